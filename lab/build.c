@@ -1,0 +1,341 @@
+/*
+ * Bringing a lab up: the state directory, one namespace per node, one veth
+ * per link, addresses, routes and forwarding, then the agents.
+ */
+#include "lab.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "kernel.h"
+#include "log.h"
+#include "strfmt.h"
+#include "netns.h"
+
+int lab_statedir(char *buf, size_t len, const char *name)
+{
+	return strfmt(buf, len, "%s/%s", LAB_STATE_DIR, name);
+}
+
+int lab_nsname(char *buf, size_t len, const struct topology *t, int node)
+{
+	return strfmt(buf, len, "%s-%s", t->name, t->nodes[node].name);
+}
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[PATH_MAX];
+	size_t len = strlen(dir);
+
+	if (len == 0 || len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, dir, len + 1);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) == -1 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return (mkdir(tmp, 0755) == -1 && errno != EEXIST) ? -1 : 0;
+}
+
+int lab_init(struct lab *lab, const struct topology *t, const char *rundir, const char *bindir)
+{
+	char path[PATH_MAX];
+
+	memset(lab, 0, sizeof(*lab));
+	lab->t = t;
+	for (int i = 0; i < TOPO_MAX_NODES; i++)
+		lab->nsfd[i] = -1;
+	if (strfmt(lab->rundir, sizeof(lab->rundir), "%s", rundir) == -1 ||
+	    strfmt(lab->bindir, sizeof(lab->bindir), "%s", bindir) == -1 ||
+	    lab_statedir(lab->statedir, sizeof(lab->statedir), t->name) == -1) {
+		log_warnx("path too long");
+		return -1;
+	}
+	if (mkdir_p(rundir) == -1) {
+		log_warn("cannot create run directory %s", rundir);
+		return -1;
+	}
+	strfmt(path, sizeof(path), "%s/lab.events.jsonl", rundir);
+	if ((lab->ev = event_open(path, "lab", "steerlab")) == NULL)
+		return -1;
+	return 0;
+}
+
+static int state_append(const struct lab *lab, const char *file, const char *line)
+{
+	char path[PATH_MAX];
+	FILE *fp;
+	int rc;
+
+	strfmt(path, sizeof(path), "%s/%s", lab->statedir, file);
+	if ((fp = fopen(path, "a")) == NULL) {
+		log_warn("%s", path);
+		return -1;
+	}
+	rc = fprintf(fp, "%s\n", line) < 0 ? -1 : 0;
+	if (fclose(fp) == EOF)
+		rc = -1;
+	return rc;
+}
+
+/* Claim the lab's name: the state directory, and no namespace in the way. */
+static int lab_claim(struct lab *lab)
+{
+	const struct topology *t = lab->t;
+	char ns[64];
+
+	if (mkdir(LAB_STATE_DIR, 0755) == -1 && errno != EEXIST) {
+		log_warn("mkdir %s", LAB_STATE_DIR);
+		return -1;
+	}
+	if (mkdir(lab->statedir, 0755) == -1) {
+		if (errno == EEXIST)
+			log_warnx("lab '%s' already exists (%s); take it down first with: "
+				  "steerlab down %s",
+				  t->name, lab->statedir, t->name);
+		else
+			log_warn("mkdir %s", lab->statedir);
+		return -1;
+	}
+	for (int i = 0; i < t->nnodes; i++) {
+		lab_nsname(ns, sizeof(ns), t, i);
+		if (netns_exists(ns)) {
+			log_warnx("namespace %s already exists and is not this lab's; "
+				  "remove it or rename the lab",
+				  ns);
+			rmdir(lab->statedir);
+			return -1;
+		}
+	}
+	return state_append(lab, "rundir", lab->rundir);
+}
+
+static int lab_make_namespaces(struct lab *lab)
+{
+	const struct topology *t = lab->t;
+	char ns[64];
+
+	for (int i = 0; i < t->nnodes; i++) {
+		lab_nsname(ns, sizeof(ns), t, i);
+		/* record first: a crash after netns_create still gets it removed */
+		if (state_append(lab, "namespaces", ns) == -1)
+			return -1;
+		if (netns_create(ns) == -1) {
+			log_warn("namespace %s", ns);
+			return -1;
+		}
+		if ((lab->nsfd[i] = netns_open(ns)) == -1) {
+			log_warn("open namespace %s", ns);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int lab_make_links(struct lab *lab, struct kern *root)
+{
+	const struct topology *t = lab->t;
+
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		if (kern_veth(root, l->router_ifname, lab->nsfd[l->router], l->node_ifname,
+			      lab->nsfd[l->node]) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Addresses and routes of one node, through a socket in its namespace. */
+static int lab_configure_node(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	const struct topo_node *node = &t->nodes[n];
+	struct in_addr any = {0};
+	struct kern *k = kern_open(lab->nsfd[n]);
+	int rc = -1, ifindex;
+
+	if (k == NULL)
+		return -1;
+	if (kern_link_up(k, 1) == -1) /* lo */
+		goto out;
+	if (node->kind == TOPO_ROUTER) {
+		for (int i = 0; i < t->nlinks; i++) {
+			const struct topo_link *l = &t->links[i];
+			if (l->router != n)
+				continue;
+			if ((ifindex = kern_ifindex(k, l->router_ifname)) == -1 ||
+			    kern_addr_add(k, ifindex, l->router_addr, l->prefixlen) == -1)
+				goto out;
+		}
+		if (kern_sysctl(lab->nsfd[n], "net.ipv4.ip_forward", "1") == -1)
+			goto out;
+	} else {
+		const struct topo_link *l = &t->links[node->link];
+		if ((ifindex = kern_ifindex(k, l->node_ifname)) == -1 ||
+		    kern_addr_add(k, ifindex, l->node_addr, l->prefixlen) == -1 ||
+		    kern_route_add(k, any, 0, l->router_addr, ifindex, 0) == -1)
+			goto out;
+		/* the service address, announced by the prober while healthy */
+		if (node->kind == TOPO_SITE && kern_addr_add(k, 1, t->service, 32) == -1)
+			goto out;
+	}
+	rc = 0;
+out:
+	kern_close(k);
+	return rc;
+}
+
+static int lab_start_infra(struct lab *lab)
+{
+	const struct topology *t = lab->t;
+	char ev[PATH_MAX], arg[8][128], *argv[40];
+	char service[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &t->service, service, sizeof(service));
+	for (int n = 0; n < t->nnodes; n++) {
+		const struct topo_node *node = &t->nodes[n];
+		int a = 0;
+
+		if (node->kind == TOPO_ROUTER) {
+			strfmt(ev, sizeof(ev), "%s/%s.routed.events.jsonl", lab->rundir,
+				 node->name);
+			char *rargv[] = {"routed", "-n", (char *)node->name, "-e", ev, NULL};
+			if (lab_start_agent(lab, n, "routed", rargv) == -1)
+				return -1;
+
+			strfmt(ev, sizeof(ev), "%s/%s.collector.events.jsonl", lab->rundir,
+				 node->name);
+			argv[a++] = "collector";
+			argv[a++] = "-n";
+			argv[a++] = (char *)node->name;
+			argv[a++] = "-e";
+			argv[a++] = ev;
+			argv[a++] = "-o";
+			argv[a++] = lab->rundir;
+			strfmt(arg[0], sizeof(arg[0]), "udp dst port %u", t->port);
+			argv[a++] = "-f";
+			argv[a++] = arg[0];
+			strfmt(arg[1], sizeof(arg[1]), "%llu", (unsigned long long)t->capture_buffer);
+			argv[a++] = "-B";
+			argv[a++] = arg[1];
+			strfmt(arg[2], sizeof(arg[2]), "%s/32", service);
+			argv[a++] = "-P";
+			argv[a++] = arg[2];
+			char caps[TOPO_MAX_NODES][40];
+			int nc = 0;
+			for (int i = 0; i < t->nlinks && a < 36; i++) {
+				const struct topo_link *l = &t->links[i];
+				if (l->router != n || t->nodes[l->node].kind != TOPO_SITE)
+					continue;
+				strfmt(caps[nc], sizeof(caps[nc]), "%s=%s", l->router_ifname,
+					 t->nodes[l->node].name);
+				argv[a++] = "-c";
+				argv[a++] = caps[nc++];
+			}
+			argv[a] = NULL;
+			if (nc > 0 && lab_start_agent(lab, n, "collector", argv) == -1)
+				return -1;
+		} else if (node->kind == TOPO_SITE) {
+			const struct topo_link *l = &t->links[node->link];
+			char port[8], router[INET_ADDRSTRLEN], prefix[32], metric[16];
+			char target[32], iv[24], to[24], down[12], up[12];
+
+			strfmt(port, sizeof(port), "%u", t->port);
+			strfmt(ev, sizeof(ev), "%s/%s.sited.events.jsonl", lab->rundir,
+				 node->name);
+			char *sargv[] = {"sited", "-n", (char *)node->name, "-e", ev, "-s",
+					 (char *)node->name, "-p", port, NULL};
+			if (lab_start_agent(lab, n, "sited", sargv) == -1)
+				return -1;
+
+			inet_ntop(AF_INET, &l->router_addr, router, sizeof(router));
+			strfmt(prefix, sizeof(prefix), "%s/32", service);
+			strfmt(metric, sizeof(metric), "%u", node->metric);
+			strfmt(target, sizeof(target), "127.0.0.1:%u", t->port);
+			strfmt(iv, sizeof(iv), "%lldus", (long long)node->probe_interval_ns / 1000);
+			strfmt(to, sizeof(to), "%lldus", (long long)node->probe_timeout_ns / 1000);
+			strfmt(down, sizeof(down), "%u", node->probe_down);
+			strfmt(up, sizeof(up), "%u", node->probe_up);
+			strfmt(ev, sizeof(ev), "%s/%s.prober.events.jsonl", lab->rundir,
+				 node->name);
+			char *pargv[] = {"prober", "-n", (char *)node->name, "-e", ev, "-s",
+					 (char *)node->name, "-t", target, "-P", prefix, "-m", metric,
+					 "-R", router, "-i", iv, "-w", to, "-d", down, "-u", up, NULL};
+			if (lab_start_agent(lab, n, "prober", pargv) == -1)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int lab_start_clients(struct lab *lab, int64_t duration_ns)
+{
+	const struct topology *t = lab->t;
+	char service[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &t->service, service, sizeof(service));
+	for (int n = 0; n < t->nnodes; n++) {
+		const struct topo_node *node = &t->nodes[n];
+		char ev[PATH_MAX], csv[PATH_MAX], id[16], target[32], rate[32], to[24], dur[24];
+
+		if (node->kind != TOPO_CLIENT)
+			continue;
+		strfmt(ev, sizeof(ev), "%s/%s.client.events.jsonl", lab->rundir, node->name);
+		strfmt(csv, sizeof(csv), "%s/requests-%s.csv", lab->rundir, node->name);
+		strfmt(id, sizeof(id), "%u", node->client_id);
+		strfmt(target, sizeof(target), "%s:%u", service, t->port);
+		strfmt(rate, sizeof(rate), "%g", node->rate);
+		strfmt(to, sizeof(to), "%lldus", (long long)node->timeout_ns / 1000);
+		strfmt(dur, sizeof(dur), "%lldus", (long long)duration_ns / 1000);
+		char *argv[] = {"client", "-n", (char *)node->name, "-e", ev, "-i", id, "-t", target,
+				"-r", rate, "-w", to, "-o", csv, duration_ns ? "-d" : NULL, dur, NULL};
+		if (lab_start_agent(lab, n, "client", argv) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+int lab_up(struct lab *lab)
+{
+	const struct topology *t = lab->t;
+	struct kern *root = NULL;
+	char topo[PATH_MAX];
+	FILE *fp;
+
+	if (lab_claim(lab) == -1)
+		return -1;
+	strfmt(topo, sizeof(topo), "%s/topology.ini", lab->statedir);
+	if ((fp = fopen(topo, "w")) != NULL) {
+		topo_print(t, fp);
+		fclose(fp);
+	}
+	if (lab_make_namespaces(lab) == -1)
+		goto fail;
+	if ((root = kern_open(-1)) == NULL || lab_make_links(lab, root) == -1)
+		goto fail;
+	for (int n = 0; n < t->nnodes; n++)
+		if (lab_configure_node(lab, n) == -1)
+			goto fail;
+	if (!lab->no_agents && lab_start_infra(lab) == -1)
+		goto fail;
+	kern_close(root);
+	event_emit(lab->ev, "lab_up", "{s:s, s:s, s:i, s:i}", "lab", t->name, "topology", t->path,
+		   "nodes", t->nnodes, "links", t->nlinks);
+	return 0;
+fail:
+	kern_close(root);
+	log_warnx("lab %s: bring-up failed; taking down what was made", t->name);
+	lab_down(lab);
+	return -1;
+}

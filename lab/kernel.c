@@ -1,0 +1,221 @@
+/* libnl links, addresses and routes in the lab's namespaces; see kernel.h. */
+#include "kernel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netlink/netlink.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/link.h>
+#include <netlink/route/link/veth.h>
+#include <netlink/route/route.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "netns.h"
+
+struct kern {
+	struct nl_sock *sk;
+};
+
+struct kern *kern_open(int nsfd)
+{
+	struct kern *k = calloc(1, sizeof(*k));
+	int err;
+
+	if (k == NULL)
+		return NULL;
+	if (nsfd != -1 && netns_enter(nsfd) == -1) {
+		log_warn("setns");
+		free(k);
+		return NULL;
+	}
+	k->sk = nl_socket_alloc();
+	if (k->sk == NULL) {
+		log_warnx("nl_socket_alloc failed");
+		goto fail;
+	}
+	if ((err = nl_connect(k->sk, NETLINK_ROUTE)) < 0) {
+		log_warnx("netlink connect: %s", nl_geterror(err));
+		goto fail;
+	}
+	if (nsfd != -1 && netns_enter_root() == -1)
+		fatal("setns back to the root namespace");
+	return k;
+fail:
+	if (nsfd != -1 && netns_enter_root() == -1)
+		fatal("setns back to the root namespace");
+	kern_close(k);
+	return NULL;
+}
+
+void kern_close(struct kern *k)
+{
+	if (k == NULL)
+		return;
+	if (k->sk)
+		nl_socket_free(k->sk);
+	free(k);
+}
+
+int kern_veth(struct kern *k, const char *name_a, int nsfd_a, const char *name_b, int nsfd_b)
+{
+	struct rtnl_link *link = rtnl_link_veth_alloc(), *peer;
+	int err, rc = -1;
+
+	if (link == NULL)
+		return -1;
+	peer = rtnl_link_veth_get_peer(link);
+	rtnl_link_set_name(link, name_a);
+	rtnl_link_set_ns_fd(link, nsfd_a);
+	rtnl_link_set_flags(link, IFF_UP);
+	rtnl_link_set_name(peer, name_b);
+	rtnl_link_set_ns_fd(peer, nsfd_b);
+	rtnl_link_set_flags(peer, IFF_UP);
+	err = rtnl_link_add(k->sk, link, NLM_F_CREATE | NLM_F_EXCL);
+	if (err < 0)
+		log_warnx("veth %s/%s: %s", name_a, name_b, nl_geterror(err));
+	else
+		rc = 0;
+	rtnl_link_put(peer);
+	rtnl_link_put(link);
+	return rc;
+}
+
+int kern_ifindex(struct kern *k, const char *name)
+{
+	struct rtnl_link *link;
+	int err, ifindex;
+
+	err = rtnl_link_get_kernel(k->sk, 0, name, &link);
+	if (err < 0) {
+		log_warnx("link %s: %s", name, nl_geterror(err));
+		return -1;
+	}
+	ifindex = rtnl_link_get_ifindex(link);
+	rtnl_link_put(link);
+	return ifindex;
+}
+
+int kern_link_up(struct kern *k, int ifindex)
+{
+	struct rtnl_link *orig = rtnl_link_alloc(), *change = rtnl_link_alloc();
+	int err = -NLE_NOMEM;
+
+	if (orig && change) {
+		rtnl_link_set_ifindex(orig, ifindex);
+		rtnl_link_set_flags(change, IFF_UP);
+		err = rtnl_link_change(k->sk, orig, change, 0);
+	}
+	if (err < 0)
+		log_warnx("link %d up: %s", ifindex, nl_geterror(err));
+	rtnl_link_put(orig);
+	rtnl_link_put(change);
+	return err < 0 ? -1 : 0;
+}
+
+static struct nl_addr *kern_nladdr(struct in_addr a, int prefixlen)
+{
+	struct nl_addr *na = nl_addr_build(AF_INET, &a, sizeof(a));
+
+	if (na)
+		nl_addr_set_prefixlen(na, prefixlen);
+	return na;
+}
+
+int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixlen)
+{
+	struct rtnl_addr *ra = rtnl_addr_alloc();
+	struct nl_addr *local = kern_nladdr(addr, prefixlen);
+	int err = -NLE_NOMEM;
+
+	if (ra && local) {
+		rtnl_addr_set_ifindex(ra, ifindex);
+		rtnl_addr_set_local(ra, local);
+		err = rtnl_addr_add(k->sk, ra, 0);
+	}
+	if (err < 0) {
+		char buf[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &addr, buf, sizeof(buf));
+		log_warnx("address %s/%d on link %d: %s", buf, prefixlen, ifindex,
+			  nl_geterror(err));
+	}
+	nl_addr_put(local);
+	rtnl_addr_put(ra);
+	return err < 0 ? -1 : 0;
+}
+
+int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,
+		   int ifindex, unsigned metric)
+{
+	struct rtnl_route *route = rtnl_route_alloc();
+	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
+	struct nl_addr *ndst = kern_nladdr(dst, prefixlen), *ngw = NULL;
+	int err = -NLE_NOMEM;
+
+	if (route == NULL || nh == NULL || ndst == NULL)
+		goto out;
+	rtnl_route_set_family(route, AF_INET);
+	rtnl_route_set_dst(route, ndst);
+	rtnl_route_set_priority(route, metric);
+	rtnl_route_set_table(route, RT_TABLE_MAIN);
+	rtnl_route_set_protocol(route, RTPROT_STATIC);
+	rtnl_route_nh_set_ifindex(nh, ifindex);
+	if (gw.s_addr) {
+		if ((ngw = kern_nladdr(gw, 32)) == NULL)
+			goto out;
+		rtnl_route_nh_set_gateway(nh, ngw);
+	} else {
+		rtnl_route_set_scope(route, RT_SCOPE_LINK);
+	}
+	rtnl_route_add_nexthop(route, nh);
+	nh = NULL; /* owned by the route now */
+	err = rtnl_route_add(k->sk, route, NLM_F_CREATE | NLM_F_EXCL);
+out:
+	if (err < 0) {
+		char buf[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &dst, buf, sizeof(buf));
+		log_warnx("route %s/%d: %s", buf, prefixlen, nl_geterror(err));
+	}
+	if (nh)
+		rtnl_route_nh_free(nh);
+	nl_addr_put(ngw);
+	nl_addr_put(ndst);
+	rtnl_route_put(route);
+	return err < 0 ? -1 : 0;
+}
+
+int kern_sysctl(int nsfd, const char *key, const char *value)
+{
+	char path[PATH_MAX];
+	int n, fd, rc = -1;
+	size_t len = strlen(value);
+
+	n = snprintf(path, sizeof(path), "/proc/sys/%s", key);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -1;
+	for (char *p = path + strlen("/proc/sys/"); *p; p++)
+		if (*p == '.')
+			*p = '/';
+	if (nsfd != -1 && netns_enter(nsfd) == -1) {
+		log_warn("setns");
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd == -1)
+		log_warn("%s", path);
+	else if (write(fd, value, len) != (ssize_t)len)
+		log_warn("write %s", path);
+	else
+		rc = 0;
+	if (fd != -1)
+		close(fd);
+	if (nsfd != -1 && netns_enter_root() == -1)
+		fatal("setns back to the root namespace");
+	return rc;
+}

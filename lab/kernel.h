@@ -1,0 +1,42 @@
+/*
+ * The lab's kernel-facing code: links, addresses, routes and sysctls of the
+ * lab's namespaces, through libnl (no shelling out to `ip`), as bgpd keeps
+ * its kernel code in kroute.c. Everything else in lab/ is kernel-free.
+ *
+ * A kernel socket (struct kern) is bound to the namespace it was opened in:
+ * kern_open(nsfd) enters the namespace, opens the socket and comes back.
+ */
+#ifndef STEERLAB_KERNEL_H
+#define STEERLAB_KERNEL_H
+
+#include <netinet/in.h>
+
+struct kern;
+
+/* kern_open: nsfd -1 for the caller's namespace. NULL on failure (logged). */
+struct kern *kern_open(int nsfd);
+void kern_close(struct kern *k);
+
+/* kern_veth: create a veth pair, end a named name_a in namespace nsfd_a and
+ * end b in nsfd_b, both up. k is any socket (the kernel places the ends). */
+int kern_veth(struct kern *k, const char *name_a, int nsfd_a, const char *name_b, int nsfd_b);
+
+/* kern_ifindex: index of the link called name in k's namespace, or -1. */
+int kern_ifindex(struct kern *k, const char *name);
+
+/* kern_link_up: set IFF_UP on ifindex. */
+int kern_link_up(struct kern *k, int ifindex);
+
+/* kern_addr_add: add addr/prefixlen on ifindex. */
+int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixlen);
+
+/* kern_route_add: dst/prefixlen via gw (gw.s_addr 0: directly on ifindex)
+ * with the given priority (metric). */
+int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,
+		   int ifindex, unsigned metric);
+
+/* kern_sysctl: write value to /proc/sys/<key with dots as slashes> in the
+ * namespace nsfd (entered for the write, then left). */
+int kern_sysctl(int nsfd, const char *key, const char *value);
+
+#endif

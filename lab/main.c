@@ -1,0 +1,257 @@
+/*
+ * steerlab: build a network lab of namespaces from a topology file, run a
+ * failover experiment in it, and measure the failover clocks on the packets.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clocks.h"
+#include "lab.h"
+#include "log.h"
+#include "run.h"
+#include "topology.h"
+
+static const char usage_text[] =
+	"usage: steerlab COMMAND [ARGS]\n"
+	"\n"
+	"commands:\n"
+	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back\n"
+	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents (root);\n"
+	"         [--no-agents]                with --no-agents, the network only\n"
+	"  down LAB                           stop a lab's agents, remove its namespaces (root)\n"
+	"  status                             list the labs that are up\n"
+	"  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
+	"                                     analysis; results in DIR (default\n"
+	"                                     runs/LAB-YYYYmmdd-HHMMSS) (root)\n"
+	"  report RUN_DIR                     recompute the clocks of a finished run\n"
+	"\n"
+	"--set KEY=VALUE sets a [lab] key; --set NODE.KEY=VALUE a node's key.\n"
+	"options: -q/--quiet (run: no progress lines), -v (debug logging), -h/--help\n"
+	"See README.md and docs/ for the topology format and the clocks.\n";
+
+static void usage(FILE *fp)
+{
+	fputs(usage_text, fp);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	run_interrupted = 1;
+}
+
+static int need_root(const char *cmd)
+{
+	if (geteuid() == 0)
+		return 0;
+	fprintf(stderr, "steerlab: %s needs root (network namespaces): try sudo steerlab %s ...\n",
+		cmd, cmd);
+	return -1;
+}
+
+static void bindir_of_self(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0) {
+		snprintf(buf, len, "bin");
+		return;
+	}
+	exe[n] = '\0';
+	snprintf(buf, len, "%s", dirname(exe));
+}
+
+struct cmd_args {
+	const char *file;
+	const char *out;
+	char *sets[TOPO_MAX_SETS];
+	int nsets;
+	int quiet;
+	int no_agents;
+};
+
+static int parse_args(int argc, char **argv, struct cmd_args *a)
+{
+	static const struct option opts[] = {
+		{"out", required_argument, NULL, 'o'},
+		{"set", required_argument, NULL, 's'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"no-agents", no_argument, NULL, 'N'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:s:qvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			a->out = optarg;
+			break;
+		case 's':
+			if (a->nsets == TOPO_MAX_SETS) {
+				fprintf(stderr, "steerlab: at most %d --set options\n",
+					TOPO_MAX_SETS);
+				return -1;
+			}
+			a->sets[a->nsets++] = optarg;
+			break;
+		case 'q':
+			a->quiet = 1;
+			break;
+		case 'N':
+			a->no_agents = 1;
+			break;
+		case 'v':
+			log_init("steerlab", 1);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		a->file = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "steerlab: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static struct topology topo;
+
+static int load(const struct cmd_args *a, const char *cmd)
+{
+	if (a->file == NULL) {
+		fprintf(stderr, "steerlab: %s: which topology file? (e.g. topology/anycast.ini)\n",
+			cmd);
+		return -1;
+	}
+	return topo_load(&topo, a->file, a->sets, a->nsets, stderr);
+}
+
+static int cmd_check(const struct cmd_args *a)
+{
+	if (load(a, "check") == -1)
+		return 1;
+	topo_print(&topo, stdout);
+	printf("; configuration OK\n");
+	return 0;
+}
+
+static int cmd_up(const struct cmd_args *a, const char *bindir)
+{
+	static struct lab lab;
+	char rundir[PATH_MAX];
+
+	if (load(a, "up") == -1 || need_root("up") == -1)
+		return 1;
+	if (a->out)
+		snprintf(rundir, sizeof(rundir), "%s", a->out);
+	else
+		run_default_dir(rundir, sizeof(rundir), topo.name);
+	if (lab_init(&lab, &topo, rundir, bindir) == -1)
+		return 1;
+	lab.no_agents = a->no_agents;
+	if (lab_up(&lab) == -1)
+		return 1;
+	if (!a->no_agents && lab_start_clients(&lab, 0) == -1) {
+		lab_down(&lab);
+		return 1;
+	}
+	printf("steerlab: lab %s is up: %d namespaces, %d links, %d agents\n", topo.name,
+	       topo.nnodes, topo.nlinks, lab.nagents);
+	printf("  run directory: %s (events, logs, captures)\n", rundir);
+	printf("  look inside:   sudo ip netns exec %s-%s ip route\n", topo.name,
+	       topo.nodes[0].name);
+	printf("  take it down:  sudo steerlab down %s\n", topo.name);
+	return 0;
+}
+
+static int cmd_down(const char *name)
+{
+	char statedir[PATH_MAX];
+
+	if (name == NULL) {
+		fprintf(stderr, "steerlab: down: which lab? (steerlab status lists them)\n");
+		return 1;
+	}
+	if (need_root("down") == -1)
+		return 1;
+	if (strchr(name, '/') || lab_statedir(statedir, sizeof(statedir), name) == -1 ||
+	    access(statedir, F_OK) == -1) {
+		fprintf(stderr, "steerlab: down: no lab named '%s' is up (steerlab status lists "
+				"them)\n",
+			name);
+		return 1;
+	}
+	return lab_down_state(statedir, stdout) == 0 ? 0 : 1;
+}
+
+static int cmd_run(const struct cmd_args *a, const char *bindir)
+{
+	struct run_opts o = {.rundir = a->out, .bindir = bindir, .quiet = a->quiet};
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	if (load(a, "run") == -1 || need_root("run") == -1)
+		return 1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	return run_scenario(&topo, &o) == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	char bindir[PATH_MAX];
+	struct cmd_args a;
+	const char *cmd;
+
+	log_init("steerlab", 0);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	cmd = argv[1];
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (parse_args(argc - 1, argv + 1, &a) == -1)
+		return 2;
+	bindir_of_self(bindir, sizeof(bindir));
+	if (strcmp(cmd, "check") == 0)
+		return cmd_check(&a);
+	if (strcmp(cmd, "up") == 0)
+		return cmd_up(&a, bindir);
+	if (strcmp(cmd, "down") == 0)
+		return cmd_down(a.file);
+	if (strcmp(cmd, "status") == 0)
+		return lab_status(stdout) == 0 ? 0 : 1;
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(&a, bindir);
+	if (strcmp(cmd, "report") == 0) {
+		if (a.file == NULL) {
+			fprintf(stderr, "steerlab: report: which run directory?\n");
+			return 2;
+		}
+		return clocks_analyse(a.file, stdout) == 0 ? 0 : 1;
+	}
+	fprintf(stderr, "steerlab: unknown command '%s'\n", cmd);
+	usage(stderr);
+	return 2;
+}

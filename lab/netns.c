@@ -1,0 +1,140 @@
+/* Named network namespaces, as iproute2 makes them; see netns.h. */
+#include "netns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static int netns_root_fd = -1;
+
+static int netns_root(void)
+{
+	if (netns_root_fd == -1)
+		netns_root_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	return netns_root_fd;
+}
+
+/* Make /run/netns a shared mount point so that bind mounts made here are
+ * seen by other mount namespaces, as `ip netns add` does. */
+static int netns_prepare_dir(void)
+{
+	static int done;
+
+	if (done)
+		return 0;
+	if (mkdir(NETNS_DIR, 0755) == -1 && errno != EEXIST) {
+		log_warn("mkdir %s", NETNS_DIR);
+		return -1;
+	}
+	while (mount("", NETNS_DIR, "none", MS_SHARED | MS_REC, NULL) == -1) {
+		if (errno != EINVAL) {
+			log_warn("mount --make-shared %s", NETNS_DIR);
+			return -1;
+		}
+		/* not a mount point yet: bind it onto itself, then retry */
+		if (mount(NETNS_DIR, NETNS_DIR, "none", MS_BIND | MS_REC, NULL) == -1) {
+			log_warn("mount --bind %s", NETNS_DIR);
+			return -1;
+		}
+	}
+	done = 1;
+	return 0;
+}
+
+static int netns_path(char *buf, size_t len, const char *name)
+{
+	int n = snprintf(buf, len, "%s/%s", NETNS_DIR, name);
+
+	return (n < 0 || (size_t)n >= len) ? -1 : 0;
+}
+
+int netns_exists(const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return netns_path(path, sizeof(path), name) == 0 && stat(path, &st) == 0;
+}
+
+int netns_create(const char *name)
+{
+	char path[PATH_MAX];
+	int fd, saved;
+
+	if (netns_root() == -1 || netns_prepare_dir() == -1)
+		return -1;
+	if (netns_path(path, sizeof(path), name) == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+	if (fd == -1)
+		return -1;
+	close(fd);
+	if (unshare(CLONE_NEWNET) == -1)
+		goto out_delete;
+	if (mount("/proc/self/ns/net", path, "none", MS_BIND, NULL) == -1)
+		goto out_restore;
+	if (netns_enter_root() == -1)
+		goto out_umount;
+	return 0;
+
+out_umount:
+	saved = errno;
+	umount2(path, MNT_DETACH);
+	errno = saved;
+out_restore:
+	saved = errno;
+	netns_enter_root();
+	errno = saved;
+out_delete:
+	saved = errno;
+	unlink(path);
+	errno = saved;
+	return -1;
+}
+
+int netns_delete(const char *name)
+{
+	char path[PATH_MAX];
+
+	if (netns_path(path, sizeof(path), name) == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (umount2(path, MNT_DETACH) == -1 && errno != EINVAL && errno != ENOENT)
+		return -1;
+	return unlink(path);
+}
+
+int netns_open(const char *name)
+{
+	char path[PATH_MAX];
+
+	if (netns_path(path, sizeof(path), name) == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int netns_enter(int fd)
+{
+	if (netns_root() == -1)
+		return -1;
+	return setns(fd, CLONE_NEWNET);
+}
+
+int netns_enter_root(void)
+{
+	int fd = netns_root();
+
+	return fd == -1 ? -1 : setns(fd, CLONE_NEWNET);
+}

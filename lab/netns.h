@@ -1,0 +1,31 @@
+/*
+ * Named network namespaces, made the way iproute2's `ip netns add` makes
+ * them: /run/netns is a shared mount point, each namespace is a file there
+ * with the namespace bind-mounted on it, so `ip netns exec NAME ...` works
+ * for the user beside the lab.
+ *
+ * This is the only file that unshares, mounts and unmounts.
+ */
+#ifndef STEERLAB_NETNS_H
+#define STEERLAB_NETNS_H
+
+#define NETNS_DIR "/run/netns"
+
+/* netns_create: make namespace name. Fails (-1, errno EEXIST) if a file
+ * of that name already exists. The caller's namespace is unchanged. */
+int netns_create(const char *name);
+
+/* netns_delete: unmount and remove it. 0, or -1 (errno ENOENT if absent). */
+int netns_delete(const char *name);
+
+int netns_exists(const char *name);
+
+/* netns_open: an O_RDONLY fd on the namespace, for setns(), or -1. */
+int netns_open(const char *name);
+
+/* netns_enter: setns() into fd. netns_enter_root(): back to the namespace
+ * the process started in. 0 or -1. */
+int netns_enter(int fd);
+int netns_enter_root(void);
+
+#endif

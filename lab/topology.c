@@ -1,0 +1,389 @@
+/*
+ * Topology files: parsing and checking (topology.h, docs/topology.md).
+ *
+ * inih splits lines into key = value pairs; the rest is ours. Debian's inih
+ * has no INI_HANDLER_LINENO and never calls the handler for a section
+ * header, so a [router core] without keys would be invisible to it. The file
+ * is therefore fed to ini_parse_stream() through topo_read_line(), which
+ * counts lines, reads section headers itself, and notices a line inih
+ * rejected (the handler was not called for it). inih calls the handler
+ * right after the reader returns a line, so p->lineno is the pair's line.
+ */
+#include "topology.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeutil.h"
+#include "topology_int.h"
+
+static const char *topo_section_kinds =
+    "expected [lab], [router NAME], [site NAME] or [client NAME]";
+
+void topo_error(struct topo_parse *p, int where, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (++p->nerrors > TOPO_MAX_ERRORS) {
+		if (p->nerrors == TOPO_MAX_ERRORS + 1)
+			fprintf(p->err, "%s: too many errors, stopping\n", p->path);
+		return;
+	}
+	if (where > 0)
+		fprintf(p->err, "%s:%d: ", p->path, where);
+	else if (where < 0)
+		fprintf(p->err, "--set %s: ", p->sets[-where - 1]);
+	else
+		fprintf(p->err, "%s: ", p->path);
+	va_start(ap, fmt);
+	vfprintf(p->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', p->err);
+}
+
+const struct topo_key *topo_sect_keys(const struct topo_parse *p, int sect, int *n)
+{
+	if (sect == TOPO_SECT_LAB)
+		return topo_keys(-1, n);
+	return topo_keys((int)p->t->nodes[sect].kind, n);
+}
+
+const char *topo_label(const struct topo_parse *p, int sect, char *buf, size_t len)
+{
+	const struct topo_node *node;
+
+	if (sect == TOPO_SECT_LAB) {
+		snprintf(buf, len, "[lab]");
+		return buf;
+	}
+	node = &p->t->nodes[sect];
+	snprintf(buf, len, "[%s %s]", topo_kind_name(node->kind), node->name);
+	return buf;
+}
+
+int *topo_where(struct topo_parse *p, int sect, int key)
+{
+	return sect == TOPO_SECT_LAB ? &p->lab_where[key] : &p->meta[sect].where[key];
+}
+
+unsigned char *topo_bad(struct topo_parse *p, int sect, int key)
+{
+	return sect == TOPO_SECT_LAB ? &p->lab_bad[key] : &p->meta[sect].bad[key];
+}
+
+static void topo_unknown_key(struct topo_parse *p, int where, const char *name, const char *label,
+			     const struct topo_key *keys, int n)
+{
+	char list[256] = "";
+	size_t used = 0;
+
+	if (n == 0) {
+		topo_error(p, where, "unknown key '%s' in %s (a %s takes no keys)", name, label,
+			   topo_kind_name(TOPO_ROUTER));
+		return;
+	}
+	for (int i = 0; i < n && used < sizeof(list); i++)
+		used +=
+		    snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", keys[i].name);
+	topo_error(p, where, "unknown key '%s' in %s (expected: %s)", name, label, list);
+}
+
+void topo_set(struct topo_parse *p, int sect, const char *name, const char *value, int where)
+{
+	char label[TOPO_NAME_MAX + 16], why[128];
+	const struct topo_key *keys;
+	const char *expected;
+	int n, i, *wherep;
+	char *obj;
+
+	keys = topo_sect_keys(p, sect, &n);
+	topo_label(p, sect, label, sizeof(label));
+	for (i = 0; i < n && strcmp(keys[i].name, name) != 0; i++)
+		;
+	if (i == n) {
+		topo_unknown_key(p, where, name, label, keys, n);
+		return;
+	}
+	wherep = topo_where(p, sect, i);
+	if (where > 0 && *wherep > 0) {
+		topo_error(p, where, "%s %s: set twice (first at line %d)", label, name, *wherep);
+		return;
+	}
+	if (keys[i].type == TOPO_T_LINK)
+		obj = p->meta[sect].link;
+	else if (sect == TOPO_SECT_LAB)
+		obj = (char *)p->t + keys[i].off;
+	else
+		obj = (char *)&p->t->nodes[sect] + keys[i].off;
+	expected = topo_parse_value(&keys[i], value, obj, why, sizeof(why));
+	*topo_bad(p, sect, i) = expected != NULL;
+	if (expected == NULL)
+		*wherep = where;
+	else if (where > 0)
+		topo_error(p, where, "%s %s: %s, got '%s'", label, name, expected, value);
+	else
+		topo_error(p, where, "%s", expected);
+}
+
+static void topo_node_header(struct topo_parse *p, enum topo_kind kind, const char *name)
+{
+	struct topology *t = p->t;
+	struct topo_node *node;
+	int other;
+
+	p->headers[kind]++;
+	if (topo_check_name(name) < 0) {
+		topo_error(p, p->lineno, "[%s %s]: %s, got '%s'", topo_kind_name(kind), name,
+			   TOPO_NAME_RULE, name);
+		return;
+	}
+	if (strcmp(name, "lo") == 0) {
+		topo_error(p, p->lineno, "[%s lo]: 'lo' is reserved for the loopback interface",
+			   topo_kind_name(kind));
+		return;
+	}
+	other = topo_find(t, name);
+	if (other >= 0) {
+		topo_error(p, p->lineno, "duplicate node name '%s' (first defined at line %d)",
+			   name, t->nodes[other].line);
+		return;
+	}
+	if (t->nnodes == TOPO_MAX_NODES) {
+		topo_error(p, p->lineno, "too many nodes (at most %d)", TOPO_MAX_NODES);
+		return;
+	}
+	node = &t->nodes[t->nnodes];
+	memset(node, 0, sizeof(*node));
+	node->kind = kind;
+	snprintf(node->name, sizeof(node->name), "%s", name);
+	node->line = p->lineno;
+	node->link = -1;
+	p->sect = t->nnodes++;
+}
+
+/* topo_header: a "[...]" line, s at the '['. Sets p->sect. */
+static void topo_header(struct topo_parse *p, char *s)
+{
+	static const char *const kinds[] = {"router", "site", "client"};
+	char *end = strchr(s, ']'), *kind, *name, *extra, *save;
+	const char *rest;
+
+	p->sect = TOPO_SECT_SKIP;
+	p->sect_pairs = 0;
+	if (end == NULL) {
+		topo_error(p, p->lineno, "expected ']' to close the section header '%s'", s);
+		return;
+	}
+	rest = end + 1 + strspn(end + 1, " \t");
+	if (*rest != '\0' && *rest != ';' && *rest != '#') {
+		topo_error(p, p->lineno, "unexpected '%s' after the section header", rest);
+		return;
+	}
+	*end = '\0';
+	kind = strtok_r(s + 1, " \t", &save);
+	name = kind ? strtok_r(NULL, " \t", &save) : NULL;
+	extra = name ? strtok_r(NULL, " \t", &save) : NULL;
+	if (kind == NULL) {
+		topo_error(p, p->lineno, "empty section header (%s)", topo_section_kinds);
+		return;
+	}
+	if (strcmp(kind, "lab") == 0) {
+		if (name)
+			topo_error(p, p->lineno, "[lab] takes no name (expected [lab])");
+		else if (p->lab_line)
+			topo_error(p, p->lineno, "duplicate [lab] section (first at line %d)",
+				   p->lab_line);
+		else
+			p->sect = TOPO_SECT_LAB;
+		if (p->sect == TOPO_SECT_LAB)
+			p->lab_line = p->lineno;
+		return;
+	}
+	for (int k = 0; k < 3; k++) {
+		if (strcmp(kind, kinds[k]) != 0)
+			continue;
+		if (name == NULL || extra)
+			topo_error(p, p->lineno, "expected one name: [%s NAME]", kind);
+		else
+			topo_node_header(p, (enum topo_kind)k, name);
+		return;
+	}
+	topo_error(p, p->lineno, "unknown section kind '%s' (%s)", kind, topo_section_kinds);
+}
+
+/* topo_line_done: a line that looked like a pair but reached no handler was
+ * rejected by inih: say so. */
+static void topo_line_done(struct topo_parse *p)
+{
+	if (p->want_pair && !p->handled)
+		topo_error(p, p->lineno,
+			   "expected 'key = value', a [section] or a comment, got '%s'", p->text);
+	p->want_pair = 0;
+}
+
+static char *topo_read_line(char *str, int num, void *stream)
+{
+	struct topo_parse *p = stream;
+	size_t len;
+	ssize_t n;
+	char *s;
+
+	topo_line_done(p);
+	if (p->nerrors > TOPO_MAX_ERRORS)
+		return NULL;
+	errno = 0;
+	n = getline(&p->buf, &p->bufsz, p->f);
+	if (n < 0) {
+		if (ferror(p->f))
+			topo_error(p, 0, "%s", strerror(errno ? errno : EIO));
+		return NULL;
+	}
+	p->lineno++;
+	len = (size_t)n;
+	while (len > 0 && (p->buf[len - 1] == '\n' || p->buf[len - 1] == '\r'))
+		p->buf[--len] = '\0';
+	s = p->buf;
+	if (p->lineno == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0) {
+		s += 3;
+		len -= 3;
+	}
+	snprintf(str, num, "\n");
+	if (strlen(s) != len) {
+		topo_error(p, p->lineno, "unexpected NUL byte");
+		p->lost_lines++;
+		return str;
+	}
+	if (len + 2 > (size_t)num) {
+		topo_error(p, p->lineno, "line too long (at most %d characters)", num - 2);
+		p->lost_lines++;
+		return str;
+	}
+	p->indented = *s == ' ' || *s == '\t';
+	s += strspn(s, " \t");
+	for (char *e = s + strlen(s); e > s && (e[-1] == ' ' || e[-1] == '\t');)
+		*--e = '\0';
+	p->text = s;
+	if (*s == '\0' || *s == ';' || *s == '#')
+		return str;
+	if (*s == '[') {
+		topo_header(p, s);
+		/* a header of inih's own, so that it forgets the last key */
+		snprintf(str, num, "[-]\n");
+		return str;
+	}
+	snprintf(str, num, "%s%s\n", p->indented ? " " : "", s);
+	p->want_pair = 1;
+	p->handled = 0;
+	return str;
+}
+
+static int topo_pair(void *user, const char *section, const char *name, const char *value)
+{
+	struct topo_parse *p = user;
+
+	(void)section; /* p->sect says more */
+	p->handled = 1;
+	if (p->indented && p->sect_pairs > 0) {
+		topo_error(p, p->lineno,
+			   "unexpected indentation: values do not continue on the next line");
+		return 1;
+	}
+	if (*name)
+		p->sect_pairs++;
+	if (p->sect == TOPO_SECT_SKIP)
+		return 1;
+	if (p->sect == TOPO_SECT_NONE)
+		topo_error(p, p->lineno, "'%s' outside any section (%s first)", p->text,
+			   topo_section_kinds);
+	else if (*name == '\0')
+		topo_error(p, p->lineno, "expected a key name before '='");
+	else
+		topo_set(p, p->sect, name, value, p->lineno);
+	return 1;
+}
+
+static void topo_defaults(struct topology *t)
+{
+	t->service.s_addr = htonl(0xC6130001); /* 198.19.0.1 */
+	t->port = 7000;
+	t->fail_at_ns = 3 * NSEC_PER_SEC;
+	t->duration_ns = 10 * NSEC_PER_SEC;
+	t->settle_ns = 5 * NSEC_PER_SEC;
+	t->capture_buffer = 64u << 20;
+	t->rate = 1000;
+	t->timeout_ns = 500 * NSEC_PER_MSEC;
+	t->probe_interval_ns = 100 * NSEC_PER_MSEC;
+	t->probe_timeout_ns = 50 * NSEC_PER_MSEC;
+	t->probe_down = 3;
+	t->probe_up = 3;
+}
+
+int topo_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err)
+{
+	struct topo_parse *p;
+	int rc, nerrors;
+
+	memset(t, 0, sizeof(*t));
+	topo_defaults(t);
+	if (strlen(path) >= sizeof(t->path)) {
+		fprintf(err, "%.64s...: path too long\n", path);
+		return -1;
+	}
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	p = calloc(1, sizeof(*p));
+	if (p == NULL) {
+		fprintf(err, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	p->t = t;
+	p->path = path;
+	p->err = err;
+	p->sets = sets;
+	p->sect = TOPO_SECT_NONE;
+	p->f = fopen(path, "r");
+	if (p->f == NULL) {
+		fprintf(err, "%s: %s\n", path, strerror(errno));
+		free(p);
+		return -1;
+	}
+	rc = ini_parse_stream(topo_read_line, p, topo_pair, p);
+	if (rc == -2)
+		topo_error(p, 0, "out of memory");
+	else if (rc > 0 && p->nerrors == 0) /* inih saw what the reader did not */
+		topo_error(p, rc, "malformed line");
+	fclose(p->f);
+	free(p->buf);
+	if (p->nerrors <= TOPO_MAX_ERRORS) {
+		for (int i = 0; i < nsets; i++)
+			topo_apply_set(p, i);
+		topo_check(p);
+	}
+	nerrors = p->nerrors;
+	free(p);
+	return nerrors ? -1 : 0;
+}
+
+int topo_find(const struct topology *t, const char *name)
+{
+	for (int i = 0; i < t->nnodes; i++)
+		if (strcmp(t->nodes[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+const char *topo_kind_name(enum topo_kind kind)
+{
+	switch (kind) {
+	case TOPO_ROUTER:
+		return "router";
+	case TOPO_SITE:
+		return "site";
+	case TOPO_CLIENT:
+		return "client";
+	}
+	return "?";
+}

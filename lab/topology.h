@@ -1,0 +1,107 @@
+/*
+ * Topology files: what a lab is made of, parsed from INI with inih.
+ *
+ *   [lab]            name and lab-wide parameters (defaults for the nodes)
+ *   [router core]    a router: forwards, runs routed and the collector
+ *   [site a]         a site: runs sited and its prober, announces the service
+ *   [client c1]      a client node: runs one client agent
+ *
+ * Every site and client has `link = ROUTER`: one veth to that router.
+ * Addresses are assigned from 198.18.0.0/15 in link order (docs/topology.md):
+ * link i is 198.18.0.0/30 + 4 i, the router end .1, the node end .2.
+ *
+ * The parser checks everything before anything is built: an error names the
+ * file, the line and what was expected, and the parse returns -1.
+ */
+#ifndef STEERLAB_TOPOLOGY_H
+#define STEERLAB_TOPOLOGY_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TOPO_NAME_MAX 12 /* lab and node names: [a-z0-9-], keeps ifnames short */
+#define TOPO_MAX_NODES 256
+#define TOPO_MAX_SETS 64
+
+enum topo_kind {
+	TOPO_ROUTER,
+	TOPO_SITE,
+	TOPO_CLIENT,
+};
+
+struct topo_node {
+	enum topo_kind kind;
+	char name[TOPO_NAME_MAX + 1];
+	int line; /* line of the [kind name] header */
+	int link; /* index into topology.links, -1 for routers */
+
+	/* site */
+	unsigned metric; /* route priority of its announcement (lower wins) */
+	int fail;	 /* killed at fail_at */
+	int64_t probe_interval_ns, probe_timeout_ns;
+	unsigned probe_down, probe_up;
+
+	/* client */
+	double rate;	    /* requests per second */
+	int64_t timeout_ns; /* a request unanswered this long is lost */
+	uint32_t client_id; /* 1, 2, ... in file order */
+};
+
+struct topo_link {
+	int router; /* node index of the router end */
+	int node;   /* node index of the other end */
+	int line;   /* line of the `link =` key */
+	struct in_addr router_addr, node_addr;
+	int prefixlen;		/* 30 */
+	char router_ifname[16]; /* in the router's namespace: the peer's name */
+	char node_ifname[16];	/* in the node's namespace: "eth0" */
+};
+
+struct topology {
+	char path[4096];
+	char name[TOPO_NAME_MAX + 1];
+
+	struct in_addr service;	 /* the anycast service address, /32 */
+	uint16_t port;		 /* request port */
+	int64_t fail_at_ns;	 /* from the clients' start to t0 */
+	int64_t duration_ns;	 /* clients' total sending time */
+	int64_t settle_ns;	 /* max wait for the lab to be ready */
+	uint64_t capture_buffer; /* bytes, per captured link */
+
+	/* lab-wide defaults, copied into nodes that do not override them */
+	double rate;
+	int64_t timeout_ns;
+	int64_t probe_interval_ns, probe_timeout_ns;
+	unsigned probe_down, probe_up;
+
+	int nnodes;
+	struct topo_node nodes[TOPO_MAX_NODES];
+	int nlinks;
+	struct topo_link links[TOPO_MAX_NODES];
+};
+
+/*
+ * topo_load: parse path into *t, then apply the overrides in sets[0..nsets)
+ * ("key=value" sets a [lab] key; "node.key=value" a node's key), then check
+ * the whole. On error, prints "path:line: what was expected" (or
+ * "--set ...: ..." for an override) to err, and returns -1.
+ */
+int topo_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err);
+
+/* topo_print: print the parsed topology back as an INI file with every
+ * value explicit, defaults included (what `steerlab check` shows). */
+void topo_print(const struct topology *t, FILE *out);
+
+/* topo_find: index of the node with that name, or -1. */
+int topo_find(const struct topology *t, const char *name);
+
+const char *topo_kind_name(enum topo_kind kind);
+
+/* topo_format_duration, topo_format_size: a value as topo_print writes it
+ * and topo_load reads it back ("1500ms", "64M": K, M, G are powers of
+ * 1024). Return buf; 32 bytes are enough. */
+const char *topo_format_duration(int64_t ns, char *buf, size_t len);
+const char *topo_format_size(uint64_t bytes, char *buf, size_t len);
+
+#endif

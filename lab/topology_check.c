@@ -1,0 +1,190 @@
+/*
+ * Topology files after the file is read: the --set overrides, the lab-wide
+ * defaults copied into the nodes, the links and their addresses, and the
+ * checks that span keys (a link names a router, fail_at before duration,
+ * at most one failing site). Each error points where the key was set.
+ */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "topology_int.h"
+
+/* topo_later: of two places a key was set, the one that took effect last
+ * (--set after the file, later lines after earlier ones; 0 never). */
+static int topo_later(int a, int b)
+{
+	long ra = a > 0 ? a : a < 0 ? 2147483647L - a : 0;
+	long rb = b > 0 ? b : b < 0 ? 2147483647L - b : 0;
+
+	return ra >= rb ? a : b;
+}
+
+static char *topo_trim(char *s)
+{
+	char *e;
+
+	s += strspn(s, " \t");
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	return s;
+}
+
+/* topo_apply_set: sets[i] is "key=value" ([lab]) or "node.key=value". */
+void topo_apply_set(struct topo_parse *p, int i)
+{
+	char arg[256], *eq, *key, *value, *dot;
+	int where = -1 - i, sect = TOPO_SECT_LAB;
+
+	if (strlen(p->sets[i]) >= sizeof(arg)) {
+		topo_error(p, where, "too long (at most %zu characters)", sizeof(arg) - 1);
+		return;
+	}
+	snprintf(arg, sizeof(arg), "%s", p->sets[i]);
+	eq = strchr(arg, '=');
+	if (eq == NULL) {
+		topo_error(p, where, "expected key=value or node.key=value");
+		return;
+	}
+	*eq = '\0';
+	key = topo_trim(arg);
+	value = topo_trim(eq + 1);
+	dot = strchr(key, '.');
+	if (dot) {
+		*dot = '\0';
+		sect = topo_find(p->t, key);
+		if (sect < 0) {
+			topo_error(p, where, "no node named '%s'", key);
+			return;
+		}
+		key = dot + 1;
+	}
+	topo_set(p, sect, key, value, where);
+}
+
+/* topo_check_before: value a of key ka must be less than value b of kb;
+ * otherwise blames whichever of the two was set last. */
+static void topo_check_before(struct topo_parse *p, int sect, int ka, int64_t a, int kb, int64_t b)
+{
+	const struct topo_key *keys;
+	char label[TOPO_NAME_MAX + 16], va[32], vb[32];
+	int n, wa = *topo_where(p, sect, ka), wb = *topo_where(p, sect, kb);
+
+	if (a < b || (wa == 0 && wb == 0))
+		return;
+	keys = topo_sect_keys(p, sect, &n);
+	topo_label(p, sect, label, sizeof(label));
+	topo_format_duration(a, va, sizeof(va));
+	topo_format_duration(b, vb, sizeof(vb));
+	if (topo_later(wa, wb) == wa)
+		topo_error(p, wa, "%s %s: expected less than %s (%s), got %s", label, keys[ka].name,
+			   keys[kb].name, vb, va);
+	else
+		topo_error(p, wb, "%s %s: expected more than %s (%s), got %s", label, keys[kb].name,
+			   keys[ka].name, va, vb);
+}
+
+static void topo_link_node(struct topo_parse *p, int i)
+{
+	struct topology *t = p->t;
+	struct topo_node *node = &t->nodes[i];
+	struct topo_link *l;
+	int where = p->meta[i].where[TOPO_K_LINK], r;
+	char label[TOPO_NAME_MAX + 16];
+
+	topo_label(p, i, label, sizeof(label));
+	if (where == 0 && (p->meta[i].bad[TOPO_K_LINK] || p->lost_lines))
+		return;
+	if (where == 0) {
+		topo_error(p, node->line, "%s link: missing: expected the name of a router", label);
+		return;
+	}
+	r = topo_find(t, p->meta[i].link);
+	if (r < 0) {
+		topo_error(p, where, "%s link: '%s' is not a router in this file", label,
+			   p->meta[i].link);
+		return;
+	}
+	if (t->nodes[r].kind != TOPO_ROUTER) {
+		topo_error(p, where, "%s link: '%s' is a %s, not a router", label, p->meta[i].link,
+			   topo_kind_name(t->nodes[r].kind));
+		return;
+	}
+	node->link = t->nlinks++;
+	l = &t->links[node->link];
+	memset(l, 0, sizeof(*l));
+	l->router = r;
+	l->node = i;
+	l->line = where > 0 ? where : 0;
+	l->router_addr.s_addr = htonl(TOPO_LINK_BASE + 4 * (uint32_t)node->link + 1);
+	l->node_addr.s_addr = htonl(TOPO_LINK_BASE + 4 * (uint32_t)node->link + 2);
+	l->prefixlen = 30;
+	_Static_assert(sizeof(node->name) <= sizeof(l->router_ifname), "ifname too short");
+	memcpy(l->router_ifname, node->name, sizeof(node->name));
+	snprintf(l->node_ifname, sizeof(l->node_ifname), "eth0");
+}
+
+/* topo_inherit: lab-wide defaults into the node's keys not set for it. */
+static void topo_inherit(struct topo_parse *p, int i)
+{
+	const struct topo_key *keys;
+	int n;
+
+	keys = topo_sect_keys(p, i, &n);
+	for (int k = 0; k < n; k++) {
+		if (keys[k].lab_off < 0 || p->meta[i].where[k] != 0)
+			continue;
+		memcpy((char *)&p->t->nodes[i] + keys[k].off, (char *)p->t + keys[k].lab_off,
+		       topo_value_size(keys[k].type));
+	}
+}
+
+void topo_check(struct topo_parse *p)
+{
+	static const char *const names[] = {"router", "site", "client"};
+	struct topology *t = p->t;
+	int sites = 0, clients = 0, failing = -1;
+
+	if (p->lab_where[TOPO_K_NAME] == 0 && !p->lab_bad[TOPO_K_NAME] && !p->lost_lines) {
+		if (p->lab_line)
+			topo_error(p, p->lab_line, "[lab] name: missing: %s", TOPO_NAME_RULE);
+		else
+			topo_error(p, 0, "no [lab] section: a lab needs a name");
+	}
+	for (int k = 0; k < 3; k++)
+		if (p->headers[k] == 0 && !p->lost_lines)
+			topo_error(p, 0, "no [%s] section: a lab needs at least one %s", names[k],
+				   names[k]);
+	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_FAIL_AT, t->fail_at_ns, TOPO_K_DURATION,
+			  t->duration_ns);
+	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_LAB_PROBE_TIMEOUT, t->probe_timeout_ns,
+			  TOPO_K_LAB_PROBE_INTERVAL, t->probe_interval_ns);
+
+	t->nlinks = 0;
+	for (int i = 0; i < t->nnodes; i++) {
+		struct topo_node *node = &t->nodes[i];
+		struct topo_meta *m = &p->meta[i];
+
+		topo_inherit(p, i);
+		if (node->kind == TOPO_ROUTER)
+			continue;
+		topo_link_node(p, i);
+		if (node->kind == TOPO_CLIENT) {
+			node->client_id = (uint32_t)++clients;
+			continue;
+		}
+		sites++;
+		if (m->where[TOPO_K_METRIC] == 0)
+			node->metric = 10u * (unsigned)sites;
+		if (node->fail && failing >= 0)
+			topo_error(p, m->where[TOPO_K_FAIL],
+				   "[site %s] fail: at most one site may fail, and site '%s' "
+				   "already does",
+				   node->name, t->nodes[failing].name);
+		else if (node->fail)
+			failing = i;
+		/* inherited values were checked as the lab's */
+		topo_check_before(p, i, TOPO_K_PROBE_TIMEOUT, node->probe_timeout_ns,
+				  TOPO_K_PROBE_INTERVAL, node->probe_interval_ns);
+	}
+}

@@ -1,0 +1,152 @@
+/*
+ * Inside the topology parser, private to lab/topology*.c:
+ *
+ *   topology.c        reading the file: lines, headers, key = value pairs
+ *   topology_check.c  after the file: --set, defaults, links, checks
+ *   topology_keys.c   the keys and their value types
+ *   topology_print.c  topo_print
+ *
+ * The keys are one table per section kind, each key with its type, where its
+ * value lives, and the [lab] key a node inherits it from. Adding a key is
+ * adding a row (and a line in docs/topology.md); the parser, --set and
+ * topo_print follow the tables.
+ *
+ * Every key remembers where it was set ("where"): a line of the file (> 0),
+ * a --set argument (-1 - its index) or nowhere (0: the default). Checks made
+ * after the whole file is read point there.
+ */
+#ifndef STEERLAB_TOPOLOGY_INT_H
+#define STEERLAB_TOPOLOGY_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "topology.h"
+
+#define TOPO_KEYS_MAX 16
+#define TOPO_LINK_BASE 0xC6120000u /* 198.18.0.0: link i is TOPO_LINK_BASE + 4 i, /30 */
+#define TOPO_NAME_RULE                                                                             \
+	"expected a name of 1 to 12 characters from a-z, 0-9 and '-', starting with a letter or "  \
+	"digit"
+
+enum topo_type {
+	TOPO_T_NAME,	 /* char[TOPO_NAME_MAX + 1] */
+	TOPO_T_SERVICE,	 /* struct in_addr in 198.18.0.0/15, outside the links */
+	TOPO_T_PORT,	 /* uint16_t, 1..65535 */
+	TOPO_T_UINT,	 /* unsigned, min..max */
+	TOPO_T_DURATION, /* int64_t ns, min..24h */
+	TOPO_T_SIZE,	 /* uint64_t bytes */
+	TOPO_T_RATE,	 /* double, requests per second */
+	TOPO_T_BOOL,	 /* int, 0 or 1 */
+	TOPO_T_LINK,	 /* a router's name, resolved once the file is read */
+};
+
+struct topo_key {
+	const char *name;
+	enum topo_type type;
+	size_t off;	    /* in struct topology ([lab]) or struct topo_node */
+	long long min, max; /* TOPO_T_UINT; TOPO_T_DURATION (min only) */
+	long lab_off;	    /* node keys: the [lab] default in struct topology, or -1 */
+};
+
+/* Indexes of the keys the checks name, in the tables of topology_keys.c. */
+enum {
+	TOPO_K_NAME = 0, /* [lab] */
+	TOPO_K_FAIL_AT = 3,
+	TOPO_K_DURATION = 4,
+	TOPO_K_LAB_PROBE_INTERVAL = 9,
+	TOPO_K_LAB_PROBE_TIMEOUT = 10,
+
+	TOPO_K_LINK = 0, /* [site] and [client] */
+	TOPO_K_METRIC = 1,
+	TOPO_K_FAIL = 2,
+	TOPO_K_PROBE_INTERVAL = 3,
+	TOPO_K_PROBE_TIMEOUT = 4,
+};
+
+/* topo_keys: the keys of [lab] (kind -1) or of a node kind, in the order
+ * they are printed; *n is set to their number. */
+const struct topo_key *topo_keys(int kind, int *n);
+
+/* topo_parse_value: parses s as k's type into dst (unchanged on error).
+ * Returns NULL, or what was expected ("expected a ..."), possibly written
+ * into why. */
+const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst, char *why,
+			     size_t whylen);
+
+/* topo_format_value: the value at src as topo_parse_value reads it back. */
+const char *topo_format_value(const struct topo_key *k, const void *src, char *buf, size_t len);
+
+size_t topo_value_size(enum topo_type type);
+
+/* topo_check_name: 0 if s is a valid lab or node name (TOPO_NAME_RULE). */
+int topo_check_name(const char *s);
+
+/* The state of one topo_load. */
+#define TOPO_MAX_ERRORS 20
+
+enum {
+	TOPO_SECT_NONE = -1, /* before the first header */
+	TOPO_SECT_SKIP = -2, /* after a bad header: its keys are ignored */
+	TOPO_SECT_LAB = -3,
+	/* >= 0: index of the node */
+};
+
+struct topo_meta {
+	int where[TOPO_KEYS_MAX];
+	unsigned char bad[TOPO_KEYS_MAX];
+	char link[TOPO_NAME_MAX + 1];
+};
+
+struct topo_parse {
+	struct topology *t;
+	const char *path;
+	FILE *err;
+	FILE *f;
+	char *const *sets;
+	int nerrors;
+
+	char *buf; /* the line being read (getline) */
+	size_t bufsz;
+	const char *text; /* its text, white space trimmed */
+	int lineno;
+	int lost_lines; /* unread (too long, NUL): what is missing may be there */
+	int indented;
+	int want_pair; /* inih should call the handler for it */
+	int handled;
+
+	int sect;
+	int sect_pairs; /* pairs handled since its header */
+
+	int lab_line;
+	int lab_where[TOPO_KEYS_MAX];
+	unsigned char lab_bad[TOPO_KEYS_MAX];
+	int headers[3]; /* [router], [site], [client] headers, good or bad */
+	struct topo_meta meta[TOPO_MAX_NODES];
+};
+
+/* topo_error: prints "path:line: ", "--set ARG: " or "path: " (by where),
+ * then the message, and counts the error. */
+__attribute__((format(printf, 3, 4))) void topo_error(struct topo_parse *p, int where,
+						      const char *fmt, ...);
+
+/* topo_set: sets key name of section sect (a node index or TOPO_SECT_LAB)
+ * to value, as written at where; reports what is wrong with it. */
+void topo_set(struct topo_parse *p, int sect, const char *name, const char *value, int where);
+
+const struct topo_key *topo_sect_keys(const struct topo_parse *p, int sect, int *n);
+/* topo_label: "[lab]" or "[site a]" for messages; returns buf or a constant. */
+const char *topo_label(const struct topo_parse *p, int sect, char *buf, size_t len);
+/* topo_where: where key (an index in topo_sect_keys) of sect was set. */
+int *topo_where(struct topo_parse *p, int sect, int key);
+/* topo_bad: whether its last value was rejected (nothing more to say). */
+unsigned char *topo_bad(struct topo_parse *p, int sect, int key);
+
+/* topo_apply_set: applies the override p->sets[i]. */
+void topo_apply_set(struct topo_parse *p, int i);
+/* topo_check: once the file and the overrides are in: defaults into the
+ * nodes, links and addresses, and the checks that span keys. */
+void topo_check(struct topo_parse *p);
+
+#endif

@@ -1,0 +1,311 @@
+/*
+ * The keys of topology files and their value types: what each key accepts,
+ * the message when it does not, and how topo_print writes it back.
+ */
+#include "topology.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "timeutil.h"
+#include "topology_int.h"
+
+#define LAB(f) offsetof(struct topology, f)
+#define NODE(f) offsetof(struct topo_node, f)
+#define DAY_NS (24 * 3600 * NSEC_PER_SEC)
+
+/* The order of each table is the order of docs/topology.md, of the
+ * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */
+static const struct topo_key topo_lab_keys[] = {
+    {"name", TOPO_T_NAME, LAB(name), 0, 0, -1},
+    {"service", TOPO_T_SERVICE, LAB(service), 0, 0, -1},
+    {"port", TOPO_T_PORT, LAB(port), 1, 65535, -1},
+    {"fail_at", TOPO_T_DURATION, LAB(fail_at_ns), 0, 0, -1},
+    {"duration", TOPO_T_DURATION, LAB(duration_ns), 1, 0, -1},
+    {"settle", TOPO_T_DURATION, LAB(settle_ns), 1, 0, -1},
+    {"capture_buffer", TOPO_T_SIZE, LAB(capture_buffer), 0, 0, -1},
+    {"rate", TOPO_T_RATE, LAB(rate), 0, 0, -1},
+    {"timeout", TOPO_T_DURATION, LAB(timeout_ns), 1, 0, -1},
+    {"probe_interval", TOPO_T_DURATION, LAB(probe_interval_ns), 1, 0, -1},
+    {"probe_timeout", TOPO_T_DURATION, LAB(probe_timeout_ns), 1, 0, -1},
+    {"probe_down", TOPO_T_UINT, LAB(probe_down), 1, 1000, -1},
+    {"probe_up", TOPO_T_UINT, LAB(probe_up), 1, 1000, -1},
+};
+
+static const struct topo_key topo_site_keys[] = {
+    {"link", TOPO_T_LINK, 0, 0, 0, -1},
+    {"metric", TOPO_T_UINT, NODE(metric), 0, UINT32_MAX, -1},
+    {"fail", TOPO_T_BOOL, NODE(fail), 0, 0, -1},
+    {"probe_interval", TOPO_T_DURATION, NODE(probe_interval_ns), 1, 0, LAB(probe_interval_ns)},
+    {"probe_timeout", TOPO_T_DURATION, NODE(probe_timeout_ns), 1, 0, LAB(probe_timeout_ns)},
+    {"probe_down", TOPO_T_UINT, NODE(probe_down), 1, 1000, LAB(probe_down)},
+    {"probe_up", TOPO_T_UINT, NODE(probe_up), 1, 1000, LAB(probe_up)},
+};
+
+static const struct topo_key topo_client_keys[] = {
+    {"link", TOPO_T_LINK, 0, 0, 0, -1},
+    {"rate", TOPO_T_RATE, NODE(rate), 0, 0, LAB(rate)},
+    {"timeout", TOPO_T_DURATION, NODE(timeout_ns), 1, 0, LAB(timeout_ns)},
+};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+const struct topo_key *topo_keys(int kind, int *n)
+{
+	switch (kind) {
+	case TOPO_SITE:
+		*n = COUNT(topo_site_keys);
+		return topo_site_keys;
+	case TOPO_CLIENT:
+		*n = COUNT(topo_client_keys);
+		return topo_client_keys;
+	case TOPO_ROUTER:
+		*n = 0;
+		return NULL;
+	default:
+		*n = COUNT(topo_lab_keys);
+		return topo_lab_keys;
+	}
+}
+
+int topo_check_name(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len == 0 || len > TOPO_NAME_MAX || *s == '-')
+		return -1;
+	if (strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") != len)
+		return -1;
+	return 0;
+}
+
+/* topo_whole: a whole decimal number, digits only. */
+static int topo_whole(const char *s, unsigned long long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno || *end != '\0')
+		return -1;
+	return 0;
+}
+
+static int topo_size(const char *s, uint64_t *bytes)
+{
+	static const struct {
+		const char *suffix;
+		int shift;
+	} units[] = {
+	    {"", 0},   {"K", 10},   {"k", 10}, {"KiB", 10},
+	    {"M", 20}, {"MiB", 20}, {"G", 30}, {"GiB", 30},
+	};
+	unsigned long long v;
+	char digits[24];
+	size_t n = strspn(s, "0123456789");
+
+	if (n == 0 || n >= sizeof(digits))
+		return -1;
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	if (topo_whole(digits, &v) < 0)
+		return -1;
+	for (int i = 0; i < COUNT(units); i++) {
+		if (strcmp(s + n, units[i].suffix) != 0)
+			continue;
+		if (v == 0 || v > (unsigned long long)INT_MAX >> units[i].shift)
+			return -1;
+		*bytes = v << units[i].shift;
+		return 0;
+	}
+	return -1;
+}
+
+/* topo_rate: "1000", "0.5": digits, at most one '.', no exponent. */
+static int topo_rate(const char *s, double *rate)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (n == 0)
+		return -1;
+	if (s[n] == '.') {
+		size_t m = strspn(s + n + 1, "0123456789");
+
+		if (m == 0)
+			return -1;
+		n += 1 + m;
+	}
+	if (s[n] != '\0')
+		return -1;
+	*rate = strtod(s, NULL);
+	if (*rate < 0.001 || *rate > 1e6)
+		return -1;
+	return 0;
+}
+
+const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst, char *why,
+			     size_t whylen)
+{
+	unsigned long long u;
+	struct in_addr a;
+	uint32_t h;
+	uint64_t size;
+	int64_t ns;
+	double rate;
+
+	switch (k->type) {
+	case TOPO_T_NAME:
+	case TOPO_T_LINK:
+		if (topo_check_name(s) < 0)
+			return k->type == TOPO_T_NAME ? TOPO_NAME_RULE
+						      : "expected the name of a router";
+		snprintf(dst, TOPO_NAME_MAX + 1, "%s", s);
+		return NULL;
+	case TOPO_T_SERVICE:
+		if (inet_pton(AF_INET, s, &a) != 1 ||
+		    (ntohl(a.s_addr) & 0xFFFE0000u) != TOPO_LINK_BASE ||
+		    (ntohl(a.s_addr) & 0xFFFFFC00u) == TOPO_LINK_BASE)
+			return "expected an IPv4 address in 198.18.0.0/15 outside the links' "
+			       "198.18.0.0/22, such as 198.19.0.1";
+		memcpy(dst, &a, sizeof(a));
+		return NULL;
+	case TOPO_T_PORT:
+		if (topo_whole(s, &u) < 0 || u < 1 || u > 65535)
+			return "expected a port number from 1 to 65535";
+		*(uint16_t *)dst = (uint16_t)u;
+		return NULL;
+	case TOPO_T_UINT:
+		if (topo_whole(s, &u) < 0 || u < (unsigned long long)k->min ||
+		    u > (unsigned long long)k->max) {
+			snprintf(why, whylen, "expected a whole number from %lld to %lld", k->min,
+				 k->max);
+			return why;
+		}
+		*(unsigned *)dst = (unsigned)u;
+		return NULL;
+	case TOPO_T_DURATION:
+		if (parse_duration_ns(s, &ns) < 0)
+			return "expected a duration such as 100ms or 2s";
+		if (ns < k->min)
+			return "expected a duration greater than zero";
+		if (ns > DAY_NS)
+			return "expected a duration of at most 24h";
+		*(int64_t *)dst = ns;
+		return NULL;
+	case TOPO_T_SIZE:
+		if (topo_size(s, &size) < 0)
+			return "expected a size from 1 byte to 2047M, such as 65536, 512K, 64M or "
+			       "64MiB";
+		*(uint64_t *)dst = size;
+		return NULL;
+	case TOPO_T_RATE:
+		if (topo_rate(s, &rate) < 0)
+			return "expected requests per second from 0.001 to 1000000, such as 1000 "
+			       "or 0.5";
+		*(double *)dst = rate;
+		return NULL;
+	case TOPO_T_BOOL:
+		if (!strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcmp(s, "1"))
+			h = 1;
+		else if (!strcasecmp(s, "no") || !strcasecmp(s, "false") || !strcmp(s, "0"))
+			h = 0;
+		else
+			return "expected yes or no (or true/false, 1/0)";
+		*(int *)dst = (int)h;
+		return NULL;
+	}
+	return "expected nothing: unknown key type";
+}
+
+size_t topo_value_size(enum topo_type type)
+{
+	switch (type) {
+	case TOPO_T_NAME:
+	case TOPO_T_LINK:
+		return TOPO_NAME_MAX + 1;
+	case TOPO_T_SERVICE:
+		return sizeof(struct in_addr);
+	case TOPO_T_PORT:
+		return sizeof(uint16_t);
+	case TOPO_T_UINT:
+		return sizeof(unsigned);
+	case TOPO_T_DURATION:
+		return sizeof(int64_t);
+	case TOPO_T_SIZE:
+		return sizeof(uint64_t);
+	case TOPO_T_RATE:
+		return sizeof(double);
+	case TOPO_T_BOOL:
+		return sizeof(int);
+	}
+	return 0;
+}
+
+const char *topo_format_duration(int64_t ns, char *buf, size_t len)
+{
+	if (ns % NSEC_PER_SEC == 0)
+		snprintf(buf, len, "%llds", (long long)(ns / NSEC_PER_SEC));
+	else if (ns % NSEC_PER_MSEC == 0)
+		snprintf(buf, len, "%lldms", (long long)(ns / NSEC_PER_MSEC));
+	else if (ns % NSEC_PER_USEC == 0)
+		snprintf(buf, len, "%lldus", (long long)(ns / NSEC_PER_USEC));
+	else
+		snprintf(buf, len, "%lldns", (long long)ns);
+	return buf;
+}
+
+const char *topo_format_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "GMK";
+
+	for (int i = 0; i < 3; i++) {
+		int shift = 30 - 10 * i;
+
+		if (bytes != 0 && bytes % (1ull << shift) == 0) {
+			snprintf(buf, len, "%llu%c", (unsigned long long)(bytes >> shift),
+				 units[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	return buf;
+}
+
+const char *topo_format_value(const struct topo_key *k, const void *src, char *buf, size_t len)
+{
+	switch (k->type) {
+	case TOPO_T_NAME:
+	case TOPO_T_LINK:
+		snprintf(buf, len, "%s", (const char *)src);
+		break;
+	case TOPO_T_SERVICE:
+		if (inet_ntop(AF_INET, src, buf, (socklen_t)len) == NULL)
+			snprintf(buf, len, "?");
+		break;
+	case TOPO_T_PORT:
+		snprintf(buf, len, "%u", *(const uint16_t *)src);
+		break;
+	case TOPO_T_UINT:
+		snprintf(buf, len, "%u", *(const unsigned *)src);
+		break;
+	case TOPO_T_DURATION:
+		topo_format_duration(*(const int64_t *)src, buf, len);
+		break;
+	case TOPO_T_SIZE:
+		topo_format_size(*(const uint64_t *)src, buf, len);
+		break;
+	case TOPO_T_RATE:
+		snprintf(buf, len, "%.15g", *(const double *)src);
+		break;
+	case TOPO_T_BOOL:
+		snprintf(buf, len, "%s", *(const int *)src ? "yes" : "no");
+		break;
+	}
+	return buf;
+}

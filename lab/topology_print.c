@@ -1,0 +1,69 @@
+/*
+ * topo_print: the parsed topology back as a topology file, every value
+ * explicit. `steerlab check` shows it, `steerlab run` keeps it in the run
+ * directory, and topo_load reads it back to the same topology. Link
+ * addresses are comments (they follow from the link order, they are not
+ * keys). The output depends only on the topology: it is golden-tested.
+ */
+#include "topology.h"
+
+#include <arpa/inet.h>
+
+#include "topology_int.h"
+
+static void topo_print_link(const struct topology *t, int i, FILE *out)
+{
+	const struct topo_link *l = &t->links[i];
+	char ra[INET_ADDRSTRLEN], na[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &l->router_addr, ra, sizeof(ra));
+	inet_ntop(AF_INET, &l->node_addr, na, sizeof(na));
+	fprintf(out, "# link %d: %s:%s %s/%d <-> %s:%s %s/%d\n", i, t->nodes[l->router].name,
+		l->router_ifname, ra, l->prefixlen, t->nodes[l->node].name, l->node_ifname, na,
+		l->prefixlen);
+}
+
+static void topo_print_keys(const struct topology *t, const struct topo_node *node,
+			    const struct topo_key *keys, int n, FILE *out)
+{
+	const char *base = node ? (const char *)node : (const char *)t;
+	char buf[64];
+
+	for (int k = 0; k < n; k++) {
+		if (keys[k].type == TOPO_T_LINK) {
+			if (node->link < 0)
+				continue;
+			topo_print_link(t, node->link, out);
+			fprintf(out, "link = %s\n", t->nodes[t->links[node->link].router].name);
+			continue;
+		}
+		fprintf(out, "%s = %s\n", keys[k].name,
+			topo_format_value(&keys[k], base + keys[k].off, buf, sizeof(buf)));
+	}
+}
+
+void topo_print(const struct topology *t, FILE *out)
+{
+	const struct topo_key *keys;
+	int n;
+
+	fprintf(out, "# steerlab topology '%s', every value explicit (docs/topology.md).\n",
+		t->name);
+	fprintf(out, "# Link i is 198.18.0.0/30 + 4 i: router end .1, node end .2.\n");
+	fprintf(out, "\n[lab]\n");
+	keys = topo_keys(-1, &n);
+	topo_print_keys(t, NULL, keys, n, out);
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *node = &t->nodes[i];
+
+		fprintf(out, "\n[%s %s]\n", topo_kind_name(node->kind), node->name);
+		if (node->kind == TOPO_CLIENT)
+			fprintf(out, "# client_id %u\n", node->client_id);
+		if (node->kind == TOPO_ROUTER)
+			for (int l = 0; l < t->nlinks; l++)
+				if (t->links[l].router == i)
+					topo_print_link(t, l, out);
+		keys = topo_keys((int)node->kind, &n);
+		topo_print_keys(t, node, keys, n, out);
+	}
+}

@@ -1,0 +1,104 @@
+/* JSON Lines event files, written with jansson; see event.h. */
+#include "event.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "timeutil.h"
+
+struct event_log {
+	FILE *fp;
+	char *node;
+	char *agent;
+};
+
+struct event_log *event_open(const char *path, const char *node, const char *agent)
+{
+	struct event_log *ev = calloc(1, sizeof(*ev));
+
+	if (ev == NULL)
+		return NULL;
+	if (path == NULL || strcmp(path, "-") == 0) {
+		ev->fp = stdout;
+	} else if ((ev->fp = fopen(path, "a")) == NULL) {
+		log_warn("%s", path);
+		free(ev);
+		return NULL;
+	}
+	ev->node = strdup(node ? node : "");
+	ev->agent = strdup(agent ? agent : "");
+	if (ev->node == NULL || ev->agent == NULL) {
+		event_close(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+void event_close(struct event_log *ev)
+{
+	if (ev == NULL)
+		return;
+	if (ev->fp && ev->fp != stdout)
+		fclose(ev->fp);
+	else if (ev->fp)
+		fflush(ev->fp);
+	free(ev->node);
+	free(ev->agent);
+	free(ev);
+}
+
+static int event_vemit(struct event_log *ev, int64_t t, const char *event, const char *fields,
+		       va_list ap)
+{
+	json_t *obj = json_object();
+	json_error_t err;
+	int rc = -1;
+
+	if (ev == NULL || obj == NULL)
+		goto out;
+	json_object_set_new(obj, "t", json_integer(t));
+	json_object_set_new(obj, "node", json_string(ev->node));
+	json_object_set_new(obj, "agent", json_string(ev->agent));
+	json_object_set_new(obj, "event", json_string(event));
+	if (fields) {
+		json_t *extra = json_vpack_ex(&err, 0, fields, ap);
+		if (extra == NULL) {
+			log_warnx("event %s: bad fields: %s", event, err.text);
+			goto out;
+		}
+		json_object_update(obj, extra);
+		json_decref(extra);
+	}
+	if (json_dumpf(obj, ev->fp, JSON_COMPACT | JSON_PRESERVE_ORDER) == 0 &&
+	    fputc('\n', ev->fp) != EOF && fflush(ev->fp) == 0)
+		rc = 0;
+out:
+	json_decref(obj);
+	return rc;
+}
+
+int event_emit(struct event_log *ev, const char *event, const char *fields, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fields);
+	rc = event_vemit(ev, now_real_ns(), event, fields, ap);
+	va_end(ap);
+	return rc;
+}
+
+int event_emit_at(struct event_log *ev, int64_t t_ns, const char *event, const char *fields, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fields);
+	rc = event_vemit(ev, t_ns, event, fields, ap);
+	va_end(ap);
+	return rc;
+}

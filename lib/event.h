@@ -1,0 +1,34 @@
+/*
+ * Events as JSON Lines (docs/events.md).
+ *
+ * Each agent writes one file, NODE.AGENT.events.jsonl, in the run directory.
+ * Every line is one JSON object with at least:
+ *   "t"      nanoseconds of CLOCK_REALTIME (the clock pcap uses)
+ *   "node"   the lab node the agent runs in
+ *   "agent"  the agent's program name
+ *   "event"  what happened: site_failed, probe_failed, declared_dead, ...
+ * plus the event's own fields, given as a jansson pack format:
+ *
+ *   event_emit(ev, "declared_dead", "{s:s, s:i}", "site", "a", "failures", 3);
+ *
+ * Each line is flushed when written: events are few, and a killed agent must
+ * not lose the ones it wrote.
+ */
+#ifndef STEERLAB_EVENT_H
+#define STEERLAB_EVENT_H
+
+#include <stdint.h>
+
+struct event_log;
+
+/* event_open: path NULL or "-" writes to stdout. Returns NULL (and logs)
+ * on failure. */
+struct event_log *event_open(const char *path, const char *node, const char *agent);
+void event_close(struct event_log *ev);
+
+/* event_emit: fields is a jansson pack format for an object, or NULL. */
+int event_emit(struct event_log *ev, const char *event, const char *fields, ...);
+/* event_emit_at: the same with an explicit time in ns (CLOCK_REALTIME). */
+int event_emit_at(struct event_log *ev, int64_t t_ns, const char *event, const char *fields, ...);
+
+#endif

@@ -1,0 +1,53 @@
+# Helpers for the integration tests (sourced). Each test runs a lab under a
+# name of its own, refuses to start if that name is in use, and cleans up by
+# exact names on exit, as OpenBSD's bgpd integration tests do.
+
+STEERLAB=${STEERLAB:-bin/steerlab}
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# lab_guard LAB: refuse to run over an existing lab or namespace of that name.
+lab_guard() {
+	local lab=$1
+	[ -e "/run/steerlab/$lab" ] && fail "lab $lab already exists: sudo $STEERLAB down $lab"
+	if ip netns list | awk '{print $1}' | grep -q "^$lab-"; then
+		fail "namespaces $lab-* already exist"
+	fi
+	trap "lab_cleanup $lab" EXIT
+}
+
+lab_cleanup() {
+	[ -e "/run/steerlab/$1" ] && $STEERLAB down "$1" >/dev/null 2>&1
+	return 0
+}
+
+# json FILE FILTER: a value from a JSON file (jq).
+json() {
+	jq -r "$2" "$1"
+}
+
+# assert_le A B WHAT: A <= B as floats.
+assert_le() {
+	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }' || fail "$3: $1 > $2"
+	echo "ok: $3 ($1 <= $2)"
+}
+
+# assert_no_leftovers LAB RUNDIR: no namespace, state or process of the lab.
+assert_no_leftovers() {
+	local lab=$1 rundir=$2 pid start node agent now
+	if ip netns list | awk '{print $1}' | grep -q "^$lab-"; then
+		fail "namespaces of $lab remain: $(ip netns list | grep "^$lab-" | tr '\n' ' ')"
+	fi
+	[ -e "/run/steerlab/$lab" ] && fail "state directory /run/steerlab/$lab remains"
+	[ -s "$rundir/agents.tsv" ] || fail "no agents.tsv in $rundir"
+	while read -r pid start node agent; do
+		if [ -r "/proc/$pid/stat" ]; then
+			now=$(sed 's/.*) //' "/proc/$pid/stat" | awk '{print $20}')
+			[ "$now" = "$start" ] && fail "$agent of $node (pid $pid) is still running"
+		fi
+	done <"$rundir/agents.tsv"
+	echo "ok: no namespace, state or process of $lab remains"
+}

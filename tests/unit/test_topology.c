@@ -1,0 +1,632 @@
+/*
+ * Topology files (lab/topology.h): values and defaults, addresses, --set
+ * overrides, every kind of error with its exact message, and the golden
+ * test of topo_print. Run from the repository root: the fixtures are under
+ * tests/unit/data/topology/.
+ */
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "lab/topology.h"
+#include "timeutil.h"
+
+#define DATA "tests/unit/data/topology/"
+
+static struct topology *new_topology(void)
+{
+	struct topology *t = calloc(1, sizeof(*t));
+
+	assert_non_null(t);
+	return t;
+}
+
+/* load: topo_load with its error output in *errs (malloc'd). */
+static int load(struct topology *t, const char *path, char *const sets[], int nsets, char **errs)
+{
+	size_t len;
+	FILE *err = open_memstream(errs, &len);
+	int rc;
+
+	assert_non_null(err);
+	rc = topo_load(t, path, sets, nsets, err);
+	fclose(err);
+	return rc;
+}
+
+static void load_ok(struct topology *t, const char *path, char *const sets[], int nsets)
+{
+	char *errs;
+
+	int rc = load(t, path, sets, nsets, &errs);
+	if (rc != 0)
+		fail_msg("%s: unexpected errors:\n%s", path, errs);
+	assert_string_equal(errs, "");
+	free(errs);
+}
+
+/* expect_errors: loading fails with exactly these messages. */
+static void expect_errors(const char *path, char *const sets[], int nsets, const char *expected)
+{
+	struct topology *t = new_topology();
+	char *errs;
+
+	assert_int_equal(load(t, path, sets, nsets, &errs), -1);
+	assert_string_equal(errs, expected);
+	free(errs);
+	free(t);
+}
+
+static char *print_to_string(const struct topology *t)
+{
+	char *buf;
+	size_t len;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	topo_print(t, out);
+	fclose(out);
+	return buf;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long len;
+
+	if (f == NULL)
+		fail_msg("%s: cannot open (run the tests from the repository root)", path);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	return buf;
+}
+
+/* write_temp: a temporary file holding text; its path in path[64]. */
+static void write_temp(char *path, const char *text, size_t len)
+{
+	int fd;
+
+	snprintf(path, 64, "/tmp/test_topology.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+}
+
+static void assert_addr(struct in_addr a, const char *expected)
+{
+	char buf[INET_ADDRSTRLEN];
+
+	assert_non_null(inet_ntop(AF_INET, &a, buf, sizeof(buf)));
+	assert_string_equal(buf, expected);
+}
+
+static const struct topo_node *node(const struct topology *t, const char *name)
+{
+	int i = topo_find(t, name);
+
+	if (i < 0)
+		fail_msg("no node '%s'", name);
+	return &t->nodes[i];
+}
+
+static void test_minimal_defaults(void **state)
+{
+	struct topology *t = new_topology();
+	const struct topo_node *s1, *c1;
+
+	(void)state;
+	load_ok(t, DATA "minimal.ini", NULL, 0);
+	assert_string_equal(t->path, DATA "minimal.ini");
+	assert_string_equal(t->name, "mini");
+	assert_addr(t->service, "198.19.0.1");
+	assert_int_equal(t->port, 7000);
+	assert_int_equal(t->fail_at_ns, 3 * NSEC_PER_SEC);
+	assert_int_equal(t->duration_ns, 10 * NSEC_PER_SEC);
+	assert_int_equal(t->settle_ns, 5 * NSEC_PER_SEC);
+	assert_int_equal(t->capture_buffer, 64 << 20);
+	assert_true(t->rate == 1000);
+	assert_int_equal(t->timeout_ns, 500 * NSEC_PER_MSEC);
+	assert_int_equal(t->probe_interval_ns, 100 * NSEC_PER_MSEC);
+	assert_int_equal(t->probe_timeout_ns, 50 * NSEC_PER_MSEC);
+	assert_int_equal(t->probe_down, 3);
+	assert_int_equal(t->probe_up, 3);
+
+	assert_int_equal(t->nnodes, 3);
+	assert_int_equal(t->nlinks, 2);
+	assert_int_equal(node(t, "r1")->kind, TOPO_ROUTER);
+	assert_int_equal(node(t, "r1")->link, -1);
+	assert_int_equal(node(t, "r1")->line, 5);
+
+	s1 = node(t, "s1");
+	assert_int_equal(s1->kind, TOPO_SITE);
+	assert_int_equal(s1->line, 7);
+	assert_int_equal(s1->metric, 10);
+	assert_int_equal(s1->fail, 0);
+	assert_int_equal(s1->probe_interval_ns, 100 * NSEC_PER_MSEC);
+	assert_int_equal(s1->probe_timeout_ns, 50 * NSEC_PER_MSEC);
+	assert_int_equal(s1->probe_down, 3);
+	assert_int_equal(s1->probe_up, 3);
+
+	c1 = node(t, "c1");
+	assert_int_equal(c1->kind, TOPO_CLIENT);
+	assert_int_equal(c1->client_id, 1);
+	assert_true(c1->rate == 1000);
+	assert_int_equal(c1->timeout_ns, 500 * NSEC_PER_MSEC);
+	free(t);
+}
+
+static void test_full_values(void **state)
+{
+	struct topology *t = new_topology();
+	const struct topo_node *a, *b, *c, *west, *east;
+	static const struct {
+		const char *node, *router, *raddr, *naddr;
+		int line;
+	} links[] = {
+	    {"west", "edge1", "198.18.0.1", "198.18.0.2", 18},
+	    {"a", "edge1", "198.18.0.5", "198.18.0.6", 25},
+	    {"b", "edge2", "198.18.0.9", "198.18.0.10", 29},
+	    {"east", "edge2", "198.18.0.13", "198.18.0.14", 36},
+	    {"c", "edge2", "198.18.0.17", "198.18.0.18", 40},
+	};
+
+	(void)state;
+	load_ok(t, DATA "full.ini", NULL, 0);
+	assert_string_equal(t->name, "full-1");
+	assert_addr(t->service, "198.19.7.7");
+	assert_int_equal(t->port, 8053);
+	assert_int_equal(t->fail_at_ns, 1500 * NSEC_PER_MSEC);
+	assert_int_equal(t->duration_ns, 60 * NSEC_PER_SEC);
+	assert_int_equal(t->settle_ns, 2 * NSEC_PER_SEC);
+	assert_int_equal(t->capture_buffer, 128 << 20);
+	assert_true(t->rate == 250.5);
+	assert_int_equal(t->timeout_ns, NSEC_PER_SEC);
+	assert_int_equal(t->probe_interval_ns, 200 * NSEC_PER_MSEC);
+	assert_int_equal(t->probe_timeout_ns, 80 * NSEC_PER_MSEC);
+	assert_int_equal(t->probe_down, 2);
+	assert_int_equal(t->probe_up, 5);
+
+	/* file order: nodes and links */
+	assert_int_equal(t->nnodes, 7);
+	assert_string_equal(t->nodes[0].name, "west");
+	assert_string_equal(t->nodes[1].name, "edge1");
+	assert_string_equal(t->nodes[6].name, "c");
+	assert_int_equal(t->nlinks, 5);
+	for (int i = 0; i < 5; i++) {
+		const struct topo_link *l = &t->links[i];
+
+		assert_string_equal(t->nodes[l->node].name, links[i].node);
+		assert_string_equal(t->nodes[l->router].name, links[i].router);
+		assert_int_equal(node(t, links[i].node)->link, i);
+		assert_addr(l->router_addr, links[i].raddr);
+		assert_addr(l->node_addr, links[i].naddr);
+		assert_int_equal(l->prefixlen, 30);
+		assert_int_equal(l->line, links[i].line);
+		assert_string_equal(l->router_ifname, links[i].node);
+		assert_string_equal(l->node_ifname, "eth0");
+	}
+
+	/* sites: metric 10 x ordinal unless set; lab probes unless overridden */
+	a = node(t, "a");
+	b = node(t, "b");
+	c = node(t, "c");
+	assert_int_equal(a->metric, 10);
+	assert_int_equal(b->metric, 5);
+	assert_int_equal(c->metric, 30);
+	assert_int_equal(a->fail, 1);
+	assert_int_equal(b->fail, 0);
+	assert_int_equal(c->fail, 0);
+	assert_int_equal(a->probe_interval_ns, 200 * NSEC_PER_MSEC);
+	assert_int_equal(a->probe_timeout_ns, 80 * NSEC_PER_MSEC);
+	assert_int_equal(a->probe_down, 2);
+	assert_int_equal(a->probe_up, 5);
+	assert_int_equal(b->probe_interval_ns, NSEC_PER_SEC);
+	assert_int_equal(b->probe_timeout_ns, 300 * NSEC_PER_MSEC);
+	assert_int_equal(b->probe_down, 1);
+	assert_int_equal(b->probe_up, 5);
+
+	/* clients: ids in file order; lab rate and timeout unless overridden */
+	west = node(t, "west");
+	east = node(t, "east");
+	assert_int_equal(west->client_id, 1);
+	assert_int_equal(east->client_id, 2);
+	assert_true(west->rate == 10);
+	assert_int_equal(west->timeout_ns, NSEC_PER_SEC);
+	assert_true(east->rate == 250.5);
+	assert_int_equal(east->timeout_ns, 250 * NSEC_PER_MSEC);
+	free(t);
+}
+
+static void test_sets(void **state)
+{
+	struct topology *t = new_topology();
+	char *sets[] = {"probe_interval=300ms", " s1.metric = 7 ", "c1.rate=5",
+			"duration = 20s",	"s1.fail=yes",	   "name=other",
+			"c1.timeout=2s",	"timeout=1s"};
+
+	(void)state;
+	load_ok(t, DATA "minimal.ini", sets, 8);
+	assert_string_equal(t->name, "other");
+	assert_int_equal(t->duration_ns, 20 * NSEC_PER_SEC);
+	assert_int_equal(t->probe_interval_ns, 300 * NSEC_PER_MSEC);
+	/* the lab's new default reaches the node that does not override it */
+	assert_int_equal(node(t, "s1")->probe_interval_ns, 300 * NSEC_PER_MSEC);
+	assert_int_equal(node(t, "s1")->metric, 7);
+	assert_int_equal(node(t, "s1")->fail, 1);
+	assert_true(node(t, "c1")->rate == 5);
+	assert_int_equal(node(t, "c1")->timeout_ns, 2 * NSEC_PER_SEC);
+	assert_int_equal(t->timeout_ns, NSEC_PER_SEC);
+	free(t);
+}
+
+static void test_set_overrides_file(void **state)
+{
+	struct topology *t = new_topology();
+	char *sets[] = {"b.metric=1",	   "a.fail=no",	     "c.fail=1",
+			"west.link=edge2", "b.probe_down=9", "b.probe_down=7"};
+
+	(void)state;
+	load_ok(t, DATA "full.ini", sets, 6);
+	assert_int_equal(node(t, "b")->metric, 1);
+	assert_int_equal(node(t, "b")->probe_down, 7); /* the last --set wins */
+	assert_int_equal(node(t, "a")->fail, 0);
+	assert_int_equal(node(t, "c")->fail, 1);
+	assert_string_equal(t->nodes[t->links[0].router].name, "edge2");
+	assert_int_equal(t->links[0].line, 0); /* set by --set, not a line */
+	free(t);
+}
+
+static void test_sizes_and_values(void **state)
+{
+	static const struct {
+		const char *set;
+		uint64_t bytes;
+	} sizes[] = {
+	    {"capture_buffer=64M", 64 << 20},	{"capture_buffer=64MiB", 64 << 20},
+	    {"capture_buffer=512K", 512 << 10}, {"capture_buffer=512k", 512 << 10},
+	    {"capture_buffer=1KiB", 1024},	{"capture_buffer=65536", 65536},
+	    {"capture_buffer=1G", 1 << 30},	{"capture_buffer=2047M", 2047ull << 20},
+	};
+	struct topology *t = new_topology();
+	char *sets[4];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		sets[0] = (char *)sizes[i].set;
+		load_ok(t, DATA "minimal.ini", sets, 1);
+		assert_int_equal(t->capture_buffer, sizes[i].bytes);
+	}
+	sets[0] = "service=198.18.4.0";
+	sets[1] = "rate=0.5";
+	sets[2] = "s1.fail=TRUE";
+	sets[3] = "port=65535";
+	load_ok(t, DATA "minimal.ini", sets, 4);
+	assert_addr(t->service, "198.18.4.0");
+	assert_true(node(t, "c1")->rate == 0.5);
+	assert_int_equal(node(t, "s1")->fail, 1);
+	assert_int_equal(t->port, 65535);
+	free(t);
+}
+
+static void test_anycast(void **state)
+{
+	struct topology *t = new_topology();
+
+	(void)state;
+	load_ok(t, "topology/anycast.ini", NULL, 0);
+	assert_string_equal(t->name, "anycast");
+	assert_int_equal(node(t, "a")->metric, 10);
+	assert_int_equal(node(t, "a")->fail, 1);
+	assert_int_equal(node(t, "b")->metric, 20);
+	assert_int_equal(node(t, "b")->fail, 0);
+	assert_int_equal(node(t, "c1")->client_id, 1);
+	assert_int_equal(t->nlinks, 3);
+	free(t);
+}
+
+static void test_golden_anycast(void **state)
+{
+	struct topology *t = new_topology();
+	char *got, *want;
+
+	(void)state;
+	load_ok(t, "topology/anycast.ini", NULL, 0);
+	got = print_to_string(t);
+	want = read_file(DATA "anycast.golden");
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	free(t);
+}
+
+/* roundtrip: what topo_print writes, topo_load reads back the same. */
+static void roundtrip(const char *path, char *const sets[], int nsets)
+{
+	struct topology *t = new_topology(), *u = new_topology();
+	char tmp[64], *first, *second;
+
+	load_ok(t, path, sets, nsets);
+	first = print_to_string(t);
+	write_temp(tmp, first, strlen(first));
+	load_ok(u, tmp, NULL, 0);
+	unlink(tmp);
+	second = print_to_string(u);
+	assert_string_equal(first, second);
+	assert_int_equal(t->nnodes, u->nnodes);
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *a = &t->nodes[i], *b = &u->nodes[i];
+
+		assert_int_equal(a->kind, b->kind);
+		assert_string_equal(a->name, b->name);
+		assert_int_equal(a->link, b->link);
+		assert_int_equal(a->metric, b->metric);
+		assert_int_equal(a->fail, b->fail);
+		assert_int_equal(a->probe_interval_ns, b->probe_interval_ns);
+		assert_int_equal(a->probe_timeout_ns, b->probe_timeout_ns);
+		assert_int_equal(a->probe_down, b->probe_down);
+		assert_int_equal(a->probe_up, b->probe_up);
+		assert_true(a->rate == b->rate);
+		assert_int_equal(a->timeout_ns, b->timeout_ns);
+		assert_int_equal(a->client_id, b->client_id);
+	}
+	assert_int_equal(t->nlinks, u->nlinks);
+	for (int i = 0; i < t->nlinks; i++) {
+		assert_int_equal(t->links[i].router, u->links[i].router);
+		assert_int_equal(t->links[i].node, u->links[i].node);
+		assert_int_equal(t->links[i].node_addr.s_addr, u->links[i].node_addr.s_addr);
+	}
+	free(first);
+	free(second);
+	free(t);
+	free(u);
+}
+
+static void test_print_roundtrip(void **state)
+{
+	char *sets[] = {"fail_at=1234567ns", "capture_buffer=1000", "b.metric=0"};
+
+	(void)state;
+	roundtrip("topology/anycast.ini", NULL, 0);
+	roundtrip(DATA "full.ini", NULL, 0);
+	roundtrip(DATA "full.ini", sets, 3);
+}
+
+static void test_format(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(topo_format_duration(0, buf, sizeof(buf)), "0s");
+	assert_string_equal(topo_format_duration(3 * NSEC_PER_SEC, buf, sizeof(buf)), "3s");
+	assert_string_equal(topo_format_duration(1500 * NSEC_PER_MSEC, buf, sizeof(buf)), "1500ms");
+	assert_string_equal(topo_format_duration(250 * NSEC_PER_USEC, buf, sizeof(buf)), "250us");
+	assert_string_equal(topo_format_duration(7, buf, sizeof(buf)), "7ns");
+	assert_string_equal(topo_format_size(64 << 20, buf, sizeof(buf)), "64M");
+	assert_string_equal(topo_format_size(3ull << 30, buf, sizeof(buf)), "3G");
+	assert_string_equal(topo_format_size(1536, buf, sizeof(buf)), "1536");
+	assert_string_equal(topo_format_size(2048, buf, sizeof(buf)), "2K");
+}
+
+static void test_find_and_kinds(void **state)
+{
+	struct topology *t = new_topology();
+
+	(void)state;
+	load_ok(t, DATA "full.ini", NULL, 0);
+	assert_int_equal(topo_find(t, "west"), 0);
+	assert_int_equal(topo_find(t, "c"), 6);
+	assert_int_equal(topo_find(t, "nowhere"), -1);
+	assert_string_equal(topo_kind_name(TOPO_ROUTER), "router");
+	assert_string_equal(topo_kind_name(TOPO_SITE), "site");
+	assert_string_equal(topo_kind_name(TOPO_CLIENT), "client");
+	free(t);
+}
+
+/*
+ * Errors: the exact messages, file:line first. Each err_NAME.ini has its
+ * messages in err_NAME.expected beside it.
+ */
+static void test_error_files(void **state)
+{
+	static const char *const cases[] = {
+	    "err_metric",	/* a bad value */
+	    "err_unknown_key",	/* unknown keys, per kind */
+	    "err_unknown_kind", /* [switch s1]; its keys are not reported again */
+	    "err_link",		/* missing, unknown, not a router */
+	    "err_no_site",	/* a kind missing */
+	    "err_no_lab",	/* no [lab] */
+	    "err_no_name",	/* [lab] without a name */
+	    "err_duplicate",	/* node names, keys, [lab] */
+	    "err_syntax",	/* lines inih rejects, headers, indentation */
+	    "err_values",	/* every value type, all errors reported */
+	    "err_checks",	/* across keys: fail_at, probes, two failing sites */
+	    "err_names",	/* names in headers */
+	};
+	char ini[128], exp[128], *expected;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(ini, sizeof(ini), DATA "%s.ini", cases[i]);
+		snprintf(exp, sizeof(exp), DATA "%s.expected", cases[i]);
+		expected = read_file(exp);
+		expect_errors(ini, NULL, 0, expected);
+		free(expected);
+	}
+}
+
+/* A few messages spelled out here, so the form is visible in the source. */
+static void test_error_forms(void **state)
+{
+	(void)state;
+	expect_errors(DATA "err_metric.ini", NULL, 0,
+		      DATA "err_metric.ini:8: [site a] metric: expected a whole number from 0 to "
+			   "4294967295, got 'abc'\n");
+	expect_errors(DATA "err_unknown_kind.ini", NULL, 0,
+		      DATA "err_unknown_kind.ini:3: unknown section kind 'switch' (expected [lab], "
+			   "[router NAME], [site NAME] or [client NAME])\n");
+	expect_errors(DATA "err_no_site.ini", NULL, 0,
+		      DATA "err_no_site.ini: no [site] section: a lab needs at least one site\n");
+}
+
+static void test_error_missing_file(void **state)
+{
+	struct topology *t = new_topology();
+	char *errs;
+
+	(void)state;
+	assert_int_equal(load(t, DATA "no-such-file.ini", NULL, 0, &errs), -1);
+	assert_string_equal(errs, DATA "no-such-file.ini: No such file or directory\n");
+	free(errs);
+	free(t);
+}
+
+static void test_error_sets(void **state)
+{
+	char *sets[] = {
+	    "probe_interval=fast", "z.metric=3", "noeq",	 "s1.colour=1", "r1.x=1",
+	    "c1.rate=0",	   "name=",	 "s1.metric=abc"};
+
+	(void)state;
+	expect_errors(
+	    DATA "minimal.ini", sets, 8,
+	    "--set probe_interval=fast: expected a duration such as 100ms or 2s\n"
+	    "--set z.metric=3: no node named 'z'\n"
+	    "--set noeq: expected key=value or node.key=value\n"
+	    "--set s1.colour=1: unknown key 'colour' in [site s1] (expected: link, metric, "
+	    "fail, probe_interval, probe_timeout, probe_down, probe_up)\n"
+	    "--set r1.x=1: unknown key 'x' in [router r1] (a router takes no keys)\n"
+	    "--set c1.rate=0: expected requests per second from 0.001 to 1000000, such as "
+	    "1000 or 0.5\n"
+	    "--set name=: expected a name of 1 to 12 characters from a-z, 0-9 and '-', "
+	    "starting with a letter or digit\n"
+	    "--set s1.metric=abc: expected a whole number from 0 to 4294967295\n");
+}
+
+static void test_error_set_checks(void **state)
+{
+	char *dur[] = {"duration=2s"};
+	char *pt[] = {"s1.probe_timeout=1s"};
+	char *link[] = {"c1.link=s1"};
+	char *fail[] = {"b.fail=1"};
+	char *late[] = {"fail_at=1s", "fail_at=20s"};
+
+	(void)state;
+	expect_errors(
+	    DATA "minimal.ini", dur, 1,
+	    "--set duration=2s: [lab] duration: expected more than fail_at (3s), got 2s\n");
+	expect_errors(DATA "minimal.ini", pt, 1,
+		      "--set s1.probe_timeout=1s: [site s1] probe_timeout: expected less than "
+		      "probe_interval (100ms), got 1s\n");
+	expect_errors(DATA "minimal.ini", link, 1,
+		      "--set c1.link=s1: [client c1] link: 's1' is a site, not a router\n");
+	expect_errors("topology/anycast.ini", fail, 1,
+		      "--set b.fail=1: [site b] fail: at most one site may fail, and site 'a' "
+		      "already does\n");
+	/* the error points at the override that took effect, the last one */
+	expect_errors(DATA "minimal.ini", late, 2,
+		      "--set fail_at=20s: [lab] fail_at: expected less than duration (10s), got "
+		      "20s\n");
+}
+
+static void test_error_limits(void **state)
+{
+	static const char nul[] = "[lab]\nname = x\0y\n";
+	char path[64], expected[512], *text, *p;
+	size_t len;
+
+	(void)state;
+	/* a NUL byte */
+	write_temp(path, nul, sizeof(nul) - 1);
+	/* a lost line may have held what is missing: that is not reported */
+	snprintf(expected, sizeof(expected), "%s:2: unexpected NUL byte\n", path);
+	expect_errors(path, NULL, 0, expected);
+	unlink(path);
+
+	/* a line longer than inih's buffer */
+	text = calloc(1, 400);
+	assert_non_null(text);
+	len = (size_t)snprintf(text, 400, "[router r]\n[site s]\nlink = %0250d\n", 0);
+	write_temp(path, text, len);
+	snprintf(expected, sizeof(expected), "%s:3: line too long (at most 198 characters)\n",
+		 path);
+	expect_errors(path, NULL, 0, expected);
+	unlink(path);
+	free(text);
+
+	/* many errors: the first 20, then it stops */
+	text = calloc(1, 4096);
+	assert_non_null(text);
+	p = text;
+	for (int i = 0; i < 30; i++)
+		p += sprintf(p, "[switch s%d]\n", i);
+	write_temp(path, text, (size_t)(p - text));
+	p = text;
+	for (int i = 0; i < 20; i++)
+		p += sprintf(p,
+			     "%s:%d: unknown section kind 'switch' (expected [lab], [router NAME], "
+			     "[site NAME] or [client NAME])\n",
+			     path, i + 1);
+	sprintf(p, "%s: too many errors, stopping\n", path);
+	expect_errors(path, NULL, 0, text);
+	unlink(path);
+	free(text);
+}
+
+static void test_syntax_accepted(void **state)
+{
+	/* a BOM, CRLF line ends, "key: value", inline and # comments */
+	static const char text[] = "\xEF\xBB\xBF# comment\r\n[lab] ; the lab\r\nname = crlf ; "
+				   "inline\r\n\r\n[router r]\r\n[site s]\r\n  link: r\r\n"
+				   "[client c]\r\nlink=r\r\n";
+	struct topology *t = new_topology();
+	char path[64];
+
+	(void)state;
+	write_temp(path, text, sizeof(text) - 1);
+	load_ok(t, path, NULL, 0);
+	unlink(path);
+	assert_string_equal(t->name, "crlf");
+	assert_int_equal(t->nlinks, 2);
+	assert_int_equal(t->links[0].line, 7);
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_minimal_defaults),
+	    cmocka_unit_test(test_full_values),
+	    cmocka_unit_test(test_sets),
+	    cmocka_unit_test(test_set_overrides_file),
+	    cmocka_unit_test(test_sizes_and_values),
+	    cmocka_unit_test(test_anycast),
+	    cmocka_unit_test(test_golden_anycast),
+	    cmocka_unit_test(test_print_roundtrip),
+	    cmocka_unit_test(test_format),
+	    cmocka_unit_test(test_find_and_kinds),
+	    cmocka_unit_test(test_syntax_accepted),
+	    cmocka_unit_test(test_error_files),
+	    cmocka_unit_test(test_error_forms),
+	    cmocka_unit_test(test_error_missing_file),
+	    cmocka_unit_test(test_error_sets),
+	    cmocka_unit_test(test_error_set_checks),
+	    cmocka_unit_test(test_error_limits),
+	};
+
+	return cmocka_run_group_tests_name("topology", tests, NULL, NULL);
+}
