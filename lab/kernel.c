@@ -73,10 +73,8 @@ int kern_veth(struct kern *k, const char *name_a, int nsfd_a, const char *name_b
 	peer = rtnl_link_veth_get_peer(link);
 	rtnl_link_set_name(link, name_a);
 	rtnl_link_set_ns_fd(link, nsfd_a);
-	rtnl_link_set_flags(link, IFF_UP);
 	rtnl_link_set_name(peer, name_b);
 	rtnl_link_set_ns_fd(peer, nsfd_b);
-	rtnl_link_set_flags(peer, IFF_UP);
 	err = rtnl_link_add(k->sk, link, NLM_F_CREATE | NLM_F_EXCL);
 	if (err < 0)
 		log_warnx("veth %s/%s: %s", name_a, name_b, nl_geterror(err));

@@ -18,7 +18,8 @@ struct kern *kern_open(int nsfd);
 void kern_close(struct kern *k);
 
 /* kern_veth: create a veth pair, end a named name_a in namespace nsfd_a and
- * end b in nsfd_b, both up. k is any socket (the kernel places the ends). */
+ * end b in nsfd_b (down: the kernel refuses IFF_UP on a peer created in
+ * another namespace). k is any socket (the kernel places the ends). */
 int kern_veth(struct kern *k, const char *name_a, int nsfd_a, const char *name_b, int nsfd_b);
 
 /* kern_ifindex: index of the link called name in k's namespace, or -1. */

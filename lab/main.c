@@ -148,7 +148,7 @@ static int cmd_check(const struct cmd_args *a)
 	if (load(a, "check") == -1)
 		return 1;
 	topo_print(&topo, stdout);
-	printf("; configuration OK\n");
+	printf("# configuration OK\n");
 	return 0;
 }
 

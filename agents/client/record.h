@@ -1,0 +1,57 @@
+/*
+ * The client's per-request records and per-site tally.
+ *
+ * One CSV line per request once its fate is known (docs/agents.md):
+ *
+ *   client,seq,sent_ns,status,site,rtt_ns
+ *
+ * status ok: site is the site that answered and rtt_ns the round trip;
+ * timeout: no reply within the timeout (site empty, rtt 0); error: the
+ * kernel refused to send it (site empty, rtt 0). The first line of the file
+ * is that header. Site names come off the wire, so anything but
+ * [A-Za-z0-9._-] in them is written as '_' to keep the CSV well formed.
+ */
+#ifndef STEERLAB_CLIENT_RECORD_H
+#define STEERLAB_CLIENT_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "wire.h"
+
+#define CLIENT_CSV_HEADER "client,seq,sent_ns,status,site,rtt_ns\n"
+#define CLIENT_MAX_SITES 64
+
+enum client_status {
+	CLIENT_OK,
+	CLIENT_TIMEOUT,
+	CLIENT_ERROR,
+};
+
+struct client_site_count {
+	char site[WIRE_SITE_LEN + 1];
+	uint64_t replies;
+};
+
+/* Replies per answering site; sites past CLIENT_MAX_SITES are counted in
+ * other. */
+struct client_tally {
+	struct client_site_count sites[CLIENT_MAX_SITES];
+	int n;
+	uint64_t other;
+};
+
+/* client_site_clean: copies a site name from the wire to out (at least
+ * WIRE_SITE_LEN + 1 bytes), replacing CSV-unsafe characters with '_'. */
+void client_site_clean(const char *in, char *out);
+
+/* client_record_format: one CSV line (with '\n') into buf. Its length, or
+ * -1 if it does not fit. site may be NULL (timeout, error). */
+int client_record_format(char *buf, size_t len, uint32_t client, uint64_t seq, int64_t sent_ns,
+			 enum client_status status, const char *site, int64_t rtt_ns);
+
+/* client_tally_add: one more reply from site. */
+void client_tally_add(struct client_tally *t, const char *site);
+
+#endif

@@ -1,0 +1,326 @@
+/* Paced requests, replies and timeouts of the client; see traffic.h. */
+#include "traffic.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "timeutil.h"
+#include "wire.h"
+
+#define CLIENT_RXLEN 256
+/* requests sent per wake-up at most, so replies and signals get a turn
+ * during a long catch-up */
+#define CLIENT_SEND_BUDGET 4096
+#define CLIENT_RECV_ROUNDS 16
+
+struct client_io {
+	struct mmsghdr tx[CLIENT_BATCH];
+	struct iovec tx_iov[CLIENT_BATCH];
+	uint8_t tx_buf[CLIENT_BATCH][WIRE_LEN];
+	struct mmsghdr rx[CLIENT_BATCH];
+	struct iovec rx_iov[CLIENT_BATCH];
+	uint8_t rx_buf[CLIENT_BATCH][CLIENT_RXLEN];
+};
+
+static void client_record(struct client *c, const struct client_slot *s, enum client_status st,
+			  const char *site, int64_t rtt_ns)
+{
+	char line[128];
+	int n = client_record_format(line, sizeof(line), c->cfg.id, s->seq, s->sent_real_ns, st,
+				     site, rtt_ns);
+
+	if (n > 0)
+		fwrite(line, 1, (size_t)n, c->csv);
+}
+
+static void client_maybe_done(struct client *c)
+{
+	if (c->draining && c->ring.pending == 0)
+		loop_stop(c->loop);
+}
+
+static void client_expire(struct client *c, int64_t now)
+{
+	struct client_slot *s;
+
+	while ((s = client_ring_oldest(&c->ring)) && now - s->sent_mono_ns > c->cfg.timeout_ns) {
+		client_record(c, s, CLIENT_TIMEOUT, NULL, 0);
+		c->stats.lost++;
+		client_ring_resolve(&c->ring, s);
+	}
+}
+
+/* client_send_batch: sends the next n (<= CLIENT_BATCH) requests. 0, or -1
+ * if the ring cannot grow. */
+static int client_send_batch(struct client *c, unsigned n)
+{
+	struct client_io *io = c->io;
+	int64_t real = now_real_ns(), mono = now_mono_ns();
+	uint64_t base = c->ring.head;
+	unsigned off = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct wire_msg m = {.type = WIRE_REQUEST, .client_id = c->cfg.id};
+
+		m.seq = base + i;
+		m.sent_ns = (uint64_t)real;
+		wire_encode(&m, io->tx_buf[i], WIRE_LEN);
+		if (client_ring_push(&c->ring, real, mono) == NULL) {
+			log_warnx("out of memory for %llu outstanding requests",
+				  (unsigned long long)c->ring.pending);
+			return -1;
+		}
+	}
+	c->stats.sent += n;
+	while (off < n) {
+		int r = sendmmsg(c->fd, io->tx + off, n - off, 0);
+		struct client_slot *s;
+
+		if (r > 0) {
+			off += (unsigned)r;
+			continue;
+		}
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (c->stats.errors++ == 0)
+			log_warn("sendto %s", inet_ntoa(c->cfg.target.sin_addr));
+		s = client_ring_find(&c->ring, base + off);
+		client_record(c, s, CLIENT_ERROR, NULL, 0);
+		client_ring_resolve(&c->ring, s);
+		off++;
+	}
+	return 0;
+}
+
+static void client_send_due(struct client *c)
+{
+	int64_t now = now_mono_ns();
+	uint64_t due = client_sched_due_by(&c->sched, now);
+	unsigned budget = CLIENT_SEND_BUDGET;
+
+	c->stats.wakeups++;
+	client_expire(c, now);
+	while (c->ring.head < due && budget > 0) {
+		uint64_t left = due - c->ring.head;
+		unsigned n = left < CLIENT_BATCH ? (unsigned)left : CLIENT_BATCH;
+
+		if (n > budget)
+			n = budget;
+		if (client_send_batch(c, n) == -1) {
+			c->failed = 1;
+			loop_stop(c->loop);
+			return;
+		}
+		budget -= n;
+	}
+	if (c->ring.head >= c->sched.total) {
+		client_drain(c);
+		return;
+	}
+	if (c->periodic)
+		return;
+	/* in the past after a cut-short catch-up: fires at once */
+	if (loop_timer_set(c->send_timer, client_sched_due_at(&c->sched, c->ring.head), 0) == -1) {
+		log_warn("timerfd");
+		c->failed = 1;
+		loop_stop(c->loop);
+	}
+}
+
+static void client_on_send_timer(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	client_send_due(arg);
+}
+
+static void client_on_expire_timer(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct client *c = arg;
+
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	client_expire(c, now_mono_ns());
+	client_maybe_done(c);
+}
+
+static void client_on_datagram(struct client *c, const uint8_t *buf, size_t len, int64_t now)
+{
+	struct wire_msg m;
+	struct client_slot *s;
+	char site[WIRE_SITE_LEN + 1];
+	int64_t rtt;
+
+	if (wire_decode(buf, len, &m) == -1 || m.type != WIRE_REPLY || m.client_id != c->cfg.id) {
+		c->stats.stray++;
+		return;
+	}
+	s = client_ring_find(&c->ring, m.seq);
+	if (s == NULL) {
+		if (m.seq < c->ring.head)
+			c->stats.late++;
+		else
+			c->stats.stray++;
+		return;
+	}
+	rtt = now - s->sent_mono_ns;
+	if (rtt > c->cfg.timeout_ns) {
+		c->stats.late++;
+		c->stats.lost++;
+		client_record(c, s, CLIENT_TIMEOUT, NULL, 0);
+	} else {
+		client_site_clean(m.site, site);
+		client_tally_add(&c->tally, site);
+		c->stats.ok++;
+		client_record(c, s, CLIENT_OK, site, rtt);
+	}
+	client_ring_resolve(&c->ring, s);
+}
+
+static void client_on_reply(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct client *c = arg;
+	struct client_io *io = c->io;
+
+	(void)loop;
+	(void)events;
+	for (int round = 0; round < CLIENT_RECV_ROUNDS; round++) {
+		int r = recvmmsg(fd, io->rx, CLIENT_BATCH, MSG_DONTWAIT, NULL);
+		int64_t now = now_mono_ns();
+
+		if (r == -1) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+				log_warn("recvmmsg");
+			break;
+		}
+		for (int i = 0; i < r; i++)
+			client_on_datagram(c, io->rx_buf[i], io->rx[i].msg_len, now);
+		if (r < CLIENT_BATCH)
+			break;
+	}
+	client_maybe_done(c);
+}
+
+static void client_io_init(struct client *c)
+{
+	struct client_io *io = c->io;
+
+	for (int i = 0; i < CLIENT_BATCH; i++) {
+		io->tx_iov[i].iov_base = io->tx_buf[i];
+		io->tx_iov[i].iov_len = WIRE_LEN;
+		io->tx[i].msg_hdr.msg_name = &c->cfg.target;
+		io->tx[i].msg_hdr.msg_namelen = sizeof(c->cfg.target);
+		io->tx[i].msg_hdr.msg_iov = &io->tx_iov[i];
+		io->tx[i].msg_hdr.msg_iovlen = 1;
+		io->rx_iov[i].iov_base = io->rx_buf[i];
+		io->rx_iov[i].iov_len = CLIENT_RXLEN;
+		io->rx[i].msg_hdr.msg_iov = &io->rx_iov[i];
+		io->rx[i].msg_hdr.msg_iovlen = 1;
+	}
+}
+
+int client_start(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv)
+{
+	int64_t tick = cfg->timeout_ns / 10, now;
+	int bufsz = 8 << 20;
+	double window = cfg->rate * ((double)cfg->timeout_ns / NSEC_PER_SEC);
+
+	memset(c, 0, sizeof(*c));
+	c->cfg = *cfg;
+	c->loop = loop;
+	c->csv = csv;
+	c->fd = c->send_timer = c->expire_timer = -1;
+	if (tick < NSEC_PER_MSEC)
+		tick = NSEC_PER_MSEC;
+	if (tick > 50 * NSEC_PER_MSEC)
+		tick = 50 * NSEC_PER_MSEC;
+	/* twice the requests one timeout holds, so the ring rarely grows */
+	if (client_ring_init(&c->ring, window > 1e8 ? (size_t)2e8 : (size_t)(2 * window) + 64)) {
+		log_warnx("out of memory for the outstanding ring");
+		return -1;
+	}
+	if ((c->io = calloc(1, sizeof(*c->io))) == NULL) {
+		log_warn("calloc");
+		return -1;
+	}
+	client_io_init(c);
+	c->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (c->fd == -1) {
+		log_warn("socket");
+		return -1;
+	}
+	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz, sizeof(bufsz)) == -1)
+		(void)setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
+	if (loop_add(loop, c->fd, EPOLLIN, client_on_reply, c) == -1) {
+		log_warn("loop_add");
+		return -1;
+	}
+	now = now_mono_ns();
+	client_sched_init(&c->sched, now, cfg->rate, cfg->duration_ns);
+	c->expire_timer = loop_timer(loop, now + tick, tick, client_on_expire_timer, c);
+	/* re-arming a timerfd per wake-up costs more than the sends at high
+	 * rates: there a periodic tick sends whatever fell due since the last */
+	c->periodic = cfg->rate * CLIENT_TICK_NS >= NSEC_PER_SEC;
+	c->send_timer =
+	    loop_timer(loop, now, c->periodic ? CLIENT_TICK_NS : 0, client_on_send_timer, c);
+	if (c->expire_timer == -1 || c->send_timer == -1) {
+		log_warn("timerfd");
+		return -1;
+	}
+	return 0;
+}
+
+void client_drain(struct client *c)
+{
+	if (c->draining)
+		return;
+	c->draining = 1;
+	c->send_end_ns = now_mono_ns();
+	if (c->send_timer != -1) {
+		loop_del(c->loop, c->send_timer);
+		close(c->send_timer);
+		c->send_timer = -1;
+	}
+	log_info("sent %llu requests; waiting for %llu replies", (unsigned long long)c->stats.sent,
+		 (unsigned long long)c->ring.pending);
+	client_maybe_done(c);
+}
+
+void client_finish(struct client *c)
+{
+	struct client_slot *s;
+
+	while ((s = client_ring_oldest(&c->ring))) {
+		client_record(c, s, CLIENT_TIMEOUT, NULL, 0);
+		c->stats.lost++;
+		client_ring_resolve(&c->ring, s);
+	}
+}
+
+void client_close(struct client *c)
+{
+	if (c->send_timer != -1) {
+		loop_del(c->loop, c->send_timer);
+		close(c->send_timer);
+	}
+	if (c->expire_timer != -1) {
+		loop_del(c->loop, c->expire_timer);
+		close(c->expire_timer);
+	}
+	if (c->fd != -1) {
+		loop_del(c->loop, c->fd);
+		close(c->fd);
+	}
+	c->fd = c->send_timer = c->expire_timer = -1;
+	client_ring_free(&c->ring);
+	free(c->io);
+	c->io = NULL;
+}

@@ -1,0 +1,85 @@
+/*
+ * The client's traffic: paced requests out, replies in, timeouts.
+ *
+ * Sending runs off one timerfd armed at the absolute due time of the next
+ * request (sched.h), or at high rates ticking every CLIENT_TICK_NS. Each
+ * wake-up sends every request due by then, in batches of up to
+ * CLIENT_BATCH through one sendmmsg, so a late wake-up catches up instead
+ * of drifting. The socket is unconnected (sendto), so
+ * ICMP errors from a dead site never surface as socket errors. Replies are
+ * read in batches with recvmmsg and matched to the outstanding ring
+ * (ring.h) by sequence number; a second timerfd expires requests that have
+ * waited longer than the timeout. Every request ends as one CSV record.
+ */
+#ifndef STEERLAB_CLIENT_TRAFFIC_H
+#define STEERLAB_CLIENT_TRAFFIC_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "loop.h"
+#include "record.h"
+#include "ring.h"
+#include "sched.h"
+
+#define CLIENT_BATCH 64
+/* above 1 / CLIENT_TICK_NS requests per second, the send timer ticks
+ * periodically and each tick sends what is due (a request leaves at most
+ * one tick after its due time); below, it is armed at each due time */
+#define CLIENT_TICK_NS 100000
+
+struct client_cfg {
+	uint32_t id;
+	struct sockaddr_in target;
+	double rate;	     /* requests per second */
+	int64_t timeout_ns;  /* a request unanswered this long is lost */
+	int64_t duration_ns; /* 0: until client_drain() */
+};
+
+struct client_stats {
+	uint64_t sent;	  /* requests attempted: ok + lost + errors at the end */
+	uint64_t ok;	  /* answered within the timeout */
+	uint64_t lost;	  /* not answered within the timeout */
+	uint64_t errors;  /* refused by the kernel (no route, ...) */
+	uint64_t late;	  /* replies to requests already counted lost, or duplicates */
+	uint64_t stray;	  /* datagrams that were not replies to this client */
+	uint64_t wakeups; /* send timer wake-ups, for the batching log line */
+};
+
+struct client_io;
+
+struct client {
+	struct client_cfg cfg;
+	struct loop *loop;
+	int fd;
+	int send_timer;
+	int expire_timer;
+	int periodic;
+	int draining;
+	int64_t send_end_ns; /* CLOCK_MONOTONIC when sending stopped */
+	int failed;
+	struct client_sched sched;
+	struct client_ring ring;
+	struct client_tally tally;
+	struct client_stats stats;
+	FILE *csv;
+	struct client_io *io;
+};
+
+/* client_start: opens the socket and timers and schedules request 0 now.
+ * csv receives the records (the caller writes the header and closes it).
+ * The loop stops by itself once a run with a duration has drained. 0 or
+ * -1 (logged; call client_close). */
+int client_start(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv);
+
+/* client_drain: stop sending; the loop stops once every outstanding
+ * request is answered or timed out. */
+void client_drain(struct client *c);
+
+/* client_finish: counts requests still outstanding as lost. */
+void client_finish(struct client *c);
+
+void client_close(struct client *c);
+
+#endif

@@ -1,0 +1,390 @@
+/*
+ * prober: health of the local service, and the announcement
+ * (docs/agents.md).
+ *
+ * Every INTERVAL one probe to the site's sited; DOWN failures in a row make
+ * the site dead and withdraw its prefix from every router, UP successes
+ * make it alive and announce it. The current verdict is repeated every
+ * REFRESH so that a restarted router relearns it.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "announce.h"
+#include "event.h"
+#include "fsm.h"
+#include "log.h"
+#include "loop.h"
+#include "probe.h"
+#include "routers.h"
+#include "timeutil.h"
+
+#define PROBER_USAGE                                                                               \
+	"usage: prober -s SITE -t ADDR:PORT -P PREFIX -m METRIC -R ROUTER[:PORT] [-R ...]\n"       \
+	"              [-n NODE] [-e FILE] [-i INTERVAL] [-w TIMEOUT] [-d DOWN] [-u UP]\n"         \
+	"              [-k REFRESH] [-v] [-h]\n"
+
+struct prober_opts {
+	const char *node;
+	const char *events;
+	const char *site;
+	const char *prefix_arg;
+	struct sockaddr_in target;
+	int has_target, has_metric;
+	struct announce_msg msg; /* site, prefix, metric */
+	struct prober_routers routers;
+	int64_t interval_ns, timeout_ns, refresh_ns;
+	unsigned down, up;
+	int verbose;
+};
+
+struct prober {
+	struct prober_opts *o;
+	struct loop *loop;
+	struct event_log *ev;
+	struct prober_fsm fsm;
+	struct prober_probe probe;
+	int timeout_timer;
+	unsigned long long probes, failed;
+};
+
+static void prober_usage(FILE *fp)
+{
+	fprintf(fp,
+		PROBER_USAGE
+		"  -s SITE          the site probed and announced\n"
+		"  -t ADDR:PORT     its service, usually 127.0.0.1:%d\n"
+		"  -P PREFIX        the prefix announced, e.g. 198.19.0.1/32\n"
+		"  -m METRIC        route priority of the announcement (lower wins)\n"
+		"  -R ROUTER[:PORT] a router's routed (port default %d); repeatable\n"
+		"  -i INTERVAL      time between probes (default 100ms)\n"
+		"  -w TIMEOUT       a probe unanswered this long fails (default 50ms)\n"
+		"  -d DOWN          failures in a row that mean dead (default 3)\n"
+		"  -u UP            successes in a row that mean alive (default 3)\n"
+		"  -k REFRESH       the verdict is repeated this often (default 1s)\n"
+		"  -n NODE          lab node, written into every event (default: prober)\n"
+		"  -e FILE          JSON Lines event file (default: standard output)\n"
+		"  -v               debug logging\n"
+		"  -h               this help\n",
+		WIRE_PORT_DEFAULT, ANNOUNCE_PORT);
+}
+
+static void prober_bad(const char *flag, const char *what, const char *arg)
+{
+	fprintf(stderr, "prober: %s: expected %s, got '%s'\n" PROBER_USAGE, flag, what, arg);
+	exit(1);
+}
+
+static unsigned prober_count(const char *flag, const char *arg)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || v == 0 || v > 1000000 || arg[0] == '-')
+		prober_bad(flag, "a count of probes (1-1000000)", arg);
+	return (unsigned)v;
+}
+
+static int64_t prober_duration(const char *flag, const char *arg)
+{
+	int64_t ns;
+
+	if (parse_duration_ns(arg, &ns) == -1 || ns == 0)
+		prober_bad(flag, "a duration such as 100ms", arg);
+	return ns;
+}
+
+static void prober_parse(int argc, char **argv, struct prober_opts *o)
+{
+	struct sockaddr_in sin;
+	unsigned long v;
+	char *end;
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->node = "prober";
+	o->routers.fd = -1;
+	o->interval_ns = 100 * NSEC_PER_MSEC;
+	o->timeout_ns = 50 * NSEC_PER_MSEC;
+	o->refresh_ns = NSEC_PER_SEC;
+	o->down = o->up = 3;
+	opterr = 0;
+	while ((ch = getopt(argc, argv, ":n:e:s:t:P:m:R:i:w:d:u:k:vh")) != -1) {
+		switch (ch) {
+		case 'n':
+			o->node = optarg;
+			break;
+		case 'e':
+			o->events = optarg;
+			break;
+		case 's':
+			if (strlen(optarg) == 0 || strlen(optarg) > WIRE_SITE_LEN ||
+			    strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					   "0123456789._-") != strlen(optarg))
+				prober_bad(
+				    "-s", "a site name of 1 to 16 letters, digits, '.', '_' or '-'",
+				    optarg);
+			o->site = optarg;
+			break;
+		case 't':
+			/* same syntax as a router, other default port */
+			if (prober_router_parse(optarg, &o->target) == -1)
+				prober_bad("-t", "an IPv4 ADDR:PORT", optarg);
+			if (strchr(optarg, ':') == NULL)
+				o->target.sin_port = htons(WIRE_PORT_DEFAULT);
+			o->has_target = 1;
+			break;
+		case 'P':
+			if (parse_prefix(optarg, &o->msg.prefix, &o->msg.prefixlen) == -1)
+				prober_bad("-P", "an IPv4 prefix such as 198.19.0.1/32", optarg);
+			o->prefix_arg = optarg;
+			break;
+		case 'm':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || v > UINT32_MAX || optarg[0] == '-')
+				prober_bad("-m", "a metric (0-4294967295)", optarg);
+			o->msg.metric = (unsigned)v;
+			o->has_metric = 1;
+			break;
+		case 'R':
+			if (prober_router_parse(optarg, &sin) == -1)
+				prober_bad("-R", "a router's IPv4 ADDR[:PORT]", optarg);
+			if (prober_routers_add(&o->routers, &sin) == -1)
+				prober_bad("-R", "at most 16 routers", optarg);
+			break;
+		case 'i':
+			o->interval_ns = prober_duration("-i", optarg);
+			break;
+		case 'w':
+			o->timeout_ns = prober_duration("-w", optarg);
+			break;
+		case 'k':
+			o->refresh_ns = prober_duration("-k", optarg);
+			break;
+		case 'd':
+			o->down = prober_count("-d", optarg);
+			break;
+		case 'u':
+			o->up = prober_count("-u", optarg);
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			prober_usage(stdout);
+			exit(0);
+		case ':':
+			fprintf(stderr, "prober: -%c: missing argument\n" PROBER_USAGE, optopt);
+			exit(1);
+		default:
+			fprintf(stderr, "prober: unknown flag -%c\n" PROBER_USAGE, optopt);
+			exit(1);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "prober: unexpected argument '%s'\n" PROBER_USAGE, argv[optind]);
+		exit(1);
+	}
+	if (!o->site || !o->has_target || !o->prefix_arg || !o->has_metric || !o->routers.n) {
+		fprintf(stderr,
+			"prober: -s, -t, -P, -m and at least one -R are required\n" PROBER_USAGE);
+		exit(1);
+	}
+	strcpy(o->msg.site, o->site);
+}
+
+/* prober_tell: sends the current verdict to every router; on a change
+ * (not a refresh) also writes one event per router. */
+static void prober_tell(struct prober *p, int change)
+{
+	struct prober_opts *o = p->o;
+	char prefix[INET_ADDRSTRLEN + 4], addr[INET_ADDRSTRLEN];
+
+	if (p->fsm.state == PROBER_UNKNOWN)
+		return;
+	o->msg.withdraw = p->fsm.state == PROBER_DEAD;
+	inet_ntop(AF_INET, &o->msg.prefix, addr, sizeof(addr));
+	snprintf(prefix, sizeof(prefix), "%s/%d", addr, o->msg.prefixlen);
+	for (int i = 0; i < o->routers.n; i++) {
+		if (prober_routers_send(&o->routers, i, &o->msg) == -1 || !change)
+			continue;
+		log_info("%s %s %s to %s", o->msg.withdraw ? "withdrew" : "announced", o->site,
+			 prefix, o->routers.name[i]);
+		event_emit(p->ev, o->msg.withdraw ? "withdraw_sent" : "announce_sent",
+			   "{s:s, s:s, s:s}", "site", o->site, "prefix", prefix, "router",
+			   o->routers.name[i]);
+	}
+}
+
+static void prober_result(struct prober *p, int ok, const char *reason)
+{
+	enum prober_verdict v;
+
+	p->probe.in_flight = 0;
+	if (!ok)
+		p->failed++;
+	v = prober_fsm_feed(&p->fsm, ok);
+	if (!ok) {
+		log_debug("probe %llu failed: %s", (unsigned long long)p->probe.seq, reason);
+		event_emit(p->ev, "probe_failed", "{s:s, s:i, s:s}", "site", p->o->site,
+			   "consecutive", (int)p->fsm.failures, "reason", reason);
+	}
+	if (v == PROBER_BECAME_DEAD) {
+		log_info("site %s declared dead after %u failures", p->o->site, p->fsm.failures);
+		event_emit(p->ev, "declared_dead", "{s:s, s:i}", "site", p->o->site, "failures",
+			   (int)p->fsm.failures);
+		prober_tell(p, 1);
+	} else if (v == PROBER_BECAME_ALIVE) {
+		log_info("site %s declared alive after %u successes", p->o->site, p->fsm.successes);
+		event_emit(p->ev, "declared_alive", "{s:s, s:i}", "site", p->o->site, "successes",
+			   (int)p->fsm.successes);
+		prober_tell(p, 1);
+	}
+}
+
+static const char *prober_errno_reason(int err)
+{
+	return err == ECONNREFUSED ? "refused" : strerror(err);
+}
+
+static void prober_on_probe_timer(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct prober *p = arg;
+
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	if (p->probe.in_flight) /* TIMEOUT >= INTERVAL */
+		prober_result(p, 0, "timeout");
+	p->probes++;
+	if (prober_probe_send(&p->probe, p->o->timeout_ns) == -1) {
+		prober_result(p, 0, prober_errno_reason(errno));
+		return;
+	}
+	if (loop_timer_set(p->timeout_timer, p->probe.deadline, 0) == -1)
+		log_warn("timerfd");
+}
+
+static void prober_on_timeout_timer(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct prober *p = arg;
+
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	if (p->probe.in_flight && now_mono_ns() >= p->probe.deadline)
+		prober_result(p, 0, "timeout");
+}
+
+static void prober_on_reply(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct prober *p = arg;
+
+	(void)loop;
+	(void)fd;
+	(void)events;
+	for (int i = 0; i < 64; i++) {
+		int r = prober_probe_read(&p->probe);
+
+		if (r == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (!p->probe.in_flight)
+			continue; /* an answer or an ICMP error for a probe already failed */
+		if (r == -1)
+			prober_result(p, 0, prober_errno_reason(errno));
+		else if (r == PROBER_REPLY_OK)
+			prober_result(p, 1, NULL);
+		else if (r == PROBER_REPLY_WRONG_SITE)
+			prober_result(p, 0, "wrong_site");
+	}
+}
+
+static void prober_on_refresh(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	prober_tell(arg, 0);
+}
+
+static void prober_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	int sig = loop_signal_read(fd);
+
+	(void)events;
+	(void)arg;
+	if (sig == SIGHUP) {
+		log_info("SIGHUP ignored");
+		return;
+	}
+	log_info("signal %d: stopping", sig);
+	loop_stop(loop);
+}
+
+int main(int argc, char **argv)
+{
+	struct prober_opts o;
+	struct prober p = {.o = &o, .timeout_timer = -1, .probe.fd = -1};
+	int64_t now;
+	int rc = 1;
+
+	prober_parse(argc, argv, &o);
+	log_init("prober", o.verbose);
+	prober_fsm_init(&p.fsm, o.down, o.up);
+	if ((p.ev = event_open(o.events, o.node, "prober")) == NULL)
+		goto out;
+	if ((p.loop = loop_new()) == NULL) {
+		log_warn("loop_new");
+		goto out;
+	}
+	if (loop_signals(p.loop, prober_on_signal, NULL) == -1) {
+		log_warn("signals");
+		goto out;
+	}
+	if (prober_probe_open(&p.probe, &o.target, o.site) == -1 ||
+	    prober_routers_open(&o.routers) == -1)
+		goto out;
+	if (loop_add(p.loop, p.probe.fd, EPOLLIN, prober_on_reply, &p) == -1) {
+		log_warn("loop_add");
+		goto out;
+	}
+	now = now_mono_ns();
+	/* a timer far in the future until the first probe arms it */
+	p.timeout_timer =
+	    loop_timer(p.loop, now + 3600 * NSEC_PER_SEC, 0, prober_on_timeout_timer, &p);
+	if (p.timeout_timer == -1 ||
+	    loop_timer(p.loop, now, o.interval_ns, prober_on_probe_timer, &p) == -1 ||
+	    loop_timer(p.loop, now + o.refresh_ns, o.refresh_ns, prober_on_refresh, &p) == -1) {
+		log_warn("timerfd");
+		goto out;
+	}
+	log_info("probing %s for site %s every %lldms, %d router(s)", inet_ntoa(o.target.sin_addr),
+		 o.site, (long long)(o.interval_ns / NSEC_PER_MSEC), o.routers.n);
+	if (loop_run(p.loop) == -1)
+		goto out;
+	rc = 0;
+out:
+	if (p.loop) {
+		log_info("%llu probes, %llu failed, state %s", p.probes, p.failed,
+			 prober_state_name(p.fsm.state));
+		event_emit(p.ev, "prober_summary", "{s:s, s:I, s:I}", "site", o.site, "probes",
+			   (json_int_t)p.probes, "failed", (json_int_t)p.failed);
+	}
+	prober_probe_close(&p.probe);
+	prober_routers_close(&o.routers);
+	loop_free(p.loop); /* the timer fds go with the process */
+	event_close(p.ev);
+	return rc;
+}

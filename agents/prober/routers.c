@@ -1,0 +1,94 @@
+/* Announce/withdraw datagrams to the routers; see routers.h. */
+#include "routers.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+
+int prober_router_parse(const char *s, struct sockaddr_in *sin)
+{
+	char buf[INET_ADDRSTRLEN];
+	const char *colon = strchr(s, ':');
+	size_t alen = colon ? (size_t)(colon - s) : strlen(s);
+	unsigned long port = ANNOUNCE_PORT;
+	char *end;
+
+	if (alen == 0 || alen >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, alen);
+	buf[alen] = '\0';
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	if (inet_pton(AF_INET, buf, &sin->sin_addr) != 1)
+		return -1;
+	if (colon) {
+		errno = 0;
+		port = strtoul(colon + 1, &end, 10);
+		if (errno || end == colon + 1 || *end || port == 0 || port > 65535 ||
+		    colon[1] == '-')
+			return -1;
+	}
+	sin->sin_port = htons((uint16_t)port);
+	return 0;
+}
+
+int prober_routers_add(struct prober_routers *r, const struct sockaddr_in *sin)
+{
+	char addr[INET_ADDRSTRLEN];
+
+	if (r->n == PROBER_MAX_ROUTERS)
+		return -1;
+	r->addr[r->n] = *sin;
+	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
+	snprintf(r->name[r->n], sizeof(r->name[r->n]), "%s:%u", addr, ntohs(sin->sin_port));
+	r->n++;
+	return 0;
+}
+
+int prober_routers_open(struct prober_routers *r)
+{
+	r->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (r->fd == -1) {
+		log_warn("socket");
+		return -1;
+	}
+	return 0;
+}
+
+int prober_routers_send(struct prober_routers *r, int i, const struct announce_msg *m)
+{
+	char buf[ANNOUNCE_MAX];
+	int n = announce_format(m, buf, sizeof(buf));
+
+	if (n == -1) {
+		log_warnx("announcement for %s does not fit in %d bytes", m->site, ANNOUNCE_MAX);
+		return -1;
+	}
+	if (sendto(r->fd, buf, (size_t)n, 0, (const struct sockaddr *)&r->addr[i],
+		   sizeof(r->addr[i])) != n) {
+		if (r->errors[i]++ == 0)
+			log_warn("send to router %s", r->name[i]);
+		else
+			log_debug("send to router %s: %s", r->name[i], strerror(errno));
+		return -1;
+	}
+	if (r->errors[i]) {
+		log_info("router %s reachable again after %lu send errors", r->name[i],
+			 r->errors[i]);
+		r->errors[i] = 0;
+	}
+	return 0;
+}
+
+void prober_routers_close(struct prober_routers *r)
+{
+	if (r->fd != -1)
+		close(r->fd);
+	r->fd = -1;
+}

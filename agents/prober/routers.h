@@ -1,0 +1,39 @@
+/*
+ * The routers a prober tells about its site: ANNOUNCE and WITHDRAW
+ * datagrams (lib/announce.h) to routed on each of them. Each router sees
+ * the datagram's source, the site's own link address, as the next hop.
+ */
+#ifndef STEERLAB_PROBER_ROUTERS_H
+#define STEERLAB_PROBER_ROUTERS_H
+
+#include <netinet/in.h>
+
+#include "announce.h"
+
+#define PROBER_MAX_ROUTERS 16
+
+struct prober_routers {
+	int fd;
+	int n;
+	struct sockaddr_in addr[PROBER_MAX_ROUTERS];
+	char name[PROBER_MAX_ROUTERS][INET_ADDRSTRLEN + 6]; /* "ADDR:PORT" */
+	unsigned long errors[PROBER_MAX_ROUTERS];	    /* consecutive send errors */
+};
+
+/* prober_router_parse: "ADDR" or "ADDR:PORT" (port default ANNOUNCE_PORT).
+ * 0 or -1. */
+int prober_router_parse(const char *s, struct sockaddr_in *sin);
+
+/* prober_routers_add: one more router. 0, or -1 if the table is full. */
+int prober_routers_add(struct prober_routers *r, const struct sockaddr_in *sin);
+
+/* prober_routers_open: the sending socket. 0, or -1 (logged). */
+int prober_routers_open(struct prober_routers *r);
+
+/* prober_routers_send: m to router i. 0, or -1 (logged once per run of
+ * errors, then at debug level). */
+int prober_routers_send(struct prober_routers *r, int i, const struct announce_msg *m);
+
+void prober_routers_close(struct prober_routers *r);
+
+#endif

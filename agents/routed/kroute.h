@@ -1,0 +1,43 @@
+/*
+ * The kernel FIB, as routed sees it: add-or-replace and delete one IPv4
+ * route through libnl-route-3 (after bgpd's kroute.c: everything that
+ * talks netlink is here, so the logic in rib.c is testable without root).
+ *
+ * Every route carries protocol KROUTE_PROTO, so steerlab's routes can be
+ * told apart (ip route show proto 186) and only ours are ever deleted.
+ */
+#ifndef STEERLAB_ROUTED_KROUTE_H
+#define STEERLAB_ROUTED_KROUTE_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KROUTE_PROTO 186
+
+struct kroute {
+	struct in_addr prefix;
+	int prefixlen;
+	struct in_addr via; /* the gateway */
+	unsigned metric;    /* route priority */
+	int any_metric;	    /* delete only: match whatever the priority */
+};
+
+struct kroute_ctx;
+
+/* kroute_open: a netlink route socket for table (RT_TABLE_MAIN: 254).
+ * NULL on failure (logged). */
+struct kroute_ctx *kroute_open(uint32_t table);
+void kroute_close(struct kroute_ctx *k);
+
+/* kroute_change: installs r, replacing a route of the same prefix and
+ * metric (NLM_F_CREATE | NLM_F_REPLACE). 0, or -1 with the kernel's
+ * reason in err. */
+int kroute_change(struct kroute_ctx *k, const struct kroute *r, char *err, size_t errlen);
+
+/* kroute_delete: deletes our route r (prefix, gateway, metric unless
+ * any_metric). 0 if deleted, 1 if there was no such route, -1 with the
+ * reason in err. */
+int kroute_delete(struct kroute_ctx *k, const struct kroute *r, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * sited: the service at a site (docs/agents.md).
+ *
+ * Answers every request datagram on UDP ADDR:PORT with a reply naming the
+ * site, sent from the address the request was sent to. The lab kills it
+ * to fail the site; the prober notices.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "log.h"
+#include "loop.h"
+#include "serve.h"
+
+struct sited_opts {
+	const char *node;
+	const char *events;
+	const char *site;
+	struct sockaddr_in addr;
+	int verbose;
+};
+
+#define SITED_USAGE "usage: sited -s SITE [-n NODE] [-e FILE] [-p PORT] [-a ADDR] [-v] [-h]\n"
+
+static void sited_usage(FILE *fp)
+{
+	fprintf(fp,
+		SITED_USAGE "  -s SITE   the site name put in every reply (at most %d characters)\n"
+			    "  -p PORT   UDP port to answer on (default %d)\n"
+			    "  -a ADDR   IPv4 address to bind (default 0.0.0.0: all)\n"
+			    "  -n NODE   lab node, written into every event (default: sited)\n"
+			    "  -e FILE   JSON Lines event file (default: standard output)\n"
+			    "  -v        debug logging\n"
+			    "  -h        this help\n",
+		WIRE_SITE_LEN, WIRE_PORT_DEFAULT);
+}
+
+static void sited_bad(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "sited: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n" SITED_USAGE);
+	exit(1);
+}
+
+static int sited_site_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > WIRE_SITE_LEN)
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+static void sited_parse(int argc, char **argv, struct sited_opts *o)
+{
+	char *end;
+	unsigned long v;
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->node = "sited";
+	o->addr.sin_family = AF_INET;
+	o->addr.sin_port = htons(WIRE_PORT_DEFAULT);
+	o->addr.sin_addr.s_addr = htonl(INADDR_ANY);
+	opterr = 0;
+	while ((ch = getopt(argc, argv, ":n:e:s:p:a:vh")) != -1) {
+		switch (ch) {
+		case 'n':
+			o->node = optarg;
+			break;
+		case 'e':
+			o->events = optarg;
+			break;
+		case 's':
+			if (!sited_site_ok(optarg))
+				sited_bad("-s: expected a site name of 1 to 16 letters, digits, "
+					  "'.', '_' or '-', got '%s'",
+					  optarg);
+			o->site = optarg;
+			break;
+		case 'p':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || v == 0 || v > 65535 ||
+			    optarg[0] == '-')
+				sited_bad("-p: expected a UDP port (1-65535), got '%s'", optarg);
+			o->addr.sin_port = htons((uint16_t)v);
+			break;
+		case 'a':
+			if (inet_pton(AF_INET, optarg, &o->addr.sin_addr) != 1)
+				sited_bad("-a: expected an IPv4 address, got '%s'", optarg);
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			sited_usage(stdout);
+			exit(0);
+		case ':':
+			fprintf(stderr, "sited: -%c: missing argument\n", optopt);
+			fputs(SITED_USAGE, stderr);
+			exit(1);
+		default:
+			fprintf(stderr, "sited: unknown flag -%c\n", optopt);
+			fputs(SITED_USAGE, stderr);
+			exit(1);
+		}
+	}
+	if (optind < argc)
+		sited_bad("unexpected argument '%s'", argv[optind]);
+	if (o->site == NULL)
+		sited_bad("%s", "-s SITE is required");
+}
+
+static void sited_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	int sig = loop_signal_read(fd);
+
+	(void)events;
+	(void)arg;
+	if (sig == SIGHUP) {
+		log_info("SIGHUP ignored");
+		return;
+	}
+	log_info("signal %d: stopping", sig);
+	loop_stop(loop);
+}
+
+static void sited_on_request(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct sited_server *s = arg;
+
+	(void)fd;
+	(void)events;
+	if (sited_server_serve(s) == -1)
+		loop_stop(loop);
+}
+
+int main(int argc, char **argv)
+{
+	struct sited_opts o;
+	struct sited_server srv = {.fd = -1};
+	struct event_log *ev = NULL;
+	struct loop *loop = NULL;
+	int rc = 1;
+
+	sited_parse(argc, argv, &o);
+	log_init("sited", o.verbose);
+	if ((ev = event_open(o.events, o.node, "sited")) == NULL)
+		goto out;
+	if ((loop = loop_new()) == NULL) {
+		log_warn("loop_new");
+		goto out;
+	}
+	if (loop_signals(loop, sited_on_signal, NULL) == -1) {
+		log_warn("signals");
+		goto out;
+	}
+	if (sited_server_open(&srv, &o.addr, o.site) == -1)
+		goto out;
+	if (loop_add(loop, srv.fd, EPOLLIN, sited_on_request, &srv) == -1) {
+		log_warn("loop_add");
+		goto out;
+	}
+	log_info("site %s answering on %s:%u", o.site, inet_ntoa(o.addr.sin_addr),
+		 ntohs(o.addr.sin_port));
+	event_emit(ev, "sited_ready", "{s:s, s:i}", "site", o.site, "port",
+		   (int)ntohs(o.addr.sin_port));
+	if (loop_run(loop) == -1)
+		goto out;
+	rc = 0;
+out:
+	if (srv.batch) {
+		log_info(
+		    "requests %llu replies %llu bad %llu", (unsigned long long)srv.counts.requests,
+		    (unsigned long long)srv.counts.replies, (unsigned long long)srv.counts.bad);
+		event_emit(ev, "sited_summary", "{s:s, s:I, s:I, s:I}", "site", o.site, "requests",
+			   (json_int_t)srv.counts.requests, "replies",
+			   (json_int_t)srv.counts.replies, "bad", (json_int_t)srv.counts.bad);
+	}
+	sited_server_close(&srv);
+	loop_free(loop);
+	event_close(ev);
+	return rc;
+}

@@ -1,0 +1,261 @@
+/* The client's pure parts: outstanding ring, absolute schedule, CSV records. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "agents/client/record.h"
+#include "agents/client/ring.h"
+#include "agents/client/sched.h"
+#include "timeutil.h"
+
+/* ---- ring ---- */
+
+static void test_ring_push_find_resolve(void **state)
+{
+	struct client_ring r;
+
+	(void)state;
+	assert_int_equal(client_ring_init(&r, 10), 0);
+	assert_int_equal(client_ring_capacity(&r), 16);
+	for (int i = 0; i < 5; i++) {
+		struct client_slot *s = client_ring_push(&r, 1000 + i, 2000 + i);
+		assert_non_null(s);
+		assert_int_equal(s->seq, i);
+	}
+	assert_int_equal(r.pending, 5);
+	assert_null(client_ring_find(&r, 5)); /* never sent */
+	assert_int_equal(client_ring_find(&r, 3)->sent_real_ns, 1003);
+
+	/* replies out of order: the tail only moves past answered requests */
+	client_ring_resolve(&r, client_ring_find(&r, 2));
+	assert_null(client_ring_find(&r, 2)); /* a duplicate reply finds nothing */
+	assert_int_equal(client_ring_oldest(&r)->seq, 0);
+	client_ring_resolve(&r, client_ring_find(&r, 0));
+	assert_int_equal(client_ring_oldest(&r)->seq, 1);
+	client_ring_resolve(&r, client_ring_find(&r, 1));
+	assert_int_equal(client_ring_oldest(&r)->seq, 3); /* skipped 2, already done */
+	assert_int_equal(r.pending, 2);
+	client_ring_resolve(&r, client_ring_find(&r, 4));
+	client_ring_resolve(&r, client_ring_find(&r, 3));
+	assert_null(client_ring_oldest(&r));
+	assert_int_equal(r.pending, 0);
+	assert_int_equal(r.tail, 5);
+	client_ring_free(&r);
+}
+
+static void test_ring_wraps_without_growing(void **state)
+{
+	struct client_ring r;
+
+	(void)state;
+	assert_int_equal(client_ring_init(&r, 16), 0);
+	/* a steady state of 10 in flight over many laps of a 16-slot ring */
+	for (uint64_t seq = 0; seq < 1000; seq++) {
+		assert_non_null(client_ring_push(&r, (int64_t)seq, (int64_t)seq));
+		if (seq >= 9) {
+			struct client_slot *old = client_ring_oldest(&r);
+			assert_int_equal(old->seq, seq - 9);
+			client_ring_resolve(&r, old);
+		}
+	}
+	assert_int_equal(client_ring_capacity(&r), 16);
+	assert_int_equal(r.pending, 9);
+	/* a stale seq from an earlier lap maps to a live slot: it must not match */
+	assert_null(client_ring_find(&r, 999 - 16));
+	assert_non_null(client_ring_find(&r, 999));
+	client_ring_free(&r);
+}
+
+static void test_ring_grows_keeping_pending(void **state)
+{
+	struct client_ring r;
+
+	(void)state;
+	assert_int_equal(client_ring_init(&r, 16), 0);
+	for (int i = 0; i < 100; i++)
+		assert_non_null(client_ring_push(&r, 10 * i, 20 * i));
+	assert_true(client_ring_capacity(&r) >= 100);
+	for (int i = 0; i < 100; i++) {
+		struct client_slot *s = client_ring_find(&r, (uint64_t)i);
+		assert_non_null(s);
+		assert_int_equal(s->sent_real_ns, 10 * i);
+		assert_int_equal(s->sent_mono_ns, 20 * i);
+	}
+	/* growth with a resolved hole and an advanced tail */
+	client_ring_resolve(&r, client_ring_find(&r, 0));
+	client_ring_resolve(&r, client_ring_find(&r, 50));
+	for (int i = 100; i < 300; i++)
+		assert_non_null(client_ring_push(&r, 10 * i, 20 * i));
+	assert_null(client_ring_find(&r, 50));
+	assert_int_equal(client_ring_find(&r, 51)->sent_real_ns, 510);
+	assert_int_equal(client_ring_find(&r, 299)->sent_real_ns, 2990);
+	assert_int_equal(client_ring_oldest(&r)->seq, 1);
+	assert_int_equal(r.pending, 298);
+	client_ring_free(&r);
+}
+
+static void test_ring_grows_after_wrapping(void **state)
+{
+	struct client_ring r;
+
+	(void)state;
+	assert_int_equal(client_ring_init(&r, 16), 0);
+	/* move the window so it wraps the end of the array, then overflow it */
+	for (int i = 0; i < 10; i++)
+		client_ring_resolve(&r, client_ring_push(&r, i, i));
+	for (int i = 10; i < 26; i++)
+		assert_non_null(client_ring_push(&r, 100 + i, i));
+	assert_int_equal(client_ring_capacity(&r), 16); /* exactly full */
+	assert_non_null(client_ring_push(&r, 126, 26));
+	assert_int_equal(client_ring_capacity(&r), 32);
+	for (int i = 10; i < 27; i++) {
+		struct client_slot *s = client_ring_find(&r, (uint64_t)i);
+		assert_non_null(s);
+		assert_int_equal(s->sent_real_ns, 100 + i);
+	}
+	assert_int_equal(client_ring_oldest(&r)->seq, 10);
+	client_ring_free(&r);
+}
+
+/* ---- schedule ---- */
+
+static void test_sched_due_times(void **state)
+{
+	struct client_sched s;
+
+	(void)state;
+	client_sched_init(&s, 1000, 1000, 0);
+	assert_true(s.total == UINT64_MAX);
+	assert_int_equal(client_sched_due_at(&s, 0), 1000);
+	assert_int_equal(client_sched_due_at(&s, 1), 1000 + NSEC_PER_MSEC);
+	assert_int_equal(client_sched_due_at(&s, 1000000), 1000 + 1000 * NSEC_PER_SEC);
+	/* a rate that does not divide a second: no accumulated drift */
+	client_sched_init(&s, 0, 3, 0);
+	assert_int_equal(client_sched_due_at(&s, 1), 333333333);
+	assert_int_equal(client_sched_due_at(&s, 3), NSEC_PER_SEC);
+	assert_int_equal(client_sched_due_at(&s, 3000000), 1000000 * NSEC_PER_SEC);
+}
+
+static void test_sched_due_by(void **state)
+{
+	struct client_sched s;
+
+	(void)state;
+	client_sched_init(&s, 5000, 1000, 0);
+	assert_int_equal(client_sched_due_by(&s, 4999), 0);
+	assert_int_equal(client_sched_due_by(&s, 5000), 1); /* request 0 due at start */
+	assert_int_equal(client_sched_due_by(&s, 5000 + NSEC_PER_MSEC - 1), 1);
+	assert_int_equal(client_sched_due_by(&s, 5000 + NSEC_PER_MSEC), 2);
+	/* a wake-up a second late finds a second's worth due: catch-up */
+	assert_int_equal(client_sched_due_by(&s, 5000 + NSEC_PER_SEC), 1001);
+	/* due_by and due_at agree at every boundary */
+	client_sched_init(&s, 0, 7, 0);
+	for (uint64_t k = 0; k < 100; k++) {
+		int64_t t = client_sched_due_at(&s, k);
+		assert_int_equal(client_sched_due_by(&s, t), k + 1);
+		assert_int_equal(client_sched_due_by(&s, t - 1), k);
+	}
+}
+
+static void test_sched_total(void **state)
+{
+	struct client_sched s;
+
+	(void)state;
+	client_sched_init(&s, 0, 1000, NSEC_PER_SEC);
+	assert_int_equal(s.total, 1000);
+	client_sched_init(&s, 0, 3, NSEC_PER_SEC);
+	assert_int_equal(s.total, 3);
+	client_sched_init(&s, 0, 50000, 4 * NSEC_PER_SEC);
+	assert_int_equal(s.total, 200000);
+	client_sched_init(&s, 0, 1000, NSEC_PER_SEC + 1); /* one more falls inside */
+	assert_int_equal(s.total, 1001);
+	client_sched_init(&s, 0, 0.5, NSEC_PER_SEC); /* only request 0 */
+	assert_int_equal(s.total, 1);
+	/* the end caps what is due however late the wake-up */
+	client_sched_init(&s, 0, 1000, NSEC_PER_SEC);
+	assert_int_equal(client_sched_due_by(&s, 10 * NSEC_PER_SEC), 1000);
+}
+
+/* ---- records ---- */
+
+static void test_record_lines(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	assert_int_equal(client_record_format(buf, sizeof(buf), 7, 42, 1700000000123456789LL,
+					      CLIENT_OK, "a", 81234),
+			 36);
+	assert_string_equal(buf, "7,42,1700000000123456789,ok,a,81234\n");
+	/* a lost request: no site and rtt 0, whatever is passed */
+	client_record_format(buf, sizeof(buf), 7, 43, 5, CLIENT_TIMEOUT, NULL, 99);
+	assert_string_equal(buf, "7,43,5,timeout,,0\n");
+	client_record_format(buf, sizeof(buf), 4294967295u, 0, 6, CLIENT_ERROR, NULL, 0);
+	assert_string_equal(buf, "4294967295,0,6,error,,0\n");
+	assert_int_equal(client_record_format(buf, 10, 7, 42, 1, CLIENT_OK, "a", 1), -1);
+}
+
+static void test_record_header(void **state)
+{
+	(void)state;
+	assert_string_equal(CLIENT_CSV_HEADER, "client,seq,sent_ns,status,site,rtt_ns\n");
+}
+
+static void test_site_clean(void **state)
+{
+	char out[WIRE_SITE_LEN + 1];
+
+	(void)state;
+	client_site_clean("site-a_1.x", out);
+	assert_string_equal(out, "site-a_1.x");
+	client_site_clean("a,b\nc\"d", out); /* would break the CSV */
+	assert_string_equal(out, "a_b_c_d");
+	client_site_clean("0123456789abcdefXYZ", out); /* at most the wire's 16 */
+	assert_string_equal(out, "0123456789abcdef");
+}
+
+static void test_tally(void **state)
+{
+	static struct client_tally t;
+	char name[16];
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	client_tally_add(&t, "a");
+	client_tally_add(&t, "b");
+	client_tally_add(&t, "a");
+	assert_int_equal(t.n, 2);
+	assert_string_equal(t.sites[0].site, "a");
+	assert_int_equal(t.sites[0].replies, 2);
+	assert_int_equal(t.sites[1].replies, 1);
+	for (int i = 0; i < CLIENT_MAX_SITES + 5; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		client_tally_add(&t, name);
+	}
+	assert_int_equal(t.n, CLIENT_MAX_SITES);
+	assert_int_equal(t.other, 7); /* 2 + 62 named, the last 7 overflow */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_ring_push_find_resolve),
+	    cmocka_unit_test(test_ring_wraps_without_growing),
+	    cmocka_unit_test(test_ring_grows_keeping_pending),
+	    cmocka_unit_test(test_ring_grows_after_wrapping),
+	    cmocka_unit_test(test_sched_due_times),
+	    cmocka_unit_test(test_sched_due_by),
+	    cmocka_unit_test(test_sched_total),
+	    cmocka_unit_test(test_record_lines),
+	    cmocka_unit_test(test_record_header),
+	    cmocka_unit_test(test_site_clean),
+	    cmocka_unit_test(test_tally),
+	};
+
+	return cmocka_run_group_tests_name("client", tests, NULL, NULL);
+}

@@ -1,0 +1,174 @@
+/* The prober's pure parts: the up/down verdict, reply checks, router syntax. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <cmocka.h>
+
+#include "agents/prober/fsm.h"
+#include "agents/prober/probe.h"
+#include "agents/prober/routers.h"
+
+/* feed: a string of results, '+' success '-' failure; returns the verdicts
+ * as a string: '.' no change, 'A' became alive, 'D' became dead. */
+static const char *feed(struct prober_fsm *f, const char *results)
+{
+	static char out[64];
+	size_t i;
+
+	for (i = 0; results[i] && i < sizeof(out) - 1; i++) {
+		enum prober_verdict v = prober_fsm_feed(f, results[i] == '+');
+		out[i] = v == PROBER_BECAME_ALIVE ? 'A' : v == PROBER_BECAME_DEAD ? 'D' : '.';
+	}
+	out[i] = '\0';
+	return out;
+}
+
+static void test_fsm_starts_unknown(void **state)
+{
+	struct prober_fsm f;
+
+	(void)state;
+	prober_fsm_init(&f, 3, 3);
+	assert_int_equal(f.state, PROBER_UNKNOWN);
+	/* nothing is announced before UP successes in a row */
+	assert_string_equal(feed(&f, "++-++"), ".....");
+	assert_int_equal(f.state, PROBER_UNKNOWN);
+	assert_string_equal(feed(&f, "+"), "A");
+	assert_int_equal(f.state, PROBER_ALIVE);
+}
+
+static void test_fsm_down_after_consecutive_failures(void **state)
+{
+	struct prober_fsm f;
+
+	(void)state;
+	prober_fsm_init(&f, 3, 3);
+	assert_string_equal(feed(&f, "+++"), "..A");
+	/* isolated failures do not kill: the run resets on success */
+	assert_string_equal(feed(&f, "--+--+-+"), "........");
+	assert_int_equal(f.state, PROBER_ALIVE);
+	/* the third failure in a row does, once */
+	assert_string_equal(feed(&f, "-----"), "..D..");
+	assert_int_equal(f.state, PROBER_DEAD);
+	assert_int_equal(f.failures, 5);
+}
+
+static void test_fsm_recovery_needs_up_successes(void **state)
+{
+	struct prober_fsm f;
+
+	(void)state;
+	prober_fsm_init(&f, 2, 4);
+	assert_string_equal(feed(&f, "++++--"), "...A.D");
+	assert_string_equal(feed(&f, "+++-++++"), ".......A");
+	assert_int_equal(f.successes, 4);
+	assert_int_equal(f.failures, 0);
+}
+
+static void test_fsm_dead_from_unknown(void **state)
+{
+	struct prober_fsm f;
+
+	(void)state;
+	prober_fsm_init(&f, 3, 3);
+	/* a service that never came up is declared dead (and withdrawn) */
+	assert_string_equal(feed(&f, "---"), "..D");
+}
+
+static void test_fsm_thresholds_of_one(void **state)
+{
+	struct prober_fsm f;
+
+	(void)state;
+	prober_fsm_init(&f, 1, 1);
+	assert_string_equal(feed(&f, "+-+--++"), "ADAD.A.");
+	prober_fsm_init(&f, 0, 0); /* 0 means 1 rather than never */
+	assert_string_equal(feed(&f, "+-"), "AD");
+}
+
+static void test_state_names(void **state)
+{
+	(void)state;
+	assert_string_equal(prober_state_name(PROBER_UNKNOWN), "unknown");
+	assert_string_equal(prober_state_name(PROBER_ALIVE), "alive");
+	assert_string_equal(prober_state_name(PROBER_DEAD), "dead");
+}
+
+static size_t reply(uint8_t *buf, uint8_t type, uint32_t client, uint64_t seq, const char *site)
+{
+	struct wire_msg m = {.type = type, .client_id = client, .seq = seq};
+
+	strcpy(m.site, site);
+	return (size_t)wire_encode(&m, buf, WIRE_LEN);
+}
+
+static void test_reply_check(void **state)
+{
+	uint8_t buf[WIRE_LEN];
+	size_t n;
+
+	(void)state;
+	n = reply(buf, WIRE_REPLY, PROBER_CLIENT_ID, 9, "a");
+	assert_int_equal(prober_reply_check(buf, n, 9, "a"), PROBER_REPLY_OK);
+	assert_int_equal(prober_reply_check(buf, n, 10, "a"), PROBER_REPLY_STALE);
+	assert_int_equal(prober_reply_check(buf, n, 9, "ab"), PROBER_REPLY_WRONG_SITE);
+	assert_int_equal(prober_reply_check(buf, n - 1, 9, "a"), PROBER_REPLY_BAD);
+	n = reply(buf, WIRE_REQUEST, PROBER_CLIENT_ID, 9, "a"); /* our own request echoed */
+	assert_int_equal(prober_reply_check(buf, n, 9, "a"), PROBER_REPLY_BAD);
+	n = reply(buf, WIRE_REPLY, PROBER_CLIENT_ID + 1, 9, "a"); /* a client's reply */
+	assert_int_equal(prober_reply_check(buf, n, 9, "a"), PROBER_REPLY_BAD);
+}
+
+static void test_router_parse(void **state)
+{
+	struct sockaddr_in sin;
+
+	(void)state;
+	assert_int_equal(prober_router_parse("198.18.0.1", &sin), 0);
+	assert_int_equal(ntohs(sin.sin_port), ANNOUNCE_PORT);
+	assert_int_equal(ntohl(sin.sin_addr.s_addr), 0xc6120001);
+	assert_int_equal(prober_router_parse("198.18.0.1:9000", &sin), 0);
+	assert_int_equal(ntohs(sin.sin_port), 9000);
+	assert_int_equal(prober_router_parse("", &sin), -1);
+	assert_int_equal(prober_router_parse(":7179", &sin), -1);
+	assert_int_equal(prober_router_parse("198.18.0.1:", &sin), -1);
+	assert_int_equal(prober_router_parse("198.18.0.1:0", &sin), -1);
+	assert_int_equal(prober_router_parse("198.18.0.1:65536", &sin), -1);
+	assert_int_equal(prober_router_parse("198.18.0.1:-5", &sin), -1);
+	assert_int_equal(prober_router_parse("198.18.0.1:80x", &sin), -1);
+	assert_int_equal(prober_router_parse("router1", &sin), -1);
+}
+
+static void test_routers_add(void **state)
+{
+	struct prober_routers r = {.fd = -1};
+	struct sockaddr_in sin;
+
+	(void)state;
+	prober_router_parse("198.18.0.1", &sin);
+	for (int i = 0; i < PROBER_MAX_ROUTERS; i++)
+		assert_int_equal(prober_routers_add(&r, &sin), 0);
+	assert_int_equal(prober_routers_add(&r, &sin), -1);
+	assert_string_equal(r.name[0], "198.18.0.1:7179");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_fsm_starts_unknown),
+	    cmocka_unit_test(test_fsm_down_after_consecutive_failures),
+	    cmocka_unit_test(test_fsm_recovery_needs_up_successes),
+	    cmocka_unit_test(test_fsm_dead_from_unknown),
+	    cmocka_unit_test(test_fsm_thresholds_of_one),
+	    cmocka_unit_test(test_state_names),
+	    cmocka_unit_test(test_reply_check),
+	    cmocka_unit_test(test_router_parse),
+	    cmocka_unit_test(test_routers_add),
+	};
+
+	return cmocka_run_group_tests_name("prober", tests, NULL, NULL);
+}
