@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "addr.h"
 #include "log.h"
 #include "loop.h"
 #include "strfmt.h"
@@ -59,34 +60,6 @@ static void client_bad(const char *flag, const char *what, const char *arg)
 	exit(1);
 }
 
-/* client_parse_target: "ADDR:PORT" or "ADDR". 0 or -1. */
-static int client_parse_target(const char *s, struct sockaddr_in *sin)
-{
-	char buf[INET_ADDRSTRLEN];
-	const char *colon = strchr(s, ':');
-	size_t alen = colon ? (size_t)(colon - s) : strlen(s);
-	unsigned long port = WIRE_PORT_DEFAULT;
-	char *end;
-
-	if (alen == 0 || alen >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, alen);
-	buf[alen] = '\0';
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	if (inet_pton(AF_INET, buf, &sin->sin_addr) != 1)
-		return -1;
-	if (colon) {
-		errno = 0;
-		port = strtoul(colon + 1, &end, 10);
-		if (errno || end == colon + 1 || *end || port == 0 || port > 65535 ||
-		    colon[1] == '-')
-			return -1;
-	}
-	sin->sin_port = htons((uint16_t)port);
-	return 0;
-}
-
 static void client_parse(int argc, char **argv, struct client_opts *o)
 {
 	unsigned long long v;
@@ -115,7 +88,7 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 			o->has_id = 1;
 			break;
 		case 't':
-			if (client_parse_target(optarg, &o->cfg.target) == -1)
+			if (parse_addr_port(optarg, WIRE_PORT_DEFAULT, &o->cfg.target) == -1)
 				client_bad("-t", "an IPv4 ADDR:PORT", optarg);
 			o->target = optarg;
 			break;

@@ -20,6 +20,7 @@
 #include "announce.h"
 #include "event.h"
 #include "fsm.h"
+#include "addr.h"
 #include "log.h"
 #include "loop.h"
 #include "probe.h"
@@ -136,11 +137,8 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 			o->site = optarg;
 			break;
 		case 't':
-			/* same syntax as a router, other default port */
-			if (prober_router_parse(optarg, &o->target) == -1)
+			if (parse_addr_port(optarg, WIRE_PORT_DEFAULT, &o->target) == -1)
 				prober_bad("-t", "an IPv4 ADDR:PORT", optarg);
-			if (strchr(optarg, ':') == NULL)
-				o->target.sin_port = htons(WIRE_PORT_DEFAULT);
 			o->has_target = 1;
 			break;
 		case 'P':
@@ -157,7 +155,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 			o->has_metric = 1;
 			break;
 		case 'R':
-			if (prober_router_parse(optarg, &sin) == -1)
+			if (parse_addr_port(optarg, ANNOUNCE_PORT, &sin) == -1)
 				prober_bad("-R", "a router's IPv4 ADDR[:PORT]", optarg);
 			if (prober_routers_add(&o->routers, &sin) == -1)
 				prober_bad("-R", "at most 16 routers", optarg);

@@ -21,6 +21,7 @@
 #include "announce.h"
 #include "event.h"
 #include "kroute.h"
+#include "addr.h"
 #include "log.h"
 #include "loop.h"
 #include "rib.h"
@@ -62,31 +63,6 @@ static void routed_bad(const char *flag, const char *what, const char *arg)
 	exit(1);
 }
 
-static int routed_parse_listen(const char *s, struct sockaddr_in *sin)
-{
-	char buf[INET_ADDRSTRLEN];
-	const char *colon = strchr(s, ':');
-	size_t alen = colon ? (size_t)(colon - s) : strlen(s);
-	unsigned long port = ANNOUNCE_PORT;
-	char *end;
-
-	if (alen == 0 || alen >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, alen);
-	buf[alen] = '\0';
-	if (inet_pton(AF_INET, buf, &sin->sin_addr) != 1)
-		return -1;
-	if (colon) {
-		errno = 0;
-		port = strtoul(colon + 1, &end, 10);
-		if (errno || end == colon + 1 || *end || port == 0 || port > 65535 ||
-		    colon[1] == '-')
-			return -1;
-	}
-	sin->sin_port = htons((uint16_t)port);
-	return 0;
-}
-
 static void routed_parse(int argc, char **argv, struct routed_opts *o)
 {
 	unsigned long v;
@@ -108,7 +84,7 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 			o->events = optarg;
 			break;
 		case 'l':
-			if (routed_parse_listen(optarg, &o->listen) == -1)
+			if (parse_addr_port(optarg, ANNOUNCE_PORT, &o->listen) == -1)
 				routed_bad("-l", "an IPv4 ADDR[:PORT]", optarg);
 			break;
 		case 'T':

@@ -40,6 +40,6 @@ for i in $(seq 1 "$n"); do
 		echo "link set eth0 up"
 		echo "addr add $(addr $((i - 1)) 2)/30 dev eth0"
 		echo "route add default via $(addr $((i - 1)) 1)"
-		[ "$i" = 1 ] && echo "addr add 198.19.0.1/32 dev lo"
+		if [ "$i" = 1 ]; then echo "addr add 198.19.0.1/32 dev lo"; fi
 	} | ip -n $p-$(name "$i") -batch -
 done

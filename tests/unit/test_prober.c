@@ -8,6 +8,8 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
+#include "addr.h"
+#include "announce.h"
 #include "agents/prober/fsm.h"
 #include "agents/prober/probe.h"
 #include "agents/prober/routers.h"
@@ -128,19 +130,19 @@ static void test_router_parse(void **state)
 	struct sockaddr_in sin;
 
 	(void)state;
-	assert_int_equal(prober_router_parse("198.18.0.1", &sin), 0);
+	assert_int_equal(parse_addr_port("198.18.0.1", ANNOUNCE_PORT, &sin), 0);
 	assert_int_equal(ntohs(sin.sin_port), ANNOUNCE_PORT);
 	assert_int_equal(ntohl(sin.sin_addr.s_addr), 0xc6120001);
-	assert_int_equal(prober_router_parse("198.18.0.1:9000", &sin), 0);
+	assert_int_equal(parse_addr_port("198.18.0.1:9000", ANNOUNCE_PORT, &sin), 0);
 	assert_int_equal(ntohs(sin.sin_port), 9000);
-	assert_int_equal(prober_router_parse("", &sin), -1);
-	assert_int_equal(prober_router_parse(":7179", &sin), -1);
-	assert_int_equal(prober_router_parse("198.18.0.1:", &sin), -1);
-	assert_int_equal(prober_router_parse("198.18.0.1:0", &sin), -1);
-	assert_int_equal(prober_router_parse("198.18.0.1:65536", &sin), -1);
-	assert_int_equal(prober_router_parse("198.18.0.1:-5", &sin), -1);
-	assert_int_equal(prober_router_parse("198.18.0.1:80x", &sin), -1);
-	assert_int_equal(prober_router_parse("router1", &sin), -1);
+	assert_int_equal(parse_addr_port("", ANNOUNCE_PORT, &sin), -1);
+	assert_int_equal(parse_addr_port(":7179", ANNOUNCE_PORT, &sin), -1);
+	assert_int_equal(parse_addr_port("198.18.0.1:", ANNOUNCE_PORT, &sin), -1);
+	assert_int_equal(parse_addr_port("198.18.0.1:0", ANNOUNCE_PORT, &sin), -1);
+	assert_int_equal(parse_addr_port("198.18.0.1:65536", ANNOUNCE_PORT, &sin), -1);
+	assert_int_equal(parse_addr_port("198.18.0.1:-5", ANNOUNCE_PORT, &sin), -1);
+	assert_int_equal(parse_addr_port("198.18.0.1:80x", ANNOUNCE_PORT, &sin), -1);
+	assert_int_equal(parse_addr_port("router1", ANNOUNCE_PORT, &sin), -1);
 }
 
 static void test_routers_add(void **state)
@@ -149,7 +151,7 @@ static void test_routers_add(void **state)
 	struct sockaddr_in sin;
 
 	(void)state;
-	prober_router_parse("198.18.0.1", &sin);
+	parse_addr_port("198.18.0.1", ANNOUNCE_PORT, &sin);
 	for (int i = 0; i < PROBER_MAX_ROUTERS; i++)
 		assert_int_equal(prober_routers_add(&r, &sin), 0);
 	assert_int_equal(prober_routers_add(&r, &sin), -1);
