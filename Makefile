@@ -57,8 +57,9 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libinih-dev libjansson-dev libcmocka-dev libknot-dev iproute2 tcpdump procps jq
 
-.PHONY: all deps check unit unit-asan integration demo bench clean format install
-all: $(PROGRAMS)
+
+.PHONY: tools all deps check unit unit-asan integration demo bench clean format install
+all: $(PROGRAMS) $(TOOL_BINS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -98,6 +99,14 @@ $(BINDIR)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(LIBSTEER)
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# Test tools (tests/tools/*.c): small programs the tests and benches drive,
+# e.g. blast, a sendmmsg sender for the collector's drop test.
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
+$(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBSTEER)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+tools: $(TOOL_BINS)
 
 # Unit tests: no root needed. Each binary is a cmocka suite; the last line
 # sums them up for CI.

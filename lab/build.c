@@ -330,8 +330,8 @@ int lab_up(struct lab *lab)
 	if (!lab->no_agents && lab_start_infra(lab) == -1)
 		goto fail;
 	kern_close(root);
-	event_emit(lab->ev, "lab_up", "{s:s, s:s, s:i, s:i}", "lab", t->name, "topology", t->path,
-		   "nodes", t->nnodes, "links", t->nlinks);
+	event_emit(lab->ev, "lab_up", "{s:s, s:s, s:i, s:i, s:i}", "lab", t->name, "topology",
+		   t->path, "nodes", t->nnodes, "links", t->nlinks, "port", (int)t->port);
 	return 0;
 fail:
 	kern_close(root);

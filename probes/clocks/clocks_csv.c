@@ -1,0 +1,168 @@
+/*
+ * Reading the clients' per-request records, requests-NODE.csv
+ * (docs/agents.md, client): a header line, then one line per request,
+ *
+ *   client,seq,sent_ns,status,site,rtt_ns
+ *
+ * Anything else is an error naming the file, the line and the field, except
+ * a last line without its '\n' that does not parse: a client killed mid-line
+ * wrote it, and it is ignored with a warning.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clocks_int.h"
+
+#define CLOCKS_CSV_HEADER "client,seq,sent_ns,status,site,rtt_ns"
+#define CLOCKS_CSV_FIELDS 6
+
+static int clocks_csv_number(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end != '\0' || *v > max ? -1 : 0;
+}
+
+/* clocks_csv_parse: one record line (modified in place). Returns 0, or -1
+ * with what is wrong in why. */
+static int clocks_csv_parse(char *line, struct clocks_request *r, char *why, size_t whylen)
+{
+	static const char *const names[CLOCKS_CSV_FIELDS] = {"client", "seq",  "sent_ns",
+							     "status", "site", "rtt_ns"};
+	char *field[CLOCKS_CSV_FIELDS];
+	uint64_t v;
+	int n = 0;
+
+	for (char *p = line;; p++) {
+		if (n == CLOCKS_CSV_FIELDS) {
+			snprintf(why, whylen, "more than %d fields", CLOCKS_CSV_FIELDS);
+			return -1;
+		}
+		field[n++] = p;
+		p = strchr(p, ',');
+		if (p == NULL)
+			break;
+		*p = '\0';
+	}
+	if (n != CLOCKS_CSV_FIELDS) {
+		snprintf(why, whylen, "%d fields, expected %d (%s)", n, CLOCKS_CSV_FIELDS,
+			 CLOCKS_CSV_HEADER);
+		return -1;
+	}
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < CLOCKS_CSV_FIELDS; i++) {
+		const char *f = field[i];
+		int bad = 0;
+
+		switch (i) {
+		case 0:
+			bad = clocks_csv_number(f, UINT32_MAX, &v);
+			r->client = (uint32_t)v;
+			break;
+		case 1:
+			bad = clocks_csv_number(f, UINT64_MAX, &r->seq);
+			break;
+		case 2:
+		case 5:
+			bad = clocks_csv_number(f, INT64_MAX, &v);
+			*(i == 2 ? &r->sent_ns : &r->rtt_ns) = (int64_t)v;
+			break;
+		case 3:
+			if (strcmp(f, "ok") == 0)
+				r->status = CLOCKS_OK;
+			else if (strcmp(f, "timeout") == 0)
+				r->status = CLOCKS_TIMEOUT;
+			else if (strcmp(f, "error") == 0)
+				r->status = CLOCKS_ERROR;
+			else
+				bad = 1;
+			break;
+		case 4:
+			bad = strlen(f) > WIRE_SITE_LEN || (r->status == CLOCKS_OK && *f == '\0');
+			if (!bad)
+				strcpy(r->site, f);
+			break;
+		}
+		if (bad) {
+			snprintf(why, whylen, "bad %s \"%.40s\"", names[i], f);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int clocks_read_csv(const char *path, struct clocks_input *in, char *err, size_t errlen)
+{
+	char *line = NULL, why[128];
+	size_t cap = 0;
+	int lineno = 0, complete, rc = -1;
+	ssize_t len;
+	FILE *fp;
+
+	fp = fopen(path, "r");
+	if (fp == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((len = clocks_read_line(fp, &line, &cap, &complete)) != -1) {
+		struct clocks_request r;
+
+		if (++lineno == 1) {
+			if (strcmp(line, CLOCKS_CSV_HEADER) != 0) {
+				snprintf(err, errlen, "%s:1: expected the header %s", path,
+					 CLOCKS_CSV_HEADER);
+				goto out;
+			}
+			in->have_requests = 1;
+			continue;
+		}
+		if (clocks_csv_parse(line, &r, why, sizeof(why)) == -1) {
+			if (!complete) {
+				clocks_warn(&in->notes, "%s:%d: last line cut short, ignored", path,
+					    lineno);
+				break;
+			}
+			snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
+			goto out;
+		}
+		if (clocks_grow((void **)&in->requests, &in->caprequests, in->nrequests,
+				sizeof(r)) == -1) {
+			snprintf(err, errlen, "%s:%d: out of memory", path, lineno);
+			goto out;
+		}
+		in->requests[in->nrequests++] = r;
+	}
+	if (ferror(fp)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (lineno == 0)
+		clocks_warn(&in->notes, "%s: empty (not even a header): no records", path);
+	rc = 0;
+out:
+	free(line);
+	fclose(fp);
+	return rc;
+}
+
+int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err, size_t errlen)
+{
+	char path[PATH_MAX], **names;
+	size_t n;
+	int rc = 0;
+
+	if (clocks_list_dir(rundir, "requests-", ".csv", &names, &n, err, errlen) == -1)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		snprintf(path, sizeof(path), "%s/%s", rundir, names[i]);
+		rc = clocks_read_csv(path, in, err, errlen);
+	}
+	clocks_free_names(names, n);
+	return rc;
+}

@@ -1,0 +1,97 @@
+/*
+ * Telling request datagrams in captured frames: link header (Ethernet with
+ * up to two VLAN tags, Linux cooked v1/v2, raw IP), IPv4, UDP, then the
+ * lib/wire.h request. Every length is checked against what was captured
+ * and against what the headers claim; fragments are not requests (a request
+ * is 48 bytes and is never fragmented). Pure: no I/O, a fuzz target.
+ */
+#include <pcap/dlt.h>
+#include <string.h>
+
+#include "clocks.h"
+
+#define ETHERTYPE_IPV4 0x0800
+#define ETHERTYPE_VLAN 0x8100
+#define ETHERTYPE_QINQ 0x88a8
+
+static uint16_t clocks_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* clocks_link: the offset of the network header and its ethertype. */
+static int clocks_link(int dlt, const uint8_t *f, size_t caplen, size_t *off, uint16_t *type)
+{
+	switch (dlt) {
+	case DLT_EN10MB:
+		if (caplen < 14)
+			return -1;
+		*type = clocks_be16(f + 12);
+		*off = 14;
+		for (int tags = 0; tags < 2 && (*type == ETHERTYPE_VLAN || *type == ETHERTYPE_QINQ);
+		     tags++) {
+			if (caplen < *off + 4)
+				return -1;
+			*type = clocks_be16(f + *off + 2);
+			*off += 4;
+		}
+		return 0;
+	case DLT_LINUX_SLL:
+		if (caplen < 16)
+			return -1;
+		*type = clocks_be16(f + 14);
+		*off = 16;
+		return 0;
+	case DLT_LINUX_SLL2:
+		if (caplen < 20)
+			return -1;
+		*type = clocks_be16(f);
+		*off = 20;
+		return 0;
+	case DLT_RAW:
+	case DLT_IPV4:
+		*type = ETHERTYPE_IPV4;
+		*off = 0;
+		return 0;
+	}
+	return -1;
+}
+
+int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
+			  struct wire_msg *msg)
+{
+	const uint8_t *ip, *udp;
+	size_t off, avail, ihl, totlen, ulen, have;
+	uint16_t type;
+
+	if (frame == NULL || clocks_link(dlt, frame, caplen, &off, &type) == -1 ||
+	    type != ETHERTYPE_IPV4 || caplen < off)
+		return -1;
+	ip = frame + off;
+	avail = caplen - off;
+	if (avail < 20 || ip[0] >> 4 != 4)
+		return -1;
+	ihl = (size_t)(ip[0] & 0x0f) * 4;
+	totlen = clocks_be16(ip + 2);
+	if (ihl < 20 || totlen < ihl + 8 || ip[9] != 17 /* UDP */)
+		return -1;
+	if (clocks_be16(ip + 6) & 0x3fff) /* more fragments, or an offset */
+		return -1;
+	/* what was captured of the datagram; a frame may be padded past it */
+	if (avail > totlen)
+		avail = totlen;
+	if (avail < ihl + 8)
+		return -1;
+	udp = ip + ihl;
+	if (clocks_be16(udp + 2) != port)
+		return -1;
+	ulen = clocks_be16(udp + 4);
+	if (ulen < 8 + WIRE_LEN || ulen > totlen - ihl)
+		return -1;
+	have = avail - ihl - 8;
+	if (have > ulen - 8)
+		have = ulen - 8;
+	if (wire_decode(udp + 8, have, msg) == -1 || msg->type != WIRE_REQUEST)
+		return -1;
+	return 0;
+}

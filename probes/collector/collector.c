@@ -1,0 +1,426 @@
+/*
+ * collector: packet captures of the router-to-site links and a route
+ * monitor, in one namespace, in one epoll loop (docs/agents.md).
+ *
+ * Every capture and the route monitor are handlers of one lib/loop.h loop.
+ * On SIGTERM or SIGINT the collector keeps reading for COLLECTOR_DRAIN_NS
+ * (the kernel hands a partly filled ring block over only after the capture
+ * timeout), then empties every ring, writes one capture_stats event per
+ * link, closes the files and exits 0.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <linux/rtnetlink.h>
+#include <limits.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "announce.h"
+#include "capture.h"
+#include "event.h"
+#include "log.h"
+#include "loop.h"
+#include "rtmon.h"
+#include "timeutil.h"
+
+#define COLLECTOR_MAX_LINKS 64
+#define COLLECTOR_LABEL_MAX 64
+/* packets per callback, so one busy link does not starve the others */
+#define COLLECTOR_BATCH 8192
+#define COLLECTOR_DRAIN_NS (10 * CAPTURE_TIMEOUT_MS * NSEC_PER_MSEC)
+#define COLLECTOR_DEFAULT_FILTER "udp dst port 7000"
+
+struct collector_link {
+	char iface[IF_NAMESIZE];
+	char label[COLLECTOR_LABEL_MAX + 1];
+	struct capture *cap;
+	int failed; /* a read error: no longer watched */
+	struct collector *col;
+};
+
+struct collector {
+	struct loop *loop;
+	struct event_log *ev;
+	struct rtmon *rtmon;
+	struct collector_link links[COLLECTOR_MAX_LINKS];
+	int nlinks;
+	int has_prefix;
+	struct in_addr prefix;
+	int prefixlen;
+	int draining;
+	int drain_fd;
+	int overruns;
+};
+
+#define COLLECTOR_USAGE                                                                            \
+	"usage: collector -o DIR -c IFACE=LABEL [-c ...] [-n NODE] [-e FILE] [-f FILTER]\n"        \
+	"                 [-B BYTES] [-s SNAPLEN] [-P PREFIX] [-v] [-h]\n"
+
+static void __attribute__((noreturn)) collector_usage(FILE *fp, int rc)
+{
+	fprintf(fp,
+		COLLECTOR_USAGE
+		"  -o DIR          where capture-LABEL.pcap files are written\n"
+		"  -c IFACE=LABEL  capture IFACE into DIR/capture-LABEL.pcap (repeatable)\n"
+		"  -f FILTER       BPF filter (default \"%s\")\n"
+		"  -B BYTES        kernel buffer per capture, e.g. 64M (default 64M)\n"
+		"  -s SNAPLEN      bytes kept of each packet (default %d)\n"
+		"  -P PREFIX       route events only for this prefix, e.g. 198.19.0.1/32\n"
+		"  -n NODE         lab node, written into every event (default: collector)\n"
+		"  -e FILE         JSON Lines event file (default: standard output)\n"
+		"  -v              debug logging\n"
+		"  -h              this help\n",
+		COLLECTOR_DEFAULT_FILTER, CAPTURE_SNAPLEN_DEFAULT);
+	exit(rc);
+}
+
+/* collector_parse_size: "67108864", "64M", "64MiB", "512K", "1G". */
+static int collector_parse_size(const char *s, int *bytes)
+{
+	char *end;
+	unsigned long long v, mult = 1;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -1;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		mult = 1ULL << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1ULL << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1ULL << 30;
+		end++;
+		break;
+	}
+	if (mult > 1 && *end == 'i')
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end != '\0' || v == 0 || v > INT_MAX / mult)
+		return -1;
+	*bytes = (int)(v * mult);
+	return 0;
+}
+
+static int collector_valid_label(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > COLLECTOR_LABEL_MAX)
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+/* collector_add_link: one -c IFACE=LABEL. */
+static int collector_add_link(struct collector *col, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct collector_link *l;
+	size_t ilen;
+
+	if (col->nlinks == COLLECTOR_MAX_LINKS) {
+		log_warnx("-c %s: at most %d captures", arg, COLLECTOR_MAX_LINKS);
+		return -1;
+	}
+	ilen = eq ? (size_t)(eq - arg) : 0;
+	if (eq == NULL || ilen == 0 || ilen >= IF_NAMESIZE || !collector_valid_label(eq + 1)) {
+		log_warnx("-c %s: expected IFACE=LABEL (label of [A-Za-z0-9._-])", arg);
+		return -1;
+	}
+	for (int i = 0; i < col->nlinks; i++) {
+		if (strcmp(col->links[i].label, eq + 1) == 0) {
+			log_warnx("-c %s: label %s given twice", arg, eq + 1);
+			return -1;
+		}
+	}
+	l = &col->links[col->nlinks++];
+	memcpy(l->iface, arg, ilen);
+	l->iface[ilen] = '\0';
+	snprintf(l->label, sizeof(l->label), "%s", eq + 1);
+	l->col = col;
+	return 0;
+}
+
+static void collector_route(const struct rtmon_route *r, void *arg)
+{
+	struct collector *col = arg;
+	char prefix[INET_ADDRSTRLEN + 4], via[INET_ADDRSTRLEN], dev[IF_NAMESIZE];
+	const char *name = r->deleted ? "route_deleted" : "route_added";
+
+	if (r->table != RT_TABLE_MAIN)
+		return;
+	if (col->has_prefix &&
+	    (r->dst.s_addr != col->prefix.s_addr || r->dst_len != col->prefixlen))
+		return;
+	inet_ntop(AF_INET, &r->dst, via, sizeof(via));
+	snprintf(prefix, sizeof(prefix), "%s/%d", via, r->dst_len);
+	inet_ntop(AF_INET, &r->gateway, via, sizeof(via));
+	if (r->oif == 0 || if_indextoname((unsigned)r->oif, dev) == NULL)
+		dev[0] = '\0';
+	event_emit_at(col->ev, r->t_ns, name, "{s:s, s:s?, s:I, s:i, s:i, s:s, s:s?, s:b}",
+		      "prefix", prefix, "via", r->has_gateway ? via : NULL, "metric",
+		      (json_int_t)r->metric, "protocol", (int)r->protocol, "table", (int)r->table,
+		      "type", rtmon_type_name(r->type), "dev", dev[0] ? dev : NULL, "multipath",
+		      r->multipath);
+	log_debug("%s %s via %s metric %u proto %d", name, prefix, r->has_gateway ? via : "-",
+		  r->metric, r->protocol);
+}
+
+static void collector_rtmon_read(struct collector *col)
+{
+	int rc = rtmon_read(col->rtmon);
+
+	if (rc == 1) {
+		/* the route events are incomplete from here on: say so */
+		col->overruns++;
+		log_warnx("route monitor: the kernel dropped notifications (ENOBUFS)");
+		event_emit(col->ev, "route_monitor_overrun", "{s:i}", "overruns", col->overruns);
+	} else if (rc == -1) {
+		log_warnx("route monitor stopped");
+		event_emit(col->ev, "route_monitor_error", NULL);
+		loop_del(col->loop, rtmon_fd(col->rtmon));
+		rtmon_close(col->rtmon);
+		col->rtmon = NULL;
+	}
+}
+
+static void collector_rtmon_cb(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop, (void)fd, (void)events;
+	collector_rtmon_read(arg);
+}
+
+static void collector_link_fail(struct collector_link *l)
+{
+	l->failed = 1;
+	loop_del(l->col->loop, capture_fd(l->cap));
+	event_emit(l->col->ev, "capture_error", "{s:s, s:s}", "label", l->label, "iface", l->iface);
+}
+
+static void collector_capture_cb(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct collector_link *l = arg;
+
+	(void)loop, (void)fd, (void)events;
+	if (capture_read(l->cap, COLLECTOR_BATCH) == -1)
+		collector_link_fail(l);
+}
+
+/* collector_finish: empty every ring and the route socket, then stop. */
+static void collector_finish(struct collector *col)
+{
+	for (int i = 0; i < col->nlinks; i++) {
+		struct collector_link *l = &col->links[i];
+		/* bounded: traffic that never stops must not keep us here */
+		for (int round = 0; !l->failed && round < 1000; round++) {
+			int n = capture_read(l->cap, 0);
+			if (n == -1)
+				collector_link_fail(l);
+			if (n <= 0)
+				break;
+		}
+	}
+	if (col->rtmon)
+		collector_rtmon_read(col);
+	loop_stop(col->loop);
+}
+
+static void collector_drain_cb(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop, (void)fd, (void)events;
+	loop_timer_read(fd);
+	collector_finish(arg);
+}
+
+static void collector_signal_cb(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct collector *col = arg;
+	int sig = loop_signal_read(fd);
+
+	(void)events;
+	if (sig == 0)
+		return;
+	if (sig == SIGHUP) {
+		log_info("SIGHUP ignored");
+		return;
+	}
+	if (col->draining) {
+		log_info("%s again: stopping now", strsignal(sig));
+		collector_finish(col);
+		return;
+	}
+	col->draining = 1;
+	log_info("%s: draining captures", strsignal(sig));
+	col->drain_fd =
+	    loop_timer(loop, now_mono_ns() + COLLECTOR_DRAIN_NS, 0, collector_drain_cb, col);
+	if (col->drain_fd == -1)
+		collector_finish(col);
+}
+
+static int collector_start(struct collector *col, struct capture_config *cfg)
+{
+	col->rtmon = rtmon_open(collector_route, col);
+	if (col->rtmon == NULL ||
+	    loop_add(col->loop, rtmon_fd(col->rtmon), EPOLLIN, collector_rtmon_cb, col) == -1) {
+		log_warnx("cannot start the route monitor");
+		return -1;
+	}
+	/* the route monitor is listening before the first capture_ready */
+	for (int i = 0; i < col->nlinks; i++) {
+		struct collector_link *l = &col->links[i];
+
+		cfg->iface = l->iface;
+		cfg->label = l->label;
+		l->cap = capture_open(cfg);
+		if (l->cap == NULL)
+			return -1;
+		if (loop_add(col->loop, capture_fd(l->cap), EPOLLIN, collector_capture_cb, l) ==
+		    -1) {
+			log_warn("%s: loop", l->iface);
+			return -1;
+		}
+		event_emit(col->ev, "capture_ready", "{s:s, s:s, s:s, s:i, s:i}", "label", l->label,
+			   "iface", l->iface, "linktype", capture_linktype(l->cap), "snaplen",
+			   cfg->snaplen, "buffer", cfg->buffer_bytes);
+		log_info("capturing on %s (%s)", l->iface, l->label);
+	}
+	return 0;
+}
+
+/* collector_stop: capture_stats per link, then close everything. Returns 0,
+ * or -1 if a capture file could not be written completely. */
+static int collector_stop(struct collector *col)
+{
+	int rc = 0;
+
+	for (int i = 0; i < col->nlinks; i++) {
+		struct collector_link *l = &col->links[i];
+		struct capture_stats st;
+
+		if (l->cap == NULL)
+			continue;
+		if (capture_stats(l->cap, &st) == 0)
+			event_emit(col->ev, "capture_stats", "{s:s, s:s, s:I, s:I, s:I, s:I}",
+				   "label", l->label, "iface", l->iface, "packets",
+				   (json_int_t)st.packets, "received", (json_int_t)st.received,
+				   "dropped", (json_int_t)st.dropped, "if_dropped",
+				   (json_int_t)st.if_dropped);
+		else /* counts unknown: null, never a made-up zero */
+			event_emit(col->ev, "capture_stats", "{s:s, s:s, s:I, s:n, s:n, s:n}",
+				   "label", l->label, "iface", l->iface, "packets",
+				   (json_int_t)st.packets, "received", "dropped", "if_dropped");
+		log_info("%s: %llu packets written, %llu received, %llu dropped, %llu if_dropped",
+			 l->label, (unsigned long long)st.packets, (unsigned long long)st.received,
+			 (unsigned long long)st.dropped, (unsigned long long)st.if_dropped);
+		if (capture_close(l->cap) == -1)
+			rc = -1;
+		l->cap = NULL;
+	}
+	rtmon_close(col->rtmon);
+	col->rtmon = NULL;
+	if (col->drain_fd > 0)
+		close(col->drain_fd);
+	return rc;
+}
+
+int main(int argc, char *argv[])
+{
+	static struct collector col;
+	struct capture_config cfg = {.filter = COLLECTOR_DEFAULT_FILTER,
+				     .buffer_bytes = CAPTURE_BUFFER_DEFAULT,
+				     .snaplen = CAPTURE_SNAPLEN_DEFAULT};
+	const char *node = "collector", *evpath = NULL, *prefix = NULL;
+	int ch, verbose = 0, rc = 1;
+	char *end;
+
+	log_init("collector", 0);
+	while ((ch = getopt(argc, argv, ":n:e:o:c:f:B:s:P:vh")) != -1) {
+		switch (ch) {
+		case 'n':
+			node = optarg;
+			break;
+		case 'e':
+			evpath = optarg;
+			break;
+		case 'o':
+			cfg.dir = optarg;
+			break;
+		case 'c':
+			if (collector_add_link(&col, optarg) == -1)
+				return 1;
+			break;
+		case 'f':
+			cfg.filter = optarg;
+			break;
+		case 'B':
+			if (collector_parse_size(optarg, &cfg.buffer_bytes) == -1)
+				fatalx("-B %s: expected a size such as 64M", optarg);
+			break;
+		case 's':
+			errno = 0;
+			cfg.snaplen = (int)strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || cfg.snaplen < 1 ||
+			    cfg.snaplen > 262144)
+				fatalx("-s %s: expected a snaplen of 1 to 262144", optarg);
+			break;
+		case 'P':
+			prefix = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			collector_usage(stdout, 0);
+		case ':':
+			fatalx("-%c: missing argument", optopt);
+		default:
+			fatalx("unknown flag -%c; -h for help", optopt);
+		}
+	}
+	if (optind != argc)
+		fatalx("unexpected argument '%s'; -h for help", argv[optind]);
+	if (cfg.dir == NULL || col.nlinks == 0)
+		collector_usage(stderr, 1);
+	log_init("collector", verbose);
+	if (prefix) {
+		if (parse_prefix(prefix, &col.prefix, &col.prefixlen) == -1)
+			fatalx("-P %s: expected an IPv4 prefix such as 198.19.0.1/32", prefix);
+		col.has_prefix = 1;
+	}
+	if (cfg.snaplen < 96)
+		log_warnx("snaplen %d cuts request payloads: the clocks cannot decode them",
+			  cfg.snaplen);
+	col.ev = event_open(evpath, node, "collector");
+	col.loop = loop_new();
+	if (col.ev == NULL || col.loop == NULL)
+		fatalx("cannot start");
+	if (loop_signals(col.loop, collector_signal_cb, &col) == -1)
+		fatal("signals");
+	if (collector_start(&col, &cfg) == -1)
+		goto out;
+	if (loop_run(col.loop) == -1)
+		goto out;
+	rc = 0;
+out:
+	if (collector_stop(&col) == -1)
+		rc = 1;
+	loop_free(col.loop);
+	event_close(col.ev);
+	return rc;
+}

@@ -1,0 +1,226 @@
+/* IPv4 route notifications over NETLINK_ROUTE; see rtmon.h. */
+#include "rtmon.h"
+
+#include <errno.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "timeutil.h"
+
+/* room for a burst of route changes while the loop is busy with captures */
+#define RTMON_SOCKBUF (8 << 20)
+#define RTMON_MSGBUF 65536
+
+struct rtmon {
+	int fd;
+	rtmon_cb cb;
+	void *arg;
+	/* netlink messages are 4-byte aligned; keep the buffer so */
+	uint32_t buf[RTMON_MSGBUF / sizeof(uint32_t)];
+};
+
+const char *rtmon_type_name(uint8_t type)
+{
+	static const char *const names[] = {
+	    [RTN_UNSPEC] = "unspec",
+	    [RTN_UNICAST] = "unicast",
+	    [RTN_LOCAL] = "local",
+	    [RTN_BROADCAST] = "broadcast",
+	    [RTN_ANYCAST] = "anycast",
+	    [RTN_MULTICAST] = "multicast",
+	    [RTN_BLACKHOLE] = "blackhole",
+	    [RTN_UNREACHABLE] = "unreachable",
+	    [RTN_PROHIBIT] = "prohibit",
+	    [RTN_THROW] = "throw",
+	    [RTN_NAT] = "nat",
+	    [RTN_XRESOLVE] = "xresolve",
+	};
+
+	if (type < sizeof(names) / sizeof(names[0]) && names[type])
+		return names[type];
+	return "other";
+}
+
+struct rtmon *rtmon_open(rtmon_cb cb, void *arg)
+{
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = RTMGRP_IPV4_ROUTE};
+	int size = RTMON_SOCKBUF;
+	struct rtmon *m;
+
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return NULL;
+	m->cb = cb;
+	m->arg = arg;
+	m->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (m->fd == -1) {
+		log_warn("netlink socket");
+		goto fail;
+	}
+	/* FORCE needs CAP_NET_ADMIN; without it, take what rmem_max allows */
+	if (setsockopt(m->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) == -1 &&
+	    setsockopt(m->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) == -1)
+		log_warn("netlink receive buffer");
+	if (bind(m->fd, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
+		log_warn("netlink bind");
+		goto fail;
+	}
+	return m;
+fail:
+	rtmon_close(m);
+	return NULL;
+}
+
+void rtmon_close(struct rtmon *m)
+{
+	if (m == NULL)
+		return;
+	if (m->fd != -1)
+		close(m->fd);
+	free(m);
+}
+
+int rtmon_fd(const struct rtmon *m)
+{
+	return m->fd;
+}
+
+/* rtmon_addr: a 4-byte address attribute; anything else is ignored. */
+static int rtmon_addr(const struct rtattr *rta, struct in_addr *addr)
+{
+	if (RTA_PAYLOAD(rta) != sizeof(*addr))
+		return -1;
+	memcpy(addr, RTA_DATA(rta), sizeof(*addr));
+	return 0;
+}
+
+static uint32_t rtmon_u32(const struct rtattr *rta, uint32_t dflt)
+{
+	uint32_t v;
+
+	if (RTA_PAYLOAD(rta) != sizeof(v))
+		return dflt;
+	memcpy(&v, RTA_DATA(rta), sizeof(v));
+	return v;
+}
+
+/* rtmon_multipath: one callback per next hop of an RTA_MULTIPATH. */
+static void rtmon_multipath(struct rtmon *m, const struct rtmon_route *base,
+			    const struct rtattr *mp)
+{
+	const struct rtnexthop *nh = RTA_DATA(mp);
+	int len = (int)RTA_PAYLOAD(mp);
+
+	while (len >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) && nh->rtnh_len <= len) {
+		struct rtmon_route r = *base;
+		const struct rtattr *rta = RTNH_DATA(nh);
+		int alen = nh->rtnh_len - (int)RTNH_LENGTH(0);
+
+		r.multipath = 1;
+		r.oif = nh->rtnh_ifindex;
+		r.has_gateway = 0;
+		for (; RTA_OK(rta, alen); rta = RTA_NEXT(rta, alen))
+			if (rta->rta_type == RTA_GATEWAY && rtmon_addr(rta, &r.gateway) == 0)
+				r.has_gateway = 1;
+		m->cb(&r, m->arg);
+		len -= RTNH_ALIGN(nh->rtnh_len);
+		nh = RTNH_NEXT(nh);
+	}
+}
+
+static void rtmon_route(struct rtmon *m, const struct nlmsghdr *nlh, int64_t t_ns)
+{
+	const struct rtmsg *rtm = NLMSG_DATA(nlh);
+	const struct rtattr *rta, *mp = NULL;
+	struct rtmon_route r;
+	int len;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
+		return;
+	len = (int)(nlh->nlmsg_len - NLMSG_LENGTH(sizeof(*rtm)));
+	if (rtm->rtm_family != AF_INET || (rtm->rtm_flags & RTM_F_CLONED))
+		return;
+	memset(&r, 0, sizeof(r));
+	r.t_ns = t_ns;
+	r.deleted = nlh->nlmsg_type == RTM_DELROUTE;
+	r.dst_len = rtm->rtm_dst_len;
+	r.table = rtm->rtm_table;
+	r.protocol = rtm->rtm_protocol;
+	r.type = rtm->rtm_type;
+	for (rta = RTM_RTA(rtm); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		switch (rta->rta_type) {
+		case RTA_DST:
+			rtmon_addr(rta, &r.dst);
+			break;
+		case RTA_GATEWAY:
+			if (rtmon_addr(rta, &r.gateway) == 0)
+				r.has_gateway = 1;
+			break;
+		case RTA_OIF:
+			r.oif = (int)rtmon_u32(rta, 0);
+			break;
+		case RTA_PRIORITY:
+			r.metric = rtmon_u32(rta, 0);
+			break;
+		case RTA_TABLE:
+			r.table = rtmon_u32(rta, r.table);
+			break;
+		case RTA_MULTIPATH:
+			mp = rta;
+			break;
+		}
+	}
+	if (mp)
+		rtmon_multipath(m, &r, mp);
+	else
+		m->cb(&r, m->arg);
+}
+
+int rtmon_read(struct rtmon *m)
+{
+	int overrun = 0;
+
+	for (;;) {
+		struct sockaddr_nl sa;
+		struct iovec iov = {.iov_base = m->buf, .iov_len = sizeof(m->buf)};
+		struct msghdr msg = {
+		    .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov, .msg_iovlen = 1};
+		const struct nlmsghdr *nlh;
+		ssize_t n = recvmsg(m->fd, &msg, 0);
+		int len;
+		int64_t t;
+
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			if (errno == ENOBUFS) {
+				overrun = 1;
+				continue;
+			}
+			log_warn("netlink receive");
+			return -1;
+		}
+		t = now_real_ns();
+		if (msg.msg_flags & MSG_TRUNC) {
+			log_warnx("netlink message truncated");
+			overrun = 1;
+			continue;
+		}
+		if (msg.msg_namelen != sizeof(sa) || sa.nl_pid != 0)
+			continue; /* not from the kernel */
+		len = (int)n;
+		for (nlh = (const struct nlmsghdr *)m->buf; NLMSG_OK(nlh, len);
+		     nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_type == RTM_NEWROUTE || nlh->nlmsg_type == RTM_DELROUTE)
+				rtmon_route(m, nlh, t);
+		}
+	}
+	return overrun;
+}
