@@ -17,7 +17,7 @@ RATE=${1:-200000}
 DUR=${2:-3s}
 COLLECTOR=${COLLECTOR:-bin/collector}
 BLAST=${BLAST:-build/release/tools/blast}
-NS_CL=hb-cl NS_RT=hb-rt NS_ST=hb-st
+NS_CL=${NS_PREFIX:-hb}-cl NS_RT=${NS_PREFIX:-hb}-rt NS_ST=${NS_PREFIX:-hb}-st
 SERVICE=198.19.210.1
 OUT=$(mktemp -d /tmp/hb-collector.XXXXXX)
 EV=$OUT/rt.collector.events.jsonl
