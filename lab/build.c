@@ -175,11 +175,11 @@ static int lab_configure_node(struct lab *lab, int n)
 			if (l->router != n)
 				continue;
 			if ((ifindex = kern_ifindex(k, l->router_ifname)) == -1 ||
-			    kern_link_up(k, ifindex) == -1 || kern_addr_add(k, ifindex, l->router_addr, l->prefixlen) == -1)
+			    kern_link_up(k, ifindex) == -1 ||
+			    kern_link_forwarding(k, ifindex) == -1 ||
+			    kern_addr_add(k, ifindex, l->router_addr, l->prefixlen) == -1)
 				goto out;
 		}
-		if (kern_sysctl(lab->nsfd[n], "net.ipv4.ip_forward", "1") == -1)
-			goto out;
 	} else {
 		const struct topo_link *l = &t->links[node->link];
 		if ((ifindex = kern_ifindex(k, l->node_ifname)) == -1 ||

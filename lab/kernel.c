@@ -8,7 +8,9 @@
 #include <net/if.h>
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
+#include <linux/ip.h>
 #include <netlink/route/link.h>
+#include <netlink/route/link/inet.h>
 #include <netlink/route/link/veth.h>
 #include <netlink/route/route.h>
 #include <stdio.h>
@@ -117,6 +119,24 @@ int kern_link_up(struct kern *k, int ifindex)
 	return err < 0 ? -1 : 0;
 }
 
+int kern_link_forwarding(struct kern *k, int ifindex)
+{
+	struct rtnl_link *orig = rtnl_link_alloc(), *change = rtnl_link_alloc();
+	int err = -NLE_NOMEM;
+
+	if (orig && change) {
+		rtnl_link_set_ifindex(orig, ifindex);
+		err = rtnl_link_inet_set_conf(change, IPV4_DEVCONF_FORWARDING, 1);
+		if (err >= 0)
+			err = rtnl_link_change(k->sk, orig, change, 0);
+	}
+	if (err < 0)
+		log_warnx("link %d forwarding: %s", ifindex, nl_geterror(err));
+	rtnl_link_put(orig);
+	rtnl_link_put(change);
+	return err < 0 ? -1 : 0;
+}
+
 static struct nl_addr *kern_nladdr(struct in_addr a, int prefixlen)
 {
 	struct nl_addr *na = nl_addr_build(AF_INET, &a, sizeof(a));
@@ -186,34 +206,4 @@ out:
 	nl_addr_put(ndst);
 	rtnl_route_put(route);
 	return err < 0 ? -1 : 0;
-}
-
-int kern_sysctl(int nsfd, const char *key, const char *value)
-{
-	char path[PATH_MAX];
-	int n, fd, rc = -1;
-	size_t len = strlen(value);
-
-	n = snprintf(path, sizeof(path), "/proc/sys/%s", key);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -1;
-	for (char *p = path + strlen("/proc/sys/"); *p; p++)
-		if (*p == '.')
-			*p = '/';
-	if (nsfd != -1 && netns_enter(nsfd) == -1) {
-		log_warn("setns");
-		return -1;
-	}
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd == -1)
-		log_warn("%s", path);
-	else if (write(fd, value, len) != (ssize_t)len)
-		log_warn("write %s", path);
-	else
-		rc = 0;
-	if (fd != -1)
-		close(fd);
-	if (nsfd != -1 && netns_enter_root() == -1)
-		fatal("setns back to the root namespace");
-	return rc;
 }

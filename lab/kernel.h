@@ -1,5 +1,5 @@
 /*
- * The lab's kernel-facing code: links, addresses, routes and sysctls of the
+ * The lab's kernel-facing code: links, addresses, routes and forwarding of the
  * lab's namespaces, through libnl (no shelling out to `ip`), as bgpd keeps
  * its kernel code in kroute.c. Everything else in lab/ is kernel-free.
  *
@@ -28,6 +28,10 @@ int kern_ifindex(struct kern *k, const char *name);
 /* kern_link_up: set IFF_UP on ifindex. */
 int kern_link_up(struct kern *k, int ifindex);
 
+/* kern_link_forwarding: IPv4 forwarding on ifindex (the per-link
+ * net.ipv4.conf.IF.forwarding, set through IFLA_AF_SPEC as libnl does). */
+int kern_link_forwarding(struct kern *k, int ifindex);
+
 /* kern_addr_add: add addr/prefixlen on ifindex. */
 int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixlen);
 
@@ -36,8 +40,5 @@ int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixle
 int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,
 		   int ifindex, unsigned metric);
 
-/* kern_sysctl: write value to /proc/sys/<key with dots as slashes> in the
- * namespace nsfd (entered for the write, then left). */
-int kern_sysctl(int nsfd, const char *key, const char *value);
 
 #endif
