@@ -55,7 +55,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
-	libinih-dev libjansson-dev libcmocka-dev libknot-dev iproute2 tcpdump procps jq
+	libinih-dev libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq
 
 
 .PHONY: tools all deps check unit unit-asan integration demo bench clean format install

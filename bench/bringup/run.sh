@@ -20,12 +20,23 @@ now() { date +%s%N; }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 : >"$tmp/sl_up"; : >"$tmp/sl_down"; : >"$tmp/ip_up"; : >"$tmp/ip_down"
 
+# check PREFIX: both builds must be the same network: the last node reaches
+# the first through the router.
+check() {
+	ip -n "$1-n$n" route | grep -q "^default via" || { echo "bench/bringup: $1 has no default route" >&2; exit 1; }
+	ip netns exec "$1-n$n" ping -c 1 -W 1 198.18.0.2 >/dev/null 2>&1 ||
+		{ command -v ping >/dev/null && { echo "bench/bringup: $1-n$n cannot reach s1" >&2; exit 1; }; }
+	return 0
+}
+
 echo "bench/bringup: $n-node star, $rounds rounds, steerlab and ip -batch alternating"
 for r in $(seq 1 "$rounds"); do
 	t=$(now); bin/steerlab up "$tmp/star.ini" --no-agents --out "$tmp/run" >/dev/null; u=$(now)
+	[ "$r" = 1 ] && check bstar
 	bin/steerlab down bstar >/dev/null; d=$(now)
 	ms "$t" "$u" >>"$tmp/sl_up"; ms "$u" "$d" >>"$tmp/sl_down"
 	t=$(now); bench/bringup/ipbatch.sh up "$n"; u=$(now)
+	[ "$r" = 1 ] && check bip
 	bench/bringup/ipbatch.sh down "$n"; d=$(now)
 	ms "$t" "$u" >>"$tmp/ip_up"; ms "$u" "$d" >>"$tmp/ip_down"
 	printf '  round %d: steerlab up %s ms down %s ms | ip -batch up %s ms down %s ms\n' "$r" \
