@@ -51,6 +51,8 @@ AGENTS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard agents/*/*.c)))))
 AGENT_LIBS := $(foreach a,$(AGENTS),$(BUILD)/libagent_$(a).a)
 PROGRAMS := $(addprefix $(BINDIR)/,$(AGENTS) collector steerlab)
 
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
+
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
@@ -102,7 +104,6 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBCLOCKS) $(AGENT_LIB
 
 # Test tools (tests/tools/*.c): small programs the tests and benches drive,
 # e.g. blast, a sendmmsg sender for the collector's drop test.
-TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
