@@ -11,5 +11,5 @@ for t in "$@"; do
 	fi
 done
 [ ${#failures[@]} -gt 0 ] && printf 'FAILED: %s\n' "${failures[@]}"
-echo "unit suites: $passed passed, $failed failed"
+echo "unit: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
