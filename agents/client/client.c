@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -19,11 +20,12 @@
 #include "loop.h"
 #include "strfmt.h"
 #include "timeutil.h"
+#include "dns.h"
 #include "traffic.h"
 
 #define CLIENT_USAGE                                                                               \
-	"usage: client -i ID -t ADDR:PORT [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT]\n"            \
-	"              [-d DURATION] [-o CSV] [-v] [-h]\n"
+	"usage: client -i ID (-t ADDR:PORT | -R RESOLVER[:PORT] -q NAME [-p PORT] [-S STICKY])\n"   \
+	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-v] [-h]\n"
 #define CLIENT_RATE_MAX 10e6
 
 struct client_opts {
@@ -31,6 +33,11 @@ struct client_opts {
 	const char *events;
 	const char *csv;
 	const char *target;
+	const char *resolver;
+	const char *name;
+	struct sockaddr_in resolver_sin;
+	uint16_t port;
+	int64_t sticky_ns;
 	struct client_cfg cfg;
 	int has_id;
 	int verbose;
@@ -41,7 +48,12 @@ static void client_usage(FILE *fp)
 	fprintf(fp,
 		CLIENT_USAGE
 		"  -i ID        client id carried in every request (0-4294967295)\n"
-		"  -t ADDR:PORT target of the requests (port default %d)\n"
+		"  -t ADDR:PORT target of the requests (port default %d): anycast mode\n"
+		"  -R RESOLVER  DNS mode: ask this resolver (port default 53) for NAME and\n"
+		"               send the requests to the answer; ask again when its TTL ends\n"
+		"  -q NAME      DNS mode: the service name (an A record)\n"
+		"  -p PORT      DNS mode: the requests' port (default %d)\n"
+		"  -S STICKY    DNS mode: keep each address this long whatever the TTL\n"
 		"  -r RATE      requests per second (default 1000)\n"
 		"  -w TIMEOUT   a request unanswered this long is lost (default 500ms)\n"
 		"  -d DURATION  stop sending after this long (default: at SIGTERM)\n"
@@ -51,7 +63,7 @@ static void client_usage(FILE *fp)
 		"  -v           debug logging\n"
 		"  -h           this help\n"
 		"Durations take a unit: 500ms, 1.5s, 250us, 2m (no unit: seconds).\n",
-		WIRE_PORT_DEFAULT);
+		WIRE_PORT_DEFAULT, WIRE_PORT_DEFAULT);
 }
 
 static void client_bad(const char *flag, const char *what, const char *arg)
@@ -70,8 +82,9 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 	o->node = "client";
 	o->cfg.rate = 1000;
 	o->cfg.timeout_ns = 500 * NSEC_PER_MSEC;
+	o->port = 0;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:i:t:r:w:d:o:vh")) != -1) {
+	while ((ch = getopt(argc, argv, ":n:e:i:t:R:q:p:S:r:w:d:o:vh")) != -1) {
 		switch (ch) {
 		case 'n':
 			o->node = optarg;
@@ -91,6 +104,25 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 			if (parse_addr_port(optarg, WIRE_PORT_DEFAULT, &o->cfg.target) == -1)
 				client_bad("-t", "an IPv4 ADDR:PORT", optarg);
 			o->target = optarg;
+			break;
+		case 'R':
+			if (parse_addr_port(optarg, 53, &o->resolver_sin) == -1)
+				client_bad("-R", "an IPv4 RESOLVER[:PORT]", optarg);
+			o->resolver = optarg;
+			break;
+		case 'q':
+			o->name = optarg;
+			break;
+		case 'p':
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || v == 0 || v > 65535)
+				client_bad("-p", "a port (1-65535)", optarg);
+			o->port = (uint16_t)v;
+			break;
+		case 'S':
+			if (parse_duration_ns(optarg, &o->sticky_ns) == -1)
+				client_bad("-S", "a duration such as 60s", optarg);
 			break;
 		case 'r':
 			errno = 0;
@@ -130,8 +162,14 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 		fprintf(stderr, "client: unexpected argument '%s'\n" CLIENT_USAGE, argv[optind]);
 		exit(1);
 	}
-	if (!o->has_id || o->target == NULL) {
-		fprintf(stderr, "client: -i ID and -t ADDR:PORT are required\n" CLIENT_USAGE);
+	if (!o->has_id || (o->target == NULL) == (o->resolver == NULL) ||
+	    (o->resolver != NULL) != (o->name != NULL)) {
+		fprintf(stderr, "client: -i ID and either -t ADDR:PORT or -R RESOLVER with -q NAME "
+				"are required\n" CLIENT_USAGE);
+		exit(1);
+	}
+	if (o->resolver == NULL && (o->port || o->sticky_ns)) {
+		fprintf(stderr, "client: -p and -S go with -R (DNS mode)\n" CLIENT_USAGE);
 		exit(1);
 	}
 }
@@ -175,10 +213,84 @@ static void client_summary(struct event_log *ev, const struct client *c)
 		   (json_int_t)c->stats.errors, "late", (json_int_t)c->stats.late, "sites", sites);
 }
 
+/* DNS mode: the resolver's answers steer where requests go. */
+struct client_steer {
+	struct client_dns dns;
+	struct client *c;
+	struct event_log *ev;
+	int timer;
+};
+
+static void client_steer_answer(struct client_steer *st, int64_t now)
+{
+	struct client_dns *d = &st->dns;
+	struct in_addr before = st->c->cfg.target.sin_addr;
+	char was[INET_ADDRSTRLEN], now_addr[INET_ADDRSTRLEN];
+
+	if (client_dns_receive(d, now) != 1)
+		return;
+	st->c->cfg.target.sin_addr = d->addr;
+	inet_ntop(AF_INET, &before, was, sizeof(was));
+	inet_ntop(AF_INET, &d->addr, now_addr, sizeof(now_addr));
+	event_emit(st->ev, "dns_answer", "{s:I, s:s, s:s, s:s, s:I, s:b}", "client",
+		   (json_int_t)st->c->cfg.id, "name", d->name, "address", now_addr, "previous", was,
+		   "ttl", (json_int_t)d->ttl, "changed", before.s_addr != d->addr.s_addr);
+	if (before.s_addr != d->addr.s_addr)
+		log_info("%s now %s (was %s), ttl %us", d->name, now_addr, was, d->ttl);
+}
+
+static void client_steer_rearm(struct client_steer *st)
+{
+	if (loop_timer_set(st->timer, client_dns_next_ns(&st->dns), 0) == -1)
+		log_warn("timerfd");
+}
+
+static void client_on_dns(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct client_steer *st = arg;
+
+	(void)loop;
+	(void)fd;
+	(void)events;
+	client_steer_answer(st, now_mono_ns());
+	client_steer_rearm(st);
+}
+
+static void client_on_dns_timer(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct client_steer *st = arg;
+
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	if (now_mono_ns() >= client_dns_next_ns(&st->dns))
+		client_dns_query(&st->dns, now_mono_ns());
+	client_steer_rearm(st);
+}
+
+/* client_steer_first: the first address, before any request can be sent:
+ * up to 5 tries a second apart. 0 or -1. */
+static int client_steer_first(struct client_dns *d)
+{
+	for (int i = 0; i < 5; i++) {
+		int64_t deadline = now_mono_ns() + CLIENT_DNS_RETRY_NS;
+		if (client_dns_query(d, now_mono_ns()) == -1)
+			return -1;
+		while (now_mono_ns() < deadline) {
+			if (client_dns_receive(d, now_mono_ns()) == 1)
+				return 0;
+			usleep(1000);
+		}
+	}
+	log_warnx("no answer for %s from %s in 5 tries", d->name, inet_ntoa(d->resolver.sin_addr));
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct client_opts o;
 	struct client c = {.fd = -1, .send_timer = -1, .expire_timer = -1};
+	struct client_steer st = {.dns = {.fd = -1}, .timer = -1};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
 	char csvpath[256];
@@ -210,13 +322,43 @@ int main(int argc, char **argv)
 		log_warn("signals");
 		goto out;
 	}
+	if (o.resolver) {
+		if (client_dns_init(&st.dns, &o.resolver_sin, o.name, o.sticky_ns) == -1 ||
+		    client_steer_first(&st.dns) == -1)
+			goto out;
+		o.cfg.target.sin_family = AF_INET;
+		o.cfg.target.sin_addr = st.dns.addr;
+		o.cfg.target.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
+		o.target = o.name;
+	}
 	if (client_start(&c, loop, &o.cfg, csv) == -1)
 		goto out;
 	started = 1;
+	if (o.resolver) {
+		st.c = &c;
+		st.ev = ev;
+		if (loop_add(loop, st.dns.fd, EPOLLIN, client_on_dns, &st) == -1 ||
+		    (st.timer = loop_timer(loop, client_dns_next_ns(&st.dns), 0, client_on_dns_timer,
+					   &st)) == -1) {
+			log_warn("dns loop");
+			goto out;
+		}
+		log_info("%s is %s (ttl %us) from resolver %s%s", o.name, inet_ntoa(st.dns.addr),
+			 st.dns.ttl, o.resolver, o.sticky_ns ? ", sticky" : "");
+	}
 	log_info("client %u: %.0f requests/s to %s, timeout %lldms", o.cfg.id, o.cfg.rate, o.target,
 		 (long long)(o.cfg.timeout_ns / NSEC_PER_MSEC));
-	event_emit(ev, "client_started", "{s:I, s:s, s:f}", "client", (json_int_t)o.cfg.id,
-		   "target", o.target, "rate", o.cfg.rate);
+	event_emit(ev, "client_started", "{s:I, s:s, s:f, s:s?, s:s?, s:I}", "client",
+		   (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate, "resolver",
+		   o.resolver, "mode", o.resolver ? "dns" : "anycast", "sticky_ns",
+		   (json_int_t)o.sticky_ns);
+	if (o.resolver) {
+		char first[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &st.dns.addr, first, sizeof(first));
+		event_emit(ev, "dns_answer", "{s:I, s:s, s:s, s:n, s:I, s:b}", "client",
+			   (json_int_t)o.cfg.id, "name", o.name, "address", first, "previous",
+			   "ttl", (json_int_t)st.dns.ttl, "changed", 1);
+	}
 	if (loop_run(loop) == -1 || c.failed)
 		goto out;
 	rc = 0;
@@ -233,7 +375,19 @@ out:
 				 (double)c.stats.sent * NSEC_PER_SEC / (double)took,
 				 (double)took / NSEC_PER_SEC);
 		client_summary(ev, &c);
+		if (o.resolver)
+			event_emit(ev, "dns_summary", "{s:I, s:I, s:I, s:I, s:I}", "client",
+				   (json_int_t)o.cfg.id, "queries", (json_int_t)st.dns.queries,
+				   "answers", (json_int_t)st.dns.answers, "failures",
+				   (json_int_t)st.dns.failures, "changes", (json_int_t)st.dns.changes);
 	}
+	if (st.timer != -1) {
+		loop_del(loop, st.timer);
+		close(st.timer);
+	}
+	if (st.dns.fd != -1 && loop)
+		loop_del(loop, st.dns.fd);
+	client_dns_close(&st.dns);
 	client_close(&c);
 	if (csv && fclose(csv) != 0) {
 		log_warn("%s", o.csv);

@@ -1,0 +1,71 @@
+/*
+ * The client's DNS steering: it asks its resolver for the service name,
+ * sends its requests to the answer, and asks again when the answer's TTL
+ * runs out. A sticky client keeps each address for a set time whatever the
+ * TTL, as real applications and devices do.
+ *
+ * While a re-query is outstanding, requests keep going to the address the
+ * client has (the application's cache still holds it); the new address is
+ * used from the moment its answer arrives. A TTL below CLIENT_DNS_MIN_TTL_NS
+ * is raised to it, so a TTL of 0 does not become a query per request.
+ *
+ * The packet work (client_dns_build_query, client_dns_parse_answer) is pure,
+ * through libknot, and unit-tested; client_dns_* with a socket are the I/O.
+ */
+#ifndef STEERLAB_CLIENT_DNS_H
+#define STEERLAB_CLIENT_DNS_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CLIENT_DNS_MIN_TTL_NS (100 * 1000000LL)
+#define CLIENT_DNS_RETRY_NS (1000 * 1000000LL)
+#define CLIENT_DNS_NAME_MAX 255
+
+struct client_dns {
+	struct sockaddr_in resolver;
+	char name[CLIENT_DNS_NAME_MAX + 1];
+	uint8_t qname[CLIENT_DNS_NAME_MAX + 1]; /* wire form */
+	int64_t sticky_ns;    /* > 0: keep each address this long, whatever the TTL */
+	int fd;               /* UDP socket to the resolver */
+	uint16_t qid;         /* id of the outstanding query */
+	int pending;          /* a query is outstanding */
+	int64_t sent_ns;      /* CLOCK_MONOTONIC when it left */
+	int have;             /* addr is known */
+	struct in_addr addr;  /* the address requests go to */
+	uint32_t ttl;         /* TTL of the last answer, seconds */
+	int64_t refresh_ns;   /* CLOCK_MONOTONIC when to ask again */
+	uint64_t queries, answers, failures, changes;
+};
+
+/* client_dns_build_query: an A query for qname (wire form) with id into
+ * buf. Returns its length, or -1. */
+int client_dns_build_query(const uint8_t *qname, uint16_t id, uint8_t *buf, size_t len);
+
+/* client_dns_parse_answer: the first A record of a response to query id
+ * for qname (following CNAMEs in the answer section), and the smallest TTL
+ * on the way. 0, or -1 if the packet is not that response, is an error
+ * (rcode != NOERROR) or has no A record. */
+int client_dns_parse_answer(const uint8_t *buf, size_t len, uint16_t id, const uint8_t *qname,
+			    struct in_addr *addr, uint32_t *ttl);
+
+/* client_dns_init: parse the name, open the socket. 0 or -1 (logged). */
+int client_dns_init(struct client_dns *d, const struct sockaddr_in *resolver, const char *name,
+		    int64_t sticky_ns);
+
+/* client_dns_query: send a query now. 0 or -1. */
+int client_dns_query(struct client_dns *d, int64_t now);
+
+/* client_dns_receive: read one datagram from fd; if it answers the
+ * outstanding query, take the address and set refresh_ns. Returns 1 if the
+ * address was taken, 0 if the datagram was not an answer, -1 on error. */
+int client_dns_receive(struct client_dns *d, int64_t now);
+
+/* client_dns_next_ns: when the client must act next: the refresh time, or
+ * the retry time of an unanswered query. */
+int64_t client_dns_next_ns(const struct client_dns *d);
+
+void client_dns_close(struct client_dns *d);
+
+#endif

@@ -1,0 +1,156 @@
+/* The client's DNS packets: the query it sends, the answers it accepts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <libknot/libknot.h>
+#include <string.h>
+
+#include "agents/client/dns.h"
+
+static uint8_t qname[KNOT_DNAME_MAXLEN];
+
+/* A response to id for qname: rcode, then the records given as
+ * (owner, type, ttl, rdata text) with CNAME rdata a name. */
+struct rec {
+	const char *owner;
+	uint16_t type;
+	uint32_t ttl;
+	const char *rdata;
+};
+
+static size_t make_response(uint8_t *buf, size_t len, uint16_t id, const char *question,
+			    uint8_t rcode, const struct rec *recs, int n)
+{
+	uint8_t q[KNOT_DNAME_MAXLEN];
+	knot_pkt_t *pkt = knot_pkt_new(buf, (uint16_t)len, NULL);
+	size_t size;
+
+	assert_non_null(pkt);
+	knot_dname_from_str(q, question, sizeof(q));
+	knot_wire_set_id(pkt->wire, id);
+	knot_wire_set_qr(pkt->wire);
+	knot_wire_set_rcode(pkt->wire, rcode);
+	assert_int_equal(knot_pkt_put_question(pkt, q, KNOT_CLASS_IN, KNOT_RRTYPE_A), KNOT_EOK);
+	knot_pkt_begin(pkt, KNOT_ANSWER);
+	for (int i = 0; i < n; i++) {
+		uint8_t owner[KNOT_DNAME_MAXLEN], rdata[KNOT_DNAME_MAXLEN];
+		uint16_t rdlen;
+		knot_rrset_t *rr;
+
+		knot_dname_from_str(owner, recs[i].owner, sizeof(owner));
+		rr = knot_rrset_new(owner, recs[i].type, KNOT_CLASS_IN, recs[i].ttl, NULL);
+		if (recs[i].type == KNOT_RRTYPE_A) {
+			inet_pton(AF_INET, recs[i].rdata, rdata);
+			rdlen = 4;
+		} else {
+			knot_dname_from_str(rdata, recs[i].rdata, sizeof(rdata));
+			rdlen = (uint16_t)knot_dname_size(rdata);
+		}
+		assert_int_equal(knot_rrset_add_rdata(rr, rdata, rdlen, NULL), KNOT_EOK);
+		assert_int_equal(knot_pkt_put(pkt, 0, rr, KNOT_PF_FREE), KNOT_EOK);
+		free(rr);
+	}
+	size = pkt->size;
+	knot_pkt_free(pkt);
+	return size;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	knot_dname_from_str(qname, "www.lab.example.", sizeof(qname));
+	return 0;
+}
+
+static void test_query_is_an_a_query_with_rd(void **state)
+{
+	uint8_t buf[512];
+	int n = client_dns_build_query(qname, 0x1234, buf, sizeof(buf));
+	knot_pkt_t *pkt;
+
+	(void)state;
+	assert_true(n > KNOT_WIRE_HEADER_SIZE);
+	pkt = knot_pkt_new(buf, (uint16_t)n, NULL);
+	assert_int_equal(knot_pkt_parse(pkt, 0), KNOT_EOK);
+	assert_int_equal(knot_wire_get_id(pkt->wire), 0x1234);
+	assert_true(knot_wire_get_rd(pkt->wire));
+	assert_false(knot_wire_get_qr(pkt->wire));
+	assert_int_equal(knot_pkt_qtype(pkt), KNOT_RRTYPE_A);
+	assert_true(knot_dname_is_equal(knot_pkt_qname(pkt), qname));
+	knot_pkt_free(pkt);
+}
+
+static void test_answer_takes_first_a_and_ttl(void **state)
+{
+	static const struct rec recs[] = {
+		{"www.lab.example.", KNOT_RRTYPE_A, 30, "198.19.1.1"},
+	};
+	uint8_t buf[512];
+	struct in_addr a;
+	uint32_t ttl = 0;
+	size_t n = make_response(buf, sizeof(buf), 7, "www.lab.example.", 0, recs, 1);
+
+	(void)state;
+	assert_int_equal(client_dns_parse_answer(buf, n, 7, qname, &a, &ttl), 0);
+	assert_string_equal(inet_ntoa(a), "198.19.1.1");
+	assert_int_equal(ttl, 30);
+}
+
+static void test_answer_follows_cname_with_smallest_ttl(void **state)
+{
+	static const struct rec recs[] = {
+		{"www.lab.example.", KNOT_RRTYPE_CNAME, 20, "edge.lab.example."},
+		{"edge.lab.example.", KNOT_RRTYPE_A, 60, "198.19.1.2"},
+	};
+	uint8_t buf[512];
+	struct in_addr a;
+	uint32_t ttl = 0;
+	size_t n = make_response(buf, sizeof(buf), 9, "www.lab.example.", 0, recs, 2);
+
+	(void)state;
+	assert_int_equal(client_dns_parse_answer(buf, n, 9, qname, &a, &ttl), 0);
+	assert_string_equal(inet_ntoa(a), "198.19.1.2");
+	assert_int_equal(ttl, 20);
+}
+
+static void test_answer_rejects_wrong_id_name_rcode_or_empty(void **state)
+{
+	static const struct rec recs[] = {
+		{"www.lab.example.", KNOT_RRTYPE_A, 30, "198.19.1.1"},
+	};
+	uint8_t buf[512];
+	struct in_addr a;
+	uint32_t ttl;
+	size_t n;
+
+	(void)state;
+	n = make_response(buf, sizeof(buf), 7, "www.lab.example.", 0, recs, 1);
+	assert_int_equal(client_dns_parse_answer(buf, n, 8, qname, &a, &ttl), -1);
+	n = make_response(buf, sizeof(buf), 7, "api.lab.example.", 0, recs, 1);
+	assert_int_equal(client_dns_parse_answer(buf, n, 7, qname, &a, &ttl), -1);
+	n = make_response(buf, sizeof(buf), 7, "www.lab.example.", KNOT_RCODE_SERVFAIL, recs, 1);
+	assert_int_equal(client_dns_parse_answer(buf, n, 7, qname, &a, &ttl), -1);
+	n = make_response(buf, sizeof(buf), 7, "www.lab.example.", 0, recs, 0);
+	assert_int_equal(client_dns_parse_answer(buf, n, 7, qname, &a, &ttl), -1);
+	assert_int_equal(client_dns_parse_answer(buf, 5, 7, qname, &a, &ttl), -1);
+	/* a query (QR clear) is not an answer */
+	n = (size_t)client_dns_build_query(qname, 7, buf, sizeof(buf));
+	assert_int_equal(client_dns_parse_answer(buf, n, 7, qname, &a, &ttl), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_query_is_an_a_query_with_rd),
+		cmocka_unit_test(test_answer_takes_first_a_and_ttl),
+		cmocka_unit_test(test_answer_follows_cname_with_smallest_ttl),
+		cmocka_unit_test(test_answer_rejects_wrong_id_name_rcode_or_empty),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
