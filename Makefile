@@ -57,7 +57,10 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
-	libinih-dev libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq
+	libinih-dev libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
+	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound
+# what the benchmarks compare against, installed by `make bench`
+BENCH_PKGS := nsd knot dnsperf
 
 
 .PHONY: tools all deps check unit unit-asan integration demo bench clean format install
@@ -94,7 +97,7 @@ $(BINDIR)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BINDIR)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(LIBSTEER)
+$(BINDIR)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -123,7 +126,7 @@ integration: all
 	@tests/run-integration.sh
 
 deps:
-	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(DEB_PKGS) $(EXTRA_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; \
 	else echo "deps: installing$$missing"; \
 	if [ "$$(id -u)" != 0 ]; then echo "deps: need root to install$$missing (try: sudo make deps)" >&2; exit 1; fi; \
@@ -134,14 +137,37 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) unit-asan
 	$(MAKE) integration
+	$(MAKE) fuzz-run
 
 demo: deps
 	$(MAKE) all
 	bin/steerlab run topology/anycast.ini
 
-bench: deps
+bench:
+	$(MAKE) deps EXTRA_PKGS="$(BENCH_PKGS)"
 	$(MAKE) all
 	bench/bringup/run.sh
+
+# libFuzzer target on authd's response function (clang and libclang-rt-14-dev).
+# fuzz-run fuzzes for 60 s from the seed corpus; new inputs go to build/fuzz/,
+# a crash fails the run and leaves its input there.
+FUZZ_CC ?= clang
+FUZZ_AUTHD_SRC := tests/fuzz/fuzz_authd.c $(LIB_SRC) \
+	$(filter-out agents/authd/authd.c agents/authd/net.c,$(wildcard agents/authd/*.c))
+
+.PHONY: fuzz fuzz-run
+fuzz: build/fuzz/fuzz_authd
+
+build/fuzz/fuzz_authd: $(FUZZ_AUTHD_SRC) $(wildcard agents/authd/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -I. $(PKG_CFLAGS) \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $(FUZZ_AUTHD_SRC) $(PKG_LIBS) -lm
+
+fuzz-run: fuzz
+	@mkdir -p build/fuzz/corpus-authd
+	build/fuzz/fuzz_authd -max_total_time=60 -artifact_prefix=build/fuzz/ \
+		build/fuzz/corpus-authd tests/fuzz/corpus/authd
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -179,6 +179,12 @@ static int lab_configure_node(struct lab *lab, int n)
 			    kern_link_forwarding(k, ifindex) == -1 ||
 			    kern_addr_add(k, ifindex, l->router_addr, l->prefixlen) == -1)
 				goto out;
+			/* a site's unicast address is routed statically: only the
+			 * anycast address is steered by routing */
+			if (t->nodes[l->node].kind == TOPO_SITE &&
+			    kern_route_add(k, t->nodes[l->node].address, 32, l->node_addr, ifindex,
+					   0) == -1)
+				goto out;
 		}
 	} else {
 		const struct topo_link *l = &t->links[node->link];
@@ -186,124 +192,16 @@ static int lab_configure_node(struct lab *lab, int n)
 		    kern_link_up(k, ifindex) == -1 || kern_addr_add(k, ifindex, l->node_addr, l->prefixlen) == -1 ||
 		    kern_route_add(k, any, 0, l->router_addr, ifindex, 0) == -1)
 			goto out;
-		/* the service address, announced by the prober while healthy */
-		if (node->kind == TOPO_SITE && kern_addr_add(k, 1, t->service, 32) == -1)
+		/* the anycast address, announced by the prober while healthy, and
+		 * the site's own address, which DNS steering hands out */
+		if (node->kind == TOPO_SITE && (kern_addr_add(k, 1, t->service, 32) == -1 ||
+						kern_addr_add(k, 1, node->address, 32) == -1))
 			goto out;
 	}
 	rc = 0;
 out:
 	kern_close(k);
 	return rc;
-}
-
-static int lab_start_infra(struct lab *lab)
-{
-	const struct topology *t = lab->t;
-	char ev[PATH_MAX], arg[8][128], *argv[40];
-	char service[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, &t->service, service, sizeof(service));
-	for (int n = 0; n < t->nnodes; n++) {
-		const struct topo_node *node = &t->nodes[n];
-		int a = 0;
-
-		if (node->kind == TOPO_ROUTER) {
-			strfmt(ev, sizeof(ev), "%s/%s.routed.events.jsonl", lab->rundir,
-				 node->name);
-			char *rargv[] = {"routed", "-n", (char *)node->name, "-e", ev, NULL};
-			if (lab_start_agent(lab, n, "routed", rargv) == -1)
-				return -1;
-
-			strfmt(ev, sizeof(ev), "%s/%s.collector.events.jsonl", lab->rundir,
-				 node->name);
-			argv[a++] = "collector";
-			argv[a++] = "-n";
-			argv[a++] = (char *)node->name;
-			argv[a++] = "-e";
-			argv[a++] = ev;
-			argv[a++] = "-o";
-			argv[a++] = lab->rundir;
-			strfmt(arg[0], sizeof(arg[0]), "udp dst port %u", t->port);
-			argv[a++] = "-f";
-			argv[a++] = arg[0];
-			strfmt(arg[1], sizeof(arg[1]), "%llu", (unsigned long long)t->capture_buffer);
-			argv[a++] = "-B";
-			argv[a++] = arg[1];
-			strfmt(arg[2], sizeof(arg[2]), "%s/32", service);
-			argv[a++] = "-P";
-			argv[a++] = arg[2];
-			char caps[TOPO_MAX_NODES][40];
-			int nc = 0;
-			for (int i = 0; i < t->nlinks && a < 36; i++) {
-				const struct topo_link *l = &t->links[i];
-				if (l->router != n || t->nodes[l->node].kind != TOPO_SITE)
-					continue;
-				strfmt(caps[nc], sizeof(caps[nc]), "%s=%s", l->router_ifname,
-					 t->nodes[l->node].name);
-				argv[a++] = "-c";
-				argv[a++] = caps[nc++];
-			}
-			argv[a] = NULL;
-			if (nc > 0 && lab_start_agent(lab, n, "collector", argv) == -1)
-				return -1;
-		} else if (node->kind == TOPO_SITE) {
-			const struct topo_link *l = &t->links[node->link];
-			char port[8], router[INET_ADDRSTRLEN], prefix[32], metric[16];
-			char target[32], iv[24], to[24], down[12], up[12];
-
-			strfmt(port, sizeof(port), "%u", t->port);
-			strfmt(ev, sizeof(ev), "%s/%s.sited.events.jsonl", lab->rundir,
-				 node->name);
-			char *sargv[] = {"sited", "-n", (char *)node->name, "-e", ev, "-s",
-					 (char *)node->name, "-p", port, NULL};
-			if (lab_start_agent(lab, n, "sited", sargv) == -1)
-				return -1;
-
-			inet_ntop(AF_INET, &l->router_addr, router, sizeof(router));
-			strfmt(prefix, sizeof(prefix), "%s/32", service);
-			strfmt(metric, sizeof(metric), "%u", node->metric);
-			strfmt(target, sizeof(target), "127.0.0.1:%u", t->port);
-			strfmt(iv, sizeof(iv), "%lldus", (long long)node->probe_interval_ns / 1000);
-			strfmt(to, sizeof(to), "%lldus", (long long)node->probe_timeout_ns / 1000);
-			strfmt(down, sizeof(down), "%u", node->probe_down);
-			strfmt(up, sizeof(up), "%u", node->probe_up);
-			strfmt(ev, sizeof(ev), "%s/%s.prober.events.jsonl", lab->rundir,
-				 node->name);
-			char *pargv[] = {"prober", "-n", (char *)node->name, "-e", ev, "-s",
-					 (char *)node->name, "-t", target, "-P", prefix, "-m", metric,
-					 "-R", router, "-i", iv, "-w", to, "-d", down, "-u", up, NULL};
-			if (lab_start_agent(lab, n, "prober", pargv) == -1)
-				return -1;
-		}
-	}
-	return 0;
-}
-
-int lab_start_clients(struct lab *lab, int64_t duration_ns)
-{
-	const struct topology *t = lab->t;
-	char service[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, &t->service, service, sizeof(service));
-	for (int n = 0; n < t->nnodes; n++) {
-		const struct topo_node *node = &t->nodes[n];
-		char ev[PATH_MAX], csv[PATH_MAX], id[16], target[32], rate[32], to[24], dur[24];
-
-		if (node->kind != TOPO_CLIENT)
-			continue;
-		strfmt(ev, sizeof(ev), "%s/%s.client.events.jsonl", lab->rundir, node->name);
-		strfmt(csv, sizeof(csv), "%s/requests-%s.csv", lab->rundir, node->name);
-		strfmt(id, sizeof(id), "%u", node->client_id);
-		strfmt(target, sizeof(target), "%s:%u", service, t->port);
-		strfmt(rate, sizeof(rate), "%g", node->rate);
-		strfmt(to, sizeof(to), "%lldus", (long long)node->timeout_ns / 1000);
-		strfmt(dur, sizeof(dur), "%lldus", (long long)duration_ns / 1000);
-		char *argv[] = {"client", "-n", (char *)node->name, "-e", ev, "-i", id, "-t", target,
-				"-r", rate, "-w", to, "-o", csv, duration_ns ? "-d" : NULL, dur, NULL};
-		if (lab_start_agent(lab, n, "client", argv) == -1)
-			return -1;
-	}
-	return 0;
 }
 
 int lab_up(struct lab *lab)

@@ -28,7 +28,7 @@ struct lab_agent {
 	pid_t pid;
 	unsigned long long starttime;
 	int node;           /* index into the topology, -1 if unknown */
-	char name[16];      /* program name: sited, client, ... */
+	char name[16];      /* its label: sited, client, client-dns, ... */
 	int reaped;
 };
 
@@ -57,12 +57,22 @@ int lab_up(struct lab *lab);
  * for duration_ns (0: until stopped). */
 int lab_start_clients(struct lab *lab, int64_t duration_ns);
 
-/* lab_start_agent: fork, enter the node's namespace, redirect output to
- * RUNDIR/NODE.NAME.log and exec BINDIR/NAME with argv. Recorded in
- * agents.tsv. Returns the index in lab->agents, or -1. */
-int lab_start_agent(struct lab *lab, int node, const char *name, char *const argv[]);
+/* A client node's DNS-steered flow carries this id, its anycast flow the
+ * node's client_id, so captures tell the two apart. */
+#define LAB_DNS_CLIENT_ID(id) (100000u + (id))
 
-/* lab_signal_agents: send sig to the lab's agents called name (NULL: all). */
+/* lab_start_infra: every agent of every node but the clients. */
+int lab_start_infra(struct lab *lab);
+
+/* lab_start_agent_as: fork, enter the node's namespace, redirect output to
+ * RUNDIR/NODE.LABEL.log and exec BINDIR/PROG with argv. Recorded in
+ * agents.tsv under LABEL (e.g. "client-dns"). Returns the index in
+ * lab->agents, or -1. */
+int lab_start_agent_as(struct lab *lab, int node, const char *prog, const char *label,
+		       char *const argv[]);
+
+/* lab_signal_agents: send sig to the lab's agents called name (NULL: all;
+ * "client*": every label that begins with client). */
 void lab_signal_agents(struct lab *lab, const char *name, int sig);
 
 /* lab_wait_agents: wait up to timeout_ns for the agents called name (NULL:

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "clocks.h"
+#include "dnsconf.h"
 #include "lab.h"
 #include "log.h"
 #include "run.h"
@@ -140,7 +141,10 @@ static int load(const struct cmd_args *a, const char *cmd)
 			cmd);
 		return -1;
 	}
-	return topo_load(&topo, a->file, a->sets, a->nsets, stderr);
+	if (topo_load(&topo, a->file, a->sets, a->nsets, stderr) == -1)
+		return -1;
+	/* authd's own parser on the [zone] and [name] sections */
+	return dnsconf_check(&topo, stderr);
 }
 
 static int cmd_check(const struct cmd_args *a)

@@ -224,7 +224,7 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 	failed = 1;
 	run_say(o, "observing for %.1f s", (double)(t->duration_ns - t->fail_at_ns) / NSEC_PER_SEC);
 	/* clients stop by themselves after duration, then wait out their timeout */
-	while (lab_wait_agents(lab, "client", 100 * NSEC_PER_MSEC) > 0) {
+	while (lab_wait_agents(lab, "client*", 100 * NSEC_PER_MSEC) > 0) {
 		if (run_interrupted)
 			break;
 		if (now_mono_ns() > start + t->duration_ns + 2 * 5 * NSEC_PER_SEC) {

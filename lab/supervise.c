@@ -72,7 +72,8 @@ static int agent_alive(struct lab_agent *a)
 	return 1;
 }
 
-int lab_start_agent(struct lab *lab, int node, const char *name, char *const argv[])
+int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const char *name,
+		       char *const argv[])
 {
 	const char *nodename = lab->t->nodes[node].name;
 	char prog[PATH_MAX], logpath[PATH_MAX], line[128], state;
@@ -84,7 +85,7 @@ int lab_start_agent(struct lab *lab, int node, const char *name, char *const arg
 		log_warnx("too many agents");
 		return -1;
 	}
-	strfmt(prog, sizeof(prog), "%s/%s", lab->bindir, name);
+	strfmt(prog, sizeof(prog), "%s/%s", lab->bindir, prog_name);
 	strfmt(logpath, sizeof(logpath), "%s/%s.%s.log", lab->rundir, nodename, name);
 	if (access(prog, X_OK) == -1) {
 		log_warn("agent %s", prog);
@@ -149,11 +150,24 @@ int lab_start_agent(struct lab *lab, int node, const char *name, char *const arg
 	return lab->nagents++;
 }
 
+/* agent_matches: name NULL matches all; "client*" every label it begins. */
+static int agent_matches(const struct lab_agent *a, const char *name)
+{
+	size_t len;
+
+	if (name == NULL)
+		return 1;
+	len = strlen(name);
+	if (len > 0 && name[len - 1] == '*')
+		return strncmp(a->name, name, len - 1) == 0;
+	return strcmp(a->name, name) == 0;
+}
+
 void lab_signal_agents(struct lab *lab, const char *name, int sig)
 {
 	for (int i = 0; i < lab->nagents; i++) {
 		struct lab_agent *a = &lab->agents[i];
-		if ((name == NULL || strcmp(a->name, name) == 0) && agent_alive(a))
+		if (agent_matches(a, name) && agent_alive(a))
 			kill(a->pid, sig);
 	}
 }
@@ -166,8 +180,7 @@ static int agents_wait(struct lab_agent *agents, int n, const char *name, int64_
 	for (;;) {
 		alive = 0;
 		for (int i = 0; i < n; i++)
-			if ((name == NULL || strcmp(agents[i].name, name) == 0) &&
-			    agent_alive(&agents[i]))
+			if (agent_matches(&agents[i], name) && agent_alive(&agents[i]))
 				alive++;
 		if (alive == 0 || now_mono_ns() >= deadline)
 			return alive;
@@ -188,13 +201,13 @@ static int agents_stop(struct lab_agent *agents, int n)
 
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < n; i++) {
-			int is_client = strcmp(agents[i].name, "client") == 0;
+			int is_client = strncmp(agents[i].name, "client", 6) == 0;
 			if (is_client == (pass == 0) && agent_alive(&agents[i])) {
 				kill(agents[i].pid, SIGTERM);
 				stopped++;
 			}
 		}
-		agents_wait(agents, n, pass == 0 ? "client" : NULL, LAB_GRACE_NS);
+		agents_wait(agents, n, pass == 0 ? "client*" : NULL, LAB_GRACE_NS);
 	}
 	for (int i = 0; i < n; i++) {
 		if (agent_alive(&agents[i])) {

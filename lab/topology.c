@@ -8,6 +8,9 @@
  * counts lines, reads section headers itself, and notices a line inih
  * rejected (the handler was not called for it). inih calls the handler
  * right after the reader returns a line, so p->lineno is the pair's line.
+ *
+ * [zone NAME] and [name NAME] sections are authd's: their pairs are kept
+ * as written, with their lines, and not interpreted here.
  */
 #include "topology.h"
 
@@ -22,7 +25,8 @@
 #include "topology_int.h"
 
 static const char *topo_section_kinds =
-    "expected [lab], [router NAME], [site NAME] or [client NAME]";
+    "expected [lab], [router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
+    "[zone NAME] or [name NAME]";
 
 void topo_error(struct topo_parse *p, int where, const char *fmt, ...)
 {
@@ -115,6 +119,8 @@ void topo_set(struct topo_parse *p, int sect, const char *name, const char *valu
 	}
 	if (keys[i].type == TOPO_T_LINK)
 		obj = p->meta[sect].link;
+	else if (keys[i].type == TOPO_T_RESOLVER)
+		obj = p->meta[sect].resolver;
 	else if (sect == TOPO_SECT_LAB)
 		obj = (char *)p->t + keys[i].off;
 	else
@@ -162,13 +168,80 @@ static void topo_node_header(struct topo_parse *p, enum topo_kind kind, const ch
 	snprintf(node->name, sizeof(node->name), "%s", name);
 	node->line = p->lineno;
 	node->link = -1;
+	node->resolver = -1;
+	node->quorum = 0.5;
 	p->sect = t->nnodes++;
+}
+
+/* topo_raw_header: [zone NAME] or [name NAME], kept for authd. */
+static void topo_raw_header(struct topo_parse *p, const char *kind, const char *name)
+{
+	struct topology *t = p->t;
+	struct topo_raw_section *r;
+	const int max = (int)(sizeof(t->raw_sections) / sizeof(t->raw_sections[0]));
+
+	if (p->raw_line == 0) {
+		p->raw_line = p->lineno;
+		snprintf(p->raw_label, sizeof(p->raw_label), "[%s %s]", kind, name);
+	}
+	if (strlen(name) >= sizeof(r->name)) {
+		topo_error(p, p->lineno,
+			   "[%s %.20s...]: expected a DNS name of at most %d characters", kind,
+			   name, (int)sizeof(r->name) - 1);
+		return;
+	}
+	if (t->nraw_sections == max) {
+		if (!(p->raw_full & 1))
+			topo_error(p, p->lineno, "too many [zone]/[name] sections (at most %d)",
+				   max);
+		p->raw_full |= 1;
+		return;
+	}
+	r = &t->raw_sections[t->nraw_sections];
+	snprintf(r->kind, sizeof(r->kind), "%s", kind);
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->line = p->lineno;
+	p->raw = t->nraw_sections++;
+	p->sect = TOPO_SECT_RAW;
+}
+
+/* topo_raw_pair: a pair of a [zone] or [name] section, as written. */
+static void topo_raw_pair(struct topo_parse *p, const char *name, const char *value)
+{
+	struct topology *t = p->t;
+	const struct topo_raw_section *r = &t->raw_sections[p->raw];
+	struct topo_raw_pair *pair;
+
+	if (strlen(name) >= sizeof(pair->key)) {
+		topo_error(p, p->lineno,
+			   "[%s %s]: expected a key of at most %d characters, got '%s'", r->kind,
+			   r->name, (int)sizeof(pair->key) - 1, name);
+		return;
+	}
+	if (strlen(value) >= sizeof(pair->value)) {
+		topo_error(p, p->lineno, "[%s %s] %s: value too long (at most %d characters)",
+			   r->kind, r->name, name, (int)sizeof(pair->value) - 1);
+		return;
+	}
+	if (t->nraw_pairs == TOPO_MAX_RAW) {
+		if (!(p->raw_full & 2))
+			topo_error(p, p->lineno,
+				   "too many keys in [zone]/[name] sections (at most %d)",
+				   TOPO_MAX_RAW);
+		p->raw_full |= 2;
+		return;
+	}
+	pair = &t->raw_pairs[t->nraw_pairs++];
+	pair->section = p->raw;
+	snprintf(pair->key, sizeof(pair->key), "%s", name);
+	snprintf(pair->value, sizeof(pair->value), "%s", value);
+	pair->line = p->lineno;
 }
 
 /* topo_header: a "[...]" line, s at the '['. Sets p->sect. */
 static void topo_header(struct topo_parse *p, char *s)
 {
-	static const char *const kinds[] = {"router", "site", "client"};
+	static const char *const kinds[TOPO_NKINDS] = {"router", "site", "client", "dns", "prober"};
 	char *end = strchr(s, ']'), *kind, *name, *extra, *save;
 	const char *rest;
 
@@ -203,13 +276,22 @@ static void topo_header(struct topo_parse *p, char *s)
 			p->lab_line = p->lineno;
 		return;
 	}
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < TOPO_NKINDS; k++) {
 		if (strcmp(kind, kinds[k]) != 0)
 			continue;
 		if (name == NULL || extra)
 			topo_error(p, p->lineno, "expected one name: [%s NAME]", kind);
 		else
 			topo_node_header(p, (enum topo_kind)k, name);
+		return;
+	}
+	if (strcmp(kind, "zone") == 0 || strcmp(kind, "name") == 0) {
+		if (strcmp(kind, "zone") == 0)
+			p->zone_headers++;
+		if (name == NULL || extra)
+			topo_error(p, p->lineno, "expected one name: [%s NAME]", kind);
+		else
+			topo_raw_header(p, kind, name);
 		return;
 	}
 	topo_error(p, p->lineno, "unknown section kind '%s' (%s)", kind, topo_section_kinds);
@@ -301,6 +383,8 @@ static int topo_pair(void *user, const char *section, const char *name, const ch
 			   topo_section_kinds);
 	else if (*name == '\0')
 		topo_error(p, p->lineno, "expected a key name before '='");
+	else if (p->sect == TOPO_SECT_RAW)
+		topo_raw_pair(p, name, value);
 	else
 		topo_set(p, p->sect, name, value, p->lineno);
 	return 1;
@@ -320,6 +404,7 @@ static void topo_defaults(struct topology *t)
 	t->probe_timeout_ns = 50 * NSEC_PER_MSEC;
 	t->probe_down = 3;
 	t->probe_up = 3;
+	snprintf(t->dns_name, sizeof(t->dns_name), "www.lab.example");
 }
 
 int topo_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err)
@@ -384,6 +469,10 @@ const char *topo_kind_name(enum topo_kind kind)
 		return "site";
 	case TOPO_CLIENT:
 		return "client";
+	case TOPO_DNS:
+		return "dns";
+	case TOPO_PROBER:
+		return "prober";
 	}
 	return "?";
 }

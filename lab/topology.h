@@ -5,8 +5,11 @@
  *   [router core]    a router: forwards, runs routed and the collector
  *   [site a]         a site: runs sited and its prober, announces the service
  *   [client c1]      a client node: runs one client agent
+ *   [dns ns]         runs authd, the authoritative server of the [zone]s
+ *   [prober p1]      a vantage point: probes every site, reports to authd
+ *   [zone Z], [name N]  authd's, not nodes: kept as written (raw_sections)
  *
- * Every site and client has `link = ROUTER`: one veth to that router.
+ * Every node but a router has `link = ROUTER`: one veth to that router.
  * Addresses are assigned from 198.18.0.0/15 in link order (docs/topology.md):
  * link i is 198.18.0.0/30 + 4 i, the router end .1, the node end .2.
  *
@@ -28,6 +31,37 @@ enum topo_kind {
 	TOPO_ROUTER,
 	TOPO_SITE,
 	TOPO_CLIENT,
+	TOPO_DNS,    /* runs authd, the authoritative server */
+	TOPO_PROBER, /* a vantage point: probes every site, reports to authd */
+};
+
+/* what a client's flows are steered by */
+enum topo_mode {
+	TOPO_MODE_ANYCAST, /* requests to [lab] service */
+	TOPO_MODE_DNS,     /* requests to what `resolver` answers for `name` */
+	TOPO_MODE_BOTH,    /* one flow of each, at `rate` each */
+};
+
+#define TOPO_DNS_NAME_MAX 253
+#define TOPO_MAX_RAW 512
+
+/*
+ * [zone NAME] and [name NAME] sections are authd's (docs/authd.md): the
+ * topology parser keeps their key = value pairs as written, with their
+ * lines, and the lab hands them to authd's own parser, which reports errors
+ * against this file's lines.
+ */
+struct topo_raw_section {
+	char kind[8];                         /* "zone" or "name" */
+	char name[TOPO_DNS_NAME_MAX + 2];
+	int line;                             /* of the header */
+};
+
+struct topo_raw_pair {
+	int section;                          /* index into raw_sections */
+	char key[32];
+	char value[512];
+	int line;
 };
 
 struct topo_node {
@@ -42,10 +76,20 @@ struct topo_node {
 	int64_t probe_interval_ns, probe_timeout_ns;
 	unsigned probe_down, probe_up;
 
+	struct in_addr address; /* unicast service address: what DNS answers */
+
 	/* client */
+	enum topo_mode mode;
+	int resolver;	   /* node index of the [dns] node it asks, -1 if none */
+	char dns_name[TOPO_DNS_NAME_MAX + 2]; /* the DNS name it resolves (key `name`) */
+	int64_t sticky_ns; /* > 0: keeps each address this long whatever the TTL */
 	double rate;	    /* requests per second */
 	int64_t timeout_ns; /* a request unanswered this long is lost */
 	uint32_t client_id; /* 1, 2, ... in file order */
+
+	/* dns */
+	double quorum;	 /* healthy while more than this share of probers say so */
+	int fail_closed; /* all candidates dead: 0 hand out all, 1 empty answer */
 };
 
 struct topo_link {
@@ -74,6 +118,12 @@ struct topology {
 	int64_t timeout_ns;
 	int64_t probe_interval_ns, probe_timeout_ns;
 	unsigned probe_down, probe_up;
+	char dns_name[TOPO_DNS_NAME_MAX + 2]; /* default name DNS clients resolve */
+
+	int nraw_sections;
+	struct topo_raw_section raw_sections[64];
+	int nraw_pairs;
+	struct topo_raw_pair raw_pairs[TOPO_MAX_RAW];
 
 	int nnodes;
 	struct topo_node nodes[TOPO_MAX_NODES];

@@ -2,7 +2,8 @@
  * Topology files after the file is read: the --set overrides, the lab-wide
  * defaults copied into the nodes, the links and their addresses, and the
  * checks that span keys (a link names a router, fail_at before duration,
- * at most one failing site). Each error points where the key was set.
+ * at most one failing site, a resolver names a [dns] node, site addresses
+ * differ). Each error points where the key was set.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -30,10 +31,22 @@ static char *topo_trim(char *s)
 	return s;
 }
 
-/* topo_apply_set: sets[i] is "key=value" ([lab]) or "node.key=value". */
+/* topo_find_raw: index of the [zone] or [name] section called name, or -1. */
+static int topo_find_raw(const struct topology *t, const char *name)
+{
+	for (int i = 0; i < t->nraw_sections; i++)
+		if (strcmp(t->raw_sections[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* topo_apply_set: sets[i] is "key=value" ([lab]) or "node.key=value". Node
+ * names have no dots; DNS names do, so the node is what precedes the last
+ * dot, and a [zone]/[name] section there gets a message of its own. */
 void topo_apply_set(struct topo_parse *p, int i)
 {
-	char arg[256], *eq, *key, *value, *dot;
+	char arg[512], *eq, *key, *value, *dot; /* "c1.name=" and a 253-character name */
+	int raw;
 	int where = -1 - i, sect = TOPO_SECT_LAB;
 
 	if (strlen(p->sets[i]) >= sizeof(arg)) {
@@ -49,10 +62,26 @@ void topo_apply_set(struct topo_parse *p, int i)
 	*eq = '\0';
 	key = topo_trim(arg);
 	value = topo_trim(eq + 1);
-	dot = strchr(key, '.');
+	dot = strrchr(key, '.');
 	if (dot) {
 		*dot = '\0';
 		sect = topo_find(p->t, key);
+		raw = sect < 0 ? topo_find_raw(p->t, key) : -1;
+		if (raw >= 0) {
+			topo_error(p, where,
+				   "[%s %s]: [zone]/[name] keys cannot be overridden (they go to "
+				   "authd as written)",
+				   p->t->raw_sections[raw].kind, key);
+			return;
+		}
+		if (sect < 0 && strchr(key, '.')) {
+			topo_error(
+			    p, where,
+			    "no node named '%s' (node names have no dots; [zone]/[name] keys "
+			    "cannot be overridden)",
+			    key);
+			return;
+		}
 		if (sect < 0) {
 			topo_error(p, where, "no node named '%s'", key);
 			return;
@@ -124,6 +153,99 @@ static void topo_link_node(struct topo_parse *p, int i)
 	snprintf(l->node_ifname, sizeof(l->node_ifname), "eth0");
 }
 
+/* topo_resolve: a client's resolver, the name of a [dns] node; -1 in
+ * anycast mode, where it is not used (but still checked when written). */
+static void topo_resolve(struct topo_parse *p, int i)
+{
+	struct topology *t = p->t;
+	struct topo_node *node = &t->nodes[i];
+	struct topo_meta *m = &p->meta[i];
+	int where = m->where[TOPO_K_RESOLVER], d = -1;
+	char label[TOPO_NAME_MAX + 16];
+
+	topo_label(p, i, label, sizeof(label));
+	node->resolver = -1;
+	if (where != 0) {
+		d = topo_find(t, m->resolver);
+		if (d < 0) {
+			topo_error(p, where, "%s resolver: '%s' is not a [dns] node in this file",
+				   label, m->resolver);
+			return;
+		}
+		if (t->nodes[d].kind != TOPO_DNS) {
+			topo_error(p, where, "%s resolver: '%s' is a %s, not a [dns] node", label,
+				   m->resolver, topo_kind_name(t->nodes[d].kind));
+			return;
+		}
+	}
+	if (node->mode == TOPO_MODE_ANYCAST)
+		return;
+	if (d < 0 && !m->bad[TOPO_K_RESOLVER] && !p->lost_lines)
+		topo_error(p, m->where[TOPO_K_MODE],
+			   "%s mode = %s needs resolver = NAME of a [dns] node", label,
+			   node->mode == TOPO_MODE_DNS ? "dns" : "both");
+	node->resolver = d;
+}
+
+/* topo_where_text: where a value came from, for a message that names two. */
+static const char *topo_where_text(const struct topo_parse *p, int where, int line, char *buf,
+				   size_t len)
+{
+	if (where > 0)
+		snprintf(buf, len, "line %d", where);
+	else if (where < 0)
+		snprintf(buf, len, "--set %s", p->sets[-where - 1]);
+	else
+		snprintf(buf, len, "its default, line %d", line);
+	return buf;
+}
+
+/* topo_check_addresses: every site's address differs from the service and
+ * from every other site's. The one set last is blamed, the other named. */
+static void topo_check_addresses(struct topo_parse *p)
+{
+	struct topology *t = p->t;
+	char label[TOPO_NAME_MAX + 16], other[TOPO_NAME_MAX + 16], a[INET_ADDRSTRLEN], w[540];
+	int lw = p->lab_where[TOPO_K_SERVICE];
+
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *n = &t->nodes[i];
+		int wi = p->meta[i].where[TOPO_K_ADDRESS], wj, j;
+
+		if (n->kind != TOPO_SITE || p->meta[i].bad[TOPO_K_ADDRESS])
+			continue;
+		inet_ntop(AF_INET, &n->address, a, sizeof(a));
+		topo_label(p, i, label, sizeof(label));
+		if (n->address.s_addr == t->service.s_addr && !p->lab_bad[TOPO_K_SERVICE]) {
+			if (topo_later(wi, lw) == wi)
+				topo_error(p, wi, "%s address: %s is also the [lab] service (%s)",
+					   label, a,
+					   topo_where_text(p, lw, p->lab_line, w, sizeof(w)));
+			else
+				topo_error(p, lw, "[lab] service: %s is also %s's address (%s)", a,
+					   label, topo_where_text(p, wi, n->line, w, sizeof(w)));
+			continue;
+		}
+		for (j = 0; j < i; j++) {
+			const struct topo_node *o = &t->nodes[j];
+
+			if (o->kind == TOPO_SITE && o->address.s_addr == n->address.s_addr &&
+			    !p->meta[j].bad[TOPO_K_ADDRESS])
+				break;
+		}
+		if (j == i)
+			continue;
+		wj = p->meta[j].where[TOPO_K_ADDRESS];
+		topo_label(p, j, other, sizeof(other));
+		if (topo_later(wi, wj) == wi)
+			topo_error(p, wi, "%s address: %s is also %s's address (%s)", label, a,
+				   other, topo_where_text(p, wj, t->nodes[j].line, w, sizeof(w)));
+		else
+			topo_error(p, wj, "%s address: %s is also %s's address (%s)", other, a,
+				   label, topo_where_text(p, wi, n->line, w, sizeof(w)));
+	}
+}
+
 /* topo_inherit: lab-wide defaults into the node's keys not set for it. */
 static void topo_inherit(struct topo_parse *p, int i)
 {
@@ -136,6 +258,36 @@ static void topo_inherit(struct topo_parse *p, int i)
 			continue;
 		memcpy((char *)&p->t->nodes[i] + keys[k].off, (char *)p->t + keys[k].lab_off,
 		       topo_value_size(keys[k].type));
+	}
+}
+
+/* topo_check_dns: what the DNS kinds need of each other: a [dns] node
+ * serves at least one [zone]; [zone]/[name] sections and probers need a
+ * [dns] node. (A client in dns mode needs one through its resolver.) */
+static void topo_check_dns(struct topo_parse *p)
+{
+	struct topology *t = p->t;
+	int dns = p->headers[TOPO_DNS] > 0;
+
+	if (p->lost_lines)
+		return; /* the missing header may be there */
+	for (int i = 0; i < t->nnodes; i++) {
+		if (t->nodes[i].kind == TOPO_DNS && p->zone_headers == 0) {
+			topo_error(p, t->nodes[i].line,
+				   "[dns %s]: a [dns] node needs at least one [zone] section",
+				   t->nodes[i].name);
+			break;
+		}
+	}
+	if (!dns && p->raw_line)
+		topo_error(p, p->raw_line, "%s has no [dns] node to serve it", p->raw_label);
+	for (int i = 0; i < t->nnodes && !dns; i++) {
+		if (t->nodes[i].kind == TOPO_PROBER) {
+			topo_error(p, t->nodes[i].line,
+				   "[prober %s] reports to a [dns] node; there is none",
+				   t->nodes[i].name);
+			break;
+		}
 	}
 }
 
@@ -155,6 +307,7 @@ void topo_check(struct topo_parse *p)
 		if (p->headers[k] == 0 && !p->lost_lines)
 			topo_error(p, 0, "no [%s] section: a lab needs at least one %s", names[k],
 				   names[k]);
+	topo_check_dns(p);
 	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_FAIL_AT, t->fail_at_ns, TOPO_K_DURATION,
 			  t->duration_ns);
 	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_LAB_PROBE_TIMEOUT, t->probe_timeout_ns,
@@ -169,22 +322,36 @@ void topo_check(struct topo_parse *p)
 		if (node->kind == TOPO_ROUTER)
 			continue;
 		topo_link_node(p, i);
-		if (node->kind == TOPO_CLIENT) {
+		switch (node->kind) {
+		case TOPO_CLIENT:
 			node->client_id = (uint32_t)++clients;
-			continue;
+			topo_resolve(p, i);
+			break;
+		case TOPO_PROBER:
+			/* inherited values were checked as the lab's */
+			topo_check_before(p, i, TOPO_K_PROBER_PROBE_TIMEOUT, node->probe_timeout_ns,
+					  TOPO_K_PROBER_PROBE_INTERVAL, node->probe_interval_ns);
+			break;
+		case TOPO_SITE:
+			sites++;
+			if (m->where[TOPO_K_METRIC] == 0)
+				node->metric = 10u * (unsigned)sites;
+			if (m->where[TOPO_K_ADDRESS] == 0)
+				node->address.s_addr = htonl(TOPO_SITE_ADDR_BASE + (uint32_t)sites);
+			if (node->fail && failing >= 0)
+				topo_error(p, m->where[TOPO_K_FAIL],
+					   "[site %s] fail: at most one site may fail, and site "
+					   "'%s' already does",
+					   node->name, t->nodes[failing].name);
+			else if (node->fail)
+				failing = i;
+			topo_check_before(p, i, TOPO_K_PROBE_TIMEOUT, node->probe_timeout_ns,
+					  TOPO_K_PROBE_INTERVAL, node->probe_interval_ns);
+			break;
+		case TOPO_ROUTER:
+		case TOPO_DNS:
+			break;
 		}
-		sites++;
-		if (m->where[TOPO_K_METRIC] == 0)
-			node->metric = 10u * (unsigned)sites;
-		if (node->fail && failing >= 0)
-			topo_error(p, m->where[TOPO_K_FAIL],
-				   "[site %s] fail: at most one site may fail, and site '%s' "
-				   "already does",
-				   node->name, t->nodes[failing].name);
-		else if (node->fail)
-			failing = i;
-		/* inherited values were checked as the lab's */
-		topo_check_before(p, i, TOPO_K_PROBE_TIMEOUT, node->probe_timeout_ns,
-				  TOPO_K_PROBE_INTERVAL, node->probe_interval_ns);
 	}
+	topo_check_addresses(p);
 }

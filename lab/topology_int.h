@@ -14,6 +14,9 @@
  * Every key remembers where it was set ("where"): a line of the file (> 0),
  * a --set argument (-1 - its index) or nowhere (0: the default). Checks made
  * after the whole file is read point there.
+ *
+ * [zone NAME] and [name NAME] sections are not nodes and have no table:
+ * their pairs are kept as written (topology.h) for authd's own parser.
  */
 #ifndef STEERLAB_TOPOLOGY_INT_H
 #define STEERLAB_TOPOLOGY_INT_H
@@ -26,9 +29,15 @@
 
 #define TOPO_KEYS_MAX 16
 #define TOPO_LINK_BASE 0xC6120000u /* 198.18.0.0: link i is TOPO_LINK_BASE + 4 i, /30 */
+/* 198.19.1.0: the default address of the N-th site is TOPO_SITE_ADDR_BASE + N */
+#define TOPO_SITE_ADDR_BASE 0xC6130100u
 #define TOPO_NAME_RULE                                                                             \
 	"expected a name of 1 to 12 characters from a-z, 0-9 and '-', starting with a letter or "  \
 	"digit"
+#define TOPO_DNAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
+#define TOPO_DNAME_RULE                                                                            \
+	"expected a DNS name such as www.lab.example: labels of 1 to 63 characters from a-z, "     \
+	"A-Z, 0-9, '-' and '_', separated by dots, at most 253 characters"
 
 enum topo_type {
 	TOPO_T_NAME,	 /* char[TOPO_NAME_MAX + 1] */
@@ -40,6 +49,10 @@ enum topo_type {
 	TOPO_T_RATE,	 /* double, requests per second */
 	TOPO_T_BOOL,	 /* int, 0 or 1 */
 	TOPO_T_LINK,	 /* a router's name, resolved once the file is read */
+	TOPO_T_RESOLVER, /* a [dns] node's name, resolved once the file is read */
+	TOPO_T_SHARE,	 /* double, 0 <= q < 1 */
+	TOPO_T_CHOICE,	 /* int: the index of one of the words in choices */
+	TOPO_T_DNAME,	 /* char[TOPO_DNS_NAME_MAX + 2], a DNS name */
 };
 
 struct topo_key {
@@ -48,21 +61,32 @@ struct topo_key {
 	size_t off;	    /* in struct topology ([lab]) or struct topo_node */
 	long long min, max; /* TOPO_T_UINT; TOPO_T_DURATION (min only) */
 	long lab_off;	    /* node keys: the [lab] default in struct topology, or -1 */
+	/* TOPO_T_CHOICE: the words, NULL-terminated; the value is an index */
+	const char *const *choices;
 };
 
 /* Indexes of the keys the checks name, in the tables of topology_keys.c. */
 enum {
 	TOPO_K_NAME = 0, /* [lab] */
+	TOPO_K_SERVICE = 1,
 	TOPO_K_FAIL_AT = 3,
 	TOPO_K_DURATION = 4,
 	TOPO_K_LAB_PROBE_INTERVAL = 9,
 	TOPO_K_LAB_PROBE_TIMEOUT = 10,
 
-	TOPO_K_LINK = 0, /* [site] and [client] */
-	TOPO_K_METRIC = 1,
-	TOPO_K_FAIL = 2,
-	TOPO_K_PROBE_INTERVAL = 3,
-	TOPO_K_PROBE_TIMEOUT = 4,
+	TOPO_K_LINK = 0, /* every node kind but [router] */
+
+	TOPO_K_ADDRESS = 1, /* [site] */
+	TOPO_K_METRIC = 2,
+	TOPO_K_FAIL = 3,
+	TOPO_K_PROBE_INTERVAL = 4,
+	TOPO_K_PROBE_TIMEOUT = 5,
+
+	TOPO_K_MODE = 3, /* [client] */
+	TOPO_K_RESOLVER = 4,
+
+	TOPO_K_PROBER_PROBE_INTERVAL = 1, /* [prober] */
+	TOPO_K_PROBER_PROBE_TIMEOUT = 2,
 };
 
 /* topo_keys: the keys of [lab] (kind -1) or of a node kind, in the order
@@ -82,6 +106,9 @@ size_t topo_value_size(enum topo_type type);
 
 /* topo_check_name: 0 if s is a valid lab or node name (TOPO_NAME_RULE). */
 int topo_check_name(const char *s);
+/* topo_check_dname: 0 if s is a DNS name (TOPO_DNAME_RULE); a final dot is
+ * allowed. */
+int topo_check_dname(const char *s);
 
 /* The state of one topo_load. */
 #define TOPO_MAX_ERRORS 20
@@ -90,13 +117,17 @@ enum {
 	TOPO_SECT_NONE = -1, /* before the first header */
 	TOPO_SECT_SKIP = -2, /* after a bad header: its keys are ignored */
 	TOPO_SECT_LAB = -3,
-	/* >= 0: index of the node */
+	TOPO_SECT_RAW = -4,
+	/* >= 0: index of the node; TOPO_SECT_RAW: [zone] or [name] p->raw */
 };
+
+#define TOPO_NKINDS 5 /* enum topo_kind */
 
 struct topo_meta {
 	int where[TOPO_KEYS_MAX];
 	unsigned char bad[TOPO_KEYS_MAX];
 	char link[TOPO_NAME_MAX + 1];
+	char resolver[TOPO_NAME_MAX + 1];
 };
 
 struct topo_parse {
@@ -122,7 +153,13 @@ struct topo_parse {
 	int lab_line;
 	int lab_where[TOPO_KEYS_MAX];
 	unsigned char lab_bad[TOPO_KEYS_MAX];
-	int headers[3]; /* [router], [site], [client] headers, good or bad */
+	int headers[TOPO_NKINDS]; /* node headers by kind, good or bad */
+	int zone_headers;	  /* [zone] headers, good or bad */
+	int raw;		  /* the raw section being read */
+	int raw_full;		  /* "too many" was said: 1 sections, 2 pairs */
+	int raw_line;		  /* of the first [zone] or [name] header */
+	/* and its "[zone lab.example]", for a message after the file */
+	char raw_label[TOPO_DNS_NAME_MAX + 16];
 	struct topo_meta meta[TOPO_MAX_NODES];
 };
 

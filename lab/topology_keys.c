@@ -18,39 +18,67 @@
 #define NODE(f) offsetof(struct topo_node, f)
 #define DAY_NS (24 * 3600 * NSEC_PER_SEC)
 
+static const char *const topo_all_dead_words[] = {"fail-open", "fail-closed", NULL};
+static const char *const topo_mode_words[] = {"anycast", "dns", "both", NULL}; /* topo_mode */
+
 /* The order of each table is the order of docs/topology.md, of the
  * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */
 static const struct topo_key topo_lab_keys[] = {
-    {"name", TOPO_T_NAME, LAB(name), 0, 0, -1},
-    {"service", TOPO_T_SERVICE, LAB(service), 0, 0, -1},
-    {"port", TOPO_T_PORT, LAB(port), 1, 65535, -1},
-    {"fail_at", TOPO_T_DURATION, LAB(fail_at_ns), 0, 0, -1},
-    {"duration", TOPO_T_DURATION, LAB(duration_ns), 1, 0, -1},
-    {"settle", TOPO_T_DURATION, LAB(settle_ns), 1, 0, -1},
-    {"capture_buffer", TOPO_T_SIZE, LAB(capture_buffer), 0, 0, -1},
-    {"rate", TOPO_T_RATE, LAB(rate), 0, 0, -1},
-    {"timeout", TOPO_T_DURATION, LAB(timeout_ns), 1, 0, -1},
-    {"probe_interval", TOPO_T_DURATION, LAB(probe_interval_ns), 1, 0, -1},
-    {"probe_timeout", TOPO_T_DURATION, LAB(probe_timeout_ns), 1, 0, -1},
-    {"probe_down", TOPO_T_UINT, LAB(probe_down), 1, 1000, -1},
-    {"probe_up", TOPO_T_UINT, LAB(probe_up), 1, 1000, -1},
+    {"name", TOPO_T_NAME, LAB(name), 0, 0, -1, NULL},
+    {"service", TOPO_T_SERVICE, LAB(service), 0, 0, -1, NULL},
+    {"port", TOPO_T_PORT, LAB(port), 1, 65535, -1, NULL},
+    {"fail_at", TOPO_T_DURATION, LAB(fail_at_ns), 0, 0, -1, NULL},
+    {"duration", TOPO_T_DURATION, LAB(duration_ns), 1, 0, -1, NULL},
+    {"settle", TOPO_T_DURATION, LAB(settle_ns), 1, 0, -1, NULL},
+    {"capture_buffer", TOPO_T_SIZE, LAB(capture_buffer), 0, 0, -1, NULL},
+    {"rate", TOPO_T_RATE, LAB(rate), 0, 0, -1, NULL},
+    {"timeout", TOPO_T_DURATION, LAB(timeout_ns), 1, 0, -1, NULL},
+    {"probe_interval", TOPO_T_DURATION, LAB(probe_interval_ns), 1, 0, -1, NULL},
+    {"probe_timeout", TOPO_T_DURATION, LAB(probe_timeout_ns), 1, 0, -1, NULL},
+    {"probe_down", TOPO_T_UINT, LAB(probe_down), 1, 1000, -1, NULL},
+    {"probe_up", TOPO_T_UINT, LAB(probe_up), 1, 1000, -1, NULL},
+    {"dns_name", TOPO_T_DNAME, LAB(dns_name), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_site_keys[] = {
-    {"link", TOPO_T_LINK, 0, 0, 0, -1},
-    {"metric", TOPO_T_UINT, NODE(metric), 0, UINT32_MAX, -1},
-    {"fail", TOPO_T_BOOL, NODE(fail), 0, 0, -1},
-    {"probe_interval", TOPO_T_DURATION, NODE(probe_interval_ns), 1, 0, LAB(probe_interval_ns)},
-    {"probe_timeout", TOPO_T_DURATION, NODE(probe_timeout_ns), 1, 0, LAB(probe_timeout_ns)},
-    {"probe_down", TOPO_T_UINT, NODE(probe_down), 1, 1000, LAB(probe_down)},
-    {"probe_up", TOPO_T_UINT, NODE(probe_up), 1, 1000, LAB(probe_up)},
+    {"link", TOPO_T_LINK, 0, 0, 0, -1, NULL},
+    {"address", TOPO_T_SERVICE, NODE(address), 0, 0, -1, NULL},
+    {"metric", TOPO_T_UINT, NODE(metric), 0, UINT32_MAX, -1, NULL},
+    {"fail", TOPO_T_BOOL, NODE(fail), 0, 0, -1, NULL},
+    {"probe_interval", TOPO_T_DURATION, NODE(probe_interval_ns), 1, 0, LAB(probe_interval_ns),
+     NULL},
+    {"probe_timeout", TOPO_T_DURATION, NODE(probe_timeout_ns), 1, 0, LAB(probe_timeout_ns), NULL},
+    {"probe_down", TOPO_T_UINT, NODE(probe_down), 1, 1000, LAB(probe_down), NULL},
+    {"probe_up", TOPO_T_UINT, NODE(probe_up), 1, 1000, LAB(probe_up), NULL},
 };
 
 static const struct topo_key topo_client_keys[] = {
-    {"link", TOPO_T_LINK, 0, 0, 0, -1},
-    {"rate", TOPO_T_RATE, NODE(rate), 0, 0, LAB(rate)},
-    {"timeout", TOPO_T_DURATION, NODE(timeout_ns), 1, 0, LAB(timeout_ns)},
+    {"link", TOPO_T_LINK, 0, 0, 0, -1, NULL},
+    {"rate", TOPO_T_RATE, NODE(rate), 0, 0, LAB(rate), NULL},
+    {"timeout", TOPO_T_DURATION, NODE(timeout_ns), 1, 0, LAB(timeout_ns), NULL},
+    {"mode", TOPO_T_CHOICE, NODE(mode), 0, 0, -1, topo_mode_words},
+    {"resolver", TOPO_T_RESOLVER, 0, 0, 0, -1, NULL},
+    {"name", TOPO_T_DNAME, NODE(dns_name), 0, 0, LAB(dns_name), NULL},
+    {"sticky", TOPO_T_DURATION, NODE(sticky_ns), 0, 0, -1, NULL},
 };
+
+static const struct topo_key topo_dns_keys[] = {
+    {"link", TOPO_T_LINK, 0, 0, 0, -1, NULL},
+    {"quorum", TOPO_T_SHARE, NODE(quorum), 0, 0, -1, NULL},
+    {"all_dead", TOPO_T_CHOICE, NODE(fail_closed), 0, 0, -1, topo_all_dead_words},
+};
+
+static const struct topo_key topo_prober_keys[] = {
+    {"link", TOPO_T_LINK, 0, 0, 0, -1, NULL},
+    {"probe_interval", TOPO_T_DURATION, NODE(probe_interval_ns), 1, 0, LAB(probe_interval_ns),
+     NULL},
+    {"probe_timeout", TOPO_T_DURATION, NODE(probe_timeout_ns), 1, 0, LAB(probe_timeout_ns), NULL},
+    {"probe_down", TOPO_T_UINT, NODE(probe_down), 1, 1000, LAB(probe_down), NULL},
+    {"probe_up", TOPO_T_UINT, NODE(probe_up), 1, 1000, LAB(probe_up), NULL},
+};
+
+/* TOPO_T_CHOICE values are stored as int, enum topo_mode included */
+_Static_assert(sizeof(enum topo_mode) == sizeof(int), "enum topo_mode is not an int");
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -63,6 +91,12 @@ const struct topo_key *topo_keys(int kind, int *n)
 	case TOPO_CLIENT:
 		*n = COUNT(topo_client_keys);
 		return topo_client_keys;
+	case TOPO_DNS:
+		*n = COUNT(topo_dns_keys);
+		return topo_dns_keys;
+	case TOPO_PROBER:
+		*n = COUNT(topo_prober_keys);
+		return topo_prober_keys;
 	case TOPO_ROUTER:
 		*n = 0;
 		return NULL;
@@ -149,6 +183,72 @@ static int topo_rate(const char *s, double *rate)
 	return 0;
 }
 
+/* topo_share: "0.5", "0": digits, at most one '.', no exponent; 0 <= q < 1. */
+static int topo_share(const char *s, double *q)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (n == 0)
+		return -1;
+	if (s[n] == '.') {
+		size_t m = strspn(s + n + 1, "0123456789");
+
+		if (m == 0)
+			return -1;
+		n += 1 + m;
+	}
+	if (s[n] != '\0')
+		return -1;
+	*q = strtod(s, NULL);
+	if (*q >= 1)
+		return -1;
+	return 0;
+}
+
+int topo_check_dname(const char *s)
+{
+	size_t len = strlen(s), label = 0;
+
+	if (len > 0 && s[len - 1] == '.')
+		len--; /* the root's empty label, written or not */
+	if (len == 0 || len > TOPO_DNS_NAME_MAX)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '.') {
+			if (label == 0)
+				return -1;
+			label = 0;
+			continue;
+		}
+		if (strchr(TOPO_DNAME_CHARS, s[i]) == NULL || ++label > 63)
+			return -1;
+	}
+	return label == 0 ? -1 : 0;
+}
+
+/* topo_choice: the index of s in words, or -1. */
+static int topo_choice(const char *s, const char *const *words)
+{
+	for (int i = 0; words[i]; i++)
+		if (strcmp(s, words[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* topo_choices_expected: "expected a, b or c" into why. */
+static const char *topo_choices_expected(const char *const *words, char *why, size_t whylen)
+{
+	size_t used = (size_t)snprintf(why, whylen, "expected");
+
+	for (int i = 0; words[i] && used < whylen; i++)
+		used += (size_t)snprintf(why + used, whylen - used, "%s%s",
+					 i == 0		? " "
+					 : words[i + 1] ? ", "
+							: " or ",
+					 words[i]);
+	return why;
+}
+
 const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst, char *why,
 			     size_t whylen)
 {
@@ -162,9 +262,11 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 	switch (k->type) {
 	case TOPO_T_NAME:
 	case TOPO_T_LINK:
+	case TOPO_T_RESOLVER:
 		if (topo_check_name(s) < 0)
-			return k->type == TOPO_T_NAME ? TOPO_NAME_RULE
-						      : "expected the name of a router";
+			return k->type == TOPO_T_NAME	? TOPO_NAME_RULE
+			       : k->type == TOPO_T_LINK ? "expected the name of a router"
+							: "expected the name of a [dns] node";
 		snprintf(dst, TOPO_NAME_MAX + 1, "%s", s);
 		return NULL;
 	case TOPO_T_SERVICE:
@@ -219,6 +321,21 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 			return "expected yes or no (or true/false, 1/0)";
 		*(int *)dst = (int)h;
 		return NULL;
+	case TOPO_T_SHARE:
+		if (topo_share(s, &rate) < 0)
+			return "expected a share from 0 up to (not including) 1, such as 0.5";
+		*(double *)dst = rate;
+		return NULL;
+	case TOPO_T_CHOICE:
+		if (topo_choice(s, k->choices) < 0)
+			return topo_choices_expected(k->choices, why, whylen);
+		*(int *)dst = topo_choice(s, k->choices);
+		return NULL;
+	case TOPO_T_DNAME:
+		if (topo_check_dname(s) < 0)
+			return TOPO_DNAME_RULE;
+		snprintf(dst, TOPO_DNS_NAME_MAX + 2, "%s", s);
+		return NULL;
 	}
 	return "expected nothing: unknown key type";
 }
@@ -228,7 +345,14 @@ size_t topo_value_size(enum topo_type type)
 	switch (type) {
 	case TOPO_T_NAME:
 	case TOPO_T_LINK:
+	case TOPO_T_RESOLVER:
 		return TOPO_NAME_MAX + 1;
+	case TOPO_T_DNAME:
+		return TOPO_DNS_NAME_MAX + 2;
+	case TOPO_T_CHOICE:
+		return sizeof(int);
+	case TOPO_T_SHARE:
+		return sizeof(double);
 	case TOPO_T_SERVICE:
 		return sizeof(struct in_addr);
 	case TOPO_T_PORT:
@@ -282,7 +406,12 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 	switch (k->type) {
 	case TOPO_T_NAME:
 	case TOPO_T_LINK:
+	case TOPO_T_RESOLVER:
+	case TOPO_T_DNAME:
 		snprintf(buf, len, "%s", (const char *)src);
+		break;
+	case TOPO_T_CHOICE:
+		snprintf(buf, len, "%s", k->choices[*(const int *)src]);
 		break;
 	case TOPO_T_SERVICE:
 		if (inet_ntop(AF_INET, src, buf, (socklen_t)len) == NULL)
@@ -301,6 +430,7 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 		topo_format_size(*(const uint64_t *)src, buf, len);
 		break;
 	case TOPO_T_RATE:
+	case TOPO_T_SHARE:
 		snprintf(buf, len, "%.15g", *(const double *)src);
 		break;
 	case TOPO_T_BOOL:

@@ -3,7 +3,8 @@
  * explicit. `steerlab check` shows it, `steerlab run` keeps it in the run
  * directory, and topo_load reads it back to the same topology. Link
  * addresses are comments (they follow from the link order, they are not
- * keys). The output depends only on the topology: it is golden-tested.
+ * keys). [zone] and [name] sections come last, their pairs as written.
+ * The output depends only on the topology: it is golden-tested.
  */
 #include "topology.h"
 
@@ -27,7 +28,7 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 			    const struct topo_key *keys, int n, FILE *out)
 {
 	const char *base = node ? (const char *)node : (const char *)t;
-	char buf[64];
+	char buf[TOPO_DNS_NAME_MAX + 2];
 
 	for (int k = 0; k < n; k++) {
 		if (keys[k].type == TOPO_T_LINK) {
@@ -35,6 +36,11 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 				continue;
 			topo_print_link(t, node->link, out);
 			fprintf(out, "link = %s\n", t->nodes[t->links[node->link].router].name);
+			continue;
+		}
+		if (keys[k].type == TOPO_T_RESOLVER) {
+			if (node->resolver >= 0) /* -1: not used, in anycast mode */
+				fprintf(out, "resolver = %s\n", t->nodes[node->resolver].name);
 			continue;
 		}
 		fprintf(out, "%s = %s\n", keys[k].name,
@@ -65,5 +71,20 @@ void topo_print(const struct topology *t, FILE *out)
 					topo_print_link(t, l, out);
 		keys = topo_keys((int)node->kind, &n);
 		topo_print_keys(t, node, keys, n, out);
+	}
+	for (int s = 0; s < t->nraw_sections; s++) {
+		const struct topo_raw_section *r = &t->raw_sections[s];
+
+		if (s == 0)
+			fprintf(out,
+				"\n# [zone] and [name]: authd's, as written (docs/authd.md).\n");
+		fprintf(out, "\n[%s %s]\n", r->kind, r->name);
+		for (int i = 0; i < t->nraw_pairs; i++) {
+			const struct topo_raw_pair *pair = &t->raw_pairs[i];
+
+			if (pair->section != s)
+				continue;
+			fprintf(out, "%s =%s%s\n", pair->key, *pair->value ? " " : "", pair->value);
+		}
 	}
 }

@@ -20,6 +20,8 @@ int client_dns_build_query(const uint8_t *qname, uint16_t id, uint8_t *buf, size
 
 	if (len > UINT16_MAX)
 		len = UINT16_MAX;
+	/* knot_pkt_new over a buffer keeps what is there: start clean */
+	memset(buf, 0, len);
 	if ((pkt = knot_pkt_new(buf, (uint16_t)len, NULL)) == NULL)
 		return -1;
 	knot_wire_set_id(pkt->wire, id);

@@ -53,7 +53,8 @@ int prober_probe_send(struct prober_probe *p, int64_t timeout_ns)
 
 	p->seq++;
 	p->in_flight = 1;
-	p->deadline = now_mono_ns() + timeout_ns;
+	p->sent = now_mono_ns();
+	p->deadline = p->sent + timeout_ns;
 	m.seq = p->seq;
 	m.sent_ns = (uint64_t)now_real_ns();
 	wire_encode(&m, buf, sizeof(buf));

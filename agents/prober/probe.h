@@ -30,6 +30,7 @@ struct prober_probe {
 	uint64_t seq; /* the probe in flight, or the last one sent */
 	int in_flight;
 	int64_t deadline; /* CLOCK_MONOTONIC: the probe in flight fails after */
+	int64_t sent;	  /* CLOCK_MONOTONIC: when it was sent (its RTT) */
 };
 
 /* prober_reply_check: classifies a datagram against the probe seq expected

@@ -6,6 +6,11 @@
  * the site dead and withdraw its prefix from every router, UP successes
  * make it alive and announce it. The current verdict is repeated every
  * REFRESH so that a restarted router relearns it.
+ *
+ * Remote mode (-T SITE=ADDR, -A AUTHD, -I ID) probes any number of sites'
+ * unicast addresses from afar with the same thresholds, measures their RTT,
+ * and reports each verdict to authd as a health report (report.h). Both
+ * modes can run in one prober: -A then also reports the local site.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,11 +29,16 @@
 #include "log.h"
 #include "loop.h"
 #include "probe.h"
+#include "report.h"
 #include "routers.h"
+#include "target.h"
 #include "timeutil.h"
+
+#define PROBER_MAX_TARGETS 64
 
 #define PROBER_USAGE                                                                               \
 	"usage: prober -s SITE -t ADDR:PORT -P PREFIX -m METRIC -R ROUTER[:PORT] [-R ...]\n"       \
+	"       prober -I ID -A AUTHD[:PORT] [-A ...] -T SITE=ADDR[:PORT] [-T ...]\n"              \
 	"              [-n NODE] [-e FILE] [-i INTERVAL] [-w TIMEOUT] [-d DOWN] [-u UP]\n"         \
 	"              [-k REFRESH] [-v] [-h]\n"
 
@@ -44,16 +54,33 @@ struct prober_opts {
 	int64_t interval_ns, timeout_ns, refresh_ns;
 	unsigned down, up;
 	int verbose;
+	/* remote mode */
+	const char *id;
+	struct prober_authds authds;
+	int nremote;
+	char remote_site[PROBER_MAX_TARGETS][WIRE_SITE_LEN + 1];
+	struct sockaddr_in remote_addr[PROBER_MAX_TARGETS];
+};
+
+/* one site probed: the local one (announced to routers), or a remote one */
+struct prober_target {
+	struct prober *p;
+	const char *site;
+	struct sockaddr_in addr;
+	int local;
+	struct prober_fsm fsm;
+	struct prober_probe probe;
+	uint32_t srtt_us;
+	unsigned long long probes, failed;
 };
 
 struct prober {
 	struct prober_opts *o;
 	struct loop *loop;
 	struct event_log *ev;
-	struct prober_fsm fsm;
-	struct prober_probe probe;
+	int ntargets;
+	struct prober_target t[PROBER_MAX_TARGETS];
 	int timeout_timer;
-	unsigned long long probes, failed;
 };
 
 static void prober_usage(FILE *fp)
@@ -70,11 +97,14 @@ static void prober_usage(FILE *fp)
 		"  -d DOWN          failures in a row that mean dead (default 3)\n"
 		"  -u UP            successes in a row that mean alive (default 3)\n"
 		"  -k REFRESH       the verdict is repeated this often (default 1s)\n"
+		"  -I ID            remote mode: this prober's id in health reports\n"
+		"  -A AUTHD[:PORT]  an authd's control socket (port default %d); repeatable\n"
+		"  -T SITE=ADDR[:PORT] a site's service address (port default %d); repeatable\n"
 		"  -n NODE          lab node, written into every event (default: prober)\n"
 		"  -e FILE          JSON Lines event file (default: standard output)\n"
 		"  -v               debug logging\n"
 		"  -h               this help\n",
-		WIRE_PORT_DEFAULT, ANNOUNCE_PORT);
+		WIRE_PORT_DEFAULT, ANNOUNCE_PORT, PROBER_AUTHD_PORT, WIRE_PORT_DEFAULT);
 }
 
 static void prober_bad(const char *flag, const char *what, const char *arg)
@@ -114,12 +144,13 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->node = "prober";
 	o->routers.fd = -1;
+	o->authds.fd = -1;
 	o->interval_ns = 100 * NSEC_PER_MSEC;
 	o->timeout_ns = 50 * NSEC_PER_MSEC;
 	o->refresh_ns = NSEC_PER_SEC;
 	o->down = o->up = 3;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:s:t:P:m:R:i:w:d:u:k:vh")) != -1) {
+	while ((ch = getopt(argc, argv, ":n:e:s:t:P:m:R:i:w:d:u:k:I:A:T:vh")) != -1) {
 		switch (ch) {
 		case 'n':
 			o->node = optarg;
@@ -175,6 +206,31 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 		case 'u':
 			o->up = prober_count("-u", optarg);
 			break;
+		case 'I':
+			if (!prober_id_ok(optarg))
+				prober_bad(
+				    "-I", "a prober id of 1 to 32 letters, digits, '.', '_' or '-'",
+				    optarg);
+			o->id = optarg;
+			break;
+		case 'A':
+			if (parse_addr_port(optarg, PROBER_AUTHD_PORT, &sin) == -1)
+				prober_bad("-A", "an authd's IPv4 ADDR[:PORT]", optarg);
+			if (prober_authds_add(&o->authds, &sin) == -1)
+				prober_bad("-A", "at most 16 authds", optarg);
+			break;
+		case 'T':
+			if (o->nremote == PROBER_MAX_TARGETS - 1)
+				prober_bad("-T", "at most 63 remote sites", optarg);
+			if (prober_target_parse(optarg, o->remote_site[o->nremote],
+						&o->remote_addr[o->nremote]) == -1)
+				prober_bad(
+				    "-T",
+				    "SITE=ADDR[:PORT], a site name of 1 to 16 letters, digits, "
+				    "'.', '_' or '-' and an IPv4 address",
+				    optarg);
+			o->nremote++;
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -193,24 +249,32 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 		fprintf(stderr, "prober: unexpected argument '%s'\n" PROBER_USAGE, argv[optind]);
 		exit(1);
 	}
-	if (!o->site || !o->has_target || !o->prefix_arg || !o->has_metric || !o->routers.n) {
+	if (o->site || o->has_target || o->prefix_arg || o->has_metric || o->routers.n ||
+	    !o->nremote) {
+		if (!o->site || !o->has_target || !o->prefix_arg || !o->has_metric ||
+		    !o->routers.n) {
+			fprintf(stderr,
+				"prober: -s, -t, -P, -m and at least one -R are required (or, in "
+				"remote mode, -I, -A and -T)\n" PROBER_USAGE);
+			exit(1);
+		}
+		strcpy(o->msg.site, o->site);
+	}
+	if ((o->nremote || o->authds.n || o->id) && (!o->id || !o->authds.n)) {
 		fprintf(stderr,
-			"prober: -s, -t, -P, -m and at least one -R are required\n" PROBER_USAGE);
+			"prober: remote mode needs -I ID and at least one -A AUTHD\n" PROBER_USAGE);
 		exit(1);
 	}
-	strcpy(o->msg.site, o->site);
 }
 
-/* prober_tell: sends the current verdict to every router; on a change
+/* prober_announce: sends the local verdict to every router; on a change
  * (not a refresh) also writes one event per router. */
-static void prober_tell(struct prober *p, int change)
+static void prober_announce(struct prober *p, struct prober_target *t, int change)
 {
 	struct prober_opts *o = p->o;
 	char prefix[INET_ADDRSTRLEN + 4], addr[INET_ADDRSTRLEN];
 
-	if (p->fsm.state == PROBER_UNKNOWN)
-		return;
-	o->msg.withdraw = p->fsm.state == PROBER_DEAD;
+	o->msg.withdraw = t->fsm.state == PROBER_DEAD;
 	inet_ntop(AF_INET, &o->msg.prefix, addr, sizeof(addr));
 	snprintf(prefix, sizeof(prefix), "%s/%d", addr, o->msg.prefixlen);
 	for (int i = 0; i < o->routers.n; i++) {
@@ -224,29 +288,65 @@ static void prober_tell(struct prober *p, int change)
 	}
 }
 
-static void prober_result(struct prober *p, int ok, const char *reason)
+/* prober_report: sends the target's verdict to every authd; on a change
+ * (not a refresh) also writes one event per authd. */
+static void prober_report(struct prober *p, struct prober_target *t, int change)
 {
+	struct prober_opts *o = p->o;
+	int up = t->fsm.state == PROBER_ALIVE;
+	char line[PROBER_REPORT_MAX];
+	int n = prober_report_format(o->id, t->site, up, t->srtt_us, line, sizeof(line));
+
+	if (n == -1)
+		return;
+	for (int i = 0; i < o->authds.n; i++) {
+		if (prober_authds_send(&o->authds, i, line, (size_t)n) == -1 || !change)
+			continue;
+		log_info("reported %s %s to authd %s", t->site, up ? "up" : "down",
+			 o->authds.name[i]);
+		event_emit(p->ev, "health_sent", "{s:s, s:s, s:i, s:s}", "site", t->site, "state",
+			   up ? "up" : "down", "rtt_us", up ? (int)t->srtt_us : 0, "authd",
+			   o->authds.name[i]);
+	}
+}
+
+/* prober_tell: the target's verdict to whoever hears it: routers for the
+ * local site, authds for every site. Nothing before the first verdict. */
+static void prober_tell(struct prober *p, struct prober_target *t, int change)
+{
+	if (t->fsm.state == PROBER_UNKNOWN)
+		return;
+	if (t->local)
+		prober_announce(p, t, change);
+	if (p->o->authds.n)
+		prober_report(p, t, change);
+}
+
+static void prober_result(struct prober_target *t, int ok, const char *reason)
+{
+	struct prober *p = t->p;
 	enum prober_verdict v;
 
-	p->probe.in_flight = 0;
+	t->probe.in_flight = 0;
 	if (!ok)
-		p->failed++;
-	v = prober_fsm_feed(&p->fsm, ok);
+		t->failed++;
+	v = prober_fsm_feed(&t->fsm, ok);
 	if (!ok) {
-		log_debug("probe %llu failed: %s", (unsigned long long)p->probe.seq, reason);
-		event_emit(p->ev, "probe_failed", "{s:s, s:i, s:s}", "site", p->o->site,
-			   "consecutive", (int)p->fsm.failures, "reason", reason);
+		log_debug("probe %llu of %s failed: %s", (unsigned long long)t->probe.seq, t->site,
+			  reason);
+		event_emit(p->ev, "probe_failed", "{s:s, s:i, s:s}", "site", t->site, "consecutive",
+			   (int)t->fsm.failures, "reason", reason);
 	}
 	if (v == PROBER_BECAME_DEAD) {
-		log_info("site %s declared dead after %u failures", p->o->site, p->fsm.failures);
-		event_emit(p->ev, "declared_dead", "{s:s, s:i}", "site", p->o->site, "failures",
-			   (int)p->fsm.failures);
-		prober_tell(p, 1);
+		log_info("site %s declared dead after %u failures", t->site, t->fsm.failures);
+		event_emit(p->ev, "declared_dead", "{s:s, s:i}", "site", t->site, "failures",
+			   (int)t->fsm.failures);
+		prober_tell(p, t, 1);
 	} else if (v == PROBER_BECAME_ALIVE) {
-		log_info("site %s declared alive after %u successes", p->o->site, p->fsm.successes);
-		event_emit(p->ev, "declared_alive", "{s:s, s:i}", "site", p->o->site, "successes",
-			   (int)p->fsm.successes);
-		prober_tell(p, 1);
+		log_info("site %s declared alive after %u successes", t->site, t->fsm.successes);
+		event_emit(p->ev, "declared_alive", "{s:s, s:i}", "site", t->site, "successes",
+			   (int)t->fsm.successes);
+		prober_tell(p, t, 1);
 	}
 }
 
@@ -258,63 +358,80 @@ static const char *prober_errno_reason(int err)
 static void prober_on_probe_timer(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	struct prober *p = arg;
+	int64_t deadline = 0;
 
 	(void)loop;
 	(void)events;
 	loop_timer_read(fd);
-	if (p->probe.in_flight) /* TIMEOUT >= INTERVAL */
-		prober_result(p, 0, "timeout");
-	p->probes++;
-	if (prober_probe_send(&p->probe, p->o->timeout_ns) == -1) {
-		prober_result(p, 0, prober_errno_reason(errno));
-		return;
+	for (int i = 0; i < p->ntargets; i++) {
+		struct prober_target *t = &p->t[i];
+
+		if (t->probe.in_flight) /* TIMEOUT >= INTERVAL */
+			prober_result(t, 0, "timeout");
+		t->probes++;
+		if (prober_probe_send(&t->probe, p->o->timeout_ns) == -1) {
+			prober_result(t, 0, prober_errno_reason(errno));
+			continue;
+		}
+		if (t->probe.deadline > deadline)
+			deadline = t->probe.deadline;
 	}
-	if (loop_timer_set(p->timeout_timer, p->probe.deadline, 0) == -1)
+	if (deadline && loop_timer_set(p->timeout_timer, deadline, 0) == -1)
 		log_warn("timerfd");
 }
 
 static void prober_on_timeout_timer(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	struct prober *p = arg;
+	int64_t now = now_mono_ns();
 
 	(void)loop;
 	(void)events;
 	loop_timer_read(fd);
-	if (p->probe.in_flight && now_mono_ns() >= p->probe.deadline)
-		prober_result(p, 0, "timeout");
+	for (int i = 0; i < p->ntargets; i++) {
+		struct prober_target *t = &p->t[i];
+
+		if (t->probe.in_flight && now >= t->probe.deadline)
+			prober_result(t, 0, "timeout");
+	}
 }
 
 static void prober_on_reply(struct loop *loop, int fd, uint32_t events, void *arg)
 {
-	struct prober *p = arg;
+	struct prober_target *t = arg;
 
 	(void)loop;
 	(void)fd;
 	(void)events;
 	for (int i = 0; i < 64; i++) {
-		int r = prober_probe_read(&p->probe);
+		int r = prober_probe_read(&t->probe);
 
 		if (r == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		if (r == -1 && errno == EINTR)
 			continue;
-		if (!p->probe.in_flight)
+		if (!t->probe.in_flight)
 			continue; /* an answer or an ICMP error for a probe already failed */
-		if (r == -1)
-			prober_result(p, 0, prober_errno_reason(errno));
-		else if (r == PROBER_REPLY_OK)
-			prober_result(p, 1, NULL);
-		else if (r == PROBER_REPLY_WRONG_SITE)
-			prober_result(p, 0, "wrong_site");
+		if (r == -1) {
+			prober_result(t, 0, prober_errno_reason(errno));
+		} else if (r == PROBER_REPLY_OK) {
+			prober_srtt_feed(&t->srtt_us, now_mono_ns() - t->probe.sent);
+			prober_result(t, 1, NULL);
+		} else if (r == PROBER_REPLY_WRONG_SITE) {
+			prober_result(t, 0, "wrong_site");
+		}
 	}
 }
 
 static void prober_on_refresh(struct loop *loop, int fd, uint32_t events, void *arg)
 {
+	struct prober *p = arg;
+
 	(void)loop;
 	(void)events;
 	loop_timer_read(fd);
-	prober_tell(arg, 0);
+	for (int i = 0; i < p->ntargets; i++)
+		prober_tell(p, &p->t[i], 0);
 }
 
 static void prober_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -331,16 +448,41 @@ static void prober_on_signal(struct loop *loop, int fd, uint32_t events, void *a
 	loop_stop(loop);
 }
 
+/* prober_targets: the local site first, then the remote ones. */
+static void prober_targets(struct prober *p)
+{
+	struct prober_opts *o = p->o;
+
+	if (o->site) {
+		struct prober_target *t = &p->t[p->ntargets++];
+
+		t->site = o->site;
+		t->addr = o->target;
+		t->local = 1;
+	}
+	for (int i = 0; i < o->nremote; i++) {
+		struct prober_target *t = &p->t[p->ntargets++];
+
+		t->site = o->remote_site[i];
+		t->addr = o->remote_addr[i];
+	}
+	for (int i = 0; i < p->ntargets; i++) {
+		p->t[i].p = p;
+		p->t[i].probe.fd = -1;
+		prober_fsm_init(&p->t[i].fsm, o->down, o->up);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct prober_opts o;
-	struct prober p = {.o = &o, .timeout_timer = -1, .probe.fd = -1};
+	struct prober p = {.o = &o, .timeout_timer = -1};
 	int64_t now;
 	int rc = 1;
 
 	prober_parse(argc, argv, &o);
 	log_init("prober", o.verbose);
-	prober_fsm_init(&p.fsm, o.down, o.up);
+	prober_targets(&p);
 	if ((p.ev = event_open(o.events, o.node, "prober")) == NULL)
 		goto out;
 	if ((p.loop = loop_new()) == NULL) {
@@ -351,13 +493,19 @@ int main(int argc, char **argv)
 		log_warn("signals");
 		goto out;
 	}
-	if (prober_probe_open(&p.probe, &o.target, o.site) == -1 ||
-	    prober_routers_open(&o.routers) == -1)
-		goto out;
-	if (loop_add(p.loop, p.probe.fd, EPOLLIN, prober_on_reply, &p) == -1) {
-		log_warn("loop_add");
-		goto out;
+	for (int i = 0; i < p.ntargets; i++) {
+		struct prober_target *t = &p.t[i];
+
+		if (prober_probe_open(&t->probe, &t->addr, t->site) == -1)
+			goto out;
+		if (loop_add(p.loop, t->probe.fd, EPOLLIN, prober_on_reply, t) == -1) {
+			log_warn("loop_add");
+			goto out;
+		}
 	}
+	if ((o.routers.n && prober_routers_open(&o.routers) == -1) ||
+	    (o.authds.n && prober_authds_open(&o.authds) == -1))
+		goto out;
 	now = now_mono_ns();
 	/* a timer far in the future until the first probe arms it */
 	p.timeout_timer =
@@ -368,20 +516,29 @@ int main(int argc, char **argv)
 		log_warn("timerfd");
 		goto out;
 	}
-	log_info("probing %s for site %s every %lldms, %d router(s)", inet_ntoa(o.target.sin_addr),
-		 o.site, (long long)(o.interval_ns / NSEC_PER_MSEC), o.routers.n);
+	if (o.site)
+		log_info("probing %s for site %s every %lldms, %d router(s)",
+			 inet_ntoa(o.target.sin_addr), o.site,
+			 (long long)(o.interval_ns / NSEC_PER_MSEC), o.routers.n);
+	if (o.nremote)
+		log_info("prober %s: probing %d remote site(s) every %lldms, %d authd(s)", o.id,
+			 o.nremote, (long long)(o.interval_ns / NSEC_PER_MSEC), o.authds.n);
 	if (loop_run(p.loop) == -1)
 		goto out;
 	rc = 0;
 out:
-	if (p.loop) {
-		log_info("%llu probes, %llu failed, state %s", p.probes, p.failed,
-			 prober_state_name(p.fsm.state));
-		event_emit(p.ev, "prober_summary", "{s:s, s:I, s:I}", "site", o.site, "probes",
-			   (json_int_t)p.probes, "failed", (json_int_t)p.failed);
+	for (int i = 0; p.loop && i < p.ntargets; i++) {
+		struct prober_target *t = &p.t[i];
+
+		log_info("%s: %llu probes, %llu failed, state %s", t->site, t->probes, t->failed,
+			 prober_state_name(t->fsm.state));
+		event_emit(p.ev, "prober_summary", "{s:s, s:I, s:I}", "site", t->site, "probes",
+			   (json_int_t)t->probes, "failed", (json_int_t)t->failed);
 	}
-	prober_probe_close(&p.probe);
+	for (int i = 0; i < p.ntargets; i++)
+		prober_probe_close(&p.t[i].probe);
 	prober_routers_close(&o.routers);
+	prober_authds_close(&o.authds);
 	loop_free(p.loop); /* the timer fds go with the process */
 	event_close(p.ev);
 	return rc;

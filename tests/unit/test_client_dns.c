@@ -70,10 +70,12 @@ static int setup(void **state)
 static void test_query_is_an_a_query_with_rd(void **state)
 {
 	uint8_t buf[512];
-	int n = client_dns_build_query(qname, 0x1234, buf, sizeof(buf));
+	int n;
 	knot_pkt_t *pkt;
 
 	(void)state;
+	memset(buf, 0xa5, sizeof(buf)); /* whatever the buffer held before */
+	n = client_dns_build_query(qname, 0x1234, buf, sizeof(buf));
 	assert_true(n > KNOT_WIRE_HEADER_SIZE);
 	pkt = knot_pkt_new(buf, (uint16_t)n, NULL);
 	assert_int_equal(knot_pkt_parse(pkt, 0), KNOT_EOK);
@@ -81,6 +83,10 @@ static void test_query_is_an_a_query_with_rd(void **state)
 	assert_true(knot_wire_get_rd(pkt->wire));
 	assert_false(knot_wire_get_qr(pkt->wire));
 	assert_int_equal(knot_pkt_qtype(pkt), KNOT_RRTYPE_A);
+	assert_int_equal(knot_wire_get_ancount(pkt->wire), 0);
+	assert_int_equal(knot_wire_get_nscount(pkt->wire), 0);
+	assert_int_equal(knot_wire_get_arcount(pkt->wire), 0);
+	assert_int_equal(knot_wire_get_rcode(pkt->wire), 0);
 	assert_true(knot_dname_is_equal(knot_pkt_qname(pkt), qname));
 	knot_pkt_free(pkt);
 }

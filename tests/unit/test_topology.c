@@ -383,6 +383,25 @@ static void roundtrip(const char *path, char *const sets[], int nsets)
 		assert_true(a->rate == b->rate);
 		assert_int_equal(a->timeout_ns, b->timeout_ns);
 		assert_int_equal(a->client_id, b->client_id);
+		assert_int_equal(a->address.s_addr, b->address.s_addr);
+		assert_int_equal(a->mode, b->mode);
+		assert_int_equal(a->resolver, b->resolver);
+		assert_string_equal(a->dns_name, b->dns_name);
+		assert_int_equal(a->sticky_ns, b->sticky_ns);
+		assert_true(a->quorum == b->quorum);
+		assert_int_equal(a->fail_closed, b->fail_closed);
+	}
+	assert_string_equal(t->dns_name, u->dns_name);
+	assert_int_equal(t->nraw_sections, u->nraw_sections);
+	for (int i = 0; i < t->nraw_sections; i++) {
+		assert_string_equal(t->raw_sections[i].kind, u->raw_sections[i].kind);
+		assert_string_equal(t->raw_sections[i].name, u->raw_sections[i].name);
+	}
+	assert_int_equal(t->nraw_pairs, u->nraw_pairs);
+	for (int i = 0; i < t->nraw_pairs; i++) {
+		assert_int_equal(t->raw_pairs[i].section, u->raw_pairs[i].section);
+		assert_string_equal(t->raw_pairs[i].key, u->raw_pairs[i].key);
+		assert_string_equal(t->raw_pairs[i].value, u->raw_pairs[i].value);
 	}
 	assert_int_equal(t->nlinks, u->nlinks);
 	for (int i = 0; i < t->nlinks; i++) {
@@ -399,11 +418,16 @@ static void roundtrip(const char *path, char *const sets[], int nsets)
 static void test_print_roundtrip(void **state)
 {
 	char *sets[] = {"fail_at=1234567ns", "capture_buffer=1000", "b.metric=0"};
+	char *dns_sets[] = {"c1.mode=anycast",	     "c2.name=api.lab.example.", "ns.quorum=0",
+			    "ns.all_dead=fail-open", "a.address=198.18.200.1",	 "c2.sticky=1500ms",
+			    "p1.probe_up=7",	     "dns_name=x_y.lab.example"};
 
 	(void)state;
 	roundtrip("topology/anycast.ini", NULL, 0);
 	roundtrip(DATA "full.ini", NULL, 0);
 	roundtrip(DATA "full.ini", sets, 3);
+	roundtrip(DATA "dns.ini", NULL, 0);
+	roundtrip(DATA "dns.ini", dns_sets, 8);
 }
 
 static void test_format(void **state)
@@ -434,6 +458,8 @@ static void test_find_and_kinds(void **state)
 	assert_string_equal(topo_kind_name(TOPO_ROUTER), "router");
 	assert_string_equal(topo_kind_name(TOPO_SITE), "site");
 	assert_string_equal(topo_kind_name(TOPO_CLIENT), "client");
+	assert_string_equal(topo_kind_name(TOPO_DNS), "dns");
+	assert_string_equal(topo_kind_name(TOPO_PROBER), "prober");
 	free(t);
 }
 
@@ -478,7 +504,8 @@ static void test_error_forms(void **state)
 			   "4294967295, got 'abc'\n");
 	expect_errors(DATA "err_unknown_kind.ini", NULL, 0,
 		      DATA "err_unknown_kind.ini:3: unknown section kind 'switch' (expected [lab], "
-			   "[router NAME], [site NAME] or [client NAME])\n");
+			   "[router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
+			   "[zone NAME] or [name NAME])\n");
 	expect_errors(DATA "err_no_site.ini", NULL, 0,
 		      DATA "err_no_site.ini: no [site] section: a lab needs at least one site\n");
 }
@@ -507,8 +534,8 @@ static void test_error_sets(void **state)
 	    "--set probe_interval=fast: expected a duration such as 100ms or 2s\n"
 	    "--set z.metric=3: no node named 'z'\n"
 	    "--set noeq: expected key=value or node.key=value\n"
-	    "--set s1.colour=1: unknown key 'colour' in [site s1] (expected: link, metric, "
-	    "fail, probe_interval, probe_timeout, probe_down, probe_up)\n"
+	    "--set s1.colour=1: unknown key 'colour' in [site s1] (expected: link, address, "
+	    "metric, fail, probe_interval, probe_timeout, probe_down, probe_up)\n"
 	    "--set r1.x=1: unknown key 'x' in [router r1] (a router takes no keys)\n"
 	    "--set c1.rate=0: expected requests per second from 0.001 to 1000000, such as "
 	    "1000 or 0.5\n"
@@ -569,7 +596,7 @@ static void test_error_limits(void **state)
 	free(text);
 
 	/* many errors: the first 20, then it stops */
-	text = calloc(1, 4096);
+	text = calloc(1, 8192);
 	assert_non_null(text);
 	p = text;
 	for (int i = 0; i < 30; i++)
@@ -577,10 +604,12 @@ static void test_error_limits(void **state)
 	write_temp(path, text, (size_t)(p - text));
 	p = text;
 	for (int i = 0; i < 20; i++)
-		p += sprintf(p,
-			     "%s:%d: unknown section kind 'switch' (expected [lab], [router NAME], "
-			     "[site NAME] or [client NAME])\n",
-			     path, i + 1);
+		p +=
+		    sprintf(p,
+			    "%s:%d: unknown section kind 'switch' (expected [lab], [router NAME], "
+			    "[site NAME], [client NAME], [dns NAME], [prober NAME], [zone NAME] or "
+			    "[name NAME])\n",
+			    path, i + 1);
 	sprintf(p, "%s: too many errors, stopping\n", path);
 	expect_errors(path, NULL, 0, text);
 	unlink(path);

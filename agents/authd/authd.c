@@ -1,0 +1,361 @@
+/*
+ * authd: the authoritative DNS server of the lab (docs/authd.md).
+ *
+ * Serves the zones of its configuration file over UDP and TCP, answering
+ * steered names by policy from the sites' health, which the probers report
+ * on the control socket. Writes `health_changed` when a site's verdict
+ * changes and `answer_changed` when what a name hands out changes.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "event.h"
+#include "handout.h"
+#include "health.h"
+#include "log.h"
+#include "loop.h"
+#include "net.h"
+#include "respond.h"
+
+#define AUTHD_USAGE                                                                                \
+	"usage: authd -c CONFIG [-t] [-l ADDR[:PORT] ...] [-C ADDR[:PORT]|none] [-S SEED]\n"       \
+	"             [-n NODE] [-e FILE] [-v] [-h]\n"
+
+struct authd_opts {
+	const char *node;
+	const char *events;
+	const char *config;
+	int check;
+	int nlisten;
+	struct sockaddr_storage listen[AUTHD_MAX_LISTEN];
+	int control_set, control_none;
+	struct sockaddr_storage control;
+	uint64_t seed;
+	int verbose;
+};
+
+struct authd {
+	struct authd_opts *o;
+	struct authd_db *db;
+	struct event_log *ev;
+	struct loop *loop;
+	struct authd_health health;
+	struct authd_handouts handouts;
+	struct authd_respond_ctx rc;
+	struct authd_net *net;
+	int has_latency;
+	uint64_t reports, bad_reports, unknown_site;
+};
+
+static void authd_usage(FILE *fp)
+{
+	fprintf(fp, AUTHD_USAGE
+		"  -c CONFIG          the configuration file (docs/authd.md)\n"
+		"  -t                 check the configuration, print 'configuration OK', exit\n"
+		"  -l ADDR[:PORT]     listen here instead of the [server] listen lines; "
+		"repeatable\n"
+		"  -C ADDR[:PORT]     the control socket for health reports, or none\n"
+		"  -S SEED            seed of the random choices (default: random)\n"
+		"  -n NODE            lab node, written into every event (default: authd)\n"
+		"  -e FILE            JSON Lines event file (default: standard output)\n"
+		"  -v                 debug logging\n"
+		"  -h                 this help\n");
+}
+
+static void authd_bad(const char *flag, const char *what, const char *arg)
+{
+	fprintf(stderr, "authd: %s: expected %s, got '%s'\n" AUTHD_USAGE, flag, what, arg);
+	exit(1);
+}
+
+static void authd_parse(int argc, char **argv, struct authd_opts *o)
+{
+	unsigned long long v;
+	char *end;
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->node = "authd";
+	opterr = 0;
+	while ((ch = getopt(argc, argv, ":c:tl:C:S:n:e:vh")) != -1) {
+		switch (ch) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 't':
+			o->check = 1;
+			break;
+		case 'l':
+			if (o->nlisten == AUTHD_MAX_LISTEN)
+				authd_bad("-l", "at most 8 listen addresses", optarg);
+			if (authd_parse_sockaddr(optarg, AUTHD_PORT, &o->listen[o->nlisten]) == -1)
+				authd_bad("-l", "ADDR[:PORT] or [IPV6]:PORT", optarg);
+			o->nlisten++;
+			break;
+		case 'C':
+			o->control_set = 1;
+			if (strcmp(optarg, "none") == 0)
+				o->control_none = 1;
+			else if (authd_parse_sockaddr(optarg, AUTHD_CONTROL_PORT, &o->control) ==
+				 -1)
+				authd_bad("-C", "ADDR[:PORT], [IPV6]:PORT or none", optarg);
+			break;
+		case 'S':
+			errno = 0;
+			v = strtoull(optarg, &end, 0);
+			if (errno || end == optarg || *end || v == 0 || optarg[0] == '-')
+				authd_bad("-S", "a non-zero number", optarg);
+			o->seed = v;
+			break;
+		case 'n':
+			o->node = optarg;
+			break;
+		case 'e':
+			o->events = optarg;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			authd_usage(stdout);
+			exit(0);
+		case ':':
+			fprintf(stderr, "authd: -%c: missing argument\n" AUTHD_USAGE, optopt);
+			exit(1);
+		default:
+			fprintf(stderr, "authd: unknown flag -%c\n" AUTHD_USAGE, optopt);
+			exit(1);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "authd: unexpected argument '%s'\n" AUTHD_USAGE, argv[optind]);
+		exit(1);
+	}
+	if (o->config == NULL) {
+		fprintf(stderr, "authd: -c CONFIG is required\n" AUTHD_USAGE);
+		exit(1);
+	}
+}
+
+/* authd_evaluate: recomputes every name's handout; answer_changed for each
+ * that changed. rtt_only: only latency names can have changed. */
+static void authd_evaluate(struct authd *a, const char *reason, int rtt_only)
+{
+	for (int i = 0; i < a->db->nnames; i++) {
+		const struct authd_name *nm = a->db->names[i];
+		uint64_t before[2], after[2];
+		json_t *nets;
+
+		if (rtt_only && nm->policy != AUTHD_LATENCY)
+			continue;
+		if (!authd_handout_update(&a->handouts, a->db, &a->health, i, before, after))
+			continue;
+		log_info("%s: %s", nm->text, reason);
+		nets = authd_handout_networks(&a->handouts, a->db, i);
+		if (nets)
+			event_emit(a->ev, "answer_changed", "{s:s, s:o, s:o, s:s, s:s, s:o}",
+				   "name", nm->text, "before",
+				   authd_handout_addresses(a->db, before), "after",
+				   authd_handout_addresses(a->db, after), "reason", reason,
+				   "policy", authd_policy_name(nm->policy), "networks", nets);
+		else
+			event_emit(a->ev, "answer_changed", "{s:s, s:o, s:o, s:s, s:s}", "name",
+				   nm->text, "before", authd_handout_addresses(a->db, before),
+				   "after", authd_handout_addresses(a->db, after), "reason", reason,
+				   "policy", authd_policy_name(nm->policy));
+	}
+}
+
+static void authd_on_report(void *arg, const char *line, size_t len,
+			    const struct sockaddr_storage *from)
+{
+	struct authd *a = arg;
+	struct authd_report r;
+	struct authd_health_change c;
+	char who[INET6_ADDRSTRLEN + 8], reason[128];
+
+	a->reports++;
+	if (authd_report_parse(line, len, &r) == -1) {
+		if (a->bad_reports++ == 0)
+			log_warnx("malformed health report from %s: '%.*s' (further ones at debug "
+				  "level)",
+				  authd_sockaddr_str(from, who, sizeof(who)),
+				  (int)(len > 80 ? 80 : len), line);
+		else
+			log_debug("malformed health report from %s",
+				  authd_sockaddr_str(from, who, sizeof(who)));
+		return;
+	}
+	if (authd_health_apply(&a->health, &r, &c) == -1) {
+		if (a->unknown_site++ == 0)
+			log_warnx("health report on unknown site '%s' from prober %s (or more than "
+				  "%d probers)",
+				  r.site, r.prober, AUTHD_MAX_PROBERS);
+		return;
+	}
+	if (c.state_changed)
+		log_debug("prober %s: site %s %s", r.prober, r.site, r.up ? "up" : "down");
+	if (c.health_changed) {
+		int healthy = a->health.healthy[c.site];
+
+		log_info("site %s %s (%d of %d probers up)", r.site,
+			 healthy ? "healthy" : "unhealthy", a->health.up[c.site],
+			 a->health.reports[c.site]);
+		event_emit(a->ev, "health_changed", "{s:s, s:b, s:i, s:i, s:s}", "site", r.site,
+			   "healthy", healthy, "up_reports", a->health.up[c.site], "reports",
+			   a->health.reports[c.site], "prober", r.prober);
+		snprintf(reason, sizeof(reason), "site %s %s", r.site,
+			 healthy ? "healthy" : "unhealthy");
+		authd_evaluate(a, reason, 0);
+	} else if (c.rtt_changed && a->has_latency) {
+		snprintf(reason, sizeof(reason), "rtt from prober %s to site %s", r.prober, r.site);
+		authd_evaluate(a, reason, 1);
+	}
+}
+
+static void authd_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	int sig = loop_signal_read(fd);
+
+	(void)events;
+	(void)arg;
+	if (sig == SIGHUP) {
+		log_info("SIGHUP ignored");
+		return;
+	}
+	log_info("signal %d: stopping", sig);
+	loop_stop(loop);
+}
+
+static json_t *authd_rcodes(const struct authd_stats *s)
+{
+	static const char *names[] = {"NOERROR",  "FORMERR", "SERVFAIL",
+				      "NXDOMAIN", "NOTIMP",  "REFUSED"};
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < sizeof(s->rcode) / sizeof(s->rcode[0]); i++) {
+		char other[16];
+
+		if (s->rcode[i] == 0)
+			continue;
+		snprintf(other, sizeof(other), i == 16 ? "BADVERS" : "RCODE%zu", i);
+		json_object_set_new(o, i < 6 ? names[i] : other,
+				    json_integer((json_int_t)s->rcode[i]));
+	}
+	return o;
+}
+
+static void authd_summary(struct authd *a)
+{
+	const struct authd_stats *s = &a->rc.stats;
+	const struct authd_net_counts *n = authd_net_counts(a->net);
+
+	log_info("queries %llu responses %llu truncated %llu, udp %llu tcp %llu, reports %llu "
+		 "(bad %llu)",
+		 (unsigned long long)s->queries, (unsigned long long)s->responses,
+		 (unsigned long long)s->truncated, (unsigned long long)n->udp_queries,
+		 (unsigned long long)n->tcp_queries, (unsigned long long)a->reports,
+		 (unsigned long long)(a->bad_reports + a->unknown_site));
+	event_emit(a->ev, "authd_summary",
+		   "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+		   "s:I}",
+		   "queries", (json_int_t)s->queries, "responses", (json_int_t)s->responses,
+		   "dropped", (json_int_t)s->dropped, "truncated", (json_int_t)s->truncated,
+		   "referrals", (json_int_t)s->referrals, "nodata", (json_int_t)s->nodata, "ecs",
+		   (json_int_t)s->ecs, "rcodes", authd_rcodes(s), "udp_queries",
+		   (json_int_t)n->udp_queries, "tcp_queries", (json_int_t)n->tcp_queries,
+		   "tcp_connections", (json_int_t)n->tcp_accepted, "tcp_rejected",
+		   (json_int_t)n->tcp_rejected, "send_errors", (json_int_t)n->udp_send_errors,
+		   "reports", (json_int_t)a->reports, "bad_reports", (json_int_t)a->bad_reports,
+		   "unknown_site_reports", (json_int_t)a->unknown_site);
+}
+
+static void authd_ready(struct authd *a)
+{
+	const struct authd_server_conf *sv = &a->db->server;
+	json_t *listen = json_array();
+	char buf[INET6_ADDRSTRLEN + 8];
+
+	for (int i = 0; i < sv->nlisten; i++)
+		json_array_append_new(
+		    listen, json_string(authd_sockaddr_str(&sv->listen[i], buf, sizeof(buf))));
+	if (sv->has_control)
+		authd_sockaddr_str(&sv->control, buf, sizeof(buf));
+	event_emit(a->ev, "authd_ready", "{s:o, s:s?, s:i, s:i, s:i}", "listen", listen, "control",
+		   sv->has_control ? buf : NULL, "zones", a->db->nzones, "names", a->db->nnames,
+		   "sites", a->db->nsites);
+	log_info("serving %d zone(s), %d steered name(s) on %d address(es)%s%s", a->db->nzones,
+		 a->db->nnames, sv->nlisten, sv->has_control ? ", health reports on " : "",
+		 sv->has_control ? buf : "");
+}
+
+int main(int argc, char **argv)
+{
+	struct authd_opts o;
+	struct authd a = {.o = &o};
+	int rc = 1;
+
+	authd_parse(argc, argv, &o);
+	log_init("authd", o.verbose);
+	if ((a.db = authd_conf_load(o.config, stderr)) == NULL)
+		return 1;
+	if (o.nlisten) {
+		memcpy(a.db->server.listen, o.listen, sizeof(o.listen));
+		a.db->server.nlisten = o.nlisten;
+	}
+	if (o.control_set) {
+		a.db->server.has_control = !o.control_none;
+		a.db->server.control = o.control;
+	}
+	if (o.check) {
+		printf("configuration OK\n");
+		authd_db_free(a.db);
+		return 0;
+	}
+	if (o.seed == 0 && getrandom(&o.seed, sizeof(o.seed), 0) != sizeof(o.seed))
+		o.seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL;
+	for (int i = 0; i < a.db->nnames; i++)
+		a.has_latency |= a.db->names[i]->policy == AUTHD_LATENCY;
+	authd_health_init(&a.health, a.db);
+	if (authd_respond_init(&a.rc, a.db, &a.health, o.seed | 1) == -1 ||
+	    authd_handouts_init(&a.handouts, a.db) == -1) {
+		log_warnx("out of memory");
+		goto out;
+	}
+	if ((a.ev = event_open(o.events, o.node, "authd")) == NULL)
+		goto out;
+	if ((a.loop = loop_new()) == NULL) {
+		log_warn("loop_new");
+		goto out;
+	}
+	if (loop_signals(a.loop, authd_on_signal, NULL) == -1) {
+		log_warn("signals");
+		goto out;
+	}
+	a.net = authd_net_open(a.loop, &a.db->server, &a.rc, authd_on_report, &a);
+	if (a.net == NULL)
+		goto out;
+	authd_ready(&a);
+	authd_evaluate(&a, "start", 0);
+	if (loop_run(a.loop) == -1)
+		goto out;
+	rc = 0;
+out:
+	if (a.net) {
+		authd_summary(&a);
+		authd_net_close(a.net);
+	}
+	loop_free(a.loop);
+	event_close(a.ev);
+	authd_handouts_free(&a.handouts);
+	authd_respond_free(&a.rc);
+	authd_db_free(a.db);
+	return rc;
+}

@@ -1,0 +1,76 @@
+/* Health reports to authd; see report.h. */
+#include "report.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+
+int prober_id_ok(const char *id)
+{
+	size_t n = strlen(id);
+
+	return n > 0 && n <= PROBER_ID_LEN &&
+	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+int prober_report_format(const char *id, const char *site, int up, uint32_t rtt_us, char *buf,
+			 size_t len)
+{
+	int n = snprintf(buf, len, "HEALTH %s %s %s %u\n", id, site, up ? "up" : "down",
+			 up ? rtt_us : 0);
+
+	return n < 0 || (size_t)n >= len ? -1 : n;
+}
+
+int prober_authds_add(struct prober_authds *a, const struct sockaddr_in *sin)
+{
+	char addr[INET_ADDRSTRLEN];
+
+	if (a->n == PROBER_MAX_AUTHDS)
+		return -1;
+	a->addr[a->n] = *sin;
+	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
+	snprintf(a->name[a->n], sizeof(a->name[a->n]), "%s:%u", addr, ntohs(sin->sin_port));
+	a->n++;
+	return 0;
+}
+
+int prober_authds_open(struct prober_authds *a)
+{
+	a->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (a->fd == -1) {
+		log_warn("socket");
+		return -1;
+	}
+	return 0;
+}
+
+int prober_authds_send(struct prober_authds *a, int i, const char *line, size_t len)
+{
+	if (sendto(a->fd, line, len, 0, (const struct sockaddr *)&a->addr[i], sizeof(a->addr[i])) !=
+	    (ssize_t)len) {
+		if (a->errors[i]++ == 0)
+			log_warn("send to authd %s", a->name[i]);
+		else
+			log_debug("send to authd %s: %s", a->name[i], strerror(errno));
+		return -1;
+	}
+	if (a->errors[i]) {
+		log_info("authd %s reachable again after %lu send errors", a->name[i],
+			 a->errors[i]);
+		a->errors[i] = 0;
+	}
+	return 0;
+}
+
+void prober_authds_close(struct prober_authds *a)
+{
+	if (a->fd != -1)
+		close(a->fd);
+	a->fd = -1;
+}

@@ -1,0 +1,51 @@
+/*
+ * Health reports to authd: one UDP datagram of one text line per report,
+ * to authd's control socket (agents/authd/health.h, docs/authd.md):
+ *
+ *   HEALTH <prober-id> <site> up|down <rtt_us>
+ *
+ * rtt_us is the smoothed RTT of an up site, 0 for a down one. Reports go
+ * on every verdict change and again every refresh, so a restarted authd
+ * relearns the state within one refresh.
+ */
+#ifndef STEERLAB_PROBER_REPORT_H
+#define STEERLAB_PROBER_REPORT_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROBER_MAX_AUTHDS 16
+#define PROBER_ID_LEN 32
+#define PROBER_AUTHD_PORT 5353
+#define PROBER_REPORT_MAX 128
+
+struct prober_authds {
+	int fd;
+	int n;
+	struct sockaddr_in addr[PROBER_MAX_AUTHDS];
+	char name[PROBER_MAX_AUTHDS][INET_ADDRSTRLEN + 6]; /* "ADDR:PORT" */
+	unsigned long errors[PROBER_MAX_AUTHDS];	   /* consecutive send errors */
+};
+
+/* prober_id_ok: 1 to PROBER_ID_LEN of [A-Za-z0-9._-]. */
+int prober_id_ok(const char *id);
+
+/* prober_report_format: the report line (with '\n'). Its length, or -1 if
+ * it does not fit. */
+int prober_report_format(const char *id, const char *site, int up, uint32_t rtt_us, char *buf,
+			 size_t len);
+
+/* prober_authds_add: one more authd. 0, or -1 if the table is full. */
+int prober_authds_add(struct prober_authds *a, const struct sockaddr_in *sin);
+
+/* prober_authds_open: the sending socket. 0, or -1 (logged). */
+int prober_authds_open(struct prober_authds *a);
+
+/* prober_authds_send: the line to authd i. 0, or -1 (logged once per run
+ * of errors, then at debug level). */
+int prober_authds_send(struct prober_authds *a, int i, const char *line, size_t len);
+
+void prober_authds_close(struct prober_authds *a);
+
+#endif

@@ -1,0 +1,280 @@
+/*
+ * Which agents each node runs, and their command lines (docs/agents.md):
+ *
+ *   router   routed; a collector capturing every link to a site
+ *   site     sited; a prober announcing the anycast address while healthy
+ *   dns      authd, configured from the topology (dnsconf.c)
+ *   prober   a prober in remote mode: every site's address, to every authd
+ *   client   a client per flow: anycast, DNS-steered, or both
+ */
+#include "lab.h"
+
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dnsconf.h"
+#include "log.h"
+#include "strfmt.h"
+
+/* An argument vector and the strings it points into. */
+struct lab_argv {
+	char *argv[96];
+	int n;
+	char store[8192];
+	size_t used;
+	int overflow;
+};
+
+static void argv_add(struct lab_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void argv_add(struct lab_argv *a, const char *fmt, ...)
+{
+	size_t room = sizeof(a->store) - a->used;
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(a->store + a->used, room, fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= room || a->n + 1 >= (int)(sizeof(a->argv) / sizeof(a->argv[0]))) {
+		a->overflow = 1;
+		return;
+	}
+	a->argv[a->n++] = a->store + a->used;
+	a->argv[a->n] = NULL;
+	a->used += (size_t)len + 1;
+}
+
+/* argv_start: PROG -n NODE -e RUNDIR/NODE.LABEL.events.jsonl */
+static void argv_start(struct lab_argv *a, const struct lab *lab, int node, const char *prog,
+		       const char *label)
+{
+	memset(a, 0, sizeof(*a));
+	argv_add(a, "%s", prog);
+	argv_add(a, "-n");
+	argv_add(a, "%s", lab->t->nodes[node].name);
+	argv_add(a, "-e");
+	argv_add(a, "%s/%s.%s.events.jsonl", lab->rundir, lab->t->nodes[node].name, label);
+}
+
+static int argv_run(struct lab *lab, int node, const char *prog, const char *label,
+		    struct lab_argv *a)
+{
+	if (a->overflow) {
+		log_warnx("%s of %s: command line too long", label, lab->t->nodes[node].name);
+		return -1;
+	}
+	return lab_start_agent_as(lab, node, prog, label, a->argv) == -1 ? -1 : 0;
+}
+
+static const char *ip(struct in_addr a, char *buf)
+{
+	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
+}
+
+static int lab_start_router(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	struct lab_argv a;
+	char svc[INET_ADDRSTRLEN];
+	int ncap = 0;
+
+	argv_start(&a, lab, n, "routed", "routed");
+	if (argv_run(lab, n, "routed", "routed", &a) == -1)
+		return -1;
+	argv_start(&a, lab, n, "collector", "collector");
+	argv_add(&a, "-o");
+	argv_add(&a, "%s", lab->rundir);
+	argv_add(&a, "-f");
+	argv_add(&a, "udp dst port %u", t->port);
+	argv_add(&a, "-B");
+	argv_add(&a, "%llu", (unsigned long long)t->capture_buffer);
+	argv_add(&a, "-P");
+	argv_add(&a, "%s/32", ip(t->service, svc));
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		if (l->router != n || t->nodes[l->node].kind != TOPO_SITE)
+			continue;
+		argv_add(&a, "-c");
+		argv_add(&a, "%s=%s", l->router_ifname, t->nodes[l->node].name);
+		ncap++;
+	}
+	return ncap ? argv_run(lab, n, "collector", "collector", &a) : 0;
+}
+
+static void argv_probe_timing(struct lab_argv *a, const struct topo_node *node)
+{
+	argv_add(a, "-i");
+	argv_add(a, "%lldus", (long long)node->probe_interval_ns / 1000);
+	argv_add(a, "-w");
+	argv_add(a, "%lldus", (long long)node->probe_timeout_ns / 1000);
+	argv_add(a, "-d");
+	argv_add(a, "%u", node->probe_down);
+	argv_add(a, "-u");
+	argv_add(a, "%u", node->probe_up);
+}
+
+static int lab_start_site(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	const struct topo_node *node = &t->nodes[n];
+	struct lab_argv a;
+	char buf[INET_ADDRSTRLEN];
+
+	argv_start(&a, lab, n, "sited", "sited");
+	argv_add(&a, "-s");
+	argv_add(&a, "%s", node->name);
+	argv_add(&a, "-p");
+	argv_add(&a, "%u", t->port);
+	if (argv_run(lab, n, "sited", "sited", &a) == -1)
+		return -1;
+
+	argv_start(&a, lab, n, "prober", "prober");
+	argv_add(&a, "-s");
+	argv_add(&a, "%s", node->name);
+	argv_add(&a, "-t");
+	argv_add(&a, "127.0.0.1:%u", t->port);
+	argv_add(&a, "-P");
+	argv_add(&a, "%s/32", ip(t->service, buf));
+	argv_add(&a, "-m");
+	argv_add(&a, "%u", node->metric);
+	argv_add(&a, "-R");
+	argv_add(&a, "%s", ip(t->links[node->link].router_addr, buf));
+	argv_probe_timing(&a, node);
+	return argv_run(lab, n, "prober", "prober", &a);
+}
+
+static int lab_start_dns(struct lab *lab, int n)
+{
+	const struct topo_node *node = &lab->t->nodes[n];
+	char conf[PATH_MAX];
+	struct lab_argv a;
+	FILE *fp;
+	int rc;
+
+	if (strfmt(conf, sizeof(conf), "%s/%s.authd.ini", lab->rundir, node->name) == -1)
+		return -1;
+	if ((fp = fopen(conf, "w")) == NULL) {
+		log_warn("%s", conf);
+		return -1;
+	}
+	rc = dnsconf_write(lab->t, n, fp);
+	if (fclose(fp) == EOF || rc == -1) {
+		log_warn("%s", conf);
+		return -1;
+	}
+	argv_start(&a, lab, n, "authd", "authd");
+	argv_add(&a, "-c");
+	argv_add(&a, "%s", conf);
+	return argv_run(lab, n, "authd", "authd", &a);
+}
+
+/* A vantage point: probes every site's own address, tells every authd. */
+static int lab_start_remote_prober(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	const struct topo_node *node = &t->nodes[n];
+	struct lab_argv a;
+	char buf[INET_ADDRSTRLEN];
+
+	argv_start(&a, lab, n, "prober", "prober");
+	argv_add(&a, "-I");
+	argv_add(&a, "%s", node->name);
+	for (int i = 0; i < t->nnodes; i++) {
+		if (t->nodes[i].kind == TOPO_DNS) {
+			argv_add(&a, "-A");
+			argv_add(&a, "%s:%d", ip(t->links[t->nodes[i].link].node_addr, buf),
+				 DNSCONF_CONTROL_PORT);
+		} else if (t->nodes[i].kind == TOPO_SITE) {
+			argv_add(&a, "-T");
+			argv_add(&a, "%s=%s:%u", t->nodes[i].name, ip(t->nodes[i].address, buf),
+				 t->port);
+		}
+	}
+	argv_probe_timing(&a, node);
+	return argv_run(lab, n, "prober", "prober", &a);
+}
+
+int lab_start_infra(struct lab *lab)
+{
+	const struct topology *t = lab->t;
+	int rc = 0;
+
+	/* authd first: remote probers report to it from their first probe */
+	for (int n = 0; n < t->nnodes && rc == 0; n++)
+		if (t->nodes[n].kind == TOPO_DNS)
+			rc = lab_start_dns(lab, n);
+	for (int n = 0; n < t->nnodes && rc == 0; n++) {
+		switch (t->nodes[n].kind) {
+		case TOPO_ROUTER:
+			rc = lab_start_router(lab, n);
+			break;
+		case TOPO_SITE:
+			rc = lab_start_site(lab, n);
+			break;
+		case TOPO_PROBER:
+			rc = lab_start_remote_prober(lab, n);
+			break;
+		default:
+			break;
+		}
+	}
+	return rc;
+}
+
+/* One client flow: -t for anycast, -R/-q for DNS steering. */
+static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
+{
+	const struct topology *t = lab->t;
+	const struct topo_node *node = &t->nodes[n];
+	const char *label = dns ? "client-dns" : "client";
+	struct lab_argv a;
+	char buf[INET_ADDRSTRLEN];
+
+	argv_start(&a, lab, n, "client", label);
+	argv_add(&a, "-i");
+	argv_add(&a, "%u", dns ? LAB_DNS_CLIENT_ID(node->client_id) : node->client_id);
+	if (dns) {
+		argv_add(&a, "-R");
+		argv_add(&a, "%s", ip(t->links[t->nodes[node->resolver].link].node_addr, buf));
+		argv_add(&a, "-q");
+		argv_add(&a, "%s", node->dns_name);
+		argv_add(&a, "-p");
+		argv_add(&a, "%u", t->port);
+		if (node->sticky_ns > 0) {
+			argv_add(&a, "-S");
+			argv_add(&a, "%lldus", (long long)node->sticky_ns / 1000);
+		}
+	} else {
+		argv_add(&a, "-t");
+		argv_add(&a, "%s:%u", ip(t->service, buf), t->port);
+	}
+	argv_add(&a, "-r");
+	argv_add(&a, "%g", node->rate);
+	argv_add(&a, "-w");
+	argv_add(&a, "%lldus", (long long)node->timeout_ns / 1000);
+	argv_add(&a, "-o");
+	argv_add(&a, "%s/requests-%s%s.csv", lab->rundir, node->name, dns ? "-dns" : "");
+	if (duration_ns) {
+		argv_add(&a, "-d");
+		argv_add(&a, "%lldus", (long long)duration_ns / 1000);
+	}
+	return argv_run(lab, n, "client", label, &a);
+}
+
+int lab_start_clients(struct lab *lab, int64_t duration_ns)
+{
+	const struct topology *t = lab->t;
+
+	for (int n = 0; n < t->nnodes; n++) {
+		const struct topo_node *node = &t->nodes[n];
+		if (node->kind != TOPO_CLIENT)
+			continue;
+		if (node->mode != TOPO_MODE_DNS && lab_start_flow(lab, n, 0, duration_ns) == -1)
+			return -1;
+		if (node->mode != TOPO_MODE_ANYCAST && lab_start_flow(lab, n, 1, duration_ns) == -1)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,185 @@
+/* The prober's remote mode: targets, RTT, and health reports that authd
+ * reads (agents/prober/target.h, report.h; agents/authd/health.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <cmocka.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "agents/authd/health.h"
+#include "agents/prober/fsm.h"
+#include "agents/prober/report.h"
+#include "agents/prober/target.h"
+
+static void test_target_parse(void **state)
+{
+	char site[WIRE_SITE_LEN + 1];
+	struct sockaddr_in sin;
+
+	(void)state;
+	assert_int_equal(prober_target_parse("a=198.19.1.1", site, &sin), 0);
+	assert_string_equal(site, "a");
+	assert_int_equal(ntohs(sin.sin_port), WIRE_PORT_DEFAULT);
+	assert_int_equal(ntohl(sin.sin_addr.s_addr), 0xc6130101);
+	assert_int_equal(prober_target_parse("site_b.x-1=198.19.2.1:7001", site, &sin), 0);
+	assert_string_equal(site, "site_b.x-1");
+	assert_int_equal(ntohs(sin.sin_port), 7001);
+	assert_int_equal(prober_target_parse("1234567890123456=198.19.2.1", site, &sin), 0);
+
+	static const char *bad[] = {
+	    "a",
+	    "=198.19.1.1",
+	    "a=",
+	    "a=host",
+	    "a=198.19.1.1:0",
+	    "a=198.19.1.1:70000",
+	    "a/b=198.19.1.1",
+	    "12345678901234567=198.19.1.1",
+	    "a=198.19.1.1=x",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (prober_target_parse(bad[i], site, &sin) != -1)
+			fail_msg("accepted '%s'", bad[i]);
+}
+
+static void test_srtt(void **state)
+{
+	uint32_t srtt = 0;
+
+	(void)state;
+	/* the first sample as is */
+	assert_int_equal(prober_srtt_feed(&srtt, 800000), 800);
+	/* then 7/8 old + 1/8 new */
+	assert_int_equal(prober_srtt_feed(&srtt, 1600000), 900);
+	assert_int_equal(prober_srtt_feed(&srtt, 900000), 900);
+	/* it converges */
+	for (int i = 0; i < 100; i++)
+		prober_srtt_feed(&srtt, 100000);
+	assert_in_range(srtt, 100, 102);
+	/* a sub-microsecond sample is still a sample */
+	srtt = 0;
+	assert_int_equal(prober_srtt_feed(&srtt, 10), 1);
+}
+
+static void test_report_format_is_what_authd_reads(void **state)
+{
+	char line[PROBER_REPORT_MAX];
+	struct authd_report r;
+	int n;
+
+	(void)state;
+	n = prober_report_format("east-1", "a", 1, 2345, line, sizeof(line));
+	assert_string_equal(line, "HEALTH east-1 a up 2345\n");
+	assert_int_equal(authd_report_parse(line, (size_t)n, &r), 0);
+	assert_string_equal(r.prober, "east-1");
+	assert_string_equal(r.site, "a");
+	assert_int_equal(r.up, 1);
+	assert_int_equal(r.rtt_us, 2345);
+	/* a down report carries no RTT */
+	n = prober_report_format("east-1", "a", 0, 2345, line, sizeof(line));
+	assert_string_equal(line, "HEALTH east-1 a down 0\n");
+	assert_int_equal(authd_report_parse(line, (size_t)n, &r), 0);
+	assert_int_equal(r.up, 0);
+	/* the longest ids fit */
+	n = prober_report_format("12345678901234567890123456789012", "1234567890123456", 1,
+				 UINT32_MAX - 1, line, sizeof(line));
+	assert_true(n > 0);
+	assert_int_equal(authd_report_parse(line, (size_t)n, &r), 0);
+	assert_int_equal(prober_report_format("p", "a", 1, 1, line, 10), -1);
+}
+
+static void test_id(void **state)
+{
+	(void)state;
+	assert_true(prober_id_ok("p1"));
+	assert_true(prober_id_ok("vantage.east_1-b"));
+	assert_true(prober_id_ok("12345678901234567890123456789012"));
+	assert_false(prober_id_ok(""));
+	assert_false(prober_id_ok("123456789012345678901234567890123"));
+	assert_false(prober_id_ok("p 1"));
+	assert_false(prober_id_ok("p/1"));
+}
+
+static void test_authds_add(void **state)
+{
+	struct prober_authds a = {.fd = -1};
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(5353)};
+
+	(void)state;
+	inet_pton(AF_INET, "198.18.0.53", &sin.sin_addr);
+	for (int i = 0; i < PROBER_MAX_AUTHDS; i++)
+		assert_int_equal(prober_authds_add(&a, &sin), 0);
+	assert_int_equal(prober_authds_add(&a, &sin), -1);
+	assert_string_equal(a.name[0], "198.18.0.53:5353");
+}
+
+/* test_reports_on_the_wire: a site that dies and comes back, probed from
+ * afar: the reports sent on the verdict changes, read by a socket
+ * standing for authd and fed to authd's health state. */
+static void test_reports_on_the_wire(void **state)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
+	struct prober_authds a = {.fd = -1};
+	struct prober_fsm fsm;
+	uint32_t srtt = 0;
+	int rx;
+	const char *results = "+++---+++";
+	char got[512] = "";
+
+	(void)state;
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(rx >= 0);
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	assert_int_equal(bind(rx, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(rx, (struct sockaddr *)&sin, &len), 0);
+	assert_int_equal(prober_authds_add(&a, &sin), 0);
+	assert_int_equal(prober_authds_open(&a), 0);
+	prober_fsm_init(&fsm, 3, 3);
+	for (const char *r = results; *r; r++) {
+		enum prober_verdict v;
+		char line[PROBER_REPORT_MAX];
+		int n;
+
+		if (*r == '+')
+			prober_srtt_feed(&srtt, 500000);
+		v = prober_fsm_feed(&fsm, *r == '+');
+		if (v == PROBER_NO_CHANGE)
+			continue;
+		n = prober_report_format("p1", "a", fsm.state == PROBER_ALIVE, srtt, line,
+					 sizeof(line));
+		assert_int_equal(prober_authds_send(&a, 0, line, (size_t)n), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		char buf[256];
+		ssize_t n = recv(rx, buf, sizeof(buf) - 1, 0);
+		struct authd_report rep;
+
+		assert_true(n > 0);
+		buf[n] = '\0';
+		strcat(got, buf);
+		assert_int_equal(authd_report_parse(buf, (size_t)n, &rep), 0);
+	}
+	assert_string_equal(got, "HEALTH p1 a up 500\nHEALTH p1 a down 0\nHEALTH p1 a up 500\n");
+	prober_authds_close(&a);
+	close(rx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_target_parse),
+	    cmocka_unit_test(test_srtt),
+	    cmocka_unit_test(test_report_format_is_what_authd_reads),
+	    cmocka_unit_test(test_id),
+	    cmocka_unit_test(test_authds_add),
+	    cmocka_unit_test(test_reports_on_the_wire),
+	};
+
+	return cmocka_run_group_tests_name("prober remote", tests, NULL, NULL);
+}
