@@ -136,8 +136,8 @@ check: deps
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) unit-asan
-	$(MAKE) integration
 	$(MAKE) fuzz-run
+	$(MAKE) integration
 
 demo: deps
 	$(MAKE) all
