@@ -59,11 +59,19 @@ int run_count_events(const char *path, const char *event, const char *key, const
 	return n;
 }
 
-/* The lab is ready when every site link is being captured and every site's
- * route has been applied by its router. */
+/* The lab is ready when every site link is being captured, every site's
+ * route has been applied by its router, and every authd answers. */
 static int run_ready(const struct topology *t, const char *rundir)
 {
 	char path[PATH_MAX];
+
+	for (int n = 0; n < t->nnodes; n++) {
+		if (t->nodes[n].kind != TOPO_DNS)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s.authd.events.jsonl", rundir, t->nodes[n].name);
+		if (run_count_events(path, "authd_ready", NULL, NULL) == 0)
+			return 0;
+	}
 
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
