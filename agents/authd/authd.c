@@ -177,12 +177,12 @@ static void authd_on_report(void *arg, const char *line, size_t len,
 			    const struct sockaddr_storage *from)
 {
 	struct authd *a = arg;
-	struct authd_report r;
+	struct health_report r;
 	struct authd_health_change c;
 	char who[INET6_ADDRSTRLEN + 8], reason[128];
 
 	a->reports++;
-	if (authd_report_parse(line, len, &r) == -1) {
+	if (health_report_parse(line, len, &r) == -1) {
 		if (a->bad_reports++ == 0)
 			log_warnx("malformed health report from %s: '%.*s' (further ones at debug "
 				  "level)",

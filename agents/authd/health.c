@@ -6,79 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char authd_id_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				     "0123456789._-";
-
-/* authd_report_word: copies the next space-separated word of [*p, end)
- * into out (at most max characters). 0, or -1 if missing or too long. */
-static int authd_report_word(const char **p, const char *end, char *out, size_t max)
-{
-	const char *s = *p;
-	size_t n;
-
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	for (n = 0; s + n < end && s[n] != ' ' && s[n] != '\t'; n++)
-		;
-	if (n == 0 || n > max)
-		return -1;
-	memcpy(out, s, n);
-	out[n] = '\0';
-	*p = s + n;
-	return 0;
-}
-
-static int authd_id_ok(const char *s)
-{
-	return strspn(s, authd_id_chars) == strlen(s);
-}
-
-int authd_report_parse(const char *line, size_t len, struct authd_report *r)
-{
-	const char *p = line, *end = line + len;
-	char word[16], rtt[16], *e;
-	unsigned long long v;
-
-	if (len > 0 && end[-1] == '\n')
-		end--;
-	if (end > line && end[-1] == '\r')
-		end--;
-	if (memchr(line, '\0', (size_t)(end - line)) || memchr(line, '\n', (size_t)(end - line)))
-		return -1;
-	memset(r, 0, sizeof(*r));
-	if (authd_report_word(&p, end, word, sizeof(word) - 1) == -1 || strcmp(word, "HEALTH") != 0)
-		return -1;
-	if (authd_report_word(&p, end, r->prober, AUTHD_PROBER_LEN) == -1 ||
-	    !authd_id_ok(r->prober))
-		return -1;
-	if (authd_report_word(&p, end, r->site, AUTHD_SITE_LEN) == -1 || !authd_id_ok(r->site))
-		return -1;
-	if (authd_report_word(&p, end, word, sizeof(word) - 1) == -1)
-		return -1;
-	if (strcmp(word, "up") == 0)
-		r->up = 1;
-	else if (strcmp(word, "down") != 0)
-		return -1;
-	if (authd_report_word(&p, end, rtt, sizeof(rtt) - 1) == -1 || rtt[0] < '0' || rtt[0] > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(rtt, &e, 10);
-	if (errno || *e || v > UINT32_MAX - 1) /* UINT32_MAX means "none" */
-		return -1;
-	r->rtt_us = (uint32_t)v;
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	return p == end ? 0 : -1;
-}
-
-int authd_report_format(const struct authd_report *r, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "HEALTH %s %s %s %u\n", r->prober, r->site,
-			 r->up ? "up" : "down", r->rtt_us);
-
-	return n < 0 || (size_t)n >= len ? -1 : n;
-}
-
 void authd_health_init(struct authd_health *h, const struct authd_db *db)
 {
 	memset(h, 0, sizeof(*h));
@@ -112,7 +39,7 @@ int authd_health_site(const struct authd_health *h, const char *site)
 	return -1;
 }
 
-int authd_health_apply(struct authd_health *h, const struct authd_report *r,
+int authd_health_apply(struct authd_health *h, const struct health_report *r,
 		       struct authd_health_change *c)
 {
 	int s = authd_health_site(h, r->site), p, was, healthy;

@@ -18,18 +18,13 @@
 #include <stdint.h>
 
 #include "db.h"
+#include "health_report.h"
 
 #define AUTHD_MAX_PROBERS 64
-#define AUTHD_PROBER_LEN 32
-#define AUTHD_REPORT_MAX 128 /* the longest report line */
+#define AUTHD_PROBER_LEN HEALTH_ID_LEN
+#define AUTHD_REPORT_MAX HEALTH_REPORT_MAX
 #define AUTHD_RTT_NONE UINT32_MAX
 
-struct authd_report {
-	char prober[AUTHD_PROBER_LEN + 1];
-	char site[AUTHD_SITE_LEN + 1];
-	int up;
-	uint32_t rtt_us;
-};
 
 struct authd_health {
 	double quorum;
@@ -52,13 +47,6 @@ struct authd_health_change {
 	int health_changed; /* the site's verdict */
 };
 
-/* authd_report_parse: one report line, without or with its '\n'. 0, or -1
- * if malformed (ids of [A-Za-z0-9._-], 1-32 and 1-16 characters). */
-int authd_report_parse(const char *line, size_t len, struct authd_report *r);
-
-/* authd_report_format: the line for r, with '\n'. Its length, or -1. */
-int authd_report_format(const struct authd_report *r, char *buf, size_t len);
-
 /* authd_health_init: every site healthy, no reports; the probers named in
  * vantage lines (db->probers) get the first indexes. */
 void authd_health_init(struct authd_health *h, const struct authd_db *db);
@@ -72,7 +60,7 @@ int authd_health_site(const struct authd_health *h, const char *site);
 
 /* authd_health_apply: records one report. 0, or -1 for an unknown site or
  * a full prober table (c is then untouched). */
-int authd_health_apply(struct authd_health *h, const struct authd_report *r,
+int authd_health_apply(struct authd_health *h, const struct health_report *r,
 		       struct authd_health_change *c);
 
 /* authd_health_rtt: the RTT prober last reported for site with an up

@@ -27,6 +27,7 @@
 #include "fsm.h"
 #include "addr.h"
 #include "log.h"
+#include "strfmt.h"
 #include "loop.h"
 #include "probe.h"
 #include "report.h"
@@ -207,7 +208,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 			o->up = prober_count("-u", optarg);
 			break;
 		case 'I':
-			if (!prober_id_ok(optarg))
+			if (!health_id_ok(optarg, HEALTH_ID_LEN))
 				prober_bad(
 				    "-I", "a prober id of 1 to 32 letters, digits, '.', '_' or '-'",
 				    optarg);
@@ -295,7 +296,12 @@ static void prober_report(struct prober *p, struct prober_target *t, int change)
 	struct prober_opts *o = p->o;
 	int up = t->fsm.state == PROBER_ALIVE;
 	char line[PROBER_REPORT_MAX];
-	int n = prober_report_format(o->id, t->site, up, t->srtt_us, line, sizeof(line));
+	struct health_report r = {.up = up, .rtt_us = t->srtt_us};
+	int n;
+
+	strfmt(r.prober, sizeof(r.prober), "%s", o->id);
+	strfmt(r.site, sizeof(r.site), "%s", t->site);
+	n = health_report_format(&r, line, sizeof(line));
 
 	if (n == -1)
 		return;

@@ -10,23 +10,6 @@
 
 #include "log.h"
 
-int prober_id_ok(const char *id)
-{
-	size_t n = strlen(id);
-
-	return n > 0 && n <= PROBER_ID_LEN &&
-	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
-}
-
-int prober_report_format(const char *id, const char *site, int up, uint32_t rtt_us, char *buf,
-			 size_t len)
-{
-	int n = snprintf(buf, len, "HEALTH %s %s %s %u\n", id, site, up ? "up" : "down",
-			 up ? rtt_us : 0);
-
-	return n < 0 || (size_t)n >= len ? -1 : n;
-}
-
 int prober_authds_add(struct prober_authds *a, const struct sockaddr_in *sin)
 {
 	char addr[INET_ADDRSTRLEN];

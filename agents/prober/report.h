@@ -15,10 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "health_report.h"
+
 #define PROBER_MAX_AUTHDS 16
-#define PROBER_ID_LEN 32
-#define PROBER_AUTHD_PORT 5353
-#define PROBER_REPORT_MAX 128
+#define PROBER_ID_LEN HEALTH_ID_LEN
+#define PROBER_AUTHD_PORT HEALTH_PORT
+#define PROBER_REPORT_MAX HEALTH_REPORT_MAX
 
 struct prober_authds {
 	int fd;
@@ -27,14 +29,6 @@ struct prober_authds {
 	char name[PROBER_MAX_AUTHDS][INET_ADDRSTRLEN + 6]; /* "ADDR:PORT" */
 	unsigned long errors[PROBER_MAX_AUTHDS];	   /* consecutive send errors */
 };
-
-/* prober_id_ok: 1 to PROBER_ID_LEN of [A-Za-z0-9._-]. */
-int prober_id_ok(const char *id);
-
-/* prober_report_format: the report line (with '\n'). Its length, or -1 if
- * it does not fit. */
-int prober_report_format(const char *id, const char *site, int up, uint32_t rtt_us, char *buf,
-			 size_t len);
 
 /* prober_authds_add: one more authd. 0, or -1 if the table is full. */
 int prober_authds_add(struct prober_authds *a, const struct sockaddr_in *sin);

@@ -77,10 +77,10 @@ static uint8_t fuzz_out[AUTHD_MSG_MAX];
 
 static void fuzz_report(const char *line)
 {
-	struct authd_report r;
+	struct health_report r;
 	struct authd_health_change c;
 
-	if (authd_report_parse(line, strlen(line), &r) == 0)
+	if (health_report_parse(line, strlen(line), &r) == 0)
 		(void)authd_health_apply(&fuzz_health, &r, &c);
 }
 
@@ -124,7 +124,7 @@ static void fuzz_check(size_t len, size_t limit)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sockaddr_in from = {.sin_family = AF_INET};
-	struct authd_report r;
+	struct health_report r;
 	size_t len;
 
 	from.sin_addr.s_addr = htonl(0xc6120114); /* 198.18.1.20 */
@@ -134,6 +134,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = authd_respond(&fuzz_rc, data, size, NULL, 1, fuzz_out, sizeof(fuzz_out));
 	fuzz_check(len, sizeof(fuzz_out));
 	/* the same bytes as a health report line (not applied: keep the state) */
-	(void)authd_report_parse((const char *)data, size, &r);
+	(void)health_report_parse((const char *)data, size, &r);
 	return 0;
 }

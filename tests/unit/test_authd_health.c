@@ -36,20 +36,20 @@ static const char *health_conf = "[server]\n"
 
 static void test_report_parse(void **state)
 {
-	struct authd_report r;
+	struct health_report r;
 
 	(void)state;
-	assert_int_equal(authd_report_parse("HEALTH p1 a up 1234\n", 20, &r), 0);
+	assert_int_equal(health_report_parse("HEALTH p1 a up 1234\n", 20, &r), 0);
 	assert_string_equal(r.prober, "p1");
 	assert_string_equal(r.site, "a");
 	assert_int_equal(r.up, 1);
 	assert_int_equal(r.rtt_us, 1234);
-	assert_int_equal(authd_report_parse("HEALTH  east-1.x   site_b down 0", 32, &r), 0);
+	assert_int_equal(health_report_parse("HEALTH  east-1.x   site_b down 0", 32, &r), 0);
 	assert_string_equal(r.prober, "east-1.x");
 	assert_string_equal(r.site, "site_b");
 	assert_int_equal(r.up, 0);
-	assert_int_equal(authd_report_parse("HEALTH p1 a up 5\r\n", 18, &r), 0);
-	assert_int_equal(authd_report_parse("HEALTH p1 a up 4294967294", 25, &r), 0);
+	assert_int_equal(health_report_parse("HEALTH p1 a up 5\r\n", 18, &r), 0);
+	assert_int_equal(health_report_parse("HEALTH p1 a up 4294967294", 25, &r), 0);
 
 	static const char *bad[] = {
 	    "",
@@ -68,26 +68,26 @@ static void test_report_parse(void **state)
 	    "HEALTH p1 a up 5\nHEALTH p2 a up 5",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (authd_report_parse(bad[i], strlen(bad[i]), &r) != -1)
+		if (health_report_parse(bad[i], strlen(bad[i]), &r) != -1)
 			fail_msg("accepted '%s'", bad[i]);
 	/* a NUL inside */
-	assert_int_equal(authd_report_parse("HEALTH p1 a\0 up 5", 17, &r), -1);
+	assert_int_equal(health_report_parse("HEALTH p1 a\0 up 5", 17, &r), -1);
 }
 
 static void test_report_format_round_trip(void **state)
 {
-	struct authd_report r = {.up = 1, .rtt_us = 777}, back;
+	struct health_report r = {.up = 1, .rtt_us = 777}, back;
 	char buf[AUTHD_REPORT_MAX];
 	int n;
 
 	(void)state;
 	strcpy(r.prober, "p1");
 	strcpy(r.site, "a");
-	n = authd_report_format(&r, buf, sizeof(buf));
+	n = health_report_format(&r, buf, sizeof(buf));
 	assert_string_equal(buf, "HEALTH p1 a up 777\n");
-	assert_int_equal(authd_report_parse(buf, (size_t)n, &back), 0);
+	assert_int_equal(health_report_parse(buf, (size_t)n, &back), 0);
 	assert_memory_equal(&r, &back, sizeof(r));
-	assert_int_equal(authd_report_format(&r, buf, 5), -1);
+	assert_int_equal(health_report_format(&r, buf, 5), -1);
 }
 
 struct fixture {
@@ -118,7 +118,7 @@ static int teardown(void **state)
 static struct authd_health_change apply(struct fixture *f, const char *prober, const char *site,
 					int up, uint32_t rtt)
 {
-	struct authd_report r = {.up = up, .rtt_us = rtt};
+	struct health_report r = {.up = up, .rtt_us = rtt};
 	struct authd_health_change c;
 
 	strcpy(r.prober, prober);
@@ -202,7 +202,7 @@ static void test_rtt(void **state)
 static void test_unknown_site_and_full_table(void **state)
 {
 	struct fixture *f = *state;
-	struct authd_report r = {.up = 1};
+	struct health_report r = {.up = 1};
 	struct authd_health_change c;
 	char id[16];
 

@@ -97,7 +97,7 @@ static int teardown(void **state)
 
 static void report(struct fixture *f, const char *prober, const char *site, int up, uint32_t rtt)
 {
-	struct authd_report r = {.up = up, .rtt_us = rtt};
+	struct health_report r = {.up = up, .rtt_us = rtt};
 	struct authd_health_change c;
 
 	strcpy(r.prober, prober);

@@ -596,7 +596,7 @@ static void test_additional_and_any(void **state)
 static void test_health_steers_answers(void **state)
 {
 	struct fixture *f = *state;
-	struct authd_report r = {.up = 0};
+	struct health_report r = {.up = 0};
 	struct authd_health_change c;
 
 	ask(f, "fo.lab.example.", KNOT_RRTYPE_A, NULL);

@@ -14,6 +14,7 @@
 #include "agents/authd/health.h"
 #include "agents/prober/fsm.h"
 #include "agents/prober/report.h"
+#include "health_report.h"
 #include "agents/prober/target.h"
 
 static void test_target_parse(void **state)
@@ -66,43 +67,56 @@ static void test_srtt(void **state)
 	assert_int_equal(prober_srtt_feed(&srtt, 10), 1);
 }
 
+/* health_report_format with the given fields, as the prober sends it */
+static int report(const char *id, const char *site, int up, uint32_t rtt, char *line, size_t len)
+{
+	struct health_report r = {.up = up, .rtt_us = rtt};
+
+	snprintf(r.prober, sizeof(r.prober), "%s", id);
+	snprintf(r.site, sizeof(r.site), "%s", site);
+	return health_report_format(&r, line, len);
+}
+
 static void test_report_format_is_what_authd_reads(void **state)
 {
 	char line[PROBER_REPORT_MAX];
-	struct authd_report r;
+	struct health_report r;
 	int n;
 
 	(void)state;
-	n = prober_report_format("east-1", "a", 1, 2345, line, sizeof(line));
+	n = report("east-1", "a", 1, 2345, line, sizeof(line));
 	assert_string_equal(line, "HEALTH east-1 a up 2345\n");
-	assert_int_equal(authd_report_parse(line, (size_t)n, &r), 0);
+	assert_int_equal(health_report_parse(line, (size_t)n, &r), 0);
 	assert_string_equal(r.prober, "east-1");
 	assert_string_equal(r.site, "a");
 	assert_int_equal(r.up, 1);
 	assert_int_equal(r.rtt_us, 2345);
 	/* a down report carries no RTT */
-	n = prober_report_format("east-1", "a", 0, 2345, line, sizeof(line));
+	n = report("east-1", "a", 0, 2345, line, sizeof(line));
 	assert_string_equal(line, "HEALTH east-1 a down 0\n");
-	assert_int_equal(authd_report_parse(line, (size_t)n, &r), 0);
+	assert_int_equal(health_report_parse(line, (size_t)n, &r), 0);
 	assert_int_equal(r.up, 0);
 	/* the longest ids fit */
-	n = prober_report_format("12345678901234567890123456789012", "1234567890123456", 1,
-				 UINT32_MAX - 1, line, sizeof(line));
+	n = report("12345678901234567890123456789012", "1234567890123456", 1, UINT32_MAX - 1, line,
+		   sizeof(line));
 	assert_true(n > 0);
-	assert_int_equal(authd_report_parse(line, (size_t)n, &r), 0);
-	assert_int_equal(prober_report_format("p", "a", 1, 1, line, 10), -1);
+	assert_int_equal(health_report_parse(line, (size_t)n, &r), 0);
+	assert_int_equal(report("p", "a", 1, 1, line, 10), -1);
+	/* ids that are not ids are refused on both sides */
+	assert_int_equal(report("p 1", "a", 1, 1, line, sizeof(line)), -1);
+	assert_int_equal(health_report_parse("HEALTH p/1 a up 1\n", 18, &r), -1);
 }
 
 static void test_id(void **state)
 {
 	(void)state;
-	assert_true(prober_id_ok("p1"));
-	assert_true(prober_id_ok("vantage.east_1-b"));
-	assert_true(prober_id_ok("12345678901234567890123456789012"));
-	assert_false(prober_id_ok(""));
-	assert_false(prober_id_ok("123456789012345678901234567890123"));
-	assert_false(prober_id_ok("p 1"));
-	assert_false(prober_id_ok("p/1"));
+	assert_true(health_id_ok("p1", HEALTH_ID_LEN));
+	assert_true(health_id_ok("vantage.east_1-b", HEALTH_ID_LEN));
+	assert_true(health_id_ok("12345678901234567890123456789012", HEALTH_ID_LEN));
+	assert_false(health_id_ok("", HEALTH_ID_LEN));
+	assert_false(health_id_ok("123456789012345678901234567890123", HEALTH_ID_LEN));
+	assert_false(health_id_ok("p 1", HEALTH_ID_LEN));
+	assert_false(health_id_ok("p/1", HEALTH_ID_LEN));
 }
 
 static void test_authds_add(void **state)
@@ -158,12 +172,12 @@ static void test_reports_on_the_wire(void **state)
 	for (int i = 0; i < 3; i++) {
 		char buf[256];
 		ssize_t n = recv(rx, buf, sizeof(buf) - 1, 0);
-		struct authd_report rep;
+		struct health_report rep;
 
 		assert_true(n > 0);
 		buf[n] = '\0';
 		strcat(got, buf);
-		assert_int_equal(authd_report_parse(buf, (size_t)n, &rep), 0);
+		assert_int_equal(health_report_parse(buf, (size_t)n, &rep), 0);
 	}
 	assert_string_equal(got, "HEALTH p1 a up 500\nHEALTH p1 a down 0\nHEALTH p1 a up 500\n");
 	prober_authds_close(&a);
