@@ -100,7 +100,26 @@ static int lab_start_router(struct lab *lab, int n)
 		argv_add(&a, "%s=%s", l->router_ifname, t->nodes[l->node].name);
 		ncap++;
 	}
-	return ncap ? argv_run(lab, n, "collector", "collector", &a) : 0;
+	if (ncap && argv_run(lab, n, "collector", "collector", &a) == -1)
+		return -1;
+	/* the queries that reach each authd: the upstream load of DNS steering */
+	ncap = 0;
+	argv_start(&a, lab, n, "collector", "collector-dns");
+	argv_add(&a, "-o");
+	argv_add(&a, "%s", lab->rundir);
+	argv_add(&a, "-f");
+	argv_add(&a, "udp dst port 53");
+	argv_add(&a, "-B");
+	argv_add(&a, "%llu", (unsigned long long)t->capture_buffer);
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		if (l->router != n || t->nodes[l->node].kind != TOPO_DNS)
+			continue;
+		argv_add(&a, "-c");
+		argv_add(&a, "%s=dns-%s", l->router_ifname, t->nodes[l->node].name);
+		ncap++;
+	}
+	return ncap ? argv_run(lab, n, "collector", "collector-dns", &a) : 0;
 }
 
 static void argv_probe_timing(struct lab_argv *a, const struct topo_node *node)

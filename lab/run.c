@@ -76,6 +76,13 @@ static int run_ready(const struct topology *t, const char *rundir)
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
 		const char *router = t->nodes[l->router].name, *site = t->nodes[l->node].name;
+		if (t->nodes[l->node].kind == TOPO_DNS) {
+			char label[TOPO_NAME_MAX + 8];
+			strfmt(label, sizeof(label), "dns-%s", site);
+			strfmt(path, sizeof(path), "%s/%s.collector-dns.events.jsonl", rundir, router);
+			if (run_count_events(path, "capture_ready", "label", label) == 0)
+				return 0;
+		}
 		if (t->nodes[l->node].kind != TOPO_SITE)
 			continue;
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir, router);
@@ -158,6 +165,8 @@ static int run_fail(struct lab *lab, const struct run_opts *o)
 			log_warnx("site %s has no sited to kill", node->name);
 			return -1;
 		}
+		char address[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &node->address, address, sizeof(address));
 		inet_ntop(AF_INET, &t->links[node->link].node_addr, via, sizeof(via));
 		inet_ntop(AF_INET, &t->service, service, sizeof(service));
 		strfmt(prefix, sizeof(prefix), "%s/32", service);
@@ -166,9 +175,9 @@ static int run_fail(struct lab *lab, const struct run_opts *o)
 			return -1;
 		}
 		int64_t t0 = now_real_ns();
-		event_emit_at(lab->ev, t0, "site_failed", "{s:s, s:s, s:s, s:s, s:i}", "site",
-			      node->name, "via", via, "prefix", prefix, "how", "sigkill", "pid",
-			      (int)lab->agents[a].pid);
+		event_emit_at(lab->ev, t0, "site_failed", "{s:s, s:s, s:s, s:s, s:s, s:i}", "site",
+			      node->name, "via", via, "prefix", prefix, "address", address, "how",
+			      "sigkill", "pid", (int)lab->agents[a].pid);
 		run_say(o, "failure: killed sited at site %s (t0)", node->name);
 		return 0;
 	}
