@@ -1,0 +1,279 @@
+/*
+ * Reading resolverd's configuration file (config.h): lines, section
+ * headers and key = value pairs.
+ *
+ * inih splits the pairs; the rest is ours. As in lab/topology.c, the file
+ * reaches ini_parse_stream() through rsv_conf_read_line(), which counts
+ * lines, reads the section headers itself (Debian's inih never calls the
+ * handler for a header) and hands inih the pair lines without their
+ * indentation (so inih never joins continuation lines). A pair line inih
+ * rejected is noticed because the handler was not called for it. inih
+ * calls the handler right after the reader returns a line, so p->lineno is
+ * the pair's line.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_int.h"
+#include "timeutil.h"
+
+static const char *rsv_sect_kinds = "expected [resolverd], [resolver NAME] or [resolvers PREFIX]";
+
+void rsv_conf_error(struct rsv_parse *p, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (++p->nerrors > RSV_MAX_ERRORS) {
+		if (p->nerrors == RSV_MAX_ERRORS + 1)
+			fprintf(p->err, "%s: too many errors, stopping\n", p->path);
+		return;
+	}
+	if (line > 0)
+		fprintf(p->err, "%s:%d: ", p->path, line);
+	else
+		fprintf(p->err, "%s: ", p->path);
+	va_start(ap, fmt);
+	vfprintf(p->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', p->err);
+}
+
+static int rsv_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= RSV_NAME_MAX &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+static struct rsv_sect *rsv_sect_new(struct rsv_parse *p, enum rsv_sect_kind kind, const char *name)
+{
+	struct rsv_sect *s;
+	int nkeys;
+
+	rsv_conf_keys(&nkeys);
+	if (p->nsects == p->cap) {
+		int cap = p->cap ? p->cap * 2 : 16;
+		struct rsv_sect *n = realloc(p->sects, (size_t)cap * sizeof(*n));
+
+		if (n == NULL)
+			return NULL;
+		p->sects = n;
+		p->cap = cap;
+	}
+	s = &p->sects[p->nsects];
+	memset(s, 0, sizeof(*s));
+	if ((s->where = calloc((size_t)nkeys, sizeof(int))) == NULL)
+		return NULL;
+	s->kind = kind;
+	snprintf(s->name, sizeof(s->name), "%s", name ? name : "");
+	s->line = p->lineno;
+	p->cur = p->nsects++;
+	return s;
+}
+
+/* rsv_conf_header: a "[...]" line, s at the '['. Sets p->cur. */
+static void rsv_conf_header(struct rsv_parse *p, char *s)
+{
+	char *end = strchr(s, ']'), *kind, *name, *extra, *save;
+	const char *rest;
+
+	p->cur = RSV_CUR_SKIP;
+	if (end == NULL) {
+		rsv_conf_error(p, p->lineno, "expected ']' to close the section header '%s'", s);
+		return;
+	}
+	rest = end + 1 + strspn(end + 1, " \t");
+	if (*rest != '\0' && *rest != ';' && *rest != '#') {
+		rsv_conf_error(p, p->lineno, "unexpected '%s' after the section header", rest);
+		return;
+	}
+	*end = '\0';
+	kind = strtok_r(s + 1, " \t", &save);
+	name = kind ? strtok_r(NULL, " \t", &save) : NULL;
+	extra = name ? strtok_r(NULL, " \t", &save) : NULL;
+	if (kind == NULL) {
+		rsv_conf_error(p, p->lineno, "empty section header (%s)", rsv_sect_kinds);
+		return;
+	}
+	if (strcmp(kind, "resolverd") == 0) {
+		for (int i = 0; i < p->nsects; i++) {
+			if (p->sects[i].kind == RSV_SECT_MAIN) {
+				rsv_conf_error(p, p->lineno,
+					       "duplicate [resolverd] section (first at line %d)",
+					       p->sects[i].line);
+				return;
+			}
+		}
+		if (name)
+			rsv_conf_error(p, p->lineno, "[resolverd] takes no name");
+		else if (rsv_sect_new(p, RSV_SECT_MAIN, NULL) == NULL)
+			rsv_conf_error(p, p->lineno, "out of memory");
+		return;
+	}
+	if (strcmp(kind, "resolver") == 0 || strcmp(kind, "resolvers") == 0) {
+		int group = kind[8] == 's';
+
+		if (name == NULL || extra) {
+			rsv_conf_error(p, p->lineno, "expected one name: [%s %s]", kind,
+				       group ? "PREFIX" : "NAME");
+			return;
+		}
+		if (!rsv_name_ok(name)) {
+			rsv_conf_error(p, p->lineno,
+				       "[%s %s]: expected a name of 1 to %d letters, digits, '.', "
+				       "'_' or '-'",
+				       kind, name, RSV_NAME_MAX);
+			return;
+		}
+		if (rsv_sect_new(p, group ? RSV_SECT_GROUP : RSV_SECT_ONE, name) == NULL)
+			rsv_conf_error(p, p->lineno, "out of memory");
+		return;
+	}
+	rsv_conf_error(p, p->lineno, "unknown section '[%s]' (%s)", kind, rsv_sect_kinds);
+}
+
+/* rsv_conf_line_done: a line that looked like a pair but reached no
+ * handler was rejected by inih: say so. */
+static void rsv_conf_line_done(struct rsv_parse *p)
+{
+	if (p->want_pair && !p->handled)
+		rsv_conf_error(p, p->lineno,
+			       "expected 'key = value', a [section] or a comment, got '%s'",
+			       p->text);
+	p->want_pair = 0;
+}
+
+static char *rsv_conf_read_line(char *str, int num, void *stream)
+{
+	struct rsv_parse *p = stream;
+	size_t len;
+	ssize_t n;
+	char *s;
+
+	rsv_conf_line_done(p);
+	if (p->nerrors > RSV_MAX_ERRORS)
+		return NULL;
+	errno = 0;
+	n = getline(&p->buf, &p->bufsz, p->f);
+	if (n < 0) {
+		if (ferror(p->f))
+			rsv_conf_error(p, 0, "%s", strerror(errno ? errno : EIO));
+		return NULL;
+	}
+	p->lineno++;
+	len = (size_t)n;
+	while (len > 0 && (p->buf[len - 1] == '\n' || p->buf[len - 1] == '\r'))
+		p->buf[--len] = '\0';
+	s = p->buf;
+	if (p->lineno == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0) {
+		s += 3;
+		len -= 3;
+	}
+	snprintf(str, (size_t)num, "\n");
+	if (strlen(s) != len) {
+		rsv_conf_error(p, p->lineno, "unexpected NUL byte");
+		return str;
+	}
+	s += strspn(s, " \t");
+	for (char *e = s + strlen(s); e > s && (e[-1] == ' ' || e[-1] == '\t');)
+		*--e = '\0';
+	p->text = s;
+	if (*s == '\0' || *s == ';' || *s == '#')
+		return str;
+	if (strlen(s) + 2 > (size_t)num) {
+		rsv_conf_error(p, p->lineno, "line too long (at most %d characters)", num - 2);
+		return str;
+	}
+	if (*s == '[') {
+		rsv_conf_header(p, s);
+		/* a header of inih's own, so that it forgets the last key */
+		snprintf(str, (size_t)num, "[-]\n");
+		return str;
+	}
+	snprintf(str, (size_t)num, "%s\n", s);
+	p->want_pair = 1;
+	p->handled = 0;
+	return str;
+}
+
+static int rsv_conf_pair(void *user, const char *section, const char *name, const char *value)
+{
+	struct rsv_parse *p = user;
+
+	(void)section; /* p->cur says more */
+	p->handled = 1;
+	if (p->cur == RSV_CUR_SKIP)
+		return 1;
+	if (p->cur == RSV_CUR_NONE)
+		rsv_conf_error(p, p->lineno, "'%s' outside any section (%s first)", p->text,
+			       rsv_sect_kinds);
+	else if (*name == '\0')
+		rsv_conf_error(p, p->lineno, "expected a key name before '='");
+	else
+		rsv_conf_set(p, &p->sects[p->cur], name, value, p->lineno);
+	return 1;
+}
+
+static void rsv_conf_process_defaults(struct rsv_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->timeout_ns = 500 * NSEC_PER_MSEC;
+	c->retries = 2;
+	c->port = 53;
+	c->tcp = 1;
+	c->stats_ns = NSEC_PER_SEC;
+	c->max_pending = 10000;
+	rsv_conf_defaults(&c->defaults);
+}
+
+int rsv_conf_load_stream(struct rsv_conf *c, FILE *f, const char *name, FILE *err)
+{
+	struct rsv_parse p = {.c = c, .path = name, .err = err, .f = f, .cur = RSV_CUR_NONE};
+	int rc;
+
+	rsv_conf_process_defaults(c);
+	rc = ini_parse_stream(rsv_conf_read_line, &p, rsv_conf_pair, &p);
+	if (rc == -2)
+		rsv_conf_error(&p, 0, "out of memory");
+	else if (rc > 0 && p.nerrors == 0) /* inih saw what the reader did not */
+		rsv_conf_error(&p, rc, "malformed line");
+	if (p.nerrors <= RSV_MAX_ERRORS)
+		rsv_conf_finish(&p);
+	for (int i = 0; i < p.nsects; i++)
+		free(p.sects[i].where);
+	free(p.sects);
+	free(p.buf);
+	if (p.nerrors) {
+		rsv_conf_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+int rsv_conf_load(struct rsv_conf *c, const char *path, FILE *err)
+{
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	if (f == NULL) {
+		fprintf(err, "%s: %s\n", path, strerror(errno));
+		memset(c, 0, sizeof(*c));
+		return -1;
+	}
+	rc = rsv_conf_load_stream(c, f, path, err);
+	fclose(f);
+	return rc;
+}
+
+void rsv_conf_free(struct rsv_conf *c)
+{
+	free(c->inst);
+	c->inst = NULL;
+	c->ninst = 0;
+}

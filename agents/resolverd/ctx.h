@@ -1,0 +1,52 @@
+/*
+ * The state of one resolverd process, shared by its modules: the
+ * resolvers, the epoll set their sockets are in, and each module's own
+ * part (upstream.h, server.h, stats.h).
+ */
+#ifndef STEERLAB_RESOLVERD_CTX_H
+#define STEERLAB_RESOLVERD_CTX_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "resolver.h"
+#include "server.h"
+#include "stats.h"
+#include "upstream.h"
+
+struct rsv_ctx {
+	const struct rsv_conf *conf;
+	struct rsv_inst *inst;
+	int ninst;
+	int epfd;
+	int64_t now;		/* ns, read once per event batch from clock */
+	int64_t (*clock)(void); /* now_mono_ns; the tests' own */
+	unsigned ticks;
+	struct rsv_upstream up;
+	struct rsv_server srv;
+	struct rsv_stats stats;
+};
+
+/* rsv_ctx_open: the epoll set, the tables, and every resolver of conf
+ * with its cache and sockets; nfd is the descriptor limit. ctx->stats must
+ * be set (or zero). 0, or -1 (logged); call rsv_ctx_close() either way. */
+int rsv_ctx_open(struct rsv_ctx *ctx, const struct rsv_conf *conf, int nfd);
+
+/* rsv_ctx_close: queries in flight abandoned (and written), every socket
+ * closed, everything freed. */
+void rsv_ctx_close(struct rsv_ctx *ctx);
+
+/* rsv_ctx_events: handles what is ready in ctx->epfd, waiting at most
+ * timeout_ms (0: not at all) for the first event. */
+void rsv_ctx_events(struct rsv_ctx *ctx, int timeout_ms);
+
+/* rsv_ctx_tick: attempts past their timeout; every 100th tick, idle TCP
+ * connections. resolverd calls it every 10 ms. */
+void rsv_ctx_tick(struct rsv_ctx *ctx);
+
+/* rsv_epoll_add: fd of f in ctx->epfd. 0, or -1. */
+int rsv_epoll_add(struct rsv_ctx *ctx, struct rsv_fd *f, uint32_t events);
+int rsv_epoll_mod(struct rsv_ctx *ctx, struct rsv_fd *f, uint32_t events);
+void rsv_epoll_del(struct rsv_ctx *ctx, struct rsv_fd *f);
+
+#endif

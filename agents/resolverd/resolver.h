@@ -1,0 +1,99 @@
+/*
+ * The resolvers of one resolverd process and what they do with a query.
+ *
+ * Each resolver (struct rsv_inst) has its own cache, its own address, a
+ * UDP and a TCP socket on ADDR:port for clients (server.c) and one UDP
+ * socket on ADDR:random-port for its upstream queries (upstream.c), so the
+ * authoritative server sees every resolver as a different source.
+ *
+ * A client's query is answered from the cache when it can be (a hit, or a
+ * stale answer during the failure recheck); otherwise it waits on an
+ * upstream query for its key, joining one already in flight for the same
+ * resolver and key rather than sending another. When the upstream answers,
+ * the answer is stored and every waiter answered from it; when it fails
+ * (every attempt timed out, or SERVFAIL/REFUSED/... came back), every
+ * waiter gets the stale entry if the cache allows it, else SERVFAIL.
+ *
+ * Everything runs in one thread on one epoll set (ctx->epfd), itself one
+ * handler of the lib/loop loop: lib/loop finds a handler by walking its
+ * list, and resolverd has three sockets per resolver, hundreds of
+ * resolvers and any number of TCP connections.
+ */
+#ifndef STEERLAB_RESOLVERD_RESOLVER_H
+#define STEERLAB_RESOLVERD_RESOLVER_H
+
+#include <libknot/libknot.h>
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "config.h"
+
+struct rsv_ctx;
+struct rsv_pending;
+
+enum rsv_fd_kind {
+	RSV_FD_UDP,	    /* a resolver's client socket */
+	RSV_FD_TCP_LISTEN,  /* a resolver's TCP listener */
+	RSV_FD_TCP_CONN,    /* a client's TCP connection */
+	RSV_FD_UPSTREAM,    /* a resolver's upstream socket */
+	RSV_FD_UPSTREAM_TCP /* an upstream query over TCP */
+};
+
+/* what ctx->epfd's events point at */
+struct rsv_fd {
+	enum rsv_fd_kind kind;
+	int fd;
+	void *ptr; /* struct rsv_inst, rsv_conn or rsv_pending */
+};
+
+struct rsv_counts {
+	uint64_t queries;	    /* well-formed queries from clients */
+	uint64_t hits;		    /* answered fresh from the cache */
+	uint64_t negative_hits;	    /* of which NXDOMAIN or NODATA */
+	uint64_t misses;	    /* not in the cache, or expired */
+	uint64_t coalesced;	    /* of which joined an upstream query in flight */
+	uint64_t upstream_queries;  /* queries sent upstream, each attempt */
+	uint64_t upstream_timeouts; /* attempts unanswered within the timeout */
+	uint64_t stale_answers;	    /* answers from expired entries */
+	uint64_t prefetches;	    /* background refreshes started */
+	uint64_t servfail;	    /* SERVFAIL answers: upstream failed, nothing stale */
+	uint64_t overloaded;	    /* no upstream query possible: stale or SERVFAIL */
+	uint64_t bad;		    /* malformed or refused client messages */
+};
+
+/* where an answer goes */
+struct rsv_client {
+	int tcp;
+	struct sockaddr_in addr; /* UDP: the client */
+	int fd;			 /* TCP: the connection, */
+	uint64_t serial;	 /* if it is still the same one */
+};
+
+struct rsv_inst {
+	struct rsv_ctx *ctx;
+	int index;
+	const struct rsv_inst_conf *conf;
+	struct rsv_cache cache;
+	struct rsv_fd udp, tcp, up;
+	char src[32]; /* "ADDR:PORT" of the upstream socket */
+	int up_pref;  /* the upstream to try first: the last that answered */
+	unsigned pending;
+	struct rsv_counts n, last; /* now; at the last resolver_stats */
+};
+
+/* rsv_client_query: one query from a client of in. If it can be answered
+ * now, writes the answer to out (at most max bytes) and returns its length;
+ * returns 0 if it waits for the upstream or is dropped. */
+size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
+			const struct rsv_client *who, uint8_t *out, size_t max);
+
+/* rsv_resolved: the upstream answered p with r (parsed; wire/len). Answers
+ * p's waiters. */
+void rsv_resolved(struct rsv_pending *p, const knot_pkt_t *r, const uint8_t *wire, size_t len);
+
+/* rsv_failed: p could not be resolved. Answers p's waiters stale or with
+ * SERVFAIL. */
+void rsv_failed(struct rsv_pending *p);
+
+#endif

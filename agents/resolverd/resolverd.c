@@ -1,0 +1,260 @@
+/*
+ * resolverd: many independent caching resolvers in one process, each on
+ * its own address (docs/resolverd.md). The command line, start-up, the
+ * event loop and the exit live here; the cache is cache.c, the messages
+ * msg.c, the sockets server.c and upstream.c, what a resolver does
+ * resolver.c, and what is written stats.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "ctx.h"
+#include "event.h"
+#include "log.h"
+#include "loop.h"
+#include "strfmt.h"
+#include "timeutil.h"
+
+#define RESOLVERD_USAGE                                                                            \
+	"usage: resolverd -c CONFIG [-n NODE] [-e FILE] [-o CSV] [-t] [-p] [-v] [-h]\n"
+#define RESOLVERD_TICK (10 * NSEC_PER_MSEC)
+
+struct resolverd_opts {
+	const char *node;
+	const char *events;
+	const char *csv;
+	const char *config;
+	int check, print;
+	int verbose;
+};
+
+static void resolverd_usage(FILE *fp)
+{
+	fprintf(fp, RESOLVERD_USAGE
+		"  -c CONFIG  the resolvers and their caches (docs/resolverd.md)\n"
+		"  -o CSV     one line per upstream query (default upstream-NODE.csv)\n"
+		"  -t         check the configuration, print 'configuration OK' and exit\n"
+		"  -p         print the configuration as used (every resolver, every value) and "
+		"exit\n"
+		"  -n NODE    lab node, written into every event (default: resolverd)\n"
+		"  -e FILE    JSON Lines event file (default: standard output)\n"
+		"  -v         debug logging\n"
+		"  -h         this help\n");
+}
+
+static void resolverd_parse(int argc, char **argv, struct resolverd_opts *o)
+{
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->node = "resolverd";
+	opterr = 0;
+	while ((ch = getopt(argc, argv, ":n:e:o:c:tpvh")) != -1) {
+		switch (ch) {
+		case 'n':
+			o->node = optarg;
+			break;
+		case 'e':
+			o->events = optarg;
+			break;
+		case 'o':
+			o->csv = optarg;
+			break;
+		case 'c':
+			o->config = optarg;
+			break;
+		case 't':
+			o->check = 1;
+			break;
+		case 'p':
+			o->print = 1;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			resolverd_usage(stdout);
+			exit(0);
+		case ':':
+			fprintf(stderr, "resolverd: -%c: missing argument\n" RESOLVERD_USAGE,
+				optopt);
+			exit(1);
+		default:
+			fprintf(stderr, "resolverd: unknown flag -%c\n" RESOLVERD_USAGE, optopt);
+			exit(1);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "resolverd: unexpected argument '%s'\n" RESOLVERD_USAGE,
+			argv[optind]);
+		exit(1);
+	}
+	if (o->config == NULL) {
+		fprintf(stderr, "resolverd: -c CONFIG is required\n" RESOLVERD_USAGE);
+		exit(1);
+	}
+}
+
+/* resolverd_fds: raises the descriptor limit for every socket. Returns
+ * the descriptors the TCP connection table covers (a connection on a
+ * higher one is refused), or -1 if the limit cannot be had. */
+static int resolverd_fds(const struct rsv_conf *c)
+{
+	rlim_t need = (rlim_t)c->ninst * (c->tcp ? 3 : 2) + RSV_TCP_CONNS + 1024 + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
+		log_warn("getrlimit");
+		return -1;
+	}
+	if (rl.rlim_cur >= need) /* descriptors are numbered from the lowest free */
+		return (int)(rl.rlim_cur < need + 65536 ? rl.rlim_cur : need + 65536);
+	if (rl.rlim_max < need)
+		rl.rlim_max = need; /* root may raise it */
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1) {
+		log_warn("%d resolvers need %llu file descriptors: setrlimit", c->ninst,
+			 (unsigned long long)need);
+		return -1;
+	}
+	return (int)need;
+}
+
+static void resolverd_on_events(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop;
+	(void)fd;
+	(void)events;
+	rsv_ctx_events(arg, 0);
+}
+
+static void resolverd_on_tick(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	rsv_ctx_tick(arg);
+}
+
+static void resolverd_on_stats(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	rsv_stats_period(arg);
+}
+
+static void resolverd_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	int sig = loop_signal_read(fd);
+
+	(void)events;
+	(void)arg;
+	if (sig == SIGHUP) {
+		log_info("SIGHUP ignored");
+		return;
+	}
+	log_info("signal %d: stopping", sig);
+	loop_stop(loop);
+}
+
+static void resolverd_ready(struct rsv_ctx *ctx)
+{
+	const struct rsv_conf *c = ctx->conf;
+	char ups[RSV_UPSTREAM_MAX * 24] = "", a[INET_ADDRSTRLEN];
+	size_t o = 0;
+
+	for (int i = 0; i < c->nupstream && o < sizeof(ups); i++)
+		o += (size_t)snprintf(ups + o, sizeof(ups) - o, "%s%s:%u", i ? " " : "",
+				      inet_ntop(AF_INET, &c->upstream[i].sin_addr, a, sizeof(a)),
+				      ntohs(c->upstream[i].sin_port));
+	log_info("%d resolvers on port %u (%s), upstream %s", ctx->ninst, c->port,
+		 c->tcp ? "UDP and TCP" : "UDP", ups);
+	event_emit(ctx->stats.ev, "resolverd_ready", "{s:i, s:i, s:b, s:s}", "resolvers",
+		   ctx->ninst, "port", c->port, "tcp", c->tcp, "upstream", ups);
+}
+
+int main(int argc, char **argv)
+{
+	struct resolverd_opts o;
+	struct rsv_conf conf;
+	struct rsv_ctx ctx = {.conf = &conf, .epfd = -1};
+	struct loop *loop = NULL;
+	char csvpath[256];
+	int rc = 1, nfd, started = 0;
+
+	resolverd_parse(argc, argv, &o);
+	log_init("resolverd", o.verbose);
+	if (rsv_conf_load(&conf, o.config, stderr) == -1)
+		return 1;
+	if (o.check || o.print) {
+		if (o.print)
+			rsv_conf_print(&conf, stdout);
+		else
+			printf("configuration OK: %d resolvers\n", conf.ninst);
+		rsv_conf_free(&conf);
+		return 0;
+	}
+	if (o.csv == NULL) {
+		if (strfmt(csvpath, sizeof(csvpath), "upstream-%s.csv", o.node) == -1) {
+			log_warnx("node name too long for a file name: %s", o.node);
+			goto out;
+		}
+		o.csv = csvpath;
+	}
+	if ((nfd = resolverd_fds(&conf)) == -1)
+		goto out;
+	if ((ctx.stats.ev = event_open(o.events, o.node, "resolverd")) == NULL)
+		goto out;
+	if ((ctx.stats.csv = fopen(o.csv, "w")) == NULL) {
+		log_warn("%s", o.csv);
+		goto out;
+	}
+	setvbuf(ctx.stats.csv, NULL, _IOFBF, 1 << 20);
+	fputs(RSV_CSV_HEADER, ctx.stats.csv);
+	if (rsv_ctx_open(&ctx, &conf, nfd) == -1)
+		goto out;
+	if ((loop = loop_new()) == NULL) {
+		log_warn("loop_new");
+		goto out;
+	}
+	ctx.now = now_mono_ns();
+	if (loop_signals(loop, resolverd_on_signal, NULL) == -1 ||
+	    loop_add(loop, ctx.epfd, EPOLLIN, resolverd_on_events, &ctx) == -1 ||
+	    loop_timer(loop, ctx.now + RESOLVERD_TICK, RESOLVERD_TICK, resolverd_on_tick, &ctx) ==
+		-1 ||
+	    loop_timer(loop, ctx.now + conf.stats_ns, conf.stats_ns, resolverd_on_stats, &ctx) ==
+		-1) {
+		log_warn("event loop");
+		goto out;
+	}
+	started = 1;
+	resolverd_ready(&ctx);
+	if (loop_run(loop) == -1)
+		goto out;
+	rc = 0;
+out:
+	if (started) {
+		ctx.now = now_mono_ns();
+		rsv_stats_period(&ctx);
+		rsv_stats_summary(&ctx);
+	}
+	rsv_ctx_close(&ctx); /* writes the queries still in flight as abandoned */
+	if (ctx.stats.csv && (rsv_stats_flush(&ctx) == -1 || fclose(ctx.stats.csv) != 0)) {
+		log_warn("%s", o.csv);
+		rc = 1;
+	}
+	loop_free(loop);
+	event_close(ctx.stats.ev);
+	rsv_conf_free(&conf);
+	return rc;
+}

@@ -1,0 +1,435 @@
+/* Upstream queries: IDs, attempts, timeouts, TCP after TC; see upstream.h. */
+#include "upstream.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ctx.h"
+#include "log.h"
+#include "msg.h"
+#include "timeutil.h"
+#include "upstream_int.h"
+
+#define RSV_UP_BATCH 32
+#define RSV_UP_RXLEN 4096
+#define RSV_UP_ROUNDS 8
+#define RSV_WAITERS_MAX 1024
+
+struct rsv_up_batch {
+	struct mmsghdr rx[RSV_UP_BATCH];
+	struct iovec iov[RSV_UP_BATCH];
+	struct sockaddr_in from[RSV_UP_BATCH];
+	uint8_t buf[RSV_UP_BATCH][RSV_UP_RXLEN];
+	uint8_t query[KNOT_WIRE_MIN_PKTSIZE];
+};
+
+static uint64_t rsv_up_rand(struct rsv_upstream *u)
+{
+	/* xorshift64*: unpredictable enough for a lab, and cheap */
+	u->rng ^= u->rng >> 12;
+	u->rng ^= u->rng << 25;
+	u->rng ^= u->rng >> 27;
+	return u->rng * 2685821657736338717ULL;
+}
+
+static uint32_t rsv_id_hash(const struct rsv_inst *in, uint16_t id)
+{
+	return ((uint32_t)in->index * 2654435761u) ^ ((uint32_t)id * 40503u);
+}
+
+static uint32_t rsv_key_hash(const struct rsv_inst *in, const struct rsv_key *k)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)in->index;
+
+	for (unsigned i = 0; i < k->len; i++)
+		h = (h ^ k->name[i]) * 16777619u;
+	return (h ^ ((uint32_t)k->type << 16 | k->cls)) * 16777619u;
+}
+
+int rsv_up_init(struct rsv_ctx *ctx)
+{
+	struct rsv_upstream *u = &ctx->up;
+
+	memset(u, 0, sizeof(*u));
+	u->max = ctx->conf->max_pending;
+	u->nbuckets = 64;
+	while (u->nbuckets < u->max && u->nbuckets < (1u << 20))
+		u->nbuckets <<= 1;
+	u->by_id = calloc(u->nbuckets, sizeof(*u->by_id));
+	u->by_key = calloc(u->nbuckets, sizeof(*u->by_key));
+	u->batch = calloc(1, sizeof(*u->batch));
+	if (u->by_id == NULL || u->by_key == NULL || u->batch == NULL) {
+		log_warn("calloc");
+		return -1;
+	}
+	if (getrandom(&u->rng, sizeof(u->rng), GRND_NONBLOCK) != sizeof(u->rng))
+		u->rng = (uint64_t)now_real_ns() ^ ((uint64_t)getpid() << 32);
+	if (u->rng == 0)
+		u->rng = 0x9e3779b97f4a7c15ULL;
+	return 0;
+}
+
+int rsv_up_open(struct rsv_inst *in)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr = in->conf->addr};
+	socklen_t slen = sizeof(sin);
+	int fd, on = 1, rcvbuf = 1 << 20;
+	char a[INET_ADDRSTRLEN];
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1) {
+		log_warn("%s: upstream socket", in->conf->name);
+		return -1;
+	}
+	in->up = (struct rsv_fd){.kind = RSV_FD_UPSTREAM, .fd = fd, .ptr = in};
+	(void)setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on, sizeof(on));
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &slen) == -1) {
+		log_warn("%s: upstream socket on %s", in->conf->name,
+			 inet_ntop(AF_INET, &in->conf->addr, a, sizeof(a)));
+		return -1;
+	}
+	snprintf(in->src, sizeof(in->src), "%s:%u", inet_ntop(AF_INET, &sin.sin_addr, a, sizeof(a)),
+		 ntohs(sin.sin_port));
+	if (rsv_epoll_add(in->ctx, &in->up, EPOLLIN) == -1) {
+		log_warn("epoll_ctl");
+		return -1;
+	}
+	return 0;
+}
+
+struct rsv_pending *rsv_up_find(struct rsv_inst *in, const struct rsv_key *k)
+{
+	struct rsv_upstream *u = &in->ctx->up;
+	uint32_t h = rsv_key_hash(in, k);
+
+	for (struct rsv_pending *p = u->by_key[h & (u->nbuckets - 1)]; p; p = p->key_next)
+		if (p->key_hash == h && p->inst == in && p->key.type == k->type &&
+		    p->key.cls == k->cls && p->key.len == k->len &&
+		    memcmp(p->key.name, k->name, k->len) == 0)
+			return p;
+	return NULL;
+}
+
+static struct rsv_pending *rsv_up_by_id(struct rsv_inst *in, uint16_t id)
+{
+	struct rsv_upstream *u = &in->ctx->up;
+
+	for (struct rsv_pending *p = u->by_id[rsv_id_hash(in, id) & (u->nbuckets - 1)]; p;
+	     p = p->id_next)
+		if (p->inst == in && p->id == id)
+			return p;
+	return NULL;
+}
+
+static void rsv_queue_append(struct rsv_upstream *u, struct rsv_pending *p)
+{
+	p->queued = 1;
+	p->q_next = NULL;
+	p->q_prev = u->q_tail;
+	if (u->q_tail)
+		u->q_tail->q_next = p;
+	else
+		u->q_head = p;
+	u->q_tail = p;
+}
+
+static void rsv_queue_remove(struct rsv_upstream *u, struct rsv_pending *p)
+{
+	if (!p->queued)
+		return;
+	p->queued = 0;
+	if (p->q_prev)
+		p->q_prev->q_next = p->q_next;
+	else
+		u->q_head = p->q_next;
+	if (p->q_next)
+		p->q_next->q_prev = p->q_prev;
+	else
+		u->q_tail = p->q_prev;
+	p->q_prev = p->q_next = NULL;
+}
+
+/* rsv_up_release: p is done: out of every table, freed after the batch. */
+static void rsv_up_release(struct rsv_pending *p)
+{
+	struct rsv_upstream *u = &p->inst->ctx->up;
+	struct rsv_pending **pp;
+
+	for (pp = &u->by_id[rsv_id_hash(p->inst, p->id) & (u->nbuckets - 1)]; *pp != p;
+	     pp = &(*pp)->id_next)
+		;
+	*pp = p->id_next;
+	for (pp = &u->by_key[p->key_hash & (u->nbuckets - 1)]; *pp != p; pp = &(*pp)->key_next)
+		;
+	*pp = p->key_next;
+	rsv_queue_remove(u, p);
+	rsv_up_tcp_close(p);
+	p->dead_next = u->dead;
+	u->dead = p;
+	u->count--;
+	p->inst->pending--;
+}
+
+void rsv_up_reap(struct rsv_ctx *ctx)
+{
+	struct rsv_pending *p, *next;
+
+	for (p = ctx->up.dead; p; p = next) {
+		struct rsv_waiter *w, *wn;
+
+		next = p->dead_next;
+		for (w = p->waiters; w; w = wn) {
+			wn = w->next;
+			free(w);
+		}
+		free(p->tcp_buf);
+		free(p);
+	}
+	ctx->up.dead = NULL;
+}
+
+/* rsv_up_send: the next attempt of p. */
+static void rsv_up_send(struct rsv_pending *p)
+{
+	struct rsv_inst *in = p->inst;
+	struct rsv_ctx *ctx = in->ctx;
+	const struct rsv_conf *conf = ctx->conf;
+	uint8_t *q = ctx->up.batch->query;
+	int n, rc;
+
+	p->upstream = (in->up_pref + (int)p->attempt - 1) % conf->nupstream;
+	p->sent_mono = ctx->now;
+	p->sent_real = now_real_ns();
+	p->deadline = ctx->now + conf->timeout_ns;
+	p->logged = 0;
+	rsv_queue_append(&ctx->up, p);
+	in->n.upstream_queries++;
+	n = rsv_msg_query(&p->key, p->id, q, KNOT_WIRE_MIN_PKTSIZE);
+	if (n <= 0) {
+		errno = EMSGSIZE;
+		rc = -1;
+	} else if (p->tcp) {
+		rc = rsv_up_tcp_start(p, q, (size_t)n);
+	} else {
+		rc = sendto(in->up.fd, q, (size_t)n, 0,
+			    (const struct sockaddr *)&conf->upstream[p->upstream],
+			    sizeof(conf->upstream[0])) == n
+			 ? 0
+			 : -1;
+	}
+	if (rc == -1) {
+		/* counted and written now; the attempt still times out, so a
+		 * network that is down does not turn into a busy loop */
+		log_debug("%s: upstream query: %s", in->conf->name, strerror(errno));
+		rsv_stats_attempt(ctx, p, "error", -1, 0);
+		p->logged = 1;
+	}
+}
+
+struct rsv_pending *rsv_up_start(struct rsv_inst *in, const struct rsv_key *k,
+				 enum rsv_reason reason)
+{
+	struct rsv_upstream *u = &in->ctx->up;
+	struct rsv_pending *p;
+	uint32_t b;
+
+	if (u->count >= u->max)
+		return NULL;
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->inst = in;
+	p->key = *k;
+	p->key_hash = rsv_key_hash(in, k);
+	p->reason = reason;
+	p->attempt = 1;
+	p->tcp_fd.fd = -1;
+	p->wtail = &p->waiters;
+	do
+		p->id = (uint16_t)(rsv_up_rand(u) >> 48);
+	while (rsv_up_by_id(in, p->id));
+	b = rsv_id_hash(in, p->id) & (u->nbuckets - 1);
+	p->id_next = u->by_id[b];
+	u->by_id[b] = p;
+	b = p->key_hash & (u->nbuckets - 1);
+	p->key_next = u->by_key[b];
+	u->by_key[b] = p;
+	u->count++;
+	in->pending++;
+	rsv_up_send(p);
+	return p;
+}
+
+int rsv_up_wait(struct rsv_pending *p, const struct rsv_client *who, const uint8_t *query,
+		size_t len)
+{
+	struct rsv_waiter *w;
+
+	if (p->nwait >= RSV_WAITERS_MAX || len > UINT16_MAX)
+		return -1;
+	if ((w = malloc(sizeof(*w) + len)) == NULL)
+		return -1;
+	w->next = NULL;
+	w->who = *who;
+	w->len = (uint16_t)len;
+	memcpy(w->query, query, len);
+	*p->wtail = w;
+	p->wtail = &w->next;
+	p->nwait++;
+	return 0;
+}
+
+/* rsv_up_attempt_failed: p's current attempt is over without an answer
+ * that settles it (and is written): retry, or fail. */
+void rsv_up_attempt_failed(struct rsv_pending *p)
+{
+	const struct rsv_conf *conf = p->inst->ctx->conf;
+
+	rsv_queue_remove(&p->inst->ctx->up, p);
+	rsv_up_tcp_close(p);
+	if (p->attempt <= conf->retries) {
+		p->attempt++;
+		rsv_up_send(p);
+		return;
+	}
+	rsv_failed(p);
+	rsv_up_release(p);
+}
+
+/* rsv_up_truncated: p's answer did not fit: ask over TCP, without using
+ * up a retry. */
+static void rsv_up_truncated(struct rsv_pending *p, int rcode)
+{
+	struct rsv_ctx *ctx = p->inst->ctx;
+
+	rsv_stats_attempt(ctx, p, "truncated", rcode, ctx->now - p->sent_mono);
+	rsv_queue_remove(&ctx->up, p);
+	p->tcp = 1;
+	p->attempt++;
+	rsv_up_send(p);
+}
+
+/* rsv_up_answer: r (wire/len) answers p's question. */
+void rsv_up_answer(struct rsv_pending *p, const knot_pkt_t *r, const uint8_t *wire, size_t len)
+{
+	struct rsv_inst *in = p->inst;
+	struct rsv_ctx *ctx = in->ctx;
+	uint16_t rcode = knot_pkt_ext_rcode(r);
+
+	if (!p->tcp && knot_wire_get_tc(wire)) {
+		rsv_up_truncated(p, rcode);
+		return;
+	}
+	rsv_stats_attempt(ctx, p, "answer", rcode, ctx->now - p->sent_mono);
+	p->logged = 1;
+	if (rcode != KNOT_RCODE_NOERROR && rcode != KNOT_RCODE_NXDOMAIN &&
+	    ctx->conf->nupstream > 1 && p->attempt <= ctx->conf->retries) {
+		rsv_up_attempt_failed(p); /* another upstream may do better */
+		return;
+	}
+	in->up_pref = p->upstream;
+	rsv_resolved(p, r, wire, len);
+	rsv_up_release(p);
+}
+
+static int rsv_up_known(const struct rsv_conf *conf, const struct sockaddr_in *from)
+{
+	for (int i = 0; i < conf->nupstream; i++)
+		if (conf->upstream[i].sin_addr.s_addr == from->sin_addr.s_addr &&
+		    conf->upstream[i].sin_port == from->sin_port)
+			return 1;
+	return 0;
+}
+
+void rsv_up_readable(struct rsv_inst *in)
+{
+	struct rsv_up_batch *b = in->ctx->up.batch;
+
+	for (int round = 0; round < RSV_UP_ROUNDS; round++) {
+		int r;
+
+		for (int i = 0; i < RSV_UP_BATCH; i++) {
+			b->iov[i] = (struct iovec){.iov_base = b->buf[i], .iov_len = RSV_UP_RXLEN};
+			memset(&b->rx[i], 0, sizeof(b->rx[i]));
+			b->rx[i].msg_hdr.msg_name = &b->from[i];
+			b->rx[i].msg_hdr.msg_namelen = sizeof(b->from[i]);
+			b->rx[i].msg_hdr.msg_iov = &b->iov[i];
+			b->rx[i].msg_hdr.msg_iovlen = 1;
+		}
+		r = recvmmsg(in->up.fd, b->rx, RSV_UP_BATCH, MSG_DONTWAIT, NULL);
+		if (r == -1) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+				log_debug("%s: upstream recvmmsg: %s", in->conf->name,
+					  strerror(errno));
+			return;
+		}
+		for (int i = 0; i < r; i++) {
+			size_t len = b->rx[i].msg_len;
+			struct rsv_pending *p;
+			knot_pkt_t *pkt;
+
+			if (len < KNOT_WIRE_HEADER_SIZE ||
+			    b->rx[i].msg_hdr.msg_namelen != sizeof(struct sockaddr_in) ||
+			    !rsv_up_known(in->ctx->conf, &b->from[i]))
+				continue;
+			p = rsv_up_by_id(in, knot_wire_get_id(b->buf[i]));
+			if (p == NULL || p->tcp) /* late, or already asked over TCP */
+				continue;
+			if (b->rx[i].msg_hdr.msg_flags & MSG_TRUNC) {
+				/* larger than our buffer (and than the EDNS size we
+				 * asked for): cut, so it will not parse */
+				rsv_up_truncated(p, knot_wire_get_rcode(b->buf[i]));
+				continue;
+			}
+			if ((pkt = rsv_msg_parse(b->buf[i], len)) == NULL)
+				continue;
+			if (rsv_msg_matches(pkt, &p->key, p->id))
+				rsv_up_answer(p, pkt, b->buf[i], len);
+			knot_pkt_free(pkt);
+		}
+		if (r < RSV_UP_BATCH)
+			return;
+	}
+}
+
+void rsv_up_tick(struct rsv_ctx *ctx)
+{
+	struct rsv_upstream *u = &ctx->up;
+
+	/* every attempt has the same timeout: the queue is in deadline order */
+	while (u->q_head && u->q_head->deadline <= ctx->now) {
+		struct rsv_pending *p = u->q_head;
+
+		p->inst->n.upstream_timeouts++;
+		if (!p->logged)
+			rsv_stats_attempt(ctx, p, "timeout", -1, 0);
+		p->logged = 1;
+		rsv_up_attempt_failed(p);
+	}
+}
+
+void rsv_up_finish(struct rsv_ctx *ctx)
+{
+	struct rsv_upstream *u = &ctx->up;
+
+	while (u->q_head) {
+		struct rsv_pending *p = u->q_head;
+
+		if (!p->logged)
+			rsv_stats_attempt(ctx, p, "abandoned", -1, 0);
+		rsv_up_release(p);
+	}
+	rsv_up_reap(ctx);
+	free(u->by_id);
+	free(u->by_key);
+	free(u->batch);
+	u->by_id = u->by_key = NULL;
+	u->batch = NULL;
+}

@@ -1,0 +1,28 @@
+/*
+ * Inside the upstream queries, shared by upstream.c (UDP, attempts,
+ * timeouts) and upstream_tcp.c (TCP after TC). See upstream.h.
+ */
+#ifndef STEERLAB_RESOLVERD_UPSTREAM_INT_H
+#define STEERLAB_RESOLVERD_UPSTREAM_INT_H
+
+#include <libknot/libknot.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "upstream.h"
+
+/* rsv_up_tcp_start: connects for p's current attempt and queues the query
+ * q/qlen to be written. 0, or -1 with errno set. */
+int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen);
+
+/* rsv_up_tcp_close: closes p's TCP connection, if any. */
+void rsv_up_tcp_close(struct rsv_pending *p);
+
+/* rsv_up_attempt_failed: p's current attempt is over without an answer
+ * that settles it (and is written): retry, or fail. */
+void rsv_up_attempt_failed(struct rsv_pending *p);
+
+/* rsv_up_answer: r (wire/len) answers p's question. */
+void rsv_up_answer(struct rsv_pending *p, const knot_pkt_t *r, const uint8_t *wire, size_t len);
+
+#endif

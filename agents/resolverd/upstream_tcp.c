@@ -1,0 +1,142 @@
+/*
+ * Upstream queries over TCP (upstream.h): after a truncated answer, the
+ * query is asked again on a TCP connection from the resolver's address,
+ * one connection per query, closed when its answer is read.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ctx.h"
+#include "log.h"
+#include "msg.h"
+#include "upstream_int.h"
+
+void rsv_up_tcp_close(struct rsv_pending *p)
+{
+	if (p->tcp_fd.fd != -1) {
+		rsv_epoll_del(p->inst->ctx, &p->tcp_fd);
+		close(p->tcp_fd.fd);
+		p->tcp_fd.fd = -1;
+	}
+	/* tcp_buf stays until reaped: the answer being handled may be in it */
+}
+
+int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen)
+{
+	const struct rsv_conf *conf = p->inst->ctx->conf;
+	struct sockaddr_in src = {.sin_family = AF_INET, .sin_addr = p->inst->conf->addr};
+	socklen_t slen = sizeof(src);
+	char a[INET_ADDRSTRLEN];
+	int fd, on = 1, err;
+
+	if (p->tcp_buf == NULL && (p->tcp_buf = malloc(2 + RSV_TCP_MAX)) == NULL)
+		return -1;
+	p->tcp_buf[0] = (uint8_t)(qlen >> 8);
+	p->tcp_buf[1] = (uint8_t)qlen;
+	memcpy(p->tcp_buf + 2, q, qlen);
+	p->tcp_len = 2 + qlen;
+	p->tcp_done = 0;
+	p->tcp_reading = 0;
+	snprintf(p->tcp_src, sizeof(p->tcp_src), "%s",
+		 inet_ntop(AF_INET, &src.sin_addr, a, sizeof(a)));
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return -1;
+	(void)setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on, sizeof(on));
+	if (bind(fd, (struct sockaddr *)&src, sizeof(src)) == -1)
+		goto fail;
+	if (getsockname(fd, (struct sockaddr *)&src, &slen) == 0)
+		snprintf(p->tcp_src, sizeof(p->tcp_src), "%s:%u",
+			 inet_ntop(AF_INET, &src.sin_addr, a, sizeof(a)), ntohs(src.sin_port));
+	if (connect(fd, (const struct sockaddr *)&conf->upstream[p->upstream],
+		    sizeof(conf->upstream[0])) == -1 &&
+	    errno != EINPROGRESS)
+		goto fail;
+	p->tcp_fd = (struct rsv_fd){.kind = RSV_FD_UPSTREAM_TCP, .fd = fd, .ptr = p};
+	if (rsv_epoll_add(p->inst->ctx, &p->tcp_fd, EPOLLOUT) == -1) {
+		p->tcp_fd.fd = -1;
+		goto fail;
+	}
+	return 0;
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+/* rsv_up_tcp_fail: the TCP attempt broke (written as an error). */
+static void rsv_up_tcp_fail(struct rsv_pending *p, const char *why)
+{
+	log_debug("%s: upstream TCP: %s", p->inst->conf->name, why);
+	if (!p->logged)
+		rsv_stats_attempt(p->inst->ctx, p, "error", -1, 0);
+	p->logged = 1;
+	rsv_up_attempt_failed(p);
+}
+
+/* rsv_up_tcp_write: more of the query; then switch to reading. */
+static void rsv_up_tcp_write(struct rsv_pending *p, uint32_t events)
+{
+	ssize_t n;
+
+	if (events & (EPOLLERR | EPOLLHUP)) {
+		rsv_up_tcp_fail(p, "connection failed");
+		return;
+	}
+	n = send(p->tcp_fd.fd, p->tcp_buf + p->tcp_done, p->tcp_len - p->tcp_done, MSG_NOSIGNAL);
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0) {
+		rsv_up_tcp_fail(p, strerror(errno));
+		return;
+	}
+	p->tcp_done += (size_t)n;
+	if (p->tcp_done < p->tcp_len)
+		return;
+	p->tcp_reading = 1;
+	p->tcp_done = 0;
+	if (rsv_epoll_mod(p->inst->ctx, &p->tcp_fd, EPOLLIN) == -1)
+		rsv_up_tcp_fail(p, "epoll_ctl");
+}
+
+void rsv_up_tcp_event(struct rsv_pending *p, uint32_t events)
+{
+	knot_pkt_t *pkt;
+	size_t want;
+	ssize_t n;
+
+	if (p->tcp_fd.fd == -1)
+		return; /* closed earlier in this batch */
+	if (!p->tcp_reading) {
+		rsv_up_tcp_write(p, events);
+		return;
+	}
+	/* the answer: a 2-byte length, then the message, into tcp_buf */
+	for (;;) {
+		want = p->tcp_done < 2 ? 2 : 2 + ((size_t)p->tcp_buf[0] << 8 | p->tcp_buf[1]);
+		if (p->tcp_done >= want)
+			break;
+		n = recv(p->tcp_fd.fd, p->tcp_buf + p->tcp_done, want - p->tcp_done, 0);
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			return;
+		if (n <= 0) {
+			rsv_up_tcp_fail(p, n == 0 ? "closed by the upstream" : strerror(errno));
+			return;
+		}
+		p->tcp_done += (size_t)n;
+	}
+	pkt = rsv_msg_parse(p->tcp_buf + 2, want - 2);
+	if (pkt == NULL || !rsv_msg_matches(pkt, &p->key, p->id)) {
+		knot_pkt_free(pkt);
+		rsv_up_tcp_fail(p, "not an answer to the query");
+		return;
+	}
+	rsv_up_answer(p, pkt, p->tcp_buf + 2, want - 2);
+	knot_pkt_free(pkt);
+}
