@@ -165,8 +165,7 @@ static void test_reports_on_the_wire(void **state)
 		v = prober_fsm_feed(&fsm, *r == '+');
 		if (v == PROBER_NO_CHANGE)
 			continue;
-		n = prober_report_format("p1", "a", fsm.state == PROBER_ALIVE, srtt, line,
-					 sizeof(line));
+		n = report("p1", "a", fsm.state == PROBER_ALIVE, srtt, line, sizeof(line));
 		assert_int_equal(prober_authds_send(&a, 0, line, (size_t)n), 0);
 	}
 	for (int i = 0; i < 3; i++) {
