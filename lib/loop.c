@@ -15,7 +15,7 @@
 
 struct loop_handler {
 	int fd;
-	loop_cb cb;
+	loop_cb cb; /* NULL once deleted */
 	void *arg;
 	struct loop_handler *next;
 };
@@ -24,7 +24,21 @@ struct loop {
 	int epfd;
 	int stop;
 	struct loop_handler *handlers;
+	/* deleted during a dispatch batch: freed after it, so that an event
+	 * already returned for them finds a handler with no callback */
+	struct loop_handler *graveyard;
 };
+
+static void loop_bury(struct loop *loop)
+{
+	struct loop_handler *h, *next;
+
+	for (h = loop->graveyard; h; h = next) {
+		next = h->next;
+		free(h);
+	}
+	loop->graveyard = NULL;
+}
 
 struct loop *loop_new(void)
 {
@@ -50,6 +64,7 @@ void loop_free(struct loop *loop)
 		next = h->next;
 		free(h);
 	}
+	loop_bury(loop);
 	close(loop->epfd);
 	free(loop);
 }
@@ -83,9 +98,9 @@ int loop_del(struct loop *loop, int fd)
 			struct loop_handler *h = *pp;
 			*pp = h->next;
 			epoll_ctl(loop->epfd, EPOLL_CTL_DEL, fd, NULL);
-			/* keep dispatch safe if called from a callback */
 			h->cb = NULL;
-			free(h);
+			h->next = loop->graveyard;
+			loop->graveyard = h;
 			return 0;
 		}
 	}
@@ -176,14 +191,10 @@ int loop_run(struct loop *loop)
 		}
 		for (int i = 0; i < n && !loop->stop; i++) {
 			struct loop_handler *h = evs[i].data.ptr;
-			/* a handler freed by an earlier callback in this batch
-			 * was removed from epoll; skip stale pointers */
-			struct loop_handler *p;
-			for (p = loop->handlers; p && p != h; p = p->next)
-				;
-			if (p && p->cb)
-				p->cb(loop, p->fd, evs[i].events, p->arg);
+			if (h->cb)
+				h->cb(loop, h->fd, evs[i].events, h->arg);
 		}
+		loop_bury(loop);
 	}
 	return 0;
 }
