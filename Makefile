@@ -97,7 +97,7 @@ $(BINDIR)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BINDIR)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(LIBSTEER)
+$(BINDIR)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -147,6 +147,15 @@ bench:
 	$(MAKE) deps EXTRA_PKGS="$(BENCH_PKGS)"
 	$(MAKE) all
 	bench/bringup/run.sh
+	bench/dns-qps/run.sh
+
+# dnsperf against authd (three policies), NSD and Knot on loopback
+# (bench/dns-qps/run.sh [SECONDS] [ROUNDS]; BDQ_PERF=1 adds a perf profile).
+.PHONY: bench-dns
+bench-dns:
+	$(MAKE) deps EXTRA_PKGS="$(BENCH_PKGS)"
+	$(MAKE) $(BINDIR)/authd
+	bench/dns-qps/run.sh
 
 # libFuzzer target on authd's response function (clang and libclang-rt-14-dev).
 # fuzz-run fuzzes for 60 s from the seed corpus; new inputs go to build/fuzz/,

@@ -5,6 +5,7 @@
  *   site     sited; a prober announcing the anycast address while healthy
  *   dns      authd, configured from the topology (dnsconf.c)
  *   prober   a prober in remote mode: every site's address, to every authd
+ *   resolver resolverd, its caches configured from the topology (resolvconf.c)
  *   client   a client per flow: anycast, DNS-steered, or both
  */
 #include "lab.h"
@@ -16,6 +17,7 @@
 
 #include "dnsconf.h"
 #include "log.h"
+#include "resolvconf.h"
 #include "strfmt.h"
 
 /* An argument vector and the strings it points into. */
@@ -189,6 +191,34 @@ static int lab_start_dns(struct lab *lab, int n)
 	return argv_run(lab, n, "authd", "authd", &a);
 }
 
+/* resolverd: the node's caches, forwarding to every authd. */
+static int lab_start_resolver(struct lab *lab, int n)
+{
+	const struct topo_node *node = &lab->t->nodes[n];
+	char conf[PATH_MAX];
+	struct lab_argv a;
+	FILE *fp;
+	int rc;
+
+	if (strfmt(conf, sizeof(conf), "%s/%s.resolverd.ini", lab->rundir, node->name) == -1)
+		return -1;
+	if ((fp = fopen(conf, "w")) == NULL) {
+		log_warn("%s", conf);
+		return -1;
+	}
+	rc = resolvconf_write(lab->t, n, fp);
+	if (fclose(fp) == EOF || rc == -1) {
+		log_warn("%s", conf);
+		return -1;
+	}
+	argv_start(&a, lab, n, "resolverd", "resolverd");
+	argv_add(&a, "-c");
+	argv_add(&a, "%s", conf);
+	argv_add(&a, "-o");
+	argv_add(&a, "%s/upstream-%s.csv", lab->rundir, node->name);
+	return argv_run(lab, n, "resolverd", "resolverd", &a);
+}
+
 /* A vantage point: probes every site's own address, tells every authd. */
 static int lab_start_remote_prober(struct lab *lab, int n)
 {
@@ -220,10 +250,14 @@ int lab_start_infra(struct lab *lab)
 	const struct topology *t = lab->t;
 	int rc = 0;
 
-	/* authd first: remote probers report to it from their first probe */
+	/* authd first: remote probers report to it from their first probe, and
+	 * resolverd asks it from the first client query */
 	for (int n = 0; n < t->nnodes && rc == 0; n++)
 		if (t->nodes[n].kind == TOPO_DNS)
 			rc = lab_start_dns(lab, n);
+	for (int n = 0; n < t->nnodes && rc == 0; n++)
+		if (t->nodes[n].kind == TOPO_RESOLVER)
+			rc = lab_start_resolver(lab, n);
 	for (int n = 0; n < t->nnodes && rc == 0; n++) {
 		switch (t->nodes[n].kind) {
 		case TOPO_ROUTER:
@@ -255,8 +289,9 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 	argv_add(&a, "-i");
 	argv_add(&a, "%u", dns ? LAB_DNS_CLIENT_ID(node->client_id) : node->client_id);
 	if (dns) {
+		/* the [dns] node itself, or its cache of a [resolver] node */
 		argv_add(&a, "-R");
-		argv_add(&a, "%s", ip(t->links[t->nodes[node->resolver].link].node_addr, buf));
+		argv_add(&a, "%s", ip(topo_client_resolver(t, n), buf));
 		argv_add(&a, "-q");
 		argv_add(&a, "%s", node->dns_name);
 		argv_add(&a, "-p");

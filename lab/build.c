@@ -185,6 +185,11 @@ static int lab_configure_node(struct lab *lab, int n)
 			    kern_route_add(k, t->nodes[l->node].address, 32, l->node_addr, ifindex,
 					   0) == -1)
 				goto out;
+			/* a resolver node's caches: clients ask them, authd answers them */
+			if (t->nodes[l->node].kind == TOPO_RESOLVER &&
+			    kern_route_add(k, t->nodes[l->node].resolver_net, 24, l->node_addr,
+					   ifindex, 0) == -1)
+				goto out;
 		}
 	} else {
 		const struct topo_link *l = &t->links[node->link];
@@ -197,6 +202,11 @@ static int lab_configure_node(struct lab *lab, int n)
 		if (node->kind == TOPO_SITE && (kern_addr_add(k, 1, t->service, 32) == -1 ||
 						kern_addr_add(k, 1, node->address, 32) == -1))
 			goto out;
+		/* one address per cache of a resolver node, which resolverd
+		 * listens on and sends its upstream queries from */
+		for (unsigned i = 1; node->kind == TOPO_RESOLVER && i <= node->count; i++)
+			if (kern_addr_add(k, 1, topo_resolver_addr(t, n, (int)i), 32) == -1)
+				goto out;
 	}
 	rc = 0;
 out:

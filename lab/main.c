@@ -16,6 +16,7 @@
 #include "dnsconf.h"
 #include "lab.h"
 #include "log.h"
+#include "resolvconf.h"
 #include "run.h"
 #include "topology.h"
 
@@ -136,6 +137,8 @@ static struct topology topo;
 
 static int load(const struct cmd_args *a, const char *cmd)
 {
+	int rc;
+
 	if (a->file == NULL) {
 		fprintf(stderr, "steerlab: %s: which topology file? (e.g. topology/anycast.ini)\n",
 			cmd);
@@ -143,8 +146,12 @@ static int load(const struct cmd_args *a, const char *cmd)
 	}
 	if (topo_load(&topo, a->file, a->sets, a->nsets, stderr) == -1)
 		return -1;
-	/* authd's own parser on the [zone] and [name] sections */
-	return dnsconf_check(&topo, stderr);
+	/* authd's own parser on the [zone] and [name] sections, resolverd's on
+	 * the [resolver] nodes' keys: their errors name this file's lines */
+	rc = dnsconf_check(&topo, stderr);
+	if (resolvconf_check(&topo, stderr) == -1)
+		rc = -1;
+	return rc;
 }
 
 static int cmd_check(const struct cmd_args *a)

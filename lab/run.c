@@ -60,17 +60,24 @@ int run_count_events(const char *path, const char *event, const char *key, const
 }
 
 /* The lab is ready when every site link is being captured, every site's
- * route has been applied by its router, and every authd answers. */
+ * route has been applied by its router, and every authd and resolverd
+ * answers. */
 static int run_ready(const struct topology *t, const char *rundir)
 {
 	char path[PATH_MAX];
 
 	for (int n = 0; n < t->nnodes; n++) {
-		if (t->nodes[n].kind != TOPO_DNS)
-			continue;
-		strfmt(path, sizeof(path), "%s/%s.authd.events.jsonl", rundir, t->nodes[n].name);
-		if (run_count_events(path, "authd_ready", NULL, NULL) == 0)
-			return 0;
+		if (t->nodes[n].kind == TOPO_DNS) {
+			strfmt(path, sizeof(path), "%s/%s.authd.events.jsonl", rundir,
+			       t->nodes[n].name);
+			if (run_count_events(path, "authd_ready", NULL, NULL) == 0)
+				return 0;
+		} else if (t->nodes[n].kind == TOPO_RESOLVER) {
+			strfmt(path, sizeof(path), "%s/%s.resolverd.events.jsonl", rundir,
+			       t->nodes[n].name);
+			if (run_count_events(path, "resolverd_ready", NULL, NULL) == 0)
+				return 0;
+		}
 	}
 
 	for (int i = 0; i < t->nlinks; i++) {

@@ -10,7 +10,8 @@
  * right after the reader returns a line, so p->lineno is the pair's line.
  *
  * [zone NAME] and [name NAME] sections are authd's: their pairs are kept
- * as written, with their lines, and not interpreted here.
+ * as written, with their lines, and not interpreted here. So are the keys
+ * of a [resolver] node that are resolverd's (t->rsv_pairs).
  */
 #include "topology.h"
 
@@ -26,7 +27,7 @@
 
 static const char *topo_section_kinds =
     "expected [lab], [router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
-    "[zone NAME] or [name NAME]";
+    "[resolver NAME], [zone NAME] or [name NAME]";
 
 void topo_error(struct topo_parse *p, int where, const char *fmt, ...)
 {
@@ -80,9 +81,9 @@ unsigned char *topo_bad(struct topo_parse *p, int sect, int key)
 }
 
 static void topo_unknown_key(struct topo_parse *p, int where, const char *name, const char *label,
-			     const struct topo_key *keys, int n)
+			     const struct topo_key *keys, int n, const char *more)
 {
-	char list[256] = "";
+	char list[384] = "";
 	size_t used = 0;
 
 	if (n == 0) {
@@ -93,7 +94,59 @@ static void topo_unknown_key(struct topo_parse *p, int where, const char *name, 
 	for (int i = 0; i < n && used < sizeof(list); i++)
 		used +=
 		    snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", keys[i].name);
+	if (more && used < sizeof(list))
+		snprintf(list + used, sizeof(list) - used, ", %s", more);
 	topo_error(p, where, "unknown key '%s' in %s (expected: %s)", name, label, list);
+}
+
+/* topo_rsv_pair: one of resolverd's keys in a [resolver] node, kept as
+ * written for resolverd's parser, which judges the value. */
+static void topo_rsv_pair(struct topo_parse *p, int sect, const char *name, const char *value,
+			  int where, const char *label)
+{
+	struct topology *t = p->t;
+	struct topo_rsv_pair *pair;
+
+	if (topo_resolverd_key(name) < 0) {
+		topo_error(p, where,
+			   "%s %s: the lab writes this one (the upstreams are the [dns] nodes; "
+			   "the caches listen on port 53 at the node's addresses)",
+			   label, name);
+		return;
+	}
+	if (where < 0) {
+		topo_error(p, where,
+			   "%s %s: resolverd's keys cannot be overridden (they go to resolverd "
+			   "as written)",
+			   label, name);
+		return;
+	}
+	for (int i = 0; i < t->nrsv_pairs; i++) {
+		if (t->rsv_pairs[i].node == sect && strcmp(t->rsv_pairs[i].key, name) == 0) {
+			topo_error(p, where, "%s %s: set twice (first at line %d)", label, name,
+				   t->rsv_pairs[i].line);
+			return;
+		}
+	}
+	if (strlen(value) >= sizeof(pair->value)) {
+		topo_error(p, where, "%s %s: value too long (at most %d characters)", label, name,
+			   (int)sizeof(pair->value) - 1);
+		return;
+	}
+	if (t->nrsv_pairs == TOPO_MAX_RSV_PAIRS) {
+		if (!(p->raw_full & 4))
+			topo_error(p, where,
+				   "too many resolverd keys in [resolver] sections (at "
+				   "most %d)",
+				   TOPO_MAX_RSV_PAIRS);
+		p->raw_full |= 4;
+		return;
+	}
+	pair = &t->rsv_pairs[t->nrsv_pairs++];
+	pair->node = sect;
+	snprintf(pair->key, sizeof(pair->key), "%s", name);
+	snprintf(pair->value, sizeof(pair->value), "%s", value);
+	pair->line = where;
 }
 
 void topo_set(struct topo_parse *p, int sect, const char *name, const char *value, int where)
@@ -108,8 +161,15 @@ void topo_set(struct topo_parse *p, int sect, const char *name, const char *valu
 	topo_label(p, sect, label, sizeof(label));
 	for (i = 0; i < n && strcmp(keys[i].name, name) != 0; i++)
 		;
+	if (i == n && sect >= 0 && p->t->nodes[sect].kind == TOPO_RESOLVER) {
+		if (topo_resolverd_key(name) != 0)
+			topo_rsv_pair(p, sect, name, value, where, label);
+		else
+			topo_unknown_key(p, where, name, label, keys, n, topo_resolverd_keys());
+		return;
+	}
 	if (i == n) {
-		topo_unknown_key(p, where, name, label, keys, n);
+		topo_unknown_key(p, where, name, label, keys, n, NULL);
 		return;
 	}
 	wherep = topo_where(p, sect, i);
@@ -120,7 +180,7 @@ void topo_set(struct topo_parse *p, int sect, const char *name, const char *valu
 	if (keys[i].type == TOPO_T_LINK)
 		obj = p->meta[sect].link;
 	else if (keys[i].type == TOPO_T_RESOLVER)
-		obj = p->meta[sect].resolver;
+		obj = (char *)&p->meta[sect].resolver;
 	else if (sect == TOPO_SECT_LAB)
 		obj = (char *)p->t + keys[i].off;
 	else
@@ -170,6 +230,7 @@ static void topo_node_header(struct topo_parse *p, enum topo_kind kind, const ch
 	node->link = -1;
 	node->resolver = -1;
 	node->quorum = 0.5;
+	node->count = 1;
 	p->sect = t->nnodes++;
 }
 
@@ -241,7 +302,8 @@ static void topo_raw_pair(struct topo_parse *p, const char *name, const char *va
 /* topo_header: a "[...]" line, s at the '['. Sets p->sect. */
 static void topo_header(struct topo_parse *p, char *s)
 {
-	static const char *const kinds[TOPO_NKINDS] = {"router", "site", "client", "dns", "prober"};
+	static const char *const kinds[TOPO_NKINDS] = {"router", "site",   "client",
+						       "dns",	 "prober", "resolver"};
 	char *end = strchr(s, ']'), *kind, *name, *extra, *save;
 	const char *rest;
 
@@ -473,6 +535,25 @@ const char *topo_kind_name(enum topo_kind kind)
 		return "dns";
 	case TOPO_PROBER:
 		return "prober";
+	case TOPO_RESOLVER:
+		return "resolver";
 	}
 	return "?";
+}
+
+struct in_addr topo_resolver_addr(const struct topology *t, int node, int instance)
+{
+	struct in_addr a;
+
+	a.s_addr = htonl(ntohl(t->nodes[node].resolver_net.s_addr) + (uint32_t)instance);
+	return a;
+}
+
+struct in_addr topo_client_resolver(const struct topology *t, int node)
+{
+	const struct topo_node *c = &t->nodes[node];
+
+	if (t->nodes[c->resolver].kind == TOPO_RESOLVER)
+		return topo_resolver_addr(t, c->resolver, c->resolver_instance);
+	return t->links[t->nodes[c->resolver].link].node_addr;
 }

@@ -7,11 +7,14 @@
  *   [client c1]      a client node: runs one client agent
  *   [dns ns]         runs authd, the authoritative server of the [zone]s
  *   [prober p1]      a vantage point: probes every site, reports to authd
+ *   [resolver r]     caching resolvers: resolverd runs `count` caches
  *   [zone Z], [name N]  authd's, not nodes: kept as written (raw_sections)
  *
  * Every node but a router has `link = ROUTER`: one veth to that router.
  * Addresses are assigned from 198.18.0.0/15 in link order (docs/topology.md):
- * link i is 198.18.0.0/30 + 4 i, the router end .1, the node end .2.
+ * link i is 198.18.0.0/30 + 4 i, the router end .1, the node end .2. The
+ * k-th [resolver] node has the block 198.18.(128 + k).0/24: its caches
+ * listen on .1 .. .count, on the node's loopback.
  *
  * The parser checks everything before anything is built: an error names the
  * file, the line and what was expected, and the parse returns -1.
@@ -31,8 +34,9 @@ enum topo_kind {
 	TOPO_ROUTER,
 	TOPO_SITE,
 	TOPO_CLIENT,
-	TOPO_DNS,    /* runs authd, the authoritative server */
-	TOPO_PROBER, /* a vantage point: probes every site, reports to authd */
+	TOPO_DNS,      /* runs authd, the authoritative server */
+	TOPO_PROBER,   /* a vantage point: probes every site, reports to authd */
+	TOPO_RESOLVER, /* caching resolvers: resolverd, one cache per address */
 };
 
 /* what a client's flows are steered by */
@@ -44,6 +48,13 @@ enum topo_mode {
 
 #define TOPO_DNS_NAME_MAX 253
 #define TOPO_MAX_RAW 512
+
+/* 198.18.128.0/17: the k-th [resolver] node's block is 198.18.(128 + k).0/24,
+ * cache i of it listens on .i; no site or service address may be in it. */
+#define TOPO_RESOLVER_BASE 0xC6128000u
+#define TOPO_MAX_RESOLVERS 128
+#define TOPO_RESOLVER_COUNT_MAX 250
+#define TOPO_MAX_RSV_PAIRS 1024
 
 /*
  * [zone NAME] and [name NAME] sections are authd's (docs/authd.md): the
@@ -64,6 +75,18 @@ struct topo_raw_pair {
 	int line;
 };
 
+/*
+ * The keys of a [resolver] node that are resolverd's (min_ttl, phase,
+ * timeout, ...): kept as written, with their lines, like [zone] pairs;
+ * the lab hands them to resolverd's own parser (lab/resolvconf.c).
+ */
+struct topo_rsv_pair {
+	int node; /* index of its [resolver] node */
+	char key[16];
+	char value[64];
+	int line;
+};
+
 struct topo_node {
 	enum topo_kind kind;
 	char name[TOPO_NAME_MAX + 1];
@@ -80,7 +103,8 @@ struct topo_node {
 
 	/* client */
 	enum topo_mode mode;
-	int resolver;	   /* node index of the [dns] node it asks, -1 if none */
+	int resolver;	       /* node index of the [dns] or [resolver] node it asks, -1 if none */
+	int resolver_instance; /* of a [resolver] node: its cache 1..count; 0 for [dns] */
 	char dns_name[TOPO_DNS_NAME_MAX + 2]; /* the DNS name it resolves (key `name`) */
 	int64_t sticky_ns; /* > 0: keeps each address this long whatever the TTL */
 	double rate;	    /* requests per second */
@@ -90,6 +114,10 @@ struct topo_node {
 	/* dns */
 	double quorum;	 /* healthy while more than this share of probers say so */
 	int fail_closed; /* all candidates dead: 0 hand out all, 1 empty answer */
+
+	/* resolver */
+	unsigned count;		     /* caches NAME1 .. NAMEcount */
+	struct in_addr resolver_net; /* its /24: cache i listens on .i */
 };
 
 struct topo_link {
@@ -124,6 +152,8 @@ struct topology {
 	struct topo_raw_section raw_sections[64];
 	int nraw_pairs;
 	struct topo_raw_pair raw_pairs[TOPO_MAX_RAW];
+	int nrsv_pairs; /* in file order, every [resolver] node's */
+	struct topo_rsv_pair rsv_pairs[TOPO_MAX_RSV_PAIRS];
 
 	int nnodes;
 	struct topo_node nodes[TOPO_MAX_NODES];
@@ -147,6 +177,15 @@ void topo_print(const struct topology *t, FILE *out);
 int topo_find(const struct topology *t, const char *name);
 
 const char *topo_kind_name(enum topo_kind kind);
+
+/* topo_resolver_addr: the address cache `instance` (1..count) of
+ * [resolver] node `node` listens on. */
+struct in_addr topo_resolver_addr(const struct topology *t, int node, int instance);
+
+/* topo_client_resolver: where client node `node`'s DNS flow sends its
+ * queries: the [dns] node's link address, or its cache of a [resolver]
+ * node. Only for a client whose resolver is not -1. */
+struct in_addr topo_client_resolver(const struct topology *t, int node);
 
 /* topo_format_duration, topo_format_size: a value as topo_print writes it
  * and topo_load reads it back ("1500ms", "64M": K, M, G are powers of

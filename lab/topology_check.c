@@ -2,8 +2,9 @@
  * Topology files after the file is read: the --set overrides, the lab-wide
  * defaults copied into the nodes, the links and their addresses, and the
  * checks that span keys (a link names a router, fail_at before duration,
- * at most one failing site, a resolver names a [dns] node, site addresses
- * differ). Each error points where the key was set.
+ * at most one failing site, a resolver names a [dns] or [resolver] node and
+ * one of its caches, site addresses differ). Each error points where the
+ * key was set.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -153,40 +154,6 @@ static void topo_link_node(struct topo_parse *p, int i)
 	snprintf(l->node_ifname, sizeof(l->node_ifname), "eth0");
 }
 
-/* topo_resolve: a client's resolver, the name of a [dns] node; -1 in
- * anycast mode, where it is not used (but still checked when written). */
-static void topo_resolve(struct topo_parse *p, int i)
-{
-	struct topology *t = p->t;
-	struct topo_node *node = &t->nodes[i];
-	struct topo_meta *m = &p->meta[i];
-	int where = m->where[TOPO_K_RESOLVER], d = -1;
-	char label[TOPO_NAME_MAX + 16];
-
-	topo_label(p, i, label, sizeof(label));
-	node->resolver = -1;
-	if (where != 0) {
-		d = topo_find(t, m->resolver);
-		if (d < 0) {
-			topo_error(p, where, "%s resolver: '%s' is not a [dns] node in this file",
-				   label, m->resolver);
-			return;
-		}
-		if (t->nodes[d].kind != TOPO_DNS) {
-			topo_error(p, where, "%s resolver: '%s' is a %s, not a [dns] node", label,
-				   m->resolver, topo_kind_name(t->nodes[d].kind));
-			return;
-		}
-	}
-	if (node->mode == TOPO_MODE_ANYCAST)
-		return;
-	if (d < 0 && !m->bad[TOPO_K_RESOLVER] && !p->lost_lines)
-		topo_error(p, m->where[TOPO_K_MODE],
-			   "%s mode = %s needs resolver = NAME of a [dns] node", label,
-			   node->mode == TOPO_MODE_DNS ? "dns" : "both");
-	node->resolver = d;
-}
-
 /* topo_where_text: where a value came from, for a message that names two. */
 static const char *topo_where_text(const struct topo_parse *p, int where, int line, char *buf,
 				   size_t len)
@@ -198,6 +165,87 @@ static const char *topo_where_text(const struct topo_parse *p, int where, int li
 	else
 		snprintf(buf, len, "its default, line %d", line);
 	return buf;
+}
+
+/* topo_instance: which cache of [resolver] node d client i asks: the one
+ * written (NAME.N), else the next in turn among the clients that name d
+ * without a number, in file order. 0 after an error. */
+static int topo_instance(struct topo_parse *p, int i, int d)
+{
+	const struct topology *t = p->t;
+	const struct topo_meta *m = &p->meta[i];
+	const struct topo_node *r = &t->nodes[d];
+	char label[TOPO_NAME_MAX + 16], w[540];
+	int k = 0;
+
+	if (p->meta[d].bad[TOPO_K_COUNT]) /* said; which caches there are is unknown */
+		return m->resolver.instance ? (int)m->resolver.instance : 1;
+	if (m->resolver.instance > r->count) {
+		topo_label(p, i, label, sizeof(label));
+		topo_error(
+		    p, m->where[TOPO_K_RESOLVER],
+		    "%s resolver: '%s.%u': [resolver %s] has %u cache%s (count = %u, %s)", label,
+		    r->name, m->resolver.instance, r->name, r->count, r->count == 1 ? "" : "s",
+		    r->count,
+		    topo_where_text(p, p->meta[d].where[TOPO_K_COUNT], r->line, w, sizeof(w)));
+		return 0;
+	}
+	if (m->resolver.instance)
+		return (int)m->resolver.instance;
+	for (int j = 0; j < i; j++)
+		if (t->nodes[j].kind == TOPO_CLIENT && t->nodes[j].resolver == d &&
+		    p->meta[j].resolver.instance == 0)
+			k++;
+	return (int)((unsigned)k % r->count) + 1;
+}
+
+/* topo_resolve: a client's resolver, the name of a [dns] or [resolver]
+ * node; -1 in anycast mode, where it is not used (but still checked when
+ * written). */
+static void topo_resolve(struct topo_parse *p, int i)
+{
+	struct topology *t = p->t;
+	struct topo_node *node = &t->nodes[i];
+	struct topo_meta *m = &p->meta[i];
+	int where = m->where[TOPO_K_RESOLVER], d = -1, instance = 0;
+	char label[TOPO_NAME_MAX + 16];
+
+	topo_label(p, i, label, sizeof(label));
+	node->resolver = -1;
+	node->resolver_instance = 0;
+	if (where != 0) {
+		d = topo_find(t, m->resolver.name);
+		if (d < 0) {
+			topo_error(p, where,
+				   "%s resolver: '%s' is not a [dns] or [resolver] node in this "
+				   "file",
+				   label, m->resolver.name);
+			return;
+		}
+		if (t->nodes[d].kind != TOPO_DNS && t->nodes[d].kind != TOPO_RESOLVER) {
+			topo_error(p, where,
+				   "%s resolver: '%s' is a %s, not a [dns] or [resolver] node",
+				   label, m->resolver.name, topo_kind_name(t->nodes[d].kind));
+			return;
+		}
+		if (t->nodes[d].kind == TOPO_DNS && m->resolver.instance) {
+			topo_error(p, where,
+				   "%s resolver: '%s.%u': '%s' is a [dns] node; only the caches of "
+				   "a [resolver] node are numbered",
+				   label, m->resolver.name, m->resolver.instance, m->resolver.name);
+			return;
+		}
+		if (t->nodes[d].kind == TOPO_RESOLVER && (instance = topo_instance(p, i, d)) == 0)
+			return;
+	}
+	if (node->mode == TOPO_MODE_ANYCAST)
+		return;
+	if (d < 0 && !m->bad[TOPO_K_RESOLVER] && !p->lost_lines)
+		topo_error(p, m->where[TOPO_K_MODE],
+			   "%s mode = %s needs resolver = NAME of a [dns] or [resolver] node",
+			   label, node->mode == TOPO_MODE_DNS ? "dns" : "both");
+	node->resolver = d;
+	node->resolver_instance = instance;
 }
 
 /* topo_check_addresses: every site's address differs from the service and
@@ -262,8 +310,9 @@ static void topo_inherit(struct topo_parse *p, int i)
 }
 
 /* topo_check_dns: what the DNS kinds need of each other: a [dns] node
- * serves at least one [zone]; [zone]/[name] sections and probers need a
- * [dns] node. (A client in dns mode needs one through its resolver.) */
+ * serves at least one [zone]; [zone]/[name] sections, probers and
+ * resolvers need a [dns] node, and resolverd takes at most 8 upstreams. (A
+ * client in dns mode needs one through its resolver.) */
 static void topo_check_dns(struct topo_parse *p)
 {
 	struct topology *t = p->t;
@@ -289,13 +338,27 @@ static void topo_check_dns(struct topo_parse *p)
 			break;
 		}
 	}
+	for (int i = 0; i < t->nnodes; i++) {
+		if (t->nodes[i].kind != TOPO_RESOLVER)
+			continue;
+		if (!dns)
+			topo_error(p, t->nodes[i].line,
+				   "[resolver %s] forwards to the [dns] nodes; there is none",
+				   t->nodes[i].name);
+		else if (p->headers[TOPO_DNS] > 8)
+			topo_error(p, t->nodes[i].line,
+				   "[resolver %s] forwards to every [dns] node, and resolverd "
+				   "takes at most 8; there are %d",
+				   t->nodes[i].name, p->headers[TOPO_DNS]);
+		break;
+	}
 }
 
 void topo_check(struct topo_parse *p)
 {
 	static const char *const names[] = {"router", "site", "client"};
 	struct topology *t = p->t;
-	int sites = 0, clients = 0, failing = -1;
+	int sites = 0, clients = 0, resolvers = 0, failing = -1;
 
 	if (p->lab_where[TOPO_K_NAME] == 0 && !p->lab_bad[TOPO_K_NAME] && !p->lost_lines) {
 		if (p->lab_line)
@@ -347,6 +410,17 @@ void topo_check(struct topo_parse *p)
 				failing = i;
 			topo_check_before(p, i, TOPO_K_PROBE_TIMEOUT, node->probe_timeout_ns,
 					  TOPO_K_PROBE_INTERVAL, node->probe_interval_ns);
+			break;
+		case TOPO_RESOLVER:
+			if (resolvers == TOPO_MAX_RESOLVERS)
+				topo_error(p, node->line,
+					   "[resolver %s]: too many [resolver] nodes (at most %d: "
+					   "198.18.128.0/24 to 198.18.255.0/24)",
+					   node->name, TOPO_MAX_RESOLVERS);
+			else
+				node->resolver_net.s_addr =
+				    htonl(TOPO_RESOLVER_BASE + 256u * (uint32_t)resolvers);
+			resolvers++;
 			break;
 		case TOPO_ROUTER:
 		case TOPO_DNS:

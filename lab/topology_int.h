@@ -16,7 +16,9 @@
  * after the whole file is read point there.
  *
  * [zone NAME] and [name NAME] sections are not nodes and have no table:
- * their pairs are kept as written (topology.h) for authd's own parser.
+ * their pairs are kept as written (topology.h) for authd's own parser. A
+ * [resolver] node has a table (link, count) and, besides, resolverd's keys,
+ * kept as written (t->rsv_pairs) for resolverd's own parser.
  */
 #ifndef STEERLAB_TOPOLOGY_INT_H
 #define STEERLAB_TOPOLOGY_INT_H
@@ -41,7 +43,7 @@
 
 enum topo_type {
 	TOPO_T_NAME,	 /* char[TOPO_NAME_MAX + 1] */
-	TOPO_T_SERVICE,	 /* struct in_addr in 198.18.0.0/15, outside the links */
+	TOPO_T_SERVICE,	 /* struct in_addr in 198.18.0.0/15, outside the links and resolvers */
 	TOPO_T_PORT,	 /* uint16_t, 1..65535 */
 	TOPO_T_UINT,	 /* unsigned, min..max */
 	TOPO_T_DURATION, /* int64_t ns, min..24h */
@@ -49,7 +51,8 @@ enum topo_type {
 	TOPO_T_RATE,	 /* double, requests per second */
 	TOPO_T_BOOL,	 /* int, 0 or 1 */
 	TOPO_T_LINK,	 /* a router's name, resolved once the file is read */
-	TOPO_T_RESOLVER, /* a [dns] node's name, resolved once the file is read */
+	TOPO_T_RESOLVER, /* struct topo_resolver_ref: a [dns] or [resolver] node, resolved
+			    once the file is read */
 	TOPO_T_SHARE,	 /* double, 0 <= q < 1 */
 	TOPO_T_CHOICE,	 /* int: the index of one of the words in choices */
 	TOPO_T_DNAME,	 /* char[TOPO_DNS_NAME_MAX + 2], a DNS name */
@@ -87,6 +90,14 @@ enum {
 
 	TOPO_K_PROBER_PROBE_INTERVAL = 1, /* [prober] */
 	TOPO_K_PROBER_PROBE_TIMEOUT = 2,
+
+	TOPO_K_COUNT = 1, /* [resolver] */
+};
+
+/* A client's `resolver = NAME` or `resolver = NAME.N` as written. */
+struct topo_resolver_ref {
+	char name[TOPO_NAME_MAX + 1];
+	unsigned instance; /* N, 1..TOPO_RESOLVER_COUNT_MAX; 0 if not written */
 };
 
 /* topo_keys: the keys of [lab] (kind -1) or of a node kind, in the order
@@ -103,6 +114,13 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 const char *topo_format_value(const struct topo_key *k, const void *src, char *buf, size_t len);
 
 size_t topo_value_size(enum topo_type type);
+
+/* topo_resolverd_key: 1 if name is one of resolverd's keys a [resolver]
+ * node passes on as written (min_ttl, phase, timeout, ...); -1 if it is one
+ * the lab writes itself (upstream, port, ...); 0 if neither. */
+int topo_resolverd_key(const char *name);
+/* topo_resolverd_keys: those keys, ", "-separated, for messages. */
+const char *topo_resolverd_keys(void);
 
 /* topo_check_name: 0 if s is a valid lab or node name (TOPO_NAME_RULE). */
 int topo_check_name(const char *s);
@@ -121,13 +139,13 @@ enum {
 	/* >= 0: index of the node; TOPO_SECT_RAW: [zone] or [name] p->raw */
 };
 
-#define TOPO_NKINDS 5 /* enum topo_kind */
+#define TOPO_NKINDS 6 /* enum topo_kind */
 
 struct topo_meta {
 	int where[TOPO_KEYS_MAX];
 	unsigned char bad[TOPO_KEYS_MAX];
 	char link[TOPO_NAME_MAX + 1];
-	char resolver[TOPO_NAME_MAX + 1];
+	struct topo_resolver_ref resolver;
 };
 
 struct topo_parse {
@@ -156,7 +174,7 @@ struct topo_parse {
 	int headers[TOPO_NKINDS]; /* node headers by kind, good or bad */
 	int zone_headers;	  /* [zone] headers, good or bad */
 	int raw;		  /* the raw section being read */
-	int raw_full;		  /* "too many" was said: 1 sections, 2 pairs */
+	int raw_full;		  /* "too many" was said: 1 sections, 2 pairs, 4 resolverd keys */
 	int raw_line;		  /* of the first [zone] or [name] header */
 	/* and its "[zone lab.example]", for a message after the file */
 	char raw_label[TOPO_DNS_NAME_MAX + 16];

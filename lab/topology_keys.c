@@ -77,6 +77,44 @@ static const struct topo_key topo_prober_keys[] = {
     {"probe_up", TOPO_T_UINT, NODE(probe_up), 1, 1000, LAB(probe_up), NULL},
 };
 
+static const struct topo_key topo_resolver_keys[] = {
+    {"link", TOPO_T_LINK, 0, 0, 0, -1, NULL},
+    {"count", TOPO_T_UINT, NODE(count), 1, TOPO_RESOLVER_COUNT_MAX, -1, NULL},
+};
+
+/* resolverd's keys (docs/resolverd.md) a [resolver] node passes on as
+ * written, and those the lab writes itself. */
+static const char *const topo_resolverd_passed[] = {
+    "min_ttl",	 "max_ttl",	  "neg_max_ttl",    "serve_stale", "stale_ttl",
+    "max_stale", "stale_recheck", "prefetch",	    "phase",	   "max_entries",
+    "timeout",	 "retries",	  "stats_interval", "max_pending", NULL,
+};
+static const char *const topo_resolverd_lab[] = {
+    "upstream", "port", "tcp", "address", "first_address", NULL,
+};
+
+int topo_resolverd_key(const char *name)
+{
+	for (int i = 0; topo_resolverd_passed[i]; i++)
+		if (strcmp(name, topo_resolverd_passed[i]) == 0)
+			return 1;
+	for (int i = 0; topo_resolverd_lab[i]; i++)
+		if (strcmp(name, topo_resolverd_lab[i]) == 0)
+			return -1;
+	return 0;
+}
+
+const char *topo_resolverd_keys(void)
+{
+	static char list[256];
+
+	if (list[0] == '\0')
+		for (int i = 0; topo_resolverd_passed[i]; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", topo_resolverd_passed[i]);
+	return list;
+}
+
 /* TOPO_T_CHOICE values are stored as int, enum topo_mode included */
 _Static_assert(sizeof(enum topo_mode) == sizeof(int), "enum topo_mode is not an int");
 
@@ -97,6 +135,9 @@ const struct topo_key *topo_keys(int kind, int *n)
 	case TOPO_PROBER:
 		*n = COUNT(topo_prober_keys);
 		return topo_prober_keys;
+	case TOPO_RESOLVER:
+		*n = COUNT(topo_resolver_keys);
+		return topo_resolver_keys;
 	case TOPO_ROUTER:
 		*n = 0;
 		return NULL;
@@ -226,6 +267,30 @@ int topo_check_dname(const char *s)
 	return label == 0 ? -1 : 0;
 }
 
+/* topo_resolver_ref: "NAME" or "NAME.N" (cache N of a [resolver] node). */
+static int topo_resolver_ref(const char *s, struct topo_resolver_ref *ref)
+{
+	char name[TOPO_NAME_MAX + 8];
+	unsigned long long n = 0;
+	char *dot;
+
+	if (strlen(s) >= sizeof(name))
+		return -1;
+	snprintf(name, sizeof(name), "%s", s);
+	dot = strrchr(name, '.');
+	if (dot) {
+		*dot = '\0';
+		if (dot[1] == '0' || topo_whole(dot + 1, &n) < 0 || n < 1 ||
+		    n > TOPO_RESOLVER_COUNT_MAX)
+			return -1;
+	}
+	if (topo_check_name(name) < 0) /* also: at most TOPO_NAME_MAX characters */
+		return -1;
+	memcpy(ref->name, name, strlen(name) + 1);
+	ref->instance = (unsigned)n;
+	return 0;
+}
+
 /* topo_choice: the index of s in words, or -1. */
 static int topo_choice(const char *s, const char *const *words)
 {
@@ -262,19 +327,25 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 	switch (k->type) {
 	case TOPO_T_NAME:
 	case TOPO_T_LINK:
-	case TOPO_T_RESOLVER:
 		if (topo_check_name(s) < 0)
-			return k->type == TOPO_T_NAME	? TOPO_NAME_RULE
-			       : k->type == TOPO_T_LINK ? "expected the name of a router"
-							: "expected the name of a [dns] node";
+			return k->type == TOPO_T_NAME ? TOPO_NAME_RULE
+						      : "expected the name of a router";
 		snprintf(dst, TOPO_NAME_MAX + 1, "%s", s);
 		return NULL;
+	case TOPO_T_RESOLVER:
+		snprintf(why, whylen,
+			 "expected the name of a [dns] or [resolver] node, or NAME.N for cache N "
+			 "(1 to %d) of a [resolver] node",
+			 TOPO_RESOLVER_COUNT_MAX);
+		return topo_resolver_ref(s, dst) < 0 ? why : NULL;
 	case TOPO_T_SERVICE:
 		if (inet_pton(AF_INET, s, &a) != 1 ||
 		    (ntohl(a.s_addr) & 0xFFFE0000u) != TOPO_LINK_BASE ||
-		    (ntohl(a.s_addr) & 0xFFFFFC00u) == TOPO_LINK_BASE)
+		    (ntohl(a.s_addr) & 0xFFFFFC00u) == TOPO_LINK_BASE ||
+		    (ntohl(a.s_addr) & 0xFFFF8000u) == TOPO_RESOLVER_BASE)
 			return "expected an IPv4 address in 198.18.0.0/15 outside the links' "
-			       "198.18.0.0/22, such as 198.19.0.1";
+			       "198.18.0.0/22 and the resolvers' 198.18.128.0/17, such as "
+			       "198.19.0.1";
 		memcpy(dst, &a, sizeof(a));
 		return NULL;
 	case TOPO_T_PORT:
@@ -345,8 +416,9 @@ size_t topo_value_size(enum topo_type type)
 	switch (type) {
 	case TOPO_T_NAME:
 	case TOPO_T_LINK:
-	case TOPO_T_RESOLVER:
 		return TOPO_NAME_MAX + 1;
+	case TOPO_T_RESOLVER:
+		return sizeof(struct topo_resolver_ref);
 	case TOPO_T_DNAME:
 		return TOPO_DNS_NAME_MAX + 2;
 	case TOPO_T_CHOICE:
@@ -403,12 +475,19 @@ const char *topo_format_size(uint64_t bytes, char *buf, size_t len)
 
 const char *topo_format_value(const struct topo_key *k, const void *src, char *buf, size_t len)
 {
+	const struct topo_resolver_ref *ref = src;
+
 	switch (k->type) {
 	case TOPO_T_NAME:
 	case TOPO_T_LINK:
-	case TOPO_T_RESOLVER:
 	case TOPO_T_DNAME:
 		snprintf(buf, len, "%s", (const char *)src);
+		break;
+	case TOPO_T_RESOLVER:
+		if (ref->instance)
+			snprintf(buf, len, "%s.%u", ref->name, ref->instance);
+		else
+			snprintf(buf, len, "%s", ref->name);
 		break;
 	case TOPO_T_CHOICE:
 		snprintf(buf, len, "%s", k->choices[*(const int *)src]);

@@ -3,7 +3,9 @@
  * explicit. `steerlab check` shows it, `steerlab run` keeps it in the run
  * directory, and topo_load reads it back to the same topology. Link
  * addresses are comments (they follow from the link order, they are not
- * keys). [zone] and [name] sections come last, their pairs as written.
+ * keys). A [resolver] node's resolverd keys follow its own, as written;
+ * [zone] and [name] sections come last, their pairs as written. A client
+ * of a [resolver] node names the cache it was given (NAME.N).
  * The output depends only on the topology: it is golden-tested.
  */
 #include "topology.h"
@@ -29,6 +31,7 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 {
 	const char *base = node ? (const char *)node : (const char *)t;
 	char buf[TOPO_DNS_NAME_MAX + 2];
+	struct in_addr cache;
 
 	for (int k = 0; k < n; k++) {
 		if (keys[k].type == TOPO_T_LINK) {
@@ -39,8 +42,17 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 			continue;
 		}
 		if (keys[k].type == TOPO_T_RESOLVER) {
-			if (node->resolver >= 0) /* -1: not used, in anycast mode */
+			if (node->resolver < 0) /* not used, in anycast mode */
+				continue;
+			if (node->resolver_instance == 0) {
 				fprintf(out, "resolver = %s\n", t->nodes[node->resolver].name);
+				continue;
+			}
+			cache = topo_client_resolver(t, (int)(node - t->nodes));
+			inet_ntop(AF_INET, &cache, buf, sizeof(buf));
+			fprintf(out, "# asks cache %s%d at %s\nresolver = %s.%d\n",
+				t->nodes[node->resolver].name, node->resolver_instance, buf,
+				t->nodes[node->resolver].name, node->resolver_instance);
 			continue;
 		}
 		fprintf(out, "%s = %s\n", keys[k].name,
@@ -48,14 +60,38 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 	}
 }
 
+/* topo_print_caches: a [resolver] node's caches and their addresses. */
+static void topo_print_caches(const struct topology *t, int i, FILE *out)
+{
+	const struct topo_node *node = &t->nodes[i];
+	char first[INET_ADDRSTRLEN], last[INET_ADDRSTRLEN], net[INET_ADDRSTRLEN];
+	struct in_addr a;
+
+	a = topo_resolver_addr(t, i, 1);
+	inet_ntop(AF_INET, &a, first, sizeof(first));
+	a = topo_resolver_addr(t, i, (int)node->count);
+	inet_ntop(AF_INET, &a, last, sizeof(last));
+	inet_ntop(AF_INET, &node->resolver_net, net, sizeof(net));
+	if (node->count == 1)
+		fprintf(out, "# cache %s1 at %s (block %s/24)\n", node->name, first, net);
+	else
+		fprintf(out, "# caches %s1 .. %s%u at %s .. %s (block %s/24)\n", node->name,
+			node->name, node->count, first, last, net);
+}
+
 void topo_print(const struct topology *t, FILE *out)
 {
 	const struct topo_key *keys;
-	int n;
+	int n, resolvers = 0;
 
+	for (int i = 0; i < t->nnodes; i++)
+		resolvers += t->nodes[i].kind == TOPO_RESOLVER;
 	fprintf(out, "# steerlab topology '%s', every value explicit (docs/topology.md).\n",
 		t->name);
 	fprintf(out, "# Link i is 198.18.0.0/30 + 4 i: router end .1, node end .2.\n");
+	if (resolvers)
+		fprintf(out, "# The k-th [resolver] (from 0) has 198.18.(128 + k).0/24: cache i "
+			     "at .i.\n");
 	fprintf(out, "\n[lab]\n");
 	keys = topo_keys(-1, &n);
 	topo_print_keys(t, NULL, keys, n, out);
@@ -65,12 +101,18 @@ void topo_print(const struct topology *t, FILE *out)
 		fprintf(out, "\n[%s %s]\n", topo_kind_name(node->kind), node->name);
 		if (node->kind == TOPO_CLIENT)
 			fprintf(out, "# client_id %u\n", node->client_id);
+		if (node->kind == TOPO_RESOLVER)
+			topo_print_caches(t, i, out);
 		if (node->kind == TOPO_ROUTER)
 			for (int l = 0; l < t->nlinks; l++)
 				if (t->links[l].router == i)
 					topo_print_link(t, l, out);
 		keys = topo_keys((int)node->kind, &n);
 		topo_print_keys(t, node, keys, n, out);
+		for (int p = 0; p < t->nrsv_pairs; p++)
+			if (t->rsv_pairs[p].node == i)
+				fprintf(out, "%s =%s%s\n", t->rsv_pairs[p].key,
+					*t->rsv_pairs[p].value ? " " : "", t->rsv_pairs[p].value);
 	}
 	for (int s = 0; s < t->nraw_sections; s++) {
 		const struct topo_raw_section *r = &t->raw_sections[s];

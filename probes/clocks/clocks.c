@@ -1,7 +1,8 @@
 /*
  * The clocks of a run directory: loading it, and the whole analysis; see
  * clocks.h. The readers of each kind of file are in clocks_events.c,
- * clocks_csv.c and clocks_pcap.c; the arithmetic in clocks_anycast.c.
+ * clocks_csv.c and clocks_pcap.c; the arithmetic in clocks_anycast.c,
+ * clocks_dns.c and clocks_scheme.c.
  */
 #include "clocks.h"
 
@@ -15,6 +16,8 @@
 
 #include "clocks_int.h"
 #include "log.h"
+
+#define CLOCKS_NSCHEMES 2 /* anycast, dns: the columns of the table */
 
 void clocks_warn(struct clocks_notes *notes, const char *fmt, ...)
 {
@@ -153,9 +156,15 @@ static int clocks_read_port(const char *rundir, struct clocks_input *in, char *e
 	return 0;
 }
 
-int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t errlen)
+void clocks_input_init(struct clocks_input *in)
 {
 	memset(in, 0, sizeof(*in));
+	in->traffic_start_ns = in->traffic_duration_ns = in->traffic_stop_ns = CLOCKS_NONE;
+}
+
+int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t errlen)
+{
+	clocks_input_init(in);
 	if (clocks_read_events(rundir, in, err, errlen) == -1 ||
 	    clocks_read_port(rundir, in, err, errlen) == -1 ||
 	    clocks_read_requests(rundir, in, err, errlen) == -1 ||
@@ -169,6 +178,11 @@ void clocks_input_free(struct clocks_input *in)
 	for (size_t i = 0; i < in->ncaptures; i++)
 		free(in->captures[i].packets);
 	free(in->captures);
+	for (size_t i = 0; i < in->nqcaptures; i++)
+		free(in->qcaptures[i].queries);
+	free(in->qcaptures);
+	free(in->health);
+	free(in->answers);
 	free(in->dead);
 	free(in->routes);
 	free(in->stats);
@@ -183,7 +197,7 @@ int clocks_analyse(const char *rundir, FILE *out)
 	char err[PATH_MAX + 256], path[PATH_MAX];
 	int rc = -1;
 
-	res = calloc(1, sizeof(*res));
+	res = calloc(CLOCKS_NSCHEMES, sizeof(*res));
 	if (res == NULL) {
 		log_warnx("clocks: out of memory");
 		return -1;
@@ -193,18 +207,21 @@ int clocks_analyse(const char *rundir, FILE *out)
 		goto out;
 	}
 	clocks_anycast(&in, &res[0]);
+	clocks_dns(&in, &res[1]);
 	if (snprintf(path, sizeof(path), "%s/clocks.json", rundir) >= (int)sizeof(path)) {
 		log_warnx("clocks: %s: path too long", rundir);
 		goto out;
 	}
-	if (clocks_write_json(path, &in, res, 1, err, sizeof(err)) == -1) {
+	if (clocks_write_json(path, &in, res, CLOCKS_NSCHEMES, err, sizeof(err)) == -1) {
 		log_warnx("clocks: %s", err);
 		goto out;
 	}
-	clocks_print(out, &in, res, 1);
+	clocks_print(out, &in, res, CLOCKS_NSCHEMES);
 	rc = 0;
 out:
 	clocks_input_free(&in);
+	for (int i = 0; i < CLOCKS_NSCHEMES; i++)
+		clocks_result_free(&res[i]);
 	free(res);
 	return rc;
 }

@@ -6,16 +6,23 @@
  *
  *   clocks_load()      reads the run directory (clocks_events.c, clocks_csv.c,
  *                      clocks_pcap.c) into a struct clocks_input: the failure
- *                      (t0, site, via, prefix), the events that matter, the
- *                      request packets of every capture, the client records.
- *                      A malformed file is an error naming the file and line.
- *   clocks_anycast()   computes one scheme's struct clocks_result from the
- *                      input, with no I/O (clocks_anycast.c). The DNS scheme
- *                      will be clocks_dns() beside it.
+ *                      (t0, site, via, prefix, the site's own address), the
+ *                      events that matter, the request packets of every
+ *                      capture with their destination, the DNS queries that
+ *                      reached authd, the client records. A malformed file is
+ *                      an error naming the file and line.
+ *   clocks_anycast(),  compute one scheme's struct clocks_result from the
+ *   clocks_dns()       input, with no I/O (clocks_anycast.c, clocks_dns.c; what
+ *                      the two share is in clocks_scheme.c).
  *   clocks_write_json(), clocks_print()
  *                      write clocks.json and the table (clocks_report.c).
  *
  * clocks_analyse() does all of it, for `steerlab run` and `steerlab report`.
+ *
+ * The same clients send both kinds of flow, so every request is given to one
+ * scheme by its client id (clocks_scheme_of): the anycast flow of client N
+ * carries id N, its DNS-steered flow CLOCKS_DNS_CLIENT_BASE + N, and the
+ * probers' probes carry 0 and belong to no scheme.
  *
  * Every time is in ns of CLOCK_REALTIME, the base that events and pcap
  * timestamps share. A clock that did not happen (the prober never declared
@@ -33,10 +40,31 @@
 #include "wire.h"
 
 #define CLOCKS_NONE INT64_MIN
+#define CLOCKS_NA (INT64_MIN + 1) /* not a measure of this scheme: no JSON key, "n/a" */
 #define CLOCKS_NAME_MAX 64
+#define CLOCKS_DNS_NAME_MAX 256 /* a DNS name in text, with its final dot */
 #define CLOCKS_MAX_WARNINGS 32
 #define CLOCKS_WARNING_LEN 256
 #define CLOCKS_MAX_SITES 64
+#define CLOCKS_MAX_ADDRS 64 /* IPv4 addresses in one answer_changed list */
+
+/*
+ * The client ids of the two schemes. The lab gives a client node's
+ * DNS-steered flow the id LAB_DNS_CLIENT_ID(N) = 100000 + N (lab/lab.h) and
+ * its anycast flow N, counting from 1; this mirrors it, and the unit tests
+ * check that the two agree. Id 0 is the probers' (docs/agents.md).
+ */
+#define CLOCKS_DNS_CLIENT_BASE 100000u
+#define CLOCKS_PROBE_CLIENT 0u
+
+enum clocks_scheme {
+	CLOCKS_SCHEME_NONE, /* a prober's probe */
+	CLOCKS_SCHEME_ANYCAST,
+	CLOCKS_SCHEME_DNS,
+};
+
+/* clocks_scheme_of: the scheme whose flow carries client id client. */
+enum clocks_scheme clocks_scheme_of(uint32_t client);
 
 /* Notes for the reader of the results: what is missing and why. */
 struct clocks_notes {
@@ -55,12 +83,16 @@ struct clocks_failure {
 	struct in_addr via;    /* the site's link address: the route's next hop */
 	struct in_addr prefix; /* the service prefix */
 	int prefixlen;
+	int has_address;	/* 0: a run from before site_failed had it */
+	struct in_addr address; /* the site's own (unicast) address */
 };
 
-/* declared_dead, from the probers' events */
+/* declared_dead, from the probers' events; node is the prober's node (the
+ * NODE of NODE.prober.events.jsonl): the site itself for a site's prober */
 struct clocks_dead {
 	int64_t t_ns;
 	char site[CLOCKS_NAME_MAX];
+	char node[CLOCKS_NAME_MAX];
 };
 
 /* route_deleted (deleted = 1) and route_added, from the collectors' events */
@@ -80,11 +112,29 @@ struct clocks_link_stats {
 	int64_t packets, received, dropped, if_dropped;
 };
 
+/* authd's health_changed: its verdict on a site */
+struct clocks_health {
+	int64_t t_ns;
+	char site[CLOCKS_NAME_MAX];
+	int healthy;
+};
+
+/* authd's answer_changed: what a name hands out, before and after; only
+ * the IPv4 addresses of the lists are kept */
+struct clocks_answer {
+	int64_t t_ns;
+	char name[CLOCKS_DNS_NAME_MAX];
+	int nbefore, nafter;
+	struct in_addr before[CLOCKS_MAX_ADDRS];
+	struct in_addr after[CLOCKS_MAX_ADDRS];
+};
+
 /* one request datagram seen in a capture */
 struct clocks_packet {
 	int64_t t_ns;
 	uint32_t client;
 	uint64_t seq;
+	struct in_addr dst; /* the anycast address, or a site's own address */
 };
 
 /* the request packets of capture-LABEL.pcap, in file order */
@@ -93,6 +143,20 @@ struct clocks_capture {
 	struct clocks_packet *packets;
 	size_t n, cap;
 	size_t other; /* captured packets that are not requests */
+};
+
+/* one DNS query that reached an authd link */
+struct clocks_query {
+	int64_t t_ns;
+	struct in_addr src; /* who asked: a resolver, or a client asking directly */
+};
+
+/* the queries of capture-dns-NODE.pcap (label dns-NODE), in file order */
+struct clocks_query_capture {
+	char label[CLOCKS_NAME_MAX];
+	struct clocks_query *queries;
+	size_t n, cap;
+	size_t other; /* captured packets that are not UDP DNS queries */
 };
 
 enum clocks_status {
@@ -115,6 +179,9 @@ struct clocks_input {
 	char lab[CLOCKS_NAME_MAX];
 	uint16_t port; /* the request port, for telling requests in captures */
 	struct clocks_failure failure;
+	/* lab.events.jsonl's traffic_started (t, duration_ns) and
+	 * traffic_stopped (t); CLOCKS_NONE when absent */
+	int64_t traffic_start_ns, traffic_duration_ns, traffic_stop_ns;
 
 	struct clocks_dead *dead;
 	size_t ndead, capdead;
@@ -122,8 +189,15 @@ struct clocks_input {
 	size_t nroutes, caproutes;
 	struct clocks_link_stats *stats;
 	size_t nstats, capstats;
+	struct clocks_health *health;
+	size_t nhealth, caphealth;
+	struct clocks_answer *answers;
+	size_t nanswers, capanswers;
+	size_t nauthd_files; /* *.authd.events.jsonl read */
 	struct clocks_capture *captures;
 	size_t ncaptures, capcaptures;
+	struct clocks_query_capture *qcaptures;
+	size_t nqcaptures, capqcaptures;
 	struct clocks_request *requests;
 	size_t nrequests, caprequests;
 	int have_requests; /* at least one requests-*.csv was read */
@@ -137,26 +211,43 @@ struct clocks_count {
 	int64_t n;
 };
 
+/* A count per address (the resolvers that queried authd). */
+struct clocks_addr_count {
+	struct in_addr addr;
+	int64_t n;
+};
+
 /* A distribution over clients, relative to t0. */
 struct clocks_dist {
 	int64_t n; /* clients */
 	int64_t p50_ns, p99_ns, max_ns;
 };
 
-/* One scheme's clocks. Times relative to t0 unless named _at_ns. */
+/* One scheme's clocks. Times relative to t0 unless named _at_ns. A field
+ * that is not a measure of the scheme is CLOCKS_NA. */
 struct clocks_result {
-	const char *scheme; /* "anycast" */
+	const char *scheme; /* "anycast", "dns" */
 	int64_t detect_ns, detect_at_ns;
 	int64_t steer_ns, steer_at_ns;
 	int64_t window_ns;
-	int64_t sent, ok, lost_client, errors;	       /* CLOCKS_NONE: no CSV */
-	int64_t lost_capture;			       /* CLOCKS_NONE: no capture */
-	int64_t capture_drops;			       /* CLOCKS_NONE: no capture_stats */
-	struct clocks_dist last_packet;		       /* per client, dead site, after t0 */
+	int64_t sent, ok, lost_client, errors; /* CLOCKS_NONE: no CSV */
+	int64_t lost_capture;		       /* CLOCKS_NONE: no capture */
+	int64_t capture_drops;		       /* CLOCKS_NONE: no capture_stats */
+	struct clocks_dist last_packet;	       /* clients that sent to the dead site after t0 */
+	struct clocks_dist last_per_client;    /* every client of the scheme, 0 if none */
 	struct clocks_count replies[CLOCKS_MAX_SITES]; /* ok records per site */
 	int nreplies;
 	struct clocks_count after_t0[CLOCKS_MAX_SITES]; /* requests per capture after t0 */
 	int nafter_t0;
+	/* dns only (CLOCKS_NA for anycast) */
+	int64_t remote_dead_ns, remote_dead_at_ns; /* the first remote prober's verdict */
+	char remote_prober[CLOCKS_NAME_MAX];	   /* its node */
+	char steer_name[CLOCKS_DNS_NAME_MAX];	   /* the name whose answer changed */
+	int64_t upstream_queries;		   /* CLOCKS_NONE: no query capture */
+	int64_t traffic_ns;			   /* for per second; CLOCKS_NONE: unknown */
+	struct clocks_addr_count *resolvers;	   /* queries per source address, by address */
+	size_t nresolvers;
+	int noflows; /* the run has no flows of this scheme */
 	struct clocks_notes notes;
 };
 
@@ -173,8 +264,15 @@ int clocks_analyse(const char *rundir, FILE *out);
 int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 void clocks_input_free(struct clocks_input *in);
 
-/* clocks_anycast: the anycast clocks of in; pure computation. */
+/* clocks_input_init: an empty input (what clocks_load starts from), for
+ * building one by hand. */
+void clocks_input_init(struct clocks_input *in);
+
+/* clocks_anycast, clocks_dns: one scheme's clocks of in into *r; pure
+ * computation. Free *r with clocks_result_free. */
 void clocks_anycast(const struct clocks_input *in, struct clocks_result *r);
+void clocks_dns(const struct clocks_input *in, struct clocks_result *r);
+void clocks_result_free(struct clocks_result *r);
 
 /* clocks_write_json: write the results (nres schemes) to path, through a
  * temporary file renamed into place. 0, or -1 with the reason in err. */
@@ -187,8 +285,14 @@ void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_
 
 /* clocks_decode_request: if the frame (link type dlt, caplen bytes) is an
  * IPv4 UDP datagram to port whose payload is a wire request, fill *msg and
- * return 0; otherwise -1. Checks every length. */
+ * *dst (its destination address; dst may be NULL) and return 0; otherwise
+ * -1. Checks every length. */
 int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
-			  struct wire_msg *msg);
+			  struct wire_msg *msg, struct in_addr *dst);
+
+/* clocks_decode_query: if the frame is an IPv4 UDP datagram to port 53
+ * holding at least a DNS header with QR = 0 (a query), fill *src (its
+ * source address) and return 0; otherwise -1. */
+int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src);
 
 #endif

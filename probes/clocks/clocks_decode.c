@@ -1,9 +1,10 @@
 /*
- * Telling request datagrams in captured frames: link header (Ethernet with
- * up to two VLAN tags, Linux cooked v1/v2, raw IP), IPv4, UDP, then the
- * lib/wire.h request. Every length is checked against what was captured
- * and against what the headers claim; fragments are not requests (a request
- * is 48 bytes and is never fragmented). Pure: no I/O, a fuzz target.
+ * Telling request datagrams and DNS queries in captured frames: link header
+ * (Ethernet with up to two VLAN tags, Linux cooked v1/v2, raw IP), IPv4,
+ * UDP, then the lib/wire.h request, or a DNS header. Every length is checked
+ * against what was captured and against what the headers claim; fragments
+ * are neither (a request is 48 bytes and a query a few dozen: neither is
+ * ever fragmented). Pure: no I/O, a fuzz target.
  */
 #include <pcap/dlt.h>
 #include <string.h>
@@ -57,11 +58,21 @@ static int clocks_link(int dlt, const uint8_t *f, size_t caplen, size_t *off, ui
 	return -1;
 }
 
-int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
-			  struct wire_msg *msg)
+/* a UDP datagram: its addresses, destination port, and the payload bytes
+ * that were captured (at most what the UDP length claims) */
+struct clocks_udp {
+	struct in_addr src, dst;
+	uint16_t dport;
+	size_t ulen; /* payload length the UDP header claims */
+	const uint8_t *payload;
+	size_t have; /* of it captured */
+};
+
+/* clocks_decode_udp: the IPv4 UDP datagram in a frame, not a fragment. */
+static int clocks_decode_udp(int dlt, const uint8_t *frame, size_t caplen, struct clocks_udp *u)
 {
 	const uint8_t *ip, *udp;
-	size_t off, avail, ihl, totlen, ulen, have;
+	size_t off, avail, ihl, totlen, ulen;
 	uint16_t type;
 
 	if (frame == NULL || clocks_link(dlt, frame, caplen, &off, &type) == -1 ||
@@ -83,15 +94,44 @@ int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t
 	if (avail < ihl + 8)
 		return -1;
 	udp = ip + ihl;
-	if (clocks_be16(udp + 2) != port)
-		return -1;
 	ulen = clocks_be16(udp + 4);
-	if (ulen < 8 + WIRE_LEN || ulen > totlen - ihl)
+	if (ulen < 8 || ulen > totlen - ihl)
 		return -1;
-	have = avail - ihl - 8;
-	if (have > ulen - 8)
-		have = ulen - 8;
-	if (wire_decode(udp + 8, have, msg) == -1 || msg->type != WIRE_REQUEST)
+	memcpy(&u->src, ip + 12, 4);
+	memcpy(&u->dst, ip + 16, 4);
+	u->dport = clocks_be16(udp + 2);
+	u->ulen = ulen - 8;
+	u->payload = udp + 8;
+	u->have = avail - ihl - 8;
+	if (u->have > u->ulen)
+		u->have = u->ulen;
+	return 0;
+}
+
+int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
+			  struct wire_msg *msg, struct in_addr *dst)
+{
+	struct clocks_udp u;
+
+	if (clocks_decode_udp(dlt, frame, caplen, &u) == -1 || u.dport != port || u.ulen < WIRE_LEN)
 		return -1;
+	if (wire_decode(u.payload, u.have, msg) == -1 || msg->type != WIRE_REQUEST)
+		return -1;
+	if (dst)
+		*dst = u.dst;
+	return 0;
+}
+
+#define CLOCKS_DNS_PORT 53
+#define CLOCKS_DNS_HEADER 12
+
+int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src)
+{
+	struct clocks_udp u;
+
+	if (clocks_decode_udp(dlt, frame, caplen, &u) == -1 || u.dport != CLOCKS_DNS_PORT ||
+	    u.have < CLOCKS_DNS_HEADER || (u.payload[2] & 0x80) /* QR: a response */)
+		return -1;
+	*src = u.src;
 	return 0;
 }

@@ -1,10 +1,13 @@
 /*
  * Reading the events the clocks need from the JSON Lines files of a run
- * directory: the lab's lab_up and site_failed, the probers' declared_dead,
- * the collectors' route_added / route_deleted and capture_stats. Other
- * events are skipped. Every line must be a JSON object with an integer "t"
- * and a string "event"; an event the clocks use must carry its fields, or
- * the read fails naming the file and line.
+ * directory, NODE.AGENT.events.jsonl: the lab's lab_up, site_failed,
+ * traffic_started and traffic_stopped; the probers' declared_dead (with the
+ * NODE of the file, which tells a site's own prober from a remote one); the
+ * collectors' (NODE.collector and NODE.collector-dns) route_added /
+ * route_deleted and capture_stats; authd's health_changed and
+ * answer_changed. Other events are skipped. Every line must be a JSON object
+ * with an integer "t" and a string "event"; an event the clocks use must
+ * carry its fields, or the read fails naming the file and line.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,6 +22,7 @@
 /* where a line came from, for error messages */
 struct clocks_line {
 	const char *path;
+	const char *node; /* the NODE of NODE.AGENT.events.jsonl */
 	int line;
 	const char *event;
 	json_t *obj;
@@ -35,17 +39,23 @@ static int clocks_fail(const struct clocks_line *l, const char *what, const char
 	return -1;
 }
 
-/* clocks_get_name: a string field that fits CLOCKS_NAME_MAX. */
-static int clocks_get_name(const struct clocks_line *l, const char *key, char *out)
+/* clocks_get_string: a non-empty string field that fits out[size]. */
+static int clocks_get_string(const struct clocks_line *l, const char *key, char *out, size_t size)
 {
 	json_t *v = json_object_get(l->obj, key);
 
 	if (!json_is_string(v))
 		return clocks_fail(l, "has no string", key);
-	if (json_string_length(v) == 0 || json_string_length(v) >= CLOCKS_NAME_MAX)
+	if (json_string_length(v) == 0 || json_string_length(v) >= size)
 		return clocks_fail(l, "has an empty or too long", key);
 	memcpy(out, json_string_value(v), json_string_length(v) + 1);
 	return 0;
+}
+
+/* clocks_get_name: a string field that fits CLOCKS_NAME_MAX. */
+static int clocks_get_name(const struct clocks_line *l, const char *key, char *out)
+{
+	return clocks_get_string(l, key, out, CLOCKS_NAME_MAX);
 }
 
 static int clocks_get_addr(const struct clocks_line *l, const char *key, struct in_addr *addr)
@@ -71,6 +81,35 @@ static int clocks_get_prefix(const struct clocks_line *l, const char *key, struc
 	return 0;
 }
 
+/* clocks_get_addrs: a list of address strings; the IPv4 ones go to addrs
+ * (at most CLOCKS_MAX_ADDRS), the IPv6 ones are skipped. */
+static int clocks_get_addrs(const struct clocks_line *l, const char *key, struct in_addr *addrs,
+			    int *n)
+{
+	json_t *v = json_object_get(l->obj, key), *a;
+	struct in6_addr a6;
+	size_t i;
+
+	if (!json_is_array(v))
+		return clocks_fail(l, "has no address list in", key);
+	*n = 0;
+	json_array_foreach(v, i, a)
+	{
+		const char *s = json_string_value(a);
+
+		if (s == NULL)
+			return clocks_fail(l, "has a non-string address in", key);
+		if (inet_pton(AF_INET6, s, &a6) == 1)
+			continue;
+		if (*n == CLOCKS_MAX_ADDRS)
+			return clocks_fail(l, "has too many IPv4 addresses in", key);
+		if (inet_pton(AF_INET, s, &addrs[*n]) != 1)
+			return clocks_fail(l, "has a bad address in", key);
+		(*n)++;
+	}
+	return 0;
+}
+
 /* clocks_get_count: a non-negative integer, or null (*known = 0). */
 static int clocks_get_count(const struct clocks_line *l, const char *key, int64_t *out, int *known)
 {
@@ -90,7 +129,7 @@ static int clocks_get_count(const struct clocks_line *l, const char *key, int64_
 static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	struct clocks_failure f;
-	json_t *port;
+	json_t *port, *v;
 
 	if (strcmp(l->event, "lab_up") == 0) {
 		if (in->lab[0] != '\0')
@@ -111,6 +150,12 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 		    clocks_get_addr(l, "via", &f.via) == -1 ||
 		    clocks_get_prefix(l, "prefix", &f.prefix, &f.prefixlen) == -1)
 			return -1;
+		/* runs from before the DNS scheme have no "address" */
+		if (json_object_get(l->obj, "address") != NULL) {
+			if (clocks_get_addr(l, "address", &f.address) == -1)
+				return -1;
+			f.has_address = 1;
+		}
 		if (in->failure.site[0] != '\0') {
 			clocks_warn(&in->notes,
 				    "%s:%d: another site_failed (%s); only the first "
@@ -119,6 +164,17 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 			return 0;
 		}
 		in->failure = f;
+	} else if (strcmp(l->event, "traffic_started") == 0) {
+		v = json_object_get(l->obj, "duration_ns");
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return clocks_fail(l, "has no duration (integer >= 0) in", "duration_ns");
+		if (in->traffic_start_ns == CLOCKS_NONE) {
+			in->traffic_start_ns = l->t;
+			in->traffic_duration_ns = json_integer_value(v);
+		}
+	} else if (strcmp(l->event, "traffic_stopped") == 0) {
+		if (in->traffic_stop_ns == CLOCKS_NONE)
+			in->traffic_stop_ns = l->t;
 	}
 	return 0;
 }
@@ -135,6 +191,7 @@ static int clocks_prober_event(struct clocks_input *in, const struct clocks_line
 	d->t_ns = l->t;
 	if (clocks_get_name(l, "site", d->site) == -1)
 		return -1;
+	snprintf(d->node, sizeof(d->node), "%s", l->node);
 	in->ndead++;
 	return 0;
 }
@@ -193,11 +250,47 @@ static int clocks_collector_event(struct clocks_input *in, const struct clocks_l
 	return 0;
 }
 
-/* clocks_read_jsonl: call fn for every event of the file. */
-static int clocks_read_jsonl(const char *path, clocks_event_fn fn, struct clocks_input *in,
-			     char *err, size_t errlen)
+static int clocks_authd_event(struct clocks_input *in, const struct clocks_line *l)
 {
-	struct clocks_line l = {.path = path, .err = err, .errlen = errlen};
+	struct clocks_health *h;
+	struct clocks_answer *a;
+	json_t *v;
+
+	if (strcmp(l->event, "health_changed") == 0) {
+		if (clocks_grow((void **)&in->health, &in->caphealth, in->nhealth,
+				sizeof(*in->health)) == -1)
+			return clocks_fail(l, "cannot be stored:", "out of memory");
+		h = &in->health[in->nhealth];
+		memset(h, 0, sizeof(*h));
+		h->t_ns = l->t;
+		if (clocks_get_name(l, "site", h->site) == -1)
+			return -1;
+		v = json_object_get(l->obj, "healthy");
+		if (!json_is_boolean(v))
+			return clocks_fail(l, "has no boolean", "healthy");
+		h->healthy = json_is_true(v);
+		in->nhealth++;
+	} else if (strcmp(l->event, "answer_changed") == 0) {
+		if (clocks_grow((void **)&in->answers, &in->capanswers, in->nanswers,
+				sizeof(*in->answers)) == -1)
+			return clocks_fail(l, "cannot be stored:", "out of memory");
+		a = &in->answers[in->nanswers];
+		memset(a, 0, sizeof(*a));
+		a->t_ns = l->t;
+		if (clocks_get_string(l, "name", a->name, sizeof(a->name)) == -1 ||
+		    clocks_get_addrs(l, "before", a->before, &a->nbefore) == -1 ||
+		    clocks_get_addrs(l, "after", a->after, &a->nafter) == -1)
+			return -1;
+		in->nanswers++;
+	}
+	return 0;
+}
+
+/* clocks_read_jsonl: call fn for every event of the file. */
+static int clocks_read_jsonl(const char *path, const char *node, clocks_event_fn fn,
+			     struct clocks_input *in, char *err, size_t errlen)
+{
+	struct clocks_line l = {.path = path, .node = node, .err = err, .errlen = errlen};
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -256,19 +349,38 @@ out:
 	return rc;
 }
 
-/* clocks_read_each: every file of the run directory ending in suffix. */
-static int clocks_read_each(const char *rundir, const char *suffix, clocks_event_fn fn,
-			    struct clocks_input *in, char *err, size_t errlen)
+#define CLOCKS_EVENTS_SUFFIX ".events.jsonl"
+
+/* clocks_read_each: every NODE.AGENT.events.jsonl of the run directory
+ * whose AGENT is agent, or (prefix set) begins with agent. *nfiles counts
+ * the files read. */
+static int clocks_read_each(const char *rundir, const char *agent, int prefix, clocks_event_fn fn,
+			    struct clocks_input *in, size_t *nfiles, char *err, size_t errlen)
 {
-	char path[PATH_MAX], **names;
-	size_t n;
+	char path[PATH_MAX], node[CLOCKS_NAME_MAX], **names;
+	size_t n, alen = strlen(agent);
 	int rc = 0;
 
-	if (clocks_list_dir(rundir, "", suffix, &names, &n, err, errlen) == -1)
+	if (clocks_list_dir(rundir, "", CLOCKS_EVENTS_SUFFIX, &names, &n, err, errlen) == -1)
 		return -1;
 	for (size_t i = 0; i < n && rc == 0; i++) {
+		const char *dot = strchr(names[i], '.'), *label = dot ? dot + 1 : "";
+		size_t llen = strlen(names[i]) - (size_t)(label - names[i]);
+
+		/* node names have no dot (lab/topology.c); the label is what
+		 * lies between the node and CLOCKS_EVENTS_SUFFIX */
+		if (dot == NULL || (size_t)(dot - names[i]) >= sizeof(node) ||
+		    llen < strlen(CLOCKS_EVENTS_SUFFIX))
+			continue;
+		llen -= strlen(CLOCKS_EVENTS_SUFFIX);
+		if (llen < alen || strncmp(label, agent, alen) != 0 || (!prefix && llen != alen))
+			continue;
+		memcpy(node, names[i], (size_t)(dot - names[i]));
+		node[dot - names[i]] = '\0';
 		snprintf(path, sizeof(path), "%s/%s", rundir, names[i]);
-		rc = clocks_read_jsonl(path, fn, in, err, errlen);
+		rc = clocks_read_jsonl(path, node, fn, in, err, errlen);
+		if (nfiles)
+			(*nfiles)++;
 	}
 	clocks_free_names(names, n);
 	return rc;
@@ -279,7 +391,7 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/lab.events.jsonl", rundir);
-	if (clocks_read_jsonl(path, clocks_lab_event, in, err, errlen) == -1)
+	if (clocks_read_jsonl(path, "lab", clocks_lab_event, in, err, errlen) == -1)
 		return -1;
 	if (in->lab[0] == '\0') {
 		snprintf(err, errlen, "%s: no lab_up event", path);
@@ -289,9 +401,11 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 		snprintf(err, errlen, "%s: no site_failed event: the run has no t0", path);
 		return -1;
 	}
-	if (clocks_read_each(rundir, ".prober.events.jsonl", clocks_prober_event, in, err,
+	if (clocks_read_each(rundir, "prober", 0, clocks_prober_event, in, NULL, err, errlen) ==
+		-1 ||
+	    clocks_read_each(rundir, "collector", 1, clocks_collector_event, in, NULL, err,
 			     errlen) == -1 ||
-	    clocks_read_each(rundir, ".collector.events.jsonl", clocks_collector_event, in, err,
+	    clocks_read_each(rundir, "authd", 0, clocks_authd_event, in, &in->nauthd_files, err,
 			     errlen) == -1)
 		return -1;
 	return 0;

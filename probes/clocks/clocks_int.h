@@ -34,4 +34,39 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 int clocks_read_captures(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 
+/*
+ * What the schemes compute the same way (clocks_scheme.c), told by a
+ * struct clocks_flows which requests are the scheme's: those of its client
+ * ids (clocks_scheme_of), and of them those is_flow accepts (NULL: all);
+ * of those, the ones in the failed site's capture that to_dead accepts
+ * (NULL: all) are the requests to the dead site.
+ */
+struct clocks_flows {
+	enum clocks_scheme scheme;
+	const char *name; /* "anycast", "dns": the result's scheme */
+	const char *what; /* "anycast flows (client ids 1-99999)", for notes */
+	int (*is_flow)(const struct clocks_input *in, const struct clocks_packet *p);
+	int (*to_dead)(const struct clocks_input *in, const struct clocks_packet *p);
+};
+
+/* clocks_scheme_init: *r with every clock missing; r->noflows set, with a
+ * note, when the clients' records are there and neither they nor the
+ * captures hold a request of the scheme. */
+void clocks_scheme_init(const struct clocks_input *in, const struct clocks_flows *fl,
+			struct clocks_result *r);
+
+/* clocks_scheme_measure: what the records and the captures say: sent, ok,
+ * lost_client, errors, replies; window, lost_capture, last_packet,
+ * last_per_client, after_t0; capture_drops. */
+void clocks_scheme_measure(const struct clocks_input *in, const struct clocks_flows *fl,
+			   struct clocks_result *r);
+
+/* clocks_missing: a warning, "SCHEME: ...", that a clock is missing; none
+ * for a scheme without flows, whose column is empty anyway. */
+void clocks_missing(struct clocks_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* clocks_rank: nearest-rank percentile p (0 < p <= 100) of sorted v[n > 0]. */
+int64_t clocks_rank(const int64_t *v, size_t n, int p);
+
 #endif

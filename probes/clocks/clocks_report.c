@@ -1,7 +1,9 @@
 /*
  * Writing the clocks: clocks.json (jansson) and the table for a person, one
  * column per scheme. Clocks are seconds relative to t0; a missing one is
- * null in JSON and "-" in the table, and the warnings say why.
+ * null in JSON and "-" in the table, and the warnings say why; a measure
+ * one scheme does not have (upstream queries for anycast) has no JSON key
+ * and is "n/a" in the table.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,36 +36,109 @@ static json_t *clocks_json_counts(const struct clocks_count *c, int n)
 	return o;
 }
 
+static json_t *clocks_json_str(const char *s)
+{
+	return s[0] ? json_string(s) : json_null();
+}
+
+/* clocks_per_s: n per second of traffic, or a negative number if unknown */
+static double clocks_per_s(const struct clocks_result *r)
+{
+	if (r->upstream_queries < 0 || r->traffic_ns == CLOCKS_NONE || r->traffic_ns <= 0)
+		return -1;
+	return (double)r->upstream_queries / ((double)r->traffic_ns / 1e9);
+}
+
+static json_t *clocks_json_dist(const struct clocks_dist *d, const char *clients, int64_t sent)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, clients, json_integer(d->n));
+	if (sent != CLOCKS_NA)
+		json_object_set_new(o, "sent_after_t0", json_integer(sent));
+	json_object_set_new(o, "p50", clocks_json_s(d->p50_ns));
+	json_object_set_new(o, "p99", clocks_json_s(d->p99_ns));
+	json_object_set_new(o, "max", clocks_json_s(d->max_ns));
+	return o;
+}
+
+/* clocks_json_dns: the fields only the DNS scheme has */
+static void clocks_json_dns(json_t *o, const struct clocks_result *r)
+{
+	json_t *res = json_object();
+	char addr[INET_ADDRSTRLEN];
+	double per_s = clocks_per_s(r);
+
+	json_object_set_new(o, "remote_dead_s", clocks_json_s(r->remote_dead_ns));
+	json_object_set_new(o, "remote_dead_at_ns", clocks_json_n(r->remote_dead_at_ns));
+	json_object_set_new(o, "remote_dead_prober", clocks_json_str(r->remote_prober));
+	json_object_set_new(o, "steer_name", clocks_json_str(r->steer_name));
+	json_object_set_new(o, "upstream_queries_per_s",
+			    per_s < 0 ? json_null() : json_real(per_s));
+	for (size_t i = 0; i < r->nresolvers; i++) {
+		inet_ntop(AF_INET, &r->resolvers[i].addr, addr, sizeof(addr));
+		json_object_set_new(res, addr, json_integer(r->resolvers[i].n));
+	}
+	json_object_set_new(o, "upstream_resolvers",
+			    r->upstream_queries == CLOCKS_NONE ? (json_decref(res), json_null())
+							       : res);
+}
+
 static json_t *clocks_json_scheme(const struct clocks_result *r)
 {
-	json_t *o = json_object(), *last = json_object();
+	json_t *o = json_object();
+	int dns = r->upstream_queries != CLOCKS_NA;
 
-	/* the required shape first, then the details */
+	/* the shape docs/clocks.md promises first, then the details */
 	json_object_set_new(o, "detect_s", clocks_json_s(r->detect_ns));
 	json_object_set_new(o, "steer_s", clocks_json_s(r->steer_ns));
 	json_object_set_new(o, "window_s", clocks_json_s(r->window_ns));
+	json_object_set_new(o, "last_per_client_s",
+			    clocks_json_dist(&r->last_per_client, "clients", r->last_packet.n));
 	json_object_set_new(o, "sent", clocks_json_n(r->sent));
 	json_object_set_new(o, "lost_client", clocks_json_n(r->lost_client));
 	json_object_set_new(o, "lost_capture", clocks_json_n(r->lost_capture));
 	json_object_set_new(o, "capture_drops", clocks_json_n(r->capture_drops));
+	if (dns)
+		json_object_set_new(o, "upstream_queries", clocks_json_n(r->upstream_queries));
 	json_object_set_new(o, "ok", clocks_json_n(r->ok));
 	json_object_set_new(o, "errors", clocks_json_n(r->errors));
 	json_object_set_new(o, "detect_at_ns", clocks_json_n(r->detect_at_ns));
 	json_object_set_new(o, "steer_at_ns", clocks_json_n(r->steer_at_ns));
-	json_object_set_new(last, "clients", json_integer(r->last_packet.n));
-	json_object_set_new(last, "p50", clocks_json_s(r->last_packet.p50_ns));
-	json_object_set_new(last, "p99", clocks_json_s(r->last_packet.p99_ns));
-	json_object_set_new(last, "max", clocks_json_s(r->last_packet.max_ns));
-	json_object_set_new(o, "last_packet_s", last);
+	if (dns)
+		clocks_json_dns(o, r);
+	json_object_set_new(o, "last_packet_s",
+			    clocks_json_dist(&r->last_packet, "clients", CLOCKS_NA));
 	json_object_set_new(o, "replies", clocks_json_counts(r->replies, r->nreplies));
 	json_object_set_new(o, "captured_after_t0", clocks_json_counts(r->after_t0, r->nafter_t0));
 	return o;
 }
 
-static void clocks_json_notes(json_t *arr, const struct clocks_notes *notes)
+/* clocks_note_repeated: is note k of notes (result i, -1 for the input's)
+ * a repeat of an earlier one? The schemes share some warnings (the capture
+ * drops); each is written once. */
+static int clocks_note_repeated(const struct clocks_input *in, const struct clocks_result *res,
+				int i, int k)
 {
-	for (int i = 0; i < notes->n; i++)
-		json_array_append_new(arr, json_string(notes->msg[i]));
+	const struct clocks_notes *notes = i < 0 ? &in->notes : &res[i].notes;
+
+	for (int j = -1; j <= i; j++) {
+		const struct clocks_notes *prev = j < 0 ? &in->notes : &res[j].notes;
+		for (int m = 0; m < (j == i ? k : prev->n); m++)
+			if (strcmp(prev->msg[m], notes->msg[k]) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+static void clocks_json_notes(json_t *arr, const struct clocks_input *in,
+			      const struct clocks_result *res, int i)
+{
+	const struct clocks_notes *notes = i < 0 ? &in->notes : &res[i].notes;
+
+	for (int k = 0; k < notes->n; k++)
+		if (!clocks_note_repeated(in, res, i, k))
+			json_array_append_new(arr, json_string(notes->msg[k]));
 	if (notes->lost)
 		json_array_append_new(arr, json_sprintf("%d more warnings not kept", notes->lost));
 }
@@ -73,23 +148,25 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 	const struct clocks_failure *f = &in->failure;
 	json_t *root = json_object(), *failed = json_object(), *schemes = json_object();
 	json_t *warnings = json_array();
-	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN + 4];
+	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN + 4], addr[INET_ADDRSTRLEN];
 
 	inet_ntop(AF_INET, &f->via, via, sizeof(via));
 	inet_ntop(AF_INET, &f->prefix, prefix, INET_ADDRSTRLEN);
 	snprintf(prefix + strlen(prefix), 4, "/%d", f->prefixlen);
+	inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
 	json_object_set_new(root, "lab", json_string(in->lab));
 	json_object_set_new(root, "t0_ns", json_integer(f->t0_ns));
 	json_object_set_new(root, "schemes", schemes);
 	json_object_set_new(failed, "site", json_string(f->site));
 	json_object_set_new(failed, "via", json_string(via));
 	json_object_set_new(failed, "prefix", json_string(prefix));
+	json_object_set_new(failed, "address", f->has_address ? json_string(addr) : json_null());
 	json_object_set_new(root, "failed", failed);
 	json_object_set_new(root, "port", json_integer(in->port));
-	clocks_json_notes(warnings, &in->notes);
+	clocks_json_notes(warnings, in, res, -1);
 	for (int i = 0; i < nres; i++) {
 		json_object_set_new(schemes, res[i].scheme, clocks_json_scheme(&res[i]));
-		clocks_json_notes(warnings, &res[i].notes);
+		clocks_json_notes(warnings, in, res, i);
 	}
 	json_object_set_new(root, "warnings", warnings);
 	return root;
@@ -128,12 +205,23 @@ out:
 	return rc;
 }
 
-/* clocks_cell: one table cell: seconds, a count or "-". */
-static const char *clocks_cell(char *buf, size_t len, int64_t v, int seconds)
+#define CLOCKS_LABEL_W 26
+#define CLOCKS_CELL_W 14
+
+enum clocks_cell_kind {
+	CLOCKS_CELL_SECONDS,
+	CLOCKS_CELL_COUNT,
+};
+
+/* clocks_cell: one table cell: seconds, a count, "-" (missing) or "n/a"
+ * (not a measure of the scheme). */
+static const char *clocks_cell(char *buf, size_t len, int64_t v, enum clocks_cell_kind kind)
 {
 	if (v == CLOCKS_NONE)
 		return "-";
-	if (seconds)
+	if (v == CLOCKS_NA)
+		return "n/a";
+	if (kind == CLOCKS_CELL_SECONDS)
 		snprintf(buf, len, "%.6f", (double)v / 1e9);
 	else
 		snprintf(buf, len, "%lld", (long long)v);
@@ -141,14 +229,32 @@ static const char *clocks_cell(char *buf, size_t len, int64_t v, int seconds)
 }
 
 static void clocks_row(FILE *out, const char *name, const struct clocks_result *res, int nres,
-		       size_t field, int seconds)
+		       size_t field, enum clocks_cell_kind kind)
 {
 	char buf[32];
 
-	fprintf(out, "%-26s", name);
+	fprintf(out, "%-*s", CLOCKS_LABEL_W, name);
 	for (int i = 0; i < nres; i++) {
 		int64_t v = *(const int64_t *)((const char *)&res[i] + field);
-		fprintf(out, " %14s", clocks_cell(buf, sizeof(buf), v, seconds));
+		fprintf(out, " %*s", CLOCKS_CELL_W, clocks_cell(buf, sizeof(buf), v, kind));
+	}
+	fputc('\n', out);
+}
+
+static void clocks_rate_row(FILE *out, const char *name, const struct clocks_result *res, int nres)
+{
+	char buf[32];
+
+	fprintf(out, "%-*s", CLOCKS_LABEL_W, name);
+	for (int i = 0; i < nres; i++) {
+		double v = clocks_per_s(&res[i]);
+		const char *cell = res[i].upstream_queries == CLOCKS_NA ? "n/a" : "-";
+
+		if (v >= 0) {
+			snprintf(buf, sizeof(buf), "%.2f", v);
+			cell = buf;
+		}
+		fprintf(out, " %*s", CLOCKS_CELL_W, cell);
 	}
 	fputc('\n', out);
 }
@@ -184,60 +290,108 @@ static void clocks_count_rows(FILE *out, const char *what, const struct clocks_r
 			if (seen)
 				continue;
 			snprintf(label, sizeof(label), "%s %s", what, list[k].name);
-			fprintf(out, "%-26s", label);
-			for (int j = 0; j < nres; j++)
-				fprintf(out, " %14s",
-					clocks_cell(buf, sizeof(buf),
-						    clocks_count_of(&res[j], after, list[k].name),
-						    0));
+			fprintf(out, "%-*s", CLOCKS_LABEL_W, label);
+			for (int j = 0; j < nres; j++) {
+				int64_t v = clocks_count_of(&res[j], after, list[k].name);
+				/* a scheme that never saw the name: none of its requests */
+				fprintf(out, " %*s", CLOCKS_CELL_W,
+					clocks_cell(buf, sizeof(buf), v == CLOCKS_NONE ? 0 : v,
+						    CLOCKS_CELL_COUNT));
+			}
 			fputc('\n', out);
 		}
 	}
+}
+
+/* clocks_legend: what detect and steer are in each scheme of the table */
+static void clocks_legend(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+			  int nres)
+{
+	const struct clocks_failure *f = &in->failure;
+	char via[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &f->via, via, sizeof(via));
+	if (f->has_address)
+		inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
+	else
+		snprintf(addr, sizeof(addr), "its address");
+	fputc('\n', out);
+	for (int i = 0; i < nres; i++) {
+		if (strcmp(res[i].scheme, "anycast") == 0)
+			fprintf(out,
+				"anycast: detect = %s's prober declares it dead; steer = the route "
+				"via %s leaves the FIB\n",
+				f->site, via);
+		else if (strcmp(res[i].scheme, "dns") == 0)
+			fprintf(out,
+				"dns: detect = authd's health verdict on %s; steer = authd stops "
+				"handing out %s\n",
+				f->site, addr);
+	}
+	fprintf(out,
+		"last packet: per client, its last request to %s after t0 (0 if none); "
+		"window = the max\n",
+		f->site);
 }
 
 void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
 		  int nres)
 {
 	const struct clocks_failure *f = &in->failure;
-	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN], when[32];
+	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], when[32];
 	time_t sec = (time_t)(f->t0_ns / 1000000000);
 	struct tm tm;
 
 	inet_ntop(AF_INET, &f->via, via, sizeof(via));
 	inet_ntop(AF_INET, &f->prefix, prefix, sizeof(prefix));
+	if (f->has_address)
+		inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
+	else
+		snprintf(addr, sizeof(addr), "unknown");
 	gmtime_r(&sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	fprintf(out, "lab %s: site %s failed at t0 = %s.%09lld UTC\n", in->lab, f->site, when,
 		(long long)(f->t0_ns % 1000000000));
 	fprintf(out,
-		"(site link %s, service %s/%d, request port %u; clocks in seconds after t0)\n\n",
-		via, prefix, f->prefixlen, in->port);
-	fprintf(out, "%-26s", "clock");
+		"(site link %s, site address %s, service %s/%d, request port %u; clocks in "
+		"seconds after t0)\n\n",
+		via, addr, prefix, f->prefixlen, in->port);
+	fprintf(out, "%-*s", CLOCKS_LABEL_W, "");
 	for (int i = 0; i < nres; i++)
-		fprintf(out, " %14s", res[i].scheme);
+		fprintf(out, " %*s", CLOCKS_CELL_W, res[i].scheme);
 	fputc('\n', out);
-#define ROW(name, member, s)                                                                       \
-	clocks_row(out, name, res, nres, offsetof(struct clocks_result, member), s)
-	ROW("detect_s", detect_ns, 1);
-	ROW("steer_s", steer_ns, 1);
-	ROW("window_s", window_ns, 1);
-	ROW("last packet p50_s", last_packet.p50_ns, 1);
-	ROW("last packet p99_s", last_packet.p99_ns, 1);
-	ROW("last packet max_s", last_packet.max_ns, 1);
-	ROW("clients after t0", last_packet.n, 0);
-	ROW("sent", sent, 0);
-	ROW("ok", ok, 0);
-	ROW("lost_client", lost_client, 0);
-	ROW("errors", errors, 0);
-	ROW("lost_capture", lost_capture, 0);
-	ROW("capture_drops", capture_drops, 0);
+#define ROW(name, member, kind)                                                                    \
+	clocks_row(out, name, res, nres, offsetof(struct clocks_result, member), kind)
+#define S CLOCKS_CELL_SECONDS
+#define N CLOCKS_CELL_COUNT
+	ROW("detect (s)", detect_ns, S);
+	ROW("remote prober dead (s)", remote_dead_ns, S);
+	ROW("steer (s)", steer_ns, S);
+	ROW("window (s)", window_ns, S);
+	ROW("last packet p50 (s)", last_per_client.p50_ns, S);
+	ROW("last packet p99 (s)", last_per_client.p99_ns, S);
+	ROW("last packet max (s)", last_per_client.max_ns, S);
+	ROW("clients", last_per_client.n, N);
+	ROW("clients sending after t0", last_packet.n, N);
+	ROW("requests sent", sent, N);
+	ROW("ok", ok, N);
+	ROW("lost (client)", lost_client, N);
+	ROW("lost (capture)", lost_capture, N);
+	ROW("errors", errors, N);
+	ROW("capture drops", capture_drops, N);
+	ROW("upstream DNS queries", upstream_queries, N);
+#undef S
+#undef N
 #undef ROW
+	clocks_rate_row(out, "upstream queries per s", res, nres);
 	clocks_count_rows(out, "replies from", res, nres, 0);
 	clocks_count_rows(out, "captured after t0 at", res, nres, 1);
+	clocks_legend(out, in, res, nres);
 	for (int i = -1; i < nres; i++) {
 		const struct clocks_notes *notes = i < 0 ? &in->notes : &res[i].notes;
 		for (int k = 0; k < notes->n; k++)
-			fprintf(out, "warning: %s\n", notes->msg[k]);
+			if (!clocks_note_repeated(in, res, i, k))
+				fprintf(out, "warning: %s\n", notes->msg[k]);
 		if (notes->lost)
 			fprintf(out, "warning: %d more warnings not kept\n", notes->lost);
 	}

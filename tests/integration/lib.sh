@@ -37,7 +37,7 @@ assert_le() {
 
 # assert_no_leftovers LAB RUNDIR: no namespace, state or process of the lab.
 assert_no_leftovers() {
-	local lab=$1 rundir=$2 pid start node agent now
+	local lab=$1 rundir=$2 pid start node agent now state
 	if ip netns list | awk '{print $1}' | grep -q "^$lab-"; then
 		fail "namespaces of $lab remain: $(ip netns list | grep "^$lab-" | tr '\n' ' ')"
 	fi
@@ -45,9 +45,25 @@ assert_no_leftovers() {
 	[ -s "$rundir/agents.tsv" ] || fail "no agents.tsv in $rundir"
 	while read -r pid start node agent; do
 		if [ -r "/proc/$pid/stat" ]; then
-			now=$(sed 's/.*) //' "/proc/$pid/stat" | awk '{print $20}')
-			[ "$now" = "$start" ] && fail "$agent of $node (pid $pid) is still running"
+			read -r state now < <(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null |
+				awk '{print $1, $20}') || continue # gone meanwhile
+			# a zombie has exited: after `steerlab up` its reaper is init, in its own time
+			[ "$now" = "$start" ] && [ "$state" != Z ] && fail "$agent of $node (pid $pid) is still running"
 		fi
 	done <"$rundir/agents.tsv"
 	echo "ok: no namespace, state or process of $lab remains"
+}
+
+# wait_until SECONDS COMMAND...: run COMMAND every 50 ms until it succeeds;
+# return 1 if it has not after SECONDS (a whole or decimal number). Polling
+# instead of a guessed sleep: quick when things are quick, patient when not.
+#	wait_until 5 dig_ok || fail "authd did not answer within 5 s"
+wait_until() {
+	local deadline
+	deadline=$(($(date +%s%3N) + $(awk -v s="$1" 'BEGIN { printf "%d", s * 1000 }')))
+	shift
+	until "$@"; do
+		[ "$(date +%s%3N)" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
 }

@@ -386,6 +386,9 @@ static void roundtrip(const char *path, char *const sets[], int nsets)
 		assert_int_equal(a->address.s_addr, b->address.s_addr);
 		assert_int_equal(a->mode, b->mode);
 		assert_int_equal(a->resolver, b->resolver);
+		assert_int_equal(a->resolver_instance, b->resolver_instance);
+		assert_int_equal(a->count, b->count);
+		assert_int_equal(a->resolver_net.s_addr, b->resolver_net.s_addr);
 		assert_string_equal(a->dns_name, b->dns_name);
 		assert_int_equal(a->sticky_ns, b->sticky_ns);
 		assert_true(a->quorum == b->quorum);
@@ -403,6 +406,12 @@ static void roundtrip(const char *path, char *const sets[], int nsets)
 		assert_string_equal(t->raw_pairs[i].key, u->raw_pairs[i].key);
 		assert_string_equal(t->raw_pairs[i].value, u->raw_pairs[i].value);
 	}
+	assert_int_equal(t->nrsv_pairs, u->nrsv_pairs);
+	for (int i = 0; i < t->nrsv_pairs; i++) {
+		assert_int_equal(t->rsv_pairs[i].node, u->rsv_pairs[i].node);
+		assert_string_equal(t->rsv_pairs[i].key, u->rsv_pairs[i].key);
+		assert_string_equal(t->rsv_pairs[i].value, u->rsv_pairs[i].value);
+	}
 	assert_int_equal(t->nlinks, u->nlinks);
 	for (int i = 0; i < t->nlinks; i++) {
 		assert_int_equal(t->links[i].router, u->links[i].router);
@@ -419,8 +428,9 @@ static void test_print_roundtrip(void **state)
 {
 	char *sets[] = {"fail_at=1234567ns", "capture_buffer=1000", "b.metric=0"};
 	char *dns_sets[] = {"c1.mode=anycast",	     "c2.name=api.lab.example.", "ns.quorum=0",
-			    "ns.all_dead=fail-open", "a.address=198.18.200.1",	 "c2.sticky=1500ms",
+			    "ns.all_dead=fail-open", "a.address=198.18.100.1",	 "c2.sticky=1500ms",
 			    "p1.probe_up=7",	     "dns_name=x_y.lab.example"};
+	char *rsv_sets[] = {"r.count=7", "c2.resolver=edge", "c8.resolver=r.6"};
 
 	(void)state;
 	roundtrip("topology/anycast.ini", NULL, 0);
@@ -428,6 +438,9 @@ static void test_print_roundtrip(void **state)
 	roundtrip(DATA "full.ini", sets, 3);
 	roundtrip(DATA "dns.ini", NULL, 0);
 	roundtrip(DATA "dns.ini", dns_sets, 8);
+	roundtrip(DATA "resolver.ini", NULL, 0);
+	roundtrip(DATA "resolver.ini", rsv_sets, 3);
+	roundtrip("topology/compare.ini", NULL, 0);
 }
 
 static void test_format(void **state)
@@ -460,6 +473,7 @@ static void test_find_and_kinds(void **state)
 	assert_string_equal(topo_kind_name(TOPO_CLIENT), "client");
 	assert_string_equal(topo_kind_name(TOPO_DNS), "dns");
 	assert_string_equal(topo_kind_name(TOPO_PROBER), "prober");
+	assert_string_equal(topo_kind_name(TOPO_RESOLVER), "resolver");
 	free(t);
 }
 
@@ -505,7 +519,7 @@ static void test_error_forms(void **state)
 	expect_errors(DATA "err_unknown_kind.ini", NULL, 0,
 		      DATA "err_unknown_kind.ini:3: unknown section kind 'switch' (expected [lab], "
 			   "[router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
-			   "[zone NAME] or [name NAME])\n");
+			   "[resolver NAME], [zone NAME] or [name NAME])\n");
 	expect_errors(DATA "err_no_site.ini", NULL, 0,
 		      DATA "err_no_site.ini: no [site] section: a lab needs at least one site\n");
 }
@@ -604,12 +618,12 @@ static void test_error_limits(void **state)
 	write_temp(path, text, (size_t)(p - text));
 	p = text;
 	for (int i = 0; i < 20; i++)
-		p +=
-		    sprintf(p,
-			    "%s:%d: unknown section kind 'switch' (expected [lab], [router NAME], "
-			    "[site NAME], [client NAME], [dns NAME], [prober NAME], [zone NAME] or "
-			    "[name NAME])\n",
-			    path, i + 1);
+		p += sprintf(
+		    p,
+		    "%s:%d: unknown section kind 'switch' (expected [lab], [router NAME], "
+		    "[site NAME], [client NAME], [dns NAME], [prober NAME], [resolver NAME], "
+		    "[zone NAME] or [name NAME])\n",
+		    path, i + 1);
 	sprintf(p, "%s: too many errors, stopping\n", path);
 	expect_errors(path, NULL, 0, text);
 	unlink(path);

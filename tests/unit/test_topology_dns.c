@@ -451,7 +451,7 @@ static void test_dns_error_forms(void **state)
 			   "serve it\n" DATA
 			   "err_dns_missing.ini:7: [prober p1] reports to a [dns] node; there is "
 			   "none\n" DATA "err_dns_missing.ini:11: [client c1] mode = dns needs "
-			   "resolver = NAME of a [dns] node\n");
+			   "resolver = NAME of a [dns] or [resolver] node\n");
 }
 
 static void test_dns_error_sets(void **state)
@@ -480,14 +480,14 @@ static void test_dns_error_sets(void **state)
 		      "--set ns.all_dead=open: expected fail-open or fail-closed\n"
 		      "--set c2.mode=tcp: expected anycast, dns or both\n"
 		      "--set c2.sticky=1 s: expected a duration such as 100ms or 2s\n"
-		      "--set c1.resolver=a: [client c1] resolver: 'a' is a site, not a [dns] "
-		      "node\n");
+		      "--set c1.resolver=a: [client c1] resolver: 'a' is a site, not a [dns] or "
+		      "[resolver] node\n");
 	expect_errors(DATA "minimal.ini", mode, 1,
 		      "--set c1.mode=dns: [client c1] mode = dns needs resolver = NAME of a [dns] "
-		      "node\n");
+		      "or [resolver] node\n");
 	expect_errors(DATA "minimal.ini", both, 2,
 		      "--set c1.resolver=r1: [client c1] resolver: 'r1' is a router, not a [dns] "
-		      "node\n");
+		      "or [resolver] node\n");
 	/* two addresses the same: the one set last is blamed, the other named */
 	expect_errors(DATA "minimal.ini", addr, 1,
 		      "--set s1.address=198.19.0.1: [site s1] address: 198.19.0.1 is also the "

@@ -1,0 +1,29 @@
+/*
+ * resolverd's configuration for a lab's [resolver] node, made from the
+ * topology, as dnsconf.h makes authd's.
+ *
+ * The node's header line becomes `[resolverd]` and its resolverd keys
+ * (min_ttl, phase, timeout, ...) stay at their own lines, blank lines
+ * between, so that resolverd's parser -- which the lab runs on it before
+ * anything is built -- reports an error as "topology.ini:LINE: ...". After
+ * them come the keys the lab generates: `upstream`, every [dns] node's
+ * address, and a `[resolvers NAME]` group of `count` caches from the
+ * node's first address (docs/topology.md, Addresses).
+ */
+#ifndef STEERLAB_RESOLVCONF_H
+#define STEERLAB_RESOLVCONF_H
+
+#include <stdio.h>
+
+#include "topology.h"
+
+/* resolvconf_write: the configuration of [resolver] node `node` to out.
+ * 0 or -1. */
+int resolvconf_write(const struct topology *t, int node, FILE *out);
+
+/* resolvconf_check: run resolverd's parser on the configuration of every
+ * [resolver] node; problems go to err, named by the topology file's lines.
+ * 0 if all are valid (or there is no [resolver] node), else -1. */
+int resolvconf_check(const struct topology *t, FILE *err);
+
+#endif

@@ -1,0 +1,297 @@
+/*
+ * What every scheme computes the same way, each over its own requests (see
+ * struct clocks_flows): the counts of the clients' records, where its
+ * requests went after t0, the window and the last request per client at the
+ * dead site, and the capture drops. Each scheme's own clocks (detect, steer)
+ * are in clocks_anycast.c and clocks_dns.c. Pure computation, no I/O.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clocks_int.h"
+
+enum clocks_scheme clocks_scheme_of(uint32_t client)
+{
+	if (client == CLOCKS_PROBE_CLIENT)
+		return CLOCKS_SCHEME_NONE;
+	return client < CLOCKS_DNS_CLIENT_BASE ? CLOCKS_SCHEME_ANYCAST : CLOCKS_SCHEME_DNS;
+}
+
+static int clocks_is_flow(const struct clocks_input *in, const struct clocks_flows *fl,
+			  const struct clocks_packet *p)
+{
+	return clocks_scheme_of(p->client) == fl->scheme &&
+	       (fl->is_flow == NULL || fl->is_flow(in, p));
+}
+
+static int clocks_is_dead(const struct clocks_input *in, const struct clocks_flows *fl,
+			  const struct clocks_packet *p)
+{
+	return p->t_ns > in->failure.t0_ns && clocks_is_flow(in, fl, p) &&
+	       (fl->to_dead == NULL || fl->to_dead(in, p));
+}
+
+void clocks_missing(struct clocks_result *r, const char *fmt, ...)
+{
+	char msg[CLOCKS_WARNING_LEN];
+	va_list ap;
+
+	if (r->noflows)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	clocks_warn(&r->notes, "%s: %s", r->scheme, msg);
+}
+
+static int clocks_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int clocks_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int64_t clocks_rank(const int64_t *v, size_t n, int p)
+{
+	size_t k = ((size_t)p * n + 99) / 100;
+
+	return v[k ? k - 1 : 0];
+}
+
+/* clocks_dist_fill: d from the n values v (sorted here); n = 0 leaves the
+ * percentiles missing. */
+static void clocks_dist_fill(struct clocks_dist *d, int64_t *v, size_t n)
+{
+	d->n = (int64_t)n;
+	if (n == 0)
+		return;
+	qsort(v, n, sizeof(*v), clocks_cmp_i64);
+	d->p50_ns = clocks_rank(v, n, 50);
+	d->p99_ns = clocks_rank(v, n, 99);
+	d->max_ns = v[n - 1];
+}
+
+/* clocks_count_add: add to name's count in a count list. */
+static void clocks_count_add(struct clocks_count *list, int *n, const char *name, int64_t add,
+			     struct clocks_notes *notes)
+{
+	for (int i = 0; i < *n; i++) {
+		if (strcmp(list[i].name, name) == 0) {
+			list[i].n += add;
+			return;
+		}
+	}
+	if (*n == CLOCKS_MAX_SITES) {
+		clocks_warn(notes, "more than %d sites: %s not counted", CLOCKS_MAX_SITES, name);
+		return;
+	}
+	snprintf(list[*n].name, sizeof(list[*n].name), "%s", name);
+	list[(*n)++].n = add;
+}
+
+void clocks_scheme_init(const struct clocks_input *in, const struct clocks_flows *fl,
+			struct clocks_result *r)
+{
+	int any = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->scheme = fl->name;
+	r->detect_ns = r->detect_at_ns = r->steer_ns = r->steer_at_ns = CLOCKS_NONE;
+	r->window_ns = r->lost_capture = r->capture_drops = CLOCKS_NONE;
+	r->sent = r->ok = r->lost_client = r->errors = CLOCKS_NONE;
+	r->last_packet.p50_ns = r->last_packet.p99_ns = r->last_packet.max_ns = CLOCKS_NONE;
+	r->last_per_client.p50_ns = r->last_per_client.p99_ns = CLOCKS_NONE;
+	r->last_per_client.max_ns = CLOCKS_NONE;
+	r->remote_dead_ns = r->remote_dead_at_ns = r->upstream_queries = CLOCKS_NA;
+	r->traffic_ns = CLOCKS_NA;
+	/* without the clients' records, missing data is not a missing scheme */
+	if (!in->have_requests)
+		return;
+	for (size_t i = 0; i < in->nrequests && !any; i++)
+		any = clocks_scheme_of(in->requests[i].client) == fl->scheme;
+	for (size_t i = 0; i < in->ncaptures && !any; i++)
+		for (size_t k = 0; k < in->captures[i].n && !any; k++)
+			any = clocks_is_flow(in, fl, &in->captures[i].packets[k]);
+	if (!any) {
+		clocks_warn(&r->notes,
+			    "%s: the run has no %s in the records or the captures: nothing to "
+			    "measure",
+			    r->scheme, fl->what);
+		r->noflows = 1;
+	}
+}
+
+/* clocks_clients: the sorted distinct ids of the scheme's clients, from its
+ * records and its captured requests, in a malloc'd array. -1: no memory. */
+static int clocks_clients(const struct clocks_input *in, const struct clocks_flows *fl,
+			  uint32_t **ids, size_t *n)
+{
+	size_t total = in->nrequests, k = 0;
+
+	*ids = NULL;
+	*n = 0;
+	for (size_t i = 0; i < in->ncaptures; i++)
+		total += in->captures[i].n;
+	if (total == 0)
+		return 0;
+	*ids = malloc(total * sizeof(**ids));
+	if (*ids == NULL)
+		return -1;
+	for (size_t i = 0; i < in->nrequests; i++)
+		if (clocks_scheme_of(in->requests[i].client) == fl->scheme)
+			(*ids)[k++] = in->requests[i].client;
+	for (size_t i = 0; i < in->ncaptures; i++)
+		for (size_t j = 0; j < in->captures[i].n; j++)
+			if (clocks_is_flow(in, fl, &in->captures[i].packets[j]))
+				(*ids)[k++] = in->captures[i].packets[j].client;
+	qsort(*ids, k, sizeof(**ids), clocks_cmp_u32);
+	for (size_t i = 0; i < k; i++)
+		if (*n == 0 || (*ids)[*n - 1] != (*ids)[i])
+			(*ids)[(*n)++] = (*ids)[i];
+	return 0;
+}
+
+/* clocks_dead_site: window, lost_capture and the last request per client of
+ * the requests to the dead site after t0, in its capture c. */
+static void clocks_dead_site(const struct clocks_input *in, const struct clocks_flows *fl,
+			     const struct clocks_capture *c, struct clocks_result *r)
+{
+	int64_t t0 = in->failure.t0_ns, *last = NULL, *sent = NULL;
+	uint32_t *ids = NULL, *hit;
+	size_t nids = 0, nsent = 0;
+
+	r->window_ns = 0;
+	r->lost_capture = 0;
+	if (clocks_clients(in, fl, &ids, &nids) == -1 ||
+	    (nids > 0 && ((last = malloc(nids * sizeof(*last))) == NULL ||
+			  (sent = malloc(nids * sizeof(*sent))) == NULL))) {
+		clocks_warn(&r->notes, "%s: last packet per client: out of memory", r->scheme);
+		nids = 0;
+	}
+	for (size_t i = 0; i < nids; i++)
+		last[i] = CLOCKS_NONE;
+	for (size_t k = 0; k < c->n; k++) {
+		const struct clocks_packet *p = &c->packets[k];
+
+		if (!clocks_is_dead(in, fl, p))
+			continue;
+		r->lost_capture++;
+		if (p->t_ns - t0 > r->window_ns)
+			r->window_ns = p->t_ns - t0;
+		hit = nids ? bsearch(&p->client, ids, nids, sizeof(*ids), clocks_cmp_u32) : NULL;
+		if (hit && p->t_ns > last[hit - ids])
+			last[hit - ids] = p->t_ns;
+	}
+	/* last_packet over the clients that sent to the dead site after t0;
+	 * last_per_client over every client, 0 for the others */
+	for (size_t i = 0; i < nids; i++) {
+		if (last[i] != CLOCKS_NONE)
+			sent[nsent++] = last[i] - t0;
+		last[i] = last[i] == CLOCKS_NONE ? 0 : last[i] - t0;
+	}
+	clocks_dist_fill(&r->last_packet, sent, nsent);
+	clocks_dist_fill(&r->last_per_client, last, nids);
+	free(ids);
+	free(last);
+	free(sent);
+}
+
+static void clocks_captures(const struct clocks_input *in, const struct clocks_flows *fl,
+			    struct clocks_result *r)
+{
+	const struct clocks_capture *dead = NULL;
+
+	for (size_t i = 0; i < in->ncaptures; i++) {
+		const struct clocks_capture *c = &in->captures[i];
+		int64_t after = 0;
+
+		for (size_t k = 0; k < c->n; k++)
+			after += c->packets[k].t_ns > in->failure.t0_ns &&
+				 clocks_is_flow(in, fl, &c->packets[k]);
+		clocks_count_add(r->after_t0, &r->nafter_t0, c->label, after, &r->notes);
+		if (strcmp(c->label, in->failure.site) == 0)
+			dead = c;
+	}
+	if (dead == NULL) {
+		uint32_t *ids;
+		size_t nids;
+
+		clocks_missing(r, "window: no capture-%s.pcap of the failed site",
+			       in->failure.site);
+		if (clocks_clients(in, fl, &ids, &nids) == 0)
+			r->last_per_client.n = (int64_t)nids;
+		free(ids);
+		return;
+	}
+	clocks_dead_site(in, fl, dead, r);
+}
+
+static void clocks_requests(const struct clocks_input *in, const struct clocks_flows *fl,
+			    struct clocks_result *r)
+{
+	if (!in->have_requests) {
+		clocks_missing(r, "requests: no requests-*.csv with records");
+		return;
+	}
+	r->sent = r->ok = r->lost_client = r->errors = 0;
+	for (size_t i = 0; i < in->nrequests; i++) {
+		const struct clocks_request *q = &in->requests[i];
+
+		if (clocks_scheme_of(q->client) != fl->scheme)
+			continue;
+		r->sent++;
+		if (q->status == CLOCKS_OK) {
+			r->ok++;
+			clocks_count_add(r->replies, &r->nreplies, q->site, 1, &r->notes);
+		} else if (q->status == CLOCKS_TIMEOUT) {
+			r->lost_client++;
+		} else {
+			r->errors++;
+		}
+	}
+}
+
+/* clocks_drops: the same for every scheme, so its warnings name none (the
+ * writers print a repeated warning once) */
+static void clocks_drops(const struct clocks_input *in, struct clocks_result *r)
+{
+	if (in->nstats == 0) {
+		clocks_warn(&r->notes, "capture_drops: no capture_stats in "
+				       "*.collector*.events.jsonl (was the collector killed?)");
+		return;
+	}
+	r->capture_drops = 0;
+	for (size_t i = 0; i < in->nstats; i++) {
+		const struct clocks_link_stats *s = &in->stats[i];
+		if (!s->known) {
+			clocks_warn(&r->notes, "capture_drops: no drop counts for link %s",
+				    s->label);
+			r->capture_drops = CLOCKS_NONE;
+			return;
+		}
+		r->capture_drops += s->dropped + s->if_dropped;
+	}
+}
+
+void clocks_scheme_measure(const struct clocks_input *in, const struct clocks_flows *fl,
+			   struct clocks_result *r)
+{
+	clocks_captures(in, fl, r);
+	clocks_requests(in, fl, r);
+	clocks_drops(in, r);
+}
+
+void clocks_result_free(struct clocks_result *r)
+{
+	free(r->resolvers);
+	r->resolvers = NULL;
+	r->nresolvers = 0;
+}
