@@ -141,7 +141,7 @@ check: deps
 
 demo: deps
 	$(MAKE) all
-	bin/steerlab run topology/anycast.ini
+	bin/steerlab run topology/compare.ini
 
 bench:
 	$(MAKE) deps EXTRA_PKGS="$(BENCH_PKGS)"

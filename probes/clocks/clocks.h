@@ -46,6 +46,7 @@
 #define CLOCKS_MAX_WARNINGS 32
 #define CLOCKS_WARNING_LEN 256
 #define CLOCKS_MAX_SITES 64
+#define CLOCKS_MAX_CLIENTS 256
 #define CLOCKS_MAX_ADDRS 64 /* IPv4 addresses in one answer_changed list */
 
 /*
@@ -235,6 +236,13 @@ struct clocks_result {
 	int64_t capture_drops;		       /* CLOCKS_NONE: no capture_stats */
 	struct clocks_dist last_packet;	       /* clients that sent to the dead site after t0 */
 	struct clocks_dist last_per_client;    /* every client of the scheme, 0 if none */
+	/* each client's last request to the dead site after t0 (0 if none), by
+	 * client id, for the first CLOCKS_MAX_CLIENTS clients */
+	struct {
+		uint32_t client;
+		int64_t last_ns;
+	} by_client[CLOCKS_MAX_CLIENTS];
+	int nby_client;
 	struct clocks_count replies[CLOCKS_MAX_SITES]; /* ok records per site */
 	int nreplies;
 	struct clocks_count after_t0[CLOCKS_MAX_SITES]; /* requests per capture after t0 */

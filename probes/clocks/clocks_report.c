@@ -109,6 +109,13 @@ static json_t *clocks_json_scheme(const struct clocks_result *r)
 		clocks_json_dns(o, r);
 	json_object_set_new(o, "last_packet_s",
 			    clocks_json_dist(&r->last_packet, "clients", CLOCKS_NA));
+	json_t *by = json_object();
+	for (int i = 0; i < r->nby_client; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "%u", r->by_client[i].client);
+		json_object_set_new(by, id, clocks_json_s(r->by_client[i].last_ns));
+	}
+	json_object_set_new(o, "last_by_client_s", by);
 	json_object_set_new(o, "replies", clocks_json_counts(r->replies, r->nreplies));
 	json_object_set_new(o, "captured_after_t0", clocks_json_counts(r->after_t0, r->nafter_t0));
 	return o;

@@ -196,7 +196,14 @@ static void clocks_dead_site(const struct clocks_input *in, const struct clocks_
 		if (last[i] != CLOCKS_NONE)
 			sent[nsent++] = last[i] - t0;
 		last[i] = last[i] == CLOCKS_NONE ? 0 : last[i] - t0;
+		if (r->nby_client < CLOCKS_MAX_CLIENTS) {
+			r->by_client[r->nby_client].client = ids[i];
+			r->by_client[r->nby_client++].last_ns = last[i];
+		}
 	}
+	if (nids > CLOCKS_MAX_CLIENTS)
+		clocks_warn(&r->notes, "%s: more than %d clients: last_by_client_s lists the first",
+			    r->scheme, CLOCKS_MAX_CLIENTS);
 	clocks_dist_fill(&r->last_packet, sent, nsent);
 	clocks_dist_fill(&r->last_per_client, last, nids);
 	free(ids);

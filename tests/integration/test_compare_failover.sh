@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Anycast and DNS steering through one failure, in one run
+# (tests/integration/data/compare.ini): TTL 2 s, probes every 100 ms,
+# threshold 3. TTL-honouring DNS clients stop reaching the dead site within
+# [detect, detect + TTL + 0.5 s], the slowest of them after detect + TTL -
+# 0.5 s; the sticky client keeps sending to it for its 8 s; anycast fails
+# over within detect + 50 ms; nothing of the lab remains.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-cmp
+ttl=2
+lab_guard $lab
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+rundir=$out/run
+
+$STEERLAB run tests/integration/data/compare.ini --out "$rundir" --quiet >"$out/run.log" 2>&1 ||
+	{ cat "$out/run.log"; fail "steerlab run failed"; }
+clocks=$rundir/clocks.json
+[ -s "$clocks" ] || fail "no $clocks"
+jq -c '.schemes.dns | {detect_s, steer_s, window_s, last_by_client_s, upstream_queries}' "$clocks"
+jq -c '.schemes.anycast | {detect_s, steer_s, window_s, lost_client, lost_capture}' "$clocks"
+
+detect=$(json "$clocks" .schemes.dns.detect_s)
+[ "$detect" != null ] || fail "dns: no detect clock"
+for id in 100001 100002 100003 100004; do
+	last=$(json "$clocks" ".schemes.dns.last_by_client_s[\"$id\"]")
+	[ "$last" != null ] || fail "dns client $id: no last packet"
+	assert_le "$detect" "$last" "client $id's last packet to the dead site comes after detect"
+	assert_le "$last" "$(awk -v d="$detect" -v t=$ttl 'BEGIN { print d + t + 0.5 }')" \
+		"client $id's last packet is within detect + TTL + 0.5 s"
+done
+slowest=$(jq -r '[.schemes.dns.last_by_client_s | to_entries[] |
+	select(.key == "100001" or .key == "100002" or .key == "100003" or .key == "100004") | .value] | max' "$clocks")
+assert_le "$(awk -v d="$detect" -v t=$ttl 'BEGIN { print d + t - 0.5 }')" "$slowest" \
+	"the slowest TTL-honouring client sends to the dead site past detect + TTL - 0.5 s"
+
+# c5 resolved at the start of traffic and keeps that answer 8 s: it sends to
+# the dead site until 8 s - fail_at (3 s) = 5 s after t0
+sticky=$(json "$clocks" '.schemes.dns.last_by_client_s["100005"]')
+assert_le 4.5 "$sticky" "the sticky client keeps sending to the dead site until its 8 s are up"
+assert_le "$sticky" 5.5 "the sticky client moves once its 8 s are up"
+
+adetect=$(json "$clocks" .schemes.anycast.detect_s)
+awindow=$(json "$clocks" .schemes.anycast.window_s)
+[ "$adetect" != null ] && [ "$awindow" != null ] || fail "anycast: a clock is missing"
+assert_le "$awindow" "$(awk -v d="$adetect" 'BEGIN { print d + 0.05 }')" "anycast window <= detect + 50 ms"
+[ "$(json "$clocks" .schemes.dns.capture_drops)" = 0 ] || fail "the captures dropped packets"
+echo "ok: capture_drops = 0"
+
+assert_no_leftovers $lab "$rundir"
+rm -rf "$out"
