@@ -467,6 +467,7 @@ static void topo_defaults(struct topology *t)
 	t->probe_down = 3;
 	t->probe_up = 3;
 	snprintf(t->dns_name, sizeof(t->dns_name), "www.lab.example");
+	t->sticky_ns = 60 * NSEC_PER_SEC;
 }
 
 int topo_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err)

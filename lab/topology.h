@@ -147,6 +147,10 @@ struct topology {
 	int64_t probe_interval_ns, probe_timeout_ns;
 	unsigned probe_down, probe_up;
 	char dns_name[TOPO_DNS_NAME_MAX + 2]; /* default name DNS clients resolve */
+	/* this share of the DNS clients without a sticky of their own keep each
+	 * address sticky_ns (docs/topology.md: which ones) */
+	double sticky_share; /* 0 <= q <= 1 */
+	int64_t sticky_ns;   /* > 0 */
 
 	int nraw_sections;
 	struct topo_raw_section raw_sections[64];

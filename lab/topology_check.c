@@ -3,10 +3,11 @@
  * defaults copied into the nodes, the links and their addresses, and the
  * checks that span keys (a link names a router, fail_at before duration,
  * at most one failing site, a resolver names a [dns] or [resolver] node and
- * one of its caches, site addresses differ). Each error points where the
- * key was set.
+ * one of its caches, site addresses differ), and which clients [lab]
+ * sticky_share makes sticky. Each error points where the key was set.
  */
 #include <arpa/inet.h>
+#include <math.h>
 #include <string.h>
 
 #include "topology_int.h"
@@ -354,6 +355,29 @@ static void topo_check_dns(struct topo_parse *p)
 	}
 }
 
+/* topo_sticky: which clients [lab] sticky_share makes sticky. Of the
+ * clients in mode dns or both without a sticky of their own (in the file or
+ * by --set), in file order, the k-th (from 1) keeps each address [lab]
+ * sticky long when floor(k q) > floor((k - 1) q): spread evenly, the same
+ * ones every time. The floors are exact, q taken to TOPO_SHARE_PLACES
+ * decimal places as topo_print writes it (k <= 256: no overflow). */
+static void topo_sticky(struct topo_parse *p)
+{
+	struct topology *t = p->t;
+	uint64_t q = (uint64_t)llround(t->sticky_share * (double)TOPO_SHARE_ONE), k = 0;
+
+	for (int i = 0; i < t->nnodes; i++) {
+		struct topo_node *node = &t->nodes[i];
+
+		if (node->kind != TOPO_CLIENT || node->mode == TOPO_MODE_ANYCAST ||
+		    p->meta[i].where[TOPO_K_STICKY] != 0)
+			continue;
+		k++;
+		if (k * q / TOPO_SHARE_ONE > (k - 1) * q / TOPO_SHARE_ONE)
+			node->sticky_ns = t->sticky_ns;
+	}
+}
+
 void topo_check(struct topo_parse *p)
 {
 	static const char *const names[] = {"router", "site", "client"};
@@ -427,5 +451,6 @@ void topo_check(struct topo_parse *p)
 			break;
 		}
 	}
+	topo_sticky(p);
 	topo_check_addresses(p);
 }

@@ -29,10 +29,14 @@
 
 #include "topology.h"
 
-#define TOPO_KEYS_MAX 16
+#define TOPO_KEYS_MAX 20
 #define TOPO_LINK_BASE 0xC6120000u /* 198.18.0.0: link i is TOPO_LINK_BASE + 4 i, /30 */
 /* 198.19.1.0: the default address of the N-th site is TOPO_SITE_ADDR_BASE + N */
 #define TOPO_SITE_ADDR_BASE 0xC6130100u
+/* Shares (TOPO_T_SHARE, TOPO_T_FRACTION) are written back to 15 decimal
+ * places, and counted in units of 10^-15 where floors must be exact. */
+#define TOPO_SHARE_PLACES 15
+#define TOPO_SHARE_ONE 1000000000000000ull /* 10^TOPO_SHARE_PLACES */
 #define TOPO_NAME_RULE                                                                             \
 	"expected a name of 1 to 12 characters from a-z, 0-9 and '-', starting with a letter or "  \
 	"digit"
@@ -54,6 +58,7 @@ enum topo_type {
 	TOPO_T_RESOLVER, /* struct topo_resolver_ref: a [dns] or [resolver] node, resolved
 			    once the file is read */
 	TOPO_T_SHARE,	 /* double, 0 <= q < 1 */
+	TOPO_T_FRACTION, /* double, 0 <= q <= 1 */
 	TOPO_T_CHOICE,	 /* int: the index of one of the words in choices */
 	TOPO_T_DNAME,	 /* char[TOPO_DNS_NAME_MAX + 2], a DNS name */
 };
@@ -87,6 +92,7 @@ enum {
 
 	TOPO_K_MODE = 3, /* [client] */
 	TOPO_K_RESOLVER = 4,
+	TOPO_K_STICKY = 6,
 
 	TOPO_K_PROBER_PROBE_INTERVAL = 1, /* [prober] */
 	TOPO_K_PROBER_PROBE_TIMEOUT = 2,

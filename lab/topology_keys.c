@@ -38,6 +38,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"probe_down", TOPO_T_UINT, LAB(probe_down), 1, 1000, -1, NULL},
     {"probe_up", TOPO_T_UINT, LAB(probe_up), 1, 1000, -1, NULL},
     {"dns_name", TOPO_T_DNAME, LAB(dns_name), 0, 0, -1, NULL},
+    {"sticky_share", TOPO_T_FRACTION, LAB(sticky_share), 0, 0, -1, NULL},
+    {"sticky", TOPO_T_DURATION, LAB(sticky_ns), 1, 0, -1, NULL},
 };
 
 static const struct topo_key topo_site_keys[] = {
@@ -119,6 +121,15 @@ const char *topo_resolverd_keys(void)
 _Static_assert(sizeof(enum topo_mode) == sizeof(int), "enum topo_mode is not an int");
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* where[] and bad[] in struct topo_parse hold TOPO_KEYS_MAX keys */
+_Static_assert(COUNT(topo_lab_keys) <= TOPO_KEYS_MAX, "TOPO_KEYS_MAX: too many [lab] keys");
+_Static_assert(COUNT(topo_site_keys) <= TOPO_KEYS_MAX, "TOPO_KEYS_MAX: too many [site] keys");
+_Static_assert(COUNT(topo_client_keys) <= TOPO_KEYS_MAX, "TOPO_KEYS_MAX: too many [client] keys");
+_Static_assert(COUNT(topo_dns_keys) <= TOPO_KEYS_MAX, "TOPO_KEYS_MAX: too many [dns] keys");
+_Static_assert(COUNT(topo_prober_keys) <= TOPO_KEYS_MAX, "TOPO_KEYS_MAX: too many [prober] keys");
+_Static_assert(COUNT(topo_resolver_keys) <= TOPO_KEYS_MAX,
+	       "TOPO_KEYS_MAX: too many [resolver] keys");
 
 const struct topo_key *topo_keys(int kind, int *n)
 {
@@ -224,8 +235,9 @@ static int topo_rate(const char *s, double *rate)
 	return 0;
 }
 
-/* topo_share: "0.5", "0": digits, at most one '.', no exponent; 0 <= q < 1. */
-static int topo_share(const char *s, double *q)
+/* topo_share: "0.5", "0": digits, at most one '.', no exponent; 0 <= q < 1,
+ * or 0 <= q <= 1 if one. */
+static int topo_share(const char *s, double *q, int one)
 {
 	size_t n = strspn(s, "0123456789");
 
@@ -241,9 +253,26 @@ static int topo_share(const char *s, double *q)
 	if (s[n] != '\0')
 		return -1;
 	*q = strtod(s, NULL);
-	if (*q >= 1)
+	if (one ? *q > 1 : *q >= 1)
 		return -1;
 	return 0;
+}
+
+/* topo_format_share: q to TOPO_SHARE_PLACES decimal places, without the
+ * trailing zeros: "0.25", "1", "0.00001" (no exponent: topo_share reads it). */
+static const char *topo_format_share(double q, char *buf, size_t len)
+{
+	char *e;
+
+	snprintf(buf, len, "%.*f", TOPO_SHARE_PLACES, q);
+	if (strchr(buf, '.') == NULL)
+		return buf;
+	for (e = buf + strlen(buf); e[-1] == '0'; e--)
+		;
+	if (e[-1] == '.')
+		e--;
+	*e = '\0';
+	return buf;
 }
 
 int topo_check_dname(const char *s)
@@ -393,8 +422,13 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 		*(int *)dst = (int)h;
 		return NULL;
 	case TOPO_T_SHARE:
-		if (topo_share(s, &rate) < 0)
+		if (topo_share(s, &rate, 0) < 0)
 			return "expected a share from 0 up to (not including) 1, such as 0.5";
+		*(double *)dst = rate;
+		return NULL;
+	case TOPO_T_FRACTION:
+		if (topo_share(s, &rate, 1) < 0)
+			return "expected a share from 0 to 1, such as 0.25";
 		*(double *)dst = rate;
 		return NULL;
 	case TOPO_T_CHOICE:
@@ -424,6 +458,7 @@ size_t topo_value_size(enum topo_type type)
 	case TOPO_T_CHOICE:
 		return sizeof(int);
 	case TOPO_T_SHARE:
+	case TOPO_T_FRACTION:
 		return sizeof(double);
 	case TOPO_T_SERVICE:
 		return sizeof(struct in_addr);
@@ -509,8 +544,11 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 		topo_format_size(*(const uint64_t *)src, buf, len);
 		break;
 	case TOPO_T_RATE:
-	case TOPO_T_SHARE:
 		snprintf(buf, len, "%.15g", *(const double *)src);
+		break;
+	case TOPO_T_SHARE:
+	case TOPO_T_FRACTION:
+		topo_format_share(*(const double *)src, buf, len);
 		break;
 	case TOPO_T_BOOL:
 		snprintf(buf, len, "%s", *(const int *)src ? "yes" : "no");

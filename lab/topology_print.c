@@ -5,7 +5,9 @@
  * addresses are comments (they follow from the link order, they are not
  * keys). A [resolver] node's resolverd keys follow its own, as written;
  * [zone] and [name] sections come last, their pairs as written. A client
- * of a [resolver] node names the cache it was given (NAME.N).
+ * of a [resolver] node names the cache it was given (NAME.N), and every
+ * client its sticky, the one [lab] sticky_share gave it included: read
+ * back, it is the client's own, which the share leaves alone.
  * The output depends only on the topology: it is golden-tested.
  */
 #include "topology.h"

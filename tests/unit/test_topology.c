@@ -395,6 +395,8 @@ static void roundtrip(const char *path, char *const sets[], int nsets)
 		assert_int_equal(a->fail_closed, b->fail_closed);
 	}
 	assert_string_equal(t->dns_name, u->dns_name);
+	assert_true(t->sticky_share == u->sticky_share);
+	assert_int_equal(t->sticky_ns, u->sticky_ns);
 	assert_int_equal(t->nraw_sections, u->nraw_sections);
 	for (int i = 0; i < t->nraw_sections; i++) {
 		assert_string_equal(t->raw_sections[i].kind, u->raw_sections[i].kind);
@@ -431,6 +433,12 @@ static void test_print_roundtrip(void **state)
 			    "ns.all_dead=fail-open", "a.address=198.18.100.1",	 "c2.sticky=1500ms",
 			    "p1.probe_up=7",	     "dns_name=x_y.lab.example"};
 	char *rsv_sets[] = {"r.count=7", "c2.resolver=edge", "c8.resolver=r.6"};
+	/* the clients sticky_share chose are printed with their sticky, and
+	 * read back as their own: the same clients, whatever the share */
+	char *sticky_sets[] = {"sticky_share=0.25", "sticky=90s", "c3.sticky=0", "c2.mode=dns",
+			       "c2.resolver=ns"};
+	char *share_sets[] = {"sticky_share=0.000001"};
+	char *compare_sets[] = {"sticky_share=0.5", "sticky=1500ms"};
 
 	(void)state;
 	roundtrip("topology/anycast.ini", NULL, 0);
@@ -441,6 +449,10 @@ static void test_print_roundtrip(void **state)
 	roundtrip(DATA "resolver.ini", NULL, 0);
 	roundtrip(DATA "resolver.ini", rsv_sets, 3);
 	roundtrip("topology/compare.ini", NULL, 0);
+	roundtrip(DATA "sticky.ini", NULL, 0);
+	roundtrip(DATA "sticky.ini", sticky_sets, 5);
+	roundtrip(DATA "sticky.ini", share_sets, 1);
+	roundtrip("topology/compare.ini", compare_sets, 2);
 }
 
 static void test_format(void **state)

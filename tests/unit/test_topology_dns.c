@@ -1,8 +1,9 @@
 /*
  * Topology files for DNS steering labs (lab/topology.h): the [dns] and
- * [prober] kinds, the DNS keys of [lab], [site] and [client], the [zone]
- * and [name] sections kept as written for authd, their errors with their
- * exact messages, and the golden test of topo_print for dns.ini. The rest
+ * [prober] kinds, the DNS keys of [lab], [site] and [client], the sticky
+ * clients [lab] sticky_share chooses, the [zone] and [name] sections kept
+ * as written for authd, their errors with their exact messages, and the
+ * golden test of topo_print for dns.ini. The rest
  * of the parser is tested in test_topology.c (which also reloads what
  * topo_print writes for dns.ini). Run from the repository root.
  */
@@ -292,6 +293,152 @@ static void test_dns_sets(void **state)
 	free(t);
 }
 
+/* expect_sticky: each client of sticky.ini's sticky, in seconds (c1 .. c7). */
+static void expect_sticky(const struct topology *t, const int64_t want[7])
+{
+	char name[16];
+
+	for (int i = 0; i < 7; i++) {
+		snprintf(name, sizeof(name), "c%d", i + 1);
+		if (node(t, name)->sticky_ns != want[i] * NSEC_PER_SEC)
+			fail_msg("%s: sticky %lld ns, expected %llds", name,
+				 (long long)node(t, name)->sticky_ns, (long long)want[i]);
+	}
+}
+
+/* [lab] sticky_share: the k-th DNS client (mode dns or both) without a
+ * sticky of its own is sticky when floor(k q) > floor((k - 1) q). In
+ * sticky.ini those are c1, c3, c5 and c7; c2 is anycast, c4 (0) and c6 (5s)
+ * set their own. */
+static void test_dns_sticky(void **state)
+{
+	static const int64_t half[7] = {0, 0, 20, 0, 0, 5, 20};
+	static const int64_t none[7] = {0, 0, 0, 0, 0, 5, 0};
+	static const int64_t all[7] = {20, 0, 20, 0, 20, 5, 20};
+	static const int64_t quarter[7] = {0, 0, 0, 0, 0, 5, 20};
+	static const int64_t own[7] = {0, 0, 0, 0, 20, 5, 0};
+	static const int64_t mode[7] = {0, 20, 0, 0, 20, 5, 0};
+	struct topology *t = new_topology();
+	char *share0[] = {"sticky_share=0"};
+	char *share1[] = {"sticky_share=1", "sticky=90s"};
+	char *share25[] = {"sticky_share=0.25"};
+	char *set_own[] = {"c3.sticky=0s", "c7.sticky = 0"};
+	char *set_mode[] = {"c2.mode=dns", "c2.resolver=ns"};
+	char *tiny[] = {"sticky_share=0.00001"};
+	char *got;
+
+	(void)state;
+	/* 0.5 over c1, c3, c5, c7: the 2nd and the 4th */
+	load_ok(t, DATA "sticky.ini", NULL, 0);
+	assert_true(t->sticky_share == 0.5);
+	assert_int_equal(t->sticky_ns, 20 * NSEC_PER_SEC);
+	expect_sticky(t, half);
+	/* shown by steerlab check: the share, the duration, every client's result */
+	got = print_to_string(t);
+	assert_non_null(strstr(got, "\ndns_name = www.lab.example\nsticky_share = 0.5\n"
+				    "sticky = 20s\n\n[router core]\n"));
+	assert_non_null(strstr(got, "\nsticky = 20s\n\n[client c4]\n"));       /* c3's */
+	assert_non_null(strstr(got, "\nsticky = 0s\n\n[client c6]\n"));	       /* c5's */
+	assert_non_null(strstr(got, "\nsticky = 20s\n\n# [zone] and [name]")); /* c7's */
+	free(got);
+
+	load_ok(t, DATA "sticky.ini", share0, 1);
+	expect_sticky(t, none);
+	/* 1: all but the anycast client and those that set their own (c4's 0 too) */
+	load_ok(t, DATA "sticky.ini", share1, 1);
+	expect_sticky(t, all);
+	load_ok(t, DATA "sticky.ini", share1, 2);
+	assert_int_equal(t->sticky_ns, 90 * NSEC_PER_SEC);
+	assert_int_equal(node(t, "c1")->sticky_ns, 90 * NSEC_PER_SEC);
+	assert_int_equal(node(t, "c7")->sticky_ns, 90 * NSEC_PER_SEC);
+	assert_int_equal(node(t, "c4")->sticky_ns, 0);
+	assert_int_equal(node(t, "c6")->sticky_ns, 5 * NSEC_PER_SEC);
+	/* 0.25 of four: the 4th */
+	load_ok(t, DATA "sticky.ini", share25, 1);
+	assert_true(t->sticky_share == 0.25);
+	expect_sticky(t, quarter);
+	/* a --set of a client's sticky is its own: c3 and c7 drop out of the
+	 * count, which leaves c1 and c5, and 0.5 of them is c5 */
+	load_ok(t, DATA "sticky.ini", set_own, 2);
+	expect_sticky(t, own);
+	/* a client made dns by --set counts: c1, c2, c3, c5, c7: c2 and c5 */
+	load_ok(t, DATA "sticky.ini", set_mode, 2);
+	expect_sticky(t, mode);
+
+	/* a small share is written back without an exponent (it reads back) */
+	load_ok(t, DATA "sticky.ini", tiny, 1);
+	expect_sticky(t, none);
+	got = print_to_string(t);
+	assert_non_null(strstr(got, "\nsticky_share = 0.00001\n"));
+	free(got);
+
+	/* a lab without DNS clients: the share has nobody to choose */
+	load_ok(t, DATA "minimal.ini", share1, 1);
+	assert_int_equal(node(t, "c1")->sticky_ns, 0);
+	free(t);
+}
+
+/* The floors are exact: 0.57 of 100 clients is 57 of them, the 100th
+ * included, though 100 * 0.57 is 56.99999999999999 in doubles. */
+static void test_dns_sticky_exact(void **state)
+{
+	struct topology *t = new_topology();
+	char path[64], name[16], *text, *p, *sets[] = {"sticky_share=0.57"};
+	int sticky = 0;
+
+	(void)state;
+	text = calloc(1, 16384);
+	assert_non_null(text);
+	p = text + sprintf(text, "[lab]\nname = x\n[router r]\n[site s]\nlink = r\n"
+				 "[dns ns]\nlink = r\n[zone z.example]\n");
+	for (int i = 1; i <= 100; i++)
+		p += sprintf(p, "[client c%d]\nlink = r\nmode = dns\nresolver = ns\n", i);
+	write_temp(path, text, (size_t)(p - text));
+	load_ok(t, path, sets, 1);
+	unlink(path);
+	for (int i = 1; i <= 100; i++) {
+		snprintf(name, sizeof(name), "c%d", i);
+		if (node(t, name)->sticky_ns == 60 * NSEC_PER_SEC) /* the default [lab] sticky */
+			sticky++;
+		else
+			assert_int_equal(node(t, name)->sticky_ns, 0);
+	}
+	assert_int_equal(sticky, 57);
+	assert_int_equal(node(t, "c100")->sticky_ns, 60 * NSEC_PER_SEC);
+	assert_int_equal(node(t, "c2")->sticky_ns, 60 * NSEC_PER_SEC); /* floor(1.14) > 0 */
+	assert_int_equal(node(t, "c3")->sticky_ns, 0);		       /* floor(1.71) = 1 */
+	free(text);
+	free(t);
+}
+
+/* [lab] sticky_share and sticky: their errors, exact. */
+static void test_dns_sticky_errors(void **state)
+{
+	char *sets[] = {"sticky_share=1.01", "sticky_share=-0.5", "sticky_share=1e-3", "sticky=0",
+			"c1.sticky_share=0.5"};
+	char *share[] = {"sticky_share=0.25", "sticky=0s"};
+
+	(void)state;
+	expect_errors(DATA "err_sticky.ini", NULL, 0,
+		      DATA "err_sticky.ini:3: [lab] sticky_share: expected a share from 0 to 1, "
+			   "such as 0.25, got '1.5'\n" DATA
+			   "err_sticky.ini:4: [lab] sticky: expected a duration greater than "
+			   "zero, got '0s'\n" DATA
+			   "err_sticky.ini:14: unknown key 'sticky_share' in [client c1] "
+			   "(expected: link, rate, timeout, mode, resolver, name, sticky)\n" DATA
+			   "err_sticky.ini:17: [client c2] sticky: expected a duration of at most "
+			   "24h, got '25h'\n");
+	expect_errors(DATA "sticky.ini", sets, 5,
+		      "--set sticky_share=1.01: expected a share from 0 to 1, such as 0.25\n"
+		      "--set sticky_share=-0.5: expected a share from 0 to 1, such as 0.25\n"
+		      "--set sticky_share=1e-3: expected a share from 0 to 1, such as 0.25\n"
+		      "--set sticky=0: expected a duration greater than zero\n"
+		      "--set c1.sticky_share=0.5: unknown key 'sticky_share' in [client c1] "
+		      "(expected: link, rate, timeout, mode, resolver, name, sticky)\n");
+	expect_errors(DATA "sticky.ini", share, 2,
+		      "--set sticky=0s: expected a duration greater than zero\n");
+}
+
 /* label_run: n copies of c, then a NUL, into buf. */
 static char *label_run(char *buf, char c, int n)
 {
@@ -426,6 +573,7 @@ static void test_dns_error_files(void **state)
 	    "err_dns_missing", /* a prober, sections, a dns client: no [dns] node */
 	    "err_dns_nozone",  /* a [dns] node without a [zone] */
 	    "err_raw",	       /* [zone]/[name] headers and lines */
+	    "err_sticky",      /* [lab] sticky_share and sticky */
 	};
 	char ini[128], exp[128], *expected;
 
@@ -554,11 +702,13 @@ static void test_dns_limits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dns_values),	    cmocka_unit_test(test_dns_defaults),
-	    cmocka_unit_test(test_dns_sets),	    cmocka_unit_test(test_dns_names),
-	    cmocka_unit_test(test_dns_golden),	    cmocka_unit_test(test_dns_raw_as_written),
-	    cmocka_unit_test(test_dns_error_files), cmocka_unit_test(test_dns_error_forms),
-	    cmocka_unit_test(test_dns_error_sets),  cmocka_unit_test(test_dns_limits),
+	    cmocka_unit_test(test_dns_values),	      cmocka_unit_test(test_dns_defaults),
+	    cmocka_unit_test(test_dns_sets),	      cmocka_unit_test(test_dns_names),
+	    cmocka_unit_test(test_dns_golden),	      cmocka_unit_test(test_dns_raw_as_written),
+	    cmocka_unit_test(test_dns_error_files),   cmocka_unit_test(test_dns_error_forms),
+	    cmocka_unit_test(test_dns_error_sets),    cmocka_unit_test(test_dns_limits),
+	    cmocka_unit_test(test_dns_sticky),	      cmocka_unit_test(test_dns_sticky_exact),
+	    cmocka_unit_test(test_dns_sticky_errors),
 	};
 
 	return cmocka_run_group_tests_name("topology_dns", tests, NULL, NULL);
