@@ -26,6 +26,13 @@ ALL_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Ilab -Iprobe
 ALL_LDFLAGS := $(LDFLAGS)
 LDLIBS := $(PKG_LIBS) -lm
 
+# steerlab's version for the run report (git describe at build time). The
+# stamp file changes only when the version does, and only report_env.o uses it
+# (its rule is below the first target, all).
+STEERLAB_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+VERSION_STAMP := $(BUILD)/version
+$(shell mkdir -p $(BUILD) && [ "$$(cat $(VERSION_STAMP) 2>/dev/null)" = '$(STEERLAB_VERSION)' ] || echo '$(STEERLAB_VERSION)' > $(VERSION_STAMP))
+
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ALL_CFLAGS += $(SANFLAGS) -O1
@@ -58,7 +65,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libinih-dev libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
-	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound
+	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
@@ -69,6 +76,9 @@ all: $(PROGRAMS) $(TOOL_BINS)
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/probes/clocks/report_env.o: $(VERSION_STAMP)
+$(BUILD)/obj/probes/clocks/report_env.o: ALL_CFLAGS += -DSTEERLAB_VERSION='"$(STEERLAB_VERSION)"'
 
 $(LIBSTEER): $(call obj,$(LIB_SRC))
 	@mkdir -p $(dir $@)

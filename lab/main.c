@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "clocks.h"
-#include "dnsconf.h"
 #include "lab.h"
 #include "log.h"
-#include "resolvconf.h"
+#include "overrides.h"
+#include "report.h"
 #include "run.h"
+#include "sweep.h"
+#include "timeutil.h"
 #include "topology.h"
 
 static const char usage_text[] =
@@ -32,10 +34,18 @@ static const char usage_text[] =
 	"  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
 	"                                     analysis; results in DIR (default\n"
 	"                                     runs/LAB-YYYYmmdd-HHMMSS) (root)\n"
-	"  report RUN_DIR                     recompute the clocks of a finished run\n"
+	"  sweep FILE --set KEY=V1,V2,...     one run per value of KEY, then a table\n"
+	"        [--set ...] [--out DIR]      (DIR/sweep.csv, sweep.md, sweep.png); rerun\n"
+	"                                     with the same --out to resume (root)\n"
+	"  report RUN_DIR [--bucket D]        rebuild a finished run's clocks.json, decay.csv,\n"
+	"         [--slo PCT]                  upstream.csv, plots and report.md from its\n"
+	"                                     captures and events (decay bucket, e.g. 100ms;\n"
+	"                                     SLO of the error budget, default 99.9)\n"
 	"\n"
-	"--set KEY=VALUE sets a [lab] key; --set NODE.KEY=VALUE a node's key.\n"
-	"options: -q/--quiet (run: no progress lines), -v (debug logging), -h/--help\n"
+	"--set KEY=VALUE sets a [lab] key; --set NODE.KEY=VALUE a node's key; --set ttl=V\n"
+	"the TTL of every [name] section. In a sweep, the one --set with commas is swept:\n"
+	"  sudo steerlab sweep topology/compare.ini --set ttl=2,5,10 --set probe_interval=250ms\n"
+	"options: -q/--quiet (run, sweep: no progress line), -v (debug logging), -h/--help\n"
 	"See README.md and docs/ for the topology format and the clocks.\n";
 
 static void usage(FILE *fp)
@@ -78,6 +88,7 @@ struct cmd_args {
 	int nsets;
 	int quiet;
 	int no_agents;
+	const char *bucket, *slo; /* report's options */
 };
 
 static int parse_args(int argc, char **argv, struct cmd_args *a)
@@ -87,6 +98,8 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		{"set", required_argument, NULL, 's'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"no-agents", no_argument, NULL, 'N'},
+		{"bucket", required_argument, NULL, 'B'},
+		{"slo", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -113,6 +126,12 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		case 'N':
 			a->no_agents = 1;
 			break;
+		case 'B':
+			a->bucket = optarg;
+			break;
+		case 'S':
+			a->slo = optarg;
+			break;
 		case 'v':
 			log_init("steerlab", 1);
 			break;
@@ -135,23 +154,19 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 
 static struct topology topo;
 
+static int need_file(const struct cmd_args *a, const char *cmd)
+{
+	if (a->file)
+		return 0;
+	fprintf(stderr, "steerlab: %s: which topology file? (e.g. topology/anycast.ini)\n", cmd);
+	return -1;
+}
+
 static int load(const struct cmd_args *a, const char *cmd)
 {
-	int rc;
-
-	if (a->file == NULL) {
-		fprintf(stderr, "steerlab: %s: which topology file? (e.g. topology/anycast.ini)\n",
-			cmd);
+	if (need_file(a, cmd) == -1)
 		return -1;
-	}
-	if (topo_load(&topo, a->file, a->sets, a->nsets, stderr) == -1)
-		return -1;
-	/* authd's own parser on the [zone] and [name] sections, resolverd's on
-	 * the [resolver] nodes' keys: their errors name this file's lines */
-	rc = dnsconf_check(&topo, stderr);
-	if (resolvconf_check(&topo, stderr) == -1)
-		rc = -1;
-	return rc;
+	return overrides_load(&topo, a->file, a->sets, a->nsets, stderr);
 }
 
 static int cmd_check(const struct cmd_args *a)
@@ -226,6 +241,48 @@ static int cmd_run(const struct cmd_args *a, const char *bindir)
 	return run_scenario(&topo, &o) == 0 ? 0 : 1;
 }
 
+static int cmd_sweep(const struct cmd_args *a, const char *bindir)
+{
+	static struct sweep sw;
+	struct sweep_opts o = {.out = a->out, .bindir = bindir, .quiet = a->quiet};
+	struct sigaction sa = {.sa_handler = on_signal};
+	char lab[TOPO_NAME_MAX + 1];
+
+	if (need_file(a, "sweep") == -1 ||
+	    sweep_parse(&sw, a->file, a->sets, a->nsets, stderr) == -1)
+		return 2;
+	if (sweep_check(&sw, lab) == -1 || need_root("sweep") == -1)
+		return 1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	return sweep_run(&sw, lab, &o) == 0 ? 0 : 1;
+}
+
+static int cmd_report(const struct cmd_args *a)
+{
+	struct report_opts o = {0};
+
+	if (a->file == NULL) {
+		fprintf(stderr, "steerlab: report: which run directory?\n");
+		return 2;
+	}
+	if (a->bucket && (parse_duration_ns(a->bucket, &o.bucket_ns) == -1 || o.bucket_ns <= 0)) {
+		fprintf(stderr, "steerlab: report: --bucket: expected a duration such as 100ms or "
+				"1s, got '%s'\n",
+			a->bucket);
+		return 2;
+	}
+	if (a->slo && report_parse_slo(a->slo, &o.slo_pct) == -1) {
+		fprintf(stderr, "steerlab: report: --slo: expected a percentage between 0 and 100 "
+				"such as 99.9, got '%s'\n",
+			a->slo);
+		return 2;
+	}
+	return report_run(a->file, &o, stdout) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	char bindir[PATH_MAX];
@@ -244,6 +301,10 @@ int main(int argc, char **argv)
 	}
 	if (parse_args(argc - 1, argv + 1, &a) == -1)
 		return 2;
+	if ((a.bucket || a.slo) && strcmp(cmd, "report") != 0) {
+		fprintf(stderr, "steerlab: --bucket and --slo are options of report\n");
+		return 2;
+	}
 	bindir_of_self(bindir, sizeof(bindir));
 	if (strcmp(cmd, "check") == 0)
 		return cmd_check(&a);
@@ -255,13 +316,10 @@ int main(int argc, char **argv)
 		return lab_status(stdout) == 0 ? 0 : 1;
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(&a, bindir);
-	if (strcmp(cmd, "report") == 0) {
-		if (a.file == NULL) {
-			fprintf(stderr, "steerlab: report: which run directory?\n");
-			return 2;
-		}
-		return clocks_analyse(a.file, stdout) == 0 ? 0 : 1;
-	}
+	if (strcmp(cmd, "sweep") == 0)
+		return cmd_sweep(&a, bindir);
+	if (strcmp(cmd, "report") == 0)
+		return cmd_report(&a);
 	fprintf(stderr, "steerlab: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

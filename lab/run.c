@@ -19,12 +19,15 @@
 #include "event.h"
 #include "lab.h"
 #include "log.h"
+#include "progress.h"
+#include "report.h"
 #include "strfmt.h"
 #include "timeutil.h"
 
 volatile sig_atomic_t run_interrupted;
 
 static struct lab run_lab;
+static struct progress run_progress;
 
 void run_default_dir(char *buf, size_t len, const char *lab)
 {
@@ -102,8 +105,16 @@ static int run_ready(const struct topology *t, const char *rundir)
 	return 1;
 }
 
+/* run_sleep_until: sleep, keeping the progress line going. */
 static int run_sleep_until(int64_t deadline)
 {
+	int64_t next;
+
+	while ((next = now_mono_ns() + PROGRESS_TTY_NS) < deadline) {
+		if (sleep_until_mono(next, (volatile int *)&run_interrupted) == -1)
+			return -1;
+		progress_tick(&run_progress);
+	}
 	return sleep_until_mono(deadline, (volatile int *)&run_interrupted);
 }
 
@@ -115,6 +126,7 @@ static void run_say(const struct run_opts *o, const char *fmt, ...)
 
 	if (o->quiet)
 		return;
+	progress_clear(&run_progress);
 	va_start(ap, fmt);
 	printf("steerlab: ");
 	vprintf(fmt, ap);
@@ -124,7 +136,7 @@ static void run_say(const struct run_opts *o, const char *fmt, ...)
 }
 
 /* Give the run directory to the user who ran sudo, so they keep it. */
-static void run_chown(const char *rundir)
+void run_chown(const char *rundir)
 {
 	const char *uid = getenv("SUDO_UID"), *gid = getenv("SUDO_GID");
 	char path[PATH_MAX];
@@ -185,6 +197,7 @@ static int run_fail(struct lab *lab, const struct run_opts *o)
 		event_emit_at(lab->ev, t0, "site_failed", "{s:s, s:s, s:s, s:s, s:s, s:i}", "site",
 			      node->name, "via", via, "prefix", prefix, "address", address, "how",
 			      "sigkill", "pid", (int)lab->agents[a].pid);
+		progress_failed(&run_progress, t0);
 		run_say(o, "failure: killed sited at site %s (t0)", node->name);
 		return 0;
 	}
@@ -212,6 +225,7 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 		fclose(fp);
 	}
 	run_say(o, "run directory %s", rundir);
+	progress_init(&run_progress, t, progress_mode_for(stdout, o->quiet), stdout, o->label);
 
 	start = now_mono_ns();
 	if (lab_up(lab) == -1)
@@ -222,6 +236,7 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 	run_say(o, "warm-up: waiting for captures and routes (at most %.1f s)",
 		(double)t->settle_ns / NSEC_PER_SEC);
 	ready_by = now_mono_ns() + t->settle_ns;
+	progress_phase(&run_progress, PROGRESS_WARMUP);
 	while (!run_ready(t, rundir)) {
 		if (run_interrupted)
 			goto down;
@@ -232,11 +247,13 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 			goto down;
 		}
 		usleep(20000);
+		progress_tick(&run_progress);
 	}
 
 	if (lab_start_clients(lab, t->duration_ns) == -1)
 		goto down;
 	start = now_mono_ns();
+	progress_traffic(&run_progress, start, lab);
 	event_emit(lab->ev, "traffic_started", "{s:I, s:I}", "fail_at_ns",
 		   (json_int_t)t->fail_at_ns, "duration_ns", (json_int_t)t->duration_ns);
 	run_say(o, "traffic: clients sending for %.1f s; failure at %.1f s",
@@ -248,7 +265,8 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 	failed = 1;
 	run_say(o, "observing for %.1f s", (double)(t->duration_ns - t->fail_at_ns) / NSEC_PER_SEC);
 	/* clients stop by themselves after duration, then wait out their timeout */
-	while (lab_wait_agents(lab, "client*", 100 * NSEC_PER_MSEC) > 0) {
+	while (lab_wait_agents(lab, "client*", PROGRESS_TTY_NS) > 0) {
+		progress_tick(&run_progress);
 		if (run_interrupted)
 			break;
 		if (now_mono_ns() > start + t->duration_ns + 2 * 5 * NSEC_PER_SEC) {
@@ -259,18 +277,22 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 stop:
 	event_emit(lab->ev, "traffic_stopped", "{s:b}", "interrupted", run_interrupted != 0);
 down:
+	progress_free(&run_progress);
 	if (run_interrupted)
 		run_say(o, "interrupted: taking the lab down and keeping what was captured");
 	if (lab_down(lab) == -1)
 		log_warnx("lab %s: take-down incomplete; try: steerlab down %s", t->name, t->name);
 	else
 		run_say(o, "lab %s down", t->name);
+	if (failed)
+		run_say(o, "analysing the captures, events and records");
 	if (failed) {
-		if (clocks_analyse(rundir, stdout) == 0)
+		if (report_run(rundir, NULL, stdout) == 0)
 			rc = run_interrupted ? -1 : 0;
-		run_say(o, "results in %s/clocks.json", rundir);
+		run_say(o, "results in %s (report.md, clocks.json)", rundir);
 	}
 out:
+	progress_free(&run_progress);
 	event_close(lab->ev);
 	lab->ev = NULL;
 	run_chown(rundir);

@@ -193,7 +193,8 @@ static void client_on_signal(struct loop *loop, int fd, uint32_t events, void *a
 	client_drain(c);
 }
 
-static void client_summary(struct event_log *ev, const struct client *c)
+/* client_sites_json: {SITE: replies, ...} so far, or NULL. */
+static json_t *client_sites_json(const struct client *c)
 {
 	json_t *sites = json_object();
 
@@ -202,6 +203,13 @@ static void client_summary(struct event_log *ev, const struct client *c)
 				    json_integer((json_int_t)c->tally.sites[i].replies));
 	if (sites && c->tally.other)
 		json_object_set_new(sites, "(other)", json_integer((json_int_t)c->tally.other));
+	return sites;
+}
+
+static void client_summary(struct event_log *ev, const struct client *c)
+{
+	json_t *sites = client_sites_json(c);
+
 	log_info("sent %llu ok %llu lost %llu errors %llu late %llu stray %llu, %llu wake-ups",
 		 (unsigned long long)c->stats.sent, (unsigned long long)c->stats.ok,
 		 (unsigned long long)c->stats.lost, (unsigned long long)c->stats.errors,
@@ -211,6 +219,30 @@ static void client_summary(struct event_log *ev, const struct client *c)
 		   (json_int_t)c->cfg.id, "sent", (json_int_t)c->stats.sent, "ok",
 		   (json_int_t)c->stats.ok, "lost", (json_int_t)c->stats.lost, "errors",
 		   (json_int_t)c->stats.errors, "late", (json_int_t)c->stats.late, "sites", sites);
+}
+
+/* The counts so far, every CLIENT_PROGRESS_NS: what `steerlab run` shows
+ * while the run goes on (its progress line), without reading the CSV. */
+#define CLIENT_PROGRESS_NS NSEC_PER_SEC
+
+struct client_progress {
+	struct client *c;
+	struct event_log *ev;
+	int timer;
+};
+
+static void client_on_progress(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct client_progress *pr = arg;
+	const struct client *c = pr->c;
+
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	event_emit(pr->ev, "client_progress", "{s:I, s:I, s:I, s:I, s:I, s:o*}", "client",
+		   (json_int_t)c->cfg.id, "sent", (json_int_t)c->stats.sent, "ok",
+		   (json_int_t)c->stats.ok, "lost", (json_int_t)c->stats.lost, "errors",
+		   (json_int_t)c->stats.errors, "sites", client_sites_json(c));
 }
 
 /* DNS mode: the resolver's answers steer where requests go. */
@@ -291,6 +323,7 @@ int main(int argc, char **argv)
 	struct client_opts o;
 	struct client c = {.fd = -1, .send_timer = -1, .expire_timer = -1};
 	struct client_steer st = {.dns = {.fd = -1}, .timer = -1};
+	struct client_progress pr = {.c = &c, .timer = -1};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
 	char csvpath[256];
@@ -334,6 +367,13 @@ int main(int argc, char **argv)
 	if (client_start(&c, loop, &o.cfg, csv) == -1)
 		goto out;
 	started = 1;
+	pr.ev = ev;
+	pr.timer = loop_timer(loop, now_mono_ns() + CLIENT_PROGRESS_NS, CLIENT_PROGRESS_NS,
+			      client_on_progress, &pr);
+	if (pr.timer == -1) {
+		log_warn("progress timer");
+		goto out;
+	}
 	if (o.resolver) {
 		st.c = &c;
 		st.ev = ev;
@@ -384,6 +424,10 @@ out:
 	if (st.timer != -1) {
 		loop_del(loop, st.timer);
 		close(st.timer);
+	}
+	if (pr.timer != -1) {
+		loop_del(loop, pr.timer);
+		close(pr.timer);
 	}
 	if (st.dns.fd != -1 && loop)
 		loop_del(loop, st.dns.fd);

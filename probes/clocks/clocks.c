@@ -162,6 +162,16 @@ void clocks_input_init(struct clocks_input *in)
 	in->traffic_start_ns = in->traffic_duration_ns = in->traffic_stop_ns = CLOCKS_NONE;
 }
 
+int64_t clocks_traffic_ns(const struct clocks_input *in)
+{
+	if (in->traffic_duration_ns != CLOCKS_NONE && in->traffic_duration_ns > 0)
+		return in->traffic_duration_ns;
+	if (in->traffic_start_ns != CLOCKS_NONE && in->traffic_stop_ns != CLOCKS_NONE &&
+	    in->traffic_stop_ns > in->traffic_start_ns)
+		return in->traffic_stop_ns - in->traffic_start_ns;
+	return CLOCKS_NONE;
+}
+
 int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t errlen)
 {
 	clocks_input_init(in);

@@ -224,6 +224,30 @@ struct clocks_dist {
 	int64_t p50_ns, p99_ns, max_ns;
 };
 
+/*
+ * What a scheme's failure costs against an error budget (budget.c): the
+ * failed requests as an equivalent downtime (failed / the scheme's mean
+ * request rate), beside the window, each as a share of the monthly budget
+ * of a stated SLO (99.9 %: 43.2 min in a 30-day month). A count that is
+ * unknown is CLOCKS_NONE; a ratio that is unknown is negative.
+ */
+#define CLOCKS_MONTH_S (30.0 * 86400.0)
+#define CLOCKS_SLO_DEFAULT 99.9
+
+struct clocks_budget {
+	double slo_pct;			    /* e.g. 99.9 */
+	double budget_s;		    /* (100 - slo_pct) % of CLOCKS_MONTH_S */
+	int64_t sent, failed;		    /* records; failed = lost (client) + errors */
+	int64_t traffic_ns;		    /* how long the clients sent */
+	double rate_per_s;		    /* sent / traffic time */
+	double downtime_s;		    /* failed / rate_per_s */
+	int64_t window_ns;		    /* the scheme's window */
+	int64_t window_sent, window_failed; /* records sent in (t0, t0 + window] */
+	double window_lost;		    /* window_failed / window_sent */
+	double share_downtime;		    /* downtime_s / budget_s */
+	double share_window;		    /* window / budget_s */
+};
+
 /* One scheme's clocks. Times relative to t0 unless named _at_ns. A field
  * that is not a measure of the scheme is CLOCKS_NA. */
 struct clocks_result {
@@ -256,6 +280,10 @@ struct clocks_result {
 	struct clocks_addr_count *resolvers;	   /* queries per source address, by address */
 	size_t nresolvers;
 	int noflows; /* the run has no flows of this scheme */
+	/* filled by the report (clocks_budget); clocks.json has a "budget"
+	 * object only when has_budget is set */
+	int has_budget;
+	struct clocks_budget budget;
 	struct clocks_notes notes;
 };
 
@@ -281,6 +309,16 @@ void clocks_input_init(struct clocks_input *in);
 void clocks_anycast(const struct clocks_input *in, struct clocks_result *r);
 void clocks_dns(const struct clocks_input *in, struct clocks_result *r);
 void clocks_result_free(struct clocks_result *r);
+
+/* clocks_traffic_ns: how long the clients sent: traffic_started's
+ * duration_ns, or if it is 0 or absent, traffic_started to traffic_stopped;
+ * CLOCKS_NONE if neither is known. */
+int64_t clocks_traffic_ns(const struct clocks_input *in);
+
+/* clocks_budget: the error budget of scheme result r (computed from in)
+ * at slo_pct (0 < slo_pct < 100) into *b; pure arithmetic. */
+void clocks_budget(const struct clocks_input *in, const struct clocks_result *r, double slo_pct,
+		   struct clocks_budget *b);
 
 /* clocks_write_json: write the results (nres schemes) to path, through a
  * temporary file renamed into place. 0, or -1 with the reason in err. */

@@ -28,7 +28,7 @@ static int clocks_in_prefix(const struct clocks_input *in, const struct clocks_p
 	return (p->dst.s_addr & mask) == (f->prefix.s_addr & mask);
 }
 
-static const struct clocks_flows clocks_anycast_flows = {
+const struct clocks_flows clocks_anycast_flows = {
     .scheme = CLOCKS_SCHEME_ANYCAST,
     .name = "anycast",
     .what = "anycast flows (client ids 1-99999 to the service prefix)",

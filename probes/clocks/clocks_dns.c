@@ -29,7 +29,7 @@ static int clocks_to_address(const struct clocks_input *in, const struct clocks_
 	return p->dst.s_addr == in->failure.address.s_addr;
 }
 
-static const struct clocks_flows clocks_dns_flows = {
+const struct clocks_flows clocks_dns_flows = {
     .scheme = CLOCKS_SCHEME_DNS,
     .name = "dns",
     .what = "DNS-steered flows (client ids from 100000)",
@@ -142,12 +142,8 @@ static void clocks_upstream(const struct clocks_input *in, struct clocks_result 
 	for (size_t i = 0; i < in->nqcaptures; i++)
 		total += in->qcaptures[i].n;
 	r->upstream_queries = (int64_t)total;
-	if (in->traffic_duration_ns != CLOCKS_NONE && in->traffic_duration_ns > 0)
-		r->traffic_ns = in->traffic_duration_ns;
-	else if (in->traffic_start_ns != CLOCKS_NONE && in->traffic_stop_ns != CLOCKS_NONE &&
-		 in->traffic_stop_ns > in->traffic_start_ns)
-		r->traffic_ns = in->traffic_stop_ns - in->traffic_start_ns;
-	else
+	r->traffic_ns = clocks_traffic_ns(in);
+	if (r->traffic_ns == CLOCKS_NONE)
 		clocks_missing(r, "upstream queries per second: no traffic_started with a "
 				  "duration (or traffic_stopped) in lab.events.jsonl");
 	if (total == 0)

@@ -49,6 +49,20 @@ struct clocks_flows {
 	int (*to_dead)(const struct clocks_input *in, const struct clocks_packet *p);
 };
 
+/* the two schemes' flows (clocks_anycast.c, clocks_dns.c), for the
+ * analyses that go over every request again (decay.c) */
+extern const struct clocks_flows clocks_anycast_flows;
+extern const struct clocks_flows clocks_dns_flows;
+
+/* clocks_is_flow: is captured request p one of the scheme's? */
+int clocks_is_flow(const struct clocks_input *in, const struct clocks_flows *fl,
+		   const struct clocks_packet *p);
+
+/* clocks_is_dead: is p, captured on the failed site's link, one of the
+ * scheme's requests to the dead site after t0? */
+int clocks_is_dead(const struct clocks_input *in, const struct clocks_flows *fl,
+		   const struct clocks_packet *p);
+
 /* clocks_scheme_init: *r with every clock missing; r->noflows set, with a
  * note, when the clients' records are there and neither they nor the
  * captures hold a request of the scheme. */

@@ -84,6 +84,30 @@ static void clocks_json_dns(json_t *o, const struct clocks_result *r)
 							       : res);
 }
 
+/* clocks_json_ratio: a ratio, null when unknown (negative) */
+static json_t *clocks_json_ratio(double v)
+{
+	return v < 0 ? json_null() : json_real(v);
+}
+
+/* clocks_json_budget: the error budget, when the report computed it */
+static json_t *clocks_json_budget(const struct clocks_budget *b)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "slo_pct", json_real(b->slo_pct));
+	json_object_set_new(o, "budget_s", json_real(b->budget_s));
+	json_object_set_new(o, "failed", clocks_json_n(b->failed));
+	json_object_set_new(o, "rate_per_s", clocks_json_ratio(b->rate_per_s));
+	json_object_set_new(o, "equivalent_downtime_s", clocks_json_ratio(b->downtime_s));
+	json_object_set_new(o, "window_sent", clocks_json_n(b->window_sent));
+	json_object_set_new(o, "window_failed", clocks_json_n(b->window_failed));
+	json_object_set_new(o, "window_lost_share", clocks_json_ratio(b->window_lost));
+	json_object_set_new(o, "budget_share_downtime", clocks_json_ratio(b->share_downtime));
+	json_object_set_new(o, "budget_share_window", clocks_json_ratio(b->share_window));
+	return o;
+}
+
 static json_t *clocks_json_scheme(const struct clocks_result *r)
 {
 	json_t *o = json_object();
@@ -118,6 +142,8 @@ static json_t *clocks_json_scheme(const struct clocks_result *r)
 	json_object_set_new(o, "last_by_client_s", by);
 	json_object_set_new(o, "replies", clocks_json_counts(r->replies, r->nreplies));
 	json_object_set_new(o, "captured_after_t0", clocks_json_counts(r->after_t0, r->nafter_t0));
+	if (r->has_budget)
+		json_object_set_new(o, "budget", clocks_json_budget(&r->budget));
 	return o;
 }
 

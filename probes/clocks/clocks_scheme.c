@@ -18,15 +18,15 @@ enum clocks_scheme clocks_scheme_of(uint32_t client)
 	return client < CLOCKS_DNS_CLIENT_BASE ? CLOCKS_SCHEME_ANYCAST : CLOCKS_SCHEME_DNS;
 }
 
-static int clocks_is_flow(const struct clocks_input *in, const struct clocks_flows *fl,
-			  const struct clocks_packet *p)
+int clocks_is_flow(const struct clocks_input *in, const struct clocks_flows *fl,
+		   const struct clocks_packet *p)
 {
 	return clocks_scheme_of(p->client) == fl->scheme &&
 	       (fl->is_flow == NULL || fl->is_flow(in, p));
 }
 
-static int clocks_is_dead(const struct clocks_input *in, const struct clocks_flows *fl,
-			  const struct clocks_packet *p)
+int clocks_is_dead(const struct clocks_input *in, const struct clocks_flows *fl,
+		   const struct clocks_packet *p)
 {
 	return p->t_ns > in->failure.t0_ns && clocks_is_flow(in, fl, p) &&
 	       (fl->to_dead == NULL || fl->to_dead(in, p));

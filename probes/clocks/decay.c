@@ -1,0 +1,142 @@
+/*
+ * The decay curve (docs/clocks.md, "Decay"): for each scheme, per time
+ * bucket after t0, how many of its requests were captured on the dead site's
+ * link (to the dead site, exactly the requests the window and lost_capture
+ * count) and how many on every site link. Their ratio is the share of the
+ * scheme's traffic still sent to the dead site. The buckets of a scheme add
+ * up to its captured_after_t0 and lost_capture. Pure computation, no I/O.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clocks_int.h"
+#include "report.h"
+#include "timeutil.h"
+
+#define DECAY_MIN_BUCKETS 50
+
+int64_t report_bucket_of(int64_t rel_ns, int64_t width_ns)
+{
+	int64_t x = rel_ns - 1;
+
+	/* floor division: C's rounds toward zero */
+	return x >= 0 ? x / width_ns : -((-x + width_ns - 1) / width_ns);
+}
+
+int64_t clocks_observation_end(const struct clocks_input *in)
+{
+	int64_t end = CLOCKS_NONE;
+
+	if (in->traffic_start_ns != CLOCKS_NONE && in->traffic_duration_ns != CLOCKS_NONE &&
+	    in->traffic_duration_ns > 0)
+		end = in->traffic_start_ns + in->traffic_duration_ns;
+	else if (in->traffic_stop_ns != CLOCKS_NONE)
+		end = in->traffic_stop_ns;
+	/* a request captured later still belongs in a bucket */
+	for (size_t i = 0; i < in->ncaptures; i++)
+		for (size_t k = 0; k < in->captures[i].n; k++)
+			if (clocks_scheme_of(in->captures[i].packets[k].client) !=
+				CLOCKS_SCHEME_NONE &&
+			    (end == CLOCKS_NONE || in->captures[i].packets[k].t_ns > end))
+				end = in->captures[i].packets[k].t_ns;
+	return end;
+}
+
+int64_t clocks_decay_auto_bucket(int64_t obs_ns)
+{
+	static const int64_t widths[] = {NSEC_PER_SEC, 100 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC};
+
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++)
+		if (obs_ns / widths[i] >= DECAY_MIN_BUCKETS)
+			return widths[i];
+	return 10 * NSEC_PER_MSEC;
+}
+
+static const struct clocks_flows *const decay_flows[REPORT_NSCHEMES] = {
+    &clocks_anycast_flows,
+    &clocks_dns_flows,
+};
+
+/* decay_fill: one scheme's counts over every site capture */
+static void decay_fill(const struct clocks_input *in, const struct clocks_flows *fl,
+		       struct clocks_decay *d, struct clocks_decay_series *s)
+{
+	int64_t t0 = in->failure.t0_ns;
+
+	for (size_t i = 0; i < in->ncaptures; i++) {
+		const struct clocks_capture *c = &in->captures[i];
+		int dead = strcmp(c->label, in->failure.site) == 0;
+
+		for (size_t k = 0; k < c->n; k++) {
+			const struct clocks_packet *p = &c->packets[k];
+			int64_t b;
+
+			if (p->t_ns <= t0 || !clocks_is_flow(in, fl, p))
+				continue;
+			b = report_bucket_of(p->t_ns - t0, d->bucket_ns);
+			if (b >= (int64_t)d->n)
+				continue; /* not after clocks_observation_end */
+			s->all[b]++;
+			if (dead && clocks_is_dead(in, fl, p))
+				s->dead[b]++;
+		}
+	}
+}
+
+static int decay_has_capture(const struct clocks_input *in)
+{
+	for (size_t i = 0; i < in->ncaptures; i++)
+		if (strcmp(in->captures[i].label, in->failure.site) == 0)
+			return 1;
+	return 0;
+}
+
+int clocks_decay(const struct clocks_input *in, int64_t bucket_ns, struct clocks_decay *d,
+		 char *err, size_t errlen)
+{
+	int64_t end = clocks_observation_end(in), nb;
+
+	memset(d, 0, sizeof(*d));
+	d->bucket_ns = bucket_ns;
+	if (bucket_ns <= 0) {
+		snprintf(err, errlen, "decay: the bucket must be longer than 0");
+		return -1;
+	}
+	if (end == CLOCKS_NONE || end <= in->failure.t0_ns)
+		return 0; /* nothing observed after t0: no buckets */
+	d->end_ns = end - in->failure.t0_ns;
+	nb = d->end_ns / bucket_ns + (d->end_ns % bucket_ns != 0);
+	if (nb > REPORT_MAX_BUCKETS) {
+		snprintf(err, errlen,
+			 "decay: a bucket of %lld ns makes %lld buckets of the %.3f s observed "
+			 "(at most %d): choose a longer one",
+			 (long long)bucket_ns, (long long)nb, (double)d->end_ns / NSEC_PER_SEC,
+			 REPORT_MAX_BUCKETS);
+		return -1;
+	}
+	d->n = (size_t)nb;
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		struct clocks_decay_series *s = &d->s[i];
+
+		s->dead = calloc(d->n, sizeof(*s->dead));
+		s->all = calloc(d->n, sizeof(*s->all));
+		if (s->dead == NULL || s->all == NULL) {
+			snprintf(err, errlen, "decay: out of memory for %zu buckets", d->n);
+			return -1;
+		}
+		s->known = decay_has_capture(in) &&
+			   (decay_flows[i]->scheme != CLOCKS_SCHEME_DNS || in->failure.has_address);
+		if (s->known)
+			decay_fill(in, decay_flows[i], d, s);
+	}
+	return 0;
+}
+
+void clocks_decay_free(struct clocks_decay *d)
+{
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		free(d->s[i].dead);
+		free(d->s[i].all);
+	}
+	memset(d, 0, sizeof(*d));
+}

@@ -1,0 +1,234 @@
+/*
+ * The report of a run directory: load it once, compute the clocks, the
+ * budget, the decay curves and the upstream series, write every file, print
+ * the clocks and a summary. `steerlab run` ends here and `steerlab report`
+ * comes here; neither reruns anything. See report.h for the files.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "report_int.h"
+#include "timeutil.h"
+
+int report_parse_slo(const char *s, double *pct)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno != 0)
+		return -1;
+	if (*end == '%')
+		end++;
+	if (*end != '\0' || !(v > 0 && v < 100))
+		return -1;
+	*pct = v;
+	return 0;
+}
+
+const char *report_fmt_s(char *buf, size_t len, int64_t ns)
+{
+	size_t n;
+
+	snprintf(buf, len, "%s%lld.%09lld", ns < 0 ? "-" : "", llabs(ns) / NSEC_PER_SEC,
+		 llabs(ns) % NSEC_PER_SEC);
+	n = strlen(buf);
+	while (n > 0 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = '\0';
+	return buf;
+}
+
+const char *report_fmt_pct(char *buf, size_t len, double fraction)
+{
+	double v = fraction * 100;
+
+	if (fraction < 0)
+		snprintf(buf, len, "-");
+	else if (v == 0 || v >= 100)
+		snprintf(buf, len, "%.0f %%", v);
+	else if (v >= 99.95)
+		snprintf(buf, len, ">99.9 %%"); /* not "100.0 %": some did not fail */
+	else if (v >= 1)
+		snprintf(buf, len, "%.1f %%", v);
+	else
+		snprintf(buf, len, "%#.2g %%", v);
+	return buf;
+}
+
+const char *report_fmt_duration(char *buf, size_t len, int64_t ns)
+{
+	char s[48];
+
+	if (ns >= 60 * NSEC_PER_SEC && ns % (60 * NSEC_PER_SEC) == 0)
+		snprintf(buf, len, "%lld min", (long long)(ns / (60 * NSEC_PER_SEC)));
+	else if (ns >= NSEC_PER_SEC || ns % NSEC_PER_MSEC != 0)
+		snprintf(buf, len, "%s s", report_fmt_s(s, sizeof(s), ns));
+	else
+		snprintf(buf, len, "%lld ms", (long long)(ns / NSEC_PER_MSEC));
+	return buf;
+}
+
+const char *report_fmt_budget(char *buf, size_t len, double s)
+{
+	if (s >= 60)
+		snprintf(buf, len, "%.4g min (%.0f s)", s / 60, s);
+	else
+		snprintf(buf, len, "%.3g s", s);
+	return buf;
+}
+
+FILE *report_file_open(const struct report *r, const char *name, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX];
+	FILE *fp;
+
+	if (snprintf(tmp, sizeof(tmp), "%s/%s.tmp", r->rundir, name) >= (int)sizeof(tmp)) {
+		snprintf(err, errlen, "%s/%s: path too long", r->rundir, name);
+		return NULL;
+	}
+	fp = fopen(tmp, "w");
+	if (fp == NULL)
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+	return fp;
+}
+
+int report_file_close(const struct report *r, FILE *fp, const char *name, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	int bad = ferror(fp);
+
+	/* report_file_open made the longer of the two */
+	if (snprintf(path, sizeof(path), "%s/%s", r->rundir, name) >= (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		fclose(fp);
+		snprintf(err, errlen, "%s/%s: path too long", r->rundir, name);
+		return -1;
+	}
+	if (fclose(fp) != 0 || bad) {
+		snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+		remove(tmp);
+		return -1;
+	}
+	if (rename(tmp, path) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		remove(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* report_summary: what the terminal gets after the clocks */
+static void report_summary(const struct report *r, FILE *out)
+{
+	struct report_table t;
+	char b[32];
+
+	fprintf(out, "\nerror budget at SLO %g %%: %s in a 30-day month; failed = lost + errors\n",
+		r->slo_pct, report_fmt_budget(b, sizeof(b), r->res[0].budget.budget_s));
+	report_budget_table(r, &t);
+	report_table_print(&t, out, 0);
+	report_table_free(&t);
+	fprintf(out,
+		"\ndecay: share of each scheme's requests sent to %s, in the %s bucket "
+		"ending at each time\n",
+		r->in.failure.site, report_fmt_duration(b, sizeof(b), r->bucket_ns));
+	report_decay_table(r, &t);
+	report_table_print(&t, out, 0);
+	report_table_free(&t);
+	if (r->up.known) {
+		fprintf(out, "\nupstream: DNS queries that reached authd, per source\n");
+		report_upstream_table(r, &t);
+		report_table_print(&t, out, 0);
+		report_table_free(&t);
+	}
+	fprintf(out, "\nreport: %s/report.md", r->rundir);
+	if (r->drawn)
+		fprintf(out, " (plots: %s%s%s)", r->plot_decay ? "decay.png" : "",
+			r->plot_decay && r->plot_upstream ? ", " : "",
+			r->plot_upstream ? "upstream.png" : "");
+	fputc('\n', out);
+	if (r->plot_note[0])
+		fprintf(out, "plots: %s\n", r->plot_note);
+}
+
+/* report_compute: everything but the files */
+static int report_compute(struct report *r, char *err, size_t errlen)
+{
+	FILE *mem;
+
+	clocks_anycast(&r->in, &r->res[0]);
+	clocks_dns(&r->in, &r->res[1]);
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		clocks_budget(&r->in, &r->res[i], r->slo_pct, &r->res[i].budget);
+		r->res[i].has_budget = 1;
+	}
+	if (r->bucket_auto) {
+		int64_t end = clocks_observation_end(&r->in);
+		r->bucket_ns =
+		    clocks_decay_auto_bucket(end == CLOCKS_NONE ? 0 : end - r->in.failure.t0_ns);
+	}
+	if (clocks_decay(&r->in, r->bucket_ns, &r->decay, err, errlen) == -1 ||
+	    clocks_upstream_series(&r->in, &r->up, err, errlen) == -1)
+		return -1;
+	mem = open_memstream(&r->clocks_text, &r->clocks_len);
+	if (mem == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	clocks_print(mem, &r->in, r->res, REPORT_NSCHEMES);
+	fclose(mem);
+	return 0;
+}
+
+int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
+{
+	struct report *r;
+	char err[PATH_MAX + 256], path[PATH_MAX];
+	int rc = -1;
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		log_warnx("report: out of memory");
+		return -1;
+	}
+	r->rundir = rundir;
+	r->bucket_ns = opts ? opts->bucket_ns : 0;
+	r->bucket_auto = r->bucket_ns == 0;
+	r->slo_pct = opts && opts->slo_pct > 0 ? opts->slo_pct : CLOCKS_SLO_DEFAULT;
+	r->slo_default = !(opts && opts->slo_pct > 0);
+	r->gnuplot = opts && opts->gnuplot ? opts->gnuplot : "gnuplot";
+	if (clocks_load(rundir, &r->in, err, sizeof(err)) == -1 ||
+	    report_compute(r, err, sizeof(err)) == -1)
+		goto fail;
+	if (snprintf(path, sizeof(path), "%s/clocks.json", rundir) >= (int)sizeof(path)) {
+		snprintf(err, sizeof(err), "%s: path too long", rundir);
+		goto fail;
+	}
+	if (clocks_write_json(path, &r->in, r->res, REPORT_NSCHEMES, err, sizeof(err)) == -1 ||
+	    report_write_decay_csv(r, err, sizeof(err)) == -1 ||
+	    report_write_upstream_csv(r, err, sizeof(err)) == -1 ||
+	    report_plot(r, err, sizeof(err)) == -1 || report_write_md(r, err, sizeof(err)) == -1)
+		goto fail;
+	fwrite(r->clocks_text, 1, r->clocks_len, out);
+	report_summary(r, out);
+	rc = 0;
+	goto out;
+fail:
+	log_warnx("report: %s", err);
+out:
+	clocks_input_free(&r->in);
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		clocks_result_free(&r->res[i]);
+	clocks_decay_free(&r->decay);
+	clocks_upstream_series_free(&r->up);
+	free(r->clocks_text);
+	free(r);
+	return rc;
+}

@@ -1,0 +1,75 @@
+/*
+ * decay.csv and upstream.csv: the series behind the plots, one line per
+ * bucket, for gnuplot and for anyone's own tools (docs/clocks.md). Times
+ * are seconds after t0; a bucket runs from t_s (excluded) to t_end_s
+ * (included). A share is a fraction from 0 to 1, empty when the bucket has
+ * no request of the scheme; every field of a scheme that cannot be told is
+ * empty.
+ */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "report_int.h"
+#include "timeutil.h"
+
+int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
+{
+	const struct clocks_decay *d = &r->decay;
+	char a[48], b[48];
+	FILE *fp;
+
+	fp = report_file_open(r, "decay.csv", err, errlen);
+	if (fp == NULL)
+		return -1;
+	fprintf(fp, "t_s,t_end_s");
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		fprintf(fp, ",%s_share,%s_dead,%s_all", r->res[i].scheme, r->res[i].scheme,
+			r->res[i].scheme);
+	fputc('\n', fp);
+	for (size_t k = 0; k < d->n; k++) {
+		int64_t end = (int64_t)(k + 1) * d->bucket_ns;
+
+		fprintf(fp, "%s,%s", report_fmt_s(a, sizeof(a), (int64_t)k * d->bucket_ns),
+			report_fmt_s(b, sizeof(b), end < d->end_ns ? end : d->end_ns));
+		for (int i = 0; i < REPORT_NSCHEMES; i++) {
+			const struct clocks_decay_series *s = &d->s[i];
+
+			if (!s->known)
+				fprintf(fp, ",,,");
+			else if (s->all[k] == 0)
+				fprintf(fp, ",,0,0");
+			else
+				fprintf(fp, ",%.6g,%lld,%lld",
+					(double)s->dead[k] / (double)s->all[k],
+					(long long)s->dead[k], (long long)s->all[k]);
+		}
+		fputc('\n', fp);
+	}
+	return report_file_close(r, fp, "decay.csv", err, errlen);
+}
+
+int report_write_upstream_csv(const struct report *r, char *err, size_t errlen)
+{
+	const struct clocks_upstream_series *u = &r->up;
+	char addr[INET_ADDRSTRLEN];
+	FILE *fp;
+
+	if (!u->known)
+		return 0; /* no query capture: report.md says so */
+	fp = report_file_open(r, "upstream.csv", err, errlen);
+	if (fp == NULL)
+		return -1;
+	fprintf(fp, "t_s,t_end_s,queries");
+	for (size_t j = 0; j < u->nsrc; j++)
+		fprintf(fp, ",%s", inet_ntop(AF_INET, &u->src[j], addr, sizeof(addr)));
+	fputc('\n', fp);
+	for (size_t i = 0; i < u->n; i++) {
+		long long t = (long long)(u->first + (int64_t)i);
+
+		fprintf(fp, "%lld,%lld,%lld", t, t + 1, (long long)u->total[i]);
+		for (size_t j = 0; j < u->nsrc; j++)
+			fprintf(fp, ",%lld", (long long)u->count[i * u->nsrc + j]);
+		fputc('\n', fp);
+	}
+	return report_file_close(r, fp, "upstream.csv", err, errlen);
+}

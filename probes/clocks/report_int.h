@@ -1,0 +1,94 @@
+/*
+ * Inside the report (report.h): what report.c hands the writers, and their
+ * small shared helpers. Not for other modules.
+ */
+#ifndef STEERLAB_REPORT_INT_H
+#define STEERLAB_REPORT_INT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "report.h"
+
+/* Everything a report is made of, computed once by report_run. */
+struct report {
+	const char *rundir;
+	int64_t bucket_ns;
+	int bucket_auto; /* the default was taken */
+	double slo_pct;
+	int slo_default;
+	const char *gnuplot;
+	struct clocks_input in;
+	struct clocks_result res[REPORT_NSCHEMES];
+	struct clocks_decay decay;
+	struct clocks_upstream_series up;
+	char *clocks_text; /* clocks_print's table, for report.md */
+	size_t clocks_len;
+	/* the plots: a script written for each (decay.gp, upstream.gp); drawn
+	 * when gnuplot ran on it; else plot_note says why not */
+	int plot_decay, plot_upstream;
+	int drawn;
+	char plot_note[512];
+};
+
+/* A table of text cells; the first row is the header (report_table.c). */
+#define REPORT_TABLE_MAX_COLS 16
+
+struct report_table {
+	int ncols, nrows, col;
+	char **cells; /* nrows * ncols, malloc'd strings; NULL: empty */
+	size_t cap;
+	int failed; /* out of memory: the table says so when printed */
+};
+
+void report_table_init(struct report_table *t, int ncols);
+/* report_table_row: start a row; report_table_cell: its next cell */
+void report_table_row(struct report_table *t);
+void report_table_cell(struct report_table *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* report_table_print: aligned columns; markdown: a pipe table */
+void report_table_print(const struct report_table *t, FILE *out, int markdown);
+void report_table_free(struct report_table *t);
+
+/* The tables the summary and report.md share (report_tables.c). */
+void report_budget_table(const struct report *r, struct report_table *t);
+void report_decay_table(const struct report *r, struct report_table *t);
+void report_upstream_table(const struct report *r, struct report_table *t);
+/* report_budget_why: a paragraph on why the window and the equivalent
+ * downtime differ, with this run's numbers */
+void report_budget_why(const struct report *r, FILE *out);
+
+/* report_fmt_s: ns as seconds without trailing zeros ("0.1", "2", "0.25") */
+const char *report_fmt_s(char *buf, size_t len, int64_t ns);
+/* report_fmt_pct: a fraction as a percentage, "-" if negative (unknown) */
+const char *report_fmt_pct(char *buf, size_t len, double fraction);
+/* report_fmt_budget: a budget in seconds as "43.2 min (2592 s)" */
+const char *report_fmt_budget(char *buf, size_t len, double s);
+/* report_fmt_duration: ns in the unit a person would use: "100 ms", "1 s",
+ * "2 min" */
+const char *report_fmt_duration(char *buf, size_t len, int64_t ns);
+
+/* report_file_open: create rundir/name.tmp for writing; report_file_close
+ * closes it and renames it to rundir/name. 0, or -1 with err set (and the
+ * temporary file removed). */
+FILE *report_file_open(const struct report *r, const char *name, char *err, size_t errlen);
+int report_file_close(const struct report *r, FILE *fp, const char *name, char *err, size_t errlen);
+
+/* The files (report_csv.c, report_plot.c, report_md.c). 0, or -1 with err. */
+int report_write_decay_csv(const struct report *r, char *err, size_t errlen);
+int report_write_upstream_csv(const struct report *r, char *err, size_t errlen);
+/* report_plot: write the scripts and run gnuplot on them; a gnuplot that is
+ * missing or fails is not an error (r->plot_note says what happened) */
+int report_plot(struct report *r, char *err, size_t errlen);
+int report_write_md(const struct report *r, char *err, size_t errlen);
+
+/* report_spawn: run argv in directory dir, its standard output and error
+ * to fd; its exit status, 127 if it could not be run, or -1 (errno set) if
+ * it could not be started. */
+int report_spawn(const char *dir, char *const argv[], int fd);
+
+/* report_env: the "Machine" lines of report.md: steerlab's, the libraries'
+ * and gnuplot's versions, the kernel, link delays and sch_netem */
+void report_env(const struct report *r, FILE *out);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * report.md: one page a person reads after a run, in Markdown that also
+ * reads as plain text. The clocks as the terminal shows them, the error
+ * budget, the decay at readable marks, the upstream load, the plots, every
+ * parameter (the topology as used, the analysis options), the files, and
+ * last the machine it was written on (versions, kernel, sch_netem): the
+ * only lines that change when the same run is reported elsewhere.
+ */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "report_int.h"
+#include "timeutil.h"
+
+static void md_table(FILE *fp, void (*fill)(const struct report *, struct report_table *),
+		     const struct report *r)
+{
+	struct report_table t;
+
+	fill(r, &t);
+	fputc('\n', fp);
+	report_table_print(&t, fp, 1);
+	fputc('\n', fp);
+	report_table_free(&t);
+}
+
+static void md_head(const struct report *r, FILE *fp)
+{
+	const struct clocks_failure *f = &r->in.failure;
+	time_t sec = (time_t)(f->t0_ns / NSEC_PER_SEC);
+	char when[32];
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(fp,
+		"# Run report: lab %s\n\n"
+		"Site %s failed at t0 = %s.%09lld UTC (`site_failed` in lab.events.jsonl). Times "
+		"are in seconds after t0. `steerlab report RUN_DIR` writes this page and every "
+		"file it names again from the recorded captures and events, without running "
+		"anything.\n\n",
+		r->in.lab, f->site, when, (long long)(f->t0_ns % NSEC_PER_SEC));
+	fprintf(fp, "## Clocks\n\nAs `steerlab report` prints them; every clock is defined in "
+		    "docs/clocks.md.\n\n```text\n");
+	fwrite(r->clocks_text, 1, r->clocks_len, fp);
+	fprintf(fp, "```\n\n");
+}
+
+static void md_budget(const struct report *r, FILE *fp)
+{
+	const struct clocks_budget *b = &r->res[0].budget;
+	char dur[48];
+
+	fprintf(fp,
+		"## Error budget\n\n"
+		"SLO %g %%%s: a monthly error budget of %s in a 30-day month. Failed "
+		"requests are the clients' timeouts and errors (`lost_client` + `errors`); a "
+		"scheme's mean request rate is its requests sent over the time the clients sent.\n",
+		r->slo_pct, r->slo_default ? " (the default; `--slo` sets another)" : "",
+		report_fmt_budget(dur, sizeof(dur), b->budget_s));
+	md_table(fp, report_budget_table, r);
+	report_budget_why(r, fp);
+	fputc('\n', fp);
+}
+
+static void md_decay(const struct report *r, FILE *fp)
+{
+	const struct clocks_decay *d = &r->decay;
+	char bucket[48];
+
+	fprintf(fp, "## Decay\n\n");
+	if (d->n == 0) {
+		fprintf(fp, "Nothing was observed after t0: no decay curve.\n\n");
+		return;
+	}
+	fprintf(fp,
+		"The share of each scheme's requests still sent to the dead site %s, per bucket "
+		"of %s%s over the %.3f s observed after t0: the scheme's requests captured on %s's "
+		"link (those the window counts) over its requests captured on every site link. "
+		"Below, at each time, the bucket that ends there; decay.csv has every bucket.\n",
+		r->in.failure.site, report_fmt_duration(bucket, sizeof(bucket), d->bucket_ns),
+		r->bucket_auto
+		    ? " (the default: the largest of 1 s, 100 ms and 10 ms that makes at "
+		      "least 50 buckets; `--bucket` sets another)"
+		    : "",
+		(double)d->end_ns / NSEC_PER_SEC, r->in.failure.site);
+	md_table(fp, report_decay_table, r);
+	if (r->plot_decay && r->drawn)
+		fprintf(fp, "![The decay curves of both schemes](decay.png)\n\n");
+}
+
+static void md_upstream(const struct report *r, FILE *fp)
+{
+	const struct clocks_result *dns = &r->res[1];
+	int64_t traffic = clocks_traffic_ns(&r->in);
+
+	fprintf(fp, "## Upstream load\n\n");
+	if (!r->up.known) {
+		fprintf(fp, "No capture-dns-*.pcap: the run had no authd link to capture.\n\n");
+		return;
+	}
+	fprintf(fp,
+		"%lld DNS queries reached authd (UDP, captured on its link: capture-dns-*.pcap)",
+		(long long)dns->upstream_queries);
+	if (traffic != CLOCKS_NONE)
+		fprintf(fp, ", %.2f per second over the %.3f s the clients sent",
+			(double)dns->upstream_queries / ((double)traffic / NSEC_PER_SEC),
+			(double)traffic / NSEC_PER_SEC);
+	fprintf(fp, ". Each source is a resolver, or a client that asks authd itself; "
+		    "upstream.csv has them per second, a column per source.\n");
+	md_table(fp, report_upstream_table, r);
+	if (r->plot_upstream && r->drawn)
+		fprintf(fp, "![The queries that reached authd per second](upstream.png)\n\n");
+}
+
+static void md_topology(const struct report *r, FILE *fp)
+{
+	char path[PATH_MAX], buf[4096];
+	size_t n;
+	FILE *in;
+
+	snprintf(path, sizeof(path), "%s/topology.ini", r->rundir);
+	in = fopen(path, "r");
+	if (in == NULL) {
+		fprintf(fp, "- the topology: no topology.ini in the run directory\n\n");
+		return;
+	}
+	fprintf(fp, "- the topology as used, every value explicit (topology.ini):\n\n```ini\n");
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, fp);
+	fclose(in);
+	fprintf(fp, "```\n\n");
+}
+
+static void md_params(const struct report *r, FILE *fp)
+{
+	char bucket[48];
+
+	fprintf(fp, "## Parameters\n\n");
+	fprintf(fp, "- the report: decay bucket %s%s, SLO %g %%%s\n",
+		report_fmt_duration(bucket, sizeof(bucket), r->bucket_ns),
+		r->bucket_auto ? " (default)" : " (--bucket)", r->slo_pct,
+		r->slo_default ? " (default)" : " (--slo)");
+	md_topology(r, fp);
+}
+
+static void md_files(const struct report *r, FILE *fp)
+{
+	fprintf(fp, "## Files\n\n"
+		    "| file | what |\n"
+		    "|:---|:---|\n"
+		    "| clocks.json | the clocks of both schemes, with each one's budget "
+		    "(docs/clocks.md) |\n"
+		    "| decay.csv | the decay curves: `t_s,t_end_s`, then per scheme its share (0 "
+		    "to 1), its requests to the dead site and all its requests, per bucket |\n");
+	if (r->up.known)
+		fprintf(fp,
+			"| upstream.csv | the queries that reached authd: `t_s,t_end_s,queries`, "
+			"then one column per source, per second |\n");
+	if (r->plot_decay)
+		fprintf(fp, "| decay.gp%s | the decay plot%s |\n", r->drawn ? ", decay.png" : "",
+			r->drawn ? "" : "'s script: gnuplot draws decay.png from it");
+	if (r->plot_upstream)
+		fprintf(fp, "| upstream.gp%s | the upstream plot%s |\n",
+			r->drawn ? ", upstream.png" : "",
+			r->drawn ? "" : "'s script: gnuplot draws upstream.png from it");
+	fprintf(fp, "| report.md | this page |\n\n");
+	if (r->plot_note[0])
+		fprintf(fp, "Plots: %s.\n\n", r->plot_note);
+}
+
+int report_write_md(const struct report *r, char *err, size_t errlen)
+{
+	FILE *fp = report_file_open(r, "report.md", err, errlen);
+
+	if (fp == NULL)
+		return -1;
+	md_head(r, fp);
+	md_budget(r, fp);
+	md_decay(r, fp);
+	md_upstream(r, fp);
+	md_params(r, fp);
+	md_files(r, fp);
+	fprintf(fp, "## Machine\n\nWhere this report was written:\n\n");
+	report_env(r, fp);
+	return report_file_close(r, fp, "report.md", err, errlen);
+}

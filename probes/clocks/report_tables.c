@@ -1,0 +1,212 @@
+/*
+ * The report's tables, one column per scheme where there are schemes: the
+ * error budget, the decay curve at readable marks, the upstream load per
+ * source. The terminal summary and report.md print the same rows.
+ */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "report_int.h"
+#include "timeutil.h"
+
+#define REPORT_SHORT_RUN (120 * NSEC_PER_SEC) /* marks under 15 s up to this */
+
+static void report_header(const struct report *r, struct report_table *t, int ncols,
+			  const char *first)
+{
+	report_table_init(t, ncols);
+	report_table_row(t);
+	report_table_cell(t, "%s", first);
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		report_table_cell(t, "%s", r->res[i].scheme);
+}
+
+static void report_count_cell(struct report_table *t, int64_t v)
+{
+	if (v == CLOCKS_NONE)
+		report_table_cell(t, "-");
+	else
+		report_table_cell(t, "%lld", (long long)v);
+}
+
+static void report_real_cell(struct report_table *t, double v, int decimals)
+{
+	if (v < 0)
+		report_table_cell(t, "-");
+	else
+		report_table_cell(t, "%.*f", decimals, v);
+}
+
+static void report_pct_cell(struct report_table *t, double fraction)
+{
+	char b[32];
+
+	report_table_cell(t, "%s", report_fmt_pct(b, sizeof(b), fraction));
+}
+
+void report_budget_table(const struct report *r, struct report_table *t)
+{
+	const struct clocks_budget *b[REPORT_NSCHEMES];
+
+	report_header(r, t, 1 + REPORT_NSCHEMES, "");
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		b[i] = &r->res[i].budget;
+		/* a scheme without flows has nothing to charge: "-" but its count */
+#define BROW(label, cell)                                                                          \
+	do {                                                                                       \
+		report_table_row(t);                                                               \
+		report_table_cell(t, "%s", label);                                                 \
+		for (int i = 0; i < REPORT_NSCHEMES; i++) {                                        \
+			if (r->res[i].noflows)                                                     \
+				report_table_cell(t, "-");                                         \
+			else                                                                       \
+				cell;                                                              \
+		}                                                                                  \
+	} while (0)
+	report_table_row(t);
+	report_table_cell(t, "requests sent");
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		report_count_cell(t, b[i]->sent);
+	BROW("traffic time (s)",
+	     report_real_cell(t, b[i]->traffic_ns == CLOCKS_NONE ? -1 : b[i]->traffic_ns / 1e9, 3));
+	BROW("mean request rate (/s)", report_real_cell(t, b[i]->rate_per_s, 1));
+	BROW("failed (lost + errors)", report_count_cell(t, b[i]->failed));
+	BROW("equivalent downtime (s)", report_real_cell(t, b[i]->downtime_s, 3));
+	BROW("window (s)",
+	     report_real_cell(t, b[i]->window_ns == CLOCKS_NONE ? -1 : b[i]->window_ns / 1e9, 3));
+	BROW("sent during the window", report_count_cell(t, b[i]->window_sent));
+	BROW("failed of those", report_count_cell(t, b[i]->window_failed));
+	BROW("window's traffic lost", report_pct_cell(t, b[i]->window_lost));
+	BROW("budget used: downtime", report_pct_cell(t, b[i]->share_downtime));
+	BROW("budget used: window", report_pct_cell(t, b[i]->share_window));
+#undef BROW
+}
+
+void report_budget_why(const struct report *r, FILE *out)
+{
+	char lost[32];
+	int said = 0;
+
+	fprintf(out,
+		"The window is how long *any* request still reached the dead site; the equivalent "
+		"downtime is how long a total outage would have taken to fail as many requests "
+		"(failed / mean request rate). They agree when every client leaves the dead site "
+		"at once, so that everything sent during the window fails: one route change moves "
+		"all the anycast traffic. They differ when the clients leave one by one (DNS: each "
+		"cache and client when its own TTL runs out, a sticky client last), so that only "
+		"part of the window's traffic fails and the downtime is shorter than the window. "
+		"The window says how long some users saw errors; the downtime is what the SLO is "
+		"charged.");
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		const struct clocks_budget *b = &r->res[i].budget;
+
+		if (r->res[i].noflows || b->window_lost < 0 || b->downtime_s < 0 ||
+		    b->window_ns == CLOCKS_NONE)
+			continue;
+		fprintf(out,
+			"%s for %s, %s of what was sent during its %.3f s window failed (%.3f s "
+			"of equivalent downtime)",
+			said++ ? ";" : " Here:", r->res[i].scheme,
+			report_fmt_pct(lost, sizeof(lost), b->window_lost),
+			(double)b->window_ns / NSEC_PER_SEC, b->downtime_s);
+	}
+	if (said)
+		fputc('.', out);
+	fprintf(out, " Failed requests are those of the whole run, any cause; a run with losses "
+		     "before t0 charges them too.\n");
+}
+
+/* report_mark_label: "0.5 s", "15 s", "2 min" */
+static const char *report_mark_label(char *buf, size_t len, int64_t ns)
+{
+	char s[48];
+
+	if (ns >= 60 * NSEC_PER_SEC && ns % (60 * NSEC_PER_SEC) == 0)
+		snprintf(buf, len, "%lld min", (long long)(ns / (60 * NSEC_PER_SEC)));
+	else
+		snprintf(buf, len, "%s s", report_fmt_s(s, sizeof(s), ns));
+	return buf;
+}
+
+static void report_decay_row(const struct report *r, struct report_table *t, int64_t at_ns,
+			     const char *suffix)
+{
+	const struct clocks_decay *d = &r->decay;
+	int64_t k = report_bucket_of(at_ns, d->bucket_ns);
+	char label[64], pct[32];
+
+	report_table_row(t);
+	report_table_cell(t, "%s%s", report_mark_label(label, sizeof(label), at_ns), suffix);
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		const struct clocks_decay_series *s = &d->s[i];
+
+		if (!s->known || r->res[i].noflows)
+			report_table_cell(t, "n/a");
+		else if (s->all[k] == 0)
+			report_table_cell(t, "no requests");
+		else
+			report_table_cell(t, "%s (%lld of %lld)",
+					  report_fmt_pct(pct, sizeof(pct),
+							 (double)s->dead[k] / (double)s->all[k]),
+					  (long long)s->dead[k], (long long)s->all[k]);
+	}
+}
+
+void report_decay_table(const struct report *r, struct report_table *t)
+{
+	static const int64_t marks_ms[] = {500,	  1000,	 2000,	 5000,	 10000,	 15000,	 30000,
+					   45000, 60000, 120000, 300000, 600000, 1800000};
+	const struct clocks_decay *d = &r->decay;
+	int64_t last;
+	int at_end = 0;
+
+	report_header(r, t, 1 + REPORT_NSCHEMES, "after t0");
+	for (size_t i = 0; i < sizeof(marks_ms) / sizeof(marks_ms[0]); i++) {
+		int64_t m = marks_ms[i] * NSEC_PER_MSEC;
+
+		if (m > d->end_ns || m < d->bucket_ns ||
+		    (m < 15 * NSEC_PER_SEC && d->end_ns > REPORT_SHORT_RUN))
+			continue;
+		report_decay_row(r, t, m, "");
+		at_end |= m == d->end_ns / d->bucket_ns * d->bucket_ns;
+	}
+	/* and the last whole bucket, if no mark is there */
+	last = d->end_ns / d->bucket_ns * d->bucket_ns;
+	if (last > 0 && !at_end)
+		report_decay_row(r, t, last, " (end)");
+}
+
+void report_upstream_table(const struct report *r, struct report_table *t)
+{
+	const struct clocks_upstream_series *u = &r->up;
+	int64_t traffic = clocks_traffic_ns(&r->in), before = 0, after = 0;
+	char addr[INET_ADDRSTRLEN];
+
+	report_table_init(t, 5);
+	report_table_row(t);
+	report_table_cell(t, "source");
+	report_table_cell(t, "queries");
+	report_table_cell(t, "at or before t0");
+	report_table_cell(t, "after t0");
+	report_table_cell(t, "per s of traffic");
+	for (size_t k = 0; k <= u->nsrc; k++) {
+		int64_t b = k < u->nsrc ? u->before[k] : before,
+			a = k < u->nsrc ? u->after[k] : after;
+
+		report_table_row(t);
+		if (k < u->nsrc)
+			report_table_cell(t, "%s",
+					  inet_ntop(AF_INET, &u->src[k], addr, sizeof(addr)));
+		else
+			report_table_cell(t, "all");
+		report_table_cell(t, "%lld", (long long)(a + b));
+		report_table_cell(t, "%lld", (long long)b);
+		report_table_cell(t, "%lld", (long long)a);
+		if (traffic == CLOCKS_NONE)
+			report_table_cell(t, "-");
+		else
+			report_table_cell(t, "%.2f", (double)(a + b) / ((double)traffic / 1e9));
+		before += b;
+		after += a;
+	}
+}

@@ -1,0 +1,653 @@
+/*
+ * probes/clocks: the report. The decay curve, the budget arithmetic and the
+ * upstream series on inputs built by hand (struct clocks_input, no files);
+ * then the whole report of a small recorded run (tests/unit/data/report/run/,
+ * a 3 s run of topology/compare.ini at low rates), copied to a temporary
+ * directory: its report.md (all but the machine section) and decay.csv
+ * must match the golden files beside it, and without gnuplot everything
+ * but the PNGs is still written.
+ *
+ * UPDATE_GOLDEN=1 rewrites the golden files instead of comparing with them.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "report.h"
+
+#define T0 1700000000000000000LL
+#define MS 1000000LL
+#define S 1000000000LL
+#define DATA "tests/unit/data/report/"
+#define ANY "198.19.0.1"
+#define ADDR_A "198.19.1.1"
+#define ADDR_B "198.19.1.2"
+#define DNS_ID(n) (CLOCKS_DNS_CLIENT_BASE + (n))
+
+static struct in_addr addr(const char *s)
+{
+	struct in_addr a;
+
+	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
+	return a;
+}
+
+/* input: site a (ADDR_A) fails at T0; the clients send for 10 s from
+ * T0 - 3 s */
+static void input(struct clocks_input *in)
+{
+	clocks_input_init(in);
+	snprintf(in->lab, sizeof(in->lab), "t");
+	in->port = 7000;
+	in->failure.t0_ns = T0;
+	snprintf(in->failure.site, sizeof(in->failure.site), "a");
+	in->failure.via = addr("198.18.0.2");
+	in->failure.prefix = addr(ANY);
+	in->failure.prefixlen = 32;
+	in->failure.has_address = 1;
+	in->failure.address = addr(ADDR_A);
+	in->traffic_start_ns = T0 - 3 * S;
+	in->traffic_duration_ns = 10 * S;
+	in->have_requests = 1;
+}
+
+static void capture(struct clocks_input *in, const char *label)
+{
+	struct clocks_capture *c;
+
+	in->captures = realloc(in->captures, (in->ncaptures + 1) * sizeof(*in->captures));
+	assert_non_null(in->captures);
+	c = &in->captures[in->ncaptures++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->label, sizeof(c->label), "%s", label);
+}
+
+/* pkt: a request of client to dst at t in the capture called label */
+static void pkt(struct clocks_input *in, const char *label, int64_t t, uint32_t client,
+		const char *dst)
+{
+	for (size_t i = 0; i < in->ncaptures; i++) {
+		struct clocks_capture *c = &in->captures[i];
+
+		if (strcmp(c->label, label) != 0)
+			continue;
+		c->packets = realloc(c->packets, (c->n + 1) * sizeof(*c->packets));
+		assert_non_null(c->packets);
+		c->packets[c->n++] = (struct clocks_packet){t, client, 0, addr(dst)};
+		return;
+	}
+	fail_msg("no capture %s", label);
+}
+
+static void record(struct clocks_input *in, uint32_t client, int64_t sent,
+		   enum clocks_status status)
+{
+	in->requests = realloc(in->requests, (in->nrequests + 1) * sizeof(*in->requests));
+	assert_non_null(in->requests);
+	in->requests[in->nrequests++] = (struct clocks_request){client, 0, sent, 0, status, "a"};
+}
+
+static void test_bucket_of(void **state)
+{
+	(void)state;
+	/* bucket k holds (t0 + k w, t0 + (k+1) w] */
+	assert_int_equal(report_bucket_of(1, 100), 0);
+	assert_int_equal(report_bucket_of(100, 100), 0);
+	assert_int_equal(report_bucket_of(101, 100), 1);
+	assert_int_equal(report_bucket_of(0, 100), -1);
+	assert_int_equal(report_bucket_of(-99, 100), -1);
+	assert_int_equal(report_bucket_of(-100, 100), -2);
+	assert_int_equal(report_bucket_of(-3 * S - 1, S), -4);
+}
+
+static void test_auto_bucket(void **state)
+{
+	(void)state;
+	assert_int_equal(clocks_decay_auto_bucket(30 * 60 * S), S);
+	assert_int_equal(clocks_decay_auto_bucket(50 * S), S);
+	assert_int_equal(clocks_decay_auto_bucket(49 * S), 100 * MS);
+	assert_int_equal(clocks_decay_auto_bucket(7 * S), 100 * MS);
+	assert_int_equal(clocks_decay_auto_bucket(2 * S), 10 * MS);
+	assert_int_equal(clocks_decay_auto_bucket(100 * MS), 10 * MS);
+	assert_int_equal(clocks_decay_auto_bucket(0), 10 * MS);
+}
+
+/*
+ * decay_input: buckets of 100 ms. In capture a, after t0:
+ *
+ *   bucket 0 (0, 100 ms]    anycast 1, 2 to ANY; DNS 100001 to ADDR_A
+ *   bucket 1 (100, 200]     anycast 1 to ANY; DNS 100001 to ADDR_A, at 200 ms
+ *   bucket 3 (300, 400]     DNS 100002 to ADDR_A; a probe (id 0) to ADDR_A;
+ *                           DNS 100001 to ANY (not to the dead site's address);
+ *                           anycast 1 to ADDR_A (not an anycast flow)
+ *
+ * and before it (not counted): anycast 1 at t0 - 50 ms, DNS 100001 at t0.
+ * In capture b: anycast 1 and 2 in bucket 1, anycast 1 in 2 and 3; DNS
+ * 100001 to ADDR_B in bucket 2 and 3, a probe in 3.
+ */
+static void decay_input(struct clocks_input *in)
+{
+	input(in);
+	capture(in, "a");
+	capture(in, "b");
+	pkt(in, "a", T0 - 50 * MS, 1, ANY);
+	pkt(in, "a", T0, DNS_ID(1), ADDR_A);
+	pkt(in, "a", T0 + 10 * MS, 1, ANY);
+	pkt(in, "a", T0 + 20 * MS, 2, ANY);
+	pkt(in, "a", T0 + 100 * MS, DNS_ID(1), ADDR_A);
+	pkt(in, "a", T0 + 150 * MS, 1, ANY);
+	pkt(in, "a", T0 + 200 * MS, DNS_ID(1), ADDR_A);
+	pkt(in, "a", T0 + 310 * MS, DNS_ID(2), ADDR_A);
+	pkt(in, "a", T0 + 320 * MS, CLOCKS_PROBE_CLIENT, ADDR_A);
+	pkt(in, "a", T0 + 330 * MS, DNS_ID(1), ANY);
+	pkt(in, "a", T0 + 340 * MS, 1, ADDR_A);
+	pkt(in, "b", T0 + 160 * MS, 1, ANY);
+	pkt(in, "b", T0 + 170 * MS, 2, ANY);
+	pkt(in, "b", T0 + 250 * MS, 1, ANY);
+	pkt(in, "b", T0 + 260 * MS, DNS_ID(1), ADDR_B);
+	pkt(in, "b", T0 + 350 * MS, 1, ANY);
+	pkt(in, "b", T0 + 360 * MS, DNS_ID(1), ADDR_B);
+	pkt(in, "b", T0 + 370 * MS, CLOCKS_PROBE_CLIENT, ADDR_B);
+	/* the observation ends at 400 ms: traffic_started + duration */
+	in->traffic_duration_ns = 3 * S + 400 * MS;
+}
+
+static void assert_bucket(const struct clocks_decay_series *s, size_t k, int64_t dead, int64_t all)
+{
+	assert_int_equal(s->dead[k], dead);
+	assert_int_equal(s->all[k], all);
+}
+
+static void test_decay(void **state)
+{
+	struct clocks_input in;
+	struct clocks_decay d;
+	struct clocks_result r;
+	char err[256];
+	int64_t sum = 0;
+
+	(void)state;
+	decay_input(&in);
+	assert_int_equal(clocks_observation_end(&in), T0 + 400 * MS);
+	assert_int_equal(clocks_decay(&in, 100 * MS, &d, err, sizeof(err)), 0);
+	assert_int_equal(d.n, 4);
+	assert_int_equal(d.end_ns, 400 * MS);
+	assert_true(d.s[0].known && d.s[1].known);
+	/* anycast */
+	assert_bucket(&d.s[0], 0, 2, 2);
+	assert_bucket(&d.s[0], 1, 1, 3);
+	assert_bucket(&d.s[0], 2, 0, 1);
+	assert_bucket(&d.s[0], 3, 0, 1);
+	/* dns: the 100001 to ANY in a is the scheme's, not to the dead site */
+	assert_bucket(&d.s[1], 0, 1, 1);
+	assert_bucket(&d.s[1], 1, 1, 1);
+	assert_bucket(&d.s[1], 2, 0, 1);
+	assert_bucket(&d.s[1], 3, 1, 3);
+	/* the buckets add up to what the clocks count */
+	clocks_dns(&in, &r);
+	for (size_t k = 0; k < d.n; k++)
+		sum += d.s[1].dead[k];
+	assert_int_equal(sum, r.lost_capture);
+	clocks_result_free(&r);
+	clocks_decay_free(&d);
+
+	/* a bucket that does not divide the observation: the last is short */
+	assert_int_equal(clocks_decay(&in, 150 * MS, &d, err, sizeof(err)), 0);
+	assert_int_equal(d.n, 3);
+	assert_bucket(&d.s[0], 2, 0, 1);
+	clocks_decay_free(&d);
+	clocks_input_free(&in);
+}
+
+static void test_decay_limits(void **state)
+{
+	struct clocks_input in;
+	struct clocks_decay d;
+	char err[256];
+
+	(void)state;
+	decay_input(&in);
+	/* a late request stretches the observation */
+	pkt(&in, "b", T0 + 1234 * MS, 2, ANY);
+	assert_int_equal(clocks_observation_end(&in), T0 + 1234 * MS);
+	assert_int_equal(clocks_decay(&in, 100 * MS, &d, err, sizeof(err)), 0);
+	assert_int_equal(d.n, 13);
+	assert_bucket(&d.s[0], 12, 0, 1);
+	clocks_decay_free(&d);
+
+	/* too many buckets is an error, not a gigabyte */
+	assert_int_equal(clocks_decay(&in, 1, &d, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "choose a longer one"));
+	clocks_decay_free(&d);
+
+	/* without traffic_started, traffic_stopped ends it */
+	in.traffic_duration_ns = CLOCKS_NONE;
+	in.traffic_stop_ns = T0 + 5 * S;
+	assert_int_equal(clocks_observation_end(&in), T0 + 5 * S);
+
+	/* dns cannot be told without the site's address; neither without
+	 * the failed site's capture */
+	in.failure.has_address = 0;
+	assert_int_equal(clocks_decay(&in, 100 * MS, &d, err, sizeof(err)), 0);
+	assert_true(d.s[0].known);
+	assert_false(d.s[1].known);
+	clocks_decay_free(&d);
+	snprintf(in.captures[0].label, sizeof(in.captures[0].label), "x");
+	assert_int_equal(clocks_decay(&in, 100 * MS, &d, err, sizeof(err)), 0);
+	assert_false(d.s[0].known);
+	clocks_decay_free(&d);
+	clocks_input_free(&in);
+
+	/* nothing after t0: no buckets */
+	input(&in);
+	in.traffic_duration_ns = 2 * S; /* ends before t0 */
+	assert_int_equal(clocks_decay(&in, 100 * MS, &d, err, sizeof(err)), 0);
+	assert_int_equal(d.n, 0);
+	clocks_decay_free(&d);
+	clocks_input_free(&in);
+}
+
+static void assert_near(double got, double want)
+{
+	if (fabs(got - want) > 1e-9 * (fabs(want) > 1 ? fabs(want) : 1))
+		fail_msg("%.12g, want %.12g", got, want);
+}
+
+/*
+ * budget_input: anycast client 1 sends 100 requests over the 10 s (10 a
+ * second); 4 of them, sent at t0 + 10, 20, 30, 40 ms, time out, one more
+ * at t0 + 45 ms fails to send; one ok request is sent at t0 + 48 ms. Its
+ * window is 50 ms: the 6 requests sent in it, 5 failed. Before t0, one
+ * more timeout: failures of any cause count.
+ */
+static void budget_input(struct clocks_input *in, struct clocks_result *r)
+{
+	input(in);
+	for (int i = 0; i < 93; i++)
+		record(in, 1, T0 - 3 * S + i * MS, CLOCKS_OK);
+	record(in, 1, T0 - 1 * S, CLOCKS_TIMEOUT);
+	for (int i = 1; i <= 4; i++)
+		record(in, 1, T0 + i * 10 * MS, CLOCKS_TIMEOUT);
+	record(in, 1, T0 + 45 * MS, CLOCKS_ERROR);
+	record(in, 1, T0 + 48 * MS, CLOCKS_OK);
+	/* a DNS record: not anycast's */
+	record(in, DNS_ID(1), T0 + 20 * MS, CLOCKS_TIMEOUT);
+	memset(r, 0, sizeof(*r));
+	r->scheme = "anycast";
+	r->sent = 100;
+	r->lost_client = 5;
+	r->errors = 1;
+	r->window_ns = 50 * MS;
+}
+
+static void test_budget(void **state)
+{
+	struct clocks_input in;
+	struct clocks_result r;
+	struct clocks_budget b;
+
+	(void)state;
+	budget_input(&in, &r);
+	clocks_budget(&in, &r, 99.9, &b);
+	/* 0.1 % of 30 days: 43.2 minutes */
+	assert_near(b.budget_s, 43.2 * 60);
+	assert_int_equal(b.failed, 6);
+	assert_int_equal(b.traffic_ns, 10 * S);
+	assert_near(b.rate_per_s, 10);
+	assert_near(b.downtime_s, 0.6);
+	assert_int_equal(b.window_sent, 6);
+	assert_int_equal(b.window_failed, 5);
+	assert_near(b.window_lost, 5.0 / 6);
+	assert_near(b.share_downtime, 0.6 / 2592);
+	assert_near(b.share_window, 0.05 / 2592);
+
+	/* another SLO: 99.95 % is half the budget */
+	clocks_budget(&in, &r, 99.95, &b);
+	assert_near(b.budget_s, 21.6 * 60);
+	assert_near(b.share_downtime, 0.6 / 1296);
+
+	/* the traffic time from traffic_stopped when there is no duration */
+	in.traffic_duration_ns = 0;
+	in.traffic_stop_ns = T0 + 2 * S; /* 5 s after the start */
+	clocks_budget(&in, &r, 99.9, &b);
+	assert_near(b.rate_per_s, 20);
+	assert_near(b.downtime_s, 0.3);
+
+	/* unknown: no traffic time, so no rate and no downtime */
+	in.traffic_stop_ns = CLOCKS_NONE;
+	clocks_budget(&in, &r, 99.9, &b);
+	assert_true(b.rate_per_s < 0 && b.downtime_s < 0 && b.share_downtime < 0);
+	assert_near(b.share_window, 0.05 / 2592);
+
+	/* no records: nothing failed is known */
+	r.lost_client = r.sent = CLOCKS_NONE;
+	in.have_requests = 0;
+	in.traffic_duration_ns = 10 * S;
+	clocks_budget(&in, &r, 99.9, &b);
+	assert_int_equal(b.failed, CLOCKS_NONE);
+	assert_int_equal(b.window_sent, CLOCKS_NONE);
+	assert_true(b.window_lost < 0 && b.downtime_s < 0);
+	clocks_input_free(&in);
+}
+
+static void test_parse_slo(void **state)
+{
+	double p = 0;
+
+	(void)state;
+	assert_int_equal(report_parse_slo("99.95", &p), 0);
+	assert_near(p, 99.95);
+	assert_int_equal(report_parse_slo("99%", &p), 0);
+	assert_near(p, 99);
+	assert_int_equal(report_parse_slo("100", &p), -1);
+	assert_int_equal(report_parse_slo("0", &p), -1);
+	assert_int_equal(report_parse_slo("-5", &p), -1);
+	assert_int_equal(report_parse_slo("99.9x", &p), -1);
+	assert_int_equal(report_parse_slo("", &p), -1);
+}
+
+static void query(struct clocks_input *in, int64_t t, const char *src)
+{
+	struct clocks_query_capture *c = &in->qcaptures[0];
+
+	c->queries = realloc(c->queries, (c->n + 1) * sizeof(*c->queries));
+	assert_non_null(c->queries);
+	c->queries[c->n++] = (struct clocks_query){t, addr(src)};
+}
+
+static void test_upstream_series(void **state)
+{
+	struct clocks_upstream_series u;
+	struct clocks_input in;
+	char err[256];
+
+	(void)state;
+	input(&in);
+	in.traffic_duration_ns = 5 * S; /* ends at t0 + 2 s */
+	assert_int_equal(clocks_upstream_series(&in, &u, err, sizeof(err)), 0);
+	assert_false(u.known);
+	clocks_upstream_series_free(&u);
+
+	in.qcaptures = calloc(1, sizeof(*in.qcaptures));
+	assert_non_null(in.qcaptures);
+	in.nqcaptures = 1;
+	query(&in, T0 - 2500 * MS, "198.18.128.2"); /* second -3: (-3 s, -2 s] */
+	query(&in, T0 - 2400 * MS, "198.18.128.1");
+	query(&in, T0, "198.18.128.10"); /* at t0: second -1, before */
+	query(&in, T0 + 1, "198.18.128.2");
+	query(&in, T0 + 1500 * MS, "198.18.128.2");
+	assert_int_equal(clocks_upstream_series(&in, &u, err, sizeof(err)), 0);
+	assert_true(u.known);
+	/* from the first query's second to the end of the observation's */
+	assert_int_equal(u.first, -3);
+	assert_int_equal(u.n, 5);
+	/* sources in address order, not text order */
+	assert_int_equal(u.nsrc, 3);
+	assert_int_equal(u.src[0].s_addr, addr("198.18.128.1").s_addr);
+	assert_int_equal(u.src[1].s_addr, addr("198.18.128.2").s_addr);
+	assert_int_equal(u.src[2].s_addr, addr("198.18.128.10").s_addr);
+	assert_int_equal(u.total[0], 2);
+	assert_int_equal(u.total[1], 0);
+	assert_int_equal(u.total[2], 1);
+	assert_int_equal(u.total[3], 1);
+	assert_int_equal(u.total[4], 1);
+	assert_int_equal(u.count[0 * 3 + 0], 1);
+	assert_int_equal(u.count[0 * 3 + 1], 1);
+	assert_int_equal(u.count[2 * 3 + 2], 1);
+	assert_int_equal(u.count[4 * 3 + 1], 1);
+	assert_int_equal(u.before[1], 1);
+	assert_int_equal(u.after[1], 2);
+	assert_int_equal(u.before[2], 1);
+	assert_int_equal(u.after[2], 0);
+	clocks_upstream_series_free(&u);
+	clocks_input_free(&in);
+}
+
+/* The recorded run, copied to a temporary directory for each test. */
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	size_t n;
+
+	assert_non_null(in);
+	assert_non_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+static int setup_run(void **state)
+{
+	char *dir = strdup("/tmp/test_report.XXXXXX"), from[512], to[512];
+	struct dirent *de;
+	DIR *d;
+
+	if (dir == NULL || mkdtemp(dir) == NULL)
+		return -1;
+	d = opendir(DATA "run");
+	if (d == NULL)
+		return -1; /* run the tests from the repository root */
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(from, sizeof(from), DATA "run/%s", de->d_name);
+		snprintf(to, sizeof(to), "%s/%s", dir, de->d_name);
+		copy_file(from, to);
+	}
+	closedir(d);
+	*state = dir;
+	return 0;
+}
+
+static int teardown_run(void **state)
+{
+	char *dir = *state, path[512];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+	free(dir);
+	return 0;
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long len;
+
+	if (f == NULL)
+		fail_msg("%s: cannot open", path);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	return buf;
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* report: report_run on dir with opts; the terminal output */
+static char *report(const char *dir, const struct report_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	assert_int_equal(report_run(dir, o, out), 0);
+	fclose(out);
+	return buf;
+}
+
+/* golden: compare text with DATA name, or write it there (UPDATE_GOLDEN) */
+static void golden(const char *text, const char *name)
+{
+	char path[512], *want;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), DATA "%s", name);
+	if (getenv("UPDATE_GOLDEN")) {
+		fp = fopen(path, "w");
+		assert_non_null(fp);
+		fputs(text, fp);
+		assert_int_equal(fclose(fp), 0);
+	}
+	want = read_text(path);
+	assert_string_equal(text, want);
+	free(want);
+}
+
+static int have_gnuplot(void)
+{
+	return system("gnuplot --version >/dev/null 2>&1") == 0;
+}
+
+static void test_golden_report(void **state)
+{
+	const char *dir = *state;
+	char path[512], *md, *machine, *csv, *out, *png;
+
+	if (!have_gnuplot()) {
+		print_message("gnuplot is not installed (make deps): the golden report "
+			      "has its plots\n");
+		skip();
+	}
+	out = report(dir, NULL);
+	assert_non_null(strstr(out, "report: "));
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	md = read_text(path);
+	/* the machine section is the last, and the only one that differs
+	 * from machine to machine */
+	machine = strstr(md, "\n## Machine\n");
+	assert_non_null(machine);
+	assert_non_null(strstr(machine, "\n- steerlab: "));
+	assert_non_null(strstr(machine, "\n- libpcap: "));
+	assert_non_null(strstr(machine, "\n- libknot: "));
+	assert_non_null(strstr(machine, "\n- kernel: "));
+	assert_non_null(strstr(machine, "\n- link delays: none configured; sch_netem: "));
+	machine[1] = '\0';
+	golden(md, "report.md.golden");
+	snprintf(path, sizeof(path), "%s/decay.csv", dir);
+	csv = read_text(path);
+	golden(csv, "decay.csv.golden");
+	/* and the other files */
+	assert_true(exists(dir, "clocks.json") && exists(dir, "upstream.csv"));
+	assert_true(exists(dir, "decay.gp") && exists(dir, "upstream.gp"));
+	assert_false(exists(dir, "gnuplot.log"));
+	snprintf(path, sizeof(path), "%s/decay.png", dir);
+	png = read_text(path);
+	assert_memory_equal(png, "\x89PNG", 4);
+	free(png);
+	free(csv);
+	free(md);
+	free(out);
+}
+
+/* clocks.json keeps every field of the clocks and gains each budget */
+static void test_report_json(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.slo_pct = 99.95, .bucket_ns = 100 * MS, .gnuplot = "true"};
+	json_t *root, *any, *b;
+	char path[512], *out, *csv;
+	json_error_t jerr;
+	size_t lines = 0;
+
+	out = report(dir, &o);
+	snprintf(path, sizeof(path), "%s/clocks.json", dir);
+	root = json_load_file(path, 0, &jerr);
+	assert_non_null(root);
+	any = json_object_get(json_object_get(root, "schemes"), "anycast");
+	assert_non_null(json_object_get(any, "window_s"));
+	assert_non_null(json_object_get(any, "last_per_client_s"));
+	b = json_object_get(any, "budget");
+	assert_non_null(b);
+	assert_near(json_real_value(json_object_get(b, "slo_pct")), 99.95);
+	assert_near(json_real_value(json_object_get(b, "budget_s")), 1296);
+	assert_true(json_is_real(json_object_get(b, "equivalent_downtime_s")));
+	assert_true(json_is_integer(json_object_get(b, "window_failed")));
+	assert_non_null(json_object_get(json_object_get(json_object_get(root, "schemes"), "dns"),
+					"upstream_resolvers"));
+	json_decref(root);
+	/* the run observed about 2 s after t0: 20 buckets of 100 ms */
+	snprintf(path, sizeof(path), "%s/decay.csv", dir);
+	csv = read_text(path);
+	for (char *p = csv; (p = strchr(p, '\n')) != NULL; p++)
+		lines++;
+	assert_int_equal(lines, 1 + 20);
+	assert_non_null(strstr(out, "SLO 99.95 %: 21.6 min"));
+	free(csv);
+	free(out);
+}
+
+/* without gnuplot: every file but the PNGs, and report.md says why */
+static void test_report_without_gnuplot(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.gnuplot = "steerlab-test-no-such-gnuplot"};
+	char path[512], *md, *out;
+
+	out = report(dir, &o);
+	assert_non_null(strstr(out, "steerlab-test-no-such-gnuplot was not found"));
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	md = read_text(path);
+	assert_non_null(strstr(md, "steerlab-test-no-such-gnuplot was not found"));
+	assert_null(strstr(md, "(decay.png)"));
+	assert_non_null(strstr(md, "- gnuplot: not found"));
+	assert_true(exists(dir, "clocks.json") && exists(dir, "decay.csv") &&
+		    exists(dir, "upstream.csv") && exists(dir, "decay.gp") &&
+		    exists(dir, "upstream.gp"));
+	assert_false(exists(dir, "decay.png"));
+	free(md);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_bucket_of),
+	    cmocka_unit_test(test_auto_bucket),
+	    cmocka_unit_test(test_decay),
+	    cmocka_unit_test(test_decay_limits),
+	    cmocka_unit_test(test_budget),
+	    cmocka_unit_test(test_parse_slo),
+	    cmocka_unit_test(test_upstream_series),
+	    cmocka_unit_test_setup_teardown(test_golden_report, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_report_json, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_report_without_gnuplot, setup_run, teardown_run),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

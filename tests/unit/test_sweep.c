@@ -1,0 +1,398 @@
+/*
+ * `steerlab sweep` (lab/sweep.h) and `--set ttl=` (lab/overrides.h): which
+ * --set is swept and the errors with their exact messages, the point
+ * directories and their overrides, the x axis, the ttl override on the
+ * [name] sections' raw pairs, and the combined table from fixture
+ * clocks.json files against golden sweep.csv, sweep.md and sweep.gp. Run
+ * from the repository root: the fixtures are under tests/unit/data/sweep/.
+ * UPDATE_GOLDEN=1 rewrites the golden files instead of comparing with them.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lab/overrides.h"
+#include "lab/sweep.h"
+#include "lab/topology.h"
+
+#define DATA "tests/unit/data/sweep/"
+
+/* parse: sweep_parse of the sets, its messages in *errs (malloc'd) */
+static int parse(struct sweep *sw, char **errs, int nsets, ...)
+{
+	char *sets[16];
+	size_t len;
+	va_list ap;
+	FILE *err = open_memstream(errs, &len);
+	int rc;
+
+	assert_non_null(err);
+	va_start(ap, nsets);
+	for (int i = 0; i < nsets; i++)
+		sets[i] = va_arg(ap, char *);
+	va_end(ap);
+	rc = sweep_parse(sw, "topology/compare.ini", sets, nsets, err);
+	fclose(err);
+	return rc;
+}
+
+static void expect_error(const char *expected, int nsets, ...)
+{
+	static struct sweep sw;
+	char *sets[16], *errs;
+	size_t len;
+	va_list ap;
+	FILE *err = open_memstream(&errs, &len);
+
+	assert_non_null(err);
+	va_start(ap, nsets);
+	for (int i = 0; i < nsets; i++)
+		sets[i] = va_arg(ap, char *);
+	va_end(ap);
+	assert_int_equal(sweep_parse(&sw, "topology/compare.ini", sets, nsets, err), -1);
+	fclose(err);
+	assert_string_equal(errs, expected);
+	free(errs);
+}
+
+/* the one --set with commas is swept, wherever it is; the others are fixed */
+static void test_parse_swept_and_fixed(void **state)
+{
+	static struct sweep sw;
+	char *errs, *sets[TOPO_MAX_SETS + 1], buf[128];
+
+	(void)state;
+	assert_int_equal(parse(&sw, &errs, 3, "duration=4s", "ttl=30, 60 ,300,900", "c1.rate=50"),
+			 0);
+	assert_string_equal(errs, "");
+	free(errs);
+	assert_string_equal(sw.key, "ttl");
+	assert_int_equal(sw.nvalues, 4);
+	assert_string_equal(sw.values[0], "30");
+	assert_string_equal(sw.values[1], "60");
+	assert_string_equal(sw.values[3], "900");
+	assert_string_equal(sw.names[1], "ttl-60");
+	assert_int_equal(sw.nfixed, 2);
+	assert_string_equal(sw.fixed[0], "duration=4s");
+	assert_string_equal(sw.fixed[1], "c1.rate=50");
+
+	/* a point's overrides: the fixed ones, then its value */
+	assert_int_equal(sweep_point_sets(&sw, 2, sets, buf, sizeof(buf)), 3);
+	assert_string_equal(sets[0], "duration=4s");
+	assert_string_equal(sets[1], "c1.rate=50");
+	assert_string_equal(sets[2], "ttl=300");
+	assert_int_equal(sweep_point_sets(&sw, 2, sets, buf, 5), -1);
+}
+
+/* node keys and values that are not directory names */
+static void test_parse_point_names(void **state)
+{
+	static struct sweep sw;
+	char *errs, cmd[512];
+
+	(void)state;
+	assert_int_equal(parse(&sw, &errs, 2, "c1.rate=100,1e3", "name=sw"), 0);
+	free(errs);
+	assert_string_equal(sw.key, "c1.rate");
+	assert_string_equal(sw.names[0], "c1.rate-100");
+	assert_string_equal(sw.names[1], "c1.rate-1e3");
+	assert_int_equal(parse(&sw, &errs, 1, "dns_name=a/b.example,..x"), 0);
+	free(errs);
+	assert_string_equal(sw.names[0], "dns_name-a_b.example");
+	assert_string_equal(sw.names[1], "dns_name-..x");
+	sweep_command(&sw, "runs/x", cmd, sizeof(cmd));
+	assert_string_equal(cmd,
+			    "steerlab sweep topology/compare.ini --set dns_name=a/b.example,..x "
+			    "--out runs/x");
+}
+
+static void test_parse_errors(void **state)
+{
+	(void)state;
+	expect_error("steerlab: sweep: --set ttl=30,60 and --set probe_interval=100ms,1s both "
+		     "have several values: a sweep varies one parameter (run one sweep per "
+		     "parameter)\n",
+		     3, "ttl=30,60", "rate=10", "probe_interval=100ms,1s");
+	expect_error("steerlab: sweep: which parameter? give one --set KEY=V1,V2,... with "
+		     "comma-separated values (e.g. --set ttl=30,60,300)\n",
+		     2, "ttl=30", "rate=10");
+	expect_error("steerlab: sweep: which parameter? give one --set KEY=V1,V2,... with "
+		     "comma-separated values (e.g. --set ttl=30,60,300)\n",
+		     0);
+	expect_error("steerlab: sweep: --set ttl=30,,60: value 2 is empty\n", 1, "ttl=30,,60");
+	expect_error("steerlab: sweep: --set ttl=30,60,: value 3 is empty\n", 1, "ttl=30,60,");
+	expect_error("steerlab: sweep: --set ttl= ,60: value 1 is empty\n", 1, "ttl= ,60");
+	expect_error("steerlab: sweep: --set ttl30,60: expected KEY=V1,V2,...\n", 1, "ttl30,60");
+	expect_error("steerlab: sweep: --set =30,60: expected KEY=V1,V2,... with a key of 1 to 63 "
+		     "characters\n",
+		     1, "=30,60");
+	expect_error("steerlab: sweep: --set ttl=30,60,30: 30 and 30 are the same point\n", 1,
+		     "ttl=30,60,30");
+	expect_error("steerlab: sweep: --set dns_name=a/b,a_b: a/b and a_b are the same point\n", 1,
+		     "dns_name=a/b,a_b");
+	expect_error("steerlab: sweep: ttl is swept (--set ttl=30,60) and fixed (--set ttl = 5): "
+		     "give it once\n",
+		     2, "ttl=30,60", "ttl = 5");
+}
+
+/* the unit of the x axis follows the key's type */
+static void test_axis(void **state)
+{
+	static struct sweep sw;
+	static struct topology t;
+	char *errs;
+
+	(void)state;
+	assert_int_equal(topo_load(&t, "tests/unit/data/topology/dns.ini", NULL, 0, stderr), 0);
+
+	assert_int_equal(parse(&sw, &errs, 1, "ttl=30,5m,1h"), 0);
+	free(errs);
+	sweep_axis(&sw, &t);
+	assert_true(sw.numeric);
+	assert_string_equal(sw.xlabel, "ttl of the DNS names (s)");
+	assert_true(sw.x[1] == 300 && sw.x[2] == 3600);
+
+	assert_int_equal(parse(&sw, &errs, 1, "probe_interval=250ms,1s,2"), 0);
+	free(errs);
+	sweep_axis(&sw, &t);
+	assert_true(sw.numeric);
+	assert_string_equal(sw.xlabel, "probe_interval (s)");
+	assert_true(sw.x[0] == 0.25 && sw.x[1] == 1 && sw.x[2] == 2);
+
+	assert_int_equal(parse(&sw, &errs, 1, "c1.rate=100,2000"), 0);
+	free(errs);
+	sweep_axis(&sw, &t);
+	assert_string_equal(sw.xlabel, "c1.rate (requests/s)");
+	assert_true(sw.x[1] == 2000);
+
+	assert_int_equal(parse(&sw, &errs, 1, "probe_down=1,3"), 0);
+	free(errs);
+	sweep_axis(&sw, &t);
+	assert_string_equal(sw.xlabel, "probe_down");
+
+	/* not numbers: the points are evenly spaced, labelled with the values */
+	assert_int_equal(parse(&sw, &errs, 1, "capture_buffer=1M,64M"), 0);
+	free(errs);
+	sweep_axis(&sw, &t);
+	assert_false(sw.numeric);
+	assert_true(sw.x[0] == 0 && sw.x[1] == 1);
+	assert_string_equal(sw.xlabel, "capture_buffer");
+}
+
+/* load: overrides_load with its messages in *errs */
+static int load(struct topology *t, const char *path, char **errs, int nsets, ...)
+{
+	char *sets[16];
+	size_t len;
+	va_list ap;
+	FILE *err = open_memstream(errs, &len);
+	int rc;
+
+	assert_non_null(err);
+	va_start(ap, nsets);
+	for (int i = 0; i < nsets; i++)
+		sets[i] = va_arg(ap, char *);
+	va_end(ap);
+	rc = overrides_load(t, path, sets, nsets, err);
+	fclose(err);
+	return rc;
+}
+
+/* the value of key in raw section named name, or NULL; *count of them */
+static const char *raw_value(const struct topology *t, const char *name, const char *key,
+			     int *count)
+{
+	const char *v = NULL;
+
+	*count = 0;
+	for (int i = 0; i < t->nraw_pairs; i++) {
+		const struct topo_raw_pair *p = &t->raw_pairs[i];
+		if (strcmp(t->raw_sections[p->section].name, name) == 0 &&
+		    strcmp(p->key, key) == 0) {
+			v = p->value;
+			(*count)++;
+		}
+	}
+	return v;
+}
+
+static void test_ttl_override(void **state)
+{
+	static struct topology t;
+	char *errs;
+	int n;
+
+	(void)state;
+	/* without --set ttl: as written */
+	assert_int_equal(load(&t, DATA "names.ini", &errs, 0), 0);
+	free(errs);
+	assert_null(raw_value(&t, "api.lab.example", "ttl", &n));
+	assert_string_equal(raw_value(&t, "www.lab.example", "ttl", &n), "5");
+	int before = t.nraw_pairs;
+
+	/* every [name] gets it, the [zone] keeps its own; the other --set
+	 * still reach the topology parser */
+	assert_int_equal(load(&t, DATA "names.ini", &errs, 3, "duration=4s", "ttl = 90 ", "rate=7"),
+			 0);
+	assert_string_equal(errs, "");
+	free(errs);
+	assert_string_equal(raw_value(&t, "www.lab.example", "ttl", &n), "90");
+	assert_int_equal(n, 1);
+	assert_string_equal(raw_value(&t, "api.lab.example", "ttl", &n), "90");
+	assert_int_equal(n, 1);
+	assert_string_equal(raw_value(&t, "lab.example", "ttl", &n), "60");
+	assert_true(t.duration_ns == 4000000000LL && t.rate == 7);
+	assert_int_equal(t.nraw_pairs, before + 1);
+	/* the added pair stays with its section, in section order, at its
+	 * section's last line */
+	for (int i = 1; i < t.nraw_pairs; i++)
+		assert_true(t.raw_pairs[i - 1].section <= t.raw_pairs[i].section);
+	for (int i = 0; i < t.nraw_pairs; i++) {
+		const struct topo_raw_pair *p = &t.raw_pairs[i];
+		if (strcmp(p->key, "ttl") == 0 &&
+		    strcmp(t.raw_sections[p->section].name, "api.lab.example") == 0) {
+			assert_int_equal(p->line, t.raw_pairs[i - 1].line);
+			assert_string_equal(t.raw_pairs[i + 1].key, "policy");
+		}
+	}
+
+	/* the last --set ttl wins; units as authd takes them */
+	assert_int_equal(load(&t, DATA "names.ini", &errs, 2, "ttl=1", "ttl=5m"), 0);
+	free(errs);
+	assert_string_equal(raw_value(&t, "www.lab.example", "ttl", &n), "5m");
+}
+
+static void test_ttl_override_errors(void **state)
+{
+	static struct topology t;
+	char *errs;
+
+	(void)state;
+	assert_int_equal(load(&t, DATA "names.ini", &errs, 1, "ttl=soon"), -1);
+	assert_string_equal(errs, "--set ttl=soon: expected a TTL such as 30 or 5m (the TTL of the "
+				  "[name] sections)\n");
+	free(errs);
+	assert_int_equal(load(&t, DATA "names.ini", &errs, 1, "ttl="), -1);
+	assert_string_equal(errs, "--set ttl=: expected a TTL such as 30 or 5m (the TTL of the "
+				  "[name] sections)\n");
+	free(errs);
+	assert_int_equal(load(&t, "tests/unit/data/topology/minimal.ini", &errs, 1, "ttl=30"), -1);
+	assert_string_equal(errs,
+			    "--set ttl=30: the topology has no [name] section (ttl is the TTL "
+			    "a [name] hands out: docs/topology.md)\n");
+	free(errs);
+	/* a node's key called ttl is the topology parser's to refuse */
+	assert_int_equal(load(&t, DATA "names.ini", &errs, 1, "c1.ttl=30"), -1);
+	assert_non_null(strstr(errs, "--set c1.ttl=30: "));
+	free(errs);
+}
+
+static char *read_text(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (fp == NULL)
+		fail_msg("%s: cannot open", path);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+static void golden(const char *name, const struct sweep *sw, const struct sweep_table *tb,
+		   void (*fn)(const struct sweep *, const struct sweep_table *, FILE *))
+{
+	char path[256], *got, *want;
+	size_t len;
+	FILE *out = open_memstream(&got, &len);
+
+	assert_non_null(out);
+	fn(sw, tb, out);
+	fclose(out);
+	snprintf(path, sizeof(path), DATA "%s", name);
+	if (getenv("UPDATE_GOLDEN")) {
+		FILE *fp = fopen(path, "w");
+		assert_non_null(fp);
+		fputs(got, fp);
+		fclose(fp);
+	}
+	want = read_text(path);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+}
+
+/* two points measured (one with a null clock), one not run */
+static void test_table_golden(void **state)
+{
+	static struct sweep sw;
+	static struct sweep_table tb;
+	char *errs;
+
+	(void)state;
+	assert_int_equal(parse(&sw, &errs, 3, "name=swp2", "duration=4s", "ttl=1,2,5"), 0);
+	free(errs);
+	sw.file = "tests/integration/data/compare.ini";
+	sweep_axis(&sw, NULL);
+	assert_int_equal(sweep_table_load(&sw, DATA, &tb, stderr), 0);
+	assert_string_equal(tb.lab, "swp2");
+	assert_int_equal(tb.nschemes, 2);
+	assert_string_equal(tb.schemes[0], "anycast");
+	assert_string_equal(tb.schemes[1], "dns");
+	assert_false(tb.has_upstream[0]);
+	assert_true(tb.has_upstream[1]);
+	assert_true(tb.done[0] && tb.done[1] && !tb.done[2]);
+	assert_true(isnan(tb.clocks[1][1].detect));
+	assert_int_equal(tb.clocks[0][1].upstream, 19);
+	golden("sweep.csv", &sw, &tb, sweep_write_csv);
+	golden("sweep.md", &sw, &tb, sweep_write_md);
+	golden("sweep.gp", &sw, &tb, sweep_write_gp);
+}
+
+static void test_table_bad_json(void **state)
+{
+	static struct sweep sw;
+	static struct sweep_table tb;
+	char *errs;
+	size_t len;
+	FILE *err;
+
+	(void)state;
+	assert_int_equal(parse(&sw, &errs, 1, "ttl=8,9"), 0);
+	free(errs);
+	err = open_memstream(&errs, &len);
+	assert_int_equal(sweep_table_load(&sw, DATA "bad", &tb, err), -1);
+	fclose(err);
+	assert_non_null(strstr(errs, DATA "bad/ttl-9/clocks.json:"));
+	free(errs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse_swept_and_fixed),
+	    cmocka_unit_test(test_parse_point_names),
+	    cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_axis),
+	    cmocka_unit_test(test_ttl_override),
+	    cmocka_unit_test(test_ttl_override_errors),
+	    cmocka_unit_test(test_table_golden),
+	    cmocka_unit_test(test_table_bad_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
