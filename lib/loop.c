@@ -172,6 +172,20 @@ int loop_signal_read(int fd)
 	return (int)si.ssi_signo;
 }
 
+void loop_stop_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	const char *note = arg;
+	int sig = loop_signal_read(fd);
+
+	(void)events;
+	if (sig == SIGHUP) {
+		log_info("SIGHUP ignored");
+		return;
+	}
+	log_info("signal %d: stopping%s", sig, note ? note : "");
+	loop_stop(loop);
+}
+
 void loop_stop(struct loop *loop)
 {
 	loop->stop = 1;

@@ -35,6 +35,11 @@ uint64_t loop_timer_read(int fd);
 int loop_signals(struct loop *loop, loop_cb cb, void *arg);
 int loop_signal_read(int fd);
 
+/* loop_stop_on_signal: the handler most agents give loop_signals():
+ * SIGINT and SIGTERM stop the loop, logged as "signal N: stopping" followed
+ * by arg (a const char * note, or NULL); SIGHUP is logged and ignored. */
+void loop_stop_on_signal(struct loop *loop, int fd, uint32_t events, void *arg);
+
 /* loop_run: dispatch until loop_stop() is called. 0, or -1 on epoll error. */
 int loop_run(struct loop *loop);
 void loop_stop(struct loop *loop);

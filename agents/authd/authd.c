@@ -220,20 +220,6 @@ static void authd_on_report(void *arg, const char *line, size_t len,
 	}
 }
 
-static void authd_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
-{
-	int sig = loop_signal_read(fd);
-
-	(void)events;
-	(void)arg;
-	if (sig == SIGHUP) {
-		log_info("SIGHUP ignored");
-		return;
-	}
-	log_info("signal %d: stopping", sig);
-	loop_stop(loop);
-}
-
 static json_t *authd_rcodes(const struct authd_stats *s)
 {
 	static const char *names[] = {"NOERROR",  "FORMERR", "SERVFAIL",
@@ -335,7 +321,7 @@ int main(int argc, char **argv)
 		log_warn("loop_new");
 		goto out;
 	}
-	if (loop_signals(a.loop, authd_on_signal, NULL) == -1) {
+	if (loop_signals(a.loop, loop_stop_on_signal, NULL) == -1) {
 		log_warn("signals");
 		goto out;
 	}

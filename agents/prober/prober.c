@@ -440,20 +440,6 @@ static void prober_on_refresh(struct loop *loop, int fd, uint32_t events, void *
 		prober_tell(p, &p->t[i], 0);
 }
 
-static void prober_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
-{
-	int sig = loop_signal_read(fd);
-
-	(void)events;
-	(void)arg;
-	if (sig == SIGHUP) {
-		log_info("SIGHUP ignored");
-		return;
-	}
-	log_info("signal %d: stopping", sig);
-	loop_stop(loop);
-}
-
 /* prober_targets: the local site first, then the remote ones. */
 static void prober_targets(struct prober *p)
 {
@@ -495,7 +481,7 @@ int main(int argc, char **argv)
 		log_warn("loop_new");
 		goto out;
 	}
-	if (loop_signals(p.loop, prober_on_signal, NULL) == -1) {
+	if (loop_signals(p.loop, loop_stop_on_signal, NULL) == -1) {
 		log_warn("signals");
 		goto out;
 	}

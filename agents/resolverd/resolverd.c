@@ -153,20 +153,6 @@ static void resolverd_on_stats(struct loop *loop, int fd, uint32_t events, void 
 	rsv_stats_period(arg);
 }
 
-static void resolverd_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
-{
-	int sig = loop_signal_read(fd);
-
-	(void)events;
-	(void)arg;
-	if (sig == SIGHUP) {
-		log_info("SIGHUP ignored");
-		return;
-	}
-	log_info("signal %d: stopping", sig);
-	loop_stop(loop);
-}
-
 static void resolverd_ready(struct rsv_ctx *ctx)
 {
 	const struct rsv_conf *c = ctx->conf;
@@ -228,7 +214,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ctx.now = now_mono_ns();
-	if (loop_signals(loop, resolverd_on_signal, NULL) == -1 ||
+	if (loop_signals(loop, loop_stop_on_signal, NULL) == -1 ||
 	    loop_add(loop, ctx.epfd, EPOLLIN, resolverd_on_events, &ctx) == -1 ||
 	    loop_timer(loop, ctx.now + RESOLVERD_TICK, RESOLVERD_TICK, resolverd_on_tick, &ctx) ==
 		-1 ||

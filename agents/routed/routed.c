@@ -204,20 +204,6 @@ static void routed_on_message(struct loop *loop, int fd, uint32_t events, void *
 	}
 }
 
-static void routed_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
-{
-	int sig = loop_signal_read(fd);
-
-	(void)events;
-	(void)arg;
-	if (sig == SIGHUP) {
-		log_info("SIGHUP ignored");
-		return;
-	}
-	log_info("signal %d: stopping (routes stay in the kernel)", sig);
-	loop_stop(loop);
-}
-
 static int routed_socket(const struct sockaddr_in *sin)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -253,7 +239,7 @@ int main(int argc, char **argv)
 		log_warn("loop_new");
 		goto out;
 	}
-	if (loop_signals(loop, routed_on_signal, NULL) == -1) {
+	if (loop_signals(loop, loop_stop_on_signal, (void *)" (routes stay in the kernel)") == -1) {
 		log_warn("signals");
 		goto out;
 	}

@@ -121,20 +121,6 @@ static void sited_parse(int argc, char **argv, struct sited_opts *o)
 		sited_bad("%s", "-s SITE is required");
 }
 
-static void sited_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
-{
-	int sig = loop_signal_read(fd);
-
-	(void)events;
-	(void)arg;
-	if (sig == SIGHUP) {
-		log_info("SIGHUP ignored");
-		return;
-	}
-	log_info("signal %d: stopping", sig);
-	loop_stop(loop);
-}
-
 static void sited_on_request(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	struct sited_server *s = arg;
@@ -161,7 +147,7 @@ int main(int argc, char **argv)
 		log_warn("loop_new");
 		goto out;
 	}
-	if (loop_signals(loop, sited_on_signal, NULL) == -1) {
+	if (loop_signals(loop, loop_stop_on_signal, NULL) == -1) {
 		log_warn("signals");
 		goto out;
 	}
