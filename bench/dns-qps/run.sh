@@ -64,6 +64,8 @@ stop_all() {
 	started=()
 }
 trap 'stop_all; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # wait_until SECONDS COMMAND...: poll every 0.1 s.
 wait_until() {
