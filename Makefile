@@ -140,7 +140,11 @@ deps:
 	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; \
 	else echo "deps: installing$$missing"; \
 	if [ "$$(id -u)" != 0 ]; then echo "deps: need root to install$$missing (try: sudo make deps)" >&2; exit 1; fi; \
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; fi
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || exit 1; \
+	for p in $$missing; do case $$p in nsd|knot|unbound) \
+		if command -v systemctl >/dev/null && systemctl is-enabled $$p >/dev/null 2>&1; then \
+			echo "deps: $$p was just installed as a service; stopping and disabling it (steerlab runs its own)"; \
+			systemctl disable --now $$p >/dev/null 2>&1 || true; fi;; esac; done; fi
 
 check: deps
 	$(MAKE) all
