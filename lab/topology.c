@@ -4,10 +4,10 @@
  * inih splits lines into key = value pairs; the rest is ours. Debian's inih
  * has no INI_HANDLER_LINENO and never calls the handler for a section
  * header, so a [router core] without keys would be invisible to it. The file
- * is therefore fed to ini_parse_stream() through topo_read_line(), which
- * counts lines, reads section headers itself, and notices a line inih
- * rejected (the handler was not called for it). inih calls the handler
- * right after the reader returns a line, so p->lineno is the pair's line.
+ * is therefore fed to ini_parse_stream() through lib/ini_lines.h, which
+ * counts lines, gives us the section headers, and notices a line inih
+ * rejected. inih calls the handler right after the reader returns a line,
+ * so p->in.lineno is the pair's line.
  *
  * [zone NAME] and [name NAME] sections are authd's: their pairs are kept
  * as written, with their lines, and not interpreted here. So are the keys
@@ -203,30 +203,30 @@ static void topo_node_header(struct topo_parse *p, enum topo_kind kind, const ch
 
 	p->headers[kind]++;
 	if (topo_check_name(name) < 0) {
-		topo_error(p, p->lineno, "[%s %s]: %s, got '%s'", topo_kind_name(kind), name,
+		topo_error(p, p->in.lineno, "[%s %s]: %s, got '%s'", topo_kind_name(kind), name,
 			   TOPO_NAME_RULE, name);
 		return;
 	}
 	if (strcmp(name, "lo") == 0) {
-		topo_error(p, p->lineno, "[%s lo]: 'lo' is reserved for the loopback interface",
+		topo_error(p, p->in.lineno, "[%s lo]: 'lo' is reserved for the loopback interface",
 			   topo_kind_name(kind));
 		return;
 	}
 	other = topo_find(t, name);
 	if (other >= 0) {
-		topo_error(p, p->lineno, "duplicate node name '%s' (first defined at line %d)",
+		topo_error(p, p->in.lineno, "duplicate node name '%s' (first defined at line %d)",
 			   name, t->nodes[other].line);
 		return;
 	}
 	if (t->nnodes == TOPO_MAX_NODES) {
-		topo_error(p, p->lineno, "too many nodes (at most %d)", TOPO_MAX_NODES);
+		topo_error(p, p->in.lineno, "too many nodes (at most %d)", TOPO_MAX_NODES);
 		return;
 	}
 	node = &t->nodes[t->nnodes];
 	memset(node, 0, sizeof(*node));
 	node->kind = kind;
 	snprintf(node->name, sizeof(node->name), "%s", name);
-	node->line = p->lineno;
+	node->line = p->in.lineno;
 	node->link = -1;
 	node->resolver = -1;
 	node->quorum = 0.5;
@@ -242,18 +242,18 @@ static void topo_raw_header(struct topo_parse *p, const char *kind, const char *
 	const int max = (int)(sizeof(t->raw_sections) / sizeof(t->raw_sections[0]));
 
 	if (p->raw_line == 0) {
-		p->raw_line = p->lineno;
+		p->raw_line = p->in.lineno;
 		snprintf(p->raw_label, sizeof(p->raw_label), "[%s %s]", kind, name);
 	}
 	if (strlen(name) >= sizeof(r->name)) {
-		topo_error(p, p->lineno,
+		topo_error(p, p->in.lineno,
 			   "[%s %.20s...]: expected a DNS name of at most %d characters", kind,
 			   name, (int)sizeof(r->name) - 1);
 		return;
 	}
 	if (t->nraw_sections == max) {
 		if (!(p->raw_full & 1))
-			topo_error(p, p->lineno, "too many [zone]/[name] sections (at most %d)",
+			topo_error(p, p->in.lineno, "too many [zone]/[name] sections (at most %d)",
 				   max);
 		p->raw_full |= 1;
 		return;
@@ -261,7 +261,7 @@ static void topo_raw_header(struct topo_parse *p, const char *kind, const char *
 	r = &t->raw_sections[t->nraw_sections];
 	snprintf(r->kind, sizeof(r->kind), "%s", kind);
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->line = p->lineno;
+	r->line = p->in.lineno;
 	p->raw = t->nraw_sections++;
 	p->sect = TOPO_SECT_RAW;
 }
@@ -274,19 +274,19 @@ static void topo_raw_pair(struct topo_parse *p, const char *name, const char *va
 	struct topo_raw_pair *pair;
 
 	if (strlen(name) >= sizeof(pair->key)) {
-		topo_error(p, p->lineno,
+		topo_error(p, p->in.lineno,
 			   "[%s %s]: expected a key of at most %d characters, got '%s'", r->kind,
 			   r->name, (int)sizeof(pair->key) - 1, name);
 		return;
 	}
 	if (strlen(value) >= sizeof(pair->value)) {
-		topo_error(p, p->lineno, "[%s %s] %s: value too long (at most %d characters)",
+		topo_error(p, p->in.lineno, "[%s %s] %s: value too long (at most %d characters)",
 			   r->kind, r->name, name, (int)sizeof(pair->value) - 1);
 		return;
 	}
 	if (t->nraw_pairs == TOPO_MAX_RAW) {
 		if (!(p->raw_full & 2))
-			topo_error(p, p->lineno,
+			topo_error(p, p->in.lineno,
 				   "too many keys in [zone]/[name] sections (at most %d)",
 				   TOPO_MAX_RAW);
 		p->raw_full |= 2;
@@ -296,12 +296,13 @@ static void topo_raw_pair(struct topo_parse *p, const char *name, const char *va
 	pair->section = p->raw;
 	snprintf(pair->key, sizeof(pair->key), "%s", name);
 	snprintf(pair->value, sizeof(pair->value), "%s", value);
-	pair->line = p->lineno;
+	pair->line = p->in.lineno;
 }
 
 /* topo_header: a "[...]" line, s at the '['. Sets p->sect. */
-static void topo_header(struct topo_parse *p, char *s)
+static void topo_header(void *arg, char *s)
 {
+	struct topo_parse *p = arg;
 	static const char *const kinds[TOPO_NKINDS] = {"router", "site",   "client",
 						       "dns",	 "prober", "resolver"};
 	char *end = strchr(s, ']'), *kind, *name, *extra, *save;
@@ -310,12 +311,12 @@ static void topo_header(struct topo_parse *p, char *s)
 	p->sect = TOPO_SECT_SKIP;
 	p->sect_pairs = 0;
 	if (end == NULL) {
-		topo_error(p, p->lineno, "expected ']' to close the section header '%s'", s);
+		topo_error(p, p->in.lineno, "expected ']' to close the section header '%s'", s);
 		return;
 	}
 	rest = end + 1 + strspn(end + 1, " \t");
 	if (*rest != '\0' && *rest != ';' && *rest != '#') {
-		topo_error(p, p->lineno, "unexpected '%s' after the section header", rest);
+		topo_error(p, p->in.lineno, "unexpected '%s' after the section header", rest);
 		return;
 	}
 	*end = '\0';
@@ -323,26 +324,26 @@ static void topo_header(struct topo_parse *p, char *s)
 	name = kind ? strtok_r(NULL, " \t", &save) : NULL;
 	extra = name ? strtok_r(NULL, " \t", &save) : NULL;
 	if (kind == NULL) {
-		topo_error(p, p->lineno, "empty section header (%s)", topo_section_kinds);
+		topo_error(p, p->in.lineno, "empty section header (%s)", topo_section_kinds);
 		return;
 	}
 	if (strcmp(kind, "lab") == 0) {
 		if (name)
-			topo_error(p, p->lineno, "[lab] takes no name (expected [lab])");
+			topo_error(p, p->in.lineno, "[lab] takes no name (expected [lab])");
 		else if (p->lab_line)
-			topo_error(p, p->lineno, "duplicate [lab] section (first at line %d)",
+			topo_error(p, p->in.lineno, "duplicate [lab] section (first at line %d)",
 				   p->lab_line);
 		else
 			p->sect = TOPO_SECT_LAB;
 		if (p->sect == TOPO_SECT_LAB)
-			p->lab_line = p->lineno;
+			p->lab_line = p->in.lineno;
 		return;
 	}
 	for (int k = 0; k < TOPO_NKINDS; k++) {
 		if (strcmp(kind, kinds[k]) != 0)
 			continue;
 		if (name == NULL || extra)
-			topo_error(p, p->lineno, "expected one name: [%s NAME]", kind);
+			topo_error(p, p->in.lineno, "expected one name: [%s NAME]", kind);
 		else
 			topo_node_header(p, (enum topo_kind)k, name);
 		return;
@@ -351,78 +352,18 @@ static void topo_header(struct topo_parse *p, char *s)
 		if (strcmp(kind, "zone") == 0)
 			p->zone_headers++;
 		if (name == NULL || extra)
-			topo_error(p, p->lineno, "expected one name: [%s NAME]", kind);
+			topo_error(p, p->in.lineno, "expected one name: [%s NAME]", kind);
 		else
 			topo_raw_header(p, kind, name);
 		return;
 	}
-	topo_error(p, p->lineno, "unknown section kind '%s' (%s)", kind, topo_section_kinds);
+	topo_error(p, p->in.lineno, "unknown section kind '%s' (%s)", kind, topo_section_kinds);
 }
 
-/* topo_line_done: a line that looked like a pair but reached no handler was
- * rejected by inih: say so. */
-static void topo_line_done(struct topo_parse *p)
+/* topo_line_error: what ini_lines found wrong with a line. */
+static void topo_line_error(void *arg, int line, const char *msg)
 {
-	if (p->want_pair && !p->handled)
-		topo_error(p, p->lineno,
-			   "expected 'key = value', a [section] or a comment, got '%s'", p->text);
-	p->want_pair = 0;
-}
-
-static char *topo_read_line(char *str, int num, void *stream)
-{
-	struct topo_parse *p = stream;
-	size_t len;
-	ssize_t n;
-	char *s;
-
-	topo_line_done(p);
-	if (p->nerrors > TOPO_MAX_ERRORS)
-		return NULL;
-	errno = 0;
-	n = getline(&p->buf, &p->bufsz, p->f);
-	if (n < 0) {
-		if (ferror(p->f))
-			topo_error(p, 0, "%s", strerror(errno ? errno : EIO));
-		return NULL;
-	}
-	p->lineno++;
-	len = (size_t)n;
-	while (len > 0 && (p->buf[len - 1] == '\n' || p->buf[len - 1] == '\r'))
-		p->buf[--len] = '\0';
-	s = p->buf;
-	if (p->lineno == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0) {
-		s += 3;
-		len -= 3;
-	}
-	snprintf(str, num, "\n");
-	if (strlen(s) != len) {
-		topo_error(p, p->lineno, "unexpected NUL byte");
-		p->lost_lines++;
-		return str;
-	}
-	if (len + 2 > (size_t)num) {
-		topo_error(p, p->lineno, "line too long (at most %d characters)", num - 2);
-		p->lost_lines++;
-		return str;
-	}
-	p->indented = *s == ' ' || *s == '\t';
-	s += strspn(s, " \t");
-	for (char *e = s + strlen(s); e > s && (e[-1] == ' ' || e[-1] == '\t');)
-		*--e = '\0';
-	p->text = s;
-	if (*s == '\0' || *s == ';' || *s == '#')
-		return str;
-	if (*s == '[') {
-		topo_header(p, s);
-		/* a header of inih's own, so that it forgets the last key */
-		snprintf(str, num, "[-]\n");
-		return str;
-	}
-	snprintf(str, num, "%s%s\n", p->indented ? " " : "", s);
-	p->want_pair = 1;
-	p->handled = 0;
-	return str;
+	topo_error(arg, line, "%s", msg);
 }
 
 static int topo_pair(void *user, const char *section, const char *name, const char *value)
@@ -430,9 +371,9 @@ static int topo_pair(void *user, const char *section, const char *name, const ch
 	struct topo_parse *p = user;
 
 	(void)section; /* p->sect says more */
-	p->handled = 1;
-	if (p->indented && p->sect_pairs > 0) {
-		topo_error(p, p->lineno,
+	p->in.handled = 1;
+	if (p->in.indented && p->sect_pairs > 0) {
+		topo_error(p, p->in.lineno,
 			   "unexpected indentation: values do not continue on the next line");
 		return 1;
 	}
@@ -441,14 +382,14 @@ static int topo_pair(void *user, const char *section, const char *name, const ch
 	if (p->sect == TOPO_SECT_SKIP)
 		return 1;
 	if (p->sect == TOPO_SECT_NONE)
-		topo_error(p, p->lineno, "'%s' outside any section (%s first)", p->text,
+		topo_error(p, p->in.lineno, "'%s' outside any section (%s first)", p->in.text,
 			   topo_section_kinds);
 	else if (*name == '\0')
-		topo_error(p, p->lineno, "expected a key name before '='");
+		topo_error(p, p->in.lineno, "expected a key name before '='");
 	else if (p->sect == TOPO_SECT_RAW)
 		topo_raw_pair(p, name, value);
 	else
-		topo_set(p, p->sect, name, value, p->lineno);
+		topo_set(p, p->sect, name, value, p->in.lineno);
 	return 1;
 }
 
@@ -492,19 +433,26 @@ int topo_load(struct topology *t, const char *path, char *const sets[], int nset
 	p->err = err;
 	p->sets = sets;
 	p->sect = TOPO_SECT_NONE;
-	p->f = fopen(path, "r");
-	if (p->f == NULL) {
+	p->in = (struct ini_lines){.flags = INI_LINES_INDENT,
+				   .error = topo_line_error,
+				   .header = topo_header,
+				   .arg = p,
+				   .nerrors = &p->nerrors,
+				   .max_errors = TOPO_MAX_ERRORS};
+	p->in.f = fopen(path, "r");
+	if (p->in.f == NULL) {
 		fprintf(err, "%s: %s\n", path, strerror(errno));
 		free(p);
 		return -1;
 	}
-	rc = ini_parse_stream(topo_read_line, p, topo_pair, p);
+	rc = ini_parse_stream(ini_lines_read, &p->in, topo_pair, p);
 	if (rc == -2)
 		topo_error(p, 0, "out of memory");
 	else if (rc > 0 && p->nerrors == 0) /* inih saw what the reader did not */
 		topo_error(p, rc, "malformed line");
-	fclose(p->f);
-	free(p->buf);
+	fclose(p->in.f);
+	ini_lines_free(&p->in);
+	p->lost_lines = p->in.lost;
 	if (p->nerrors <= TOPO_MAX_ERRORS) {
 		for (int i = 0; i < nsets; i++)
 			topo_apply_set(p, i);

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ini_lines.h"
 #include "topology.h"
 
 #define TOPO_KEYS_MAX 20
@@ -158,18 +159,11 @@ struct topo_parse {
 	struct topology *t;
 	const char *path;
 	FILE *err;
-	FILE *f;
 	char *const *sets;
 	int nerrors;
 
-	char *buf; /* the line being read (getline) */
-	size_t bufsz;
-	const char *text; /* its text, white space trimmed */
-	int lineno;
-	int lost_lines; /* unread (too long, NUL): what is missing may be there */
-	int indented;
-	int want_pair; /* inih should call the handler for it */
-	int handled;
+	struct ini_lines in; /* the file, and the line being read */
+	int lost_lines;	     /* in.lost once the file is read */
 
 	int sect;
 	int sect_pairs; /* pairs handled since its header */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ini_lines.h"
 #include "rdata.h"
 #include "timeutil.h"
 
@@ -72,12 +73,10 @@ enum {
 
 struct conf_parse {
 	const char *path;
-	FILE *f, *err;
-	int lineno, nerrors;
-	char *buf;
-	size_t bufsz;
-	const char *text;
-	int want_pair, handled, indented, sect_pairs;
+	FILE *err;
+	int nerrors;
+	struct ini_lines in; /* the file, and the line being read */
+	int sect_pairs;
 	int cur;
 	int nsects, cap;
 	struct conf_sect *sects;
@@ -118,7 +117,7 @@ static int conf_add_sect(struct conf_parse *p, enum conf_kind kind, const char *
 		s = &p->sects[i];
 		if (s->kind == kind && ((name == NULL && s->name == NULL) ||
 					(name && s->name && strcmp(s->name, name) == 0))) {
-			conf_error(p, p->lineno, "duplicate [%s%s%s] (first at line %d)",
+			conf_error(p, p->in.lineno, "duplicate [%s%s%s] (first at line %d)",
 				   conf_kind_names[kind], name ? " " : "", name ? name : "",
 				   s->line);
 			return CONF_SECT_SKIP;
@@ -136,26 +135,27 @@ static int conf_add_sect(struct conf_parse *p, enum conf_kind kind, const char *
 	s = &p->sects[p->nsects];
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
-	s->line = p->lineno;
+	s->line = p->in.lineno;
 	if (name && (s->name = strdup(name)) == NULL)
 		return CONF_SECT_SKIP;
 	return p->nsects++;
 }
 
 /* conf_header: a "[...]" line, s at the '['. Sets p->cur. */
-static void conf_header(struct conf_parse *p, char *s)
+static void conf_header(void *arg, char *s)
 {
+	struct conf_parse *p = arg;
 	char *end = strchr(s, ']'), *kind, *name, *extra;
 	int k;
 
 	p->cur = CONF_SECT_SKIP;
 	p->sect_pairs = 0;
 	if (end == NULL) {
-		conf_error(p, p->lineno, "expected ']' to close the section header '%s'", s);
+		conf_error(p, p->in.lineno, "expected ']' to close the section header '%s'", s);
 		return;
 	}
 	if (end[1 + strspn(end + 1, " \t")] != '\0') {
-		conf_error(p, p->lineno, "unexpected '%s' after the section header", end + 1);
+		conf_error(p, p->in.lineno, "unexpected '%s' after the section header", end + 1);
 		return;
 	}
 	*end = '\0';
@@ -163,88 +163,31 @@ static void conf_header(struct conf_parse *p, char *s)
 	name = kind ? strtok(NULL, " \t") : NULL;
 	extra = name ? strtok(NULL, " \t") : NULL;
 	if (kind == NULL) {
-		conf_error(p, p->lineno, "empty section header (%s)", conf_section_kinds);
+		conf_error(p, p->in.lineno, "empty section header (%s)", conf_section_kinds);
 		return;
 	}
 	for (k = 0; k < CONF_NKINDS && strcmp(kind, conf_kind_names[k]) != 0; k++)
 		;
 	if (k == CONF_NKINDS) {
-		conf_error(p, p->lineno, "unknown section kind '%s' (%s)", kind,
+		conf_error(p, p->in.lineno, "unknown section kind '%s' (%s)", kind,
 			   conf_section_kinds);
 		return;
 	}
 	if (k == CONF_SERVER && name) {
-		conf_error(p, p->lineno, "[server] takes no name (expected [server])");
+		conf_error(p, p->in.lineno, "[server] takes no name (expected [server])");
 		return;
 	}
 	if (k != CONF_SERVER && (name == NULL || extra)) {
-		conf_error(p, p->lineno, "expected one name: [%s NAME]", kind);
+		conf_error(p, p->in.lineno, "expected one name: [%s NAME]", kind);
 		return;
 	}
 	p->cur = conf_add_sect(p, (enum conf_kind)k, name);
 }
 
-/* conf_line_done: a line that looked like a pair but reached no handler
- * was rejected by inih: say so. */
-static void conf_line_done(struct conf_parse *p)
+/* conf_line_error: what ini_lines found wrong with a line. */
+static void conf_line_error(void *arg, int line, const char *msg)
 {
-	if (p->want_pair && !p->handled)
-		conf_error(p, p->lineno,
-			   "expected 'key = value', a [section] or a comment, got '%s'", p->text);
-	p->want_pair = 0;
-}
-
-static char *conf_read_line(char *str, int num, void *stream)
-{
-	struct conf_parse *p = stream;
-	size_t len;
-	ssize_t n;
-	char *s;
-
-	conf_line_done(p);
-	if (p->nerrors > AUTHD_MAX_ERRORS)
-		return NULL;
-	errno = 0;
-	n = getline(&p->buf, &p->bufsz, p->f);
-	if (n < 0) {
-		if (ferror(p->f))
-			conf_error(p, 0, "%s", strerror(errno ? errno : EIO));
-		return NULL;
-	}
-	p->lineno++;
-	len = (size_t)n;
-	while (len > 0 && (p->buf[len - 1] == '\n' || p->buf[len - 1] == '\r'))
-		p->buf[--len] = '\0';
-	s = p->buf;
-	if (p->lineno == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0) {
-		s += 3;
-		len -= 3;
-	}
-	snprintf(str, (size_t)num, "\n");
-	if (strlen(s) != len) {
-		conf_error(p, p->lineno, "unexpected NUL byte");
-		return str;
-	}
-	if (len + 2 > (size_t)num) {
-		conf_error(p, p->lineno, "line too long (at most %d characters)", num - 2);
-		return str;
-	}
-	p->indented = *s == ' ' || *s == '\t';
-	s += strspn(s, " \t");
-	for (char *e = s + strlen(s); e > s && (e[-1] == ' ' || e[-1] == '\t');)
-		*--e = '\0';
-	p->text = s;
-	if (*s == '\0' || *s == ';' || *s == '#')
-		return str;
-	if (*s == '[') {
-		conf_header(p, s);
-		snprintf(str, (size_t)num, "[-]\n"); /* so that inih forgets the last key */
-		return str;
-	}
-	snprintf(str, (size_t)num, "%s%s\n", p->indented ? " " : "", s);
-	p->want_pair = 1;
-	p->handled = 0;
-	return str;
+	conf_error(arg, line, "%s", msg);
 }
 
 static const struct conf_key *conf_find_key(enum conf_kind kind, const char *name)
@@ -273,19 +216,19 @@ static void conf_set(struct conf_parse *p, const char *name, const char *value)
 		for (k = conf_keys[s->kind]; k->name && used < sizeof(list); k++)
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
 						 used ? ", " : "", k->name);
-		conf_error(p, p->lineno, "unknown key '%s' in %s (expected: %s)", name, label,
+		conf_error(p, p->in.lineno, "unknown key '%s' in %s (expected: %s)", name, label,
 			   list);
 		return;
 	}
 	if (!k->repeat)
 		for (int i = 0; i < s->n; i++)
 			if (strcmp(s->e[i].key, name) == 0) {
-				conf_error(p, p->lineno, "%s %s: set twice (first at line %d)",
+				conf_error(p, p->in.lineno, "%s %s: set twice (first at line %d)",
 					   label, name, s->e[i].line);
 				return;
 			}
 	if (*value == '\0') {
-		conf_error(p, p->lineno, "%s %s: expected a value", label, name);
+		conf_error(p, p->in.lineno, "%s %s: expected a value", label, name);
 		return;
 	}
 	if (s->n == s->cap) {
@@ -299,7 +242,7 @@ static void conf_set(struct conf_parse *p, const char *name, const char *value)
 	}
 	s->e[s->n].key = strdup(name);
 	s->e[s->n].value = strdup(value);
-	s->e[s->n].line = p->lineno;
+	s->e[s->n].line = p->in.lineno;
 	if (s->e[s->n].key && s->e[s->n].value)
 		s->n++;
 }
@@ -309,9 +252,9 @@ static int conf_pair(void *user, const char *section, const char *name, const ch
 	struct conf_parse *p = user;
 
 	(void)section; /* p->cur says more */
-	p->handled = 1;
-	if (p->indented && p->sect_pairs > 0) {
-		conf_error(p, p->lineno,
+	p->in.handled = 1;
+	if (p->in.indented && p->sect_pairs > 0) {
+		conf_error(p, p->in.lineno,
 			   "unexpected indentation: values do not continue on the next line");
 		return 1;
 	}
@@ -320,10 +263,10 @@ static int conf_pair(void *user, const char *section, const char *name, const ch
 	if (p->cur == CONF_SECT_SKIP)
 		return 1;
 	if (p->cur == CONF_SECT_NONE)
-		conf_error(p, p->lineno, "'%s' outside any section (%s first)", p->text,
+		conf_error(p, p->in.lineno, "'%s' outside any section (%s first)", p->in.text,
 			   conf_section_kinds);
 	else if (*name == '\0')
-		conf_error(p, p->lineno, "expected a key name before '='");
+		conf_error(p, p->in.lineno, "expected a key name before '='");
 	else
 		conf_set(p, name, value);
 	return 1;
@@ -1231,20 +1174,28 @@ static void conf_parse_free(struct conf_parse *p)
 		free(p->sects[i].name);
 	}
 	free(p->sects);
-	free(p->buf);
+	ini_lines_free(&p->in);
 }
 
 struct authd_db *authd_conf_load_stream(FILE *f, const char *path, FILE *err)
 {
-	struct conf_parse p = {.path = path, .f = f, .err = err, .cur = CONF_SECT_NONE};
+	struct conf_parse p = {.path = path, .err = err, .cur = CONF_SECT_NONE};
 	int rc, fin;
+
+	p.in = (struct ini_lines){.f = f,
+				  .flags = INI_LINES_INDENT,
+				  .error = conf_line_error,
+				  .header = conf_header,
+				  .arg = &p,
+				  .nerrors = &p.nerrors,
+				  .max_errors = AUTHD_MAX_ERRORS};
 
 	p.db = authd_db_new();
 	if (p.db == NULL) {
 		fprintf(err, "%s: out of memory\n", path);
 		return NULL;
 	}
-	rc = ini_parse_stream(conf_read_line, &p, conf_pair, &p);
+	rc = ini_parse_stream(ini_lines_read, &p.in, conf_pair, &p);
 	if (rc == -2)
 		conf_error(&p, 0, "out of memory");
 	else if (rc > 0 && p.nerrors == 0) /* inih saw what the reader did not */

@@ -3,13 +3,11 @@
  * headers and key = value pairs.
  *
  * inih splits the pairs; the rest is ours. As in lab/topology.c, the file
- * reaches ini_parse_stream() through rsv_conf_read_line(), which counts
- * lines, reads the section headers itself (Debian's inih never calls the
- * handler for a header) and hands inih the pair lines without their
- * indentation (so inih never joins continuation lines). A pair line inih
- * rejected is noticed because the handler was not called for it. inih
- * calls the handler right after the reader returns a line, so p->lineno is
- * the pair's line.
+ * reaches ini_parse_stream() through lib/ini_lines.h, which counts lines,
+ * gives us the section headers (Debian's inih never calls the handler for
+ * a header) and notices a pair line inih rejected. Pair lines go to inih
+ * without their indentation (so inih never joins continuation lines), and
+ * a long comment is fine. p->in.lineno is the line of the pair handled.
  */
 #include "config.h"
 
@@ -72,25 +70,26 @@ static struct rsv_sect *rsv_sect_new(struct rsv_parse *p, enum rsv_sect_kind kin
 		return NULL;
 	s->kind = kind;
 	snprintf(s->name, sizeof(s->name), "%s", name ? name : "");
-	s->line = p->lineno;
+	s->line = p->in.lineno;
 	p->cur = p->nsects++;
 	return s;
 }
 
 /* rsv_conf_header: a "[...]" line, s at the '['. Sets p->cur. */
-static void rsv_conf_header(struct rsv_parse *p, char *s)
+static void rsv_conf_header(void *arg, char *s)
 {
+	struct rsv_parse *p = arg;
 	char *end = strchr(s, ']'), *kind, *name, *extra, *save;
 	const char *rest;
 
 	p->cur = RSV_CUR_SKIP;
 	if (end == NULL) {
-		rsv_conf_error(p, p->lineno, "expected ']' to close the section header '%s'", s);
+		rsv_conf_error(p, p->in.lineno, "expected ']' to close the section header '%s'", s);
 		return;
 	}
 	rest = end + 1 + strspn(end + 1, " \t");
 	if (*rest != '\0' && *rest != ';' && *rest != '#') {
-		rsv_conf_error(p, p->lineno, "unexpected '%s' after the section header", rest);
+		rsv_conf_error(p, p->in.lineno, "unexpected '%s' after the section header", rest);
 		return;
 	}
 	*end = '\0';
@@ -98,108 +97,50 @@ static void rsv_conf_header(struct rsv_parse *p, char *s)
 	name = kind ? strtok_r(NULL, " \t", &save) : NULL;
 	extra = name ? strtok_r(NULL, " \t", &save) : NULL;
 	if (kind == NULL) {
-		rsv_conf_error(p, p->lineno, "empty section header (%s)", rsv_sect_kinds);
+		rsv_conf_error(p, p->in.lineno, "empty section header (%s)", rsv_sect_kinds);
 		return;
 	}
 	if (strcmp(kind, "resolverd") == 0) {
 		for (int i = 0; i < p->nsects; i++) {
 			if (p->sects[i].kind == RSV_SECT_MAIN) {
-				rsv_conf_error(p, p->lineno,
+				rsv_conf_error(p, p->in.lineno,
 					       "duplicate [resolverd] section (first at line %d)",
 					       p->sects[i].line);
 				return;
 			}
 		}
 		if (name)
-			rsv_conf_error(p, p->lineno, "[resolverd] takes no name");
+			rsv_conf_error(p, p->in.lineno, "[resolverd] takes no name");
 		else if (rsv_sect_new(p, RSV_SECT_MAIN, NULL) == NULL)
-			rsv_conf_error(p, p->lineno, "out of memory");
+			rsv_conf_error(p, p->in.lineno, "out of memory");
 		return;
 	}
 	if (strcmp(kind, "resolver") == 0 || strcmp(kind, "resolvers") == 0) {
 		int group = kind[8] == 's';
 
 		if (name == NULL || extra) {
-			rsv_conf_error(p, p->lineno, "expected one name: [%s %s]", kind,
+			rsv_conf_error(p, p->in.lineno, "expected one name: [%s %s]", kind,
 				       group ? "PREFIX" : "NAME");
 			return;
 		}
 		if (!rsv_name_ok(name)) {
-			rsv_conf_error(p, p->lineno,
+			rsv_conf_error(p, p->in.lineno,
 				       "[%s %s]: expected a name of 1 to %d letters, digits, '.', "
 				       "'_' or '-'",
 				       kind, name, RSV_NAME_MAX);
 			return;
 		}
 		if (rsv_sect_new(p, group ? RSV_SECT_GROUP : RSV_SECT_ONE, name) == NULL)
-			rsv_conf_error(p, p->lineno, "out of memory");
+			rsv_conf_error(p, p->in.lineno, "out of memory");
 		return;
 	}
-	rsv_conf_error(p, p->lineno, "unknown section '[%s]' (%s)", kind, rsv_sect_kinds);
+	rsv_conf_error(p, p->in.lineno, "unknown section '[%s]' (%s)", kind, rsv_sect_kinds);
 }
 
-/* rsv_conf_line_done: a line that looked like a pair but reached no
- * handler was rejected by inih: say so. */
-static void rsv_conf_line_done(struct rsv_parse *p)
+/* rsv_conf_line_error: what ini_lines found wrong with a line. */
+static void rsv_conf_line_error(void *arg, int line, const char *msg)
 {
-	if (p->want_pair && !p->handled)
-		rsv_conf_error(p, p->lineno,
-			       "expected 'key = value', a [section] or a comment, got '%s'",
-			       p->text);
-	p->want_pair = 0;
-}
-
-static char *rsv_conf_read_line(char *str, int num, void *stream)
-{
-	struct rsv_parse *p = stream;
-	size_t len;
-	ssize_t n;
-	char *s;
-
-	rsv_conf_line_done(p);
-	if (p->nerrors > RSV_MAX_ERRORS)
-		return NULL;
-	errno = 0;
-	n = getline(&p->buf, &p->bufsz, p->f);
-	if (n < 0) {
-		if (ferror(p->f))
-			rsv_conf_error(p, 0, "%s", strerror(errno ? errno : EIO));
-		return NULL;
-	}
-	p->lineno++;
-	len = (size_t)n;
-	while (len > 0 && (p->buf[len - 1] == '\n' || p->buf[len - 1] == '\r'))
-		p->buf[--len] = '\0';
-	s = p->buf;
-	if (p->lineno == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0) {
-		s += 3;
-		len -= 3;
-	}
-	snprintf(str, (size_t)num, "\n");
-	if (strlen(s) != len) {
-		rsv_conf_error(p, p->lineno, "unexpected NUL byte");
-		return str;
-	}
-	s += strspn(s, " \t");
-	for (char *e = s + strlen(s); e > s && (e[-1] == ' ' || e[-1] == '\t');)
-		*--e = '\0';
-	p->text = s;
-	if (*s == '\0' || *s == ';' || *s == '#')
-		return str;
-	if (strlen(s) + 2 > (size_t)num) {
-		rsv_conf_error(p, p->lineno, "line too long (at most %d characters)", num - 2);
-		return str;
-	}
-	if (*s == '[') {
-		rsv_conf_header(p, s);
-		/* a header of inih's own, so that it forgets the last key */
-		snprintf(str, (size_t)num, "[-]\n");
-		return str;
-	}
-	snprintf(str, (size_t)num, "%s\n", s);
-	p->want_pair = 1;
-	p->handled = 0;
-	return str;
+	rsv_conf_error(arg, line, "%s", msg);
 }
 
 static int rsv_conf_pair(void *user, const char *section, const char *name, const char *value)
@@ -207,16 +148,16 @@ static int rsv_conf_pair(void *user, const char *section, const char *name, cons
 	struct rsv_parse *p = user;
 
 	(void)section; /* p->cur says more */
-	p->handled = 1;
+	p->in.handled = 1;
 	if (p->cur == RSV_CUR_SKIP)
 		return 1;
 	if (p->cur == RSV_CUR_NONE)
-		rsv_conf_error(p, p->lineno, "'%s' outside any section (%s first)", p->text,
+		rsv_conf_error(p, p->in.lineno, "'%s' outside any section (%s first)", p->in.text,
 			       rsv_sect_kinds);
 	else if (*name == '\0')
-		rsv_conf_error(p, p->lineno, "expected a key name before '='");
+		rsv_conf_error(p, p->in.lineno, "expected a key name before '='");
 	else
-		rsv_conf_set(p, &p->sects[p->cur], name, value, p->lineno);
+		rsv_conf_set(p, &p->sects[p->cur], name, value, p->in.lineno);
 	return 1;
 }
 
@@ -234,11 +175,19 @@ static void rsv_conf_process_defaults(struct rsv_conf *c)
 
 int rsv_conf_load_stream(struct rsv_conf *c, FILE *f, const char *name, FILE *err)
 {
-	struct rsv_parse p = {.c = c, .path = name, .err = err, .f = f, .cur = RSV_CUR_NONE};
+	struct rsv_parse p = {.c = c, .path = name, .err = err, .cur = RSV_CUR_NONE};
 	int rc;
 
+	p.in = (struct ini_lines){.f = f,
+				  .flags = INI_LINES_LONG_BLANK,
+				  .error = rsv_conf_line_error,
+				  .header = rsv_conf_header,
+				  .arg = &p,
+				  .nerrors = &p.nerrors,
+				  .max_errors = RSV_MAX_ERRORS};
+
 	rsv_conf_process_defaults(c);
-	rc = ini_parse_stream(rsv_conf_read_line, &p, rsv_conf_pair, &p);
+	rc = ini_parse_stream(ini_lines_read, &p.in, rsv_conf_pair, &p);
 	if (rc == -2)
 		rsv_conf_error(&p, 0, "out of memory");
 	else if (rc > 0 && p.nerrors == 0) /* inih saw what the reader did not */
@@ -248,7 +197,7 @@ int rsv_conf_load_stream(struct rsv_conf *c, FILE *f, const char *name, FILE *er
 	for (int i = 0; i < p.nsects; i++)
 		free(p.sects[i].where);
 	free(p.sects);
-	free(p.buf);
+	ini_lines_free(&p.in);
 	if (p.nerrors) {
 		rsv_conf_free(c);
 		return -1;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "ini_lines.h"
 
 #define RSV_MAX_ERRORS 20
 
@@ -66,12 +67,9 @@ struct rsv_sect {
 struct rsv_parse {
 	struct rsv_conf *c;
 	const char *path;
-	FILE *err, *f;
-	int lineno, nerrors;
-	char *buf;
-	size_t bufsz;
-	const char *text; /* the current line, trimmed */
-	int want_pair, handled;
+	FILE *err;
+	int nerrors;
+	struct ini_lines in; /* the file, and the line being read */
 	struct rsv_sect *sects;
 	int nsects, cap;
 	int cur; /* index into sects, or RSV_CUR_NONE / RSV_CUR_SKIP */
