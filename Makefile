@@ -162,6 +162,7 @@ bench:
 	$(MAKE) all
 	bench/bringup/run.sh
 	bench/dns-qps/run.sh
+	bench/analysis/run.sh
 
 # dnsperf against authd (three policies), NSD and Knot on loopback
 # (bench/dns-qps/run.sh [SECONDS] [ROUNDS]; BDQ_PERF=1 adds a perf profile).
@@ -170,6 +171,17 @@ bench-dns:
 	$(MAKE) deps EXTRA_PKGS="$(BENCH_PKGS)"
 	$(MAKE) $(BINDIR)/authd
 	bench/dns-qps/run.sh
+
+# `steerlab report` on a synthetic run of 10 million captured requests
+# (tests/tools/synthrun) against tcpdump --count and tshark
+# (bench/analysis/run.sh [PACKETS] [ROUNDS]; ~1.3 GB in TMPDIR; no root
+# needed; BAN_PERF=1 adds a perf profile). What it compares against, tcpdump
+# and tshark, is in DEB_PKGS.
+.PHONY: bench-analysis
+bench-analysis:
+	$(MAKE) deps
+	$(MAKE) $(BINDIR)/steerlab $(BUILD)/tools/synthrun
+	bench/analysis/run.sh
 
 # libFuzzer target on authd's response function (clang and libclang-rt-14-dev).
 # fuzz-run fuzzes for 60 s from the seed corpus; new inputs go to build/fuzz/,

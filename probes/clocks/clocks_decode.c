@@ -9,7 +9,7 @@
 #include <pcap/dlt.h>
 #include <string.h>
 
-#include "clocks.h"
+#include "clocks_int.h"
 
 #define ETHERTYPE_IPV4 0x0800
 #define ETHERTYPE_VLAN 0x8100
@@ -119,6 +119,37 @@ int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t
 		return -1;
 	if (dst)
 		*dst = u.dst;
+	return 0;
+}
+
+/* the first bytes of a request as wire_encode writes them: magic, version
+ * and type, what wire_decode checks of a request */
+#define CLOCKS_REQUEST_HEAD 6
+static uint8_t clocks_request_head[CLOCKS_REQUEST_HEAD];
+
+int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
+		      uint64_t *seq, struct in_addr *dst)
+{
+	struct clocks_udp u;
+	const uint8_t *m;
+
+	if (clocks_request_head[0] == 0) {
+		struct wire_msg req = {.type = WIRE_REQUEST};
+		uint8_t buf[WIRE_LEN];
+
+		wire_encode(&req, buf, sizeof(buf));
+		memcpy(clocks_request_head, buf, CLOCKS_REQUEST_HEAD);
+	}
+	if (clocks_decode_udp(dlt, frame, caplen, &u) == -1 || u.dport != port ||
+	    u.ulen < WIRE_LEN || u.have < WIRE_LEN ||
+	    memcmp(u.payload, clocks_request_head, CLOCKS_REQUEST_HEAD) != 0)
+		return -1;
+	m = u.payload;
+	*client = (uint32_t)m[8] << 24 | (uint32_t)m[9] << 16 | (uint32_t)m[10] << 8 | m[11];
+	*seq = 0;
+	for (int i = 16; i < 24; i++)
+		*seq = *seq << 8 | m[i];
+	*dst = u.dst;
 	return 0;
 }
 

@@ -34,6 +34,23 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 int clocks_read_captures(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 
+/* clocks_request_of: clocks_decode_request for the capture reader, which
+ * wants only the client id, sequence number and destination of each of
+ * millions of requests: the same test (the unit tests compare the two), no
+ * struct wire_msg filled. 0, or -1 if the frame is not a request. */
+int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
+		      uint64_t *seq, struct in_addr *dst);
+
+/* clocks_pcap_via: how clocks_pcap.c reads a classic pcap of a link type
+ * the decoders know: itself (the default), or through libpcap's
+ * pcap_next_ex, as every other file is. For the tests, which check that the
+ * two agree. */
+enum clocks_pcap_via {
+	CLOCKS_PCAP_VIA_OWN,
+	CLOCKS_PCAP_VIA_LIBPCAP,
+};
+extern enum clocks_pcap_via clocks_pcap_via;
+
 /*
  * What the schemes compute the same way (clocks_scheme.c), told by a
  * struct clocks_flows which requests are the scheme's: those of its client
@@ -54,14 +71,23 @@ struct clocks_flows {
 extern const struct clocks_flows clocks_anycast_flows;
 extern const struct clocks_flows clocks_dns_flows;
 
-/* clocks_is_flow: is captured request p one of the scheme's? */
-int clocks_is_flow(const struct clocks_input *in, const struct clocks_flows *fl,
-		   const struct clocks_packet *p);
+/* clocks_is_flow: is captured request p one of the scheme's? (This and
+ * clocks_is_dead are inline: they are asked of every captured request.) */
+static inline int clocks_is_flow(const struct clocks_input *in, const struct clocks_flows *fl,
+				 const struct clocks_packet *p)
+{
+	return clocks_scheme_of(p->client) == fl->scheme &&
+	       (fl->is_flow == NULL || fl->is_flow(in, p));
+}
 
 /* clocks_is_dead: is p, captured on the failed site's link, one of the
  * scheme's requests to the dead site after t0? */
-int clocks_is_dead(const struct clocks_input *in, const struct clocks_flows *fl,
-		   const struct clocks_packet *p);
+static inline int clocks_is_dead(const struct clocks_input *in, const struct clocks_flows *fl,
+				 const struct clocks_packet *p)
+{
+	return p->t_ns > in->failure.t0_ns && clocks_is_flow(in, fl, p) &&
+	       (fl->to_dead == NULL || fl->to_dead(in, p));
+}
 
 /* clocks_scheme_init: *r with every clock missing; r->noflows set, with a
  * note, when the clients' records are there and neither they nor the

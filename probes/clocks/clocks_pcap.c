@@ -1,6 +1,6 @@
 /*
- * Reading the captures of a run directory with libpcap in nanosecond
- * precision (a microsecond file is scaled):
+ * Reading the captures of a run directory in nanosecond precision (a
+ * microsecond file is scaled):
  *
  *   capture-dns-NODE.pcap   the queries reaching an authd link: every UDP
  *                           DNS query is kept, with its source address
@@ -11,10 +11,23 @@
  * The other packets of a file are counted. A file that ends in the middle of
  * a packet (the collector was killed) is read up to there, with a warning; a
  * file that is not a pcap at all is an error.
+ *
+ * A classic pcap file of a link type the decoders know (what the collector
+ * writes) is read here, in blocks of a MiB, its record headers parsed in
+ * place and each frame decoded where it lies: libpcap's pcap_next_ex costs
+ * two fread calls and a copy per packet,
+ * and a capture holds millions. Every other file (pcapng, the "modified"
+ * format, another version) is read through libpcap, which knows them all.
+ * They agree packet for packet, and on where a damaged file stops and in
+ * what words (tests/unit/test_clocks_pcap.c).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pcap/pcap.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clocks_int.h"
 #include "timeutil.h"
@@ -32,19 +45,21 @@ static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, 
 {
 	struct clocks_capture *c = capture;
 	struct clocks_packet *p;
-	struct wire_msg m;
 	struct in_addr dst;
+	uint32_t client;
+	uint64_t seq;
 
-	if (clocks_decode_request(dlt, data, caplen, in->port, &m, &dst) == -1) {
+	if (clocks_request_of(dlt, data, caplen, in->port, &client, &seq, &dst) == -1) {
 		c->other++;
 		return 1;
 	}
-	if (clocks_grow((void **)&c->packets, &c->cap, c->n, sizeof(*c->packets)) == -1)
+	if (c->n == c->cap &&
+	    clocks_grow((void **)&c->packets, &c->cap, c->n, sizeof(*c->packets)) == -1)
 		return -1;
 	p = &c->packets[c->n++];
 	p->t_ns = t_ns;
-	p->client = m.client_id;
-	p->seq = m.seq;
+	p->client = client;
+	p->seq = (uint32_t)seq;
 	p->dst = dst;
 	return 0;
 }
@@ -66,8 +81,11 @@ static int clocks_keep_query(struct clocks_input *in, void *capture, int dlt, in
 	return 0;
 }
 
-static int clocks_read_pcap(const char *path, struct clocks_input *in, clocks_packet_fn fn,
-			    void *capture, char *err, size_t errlen)
+enum clocks_pcap_via clocks_pcap_via = CLOCKS_PCAP_VIA_OWN;
+
+/* libpcap's path: any format it reads */
+static int clocks_read_libpcap(const char *path, struct clocks_input *in, clocks_packet_fn fn,
+			       void *capture, char *err, size_t errlen)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
@@ -108,6 +126,249 @@ static int clocks_read_pcap(const char *path, struct clocks_input *in, clocks_pa
 			    pcap_geterr(p));
 	pcap_close(p);
 	return 0;
+}
+
+/*
+ * The classic pcap format (pcap-savefile(5)): a 24-byte file header, then
+ * per packet a 16-byte record header (seconds, microseconds or nanoseconds,
+ * captured length, length on the wire) and the captured bytes, all in the
+ * byte order of the magic number.
+ */
+#define CLOCKS_PCAP_MAGIC_USEC 0xa1b2c3d4u
+#define CLOCKS_PCAP_MAGIC_NSEC 0xa1b23c4du
+#define CLOCKS_PCAP_FILE_HDR 24
+#define CLOCKS_PCAP_REC_HDR 16
+#define CLOCKS_PCAP_MAX_CAPLEN 262144u /* libpcap's MAXIMUM_SNAPLEN: more is damage */
+#define CLOCKS_PCAP_BLOCK (1u << 20)
+
+/* the LINKTYPE_ values of the file header (not DLT_RAW, which differs
+ * between systems) */
+#define CLOCKS_LINKTYPE_ETHERNET 1
+#define CLOCKS_LINKTYPE_RAW 101
+#define CLOCKS_LINKTYPE_LINUX_SLL 113
+#define CLOCKS_LINKTYPE_IPV4 228
+#define CLOCKS_LINKTYPE_LINUX_SLL2 276
+
+struct clocks_pcap_hdr {
+	int swapped;	  /* the file's byte order is not ours */
+	int64_t frac_ns;  /* nanoseconds per unit of the second field */
+	uint32_t snaplen; /* what libpcap cuts longer records to */
+	int dlt;
+};
+
+static uint32_t clocks_pcap_u32(const uint8_t *p, int swapped)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return swapped ? __builtin_bswap32(v) : v;
+}
+
+/* clocks_pcap_hdr_parse: 0 if h is the header of a classic pcap (version
+ * 2.4) of a link type the decoders know; -1 if libpcap is to read the file */
+static int clocks_pcap_hdr_parse(const uint8_t *h, struct clocks_pcap_hdr *f)
+{
+	uint32_t magic, linktype;
+	uint16_t major, minor;
+
+	memcpy(&magic, h, sizeof(magic));
+	if (magic == CLOCKS_PCAP_MAGIC_USEC || magic == CLOCKS_PCAP_MAGIC_NSEC)
+		f->swapped = 0;
+	else if (__builtin_bswap32(magic) == CLOCKS_PCAP_MAGIC_USEC ||
+		 __builtin_bswap32(magic) == CLOCKS_PCAP_MAGIC_NSEC)
+		f->swapped = 1;
+	else
+		return -1;
+	if (f->swapped)
+		magic = __builtin_bswap32(magic);
+	f->frac_ns = magic == CLOCKS_PCAP_MAGIC_NSEC ? 1 : NSEC_PER_USEC;
+	memcpy(&major, h + 4, sizeof(major));
+	memcpy(&minor, h + 6, sizeof(minor));
+	if (f->swapped) {
+		major = __builtin_bswap16(major);
+		minor = __builtin_bswap16(minor);
+	}
+	if (major != 2 || minor != 4)
+		return -1;
+	f->snaplen = clocks_pcap_u32(h + 16, f->swapped);
+	/* libpcap's rule: no snaplen, or one past the maximum, is the maximum */
+	if (f->snaplen == 0 || f->snaplen > CLOCKS_PCAP_MAX_CAPLEN)
+		f->snaplen = CLOCKS_PCAP_MAX_CAPLEN;
+	linktype = clocks_pcap_u32(h + 20, f->swapped);
+	switch (linktype) {
+	case CLOCKS_LINKTYPE_ETHERNET:
+		f->dlt = DLT_EN10MB;
+		return 0;
+	case CLOCKS_LINKTYPE_RAW:
+		f->dlt = DLT_RAW;
+		return 0;
+	case CLOCKS_LINKTYPE_LINUX_SLL:
+		f->dlt = DLT_LINUX_SLL;
+		return 0;
+	case CLOCKS_LINKTYPE_IPV4:
+		f->dlt = DLT_IPV4;
+		return 0;
+	case CLOCKS_LINKTYPE_LINUX_SLL2:
+		f->dlt = DLT_LINUX_SLL2;
+		return 0;
+	}
+	return -1; /* another link type, or FCS bits: libpcap says which */
+}
+
+/* reading one classic pcap: where, and what to do with each packet */
+struct clocks_pcap_reader {
+	const char *path;
+	struct clocks_pcap_hdr f;
+	struct clocks_input *in;
+	clocks_packet_fn fn;
+	void *capture;
+	size_t npkt; /* packets so far */
+};
+
+/* clocks_pcap_cut: the warning on a file that ends in a record, left bytes
+ * of it there, worded as libpcap words it */
+static void clocks_pcap_cut(struct clocks_pcap_reader *rd, size_t left, uint32_t caplen)
+{
+	size_t want = caplen, got = left - CLOCKS_PCAP_REC_HDR;
+	const char *what = "captured";
+
+	if (left < CLOCKS_PCAP_REC_HDR) {
+		want = CLOCKS_PCAP_REC_HDR;
+		got = left;
+		what = "header";
+	} else if (caplen > rd->f.snaplen && got < rd->f.snaplen) {
+		want = rd->f.snaplen; /* libpcap reads the snaplen first, then the rest */
+	}
+	clocks_warn(&rd->in->notes,
+		    "%s: after packet %zu: truncated dump file; tried to read %zu %s bytes, only "
+		    "got %zu; read up to there",
+		    rd->path, rd->npkt, want, what, got);
+}
+
+/* clocks_pcap_records: give rd->fn every whole record at the start of
+ * buf[0, len); *used: the bytes they took. *done is set when the file ends
+ * there: at a damaged record (with a warning), or when eof (nothing follows
+ * buf; a record cut short has a warning). -1 when rd->fn fails. */
+static int clocks_pcap_records(struct clocks_pcap_reader *rd, const uint8_t *buf, size_t len,
+			       int eof, size_t *used, int *done)
+{
+	const struct clocks_pcap_hdr *f = &rd->f;
+	size_t off = 0;
+
+	*done = 0;
+	for (;;) {
+		size_t left = len - off, need = CLOCKS_PCAP_REC_HDR;
+		const uint8_t *r = buf + off;
+		uint32_t caplen = 0;
+
+		if (left >= CLOCKS_PCAP_REC_HDR) {
+			caplen = clocks_pcap_u32(r + 8, f->swapped);
+			if (caplen > CLOCKS_PCAP_MAX_CAPLEN) {
+				clocks_warn(&rd->in->notes,
+					    "%s: after packet %zu: invalid packet capture length "
+					    "%u, bigger than snaplen of %u; read up to there",
+					    rd->path, rd->npkt, caplen, f->snaplen);
+				*done = 1;
+				break;
+			}
+			need += caplen;
+		}
+		if (left < need) {
+			if (eof) {
+				if (left > 0)
+					clocks_pcap_cut(rd, left, caplen);
+				*done = 1;
+			}
+			break;
+		}
+		rd->npkt++;
+		/* the seconds unsigned, as pcap-savefile(5) has them (libpcap
+		 * 1.10 reads them signed: they differ from 2038 on) */
+		if (rd->fn(rd->in, rd->capture, f->dlt,
+			   (int64_t)clocks_pcap_u32(r, f->swapped) * NSEC_PER_SEC +
+			       (int64_t)clocks_pcap_u32(r + 4, f->swapped) * f->frac_ns,
+			   r + CLOCKS_PCAP_REC_HDR,
+			   caplen < f->snaplen ? caplen : f->snaplen) == -1)
+			return -1;
+		off += need;
+	}
+	*used = off;
+	return 0;
+}
+
+/* clocks_pcap_read: the records from fd's offset on, read in blocks of a
+ * MiB: as fast as mapping the file here, and no SIGBUS if someone shortens
+ * it meanwhile */
+static int clocks_pcap_read(struct clocks_pcap_reader *rd, int fd)
+{
+	/* a block, and room for the longest record that begins at its end */
+	size_t size = CLOCKS_PCAP_BLOCK + CLOCKS_PCAP_REC_HDR + CLOCKS_PCAP_MAX_CAPLEN;
+	size_t have = 0, used;
+	int done = 0, rc = 0;
+	uint8_t *buf;
+
+	buf = malloc(size);
+	if (buf == NULL)
+		return -1;
+	while (!done) {
+		ssize_t n = read(fd, buf + have, size - have);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			clocks_warn(&rd->in->notes,
+				    "%s: after packet %zu: error reading dump file: %s; read up to "
+				    "there",
+				    rd->path, rd->npkt, strerror(errno));
+			break;
+		}
+		have += (size_t)n;
+		if ((rc = clocks_pcap_records(rd, buf, have, n == 0, &used, &done)) == -1)
+			break;
+		memmove(buf, buf + used, have - used);
+		have -= used;
+	}
+	free(buf);
+	return rc;
+}
+
+/* clocks_read_pcap: every packet of the capture at path, given to fn */
+static int clocks_read_pcap(const char *path, struct clocks_input *in, clocks_packet_fn fn,
+			    void *capture, char *err, size_t errlen)
+{
+	struct clocks_pcap_reader rd = {.path = path, .in = in, .fn = fn, .capture = capture};
+	uint8_t h[CLOCKS_PCAP_FILE_HDR];
+	size_t got = 0;
+	int fd, rc;
+
+	if (clocks_pcap_via == CLOCKS_PCAP_VIA_LIBPCAP)
+		return clocks_read_libpcap(path, in, fn, capture, err, errlen);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (got < sizeof(h)) {
+		ssize_t n = read(fd, h + got, sizeof(h) - got);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < sizeof(h) || clocks_pcap_hdr_parse(h, &rd.f) == -1) {
+		/* short, not a classic pcap, or not one of ours: libpcap
+		 * reads it or says what it is */
+		close(fd);
+		return clocks_read_libpcap(path, in, fn, capture, err, errlen);
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	rc = clocks_pcap_read(&rd, fd);
+	close(fd);
+	if (rc == -1)
+		snprintf(err, errlen, "%s: packet %zu: out of memory", path, rd.npkt);
+	return rc;
 }
 
 /* clocks_read_capture: one capture file, its label after "capture-" */

@@ -11,27 +11,6 @@
 
 #include "clocks_int.h"
 
-enum clocks_scheme clocks_scheme_of(uint32_t client)
-{
-	if (client == CLOCKS_PROBE_CLIENT)
-		return CLOCKS_SCHEME_NONE;
-	return client < CLOCKS_DNS_CLIENT_BASE ? CLOCKS_SCHEME_ANYCAST : CLOCKS_SCHEME_DNS;
-}
-
-int clocks_is_flow(const struct clocks_input *in, const struct clocks_flows *fl,
-		   const struct clocks_packet *p)
-{
-	return clocks_scheme_of(p->client) == fl->scheme &&
-	       (fl->is_flow == NULL || fl->is_flow(in, p));
-}
-
-int clocks_is_dead(const struct clocks_input *in, const struct clocks_flows *fl,
-		   const struct clocks_packet *p)
-{
-	return p->t_ns > in->failure.t0_ns && clocks_is_flow(in, fl, p) &&
-	       (fl->to_dead == NULL || fl->to_dead(in, p));
-}
-
 void clocks_missing(struct clocks_result *r, const char *fmt, ...)
 {
 	char msg[CLOCKS_WARNING_LEN];
@@ -129,34 +108,104 @@ void clocks_scheme_init(const struct clocks_input *in, const struct clocks_flows
 	}
 }
 
+/*
+ * A set of client ids, to find the distinct clients among millions of
+ * requests without sorting them all: open addressing, linear probing, at
+ * most half full. 0 marks an empty slot; id 0 itself is a flag.
+ */
+struct clocks_idset {
+	uint32_t *slot;
+	size_t cap, n; /* cap a power of two */
+	int has0;
+};
+
+static size_t clocks_idset_home(const struct clocks_idset *s, uint32_t id)
+{
+	return (size_t)(id * 2654435761u) & (s->cap - 1);
+}
+
+/* clocks_idset_add: 0, or -1 when out of memory */
+static int clocks_idset_add(struct clocks_idset *s, uint32_t id)
+{
+	size_t i;
+
+	if (id == 0) {
+		s->n += !s->has0;
+		s->has0 = 1;
+		return 0;
+	}
+	if (2 * (s->n + 1) > s->cap) {
+		struct clocks_idset big = {.cap = s->cap ? 2 * s->cap : 64, .has0 = s->has0};
+
+		big.slot = calloc(big.cap, sizeof(*big.slot));
+		if (big.slot == NULL)
+			return -1;
+		for (size_t k = 0; k < s->cap; k++) {
+			if (s->slot[k] == 0)
+				continue;
+			for (i = clocks_idset_home(&big, s->slot[k]); big.slot[i];
+			     i = (i + 1) & (big.cap - 1))
+				;
+			big.slot[i] = s->slot[k];
+		}
+		big.n = s->n;
+		free(s->slot);
+		*s = big;
+	}
+	for (i = clocks_idset_home(s, id); s->slot[i]; i = (i + 1) & (s->cap - 1))
+		if (s->slot[i] == id)
+			return 0;
+	s->slot[i] = id;
+	s->n++;
+	return 0;
+}
+
 /* clocks_clients: the sorted distinct ids of the scheme's clients, from its
  * records and its captured requests, in a malloc'd array. -1: no memory. */
 static int clocks_clients(const struct clocks_input *in, const struct clocks_flows *fl,
 			  uint32_t **ids, size_t *n)
 {
-	size_t total = in->nrequests, k = 0;
+	/* the ids already in the set, by their low byte: a run has few
+	 * clients, each sending millions of requests, so nearly every request
+	 * is answered here. 0, never a scheme's client, marks a free entry. */
+	uint32_t seen[256] = {0};
+	struct clocks_idset set = {0};
 
 	*ids = NULL;
 	*n = 0;
-	for (size_t i = 0; i < in->ncaptures; i++)
-		total += in->captures[i].n;
-	if (total == 0)
-		return 0;
-	*ids = malloc(total * sizeof(**ids));
-	if (*ids == NULL)
-		return -1;
 	for (size_t i = 0; i < in->nrequests; i++)
-		if (clocks_scheme_of(in->requests[i].client) == fl->scheme)
-			(*ids)[k++] = in->requests[i].client;
-	for (size_t i = 0; i < in->ncaptures; i++)
-		for (size_t j = 0; j < in->captures[i].n; j++)
-			if (clocks_is_flow(in, fl, &in->captures[i].packets[j]))
-				(*ids)[k++] = in->captures[i].packets[j].client;
-	qsort(*ids, k, sizeof(**ids), clocks_cmp_u32);
-	for (size_t i = 0; i < k; i++)
-		if (*n == 0 || (*ids)[*n - 1] != (*ids)[i])
-			(*ids)[(*n)++] = (*ids)[i];
+		if (clocks_scheme_of(in->requests[i].client) == fl->scheme &&
+		    clocks_idset_add(&set, in->requests[i].client) == -1)
+			goto nomem;
+	for (size_t i = 0; i < in->ncaptures; i++) {
+		for (size_t j = 0; j < in->captures[i].n; j++) {
+			const struct clocks_packet *p = &in->captures[i].packets[j];
+
+			if (seen[p->client & 0xff] == p->client || !clocks_is_flow(in, fl, p))
+				continue;
+			if (clocks_idset_add(&set, p->client) == -1)
+				goto nomem;
+			seen[p->client & 0xff] = p->client;
+		}
+	}
+	if (set.n == 0) {
+		free(set.slot);
+		return 0;
+	}
+	*ids = malloc(set.n * sizeof(**ids));
+	if (*ids == NULL)
+		goto nomem;
+	if (set.has0)
+		(*ids)[(*n)++] = 0;
+	for (size_t k = 0; k < set.cap; k++)
+		if (set.slot[k])
+			(*ids)[(*n)++] = set.slot[k];
+	free(set.slot);
+	qsort(*ids, *n, sizeof(**ids), clocks_cmp_u32);
 	return 0;
+nomem:
+	free(set.slot);
+	return -1;
 }
 
 /* clocks_dead_site: window, lost_capture and the last request per client of

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <spawn.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -21,27 +22,38 @@
 #include "report_int.h"
 #include "timeutil.h"
 
+extern char **environ;
+
 #define PLOT_LOG "gnuplot.log"
 
 int report_spawn(const char *dir, char *const argv[], int fd)
 {
+	posix_spawn_file_actions_t fa;
 	pid_t pid;
-	int status;
+	int status, rc;
 
-	fflush(NULL); /* so that the child does not write our buffers again */
-	pid = fork();
-	if (pid == -1)
+	/* posix_spawn, not fork: the analysis may hold a few hundred MB of
+	 * packets, whose page tables fork would copy for nothing */
+	fflush(NULL); /* what we wrote goes out before what the child writes */
+	if ((rc = posix_spawn_file_actions_init(&fa)) != 0) {
+		errno = rc;
 		return -1;
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		if (null >= 0)
-			dup2(null, STDIN_FILENO);
-		if ((dir && chdir(dir) == -1) || dup2(fd, STDOUT_FILENO) == -1 ||
-		    dup2(fd, STDERR_FILENO) == -1)
-			_exit(126);
-		execvp(argv[0], argv);
-		_exit(127);
+	}
+	rc = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, fd, STDOUT_FILENO);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, fd, STDERR_FILENO);
+	if (rc == 0 && dir)
+		rc = posix_spawn_file_actions_addchdir_np(&fa, dir);
+	if (rc == 0)
+		rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc == ENOENT || rc == EACCES || rc == ENOEXEC || rc == ENOTDIR)
+		return 127; /* not there, or not runnable */
+	if (rc != 0) {
+		errno = rc;
+		return -1;
 	}
 	while (waitpid(pid, &status, 0) == -1)
 		if (errno != EINTR)
