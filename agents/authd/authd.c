@@ -20,6 +20,7 @@
 #include "handout.h"
 #include "health.h"
 #include "log.h"
+#include "opt.h"
 #include "loop.h"
 #include "net.h"
 #include "respond.h"
@@ -126,18 +127,11 @@ static void authd_parse(int argc, char **argv, struct authd_opts *o)
 		case 'h':
 			authd_usage(stdout);
 			exit(0);
-		case ':':
-			fprintf(stderr, "authd: -%c: missing argument\n" AUTHD_USAGE, optopt);
-			exit(1);
 		default:
-			fprintf(stderr, "authd: unknown flag -%c\n" AUTHD_USAGE, optopt);
-			exit(1);
+			opt_fail("authd", AUTHD_USAGE, ch);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "authd: unexpected argument '%s'\n" AUTHD_USAGE, argv[optind]);
-		exit(1);
-	}
+	opt_no_operands("authd", AUTHD_USAGE, argc, argv);
 	if (o->config == NULL) {
 		fprintf(stderr, "authd: -c CONFIG is required\n" AUTHD_USAGE);
 		exit(1);

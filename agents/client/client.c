@@ -17,6 +17,7 @@
 #include "event.h"
 #include "addr.h"
 #include "log.h"
+#include "opt.h"
 #include "loop.h"
 #include "strfmt.h"
 #include "timeutil.h"
@@ -150,18 +151,11 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 		case 'h':
 			client_usage(stdout);
 			exit(0);
-		case ':':
-			fprintf(stderr, "client: -%c: missing argument\n" CLIENT_USAGE, optopt);
-			exit(1);
 		default:
-			fprintf(stderr, "client: unknown flag -%c\n" CLIENT_USAGE, optopt);
-			exit(1);
+			opt_fail("client", CLIENT_USAGE, ch);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "client: unexpected argument '%s'\n" CLIENT_USAGE, argv[optind]);
-		exit(1);
-	}
+	opt_no_operands("client", CLIENT_USAGE, argc, argv);
 	if (!o->has_id || (o->target == NULL) == (o->resolver == NULL) ||
 	    (o->resolver != NULL) != (o->name != NULL)) {
 		fprintf(stderr, "client: -i ID and either -t ADDR:PORT or -R RESOLVER with -q NAME "

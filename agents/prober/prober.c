@@ -27,6 +27,7 @@
 #include "fsm.h"
 #include "addr.h"
 #include "log.h"
+#include "opt.h"
 #include "strfmt.h"
 #include "loop.h"
 #include "probe.h"
@@ -238,18 +239,11 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 		case 'h':
 			prober_usage(stdout);
 			exit(0);
-		case ':':
-			fprintf(stderr, "prober: -%c: missing argument\n" PROBER_USAGE, optopt);
-			exit(1);
 		default:
-			fprintf(stderr, "prober: unknown flag -%c\n" PROBER_USAGE, optopt);
-			exit(1);
+			opt_fail("prober", PROBER_USAGE, ch);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "prober: unexpected argument '%s'\n" PROBER_USAGE, argv[optind]);
-		exit(1);
-	}
+	opt_no_operands("prober", PROBER_USAGE, argc, argv);
 	if (o->site || o->has_target || o->prefix_arg || o->has_metric || o->routers.n ||
 	    !o->nremote) {
 		if (!o->site || !o->has_target || !o->prefix_arg || !o->has_metric ||

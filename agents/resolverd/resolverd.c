@@ -20,6 +20,7 @@
 #include "ctx.h"
 #include "event.h"
 #include "log.h"
+#include "opt.h"
 #include "loop.h"
 #include "strfmt.h"
 #include "timeutil.h"
@@ -84,20 +85,11 @@ static void resolverd_parse(int argc, char **argv, struct resolverd_opts *o)
 		case 'h':
 			resolverd_usage(stdout);
 			exit(0);
-		case ':':
-			fprintf(stderr, "resolverd: -%c: missing argument\n" RESOLVERD_USAGE,
-				optopt);
-			exit(1);
 		default:
-			fprintf(stderr, "resolverd: unknown flag -%c\n" RESOLVERD_USAGE, optopt);
-			exit(1);
+			opt_fail("resolverd", RESOLVERD_USAGE, ch);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "resolverd: unexpected argument '%s'\n" RESOLVERD_USAGE,
-			argv[optind]);
-		exit(1);
-	}
+	opt_no_operands("resolverd", RESOLVERD_USAGE, argc, argv);
 	if (o->config == NULL) {
 		fprintf(stderr, "resolverd: -c CONFIG is required\n" RESOLVERD_USAGE);
 		exit(1);

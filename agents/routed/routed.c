@@ -23,6 +23,7 @@
 #include "kroute.h"
 #include "addr.h"
 #include "log.h"
+#include "opt.h"
 #include "loop.h"
 #include "rib.h"
 
@@ -108,18 +109,11 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 		case 'h':
 			routed_usage(stdout);
 			exit(0);
-		case ':':
-			fprintf(stderr, "routed: -%c: missing argument\n" ROUTED_USAGE, optopt);
-			exit(1);
 		default:
-			fprintf(stderr, "routed: unknown flag -%c\n" ROUTED_USAGE, optopt);
-			exit(1);
+			opt_fail("routed", ROUTED_USAGE, ch);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "routed: unexpected argument '%s'\n" ROUTED_USAGE, argv[optind]);
-		exit(1);
-	}
+	opt_no_operands("routed", ROUTED_USAGE, argc, argv);
 }
 
 static int routed_kernel_change(void *ctx, const struct kroute *r, char *err, size_t errlen)

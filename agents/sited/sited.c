@@ -17,6 +17,7 @@
 
 #include "event.h"
 #include "log.h"
+#include "opt.h"
 #include "loop.h"
 #include "serve.h"
 
@@ -105,18 +106,11 @@ static void sited_parse(int argc, char **argv, struct sited_opts *o)
 		case 'h':
 			sited_usage(stdout);
 			exit(0);
-		case ':':
-			fprintf(stderr, "sited: -%c: missing argument\n", optopt);
-			fputs(SITED_USAGE, stderr);
-			exit(1);
 		default:
-			fprintf(stderr, "sited: unknown flag -%c\n", optopt);
-			fputs(SITED_USAGE, stderr);
-			exit(1);
+			opt_fail("sited", SITED_USAGE, ch);
 		}
 	}
-	if (optind < argc)
-		sited_bad("unexpected argument '%s'", argv[optind]);
+	opt_no_operands("sited", SITED_USAGE, argc, argv);
 	if (o->site == NULL)
 		sited_bad("%s", "-s SITE is required");
 }
