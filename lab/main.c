@@ -280,7 +280,14 @@ static int cmd_report(const struct cmd_args *a)
 			a->slo);
 		return 2;
 	}
-	return report_run(a->file, &o, stdout) == 0 ? 0 : 1;
+	switch (report_run(a->file, &o, stdout)) {
+	case 0:
+		return 0;
+	case REPORT_INVALID:
+		return 3; /* docs/clocks.md, "Verdict" */
+	default:
+		return 1;
+	}
 }
 
 int main(int argc, char **argv)
