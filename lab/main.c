@@ -257,7 +257,14 @@ static int cmd_sweep(const struct cmd_args *a, const char *bindir)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	return sweep_run(&sw, lab, &o) == 0 ? 0 : 1;
+	switch (sweep_run(&sw, lab, &o)) {
+	case 0:
+		return 0;
+	case SWEEP_INVALID:
+		return 3; /* an invalid point (docs/clocks.md, "Verdict") */
+	default:
+		return 1;
+	}
 }
 
 static int cmd_report(const struct cmd_args *a)
