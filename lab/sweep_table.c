@@ -410,16 +410,19 @@ void sweep_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *o
 		sweep_gp_string(out, what[k][1]);
 		fputs("\nplot", out);
 		for (int s = 0; s < tb->nschemes; s++) {
-			fprintf(out, "%s $points using 1:%d with linespoints pt 7 title ",
-				s ? "," : "", 2 + 3 * s + k);
+			/* a scheme's line type is its column's: its lower bounds
+			 * are drawn in its colour */
+			fprintf(out, "%s $points using 1:%d with linespoints lt %d pt 7 title ",
+				s ? "," : "", 2 + 3 * s + k, s + 1);
 			sweep_gp_string(out, tb->schemes[s]);
 			if (k == 0 && lb[s]) {
 				char t[64];
 
 				strfmt(t, sizeof(t), "%s: lower bound (window_cut)",
 				       tb->schemes[s]);
-				fprintf(out, ", $points using 1:%d with points pt 9 ps 2 title ",
-					4 + 3 * s);
+				fprintf(out,
+					", $points using 1:%d with points lt %d pt 9 ps 2 title ",
+					4 + 3 * s, s + 1);
 				sweep_gp_string(out, t);
 			}
 		}

@@ -21,8 +21,8 @@ set xrange [0.8:5.2]
 set xtics ("1" 1, "2" 2, "5" 5)
 set title "failover window: last request to the dead site after t0"
 set ylabel "window (s)"
-plot $points using 1:2 with linespoints pt 7 title "anycast", $points using 1:5 with linespoints pt 7 title "dns", $points using 1:7 with points pt 9 ps 2 title "dns: lower bound (window_cut)"
+plot $points using 1:2 with linespoints lt 1 pt 7 title "anycast", $points using 1:5 with linespoints lt 2 pt 7 title "dns", $points using 1:7 with points lt 2 pt 9 ps 2 title "dns: lower bound (window_cut)"
 set title "requests lost (client timeouts)"
 set ylabel "lost requests"
-plot $points using 1:3 with linespoints pt 7 title "anycast", $points using 1:6 with linespoints pt 7 title "dns"
+plot $points using 1:3 with linespoints lt 1 pt 7 title "anycast", $points using 1:6 with linespoints lt 2 pt 7 title "dns"
 unset multiplot
