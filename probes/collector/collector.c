@@ -16,6 +16,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <linux/rtnetlink.h>
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "announce.h"
@@ -42,6 +44,9 @@
 #define COLLECTOR_BATCH 8192
 #define COLLECTOR_DRAIN_NS (10 * CAPTURE_TIMEOUT_MS * NSEC_PER_MSEC)
 #define COLLECTOR_DEFAULT_FILTER "udp dst port 7000"
+/* disk kept for the event file and the log, so that a full disk can still
+ * be reported in them (the captures are usually what fills it) */
+#define COLLECTOR_RESERVE (64 << 10)
 /* how often the files are written out even when their buffers are not
  * full: a full disk shows within this time, not after a megabyte */
 #define COLLECTOR_FLUSH_NS NSEC_PER_SEC
@@ -416,6 +421,23 @@ static int collector_stop(struct collector *col)
 	return rc;
 }
 
+/* collector_reserve: disk for the events and the log (when standard error
+ * is a file) that a full disk cannot take away; where the filesystem
+ * cannot reserve, they share the disk with the captures */
+static void collector_reserve(struct collector *col)
+{
+	struct stat st;
+	off_t end;
+
+	if (event_reserve(col->ev, COLLECTOR_RESERVE) == -1)
+		log_debug("events: no disk reserved: %s", strerror(errno));
+	if (fstat(STDERR_FILENO, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (end = lseek(STDERR_FILENO, 0, SEEK_END)) == -1)
+		return;
+	if (fallocate(STDERR_FILENO, FALLOC_FL_KEEP_SIZE, end, COLLECTOR_RESERVE) == -1)
+		log_debug("log: no disk reserved: %s", strerror(errno));
+}
+
 int main(int argc, char *argv[])
 {
 	static struct collector col;
@@ -489,6 +511,7 @@ int main(int argc, char *argv[])
 		fatalx("cannot start");
 	if (loop_signals(col.loop, collector_signal_cb, &col) == -1)
 		fatal("signals");
+	collector_reserve(&col);
 	if (collector_start(&col, &cfg) == -1)
 		goto out;
 	if (loop_run(col.loop) == -1)
