@@ -31,8 +31,8 @@ struct ctl_reject {
 	int64_t last_ns;      /* CLOCK_MONOTONIC of the last report; 0: none yet */
 	int timer_fd;	      /* -1 until the first deferred report */
 	int timer_armed;
-	char from[64];	      /* the latest drop's sender */
-	char reason[160];     /* and why it was dropped */
+	char from[64];	  /* the latest drop's sender */
+	char reason[160]; /* and why it was dropped */
 };
 
 /* ctl_reject_init: no drops yet. loop and ev may be NULL. */

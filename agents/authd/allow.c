@@ -87,8 +87,9 @@ int authd_allow_fits(const struct authd_allow *a, char *const *vantage, int nvan
 			need++;
 	if (need <= AUTHD_MAX_PROBERS)
 		return 0;
-	snprintf(err, len, "%d prober ids named by vantage lines and %d -a senders need %d "
-			   "slots; authd has %d",
+	snprintf(err, len,
+		 "%d prober ids named by vantage lines and %d -a senders need %d "
+		 "slots; authd has %d",
 		 nvantage, a->n, need, AUTHD_MAX_PROBERS);
 	return -1;
 }

@@ -44,8 +44,8 @@ int routed_acl_add_prefix(struct routed_acl *acl, const char *arg)
 }
 
 /* routed_acl_sender_ok: whether src may speak for site */
-static int routed_acl_sender_ok(const struct routed_acl *acl, const char *site,
-				struct in_addr src, char *reason, size_t len)
+static int routed_acl_sender_ok(const struct routed_acl *acl, const char *site, struct in_addr src,
+				char *reason, size_t len)
 {
 	int known = 0;
 
@@ -67,8 +67,8 @@ static int routed_acl_sender_ok(const struct routed_acl *acl, const char *site,
 	return 0;
 }
 
-int routed_acl_check(const struct routed_acl *acl, const struct announce_msg *m,
-		     struct in_addr src, char *reason, size_t len)
+int routed_acl_check(const struct routed_acl *acl, const struct announce_msg *m, struct in_addr src,
+		     char *reason, size_t len)
 {
 	char addr[INET_ADDRSTRLEN];
 

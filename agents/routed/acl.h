@@ -51,7 +51,7 @@ int routed_acl_add_prefix(struct routed_acl *acl, const char *arg);
 /* routed_acl_check: 0 if m, received from src, may be applied; -1 if not,
  * with the reason in reason ("sender not allowed", "site b not allowed from
  * this sender", "prefix 0.0.0.0/0 not allowed"). */
-int routed_acl_check(const struct routed_acl *acl, const struct announce_msg *m,
-		     struct in_addr src, char *reason, size_t len);
+int routed_acl_check(const struct routed_acl *acl, const struct announce_msg *m, struct in_addr src,
+		     char *reason, size_t len);
 
 #endif

@@ -8,8 +8,8 @@
 
 #include "log.h"
 
-void routed_control_init(struct routed *rd, const struct rib_kernel *kernel,
-			 struct event_log *ev, struct loop *loop)
+void routed_control_init(struct routed *rd, const struct rib_kernel *kernel, struct event_log *ev,
+			 struct loop *loop)
 {
 	memset(rd, 0, sizeof(*rd));
 	rd->ev = ev;

@@ -31,8 +31,8 @@ struct routed {
 /* routed_control_init: an empty table; kernel and ev are the caller's
  * (ev may be NULL), loop times the deferred control_rejected events (may
  * be NULL). The allow-lists are filled by the caller, in rd->acl. */
-void routed_control_init(struct routed *rd, const struct rib_kernel *kernel,
-			 struct event_log *ev, struct loop *loop);
+void routed_control_init(struct routed *rd, const struct rib_kernel *kernel, struct event_log *ev,
+			 struct loop *loop);
 
 /* routed_control_handle: one datagram of len bytes from `from`, at now_ns
  * (CLOCK_MONOTONIC). Malformed ones count in bad, refused ones in

@@ -10,7 +10,7 @@
 
 struct capfile {
 	int fd;
-	int err;	  /* errno of the first failure, 0 if none */
+	int err; /* errno of the first failure, 0 if none */
 	unsigned char *buf;
 	size_t len, size; /* bytes in buf, its capacity */
 	uint64_t nbuf;	  /* records in buf */

@@ -20,7 +20,7 @@
 #define BUF (CAPFILE_RECORD_HDR + CAPFILE_MAX_CAPLEN)
 
 /* a nanosecond pcap header, as libpcap writes it on a little-endian host */
-static const unsigned char hdr[24] = {0x4d, 0x3c, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0,
+static const unsigned char hdr[24] = {0x4d, 0x3c, 0xb2, 0xa1, 2,   0, 4, 0, 0, 0, 0, 0,
 				      0,    0,	  0,	0,    128, 0, 0, 0, 1, 0, 0, 0};
 
 static char dir[64], path[128];

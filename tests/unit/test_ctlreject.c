@@ -153,8 +153,7 @@ static void test_timer_reports_the_rest(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_first_at_once_then_once_a_second, setup,
-					    teardown),
+	    cmocka_unit_test_setup_teardown(test_first_at_once_then_once_a_second, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_close_reports_pending, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_timer_reports_the_rest, setup, teardown),
 	};
