@@ -1,11 +1,13 @@
 /* JSON Lines event files, written with jansson; see event.h. */
 #include "event.h"
 
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "timeutil.h"
@@ -101,4 +103,18 @@ int event_emit_at(struct event_log *ev, int64_t t_ns, const char *event, const c
 	rc = event_vemit(ev, t_ns, event, fields, ap);
 	va_end(ap);
 	return rc;
+}
+
+int event_reserve(struct event_log *ev, int64_t bytes)
+{
+	off_t end;
+	int fd;
+
+	if (ev == NULL || ev->fp == stdout)
+		return 0;
+	fd = fileno(ev->fp);
+	if ((end = lseek(fd, 0, SEEK_END)) == -1)
+		return -1;
+	/* beyond the end, the size unchanged: appends fill the reserved blocks */
+	return fallocate(fd, FALLOC_FL_KEEP_SIZE, end, bytes);
 }
