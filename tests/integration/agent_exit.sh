@@ -54,6 +54,7 @@ agent_exit_setup() {
 	lab_guard "$1"
 	out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 	run_pid=
-	trap 'if [ -n "$run_pid" ]; then kill -INT "$run_pid" 2>/dev/null; wait "$run_pid"; fi
+	# set +e: the run's own exit status must not end the cleanup
+	trap 'set +e; if [ -n "$run_pid" ]; then kill -INT "$run_pid" 2>/dev/null; wait "$run_pid"; fi
 		lab_cleanup '"$1"'; rm -rf "$out"' EXIT
 }

@@ -11,7 +11,8 @@ lab=it-refusals
 lab_guard $lab
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 run_pid=
-trap 'if [ -n "$run_pid" ]; then kill -INT "$run_pid" 2>/dev/null; wait "$run_pid"; fi
+# set +e: the run's own exit status must not end the cleanup
+trap 'set +e; if [ -n "$run_pid" ]; then kill -INT "$run_pid" 2>/dev/null; wait "$run_pid"; fi
 	lab_cleanup '$lab'; rm -rf "$out"' EXIT
 rundir=$out/run
 

@@ -22,6 +22,7 @@ out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 victim=$out/victim
 sleep_pid=
 cleanup() {
+	set +e # every step, whatever the one before returned
 	lab_cleanup $lab
 	[ -n "$sleep_pid" ] && kill "$sleep_pid" 2>/dev/null
 	ip netns list | awk '{print $1}' | grep -qx $foreign && ip netns delete $foreign
