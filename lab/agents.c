@@ -193,10 +193,9 @@ static int lab_start_dns(struct lab *lab, int n)
 
 	if (strfmt(conf, sizeof(conf), "%s/%s.authd.ini", lab->rundir, node->name) == -1)
 		return -1;
-	if ((fp = fopen(conf, "w")) == NULL) {
-		log_warn("%s", conf);
+	/* not through a link planted in an --out directory */
+	if ((fp = lab_fopen_write(lab->rundir, conf + strlen(lab->rundir) + 1)) == NULL)
 		return -1;
-	}
 	rc = dnsconf_write(lab->t, n, fp);
 	if (fclose(fp) == EOF || rc == -1) {
 		log_warn("%s", conf);
@@ -233,10 +232,9 @@ static int lab_start_resolver(struct lab *lab, int n)
 
 	if (strfmt(conf, sizeof(conf), "%s/%s.resolverd.ini", lab->rundir, node->name) == -1)
 		return -1;
-	if ((fp = fopen(conf, "w")) == NULL) {
-		log_warn("%s", conf);
+	/* not through a link planted in an --out directory */
+	if ((fp = lab_fopen_write(lab->rundir, conf + strlen(lab->rundir) + 1)) == NULL)
 		return -1;
-	}
 	rc = resolvconf_write(lab->t, n, fp);
 	if (fclose(fp) == EOF || rc == -1) {
 		log_warn("%s", conf);
