@@ -5,7 +5,8 @@
 #   agents/X/*.c          -> bin/X                      agents/X/X.c holds main(); the other
 #                                                       files also go to $(BUILD)/libagent_X.a
 #                                                       so unit tests can link them
-#   probes/collector/*.c  -> bin/collector
+#   probes/collector/*.c  -> bin/collector                collector.c holds main(); the other
+#                                                       files also go to $(BUILD)/libcollector.a
 #   probes/clocks/*.c     -> $(BUILD)/libclocks.a       the analysis, linked into steerlab
 #   lab/*.c               -> bin/steerlab               lab/main.c holds main()
 #   tests/unit/test_*.c   -> $(BUILD)/tests/test_*      cmocka, linked with all of the above
@@ -46,6 +47,9 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 LIB_SRC := $(wildcard lib/*.c)
 LIBSTEER := $(BUILD)/libsteer.a
+
+COLLECTOR_SRC := $(filter-out probes/collector/collector.c,$(wildcard probes/collector/*.c))
+LIBCOLLECTOR := $(BUILD)/libcollector.a
 
 CLOCKS_SRC := $(wildcard probes/clocks/*.c)
 LIBCLOCKS := $(BUILD)/libclocks.a
@@ -88,6 +92,10 @@ $(LIBCLOCKS): $(call obj,$(CLOCKS_SRC))
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^
 
+$(LIBCOLLECTOR): $(call obj,$(COLLECTOR_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 $(LIBLAB): $(call obj,$(LAB_SRC))
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^
@@ -111,7 +119,7 @@ $(BINDIR)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(BUILD)/liba
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBSTEER)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 

@@ -258,6 +258,13 @@ int sweep_check(struct sweep *sw, char *lab)
 			fprintf(stderr, "steerlab: sweep: the point %s=%s does not load (above)\n",
 				sw->key, sw->values[i]);
 			rc = -1;
+		} else if (run_failing_site(t) < 0) {
+			/* what run would refuse at every point, refused once */
+			fprintf(stderr,
+				"steerlab: sweep: the point %s=%s has no site with fail = yes: "
+				"nothing to fail over\n",
+				sw->key, sw->values[i]);
+			rc = -1;
 		}
 	}
 	if (rc == 0) {
