@@ -311,10 +311,11 @@ void sweep_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE *
 	for (int s = 0, lb = 0; s < tb->nschemes && !lb; s++)
 		for (int i = 0; i < sw->nvalues && !lb; i++)
 			if ((lb = tb->clocks[i][s].present && tb->clocks[i][s].lb_window))
-				fputs("\n\u2265: a lower bound: the observation ended while a client "
-				      "still sent to the dead site (window_cut); a longer duration "
-				      "after fail_at would measure it.\n",
-				      out);
+				fputs(
+				    "\n\u2265: a lower bound: the observation ended while a client "
+				    "still sent to the dead site (window_cut); a longer duration "
+				    "after fail_at would measure it.\n",
+				    out);
 }
 
 /* sweep_gp_string: s in a gnuplot double-quoted string */

@@ -24,8 +24,8 @@
 #include <stdio.h>
 
 struct atomicfile {
-	int dirfd;		/* not owned */
-	const char *dir;	/* for messages */
+	int dirfd;	 /* not owned */
+	const char *dir; /* for messages */
 	char name[NAME_MAX + 1];
 	char tmp[NAME_MAX + 1];
 	FILE *fp;   /* write to this */

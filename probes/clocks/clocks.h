@@ -52,7 +52,7 @@
 #define CLOCKS_CODE_LEN 32
 #define CLOCKS_MAX_SITES 64
 #define CLOCKS_MAX_CLIENTS 256
-#define CLOCKS_MAX_ADDRS 64 /* IPv4 addresses in one answer_changed list */
+#define CLOCKS_MAX_ADDRS 64		     /* IPv4 addresses in one answer_changed list */
 #define CLOCKS_CLIENT_TIMEOUT_NS 500000000LL /* the topology's default timeout */
 
 /*
@@ -161,7 +161,7 @@ struct clocks_exit {
 	char node[CLOCKS_NAME_MAX];
 	char agent[CLOCKS_NAME_MAX]; /* its label: sited, client-dns, collector-dns */
 	int64_t pid;
-	int has_code, code; /* exit status, if it exited */
+	int has_code, code;  /* exit status, if it exited */
 	int has_signal, sig; /* the signal that ended it, if one did */
 	int expected;
 };
@@ -442,9 +442,9 @@ int64_t clocks_observation_end(const struct clocks_input *in);
  * valid when no note of in, of any result or of *v invalidates it
  * (clocks_valid).
  */
-#define CLOCKS_LOSS_SHARE 0.01	  /* loss_mismatch: 1 % of the larger count */
-#define CLOCKS_LOSS_ABS 10	  /* ... and more than this many requests */
-#define CLOCKS_RATE_BEHIND 0.02	  /* client_behind: more than 2 % behind */
+#define CLOCKS_LOSS_SHARE 0.01		/* loss_mismatch: 1 % of the larger count */
+#define CLOCKS_LOSS_ABS 10		/* ... and more than this many requests */
+#define CLOCKS_RATE_BEHIND 0.02		/* client_behind: more than 2 % behind */
 #define CLOCKS_CUT_GUARD_NS 100000000LL /* window_cut: at least 100 ms */
 
 void clocks_verdict(const struct clocks_input *in, const struct clocks_result *res, int nres,
@@ -483,8 +483,8 @@ void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_
 		  int nres, const struct clocks_notes *v);
 
 /* clocks_print_verdict: the table's last line alone: the verdict */
-void clocks_print_verdict(FILE *out, const struct clocks_input *in,
-			  const struct clocks_result *res, int nres, const struct clocks_notes *v);
+void clocks_print_verdict(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+			  int nres, const struct clocks_notes *v);
 
 /* clocks_decode_request: if the frame (link type dlt, caplen bytes) is an
  * IPv4 UDP datagram to port whose payload is a wire request, fill *msg and

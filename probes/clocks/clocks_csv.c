@@ -143,8 +143,8 @@ static int clocks_read_csv(const char *path, struct clocks_input *in, char *err,
 		goto out;
 	}
 	if (lineno == 0)
-		clocks_warn(&in->notes, "records_empty", "%s: empty (not even a header): no records",
-			    path);
+		clocks_warn(&in->notes, "records_empty",
+			    "%s: empty (not even a header): no records", path);
 	rc = 0;
 out:
 	free(line);

@@ -175,7 +175,8 @@ static int clocks_exit_event(struct clocks_input *in, const struct clocks_line *
 	x = &in->exits[in->nexits];
 	memset(x, 0, sizeof(*x));
 	x->t_ns = l->t;
-	if (clocks_get_name(l, "node", x->node) == -1 || clocks_get_name(l, "agent", x->agent) == -1 ||
+	if (clocks_get_name(l, "node", x->node) == -1 ||
+	    clocks_get_name(l, "agent", x->agent) == -1 ||
 	    clocks_get_opt_int(l, "pid", &x->pid, &has) == -1 ||
 	    clocks_get_opt_int(l, "exit_code", &v, &x->has_code) == -1)
 		return -1;
@@ -410,8 +411,8 @@ static int clocks_routed_event(struct clocks_input *in, const struct clocks_line
 }
 
 /* clocks_client_of: the client of id in the list, added if new */
-static struct clocks_client *clocks_client_of(struct clocks_input *in,
-					      const struct clocks_line *l, uint32_t id)
+static struct clocks_client *clocks_client_of(struct clocks_input *in, const struct clocks_line *l,
+					      uint32_t id)
 {
 	struct clocks_client *c;
 
@@ -631,8 +632,8 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 			     errlen) == -1 ||
 	    clocks_read_each(rundir, "routed", 0, clocks_routed_event, in, NULL, err, errlen) ==
 		-1 ||
-	    clocks_read_each(rundir, "client", 1, clocks_client_event, in, &in->nclient_files,
-			     err, errlen) == -1)
+	    clocks_read_each(rundir, "client", 1, clocks_client_event, in, &in->nclient_files, err,
+			     errlen) == -1)
 		return -1;
 	return 0;
 }

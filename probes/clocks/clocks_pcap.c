@@ -133,8 +133,8 @@ static int clocks_read_libpcap(const char *path, struct clocks_input *in, clocks
 	}
 	if (rc == PCAP_ERROR) {
 		clocks_invalid(&in->notes, "capture_truncated",
-			       "%s: after packet %zu: %s; read up to there",
-			       path, npkt, pcap_geterr(p));
+			       "%s: after packet %zu: %s; read up to there", path, npkt,
+			       pcap_geterr(p));
 		*mk->truncated = 1;
 	}
 	pcap_close(p);
@@ -253,10 +253,11 @@ static void clocks_pcap_cut(struct clocks_pcap_reader *rd, size_t left, uint32_t
 	} else if (caplen > rd->f.snaplen && got < rd->f.snaplen) {
 		want = rd->f.snaplen; /* libpcap reads the snaplen first, then the rest */
 	}
-	clocks_invalid(&rd->in->notes, "capture_truncated",
-		       "%s: after packet %zu: truncated dump file; tried to read %zu %s bytes, only "
-		       "got %zu; read up to there",
-		       rd->path, rd->npkt, want, what, got);
+	clocks_invalid(
+	    &rd->in->notes, "capture_truncated",
+	    "%s: after packet %zu: truncated dump file; tried to read %zu %s bytes, only "
+	    "got %zu; read up to there",
+	    rd->path, rd->npkt, want, what, got);
 	*rd->mk->truncated = 1;
 }
 
@@ -279,10 +280,11 @@ static int clocks_pcap_records(struct clocks_pcap_reader *rd, const uint8_t *buf
 		if (left >= CLOCKS_PCAP_REC_HDR) {
 			caplen = clocks_pcap_u32(r + 8, f->swapped);
 			if (caplen > CLOCKS_PCAP_MAX_CAPLEN) {
-				clocks_invalid(&rd->in->notes, "capture_truncated",
-					       "%s: after packet %zu: invalid packet capture length "
-					       "%u, bigger than snaplen of %u; read up to there",
-					       rd->path, rd->npkt, caplen, f->snaplen);
+				clocks_invalid(
+				    &rd->in->notes, "capture_truncated",
+				    "%s: after packet %zu: invalid packet capture length "
+				    "%u, bigger than snaplen of %u; read up to there",
+				    rd->path, rd->npkt, caplen, f->snaplen);
 				*rd->mk->truncated = 1;
 				*done = 1;
 				break;

@@ -65,9 +65,9 @@ static json_t *clocks_json_dist(const struct clocks_dist *d, const char *clients
 	json_object_set_new(o, "p50", clocks_json_s(d->p50_ns));
 	json_object_set_new(o, "p99", clocks_json_s(d->p99_ns));
 	json_object_set_new(o, "max", clocks_json_s(d->max_ns));
-	json_object_set_new(o, "lower_bound",
-			    json_pack("{s:b, s:b, s:b}", "p50", d->lb_p50, "p99", d->lb_p99, "max",
-				      d->lb_max));
+	json_object_set_new(
+	    o, "lower_bound",
+	    json_pack("{s:b, s:b, s:b}", "p50", d->lb_p50, "p99", d->lb_p99, "max", d->lb_max));
 	return o;
 }
 
@@ -246,8 +246,8 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 		json_array_append_new(warnings, clocks_json_warning(list[k]->code, list[k]->msg,
 								    list[k]->invalidates));
 	if (lost)
-		json_array_append_new(warnings,
-				      clocks_json_warning("limit", "more warnings were not kept", 0));
+		json_array_append_new(
+		    warnings, clocks_json_warning("limit", "more warnings were not kept", 0));
 	json_object_set_new(root, "warnings", warnings);
 	return root;
 }
@@ -377,8 +377,9 @@ static void clocks_count_rows(FILE *out, const char *what, const struct clocks_r
 			int seen = 0;
 
 			for (int j = 0; j < i; j++)
-				seen |= !res[j].noflows &&
-					clocks_count_of(&res[j], after, list[k].name) != CLOCKS_NONE;
+				seen |=
+				    !res[j].noflows &&
+				    clocks_count_of(&res[j], after, list[k].name) != CLOCKS_NONE;
 			if (seen)
 				continue;
 			snprintf(label, sizeof(label), "%s %s", what, list[k].name);
@@ -415,8 +416,9 @@ static void clocks_legend(FILE *out, const struct clocks_input *in, const struct
 	fputc('\n', out);
 	for (int i = 0; i < nres; i++) {
 		if (res[i].noflows)
-			fprintf(out, "%s: absent: the run has no %s in the records or the "
-				     "captures\n",
+			fprintf(out,
+				"%s: absent: the run has no %s in the records or the "
+				"captures\n",
 				res[i].scheme,
 				strcmp(res[i].scheme, "dns") == 0
 				    ? "DNS-steered flows (client ids from 100000)"
@@ -438,8 +440,9 @@ static void clocks_legend(FILE *out, const struct clocks_input *in, const struct
 		"window = the max\n",
 		f->site);
 	if (lb)
-		fprintf(out, CLOCKS_GE "a lower bound: the observation ended while a client still "
-				       "sent to %s (window_cut)\n",
+		fprintf(out,
+			CLOCKS_GE "a lower bound: the observation ended while a client still "
+				  "sent to %s (window_cut)\n",
 			f->site);
 }
 
@@ -476,8 +479,9 @@ static void clocks_banner_top(FILE *out, const struct clocks_warning **list, int
 	for (int k = 0; k < n; k++)
 		bad += list[k]->invalidates;
 	if (!valid) {
-		fprintf(out, "*** INVALID RUN: %d self-check%s failed; these clocks must not be "
-			     "quoted as measured ***\n",
+		fprintf(out,
+			"*** INVALID RUN: %d self-check%s failed; these clocks must not be "
+			"quoted as measured ***\n",
 			bad, bad == 1 ? "" : "s");
 		for (int k = 0; k < n; k++)
 			if (list[k]->invalidates)
@@ -573,8 +577,8 @@ void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_
 	clocks_banner_bottom(out, list, n, valid);
 }
 
-void clocks_print_verdict(FILE *out, const struct clocks_input *in,
-			  const struct clocks_result *res, int nres, const struct clocks_notes *v)
+void clocks_print_verdict(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+			  int nres, const struct clocks_notes *v)
 {
 	const struct clocks_warning *list[CLOCKS_MAX_LIST];
 	int lost, n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);

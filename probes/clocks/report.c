@@ -105,8 +105,9 @@ static void report_summary(const struct report *r, FILE *out)
 	fprintf(out, "\nerror budget at SLO %g %%: %s in a 30-day month; failed = lost + errors\n",
 		r->slo_pct, report_fmt_budget(b, sizeof(b), r->res[0].budget.budget_s));
 	if (r->in.traffic_interrupted == 1)
-		fprintf(out, "(the run was interrupted: rates and budgets use the %.3f s of traffic "
-			     "actually run)\n",
+		fprintf(out,
+			"(the run was interrupted: rates and budgets use the %.3f s of traffic "
+			"actually run)\n",
 			(double)clocks_traffic_ns(&r->in) / NSEC_PER_SEC);
 	report_budget_table(r, &t);
 	report_table_print(&t, out, 0);

@@ -25,8 +25,8 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 	fprintf(fp, "t_s,t_end_s");
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		if (report_present(r, i))
-			fprintf(fp, ",%s_share,%s_dead,%s_all", r->res[i].scheme,
-				r->res[i].scheme, r->res[i].scheme);
+			fprintf(fp, ",%s_share,%s_dead,%s_all", r->res[i].scheme, r->res[i].scheme,
+				r->res[i].scheme);
 	fputc('\n', fp);
 	for (size_t k = 0; k < d->n; k++) {
 		int64_t end = (int64_t)(k + 1) * d->bucket_ns;

@@ -33,8 +33,8 @@ static void md_banner(const struct report *r, FILE *fp)
 {
 	const struct clocks_warning *list[CLOCKS_MAX_LIST];
 	int lost, bad = 0;
-	int n = clocks_warnings(&r->in, r->res, REPORT_NSCHEMES, &r->verdict, list,
-				CLOCKS_MAX_LIST, &lost);
+	int n = clocks_warnings(&r->in, r->res, REPORT_NSCHEMES, &r->verdict, list, CLOCKS_MAX_LIST,
+				&lost);
 
 	if (n == 0 && r->valid)
 		return;

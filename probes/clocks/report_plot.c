@@ -78,12 +78,11 @@ int report_spawn(const char *dir, char *const argv[], int in, int out, int err)
  * output to png, or (to_stdout) to gnuplot's standard output */
 static void plot_terminal(FILE *fp, const char *png, int to_stdout)
 {
-	fprintf(fp,
-		"if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-		"\tset terminal pngcairo size 1000,600 font \"Sans,11\" noenhanced\n"
-		"} else {\n"
-		"\tset terminal png size 1000,600 noenhanced\n"
-		"}\n");
+	fprintf(fp, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+		    "\tset terminal pngcairo size 1000,600 font \"Sans,11\" noenhanced\n"
+		    "} else {\n"
+		    "\tset terminal png size 1000,600 noenhanced\n"
+		    "}\n");
 	if (to_stdout)
 		fprintf(fp, "set output\n");
 	else

@@ -182,7 +182,8 @@ static void verdict_unstarted(const struct clocks_input *in, struct clocks_notes
 		clocks_warn(v, "client_rate_unchecked",
 			    "%zu client%s of the records (%s) wrote no client_started: %s "
 			    "achieved rate cannot be checked",
-			    nmissing, nmissing == 1 ? "" : "s", ids, nmissing == 1 ? "its" : "their");
+			    nmissing, nmissing == 1 ? "" : "s", ids,
+			    nmissing == 1 ? "its" : "their");
 }
 
 /* client_behind: each client's achieved rate against the one it was told */
@@ -237,8 +238,8 @@ static void verdict_clients(const struct clocks_input *in, struct clocks_notes *
  * or when it reached no site link at all.
  */
 struct verdict_lost {
-	uint64_t key;	 /* client << 32 | low 32 bits of seq; 0: empty slot */
-	int where;	 /* -1: not captured, -2: at the dead site, else the capture */
+	uint64_t key; /* client << 32 | low 32 bits of seq; 0: empty slot */
+	int where;    /* -1: not captured, -2: at the dead site, else the capture */
 };
 
 static uint64_t verdict_key(uint32_t client, uint32_t seq)
@@ -293,7 +294,8 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 		}
 		k = verdict_slot(set, cap, verdict_key(q->client, (uint32_t)q->seq));
 		if (set[k].key == 0) {
-			set[k] = (struct verdict_lost){verdict_key(q->client, (uint32_t)q->seq), -1};
+			set[k] =
+			    (struct verdict_lost){verdict_key(q->client, (uint32_t)q->seq), -1};
 			nlost++;
 		}
 	}
@@ -457,30 +459,29 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 		*site++ = '\0';
 		clocks_invalid(v, "healthy_site_dead",
 			       "the prober on %s declared site %s dead %s, first at %s, %s",
-			       dead[i].who, site, verdict_times(times, sizeof(times), dead[i].count),
+			       dead[i].who, site,
+			       verdict_times(times, sizeof(times), dead[i].count),
 			       verdict_at(at, sizeof(at), in, dead[i].first),
 			       strcmp(site, f->site) == 0 ? "before it failed"
 							  : "though it is not the failing site");
 	}
 	for (int i = 0; i < nsick; i++)
-		clocks_invalid(v, "healthy_site_dead",
-			       "authd marked site %s unhealthy %s, first at %s, %s", sick[i].who,
-			       verdict_times(times, sizeof(times), sick[i].count),
-			       verdict_at(at, sizeof(at), in, sick[i].first),
-			       strcmp(sick[i].who, f->site) == 0
-				   ? "before it failed"
-				   : "though it is not the failing site");
+		clocks_invalid(
+		    v, "healthy_site_dead", "authd marked site %s unhealthy %s, first at %s, %s",
+		    sick[i].who, verdict_times(times, sizeof(times), sick[i].count),
+		    verdict_at(at, sizeof(at), in, sick[i].first),
+		    strcmp(sick[i].who, f->site) == 0 ? "before it failed"
+						      : "though it is not the failing site");
 	inet_ntop(AF_INET, &f->prefix, prefix, sizeof(prefix));
 	inet_ntop(AF_INET, &f->via, fvia, sizeof(fvia));
 	for (int i = 0; i < ngone; i++)
-		clocks_invalid(v, "healthy_route_withdrawn",
-			       "the route to %s/%d via %s left the router's FIB %s, first at %s, %s",
-			       prefix, f->prefixlen, gone[i].who,
-			       verdict_times(times, sizeof(times), gone[i].count),
-			       verdict_at(at, sizeof(at), in, gone[i].first),
-			       strcmp(gone[i].who, fvia) == 0
-				   ? "before the site failed"
-				   : "though it is not the failing site's link");
+		clocks_invalid(
+		    v, "healthy_route_withdrawn",
+		    "the route to %s/%d via %s left the router's FIB %s, first at %s, %s", prefix,
+		    f->prefixlen, gone[i].who, verdict_times(times, sizeof(times), gone[i].count),
+		    verdict_at(at, sizeof(at), in, gone[i].first),
+		    strcmp(gone[i].who, fvia) == 0 ? "before the site failed"
+						   : "though it is not the failing site's link");
 }
 
 /* verdict_capture: is there a capture (of a site or of queries) labelled
@@ -530,18 +531,19 @@ static void verdict_captures(const struct clocks_input *in, struct clocks_notes 
 		int64_t drops = s->dropped + s->if_dropped;
 
 		if (!s->known)
-			clocks_invalid(v, "capture_stats_missing",
-				       "the collector on %s has no drop counts for link %s: whether "
-				       "it dropped packets is unknown",
-				       s->node, s->label);
+			clocks_invalid(
+			    v, "capture_stats_missing",
+			    "the collector on %s has no drop counts for link %s: whether "
+			    "it dropped packets is unknown",
+			    s->node, s->label);
 		else if (drops > 0)
-			clocks_invalid(v, "capture_drops",
-				       "the collector on %s dropped %lld packet%s of link %s "
-				       "(dropped %lld, if_dropped %lld): the window, lost (capture) "
-				       "and the upstream queries may be too low",
-				       s->node, (long long)drops, drops == 1 ? "" : "s", s->label,
-				       (long long)s->dropped,
-				       (long long)s->if_dropped);
+			clocks_invalid(
+			    v, "capture_drops",
+			    "the collector on %s dropped %lld packet%s of link %s "
+			    "(dropped %lld, if_dropped %lld): the window, lost (capture) "
+			    "and the upstream queries may be too low",
+			    s->node, (long long)drops, drops == 1 ? "" : "s", s->label,
+			    (long long)s->dropped, (long long)s->if_dropped);
 		if (!verdict_capture(in, s->label, &records, &truncated)) {
 			if (strcmp(s->label, in->failure.site) != 0)
 				clocks_invalid(v, "capture_missing",
@@ -606,8 +608,9 @@ static void verdict_cut(const struct clocks_input *in, const struct clocks_resul
 		    "to %s in the last request interval (at least %.1f s) before the traffic "
 		    "ended at %s, and might have gone on; a longer observation after fail_at "
 		    "would measure it",
-		    r->scheme, (double)r->window_ns / NSEC_PER_SEC, r->ncut, r->ncut == 1 ? "" : "s",
-		    ids, in->failure.site, (double)CLOCKS_CUT_GUARD_NS / NSEC_PER_SEC,
+		    r->scheme, (double)r->window_ns / NSEC_PER_SEC, r->ncut,
+		    r->ncut == 1 ? "" : "s", ids, in->failure.site,
+		    (double)CLOCKS_CUT_GUARD_NS / NSEC_PER_SEC,
 		    verdict_at(at, sizeof(at), in, end));
 }
 

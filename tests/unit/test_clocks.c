@@ -109,8 +109,9 @@ static void test_full_run(void **state)
 	assert_code(root, "healthy_site_dead", "declared site b dead once", 1);
 	assert_code(root, "healthy_route_withdrawn", "via 198.18.0.6", 1);
 	assert_code(root, "healthy_route_withdrawn", "via no gateway", 1);
-	assert_code(root, "healthy_route_withdrawn", "via 198.18.0.2 left the router's FIB once, "
-						     "first at t0 - 1.000 s, before the site failed",
+	assert_code(root, "healthy_route_withdrawn",
+		    "via 198.18.0.2 left the router's FIB once, "
+		    "first at t0 - 1.000 s, before the site failed",
 		    1);
 	assert_code(root, "unexplained_loss", "anycast: 2 of the 2 requests", 1);
 	assert_non_null(strstr(table, "*** INVALID RUN"));
@@ -477,8 +478,9 @@ static void test_both_schemes(void **state)
 		    "failed",
 		    1);
 	assert_code(root, "healthy_site_dead", "authd marked site b unhealthy", 1);
-	assert_code(root, "healthy_site_dead", "authd marked site a unhealthy once, first at t0 - "
-					       "1.000 s, before it failed",
+	assert_code(root, "healthy_site_dead",
+		    "authd marked site a unhealthy once, first at t0 - "
+		    "1.000 s, before it failed",
 		    1);
 	assert_code(root, "capture_drops", "link dns-ns", 1);
 	assert_code(root, "unexplained_loss", "dns: 3 of the 3 requests", 1);

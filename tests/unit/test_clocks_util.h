@@ -71,7 +71,8 @@ static inline void put(const char *dir, const char *name, const char *fmt, ...)
 }
 
 /* ev: one event line; extra is the rest of the object, e.g. ,"site":"a" */
-static inline void ev(const char *dir, const char *name, int64_t t, const char *event, const char *extra)
+static inline void ev(const char *dir, const char *name, int64_t t, const char *event,
+		      const char *extra)
 {
 	put(dir, name, "{\"t\":%lld,\"node\":\"n\",\"agent\":\"x\",\"event\":\"%s\"%s}\n",
 	    (long long)t, event, extra);
@@ -85,7 +86,7 @@ static inline void put16(uint8_t *p, unsigned v)
 
 /* udp_frame: Ethernet, IPv4 from src to dst, UDP to port, the payload. */
 static inline size_t udp_frame(uint8_t *f, const char *src, const char *dst, uint16_t port,
-			const uint8_t *payload, size_t len)
+			       const uint8_t *payload, size_t len)
 {
 	uint8_t *ip = f + 14, *udp = ip + 20;
 
@@ -173,7 +174,7 @@ static inline void dump_close(struct dumper *w)
 }
 
 static inline void write_pcap(const char *dir, const char *name, const struct tpkt *p, size_t n,
-		       int precision)
+			      int precision)
 {
 	struct dumper w;
 	uint8_t f[FRAME_MAX];
@@ -184,7 +185,8 @@ static inline void write_pcap(const char *dir, const char *name, const struct tp
 	dump_close(&w);
 }
 
-static inline void write_query_pcap(const char *dir, const char *name, const struct tquery *q, size_t n)
+static inline void write_query_pcap(const char *dir, const char *name, const struct tquery *q,
+				    size_t n)
 {
 	struct dumper w;
 	uint8_t f[FRAME_MAX];
@@ -327,8 +329,7 @@ static inline void assert_warning(json_t *root, const char *needle)
 
 /* assert_code: a warning of code whose message contains needle (NULL: any),
  * and it invalidates the run or not as said */
-static inline void assert_code(json_t *root, const char *code, const char *needle,
-			       int invalidates)
+static inline void assert_code(json_t *root, const char *code, const char *needle, int invalidates)
 {
 	json_t *w = warning_of(root, code, needle);
 

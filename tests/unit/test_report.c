@@ -672,10 +672,10 @@ static int is_file(const char *dir, const char *name)
  * into place (lib/atomicfile.h), and gnuplot writes no file itself */
 static void test_report_symlinks(void **state)
 {
-	static const char *const tmp[] = {"clocks.json.tmp", "report.md.tmp", "decay.csv.tmp",
-					  "upstream.csv.tmp", "decay.gp.tmp", "decay.png.tmp"};
-	static const char *const own[] = {"clocks.json", "report.md", "decay.csv", "decay.png",
-					  "upstream.png", "gnuplot.log"};
+	static const char *const tmp[] = {"clocks.json.tmp",  "report.md.tmp", "decay.csv.tmp",
+					  "upstream.csv.tmp", "decay.gp.tmp",  "decay.png.tmp"};
+	static const char *const own[] = {"clocks.json", "report.md",	 "decay.csv",
+					  "decay.png",	 "upstream.png", "gnuplot.log"};
 	struct report_opts o = {.gnuplot = have_gnuplot() ? NULL : "true"};
 	const char *dir = *state;
 	char path[512], *text;
@@ -731,10 +731,11 @@ static void test_report_interrupted(void **state)
 	assert_int_equal(report_run(dir, &o, out), REPORT_INVALID);
 	fclose(out);
 	/* traffic_started to traffic_stopped: 2 s, not the 3 s configured */
-	assert_non_null(strstr(text, "\n  interrupted: the run was interrupted 2.000 s after the "
-				     "traffic started (t0 + 1.000 s), of the 3.000 s configured: the "
-				     "observation after t0 lasted 1.000 s of the 2.000 s configured, "
-				     "the last 1.000 s were never run"));
+	assert_non_null(strstr(text,
+			       "\n  interrupted: the run was interrupted 2.000 s after the "
+			       "traffic started (t0 + 1.000 s), of the 3.000 s configured: the "
+			       "observation after t0 lasted 1.000 s of the 2.000 s configured, "
+			       "the last 1.000 s were never run"));
 	assert_non_null(strstr(text, "(the run was interrupted: rates and budgets use the 2.000 s "
 				     "of traffic actually run)"));
 	assert_non_null(strstr(text, "\ntraffic time (s)  "));

@@ -407,7 +407,8 @@ static void test_table_marks(void **state)
 	fclose(out);
 	/* the invalid point is not drawn; the lower bounds are, as triangles */
 	assert_non_null(strstr(gp, "\n2 ? ? ? ? ? ?\n"));
-	assert_non_null(strstr(gp, "with points lt 2 pt 9 ps 2 title \"dns: lower bound (window_cut)\""));
+	assert_non_null(
+	    strstr(gp, "with points lt 2 pt 9 ps 2 title \"dns: lower bound (window_cut)\""));
 	assert_non_null(strstr(gp, "(invalid runs left out: ttl=2)"));
 	/* what the sweep runs writes to gnuplot's standard output */
 	assert_non_null(strstr(gp, "\nset output\n"));

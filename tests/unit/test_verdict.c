@@ -14,9 +14,9 @@
 #include "test_clocks_util.h"
 
 #define S (1000 * MS)
-#define RATE 10	      /* each client's requests per second */
+#define RATE 10		  /* each client's requests per second */
 #define PERIOD (S / RATE) /* and between two of them */
-#define NREQ 100	      /* 10 s of traffic */
+#define NREQ 100	  /* 10 s of traffic */
 #define VIA_B "198.18.0.6"
 
 /* sent: request k of a client, from the traffic's start (t0 - 3 s) */
@@ -144,7 +144,11 @@ static void valid_run_as(const char *dir, int with_dns)
 		int dead = k >= 30 && k <= ANY_LAST_AT_A, at_a = k <= ANY_LAST_AT_A;
 
 		put(dir, "requests-c1.csv", "1,%d,%lld,%s,%s,%d\n", k, (long long)sent_at(k),
-		    dead ? "timeout" : "ok", dead ? "" : at_a ? "a" : "b", dead ? 0 : 2000000);
+		    dead ? "timeout" : "ok",
+		    dead   ? ""
+		    : at_a ? "a"
+			   : "b",
+		    dead ? 0 : 2000000);
 	}
 	client_events(dir, "c1", "client", 1, RATE, NREQ, 1);
 	if (with_dns) {
@@ -154,7 +158,10 @@ static void valid_run_as(const char *dir, int with_dns)
 
 			put(dir, "requests-c1-dns.csv", "100001,%d,%lld,%s,%s,%d\n", k,
 			    (long long)sent_at(k), dead ? "timeout" : "ok",
-			    dead ? "" : at_a ? "a" : "b", dead ? 0 : 2000000);
+			    dead   ? ""
+			    : at_a ? "a"
+				   : "b",
+			    dead ? 0 : 2000000);
 		}
 		client_events(dir, "c1", "client-dns", DNS_ID(1), RATE, NREQ, 1);
 	}
@@ -284,8 +291,9 @@ static void test_agent_exited(void **state)
 	/* loud: first and last lines */
 	assert_memory_equal(table, "*** INVALID RUN: 2 self-checks failed", 37);
 	assert_non_null(strstr(table, "\n  agent_exited: resolverd on r (pid 4242)"));
-	assert_string_equal(last_line(table),
-			    "*** INVALID RUN (agent_exited): see docs/clocks.md, \"Verdict\" ***\n");
+	assert_string_equal(
+	    last_line(table),
+	    "*** INVALID RUN (agent_exited): see docs/clocks.md, \"Verdict\" ***\n");
 	free(table);
 	json_decref(root);
 }
@@ -441,8 +449,8 @@ static void test_healthy_route_withdrawn(void **state)
 	ev(dir, col, T0 + 7900 * MS, "route_deleted",
 	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"" VIA_B "\"");
 	/* another prefix is not the service's */
-	ev(dir, col, T0 + 1 * S, "route_deleted", ",\"prefix\":\"198.19.9.0/24\",\"via\":\"" VIA_B
-						  "\"");
+	ev(dir, col, T0 + 1 * S, "route_deleted",
+	   ",\"prefix\":\"198.19.9.0/24\",\"via\":\"" VIA_B "\"");
 	json_decref(expect(dir, 1, NULL));
 	ev(dir, col, T0 + 1 * S, "route_deleted",
 	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"" VIA_B "\"");
@@ -658,8 +666,9 @@ static void test_window_cut(void **state)
 		    0);
 	o = dns(root);
 	assert_true(json_is_true(json_object_get(o, "window_lower_bound")));
-	assert_int_equal(json_integer_value(json_array_get(json_object_get(o, "lower_bound_clients"), 0)),
-			 DNS_ID(2));
+	assert_int_equal(
+	    json_integer_value(json_array_get(json_object_get(o, "lower_bound_clients"), 0)),
+	    DNS_ID(2));
 	lb = json_object_get(json_object_get(o, "last_per_client_s"), "lower_bound");
 	assert_true(json_is_true(json_object_get(lb, "max")));
 	/* the other client's last request, the median of two, is not */
@@ -759,8 +768,9 @@ static void test_report_invalid(void **state)
 	assert_int_equal(report_run(dir, &o, out), REPORT_INVALID);
 	fclose(out);
 	assert_memory_equal(text, "*** INVALID RUN: 1 self-check failed", 36);
-	assert_string_equal(last_line(text),
-			    "*** INVALID RUN (agent_exited): see docs/clocks.md, \"Verdict\" ***\n");
+	assert_string_equal(
+	    last_line(text),
+	    "*** INVALID RUN (agent_exited): see docs/clocks.md, \"Verdict\" ***\n");
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	md = read_text(path);
 	assert_memory_equal(md, "**INVALID RUN**: 1 self-check failed", 36);
