@@ -310,7 +310,14 @@ static int cmd_sweep(const struct cmd_args *a, const char *bindir)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	return sweep_run(&sw, lab, &o) == 0 ? 0 : 1;
+	switch (sweep_run(&sw, lab, &o)) {
+	case 0:
+		return 0;
+	case SWEEP_INVALID:
+		return 3; /* an invalid point (docs/clocks.md, "Verdict") */
+	default:
+		return 1;
+	}
 }
 
 static int cmd_report(const struct cmd_args *a)
@@ -333,7 +340,14 @@ static int cmd_report(const struct cmd_args *a)
 			a->slo);
 		return 2;
 	}
-	return report_run(a->file, &o, stdout) == 0 ? 0 : 1;
+	switch (report_run(a->file, &o, stdout)) {
+	case 0:
+		return 0;
+	case REPORT_INVALID:
+		return 3; /* docs/clocks.md, "Verdict" */
+	default:
+		return 1;
+	}
 }
 
 int main(int argc, char **argv)

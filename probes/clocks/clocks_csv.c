@@ -124,8 +124,8 @@ static int clocks_read_csv(const char *path, struct clocks_input *in, char *err,
 		}
 		if (clocks_csv_parse(line, &r, why, sizeof(why)) == -1) {
 			if (!complete) {
-				clocks_warn(&in->notes, "%s:%d: last line cut short, ignored", path,
-					    lineno);
+				clocks_warn(&in->notes, "file_cut",
+					    "%s:%d: last line cut short, ignored", path, lineno);
 				break;
 			}
 			snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
@@ -143,7 +143,8 @@ static int clocks_read_csv(const char *path, struct clocks_input *in, char *err,
 		goto out;
 	}
 	if (lineno == 0)
-		clocks_warn(&in->notes, "%s: empty (not even a header): no records", path);
+		clocks_warn(&in->notes, "records_empty",
+			    "%s: empty (not even a header): no records", path);
 	rc = 0;
 out:
 	free(line);

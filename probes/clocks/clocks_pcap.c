@@ -9,7 +9,8 @@
  *                           destination address
  *
  * The other packets of a file are counted. A file that ends in the middle of
- * a packet (the collector was killed) is read up to there, with a warning; a
+ * a packet (the collector was killed) is read up to there, with a warning
+ * that invalidates the run (capture_truncated: what followed is unknown); a
  * file that is not a pcap at all is an error.
  *
  * A classic pcap file of a link type the decoders know (what the collector
@@ -35,6 +36,13 @@
 #define CLOCKS_CAPTURE_PREFIX "capture-"
 #define CLOCKS_QUERY_PREFIX "capture-dns-"
 #define CLOCKS_CAPTURE_SUFFIX ".pcap"
+
+/* where a file's reader counts its records and marks it cut short: the
+ * capture's own fields, whichever kind of capture it is */
+struct clocks_file_marks {
+	size_t *records;
+	int *truncated;
+};
 
 /* one packet of a file: keep it (0), skip it (1), or fail (-1: out of memory) */
 typedef int (*clocks_packet_fn)(struct clocks_input *in, void *capture, int dlt, int64_t t_ns,
@@ -85,7 +93,8 @@ enum clocks_pcap_via clocks_pcap_via = CLOCKS_PCAP_VIA_OWN;
 
 /* libpcap's path: any format it reads */
 static int clocks_read_libpcap(const char *path, struct clocks_input *in, clocks_packet_fn fn,
-			       void *capture, char *err, size_t errlen)
+			       void *capture, const struct clocks_file_marks *mk, char *err,
+			       size_t errlen)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
@@ -115,15 +124,19 @@ static int clocks_read_libpcap(const char *path, struct clocks_input *in, clocks
 		int64_t t_ns = (int64_t)h->ts.tv_sec * NSEC_PER_SEC + h->ts.tv_usec;
 
 		npkt++;
+		(*mk->records)++;
 		if (fn(in, capture, dlt, t_ns, data, h->caplen) == -1) {
 			snprintf(err, errlen, "%s: packet %zu: out of memory", path, npkt);
 			pcap_close(p);
 			return -1;
 		}
 	}
-	if (rc == PCAP_ERROR)
-		clocks_warn(&in->notes, "%s: after packet %zu: %s; read up to there", path, npkt,
-			    pcap_geterr(p));
+	if (rc == PCAP_ERROR) {
+		clocks_invalid(&in->notes, "capture_truncated",
+			       "%s: after packet %zu: %s; read up to there", path, npkt,
+			       pcap_geterr(p));
+		*mk->truncated = 1;
+	}
 	pcap_close(p);
 	return 0;
 }
@@ -222,6 +235,7 @@ struct clocks_pcap_reader {
 	struct clocks_input *in;
 	clocks_packet_fn fn;
 	void *capture;
+	const struct clocks_file_marks *mk;
 	size_t npkt; /* packets so far */
 };
 
@@ -239,10 +253,12 @@ static void clocks_pcap_cut(struct clocks_pcap_reader *rd, size_t left, uint32_t
 	} else if (caplen > rd->f.snaplen && got < rd->f.snaplen) {
 		want = rd->f.snaplen; /* libpcap reads the snaplen first, then the rest */
 	}
-	clocks_warn(&rd->in->notes,
-		    "%s: after packet %zu: truncated dump file; tried to read %zu %s bytes, only "
-		    "got %zu; read up to there",
-		    rd->path, rd->npkt, want, what, got);
+	clocks_invalid(
+	    &rd->in->notes, "capture_truncated",
+	    "%s: after packet %zu: truncated dump file; tried to read %zu %s bytes, only "
+	    "got %zu; read up to there",
+	    rd->path, rd->npkt, want, what, got);
+	*rd->mk->truncated = 1;
 }
 
 /* clocks_pcap_records: give rd->fn every whole record at the start of
@@ -264,10 +280,12 @@ static int clocks_pcap_records(struct clocks_pcap_reader *rd, const uint8_t *buf
 		if (left >= CLOCKS_PCAP_REC_HDR) {
 			caplen = clocks_pcap_u32(r + 8, f->swapped);
 			if (caplen > CLOCKS_PCAP_MAX_CAPLEN) {
-				clocks_warn(&rd->in->notes,
-					    "%s: after packet %zu: invalid packet capture length "
-					    "%u, bigger than snaplen of %u; read up to there",
-					    rd->path, rd->npkt, caplen, f->snaplen);
+				clocks_invalid(
+				    &rd->in->notes, "capture_truncated",
+				    "%s: after packet %zu: invalid packet capture length "
+				    "%u, bigger than snaplen of %u; read up to there",
+				    rd->path, rd->npkt, caplen, f->snaplen);
+				*rd->mk->truncated = 1;
 				*done = 1;
 				break;
 			}
@@ -282,6 +300,7 @@ static int clocks_pcap_records(struct clocks_pcap_reader *rd, const uint8_t *buf
 			break;
 		}
 		rd->npkt++;
+		(*rd->mk->records)++;
 		/* the seconds unsigned, as pcap-savefile(5) has them (libpcap
 		 * 1.10 reads them signed: they differ from 2038 on) */
 		if (rd->fn(rd->in, rd->capture, f->dlt,
@@ -316,10 +335,11 @@ static int clocks_pcap_read(struct clocks_pcap_reader *rd, int fd)
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
-			clocks_warn(&rd->in->notes,
-				    "%s: after packet %zu: error reading dump file: %s; read up to "
-				    "there",
-				    rd->path, rd->npkt, strerror(errno));
+			clocks_invalid(&rd->in->notes, "capture_truncated",
+				       "%s: after packet %zu: error reading dump file: %s; read up "
+				       "to there",
+				       rd->path, rd->npkt, strerror(errno));
+			*rd->mk->truncated = 1;
 			break;
 		}
 		have += (size_t)n;
@@ -334,15 +354,17 @@ static int clocks_pcap_read(struct clocks_pcap_reader *rd, int fd)
 
 /* clocks_read_pcap: every packet of the capture at path, given to fn */
 static int clocks_read_pcap(const char *path, struct clocks_input *in, clocks_packet_fn fn,
-			    void *capture, char *err, size_t errlen)
+			    void *capture, const struct clocks_file_marks *mk, char *err,
+			    size_t errlen)
 {
-	struct clocks_pcap_reader rd = {.path = path, .in = in, .fn = fn, .capture = capture};
+	struct clocks_pcap_reader rd = {
+	    .path = path, .in = in, .fn = fn, .capture = capture, .mk = mk};
 	uint8_t h[CLOCKS_PCAP_FILE_HDR];
 	size_t got = 0;
 	int fd, rc;
 
 	if (clocks_pcap_via == CLOCKS_PCAP_VIA_LIBPCAP)
-		return clocks_read_libpcap(path, in, fn, capture, err, errlen);
+		return clocks_read_libpcap(path, in, fn, capture, mk, err, errlen);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -361,7 +383,7 @@ static int clocks_read_pcap(const char *path, struct clocks_input *in, clocks_pa
 		/* short, not a classic pcap, or not one of ours: libpcap
 		 * reads it or says what it is */
 		close(fd);
-		return clocks_read_libpcap(path, in, fn, capture, err, errlen);
+		return clocks_read_libpcap(path, in, fn, capture, mk, err, errlen);
 	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	rc = clocks_pcap_read(&rd, fd);
@@ -378,12 +400,13 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 	const char *label = name + strlen(CLOCKS_CAPTURE_PREFIX);
 	size_t len = strlen(label) - strlen(CLOCKS_CAPTURE_SUFFIX);
 	int query = strncmp(name, CLOCKS_QUERY_PREFIX, strlen(CLOCKS_QUERY_PREFIX)) == 0;
+	struct clocks_file_marks mk;
 	char path[PATH_MAX];
 	void *capture;
 	char *dest;
 
 	if (len >= CLOCKS_NAME_MAX) {
-		clocks_warn(&in->notes, "%s: label too long, skipped", name);
+		clocks_warn(&in->notes, "capture_skipped", "%s: label too long, skipped", name);
 		return 0;
 	}
 	if (query) {
@@ -396,6 +419,7 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		memset(q, 0, sizeof(*q));
 		capture = q;
 		dest = q->label;
+		mk = (struct clocks_file_marks){&q->records, &q->truncated};
 	} else {
 		struct clocks_capture *c;
 
@@ -406,12 +430,13 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		memset(c, 0, sizeof(*c));
 		capture = c;
 		dest = c->label;
+		mk = (struct clocks_file_marks){&c->records, &c->truncated};
 	}
 	memcpy(dest, label, len);
 	dest[len] = '\0';
 	snprintf(path, sizeof(path), "%s/%s", rundir, name);
 	return clocks_read_pcap(path, in, query ? clocks_keep_query : clocks_keep_request, capture,
-				err, errlen);
+				&mk, err, errlen);
 nomem:
 	snprintf(err, errlen, "%s: out of memory", name);
 	return -1;
