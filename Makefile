@@ -34,13 +34,26 @@ STEERLAB_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo un
 VERSION_STAMP := $(BUILD)/version
 $(shell mkdir -p $(BUILD) && [ "$$(cat $(VERSION_STAMP) 2>/dev/null)" = '$(STEERLAB_VERSION)' ] || echo '$(STEERLAB_VERSION)' > $(VERSION_STAMP))
 
+# Where `make install` puts things (DESTDIR is prepended to each; see the
+# install target). LIBEXECDIR is compiled into steerlab, which looks there for
+# its agents when they are not beside it (lab/agentdir.c); like the version,
+# a stamp file rebuilds that one object when it changes.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/steerlab
+DATADIR ?= $(PREFIX)/share/steerlab
+DOCDIR ?= $(PREFIX)/share/doc/steerlab
+MANDIR ?= $(PREFIX)/share/man
+PATHS_STAMP := $(BUILD)/paths
+$(shell [ "$$(cat $(PATHS_STAMP) 2>/dev/null)" = '$(LIBEXECDIR)' ] || echo '$(LIBEXECDIR)' > $(PATHS_STAMP))
+
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ALL_CFLAGS += $(SANFLAGS) -O1
 ALL_LDFLAGS += $(SANFLAGS)
-BINDIR := $(BUILD)/bin
+OUTBIN := $(BUILD)/bin
 else
-BINDIR := bin
+OUTBIN := bin
 endif
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -60,7 +73,7 @@ LIBLAB := $(BUILD)/liblab.a
 
 AGENTS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard agents/*/*.c)))))
 AGENT_LIBS := $(foreach a,$(AGENTS),$(BUILD)/libagent_$(a).a)
-PROGRAMS := $(addprefix $(BINDIR)/,$(AGENTS) collector steerlab)
+PROGRAMS := $(addprefix $(OUTBIN)/,$(AGENTS) collector steerlab)
 
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 
@@ -84,6 +97,9 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/obj/probes/clocks/report_env.o: $(VERSION_STAMP)
 $(BUILD)/obj/probes/clocks/report_env.o: ALL_CFLAGS += -DSTEERLAB_VERSION='"$(STEERLAB_VERSION)"'
 
+$(BUILD)/obj/lab/agentdir.o: $(PATHS_STAMP)
+$(BUILD)/obj/lab/agentdir.o: ALL_CFLAGS += -DSTEERLAB_LIBEXECDIR='"$(LIBEXECDIR)"'
+
 $(LIBSTEER): $(call obj,$(LIB_SRC))
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^
@@ -105,17 +121,17 @@ $(BUILD)/libagent_$(1).a: $(call obj,$(filter-out agents/$(1)/$(1).c,$(wildcard 
 	@mkdir -p $$(dir $$@)
 	rm -f $$@ && ar rcs $$@ $$^
 
-$(BINDIR)/$(1): $(call obj,$(wildcard agents/$(1)/*.c)) $(LIBSTEER)
+$(OUTBIN)/$(1): $(call obj,$(wildcard agents/$(1)/*.c)) $(LIBSTEER)
 	@mkdir -p $$(dir $$@)
 	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(LDLIBS)
 endef
 $(foreach a,$(AGENTS),$(eval $(call agent_rule,$(a))))
 
-$(BINDIR)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
+$(OUTBIN)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BINDIR)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
+$(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -177,7 +193,7 @@ bench:
 .PHONY: bench-dns
 bench-dns:
 	$(MAKE) deps EXTRA_PKGS="$(BENCH_PKGS)"
-	$(MAKE) $(BINDIR)/authd
+	$(MAKE) $(OUTBIN)/authd
 	bench/dns-qps/run.sh
 
 # `steerlab report` on a synthetic run of 10 million captured requests
@@ -188,7 +204,7 @@ bench-dns:
 .PHONY: bench-analysis
 bench-analysis:
 	$(MAKE) deps
-	$(MAKE) $(BINDIR)/steerlab $(BUILD)/tools/synthrun
+	$(MAKE) $(OUTBIN)/steerlab $(BUILD)/tools/synthrun
 	bench/analysis/run.sh
 
 # libFuzzer target on authd's response function (clang and libclang-rt-14-dev).
