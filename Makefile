@@ -87,7 +87,7 @@ DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-
 BENCH_PKGS := nsd knot dnsperf
 
 
-.PHONY: tools all deps check unit unit-asan integration demo bench clean format install
+.PHONY: tools all deps check unit unit-sh unit-asan integration demo bench clean format install
 all: $(PROGRAMS) $(TOOL_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -144,6 +144,12 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBCLOCKS) $(AGENT_LIB
 $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# capdump reads captures through the analysis (libclocks)
+$(BUILD)/tools/capdump: $(BUILD)/obj/tests/tools/capdump.o $(LIBCLOCKS) $(LIBSTEER)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
 tools: $(TOOL_BINS)
 
 # Unit tests: no root needed. Each binary is a cmocka suite; the last line
@@ -153,6 +159,12 @@ unit: $(UNIT_BINS) $(PROGRAMS)
 
 unit-asan:
 	$(MAKE) SAN=1 BUILD=build/asan unit
+
+# Unit tests in shell (tests/unit/test_*.sh), no root either: the Wireshark
+# dissector read by tshark against the analysis (test_dissector.sh).
+UNIT_SH := $(wildcard tests/unit/test_*.sh)
+unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
+	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_SH)
 
 # Integration tests need root (namespaces); tests/run-integration.sh says so
 # visibly and counts them as skipped when not root.
@@ -173,6 +185,7 @@ deps:
 check: deps
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) unit-sh
 	$(MAKE) unit-asan
 	$(MAKE) fuzz-run
 	$(MAKE) integration
