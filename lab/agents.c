@@ -20,11 +20,14 @@
 #include "resolvconf.h"
 #include "strfmt.h"
 
-/* An argument vector and the strings it points into. */
+/* An argument vector and the strings it points into. Room for a few
+ * arguments per node of the largest lab: a router's collector and routed, and
+ * authd, take one or two per site or prober (a few hundred bytes each). */
+#define LAB_ARGV_MAX (4 * TOPO_MAX_NODES + 32)
 struct lab_argv {
-	char *argv[96];
+	char *argv[LAB_ARGV_MAX];
 	int n;
-	char store[8192];
+	char store[LAB_ARGV_MAX * 64];
 	size_t used;
 	int overflow;
 };
