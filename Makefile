@@ -82,12 +82,13 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libinih-dev libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
-	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark
+	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
 
-.PHONY: tools all deps check unit unit-sh unit-asan integration demo bench clean format install
+.PHONY: tools all deps check unit unit-sh unit-asan man-lint integration demo bench clean format \
+	install
 all: $(PROGRAMS) $(TOOL_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -166,6 +167,28 @@ UNIT_SH := $(wildcard tests/unit/test_*.sh)
 unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
 	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_SH)
 
+# The man pages (docs/man, mdoc) as man(1) reads them: mandoc -Tlint at its
+# strictest (style), and groff -wall as man -l renders them. mandoc's
+# "referenced manual not found" depends on the man database of the machine
+# (our pages are not in it until installed), so it is left out, and each
+# .Xr is checked instead: to a page of docs/man, or to one of MAN_EXTERNAL.
+MAN_PAGES := $(wildcard docs/man/*.[1-9])
+MAN_EXTERNAL := dig.1 gnuplot.1 tshark.1 recvmmsg.2 sendmmsg.2 pcap-filter.7 ip-netns.8 ip-route.8 sudo.8 tcpdump.8
+man-lint:
+	@command -v mandoc >/dev/null || { echo "man-lint: no mandoc (sudo make deps)" >&2; exit 1; }
+	@out=$$(mandoc -Tlint -Wstyle $(MAN_PAGES) 2>&1 | \
+		grep -v -e 'referenced manual not found' -e 'mandoc.db lacks'); \
+	if [ -n "$$out" ]; then echo "$$out" >&2; echo "man-lint: mandoc -Tlint: not clean" >&2; exit 1; fi
+	@if command -v groff >/dev/null; then for p in $(MAN_PAGES); do \
+		out=$$(groff -mandoc -wall -z -Tutf8 "$$p" 2>&1); \
+		if [ -n "$$out" ]; then echo "$$out" >&2; echo "man-lint: groff -wall $$p: not clean" >&2; exit 1; fi; \
+	done; else echo "man-lint: no groff: only mandoc checked"; fi
+	@bad=$$(awk '$$1 == ".Xr" { print $$2 "." $$3 }' $(MAN_PAGES) | sort -u | while read -r x; do \
+		[ -f "docs/man/$$x" ] || case " $(MAN_EXTERNAL) " in *" $$x "*) ;; *) echo "$$x";; esac; \
+	done); \
+	if [ -n "$$bad" ]; then echo "man-lint: .Xr to pages neither in docs/man nor in MAN_EXTERNAL:" $$bad >&2; exit 1; fi
+	@echo "man-lint: $(words $(MAN_PAGES)) pages clean (mandoc -Tlint -Wstyle, groff -wall)"
+
 # Integration tests need root (namespaces); tests/run-integration.sh says so
 # visibly and counts them as skipped when not root.
 integration: all
@@ -185,6 +208,7 @@ deps:
 check: deps
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) man-lint
 	$(MAKE) unit-sh
 	$(MAKE) unit-asan
 	$(MAKE) fuzz-run
