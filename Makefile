@@ -88,7 +88,7 @@ BENCH_PKGS := nsd knot dnsperf
 
 
 .PHONY: tools all deps check unit unit-sh unit-asan man-lint integration demo bench clean format \
-	install
+	install uninstall
 all: $(PROGRAMS) $(TOOL_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -162,7 +162,8 @@ unit-asan:
 	$(MAKE) SAN=1 BUILD=build/asan unit
 
 # Unit tests in shell (tests/unit/test_*.sh), no root either: the Wireshark
-# dissector read by tshark against the analysis (test_dissector.sh).
+# dissector read by tshark against the analysis (test_dissector.sh), make
+# install and uninstall into a temporary DESTDIR (test_install.sh).
 UNIT_SH := $(wildcard tests/unit/test_*.sh)
 unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
 	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_SH)
@@ -264,6 +265,49 @@ fuzz-run: fuzz
 	@mkdir -p build/fuzz/corpus-authd
 	build/fuzz/fuzz_authd -max_total_time=60 -artifact_prefix=build/fuzz/ \
 		build/fuzz/corpus-authd tests/fuzz/corpus/authd
+
+# make install: steerlab to BINDIR, its agents and the collector to
+# LIBEXECDIR (where steerlab looks for them, lab/agentdir.c), the example
+# topologies and the Wireshark dissector to DATADIR, README.md and docs/*.md
+# to DOCDIR, the man pages to MANDIR; DESTDIR is prepended to every path
+# (staged installs, packages). Every file installed, and every directory that
+# had to be made for it, is listed in DATADIR/install.manifest; make
+# uninstall (with the same PREFIX, DATADIR and DESTDIR) removes exactly those
+# files, then those directories if they are empty, so a directory that was
+# there before (/usr/local/bin) stays. The build itself needs no root:
+# make && sudo make install.
+MANIFEST = $(DATADIR)/install.manifest
+
+install: $(PROGRAMS)
+	@set -e; d='$(DESTDIR)'; list=$$(mktemp); trap 'rm -f "$$list"' EXIT; \
+	m="$$d$(MANIFEST)"; n=0; \
+	if [ -f "$$m" ]; then grep '^d /' "$$m" >"$$list" || true; fi; \
+	if [ -n "$$d" ]; then mkdir -p "$$d"; fi; \
+	mkdirs() { p=; for c in $$(echo "$$1" | tr / ' '); do p="$$p/$$c"; \
+		if [ ! -d "$$d$$p" ]; then mkdir -m 755 "$$d$$p"; echo "d $$p" >>"$$list"; fi; done; }; \
+	put() { mode=$$1 dir=$$2; shift 2; [ $$# -gt 0 ] || return 0; mkdirs "$$dir"; for f in "$$@"; do \
+		install -m "$$mode" "$$f" "$$d$$dir/$${f##*/}"; \
+		echo "f $$dir/$${f##*/}" >>"$$list"; n=$$((n + 1)); done; }; \
+	put 755 '$(BINDIR)' $(OUTBIN)/steerlab; \
+	put 755 '$(LIBEXECDIR)' $(addprefix $(OUTBIN)/,$(AGENTS) collector); \
+	put 644 '$(DATADIR)/topology' $(wildcard topology/*.ini); \
+	put 644 '$(DATADIR)/wireshark' probes/wireshark/steerlab.lua; \
+	put 644 '$(DOCDIR)' README.md $(wildcard docs/*.md); \
+	put 644 '$(MANDIR)/man5' $(wildcard docs/man/*.5); \
+	put 644 '$(MANDIR)/man8' $(wildcard docs/man/*.8); \
+	sort -u "$$list" >"$$m"; chmod 644 "$$m"; \
+	echo "install: $$n files under $$d$(PREFIX) (steerlab in $(BINDIR), its agents in $(LIBEXECDIR));" \
+		"make uninstall removes them ($(MANIFEST))"
+
+uninstall:
+	@set -e; d='$(DESTDIR)'; m="$$d$(MANIFEST)"; \
+	if [ ! -f "$$m" ]; then echo "uninstall: no $$m: nothing installed there"; exit 0; fi; \
+	sed -n 's|^f \(/.*\)|\1|p' "$$m" | while IFS= read -r p; do rm -f "$$d$$p"; done; \
+	files=$$(grep -c '^f /' "$$m" || true); \
+	dirs=$$(sed -n 's|^d \(/.*\)|\1|p' "$$m" | sort -r); rm -f "$$m"; \
+	echo "$$dirs" | while IFS= read -r p; do [ -z "$$p" ] || rmdir "$$d$$p" 2>/dev/null || \
+		{ [ ! -d "$$d$$p" ] || echo "uninstall: kept $$d$$p: not empty"; }; done; \
+	echo "uninstall: removed $$files files and the directories install made"
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
