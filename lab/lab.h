@@ -175,6 +175,18 @@ FILE *lab_fopen_write(const char *dir, const char *file);
  * (errno) on error. */
 FILE *lab_fopen_read(const char *path);
 
+/* lab_agent_dir: where the agent programs are (lab/agentdir.c): the
+ * directory of the running steerlab if sited is there (a checkout's bin/),
+ * else lab_libexecdir() if it is a directory (an installed steerlab), else
+ * the running steerlab's directory, so that a missing agent is named there.
+ * lab_agent_dir_pick is the choice, given both directories. */
+void lab_agent_dir(char *buf, size_t len);
+void lab_agent_dir_pick(const char *selfdir, const char *libexecdir, char *buf, size_t len);
+
+/* lab_libexecdir: where make install puts the agents (LIBEXECDIR at build
+ * time, /usr/local/libexec/steerlab by default). */
+const char *lab_libexecdir(void);
+
 /* lab_nsname: LAB-NODE into buf. */
 int lab_nsname(char *buf, size_t len, const struct topology *t, int node);
 

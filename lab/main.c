@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -88,19 +87,6 @@ static int need_root(const char *cmd)
 	fprintf(stderr, "steerlab: %s needs root (network namespaces): try sudo steerlab %s ...\n",
 		cmd, cmd);
 	return -1;
-}
-
-static void bindir_of_self(char *buf, size_t len)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0) {
-		snprintf(buf, len, "bin");
-		return;
-	}
-	exe[n] = '\0';
-	snprintf(buf, len, "%s", dirname(exe));
 }
 
 struct cmd_args {
@@ -376,7 +362,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "steerlab: --bucket and --slo are options of report\n");
 		return 2;
 	}
-	bindir_of_self(bindir, sizeof(bindir));
+	lab_agent_dir(bindir, sizeof(bindir));
+	log_debug("agents: %s", bindir);
 	if (strcmp(cmd, "check") == 0)
 		return cmd_check(&a);
 	if (strcmp(cmd, "up") == 0)

@@ -595,7 +595,7 @@ static int state_read_agents(const char *statedir, struct lab_agent *agents, int
 }
 
 /* state_bindir: where the lab's agent programs are, as `up` recorded it
- * (an absolute path), else where this steerlab is. */
+ * (an absolute path), else where this steerlab finds them. */
 static void state_bindir(const char *statedir, char *buf, size_t len)
 {
 	char path[PATH_MAX], *nl;
@@ -611,10 +611,7 @@ static void state_bindir(const char *statedir, char *buf, size_t len)
 		}
 		fclose(fp);
 	}
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	if ((nl = strrchr(buf, '/')) != NULL)
-		*nl = '\0';
+	lab_agent_dir(buf, len);
 }
 
 /* state_claim_agent: is the recorded process still there, the one
