@@ -182,6 +182,20 @@ static void run_say(const struct run_opts *o, const char *fmt, ...)
 }
 
 /* Give the run directory to the user who ran sudo, so they keep it. */
+/* run_parent_is_default: rundir is runs/NAME or DIR/runs/NAME, where the
+ * default run directories go. */
+static int run_parent_is_default(const char *rundir)
+{
+	const char *slash = strrchr(rundir, '/');
+	size_t plen;
+
+	if (slash == NULL)
+		return 0;
+	plen = (size_t)(slash - rundir);
+	return (plen == 4 && strncmp(rundir, "runs", 4) == 0) ||
+	       (plen > 4 && strncmp(slash - 5, "/runs", 5) == 0);
+}
+
 void run_chown(const char *rundir)
 {
 	const char *uid = getenv("SUDO_UID"), *gid = getenv("SUDO_GID");
@@ -202,9 +216,12 @@ void run_chown(const char *rundir)
 			log_debug("chown %s: %s", path, strerror(errno));
 	}
 	closedir(d);
-	/* runs/ itself, if sudo made it */
+	/* The default parent, runs/, if sudo made it (still root's); never
+	 * another parent: --out /tmp/r must not give /tmp away. */
+	struct stat st;
 	strfmt(path, sizeof(path), "%s/..", rundir);
-	if (lchown(path, u, g) == -1)
+	if (run_parent_is_default(rundir) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == 0 && lchown(path, u, g) == -1)
 		log_debug("chown %s: %s", path, strerror(errno));
 }
 

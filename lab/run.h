@@ -53,8 +53,9 @@ int run_wait_ready(struct lab *lab);
 /* run_default_dir: runs/LAB-YYYYmmdd-HHMMSS into buf. */
 void run_default_dir(char *buf, size_t len, const char *lab);
 
-/* run_chown: give dir, its entries and its parent to the user who ran
- * sudo (SUDO_UID, SUDO_GID), if any. */
+/* run_chown: give dir and its entries to the user who ran sudo (SUDO_UID,
+ * SUDO_GID), if any, and the default parent runs/ if sudo made it; never
+ * any other parent (symbolic links are not followed). */
 void run_chown(const char *dir);
 
 /* run_count_events: lines of the JSON Lines file path whose "event" is
