@@ -186,6 +186,7 @@ struct clocks_client {
 	int64_t started_ns; /* CLOCKS_NONE: no client_started */
 	int64_t summary_ns; /* CLOCKS_NONE: no client_summary (it was killed) */
 	int64_t sent, lost, late;
+	int64_t sending_ns; /* how long its sends took (client_summary); 0: unknown */
 };
 
 /* authd's health_changed: its verdict on a site */

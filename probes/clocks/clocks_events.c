@@ -426,6 +426,7 @@ static struct clocks_client *clocks_client_of(struct clocks_input *in, const str
 	memset(c, 0, sizeof(*c));
 	c->id = id;
 	c->started_ns = c->summary_ns = CLOCKS_NONE;
+	c->sending_ns = 0;
 	snprintf(c->node, sizeof(c->node), "%s", l->node);
 	snprintf(c->agent, sizeof(c->agent), "%s", l->agent);
 	return c;
@@ -462,6 +463,9 @@ static int clocks_client_event(struct clocks_input *in, const struct clocks_line
 	if (json_object_get(l->obj, "lost") && clocks_get_count(l, "lost", &c->lost, &known) == -1)
 		return -1;
 	if (json_object_get(l->obj, "late") && clocks_get_count(l, "late", &c->late, &known) == -1)
+		return -1;
+	if (json_object_get(l->obj, "sending_ns") &&
+	    clocks_get_count(l, "sending_ns", &c->sending_ns, &known) == -1)
 		return -1;
 	return 0;
 }

@@ -214,7 +214,9 @@ static void verdict_clients(const struct clocks_input *in, struct clocks_notes *
 		}
 		if (traffic == CLOCKS_NONE || traffic <= 0 || c->rate <= 0)
 			continue;
-		secs = (double)traffic / NSEC_PER_SEC;
+		/* a client that fell behind sends its backlog late, after the
+		 * traffic time: its rate is over the time its sends really took */
+		secs = (double)(c->sending_ns > traffic ? c->sending_ns : traffic) / NSEC_PER_SEC;
 		rate = (double)c->sent / secs;
 		if (rate >= c->rate * (1 - CLOCKS_RATE_BEHIND))
 			continue;

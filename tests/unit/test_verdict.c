@@ -317,6 +317,18 @@ static void test_client_behind(void **state)
 		    "behind its configured 10.0 per s",
 		    1);
 	json_decref(root);
+	/* every request sent, but over 12.5 s of a 10 s run: it fell behind and
+	 * caught up late, which is as bad */
+	rm(dir, "c1.client.events.jsonl");
+	client_events(dir, "c1", "client", 1, RATE, 100, 0);
+	ev(dir, "c1.client.events.jsonl", T0 + 10 * S, "client_summary",
+	   ",\"client\":1,\"sent\":100,\"ok\":100,\"lost\":0,\"sending_ns\":12500000000");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "client_behind",
+		    "client 1 (client on c1) sent 100 requests in 12.500 s: 8.0 per s, 20.0 % "
+		    "behind its configured 10.0 per s",
+		    1);
+	json_decref(root);
 }
 
 static void test_client_killed(void **state)
