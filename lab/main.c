@@ -50,10 +50,11 @@ static const char usage_text[] =
 	"  sudo steerlab sweep topology/compare.ini --set ttl=2,5,10 --set probe_interval=250ms\n"
 	"options: -q/--quiet (run, sweep: no progress line), -v (debug logging), -h/--help\n"
 	"\n"
-	"exit status: 0 done (for run: a valid run); 1 error (nothing measured, or the\n"
-	"lab not taken down completely); 2 usage; 3 (run) the run was measured but\n"
-	"cannot be trusted: an agent ended during it, a self-check failed, or it was\n"
-	"interrupted (clocks.json says \"valid\": false and why).\n"
+	"exit status: 0 done (for run and report: a valid run); 1 error (nothing\n"
+	"measured, or the lab not taken down completely); 2 usage; 3 (run, report,\n"
+	"sweep) a run, or a sweep's point, was measured but cannot be trusted: an agent\n"
+	"ended during it, a self-check failed, or it was interrupted (clocks.json says\n"
+	"\"valid\": false and why).\n"
 	"See README.md and docs/ for the topology format and the clocks.\n";
 
 /* std_fds_open: 0, 1 and 2 open (on /dev/null if they were closed), so
