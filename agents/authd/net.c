@@ -43,6 +43,7 @@ struct authd_net;
 
 struct authd_sock {
 	struct authd_net *net;
+	struct loop_handler h;
 	int fd;
 	int family;
 	int tcp;
@@ -50,6 +51,7 @@ struct authd_sock {
 
 struct authd_conn {
 	struct authd_net *net;
+	struct loop_handler h;
 	int fd;
 	struct sockaddr_storage peer;
 	int64_t last; /* CLOCK_MONOTONIC of the last activity */
@@ -59,7 +61,7 @@ struct authd_conn {
 	size_t wcap, wlen, woff;
 	int writing; /* waiting for EPOLLOUT */
 	int eof;
-	struct authd_conn *prev, *next;
+	LIST_ENTRY(authd_conn) entry;
 };
 
 struct authd_net {
@@ -71,11 +73,11 @@ struct authd_net {
 	int nsocks;
 	struct authd_sock socks[2 * AUTHD_MAX_LISTEN];
 	struct authd_sock control;
-	int idle_timer;
+	struct loop_handler idle_timer;
 	struct authd_batch *batch;
 	uint8_t *tcp_out; /* 2 + AUTHD_MSG_MAX */
 	int nconns;
-	struct authd_conn *conns;
+	LIST_HEAD(, authd_conn) conns;
 	struct authd_net_counts counts;
 };
 
@@ -267,21 +269,14 @@ static void authd_conn_close(struct authd_conn *c)
 {
 	struct authd_net *n = c->net;
 
-	loop_del(n->loop, c->fd);
+	loop_del(n->loop, &c->h);
 	close(c->fd);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		n->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	LIST_REMOVE(c, entry);
 	n->nconns--;
 	free(c->rbuf);
 	free(c->wbuf);
 	free(c);
 }
-
-static void authd_conn_event(struct loop *loop, int fd, uint32_t events, void *arg);
 
 /* authd_conn_watch: EPOLLOUT while output is pending, else EPOLLIN. */
 static int authd_conn_watch(struct authd_conn *c, int writing)
@@ -289,8 +284,7 @@ static int authd_conn_watch(struct authd_conn *c, int writing)
 	if (c->writing == writing)
 		return 0;
 	c->writing = writing;
-	loop_del(c->net->loop, c->fd);
-	return loop_add(c->net->loop, c->fd, writing ? EPOLLOUT : EPOLLIN, authd_conn_event, c);
+	return loop_mod(c->net->loop, &c->h, writing ? EPOLLOUT : EPOLLIN);
 }
 
 /* authd_conn_flush: writes pending output. 0 when all is written, 1 when
@@ -488,16 +482,13 @@ static void authd_tcp_accept(struct authd_net *n, struct authd_sock *s)
 		c->fd = fd;
 		c->peer = peer;
 		c->last = now_mono_ns();
-		if (loop_add(n->loop, fd, EPOLLIN, authd_conn_event, c) == -1) {
+		if (loop_add(n->loop, &c->h, fd, EPOLLIN, authd_conn_event, c) == -1) {
 			log_warn("loop_add");
 			close(fd);
 			free(c);
 			continue;
 		}
-		c->next = n->conns;
-		if (n->conns)
-			n->conns->prev = c;
-		n->conns = c;
+		LIST_INSERT_HEAD(&n->conns, c, entry);
 		n->nconns++;
 		n->counts.tcp_accepted++;
 	}
@@ -511,8 +502,8 @@ static void authd_idle_timer(struct loop *loop, int fd, uint32_t events, void *a
 	(void)loop;
 	(void)events;
 	loop_timer_read(fd);
-	for (struct authd_conn *c = n->conns, *next; c; c = next) {
-		next = c->next;
+	for (struct authd_conn *c = LIST_FIRST(&n->conns), *next; c; c = next) {
+		next = LIST_NEXT(c, entry);
 		if (now - c->last >= n->sv->tcp_idle_ns) {
 			n->counts.tcp_idle_closed++;
 			authd_conn_close(c);
@@ -582,7 +573,8 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 	n->report = cb;
 	n->report_arg = arg;
 	n->control.fd = -1;
-	n->idle_timer = -1;
+	n->idle_timer.fd = -1;
+	LIST_INIT(&n->conns);
 	n->batch = calloc(1, sizeof(*n->batch));
 	n->tcp_out = malloc(2 + AUTHD_MSG_MAX);
 	if (n->batch == NULL || n->tcp_out == NULL) {
@@ -605,7 +597,7 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 			if (s->fd == -1)
 				goto fail;
 			n->nsocks++;
-			if (loop_add(loop, s->fd, EPOLLIN, authd_sock_event, s) == -1) {
+			if (loop_add(loop, &s->h, s->fd, EPOLLIN, authd_sock_event, s) == -1) {
 				log_warn("loop_add");
 				goto fail;
 			}
@@ -613,13 +605,12 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 	if (sv->has_control) {
 		n->control.net = n;
 		n->control.fd = authd_bind(&sv->control, SOCK_DGRAM, 0);
-		if (n->control.fd == -1 ||
-		    loop_add(loop, n->control.fd, EPOLLIN, authd_sock_event, &n->control) == -1)
+		if (n->control.fd == -1 || loop_add(loop, &n->control.h, n->control.fd, EPOLLIN,
+						    authd_sock_event, &n->control) == -1)
 			goto fail;
 	}
-	n->idle_timer =
-	    loop_timer(loop, now_mono_ns() + NSEC_PER_SEC, NSEC_PER_SEC, authd_idle_timer, n);
-	if (n->idle_timer == -1) {
+	if (loop_timer_add(loop, &n->idle_timer, now_mono_ns() + NSEC_PER_SEC, NSEC_PER_SEC,
+			   authd_idle_timer, n) == -1) {
 		log_warn("timerfd");
 		goto fail;
 	}
@@ -633,20 +624,17 @@ void authd_net_close(struct authd_net *n)
 {
 	if (n == NULL)
 		return;
-	while (n->conns)
-		authd_conn_close(n->conns);
+	while (!LIST_EMPTY(&n->conns))
+		authd_conn_close(LIST_FIRST(&n->conns));
 	for (int i = 0; i < n->nsocks; i++) {
-		loop_del(n->loop, n->socks[i].fd);
+		loop_del(n->loop, &n->socks[i].h);
 		close(n->socks[i].fd);
 	}
 	if (n->control.fd != -1) {
-		loop_del(n->loop, n->control.fd);
+		loop_del(n->loop, &n->control.h);
 		close(n->control.fd);
 	}
-	if (n->idle_timer != -1) {
-		loop_del(n->loop, n->idle_timer);
-		close(n->idle_timer);
-	}
+	loop_timer_del(n->loop, &n->idle_timer);
 	if (n->batch)
 		for (int i = 0; i < AUTHD_BATCH; i++)
 			free(n->batch->tx_buf[i]);

@@ -126,7 +126,7 @@ static void client_send_due(struct client *c)
 	if (c->periodic)
 		return;
 	/* in the past after a cut-short catch-up: fires at once */
-	if (loop_timer_set(c->send_timer, client_sched_due_at(&c->sched, c->ring.head), 0) == -1) {
+	if (loop_timer_set(&c->send_timer, client_sched_due_at(&c->sched, c->ring.head), 0) == -1) {
 		log_warn("timerfd");
 		c->failed = 1;
 		loop_stop(c->loop);
@@ -237,7 +237,7 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 	c->cfg = *cfg;
 	c->loop = loop;
 	c->csv = csv;
-	c->fd = c->send_timer = c->expire_timer = -1;
+	c->fd = -1;
 	if (tick < NSEC_PER_MSEC)
 		tick = NSEC_PER_MSEC;
 	if (tick > 50 * NSEC_PER_MSEC)
@@ -259,19 +259,19 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 	}
 	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz, sizeof(bufsz)) == -1)
 		(void)setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
-	if (loop_add(loop, c->fd, EPOLLIN, client_on_reply, c) == -1) {
+	if (loop_add(loop, &c->reply, c->fd, EPOLLIN, client_on_reply, c) == -1) {
 		log_warn("loop_add");
 		return -1;
 	}
 	now = now_mono_ns();
 	client_sched_init(&c->sched, now, cfg->rate, cfg->duration_ns);
-	c->expire_timer = loop_timer(loop, now + tick, tick, client_on_expire_timer, c);
 	/* re-arming a timerfd per wake-up costs more than the sends at high
 	 * rates: there a periodic tick sends whatever fell due since the last */
 	c->periodic = cfg->rate * CLIENT_TICK_NS >= NSEC_PER_SEC;
-	c->send_timer =
-	    loop_timer(loop, now, c->periodic ? CLIENT_TICK_NS : 0, client_on_send_timer, c);
-	if (c->expire_timer == -1 || c->send_timer == -1) {
+	if (loop_timer_add(loop, &c->expire_timer, now + tick, tick, client_on_expire_timer, c) ==
+		-1 ||
+	    loop_timer_add(loop, &c->send_timer, now, c->periodic ? CLIENT_TICK_NS : 0,
+			   client_on_send_timer, c) == -1) {
 		log_warn("timerfd");
 		return -1;
 	}
@@ -284,11 +284,7 @@ void client_drain(struct client *c)
 		return;
 	c->draining = 1;
 	c->send_end_ns = now_mono_ns();
-	if (c->send_timer != -1) {
-		loop_del(c->loop, c->send_timer);
-		close(c->send_timer);
-		c->send_timer = -1;
-	}
+	loop_timer_del(c->loop, &c->send_timer);
 	log_info("sent %llu requests; waiting for %llu replies", (unsigned long long)c->stats.sent,
 		 (unsigned long long)c->ring.pending);
 	client_maybe_done(c);
@@ -307,19 +303,13 @@ void client_finish(struct client *c)
 
 void client_close(struct client *c)
 {
-	if (c->send_timer != -1) {
-		loop_del(c->loop, c->send_timer);
-		close(c->send_timer);
-	}
-	if (c->expire_timer != -1) {
-		loop_del(c->loop, c->expire_timer);
-		close(c->expire_timer);
-	}
+	loop_timer_del(c->loop, &c->send_timer);
+	loop_timer_del(c->loop, &c->expire_timer);
 	if (c->fd != -1) {
-		loop_del(c->loop, c->fd);
+		loop_del(c->loop, &c->reply);
 		close(c->fd);
 	}
-	c->fd = c->send_timer = c->expire_timer = -1;
+	c->fd = -1;
 	client_ring_free(&c->ring);
 	free(c->io);
 	c->io = NULL;

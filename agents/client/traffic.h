@@ -53,8 +53,7 @@ struct client {
 	struct client_cfg cfg;
 	struct loop *loop;
 	int fd;
-	int send_timer;
-	int expire_timer;
+	struct loop_handler reply, send_timer, expire_timer;
 	int periodic;
 	int draining;
 	int64_t send_end_ns; /* CLOCK_MONOTONIC when sending stopped */

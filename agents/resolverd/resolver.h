@@ -14,10 +14,9 @@
  * (every attempt timed out, or SERVFAIL/REFUSED/... came back), every
  * waiter gets the stale entry if the cache allows it, else SERVFAIL.
  *
- * Everything runs in one thread on one epoll set (ctx->epfd), itself one
- * handler of the lib/loop loop: lib/loop finds a handler by walking its
- * list, and resolverd has three sockets per resolver, hundreds of
- * resolvers and any number of TCP connections.
+ * Everything runs in one thread on the process's lib/loop loop: three
+ * sockets per resolver, hundreds of resolvers and any number of TCP
+ * connections, each socket's handler in its struct rsv_fd.
  */
 #ifndef STEERLAB_RESOLVERD_RESOLVER_H
 #define STEERLAB_RESOLVERD_RESOLVER_H
@@ -28,6 +27,7 @@
 
 #include "cache.h"
 #include "config.h"
+#include "loop.h"
 
 struct rsv_ctx;
 struct rsv_pending;
@@ -40,11 +40,13 @@ enum rsv_fd_kind {
 	RSV_FD_UPSTREAM_TCP /* an upstream query over TCP */
 };
 
-/* what ctx->epfd's events point at */
+/* a descriptor of resolverd's in the loop: its handler's argument */
 struct rsv_fd {
 	enum rsv_fd_kind kind;
 	int fd;
 	void *ptr; /* struct rsv_inst, rsv_conn or rsv_pending */
+	struct rsv_ctx *ctx;
+	struct loop_handler h;
 };
 
 struct rsv_counts {

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -88,7 +89,7 @@ int rsv_srv_open(struct rsv_inst *in)
 	if ((fd = rsv_srv_socket(in, SOCK_DGRAM)) == -1)
 		return -1;
 	in->udp = (struct rsv_fd){.kind = RSV_FD_UDP, .fd = fd, .ptr = in};
-	if (rsv_epoll_add(in->ctx, &in->udp, EPOLLIN) == -1) {
+	if (rsv_watch(in->ctx, &in->udp, EPOLLIN) == -1) {
 		log_warn("epoll_ctl");
 		return -1;
 	}
@@ -97,7 +98,7 @@ int rsv_srv_open(struct rsv_inst *in)
 	if ((fd = rsv_srv_socket(in, SOCK_STREAM)) == -1)
 		return -1;
 	in->tcp = (struct rsv_fd){.kind = RSV_FD_TCP_LISTEN, .fd = fd, .ptr = in};
-	if (rsv_epoll_add(in->ctx, &in->tcp, EPOLLIN) == -1) {
+	if (rsv_watch(in->ctx, &in->tcp, EPOLLIN) == -1) {
 		log_warn("epoll_ctl");
 		return -1;
 	}
@@ -198,20 +199,30 @@ static void rsv_conn_active(struct rsv_conn *c)
 	}
 }
 
+static void rsv_conn_free(struct loop_handler *h)
+{
+	struct rsv_conn *c = (struct rsv_conn *)((char *)h - offsetof(struct rsv_conn, fd.h));
+
+	free(c->in);
+	free(c->out);
+	free(c);
+}
+
+/* rsv_conn_close: c is freed once the event being handled is done (at
+ * once outside one), so its callers may still look at c->fd.fd. */
 static void rsv_conn_close(struct rsv_conn *c)
 {
 	struct rsv_server *s = &c->inst->ctx->srv;
 
 	if (c->fd.fd == -1)
 		return;
-	rsv_epoll_del(c->inst->ctx, &c->fd);
+	loop_del(c->inst->ctx->loop, &c->fd.h);
 	s->by_fd[c->fd.fd] = NULL;
 	close(c->fd.fd);
 	c->fd.fd = -1;
 	rsv_conn_list_remove(s, c);
 	s->nconns--;
-	c->dead_next = s->dead;
-	s->dead = c;
+	loop_del_finalize(c->inst->ctx->loop, &c->fd.h, rsv_conn_free);
 }
 
 void rsv_srv_accept(struct rsv_inst *in)
@@ -241,7 +252,7 @@ void rsv_srv_accept(struct rsv_inst *in)
 		c->inst = in;
 		c->serial = ++s->serial;
 		c->active = in->ctx->now;
-		if (rsv_epoll_add(in->ctx, &c->fd, EPOLLIN) == -1) {
+		if (rsv_watch(in->ctx, &c->fd, EPOLLIN) == -1) {
 			close(fd);
 			free(c);
 			continue;
@@ -273,8 +284,8 @@ static int rsv_conn_flush(struct rsv_conn *c)
 		c->out_off = c->out_len = 0;
 	if (c->want_out != (c->out_len > 0)) {
 		c->want_out = c->out_len > 0;
-		if (rsv_epoll_mod(c->inst->ctx, &c->fd, EPOLLIN | (c->want_out ? EPOLLOUT : 0)) ==
-		    -1) {
+		if (loop_mod(c->inst->ctx->loop, &c->fd.h,
+			     EPOLLIN | (c->want_out ? EPOLLOUT : 0)) == -1) {
 			rsv_conn_close(c);
 			return -1;
 		}
@@ -343,8 +354,6 @@ static void rsv_conn_queries(struct rsv_conn *c)
 
 void rsv_srv_conn_event(struct rsv_conn *c, uint32_t events)
 {
-	if (c->fd.fd == -1)
-		return; /* closed earlier in this batch */
 	if ((events & EPOLLOUT) && rsv_conn_flush(c) == -1)
 		return;
 	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
@@ -405,26 +414,12 @@ void rsv_srv_idle(struct rsv_ctx *ctx)
 		rsv_conn_close(s->oldest);
 }
 
-void rsv_srv_reap(struct rsv_ctx *ctx)
-{
-	struct rsv_conn *c, *next;
-
-	for (c = ctx->srv.dead; c; c = next) {
-		next = c->dead_next;
-		free(c->in);
-		free(c->out);
-		free(c);
-	}
-	ctx->srv.dead = NULL;
-}
-
 void rsv_srv_close_all(struct rsv_ctx *ctx)
 {
 	struct rsv_server *s = &ctx->srv;
 
 	while (s->oldest)
 		rsv_conn_close(s->oldest);
-	rsv_srv_reap(ctx);
 	free(s->by_fd);
 	free(s->batch);
 	free(s->scratch);

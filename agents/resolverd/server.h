@@ -28,8 +28,7 @@ struct rsv_conn {
 	struct rsv_inst *inst;
 	uint64_t serial;
 	struct rsv_conn *prev, *next; /* the open ones, oldest activity first */
-	struct rsv_conn *dead_next;
-	int64_t active; /* last query or answer, CLOCK_MONOTONIC */
+	int64_t active;		      /* last query or answer, CLOCK_MONOTONIC */
 	uint8_t *in;
 	size_t in_len, in_cap;
 	uint8_t *out;
@@ -42,7 +41,7 @@ struct rsv_srv_batch;
 struct rsv_server {
 	struct rsv_conn **by_fd; /* indexed by fd, RLIMIT_NOFILE of them */
 	int nfd;
-	struct rsv_conn *oldest, *newest, *dead;
+	struct rsv_conn *oldest, *newest;
 	unsigned nconns;
 	uint64_t serial;
 	struct rsv_srv_batch *batch;
@@ -51,7 +50,7 @@ struct rsv_server {
 
 /* rsv_srv_init: buffers, a connection table for fds below nfd. 0 or -1. */
 int rsv_srv_init(struct rsv_ctx *ctx, int nfd);
-/* rsv_srv_open: in's client sockets, in ctx->epfd. 0, or -1 (logged). */
+/* rsv_srv_open: in's client sockets, in ctx->loop. 0, or -1 (logged). */
 int rsv_srv_open(struct rsv_inst *in);
 
 void rsv_srv_udp_readable(struct rsv_inst *in);
@@ -66,8 +65,6 @@ uint8_t *rsv_srv_scratch(struct rsv_ctx *ctx);
 
 /* rsv_srv_idle: closes connections idle since before ctx->now - RSV_TCP_IDLE. */
 void rsv_srv_idle(struct rsv_ctx *ctx);
-/* rsv_srv_reap: frees the connections closed during the last event batch. */
-void rsv_srv_reap(struct rsv_ctx *ctx);
 void rsv_srv_close_all(struct rsv_ctx *ctx);
 
 #endif

@@ -98,7 +98,7 @@ int rsv_up_open(struct rsv_inst *in)
 	}
 	snprintf(in->src, sizeof(in->src), "%s:%u", inet_ntop(AF_INET, &sin.sin_addr, a, sizeof(a)),
 		 ntohs(sin.sin_port));
-	if (rsv_epoll_add(in->ctx, &in->up, EPOLLIN) == -1) {
+	if (rsv_watch(in->ctx, &in->up, EPOLLIN) == -1) {
 		log_warn("epoll_ctl");
 		return -1;
 	}
@@ -157,7 +157,7 @@ static void rsv_queue_remove(struct rsv_upstream *u, struct rsv_pending *p)
 	p->q_prev = p->q_next = NULL;
 }
 
-/* rsv_up_release: p is done: out of every table, freed after the batch. */
+/* rsv_up_release: p is done: out of every table, freed after the event. */
 static void rsv_up_release(struct rsv_pending *p)
 {
 	struct rsv_upstream *u = &p->inst->ctx->up;

@@ -40,7 +40,7 @@ struct rsv_pending {
 	struct rsv_pending *id_next, *key_next; /* hash chains */
 	struct rsv_pending *q_prev, *q_next;	/* the deadline queue, */
 	int queued;				/* if in it */
-	struct rsv_pending *dead_next;		/* freed after the event batch */
+	struct rsv_pending *dead_next;		/* freed after the event */
 	struct rsv_inst *inst;
 	struct rsv_key key;
 	uint32_t key_hash;
@@ -74,7 +74,7 @@ struct rsv_upstream {
 
 /* rsv_up_init: tables for max pending queries. 0, or -1 (logged). */
 int rsv_up_init(struct rsv_ctx *ctx);
-/* rsv_up_open: in's upstream socket, in ctx->epfd. 0, or -1 (logged). */
+/* rsv_up_open: in's upstream socket, in ctx->loop. 0, or -1 (logged). */
 int rsv_up_open(struct rsv_inst *in);
 
 /* rsv_up_find: the query in flight for in and k, or NULL. */
@@ -95,7 +95,7 @@ void rsv_up_readable(struct rsv_inst *in);
 void rsv_up_tcp_event(struct rsv_pending *p, uint32_t events);
 /* rsv_up_tick: attempts past their deadline at ctx->now. */
 void rsv_up_tick(struct rsv_ctx *ctx);
-/* rsv_up_reap: frees the queries finished during the last event batch. */
+/* rsv_up_reap: frees the queries finished during the last event. */
 void rsv_up_reap(struct rsv_ctx *ctx);
 /* rsv_up_finish: at exit, every query in flight is abandoned (written to
  * the CSV), its waiters unanswered. */

@@ -19,7 +19,7 @@
 void rsv_up_tcp_close(struct rsv_pending *p)
 {
 	if (p->tcp_fd.fd != -1) {
-		rsv_epoll_del(p->inst->ctx, &p->tcp_fd);
+		loop_del(p->inst->ctx->loop, &p->tcp_fd.h);
 		close(p->tcp_fd.fd);
 		p->tcp_fd.fd = -1;
 	}
@@ -58,7 +58,7 @@ int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen)
 	    errno != EINPROGRESS)
 		goto fail;
 	p->tcp_fd = (struct rsv_fd){.kind = RSV_FD_UPSTREAM_TCP, .fd = fd, .ptr = p};
-	if (rsv_epoll_add(p->inst->ctx, &p->tcp_fd, EPOLLOUT) == -1) {
+	if (rsv_watch(p->inst->ctx, &p->tcp_fd, EPOLLOUT) == -1) {
 		p->tcp_fd.fd = -1;
 		goto fail;
 	}
@@ -101,8 +101,8 @@ static void rsv_up_tcp_write(struct rsv_pending *p, uint32_t events)
 		return;
 	p->tcp_reading = 1;
 	p->tcp_done = 0;
-	if (rsv_epoll_mod(p->inst->ctx, &p->tcp_fd, EPOLLIN) == -1)
-		rsv_up_tcp_fail(p, "epoll_ctl");
+	if (loop_mod(p->inst->ctx->loop, &p->tcp_fd.h, EPOLLIN) == -1)
+		rsv_up_tcp_fail(p, "loop_mod");
 }
 
 void rsv_up_tcp_event(struct rsv_pending *p, uint32_t events)
@@ -111,8 +111,6 @@ void rsv_up_tcp_event(struct rsv_pending *p, uint32_t events)
 	size_t want;
 	ssize_t n;
 
-	if (p->tcp_fd.fd == -1)
-		return; /* closed earlier in this batch */
 	if (!p->tcp_reading) {
 		rsv_up_tcp_write(p, events);
 		return;
