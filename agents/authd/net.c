@@ -13,31 +13,13 @@
 #include "conf.h"
 #include "log.h"
 #include "timeutil.h"
+#include "udpbatch.h"
 
 #define AUTHD_BATCH 64
 #define AUTHD_RXLEN 4096   /* a larger UDP query is dropped */
 #define AUTHD_ROUNDS 16	   /* batches per wake-up, so signals still get a turn */
 #define AUTHD_CTL_LEN 2048 /* a control datagram */
 #define AUTHD_TCP_READ 4096
-
-union authd_cmsg {
-	char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
-	struct cmsghdr align;
-};
-
-struct authd_batch {
-	struct mmsghdr rx[AUTHD_BATCH];
-	struct iovec rx_iov[AUTHD_BATCH];
-	struct sockaddr_storage rx_from[AUTHD_BATCH];
-	union authd_cmsg rx_cmsg[AUTHD_BATCH];
-	uint8_t rx_buf[AUTHD_BATCH][AUTHD_RXLEN];
-
-	struct mmsghdr tx[AUTHD_BATCH];
-	struct iovec tx_iov[AUTHD_BATCH];
-	struct sockaddr_storage tx_to[AUTHD_BATCH];
-	union authd_cmsg tx_cmsg[AUTHD_BATCH];
-	uint8_t *tx_buf[AUTHD_BATCH];
-};
 
 struct authd_net;
 
@@ -74,7 +56,7 @@ struct authd_net {
 	struct authd_sock socks[2 * AUTHD_MAX_LISTEN];
 	struct authd_sock control;
 	struct loop_handler idle_timer;
-	struct authd_batch *batch;
+	struct udp_batch *batch;
 	uint8_t *tcp_out; /* 2 + AUTHD_MSG_MAX */
 	int nconns;
 	LIST_HEAD(, authd_conn) conns;
@@ -102,15 +84,9 @@ static int authd_bind(const struct sockaddr_storage *ss, int type, int pktinfo)
 	if (ss->ss_family == AF_INET6 &&
 	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) == -1)
 		log_warn("IPV6_V6ONLY on %s", name);
-	if (pktinfo) {
-		int r = ss->ss_family == AF_INET6
-			    ? setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof(on))
-			    : setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on));
-
-		if (r == -1) {
-			log_warn("pktinfo on %s", name);
-			goto fail;
-		}
+	if (pktinfo && udp_pktinfo_on(fd, ss->ss_family) == -1) {
+		log_warn("pktinfo on %s", name);
+		goto fail;
 	}
 	/* bursts: a larger buffer than rmem_max if root */
 	if (type == SOCK_DGRAM &&
@@ -134,128 +110,43 @@ fail:
  * UDP.
  */
 
-static void authd_batch_arm(struct authd_batch *b)
+/* authd_udp_refused: a reply the kernel refused; the first is logged. */
+static void authd_udp_refused(void *arg, unsigned index)
 {
-	for (int i = 0; i < AUTHD_BATCH; i++) {
-		struct msghdr *h = &b->rx[i].msg_hdr;
+	struct authd_net *n = arg;
 
-		b->rx_iov[i].iov_base = b->rx_buf[i];
-		b->rx_iov[i].iov_len = AUTHD_RXLEN;
-		memset(&b->rx[i], 0, sizeof(b->rx[i]));
-		h->msg_name = &b->rx_from[i];
-		h->msg_namelen = sizeof(b->rx_from[i]);
-		h->msg_iov = &b->rx_iov[i];
-		h->msg_iovlen = 1;
-		h->msg_control = b->rx_cmsg[i].buf;
-		h->msg_controllen = sizeof(b->rx_cmsg[i].buf);
-	}
-}
-
-/* authd_reply_cmsg: the reply leaves from the query's destination address. */
-static void authd_reply_cmsg(struct msghdr *rx, struct msghdr *tx, union authd_cmsg *buf)
-{
-	tx->msg_control = NULL;
-	tx->msg_controllen = 0;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(rx); c; c = CMSG_NXTHDR(rx, c)) {
-		struct cmsghdr *o;
-
-		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
-			struct in_pktinfo in, out = {0};
-			in_addr_t dst;
-
-			memcpy(&in, CMSG_DATA(c), sizeof(in));
-			dst = ntohl(in.ipi_addr.s_addr);
-			out.ipi_spec_dst = IN_MULTICAST(dst) || dst == INADDR_BROADCAST
-					       ? in.ipi_spec_dst
-					       : in.ipi_addr;
-			tx->msg_control = buf->buf;
-			tx->msg_controllen = CMSG_SPACE(sizeof(out));
-			o = CMSG_FIRSTHDR(tx);
-			o->cmsg_level = IPPROTO_IP;
-			o->cmsg_type = IP_PKTINFO;
-			o->cmsg_len = CMSG_LEN(sizeof(out));
-			memcpy(CMSG_DATA(o), &out, sizeof(out));
-			return;
-		}
-		if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
-			struct in6_pktinfo in;
-
-			memcpy(&in, CMSG_DATA(c), sizeof(in));
-			if (IN6_IS_ADDR_MULTICAST(&in.ipi6_addr))
-				return;
-			tx->msg_control = buf->buf;
-			tx->msg_controllen = CMSG_SPACE(sizeof(in));
-			o = CMSG_FIRSTHDR(tx);
-			o->cmsg_level = IPPROTO_IPV6;
-			o->cmsg_type = IPV6_PKTINFO;
-			o->cmsg_len = CMSG_LEN(sizeof(in));
-			memcpy(CMSG_DATA(o), &in, sizeof(in));
-			return;
-		}
-	}
-}
-
-static void authd_udp_send(struct authd_net *n, int fd, int count)
-{
-	struct authd_batch *b = n->batch;
-	int off = 0;
-
-	while (off < count) {
-		int r = sendmmsg(fd, b->tx + off, (unsigned)(count - off), 0);
-
-		if (r > 0) {
-			n->counts.udp_responses += (uint64_t)r;
-			off += r;
-			continue;
-		}
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (n->counts.udp_send_errors++ == 0)
-			log_warn("udp reply");
-		off++;
-	}
+	(void)index;
+	if (n->counts.udp_send_errors++ == 0)
+		log_warn("udp reply");
 }
 
 static void authd_udp_serve(struct authd_net *n, struct authd_sock *s)
 {
-	struct authd_batch *b = n->batch;
+	struct udp_batch *b = n->batch;
 
 	for (int round = 0; round < AUTHD_ROUNDS; round++) {
-		int r, count = 0;
+		int r = udp_recv(s->fd, b);
 
-		authd_batch_arm(b);
-		r = recvmmsg(s->fd, b->rx, AUTHD_BATCH, MSG_DONTWAIT, NULL);
-		if (r == -1) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-				log_warn("recvmmsg");
+		if (r == -1)
+			log_warn("recvmmsg");
+		if (r <= 0)
 			return;
-		}
 		for (int i = 0; i < r; i++) {
-			struct msghdr *rh = &b->rx[i].msg_hdr, *th = &b->tx[count].msg_hdr;
 			size_t len;
 
 			n->counts.udp_queries++;
-			if (rh->msg_flags & MSG_TRUNC) {
+			if (udp_rx_truncated(b, (unsigned)i)) {
 				n->counts.udp_oversize++;
 				continue;
 			}
-			len = authd_respond(n->rc, b->rx_buf[i], b->rx[i].msg_len,
-					    (const struct sockaddr *)&b->rx_from[i], 0,
-					    b->tx_buf[count], n->sv->udp_max);
+			len = authd_respond(n->rc, udp_rx_data(b, (unsigned)i),
+					    udp_rx_len(b, (unsigned)i), udp_rx_from(b, (unsigned)i),
+					    0, udp_tx_buf(b), n->sv->udp_max);
 			if (len == 0)
 				continue;
-			memset(&b->tx[count], 0, sizeof(b->tx[count]));
-			b->tx_to[count] = b->rx_from[i];
-			b->tx_iov[count].iov_base = b->tx_buf[count];
-			b->tx_iov[count].iov_len = len;
-			th->msg_name = &b->tx_to[count];
-			th->msg_namelen = rh->msg_namelen;
-			th->msg_iov = &b->tx_iov[count];
-			th->msg_iovlen = 1;
-			authd_reply_cmsg(rh, th, &b->tx_cmsg[count]);
-			count++;
+			udp_tx_reply(b, (unsigned)i, len);
 		}
-		authd_udp_send(n, s->fd, count);
+		n->counts.udp_responses += udp_send(s->fd, b, authd_udp_refused, n);
 		if (r < AUTHD_BATCH)
 			return;
 	}
@@ -575,17 +466,12 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 	n->control.fd = -1;
 	n->idle_timer.fd = -1;
 	LIST_INIT(&n->conns);
-	n->batch = calloc(1, sizeof(*n->batch));
+	n->batch = udp_batch_new(AUTHD_BATCH, AUTHD_RXLEN, sv->udp_max);
 	n->tcp_out = malloc(2 + AUTHD_MSG_MAX);
 	if (n->batch == NULL || n->tcp_out == NULL) {
 		log_warn("calloc");
 		goto fail;
 	}
-	for (int i = 0; i < AUTHD_BATCH; i++)
-		if ((n->batch->tx_buf[i] = malloc(sv->udp_max)) == NULL) {
-			log_warn("malloc");
-			goto fail;
-		}
 	for (int i = 0; i < sv->nlisten; i++)
 		for (int tcp = 0; tcp < 2; tcp++) {
 			struct authd_sock *s = &n->socks[n->nsocks];
@@ -635,10 +521,7 @@ void authd_net_close(struct authd_net *n)
 		close(n->control.fd);
 	}
 	loop_timer_del(n->loop, &n->idle_timer);
-	if (n->batch)
-		for (int i = 0; i < AUTHD_BATCH; i++)
-			free(n->batch->tx_buf[i]);
-	free(n->batch);
+	udp_batch_free(n->batch);
 	free(n->tcp_out);
 	free(n);
 }

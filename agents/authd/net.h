@@ -2,9 +2,9 @@
  * authd's sockets: everything that touches the kernel (docs/authd.md).
  *
  * For each listen address, one UDP and one TCP socket. UDP queries are read
- * with recvmmsg and answered with sendmmsg, 64 at a time, each answer sent
- * from the address its query was sent to (IP_PKTINFO / IPV6_PKTINFO), so a
- * server bound to 0.0.0.0 answers from the right address. TCP messages are
+ * and answered 64 at a time (lib/udpbatch.h), each answer sent from the
+ * address its query was sent to (IP_PKTINFO / IPV6_PKTINFO), so a server
+ * bound to 0.0.0.0 answers from the right address. TCP messages are
  * length-prefixed (RFC 1035 4.2.2, RFC 7766): several queries per
  * connection, answered in order; a connection idle for tcp_idle is closed,
  * and beyond tcp_max connections a new one is closed at once. The control

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "ctx.h"
 #include "log.h"
 #include "msg.h"
+#include "udpbatch.h"
 
 #define RSV_SRV_BATCH 32
 #define RSV_SRV_RXLEN 4096
@@ -22,16 +22,6 @@
 #define RSV_SRV_ROUNDS 8
 #define RSV_TCP_IN_FIRST 1024
 
-struct rsv_srv_batch {
-	struct mmsghdr rx[RSV_SRV_BATCH];
-	struct iovec rx_iov[RSV_SRV_BATCH];
-	struct sockaddr_in rx_from[RSV_SRV_BATCH];
-	uint8_t rx_buf[RSV_SRV_BATCH][RSV_SRV_RXLEN];
-	struct mmsghdr tx[RSV_SRV_BATCH];
-	struct iovec tx_iov[RSV_SRV_BATCH];
-	uint8_t tx_buf[RSV_SRV_BATCH][RSV_UDP_MAX];
-};
-
 int rsv_srv_init(struct rsv_ctx *ctx, int nfd)
 {
 	struct rsv_server *s = &ctx->srv;
@@ -39,7 +29,7 @@ int rsv_srv_init(struct rsv_ctx *ctx, int nfd)
 	memset(s, 0, sizeof(*s));
 	s->nfd = nfd;
 	s->by_fd = calloc((size_t)nfd, sizeof(*s->by_fd));
-	s->batch = calloc(1, sizeof(*s->batch));
+	s->batch = udp_batch_new(RSV_SRV_BATCH, RSV_SRV_RXLEN, RSV_UDP_MAX);
 	s->scratch = malloc(RSV_TCP_MAX);
 	if (s->by_fd == NULL || s->batch == NULL || s->scratch == NULL) {
 		log_warn("calloc");
@@ -105,60 +95,44 @@ int rsv_srv_open(struct rsv_inst *in)
 	return 0;
 }
 
+/* rsv_srv_refused: an answer the kernel refused, skipped. */
+static void rsv_srv_refused(void *arg, unsigned index)
+{
+	struct rsv_inst *in = arg;
+
+	(void)index;
+	log_debug("%s: answer refused: %s", in->conf->name, strerror(errno));
+}
+
 void rsv_srv_udp_readable(struct rsv_inst *in)
 {
-	struct rsv_srv_batch *b = in->ctx->srv.batch;
+	struct udp_batch *b = in->ctx->srv.batch;
 
 	for (int round = 0; round < RSV_SRV_ROUNDS; round++) {
-		int r, n = 0, off = 0;
+		int r = udp_recv(in->udp.fd, b);
 
-		for (int i = 0; i < RSV_SRV_BATCH; i++) {
-			b->rx_iov[i] =
-			    (struct iovec){.iov_base = b->rx_buf[i], .iov_len = RSV_SRV_RXLEN};
-			memset(&b->rx[i], 0, sizeof(b->rx[i]));
-			b->rx[i].msg_hdr.msg_name = &b->rx_from[i];
-			b->rx[i].msg_hdr.msg_namelen = sizeof(b->rx_from[i]);
-			b->rx[i].msg_hdr.msg_iov = &b->rx_iov[i];
-			b->rx[i].msg_hdr.msg_iovlen = 1;
-		}
-		r = recvmmsg(in->udp.fd, b->rx, RSV_SRV_BATCH, MSG_DONTWAIT, NULL);
-		if (r == -1) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-				log_warn("%s: recvmmsg", in->conf->name);
+		if (r == -1)
+			log_warn("%s: recvmmsg", in->conf->name);
+		if (r <= 0)
 			return;
-		}
 		for (int i = 0; i < r; i++) {
-			struct rsv_client who = {.tcp = 0, .addr = b->rx_from[i], .fd = -1};
+			struct rsv_client who = {.tcp = 0, .fd = -1};
 			size_t len;
 
-			if ((b->rx[i].msg_hdr.msg_flags & MSG_TRUNC) ||
-			    b->rx[i].msg_hdr.msg_namelen != sizeof(struct sockaddr_in)) {
+			if (udp_rx_truncated(b, (unsigned)i) ||
+			    udp_rx_fromlen(b, (unsigned)i) != sizeof(struct sockaddr_in)) {
 				in->n.bad++;
 				continue;
 			}
-			len = rsv_client_query(in, b->rx_buf[i], b->rx[i].msg_len, &who,
-					       b->tx_buf[n], RSV_UDP_MAX);
+			memcpy(&who.addr, udp_rx_from(b, (unsigned)i), sizeof(who.addr));
+			len = rsv_client_query(in, udp_rx_data(b, (unsigned)i),
+					       udp_rx_len(b, (unsigned)i), &who, udp_tx_buf(b),
+					       RSV_UDP_MAX);
 			if (len == 0)
 				continue;
-			b->tx_iov[n] = (struct iovec){.iov_base = b->tx_buf[n], .iov_len = len};
-			memset(&b->tx[n], 0, sizeof(b->tx[n]));
-			b->tx[n].msg_hdr.msg_name = &b->rx_from[i];
-			b->tx[n].msg_hdr.msg_namelen = sizeof(b->rx_from[i]);
-			b->tx[n].msg_hdr.msg_iov = &b->tx_iov[n];
-			b->tx[n].msg_hdr.msg_iovlen = 1;
-			n++;
+			udp_tx_reply(b, (unsigned)i, len);
 		}
-		while (off < n) {
-			int s = sendmmsg(in->udp.fd, b->tx + off, (unsigned)(n - off), 0);
-			if (s > 0) {
-				off += s;
-			} else if (s == -1 && errno == EINTR) {
-				continue;
-			} else {
-				log_debug("%s: sendmmsg: %s", in->conf->name, strerror(errno));
-				off++; /* skip the answer the kernel refused */
-			}
-		}
+		udp_send(in->udp.fd, b, rsv_srv_refused, in);
 		if (r < RSV_SRV_BATCH)
 			return;
 	}
@@ -421,7 +395,7 @@ void rsv_srv_close_all(struct rsv_ctx *ctx)
 	while (s->oldest)
 		rsv_conn_close(s->oldest);
 	free(s->by_fd);
-	free(s->batch);
+	udp_batch_free(s->batch);
 	free(s->scratch);
 	s->by_fd = NULL;
 	s->batch = NULL;

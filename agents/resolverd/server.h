@@ -3,8 +3,8 @@
  * socket per resolver on ADDR:port, bound with IP_FREEBIND so a resolver
  * can start before its address is up.
  *
- * UDP queries are read with recvmmsg and the answers ready at once (hits,
- * stale answers, errors) go back with one sendmmsg per batch; answers that
+ * UDP queries are read in batches and the answers ready at once (hits,
+ * stale answers, errors) go back in one batch (lib/udpbatch.h); answers that
  * waited on the upstream go out one by one. Over TCP (RFC 7766) a
  * connection may carry many queries, answered as they are ready, possibly
  * out of order; it is closed after RSV_TCP_IDLE without a query, and at
@@ -36,7 +36,7 @@ struct rsv_conn {
 	int want_out;
 };
 
-struct rsv_srv_batch;
+struct udp_batch;
 
 struct rsv_server {
 	struct rsv_conn **by_fd; /* indexed by fd, RLIMIT_NOFILE of them */
@@ -44,7 +44,7 @@ struct rsv_server {
 	struct rsv_conn *oldest, *newest;
 	unsigned nconns;
 	uint64_t serial;
-	struct rsv_srv_batch *batch;
+	struct udp_batch *batch;
 	uint8_t *scratch; /* RSV_TCP_MAX: an answer being built */
 };
 
