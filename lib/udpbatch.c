@@ -24,7 +24,7 @@ struct udp_batch *udp_batch_new(unsigned cap, size_t rxlen, size_t txlen)
 	b->rx_cmsg = calloc(cap, sizeof(*b->rx_cmsg));
 	b->tx_cmsg = calloc(cap, sizeof(*b->tx_cmsg));
 	b->rx_buf = calloc(cap, rxlen);
-	b->tx_buf = calloc(cap, txlen);
+	b->tx_buf = calloc(cap, txlen ? txlen : 1); /* none queued by a reader */
 	if (!b->rx || !b->tx || !b->rx_iov || !b->tx_iov || !b->rx_from || !b->tx_to ||
 	    !b->rx_cmsg || !b->tx_cmsg || !b->rx_buf || !b->tx_buf) {
 		udp_batch_free(b);
