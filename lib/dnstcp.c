@@ -155,7 +155,7 @@ static void dnstcp_messages(struct dnstcp_conn *c)
 			break;
 		s->counts.messages++;
 		dnstcp_active(c);
-		s->conf.message(s->conf.arg, c, c->in + off + 2, whole - 2);
+		s->conf.message(c->listener->arg, c, c->in + off + 2, whole - 2);
 		off += whole;
 	}
 	if (c->fd != -1 && off) {
@@ -231,7 +231,8 @@ static void dnstcp_conn_event(struct loop *loop, int fd, uint32_t events, void *
 
 static void dnstcp_accept(struct loop *loop, int lfd, uint32_t events, void *arg)
 {
-	struct dnstcp_server *s = arg;
+	struct dnstcp_listener *l = arg;
+	struct dnstcp_server *s = l->srv;
 
 	(void)loop, (void)events;
 	for (int i = 0; i < 64; i++) {
@@ -259,6 +260,7 @@ static void dnstcp_accept(struct loop *loop, int lfd, uint32_t events, void *arg
 			continue;
 		}
 		c->srv = s;
+		c->listener = l;
 		c->fd = fd;
 		c->peer = peer;
 		c->serial = ++s->serial;
@@ -277,29 +279,35 @@ static void dnstcp_accept(struct loop *loop, int lfd, uint32_t events, void *arg
 	}
 }
 
-int dnstcp_open(struct dnstcp_server *s, struct loop *loop, int fd, const struct dnstcp_conf *conf)
+int dnstcp_open(struct dnstcp_server *s, struct loop *loop, const struct dnstcp_conf *conf)
 {
 	memset(s, 0, sizeof(*s));
 	s->loop = loop;
 	s->conf = *conf;
-	s->fd = fd;
 	TAILQ_INIT(&s->conns);
 	if (conf->nfd > 0 && (s->by_fd = calloc((size_t)conf->nfd, sizeof(*s->by_fd))) == NULL)
 		return -1;
-	if (loop_add(loop, &s->h, fd, EPOLLIN, dnstcp_accept, s) == -1) {
-		free(s->by_fd);
-		s->by_fd = NULL;
-		return -1;
-	}
 	return 0;
+}
+
+int dnstcp_listen(struct dnstcp_server *s, struct dnstcp_listener *l, int fd, void *arg)
+{
+	l->srv = s;
+	l->fd = fd;
+	l->arg = arg;
+	return loop_add(s->loop, &l->h, fd, EPOLLIN, dnstcp_accept, l);
+}
+
+void dnstcp_unlisten(struct dnstcp_listener *l)
+{
+	if (l->srv)
+		loop_del(l->srv->loop, &l->h);
 }
 
 void dnstcp_close_all(struct dnstcp_server *s)
 {
 	while (!TAILQ_EMPTY(&s->conns))
 		dnstcp_conn_close(TAILQ_FIRST(&s->conns));
-	if (s->loop)
-		loop_del(s->loop, &s->h);
 	free(s->by_fd);
 	s->by_fd = NULL;
 }

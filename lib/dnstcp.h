@@ -2,8 +2,9 @@
  * DNS over TCP (RFC 1035 4.2.2, RFC 7766): the one place the 2-byte length
  * prefix is read and written.
  *
- * A struct dnstcp_server owns a listening socket's connections: it accepts
- * them, reads every whole message (several may come in one segment,
+ * A struct dnstcp_server owns the connections of one or more listening
+ * sockets (dnstcp_listen), with one cap over all of them: it accepts them,
+ * reads every whole message (several may come in one segment,
  * pipelined, or one message across many reads) and hands each to the
  * caller's callback, which answers with dnstcp_send() at once or later
  * (resolverd answers when the upstream does: dnstcp_find() turns a saved
@@ -45,7 +46,7 @@ struct dnstcp_server;
 struct dnstcp_conn;
 
 /* dnstcp_msg_cb: one whole message of c (len > 0 bytes, valid during the
- * call). */
+ * call); arg is the one given to dnstcp_listen() for c's listener. */
 typedef void (*dnstcp_msg_cb)(void *arg, struct dnstcp_conn *c, const uint8_t *msg, size_t len);
 
 enum dnstcp_cap { DNSTCP_CAP_REFUSE, DNSTCP_CAP_EVICT };
@@ -58,16 +59,24 @@ struct dnstcp_conf {
 	int nfd;		/* > 0: dnstcp_find() for fds below nfd */
 	int64_t (*clock)(void); /* CLOCK_MONOTONIC ns; NULL: now_mono_ns */
 	dnstcp_msg_cb message;
-	void *arg;
 };
 
 struct dnstcp_counts {
 	uint64_t accepted, rejected, evicted, idle_closed, slow_closed, messages, answers;
 };
 
+/* a listening socket's handler, the caller's */
+struct dnstcp_listener {
+	struct loop_handler h;
+	struct dnstcp_server *srv;
+	int fd; /* the caller's to close */
+	void *arg;
+};
+
 struct dnstcp_conn {
 	struct loop_handler h;
 	struct dnstcp_server *srv;
+	struct dnstcp_listener *listener;
 	int fd;
 	uint64_t serial;
 	struct sockaddr_storage peer;
@@ -83,8 +92,6 @@ struct dnstcp_conn {
 struct dnstcp_server {
 	struct loop *loop;
 	struct dnstcp_conf conf;
-	struct loop_handler h;
-	int fd; /* the listener; the caller's to close */
 	unsigned nconns;
 	uint64_t serial;
 	TAILQ_HEAD(dnstcp_conns, dnstcp_conn) conns;
@@ -98,11 +105,15 @@ struct dnstcp_ref {
 	uint64_t serial;
 };
 
-/* dnstcp_open: serves the listening socket fd on loop with conf. 0, or -1
- * (out of memory, loop_add). */
-int dnstcp_open(struct dnstcp_server *s, struct loop *loop, int fd, const struct dnstcp_conf *conf);
-/* dnstcp_close_all: every connection closed and the listener out of the
- * loop (not closed). */
+/* dnstcp_open: no connections yet, on loop with conf. 0, or -1 (out of
+ * memory). */
+int dnstcp_open(struct dnstcp_server *s, struct loop *loop, const struct dnstcp_conf *conf);
+/* dnstcp_listen: accepts connections on the listening socket fd with l;
+ * their messages go to the callback with arg. 0, or -1 (loop_add). */
+int dnstcp_listen(struct dnstcp_server *s, struct dnstcp_listener *l, int fd, void *arg);
+/* dnstcp_unlisten: l out of the loop (its fd is not closed). */
+void dnstcp_unlisten(struct dnstcp_listener *l);
+/* dnstcp_close_all: every connection closed. */
 void dnstcp_close_all(struct dnstcp_server *s);
 
 /* dnstcp_send: queues msg (len <= DNSTCP_MSG_MAX) with its length and

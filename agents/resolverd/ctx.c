@@ -8,7 +8,7 @@
 #include "log.h"
 #include "timeutil.h"
 
-static int64_t rsv_ctx_now(struct rsv_ctx *ctx)
+int64_t rsv_ctx_now(struct rsv_ctx *ctx)
 {
 	return ctx->clock ? ctx->clock() : now_mono_ns();
 }
@@ -22,12 +22,6 @@ static void rsv_ctx_dispatch(struct loop *loop, int fd, uint32_t events, void *a
 	switch (f->kind) {
 	case RSV_FD_UDP:
 		rsv_srv_udp_readable(f->ptr);
-		break;
-	case RSV_FD_TCP_LISTEN:
-		rsv_srv_accept(f->ptr);
-		break;
-	case RSV_FD_TCP_CONN:
-		rsv_srv_conn_event(f->ptr, events);
 		break;
 	case RSV_FD_UPSTREAM:
 		rsv_up_readable(f->ptr);

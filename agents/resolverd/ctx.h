@@ -41,6 +41,9 @@ void rsv_ctx_close(struct rsv_ctx *ctx);
  * connections. resolverd calls it every 10 ms. */
 void rsv_ctx_tick(struct rsv_ctx *ctx);
 
+/* rsv_ctx_now: ctx->clock's time, or CLOCK_MONOTONIC's. */
+int64_t rsv_ctx_now(struct rsv_ctx *ctx);
+
 /* rsv_watch: f->fd in ctx->loop, dispatched by f->kind. 0, or -1. */
 int rsv_watch(struct rsv_ctx *ctx, struct rsv_fd *f, uint32_t events);
 

@@ -27,6 +27,7 @@
 
 #include "cache.h"
 #include "config.h"
+#include "dnstcp.h"
 #include "loop.h"
 
 struct rsv_ctx;
@@ -34,8 +35,6 @@ struct rsv_pending;
 
 enum rsv_fd_kind {
 	RSV_FD_UDP,	    /* a resolver's client socket */
-	RSV_FD_TCP_LISTEN,  /* a resolver's TCP listener */
-	RSV_FD_TCP_CONN,    /* a client's TCP connection */
 	RSV_FD_UPSTREAM,    /* a resolver's upstream socket */
 	RSV_FD_UPSTREAM_TCP /* an upstream query over TCP */
 };
@@ -44,7 +43,7 @@ enum rsv_fd_kind {
 struct rsv_fd {
 	enum rsv_fd_kind kind;
 	int fd;
-	void *ptr; /* struct rsv_inst, rsv_conn or rsv_pending */
+	void *ptr; /* struct rsv_inst or rsv_pending */
 	struct rsv_ctx *ctx;
 	struct loop_handler h;
 };
@@ -68,8 +67,7 @@ struct rsv_counts {
 struct rsv_client {
 	int tcp;
 	struct sockaddr_in addr; /* UDP: the client */
-	int fd;			 /* TCP: the connection, */
-	uint64_t serial;	 /* if it is still the same one */
+	struct dnstcp_ref conn;	 /* TCP: the connection, if still open */
 };
 
 struct rsv_inst {
@@ -77,9 +75,10 @@ struct rsv_inst {
 	int index;
 	const struct rsv_inst_conf *conf;
 	struct rsv_cache cache;
-	struct rsv_fd udp, tcp, up;
-	char src[32]; /* "ADDR:PORT" of the upstream socket */
-	int up_pref;  /* the upstream to try first: the last that answered */
+	struct rsv_fd udp, up;
+	struct dnstcp_listener tcp; /* in ctx->srv.tcp */
+	char src[32];		    /* "ADDR:PORT" of the upstream socket */
+	int up_pref;		    /* the upstream to try first: the last that answered */
 	unsigned pending;
 	struct rsv_counts n, last; /* now; at the last resolver_stats */
 };

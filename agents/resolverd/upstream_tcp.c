@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "dnstcp.h"
 #include "log.h"
 #include "msg.h"
 #include "upstream_int.h"
@@ -36,8 +37,7 @@ int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen)
 
 	if (p->tcp_buf == NULL && (p->tcp_buf = malloc(2 + RSV_TCP_MAX)) == NULL)
 		return -1;
-	p->tcp_buf[0] = (uint8_t)(qlen >> 8);
-	p->tcp_buf[1] = (uint8_t)qlen;
+	dnstcp_put_len(p->tcp_buf, qlen);
 	memcpy(p->tcp_buf + 2, q, qlen);
 	p->tcp_len = 2 + qlen;
 	p->tcp_done = 0;
@@ -117,7 +117,7 @@ void rsv_up_tcp_event(struct rsv_pending *p, uint32_t events)
 	}
 	/* the answer: a 2-byte length, then the message, into tcp_buf */
 	for (;;) {
-		want = p->tcp_done < 2 ? 2 : 2 + ((size_t)p->tcp_buf[0] << 8 | p->tcp_buf[1]);
+		want = dnstcp_framed(p->tcp_buf, p->tcp_done);
 		if (p->tcp_done >= want)
 			break;
 		n = recv(p->tcp_fd.fd, p->tcp_buf + p->tcp_done, want - p->tcp_done, 0);

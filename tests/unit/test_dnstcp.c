@@ -22,6 +22,7 @@
 struct fx {
 	struct loop *loop;
 	struct dnstcp_server srv;
+	struct dnstcp_listener l;
 	struct sockaddr_in addr;
 	int lfd;
 	int messages;
@@ -59,8 +60,7 @@ static struct fx *fx_open(unsigned max, enum dnstcp_cap cap, size_t out_max, int
 				   .out_max = out_max,
 				   .nfd = 1024,
 				   .clock = fake_clock,
-				   .message = on_message,
-				   .arg = f};
+				   .message = on_message};
 
 	assert_non_null(f);
 	f->big = malloc(DNSTCP_MSG_MAX);
@@ -73,13 +73,15 @@ static struct fx *fx_open(unsigned max, enum dnstcp_cap cap, size_t out_max, int
 	assert_int_equal(bind(f->lfd, (struct sockaddr *)&f->addr, sizeof(f->addr)), 0);
 	assert_int_equal(listen(f->lfd, 16), 0);
 	assert_int_equal(getsockname(f->lfd, (struct sockaddr *)&f->addr, &len), 0);
-	assert_int_equal(dnstcp_open(&f->srv, f->loop, f->lfd, &conf), 0);
+	assert_int_equal(dnstcp_open(&f->srv, f->loop, &conf), 0);
+	assert_int_equal(dnstcp_listen(&f->srv, &f->l, f->lfd, f), 0);
 	return f;
 }
 
 static void fx_close(struct fx *f)
 {
 	dnstcp_close_all(&f->srv);
+	dnstcp_unlisten(&f->l);
 	close(f->lfd);
 	loop_free(f->loop);
 	free(f->big);
