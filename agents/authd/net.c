@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "dnstcp.h"
 #include "log.h"
 #include "timeutil.h"
 #include "udpbatch.h"
@@ -19,31 +20,16 @@
 #define AUTHD_RXLEN 4096   /* a larger UDP query is dropped */
 #define AUTHD_ROUNDS 16	   /* batches per wake-up, so signals still get a turn */
 #define AUTHD_CTL_LEN 2048 /* a control datagram */
-#define AUTHD_TCP_READ 4096
 
 struct authd_net;
 
 struct authd_sock {
 	struct authd_net *net;
-	struct loop_handler h;
+	struct loop_handler h;	      /* UDP, control */
+	struct dnstcp_listener tcp_l; /* TCP */
 	int fd;
 	int family;
 	int tcp;
-};
-
-struct authd_conn {
-	struct authd_net *net;
-	struct loop_handler h;
-	int fd;
-	struct sockaddr_storage peer;
-	int64_t last; /* CLOCK_MONOTONIC of the last activity */
-	uint8_t *rbuf;
-	size_t rcap, rlen;
-	uint8_t *wbuf;
-	size_t wcap, wlen, woff;
-	int writing; /* waiting for EPOLLOUT */
-	int eof;
-	LIST_ENTRY(authd_conn) entry;
 };
 
 struct authd_net {
@@ -57,9 +43,8 @@ struct authd_net {
 	struct authd_sock control;
 	struct loop_handler idle_timer;
 	struct udp_batch *batch;
-	uint8_t *tcp_out; /* 2 + AUTHD_MSG_MAX */
-	int nconns;
-	LIST_HEAD(, authd_conn) conns;
+	uint8_t *tcp_out; /* AUTHD_MSG_MAX: an answer being built */
+	struct dnstcp_server tcp;
 	struct authd_net_counts counts;
 };
 
@@ -153,253 +138,32 @@ static void authd_udp_serve(struct authd_net *n, struct authd_sock *s)
 }
 
 /*
- * TCP.
+ * TCP (lib/dnstcp.h): answers in order, a connection not read while its
+ * answer waits to be written.
  */
 
-static void authd_conn_close(struct authd_conn *c)
+static void authd_tcp_message(void *arg, struct dnstcp_conn *c, const uint8_t *msg, size_t len)
 {
-	struct authd_net *n = c->net;
+	struct authd_net *n = arg;
+	size_t out;
 
-	loop_del(n->loop, &c->h);
-	close(c->fd);
-	LIST_REMOVE(c, entry);
-	n->nconns--;
-	free(c->rbuf);
-	free(c->wbuf);
-	free(c);
-}
-
-/* authd_conn_watch: EPOLLOUT while output is pending, else EPOLLIN. */
-static int authd_conn_watch(struct authd_conn *c, int writing)
-{
-	if (c->writing == writing)
-		return 0;
-	c->writing = writing;
-	return loop_mod(c->net->loop, &c->h, writing ? EPOLLOUT : EPOLLIN);
-}
-
-/* authd_conn_flush: writes pending output. 0 when all is written, 1 when
- * some remains, -1 on error. */
-static int authd_conn_flush(struct authd_conn *c)
-{
-	while (c->woff < c->wlen) {
-		ssize_t w = send(c->fd, c->wbuf + c->woff, c->wlen - c->woff, MSG_NOSIGNAL);
-
-		if (w > 0) {
-			c->woff += (size_t)w;
-			continue;
-		}
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 1;
-		return -1;
-	}
-	c->woff = c->wlen = 0;
-	return 0;
-}
-
-/* authd_conn_send: out (len bytes) now, the rest when writable. 0, 1 if
- * output is pending, -1 on error. */
-static int authd_conn_send(struct authd_conn *c, const uint8_t *out, size_t len)
-{
-	size_t off = 0;
-
-	while (off < len) {
-		ssize_t w = send(c->fd, out + off, len - off, MSG_NOSIGNAL);
-
-		if (w > 0) {
-			off += (size_t)w;
-			continue;
-		}
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		return -1;
-	}
-	if (off == len)
-		return 0;
-	if (c->wcap < len - off) {
-		uint8_t *p = realloc(c->wbuf, len - off);
-
-		if (p == NULL)
-			return -1;
-		c->wbuf = p;
-		c->wcap = len - off;
-	}
-	memcpy(c->wbuf, out + off, len - off);
-	c->wlen = len - off;
-	c->woff = 0;
-	return 1;
-}
-
-/* authd_conn_process: answers the complete messages read, in order, until
- * output blocks. 0, 1 if output is pending, -1 to close. */
-static int authd_conn_process(struct authd_conn *c)
-{
-	struct authd_net *n = c->net;
-	size_t off = 0;
-	int ret = 0;
-
-	while (c->rlen - off >= 2) {
-		size_t mlen = (size_t)c->rbuf[off] << 8 | c->rbuf[off + 1], len;
-
-		if (c->rlen - off < 2 + mlen)
-			break;
-		n->counts.tcp_queries++;
-		len =
-		    authd_respond(n->rc, c->rbuf + off + 2, mlen, (const struct sockaddr *)&c->peer,
-				  1, n->tcp_out + 2, AUTHD_MSG_MAX);
-		off += 2 + mlen;
-		if (len == 0)
-			continue;
-		n->counts.tcp_responses++;
-		n->tcp_out[0] = (uint8_t)(len >> 8);
-		n->tcp_out[1] = (uint8_t)len;
-		ret = authd_conn_send(c, n->tcp_out, len + 2);
-		if (ret != 0)
-			break;
-	}
-	if (off > 0) {
-		memmove(c->rbuf, c->rbuf + off, c->rlen - off);
-		c->rlen -= off;
-	}
-	return ret;
-}
-
-/* authd_conn_read: reads what is there. 0, or -1 to close. */
-static int authd_conn_read(struct authd_conn *c)
-{
-	for (;;) {
-		ssize_t r;
-
-		if (c->rcap - c->rlen < AUTHD_TCP_READ) {
-			/* room for a whole message, at most, plus a read */
-			size_t cap = c->rlen + AUTHD_TCP_READ;
-			uint8_t *p;
-
-			if (cap > 2 + AUTHD_MSG_MAX + AUTHD_TCP_READ)
-				return 0; /* full: process first */
-			p = realloc(c->rbuf, cap);
-			if (p == NULL)
-				return -1;
-			c->rbuf = p;
-			c->rcap = cap;
-		}
-		r = recv(c->fd, c->rbuf + c->rlen, c->rcap - c->rlen, 0);
-		if (r > 0) {
-			c->rlen += (size_t)r;
-			continue;
-		}
-		if (r == 0) {
-			c->eof = 1;
-			return 0;
-		}
-		if (errno == EINTR)
-			continue;
-		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-	}
-}
-
-static void authd_conn_event(struct loop *loop, int fd, uint32_t events, void *arg)
-{
-	struct authd_conn *c = arg;
-	int ret;
-
-	(void)loop;
-	(void)fd;
-	c->last = now_mono_ns();
-	if (c->writing) {
-		ret = authd_conn_flush(c);
-		if (ret == -1)
-			goto close;
-		if (ret == 1)
-			return;
-	} else if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-		if (authd_conn_read(c) == -1)
-			goto close;
-	}
-	/* answer what is complete; a buffer that was full is read again */
-	for (;;) {
-		size_t before;
-
-		ret = authd_conn_process(c);
-		if (ret == -1)
-			goto close;
-		if (ret == 1 || c->eof)
-			break;
-		before = c->rlen;
-		if (authd_conn_read(c) == -1)
-			goto close;
-		if (c->rlen == before)
-			break;
-	}
-	if (ret == 1) {
-		if (authd_conn_watch(c, 1) == -1)
-			goto close;
+	n->counts.tcp_queries++;
+	out = authd_respond(n->rc, msg, len, (const struct sockaddr *)&c->peer, 1, n->tcp_out,
+			    AUTHD_MSG_MAX);
+	if (out == 0)
 		return;
-	}
-	if (c->eof)
-		goto close;
-	if (authd_conn_watch(c, 0) == -1)
-		goto close;
-	return;
-close:
-	authd_conn_close(c);
-}
-
-static void authd_tcp_accept(struct authd_net *n, struct authd_sock *s)
-{
-	for (int i = 0; i < 64; i++) {
-		struct sockaddr_storage peer;
-		socklen_t plen = sizeof(peer);
-		struct authd_conn *c;
-		int fd =
-		    accept4(s->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-		if (fd == -1) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
-			    errno != ECONNABORTED)
-				log_warn("accept");
-			return;
-		}
-		if (n->nconns >= n->sv->tcp_max || (c = calloc(1, sizeof(*c))) == NULL) {
-			n->counts.tcp_rejected++;
-			close(fd);
-			continue;
-		}
-		c->net = n;
-		c->fd = fd;
-		c->peer = peer;
-		c->last = now_mono_ns();
-		if (loop_add(n->loop, &c->h, fd, EPOLLIN, authd_conn_event, c) == -1) {
-			log_warn("loop_add");
-			close(fd);
-			free(c);
-			continue;
-		}
-		LIST_INSERT_HEAD(&n->conns, c, entry);
-		n->nconns++;
-		n->counts.tcp_accepted++;
-	}
+	n->counts.tcp_responses++;
+	dnstcp_send(c, n->tcp_out, out);
 }
 
 static void authd_idle_timer(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	struct authd_net *n = arg;
-	int64_t now = now_mono_ns();
 
 	(void)loop;
 	(void)events;
 	loop_timer_read(fd);
-	for (struct authd_conn *c = LIST_FIRST(&n->conns), *next; c; c = next) {
-		next = LIST_NEXT(c, entry);
-		if (now - c->last >= n->sv->tcp_idle_ns) {
-			n->counts.tcp_idle_closed++;
-			authd_conn_close(c);
-		}
-	}
+	dnstcp_idle(&n->tcp);
 }
 
 /*
@@ -443,8 +207,6 @@ static void authd_sock_event(struct loop *loop, int fd, uint32_t events, void *a
 	(void)events;
 	if (s == &s->net->control)
 		authd_control_read(s->net, s);
-	else if (s->tcp)
-		authd_tcp_accept(s->net, s);
 	else
 		authd_udp_serve(s->net, s);
 }
@@ -465,10 +227,14 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 	n->report_arg = arg;
 	n->control.fd = -1;
 	n->idle_timer.fd = -1;
-	LIST_INIT(&n->conns);
 	n->batch = udp_batch_new(AUTHD_BATCH, AUTHD_RXLEN, sv->udp_max);
-	n->tcp_out = malloc(2 + AUTHD_MSG_MAX);
-	if (n->batch == NULL || n->tcp_out == NULL) {
+	n->tcp_out = malloc(AUTHD_MSG_MAX);
+	if (n->batch == NULL || n->tcp_out == NULL ||
+	    dnstcp_open(&n->tcp, loop,
+			&(struct dnstcp_conf){.max_conns = (unsigned)sv->tcp_max,
+					      .cap = DNSTCP_CAP_REFUSE,
+					      .idle_ns = sv->tcp_idle_ns,
+					      .message = authd_tcp_message}) == -1) {
 		log_warn("calloc");
 		goto fail;
 	}
@@ -483,7 +249,8 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 			if (s->fd == -1)
 				goto fail;
 			n->nsocks++;
-			if (loop_add(loop, &s->h, s->fd, EPOLLIN, authd_sock_event, s) == -1) {
+			if (tcp ? dnstcp_listen(&n->tcp, &s->tcp_l, s->fd, n)
+				: loop_add(loop, &s->h, s->fd, EPOLLIN, authd_sock_event, s)) {
 				log_warn("loop_add");
 				goto fail;
 			}
@@ -510,10 +277,10 @@ void authd_net_close(struct authd_net *n)
 {
 	if (n == NULL)
 		return;
-	while (!LIST_EMPTY(&n->conns))
-		authd_conn_close(LIST_FIRST(&n->conns));
+	dnstcp_close_all(&n->tcp);
 	for (int i = 0; i < n->nsocks; i++) {
 		loop_del(n->loop, &n->socks[i].h);
+		dnstcp_unlisten(&n->socks[i].tcp_l);
 		close(n->socks[i].fd);
 	}
 	if (n->control.fd != -1) {
@@ -526,7 +293,10 @@ void authd_net_close(struct authd_net *n)
 	free(n);
 }
 
-const struct authd_net_counts *authd_net_counts(const struct authd_net *n)
+const struct authd_net_counts *authd_net_counts(struct authd_net *n)
 {
+	n->counts.tcp_accepted = n->tcp.counts.accepted;
+	n->counts.tcp_rejected = n->tcp.counts.rejected;
+	n->counts.tcp_idle_closed = n->tcp.counts.idle_closed;
 	return &n->counts;
 }

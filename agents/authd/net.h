@@ -42,6 +42,6 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 /* authd_net_close: closes every socket and connection. */
 void authd_net_close(struct authd_net *n);
 
-const struct authd_net_counts *authd_net_counts(const struct authd_net *n);
+const struct authd_net_counts *authd_net_counts(struct authd_net *n);
 
 #endif
