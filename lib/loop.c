@@ -107,8 +107,12 @@ void loop_del(struct loop *loop, struct loop_handler *h)
 
 void loop_del_finalize(struct loop *loop, struct loop_handler *h, loop_fin_cb fin)
 {
-	loop_del(loop, h);
 	h->fin = fin;
+	if (loop == NULL) {
+		fin(h);
+		return;
+	}
+	loop_del(loop, h);
 	if (!loop->dispatching) {
 		fin(h);
 		return;

@@ -55,8 +55,9 @@ int loop_mod(struct loop *loop, struct loop_handler *h, uint32_t events);
 /* loop_del: stop watching h (does not close its fd). A handler not added
  * is ignored. */
 void loop_del(struct loop *loop, struct loop_handler *h);
-/* loop_del_finalize: loop_del(), then fin(h) once the batch being
- * dispatched is done (at once when the loop is not dispatching). */
+/* loop_del_finalize: loop_del() (h need not have been added), then fin(h)
+ * once the batch being dispatched is done (at once when the loop is not
+ * dispatching, or is NULL). */
 void loop_del_finalize(struct loop *loop, struct loop_handler *h, loop_fin_cb fin);
 
 /* loop_timer_add: h becomes a timerfd on CLOCK_MONOTONIC firing first at

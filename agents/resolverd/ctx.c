@@ -30,8 +30,6 @@ static void rsv_ctx_dispatch(struct loop *loop, int fd, uint32_t events, void *a
 		rsv_up_tcp_event(f->ptr, events);
 		break;
 	}
-	/* queries finished in this event may have an answer further up */
-	rsv_up_reap(f->ctx);
 }
 
 int rsv_watch(struct rsv_ctx *ctx, struct rsv_fd *f, uint32_t events)
@@ -97,5 +95,4 @@ void rsv_ctx_tick(struct rsv_ctx *ctx)
 	rsv_up_tick(ctx);
 	if (++ctx->ticks % 100 == 0)
 		rsv_srv_idle(ctx);
-	rsv_up_reap(ctx);
 }

@@ -3,7 +3,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -33,7 +32,6 @@ static void rsv_srv_tcp_message(void *arg, struct dnstcp_conn *c, const uint8_t 
 	n = rsv_client_query(in, msg, len, &who, ctx->srv.scratch, RSV_TCP_MAX);
 	if (n)
 		dnstcp_send(c, ctx->srv.scratch, n);
-	rsv_up_reap(ctx);
 }
 
 int rsv_srv_init(struct rsv_ctx *ctx, int nfd)

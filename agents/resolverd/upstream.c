@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -156,7 +157,23 @@ static void rsv_queue_remove(struct rsv_upstream *u, struct rsv_pending *p)
 	p->q_prev = p->q_next = NULL;
 }
 
-/* rsv_up_release: p is done: out of every table, freed after the event. */
+static void rsv_up_free(struct loop_handler *h)
+{
+	struct rsv_pending *p =
+	    (struct rsv_pending *)((char *)h - offsetof(struct rsv_pending, tcp_fd.h));
+	struct rsv_waiter *w, *wn;
+
+	for (w = p->waiters; w; w = wn) {
+		wn = w->next;
+		free(w);
+	}
+	free(p->tcp_buf);
+	free(p);
+}
+
+/* rsv_up_release: p is done: out of every table, freed once the event
+ * being handled is done (the answer being handled may be in tcp_buf), or
+ * at once outside one. */
 static void rsv_up_release(struct rsv_pending *p)
 {
 	struct rsv_upstream *u = &p->inst->ctx->up;
@@ -171,28 +188,9 @@ static void rsv_up_release(struct rsv_pending *p)
 	*pp = p->key_next;
 	rsv_queue_remove(u, p);
 	rsv_up_tcp_close(p);
-	p->dead_next = u->dead;
-	u->dead = p;
 	u->count--;
 	p->inst->pending--;
-}
-
-void rsv_up_reap(struct rsv_ctx *ctx)
-{
-	struct rsv_pending *p, *next;
-
-	for (p = ctx->up.dead; p; p = next) {
-		struct rsv_waiter *w, *wn;
-
-		next = p->dead_next;
-		for (w = p->waiters; w; w = wn) {
-			wn = w->next;
-			free(w);
-		}
-		free(p->tcp_buf);
-		free(p);
-	}
-	ctx->up.dead = NULL;
+	loop_del_finalize(p->inst->ctx->loop, &p->tcp_fd.h, rsv_up_free);
 }
 
 /* rsv_up_send: the next attempt of p. */
@@ -416,7 +414,6 @@ void rsv_up_finish(struct rsv_ctx *ctx)
 			rsv_stats_attempt(ctx, p, "abandoned", -1, 0);
 		rsv_up_release(p);
 	}
-	rsv_up_reap(ctx);
 	free(u->by_id);
 	free(u->by_key);
 	if (u->batch)

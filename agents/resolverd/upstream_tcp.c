@@ -24,7 +24,7 @@ void rsv_up_tcp_close(struct rsv_pending *p)
 		close(p->tcp_fd.fd);
 		p->tcp_fd.fd = -1;
 	}
-	/* tcp_buf stays until reaped: the answer being handled may be in it */
+	/* tcp_buf stays until p is freed: the answer being handled may be in it */
 }
 
 int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen)
