@@ -30,7 +30,7 @@ struct rtmon_route {
 	int oif;		/* output interface index, 0 if none */
 	uint32_t metric;	/* RTA_PRIORITY */
 	uint32_t table;
-	uint8_t protocol; /* RTPROT_*; 186 for steerlab's routed */
+	uint8_t protocol; /* RTPROT_*; KROUTE_PROTO (252) for routed's */
 	uint8_t type;	  /* RTN_* */
 	int multipath;	  /* one of several next hops of one route */
 };
