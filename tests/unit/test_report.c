@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "report.h"
+#include "test_rundir.h"
 
 #define T0 1700000000000000000LL
 #define MS 1000000LL
@@ -418,59 +419,20 @@ static void test_upstream_series(void **state)
 
 /* The recorded run, copied to a temporary directory for each test. */
 
-static void copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-	size_t n;
-
-	assert_non_null(in);
-	assert_non_null(out);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		assert_int_equal(fwrite(buf, 1, n, out), n);
-	fclose(in);
-	assert_int_equal(fclose(out), 0);
-}
-
 static int setup_run(void **state)
 {
-	char *dir = strdup("/tmp/test_report.XXXXXX"), from[512], to[512];
-	struct dirent *de;
-	DIR *d;
+	char *dir = rundir_new("test_report");
 
-	if (dir == NULL || mkdtemp(dir) == NULL)
+	/* run the tests from the repository root */
+	if (dir == NULL || rundir_copy(dir, DATA "run") == -1)
 		return -1;
-	d = opendir(DATA "run");
-	if (d == NULL)
-		return -1; /* run the tests from the repository root */
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(from, sizeof(from), DATA "run/%s", de->d_name);
-		snprintf(to, sizeof(to), "%s/%s", dir, de->d_name);
-		copy_file(from, to);
-	}
-	closedir(d);
 	*state = dir;
 	return 0;
 }
 
 static int teardown_run(void **state)
 {
-	char *dir = *state, path[512];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	while (d && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-	free(dir);
+	rundir_free(*state);
 	return 0;
 }
 
