@@ -1,5 +1,6 @@
 /*
- * Helpers shared by the clocks' unit tests (test_clocks.c, test_verdict.c):
+ * Helpers shared by the clocks' unit tests (test_clocks_anycast.c,
+ * test_clocks_dns.c, test_clocks_load.c, test_verdict.c):
  * synthetic run directories in a temporary directory (event lines, pcaps
  * written with pcap_dump, client CSVs), clocks_analyse on them, and
  * assertions on clocks.json. Each test binary includes its own copy, as
