@@ -13,7 +13,7 @@
  *                    `steerlab report`
  *   report_csv.c     decay.csv and upstream.csv
  *   report_tables.c  the tables (budget, decay marks, upstream load) that
- *                    the summary and report.md share, on report_table.c
+ *                    the summary and report.md share, on lib/texttable.h
  *   report_plot.c    the gnuplot scripts, kept in the run directory, and
  *                    gnuplot run on them as a child process
  *   report_md.c      report.md

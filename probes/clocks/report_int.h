@@ -10,6 +10,7 @@
 
 #include "atomicfile.h"
 #include "report.h"
+#include "texttable.h"
 
 /* Everything a report is made of, computed once by report_run. */
 struct report {
@@ -35,29 +36,11 @@ struct report {
 	char plot_note[512];
 };
 
-/* A table of text cells; the first row is the header (report_table.c). */
-#define REPORT_TABLE_MAX_COLS 16
-
-struct report_table {
-	int ncols, nrows, col;
-	char **cells; /* nrows * ncols, malloc'd strings; NULL: empty */
-	size_t cap;
-	int failed; /* out of memory: the table says so when printed */
-};
-
-void report_table_init(struct report_table *t, int ncols);
-/* report_table_row: start a row; report_table_cell: its next cell */
-void report_table_row(struct report_table *t);
-void report_table_cell(struct report_table *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* report_table_print: aligned columns; markdown: a pipe table */
-void report_table_print(const struct report_table *t, FILE *out, int markdown);
-void report_table_free(struct report_table *t);
-
-/* The tables the summary and report.md share (report_tables.c). */
-void report_budget_table(const struct report *r, struct report_table *t);
-void report_decay_table(const struct report *r, struct report_table *t);
-void report_upstream_table(const struct report *r, struct report_table *t);
+/* The tables the summary and report.md share (report_tables.c), on
+ * lib/texttable.h. */
+void report_budget_table(const struct report *r, struct texttable *t);
+void report_decay_table(const struct report *r, struct texttable *t);
+void report_upstream_table(const struct report *r, struct texttable *t);
 /* report_budget_why: a paragraph on why the window and the equivalent
  * downtime differ, with this run's numbers */
 void report_budget_why(const struct report *r, FILE *out);
