@@ -77,12 +77,6 @@ int report_write_upstream_csv(const struct report *r, char *err, size_t errlen);
 int report_plot(struct report *r, char *err, size_t errlen);
 int report_write_md(const struct report *r, char *err, size_t errlen);
 
-/* report_spawn: run argv in directory dir (NULL: here), its standard
- * input from in (-1: /dev/null), output to out and error to err; its exit
- * status, 127 if it could not be run, or -1 (errno set) if it could not be
- * started. */
-int report_spawn(const char *dir, char *const argv[], int in, int out, int err);
-
 /* report_env: the "Machine" lines of report.md: steerlab's, the libraries'
  * and gnuplot's versions, the kernel, link delays and sch_netem */
 void report_env(const struct report *r, FILE *out);
