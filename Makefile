@@ -23,7 +23,7 @@ PKGS := libnl-3.0 libnl-route-3.0 libpcap inih jansson libknot
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-ALL_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Ilab -Iprobes/clocks -I. $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Ilab -Iprobes/clocks -Iprobes/report -I. $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS)
 LDLIBS := $(PKG_LIBS) -lm
 
@@ -67,6 +67,9 @@ LIBCOLLECTOR := $(BUILD)/libcollector.a
 CLOCKS_SRC := $(wildcard probes/clocks/*.c)
 LIBCLOCKS := $(BUILD)/libclocks.a
 
+REPORT_SRC := $(wildcard probes/report/*.c)
+LIBREPORT := $(BUILD)/libreport.a
+
 LAB_MAIN := lab/main.c
 LAB_SRC := $(filter-out $(LAB_MAIN),$(wildcard lab/*.c))
 LIBLAB := $(BUILD)/liblab.a
@@ -95,8 +98,8 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/probes/clocks/report_env.o: $(VERSION_STAMP)
-$(BUILD)/obj/probes/clocks/report_env.o: ALL_CFLAGS += -DSTEERLAB_VERSION='"$(STEERLAB_VERSION)"'
+$(BUILD)/obj/probes/report/report_env.o: $(VERSION_STAMP)
+$(BUILD)/obj/probes/report/report_env.o: ALL_CFLAGS += -DSTEERLAB_VERSION='"$(STEERLAB_VERSION)"'
 
 $(BUILD)/obj/lab/agentdir.o: $(PATHS_STAMP)
 $(BUILD)/obj/lab/agentdir.o: ALL_CFLAGS += -DSTEERLAB_LIBEXECDIR='"$(LIBEXECDIR)"'
@@ -107,7 +110,11 @@ $(LIBSTEER): $(call obj,$(LIB_SRC))
 
 $(LIBCLOCKS): $(call obj,$(CLOCKS_SRC))
 	@mkdir -p $(dir $@)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBREPORT): $(call obj,$(REPORT_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 
 $(LIBCOLLECTOR): $(call obj,$(COLLECTOR_SRC))
 	@mkdir -p $(dir $@)
@@ -132,7 +139,7 @@ $(OUTBIN)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
+$(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -141,7 +148,7 @@ $(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(BUILD)/liba
 # `make unit` would compile every test again: keep them.
 .SECONDARY:
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 

@@ -67,7 +67,7 @@ has_event() {
 # verdict: clocks.json "valid" and "warnings"); until then the tests check
 # the events and the exit status only, and say so.
 verdict_merged() {
-	grep -q REPORT_INVALID probes/clocks/report.h
+	grep -q REPORT_INVALID probes/report/report.h
 }
 
 # assert_no_leftovers LAB RUNDIR: no namespace, state or process of the lab.
