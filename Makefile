@@ -7,7 +7,9 @@
 #                                                       so unit tests can link them
 #   probes/collector/*.c  -> bin/collector                collector.c holds main(); the other
 #                                                       files also go to $(BUILD)/libcollector.a
-#   probes/clocks/*.c     -> $(BUILD)/libclocks.a       the analysis, linked into steerlab
+#   probes/clocks/*.c     -> $(BUILD)/libclocks.a       the clocks of a run and its verdict
+#   probes/report/*.c     -> $(BUILD)/libreport.a       the report on the clocks; both linked
+#                                                       into steerlab
 #   lab/*.c               -> bin/steerlab               lab/main.c holds main()
 #   tests/unit/test_*.c   -> $(BUILD)/tests/test_*      cmocka, linked with all of the above
 #

@@ -156,7 +156,7 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 		    clocks_decay_auto_bucket(end == CLOCKS_NONE ? 0 : end - r->in.failure.t0_ns);
 	}
 	if (clocks_decay(&r->in, r->bucket_ns, &r->decay, err, errlen) == -1 ||
-	    clocks_upstream_series(&r->in, &r->up, err, errlen) == -1)
+	    report_upstream_series(&r->in, &r->up, err, errlen) == -1)
 		return -1;
 	mem = open_memstream(&r->clocks_text, &r->clocks_len);
 	if (mem == NULL) {
@@ -210,7 +210,7 @@ out:
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		clocks_result_free(&r->res[i]);
 	clocks_decay_free(&r->decay);
-	clocks_upstream_series_free(&r->up);
+	report_upstream_series_free(&r->up);
 	free(r->clocks_text);
 	free(r);
 	return rc;

@@ -26,7 +26,7 @@ struct report {
 	struct clocks_notes verdict; /* the self-checks (clocks_verdict) */
 	int valid;
 	struct clocks_decay decay;
-	struct clocks_upstream_series up;
+	struct report_upstream_series up;
 	char *clocks_text; /* clocks_print's table, for report.md */
 	size_t clocks_len;
 	/* the plots: a script written for each (decay.gp, upstream.gp); drawn

@@ -139,7 +139,7 @@ static void report_decay_row(const struct report *r, struct texttable *t, int64_
 			     const char *suffix)
 {
 	const struct clocks_decay *d = &r->decay;
-	int64_t k = report_bucket_of(at_ns, d->bucket_ns);
+	int64_t k = clocks_bucket_of(at_ns, d->bucket_ns);
 	char label[64], pct[32];
 
 	texttable_row(t);
@@ -187,7 +187,7 @@ void report_decay_table(const struct report *r, struct texttable *t)
 
 void report_upstream_table(const struct report *r, struct texttable *t)
 {
-	const struct clocks_upstream_series *u = &r->up;
+	const struct report_upstream_series *u = &r->up;
 	int64_t traffic = clocks_traffic_ns(&r->in), before = 0, after = 0;
 	char addr[INET_ADDRSTRLEN];
 

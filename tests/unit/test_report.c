@@ -1,5 +1,6 @@
 /*
- * probes/clocks: the report. The decay curve, the budget arithmetic and the
+ * probes/report: the report, and what it draws on from probes/clocks (the
+ * decay curve, the budget arithmetic). The decay curve, the budget and the
  * upstream series on inputs built by hand (struct clocks_input, no files);
  * then the whole report of a small recorded run (tests/unit/data/report/run/,
  * a 3 s run of topology/compare.ini at low rates), copied to a temporary
@@ -105,13 +106,13 @@ static void test_bucket_of(void **state)
 {
 	(void)state;
 	/* bucket k holds (t0 + k w, t0 + (k+1) w] */
-	assert_int_equal(report_bucket_of(1, 100), 0);
-	assert_int_equal(report_bucket_of(100, 100), 0);
-	assert_int_equal(report_bucket_of(101, 100), 1);
-	assert_int_equal(report_bucket_of(0, 100), -1);
-	assert_int_equal(report_bucket_of(-99, 100), -1);
-	assert_int_equal(report_bucket_of(-100, 100), -2);
-	assert_int_equal(report_bucket_of(-3 * S - 1, S), -4);
+	assert_int_equal(clocks_bucket_of(1, 100), 0);
+	assert_int_equal(clocks_bucket_of(100, 100), 0);
+	assert_int_equal(clocks_bucket_of(101, 100), 1);
+	assert_int_equal(clocks_bucket_of(0, 100), -1);
+	assert_int_equal(clocks_bucket_of(-99, 100), -1);
+	assert_int_equal(clocks_bucket_of(-100, 100), -2);
+	assert_int_equal(clocks_bucket_of(-3 * S - 1, S), -4);
 }
 
 static void test_auto_bucket(void **state)
@@ -371,16 +372,16 @@ static void query(struct clocks_input *in, int64_t t, const char *src)
 
 static void test_upstream_series(void **state)
 {
-	struct clocks_upstream_series u;
+	struct report_upstream_series u;
 	struct clocks_input in;
 	char err[256];
 
 	(void)state;
 	input(&in);
 	in.traffic_duration_ns = 5 * S; /* ends at t0 + 2 s */
-	assert_int_equal(clocks_upstream_series(&in, &u, err, sizeof(err)), 0);
+	assert_int_equal(report_upstream_series(&in, &u, err, sizeof(err)), 0);
 	assert_false(u.known);
-	clocks_upstream_series_free(&u);
+	report_upstream_series_free(&u);
 
 	in.qcaptures = calloc(1, sizeof(*in.qcaptures));
 	assert_non_null(in.qcaptures);
@@ -390,7 +391,7 @@ static void test_upstream_series(void **state)
 	query(&in, T0, "198.18.128.10"); /* at t0: second -1, before */
 	query(&in, T0 + 1, "198.18.128.2");
 	query(&in, T0 + 1500 * MS, "198.18.128.2");
-	assert_int_equal(clocks_upstream_series(&in, &u, err, sizeof(err)), 0);
+	assert_int_equal(report_upstream_series(&in, &u, err, sizeof(err)), 0);
 	assert_true(u.known);
 	/* from the first query's second to the end of the observation's */
 	assert_int_equal(u.first, -3);
@@ -413,7 +414,7 @@ static void test_upstream_series(void **state)
 	assert_int_equal(u.after[1], 2);
 	assert_int_equal(u.before[2], 1);
 	assert_int_equal(u.after[2], 0);
-	clocks_upstream_series_free(&u);
+	report_upstream_series_free(&u);
 	clocks_input_free(&in);
 }
 
