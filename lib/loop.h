@@ -1,7 +1,7 @@
 /*
  * The one event loop every agent uses: epoll over file descriptors, with
  * timers as timerfds and signals as a signalfd, so that callbacks never run
- * in signal context (STYLE.md: signals come through signalfd).
+ * in signal context (docs/style.md: signals come through signalfd).
  *
  * A handler is (fd, callback, argument), as NSD's netio handlers.
  */

@@ -31,7 +31,7 @@
 #include "strfmt.h"
 #include "loop.h"
 #include "probe.h"
-#include "report.h"
+#include "authds.h"
 #include "routers.h"
 #include "target.h"
 #include "timeutil.h"

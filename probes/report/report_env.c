@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 
 #include "report_int.h"
+#include "subproc.h"
 
 #ifndef STEERLAB_VERSION
 #define STEERLAB_VERSION "unknown"
@@ -33,7 +34,7 @@ static int env_capture(char *const argv[], const char *needle, char *buf, size_t
 
 	if (tmp == NULL)
 		return -1;
-	if (report_spawn(NULL, argv, -1, fileno(tmp), fileno(tmp)) != 0)
+	if (subproc_run(NULL, argv, -1, fileno(tmp), fileno(tmp)) != 0)
 		goto out;
 	rewind(tmp);
 	while (getline(&line, &cap, tmp) != -1) {
