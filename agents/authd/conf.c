@@ -3,13 +3,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "ini_lines.h"
+#include "inifile.h"
 #include "rdata.h"
 #include "timeutil.h"
 
@@ -72,11 +71,7 @@ enum {
 };
 
 struct conf_parse {
-	const char *path;
-	FILE *err;
-	int nerrors;
-	struct ini_lines in; /* the file, and the line being read */
-	int sect_pairs;
+	struct inifile in; /* the file, the line being read, the errors */
 	int cur;
 	int nsects, cap;
 	struct conf_sect *sects;
@@ -90,19 +85,9 @@ static void conf_error(struct conf_parse *p, int line, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (++p->nerrors > AUTHD_MAX_ERRORS) {
-		if (p->nerrors == AUTHD_MAX_ERRORS + 1)
-			fprintf(p->err, "%s: too many errors, stopping\n", p->path);
-		return;
-	}
-	if (line > 0)
-		fprintf(p->err, "%s:%d: ", p->path, line);
-	else
-		fprintf(p->err, "%s: ", p->path);
 	va_start(ap, fmt);
-	vfprintf(p->err, fmt, ap);
+	inifile_verror(&p->in, line, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', p->err);
 }
 
 /*
@@ -141,31 +126,13 @@ static int conf_add_sect(struct conf_parse *p, enum conf_kind kind, const char *
 	return p->nsects++;
 }
 
-/* conf_header: a "[...]" line, s at the '['. Sets p->cur. */
-static void conf_header(void *arg, char *s)
+/* conf_header: a header's words. Sets p->cur. */
+static void conf_header(struct conf_parse *p, const char *kind, const char *name,
+			const char *extra)
 {
-	struct conf_parse *p = arg;
-	char *end = strchr(s, ']'), *kind, *name, *extra;
 	int k;
 
 	p->cur = CONF_SECT_SKIP;
-	p->sect_pairs = 0;
-	if (end == NULL) {
-		conf_error(p, p->in.lineno, "expected ']' to close the section header '%s'", s);
-		return;
-	}
-	if (end[1 + strspn(end + 1, " \t")] != '\0') {
-		conf_error(p, p->in.lineno, "unexpected '%s' after the section header", end + 1);
-		return;
-	}
-	*end = '\0';
-	kind = strtok(s + 1, " \t");
-	name = kind ? strtok(NULL, " \t") : NULL;
-	extra = name ? strtok(NULL, " \t") : NULL;
-	if (kind == NULL) {
-		conf_error(p, p->in.lineno, "empty section header (%s)", conf_section_kinds);
-		return;
-	}
 	for (k = 0; k < CONF_NKINDS && strcmp(kind, conf_kind_names[k]) != 0; k++)
 		;
 	if (k == CONF_NKINDS) {
@@ -184,10 +151,12 @@ static void conf_header(void *arg, char *s)
 	p->cur = conf_add_sect(p, (enum conf_kind)k, name);
 }
 
-/* conf_line_error: what ini_lines found wrong with a line. */
-static void conf_line_error(void *arg, int line, const char *msg)
+static int conf_section(void *arg, const char *kind, const char *name, const char *extra)
 {
-	conf_error(arg, line, "%s", msg);
+	struct conf_parse *p = arg;
+
+	conf_header(p, kind, name, extra);
+	return p->cur == CONF_SECT_SKIP ? -1 : 0;
 }
 
 static const struct conf_key *conf_find_key(enum conf_kind kind, const char *name)
@@ -247,29 +216,9 @@ static void conf_set(struct conf_parse *p, const char *name, const char *value)
 		s->n++;
 }
 
-static int conf_pair(void *user, const char *section, const char *name, const char *value)
+static void conf_pair(void *arg, const char *name, const char *value)
 {
-	struct conf_parse *p = user;
-
-	(void)section; /* p->cur says more */
-	p->in.handled = 1;
-	if (p->in.indented && p->sect_pairs > 0) {
-		conf_error(p, p->in.lineno,
-			   "unexpected indentation: values do not continue on the next line");
-		return 1;
-	}
-	if (*name)
-		p->sect_pairs++;
-	if (p->cur == CONF_SECT_SKIP)
-		return 1;
-	if (p->cur == CONF_SECT_NONE)
-		conf_error(p, p->in.lineno, "'%s' outside any section (%s first)", p->in.text,
-			   conf_section_kinds);
-	else if (*name == '\0')
-		conf_error(p, p->in.lineno, "expected a key name before '='");
-	else
-		conf_set(p, name, value);
-	return 1;
+	conf_set(arg, name, value);
 }
 
 /*
@@ -1174,46 +1123,42 @@ static void conf_parse_free(struct conf_parse *p)
 		free(p->sects[i].name);
 	}
 	free(p->sects);
-	ini_lines_free(&p->in);
 }
 
 struct authd_db *authd_conf_load_stream(FILE *f, const char *path, FILE *err)
 {
-	struct conf_parse p = {.path = path, .err = err, .cur = CONF_SECT_NONE};
-	int rc, fin;
+	struct conf_parse p = {.cur = CONF_SECT_NONE};
+	int fin;
 
-	p.in = (struct ini_lines){.f = f,
-				  .flags = INI_LINES_INDENT,
-				  .error = conf_line_error,
-				  .header = conf_header,
-				  .arg = &p,
-				  .nerrors = &p.nerrors,
-				  .max_errors = AUTHD_MAX_ERRORS};
+	p.in = (struct inifile){.path = path,
+				.err = err,
+				.max_errors = AUTHD_MAX_ERRORS,
+				.flags = INI_INDENT | INI_HEADER_STRICT,
+				.kinds = conf_section_kinds,
+				.section = conf_section,
+				.pair = conf_pair,
+				.arg = &p};
 
 	p.db = authd_db_new();
 	if (p.db == NULL) {
 		fprintf(err, "%s: out of memory\n", path);
 		return NULL;
 	}
-	rc = ini_parse_stream(ini_lines_read, &p.in, conf_pair, &p);
-	if (rc == -2)
-		conf_error(&p, 0, "out of memory");
-	else if (rc > 0 && p.nerrors == 0) /* inih saw what the reader did not */
-		conf_error(&p, rc, "malformed line");
-	if (p.nerrors == 0) {
+	inifile_read(&p.in, f);
+	if (p.in.nerrors == 0) {
 		conf_build(&p);
 		conf_control_default(p.db, &p);
 	}
-	if (p.nerrors == 0) {
+	if (p.in.nerrors == 0) {
 		fin = authd_db_finalize(p.db, path, err);
 		if (fin < 0)
 			conf_error(&p, 0, "out of memory");
 		else
-			p.nerrors += fin;
+			p.in.nerrors += fin;
 		conf_soa(p.db);
 	}
 	conf_parse_free(&p);
-	if (p.nerrors) {
+	if (p.in.nerrors) {
 		authd_db_free(p.db);
 		return NULL;
 	}

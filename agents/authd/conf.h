@@ -2,9 +2,7 @@
  * authd's configuration file (docs/authd.md, "Configuration").
  *
  * An INI file of [server], [zone NAME], [site NAME] and [name NAME]
- * sections. inih splits lines into key = value pairs; as in the topology
- * parser (lab/topology.c), the file reaches ini_parse_stream() through a
- * reader that counts lines and reads the section headers itself, so every
+ * sections, read with the lab's INI front-end (lib/inifile.h), so every
  * error says file:line: what was expected. The file is read whole first
  * and interpreted after, so sections and keys may come in any order.
  */
