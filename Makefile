@@ -19,7 +19,7 @@ SAN ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
 
-PKGS := libnl-3.0 libnl-route-3.0 libpcap inih jansson libknot
+PKGS := libnl-3.0 libnl-route-3.0 libpcap jansson libknot
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -81,7 +81,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
-	libinih-dev libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
+	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
