@@ -524,7 +524,7 @@ static void conf_zone_new(struct conf_parse *p, const struct conf_sect *s)
 	snprintf(z->text, sizeof(z->text), "%s", s->name); /* as written, for messages */
 	z->line = s->line;
 	z->ttl = 30;
-	if ((e = conf_get(s, "ttl")) && authd_ttl_parse(e->value, &z->ttl) == -1)
+	if ((e = conf_get(s, "ttl")) && parse_ttl(e->value, &z->ttl) == -1)
 		conf_error(p, e->line, "[zone %s] ttl: expected a TTL such as 30 or 5m, got '%s'",
 			   s->name, e->value);
 	v[p->db->nzones++] = z;
@@ -594,7 +594,7 @@ static void conf_record(struct conf_parse *p, struct authd_zone *z, const struct
 		word[n] = '\0';
 		rest = s + n;
 		if (i == 0 && word[0] >= '0' && word[0] <= '9') {
-			if (authd_ttl_parse(word, &ttl) == -1) {
+			if (parse_ttl(word, &ttl) == -1) {
 				conf_error(p, e->line, "[zone %s] record: expected a TTL, got '%s'",
 					   z->text, word);
 				return;
@@ -1026,7 +1026,7 @@ static void conf_name(struct conf_parse *p, const struct conf_sect *s)
 	nm->ttl = z->ttl;
 	nm->all_dead = AUTHD_FAIL_DEFAULT;
 	nm->default_site = -1;
-	if ((e = conf_get(s, "ttl")) && authd_ttl_parse(e->value, &nm->ttl) == -1)
+	if ((e = conf_get(s, "ttl")) && parse_ttl(e->value, &nm->ttl) == -1)
 		conf_error(p, e->line, "%s ttl: expected a TTL such as 30 or 5m, got '%s'", label,
 			   e->value);
 	if ((e = conf_get(s, "all_dead")) && conf_all_dead(e->value, &nm->all_dead) == -1)

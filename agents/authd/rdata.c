@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "timeutil.h"
+
 int authd_name_parse(const char *text, const knot_dname_t *origin, knot_dname_t *out)
 {
 	char buf[KNOT_DNAME_TXT_MAXLEN + 2];
@@ -52,52 +54,6 @@ int authd_name_parse(const char *text, const knot_dname_t *origin, knot_dname_t 
 	if (knot_dname_from_str(out, buf, KNOT_DNAME_MAXLEN) == NULL)
 		return -1;
 	knot_dname_to_lower(out);
-	return 0;
-}
-
-int authd_ttl_parse(const char *s, uint32_t *ttl)
-{
-	unsigned long long total = 0;
-	const char *p = s;
-
-	if (*p == '\0')
-		return -1;
-	while (*p) {
-		unsigned long long v = 0, unit = 1;
-
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		while (isdigit((unsigned char)*p)) {
-			v = v * 10 + (unsigned)(*p++ - '0');
-			if (v > 0x7fffffffULL)
-				return -1;
-		}
-		switch (tolower((unsigned char)*p)) {
-		case 's':
-			p++;
-			break;
-		case 'm':
-			unit = 60, p++;
-			break;
-		case 'h':
-			unit = 3600, p++;
-			break;
-		case 'd':
-			unit = 86400, p++;
-			break;
-		case 'w':
-			unit = 604800, p++;
-			break;
-		case '\0': /* trailing seconds */
-			break;
-		default:
-			return -1;
-		}
-		total += v * unit;
-		if (total > 0x7fffffffULL)
-			return -1;
-	}
-	*ttl = (uint32_t)total;
 	return 0;
 }
 
@@ -317,7 +273,7 @@ int authd_rdata_parse(uint16_t type, const char *text, const knot_dname_t *origi
 				    w[i][0] == '-')
 					goto bad;
 				v32 = (uint32_t)s;
-			} else if (authd_ttl_parse(w[i], &v32) == -1) {
+			} else if (parse_ttl(w[i], &v32) == -1) {
 				goto bad;
 			}
 			knot_wire_write_u32(buf + off, v32);

@@ -12,6 +12,7 @@
 
 #include "agents/authd/rdata.h"
 #include "test_authd_util.h"
+#include "timeutil.h"
 
 #define ZONE "[zone lab.example]\nsoa = ns1 hostmaster 1 3600 600 86400 30\n"
 #define SITES "[site a]\naddress = 198.19.1.1\n[site b]\naddress = 198.19.2.1\n"
@@ -320,16 +321,16 @@ static void test_parse_helpers(void **state)
 	assert_int_equal(authd_parse_sockaddr("[::1]5300", 53, &ss), -1);
 	assert_int_equal(authd_parse_sockaddr("127.0.0.1:0", 53, &ss), -1);
 	assert_int_equal(authd_parse_sockaddr("localhost:53", 53, &ss), -1);
-	assert_int_equal(authd_ttl_parse("30", &ttl), 0);
+	assert_int_equal(parse_ttl("30", &ttl), 0);
 	assert_int_equal(ttl, 30);
-	assert_int_equal(authd_ttl_parse("1h30m", &ttl), 0);
+	assert_int_equal(parse_ttl("1h30m", &ttl), 0);
 	assert_int_equal(ttl, 5400);
-	assert_int_equal(authd_ttl_parse("1w1d1h1m1s", &ttl), 0);
+	assert_int_equal(parse_ttl("1w1d1h1m1s", &ttl), 0);
 	assert_int_equal(ttl, 604800 + 86400 + 3600 + 60 + 1);
-	assert_int_equal(authd_ttl_parse("2147483648", &ttl), -1);
-	assert_int_equal(authd_ttl_parse("5x", &ttl), -1);
-	assert_int_equal(authd_ttl_parse("", &ttl), -1);
-	assert_int_equal(authd_ttl_parse("h", &ttl), -1);
+	assert_int_equal(parse_ttl("2147483648", &ttl), -1);
+	assert_int_equal(parse_ttl("5x", &ttl), -1);
+	assert_int_equal(parse_ttl("", &ttl), -1);
+	assert_int_equal(parse_ttl("h", &ttl), -1);
 }
 
 static void test_rdata(void **state)
