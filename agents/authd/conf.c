@@ -10,6 +10,7 @@
 
 #include "inifile.h"
 #include "rdata.h"
+#include "strtonum.h"
 #include "timeutil.h"
 
 enum conf_kind {
@@ -238,7 +239,7 @@ int authd_parse_sockaddr(const char *s, uint16_t default_port, struct sockaddr_s
 	char host[INET6_ADDRSTRLEN + 8];
 	const char *port = NULL, *colon;
 	unsigned long v = default_port;
-	char *end;
+	const char *errstr;
 
 	memset(ss, 0, sizeof(*ss));
 	if (s[0] == '[') {
@@ -264,9 +265,8 @@ int authd_parse_sockaddr(const char *s, uint16_t default_port, struct sockaddr_s
 		strcpy(host, s);
 	}
 	if (port) {
-		errno = 0;
-		v = strtoul(port, &end, 10);
-		if (errno || end == port || *end || v == 0 || v > 65535 || port[0] == '-')
+		v = strtonum(port, 1, 65535, &errstr);
+		if (errstr)
 			return -1;
 	}
 	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
@@ -307,7 +307,7 @@ int authd_parse_prefix(const char *s, struct authd_prefix *p)
 	size_t n = slash ? (size_t)(slash - s) : strlen(s);
 	unsigned long len;
 	struct authd_prefix copy;
-	char *end;
+	const char *errstr;
 
 	memset(p, 0, sizeof(*p));
 	if (n == 0 || n >= sizeof(host))
@@ -324,9 +324,8 @@ int authd_parse_prefix(const char *s, struct authd_prefix *p)
 	if (slash) {
 		unsigned long max = len;
 
-		errno = 0;
-		len = strtoul(slash + 1, &end, 10);
-		if (errno || end == slash + 1 || *end || len > max || slash[1] == '-')
+		len = (unsigned long)strtonum(slash + 1, 0, (long long)max, &errstr);
+		if (errstr)
 			return -1;
 	}
 	p->len = (uint8_t)len;
@@ -360,11 +359,10 @@ static int conf_all_dead(const char *v, enum authd_all_dead *out)
 
 static int conf_ulong(const char *v, unsigned long min, unsigned long max, unsigned long *out)
 {
-	char *end;
+	const char *errstr;
 
-	errno = 0;
-	*out = strtoul(v, &end, 10);
-	return errno || end == v || *end || v[0] == '-' || *out < min || *out > max ? -1 : 0;
+	*out = (unsigned long)strtonum(v, (long long)min, (long long)max, &errstr);
+	return errstr ? -1 : 0;
 }
 
 /*

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "strtonum.h"
 #include "timeutil.h"
 
 int authd_name_parse(const char *text, const knot_dname_t *origin, knot_dname_t *out)
@@ -102,12 +103,10 @@ static int authd_words(const char *text, char words[][KNOT_DNAME_TXT_MAXLEN + 2]
 
 static int authd_u16(const char *s, uint16_t *v)
 {
-	unsigned long x;
-	char *end;
+	const char *errstr;
+	long long x = strtonum(s, 0, 65535, &errstr);
 
-	errno = 0;
-	x = strtoul(s, &end, 10);
-	if (errno || end == s || *end || x > 65535 || s[0] == '-')
+	if (errstr)
 		return -1;
 	*v = (uint16_t)x;
 	return 0;
@@ -264,15 +263,11 @@ int authd_rdata_parse(uint16_t type, const char *text, const knot_dname_t *origi
 			goto bad;
 		for (int i = 2; i < 7; i++) {
 			if (i == 2) {
-				char *end;
-				unsigned long long s;
+				const char *errstr;
 
-				errno = 0;
-				s = strtoull(w[i], &end, 10);
-				if (errno || *end || end == w[i] || s > UINT32_MAX ||
-				    w[i][0] == '-')
+				v32 = (uint32_t)strtonum(w[i], 0, UINT32_MAX, &errstr);
+				if (errstr)
 					goto bad;
-				v32 = (uint32_t)s;
 			} else if (parse_ttl(w[i], &v32) == -1) {
 				goto bad;
 			}

@@ -8,6 +8,7 @@
 
 #include "addr.h"
 #include "config_int.h"
+#include "strtonum.h"
 #include "timeutil.h"
 
 #define CK(field) offsetof(struct rsv_cache_cfg, field)
@@ -78,12 +79,10 @@ static int rsv_parse_bool(const char *s, int *v)
 
 static int rsv_parse_uint(const char *s, long long min, long long max, unsigned *v)
 {
-	unsigned long long u;
-	char *end;
+	const char *errstr;
+	long long u = strtonum(s, min, max, &errstr);
 
-	errno = 0;
-	u = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || (long long)u < min || (long long)u > max)
+	if (errstr)
 		return -1;
 	*v = (unsigned)u;
 	return 0;
