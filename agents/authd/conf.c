@@ -234,110 +234,6 @@ static const struct conf_entry *conf_get(const struct conf_sect *s, const char *
 	return NULL;
 }
 
-int authd_parse_sockaddr(const char *s, uint16_t default_port, struct sockaddr_storage *ss)
-{
-	char host[INET6_ADDRSTRLEN + 8];
-	const char *port = NULL, *colon;
-	unsigned long v = default_port;
-	const char *errstr;
-
-	memset(ss, 0, sizeof(*ss));
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (close == NULL || (size_t)(close - s - 1) >= sizeof(host))
-			return -1;
-		memcpy(host, s + 1, (size_t)(close - s - 1));
-		host[close - s - 1] = '\0';
-		if (close[1] == ':')
-			port = close + 2;
-		else if (close[1] != '\0')
-			return -1;
-	} else if ((colon = strchr(s, ':')) != NULL && strchr(colon + 1, ':') == NULL) {
-		if ((size_t)(colon - s) >= sizeof(host))
-			return -1;
-		memcpy(host, s, (size_t)(colon - s));
-		host[colon - s] = '\0';
-		port = colon + 1;
-	} else {
-		if (strlen(s) >= sizeof(host))
-			return -1;
-		strcpy(host, s);
-	}
-	if (port) {
-		v = strtonum(port, 1, 65535, &errstr);
-		if (errstr)
-			return -1;
-	}
-	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
-		((struct sockaddr_in *)ss)->sin_family = AF_INET;
-		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)v);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
-		((struct sockaddr_in6 *)ss)->sin6_family = AF_INET6;
-		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)v);
-		return 0;
-	}
-	return -1;
-}
-
-const char *authd_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
-{
-	char addr[INET6_ADDRSTRLEN];
-
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-		inet_ntop(AF_INET6, &s6->sin6_addr, addr, sizeof(addr));
-		snprintf(buf, len, "[%s]:%u", addr, ntohs(s6->sin6_port));
-	} else {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-
-		inet_ntop(AF_INET, &s4->sin_addr, addr, sizeof(addr));
-		snprintf(buf, len, "%s:%u", addr, ntohs(s4->sin_port));
-	}
-	return buf;
-}
-
-int authd_parse_prefix(const char *s, struct authd_prefix *p)
-{
-	char host[INET6_ADDRSTRLEN];
-	const char *slash = strchr(s, '/');
-	size_t n = slash ? (size_t)(slash - s) : strlen(s);
-	unsigned long len;
-	struct authd_prefix copy;
-	const char *errstr;
-
-	memset(p, 0, sizeof(*p));
-	if (n == 0 || n >= sizeof(host))
-		return -1;
-	memcpy(host, s, n);
-	host[n] = '\0';
-	if (inet_pton(AF_INET, host, p->addr) == 1)
-		p->family = AF_INET;
-	else if (inet_pton(AF_INET6, host, p->addr) == 1)
-		p->family = AF_INET6;
-	else
-		return -1;
-	len = p->family == AF_INET ? 32 : 128;
-	if (slash) {
-		unsigned long max = len;
-
-		len = (unsigned long)strtonum(slash + 1, 0, (long long)max, &errstr);
-		if (errstr)
-			return -1;
-	}
-	p->len = (uint8_t)len;
-	/* no bits past the length: "198.18.0.1/24" is probably a mistake */
-	copy = *p;
-	memset(copy.addr, 0, sizeof(copy.addr));
-	memcpy(copy.addr, p->addr, p->len / 8);
-	if (p->len % 8)
-		copy.addr[p->len / 8] = p->addr[p->len / 8] & (uint8_t)(0xff << (8 - p->len % 8));
-	return memcmp(copy.addr, p->addr, sizeof(p->addr)) == 0 ? 0 : -1;
-}
-
 static int conf_id_ok(const char *s, size_t max)
 {
 	size_t n = strlen(s);
@@ -381,7 +277,7 @@ static void conf_server(struct conf_parse *p, const struct conf_sect *s)
 			if (sv->nlisten == AUTHD_MAX_LISTEN)
 				conf_error(p, e->line, "[server] listen: at most %d addresses",
 					   AUTHD_MAX_LISTEN);
-			else if (authd_parse_sockaddr(e->value, AUTHD_PORT,
+			else if (addr_parse_sockaddr(e->value, AUTHD_PORT,
 						      &sv->listen[sv->nlisten]) == -1)
 				conf_error(p, e->line,
 					   "[server] listen: expected ADDR[:PORT] or [IPV6]:PORT, "
@@ -392,7 +288,7 @@ static void conf_server(struct conf_parse *p, const struct conf_sect *s)
 		} else if (strcmp(e->key, "control") == 0) {
 			if (strcmp(e->value, "none") == 0)
 				sv->has_control = 0;
-			else if (authd_parse_sockaddr(e->value, AUTHD_CONTROL_PORT, &sv->control) ==
+			else if (addr_parse_sockaddr(e->value, AUTHD_CONTROL_PORT, &sv->control) ==
 				 -1)
 				conf_error(p, e->line,
 					   "[server] control: expected ADDR[:PORT], [IPV6]:PORT or "
@@ -806,12 +702,12 @@ static void conf_name_geo(struct conf_parse *p, const char *label, const struct 
 			  struct authd_name *nm)
 {
 	char net[64], site[64];
-	struct authd_prefix pf;
+	struct addr_prefix pf;
 	struct authd_geo *v;
 	int s;
 
 	if (conf_two(e->value, net, sizeof(net), site, sizeof(site)) == -1 ||
-	    authd_parse_prefix(net, &pf) == -1) {
+	    addr_parse_prefix(net, &pf) == -1) {
 		conf_error(p, e->line,
 			   "%s geo: expected NETWORK/LEN SITE (no bits set past LEN), got '%s'",
 			   label, e->value);
@@ -833,12 +729,12 @@ static void conf_name_vantage(struct conf_parse *p, const char *label, const str
 			      struct authd_name *nm)
 {
 	char net[64], id[64];
-	struct authd_prefix pf;
+	struct addr_prefix pf;
 	struct authd_vantage *v;
 	int idx;
 
 	if (conf_two(e->value, net, sizeof(net), id, sizeof(id)) == -1 ||
-	    authd_parse_prefix(net, &pf) == -1 || !conf_id_ok(id, 32)) {
+	    addr_parse_prefix(net, &pf) == -1 || !conf_id_ok(id, 32)) {
 		conf_error(p, e->line,
 			   "%s vantage: expected NETWORK/LEN PROBER_ID (an id of 1 to 32 letters, "
 			   "digits, '.', '_' or '-'), got '%s'",

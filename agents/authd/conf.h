@@ -26,15 +26,4 @@ struct authd_db *authd_conf_load(const char *path, FILE *err);
 /* authd_conf_load_stream: the same from an open stream named path. */
 struct authd_db *authd_conf_load_stream(FILE *f, const char *path, FILE *err);
 
-/* authd_parse_sockaddr: "ADDR", "ADDR:PORT", "IPV6" or "[IPV6]:PORT". 0 or
- * -1. */
-int authd_parse_sockaddr(const char *s, uint16_t default_port, struct sockaddr_storage *ss);
-
-/* authd_parse_prefix: "198.18.0.0/24", "2001:db8::/32", or an address (a
- * host prefix). -1 if malformed or if bits are set past the length. */
-int authd_parse_prefix(const char *s, struct authd_prefix *p);
-
-/* authd_sockaddr_str: "ADDR:PORT" or "[IPV6]:PORT". */
-const char *authd_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
-
 #endif
