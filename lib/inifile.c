@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -224,4 +225,24 @@ int inifile_read(struct inifile *in, FILE *f)
 	}
 	free(buf);
 	return in->nerrors;
+}
+
+int inifile_scan(const char *path,
+		 int (*section)(void *arg, const char *kind, const char *name, const char *extra),
+		 void (*pair)(void *arg, const char *key, const char *value), void *arg)
+{
+	struct inifile in = {.path = path,
+			     .max_errors = INT_MAX - 1,
+			     .flags = INI_LONG_BLANK,
+			     .kinds = "",
+			     .section = section,
+			     .pair = pair,
+			     .arg = arg};
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return -1;
+	inifile_read(&in, f);
+	fclose(f);
+	return in.nerrors == 0 ? 0 : in.error_line > 0 ? in.error_line : -1;
 }

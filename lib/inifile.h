@@ -79,6 +79,14 @@ struct inifile {
  * in->section and in->pair. Returns in->nerrors. */
 int inifile_read(struct inifile *in, FILE *f);
 
+/* inifile_scan: reads the file at path silently (flags INI_LONG_BLANK),
+ * calling section and pair with arg, for a program that reads a file the
+ * lab wrote (the analysis, a run's topology.ini). Returns 0, the line of
+ * the first error (-1 if not on a line), or -1 if it cannot be opened. */
+int inifile_scan(const char *path,
+		 int (*section)(void *arg, const char *kind, const char *name, const char *extra),
+		 void (*pair)(void *arg, const char *key, const char *value), void *arg);
+
 /* inifile_error: "path:line: message" on in->err (line 0: "path: message"),
  * counted; past in->max_errors only "path: too many errors, stopping",
  * once. */

@@ -172,27 +172,6 @@ static void clocks_ini_key(void *user, const char *name, const char *value)
 		ini->timeout_ns = ns;
 }
 
-/* clocks_ini_read: the topology as used, as the lab printed it back, read
- * with the lab's INI front-end. Returns 0, the line of the first thing
- * that is not INI, or -1 if it cannot be read. */
-static int clocks_ini_read(const char *path, struct clocks_ini *ini)
-{
-	struct inifile in = {.path = path,
-			     .max_errors = 1 << 20,
-			     .flags = INI_LONG_BLANK,
-			     .kinds = "",
-			     .section = clocks_ini_section,
-			     .pair = clocks_ini_key,
-			     .arg = ini};
-	FILE *f = fopen(path, "r");
-
-	if (f == NULL)
-		return -1;
-	inifile_read(&in, f);
-	fclose(f);
-	return in.nerrors == 0 ? 0 : in.error_line > 0 ? in.error_line : -1;
-}
-
 /* clocks_read_topology: the request port when lab_up did not say it: the
  * [lab] port of the topology as used, else the default, with a warning;
  * and the clients' longest timeout. */
@@ -204,7 +183,8 @@ static int clocks_read_topology(const char *rundir, struct clocks_input *in, cha
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/topology.ini", rundir);
-	rc = clocks_ini_read(path, &ini);
+	/* the topology as used, as the lab printed it back */
+	rc = inifile_scan(path, clocks_ini_section, clocks_ini_key, &ini);
 	in->client_timeout_ns = ini.timeout_ns > 0 ? ini.timeout_ns : CLOCKS_CLIENT_TIMEOUT_NS;
 	if (in->port != 0)
 		return 0;

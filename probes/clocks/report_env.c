@@ -110,25 +110,6 @@ static void env_ini_delay(void *user, const char *name, const char *value)
 			 d->section, name, value);
 }
 
-/* env_read_delays: the topology as used (the lab's printed-back
- * topology.ini), read with the lab's INI front-end. */
-static void env_read_delays(const char *path, struct env_delays *d)
-{
-	struct inifile in = {.path = path,
-			     .max_errors = 1 << 20,
-			     .flags = INI_LONG_BLANK,
-			     .kinds = "",
-			     .section = env_ini_section,
-			     .pair = env_ini_delay,
-			     .arg = d};
-	FILE *f = fopen(path, "r");
-
-	if (f == NULL)
-		return;
-	inifile_read(&in, f);
-	fclose(f);
-}
-
 void report_env(const struct report *r, FILE *out)
 {
 	char *gp_version[] = {(char *)r->gnuplot, "--version", NULL};
@@ -142,7 +123,7 @@ void report_env(const struct report *r, FILE *out)
 		snprintf(gnuplot, sizeof(gnuplot), "not found (%s)", r->gnuplot);
 	env_netem(netem, sizeof(netem), u.release);
 	snprintf(path, sizeof(path), "%s/topology.ini", r->rundir);
-	env_read_delays(path, &delays);
+	inifile_scan(path, env_ini_section, env_ini_delay, &delays); /* as the lab printed it back */
 
 	fprintf(out, "- steerlab: %s\n", STEERLAB_VERSION);
 	fprintf(out, "- libpcap: %s\n", pcap_lib_version());

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -220,6 +221,30 @@ static void test_silent(void **state)
 	fclose(f);
 }
 
+static void test_scan(void **state)
+{
+	char path[] = "/tmp/test_inifile.XXXXXX";
+	struct seen s;
+	struct inifile in = {0};
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs("[lab]\nport = 7000\n\n[client c1]\ntimeout = 1s\nnot a pair\n", f);
+	fclose(f);
+	memset(&s, 0, sizeof(s));
+	s.in = &in; /* the lines are inifile_scan's own */
+	assert_int_equal(inifile_scan(path, on_section, on_pair, &s), 6);
+	assert_int_equal(strncmp(s.log, "S0 lab - -|P0 port=7000|S0 client c1 -|P0 timeout=1s|",
+				 s.used),
+			 0);
+	unlink(path);
+	assert_int_equal(inifile_scan(path, on_section, on_pair, &s), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +255,7 @@ int main(void)
 	    cmocka_unit_test(test_lines),
 	    cmocka_unit_test(test_cap),
 	    cmocka_unit_test(test_silent),
+	    cmocka_unit_test(test_scan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
