@@ -287,8 +287,7 @@ static void topo_raw_pair(struct topo_parse *p, const char *name, const char *va
 }
 
 /* topo_header: a header's words. Sets p->sect. */
-static void topo_header(struct topo_parse *p, const char *kind, const char *name,
-			const char *extra)
+static void topo_header(struct topo_parse *p, const char *kind, const char *name, const char *extra)
 {
 	static const char *const kinds[TOPO_NKINDS] = {"router", "site",   "client",
 						       "dns",	 "prober", "resolver"};

@@ -59,7 +59,7 @@ static void inifile_header(struct inifile *in, char *s)
 	if (in->flags & INI_HEADER_STRICT) {
 		if (*rest != '\0') {
 			inifile_error(in, in->lineno, "unexpected '%s' after the section header",
-				  end + 1);
+				      end + 1);
 			return;
 		}
 	} else if (*rest != '\0' && *rest != ';' && *rest != '#') {
@@ -84,7 +84,7 @@ static void inifile_pair(struct inifile *in, const char *key, const char *value)
 {
 	if ((in->flags & INI_INDENT) && in->indented && in->sect_pairs > 0) {
 		inifile_error(in, in->lineno,
-			  "unexpected indentation: values do not continue on the next line");
+			      "unexpected indentation: values do not continue on the next line");
 		return;
 	}
 	if (*key && (in->flags & INI_INDENT))
@@ -93,7 +93,7 @@ static void inifile_pair(struct inifile *in, const char *key, const char *value)
 		return;
 	if (in->state == INI_NONE)
 		inifile_error(in, in->lineno, "'%s' outside any section (%s first)", in->text,
-			  in->kinds);
+			      in->kinds);
 	else if (*key == '\0')
 		inifile_error(in, in->lineno, "expected a key name before '='");
 	else
@@ -208,7 +208,7 @@ int inifile_read(struct inifile *in, FILE *f)
 			len = blank ? 0 : strlen(s);
 		if (len + 2 > INI_MAX_LINE) {
 			inifile_error(in, in->lineno, "line too long (at most %d characters)",
-				  INI_MAX_LINE - 2);
+				      INI_MAX_LINE - 2);
 			in->lost++;
 			continue;
 		}
@@ -220,8 +220,8 @@ int inifile_read(struct inifile *in, FILE *f)
 		}
 		if (inifile_split(in, in->indented && (in->flags & INI_INDENT)) < 0)
 			inifile_error(in, in->lineno,
-				  "expected 'key = value', a [section] or a comment, got '%s'",
-				  in->text);
+				      "expected 'key = value', a [section] or a comment, got '%s'",
+				      in->text);
 	}
 	free(buf);
 	return in->nerrors;

@@ -18,9 +18,9 @@
  * "file:line:" otherwise meant relying on when inih calls back relative
  * to its reader (the old lib/ini_lines), an implementation detail. What
  * we used of inih, splitting "key = value", is a few lines, so the parser
- * is here, with
- * its tests (tests/unit/test_inifile.c), and the grammar is the one the files
- * had under inih, kept byte for byte in what is accepted and what is said:
+ * is here, with its tests (tests/unit/test_inifile.c). The grammar is the
+ * one the files had under inih, byte for byte in what is accepted and
+ * what is said:
  *
  *   - a line is at most INI_MAX_LINE - 2 characters once its end of line
  *     is gone (with INI_LONG_BLANK, once trimmed, and comments may be any
@@ -52,8 +52,8 @@
 struct inifile {
 	/* set by the caller */
 	const char *path; /* in every message */
-	FILE *err;	/* NULL: say nothing, count */
-	int max_errors; /* past it: "too many errors, stopping", reading stops */
+	FILE *err;	  /* NULL: say nothing, count */
+	int max_errors;	  /* past it: "too many errors, stopping", reading stops */
 	int flags;
 	const char *kinds; /* "expected [a] or [b NAME]", for the messages */
 	/* a header's words (name, extra NULL if absent); returns 0 to take
@@ -65,14 +65,14 @@ struct inifile {
 
 	/* kept by inifile_read */
 	int nerrors;
-	int error_line;	    /* of the first error, if it was on a line */
-	int lineno;	    /* the line of the header or pair handled */
-	const char *text;   /* that line, trimmed */
-	int indented;	    /* it started with a blank */
-	int lost;	    /* lines not read (NUL byte, too long) */
-	int state;	    /* before any section, in one taken, in one dropped */
-	int sect_pairs;	    /* pairs since the last header */
-	char prev_key[50];  /* what an indented line continues */
+	int error_line;	   /* of the first error, if it was on a line */
+	int lineno;	   /* the line of the header or pair handled */
+	const char *text;  /* that line, trimmed */
+	int indented;	   /* it started with a blank */
+	int lost;	   /* lines not read (NUL byte, too long) */
+	int state;	   /* before any section, in one taken, in one dropped */
+	int sect_pairs;	   /* pairs since the last header */
+	char prev_key[50]; /* what an indented line continues */
 };
 
 /* inifile_read: reads f to its end (or past in->max_errors), calling
@@ -90,7 +90,8 @@ int inifile_scan(const char *path,
 /* inifile_error: "path:line: message" on in->err (line 0: "path: message"),
  * counted; past in->max_errors only "path: too many errors, stopping",
  * once. */
-void inifile_error(struct inifile *in, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void inifile_error(struct inifile *in, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* inifile_verror: the same, with prefix ("--set x=y") in place of path:line
  * when not NULL. */

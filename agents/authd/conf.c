@@ -12,8 +12,6 @@
 #include "strtonum.h"
 #include "timeutil.h"
 
-
-
 const char *conf_kind_names[CONF_NKINDS] = {"server", "zone", "site", "name"};
 
 static const char *conf_section_kinds =
@@ -92,8 +90,7 @@ static int conf_add_sect(struct conf_parse *p, enum conf_kind kind, const char *
 }
 
 /* conf_header: a header's words. Sets p->cur. */
-static void conf_header(struct conf_parse *p, const char *kind, const char *name,
-			const char *extra)
+static void conf_header(struct conf_parse *p, const char *kind, const char *name, const char *extra)
 {
 	int k;
 
@@ -242,7 +239,7 @@ static void conf_server(struct conf_parse *p, const struct conf_sect *s)
 				conf_error(p, e->line, "[server] listen: at most %d addresses",
 					   AUTHD_MAX_LISTEN);
 			else if (addr_parse_sockaddr(e->value, AUTHD_PORT,
-						      &sv->listen[sv->nlisten]) == -1)
+						     &sv->listen[sv->nlisten]) == -1)
 				conf_error(p, e->line,
 					   "[server] listen: expected ADDR[:PORT] or [IPV6]:PORT, "
 					   "got '%s'",
@@ -353,7 +350,6 @@ static void conf_site(struct conf_parse *p, const struct conf_sect *s)
 		conf_error(p, s->line, "[site %s]: expected at least one 'address = ADDR'",
 			   s->name);
 }
-
 
 /* conf_build: the sections into p->db, in dependency order. */
 static void conf_build(struct conf_parse *p)

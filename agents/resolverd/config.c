@@ -132,13 +132,13 @@ int rsv_conf_load_stream(struct rsv_conf *c, FILE *f, const char *name, FILE *er
 	struct rsv_parse p = {.c = c, .cur = RSV_CUR_NONE};
 
 	p.in = (struct inifile){.path = name,
-			    .err = err,
-			    .max_errors = RSV_MAX_ERRORS,
-			    .flags = INI_LONG_BLANK,
-			    .kinds = rsv_sect_kinds,
-			    .section = rsv_conf_section,
-			    .pair = rsv_conf_pair,
-			    .arg = &p};
+				.err = err,
+				.max_errors = RSV_MAX_ERRORS,
+				.flags = INI_LONG_BLANK,
+				.kinds = rsv_sect_kinds,
+				.section = rsv_conf_section,
+				.pair = rsv_conf_pair,
+				.arg = &p};
 
 	rsv_conf_process_defaults(c);
 	inifile_read(&p.in, f);

@@ -123,7 +123,8 @@ void report_env(const struct report *r, FILE *out)
 		snprintf(gnuplot, sizeof(gnuplot), "not found (%s)", r->gnuplot);
 	env_netem(netem, sizeof(netem), u.release);
 	snprintf(path, sizeof(path), "%s/topology.ini", r->rundir);
-	inifile_scan(path, env_ini_section, env_ini_delay, &delays); /* as the lab printed it back */
+	inifile_scan(path, env_ini_section, env_ini_delay,
+		     &delays); /* as the lab printed it back */
 
 	fprintf(out, "- steerlab: %s\n", STEERLAB_VERSION);
 	fprintf(out, "- libpcap: %s\n", pcap_lib_version());

@@ -120,11 +120,10 @@ static void test_pair_errors(void **state)
 	(void)state;
 	said = RUN("k = before\n[a]\n= v\nno value\nk ;= v\n", 0, &s);
 	assert_string_equal(
-	    said,
-	    "t.ini:1: 'k = before' outside any section (expected [a] first)\n"
-	    "t.ini:3: expected a key name before '='\n"
-	    "t.ini:4: expected 'key = value', a [section] or a comment, got 'no value'\n"
-	    "t.ini:5: expected 'key = value', a [section] or a comment, got 'k ;= v'\n");
+	    said, "t.ini:1: 'k = before' outside any section (expected [a] first)\n"
+		  "t.ini:3: expected a key name before '='\n"
+		  "t.ini:4: expected 'key = value', a [section] or a comment, got 'no value'\n"
+		  "t.ini:5: expected 'key = value', a [section] or a comment, got 'k ;= v'\n");
 	assert_string_equal(s.log, "S2 a - -|");
 	free(said);
 }
@@ -238,9 +237,8 @@ static void test_scan(void **state)
 	memset(&s, 0, sizeof(s));
 	s.in = &in; /* the lines are inifile_scan's own */
 	assert_int_equal(inifile_scan(path, on_section, on_pair, &s), 6);
-	assert_int_equal(strncmp(s.log, "S0 lab - -|P0 port=7000|S0 client c1 -|P0 timeout=1s|",
-				 s.used),
-			 0);
+	assert_int_equal(
+	    strncmp(s.log, "S0 lab - -|P0 port=7000|S0 client c1 -|P0 timeout=1s|", s.used), 0);
 	unlink(path);
 	assert_int_equal(inifile_scan(path, on_section, on_pair, &s), -1);
 }

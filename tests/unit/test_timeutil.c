@@ -54,8 +54,10 @@ static void test_durations(void **state)
 static void test_durations_refused(void **state)
 {
 	static const char *const bad[] = {
-	    "", ".", "s", "-1s", "+1s", " 1s", "1s ", "0x10", "5x", "1sec", "1h1.5",
-	    "1h 30m", "1e", "1e+", "9223372036854775808ns", "107000d", "inf", "nan",
+	    "",	       ".",	 "s",	 "-1s", "+1s",
+	    " 1s",     "1s ",	 "0x10", "5x",	"1sec",
+	    "1h1.5",   "1h 30m", "1e",	 "1e+", "9223372036854775808ns",
+	    "107000d", "inf",	 "nan",
 	};
 
 	(void)state;
