@@ -116,9 +116,8 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 			o->name = optarg;
 			break;
 		case 'p':
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || v == 0 || v > 65535)
+			v = strtonum(optarg, 1, 65535, &errstr);
+			if (errstr)
 				client_bad("-p", "a port (1-65535)", optarg);
 			o->port = (uint16_t)v;
 			break;

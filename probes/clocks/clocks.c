@@ -18,6 +18,7 @@
 #include "clocks_int.h"
 #include "inifile.h"
 #include "log.h"
+#include "strtonum.h"
 #include "timeutil.h"
 
 #define CLOCKS_NSCHEMES 2 /* anycast, dns: the columns of the table */
@@ -157,13 +158,13 @@ static int clocks_ini_section(void *user, const char *kind, const char *name, co
 static void clocks_ini_key(void *user, const char *name, const char *value)
 {
 	struct clocks_ini *ini = user;
+	const char *errstr;
 	int64_t ns;
-	char *end;
 	long v;
 
 	if (ini->lab && strcmp(name, "port") == 0) {
-		v = strtol(value, &end, 10);
-		ini->port = (*end == '\0' && end != value && v >= 1 && v <= 65535) ? v : -1;
+		v = (long)strtonum(value, 1, 65535, &errstr);
+		ini->port = errstr ? -1 : v;
 	}
 	/* the clients' timeouts: [lab]'s default and each [client NODE]'s (a
 	 * [resolver]'s timeout is resolverd's own, not a client's) */
