@@ -21,7 +21,7 @@ SAN ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
 
-PKGS := libnl-3.0 libnl-route-3.0 libpcap inih jansson libknot
+PKGS := libnl-3.0 libnl-route-3.0 libpcap jansson libknot
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -86,7 +86,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
-	libinih-dev libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
+	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
@@ -104,10 +104,9 @@ all: $(PROGRAMS) $(TOOL_BINS)
 # that -I for it reaches no other header of its module. The unit tests are
 # white-box: they see every directory.
 EXPORT := $(BUILD)/include
-# the agents' headers the lab checks the configurations it writes with
-# (lab/dnsconf.c, lab/resolvconf.c, lab/overrides.c, lab/sweep.c), by path
-LAB_AGENT_HEADERS := agents/authd/conf.h agents/authd/db.h agents/authd/rdata.h \
-	agents/resolverd/config.h agents/resolverd/cache.h
+# the agents' declared checks, the one function each the lab calls to check
+# the configuration it writes (lab/dnsconf.c, lab/resolvconf.c), by path
+LAB_AGENT_HEADERS := agents/authd/authd_check.h agents/resolverd/resolverd_check.h
 
 define export_rule
 EXPORTS += $(EXPORT)/$(1)

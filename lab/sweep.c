@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agents/authd/rdata.h"
 #include "atomicfile.h"
 #include "log.h"
 #include "overrides.h"
@@ -190,7 +189,7 @@ void sweep_axis(struct sweep *sw, const struct topology *t)
 		uint32_t ttl;
 
 		if (type == -2) {
-			sw->numeric = authd_ttl_parse(v, &ttl) == 0;
+			sw->numeric = parse_ttl(v, &ttl) == 0;
 			sw->x[i] = ttl;
 			unit = " (s)";
 		} else if (type == TOPO_T_DURATION) {
