@@ -7,7 +7,9 @@
 #                                                       so unit tests can link them
 #   probes/collector/*.c  -> bin/collector                collector.c holds main(); the other
 #                                                       files also go to $(BUILD)/libcollector.a
-#   probes/clocks/*.c     -> $(BUILD)/libclocks.a       the analysis, linked into steerlab
+#   probes/clocks/*.c     -> $(BUILD)/libclocks.a       the clocks of a run and its verdict
+#   probes/report/*.c     -> $(BUILD)/libreport.a       the report on the clocks; both linked
+#                                                       into steerlab
 #   lab/*.c               -> bin/steerlab               lab/main.c holds main()
 #   tests/unit/test_*.c   -> $(BUILD)/tests/test_*      cmocka, linked with all of the above
 #
@@ -19,11 +21,11 @@ SAN ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
 
-PKGS := libnl-3.0 libnl-route-3.0 libpcap inih jansson libknot
+PKGS := libnl-3.0 libnl-route-3.0 libpcap jansson libknot
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-ALL_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Ilab -Iprobes/clocks -I. $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS)
 LDLIBS := $(PKG_LIBS) -lm
 
@@ -67,6 +69,9 @@ LIBCOLLECTOR := $(BUILD)/libcollector.a
 CLOCKS_SRC := $(wildcard probes/clocks/*.c)
 LIBCLOCKS := $(BUILD)/libclocks.a
 
+REPORT_SRC := $(wildcard probes/report/*.c)
+LIBREPORT := $(BUILD)/libreport.a
+
 LAB_MAIN := lab/main.c
 LAB_SRC := $(filter-out $(LAB_MAIN),$(wildcard lab/*.c))
 LIBLAB := $(BUILD)/liblab.a
@@ -81,7 +86,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
-	libinih-dev libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
+	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
@@ -91,12 +96,43 @@ BENCH_PKGS := nsd knot dnsperf
 	install uninstall
 all: $(PROGRAMS) $(TOOL_BINS)
 
-$(BUILD)/obj/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+# Include paths, per directory. A file finds the headers of its own
+# directory (#include "x.h" looks there first), lib/'s, and the public
+# header of each module it uses, and nothing else, so an include of another
+# module's internals does not compile. Each public header is exported alone
+# in a directory of its own under $(BUILD)/include (a symbolic link), so
+# that -I for it reaches no other header of its module. The unit tests are
+# white-box: they see every directory.
+EXPORT := $(BUILD)/include
+# the agents' declared checks, the one function each the lab calls to check
+# the configuration it writes (lab/dnsconf.c, lab/resolvconf.c), by path
+LAB_AGENT_HEADERS := agents/authd/authd_check.h agents/resolverd/resolverd_check.h
 
-$(BUILD)/obj/probes/clocks/report_env.o: $(VERSION_STAMP)
-$(BUILD)/obj/probes/clocks/report_env.o: ALL_CFLAGS += -DSTEERLAB_VERSION='"$(STEERLAB_VERSION)"'
+define export_rule
+EXPORTS += $(EXPORT)/$(1)
+$(EXPORT)/$(1): $(2)
+	@mkdir -p $$(dir $$@)
+	ln -sfn $$(abspath $$<) $$@
+endef
+$(eval $(call export_rule,clocks/clocks.h,probes/clocks/clocks.h))
+$(eval $(call export_rule,report/report.h,probes/report/report.h))
+$(foreach h,$(LAB_AGENT_HEADERS),$(eval $(call export_rule,lab-agents/$(h),$(h))))
+
+$(BUILD)/obj/lib/%.o: INC := -Ilib
+$(BUILD)/obj/agents/%.o: INC := -Ilib
+$(BUILD)/obj/probes/collector/%.o: INC := -Ilib
+$(BUILD)/obj/probes/clocks/%.o: INC := -Ilib
+$(BUILD)/obj/probes/report/%.o: INC := -Ilib -I$(EXPORT)/clocks
+$(BUILD)/obj/lab/%.o: INC := -Ilib -I$(EXPORT)/clocks -I$(EXPORT)/report -I$(EXPORT)/lab-agents
+$(BUILD)/obj/tests/tools/%.o: INC := -Ilib -I$(EXPORT)/clocks
+$(BUILD)/obj/tests/unit/%.o: INC := -Ilib -Ilab -Iprobes/clocks -Iprobes/report -I.
+
+$(BUILD)/obj/%.o: %.c | $(EXPORTS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(INC) -c $< -o $@
+
+$(BUILD)/obj/probes/report/report_env.o: $(VERSION_STAMP)
+$(BUILD)/obj/probes/report/report_env.o: ALL_CFLAGS += -DSTEERLAB_VERSION='"$(STEERLAB_VERSION)"'
 
 $(BUILD)/obj/lab/agentdir.o: $(PATHS_STAMP)
 $(BUILD)/obj/lab/agentdir.o: ALL_CFLAGS += -DSTEERLAB_LIBEXECDIR='"$(LIBEXECDIR)"'
@@ -107,7 +143,11 @@ $(LIBSTEER): $(call obj,$(LIB_SRC))
 
 $(LIBCLOCKS): $(call obj,$(CLOCKS_SRC))
 	@mkdir -p $(dir $@)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBREPORT): $(call obj,$(REPORT_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 
 $(LIBCOLLECTOR): $(call obj,$(COLLECTOR_SRC))
 	@mkdir -p $(dir $@)
@@ -132,11 +172,17 @@ $(OUTBIN)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
+$(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
+# The objects of tests and tools are made through pattern rules, so make
+# would take them for intermediates and delete them after linking, and every
+# `make unit` would compile every test again: keep them. (Only them: a
+# .SECONDARY: without names would also let a deleted object go unrebuilt.)
+.SECONDARY: $(call obj,$(UNIT_SRC) $(wildcard tests/tools/*.c))
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 

@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "agents/authd/conf.h"
-#include "agents/authd/db.h"
+#include "agents/authd/authd_check.h"
 
 int dnsconf_write(const struct topology *t, int node, FILE *out)
 {
@@ -46,7 +45,7 @@ int dnsconf_write(const struct topology *t, int node, FILE *out)
 int dnsconf_check(const struct topology *t, FILE *err)
 {
 	for (int n = 0; n < t->nnodes; n++) {
-		struct authd_db *db;
+		int rc;
 		char *text = NULL;
 		size_t len = 0;
 		FILE *f;
@@ -63,14 +62,11 @@ int dnsconf_check(const struct topology *t, FILE *err)
 			free(text);
 			return -1;
 		}
-		db = authd_conf_load_stream(f, t->path, err);
+		rc = authd_check_stream(f, t->path, err);
 		fclose(f);
 		free(text);
-		if (db == NULL)
-			return -1;
-		authd_db_free(db);
 		/* every [dns] node serves the same zones: one check says it */
-		return 0;
+		return rc;
 	}
 	return 0;
 }

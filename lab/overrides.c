@@ -4,10 +4,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "agents/authd/rdata.h"
 #include "dnsconf.h"
 #include "resolvconf.h"
 #include "strfmt.h"
+#include "timeutil.h"
 
 /* overrides_key: does set s ("key=value", spaces allowed around both) have
  * key key? Then its value, trimmed on the left; else NULL. */
@@ -71,7 +71,7 @@ static int overrides_ttl(struct topology *t, const char *value, FILE *err)
 	}
 	for (n = strlen(trimmed); n > 0 && (trimmed[n - 1] == ' ' || trimmed[n - 1] == '\t');)
 		trimmed[--n] = '\0';
-	if (authd_ttl_parse(trimmed, &ttl) == -1) {
+	if (parse_ttl(trimmed, &ttl) == -1) {
 		fprintf(err,
 			"--set ttl=%s: expected a TTL such as 30 or 5m (the TTL of the [name] "
 			"sections)\n",

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "agents/resolverd/config.h"
+#include "agents/resolverd/resolverd_check.h"
 
 int resolvconf_write(const struct topology *t, int node, FILE *out)
 {
@@ -52,7 +52,6 @@ int resolvconf_check(const struct topology *t, FILE *err)
 	int rc = 0;
 
 	for (int n = 0; n < t->nnodes; n++) {
-		struct rsv_conf conf;
 		int rc_write;
 		char *text = NULL;
 		size_t len = 0;
@@ -72,10 +71,8 @@ int resolvconf_check(const struct topology *t, FILE *err)
 			return -1;
 		}
 		/* each node has its own keys: every one is checked */
-		if (rsv_conf_load_stream(&conf, f, t->path, err) == -1)
+		if (resolverd_check_stream(f, t->path, err) == -1)
 			rc = -1;
-		else
-			rsv_conf_free(&conf);
 		fclose(f);
 		free(text);
 	}

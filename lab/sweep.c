@@ -9,17 +9,15 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "agents/authd/rdata.h"
 #include "atomicfile.h"
 #include "log.h"
 #include "overrides.h"
 #include "run.h"
+#include "subproc.h"
 #include "strfmt.h"
 #include "timeutil.h"
 #include "topology_int.h"
@@ -191,7 +189,7 @@ void sweep_axis(struct sweep *sw, const struct topology *t)
 		uint32_t ttl;
 
 		if (type == -2) {
-			sw->numeric = authd_ttl_parse(v, &ttl) == 0;
+			sw->numeric = parse_ttl(v, &ttl) == 0;
 			sw->x[i] = ttl;
 			unit = " (s)";
 		} else if (type == TOPO_T_DURATION) {
@@ -445,56 +443,38 @@ static void sweep_default_dir(char *buf, size_t len, const char *lab, const stru
 	strfmt(buf, len, "runs/sweep-%s-%s-%s", lab, key, when);
 }
 
-/* sweep_which: is prog in PATH? */
-static int sweep_which(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char dir[PATH_MAX];
+/* sweep_plot_fill: the plot script for gnuplot's standard input */
+struct sweep_plot_arg {
+	const struct sweep *sw;
+	const struct sweep_table *tb;
+};
 
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-		if (n > 0 && n < sizeof(dir) - 64) {
-			memcpy(dir, path, n);
-			dir[n] = '\0';
-			strfmt(dir + n, sizeof(dir) - n, "/%s", prog);
-			if (access(dir, X_OK) == 0)
-				return 1;
-		}
-		path += n + (path[n] == ':');
-	}
-	return 0;
+static void sweep_plot_fill(FILE *fp, const void *arg)
+{
+	const struct sweep_plot_arg *a = arg;
+
+	sweep_gp_text(a->sw, a->tb, fp, 1);
 }
 
 /* sweep_plot: gnuplot on the plot script (sw, tb) in dir: the script
  * from a memory file on its standard input, the PNG from its standard
  * output into sweep.png through a temporary file, as the run reports do
- * (probes/clocks/report_plot.c): gnuplot opens no file of the directory.
- * 0, 1 if gnuplot is not there, -1. */
+ * (probes/report/report_plot.c; lib/subproc.h): gnuplot opens no file of the
+ * directory. 0, 1 if gnuplot is not there, -1. */
 static int sweep_plot(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
 		      const char *dir)
 {
+	struct sweep_plot_arg arg = {sw, tb};
+	char *argv[] = {"gnuplot", NULL};
 	char err[PATH_MAX + 128];
 	struct atomicfile png;
-	int status, in;
-	FILE *fp;
-	pid_t pid;
+	int rc, in;
 
 	/* a plot of fewer points, from an earlier try, would mislead */
 	if (unlinkat(dirfd, "sweep.png", 0) == -1 && errno != ENOENT)
 		log_warn("%s/sweep.png", dir);
-	if (!sweep_which("gnuplot"))
-		return 1;
-	if ((in = memfd_create("steerlab-sweep-plot", MFD_CLOEXEC)) == -1 ||
-	    (fp = fdopen(dup(in), "w")) == NULL) {
+	if ((in = subproc_memfd("steerlab-sweep-plot", sweep_plot_fill, &arg)) == -1) {
 		log_warn("gnuplot script");
-		if (in != -1)
-			close(in);
-		return -1;
-	}
-	sweep_gp_text(sw, tb, fp, 1);
-	if (fclose(fp) != 0 || lseek(in, 0, SEEK_SET) == -1) {
-		log_warn("gnuplot script");
-		close(in);
 		return -1;
 	}
 	if (atomicfile_open(&png, dirfd, dir, "sweep.png", err, sizeof(err)) == -1) {
@@ -502,30 +482,13 @@ static int sweep_plot(const struct sweep *sw, const struct sweep_table *tb, int 
 		close(in);
 		return -1;
 	}
-	fflush(NULL);
-	if ((pid = fork()) == -1) {
-		log_warn("fork");
-		close(in);
-		atomicfile_abort(&png);
-		return -1;
-	}
-	if (pid == 0) {
-		if (fchdir(dirfd) == -1 || dup2(in, STDIN_FILENO) == -1 ||
-		    dup2(atomicfile_fd(&png), STDOUT_FILENO) == -1)
-			_exit(127);
-		execlp("gnuplot", "gnuplot", (char *)NULL);
-		_exit(127);
-	}
+	rc = subproc_run(dir, argv, in, atomicfile_fd(&png), STDERR_FILENO);
 	close(in);
-	while (waitpid(pid, &status, 0) == -1) {
-		if (errno != EINTR) {
-			atomicfile_abort(&png);
-			return -1;
-		}
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (rc != 0) {
+		if (rc == -1)
+			log_warn("gnuplot");
 		atomicfile_abort(&png);
-		return -1;
+		return rc == 127 ? 1 : -1;
 	}
 	if (atomicfile_commit(&png, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);

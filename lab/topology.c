@@ -1,13 +1,9 @@
 /*
  * Topology files: parsing and checking (topology.h, docs/topology.md).
  *
- * inih splits lines into key = value pairs; the rest is ours. Debian's inih
- * has no INI_HANDLER_LINENO and never calls the handler for a section
- * header, so a [router core] without keys would be invisible to it. The file
- * is therefore fed to ini_parse_stream() through lib/ini_lines.h, which
- * counts lines, gives us the section headers, and notices a line inih
- * rejected. inih calls the handler right after the reader returns a line,
- * so p->in.lineno is the pair's line.
+ * lib/inifile.h reads the file: it hands us the section headers (a
+ * [router core] may have no keys) and the pairs; p->in.lineno is the line
+ * of the one handled.
  *
  * [zone NAME] and [name NAME] sections are authd's: their pairs are kept
  * as written, with their lines, and not interpreted here. So are the keys
@@ -17,7 +13,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,23 +26,15 @@ static const char *topo_section_kinds =
 
 void topo_error(struct topo_parse *p, int where, const char *fmt, ...)
 {
+	char *set = NULL;
 	va_list ap;
 
-	if (++p->nerrors > TOPO_MAX_ERRORS) {
-		if (p->nerrors == TOPO_MAX_ERRORS + 1)
-			fprintf(p->err, "%s: too many errors, stopping\n", p->path);
-		return;
-	}
-	if (where > 0)
-		fprintf(p->err, "%s:%d: ", p->path, where);
-	else if (where < 0)
-		fprintf(p->err, "--set %s: ", p->sets[-where - 1]);
-	else
-		fprintf(p->err, "%s: ", p->path);
+	if (where < 0 && asprintf(&set, "--set %s", p->sets[-where - 1]) < 0)
+		set = NULL;
 	va_start(ap, fmt);
-	vfprintf(p->err, fmt, ap);
+	inifile_verror(&p->in, where, where < 0 ? (set ? set : "--set") : NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', p->err);
+	free(set);
 }
 
 const struct topo_key *topo_sect_keys(const struct topo_parse *p, int sect, int *n)
@@ -299,34 +286,13 @@ static void topo_raw_pair(struct topo_parse *p, const char *name, const char *va
 	pair->line = p->in.lineno;
 }
 
-/* topo_header: a "[...]" line, s at the '['. Sets p->sect. */
-static void topo_header(void *arg, char *s)
+/* topo_header: a header's words. Sets p->sect. */
+static void topo_header(struct topo_parse *p, const char *kind, const char *name, const char *extra)
 {
-	struct topo_parse *p = arg;
 	static const char *const kinds[TOPO_NKINDS] = {"router", "site",   "client",
 						       "dns",	 "prober", "resolver"};
-	char *end = strchr(s, ']'), *kind, *name, *extra, *save;
-	const char *rest;
 
 	p->sect = TOPO_SECT_SKIP;
-	p->sect_pairs = 0;
-	if (end == NULL) {
-		topo_error(p, p->in.lineno, "expected ']' to close the section header '%s'", s);
-		return;
-	}
-	rest = end + 1 + strspn(end + 1, " \t");
-	if (*rest != '\0' && *rest != ';' && *rest != '#') {
-		topo_error(p, p->in.lineno, "unexpected '%s' after the section header", rest);
-		return;
-	}
-	*end = '\0';
-	kind = strtok_r(s + 1, " \t", &save);
-	name = kind ? strtok_r(NULL, " \t", &save) : NULL;
-	extra = name ? strtok_r(NULL, " \t", &save) : NULL;
-	if (kind == NULL) {
-		topo_error(p, p->in.lineno, "empty section header (%s)", topo_section_kinds);
-		return;
-	}
 	if (strcmp(kind, "lab") == 0) {
 		if (name)
 			topo_error(p, p->in.lineno, "[lab] takes no name (expected [lab])");
@@ -360,37 +326,22 @@ static void topo_header(void *arg, char *s)
 	topo_error(p, p->in.lineno, "unknown section kind '%s' (%s)", kind, topo_section_kinds);
 }
 
-/* topo_line_error: what ini_lines found wrong with a line. */
-static void topo_line_error(void *arg, int line, const char *msg)
+static int topo_section(void *arg, const char *kind, const char *name, const char *extra)
 {
-	topo_error(arg, line, "%s", msg);
+	struct topo_parse *p = arg;
+
+	topo_header(p, kind, name, extra);
+	return p->sect == TOPO_SECT_SKIP ? -1 : 0;
 }
 
-static int topo_pair(void *user, const char *section, const char *name, const char *value)
+static void topo_pair(void *arg, const char *name, const char *value)
 {
-	struct topo_parse *p = user;
+	struct topo_parse *p = arg;
 
-	(void)section; /* p->sect says more */
-	p->in.handled = 1;
-	if (p->in.indented && p->sect_pairs > 0) {
-		topo_error(p, p->in.lineno,
-			   "unexpected indentation: values do not continue on the next line");
-		return 1;
-	}
-	if (*name)
-		p->sect_pairs++;
-	if (p->sect == TOPO_SECT_SKIP)
-		return 1;
-	if (p->sect == TOPO_SECT_NONE)
-		topo_error(p, p->in.lineno, "'%s' outside any section (%s first)", p->in.text,
-			   topo_section_kinds);
-	else if (*name == '\0')
-		topo_error(p, p->in.lineno, "expected a key name before '='");
-	else if (p->sect == TOPO_SECT_RAW)
+	if (p->sect == TOPO_SECT_RAW)
 		topo_raw_pair(p, name, value);
 	else
 		topo_set(p, p->sect, name, value, p->in.lineno);
-	return 1;
 }
 
 static void topo_defaults(struct topology *t)
@@ -414,7 +365,8 @@ static void topo_defaults(struct topology *t)
 int topo_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err)
 {
 	struct topo_parse *p;
-	int rc, nerrors;
+	int nerrors;
+	FILE *f;
 
 	memset(t, 0, sizeof(*t));
 	topo_defaults(t);
@@ -429,36 +381,30 @@ int topo_load(struct topology *t, const char *path, char *const sets[], int nset
 		return -1;
 	}
 	p->t = t;
-	p->path = path;
-	p->err = err;
 	p->sets = sets;
 	p->sect = TOPO_SECT_NONE;
-	p->in = (struct ini_lines){.flags = INI_LINES_INDENT,
-				   .error = topo_line_error,
-				   .header = topo_header,
-				   .arg = p,
-				   .nerrors = &p->nerrors,
-				   .max_errors = TOPO_MAX_ERRORS};
-	p->in.f = fopen(path, "r");
-	if (p->in.f == NULL) {
+	p->in = (struct inifile){.path = path,
+				 .err = err,
+				 .max_errors = TOPO_MAX_ERRORS,
+				 .flags = INI_INDENT,
+				 .kinds = topo_section_kinds,
+				 .section = topo_section,
+				 .pair = topo_pair,
+				 .arg = p};
+	f = fopen(path, "r");
+	if (f == NULL) {
 		fprintf(err, "%s: %s\n", path, strerror(errno));
 		free(p);
 		return -1;
 	}
-	rc = ini_parse_stream(ini_lines_read, &p->in, topo_pair, p);
-	if (rc == -2)
-		topo_error(p, 0, "out of memory");
-	else if (rc > 0 && p->nerrors == 0) /* inih saw what the reader did not */
-		topo_error(p, rc, "malformed line");
-	fclose(p->in.f);
-	ini_lines_free(&p->in);
-	p->lost_lines = p->in.lost;
-	if (p->nerrors <= TOPO_MAX_ERRORS) {
+	inifile_read(&p->in, f);
+	fclose(f);
+	if (p->in.nerrors <= TOPO_MAX_ERRORS) {
 		for (int i = 0; i < nsets; i++)
 			topo_apply_set(p, i);
 		topo_check(p);
 	}
-	nerrors = p->nerrors;
+	nerrors = p->in.nerrors;
 	free(p);
 	return nerrors ? -1 : 0;
 }

@@ -1,5 +1,5 @@
 /*
- * Topology files: what a lab is made of, parsed from INI with inih.
+ * Topology files: what a lab is made of, parsed from INI (lib/inifile.h).
  *
  *   [lab]            name and lab-wide parameters (defaults for the nodes)
  *   [router core]    a router: forwards, runs routed and the collector

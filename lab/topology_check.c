@@ -125,7 +125,7 @@ static void topo_link_node(struct topo_parse *p, int i)
 	char label[TOPO_NAME_MAX + 16];
 
 	topo_label(p, i, label, sizeof(label));
-	if (where == 0 && (p->meta[i].bad[TOPO_K_LINK] || p->lost_lines))
+	if (where == 0 && (p->meta[i].bad[TOPO_K_LINK] || p->in.lost))
 		return;
 	if (where == 0) {
 		topo_error(p, node->line, "%s link: missing: expected the name of a router", label);
@@ -242,7 +242,7 @@ static void topo_resolve(struct topo_parse *p, int i)
 	}
 	if (node->mode == TOPO_MODE_ANYCAST)
 		return;
-	if (d < 0 && !m->bad[TOPO_K_RESOLVER] && !p->lost_lines)
+	if (d < 0 && !m->bad[TOPO_K_RESOLVER] && !p->in.lost)
 		topo_error(p, m->where[TOPO_K_MODE],
 			   "%s mode = %s needs resolver = NAME of a [dns] or [resolver] node",
 			   label, node->mode == TOPO_MODE_DNS ? "dns" : "both");
@@ -320,7 +320,7 @@ static void topo_check_dns(struct topo_parse *p)
 	struct topology *t = p->t;
 	int dns = p->headers[TOPO_DNS] > 0;
 
-	if (p->lost_lines)
+	if (p->in.lost)
 		return; /* the missing header may be there */
 	for (int i = 0; i < t->nnodes; i++) {
 		if (t->nodes[i].kind == TOPO_DNS && p->zone_headers == 0) {
@@ -389,7 +389,7 @@ static void topo_check_paths(struct topo_parse *p)
 	char label[TOPO_NAME_MAX + 16];
 	int first = -1, unlinked = 0;
 
-	if (p->lost_lines)
+	if (p->in.lost)
 		return; /* a missing line may be the link */
 	for (int i = 0; i < t->nnodes; i++)
 		unlinked += t->nodes[i].kind == TOPO_SITE && t->nodes[i].link < 0;
@@ -432,14 +432,14 @@ void topo_check(struct topo_parse *p)
 	struct topology *t = p->t;
 	int sites = 0, clients = 0, resolvers = 0, failing = -1;
 
-	if (p->lab_where[TOPO_K_NAME] == 0 && !p->lab_bad[TOPO_K_NAME] && !p->lost_lines) {
+	if (p->lab_where[TOPO_K_NAME] == 0 && !p->lab_bad[TOPO_K_NAME] && !p->in.lost) {
 		if (p->lab_line)
 			topo_error(p, p->lab_line, "[lab] name: missing: %s", TOPO_NAME_RULE);
 		else
 			topo_error(p, 0, "no [lab] section: a lab needs a name");
 	}
 	for (int k = 0; k < 3; k++)
-		if (p->headers[k] == 0 && !p->lost_lines)
+		if (p->headers[k] == 0 && !p->in.lost)
 			topo_error(p, 0, "no [%s] section: a lab needs at least one %s", names[k],
 				   names[k]);
 	topo_check_dns(p);

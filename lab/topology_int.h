@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ini_lines.h"
+#include "inifile.h"
 #include "topology.h"
 
 #define TOPO_KEYS_MAX 20
@@ -157,16 +157,9 @@ struct topo_meta {
 
 struct topo_parse {
 	struct topology *t;
-	const char *path;
-	FILE *err;
 	char *const *sets;
-	int nerrors;
-
-	struct ini_lines in; /* the file, and the line being read */
-	int lost_lines;	     /* in.lost once the file is read */
-
+	struct inifile in; /* the file, the line being read, the errors */
 	int sect;
-	int sect_pairs; /* pairs handled since its header */
 
 	int lab_line;
 	int lab_where[TOPO_KEYS_MAX];

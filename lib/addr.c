@@ -1,18 +1,19 @@
-/* "ADDR[:PORT]" parsing; see addr.h. */
+/* Addresses and prefixes of both families; see addr.h. */
 #include "addr.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "strtonum.h"
 
 int parse_addr_port(const char *s, uint16_t default_port, struct sockaddr_in *sin)
 {
 	char buf[INET_ADDRSTRLEN];
 	const char *colon = strchr(s, ':');
 	size_t alen = colon ? (size_t)(colon - s) : strlen(s);
-	unsigned long port = default_port;
-	char *end;
+	long long port = default_port;
+	const char *errstr;
 
 	if (alen == 0 || alen >= sizeof(buf))
 		return -1;
@@ -23,12 +24,114 @@ int parse_addr_port(const char *s, uint16_t default_port, struct sockaddr_in *si
 	if (inet_pton(AF_INET, buf, &sin->sin_addr) != 1)
 		return -1;
 	if (colon) {
-		errno = 0;
-		port = strtoul(colon + 1, &end, 10);
-		if (errno || end == colon + 1 || *end || port == 0 || port > 65535 ||
-		    colon[1] == '-')
+		port = strtonum(colon + 1, 1, 65535, &errstr);
+		if (errstr)
 			return -1;
 	}
 	sin->sin_port = htons((uint16_t)port);
 	return 0;
+}
+
+int addr_parse_sockaddr(const char *s, uint16_t default_port, struct sockaddr_storage *ss)
+{
+	char host[INET6_ADDRSTRLEN + 8];
+	const char *port = NULL, *colon;
+	unsigned long v = default_port;
+	const char *errstr;
+
+	memset(ss, 0, sizeof(*ss));
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (close == NULL || (size_t)(close - s - 1) >= sizeof(host))
+			return -1;
+		memcpy(host, s + 1, (size_t)(close - s - 1));
+		host[close - s - 1] = '\0';
+		if (close[1] == ':')
+			port = close + 2;
+		else if (close[1] != '\0')
+			return -1;
+	} else if ((colon = strchr(s, ':')) != NULL && strchr(colon + 1, ':') == NULL) {
+		if ((size_t)(colon - s) >= sizeof(host))
+			return -1;
+		memcpy(host, s, (size_t)(colon - s));
+		host[colon - s] = '\0';
+		port = colon + 1;
+	} else {
+		if (strlen(s) >= sizeof(host))
+			return -1;
+		strcpy(host, s);
+	}
+	if (port) {
+		v = strtonum(port, 1, 65535, &errstr);
+		if (errstr)
+			return -1;
+	}
+	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		((struct sockaddr_in *)ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)v);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		((struct sockaddr_in6 *)ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)v);
+		return 0;
+	}
+	return -1;
+}
+
+const char *addr_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, addr, sizeof(addr));
+		snprintf(buf, len, "[%s]:%u", addr, ntohs(s6->sin6_port));
+	} else {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, addr, sizeof(addr));
+		snprintf(buf, len, "%s:%u", addr, ntohs(s4->sin_port));
+	}
+	return buf;
+}
+
+int addr_parse_prefix(const char *s, struct addr_prefix *p)
+{
+	char host[INET6_ADDRSTRLEN];
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+	unsigned long len;
+	struct addr_prefix copy;
+	const char *errstr;
+
+	memset(p, 0, sizeof(*p));
+	if (n == 0 || n >= sizeof(host))
+		return -1;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	if (inet_pton(AF_INET, host, p->addr) == 1)
+		p->family = AF_INET;
+	else if (inet_pton(AF_INET6, host, p->addr) == 1)
+		p->family = AF_INET6;
+	else
+		return -1;
+	len = p->family == AF_INET ? 32 : 128;
+	if (slash) {
+		unsigned long max = len;
+
+		len = (unsigned long)strtonum(slash + 1, 0, (long long)max, &errstr);
+		if (errstr)
+			return -1;
+	}
+	p->len = (uint8_t)len;
+	/* no bits past the length: "198.18.0.1/24" is probably a mistake */
+	copy = *p;
+	memset(copy.addr, 0, sizeof(copy.addr));
+	memcpy(copy.addr, p->addr, p->len / 8);
+	if (p->len % 8)
+		copy.addr[p->len / 8] = p->addr[p->len / 8] & (uint8_t)(0xff << (8 - p->len % 8));
+	return memcmp(copy.addr, p->addr, sizeof(p->addr)) == 0 ? 0 : -1;
 }

@@ -1,14 +1,44 @@
 /*
- * IPv4 socket addresses from the command line: "ADDR" or "ADDR:PORT".
+ * Addresses and prefixes of both families, as the lab's files and command
+ * lines write them.
+ *
+ *   parse_addr_port      IPv4 "ADDR" or "ADDR:PORT" (the agents' options)
+ *   addr_parse_sockaddr  "ADDR", "ADDR:PORT", "IPV6" or "[IPV6]:PORT"
+ *   addr_parse_prefix    "198.18.0.0/24", "2001:db8::/32", or an address
+ *   addr_sockaddr_str    "ADDR:PORT" or "[IPV6]:PORT"
+ *
+ * IPv4 prefixes of the announcements (struct in_addr and a length) are
+ * lib/announce.h's parse_prefix.
  */
 #ifndef STEERLAB_ADDR_H
 #define STEERLAB_ADDR_H
 
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+
+/* A prefix of either family; bits past len are zero. */
+struct addr_prefix {
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t len;
+	uint8_t addr[16];
+};
 
 /* parse_addr_port: fills *sin (AF_INET); a missing port is default_port.
  * 0, or -1 on a malformed address or a port outside 1..65535. */
 int parse_addr_port(const char *s, uint16_t default_port, struct sockaddr_in *sin);
+
+/* addr_parse_sockaddr: "ADDR", "ADDR:PORT", "IPV6" or "[IPV6]:PORT" into
+ * *ss; a missing port is default_port. 0, or -1. */
+int addr_parse_sockaddr(const char *s, uint16_t default_port, struct sockaddr_storage *ss);
+
+/* addr_parse_prefix: "198.18.0.0/24", "2001:db8::/32", or an address (a
+ * host prefix). -1 if malformed or if bits are set past the length
+ * ("198.18.0.1/24" is probably a mistake). */
+int addr_parse_prefix(const char *s, struct addr_prefix *p);
+
+/* addr_sockaddr_str: "ADDR:PORT" or "[IPV6]:PORT" in buf; returns buf. */
+const char *addr_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * Events as JSON Lines (docs/events.md).
+ * Events as JSON Lines (docs/events.md lists them all).
  *
  * Each agent writes one file, NODE.AGENT.events.jsonl, in the run directory.
  * Every line is one JSON object with at least:

@@ -6,7 +6,7 @@
  *
  * Ids are 1 to HEALTH_ID_LEN (prober) and 1 to HEALTH_SITE_LEN (site)
  * characters of [A-Za-z0-9._-]. rtt_us is the smoothed RTT of an up site,
- * 0 for a down one. The prober writes them (agents/prober/report.c) and
+ * 0 for a down one. The prober writes them (agents/prober/authds.c) and
  * authd reads them (agents/authd/health.c): this is the one definition.
  */
 #ifndef STEERLAB_HEALTH_REPORT_H

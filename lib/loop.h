@@ -1,7 +1,7 @@
 /*
  * The one event loop every agent uses: epoll over file descriptors, with
  * timers as timerfds and signals as a signalfd, so that callbacks never run
- * in signal context (docs/architecture.md).
+ * in signal context (docs/style.md: signals come through signalfd).
  *
  * Designed on NSD's netio.h and libevent: a handler (struct loop_handler) is
  * owned by the caller, usually embedded in the object it serves, and the

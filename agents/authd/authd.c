@@ -110,7 +110,7 @@ static void authd_parse(int argc, char **argv, struct authd_opts *o)
 		case 'l':
 			if (o->nlisten == AUTHD_MAX_LISTEN)
 				authd_bad("-l", "at most 8 listen addresses", optarg);
-			if (authd_parse_sockaddr(optarg, AUTHD_PORT, &o->listen[o->nlisten]) == -1)
+			if (addr_parse_sockaddr(optarg, AUTHD_PORT, &o->listen[o->nlisten]) == -1)
 				authd_bad("-l", "ADDR[:PORT] or [IPV6]:PORT", optarg);
 			o->nlisten++;
 			break;
@@ -118,7 +118,7 @@ static void authd_parse(int argc, char **argv, struct authd_opts *o)
 			o->control_set = 1;
 			if (strcmp(optarg, "none") == 0)
 				o->control_none = 1;
-			else if (authd_parse_sockaddr(optarg, AUTHD_CONTROL_PORT, &o->control) ==
+			else if (addr_parse_sockaddr(optarg, AUTHD_CONTROL_PORT, &o->control) ==
 				 -1)
 				authd_bad("-C", "ADDR[:PORT], [IPV6]:PORT or none", optarg);
 			break;
@@ -200,11 +200,11 @@ static void authd_on_report(void *arg, const char *line, size_t len,
 		if (a->bad_reports++ == 0)
 			log_warnx("malformed health report from %s: '%.*s' (further ones at debug "
 				  "level)",
-				  authd_sockaddr_str(from, who, sizeof(who)),
+				  addr_sockaddr_str(from, who, sizeof(who)),
 				  (int)(len > 80 ? 80 : len), line);
 		else
 			log_debug("malformed health report from %s",
-				  authd_sockaddr_str(from, who, sizeof(who)));
+				  addr_sockaddr_str(from, who, sizeof(who)));
 		return;
 	}
 	/* before the report can touch the prober table */
@@ -294,9 +294,9 @@ static void authd_ready(struct authd *a)
 
 	for (int i = 0; i < sv->nlisten; i++)
 		json_array_append_new(
-		    listen, json_string(authd_sockaddr_str(&sv->listen[i], buf, sizeof(buf))));
+		    listen, json_string(addr_sockaddr_str(&sv->listen[i], buf, sizeof(buf))));
 	if (sv->has_control)
-		authd_sockaddr_str(&sv->control, buf, sizeof(buf));
+		addr_sockaddr_str(&sv->control, buf, sizeof(buf));
 	event_emit(a->ev, "authd_ready", "{s:o, s:s?, s:i, s:i, s:i}", "listen", listen, "control",
 		   sv->has_control ? buf : NULL, "zones", a->db->nzones, "names", a->db->nnames,
 		   "sites", a->db->nsites);

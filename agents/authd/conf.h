@@ -2,9 +2,7 @@
  * authd's configuration file (docs/authd.md, "Configuration").
  *
  * An INI file of [server], [zone NAME], [site NAME] and [name NAME]
- * sections. inih splits lines into key = value pairs; as in the topology
- * parser (lab/topology.c), the file reaches ini_parse_stream() through a
- * reader that counts lines and reads the section headers itself, so every
+ * sections, read with the lab's INI front-end (lib/inifile.h), so every
  * error says file:line: what was expected. The file is read whole first
  * and interpreted after, so sections and keys may come in any order.
  */
@@ -27,16 +25,5 @@ struct authd_db *authd_conf_load(const char *path, FILE *err);
 
 /* authd_conf_load_stream: the same from an open stream named path. */
 struct authd_db *authd_conf_load_stream(FILE *f, const char *path, FILE *err);
-
-/* authd_parse_sockaddr: "ADDR", "ADDR:PORT", "IPV6" or "[IPV6]:PORT". 0 or
- * -1. */
-int authd_parse_sockaddr(const char *s, uint16_t default_port, struct sockaddr_storage *ss);
-
-/* authd_parse_prefix: "198.18.0.0/24", "2001:db8::/32", or an address (a
- * host prefix). -1 if malformed or if bits are set past the length. */
-int authd_parse_prefix(const char *s, struct authd_prefix *p);
-
-/* authd_sockaddr_str: "ADDR:PORT" or "[IPV6]:PORT". */
-const char *authd_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 
 #endif

@@ -213,7 +213,7 @@ int authd_db_add_rdata(struct authd_node *n, uint16_t type, uint32_t ttl, const 
 	return knot_rrset_add_rdata(&rs->rr, rdata, len, NULL) == KNOT_EOK ? 0 : -1;
 }
 
-int authd_prefix_match(const struct authd_prefix *p, int family, const uint8_t *addr)
+int authd_prefix_match(const struct addr_prefix *p, int family, const uint8_t *addr)
 {
 	unsigned full = p->len / 8, rest = p->len % 8;
 

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "addr.h"
+
 #define AUTHD_MAX_SITES 64     /* site sets are uint64_t masks */
 #define AUTHD_SITE_LEN 16      /* the wire's site field (lib/wire.h) */
 #define AUTHD_SITE_ADDRS 8     /* addresses of one family per site */
@@ -51,12 +53,6 @@ enum authd_family {
 	AUTHD_V6 = 1,
 };
 
-struct authd_prefix {
-	int family; /* AF_INET or AF_INET6 */
-	uint8_t len;
-	uint8_t addr[16]; /* bits past len are zero */
-};
-
 struct authd_site {
 	char name[AUTHD_SITE_LEN + 1];
 	int line;
@@ -67,13 +63,13 @@ struct authd_site {
 };
 
 struct authd_geo {
-	struct authd_prefix net;
+	struct addr_prefix net;
 	int site; /* a slot: an index into the name's sites[] */
 	int line;
 };
 
 struct authd_vantage {
-	struct authd_prefix net;
+	struct addr_prefix net;
 	int prober; /* index in the health table (health.h) */
 	int line;
 };
@@ -202,7 +198,7 @@ int authd_db_finalize(struct authd_db *db, const char *path, FILE *err);
 
 /* authd_prefix_match: does p contain the first p->len bits of addr (a
  * family address)? */
-int authd_prefix_match(const struct authd_prefix *p, int family, const uint8_t *addr);
+int authd_prefix_match(const struct addr_prefix *p, int family, const uint8_t *addr);
 
 /* authd_family_index: AUTHD_V4 for AF_INET, AUTHD_V6 for AF_INET6. */
 static inline int authd_family_index(int family)

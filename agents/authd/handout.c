@@ -8,7 +8,7 @@
 
 #include "policy.h"
 
-static void authd_prefix_label(const struct authd_prefix *p, char *buf, size_t len)
+static void authd_prefix_label(const struct addr_prefix *p, char *buf, size_t len)
 {
 	char addr[INET6_ADDRSTRLEN];
 
@@ -60,7 +60,7 @@ void authd_handouts_free(struct authd_handouts *hs)
 static void authd_class_client(const struct authd_name *nm, int k, int nclasses,
 			       struct authd_client *c)
 {
-	const struct authd_prefix *p = NULL;
+	const struct addr_prefix *p = NULL;
 
 	memset(c, 0, sizeof(*c));
 	if (k == nclasses - 1)

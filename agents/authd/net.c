@@ -60,7 +60,7 @@ static int authd_bind(const struct sockaddr_storage *ss, int type, int pktinfo)
 	int on = 1, rcvbuf = 4 << 20;
 	int fd = socket(ss->ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
-	authd_sockaddr_str(ss, name, sizeof(name));
+	addr_sockaddr_str(ss, name, sizeof(name));
 	if (fd == -1) {
 		log_warn("socket for %s", name);
 		return -1;

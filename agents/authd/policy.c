@@ -44,7 +44,7 @@ void authd_client_from_sockaddr(struct authd_client *c, const struct sockaddr *s
 
 /* authd_client_in: is the client's network inside e? Only if it knows at
  * least e's bits. */
-static int authd_client_in(const struct authd_prefix *e, const struct authd_client *c)
+static int authd_client_in(const struct addr_prefix *e, const struct authd_client *c)
 {
 	return c->family == e->family && e->len <= c->source_len &&
 	       authd_prefix_match(e, c->family, c->addr);
@@ -75,7 +75,7 @@ static int authd_common_bits(const uint8_t *a, const uint8_t *b, int max)
  * entry that does not hold the client outside the block the answer is
  * claimed for: the block of the first `scope` bits of the client's
  * address. */
-static void authd_scope_widen(uint8_t *scope, int best_len, const struct authd_prefix *e,
+static void authd_scope_widen(uint8_t *scope, int best_len, const struct addr_prefix *e,
 			      const struct authd_client *c)
 {
 	int cb, need;

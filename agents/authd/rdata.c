@@ -9,6 +9,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "strtonum.h"
+#include "timeutil.h"
+
 int authd_name_parse(const char *text, const knot_dname_t *origin, knot_dname_t *out)
 {
 	char buf[KNOT_DNAME_TXT_MAXLEN + 2];
@@ -52,52 +55,6 @@ int authd_name_parse(const char *text, const knot_dname_t *origin, knot_dname_t 
 	if (knot_dname_from_str(out, buf, KNOT_DNAME_MAXLEN) == NULL)
 		return -1;
 	knot_dname_to_lower(out);
-	return 0;
-}
-
-int authd_ttl_parse(const char *s, uint32_t *ttl)
-{
-	unsigned long long total = 0;
-	const char *p = s;
-
-	if (*p == '\0')
-		return -1;
-	while (*p) {
-		unsigned long long v = 0, unit = 1;
-
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		while (isdigit((unsigned char)*p)) {
-			v = v * 10 + (unsigned)(*p++ - '0');
-			if (v > 0x7fffffffULL)
-				return -1;
-		}
-		switch (tolower((unsigned char)*p)) {
-		case 's':
-			p++;
-			break;
-		case 'm':
-			unit = 60, p++;
-			break;
-		case 'h':
-			unit = 3600, p++;
-			break;
-		case 'd':
-			unit = 86400, p++;
-			break;
-		case 'w':
-			unit = 604800, p++;
-			break;
-		case '\0': /* trailing seconds */
-			break;
-		default:
-			return -1;
-		}
-		total += v * unit;
-		if (total > 0x7fffffffULL)
-			return -1;
-	}
-	*ttl = (uint32_t)total;
 	return 0;
 }
 
@@ -146,12 +103,10 @@ static int authd_words(const char *text, char words[][KNOT_DNAME_TXT_MAXLEN + 2]
 
 static int authd_u16(const char *s, uint16_t *v)
 {
-	unsigned long x;
-	char *end;
+	const char *errstr;
+	long long x = strtonum(s, 0, 65535, &errstr);
 
-	errno = 0;
-	x = strtoul(s, &end, 10);
-	if (errno || end == s || *end || x > 65535 || s[0] == '-')
+	if (errstr)
 		return -1;
 	*v = (uint16_t)x;
 	return 0;
@@ -308,16 +263,12 @@ int authd_rdata_parse(uint16_t type, const char *text, const knot_dname_t *origi
 			goto bad;
 		for (int i = 2; i < 7; i++) {
 			if (i == 2) {
-				char *end;
-				unsigned long long s;
+				const char *errstr;
 
-				errno = 0;
-				s = strtoull(w[i], &end, 10);
-				if (errno || *end || end == w[i] || s > UINT32_MAX ||
-				    w[i][0] == '-')
+				v32 = (uint32_t)strtonum(w[i], 0, UINT32_MAX, &errstr);
+				if (errstr)
 					goto bad;
-				v32 = (uint32_t)s;
-			} else if (authd_ttl_parse(w[i], &v32) == -1) {
+			} else if (parse_ttl(w[i], &v32) == -1) {
 				goto bad;
 			}
 			knot_wire_write_u32(buf + off, v32);

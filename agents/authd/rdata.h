@@ -20,10 +20,6 @@
  * (KNOT_DNAME_MAXLEN bytes). 0, or -1 if it is not a valid name. */
 int authd_name_parse(const char *text, const knot_dname_t *origin, knot_dname_t *out);
 
-/* authd_ttl_parse: "30", "5m", "1h30m", "1d", "1w": seconds, at most
- * 2^31 - 1 (RFC 2181). 0 or -1. */
-int authd_ttl_parse(const char *s, uint32_t *ttl);
-
 /* authd_type_parse: a supported type name (case-insensitive). 0 or -1. */
 int authd_type_parse(const char *s, uint16_t *type);
 

@@ -20,6 +20,7 @@
 #include "opt.h"
 #include "loop.h"
 #include "strfmt.h"
+#include "strtonum.h"
 #include "timeutil.h"
 #include "dns.h"
 #include "traffic.h"
@@ -77,6 +78,7 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 {
 	unsigned long long v;
 	char *end;
+	const char *errstr;
 	int ch;
 
 	memset(o, 0, sizeof(*o));
@@ -94,9 +96,8 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 			o->events = optarg;
 			break;
 		case 'i':
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || v > UINT32_MAX || optarg[0] == '-')
+			v = strtonum(optarg, 0, UINT32_MAX, &errstr);
+			if (errstr)
 				client_bad("-i", "a client id (0-4294967295)", optarg);
 			o->cfg.id = (uint32_t)v;
 			o->has_id = 1;
@@ -115,9 +116,8 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 			o->name = optarg;
 			break;
 		case 'p':
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || v == 0 || v > 65535)
+			v = strtonum(optarg, 1, 65535, &errstr);
+			if (errstr)
 				client_bad("-p", "a port (1-65535)", optarg);
 			o->port = (uint16_t)v;
 			break;

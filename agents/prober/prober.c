@@ -31,8 +31,9 @@
 #include "strfmt.h"
 #include "loop.h"
 #include "probe.h"
-#include "report.h"
+#include "authds.h"
 #include "routers.h"
+#include "strtonum.h"
 #include "target.h"
 #include "timeutil.h"
 
@@ -118,12 +119,10 @@ static void prober_bad(const char *flag, const char *what, const char *arg)
 
 static unsigned prober_count(const char *flag, const char *arg)
 {
-	unsigned long v;
-	char *end;
+	const char *errstr;
+	long long v = strtonum(arg, 1, 1000000, &errstr);
 
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || v == 0 || v > 1000000 || arg[0] == '-')
+	if (errstr)
 		prober_bad(flag, "a count of probes (1-1000000)", arg);
 	return (unsigned)v;
 }
@@ -141,7 +140,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 {
 	struct sockaddr_in sin;
 	unsigned long v;
-	char *end;
+	const char *errstr;
 	int ch;
 
 	memset(o, 0, sizeof(*o));
@@ -181,9 +180,8 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 			o->prefix_arg = optarg;
 			break;
 		case 'm':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || v > UINT32_MAX || optarg[0] == '-')
+			v = strtonum(optarg, 0, UINT32_MAX, &errstr);
+			if (errstr)
 				prober_bad("-m", "a metric (0-4294967295)", optarg);
 			o->msg.metric = (unsigned)v;
 			o->has_metric = 1;

@@ -1,18 +1,11 @@
 /*
- * Reading resolverd's configuration file (config.h): lines, section
- * headers and key = value pairs.
- *
- * inih splits the pairs; the rest is ours. As in lab/topology.c, the file
- * reaches ini_parse_stream() through lib/ini_lines.h, which counts lines,
- * gives us the section headers (Debian's inih never calls the handler for
- * a header) and notices a pair line inih rejected. Pair lines go to inih
- * without their indentation (so inih never joins continuation lines), and
- * a long comment is fine. p->in.lineno is the line of the pair handled.
+ * Reading resolverd's configuration file (config.h): its sections and
+ * key = value pairs, through lib/inifile.h. Indentation is ignored and a long
+ * comment is fine. p->in.lineno is the line of the header or pair handled.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,19 +19,9 @@ void rsv_conf_error(struct rsv_parse *p, int line, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (++p->nerrors > RSV_MAX_ERRORS) {
-		if (p->nerrors == RSV_MAX_ERRORS + 1)
-			fprintf(p->err, "%s: too many errors, stopping\n", p->path);
-		return;
-	}
-	if (line > 0)
-		fprintf(p->err, "%s:%d: ", p->path, line);
-	else
-		fprintf(p->err, "%s: ", p->path);
 	va_start(ap, fmt);
-	vfprintf(p->err, fmt, ap);
+	inifile_verror(&p->in, line, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', p->err);
 }
 
 static int rsv_name_ok(const char *s)
@@ -75,31 +58,11 @@ static struct rsv_sect *rsv_sect_new(struct rsv_parse *p, enum rsv_sect_kind kin
 	return s;
 }
 
-/* rsv_conf_header: a "[...]" line, s at the '['. Sets p->cur. */
-static void rsv_conf_header(void *arg, char *s)
+/* rsv_conf_header: a header's words. Sets p->cur. */
+static void rsv_conf_header(struct rsv_parse *p, const char *kind, const char *name,
+			    const char *extra)
 {
-	struct rsv_parse *p = arg;
-	char *end = strchr(s, ']'), *kind, *name, *extra, *save;
-	const char *rest;
-
 	p->cur = RSV_CUR_SKIP;
-	if (end == NULL) {
-		rsv_conf_error(p, p->in.lineno, "expected ']' to close the section header '%s'", s);
-		return;
-	}
-	rest = end + 1 + strspn(end + 1, " \t");
-	if (*rest != '\0' && *rest != ';' && *rest != '#') {
-		rsv_conf_error(p, p->in.lineno, "unexpected '%s' after the section header", rest);
-		return;
-	}
-	*end = '\0';
-	kind = strtok_r(s + 1, " \t", &save);
-	name = kind ? strtok_r(NULL, " \t", &save) : NULL;
-	extra = name ? strtok_r(NULL, " \t", &save) : NULL;
-	if (kind == NULL) {
-		rsv_conf_error(p, p->in.lineno, "empty section header (%s)", rsv_sect_kinds);
-		return;
-	}
 	if (strcmp(kind, "resolverd") == 0) {
 		for (int i = 0; i < p->nsects; i++) {
 			if (p->sects[i].kind == RSV_SECT_MAIN) {
@@ -137,28 +100,19 @@ static void rsv_conf_header(void *arg, char *s)
 	rsv_conf_error(p, p->in.lineno, "unknown section '[%s]' (%s)", kind, rsv_sect_kinds);
 }
 
-/* rsv_conf_line_error: what ini_lines found wrong with a line. */
-static void rsv_conf_line_error(void *arg, int line, const char *msg)
+static int rsv_conf_section(void *arg, const char *kind, const char *name, const char *extra)
 {
-	rsv_conf_error(arg, line, "%s", msg);
+	struct rsv_parse *p = arg;
+
+	rsv_conf_header(p, kind, name, extra);
+	return p->cur == RSV_CUR_SKIP ? -1 : 0;
 }
 
-static int rsv_conf_pair(void *user, const char *section, const char *name, const char *value)
+static void rsv_conf_pair(void *arg, const char *name, const char *value)
 {
-	struct rsv_parse *p = user;
+	struct rsv_parse *p = arg;
 
-	(void)section; /* p->cur says more */
-	p->in.handled = 1;
-	if (p->cur == RSV_CUR_SKIP)
-		return 1;
-	if (p->cur == RSV_CUR_NONE)
-		rsv_conf_error(p, p->in.lineno, "'%s' outside any section (%s first)", p->in.text,
-			       rsv_sect_kinds);
-	else if (*name == '\0')
-		rsv_conf_error(p, p->in.lineno, "expected a key name before '='");
-	else
-		rsv_conf_set(p, &p->sects[p->cur], name, value, p->in.lineno);
-	return 1;
+	rsv_conf_set(p, &p->sects[p->cur], name, value, p->in.lineno);
 }
 
 static void rsv_conf_process_defaults(struct rsv_conf *c)
@@ -175,30 +129,25 @@ static void rsv_conf_process_defaults(struct rsv_conf *c)
 
 int rsv_conf_load_stream(struct rsv_conf *c, FILE *f, const char *name, FILE *err)
 {
-	struct rsv_parse p = {.c = c, .path = name, .err = err, .cur = RSV_CUR_NONE};
-	int rc;
+	struct rsv_parse p = {.c = c, .cur = RSV_CUR_NONE};
 
-	p.in = (struct ini_lines){.f = f,
-				  .flags = INI_LINES_LONG_BLANK,
-				  .error = rsv_conf_line_error,
-				  .header = rsv_conf_header,
-				  .arg = &p,
-				  .nerrors = &p.nerrors,
-				  .max_errors = RSV_MAX_ERRORS};
+	p.in = (struct inifile){.path = name,
+				.err = err,
+				.max_errors = RSV_MAX_ERRORS,
+				.flags = INI_LONG_BLANK,
+				.kinds = rsv_sect_kinds,
+				.section = rsv_conf_section,
+				.pair = rsv_conf_pair,
+				.arg = &p};
 
 	rsv_conf_process_defaults(c);
-	rc = ini_parse_stream(ini_lines_read, &p.in, rsv_conf_pair, &p);
-	if (rc == -2)
-		rsv_conf_error(&p, 0, "out of memory");
-	else if (rc > 0 && p.nerrors == 0) /* inih saw what the reader did not */
-		rsv_conf_error(&p, rc, "malformed line");
-	if (p.nerrors <= RSV_MAX_ERRORS)
+	inifile_read(&p.in, f);
+	if (p.in.nerrors <= RSV_MAX_ERRORS)
 		rsv_conf_finish(&p);
 	for (int i = 0; i < p.nsects; i++)
 		free(p.sects[i].where);
 	free(p.sects);
-	ini_lines_free(&p.in);
-	if (p.nerrors) {
+	if (p.in.nerrors) {
 		rsv_conf_free(c);
 		return -1;
 	}

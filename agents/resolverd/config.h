@@ -1,6 +1,6 @@
 /*
  * resolverd's configuration file (docs/resolverd.md): an INI file read
- * with inih.
+ * with the lab's INI front-end (lib/inifile.h).
  *
  *   [resolverd]            the process: upstream, timeout, retries, port,
  *                          tcp, stats_interval, max_pending; and the
@@ -16,9 +16,7 @@
  *
  * Errors name the file and line ("resolverd.ini:7: max_ttl: expected a TTL
  * such as 300 or 5m, got 'x'"); all of them are reported, not just the
- * first. The file is read through our own line reader, as lab/topology.c
- * does, because Debian's inih neither numbers lines for the handler nor
- * reports a section without keys.
+ * first.
  */
 #ifndef STEERLAB_RESOLVERD_CONFIG_H
 #define STEERLAB_RESOLVERD_CONFIG_H

@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "ini_lines.h"
+#include "inifile.h"
 
 #define RSV_MAX_ERRORS 20
 
@@ -66,10 +66,7 @@ struct rsv_sect {
 
 struct rsv_parse {
 	struct rsv_conf *c;
-	const char *path;
-	FILE *err;
-	int nerrors;
-	struct ini_lines in; /* the file, and the line being read */
+	struct inifile in; /* the file, the line being read, the errors */
 	struct rsv_sect *sects;
 	int nsects, cap;
 	int cur; /* index into sects, or RSV_CUR_NONE / RSV_CUR_SKIP */

@@ -8,6 +8,7 @@
 
 #include "addr.h"
 #include "config_int.h"
+#include "strtonum.h"
 #include "timeutil.h"
 
 #define CK(field) offsetof(struct rsv_cache_cfg, field)
@@ -58,30 +59,6 @@ void rsv_conf_defaults(struct rsv_cache_cfg *cfg)
 	cfg->max_entries = 10000;
 }
 
-/* rsv_parse_duration: parse_duration_ns, plus days ("1d"). */
-static int rsv_parse_duration(const char *s, int64_t *ns)
-{
-	size_t len = strlen(s);
-
-	if (len > 1 && s[len - 1] == 'd' && strchr("0123456789.", s[len - 2])) {
-		char num[64];
-		double v;
-		char *end;
-
-		if (len >= sizeof(num))
-			return -1;
-		memcpy(num, s, len - 1);
-		num[len - 1] = '\0';
-		errno = 0;
-		v = strtod(num, &end);
-		if (errno || end == num || *end || !isfinite(v) || v < 0 || v > 100000)
-			return -1;
-		*ns = (int64_t)llround(v * 86400e9);
-		return 0;
-	}
-	return parse_duration_ns(s, ns);
-}
-
 static int rsv_parse_bool(const char *s, int *v)
 {
 	static const char *const yes[] = {"yes", "true", "on", "1"};
@@ -102,12 +79,10 @@ static int rsv_parse_bool(const char *s, int *v)
 
 static int rsv_parse_uint(const char *s, long long min, long long max, unsigned *v)
 {
-	unsigned long long u;
-	char *end;
+	const char *errstr;
+	long long u = strtonum(s, min, max, &errstr);
 
-	errno = 0;
-	u = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || (long long)u < min || (long long)u > max)
+	if (errstr)
 		return -1;
 	*v = (unsigned)u;
 	return 0;
@@ -129,7 +104,7 @@ static int rsv_parse_ttl(const char *s, uint32_t *ttl)
 {
 	int64_t ns;
 
-	if (rsv_parse_duration(s, &ns) == -1 || ns % NSEC_PER_SEC != 0 ||
+	if (parse_duration_ns(s, &ns) == -1 || ns % NSEC_PER_SEC != 0 ||
 	    ns / NSEC_PER_SEC > RSV_TTL_MAX)
 		return -1;
 	*ttl = (uint32_t)(ns / NSEC_PER_SEC);
@@ -153,7 +128,7 @@ static int rsv_parse_phase(const char *s, struct rsv_cache_cfg *cfg)
 	} else {
 		/* a bare number would be ambiguous: seconds or a fraction? */
 		size_t len = strlen(s);
-		if (len == 0 || !strchr("smhd", s[len - 1]) || rsv_parse_duration(s, &ns) == -1)
+		if (len == 0 || !strchr("smhd", s[len - 1]) || parse_duration_ns(s, &ns) == -1)
 			return -1;
 		cfg->phase = RSV_PHASE_OFFSET;
 		cfg->phase_ns = ns;
@@ -259,7 +234,7 @@ static int rsv_parse_value(struct rsv_conf *c, struct rsv_sect *s, const struct 
 	case RSV_K_TTL:
 		return rsv_parse_ttl(v, dst);
 	case RSV_K_DURATION:
-		if (rsv_parse_duration(v, &ns) == -1 || ns < k->min)
+		if (parse_duration_ns(v, &ns) == -1 || ns < k->min)
 			return -1;
 		*(int64_t *)dst = ns;
 		return 0;

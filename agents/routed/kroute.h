@@ -4,7 +4,11 @@
  * talks netlink is here, so the logic in rib.c is testable without root).
  *
  * Every route carries protocol KROUTE_PROTO, so steerlab's routes can be
- * told apart (ip route show proto 186) and only ours are ever deleted.
+ * told apart (ip route show proto 252) and only ours are ever deleted.
+ * 252 is a number of its own: neither <linux/rtnetlink.h> (RTPROT_*, up to
+ * RTPROT_EIGRP 192) nor iproute2's rt_protos nor a routing daemon's
+ * rt_protos.d (FRR's go to 198) gives it a name, so our routes are not
+ * mistaken for a BGP daemon's (186 is RTPROT_BGP).
  */
 #ifndef STEERLAB_ROUTED_KROUTE_H
 #define STEERLAB_ROUTED_KROUTE_H
@@ -13,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KROUTE_PROTO 186
+#define KROUTE_PROTO 252
 
 struct kroute {
 	struct in_addr prefix;

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "loop.h"
 #include "opt.h"
+#include "strtonum.h"
 #include "timeutil.h"
 
 #define ROUTED_USAGE                                                                               \
@@ -70,7 +71,7 @@ static void routed_bad(const char *flag, const char *what, const char *arg)
 static void routed_parse(int argc, char **argv, struct routed_opts *o)
 {
 	unsigned long v;
-	char *end;
+	const char *errstr;
 	int ch;
 
 	memset(o, 0, sizeof(*o));
@@ -96,11 +97,9 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 				o->table = RT_TABLE_MAIN;
 				break;
 			}
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
+			v = strtonum(optarg, 1, UINT32_MAX, &errstr);
 			/* 0 is unspec, 253-255 are default, main and local */
-			if (errno || end == optarg || *end || v == 0 || v > UINT32_MAX ||
-			    optarg[0] == '-' || (v >= 253 && v <= 255 && v != RT_TABLE_MAIN))
+			if (errstr || (v >= 253 && v <= 255 && v != RT_TABLE_MAIN))
 				routed_bad("-T",
 					   "a routing table number (1-252, 254, 256-) or main",
 					   optarg);

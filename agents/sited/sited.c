@@ -20,6 +20,7 @@
 #include "opt.h"
 #include "loop.h"
 #include "serve.h"
+#include "strtonum.h"
 
 struct sited_opts {
 	const char *node;
@@ -63,7 +64,7 @@ static int sited_site_ok(const char *s)
 
 static void sited_parse(int argc, char **argv, struct sited_opts *o)
 {
-	char *end;
+	const char *errstr;
 	unsigned long v;
 	int ch;
 
@@ -89,10 +90,8 @@ static void sited_parse(int argc, char **argv, struct sited_opts *o)
 			o->site = optarg;
 			break;
 		case 'p':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || v == 0 || v > 65535 ||
-			    optarg[0] == '-')
+			v = strtonum(optarg, 1, 65535, &errstr);
+			if (errstr)
 				sited_bad("-p: expected a UDP port (1-65535), got '%s'", optarg);
 			o->addr.sin_port = htons((uint16_t)v);
 			break;

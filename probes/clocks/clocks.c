@@ -8,7 +8,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ini.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -17,7 +16,9 @@
 
 #include "atomicfile.h"
 #include "clocks_int.h"
+#include "inifile.h"
 #include "log.h"
+#include "strtonum.h"
 #include "timeutil.h"
 
 #define CLOCKS_NSCHEMES 2 /* anycast, dns: the columns of the table */
@@ -141,26 +142,35 @@ fail:
 struct clocks_ini {
 	long port;	    /* 0: not said; -1: not a port */
 	int64_t timeout_ns; /* the longest client timeout; 0: none said */
+	int lab, client;    /* in [lab], in a [client NODE] */
 };
 
-static int clocks_ini_key(void *user, const char *section, const char *name, const char *value)
+static int clocks_ini_section(void *user, const char *kind, const char *name, const char *extra)
 {
 	struct clocks_ini *ini = user;
+
+	ini->lab = strcmp(kind, "lab") == 0 && name == NULL;
+	ini->client = strcmp(kind, "client") == 0 && name != NULL;
+	(void)extra;
+	return 0;
+}
+
+static void clocks_ini_key(void *user, const char *name, const char *value)
+{
+	struct clocks_ini *ini = user;
+	const char *errstr;
 	int64_t ns;
-	char *end;
 	long v;
 
-	if (strcmp(section, "lab") == 0 && strcmp(name, "port") == 0) {
-		v = strtol(value, &end, 10);
-		ini->port = (*end == '\0' && end != value && v >= 1 && v <= 65535) ? v : -1;
+	if (ini->lab && strcmp(name, "port") == 0) {
+		v = (long)strtonum(value, 1, 65535, &errstr);
+		ini->port = errstr ? -1 : v;
 	}
 	/* the clients' timeouts: [lab]'s default and each [client NODE]'s (a
 	 * [resolver]'s timeout is resolverd's own, not a client's) */
-	if (strcmp(name, "timeout") == 0 &&
-	    (strcmp(section, "lab") == 0 || strncmp(section, "client ", 7) == 0) &&
+	if (strcmp(name, "timeout") == 0 && (ini->lab || ini->client) &&
 	    parse_duration_ns(value, &ns) == 0 && ns > ini->timeout_ns)
 		ini->timeout_ns = ns;
-	return 1;
 }
 
 /* clocks_read_topology: the request port when lab_up did not say it: the
@@ -174,7 +184,8 @@ static int clocks_read_topology(const char *rundir, struct clocks_input *in, cha
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/topology.ini", rundir);
-	rc = ini_parse(path, clocks_ini_key, &ini);
+	/* the topology as used, as the lab printed it back */
+	rc = inifile_scan(path, clocks_ini_section, clocks_ini_key, &ini);
 	in->client_timeout_ns = ini.timeout_ns > 0 ? ini.timeout_ns : CLOCKS_CLIENT_TIMEOUT_NS;
 	if (in->port != 0)
 		return 0;

@@ -1,5 +1,8 @@
 /*
- * The failover clocks of a run directory (docs/clocks.md).
+ * probes/clocks: the failover clocks of a run directory (docs/clocks.md):
+ * loading a run, the clocks of each scheme, the verdict on whether the run
+ * is to be trusted, and clocks.json. What a person reads around them (the
+ * report: report.md, CSV, plots) is probes/report, on this interface.
  *
  * The analysis runs in three stages, so that the arithmetic can be tested
  * without files and a new scheme is one more function beside the others:
@@ -15,11 +18,14 @@
  *   clocks_dns()       input, with no I/O (clocks_anycast.c, clocks_dns.c; what
  *                      the two share is in clocks_scheme.c).
  *   clocks_write_json(), clocks_print()
- *                      write clocks.json and the table (clocks_report.c).
+ *                      write clocks.json and the table (clocks_write.c).
  *
  *   clocks_verdict()   the self-checks (verdict.c): is the run to be trusted?
  *                      Each finding is a coded warning; some invalidate the
  *                      run (docs/clocks.md, "Verdict").
+ *   clocks_budget(),   the error budget of the failed requests
+ *   clocks_decay()     (clocks_budget.c), the decay curve (clocks_decay.c):
+ *                      pure computations on a loaded run.
  *
  * clocks_analyse() does all of it, for `steerlab run` and `steerlab report`.
  *
@@ -328,7 +334,7 @@ struct clocks_dist {
 };
 
 /*
- * What a scheme's failure costs against an error budget (budget.c): the
+ * What a scheme's failure costs against an error budget (clocks_budget.c): the
  * failed requests as an equivalent downtime (failed / the scheme's mean
  * request rate), beside the window, each as a share of the monthly budget
  * of a stated SLO (99.9 %: 43.2 min in a 30-day month). A count that is
@@ -486,6 +492,47 @@ void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_
 /* clocks_print_verdict: the table's last line alone: the verdict */
 void clocks_print_verdict(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
 			  int nres, const struct clocks_notes *v);
+
+/*
+ * The decay curve (clocks_decay.c; docs/clocks.md, "Decay"): per time bucket
+ * after t0, each scheme's requests still sent to the dead site. A clock's
+ * computation, as it counts exactly the requests the window does; the report
+ * draws and tabulates it.
+ */
+#define CLOCKS_NSCHEMES 2 /* anycast, dns: the order of the decay's series */
+#define CLOCKS_MAX_BUCKETS 1000000
+
+/* bucket k of a series holds the times t with t0 + k w < t <= t0 + (k+1) w:
+ * clocks_bucket_of gives k for rel = t - t0 (any sign) and width w > 0 */
+int64_t clocks_bucket_of(int64_t rel_ns, int64_t width_ns);
+
+/* One scheme's decay curve: per bucket, its requests captured on the dead
+ * site's link (to the dead site, as in the window) and on every site link.
+ * known = 0: it cannot be told (no capture of the failed site; for dns, no
+ * site address in site_failed). */
+struct clocks_decay_series {
+	int known;
+	int64_t *dead, *all;
+};
+
+struct clocks_decay {
+	int64_t bucket_ns;
+	int64_t end_ns; /* the end of the observation, relative to t0 */
+	size_t n;	/* buckets, covering (t0, t0 + end_ns] */
+	struct clocks_decay_series s[CLOCKS_NSCHEMES];
+};
+
+/* clocks_decay_auto_bucket: the bucket for an observation of obs_ns: the
+ * largest of 1 s, 100 ms and 10 ms that gives at least 50 buckets (10 ms if
+ * none does). */
+int64_t clocks_decay_auto_bucket(int64_t obs_ns);
+
+/* clocks_decay: the decay curves of in with buckets of bucket_ns (> 0) into
+ * *d. 0, or -1 with the reason in err (too many buckets, no memory). Free
+ * with clocks_decay_free either way. */
+int clocks_decay(const struct clocks_input *in, int64_t bucket_ns, struct clocks_decay *d,
+		 char *err, size_t errlen);
+void clocks_decay_free(struct clocks_decay *d);
 
 /* clocks_decode_request: if the frame (link type dlt, caplen bytes) is an
  * IPv4 UDP datagram to port whose payload is a wire request, fill *msg and

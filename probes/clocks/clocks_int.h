@@ -67,7 +67,7 @@ struct clocks_flows {
 };
 
 /* the two schemes' flows (clocks_anycast.c, clocks_dns.c), for the
- * analyses that go over every request again (decay.c) */
+ * analyses that go over every request again (clocks_decay.c) */
 extern const struct clocks_flows clocks_anycast_flows;
 extern const struct clocks_flows clocks_dns_flows;
 

@@ -16,7 +16,7 @@
  * (its packets are still counted, and pcap_stats still says what the
  * kernel dropped), and capture_write_error() says why.
  *
- * All pcap calls live in this file (STYLE.md: kernel-facing code behind a
+ * All pcap calls live in this file (docs/style.md: kernel-facing code behind a
  * small interface).
  */
 #ifndef STEERLAB_CAPTURE_H

@@ -6,7 +6,7 @@
  * Each RTM_NEWROUTE / RTM_DELROUTE becomes one struct rtmon_route handed to
  * a callback, one per next hop for a multipath route. Which routes matter
  * (table, prefix) is the caller's business; this file only speaks netlink
- * (STYLE.md: kernel-facing code in its own file, as bgpd's kroute.c).
+ * (docs/style.md: kernel-facing code in its own file, as agents/routed/kroute.c).
  *
  * If the kernel drops notifications because the socket buffer overflowed
  * (ENOBUFS), rtmon_read() says so: the caller cannot know what it missed,
@@ -30,7 +30,7 @@ struct rtmon_route {
 	int oif;		/* output interface index, 0 if none */
 	uint32_t metric;	/* RTA_PRIORITY */
 	uint32_t table;
-	uint8_t protocol; /* RTPROT_*; 186 for steerlab's routed */
+	uint8_t protocol; /* RTPROT_*; KROUTE_PROTO (252) for routed's */
 	uint8_t type;	  /* RTN_* */
 	int multipath;	  /* one of several next hops of one route */
 };

@@ -34,14 +34,27 @@ is_number() {
 	[[ $1 =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]
 }
 
-# assert_le A B WHAT: A <= B as floats. Both must be numbers: awk reads
-# "null" or "" as 0, which would pass a missing clock.
-assert_le() {
-	is_number "$1" || fail "$3: expected a number, got '$1'"
-	is_number "$2" || fail "$3: expected a number, got '$2'"
-	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }' || fail "$3: $1 > $2"
-	echo "ok: $3 ($1 <= $2)"
+# assert_cmp OP A B WHAT: A OP B as floats, OP one of < <= == >= >. Both
+# must be numbers: awk reads "null" or "" as 0 and bash's [ -ge ] says only
+# "integer expression expected", so a missing value would pass or mislead.
+assert_cmp() {
+	is_number "$2" || fail "$4: expected a number, got '$2'"
+	is_number "$3" || fail "$4: expected a number, got '$3'"
+	awk -v a="$2" -v b="$3" -v op="$1" 'BEGIN {
+		if (op == "<") r = a < b; else if (op == "<=") r = a <= b
+		else if (op == "==") r = a == b; else if (op == ">=") r = a >= b
+		else if (op == ">") r = a > b; else exit 2
+		exit !r }' || fail "$4: not $2 $1 $3"
+	echo "ok: $4 ($2 $1 $3)"
 }
+
+# assert_le A B WHAT: A <= B; and its friends, each with the same refusal
+# of non-numbers (assert_cmp).
+assert_le() { assert_cmp '<=' "$@"; }
+assert_lt() { assert_cmp '<' "$@"; }
+assert_eq() { assert_cmp '==' "$@"; }
+assert_ge() { assert_cmp '>=' "$@"; }
+assert_gt() { assert_cmp '>' "$@"; }
 
 # has_event FILE EVENT: FILE (JSON Lines) has a line whose event is EVENT
 # (a line being written is skipped).
@@ -54,7 +67,7 @@ has_event() {
 # verdict: clocks.json "valid" and "warnings"); until then the tests check
 # the events and the exit status only, and say so.
 verdict_merged() {
-	grep -q REPORT_INVALID probes/clocks/report.h
+	grep -q REPORT_INVALID probes/report/report.h
 }
 
 # assert_no_leftovers LAB RUNDIR: no namespace, state or process of the lab.

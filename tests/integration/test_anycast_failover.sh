@@ -36,13 +36,12 @@ done
 assert_le 0.15 "$detect" "detect is at least 2 probe intervals less a timeout"
 assert_le "$detect" 0.45 "detect is within 3 probe intervals + timeout"
 assert_le "$window" "$(awk -v d="$detect" 'BEGIN { print d + 0.05 }')" "window <= detect + 50 ms"
-[ "$sent" -ge 9000 ] || fail "sent $sent requests, expected about 10000"
-[ "$lost_client" -gt 0 ] || fail "no request was lost: the failure did not happen"
+assert_ge "$sent" 9000 "sent about 10000 requests"
+assert_gt "$lost_client" 0 "a request was lost: the failure happened"
 diff=$(( lost_client > lost_capture ? lost_client - lost_capture : lost_capture - lost_client ))
 max=$(( lost_client > lost_capture ? lost_client : lost_capture ))
 assert_le "$((diff * 100))" "$max" "lost_client and lost_capture agree within 1 %"
-[ "$drops" -eq 0 ] || fail "the capture dropped $drops packets"
-echo "ok: capture_drops = 0"
+assert_eq "$drops" 0 "capture_drops"
 [ -s "$rundir/capture-a.pcap" ] || fail "no capture of site a's link"
 
 assert_no_leftovers $lab "$rundir"

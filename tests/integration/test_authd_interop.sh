@@ -471,9 +471,9 @@ summary=$(events 'select(.event == "authd_summary")')
 [ -n "$summary" ] || fail "no authd_summary in $authd_events after down"
 echo "authd_summary: $summary"
 for k in FORMERR NOTIMP REFUSED NXDOMAIN BADVERS; do
-	[ "$(jq -r ".rcodes.$k // 0" <<<"$summary")" -gt 0 ] || fail "authd_summary counts no $k"
+	assert_gt "$(jq -r ".rcodes.$k // 0" <<<"$summary")" 0 "authd_summary counts $k"
 done
-[ "$(jq -r .truncated <<<"$summary")" -ge 5 ] || fail "authd_summary: truncated < 5"
+assert_ge "$(jq -r .truncated <<<"$summary")" 5 "authd_summary: truncated"
 echo "ok: authd_summary counts FORMERR, NOTIMP, REFUSED, NXDOMAIN, BADVERS and truncated answers"
 # every TCP client here asks one query per connection, but kdig +keepopen,
 # which asked its 3 over one

@@ -42,8 +42,7 @@ echo "ok: the collector's log names the file and the error"
 label=$(jq -r 'select(.event == "capture_error") | .label' "$ev" | head -1)
 written=$(jq -r --arg l "$label" 'select(.event == "capture_stats" and .label == $l) | .written' "$ev")
 packets=$(jq -r --arg l "$label" 'select(.event == "capture_stats" and .label == $l) | .packets' "$ev")
-[ -n "$written" ] && [ -n "$packets" ] || fail "no capture_stats for $label"
-[ "$written" -lt "$packets" ] || fail "capture $label: written $written of $packets packets"
+assert_lt "$written" "$packets" "capture $label: capture_stats written < packets"
 in_file=$(tcpdump -nn -r "$rundir/capture-$label.pcap" 2>/dev/null | wc -l)
 [ "$in_file" = "$written" ] || fail "capture-$label.pcap holds $in_file packets, capture_stats says $written"
 echo "ok: capture-$label.pcap holds the $written packets capture_stats says were written (of $packets)"

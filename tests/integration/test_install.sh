@@ -51,7 +51,7 @@ clocks=$rundir/clocks.json
 window=$(json "$clocks" .schemes.anycast.window_s)
 lost=$(json "$clocks" .schemes.anycast.lost_capture)
 is_number "$window" || fail "no anycast window in $clocks"
-[ "$lost" -gt 0 ] || fail "no request reached the dead site after t0: the failure did not happen"
+assert_gt "$lost" 0 "requests reached the dead site after t0: the failure happened"
 echo "ok: run from $tmp/work: $rundir, anycast window $window s, $lost requests lost"
 assert_no_leftovers $lab "$rundir"
 

@@ -25,12 +25,13 @@
 #include <cmocka.h>
 
 #include "atomicfile.h"
+#include "test_rundir.h"
 
 static int setup(void **state)
 {
-	char *dir = strdup("/tmp/test_atomicfile.XXXXXX");
+	char *dir = rundir_new("test_atomicfile");
 
-	if (dir == NULL || mkdtemp(dir) == NULL)
+	if (dir == NULL)
 		return -1;
 	*state = dir;
 	return 0;
@@ -38,20 +39,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *dir = *state, path[512];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	while (d && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-	free(dir);
+	rundir_free(*state);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 
 #include "agents/authd/rdata.h"
 #include "test_authd_util.h"
+#include "timeutil.h"
 
 #define ZONE "[zone lab.example]\nsoa = ns1 hostmaster 1 3600 600 86400 30\n"
 #define SITES "[site a]\naddress = 198.19.1.1\n[site b]\naddress = 198.19.2.1\n"
@@ -292,44 +293,44 @@ static void test_errors_from_a_file(void **state)
 
 static void test_parse_helpers(void **state)
 {
-	struct authd_prefix p;
+	struct addr_prefix p;
 	struct sockaddr_storage ss;
 	uint32_t ttl;
 
 	(void)state;
-	assert_int_equal(authd_parse_prefix("198.18.0.0/15", &p), 0);
+	assert_int_equal(addr_parse_prefix("198.18.0.0/15", &p), 0);
 	assert_int_equal(p.family, AF_INET);
 	assert_int_equal(p.len, 15);
-	assert_int_equal(authd_parse_prefix("198.18.1.1", &p), 0);
+	assert_int_equal(addr_parse_prefix("198.18.1.1", &p), 0);
 	assert_int_equal(p.len, 32);
-	assert_int_equal(authd_parse_prefix("2001:db8::/32", &p), 0);
+	assert_int_equal(addr_parse_prefix("2001:db8::/32", &p), 0);
 	assert_int_equal(p.family, AF_INET6);
-	assert_int_equal(authd_parse_prefix("0.0.0.0/0", &p), 0);
-	assert_int_equal(authd_parse_prefix("198.19.0.0/15", &p), -1); /* a bit past 15 */
-	assert_int_equal(authd_parse_prefix("198.18.0.0/33", &p), -1);
-	assert_int_equal(authd_parse_prefix("198.18.0.0/", &p), -1);
-	assert_int_equal(authd_parse_prefix("/8", &p), -1);
-	assert_int_equal(authd_parse_sockaddr("127.0.0.1", 53, &ss), 0);
+	assert_int_equal(addr_parse_prefix("0.0.0.0/0", &p), 0);
+	assert_int_equal(addr_parse_prefix("198.19.0.0/15", &p), -1); /* a bit past 15 */
+	assert_int_equal(addr_parse_prefix("198.18.0.0/33", &p), -1);
+	assert_int_equal(addr_parse_prefix("198.18.0.0/", &p), -1);
+	assert_int_equal(addr_parse_prefix("/8", &p), -1);
+	assert_int_equal(addr_parse_sockaddr("127.0.0.1", 53, &ss), 0);
 	assert_int_equal(ntohs(((struct sockaddr_in *)&ss)->sin_port), 53);
-	assert_int_equal(authd_parse_sockaddr("127.0.0.1:5300", 53, &ss), 0);
+	assert_int_equal(addr_parse_sockaddr("127.0.0.1:5300", 53, &ss), 0);
 	assert_int_equal(ntohs(((struct sockaddr_in *)&ss)->sin_port), 5300);
-	assert_int_equal(authd_parse_sockaddr("::1", 53, &ss), 0);
+	assert_int_equal(addr_parse_sockaddr("::1", 53, &ss), 0);
 	assert_int_equal(ss.ss_family, AF_INET6);
-	assert_int_equal(authd_parse_sockaddr("[::1]:5300", 53, &ss), 0);
+	assert_int_equal(addr_parse_sockaddr("[::1]:5300", 53, &ss), 0);
 	assert_int_equal(ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 5300);
-	assert_int_equal(authd_parse_sockaddr("[::1]5300", 53, &ss), -1);
-	assert_int_equal(authd_parse_sockaddr("127.0.0.1:0", 53, &ss), -1);
-	assert_int_equal(authd_parse_sockaddr("localhost:53", 53, &ss), -1);
-	assert_int_equal(authd_ttl_parse("30", &ttl), 0);
+	assert_int_equal(addr_parse_sockaddr("[::1]5300", 53, &ss), -1);
+	assert_int_equal(addr_parse_sockaddr("127.0.0.1:0", 53, &ss), -1);
+	assert_int_equal(addr_parse_sockaddr("localhost:53", 53, &ss), -1);
+	assert_int_equal(parse_ttl("30", &ttl), 0);
 	assert_int_equal(ttl, 30);
-	assert_int_equal(authd_ttl_parse("1h30m", &ttl), 0);
+	assert_int_equal(parse_ttl("1h30m", &ttl), 0);
 	assert_int_equal(ttl, 5400);
-	assert_int_equal(authd_ttl_parse("1w1d1h1m1s", &ttl), 0);
+	assert_int_equal(parse_ttl("1w1d1h1m1s", &ttl), 0);
 	assert_int_equal(ttl, 604800 + 86400 + 3600 + 60 + 1);
-	assert_int_equal(authd_ttl_parse("2147483648", &ttl), -1);
-	assert_int_equal(authd_ttl_parse("5x", &ttl), -1);
-	assert_int_equal(authd_ttl_parse("", &ttl), -1);
-	assert_int_equal(authd_ttl_parse("h", &ttl), -1);
+	assert_int_equal(parse_ttl("2147483648", &ttl), -1);
+	assert_int_equal(parse_ttl("5x", &ttl), -1);
+	assert_int_equal(parse_ttl("", &ttl), -1);
+	assert_int_equal(parse_ttl("h", &ttl), -1);
 }
 
 static void test_rdata(void **state)

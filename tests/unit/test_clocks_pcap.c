@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "clocks_int.h"
+#include "test_rundir.h"
 
 #define T0 1700000000123456789LL
 #define MS 1000000LL
@@ -169,9 +170,9 @@ static void wclose(struct wpcap *w)
 
 static int setup(void **state)
 {
-	char *dir = strdup("/tmp/test_clocks_pcap.XXXXXX");
+	char *dir = rundir_new("test_clocks_pcap");
 
-	if (dir == NULL || mkdtemp(dir) == NULL)
+	if (dir == NULL)
 		return -1;
 	put(dir, "lab.events.jsonl",
 	    "{\"t\":1700000000000000000,\"event\":\"lab_up\",\"lab\":\"t\",\"port\":7000}\n"
@@ -183,20 +184,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *dir = *state, path[512];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	while (d && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-	free(dir);
+	rundir_free(*state);
 	clocks_pcap_via = CLOCKS_PCAP_VIA_OWN;
 	return 0;
 }

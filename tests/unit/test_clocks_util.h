@@ -1,5 +1,6 @@
 /*
- * Helpers shared by the clocks' unit tests (test_clocks.c, test_verdict.c):
+ * Helpers shared by the clocks' unit tests (test_clocks_anycast.c,
+ * test_clocks_dns.c, test_clocks_load.c, test_verdict.c):
  * synthetic run directories in a temporary directory (event lines, pcaps
  * written with pcap_dump, client CSVs), clocks_analyse on them, and
  * assertions on clocks.json. Each test binary includes its own copy, as
@@ -27,6 +28,7 @@
 
 #include "clocks.h"
 #include "lab.h"
+#include "test_rundir.h"
 
 #define T0 1700000000123456789LL
 #define MS 1000000LL
@@ -199,9 +201,9 @@ static inline void write_query_pcap(const char *dir, const char *name, const str
 
 static inline int setup(void **state)
 {
-	char *dir = strdup("/tmp/test_clocks.XXXXXX");
+	char *dir = rundir_new("test_clocks");
 
-	if (dir == NULL || mkdtemp(dir) == NULL)
+	if (dir == NULL)
 		return -1;
 	*state = dir;
 	return 0;
@@ -209,20 +211,7 @@ static inline int setup(void **state)
 
 static inline int teardown(void **state)
 {
-	char *dir = *state, path[512];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	while (d && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-	free(dir);
+	rundir_free(*state);
 	return 0;
 }
 

@@ -13,7 +13,7 @@
 
 #include "agents/authd/health.h"
 #include "agents/prober/fsm.h"
-#include "agents/prober/report.h"
+#include "agents/prober/authds.h"
 #include "health_report.h"
 #include "agents/prober/target.h"
 

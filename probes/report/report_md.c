@@ -16,16 +16,16 @@
 #include "report_int.h"
 #include "timeutil.h"
 
-static void md_table(FILE *fp, void (*fill)(const struct report *, struct report_table *),
+static void md_table(FILE *fp, void (*fill)(const struct report *, struct texttable *),
 		     const struct report *r)
 {
-	struct report_table t;
+	struct texttable t;
 
 	fill(r, &t);
 	fputc('\n', fp);
-	report_table_print(&t, fp, 1);
+	texttable_print(&t, fp, 1);
 	fputc('\n', fp);
-	report_table_free(&t);
+	texttable_free(&t);
 }
 
 /* md_banner: an invalid run's reasons, or a valid run's warnings, first */

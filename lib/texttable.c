@@ -1,23 +1,17 @@
-/*
- * A table of text cells, printed two ways from the same rows: for the
- * terminal (columns aligned, the first to the left, the others to the
- * right, as clocks_print does) and as a Markdown pipe table for report.md
- * (aligned too, so that report.md reads well as plain text). The first row
- * is the header.
- */
+/* A table of text cells for the terminal and Markdown; see texttable.h. */
+#include "texttable.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
-
-void report_table_init(struct report_table *t, int ncols)
+void texttable_init(struct texttable *t, int ncols)
 {
 	memset(t, 0, sizeof(*t));
 	t->ncols = ncols;
 }
 
-static int report_table_grow(struct report_table *t)
+static int texttable_grow(struct texttable *t)
 {
 	size_t need = (size_t)(t->nrows + 1) * (size_t)t->ncols;
 	char **cells;
@@ -33,9 +27,9 @@ static int report_table_grow(struct report_table *t)
 	return 0;
 }
 
-void report_table_row(struct report_table *t)
+void texttable_row(struct texttable *t)
 {
-	if (t->failed || report_table_grow(t) == -1) {
+	if (t->failed || texttable_grow(t) == -1) {
 		t->failed = 1;
 		return;
 	}
@@ -43,7 +37,7 @@ void report_table_row(struct report_table *t)
 	t->col = 0;
 }
 
-void report_table_cell(struct report_table *t, const char *fmt, ...)
+void texttable_cell(struct texttable *t, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -59,9 +53,9 @@ void report_table_cell(struct report_table *t, const char *fmt, ...)
 	t->cells[(size_t)(t->nrows - 1) * (size_t)t->ncols + (size_t)t->col++] = s;
 }
 
-/* report_table_width: the columns s takes: its UTF-8 characters (the
+/* texttable_width: the columns s takes: its UTF-8 characters (the
  * tables hold "≥", three bytes in one column) */
-static int report_table_width(const char *s)
+static int texttable_width(const char *s)
 {
 	int n = 0;
 
@@ -70,10 +64,10 @@ static int report_table_width(const char *s)
 	return n;
 }
 
-/* report_table_put: s padded to width columns, to the left or right */
-static void report_table_put(FILE *out, const char *s, int width, int left)
+/* texttable_put: s padded to width columns, to the left or right */
+static void texttable_put(FILE *out, const char *s, int width, int left)
 {
-	int pad = width - report_table_width(s);
+	int pad = width - texttable_width(s);
 
 	if (!left)
 		fprintf(out, "%*s", pad > 0 ? pad : 0, "");
@@ -82,33 +76,33 @@ static void report_table_put(FILE *out, const char *s, int width, int left)
 		fprintf(out, "%*s", pad > 0 ? pad : 0, "");
 }
 
-static const char *report_table_at(const struct report_table *t, int row, int col)
+static const char *texttable_at(const struct texttable *t, int row, int col)
 {
 	const char *s = t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
 
 	return s ? s : "";
 }
 
-void report_table_print(const struct report_table *t, FILE *out, int markdown)
+void texttable_print(const struct texttable *t, FILE *out, int markdown)
 {
-	int width[REPORT_TABLE_MAX_COLS] = {0};
+	int width[TEXTTABLE_MAX_COLS] = {0};
 
 	if (t->failed) {
 		fprintf(out, "(table not printed: out of memory)\n");
 		return;
 	}
 	for (int r = 0; r < t->nrows; r++)
-		for (int c = 0; c < t->ncols && c < REPORT_TABLE_MAX_COLS; c++) {
-			int len = report_table_width(report_table_at(t, r, c));
+		for (int c = 0; c < t->ncols && c < TEXTTABLE_MAX_COLS; c++) {
+			int len = texttable_width(texttable_at(t, r, c));
 			if (len > width[c])
 				width[c] = len;
 		}
 	for (int r = 0; r < t->nrows; r++) {
-		for (int c = 0; c < t->ncols && c < REPORT_TABLE_MAX_COLS; c++) {
-			const char *s = report_table_at(t, r, c);
+		for (int c = 0; c < t->ncols && c < TEXTTABLE_MAX_COLS; c++) {
+			const char *s = texttable_at(t, r, c);
 
 			fputs(markdown ? (c == 0 ? "| " : " ") : (c == 0 ? "" : "  "), out);
-			report_table_put(out, s, width[c], c == 0);
+			texttable_put(out, s, width[c], c == 0);
 			if (markdown)
 				fputs(" |", out);
 		}
@@ -116,7 +110,7 @@ void report_table_print(const struct report_table *t, FILE *out, int markdown)
 		if (markdown && r == 0) {
 			/* the delimiter row: as wide as the cells, the first column
 			 * aligned left, the others right */
-			for (int c = 0; c < t->ncols && c < REPORT_TABLE_MAX_COLS; c++) {
+			for (int c = 0; c < t->ncols && c < TEXTTABLE_MAX_COLS; c++) {
 				fputs(c == 0 ? "|:" : "", out);
 				for (int k = 0; k <= width[c]; k++)
 					fputc('-', out);
@@ -127,7 +121,7 @@ void report_table_print(const struct report_table *t, FILE *out, int markdown)
 	}
 }
 
-void report_table_free(struct report_table *t)
+void texttable_free(struct texttable *t)
 {
 	for (size_t i = 0; i < t->cap; i++)
 		free(t->cells[i]);

@@ -54,7 +54,7 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 
 int report_write_upstream_csv(const struct report *r, char *err, size_t errlen)
 {
-	const struct clocks_upstream_series *u = &r->up;
+	const struct report_upstream_series *u = &r->up;
 	char addr[INET_ADDRSTRLEN];
 	struct atomicfile af;
 	FILE *fp;

@@ -8,8 +8,8 @@
  * on every verdict change and again every refresh, so a restarted authd
  * relearns the state within one refresh.
  */
-#ifndef STEERLAB_PROBER_REPORT_H
-#define STEERLAB_PROBER_REPORT_H
+#ifndef STEERLAB_PROBER_AUTHDS_H
+#define STEERLAB_PROBER_AUTHDS_H
 
 #include <netinet/in.h>
 #include <stddef.h>

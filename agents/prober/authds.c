@@ -1,5 +1,5 @@
-/* Health reports to authd; see report.h. */
-#include "report.h"
+/* Health reports to authd; see authds.h. */
+#include "authds.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -21,7 +21,7 @@ static int upstream_cmp_addr(const void *a, const void *b)
 }
 
 /* upstream_sources: the distinct source addresses, sorted */
-static int upstream_sources(const struct clocks_input *in, struct clocks_upstream_series *u,
+static int upstream_sources(const struct clocks_input *in, struct report_upstream_series *u,
 			    size_t total)
 {
 	size_t k = 0;
@@ -45,12 +45,12 @@ static void upstream_span(const struct clocks_input *in, int64_t *lo, int64_t *h
 {
 	int64_t t0 = in->failure.t0_ns, end = clocks_observation_end(in);
 
-	*lo = report_bucket_of(1, NSEC_PER_SEC); /* (t0, t0 + 1 s] */
-	*hi = end != CLOCKS_NONE && end > t0 ? report_bucket_of(end - t0, NSEC_PER_SEC) : *lo;
+	*lo = clocks_bucket_of(1, NSEC_PER_SEC); /* (t0, t0 + 1 s] */
+	*hi = end != CLOCKS_NONE && end > t0 ? clocks_bucket_of(end - t0, NSEC_PER_SEC) : *lo;
 	for (size_t i = 0; i < in->nqcaptures; i++) {
 		for (size_t j = 0; j < in->qcaptures[i].n; j++) {
 			int64_t b =
-			    report_bucket_of(in->qcaptures[i].queries[j].t_ns - t0, NSEC_PER_SEC);
+			    clocks_bucket_of(in->qcaptures[i].queries[j].t_ns - t0, NSEC_PER_SEC);
 			if (b < *lo)
 				*lo = b;
 			if (b > *hi)
@@ -59,7 +59,7 @@ static void upstream_span(const struct clocks_input *in, int64_t *lo, int64_t *h
 	}
 }
 
-int clocks_upstream_series(const struct clocks_input *in, struct clocks_upstream_series *u,
+int report_upstream_series(const struct clocks_input *in, struct report_upstream_series *u,
 			   char *err, size_t errlen)
 {
 	int64_t t0 = in->failure.t0_ns, lo, hi;
@@ -72,9 +72,9 @@ int clocks_upstream_series(const struct clocks_input *in, struct clocks_upstream
 	for (size_t i = 0; i < in->nqcaptures; i++)
 		total += in->qcaptures[i].n;
 	upstream_span(in, &lo, &hi);
-	if (hi - lo + 1 > REPORT_MAX_BUCKETS) {
+	if (hi - lo + 1 > CLOCKS_MAX_BUCKETS) {
 		snprintf(err, errlen, "upstream: the queries span %lld s (at most %d)",
-			 (long long)(hi - lo + 1), REPORT_MAX_BUCKETS);
+			 (long long)(hi - lo + 1), CLOCKS_MAX_BUCKETS);
 		return -1;
 	}
 	u->first = lo;
@@ -92,7 +92,7 @@ int clocks_upstream_series(const struct clocks_input *in, struct clocks_upstream
 			const struct clocks_query *q = &in->qcaptures[i].queries[j];
 			const struct in_addr *s =
 			    bsearch(&q->src, u->src, u->nsrc, sizeof(*u->src), upstream_cmp_addr);
-			size_t b = (size_t)(report_bucket_of(q->t_ns - t0, NSEC_PER_SEC) - lo);
+			size_t b = (size_t)(clocks_bucket_of(q->t_ns - t0, NSEC_PER_SEC) - lo);
 			size_t k = (size_t)(s - u->src);
 
 			u->count[b * u->nsrc + k]++;
@@ -109,7 +109,7 @@ nomem:
 	return -1;
 }
 
-void clocks_upstream_series_free(struct clocks_upstream_series *u)
+void report_upstream_series_free(struct report_upstream_series *u)
 {
 	free(u->src);
 	free(u->count);

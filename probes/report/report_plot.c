@@ -20,59 +20,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "report_int.h"
+#include "subproc.h"
 #include "timeutil.h"
 
-extern char **environ;
-
 #define PLOT_LOG "gnuplot.log"
-
-int report_spawn(const char *dir, char *const argv[], int in, int out, int err)
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status, rc;
-
-	/* posix_spawn, not fork: the analysis may hold a few hundred MB of
-	 * packets, whose page tables fork would copy for nothing */
-	fflush(NULL); /* what we wrote goes out before what the child writes */
-	if ((rc = posix_spawn_file_actions_init(&fa)) != 0) {
-		errno = rc;
-		return -1;
-	}
-	if (in == -1)
-		rc = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	else
-		rc = posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, err, STDERR_FILENO);
-	if (rc == 0 && dir)
-		rc = posix_spawn_file_actions_addchdir_np(&fa, dir);
-	if (rc == 0)
-		rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc == ENOENT || rc == EACCES || rc == ENOEXEC || rc == ENOTDIR)
-		return 127; /* not there, or not runnable */
-	if (rc != 0) {
-		errno = rc;
-		return -1;
-	}
-	while (waitpid(pid, &status, 0) == -1)
-		if (errno != EINTR)
-			return -1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
 
 /* the terminal: pngcairo's antialiased text where gnuplot has it; the
  * output to png, or (to_stdout) to gnuplot's standard output */
@@ -185,24 +141,23 @@ static int plot_script(const struct report *r, const char *name, plot_text_fn te
 
 /* plot_memfd: the script for gnuplot's standard input, in a memory file
  * (no file of the run directory is read as the script) */
+struct plot_fill_arg {
+	const struct report *r;
+	plot_text_fn text;
+};
+
+static void plot_fill(FILE *fp, const void *arg)
+{
+	const struct plot_fill_arg *a = arg;
+
+	a->text(a->r, fp, 1);
+}
+
 static int plot_memfd(const struct report *r, plot_text_fn text)
 {
-	int fd = memfd_create("steerlab-plot", MFD_CLOEXEC);
-	FILE *fp;
+	struct plot_fill_arg a = {r, text};
 
-	if (fd == -1)
-		return -1;
-	fp = fdopen(dup(fd), "w");
-	if (fp == NULL) {
-		close(fd);
-		return -1;
-	}
-	text(r, fp, 1);
-	if (fclose(fp) != 0 || lseek(fd, 0, SEEK_SET) == -1) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return subproc_memfd("steerlab-plot", plot_fill, &a);
 }
 
 /* plot_run: gnuplot on one script, its PNG to png through a temporary
@@ -225,7 +180,7 @@ static int plot_run(struct report *r, const char *script, const char *png, plot_
 		return -1;
 	}
 	fflush(log->fp);
-	rc = report_spawn(r->rundir, argv, in, atomicfile_fd(&out), atomicfile_fd(log));
+	rc = subproc_run(r->rundir, argv, in, atomicfile_fd(&out), atomicfile_fd(log));
 	close(in);
 	if (rc == 0)
 		return report_file_close(&out, err, errlen) == -1 ? -1 : 0;

@@ -13,53 +13,53 @@
 #define REPORT_SHORT_RUN (120 * NSEC_PER_SEC) /* marks under 15 s up to this */
 
 /* report_header: a table with a column per scheme present */
-static void report_header(const struct report *r, struct report_table *t, const char *first)
+static void report_header(const struct report *r, struct texttable *t, const char *first)
 {
 	int n = 1;
 
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		n += report_present(r, i);
-	report_table_init(t, n);
-	report_table_row(t);
-	report_table_cell(t, "%s", first);
+	texttable_init(t, n);
+	texttable_row(t);
+	texttable_cell(t, "%s", first);
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		if (report_present(r, i))
-			report_table_cell(t, "%s", r->res[i].scheme);
+			texttable_cell(t, "%s", r->res[i].scheme);
 }
 
-static void report_count_cell(struct report_table *t, int64_t v)
+static void report_count_cell(struct texttable *t, int64_t v)
 {
 	if (v == CLOCKS_NONE)
-		report_table_cell(t, "-");
+		texttable_cell(t, "-");
 	else
-		report_table_cell(t, "%lld", (long long)v);
+		texttable_cell(t, "%lld", (long long)v);
 }
 
-static void report_real_cell(struct report_table *t, double v, int decimals)
+static void report_real_cell(struct texttable *t, double v, int decimals)
 {
 	if (v < 0)
-		report_table_cell(t, "-");
+		texttable_cell(t, "-");
 	else
-		report_table_cell(t, "%.*f", decimals, v);
+		texttable_cell(t, "%.*f", decimals, v);
 }
 
 /* report_window_cell: the window, "≥" before it when it is a lower bound */
-static void report_window_cell(struct report_table *t, int64_t ns, int lb)
+static void report_window_cell(struct texttable *t, int64_t ns, int lb)
 {
 	if (ns == CLOCKS_NONE)
-		report_table_cell(t, "-");
+		texttable_cell(t, "-");
 	else
-		report_table_cell(t, "%s%.3f", lb ? "\u2265 " : "", (double)ns / 1e9);
+		texttable_cell(t, "%s%.3f", lb ? "\u2265 " : "", (double)ns / 1e9);
 }
 
-static void report_pct_cell(struct report_table *t, double fraction)
+static void report_pct_cell(struct texttable *t, double fraction)
 {
 	char b[32];
 
-	report_table_cell(t, "%s", report_fmt_pct(b, sizeof(b), fraction));
+	texttable_cell(t, "%s", report_fmt_pct(b, sizeof(b), fraction));
 }
 
-void report_budget_table(const struct report *r, struct report_table *t)
+void report_budget_table(const struct report *r, struct texttable *t)
 {
 	const struct clocks_budget *b[REPORT_NSCHEMES];
 
@@ -68,8 +68,8 @@ void report_budget_table(const struct report *r, struct report_table *t)
 		b[i] = &r->res[i].budget;
 #define BROW(label, cell)                                                                          \
 	do {                                                                                       \
-		report_table_row(t);                                                               \
-		report_table_cell(t, "%s", label);                                                 \
+		texttable_row(t);                                                                  \
+		texttable_cell(t, "%s", label);                                                    \
 		for (int i = 0; i < REPORT_NSCHEMES; i++)                                          \
 			if (report_present(r, i))                                                  \
 				cell;                                                              \
@@ -135,33 +135,33 @@ static const char *report_mark_label(char *buf, size_t len, int64_t ns)
 	return buf;
 }
 
-static void report_decay_row(const struct report *r, struct report_table *t, int64_t at_ns,
+static void report_decay_row(const struct report *r, struct texttable *t, int64_t at_ns,
 			     const char *suffix)
 {
 	const struct clocks_decay *d = &r->decay;
-	int64_t k = report_bucket_of(at_ns, d->bucket_ns);
+	int64_t k = clocks_bucket_of(at_ns, d->bucket_ns);
 	char label[64], pct[32];
 
-	report_table_row(t);
-	report_table_cell(t, "%s%s", report_mark_label(label, sizeof(label), at_ns), suffix);
+	texttable_row(t);
+	texttable_cell(t, "%s%s", report_mark_label(label, sizeof(label), at_ns), suffix);
 	for (int i = 0; i < REPORT_NSCHEMES; i++) {
 		const struct clocks_decay_series *s = &d->s[i];
 
 		if (!report_present(r, i))
 			continue;
 		if (!s->known)
-			report_table_cell(t, "n/a");
+			texttable_cell(t, "n/a");
 		else if (s->all[k] == 0)
-			report_table_cell(t, "no requests");
+			texttable_cell(t, "no requests");
 		else
-			report_table_cell(t, "%s (%lld of %lld)",
-					  report_fmt_pct(pct, sizeof(pct),
-							 (double)s->dead[k] / (double)s->all[k]),
-					  (long long)s->dead[k], (long long)s->all[k]);
+			texttable_cell(t, "%s (%lld of %lld)",
+				       report_fmt_pct(pct, sizeof(pct),
+						      (double)s->dead[k] / (double)s->all[k]),
+				       (long long)s->dead[k], (long long)s->all[k]);
 	}
 }
 
-void report_decay_table(const struct report *r, struct report_table *t)
+void report_decay_table(const struct report *r, struct texttable *t)
 {
 	static const int64_t marks_ms[] = {500,	  1000,	 2000,	 5000,	 10000,	 15000,	 30000,
 					   45000, 60000, 120000, 300000, 600000, 1800000};
@@ -185,36 +185,35 @@ void report_decay_table(const struct report *r, struct report_table *t)
 		report_decay_row(r, t, last, " (end)");
 }
 
-void report_upstream_table(const struct report *r, struct report_table *t)
+void report_upstream_table(const struct report *r, struct texttable *t)
 {
-	const struct clocks_upstream_series *u = &r->up;
+	const struct report_upstream_series *u = &r->up;
 	int64_t traffic = clocks_traffic_ns(&r->in), before = 0, after = 0;
 	char addr[INET_ADDRSTRLEN];
 
-	report_table_init(t, 5);
-	report_table_row(t);
-	report_table_cell(t, "source");
-	report_table_cell(t, "queries");
-	report_table_cell(t, "at or before t0");
-	report_table_cell(t, "after t0");
-	report_table_cell(t, "per s of traffic");
+	texttable_init(t, 5);
+	texttable_row(t);
+	texttable_cell(t, "source");
+	texttable_cell(t, "queries");
+	texttable_cell(t, "at or before t0");
+	texttable_cell(t, "after t0");
+	texttable_cell(t, "per s of traffic");
 	for (size_t k = 0; k <= u->nsrc; k++) {
 		int64_t b = k < u->nsrc ? u->before[k] : before,
 			a = k < u->nsrc ? u->after[k] : after;
 
-		report_table_row(t);
+		texttable_row(t);
 		if (k < u->nsrc)
-			report_table_cell(t, "%s",
-					  inet_ntop(AF_INET, &u->src[k], addr, sizeof(addr)));
+			texttable_cell(t, "%s", inet_ntop(AF_INET, &u->src[k], addr, sizeof(addr)));
 		else
-			report_table_cell(t, "all");
-		report_table_cell(t, "%lld", (long long)(a + b));
-		report_table_cell(t, "%lld", (long long)b);
-		report_table_cell(t, "%lld", (long long)a);
+			texttable_cell(t, "all");
+		texttable_cell(t, "%lld", (long long)(a + b));
+		texttable_cell(t, "%lld", (long long)b);
+		texttable_cell(t, "%lld", (long long)a);
 		if (traffic == CLOCKS_NONE)
-			report_table_cell(t, "-");
+			texttable_cell(t, "-");
 		else
-			report_table_cell(t, "%.2f", (double)(a + b) / ((double)traffic / 1e9));
+			texttable_cell(t, "%.2f", (double)(a + b) / ((double)traffic / 1e9));
 		before += b;
 		after += a;
 	}

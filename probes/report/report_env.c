@@ -6,7 +6,6 @@
  * sch_netem. These lines differ from machine to machine; report.md keeps
  * them in its last section, which the golden test leaves out.
  */
-#include <ini.h>
 #include <jansson.h>
 #include <libknot/version.h>
 #include <limits.h>
@@ -16,7 +15,9 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include "inifile.h"
 #include "report_int.h"
+#include "subproc.h"
 
 #ifndef STEERLAB_VERSION
 #define STEERLAB_VERSION "unknown"
@@ -33,7 +34,7 @@ static int env_capture(char *const argv[], const char *needle, char *buf, size_t
 
 	if (tmp == NULL)
 		return -1;
-	if (report_spawn(NULL, argv, -1, fileno(tmp), fileno(tmp)) != 0)
+	if (subproc_run(NULL, argv, -1, fileno(tmp), fileno(tmp)) != 0)
 		goto out;
 	rewind(tmp);
 	while (getline(&line, &cap, tmp) != -1) {
@@ -83,12 +84,22 @@ static void env_netem(char *buf, size_t len, const char *release)
 
 struct env_delays {
 	char list[512];
+	char section[200];
 };
+
+static int env_ini_section(void *user, const char *kind, const char *name, const char *extra)
+{
+	struct env_delays *d = user;
+
+	snprintf(d->section, sizeof(d->section), "%s%s%s", kind, name ? " " : "", name ? name : "");
+	(void)extra;
+	return 0;
+}
 
 /* a key of the topology that sets a link delay: none exists today; the
  * names a delay key would have are looked for, so that a topology that
  * sets one is never reported as without */
-static int env_ini_delay(void *user, const char *section, const char *name, const char *value)
+static void env_ini_delay(void *user, const char *name, const char *value)
 {
 	struct env_delays *d = user;
 	size_t used = strlen(d->list);
@@ -97,15 +108,14 @@ static int env_ini_delay(void *user, const char *section, const char *name, cons
 	    strcmp(value, "0") != 0 && strcmp(value, "0s") != 0 && strcmp(value, "0ms") != 0 &&
 	    strcmp(value, "none") != 0 && value[0] != '\0')
 		snprintf(d->list + used, sizeof(d->list) - used, "%s[%s] %s = %s", used ? ", " : "",
-			 section, name, value);
-	return 1;
+			 d->section, name, value);
 }
 
 void report_env(const struct report *r, FILE *out)
 {
 	char *gp_version[] = {(char *)r->gnuplot, "--version", NULL};
 	char path[PATH_MAX], gnuplot[256], netem[512];
-	struct env_delays delays = {.list = ""};
+	struct env_delays delays = {.list = "", .section = ""};
 	struct utsname u;
 
 	if (uname(&u) == -1)
@@ -114,7 +124,8 @@ void report_env(const struct report *r, FILE *out)
 		snprintf(gnuplot, sizeof(gnuplot), "not found (%s)", r->gnuplot);
 	env_netem(netem, sizeof(netem), u.release);
 	snprintf(path, sizeof(path), "%s/topology.ini", r->rundir);
-	ini_parse(path, env_ini_delay, &delays);
+	inifile_scan(path, env_ini_section, env_ini_delay,
+		     &delays); /* as the lab printed it back */
 
 	fprintf(out, "- steerlab: %s\n", STEERLAB_VERSION);
 	fprintf(out, "- libpcap: %s\n", pcap_lib_version());

@@ -99,7 +99,7 @@ int report_file_close(struct atomicfile *af, char *err, size_t errlen)
 /* report_summary: what the terminal gets after the clocks */
 static void report_summary(const struct report *r, FILE *out)
 {
-	struct report_table t;
+	struct texttable t;
 	char b[32];
 
 	fprintf(out, "\nerror budget at SLO %g %%: %s in a 30-day month; failed = lost + errors\n",
@@ -110,20 +110,20 @@ static void report_summary(const struct report *r, FILE *out)
 			"actually run)\n",
 			(double)clocks_traffic_ns(&r->in) / NSEC_PER_SEC);
 	report_budget_table(r, &t);
-	report_table_print(&t, out, 0);
-	report_table_free(&t);
+	texttable_print(&t, out, 0);
+	texttable_free(&t);
 	fprintf(out,
 		"\ndecay: share of each scheme's requests sent to %s, in the %s bucket "
 		"ending at each time\n",
 		r->in.failure.site, report_fmt_duration(b, sizeof(b), r->bucket_ns));
 	report_decay_table(r, &t);
-	report_table_print(&t, out, 0);
-	report_table_free(&t);
+	texttable_print(&t, out, 0);
+	texttable_free(&t);
 	if (r->up.known) {
 		fprintf(out, "\nupstream: DNS queries that reached authd, per source\n");
 		report_upstream_table(r, &t);
-		report_table_print(&t, out, 0);
-		report_table_free(&t);
+		texttable_print(&t, out, 0);
+		texttable_free(&t);
 	}
 	fprintf(out, "\nreport: %s/report.md", r->rundir);
 	if (r->drawn)
@@ -156,7 +156,7 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 		    clocks_decay_auto_bucket(end == CLOCKS_NONE ? 0 : end - r->in.failure.t0_ns);
 	}
 	if (clocks_decay(&r->in, r->bucket_ns, &r->decay, err, errlen) == -1 ||
-	    clocks_upstream_series(&r->in, &r->up, err, errlen) == -1)
+	    report_upstream_series(&r->in, &r->up, err, errlen) == -1)
 		return -1;
 	mem = open_memstream(&r->clocks_text, &r->clocks_len);
 	if (mem == NULL) {
@@ -210,7 +210,7 @@ out:
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		clocks_result_free(&r->res[i]);
 	clocks_decay_free(&r->decay);
-	clocks_upstream_series_free(&r->up);
+	report_upstream_series_free(&r->up);
 	free(r->clocks_text);
 	free(r);
 	return rc;

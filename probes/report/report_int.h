@@ -10,6 +10,7 @@
 
 #include "atomicfile.h"
 #include "report.h"
+#include "texttable.h"
 
 /* Everything a report is made of, computed once by report_run. */
 struct report {
@@ -25,7 +26,7 @@ struct report {
 	struct clocks_notes verdict; /* the self-checks (clocks_verdict) */
 	int valid;
 	struct clocks_decay decay;
-	struct clocks_upstream_series up;
+	struct report_upstream_series up;
 	char *clocks_text; /* clocks_print's table, for report.md */
 	size_t clocks_len;
 	/* the plots: a script written for each (decay.gp, upstream.gp); drawn
@@ -35,29 +36,11 @@ struct report {
 	char plot_note[512];
 };
 
-/* A table of text cells; the first row is the header (report_table.c). */
-#define REPORT_TABLE_MAX_COLS 16
-
-struct report_table {
-	int ncols, nrows, col;
-	char **cells; /* nrows * ncols, malloc'd strings; NULL: empty */
-	size_t cap;
-	int failed; /* out of memory: the table says so when printed */
-};
-
-void report_table_init(struct report_table *t, int ncols);
-/* report_table_row: start a row; report_table_cell: its next cell */
-void report_table_row(struct report_table *t);
-void report_table_cell(struct report_table *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* report_table_print: aligned columns; markdown: a pipe table */
-void report_table_print(const struct report_table *t, FILE *out, int markdown);
-void report_table_free(struct report_table *t);
-
-/* The tables the summary and report.md share (report_tables.c). */
-void report_budget_table(const struct report *r, struct report_table *t);
-void report_decay_table(const struct report *r, struct report_table *t);
-void report_upstream_table(const struct report *r, struct report_table *t);
+/* The tables the summary and report.md share (report_tables.c), on
+ * lib/texttable.h. */
+void report_budget_table(const struct report *r, struct texttable *t);
+void report_decay_table(const struct report *r, struct texttable *t);
+void report_upstream_table(const struct report *r, struct texttable *t);
 /* report_budget_why: a paragraph on why the window and the equivalent
  * downtime differ, with this run's numbers */
 void report_budget_why(const struct report *r, FILE *out);
@@ -93,12 +76,6 @@ int report_write_upstream_csv(const struct report *r, char *err, size_t errlen);
  * missing or fails is not an error (r->plot_note says what happened) */
 int report_plot(struct report *r, char *err, size_t errlen);
 int report_write_md(const struct report *r, char *err, size_t errlen);
-
-/* report_spawn: run argv in directory dir (NULL: here), its standard
- * input from in (-1: /dev/null), output to out and error to err; its exit
- * status, 127 if it could not be run, or -1 (errno set) if it could not be
- * started. */
-int report_spawn(const char *dir, char *const argv[], int in, int out, int err);
 
 /* report_env: the "Machine" lines of report.md: steerlab's, the libraries'
  * and gnuplot's versions, the kernel, link delays and sch_netem */

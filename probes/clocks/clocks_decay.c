@@ -10,12 +10,11 @@
 #include <string.h>
 
 #include "clocks_int.h"
-#include "report.h"
 #include "timeutil.h"
 
 #define DECAY_MIN_BUCKETS 50
 
-int64_t report_bucket_of(int64_t rel_ns, int64_t width_ns)
+int64_t clocks_bucket_of(int64_t rel_ns, int64_t width_ns)
 {
 	int64_t x = rel_ns - 1;
 
@@ -33,7 +32,7 @@ int64_t clocks_decay_auto_bucket(int64_t obs_ns)
 	return 10 * NSEC_PER_MSEC;
 }
 
-static const struct clocks_flows *const decay_flows[REPORT_NSCHEMES] = {
+static const struct clocks_flows *const decay_flows[CLOCKS_NSCHEMES] = {
     &clocks_anycast_flows,
     &clocks_dns_flows,
 };
@@ -54,7 +53,7 @@ static void decay_fill(const struct clocks_input *in, const struct clocks_flows 
 
 			if (p->t_ns <= t0 || !clocks_is_flow(in, fl, p))
 				continue;
-			b = report_bucket_of(p->t_ns - t0, d->bucket_ns);
+			b = clocks_bucket_of(p->t_ns - t0, d->bucket_ns);
 			if (b >= (int64_t)d->n)
 				continue; /* not after clocks_observation_end */
 			s->all[b]++;
@@ -87,16 +86,16 @@ int clocks_decay(const struct clocks_input *in, int64_t bucket_ns, struct clocks
 		return 0; /* nothing observed after t0: no buckets */
 	d->end_ns = end - in->failure.t0_ns;
 	nb = d->end_ns / bucket_ns + (d->end_ns % bucket_ns != 0);
-	if (nb > REPORT_MAX_BUCKETS) {
+	if (nb > CLOCKS_MAX_BUCKETS) {
 		snprintf(err, errlen,
 			 "decay: a bucket of %lld ns makes %lld buckets of the %.3f s observed "
 			 "(at most %d): choose a longer one",
 			 (long long)bucket_ns, (long long)nb, (double)d->end_ns / NSEC_PER_SEC,
-			 REPORT_MAX_BUCKETS);
+			 CLOCKS_MAX_BUCKETS);
 		return -1;
 	}
 	d->n = (size_t)nb;
-	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+	for (int i = 0; i < CLOCKS_NSCHEMES; i++) {
 		struct clocks_decay_series *s = &d->s[i];
 
 		s->dead = calloc(d->n, sizeof(*s->dead));
@@ -115,7 +114,7 @@ int clocks_decay(const struct clocks_input *in, int64_t bucket_ns, struct clocks
 
 void clocks_decay_free(struct clocks_decay *d)
 {
-	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+	for (int i = 0; i < CLOCKS_NSCHEMES; i++) {
 		free(d->s[i].dead);
 		free(d->s[i].all);
 	}

@@ -1,0 +1,70 @@
+/* Running a helper program and waiting for it; see subproc.h. */
+#include "subproc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+int subproc_run(const char *dir, char *const argv[], int in, int out, int err)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int status, rc;
+
+	fflush(NULL); /* what we wrote goes out before what the child writes */
+	if ((rc = posix_spawn_file_actions_init(&fa)) != 0) {
+		errno = rc;
+		return -1;
+	}
+	if (in == -1)
+		rc = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	else
+		rc = posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, err, STDERR_FILENO);
+	if (rc == 0 && dir)
+		rc = posix_spawn_file_actions_addchdir_np(&fa, dir);
+	if (rc == 0)
+		rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc == ENOENT || rc == EACCES || rc == ENOEXEC || rc == ENOTDIR)
+		return 127; /* not there, or not runnable */
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+int subproc_memfd(const char *name, void (*fill)(FILE *fp, const void *arg), const void *arg)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC), saved;
+	FILE *fp;
+
+	if (fd == -1)
+		return -1;
+	fp = fdopen(dup(fd), "w");
+	if (fp == NULL)
+		goto fail;
+	fill(fp, arg);
+	if (fclose(fp) != 0 || lseek(fd, 0, SEEK_SET) == -1)
+		goto fail;
+	return fd;
+fail:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
+}

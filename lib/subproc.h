@@ -1,0 +1,28 @@
+/*
+ * Running a helper program and waiting for it: gnuplot for the report's and
+ * the sweep's plots, the version queries of the report's machine section.
+ *
+ * posix_spawn, not fork: the analysis may hold a few hundred MB of
+ * packets, whose page tables fork would copy for nothing. The child gets
+ * exactly three descriptors (standard input, output and error) and the
+ * program is looked up in PATH. A script for the child is best given on
+ * its standard input from a memory file (subproc_memfd), so that no file of
+ * a directory it works in, planted or swapped, is read as its script.
+ */
+#ifndef STEERLAB_SUBPROC_H
+#define STEERLAB_SUBPROC_H
+
+#include <stdio.h>
+
+/* subproc_run: run argv[0] (searched in PATH) with argv, in directory dir
+ * (NULL: this one), its standard input from in (-1: /dev/null), its output
+ * to out and its error to err, and wait for it. Returns its exit status,
+ * 128 + N if signal N ended it, 127 if it could not be run (not found, not
+ * executable), or -1 (errno set) if it could not be started. */
+int subproc_run(const char *dir, char *const argv[], int in, int out, int err);
+
+/* subproc_memfd: a memory file named name holding what fill(fp, arg) writes,
+ * rewound, to pass to subproc_run as in. The descriptor, or -1 (errno set). */
+int subproc_memfd(const char *name, void (*fill)(FILE *fp, const void *arg), const void *arg);
+
+#endif

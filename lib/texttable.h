@@ -1,0 +1,39 @@
+/*
+ * A table of text cells, printed two ways from the same rows: for the
+ * terminal (columns aligned, the first to the left, the others to the
+ * right) and as a Markdown pipe table (aligned too, so that the Markdown
+ * reads well as plain text). The first row is the header. Cells are
+ * formatted with printf; widths count UTF-8 characters, so "≥" takes one
+ * column. Out of memory is remembered, not reported at each cell: the
+ * table says so when printed.
+ *
+ * The report's tables (probes/report/report_tables.c) are built on it.
+ */
+#ifndef STEERLAB_TEXTTABLE_H
+#define STEERLAB_TEXTTABLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define TEXTTABLE_MAX_COLS 16
+
+struct texttable {
+	int ncols, nrows, col;
+	char **cells; /* nrows * ncols, malloc'd strings; NULL: empty */
+	size_t cap;
+	int failed; /* out of memory: the table says so when printed */
+};
+
+/* texttable_init: an empty table of ncols (at most TEXTTABLE_MAX_COLS
+ * are printed) columns */
+void texttable_init(struct texttable *t, int ncols);
+/* texttable_row: start a row; texttable_cell: its next cell (cells past
+ * the last column are dropped) */
+void texttable_row(struct texttable *t);
+void texttable_cell(struct texttable *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* texttable_print: aligned columns; markdown: a pipe table */
+void texttable_print(const struct texttable *t, FILE *out, int markdown);
+void texttable_free(struct texttable *t);
+
+#endif

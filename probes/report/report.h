@@ -1,0 +1,82 @@
+/*
+ * probes/report: the report of a run directory (docs/clocks.md, "The
+ * report"). It takes the clocks of probes/clocks (clocks.h) and writes
+ * around them what a person asks next: report.md, the CSV series, the
+ * plots and the machine the report was made on. It measures nothing itself:
+ * every number comes from the clocks module; report_run() is the one entry,
+ * for `steerlab run` and `steerlab report`.
+ *
+ *   report.c           report_run(): load, compute, write every file, print
+ *                      the summary
+ *   report_upstream.c  the queries that reached authd, per second and per
+ *                      resolver (a pure computation on the loaded run)
+ *   report_tables.c    the tables (budget, decay marks, upstream load) that
+ *                      the summary and report.md share, on lib/texttable.h
+ *   report_csv.c       decay.csv and upstream.csv
+ *   report_plot.c      the gnuplot scripts, kept in the run directory, and
+ *                      gnuplot run on them (lib/subproc.h)
+ *   report_md.c        report.md
+ *   report_env.c       the versions, the kernel and sch_netem, for report.md
+ *
+ * The decay curve and the error budget are computed by the clocks module
+ * (clocks_decay, clocks_budget): the budget is in clocks.json, and the decay
+ * counts exactly the requests the window does. Every file is written
+ * through lib/atomicfile.h.
+ */
+#ifndef STEERLAB_REPORT_H
+#define STEERLAB_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "clocks.h"
+
+/* anycast, dns: the order of every per-scheme array (as clocks.h's decay) */
+#define REPORT_NSCHEMES CLOCKS_NSCHEMES
+
+/* The queries that reached authd per second (bucket k of 1 s after t0, k
+ * from first, may be negative) and per source address (sorted). */
+struct report_upstream_series {
+	int known; /* 0: no capture-dns-*.pcap */
+	int64_t first;
+	size_t n;
+	size_t nsrc;
+	struct in_addr *src;
+	int64_t *count;		 /* n * nsrc: second i, source j at [i * nsrc + j] */
+	int64_t *total;		 /* per second, every source */
+	int64_t *before, *after; /* per source: at or before t0, after t0 */
+};
+
+/* report_upstream_series: the series of in's query captures, over the
+ * traffic and the observation (and every query). 0, or -1 with err. Free
+ * with report_upstream_series_free either way. */
+int report_upstream_series(const struct clocks_input *in, struct report_upstream_series *u,
+			   char *err, size_t errlen);
+void report_upstream_series_free(struct report_upstream_series *u);
+
+/* What `steerlab report` takes. Zero values are the defaults. */
+struct report_opts {
+	int64_t bucket_ns;   /* decay bucket; 0: clocks_decay_auto_bucket */
+	double slo_pct;	     /* 0: CLOCKS_SLO_DEFAULT */
+	const char *gnuplot; /* the program that draws the plots; NULL: "gnuplot" */
+};
+
+/* report_parse_slo: "99.9" or "99.9%" into *pct (0 < pct < 100). 0 or -1. */
+int report_parse_slo(const char *s, double *pct);
+
+/*
+ * report_run: read the run directory rundir and write into it clocks.json,
+ * decay.csv, upstream.csv, decay.gp and upstream.gp with their PNGs (when
+ * gnuplot runs) and report.md; print the clocks and a summary to out.
+ * Nothing is rerun: only the recorded files are read, and the verdict
+ * (clocks_verdict) is computed again from them. Returns 0 for a valid run,
+ * REPORT_INVALID for a run the verdict invalidates (every file is written
+ * all the same, saying so), or -1 after logging an error that names the
+ * file and what is wrong. A missing gnuplot is not an error: report.md
+ * says so. Every file is written through lib/atomicfile.h.
+ */
+#define REPORT_INVALID 1
+int report_run(const char *rundir, const struct report_opts *opts, FILE *out);
+
+#endif
