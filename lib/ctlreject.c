@@ -4,7 +4,6 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "timeutil.h"
@@ -16,7 +15,7 @@ void ctl_reject_init(struct ctl_reject *r, struct loop *loop, struct event_log *
 	r->loop = loop;
 	r->ev = ev;
 	r->what = what;
-	r->timer_fd = -1;
+	r->timer.fd = -1;
 }
 
 void ctl_reject_flush(struct ctl_reject *r, int64_t now_ns)
@@ -51,13 +50,12 @@ static void ctl_reject_defer(struct ctl_reject *r)
 	if (r->loop == NULL || r->timer_armed)
 		return;
 	/* without a timer the drops are reported with the next one, or at exit */
-	if (r->timer_fd == -1) {
-		r->timer_fd = loop_timer(r->loop, due, 0, ctl_reject_timer_cb, r);
-		if (r->timer_fd == -1) {
+	if (r->timer.fd == -1) {
+		if (loop_timer_add(r->loop, &r->timer, due, 0, ctl_reject_timer_cb, r) == -1) {
 			log_warn("control_rejected timer");
 			return;
 		}
-	} else if (loop_timer_set(r->timer_fd, due, 0) == -1) {
+	} else if (loop_timer_set(&r->timer, due, 0) == -1) {
 		log_warn("control_rejected timer");
 		return;
 	}
@@ -80,11 +78,7 @@ void ctl_reject_drop(struct ctl_reject *r, int64_t now_ns, const char *from, con
 void ctl_reject_close(struct ctl_reject *r)
 {
 	ctl_reject_flush(r, now_mono_ns());
-	if (r->timer_fd != -1) {
-		if (r->loop)
-			loop_del(r->loop, r->timer_fd);
-		close(r->timer_fd);
-		r->timer_fd = -1;
-	}
+	if (r->timer.fd != -1)
+		loop_timer_del(r->loop, &r->timer);
 	r->timer_armed = 0;
 }

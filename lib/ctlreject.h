@@ -23,13 +23,13 @@
 #define CTL_REJECT_INTERVAL_NS 1000000000LL
 
 struct ctl_reject {
-	struct loop *loop;    /* NULL: no timer, pending drops wait for the next one */
-	struct event_log *ev; /* NULL: log only */
-	const char *what;     /* "announcement", "health report": for the log */
-	uint64_t total;	      /* every drop */
-	uint64_t pending;     /* drops not yet reported */
-	int64_t last_ns;      /* CLOCK_MONOTONIC of the last report; 0: none yet */
-	int timer_fd;	      /* -1 until the first deferred report */
+	struct loop *loop;	   /* NULL: no timer, pending drops wait for the next one */
+	struct event_log *ev;	   /* NULL: log only */
+	const char *what;	   /* "announcement", "health report": for the log */
+	uint64_t total;		   /* every drop */
+	uint64_t pending;	   /* drops not yet reported */
+	int64_t last_ns;	   /* CLOCK_MONOTONIC of the last report; 0: none yet */
+	struct loop_handler timer; /* fd -1 until the first deferred report */
 	int timer_armed;
 	char from[64];	  /* the latest drop's sender */
 	char reason[160]; /* and why it was dropped */

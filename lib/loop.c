@@ -1,11 +1,10 @@
-/* epoll event loop; see loop.h. */
+/* epoll event loop with caller-owned handlers; see loop.h. */
 #include "loop.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -13,32 +12,18 @@
 #include "log.h"
 #include "timeutil.h"
 
-struct loop_handler {
-	int fd;
-	loop_cb cb; /* NULL once deleted */
-	void *arg;
-	struct loop_handler *next;
-};
+#define LOOP_BATCH 64
 
 struct loop {
 	int epfd;
 	int stop;
-	struct loop_handler *handlers;
-	/* deleted during a dispatch batch: freed after it, so that an event
-	 * already returned for them finds a handler with no callback */
-	struct loop_handler *graveyard;
+	SLIST_HEAD(, loop_handler) fin; /* finalizers due after the batch */
+	/* the batch being dispatched: loop_del() clears a removed handler's
+	 * events after next, so none reaches it */
+	struct epoll_event evs[LOOP_BATCH];
+	int nev, next;
+	int dispatching;
 };
-
-static void loop_bury(struct loop *loop)
-{
-	struct loop_handler *h, *next;
-
-	for (h = loop->graveyard; h; h = next) {
-		next = h->next;
-		free(h);
-	}
-	loop->graveyard = NULL;
-}
 
 struct loop *loop_new(void)
 {
@@ -51,86 +36,127 @@ struct loop *loop_new(void)
 		free(loop);
 		return NULL;
 	}
+	SLIST_INIT(&loop->fin);
 	return loop;
+}
+
+static void loop_finalize(struct loop *loop)
+{
+	struct loop_handler *h;
+
+	while ((h = SLIST_FIRST(&loop->fin)) != NULL) {
+		SLIST_REMOVE_HEAD(&loop->fin, fin_entry);
+		h->fin(h);
+	}
 }
 
 void loop_free(struct loop *loop)
 {
-	struct loop_handler *h, *next;
-
 	if (loop == NULL)
 		return;
-	for (h = loop->handlers; h; h = next) {
-		next = h->next;
-		free(h);
-	}
-	loop_bury(loop);
+	loop_finalize(loop);
 	close(loop->epfd);
 	free(loop);
 }
 
-int loop_add(struct loop *loop, int fd, uint32_t events, loop_cb cb, void *arg)
+int loop_add(struct loop *loop, struct loop_handler *h, int fd, uint32_t events, loop_cb cb,
+	     void *arg)
 {
-	struct loop_handler *h = calloc(1, sizeof(*h));
-	struct epoll_event ev = {.events = events};
+	struct epoll_event ev = {.events = events, .data.ptr = h};
 
-	if (h == NULL)
-		return -1;
 	h->fd = fd;
+	h->events = events;
 	h->cb = cb;
 	h->arg = arg;
-	ev.data.ptr = h;
+	h->fin = NULL;
 	if (epoll_ctl(loop->epfd, EPOLL_CTL_ADD, fd, &ev) == -1) {
-		free(h);
+		h->added = 0;
 		return -1;
 	}
-	h->next = loop->handlers;
-	loop->handlers = h;
+	h->added = 1;
 	return 0;
 }
 
-int loop_del(struct loop *loop, int fd)
+int loop_mod(struct loop *loop, struct loop_handler *h, uint32_t events)
 {
-	struct loop_handler **pp;
+	struct epoll_event ev = {.events = events, .data.ptr = h};
 
-	for (pp = &loop->handlers; *pp; pp = &(*pp)->next) {
-		if ((*pp)->fd == fd) {
-			struct loop_handler *h = *pp;
-			*pp = h->next;
-			epoll_ctl(loop->epfd, EPOLL_CTL_DEL, fd, NULL);
-			h->cb = NULL;
-			h->next = loop->graveyard;
-			loop->graveyard = h;
-			return 0;
-		}
+	if (!h->added) {
+		errno = EINVAL;
+		return -1;
 	}
-	return -1;
+	if (h->events == events)
+		return 0;
+	if (epoll_ctl(loop->epfd, EPOLL_CTL_MOD, h->fd, &ev) == -1)
+		return -1;
+	h->events = events;
+	return 0;
 }
 
-int loop_timer_set(int fd, int64_t first_ns, int64_t interval_ns)
+void loop_del(struct loop *loop, struct loop_handler *h)
+{
+	if (!h->added)
+		return;
+	epoll_ctl(loop->epfd, EPOLL_CTL_DEL, h->fd, NULL);
+	h->added = 0;
+	/* at most one event per descriptor in a batch, still to come or not */
+	for (int i = loop->next; i < loop->nev; i++)
+		if (loop->evs[i].data.ptr == h)
+			loop->evs[i].data.ptr = NULL;
+}
+
+void loop_del_finalize(struct loop *loop, struct loop_handler *h, loop_fin_cb fin)
+{
+	h->fin = fin;
+	if (loop == NULL) {
+		fin(h);
+		return;
+	}
+	loop_del(loop, h);
+	if (!loop->dispatching) {
+		fin(h);
+		return;
+	}
+	SLIST_INSERT_HEAD(&loop->fin, h, fin_entry);
+}
+
+int loop_timer_set(struct loop_handler *h, int64_t first_ns, int64_t interval_ns)
 {
 	struct itimerspec its = {
-		.it_value = ns_to_timespec(first_ns),
-		.it_interval = ns_to_timespec(interval_ns),
+	    .it_value = ns_to_timespec(first_ns),
+	    .it_interval = ns_to_timespec(interval_ns),
 	};
 
 	if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
 		its.it_value.tv_nsec = 1;
-	return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+	return timerfd_settime(h->fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-int loop_timer(struct loop *loop, int64_t first_ns, int64_t interval_ns, loop_cb cb, void *arg)
+int loop_timer_add(struct loop *loop, struct loop_handler *h, int64_t first_ns, int64_t interval_ns,
+		   loop_cb cb, void *arg)
 {
 	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 
+	h->added = 0;
+	h->fd = fd;
 	if (fd == -1)
 		return -1;
-	if (loop_timer_set(fd, first_ns, interval_ns) == -1 ||
-	    loop_add(loop, fd, EPOLLIN, cb, arg) == -1) {
+	if (loop_timer_set(h, first_ns, interval_ns) == -1 ||
+	    loop_add(loop, h, fd, EPOLLIN, cb, arg) == -1) {
 		close(fd);
+		h->fd = -1;
 		return -1;
 	}
-	return fd;
+	return 0;
+}
+
+void loop_timer_del(struct loop *loop, struct loop_handler *h)
+{
+	if (!h->added)
+		return;
+	loop_del(loop, h);
+	close(h->fd);
+	h->fd = -1;
 }
 
 uint64_t loop_timer_read(int fd)
@@ -142,7 +168,7 @@ uint64_t loop_timer_read(int fd)
 	return n;
 }
 
-int loop_signals(struct loop *loop, loop_cb cb, void *arg)
+int loop_signals(struct loop *loop, struct loop_handler *h, loop_cb cb, void *arg)
 {
 	sigset_t set;
 	int fd;
@@ -156,11 +182,11 @@ int loop_signals(struct loop *loop, loop_cb cb, void *arg)
 	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (fd == -1)
 		return -1;
-	if (loop_add(loop, fd, EPOLLIN, cb, arg) == -1) {
+	if (loop_add(loop, h, fd, EPOLLIN, cb, arg) == -1) {
 		close(fd);
 		return -1;
 	}
-	return fd;
+	return 0;
 }
 
 int loop_signal_read(int fd)
@@ -191,24 +217,34 @@ void loop_stop(struct loop *loop)
 	loop->stop = 1;
 }
 
+int loop_once(struct loop *loop, int timeout_ms)
+{
+	int n = epoll_wait(loop->epfd, loop->evs, LOOP_BATCH, timeout_ms);
+
+	if (n == -1)
+		return errno == EINTR ? 0 : -1;
+	loop->nev = n;
+	loop->dispatching = 1;
+	for (loop->next = 0; loop->next < loop->nev && !loop->stop;) {
+		struct epoll_event *ev = &loop->evs[loop->next++];
+		struct loop_handler *h = ev->data.ptr;
+
+		if (h)
+			h->cb(loop, h->fd, ev->events, h->arg);
+	}
+	loop->nev = loop->next = 0;
+	loop->dispatching = 0;
+	loop_finalize(loop);
+	return n;
+}
+
 int loop_run(struct loop *loop)
 {
-	struct epoll_event evs[32];
-
 	while (!loop->stop) {
-		int n = epoll_wait(loop->epfd, evs, 32, -1);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
+		if (loop_once(loop, -1) == -1) {
 			log_warn("epoll_wait");
 			return -1;
 		}
-		for (int i = 0; i < n && !loop->stop; i++) {
-			struct loop_handler *h = evs[i].data.ptr;
-			if (h->cb)
-				h->cb(loop, h->fd, evs[i].events, h->arg);
-		}
-		loop_bury(loop);
 	}
 	return 0;
 }

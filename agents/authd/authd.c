@@ -54,6 +54,7 @@ struct authd {
 	struct authd_db *db;
 	struct event_log *ev;
 	struct loop *loop;
+	struct loop_handler sig;
 	struct authd_health health;
 	struct authd_handouts handouts;
 	struct authd_respond_ctx rc;
@@ -370,7 +371,7 @@ int main(int argc, char **argv)
 		log_warn("loop_new");
 		goto out;
 	}
-	if (loop_signals(a.loop, loop_stop_on_signal, NULL) == -1) {
+	if (loop_signals(a.loop, &a.sig, loop_stop_on_signal, NULL) == -1) {
 		log_warn("signals");
 		goto out;
 	}

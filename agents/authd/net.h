@@ -2,9 +2,9 @@
  * authd's sockets: everything that touches the kernel (docs/authd.md).
  *
  * For each listen address, one UDP and one TCP socket. UDP queries are read
- * with recvmmsg and answered with sendmmsg, 64 at a time, each answer sent
- * from the address its query was sent to (IP_PKTINFO / IPV6_PKTINFO), so a
- * server bound to 0.0.0.0 answers from the right address. TCP messages are
+ * and answered 64 at a time (lib/udpbatch.h), each answer sent from the
+ * address its query was sent to (IP_PKTINFO / IPV6_PKTINFO), so a server
+ * bound to 0.0.0.0 answers from the right address. TCP messages are
  * length-prefixed (RFC 1035 4.2.2, RFC 7766): several queries per
  * connection, answered in order; a connection idle for tcp_idle is closed,
  * and beyond tcp_max connections a new one is closed at once. The control
@@ -42,6 +42,6 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 /* authd_net_close: closes every socket and connection. */
 void authd_net_close(struct authd_net *n);
 
-const struct authd_net_counts *authd_net_counts(const struct authd_net *n);
+const struct authd_net_counts *authd_net_counts(struct authd_net *n);
 
 #endif

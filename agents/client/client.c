@@ -225,7 +225,7 @@ static void client_summary(struct event_log *ev, const struct client *c, int64_t
 struct client_progress {
 	struct client *c;
 	struct event_log *ev;
-	int timer;
+	struct loop_handler timer;
 };
 
 static void client_on_progress(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -247,7 +247,7 @@ struct client_steer {
 	struct client_dns dns;
 	struct client *c;
 	struct event_log *ev;
-	int timer;
+	struct loop_handler dns_h, timer;
 };
 
 static void client_steer_answer(struct client_steer *st, int64_t now)
@@ -270,7 +270,7 @@ static void client_steer_answer(struct client_steer *st, int64_t now)
 
 static void client_steer_rearm(struct client_steer *st)
 {
-	if (loop_timer_set(st->timer, client_dns_next_ns(&st->dns), 0) == -1)
+	if (loop_timer_set(&st->timer, client_dns_next_ns(&st->dns), 0) == -1)
 		log_warn("timerfd");
 }
 
@@ -318,11 +318,12 @@ static int client_steer_first(struct client_dns *d)
 int main(int argc, char **argv)
 {
 	struct client_opts o;
-	struct client c = {.fd = -1, .send_timer = -1, .expire_timer = -1};
-	struct client_steer st = {.dns = {.fd = -1}, .timer = -1};
-	struct client_progress pr = {.c = &c, .timer = -1};
+	struct client c = {.fd = -1};
+	struct client_steer st = {.dns = {.fd = -1}};
+	struct client_progress pr = {.c = &c};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
+	struct loop_handler sig;
 	char csvpath[256];
 	FILE *csv = NULL;
 	int rc = 1, started = 0;
@@ -348,7 +349,7 @@ int main(int argc, char **argv)
 		log_warn("loop_new");
 		goto out;
 	}
-	if (loop_signals(loop, client_on_signal, &c) == -1) {
+	if (loop_signals(loop, &sig, client_on_signal, &c) == -1) {
 		log_warn("signals");
 		goto out;
 	}
@@ -365,18 +366,17 @@ int main(int argc, char **argv)
 		goto out;
 	started = 1;
 	pr.ev = ev;
-	pr.timer = loop_timer(loop, now_mono_ns() + CLIENT_PROGRESS_NS, CLIENT_PROGRESS_NS,
-			      client_on_progress, &pr);
-	if (pr.timer == -1) {
+	if (loop_timer_add(loop, &pr.timer, now_mono_ns() + CLIENT_PROGRESS_NS,
+			   CLIENT_PROGRESS_NS, client_on_progress, &pr) == -1) {
 		log_warn("progress timer");
 		goto out;
 	}
 	if (o.resolver) {
 		st.c = &c;
 		st.ev = ev;
-		if (loop_add(loop, st.dns.fd, EPOLLIN, client_on_dns, &st) == -1 ||
-		    (st.timer = loop_timer(loop, client_dns_next_ns(&st.dns), 0, client_on_dns_timer,
-					   &st)) == -1) {
+		if (loop_add(loop, &st.dns_h, st.dns.fd, EPOLLIN, client_on_dns, &st) == -1 ||
+		    loop_timer_add(loop, &st.timer, client_dns_next_ns(&st.dns), 0,
+				   client_on_dns_timer, &st) == -1) {
 			log_warn("dns loop");
 			goto out;
 		}
@@ -418,16 +418,9 @@ out:
 				   "answers", (json_int_t)st.dns.answers, "failures",
 				   (json_int_t)st.dns.failures, "changes", (json_int_t)st.dns.changes);
 	}
-	if (st.timer != -1) {
-		loop_del(loop, st.timer);
-		close(st.timer);
-	}
-	if (pr.timer != -1) {
-		loop_del(loop, pr.timer);
-		close(pr.timer);
-	}
-	if (st.dns.fd != -1 && loop)
-		loop_del(loop, st.dns.fd);
+	loop_timer_del(loop, &st.timer);
+	loop_timer_del(loop, &pr.timer);
+	loop_del(loop, &st.dns_h);
 	client_dns_close(&st.dns);
 	client_close(&c);
 	if (csv && fclose(csv) != 0) {

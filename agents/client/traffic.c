@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "timeutil.h"
+#include "udpbatch.h"
 #include "wire.h"
 
 #define CLIENT_RXLEN 256
@@ -18,15 +19,6 @@
  * during a long catch-up */
 #define CLIENT_SEND_BUDGET 4096
 #define CLIENT_RECV_ROUNDS 16
-
-struct client_io {
-	struct mmsghdr tx[CLIENT_BATCH];
-	struct iovec tx_iov[CLIENT_BATCH];
-	uint8_t tx_buf[CLIENT_BATCH][WIRE_LEN];
-	struct mmsghdr rx[CLIENT_BATCH];
-	struct iovec rx_iov[CLIENT_BATCH];
-	uint8_t rx_buf[CLIENT_BATCH][CLIENT_RXLEN];
-};
 
 static void client_record(struct client *c, const struct client_slot *s, enum client_status st,
 			  const char *site, int64_t rtt_ns)
@@ -56,45 +48,52 @@ static void client_expire(struct client *c, int64_t now)
 	}
 }
 
+/* a batch being sent: its first request's sequence number */
+struct client_sending {
+	struct client *c;
+	uint64_t base;
+};
+
+/* client_refused: a request the kernel refused (no route, ...): written
+ * as an error at once, the first logged. */
+static void client_refused(void *arg, unsigned index)
+{
+	struct client_sending *snd = arg;
+	struct client *c = snd->c;
+	struct client_slot *s;
+
+	if (c->stats.errors++ == 0)
+		log_warn("sendto %s", inet_ntoa(c->cfg.target.sin_addr));
+	s = client_ring_find(&c->ring, snd->base + index);
+	client_record(c, s, CLIENT_ERROR, NULL, 0);
+	client_ring_resolve(&c->ring, s);
+}
+
 /* client_send_batch: sends the next n (<= CLIENT_BATCH) requests. 0, or -1
  * if the ring cannot grow. */
 static int client_send_batch(struct client *c, unsigned n)
 {
-	struct client_io *io = c->io;
+	struct udp_batch *io = c->io;
 	int64_t real = now_real_ns(), mono = now_mono_ns();
-	uint64_t base = c->ring.head;
-	unsigned off = 0;
+	struct client_sending snd = {.c = c, .base = c->ring.head};
 
 	for (unsigned i = 0; i < n; i++) {
 		struct wire_msg m = {.type = WIRE_REQUEST, .client_id = c->cfg.id};
 
-		m.seq = base + i;
+		m.seq = snd.base + i;
 		m.sent_ns = (uint64_t)real;
-		wire_encode(&m, io->tx_buf[i], WIRE_LEN);
+		wire_encode(&m, udp_tx_buf(io), WIRE_LEN);
 		if (client_ring_push(&c->ring, real, mono) == NULL) {
 			log_warnx("out of memory for %llu outstanding requests",
 				  (unsigned long long)c->ring.pending);
+			io->ntx = 0;
 			return -1;
 		}
+		udp_tx_to(io, (const struct sockaddr *)&c->cfg.target, sizeof(c->cfg.target),
+			  WIRE_LEN);
 	}
 	c->stats.sent += n;
-	while (off < n) {
-		int r = sendmmsg(c->fd, io->tx + off, n - off, 0);
-		struct client_slot *s;
-
-		if (r > 0) {
-			off += (unsigned)r;
-			continue;
-		}
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (c->stats.errors++ == 0)
-			log_warn("sendto %s", inet_ntoa(c->cfg.target.sin_addr));
-		s = client_ring_find(&c->ring, base + off);
-		client_record(c, s, CLIENT_ERROR, NULL, 0);
-		client_ring_resolve(&c->ring, s);
-		off++;
-	}
+	udp_send(c->fd, io, client_refused, &snd);
 	return 0;
 }
 
@@ -126,7 +125,7 @@ static void client_send_due(struct client *c)
 	if (c->periodic)
 		return;
 	/* in the past after a cut-short catch-up: fires at once */
-	if (loop_timer_set(c->send_timer, client_sched_due_at(&c->sched, c->ring.head), 0) == -1) {
+	if (loop_timer_set(&c->send_timer, client_sched_due_at(&c->sched, c->ring.head), 0) == -1) {
 		log_warn("timerfd");
 		c->failed = 1;
 		loop_stop(c->loop);
@@ -188,43 +187,25 @@ static void client_on_datagram(struct client *c, const uint8_t *buf, size_t len,
 static void client_on_reply(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	struct client *c = arg;
-	struct client_io *io = c->io;
+	struct udp_batch *io = c->io;
 
 	(void)loop;
 	(void)events;
 	for (int round = 0; round < CLIENT_RECV_ROUNDS; round++) {
-		int r = recvmmsg(fd, io->rx, CLIENT_BATCH, MSG_DONTWAIT, NULL);
+		int r = udp_recv(fd, io);
 		int64_t now = now_mono_ns();
 
-		if (r == -1) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-				log_warn("recvmmsg");
+		if (r == -1)
+			log_warn("recvmmsg");
+		if (r <= 0)
 			break;
-		}
 		for (int i = 0; i < r; i++)
-			client_on_datagram(c, io->rx_buf[i], io->rx[i].msg_len, now);
+			client_on_datagram(c, udp_rx_data(io, (unsigned)i),
+					   udp_rx_len(io, (unsigned)i), now);
 		if (r < CLIENT_BATCH)
 			break;
 	}
 	client_maybe_done(c);
-}
-
-static void client_io_init(struct client *c)
-{
-	struct client_io *io = c->io;
-
-	for (int i = 0; i < CLIENT_BATCH; i++) {
-		io->tx_iov[i].iov_base = io->tx_buf[i];
-		io->tx_iov[i].iov_len = WIRE_LEN;
-		io->tx[i].msg_hdr.msg_name = &c->cfg.target;
-		io->tx[i].msg_hdr.msg_namelen = sizeof(c->cfg.target);
-		io->tx[i].msg_hdr.msg_iov = &io->tx_iov[i];
-		io->tx[i].msg_hdr.msg_iovlen = 1;
-		io->rx_iov[i].iov_base = io->rx_buf[i];
-		io->rx_iov[i].iov_len = CLIENT_RXLEN;
-		io->rx[i].msg_hdr.msg_iov = &io->rx_iov[i];
-		io->rx[i].msg_hdr.msg_iovlen = 1;
-	}
 }
 
 int client_start(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv)
@@ -237,7 +218,7 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 	c->cfg = *cfg;
 	c->loop = loop;
 	c->csv = csv;
-	c->fd = c->send_timer = c->expire_timer = -1;
+	c->fd = -1;
 	if (tick < NSEC_PER_MSEC)
 		tick = NSEC_PER_MSEC;
 	if (tick > 50 * NSEC_PER_MSEC)
@@ -247,11 +228,10 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 		log_warnx("out of memory for the outstanding ring");
 		return -1;
 	}
-	if ((c->io = calloc(1, sizeof(*c->io))) == NULL) {
+	if ((c->io = udp_batch_new(CLIENT_BATCH, CLIENT_RXLEN, WIRE_LEN)) == NULL) {
 		log_warn("calloc");
 		return -1;
 	}
-	client_io_init(c);
 	c->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (c->fd == -1) {
 		log_warn("socket");
@@ -259,19 +239,19 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 	}
 	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz, sizeof(bufsz)) == -1)
 		(void)setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
-	if (loop_add(loop, c->fd, EPOLLIN, client_on_reply, c) == -1) {
+	if (loop_add(loop, &c->reply, c->fd, EPOLLIN, client_on_reply, c) == -1) {
 		log_warn("loop_add");
 		return -1;
 	}
 	now = now_mono_ns();
 	client_sched_init(&c->sched, now, cfg->rate, cfg->duration_ns);
-	c->expire_timer = loop_timer(loop, now + tick, tick, client_on_expire_timer, c);
 	/* re-arming a timerfd per wake-up costs more than the sends at high
 	 * rates: there a periodic tick sends whatever fell due since the last */
 	c->periodic = cfg->rate * CLIENT_TICK_NS >= NSEC_PER_SEC;
-	c->send_timer =
-	    loop_timer(loop, now, c->periodic ? CLIENT_TICK_NS : 0, client_on_send_timer, c);
-	if (c->expire_timer == -1 || c->send_timer == -1) {
+	if (loop_timer_add(loop, &c->expire_timer, now + tick, tick, client_on_expire_timer, c) ==
+		-1 ||
+	    loop_timer_add(loop, &c->send_timer, now, c->periodic ? CLIENT_TICK_NS : 0,
+			   client_on_send_timer, c) == -1) {
 		log_warn("timerfd");
 		return -1;
 	}
@@ -284,11 +264,7 @@ void client_drain(struct client *c)
 		return;
 	c->draining = 1;
 	c->send_end_ns = now_mono_ns();
-	if (c->send_timer != -1) {
-		loop_del(c->loop, c->send_timer);
-		close(c->send_timer);
-		c->send_timer = -1;
-	}
+	loop_timer_del(c->loop, &c->send_timer);
 	log_info("sent %llu requests; waiting for %llu replies", (unsigned long long)c->stats.sent,
 		 (unsigned long long)c->ring.pending);
 	client_maybe_done(c);
@@ -307,20 +283,14 @@ void client_finish(struct client *c)
 
 void client_close(struct client *c)
 {
-	if (c->send_timer != -1) {
-		loop_del(c->loop, c->send_timer);
-		close(c->send_timer);
-	}
-	if (c->expire_timer != -1) {
-		loop_del(c->loop, c->expire_timer);
-		close(c->expire_timer);
-	}
+	loop_timer_del(c->loop, &c->send_timer);
+	loop_timer_del(c->loop, &c->expire_timer);
 	if (c->fd != -1) {
-		loop_del(c->loop, c->fd);
+		loop_del(c->loop, &c->reply);
 		close(c->fd);
 	}
-	c->fd = c->send_timer = c->expire_timer = -1;
+	c->fd = -1;
 	client_ring_free(&c->ring);
-	free(c->io);
+	udp_batch_free(c->io);
 	c->io = NULL;
 }

@@ -4,7 +4,7 @@
  * Sending runs off one timerfd armed at the absolute due time of the next
  * request (sched.h), or at high rates ticking every CLIENT_TICK_NS. Each
  * wake-up sends every request due by then, in batches of up to
- * CLIENT_BATCH through one sendmmsg, so a late wake-up catches up instead
+ * CLIENT_BATCH per system call (lib/udpbatch.h), so a late wake-up catches up instead
  * of drifting. The socket is unconnected (sendto), so
  * ICMP errors from a dead site never surface as socket errors. Replies are
  * read in batches with recvmmsg and matched to the outstanding ring
@@ -47,14 +47,13 @@ struct client_stats {
 	uint64_t wakeups; /* send timer wake-ups, for the batching log line */
 };
 
-struct client_io;
+struct udp_batch;
 
 struct client {
 	struct client_cfg cfg;
 	struct loop *loop;
 	int fd;
-	int send_timer;
-	int expire_timer;
+	struct loop_handler reply, send_timer, expire_timer;
 	int periodic;
 	int draining;
 	int64_t send_end_ns; /* CLOCK_MONOTONIC when sending stopped */
@@ -64,7 +63,7 @@ struct client {
 	struct client_tally tally;
 	struct client_stats stats;
 	FILE *csv;
-	struct client_io *io;
+	struct udp_batch *io;
 };
 
 /* client_start: opens the socket and timers and schedules request 0 now.

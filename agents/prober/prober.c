@@ -73,6 +73,7 @@ struct prober_target {
 	int local;
 	struct prober_fsm fsm;
 	struct prober_probe probe;
+	struct loop_handler reply;
 	uint32_t srtt_us;
 	unsigned long long probes, failed;
 };
@@ -83,7 +84,7 @@ struct prober {
 	struct event_log *ev;
 	int ntargets;
 	struct prober_target t[PROBER_MAX_TARGETS];
-	int timeout_timer;
+	struct loop_handler sig, timeout_timer, probe_timer, refresh_timer;
 };
 
 static void prober_usage(FILE *fp)
@@ -374,7 +375,7 @@ static void prober_on_probe_timer(struct loop *loop, int fd, uint32_t events, vo
 		if (t->probe.deadline > deadline)
 			deadline = t->probe.deadline;
 	}
-	if (deadline && loop_timer_set(p->timeout_timer, deadline, 0) == -1)
+	if (deadline && loop_timer_set(&p->timeout_timer, deadline, 0) == -1)
 		log_warn("timerfd");
 }
 
@@ -460,7 +461,7 @@ static void prober_targets(struct prober *p)
 int main(int argc, char **argv)
 {
 	struct prober_opts o;
-	struct prober p = {.o = &o, .timeout_timer = -1};
+	struct prober p = {.o = &o};
 	int64_t now;
 	int rc = 1;
 
@@ -473,7 +474,7 @@ int main(int argc, char **argv)
 		log_warn("loop_new");
 		goto out;
 	}
-	if (loop_signals(p.loop, loop_stop_on_signal, NULL) == -1) {
+	if (loop_signals(p.loop, &p.sig, loop_stop_on_signal, NULL) == -1) {
 		log_warn("signals");
 		goto out;
 	}
@@ -482,7 +483,7 @@ int main(int argc, char **argv)
 
 		if (prober_probe_open(&t->probe, &t->addr, t->site) == -1)
 			goto out;
-		if (loop_add(p.loop, t->probe.fd, EPOLLIN, prober_on_reply, t) == -1) {
+		if (loop_add(p.loop, &t->reply, t->probe.fd, EPOLLIN, prober_on_reply, t) == -1) {
 			log_warn("loop_add");
 			goto out;
 		}
@@ -492,11 +493,12 @@ int main(int argc, char **argv)
 		goto out;
 	now = now_mono_ns();
 	/* a timer far in the future until the first probe arms it */
-	p.timeout_timer =
-	    loop_timer(p.loop, now + 3600 * NSEC_PER_SEC, 0, prober_on_timeout_timer, &p);
-	if (p.timeout_timer == -1 ||
-	    loop_timer(p.loop, now, o.interval_ns, prober_on_probe_timer, &p) == -1 ||
-	    loop_timer(p.loop, now + o.refresh_ns, o.refresh_ns, prober_on_refresh, &p) == -1) {
+	if (loop_timer_add(p.loop, &p.timeout_timer, now + 3600 * NSEC_PER_SEC, 0,
+			   prober_on_timeout_timer, &p) == -1 ||
+	    loop_timer_add(p.loop, &p.probe_timer, now, o.interval_ns, prober_on_probe_timer, &p) ==
+		-1 ||
+	    loop_timer_add(p.loop, &p.refresh_timer, now + o.refresh_ns, o.refresh_ns,
+			   prober_on_refresh, &p) == -1) {
 		log_warn("timerfd");
 		goto out;
 	}

@@ -14,10 +14,9 @@
  * (every attempt timed out, or SERVFAIL/REFUSED/... came back), every
  * waiter gets the stale entry if the cache allows it, else SERVFAIL.
  *
- * Everything runs in one thread on one epoll set (ctx->epfd), itself one
- * handler of the lib/loop loop: lib/loop finds a handler by walking its
- * list, and resolverd has three sockets per resolver, hundreds of
- * resolvers and any number of TCP connections.
+ * Everything runs in one thread on the process's lib/loop loop: three
+ * sockets per resolver, hundreds of resolvers and any number of TCP
+ * connections, each socket's handler in its struct rsv_fd.
  */
 #ifndef STEERLAB_RESOLVERD_RESOLVER_H
 #define STEERLAB_RESOLVERD_RESOLVER_H
@@ -28,23 +27,25 @@
 
 #include "cache.h"
 #include "config.h"
+#include "dnstcp.h"
+#include "loop.h"
 
 struct rsv_ctx;
 struct rsv_pending;
 
 enum rsv_fd_kind {
 	RSV_FD_UDP,	    /* a resolver's client socket */
-	RSV_FD_TCP_LISTEN,  /* a resolver's TCP listener */
-	RSV_FD_TCP_CONN,    /* a client's TCP connection */
 	RSV_FD_UPSTREAM,    /* a resolver's upstream socket */
 	RSV_FD_UPSTREAM_TCP /* an upstream query over TCP */
 };
 
-/* what ctx->epfd's events point at */
+/* a descriptor of resolverd's in the loop: its handler's argument */
 struct rsv_fd {
 	enum rsv_fd_kind kind;
 	int fd;
-	void *ptr; /* struct rsv_inst, rsv_conn or rsv_pending */
+	void *ptr; /* struct rsv_inst or rsv_pending */
+	struct rsv_ctx *ctx;
+	struct loop_handler h;
 };
 
 struct rsv_counts {
@@ -66,8 +67,7 @@ struct rsv_counts {
 struct rsv_client {
 	int tcp;
 	struct sockaddr_in addr; /* UDP: the client */
-	int fd;			 /* TCP: the connection, */
-	uint64_t serial;	 /* if it is still the same one */
+	struct dnstcp_ref conn;	 /* TCP: the connection, if still open */
 };
 
 struct rsv_inst {
@@ -75,9 +75,10 @@ struct rsv_inst {
 	int index;
 	const struct rsv_inst_conf *conf;
 	struct rsv_cache cache;
-	struct rsv_fd udp, tcp, up;
-	char src[32]; /* "ADDR:PORT" of the upstream socket */
-	int up_pref;  /* the upstream to try first: the last that answered */
+	struct rsv_fd udp, up;
+	struct dnstcp_listener tcp; /* in ctx->srv.tcp */
+	char src[32];		    /* "ADDR:PORT" of the upstream socket */
+	int up_pref;		    /* the upstream to try first: the last that answered */
 	unsigned pending;
 	struct rsv_counts n, last; /* now; at the last resolver_stats */
 };

@@ -121,14 +121,6 @@ static int resolverd_fds(const struct rsv_conf *c)
 	return (int)need;
 }
 
-static void resolverd_on_events(struct loop *loop, int fd, uint32_t events, void *arg)
-{
-	(void)loop;
-	(void)fd;
-	(void)events;
-	rsv_ctx_events(arg, 0);
-}
-
 static void resolverd_on_tick(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	(void)loop;
@@ -165,8 +157,9 @@ int main(int argc, char **argv)
 {
 	struct resolverd_opts o;
 	struct rsv_conf conf;
-	struct rsv_ctx ctx = {.conf = &conf, .epfd = -1};
+	struct rsv_ctx ctx = {.conf = &conf};
 	struct loop *loop = NULL;
+	struct loop_handler sig, tick, stats;
 	char csvpath[256];
 	int rc = 1, nfd, started = 0;
 
@@ -199,19 +192,18 @@ int main(int argc, char **argv)
 	}
 	setvbuf(ctx.stats.csv, NULL, _IOFBF, 1 << 20);
 	fputs(RSV_CSV_HEADER, ctx.stats.csv);
-	if (rsv_ctx_open(&ctx, &conf, nfd) == -1)
-		goto out;
 	if ((loop = loop_new()) == NULL) {
 		log_warn("loop_new");
 		goto out;
 	}
+	if (rsv_ctx_open(&ctx, &conf, nfd, loop) == -1)
+		goto out;
 	ctx.now = now_mono_ns();
-	if (loop_signals(loop, loop_stop_on_signal, NULL) == -1 ||
-	    loop_add(loop, ctx.epfd, EPOLLIN, resolverd_on_events, &ctx) == -1 ||
-	    loop_timer(loop, ctx.now + RESOLVERD_TICK, RESOLVERD_TICK, resolverd_on_tick, &ctx) ==
-		-1 ||
-	    loop_timer(loop, ctx.now + conf.stats_ns, conf.stats_ns, resolverd_on_stats, &ctx) ==
-		-1) {
+	if (loop_signals(loop, &sig, loop_stop_on_signal, NULL) == -1 ||
+	    loop_timer_add(loop, &tick, ctx.now + RESOLVERD_TICK, RESOLVERD_TICK, resolverd_on_tick,
+			   &ctx) == -1 ||
+	    loop_timer_add(loop, &stats, ctx.now + conf.stats_ns, conf.stats_ns, resolverd_on_stats,
+			   &ctx) == -1) {
 		log_warn("event loop");
 		goto out;
 	}

@@ -3,13 +3,13 @@
  * socket per resolver on ADDR:port, bound with IP_FREEBIND so a resolver
  * can start before its address is up.
  *
- * UDP queries are read with recvmmsg and the answers ready at once (hits,
- * stale answers, errors) go back with one sendmmsg per batch; answers that
+ * UDP queries are read in batches and the answers ready at once (hits,
+ * stale answers, errors) go back in one batch (lib/udpbatch.h); answers that
  * waited on the upstream go out one by one. Over TCP (RFC 7766) a
  * connection may carry many queries, answered as they are ready, possibly
  * out of order; it is closed after RSV_TCP_IDLE without a query, and at
  * most RSV_TCP_CONNS connections are open per process (a new one beyond
- * that closes the least recently active one).
+ * that closes the least recently active one); lib/dnstcp.h does the work.
  */
 #ifndef STEERLAB_RESOLVERD_SERVER_H
 #define STEERLAB_RESOLVERD_SERVER_H
@@ -23,40 +23,21 @@
 #define RSV_TCP_IDLE (10 * 1000000000LL)
 #define RSV_TCP_OUT_MAX (256 * 1024) /* unsent answers beyond this close it */
 
-struct rsv_conn {
-	struct rsv_fd fd;
-	struct rsv_inst *inst;
-	uint64_t serial;
-	struct rsv_conn *prev, *next; /* the open ones, oldest activity first */
-	struct rsv_conn *dead_next;
-	int64_t active; /* last query or answer, CLOCK_MONOTONIC */
-	uint8_t *in;
-	size_t in_len, in_cap;
-	uint8_t *out;
-	size_t out_len, out_off, out_cap;
-	int want_out;
-};
-
-struct rsv_srv_batch;
+struct udp_batch;
 
 struct rsv_server {
-	struct rsv_conn **by_fd; /* indexed by fd, RLIMIT_NOFILE of them */
-	int nfd;
-	struct rsv_conn *oldest, *newest, *dead;
-	unsigned nconns;
-	uint64_t serial;
-	struct rsv_srv_batch *batch;
+	struct dnstcp_server tcp; /* every resolver's TCP clients */
+	struct udp_batch *batch;
 	uint8_t *scratch; /* RSV_TCP_MAX: an answer being built */
 };
 
-/* rsv_srv_init: buffers, a connection table for fds below nfd. 0 or -1. */
+/* rsv_srv_init: buffers, the TCP connections (lib/dnstcp.h) for fds below
+ * nfd. 0 or -1. */
 int rsv_srv_init(struct rsv_ctx *ctx, int nfd);
-/* rsv_srv_open: in's client sockets, in ctx->epfd. 0, or -1 (logged). */
+/* rsv_srv_open: in's client sockets, in ctx->loop. 0, or -1 (logged). */
 int rsv_srv_open(struct rsv_inst *in);
 
 void rsv_srv_udp_readable(struct rsv_inst *in);
-void rsv_srv_accept(struct rsv_inst *in);
-void rsv_srv_conn_event(struct rsv_conn *c, uint32_t events);
 
 /* rsv_srv_reply: sends an answer that waited to who. */
 void rsv_srv_reply(struct rsv_inst *in, const struct rsv_client *who, const uint8_t *buf,
@@ -66,8 +47,6 @@ uint8_t *rsv_srv_scratch(struct rsv_ctx *ctx);
 
 /* rsv_srv_idle: closes connections idle since before ctx->now - RSV_TCP_IDLE. */
 void rsv_srv_idle(struct rsv_ctx *ctx);
-/* rsv_srv_reap: frees the connections closed during the last event batch. */
-void rsv_srv_reap(struct rsv_ctx *ctx);
 void rsv_srv_close_all(struct rsv_ctx *ctx);
 
 #endif

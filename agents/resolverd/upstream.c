@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -14,6 +15,7 @@
 #include "log.h"
 #include "msg.h"
 #include "timeutil.h"
+#include "udpbatch.h"
 #include "upstream_int.h"
 
 #define RSV_UP_BATCH 32
@@ -22,10 +24,7 @@
 #define RSV_WAITERS_MAX 1024
 
 struct rsv_up_batch {
-	struct mmsghdr rx[RSV_UP_BATCH];
-	struct iovec iov[RSV_UP_BATCH];
-	struct sockaddr_in from[RSV_UP_BATCH];
-	uint8_t buf[RSV_UP_BATCH][RSV_UP_RXLEN];
+	struct udp_batch *rx; /* the upstreams' answers */
 	uint8_t query[KNOT_WIRE_MIN_PKTSIZE];
 };
 
@@ -63,8 +62,9 @@ int rsv_up_init(struct rsv_ctx *ctx)
 		u->nbuckets <<= 1;
 	u->by_id = calloc(u->nbuckets, sizeof(*u->by_id));
 	u->by_key = calloc(u->nbuckets, sizeof(*u->by_key));
-	u->batch = calloc(1, sizeof(*u->batch));
-	if (u->by_id == NULL || u->by_key == NULL || u->batch == NULL) {
+	if ((u->batch = calloc(1, sizeof(*u->batch))) != NULL)
+		u->batch->rx = udp_batch_new(RSV_UP_BATCH, RSV_UP_RXLEN, 0);
+	if (u->by_id == NULL || u->by_key == NULL || u->batch == NULL || u->batch->rx == NULL) {
 		log_warn("calloc");
 		return -1;
 	}
@@ -98,7 +98,7 @@ int rsv_up_open(struct rsv_inst *in)
 	}
 	snprintf(in->src, sizeof(in->src), "%s:%u", inet_ntop(AF_INET, &sin.sin_addr, a, sizeof(a)),
 		 ntohs(sin.sin_port));
-	if (rsv_epoll_add(in->ctx, &in->up, EPOLLIN) == -1) {
+	if (rsv_watch(in->ctx, &in->up, EPOLLIN) == -1) {
 		log_warn("epoll_ctl");
 		return -1;
 	}
@@ -157,7 +157,23 @@ static void rsv_queue_remove(struct rsv_upstream *u, struct rsv_pending *p)
 	p->q_prev = p->q_next = NULL;
 }
 
-/* rsv_up_release: p is done: out of every table, freed after the batch. */
+static void rsv_up_free(struct loop_handler *h)
+{
+	struct rsv_pending *p =
+	    (struct rsv_pending *)((char *)h - offsetof(struct rsv_pending, tcp_fd.h));
+	struct rsv_waiter *w, *wn;
+
+	for (w = p->waiters; w; w = wn) {
+		wn = w->next;
+		free(w);
+	}
+	free(p->tcp_buf);
+	free(p);
+}
+
+/* rsv_up_release: p is done: out of every table, freed once the event
+ * being handled is done (the answer being handled may be in tcp_buf), or
+ * at once outside one. */
 static void rsv_up_release(struct rsv_pending *p)
 {
 	struct rsv_upstream *u = &p->inst->ctx->up;
@@ -172,28 +188,9 @@ static void rsv_up_release(struct rsv_pending *p)
 	*pp = p->key_next;
 	rsv_queue_remove(u, p);
 	rsv_up_tcp_close(p);
-	p->dead_next = u->dead;
-	u->dead = p;
 	u->count--;
 	p->inst->pending--;
-}
-
-void rsv_up_reap(struct rsv_ctx *ctx)
-{
-	struct rsv_pending *p, *next;
-
-	for (p = ctx->up.dead; p; p = next) {
-		struct rsv_waiter *w, *wn;
-
-		next = p->dead_next;
-		for (w = p->waiters; w; w = wn) {
-			wn = w->next;
-			free(w);
-		}
-		free(p->tcp_buf);
-		free(p);
-	}
-	ctx->up.dead = NULL;
+	loop_del_finalize(p->inst->ctx->loop, &p->tcp_fd.h, rsv_up_free);
 }
 
 /* rsv_up_send: the next attempt of p. */
@@ -350,48 +347,39 @@ static int rsv_up_known(const struct rsv_conf *conf, const struct sockaddr_in *f
 
 void rsv_up_readable(struct rsv_inst *in)
 {
-	struct rsv_up_batch *b = in->ctx->up.batch;
+	struct udp_batch *b = in->ctx->up.batch->rx;
 
 	for (int round = 0; round < RSV_UP_ROUNDS; round++) {
-		int r;
+		int r = udp_recv(in->up.fd, b);
 
-		for (int i = 0; i < RSV_UP_BATCH; i++) {
-			b->iov[i] = (struct iovec){.iov_base = b->buf[i], .iov_len = RSV_UP_RXLEN};
-			memset(&b->rx[i], 0, sizeof(b->rx[i]));
-			b->rx[i].msg_hdr.msg_name = &b->from[i];
-			b->rx[i].msg_hdr.msg_namelen = sizeof(b->from[i]);
-			b->rx[i].msg_hdr.msg_iov = &b->iov[i];
-			b->rx[i].msg_hdr.msg_iovlen = 1;
-		}
-		r = recvmmsg(in->up.fd, b->rx, RSV_UP_BATCH, MSG_DONTWAIT, NULL);
-		if (r == -1) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-				log_debug("%s: upstream recvmmsg: %s", in->conf->name,
-					  strerror(errno));
+		if (r == -1)
+			log_debug("%s: upstream recvmmsg: %s", in->conf->name, strerror(errno));
+		if (r <= 0)
 			return;
-		}
-		for (int i = 0; i < r; i++) {
-			size_t len = b->rx[i].msg_len;
+		for (unsigned i = 0; i < (unsigned)r; i++) {
+			size_t len = udp_rx_len(b, i);
+			uint8_t *buf = udp_rx_data(b, i);
 			struct rsv_pending *p;
 			knot_pkt_t *pkt;
 
 			if (len < KNOT_WIRE_HEADER_SIZE ||
-			    b->rx[i].msg_hdr.msg_namelen != sizeof(struct sockaddr_in) ||
-			    !rsv_up_known(in->ctx->conf, &b->from[i]))
+			    udp_rx_fromlen(b, i) != sizeof(struct sockaddr_in) ||
+			    !rsv_up_known(in->ctx->conf,
+					  (const struct sockaddr_in *)udp_rx_from(b, i)))
 				continue;
-			p = rsv_up_by_id(in, knot_wire_get_id(b->buf[i]));
+			p = rsv_up_by_id(in, knot_wire_get_id(buf));
 			if (p == NULL || p->tcp) /* late, or already asked over TCP */
 				continue;
-			if (b->rx[i].msg_hdr.msg_flags & MSG_TRUNC) {
+			if (udp_rx_truncated(b, i)) {
 				/* larger than our buffer (and than the EDNS size we
 				 * asked for): cut, so it will not parse */
-				rsv_up_truncated(p, knot_wire_get_rcode(b->buf[i]));
+				rsv_up_truncated(p, knot_wire_get_rcode(buf));
 				continue;
 			}
-			if ((pkt = rsv_msg_parse(b->buf[i], len)) == NULL)
+			if ((pkt = rsv_msg_parse(buf, len)) == NULL)
 				continue;
 			if (rsv_msg_matches(pkt, &p->key, p->id))
-				rsv_up_answer(p, pkt, b->buf[i], len);
+				rsv_up_answer(p, pkt, buf, len);
 			knot_pkt_free(pkt);
 		}
 		if (r < RSV_UP_BATCH)
@@ -426,9 +414,10 @@ void rsv_up_finish(struct rsv_ctx *ctx)
 			rsv_stats_attempt(ctx, p, "abandoned", -1, 0);
 		rsv_up_release(p);
 	}
-	rsv_up_reap(ctx);
 	free(u->by_id);
 	free(u->by_key);
+	if (u->batch)
+		udp_batch_free(u->batch->rx);
 	free(u->batch);
 	u->by_id = u->by_key = NULL;
 	u->batch = NULL;

@@ -40,7 +40,6 @@ struct rsv_pending {
 	struct rsv_pending *id_next, *key_next; /* hash chains */
 	struct rsv_pending *q_prev, *q_next;	/* the deadline queue, */
 	int queued;				/* if in it */
-	struct rsv_pending *dead_next;		/* freed after the event batch */
 	struct rsv_inst *inst;
 	struct rsv_key key;
 	uint32_t key_hash;
@@ -66,7 +65,6 @@ struct rsv_upstream {
 	struct rsv_pending **by_id, **by_key;
 	uint32_t nbuckets; /* a power of two, both tables */
 	struct rsv_pending *q_head, *q_tail;
-	struct rsv_pending *dead;
 	unsigned count, max;
 	uint64_t rng;
 	struct rsv_up_batch *batch;
@@ -74,7 +72,7 @@ struct rsv_upstream {
 
 /* rsv_up_init: tables for max pending queries. 0, or -1 (logged). */
 int rsv_up_init(struct rsv_ctx *ctx);
-/* rsv_up_open: in's upstream socket, in ctx->epfd. 0, or -1 (logged). */
+/* rsv_up_open: in's upstream socket, in ctx->loop. 0, or -1 (logged). */
 int rsv_up_open(struct rsv_inst *in);
 
 /* rsv_up_find: the query in flight for in and k, or NULL. */
@@ -95,8 +93,6 @@ void rsv_up_readable(struct rsv_inst *in);
 void rsv_up_tcp_event(struct rsv_pending *p, uint32_t events);
 /* rsv_up_tick: attempts past their deadline at ctx->now. */
 void rsv_up_tick(struct rsv_ctx *ctx);
-/* rsv_up_reap: frees the queries finished during the last event batch. */
-void rsv_up_reap(struct rsv_ctx *ctx);
 /* rsv_up_finish: at exit, every query in flight is abandoned (written to
  * the CSV), its waiters unanswered. */
 void rsv_up_finish(struct rsv_ctx *ctx);

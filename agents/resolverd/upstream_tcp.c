@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "dnstcp.h"
 #include "log.h"
 #include "msg.h"
 #include "upstream_int.h"
@@ -19,11 +20,11 @@
 void rsv_up_tcp_close(struct rsv_pending *p)
 {
 	if (p->tcp_fd.fd != -1) {
-		rsv_epoll_del(p->inst->ctx, &p->tcp_fd);
+		loop_del(p->inst->ctx->loop, &p->tcp_fd.h);
 		close(p->tcp_fd.fd);
 		p->tcp_fd.fd = -1;
 	}
-	/* tcp_buf stays until reaped: the answer being handled may be in it */
+	/* tcp_buf stays until p is freed: the answer being handled may be in it */
 }
 
 int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen)
@@ -36,8 +37,7 @@ int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen)
 
 	if (p->tcp_buf == NULL && (p->tcp_buf = malloc(2 + RSV_TCP_MAX)) == NULL)
 		return -1;
-	p->tcp_buf[0] = (uint8_t)(qlen >> 8);
-	p->tcp_buf[1] = (uint8_t)qlen;
+	dnstcp_put_len(p->tcp_buf, qlen);
 	memcpy(p->tcp_buf + 2, q, qlen);
 	p->tcp_len = 2 + qlen;
 	p->tcp_done = 0;
@@ -58,7 +58,7 @@ int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen)
 	    errno != EINPROGRESS)
 		goto fail;
 	p->tcp_fd = (struct rsv_fd){.kind = RSV_FD_UPSTREAM_TCP, .fd = fd, .ptr = p};
-	if (rsv_epoll_add(p->inst->ctx, &p->tcp_fd, EPOLLOUT) == -1) {
+	if (rsv_watch(p->inst->ctx, &p->tcp_fd, EPOLLOUT) == -1) {
 		p->tcp_fd.fd = -1;
 		goto fail;
 	}
@@ -101,8 +101,8 @@ static void rsv_up_tcp_write(struct rsv_pending *p, uint32_t events)
 		return;
 	p->tcp_reading = 1;
 	p->tcp_done = 0;
-	if (rsv_epoll_mod(p->inst->ctx, &p->tcp_fd, EPOLLIN) == -1)
-		rsv_up_tcp_fail(p, "epoll_ctl");
+	if (loop_mod(p->inst->ctx->loop, &p->tcp_fd.h, EPOLLIN) == -1)
+		rsv_up_tcp_fail(p, "loop_mod");
 }
 
 void rsv_up_tcp_event(struct rsv_pending *p, uint32_t events)
@@ -111,15 +111,13 @@ void rsv_up_tcp_event(struct rsv_pending *p, uint32_t events)
 	size_t want;
 	ssize_t n;
 
-	if (p->tcp_fd.fd == -1)
-		return; /* closed earlier in this batch */
 	if (!p->tcp_reading) {
 		rsv_up_tcp_write(p, events);
 		return;
 	}
 	/* the answer: a 2-byte length, then the message, into tcp_buf */
 	for (;;) {
-		want = p->tcp_done < 2 ? 2 : 2 + ((size_t)p->tcp_buf[0] << 8 | p->tcp_buf[1]);
+		want = dnstcp_framed(p->tcp_buf, p->tcp_done);
 		if (p->tcp_done >= want)
 			break;
 		n = recv(p->tcp_fd.fd, p->tcp_buf + p->tcp_done, want - p->tcp_done, 0);

@@ -142,6 +142,7 @@ struct routed_main {
 	struct routed rd;
 	struct kroute_ctx *kr;
 	int fd;
+	struct loop_handler sig, msg;
 };
 
 static void routed_on_message(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -222,7 +223,7 @@ int main(int argc, char **argv)
 		log_warn("loop_new");
 		goto out;
 	}
-	if (loop_signals(loop, loop_stop_on_signal, (void *)" (routes stay in the kernel)") == -1) {
+	if (loop_signals(loop, &rm->sig, loop_stop_on_signal, (void *)" (routes stay in the kernel)") == -1) {
 		log_warn("signals");
 		goto out;
 	}
@@ -236,7 +237,7 @@ int main(int argc, char **argv)
 	routed_log_acl(&rd->acl);
 	if ((rm->fd = routed_socket(&o.listen)) == -1)
 		goto out;
-	if (loop_add(loop, rm->fd, EPOLLIN, routed_on_message, rd) == -1) {
+	if (loop_add(loop, &rm->msg, rm->fd, EPOLLIN, routed_on_message, rd) == -1) {
 		log_warn("loop_add");
 		goto out;
 	}

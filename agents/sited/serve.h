@@ -2,10 +2,10 @@
  * The service socket of sited.
  *
  * One UDP socket bound to ADDR:PORT with IP_PKTINFO. Requests are read in
- * batches (recvmmsg) and answered in batches (sendmmsg); each reply leaves
+ * batches and answered in batches (lib/udpbatch.h); each reply leaves
  * from the address its request was sent to, so a request to an anycast
  * address on lo is answered from that anycast address, whatever the
- * interface it came in on.
+ * interface it came in on (udp_reply_source).
  */
 #ifndef STEERLAB_SITED_SERVE_H
 #define STEERLAB_SITED_SERVE_H
@@ -23,13 +23,11 @@ struct sited_counts {
 	uint64_t send_errors; /* replies the kernel refused */
 };
 
-struct sited_batch;
-
 struct sited_server {
 	int fd;
 	char site[WIRE_SITE_LEN + 1];
 	struct sited_counts counts;
-	struct sited_batch *batch;
+	struct udp_batch *batch;
 };
 
 /* sited_reply_build: req/len is a received datagram. If it is a request,
@@ -37,11 +35,6 @@ struct sited_server {
  * WIRE_LEN; returns -1 for anything else (short, bad magic, a reply, ...). */
 int sited_reply_build(const uint8_t *req, size_t len, const char *site, uint8_t *out,
 		      size_t outlen);
-
-/* sited_reply_source: the source address for the reply to a request that
- * arrived with this IP_PKTINFO: its destination address, or the kernel's
- * local address when that destination is broadcast or multicast. */
-struct in_addr sited_reply_source(const struct in_pktinfo *pi);
 
 /* sited_server_open: binds addr with IP_PKTINFO for site (at most
  * WIRE_SITE_LEN characters). 0, or -1 (logged). */

@@ -130,6 +130,7 @@ int main(int argc, char **argv)
 	struct sited_server srv = {.fd = -1};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
+	struct loop_handler sig, req;
 	int rc = 1;
 
 	sited_parse(argc, argv, &o);
@@ -140,13 +141,13 @@ int main(int argc, char **argv)
 		log_warn("loop_new");
 		goto out;
 	}
-	if (loop_signals(loop, loop_stop_on_signal, NULL) == -1) {
+	if (loop_signals(loop, &sig, loop_stop_on_signal, NULL) == -1) {
 		log_warn("signals");
 		goto out;
 	}
 	if (sited_server_open(&srv, &o.addr, o.site) == -1)
 		goto out;
-	if (loop_add(loop, srv.fd, EPOLLIN, sited_on_request, &srv) == -1) {
+	if (loop_add(loop, &req, srv.fd, EPOLLIN, sited_on_request, &srv) == -1) {
 		log_warn("loop_add");
 		goto out;
 	}

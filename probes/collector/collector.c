@@ -55,6 +55,7 @@ struct collector_link {
 	char iface[IF_NAMESIZE];
 	char label[COLLECTOR_LABEL_MAX + 1];
 	struct capture *cap;
+	struct loop_handler h;
 	int failed;	  /* a read error: no longer watched */
 	int write_failed; /* its file's error has been reported */
 	struct collector *col;
@@ -70,8 +71,7 @@ struct collector {
 	struct in_addr prefix;
 	int prefixlen;
 	int draining;
-	int drain_fd;
-	int flush_fd;
+	struct loop_handler sig, rtmon_h, drain_timer, flush_timer;
 	int overruns;
 };
 
@@ -210,7 +210,7 @@ static void collector_rtmon_read(struct collector *col)
 	} else if (rc == -1) {
 		log_warnx("route monitor stopped");
 		event_emit(col->ev, "route_monitor_error", NULL);
-		loop_del(col->loop, rtmon_fd(col->rtmon));
+		loop_del(col->loop, &col->rtmon_h);
 		rtmon_close(col->rtmon);
 		col->rtmon = NULL;
 	}
@@ -249,7 +249,7 @@ static void collector_check_write(struct collector_link *l)
 static void collector_link_fail(struct collector_link *l)
 {
 	l->failed = 1;
-	loop_del(l->col->loop, capture_fd(l->cap));
+	loop_del(l->col->loop, &l->h);
 	log_warnx("%s: capture stopped", l->label);
 	/* errno 0: libpcap's error (logged above) has no errno */
 	event_emit(l->col->ev, "capture_error", "{s:s, s:s, s:s, s:i, s:s}", "label", l->label,
@@ -327,17 +327,16 @@ static void collector_signal_cb(struct loop *loop, int fd, uint32_t events, void
 	}
 	col->draining = 1;
 	log_info("%s: draining captures", strsignal(sig));
-	col->drain_fd =
-	    loop_timer(loop, now_mono_ns() + COLLECTOR_DRAIN_NS, 0, collector_drain_cb, col);
-	if (col->drain_fd == -1)
+	if (loop_timer_add(loop, &col->drain_timer, now_mono_ns() + COLLECTOR_DRAIN_NS, 0,
+			   collector_drain_cb, col) == -1)
 		collector_finish(col);
 }
 
 static int collector_start(struct collector *col, struct capture_config *cfg)
 {
 	col->rtmon = rtmon_open(collector_route, col);
-	if (col->rtmon == NULL ||
-	    loop_add(col->loop, rtmon_fd(col->rtmon), EPOLLIN, collector_rtmon_cb, col) == -1) {
+	if (col->rtmon == NULL || loop_add(col->loop, &col->rtmon_h, rtmon_fd(col->rtmon), EPOLLIN,
+					   collector_rtmon_cb, col) == -1) {
 		log_warnx("cannot start the route monitor");
 		return -1;
 	}
@@ -358,8 +357,8 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 				collector_file_error(col, l->label, l->iface, path, err, 0);
 			return -1;
 		}
-		if (loop_add(col->loop, capture_fd(l->cap), EPOLLIN, collector_capture_cb, l) ==
-		    -1) {
+		if (loop_add(col->loop, &l->h, capture_fd(l->cap), EPOLLIN, collector_capture_cb,
+			     l) == -1) {
 			log_warn("%s: loop", l->iface);
 			return -1;
 		}
@@ -368,9 +367,8 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 			   cfg->snaplen, "buffer", cfg->buffer_bytes);
 		log_info("capturing on %s (%s)", l->iface, l->label);
 	}
-	col->flush_fd = loop_timer(col->loop, now_mono_ns() + COLLECTOR_FLUSH_NS,
-				   COLLECTOR_FLUSH_NS, collector_flush_cb, col);
-	if (col->flush_fd == -1) {
+	if (loop_timer_add(col->loop, &col->flush_timer, now_mono_ns() + COLLECTOR_FLUSH_NS,
+			   COLLECTOR_FLUSH_NS, collector_flush_cb, col) == -1) {
 		log_warn("flush timer");
 		return -1;
 	}
@@ -414,10 +412,8 @@ static int collector_stop(struct collector *col)
 	}
 	rtmon_close(col->rtmon);
 	col->rtmon = NULL;
-	if (col->drain_fd > 0)
-		close(col->drain_fd);
-	if (col->flush_fd > 0)
-		close(col->flush_fd);
+	loop_timer_del(col->loop, &col->drain_timer);
+	loop_timer_del(col->loop, &col->flush_timer);
 	return rc;
 }
 
@@ -509,7 +505,7 @@ int main(int argc, char *argv[])
 	col.loop = loop_new();
 	if (col.ev == NULL || col.loop == NULL)
 		fatalx("cannot start");
-	if (loop_signals(col.loop, collector_signal_cb, &col) == -1)
+	if (loop_signals(col.loop, &col.sig, collector_signal_cb, &col) == -1)
 		fatal("signals");
 	collector_reserve(&col);
 	if (collector_start(&col, &cfg) == -1)

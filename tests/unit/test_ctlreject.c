@@ -126,7 +126,7 @@ static void test_timer_reports_the_rest(void **state)
 	struct loop *loop = loop_new();
 	struct ctl_reject r;
 	int64_t now = now_mono_ns();
-	int stop;
+	struct loop_handler stop;
 
 	assert_non_null(loop);
 	ctl_reject_init(&r, loop, f->ev, "announcement");
@@ -137,16 +137,15 @@ static void test_timer_reports_the_rest(void **state)
 	ctl_reject_drop(&r, now, "198.18.0.10", "sender not allowed");
 	assert_int_equal(r.timer_armed, 1);
 	assert_string_equal(events(f), "198.18.0.10 sender not allowed 1;");
-	stop = loop_timer(loop, now_mono_ns() + 300 * NSEC_PER_MSEC, 0, stop_cb, NULL);
-	assert_true(stop != -1);
+	assert_int_equal(
+	    loop_timer_add(loop, &stop, now_mono_ns() + 300 * NSEC_PER_MSEC, 0, stop_cb, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	/* written by the timer, without another drop */
 	assert_string_equal(events(f), "198.18.0.10 sender not allowed 1;"
 				       "198.18.0.10 sender not allowed 2;");
 	assert_int_equal(r.timer_armed, 0);
 	ctl_reject_close(&r);
-	loop_del(loop, stop);
-	close(stop);
+	loop_timer_del(loop, &stop);
 	loop_free(loop);
 }
 

@@ -1,7 +1,7 @@
 /*
  * resolverd's resolvers over real loopback sockets, in this process, on a
  * fake clock: the test plays the clients and the authoritative server and
- * pumps the resolvers' epoll set (rsv_ctx_events) and tick (rsv_ctx_tick)
+ * pumps the resolvers' loop (loop_once) and tick (rsv_ctx_tick)
  * itself. No root needed: 127.0.0.0/8 and unprivileged ports.
  *
  * Checked: each resolver asks from its own address, with RD clear and a
@@ -42,6 +42,7 @@ static int64_t fake_clock(void)
 struct lab {
 	struct rsv_conf conf;
 	struct rsv_ctx ctx;
+	struct loop *loop;
 	int up_udp, up_tcp; /* the fake authoritative server */
 	uint16_t port;	    /* the resolvers' */
 	int client;	    /* a UDP client */
@@ -125,7 +126,7 @@ static int setup(void **state)
 	l->ctx.clock = fake_clock;
 	l->ctx.stats.ev = event_open("/dev/null", "test", "resolverd");
 	l->ctx.stats.csv = open_memstream(&l->csv, &l->csv_len);
-	if (rsv_ctx_open(&l->ctx, &l->conf, 1024) == -1)
+	if ((l->loop = loop_new()) == NULL || rsv_ctx_open(&l->ctx, &l->conf, 1024, l->loop) == -1)
 		fail_msg("rsv_ctx_open failed");
 	l->client = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
 	*state = l;
@@ -137,6 +138,7 @@ static int teardown(void **state)
 	struct lab *l = *state;
 
 	rsv_ctx_close(&l->ctx);
+	loop_free(l->loop);
 	fclose(l->ctx.stats.csv);
 	event_close(l->ctx.stats.ev);
 	free(l->csv);
@@ -151,7 +153,7 @@ static int teardown(void **state)
 static void pump(struct lab *l)
 {
 	for (int i = 0; i < 5; i++)
-		rsv_ctx_events(&l->ctx, 5);
+		loop_once(l->loop, 5);
 }
 
 static void ask(struct lab *l, int fd, const char *resolver, const char *name, uint16_t id)

@@ -1,4 +1,5 @@
-/* sited's pure parts: building a reply, and the address it leaves from. */
+/* sited's pure parts: building a reply (the address it leaves from is
+ * lib/udpbatch's rule: tests/unit/test_udpbatch.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,42 +63,12 @@ static void test_reply_rejects(void **state)
 	assert_int_equal(sited_reply_build(in, sizeof(in), "a", out, WIRE_LEN - 1), -1);
 }
 
-static struct in_pktinfo pktinfo(const char *dst, const char *local)
-{
-	struct in_pktinfo pi = {.ipi_ifindex = 3};
-
-	inet_pton(AF_INET, dst, &pi.ipi_addr);
-	inet_pton(AF_INET, local, &pi.ipi_spec_dst);
-	return pi;
-}
-
-static void test_reply_source(void **state)
-{
-	struct in_pktinfo pi;
-	char buf[INET_ADDRSTRLEN];
-	struct in_addr a;
-
-	(void)state;
-	/* anycast on lo, arriving on a veth whose address is .2: reply from anycast */
-	pi = pktinfo("198.19.200.1", "198.18.200.2");
-	a = sited_reply_source(&pi);
-	assert_string_equal(inet_ntop(AF_INET, &a, buf, sizeof(buf)), "198.19.200.1");
-	/* broadcast and multicast cannot be a source: the local address is */
-	pi = pktinfo("255.255.255.255", "198.18.200.2");
-	a = sited_reply_source(&pi);
-	assert_string_equal(inet_ntop(AF_INET, &a, buf, sizeof(buf)), "198.18.200.2");
-	pi = pktinfo("239.1.2.3", "198.18.200.2");
-	a = sited_reply_source(&pi);
-	assert_string_equal(inet_ntop(AF_INET, &a, buf, sizeof(buf)), "198.18.200.2");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reply_echoes_request),
 	    cmocka_unit_test(test_reply_site_of_sixteen),
 	    cmocka_unit_test(test_reply_rejects),
-	    cmocka_unit_test(test_reply_source),
 	};
 
 	return cmocka_run_group_tests_name("sited", tests, NULL, NULL);

@@ -1,0 +1,196 @@
+/* lib/udpbatch.c: batched receive and send over loopback, the reply source
+ * rule (a wildcard listener answers from the address it was reached at),
+ * refused datagrams skipped, truncation. No root: 127.0.0.0/8 is local. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <cmocka.h>
+
+#include "udpbatch.h"
+
+static struct in_pktinfo pktinfo(const char *dst, const char *local)
+{
+	struct in_pktinfo pi = {.ipi_ifindex = 3};
+
+	inet_pton(AF_INET, dst, &pi.ipi_addr);
+	inet_pton(AF_INET, local, &pi.ipi_spec_dst);
+	return pi;
+}
+
+static const char *source(const char *dst, const char *local)
+{
+	static char buf[INET_ADDRSTRLEN];
+	struct in_pktinfo pi = pktinfo(dst, local);
+	struct in_addr a = udp_reply_source(&pi);
+
+	return inet_ntop(AF_INET, &a, buf, sizeof(buf));
+}
+
+static void test_reply_source(void **state)
+{
+	(void)state;
+	/* anycast on lo, arriving on a veth whose address is .2: from anycast */
+	assert_string_equal(source("198.19.200.1", "198.18.200.2"), "198.19.200.1");
+	/* broadcast, multicast, unspecified cannot be a source: the local one */
+	assert_string_equal(source("255.255.255.255", "198.18.200.2"), "198.18.200.2");
+	assert_string_equal(source("239.1.2.3", "198.18.200.2"), "198.18.200.2");
+	assert_string_equal(source("0.0.0.0", "198.18.200.2"), "198.18.200.2");
+}
+
+/* udp_socket: a UDP socket bound to addr:port (port 0: any). */
+static int udp_socket(const char *addr, uint16_t port, struct sockaddr_in *bound)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(port)};
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+
+	assert_true(fd != -1);
+	inet_pton(AF_INET, addr, &sin.sin_addr);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	if (bound)
+		*bound = sin;
+	return fd;
+}
+
+static void send_to(int fd, const char *addr, uint16_t port, const void *buf, size_t len)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = port};
+
+	inet_pton(AF_INET, addr, &to.sin_addr);
+	assert_int_equal(sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)len);
+}
+
+/* settle: the datagrams sent on loopback are queued at once, but
+ * give the kernel a moment anyway */
+static void settle(void)
+{
+	usleep(10000);
+}
+
+static void test_wildcard_listener_replies_from_destination(void **state)
+{
+	struct sockaddr_in srv, from;
+	socklen_t flen = sizeof(from);
+	int s = udp_socket("0.0.0.0", 0, &srv), c = udp_socket("127.0.0.1", 0, NULL);
+	struct udp_batch *b = udp_batch_new(8, 64, 64);
+	char got[64], a[INET_ADDRSTRLEN];
+
+	(void)state;
+	assert_non_null(b);
+	assert_int_equal(udp_pktinfo_on(s, AF_INET), 0);
+	assert_int_equal(udp_recv(s, b), 0); /* nothing yet */
+	send_to(c, "127.0.0.2", srv.sin_port, "ping", 4);
+	send_to(c, "127.0.0.3", srv.sin_port, "pong", 4);
+	settle();
+	assert_int_equal(udp_recv(s, b), 2);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_non_null(udp_rx_pktinfo(b, i));
+		assert_int_equal(udp_rx_len(b, i), 4);
+		memcpy(udp_tx_buf(b), udp_rx_data(b, i), 4);
+		udp_tx_reply(b, i, 4);
+	}
+	assert_int_equal(udp_send(s, b, NULL, NULL), 2);
+	assert_int_equal(b->ntx, 0);
+	settle();
+	/* each from the address it was sent to, not 127.0.0.1 */
+	assert_int_equal(recvfrom(c, got, sizeof(got), 0, (struct sockaddr *)&from, &flen), 4);
+	assert_memory_equal(got, "ping", 4);
+	assert_string_equal(inet_ntop(AF_INET, &from.sin_addr, a, sizeof(a)), "127.0.0.2");
+	assert_int_equal(recvfrom(c, got, sizeof(got), 0, (struct sockaddr *)&from, &flen), 4);
+	assert_memory_equal(got, "pong", 4);
+	assert_string_equal(inet_ntop(AF_INET, &from.sin_addr, a, sizeof(a)), "127.0.0.3");
+	udp_batch_free(b);
+	close(s);
+	close(c);
+}
+
+static unsigned refused_at[8], nrefused;
+
+static void on_refused(void *arg, unsigned index)
+{
+	(void)arg;
+	refused_at[nrefused++] = index;
+}
+
+static void test_refused_datagram_is_skipped(void **state)
+{
+	struct sockaddr_in dst, bad = {.sin_family = AF_INET, .sin_port = 0};
+	int r = udp_socket("127.0.0.1", 0, &dst), s = udp_socket("127.0.0.1", 0, NULL);
+	struct udp_batch *b = udp_batch_new(4, 64, 16);
+	char got[64];
+
+	(void)state;
+	bad.sin_addr = dst.sin_addr; /* port 0: the kernel refuses it (EINVAL) */
+	for (int i = 0; i < 4; i++) {
+		uint8_t *p = udp_tx_buf(b);
+
+		assert_non_null(p);
+		p[0] = (uint8_t)('a' + i);
+		udp_tx_to(b, (struct sockaddr *)(i == 1 ? &bad : &dst), sizeof(dst), 1);
+	}
+	assert_null(udp_tx_buf(b)); /* full */
+	nrefused = 0;
+	assert_int_equal(udp_send(s, b, on_refused, NULL), 3);
+	assert_int_equal(nrefused, 1);
+	assert_int_equal(refused_at[0], 1);
+	settle();
+	/* the others went, in order */
+	assert_int_equal(recv(r, got, sizeof(got), 0), 1);
+	assert_int_equal(got[0], 'a');
+	assert_int_equal(recv(r, got, sizeof(got), 0), 1);
+	assert_int_equal(got[0], 'c');
+	assert_int_equal(recv(r, got, sizeof(got), 0), 1);
+	assert_int_equal(got[0], 'd');
+	udp_batch_free(b);
+	close(r);
+	close(s);
+}
+
+static void test_truncated_and_more_than_a_batch(void **state)
+{
+	struct sockaddr_in srv;
+	int s = udp_socket("127.0.0.1", 0, &srv), c = udp_socket("127.0.0.1", 0, NULL);
+	struct udp_batch *b = udp_batch_new(2, 8, 8);
+	char big[20] = "0123456789abcdefghi";
+
+	(void)state;
+	send_to(c, "127.0.0.1", srv.sin_port, big, sizeof(big));
+	send_to(c, "127.0.0.1", srv.sin_port, "ok", 2);
+	send_to(c, "127.0.0.1", srv.sin_port, "3rd", 3);
+	settle();
+	assert_int_equal(udp_recv(s, b), 2);
+	assert_true(udp_rx_truncated(b, 0));
+	assert_memory_equal(udp_rx_data(b, 0), "01234567", 8);
+	assert_false(udp_rx_truncated(b, 1));
+	assert_int_equal(udp_rx_fromlen(b, 1), sizeof(struct sockaddr_in));
+	assert_null(udp_rx_pktinfo(b, 1)); /* not asked for */
+	assert_int_equal(udp_recv(s, b), 1);
+	assert_memory_equal(udp_rx_data(b, 0), "3rd", 3);
+	assert_int_equal(udp_recv(s, b), 0);
+	/* a reply without pktinfo carries no source: from the bound address */
+	memcpy(udp_tx_buf(b), "re", 2);
+	udp_tx_reply(b, 0, 2);
+	assert_null(b->tx[0].msg_hdr.msg_control);
+	assert_int_equal(udp_send(s, b, NULL, NULL), 1);
+	udp_batch_free(b);
+	close(s);
+	close(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_reply_source),
+	    cmocka_unit_test(test_wildcard_listener_replies_from_destination),
+	    cmocka_unit_test(test_refused_datagram_is_skipped),
+	    cmocka_unit_test(test_truncated_and_more_than_a_batch),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
