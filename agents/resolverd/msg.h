@@ -74,7 +74,9 @@ int rsv_msg_matches(const knot_pkt_t *r, const struct rsv_key *k, uint16_t id);
 
 /* rsv_msg_classify: what an upstream response means for the cache; the
  * TTL to store it with in *ttl: the smallest TTL of the answer section, or
- * for a negative answer min(SOA TTL, SOA MINIMUM) (RFC 2308 5). */
+ * for a negative answer min(SOA TTL, SOA MINIMUM) (RFC 2308 5) of the first
+ * SOA of the question's class whose rdata is whole; a negative answer
+ * without one is uncacheable. */
 enum rsv_class rsv_msg_classify(const knot_pkt_t *r, uint32_t *ttl);
 
 /* rsv_msg_key_str: "name TYPE" of k for logs, in buf. */

@@ -262,6 +262,86 @@ static void test_classify(void **state)
 	assert_int_equal(classify(&r, &ttl), RSV_CLASS_FAILURE);
 }
 
+/*
+ * An upstream NXDOMAIN for www.lab.test. A whose authority SOA has class CH
+ * and RDLENGTH 0: libknot parses it (a class other than IN may have no
+ * rdata), and reading its MINIMUM read 4 bytes past the heap buffer of the
+ * empty rdata (an ASan build died; a release build cached a TTL read from
+ * out of bounds). The same crafted answer is in the fuzz corpus
+ * (tests/fuzz/corpus/resolverd-answer/soa-ch-rdlength0).
+ */
+/* clang-format off */
+static const uint8_t soa_ch_empty[] = {
+	0x12, 0x34, 0x84, 0x03, 0, 1, 0, 0, 0, 1, 0, 0,	/* NXDOMAIN, AA; NSCOUNT 1 */
+	3, 'w', 'w', 'w', 3, 'l', 'a', 'b', 4, 't', 'e', 's', 't', 0,
+	0, 1, 0, 1,					/* A IN */
+	0xc0, 0x10, 0, 6, 0, 3,				/* lab.test. SOA CH */
+	0, 0, 0x01, 0x2c, 0, 0,				/* TTL 300, RDLENGTH 0 */
+};
+/* clang-format on */
+
+/* soa_rr: an authority SOA of class cls, TTL 60, with rdata rd/len */
+static size_t soa_rr(uint8_t *out, uint16_t cls, const uint8_t *rd, uint16_t len)
+{
+	const uint8_t head[] = {0xc0, 0x10, 0x00, 0x06};
+
+	memcpy(out, head, sizeof(head));
+	knot_wire_write_u16(out + 4, cls);
+	knot_wire_write_u32(out + 6, 60);
+	knot_wire_write_u16(out + 10, len);
+	memcpy(out + 12, rd, len);
+	return 12 + (size_t)len;
+}
+
+static void test_classify_bad_soa(void **state)
+{
+	/* ns.lab.test. admin.lab.test. 1 3600 600 86400 MINIMUM 20 */
+	/* clang-format off */
+	static const uint8_t whole[] = {
+		2, 'n', 's', 0xc0, 0x10, 5, 'a', 'd', 'm', 'i', 'n', 0xc0, 0x10,
+		0, 0, 0, 1, 0, 0, 0x0e, 0x10, 0, 0, 0x02, 0x58, 0, 1, 0x51, 0x80,
+		0, 0, 0, 20,
+	};
+	/* clang-format on */
+	static const uint16_t classes[] = {KNOT_CLASS_CH, KNOT_CLASS_NONE, KNOT_CLASS_ANY};
+	uint8_t wire[512];
+	knot_pkt_t *p;
+	uint32_t ttl = 7;
+	size_t len;
+
+	(void)state;
+	p = rsv_msg_parse(soa_ch_empty, sizeof(soa_ch_empty));
+	assert_non_null(p); /* libknot takes it: the check is ours */
+	assert_int_equal(rsv_msg_classify(p, &ttl), RSV_CLASS_UNCACHEABLE);
+	assert_int_equal(ttl, 0);
+	knot_pkt_free(p);
+
+	for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]); c++) {
+		/* an empty SOA of another class, then a whole one of IN: the
+		 * second gives the TTL (compressed names: the wire form has
+		 * pointers, the parsed rdata not) */
+		memcpy(wire, soa_ch_empty, sizeof(soa_ch_empty));
+		knot_wire_set_nscount(wire, 2);
+		len = sizeof(soa_ch_empty);
+		knot_wire_write_u16(wire + len - 8, classes[c]);
+		len += soa_rr(wire + len, KNOT_CLASS_IN, whole, sizeof(whole));
+		p = rsv_msg_parse(wire, len);
+		assert_non_null(p);
+		assert_int_equal(rsv_msg_classify(p, &ttl), RSV_CLASS_NXDOMAIN);
+		assert_int_equal(ttl, 20);
+		knot_pkt_free(p);
+
+		/* a whole SOA, but not of the question's class: not used */
+		memcpy(wire, soa_ch_empty, sizeof(soa_ch_empty) - 12);
+		len = sizeof(soa_ch_empty) - 12;
+		len += soa_rr(wire + len, classes[c], whole, sizeof(whole));
+		p = rsv_msg_parse(wire, len);
+		assert_non_null(p);
+		assert_int_equal(rsv_msg_classify(p, &ttl), RSV_CLASS_UNCACHEABLE);
+		knot_pkt_free(p);
+	}
+}
+
 /* answer: what a client asking cq gets from the upstream answer r. */
 static knot_pkt_t *answer(const struct built *cq, const struct built *r, uint32_t ttl, int stale,
 			  int tcp, struct built *out)
@@ -436,6 +516,7 @@ int main(void)
 	    cmocka_unit_test(test_key_and_upstream_query),
 	    cmocka_unit_test(test_matches),
 	    cmocka_unit_test(test_classify),
+	    cmocka_unit_test(test_classify_bad_soa),
 	    cmocka_unit_test(test_answer_ttls_and_flags),
 	    cmocka_unit_test(test_answer_stale_has_ede),
 	    cmocka_unit_test(test_answer_truncates),
