@@ -2,7 +2,10 @@
 #include "msg.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "edns.h"
 
 knot_pkt_t *rsv_msg_parse(const uint8_t *wire, size_t len)
 {
@@ -22,6 +25,23 @@ knot_pkt_t *rsv_msg_parse(const uint8_t *wire, size_t len)
 		return NULL;
 	}
 	return p;
+}
+
+knot_pkt_t *rsv_msg_parse_query(const uint8_t *wire, size_t len, uint8_t **copy)
+{
+	knot_pkt_t *q = rsv_msg_parse(wire, len);
+
+	*copy = NULL;
+	if (q != NULL || len < KNOT_WIRE_HEADER_SIZE || len > KNOT_WIRE_MAX_PKTSIZE)
+		return q;
+	if ((*copy = malloc(len)) == NULL)
+		return NULL;
+	memcpy(*copy, wire, len);
+	if (edns_payload_floor(*copy, len) > 0 && (q = rsv_msg_parse(*copy, len)) != NULL)
+		return q;
+	free(*copy);
+	*copy = NULL;
+	return NULL;
 }
 
 int rsv_msg_check_query(const knot_pkt_t *q)

@@ -39,6 +39,13 @@ enum rsv_class {
  * parsed. NULL if it is malformed. Free with knot_pkt_free(). */
 knot_pkt_t *rsv_msg_parse(const uint8_t *wire, size_t len);
 
+/* rsv_msg_parse_query: a client's query, parsed as rsv_msg_parse() does;
+ * one that does not parse, if an EDNS payload size in it is below 512, is
+ * parsed again from a copy (*copy, malloc'd; NULL when none was needed) in
+ * which it is 512 (RFC 6891 6.2.5, lib/edns.h). Free the packet, then
+ * *copy. */
+knot_pkt_t *rsv_msg_parse_query(const uint8_t *wire, size_t len, uint8_t **copy);
+
 /* rsv_msg_check_query: is the parsed packet q a query resolverd answers?
  * 0 yes; an rcode (FORMERR, NOTIMPL, REFUSED) to answer it with; or -1 to
  * drop it (a response). */
