@@ -41,6 +41,20 @@ int clocks_read_captures(const char *rundir, struct clocks_input *in, char *err,
 int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
 		      uint64_t *seq, struct in_addr *dst);
 
+/* clocks_packet_fn: one packet of a capture, at t_ns, caplen bytes of
+ * data of link type dlt: keep it (0), skip it (1), or fail (-1: out of
+ * memory). */
+typedef int (*clocks_packet_fn)(struct clocks_input *in, void *capture, int dlt, int64_t t_ns,
+				const u_char *data, size_t caplen);
+
+/* clocks_read_pcap: every packet of the capture at path given to fn with
+ * capture, as clocks_pcap_via says. A damaged file is read up to the damage
+ * with a warning in in->notes, "PATH: after packet N: what; read up to
+ * there". 0, or -1 with what is wrong in err (not a capture, a link type
+ * the clocks do not read, fn failed). */
+int clocks_read_pcap(const char *path, struct clocks_input *in, clocks_packet_fn fn, void *capture,
+		     char *err, size_t errlen);
+
 /* clocks_pcap_via: how clocks_pcap.c reads a classic pcap of a link type
  * the decoders know: itself (the default), or through libpcap's
  * pcap_next_ex, as every other file is. For the tests, which check that the

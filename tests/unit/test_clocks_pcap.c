@@ -7,7 +7,8 @@
  * microsecond files, files of the other byte order, every link type the
  * decoders know, records that straddle the reader's blocks, the longest
  * record libpcap accepts, records past the snaplen, files cut in a record
- * header or in a packet, a damaged capture length; pcapng, which only
+ * header or in a packet, a damaged capture length, a fraction of a second
+ * of a second or more, seconds past 2038; pcapng, which only
  * libpcap reads; a link type the clocks do not read. Then the reader's
  * request test, clocks_request_of, against clocks_decode_request on every
  * single-byte change of a request.
@@ -157,6 +158,17 @@ static void wrec(struct wpcap *w, int64_t t, const uint8_t *f, uint32_t caplen)
 {
 	w32(w, (uint32_t)(t / 1000000000LL));
 	w32(w, (uint32_t)(w->nano ? t % 1000000000LL : t % 1000000000LL / 1000));
+	w32(w, caplen);
+	w32(w, caplen);
+	assert_int_equal(fwrite(f, 1, caplen, w->fp), caplen);
+}
+
+/* wrec_raw: a record with these seconds and fraction fields as they are */
+static void wrec_raw(struct wpcap *w, uint32_t sec, uint32_t frac, const uint8_t *f,
+		     uint32_t caplen)
+{
+	w32(w, sec);
+	w32(w, frac);
 	w32(w, caplen);
 	w32(w, caplen);
 	assert_int_equal(fwrite(f, 1, caplen, w->fp), caplen);
@@ -517,6 +529,97 @@ static void test_bad_caplen(void **state)
 	clocks_input_free(&in);
 }
 
+/* a fraction of a second of a second or more (10^9 ns, 10^6 us): libpcap
+ * passes it on; both readers end the file there, naming the record, in each
+ * byte order and unit; the largest valid fraction is read */
+static void test_bad_time(void **state)
+{
+	const char *dir = *state;
+	const long rec = 16 + 14 + REQ_LEN;
+	static const uint32_t bad[] = {0, 1, 0x7fffffff, 0x80000000, 0xffffffff};
+	char warn[CLOCKS_MAX_WARNINGS][CLOCKS_WARNING_LEN], expect[CLOCKS_WARNING_LEN];
+	uint8_t f[256];
+	struct clocks_input in;
+	char name[64];
+
+	for (int v = 0; v < 4; v++) {
+		int nano = v & 2;
+		uint32_t one = nano ? 1000000000u : 1000000u;
+
+		for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+			uint32_t frac = b == 0 ? one : b == 1 ? one + 1 : bad[b];
+			struct wpcap w;
+
+			snprintf(name, sizeof(name), "capture-v%db%zu.pcap", v, b);
+			wopen(&w, dir, name, v & 1, nano, 262144, 1);
+			for (int k = 0; k < 3; k++)
+				wrec_raw(
+				    &w, 1700000000, one - 1 - (uint32_t)k, f,
+				    (uint32_t)request(f, L_ETH, 2, "198.19.0.1", WIRE_REQUEST));
+			wrec_raw(&w, 1700000000, frac, f,
+				 (uint32_t)request(f, L_ETH, 2, "198.19.0.1", WIRE_REQUEST));
+			wrec_raw(&w, 1700000001, 0, f,
+				 (uint32_t)request(f, L_ETH, 2, "198.19.0.1", WIRE_REQUEST));
+			wclose(&w);
+		}
+	}
+	same(dir, &in);
+	assert_int_equal(capture_warnings(&in, warn), 20);
+	for (int v = 0; v < 4; v++) {
+		int nano = v & 2;
+		uint32_t one = nano ? 1000000000u : 1000000u;
+
+		for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+			const struct clocks_capture *c;
+
+			snprintf(name, sizeof(name), "v%db%zu", v, b);
+			c = capture_of(&in, name);
+			assert_int_equal(c->n, 3);
+			assert_true(c->packets[0].t_ns ==
+				    1700000000 * 1000000000LL +
+					(int64_t)(one - 1) * (nano ? 1 : 1000));
+			snprintf(expect, sizeof(expect),
+				 "%s/capture-%s.pcap: after packet 3: invalid time stamp in the "
+				 "record at byte %ld: %u %s past the second; read up to there",
+				 dir, name, 24 + 3 * rec,
+				 b == 0	  ? one
+				 : b == 1 ? one + 1
+					  : bad[b],
+				 nano ? "nanoseconds" : "microseconds");
+			assert_string_equal(warn[v * 5 + (int)b], expect);
+		}
+	}
+	clocks_input_free(&in);
+}
+
+/* seconds from 2038 on (2^31 and above): unsigned, as pcap-savefile(5)
+ * has them, through either reader */
+static void test_seconds_unsigned(void **state)
+{
+	const char *dir = *state;
+	uint8_t f[256];
+	struct clocks_input in;
+	struct wpcap w;
+
+	for (int swap = 0; swap < 2; swap++) {
+		wopen(&w, dir, swap ? "capture-b.pcap" : "capture-a.pcap", swap, 1, 262144, 1);
+		wrec_raw(&w, 0x80000000u, 5, f,
+			 (uint32_t)request(f, L_ETH, 2, "198.19.0.1", WIRE_REQUEST));
+		wrec_raw(&w, 0xffffffffu, 6, f,
+			 (uint32_t)request(f, L_ETH, 2, "198.19.0.1", WIRE_REQUEST));
+		wclose(&w);
+	}
+	same(dir, &in);
+	for (int c = 0; c < 2; c++) {
+		const struct clocks_capture *cap = capture_of(&in, c ? "b" : "a");
+
+		assert_int_equal(cap->n, 2);
+		assert_true(cap->packets[0].t_ns == 0x80000000LL * 1000000000LL + 5);
+		assert_true(cap->packets[1].t_ns == 0xffffffffLL * 1000000000LL + 6);
+	}
+	clocks_input_free(&in);
+}
+
 /* a pcapng file: libpcap reads it for the clocks (section header, one
  * Ethernet interface in nanoseconds, enhanced packet blocks) */
 static void test_pcapng(void **state)
@@ -648,6 +751,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_snaplen, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_caplen, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_time, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_seconds_unsigned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pcapng, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
 	    cmocka_unit_test(test_request_of),
