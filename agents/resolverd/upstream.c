@@ -348,6 +348,30 @@ static int rsv_up_known(const struct rsv_conf *conf, const struct sockaddr_in *f
 	return 0;
 }
 
+void rsv_up_received(struct rsv_inst *in, const struct sockaddr_in *from, const uint8_t *wire,
+		     size_t len, int cut)
+{
+	struct rsv_pending *p;
+	knot_pkt_t *pkt;
+
+	if (len < KNOT_WIRE_HEADER_SIZE || !rsv_up_known(in->ctx->conf, from))
+		return;
+	p = rsv_up_by_id(in, knot_wire_get_id(wire));
+	if (p == NULL || p->tcp) /* late, or already asked over TCP */
+		return;
+	if (cut) {
+		/* larger than our buffer (and than the EDNS size we asked
+		 * for): cut, so it will not parse */
+		rsv_up_truncated(p, knot_wire_get_rcode(wire));
+		return;
+	}
+	if ((pkt = rsv_msg_parse(wire, len)) == NULL)
+		return;
+	if (rsv_msg_matches(pkt, &p->key, p->id))
+		rsv_up_answer(p, pkt, wire, len);
+	knot_pkt_free(pkt);
+}
+
 void rsv_up_readable(struct rsv_inst *in)
 {
 	struct rsv_up_batch *b = in->ctx->up.batch;
@@ -370,30 +394,10 @@ void rsv_up_readable(struct rsv_inst *in)
 					  strerror(errno));
 			return;
 		}
-		for (int i = 0; i < r; i++) {
-			size_t len = b->rx[i].msg_len;
-			struct rsv_pending *p;
-			knot_pkt_t *pkt;
-
-			if (len < KNOT_WIRE_HEADER_SIZE ||
-			    b->rx[i].msg_hdr.msg_namelen != sizeof(struct sockaddr_in) ||
-			    !rsv_up_known(in->ctx->conf, &b->from[i]))
-				continue;
-			p = rsv_up_by_id(in, knot_wire_get_id(b->buf[i]));
-			if (p == NULL || p->tcp) /* late, or already asked over TCP */
-				continue;
-			if (b->rx[i].msg_hdr.msg_flags & MSG_TRUNC) {
-				/* larger than our buffer (and than the EDNS size we
-				 * asked for): cut, so it will not parse */
-				rsv_up_truncated(p, knot_wire_get_rcode(b->buf[i]));
-				continue;
-			}
-			if ((pkt = rsv_msg_parse(b->buf[i], len)) == NULL)
-				continue;
-			if (rsv_msg_matches(pkt, &p->key, p->id))
-				rsv_up_answer(p, pkt, b->buf[i], len);
-			knot_pkt_free(pkt);
-		}
+		for (int i = 0; i < r; i++)
+			if (b->rx[i].msg_hdr.msg_namelen == sizeof(struct sockaddr_in))
+				rsv_up_received(in, &b->from[i], b->buf[i], b->rx[i].msg_len,
+						b->rx[i].msg_hdr.msg_flags & MSG_TRUNC);
 		if (r < RSV_UP_BATCH)
 			return;
 	}
