@@ -34,6 +34,15 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 int clocks_read_captures(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 
+/* One file of each, already open (the fuzz targets read from memory): fp
+ * read as path. clocks_read_events_stream reads it as the events file of
+ * agent ("lab", "prober", "collector...", "authd"; any other is skipped)
+ * on node. 0, or -1 with "PATH:LINE: why" in err. */
+int clocks_read_events_stream(FILE *fp, const char *path, const char *node, const char *agent,
+			      struct clocks_input *in, char *err, size_t errlen);
+int clocks_read_requests_stream(FILE *fp, const char *path, struct clocks_input *in, char *err,
+				size_t errlen);
+
 /* clocks_request_of: clocks_decode_request for the capture reader, which
  * wants only the client id, sequence number and destination of each of
  * millions of requests: the same test (the unit tests compare the two), no
