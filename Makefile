@@ -207,7 +207,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab -Iprobes/clocks -I. \
 	$(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
-FUZZ_TARGETS := authd resolverd-answer resolverd-query events requests
+FUZZ_TARGETS := authd resolverd-answer resolverd-query topology events requests
 
 FUZZ_SRC_authd := $(filter-out agents/authd/authd.c agents/authd/net.c,$(wildcard agents/authd/*.c))
 # resolverd without its sockets: tests/fuzz/resolverd_env.c stands in for
@@ -216,10 +216,11 @@ FUZZ_RSV_SRC := tests/fuzz/resolverd_env.c $(addprefix agents/resolverd/,msg.c c
 	resolver.c upstream.c stats.c)
 FUZZ_SRC_resolverd-answer := $(FUZZ_RSV_SRC)
 FUZZ_SRC_resolverd-query := $(FUZZ_RSV_SRC)
-# the topology check asks authd and resolverd about the DNS it configures
-FUZZ_SRC_topology := $(LAB_SRC) $(CLOCKS_SRC) \
-	$(filter-out agents/authd/authd.c,$(wildcard agents/authd/*.c)) \
-	$(filter-out agents/resolverd/resolverd.c,$(wildcard agents/resolverd/*.c))
+# as `steerlab check` loads it: authd's and resolverd's parsers check the
+# DNS sections
+FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_check.c topology_keys.c \
+	topology_print.c overrides.c dnsconf.c resolvconf.c) $(FUZZ_SRC_authd) \
+	$(addprefix agents/resolverd/,config.c config_check.c config_keys.c)
 FUZZ_SRC_pcap := $(CLOCKS_SRC)
 FUZZ_SRC_events := $(CLOCKS_SRC)
 FUZZ_SRC_requests := $(CLOCKS_SRC)
