@@ -95,6 +95,18 @@ static void clocks_pcap_bad_time(struct clocks_input *in, const char *path, size
 		    path, npkt, off, frac, nano ? "nanoseconds" : "microseconds");
 }
 
+/* clocks_pcap_bad_seconds: the same for seconds that nanoseconds since
+ * 1970 in 64 bits cannot hold (a pcapng file's time stamps are 64-bit
+ * counts of units it chooses: libpcap turns them into any time_t) */
+static void clocks_pcap_bad_seconds(struct clocks_input *in, const char *path, size_t npkt,
+				    long long off, int64_t sec)
+{
+	clocks_warn(&in->notes,
+		    "%s: after packet %zu: invalid time stamp in the record at byte %lld: %lld "
+		    "seconds, not within 1970..2262; read up to there",
+		    path, npkt, off, (long long)sec);
+}
+
 /* clocks_pcap_usec: is the file of fp a classic pcap (or the "modified"
  * format) in microseconds, by its magic number? fp is left at its start. */
 static int clocks_pcap_usec(FILE *fp)
@@ -167,6 +179,11 @@ static int clocks_read_libpcap(const char *path, struct clocks_input *in, clocks
 		}
 		/* a classic pcap's seconds are unsigned 32 bits */
 		sec = pcap_major_version(p) == 2 ? (uint32_t)h->ts.tv_sec : h->ts.tv_sec;
+		if (sec < 0 || sec >= INT64_MAX / NSEC_PER_SEC) {
+			clocks_pcap_bad_seconds(in, path, npkt, off, sec);
+			rc = 0;
+			break;
+		}
 		t_ns = sec * NSEC_PER_SEC + (int64_t)frac * (usec ? NSEC_PER_USEC : 1);
 		npkt++;
 		if (fn(in, capture, dlt, t_ns, data, h->caplen) == -1) {
@@ -245,8 +262,10 @@ static int clocks_pcap_hdr_parse(const uint8_t *h, struct clocks_pcap_hdr *f)
 	if (major != 2 || minor != 4)
 		return -1;
 	f->snaplen = clocks_pcap_u32(h + 16, f->swapped);
-	/* libpcap's rule: no snaplen, or one past the maximum, is the maximum */
-	if (f->snaplen == 0 || f->snaplen > CLOCKS_PCAP_MAX_CAPLEN)
+	/* libpcap's rule (1.10): a snaplen that is not a positive int is the
+	 * maximum; a larger one stays, and only its words about a damaged
+	 * capture length show it */
+	if (f->snaplen == 0 || f->snaplen > INT_MAX)
 		f->snaplen = CLOCKS_PCAP_MAX_CAPLEN;
 	linktype = clocks_pcap_u32(h + 20, f->swapped);
 	switch (linktype) {
@@ -321,8 +340,11 @@ static int clocks_pcap_records(struct clocks_pcap_reader *rd, const uint8_t *buf
 			if (caplen > CLOCKS_PCAP_MAX_CAPLEN) {
 				clocks_warn(&rd->in->notes,
 					    "%s: after packet %zu: invalid packet capture length "
-					    "%u, bigger than snaplen of %u; read up to there",
-					    rd->path, rd->npkt, caplen, f->snaplen);
+					    "%u, bigger than %s of %u; read up to there",
+					    rd->path, rd->npkt, caplen,
+					    caplen > f->snaplen ? "snaplen" : "maximum",
+					    caplen > f->snaplen ? f->snaplen
+								: CLOCKS_PCAP_MAX_CAPLEN);
 				*done = 1;
 				break;
 			}

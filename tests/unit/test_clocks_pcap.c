@@ -522,10 +522,23 @@ static void test_bad_caplen(void **state)
 	memset(f, 0, sizeof(f));
 	fwrite(f, 1, sizeof(f), w.fp);
 	wclose(&w);
+	/* a snaplen past the maximum stays the file's for libpcap, which then
+	 * words the same damage otherwise (found by tests/fuzz/fuzz_pcap.c) */
+	wopen(&w, dir, "capture-b.pcap", 0, 1, 300000, 1);
+	wrec(&w, T0, f, (uint32_t)request(f, L_ETH, 2, "198.19.0.1", WIRE_REQUEST));
+	w32(&w, 1700000000);
+	w32(&w, 0);
+	w32(&w, 262145);
+	w32(&w, 262145);
+	wclose(&w);
 	same(dir, &in);
 	assert_int_equal(capture_of(&in, "a")->n, 3);
-	assert_int_equal(capture_warnings(&in, warn), 1);
-	assert_non_null(strstr(warn[0], "after packet 3: invalid packet capture length 262145"));
+	assert_int_equal(capture_of(&in, "b")->n, 1);
+	assert_int_equal(capture_warnings(&in, warn), 2);
+	assert_non_null(strstr(warn[0], "after packet 3: invalid packet capture length 262145, "
+					"bigger than snaplen of 262144"));
+	assert_non_null(strstr(warn[1], "after packet 1: invalid packet capture length 262145, "
+					"bigger than maximum of 262144"));
 	clocks_input_free(&in);
 }
 
@@ -676,6 +689,67 @@ static void test_pcapng(void **state)
 	clocks_input_free(&in);
 }
 
+/* a pcapng file whose interface counts time in seconds (if_tsresol 0):
+ * a time stamp of 1.7e18 units is 1.7e18 s, which no 64-bit count of
+ * nanoseconds holds; the file ends there (found by tests/fuzz/fuzz_pcap.c:
+ * the multiplication overflowed) */
+static void test_pcapng_far_seconds(void **state)
+{
+	const char *dir = *state;
+	uint8_t f[256], pad[4] = {0};
+	char warn[CLOCKS_MAX_WARNINGS][CLOCKS_WARNING_LEN];
+	struct clocks_input in;
+	struct wpcap w = {0};
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/capture-a.pcap", dir);
+	w.fp = fopen(path, "w");
+	assert_non_null(w.fp);
+	w32(&w, 0x0a0d0d0a);
+	w32(&w, 28);
+	w32(&w, 0x1a2b3c4d);
+	w16(&w, 1);
+	w16(&w, 0);
+	w32(&w, 0xffffffff);
+	w32(&w, 0xffffffff);
+	w32(&w, 28);
+	w32(&w, 1);
+	w32(&w, 32);
+	w16(&w, 1);
+	w16(&w, 0);
+	w32(&w, 0);
+	w16(&w, 9);
+	w16(&w, 1);
+	fwrite("\0\0\0\0", 1, 4, w.fp); /* if_tsresol 0: seconds */
+	w32(&w, 0);
+	w32(&w, 32);
+	for (int k = 0; k < 2; k++) {
+		uint32_t n = (uint32_t)request(f, L_ETH, 5, "198.19.0.1", WIRE_REQUEST);
+		uint32_t padded = (n + 3) & ~3u;
+		uint64_t t = k == 0 ? 1700000000 : (uint64_t)T0;
+
+		w32(&w, 6);
+		w32(&w, 32 + padded);
+		w32(&w, 0);
+		w32(&w, (uint32_t)(t >> 32));
+		w32(&w, (uint32_t)t);
+		w32(&w, n);
+		w32(&w, n);
+		fwrite(f, 1, n, w.fp);
+		fwrite(pad, 1, padded - n, w.fp);
+		w32(&w, 32 + padded);
+	}
+	wclose(&w);
+	same(dir, &in);
+	assert_int_equal(capture_of(&in, "a")->n, 1);
+	assert_true(capture_of(&in, "a")->packets[0].t_ns == 1700000000 * 1000000000LL);
+	assert_int_equal(capture_warnings(&in, warn), 1);
+	assert_non_null(
+	    strstr(warn[0], "after packet 1: invalid time stamp in the record at byte "));
+	assert_non_null(strstr(warn[0], ": 1700000000123456789 seconds, not within 1970..2262"));
+	clocks_input_free(&in);
+}
+
 /* a link type the clocks do not read, and a file too short for a header,
  * are errors through either reader */
 static void test_not_ours(void **state)
@@ -754,6 +828,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bad_time, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_seconds_unsigned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pcapng, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pcapng_far_seconds, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
 	    cmocka_unit_test(test_request_of),
 	};
