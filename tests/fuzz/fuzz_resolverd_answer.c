@@ -4,8 +4,9 @@
  * resolverd_env.h's socketless resolver. Three clients (UDP, UDP with
  * EDNS, TCP) wait on one upstream query; the input comes back as its
  * answer, again over the other upstream or TCP while the query is in
- * flight; then the cache answers the same question fresh, and, after it
- * expired and a refresh failed, stale. Every answer a client gets is
+ * flight; then the cache answers the same question fresh, 30 s later
+ * (a prefetch, for a TTL below 60 s), and, after it expired and a refresh
+ * failed, stale. Every answer a client gets is
  * checked (resolverd_env.c).
  *
  *   make fuzz-run-resolverd-answer   # from tests/fuzz/corpus/resolverd-answer/
@@ -41,6 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fenv_upstream(&k, data, size);
 	fenv_settle();
 	fenv_ask_key(3, 0, &k, 4, 0);
+	fenv_advance(30 * NSEC_PER_SEC); /* a TTL of 31..59 s: prefetch */
+	fenv_ask_key(6, 0, &k, 7, 0);
+	fenv_settle();
 	fenv_advance(86401 * NSEC_PER_SEC); /* past any TTL the cache keeps */
 	fenv_ask_key(4, 0, &k, 5, 1232);
 	fenv_settle(); /* the refresh fails: stale */

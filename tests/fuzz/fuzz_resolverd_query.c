@@ -2,8 +2,8 @@
  * libFuzzer target: resolverd's handling of a client's query
  * (agents/resolverd/resolver.c, msg.c, cache.c, upstream.c), in
  * resolverd_env.h's socketless resolver. The cache holds a positive, a
- * negative, a large (truncated over UDP) and a stale answer for names
- * under lab.example; the input is asked over UDP and over TCP; a miss
+ * negative, a large (truncated over UDP) and a stale answer, and one due
+ * for prefetch, for names under lab.example; the input is asked over UDP and over TCP; a miss
  * gets an upstream answer for its question. Every answer is checked
  * (resolverd_env.c): at most its size limit, a message libknot parses,
  * the client's ID and question.
@@ -24,10 +24,13 @@ static void fill(void)
 {
 	struct rsv_key k;
 
+	fenv_key(&k, "pre.lab.example.", KNOT_RRTYPE_A);
+	fenv_ask_key(0, 0, &k, 1, 0);
+	fenv_upstream(&k, answer, fenv_answer(&k, 8, 0, 0, answer));
 	fenv_key(&k, "stale.lab.example.", KNOT_RRTYPE_A);
 	fenv_ask_key(0, 0, &k, 1, 0);
 	fenv_upstream(&k, answer, fenv_answer(&k, 1, 0, 0, answer));
-	fenv_advance(2 * NSEC_PER_SEC);
+	fenv_advance(3 * NSEC_PER_SEC); /* pre: 3.5 s of 8 left, after the settling */
 	fenv_ask_key(0, 0, &k, 2, 0);
 	fenv_settle(); /* the refresh failed: stale for stale_recheck */
 	fenv_key(&k, "www.lab.example.", KNOT_RRTYPE_A);
