@@ -1,8 +1,10 @@
 /*
  * libFuzzer target: loading a topology as `steerlab check` does
- * (lab/overrides.h: the topology parser, then authd's and resolverd's
- * parsers on their sections), and the property its golden tests rest on:
- * what topo_print writes of a topology loads again and prints the same.
+ * (lab/overrides.h: the topology parser, the --set overrides, then
+ * authd's and resolverd's parsers on their sections), and the property its
+ * golden tests rest on: what topo_print writes of a topology loads again
+ * (without the overrides, which it records) and prints the same. Leading
+ * "--set KEY=VALUE" lines of the input are taken as --set options.
  *
  * topo_load reads a path: the input is written to a memfd and read as
  * /proc/self/fd/N.
@@ -65,14 +67,46 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* take_sets: the input's leading "--set KEY=VALUE" lines, as steerlab's
+ * command line gives them, into sets (copied to buf); the rest is the
+ * file. Returns how many. */
+static int take_sets(const uint8_t **data, size_t *size, char *sets[], char *buf)
+{
+	const size_t plen = strlen("--set ");
+	int n = 0;
+
+	while (n < 8 && *size > plen && memcmp(*data, "--set ", plen) == 0) {
+		const uint8_t *nl = memchr(*data, '\n', *size);
+		size_t len;
+
+		if (nl == NULL)
+			break;
+		len = (size_t)(nl - *data) - plen;
+		memcpy(buf, *data + plen, len);
+		buf[len] = '\0';
+		sets[n++] = buf;
+		buf += len + 1;
+		*size -= (size_t)(nl + 1 - *data);
+		*data = nl + 1;
+	}
+	return n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *p1, *p2;
+	char *sets[8], *buf = malloc(size + 1), *p1, *p2;
 	size_t n1, n2;
+	int nsets;
 
+	if (buf == NULL)
+		abort();
+	nsets = take_sets(&data, &size, sets, buf);
 	put(fd_in, data, size);
-	if (overrides_load(&t1, path_in, no_sets, 0, quiet) == -1)
+	if (overrides_load(&t1, path_in, nsets ? sets : no_sets, nsets, quiet) == -1) {
+		free(buf);
 		return 0;
+	}
+	free(buf);
 	p1 = print(&t1, &n1);
 	put(fd_out, p1, n1);
 	if (overrides_load(&t2, path_out, no_sets, 0, stderr) == -1) {
