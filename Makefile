@@ -5,7 +5,8 @@
 #   agents/X/*.c          -> bin/X                      agents/X/X.c holds main(); the other
 #                                                       files also go to $(BUILD)/libagent_X.a
 #                                                       so unit tests can link them
-#   probes/collector/*.c  -> bin/collector
+#   probes/collector/*.c  -> bin/collector                collector.c holds main(); the other
+#                                                       files also go to $(BUILD)/libcollector.a
 #   probes/clocks/*.c     -> $(BUILD)/libclocks.a       the analysis, linked into steerlab
 #   lab/*.c               -> bin/steerlab               lab/main.c holds main()
 #   tests/unit/test_*.c   -> $(BUILD)/tests/test_*      cmocka, linked with all of the above
@@ -33,19 +34,35 @@ STEERLAB_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo un
 VERSION_STAMP := $(BUILD)/version
 $(shell mkdir -p $(BUILD) && [ "$$(cat $(VERSION_STAMP) 2>/dev/null)" = '$(STEERLAB_VERSION)' ] || echo '$(STEERLAB_VERSION)' > $(VERSION_STAMP))
 
+# Where `make install` puts things (DESTDIR is prepended to each; see the
+# install target). LIBEXECDIR is compiled into steerlab, which looks there for
+# its agents when they are not beside it (lab/agentdir.c); like the version,
+# a stamp file rebuilds that one object when it changes.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/steerlab
+DATADIR ?= $(PREFIX)/share/steerlab
+DOCDIR ?= $(PREFIX)/share/doc/steerlab
+MANDIR ?= $(PREFIX)/share/man
+PATHS_STAMP := $(BUILD)/paths
+$(shell [ "$$(cat $(PATHS_STAMP) 2>/dev/null)" = '$(LIBEXECDIR)' ] || echo '$(LIBEXECDIR)' > $(PATHS_STAMP))
+
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ALL_CFLAGS += $(SANFLAGS) -O1
 ALL_LDFLAGS += $(SANFLAGS)
-BINDIR := $(BUILD)/bin
+OUTBIN := $(BUILD)/bin
 else
-BINDIR := bin
+OUTBIN := bin
 endif
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 LIB_SRC := $(wildcard lib/*.c)
 LIBSTEER := $(BUILD)/libsteer.a
+
+COLLECTOR_SRC := $(filter-out probes/collector/collector.c,$(wildcard probes/collector/*.c))
+LIBCOLLECTOR := $(BUILD)/libcollector.a
 
 CLOCKS_SRC := $(wildcard probes/clocks/*.c)
 LIBCLOCKS := $(BUILD)/libclocks.a
@@ -56,7 +73,7 @@ LIBLAB := $(BUILD)/liblab.a
 
 AGENTS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard agents/*/*.c)))))
 AGENT_LIBS := $(foreach a,$(AGENTS),$(BUILD)/libagent_$(a).a)
-PROGRAMS := $(addprefix $(BINDIR)/,$(AGENTS) collector steerlab)
+PROGRAMS := $(addprefix $(OUTBIN)/,$(AGENTS) collector steerlab)
 
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 
@@ -65,12 +82,13 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libinih-dev libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
-	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark
+	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
 
-.PHONY: tools all deps check unit unit-asan integration demo bench clean format install
+.PHONY: tools all deps check unit unit-sh unit-asan man-lint integration demo bench clean format \
+	install uninstall
 all: $(PROGRAMS) $(TOOL_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -80,6 +98,9 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/obj/probes/clocks/report_env.o: $(VERSION_STAMP)
 $(BUILD)/obj/probes/clocks/report_env.o: ALL_CFLAGS += -DSTEERLAB_VERSION='"$(STEERLAB_VERSION)"'
 
+$(BUILD)/obj/lab/agentdir.o: $(PATHS_STAMP)
+$(BUILD)/obj/lab/agentdir.o: ALL_CFLAGS += -DSTEERLAB_LIBEXECDIR='"$(LIBEXECDIR)"'
+
 $(LIBSTEER): $(call obj,$(LIB_SRC))
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^
@@ -87,6 +108,10 @@ $(LIBSTEER): $(call obj,$(LIB_SRC))
 $(LIBCLOCKS): $(call obj,$(CLOCKS_SRC))
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^
+
+$(LIBCOLLECTOR): $(call obj,$(COLLECTOR_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 
 $(LIBLAB): $(call obj,$(LAB_SRC))
 	@mkdir -p $(dir $@)
@@ -97,21 +122,21 @@ $(BUILD)/libagent_$(1).a: $(call obj,$(filter-out agents/$(1)/$(1).c,$(wildcard 
 	@mkdir -p $$(dir $$@)
 	rm -f $$@ && ar rcs $$@ $$^
 
-$(BINDIR)/$(1): $(call obj,$(wildcard agents/$(1)/*.c)) $(LIBSTEER)
+$(OUTBIN)/$(1): $(call obj,$(wildcard agents/$(1)/*.c)) $(LIBSTEER)
 	@mkdir -p $$(dir $$@)
 	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(LDLIBS)
 endef
 $(foreach a,$(AGENTS),$(eval $(call agent_rule,$(a))))
 
-$(BINDIR)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
+$(OUTBIN)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BINDIR)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
+$(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBSTEER)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
@@ -120,6 +145,12 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBCLOCKS) $(AGENT_LIB
 $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# capdump reads captures through the analysis (libclocks)
+$(BUILD)/tools/capdump: $(BUILD)/obj/tests/tools/capdump.o $(LIBCLOCKS) $(LIBSTEER)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
 tools: $(TOOL_BINS)
 
 # Unit tests: no root needed. Each binary is a cmocka suite; the last line
@@ -129,6 +160,35 @@ unit: $(UNIT_BINS) $(PROGRAMS)
 
 unit-asan:
 	$(MAKE) SAN=1 BUILD=build/asan unit
+
+# Unit tests in shell (tests/unit/test_*.sh), no root either: the Wireshark
+# dissector read by tshark against the analysis (test_dissector.sh), make
+# install and uninstall into a temporary DESTDIR (test_install.sh).
+UNIT_SH := $(wildcard tests/unit/test_*.sh)
+unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
+	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_SH)
+
+# The man pages (docs/man, mdoc) as man(1) reads them: mandoc -Tlint at its
+# strictest (style), and groff -wall as man -l renders them. mandoc's
+# "referenced manual not found" depends on the man database of the machine
+# (our pages are not in it until installed), so it is left out, and each
+# .Xr is checked instead: to a page of docs/man, or to one of MAN_EXTERNAL.
+MAN_PAGES := $(wildcard docs/man/*.[1-9])
+MAN_EXTERNAL := dig.1 gnuplot.1 tshark.1 recvmmsg.2 sendmmsg.2 pcap-filter.7 ip-netns.8 ip-route.8 sudo.8 tcpdump.8
+man-lint:
+	@command -v mandoc >/dev/null || { echo "man-lint: no mandoc (sudo make deps)" >&2; exit 1; }
+	@out=$$(mandoc -Tlint -Wstyle $(MAN_PAGES) 2>&1 | \
+		grep -v -e 'referenced manual not found' -e 'mandoc.db lacks'); \
+	if [ -n "$$out" ]; then echo "$$out" >&2; echo "man-lint: mandoc -Tlint: not clean" >&2; exit 1; fi
+	@if command -v groff >/dev/null; then for p in $(MAN_PAGES); do \
+		out=$$(groff -mandoc -wall -z -Tutf8 "$$p" 2>&1); \
+		if [ -n "$$out" ]; then echo "$$out" >&2; echo "man-lint: groff -wall $$p: not clean" >&2; exit 1; fi; \
+	done; else echo "man-lint: no groff: only mandoc checked"; fi
+	@bad=$$(awk '$$1 == ".Xr" { print $$2 "." $$3 }' $(MAN_PAGES) | sort -u | while read -r x; do \
+		[ -f "docs/man/$$x" ] || case " $(MAN_EXTERNAL) " in *" $$x "*) ;; *) echo "$$x";; esac; \
+	done); \
+	if [ -n "$$bad" ]; then echo "man-lint: .Xr to pages neither in docs/man nor in MAN_EXTERNAL:" $$bad >&2; exit 1; fi
+	@echo "man-lint: $(words $(MAN_PAGES)) pages clean (mandoc -Tlint -Wstyle, groff -wall)"
 
 # Integration tests need root (namespaces); tests/run-integration.sh says so
 # visibly and counts them as skipped when not root.
@@ -149,6 +209,8 @@ deps:
 check: deps
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) man-lint
+	$(MAKE) unit-sh
 	$(MAKE) unit-asan
 	$(MAKE) fuzz-run
 	$(MAKE) integration
@@ -169,7 +231,7 @@ bench:
 .PHONY: bench-dns
 bench-dns:
 	$(MAKE) deps EXTRA_PKGS="$(BENCH_PKGS)"
-	$(MAKE) $(BINDIR)/authd
+	$(MAKE) $(OUTBIN)/authd
 	bench/dns-qps/run.sh
 
 # `steerlab report` on a synthetic run of 10 million captured requests
@@ -180,7 +242,7 @@ bench-dns:
 .PHONY: bench-analysis
 bench-analysis:
 	$(MAKE) deps
-	$(MAKE) $(BINDIR)/steerlab $(BUILD)/tools/synthrun
+	$(MAKE) $(OUTBIN)/steerlab $(BUILD)/tools/synthrun
 	bench/analysis/run.sh
 
 # libFuzzer targets (clang and libclang-rt-14-dev), one per reader of
@@ -251,6 +313,49 @@ fuzz: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
 # one after the other: libFuzzer takes a core each
 fuzz-run: fuzz
 	@for t in $(FUZZ_TARGETS); do $(MAKE) --no-print-directory fuzz-run-$$t || exit 1; done
+
+# make install: steerlab to BINDIR, its agents and the collector to
+# LIBEXECDIR (where steerlab looks for them, lab/agentdir.c), the example
+# topologies and the Wireshark dissector to DATADIR, README.md and docs/*.md
+# to DOCDIR, the man pages to MANDIR; DESTDIR is prepended to every path
+# (staged installs, packages). Every file installed, and every directory that
+# had to be made for it, is listed in DATADIR/install.manifest; make
+# uninstall (with the same PREFIX, DATADIR and DESTDIR) removes exactly those
+# files, then those directories if they are empty, so a directory that was
+# there before (/usr/local/bin) stays. The build itself needs no root:
+# make && sudo make install.
+MANIFEST = $(DATADIR)/install.manifest
+
+install: $(PROGRAMS)
+	@set -e; d='$(DESTDIR)'; list=$$(mktemp); trap 'rm -f "$$list"' EXIT; \
+	m="$$d$(MANIFEST)"; n=0; \
+	if [ -f "$$m" ]; then grep '^d /' "$$m" >"$$list" || true; fi; \
+	if [ -n "$$d" ]; then mkdir -p "$$d"; fi; \
+	mkdirs() { p=; for c in $$(echo "$$1" | tr / ' '); do p="$$p/$$c"; \
+		if [ ! -d "$$d$$p" ]; then mkdir -m 755 "$$d$$p"; echo "d $$p" >>"$$list"; fi; done; }; \
+	put() { mode=$$1 dir=$$2; shift 2; [ $$# -gt 0 ] || return 0; mkdirs "$$dir"; for f in "$$@"; do \
+		install -m "$$mode" "$$f" "$$d$$dir/$${f##*/}"; \
+		echo "f $$dir/$${f##*/}" >>"$$list"; n=$$((n + 1)); done; }; \
+	put 755 '$(BINDIR)' $(OUTBIN)/steerlab; \
+	put 755 '$(LIBEXECDIR)' $(addprefix $(OUTBIN)/,$(AGENTS) collector); \
+	put 644 '$(DATADIR)/topology' $(wildcard topology/*.ini); \
+	put 644 '$(DATADIR)/wireshark' probes/wireshark/steerlab.lua; \
+	put 644 '$(DOCDIR)' README.md $(wildcard docs/*.md); \
+	put 644 '$(MANDIR)/man5' $(wildcard docs/man/*.5); \
+	put 644 '$(MANDIR)/man8' $(wildcard docs/man/*.8); \
+	sort -u "$$list" >"$$m"; chmod 644 "$$m"; \
+	echo "install: $$n files under $$d$(PREFIX) (steerlab in $(BINDIR), its agents in $(LIBEXECDIR));" \
+		"make uninstall removes them ($(MANIFEST))"
+
+uninstall:
+	@set -e; d='$(DESTDIR)'; m="$$d$(MANIFEST)"; \
+	if [ ! -f "$$m" ]; then echo "uninstall: no $$m: nothing installed there"; exit 0; fi; \
+	sed -n 's|^f \(/.*\)|\1|p' "$$m" | while IFS= read -r p; do rm -f "$$d$$p"; done; \
+	files=$$(grep -c '^f /' "$$m" || true); \
+	dirs=$$(sed -n 's|^d \(/.*\)|\1|p' "$$m" | sort -r); rm -f "$$m"; \
+	echo "$$dirs" | while IFS= read -r p; do [ -z "$$p" ] || rmdir "$$d$$p" 2>/dev/null || \
+		{ [ ! -d "$$d$$p" ] || echo "uninstall: kept $$d$$p: not empty"; }; done; \
+	echo "uninstall: removed $$files files and the directories install made"
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

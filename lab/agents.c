@@ -20,11 +20,14 @@
 #include "resolvconf.h"
 #include "strfmt.h"
 
-/* An argument vector and the strings it points into. */
+/* An argument vector and the strings it points into. Room for a few
+ * arguments per node of the largest lab: a router's collector and routed, and
+ * authd, take one or two per site or prober (a few hundred bytes each). */
+#define LAB_ARGV_MAX (4 * TOPO_MAX_NODES + 32)
 struct lab_argv {
-	char *argv[96];
+	char *argv[LAB_ARGV_MAX];
 	int n;
-	char store[8192];
+	char store[LAB_ARGV_MAX * 64];
 	size_t used;
 	int overflow;
 };
@@ -79,10 +82,27 @@ static int lab_start_router(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
 	struct lab_argv a;
-	char svc[INET_ADDRSTRLEN];
-	int ncap = 0;
+	char svc[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN];
+	int ncap = 0, nsites = 0;
 
+	/* routed takes announcements only from the probers of this router's
+	 * sites, each from its site's link address and for its site, and only
+	 * of the service prefix (agents/routed/acl.h) */
 	argv_start(&a, lab, n, "routed", "routed");
+	argv_add(&a, "-P");
+	argv_add(&a, "%s/32", ip(t->service, svc));
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		if (l->router != n || t->nodes[l->node].kind != TOPO_SITE)
+			continue;
+		argv_add(&a, "-a");
+		argv_add(&a, "%s=%s", t->nodes[l->node].name, ip(l->node_addr, addr));
+		nsites++;
+	}
+	if (nsites == 0) {
+		argv_add(&a, "-a");
+		argv_add(&a, "none");
+	}
 	if (argv_run(lab, n, "routed", "routed", &a) == -1)
 		return -1;
 	argv_start(&a, lab, n, "collector", "collector");
@@ -169,17 +189,16 @@ static int lab_start_site(struct lab *lab, int n)
 static int lab_start_dns(struct lab *lab, int n)
 {
 	const struct topo_node *node = &lab->t->nodes[n];
-	char conf[PATH_MAX];
+	char conf[PATH_MAX], addr[INET_ADDRSTRLEN];
 	struct lab_argv a;
+	int rc, nprobers = 0;
 	FILE *fp;
-	int rc;
 
 	if (strfmt(conf, sizeof(conf), "%s/%s.authd.ini", lab->rundir, node->name) == -1)
 		return -1;
-	if ((fp = fopen(conf, "w")) == NULL) {
-		log_warn("%s", conf);
+	/* not through a link planted in an --out directory */
+	if ((fp = lab_fopen_write(lab->rundir, conf + strlen(lab->rundir) + 1)) == NULL)
 		return -1;
-	}
 	rc = dnsconf_write(lab->t, n, fp);
 	if (fclose(fp) == EOF || rc == -1) {
 		log_warn("%s", conf);
@@ -188,6 +207,20 @@ static int lab_start_dns(struct lab *lab, int n)
 	argv_start(&a, lab, n, "authd", "authd");
 	argv_add(&a, "-c");
 	argv_add(&a, "%s", conf);
+	/* health reports only from the [prober] nodes, each under its own id
+	 * from its link address (agents/authd/allow.h) */
+	for (int i = 0; i < lab->t->nnodes; i++) {
+		if (lab->t->nodes[i].kind != TOPO_PROBER)
+			continue;
+		argv_add(&a, "-a");
+		argv_add(&a, "%s=%s", lab->t->nodes[i].name,
+			 ip(lab->t->links[lab->t->nodes[i].link].node_addr, addr));
+		nprobers++;
+	}
+	if (nprobers == 0) {
+		argv_add(&a, "-a");
+		argv_add(&a, "none");
+	}
 	return argv_run(lab, n, "authd", "authd", &a);
 }
 
@@ -202,10 +235,9 @@ static int lab_start_resolver(struct lab *lab, int n)
 
 	if (strfmt(conf, sizeof(conf), "%s/%s.resolverd.ini", lab->rundir, node->name) == -1)
 		return -1;
-	if ((fp = fopen(conf, "w")) == NULL) {
-		log_warn("%s", conf);
+	/* not through a link planted in an --out directory */
+	if ((fp = lab_fopen_write(lab->rundir, conf + strlen(lab->rundir) + 1)) == NULL)
 		return -1;
-	}
 	rc = resolvconf_write(lab->t, n, fp);
 	if (fclose(fp) == EOF || rc == -1) {
 		log_warn("%s", conf);

@@ -56,6 +56,7 @@ int lab_init(struct lab *lab, const struct topology *t, const char *rundir, cons
 	lab->t = t;
 	for (int i = 0; i < TOPO_MAX_NODES; i++)
 		lab->nsfd[i] = -1;
+	lab->phase = LAB_BRINGUP;
 	if (strfmt(lab->rundir, sizeof(lab->rundir), "%s", rundir) == -1 ||
 	    strfmt(lab->bindir, sizeof(lab->bindir), "%s", bindir) == -1 ||
 	    lab_statedir(lab->statedir, sizeof(lab->statedir), t->name) == -1) {
@@ -72,34 +73,113 @@ int lab_init(struct lab *lab, const struct topology *t, const char *rundir, cons
 	return 0;
 }
 
-static int state_append(const struct lab *lab, const char *file, const char *line)
+static FILE *lab_fopen_flags(const char *dir, const char *file, int flags, const char *mode)
 {
 	char path[PATH_MAX];
 	FILE *fp;
+	int fd;
+
+	if (strfmt(path, sizeof(path), "%s/%s", dir, file) == -1) {
+		log_warnx("%s/%s: path too long", dir, file);
+		return NULL;
+	}
+	fd = open(path, flags | O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd == -1) {
+		if (errno == ELOOP)
+			log_warnx("%s is a symbolic link: not followed", path);
+		else if (errno == EEXIST)
+			log_warnx("%s already exists: not overwritten", path);
+		else
+			log_warn("%s", path);
+		return NULL;
+	}
+	if ((fp = fdopen(fd, mode)) == NULL) {
+		log_warn("%s", path);
+		close(fd);
+	}
+	return fp;
+}
+
+FILE *lab_fopen_new(const char *dir, const char *file)
+{
+	return lab_fopen_flags(dir, file, O_EXCL, "w");
+}
+
+FILE *lab_fopen_write(const char *dir, const char *file)
+{
+	return lab_fopen_flags(dir, file, O_TRUNC, "w");
+}
+
+FILE *lab_fopen_read(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	FILE *fp;
+
+	if (fd == -1)
+		return NULL;
+	if ((fp = fdopen(fd, "r")) == NULL)
+		close(fd);
+	return fp;
+}
+
+int lab_append(const char *dir, const char *file, const char *line)
+{
+	FILE *fp = lab_fopen_flags(dir, file, O_APPEND, "a");
 	int rc;
 
-	strfmt(path, sizeof(path), "%s/%s", lab->statedir, file);
-	if ((fp = fopen(path, "a")) == NULL) {
-		log_warn("%s", path);
+	if (fp == NULL)
 		return -1;
-	}
 	rc = fprintf(fp, "%s\n", line) < 0 ? -1 : 0;
 	if (fclose(fp) == EOF)
 		rc = -1;
+	if (rc == -1)
+		log_warn("%s/%s", dir, file);
 	return rc;
+}
+
+/* lab_write_new: DIR/FILE, new, holding one line. */
+static int lab_write_new(const char *dir, const char *file, const char *line)
+{
+	FILE *fp = lab_fopen_new(dir, file);
+	int rc;
+
+	if (fp == NULL)
+		return -1;
+	rc = fprintf(fp, "%s\n", line) < 0 ? -1 : 0;
+	if (fclose(fp) == EOF || rc == -1) {
+		log_warn("%s/%s", dir, file);
+		return -1;
+	}
+	return 0;
+}
+
+/* lab_private_dir: dir (LAB_STATE_DIR) exists, is a directory of root's
+ * and not a symbolic link, and is 0700. 0 or -1 (said). */
+static int lab_private_dir(const char *dir)
+{
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		log_warn("mkdir %s", dir);
+		return -1;
+	}
+	if (lab_state_check(dir) == -1)
+		return -1;
+	/* a /run/steerlab from before it was private */
+	if (chmod(dir, 0700) == -1) {
+		log_warn("chmod %s", dir);
+		return -1;
+	}
+	return 0;
 }
 
 /* Claim the lab's name: the state directory, and no namespace in the way. */
 static int lab_claim(struct lab *lab)
 {
 	const struct topology *t = lab->t;
-	char ns[64];
+	char ns[64], bindir[PATH_MAX], path[PATH_MAX];
 
-	if (mkdir(LAB_STATE_DIR, 0755) == -1 && errno != EEXIST) {
-		log_warn("mkdir %s", LAB_STATE_DIR);
+	if (lab_private_dir(LAB_STATE_DIR) == -1)
 		return -1;
-	}
-	if (mkdir(lab->statedir, 0755) == -1) {
+	if (mkdir(lab->statedir, 0700) == -1) {
 		if (errno == EEXIST)
 			log_warnx("lab '%s' already exists (%s); take it down first with: "
 				  "steerlab down %s",
@@ -108,17 +188,37 @@ static int lab_claim(struct lab *lab)
 			log_warn("mkdir %s", lab->statedir);
 		return -1;
 	}
+	if (chmod(lab->statedir, 0700) == -1) {
+		log_warn("chmod %s", lab->statedir);
+		goto out_rmdir;
+	}
 	for (int i = 0; i < t->nnodes; i++) {
 		lab_nsname(ns, sizeof(ns), t, i);
 		if (netns_exists(ns)) {
 			log_warnx("namespace %s already exists and is not this lab's; "
 				  "remove it or rename the lab",
 				  ns);
-			rmdir(lab->statedir);
-			return -1;
+			goto out_rmdir;
 		}
 	}
-	return state_append(lab, "rundir", lab->rundir);
+	/* down signals only the programs of this directory */
+	if (realpath(lab->bindir, bindir) == NULL) {
+		log_warn("%s", lab->bindir);
+		goto out_rmdir;
+	}
+	if (lab_write_new(lab->statedir, "rundir", lab->rundir) == -1 ||
+	    lab_write_new(lab->statedir, "bindir", bindir) == -1)
+		goto out_unlink;
+	return 0;
+
+out_unlink:
+	strfmt(path, sizeof(path), "%s/rundir", lab->statedir);
+	unlink(path);
+	strfmt(path, sizeof(path), "%s/bindir", lab->statedir);
+	unlink(path);
+out_rmdir:
+	rmdir(lab->statedir);
+	return -1;
 }
 
 static int lab_make_namespaces(struct lab *lab)
@@ -129,7 +229,7 @@ static int lab_make_namespaces(struct lab *lab)
 	for (int i = 0; i < t->nnodes; i++) {
 		lab_nsname(ns, sizeof(ns), t, i);
 		/* record first: a crash after netns_create still gets it removed */
-		if (state_append(lab, "namespaces", ns) == -1)
+		if (lab_append(lab->statedir, "namespaces", ns) == -1)
 			return -1;
 		if (netns_create(ns) == -1) {
 			log_warn("namespace %s", ns);
@@ -218,13 +318,12 @@ int lab_up(struct lab *lab)
 {
 	const struct topology *t = lab->t;
 	struct kern *root = NULL;
-	char topo[PATH_MAX];
 	FILE *fp;
 
+	lab->phase = LAB_BRINGUP;
 	if (lab_claim(lab) == -1)
 		return -1;
-	strfmt(topo, sizeof(topo), "%s/topology.ini", lab->statedir);
-	if ((fp = fopen(topo, "w")) != NULL) {
+	if ((fp = lab_fopen_new(lab->statedir, "topology.ini")) != NULL) {
 		topo_print(t, fp);
 		fclose(fp);
 	}

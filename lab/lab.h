@@ -4,16 +4,29 @@
  * `steerlab up` made, from another process:
  *
  *   rundir       the run directory (events, logs, captures)
+ *   bindir       where the agent programs are: down signals only those
  *   namespaces   one namespace name per line, appended as each is made
  *   agents.tsv   pid, start time (/proc/PID/stat field 22), node, agent
  *
  * Files are appended before the thing they record is relied upon, so a lab
- * that failed half-way up is still taken down completely.
+ * that failed half-way up is still taken down completely. /run/steerlab and
+ * each state directory are root's and 0700; `down` still trusts nothing in
+ * them it can check: a namespace line must be LAB-NODE, a PID must run one
+ * of the agent programs in bindir and have the recorded start time.
+ *
+ * While the process that started them lives (`up`, `run`), the agents are
+ * watched through pidfds: an agent that ends before the lab stops them is
+ * reported at once, as `agent_exited` in lab.events.jsonl and a line on the
+ * terminal, and counted in lab->unexpected unless the run meant it to end
+ * (the failing site's sited killed at t0, a client done after its
+ * duration).
  */
 #ifndef STEERLAB_LAB_H
 #define STEERLAB_LAB_H
 
 #include <limits.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -21,6 +34,7 @@
 
 #define LAB_STATE_DIR "/run/steerlab"
 #define LAB_MAX_AGENTS (4 * TOPO_MAX_NODES)
+#define LAB_GRACE_NS (3 * 1000000000LL) /* SIGTERM to SIGKILL, SIGKILL to giving up */
 
 struct event_log;
 
@@ -29,7 +43,21 @@ struct lab_agent {
 	unsigned long long starttime;
 	int node;           /* index into the topology, -1 if unknown */
 	char name[16];      /* its label: sited, client, client-dns, ... */
-	int reaped;
+	int reaped;         /* it has exited (and, if our child, been waited for) */
+	int pidfd;          /* -1: none (not ours, or not opened yet) */
+	int expect_kill;    /* the failure kills it: its SIGKILL is expected */
+	int reported;       /* agent_exited written (or not to be: teardown) */
+	int child;          /* started by this process: ours to wait for */
+	int line;           /* its line in agents.tsv, for down's warnings */
+	siginfo_t exit;     /* how it ended, when this process waited for it */
+};
+
+/* Where a lab's life is, for the supervisor's terminal lines. */
+enum lab_phase {
+	LAB_BRINGUP, /* namespaces, links, agents being started */
+	LAB_WARMUP,  /* waiting for captures, routes and servers */
+	LAB_TRAFFIC, /* clients sending: an agent lost now invalidates the run */
+	LAB_UP,	     /* `up` is done: the agents run on their own */
 };
 
 struct lab {
@@ -42,6 +70,14 @@ struct lab {
 	int nagents;
 	struct event_log *ev; /* lab.events.jsonl */
 	int no_agents;        /* up: namespaces, links and routes only */
+
+	/* the supervisor's */
+	enum lab_phase phase;
+	int64_t traffic_start;	/* CLOCK_MONOTONIC: "at 2.5 s" is after this */
+	int64_t clients_until;	/* CLOCK_MONOTONIC: clients may end from then (0: never) */
+	int stopping;		/* teardown began: exits are no longer reported */
+	int unexpected;		/* agents that ended unexpectedly */
+	void (*before_say)(void); /* clears a progress line before a terminal line */
 };
 
 /* lab_init: bind a lab to a parsed topology and a run directory (created
@@ -75,14 +111,46 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog, const char *
  * "client*": every label that begins with client). */
 void lab_signal_agents(struct lab *lab, const char *name, int sig);
 
+/* lab_kill_agent: SIGKILL agent i on purpose (the failure): its exit is
+ * reported as expected. 0, or -1 with errno (ESRCH: it had already ended). */
+int lab_kill_agent(struct lab *lab, int i);
+
+/* lab_watch: wait up to timeout_ns (0: just look) for any agent of the
+ * lab to end; report each that did (agent_exited, and a terminal line if
+ * unexpected). Returns how many ended, or -1 if a signal interrupted the
+ * wait. */
+int lab_watch(struct lab *lab, int64_t timeout_ns);
+
 /* lab_wait_agents: wait up to timeout_ns for the agents called name (NULL:
- * all) to exit. Returns how many are still running. */
+ * all) to exit, reporting any agent that ends meanwhile (lab_watch).
+ * Returns how many are still running. A signal cuts the wait short. */
 int lab_wait_agents(struct lab *lab, const char *name, int64_t timeout_ns);
 
 /* lab_down_state: take down the lab whose state is in statedir: stop its
- * agents (SIGTERM, then SIGKILL after a grace period), delete its
- * namespaces by their recorded names, remove statedir. 0 or -1. */
+ * agents (SIGTERM, then SIGKILL after a grace period; only PIDs that run
+ * one of the lab's agent programs with their recorded start time), delete
+ * its namespaces by their recorded names (only names LAB-NODE of this lab),
+ * remove statedir. Bad lines are refused with a warning naming them. 0, or
+ * -1 if something was refused or could not be removed. */
 int lab_down_state(const char *statedir, FILE *out);
+
+/* lab_state_check: statedir (or LAB_STATE_DIR) is a real directory, not a
+ * symbolic link, owned by root and not writable by others. 0, or -1 with a
+ * warning. */
+int lab_state_check(const char *dir);
+
+/* lab_ns_valid: name is a namespace name of lab's own form: LAB-NODE with
+ * NODE a valid node name. */
+int lab_ns_valid(const char *lab, const char *name);
+
+/* lab_parse_agent_line: one agents.tsv line, "PID\tSTART\tNODE\tLABEL"
+ * (with or without its newline) into *a: PID above 1, NODE a valid node
+ * name, LABEL one of steerlab's agents. 0, or -1 if it is not of that form. */
+int lab_parse_agent_line(const char *line, struct lab_agent *a);
+
+/* lab_agent_prog: the program an agent label runs (client-dns: client),
+ * or NULL if the label is not one of steerlab's agents. */
+const char *lab_agent_prog(const char *label);
 
 /* lab_down: the same for a lab this process brought up. */
 int lab_down(struct lab *lab);
@@ -92,6 +160,32 @@ int lab_status(FILE *out);
 
 /* lab_statedir: LAB_STATE_DIR/name into buf. */
 int lab_statedir(char *buf, size_t len, const char *name);
+
+/* lab_append: a line to DIR/FILE, created 0644 if missing; never through a
+ * symbolic link. 0 or -1 (said). */
+int lab_append(const char *dir, const char *file, const char *line);
+
+/* lab_fopen_new: DIR/FILE for writing, which must not exist yet (O_EXCL);
+ * lab_fopen_write: truncated if it exists. Neither follows a symbolic
+ * link. NULL (said) on error. */
+FILE *lab_fopen_new(const char *dir, const char *file);
+FILE *lab_fopen_write(const char *dir, const char *file);
+
+/* lab_fopen_read: path for reading, not through a symbolic link. NULL
+ * (errno) on error. */
+FILE *lab_fopen_read(const char *path);
+
+/* lab_agent_dir: where the agent programs are (lab/agentdir.c): the
+ * directory of the running steerlab if sited is there (a checkout's bin/),
+ * else lab_libexecdir() if it is a directory (an installed steerlab), else
+ * the running steerlab's directory, so that a missing agent is named there.
+ * lab_agent_dir_pick is the choice, given both directories. */
+void lab_agent_dir(char *buf, size_t len);
+void lab_agent_dir_pick(const char *selfdir, const char *libexecdir, char *buf, size_t len);
+
+/* lab_libexecdir: where make install puts the agents (LIBEXECDIR at build
+ * time, /usr/local/libexec/steerlab by default). */
+const char *lab_libexecdir(void);
 
 /* lab_nsname: LAB-NODE into buf. */
 int lab_nsname(char *buf, size_t len, const struct topology *t, int node);

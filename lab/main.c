@@ -3,16 +3,18 @@
  * failover experiment in it, and measure the failover clocks on the packets.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clocks.h"
+#include "event.h"
 #include "lab.h"
 #include "log.h"
 #include "overrides.h"
@@ -21,6 +23,7 @@
 #include "sweep.h"
 #include "timeutil.h"
 #include "topology.h"
+#include "topology_int.h"
 
 static const char usage_text[] =
 	"usage: steerlab COMMAND [ARGS]\n"
@@ -30,7 +33,7 @@ static const char usage_text[] =
 	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents (root);\n"
 	"         [--no-agents]                with --no-agents, the network only\n"
 	"  down LAB                           stop a lab's agents, remove its namespaces (root)\n"
-	"  status                             list the labs that are up\n"
+	"  status                             list the labs that are up (root)\n"
 	"  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
 	"                                     analysis; results in DIR (default\n"
 	"                                     runs/LAB-YYYYmmdd-HHMMSS) (root)\n"
@@ -46,7 +49,26 @@ static const char usage_text[] =
 	"the TTL of every [name] section. In a sweep, the one --set with commas is swept:\n"
 	"  sudo steerlab sweep topology/compare.ini --set ttl=2,5,10 --set probe_interval=250ms\n"
 	"options: -q/--quiet (run, sweep: no progress line), -v (debug logging), -h/--help\n"
+	"\n"
+	"exit status: 0 done (for run and report: a valid run); 1 error (nothing\n"
+	"measured, or the lab not taken down completely); 2 usage; 3 (run, report,\n"
+	"sweep) a run, or a sweep's point, was measured but cannot be trusted: an agent\n"
+	"ended during it, a self-check failed, or it was interrupted (clocks.json says\n"
+	"\"valid\": false and why).\n"
 	"See README.md and docs/ for the topology format and the clocks.\n";
+
+/* std_fds_open: 0, 1 and 2 open (on /dev/null if they were closed), so
+ * that nothing steerlab opens (a state file, an agent's start-up pipe)
+ * takes the place of a standard stream. */
+static void std_fds_open(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR | O_NOCTTY)) >= 0 && fd <= 2)
+		;
+	if (fd > 2)
+		close(fd);
+}
 
 static void usage(FILE *fp)
 {
@@ -66,19 +88,6 @@ static int need_root(const char *cmd)
 	fprintf(stderr, "steerlab: %s needs root (network namespaces): try sudo steerlab %s ...\n",
 		cmd, cmd);
 	return -1;
-}
-
-static void bindir_of_self(char *buf, size_t len)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0) {
-		snprintf(buf, len, "bin");
-		return;
-	}
-	exe[n] = '\0';
-	snprintf(buf, len, "%s", dirname(exe));
 }
 
 struct cmd_args {
@@ -193,10 +202,17 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 		return 1;
 	lab.no_agents = a->no_agents;
 	if (lab_up(&lab) == -1)
-		return 1;
-	if (!a->no_agents && lab_start_clients(&lab, 0) == -1) {
-		lab_down(&lab);
-		return 1;
+		goto fail;
+	/* watched while this process lives: up to ready, and the clients' start */
+	if (!a->no_agents) {
+		if (run_wait_ready(&lab) == -1 && lab.unexpected)
+			goto down;
+		lab.phase = LAB_UP;
+		if (lab_start_clients(&lab, 0) == -1)
+			goto down;
+		lab_watch(&lab, 0);
+		if (lab.unexpected)
+			goto down;
 	}
 	printf("steerlab: lab %s is up: %d namespaces, %d links, %d agents\n", topo.name,
 	       topo.nnodes, topo.nlinks, lab.nagents);
@@ -204,7 +220,17 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 	printf("  look inside:   sudo ip netns exec %s-%s ip route\n", topo.name,
 	       topo.nodes[0].name);
 	printf("  take it down:  sudo steerlab down %s\n", topo.name);
+	event_close(lab.ev);
 	return 0;
+
+down:
+	fprintf(stderr, "steerlab: lab %s: an agent could not start or ended (above): taking "
+			"the lab down; its logs stay in %s\n",
+		topo.name, rundir);
+	lab_down(&lab);
+fail:
+	event_close(lab.ev);
+	return 1;
 }
 
 static int cmd_down(const char *name)
@@ -213,17 +239,24 @@ static int cmd_down(const char *name)
 
 	if (name == NULL) {
 		fprintf(stderr, "steerlab: down: which lab? (steerlab status lists them)\n");
-		return 1;
+		return 2;
 	}
 	if (need_root("down") == -1)
 		return 1;
-	if (strchr(name, '/') || lab_statedir(statedir, sizeof(statedir), name) == -1 ||
+	if (topo_check_name(name) == -1) {
+		fprintf(stderr, "steerlab: down: '%s' is not a lab name (%s)\n", name,
+			TOPO_NAME_RULE);
+		return 2;
+	}
+	if (lab_statedir(statedir, sizeof(statedir), name) == -1 ||
 	    access(statedir, F_OK) == -1) {
 		fprintf(stderr, "steerlab: down: no lab named '%s' is up (steerlab status lists "
 				"them)\n",
 			name);
 		return 1;
 	}
+	if (lab_state_check(LAB_STATE_DIR) == -1)
+		return 1;
 	return lab_down_state(statedir, stdout) == 0 ? 0 : 1;
 }
 
@@ -238,7 +271,14 @@ static int cmd_run(const struct cmd_args *a, const char *bindir)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	return run_scenario(&topo, &o) == 0 ? 0 : 1;
+	switch (run_scenario(&topo, &o)) {
+	case 0:
+		return 0;
+	case RUN_INVALID:
+		return 3;
+	default:
+		return 1;
+	}
 }
 
 static int cmd_sweep(const struct cmd_args *a, const char *bindir)
@@ -257,7 +297,14 @@ static int cmd_sweep(const struct cmd_args *a, const char *bindir)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	return sweep_run(&sw, lab, &o) == 0 ? 0 : 1;
+	switch (sweep_run(&sw, lab, &o)) {
+	case 0:
+		return 0;
+	case SWEEP_INVALID:
+		return 3; /* an invalid point (docs/clocks.md, "Verdict") */
+	default:
+		return 1;
+	}
 }
 
 static int cmd_report(const struct cmd_args *a)
@@ -280,7 +327,14 @@ static int cmd_report(const struct cmd_args *a)
 			a->slo);
 		return 2;
 	}
-	return report_run(a->file, &o, stdout) == 0 ? 0 : 1;
+	switch (report_run(a->file, &o, stdout)) {
+	case 0:
+		return 0;
+	case REPORT_INVALID:
+		return 3; /* docs/clocks.md, "Verdict" */
+	default:
+		return 1;
+	}
 }
 
 int main(int argc, char **argv)
@@ -290,6 +344,10 @@ int main(int argc, char **argv)
 	const char *cmd;
 
 	log_init("steerlab", 0);
+	/* what steerlab writes (state, run directories, captures) is never
+	 * writable by others, whatever umask sudo passed on */
+	umask(022);
+	std_fds_open();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -305,7 +363,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "steerlab: --bucket and --slo are options of report\n");
 		return 2;
 	}
-	bindir_of_self(bindir, sizeof(bindir));
+	lab_agent_dir(bindir, sizeof(bindir));
+	log_debug("agents: %s", bindir);
 	if (strcmp(cmd, "check") == 0)
 		return cmd_check(&a);
 	if (strcmp(cmd, "up") == 0)

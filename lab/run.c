@@ -19,10 +19,15 @@
 #include "event.h"
 #include "lab.h"
 #include "log.h"
+#include "netns.h"
 #include "progress.h"
 #include "report.h"
 #include "strfmt.h"
 #include "timeutil.h"
+
+#ifndef REPORT_INVALID
+#define REPORT_INVALID 1 /* report_run(): the run's verdict is invalid */
+#endif
 
 volatile sig_atomic_t run_interrupted;
 
@@ -65,7 +70,7 @@ int run_count_events(const char *path, const char *event, const char *key, const
 /* The lab is ready when every site link is being captured, every site's
  * route has been applied by its router, and every authd and resolverd
  * answers. */
-static int run_ready(const struct topology *t, const char *rundir)
+int run_ready(const struct topology *t, const char *rundir)
 {
 	char path[PATH_MAX];
 
@@ -105,17 +110,58 @@ static int run_ready(const struct topology *t, const char *rundir)
 	return 1;
 }
 
-/* run_sleep_until: sleep, keeping the progress line going. */
-static int run_sleep_until(int64_t deadline)
+/* run_sleep_until: wait until deadline (CLOCK_MONOTONIC), watching the
+ * agents and keeping the progress line going. -1 if interrupted. */
+static int run_sleep_until(struct lab *lab, int64_t deadline)
 {
-	int64_t next;
+	int64_t now;
 
-	while ((next = now_mono_ns() + PROGRESS_TTY_NS) < deadline) {
-		if (sleep_until_mono(next, (volatile int *)&run_interrupted) == -1)
-			return -1;
+	while ((now = now_mono_ns()) < deadline && !run_interrupted) {
+		lab_watch(lab, deadline - now < PROGRESS_TTY_NS ? deadline - now : PROGRESS_TTY_NS);
 		progress_tick(&run_progress);
 	}
-	return sleep_until_mono(deadline, (volatile int *)&run_interrupted);
+	return run_interrupted ? -1 : 0;
+}
+
+static void run_before_say(void)
+{
+	progress_clear(&run_progress);
+}
+
+/* run_warm_up: wait, at most settle, until the lab is ready (run_ready),
+ * watching its agents. 0 when ready; -1 (said) if an agent ended, settle
+ * passed, or the run was interrupted. */
+static int run_warm_up(struct lab *lab)
+{
+	const struct topology *t = lab->t;
+	int64_t ready_by = now_mono_ns() + t->settle_ns;
+
+	lab->phase = LAB_WARMUP;
+	progress_phase(&run_progress, PROGRESS_WARMUP);
+	for (;;) {
+		lab_watch(lab, 0);
+		if (lab->unexpected) {
+			log_warnx("the lab is not ready: an agent ended during the warm-up (above)");
+			return -1;
+		}
+		if (run_ready(t, lab->rundir))
+			return 0;
+		if (run_interrupted)
+			return -1;
+		if (now_mono_ns() >= ready_by) {
+			log_warnx("the lab was not ready within %.1f s (settle): see the "
+				  "*.log files in %s",
+				  (double)t->settle_ns / NSEC_PER_SEC, lab->rundir);
+			return -1;
+		}
+		lab_watch(lab, 20 * 1000000LL);
+		progress_tick(&run_progress);
+	}
+}
+
+int run_wait_ready(struct lab *lab)
+{
+	return run_warm_up(lab);
 }
 
 static void run_say(const struct run_opts *o, const char *fmt, ...)
@@ -136,6 +182,20 @@ static void run_say(const struct run_opts *o, const char *fmt, ...)
 }
 
 /* Give the run directory to the user who ran sudo, so they keep it. */
+/* run_parent_is_default: rundir is runs/NAME or DIR/runs/NAME, where the
+ * default run directories go. */
+static int run_parent_is_default(const char *rundir)
+{
+	const char *slash = strrchr(rundir, '/');
+	size_t plen;
+
+	if (slash == NULL)
+		return 0;
+	plen = (size_t)(slash - rundir);
+	return (plen == 4 && strncmp(rundir, "runs", 4) == 0) ||
+	       (plen > 4 && strncmp(slash - 5, "/runs", 5) == 0);
+}
+
 void run_chown(const char *rundir)
 {
 	const char *uid = getenv("SUDO_UID"), *gid = getenv("SUDO_GID");
@@ -151,13 +211,17 @@ void run_chown(const char *rundir)
 		if (strcmp(de->d_name, "..") == 0)
 			continue;
 		strfmt(path, sizeof(path), "%s/%s", rundir, de->d_name);
-		if (chown(path, u, g) == -1)
+		/* the entry itself: a symbolic link in it is not followed */
+		if (lchown(path, u, g) == -1)
 			log_debug("chown %s: %s", path, strerror(errno));
 	}
 	closedir(d);
-	/* runs/ itself, if sudo made it */
+	/* The default parent, runs/, if sudo made it (still root's); never
+	 * another parent: --out /tmp/r must not give /tmp away. */
+	struct stat st;
 	strfmt(path, sizeof(path), "%s/..", rundir);
-	if (chown(path, u, g) == -1)
+	if (run_parent_is_default(rundir) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == 0 && lchown(path, u, g) == -1)
 		log_debug("chown %s: %s", path, strerror(errno));
 }
 
@@ -169,58 +233,190 @@ static int run_find_agent(const struct lab *lab, int node, const char *name)
 	return -1;
 }
 
-/* Kill the failing site's service and record t0. */
+/* Kill the failing site's service. t0, the site_failed event's t, is
+ * stamped before kill(): no request sent before t0 can find the site
+ * already dead. killed_ns is when kill() returned. */
 static int run_fail(struct lab *lab, const struct run_opts *o)
 {
 	const struct topology *t = lab->t;
-	char via[INET_ADDRSTRLEN], prefix[32], service[INET_ADDRSTRLEN];
+	char via[INET_ADDRSTRLEN], prefix[32], service[INET_ADDRSTRLEN], address[INET_ADDRSTRLEN];
+	int n = run_failing_site(t), a;
 
-	for (int n = 0; n < t->nnodes; n++) {
-		const struct topo_node *node = &t->nodes[n];
-		int a;
-		if (node->kind != TOPO_SITE || !node->fail)
-			continue;
-		if ((a = run_find_agent(lab, n, "sited")) == -1) {
-			log_warnx("site %s has no sited to kill", node->name);
-			return -1;
-		}
-		char address[INET_ADDRSTRLEN];
-		inet_ntop(AF_INET, &node->address, address, sizeof(address));
-		inet_ntop(AF_INET, &t->links[node->link].node_addr, via, sizeof(via));
-		inet_ntop(AF_INET, &t->service, service, sizeof(service));
-		strfmt(prefix, sizeof(prefix), "%s/32", service);
-		if (kill(lab->agents[a].pid, SIGKILL) == -1) {
-			log_warn("kill sited of site %s", node->name);
-			return -1;
-		}
-		int64_t t0 = now_real_ns();
-		event_emit_at(lab->ev, t0, "site_failed", "{s:s, s:s, s:s, s:s, s:s, s:i}", "site",
-			      node->name, "via", via, "prefix", prefix, "address", address, "how",
-			      "sigkill", "pid", (int)lab->agents[a].pid);
-		progress_failed(&run_progress, t0);
-		run_say(o, "failure: killed sited at site %s (t0)", node->name);
-		return 0;
+	if (n < 0) {
+		log_warnx("no site has fail = yes: nothing to fail over");
+		return -1;
 	}
-	log_warnx("no site has fail = yes: nothing to fail over");
+	const struct topo_node *node = &t->nodes[n];
+	if ((a = run_find_agent(lab, n, "sited")) == -1) {
+		log_warnx("site %s has no sited to kill", node->name);
+		return -1;
+	}
+	inet_ntop(AF_INET, &node->address, address, sizeof(address));
+	inet_ntop(AF_INET, &t->links[node->link].node_addr, via, sizeof(via));
+	inet_ntop(AF_INET, &t->service, service, sizeof(service));
+	strfmt(prefix, sizeof(prefix), "%s/32", service);
+	lab_watch(lab, 0); /* a sited that already ended is reported as such */
+	int64_t t0 = now_real_ns();
+	if (lab_kill_agent(lab, a) == -1) {
+		if (errno == ESRCH)
+			log_warnx("sited of site %s had already ended (above): no failure to "
+				  "measure",
+				  node->name);
+		else
+			log_warn("kill sited of site %s", node->name);
+		return -1;
+	}
+	int64_t killed = now_real_ns();
+	event_emit_at(lab->ev, t0, "site_failed", "{s:s, s:s, s:s, s:s, s:s, s:i, s:I}", "site",
+		      node->name, "via", via, "prefix", prefix, "address", address, "how",
+		      "sigkill", "pid", (int)lab->agents[a].pid, "killed_ns", (json_int_t)killed);
+	progress_failed(&run_progress, t0);
+	run_say(o, "failure: killed sited at site %s (t0)", node->name);
+	return 0;
+}
+
+int run_failing_site(const struct topology *t)
+{
+	for (int n = 0; n < t->nnodes; n++)
+		if (t->nodes[n].kind == TOPO_SITE && t->nodes[n].fail)
+			return n;
 	return -1;
+}
+
+/* run_dir_entry: the first entry of dir but . and .., into buf; 0 if it is
+ * empty, 1 if not, -1 if it cannot be read. */
+static int run_dir_entry(const char *dir, char *buf, size_t len)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int rc = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		strfmt(buf, len, "%s", de->d_name);
+		rc = 1;
+		break;
+	}
+	closedir(d);
+	return rc;
+}
+
+/* run_programs: every agent program the topology needs is in bindir. */
+static int run_programs(const struct topology *t, const char *bindir)
+{
+	const char *progs[7] = {"routed", "collector", "sited", "prober", "client"};
+	char path[PATH_MAX];
+	int rc = 0;
+
+	for (int i = 0; i < t->nnodes; i++) {
+		if (t->nodes[i].kind == TOPO_DNS)
+			progs[5] = "authd";
+		else if (t->nodes[i].kind == TOPO_RESOLVER)
+			progs[6] = "resolverd";
+	}
+	for (int i = 0; i < 7; i++) {
+		if (progs[i] == NULL)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s", bindir, progs[i]);
+		if (access(path, X_OK) == -1) {
+			log_warn("run: agent program %s (make builds it)", path);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+int run_preflight(const struct topology *t, const char *bindir, const char *rundir,
+		  int explicit_out)
+{
+	char statedir[PATH_MAX], ns[64], entry[NAME_MAX + 1];
+	struct stat st;
+	int rc = 0, r;
+
+	if (run_failing_site(t) < 0) {
+		fprintf(stderr,
+			"steerlab: run: %s: no site has fail = yes: nothing to fail over (set "
+			"fail = yes in one [site] section, or --set SITE.fail=yes)\n",
+			t->path);
+		rc = -1;
+	}
+	lab_statedir(statedir, sizeof(statedir), t->name);
+	if (access(statedir, F_OK) == 0) {
+		fprintf(stderr,
+			"steerlab: run: lab '%s' is already up (%s): take it down first with: "
+			"steerlab down %s\n",
+			t->name, statedir, t->name);
+		rc = -1;
+	} else {
+		for (int i = 0; i < t->nnodes; i++) {
+			lab_nsname(ns, sizeof(ns), t, i);
+			if (netns_exists(ns)) {
+				fprintf(stderr,
+					"steerlab: run: namespace %s already exists: remove it or "
+					"rename the lab (--set name=...)\n",
+					ns);
+				rc = -1;
+				break;
+			}
+		}
+	}
+	if (run_programs(t, bindir) == -1)
+		rc = -1;
+	if (lstat(rundir, &st) == 0) {
+		if (S_ISLNK(st.st_mode) && stat(rundir, &st) == -1)
+			st.st_mode = 0;
+		if (!S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "steerlab: run: %s exists and is not a directory: choose "
+					"another --out\n",
+				rundir);
+			rc = -1;
+		} else if ((r = run_dir_entry(rundir, entry, sizeof(entry))) != 0) {
+			char events[PATH_MAX];
+			strfmt(events, sizeof(events), "%s/lab.events.jsonl", rundir);
+			if (r == 1 && lstat(events, &st) == 0)
+				strfmt(entry, sizeof(entry), "lab.events.jsonl: a run");
+			if (r == 1)
+				fprintf(stderr,
+					"steerlab: run: %s is not empty (it has %s): a run writes "
+					"into a new or empty directory and leaves what is there "
+					"untouched; %s\n",
+					rundir, entry,
+					explicit_out ? "choose another --out"
+						     : "run again in a second");
+			else
+				fprintf(stderr, "steerlab: run: %s: %s\n", rundir,
+					strerror(errno));
+			rc = -1;
+		}
+	} else if (errno != ENOENT) {
+		fprintf(stderr, "steerlab: run: %s: %s\n", rundir, strerror(errno));
+		rc = -1;
+	}
+	return rc;
 }
 
 int run_scenario(const struct topology *t, const struct run_opts *o)
 {
 	struct lab *lab = &run_lab;
-	char rundir[PATH_MAX], path[PATH_MAX];
-	int64_t start, ready_by;
-	int failed = 0, rc = -1;
+	char rundir[PATH_MAX];
+	int64_t start = 0, before, stopped = 0;
+	int failed = 0, rc = -1, r;
 	FILE *fp;
 
 	if (o->rundir)
 		strfmt(rundir, sizeof(rundir), "%s", o->rundir);
 	else
 		run_default_dir(rundir, sizeof(rundir), t->name);
+	/* what would be refused later is refused now, before anything is made */
+	if (run_preflight(t, o->bindir, rundir, o->rundir != NULL) == -1)
+		return -1;
 	if (lab_init(lab, t, rundir, o->bindir) == -1)
 		return -1;
-	strfmt(path, sizeof(path), "%s/topology.ini", rundir);
-	if ((fp = fopen(path, "w")) != NULL) {
+	lab->before_say = run_before_say;
+	if ((fp = lab_fopen_new(rundir, "topology.ini")) != NULL) {
 		topo_print(t, fp);
 		fclose(fp);
 	}
@@ -235,21 +431,15 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 
 	run_say(o, "warm-up: waiting for captures and routes (at most %.1f s)",
 		(double)t->settle_ns / NSEC_PER_SEC);
-	ready_by = now_mono_ns() + t->settle_ns;
-	progress_phase(&run_progress, PROGRESS_WARMUP);
-	while (!run_ready(t, rundir)) {
-		if (run_interrupted)
-			goto down;
-		if (now_mono_ns() >= ready_by) {
-			log_warnx("the lab was not ready within %.1f s (settle): see the "
-				  "*.log files in %s",
-				  (double)t->settle_ns / NSEC_PER_SEC, rundir);
-			goto down;
-		}
-		usleep(20000);
-		progress_tick(&run_progress);
-	}
+	if (run_warm_up(lab) == -1)
+		goto down;
 
+	/* from here an agent that ends invalidates the run; clients may end
+	 * once their duration is over */
+	before = now_mono_ns();
+	lab->phase = LAB_TRAFFIC;
+	lab->traffic_start = before;
+	lab->clients_until = before + t->duration_ns;
 	if (lab_start_clients(lab, t->duration_ns) == -1)
 		goto down;
 	start = now_mono_ns();
@@ -258,7 +448,7 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 		   (json_int_t)t->fail_at_ns, "duration_ns", (json_int_t)t->duration_ns);
 	run_say(o, "traffic: clients sending for %.1f s; failure at %.1f s",
 		(double)t->duration_ns / NSEC_PER_SEC, (double)t->fail_at_ns / NSEC_PER_SEC);
-	if (run_sleep_until(start + t->fail_at_ns) == -1)
+	if (run_sleep_until(lab, start + t->fail_at_ns) == -1)
 		goto stop;
 	if (run_fail(lab, o) == -1)
 		goto stop;
@@ -275,6 +465,7 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 		}
 	}
 stop:
+	stopped = now_mono_ns();
 	event_emit(lab->ev, "traffic_stopped", "{s:b}", "interrupted", run_interrupted != 0);
 down:
 	progress_free(&run_progress);
@@ -284,12 +475,32 @@ down:
 		log_warnx("lab %s: take-down incomplete; try: steerlab down %s", t->name, t->name);
 	else
 		run_say(o, "lab %s down", t->name);
-	if (failed)
-		run_say(o, "analysing the captures, events and records");
 	if (failed) {
-		if (report_run(rundir, NULL, stdout) == 0)
-			rc = run_interrupted ? -1 : 0;
+		run_say(o, "analysing the captures, events and records");
+		r = report_run(rundir, NULL, stdout);
 		run_say(o, "results in %s (report.md, clocks.json)", rundir);
+		fflush(stdout);
+		if (r == -1)
+			rc = -1;
+		else if (r == REPORT_INVALID || run_interrupted || lab->unexpected)
+			rc = RUN_INVALID;
+		else
+			rc = 0;
+		if (lab->unexpected)
+			fprintf(stderr,
+				"steerlab: %d agent%s ended during the run (above, and agent_exited "
+				"in %s/lab.events.jsonl): this run is invalid\n",
+				lab->unexpected, lab->unexpected == 1 ? "" : "s", rundir);
+		if (run_interrupted)
+			fprintf(stderr,
+				"steerlab: the run was interrupted at %.1f s of %.1f s of traffic: "
+				"its figures cover the traffic until then, not a full run\n",
+				(double)(stopped - start) / NSEC_PER_SEC,
+				(double)t->duration_ns / NSEC_PER_SEC);
+	} else if (run_interrupted) {
+		fprintf(stderr, "steerlab: interrupted before the failure: nothing to "
+				"analyse (what was captured is in %s)\n",
+			rundir);
 	}
 out:
 	progress_free(&run_progress);

@@ -20,14 +20,42 @@ struct run_opts {
 	const char *label; /* before the progress line: a sweep's point */
 };
 
-/* run_scenario: 0 if the run and its analysis completed, -1 otherwise. */
+/* run_scenario returns RUN_INVALID for a run that was analysed but cannot
+ * be trusted: its verdict is invalid (report_run), an agent ended during it,
+ * or it was interrupted. `steerlab run` exits 3 for it. */
+#define RUN_INVALID 1
+
+/* run_scenario: 0 if the run and its analysis completed and the run is
+ * valid, RUN_INVALID if it is not, -1 on error (nothing to analyse). It
+ * refuses first (run_preflight) what it would refuse later. */
 int run_scenario(const struct topology *t, const struct run_opts *o);
+
+/* run_preflight: what run_scenario would refuse, checked before anything is
+ * made: no failing site, the lab or one of its namespaces already there, an
+ * agent program missing, a run directory that exists and is not empty
+ * (explicit_out: it was given with --out). Each said on stderr. 0 or -1. */
+int run_preflight(const struct topology *t, const char *bindir, const char *rundir,
+		  int explicit_out);
+
+/* run_failing_site: the index of the site with fail = yes, or -1. */
+int run_failing_site(const struct topology *t);
+
+struct lab;
+
+/* run_ready: 1 when every site link is being captured, every site's route
+ * applied, and every authd and resolverd answers (their events in rundir). */
+int run_ready(const struct topology *t, const char *rundir);
+
+/* run_wait_ready: wait, at most settle, until the lab is ready, watching its
+ * agents. 0 when ready; -1 (said) if an agent ended or settle passed. */
+int run_wait_ready(struct lab *lab);
 
 /* run_default_dir: runs/LAB-YYYYmmdd-HHMMSS into buf. */
 void run_default_dir(char *buf, size_t len, const char *lab);
 
-/* run_chown: give dir, its entries and its parent to the user who ran
- * sudo (SUDO_UID, SUDO_GID), if any. */
+/* run_chown: give dir and its entries to the user who ran sudo (SUDO_UID,
+ * SUDO_GID), if any, and the default parent runs/ if sudo made it; never
+ * any other parent (symbolic links are not followed). */
 void run_chown(const char *dir);
 
 /* run_count_events: lines of the JSON Lines file path whose "event" is

@@ -1,27 +1,37 @@
 /*
  * The agent supervisor: start each agent inside its node's namespace, record
- * it, signal it, wait for it; and taking a lab down from its recorded state,
- * whether this process or an earlier `steerlab up` made it.
+ * it, watch it, signal it, wait for it; and taking a lab down from its
+ * recorded state, whether this process or an earlier `steerlab up` made it.
+ *
+ * Each agent this process starts is held by a pidfd, so an agent that ends
+ * is noticed by poll() the moment it ends, wherever the run is waiting
+ * (lab_watch), and no PID is ever signalled after it was reused. `down`
+ * opens a pidfd on each recorded PID too, then checks that it is the
+ * recorded process (start time) running one of the lab's programs, and only
+ * then signals it through that pidfd.
  */
 #include "lab.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "event.h"
 #include "log.h"
-#include "strfmt.h"
 #include "netns.h"
+#include "strfmt.h"
 #include "timeutil.h"
-
-#define LAB_GRACE_NS (3 * NSEC_PER_SEC)
+#include "topology_int.h"
 
 /* proc_starttime: field 22 of /proc/PID/stat, and its state letter. */
 static int proc_starttime(pid_t pid, unsigned long long *start, char *state)
@@ -48,28 +58,162 @@ static int proc_starttime(pid_t pid, unsigned long long *start, char *state)
 	return 0;
 }
 
-/* agent_alive: reaps it if it is our child; else checks /proc, with the
- * start time guarding against a reused PID. */
+static void agent_close(struct lab_agent *a)
+{
+	if (a->pidfd >= 0)
+		close(a->pidfd);
+	a->pidfd = -1;
+}
+
+/* agent_reap: if a, our child, has ended, wait for it and keep how it
+ * ended. 1 if it has ended. */
+static int agent_reap(struct lab_agent *a)
+{
+	siginfo_t si;
+	int r;
+
+	memset(&si, 0, sizeof(si));
+	if (a->pidfd >= 0)
+		r = waitid(P_PIDFD, (id_t)a->pidfd, &si, WEXITED | WNOHANG);
+	else
+		r = waitid(P_PID, (id_t)a->pid, &si, WEXITED | WNOHANG);
+	if (r == 0 && si.si_pid == 0)
+		return 0; /* still running */
+	if (r == 0)
+		a->exit = si;
+	else if (errno != ECHILD)
+		return 0;
+	/* ECHILD: waited for elsewhere; how it ended is not known */
+	a->reaped = 1;
+	agent_close(a);
+	return 1;
+}
+
+/* agent_alive: our child is reaped when it ends; another process's agent
+ * is checked through its pidfd, else /proc with the start time guarding
+ * against a reused PID. */
 static int agent_alive(struct lab_agent *a)
 {
 	unsigned long long start;
 	char state;
-	int status;
 
 	if (a->reaped)
 		return 0;
-	pid_t r = waitpid(a->pid, &status, WNOHANG);
-	if (r == a->pid) {
+	if (a->child)
+		return !agent_reap(a);
+	if (a->pidfd >= 0) {
+		struct pollfd p = {.fd = a->pidfd, .events = POLLIN};
+		if (poll(&p, 1, 0) == 0)
+			return 1;
 		a->reaped = 1;
+		agent_close(a);
 		return 0;
 	}
 	if (proc_starttime(a->pid, &start, &state) == -1 || start != a->starttime ||
 	    state == 'Z' || state == 'X') {
-		if (r == -1)
-			a->reaped = 1;
+		a->reaped = 1;
 		return 0;
 	}
 	return 1;
+}
+
+/* agent_signal: through the pidfd when there is one (no reused PID can be
+ * hit), else kill(). */
+static int agent_signal(struct lab_agent *a, int sig)
+{
+	if (a->pidfd >= 0)
+		return pidfd_send_signal(a->pidfd, sig, NULL, 0);
+	return kill(a->pid, sig);
+}
+
+/* What a child that could not exec tells its parent, through a pipe that
+ * exec closes: the step that failed and its errno. */
+enum agent_step { STEP_LOG, STEP_STDIN, STEP_NETNS, STEP_FDS, STEP_EXEC };
+struct agent_start_err {
+	int step;
+	int err;
+};
+
+static void __attribute__((noreturn)) agent_child_fail(int fd, enum agent_step step)
+{
+	struct agent_start_err e = {.step = step, .err = errno};
+
+	if (write(fd, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		_exit(126);
+	_exit(127);
+}
+
+/* agent_child: in the forked child; never returns. */
+static void __attribute__((noreturn)) agent_child(const struct lab *lab, int node,
+						  const char *prog, const char *logpath,
+						  char *const argv[], int errfd)
+{
+	sigset_t none;
+	int fd;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	/* its own session: Ctrl-C reaches the lab, which stops agents in order */
+	setsid();
+	/* appended, never through a symbolic link planted in the run directory */
+	fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
+	if (fd == -1)
+		agent_child_fail(errfd, STEP_LOG);
+	if (dup2(fd, STDOUT_FILENO) == -1 || dup2(fd, STDERR_FILENO) == -1)
+		agent_child_fail(errfd, STEP_LOG);
+	close(fd);
+	if ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1 || dup2(fd, STDIN_FILENO) == -1)
+		agent_child_fail(errfd, STEP_STDIN);
+	close(fd);
+	if (netns_enter(lab->nsfd[node]) == -1)
+		agent_child_fail(errfd, STEP_NETNS);
+	/* nothing of steerlab's (events file, namespace fds, pidfds) but the
+	 * error pipe, which exec closes */
+	if ((errfd > 3 && close_range(3, (unsigned)errfd - 1, 0) == -1) ||
+	    close_range((unsigned)errfd + 1, ~0U, 0) == -1)
+		agent_child_fail(errfd, STEP_FDS);
+	execv(prog, argv);
+	agent_child_fail(errfd, STEP_EXEC);
+}
+
+/* agent_started: read the child's report: 0 if it reached exec, else -1
+ * with what failed said. */
+static int agent_started(const struct lab *lab, int node, const char *name, const char *prog,
+			 const char *logpath, int fd)
+{
+	static const char *const steps[] = {"its log", "/dev/null", "its namespace",
+					    "its descriptors", "exec"};
+	const char *nodename = lab->t->nodes[node].name;
+	struct agent_start_err e;
+	ssize_t n;
+
+	do
+		n = read(fd, &e, sizeof(e));
+	while (n == -1 && errno == EINTR);
+	if (n == 0)
+		return 0;
+	if (n != (ssize_t)sizeof(e) || e.step < 0 || e.step > STEP_EXEC) {
+		log_warnx("agent %s of node %s: did not start (no report)", name, nodename);
+		return -1;
+	}
+	if (e.step == STEP_LOG && e.err == ELOOP)
+		log_warnx("agent %s of node %s: %s is a symbolic link: not followed; remove it or "
+			  "choose another --out",
+			  name, nodename, logpath);
+	else if (e.step == STEP_LOG)
+		log_warnx("agent %s of node %s: %s: %s", name, nodename, logpath,
+			  strerror(e.err));
+	else if (e.step == STEP_EXEC)
+		log_warnx("agent %s of node %s: exec %s: %s", name, nodename, prog,
+			  strerror(e.err));
+	else
+		log_warnx("agent %s of node %s: %s: %s", name, nodename, steps[e.step],
+			  strerror(e.err));
+	return -1;
 }
 
 int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const char *name,
@@ -78,8 +222,8 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const c
 	const char *nodename = lab->t->nodes[node].name;
 	char prog[PATH_MAX], logpath[PATH_MAX], line[128], state;
 	struct lab_agent *a;
+	int errp[2], started;
 	pid_t pid;
-	int fd;
 
 	if (lab->nagents >= LAB_MAX_AGENTS) {
 		log_warnx("too many agents");
@@ -91,61 +235,51 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const c
 		log_warn("agent %s", prog);
 		return -1;
 	}
+	if (pipe2(errp, O_CLOEXEC) == -1) {
+		log_warn("pipe");
+		return -1;
+	}
 	fflush(NULL);
 	if ((pid = fork()) == -1) {
 		log_warn("fork");
+		close(errp[0]);
+		close(errp[1]);
 		return -1;
 	}
 	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		/* its own session: Ctrl-C reaches the lab, which stops agents in order */
-		setsid();
-		if ((fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND, 0644)) != -1) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-			close(fd);
-		}
-		if ((fd = open("/dev/null", O_RDONLY)) != -1) {
-			dup2(fd, STDIN_FILENO);
-			close(fd);
-		}
-		if (netns_enter(lab->nsfd[node]) == -1) {
-			fprintf(stderr, "steerlab: setns into %s: %s\n", nodename, strerror(errno));
-			_exit(127);
-		}
-		execv(prog, argv);
-		fprintf(stderr, "steerlab: exec %s: %s\n", prog, strerror(errno));
-		_exit(127);
+		close(errp[0]);
+		agent_child(lab, node, prog, logpath, argv, errp[1]);
 	}
+	close(errp[1]);
 	a = &lab->agents[lab->nagents];
 	memset(a, 0, sizeof(*a));
 	a->pid = pid;
 	a->node = node;
+	a->child = 1;
 	strfmt(a->name, sizeof(a->name), "%s", name);
+	/* our unreaped child: the PID cannot be anyone else's yet */
+	if ((a->pidfd = pidfd_open(pid, 0)) == -1)
+		log_debug("pidfd_open %d: %s (polling instead)", (int)pid, strerror(errno));
+	started = agent_started(lab, node, name, prog, logpath, errp[0]);
+	close(errp[0]);
+	if (started == -1) {
+		waitpid(pid, NULL, 0);
+		agent_close(a);
+		return -1;
+	}
 	if (proc_starttime(pid, &a->starttime, &state) == -1)
 		a->starttime = 0;
 	strfmt(line, sizeof(line), "%d\t%llu\t%s\t%s", (int)pid, a->starttime, nodename, name);
 	/* the state directory's copy serves `down`; the run directory's stays */
-	const char *dirs[] = {lab->statedir, lab->rundir};
-	for (int i = 0; i < 2; i++) {
-		char path[PATH_MAX];
-		strfmt(path, sizeof(path), "%s/agents.tsv", dirs[i]);
-		FILE *fp = fopen(path, "a");
-		if (fp) {
-			fprintf(fp, "%s\n", line);
-			fclose(fp);
-		} else if (i == 0) {
-			log_warn("%s: the agent cannot be recorded; stopping it", path);
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			return -1;
-		}
+	if (lab_append(lab->statedir, "agents.tsv", line) == -1) {
+		log_warnx("%s/agents.tsv: the agent cannot be recorded; stopping it",
+			  lab->statedir);
+		agent_signal(a, SIGKILL);
+		waitpid(pid, NULL, 0);
+		agent_close(a);
+		return -1;
 	}
+	lab_append(lab->rundir, "agents.tsv", line);
 	log_debug("started %s in %s: pid %d", name, nodename, (int)pid);
 	return lab->nagents++;
 }
@@ -163,49 +297,213 @@ static int agent_matches(const struct lab_agent *a, const char *name)
 	return strcmp(a->name, name) == 0;
 }
 
+/* agent_exit_text: "died (signal 9)", "exited (status 1)" */
+static void agent_exit_text(const struct lab_agent *a, char *buf, size_t len)
+{
+	if (a->exit.si_code == CLD_EXITED)
+		strfmt(buf, len, "exited (status %d)", a->exit.si_status);
+	else if (a->exit.si_code == CLD_KILLED || a->exit.si_code == CLD_DUMPED)
+		strfmt(buf, len, "died (signal %d)", a->exit.si_status);
+	else
+		strfmt(buf, len, "ended (how is not known)");
+}
+
+/* agent_expected: the run meant it to end: the failure's SIGKILL of the
+ * failing site's sited, or a client done after its duration. */
+static int agent_expected(const struct lab *lab, const struct lab_agent *a, int64_t now)
+{
+	if (a->expect_kill && a->exit.si_code == CLD_KILLED && a->exit.si_status == SIGKILL)
+		return 1;
+	return strncmp(a->name, "client", 6) == 0 && a->exit.si_code == CLD_EXITED &&
+	       a->exit.si_status == 0 && lab->clients_until > 0 && now >= lab->clients_until;
+}
+
+/* lab_report_exits: agent_exited for each agent newly found ended, and a
+ * terminal line for each that was not meant to end. Not once the lab is
+ * stopping them on purpose. */
+static void lab_report_exits(struct lab *lab)
+{
+	int64_t now = now_mono_ns();
+
+	for (int i = 0; i < lab->nagents; i++) {
+		struct lab_agent *a = &lab->agents[i];
+		const char *node = a->node >= 0 ? lab->t->nodes[a->node].name : "?";
+		json_t *code = json_null(), *sig = json_null();
+		char how[64];
+		int expected;
+
+		if (!a->reaped || a->reported || !a->child)
+			continue;
+		a->reported = 1;
+		if (lab->stopping)
+			continue;
+		if (a->exit.si_code == CLD_EXITED)
+			code = json_integer(a->exit.si_status);
+		else if (a->exit.si_code == CLD_KILLED || a->exit.si_code == CLD_DUMPED)
+			sig = json_integer(a->exit.si_status);
+		expected = agent_expected(lab, a, now);
+		event_emit(lab->ev, "agent_exited", "{s:s, s:s, s:i, s:o, s:o, s:b}", "node", node,
+			   "agent", a->name, "pid", (int)a->pid, "exit_code", code, "signal", sig,
+			   "expected", expected);
+		if (expected)
+			continue;
+		lab->unexpected++;
+		agent_exit_text(a, how, sizeof(how));
+		if (lab->before_say)
+			lab->before_say();
+		fflush(stdout);
+		switch (lab->phase) {
+		case LAB_TRAFFIC:
+			fprintf(stderr,
+				"steerlab: agent %s of node %s %s at %.1f s: this run is invalid "
+				"(see %s/%s.%s.log)\n",
+				a->name, node, how, (double)(now - lab->traffic_start) / NSEC_PER_SEC,
+				lab->rundir, node, a->name);
+			break;
+		case LAB_WARMUP:
+			fprintf(stderr,
+				"steerlab: agent %s of node %s %s during the warm-up: the lab is "
+				"not ready (see %s/%s.%s.log)\n",
+				a->name, node, how, lab->rundir, node, a->name);
+			break;
+		case LAB_BRINGUP:
+		case LAB_UP:
+			fprintf(stderr,
+				"steerlab: agent %s of node %s %s while the lab came up: the lab "
+				"is incomplete (see %s/%s.%s.log)\n",
+				a->name, node, how, lab->rundir, node, a->name);
+			break;
+		}
+		fflush(stderr);
+	}
+}
+
+int lab_watch(struct lab *lab, int64_t timeout_ns)
+{
+	static struct pollfd pfd[LAB_MAX_AGENTS];
+	int n = 0, unwatched = 0, ended = 0, r;
+	struct timespec ts;
+
+	for (int i = 0; i < lab->nagents; i++) {
+		const struct lab_agent *a = &lab->agents[i];
+		if (!a->child || a->reaped)
+			continue;
+		if (a->pidfd >= 0)
+			pfd[n++] = (struct pollfd){.fd = a->pidfd, .events = POLLIN};
+		else
+			unwatched++;
+	}
+	/* without a pidfd an agent is looked at every 10 ms */
+	if (unwatched && timeout_ns > 10 * 1000000LL)
+		timeout_ns = 10 * 1000000LL;
+	ts = ns_to_timespec(timeout_ns > 0 ? timeout_ns : 0);
+	/* to the nanosecond: run_sleep_until's deadline is the failure's */
+	r = ppoll(pfd, (nfds_t)n, &ts, NULL);
+	if (r == -1 && errno != EINTR)
+		log_warn("poll");
+	if (r > 0 || unwatched || timeout_ns <= 0) {
+		for (int i = 0; i < lab->nagents; i++) {
+			struct lab_agent *a = &lab->agents[i];
+			if (a->child && !a->reaped && agent_reap(a))
+				ended++;
+		}
+	}
+	lab_report_exits(lab);
+	if (r == -1 && errno == EINTR && ended == 0)
+		return -1;
+	return ended;
+}
+
+int lab_kill_agent(struct lab *lab, int i)
+{
+	struct lab_agent *a = &lab->agents[i];
+
+	/* an agent that already ended is reported as such, not as killed */
+	lab_watch(lab, 0);
+	if (a->reaped) {
+		errno = ESRCH;
+		return -1;
+	}
+	a->expect_kill = 1;
+	if (agent_signal(a, SIGKILL) == -1) {
+		a->expect_kill = 0;
+		return -1;
+	}
+	return 0;
+}
+
 void lab_signal_agents(struct lab *lab, const char *name, int sig)
 {
 	for (int i = 0; i < lab->nagents; i++) {
 		struct lab_agent *a = &lab->agents[i];
 		if (agent_matches(a, name) && agent_alive(a))
-			kill(a->pid, sig);
+			agent_signal(a, sig);
+	}
+	lab_report_exits(lab);
+}
+
+/* agents_wait: up to timeout_ns for the agents called name to end; how many
+ * are left. Polls their pidfds; agents without one every 5 ms. */
+static int agents_wait(struct lab_agent *agents, int n, const char *name, int64_t timeout_ns)
+{
+	static struct pollfd pfd[LAB_MAX_AGENTS];
+	int64_t deadline = now_mono_ns() + timeout_ns;
+
+	for (;;) {
+		int alive = 0, nfd = 0, unwatched = 0;
+		for (int i = 0; i < n; i++) {
+			if (!agent_matches(&agents[i], name) || !agent_alive(&agents[i]))
+				continue;
+			alive++;
+			if (agents[i].pidfd >= 0)
+				pfd[nfd++] = (struct pollfd){.fd = agents[i].pidfd, .events = POLLIN};
+			else
+				unwatched++;
+		}
+		int64_t left = deadline - now_mono_ns();
+		if (alive == 0 || left <= 0)
+			return alive;
+		int ms = (int)((left + 999999) / 1000000);
+		if (unwatched && ms > 5)
+			ms = 5;
+		if (poll(pfd, (nfds_t)nfd, ms) == -1 && errno == EINTR)
+			return alive;
 	}
 }
 
-static int agents_wait(struct lab_agent *agents, int n, const char *name, int64_t timeout_ns)
+int lab_wait_agents(struct lab *lab, const char *name, int64_t timeout_ns)
 {
 	int64_t deadline = now_mono_ns() + timeout_ns;
 	int alive;
 
 	for (;;) {
 		alive = 0;
-		for (int i = 0; i < n; i++)
-			if (agent_matches(&agents[i], name) && agent_alive(&agents[i]))
+		for (int i = 0; i < lab->nagents; i++)
+			if (agent_matches(&lab->agents[i], name) && !lab->agents[i].reaped)
 				alive++;
-		if (alive == 0 || now_mono_ns() >= deadline)
+		int64_t left = deadline - now_mono_ns();
+		if (alive == 0 || left <= 0)
 			return alive;
-		usleep(5000);
+		if (lab_watch(lab, left) == -1)
+			return alive; /* a signal: the caller looks at why */
 	}
 }
 
-int lab_wait_agents(struct lab *lab, const char *name, int64_t timeout_ns)
-{
-	return agents_wait(lab->agents, lab->nagents, name, timeout_ns);
-}
-
 /* Stop agents: clients first (so their last requests are still captured),
- * then the rest; SIGKILL whatever outlives the grace period. */
-static int agents_stop(struct lab_agent *agents, int n)
+ * then the rest; SIGKILL whatever outlives the grace period, and wait for
+ * that too, bounded. How many were running and ended; *left: how many
+ * could not be stopped. */
+static int agents_stop(struct lab_agent *agents, int n, int *left)
 {
-	int stopped = 0;
+	int running = 0;
 
+	for (int i = 0; i < n; i++)
+		running += agent_alive(&agents[i]);
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < n; i++) {
 			int is_client = strncmp(agents[i].name, "client", 6) == 0;
-			if (is_client == (pass == 0) && agent_alive(&agents[i])) {
-				kill(agents[i].pid, SIGTERM);
-				stopped++;
-			}
+			if (is_client == (pass == 0) && agent_alive(&agents[i]))
+				agent_signal(&agents[i], SIGTERM);
 		}
 		agents_wait(agents, n, pass == 0 ? "client*" : NULL, LAB_GRACE_NS);
 	}
@@ -213,38 +511,150 @@ static int agents_stop(struct lab_agent *agents, int n)
 		if (agent_alive(&agents[i])) {
 			log_warnx("%s (pid %d) did not stop in time: killing it", agents[i].name,
 				  (int)agents[i].pid);
-			kill(agents[i].pid, SIGKILL);
+			agent_signal(&agents[i], SIGKILL);
 		}
 	}
-	agents_wait(agents, n, NULL, LAB_GRACE_NS);
-	return stopped;
+	*left = agents_wait(agents, n, NULL, LAB_GRACE_NS);
+	for (int i = 0; i < n; i++)
+		if (agent_alive(&agents[i]))
+			log_warnx("%s (pid %d) could not be stopped", agents[i].name,
+				  (int)agents[i].pid);
+	return running - *left;
 }
 
-static int state_read_agents(const char *statedir, struct lab_agent *agents, int max)
+const char *lab_agent_prog(const char *label)
 {
-	char path[PATH_MAX], node[64], name[16];
+	static const char *const progs[] = {"routed", "collector", "sited", "prober",
+					    "client", "authd",	   "resolverd"};
+	size_t len = strcspn(label, "-");
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		if (strlen(progs[i]) == len && strncmp(progs[i], label, len) == 0)
+			return label[len] == '\0' || topo_check_name(label + len + 1) == 0 ? progs[i]
+											   : NULL;
+	return NULL;
+}
+
+int lab_ns_valid(const char *lab, const char *name)
+{
+	size_t len = strlen(lab);
+
+	return topo_check_name(lab) == 0 && strncmp(name, lab, len) == 0 && name[len] == '-' &&
+	       topo_check_name(name + len + 1) == 0;
+}
+
+int lab_parse_agent_line(const char *line, struct lab_agent *a)
+{
+	char node[TOPO_NAME_MAX + 2], name[sizeof(a->name) + 1];
 	unsigned long long start;
-	int pid, n = 0;
+	int pid, end = 0;
+
+	if (sscanf(line, "%d\t%llu\t%13[^\t\n]\t%16[^\t\n]%n", &pid, &start, node, name, &end) !=
+		4 ||
+	    (line[end] != '\0' && strcmp(line + end, "\n") != 0) || pid <= 1 ||
+	    topo_check_name(node) == -1 || strlen(name) >= sizeof(a->name) ||
+	    lab_agent_prog(name) == NULL)
+		return -1;
+	memset(a, 0, sizeof(*a));
+	a->pid = pid;
+	a->starttime = start;
+	a->node = -1;
+	a->pidfd = -1;
+	strfmt(a->name, sizeof(a->name), "%s", name);
+	return 0;
+}
+
+/* state_read_agents: the agents.tsv of statedir into agents; each line not
+ * of the form is refused with a warning (if warn) and counted in *refused. */
+static int state_read_agents(const char *statedir, struct lab_agent *agents, int max, int warn,
+			     int *refused)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	int n = 0, lineno = 0;
 	FILE *fp;
 
 	strfmt(path, sizeof(path), "%s/agents.tsv", statedir);
-	if ((fp = fopen(path, "r")) == NULL)
+	if ((fp = lab_fopen_read(path)) == NULL)
 		return 0;
-	while (n < max && fscanf(fp, "%d %llu %63s %15s", &pid, &start, node, name) == 4) {
-		memset(&agents[n], 0, sizeof(agents[n]));
-		agents[n].pid = pid;
-		agents[n].starttime = start;
-		agents[n].node = -1;
-		strfmt(agents[n].name, sizeof(agents[n].name), "%s", name);
-		n++;
+	while (n < max && getline(&line, &cap, fp) != -1) {
+		lineno++;
+		if (lab_parse_agent_line(line, &agents[n]) == 0) {
+			agents[n++].line = lineno;
+			continue;
+		}
+		(*refused)++;
+		if (warn)
+			log_warnx("%s:%d: refused: expected PID, start time, node and agent label "
+				  "separated by tabs, got '%.*s'",
+				  path, lineno, (int)strcspn(line, "\n"), line);
 	}
+	free(line);
 	fclose(fp);
 	return n;
 }
 
+/* state_bindir: where the lab's agent programs are, as `up` recorded it
+ * (an absolute path), else where this steerlab finds them. */
+static void state_bindir(const char *statedir, char *buf, size_t len)
+{
+	char path[PATH_MAX], *nl;
+	FILE *fp;
+
+	strfmt(path, sizeof(path), "%s/bindir", statedir);
+	if ((fp = lab_fopen_read(path)) != NULL) {
+		if (fgets(buf, (int)len, fp) && buf[0] == '/') {
+			if ((nl = strchr(buf, '\n')) != NULL)
+				*nl = '\0';
+			fclose(fp);
+			return;
+		}
+		fclose(fp);
+	}
+	lab_agent_dir(buf, len);
+}
+
+/* state_claim_agent: is the recorded process still there, the one
+ * recorded, running one of the lab's programs? Holds it by a pidfd if so.
+ * 1: ours to stop; 0: gone (or another process now has its PID); -1: a
+ * process with that start time runs something else: refused. */
+static int state_claim_agent(struct lab_agent *a, const char *bindir, const char *path)
+{
+	char link[64], exe[PATH_MAX], want[PATH_MAX], state;
+	unsigned long long start;
+	ssize_t n;
+
+	a->reaped = 1;
+	if ((a->pidfd = pidfd_open(a->pid, 0)) == -1 && errno == ESRCH)
+		return 0;
+	/* with the pidfd held, what /proc says from now on is that process's */
+	if (proc_starttime(a->pid, &start, &state) == -1 || start != a->starttime ||
+	    state == 'Z' || state == 'X') {
+		agent_close(a);
+		return 0;
+	}
+	strfmt(want, sizeof(want), "%s/%s", bindir, lab_agent_prog(a->name));
+	strfmt(link, sizeof(link), "/proc/%d/exe", (int)a->pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	/* a program rebuilt while the lab was up reads "PATH (deleted)" */
+	if (n > 0 && (strcmp(exe, want) == 0 ||
+		      (strncmp(exe, want, strlen(want)) == 0 &&
+		       strcmp(exe + strlen(want), " (deleted)") == 0))) {
+		a->reaped = 0;
+		return 1;
+	}
+	log_warnx("%s:%d: refused: pid %d runs %s, not %s (the %s agent of the lab); not "
+		  "signalled",
+		  path, a->line, (int)a->pid, n > 0 ? exe : "(unknown)", want, a->name);
+	agent_close(a);
+	return -1;
+}
+
 static void state_remove(const char *statedir)
 {
-	static const char *files[] = {"agents.tsv", "namespaces", "rundir", "topology.ini"};
+	static const char *files[] = {"agents.tsv", "namespaces", "rundir", "bindir",
+				      "topology.ini"};
 	char path[PATH_MAX];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -255,87 +665,176 @@ static void state_remove(const char *statedir)
 		log_warn("rmdir %s", statedir);
 }
 
+/* state_remove_namespaces: delete the namespaces named in statedir's
+ * namespaces file that are of the lab's own form; refuse the other lines. */
+static int state_remove_namespaces(const char *statedir, const char *lab, int *removed,
+				   int *refused)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	int lineno = 0, rc = 0;
+	FILE *fp;
+
+	strfmt(path, sizeof(path), "%s/namespaces", statedir);
+	if ((fp = lab_fopen_read(path)) == NULL)
+		return 0;
+	while (getline(&line, &cap, fp) != -1) {
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '\0')
+			continue;
+		if (!lab_ns_valid(lab, line)) {
+			log_warnx("%s:%d: refused: '%s' is not a namespace of lab %s (expected "
+				  "%s-NODE, NODE from a-z, 0-9 and '-'); not removed",
+				  path, lineno, line, lab, lab);
+			(*refused)++;
+			continue;
+		}
+		if (netns_delete(line) == 0) {
+			(*removed)++;
+		} else if (errno != ENOENT) {
+			log_warn("namespace %s", line);
+			rc = -1;
+		}
+	}
+	free(line);
+	fclose(fp);
+	return rc;
+}
+
 int lab_down_state(const char *statedir, FILE *out)
 {
 	static struct lab_agent agents[LAB_MAX_AGENTS];
-	char path[PATH_MAX], ns[256];
-	int nagents, stopped, removed = 0, rc = 0;
-	FILE *fp;
+	const char *lab = strrchr(statedir, '/') ? strrchr(statedir, '/') + 1 : statedir;
+	char bindir[PATH_MAX], path[PATH_MAX];
+	int nagents, stopped = 0, left = 0, removed = 0, refused = 0, rc = 0;
 
-	nagents = state_read_agents(statedir, agents, LAB_MAX_AGENTS);
-	stopped = agents_stop(agents, nagents);
-	strfmt(path, sizeof(path), "%s/namespaces", statedir);
-	if ((fp = fopen(path, "r")) != NULL) {
-		while (fgets(ns, sizeof(ns), fp)) {
-			ns[strcspn(ns, "\n")] = '\0';
-			if (ns[0] == '\0')
-				continue;
-			if (netns_delete(ns) == 0)
-				removed++;
-			else if (errno != ENOENT) {
-				log_warn("namespace %s", ns);
-				rc = -1;
-			}
-		}
-		fclose(fp);
-	}
-	if (rc == 0)
+	if (lab_state_check(statedir) == -1)
+		return -1;
+	state_bindir(statedir, bindir, sizeof(bindir));
+	strfmt(path, sizeof(path), "%s/agents.tsv", statedir);
+	nagents = state_read_agents(statedir, agents, LAB_MAX_AGENTS, 1, &refused);
+	for (int i = 0; i < nagents; i++)
+		if (state_claim_agent(&agents[i], bindir, path) == -1)
+			refused++;
+	stopped = agents_stop(agents, nagents, &left);
+	for (int i = 0; i < nagents; i++)
+		agent_close(&agents[i]);
+	if (state_remove_namespaces(statedir, lab, &removed, &refused) == -1)
+		rc = -1;
+	if (rc == 0 && left == 0)
 		state_remove(statedir);
-	if (out)
-		fprintf(out, "steerlab: %s down: %d agent%s stopped, %d namespace%s removed\n",
-			strrchr(statedir, '/') + 1, stopped, stopped == 1 ? "" : "s", removed,
-			removed == 1 ? "" : "s");
-	return rc;
+	if (out) {
+		fprintf(out, "steerlab: %s down: %d agent%s stopped, %d namespace%s removed", lab,
+			stopped, stopped == 1 ? "" : "s", removed, removed == 1 ? "" : "s");
+		if (left)
+			fprintf(out, "; %d agent%s could not be stopped", left,
+				left == 1 ? "" : "s");
+		if (refused)
+			fprintf(out, "; %d line%s of its state refused (above)", refused,
+				refused == 1 ? "" : "s");
+		fprintf(out, "\n");
+	}
+	return rc == 0 && left == 0 && refused == 0 ? 0 : -1;
 }
 
 int lab_down(struct lab *lab)
 {
-	agents_stop(lab->agents, lab->nagents);
+	int left, rc;
+
+	if (!lab->stopping) {
+		lab_watch(lab, 0); /* the last exits before the stop are still reported */
+		lab->stopping = 1;
+		event_emit(lab->ev, "lab_stopping", NULL);
+	}
+	agents_stop(lab->agents, lab->nagents, &left);
+	lab_report_exits(lab);
+	for (int i = 0; i < lab->nagents; i++)
+		agent_close(&lab->agents[i]);
 	for (int i = 0; i < TOPO_MAX_NODES; i++) {
 		if (lab->nsfd[i] != -1)
 			close(lab->nsfd[i]);
 		lab->nsfd[i] = -1;
 	}
-	int rc = lab_down_state(lab->statedir, NULL);
+	rc = lab_down_state(lab->statedir, NULL);
+	if (left)
+		rc = -1;
 	event_emit(lab->ev, "lab_down", NULL);
 	return rc;
+}
+
+int lab_state_check(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) == -1) {
+		log_warn("%s", dir);
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		log_warnx("%s is a symbolic link: refused (expected a directory of root's)", dir);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
+		log_warnx("%s: refused: expected a directory owned by root and writable only by "
+			  "it, got %s owned by uid %u, mode %04o",
+			  dir, S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
+			  (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
 }
 
 int lab_status(FILE *out)
 {
 	static struct lab_agent agents[LAB_MAX_AGENTS];
-	DIR *d = opendir(LAB_STATE_DIR);
+	DIR *d;
 	struct dirent *de;
 	int labs = 0;
 
-	if (d == NULL) {
+	if (access(LAB_STATE_DIR, F_OK) == -1) {
 		fprintf(out, "no labs\n");
 		return 0;
 	}
+	if (lab_state_check(LAB_STATE_DIR) == -1)
+		return -1;
+	if ((d = opendir(LAB_STATE_DIR)) == NULL) {
+		if (errno == EACCES)
+			log_warnx("%s is root's only: try sudo steerlab status", LAB_STATE_DIR);
+		else
+			log_warn("%s", LAB_STATE_DIR);
+		return -1;
+	}
 	while ((de = readdir(d)) != NULL) {
-		char dir[PATH_MAX], path[PATH_MAX], rundir[PATH_MAX] = "-", ns[256];
-		int nns = 0, nexist = 0, alive = 0, n;
+		char dir[PATH_MAX], path[PATH_MAX], rundir[PATH_MAX] = "-", *ns = NULL;
+		int nns = 0, nexist = 0, alive = 0, refused = 0, n;
+		size_t cap = 0;
 		FILE *fp;
 
 		if (de->d_name[0] == '.')
 			continue;
 		strfmt(dir, sizeof(dir), "%s/%s", LAB_STATE_DIR, de->d_name);
+		if (topo_check_name(de->d_name) == -1 || lab_state_check(dir) == -1)
+			continue;
 		strfmt(path, sizeof(path), "%s/rundir", dir);
-		if ((fp = fopen(path, "r")) != NULL) {
+		if ((fp = lab_fopen_read(path)) != NULL) {
 			if (fgets(rundir, sizeof(rundir), fp))
 				rundir[strcspn(rundir, "\n")] = '\0';
 			fclose(fp);
 		}
 		strfmt(path, sizeof(path), "%s/namespaces", dir);
-		if ((fp = fopen(path, "r")) != NULL) {
-			while (fgets(ns, sizeof(ns), fp)) {
+		if ((fp = lab_fopen_read(path)) != NULL) {
+			while (getline(&ns, &cap, fp) != -1) {
 				ns[strcspn(ns, "\n")] = '\0';
+				if (!lab_ns_valid(de->d_name, ns))
+					continue;
 				nns++;
 				nexist += netns_exists(ns);
 			}
+			free(ns);
 			fclose(fp);
 		}
-		n = state_read_agents(dir, agents, LAB_MAX_AGENTS);
+		n = state_read_agents(dir, agents, LAB_MAX_AGENTS, 0, &refused);
 		for (int i = 0; i < n; i++)
 			alive += agent_alive(&agents[i]);
 		if (labs++ == 0)

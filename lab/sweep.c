@@ -9,12 +9,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agents/authd/rdata.h"
+#include "atomicfile.h"
 #include "log.h"
 #include "overrides.h"
 #include "run.h"
@@ -256,6 +258,13 @@ int sweep_check(struct sweep *sw, char *lab)
 			fprintf(stderr, "steerlab: sweep: the point %s=%s does not load (above)\n",
 				sw->key, sw->values[i]);
 			rc = -1;
+		} else if (run_failing_site(t) < 0) {
+			/* what run would refuse at every point, refused once */
+			fprintf(stderr,
+				"steerlab: sweep: the point %s=%s has no site with fail = yes: "
+				"nothing to fail over\n",
+				sw->key, sw->values[i]);
+			rc = -1;
 		}
 	}
 	if (rc == 0) {
@@ -320,6 +329,26 @@ static int sweep_dir_empty(const char *dir)
 	return empty;
 }
 
+/* sweep_write_text: DIR/NAME, the strings a then b, written atomically
+ * (lib/atomicfile.h: no link followed). 0, or -1 logged. */
+static int sweep_write_text(const char *dir, const char *name, const char *a, const char *b)
+{
+	struct atomicfile af;
+	char err[PATH_MAX + 128];
+	int dirfd = atomicfile_dir(dir, err, sizeof(err)), rc = -1;
+
+	if (dirfd != -1 && atomicfile_open(&af, dirfd, dir, name, err, sizeof(err)) == 0) {
+		fputs(a, af.fp);
+		fputs(b, af.fp);
+		rc = atomicfile_commit(&af, err, sizeof(err));
+	}
+	if (rc == -1)
+		log_warnx("%s", err);
+	if (dirfd != -1)
+		close(dirfd);
+	return rc;
+}
+
 /* sweep_dir: make dir, or check that it is this sweep's (sweep.args). */
 static int sweep_dir(const struct sweep *sw, const char *dir)
 {
@@ -360,14 +389,10 @@ static int sweep_dir(const struct sweep *sw, const char *dir)
 			dir);
 		return -1;
 	}
-	if ((fp = fopen(path, "w")) == NULL) {
-		log_warn("%s", path);
-		return -1;
-	}
-	fprintf(fp, "# steerlab sweep: what this directory is a sweep of (docs/sweeps.md)\n%s",
-		want);
-	fclose(fp);
-	return 0;
+	return sweep_write_text(dir, "sweep.args",
+				"# steerlab sweep: what this directory is a sweep of "
+				"(docs/sweeps.md)\n",
+				want);
 }
 
 /* sweep_point_done: the point's clocks.json exists and its run was not
@@ -440,74 +465,118 @@ static int sweep_which(const char *prog)
 	return 0;
 }
 
-/* sweep_plot: gnuplot sweep.gp in dir. 0, 1 if gnuplot is not there, -1. */
-static int sweep_plot(const char *dir)
+/* sweep_plot: gnuplot on the plot script (sw, tb) in dir: the script
+ * from a memory file on its standard input, the PNG from its standard
+ * output into sweep.png through a temporary file, as the run reports do
+ * (probes/clocks/report_plot.c): gnuplot opens no file of the directory.
+ * 0, 1 if gnuplot is not there, -1. */
+static int sweep_plot(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
+		      const char *dir)
 {
-	char png[PATH_MAX];
-	int status;
+	char err[PATH_MAX + 128];
+	struct atomicfile png;
+	int status, in;
+	FILE *fp;
 	pid_t pid;
 
 	/* a plot of fewer points, from an earlier try, would mislead */
-	if (strfmt(png, sizeof(png), "%s/sweep.png", dir) == 0 && unlink(png) == -1 &&
-	    errno != ENOENT)
-		log_warn("%s", png);
+	if (unlinkat(dirfd, "sweep.png", 0) == -1 && errno != ENOENT)
+		log_warn("%s/sweep.png", dir);
 	if (!sweep_which("gnuplot"))
 		return 1;
+	if ((in = memfd_create("steerlab-sweep-plot", MFD_CLOEXEC)) == -1 ||
+	    (fp = fdopen(dup(in), "w")) == NULL) {
+		log_warn("gnuplot script");
+		if (in != -1)
+			close(in);
+		return -1;
+	}
+	sweep_gp_text(sw, tb, fp, 1);
+	if (fclose(fp) != 0 || lseek(in, 0, SEEK_SET) == -1) {
+		log_warn("gnuplot script");
+		close(in);
+		return -1;
+	}
+	if (atomicfile_open(&png, dirfd, dir, "sweep.png", err, sizeof(err)) == -1) {
+		log_warnx("%s", err);
+		close(in);
+		return -1;
+	}
 	fflush(NULL);
 	if ((pid = fork()) == -1) {
 		log_warn("fork");
+		close(in);
+		atomicfile_abort(&png);
 		return -1;
 	}
 	if (pid == 0) {
-		if (chdir(dir) == -1)
+		if (fchdir(dirfd) == -1 || dup2(in, STDIN_FILENO) == -1 ||
+		    dup2(atomicfile_fd(&png), STDOUT_FILENO) == -1)
 			_exit(127);
-		execlp("gnuplot", "gnuplot", "sweep.gp", (char *)NULL);
+		execlp("gnuplot", "gnuplot", (char *)NULL);
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) == -1)
-		if (errno != EINTR)
+	close(in);
+	while (waitpid(pid, &status, 0) == -1) {
+		if (errno != EINTR) {
+			atomicfile_abort(&png);
 			return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
-/* sweep_write: DIR/NAME through NAME.tmp, renamed into place */
-static int sweep_write(const struct sweep *sw, const struct sweep_table *tb, const char *dir,
-		       const char *name,
-		       void (*fn)(const struct sweep *, const struct sweep_table *, FILE *))
-{
-	char path[PATH_MAX], tmp[PATH_MAX];
-	FILE *fp;
-
-	if (strfmt(path, sizeof(path), "%s/%s", dir, name) == -1 ||
-	    strfmt(tmp, sizeof(tmp), "%s.tmp", path) == -1 || (fp = fopen(tmp, "w")) == NULL) {
-		log_warn("%s/%s", dir, name);
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		atomicfile_abort(&png);
 		return -1;
 	}
-	fn(sw, tb, fp);
-	if (fclose(fp) != 0 || rename(tmp, path) == -1) {
-		log_warn("%s", path);
+	if (atomicfile_commit(&png, err, sizeof(err)) == -1) {
+		log_warnx("%s", err);
 		return -1;
 	}
 	return 0;
 }
 
-/* sweep_results: the table, the plot, and the table on stdout */
+/* sweep_write: DIR/NAME through a temporary file renamed into place */
+static int sweep_write(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
+		       const char *dir, const char *name,
+		       void (*fn)(const struct sweep *, const struct sweep_table *, FILE *))
+{
+	char err[PATH_MAX + 128];
+	struct atomicfile af;
+
+	if (atomicfile_open(&af, dirfd, dir, name, err, sizeof(err)) == -1) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	fn(sw, tb, af.fp);
+	if (atomicfile_commit(&af, err, sizeof(err)) == -1) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* sweep_results: the table, the plot, and the table on stdout. 0,
+ * SWEEP_INVALID if a point is invalid, or -1. */
 static int sweep_results(const struct sweep *sw, const char *dir)
 {
 	struct sweep_table *tb = calloc(1, sizeof(*tb));
-	int rc = -1, plot;
+	char err[PATH_MAX + 128];
+	int rc = -1, plot, dirfd = -1, invalid;
 
 	if (tb == NULL || sweep_table_load(sw, dir, tb, stderr) == -1)
 		goto out;
-	if (sweep_write(sw, tb, dir, "sweep.csv", sweep_write_csv) == -1 ||
-	    sweep_write(sw, tb, dir, "sweep.md", sweep_write_md) == -1 ||
-	    sweep_write(sw, tb, dir, "sweep.gp", sweep_write_gp) == -1)
+	if ((dirfd = atomicfile_dir(dir, err, sizeof(err))) == -1) {
+		log_warnx("%s", err);
+		goto out;
+	}
+	if (sweep_write(sw, tb, dirfd, dir, "sweep.csv", sweep_write_csv) == -1 ||
+	    sweep_write(sw, tb, dirfd, dir, "sweep.md", sweep_write_md) == -1 ||
+	    sweep_write(sw, tb, dirfd, dir, "sweep.gp", sweep_write_gp) == -1)
 		goto out;
 	rc = 0;
 	printf("\n");
 	sweep_write_md(sw, tb, stdout);
 	printf("\n");
-	plot = sweep_plot(dir);
+	plot = sweep_plot(sw, tb, dirfd, dir);
 	if (plot == 1)
 		printf("steerlab: sweep: gnuplot is not installed (sudo make deps, or apt-get "
 		       "install gnuplot-nox): no sweep.png; plot later with: cd %s && gnuplot "
@@ -519,7 +588,17 @@ static int sweep_results(const struct sweep *sw, const char *dir)
 	       plot == 0 ? ", sweep.png" : "");
 	if (plot == -1)
 		rc = -1;
+	invalid = sweep_invalid(sw, tb);
+	if (invalid > 0) {
+		printf("steerlab: sweep: %d point%s INVALID (see sweep.md and each point's "
+		       "report.md): their clocks must not be quoted\n",
+		       invalid, invalid == 1 ? " is" : "s are");
+		if (rc == 0)
+			rc = SWEEP_INVALID;
+	}
 out:
+	if (dirfd != -1)
+		close(dirfd);
 	free(tb);
 	return rc;
 }
@@ -586,12 +665,14 @@ int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 		printf("steerlab: sweep interrupted: %d of %d points done; resume with: %s\n", done,
 		       sw->nvalues, cmd);
 		rc = -1;
-	} else if (sweep_results(sw, dir) == -1) {
+	} else if ((n = sweep_results(sw, dir)) == -1) {
 		rc = -1;
 	} else if (done < sw->nvalues) {
 		printf(
 		    "steerlab: %d of %d points failed; rerun the same command to run them again\n",
 		    sw->nvalues - done, sw->nvalues);
+	} else if (n == SWEEP_INVALID && rc == 0) {
+		rc = SWEEP_INVALID;
 	}
 	run_chown(dir);
 	free(t);

@@ -18,6 +18,12 @@
  * from an empty directory, so an interrupted sweep resumes where it
  * stopped.
  *
+ * A point whose clocks.json says "valid": false is done, but its run is
+ * not to be trusted: the table marks it invalid with its codes, the plot
+ * leaves it out, and the sweep exits with SWEEP_INVALID. A window that is a
+ * lower bound (window_cut) is shown "≥ 4.003" and plotted as such; a scheme
+ * a point does not have is absent from it, not zero.
+ *
  * sweep.c parses the arguments and runs the points; sweep_table.c reads
  * the clocks and writes the table and the plot script, with no other I/O
  * than the files it is given (the unit tests' golden files).
@@ -73,12 +79,15 @@ void sweep_axis(struct sweep *sw, const struct topology *t);
 void sweep_command(const struct sweep *sw, const char *dir, char *buf, size_t len);
 
 /* One scheme's clocks at one point; NAN and -1 where clocks.json has
- * null or nothing. */
+ * null or nothing. lb_*: the value is a lower bound (window_cut). */
 struct sweep_clocks {
 	int present; /* the point's clocks.json has this scheme */
 	double detect, steer, window, p50, p99, max;
 	int64_t lost_client, lost_capture, upstream;
+	int lb_window, lb_p50, lb_p99, lb_max;
 };
+
+#define SWEEP_CODES_MAX 160
 
 struct sweep_table {
 	char lab[64];
@@ -86,6 +95,10 @@ struct sweep_table {
 	char schemes[SWEEP_MAX_SCHEMES][16];
 	int has_upstream[SWEEP_MAX_SCHEMES]; /* some point has upstream_queries */
 	int done[SWEEP_MAX_POINTS];	     /* the point's clocks.json was read */
+	/* 1 valid, 0 invalid, -1 not said (a clocks.json from before the
+	 * verdict); invalid: the invalidating codes, comma-separated */
+	int valid[SWEEP_MAX_POINTS];
+	char invalid[SWEEP_MAX_POINTS][SWEEP_CODES_MAX];
 	struct sweep_clocks clocks[SWEEP_MAX_POINTS][SWEEP_MAX_SCHEMES];
 };
 
@@ -102,8 +115,16 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
 void sweep_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE *out);
 
 /* sweep_write_gp: a gnuplot script, run in DIR, that writes sweep.png:
- * the window and the requests lost against the swept value, per scheme. */
+ * the window and the requests lost against the swept value, per scheme;
+ * the lower bounds as such, the invalid points left out. */
 void sweep_write_gp(const struct sweep *sw, const struct sweep_table *tb, FILE *out);
+
+/* sweep_gp_text: the same script; to_stdout: its PNG to gnuplot's
+ * standard output instead of sweep.png (what the sweep runs) */
+void sweep_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *out, int to_stdout);
+
+/* sweep_invalid: how many done points are invalid */
+int sweep_invalid(const struct sweep *sw, const struct sweep_table *tb);
 
 struct sweep_opts {
 	const char *out; /* DIR; NULL: runs/sweep-LAB-KEY-YYYYmmdd-HHMMSS */
@@ -116,8 +137,10 @@ struct sweep_opts {
 int sweep_check(struct sweep *sw, char *lab);
 
 /* sweep_run: run the points that are not done, then write the table and
- * the plot. 0 if every point is done; -1 if one failed or the sweep was
+ * the plot. 0 if every point is done and valid; SWEEP_INVALID if every
+ * point is done but some are invalid; -1 if one failed or the sweep was
  * interrupted (run_interrupted). Needs root. */
+#define SWEEP_INVALID 1
 int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o);
 
 #endif

@@ -5,6 +5,10 @@
  * detect, steer, window, the last packet per client (p50, p99, max: the
  * "last_per_client_s" of clocks.json), the requests lost as the clients and
  * the captures count them, and for DNS the queries that reached authd.
+ * Each point's verdict comes with it: an invalid point is marked with the
+ * codes that invalidate it and left out of the plot; a lower bound
+ * (window_cut) is "≥ 4.003" in the table, flagged in the CSV and drawn as
+ * a triangle pointing up. A scheme a point does not have is absent there.
  */
 #include "sweep.h"
 
@@ -28,6 +32,36 @@ static int64_t sweep_json_n(json_t *o, const char *key)
 	json_t *v = json_object_get(o, key);
 
 	return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+static int sweep_json_b(json_t *o, const char *key)
+{
+	return json_is_true(json_object_get(o, key));
+}
+
+/* sweep_verdict: the point's "valid" and its invalidating codes */
+static void sweep_verdict(struct sweep_table *tb, int i, json_t *root)
+{
+	json_t *valid = json_object_get(root, "valid"), *w;
+	size_t k, off = 0;
+
+	tb->valid[i] = json_is_boolean(valid) ? json_is_true(valid) : -1;
+	tb->invalid[i][0] = '\0';
+	json_array_foreach(json_object_get(root, "warnings"), k, w)
+	{
+		const char *code = json_string_value(json_object_get(w, "code"));
+
+		if (code == NULL || !json_is_true(json_object_get(w, "invalidates")) ||
+		    off >= sizeof(tb->invalid[i]))
+			continue;
+		/* each code once */
+		char *hit = strstr(tb->invalid[i], code);
+		size_t len = strlen(code);
+		if (hit && (hit[len] == '\0' || hit[len] == ','))
+			continue;
+		off += (size_t)snprintf(tb->invalid[i] + off, sizeof(tb->invalid[i]) - off, "%s%s",
+					off ? ", " : "", code);
+	}
 }
 
 /* sweep_scheme: the column of scheme name, added if new; -1 if full */
@@ -82,12 +116,17 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 			c->p50 = sweep_json_s(last, "p50");
 			c->p99 = sweep_json_s(last, "p99");
 			c->max = sweep_json_s(last, "max");
+			c->lb_window = sweep_json_b(o, "window_lower_bound");
+			c->lb_p50 = sweep_json_b(json_object_get(last, "lower_bound"), "p50");
+			c->lb_p99 = sweep_json_b(json_object_get(last, "lower_bound"), "p99");
+			c->lb_max = sweep_json_b(json_object_get(last, "lower_bound"), "max");
 			c->lost_client = sweep_json_n(o, "lost_client");
 			c->lost_capture = sweep_json_n(o, "lost_capture");
 			c->upstream = sweep_json_n(o, "upstream_queries");
 			if (json_object_get(o, "upstream_queries"))
 				tb->has_upstream[s] = 1;
 		}
+		sweep_verdict(tb, i, root);
 		tb->done[i] = 1;
 		json_decref(root);
 	}
@@ -101,6 +140,14 @@ static void sweep_put_s(FILE *out, double v, const char *fmt, const char *missin
 		fputs(missing, out);
 	else
 		fprintf(out, fmt, v);
+}
+
+/* sweep_put_lb: seconds that may be a lower bound: "≥ 4.003" */
+static void sweep_put_lb(FILE *out, double v, int lb, const char *fmt, const char *missing)
+{
+	if (lb && !isnan(v))
+		fputs("\u2265 ", out);
+	sweep_put_s(out, v, fmt, missing);
 }
 
 static void sweep_put_n(FILE *out, int64_t v, const char *missing)
@@ -136,11 +183,12 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
 	for (int s = 0; s < tb->nschemes; s++) {
 		for (size_t k = 0; k < sizeof(sweep_s_cols) / sizeof(sweep_s_cols[0]); k++)
 			fprintf(out, ",%s_%s", tb->schemes[s], sweep_s_cols[k]);
+		fprintf(out, ",%s_window_lower_bound", tb->schemes[s]);
 		fprintf(out, ",%s_lost_client,%s_lost_capture", tb->schemes[s], tb->schemes[s]);
 		if (tb->has_upstream[s])
 			fprintf(out, ",%s_upstream_queries", tb->schemes[s]);
 	}
-	fputs(",run\n", out);
+	fputs(",valid,invalid_codes,run\n", out);
 	for (int i = 0; i < sw->nvalues; i++) {
 		sweep_csv_field(out, sw->values[i]);
 		for (int s = 0; s < tb->nschemes; s++) {
@@ -151,6 +199,9 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
 				sweep_put_s(out, c->present ? v[k] : NAN, "%.6f", "");
 			}
 			fputc(',', out);
+			if (c->present && !isnan(c->window))
+				fputc(c->lb_window ? '1' : '0', out);
+			fputc(',', out);
 			sweep_put_n(out, c->present ? c->lost_client : -1, "");
 			fputc(',', out);
 			sweep_put_n(out, c->present ? c->lost_capture : -1, "");
@@ -160,9 +211,23 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
 			}
 		}
 		fputc(',', out);
+		if (tb->done[i] && tb->valid[i] >= 0)
+			fputc(tb->valid[i] ? '1' : '0', out);
+		fputc(',', out);
+		sweep_csv_field(out, tb->done[i] ? tb->invalid[i] : "");
+		fputc(',', out);
 		sweep_csv_field(out, sw->names[i]);
 		fputc('\n', out);
 	}
+}
+
+int sweep_invalid(const struct sweep *sw, const struct sweep_table *tb)
+{
+	int n = 0;
+
+	for (int i = 0; i < sw->nvalues; i++)
+		n += tb->done[i] && tb->valid[i] == 0;
+	return n;
 }
 
 /* sweep_md_cell: a value in a Markdown table: '|' would end the cell */
@@ -203,19 +268,24 @@ void sweep_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE *
 		for (int i = 0; i < sw->nvalues; i++) {
 			const struct sweep_clocks *c = &tb->clocks[i][s];
 			const double v[] = {c->detect, c->steer, c->window, c->p50, c->p99, c->max};
+			const int lb[] = {0, 0, c->lb_window, c->lb_p50, c->lb_p99, c->lb_max};
 			fputs("| ", out);
 			sweep_md_cell(out, sw->values[i]);
+			if (tb->done[i] && tb->valid[i] == 0)
+				fputs(" (invalid)", out);
+			/* a point without the scheme: absent, not a row of dashes */
+			const char *none = tb->done[i] && !c->present ? "absent" : "-";
 			for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
 				fputs(" | ", out);
-				sweep_put_s(out, c->present ? v[k] : NAN, "%.3f", "-");
+				sweep_put_lb(out, c->present ? v[k] : NAN, lb[k], "%.3f", none);
 			}
 			fputs(" | ", out);
-			sweep_put_n(out, c->present ? c->lost_client : -1, "-");
+			sweep_put_n(out, c->present ? c->lost_client : -1, none);
 			fputs(" | ", out);
-			sweep_put_n(out, c->present ? c->lost_capture : -1, "-");
+			sweep_put_n(out, c->present ? c->lost_capture : -1, none);
 			if (tb->has_upstream[s]) {
 				fputs(" | ", out);
-				sweep_put_n(out, c->present ? c->upstream : -1, "-");
+				sweep_put_n(out, c->present ? c->upstream : -1, none);
 			}
 			fputs(" |\n", out);
 		}
@@ -229,6 +299,23 @@ void sweep_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE *
 	}
 	if (missing)
 		fputs(".\n", out);
+	if (sweep_invalid(sw, tb) > 0) {
+		fputs("\n**Invalid runs**: their clocks are shown but must not be quoted (each "
+		      "point's report.md says why; docs/clocks.md, \"Verdict\"):\n\n",
+		      out);
+		for (int i = 0; i < sw->nvalues; i++)
+			if (tb->done[i] && tb->valid[i] == 0)
+				fprintf(out, "- %s=%s (%s/): %s\n", sw->key, sw->values[i],
+					sw->names[i], tb->invalid[i]);
+	}
+	for (int s = 0, lb = 0; s < tb->nschemes && !lb; s++)
+		for (int i = 0; i < sw->nvalues && !lb; i++)
+			if ((lb = tb->clocks[i][s].present && tb->clocks[i][s].lb_window))
+				fputs(
+				    "\n\u2265: a lower bound: the observation ended while a client "
+				    "still sent to the dead site (window_cut); a longer duration "
+				    "after fail_at would measure it.\n",
+				    out);
 }
 
 /* sweep_gp_string: s in a gnuplot double-quoted string */
@@ -245,35 +332,55 @@ static void sweep_gp_string(FILE *out, const char *s)
 
 void sweep_write_gp(const struct sweep *sw, const struct sweep_table *tb, FILE *out)
 {
+	sweep_gp_text(sw, tb, out, 0);
+}
+
+void sweep_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *out, int to_stdout)
+{
 	double lo = INFINITY, hi = -INFINITY;
-	char title[256];
-	int logx;
+	char title[512];
+	int logx, lb[SWEEP_MAX_SCHEMES] = {0}, off;
 
 	fprintf(out,
 		"# The plot of a steerlab sweep (docs/sweeps.md): run in this directory,\n"
 		"# `gnuplot sweep.gp` writes sweep.png.\n"
 		"set terminal pngcairo size 960,800 noenhanced\n"
-		"set output 'sweep.png'\n"
+		"%s\n"
 		"set datafile missing '?'\n\n"
-		"# x, then per scheme (%d): window (s), lost (client)\n"
+		"# x, then per scheme (%d): window (s), lost (client), window if it is a\n"
+		"# lower bound (window_cut); an invalid point has none of them\n"
 		"$points << EOD\n",
-		tb->nschemes);
+		to_stdout ? "set output" : "set output 'sweep.png'", tb->nschemes);
 	for (int i = 0; i < sw->nvalues; i++) {
+		int ok = !(tb->done[i] && tb->valid[i] == 0);
+
 		fprintf(out, "%.9g", sw->x[i]);
 		for (int s = 0; s < tb->nschemes; s++) {
 			const struct sweep_clocks *c = &tb->clocks[i][s];
+			int have = c->present && ok;
+
 			fputc(' ', out);
-			sweep_put_s(out, c->present ? c->window : NAN, "%.9g", "?");
+			sweep_put_s(out, have ? c->window : NAN, "%.9g", "?");
 			fputc(' ', out);
-			sweep_put_n(out, c->present ? c->lost_client : -1, "?");
+			sweep_put_n(out, have ? c->lost_client : -1, "?");
+			fputc(' ', out);
+			sweep_put_s(out, have && c->lb_window ? c->window : NAN, "%.9g", "?");
+			lb[s] |= have && c->lb_window;
 		}
 		fputc('\n', out);
 		lo = sw->x[i] < lo ? sw->x[i] : lo;
 		hi = sw->x[i] > hi ? sw->x[i] : hi;
 	}
 	fputs("EOD\n\n", out);
-	strfmt(title, sizeof(title), "steerlab sweep of %s%s%s", sw->key,
-	       tb->lab[0] ? ", lab " : "", tb->lab);
+	off = snprintf(title, sizeof(title), "steerlab sweep of %s%s%s", sw->key,
+		       tb->lab[0] ? ", lab " : "", tb->lab);
+	for (int i = 0, n = 0; i < sw->nvalues && off < (int)sizeof(title); i++)
+		if (tb->done[i] && tb->valid[i] == 0)
+			off += snprintf(title + off, sizeof(title) - (size_t)off, "%s%s=%s",
+					n++ ? ", " : " (invalid runs left out: ", sw->key,
+					sw->values[i]);
+	if (sweep_invalid(sw, tb) > 0 && off < (int)sizeof(title) - 1)
+		strfmt(title + off, sizeof(title) - (size_t)off, ")");
 	fputs("set multiplot layout 2,1 title ", out);
 	sweep_gp_string(out, title);
 	fputs("\nset grid\nset key outside right top\nset yrange [0:*]\nset xlabel ", out);
@@ -304,9 +411,21 @@ void sweep_write_gp(const struct sweep *sw, const struct sweep_table *tb, FILE *
 		sweep_gp_string(out, what[k][1]);
 		fputs("\nplot", out);
 		for (int s = 0; s < tb->nschemes; s++) {
-			fprintf(out, "%s $points using 1:%d with linespoints pt 7 title ",
-				s ? "," : "", 2 + 2 * s + k);
+			/* a scheme's line type is its column's: its lower bounds
+			 * are drawn in its colour */
+			fprintf(out, "%s $points using 1:%d with linespoints lt %d pt 7 title ",
+				s ? "," : "", 2 + 3 * s + k, s + 1);
 			sweep_gp_string(out, tb->schemes[s]);
+			if (k == 0 && lb[s]) {
+				char t[64];
+
+				strfmt(t, sizeof(t), "%s: lower bound (window_cut)",
+				       tb->schemes[s]);
+				fprintf(out,
+					", $points using 1:%d with points lt %d pt 9 ps 2 title ",
+					4 + 3 * s, s + 1);
+				sweep_gp_string(out, t);
+			}
 		}
 		if (tb->nschemes == 0)
 			fputs(" $points using 1:(NaN) notitle", out);

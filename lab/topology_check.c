@@ -3,7 +3,8 @@
  * defaults copied into the nodes, the links and their addresses, and the
  * checks that span keys (a link names a router, fail_at before duration,
  * at most one failing site, a resolver names a [dns] or [resolver] node and
- * one of its caches, site addresses differ), and which clients [lab]
+ * one of its caches, site addresses differ, every client has a path to a
+ * site and the routers are connected), and which clients [lab]
  * sticky_share makes sticky. Each error points where the key was set.
  */
 #include <arpa/inet.h>
@@ -378,6 +379,53 @@ static void topo_sticky(struct topo_parse *p)
 	}
 }
 
+/* topo_check_paths: a lab is one network. Routers have no links to each
+ * other (yet), so a second router is an island: its nodes reach nothing of
+ * the first's. And a client whose router has no site has nowhere to send
+ * (the run would be 100 % loss). */
+static void topo_check_paths(struct topo_parse *p)
+{
+	const struct topology *t = p->t;
+	char label[TOPO_NAME_MAX + 16];
+	int first = -1, unlinked = 0;
+
+	if (p->lost_lines)
+		return; /* a missing line may be the link */
+	for (int i = 0; i < t->nnodes; i++)
+		unlinked += t->nodes[i].kind == TOPO_SITE && t->nodes[i].link < 0;
+	for (int i = 0; i < t->nnodes; i++) {
+		if (t->nodes[i].kind != TOPO_ROUTER)
+			continue;
+		if (first < 0) {
+			first = i;
+			continue;
+		}
+		topo_error(p, t->nodes[i].line,
+			   "[router %s]: not connected to router '%s' (line %d): expected one "
+			   "[router] for the whole lab (routers have no links to each other)",
+			   t->nodes[i].name, t->nodes[first].name, t->nodes[first].line);
+	}
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *c = &t->nodes[i];
+		int r, sites = 0;
+
+		/* a site whose link was refused (said) may be the one it needs */
+		if (c->kind != TOPO_CLIENT || c->link < 0 || p->headers[TOPO_SITE] == 0 ||
+		    unlinked)
+			continue;
+		r = t->links[c->link].router;
+		for (int j = 0; j < t->nlinks; j++)
+			sites += t->links[j].router == r && t->nodes[t->links[j].node].kind == TOPO_SITE;
+		if (sites)
+			continue;
+		topo_label(p, i, label, sizeof(label));
+		topo_error(p, p->meta[i].where[TOPO_K_LINK],
+			   "%s link: no path to any site: no [site] is linked to router '%s'; "
+			   "expected the router of a site",
+			   label, t->nodes[r].name);
+	}
+}
+
 void topo_check(struct topo_parse *p)
 {
 	static const char *const names[] = {"router", "site", "client"};
@@ -453,4 +501,5 @@ void topo_check(struct topo_parse *p)
 	}
 	topo_sticky(p);
 	topo_check_addresses(p);
+	topo_check_paths(p);
 }

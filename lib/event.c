@@ -1,11 +1,14 @@
 /* JSON Lines event files, written with jansson; see event.h. */
 #include "event.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "timeutil.h"
@@ -16,6 +19,27 @@ struct event_log {
 	char *agent;
 };
 
+/* event_fopen: path appended, never through a symbolic link (one planted
+ * in a run directory would send the events elsewhere). */
+static FILE *event_fopen(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	FILE *fp;
+
+	if (fd == -1) {
+		if (errno == ELOOP)
+			log_warnx("%s is a symbolic link: not followed", path);
+		else
+			log_warn("%s", path);
+		return NULL;
+	}
+	if ((fp = fdopen(fd, "a")) == NULL) {
+		log_warn("%s", path);
+		close(fd);
+	}
+	return fp;
+}
+
 struct event_log *event_open(const char *path, const char *node, const char *agent)
 {
 	struct event_log *ev = calloc(1, sizeof(*ev));
@@ -24,8 +48,7 @@ struct event_log *event_open(const char *path, const char *node, const char *age
 		return NULL;
 	if (path == NULL || strcmp(path, "-") == 0) {
 		ev->fp = stdout;
-	} else if ((ev->fp = fopen(path, "a")) == NULL) {
-		log_warn("%s", path);
+	} else if ((ev->fp = event_fopen(path)) == NULL) {
 		free(ev);
 		return NULL;
 	}
@@ -101,4 +124,18 @@ int event_emit_at(struct event_log *ev, int64_t t_ns, const char *event, const c
 	rc = event_vemit(ev, t_ns, event, fields, ap);
 	va_end(ap);
 	return rc;
+}
+
+int event_reserve(struct event_log *ev, int64_t bytes)
+{
+	off_t end;
+	int fd;
+
+	if (ev == NULL || ev->fp == stdout)
+		return 0;
+	fd = fileno(ev->fp);
+	if ((end = lseek(fd, 0, SEEK_END)) == -1)
+		return -1;
+	/* beyond the end, the size unchanged: appends fill the reserved blocks */
+	return fallocate(fd, FALLOC_FL_KEEP_SIZE, end, bytes);
 }

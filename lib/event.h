@@ -31,4 +31,10 @@ int event_emit(struct event_log *ev, const char *event, const char *fields, ...)
 /* event_emit_at: the same with an explicit time in ns (CLOCK_REALTIME). */
 int event_emit_at(struct event_log *ev, int64_t t_ns, const char *event, const char *fields, ...);
 
+/* event_reserve: allocates bytes of disk beyond the end of the file, so
+ * that that many bytes of events can still be written once the disk is
+ * full (a collector reporting ENOSPC). 0, or -1 with errno (EOPNOTSUPP on
+ * a filesystem without fallocate). Standard output: nothing, 0. */
+int event_reserve(struct event_log *ev, int64_t bytes);
+
 #endif

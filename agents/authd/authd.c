@@ -3,9 +3,12 @@
  *
  * Serves the zones of its configuration file over UDP and TCP, answering
  * steered names by policy from the sites' health, which the probers report
- * on the control socket. Writes `health_changed` when a site's verdict
- * changes and `answer_changed` when what a name hands out changes.
+ * on the control socket, from the senders the lab entitles (allow.h).
+ * Writes `health_changed` when a site's verdict changes, `answer_changed`
+ * when what a name hands out changes, and `control_rejected` for reports
+ * from senders that are not entitled.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -15,7 +18,9 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "allow.h"
 #include "conf.h"
+#include "ctlreject.h"
 #include "event.h"
 #include "handout.h"
 #include "health.h"
@@ -24,10 +29,11 @@
 #include "loop.h"
 #include "net.h"
 #include "respond.h"
+#include "timeutil.h"
 
 #define AUTHD_USAGE                                                                                \
 	"usage: authd -c CONFIG [-t] [-l ADDR[:PORT] ...] [-C ADDR[:PORT]|none] [-S SEED]\n"       \
-	"             [-n NODE] [-e FILE] [-v] [-h]\n"
+	"             [-a [ID=]ADDR|none ...] [-n NODE] [-e FILE] [-v] [-h]\n"
 
 struct authd_opts {
 	const char *node;
@@ -39,6 +45,7 @@ struct authd_opts {
 	int control_set, control_none;
 	struct sockaddr_storage control;
 	uint64_t seed;
+	struct authd_allow allow;
 	int verbose;
 };
 
@@ -52,7 +59,8 @@ struct authd {
 	struct authd_respond_ctx rc;
 	struct authd_net *net;
 	int has_latency;
-	uint64_t reports, bad_reports, unknown_site;
+	struct ctl_reject rejects;
+	uint64_t reports, bad_reports, unknown_site, rejected;
 };
 
 static void authd_usage(FILE *fp)
@@ -64,10 +72,15 @@ static void authd_usage(FILE *fp)
 		"repeatable\n"
 		"  -C ADDR[:PORT]     the control socket for health reports, or none\n"
 		"  -S SEED            seed of the random choices (default: random)\n"
+		"  -a [ID=]ADDR       accept health reports only from ADDR (under prober id ID,\n"
+		"                     or the first id it uses); repeatable, at most %d; none:\n"
+		"                     from nobody. Without -a: from anyone (the lab always\n"
+		"                     gives -a)\n"
 		"  -n NODE            lab node, written into every event (default: authd)\n"
 		"  -e FILE            JSON Lines event file (default: standard output)\n"
 		"  -v                 debug logging\n"
-		"  -h                 this help\n");
+		"  -h                 this help\n",
+		AUTHD_MAX_PROBERS);
 }
 
 static void authd_bad(const char *flag, const char *what, const char *arg)
@@ -85,7 +98,7 @@ static void authd_parse(int argc, char **argv, struct authd_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->node = "authd";
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":c:tl:C:S:n:e:vh")) != -1) {
+	while ((ch = getopt(argc, argv, ":c:tl:C:S:a:n:e:vh")) != -1) {
 		switch (ch) {
 		case 'c':
 			o->config = optarg;
@@ -114,6 +127,12 @@ static void authd_parse(int argc, char **argv, struct authd_opts *o)
 			if (errno || end == optarg || *end || v == 0 || optarg[0] == '-')
 				authd_bad("-S", "a non-zero number", optarg);
 			o->seed = v;
+			break;
+		case 'a':
+			if (authd_allow_add(&o->allow, optarg) == -1)
+				authd_bad("-a", "ADDR, ID=ADDR (ID of [A-Za-z0-9._-], at most 32) or "
+						"none, at most 64 of them",
+					  optarg);
 			break;
 		case 'n':
 			o->node = optarg;
@@ -187,6 +206,13 @@ static void authd_on_report(void *arg, const char *line, size_t len,
 				  authd_sockaddr_str(from, who, sizeof(who)));
 		return;
 	}
+	/* before the report can touch the prober table */
+	if (authd_allow_check(&a->o->allow, from, r.prober, reason, sizeof(reason)) == -1) {
+		a->rejected++;
+		ctl_reject_drop(&a->rejects, now_mono_ns(),
+				authd_allow_addr_str(from, who, sizeof(who)), reason);
+		return;
+	}
 	if (authd_health_apply(&a->health, &r, &c) == -1) {
 		if (a->unknown_site++ == 0)
 			log_warnx("health report on unknown site '%s' from prober %s (or more than "
@@ -238,14 +264,15 @@ static void authd_summary(struct authd *a)
 	const struct authd_net_counts *n = authd_net_counts(a->net);
 
 	log_info("queries %llu responses %llu truncated %llu, udp %llu tcp %llu, reports %llu "
-		 "(bad %llu)",
+		 "(bad %llu, rejected %llu)",
 		 (unsigned long long)s->queries, (unsigned long long)s->responses,
 		 (unsigned long long)s->truncated, (unsigned long long)n->udp_queries,
 		 (unsigned long long)n->tcp_queries, (unsigned long long)a->reports,
-		 (unsigned long long)(a->bad_reports + a->unknown_site));
+		 (unsigned long long)(a->bad_reports + a->unknown_site),
+		 (unsigned long long)a->rejected);
 	event_emit(a->ev, "authd_summary",
 		   "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-		   "s:I}",
+		   "s:I, s:I}",
 		   "queries", (json_int_t)s->queries, "responses", (json_int_t)s->responses,
 		   "dropped", (json_int_t)s->dropped, "truncated", (json_int_t)s->truncated,
 		   "referrals", (json_int_t)s->referrals, "nodata", (json_int_t)s->nodata, "ecs",
@@ -254,7 +281,8 @@ static void authd_summary(struct authd *a)
 		   "tcp_connections", (json_int_t)n->tcp_accepted, "tcp_rejected",
 		   (json_int_t)n->tcp_rejected, "send_errors", (json_int_t)n->udp_send_errors,
 		   "reports", (json_int_t)a->reports, "bad_reports", (json_int_t)a->bad_reports,
-		   "unknown_site_reports", (json_int_t)a->unknown_site);
+		   "unknown_site_reports", (json_int_t)a->unknown_site, "rejected_reports",
+		   (json_int_t)a->rejected);
 }
 
 static void authd_ready(struct authd *a)
@@ -276,10 +304,32 @@ static void authd_ready(struct authd *a)
 		 sv->has_control ? buf : "");
 }
 
+/* authd_log_allow: who may report, said once at start */
+static void authd_log_allow(const struct authd_allow *al, int has_control)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (!has_control)
+		return;
+	if (!al->set)
+		log_warnx("no -a: accepting health reports from any sender, under any prober id "
+			  "while the table has room (the lab always gives -a)");
+	else if (al->n == 0)
+		log_info("-a none: accepting health reports from nobody");
+	for (int i = 0; i < al->n; i++) {
+		const struct authd_sender *s = &al->senders[i];
+
+		inet_ntop(s->family, s->addr, buf, sizeof(buf));
+		log_info("accepting health reports from %s as %s", buf,
+			 s->id_given ? s->id : "the first prober id it uses");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct authd_opts o;
 	struct authd a = {.o = &o};
+	char err[160];
 	int rc = 1;
 
 	authd_parse(argc, argv, &o);
@@ -293,6 +343,11 @@ int main(int argc, char **argv)
 	if (o.control_set) {
 		a.db->server.has_control = !o.control_none;
 		a.db->server.control = o.control;
+	}
+	if (authd_allow_fits(&o.allow, a.db->probers, a.db->nprobers, err, sizeof(err)) == -1) {
+		fprintf(stderr, "authd: -a: %s\n", err);
+		authd_db_free(a.db);
+		return 1;
 	}
 	if (o.check) {
 		printf("configuration OK\n");
@@ -319,9 +374,11 @@ int main(int argc, char **argv)
 		log_warn("signals");
 		goto out;
 	}
+	ctl_reject_init(&a.rejects, a.loop, a.ev, "health report");
 	a.net = authd_net_open(a.loop, &a.db->server, &a.rc, authd_on_report, &a);
 	if (a.net == NULL)
 		goto out;
+	authd_log_allow(&o.allow, a.db->server.has_control);
 	authd_ready(&a);
 	authd_evaluate(&a, "start", 0);
 	if (loop_run(a.loop) == -1)
@@ -329,6 +386,7 @@ int main(int argc, char **argv)
 	rc = 0;
 out:
 	if (a.net) {
+		ctl_reject_close(&a.rejects);
 		authd_summary(&a);
 		authd_net_close(a.net);
 	}

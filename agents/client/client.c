@@ -200,7 +200,9 @@ static json_t *client_sites_json(const struct client *c)
 	return sites;
 }
 
-static void client_summary(struct event_log *ev, const struct client *c)
+/* client_summary: the counts, and sending_ns, how long the sends took (a
+ * client that falls behind catches up late: the verdict divides by this). */
+static void client_summary(struct event_log *ev, const struct client *c, int64_t sending_ns)
 {
 	json_t *sites = client_sites_json(c);
 
@@ -209,10 +211,11 @@ static void client_summary(struct event_log *ev, const struct client *c)
 		 (unsigned long long)c->stats.lost, (unsigned long long)c->stats.errors,
 		 (unsigned long long)c->stats.late, (unsigned long long)c->stats.stray,
 		 (unsigned long long)c->stats.wakeups);
-	event_emit(ev, "client_summary", "{s:I, s:I, s:I, s:I, s:I, s:I, s:o*}", "client",
+	event_emit(ev, "client_summary", "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o*}", "client",
 		   (json_int_t)c->cfg.id, "sent", (json_int_t)c->stats.sent, "ok",
 		   (json_int_t)c->stats.ok, "lost", (json_int_t)c->stats.lost, "errors",
-		   (json_int_t)c->stats.errors, "late", (json_int_t)c->stats.late, "sites", sites);
+		   (json_int_t)c->stats.errors, "late", (json_int_t)c->stats.late, "sending_ns",
+		   (json_int_t)sending_ns, "sites", sites);
 }
 
 /* The counts so far, every CLIENT_PROGRESS_NS: what `steerlab run` shows
@@ -408,7 +411,7 @@ out:
 			log_info("achieved %.1f requests/s over %.3fs of sending",
 				 (double)c.stats.sent * NSEC_PER_SEC / (double)took,
 				 (double)took / NSEC_PER_SEC);
-		client_summary(ev, &c);
+		client_summary(ev, &c, took > 0 ? took : 0);
 		if (o.resolver)
 			event_emit(ev, "dns_summary", "{s:I, s:I, s:I, s:I, s:I}", "client",
 				   (json_int_t)o.cfg.id, "queries", (json_int_t)st.dns.queries,

@@ -3,8 +3,9 @@
  *
  * Listens for ANNOUNCE / WITHDRAW datagrams (lib/announce.h) from the
  * sites' probers and applies them to the kernel FIB of its router: the
- * prefix via the datagram's source, at the announced metric. The table
- * logic is rib.c, the netlink calls kroute.c.
+ * prefix via the datagram's source, at the announced metric. Who may send
+ * them, and which prefixes, is acl.c; one datagram's handling control.c;
+ * the table logic rib.c; the netlink calls kroute.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,31 +19,28 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "acl.h"
+#include "addr.h"
 #include "announce.h"
+#include "control.h"
 #include "event.h"
 #include "kroute.h"
-#include "addr.h"
 #include "log.h"
-#include "opt.h"
 #include "loop.h"
-#include "rib.h"
+#include "opt.h"
+#include "timeutil.h"
 
-#define ROUTED_USAGE "usage: routed [-n NODE] [-e FILE] [-l ADDR[:PORT]] [-T TABLE] [-v] [-h]\n"
+#define ROUTED_USAGE                                                                               \
+	"usage: routed [-n NODE] [-e FILE] [-l ADDR[:PORT]] [-T TABLE] [-a [SITE=]ADDR|none ...]\n" \
+	"              [-P PREFIX ...] [-v] [-h]\n"
 
 struct routed_opts {
 	const char *node;
 	const char *events;
 	struct sockaddr_in listen;
 	uint32_t table;
+	struct routed_acl acl;
 	int verbose;
-};
-
-struct routed {
-	struct event_log *ev;
-	struct kroute_ctx *kr;
-	struct rib rib;
-	int fd;
-	unsigned long long messages, bad, applied, withdrawn, errors;
 };
 
 static void routed_usage(FILE *fp)
@@ -51,6 +49,11 @@ static void routed_usage(FILE *fp)
 		ROUTED_USAGE
 		"  -l ADDR[:PORT]  where to listen for announcements (default 0.0.0.0:%d)\n"
 		"  -T TABLE        routing table number, or main (default main)\n"
+		"  -a [SITE=]ADDR  accept announcements only from ADDR (for SITE only, if\n"
+		"                  given); repeatable; none: from nobody. Without -a: from\n"
+		"                  any sender (the lab always gives -a)\n"
+		"  -P PREFIX       accept announcements only of PREFIX, e.g. 198.19.0.1/32;\n"
+		"                  repeatable. Without -P: any prefix (the lab always gives -P)\n"
 		"  -n NODE         lab node, written into every event (default: routed)\n"
 		"  -e FILE         JSON Lines event file (default: standard output)\n"
 		"  -v              debug logging\n"
@@ -76,7 +79,7 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 	o->listen.sin_port = htons(ANNOUNCE_PORT);
 	o->table = RT_TABLE_MAIN;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:l:T:vh")) != -1) {
+	while ((ch = getopt(argc, argv, ":n:e:l:T:a:P:vh")) != -1) {
 		switch (ch) {
 		case 'n':
 			o->node = optarg;
@@ -103,6 +106,15 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 					   optarg);
 			o->table = (uint32_t)v;
 			break;
+		case 'a':
+			if (routed_acl_add_sender(&o->acl, optarg) == -1)
+				routed_bad("-a", "ADDR, SITE=ADDR or none (at most 64)", optarg);
+			break;
+		case 'P':
+			if (routed_acl_add_prefix(&o->acl, optarg) == -1)
+				routed_bad("-P", "an IPv4 PREFIX such as 198.19.0.1/32 (at most 64)",
+					   optarg);
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -126,54 +138,12 @@ static int routed_kernel_remove(void *ctx, const struct kroute *r, char *err, si
 	return kroute_delete(ctx, r, err, errlen);
 }
 
-static void routed_handle(struct routed *rd, const char *buf, size_t len,
-			  const struct sockaddr_in *from)
-{
-	const struct rib_kernel kernel = {routed_kernel_change, routed_kernel_remove, rd->kr};
-	struct announce_msg m;
-	struct rib_result res;
-	char src[INET_ADDRSTRLEN], via[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN];
-	char prefix[INET_ADDRSTRLEN + 4];
-
-	inet_ntop(AF_INET, &from->sin_addr, src, sizeof(src));
-	if (announce_parse(buf, len, &m) == -1) {
-		if (rd->bad++ == 0)
-			log_warnx("malformed announcement from %s (more at debug level)", src);
-		else
-			log_debug("malformed announcement from %s", src);
-		return;
-	}
-	rd->messages++;
-	inet_ntop(AF_INET, &m.prefix, addr, sizeof(addr));
-	snprintf(prefix, sizeof(prefix), "%s/%d", addr, m.prefixlen);
-	rib_apply(&rd->rib, &kernel, &m, from->sin_addr, &res);
-	inet_ntop(AF_INET, &res.via, via, sizeof(via));
-	switch (res.outcome) {
-	case RIB_UNCHANGED:
-		log_debug("%s %s %s from %s: no change", m.withdraw ? "withdraw" : "announce",
-			  m.site, prefix, src);
-		break;
-	case RIB_APPLIED:
-		rd->applied++;
-		log_info("route %s via %s metric %u for site %s", prefix, via, res.metric, m.site);
-		event_emit(rd->ev, "route_applied", "{s:s, s:s, s:s, s:I}", "site", m.site,
-			   "prefix", prefix, "via", via, "metric", (json_int_t)res.metric);
-		break;
-	case RIB_WITHDRAWN:
-		rd->withdrawn++;
-		log_info("route %s via %s withdrawn by site %s", prefix, via, m.site);
-		event_emit(rd->ev, "route_withdrawn", "{s:s, s:s, s:s}", "site", m.site, "prefix",
-			   prefix, "via", via);
-		break;
-	case RIB_ERROR:
-		rd->errors++;
-		log_warnx("%s %s %s from %s: %s", m.withdraw ? "withdraw" : "announce", m.site,
-			  prefix, src, res.error);
-		event_emit(rd->ev, "route_error", "{s:s, s:s, s:s}", "site", m.site, "prefix",
-			   prefix, "error", res.error);
-		break;
-	}
-}
+/* what the socket reads and the loop needs besides the control state */
+struct routed_main {
+	struct routed rd;
+	struct kroute_ctx *kr;
+	int fd;
+};
 
 static void routed_on_message(struct loop *loop, int fd, uint32_t events, void *arg)
 {
@@ -194,7 +164,7 @@ static void routed_on_message(struct loop *loop, int fd, uint32_t events, void *
 		}
 		if (fromlen != sizeof(from) || from.sin_family != AF_INET)
 			continue;
-		routed_handle(rd, buf, (size_t)n, &from);
+		routed_control_handle(rd, buf, (size_t)n, &from, now_mono_ns());
 	}
 }
 
@@ -214,20 +184,40 @@ static int routed_socket(const struct sockaddr_in *sin)
 	return fd;
 }
 
+/* routed_log_acl: what the allow-lists let in, said once at start */
+static void routed_log_acl(const struct routed_acl *acl)
+{
+	if (!acl->senders_set)
+		log_warnx("no -a: accepting announcements from any sender (the lab always gives -a)");
+	else if (acl->nsenders == 0)
+		log_info("-a none: accepting announcements from nobody");
+	for (int i = 0; i < acl->nsenders; i++) {
+		const struct routed_sender *s = &acl->senders[i];
+		log_info("accepting announcements from %s%s%s", inet_ntoa(s->addr),
+			 s->site[0] ? " for site " : "", s->site);
+	}
+	if (acl->nprefixes == 0)
+		log_warnx("no -P: accepting announcements of any prefix (the lab always gives -P)");
+	for (int i = 0; i < acl->nprefixes; i++)
+		log_info("accepting announcements of %s/%d", inet_ntoa(acl->prefixes[i].prefix),
+			 acl->prefixes[i].prefixlen);
+}
+
 int main(int argc, char **argv)
 {
 	struct routed_opts o;
+	struct routed_main *rm;
 	struct routed *rd;
+	struct event_log *ev;
 	struct loop *loop = NULL;
 	int rc = 1;
 
 	routed_parse(argc, argv, &o);
 	log_init("routed", o.verbose);
-	if ((rd = calloc(1, sizeof(*rd))) == NULL)
+	if ((rm = calloc(1, sizeof(*rm))) == NULL)
 		fatal("calloc");
-	rd->fd = -1;
-	rib_init(&rd->rib);
-	if ((rd->ev = event_open(o.events, o.node, "routed")) == NULL)
+	rm->fd = -1;
+	if ((ev = event_open(o.events, o.node, "routed")) == NULL)
 		goto out;
 	if ((loop = loop_new()) == NULL) {
 		log_warn("loop_new");
@@ -237,11 +227,17 @@ int main(int argc, char **argv)
 		log_warn("signals");
 		goto out;
 	}
-	if ((rd->kr = kroute_open(o.table)) == NULL)
+	if ((rm->kr = kroute_open(o.table)) == NULL)
 		goto out;
-	if ((rd->fd = routed_socket(&o.listen)) == -1)
+	rd = &rm->rd;
+	routed_control_init(rd,
+			    &(struct rib_kernel){routed_kernel_change, routed_kernel_remove, rm->kr},
+			    ev, loop);
+	rd->acl = o.acl;
+	routed_log_acl(&rd->acl);
+	if ((rm->fd = routed_socket(&o.listen)) == -1)
 		goto out;
-	if (loop_add(loop, rd->fd, EPOLLIN, routed_on_message, rd) == -1) {
+	if (loop_add(loop, rm->fd, EPOLLIN, routed_on_message, rd) == -1) {
 		log_warn("loop_add");
 		goto out;
 	}
@@ -251,18 +247,22 @@ int main(int argc, char **argv)
 		goto out;
 	rc = 0;
 out:
-	if (rd->fd != -1) {
-		log_info("%llu messages, %llu malformed, %llu applied, %llu withdrawn, %llu errors",
-			 rd->messages, rd->bad, rd->applied, rd->withdrawn, rd->errors);
-		event_emit(rd->ev, "routed_summary", "{s:I, s:I, s:I, s:I, s:I}", "messages",
-			   (json_int_t)rd->messages, "bad", (json_int_t)rd->bad, "applied",
-			   (json_int_t)rd->applied, "withdrawn", (json_int_t)rd->withdrawn,
-			   "errors", (json_int_t)rd->errors);
-		close(rd->fd);
+	if (rm->fd != -1) {
+		rd = &rm->rd;
+		routed_control_close(rd);
+		log_info("%llu messages, %llu malformed, %llu rejected, %llu applied, %llu withdrawn, "
+			 "%llu errors",
+			 rd->messages, rd->bad, rd->rejected, rd->applied, rd->withdrawn,
+			 rd->errors);
+		event_emit(ev, "routed_summary", "{s:I, s:I, s:I, s:I, s:I, s:I}", "messages",
+			   (json_int_t)rd->messages, "bad", (json_int_t)rd->bad, "rejected",
+			   (json_int_t)rd->rejected, "applied", (json_int_t)rd->applied,
+			   "withdrawn", (json_int_t)rd->withdrawn, "errors", (json_int_t)rd->errors);
+		close(rm->fd);
 	}
-	kroute_close(rd->kr);
+	kroute_close(rm->kr);
 	loop_free(loop);
-	event_close(rd->ev);
-	free(rd);
+	event_close(ev);
+	free(rm);
 	return rc;
 }

@@ -13,22 +13,46 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "atomicfile.h"
 #include "clocks_int.h"
 #include "log.h"
+#include "timeutil.h"
 
 #define CLOCKS_NSCHEMES 2 /* anycast, dns: the columns of the table */
 
-void clocks_warn(struct clocks_notes *notes, const char *fmt, ...)
+static void clocks_note(struct clocks_notes *notes, const char *code, int invalidates,
+			const char *fmt, va_list ap)
 {
-	va_list ap;
+	struct clocks_warning *w;
 
+	notes->invalid += invalidates;
 	if (notes->n == CLOCKS_MAX_WARNINGS) {
 		notes->lost++;
 		return;
 	}
+	w = &notes->w[notes->n++];
+	snprintf(w->code, sizeof(w->code), "%s", code);
+	w->invalidates = invalidates;
+	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
+}
+
+void clocks_warn(struct clocks_notes *notes, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+
 	va_start(ap, fmt);
-	vsnprintf(notes->msg[notes->n++], CLOCKS_WARNING_LEN, fmt, ap);
+	clocks_note(notes, code, 0, fmt, ap);
+	va_end(ap);
+}
+
+void clocks_invalid(struct clocks_notes *notes, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	clocks_note(notes, code, 1, fmt, ap);
 	va_end(ap);
 }
 
@@ -113,31 +137,48 @@ fail:
 	return -1;
 }
 
-static int clocks_ini_port(void *user, const char *section, const char *name, const char *value)
+/* what the clocks take from topology.ini */
+struct clocks_ini {
+	long port;	    /* 0: not said; -1: not a port */
+	int64_t timeout_ns; /* the longest client timeout; 0: none said */
+};
+
+static int clocks_ini_key(void *user, const char *section, const char *name, const char *value)
 {
-	long *port = user;
+	struct clocks_ini *ini = user;
+	int64_t ns;
 	char *end;
 	long v;
 
 	if (strcmp(section, "lab") == 0 && strcmp(name, "port") == 0) {
 		v = strtol(value, &end, 10);
-		*port = (*end == '\0' && end != value && v >= 1 && v <= 65535) ? v : -1;
+		ini->port = (*end == '\0' && end != value && v >= 1 && v <= 65535) ? v : -1;
 	}
+	/* the clients' timeouts: [lab]'s default and each [client NODE]'s (a
+	 * [resolver]'s timeout is resolverd's own, not a client's) */
+	if (strcmp(name, "timeout") == 0 &&
+	    (strcmp(section, "lab") == 0 || strncmp(section, "client ", 7) == 0) &&
+	    parse_duration_ns(value, &ns) == 0 && ns > ini->timeout_ns)
+		ini->timeout_ns = ns;
 	return 1;
 }
 
-/* clocks_read_port: the request port when lab_up did not say it: the [lab]
- * port of the topology as used, else the default, with a warning. */
-static int clocks_read_port(const char *rundir, struct clocks_input *in, char *err, size_t errlen)
+/* clocks_read_topology: the request port when lab_up did not say it: the
+ * [lab] port of the topology as used, else the default, with a warning;
+ * and the clients' longest timeout. */
+static int clocks_read_topology(const char *rundir, struct clocks_input *in, char *err,
+				size_t errlen)
 {
+	struct clocks_ini ini = {0};
 	char path[PATH_MAX];
-	long port = 0;
 	int rc;
 
+	snprintf(path, sizeof(path), "%s/topology.ini", rundir);
+	rc = ini_parse(path, clocks_ini_key, &ini);
+	in->client_timeout_ns = ini.timeout_ns > 0 ? ini.timeout_ns : CLOCKS_CLIENT_TIMEOUT_NS;
 	if (in->port != 0)
 		return 0;
-	snprintf(path, sizeof(path), "%s/topology.ini", rundir);
-	rc = ini_parse(path, clocks_ini_port, &port);
+	long port = ini.port;
 	if (rc > 0) {
 		snprintf(err, errlen, "%s:%d: not a valid INI line", path, rc);
 		return -1;
@@ -148,7 +189,7 @@ static int clocks_read_port(const char *rundir, struct clocks_input *in, char *e
 	}
 	if (port == 0) {
 		in->port = WIRE_PORT_DEFAULT;
-		clocks_warn(&in->notes, "%s: %s; request port %d assumed", path,
+		clocks_warn(&in->notes, "port_assumed", "%s: %s; request port %d assumed", path,
 			    rc == 0 ? "no [lab] port" : "not readable", WIRE_PORT_DEFAULT);
 	} else {
 		in->port = (uint16_t)port;
@@ -160,23 +201,61 @@ void clocks_input_init(struct clocks_input *in)
 {
 	memset(in, 0, sizeof(*in));
 	in->traffic_start_ns = in->traffic_duration_ns = in->traffic_stop_ns = CLOCKS_NONE;
+	in->fail_at_ns = in->lab_stopping_ns = in->failure.killed_ns = CLOCKS_NONE;
+	in->traffic_interrupted = -1;
+	in->client_timeout_ns = CLOCKS_CLIENT_TIMEOUT_NS;
 }
 
 int64_t clocks_traffic_ns(const struct clocks_input *in)
 {
+	int ran = in->traffic_start_ns != CLOCKS_NONE && in->traffic_stop_ns != CLOCKS_NONE &&
+		  in->traffic_stop_ns > in->traffic_start_ns;
+
+	/* an interrupted run sent for as long as it ran, not as it was told
+	 * (and never longer: the clients stop by themselves) */
+	if (ran && in->traffic_interrupted == 1) {
+		int64_t ns = in->traffic_stop_ns - in->traffic_start_ns;
+
+		if (in->traffic_duration_ns != CLOCKS_NONE && in->traffic_duration_ns > 0 &&
+		    in->traffic_duration_ns < ns)
+			return in->traffic_duration_ns;
+		return ns;
+	}
 	if (in->traffic_duration_ns != CLOCKS_NONE && in->traffic_duration_ns > 0)
 		return in->traffic_duration_ns;
-	if (in->traffic_start_ns != CLOCKS_NONE && in->traffic_stop_ns != CLOCKS_NONE &&
-	    in->traffic_stop_ns > in->traffic_start_ns)
+	if (ran)
 		return in->traffic_stop_ns - in->traffic_start_ns;
 	return CLOCKS_NONE;
+}
+
+int64_t clocks_traffic_end(const struct clocks_input *in)
+{
+	int64_t ns = clocks_traffic_ns(in);
+
+	if (in->traffic_start_ns != CLOCKS_NONE && ns != CLOCKS_NONE)
+		return in->traffic_start_ns + ns;
+	return in->traffic_stop_ns;
+}
+
+int64_t clocks_observation_end(const struct clocks_input *in)
+{
+	int64_t end = clocks_traffic_end(in);
+
+	/* a request captured later still belongs in a bucket */
+	for (size_t i = 0; i < in->ncaptures; i++)
+		for (size_t k = 0; k < in->captures[i].n; k++)
+			if (clocks_scheme_of(in->captures[i].packets[k].client) !=
+				CLOCKS_SCHEME_NONE &&
+			    (end == CLOCKS_NONE || in->captures[i].packets[k].t_ns > end))
+				end = in->captures[i].packets[k].t_ns;
+	return end;
 }
 
 int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t errlen)
 {
 	clocks_input_init(in);
 	if (clocks_read_events(rundir, in, err, errlen) == -1 ||
-	    clocks_read_port(rundir, in, err, errlen) == -1 ||
+	    clocks_read_topology(rundir, in, err, errlen) == -1 ||
 	    clocks_read_requests(rundir, in, err, errlen) == -1 ||
 	    clocks_read_captures(rundir, in, err, errlen) == -1)
 		return -1;
@@ -197,6 +276,10 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->routes);
 	free(in->stats);
 	free(in->requests);
+	free(in->exits);
+	free(in->cerrors);
+	free(in->rejected);
+	free(in->clients);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -204,12 +287,16 @@ int clocks_analyse(const char *rundir, FILE *out)
 {
 	struct clocks_input in;
 	struct clocks_result *res;
-	char err[PATH_MAX + 256], path[PATH_MAX];
-	int rc = -1;
+	struct clocks_notes *v;
+	char err[PATH_MAX + 256];
+	int rc = -1, dirfd = -1;
 
 	res = calloc(CLOCKS_NSCHEMES, sizeof(*res));
-	if (res == NULL) {
+	v = calloc(1, sizeof(*v));
+	if (res == NULL || v == NULL) {
 		log_warnx("clocks: out of memory");
+		free(res);
+		free(v);
 		return -1;
 	}
 	if (clocks_load(rundir, &in, err, sizeof(err)) == -1) {
@@ -218,20 +305,22 @@ int clocks_analyse(const char *rundir, FILE *out)
 	}
 	clocks_anycast(&in, &res[0]);
 	clocks_dns(&in, &res[1]);
-	if (snprintf(path, sizeof(path), "%s/clocks.json", rundir) >= (int)sizeof(path)) {
-		log_warnx("clocks: %s: path too long", rundir);
-		goto out;
-	}
-	if (clocks_write_json(path, &in, res, CLOCKS_NSCHEMES, err, sizeof(err)) == -1) {
+	clocks_verdict(&in, res, CLOCKS_NSCHEMES, v);
+	if ((dirfd = atomicfile_dir(rundir, err, sizeof(err))) == -1 ||
+	    clocks_write_json(dirfd, rundir, "clocks.json", &in, res, CLOCKS_NSCHEMES, v, err,
+			      sizeof(err)) == -1) {
 		log_warnx("clocks: %s", err);
 		goto out;
 	}
-	clocks_print(out, &in, res, CLOCKS_NSCHEMES);
-	rc = 0;
+	clocks_print(out, &in, res, CLOCKS_NSCHEMES, v);
+	rc = clocks_valid(&in, res, CLOCKS_NSCHEMES, v) ? 0 : CLOCKS_INVALID;
 out:
+	if (dirfd != -1)
+		close(dirfd);
 	clocks_input_free(&in);
 	for (int i = 0; i < CLOCKS_NSCHEMES; i++)
 		clocks_result_free(&res[i]);
 	free(res);
+	free(v);
 	return rc;
 }

@@ -17,6 +17,10 @@
  *   clocks_write_json(), clocks_print()
  *                      write clocks.json and the table (clocks_report.c).
  *
+ *   clocks_verdict()   the self-checks (verdict.c): is the run to be trusted?
+ *                      Each finding is a coded warning; some invalidate the
+ *                      run (docs/clocks.md, "Verdict").
+ *
  * clocks_analyse() does all of it, for `steerlab run` and `steerlab report`.
  *
  * The same clients send both kinds of flow, so every request is given to one
@@ -43,11 +47,13 @@
 #define CLOCKS_NA (INT64_MIN + 1) /* not a measure of this scheme: no JSON key, "n/a" */
 #define CLOCKS_NAME_MAX 64
 #define CLOCKS_DNS_NAME_MAX 256 /* a DNS name in text, with its final dot */
-#define CLOCKS_MAX_WARNINGS 32
-#define CLOCKS_WARNING_LEN 256
+#define CLOCKS_MAX_WARNINGS 64
+#define CLOCKS_WARNING_LEN 512
+#define CLOCKS_CODE_LEN 32
 #define CLOCKS_MAX_SITES 64
 #define CLOCKS_MAX_CLIENTS 256
-#define CLOCKS_MAX_ADDRS 64 /* IPv4 addresses in one answer_changed list */
+#define CLOCKS_MAX_ADDRS 64		     /* IPv4 addresses in one answer_changed list */
+#define CLOCKS_CLIENT_TIMEOUT_NS 500000000LL /* the topology's default timeout */
 
 /*
  * The client ids of the two schemes. The lab gives a client node's
@@ -73,15 +79,30 @@ static inline enum clocks_scheme clocks_scheme_of(uint32_t client)
 	return client < CLOCKS_DNS_CLIENT_BASE ? CLOCKS_SCHEME_ANYCAST : CLOCKS_SCHEME_DNS;
 }
 
-/* Notes for the reader of the results: what is missing and why. */
-struct clocks_notes {
-	char msg[CLOCKS_MAX_WARNINGS][CLOCKS_WARNING_LEN];
-	int n;
-	int lost; /* warnings past CLOCKS_MAX_WARNINGS */
+/*
+ * Notes for the reader of the results: what is missing, what a self-check
+ * found, and why. Each has a code (docs/clocks.md lists them) and
+ * invalidates the run or not; a run with one invalidating note is not valid.
+ */
+struct clocks_warning {
+	char code[CLOCKS_CODE_LEN];
+	int invalidates;
+	char msg[CLOCKS_WARNING_LEN];
 };
 
-void clocks_warn(struct clocks_notes *notes, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+struct clocks_notes {
+	struct clocks_warning w[CLOCKS_MAX_WARNINGS];
+	int n;
+	int lost;    /* warnings past CLOCKS_MAX_WARNINGS */
+	int invalid; /* invalidating ones, kept or lost */
+};
+
+/* clocks_warn: a note that does not invalidate the run; clocks_invalid: one
+ * that does */
+void clocks_warn(struct clocks_notes *notes, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void clocks_invalid(struct clocks_notes *notes, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The injected failure: lab.events.jsonl's site_failed. */
 struct clocks_failure {
@@ -92,6 +113,7 @@ struct clocks_failure {
 	int prefixlen;
 	int has_address;	/* 0: a run from before site_failed had it */
 	struct in_addr address; /* the site's own (unicast) address */
+	int64_t killed_ns;	/* when kill() returned; CLOCKS_NONE: not recorded */
 };
 
 /* declared_dead, from the probers' events; node is the prober's node (the
@@ -112,11 +134,59 @@ struct clocks_route {
 	struct in_addr via;
 };
 
-/* capture_stats of one link; known = 0 when the collector had no counts */
+/* capture_stats of one link; known = 0 when the collector had no counts;
+ * written (the packets the collector wrote to the pcap) is CLOCKS_NONE
+ * when the collector did not say */
 struct clocks_link_stats {
 	char label[CLOCKS_NAME_MAX];
+	char node[CLOCKS_NAME_MAX]; /* the collector's */
 	int known;
 	int64_t packets, received, dropped, if_dropped;
+	int64_t written;
+};
+
+/* a collector's capture_error: a pcap write failed, the capture stopped */
+struct clocks_capture_error {
+	int64_t t_ns;
+	char node[CLOCKS_NAME_MAX];
+	char label[CLOCKS_NAME_MAX];
+	char file[2 * CLOCKS_NAME_MAX]; /* "" if not said */
+	int err;			/* errno; 0 if not said */
+	char error[128];		/* strerror's text */
+};
+
+/* lab.events.jsonl's agent_exited: an agent ended before the teardown */
+struct clocks_exit {
+	int64_t t_ns;
+	char node[CLOCKS_NAME_MAX];
+	char agent[CLOCKS_NAME_MAX]; /* its label: sited, client-dns, collector-dns */
+	int64_t pid;
+	int has_code, code;  /* exit status, if it exited */
+	int has_signal, sig; /* the signal that ended it, if one did */
+	int expected;
+};
+
+/* routed's or authd's control_rejected: control messages dropped */
+struct clocks_rejected {
+	int64_t t_ns;
+	char node[CLOCKS_NAME_MAX];
+	char agent[CLOCKS_NAME_MAX];
+	char from[64];
+	char reason[128];
+	int64_t count;
+};
+
+/* a client flow, from its NODE.client*.events.jsonl: client_started (what
+ * it was told) and client_summary (what it did) */
+struct clocks_client {
+	char node[CLOCKS_NAME_MAX];
+	char agent[CLOCKS_NAME_MAX]; /* client, client-dns */
+	uint32_t id;
+	double rate;	    /* requests per second it was told; 0: unknown */
+	int64_t started_ns; /* CLOCKS_NONE: no client_started */
+	int64_t summary_ns; /* CLOCKS_NONE: no client_summary (it was killed) */
+	int64_t sent, lost, late;
+	int64_t sending_ns; /* how long its sends took (client_summary); 0: unknown */
 };
 
 /* authd's health_changed: its verdict on a site */
@@ -153,7 +223,9 @@ struct clocks_capture {
 	char label[CLOCKS_NAME_MAX];
 	struct clocks_packet *packets;
 	size_t n, cap;
-	size_t other; /* captured packets that are not requests */
+	size_t other;	/* captured packets that are not requests */
+	size_t records; /* every packet record of the file */
+	int truncated;	/* the file ends cut short or damaged */
 };
 
 /* one DNS query that reached an authd link */
@@ -168,6 +240,8 @@ struct clocks_query_capture {
 	struct clocks_query *queries;
 	size_t n, cap;
 	size_t other; /* captured packets that are not UDP DNS queries */
+	size_t records;
+	int truncated;
 };
 
 enum clocks_status {
@@ -190,9 +264,16 @@ struct clocks_input {
 	char lab[CLOCKS_NAME_MAX];
 	uint16_t port; /* the request port, for telling requests in captures */
 	struct clocks_failure failure;
-	/* lab.events.jsonl's traffic_started (t, duration_ns) and
-	 * traffic_stopped (t); CLOCKS_NONE when absent */
-	int64_t traffic_start_ns, traffic_duration_ns, traffic_stop_ns;
+	/* lab.events.jsonl's traffic_started (t, duration_ns, fail_at_ns) and
+	 * traffic_stopped (t); CLOCKS_NONE when absent. interrupted: -1 if
+	 * traffic_stopped did not say, else its "interrupted". lab_stopping:
+	 * when the teardown began (CLOCKS_NONE: not recorded). */
+	int64_t traffic_start_ns, traffic_duration_ns, traffic_stop_ns, fail_at_ns;
+	int traffic_interrupted;
+	int64_t lab_stopping_ns;
+	/* the longest client timeout of topology.ini ([lab] and [client]
+	 * timeout; 500 ms if neither says) */
+	int64_t client_timeout_ns;
 
 	struct clocks_dead *dead;
 	size_t ndead, capdead;
@@ -205,6 +286,15 @@ struct clocks_input {
 	struct clocks_answer *answers;
 	size_t nanswers, capanswers;
 	size_t nauthd_files; /* *.authd.events.jsonl read */
+	struct clocks_exit *exits;
+	size_t nexits, capexits;
+	struct clocks_capture_error *cerrors;
+	size_t ncerrors, capcerrors;
+	struct clocks_rejected *rejected;
+	size_t nrejected, caprejected;
+	struct clocks_client *clients;
+	size_t nclients, capclients;
+	size_t nclient_files; /* NODE.client*.events.jsonl read */
 	struct clocks_capture *captures;
 	size_t ncaptures, capcaptures;
 	struct clocks_query_capture *qcaptures;
@@ -228,10 +318,13 @@ struct clocks_addr_count {
 	int64_t n;
 };
 
-/* A distribution over clients, relative to t0. */
+/* A distribution over clients, relative to t0. lb_*: the value is a lower
+ * bound, because a client whose last request it may be was cut short by
+ * the end of the observation (docs/clocks.md, window_cut). */
 struct clocks_dist {
 	int64_t n; /* clients */
 	int64_t p50_ns, p99_ns, max_ns;
+	int lb_p50, lb_p99, lb_max;
 };
 
 /*
@@ -275,8 +368,13 @@ struct clocks_result {
 	struct {
 		uint32_t client;
 		int64_t last_ns;
+		int cut; /* still sending to the dead site when it stopped */
 	} by_client[CLOCKS_MAX_CLIENTS];
 	int nby_client;
+	/* the window is a lower bound: a client was still sending to the dead
+	 * site when the observation ended (window_cut); ncut clients were */
+	int window_lb;
+	int ncut;
 	struct clocks_count replies[CLOCKS_MAX_SITES]; /* ok records per site */
 	int nreplies;
 	struct clocks_count after_t0[CLOCKS_MAX_SITES]; /* requests per capture after t0 */
@@ -289,7 +387,8 @@ struct clocks_result {
 	int64_t traffic_ns;			   /* for per second; CLOCKS_NONE: unknown */
 	struct clocks_addr_count *resolvers;	   /* queries per source address, by address */
 	size_t nresolvers;
-	int noflows; /* the run has no flows of this scheme */
+	int noflows; /* the run has no flows of this scheme: it is absent from
+		      * every table, plot and JSON object */
 	/* filled by the report (clocks_budget); clocks.json has a "budget"
 	 * object only when has_budget is set */
 	int has_budget;
@@ -298,10 +397,12 @@ struct clocks_result {
 };
 
 /*
- * clocks_analyse: read the run directory rundir, compute the clocks, write
- * rundir/clocks.json and print a table to out. Returns 0, or -1 after
- * logging an error that names the file and what is wrong.
+ * clocks_analyse: read the run directory rundir, compute the clocks and the
+ * verdict, write rundir/clocks.json and print a table to out. Returns 0 for
+ * a valid run, CLOCKS_INVALID for a run the verdict invalidates, or -1
+ * after logging an error that names the file and what is wrong.
  */
+#define CLOCKS_INVALID 1
 int clocks_analyse(const char *rundir, FILE *out);
 
 /* clocks_load: read rundir into *in (which it initialises). Returns 0, or
@@ -321,23 +422,70 @@ void clocks_dns(const struct clocks_input *in, struct clocks_result *r);
 void clocks_result_free(struct clocks_result *r);
 
 /* clocks_traffic_ns: how long the clients sent: traffic_started's
- * duration_ns, or if it is 0 or absent, traffic_started to traffic_stopped;
- * CLOCKS_NONE if neither is known. */
+ * duration_ns, or traffic_started to traffic_stopped if the run was
+ * interrupted before that (or duration_ns is 0 or absent); CLOCKS_NONE if
+ * neither is known. */
 int64_t clocks_traffic_ns(const struct clocks_input *in);
+
+/* clocks_traffic_end: when the clients stopped sending (traffic_started +
+ * clocks_traffic_ns), as an absolute time; CLOCKS_NONE if unknown. */
+int64_t clocks_traffic_end(const struct clocks_input *in);
+
+/* clocks_observation_end: the end of the observation as an absolute time:
+ * clocks_traffic_end, or the last request captured on a site link if later;
+ * CLOCKS_NONE if none of these is known. */
+int64_t clocks_observation_end(const struct clocks_input *in);
+
+/*
+ * The verdict (verdict.c): the self-checks of docs/clocks.md, "Verdict",
+ * computed from the loaded run and its schemes' results, with no I/O. Each
+ * finding goes to *v as a coded warning, invalidating or not. The run is
+ * valid when no note of in, of any result or of *v invalidates it
+ * (clocks_valid).
+ */
+#define CLOCKS_LOSS_SHARE 0.01		/* loss_mismatch: 1 % of the larger count */
+#define CLOCKS_LOSS_ABS 10		/* ... and more than this many requests */
+#define CLOCKS_RATE_BEHIND 0.02		/* client_behind: more than 2 % behind */
+#define CLOCKS_CUT_GUARD_NS 100000000LL /* window_cut: at least 100 ms */
+
+void clocks_verdict(const struct clocks_input *in, const struct clocks_result *res, int nres,
+		    struct clocks_notes *v);
+
+/* clocks_warnings: every note of v (may be NULL), in and the schemes
+ * present in res, the invalidating ones first, each once, as pointers
+ * into them: at most max in out, the others counted in *lost. The count. */
+#define CLOCKS_MAX_SCHEMES 4
+#define CLOCKS_MAX_LIST ((2 + CLOCKS_MAX_SCHEMES) * CLOCKS_MAX_WARNINGS)
+int clocks_warnings(const struct clocks_input *in, const struct clocks_result *res, int nres,
+		    const struct clocks_notes *v, const struct clocks_warning **out, int max,
+		    int *lost);
+
+/* clocks_valid: no note of in, res[0..nres) or v (may be NULL) invalidates */
+int clocks_valid(const struct clocks_input *in, const struct clocks_result *res, int nres,
+		 const struct clocks_notes *v);
 
 /* clocks_budget: the error budget of scheme result r (computed from in)
  * at slo_pct (0 < slo_pct < 100) into *b; pure arithmetic. */
 void clocks_budget(const struct clocks_input *in, const struct clocks_result *r, double slo_pct,
 		   struct clocks_budget *b);
 
-/* clocks_write_json: write the results (nres schemes) to path, through a
- * temporary file renamed into place. 0, or -1 with the reason in err. */
-int clocks_write_json(const char *path, const struct clocks_input *in,
-		      const struct clocks_result *res, int nres, char *err, size_t errlen);
+/* clocks_write_json: write the results (nres schemes) and the verdict v
+ * to name in the directory dirfd (dir its path, for messages), through a
+ * temporary file renamed into place (lib/atomicfile.h). 0, or -1 with the
+ * reason in err. */
+int clocks_write_json(int dirfd, const char *dir, const char *name, const struct clocks_input *in,
+		      const struct clocks_result *res, int nres, const struct clocks_notes *v,
+		      char *err, size_t errlen);
 
-/* clocks_print: the readable table, one column per scheme, then warnings. */
+/* clocks_print: the readable table, one column per scheme present, then
+ * the warnings; an invalid or warned run says so on its first and last
+ * lines. */
 void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
-		  int nres);
+		  int nres, const struct clocks_notes *v);
+
+/* clocks_print_verdict: the table's last line alone: the verdict */
+void clocks_print_verdict(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+			  int nres, const struct clocks_notes *v);
 
 /* clocks_decode_request: if the frame (link type dlt, caplen bytes) is an
  * IPv4 UDP datagram to port whose payload is a wire request, fill *msg and

@@ -119,8 +119,8 @@ int clocks_read_requests_stream(FILE *fp, const char *path, struct clocks_input 
 		}
 		if (clocks_csv_parse(line, &r, why, sizeof(why)) == -1) {
 			if (!complete) {
-				clocks_warn(&in->notes, "%s:%d: last line cut short, ignored", path,
-					    lineno);
+				clocks_warn(&in->notes, "file_cut",
+					    "%s:%d: last line cut short, ignored", path, lineno);
 				break;
 			}
 			snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
@@ -138,7 +138,8 @@ int clocks_read_requests_stream(FILE *fp, const char *path, struct clocks_input 
 		goto out;
 	}
 	if (lineno == 0)
-		clocks_warn(&in->notes, "%s: empty (not even a header): no records", path);
+		clocks_warn(&in->notes, "records_empty",
+			    "%s: empty (not even a header): no records", path);
 	rc = 0;
 out:
 	free(line);

@@ -151,7 +151,7 @@ static void clocks_upstream(const struct clocks_input *in, struct clocks_result 
 	src = malloc(total * sizeof(*src));
 	r->resolvers = malloc(total * sizeof(*r->resolvers));
 	if (src == NULL || r->resolvers == NULL) {
-		clocks_warn(&r->notes, "dns: queries per resolver: out of memory");
+		clocks_warn(&r->notes, "limit", "dns: queries per resolver: out of memory");
 		free(src);
 		free(r->resolvers);
 		r->resolvers = NULL;
@@ -177,7 +177,7 @@ void clocks_dns(const struct clocks_input *in, struct clocks_result *r)
 		/* every DNS clock needs the site's own address */
 		r->remote_dead_ns = r->remote_dead_at_ns = CLOCKS_NONE;
 		r->upstream_queries = r->traffic_ns = CLOCKS_NONE;
-		clocks_warn(&r->notes,
+		clocks_warn(&r->notes, "old_run",
 			    "dns: site_failed in lab.events.jsonl has no \"address\" (a run "
 			    "from before the DNS scheme): no DNS clocks");
 		return;

@@ -4,8 +4,10 @@
  * traffic_started and traffic_stopped; the probers' declared_dead (with the
  * NODE of the file, which tells a site's own prober from a remote one); the
  * collectors' (NODE.collector and NODE.collector-dns) route_added /
- * route_deleted and capture_stats; authd's health_changed and
- * answer_changed. Other events are skipped. Every line must be a JSON object
+ * route_deleted, capture_stats and capture_error; authd's health_changed,
+ * answer_changed and control_rejected; routed's control_rejected; the
+ * clients' client_started and client_summary; the lab's lab_stopping and
+ * agent_exited, for the verdict. Other events are skipped. Every line must be a JSON object
  * with an integer "t" and a string "event"; an event the clocks use must
  * carry its fields, or the read fails naming the file and line.
  */
@@ -22,7 +24,8 @@
 /* where a line came from, for error messages */
 struct clocks_line {
 	const char *path;
-	const char *node; /* the NODE of NODE.AGENT.events.jsonl */
+	const char *node;  /* the NODE of NODE.AGENT.events.jsonl */
+	const char *agent; /* its AGENT */
 	int line;
 	const char *event;
 	json_t *obj;
@@ -126,6 +129,69 @@ static int clocks_get_count(const struct clocks_line *l, const char *key, int64_
 	return 0;
 }
 
+/* clocks_get_opt_int: an integer field that may be absent or null (*has =
+ * 0); anything else there is an error */
+static int clocks_get_opt_int(const struct clocks_line *l, const char *key, int64_t *out, int *has)
+{
+	json_t *v = json_object_get(l->obj, key);
+
+	*has = 0;
+	*out = 0;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v))
+		return clocks_fail(l, "has no integer (or null) in", key);
+	*out = json_integer_value(v);
+	*has = 1;
+	return 0;
+}
+
+/* clocks_get_opt_string: a string field that may be absent or null ("") */
+static int clocks_get_opt_string(const struct clocks_line *l, const char *key, char *out,
+				 size_t size)
+{
+	json_t *v = json_object_get(l->obj, key);
+
+	out[0] = '\0';
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return clocks_fail(l, "has no string (or null) in", key);
+	snprintf(out, size, "%s", json_string_value(v));
+	return 0;
+}
+
+/* clocks_exit_event: agent_exited {node, agent, pid, exit_code, signal,
+ * expected} */
+static int clocks_exit_event(struct clocks_input *in, const struct clocks_line *l)
+{
+	struct clocks_exit *x;
+	int64_t v;
+	int has;
+	json_t *e;
+
+	if (clocks_grow((void **)&in->exits, &in->capexits, in->nexits, sizeof(*in->exits)) == -1)
+		return clocks_fail(l, "cannot be stored:", "out of memory");
+	x = &in->exits[in->nexits];
+	memset(x, 0, sizeof(*x));
+	x->t_ns = l->t;
+	if (clocks_get_name(l, "node", x->node) == -1 ||
+	    clocks_get_name(l, "agent", x->agent) == -1 ||
+	    clocks_get_opt_int(l, "pid", &x->pid, &has) == -1 ||
+	    clocks_get_opt_int(l, "exit_code", &v, &x->has_code) == -1)
+		return -1;
+	x->code = (int)v;
+	if (clocks_get_opt_int(l, "signal", &v, &x->has_signal) == -1)
+		return -1;
+	x->sig = (int)v;
+	e = json_object_get(l->obj, "expected");
+	if (!json_is_boolean(e))
+		return clocks_fail(l, "has no boolean", "expected");
+	x->expected = json_is_true(e);
+	in->nexits++;
+	return 0;
+}
+
 static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	struct clocks_failure f;
@@ -156,8 +222,14 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 				return -1;
 			f.has_address = 1;
 		}
+		/* nor, before issue 8, "killed_ns" */
+		int has_killed;
+		if (clocks_get_opt_int(l, "killed_ns", &f.killed_ns, &has_killed) == -1)
+			return -1;
+		if (!has_killed)
+			f.killed_ns = CLOCKS_NONE;
 		if (in->failure.site[0] != '\0') {
-			clocks_warn(&in->notes,
+			clocks_warn(&in->notes, "second_failure",
 				    "%s:%d: another site_failed (%s); only the first "
 				    "(%s) is analysed",
 				    l->path, l->line, f.site, in->failure.site);
@@ -169,12 +241,29 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 		if (!json_is_integer(v) || json_integer_value(v) < 0)
 			return clocks_fail(l, "has no duration (integer >= 0) in", "duration_ns");
 		if (in->traffic_start_ns == CLOCKS_NONE) {
+			int64_t fail_at;
+			int has;
+
 			in->traffic_start_ns = l->t;
 			in->traffic_duration_ns = json_integer_value(v);
+			if (clocks_get_opt_int(l, "fail_at_ns", &fail_at, &has) == -1)
+				return -1;
+			in->fail_at_ns = has ? fail_at : CLOCKS_NONE;
 		}
 	} else if (strcmp(l->event, "traffic_stopped") == 0) {
-		if (in->traffic_stop_ns == CLOCKS_NONE)
+		if (in->traffic_stop_ns == CLOCKS_NONE) {
+			v = json_object_get(l->obj, "interrupted");
 			in->traffic_stop_ns = l->t;
+			if (json_is_boolean(v))
+				in->traffic_interrupted = json_is_true(v);
+			else if (v != NULL)
+				return clocks_fail(l, "has no boolean", "interrupted");
+		}
+	} else if (strcmp(l->event, "lab_stopping") == 0) {
+		if (in->lab_stopping_ns == CLOCKS_NONE)
+			in->lab_stopping_ns = l->t;
+	} else if (strcmp(l->event, "agent_exited") == 0) {
+		return clocks_exit_event(in, l);
 	}
 	return 0;
 }
@@ -231,13 +320,49 @@ static int clocks_stats_event(struct clocks_input *in, const struct clocks_line 
 	s = &in->stats[in->nstats];
 	memset(s, 0, sizeof(*s));
 	s->known = 1;
+	s->written = CLOCKS_NONE;
+	snprintf(s->node, sizeof(s->node), "%s", l->node);
 	if (clocks_get_name(l, "label", s->label) == -1 ||
 	    clocks_get_count(l, "packets", &s->packets, &dummy) == -1 ||
 	    clocks_get_count(l, "received", &s->received, &dummy) == -1 ||
 	    clocks_get_count(l, "dropped", &s->dropped, &s->known) == -1 ||
 	    clocks_get_count(l, "if_dropped", &s->if_dropped, &s->known) == -1)
 		return -1;
+	/* "written" came with issue 8: older collectors did not say */
+	if (json_object_get(l->obj, "written") != NULL) {
+		int known = 1;
+
+		if (clocks_get_count(l, "written", &s->written, &known) == -1)
+			return -1;
+		if (!known)
+			s->written = CLOCKS_NONE;
+	}
 	in->nstats++;
+	return 0;
+}
+
+/* clocks_cerror_event: capture_error {label, file, errno, error}; older
+ * collectors wrote only the label (and the interface) */
+static int clocks_cerror_event(struct clocks_input *in, const struct clocks_line *l)
+{
+	struct clocks_capture_error *e;
+	int64_t v;
+	int has;
+
+	if (clocks_grow((void **)&in->cerrors, &in->capcerrors, in->ncerrors,
+			sizeof(*in->cerrors)) == -1)
+		return clocks_fail(l, "cannot be stored:", "out of memory");
+	e = &in->cerrors[in->ncerrors];
+	memset(e, 0, sizeof(*e));
+	e->t_ns = l->t;
+	snprintf(e->node, sizeof(e->node), "%s", l->node);
+	if (clocks_get_name(l, "label", e->label) == -1 ||
+	    clocks_get_opt_string(l, "file", e->file, sizeof(e->file)) == -1 ||
+	    clocks_get_opt_string(l, "error", e->error, sizeof(e->error)) == -1 ||
+	    clocks_get_opt_int(l, "errno", &v, &has) == -1)
+		return -1;
+	e->err = has ? (int)v : 0;
+	in->ncerrors++;
 	return 0;
 }
 
@@ -247,6 +372,101 @@ static int clocks_collector_event(struct clocks_input *in, const struct clocks_l
 		return clocks_route_event(in, l);
 	if (strcmp(l->event, "capture_stats") == 0)
 		return clocks_stats_event(in, l);
+	if (strcmp(l->event, "capture_error") == 0)
+		return clocks_cerror_event(in, l);
+	return 0;
+}
+
+/* clocks_rejected_event: control_rejected {from, reason, count}, of routed
+ * or authd (agent) */
+static int clocks_rejected_event(struct clocks_input *in, const struct clocks_line *l,
+				 const char *agent)
+{
+	struct clocks_rejected *r;
+	int known = 1;
+
+	if (clocks_grow((void **)&in->rejected, &in->caprejected, in->nrejected,
+			sizeof(*in->rejected)) == -1)
+		return clocks_fail(l, "cannot be stored:", "out of memory");
+	r = &in->rejected[in->nrejected];
+	memset(r, 0, sizeof(*r));
+	r->t_ns = l->t;
+	snprintf(r->node, sizeof(r->node), "%s", l->node);
+	snprintf(r->agent, sizeof(r->agent), "%s", agent);
+	if (clocks_get_string(l, "from", r->from, sizeof(r->from)) == -1 ||
+	    clocks_get_opt_string(l, "reason", r->reason, sizeof(r->reason)) == -1 ||
+	    clocks_get_count(l, "count", &r->count, &known) == -1)
+		return -1;
+	if (!known)
+		r->count = 1;
+	in->nrejected++;
+	return 0;
+}
+
+static int clocks_routed_event(struct clocks_input *in, const struct clocks_line *l)
+{
+	if (strcmp(l->event, "control_rejected") == 0)
+		return clocks_rejected_event(in, l, "routed");
+	return 0;
+}
+
+/* clocks_client_of: the client of id in the list, added if new */
+static struct clocks_client *clocks_client_of(struct clocks_input *in, const struct clocks_line *l,
+					      uint32_t id)
+{
+	struct clocks_client *c;
+
+	for (size_t i = 0; i < in->nclients; i++)
+		if (in->clients[i].id == id)
+			return &in->clients[i];
+	if (clocks_grow((void **)&in->clients, &in->capclients, in->nclients,
+			sizeof(*in->clients)) == -1)
+		return NULL;
+	c = &in->clients[in->nclients++];
+	memset(c, 0, sizeof(*c));
+	c->id = id;
+	c->started_ns = c->summary_ns = CLOCKS_NONE;
+	c->sending_ns = 0;
+	snprintf(c->node, sizeof(c->node), "%s", l->node);
+	snprintf(c->agent, sizeof(c->agent), "%s", l->agent);
+	return c;
+}
+
+/* clocks_client_event: client_started {client, rate} and client_summary
+ * {client, sent, lost, late} */
+static int clocks_client_event(struct clocks_input *in, const struct clocks_line *l)
+{
+	int started = strcmp(l->event, "client_started") == 0, known = 1;
+	struct clocks_client *c;
+	json_t *id, *rate;
+
+	if (!started && strcmp(l->event, "client_summary") != 0)
+		return 0;
+	id = json_object_get(l->obj, "client");
+	if (!json_is_integer(id) || json_integer_value(id) < 0 ||
+	    json_integer_value(id) > UINT32_MAX)
+		return clocks_fail(l, "has no client id (integer) in", "client");
+	c = clocks_client_of(in, l, (uint32_t)json_integer_value(id));
+	if (c == NULL)
+		return clocks_fail(l, "cannot be stored:", "out of memory");
+	if (started) {
+		rate = json_object_get(l->obj, "rate");
+		if (!json_is_number(rate) || json_number_value(rate) < 0)
+			return clocks_fail(l, "has no rate (number >= 0) in", "rate");
+		c->rate = json_number_value(rate);
+		c->started_ns = l->t;
+		return 0;
+	}
+	c->summary_ns = l->t;
+	if (clocks_get_count(l, "sent", &c->sent, &known) == -1)
+		return -1;
+	if (json_object_get(l->obj, "lost") && clocks_get_count(l, "lost", &c->lost, &known) == -1)
+		return -1;
+	if (json_object_get(l->obj, "late") && clocks_get_count(l, "late", &c->late, &known) == -1)
+		return -1;
+	if (json_object_get(l->obj, "sending_ns") &&
+	    clocks_get_count(l, "sending_ns", &c->sending_ns, &known) == -1)
+		return -1;
 	return 0;
 }
 
@@ -270,6 +490,8 @@ static int clocks_authd_event(struct clocks_input *in, const struct clocks_line 
 			return clocks_fail(l, "has no boolean", "healthy");
 		h->healthy = json_is_true(v);
 		in->nhealth++;
+	} else if (strcmp(l->event, "control_rejected") == 0) {
+		return clocks_rejected_event(in, l, "authd");
 	} else if (strcmp(l->event, "answer_changed") == 0) {
 		if (clocks_grow((void **)&in->answers, &in->capanswers, in->nanswers,
 				sizeof(*in->answers)) == -1)
@@ -287,10 +509,12 @@ static int clocks_authd_event(struct clocks_input *in, const struct clocks_line 
 }
 
 /* clocks_read_jsonl_fp: call fn for every event of fp, read as path. */
-static int clocks_read_jsonl_fp(FILE *fp, const char *path, const char *node, clocks_event_fn fn,
-				struct clocks_input *in, char *err, size_t errlen)
+static int clocks_read_jsonl_fp(FILE *fp, const char *path, const char *node, const char *agent,
+				clocks_event_fn fn, struct clocks_input *in, char *err,
+				size_t errlen)
 {
-	struct clocks_line l = {.path = path, .node = node, .err = err, .errlen = errlen};
+	struct clocks_line l = {
+	    .path = path, .node = node, .agent = agent, .err = err, .errlen = errlen};
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -307,8 +531,8 @@ static int clocks_read_jsonl_fp(FILE *fp, const char *path, const char *node, cl
 		if (!json_is_object(l.obj)) {
 			if (!complete) {
 				/* a writer killed mid-line: what it wrote before stands */
-				clocks_warn(&in->notes, "%s:%d: last line cut short, ignored", path,
-					    l.line);
+				clocks_warn(&in->notes, "file_cut",
+					    "%s:%d: last line cut short, ignored", path, l.line);
 				break;
 			}
 			snprintf(err, errlen, "%s:%d: %s", path, l.line,
@@ -343,8 +567,8 @@ out:
 }
 
 /* clocks_read_jsonl: call fn for every event of the file. */
-static int clocks_read_jsonl(const char *path, const char *node, clocks_event_fn fn,
-			     struct clocks_input *in, char *err, size_t errlen)
+static int clocks_read_jsonl(const char *path, const char *node, const char *agent,
+			     clocks_event_fn fn, struct clocks_input *in, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "r");
 	int rc;
@@ -353,7 +577,7 @@ static int clocks_read_jsonl(const char *path, const char *node, clocks_event_fn
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	rc = clocks_read_jsonl_fp(fp, path, node, fn, in, err, errlen);
+	rc = clocks_read_jsonl_fp(fp, path, node, agent, fn, in, err, errlen);
 	fclose(fp);
 	return rc;
 }
@@ -366,15 +590,15 @@ static int clocks_read_jsonl(const char *path, const char *node, clocks_event_fn
 static int clocks_read_each(const char *rundir, const char *agent, int prefix, clocks_event_fn fn,
 			    struct clocks_input *in, size_t *nfiles, char *err, size_t errlen)
 {
-	char path[PATH_MAX], node[CLOCKS_NAME_MAX], **names;
+	char path[PATH_MAX], node[CLOCKS_NAME_MAX], label[CLOCKS_NAME_MAX], **names;
 	size_t n, alen = strlen(agent);
 	int rc = 0;
 
 	if (clocks_list_dir(rundir, "", CLOCKS_EVENTS_SUFFIX, &names, &n, err, errlen) == -1)
 		return -1;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		const char *dot = strchr(names[i], '.'), *label = dot ? dot + 1 : "";
-		size_t llen = strlen(names[i]) - (size_t)(label - names[i]);
+		const char *dot = strchr(names[i], '.'), *label_of = dot ? dot + 1 : "";
+		size_t llen = strlen(names[i]) - (size_t)(label_of - names[i]);
 
 		/* node names have no dot (lab/topology.c); the label is what
 		 * lies between the node and CLOCKS_EVENTS_SUFFIX */
@@ -382,12 +606,16 @@ static int clocks_read_each(const char *rundir, const char *agent, int prefix, c
 		    llen < strlen(CLOCKS_EVENTS_SUFFIX))
 			continue;
 		llen -= strlen(CLOCKS_EVENTS_SUFFIX);
-		if (llen < alen || strncmp(label, agent, alen) != 0 || (!prefix && llen != alen))
+		if (llen >= sizeof(label))
+			continue;
+		if (llen < alen || strncmp(label_of, agent, alen) != 0 || (!prefix && llen != alen))
 			continue;
 		memcpy(node, names[i], (size_t)(dot - names[i]));
 		node[dot - names[i]] = '\0';
+		memcpy(label, label_of, llen);
+		label[llen] = '\0';
 		snprintf(path, sizeof(path), "%s/%s", rundir, names[i]);
-		rc = clocks_read_jsonl(path, node, fn, in, err, errlen);
+		rc = clocks_read_jsonl(path, node, label, fn, in, err, errlen);
 		if (nfiles)
 			(*nfiles)++;
 	}
@@ -400,7 +628,7 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/lab.events.jsonl", rundir);
-	if (clocks_read_jsonl(path, "lab", clocks_lab_event, in, err, errlen) == -1)
+	if (clocks_read_jsonl(path, "lab", "steerlab", clocks_lab_event, in, err, errlen) == -1)
 		return -1;
 	if (in->lab[0] == '\0') {
 		snprintf(err, errlen, "%s: no lab_up event", path);
@@ -415,6 +643,10 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 	    clocks_read_each(rundir, "collector", 1, clocks_collector_event, in, NULL, err,
 			     errlen) == -1 ||
 	    clocks_read_each(rundir, "authd", 0, clocks_authd_event, in, &in->nauthd_files, err,
+			     errlen) == -1 ||
+	    clocks_read_each(rundir, "routed", 0, clocks_routed_event, in, NULL, err, errlen) ==
+		-1 ||
+	    clocks_read_each(rundir, "client", 1, clocks_client_event, in, &in->nclient_files, err,
 			     errlen) == -1)
 		return -1;
 	return 0;
@@ -425,7 +657,7 @@ int clocks_read_events_stream(FILE *fp, const char *path, const char *node, cons
 {
 	clocks_event_fn fn;
 
-	if (strcmp(agent, "lab") == 0)
+	if (strcmp(agent, "steerlab") == 0)
 		fn = clocks_lab_event;
 	else if (strcmp(agent, "prober") == 0)
 		fn = clocks_prober_event;
@@ -433,7 +665,11 @@ int clocks_read_events_stream(FILE *fp, const char *path, const char *node, cons
 		fn = clocks_collector_event;
 	else if (strcmp(agent, "authd") == 0)
 		fn = clocks_authd_event;
+	else if (strcmp(agent, "routed") == 0)
+		fn = clocks_routed_event;
+	else if (strncmp(agent, "client", strlen("client")) == 0)
+		fn = clocks_client_event;
 	else
 		return 0; /* an agent whose events the clocks do not read */
-	return clocks_read_jsonl_fp(fp, path, node, fn, in, err, errlen);
+	return clocks_read_jsonl_fp(fp, path, node, agent, fn, in, err, errlen);
 }

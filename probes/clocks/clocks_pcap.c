@@ -9,7 +9,8 @@
  *                           destination address
  *
  * The other packets of a file are counted. A file that ends in the middle of
- * a packet (the collector was killed) is read up to there, with a warning; a
+ * a packet (the collector was killed) is read up to there, with a warning
+ * that invalidates the run (capture_truncated: what followed is unknown); a
  * file that is not a pcap at all is an error.
  *
  * A classic pcap file of a link type the decoders know (what the collector
@@ -80,31 +81,34 @@ static int clocks_keep_query(struct clocks_input *in, void *capture, int dlt, in
 
 enum clocks_pcap_via clocks_pcap_via = CLOCKS_PCAP_VIA_OWN;
 
-/* clocks_pcap_bad_time: the warning on the packet after npkt, its record
- * at byte off of path, whose fraction of a second (frac, in micro- or
+/* clocks_pcap_bad_time: the note on the packet after npkt, its record at
+ * byte off of path, whose fraction of a second (frac, in micro- or
  * nanoseconds) is a second or more. libpcap passes it on as it is (tcpdump
  * prints it as "invalid"); the clocks cannot place such a packet in time,
  * so the file ends there as at other damage, worded the same by both
  * readers. */
-static void clocks_pcap_bad_time(struct clocks_input *in, const char *path, size_t npkt,
-				 long long off, uint32_t frac, int nano)
+static void clocks_pcap_bad_time(struct clocks_input *in, const struct clocks_file_marks *mk,
+				 const char *path, size_t npkt, long long off, uint32_t frac,
+				 int nano)
 {
-	clocks_warn(&in->notes,
-		    "%s: after packet %zu: invalid time stamp in the record at byte %lld: %u %s "
-		    "past the second; read up to there",
-		    path, npkt, off, frac, nano ? "nanoseconds" : "microseconds");
+	clocks_invalid(&in->notes, "capture_truncated",
+		       "%s: after packet %zu: invalid time stamp in the record at byte %lld: %u %s "
+		       "past the second; read up to there",
+		       path, npkt, off, frac, nano ? "nanoseconds" : "microseconds");
+	*mk->truncated = 1;
 }
 
 /* clocks_pcap_bad_seconds: the same for seconds that nanoseconds since
  * 1970 in 64 bits cannot hold (a pcapng file's time stamps are 64-bit
  * counts of units it chooses: libpcap turns them into any time_t) */
-static void clocks_pcap_bad_seconds(struct clocks_input *in, const char *path, size_t npkt,
-				    long long off, int64_t sec)
+static void clocks_pcap_bad_seconds(struct clocks_input *in, const struct clocks_file_marks *mk,
+				    const char *path, size_t npkt, long long off, int64_t sec)
 {
-	clocks_warn(&in->notes,
-		    "%s: after packet %zu: invalid time stamp in the record at byte %lld: %lld "
-		    "seconds, not within 1970..2262; read up to there",
-		    path, npkt, off, (long long)sec);
+	clocks_invalid(&in->notes, "capture_truncated",
+		       "%s: after packet %zu: invalid time stamp in the record at byte %lld: %lld "
+		       "seconds, not within 1970..2262; read up to there",
+		       path, npkt, off, (long long)sec);
+	*mk->truncated = 1;
 }
 
 /* clocks_pcap_usec: is the file of fp a classic pcap (or the "modified"
@@ -129,7 +133,8 @@ static int clocks_pcap_usec(FILE *fp)
  * they are taken unsigned here, as pcap-savefile(5) has them and the own
  * reader does. */
 static int clocks_read_libpcap(const char *path, struct clocks_input *in, clocks_packet_fn fn,
-			       void *capture, char *err, size_t errlen)
+			       void *capture, const struct clocks_file_marks *mk, char *err,
+			       size_t errlen)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
@@ -173,28 +178,32 @@ static int clocks_read_libpcap(const char *path, struct clocks_input *in, clocks
 			break;
 		frac = (uint32_t)h->ts.tv_usec;
 		if (frac >= (usec ? CLOCKS_USEC_PER_SEC : NSEC_PER_SEC)) {
-			clocks_pcap_bad_time(in, path, npkt, off, frac, !usec);
+			clocks_pcap_bad_time(in, mk, path, npkt, off, frac, !usec);
 			rc = 0;
 			break;
 		}
 		/* a classic pcap's seconds are unsigned 32 bits */
 		sec = pcap_major_version(p) == 2 ? (uint32_t)h->ts.tv_sec : h->ts.tv_sec;
 		if (sec < 0 || sec >= INT64_MAX / NSEC_PER_SEC) {
-			clocks_pcap_bad_seconds(in, path, npkt, off, sec);
+			clocks_pcap_bad_seconds(in, mk, path, npkt, off, sec);
 			rc = 0;
 			break;
 		}
 		t_ns = sec * NSEC_PER_SEC + (int64_t)frac * (usec ? NSEC_PER_USEC : 1);
 		npkt++;
+		(*mk->records)++;
 		if (fn(in, capture, dlt, t_ns, data, h->caplen) == -1) {
 			snprintf(err, errlen, "%s: packet %zu: out of memory", path, npkt);
 			pcap_close(p);
 			return -1;
 		}
 	}
-	if (rc == PCAP_ERROR)
-		clocks_warn(&in->notes, "%s: after packet %zu: %s; read up to there", path, npkt,
-			    pcap_geterr(p));
+	if (rc == PCAP_ERROR) {
+		clocks_invalid(&in->notes, "capture_truncated",
+			       "%s: after packet %zu: %s; read up to there", path, npkt,
+			       pcap_geterr(p));
+		*mk->truncated = 1;
+	}
 	pcap_close(p);
 	return 0;
 }
@@ -295,6 +304,7 @@ struct clocks_pcap_reader {
 	struct clocks_input *in;
 	clocks_packet_fn fn;
 	void *capture;
+	const struct clocks_file_marks *mk;
 	size_t npkt;	  /* packets so far */
 	long long offset; /* in the file, of the buffer's first byte */
 };
@@ -313,10 +323,12 @@ static void clocks_pcap_cut(struct clocks_pcap_reader *rd, size_t left, uint32_t
 	} else if (caplen > rd->f.snaplen && got < rd->f.snaplen) {
 		want = rd->f.snaplen; /* libpcap reads the snaplen first, then the rest */
 	}
-	clocks_warn(&rd->in->notes,
-		    "%s: after packet %zu: truncated dump file; tried to read %zu %s bytes, only "
-		    "got %zu; read up to there",
-		    rd->path, rd->npkt, want, what, got);
+	clocks_invalid(
+	    &rd->in->notes, "capture_truncated",
+	    "%s: after packet %zu: truncated dump file; tried to read %zu %s bytes, only "
+	    "got %zu; read up to there",
+	    rd->path, rd->npkt, want, what, got);
+	*rd->mk->truncated = 1;
 }
 
 /* clocks_pcap_records: give rd->fn every whole record at the start of
@@ -338,13 +350,14 @@ static int clocks_pcap_records(struct clocks_pcap_reader *rd, const uint8_t *buf
 		if (left >= CLOCKS_PCAP_REC_HDR) {
 			caplen = clocks_pcap_u32(r + 8, f->swapped);
 			if (caplen > CLOCKS_PCAP_MAX_CAPLEN) {
-				clocks_warn(&rd->in->notes,
-					    "%s: after packet %zu: invalid packet capture length "
-					    "%u, bigger than %s of %u; read up to there",
-					    rd->path, rd->npkt, caplen,
-					    caplen > f->snaplen ? "snaplen" : "maximum",
-					    caplen > f->snaplen ? f->snaplen
-								: CLOCKS_PCAP_MAX_CAPLEN);
+				clocks_invalid(
+				    &rd->in->notes, "capture_truncated",
+				    "%s: after packet %zu: invalid packet capture length "
+				    "%u, bigger than %s of %u; read up to there",
+				    rd->path, rd->npkt, caplen,
+				    caplen > f->snaplen ? "snaplen" : "maximum",
+				    caplen > f->snaplen ? f->snaplen : CLOCKS_PCAP_MAX_CAPLEN);
+				*rd->mk->truncated = 1;
 				*done = 1;
 				break;
 			}
@@ -360,12 +373,13 @@ static int clocks_pcap_records(struct clocks_pcap_reader *rd, const uint8_t *buf
 		}
 		frac = clocks_pcap_u32(r + 4, f->swapped);
 		if ((int64_t)frac * f->frac_ns >= NSEC_PER_SEC) {
-			clocks_pcap_bad_time(rd->in, rd->path, rd->npkt,
+			clocks_pcap_bad_time(rd->in, rd->mk, rd->path, rd->npkt,
 					     rd->offset + (long long)off, frac, f->frac_ns == 1);
 			*done = 1;
 			break;
 		}
 		rd->npkt++;
+		(*rd->mk->records)++;
 		/* the seconds unsigned, as pcap-savefile(5) has them (libpcap
 		 * 1.10 reads them signed; its path above takes them unsigned) */
 		if (rd->fn(rd->in, rd->capture, f->dlt,
@@ -400,10 +414,11 @@ static int clocks_pcap_read(struct clocks_pcap_reader *rd, int fd)
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
-			clocks_warn(&rd->in->notes,
-				    "%s: after packet %zu: error reading dump file: %s; read up to "
-				    "there",
-				    rd->path, rd->npkt, strerror(errno));
+			clocks_invalid(&rd->in->notes, "capture_truncated",
+				       "%s: after packet %zu: error reading dump file: %s; read up "
+				       "to there",
+				       rd->path, rd->npkt, strerror(errno));
+			*rd->mk->truncated = 1;
 			break;
 		}
 		have += (size_t)n;
@@ -418,16 +433,20 @@ static int clocks_pcap_read(struct clocks_pcap_reader *rd, int fd)
 }
 
 int clocks_read_pcap(const char *path, struct clocks_input *in, clocks_packet_fn fn, void *capture,
-		     char *err, size_t errlen)
+		     const struct clocks_file_marks *mk, char *err, size_t errlen)
 {
-	struct clocks_pcap_reader rd = {
-	    .path = path, .in = in, .fn = fn, .capture = capture, .offset = CLOCKS_PCAP_FILE_HDR};
+	struct clocks_pcap_reader rd = {.path = path,
+					.in = in,
+					.fn = fn,
+					.capture = capture,
+					.mk = mk,
+					.offset = CLOCKS_PCAP_FILE_HDR};
 	uint8_t h[CLOCKS_PCAP_FILE_HDR];
 	size_t got = 0;
 	int fd, rc;
 
 	if (clocks_pcap_via == CLOCKS_PCAP_VIA_LIBPCAP)
-		return clocks_read_libpcap(path, in, fn, capture, err, errlen);
+		return clocks_read_libpcap(path, in, fn, capture, mk, err, errlen);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -446,7 +465,7 @@ int clocks_read_pcap(const char *path, struct clocks_input *in, clocks_packet_fn
 		/* short, not a classic pcap, or not one of ours: libpcap
 		 * reads it or says what it is */
 		close(fd);
-		return clocks_read_libpcap(path, in, fn, capture, err, errlen);
+		return clocks_read_libpcap(path, in, fn, capture, mk, err, errlen);
 	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	rc = clocks_pcap_read(&rd, fd);
@@ -463,12 +482,13 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 	const char *label = name + strlen(CLOCKS_CAPTURE_PREFIX);
 	size_t len = strlen(label) - strlen(CLOCKS_CAPTURE_SUFFIX);
 	int query = strncmp(name, CLOCKS_QUERY_PREFIX, strlen(CLOCKS_QUERY_PREFIX)) == 0;
+	struct clocks_file_marks mk;
 	char path[PATH_MAX];
 	void *capture;
 	char *dest;
 
 	if (len >= CLOCKS_NAME_MAX) {
-		clocks_warn(&in->notes, "%s: label too long, skipped", name);
+		clocks_warn(&in->notes, "capture_skipped", "%s: label too long, skipped", name);
 		return 0;
 	}
 	if (query) {
@@ -481,6 +501,7 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		memset(q, 0, sizeof(*q));
 		capture = q;
 		dest = q->label;
+		mk = (struct clocks_file_marks){&q->records, &q->truncated};
 	} else {
 		struct clocks_capture *c;
 
@@ -491,12 +512,13 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		memset(c, 0, sizeof(*c));
 		capture = c;
 		dest = c->label;
+		mk = (struct clocks_file_marks){&c->records, &c->truncated};
 	}
 	memcpy(dest, label, len);
 	dest[len] = '\0';
 	snprintf(path, sizeof(path), "%s/%s", rundir, name);
 	return clocks_read_pcap(path, in, query ? clocks_keep_query : clocks_keep_request, capture,
-				err, errlen);
+				&mk, err, errlen);
 nomem:
 	snprintf(err, errlen, "%s: out of memory", name);
 	return -1;

@@ -3,7 +3,12 @@
  * column per scheme. Clocks are seconds relative to t0; a missing one is
  * null in JSON and "-" in the table, and the warnings say why; a measure
  * one scheme does not have (upstream queries for anycast) has no JSON key
- * and is "n/a" in the table.
+ * and is "n/a" in the table. A scheme the run has no flows of is absent:
+ * no column, no JSON object. A clock the end of the observation cut short
+ * is a lower bound: "≥ 4.003000" in the table, flagged in JSON. The
+ * verdict (verdict.c) is "valid" and the coded "warnings" of clocks.json,
+ * and the first and last lines of the table when the run is invalid or
+ * warned.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "atomicfile.h"
 #include "clocks.h"
 
 #define CLOCKS_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
@@ -59,6 +65,9 @@ static json_t *clocks_json_dist(const struct clocks_dist *d, const char *clients
 	json_object_set_new(o, "p50", clocks_json_s(d->p50_ns));
 	json_object_set_new(o, "p99", clocks_json_s(d->p99_ns));
 	json_object_set_new(o, "max", clocks_json_s(d->max_ns));
+	json_object_set_new(
+	    o, "lower_bound",
+	    json_pack("{s:b, s:b, s:b}", "p50", d->lb_p50, "p99", d->lb_p99, "max", d->lb_max));
 	return o;
 }
 
@@ -117,6 +126,7 @@ static json_t *clocks_json_scheme(const struct clocks_result *r)
 	json_object_set_new(o, "detect_s", clocks_json_s(r->detect_ns));
 	json_object_set_new(o, "steer_s", clocks_json_s(r->steer_ns));
 	json_object_set_new(o, "window_s", clocks_json_s(r->window_ns));
+	json_object_set_new(o, "window_lower_bound", json_boolean(r->window_lb));
 	json_object_set_new(o, "last_per_client_s",
 			    clocks_json_dist(&r->last_per_client, "clients", r->last_packet.n));
 	json_object_set_new(o, "sent", clocks_json_n(r->sent));
@@ -140,6 +150,11 @@ static json_t *clocks_json_scheme(const struct clocks_result *r)
 		json_object_set_new(by, id, clocks_json_s(r->by_client[i].last_ns));
 	}
 	json_object_set_new(o, "last_by_client_s", by);
+	json_t *cut = json_array();
+	for (int i = 0; i < r->nby_client; i++)
+		if (r->by_client[i].cut)
+			json_array_append_new(cut, json_integer(r->by_client[i].client));
+	json_object_set_new(o, "lower_bound_clients", cut);
 	json_object_set_new(o, "replies", clocks_json_counts(r->replies, r->nreplies));
 	json_object_set_new(o, "captured_after_t0", clocks_json_counts(r->after_t0, r->nafter_t0));
 	if (r->has_budget)
@@ -147,92 +162,118 @@ static json_t *clocks_json_scheme(const struct clocks_result *r)
 	return o;
 }
 
-/* clocks_note_repeated: is note k of notes (result i, -1 for the input's)
- * a repeat of an earlier one? The schemes share some warnings (the capture
- * drops); each is written once. */
-static int clocks_note_repeated(const struct clocks_input *in, const struct clocks_result *res,
-				int i, int k)
+int clocks_warnings(const struct clocks_input *in, const struct clocks_result *res, int nres,
+		    const struct clocks_notes *v, const struct clocks_warning **out, int max,
+		    int *lost)
 {
-	const struct clocks_notes *notes = i < 0 ? &in->notes : &res[i].notes;
+	const struct clocks_notes *all[2 + CLOCKS_MAX_SCHEMES];
+	int nall = 0, n = 0;
 
-	for (int j = -1; j <= i; j++) {
-		const struct clocks_notes *prev = j < 0 ? &in->notes : &res[j].notes;
-		for (int m = 0; m < (j == i ? k : prev->n); m++)
-			if (strcmp(prev->msg[m], notes->msg[k]) == 0)
-				return 1;
+	*lost = 0;
+	if (v)
+		all[nall++] = v;
+	all[nall++] = &in->notes;
+	for (int i = 0; i < nres && i < CLOCKS_MAX_SCHEMES; i++)
+		if (!res[i].noflows) /* an absent scheme has nothing to say */
+			all[nall++] = &res[i].notes;
+	/* the invalidating ones first, then the others, each once: the
+	 * schemes share some (a missing capture) */
+	for (int pass = 1; pass >= 0; pass--) {
+		for (int j = 0; j < nall; j++) {
+			for (int k = 0; k < all[j]->n; k++) {
+				const struct clocks_warning *w = &all[j]->w[k];
+				int seen = 0;
+
+				if (w->invalidates != pass)
+					continue;
+				for (int m = 0; m < n && !seen; m++)
+					seen = strcmp(out[m]->code, w->code) == 0 &&
+					       strcmp(out[m]->msg, w->msg) == 0;
+				if (seen)
+					continue;
+				if (n == max)
+					(*lost)++;
+				else
+					out[n++] = w;
+			}
+			if (pass == 0)
+				*lost += all[j]->lost;
+		}
 	}
-	return 0;
+	return n;
 }
 
-static void clocks_json_notes(json_t *arr, const struct clocks_input *in,
-			      const struct clocks_result *res, int i)
+static json_t *clocks_json_warning(const char *code, const char *msg, int invalidates)
 {
-	const struct clocks_notes *notes = i < 0 ? &in->notes : &res[i].notes;
-
-	for (int k = 0; k < notes->n; k++)
-		if (!clocks_note_repeated(in, res, i, k))
-			json_array_append_new(arr, json_string(notes->msg[k]));
-	if (notes->lost)
-		json_array_append_new(arr, json_sprintf("%d more warnings not kept", notes->lost));
+	return json_pack("{s:s, s:s, s:b}", "code", code, "message", msg, "invalidates",
+			 invalidates);
 }
 
-static json_t *clocks_json(const struct clocks_input *in, const struct clocks_result *res, int nres)
+static json_t *clocks_json(const struct clocks_input *in, const struct clocks_result *res, int nres,
+			   const struct clocks_notes *v)
 {
 	const struct clocks_failure *f = &in->failure;
 	json_t *root = json_object(), *failed = json_object(), *schemes = json_object();
-	json_t *warnings = json_array();
+	json_t *warnings = json_array(), *absent = json_array();
 	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN + 4], addr[INET_ADDRSTRLEN];
+	const struct clocks_warning *list[CLOCKS_MAX_LIST];
+	int n, lost;
 
 	inet_ntop(AF_INET, &f->via, via, sizeof(via));
 	inet_ntop(AF_INET, &f->prefix, prefix, INET_ADDRSTRLEN);
 	snprintf(prefix + strlen(prefix), 4, "/%d", f->prefixlen);
 	inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
 	json_object_set_new(root, "lab", json_string(in->lab));
+	json_object_set_new(root, "valid", json_boolean(clocks_valid(in, res, nres, v)));
 	json_object_set_new(root, "t0_ns", json_integer(f->t0_ns));
 	json_object_set_new(root, "schemes", schemes);
+	for (int i = 0; i < nres; i++) {
+		if (res[i].noflows)
+			json_array_append_new(absent, json_string(res[i].scheme));
+		else
+			json_object_set_new(schemes, res[i].scheme, clocks_json_scheme(&res[i]));
+	}
+	json_object_set_new(root, "schemes_absent", absent);
 	json_object_set_new(failed, "site", json_string(f->site));
 	json_object_set_new(failed, "via", json_string(via));
 	json_object_set_new(failed, "prefix", json_string(prefix));
 	json_object_set_new(failed, "address", f->has_address ? json_string(addr) : json_null());
+	json_object_set_new(failed, "killed_ns", clocks_json_n(f->killed_ns));
 	json_object_set_new(root, "failed", failed);
 	json_object_set_new(root, "port", json_integer(in->port));
-	clocks_json_notes(warnings, in, res, -1);
-	for (int i = 0; i < nres; i++) {
-		json_object_set_new(schemes, res[i].scheme, clocks_json_scheme(&res[i]));
-		clocks_json_notes(warnings, in, res, i);
-	}
+	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
+	for (int k = 0; k < n; k++)
+		json_array_append_new(warnings, clocks_json_warning(list[k]->code, list[k]->msg,
+								    list[k]->invalidates));
+	if (lost)
+		json_array_append_new(
+		    warnings, clocks_json_warning("limit", "more warnings were not kept", 0));
 	json_object_set_new(root, "warnings", warnings);
 	return root;
 }
 
-int clocks_write_json(const char *path, const struct clocks_input *in,
-		      const struct clocks_result *res, int nres, char *err, size_t errlen)
+int clocks_write_json(int dirfd, const char *dir, const char *name, const struct clocks_input *in,
+		      const struct clocks_result *res, int nres, const struct clocks_notes *v,
+		      char *err, size_t errlen)
 {
-	char tmp[PATH_MAX];
+	struct atomicfile af;
 	json_t *root;
 	int rc = -1;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		snprintf(err, errlen, "%s: path too long", path);
-		return -1;
-	}
-	root = clocks_json(in, res, nres);
+	root = clocks_json(in, res, nres, v);
 	if (root == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s/%s: out of memory", dir, name);
 		return -1;
 	}
-	errno = 0;
-	if (json_dump_file(root, tmp, CLOCKS_JSON_FLAGS) == -1) {
-		snprintf(err, errlen, "%s: cannot write: %s", tmp, errno ? strerror(errno) : "?");
-		remove(tmp);
+	if (atomicfile_open(&af, dirfd, dir, name, err, errlen) == -1)
+		goto out;
+	/* a failed write is reported by atomicfile_commit, with its errno */
+	if (json_dumpf(root, af.fp, CLOCKS_JSON_FLAGS) == -1 && !ferror(af.fp)) {
+		atomicfile_abort(&af);
+		snprintf(err, errlen, "%s/%s: cannot encode the clocks", dir, name);
 		goto out;
 	}
-	if (rename(tmp, path) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		remove(tmp);
-		goto out;
-	}
-	rc = 0;
+	rc = atomicfile_commit(&af, err, errlen);
 out:
 	json_decref(root);
 	return rc;
@@ -240,6 +281,7 @@ out:
 
 #define CLOCKS_LABEL_W 26
 #define CLOCKS_CELL_W 14
+#define CLOCKS_GE "\u2265 " /* a lower bound: ≥, then a space */
 
 enum clocks_cell_kind {
 	CLOCKS_CELL_SECONDS,
@@ -247,29 +289,42 @@ enum clocks_cell_kind {
 };
 
 /* clocks_cell: one table cell: seconds, a count, "-" (missing) or "n/a"
- * (not a measure of the scheme). */
-static const char *clocks_cell(char *buf, size_t len, int64_t v, enum clocks_cell_kind kind)
+ * (not a measure of the scheme); lb: seconds that are a lower bound. */
+static const char *clocks_cell(char *buf, size_t len, int64_t v, enum clocks_cell_kind kind, int lb)
 {
 	if (v == CLOCKS_NONE)
 		return "-";
 	if (v == CLOCKS_NA)
 		return "n/a";
 	if (kind == CLOCKS_CELL_SECONDS)
-		snprintf(buf, len, "%.6f", (double)v / 1e9);
+		snprintf(buf, len, "%s%.6f", lb ? CLOCKS_GE : "", (double)v / 1e9);
 	else
 		snprintf(buf, len, "%lld", (long long)v);
 	return buf;
 }
 
-static void clocks_row(FILE *out, const char *name, const struct clocks_result *res, int nres,
-		       size_t field, enum clocks_cell_kind kind)
+/* clocks_put_cell: a right-aligned cell; "≥" is one column of three bytes */
+static void clocks_put_cell(FILE *out, const char *cell)
 {
-	char buf[32];
+	int extra = strncmp(cell, CLOCKS_GE, strlen(CLOCKS_GE)) == 0 ? 2 : 0;
+
+	fprintf(out, " %*s", CLOCKS_CELL_W + extra, cell);
+}
+
+/* clocks_row: a row of the int64_t at field of each present scheme; the
+ * int at lbfield (if not -1) says it is a lower bound */
+static void clocks_row(FILE *out, const char *name, const struct clocks_result *res, int nres,
+		       size_t field, long lbfield, enum clocks_cell_kind kind)
+{
+	char buf[48];
 
 	fprintf(out, "%-*s", CLOCKS_LABEL_W, name);
 	for (int i = 0; i < nres; i++) {
 		int64_t v = *(const int64_t *)((const char *)&res[i] + field);
-		fprintf(out, " %*s", CLOCKS_CELL_W, clocks_cell(buf, sizeof(buf), v, kind));
+		int lb = lbfield < 0 ? 0 : *(const int *)((const char *)&res[i] + lbfield);
+
+		if (!res[i].noflows)
+			clocks_put_cell(out, clocks_cell(buf, sizeof(buf), v, kind, lb));
 	}
 	fputc('\n', out);
 }
@@ -283,11 +338,13 @@ static void clocks_rate_row(FILE *out, const char *name, const struct clocks_res
 		double v = clocks_per_s(&res[i]);
 		const char *cell = res[i].upstream_queries == CLOCKS_NA ? "n/a" : "-";
 
+		if (res[i].noflows)
+			continue;
 		if (v >= 0) {
 			snprintf(buf, sizeof(buf), "%.2f", v);
 			cell = buf;
 		}
-		fprintf(out, " %*s", CLOCKS_CELL_W, cell);
+		clocks_put_cell(out, cell);
 	}
 	fputc('\n', out);
 }
@@ -303,8 +360,8 @@ static int64_t clocks_count_of(const struct clocks_result *r, int after, const c
 	return CLOCKS_NONE;
 }
 
-/* clocks_count_rows: one row per name in any scheme's list, in the order
- * first seen. */
+/* clocks_count_rows: one row per name in any present scheme's list, in the
+ * order first seen. */
 static void clocks_count_rows(FILE *out, const char *what, const struct clocks_result *res,
 			      int nres, int after)
 {
@@ -314,11 +371,14 @@ static void clocks_count_rows(FILE *out, const char *what, const struct clocks_r
 		const struct clocks_count *list = after ? res[i].after_t0 : res[i].replies;
 		int n = after ? res[i].nafter_t0 : res[i].nreplies;
 
+		if (res[i].noflows)
+			continue;
 		for (int k = 0; k < n; k++) {
 			int seen = 0;
 
 			for (int j = 0; j < i; j++)
 				seen |=
+				    !res[j].noflows &&
 				    clocks_count_of(&res[j], after, list[k].name) != CLOCKS_NONE;
 			if (seen)
 				continue;
@@ -326,22 +386,27 @@ static void clocks_count_rows(FILE *out, const char *what, const struct clocks_r
 			fprintf(out, "%-*s", CLOCKS_LABEL_W, label);
 			for (int j = 0; j < nres; j++) {
 				int64_t v = clocks_count_of(&res[j], after, list[k].name);
+
+				if (res[j].noflows)
+					continue;
 				/* a scheme that never saw the name: none of its requests */
-				fprintf(out, " %*s", CLOCKS_CELL_W,
-					clocks_cell(buf, sizeof(buf), v == CLOCKS_NONE ? 0 : v,
-						    CLOCKS_CELL_COUNT));
+				clocks_put_cell(out, clocks_cell(buf, sizeof(buf),
+								 v == CLOCKS_NONE ? 0 : v,
+								 CLOCKS_CELL_COUNT, 0));
 			}
 			fputc('\n', out);
 		}
 	}
 }
 
-/* clocks_legend: what detect and steer are in each scheme of the table */
+/* clocks_legend: what detect and steer are in each scheme of the table,
+ * which schemes are absent, what "≥" means */
 static void clocks_legend(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
 			  int nres)
 {
 	const struct clocks_failure *f = &in->failure;
 	char via[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN];
+	int lb = 0;
 
 	inet_ntop(AF_INET, &f->via, via, sizeof(via));
 	if (f->has_address)
@@ -350,7 +415,15 @@ static void clocks_legend(FILE *out, const struct clocks_input *in, const struct
 		snprintf(addr, sizeof(addr), "its address");
 	fputc('\n', out);
 	for (int i = 0; i < nres; i++) {
-		if (strcmp(res[i].scheme, "anycast") == 0)
+		if (res[i].noflows)
+			fprintf(out,
+				"%s: absent: the run has no %s in the records or the "
+				"captures\n",
+				res[i].scheme,
+				strcmp(res[i].scheme, "dns") == 0
+				    ? "DNS-steered flows (client ids from 100000)"
+				    : "anycast flows (client ids 1-99999)");
+		else if (strcmp(res[i].scheme, "anycast") == 0)
 			fprintf(out,
 				"anycast: detect = %s's prober declares it dead; steer = the route "
 				"via %s leaves the FIB\n",
@@ -360,21 +433,92 @@ static void clocks_legend(FILE *out, const struct clocks_input *in, const struct
 				"dns: detect = authd's health verdict on %s; steer = authd stops "
 				"handing out %s\n",
 				f->site, addr);
+		lb |= !res[i].noflows && res[i].window_lb;
 	}
 	fprintf(out,
 		"last packet: per client, its last request to %s after t0 (0 if none); "
 		"window = the max\n",
 		f->site);
+	if (lb)
+		fprintf(out,
+			CLOCKS_GE "a lower bound: the observation ended while a client still "
+				  "sent to %s (window_cut)\n",
+			f->site);
+}
+
+/* clocks_codes: the codes of the notes list[0..n) that invalidate (or do
+ * not), each once, comma-separated into buf */
+static const char *clocks_codes(char *buf, size_t len, const struct clocks_warning **list, int n,
+				int invalidates)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < n && off < len; k++) {
+		int seen = 0;
+
+		if (list[k]->invalidates != invalidates)
+			continue;
+		for (int m = 0; m < k && !seen; m++)
+			seen = list[m]->invalidates == invalidates &&
+			       strcmp(list[m]->code, list[k]->code) == 0;
+		if (!seen)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+						list[k]->code);
+	}
+	return buf;
+}
+
+/* clocks_banner_top: before the table of an invalid run, its reasons; of a
+ * warned one, the codes */
+static void clocks_banner_top(FILE *out, const struct clocks_warning **list, int n, int valid)
+{
+	char codes[512];
+	int bad = 0;
+
+	for (int k = 0; k < n; k++)
+		bad += list[k]->invalidates;
+	if (!valid) {
+		fprintf(out,
+			"*** INVALID RUN: %d self-check%s failed; these clocks must not be "
+			"quoted as measured ***\n",
+			bad, bad == 1 ? "" : "s");
+		for (int k = 0; k < n; k++)
+			if (list[k]->invalidates)
+				fprintf(out, "  %s: %s\n", list[k]->code, list[k]->msg);
+		fputc('\n', out);
+	} else if (n > 0) {
+		fprintf(out, "Warnings (the run is valid): %s; see below\n\n",
+			clocks_codes(codes, sizeof(codes), list, n, 0));
+	}
+}
+
+static void clocks_banner_bottom(FILE *out, const struct clocks_warning **list, int n, int valid)
+{
+	char codes[512];
+
+	if (!valid)
+		fprintf(out, "*** INVALID RUN (%s): see docs/clocks.md, \"Verdict\" ***\n",
+			clocks_codes(codes, sizeof(codes), list, n, 1));
+	else if (n > 0)
+		fprintf(out, "valid run, with warnings: %s\n",
+			clocks_codes(codes, sizeof(codes), list, n, 0));
+	else
+		fprintf(out, "valid run: every self-check passed (docs/clocks.md, \"Verdict\")\n");
 }
 
 void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
-		  int nres)
+		  int nres, const struct clocks_notes *v)
 {
 	const struct clocks_failure *f = &in->failure;
 	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], when[32];
 	time_t sec = (time_t)(f->t0_ns / 1000000000);
+	const struct clocks_warning *list[CLOCKS_MAX_LIST];
+	int n, lost, valid = clocks_valid(in, res, nres, v);
 	struct tm tm;
 
+	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
+	clocks_banner_top(out, list, n, valid);
 	inet_ntop(AF_INET, &f->via, via, sizeof(via));
 	inet_ntop(AF_INET, &f->prefix, prefix, sizeof(prefix));
 	if (f->has_address)
@@ -391,19 +535,23 @@ void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_
 		via, addr, prefix, f->prefixlen, in->port);
 	fprintf(out, "%-*s", CLOCKS_LABEL_W, "");
 	for (int i = 0; i < nres; i++)
-		fprintf(out, " %*s", CLOCKS_CELL_W, res[i].scheme);
+		if (!res[i].noflows)
+			fprintf(out, " %*s", CLOCKS_CELL_W, res[i].scheme);
 	fputc('\n', out);
 #define ROW(name, member, kind)                                                                    \
-	clocks_row(out, name, res, nres, offsetof(struct clocks_result, member), kind)
+	clocks_row(out, name, res, nres, offsetof(struct clocks_result, member), -1, kind)
+#define LBROW(name, member, lb)                                                                    \
+	clocks_row(out, name, res, nres, offsetof(struct clocks_result, member),                   \
+		   (long)offsetof(struct clocks_result, lb), CLOCKS_CELL_SECONDS)
 #define S CLOCKS_CELL_SECONDS
 #define N CLOCKS_CELL_COUNT
 	ROW("detect (s)", detect_ns, S);
 	ROW("remote prober dead (s)", remote_dead_ns, S);
 	ROW("steer (s)", steer_ns, S);
-	ROW("window (s)", window_ns, S);
-	ROW("last packet p50 (s)", last_per_client.p50_ns, S);
-	ROW("last packet p99 (s)", last_per_client.p99_ns, S);
-	ROW("last packet max (s)", last_per_client.max_ns, S);
+	LBROW("window (s)", window_ns, window_lb);
+	LBROW("last packet p50 (s)", last_per_client.p50_ns, last_per_client.lb_p50);
+	LBROW("last packet p99 (s)", last_per_client.p99_ns, last_per_client.lb_p99);
+	LBROW("last packet max (s)", last_per_client.max_ns, last_per_client.lb_max);
 	ROW("clients", last_per_client.n, N);
 	ROW("clients sending after t0", last_packet.n, N);
 	ROW("requests sent", sent, N);
@@ -415,17 +563,25 @@ void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_
 	ROW("upstream DNS queries", upstream_queries, N);
 #undef S
 #undef N
+#undef LBROW
 #undef ROW
 	clocks_rate_row(out, "upstream queries per s", res, nres);
 	clocks_count_rows(out, "replies from", res, nres, 0);
 	clocks_count_rows(out, "captured after t0 at", res, nres, 1);
 	clocks_legend(out, in, res, nres);
-	for (int i = -1; i < nres; i++) {
-		const struct clocks_notes *notes = i < 0 ? &in->notes : &res[i].notes;
-		for (int k = 0; k < notes->n; k++)
-			if (!clocks_note_repeated(in, res, i, k))
-				fprintf(out, "warning: %s\n", notes->msg[k]);
-		if (notes->lost)
-			fprintf(out, "warning: %d more warnings not kept\n", notes->lost);
-	}
+	for (int k = 0; k < n; k++)
+		fprintf(out, "%s (%s): %s\n", list[k]->invalidates ? "INVALID" : "warning",
+			list[k]->code, list[k]->msg);
+	if (lost)
+		fprintf(out, "warning: %d more warnings not kept\n", lost);
+	clocks_banner_bottom(out, list, n, valid);
+}
+
+void clocks_print_verdict(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+			  int nres, const struct clocks_notes *v)
+{
+	const struct clocks_warning *list[CLOCKS_MAX_LIST];
+	int lost, n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
+
+	clocks_banner_bottom(out, list, n, clocks_valid(in, res, nres, v));
 }

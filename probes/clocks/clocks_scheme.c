@@ -21,7 +21,7 @@ void clocks_missing(struct clocks_result *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	clocks_warn(&r->notes, "%s: %s", r->scheme, msg);
+	clocks_warn(&r->notes, "clock_missing", "%s: %s", r->scheme, msg);
 }
 
 static int clocks_cmp_u32(const void *a, const void *b)
@@ -69,7 +69,8 @@ static void clocks_count_add(struct clocks_count *list, int *n, const char *name
 		}
 	}
 	if (*n == CLOCKS_MAX_SITES) {
-		clocks_warn(notes, "more than %d sites: %s not counted", CLOCKS_MAX_SITES, name);
+		clocks_warn(notes, "limit", "more than %d sites: %s not counted", CLOCKS_MAX_SITES,
+			    name);
 		return;
 	}
 	snprintf(list[*n].name, sizeof(list[*n].name), "%s", name);
@@ -99,13 +100,9 @@ void clocks_scheme_init(const struct clocks_input *in, const struct clocks_flows
 	for (size_t i = 0; i < in->ncaptures && !any; i++)
 		for (size_t k = 0; k < in->captures[i].n && !any; k++)
 			any = clocks_is_flow(in, fl, &in->captures[i].packets[k]);
-	if (!any) {
-		clocks_warn(&r->notes,
-			    "%s: the run has no %s in the records or the captures: nothing to "
-			    "measure",
-			    r->scheme, fl->what);
-		r->noflows = 1;
-	}
+	/* no warning: a lab without the scheme is not a fault; the scheme is
+	 * absent from the tables and clocks.json ("absent" says why) */
+	r->noflows = !any;
 }
 
 /*
@@ -208,21 +205,104 @@ nomem:
 	return -1;
 }
 
+/* clocks_client_rate: the rate client id was told (client_started), or 0 */
+static double clocks_client_rate(const struct clocks_input *in, uint32_t id)
+{
+	for (size_t i = 0; i < in->nclients; i++)
+		if (in->clients[i].id == id && in->clients[i].started_ns != CLOCKS_NONE)
+			return in->clients[i].rate;
+	return 0;
+}
+
+/*
+ * clocks_cut: which of the clients ids[0..n) were cut short by the end of
+ * the observation (docs/clocks.md, window_cut): those whose last request to
+ * the dead site (last[i], absolute; CLOCKS_NONE if none after t0) lies
+ * within a guard of the end of the traffic (clocks_traffic_end: every
+ * client is told the same duration), so that they may well have gone on
+ * sending to it. The guard is one request interval of the client (its
+ * rate, from client_started or else from its records), at least
+ * CLOCKS_CUT_GUARD_NS. cut[i] is set for those; the count returned.
+ */
+static size_t clocks_cut(const struct clocks_input *in, const uint32_t *ids, size_t n,
+			 const int64_t *last, int *cut)
+{
+	int64_t end = clocks_traffic_end(in), *first = NULL, *final = NULL, *nrec = NULL;
+	size_t ncut = 0;
+
+	memset(cut, 0, n * sizeof(*cut));
+	if (end == CLOCKS_NONE)
+		return 0;
+	first = malloc(n * sizeof(*first));
+	final = malloc(n * sizeof(*final));
+	nrec = calloc(n, sizeof(*nrec));
+	if (first == NULL || final == NULL || nrec == NULL)
+		goto out;
+	for (size_t i = 0; i < in->nrequests; i++) {
+		const struct clocks_request *q = &in->requests[i];
+		const uint32_t *hit = bsearch(&q->client, ids, n, sizeof(*ids), clocks_cmp_u32);
+		size_t k;
+
+		if (hit == NULL)
+			continue;
+		k = (size_t)(hit - ids);
+		if (nrec[k] == 0 || q->sent_ns < first[k])
+			first[k] = q->sent_ns;
+		if (nrec[k] == 0 || q->sent_ns > final[k])
+			final[k] = q->sent_ns;
+		nrec[k]++;
+	}
+	for (size_t k = 0; k < n; k++) {
+		double rate = clocks_client_rate(in, ids[k]);
+		int64_t guard = CLOCKS_CUT_GUARD_NS;
+
+		if (last[k] == CLOCKS_NONE)
+			continue;
+		if (rate <= 0 && nrec[k] > 1 && final[k] > first[k])
+			rate = (double)(nrec[k] - 1) * 1e9 / (double)(final[k] - first[k]);
+		if (rate > 0 && 1e9 / rate > (double)guard)
+			guard = (int64_t)(1e9 / rate);
+		cut[k] = last[k] >= end - guard;
+		ncut += (size_t)cut[k];
+	}
+out:
+	free(first);
+	free(final);
+	free(nrec);
+	return ncut;
+}
+
+/* clocks_dist_lb: the lower-bound flags of d: a percentile is a lower bound
+ * if a cut client's value (the least of them: mincut) is at or below it, for
+ * then that client's true last request could move it up */
+static void clocks_dist_lb(struct clocks_dist *d, size_t ncut, int64_t mincut)
+{
+	if (ncut == 0 || d->n == 0)
+		return;
+	d->lb_p50 = mincut <= d->p50_ns;
+	d->lb_p99 = mincut <= d->p99_ns;
+	d->lb_max = mincut <= d->max_ns;
+}
+
 /* clocks_dead_site: window, lost_capture and the last request per client of
- * the requests to the dead site after t0, in its capture c. */
+ * the requests to the dead site after t0, in its capture c; which of them
+ * the end of the observation cut short */
 static void clocks_dead_site(const struct clocks_input *in, const struct clocks_flows *fl,
 			     const struct clocks_capture *c, struct clocks_result *r)
 {
-	int64_t t0 = in->failure.t0_ns, *last = NULL, *sent = NULL;
+	int64_t t0 = in->failure.t0_ns, *last = NULL, *sent = NULL, mincut = INT64_MAX;
 	uint32_t *ids = NULL, *hit;
-	size_t nids = 0, nsent = 0;
+	size_t nids = 0, nsent = 0, ncut = 0;
+	int *cut = NULL;
 
 	r->window_ns = 0;
 	r->lost_capture = 0;
 	if (clocks_clients(in, fl, &ids, &nids) == -1 ||
 	    (nids > 0 && ((last = malloc(nids * sizeof(*last))) == NULL ||
-			  (sent = malloc(nids * sizeof(*sent))) == NULL))) {
-		clocks_warn(&r->notes, "%s: last packet per client: out of memory", r->scheme);
+			  (sent = malloc(nids * sizeof(*sent))) == NULL ||
+			  (cut = malloc(nids * sizeof(*cut))) == NULL))) {
+		clocks_warn(&r->notes, "limit", "%s: last packet per client: out of memory",
+			    r->scheme);
 		nids = 0;
 	}
 	for (size_t i = 0; i < nids; i++)
@@ -239,25 +319,36 @@ static void clocks_dead_site(const struct clocks_input *in, const struct clocks_
 		if (hit && p->t_ns > last[hit - ids])
 			last[hit - ids] = p->t_ns;
 	}
+	if (nids > 0)
+		ncut = clocks_cut(in, ids, nids, last, cut);
 	/* last_packet over the clients that sent to the dead site after t0;
 	 * last_per_client over every client, 0 for the others */
 	for (size_t i = 0; i < nids; i++) {
 		if (last[i] != CLOCKS_NONE)
 			sent[nsent++] = last[i] - t0;
 		last[i] = last[i] == CLOCKS_NONE ? 0 : last[i] - t0;
+		if (cut[i] && last[i] < mincut)
+			mincut = last[i];
 		if (r->nby_client < CLOCKS_MAX_CLIENTS) {
 			r->by_client[r->nby_client].client = ids[i];
+			r->by_client[r->nby_client].cut = cut[i];
 			r->by_client[r->nby_client++].last_ns = last[i];
 		}
 	}
 	if (nids > CLOCKS_MAX_CLIENTS)
-		clocks_warn(&r->notes, "%s: more than %d clients: last_by_client_s lists the first",
-			    r->scheme, CLOCKS_MAX_CLIENTS);
+		clocks_warn(&r->notes, "limit",
+			    "%s: more than %d clients: last_by_client_s lists the first", r->scheme,
+			    CLOCKS_MAX_CLIENTS);
 	clocks_dist_fill(&r->last_packet, sent, nsent);
 	clocks_dist_fill(&r->last_per_client, last, nids);
+	r->ncut = (int)ncut;
+	r->window_lb = ncut > 0;
+	clocks_dist_lb(&r->last_packet, ncut, mincut);
+	clocks_dist_lb(&r->last_per_client, ncut, mincut);
 	free(ids);
 	free(last);
 	free(sent);
+	free(cut);
 }
 
 static void clocks_captures(const struct clocks_input *in, const struct clocks_flows *fl,
@@ -315,21 +406,16 @@ static void clocks_requests(const struct clocks_input *in, const struct clocks_f
 	}
 }
 
-/* clocks_drops: the same for every scheme, so its warnings name none (the
- * writers print a repeated warning once) */
+/* clocks_drops: the same for every scheme; what is missing is the
+ * verdict's to say (capture_stats_missing), once */
 static void clocks_drops(const struct clocks_input *in, struct clocks_result *r)
 {
-	if (in->nstats == 0) {
-		clocks_warn(&r->notes, "capture_drops: no capture_stats in "
-				       "*.collector*.events.jsonl (was the collector killed?)");
+	if (in->nstats == 0)
 		return;
-	}
 	r->capture_drops = 0;
 	for (size_t i = 0; i < in->nstats; i++) {
 		const struct clocks_link_stats *s = &in->stats[i];
 		if (!s->known) {
-			clocks_warn(&r->notes, "capture_drops: no drop counts for link %s",
-				    s->label);
 			r->capture_drops = CLOCKS_NONE;
 			return;
 		}

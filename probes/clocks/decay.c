@@ -23,25 +23,6 @@ int64_t report_bucket_of(int64_t rel_ns, int64_t width_ns)
 	return x >= 0 ? x / width_ns : -((-x + width_ns - 1) / width_ns);
 }
 
-int64_t clocks_observation_end(const struct clocks_input *in)
-{
-	int64_t end = CLOCKS_NONE;
-
-	if (in->traffic_start_ns != CLOCKS_NONE && in->traffic_duration_ns != CLOCKS_NONE &&
-	    in->traffic_duration_ns > 0)
-		end = in->traffic_start_ns + in->traffic_duration_ns;
-	else if (in->traffic_stop_ns != CLOCKS_NONE)
-		end = in->traffic_stop_ns;
-	/* a request captured later still belongs in a bucket */
-	for (size_t i = 0; i < in->ncaptures; i++)
-		for (size_t k = 0; k < in->captures[i].n; k++)
-			if (clocks_scheme_of(in->captures[i].packets[k].client) !=
-				CLOCKS_SCHEME_NONE &&
-			    (end == CLOCKS_NONE || in->captures[i].packets[k].t_ns > end))
-				end = in->captures[i].packets[k].t_ns;
-	return end;
-}
-
 int64_t clocks_decay_auto_bucket(int64_t obs_ns)
 {
 	static const int64_t widths[] = {NSEC_PER_SEC, 100 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC};

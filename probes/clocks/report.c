@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "report_int.h"
@@ -84,44 +85,15 @@ const char *report_fmt_budget(char *buf, size_t len, double s)
 	return buf;
 }
 
-FILE *report_file_open(const struct report *r, const char *name, char *err, size_t errlen)
+int report_file_open(const struct report *r, struct atomicfile *af, const char *name, char *err,
+		     size_t errlen)
 {
-	char tmp[PATH_MAX];
-	FILE *fp;
-
-	if (snprintf(tmp, sizeof(tmp), "%s/%s.tmp", r->rundir, name) >= (int)sizeof(tmp)) {
-		snprintf(err, errlen, "%s/%s: path too long", r->rundir, name);
-		return NULL;
-	}
-	fp = fopen(tmp, "w");
-	if (fp == NULL)
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-	return fp;
+	return atomicfile_open(af, r->dirfd, r->rundir, name, err, errlen);
 }
 
-int report_file_close(const struct report *r, FILE *fp, const char *name, char *err, size_t errlen)
+int report_file_close(struct atomicfile *af, char *err, size_t errlen)
 {
-	char tmp[PATH_MAX], path[PATH_MAX];
-	int bad = ferror(fp);
-
-	/* report_file_open made the longer of the two */
-	if (snprintf(path, sizeof(path), "%s/%s", r->rundir, name) >= (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		fclose(fp);
-		snprintf(err, errlen, "%s/%s: path too long", r->rundir, name);
-		return -1;
-	}
-	if (fclose(fp) != 0 || bad) {
-		snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
-		remove(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		remove(tmp);
-		return -1;
-	}
-	return 0;
+	return atomicfile_commit(af, err, errlen);
 }
 
 /* report_summary: what the terminal gets after the clocks */
@@ -132,6 +104,11 @@ static void report_summary(const struct report *r, FILE *out)
 
 	fprintf(out, "\nerror budget at SLO %g %%: %s in a 30-day month; failed = lost + errors\n",
 		r->slo_pct, report_fmt_budget(b, sizeof(b), r->res[0].budget.budget_s));
+	if (r->in.traffic_interrupted == 1)
+		fprintf(out,
+			"(the run was interrupted: rates and budgets use the %.3f s of traffic "
+			"actually run)\n",
+			(double)clocks_traffic_ns(&r->in) / NSEC_PER_SEC);
 	report_budget_table(r, &t);
 	report_table_print(&t, out, 0);
 	report_table_free(&t);
@@ -156,6 +133,8 @@ static void report_summary(const struct report *r, FILE *out)
 	fputc('\n', out);
 	if (r->plot_note[0])
 		fprintf(out, "plots: %s\n", r->plot_note);
+	/* the verdict again, last: what scrolled by above is easy to miss */
+	clocks_print_verdict(out, &r->in, r->res, REPORT_NSCHEMES, &r->verdict);
 }
 
 /* report_compute: everything but the files */
@@ -169,6 +148,8 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 		clocks_budget(&r->in, &r->res[i], r->slo_pct, &r->res[i].budget);
 		r->res[i].has_budget = 1;
 	}
+	clocks_verdict(&r->in, r->res, REPORT_NSCHEMES, &r->verdict);
+	r->valid = clocks_valid(&r->in, r->res, REPORT_NSCHEMES, &r->verdict);
 	if (r->bucket_auto) {
 		int64_t end = clocks_observation_end(&r->in);
 		r->bucket_ns =
@@ -182,7 +163,7 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	clocks_print(mem, &r->in, r->res, REPORT_NSCHEMES);
+	clocks_print(mem, &r->in, r->res, REPORT_NSCHEMES, &r->verdict);
 	fclose(mem);
 	return 0;
 }
@@ -190,7 +171,7 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
 {
 	struct report *r;
-	char err[PATH_MAX + 256], path[PATH_MAX];
+	char err[PATH_MAX + 256];
 	int rc = -1;
 
 	r = calloc(1, sizeof(*r));
@@ -199,6 +180,7 @@ int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
 		return -1;
 	}
 	r->rundir = rundir;
+	r->dirfd = -1;
 	r->bucket_ns = opts ? opts->bucket_ns : 0;
 	r->bucket_auto = r->bucket_ns == 0;
 	r->slo_pct = opts && opts->slo_pct > 0 ? opts->slo_pct : CLOCKS_SLO_DEFAULT;
@@ -207,22 +189,23 @@ int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
 	if (clocks_load(rundir, &r->in, err, sizeof(err)) == -1 ||
 	    report_compute(r, err, sizeof(err)) == -1)
 		goto fail;
-	if (snprintf(path, sizeof(path), "%s/clocks.json", rundir) >= (int)sizeof(path)) {
-		snprintf(err, sizeof(err), "%s: path too long", rundir);
+	if ((r->dirfd = atomicfile_dir(rundir, err, sizeof(err))) == -1)
 		goto fail;
-	}
-	if (clocks_write_json(path, &r->in, r->res, REPORT_NSCHEMES, err, sizeof(err)) == -1 ||
+	if (clocks_write_json(r->dirfd, rundir, "clocks.json", &r->in, r->res, REPORT_NSCHEMES,
+			      &r->verdict, err, sizeof(err)) == -1 ||
 	    report_write_decay_csv(r, err, sizeof(err)) == -1 ||
 	    report_write_upstream_csv(r, err, sizeof(err)) == -1 ||
 	    report_plot(r, err, sizeof(err)) == -1 || report_write_md(r, err, sizeof(err)) == -1)
 		goto fail;
 	fwrite(r->clocks_text, 1, r->clocks_len, out);
 	report_summary(r, out);
-	rc = 0;
+	rc = r->valid ? 0 : REPORT_INVALID;
 	goto out;
 fail:
 	log_warnx("report: %s", err);
 out:
+	if (r->dirfd != -1)
+		close(r->dirfd);
 	clocks_input_free(&r->in);
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		clocks_result_free(&r->res[i]);

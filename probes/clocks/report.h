@@ -54,12 +54,6 @@ struct clocks_decay {
 	struct clocks_decay_series s[REPORT_NSCHEMES];
 };
 
-/* clocks_observation_end: the end of the observation as an absolute time:
- * when the clients stopped sending (traffic_started + duration_ns, else
- * traffic_stopped), or the last request captured on a site link if later;
- * CLOCKS_NONE if none of these is known. */
-int64_t clocks_observation_end(const struct clocks_input *in);
-
 /* clocks_decay_auto_bucket: the bucket for an observation of obs_ns: the
  * largest of 1 s, 100 ms and 10 ms that gives at least 50 buckets (10 ms if
  * none does). */
@@ -106,10 +100,14 @@ int report_parse_slo(const char *s, double *pct);
  * report_run: read the run directory rundir and write into it clocks.json,
  * decay.csv, upstream.csv, decay.gp and upstream.gp with their PNGs (when
  * gnuplot runs) and report.md; print the clocks and a summary to out.
- * Nothing is rerun: only the recorded files are read. Returns 0, or -1
- * after logging an error that names the file and what is wrong. A missing
- * gnuplot is not an error: report.md says so.
+ * Nothing is rerun: only the recorded files are read, and the verdict
+ * (clocks_verdict) is computed again from them. Returns 0 for a valid run,
+ * REPORT_INVALID for a run the verdict invalidates (every file is written
+ * all the same, saying so), or -1 after logging an error that names the
+ * file and what is wrong. A missing gnuplot is not an error: report.md
+ * says so. Every file is written through lib/atomicfile.h.
  */
+#define REPORT_INVALID 1
 int report_run(const char *rundir, const struct report_opts *opts, FILE *out);
 
 #endif

@@ -4,7 +4,7 @@
  * are seconds after t0; a bucket runs from t_s (excluded) to t_end_s
  * (included). A share is a fraction from 0 to 1, empty when the bucket has
  * no request of the scheme; every field of a scheme that cannot be told is
- * empty.
+ * empty. A scheme absent from the run has no columns.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -15,16 +15,18 @@
 int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 {
 	const struct clocks_decay *d = &r->decay;
+	struct atomicfile af;
 	char a[48], b[48];
 	FILE *fp;
 
-	fp = report_file_open(r, "decay.csv", err, errlen);
-	if (fp == NULL)
+	if (report_file_open(r, &af, "decay.csv", err, errlen) == -1)
 		return -1;
+	fp = af.fp;
 	fprintf(fp, "t_s,t_end_s");
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
-		fprintf(fp, ",%s_share,%s_dead,%s_all", r->res[i].scheme, r->res[i].scheme,
-			r->res[i].scheme);
+		if (report_present(r, i))
+			fprintf(fp, ",%s_share,%s_dead,%s_all", r->res[i].scheme, r->res[i].scheme,
+				r->res[i].scheme);
 	fputc('\n', fp);
 	for (size_t k = 0; k < d->n; k++) {
 		int64_t end = (int64_t)(k + 1) * d->bucket_ns;
@@ -34,6 +36,8 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 		for (int i = 0; i < REPORT_NSCHEMES; i++) {
 			const struct clocks_decay_series *s = &d->s[i];
 
+			if (!report_present(r, i))
+				continue;
 			if (!s->known)
 				fprintf(fp, ",,,");
 			else if (s->all[k] == 0)
@@ -45,20 +49,21 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 		}
 		fputc('\n', fp);
 	}
-	return report_file_close(r, fp, "decay.csv", err, errlen);
+	return report_file_close(&af, err, errlen);
 }
 
 int report_write_upstream_csv(const struct report *r, char *err, size_t errlen)
 {
 	const struct clocks_upstream_series *u = &r->up;
 	char addr[INET_ADDRSTRLEN];
+	struct atomicfile af;
 	FILE *fp;
 
 	if (!u->known)
 		return 0; /* no query capture: report.md says so */
-	fp = report_file_open(r, "upstream.csv", err, errlen);
-	if (fp == NULL)
+	if (report_file_open(r, &af, "upstream.csv", err, errlen) == -1)
 		return -1;
+	fp = af.fp;
 	fprintf(fp, "t_s,t_end_s,queries");
 	for (size_t j = 0; j < u->nsrc; j++)
 		fprintf(fp, ",%s", inet_ntop(AF_INET, &u->src[j], addr, sizeof(addr)));
@@ -71,5 +76,5 @@ int report_write_upstream_csv(const struct report *r, char *err, size_t errlen)
 			fprintf(fp, ",%lld", (long long)u->count[i * u->nsrc + j]);
 		fputc('\n', fp);
 	}
-	return report_file_close(r, fp, "upstream.csv", err, errlen);
+	return report_file_close(&af, err, errlen);
 }

@@ -33,7 +33,7 @@ static int env_capture(char *const argv[], const char *needle, char *buf, size_t
 
 	if (tmp == NULL)
 		return -1;
-	if (report_spawn(NULL, argv, fileno(tmp)) != 0)
+	if (report_spawn(NULL, argv, -1, fileno(tmp), fileno(tmp)) != 0)
 		goto out;
 	rewind(tmp);
 	while (getline(&line, &cap, tmp) != -1) {

@@ -8,11 +8,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "atomicfile.h"
 #include "report.h"
 
 /* Everything a report is made of, computed once by report_run. */
 struct report {
 	const char *rundir;
+	int dirfd; /* rundir, opened once: every file is written through it */
 	int64_t bucket_ns;
 	int bucket_auto; /* the default was taken */
 	double slo_pct;
@@ -20,6 +22,8 @@ struct report {
 	const char *gnuplot;
 	struct clocks_input in;
 	struct clocks_result res[REPORT_NSCHEMES];
+	struct clocks_notes verdict; /* the self-checks (clocks_verdict) */
+	int valid;
 	struct clocks_decay decay;
 	struct clocks_upstream_series up;
 	char *clocks_text; /* clocks_print's table, for report.md */
@@ -68,11 +72,19 @@ const char *report_fmt_budget(char *buf, size_t len, double s);
  * "2 min" */
 const char *report_fmt_duration(char *buf, size_t len, int64_t ns);
 
-/* report_file_open: create rundir/name.tmp for writing; report_file_close
- * closes it and renames it to rundir/name. 0, or -1 with err set (and the
- * temporary file removed). */
-FILE *report_file_open(const struct report *r, const char *name, char *err, size_t errlen);
-int report_file_close(const struct report *r, FILE *fp, const char *name, char *err, size_t errlen);
+/* report_file_open: start writing rundir/name (lib/atomicfile.h: a new
+ * temporary file, no link followed); report_file_close renames it into
+ * place. 0, or -1 with err set (and the temporary file removed). */
+int report_file_open(const struct report *r, struct atomicfile *af, const char *name, char *err,
+		     size_t errlen);
+int report_file_close(struct atomicfile *af, char *err, size_t errlen);
+
+/* report_present: is scheme i in the run (it has flows)? The others are
+ * absent from every table, file and plot. */
+static inline int report_present(const struct report *r, int i)
+{
+	return !r->res[i].noflows;
+}
 
 /* The files (report_csv.c, report_plot.c, report_md.c). 0, or -1 with err. */
 int report_write_decay_csv(const struct report *r, char *err, size_t errlen);
@@ -82,10 +94,11 @@ int report_write_upstream_csv(const struct report *r, char *err, size_t errlen);
 int report_plot(struct report *r, char *err, size_t errlen);
 int report_write_md(const struct report *r, char *err, size_t errlen);
 
-/* report_spawn: run argv in directory dir, its standard output and error
- * to fd; its exit status, 127 if it could not be run, or -1 (errno set) if
- * it could not be started. */
-int report_spawn(const char *dir, char *const argv[], int fd);
+/* report_spawn: run argv in directory dir (NULL: here), its standard
+ * input from in (-1: /dev/null), output to out and error to err; its exit
+ * status, 127 if it could not be run, or -1 (errno set) if it could not be
+ * started. */
+int report_spawn(const char *dir, char *const argv[], int in, int out, int err);
 
 /* report_env: the "Machine" lines of report.md: steerlab's, the libraries'
  * and gnuplot's versions, the kernel, link delays and sch_netem */

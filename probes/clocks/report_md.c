@@ -1,6 +1,8 @@
 /*
  * report.md: one page a person reads after a run, in Markdown that also
- * reads as plain text. The clocks as the terminal shows them, the error
+ * reads as plain text. It opens with the verdict when the run is invalid
+ * or warned (what failed, in a banner no reader can miss), then the clocks
+ * as the terminal shows them, the error
  * budget, the decay at readable marks, the upstream load, the plots, every
  * parameter (the topology as used, the analysis options), the files, and
  * last the machine it was written on (versions, kernel, sch_netem): the
@@ -24,6 +26,34 @@ static void md_table(FILE *fp, void (*fill)(const struct report *, struct report
 	report_table_print(&t, fp, 1);
 	fputc('\n', fp);
 	report_table_free(&t);
+}
+
+/* md_banner: an invalid run's reasons, or a valid run's warnings, first */
+static void md_banner(const struct report *r, FILE *fp)
+{
+	const struct clocks_warning *list[CLOCKS_MAX_LIST];
+	int lost, bad = 0;
+	int n = clocks_warnings(&r->in, r->res, REPORT_NSCHEMES, &r->verdict, list, CLOCKS_MAX_LIST,
+				&lost);
+
+	if (n == 0 && r->valid)
+		return;
+	for (int k = 0; k < n; k++)
+		bad += list[k]->invalidates;
+	if (!r->valid)
+		fprintf(fp,
+			"**INVALID RUN**: %d self-check%s failed; the clocks below must not be "
+			"quoted as measured (docs/clocks.md, \"Verdict\"; `steerlab report` exits "
+			"with status 3):\n\n",
+			bad, bad == 1 ? "" : "s");
+	else
+		fprintf(fp, "**Warnings** (the run is valid; docs/clocks.md, \"Verdict\"):\n\n");
+	for (int k = 0; k < n; k++)
+		fprintf(fp, "- %s`%s`: %s\n", list[k]->invalidates ? "**invalid** " : "",
+			list[k]->code, list[k]->msg);
+	if (lost)
+		fprintf(fp, "- and %d more, not kept\n", lost);
+	fputc('\n', fp);
 }
 
 static void md_head(const struct report *r, FILE *fp)
@@ -71,6 +101,9 @@ static void md_decay(const struct report *r, FILE *fp)
 	char bucket[48];
 
 	fprintf(fp, "## Decay\n\n");
+	if (r->in.traffic_interrupted == 1)
+		fprintf(fp, "The run was interrupted: the observation ends when the traffic "
+			    "stopped.\n\n");
 	if (d->n == 0) {
 		fprintf(fp, "Nothing was observed after t0: no decay curve.\n\n");
 		return;
@@ -173,10 +206,13 @@ static void md_files(const struct report *r, FILE *fp)
 
 int report_write_md(const struct report *r, char *err, size_t errlen)
 {
-	FILE *fp = report_file_open(r, "report.md", err, errlen);
+	struct atomicfile af;
+	FILE *fp;
 
-	if (fp == NULL)
+	if (report_file_open(r, &af, "report.md", err, errlen) == -1)
 		return -1;
+	fp = af.fp;
+	md_banner(r, fp);
 	md_head(r, fp);
 	md_budget(r, fp);
 	md_decay(r, fp);
@@ -185,5 +221,5 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 	md_files(r, fp);
 	fprintf(fp, "## Machine\n\nWhere this report was written:\n\n");
 	report_env(r, fp);
-	return report_file_close(r, fp, "report.md", err, errlen);
+	return report_file_close(&af, err, errlen);
 }

@@ -3,18 +3,26 @@
  * anyone can change it and plot again (`gnuplot decay.gp` there), and
  * gnuplot run on it as a child process in that directory:
  *
- *   decay.gp     -> decay.png     both schemes' decay curves (decay.csv)
+ *   decay.gp     -> decay.png     the decay curve of each scheme present
+ *                                 (decay.csv)
  *   upstream.gp  -> upstream.png  the queries that reached authd per second
  *                                 (upstream.csv), when there is a capture
  *
- * gnuplot's output goes to gnuplot.log, removed when it is empty. A gnuplot
- * that is missing or fails is no error: the report says so.
+ * gnuplot does not open the files it writes: it reads the script from a
+ * memory file on its standard input (the same script, but for its output:
+ * "set output" alone, its standard output) and writes the PNG to its
+ * standard output, a temporary file renamed into place like every other
+ * file of the report (lib/atomicfile.h); so nothing planted in the run
+ * directory, not even a swapped script, decides what it writes. Its
+ * messages go to gnuplot.log, kept only when not empty. A gnuplot that is
+ * missing or fails is no error: the report says so.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,7 +34,7 @@ extern char **environ;
 
 #define PLOT_LOG "gnuplot.log"
 
-int report_spawn(const char *dir, char *const argv[], int fd)
+int report_spawn(const char *dir, char *const argv[], int in, int out, int err)
 {
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
@@ -39,11 +47,14 @@ int report_spawn(const char *dir, char *const argv[], int fd)
 		errno = rc;
 		return -1;
 	}
-	rc = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (in == -1)
+		rc = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	else
+		rc = posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
 	if (rc == 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, fd, STDOUT_FILENO);
+		rc = posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
 	if (rc == 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, fd, STDERR_FILENO);
+		rc = posix_spawn_file_actions_adddup2(&fa, err, STDERR_FILENO);
 	if (rc == 0 && dir)
 		rc = posix_spawn_file_actions_addchdir_np(&fa, dir);
 	if (rc == 0)
@@ -63,38 +74,37 @@ int report_spawn(const char *dir, char *const argv[], int fd)
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-/* the terminal: pngcairo's antialiased text where gnuplot has it */
-static void plot_terminal(FILE *fp, const char *png)
+/* the terminal: pngcairo's antialiased text where gnuplot has it; the
+ * output to png, or (to_stdout) to gnuplot's standard output */
+static void plot_terminal(FILE *fp, const char *png, int to_stdout)
 {
-	fprintf(fp,
-		"if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-		"\tset terminal pngcairo size 1000,600 font \"Sans,11\" noenhanced\n"
-		"} else {\n"
-		"\tset terminal png size 1000,600 noenhanced\n"
-		"}\n"
-		"set output \"%s\"\n"
-		"set datafile separator \",\"\n"
-		"set datafile columnheaders\n"
-		"set grid\n",
-		png);
+	fprintf(fp, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+		    "\tset terminal pngcairo size 1000,600 font \"Sans,11\" noenhanced\n"
+		    "} else {\n"
+		    "\tset terminal png size 1000,600 noenhanced\n"
+		    "}\n");
+	if (to_stdout)
+		fprintf(fp, "set output\n");
+	else
+		fprintf(fp, "set output \"%s\"\n", png);
+	fprintf(fp, "set datafile separator \",\"\n"
+		    "set datafile columnheaders\n"
+		    "set grid\n");
 }
 
 static const char *const plot_colour[REPORT_NSCHEMES] = {"#1f77b4", "#d62728"};
 static const char *const plot_title[REPORT_NSCHEMES] = {"anycast", "DNS steering"};
 
-static int plot_decay_script(const struct report *r, char *err, size_t errlen)
+static void plot_decay_text(const struct report *r, FILE *fp, int to_stdout)
 {
 	const struct clocks_decay *d = &r->decay;
 	char bucket[48], end[48];
-	FILE *fp = report_file_open(r, "decay.gp", err, errlen);
 
-	if (fp == NULL)
-		return -1;
 	fprintf(fp,
 		"# The decay curves of lab %s (decay.csv), written by steerlab report.\n"
 		"# Plot again in this directory with: gnuplot decay.gp\n",
 		r->in.lab);
-	plot_terminal(fp, "decay.png");
+	plot_terminal(fp, "decay.png", to_stdout);
 	fprintf(fp,
 		"set title \"lab %s: share of each scheme's requests still sent to the dead site "
 		"%s (buckets of %s)\"\n"
@@ -109,22 +119,24 @@ static int plot_decay_script(const struct report *r, char *err, size_t errlen)
 		r->in.lab, r->in.failure.site,
 		report_fmt_duration(bucket, sizeof(bucket), d->bucket_ns),
 		report_fmt_s(end, sizeof(end), d->end_ns));
-	/* a curve per scheme that has one: share in column 3 + 3 i */
-	for (int i = 0, n = 0; i < REPORT_NSCHEMES; i++) {
-		if (!d->s[i].known || r->res[i].noflows)
+	/* a curve per scheme that has one: the k-th present scheme's share in
+	 * column 3 + 3 k (decay.csv has columns for the present ones only) */
+	for (int i = 0, n = 0, k = 0; i < REPORT_NSCHEMES; i++) {
+		if (!report_present(r, i))
 			continue;
-		fprintf(fp,
-			"%s\"decay.csv\" using 1:($%d * 100) with steps lw 2 lc rgb \"%s\" "
-			"title \"%s\"",
-			n++ ? ", \\\n     " : "plot ", 3 + 3 * i, plot_colour[i], plot_title[i]);
+		if (d->s[i].known)
+			fprintf(fp,
+				"%s\"decay.csv\" using 1:($%d * 100) with steps lw 2 lc rgb \"%s\" "
+				"title \"%s\"",
+				n++ ? ", \\\n     " : "plot ", 3 + 3 * k, plot_colour[i],
+				plot_title[i]);
+		k++;
 	}
 	fputc('\n', fp);
-	return report_file_close(r, fp, "decay.gp", err, errlen);
 }
 
-static int plot_upstream_script(const struct report *r, char *err, size_t errlen)
+static void plot_upstream_text(const struct report *r, FILE *fp, int to_stdout)
 {
-	FILE *fp = report_file_open(r, "upstream.gp", err, errlen);
 	int64_t max = 0, step;
 
 	for (size_t i = 0; i < r->up.n; i++)
@@ -133,13 +145,11 @@ static int plot_upstream_script(const struct report *r, char *err, size_t errlen
 	/* whole queries on the axis, and room above the highest box */
 	step = max <= 8 ? 1 : (max + 7) / 8;
 
-	if (fp == NULL)
-		return -1;
 	fprintf(fp,
 		"# The queries that reached authd in lab %s (upstream.csv), written by steerlab "
 		"report.\n# Plot again in this directory with: gnuplot upstream.gp\n",
 		r->in.lab);
-	plot_terminal(fp, "upstream.png");
+	plot_terminal(fp, "upstream.png", to_stdout);
 	fprintf(fp,
 		"set title \"lab %s: DNS queries reaching authd, per second (all resolvers)\"\n"
 		"set xlabel \"time after the failure (s)\"\n"
@@ -157,17 +167,69 @@ static int plot_upstream_script(const struct report *r, char *err, size_t errlen
 		"notitle\n",
 		r->in.lab, (long long)r->up.first, (long long)(r->up.first + (int64_t)r->up.n),
 		(long long)(max + step), (long long)step, r->in.failure.site);
-	return report_file_close(r, fp, "upstream.gp", err, errlen);
 }
 
-/* plot_run: gnuplot on one script; 0 drawn, -1 not (r->plot_note says why) */
-static int plot_run(struct report *r, const char *script, int logfd)
-{
-	char *argv[] = {(char *)r->gnuplot, (char *)script, NULL};
-	int rc = report_spawn(r->rundir, argv, logfd);
+typedef void (*plot_text_fn)(const struct report *r, FILE *fp, int to_stdout);
 
+/* plot_script: the script name, for a person to plot again with */
+static int plot_script(const struct report *r, const char *name, plot_text_fn text, char *err,
+		       size_t errlen)
+{
+	struct atomicfile af;
+
+	if (report_file_open(r, &af, name, err, errlen) == -1)
+		return -1;
+	text(r, af.fp, 0);
+	return report_file_close(&af, err, errlen);
+}
+
+/* plot_memfd: the script for gnuplot's standard input, in a memory file
+ * (no file of the run directory is read as the script) */
+static int plot_memfd(const struct report *r, plot_text_fn text)
+{
+	int fd = memfd_create("steerlab-plot", MFD_CLOEXEC);
+	FILE *fp;
+
+	if (fd == -1)
+		return -1;
+	fp = fdopen(dup(fd), "w");
+	if (fp == NULL) {
+		close(fd);
+		return -1;
+	}
+	text(r, fp, 1);
+	if (fclose(fp) != 0 || lseek(fd, 0, SEEK_SET) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* plot_run: gnuplot on one script, its PNG to png through a temporary
+ * file, its messages to the log's; 0 drawn, 1 not (r->plot_note says why),
+ * -1 on an error of the report's own files (err set) */
+static int plot_run(struct report *r, const char *script, const char *png, plot_text_fn text,
+		    struct atomicfile *log, char *err, size_t errlen)
+{
+	char *argv[] = {(char *)r->gnuplot, NULL};
+	struct atomicfile out;
+	int rc, in;
+
+	if ((in = plot_memfd(r, text)) == -1) {
+		snprintf(r->plot_note, sizeof(r->plot_note), "%s: no memory file for gnuplot: %s",
+			 script, strerror(errno));
+		return 1;
+	}
+	if (report_file_open(r, &out, png, err, errlen) == -1) {
+		close(in);
+		return -1;
+	}
+	fflush(log->fp);
+	rc = report_spawn(r->rundir, argv, in, atomicfile_fd(&out), atomicfile_fd(log));
+	close(in);
 	if (rc == 0)
-		return 0;
+		return report_file_close(&out, err, errlen) == -1 ? -1 : 0;
+	atomicfile_abort(&out);
 	if (rc == 127)
 		snprintf(r->plot_note, sizeof(r->plot_note),
 			 "%s was not found (Debian: apt-get install gnuplot-nox, or make deps): "
@@ -179,36 +241,47 @@ static int plot_run(struct report *r, const char *script, int logfd)
 	else
 		snprintf(r->plot_note, sizeof(r->plot_note), "%s %s failed (status %d): see %s",
 			 r->gnuplot, script, rc, PLOT_LOG);
-	return -1;
+	return 1;
 }
 
 int report_plot(struct report *r, char *err, size_t errlen)
 {
-	char log[PATH_MAX];
-	struct stat st;
-	int fd;
+	struct atomicfile log;
+	int rc = 0;
 
-	r->plot_decay = r->decay.n > 0 && ((r->decay.s[0].known && !r->res[0].noflows) ||
-					   (r->decay.s[1].known && !r->res[1].noflows));
+	r->plot_decay = 0;
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		r->plot_decay |= r->decay.n > 0 && r->decay.s[i].known && report_present(r, i);
 	r->plot_upstream = r->up.known && r->up.n > 0;
 	if (!r->plot_decay && !r->plot_upstream) {
 		snprintf(r->plot_note, sizeof(r->plot_note),
 			 "nothing to plot: no scheme's requests after t0, no query capture");
 		return 0;
 	}
-	if ((r->plot_decay && plot_decay_script(r, err, errlen) == -1) ||
-	    (r->plot_upstream && plot_upstream_script(r, err, errlen) == -1))
+	if ((r->plot_decay && plot_script(r, "decay.gp", plot_decay_text, err, errlen) == -1) ||
+	    (r->plot_upstream &&
+	     plot_script(r, "upstream.gp", plot_upstream_text, err, errlen) == -1))
 		return -1;
-	snprintf(log, sizeof(log), "%s/%s", r->rundir, PLOT_LOG);
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd == -1) {
-		snprintf(err, errlen, "%s: %s", log, strerror(errno));
+	if (report_file_open(r, &log, PLOT_LOG, err, errlen) == -1)
+		return -1;
+	if (r->plot_decay)
+		rc = plot_run(r, "decay.gp", "decay.png", plot_decay_text, &log, err, errlen);
+	if (rc == 0 && r->plot_upstream)
+		rc = plot_run(r, "upstream.gp", "upstream.png", plot_upstream_text, &log, err,
+			      errlen);
+	r->drawn = rc == 0;
+	if (rc == -1) {
+		atomicfile_abort(&log);
 		return -1;
 	}
-	r->drawn = (!r->plot_decay || plot_run(r, "decay.gp", fd) == 0) &&
-		   (!r->plot_upstream || plot_run(r, "upstream.gp", fd) == 0);
-	if (fstat(fd, &st) == 0 && st.st_size == 0)
-		unlink(log);
-	close(fd);
-	return 0;
+	/* the log of this run, or none: an old one would mislead */
+	if (atomicfile_size(&log) == 0) {
+		atomicfile_abort(&log);
+		if (unlinkat(r->dirfd, PLOT_LOG, 0) == -1 && errno != ENOENT) {
+			snprintf(err, errlen, "%s/%s: %s", r->rundir, PLOT_LOG, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	return report_file_close(&log, err, errlen);
 }

@@ -59,6 +59,29 @@ void report_table_cell(struct report_table *t, const char *fmt, ...)
 	t->cells[(size_t)(t->nrows - 1) * (size_t)t->ncols + (size_t)t->col++] = s;
 }
 
+/* report_table_width: the columns s takes: its UTF-8 characters (the
+ * tables hold "≥", three bytes in one column) */
+static int report_table_width(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* report_table_put: s padded to width columns, to the left or right */
+static void report_table_put(FILE *out, const char *s, int width, int left)
+{
+	int pad = width - report_table_width(s);
+
+	if (!left)
+		fprintf(out, "%*s", pad > 0 ? pad : 0, "");
+	fputs(s, out);
+	if (left)
+		fprintf(out, "%*s", pad > 0 ? pad : 0, "");
+}
+
 static const char *report_table_at(const struct report_table *t, int row, int col)
 {
 	const char *s = t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
@@ -76,7 +99,7 @@ void report_table_print(const struct report_table *t, FILE *out, int markdown)
 	}
 	for (int r = 0; r < t->nrows; r++)
 		for (int c = 0; c < t->ncols && c < REPORT_TABLE_MAX_COLS; c++) {
-			int len = (int)strlen(report_table_at(t, r, c));
+			int len = report_table_width(report_table_at(t, r, c));
 			if (len > width[c])
 				width[c] = len;
 		}
@@ -84,10 +107,10 @@ void report_table_print(const struct report_table *t, FILE *out, int markdown)
 		for (int c = 0; c < t->ncols && c < REPORT_TABLE_MAX_COLS; c++) {
 			const char *s = report_table_at(t, r, c);
 
+			fputs(markdown ? (c == 0 ? "| " : " ") : (c == 0 ? "" : "  "), out);
+			report_table_put(out, s, width[c], c == 0);
 			if (markdown)
-				fprintf(out, c == 0 ? "| %-*s |" : " %*s |", width[c], s);
-			else
-				fprintf(out, c == 0 ? "%-*s" : "  %*s", width[c], s);
+				fputs(" |", out);
 		}
 		fputc('\n', out);
 		if (markdown && r == 0) {

@@ -1,7 +1,8 @@
 /*
- * The report's tables, one column per scheme where there are schemes: the
- * error budget, the decay curve at readable marks, the upstream load per
- * source. The terminal summary and report.md print the same rows.
+ * The report's tables, one column per scheme where there are schemes (the
+ * schemes the run has: an absent one has no column): the error budget, the
+ * decay curve at readable marks, the upstream load per source. The
+ * terminal summary and report.md print the same rows.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -11,14 +12,19 @@
 
 #define REPORT_SHORT_RUN (120 * NSEC_PER_SEC) /* marks under 15 s up to this */
 
-static void report_header(const struct report *r, struct report_table *t, int ncols,
-			  const char *first)
+/* report_header: a table with a column per scheme present */
+static void report_header(const struct report *r, struct report_table *t, const char *first)
 {
-	report_table_init(t, ncols);
+	int n = 1;
+
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		n += report_present(r, i);
+	report_table_init(t, n);
 	report_table_row(t);
 	report_table_cell(t, "%s", first);
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
-		report_table_cell(t, "%s", r->res[i].scheme);
+		if (report_present(r, i))
+			report_table_cell(t, "%s", r->res[i].scheme);
 }
 
 static void report_count_cell(struct report_table *t, int64_t v)
@@ -37,6 +43,15 @@ static void report_real_cell(struct report_table *t, double v, int decimals)
 		report_table_cell(t, "%.*f", decimals, v);
 }
 
+/* report_window_cell: the window, "≥" before it when it is a lower bound */
+static void report_window_cell(struct report_table *t, int64_t ns, int lb)
+{
+	if (ns == CLOCKS_NONE)
+		report_table_cell(t, "-");
+	else
+		report_table_cell(t, "%s%.3f", lb ? "\u2265 " : "", (double)ns / 1e9);
+}
+
 static void report_pct_cell(struct report_table *t, double fraction)
 {
 	char b[32];
@@ -48,32 +63,24 @@ void report_budget_table(const struct report *r, struct report_table *t)
 {
 	const struct clocks_budget *b[REPORT_NSCHEMES];
 
-	report_header(r, t, 1 + REPORT_NSCHEMES, "");
+	report_header(r, t, "");
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		b[i] = &r->res[i].budget;
-		/* a scheme without flows has nothing to charge: "-" but its count */
 #define BROW(label, cell)                                                                          \
 	do {                                                                                       \
 		report_table_row(t);                                                               \
 		report_table_cell(t, "%s", label);                                                 \
-		for (int i = 0; i < REPORT_NSCHEMES; i++) {                                        \
-			if (r->res[i].noflows)                                                     \
-				report_table_cell(t, "-");                                         \
-			else                                                                       \
+		for (int i = 0; i < REPORT_NSCHEMES; i++)                                          \
+			if (report_present(r, i))                                                  \
 				cell;                                                              \
-		}                                                                                  \
 	} while (0)
-	report_table_row(t);
-	report_table_cell(t, "requests sent");
-	for (int i = 0; i < REPORT_NSCHEMES; i++)
-		report_count_cell(t, b[i]->sent);
+	BROW("requests sent", report_count_cell(t, b[i]->sent));
 	BROW("traffic time (s)",
 	     report_real_cell(t, b[i]->traffic_ns == CLOCKS_NONE ? -1 : b[i]->traffic_ns / 1e9, 3));
 	BROW("mean request rate (/s)", report_real_cell(t, b[i]->rate_per_s, 1));
 	BROW("failed (lost + errors)", report_count_cell(t, b[i]->failed));
 	BROW("equivalent downtime (s)", report_real_cell(t, b[i]->downtime_s, 3));
-	BROW("window (s)",
-	     report_real_cell(t, b[i]->window_ns == CLOCKS_NONE ? -1 : b[i]->window_ns / 1e9, 3));
+	BROW("window (s)", report_window_cell(t, b[i]->window_ns, r->res[i].window_lb));
 	BROW("sent during the window", report_count_cell(t, b[i]->window_sent));
 	BROW("failed of those", report_count_cell(t, b[i]->window_failed));
 	BROW("window's traffic lost", report_pct_cell(t, b[i]->window_lost));
@@ -140,7 +147,9 @@ static void report_decay_row(const struct report *r, struct report_table *t, int
 	for (int i = 0; i < REPORT_NSCHEMES; i++) {
 		const struct clocks_decay_series *s = &d->s[i];
 
-		if (!s->known || r->res[i].noflows)
+		if (!report_present(r, i))
+			continue;
+		if (!s->known)
 			report_table_cell(t, "n/a");
 		else if (s->all[k] == 0)
 			report_table_cell(t, "no requests");
@@ -160,7 +169,7 @@ void report_decay_table(const struct report *r, struct report_table *t)
 	int64_t last;
 	int at_end = 0;
 
-	report_header(r, t, 1 + REPORT_NSCHEMES, "after t0");
+	report_header(r, t, "after t0");
 	for (size_t i = 0; i < sizeof(marks_ms) / sizeof(marks_ms[0]); i++) {
 		int64_t m = marks_ms[i] * NSEC_PER_MSEC;
 

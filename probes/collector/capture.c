@@ -7,20 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capfile.h"
 #include "log.h"
-
-/* stdio buffer of each dump file: fewer write(2) calls at high rates */
-#define CAPTURE_FILE_BUFFER (1 << 20)
 
 struct capture {
 	pcap_t *pcap;
-	pcap_dumper_t *dumper;
-	FILE *fp;
-	char *filebuf;
+	struct capfile *file; /* NULL once closed */
 	char *label;
 	char *iface;
 	char *path;
-	uint64_t packets;
+	uint64_t packets; /* handed to us by libpcap */
+	uint64_t written; /* in the file, once it is closed */
+	int write_errno;  /* the file's first error, once it is closed */
 	int fd;
 };
 
@@ -28,8 +26,13 @@ static void capture_write(u_char *user, const struct pcap_pkthdr *h, const u_cha
 {
 	struct capture *c = (struct capture *)user;
 
-	pcap_dump((u_char *)c->dumper, h, bytes);
 	c->packets++;
+	/* the handle is in nanosecond precision: tv_usec holds nanoseconds,
+	 * as pcap_dump() would write them; after a write error nothing more
+	 * is written (capture_write_error) */
+	if (c->file)
+		(void)capfile_add(c->file, (uint32_t)h->ts.tv_sec, (uint32_t)h->ts.tv_usec,
+				  h->caplen, h->len, bytes);
 }
 
 /* capture_setup: everything that must happen before pcap_activate. */
@@ -93,39 +96,53 @@ static int capture_activate(struct capture *c, const struct capture_config *cfg)
 	return 0;
 }
 
-static int capture_open_file(struct capture *c)
+/* capture_file_header: the pcap file header libpcap writes for this
+ * handle (nanosecond magic: the handle's precision; its snaplen and link
+ * type), written to memory. 0, or -1. */
+static int capture_file_header(struct capture *c, char **hdr, size_t *len)
 {
-	c->fp = fopen(c->path, "w");
-	if (c->fp == NULL) {
-		log_warn("%s", c->path);
+	FILE *mem = open_memstream(hdr, len);
+	pcap_dumper_t *d;
+
+	if (mem == NULL) {
+		log_warn("%s: header", c->path);
 		return -1;
 	}
-	c->filebuf = malloc(CAPTURE_FILE_BUFFER);
-	if (c->filebuf && setvbuf(c->fp, c->filebuf, _IOFBF, CAPTURE_FILE_BUFFER) != 0) {
-		free(c->filebuf);
-		c->filebuf = NULL;
-	}
-	/* the dumper writes the nanosecond magic: the handle's precision */
-	c->dumper = pcap_dump_fopen(c->pcap, c->fp);
-	if (c->dumper == NULL) {
+	if ((d = pcap_dump_fopen(c->pcap, mem)) == NULL) {
 		log_warnx("%s: %s", c->path, pcap_geterr(c->pcap));
-		fclose(c->fp);
-		c->fp = NULL;
+		fclose(mem);
+		free(*hdr);
 		return -1;
 	}
-	/* the header now, so that even an empty capture is a valid file */
-	if (pcap_dump_flush(c->dumper) != 0) {
-		log_warn("%s", c->path);
+	pcap_dump_close(d); /* fclose: *hdr and *len are final */
+	return 0;
+}
+
+/* capture_open_file: the file, with its header already written, so that
+ * even an empty capture is a valid file */
+static int capture_open_file(struct capture *c, int *file_errno)
+{
+	char *hdr = NULL;
+	size_t len = 0;
+
+	if (capture_file_header(c, &hdr, &len) == -1)
+		return -1;
+	c->file = capfile_open(c->path, hdr, len, CAPFILE_BUFFER_DEFAULT);
+	free(hdr);
+	if (c->file == NULL) {
+		*file_errno = errno;
+		log_warnx("%s: %s", c->path, strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-struct capture *capture_open(const struct capture_config *cfg)
+struct capture *capture_open(const struct capture_config *cfg, int *file_errno)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 	struct capture *c;
 
+	*file_errno = 0;
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return NULL;
@@ -146,7 +163,7 @@ struct capture *capture_open(const struct capture_config *cfg)
 	}
 	if (capture_setup(c, cfg) == -1 || capture_activate(c, cfg) == -1)
 		goto fail;
-	if (capture_open_file(c) == -1)
+	if (capture_open_file(c, file_errno) == -1)
 		goto fail;
 	return c;
 fail:
@@ -167,6 +184,21 @@ const char *capture_label(const struct capture *c)
 const char *capture_iface(const struct capture *c)
 {
 	return c->iface;
+}
+
+const char *capture_path(const struct capture *c)
+{
+	return c->path;
+}
+
+int capture_write_error(const struct capture *c)
+{
+	return c->file ? capfile_error(c->file) : c->write_errno;
+}
+
+uint64_t capture_written(const struct capture *c)
+{
+	return c->file ? capfile_written(c->file) : c->written;
 }
 
 const char *capture_linktype(const struct capture *c)
@@ -193,6 +225,7 @@ int capture_stats(struct capture *c, struct capture_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	st->packets = c->packets;
+	st->written = capture_written(c);
 	if (pcap_stats(c->pcap, &ps) != 0) {
 		log_warnx("%s: stats: %s", c->iface, pcap_geterr(c->pcap));
 		return -1;
@@ -203,25 +236,37 @@ int capture_stats(struct capture *c, struct capture_stats *st)
 	return 0;
 }
 
+int capture_flush(struct capture *c)
+{
+	if (c->file == NULL)
+		return c->write_errno ? -1 : 0;
+	return capfile_flush(c->file);
+}
+
+int capture_close_file(struct capture *c)
+{
+	int rc;
+
+	if (c->file == NULL)
+		return c->write_errno ? -1 : 0;
+	/* the last records first, so that written is final */
+	(void)capfile_flush(c->file);
+	c->written = capfile_written(c->file);
+	rc = capfile_close(c->file, &c->write_errno);
+	c->file = NULL;
+	return rc;
+}
+
 int capture_close(struct capture *c)
 {
 	int rc = 0;
 
 	if (c == NULL)
 		return 0;
-	if (c->dumper) {
-		if (pcap_dump_flush(c->dumper) != 0 || ferror(c->fp)) {
-			log_warnx("%s: write error: %s", c->path, strerror(errno));
-			rc = -1;
-		}
-		/* pcap_dump_close fcloses c->fp; its error is not reported */
-		pcap_dump_close(c->dumper);
-	} else if (c->fp) {
-		fclose(c->fp);
-	}
+	if (capture_close_file(c) == -1)
+		rc = -1;
 	if (c->pcap)
 		pcap_close(c->pcap);
-	free(c->filebuf);
 	free(c->label);
 	free(c->iface);
 	free(c->path);

@@ -11,6 +11,11 @@
  * high rates. Latency does not matter here: every packet carries its kernel
  * timestamp.
  *
+ * The packets go to the file through capfile.h, which knows what reached
+ * it: a write error (ENOSPC, EIO, ...) stops the file, the capture goes on
+ * (its packets are still counted, and pcap_stats still says what the
+ * kernel dropped), and capture_write_error() says why.
+ *
  * All pcap calls live in this file (STYLE.md: kernel-facing code behind a
  * small interface).
  */
@@ -35,7 +40,8 @@ struct capture_config {
 };
 
 struct capture_stats {
-	uint64_t packets;    /* written to the file by us */
+	uint64_t packets;    /* handed to us by libpcap */
+	uint64_t written;    /* of those, in the file: packets unless it failed */
 	uint64_t received;   /* pcap_stats ps_recv */
 	uint64_t dropped;    /* ps_drop: the ring was full */
 	uint64_t if_dropped; /* ps_ifdrop: dropped by the interface */
@@ -43,26 +49,47 @@ struct capture_stats {
 
 /* capture_open: create, configure and activate the capture, compile and set
  * the filter, and open its dump file. Returns NULL (and logs why) on
- * failure. */
-struct capture *capture_open(const struct capture_config *cfg);
+ * failure; *file_errno is then the errno of the dump file's creation or
+ * header write if that is what failed (else 0). */
+struct capture *capture_open(const struct capture_config *cfg, int *file_errno);
 
 /* capture_fd: the descriptor to watch for EPOLLIN. */
 int capture_fd(const struct capture *c);
 const char *capture_label(const struct capture *c);
 const char *capture_iface(const struct capture *c);
+/* capture_path: DIR/capture-LABEL.pcap */
+const char *capture_path(const struct capture *c);
 /* capture_linktype: the DLT name, e.g. "EN10MB". */
 const char *capture_linktype(const struct capture *c);
 
-/* capture_read: write up to max packets waiting in the ring (max <= 0: all
- * of them) to the file. Returns the number written, or -1 on a capture
- * error. */
+/* capture_read: take up to max packets waiting in the ring (max <= 0: all
+ * of them) and write them to the file (unless it has failed). Returns the
+ * number taken, or -1 on a capture error. A write error is not a capture
+ * error: see capture_write_error. */
 int capture_read(struct capture *c, int max);
 
-/* capture_stats: the kernel's counters and our own. 0 or -1. */
+/* capture_write_error: the errno of the dump file's first write error
+ * (ENOSPC, EIO, ...), 0 if none; from then on nothing more is written. */
+int capture_write_error(const struct capture *c);
+
+/* capture_written: packets in the file so far (final once it is closed). */
+uint64_t capture_written(const struct capture *c);
+
+/* capture_stats: the kernel's counters and our own. 0 or -1 (then the
+ * kernel's are 0, ours are right). */
 int capture_stats(struct capture *c, struct capture_stats *st);
 
-/* capture_close: flush and close the dump file and the capture. Returns 0,
- * or -1 if the file could not be written completely. c may be NULL. */
+/* capture_flush: write out what is buffered. 0, or -1 if the file has
+ * failed (capture_write_error). */
+int capture_flush(struct capture *c);
+
+/* capture_close_file: write out and close the dump file (written is then
+ * final). 0, or -1 if the file failed at any time (capture_write_error). */
+int capture_close_file(struct capture *c);
+
+/* capture_close: capture_close_file if not done, then close the capture
+ * and free c. Returns 0, or -1 if the file could not be written
+ * completely. c may be NULL. */
 int capture_close(struct capture *c);
 
 #endif

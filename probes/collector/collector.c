@@ -5,11 +5,18 @@
  * Every capture and the route monitor are handlers of one lib/loop.h loop.
  * On SIGTERM or SIGINT the collector keeps reading for COLLECTOR_DRAIN_NS
  * (the kernel hands a partly filled ring block over only after the capture
- * timeout), then empties every ring, writes one capture_stats event per
- * link, closes the files and exits 0.
+ * timeout), then empties every ring, closes the files, writes one
+ * capture_stats event per link and exits 0 (1 if a file failed).
+ *
+ * A file that cannot be written (ENOSPC, EIO, ...) is reported at once as a
+ * capture_error event naming it and the error; its capture goes on being
+ * read and counted, but nothing more is written to it, and capture_stats
+ * says how many packets the file holds (written) beside how many were
+ * captured (packets).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <linux/rtnetlink.h>
@@ -20,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "announce.h"
@@ -36,12 +44,19 @@
 #define COLLECTOR_BATCH 8192
 #define COLLECTOR_DRAIN_NS (10 * CAPTURE_TIMEOUT_MS * NSEC_PER_MSEC)
 #define COLLECTOR_DEFAULT_FILTER "udp dst port 7000"
+/* disk kept for the event file and the log, so that a full disk can still
+ * be reported in them (the captures are usually what fills it) */
+#define COLLECTOR_RESERVE (64 << 10)
+/* how often the files are written out even when their buffers are not
+ * full: a full disk shows within this time, not after a megabyte */
+#define COLLECTOR_FLUSH_NS NSEC_PER_SEC
 
 struct collector_link {
 	char iface[IF_NAMESIZE];
 	char label[COLLECTOR_LABEL_MAX + 1];
 	struct capture *cap;
-	int failed; /* a read error: no longer watched */
+	int failed;	  /* a read error: no longer watched */
+	int write_failed; /* its file's error has been reported */
 	struct collector *col;
 };
 
@@ -56,6 +71,7 @@ struct collector {
 	int prefixlen;
 	int draining;
 	int drain_fd;
+	int flush_fd;
 	int overruns;
 };
 
@@ -206,11 +222,53 @@ static void collector_rtmon_cb(struct loop *loop, int fd, uint32_t events, void 
 	collector_rtmon_read(arg);
 }
 
+/* collector_file_error: a capture file failed with err: said once, by
+ * the file's name and the error's */
+static void collector_file_error(struct collector *col, const char *label, const char *iface,
+				 const char *path, int err, unsigned long long written)
+{
+	log_warnx("%s: %s: no longer writing this capture (%llu packets written)", path,
+		  strerror(err), written);
+	event_emit(col->ev, "capture_error", "{s:s, s:s, s:s, s:i, s:s}", "label", label, "iface",
+		   iface, "file", path, "errno", err, "error", strerror(err));
+}
+
+/* collector_check_write: reports a new write error of l's file */
+static void collector_check_write(struct collector_link *l)
+{
+	int err = capture_write_error(l->cap);
+
+	if (err == 0 || l->write_failed)
+		return;
+	l->write_failed = 1;
+	collector_file_error(l->col, l->label, l->iface, capture_path(l->cap), err,
+			     (unsigned long long)capture_written(l->cap));
+}
+
+/* collector_link_fail: the capture itself failed (libpcap, not the file) */
 static void collector_link_fail(struct collector_link *l)
 {
 	l->failed = 1;
 	loop_del(l->col->loop, capture_fd(l->cap));
-	event_emit(l->col->ev, "capture_error", "{s:s, s:s}", "label", l->label, "iface", l->iface);
+	log_warnx("%s: capture stopped", l->label);
+	/* errno 0: libpcap's error (logged above) has no errno */
+	event_emit(l->col->ev, "capture_error", "{s:s, s:s, s:s, s:i, s:s}", "label", l->label,
+		   "iface", l->iface, "file", capture_path(l->cap), "errno", 0, "error",
+		   "capture failed");
+}
+
+static void collector_flush_cb(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct collector *col = arg;
+
+	(void)loop, (void)events;
+	loop_timer_read(fd);
+	for (int i = 0; i < col->nlinks; i++) {
+		struct collector_link *l = &col->links[i];
+
+		(void)capture_flush(l->cap);
+		collector_check_write(l);
+	}
 }
 
 static void collector_capture_cb(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -220,6 +278,7 @@ static void collector_capture_cb(struct loop *loop, int fd, uint32_t events, voi
 	(void)loop, (void)fd, (void)events;
 	if (capture_read(l->cap, COLLECTOR_BATCH) == -1)
 		collector_link_fail(l);
+	collector_check_write(l);
 }
 
 /* collector_finish: empty every ring and the route socket, then stop. */
@@ -235,6 +294,7 @@ static void collector_finish(struct collector *col)
 			if (n <= 0)
 				break;
 		}
+		collector_check_write(l);
 	}
 	if (col->rtmon)
 		collector_rtmon_read(col);
@@ -285,11 +345,19 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 	for (int i = 0; i < col->nlinks; i++) {
 		struct collector_link *l = &col->links[i];
 
+		int err;
+
 		cfg->iface = l->iface;
 		cfg->label = l->label;
-		l->cap = capture_open(cfg);
-		if (l->cap == NULL)
+		l->cap = capture_open(cfg, &err);
+		if (l->cap == NULL) {
+			char path[PATH_MAX];
+
+			snprintf(path, sizeof(path), "%s/capture-%s.pcap", cfg->dir, l->label);
+			if (err)
+				collector_file_error(col, l->label, l->iface, path, err, 0);
 			return -1;
+		}
 		if (loop_add(col->loop, capture_fd(l->cap), EPOLLIN, collector_capture_cb, l) ==
 		    -1) {
 			log_warn("%s: loop", l->iface);
@@ -300,11 +368,18 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 			   cfg->snaplen, "buffer", cfg->buffer_bytes);
 		log_info("capturing on %s (%s)", l->iface, l->label);
 	}
+	col->flush_fd = loop_timer(col->loop, now_mono_ns() + COLLECTOR_FLUSH_NS,
+				   COLLECTOR_FLUSH_NS, collector_flush_cb, col);
+	if (col->flush_fd == -1) {
+		log_warn("flush timer");
+		return -1;
+	}
 	return 0;
 }
 
-/* collector_stop: capture_stats per link, then close everything. Returns 0,
- * or -1 if a capture file could not be written completely. */
+/* collector_stop: per link, close the file (its last write error is
+ * reported), write capture_stats, then close everything. Returns 0, or -1
+ * if a capture file could not be written completely. */
 static int collector_stop(struct collector *col)
 {
 	int rc = 0;
@@ -315,28 +390,52 @@ static int collector_stop(struct collector *col)
 
 		if (l->cap == NULL)
 			continue;
-		if (capture_stats(l->cap, &st) == 0)
-			event_emit(col->ev, "capture_stats", "{s:s, s:s, s:I, s:I, s:I, s:I}",
-				   "label", l->label, "iface", l->iface, "packets",
-				   (json_int_t)st.packets, "received", (json_int_t)st.received,
-				   "dropped", (json_int_t)st.dropped, "if_dropped",
-				   (json_int_t)st.if_dropped);
-		else /* counts unknown: null, never a made-up zero */
-			event_emit(col->ev, "capture_stats", "{s:s, s:s, s:I, s:n, s:n, s:n}",
-				   "label", l->label, "iface", l->iface, "packets",
-				   (json_int_t)st.packets, "received", "dropped", "if_dropped");
-		log_info("%s: %llu packets written, %llu received, %llu dropped, %llu if_dropped",
-			 l->label, (unsigned long long)st.packets, (unsigned long long)st.received,
-			 (unsigned long long)st.dropped, (unsigned long long)st.if_dropped);
-		if (capture_close(l->cap) == -1)
+		if (capture_close_file(l->cap) == -1)
 			rc = -1;
+		collector_check_write(l);
+		if (capture_stats(l->cap, &st) == 0)
+			event_emit(col->ev, "capture_stats", "{s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+				   "label", l->label, "iface", l->iface, "packets",
+				   (json_int_t)st.packets, "written", (json_int_t)st.written,
+				   "received", (json_int_t)st.received, "dropped",
+				   (json_int_t)st.dropped, "if_dropped", (json_int_t)st.if_dropped);
+		else /* counts unknown: null, never a made-up zero */
+			event_emit(col->ev, "capture_stats", "{s:s, s:s, s:I, s:I, s:n, s:n, s:n}",
+				   "label", l->label, "iface", l->iface, "packets",
+				   (json_int_t)st.packets, "written", (json_int_t)st.written,
+				   "received", "dropped", "if_dropped");
+		log_info("%s: %llu packets captured, %llu written, %llu received, %llu dropped, "
+			 "%llu if_dropped",
+			 l->label, (unsigned long long)st.packets, (unsigned long long)st.written,
+			 (unsigned long long)st.received, (unsigned long long)st.dropped,
+			 (unsigned long long)st.if_dropped);
+		capture_close(l->cap);
 		l->cap = NULL;
 	}
 	rtmon_close(col->rtmon);
 	col->rtmon = NULL;
 	if (col->drain_fd > 0)
 		close(col->drain_fd);
+	if (col->flush_fd > 0)
+		close(col->flush_fd);
 	return rc;
+}
+
+/* collector_reserve: disk for the events and the log (when standard error
+ * is a file) that a full disk cannot take away; where the filesystem
+ * cannot reserve, they share the disk with the captures */
+static void collector_reserve(struct collector *col)
+{
+	struct stat st;
+	off_t end;
+
+	if (event_reserve(col->ev, COLLECTOR_RESERVE) == -1)
+		log_debug("events: no disk reserved: %s", strerror(errno));
+	if (fstat(STDERR_FILENO, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (end = lseek(STDERR_FILENO, 0, SEEK_END)) == -1)
+		return;
+	if (fallocate(STDERR_FILENO, FALLOC_FL_KEEP_SIZE, end, COLLECTOR_RESERVE) == -1)
+		log_debug("log: no disk reserved: %s", strerror(errno));
 }
 
 int main(int argc, char *argv[])
@@ -412,6 +511,7 @@ int main(int argc, char *argv[])
 		fatalx("cannot start");
 	if (loop_signals(col.loop, collector_signal_cb, &col) == -1)
 		fatal("signals");
+	collector_reserve(&col);
 	if (collector_start(&col, &cfg) == -1)
 		goto out;
 	if (loop_run(col.loop) == -1)

@@ -1,8 +1,9 @@
 /*
  * libFuzzer target: the clocks' events reader (probes/clocks/
  * clocks_events.c) on one JSON Lines file, read as the events of each
- * agent whose events the clocks use (lab, prober, collector, authd). A
- * failure must name the file ("PATH:LINE: ..." or "PATH: ...").
+ * agent whose events the clocks use (steerlab's lab.events.jsonl, prober,
+ * collector, authd, routed, client). A failure must name the file
+ * ("PATH:LINE: ..." or "PATH: ...").
  *
  *   make fuzz-run-events   # from tests/fuzz/corpus/events/
  */
@@ -16,7 +17,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const agents[] = {"lab", "prober", "collector-dns", "authd"};
+	static const char *const agents[] = {"steerlab", "prober", "collector-dns",
+					     "authd",	 "routed", "client1"};
 	struct clocks_input in;
 	char err[512];
 

@@ -86,16 +86,23 @@ static int own_packet(struct clocks_input *in, void *capture, int dlt, int64_t t
 static void read_own(void)
 {
 	struct clocks_input in;
+	size_t records = 0;
+	int truncated = 0;
+	struct clocks_file_marks mk = {&records, &truncated};
 
 	clocks_input_init(&in);
 	clocks_pcap_via = CLOCKS_PCAP_VIA_OWN;
-	own.failed = clocks_read_pcap(path, &in, own_packet, &own, own.err, sizeof(own.err)) == -1;
-	if (in.notes.n > 1) {
-		fprintf(stderr, "%d warnings for one file\n", in.notes.n);
+	own.failed =
+	    clocks_read_pcap(path, &in, own_packet, &own, &mk, own.err, sizeof(own.err)) == -1;
+	/* one note at most, and only with the file marked cut short; every
+	 * record counted */
+	if (in.notes.n > 1 || truncated != (in.notes.n == 1) || (!own.failed && records != own.n)) {
+		fprintf(stderr, "%d notes, truncated %d, %zu records for %zu packets\n", in.notes.n,
+			truncated, records, own.n);
 		abort();
 	}
 	if (in.notes.n == 1)
-		snprintf(own.stop, sizeof(own.stop), "%s", in.notes.msg[0]);
+		snprintf(own.stop, sizeof(own.stop), "%s", in.notes.w[0].msg);
 	clocks_input_free(&in);
 }
 

@@ -7,8 +7,10 @@
 #   - unbound, a recursive resolver with a stub zone pointing at authd, gives
 #     the same answers and asks authd again only once a TTL has run out
 #     (authd's link captured with tcpdump);
-#   - health: site a's sited is killed, the failover name moves to site b
-#     and authd writes answer_changed.
+#   - health: reports forged from the client are rejected (control_rejected)
+#     and change nothing, those of a prober's own address count; site a's
+#     sited is killed, the failover name moves to site b and authd writes
+#     answer_changed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -180,13 +182,41 @@ lat_c1_matches() {
 }
 wait_until 3 lat_c1_matches || fail "latency from c1: got '$got', authd's map for 198.18.0.12/30 says '$want'"
 echo "ok: latency from c1: $got, the lowest RTT from p1 (authd's map for 198.18.0.12/30)"
-# 10/8 is seen from p10, whose RTTs we report: c is nearest, a has none
-printf 'HEALTH p10 b up 5000\nHEALTH p10 c up 2000\n' |
-	ip netns exec $lab-c1 bash -c "cat >/dev/udp/$ns_addr/5353"
-lat_p10() { [ "$(dq c1 +short +subnet=10.1.2.0/24 lat.lab.example)" = "$c" ]; }
-wait_until 2 lat_p10 || fail "latency for 10.1.2.0/24: not c after p10's reports (b 5 ms, c 2 ms)"
+# 10/8 is seen from p10, whose RTTs we report by hand: its prober is
+# stopped (its last reports stand), and ours come from its address, the only
+# one authd takes p10's reports from (docs/agents.md, "Control channels")
+read -r pid < <(awk '$3 == "p10" && $4 == "prober" { print $1 }' "$rundir/agents.tsv")
+[ -n "${pid:-}" ] || fail "no prober of p10 in $rundir/agents.tsv"
+kill -TERM "$pid"
+p10_stopped() { ! kill -0 "$pid" 2>/dev/null; }
+wait_until 2 p10_stopped || fail "p10's prober (pid $pid) did not stop"
+lat_10() { dq c1 +short +subnet=10.1.2.0/24 lat.lab.example; }
+# what p10's own last reports (if any) give, and RTTs that make another site
+# the nearest: near 2 ms, mid 5 ms, far 9 ms
+cur=$(lat_10)
+if [ "$cur" = "$c" ]; then near=b; else near=c; fi
+reports="HEALTH p10 $near up 2000"
+for s in a b c; do
+	[ $s = $near ] && continue
+	reports="$reports
+HEALTH p10 $s up $([ $s = a ] && echo 9000 || echo 5000)"
+done
+declare -A site_addr=([a]=$a [b]=$b [c]=$c)
+# the same reports from the client's address are dropped, and said so
+rejected_before=$(events 'select(.event == "control_rejected") | .count' | awk '{n += $1} END {print n + 0}')
+printf '%s\n' "$reports" | ip netns exec $lab-c1 bash -c "cat >/dev/udp/$ns_addr/5353"
+c1_rejected() {
+	[ "$(events 'select(.event == "control_rejected") | .count' | awk '{n += $1} END {print n + 0}')" \
+		-ge $((rejected_before + 3)) ]
+}
+wait_until 3 c1_rejected || fail "no control_rejected for p10's reports sent from c1"
+[ "$(lat_10)" = "$cur" ] || fail "latency for 10.1.2.0/24: $(lat_10), not $cur, after reports forged from c1"
+echo "ok: p10's reports sent from c1 ($c1_addr) are rejected: 10/8 still gets $cur"
+printf '%s\n' "$reports" | ip netns exec $lab-p10 bash -c "cat >/dev/udp/$ns_addr/5353"
+lat_p10() { [ "$(lat_10)" = "${site_addr[$near]}" ]; }
+wait_until 2 lat_p10 || fail "latency for 10.1.2.0/24: $(lat_10), not $near after p10's reports ($near 2 ms)"
 r=$(dq c1 +subnet=10.1.2.0/24 lat.lab.example)
-expect "latency ECS 10.1.2.0/24 (vantage p10)" "$(rdata_of "$r") $(ecs_of "$r")" "$c 10.1.2.0/24/8"
+expect "latency ECS 10.1.2.0/24 (vantage p10)" "$(rdata_of "$r") $(ecs_of "$r")" "${site_addr[$near]} 10.1.2.0/24/8"
 r=$(dq c1 +subnet=192.0.2.0/24 lat.lab.example)
 expect "latency ECS 192.0.2.0/24 (no vantage: first in sites)" "$(rdata_of "$r") $(ecs_of "$r")" "$b 192.0.2.0/24/6"
 

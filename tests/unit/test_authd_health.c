@@ -5,9 +5,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <arpa/inet.h>
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "agents/authd/allow.h"
 #include "agents/authd/handout.h"
 #include "agents/authd/health.h"
 #include "test_authd_util.h"
@@ -280,6 +282,147 @@ static void test_handout_changes(void **state)
 	authd_handouts_free(&hs);
 }
 
+static struct sockaddr_storage src(const char *a)
+{
+	struct sockaddr_storage ss;
+
+	memset(&ss, 0, sizeof(ss));
+	if (strchr(a, ':')) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		s6->sin6_family = AF_INET6;
+		assert_int_equal(inet_pton(AF_INET6, a, &s6->sin6_addr), 1);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(40000);
+		assert_int_equal(inet_pton(AF_INET, a, &s4->sin_addr), 1);
+	}
+	return ss;
+}
+
+static int allowed(struct authd_allow *al, const char *from, const char *id, char *reason)
+{
+	struct sockaddr_storage ss = src(from);
+
+	reason[0] = '\0';
+	return authd_allow_check(al, &ss, id, reason, 128);
+}
+
+static void test_allow_parse(void **state)
+{
+	struct authd_allow al;
+	char err[160];
+
+	(void)state;
+	memset(&al, 0, sizeof(al));
+	assert_int_equal(authd_allow_add(&al, "none"), 0);
+	assert_int_equal(al.set, 1);
+	assert_int_equal(al.n, 0);
+	assert_int_equal(authd_allow_add(&al, "p1=198.18.0.14"), 0);
+	assert_string_equal(al.senders[0].id, "p1");
+	assert_int_equal(al.senders[0].id_given, 1);
+	assert_int_equal(authd_allow_add(&al, "2001:db8::7"), 0);
+	assert_int_equal(al.senders[1].family, AF_INET6);
+	assert_int_equal(al.senders[1].id_given, 0);
+	static const char *bad[] = {"", "p1=", "=198.18.0.14", "p/1=198.18.0.14", "p1=x",
+				    "198.18.0.14:5353",
+				    "123456789012345678901234567890123=198.18.0.14"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (authd_allow_add(&al, bad[i]) != -1)
+			fail_msg("-a '%s' accepted", bad[i]);
+	assert_int_equal(al.n, 2);
+	/* the table bound: at most AUTHD_MAX_PROBERS slots in all */
+	memset(&al, 0, sizeof(al));
+	for (int i = 0; i < AUTHD_MAX_PROBERS; i++) {
+		char arg[64];
+		snprintf(arg, sizeof(arg), "p%d=198.18.1.%d", i, i);
+		assert_int_equal(authd_allow_add(&al, arg), 0);
+	}
+	assert_int_equal(authd_allow_add(&al, "p64=198.18.2.1"), -1);
+	assert_int_equal(authd_allow_fits(&al, NULL, 0, err, sizeof(err)), 0);
+	/* a vantage id that is also an -a id shares its slot; another does not */
+	{
+		char *vantage[] = {"p3", "v9"};
+		assert_int_equal(authd_allow_fits(&al, vantage, 1, err, sizeof(err)), 0);
+		assert_int_equal(authd_allow_fits(&al, vantage, 2, err, sizeof(err)), -1);
+		assert_string_equal(err, "2 prober ids named by vantage lines and 64 -a senders "
+					 "need 65 slots; authd has 64");
+	}
+}
+
+static void test_allow_check(void **state)
+{
+	struct authd_allow al;
+	char reason[128];
+
+	(void)state;
+	/* without -a: anyone, as authd started by hand */
+	memset(&al, 0, sizeof(al));
+	assert_int_equal(allowed(&al, "198.18.0.10", "x", reason), 0);
+	assert_int_equal(authd_allow_add(&al, "p1=198.18.0.14"), 0);
+	assert_int_equal(authd_allow_add(&al, "198.18.0.18"), 0);
+	assert_int_equal(allowed(&al, "198.18.0.14", "p1", reason), 0);
+	/* a client node */
+	assert_int_equal(allowed(&al, "198.18.0.10", "p1", reason), -1);
+	assert_string_equal(reason, "sender not allowed");
+	/* the prober's address under another id */
+	assert_int_equal(allowed(&al, "198.18.0.14", "p2", reason), -1);
+	assert_string_equal(reason, "prober id p2 not allowed from this sender");
+	/* an address-only entry: the first id it uses is its one */
+	assert_int_equal(allowed(&al, "198.18.0.18", "q", reason), 0);
+	assert_int_equal(allowed(&al, "198.18.0.18", "q", reason), 0);
+	assert_int_equal(allowed(&al, "198.18.0.18", "q2", reason), -1);
+	assert_string_equal(reason, "prober id q2 not allowed from this sender");
+	/* a v4-mapped source on a dual-stack socket is the v4 address */
+	assert_int_equal(allowed(&al, "::ffff:198.18.0.14", "p1", reason), 0);
+	assert_int_equal(allowed(&al, "::ffff:198.18.0.10", "p1", reason), -1);
+	/* -a none */
+	memset(&al, 0, sizeof(al));
+	assert_int_equal(authd_allow_add(&al, "none"), 0);
+	assert_int_equal(allowed(&al, "198.18.0.14", "p1", reason), -1);
+}
+
+/* The lab's authd: what authd_on_report does with each report (allow, then
+ * health). 70 invented ids, from a client and from a real prober's address,
+ * create no entry; the real probers still get theirs. */
+static void test_invented_ids_cannot_fill_table(void **state)
+{
+	struct fixture *f = *state;
+	struct authd_allow al;
+	struct health_report r = {.up = 0};
+	struct authd_health_change c;
+	char reason[128];
+	int rejected = 0;
+
+	memset(&al, 0, sizeof(al));
+	assert_int_equal(authd_allow_add(&al, "v1=198.18.0.14"), 0);
+	assert_int_equal(authd_allow_add(&al, "p2=198.18.0.18"), 0);
+	strcpy(r.site, "a");
+	for (int i = 0; i < 70; i++) {
+		snprintf(r.prober, sizeof(r.prober), "fake%d", i);
+		if (allowed(&al, i % 2 ? "198.18.0.10" : "198.18.0.14", r.prober, reason) == 0)
+			assert_int_equal(authd_health_apply(&f->h, &r, &c), 0);
+		else
+			rejected++;
+	}
+	assert_int_equal(rejected, 70);
+	/* nothing changed: the vantage prober only, site a healthy */
+	assert_int_equal(f->h.nprobers, 1);
+	assert_int_equal(f->h.reports[0], 0);
+	assert_int_equal(f->h.healthy[0], 1);
+	/* the real probers report */
+	strcpy(r.prober, "p2");
+	assert_int_equal(allowed(&al, "198.18.0.18", "p2", reason), 0);
+	assert_int_equal(authd_health_apply(&f->h, &r, &c), 0);
+	assert_int_equal(c.prober, 1);
+	strcpy(r.prober, "v1");
+	assert_int_equal(allowed(&al, "198.18.0.14", "v1", reason), 0);
+	assert_int_equal(authd_health_apply(&f->h, &r, &c), 0);
+	assert_int_equal(c.prober, 0);
+	assert_int_equal(f->h.nprobers, 2);
+	assert_int_equal(f->h.healthy[0], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +434,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rtt, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unknown_site_and_full_table, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_handout_changes, setup, teardown),
+	    cmocka_unit_test(test_allow_parse),
+	    cmocka_unit_test(test_allow_check),
+	    cmocka_unit_test_setup_teardown(test_invented_ids_cannot_fill_table, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("authd health", tests, NULL, NULL);

@@ -220,8 +220,8 @@ static int capture_warnings(const struct clocks_input *in, char out[][CLOCKS_WAR
 	int n = 0;
 
 	for (int i = 0; i < in->notes.n; i++)
-		if (strstr(in->notes.msg[i], ".pcap: ") != NULL)
-			snprintf(out[n++], CLOCKS_WARNING_LEN, "%s", in->notes.msg[i]);
+		if (strstr(in->notes.w[i].msg, ".pcap: ") != NULL)
+			snprintf(out[n++], CLOCKS_WARNING_LEN, "%s", in->notes.w[i].msg);
 	return n;
 }
 
@@ -489,6 +489,14 @@ static void test_truncated(void **state)
 	assert_int_equal(capture_of(&in, "c")->n, 0);
 	assert_int_equal(capture_of(&in, "d")->n, 5);
 	assert_int_equal(capture_warnings(&in, w), 2);
+	/* what follows a cut is unknown: the run is not to be trusted */
+	assert_true(capture_of(&in, "a")->truncated && capture_of(&in, "b")->truncated);
+	assert_false(capture_of(&in, "c")->truncated || capture_of(&in, "d")->truncated);
+	assert_int_equal(capture_of(&in, "d")->records, 5);
+	assert_int_equal(in.notes.invalid, 2);
+	for (int i = 0; i < in.notes.n; i++)
+		if (strstr(in.notes.w[i].msg, ".pcap: "))
+			assert_string_equal(in.notes.w[i].code, "capture_truncated");
 	snprintf(expect, sizeof(expect),
 		 "%s/capture-a.pcap: after packet 3: truncated dump file; tried to read 16 header "
 		 "bytes, only got 9; read up to there",

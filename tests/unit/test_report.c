@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -634,6 +635,127 @@ static void test_report_without_gnuplot(void **state)
 	free(out);
 }
 
+/* put_file: write text to dir/name */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static int is_link(const char *dir, const char *name)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+static int is_file(const char *dir, const char *name)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* links planted in the run directory are not followed: not under the
+ * names of the temporary files of old (NAME.tmp), not under the files'
+ * own names; the report writes new files beside them and renames them
+ * into place (lib/atomicfile.h), and gnuplot writes no file itself */
+static void test_report_symlinks(void **state)
+{
+	static const char *const tmp[] = {"clocks.json.tmp",  "report.md.tmp", "decay.csv.tmp",
+					  "upstream.csv.tmp", "decay.gp.tmp",  "decay.png.tmp"};
+	static const char *const own[] = {"clocks.json", "report.md",	 "decay.csv",
+					  "decay.png",	 "upstream.png", "gnuplot.log"};
+	struct report_opts o = {.gnuplot = have_gnuplot() ? NULL : "true"};
+	const char *dir = *state;
+	char path[512], *text;
+
+	put_file(dir, "victim.txt", "untouched\n");
+	for (size_t i = 0; i < sizeof(tmp) / sizeof(tmp[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, tmp[i]);
+		assert_int_equal(symlink("victim.txt", path), 0);
+	}
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, own[i]);
+		assert_int_equal(symlink("victim.txt", path), 0);
+	}
+	free(report(dir, &o));
+	snprintf(path, sizeof(path), "%s/victim.txt", dir);
+	text = read_text(path);
+	assert_string_equal(text, "untouched\n");
+	free(text);
+	/* the planted NAME.tmp links are left as they were */
+	for (size_t i = 0; i < sizeof(tmp) / sizeof(tmp[0]); i++)
+		assert_true(is_link(dir, tmp[i]));
+	/* and the files are new files in place of the links */
+	assert_true(is_file(dir, "clocks.json") && is_file(dir, "report.md") &&
+		    is_file(dir, "decay.csv") && is_file(dir, "upstream.csv"));
+	if (have_gnuplot())
+		assert_true(is_file(dir, "decay.png") && is_file(dir, "upstream.png"));
+	/* an empty log is removed, link or not */
+	assert_false(is_link(dir, "gnuplot.log"));
+}
+
+/* an interrupted run: invalid, and its rates over the time that ran */
+static void test_report_interrupted(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.gnuplot = "true"};
+	char path[512], *events, *hit, *text, *md;
+	json_t *root, *b;
+	json_error_t jerr;
+	size_t len;
+	FILE *out;
+
+	/* Ctrl-C 2 s into the 3 s of traffic (t0 + 1 s) */
+	snprintf(path, sizeof(path), "%s/lab.events.jsonl", dir);
+	events = read_text(path);
+	hit = strstr(events, "{\"t\":1796004457816915768,");
+	assert_non_null(hit);
+	strcpy(hit, "{\"t\":1796004456289112907,\"node\":\"lab\",\"agent\":\"steerlab\","
+		    "\"event\":\"traffic_stopped\",\"interrupted\":true}\n");
+	put_file(dir, "lab.events.jsonl", events);
+	free(events);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(report_run(dir, &o, out), REPORT_INVALID);
+	fclose(out);
+	/* traffic_started to traffic_stopped: 2 s, not the 3 s configured */
+	assert_non_null(strstr(text,
+			       "\n  interrupted: the run was interrupted 2.000 s after the "
+			       "traffic started (t0 + 1.000 s), of the 3.000 s configured: the "
+			       "observation after t0 lasted 1.000 s of the 2.000 s configured, "
+			       "the last 1.000 s were never run"));
+	assert_non_null(strstr(text, "(the run was interrupted: rates and budgets use the 2.000 s "
+				     "of traffic actually run)"));
+	assert_non_null(strstr(text, "\ntraffic time (s)  "));
+	assert_non_null(strstr(strstr(text, "\ntraffic time (s)  "), "  2.000    2.000\n"));
+	snprintf(path, sizeof(path), "%s/clocks.json", dir);
+	root = json_load_file(path, 0, &jerr);
+	assert_non_null(root);
+	assert_true(json_is_false(json_object_get(root, "valid")));
+	b = json_object_get(json_object_get(json_object_get(root, "schemes"), "anycast"), "budget");
+	assert_near(json_real_value(json_object_get(b, "rate_per_s")), 450 / 2.0);
+	json_decref(root);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	md = read_text(path);
+	assert_memory_equal(md, "**INVALID RUN**: 1 self-check failed", 36);
+	assert_non_null(strstr(md, "The run was interrupted: the observation ends when the "
+				   "traffic stopped."));
+	free(md);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -647,6 +769,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_golden_report, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_json, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_without_gnuplot, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_report_symlinks, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_report_interrupted, setup_run, teardown_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,15 +1,22 @@
-/* routed's table: what each announcement asks of the kernel, against a fake. */
+/* routed's table: what each announcement asks of the kernel, against a fake;
+ * who may announce what (acl.c), and what a refused datagram changes
+ * (control.c): nothing but counters and a control_rejected event. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <arpa/inet.h>
 #include <cmocka.h>
 
+#include "agents/routed/acl.h"
+#include "agents/routed/control.h"
 #include "agents/routed/rib.h"
+#include "timeutil.h"
 
 /* the fake kernel: a log of calls, and what each kind of call returns */
 struct fake {
@@ -237,6 +244,221 @@ static void test_table_full(void **state)
 	assert_int_equal(apply(msg(0, "s5", 10), "198.18.200.2", &res), RIB_UNCHANGED);
 }
 
+/* the lab's routed: site a at 198.18.0.2, site b at 198.18.0.6, the
+ * service 198.19.0.1/32 */
+static void lab_acl(struct routed_acl *acl)
+{
+	memset(acl, 0, sizeof(*acl));
+	assert_int_equal(routed_acl_add_sender(acl, "a=198.18.0.2"), 0);
+	assert_int_equal(routed_acl_add_sender(acl, "b=198.18.0.6"), 0);
+	assert_int_equal(routed_acl_add_prefix(acl, "198.19.0.1/32"), 0);
+}
+
+static struct announce_msg line(const char *text)
+{
+	struct announce_msg m;
+
+	assert_int_equal(announce_parse(text, strlen(text), &m), 0);
+	return m;
+}
+
+static void test_acl_parse(void **state)
+{
+	struct routed_acl acl;
+
+	(void)state;
+	memset(&acl, 0, sizeof(acl));
+	assert_int_equal(acl.senders_set, 0);
+	assert_int_equal(routed_acl_add_sender(&acl, "none"), 0);
+	assert_int_equal(acl.senders_set, 1);
+	assert_int_equal(acl.nsenders, 0);
+	assert_int_equal(routed_acl_add_sender(&acl, "198.18.0.2"), 0);
+	assert_string_equal(acl.senders[0].site, "");
+	assert_int_equal(routed_acl_add_sender(&acl, "site_1.x-y=198.18.0.6"), 0);
+	assert_string_equal(acl.senders[1].site, "site_1.x-y");
+	static const char *bad[] = {"", "=198.18.0.2", "a=", "a=b", "198.18.0.256", "a/b=1.2.3.4",
+				    "toolongsitename17=1.2.3.4", "a=198.18.0.2:7179", "::1"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (routed_acl_add_sender(&acl, bad[i]) != -1)
+			fail_msg("-a '%s' accepted", bad[i]);
+	assert_int_equal(acl.nsenders, 2);
+	assert_int_equal(routed_acl_add_prefix(&acl, "198.19.0.1"), 0);
+	assert_int_equal(acl.prefixes[0].prefixlen, 32);
+	assert_int_equal(routed_acl_add_prefix(&acl, "x/32"), -1);
+	assert_int_equal(routed_acl_add_prefix(&acl, "198.19.0.1/33"), -1);
+}
+
+static void test_acl_check(void **state)
+{
+	struct routed_acl acl;
+	struct announce_msg m;
+	char reason[128];
+
+	(void)state;
+	lab_acl(&acl);
+	m = line("ANNOUNCE a 198.19.0.1/32 10");
+	assert_int_equal(routed_acl_check(&acl, &m, addr("198.18.0.2"), reason, sizeof(reason)), 0);
+	/* a client's address */
+	assert_int_equal(routed_acl_check(&acl, &m, addr("198.18.0.10"), reason, sizeof(reason)),
+			 -1);
+	assert_string_equal(reason, "sender not allowed");
+	/* b's prober speaking for a: it could withdraw a's route */
+	m = line("WITHDRAW a 198.19.0.1/32");
+	assert_int_equal(routed_acl_check(&acl, &m, addr("198.18.0.6"), reason, sizeof(reason)),
+			 -1);
+	assert_string_equal(reason, "site a not allowed from this sender");
+	/* the default route, and another prefix, from an entitled prober */
+	m = line("ANNOUNCE a 0.0.0.0/0 1");
+	assert_int_equal(routed_acl_check(&acl, &m, addr("198.18.0.2"), reason, sizeof(reason)),
+			 -1);
+	assert_string_equal(reason, "prefix 0.0.0.0/0 not allowed");
+	m = line("WITHDRAW a 198.19.0.0/24");
+	assert_int_equal(routed_acl_check(&acl, &m, addr("198.18.0.2"), reason, sizeof(reason)),
+			 -1);
+	assert_string_equal(reason, "prefix 198.19.0.0/24 not allowed");
+	/* the service address with another length is another prefix */
+	m = line("ANNOUNCE a 198.19.0.1/31 1");
+	assert_int_equal(routed_acl_check(&acl, &m, addr("198.18.0.2"), reason, sizeof(reason)),
+			 -1);
+}
+
+static void test_acl_open_and_none(void **state)
+{
+	struct routed_acl acl;
+	struct announce_msg m = line("ANNOUNCE x 0.0.0.0/0 1");
+	char reason[128];
+
+	(void)state;
+	/* no -a, no -P: a routed started by hand takes anything */
+	memset(&acl, 0, sizeof(acl));
+	assert_int_equal(routed_acl_check(&acl, &m, addr("203.0.113.1"), reason, sizeof(reason)),
+			 0);
+	/* an address-only sender may speak for any site */
+	assert_int_equal(routed_acl_add_sender(&acl, "198.18.0.2"), 0);
+	assert_int_equal(routed_acl_check(&acl, &m, addr("198.18.0.2"), reason, sizeof(reason)), 0);
+	/* -a none: a router without sites takes nothing */
+	memset(&acl, 0, sizeof(acl));
+	assert_int_equal(routed_acl_add_sender(&acl, "none"), 0);
+	assert_int_equal(routed_acl_check(&acl, &m, addr("198.18.0.2"), reason, sizeof(reason)),
+			 -1);
+	assert_string_equal(reason, "sender not allowed");
+}
+
+static struct sockaddr_in from(const char *a)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(40000)};
+
+	sin.sin_addr = addr(a);
+	return sin;
+}
+
+static void send_line(struct routed *rd, const char *text, const char *src, int64_t now)
+{
+	struct sockaddr_in sin = from(src);
+
+	fk.log[0] = '\0';
+	routed_control_handle(rd, text, strlen(text), &sin, now);
+}
+
+/* read_all: the whole of a file (caller frees) */
+static char *read_all(FILE *fp)
+{
+	long n;
+	char *buf;
+
+	fflush(fp);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	return buf;
+}
+
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+static void test_control_rejects_change_nothing(void **state)
+{
+	char path[] = "/tmp/test_routed.XXXXXX";
+	int fd = mkstemp(path);
+	struct event_log *ev;
+	struct routed rd;
+	FILE *fp;
+	char *text;
+	const int64_t t = 1000 * NSEC_PER_SEC;
+
+	(void)state;
+	assert_true(fd != -1);
+	ev = event_open(path, "core", "routed");
+	assert_non_null(ev);
+	routed_control_init(&rd, &kernel, ev, NULL);
+	lab_acl(&rd.acl);
+
+	/* a client node announcing the default route, then the service */
+	send_line(&rd, "ANNOUNCE a 0.0.0.0/0 1\n", "198.18.0.10", t);
+	assert_string_equal(fk.log, ""); /* the kernel was not asked */
+	send_line(&rd, "ANNOUNCE a 198.19.0.1/32 1\n", "198.18.0.10", t + 1000);
+	assert_string_equal(fk.log, "");
+	/* the entitled prober with a bad prefix */
+	send_line(&rd, "ANNOUNCE a 0.0.0.0/0 1\n", "198.18.0.2", t + 2000);
+	assert_string_equal(fk.log, "");
+	/* b's prober withdrawing a */
+	send_line(&rd, "WITHDRAW a 198.19.0.1/32\n", "198.18.0.6", t + 3000);
+	assert_string_equal(fk.log, "");
+	assert_int_equal(rd.rib.n, 0);
+	assert_int_equal(rd.rejected, 4);
+	assert_int_equal(rd.messages, 0);
+	assert_int_equal(rd.applied, 0);
+	assert_int_equal(rd.rejects.total, 4);
+
+	/* the real prober still gets its route */
+	send_line(&rd, "ANNOUNCE a 198.19.0.1/32 10\n", "198.18.0.2", t + 4000);
+	assert_string_equal(fk.log, "change 198.19.0.1/32 via 198.18.0.2 metric 10;");
+	assert_int_equal(rd.applied, 1);
+	assert_int_equal(rd.messages, 1);
+	/* and a forged withdrawal of it still changes nothing */
+	send_line(&rd, "WITHDRAW a 198.19.0.1/32\n", "198.18.0.10", t + 5000);
+	assert_string_equal(fk.log, "");
+	assert_non_null(rib_find(&rd.rib, "a", addr("198.19.0.1"), 32));
+	assert_int_equal(rd.rejected, 5);
+
+	/* one event at the first drop, the other four at close */
+	routed_control_close(&rd);
+	event_close(ev);
+	fp = fdopen(fd, "r");
+	text = read_all(fp);
+	assert_int_equal(count_of(text, "\"event\":\"control_rejected\""), 2);
+	assert_non_null(strstr(text, "\"event\":\"control_rejected\",\"from\":\"198.18.0.10\","
+				     "\"reason\":\"sender not allowed\",\"count\":1}"));
+	assert_non_null(strstr(text, "\"from\":\"198.18.0.10\",\"reason\":\"sender not "
+				     "allowed\",\"count\":4}"));
+	assert_int_equal(count_of(text, "\"event\":\"route_applied\""), 1);
+	free(text);
+	fclose(fp);
+	unlink(path);
+}
+
+static void test_control_malformed_is_bad_not_rejected(void **state)
+{
+	struct routed rd;
+
+	(void)state;
+	routed_control_init(&rd, &kernel, NULL, NULL);
+	lab_acl(&rd.acl);
+	send_line(&rd, "ANNOUNCE a 0.0.0.0/99 1\n", "198.18.0.10", NSEC_PER_SEC);
+	assert_int_equal(rd.bad, 1);
+	assert_int_equal(rd.rejected, 0);
+	routed_control_close(&rd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +474,11 @@ int main(void)
 	    cmocka_unit_test_setup(test_kernel_refuses_withdraw_keeps_entry, setup),
 	    cmocka_unit_test_setup(test_loopback_next_hop_refused, setup),
 	    cmocka_unit_test_setup(test_table_full, setup),
+	    cmocka_unit_test(test_acl_parse),
+	    cmocka_unit_test(test_acl_check),
+	    cmocka_unit_test(test_acl_open_and_none),
+	    cmocka_unit_test_setup(test_control_rejects_change_nothing, setup),
+	    cmocka_unit_test_setup(test_control_malformed_is_bad_not_rejected, setup),
 	};
 
 	return cmocka_run_group_tests_name("routed", tests, NULL, NULL);

@@ -3,7 +3,9 @@
  * --set is swept and the errors with their exact messages, the point
  * directories and their overrides, the x axis, the ttl override on the
  * [name] sections' raw pairs, and the combined table from fixture
- * clocks.json files against golden sweep.csv, sweep.md and sweep.gp. Run
+ * clocks.json files against golden sweep.csv, sweep.md and sweep.gp (a
+ * valid point with a lower bound, an invalid one, one not run), and a
+ * sweep of an anycast-only lab, whose DNS scheme is absent. Run
  * from the repository root: the fixtures are under tests/unit/data/sweep/.
  * UPDATE_GOLDEN=1 rewrites the golden files instead of comparing with them.
  */
@@ -15,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -336,7 +340,10 @@ static void golden(const char *name, const struct sweep *sw, const struct sweep_
 	free(got);
 }
 
-/* two points measured (one with a null clock), one not run */
+/* two points measured (one with a null clock), one not run; the DNS
+ * windows of both are lower bounds (the observation was 3 s, and a
+ * client still sent to the dead site then), and ttl=2 is invalid (its
+ * clocks.json was given an agent_exited for this test) */
 static void test_table_golden(void **state)
 {
 	static struct sweep sw;
@@ -358,9 +365,118 @@ static void test_table_golden(void **state)
 	assert_true(tb.done[0] && tb.done[1] && !tb.done[2]);
 	assert_true(isnan(tb.clocks[1][1].detect));
 	assert_int_equal(tb.clocks[0][1].upstream, 19);
+	assert_int_equal(tb.valid[0], 1);
+	assert_int_equal(tb.valid[1], 0);
+	assert_string_equal(tb.invalid[1], "agent_exited");
+	assert_int_equal(sweep_invalid(&sw, &tb), 1);
+	assert_true(tb.clocks[0][1].lb_window && !tb.clocks[0][0].lb_window);
 	golden("sweep.csv", &sw, &tb, sweep_write_csv);
 	golden("sweep.md", &sw, &tb, sweep_write_md);
 	golden("sweep.gp", &sw, &tb, sweep_write_gp);
+}
+
+/* what a user reads in the golden files: the lower bound, the invalid point */
+static void test_table_marks(void **state)
+{
+	static struct sweep sw;
+	static struct sweep_table tb;
+	char *errs, *md, *csv, *gp;
+	size_t len;
+	FILE *out;
+
+	(void)state;
+	assert_int_equal(parse(&sw, &errs, 3, "name=swp2", "duration=4s", "ttl=1,2,5"), 0);
+	free(errs);
+	sweep_axis(&sw, NULL);
+	assert_int_equal(sweep_table_load(&sw, DATA, &tb, stderr), 0);
+	out = open_memstream(&md, &len);
+	sweep_write_md(&sw, &tb, out);
+	fclose(out);
+	assert_non_null(strstr(md, "| 1 | 0.271 | 0.271 | \u2265 3.002 |"));
+	assert_non_null(strstr(md, "| 2 (invalid) | - | 0.291 | \u2265 3.006 |"));
+	assert_non_null(strstr(md, "**Invalid runs**"));
+	assert_non_null(strstr(md, "- ttl=2 (ttl-2/): agent_exited\n"));
+	out = open_memstream(&csv, &len);
+	sweep_write_csv(&sw, &tb, out);
+	fclose(out);
+	assert_non_null(strstr(csv, ",dns_last_max_s,dns_window_lower_bound,"));
+	assert_non_null(strstr(csv, ",1,,ttl-1\n"));
+	assert_non_null(strstr(csv, ",0,agent_exited,ttl-2\n"));
+	out = open_memstream(&gp, &len);
+	sweep_gp_text(&sw, &tb, out, 1);
+	fclose(out);
+	/* the invalid point is not drawn; the lower bounds are, as triangles */
+	assert_non_null(strstr(gp, "\n2 ? ? ? ? ? ?\n"));
+	assert_non_null(
+	    strstr(gp, "with points lt 2 pt 9 ps 2 title \"dns: lower bound (window_cut)\""));
+	assert_non_null(strstr(gp, "(invalid runs left out: ttl=2)"));
+	/* what the sweep runs writes to gnuplot's standard output */
+	assert_non_null(strstr(gp, "\nset output\n"));
+	free(gp);
+	free(csv);
+	free(md);
+}
+
+/* a point's clocks.json, for a sweep built here */
+static void put_clocks(const char *dir, const char *point, const char *json)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, point);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/%s/clocks.json", dir, point);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(json, fp);
+	fclose(fp);
+}
+
+/* an anycast-only lab: no DNS column, section, curve, anywhere */
+static void test_table_absent_scheme(void **state)
+{
+	static struct sweep sw;
+	static struct sweep_table tb;
+	char dir[] = "/tmp/test_sweep.XXXXXX", *errs, *md, *csv, *gp, path[512];
+	const char *json = "{\"lab\": \"any\", \"valid\": true, \"schemes\": {\"anycast\": "
+			   "{\"window_s\": 0.25, \"window_lower_bound\": false, "
+			   "\"lost_client\": 7}}, \"schemes_absent\": [\"dns\"], \"warnings\": []}";
+	size_t len;
+	FILE *out;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(parse(&sw, &errs, 1, "probe_interval=100ms,200ms"), 0);
+	free(errs);
+	sweep_axis(&sw, NULL);
+	put_clocks(dir, sw.names[0], json);
+	put_clocks(dir, sw.names[1], json);
+	assert_int_equal(sweep_table_load(&sw, dir, &tb, stderr), 0);
+	assert_int_equal(tb.nschemes, 1);
+	assert_int_equal(sweep_invalid(&sw, &tb), 0);
+	out = open_memstream(&md, &len);
+	sweep_write_md(&sw, &tb, out);
+	fclose(out);
+	out = open_memstream(&csv, &len);
+	sweep_write_csv(&sw, &tb, out);
+	fclose(out);
+	out = open_memstream(&gp, &len);
+	sweep_write_gp(&sw, &tb, out);
+	fclose(out);
+	assert_null(strstr(md, "dns"));
+	assert_null(strstr(csv, "dns"));
+	assert_null(strstr(gp, "dns"));
+	assert_non_null(strstr(md, "## anycast"));
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s/clocks.json", dir, sw.names[i]);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/%s", dir, sw.names[i]);
+		rmdir(path);
+	}
+	rmdir(dir);
+	free(gp);
+	free(csv);
+	free(md);
 }
 
 static void test_table_bad_json(void **state)
@@ -391,6 +507,8 @@ int main(void)
 	    cmocka_unit_test(test_ttl_override),
 	    cmocka_unit_test(test_ttl_override_errors),
 	    cmocka_unit_test(test_table_golden),
+	    cmocka_unit_test(test_table_marks),
+	    cmocka_unit_test(test_table_absent_scheme),
 	    cmocka_unit_test(test_table_bad_json),
 	};
 

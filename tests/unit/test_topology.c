@@ -76,9 +76,9 @@ static void test_full_values(void **state)
 	} links[] = {
 	    {"west", "edge1", "198.18.0.1", "198.18.0.2", 18},
 	    {"a", "edge1", "198.18.0.5", "198.18.0.6", 25},
-	    {"b", "edge2", "198.18.0.9", "198.18.0.10", 29},
-	    {"east", "edge2", "198.18.0.13", "198.18.0.14", 36},
-	    {"c", "edge2", "198.18.0.17", "198.18.0.18", 40},
+	    {"b", "edge1", "198.18.0.9", "198.18.0.10", 29},
+	    {"east", "edge1", "198.18.0.13", "198.18.0.14", 36},
+	    {"c", "edge1", "198.18.0.17", "198.18.0.18", 40},
 	};
 
 	(void)state;
@@ -98,10 +98,10 @@ static void test_full_values(void **state)
 	assert_int_equal(t->probe_up, 5);
 
 	/* file order: nodes and links */
-	assert_int_equal(t->nnodes, 7);
+	assert_int_equal(t->nnodes, 6);
 	assert_string_equal(t->nodes[0].name, "west");
 	assert_string_equal(t->nodes[1].name, "edge1");
-	assert_string_equal(t->nodes[6].name, "c");
+	assert_string_equal(t->nodes[5].name, "c");
 	assert_int_equal(t->nlinks, 5);
 	for (int i = 0; i < 5; i++) {
 		const struct topo_link *l = &t->links[i];
@@ -174,7 +174,7 @@ static void test_set_overrides_file(void **state)
 {
 	struct topology *t = new_topology();
 	char *sets[] = {"b.metric=1",	   "a.fail=no",	     "c.fail=1",
-			"west.link=edge2", "b.probe_down=9", "b.probe_down=7"};
+			"west.link=edge1", "b.probe_down=9", "b.probe_down=7"};
 
 	(void)state;
 	load_ok(t, DATA "full.ini", sets, 6);
@@ -182,7 +182,7 @@ static void test_set_overrides_file(void **state)
 	assert_int_equal(node(t, "b")->probe_down, 7); /* the last --set wins */
 	assert_int_equal(node(t, "a")->fail, 0);
 	assert_int_equal(node(t, "c")->fail, 1);
-	assert_string_equal(t->nodes[t->links[0].router].name, "edge2");
+	assert_string_equal(t->nodes[t->links[0].router].name, "edge1");
 	assert_int_equal(t->links[0].line, 0); /* set by --set, not a line */
 	free(t);
 }
@@ -374,7 +374,7 @@ static void test_find_and_kinds(void **state)
 	(void)state;
 	load_ok(t, DATA "full.ini", NULL, 0);
 	assert_int_equal(topo_find(t, "west"), 0);
-	assert_int_equal(topo_find(t, "c"), 6);
+	assert_int_equal(topo_find(t, "c"), 5);
 	assert_int_equal(topo_find(t, "nowhere"), -1);
 	assert_string_equal(topo_kind_name(TOPO_ROUTER), "router");
 	assert_string_equal(topo_kind_name(TOPO_SITE), "site");
@@ -404,6 +404,7 @@ static void test_error_files(void **state)
 	    "err_values",	/* every value type, all errors reported */
 	    "err_checks",	/* across keys: fail_at, probes, two failing sites */
 	    "err_names",	/* names in headers */
+	    "err_paths",	/* a second router, a client with no site */
 	};
 	char ini[128], exp[128], *expected;
 
@@ -430,6 +431,21 @@ static void test_error_forms(void **state)
 			   "[resolver NAME], [zone NAME] or [name NAME])\n");
 	expect_errors(DATA "err_no_site.ini", NULL, 0,
 		      DATA "err_no_site.ini: no [site] section: a lab needs at least one site\n");
+}
+
+/* Paths: a client moved by --set onto the router without a site is blamed
+ * at the --set; the second router at its header. */
+static void test_error_paths(void **state)
+{
+	char *sets[] = {"c1.link=edge", "c2.link=core"};
+
+	(void)state;
+	expect_errors(DATA "err_paths.ini", sets, 2,
+		      DATA "err_paths.ini:11: [router edge]: not connected to router 'core' (line "
+			   "5): expected one [router] for the whole lab (routers have no links "
+			   "to each other)\n"
+			   "--set c1.link=edge: [client c1] link: no path to any site: no [site] "
+			   "is linked to router 'edge'; expected the router of a site\n");
 }
 
 static void test_error_missing_file(void **state)
@@ -573,6 +589,7 @@ int main(void)
 	    cmocka_unit_test(test_syntax_accepted),
 	    cmocka_unit_test(test_error_files),
 	    cmocka_unit_test(test_error_forms),
+	    cmocka_unit_test(test_error_paths),
 	    cmocka_unit_test(test_error_missing_file),
 	    cmocka_unit_test(test_error_sets),
 	    cmocka_unit_test(test_error_set_checks),

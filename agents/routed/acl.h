@@ -1,0 +1,57 @@
+/*
+ * Who may tell routed what (docs/agents.md, "Control channels").
+ *
+ * In a lab only the prober of a site attached to this router may announce
+ * or withdraw, from the site's address on the link, and only the lab's
+ * service prefix: any node can send a datagram to routed's port, and an
+ * `ANNOUNCE x 0.0.0.0/0` from a client would otherwise take the router's
+ * traffic. The lab passes both lists (-a SITE=ADDR, -P PREFIX); a sender
+ * given as SITE=ADDR may speak only for SITE, so one site's prober cannot
+ * withdraw another site's route either.
+ *
+ * Without -a every sender is allowed, without -P every prefix (a routed
+ * started by hand; it says so in its log). `-a none` allows no sender at
+ * all (a router with no site).
+ */
+#ifndef STEERLAB_ROUTED_ACL_H
+#define STEERLAB_ROUTED_ACL_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+
+#include "announce.h"
+
+#define ROUTED_ACL_MAX 64
+
+struct routed_sender {
+	struct in_addr addr;
+	char site[sizeof(((struct announce_msg *)0)->site)]; /* "": any site */
+};
+
+struct routed_prefix {
+	struct in_addr prefix;
+	int prefixlen;
+};
+
+struct routed_acl {
+	int senders_set; /* -a was given: only these senders */
+	int nsenders;
+	struct routed_sender senders[ROUTED_ACL_MAX];
+	int nprefixes; /* 0: any prefix */
+	struct routed_prefix prefixes[ROUTED_ACL_MAX];
+};
+
+/* routed_acl_add_sender: one -a argument, "ADDR", "SITE=ADDR" or "none".
+ * 0, or -1 if malformed or the list is full. */
+int routed_acl_add_sender(struct routed_acl *acl, const char *arg);
+
+/* routed_acl_add_prefix: one -P argument, "ADDR/LEN" or "ADDR" (a /32). */
+int routed_acl_add_prefix(struct routed_acl *acl, const char *arg);
+
+/* routed_acl_check: 0 if m, received from src, may be applied; -1 if not,
+ * with the reason in reason ("sender not allowed", "site b not allowed from
+ * this sender", "prefix 0.0.0.0/0 not allowed"). */
+int routed_acl_check(const struct routed_acl *acl, const struct announce_msg *m, struct in_addr src,
+		     char *reason, size_t len);
+
+#endif

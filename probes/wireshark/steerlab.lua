@@ -1,0 +1,139 @@
+-- steerlab.lua: a Wireshark/tshark dissector for steerlab's request
+-- protocol (lib/wire.h), what clients send to sites and sites answer.
+--
+-- One UDP datagram of 48 bytes, every integer big-endian:
+--
+--   off len  field                        filter field
+--     0   4  magic "SLRQ"                 steerlab.magic
+--     4   1  version (1)                  steerlab.version
+--     5   1  type: 1 request, 2 reply     steerlab.type
+--     6   2  flags (0; reserved)          steerlab.flags
+--     8   4  client id                    steerlab.client
+--    12   4  reserved (0)                 steerlab.reserved
+--    16   8  sequence number              steerlab.seq
+--    24   8  send time, ns since 1970     steerlab.sent_ns, steerlab.sent
+--    32  16  site name, NUL-padded        steerlab.site
+--
+-- and one field derived from the client id, steerlab.scheme: "probe" for 0
+-- (a prober's health probe), "anycast" for 1..99999 (a client's anycast
+-- flow), "dns" from 100000 (a client's DNS-steered flow, 100000 + its id;
+-- lab/lab.h, LAB_DNS_CLIENT_ID).
+--
+-- Registered on UDP port 7000, the default request port, which Wireshark
+-- otherwise decodes as AFS (RX); another port with the preference
+-- steerlab.port (tshark -o steerlab.port:7100). Datagrams on other ports
+-- are recognised by their magic and version (a heuristic).
+--
+--   tshark -X lua_script:probes/wireshark/steerlab.lua -r runs/RUN/capture-a.pcap \
+--          -T fields -e steerlab.client -e steerlab.seq -e steerlab.sent_ns
+--
+-- Installed by make install as PREFIX/share/steerlab/wireshark/steerlab.lua;
+-- copy it to ~/.local/lib/wireshark/plugins/ for Wireshark to load it always.
+
+local steerlab = Proto("steerlab", "steerlab request protocol")
+
+local WIRE_LEN = 48
+local DEFAULT_PORT = 7000
+local DNS_CLIENT_BASE = 100000
+
+local types = { [1] = "request", [2] = "reply" }
+
+local f = steerlab.fields
+f.magic = ProtoField.string("steerlab.magic", "Magic")
+f.version = ProtoField.uint8("steerlab.version", "Version", base.DEC)
+f.type = ProtoField.uint8("steerlab.type", "Type", base.DEC, types)
+f.flags = ProtoField.uint16("steerlab.flags", "Flags", base.HEX)
+f.client = ProtoField.uint32("steerlab.client", "Client id", base.DEC)
+f.scheme = ProtoField.string("steerlab.scheme", "Scheme")
+f.reserved = ProtoField.uint32("steerlab.reserved", "Reserved", base.HEX)
+f.seq = ProtoField.uint64("steerlab.seq", "Sequence number", base.DEC)
+f.sent_ns = ProtoField.uint64("steerlab.sent_ns", "Send time (ns)", base.DEC)
+f.sent = ProtoField.absolute_time("steerlab.sent", "Send time", base.UTC)
+f.site = ProtoField.string("steerlab.site", "Site")
+
+steerlab.prefs.port = Pref.uint("UDP port", DEFAULT_PORT,
+	"the request port (the topology's [lab] port; 7000 by default)")
+
+local function scheme_of(client)
+	if client == 0 then
+		return "probe"
+	elseif client < DNS_CLIENT_BASE then
+		return "anycast"
+	end
+	return "dns"
+end
+
+-- is_steerlab: a whole message of this protocol and version, and a type it
+-- knows (as lib/wire.c's wire_decode)
+local function is_steerlab(tvb)
+	if tvb:len() < WIRE_LEN or tvb(0, 4):string() ~= "SLRQ" or tvb(4, 1):uint() ~= 1 then
+		return false
+	end
+	return types[tvb(5, 1):uint()] ~= nil
+end
+
+function steerlab.dissector(tvb, pinfo, tree)
+	if not is_steerlab(tvb) then
+		return 0
+	end
+	local type = tvb(5, 1):uint()
+	local client = tvb(8, 4):uint()
+	local seq = tvb(16, 8):uint64()
+	local sent_ns = tvb(24, 8):uint64()
+	local site = tvb(32, 16):stringz()
+	local scheme = scheme_of(client)
+
+	pinfo.cols.protocol = "steerlab"
+	local info = string.format("%s client %u (%s) seq %s", types[type], client, scheme,
+		tostring(seq))
+	if site ~= "" then
+		info = info .. " site " .. site
+	end
+	pinfo.cols.info = info
+
+	local t = tree:add(steerlab, tvb(0, WIRE_LEN), "steerlab " .. info)
+	t:add(f.magic, tvb(0, 4))
+	t:add(f.version, tvb(4, 1))
+	t:add(f.type, tvb(5, 1))
+	t:add(f.flags, tvb(6, 2))
+	t:add(f.client, tvb(8, 4))
+	t:add(f.scheme, tvb(8, 4), scheme):set_generated()
+	t:add(f.reserved, tvb(12, 4))
+	t:add(f.seq, tvb(16, 8))
+	t:add(f.sent_ns, tvb(24, 8))
+	local secs = (sent_ns / 1000000000):tonumber()
+	local nsecs = (sent_ns % 1000000000):tonumber()
+	t:add(f.sent, tvb(24, 8), NSTime.new(secs, nsecs))
+	t:add(f.site, tvb(32, 16), site)
+	return WIRE_LEN
+end
+
+-- the port's previous dissector (AFS's for 7000) gets it back when the
+-- preference moves steerlab to another port
+local udp_port = DissectorTable.get("udp.port")
+local registered_port = DEFAULT_PORT
+local previous = udp_port:get_dissector(registered_port)
+udp_port:add(registered_port, steerlab)
+
+function steerlab.prefs_changed()
+	local port = steerlab.prefs.port
+	if port == registered_port then
+		return
+	end
+	udp_port:remove(registered_port, steerlab)
+	if previous ~= nil then
+		udp_port:add(registered_port, previous)
+	end
+	registered_port = port
+	previous = udp_port:get_dissector(port)
+	udp_port:add(port, steerlab)
+end
+
+local function heuristic(tvb, pinfo, tree)
+	if not is_steerlab(tvb) then
+		return false
+	end
+	steerlab.dissector(tvb, pinfo, tree)
+	return true
+end
+steerlab:register_heuristic("udp", heuristic)

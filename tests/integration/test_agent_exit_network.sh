@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# An agent of the network side that ends mid-run makes the run invalid: a
+# client stopped early (SIGTERM: it exits 0, before its duration), the
+# healthy site's sited, its prober and the router's routed (SIGKILL). Each:
+# exit status 3, agent_exited in lab.events.jsonl, the agent named on the
+# terminal (and in clocks.json's warnings once the verdict is in).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+. tests/integration/agent_exit.sh
+
+lab=it-exit-net
+agent_exit_setup $lab
+agent_exit_case $lab "$out" c1 client TERM
+agent_exit_case $lab "$out" b sited KILL
+agent_exit_case $lab "$out" b prober KILL
+agent_exit_case $lab "$out" core routed KILL

@@ -1,0 +1,824 @@
+/*
+ * probes/clocks: the verdict (verdict.c, docs/clocks.md "Verdict"). Each
+ * self-check is tried both ways on a synthetic run directory: a valid run
+ * (valid_run: an anycast and a DNS client at 10 requests/s, site a failing
+ * after 3 s of 10, every event, capture and record consistent) is valid
+ * with no warning, and one change to it makes the check speak, with a
+ * message that names what a user would look for: the agent, the client
+ * and its rate, the site, the figure. Then what a user sees: clocks.json's
+ * "valid" and "warnings", the table's first and last lines, "≥" for a
+ * lower bound, a scheme absent from the table, clocks.json and the
+ * report's files.
+ */
+#include "report.h"
+#include "test_clocks_util.h"
+
+#define S (1000 * MS)
+#define RATE 10		  /* each client's requests per second */
+#define PERIOD (S / RATE) /* and between two of them */
+#define NREQ 100	  /* 10 s of traffic */
+#define VIA_B "198.18.0.6"
+
+/* sent: request k of a client, from the traffic's start (t0 - 3 s) */
+static int64_t sent_at(int k)
+{
+	return T0 - 3 * S + (int64_t)k * PERIOD + 5 * MS;
+}
+
+/* a request as the capture sees it: 1 ms after it was sent */
+struct vpkt {
+	int64_t t;
+	uint32_t client;
+	const char *dst;
+	uint64_t seq;
+};
+
+static int cmp_vpkt(const void *a, const void *b)
+{
+	const struct vpkt *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static void write_vpcap(const char *dir, const char *name, struct vpkt *p, size_t n)
+{
+	struct dumper w;
+	uint8_t f[FRAME_MAX];
+
+	if (n > 1)
+		qsort(p, n, sizeof(*p), cmp_vpkt);
+	dump_open(&w, dir, name, PCAP_TSTAMP_PRECISION_NANO);
+	for (size_t i = 0; i < n; i++) {
+		struct tpkt t = {p[i].t, 7000, WIRE_REQUEST, p[i].client, p[i].dst};
+
+		dump_frame(&w, p[i].t, f, frame_seq(f, &t, p[i].seq));
+	}
+	dump_close(&w);
+}
+
+/*
+ * The requests of valid_run (below) as captured: anycast client 1 and DNS
+ * client 100001 send request k at sent_at(k), k < NREQ; site a fails at t0
+ * (k = 30). Anycast: k <= 32 reach a (the route goes at 255 ms), then b.
+ * DNS: k <= 34 reach a at its own address (authd steers at 301 ms), then
+ * b. The requests of a (site 'a') or b, with n more from extra, are
+ * written to capture-SITE.pcap; how many, returned.
+ */
+#define ANY_LAST_AT_A 32
+#define DNS_LAST_AT_A 34
+
+static size_t site_capture(const char *dir, char site, int with_dns, const struct vpkt *extra,
+			   size_t n)
+{
+	struct vpkt p[2 * NREQ + 64];
+	char name[32];
+	size_t np = 0;
+
+	assert_true(n <= 64);
+	for (int k = 0; k < NREQ; k++) {
+		if ((k <= ANY_LAST_AT_A) == (site == 'a'))
+			p[np++] = (struct vpkt){sent_at(k) + MS, 1, ANY, (uint64_t)k};
+		if (with_dns && (k <= DNS_LAST_AT_A) == (site == 'a'))
+			p[np++] = (struct vpkt){sent_at(k) + MS, DNS_ID(1),
+						site == 'a' ? ADDR_A : ADDR_B, (uint64_t)k};
+	}
+	for (size_t i = 0; i < n; i++)
+		p[np++] = extra[i];
+	snprintf(name, sizeof(name), "capture-%c.pcap", site);
+	write_vpcap(dir, name, p, np);
+	return np;
+}
+
+/* client_events: NODE.AGENT.events.jsonl of a client: client_started at
+ * the traffic's start, client_summary (if summary) at its end */
+static void client_events(const char *dir, const char *node, const char *agent, uint32_t id,
+			  double rate, int64_t sent, int summary)
+{
+	char name[128], extra[256];
+
+	snprintf(name, sizeof(name), "%s.%s.events.jsonl", node, agent);
+	snprintf(extra, sizeof(extra), ",\"client\":%u,\"target\":\"x\",\"rate\":%.1f", id, rate);
+	ev(dir, name, T0 - 3 * S, "client_started", extra);
+	if (!summary)
+		return;
+	snprintf(extra, sizeof(extra), ",\"client\":%u,\"sent\":%lld,\"ok\":0,\"lost\":0", id,
+		 (long long)sent);
+	ev(dir, name, T0 + 7 * S + MS, "client_summary", extra);
+}
+
+/* lab_events: the lab's events; interrupted: -1 no traffic_stopped, else
+ * its flag, stopped at stop */
+static void lab_events(const char *dir, int interrupted, int64_t stop)
+{
+	put(dir, "topology.ini", "[lab]\nname = t\nport = 7000\ntimeout = 500ms\n");
+	ev(dir, "lab.events.jsonl", T0 - 5 * S, "lab_up", ",\"lab\":\"t\",\"port\":7000");
+	ev(dir, "lab.events.jsonl", T0 - 3 * S, "traffic_started",
+	   ",\"fail_at_ns\":3000000000,\"duration_ns\":10000000000");
+	ev(dir, "lab.events.jsonl", T0, "site_failed",
+	   ",\"site\":\"a\",\"via\":\"198.18.0.2\",\"prefix\":\"198.19.0.1/32\","
+	   "\"address\":\"" ADDR_A "\",\"how\":\"sigkill\",\"killed_ns\":1700000000123556789");
+	if (interrupted >= 0)
+		ev(dir, "lab.events.jsonl", stop, "traffic_stopped",
+		   interrupted ? ",\"interrupted\":true" : ",\"interrupted\":false");
+	ev(dir, "lab.events.jsonl", T0 + 7800 * MS, "lab_stopping", "");
+	ev(dir, "lab.events.jsonl", T0 + 9 * S, "lab_down", "");
+}
+
+/*
+ * valid_run: a run that passes every check: the requests of site_capture,
+ * those sent before t0 answered, those that reached a after it lost (3
+ * anycast, 5 DNS), the others answered by b; the clients' events, the
+ * probers', the collector's, authd's. with_dns: with the DNS client, its
+ * query capture and authd's events; else anycast alone.
+ */
+static void valid_run_as(const char *dir, int with_dns)
+{
+	size_t na, nb;
+	const char *col = "core.collector.events.jsonl", *authd = "ns.authd.events.jsonl";
+	const char *route = ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\"";
+	char extra[256];
+
+	lab_events(dir, 0, T0 + 7500 * MS);
+	put(dir, "requests-c1.csv", "client,seq,sent_ns,status,site,rtt_ns\n");
+	for (int k = 0; k < NREQ; k++) {
+		int dead = k >= 30 && k <= ANY_LAST_AT_A, at_a = k <= ANY_LAST_AT_A;
+
+		put(dir, "requests-c1.csv", "1,%d,%lld,%s,%s,%d\n", k, (long long)sent_at(k),
+		    dead ? "timeout" : "ok",
+		    dead   ? ""
+		    : at_a ? "a"
+			   : "b",
+		    dead ? 0 : 2000000);
+	}
+	client_events(dir, "c1", "client", 1, RATE, NREQ, 1);
+	if (with_dns) {
+		put(dir, "requests-c1-dns.csv", "client,seq,sent_ns,status,site,rtt_ns\n");
+		for (int k = 0; k < NREQ; k++) {
+			int dead = k >= 30 && k <= DNS_LAST_AT_A, at_a = k <= DNS_LAST_AT_A;
+
+			put(dir, "requests-c1-dns.csv", "100001,%d,%lld,%s,%s,%d\n", k,
+			    (long long)sent_at(k), dead ? "timeout" : "ok",
+			    dead   ? ""
+			    : at_a ? "a"
+				   : "b",
+			    dead ? 0 : 2000000);
+		}
+		client_events(dir, "c1", "client-dns", DNS_ID(1), RATE, NREQ, 1);
+	}
+	na = site_capture(dir, 'a', with_dns, NULL, 0);
+	nb = site_capture(dir, 'b', with_dns, NULL, 0);
+	ev(dir, "a.prober.events.jsonl", T0 + 250 * MS, "declared_dead", ",\"site\":\"a\"");
+	ev(dir, col, T0 - 4 * S, "route_added", route);
+	ev(dir, col, T0 + 255 * MS, "route_deleted", route);
+	snprintf(extra, sizeof(extra),
+		 ",\"label\":\"a\",\"packets\":%zu,\"received\":%zu,\"dropped\":0,\"if_dropped\":0,"
+		 "\"written\":%zu",
+		 na, na, na);
+	ev(dir, col, T0 + 8 * S, "capture_stats", extra);
+	snprintf(extra, sizeof(extra),
+		 ",\"label\":\"b\",\"packets\":%zu,\"received\":%zu,\"dropped\":0,\"if_dropped\":0,"
+		 "\"written\":%zu",
+		 nb, nb, nb);
+	ev(dir, col, T0 + 8 * S, "capture_stats", extra);
+	if (!with_dns)
+		return;
+	const struct tquery q[] = {{T0 - 2900 * MS, "198.18.0.26", 53, 0},
+				   {T0 + 2100 * MS, "198.18.0.26", 53, 0}};
+	write_query_pcap(dir, "capture-dns-ns.pcap", q, 2);
+	ev(dir, "core.collector-dns.events.jsonl", T0 + 8 * S, "capture_stats",
+	   ",\"label\":\"dns-ns\",\"packets\":2,\"received\":2,\"dropped\":0,\"if_dropped\":0,"
+	   "\"written\":2");
+	ev(dir, "p1.prober.events.jsonl", T0 + 280 * MS, "declared_dead", ",\"site\":\"a\"");
+	ev(dir, authd, T0 - 4 * S, "answer_changed",
+	   ",\"name\":\"w.\",\"before\":[],\"after\":[\"" ADDR_A "\"]");
+	ev(dir, authd, T0 + 300 * MS, "health_changed", ",\"site\":\"a\",\"healthy\":false");
+	ev(dir, authd, T0 + 301 * MS, "answer_changed",
+	   ",\"name\":\"w.\",\"before\":[\"" ADDR_A "\"],\"after\":[\"" ADDR_B "\"]");
+}
+
+static void valid_run(const char *dir)
+{
+	valid_run_as(dir, 1);
+}
+
+/* rm: remove dir/name */
+static void rm(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(unlink(path), 0);
+}
+
+/* expect: analyse dir; the run's validity, and the table */
+static json_t *expect(const char *dir, int valid, char **table)
+{
+	json_t *root = analyse(dir, table);
+
+	if (is_valid(root) != valid)
+		fail_msg("the run is %s, expected %s; first warning: %s",
+			 is_valid(root) ? "valid" : "invalid", valid ? "valid" : "invalid",
+			 json_string_value(json_object_get(
+			     json_array_get(json_object_get(root, "warnings"), 0), "message")));
+	return root;
+}
+
+/* last_line: the table's last line */
+static const char *last_line(const char *table)
+{
+	size_t n = strlen(table);
+	const char *p;
+
+	assert_true(n > 1 && table[n - 1] == '\n');
+	for (p = table + n - 2; p > table && p[-1] != '\n'; p--)
+		;
+	return p;
+}
+
+static void test_valid_run(void **state)
+{
+	const char *dir = *state;
+	char *table;
+	json_t *root;
+
+	valid_run(dir);
+	root = expect(dir, 1, &table);
+	assert_int_equal(count_code(root, NULL), 0);
+	assert_seconds(anycast(root), "window_s", 0.206);
+	assert_seconds(dns(root), "window_s", 0.406);
+	assert_true(json_is_false(json_object_get(dns(root), "window_lower_bound")));
+	assert_int_equal(json_array_size(json_object_get(root, "schemes_absent")), 0);
+	assert_count(json_object_get(root, "failed"), "killed_ns", 1700000000123556789LL);
+	/* nothing loud: the table opens with the lab, ends with the verdict */
+	assert_memory_equal(table, "lab t: site a failed", 20);
+	assert_string_equal(last_line(table),
+			    "valid run: every self-check passed (docs/clocks.md, \"Verdict\")\n");
+	assert_null(strstr(table, "\u2265"));
+	free(table);
+	json_decref(root);
+}
+
+static void test_agent_exited(void **state)
+{
+	const char *dir = *state;
+	char *table;
+	json_t *root;
+
+	valid_run(dir);
+	/* expected: the failing site's sited, killed at t0; and an agent that
+	 * ends after the teardown began is the lab stopping it */
+	ev(dir, "lab.events.jsonl", T0 + 1 * MS, "agent_exited",
+	   ",\"node\":\"a\",\"agent\":\"sited\",\"pid\":41,\"exit_code\":null,\"signal\":9,"
+	   "\"expected\":true");
+	ev(dir, "lab.events.jsonl", T0 + 7900 * MS, "agent_exited",
+	   ",\"node\":\"p1\",\"agent\":\"prober\",\"pid\":43,\"exit_code\":1,\"signal\":null,"
+	   "\"expected\":false");
+	json_decref(expect(dir, 1, NULL));
+	/* not expected, during the run: resolverd killed, authd exited */
+	ev(dir, "lab.events.jsonl", T0 + 1 * S, "agent_exited",
+	   ",\"node\":\"r\",\"agent\":\"resolverd\",\"pid\":4242,\"exit_code\":null,\"signal\":9,"
+	   "\"expected\":false");
+	ev(dir, "lab.events.jsonl", T0 + 2 * S, "agent_exited",
+	   ",\"node\":\"ns\",\"agent\":\"authd\",\"pid\":4243,\"exit_code\":1,\"signal\":null,"
+	   "\"expected\":false");
+	root = expect(dir, 0, &table);
+	assert_code(root, "agent_exited",
+		    "resolverd on r (pid 4242) was killed by signal 9 (SIGKILL) at t0 + 1.000 s, "
+		    "4.000 s into the traffic",
+		    1);
+	assert_code(root, "agent_exited", "authd on ns (pid 4243) exited with status 1", 1);
+	assert_int_equal(count_code(root, "agent_exited"), 2);
+	/* loud: first and last lines */
+	assert_memory_equal(table, "*** INVALID RUN: 2 self-checks failed", 37);
+	assert_non_null(strstr(table, "\n  agent_exited: resolverd on r (pid 4242)"));
+	assert_string_equal(
+	    last_line(table),
+	    "*** INVALID RUN (agent_exited): see docs/clocks.md, \"Verdict\" ***\n");
+	free(table);
+	json_decref(root);
+}
+
+static void test_client_behind(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	/* 1 % behind is within the tolerance */
+	rm(dir, "c1.client.events.jsonl");
+	client_events(dir, "c1", "client", 1, RATE, 99, 1);
+	json_decref(expect(dir, 1, NULL));
+	/* 10 % behind is not */
+	rm(dir, "c1.client.events.jsonl");
+	client_events(dir, "c1", "client", 1, RATE, 90, 1);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "client_behind",
+		    "client 1 (client on c1) sent 90 requests in 10.000 s: 9.0 per s, 10.0 % "
+		    "behind its configured 10.0 per s",
+		    1);
+	json_decref(root);
+	/* every request sent, but over 12.5 s of a 10 s run: it fell behind and
+	 * caught up late, which is as bad */
+	rm(dir, "c1.client.events.jsonl");
+	client_events(dir, "c1", "client", 1, RATE, 100, 0);
+	ev(dir, "c1.client.events.jsonl", T0 + 10 * S, "client_summary",
+	   ",\"client\":1,\"sent\":100,\"ok\":100,\"lost\":0,\"sending_ns\":12500000000");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "client_behind",
+		    "client 1 (client on c1) sent 100 requests in 12.500 s: 8.0 per s, 20.0 % "
+		    "behind its configured 10.0 per s",
+		    1);
+	json_decref(root);
+}
+
+static void test_client_killed(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	rm(dir, "c1.client-dns.events.jsonl");
+	client_events(dir, "c1", "client-dns", DNS_ID(1), RATE, 0, 0);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "client_behind",
+		    "client 100001 (client-dns on c1) started but wrote no client_summary", 1);
+	json_decref(root);
+}
+
+/* records of clients without their events: a warning, the run stays valid */
+static void test_client_rate_unchecked(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	rm(dir, "c1.client-dns.events.jsonl");
+	root = expect(dir, 1, NULL);
+	assert_code(root, "client_rate_unchecked", "1 client of the records (100001)", 0);
+	json_decref(root);
+	rm(dir, "c1.client.events.jsonl");
+	root = expect(dir, 1, NULL);
+	assert_code(root, "client_rate_unchecked", "no NODE.client*.events.jsonl", 0);
+	json_decref(root);
+}
+
+/* a request lost just before t0, sent within the client timeout and seen
+ * at the dying site, is the failure's */
+static void test_loss_before_t0_explained(void **state)
+{
+	const char *dir = *state;
+	struct vpkt p = {T0 - 99 * MS, 1, ANY, 500};
+
+	valid_run(dir);
+	put(dir, "requests-c1.csv", "1,500,%lld,timeout,,0\n", (long long)(T0 - 100 * MS));
+	site_capture(dir, 'a', 1, &p, 1);
+	json_decref(expect(dir, 1, NULL));
+}
+
+static void test_unexplained_loss(void **state)
+{
+	const char *dir = *state;
+	struct vpkt p = {T0 + 1 * S + MS, 1, ANY, 300};
+	json_t *root;
+
+	valid_run(dir);
+	/* one sent long before t0; one that reached b and was not answered;
+	 * one that reached no site's link */
+	put(dir, "requests-c1.csv", "1,200,%lld,timeout,,0\n", (long long)(T0 - 2 * S));
+	put(dir, "requests-c1.csv", "1,300,%lld,timeout,,0\n", (long long)(T0 + 1 * S));
+	put(dir, "requests-c1.csv", "1,301,%lld,timeout,,0\n", (long long)(T0 + 2 * S));
+	site_capture(dir, 'b', 1, &p, 1);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "unexplained_loss",
+		    "anycast: 3 of the 6 requests the clients lost are not explained by the "
+		    "failure of a: 1 reached site b, which did not answer in time; 1 reached no "
+		    "site's link; 1 was sent more than 0.500 s (the client timeout) before t0, "
+		    "the first at t0 - 2.000 s",
+		    1);
+	assert_no_code(root, "loss_mismatch");
+	json_decref(root);
+}
+
+/* requests seen at the dead site that the clients do not count lost:
+ * more than 10 and 1 % invalidate, 10 do not */
+static void test_loss_mismatch(void **state)
+{
+	const char *dir = *state;
+	struct vpkt p[20];
+	json_t *root;
+
+	valid_run(dir);
+	for (int i = 0; i < 20; i++)
+		p[i] = (struct vpkt){T0 + 1 * S + i * MS, 2, ANY, (uint64_t)i};
+	site_capture(dir, 'a', 1, p, 10);
+	json_decref(expect(dir, 1, NULL));
+	site_capture(dir, 'a', 1, p, 20);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "loss_mismatch",
+		    "anycast: the clients lost 3 requests and the capture of a's link saw 23 "
+		    "reach it after t0: they differ by 20",
+		    1);
+	assert_int_equal(count_code(root, "loss_mismatch"), 1);
+	json_decref(root);
+}
+
+static void test_healthy_site_dead(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	/* while the lab settles, and once it is stopping: not the run's */
+	ev(dir, "p1.prober.events.jsonl", T0 - 4 * S, "declared_dead", ",\"site\":\"b\"");
+	ev(dir, "p1.prober.events.jsonl", T0 + 7900 * MS, "declared_dead", ",\"site\":\"b\"");
+	ev(dir, "ns.authd.events.jsonl", T0 + 7900 * MS, "health_changed",
+	   ",\"site\":\"b\",\"healthy\":false");
+	json_decref(expect(dir, 1, NULL));
+	ev(dir, "p1.prober.events.jsonl", T0 + 1 * S, "declared_dead", ",\"site\":\"b\"");
+	ev(dir, "b.prober.events.jsonl", T0 + 1100 * MS, "declared_dead", ",\"site\":\"b\"");
+	ev(dir, "b.prober.events.jsonl", T0 + 1200 * MS, "declared_dead", ",\"site\":\"b\"");
+	ev(dir, "ns.authd.events.jsonl", T0 + 2 * S, "health_changed",
+	   ",\"site\":\"b\",\"healthy\":false");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "healthy_site_dead",
+		    "the prober on p1 declared site b dead once, first at t0 + 1.000 s, though "
+		    "it is not the failing site",
+		    1);
+	assert_code(root, "healthy_site_dead", "the prober on b declared site b dead 2 times", 1);
+	assert_code(root, "healthy_site_dead",
+		    "authd marked site b unhealthy once, first at t0 + 2.000 s", 1);
+	json_decref(root);
+}
+
+static void test_healthy_route_withdrawn(void **state)
+{
+	const char *dir = *state;
+	const char *col = "core.collector.events.jsonl";
+	json_t *root;
+
+	valid_run(dir);
+	/* the teardown withdraws every route: not the run's */
+	ev(dir, col, T0 + 7900 * MS, "route_deleted",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"" VIA_B "\"");
+	/* another prefix is not the service's */
+	ev(dir, col, T0 + 1 * S, "route_deleted",
+	   ",\"prefix\":\"198.19.9.0/24\",\"via\":\"" VIA_B "\"");
+	json_decref(expect(dir, 1, NULL));
+	ev(dir, col, T0 + 1 * S, "route_deleted",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"" VIA_B "\"");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "healthy_route_withdrawn",
+		    "the route to 198.19.0.1/32 via 198.18.0.6 left the router's FIB once, first "
+		    "at t0 + 1.000 s, though it is not the failing site's link",
+		    1);
+	json_decref(root);
+}
+
+static void test_capture_drops(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	ev(dir, "core.collector.events.jsonl", T0 + 8 * S, "capture_stats",
+	   ",\"label\":\"c\",\"packets\":9,\"received\":11,\"dropped\":2,\"if_dropped\":0");
+	write_vpcap(dir, "capture-c.pcap", NULL, 0);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "capture_drops",
+		    "the collector on core dropped 2 packets of link c (dropped 2, if_dropped 0)",
+		    1);
+	json_decref(root);
+}
+
+static void test_capture_stats_missing(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	ev(dir, "core.collector.events.jsonl", T0 + 8 * S, "capture_stats",
+	   ",\"label\":\"c\",\"packets\":9,\"received\":9,\"dropped\":null,\"if_dropped\":null");
+	write_vpcap(dir, "capture-c.pcap", NULL, 0);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "capture_stats_missing",
+		    "the collector on core has no drop counts for link c", 1);
+	json_decref(root);
+	rm(dir, "core.collector.events.jsonl");
+	rm(dir, "core.collector-dns.events.jsonl");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "capture_stats_missing", "no capture_stats", 1);
+	json_decref(root);
+}
+
+static void test_capture_missing(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	rm(dir, "capture-b.pcap");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "capture_missing",
+		    "no capture-b.pcap, though the collector on core captured link b", 1);
+	json_decref(root);
+	rm(dir, "capture-a.pcap");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "capture_missing", "no capture-a.pcap of the failed site's link", 1);
+	json_decref(root);
+}
+
+/* the collector wrote more than the file holds */
+static void test_capture_written(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	ev(dir, "core.collector.events.jsonl", T0 + 8 * S, "capture_stats",
+	   ",\"label\":\"c\",\"packets\":5,\"received\":5,\"dropped\":0,\"if_dropped\":0,"
+	   "\"written\":5");
+	write_vpcap(dir, "capture-c.pcap", NULL, 0);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "capture_truncated",
+		    "capture-c.pcap holds 0 packets, but the collector on core wrote 5", 1);
+	json_decref(root);
+}
+
+/* a file that ends in the middle of a record */
+static void test_capture_cut(void **state)
+{
+	const char *dir = *state;
+	char path[512];
+	json_t *root;
+	FILE *fp;
+
+	valid_run(dir);
+	snprintf(path, sizeof(path), "%s/capture-b.pcap", dir);
+	fp = fopen(path, "a");
+	assert_non_null(fp);
+	fwrite("\x01\x02\x03\x04\x05\x06\x07", 1, 7, fp);
+	fclose(fp);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "capture_truncated",
+		    "capture-b.pcap: after packet 132: truncated dump file", 1);
+	json_decref(root);
+}
+
+static void test_capture_write_error(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	ev(dir, "core.collector.events.jsonl", T0 + 1 * S, "capture_error",
+	   ",\"label\":\"a\",\"file\":\"capture-a.pcap\",\"errno\":28,"
+	   "\"error\":\"No space left on device\"");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "capture_write_error",
+		    "the collector on core could not write capture-a.pcap at t0 + 1.000 s: No "
+		    "space left on device (ENOSPC); the capture of link a stopped there",
+		    1);
+	json_decref(root);
+}
+
+static void test_interrupted(void **state)
+{
+	const char *dir = *state;
+	struct clocks_input in;
+	struct clocks_result *r = calloc(1, sizeof(*r));
+	struct clocks_budget b;
+	char err[512];
+	json_t *root;
+
+	assert_non_null(r);
+	valid_run(dir);
+	/* stopped by Ctrl-C 5 s into the 10 s of traffic */
+	rm(dir, "lab.events.jsonl");
+	lab_events(dir, 1, T0 + 2 * S);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "interrupted",
+		    "the run was interrupted 5.000 s after the traffic started (t0 + 2.000 s), of "
+		    "the 10.000 s configured: the observation after t0 lasted 2.000 s of the "
+		    "7.000 s configured, the last 5.000 s were never run",
+		    1);
+	/* every rate is over the 5 s that ran: the clients sent 100 each,
+	 * 20 per s, not behind; 2 queries in 5 s */
+	assert_no_code(root, "client_behind");
+	assert_seconds(dns(root), "upstream_queries_per_s", 0.4);
+	json_decref(root);
+	assert_int_equal(clocks_load(dir, &in, err, sizeof(err)), 0);
+	assert_int_equal(clocks_traffic_ns(&in), 5 * S);
+	assert_int_equal(clocks_traffic_end(&in), T0 + 2 * S);
+	clocks_anycast(&in, r);
+	clocks_budget(&in, r, 99.9, &b);
+	assert_true(fabs(b.rate_per_s - 20.0) < 1e-9);
+	clocks_result_free(r);
+	clocks_input_free(&in);
+	free(r);
+}
+
+static void test_not_finished(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	rm(dir, "lab.events.jsonl");
+	lab_events(dir, -1, 0);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "interrupted", "no traffic_stopped: steerlab did not finish the run", 1);
+	json_decref(root);
+}
+
+static void test_no_traffic(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	rm(dir, "requests-c1.csv");
+	rm(dir, "requests-c1-dns.csv");
+	rm(dir, "capture-a.pcap");
+	rm(dir, "capture-b.pcap");
+	write_vpcap(dir, "capture-a.pcap", NULL, 0);
+	write_vpcap(dir, "capture-b.pcap", NULL, 0);
+	put(dir, "requests-c1.csv", "client,seq,sent_ns,status,site,rtt_ns\n");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "no_traffic", "nothing was measured", 1);
+	/* no scheme, no column, no object */
+	assert_int_equal(json_object_size(json_object_get(root, "schemes")), 0);
+	assert_int_equal(json_array_size(json_object_get(root, "schemes_absent")), 2);
+	json_decref(root);
+}
+
+/* a clock the end of the observation cut short: a lower bound, shown as
+ * such; a warning, the run stays valid */
+static void test_window_cut(void **state)
+{
+	const char *dir = *state;
+	struct vpkt a[64];
+	char *table, row[128];
+	json_t *root, *o, *lb;
+
+	valid_run(dir);
+	/* a sticky DNS client that never leaves a: from t0 + 4 s on, every
+	 * 100 ms, lost there, until the traffic ends */
+	put(dir, "requests-c2-dns.csv", "client,seq,sent_ns,status,site,rtt_ns\n");
+	for (int k = 70; k < NREQ; k++) {
+		put(dir, "requests-c2-dns.csv", "100002,%d,%lld,timeout,,0\n", k,
+		    (long long)sent_at(k));
+		a[k - 70] = (struct vpkt){sent_at(k) + MS, DNS_ID(2), ADDR_A, (uint64_t)k};
+	}
+	site_capture(dir, 'a', 1, a, NREQ - 70);
+	client_events(dir, "c2", "client-dns", DNS_ID(2), RATE * 0.3, NREQ - 70, 1);
+	root = expect(dir, 1, &table);
+	assert_code(root, "window_cut",
+		    "dns: the window (>= 6.906 s) is a lower bound: 1 client (100002) still sent "
+		    "to a in the last request interval",
+		    0);
+	o = dns(root);
+	assert_true(json_is_true(json_object_get(o, "window_lower_bound")));
+	assert_int_equal(
+	    json_integer_value(json_array_get(json_object_get(o, "lower_bound_clients"), 0)),
+	    DNS_ID(2));
+	lb = json_object_get(json_object_get(o, "last_per_client_s"), "lower_bound");
+	assert_true(json_is_true(json_object_get(lb, "max")));
+	/* the other client's last request, the median of two, is not */
+	assert_true(json_is_false(json_object_get(lb, "p50")));
+	assert_true(json_is_false(json_object_get(anycast(root), "window_lower_bound")));
+	/* "≥" is one column: the cells stay aligned */
+	snprintf(row, sizeof(row), "\n%-26s %14s %16s\n", "window (s)", "0.206000",
+		 "\u2265 6.906000");
+	assert_non_null(strstr(table, row));
+	assert_memory_equal(table, "Warnings (the run is valid): window_cut", 39);
+	assert_string_equal(last_line(table), "valid run, with warnings: window_cut\n");
+	free(table);
+	json_decref(root);
+}
+
+static void test_control_rejected(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	ev(dir, "core.routed.events.jsonl", T0 + 1 * S, "control_rejected",
+	   ",\"from\":\"198.18.0.26\",\"reason\":\"not a health agent of this router's sites\","
+	   "\"count\":3");
+	ev(dir, "core.routed.events.jsonl", T0 + 2 * S, "control_rejected",
+	   ",\"from\":\"198.18.0.26\",\"reason\":\"not a health agent of this router's sites\","
+	   "\"count\":4");
+	ev(dir, "ns.authd.events.jsonl", T0 + 2 * S, "control_rejected",
+	   ",\"from\":\"198.18.0.30\",\"reason\":\"not a prober\",\"count\":1");
+	root = expect(dir, 1, NULL);
+	assert_code(root, "control_rejected",
+		    "routed on core dropped 7 control messages from 198.18.0.26 (not a health "
+		    "agent of this router's sites), the first reported at t0 + 1.000 s",
+		    0);
+	assert_code(root, "control_rejected",
+		    "authd on ns dropped 1 control message from 198.18.0.30 (not a prober)", 0);
+	json_decref(root);
+}
+
+/* a scheme the lab does not have: absent from clocks.json, the table,
+ * the report's tables, decay.csv and the plot */
+static void test_absent_scheme(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.gnuplot = "steerlab-test-no-such-gnuplot"};
+	char path[512], *table, *text;
+	json_t *root;
+	size_t len;
+	FILE *out;
+
+	valid_run_as(dir, 0);
+	root = expect(dir, 1, &table);
+	assert_int_equal(json_object_size(json_object_get(root, "schemes")), 1);
+	assert_null(json_object_get(json_object_get(root, "schemes"), "dns"));
+	assert_string_equal(
+	    json_string_value(json_array_get(json_object_get(root, "schemes_absent"), 0)), "dns");
+	assert_int_equal(count_code(root, NULL), 0);
+	assert_non_null(strstr(table, "\n                                  anycast\ndetect (s)"));
+	assert_non_null(strstr(table, "\nupstream DNS queries                  n/a\n"));
+	assert_non_null(strstr(table, "\ndns: absent: the run has no DNS-steered flows"));
+	free(table);
+	json_decref(root);
+	/* and the report */
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(report_run(dir, &o, out), 0);
+	fclose(out);
+	/* the budget's and the decay's header rows end with anycast */
+	assert_non_null(strstr(text, " anycast\nrequests sent "));
+	assert_non_null(strstr(text, "\nafter t0        anycast\n"));
+	free(text);
+	snprintf(path, sizeof(path), "%s/decay.csv", dir);
+	text = read_text(path);
+	assert_memory_equal(text, "t_s,t_end_s,anycast_share,anycast_dead,anycast_all\n", 51);
+	free(text);
+	snprintf(path, sizeof(path), "%s/decay.gp", dir);
+	text = read_text(path);
+	assert_null(strstr(text, "DNS steering"));
+	free(text);
+}
+
+/* report_run says what the verdict is: REPORT_INVALID, report.md's banner */
+static void test_report_invalid(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.gnuplot = "steerlab-test-no-such-gnuplot"};
+	char path[512], *text, *md;
+	size_t len;
+	FILE *out;
+
+	valid_run(dir);
+	ev(dir, "lab.events.jsonl", T0 + 1 * S, "agent_exited",
+	   ",\"node\":\"core\",\"agent\":\"collector\",\"pid\":77,\"exit_code\":null,"
+	   "\"signal\":9,\"expected\":false");
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(report_run(dir, &o, out), REPORT_INVALID);
+	fclose(out);
+	assert_memory_equal(text, "*** INVALID RUN: 1 self-check failed", 36);
+	assert_string_equal(
+	    last_line(text),
+	    "*** INVALID RUN (agent_exited): see docs/clocks.md, \"Verdict\" ***\n");
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	md = read_text(path);
+	assert_memory_equal(md, "**INVALID RUN**: 1 self-check failed", 36);
+	assert_non_null(strstr(md, "\n- **invalid** `agent_exited`: collector on core (pid 77) was "
+				   "killed by signal 9 (SIGKILL)"));
+	free(md);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_valid_run, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_agent_exited, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_client_behind, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_client_killed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_client_rate_unchecked, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_loss_before_t0_explained, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unexplained_loss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_loss_mismatch, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_healthy_site_dead, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_capture_drops, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_capture_stats_missing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_capture_missing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_capture_written, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_capture_cut, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_capture_write_error, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_interrupted, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_not_finished, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_traffic, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_window_cut, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_control_rejected, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_absent_scheme, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_report_invalid, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
+}
