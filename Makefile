@@ -291,26 +291,72 @@ bench-analysis:
 	$(MAKE) $(OUTBIN)/steerlab $(BUILD)/tools/synthrun
 	bench/analysis/run.sh
 
-# libFuzzer target on authd's response function (clang and libclang-rt-14-dev).
-# fuzz-run fuzzes for 60 s from the seed corpus; new inputs go to build/fuzz/,
-# a crash fails the run and leaves its input there.
+# libFuzzer targets (clang and libclang-rt-14-dev), one per reader of
+# untrusted bytes, each tests/fuzz/fuzz_NAME.c with its seed corpus in
+# tests/fuzz/corpus/NAME/ (tests/fuzz/README.md):
+#
+#   authd              authd's response function and health-report parser
+#   resolverd-answer   resolverd's handling of upstream answers
+#   resolverd-query    resolverd's handling of client queries
+#   topology           the topology parser, and its printed form parsed back
+#   pcap               the capture reader against libpcap on the same bytes
+#   events             the JSON Lines events reader
+#   requests           the requests CSV reader
+#
+# `make fuzz` builds them all (build/fuzz/fuzz_NAME); `make fuzz-run` runs
+# each for FUZZ_SECONDS (30: 3.5 min in all) from its seed corpus, which it
+# replays first (a crash found once and kept there stays a test);
+# `make fuzz-run-NAME FUZZ_SECONDS=600` runs one. New inputs go to
+# build/fuzz/corpus-NAME/; a crash fails the run and leaves its input as
+# build/fuzz/NAME-crash-*. Objects are built once for every target, with
+# -fsanitize=fuzzer-no-link, address and undefined.
 FUZZ_CC ?= clang
-FUZZ_AUTHD_SRC := tests/fuzz/fuzz_authd.c $(LIB_SRC) \
-	$(filter-out agents/authd/authd.c agents/authd/net.c,$(wildcard agents/authd/*.c))
+FUZZ_SECONDS ?= 30
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab -Iprobes/clocks -I. \
+	$(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
+FUZZ_TARGETS := authd resolverd-answer resolverd-query topology pcap events requests
+
+FUZZ_SRC_authd := $(filter-out agents/authd/authd.c agents/authd/net.c,$(wildcard agents/authd/*.c))
+# resolverd without its sockets: tests/fuzz/resolverd_env.c stands in for
+# server.c, upstream_tcp.c and the loop
+FUZZ_RSV_SRC := tests/fuzz/resolverd_env.c $(addprefix agents/resolverd/,msg.c cache.c \
+	resolver.c upstream.c stats.c)
+FUZZ_SRC_resolverd-answer := $(FUZZ_RSV_SRC)
+FUZZ_SRC_resolverd-query := $(FUZZ_RSV_SRC)
+# as `steerlab check` loads it: authd's and resolverd's parsers check the
+# DNS sections
+FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_check.c topology_keys.c \
+	topology_print.c overrides.c dnsconf.c resolvconf.c) $(FUZZ_SRC_authd) \
+	$(addprefix agents/resolverd/,check.c config.c config_check.c config_keys.c)
+FUZZ_SRC_pcap := $(CLOCKS_SRC)
+FUZZ_SRC_events := $(CLOCKS_SRC)
+FUZZ_SRC_requests := $(CLOCKS_SRC)
+
+fuzz_obj = $(patsubst %.c,build/fuzz/obj/%.o,$(1))
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+define fuzz_rule
+build/fuzz/fuzz_$(1): $(call fuzz_obj,tests/fuzz/fuzz_$(subst -,_,$(1)).c $(FUZZ_SRC_$(1)) $(LIB_SRC))
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $$@ $$^ $(PKG_LIBS) -lm
+
+.PHONY: fuzz-run-$(1)
+fuzz-run-$(1): build/fuzz/fuzz_$(1)
+	@mkdir -p build/fuzz/corpus-$(1)
+	build/fuzz/fuzz_$(1) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		-artifact_prefix=build/fuzz/$(1)- build/fuzz/corpus-$(1) tests/fuzz/corpus/$(1)
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rule,$(t))))
 
 .PHONY: fuzz fuzz-run
-fuzz: build/fuzz/fuzz_authd
+fuzz: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
 
-build/fuzz/fuzz_authd: $(FUZZ_AUTHD_SRC) $(wildcard agents/authd/*.h)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -I. $(PKG_CFLAGS) \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ $(FUZZ_AUTHD_SRC) $(PKG_LIBS) -lm
-
+# one after the other: libFuzzer takes a core each
 fuzz-run: fuzz
-	@mkdir -p build/fuzz/corpus-authd
-	build/fuzz/fuzz_authd -max_total_time=60 -artifact_prefix=build/fuzz/ \
-		build/fuzz/corpus-authd tests/fuzz/corpus/authd
+	@for t in $(FUZZ_TARGETS); do $(MAKE) --no-print-directory fuzz-run-$$t || exit 1; done
 
 # make install: steerlab to BINDIR, its agents and the collector to
 # LIBEXECDIR (where steerlab looks for them, lab/agentdir.c), the example

@@ -210,6 +210,8 @@ void conf_soa(struct authd_db *db)
 			continue;
 		z->soa = soa->rr;
 		z->soa_neg = soa->rr;
+		/* read unchecked: authd_rdata_parse wrote this rdata, two names
+		 * and the five fields, never a packet */
 		min = knot_soa_minimum(soa->rr.rrs.rdata);
 		if (min < z->soa_neg.ttl)
 			z->soa_neg.ttl = min;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "edns.h"
 #include "policy.h"
 
 #define AUTHD_ARENA_SIZE (2u << 20) /* a 64 KiB query of minimal RRs fits */
@@ -423,6 +424,16 @@ size_t authd_respond(struct authd_respond_ctx *c, const uint8_t *query, size_t q
 		return 0;
 	}
 	parsed = knot_pkt_parse(x.q, KNOT_PF_NOCANON) == KNOT_EOK;
+	if (!parsed && edns_payload_floor(c->qbuf, qlen) > 0) {
+		/* an EDNS payload below 512 is 512 (RFC 6891 6.2.5), not a
+		 * FORMERR (lib/edns.h); the first packet goes with the arena */
+		x.q = knot_pkt_new(c->qbuf, (uint16_t)qlen, &c->mm);
+		if (x.q == NULL) {
+			c->stats.dropped++;
+			return 0;
+		}
+		parsed = knot_pkt_parse(x.q, KNOT_PF_NOCANON) == KNOT_EOK;
+	}
 	if (parsed && x.q->opt_rr && !tcp) {
 		uint16_t pl = knot_edns_get_payload(x.q->opt_rr);
 

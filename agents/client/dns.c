@@ -52,17 +52,24 @@ int client_dns_parse_answer(const uint8_t *buf, size_t len, uint16_t id, const u
 	    knot_pkt_qname(pkt) == NULL || !knot_dname_is_equal(knot_pkt_qname(pkt), qname))
 		goto out;
 	an = knot_pkt_section(pkt, KNOT_ANSWER);
-	/* a CNAME chain in order, as authoritative servers and resolvers send it */
+	/* a CNAME chain in order, as authoritative servers and resolvers send
+	 * it; records of class IN only: libknot parses another class with no
+	 * rdata at all */
 	for (uint16_t i = 0; i < an->count; i++) {
 		const knot_rrset_t *rr = knot_pkt_rr(an, i);
-		if (!knot_dname_is_equal(rr->owner, want) || rr->rrs.count == 0)
+		const knot_rdata_t *rd = rr->rrs.rdata;
+
+		if (rr->rclass != KNOT_CLASS_IN || rr->rrs.count == 0 ||
+		    !knot_dname_is_equal(rr->owner, want))
 			continue;
 		if (rr->ttl < minttl)
 			minttl = rr->ttl;
 		if (rr->type == KNOT_RRTYPE_CNAME) {
-			want = knot_cname_name(rr->rrs.rdata);
-		} else if (rr->type == KNOT_RRTYPE_A && rr->rrs.rdata->len == 4) {
-			memcpy(&addr->s_addr, rr->rrs.rdata->data, 4);
+			if (knot_dname_wire_check(rd->data, rd->data + rd->len, NULL) != rd->len)
+				break;
+			want = knot_cname_name(rd);
+		} else if (rr->type == KNOT_RRTYPE_A && rd->len == 4) {
+			memcpy(&addr->s_addr, rd->data, 4);
 			*ttl = minttl;
 			rc = 0;
 			break;

@@ -2,7 +2,10 @@
 #include "msg.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "edns.h"
 
 knot_pkt_t *rsv_msg_parse(const uint8_t *wire, size_t len)
 {
@@ -22,6 +25,23 @@ knot_pkt_t *rsv_msg_parse(const uint8_t *wire, size_t len)
 		return NULL;
 	}
 	return p;
+}
+
+knot_pkt_t *rsv_msg_parse_query(const uint8_t *wire, size_t len, uint8_t **copy)
+{
+	knot_pkt_t *q = rsv_msg_parse(wire, len);
+
+	*copy = NULL;
+	if (q != NULL || len < KNOT_WIRE_HEADER_SIZE || len > KNOT_WIRE_MAX_PKTSIZE)
+		return q;
+	if ((*copy = malloc(len)) == NULL)
+		return NULL;
+	memcpy(*copy, wire, len);
+	if (edns_payload_floor(*copy, len) > 0 && (q = rsv_msg_parse(*copy, len)) != NULL)
+		return q;
+	free(*copy);
+	*copy = NULL;
+	return NULL;
 }
 
 int rsv_msg_check_query(const knot_pkt_t *q)
@@ -234,8 +254,31 @@ int rsv_msg_matches(const knot_pkt_t *r, const struct rsv_key *k, uint16_t id)
 	       knot_pkt_qclass(r) == k->cls;
 }
 
+/* rsv_msg_soa_minimum: the MINIMUM of rd, if rd is a whole SOA rdata (two
+ * names and five 32-bit fields, nothing more); -1 otherwise. libknot parses a
+ * record of a class other than IN with no rdata at all (RDLENGTH 0 is how
+ * dynamic updates delete), and knot_soa_minimum() reads at the field's offset
+ * whatever lies there. */
+static int rsv_msg_soa_minimum(const knot_rdata_t *rd, uint32_t *min)
+{
+	const uint8_t *end = rd->data + rd->len;
+	int mname, rname;
+
+	if (rd->len < 2 + 20)
+		return -1;
+	mname = knot_dname_wire_check(rd->data, end, NULL);
+	if (mname <= 0)
+		return -1;
+	rname = knot_dname_wire_check(rd->data + mname, end, NULL);
+	if (rname <= 0 || (size_t)mname + (size_t)rname + 20 != rd->len)
+		return -1;
+	*min = knot_soa_minimum(rd);
+	return 0;
+}
+
 /* rsv_msg_soa_ttl: min(TTL, MINIMUM) of the first SOA in r's authority
- * section; 0 and *found clear if there is none. */
+ * section of the question's class with a whole rdata; 0 and *found clear
+ * if there is none. */
 static uint32_t rsv_msg_soa_ttl(const knot_pkt_t *r, int *found)
 {
 	const knot_pktsection_t *ns = knot_pkt_section(r, KNOT_AUTHORITY);
@@ -245,10 +288,10 @@ static uint32_t rsv_msg_soa_ttl(const knot_pkt_t *r, int *found)
 		const knot_rrset_t *rr = knot_pkt_rr(ns, i);
 		uint32_t min;
 
-		if (rr->type != KNOT_RRTYPE_SOA || rr->rrs.count == 0)
+		if (rr->type != KNOT_RRTYPE_SOA || rr->rclass != knot_pkt_qclass(r) ||
+		    rr->rrs.count == 0 || rsv_msg_soa_minimum(rr->rrs.rdata, &min) == -1)
 			continue;
 		*found = 1;
-		min = knot_soa_minimum(rr->rrs.rdata);
 		return rr->ttl < min ? rr->ttl : min;
 	}
 	return 0;

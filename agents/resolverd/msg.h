@@ -39,6 +39,13 @@ enum rsv_class {
  * parsed. NULL if it is malformed. Free with knot_pkt_free(). */
 knot_pkt_t *rsv_msg_parse(const uint8_t *wire, size_t len);
 
+/* rsv_msg_parse_query: a client's query, parsed as rsv_msg_parse() does;
+ * one that does not parse, if an EDNS payload size in it is below 512, is
+ * parsed again from a copy (*copy, malloc'd; NULL when none was needed) in
+ * which it is 512 (RFC 6891 6.2.5, lib/edns.h). Free the packet, then
+ * *copy. */
+knot_pkt_t *rsv_msg_parse_query(const uint8_t *wire, size_t len, uint8_t **copy);
+
 /* rsv_msg_check_query: is the parsed packet q a query resolverd answers?
  * 0 yes; an rcode (FORMERR, NOTIMPL, REFUSED) to answer it with; or -1 to
  * drop it (a response). */
@@ -74,7 +81,9 @@ int rsv_msg_matches(const knot_pkt_t *r, const struct rsv_key *k, uint16_t id);
 
 /* rsv_msg_classify: what an upstream response means for the cache; the
  * TTL to store it with in *ttl: the smallest TTL of the answer section, or
- * for a negative answer min(SOA TTL, SOA MINIMUM) (RFC 2308 5). */
+ * for a negative answer min(SOA TTL, SOA MINIMUM) (RFC 2308 5) of the first
+ * SOA of the question's class whose rdata is whole; a negative answer
+ * without one is uncacheable. */
 enum rsv_class rsv_msg_classify(const knot_pkt_t *r, uint32_t *ttl);
 
 /* rsv_msg_key_str: "name TYPE" of k for logs, in buf. */

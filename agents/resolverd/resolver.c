@@ -2,6 +2,7 @@
  * resolver.h. */
 #include "resolver.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctx.h"
@@ -67,7 +68,8 @@ size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
 {
 	struct rsv_lookup l;
 	struct rsv_key k;
-	knot_pkt_t *q = rsv_msg_parse(wire, len);
+	uint8_t *copy;
+	knot_pkt_t *q = rsv_msg_parse_query(wire, len, &copy);
 	size_t n = 0;
 	int rc;
 
@@ -120,6 +122,7 @@ size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
 	}
 out:
 	knot_pkt_free(q);
+	free(copy);
 	return n;
 }
 

@@ -345,6 +345,30 @@ static int rsv_up_known(const struct rsv_conf *conf, const struct sockaddr_in *f
 	return 0;
 }
 
+void rsv_up_received(struct rsv_inst *in, const struct sockaddr_in *from, const uint8_t *wire,
+		     size_t len, int cut)
+{
+	struct rsv_pending *p;
+	knot_pkt_t *pkt;
+
+	if (len < KNOT_WIRE_HEADER_SIZE || !rsv_up_known(in->ctx->conf, from))
+		return;
+	p = rsv_up_by_id(in, knot_wire_get_id(wire));
+	if (p == NULL || p->tcp) /* late, or already asked over TCP */
+		return;
+	if (cut) {
+		/* larger than our buffer (and than the EDNS size we asked
+		 * for): cut, so it will not parse */
+		rsv_up_truncated(p, knot_wire_get_rcode(wire));
+		return;
+	}
+	if ((pkt = rsv_msg_parse(wire, len)) == NULL)
+		return;
+	if (rsv_msg_matches(pkt, &p->key, p->id))
+		rsv_up_answer(p, pkt, wire, len);
+	knot_pkt_free(pkt);
+}
+
 void rsv_up_readable(struct rsv_inst *in)
 {
 	struct udp_batch *b = in->ctx->up.batch->rx;
@@ -356,32 +380,11 @@ void rsv_up_readable(struct rsv_inst *in)
 			log_debug("%s: upstream recvmmsg: %s", in->conf->name, strerror(errno));
 		if (r <= 0)
 			return;
-		for (unsigned i = 0; i < (unsigned)r; i++) {
-			size_t len = udp_rx_len(b, i);
-			uint8_t *buf = udp_rx_data(b, i);
-			struct rsv_pending *p;
-			knot_pkt_t *pkt;
-
-			if (len < KNOT_WIRE_HEADER_SIZE ||
-			    udp_rx_fromlen(b, i) != sizeof(struct sockaddr_in) ||
-			    !rsv_up_known(in->ctx->conf,
-					  (const struct sockaddr_in *)udp_rx_from(b, i)))
-				continue;
-			p = rsv_up_by_id(in, knot_wire_get_id(buf));
-			if (p == NULL || p->tcp) /* late, or already asked over TCP */
-				continue;
-			if (udp_rx_truncated(b, i)) {
-				/* larger than our buffer (and than the EDNS size we
-				 * asked for): cut, so it will not parse */
-				rsv_up_truncated(p, knot_wire_get_rcode(buf));
-				continue;
-			}
-			if ((pkt = rsv_msg_parse(buf, len)) == NULL)
-				continue;
-			if (rsv_msg_matches(pkt, &p->key, p->id))
-				rsv_up_answer(p, pkt, buf, len);
-			knot_pkt_free(pkt);
-		}
+		for (unsigned i = 0; i < (unsigned)r; i++)
+			if (udp_rx_fromlen(b, i) == sizeof(struct sockaddr_in))
+				rsv_up_received(in, (const struct sockaddr_in *)udp_rx_from(b, i),
+						udp_rx_data(b, i), udp_rx_len(b, i),
+						udp_rx_truncated(b, i));
 		if (r < RSV_UP_BATCH)
 			return;
 	}

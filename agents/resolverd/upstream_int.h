@@ -7,6 +7,7 @@
 
 #include <libknot/libknot.h>
 #include <stddef.h>
+#include <netinet/in.h>
 #include <stdint.h>
 
 #include "upstream.h"
@@ -21,6 +22,13 @@ void rsv_up_tcp_close(struct rsv_pending *p);
 /* rsv_up_attempt_failed: p's current attempt is over without an answer
  * that settles it (and is written): retry, or fail. */
 void rsv_up_attempt_failed(struct rsv_pending *p);
+
+/* rsv_up_received: one datagram from `from` on in's upstream socket,
+ * wire/len, cut if it was larger than the buffer: an answer to a query in
+ * flight, or ignored. (rsv_up_readable's loop body; the fuzz target feeds
+ * it directly.) */
+void rsv_up_received(struct rsv_inst *in, const struct sockaddr_in *from, const uint8_t *wire,
+		     size_t len, int cut);
 
 /* rsv_up_answer: r (wire/len) answers p's question. */
 void rsv_up_answer(struct rsv_pending *p, const knot_pkt_t *r, const uint8_t *wire, size_t len);

@@ -97,19 +97,14 @@ static int clocks_csv_parse(char *line, struct clocks_request *r, char *why, siz
 	return 0;
 }
 
-static int clocks_read_csv(const char *path, struct clocks_input *in, char *err, size_t errlen)
+int clocks_read_requests_stream(FILE *fp, const char *path, struct clocks_input *in, char *err,
+				size_t errlen)
 {
 	char *line = NULL, why[128];
 	size_t cap = 0;
 	int lineno = 0, complete, rc = -1;
 	ssize_t len;
-	FILE *fp;
 
-	fp = fopen(path, "r");
-	if (fp == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
 	while ((len = clocks_read_line(fp, &line, &cap, &complete)) != -1) {
 		struct clocks_request r;
 
@@ -148,6 +143,19 @@ static int clocks_read_csv(const char *path, struct clocks_input *in, char *err,
 	rc = 0;
 out:
 	free(line);
+	return rc;
+}
+
+static int clocks_read_csv(const char *path, struct clocks_input *in, char *err, size_t errlen)
+{
+	FILE *fp = fopen(path, "r");
+	int rc;
+
+	if (fp == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = clocks_read_requests_stream(fp, path, in, err, errlen);
 	fclose(fp);
 	return rc;
 }

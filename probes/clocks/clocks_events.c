@@ -508,9 +508,10 @@ static int clocks_authd_event(struct clocks_input *in, const struct clocks_line 
 	return 0;
 }
 
-/* clocks_read_jsonl: call fn for every event of the file. */
-static int clocks_read_jsonl(const char *path, const char *node, const char *agent,
-			     clocks_event_fn fn, struct clocks_input *in, char *err, size_t errlen)
+/* clocks_read_jsonl_fp: call fn for every event of fp, read as path. */
+static int clocks_read_jsonl_fp(FILE *fp, const char *path, const char *node, const char *agent,
+				clocks_event_fn fn, struct clocks_input *in, char *err,
+				size_t errlen)
 {
 	struct clocks_line l = {
 	    .path = path, .node = node, .agent = agent, .err = err, .errlen = errlen};
@@ -518,13 +519,7 @@ static int clocks_read_jsonl(const char *path, const char *node, const char *age
 	size_t cap = 0;
 	ssize_t len;
 	int complete, rc = -1;
-	FILE *fp;
 
-	fp = fopen(path, "r");
-	if (fp == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
 	while ((len = clocks_read_line(fp, &line, &cap, &complete)) != -1) {
 		json_error_t jerr;
 		json_t *t, *ev;
@@ -568,6 +563,21 @@ static int clocks_read_jsonl(const char *path, const char *node, const char *age
 out:
 	json_decref(l.obj);
 	free(line);
+	return rc;
+}
+
+/* clocks_read_jsonl: call fn for every event of the file. */
+static int clocks_read_jsonl(const char *path, const char *node, const char *agent,
+			     clocks_event_fn fn, struct clocks_input *in, char *err, size_t errlen)
+{
+	FILE *fp = fopen(path, "r");
+	int rc;
+
+	if (fp == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = clocks_read_jsonl_fp(fp, path, node, agent, fn, in, err, errlen);
 	fclose(fp);
 	return rc;
 }
@@ -640,4 +650,26 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 			     errlen) == -1)
 		return -1;
 	return 0;
+}
+
+int clocks_read_events_stream(FILE *fp, const char *path, const char *node, const char *agent,
+			      struct clocks_input *in, char *err, size_t errlen)
+{
+	clocks_event_fn fn;
+
+	if (strcmp(agent, "steerlab") == 0)
+		fn = clocks_lab_event;
+	else if (strcmp(agent, "prober") == 0)
+		fn = clocks_prober_event;
+	else if (strncmp(agent, "collector", strlen("collector")) == 0)
+		fn = clocks_collector_event;
+	else if (strcmp(agent, "authd") == 0)
+		fn = clocks_authd_event;
+	else if (strcmp(agent, "routed") == 0)
+		fn = clocks_routed_event;
+	else if (strncmp(agent, "client", strlen("client")) == 0)
+		fn = clocks_client_event;
+	else
+		return 0; /* an agent whose events the clocks do not read */
+	return clocks_read_jsonl_fp(fp, path, node, agent, fn, in, err, errlen);
 }

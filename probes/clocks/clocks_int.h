@@ -34,12 +34,44 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 int clocks_read_captures(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 
+/* One file of each, already open (the fuzz targets read from memory): fp
+ * read as path. clocks_read_events_stream reads it as the events file of
+ * agent on node: "steerlab" (lab.events.jsonl), "prober", "collector...",
+ * "authd", "routed", "client..."; any other is skipped. 0, or -1 with
+ * "PATH:LINE: why" in err. */
+int clocks_read_events_stream(FILE *fp, const char *path, const char *node, const char *agent,
+			      struct clocks_input *in, char *err, size_t errlen);
+int clocks_read_requests_stream(FILE *fp, const char *path, struct clocks_input *in, char *err,
+				size_t errlen);
+
 /* clocks_request_of: clocks_decode_request for the capture reader, which
  * wants only the client id, sequence number and destination of each of
  * millions of requests: the same test (the unit tests compare the two), no
  * struct wire_msg filled. 0, or -1 if the frame is not a request. */
 int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
 		      uint64_t *seq, struct in_addr *dst);
+
+/* clocks_packet_fn: one packet of a capture, at t_ns, caplen bytes of
+ * data of link type dlt: keep it (0), skip it (1), or fail (-1: out of
+ * memory). */
+typedef int (*clocks_packet_fn)(struct clocks_input *in, void *capture, int dlt, int64_t t_ns,
+				const u_char *data, size_t caplen);
+
+/* where a file's reader counts its records and marks it cut short: the
+ * capture's own fields, whichever kind of capture it is */
+struct clocks_file_marks {
+	size_t *records;
+	int *truncated;
+};
+
+/* clocks_read_pcap: every packet of the capture at path given to fn with
+ * capture, as clocks_pcap_via says, counted in mk. A damaged file is read up
+ * to the damage with an invalidating note (capture_truncated) in
+ * in->notes, "PATH: after packet N: what; read up to there", and marked.
+ * 0, or -1 with what is wrong in err (not a capture, a link type the
+ * clocks do not read, fn failed). */
+int clocks_read_pcap(const char *path, struct clocks_input *in, clocks_packet_fn fn, void *capture,
+		     const struct clocks_file_marks *mk, char *err, size_t errlen);
 
 /* clocks_pcap_via: how clocks_pcap.c reads a classic pcap of a link type
  * the decoders know: itself (the default), or through libpcap's

@@ -36,17 +36,7 @@
 #define CLOCKS_CAPTURE_PREFIX "capture-"
 #define CLOCKS_QUERY_PREFIX "capture-dns-"
 #define CLOCKS_CAPTURE_SUFFIX ".pcap"
-
-/* where a file's reader counts its records and marks it cut short: the
- * capture's own fields, whichever kind of capture it is */
-struct clocks_file_marks {
-	size_t *records;
-	int *truncated;
-};
-
-/* one packet of a file: keep it (0), skip it (1), or fail (-1: out of memory) */
-typedef int (*clocks_packet_fn)(struct clocks_input *in, void *capture, int dlt, int64_t t_ns,
-				const u_char *data, size_t caplen);
+#define CLOCKS_USEC_PER_SEC 1000000u
 
 static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, int64_t t_ns,
 			       const u_char *data, size_t caplen)
@@ -91,7 +81,57 @@ static int clocks_keep_query(struct clocks_input *in, void *capture, int dlt, in
 
 enum clocks_pcap_via clocks_pcap_via = CLOCKS_PCAP_VIA_OWN;
 
-/* libpcap's path: any format it reads */
+/* clocks_pcap_bad_time: the note on the packet after npkt, its record at
+ * byte off of path, whose fraction of a second (frac, in micro- or
+ * nanoseconds) is a second or more. libpcap passes it on as it is (tcpdump
+ * prints it as "invalid"); the clocks cannot place such a packet in time,
+ * so the file ends there as at other damage, worded the same by both
+ * readers. */
+static void clocks_pcap_bad_time(struct clocks_input *in, const struct clocks_file_marks *mk,
+				 const char *path, size_t npkt, long long off, uint32_t frac,
+				 int nano)
+{
+	clocks_invalid(&in->notes, "capture_truncated",
+		       "%s: after packet %zu: invalid time stamp in the record at byte %lld: %u %s "
+		       "past the second; read up to there",
+		       path, npkt, off, frac, nano ? "nanoseconds" : "microseconds");
+	*mk->truncated = 1;
+}
+
+/* clocks_pcap_bad_seconds: the same for seconds that nanoseconds since
+ * 1970 in 64 bits cannot hold (a pcapng file's time stamps are 64-bit
+ * counts of units it chooses: libpcap turns them into any time_t) */
+static void clocks_pcap_bad_seconds(struct clocks_input *in, const struct clocks_file_marks *mk,
+				    const char *path, size_t npkt, long long off, int64_t sec)
+{
+	clocks_invalid(&in->notes, "capture_truncated",
+		       "%s: after packet %zu: invalid time stamp in the record at byte %lld: %lld "
+		       "seconds, not within 1970..2262; read up to there",
+		       path, npkt, off, (long long)sec);
+	*mk->truncated = 1;
+}
+
+/* clocks_pcap_usec: is the file of fp a classic pcap (or the "modified"
+ * format) in microseconds, by its magic number? fp is left at its start. */
+static int clocks_pcap_usec(FILE *fp)
+{
+	uint8_t m[4];
+	uint32_t v;
+	int usec = 0;
+
+	if (fread(m, 1, sizeof(m), fp) == sizeof(m)) {
+		v = (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 | (uint32_t)m[2] << 8 | m[3];
+		usec = v == 0xa1b2c3d4u || v == 0xd4c3b2a1u || v == 0xa1b2cd34u || v == 0x34cdb2a1u;
+	}
+	rewind(fp);
+	return usec;
+}
+
+/* libpcap's path: any format it reads. A microsecond pcap is opened in
+ * microseconds, so that its fraction is checked as the file has it, not as
+ * libpcap scales it. libpcap 1.10 reads a classic pcap's fields signed;
+ * they are taken unsigned here, as pcap-savefile(5) has them and the own
+ * reader does. */
 static int clocks_read_libpcap(const char *path, struct clocks_input *in, clocks_packet_fn fn,
 			       void *capture, const struct clocks_file_marks *mk, char *err,
 			       size_t errlen)
@@ -100,12 +140,20 @@ static int clocks_read_libpcap(const char *path, struct clocks_input *in, clocks
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	size_t npkt = 0;
+	int dlt, rc, usec;
 	pcap_t *p;
-	int dlt, rc;
+	FILE *fp;
 
 	errbuf[0] = '\0';
-	p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if ((fp = fopen(path, "rb")) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	usec = clocks_pcap_usec(fp);
+	p = pcap_fopen_offline_with_tstamp_precision(
+	    fp, usec ? PCAP_TSTAMP_PRECISION_MICRO : PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (p == NULL) {
+		fclose(fp);
 		snprintf(err, errlen, "%s: %s", path, errbuf);
 		return -1;
 	}
@@ -119,10 +167,29 @@ static int clocks_read_libpcap(const char *path, struct clocks_input *in, clocks
 		pcap_close(p);
 		return -1;
 	}
-	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
-		/* in nanosecond precision tv_usec holds nanoseconds */
-		int64_t t_ns = (int64_t)h->ts.tv_sec * NSEC_PER_SEC + h->ts.tv_usec;
+	for (;;) {
+		/* where the next record starts (in a pcapng file, the next
+		 * block) */
+		long long off = ftello(pcap_file(p));
+		int64_t sec, t_ns;
+		uint32_t frac;
 
+		if ((rc = pcap_next_ex(p, &h, &data)) != 1)
+			break;
+		frac = (uint32_t)h->ts.tv_usec;
+		if (frac >= (usec ? CLOCKS_USEC_PER_SEC : NSEC_PER_SEC)) {
+			clocks_pcap_bad_time(in, mk, path, npkt, off, frac, !usec);
+			rc = 0;
+			break;
+		}
+		/* a classic pcap's seconds are unsigned 32 bits */
+		sec = pcap_major_version(p) == 2 ? (uint32_t)h->ts.tv_sec : h->ts.tv_sec;
+		if (sec < 0 || sec >= INT64_MAX / NSEC_PER_SEC) {
+			clocks_pcap_bad_seconds(in, mk, path, npkt, off, sec);
+			rc = 0;
+			break;
+		}
+		t_ns = sec * NSEC_PER_SEC + (int64_t)frac * (usec ? NSEC_PER_USEC : 1);
 		npkt++;
 		(*mk->records)++;
 		if (fn(in, capture, dlt, t_ns, data, h->caplen) == -1) {
@@ -204,8 +271,10 @@ static int clocks_pcap_hdr_parse(const uint8_t *h, struct clocks_pcap_hdr *f)
 	if (major != 2 || minor != 4)
 		return -1;
 	f->snaplen = clocks_pcap_u32(h + 16, f->swapped);
-	/* libpcap's rule: no snaplen, or one past the maximum, is the maximum */
-	if (f->snaplen == 0 || f->snaplen > CLOCKS_PCAP_MAX_CAPLEN)
+	/* libpcap's rule (1.10): a snaplen that is not a positive int is the
+	 * maximum; a larger one stays, and only its words about a damaged
+	 * capture length show it */
+	if (f->snaplen == 0 || f->snaplen > INT_MAX)
 		f->snaplen = CLOCKS_PCAP_MAX_CAPLEN;
 	linktype = clocks_pcap_u32(h + 20, f->swapped);
 	switch (linktype) {
@@ -236,7 +305,8 @@ struct clocks_pcap_reader {
 	clocks_packet_fn fn;
 	void *capture;
 	const struct clocks_file_marks *mk;
-	size_t npkt; /* packets so far */
+	size_t npkt;	  /* packets so far */
+	long long offset; /* in the file, of the buffer's first byte */
 };
 
 /* clocks_pcap_cut: the warning on a file that ends in a record, left bytes
@@ -275,7 +345,7 @@ static int clocks_pcap_records(struct clocks_pcap_reader *rd, const uint8_t *buf
 	for (;;) {
 		size_t left = len - off, need = CLOCKS_PCAP_REC_HDR;
 		const uint8_t *r = buf + off;
-		uint32_t caplen = 0;
+		uint32_t caplen = 0, frac;
 
 		if (left >= CLOCKS_PCAP_REC_HDR) {
 			caplen = clocks_pcap_u32(r + 8, f->swapped);
@@ -283,8 +353,10 @@ static int clocks_pcap_records(struct clocks_pcap_reader *rd, const uint8_t *buf
 				clocks_invalid(
 				    &rd->in->notes, "capture_truncated",
 				    "%s: after packet %zu: invalid packet capture length "
-				    "%u, bigger than snaplen of %u; read up to there",
-				    rd->path, rd->npkt, caplen, f->snaplen);
+				    "%u, bigger than %s of %u; read up to there",
+				    rd->path, rd->npkt, caplen,
+				    caplen > f->snaplen ? "snaplen" : "maximum",
+				    caplen > f->snaplen ? f->snaplen : CLOCKS_PCAP_MAX_CAPLEN);
 				*rd->mk->truncated = 1;
 				*done = 1;
 				break;
@@ -299,13 +371,20 @@ static int clocks_pcap_records(struct clocks_pcap_reader *rd, const uint8_t *buf
 			}
 			break;
 		}
+		frac = clocks_pcap_u32(r + 4, f->swapped);
+		if ((int64_t)frac * f->frac_ns >= NSEC_PER_SEC) {
+			clocks_pcap_bad_time(rd->in, rd->mk, rd->path, rd->npkt,
+					     rd->offset + (long long)off, frac, f->frac_ns == 1);
+			*done = 1;
+			break;
+		}
 		rd->npkt++;
 		(*rd->mk->records)++;
 		/* the seconds unsigned, as pcap-savefile(5) has them (libpcap
-		 * 1.10 reads them signed: they differ from 2038 on) */
+		 * 1.10 reads them signed; its path above takes them unsigned) */
 		if (rd->fn(rd->in, rd->capture, f->dlt,
 			   (int64_t)clocks_pcap_u32(r, f->swapped) * NSEC_PER_SEC +
-			       (int64_t)clocks_pcap_u32(r + 4, f->swapped) * f->frac_ns,
+			       (int64_t)frac * f->frac_ns,
 			   r + CLOCKS_PCAP_REC_HDR,
 			   caplen < f->snaplen ? caplen : f->snaplen) == -1)
 			return -1;
@@ -347,18 +426,21 @@ static int clocks_pcap_read(struct clocks_pcap_reader *rd, int fd)
 			break;
 		memmove(buf, buf + used, have - used);
 		have -= used;
+		rd->offset += (long long)used;
 	}
 	free(buf);
 	return rc;
 }
 
-/* clocks_read_pcap: every packet of the capture at path, given to fn */
-static int clocks_read_pcap(const char *path, struct clocks_input *in, clocks_packet_fn fn,
-			    void *capture, const struct clocks_file_marks *mk, char *err,
-			    size_t errlen)
+int clocks_read_pcap(const char *path, struct clocks_input *in, clocks_packet_fn fn, void *capture,
+		     const struct clocks_file_marks *mk, char *err, size_t errlen)
 {
-	struct clocks_pcap_reader rd = {
-	    .path = path, .in = in, .fn = fn, .capture = capture, .mk = mk};
+	struct clocks_pcap_reader rd = {.path = path,
+					.in = in,
+					.fn = fn,
+					.capture = capture,
+					.mk = mk,
+					.offset = CLOCKS_PCAP_FILE_HDR};
 	uint8_t h[CLOCKS_PCAP_FILE_HDR];
 	size_t got = 0;
 	int fd, rc;

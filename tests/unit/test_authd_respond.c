@@ -436,6 +436,26 @@ static void test_edns(void **state)
 	assert_non_null(f->resp->opt_rr);
 }
 
+/* RFC 6891 6.2.5: an EDNS payload below 512 is treated as 512, not refused */
+static void test_edns_small_payload(void **state)
+{
+	struct fixture *f = *state;
+	struct qopts o = {.edns = 1};
+
+	for (unsigned pl = 0; pl <= 512; pl++) {
+		o.payload = (uint16_t)pl;
+		ask(f, "www.lab.example.", KNOT_RRTYPE_A, &o);
+		assert_int_equal(rcode(f), KNOT_RCODE_NOERROR);
+		assert_int_equal(knot_wire_get_ancount(f->r), 2);
+		assert_non_null(f->resp->opt_rr);
+		/* the big answer is cut at 512, as for a payload of 512 */
+		ask(f, "big.lab.example.", KNOT_RRTYPE_TXT, &o);
+		assert_int_equal(rcode(f), KNOT_RCODE_NOERROR);
+		assert_true(knot_wire_get_tc(f->r));
+		assert_true(f->rlen <= 512);
+	}
+}
+
 /* ecs_scope: the response's ECS option: 0 and the scope, or -1 if none. */
 static int ecs_scope(struct fixture *f, knot_edns_client_subnet_t *e)
 {
@@ -646,6 +666,7 @@ int main(void)
 	    T(test_truncation),
 	    T(test_truncation_cap),
 	    T(test_edns),
+	    T(test_edns_small_payload),
 	    T(test_ecs),
 	    T(test_ecs_malformed),
 	    T(test_cname),

@@ -7,7 +7,8 @@
  * microsecond files, files of the other byte order, every link type the
  * decoders know, records that straddle the reader's blocks, the longest
  * record libpcap accepts, records past the snaplen, files cut in a record
- * header or in a packet, a damaged capture length; pcapng, which only
+ * header or in a packet, a damaged capture length, a fraction of a second
+ * of a second or more, seconds past 2038; pcapng, which only
  * libpcap reads; a link type the clocks do not read. Then the reader's
  * request test, clocks_request_of, against clocks_decode_request on every
  * single-byte change of a request.
@@ -158,6 +159,17 @@ static void wrec(struct wpcap *w, int64_t t, const uint8_t *f, uint32_t caplen)
 {
 	w32(w, (uint32_t)(t / 1000000000LL));
 	w32(w, (uint32_t)(w->nano ? t % 1000000000LL : t % 1000000000LL / 1000));
+	w32(w, caplen);
+	w32(w, caplen);
+	assert_int_equal(fwrite(f, 1, caplen, w->fp), caplen);
+}
+
+/* wrec_raw: a record with these seconds and fraction fields as they are */
+static void wrec_raw(struct wpcap *w, uint32_t sec, uint32_t frac, const uint8_t *f,
+		     uint32_t caplen)
+{
+	w32(w, sec);
+	w32(w, frac);
 	w32(w, caplen);
 	w32(w, caplen);
 	assert_int_equal(fwrite(f, 1, caplen, w->fp), caplen);
@@ -506,10 +518,114 @@ static void test_bad_caplen(void **state)
 	memset(f, 0, sizeof(f));
 	fwrite(f, 1, sizeof(f), w.fp);
 	wclose(&w);
+	/* a snaplen past the maximum stays the file's for libpcap, which then
+	 * words the same damage otherwise (found by tests/fuzz/fuzz_pcap.c) */
+	wopen(&w, dir, "capture-b.pcap", 0, 1, 300000, 1);
+	wrec(&w, T0, f, (uint32_t)request(f, L_ETH, 2, "198.19.0.1", WIRE_REQUEST));
+	w32(&w, 1700000000);
+	w32(&w, 0);
+	w32(&w, 262145);
+	w32(&w, 262145);
+	wclose(&w);
 	same(dir, &in);
 	assert_int_equal(capture_of(&in, "a")->n, 3);
-	assert_int_equal(capture_warnings(&in, warn), 1);
-	assert_non_null(strstr(warn[0], "after packet 3: invalid packet capture length 262145"));
+	assert_int_equal(capture_of(&in, "b")->n, 1);
+	assert_int_equal(capture_warnings(&in, warn), 2);
+	assert_non_null(strstr(warn[0], "after packet 3: invalid packet capture length 262145, "
+					"bigger than snaplen of 262144"));
+	assert_non_null(strstr(warn[1], "after packet 1: invalid packet capture length 262145, "
+					"bigger than maximum of 262144"));
+	clocks_input_free(&in);
+}
+
+/* a fraction of a second of a second or more (10^9 ns, 10^6 us): libpcap
+ * passes it on; both readers end the file there, naming the record, in each
+ * byte order and unit; the largest valid fraction is read */
+static void test_bad_time(void **state)
+{
+	const char *dir = *state;
+	const long rec = 16 + 14 + REQ_LEN;
+	static const uint32_t bad[] = {0, 1, 0x7fffffff, 0x80000000, 0xffffffff};
+	char warn[CLOCKS_MAX_WARNINGS][CLOCKS_WARNING_LEN], expect[CLOCKS_WARNING_LEN];
+	uint8_t f[256];
+	struct clocks_input in;
+	char name[64];
+
+	for (int v = 0; v < 4; v++) {
+		int nano = v & 2;
+		uint32_t one = nano ? 1000000000u : 1000000u;
+
+		for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+			uint32_t frac = b == 0 ? one : b == 1 ? one + 1 : bad[b];
+			struct wpcap w;
+
+			snprintf(name, sizeof(name), "capture-v%db%zu.pcap", v, b);
+			wopen(&w, dir, name, v & 1, nano, 262144, 1);
+			for (int k = 0; k < 3; k++)
+				wrec_raw(
+				    &w, 1700000000, one - 1 - (uint32_t)k, f,
+				    (uint32_t)request(f, L_ETH, 2, "198.19.0.1", WIRE_REQUEST));
+			wrec_raw(&w, 1700000000, frac, f,
+				 (uint32_t)request(f, L_ETH, 2, "198.19.0.1", WIRE_REQUEST));
+			wrec_raw(&w, 1700000001, 0, f,
+				 (uint32_t)request(f, L_ETH, 2, "198.19.0.1", WIRE_REQUEST));
+			wclose(&w);
+		}
+	}
+	same(dir, &in);
+	assert_int_equal(capture_warnings(&in, warn), 20);
+	for (int v = 0; v < 4; v++) {
+		int nano = v & 2;
+		uint32_t one = nano ? 1000000000u : 1000000u;
+
+		for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+			const struct clocks_capture *c;
+
+			snprintf(name, sizeof(name), "v%db%zu", v, b);
+			c = capture_of(&in, name);
+			assert_int_equal(c->n, 3);
+			assert_true(c->packets[0].t_ns ==
+				    1700000000 * 1000000000LL +
+					(int64_t)(one - 1) * (nano ? 1 : 1000));
+			snprintf(expect, sizeof(expect),
+				 "%s/capture-%s.pcap: after packet 3: invalid time stamp in the "
+				 "record at byte %ld: %u %s past the second; read up to there",
+				 dir, name, 24 + 3 * rec,
+				 b == 0	  ? one
+				 : b == 1 ? one + 1
+					  : bad[b],
+				 nano ? "nanoseconds" : "microseconds");
+			assert_string_equal(warn[v * 5 + (int)b], expect);
+		}
+	}
+	clocks_input_free(&in);
+}
+
+/* seconds from 2038 on (2^31 and above): unsigned, as pcap-savefile(5)
+ * has them, through either reader */
+static void test_seconds_unsigned(void **state)
+{
+	const char *dir = *state;
+	uint8_t f[256];
+	struct clocks_input in;
+	struct wpcap w;
+
+	for (int swap = 0; swap < 2; swap++) {
+		wopen(&w, dir, swap ? "capture-b.pcap" : "capture-a.pcap", swap, 1, 262144, 1);
+		wrec_raw(&w, 0x80000000u, 5, f,
+			 (uint32_t)request(f, L_ETH, 2, "198.19.0.1", WIRE_REQUEST));
+		wrec_raw(&w, 0xffffffffu, 6, f,
+			 (uint32_t)request(f, L_ETH, 2, "198.19.0.1", WIRE_REQUEST));
+		wclose(&w);
+	}
+	same(dir, &in);
+	for (int c = 0; c < 2; c++) {
+		const struct clocks_capture *cap = capture_of(&in, c ? "b" : "a");
+
+		assert_int_equal(cap->n, 2);
+		assert_true(cap->packets[0].t_ns == 0x80000000LL * 1000000000LL + 5);
+		assert_true(cap->packets[1].t_ns == 0xffffffffLL * 1000000000LL + 6);
+	}
 	clocks_input_free(&in);
 }
 
@@ -566,6 +682,67 @@ static void test_pcapng(void **state)
 	same(dir, &in);
 	assert_int_equal(capture_of(&in, "a")->n, 4);
 	assert_true(capture_of(&in, "a")->packets[3].t_ns == T0 + 3 * MS);
+	clocks_input_free(&in);
+}
+
+/* a pcapng file whose interface counts time in seconds (if_tsresol 0):
+ * a time stamp of 1.7e18 units is 1.7e18 s, which no 64-bit count of
+ * nanoseconds holds; the file ends there (found by tests/fuzz/fuzz_pcap.c:
+ * the multiplication overflowed) */
+static void test_pcapng_far_seconds(void **state)
+{
+	const char *dir = *state;
+	uint8_t f[256], pad[4] = {0};
+	char warn[CLOCKS_MAX_WARNINGS][CLOCKS_WARNING_LEN];
+	struct clocks_input in;
+	struct wpcap w = {0};
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/capture-a.pcap", dir);
+	w.fp = fopen(path, "w");
+	assert_non_null(w.fp);
+	w32(&w, 0x0a0d0d0a);
+	w32(&w, 28);
+	w32(&w, 0x1a2b3c4d);
+	w16(&w, 1);
+	w16(&w, 0);
+	w32(&w, 0xffffffff);
+	w32(&w, 0xffffffff);
+	w32(&w, 28);
+	w32(&w, 1);
+	w32(&w, 32);
+	w16(&w, 1);
+	w16(&w, 0);
+	w32(&w, 0);
+	w16(&w, 9);
+	w16(&w, 1);
+	fwrite("\0\0\0\0", 1, 4, w.fp); /* if_tsresol 0: seconds */
+	w32(&w, 0);
+	w32(&w, 32);
+	for (int k = 0; k < 2; k++) {
+		uint32_t n = (uint32_t)request(f, L_ETH, 5, "198.19.0.1", WIRE_REQUEST);
+		uint32_t padded = (n + 3) & ~3u;
+		uint64_t t = k == 0 ? 1700000000 : (uint64_t)T0;
+
+		w32(&w, 6);
+		w32(&w, 32 + padded);
+		w32(&w, 0);
+		w32(&w, (uint32_t)(t >> 32));
+		w32(&w, (uint32_t)t);
+		w32(&w, n);
+		w32(&w, n);
+		fwrite(f, 1, n, w.fp);
+		fwrite(pad, 1, padded - n, w.fp);
+		w32(&w, 32 + padded);
+	}
+	wclose(&w);
+	same(dir, &in);
+	assert_int_equal(capture_of(&in, "a")->n, 1);
+	assert_true(capture_of(&in, "a")->packets[0].t_ns == 1700000000 * 1000000000LL);
+	assert_int_equal(capture_warnings(&in, warn), 1);
+	assert_non_null(
+	    strstr(warn[0], "after packet 1: invalid time stamp in the record at byte "));
+	assert_non_null(strstr(warn[0], ": 1700000000123456789 seconds, not within 1970..2262"));
 	clocks_input_free(&in);
 }
 
@@ -644,7 +821,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_snaplen, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_caplen, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_time, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_seconds_unsigned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pcapng, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pcapng_far_seconds, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
 	    cmocka_unit_test(test_request_of),
 	};

@@ -173,6 +173,27 @@ static void ask(struct lab *l, int fd, const char *resolver, const char *name, u
 	knot_pkt_free(p);
 }
 
+/* ask_edns: ask() with an OPT of this payload size and no option */
+static void ask_edns(struct lab *l, const char *name, uint16_t id, uint16_t payload)
+{
+	uint8_t wire[512];
+	knot_dname_storage_t dn;
+	knot_pkt_t *p = knot_pkt_new(wire, sizeof(wire), NULL);
+	struct sockaddr_in to = sin_of("127.0.0.11", l->port);
+	knot_rrset_t opt;
+
+	knot_pkt_clear(p);
+	knot_wire_set_id(p->wire, id);
+	knot_dname_from_str(dn, name, sizeof(dn));
+	assert_int_equal(knot_pkt_put_question(p, dn, KNOT_CLASS_IN, KNOT_RRTYPE_A), KNOT_EOK);
+	assert_int_equal(knot_edns_init(&opt, payload, 0, 0, NULL), KNOT_EOK);
+	assert_int_equal(knot_pkt_begin(p, KNOT_ADDITIONAL), KNOT_EOK);
+	assert_int_equal(knot_pkt_put(p, KNOT_COMPR_HINT_NONE, &opt, KNOT_PF_FREE), KNOT_EOK);
+	assert_int_equal(sendto(l->client, p->wire, p->size, 0, (struct sockaddr *)&to, sizeof(to)),
+			 (ssize_t)p->size);
+	knot_pkt_free(p);
+}
+
 /* reply: the next answer to a client on fd: its rcode, first TTL (-1 if
  * no answer record) and id. -1 if nothing came. */
 static int reply(struct lab *l, int fd, int *ttl, uint16_t *id)
@@ -593,6 +614,28 @@ static void test_many_time_out_together(void **state)
 	assert_int_equal(l->ctx.up.count, 0);
 }
 
+/* RFC 6891 6.2.5: an EDNS payload below 512 is 512; a payload of 1 with no
+ * option, which libknot alone refuses, was answered FORMERR */
+static void test_edns_small_payload(void **state)
+{
+	static const uint16_t sizes[] = {0, 1, 2, 100, 511};
+	struct lab *l = *state;
+	struct upq q;
+	uint16_t id;
+	int ttl;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		ask_edns(l, "small.lab.test.", (uint16_t)(900 + i), sizes[i]);
+		if (i == 0) {
+			assert_int_equal(upstream_query(l, &q), 0);
+			upstream_answer(l, &q, 60, KNOT_RCODE_NOERROR, 0);
+		}
+		assert_int_equal(reply(l, l->client, &ttl, &id), KNOT_RCODE_NOERROR);
+		assert_int_equal(id, 900 + i);
+		assert_true(ttl > 0);
+	}
+}
+
 static void test_csv(void **state)
 {
 	struct lab *l = *state;
@@ -623,6 +666,7 @@ int main(void)
 	    cmocka_unit_test(test_prefetch),
 	    cmocka_unit_test(test_tc_retried_over_tcp),
 	    cmocka_unit_test(test_tcp_client),
+	    cmocka_unit_test(test_edns_small_payload),
 	    cmocka_unit_test(test_csv),
 	};
 

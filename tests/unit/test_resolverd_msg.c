@@ -144,6 +144,44 @@ static void test_check_query(void **state)
 	assert_null(rsv_msg_parse(b.wire, 5));
 }
 
+/* RFC 6891 6.2.5: an EDNS payload below 512 is 512. libknot refuses a
+ * payload of 1 without options (an OPT of class IN, no rdata): parsed from
+ * a copy where it is 512. */
+static void test_query_small_edns(void **state)
+{
+	static struct built b;
+	uint8_t *copy;
+	knot_pkt_t *p;
+
+	(void)state;
+	for (unsigned pl = 0; pl < 512; pl++) {
+		query(&b, "www.lab.test.", KNOT_RRTYPE_A, 7, 0);
+		/* query() takes 0 for no EDNS: the OPT of payload 0 by hand */
+		if (pl == 0) {
+			static const uint8_t opt[] = {0, 0, 41, 0, 0, 0, 0, 0, 0, 0, 0};
+
+			memcpy(b.wire + b.len, opt, sizeof(opt));
+			b.len += sizeof(opt);
+			knot_wire_set_arcount(b.wire, 1);
+		} else {
+			query(&b, "www.lab.test.", KNOT_RRTYPE_A, 7, (uint16_t)pl);
+		}
+		p = rsv_msg_parse_query(b.wire, b.len, &copy);
+		assert_non_null(p);
+		assert_true(pl == 1 ? copy != NULL : copy == NULL);
+		assert_int_equal(rsv_msg_check_query(p), 0);
+		assert_int_equal(rsv_msg_max_size(p, 0), 512);
+		knot_pkt_free(p);
+		free(copy);
+	}
+	/* what does not parse for another reason still does not: an OPT cut
+	 * short */
+	query(&b, "www.lab.test.", KNOT_RRTYPE_A, 7, 1);
+	b.len--;
+	assert_null(rsv_msg_parse_query(b.wire, b.len, &copy));
+	assert_null(copy);
+}
+
 static void test_key_and_upstream_query(void **state)
 {
 	static struct built b, u;
@@ -260,6 +298,86 @@ static void test_classify(void **state)
 	assert_int_equal(classify(&r, &ttl), RSV_CLASS_FAILURE);
 	response(&r, &q, KNOT_RCODE_REFUSED, NULL, NULL);
 	assert_int_equal(classify(&r, &ttl), RSV_CLASS_FAILURE);
+}
+
+/*
+ * An upstream NXDOMAIN for www.lab.test. A whose authority SOA has class CH
+ * and RDLENGTH 0: libknot parses it (a class other than IN may have no
+ * rdata), and reading its MINIMUM read 4 bytes past the heap buffer of the
+ * empty rdata (an ASan build died; a release build cached a TTL read from
+ * out of bounds). The same crafted answer is in the fuzz corpus
+ * (tests/fuzz/corpus/resolverd-answer/soa-ch-rdlength0).
+ */
+/* clang-format off */
+static const uint8_t soa_ch_empty[] = {
+	0x12, 0x34, 0x84, 0x03, 0, 1, 0, 0, 0, 1, 0, 0,	/* NXDOMAIN, AA; NSCOUNT 1 */
+	3, 'w', 'w', 'w', 3, 'l', 'a', 'b', 4, 't', 'e', 's', 't', 0,
+	0, 1, 0, 1,					/* A IN */
+	0xc0, 0x10, 0, 6, 0, 3,				/* lab.test. SOA CH */
+	0, 0, 0x01, 0x2c, 0, 0,				/* TTL 300, RDLENGTH 0 */
+};
+/* clang-format on */
+
+/* soa_rr: an authority SOA of class cls, TTL 60, with rdata rd/len */
+static size_t soa_rr(uint8_t *out, uint16_t cls, const uint8_t *rd, uint16_t len)
+{
+	const uint8_t head[] = {0xc0, 0x10, 0x00, 0x06};
+
+	memcpy(out, head, sizeof(head));
+	knot_wire_write_u16(out + 4, cls);
+	knot_wire_write_u32(out + 6, 60);
+	knot_wire_write_u16(out + 10, len);
+	memcpy(out + 12, rd, len);
+	return 12 + (size_t)len;
+}
+
+static void test_classify_bad_soa(void **state)
+{
+	/* ns.lab.test. admin.lab.test. 1 3600 600 86400 MINIMUM 20 */
+	/* clang-format off */
+	static const uint8_t whole[] = {
+		2, 'n', 's', 0xc0, 0x10, 5, 'a', 'd', 'm', 'i', 'n', 0xc0, 0x10,
+		0, 0, 0, 1, 0, 0, 0x0e, 0x10, 0, 0, 0x02, 0x58, 0, 1, 0x51, 0x80,
+		0, 0, 0, 20,
+	};
+	/* clang-format on */
+	static const uint16_t classes[] = {KNOT_CLASS_CH, KNOT_CLASS_NONE, KNOT_CLASS_ANY};
+	uint8_t wire[512];
+	knot_pkt_t *p;
+	uint32_t ttl = 7;
+	size_t len;
+
+	(void)state;
+	p = rsv_msg_parse(soa_ch_empty, sizeof(soa_ch_empty));
+	assert_non_null(p); /* libknot takes it: the check is ours */
+	assert_int_equal(rsv_msg_classify(p, &ttl), RSV_CLASS_UNCACHEABLE);
+	assert_int_equal(ttl, 0);
+	knot_pkt_free(p);
+
+	for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]); c++) {
+		/* an empty SOA of another class, then a whole one of IN: the
+		 * second gives the TTL (compressed names: the wire form has
+		 * pointers, the parsed rdata not) */
+		memcpy(wire, soa_ch_empty, sizeof(soa_ch_empty));
+		knot_wire_set_nscount(wire, 2);
+		len = sizeof(soa_ch_empty);
+		knot_wire_write_u16(wire + len - 8, classes[c]);
+		len += soa_rr(wire + len, KNOT_CLASS_IN, whole, sizeof(whole));
+		p = rsv_msg_parse(wire, len);
+		assert_non_null(p);
+		assert_int_equal(rsv_msg_classify(p, &ttl), RSV_CLASS_NXDOMAIN);
+		assert_int_equal(ttl, 20);
+		knot_pkt_free(p);
+
+		/* a whole SOA, but not of the question's class: not used */
+		memcpy(wire, soa_ch_empty, sizeof(soa_ch_empty) - 12);
+		len = sizeof(soa_ch_empty) - 12;
+		len += soa_rr(wire + len, classes[c], whole, sizeof(whole));
+		p = rsv_msg_parse(wire, len);
+		assert_non_null(p);
+		assert_int_equal(rsv_msg_classify(p, &ttl), RSV_CLASS_UNCACHEABLE);
+		knot_pkt_free(p);
+	}
 }
 
 /* answer: what a client asking cq gets from the upstream answer r. */
@@ -433,9 +551,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_check_query),
+	    cmocka_unit_test(test_query_small_edns),
 	    cmocka_unit_test(test_key_and_upstream_query),
 	    cmocka_unit_test(test_matches),
 	    cmocka_unit_test(test_classify),
+	    cmocka_unit_test(test_classify_bad_soa),
 	    cmocka_unit_test(test_answer_ttls_and_flags),
 	    cmocka_unit_test(test_answer_stale_has_ede),
 	    cmocka_unit_test(test_answer_truncates),
