@@ -213,8 +213,9 @@ static int topo_size(const char *s, uint64_t *bytes)
 	return -1;
 }
 
-/* topo_rate: "1000", "0.5": digits, at most one '.', no exponent. */
-static int topo_rate(const char *s, double *rate)
+/* topo_decimal: "1000", "0.5": digits, at most one '.', no sign, no
+ * exponent, into *v. */
+static int topo_decimal(const char *s, double *v)
 {
 	size_t n = strspn(s, "0123456789");
 
@@ -229,31 +230,22 @@ static int topo_rate(const char *s, double *rate)
 	}
 	if (s[n] != '\0')
 		return -1;
-	*rate = strtod(s, NULL);
-	if (*rate < 0.001 || *rate > 1e6)
+	*v = strtod(s, NULL);
+	return 0;
+}
+
+/* topo_rate: a decimal from 0.001 to 1e6. */
+static int topo_rate(const char *s, double *rate)
+{
+	if (topo_decimal(s, rate) == -1 || *rate < 0.001 || *rate > 1e6)
 		return -1;
 	return 0;
 }
 
-/* topo_share: "0.5", "0": digits, at most one '.', no exponent; 0 <= q < 1,
- * or 0 <= q <= 1 if one. */
+/* topo_share: a decimal with 0 <= q < 1, or 0 <= q <= 1 if one. */
 static int topo_share(const char *s, double *q, int one)
 {
-	size_t n = strspn(s, "0123456789");
-
-	if (n == 0)
-		return -1;
-	if (s[n] == '.') {
-		size_t m = strspn(s + n + 1, "0123456789");
-
-		if (m == 0)
-			return -1;
-		n += 1 + m;
-	}
-	if (s[n] != '\0')
-		return -1;
-	*q = strtod(s, NULL);
-	if (one ? *q > 1 : *q >= 1)
+	if (topo_decimal(s, q) == -1 || (one ? *q > 1 : *q >= 1))
 		return -1;
 	return 0;
 }
