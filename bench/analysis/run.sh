@@ -83,8 +83,12 @@ declare -A label=([steerlab]="steerlab report" [noplot]="  without plots" [tcpdu
 declare -A npkt=([steerlab]=$((na + nb + nq)) [noplot]=$((na + nb + nq)) [tcpdump]=$na [tshark]=$((na + nb)))
 declare -A reads=([steerlab]="every capture" [noplot]="every capture" [tcpdump]="capture-a.pcap" [tshark]="capture-a, -b")
 
-run_steerlab() { "$steerlab" report "$run" >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; exit 1; }; }
-run_noplot() { PATH="$tmp/nobin" "$steerlab" report "$run" >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; exit 1; }; }
+# exit 3 is a full analysis whose verdict is "invalid": the synthetic run's
+# records lose nothing while its captures reach the dead site (loss_mismatch),
+# which is what the timing needs, not a consistent lab
+report_ok() { local rc=0; "$@" >"$tmp/out" 2>&1 || rc=$?; [ $rc -eq 0 ] || [ $rc -eq 3 ] || { cat "$tmp/out" >&2; exit 1; }; }
+run_steerlab() { report_ok "$steerlab" report "$run"; }
+run_noplot() { PATH="$tmp/nobin" report_ok "$steerlab" report "$run"; }
 run_tcpdump() { tcpdump -r "$run/capture-a.pcap" --count 'udp dst port 7000' >"$tmp/out" 2>/dev/null; }
 # tshark_counts FILE FILTER...: the frames of FILE matching each filter, in one pass.
 tshark_counts() {
