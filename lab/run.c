@@ -263,7 +263,7 @@ static int run_fail(struct lab *lab, const struct run_opts *o)
 				  "measure",
 				  node->name);
 		else
-			log_warn("kill sited of site %s", node->name);
+			log_warn("%s: kill sited of site %s", __func__, node->name);
 		return -1;
 	}
 	int64_t killed = now_real_ns();

@@ -359,7 +359,7 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 		}
 		if (loop_add(col->loop, &l->h, capture_fd(l->cap), EPOLLIN, collector_capture_cb,
 			     l) == -1) {
-			log_warn("%s: loop", l->iface);
+			log_warn("%s: %s: loop", __func__, l->iface);
 			return -1;
 		}
 		event_emit(col->ev, "capture_ready", "{s:s, s:s, s:s, s:i, s:i}", "label", l->label,
@@ -369,7 +369,7 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 	}
 	if (loop_timer_add(col->loop, &col->flush_timer, now_mono_ns() + COLLECTOR_FLUSH_NS,
 			   COLLECTOR_FLUSH_NS, collector_flush_cb, col) == -1) {
-		log_warn("flush timer");
+		log_warn("%s: flush timer", __func__);
 		return -1;
 	}
 	return 0;
@@ -506,7 +506,7 @@ int main(int argc, char *argv[])
 	if (col.ev == NULL || col.loop == NULL)
 		fatalx("cannot start");
 	if (loop_signals(col.loop, &col.sig, collector_signal_cb, &col) == -1)
-		fatal("signals");
+		fatal("%s: signals", __func__);
 	collector_reserve(&col);
 	if (collector_start(&col, &cfg) == -1)
 		goto out;
