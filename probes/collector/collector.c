@@ -36,6 +36,7 @@
 #include "log.h"
 #include "loop.h"
 #include "rtmon.h"
+#include "strtonum.h"
 #include "timeutil.h"
 
 #define COLLECTOR_MAX_LINKS 64
@@ -103,9 +104,12 @@ static int collector_parse_size(const char *s, int *bytes)
 	char *end;
 	unsigned long long v, mult = 1;
 
+	/* digits first: no sign, no space (strtoull would take both) */
+	if (*s < '0' || *s > '9')
+		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
+	if (errno == ERANGE)
 		return -1;
 	switch (*end) {
 	case 'k':
@@ -442,7 +446,7 @@ int main(int argc, char *argv[])
 				     .snaplen = CAPTURE_SNAPLEN_DEFAULT};
 	const char *node = "collector", *evpath = NULL, *prefix = NULL;
 	int ch, verbose = 0, rc = 1;
-	char *end;
+	const char *errstr;
 
 	log_init("collector", 0);
 	while ((ch = getopt(argc, argv, ":n:e:o:c:f:B:s:P:vh")) != -1) {
@@ -468,10 +472,8 @@ int main(int argc, char *argv[])
 				fatalx("-B %s: expected a size such as 64M", optarg);
 			break;
 		case 's':
-			errno = 0;
-			cfg.snaplen = (int)strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || cfg.snaplen < 1 ||
-			    cfg.snaplen > 262144)
+			cfg.snaplen = (int)strtonum(optarg, 1, 262144, &errstr);
+			if (errstr != NULL)
 				fatalx("-s %s: expected a snaplen of 1 to 262144", optarg);
 			break;
 		case 'P':
