@@ -123,6 +123,8 @@ static void authd_parse(int argc, char **argv, struct authd_opts *o)
 				authd_bad("-C", "ADDR[:PORT], [IPV6]:PORT or none", optarg);
 			break;
 		case 'S':
+			/* not strtonum: a full 64-bit seed, in decimal, hex (0x) or
+			 * octal, beyond strtonum's long long */
 			errno = 0;
 			v = strtoull(optarg, &end, 0);
 			if (errno || end == optarg || *end || v == 0 || optarg[0] == '-')
