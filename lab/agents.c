@@ -201,7 +201,7 @@ static int lab_start_dns(struct lab *lab, int n)
 		return -1;
 	rc = dnsconf_write(lab->t, n, fp);
 	if (fclose(fp) == EOF || rc == -1) {
-		log_warn("%s", conf);
+		log_warn("%s: %s", __func__, conf);
 		return -1;
 	}
 	argv_start(&a, lab, n, "authd", "authd");
@@ -240,7 +240,7 @@ static int lab_start_resolver(struct lab *lab, int n)
 		return -1;
 	rc = resolvconf_write(lab->t, n, fp);
 	if (fclose(fp) == EOF || rc == -1) {
-		log_warn("%s", conf);
+		log_warn("%s: %s", __func__, conf);
 		return -1;
 	}
 	argv_start(&a, lab, n, "resolverd", "resolverd");

@@ -64,7 +64,7 @@ int lab_init(struct lab *lab, const struct topology *t, const char *rundir, cons
 		return -1;
 	}
 	if (mkdir_p(rundir) == -1) {
-		log_warn("cannot create run directory %s", rundir);
+		log_warn("%s: cannot create run directory %s", __func__, rundir);
 		return -1;
 	}
 	strfmt(path, sizeof(path), "%s/lab.events.jsonl", rundir);
@@ -90,11 +90,11 @@ static FILE *lab_fopen_flags(const char *dir, const char *file, int flags, const
 		else if (errno == EEXIST)
 			log_warnx("%s already exists: not overwritten", path);
 		else
-			log_warn("%s", path);
+			log_warn("%s: %s", __func__, path);
 		return NULL;
 	}
 	if ((fp = fdopen(fd, mode)) == NULL) {
-		log_warn("%s", path);
+		log_warn("%s: %s", __func__, path);
 		close(fd);
 	}
 	return fp;
@@ -133,7 +133,7 @@ int lab_append(const char *dir, const char *file, const char *line)
 	if (fclose(fp) == EOF)
 		rc = -1;
 	if (rc == -1)
-		log_warn("%s/%s", dir, file);
+		log_warn("%s: %s/%s", __func__, dir, file);
 	return rc;
 }
 
@@ -147,7 +147,7 @@ static int lab_write_new(const char *dir, const char *file, const char *line)
 		return -1;
 	rc = fprintf(fp, "%s\n", line) < 0 ? -1 : 0;
 	if (fclose(fp) == EOF || rc == -1) {
-		log_warn("%s/%s", dir, file);
+		log_warn("%s: %s/%s", __func__, dir, file);
 		return -1;
 	}
 	return 0;
@@ -158,14 +158,14 @@ static int lab_write_new(const char *dir, const char *file, const char *line)
 static int lab_private_dir(const char *dir)
 {
 	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
-		log_warn("mkdir %s", dir);
+		log_warn("%s: mkdir %s", __func__, dir);
 		return -1;
 	}
 	if (lab_state_check(dir) == -1)
 		return -1;
 	/* a /run/steerlab from before it was private */
 	if (chmod(dir, 0700) == -1) {
-		log_warn("chmod %s", dir);
+		log_warn("%s: chmod %s", __func__, dir);
 		return -1;
 	}
 	return 0;
@@ -185,11 +185,11 @@ static int lab_claim(struct lab *lab)
 				  "steerlab down %s",
 				  t->name, lab->statedir, t->name);
 		else
-			log_warn("mkdir %s", lab->statedir);
+			log_warn("%s: mkdir %s", __func__, lab->statedir);
 		return -1;
 	}
 	if (chmod(lab->statedir, 0700) == -1) {
-		log_warn("chmod %s", lab->statedir);
+		log_warn("%s: chmod %s", __func__, lab->statedir);
 		goto out_rmdir;
 	}
 	for (int i = 0; i < t->nnodes; i++) {
@@ -203,7 +203,7 @@ static int lab_claim(struct lab *lab)
 	}
 	/* down signals only the programs of this directory */
 	if (realpath(lab->bindir, bindir) == NULL) {
-		log_warn("%s", lab->bindir);
+		log_warn("%s: %s", __func__, lab->bindir);
 		goto out_rmdir;
 	}
 	if (lab_write_new(lab->statedir, "rundir", lab->rundir) == -1 ||
@@ -232,11 +232,11 @@ static int lab_make_namespaces(struct lab *lab)
 		if (lab_append(lab->statedir, "namespaces", ns) == -1)
 			return -1;
 		if (netns_create(ns) == -1) {
-			log_warn("namespace %s", ns);
+			log_warn("%s: namespace %s", __func__, ns);
 			return -1;
 		}
 		if ((lab->nsfd[i] = netns_open(ns)) == -1) {
-			log_warn("open namespace %s", ns);
+			log_warn("%s: open namespace %s", __func__, ns);
 			return -1;
 		}
 	}

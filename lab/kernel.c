@@ -33,25 +33,25 @@ struct kern *kern_open(int nsfd)
 	if (k == NULL)
 		return NULL;
 	if (nsfd != -1 && netns_enter(nsfd) == -1) {
-		log_warn("setns");
+		log_warn("%s: setns", __func__);
 		free(k);
 		return NULL;
 	}
 	k->sk = nl_socket_alloc();
 	if (k->sk == NULL) {
-		log_warnx("nl_socket_alloc failed");
+		log_warnx("%s: nl_socket_alloc failed", __func__);
 		goto fail;
 	}
 	if ((err = nl_connect(k->sk, NETLINK_ROUTE)) < 0) {
-		log_warnx("netlink connect: %s", nl_geterror(err));
+		log_warnx("%s: netlink connect: %s", __func__, nl_geterror(err));
 		goto fail;
 	}
 	if (nsfd != -1 && netns_enter_root() == -1)
-		fatal("setns back to the root namespace");
+		fatal("%s: setns back to the root namespace", __func__);
 	return k;
 fail:
 	if (nsfd != -1 && netns_enter_root() == -1)
-		fatal("setns back to the root namespace");
+		fatal("%s: setns back to the root namespace", __func__);
 	kern_close(k);
 	return NULL;
 }
@@ -79,7 +79,7 @@ int kern_veth(struct kern *k, const char *name_a, int nsfd_a, const char *name_b
 	rtnl_link_set_ns_fd(peer, nsfd_b);
 	err = rtnl_link_add(k->sk, link, NLM_F_CREATE | NLM_F_EXCL);
 	if (err < 0)
-		log_warnx("veth %s/%s: %s", name_a, name_b, nl_geterror(err));
+		log_warnx("%s: veth %s/%s: %s", __func__, name_a, name_b, nl_geterror(err));
 	else
 		rc = 0;
 	rtnl_link_put(peer);
@@ -94,7 +94,7 @@ int kern_ifindex(struct kern *k, const char *name)
 
 	err = rtnl_link_get_kernel(k->sk, 0, name, &link);
 	if (err < 0) {
-		log_warnx("link %s: %s", name, nl_geterror(err));
+		log_warnx("%s: link %s: %s", __func__, name, nl_geterror(err));
 		return -1;
 	}
 	ifindex = rtnl_link_get_ifindex(link);
@@ -113,7 +113,7 @@ int kern_link_up(struct kern *k, int ifindex)
 		err = rtnl_link_change(k->sk, orig, change, 0);
 	}
 	if (err < 0)
-		log_warnx("link %d up: %s", ifindex, nl_geterror(err));
+		log_warnx("%s: link %d up: %s", __func__, ifindex, nl_geterror(err));
 	rtnl_link_put(orig);
 	rtnl_link_put(change);
 	return err < 0 ? -1 : 0;
@@ -131,7 +131,7 @@ int kern_link_forwarding(struct kern *k, int ifindex)
 			err = rtnl_link_change(k->sk, orig, change, 0);
 	}
 	if (err < 0)
-		log_warnx("link %d forwarding: %s", ifindex, nl_geterror(err));
+		log_warnx("%s: link %d forwarding: %s", __func__, ifindex, nl_geterror(err));
 	rtnl_link_put(orig);
 	rtnl_link_put(change);
 	return err < 0 ? -1 : 0;
@@ -160,7 +160,7 @@ int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixle
 	if (err < 0) {
 		char buf[INET_ADDRSTRLEN];
 		inet_ntop(AF_INET, &addr, buf, sizeof(buf));
-		log_warnx("address %s/%d on link %d: %s", buf, prefixlen, ifindex,
+		log_warnx("%s: address %s/%d on link %d: %s", __func__, buf, prefixlen, ifindex,
 			  nl_geterror(err));
 	}
 	nl_addr_put(local);
@@ -198,7 +198,7 @@ out:
 	if (err < 0) {
 		char buf[INET_ADDRSTRLEN];
 		inet_ntop(AF_INET, &dst, buf, sizeof(buf));
-		log_warnx("route %s/%d: %s", buf, prefixlen, nl_geterror(err));
+		log_warnx("%s: route %s/%d: %s", __func__, buf, prefixlen, nl_geterror(err));
 	}
 	if (nh)
 		rtnl_route_nh_free(nh);

@@ -30,17 +30,17 @@ static int netns_prepare_dir(void)
 	if (done)
 		return 0;
 	if (mkdir(NETNS_DIR, 0755) == -1 && errno != EEXIST) {
-		log_warn("mkdir %s", NETNS_DIR);
+		log_warn("%s: mkdir %s", __func__, NETNS_DIR);
 		return -1;
 	}
 	while (mount("", NETNS_DIR, "none", MS_SHARED | MS_REC, NULL) == -1) {
 		if (errno != EINVAL) {
-			log_warn("mount --make-shared %s", NETNS_DIR);
+			log_warn("%s: mount --make-shared %s", __func__, NETNS_DIR);
 			return -1;
 		}
 		/* not a mount point yet: bind it onto itself, then retry */
 		if (mount(NETNS_DIR, NETNS_DIR, "none", MS_BIND | MS_REC, NULL) == -1) {
-			log_warn("mount --bind %s", NETNS_DIR);
+			log_warn("%s: mount --bind %s", __func__, NETNS_DIR);
 			return -1;
 		}
 	}

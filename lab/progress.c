@@ -156,7 +156,7 @@ void progress_traffic(struct progress *p, int64_t start_ns, const struct lab *la
 	if (p->mode == PROGRESS_QUIET || lab->nagents == 0)
 		return;
 	if ((p->flows = calloc((size_t)lab->nagents, sizeof(*p->flows))) == NULL) {
-		log_warn("progress: no counts");
+		log_warn("%s: progress: no counts", __func__);
 		return;
 	}
 	for (int i = 0; i < lab->nagents; i++) {

@@ -23,6 +23,7 @@
 #include "progress.h"
 #include "report.h"
 #include "strfmt.h"
+#include "strtonum.h"
 #include "timeutil.h"
 
 #ifndef REPORT_INVALID
@@ -196,17 +197,39 @@ static int run_parent_is_default(const char *rundir)
 	       (plen > 4 && strncmp(slash - 5, "/runs", 5) == 0);
 }
 
+int run_sudo_owner(uid_t *uid, gid_t *gid)
+{
+	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID"), *errstr;
+	long long u, g;
+
+	if (su == NULL || sg == NULL)
+		return -1;
+	/* (uid_t)-1 means "unchanged" to chown: not a user */
+	u = strtonum(su, 0, (long long)(uid_t)-1 - 1, &errstr);
+	if (errstr != NULL) {
+		log_warnx("SUDO_UID=%s: %s user id; the run stays root's", su, errstr);
+		return -1;
+	}
+	g = strtonum(sg, 0, (long long)(gid_t)-1 - 1, &errstr);
+	if (errstr != NULL) {
+		log_warnx("SUDO_GID=%s: %s group id; the run stays root's", sg, errstr);
+		return -1;
+	}
+	*uid = (uid_t)u;
+	*gid = (gid_t)g;
+	return 0;
+}
+
 void run_chown(const char *rundir)
 {
-	const char *uid = getenv("SUDO_UID"), *gid = getenv("SUDO_GID");
 	char path[PATH_MAX];
 	struct dirent *de;
+	uid_t u;
+	gid_t g;
 	DIR *d;
 
-	if (uid == NULL || gid == NULL || (d = opendir(rundir)) == NULL)
+	if (run_sudo_owner(&u, &g) == -1 || (d = opendir(rundir)) == NULL)
 		return;
-	uid_t u = (uid_t)strtoul(uid, NULL, 10);
-	gid_t g = (gid_t)strtoul(gid, NULL, 10);
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, "..") == 0)
 			continue;
@@ -263,7 +286,7 @@ static int run_fail(struct lab *lab, const struct run_opts *o)
 				  "measure",
 				  node->name);
 		else
-			log_warn("kill sited of site %s", node->name);
+			log_warn("%s: kill sited of site %s", __func__, node->name);
 		return -1;
 	}
 	int64_t killed = now_real_ns();

@@ -6,6 +6,7 @@
 #define STEERLAB_RUN_H
 
 #include <signal.h>
+#include <sys/types.h>
 
 #include "topology.h"
 
@@ -52,6 +53,11 @@ int run_wait_ready(struct lab *lab);
 
 /* run_default_dir: runs/LAB-YYYYmmdd-HHMMSS into buf. */
 void run_default_dir(char *buf, size_t len, const char *lab);
+
+/* run_sudo_owner: the user and group who ran sudo (SUDO_UID, SUDO_GID)
+ * into *uid and *gid: 0; -1 if either is unset, or not a number from 0
+ * to 2^32 - 2 (said: never taken for uid 0). */
+int run_sudo_owner(uid_t *uid, gid_t *gid);
 
 /* run_chown: give dir and its entries to the user who ran sudo (SUDO_UID,
  * SUDO_GID), if any, and the default parent runs/ if sudo made it; never

@@ -232,16 +232,16 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const c
 	strfmt(prog, sizeof(prog), "%s/%s", lab->bindir, prog_name);
 	strfmt(logpath, sizeof(logpath), "%s/%s.%s.log", lab->rundir, nodename, name);
 	if (access(prog, X_OK) == -1) {
-		log_warn("agent %s", prog);
+		log_warn("%s: agent %s", __func__, prog);
 		return -1;
 	}
 	if (pipe2(errp, O_CLOEXEC) == -1) {
-		log_warn("pipe");
+		log_warn("%s: pipe", __func__);
 		return -1;
 	}
 	fflush(NULL);
 	if ((pid = fork()) == -1) {
-		log_warn("fork");
+		log_warn("%s: fork", __func__);
 		close(errp[0]);
 		close(errp[1]);
 		return -1;
@@ -400,7 +400,7 @@ int lab_watch(struct lab *lab, int64_t timeout_ns)
 	/* to the nanosecond: run_sleep_until's deadline is the failure's */
 	r = ppoll(pfd, (nfds_t)n, &ts, NULL);
 	if (r == -1 && errno != EINTR)
-		log_warn("poll");
+		log_warn("%s: poll", __func__);
 	if (r > 0 || unwatched || timeout_ns <= 0) {
 		for (int i = 0; i < lab->nagents; i++) {
 			struct lab_agent *a = &lab->agents[i];
@@ -662,7 +662,7 @@ static void state_remove(const char *statedir)
 		unlink(path);
 	}
 	if (rmdir(statedir) == -1 && errno != ENOENT)
-		log_warn("rmdir %s", statedir);
+		log_warn("%s: rmdir %s", __func__, statedir);
 }
 
 /* state_remove_namespaces: delete the namespaces named in statedir's
@@ -693,7 +693,7 @@ static int state_remove_namespaces(const char *statedir, const char *lab, int *r
 		if (netns_delete(line) == 0) {
 			(*removed)++;
 		} else if (errno != ENOENT) {
-			log_warn("namespace %s", line);
+			log_warn("%s: namespace %s", __func__, line);
 			rc = -1;
 		}
 	}
@@ -768,7 +768,7 @@ int lab_state_check(const char *dir)
 	struct stat st;
 
 	if (lstat(dir, &st) == -1) {
-		log_warn("%s", dir);
+		log_warn("%s: %s", __func__, dir);
 		return -1;
 	}
 	if (S_ISLNK(st.st_mode)) {
@@ -802,7 +802,7 @@ int lab_status(FILE *out)
 		if (errno == EACCES)
 			log_warnx("%s is root's only: try sudo steerlab status", LAB_STATE_DIR);
 		else
-			log_warn("%s", LAB_STATE_DIR);
+			log_warn("%s: %s", __func__, LAB_STATE_DIR);
 		return -1;
 	}
 	while ((de = readdir(d)) != NULL) {

@@ -241,7 +241,7 @@ int sweep_check(struct sweep *sw, char *lab)
 	int rc = 0, n;
 
 	if (t == NULL) {
-		log_warn("sweep");
+		log_warn("%s: sweep", __func__);
 		return -1;
 	}
 	if (sw->nfixed + 1 > TOPO_MAX_SETS) {
@@ -356,7 +356,7 @@ static int sweep_dir(const struct sweep *sw, const char *dir)
 
 	sweep_args_text(sw, want, sizeof(want));
 	if (sweep_mkdirs(dir) == -1) {
-		log_warn("%s", dir);
+		log_warn("%s: %s", __func__, dir);
 		return -1;
 	}
 	strfmt(path, sizeof(path), "%s/sweep.args", dir);
@@ -423,7 +423,7 @@ static int sweep_rm_entry(const char *path, const struct stat *st, int flag, str
 	(void)st;
 	(void)ftw;
 	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) == -1) {
-		log_warn("%s", path);
+		log_warn("%s: %s", __func__, path);
 		return -1;
 	}
 	return 0;
@@ -472,9 +472,9 @@ static int sweep_plot(const struct sweep *sw, const struct sweep_table *tb, int 
 
 	/* a plot of fewer points, from an earlier try, would mislead */
 	if (unlinkat(dirfd, "sweep.png", 0) == -1 && errno != ENOENT)
-		log_warn("%s/sweep.png", dir);
+		log_warn("%s: %s/sweep.png", __func__, dir);
 	if ((in = subproc_memfd("steerlab-sweep-plot", sweep_plot_fill, &arg)) == -1) {
-		log_warn("gnuplot script");
+		log_warn("%s: gnuplot script", __func__);
 		return -1;
 	}
 	if (atomicfile_open(&png, dirfd, dir, "sweep.png", err, sizeof(err)) == -1) {
@@ -486,7 +486,7 @@ static int sweep_plot(const struct sweep *sw, const struct sweep_table *tb, int 
 	close(in);
 	if (rc != 0) {
 		if (rc == -1)
-			log_warn("gnuplot");
+			log_warn("%s: gnuplot", __func__);
 		atomicfile_abort(&png);
 		return rc == 127 ? 1 : -1;
 	}
@@ -574,7 +574,7 @@ int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 	int rc = 0, done = 0, n;
 
 	if (t == NULL) {
-		log_warn("sweep");
+		log_warn("%s: sweep", __func__);
 		return -1;
 	}
 	if (o->out)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "strfmt.h"
+#include "texttable.h"
 
 static double sweep_json_s(json_t *o, const char *key)
 {
@@ -142,14 +143,6 @@ static void sweep_put_s(FILE *out, double v, const char *fmt, const char *missin
 		fprintf(out, fmt, v);
 }
 
-/* sweep_put_lb: seconds that may be a lower bound: "≥ 4.003" */
-static void sweep_put_lb(FILE *out, double v, int lb, const char *fmt, const char *missing)
-{
-	if (lb && !isnan(v))
-		fputs("\u2265 ", out);
-	sweep_put_s(out, v, fmt, missing);
-}
-
 static void sweep_put_n(FILE *out, int64_t v, const char *missing)
 {
 	if (v < 0)
@@ -230,14 +223,64 @@ int sweep_invalid(const struct sweep *sw, const struct sweep_table *tb)
 	return n;
 }
 
-/* sweep_md_cell: a value in a Markdown table: '|' would end the cell */
-static void sweep_md_cell(FILE *out, const char *s)
+/* sweep_cell_s: seconds that may be a lower bound ("≥ 4.003"), or
+ * missing (NAN) */
+static void sweep_cell_s(struct texttable *t, double v, int lb, const char *missing)
 {
-	for (; *s; s++) {
-		if (*s == '|')
-			fputc('\\', out);
-		fputc(*s, out);
+	if (isnan(v))
+		texttable_cell(t, "%s", missing);
+	else
+		texttable_cell(t, "%s%.3f", lb ? "\u2265 " : "", v);
+}
+
+/* sweep_cell_n: a count, or missing (-1) */
+static void sweep_cell_n(struct texttable *t, int64_t v, const char *missing)
+{
+	if (v < 0)
+		texttable_cell(t, "%s", missing);
+	else
+		texttable_cell(t, "%lld", (long long)v);
+}
+
+static const char *const sweep_md_cols[] = {
+    "detect (s)",   "steer (s)",     "window (s)",     "last p50 (s)",	   "last p99 (s)",
+    "last max (s)", "lost (client)", "lost (capture)", "upstream queries",
+};
+
+/* sweep_md_scheme: the table of scheme s, through lib/texttable (the
+ * report's table writer), every column aligned right */
+static void sweep_md_scheme(const struct sweep *sw, const struct sweep_table *tb, int s, FILE *out)
+{
+	int ncols = 1 + (int)(sizeof(sweep_md_cols) / sizeof(sweep_md_cols[0])) -
+		    (tb->has_upstream[s] ? 0 : 1);
+	struct texttable t;
+
+	texttable_init(&t, ncols);
+	for (int c = 0; c < ncols; c++)
+		texttable_align(&t, c, 0);
+	texttable_row(&t);
+	texttable_cell(&t, "%s", sw->key);
+	for (int c = 1; c < ncols; c++)
+		texttable_cell(&t, "%s", sweep_md_cols[c - 1]);
+	for (int i = 0; i < sw->nvalues; i++) {
+		const struct sweep_clocks *c = &tb->clocks[i][s];
+		const double v[] = {c->detect, c->steer, c->window, c->p50, c->p99, c->max};
+		const int lb[] = {0, 0, c->lb_window, c->lb_p50, c->lb_p99, c->lb_max};
+		/* a point without the scheme: absent, not a row of dashes */
+		const char *none = tb->done[i] && !c->present ? "absent" : "-";
+
+		texttable_row(&t);
+		texttable_cell(&t, "%s%s", sw->values[i],
+			       tb->done[i] && tb->valid[i] == 0 ? " (invalid)" : "");
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+			sweep_cell_s(&t, c->present ? v[k] : NAN, lb[k], none);
+		sweep_cell_n(&t, c->present ? c->lost_client : -1, none);
+		sweep_cell_n(&t, c->present ? c->lost_capture : -1, none);
+		if (tb->has_upstream[s])
+			sweep_cell_n(&t, c->present ? c->upstream : -1, none);
 	}
+	texttable_print(&t, out, 1);
+	texttable_free(&t);
 }
 
 void sweep_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE *out)
@@ -257,38 +300,8 @@ void sweep_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE *
 		"each column.\n",
 		sw->key, sw->key);
 	for (int s = 0; s < tb->nschemes; s++) {
-		fprintf(out, "\n## %s\n\n| ", tb->schemes[s]);
-		sweep_md_cell(out, sw->key);
-		fprintf(out,
-			" | detect (s) | steer (s) | window (s) | last p50 (s) | last p99 (s) "
-			"| last max (s) | lost (client) | lost (capture) |%s\n",
-			tb->has_upstream[s] ? " upstream queries |" : "");
-		fprintf(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|%s\n",
-			tb->has_upstream[s] ? "---:|" : "");
-		for (int i = 0; i < sw->nvalues; i++) {
-			const struct sweep_clocks *c = &tb->clocks[i][s];
-			const double v[] = {c->detect, c->steer, c->window, c->p50, c->p99, c->max};
-			const int lb[] = {0, 0, c->lb_window, c->lb_p50, c->lb_p99, c->lb_max};
-			fputs("| ", out);
-			sweep_md_cell(out, sw->values[i]);
-			if (tb->done[i] && tb->valid[i] == 0)
-				fputs(" (invalid)", out);
-			/* a point without the scheme: absent, not a row of dashes */
-			const char *none = tb->done[i] && !c->present ? "absent" : "-";
-			for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-				fputs(" | ", out);
-				sweep_put_lb(out, c->present ? v[k] : NAN, lb[k], "%.3f", none);
-			}
-			fputs(" | ", out);
-			sweep_put_n(out, c->present ? c->lost_client : -1, none);
-			fputs(" | ", out);
-			sweep_put_n(out, c->present ? c->lost_capture : -1, none);
-			if (tb->has_upstream[s]) {
-				fputs(" | ", out);
-				sweep_put_n(out, c->present ? c->upstream : -1, none);
-			}
-			fputs(" |\n", out);
-		}
+		fprintf(out, "\n## %s\n\n", tb->schemes[s]);
+		sweep_md_scheme(sw, tb, s, out);
 	}
 	for (int i = 0; i < sw->nvalues; i++) {
 		if (tb->done[i])

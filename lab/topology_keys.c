@@ -5,12 +5,12 @@
 #include "topology.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "strtonum.h"
 #include "timeutil.h"
 #include "topology_int.h"
 
@@ -169,18 +169,16 @@ int topo_check_name(const char *s)
 	return 0;
 }
 
-/* topo_whole: a whole decimal number, digits only. */
-static int topo_whole(const char *s, unsigned long long *v)
+/* topo_whole: a whole decimal number from min to max, digits only (no
+ * sign, no space). */
+static int topo_whole(const char *s, long long min, long long max, long long *v)
 {
-	char *end;
+	const char *errstr;
 
 	if (*s < '0' || *s > '9')
 		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (errno || *end != '\0')
-		return -1;
-	return 0;
+	*v = strtonum(s, min, max, &errstr);
+	return errstr ? -1 : 0;
 }
 
 static int topo_size(const char *s, uint64_t *bytes)
@@ -192,7 +190,7 @@ static int topo_size(const char *s, uint64_t *bytes)
 	    {"", 0},   {"K", 10},   {"k", 10}, {"KiB", 10},
 	    {"M", 20}, {"MiB", 20}, {"G", 30}, {"GiB", 30},
 	};
-	unsigned long long v;
+	long long v;
 	char digits[24];
 	size_t n = strspn(s, "0123456789");
 
@@ -200,14 +198,14 @@ static int topo_size(const char *s, uint64_t *bytes)
 		return -1;
 	memcpy(digits, s, n);
 	digits[n] = '\0';
-	if (topo_whole(digits, &v) < 0)
+	if (topo_whole(digits, 1, INT_MAX, &v) < 0)
 		return -1;
 	for (int i = 0; i < COUNT(units); i++) {
 		if (strcmp(s + n, units[i].suffix) != 0)
 			continue;
-		if (v == 0 || v > (unsigned long long)INT_MAX >> units[i].shift)
+		if (v > INT_MAX >> units[i].shift)
 			return -1;
-		*bytes = v << units[i].shift;
+		*bytes = (uint64_t)v << units[i].shift;
 		return 0;
 	}
 	return -1;
@@ -292,7 +290,7 @@ int topo_check_dname(const char *s)
 static int topo_resolver_ref(const char *s, struct topo_resolver_ref *ref)
 {
 	char name[TOPO_NAME_MAX + 8];
-	unsigned long long n = 0;
+	long long n = 0;
 	char *dot;
 
 	if (strlen(s) >= sizeof(name))
@@ -301,8 +299,7 @@ static int topo_resolver_ref(const char *s, struct topo_resolver_ref *ref)
 	dot = strrchr(name, '.');
 	if (dot) {
 		*dot = '\0';
-		if (dot[1] == '0' || topo_whole(dot + 1, &n) < 0 || n < 1 ||
-		    n > TOPO_RESOLVER_COUNT_MAX)
+		if (dot[1] == '0' || topo_whole(dot + 1, 1, TOPO_RESOLVER_COUNT_MAX, &n) < 0)
 			return -1;
 	}
 	if (topo_check_name(name) < 0) /* also: at most TOPO_NAME_MAX characters */
@@ -338,7 +335,7 @@ static const char *topo_choices_expected(const char *const *words, char *why, si
 const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst, char *why,
 			     size_t whylen)
 {
-	unsigned long long u;
+	long long u;
 	struct in_addr a;
 	uint32_t h;
 	uint64_t size;
@@ -370,13 +367,12 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 		memcpy(dst, &a, sizeof(a));
 		return NULL;
 	case TOPO_T_PORT:
-		if (topo_whole(s, &u) < 0 || u < 1 || u > 65535)
+		if (topo_whole(s, 1, 65535, &u) < 0)
 			return "expected a port number from 1 to 65535";
 		*(uint16_t *)dst = (uint16_t)u;
 		return NULL;
 	case TOPO_T_UINT:
-		if (topo_whole(s, &u) < 0 || u < (unsigned long long)k->min ||
-		    u > (unsigned long long)k->max) {
+		if (topo_whole(s, k->min, k->max, &u) < 0) {
 			snprintf(why, whylen, "expected a whole number from %lld to %lld", k->min,
 				 k->max);
 			return why;

@@ -2,17 +2,20 @@
 #include "announce.h"
 
 #include <arpa/inet.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "strtonum.h"
 
 int parse_prefix(const char *s, struct in_addr *addr, int *prefixlen)
 {
 	char buf[INET_ADDRSTRLEN + 4];
 	const char *slash = strchr(s, '/');
 	size_t alen = slash ? (size_t)(slash - s) : strlen(s);
-	char *end;
-	long plen = 32;
+	const char *errstr;
+	long long plen = 32;
 
 	if (alen == 0 || alen >= INET_ADDRSTRLEN)
 		return -1;
@@ -21,8 +24,11 @@ int parse_prefix(const char *s, struct in_addr *addr, int *prefixlen)
 	if (inet_pton(AF_INET, buf, addr) != 1)
 		return -1;
 	if (slash) {
-		plen = strtol(slash + 1, &end, 10);
-		if (end == slash + 1 || *end != '\0' || plen < 0 || plen > 32)
+		/* digits only: strtonum alone would take a sign or a space */
+		if (slash[1] < '0' || slash[1] > '9')
+			return -1;
+		plen = strtonum(slash + 1, 0, 32, &errstr);
+		if (errstr != NULL)
 			return -1;
 	}
 	*prefixlen = (int)plen;
@@ -66,11 +72,13 @@ int announce_parse(const char *buf, size_t len, struct announce_msg *m)
 		if (line[consumed] != '\0')
 			return -1;
 	} else if (strcmp(verb, "ANNOUNCE") == 0) {
-		char *end;
-		unsigned long v = strtoul(line + consumed, &end, 10);
-		if (end == line + consumed || *end != '\0' || v > 0xffffffffUL)
+		const char *errstr, *s = line + consumed;
+
+		if (*s < '0' || *s > '9')
 			return -1;
-		metric = (unsigned)v;
+		metric = (unsigned)strtonum(s, 0, UINT32_MAX, &errstr);
+		if (errstr != NULL)
+			return -1;
 	} else {
 		return -1;
 	}

@@ -52,11 +52,11 @@ static void ctl_reject_defer(struct ctl_reject *r)
 	/* without a timer the drops are reported with the next one, or at exit */
 	if (r->timer.fd == -1) {
 		if (loop_timer_add(r->loop, &r->timer, due, 0, ctl_reject_timer_cb, r) == -1) {
-			log_warn("control_rejected timer");
+			log_warn("%s: control_rejected timer", __func__);
 			return;
 		}
 	} else if (loop_timer_set(&r->timer, due, 0) == -1) {
-		log_warn("control_rejected timer");
+		log_warn("%s: control_rejected timer", __func__);
 		return;
 	}
 	r->timer_armed = 1;

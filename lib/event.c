@@ -30,11 +30,11 @@ static FILE *event_fopen(const char *path)
 		if (errno == ELOOP)
 			log_warnx("%s is a symbolic link: not followed", path);
 		else
-			log_warn("%s", path);
+			log_warn("%s: %s", __func__, path);
 		return NULL;
 	}
 	if ((fp = fdopen(fd, "a")) == NULL) {
-		log_warn("%s", path);
+		log_warn("%s: %s", __func__, path);
 		close(fd);
 	}
 	return fp;

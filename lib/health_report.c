@@ -1,10 +1,12 @@
 /* The HEALTH report line; see health_report.h. */
 #include "health_report.h"
 
-#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "strtonum.h"
 
 static const char health_id_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				      "0123456789._-";
@@ -49,8 +51,8 @@ int health_report_format(const struct health_report *r, char *buf, size_t len)
 int health_report_parse(const char *line, size_t len, struct health_report *r)
 {
 	const char *p = line, *end = line + len;
-	char word[16], rtt[16], *e;
-	unsigned long long v;
+	char word[16], rtt[16];
+	const char *errstr;
 
 	if (len > 0 && end[-1] == '\n')
 		end--;
@@ -75,11 +77,9 @@ int health_report_parse(const char *line, size_t len, struct health_report *r)
 		return -1;
 	if (health_word(&p, end, rtt, sizeof(rtt) - 1) == -1 || rtt[0] < '0' || rtt[0] > '9')
 		return -1;
-	errno = 0;
-	v = strtoull(rtt, &e, 10);
-	if (errno || *e || v > UINT32_MAX - 1) /* UINT32_MAX means "none" */
+	r->rtt_us = (uint32_t)strtonum(rtt, 0, UINT32_MAX - 1, &errstr); /* UINT32_MAX: "none" */
+	if (errstr != NULL)
 		return -1;
-	r->rtt_us = (uint32_t)v;
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
 	return p == end ? 0 : -1;

@@ -242,7 +242,7 @@ int loop_run(struct loop *loop)
 {
 	while (!loop->stop) {
 		if (loop_once(loop, -1) == -1) {
-			log_warn("epoll_wait");
+			log_warn("%s: epoll_wait", __func__);
 			return -1;
 		}
 	}

@@ -9,6 +9,13 @@ void texttable_init(struct texttable *t, int ncols)
 {
 	memset(t, 0, sizeof(*t));
 	t->ncols = ncols;
+	t->left[0] = 1;
+}
+
+void texttable_align(struct texttable *t, int col, int left)
+{
+	if (col >= 0 && col < TEXTTABLE_MAX_COLS)
+		t->left[col] = left != 0;
 }
 
 static int texttable_grow(struct texttable *t)
@@ -54,24 +61,30 @@ void texttable_cell(struct texttable *t, const char *fmt, ...)
 }
 
 /* texttable_width: the columns s takes: its UTF-8 characters (the
- * tables hold "≥", three bytes in one column) */
-static int texttable_width(const char *s)
+ * tables hold "≥", three bytes in one column), and in Markdown the
+ * backslash before each '|' */
+static int texttable_width(const char *s, int markdown)
 {
 	int n = 0;
 
 	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
+		n += (((unsigned char)*s & 0xc0) != 0x80) + (markdown && *s == '|');
 	return n;
 }
 
-/* texttable_put: s padded to width columns, to the left or right */
-static void texttable_put(FILE *out, const char *s, int width, int left)
+/* texttable_put: s padded to width columns, to the left or right; in
+ * Markdown a '|' would end the cell: escaped */
+static void texttable_put(FILE *out, const char *s, int width, int left, int markdown)
 {
-	int pad = width - texttable_width(s);
+	int pad = width - texttable_width(s, markdown);
 
 	if (!left)
 		fprintf(out, "%*s", pad > 0 ? pad : 0, "");
-	fputs(s, out);
+	for (; *s; s++) {
+		if (markdown && *s == '|')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
 	if (left)
 		fprintf(out, "%*s", pad > 0 ? pad : 0, "");
 }
@@ -93,7 +106,7 @@ void texttable_print(const struct texttable *t, FILE *out, int markdown)
 	}
 	for (int r = 0; r < t->nrows; r++)
 		for (int c = 0; c < t->ncols && c < TEXTTABLE_MAX_COLS; c++) {
-			int len = texttable_width(texttable_at(t, r, c));
+			int len = texttable_width(texttable_at(t, r, c), markdown);
 			if (len > width[c])
 				width[c] = len;
 		}
@@ -102,19 +115,20 @@ void texttable_print(const struct texttable *t, FILE *out, int markdown)
 			const char *s = texttable_at(t, r, c);
 
 			fputs(markdown ? (c == 0 ? "| " : " ") : (c == 0 ? "" : "  "), out);
-			texttable_put(out, s, width[c], c == 0);
+			texttable_put(out, s, width[c], t->left[c], markdown);
 			if (markdown)
 				fputs(" |", out);
 		}
 		fputc('\n', out);
 		if (markdown && r == 0) {
-			/* the delimiter row: as wide as the cells, the first column
-			 * aligned left, the others right */
+			/* the delimiter row: as wide as the cells, each column's
+			 * alignment marked */
 			for (int c = 0; c < t->ncols && c < TEXTTABLE_MAX_COLS; c++) {
-				fputs(c == 0 ? "|:" : "", out);
+				fputs(c == 0 ? "|" : "", out);
+				fputs(t->left[c] ? ":" : "", out);
 				for (int k = 0; k <= width[c]; k++)
 					fputc('-', out);
-				fputs(c == 0 ? "|" : ":|", out);
+				fputs(t->left[c] ? "|" : ":|", out);
 			}
 			fputc('\n', out);
 		}

@@ -1,13 +1,15 @@
 /*
  * A table of text cells, printed two ways from the same rows: for the
  * terminal (columns aligned, the first to the left, the others to the
- * right) and as a Markdown pipe table (aligned too, so that the Markdown
- * reads well as plain text). The first row is the header. Cells are
- * formatted with printf; widths count UTF-8 characters, so "≥" takes one
- * column. Out of memory is remembered, not reported at each cell: the
- * table says so when printed.
+ * right unless texttable_align says otherwise) and as a Markdown pipe table
+ * (aligned too, so that the Markdown reads well as plain text, with the
+ * alignment in the delimiter row: ":---" or "---:"; a '|' in a cell is
+ * escaped). The first row is the header. Cells are formatted with printf;
+ * widths count UTF-8 characters, so "≥" takes one column. Out of memory is
+ * remembered, not reported at each cell: the table says so when printed.
  *
- * The report's tables (probes/report/report_tables.c) are built on it.
+ * The report's tables (probes/report/report_tables.c) and the sweep's
+ * (lab/sweep_table.c) are built on it.
  */
 #ifndef STEERLAB_TEXTTABLE_H
 #define STEERLAB_TEXTTABLE_H
@@ -22,11 +24,15 @@ struct texttable {
 	char **cells; /* nrows * ncols, malloc'd strings; NULL: empty */
 	size_t cap;
 	int failed; /* out of memory: the table says so when printed */
+	/* 1: the column is aligned left (texttable_align) */
+	unsigned char left[TEXTTABLE_MAX_COLS];
 };
 
 /* texttable_init: an empty table of ncols (at most TEXTTABLE_MAX_COLS
  * are printed) columns */
 void texttable_init(struct texttable *t, int ncols);
+/* texttable_align: column col aligned to the left (left = 1) or the right */
+void texttable_align(struct texttable *t, int col, int left);
 /* texttable_row: start a row; texttable_cell: its next cell (cells past
  * the last column are dropped) */
 void texttable_row(struct texttable *t);

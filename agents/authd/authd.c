@@ -123,6 +123,8 @@ static void authd_parse(int argc, char **argv, struct authd_opts *o)
 				authd_bad("-C", "ADDR[:PORT], [IPV6]:PORT or none", optarg);
 			break;
 		case 'S':
+			/* not strtonum: a full 64-bit seed, in decimal, hex (0x) or
+			 * octal, beyond strtonum's long long */
 			errno = 0;
 			v = strtoull(optarg, &end, 0);
 			if (errno || end == optarg || *end || v == 0 || optarg[0] == '-')
@@ -362,17 +364,17 @@ int main(int argc, char **argv)
 	authd_health_init(&a.health, a.db);
 	if (authd_respond_init(&a.rc, a.db, &a.health, o.seed | 1) == -1 ||
 	    authd_handouts_init(&a.handouts, a.db) == -1) {
-		log_warnx("out of memory");
+		log_warnx("%s: out of memory", __func__);
 		goto out;
 	}
 	if ((a.ev = event_open(o.events, o.node, "authd")) == NULL)
 		goto out;
 	if ((a.loop = loop_new()) == NULL) {
-		log_warn("loop_new");
+		log_warn("%s: loop_new", __func__);
 		goto out;
 	}
 	if (loop_signals(a.loop, &a.sig, loop_stop_on_signal, NULL) == -1) {
-		log_warn("signals");
+		log_warn("%s: signals", __func__);
 		goto out;
 	}
 	ctl_reject_init(&a.rejects, a.loop, a.ev, "health report");

@@ -62,15 +62,15 @@ static int authd_bind(const struct sockaddr_storage *ss, int type, int pktinfo)
 
 	addr_sockaddr_str(ss, name, sizeof(name));
 	if (fd == -1) {
-		log_warn("socket for %s", name);
+		log_warn("%s: socket for %s", __func__, name);
 		return -1;
 	}
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	if (ss->ss_family == AF_INET6 &&
 	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) == -1)
-		log_warn("IPV6_V6ONLY on %s", name);
+		log_warn("%s: IPV6_V6ONLY on %s", __func__, name);
 	if (pktinfo && udp_pktinfo_on(fd, ss->ss_family) == -1) {
-		log_warn("pktinfo on %s", name);
+		log_warn("%s: pktinfo on %s", __func__, name);
 		goto fail;
 	}
 	/* bursts: a larger buffer than rmem_max if root */
@@ -78,11 +78,11 @@ static int authd_bind(const struct sockaddr_storage *ss, int type, int pktinfo)
 	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) == -1)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (bind(fd, (const struct sockaddr *)ss, authd_socklen(ss)) == -1) {
-		log_warn("bind %s%s", type == SOCK_STREAM ? "tcp " : "", name);
+		log_warn("%s: bind %s%s", __func__, type == SOCK_STREAM ? "tcp " : "", name);
 		goto fail;
 	}
 	if (type == SOCK_STREAM && listen(fd, 128) == -1) {
-		log_warn("listen %s", name);
+		log_warn("%s: listen %s", __func__, name);
 		goto fail;
 	}
 	return fd;
@@ -102,7 +102,7 @@ static void authd_udp_refused(void *arg, unsigned index)
 
 	(void)index;
 	if (n->counts.udp_send_errors++ == 0)
-		log_warn("udp reply");
+		log_warn("%s: udp reply", __func__);
 }
 
 static void authd_udp_serve(struct authd_net *n, struct authd_sock *s)
@@ -113,7 +113,7 @@ static void authd_udp_serve(struct authd_net *n, struct authd_sock *s)
 		int r = udp_recv(s->fd, b);
 
 		if (r == -1)
-			log_warn("recvmmsg");
+			log_warn("%s: recvmmsg", __func__);
 		if (r <= 0)
 			return;
 		for (int i = 0; i < r; i++) {
@@ -182,7 +182,7 @@ static void authd_control_read(struct authd_net *n, struct authd_sock *s)
 
 		if (r == -1) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-				log_warn("control socket");
+				log_warn("%s: control socket", __func__);
 			return;
 		}
 		n->counts.control_datagrams++;
@@ -217,7 +217,7 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 	struct authd_net *n = calloc(1, sizeof(*n));
 
 	if (n == NULL) {
-		log_warn("calloc");
+		log_warn("%s: calloc", __func__);
 		return NULL;
 	}
 	n->loop = loop;
@@ -235,7 +235,7 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 					      .cap = DNSTCP_CAP_REFUSE,
 					      .idle_ns = sv->tcp_idle_ns,
 					      .message = authd_tcp_message}) == -1) {
-		log_warn("calloc");
+		log_warn("%s: calloc", __func__);
 		goto fail;
 	}
 	for (int i = 0; i < sv->nlisten; i++)
@@ -251,7 +251,7 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 			n->nsocks++;
 			if (tcp ? dnstcp_listen(&n->tcp, &s->tcp_l, s->fd, n)
 				: loop_add(loop, &s->h, s->fd, EPOLLIN, authd_sock_event, s)) {
-				log_warn("loop_add");
+				log_warn("%s: loop_add", __func__);
 				goto fail;
 			}
 		}
@@ -264,7 +264,7 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 	}
 	if (loop_timer_add(loop, &n->idle_timer, now_mono_ns() + NSEC_PER_SEC, NSEC_PER_SEC,
 			   authd_idle_timer, n) == -1) {
-		log_warn("timerfd");
+		log_warn("%s: timerfd", __func__);
 		goto fail;
 	}
 	return n;

@@ -271,7 +271,7 @@ static void client_steer_answer(struct client_steer *st, int64_t now)
 static void client_steer_rearm(struct client_steer *st)
 {
 	if (loop_timer_set(&st->timer, client_dns_next_ns(&st->dns), 0) == -1)
-		log_warn("timerfd");
+		log_warn("%s: timerfd", __func__);
 }
 
 static void client_on_dns(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -340,17 +340,17 @@ int main(int argc, char **argv)
 	if ((ev = event_open(o.events, o.node, "client")) == NULL)
 		goto out;
 	if ((csv = fopen(o.csv, "w")) == NULL) {
-		log_warn("%s", o.csv);
+		log_warn("%s: %s", __func__, o.csv);
 		goto out;
 	}
 	setvbuf(csv, NULL, _IOFBF, 1 << 20);
 	fputs(CLIENT_CSV_HEADER, csv);
 	if ((loop = loop_new()) == NULL) {
-		log_warn("loop_new");
+		log_warn("%s: loop_new", __func__);
 		goto out;
 	}
 	if (loop_signals(loop, &sig, client_on_signal, &c) == -1) {
-		log_warn("signals");
+		log_warn("%s: signals", __func__);
 		goto out;
 	}
 	if (o.resolver) {
@@ -368,7 +368,7 @@ int main(int argc, char **argv)
 	pr.ev = ev;
 	if (loop_timer_add(loop, &pr.timer, now_mono_ns() + CLIENT_PROGRESS_NS,
 			   CLIENT_PROGRESS_NS, client_on_progress, &pr) == -1) {
-		log_warn("progress timer");
+		log_warn("%s: progress timer", __func__);
 		goto out;
 	}
 	if (o.resolver) {
@@ -377,7 +377,7 @@ int main(int argc, char **argv)
 		if (loop_add(loop, &st.dns_h, st.dns.fd, EPOLLIN, client_on_dns, &st) == -1 ||
 		    loop_timer_add(loop, &st.timer, client_dns_next_ns(&st.dns), 0,
 				   client_on_dns_timer, &st) == -1) {
-			log_warn("dns loop");
+			log_warn("%s: dns loop", __func__);
 			goto out;
 		}
 		log_info("%s is %s (ttl %us) from resolver %s%s", o.name, inet_ntoa(st.dns.addr),
@@ -424,7 +424,7 @@ out:
 	client_dns_close(&st.dns);
 	client_close(&c);
 	if (csv && fclose(csv) != 0) {
-		log_warn("%s", o.csv);
+		log_warn("%s: %s", __func__, o.csv);
 		rc = 1;
 	}
 	loop_free(loop);

@@ -96,7 +96,7 @@ int client_dns_init(struct client_dns *d, const struct sockaddr_in *resolver, co
 	knot_dname_to_lower(d->qname);
 	d->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (d->fd == -1) {
-		log_warn("socket");
+		log_warn("%s: socket", __func__);
 		return -1;
 	}
 	return 0;
@@ -120,7 +120,7 @@ int client_dns_query(struct client_dns *d, int64_t now)
 	d->queries++;
 	if (sendto(d->fd, buf, (size_t)n, 0, (const struct sockaddr *)&d->resolver,
 		   sizeof(d->resolver)) == -1) {
-		log_warn("query to %s", inet_ntoa(d->resolver.sin_addr));
+		log_warn("%s: query to %s", __func__, inet_ntoa(d->resolver.sin_addr));
 		return -1;
 	}
 	return 0;

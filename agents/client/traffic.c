@@ -63,7 +63,7 @@ static void client_refused(void *arg, unsigned index)
 	struct client_slot *s;
 
 	if (c->stats.errors++ == 0)
-		log_warn("sendto %s", inet_ntoa(c->cfg.target.sin_addr));
+		log_warn("%s: sendto %s", __func__, inet_ntoa(c->cfg.target.sin_addr));
 	s = client_ring_find(&c->ring, snd->base + index);
 	client_record(c, s, CLIENT_ERROR, NULL, 0);
 	client_ring_resolve(&c->ring, s);
@@ -84,7 +84,7 @@ static int client_send_batch(struct client *c, unsigned n)
 		m.sent_ns = (uint64_t)real;
 		wire_encode(&m, udp_tx_buf(io), WIRE_LEN);
 		if (client_ring_push(&c->ring, real, mono) == NULL) {
-			log_warnx("out of memory for %llu outstanding requests",
+			log_warnx("%s: out of memory for %llu outstanding requests", __func__,
 				  (unsigned long long)c->ring.pending);
 			io->ntx = 0;
 			return -1;
@@ -126,7 +126,7 @@ static void client_send_due(struct client *c)
 		return;
 	/* in the past after a cut-short catch-up: fires at once */
 	if (loop_timer_set(&c->send_timer, client_sched_due_at(&c->sched, c->ring.head), 0) == -1) {
-		log_warn("timerfd");
+		log_warn("%s: timerfd", __func__);
 		c->failed = 1;
 		loop_stop(c->loop);
 	}
@@ -196,7 +196,7 @@ static void client_on_reply(struct loop *loop, int fd, uint32_t events, void *ar
 		int64_t now = now_mono_ns();
 
 		if (r == -1)
-			log_warn("recvmmsg");
+			log_warn("%s: recvmmsg", __func__);
 		if (r <= 0)
 			break;
 		for (int i = 0; i < r; i++)
@@ -225,22 +225,22 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 		tick = 50 * NSEC_PER_MSEC;
 	/* twice the requests one timeout holds, so the ring rarely grows */
 	if (client_ring_init(&c->ring, window > 1e8 ? (size_t)2e8 : (size_t)(2 * window) + 64)) {
-		log_warnx("out of memory for the outstanding ring");
+		log_warnx("%s: out of memory for the outstanding ring", __func__);
 		return -1;
 	}
 	if ((c->io = udp_batch_new(CLIENT_BATCH, CLIENT_RXLEN, WIRE_LEN)) == NULL) {
-		log_warn("calloc");
+		log_warn("%s: calloc", __func__);
 		return -1;
 	}
 	c->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (c->fd == -1) {
-		log_warn("socket");
+		log_warn("%s: socket", __func__);
 		return -1;
 	}
 	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz, sizeof(bufsz)) == -1)
 		(void)setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
 	if (loop_add(loop, &c->reply, c->fd, EPOLLIN, client_on_reply, c) == -1) {
-		log_warn("loop_add");
+		log_warn("%s: loop_add", __func__);
 		return -1;
 	}
 	now = now_mono_ns();
@@ -252,7 +252,7 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 		-1 ||
 	    loop_timer_add(loop, &c->send_timer, now, c->periodic ? CLIENT_TICK_NS : 0,
 			   client_on_send_timer, c) == -1) {
-		log_warn("timerfd");
+		log_warn("%s: timerfd", __func__);
 		return -1;
 	}
 	return 0;

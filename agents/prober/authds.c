@@ -27,7 +27,7 @@ int prober_authds_open(struct prober_authds *a)
 {
 	a->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (a->fd == -1) {
-		log_warn("socket");
+		log_warn("%s: socket", __func__);
 		return -1;
 	}
 	return 0;
@@ -38,7 +38,7 @@ int prober_authds_send(struct prober_authds *a, int i, const char *line, size_t 
 	if (sendto(a->fd, line, len, 0, (const struct sockaddr *)&a->addr[i], sizeof(a->addr[i])) !=
 	    (ssize_t)len) {
 		if (a->errors[i]++ == 0)
-			log_warn("send to authd %s", a->name[i]);
+			log_warn("%s: send to authd %s", __func__, a->name[i]);
 		else
 			log_debug("send to authd %s: %s", a->name[i], strerror(errno));
 		return -1;

@@ -34,11 +34,11 @@ int prober_probe_open(struct prober_probe *p, const struct sockaddr_in *target, 
 	strcpy(p->site, site);
 	p->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (p->fd == -1) {
-		log_warn("socket");
+		log_warn("%s: socket", __func__);
 		return -1;
 	}
 	if (connect(p->fd, (const struct sockaddr *)target, sizeof(*target)) == -1) {
-		log_warn("connect");
+		log_warn("%s: connect", __func__);
 		close(p->fd);
 		p->fd = -1;
 		return -1;

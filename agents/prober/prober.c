@@ -376,7 +376,7 @@ static void prober_on_probe_timer(struct loop *loop, int fd, uint32_t events, vo
 			deadline = t->probe.deadline;
 	}
 	if (deadline && loop_timer_set(&p->timeout_timer, deadline, 0) == -1)
-		log_warn("timerfd");
+		log_warn("%s: timerfd", __func__);
 }
 
 static void prober_on_timeout_timer(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -471,11 +471,11 @@ int main(int argc, char **argv)
 	if ((p.ev = event_open(o.events, o.node, "prober")) == NULL)
 		goto out;
 	if ((p.loop = loop_new()) == NULL) {
-		log_warn("loop_new");
+		log_warn("%s: loop_new", __func__);
 		goto out;
 	}
 	if (loop_signals(p.loop, &p.sig, loop_stop_on_signal, NULL) == -1) {
-		log_warn("signals");
+		log_warn("%s: signals", __func__);
 		goto out;
 	}
 	for (int i = 0; i < p.ntargets; i++) {
@@ -484,7 +484,7 @@ int main(int argc, char **argv)
 		if (prober_probe_open(&t->probe, &t->addr, t->site) == -1)
 			goto out;
 		if (loop_add(p.loop, &t->reply, t->probe.fd, EPOLLIN, prober_on_reply, t) == -1) {
-			log_warn("loop_add");
+			log_warn("%s: loop_add", __func__);
 			goto out;
 		}
 	}
@@ -499,7 +499,7 @@ int main(int argc, char **argv)
 		-1 ||
 	    loop_timer_add(p.loop, &p.refresh_timer, now + o.refresh_ns, o.refresh_ns,
 			   prober_on_refresh, &p) == -1) {
-		log_warn("timerfd");
+		log_warn("%s: timerfd", __func__);
 		goto out;
 	}
 	if (o.site)

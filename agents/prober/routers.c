@@ -28,7 +28,7 @@ int prober_routers_open(struct prober_routers *r)
 {
 	r->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (r->fd == -1) {
-		log_warn("socket");
+		log_warn("%s: socket", __func__);
 		return -1;
 	}
 	return 0;
@@ -46,7 +46,7 @@ int prober_routers_send(struct prober_routers *r, int i, const struct announce_m
 	if (sendto(r->fd, buf, (size_t)n, 0, (const struct sockaddr *)&r->addr[i],
 		   sizeof(r->addr[i])) != n) {
 		if (r->errors[i]++ == 0)
-			log_warn("send to router %s", r->name[i]);
+			log_warn("%s: send to router %s", __func__, r->name[i]);
 		else
 			log_debug("send to router %s: %s", r->name[i], strerror(errno));
 		return -1;

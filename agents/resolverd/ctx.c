@@ -48,7 +48,7 @@ int rsv_ctx_open(struct rsv_ctx *ctx, const struct rsv_conf *conf, int nfd, stru
 	if (rsv_up_init(ctx) == -1 || rsv_srv_init(ctx, nfd) == -1)
 		return -1;
 	if ((ctx->inst = calloc((size_t)conf->ninst, sizeof(*ctx->inst))) == NULL) {
-		log_warn("calloc");
+		log_warn("%s: calloc", __func__);
 		return -1;
 	}
 	for (int i = 0; i < conf->ninst; i++) {
@@ -60,7 +60,7 @@ int rsv_ctx_open(struct rsv_ctx *ctx, const struct rsv_conf *conf, int nfd, stru
 		in->udp.fd = in->tcp.fd = in->up.fd = -1;
 		ctx->ninst = i + 1;
 		if (rsv_cache_init(&in->cache, &in->conf->cache) == -1) {
-			log_warn("calloc");
+			log_warn("%s: calloc", __func__);
 			return -1;
 		}
 		if (rsv_srv_open(in) == -1 || rsv_up_open(in) == -1)

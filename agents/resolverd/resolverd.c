@@ -105,7 +105,7 @@ static int resolverd_fds(const struct rsv_conf *c)
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
-		log_warn("getrlimit");
+		log_warn("%s: getrlimit", __func__);
 		return -1;
 	}
 	if (rl.rlim_cur >= need) /* descriptors are numbered from the lowest free */
@@ -114,8 +114,8 @@ static int resolverd_fds(const struct rsv_conf *c)
 		rl.rlim_max = need; /* root may raise it */
 	rl.rlim_cur = need;
 	if (setrlimit(RLIMIT_NOFILE, &rl) == -1) {
-		log_warn("%d resolvers need %llu file descriptors: setrlimit", c->ninst,
-			 (unsigned long long)need);
+		log_warn("%s: %d resolvers need %llu file descriptors: setrlimit", __func__,
+			 c->ninst, (unsigned long long)need);
 		return -1;
 	}
 	return (int)need;
@@ -187,13 +187,13 @@ int main(int argc, char **argv)
 	if ((ctx.stats.ev = event_open(o.events, o.node, "resolverd")) == NULL)
 		goto out;
 	if ((ctx.stats.csv = fopen(o.csv, "w")) == NULL) {
-		log_warn("%s", o.csv);
+		log_warn("%s: %s", __func__, o.csv);
 		goto out;
 	}
 	setvbuf(ctx.stats.csv, NULL, _IOFBF, 1 << 20);
 	fputs(RSV_CSV_HEADER, ctx.stats.csv);
 	if ((loop = loop_new()) == NULL) {
-		log_warn("loop_new");
+		log_warn("%s: loop_new", __func__);
 		goto out;
 	}
 	if (rsv_ctx_open(&ctx, &conf, nfd, loop) == -1)
@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 			   &ctx) == -1 ||
 	    loop_timer_add(loop, &stats, ctx.now + conf.stats_ns, conf.stats_ns, resolverd_on_stats,
 			   &ctx) == -1) {
-		log_warn("event loop");
+		log_warn("%s: event loop", __func__);
 		goto out;
 	}
 	started = 1;
@@ -220,7 +220,7 @@ out:
 	}
 	rsv_ctx_close(&ctx); /* writes the queries still in flight as abandoned */
 	if (ctx.stats.csv && (rsv_stats_flush(&ctx) == -1 || fclose(ctx.stats.csv) != 0)) {
-		log_warn("%s", o.csv);
+		log_warn("%s: %s", __func__, o.csv);
 		rc = 1;
 	}
 	loop_free(loop);

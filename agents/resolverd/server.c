@@ -49,7 +49,7 @@ int rsv_srv_init(struct rsv_ctx *ctx, int nfd)
 	s->batch = udp_batch_new(RSV_SRV_BATCH, RSV_SRV_RXLEN, RSV_UDP_MAX);
 	s->scratch = malloc(RSV_TCP_MAX);
 	if (dnstcp_open(&s->tcp, ctx->loop, &tcp) == -1 || s->batch == NULL || s->scratch == NULL) {
-		log_warn("calloc");
+		log_warn("%s: calloc", __func__);
 		return -1;
 	}
 	return 0;
@@ -70,7 +70,7 @@ static int rsv_srv_socket(struct rsv_inst *in, int type)
 
 	fd = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1) {
-		log_warn("%s: socket", in->conf->name);
+		log_warn("%s: %s: socket", __func__, in->conf->name);
 		return -1;
 	}
 	/* the address may not be up yet; it is the lab's to add */
@@ -81,7 +81,8 @@ static int rsv_srv_socket(struct rsv_inst *in, int type)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
 	    (type == SOCK_STREAM && listen(fd, 128) == -1)) {
-		log_warn("%s: %s %s:%u", in->conf->name, type == SOCK_STREAM ? "TCP" : "UDP",
+		log_warn("%s: %s: %s %s:%u", __func__, in->conf->name,
+			 type == SOCK_STREAM ? "TCP" : "UDP",
 			 inet_ntop(AF_INET, &sin.sin_addr, a, sizeof(a)), in->ctx->conf->port);
 		close(fd);
 		return -1;
@@ -97,7 +98,7 @@ int rsv_srv_open(struct rsv_inst *in)
 		return -1;
 	in->udp = (struct rsv_fd){.kind = RSV_FD_UDP, .fd = fd, .ptr = in};
 	if (rsv_watch(in->ctx, &in->udp, EPOLLIN) == -1) {
-		log_warn("epoll_ctl");
+		log_warn("%s: epoll_ctl", __func__);
 		return -1;
 	}
 	if (!in->ctx->conf->tcp)
@@ -106,7 +107,7 @@ int rsv_srv_open(struct rsv_inst *in)
 		return -1;
 	in->tcp.fd = fd;
 	if (dnstcp_listen(&in->ctx->srv.tcp, &in->tcp, fd, in) == -1) {
-		log_warn("epoll_ctl");
+		log_warn("%s: epoll_ctl", __func__);
 		return -1;
 	}
 	return 0;
@@ -129,7 +130,7 @@ void rsv_srv_udp_readable(struct rsv_inst *in)
 		int r = udp_recv(in->udp.fd, b);
 
 		if (r == -1)
-			log_warn("%s: recvmmsg", in->conf->name);
+			log_warn("%s: %s: recvmmsg", __func__, in->conf->name);
 		if (r <= 0)
 			return;
 		for (int i = 0; i < r; i++) {

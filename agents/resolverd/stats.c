@@ -125,7 +125,7 @@ int rsv_stats_flush(struct rsv_ctx *ctx)
 	if (ctx->stats.csv == NULL || ctx->stats.csv_failed)
 		return ctx->stats.csv_failed ? -1 : 0;
 	if (fflush(ctx->stats.csv) != 0 || ferror(ctx->stats.csv)) {
-		log_warn("upstream CSV");
+		log_warn("%s: upstream CSV", __func__);
 		ctx->stats.csv_failed = 1;
 		return -1;
 	}

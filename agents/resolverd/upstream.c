@@ -65,7 +65,7 @@ int rsv_up_init(struct rsv_ctx *ctx)
 	if ((u->batch = calloc(1, sizeof(*u->batch))) != NULL)
 		u->batch->rx = udp_batch_new(RSV_UP_BATCH, RSV_UP_RXLEN, 0);
 	if (u->by_id == NULL || u->by_key == NULL || u->batch == NULL || u->batch->rx == NULL) {
-		log_warn("calloc");
+		log_warn("%s: calloc", __func__);
 		return -1;
 	}
 	if (getrandom(&u->rng, sizeof(u->rng), GRND_NONBLOCK) != sizeof(u->rng))
@@ -84,7 +84,7 @@ int rsv_up_open(struct rsv_inst *in)
 
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1) {
-		log_warn("%s: upstream socket", in->conf->name);
+		log_warn("%s: %s: upstream socket", __func__, in->conf->name);
 		return -1;
 	}
 	in->up = (struct rsv_fd){.kind = RSV_FD_UPSTREAM, .fd = fd, .ptr = in};
@@ -92,14 +92,14 @@ int rsv_up_open(struct rsv_inst *in)
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
 	    getsockname(fd, (struct sockaddr *)&sin, &slen) == -1) {
-		log_warn("%s: upstream socket on %s", in->conf->name,
+		log_warn("%s: %s: upstream socket on %s", __func__, in->conf->name,
 			 inet_ntop(AF_INET, &in->conf->addr, a, sizeof(a)));
 		return -1;
 	}
 	snprintf(in->src, sizeof(in->src), "%s:%u", inet_ntop(AF_INET, &sin.sin_addr, a, sizeof(a)),
 		 ntohs(sin.sin_port));
 	if (rsv_watch(in->ctx, &in->up, EPOLLIN) == -1) {
-		log_warn("epoll_ctl");
+		log_warn("%s: epoll_ctl", __func__);
 		return -1;
 	}
 	return 0;

@@ -22,16 +22,16 @@ struct kroute_ctx *kroute_open(uint32_t table)
 	int err;
 
 	if (k == NULL) {
-		log_warn("calloc");
+		log_warn("%s: calloc", __func__);
 		return NULL;
 	}
 	k->table = table;
 	if ((k->sk = nl_socket_alloc()) == NULL) {
-		log_warnx("netlink: cannot allocate a socket");
+		log_warnx("%s: netlink: cannot allocate a socket", __func__);
 		goto fail;
 	}
 	if ((err = nl_connect(k->sk, NETLINK_ROUTE)) < 0) {
-		log_warnx("netlink: %s", nl_geterror(err));
+		log_warnx("%s: netlink: %s", __func__, nl_geterror(err));
 		goto fail;
 	}
 	return k;

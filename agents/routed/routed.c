@@ -159,7 +159,7 @@ static void routed_on_message(struct loop *loop, int fd, uint32_t events, void *
 
 		if (n == -1) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-				log_warn("recvfrom");
+				log_warn("%s: recvfrom", __func__);
 			return;
 		}
 		if (fromlen != sizeof(from) || from.sin_family != AF_INET)
@@ -173,11 +173,12 @@ static int routed_socket(const struct sockaddr_in *sin)
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 	if (fd == -1) {
-		log_warn("socket");
+		log_warn("%s: socket", __func__);
 		return -1;
 	}
 	if (bind(fd, (const struct sockaddr *)sin, sizeof(*sin)) == -1) {
-		log_warn("bind %s:%u", inet_ntoa(sin->sin_addr), ntohs(sin->sin_port));
+		log_warn("%s: bind %s:%u", __func__, inet_ntoa(sin->sin_addr),
+			 ntohs(sin->sin_port));
 		close(fd);
 		return -1;
 	}
@@ -215,16 +216,16 @@ int main(int argc, char **argv)
 	routed_parse(argc, argv, &o);
 	log_init("routed", o.verbose);
 	if ((rm = calloc(1, sizeof(*rm))) == NULL)
-		fatal("calloc");
+		fatal("%s: calloc", __func__);
 	rm->fd = -1;
 	if ((ev = event_open(o.events, o.node, "routed")) == NULL)
 		goto out;
 	if ((loop = loop_new()) == NULL) {
-		log_warn("loop_new");
+		log_warn("%s: loop_new", __func__);
 		goto out;
 	}
 	if (loop_signals(loop, &rm->sig, loop_stop_on_signal, (void *)" (routes stay in the kernel)") == -1) {
-		log_warn("signals");
+		log_warn("%s: signals", __func__);
 		goto out;
 	}
 	if ((rm->kr = kroute_open(o.table)) == NULL)
@@ -238,7 +239,7 @@ int main(int argc, char **argv)
 	if ((rm->fd = routed_socket(&o.listen)) == -1)
 		goto out;
 	if (loop_add(loop, &rm->msg, rm->fd, EPOLLIN, routed_on_message, rd) == -1) {
-		log_warn("loop_add");
+		log_warn("%s: loop_add", __func__);
 		goto out;
 	}
 	log_info("listening on %s:%u, table %u", inet_ntoa(o.listen.sin_addr),

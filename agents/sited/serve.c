@@ -43,23 +43,23 @@ int sited_server_open(struct sited_server *s, const struct sockaddr_in *addr, co
 	strcpy(s->site, site);
 	s->batch = udp_batch_new(SITED_BATCH, SITED_RXLEN, WIRE_LEN);
 	if (s->batch == NULL) {
-		log_warn("calloc");
+		log_warn("%s: calloc", __func__);
 		goto fail;
 	}
 	s->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->fd == -1) {
-		log_warn("socket");
+		log_warn("%s: socket", __func__);
 		goto fail;
 	}
 	if (udp_pktinfo_on(s->fd, AF_INET) == -1) {
-		log_warn("setsockopt IP_PKTINFO");
+		log_warn("%s: setsockopt IP_PKTINFO", __func__);
 		goto fail;
 	}
 	/* bursts from fast clients: a larger buffer than rmem_max if root */
 	if (setsockopt(s->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) == -1)
 		(void)setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (bind(s->fd, (const struct sockaddr *)addr, sizeof(*addr)) == -1) {
-		log_warn("bind");
+		log_warn("%s: bind", __func__);
 		goto fail;
 	}
 	return 0;
@@ -90,7 +90,7 @@ static void sited_refused(void *arg, unsigned index)
 	const struct sockaddr_in *to = (const struct sockaddr_in *)&s->batch->tx_to[index];
 
 	if (s->counts.send_errors++ == 0)
-		log_warn("reply to %s", inet_ntoa(to->sin_addr));
+		log_warn("%s: reply to %s", __func__, inet_ntoa(to->sin_addr));
 }
 
 int sited_server_serve(struct sited_server *s)
@@ -99,7 +99,7 @@ int sited_server_serve(struct sited_server *s)
 		int r = udp_recv(s->fd, s->batch);
 
 		if (r == -1) {
-			log_warn("recvmmsg");
+			log_warn("%s: recvmmsg", __func__);
 			return -1;
 		}
 		if (r == 0)

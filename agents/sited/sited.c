@@ -138,17 +138,17 @@ int main(int argc, char **argv)
 	if ((ev = event_open(o.events, o.node, "sited")) == NULL)
 		goto out;
 	if ((loop = loop_new()) == NULL) {
-		log_warn("loop_new");
+		log_warn("%s: loop_new", __func__);
 		goto out;
 	}
 	if (loop_signals(loop, &sig, loop_stop_on_signal, NULL) == -1) {
-		log_warn("signals");
+		log_warn("%s: signals", __func__);
 		goto out;
 	}
 	if (sited_server_open(&srv, &o.addr, o.site) == -1)
 		goto out;
 	if (loop_add(loop, &req, srv.fd, EPOLLIN, sited_on_request, &srv) == -1) {
-		log_warn("loop_add");
+		log_warn("%s: loop_add", __func__);
 		goto out;
 	}
 	log_info("site %s answering on %s:%u", o.site, inet_ntoa(o.addr.sin_addr),

@@ -44,12 +44,13 @@ static int capture_setup(struct capture *c, const struct capture_config *cfg)
 	    pcap_set_buffer_size(c->pcap, cfg->buffer_bytes) != 0 ||
 	    pcap_set_timeout(c->pcap, CAPTURE_TIMEOUT_MS) != 0 ||
 	    pcap_set_promisc(c->pcap, 0) != 0) {
-		log_warnx("%s: cannot configure capture", c->iface);
+		log_warnx("%s: %s: cannot configure capture", __func__, c->iface);
 		return -1;
 	}
 	rc = pcap_set_tstamp_precision(c->pcap, PCAP_TSTAMP_PRECISION_NANO);
 	if (rc != 0) {
-		log_warnx("%s: nanosecond timestamps: %s", c->iface, pcap_statustostr(rc));
+		log_warnx("%s: %s: nanosecond timestamps: %s", __func__, c->iface,
+			  pcap_statustostr(rc));
 		return -1;
 	}
 	return 0;
@@ -65,7 +66,8 @@ static int capture_activate(struct capture *c, const struct capture_config *cfg)
 	if (rc != 0) {
 		/* the detailed message when there is one, else the generic */
 		const char *why = pcap_geterr(c->pcap);
-		log_warnx("%s: %s: %s", c->iface, rc < 0 ? "cannot capture" : "warning",
+		log_warnx("%s: %s: %s: %s", __func__, c->iface,
+			  rc < 0 ? "cannot capture" : "warning",
 			  why && *why ? why : pcap_statustostr(rc));
 		if (rc < 0)
 			return -1;
@@ -75,22 +77,23 @@ static int capture_activate(struct capture *c, const struct capture_config *cfg)
 		return -1;
 	}
 	if (pcap_compile(c->pcap, &prog, cfg->filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
-		log_warnx("%s: filter \"%s\": %s", c->iface, cfg->filter, pcap_geterr(c->pcap));
+		log_warnx("%s: %s: filter \"%s\": %s", __func__, c->iface, cfg->filter,
+			  pcap_geterr(c->pcap));
 		return -1;
 	}
 	rc = pcap_setfilter(c->pcap, &prog);
 	pcap_freecode(&prog);
 	if (rc != 0) {
-		log_warnx("%s: setfilter: %s", c->iface, pcap_geterr(c->pcap));
+		log_warnx("%s: %s: setfilter: %s", __func__, c->iface, pcap_geterr(c->pcap));
 		return -1;
 	}
 	if (pcap_setnonblock(c->pcap, 1, errbuf) != 0) {
-		log_warnx("%s: setnonblock: %s", c->iface, errbuf);
+		log_warnx("%s: %s: setnonblock: %s", __func__, c->iface, errbuf);
 		return -1;
 	}
 	c->fd = pcap_get_selectable_fd(c->pcap);
 	if (c->fd == -1) {
-		log_warnx("%s: no selectable descriptor", c->iface);
+		log_warnx("%s: %s: no selectable descriptor", __func__, c->iface);
 		return -1;
 	}
 	return 0;
@@ -105,11 +108,11 @@ static int capture_file_header(struct capture *c, char **hdr, size_t *len)
 	pcap_dumper_t *d;
 
 	if (mem == NULL) {
-		log_warn("%s: header", c->path);
+		log_warn("%s: %s: header", __func__, c->path);
 		return -1;
 	}
 	if ((d = pcap_dump_fopen(c->pcap, mem)) == NULL) {
-		log_warnx("%s: %s", c->path, pcap_geterr(c->pcap));
+		log_warnx("%s: %s: %s", __func__, c->path, pcap_geterr(c->pcap));
 		fclose(mem);
 		free(*hdr);
 		return -1;
@@ -131,7 +134,7 @@ static int capture_open_file(struct capture *c, int *file_errno)
 	free(hdr);
 	if (c->file == NULL) {
 		*file_errno = errno;
-		log_warnx("%s: %s", c->path, strerror(errno));
+		log_warnx("%s: %s: %s", __func__, c->path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -152,13 +155,13 @@ struct capture *capture_open(const struct capture_config *cfg, int *file_errno)
 	if (c->label == NULL || c->iface == NULL ||
 	    asprintf(&c->path, "%s/capture-%s.pcap", cfg->dir, cfg->label) == -1) {
 		c->path = NULL;
-		log_warnx("out of memory");
+		log_warnx("%s: out of memory", __func__);
 		goto fail;
 	}
 	errbuf[0] = '\0';
 	c->pcap = pcap_create(cfg->iface, errbuf);
 	if (c->pcap == NULL) {
-		log_warnx("%s: %s", cfg->iface, errbuf);
+		log_warnx("%s: %s: %s", __func__, cfg->iface, errbuf);
 		goto fail;
 	}
 	if (capture_setup(c, cfg) == -1 || capture_activate(c, cfg) == -1)
@@ -213,7 +216,7 @@ int capture_read(struct capture *c, int max)
 	int n = pcap_dispatch(c->pcap, max > 0 ? max : -1, capture_write, (u_char *)c);
 
 	if (n == PCAP_ERROR) {
-		log_warnx("%s: %s", c->iface, pcap_geterr(c->pcap));
+		log_warnx("%s: %s: %s", __func__, c->iface, pcap_geterr(c->pcap));
 		return -1;
 	}
 	return n < 0 ? 0 : n;
@@ -227,7 +230,7 @@ int capture_stats(struct capture *c, struct capture_stats *st)
 	st->packets = c->packets;
 	st->written = capture_written(c);
 	if (pcap_stats(c->pcap, &ps) != 0) {
-		log_warnx("%s: stats: %s", c->iface, pcap_geterr(c->pcap));
+		log_warnx("%s: %s: stats: %s", __func__, c->iface, pcap_geterr(c->pcap));
 		return -1;
 	}
 	st->received = ps.ps_recv;

@@ -36,6 +36,7 @@
 #include "log.h"
 #include "loop.h"
 #include "rtmon.h"
+#include "strtonum.h"
 #include "timeutil.h"
 
 #define COLLECTOR_MAX_LINKS 64
@@ -103,9 +104,12 @@ static int collector_parse_size(const char *s, int *bytes)
 	char *end;
 	unsigned long long v, mult = 1;
 
+	/* digits first: no sign, no space (strtoull would take both) */
+	if (*s < '0' || *s > '9')
+		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
+	if (errno == ERANGE)
 		return -1;
 	switch (*end) {
 	case 'k':
@@ -359,7 +363,7 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 		}
 		if (loop_add(col->loop, &l->h, capture_fd(l->cap), EPOLLIN, collector_capture_cb,
 			     l) == -1) {
-			log_warn("%s: loop", l->iface);
+			log_warn("%s: %s: loop", __func__, l->iface);
 			return -1;
 		}
 		event_emit(col->ev, "capture_ready", "{s:s, s:s, s:s, s:i, s:i}", "label", l->label,
@@ -369,7 +373,7 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 	}
 	if (loop_timer_add(col->loop, &col->flush_timer, now_mono_ns() + COLLECTOR_FLUSH_NS,
 			   COLLECTOR_FLUSH_NS, collector_flush_cb, col) == -1) {
-		log_warn("flush timer");
+		log_warn("%s: flush timer", __func__);
 		return -1;
 	}
 	return 0;
@@ -442,7 +446,7 @@ int main(int argc, char *argv[])
 				     .snaplen = CAPTURE_SNAPLEN_DEFAULT};
 	const char *node = "collector", *evpath = NULL, *prefix = NULL;
 	int ch, verbose = 0, rc = 1;
-	char *end;
+	const char *errstr;
 
 	log_init("collector", 0);
 	while ((ch = getopt(argc, argv, ":n:e:o:c:f:B:s:P:vh")) != -1) {
@@ -468,10 +472,8 @@ int main(int argc, char *argv[])
 				fatalx("-B %s: expected a size such as 64M", optarg);
 			break;
 		case 's':
-			errno = 0;
-			cfg.snaplen = (int)strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || cfg.snaplen < 1 ||
-			    cfg.snaplen > 262144)
+			cfg.snaplen = (int)strtonum(optarg, 1, 262144, &errstr);
+			if (errstr != NULL)
 				fatalx("-s %s: expected a snaplen of 1 to 262144", optarg);
 			break;
 		case 'P':
@@ -506,7 +508,7 @@ int main(int argc, char *argv[])
 	if (col.ev == NULL || col.loop == NULL)
 		fatalx("cannot start");
 	if (loop_signals(col.loop, &col.sig, collector_signal_cb, &col) == -1)
-		fatal("signals");
+		fatal("%s: signals", __func__);
 	collector_reserve(&col);
 	if (collector_start(&col, &cfg) == -1)
 		goto out;

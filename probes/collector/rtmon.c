@@ -59,15 +59,15 @@ struct rtmon *rtmon_open(rtmon_cb cb, void *arg)
 	m->arg = arg;
 	m->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (m->fd == -1) {
-		log_warn("netlink socket");
+		log_warn("%s: netlink socket", __func__);
 		goto fail;
 	}
 	/* FORCE needs CAP_NET_ADMIN; without it, take what rmem_max allows */
 	if (setsockopt(m->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) == -1 &&
 	    setsockopt(m->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) == -1)
-		log_warn("netlink receive buffer");
+		log_warn("%s: netlink receive buffer", __func__);
 	if (bind(m->fd, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
-		log_warn("netlink bind");
+		log_warn("%s: netlink bind", __func__);
 		goto fail;
 	}
 	return m;
@@ -204,12 +204,12 @@ int rtmon_read(struct rtmon *m)
 				overrun = 1;
 				continue;
 			}
-			log_warn("netlink receive");
+			log_warn("%s: netlink receive", __func__);
 			return -1;
 		}
 		t = now_real_ns();
 		if (msg.msg_flags & MSG_TRUNC) {
-			log_warnx("netlink message truncated");
+			log_warnx("%s: netlink message truncated", __func__);
 			overrun = 1;
 			continue;
 		}

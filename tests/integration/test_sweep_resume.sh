@@ -71,7 +71,7 @@ for n in 1 2 3; do
 	[ -n "$(echo "$row" | cut -d, -f"$col")" ] || fail "sweep.csv: ttl=$n has no DNS window"
 done
 echo "ok: sweep.csv has the three points, each with its DNS window"
-grep -q "^| 3 | " "$dir/sweep.md" || fail "sweep.md has no row for ttl=3"
+grep -Eq "^\| +3 \| " "$dir/sweep.md" || fail "sweep.md has no row for ttl=3"
 if command -v gnuplot >/dev/null; then
 	[ -s "$dir/sweep.png" ] || fail "gnuplot is installed but there is no sweep.png"
 	echo "ok: sweep.png"

@@ -94,6 +94,8 @@ static void test_parse_rejects(void **state)
 	    "ANNOUNCE a 198.19.0.1/32 10x",	   /* trailing junk */
 	    "ANNOUNCE a 198.19.0.1/32 10 11",	   /* extra field */
 	    "ANNOUNCE a 198.19.0.1/32 -1",	   /* negative */
+	    "ANNOUNCE a 198.19.0.1/32 -0",	   /* a sign, even on 0 */
+	    "ANNOUNCE a 198.19.0.1/32 +10",	   /* digits only */
 	    "ANNOUNCE a 198.19.0.1/32 4294967296", /* over 32 bits */
 	    "ANNOUNCE a 198.19.0.1/33 10",	   /* prefix length */
 	    "ANNOUNCE a 198.19.0.1/ 10",
@@ -144,6 +146,11 @@ static void test_parse_prefix(void **state)
 	assert_int_equal(parse_prefix("198.19.0.1/", &a, &len), -1);
 	assert_int_equal(parse_prefix("198.19.0.1/-1", &a, &len), -1);
 	assert_int_equal(parse_prefix("198.19.0.1/32x", &a, &len), -1);
+	/* digits only: strtol took these for 24 and 0 */
+	assert_int_equal(parse_prefix("198.19.0.1/+24", &a, &len), -1);
+	assert_int_equal(parse_prefix("198.19.0.1/ 24", &a, &len), -1);
+	assert_int_equal(parse_prefix("198.19.0.1/-0", &a, &len), -1);
+	assert_int_equal(parse_prefix("198.19.0.1/99999999999999999999", &a, &len), -1);
 	assert_int_equal(parse_prefix("198.19.0.256/32", &a, &len), -1);
 	assert_int_equal(parse_prefix("198.19.0.1.7", &a, &len), -1);
 }

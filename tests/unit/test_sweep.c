@@ -392,8 +392,11 @@ static void test_table_marks(void **state)
 	out = open_memstream(&md, &len);
 	sweep_write_md(&sw, &tb, out);
 	fclose(out);
-	assert_non_null(strstr(md, "| 1 | 0.271 | 0.271 | \u2265 3.002 |"));
-	assert_non_null(strstr(md, "| 2 (invalid) | - | 0.291 | \u2265 3.006 |"));
+	/* "≥" is one column: the lower bounds line up with the numbers */
+	assert_non_null(strstr(md, "|           1 |      0.271 |     0.271 |    \u2265 3.002 |"));
+	assert_non_null(strstr(md, "| 2 (invalid) |          - |     0.291 |    \u2265 3.006 |"));
+	assert_non_null(strstr(md, "\n|         ttl | detect (s) |"));
+	assert_non_null(strstr(md, "\n|------------:|-----------:|"));
 	assert_non_null(strstr(md, "**Invalid runs**"));
 	assert_non_null(strstr(md, "- ttl=2 (ttl-2/): agent_exited\n"));
 	out = open_memstream(&csv, &len);
@@ -479,6 +482,50 @@ static void test_table_absent_scheme(void **state)
 	free(md);
 }
 
+/* a scheme one point has and another has not: "absent" there, in its
+ * column, aligned as the numbers */
+static void test_table_absent_at_a_point(void **state)
+{
+	static struct sweep sw;
+	static struct sweep_table tb;
+	char dir[] = "/tmp/test_sweep.XXXXXX", *errs, *md, path[512];
+	const char *both =
+	    "{\"lab\": \"x\", \"valid\": true, \"schemes\": {\"anycast\": "
+	    "{\"window_s\": 0.25, \"window_lower_bound\": false, \"lost_client\": 7}, "
+	    "\"dns\": {\"window_s\": 12.5, \"window_lower_bound\": true, "
+	    "\"lost_client\": 1234}}, \"warnings\": []}";
+	const char *one =
+	    "{\"lab\": \"x\", \"valid\": true, \"schemes\": {\"anycast\": "
+	    "{\"window_s\": 0.5, \"window_lower_bound\": false, \"lost_client\": 9}}, "
+	    "\"schemes_absent\": [\"dns\"], \"warnings\": []}";
+	size_t len;
+	FILE *out;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(parse(&sw, &errs, 1, "probe_interval=100ms,200ms"), 0);
+	free(errs);
+	sweep_axis(&sw, NULL);
+	put_clocks(dir, sw.names[0], both);
+	put_clocks(dir, sw.names[1], one);
+	assert_int_equal(sweep_table_load(&sw, dir, &tb, stderr), 0);
+	assert_int_equal(tb.nschemes, 2);
+	out = open_memstream(&md, &len);
+	sweep_write_md(&sw, &tb, out);
+	fclose(out);
+	assert_non_null(strstr(md, "|   \u2265 12.500 |"));
+	assert_non_null(strstr(md, "|     absent |"));
+	assert_non_null(strstr(md, "|          1234 |"));
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s/clocks.json", dir, sw.names[i]);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/%s", dir, sw.names[i]);
+		rmdir(path);
+	}
+	rmdir(dir);
+	free(md);
+}
+
 static void test_table_bad_json(void **state)
 {
 	static struct sweep sw;
@@ -507,6 +554,7 @@ int main(void)
 	    cmocka_unit_test(test_ttl_override),
 	    cmocka_unit_test(test_ttl_override_errors),
 	    cmocka_unit_test(test_table_golden),
+	    cmocka_unit_test(test_table_absent_at_a_point),
 	    cmocka_unit_test(test_table_marks),
 	    cmocka_unit_test(test_table_absent_scheme),
 	    cmocka_unit_test(test_table_bad_json),
