@@ -14,6 +14,13 @@ void opt_fail(const char *prog, const char *usage, int ch)
 	exit(1);
 }
 
+void opt_bad(const char *prog, const char *usage, const char *flag, const char *what,
+	     const char *arg)
+{
+	fprintf(stderr, "%s: %s: expected %s, got '%s'\n%s", prog, flag, what, arg, usage);
+	exit(1);
+}
+
 void opt_no_operands(const char *prog, const char *usage, int argc, char **argv)
 {
 	if (optind < argc) {

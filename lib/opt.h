@@ -10,6 +10,11 @@
  * usage text, and exit 1. */
 void opt_fail(const char *prog, const char *usage, int ch) __attribute__((noreturn));
 
+/* opt_bad: "PROG: FLAG: expected WHAT, got 'ARG'", then the usage text, and
+ * exit 1: a flag's argument that does not parse. */
+void opt_bad(const char *prog, const char *usage, const char *flag, const char *what,
+	     const char *arg) __attribute__((noreturn));
+
 /* opt_no_operands: exit 1 with "PROG: unexpected argument 'A'" and the usage
  * text if an operand follows the flags. */
 void opt_no_operands(const char *prog, const char *usage, int argc, char **argv);

@@ -86,8 +86,7 @@ static void authd_usage(FILE *fp)
 
 static void authd_bad(const char *flag, const char *what, const char *arg)
 {
-	fprintf(stderr, "authd: %s: expected %s, got '%s'\n" AUTHD_USAGE, flag, what, arg);
-	exit(1);
+	opt_bad("authd", AUTHD_USAGE, flag, what, arg);
 }
 
 static void authd_parse(int argc, char **argv, struct authd_opts *o)

@@ -70,8 +70,7 @@ static void client_usage(FILE *fp)
 
 static void client_bad(const char *flag, const char *what, const char *arg)
 {
-	fprintf(stderr, "client: %s: expected %s, got '%s'\n" CLIENT_USAGE, flag, what, arg);
-	exit(1);
+	opt_bad("client", CLIENT_USAGE, flag, what, arg);
 }
 
 static void client_parse(int argc, char **argv, struct client_opts *o)

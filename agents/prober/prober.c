@@ -113,8 +113,7 @@ static void prober_usage(FILE *fp)
 
 static void prober_bad(const char *flag, const char *what, const char *arg)
 {
-	fprintf(stderr, "prober: %s: expected %s, got '%s'\n" PROBER_USAGE, flag, what, arg);
-	exit(1);
+	opt_bad("prober", PROBER_USAGE, flag, what, arg);
 }
 
 static unsigned prober_count(const char *flag, const char *arg)

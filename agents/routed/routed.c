@@ -64,8 +64,7 @@ static void routed_usage(FILE *fp)
 
 static void routed_bad(const char *flag, const char *what, const char *arg)
 {
-	fprintf(stderr, "routed: %s: expected %s, got '%s'\n" ROUTED_USAGE, flag, what, arg);
-	exit(1);
+	opt_bad("routed", ROUTED_USAGE, flag, what, arg);
 }
 
 static void routed_parse(int argc, char **argv, struct routed_opts *o)
