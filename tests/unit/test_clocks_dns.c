@@ -228,7 +228,7 @@ static void test_golden_table(void **state)
 		fputs(table, fp);
 		fclose(fp);
 	}
-	want = read_text(DATA "both.golden");
+	want = test_read_file(DATA "both.golden");
 	assert_string_equal(table, want);
 	free(want);
 	free(table);

@@ -29,6 +29,7 @@
 #include "clocks.h"
 #include "lab.h"
 #include "test_rundir.h"
+#include "test_file.h"
 
 #define T0 1700000000123456789LL
 #define MS 1000000LL
@@ -379,25 +380,6 @@ static inline void assert_count(json_t *o, const char *key, json_int_t want)
 
 	assert_true(json_is_integer(v));
 	assert_int_equal(json_integer_value(v), want);
-}
-
-/* read_text: a whole file, malloc'd */
-static inline char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long len;
-
-	if (f == NULL)
-		fail_msg("%s: cannot open (run the tests from the repository root)", path);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)len + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	return buf;
 }
 
 #endif

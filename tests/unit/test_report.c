@@ -29,6 +29,7 @@
 
 #include "report.h"
 #include "test_rundir.h"
+#include "test_file.h"
 
 #define T0 1700000000000000000LL
 #define MS 1000000LL
@@ -437,24 +438,6 @@ static int teardown_run(void **state)
 	return 0;
 }
 
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long len;
-
-	if (f == NULL)
-		fail_msg("%s: cannot open", path);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)len + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	return buf;
-}
-
 static int exists(const char *dir, const char *name)
 {
 	char path[512];
@@ -489,7 +472,7 @@ static void golden(const char *text, const char *name)
 		fputs(text, fp);
 		assert_int_equal(fclose(fp), 0);
 	}
-	want = read_text(path);
+	want = test_read_file(path);
 	assert_string_equal(text, want);
 	free(want);
 }
@@ -514,7 +497,7 @@ static void test_golden_report(void **state)
 	out = report(dir, &o);
 	assert_non_null(strstr(out, "report: "));
 	snprintf(path, sizeof(path), "%s/report.md", dir);
-	md = read_text(path);
+	md = test_read_file(path);
 	/* the machine section is the last, and the only one that differs
 	 * from machine to machine */
 	machine = strstr(md, "\n## Machine\n");
@@ -527,7 +510,7 @@ static void test_golden_report(void **state)
 	machine[1] = '\0';
 	golden(md, "report.md.golden");
 	snprintf(path, sizeof(path), "%s/decay.csv", dir);
-	csv = read_text(path);
+	csv = test_read_file(path);
 	golden(csv, "decay.csv.golden");
 	/* and the other files */
 	assert_true(exists(dir, "clocks.json") && exists(dir, "upstream.csv"));
@@ -535,7 +518,7 @@ static void test_golden_report(void **state)
 	assert_false(exists(dir, "gnuplot.log"));
 	if (plots) {
 		snprintf(path, sizeof(path), "%s/decay.png", dir);
-		png = read_text(path);
+		png = test_read_file(path);
 		assert_memory_equal(png, "\x89PNG", 4);
 		free(png);
 	}
@@ -572,7 +555,7 @@ static void test_report_json(void **state)
 	json_decref(root);
 	/* the run observed about 2 s after t0: 20 buckets of 100 ms */
 	snprintf(path, sizeof(path), "%s/decay.csv", dir);
-	csv = read_text(path);
+	csv = test_read_file(path);
 	for (char *p = csv; (p = strchr(p, '\n')) != NULL; p++)
 		lines++;
 	assert_int_equal(lines, 1 + 20);
@@ -591,7 +574,7 @@ static void test_report_without_gnuplot(void **state)
 	out = report(dir, &o);
 	assert_non_null(strstr(out, "steerlab-test-no-such-gnuplot was not found"));
 	snprintf(path, sizeof(path), "%s/report.md", dir);
-	md = read_text(path);
+	md = test_read_file(path);
 	assert_non_null(strstr(md, "steerlab-test-no-such-gnuplot was not found"));
 	assert_null(strstr(md, "(decay.png)"));
 	assert_non_null(strstr(md, "- gnuplot: not found"));
@@ -659,7 +642,7 @@ static void test_report_symlinks(void **state)
 	}
 	free(report(dir, &o));
 	snprintf(path, sizeof(path), "%s/victim.txt", dir);
-	text = read_text(path);
+	text = test_read_file(path);
 	assert_string_equal(text, "untouched\n");
 	free(text);
 	/* the planted NAME.tmp links are left as they were */
@@ -687,7 +670,7 @@ static void test_report_interrupted(void **state)
 
 	/* Ctrl-C 2 s into the 3 s of traffic (t0 + 1 s) */
 	snprintf(path, sizeof(path), "%s/lab.events.jsonl", dir);
-	events = read_text(path);
+	events = test_read_file(path);
 	hit = strstr(events, "{\"t\":1796004457816915768,");
 	assert_non_null(hit);
 	strcpy(hit, "{\"t\":1796004456289112907,\"node\":\"lab\",\"agent\":\"steerlab\","
@@ -716,7 +699,7 @@ static void test_report_interrupted(void **state)
 	assert_near(json_real_value(json_object_get(b, "rate_per_s")), 450 / 2.0);
 	json_decref(root);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
-	md = read_text(path);
+	md = test_read_file(path);
 	assert_memory_equal(md, "**INVALID RUN**: 1 self-check failed", 36);
 	assert_non_null(strstr(md, "The run was interrupted: the observation ends when the "
 				   "traffic stopped."));

@@ -25,6 +25,7 @@
 #include "lab/overrides.h"
 #include "lab/sweep.h"
 #include "lab/topology.h"
+#include "test_file.h"
 
 #define DATA "tests/unit/data/sweep/"
 
@@ -298,25 +299,6 @@ static void test_ttl_override_errors(void **state)
 	free(errs);
 }
 
-static char *read_text(const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (fp == NULL)
-		fail_msg("%s: cannot open", path);
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	rewind(fp);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	buf[n] = '\0';
-	fclose(fp);
-	return buf;
-}
-
 static void golden(const char *name, const struct sweep *sw, const struct sweep_table *tb,
 		   void (*fn)(const struct sweep *, const struct sweep_table *, FILE *))
 {
@@ -334,7 +316,7 @@ static void golden(const char *name, const struct sweep *sw, const struct sweep_
 		fputs(got, fp);
 		fclose(fp);
 	}
-	want = read_text(path);
+	want = test_read_file(path);
 	assert_string_equal(got, want);
 	free(want);
 	free(got);

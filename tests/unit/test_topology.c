@@ -243,7 +243,7 @@ static void test_golden_anycast(void **state)
 	(void)state;
 	load_ok(t, "topology/anycast.ini", NULL, 0);
 	got = print_to_string(t);
-	want = read_file(DATA "anycast.golden");
+	want = test_read_file(DATA "anycast.golden");
 	assert_string_equal(got, want);
 	free(got);
 	free(want);
@@ -412,7 +412,7 @@ static void test_error_files(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(ini, sizeof(ini), DATA "%s.ini", cases[i]);
 		snprintf(exp, sizeof(exp), DATA "%s.expected", cases[i]);
-		expected = read_file(exp);
+		expected = test_read_file(exp);
 		expect_errors(ini, NULL, 0, expected);
 		free(expected);
 	}

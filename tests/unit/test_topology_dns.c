@@ -394,7 +394,7 @@ static void test_dns_golden(void **state)
 	(void)state;
 	load_ok(t, DATA "dns.ini", NULL, 0);
 	got = print_to_string(t);
-	want = read_file(DATA "dns.golden");
+	want = test_read_file(DATA "dns.golden");
 	assert_string_equal(got, want);
 	free(got);
 	free(want);
@@ -475,7 +475,7 @@ static void test_dns_error_files(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(ini, sizeof(ini), DATA "%s.ini", cases[i]);
 		snprintf(exp, sizeof(exp), DATA "%s.expected", cases[i]);
-		expected = read_file(exp);
+		expected = test_read_file(exp);
 		expect_errors(ini, NULL, 0, expected);
 		free(expected);
 	}

@@ -148,7 +148,7 @@ static void test_resolver_golden(void **state)
 	(void)state;
 	load_ok(t, DATA "resolver.ini", NULL, 0);
 	got = print_to_string(t);
-	want = read_file(DATA "resolver.golden");
+	want = test_read_file(DATA "resolver.golden");
 	assert_string_equal(got, want);
 
 	/* what it prints reads back to the same lab, the same caches chosen */
@@ -294,7 +294,7 @@ static void test_resolver_error_files(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(ini, sizeof(ini), DATA "%s.ini", cases[i]);
 		snprintf(exp, sizeof(exp), DATA "%s.expected", cases[i]);
-		expected = read_file(exp);
+		expected = test_read_file(exp);
 		expect_errors(ini, NULL, 0, expected);
 		free(expected);
 	}

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "lab/topology.h"
+#include "test_file.h"
 
 #define DATA "tests/unit/data/topology/"
 
@@ -82,25 +83,6 @@ static inline char *print_to_string(const struct topology *t)
 	assert_non_null(out);
 	topo_print(t, out);
 	fclose(out);
-	return buf;
-}
-
-/* read_file: a whole file, such as a .expected or .golden (caller frees). */
-static inline char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long len;
-
-	if (f == NULL)
-		fail_msg("%s: cannot open (run the tests from the repository root)", path);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)len + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
 	return buf;
 }
 

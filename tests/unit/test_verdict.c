@@ -753,11 +753,11 @@ static void test_absent_scheme(void **state)
 	assert_non_null(strstr(text, "\nafter t0        anycast\n"));
 	free(text);
 	snprintf(path, sizeof(path), "%s/decay.csv", dir);
-	text = read_text(path);
+	text = test_read_file(path);
 	assert_memory_equal(text, "t_s,t_end_s,anycast_share,anycast_dead,anycast_all\n", 51);
 	free(text);
 	snprintf(path, sizeof(path), "%s/decay.gp", dir);
-	text = read_text(path);
+	text = test_read_file(path);
 	assert_null(strstr(text, "DNS steering"));
 	free(text);
 }
@@ -784,7 +784,7 @@ static void test_report_invalid(void **state)
 	    last_line(text),
 	    "*** INVALID RUN (agent_exited): see docs/clocks.md, \"Verdict\" ***\n");
 	snprintf(path, sizeof(path), "%s/report.md", dir);
-	md = read_text(path);
+	md = test_read_file(path);
 	assert_memory_equal(md, "**INVALID RUN**: 1 self-check failed", 36);
 	assert_non_null(strstr(md, "\n- **invalid** `agent_exited`: collector on core (pid 77) was "
 				   "killed by signal 9 (SIGKILL)"));

@@ -1,0 +1,31 @@
+/*
+ * What every unit test that compares output with a file needs: the whole
+ * file as a string.
+ */
+#ifndef STEERLAB_TEST_FILE_H
+#define STEERLAB_TEST_FILE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* test_read_file: a whole file, such as a .expected or .golden, malloc'd
+ * and NUL-terminated (caller frees); a missing file fails the test. */
+static inline char *test_read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long len;
+
+	if (f == NULL)
+		fail_msg("%s: cannot open (run the tests from the repository root)", path);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	return buf;
+}
+
+#endif
