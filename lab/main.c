@@ -2,6 +2,7 @@
  * steerlab: build a network lab of namespaces from a topology file, run a
  * failover experiment in it, and measure the failover clocks on the packets.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -15,6 +16,7 @@
 
 #include "clocks.h"
 #include "event.h"
+#include "hint.h"
 #include "lab.h"
 #include "log.h"
 #include "overrides.h"
@@ -100,6 +102,27 @@ struct cmd_args {
 	const char *bucket, *slo; /* report's options */
 };
 
+/* bad_option: the option getopt_long refused just now (optopt: its letter,
+ * or 0 for a long option it does not know), with the fix when hint.c knows
+ * one */
+static void bad_option(int argc, char **argv, int opt)
+{
+	const char *arg = argv[optind - 1];
+	char hint[512];
+
+	if (opt == 0 && hint_option(arg, optind < argc ? argv[optind] : NULL, hint,
+				    sizeof(hint)) == 0)
+		fprintf(stderr, "steerlab: %s\n", hint);
+	else if (opt == 0)
+		fprintf(stderr, "steerlab: unknown option '%s' (steerlab --help lists them)\n",
+			arg);
+	else if (strncmp(arg, "--", 2) == 0)
+		fprintf(stderr, "steerlab: option '%s' takes no value (steerlab --help)\n", arg);
+	else
+		fprintf(stderr, "steerlab: unknown option '-%c' (steerlab --help lists them)\n",
+			opt);
+}
+
 static int parse_args(int argc, char **argv, struct cmd_args *a)
 {
 	static const struct option opts[] = {
@@ -116,7 +139,8 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 
 	memset(a, 0, sizeof(*a));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:s:qvh", opts, NULL)) != -1) {
+	opterr = 0; /* the errors are steerlab's own, with a hint when there is one */
+	while ((c = getopt_long(argc, argv, ":o:s:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			a->out = optarg;
@@ -147,8 +171,12 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case ':':
+			fprintf(stderr, "steerlab: option '%s' needs a value (steerlab --help)\n",
+				argv[optind - 1]);
+			return -1;
 		default:
-			usage(stderr);
+			bad_option(argc, argv, optopt);
 			return -1;
 		}
 	}
@@ -233,12 +261,61 @@ fail:
 	return 1;
 }
 
+/* down_file_hint: down was given a topology file: name its lab */
+static void down_file_hint(const char *file)
+{
+	FILE *null = fopen("/dev/null", "w");
+	char hint[512];
+	int ok = null && topo_load(&topo, file, NULL, 0, null) == 0;
+
+	if (null)
+		fclose(null);
+	if (hint_lab_file("down", file, ok ? topo.name : NULL, hint, sizeof(hint)) == 0)
+		fprintf(stderr, "steerlab: %s\n", hint);
+}
+
+/* dir_hint: -1 (and the hint) when the topology given is a directory */
+static int ini_name(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return d->d_name[0] != '.' && n > 4 && strcmp(d->d_name + n - 4, ".ini") == 0;
+}
+
+static int dir_hint(const char *file)
+{
+	struct dirent **ents = NULL;
+	char *names[64];
+	char hint[4096];
+	struct stat st;
+	int n, i;
+
+	if (file == NULL || stat(file, &st) == -1 || !S_ISDIR(st.st_mode))
+		return 0;
+	n = scandir(file, &ents, ini_name, alphasort);
+	for (i = 0; i < n && i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		names[i] = ents[i]->d_name;
+	if (hint_directory(file, names, i, hint, sizeof(hint)) == 0)
+		fprintf(stderr, "steerlab: %s\n", hint);
+	else
+		fprintf(stderr, "steerlab: %s: is a directory; expected a topology file\n", file);
+	for (i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+	return -1;
+}
+
 static int cmd_down(const char *name)
 {
 	char statedir[PATH_MAX];
 
 	if (name == NULL) {
 		fprintf(stderr, "steerlab: down: which lab? (steerlab status lists them)\n");
+		return 2;
+	}
+	if (strchr(name, '/') || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".ini") == 0) ||
+	    (topo_check_name(name) == -1 && access(name, F_OK) == 0)) {
+		down_file_hint(name);
 		return 2;
 	}
 	if (need_root("down") == -1)
@@ -357,7 +434,21 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (cmd[0] == '-') {
+		char hint[1024];
+
+		if (hint_options_first(argc - 1, argv + 1, hint, sizeof(hint)) == 0)
+			fprintf(stderr, "steerlab: %s\n", hint);
+		else
+			fprintf(stderr, "steerlab: options go after the command (steerlab "
+					"--help)\n");
+		return 2;
+	}
 	if (parse_args(argc - 1, argv + 1, &a) == -1)
+		return 2;
+	if ((strcmp(cmd, "check") == 0 || strcmp(cmd, "up") == 0 || strcmp(cmd, "run") == 0 ||
+	     strcmp(cmd, "sweep") == 0) &&
+	    dir_hint(a.file) == -1)
 		return 2;
 	if ((a.bucket || a.slo) && strcmp(cmd, "report") != 0) {
 		fprintf(stderr, "steerlab: --bucket and --slo are options of report\n");
