@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -32,8 +33,11 @@ static const char usage_text[] =
 	"\n"
 	"commands:\n"
 	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back\n"
-	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents (root);\n"
-	"         [--no-agents]                with --no-agents, the network only\n"
+	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents, but no\n"
+	"         [--traffic | --no-agents]    traffic (root); with --traffic, the clients\n"
+	"                                     too, sending until down (the run directory\n"
+	"                                     grows: up says how fast); with --no-agents,\n"
+	"                                     the network only\n"
 	"  down LAB                           stop a lab's agents, remove its namespaces (root)\n"
 	"  status                             list the labs that are up (root)\n"
 	"  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
@@ -99,6 +103,7 @@ struct cmd_args {
 	int nsets;
 	int quiet;
 	int no_agents;
+	int traffic; /* up: start the clients */
 	const char *bucket, *slo; /* report's options */
 };
 
@@ -130,6 +135,7 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		{"set", required_argument, NULL, 's'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"no-agents", no_argument, NULL, 'N'},
+		{"traffic", no_argument, NULL, 'T'},
 		{"bucket", required_argument, NULL, 'B'},
 		{"slo", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
@@ -158,6 +164,9 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 			break;
 		case 'N':
 			a->no_agents = 1;
+			break;
+		case 'T':
+			a->traffic = 1;
 			break;
 		case 'B':
 			a->bucket = optarg;
@@ -215,10 +224,59 @@ static int cmd_check(const struct cmd_args *a)
 	return 0;
 }
 
+/* dir_bytes: the size of the files under a directory, summed by nftw */
+static long long dir_total;
+
+static int dir_add(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (type == FTW_F)
+		dir_total += st->st_size;
+	return 0;
+}
+
+static long long dir_bytes(const char *path)
+{
+	dir_total = 0;
+	if (nftw(path, dir_add, 16, FTW_PHYS) == -1)
+		return -1;
+	return dir_total;
+}
+
+/* up_traffic: start the clients, then measure over 1 s how fast the run
+ * directory grows (their captures and logs), watching the agents. Returns
+ * the number of client nodes sending, or -1. */
+static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
+{
+	const struct topology *t = lab->t;
+	int64_t t0, t1, deadline;
+	long long s0, s1;
+	int n, clients = 0;
+
+	for (n = 0; n < t->nnodes; n++)
+		clients += t->nodes[n].kind == TOPO_CLIENT;
+	if (lab_start_clients(lab, 0) == -1)
+		return -1;
+	s0 = dir_bytes(rundir);
+	t0 = now_mono_ns();
+	deadline = t0 + 1000000000LL;
+	while ((t1 = now_mono_ns()) < deadline && !lab->unexpected)
+		lab_watch(lab, deadline - t1);
+	lab_watch(lab, 0);
+	if (lab->unexpected)
+		return -1;
+	s1 = dir_bytes(rundir);
+	*mb_min = s0 < 0 || s1 < s0 || t1 <= t0 ? 0 : (double)(s1 - s0) / 1e6 * 60e9 / (double)(t1 - t0);
+	return clients;
+}
+
 static int cmd_up(const struct cmd_args *a, const char *bindir)
 {
 	static struct lab lab;
 	char rundir[PATH_MAX];
+	double mb_min = 0;
+	int clients = -1;
 
 	if (load(a, "up") == -1 || need_root("up") == -1)
 		return 1;
@@ -231,12 +289,13 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 	lab.no_agents = a->no_agents;
 	if (lab_up(&lab) == -1)
 		goto fail;
-	/* watched while this process lives: up to ready, and the clients' start */
+	/* watched while this process lives: up to ready, and the clients' start
+	 * when asked (they send until the lab is taken down) */
 	if (!a->no_agents) {
 		if (run_wait_ready(&lab) == -1 && lab.unexpected)
 			goto down;
 		lab.phase = LAB_UP;
-		if (lab_start_clients(&lab, 0) == -1)
+		if (a->traffic && (clients = up_traffic(&lab, rundir, &mb_min)) == -1)
 			goto down;
 		lab_watch(&lab, 0);
 		if (lab.unexpected)
@@ -245,6 +304,12 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 	printf("steerlab: lab %s is up: %d namespaces, %d links, %d agents\n", topo.name,
 	       topo.nnodes, topo.nlinks, lab.nagents);
 	printf("  run directory: %s (events, logs, captures)\n", rundir);
+	if (clients >= 0)
+		printf("  traffic: %d client%s sending; the run directory grows about %.1f "
+		       "MB/min\n",
+		       clients, clients == 1 ? "" : "s", mb_min);
+	else if (!a->no_agents)
+		printf("  clients not started: add --traffic to send requests\n");
 	printf("  look inside:   sudo ip netns exec %s-%s ip route\n", topo.name,
 	       topo.nodes[0].name);
 	printf("  take it down:  sudo steerlab down %s\n", topo.name);
@@ -450,6 +515,14 @@ int main(int argc, char **argv)
 	     strcmp(cmd, "sweep") == 0) &&
 	    dir_hint(a.file) == -1)
 		return 2;
+	if (a.traffic && strcmp(cmd, "up") != 0) {
+		fprintf(stderr, "steerlab: --traffic is an option of up\n");
+		return 2;
+	}
+	if (a.traffic && a.no_agents) {
+		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");
+		return 2;
+	}
 	if ((a.bucket || a.slo) && strcmp(cmd, "report") != 0) {
 		fprintf(stderr, "steerlab: --bucket and --slo are options of report\n");
 		return 2;
