@@ -86,8 +86,9 @@ int hint_lab_file(const char *cmd, const char *arg, const char *name, char *buf,
 		appendf(buf, len, &off, "%s takes the lab's name, not its file: steerlab %s %s",
 			cmd, cmd, name);
 	else
-		appendf(buf, len, &off, "%s takes a lab's name, not a file ('%s'; steerlab status "
-					"lists the labs that are up)",
+		appendf(buf, len, &off,
+			"%s takes a lab's name, not a file ('%s'; steerlab status "
+			"lists the labs that are up)",
 			cmd, arg);
 	return off < len ? 0 : -1;
 }
@@ -95,8 +96,7 @@ int hint_lab_file(const char *cmd, const char *arg, const char *name, char *buf,
 /* takes_value: a steerlab option whose value is the next argument */
 static int takes_value(const char *a)
 {
-	static const char *const opts[] = {"--out", "--set", "--bucket", "--slo", "-o", "-s",
-					   NULL};
+	static const char *const opts[] = {"--out", "--set", "--bucket", "--slo", "-o", "-s", NULL};
 	int i;
 
 	for (i = 0; opts[i]; i++)

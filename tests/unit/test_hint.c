@@ -55,8 +55,7 @@ static void test_option(void **state)
 static void test_lab_file(void **state)
 {
 	(void)state;
-	assert_int_equal(hint_lab_file("down", "topology/anycast.ini", "anycast", buf,
-				       sizeof(buf)),
+	assert_int_equal(hint_lab_file("down", "topology/anycast.ini", "anycast", buf, sizeof(buf)),
 			 0);
 	assert_string_equal(buf, "down takes the lab's name, not its file: steerlab down "
 				 "anycast");
