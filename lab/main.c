@@ -2,8 +2,10 @@
  * steerlab: build a network lab of namespaces from a topology file, run a
  * failover experiment in it, and measure the failover clocks on the packets.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,6 +17,7 @@
 
 #include "clocks.h"
 #include "event.h"
+#include "hint.h"
 #include "lab.h"
 #include "log.h"
 #include "overrides.h"
@@ -30,8 +33,11 @@ static const char usage_text[] =
 	"\n"
 	"commands:\n"
 	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back\n"
-	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents (root);\n"
-	"         [--no-agents]                with --no-agents, the network only\n"
+	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents, but no\n"
+	"         [--traffic | --no-agents]    traffic (root); with --traffic, the clients\n"
+	"                                     too, sending until down (the run directory\n"
+	"                                     grows: up says how fast); with --no-agents,\n"
+	"                                     the network only\n"
 	"  down LAB                           stop a lab's agents, remove its namespaces (root)\n"
 	"  status                             list the labs that are up (root)\n"
 	"  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
@@ -97,8 +103,30 @@ struct cmd_args {
 	int nsets;
 	int quiet;
 	int no_agents;
+	int traffic; /* up: start the clients */
 	const char *bucket, *slo; /* report's options */
 };
+
+/* bad_option: the option getopt_long refused just now (optopt: its letter,
+ * or 0 for a long option it does not know), with the fix when hint.c knows
+ * one */
+static void bad_option(int argc, char **argv, int opt)
+{
+	const char *arg = argv[optind - 1];
+	char hint[512];
+
+	if (opt == 0 && hint_option(arg, optind < argc ? argv[optind] : NULL, hint,
+				    sizeof(hint)) == 0)
+		fprintf(stderr, "steerlab: %s\n", hint);
+	else if (opt == 0)
+		fprintf(stderr, "steerlab: unknown option '%s' (steerlab --help lists them)\n",
+			arg);
+	else if (strncmp(arg, "--", 2) == 0)
+		fprintf(stderr, "steerlab: option '%s' takes no value (steerlab --help)\n", arg);
+	else
+		fprintf(stderr, "steerlab: unknown option '-%c' (steerlab --help lists them)\n",
+			opt);
+}
 
 static int parse_args(int argc, char **argv, struct cmd_args *a)
 {
@@ -107,6 +135,7 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		{"set", required_argument, NULL, 's'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"no-agents", no_argument, NULL, 'N'},
+		{"traffic", no_argument, NULL, 'T'},
 		{"bucket", required_argument, NULL, 'B'},
 		{"slo", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
@@ -116,7 +145,8 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 
 	memset(a, 0, sizeof(*a));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:s:qvh", opts, NULL)) != -1) {
+	opterr = 0; /* the errors are steerlab's own, with a hint when there is one */
+	while ((c = getopt_long(argc, argv, ":o:s:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			a->out = optarg;
@@ -135,6 +165,9 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		case 'N':
 			a->no_agents = 1;
 			break;
+		case 'T':
+			a->traffic = 1;
+			break;
 		case 'B':
 			a->bucket = optarg;
 			break;
@@ -147,8 +180,12 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case ':':
+			fprintf(stderr, "steerlab: option '%s' needs a value (steerlab --help)\n",
+				argv[optind - 1]);
+			return -1;
 		default:
-			usage(stderr);
+			bad_option(argc, argv, optopt);
 			return -1;
 		}
 	}
@@ -187,10 +224,59 @@ static int cmd_check(const struct cmd_args *a)
 	return 0;
 }
 
+/* dir_bytes: the size of the files under a directory, summed by nftw */
+static long long dir_total;
+
+static int dir_add(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (type == FTW_F)
+		dir_total += st->st_size;
+	return 0;
+}
+
+static long long dir_bytes(const char *path)
+{
+	dir_total = 0;
+	if (nftw(path, dir_add, 16, FTW_PHYS) == -1)
+		return -1;
+	return dir_total;
+}
+
+/* up_traffic: start the clients, then measure over 1 s how fast the run
+ * directory grows (their captures and logs), watching the agents. Returns
+ * the number of client nodes sending, or -1. */
+static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
+{
+	const struct topology *t = lab->t;
+	int64_t t0, t1, deadline;
+	long long s0, s1;
+	int n, clients = 0;
+
+	for (n = 0; n < t->nnodes; n++)
+		clients += t->nodes[n].kind == TOPO_CLIENT;
+	if (lab_start_clients(lab, 0) == -1)
+		return -1;
+	s0 = dir_bytes(rundir);
+	t0 = now_mono_ns();
+	deadline = t0 + 1000000000LL;
+	while ((t1 = now_mono_ns()) < deadline && !lab->unexpected)
+		lab_watch(lab, deadline - t1);
+	lab_watch(lab, 0);
+	if (lab->unexpected)
+		return -1;
+	s1 = dir_bytes(rundir);
+	*mb_min = s0 < 0 || s1 < s0 || t1 <= t0 ? 0 : (double)(s1 - s0) / 1e6 * 60e9 / (double)(t1 - t0);
+	return clients;
+}
+
 static int cmd_up(const struct cmd_args *a, const char *bindir)
 {
 	static struct lab lab;
 	char rundir[PATH_MAX];
+	double mb_min = 0;
+	int clients = -1;
 
 	if (load(a, "up") == -1 || need_root("up") == -1)
 		return 1;
@@ -203,12 +289,13 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 	lab.no_agents = a->no_agents;
 	if (lab_up(&lab) == -1)
 		goto fail;
-	/* watched while this process lives: up to ready, and the clients' start */
+	/* watched while this process lives: up to ready, and the clients' start
+	 * when asked (they send until the lab is taken down) */
 	if (!a->no_agents) {
 		if (run_wait_ready(&lab) == -1 && lab.unexpected)
 			goto down;
 		lab.phase = LAB_UP;
-		if (lab_start_clients(&lab, 0) == -1)
+		if (a->traffic && (clients = up_traffic(&lab, rundir, &mb_min)) == -1)
 			goto down;
 		lab_watch(&lab, 0);
 		if (lab.unexpected)
@@ -217,6 +304,12 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 	printf("steerlab: lab %s is up: %d namespaces, %d links, %d agents\n", topo.name,
 	       topo.nnodes, topo.nlinks, lab.nagents);
 	printf("  run directory: %s (events, logs, captures)\n", rundir);
+	if (clients >= 0)
+		printf("  traffic: %d client%s sending; the run directory grows about %.1f "
+		       "MB/min\n",
+		       clients, clients == 1 ? "" : "s", mb_min);
+	else if (!a->no_agents)
+		printf("  clients not started: add --traffic to send requests\n");
 	printf("  look inside:   sudo ip netns exec %s-%s ip route\n", topo.name,
 	       topo.nodes[0].name);
 	printf("  take it down:  sudo steerlab down %s\n", topo.name);
@@ -233,12 +326,61 @@ fail:
 	return 1;
 }
 
+/* down_file_hint: down was given a topology file: name its lab */
+static void down_file_hint(const char *file)
+{
+	FILE *null = fopen("/dev/null", "w");
+	char hint[512];
+	int ok = null && topo_load(&topo, file, NULL, 0, null) == 0;
+
+	if (null)
+		fclose(null);
+	if (hint_lab_file("down", file, ok ? topo.name : NULL, hint, sizeof(hint)) == 0)
+		fprintf(stderr, "steerlab: %s\n", hint);
+}
+
+/* dir_hint: -1 (and the hint) when the topology given is a directory */
+static int ini_name(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return d->d_name[0] != '.' && n > 4 && strcmp(d->d_name + n - 4, ".ini") == 0;
+}
+
+static int dir_hint(const char *file)
+{
+	struct dirent **ents = NULL;
+	char *names[64];
+	char hint[4096];
+	struct stat st;
+	int n, i;
+
+	if (file == NULL || stat(file, &st) == -1 || !S_ISDIR(st.st_mode))
+		return 0;
+	n = scandir(file, &ents, ini_name, alphasort);
+	for (i = 0; i < n && i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		names[i] = ents[i]->d_name;
+	if (hint_directory(file, names, i, hint, sizeof(hint)) == 0)
+		fprintf(stderr, "steerlab: %s\n", hint);
+	else
+		fprintf(stderr, "steerlab: %s: is a directory; expected a topology file\n", file);
+	for (i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+	return -1;
+}
+
 static int cmd_down(const char *name)
 {
 	char statedir[PATH_MAX];
 
 	if (name == NULL) {
 		fprintf(stderr, "steerlab: down: which lab? (steerlab status lists them)\n");
+		return 2;
+	}
+	if (strchr(name, '/') || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".ini") == 0) ||
+	    (topo_check_name(name) == -1 && access(name, F_OK) == 0)) {
+		down_file_hint(name);
 		return 2;
 	}
 	if (need_root("down") == -1)
@@ -357,8 +499,30 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (cmd[0] == '-') {
+		char hint[1024];
+
+		if (hint_options_first(argc - 1, argv + 1, hint, sizeof(hint)) == 0)
+			fprintf(stderr, "steerlab: %s\n", hint);
+		else
+			fprintf(stderr, "steerlab: options go after the command (steerlab "
+					"--help)\n");
+		return 2;
+	}
 	if (parse_args(argc - 1, argv + 1, &a) == -1)
 		return 2;
+	if ((strcmp(cmd, "check") == 0 || strcmp(cmd, "up") == 0 || strcmp(cmd, "run") == 0 ||
+	     strcmp(cmd, "sweep") == 0) &&
+	    dir_hint(a.file) == -1)
+		return 2;
+	if (a.traffic && strcmp(cmd, "up") != 0) {
+		fprintf(stderr, "steerlab: --traffic is an option of up\n");
+		return 2;
+	}
+	if (a.traffic && a.no_agents) {
+		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");
+		return 2;
+	}
 	if ((a.bucket || a.slo) && strcmp(cmd, "report") != 0) {
 		fprintf(stderr, "steerlab: --bucket and --slo are options of report\n");
 		return 2;

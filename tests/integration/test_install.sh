@@ -27,7 +27,7 @@ libexec=$(realpath "$prefix/libexec/steerlab")
 
 # up: every agent is the installed one
 mkdir "$tmp/work"
-(cd "$tmp/work" && "$STEERLAB" up "$prefix/share/steerlab/topology/anycast.ini" --set name=$lab --out "$tmp/up") \
+(cd "$tmp/work" && "$STEERLAB" up "$prefix/share/steerlab/topology/anycast.ini" --traffic --set name=$lab --out "$tmp/up") \
 	>"$tmp/up.log" 2>&1 || { cat "$tmp/up.log"; fail "installed steerlab up"; }
 [ "$(cat /run/steerlab/$lab/bindir)" = "$libexec" ] ||
 	fail "the lab's agents are from $(cat /run/steerlab/$lab/bindir), not $libexec"

@@ -53,7 +53,7 @@ done
 
 # (e) a lab up under umask 000
 rundir=$out/run
-(umask 000 && $STEERLAB up topology/anycast.ini --set name=$lab --out "$rundir") || fail "steerlab up failed"
+(umask 000 && $STEERLAB up topology/anycast.ini --traffic --set name=$lab --out "$rundir") || fail "steerlab up failed"
 [ "$(stat -c %a /run/steerlab)" = 700 ] || fail "/run/steerlab is $(stat -c %a /run/steerlab), expected 700"
 [ "$(stat -c %a /run/steerlab/$lab)" = 700 ] || fail "the state directory is not 0700"
 for f in /run/steerlab/$lab/* "$rundir"/*; do

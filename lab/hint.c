@@ -1,0 +1,157 @@
+/*
+ * lab/hint: usage errors that suggest the fix (hint.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hint.h"
+#include "topology.h"
+#include "topology_int.h"
+
+/* appendf: vsnprintf at *off in buf, which stays terminated; -1 once the
+ * message no longer fits */
+static int appendf(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*off >= len)
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, len - *off, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len - *off) {
+		*off = len;
+		return -1;
+	}
+	*off += (size_t)n;
+	return 0;
+}
+
+/* lab_key: the [lab] key called name (name is namelen bytes), or NULL */
+static const struct topo_key *lab_key(const char *name, size_t namelen)
+{
+	static const struct topo_key ttl = {.name = "ttl", .type = TOPO_T_DURATION};
+	const struct topo_key *k;
+	int n, i;
+
+	k = topo_keys(-1, &n);
+	for (i = 0; i < n; i++)
+		if (strlen(k[i].name) == namelen && strncmp(k[i].name, name, namelen) == 0)
+			return &k[i];
+	if (namelen == 3 && strncmp(name, "ttl", 3) == 0)
+		return &ttl;
+	return NULL;
+}
+
+int hint_option(const char *opt, const char *next, char *buf, size_t len)
+{
+	const struct topo_key *k;
+	const char *name, *eq, *value = NULL;
+	size_t namelen, off = 0;
+
+	if (strncmp(opt, "--", 2) != 0 || opt[2] == '\0')
+		return -1;
+	name = opt + 2;
+	eq = strchr(name, '=');
+	namelen = eq ? (size_t)(eq - name) : strlen(name);
+	if (namelen == 0)
+		return -1;
+	if (eq)
+		value = eq + 1;
+	else if (next && next[0] != '-' && next[0] != '\0')
+		value = next;
+	k = lab_key(name, namelen);
+	if (k == NULL && value == NULL)
+		return -1;
+	if (appendf(buf, len, &off, "--%.*s is not an option; ", (int)namelen, name) == -1)
+		return -1;
+	if (k && k->type == TOPO_T_DURATION)
+		appendf(buf, len, &off, "durations and other topology keys are set with --set");
+	else if (k)
+		appendf(buf, len, &off, "topology keys are set with --set");
+	else
+		appendf(buf, len, &off, "if %.*s is a topology key, set it with --set",
+			(int)namelen, name);
+	appendf(buf, len, &off, ": --set %.*s=%s", (int)namelen, name, value ? value : "VALUE");
+	return off < len ? 0 : -1;
+}
+
+int hint_lab_file(const char *cmd, const char *arg, const char *name, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (name)
+		appendf(buf, len, &off, "%s takes the lab's name, not its file: steerlab %s %s",
+			cmd, cmd, name);
+	else
+		appendf(buf, len, &off,
+			"%s takes a lab's name, not a file ('%s'; steerlab status "
+			"lists the labs that are up)",
+			cmd, arg);
+	return off < len ? 0 : -1;
+}
+
+/* takes_value: a steerlab option whose value is the next argument */
+static int takes_value(const char *a)
+{
+	static const char *const opts[] = {"--out", "--set", "--bucket", "--slo", "-o", "-s", NULL};
+	int i;
+
+	for (i = 0; opts[i]; i++)
+		if (strcmp(a, opts[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int hint_options_first(int n, char *const args[], char *buf, size_t len)
+{
+	size_t off = 0;
+	int i, cmd = -1;
+
+	if (n < 1 || args[0][0] != '-')
+		return -1;
+	/* the command: the first argument that is neither an option nor an
+	 * option's value */
+	for (i = 0; i < n; i++) {
+		if (strcmp(args[i], "--") == 0)
+			break;
+		if (args[i][0] != '-') {
+			cmd = i;
+			break;
+		}
+		if (takes_value(args[i]))
+			i++;
+	}
+	appendf(buf, len, &off, "options go after the command: steerlab %s",
+		cmd >= 0 ? args[cmd] : "COMMAND");
+	for (i = cmd + 1; cmd >= 0 && i < n; i++)
+		appendf(buf, len, &off, " %s", args[i]);
+	if (cmd < 0)
+		appendf(buf, len, &off, " ...");
+	for (i = 0; i < (cmd >= 0 ? cmd : n); i++)
+		appendf(buf, len, &off, " %s", args[i]);
+	return off < len ? 0 : -1;
+}
+
+int hint_directory(const char *path, char *const names[], int n, char *buf, size_t len)
+{
+	size_t off = 0, plen = strlen(path);
+	const char *sep = plen && path[plen - 1] == '/' ? "" : "/";
+	int i;
+
+	appendf(buf, len, &off, "%s: is a directory; expected a topology file such as ", path);
+	if (n > 0)
+		appendf(buf, len, &off, "%s%s%s", path, sep, names[0]);
+	else
+		appendf(buf, len, &off, "topology/anycast.ini");
+	if (n > 0) {
+		appendf(buf, len, &off, "\n  topology files in %s:", path);
+		for (i = 0; i < n; i++)
+			appendf(buf, len, &off, " %s", names[i]);
+	} else {
+		appendf(buf, len, &off, " (%s holds no .ini file)", path);
+	}
+	return off < len ? 0 : -1;
+}
