@@ -26,6 +26,7 @@
 
 #include "atomicfile.h"
 #include "test_rundir.h"
+#include "test_file.h"
 
 static int setup(void **state)
 {
@@ -60,18 +61,6 @@ static char *slurp(const char *dir, const char *name)
 	return buf;
 }
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[512];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	assert_int_equal(fclose(fp), 0);
-}
-
 /* entries: the directory's names, but . and .. */
 static int entries(const char *dir)
 {
@@ -103,7 +92,7 @@ static void test_commit(void **state)
 	int dirfd = atomicfile_dir(dir, err, sizeof(err));
 
 	assert_true(dirfd >= 0);
-	put(dir, "out.txt", "old\n");
+	test_write_file(dir, "out.txt", "old\n");
 	assert_int_equal(atomicfile_open(&af, dirfd, dir, "out.txt", err, sizeof(err)), 0);
 	fprintf(af.fp, "new %d\n", 42);
 	/* not there before the commit */
@@ -130,7 +119,7 @@ static void test_links_not_followed(void **state)
 	int dirfd = atomicfile_dir(dir, err, sizeof(err));
 
 	assert_true(dirfd >= 0);
-	put(dir, "victim", "untouched\n");
+	test_write_file(dir, "victim", "untouched\n");
 	snprintf(path, sizeof(path), "%s/clocks.json.tmp", dir);
 	assert_int_equal(symlink("victim", path), 0);
 	snprintf(path, sizeof(path), "%s/clocks.json", dir);
@@ -155,7 +144,7 @@ static void test_write_error(void **state)
 	int dirfd = atomicfile_dir(dir, err, sizeof(err)), rc;
 
 	assert_true(dirfd >= 0);
-	put(dir, "report.md", "old\n");
+	test_write_file(dir, "report.md", "old\n");
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
 	small.rlim_max = old.rlim_max;
 	signal(SIGXFSZ, SIG_IGN);

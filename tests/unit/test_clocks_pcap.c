@@ -29,6 +29,7 @@
 
 #include "clocks_int.h"
 #include "test_rundir.h"
+#include "test_file.h"
 
 #define T0 1700000000123456789LL
 #define MS 1000000LL
@@ -45,18 +46,6 @@ static void put16(uint8_t *p, unsigned v)
 {
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[512];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	assert_int_equal(fclose(fp), 0);
 }
 
 /* link_header: the link header of type l for an IPv4 datagram; its length */
@@ -186,7 +175,7 @@ static int setup(void **state)
 
 	if (dir == NULL)
 		return -1;
-	put(dir, "lab.events.jsonl",
+	test_write_file(dir, "lab.events.jsonl",
 	    "{\"t\":1700000000000000000,\"event\":\"lab_up\",\"lab\":\"t\",\"port\":7000}\n"
 	    "{\"t\":1700000000123456789,\"event\":\"site_failed\",\"site\":\"a\","
 	    "\"via\":\"198.18.0.2\",\"prefix\":\"198.19.0.1/32\",\"address\":\"198.19.1.1\"}\n");
@@ -763,7 +752,7 @@ static void test_not_ours(void **state)
 		clocks_input_free(&in);
 		assert_non_null(strstr(err, "capture-a.pcap: link type NULL"));
 	}
-	put(dir, "capture-a.pcap", "\xd4\xc3\xb2\xa1\x02\x00");
+	test_write_file(dir, "capture-a.pcap", "\xd4\xc3\xb2\xa1\x02\x00");
 	for (int via = CLOCKS_PCAP_VIA_OWN; via <= CLOCKS_PCAP_VIA_LIBPCAP; via++) {
 		clocks_pcap_via = (enum clocks_pcap_via)via;
 		assert_int_equal(clocks_load(dir, &in, err, sizeof(err)), -1);

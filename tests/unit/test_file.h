@@ -1,6 +1,6 @@
 /*
- * What every unit test that compares output with a file needs: the whole
- * file as a string.
+ * What unit tests that work with files need: the whole file as a string,
+ * and a file written from one.
  */
 #ifndef STEERLAB_TEST_FILE_H
 #define STEERLAB_TEST_FILE_H
@@ -26,6 +26,19 @@ static inline char *test_read_file(const char *path)
 	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
 	fclose(f);
 	return buf;
+}
+
+/* test_write_file: DIR/NAME holds text (created or truncated). */
+static inline void test_write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
 }
 
 #endif
