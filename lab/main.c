@@ -17,6 +17,7 @@
 
 #include "clocks.h"
 #include "event.h"
+#include "frrconf.h"
 #include "hint.h"
 #include "lab.h"
 #include "log.h"
@@ -220,6 +221,7 @@ static int cmd_check(const struct cmd_args *a)
 	if (load(a, "check") == -1)
 		return 1;
 	topo_print(&topo, stdout);
+	frrconf_print(&topo, stdout);
 	printf("# configuration OK\n");
 	return 0;
 }

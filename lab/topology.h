@@ -56,6 +56,27 @@ enum topo_mode {
 #define TOPO_RESOLVER_COUNT_MAX 250
 #define TOPO_MAX_RSV_PAIRS 1024
 
+/* [lab] routing: how the anycast service is routed (docs/topology.md) */
+enum topo_routing {
+	TOPO_ROUTING_STATIC, /* routed: the prober's announcement, an instant FIB change */
+	TOPO_ROUTING_BGP,    /* FRR (zebra, bgpd) in every router and site: eBGP */
+};
+
+/* ASNs when routing = bgp: router k (from 0, in file order) is AS
+ * TOPO_ROUTER_ASN_BASE + k, site k TOPO_SITE_ASN_BASE + k unless its
+ * `asn` says otherwise (topo_node_asn). */
+#define TOPO_ROUTER_ASN_BASE 65001u
+#define TOPO_SITE_ASN_BASE 65101u
+#define TOPO_MAX_FRR_LINES 256
+#define TOPO_FRR_LINE_MAX 200
+
+/* A node's `frr = LINE`: appended, as written, to its FRR configuration. */
+struct topo_frr_line {
+	int node;
+	char text[TOPO_FRR_LINE_MAX + 1];
+	int where; /* a line of the file (> 0) or a --set (-1 - its index) */
+};
+
 /*
  * [zone NAME] and [name NAME] sections are authd's (docs/authd.md): the
  * topology parser keeps their key = value pairs as written, with their
@@ -100,6 +121,7 @@ struct topo_node {
 	unsigned probe_down, probe_up;
 
 	struct in_addr address; /* unicast service address: what DNS answers */
+	unsigned asn;		/* its AS when routing = bgp (topo_node_asn) */
 
 	/* client */
 	enum topo_mode mode;
@@ -152,6 +174,20 @@ struct topology {
 	double sticky_share; /* 0 <= q <= 1 */
 	int64_t sticky_ns;   /* > 0 */
 
+	/* routing (docs/topology.md, "Routing"); the knobs below are FRR's,
+	 * used when routing = bgp, their defaults FRR's datacenter profile */
+	int routing; /* enum topo_routing */
+	int64_t bgp_keepalive_ns, bgp_hold_ns, bgp_connect_retry_ns, bgp_mrai_ns;
+	int bfd;
+	int64_t bfd_interval_ns;
+	unsigned bfd_multiplier;
+	int damping; /* RFC 2439, off by default (RIPE-580) */
+	int64_t damping_half_life_ns, damping_max_suppress_ns;
+	unsigned damping_reuse, damping_suppress;
+	int ecmp;
+	int nfrr_lines; /* in file order, then --set */
+	struct topo_frr_line frr_lines[TOPO_MAX_FRR_LINES];
+
 	int nraw_sections;
 	struct topo_raw_section raw_sections[64];
 	int nraw_pairs;
@@ -190,6 +226,16 @@ struct in_addr topo_resolver_addr(const struct topology *t, int node, int instan
  * queries: the [dns] node's link address, or its cache of a [resolver]
  * node. Only for a client whose resolver is not -1. */
 struct in_addr topo_client_resolver(const struct topology *t, int node);
+
+/* topo_node_asn: the AS of router or site n when routing = bgp: a
+ * router's is TOPO_ROUTER_ASN_BASE + its index among the routers (file
+ * order), a site's its `asn` (default TOPO_SITE_ASN_BASE + its index among
+ * the sites). 0 for the other kinds. */
+unsigned topo_node_asn(const struct topology *t, int n);
+
+/* topo_router_id: n's BGP router id, its first link address: for a router
+ * the router end of its first link, for another node its own end. */
+struct in_addr topo_router_id(const struct topology *t, int n);
 
 /* topo_format_duration, topo_format_size: a value as topo_print writes it
  * and topo_load reads it back ("1500ms", "64M": K, M, G are powers of

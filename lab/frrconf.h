@@ -1,0 +1,70 @@
+/*
+ * FRR's configuration for a lab's routers and sites when [lab] routing =
+ * bgp (docs/topology.md, "Routing"), made from the topology, and FRR's own
+ * dry run on it.
+ *
+ * Every router and every site runs zebra and bgpd (and bfdd with bfd =
+ * yes). Each is an AS of its own (topo_node_asn) and has an eBGP session
+ * over each of its links to another BGP speaker: its BGP neighbours
+ * (frrconf_neighbors), computed from the links, so that a link between two
+ * routers adds a neighbour on each side and nothing else. A site announces
+ * the anycast service /32 by `redistribute connected` filtered to it (the
+ * prober keeps it on the site's lo only while the local service answers),
+ * with its metric as the MED, and its own unicast address; routers compare
+ * MEDs across ASes (`bgp always-compare-med`) so the lower metric wins as
+ * with routing = static. The node's `frr = LINE`s come last, as written.
+ *
+ * Nothing here runs FRR's daemons; frrconf_check runs FRR's dry run
+ * (`vtysh -C` and `bgpd -C`, `bfdd -C`) before anything is built.
+ */
+#ifndef STEERLAB_FRRCONF_H
+#define STEERLAB_FRRCONF_H
+
+#include <netinet/in.h>
+#include <stdio.h>
+
+#include "topology.h"
+
+#define FRR_DIR "/usr/lib/frr" /* Debian's frr package */
+#define FRR_ZEBRA FRR_DIR "/zebra"
+#define FRR_BGPD FRR_DIR "/bgpd"
+#define FRR_BFDD FRR_DIR "/bfdd"
+#define FRR_VTYSH "/usr/bin/vtysh"
+#define FRR_USER "frr" /* FRR's daemons run as frr:frr, never root */
+
+/* which configuration file of a node */
+enum frrconf_daemon {
+	FRRCONF_BGPD,
+	FRRCONF_BFDD,
+};
+
+struct frrconf_neighbor {
+	int node;	      /* the peer's node index */
+	struct in_addr addr;  /* the peer's address on the shared link */
+	struct in_addr local; /* ours on it */
+	unsigned asn;	      /* the peer's AS */
+};
+
+/* frrconf_node: 1 if node n runs FRR (routing = bgp, a router or a site). */
+int frrconf_node(const struct topology *t, int n);
+
+/* frrconf_neighbors: node n's BGP neighbours into nb (at most max), in link
+ * order. Their number. */
+int frrconf_neighbors(const struct topology *t, int n, struct frrconf_neighbor *nb, int max);
+
+/* frrconf_write: daemon d's configuration of node n to out. *raw_from, if
+ * not NULL, is set to the line number of its first `frr =` line (0 if it
+ * has none; bgpd only). 0 or -1. */
+int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *out, int *raw_from);
+
+/* frrconf_check: FRR's dry run on every FRR node's configuration. A line
+ * FRR rejects is an error on err: "steerlab: node a: FRR rejected its
+ * configuration (bgpd line 40: ...)". 0 if every one passed (or the lab
+ * runs no FRR), else -1. Writes no file. */
+int frrconf_check(const struct topology *t, FILE *err);
+
+/* frrconf_print: every FRR node's configurations as comments (what
+ * `steerlab check` adds). */
+void frrconf_print(const struct topology *t, FILE *out);
+
+#endif
