@@ -3,6 +3,10 @@
  *
  *   router   routed; a collector capturing every link to a site
  *   site     sited; a prober announcing the anycast address while healthy
+ *
+ * With routing = bgp, routers and sites run FRR (zebra, bgpd; lab/frr.c)
+ * first, routers no routed, and a site's prober keeps the anycast address
+ * on the site's lo while healthy (-L) for bgpd to announce.
  *   dns      authd, configured from the topology (dnsconf.c)
  *   prober   a prober in remote mode: every site's address, to every authd
  *   resolver resolverd, its caches configured from the topology (resolvconf.c)
@@ -85,6 +89,10 @@ static int lab_start_router(struct lab *lab, int n)
 	char svc[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN];
 	int ncap = 0, nsites = 0;
 
+	if (lab_start_frr(lab, n) == -1)
+		return -1;
+	if (t->routing == TOPO_ROUTING_BGP) /* zebra installs the routes */
+		goto collector;
 	/* routed takes announcements only from the probers of this router's
 	 * sites, each from its site's link address and for its site, and only
 	 * of the service prefix (agents/routed/acl.h) */
@@ -105,6 +113,7 @@ static int lab_start_router(struct lab *lab, int n)
 	}
 	if (argv_run(lab, n, "routed", "routed", &a) == -1)
 		return -1;
+collector:
 	argv_start(&a, lab, n, "collector", "collector");
 	argv_add(&a, "-o");
 	argv_add(&a, "%s", lab->rundir);
@@ -163,6 +172,8 @@ static int lab_start_site(struct lab *lab, int n)
 	struct lab_argv a;
 	char buf[INET_ADDRSTRLEN];
 
+	if (lab_start_frr(lab, n) == -1)
+		return -1;
 	argv_start(&a, lab, n, "sited", "sited");
 	argv_add(&a, "-s");
 	argv_add(&a, "%s", node->name);
@@ -178,10 +189,15 @@ static int lab_start_site(struct lab *lab, int n)
 	argv_add(&a, "127.0.0.1:%u", t->port);
 	argv_add(&a, "-P");
 	argv_add(&a, "%s/32", ip(t->service, buf));
-	argv_add(&a, "-m");
-	argv_add(&a, "%u", node->metric);
-	argv_add(&a, "-R");
-	argv_add(&a, "%s", ip(t->links[node->link].router_addr, buf));
+	if (t->routing == TOPO_ROUTING_BGP) {
+		/* the address on lo while healthy; bgpd announces it */
+		argv_add(&a, "-L");
+	} else {
+		argv_add(&a, "-m");
+		argv_add(&a, "%u", node->metric);
+		argv_add(&a, "-R");
+		argv_add(&a, "%s", ip(t->links[node->link].router_addr, buf));
+	}
 	argv_probe_timing(&a, node);
 	return argv_run(lab, n, "prober", "prober", &a);
 }

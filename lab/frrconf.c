@@ -163,9 +163,12 @@ int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *
 		put(&o, " exit");
 		put(&o, "exit");
 	} else {
-		frrconf_bgp(&o, t, n);
+		/* the route-map before the redistribute that names it: named
+		 * first and defined later, it would wait for bgpd's route-map
+		 * delay timer (5 s) before the first announcement */
 		if (t->nodes[n].kind == TOPO_SITE)
 			frrconf_announce(&o, t, n);
+		frrconf_bgp(&o, t, n);
 		for (int i = 0; i < t->nfrr_lines; i++) {
 			if (t->frr_lines[i].node != n)
 				continue;

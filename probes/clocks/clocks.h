@@ -134,6 +134,7 @@ struct clocks_dead {
 struct clocks_route {
 	int64_t t_ns;
 	int deleted;
+	int replaced; /* route_added with "replace": the route it replaced left */
 	struct in_addr prefix;
 	int prefixlen;
 	int has_via;

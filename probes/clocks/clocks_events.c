@@ -297,6 +297,7 @@ static int clocks_route_event(struct clocks_input *in, const struct clocks_line 
 	memset(r, 0, sizeof(*r));
 	r->t_ns = l->t;
 	r->deleted = strcmp(l->event, "route_deleted") == 0;
+	r->replaced = !r->deleted && json_is_true(json_object_get(l->obj, "replace"));
 	if (clocks_get_prefix(l, "prefix", &r->prefix, &r->prefixlen) == -1)
 		return -1;
 	/* a route without a gateway has "via": null */
