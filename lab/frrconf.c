@@ -57,6 +57,8 @@ int frrconf_neighbors(const struct topology *t, int n, struct frrconf_neighbor *
 {
 	int k = 0;
 
+	if (!frrconf_node(t, n))
+		return 0;
 	/* a link joins a router to another node: the two are neighbours if
 	 * both speak BGP (a site, or -- with links between routers -- a
 	 * router) */
