@@ -423,6 +423,7 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 	struct verdict_finding dead[VERDICT_MAX_FINDINGS], sick[VERDICT_MAX_FINDINGS],
 	    gone[VERDICT_MAX_FINDINGS];
 	int ndead = 0, nsick = 0, ngone = 0;
+	struct clocks_route prev = {0};
 	char who[2 * CLOCKS_NAME_MAX + 2], at[48], times[32], prefix[INET_ADDRSTRLEN],
 	    fvia[INET_ADDRSTRLEN];
 
@@ -443,17 +444,29 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 			continue;
 		verdict_find(sick, &nsick, h->site, h->t_ns);
 	}
-	for (size_t i = 0; i < in->nroutes; i++) {
+	/* a route leaves by a deletion, or (zebra, routing = bgp) by a
+	 * replacement via another next hop: the one before it left */
+	for (size_t i = 0, have_prev = 0; i < in->nroutes; i++) {
 		const struct clocks_route *rt = &in->routes[i];
 		char via[INET_ADDRSTRLEN] = "no gateway";
+		struct clocks_route left = *rt;
 
-		if (!rt->deleted || !verdict_measured(in, rt->t_ns) ||
-		    rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr ||
-		    (rt->has_via && rt->via.s_addr == f->via.s_addr && rt->t_ns >= f->t0_ns))
+		if (rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr)
 			continue;
-		if (rt->has_via)
-			inet_ntop(AF_INET, &rt->via, via, sizeof(via));
-		verdict_find(gone, &ngone, via, rt->t_ns);
+		if (rt->replaced && have_prev &&
+		    (!rt->has_via || rt->via.s_addr != prev.via.s_addr)) {
+			left = prev;
+			left.deleted = 1;
+			left.t_ns = rt->t_ns;
+		}
+		prev = *rt;
+		have_prev = !rt->deleted;
+		if (!left.deleted || !verdict_measured(in, left.t_ns) ||
+		    (left.has_via && left.via.s_addr == f->via.s_addr && left.t_ns >= f->t0_ns))
+			continue;
+		if (left.has_via)
+			inet_ntop(AF_INET, &left.via, via, sizeof(via));
+		verdict_find(gone, &ngone, via, left.t_ns);
 	}
 	for (int i = 0; i < ndead; i++) {
 		char *site = strchr(dead[i].who, '|');
