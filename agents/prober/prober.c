@@ -45,7 +45,7 @@
 
 #define PROBER_USAGE                                                                               \
 	"usage: prober -s SITE -t ADDR:PORT -P PREFIX -m METRIC -R ROUTER[:PORT] [-R ...]\n"       \
-	"       prober -s SITE -t ADDR:PORT -P PREFIX -L\n"                                       \
+	"       prober -s SITE -t ADDR:PORT -P PREFIX -L\n"                                        \
 	"       prober -I ID -A AUTHD[:PORT] [-A ...] -T SITE=ADDR[:PORT] [-T ...]\n"              \
 	"              [-n NODE] [-e FILE] [-i INTERVAL] [-w TIMEOUT] [-d DOWN] [-u UP]\n"         \
 	"              [-k REFRESH] [-v] [-h]\n"
@@ -256,16 +256,18 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	}
 	opt_no_operands("prober", PROBER_USAGE, argc, argv);
 	if (o->lo && (o->has_metric || o->routers.n)) {
-		fprintf(stderr, "prober: -L replaces -m and -R: give one or the other\n" PROBER_USAGE);
+		fprintf(stderr,
+			"prober: -L replaces -m and -R: give one or the other\n" PROBER_USAGE);
 		exit(1);
 	}
 	if (o->site || o->has_target || o->prefix_arg || o->has_metric || o->routers.n || o->lo ||
 	    !o->nremote) {
 		if (!o->site || !o->has_target || !o->prefix_arg ||
 		    (!o->lo && (!o->has_metric || !o->routers.n))) {
-			fprintf(stderr,
-				"prober: -s, -t, -P, and -m with at least one -R or -L, are required "
-				"(or, in remote mode, -I, -A and -T)\n" PROBER_USAGE);
+			fprintf(
+			    stderr,
+			    "prober: -s, -t, -P, and -m with at least one -R or -L, are required "
+			    "(or, in remote mode, -I, -A and -T)\n" PROBER_USAGE);
 			exit(1);
 		}
 		strcpy(o->msg.site, o->site);
