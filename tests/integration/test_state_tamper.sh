@@ -8,8 +8,9 @@
 #     and true start time of a process that is not an agent) refuses those
 #     lines, keeps the victim file, the foreign namespace and the process,
 #     and removes only what is the lab's;
-# and, under umask 000, the state is still private (0700, files 0644), and
-# an agent holds no descriptor of steerlab's.
+# and, under umask 000, the state is still private (/run/steerlab 0711:
+# FRR's daemons traverse it, nobody else lists it; a lab's 0700, files
+# 0644), and an agent holds no descriptor of steerlab's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -54,7 +55,7 @@ done
 # (e) a lab up under umask 000
 rundir=$out/run
 (umask 000 && $STEERLAB up topology/anycast.ini --traffic --set name=$lab --out "$rundir") || fail "steerlab up failed"
-[ "$(stat -c %a /run/steerlab)" = 700 ] || fail "/run/steerlab is $(stat -c %a /run/steerlab), expected 700"
+[ "$(stat -c %a /run/steerlab)" = 711 ] || fail "/run/steerlab is $(stat -c %a /run/steerlab), expected 711"
 [ "$(stat -c %a /run/steerlab/$lab)" = 700 ] || fail "the state directory is not 0700"
 for f in /run/steerlab/$lab/* "$rundir"/*; do
 	case $(stat -c %a "$f") in
