@@ -38,6 +38,7 @@
 #include "frrconf.h"
 #include "log.h"
 #include "strfmt.h"
+#include "timeutil.h"
 #include "topology_int.h"
 
 static const char *const frr_labels[] = {"zebra", "bgpd", "bfdd", NULL};
@@ -153,14 +154,42 @@ static int frr_start(struct lab *lab, int n, const char *label)
 	return lab_start_agent_as(lab, n, lab_frr_prog(label), label, argv) == -1 ? -1 : 0;
 }
 
+/* frr_wait_zserv: until zebra of node n listens on its zserv.api (bfdd
+ * that finds no zebra there may never register, and its BFD sessions never
+ * come up), at most FRR_ZSERV_WAIT_NS. 0, or -1 (said). */
+#define FRR_ZSERV_WAIT_NS (5 * NSEC_PER_SEC)
+static int frr_wait_zserv(struct lab *lab, int n)
+{
+	int64_t deadline = now_mono_ns() + FRR_ZSERV_WAIT_NS;
+	char path[PATH_MAX];
+	struct stat st;
+
+	strfmt(path, sizeof(path), "%s/frr/%s/zserv.api", lab->statedir, lab->t->nodes[n].name);
+	while (lstat(path, &st) == -1 || !S_ISSOCK(st.st_mode)) {
+		if (now_mono_ns() >= deadline) {
+			log_warnx("zebra of node %s: no %s after %.0f s (see %s/%s.zebra.log)",
+				  lab->t->nodes[n].name, path,
+				  (double)FRR_ZSERV_WAIT_NS / NSEC_PER_SEC, lab->rundir,
+				  lab->t->nodes[n].name);
+			return -1;
+		}
+		if (lab_watch(lab, 5 * 1000000LL) > 0 && lab->unexpected)
+			return -1; /* zebra ended: said */
+	}
+	return 0;
+}
+
 int lab_start_frr(struct lab *lab, int n)
 {
 	if (!frrconf_node(lab->t, n))
 		return 0;
-	/* zebra first: bgpd and bfdd connect to its zserv.api (and retry) */
-	if (frr_start(lab, n, "zebra") == -1 || frr_start(lab, n, "bgpd") == -1)
+	/* zebra first, listening, then bfdd (bgpd registers its BFD sessions
+	 * with it through zebra), then bgpd */
+	if (frr_start(lab, n, "zebra") == -1 || frr_wait_zserv(lab, n) == -1)
 		return -1;
-	return lab->t->bfd ? frr_start(lab, n, "bfdd") : 0;
+	if (lab->t->bfd && frr_start(lab, n, "bfdd") == -1)
+		return -1;
+	return frr_start(lab, n, "bgpd");
 }
 
 /* frr_empty_dir: unlink every entry of dir (an FRR node's: sockets, pid
