@@ -33,7 +33,9 @@ static const char usage_text[] =
 	"usage: steerlab COMMAND [ARGS]\n"
 	"\n"
 	"commands:\n"
-	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back\n"
+	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back (with\n"
+	"                                     routing = bgp, FRR's configurations too,\n"
+	"                                     checked by FRR's dry run)\n"
 	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents, but no\n"
 	"         [--traffic | --no-agents]    traffic (root); with --traffic, the clients\n"
 	"                                     too, sending until down (the run directory\n"
@@ -314,6 +316,15 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 		printf("  clients not started: add --traffic to send requests\n");
 	printf("  look inside:   sudo ip netns exec %s-%s ip route\n", topo.name,
 	       topo.nodes[0].name);
+	for (int n = 0; topo.routing == TOPO_ROUTING_BGP && !a->no_agents && n < topo.nnodes; n++) {
+		if (topo.nodes[n].kind != TOPO_ROUTER)
+			continue;
+		/* FRR's own shell on a router's daemons (docs/topology.md) */
+		printf("                 sudo ip netns exec %s-%s vtysh --vty_socket %s/%s/frr/%s "
+		       "-c 'show bgp summary'\n",
+		       topo.name, topo.nodes[n].name, LAB_STATE_DIR, topo.name, topo.nodes[n].name);
+		break;
+	}
 	printf("  take it down:  sudo steerlab down %s\n", topo.name);
 	event_close(lab.ev);
 	return 0;
