@@ -10,7 +10,9 @@
  *
  * Files are appended before the thing they record is relied upon, so a lab
  * that failed half-way up is still taken down completely. /run/steerlab and
- * each state directory are root's and 0700; `down` still trusts nothing in
+ * each state directory are root's, 0711 and 0700 (0711 with routing = bgp:
+ * FRR's daemons, as frr, traverse them to STATEDIR/frr/NODE, lab/frr.c);
+ * `down` still trusts nothing in
  * them it can check: a namespace line must be LAB-NODE, a PID must run one
  * of the agent programs in bindir and have the recorded start time.
  *
