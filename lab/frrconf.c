@@ -187,10 +187,10 @@ int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *
 /* frrconf_run: prog argv with the configuration on its standard input and
  * what it prints (both streams) into *text (malloc'd). Its exit status,
  * or -1 (said). FRR's daemons make /var/tmp/frr/DAEMON.PID even for a dry
- * run and leave it: removed here (rmdir: only if empty). */
+ * run and leave it: removed here (lab_frr_forget). */
 static int frrconf_run(char *const argv[], int in, char **text, FILE *err)
 {
-	char dir[64], *base = strrchr(argv[0], '/');
+	char *base = strrchr(argv[0], '/');
 	posix_spawn_file_actions_t fa;
 	int out = memfd_create("frr-dry-run", MFD_CLOEXEC), rc, status;
 	off_t len;
@@ -216,8 +216,7 @@ static int frrconf_run(char *const argv[], int in, char **text, FILE *err)
 	}
 	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 		;
-	strfmt(dir, sizeof(dir), "/var/tmp/frr/%s.%d", base ? base + 1 : argv[0], (int)pid);
-	rmdir(dir);
+	lab_frr_forget(base ? base + 1 : argv[0], pid);
 	len = lseek(out, 0, SEEK_END);
 	if (len >= 0 && (*text = calloc(1, (size_t)len + 1)) != NULL &&
 	    pread(out, *text, (size_t)len, 0) != len)

@@ -6,13 +6,17 @@
 # (proto bgp) before t0 and moves to site b after the kill; the same
 # topology with routing = static gives the baseline; vtysh, as the docs say,
 # reaches the daemons of an `up` lab; after `down` no FRR process, socket,
-# pid file or namespace remains.
+# pid file or namespace remains; a bgpd that dies mid-run makes the run
+# invalid (exit status 3, agent_exited), and its crash directory is removed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 
 lab=it-bgp
 lab_guard $lab
+run_pid=
+trap 'set +e; if [ -n "$run_pid" ]; then kill -INT "$run_pid" 2>/dev/null; wait "$run_pid"; fi
+	lab_cleanup '$lab'' EXIT
 [ -x /usr/lib/frr/bgpd ] || fail "FRR is not installed (sudo make deps)"
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 topo=topology/bgp-simple.ini
@@ -54,6 +58,12 @@ for mode in bgp static; do
 		"routing = $mode: window <= steer + 50 ms"
 done
 r=$out/bgp
+for f in "$out/bgp/agents.tsv" "$out/static/agents.tsv"; do
+	while read -r pid start node agent; do
+		case $agent in zebra | bgpd | bfdd) ;; *) continue ;; esac
+		[ -e "/var/tmp/frr/$agent.$pid" ] && fail "/var/tmp/frr/$agent.$pid remains after the run"
+	done <"$f"
+done
 t0=$(jq -r 'select(.event == "site_failed") | .t' "$r/lab.events.jsonl")
 before=$(jq -r --argjson t0 "$t0" 'select(.event == "route_added" and .prefix == "198.19.0.1/32"
 	and .t < $t0) | "\(.via) \(.protocol)"' "$r/core.collector.events.jsonl" | tail -1)
@@ -82,4 +92,25 @@ while read -r pid start node agent; do
 done <"$out/up/agents.tsv"
 grep -qE '	(zebra|bgpd)$' "$out/up/agents.tsv" || fail "agents.tsv has no zebra or bgpd"
 echo "ok: no FRR process, socket, pid file or directory of $lab remains"
+
+# a bgpd killed mid-run: noticed, the run invalid, nothing of it left
+rc=0
+$STEERLAB run $topo --quiet --set name=$lab --set duration=4s --set fail_at=1s --out "$out/kill" \
+	>"$out/kill.txt" 2>&1 &
+run_pid=$!
+wait_until 30 has_event "$out/kill/lab.events.jsonl" site_failed || fail "no site_failed within 30 s"
+pid=$(awk '$3 == "b" && $4 == "bgpd" { print $1 }' "$out/kill/agents.tsv")
+[ -n "$pid" ] || fail "no bgpd of node b in agents.tsv"
+kill -KILL "$pid"
+wait $run_pid || rc=$?
+[ $rc -eq 3 ] || { cat "$out/kill.txt"; fail "bgpd killed: run exited $rc, expected 3"; }
+grep "^steerlab: agent bgpd of node b died (signal 9) at [0-9.]* s: this run is invalid" "$out/kill.txt" ||
+	{ cat "$out/kill.txt"; fail "no terminal line about bgpd of node b"; }
+ev=$(jq -cR 'fromjson? | select(.event == "agent_exited" and .agent == "bgpd")' "$out/kill/lab.events.jsonl")
+[ "$(jq -r .pid <<<"$ev")" = "$pid" ] && [ "$(jq -r .expected <<<"$ev")" = false ] ||
+	fail "agent_exited of bgpd: $ev"
+[ "$(json "$out/kill/clocks.json" .valid)" = false ] || fail "clocks.json: a run with a dead bgpd is valid"
+[ -e "/var/tmp/frr/bgpd.$pid" ] && fail "/var/tmp/frr/bgpd.$pid (the killed bgpd's) remains"
+assert_no_leftovers $lab "$out/kill"
+echo "ok: a bgpd killed mid-run made the run invalid: $ev"
 rm -rf "$out"
