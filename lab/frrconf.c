@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lab.h"
+#include "overrides.h"
 #include "strfmt.h"
 #include "subproc.h"
 #include "timeutil.h"
@@ -358,6 +359,13 @@ int frrconf_check(const struct topology *t, FILE *err)
 			rc = -1;
 	}
 	return rc;
+}
+
+int frrconf_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err)
+{
+	if (overrides_load(t, path, sets, nsets, err) == -1)
+		return -1;
+	return frrconf_check(t, err);
 }
 
 void frrconf_print(const struct topology *t, FILE *out)

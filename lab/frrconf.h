@@ -63,6 +63,10 @@ int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *
  * runs no FRR), else -1. Writes no file. */
 int frrconf_check(const struct topology *t, FILE *err);
 
+/* frrconf_load: overrides_load (lab/overrides.h), then, if it loaded,
+ * frrconf_check: what check, up, run and sweep load. 0 or -1 (said). */
+int frrconf_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err);
+
 /* frrconf_print: every FRR node's configurations as comments (what
  * `steerlab check` adds). */
 void frrconf_print(const struct topology *t, FILE *out);

@@ -215,7 +215,8 @@ static int load(const struct cmd_args *a, const char *cmd)
 {
 	if (need_file(a, cmd) == -1)
 		return -1;
-	return overrides_load(&topo, a->file, a->sets, a->nsets, stderr);
+	/* the parsers of the DNS sections, then FRR's dry run */
+	return frrconf_load(&topo, a->file, a->sets, a->nsets, stderr);
 }
 
 static int cmd_check(const struct cmd_args *a)

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "dnsconf.h"
-#include "frrconf.h"
 #include "resolvconf.h"
 #include "strfmt.h"
 #include "timeutil.h"
@@ -151,9 +150,6 @@ int overrides_load(struct topology *t, const char *path, char *const sets[], int
 	 * the [resolver] nodes' keys: their errors name this file's lines */
 	rc = dnsconf_check(t, err);
 	if (resolvconf_check(t, err) == -1)
-		rc = -1;
-	/* FRR's dry run on every router's and site's configuration */
-	if (rc == 0 && frrconf_check(t, err) == -1)
 		rc = -1;
 	return rc;
 }

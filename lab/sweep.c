@@ -15,6 +15,7 @@
 
 #include "atomicfile.h"
 #include "log.h"
+#include "frrconf.h"
 #include "overrides.h"
 #include "run.h"
 #include "subproc.h"
@@ -252,7 +253,7 @@ int sweep_check(struct sweep *sw, char *lab)
 	/* the last point first, so that t ends as the first point's */
 	for (int i = sw->nvalues - 1; i >= 0; i--) {
 		if ((n = sweep_point_sets(sw, i, sets, buf, sizeof(buf))) == -1 ||
-		    overrides_load(t, sw->file, sets, n, stderr) == -1) {
+		    frrconf_load(t, sw->file, sets, n, stderr) == -1) {
 			fprintf(stderr, "steerlab: sweep: the point %s=%s does not load (above)\n",
 				sw->key, sw->values[i]);
 			rc = -1;
@@ -613,7 +614,7 @@ int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 		struct run_opts ro = {
 		    .rundir = rundir, .bindir = o->bindir, .quiet = o->quiet, .label = label};
 		if ((n = sweep_point_sets(sw, i, sets, buf, sizeof(buf))) != -1 &&
-		    overrides_load(t, sw->file, sets, n, stderr) == 0)
+		    frrconf_load(t, sw->file, sets, n, stderr) == 0)
 			run_scenario(t, &ro);
 		/* what counts is what a rerun will find: a Ctrl-C after the
 		 * traffic leaves a finished point */
