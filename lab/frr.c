@@ -262,57 +262,40 @@ int lab_frr_remove(const char *statedir)
 	return rc;
 }
 
+/* frr_running: a process (not a zombie) has that PID: the recorded daemon
+ * reused, whose directory is not ours to remove. */
+static int frr_running(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	strfmt(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p == NULL || (p[1] == ' ' && p[2] != 'Z' && p[2] != 'X');
+}
+
 void lab_frr_forget(const char *label, pid_t pid)
 {
 	char dir[64];
 	int fd;
 
 	/* FRR's daemons keep their per-thread log buffers and crash logs in
-	 * /var/tmp/frr/DAEMON.PID, and a daemon killed (or, here, often one
-	 * stopped) leaves it: removed, with what is in it, never following a
-	 * link. Only for a daemon of the lab that has ended (the caller's
-	 * word), so no running daemon's */
-	if (lab_frr_prog(label) == NULL)
+	 * /var/tmp/frr/DAEMON.PID, and one killed leaves it: removed, with
+	 * what is in it, never following a link. Only for a daemon of the lab
+	 * that has ended (the caller's word), so no running daemon's */
+	if (lab_frr_prog(label) == NULL || frr_running(pid))
 		return;
 	strfmt(dir, sizeof(dir), "%s.%d", label, (int)pid);
 	if ((fd = open("/var/tmp/frr", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 		return;
 	frr_empty_dir(fd, dir);
 	close(fd);
-}
-
-void lab_frr_sweep(time_t since)
-{
-	struct dirent *de;
-	struct stat st;
-	DIR *d;
-	int fd;
-
-	/* a stopped FRR daemon sometimes leaves DAEMON.PID under another PID
-	 * than the one recorded (a child's, at exit): those of FRR's daemons,
-	 * frr's, made since the lab began, whose process is gone */
-	if ((fd = open("/var/tmp/frr", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
-		return;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		char label[16], proc[64];
-		int pid, end = 0;
-
-		if (sscanf(de->d_name, "%15[a-z].%d%n", label, &pid, &end) != 2 ||
-		    de->d_name[end] != '\0' || lab_frr_prog(label) == NULL || pid <= 1)
-			continue;
-		strfmt(proc, sizeof(proc), "/proc/%d", pid);
-		if (access(proc, F_OK) == 0 ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-		    !S_ISDIR(st.st_mode) || st.st_mtime < since)
-			continue;
-		struct passwd *pw = getpwnam(FRR_USER);
-		if (pw == NULL || st.st_uid != pw->pw_uid)
-			continue;
-		frr_empty_dir(dirfd(d), de->d_name);
-	}
-	closedir(d);
 }

@@ -203,9 +203,6 @@ int lab_start_frr(struct lab *lab, int n);
 int lab_frr_remove(const char *statedir);
 const char *lab_frr_prog(const char *label);
 void lab_frr_forget(const char *label, pid_t pid);
-/* lab_frr_sweep: the /var/tmp/frr/DAEMON.PID of FRR's daemons (frr's)
- * made at or after since whose process is gone. */
-void lab_frr_sweep(time_t since);
 
 /* lab_nsname: LAB-NODE into buf. */
 int lab_nsname(char *buf, size_t len, const struct topology *t, int node);

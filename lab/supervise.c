@@ -716,8 +716,7 @@ int lab_down_state(const char *statedir, FILE *out)
 	static struct lab_agent agents[LAB_MAX_AGENTS];
 	const char *lab = strrchr(statedir, '/') ? strrchr(statedir, '/') + 1 : statedir;
 	char bindir[PATH_MAX], path[PATH_MAX];
-	int nagents, stopped = 0, left = 0, removed = 0, refused = 0, rc = 0, frr = 0;
-	struct stat st;
+	int nagents, stopped = 0, left = 0, removed = 0, refused = 0, rc = 0;
 
 	if (lab_state_check(statedir) == -1)
 		return -1;
@@ -731,14 +730,8 @@ int lab_down_state(const char *statedir, FILE *out)
 	for (int i = 0; i < nagents; i++) {
 		if (!agent_alive(&agents[i]))
 			lab_frr_forget(agents[i].name, agents[i].pid);
-		frr += lab_frr_prog(agents[i].name) != NULL;
 		agent_close(&agents[i]);
 	}
-	/* what FRR's daemons left since the lab was claimed (when its bindir
-	 * file was written) */
-	strfmt(path, sizeof(path), "%s/bindir", statedir);
-	if (frr && stat(path, &st) == 0)
-		lab_frr_sweep(st.st_mtime - 1);
 	if (state_remove_namespaces(statedir, lab, &removed, &refused) == -1)
 		rc = -1;
 	if (rc == 0 && left == 0)
