@@ -5,7 +5,7 @@
 # behind; a run is valid, the router's route to the service is bgpd's
 # (proto bgp) before t0 and moves to site b after the kill; the same
 # topology with routing = static gives the baseline; vtysh, as the docs say,
-# reaches the daemons of an `up` lab; after `down` no FRR process, socket,
+# reaches the daemons of an `up` lab, bfdd's sessions among them; after `down` no FRR process, socket,
 # pid file or namespace remains; a bgpd that dies mid-run makes the run
 # invalid (exit status 3, agent_exited), and its crash directory is removed.
 set -euo pipefail
@@ -77,20 +77,26 @@ assert_gt "$moved" "$removed" "the route moved to b after the address left a's l
 echo "BGP withdrawal: address removed -> FIB via b in $(( (moved - removed) / 1000000 )) ms"
 echo "failover window: bgp $bgp_window s, static $static_window s (steer: bgp $bgp_steer s, static $static_steer s)"
 
-# up: the documented vtysh command reaches the router's daemons
-$STEERLAB up $topo --set name=$lab --out "$out/up" >/dev/null
+# up (with BFD: bfdd runs too): the documented vtysh command reaches the
+# router's daemons
+$STEERLAB up $topo --set name=$lab --set bfd=yes --set bfd_interval=100ms --out "$out/up" >/dev/null
 summary=$(ip netns exec $lab-core vtysh --vty_socket /run/steerlab/$lab/frr/core -c 'show bgp summary')
 echo "$summary"
 echo "$summary" | grep -q 'local AS number 65001' || fail "vtysh: not the router's bgpd"
 echo "$summary" | grep -Eq '^a\(198\.18\.0\.2\) +4 +65101 .* 2 +[0-9]+ site a$' ||
 	fail "vtysh: no established session with site a (2 prefixes received)"
+bfd=$(ip netns exec $lab-core vtysh --vty_socket /run/steerlab/$lab/frr/core -c 'show bfd peers brief')
+echo "$bfd"
+[ "$(grep -c ' up *$' <<<"$bfd")" -eq 2 ] || fail "vtysh: the router's two BFD sessions are not up"
+echo "ok: bfdd runs in every node and the router's BFD sessions are up"
 $STEERLAB down $lab
 assert_no_leftovers $lab "$out/up"
 while read -r pid start node agent; do
 	case $agent in zebra | bgpd | bfdd) ;; *) continue ;; esac
 	[ -e "/var/tmp/frr/$agent.$pid" ] && fail "/var/tmp/frr/$agent.$pid remains"
 done <"$out/up/agents.tsv"
-grep -qE '	(zebra|bgpd)$' "$out/up/agents.tsv" || fail "agents.tsv has no zebra or bgpd"
+[ "$(grep -cE '	(zebra|bgpd|bfdd)$' "$out/up/agents.tsv")" -eq 9 ] ||
+	fail "agents.tsv: expected zebra, bgpd and bfdd in each of the 3 nodes"
 echo "ok: no FRR process, socket, pid file or directory of $lab remains"
 
 # a bgpd killed mid-run: noticed, the run invalid, nothing of it left
