@@ -5,9 +5,10 @@
 # behind; a run is valid, the router's route to the service is bgpd's
 # (proto bgp) before t0 and moves to site b after the kill; the same
 # topology with routing = static gives the baseline; vtysh, as the docs say,
-# reaches the daemons of an `up` lab, bfdd's sessions among them; after `down` no FRR process, socket,
-# pid file or namespace remains; a bgpd that dies mid-run makes the run
-# invalid (exit status 3, agent_exited), and its crash directory is removed.
+# reaches the daemons of an `up` lab, bfdd's sessions among them; after
+# `down` no FRR process, socket, pid file or namespace remains; a bgpd that
+# dies mid-run makes the run invalid (exit status 3, agent_exited), and its
+# crash directory is removed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
