@@ -106,8 +106,9 @@ int inside_exec(const char *lab, const char *node, char *const cmd[], int ncmd)
 	}
 	lab_nsname(ns, sizeof(ns), &inside_state.t, n);
 	if (!lab_state_has_ns(&inside_state, ns)) {
-		fprintf(stderr, "steerlab: exec: namespace %s is not one lab %s made (%s/namespaces)\n",
-			ns, lab, inside_state.dir);
+		fprintf(stderr,
+			"steerlab: exec: namespace %s is not one lab %s made (%s/namespaces)\n", ns,
+			lab, inside_state.dir);
 		return 1;
 	}
 	if ((fd = netns_open(ns)) == -1) {
@@ -115,8 +116,7 @@ int inside_exec(const char *lab, const char *node, char *const cmd[], int ncmd)
 		return 1;
 	}
 	if (netns_enter_exec(fd) == -1) {
-		fprintf(stderr, "steerlab: exec: entering namespace %s: %s\n", ns,
-			strerror(errno));
+		fprintf(stderr, "steerlab: exec: entering namespace %s: %s\n", ns, strerror(errno));
 		return 1;
 	}
 	close(fd);
@@ -128,7 +128,7 @@ int inside_exec(const char *lab, const char *node, char *const cmd[], int ncmd)
 		strfmt(prompt, sizeof(prompt), "%s:%s", lab, node);
 		setenv("debian_chroot", prompt, 1);
 		sh[0] = (char *)(shell && shell[0] == '/' && access(shell, X_OK) == 0 ? shell
-										       : "/bin/sh");
+										      : "/bin/sh");
 		sh[1] = "-i";
 		sh[2] = NULL;
 		cmd = sh;
@@ -164,8 +164,9 @@ int inside_fail(const char *lab, const char *site)
 	if (inside_load("fail", lab) == -1 || (n = inside_site("fail", site)) == -1)
 		return 1;
 	if ((i = lab_state_find_agent(s, n, "sited")) == -1) {
-		fprintf(stderr, "steerlab: fail: site %s of lab %s has no sited (was it up with "
-				"--no-agents?)\n",
+		fprintf(stderr,
+			"steerlab: fail: site %s of lab %s has no sited (was it up with "
+			"--no-agents?)\n",
 			site, lab);
 		return 1;
 	}
@@ -173,8 +174,9 @@ int inside_fail(const char *lab, const char *site)
 	strfmt(path, sizeof(path), "%s/agents.tsv", s->dir);
 	/* held by a pidfd from here: the kill cannot reach a reused PID */
 	if (lab_agent_claim(a, s->bindir, path, 1) != 1) {
-		fprintf(stderr, "steerlab: fail: site %s of lab %s has already failed: its sited "
-				"(pid %d) is not running (steerlab recover %s %s starts it again)\n",
+		fprintf(stderr,
+			"steerlab: fail: site %s of lab %s has already failed: its sited "
+			"(pid %d) is not running (steerlab recover %s %s starts it again)\n",
 			site, lab, (int)a->pid, lab, site);
 		return 1;
 	}
@@ -202,8 +204,9 @@ int inside_fail(const char *lab, const char *site)
 		      "pid", (int)a->pid, "killed_ns", (json_int_t)killed, "by", "hand");
 	event_close(ev);
 	if (inside_wait_gone(a->pidfd, LAB_GRACE_NS) == -1)
-		fprintf(stderr, "steerlab: fail: sited of site %s (pid %d) was sent SIGKILL but "
-				"has not ended yet\n",
+		fprintf(stderr,
+			"steerlab: fail: sited of site %s (pid %d) was sent SIGKILL but "
+			"has not ended yet\n",
 			site, (int)a->pid);
 	lab_agent_release(a);
 	printf("steerlab: site %s of lab %s failed: sited (pid %d) killed; site_failed in "
@@ -232,14 +235,16 @@ int inside_recover(const char *lab, const char *site)
 	if (inside_load("recover", lab) == -1 || (n = inside_site("recover", site)) == -1)
 		return 1;
 	if ((i = lab_state_find_agent(s, n, "sited")) >= 0 && !s->agents[i].reaped) {
-		fprintf(stderr, "steerlab: recover: site %s of lab %s has not failed: its sited "
-				"(pid %d) is running\n",
+		fprintf(stderr,
+			"steerlab: recover: site %s of lab %s has not failed: its sited "
+			"(pid %d) is running\n",
 			site, lab, (int)s->agents[i].pid);
 		return 1;
 	}
 	lab_nsname(ns, sizeof(ns), &s->t, n);
 	if (!lab_state_has_ns(s, ns)) {
-		fprintf(stderr, "steerlab: recover: namespace %s is not one lab %s made\n", ns, lab);
+		fprintf(stderr, "steerlab: recover: namespace %s is not one lab %s made\n", ns,
+			lab);
 		return 1;
 	}
 	if ((ev = inside_events("recover")) == NULL)
@@ -258,8 +263,8 @@ int inside_recover(const char *lab, const char *site)
 	}
 	ready = inside_ready(site);
 	if ((i = lab_start_sited(&l, n)) == -1) {
-		fprintf(stderr, "steerlab: recover: sited of site %s could not be started (above)\n",
-			site);
+		fprintf(stderr,
+			"steerlab: recover: sited of site %s could not be started (above)\n", site);
 		goto out;
 	}
 	struct lab_agent *a = &l.agents[i];
@@ -275,9 +280,11 @@ int inside_recover(const char *lab, const char *site)
 		usleep(20000);
 	}
 	if (ended || inside_ready(site) == ready) {
-		fprintf(stderr, "steerlab: recover: sited of site %s (pid %d) %s (see %s/%s.sited.log)\n",
-			site, (int)a->pid, ended ? "ended at once" : "did not say it was ready within 5 s",
-			s->rundir, site);
+		fprintf(stderr,
+			"steerlab: recover: sited of site %s (pid %d) %s (see %s/%s.sited.log)\n",
+			site, (int)a->pid,
+			ended ? "ended at once" : "did not say it was ready within 5 s", s->rundir,
+			site);
 		if (!ended)
 			event_emit(ev, "site_recovered", "{s:s, s:i, s:b, s:s}", "site", site,
 				   "pid", (int)a->pid, "ready", 0, "by", "hand");
@@ -285,8 +292,8 @@ int inside_recover(const char *lab, const char *site)
 	}
 	event_emit(ev, "site_recovered", "{s:s, s:i, s:b, s:s}", "site", site, "pid", (int)a->pid,
 		   "ready", 1, "by", "hand");
-	printf("steerlab: site %s of lab %s recovered: sited started again (pid %d), ready\n",
-	       site, lab, (int)a->pid);
+	printf("steerlab: site %s of lab %s recovered: sited started again (pid %d), ready\n", site,
+	       lab, (int)a->pid);
 	rc = 0;
 out:
 	for (int k = 0; k < l.nagents; k++)

@@ -163,9 +163,9 @@ static json_t *nodes_json_node(const struct lab_state *s, int n)
 		if (t->links[l].router != n && t->links[l].node != n)
 			continue;
 		nodes_peer(t, n, &t->links[l], &ifname, &peer, &peer_ifname);
-		if (json_array_append_new(links, json_pack("{s:s, s:s, s:s}", "interface", ifname,
-							   "peer", peer, "peer_interface",
-							   peer_ifname)) == -1)
+		if (json_array_append_new(links,
+					  json_pack("{s:s, s:s, s:s}", "interface", ifname, "peer",
+						    peer, "peer_interface", peer_ifname)) == -1)
 			goto fail;
 	}
 	for (int i = 0; i < s->nagents; i++) {
@@ -173,9 +173,9 @@ static json_t *nodes_json_node(const struct lab_state *s, int n)
 
 		if (ag->node != n || !lab_state_current(s, i))
 			continue;
-		if (json_array_append_new(agents, json_pack("{s:s, s:i, s:b}", "agent", ag->name,
-							    "pid", (int)ag->pid, "alive",
-							    !ag->reaped)) == -1)
+		if (json_array_append_new(agents,
+					  json_pack("{s:s, s:i, s:b}", "agent", ag->name, "pid",
+						    (int)ag->pid, "alive", !ag->reaped)) == -1)
 			goto fail;
 	}
 	return node;

@@ -87,8 +87,8 @@ int lab_state_load(struct lab_state *s, const char *name, char *err, size_t errl
 		return -1;
 	}
 	if (strcmp(s->t.name, name) != 0) {
-		strfmt(err, errlen, "%s: the lab is named '%s', not '%s': refused", path,
-		       s->t.name, name);
+		strfmt(err, errlen, "%s: the lab is named '%s', not '%s': refused", path, s->t.name,
+		       name);
 		return -1;
 	}
 	lab_state_line(s->dir, "rundir", s->rundir, sizeof(s->rundir));
@@ -251,7 +251,8 @@ int lab_status(FILE *out, int json, const char *only)
 					json_array_append_new(
 					    dead, json_pack("{s:s, s:s, s:i}", "node",
 							    l.agents[i].nodename, "agent",
-							    l.agents[i].name, "pid", (int)l.agents[i].pid));
+							    l.agents[i].name, "pid",
+							    (int)l.agents[i].pid));
 			if (lab == NULL || json_array_append_new(labs, lab) == -1) {
 				closedir(d);
 				log_warnx("status: out of memory");
