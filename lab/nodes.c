@@ -121,7 +121,7 @@ void lab_nodes_print(const struct lab_state *s, FILE *out)
 
 			if (a->node != n || !lab_state_current(s, i))
 				continue;
-			fprintf(out, "  agent %-12s pid %-8d %s\n", a->name, (int)a->pid,
+			fprintf(out, "  agent %-13s pid %-8d %s\n", a->name, (int)a->pid,
 				a->reaped ? "dead" : "alive");
 			nagents++;
 		}
