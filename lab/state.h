@@ -68,8 +68,8 @@ int lab_state_has_ns(const struct lab_state *s, const char *nsname);
 /* lab_nodes_print: the `steerlab nodes` text, one block per node (lab/nodes.c). */
 void lab_nodes_print(const struct lab_state *s, FILE *out);
 
-/* lab_nodes_json: the same as a JSON document (docs/agents.md, "Inside a
- * running lab", has its shape). NULL: out of memory. */
+/* lab_nodes_json: the same as a JSON document (docs/inside.md has its
+ * shape). NULL: out of memory. */
 json_t *lab_nodes_json(const struct lab_state *s);
 
 #endif
