@@ -338,7 +338,8 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 		       clients, clients == 1 ? "" : "s", mb_min);
 	else if (!a->no_agents)
 		printf("  clients not started: add --traffic to send requests\n");
-	printf("  look inside:   sudo ip netns exec %s-%s ip route\n", topo.name,
+	printf("  its nodes:     sudo steerlab nodes %s\n", topo.name);
+	printf("  look inside:   sudo steerlab exec %s %s -- ip route\n", topo.name,
 	       topo.nodes[0].name);
 	printf("  take it down:  sudo steerlab down %s\n", topo.name);
 	event_close(lab.ev);
