@@ -156,6 +156,22 @@ static void argv_probe_timing(struct lab_argv *a, const struct topo_node *node)
 	argv_add(a, "%u", node->probe_up);
 }
 
+int lab_start_sited(struct lab *lab, int n)
+{
+	struct lab_argv a;
+
+	argv_start(&a, lab, n, "sited", "sited");
+	argv_add(&a, "-s");
+	argv_add(&a, "%s", lab->t->nodes[n].name);
+	argv_add(&a, "-p");
+	argv_add(&a, "%u", lab->t->port);
+	if (a.overflow) {
+		log_warnx("sited of %s: command line too long", lab->t->nodes[n].name);
+		return -1;
+	}
+	return lab_start_agent_as(lab, n, "sited", "sited", a.argv);
+}
+
 static int lab_start_site(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
@@ -163,12 +179,7 @@ static int lab_start_site(struct lab *lab, int n)
 	struct lab_argv a;
 	char buf[INET_ADDRSTRLEN];
 
-	argv_start(&a, lab, n, "sited", "sited");
-	argv_add(&a, "-s");
-	argv_add(&a, "%s", node->name);
-	argv_add(&a, "-p");
-	argv_add(&a, "%u", t->port);
-	if (argv_run(lab, n, "sited", "sited", &a) == -1)
+	if (lab_start_sited(lab, n) == -1)
 		return -1;
 
 	argv_start(&a, lab, n, "prober", "prober");

@@ -18,11 +18,13 @@
 #include "clocks.h"
 #include "event.h"
 #include "hint.h"
+#include "inside.h"
 #include "lab.h"
 #include "log.h"
 #include "overrides.h"
 #include "report.h"
 #include "run.h"
+#include "strfmt.h"
 #include "sweep.h"
 #include "timeutil.h"
 #include "topology.h"
@@ -39,7 +41,15 @@ static const char usage_text[] =
 	"                                     grows: up says how fast); with --no-agents,\n"
 	"                                     the network only\n"
 	"  down LAB                           stop a lab's agents, remove its namespaces (root)\n"
-	"  status                             list the labs that are up (root)\n"
+	"  status [LAB] [--json]              list the labs that are up and their dead\n"
+	"                                     agents (root)\n"
+	"  nodes LAB [--json]                 each node of a lab that is up: kind,\n"
+	"                                     namespace, addresses, links, agents (root)\n"
+	"  exec LAB NODE [-- CMD ...]         run CMD (default: a shell) in NODE's\n"
+	"                                     namespace; exits with CMD's status (root)\n"
+	"  fail LAB SITE                      kill SITE's sited as a run's failure does,\n"
+	"                                     recorded in lab.events.jsonl (root)\n"
+	"  recover LAB SITE                   start SITE's sited again (root)\n"
 	"  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
 	"                                     analysis; results in DIR (default\n"
 	"                                     runs/LAB-YYYYmmdd-HHMMSS) (root)\n"
@@ -98,12 +108,14 @@ static int need_root(const char *cmd)
 
 struct cmd_args {
 	const char *file;
+	const char *arg2; /* fail, recover: the site */
 	const char *out;
 	char *sets[TOPO_MAX_SETS];
 	int nsets;
 	int quiet;
 	int no_agents;
 	int traffic; /* up: start the clients */
+	int json; /* nodes, status */
 	const char *bucket, *slo; /* report's options */
 };
 
@@ -138,6 +150,7 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		{"traffic", no_argument, NULL, 'T'},
 		{"bucket", required_argument, NULL, 'B'},
 		{"slo", required_argument, NULL, 'S'},
+		{"json", no_argument, NULL, 'J'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -168,6 +181,9 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		case 'T':
 			a->traffic = 1;
 			break;
+		case 'J':
+			a->json = 1;
+			break;
 		case 'B':
 			a->bucket = optarg;
 			break;
@@ -191,6 +207,8 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 	}
 	if (optind < argc)
 		a->file = argv[optind++];
+	if (optind < argc)
+		a->arg2 = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "steerlab: unexpected argument '%s'\n", argv[optind]);
 		return -1;
@@ -258,6 +276,9 @@ static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 		clients += t->nodes[n].kind == TOPO_CLIENT;
 	if (lab_start_clients(lab, 0) == -1)
 		return -1;
+	/* until down (duration 0), which writes traffic_stopped: a lab failed
+	 * by hand can then be analysed (docs/inside.md) */
+	event_emit(lab->ev, "traffic_started", "{s:i}", "duration_ns", 0);
 	s0 = dir_bytes(rundir);
 	t0 = now_mono_ns();
 	deadline = t0 + 1000000000LL;
@@ -274,7 +295,8 @@ static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 static int cmd_up(const struct cmd_args *a, const char *bindir)
 {
 	static struct lab lab;
-	char rundir[PATH_MAX];
+	char rundir[PATH_MAX], path[PATH_MAX];
+	FILE *fp;
 	double mb_min = 0;
 	int clients = -1;
 
@@ -289,6 +311,12 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 	lab.no_agents = a->no_agents;
 	if (lab_up(&lab) == -1)
 		goto fail;
+	/* the topology as used, for report (a run writes it too) */
+	strfmt(path, sizeof(path), "%s/topology.ini", rundir);
+	if (access(path, F_OK) == -1 && (fp = lab_fopen_new(rundir, "topology.ini")) != NULL) {
+		topo_print(&topo, fp);
+		fclose(fp);
+	}
 	/* watched while this process lives: up to ready, and the clients' start
 	 * when asked (they send until the lab is taken down) */
 	if (!a->no_agents) {
@@ -310,7 +338,8 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 		       clients, clients == 1 ? "" : "s", mb_min);
 	else if (!a->no_agents)
 		printf("  clients not started: add --traffic to send requests\n");
-	printf("  look inside:   sudo ip netns exec %s-%s ip route\n", topo.name,
+	printf("  its nodes:     sudo steerlab nodes %s\n", topo.name);
+	printf("  look inside:   sudo steerlab exec %s %s -- ip route\n", topo.name,
 	       topo.nodes[0].name);
 	printf("  take it down:  sudo steerlab down %s\n", topo.name);
 	event_close(lab.ev);
@@ -326,8 +355,9 @@ fail:
 	return 1;
 }
 
-/* down_file_hint: down was given a topology file: name its lab */
-static void down_file_hint(const char *file)
+/* lab_file_hint: cmd (down, nodes, ...) was given a topology file: name
+ * its lab */
+static void lab_file_hint(const char *cmd, const char *file)
 {
 	FILE *null = fopen("/dev/null", "w");
 	char hint[512];
@@ -335,7 +365,7 @@ static void down_file_hint(const char *file)
 
 	if (null)
 		fclose(null);
-	if (hint_lab_file("down", file, ok ? topo.name : NULL, hint, sizeof(hint)) == 0)
+	if (hint_lab_file(cmd, file, ok ? topo.name : NULL, hint, sizeof(hint)) == 0)
 		fprintf(stderr, "steerlab: %s\n", hint);
 }
 
@@ -380,7 +410,7 @@ static int cmd_down(const char *name)
 	}
 	if (strchr(name, '/') || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".ini") == 0) ||
 	    (topo_check_name(name) == -1 && access(name, F_OK) == 0)) {
-		down_file_hint(name);
+		lab_file_hint("down", name);
 		return 2;
 	}
 	if (need_root("down") == -1)
@@ -399,7 +429,79 @@ static int cmd_down(const char *name)
 	}
 	if (lab_state_check(LAB_STATE_DIR) == -1)
 		return 1;
-	return lab_down_state(statedir, stdout) == 0 ? 0 : 1;
+	return inside_down(statedir, stdout) == 0 ? 0 : 1;
+}
+
+/* need_lab: cmd was given a lab name that is one (a file is answered with
+ * its lab's name); 0, or the exit status */
+static int need_lab(const char *cmd, const char *name)
+{
+	if (name == NULL) {
+		fprintf(stderr, "steerlab: %s: which lab? (steerlab status lists them)\n", cmd);
+		return 2;
+	}
+	if (strchr(name, '/') ||
+	    (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".ini") == 0) ||
+	    (topo_check_name(name) == -1 && access(name, F_OK) == 0)) {
+		lab_file_hint(cmd, name);
+		return 2;
+	}
+	if (topo_check_name(name) == -1) {
+		fprintf(stderr, "steerlab: %s: '%s' is not a lab name (%s)\n", cmd, name,
+			TOPO_NAME_RULE);
+		return 2;
+	}
+	return need_root(cmd) == -1 ? 1 : 0;
+}
+
+static int cmd_status(const struct cmd_args *a)
+{
+	int rc;
+
+	if (a->file && (rc = need_lab("status", a->file)) != 0)
+		return rc;
+	return lab_status(stdout, a->json, a->file) == 0 ? 0 : 1;
+}
+
+static int cmd_nodes(const struct cmd_args *a)
+{
+	int rc;
+
+	if ((rc = need_lab("nodes", a->file)) != 0)
+		return rc;
+	return inside_nodes(a->file, a->json, stdout);
+}
+
+/* cmd_fail: fail or recover LAB SITE */
+static int cmd_fail(const char *cmd, const struct cmd_args *a)
+{
+	int rc;
+
+	if ((rc = need_lab(cmd, a->file)) != 0)
+		return rc;
+	if (a->arg2 == NULL)
+		return inside_which_node(cmd, a->file, 1);
+	if (strcmp(cmd, "fail") == 0)
+		return inside_fail(a->file, a->arg2);
+	return inside_recover(a->file, a->arg2);
+}
+
+/* cmd_exec: exec LAB NODE [--] [CMD ...]; args are those after "exec" */
+static int cmd_exec(int n, char **args)
+{
+	int rc;
+
+	if (n > 0 && (strcmp(args[0], "-h") == 0 || strcmp(args[0], "--help") == 0)) {
+		usage(stdout);
+		return 0;
+	}
+	if ((rc = need_lab("exec", n > 0 ? args[0] : NULL)) != 0)
+		return rc;
+	if (n < 2)
+		return inside_which_node("exec", args[0], 0);
+	if (n > 2 && strcmp(args[2], "--") == 0)
+		return inside_exec(args[0], args[1], args + 3, n - 3);
+	return inside_exec(args[0], args[1], args + 2, n - 2);
 }
 
 static int cmd_run(const struct cmd_args *a, const char *bindir)
@@ -509,8 +611,18 @@ int main(int argc, char **argv)
 					"--help)\n");
 		return 2;
 	}
+	if (strcmp(cmd, "exec") == 0)
+		return cmd_exec(argc - 2, argv + 2);
 	if (parse_args(argc - 1, argv + 1, &a) == -1)
 		return 2;
+	if (a.arg2 && strcmp(cmd, "fail") != 0 && strcmp(cmd, "recover") != 0) {
+		fprintf(stderr, "steerlab: unexpected argument '%s'\n", a.arg2);
+		return 2;
+	}
+	if (a.json && strcmp(cmd, "nodes") != 0 && strcmp(cmd, "status") != 0) {
+		fprintf(stderr, "steerlab: --json is an option of nodes and status\n");
+		return 2;
+	}
 	if ((strcmp(cmd, "check") == 0 || strcmp(cmd, "up") == 0 || strcmp(cmd, "run") == 0 ||
 	     strcmp(cmd, "sweep") == 0) &&
 	    dir_hint(a.file) == -1)
@@ -536,7 +648,11 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "down") == 0)
 		return cmd_down(a.file);
 	if (strcmp(cmd, "status") == 0)
-		return lab_status(stdout) == 0 ? 0 : 1;
+		return cmd_status(&a);
+	if (strcmp(cmd, "nodes") == 0)
+		return cmd_nodes(&a);
+	if (strcmp(cmd, "fail") == 0 || strcmp(cmd, "recover") == 0)
+		return cmd_fail(cmd, &a);
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(&a, bindir);
 	if (strcmp(cmd, "sweep") == 0)
