@@ -26,10 +26,6 @@
 #include "strtonum.h"
 #include "timeutil.h"
 
-#ifndef REPORT_INVALID
-#define REPORT_INVALID 1 /* report_run(): the run's verdict is invalid */
-#endif
-
 volatile sig_atomic_t run_interrupted;
 
 static struct lab run_lab;
@@ -95,7 +91,8 @@ int run_ready(const struct topology *t, const char *rundir)
 		if (t->nodes[l->node].kind == TOPO_DNS) {
 			char label[TOPO_NAME_MAX + 8];
 			strfmt(label, sizeof(label), "dns-%s", site);
-			strfmt(path, sizeof(path), "%s/%s.collector-dns.events.jsonl", rundir, router);
+			strfmt(path, sizeof(path), "%s/%s.collector-dns.events.jsonl", rundir,
+			       router);
 			if (run_count_events(path, "capture_ready", "label", label) == 0)
 				return 0;
 		}
@@ -142,7 +139,8 @@ static int run_warm_up(struct lab *lab)
 	for (;;) {
 		lab_watch(lab, 0);
 		if (lab->unexpected) {
-			log_warnx("the lab is not ready: an agent ended during the warm-up (above)");
+			log_warnx(
+			    "the lab is not ready: an agent ended during the warm-up (above)");
 			return -1;
 		}
 		if (run_ready(t, lab->rundir))
@@ -166,7 +164,7 @@ int run_wait_ready(struct lab *lab)
 }
 
 static void run_say(const struct run_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 static void run_say(const struct run_opts *o, const char *fmt, ...)
 {
 	va_list ap;
@@ -180,72 +178,6 @@ static void run_say(const struct run_opts *o, const char *fmt, ...)
 	printf("\n");
 	fflush(stdout);
 	va_end(ap);
-}
-
-/* Give the run directory to the user who ran sudo, so they keep it. */
-/* run_parent_is_default: rundir is runs/NAME or DIR/runs/NAME, where the
- * default run directories go. */
-static int run_parent_is_default(const char *rundir)
-{
-	const char *slash = strrchr(rundir, '/');
-	size_t plen;
-
-	if (slash == NULL)
-		return 0;
-	plen = (size_t)(slash - rundir);
-	return (plen == 4 && strncmp(rundir, "runs", 4) == 0) ||
-	       (plen > 4 && strncmp(slash - 5, "/runs", 5) == 0);
-}
-
-int run_sudo_owner(uid_t *uid, gid_t *gid)
-{
-	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID"), *errstr;
-	long long u, g;
-
-	if (su == NULL || sg == NULL)
-		return -1;
-	/* (uid_t)-1 means "unchanged" to chown: not a user */
-	u = strtonum(su, 0, (long long)(uid_t)-1 - 1, &errstr);
-	if (errstr != NULL) {
-		log_warnx("SUDO_UID=%s: %s user id; the run stays root's", su, errstr);
-		return -1;
-	}
-	g = strtonum(sg, 0, (long long)(gid_t)-1 - 1, &errstr);
-	if (errstr != NULL) {
-		log_warnx("SUDO_GID=%s: %s group id; the run stays root's", sg, errstr);
-		return -1;
-	}
-	*uid = (uid_t)u;
-	*gid = (gid_t)g;
-	return 0;
-}
-
-void run_chown(const char *rundir)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	uid_t u;
-	gid_t g;
-	DIR *d;
-
-	if (run_sudo_owner(&u, &g) == -1 || (d = opendir(rundir)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, "..") == 0)
-			continue;
-		strfmt(path, sizeof(path), "%s/%s", rundir, de->d_name);
-		/* the entry itself: a symbolic link in it is not followed */
-		if (lchown(path, u, g) == -1)
-			log_debug("chown %s: %s", path, strerror(errno));
-	}
-	closedir(d);
-	/* The default parent, runs/, if sudo made it (still root's); never
-	 * another parent: --out /tmp/r must not give /tmp away. */
-	struct stat st;
-	strfmt(path, sizeof(path), "%s/..", rundir);
-	if (run_parent_is_default(rundir) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_uid == 0 && lchown(path, u, g) == -1)
-		log_debug("chown %s: %s", path, strerror(errno));
 }
 
 static int run_find_agent(const struct lab *lab, int node, const char *name)
@@ -392,8 +324,9 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 		if (S_ISLNK(st.st_mode) && stat(rundir, &st) == -1)
 			st.st_mode = 0;
 		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "steerlab: run: %s exists and is not a directory: choose "
-					"another --out\n",
+			fprintf(stderr,
+				"steerlab: run: %s exists and is not a directory: choose "
+				"another --out\n",
 				rundir);
 			rc = -1;
 		} else if ((r = run_dir_entry(rundir, entry, sizeof(entry))) != 0) {
@@ -410,8 +343,7 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 					explicit_out ? "choose another --out"
 						     : "run again in a second");
 			else
-				fprintf(stderr, "steerlab: run: %s: %s\n", rundir,
-					strerror(errno));
+				fprintf(stderr, "steerlab: run: %s: %s\n", rundir, strerror(errno));
 			rc = -1;
 		}
 	} else if (errno != ENOENT) {
@@ -501,19 +433,21 @@ down:
 	if (failed) {
 		run_say(o, "analysing the captures, events and records");
 		r = report_run(rundir, NULL, stdout);
-		run_say(o, "results in %s (report.md, clocks.json)", rundir);
+		if (r != -1 && !(r & REPORT_UNSAVED))
+			run_say(o, "results in %s (report.md, clocks.json)", rundir);
 		fflush(stdout);
-		if (r == -1)
+		if (r == -1 || (r & REPORT_UNSAVED))
 			rc = -1;
 		else if (r == REPORT_INVALID || run_interrupted || lab->unexpected)
 			rc = RUN_INVALID;
 		else
 			rc = 0;
 		if (lab->unexpected)
-			fprintf(stderr,
-				"steerlab: %d agent%s ended during the run (above, and agent_exited "
-				"in %s/lab.events.jsonl): this run is invalid\n",
-				lab->unexpected, lab->unexpected == 1 ? "" : "s", rundir);
+			fprintf(
+			    stderr,
+			    "steerlab: %d agent%s ended during the run (above, and agent_exited "
+			    "in %s/lab.events.jsonl): this run is invalid\n",
+			    lab->unexpected, lab->unexpected == 1 ? "" : "s", rundir);
 		if (run_interrupted)
 			fprintf(stderr,
 				"steerlab: the run was interrupted at %.1f s of %.1f s of traffic: "
@@ -521,8 +455,9 @@ down:
 				(double)(stopped - start) / NSEC_PER_SEC,
 				(double)t->duration_ns / NSEC_PER_SEC);
 	} else if (run_interrupted) {
-		fprintf(stderr, "steerlab: interrupted before the failure: nothing to "
-				"analyse (what was captured is in %s)\n",
+		fprintf(stderr,
+			"steerlab: interrupted before the failure: nothing to "
+			"analyse (what was captured is in %s)\n",
 			rundir);
 	}
 out:
