@@ -29,40 +29,40 @@
 #include "topology_int.h"
 
 static const char usage_text[] =
-    "usage: steerlab COMMAND [ARGS]\n"
-    "\n"
-    "commands:\n"
-    "  check FILE [--set KEY=VALUE ...]   validate a topology and print it back\n"
-    "  up FILE [--out DIR] [--set ...]    build the lab and start its agents, but no\n"
-    "         [--traffic | --no-agents]    traffic (root); with --traffic, the clients\n"
-    "                                     too, sending until down (the run directory\n"
-    "                                     grows: up says how fast); with --no-agents,\n"
-    "                                     the network only\n"
-    "  down LAB                           stop a lab's agents, remove its namespaces (root)\n"
-    "  status                             list the labs that are up (root)\n"
-    "  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
-    "                                     analysis; results in DIR (default\n"
-    "                                     runs/LAB-YYYYmmdd-HHMMSS) (root)\n"
-    "  sweep FILE --set KEY=V1,V2,...     one run per value of KEY, then a table\n"
-    "        [--set ...] [--out DIR]      (DIR/sweep.csv, sweep.md, sweep.png); rerun\n"
-    "                                     with the same --out to resume (root)\n"
-    "  report RUN_DIR [--bucket D]        rebuild a finished run's clocks.json, decay.csv,\n"
-    "         [--slo PCT]                  upstream.csv, plots and report.md from its\n"
-    "                                     captures and events (decay bucket, e.g. 100ms;\n"
-    "                                     SLO of the error budget, default 99.9)\n"
-    "\n"
-    "--set KEY=VALUE sets a [lab] key; --set NODE.KEY=VALUE a node's key; --set ttl=V\n"
-    "the TTL of every [name] section. In a sweep, the one --set with commas is swept:\n"
-    "  sudo steerlab sweep topology/compare.ini --set ttl=2,5,10 --set probe_interval=250ms\n"
-    "options: -q/--quiet (run, sweep: no progress line), -v (debug logging), -h/--help\n"
-    "\n"
-    "exit status: 0 done (for run and report: a valid run); 1 error (nothing\n"
-    "measured, or the lab not taken down completely); 2 usage; 3 (run, report,\n"
-    "sweep) a run, or a sweep's point, was measured but cannot be trusted: an agent\n"
-    "ended during it, a self-check failed, or it was interrupted (clocks.json says\n"
-    "\"valid\": false and why); 4 (report) the tables and the verdict were printed\n"
-    "but a file could not be written in the run directory (the error names it).\n"
-    "See README.md and docs/ for the topology format and the clocks.\n";
+	"usage: steerlab COMMAND [ARGS]\n"
+	"\n"
+	"commands:\n"
+	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back\n"
+	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents, but no\n"
+	"         [--traffic | --no-agents]    traffic (root); with --traffic, the clients\n"
+	"                                     too, sending until down (the run directory\n"
+	"                                     grows: up says how fast); with --no-agents,\n"
+	"                                     the network only\n"
+	"  down LAB                           stop a lab's agents, remove its namespaces (root)\n"
+	"  status                             list the labs that are up (root)\n"
+	"  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
+	"                                     analysis; results in DIR (default\n"
+	"                                     runs/LAB-YYYYmmdd-HHMMSS) (root)\n"
+	"  sweep FILE --set KEY=V1,V2,...     one run per value of KEY, then a table\n"
+	"        [--set ...] [--out DIR]      (DIR/sweep.csv, sweep.md, sweep.png); rerun\n"
+	"                                     with the same --out to resume (root)\n"
+	"  report RUN_DIR [--bucket D]        rebuild a finished run's clocks.json, decay.csv,\n"
+	"         [--slo PCT]                  upstream.csv, plots and report.md from its\n"
+	"                                     captures and events (decay bucket, e.g. 100ms;\n"
+	"                                     SLO of the error budget, default 99.9)\n"
+	"\n"
+	"--set KEY=VALUE sets a [lab] key; --set NODE.KEY=VALUE a node's key; --set ttl=V\n"
+	"the TTL of every [name] section. In a sweep, the one --set with commas is swept:\n"
+	"  sudo steerlab sweep topology/compare.ini --set ttl=2,5,10 --set probe_interval=250ms\n"
+	"options: -q/--quiet (run, sweep: no progress line), -v (debug logging), -h/--help\n"
+	"\n"
+	"exit status: 0 done (for run and report: a valid run); 1 error (nothing\n"
+	"measured, or the lab not taken down completely); 2 usage; 3 (run, report,\n"
+	"sweep) a run, or a sweep's point, was measured but cannot be trusted: an agent\n"
+	"ended during it, a self-check failed, or it was interrupted (clocks.json says\n"
+	"\"valid\": false and why); 4 (report) the tables and the verdict were printed\n"
+	"but a file could not be written in the run directory (the error names it).\n"
+	"See README.md and docs/ for the topology format and the clocks.\n";
 
 /* std_fds_open: 0, 1 and 2 open (on /dev/null if they were closed), so
  * that nothing steerlab opens (a state file, an agent's start-up pipe)
@@ -104,7 +104,7 @@ struct cmd_args {
 	int nsets;
 	int quiet;
 	int no_agents;
-	int traffic;		  /* up: start the clients */
+	int traffic; /* up: start the clients */
 	const char *bucket, *slo; /* report's options */
 };
 
@@ -116,8 +116,8 @@ static void bad_option(int argc, char **argv, int opt)
 	const char *arg = argv[optind - 1];
 	char hint[512];
 
-	if (opt == 0 &&
-	    hint_option(arg, optind < argc ? argv[optind] : NULL, hint, sizeof(hint)) == 0)
+	if (opt == 0 && hint_option(arg, optind < argc ? argv[optind] : NULL, hint,
+				    sizeof(hint)) == 0)
 		fprintf(stderr, "steerlab: %s\n", hint);
 	else if (opt == 0)
 		fprintf(stderr, "steerlab: unknown option '%s' (steerlab --help lists them)\n",
@@ -132,15 +132,15 @@ static void bad_option(int argc, char **argv, int opt)
 static int parse_args(int argc, char **argv, struct cmd_args *a)
 {
 	static const struct option opts[] = {
-	    {"out", required_argument, NULL, 'o'},
-	    {"set", required_argument, NULL, 's'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"no-agents", no_argument, NULL, 'N'},
-	    {"traffic", no_argument, NULL, 'T'},
-	    {"bucket", required_argument, NULL, 'B'},
-	    {"slo", required_argument, NULL, 'S'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+		{"out", required_argument, NULL, 'o'},
+		{"set", required_argument, NULL, 's'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"no-agents", no_argument, NULL, 'N'},
+		{"traffic", no_argument, NULL, 'T'},
+		{"bucket", required_argument, NULL, 'B'},
+		{"slo", required_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -268,8 +268,7 @@ static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 	if (lab->unexpected)
 		return -1;
 	s1 = dir_bytes(rundir);
-	*mb_min =
-	    s0 < 0 || s1 < s0 || t1 <= t0 ? 0 : (double)(s1 - s0) / 1e6 * 60e9 / (double)(t1 - t0);
+	*mb_min = s0 < 0 || s1 < s0 || t1 <= t0 ? 0 : (double)(s1 - s0) / 1e6 * 60e9 / (double)(t1 - t0);
 	return clients;
 }
 
@@ -319,9 +318,8 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 	return 0;
 
 down:
-	fprintf(stderr,
-		"steerlab: lab %s: an agent could not start or ended (above): taking "
-		"the lab down; its logs stay in %s\n",
+	fprintf(stderr, "steerlab: lab %s: an agent could not start or ended (above): taking "
+			"the lab down; its logs stay in %s\n",
 		topo.name, rundir);
 	lab_down(&lab);
 fail:
@@ -381,8 +379,7 @@ static int cmd_down(const char *name)
 		fprintf(stderr, "steerlab: down: which lab? (steerlab status lists them)\n");
 		return 2;
 	}
-	if (strchr(name, '/') ||
-	    (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".ini") == 0) ||
+	if (strchr(name, '/') || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".ini") == 0) ||
 	    (topo_check_name(name) == -1 && access(name, F_OK) == 0)) {
 		down_file_hint(name);
 		return 2;
@@ -394,10 +391,10 @@ static int cmd_down(const char *name)
 			TOPO_NAME_RULE);
 		return 2;
 	}
-	if (lab_statedir(statedir, sizeof(statedir), name) == -1 || access(statedir, F_OK) == -1) {
-		fprintf(stderr,
-			"steerlab: down: no lab named '%s' is up (steerlab status lists "
-			"them)\n",
+	if (lab_statedir(statedir, sizeof(statedir), name) == -1 ||
+	    access(statedir, F_OK) == -1) {
+		fprintf(stderr, "steerlab: down: no lab named '%s' is up (steerlab status lists "
+				"them)\n",
 			name);
 		return 1;
 	}
@@ -463,16 +460,14 @@ static int cmd_report(const struct cmd_args *a)
 		return 2;
 	}
 	if (a->bucket && (parse_duration_ns(a->bucket, &o.bucket_ns) == -1 || o.bucket_ns <= 0)) {
-		fprintf(stderr,
-			"steerlab: report: --bucket: expected a duration such as 100ms or "
-			"1s, got '%s'\n",
+		fprintf(stderr, "steerlab: report: --bucket: expected a duration such as 100ms or "
+				"1s, got '%s'\n",
 			a->bucket);
 		return 2;
 	}
 	if (a->slo && report_parse_slo(a->slo, &o.slo_pct) == -1) {
-		fprintf(stderr,
-			"steerlab: report: --slo: expected a percentage between 0 and 100 "
-			"such as 99.9, got '%s'\n",
+		fprintf(stderr, "steerlab: report: --slo: expected a percentage between 0 and 100 "
+				"such as 99.9, got '%s'\n",
 			a->slo);
 		return 2;
 	}
@@ -482,7 +477,7 @@ static int cmd_report(const struct cmd_args *a)
 	if (rc == -1)
 		return 1;
 	if (rc & REPORT_UNSAVED)
-		return 4;		     /* printed, not saved: the error names the file */
+		return 4; /* printed, not saved: the error names the file */
 	return rc == REPORT_INVALID ? 3 : 0; /* docs/clocks.md, "Verdict" */
 }
 

@@ -91,8 +91,7 @@ int run_ready(const struct topology *t, const char *rundir)
 		if (t->nodes[l->node].kind == TOPO_DNS) {
 			char label[TOPO_NAME_MAX + 8];
 			strfmt(label, sizeof(label), "dns-%s", site);
-			strfmt(path, sizeof(path), "%s/%s.collector-dns.events.jsonl", rundir,
-			       router);
+			strfmt(path, sizeof(path), "%s/%s.collector-dns.events.jsonl", rundir, router);
 			if (run_count_events(path, "capture_ready", "label", label) == 0)
 				return 0;
 		}
@@ -139,8 +138,7 @@ static int run_warm_up(struct lab *lab)
 	for (;;) {
 		lab_watch(lab, 0);
 		if (lab->unexpected) {
-			log_warnx(
-			    "the lab is not ready: an agent ended during the warm-up (above)");
+			log_warnx("the lab is not ready: an agent ended during the warm-up (above)");
 			return -1;
 		}
 		if (run_ready(t, lab->rundir))
@@ -164,7 +162,7 @@ int run_wait_ready(struct lab *lab)
 }
 
 static void run_say(const struct run_opts *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3)));
 static void run_say(const struct run_opts *o, const char *fmt, ...)
 {
 	va_list ap;
@@ -324,9 +322,8 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 		if (S_ISLNK(st.st_mode) && stat(rundir, &st) == -1)
 			st.st_mode = 0;
 		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr,
-				"steerlab: run: %s exists and is not a directory: choose "
-				"another --out\n",
+			fprintf(stderr, "steerlab: run: %s exists and is not a directory: choose "
+					"another --out\n",
 				rundir);
 			rc = -1;
 		} else if ((r = run_dir_entry(rundir, entry, sizeof(entry))) != 0) {
@@ -343,7 +340,8 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 					explicit_out ? "choose another --out"
 						     : "run again in a second");
 			else
-				fprintf(stderr, "steerlab: run: %s: %s\n", rundir, strerror(errno));
+				fprintf(stderr, "steerlab: run: %s: %s\n", rundir,
+					strerror(errno));
 			rc = -1;
 		}
 	} else if (errno != ENOENT) {
@@ -443,11 +441,10 @@ down:
 		else
 			rc = 0;
 		if (lab->unexpected)
-			fprintf(
-			    stderr,
-			    "steerlab: %d agent%s ended during the run (above, and agent_exited "
-			    "in %s/lab.events.jsonl): this run is invalid\n",
-			    lab->unexpected, lab->unexpected == 1 ? "" : "s", rundir);
+			fprintf(stderr,
+				"steerlab: %d agent%s ended during the run (above, and agent_exited "
+				"in %s/lab.events.jsonl): this run is invalid\n",
+				lab->unexpected, lab->unexpected == 1 ? "" : "s", rundir);
 		if (run_interrupted)
 			fprintf(stderr,
 				"steerlab: the run was interrupted at %.1f s of %.1f s of traffic: "
@@ -455,9 +452,8 @@ down:
 				(double)(stopped - start) / NSEC_PER_SEC,
 				(double)t->duration_ns / NSEC_PER_SEC);
 	} else if (run_interrupted) {
-		fprintf(stderr,
-			"steerlab: interrupted before the failure: nothing to "
-			"analyse (what was captured is in %s)\n",
+		fprintf(stderr, "steerlab: interrupted before the failure: nothing to "
+				"analyse (what was captured is in %s)\n",
 			rundir);
 	}
 out:
