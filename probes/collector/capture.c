@@ -36,13 +36,15 @@ static void capture_count(struct capture *c, const struct pcap_pkthdr *h, const 
 		c->requests.other++;
 		return;
 	}
-	if (client == WIRE_PROBE_CLIENT)
+	if (client == WIRE_PROBE_CLIENT) {
 		c->requests.probe++;
-	else if (client < WIRE_DNS_CLIENT_BASE)
+	} else if (client < WIRE_DNS_CLIENT_BASE) {
 		c->requests.anycast++;
-	else
+		c->requests.anycast_last_ns = (int64_t)h->ts.tv_sec * 1000000000LL + h->ts.tv_usec;
+	} else {
 		c->requests.dns++;
-	c->requests.last_ns = (int64_t)h->ts.tv_sec * 1000000000LL + h->ts.tv_usec;
+		c->requests.dns_last_ns = (int64_t)h->ts.tv_sec * 1000000000LL + h->ts.tv_usec;
+	}
 }
 
 static void capture_write(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)

@@ -53,7 +53,8 @@ struct capture_stats {
  * that a few milliseconds after the kernel hands a block over. */
 struct capture_requests {
 	uint64_t probe, anycast, dns, other;
-	int64_t last_ns; /* pcap time of the latest request; 0: none yet */
+	/* pcap time of the latest request of each scheme; 0: none yet */
+	int64_t anycast_last_ns, dns_last_ns;
 };
 
 /* capture_open: create, configure and activate the capture, compile and set

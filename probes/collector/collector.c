@@ -307,10 +307,11 @@ static void collector_progress_cb(struct loop *loop, int fd, uint32_t events, vo
 		l->published = r.probe + r.anycast + r.dns + r.other;
 		json_object_set_new(
 		    links, l->label,
-		    json_pack("{s:I, s:I, s:I, s:I, s:o}", "probe", (json_int_t)r.probe, "anycast",
-			      (json_int_t)r.anycast, "dns", (json_int_t)r.dns, "other",
-			      (json_int_t)r.other, "last_ns",
-			      r.last_ns ? json_integer(r.last_ns) : json_null()));
+		    json_pack("{s:I, s:I, s:I, s:I, s:o, s:o}", "probe", (json_int_t)r.probe,
+			      "anycast", (json_int_t)r.anycast, "dns", (json_int_t)r.dns, "other",
+			      (json_int_t)r.other, "anycast_last_ns",
+			      r.anycast_last_ns ? json_integer(r.anycast_last_ns) : json_null(),
+			      "dns_last_ns", r.dns_last_ns ? json_integer(r.dns_last_ns) : json_null()));
 	}
 	event_emit(col->ev, "capture_progress", "{s:o}", "links", links);
 }
