@@ -17,7 +17,9 @@
  * Every COLLECTOR_PROGRESS_NS, if any link saw a packet since the last one,
  * a capture_progress event gives each link's requests so far by flow
  * (capture.h): what `steerlab run`'s progress line shows, a few ms behind
- * the packets rather than a client's second.
+ * the packets rather than a client's second. Not once a capture file has
+ * failed: the disk kept for the events (COLLECTOR_RESERVE) is for the
+ * errors and the capture_stats.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -295,6 +297,9 @@ static void collector_progress_cb(struct loop *loop, int fd, uint32_t events, vo
 	loop_timer_read(fd);
 	for (int i = 0; i < col->nlinks; i++) {
 		struct collector_link *l = &col->links[i];
+		/* a full disk: the disk kept for events is for the errors */
+		if (l->write_failed)
+			return;
 		capture_requests(l->cap, &r);
 		if (r.probe + r.anycast + r.dns + r.other != l->published)
 			changed = 1;
