@@ -48,7 +48,8 @@ int progress_parse_capture(const char *line, const char *dead, struct progress_c
 	{
 		int is_dead = dead && strcmp(label, dead) == 0;
 		for (int k = 0; k < PROGRESS_NSCHEMES; k++) {
-			int64_t n = json_integer_value(json_object_get(l, progress_scheme_keys[k][0]));
+			int64_t n =
+			    json_integer_value(json_object_get(l, progress_scheme_keys[k][0]));
 			int64_t last =
 			    json_integer_value(json_object_get(l, progress_scheme_keys[k][1]));
 			s->all[k] += n;
@@ -201,9 +202,9 @@ void progress_failed(struct progress *p, int64_t t0_ns)
 /* progress_lines: the new complete lines of the file path (opened into
  * *fp once it exists), each given to fn; a line still being written is
  * read again at the next tick. */
-static void progress_lines(const char *path, FILE **fp, void (*fn)(struct progress *, void *,
-								   const char *),
-			   struct progress *p, void *arg)
+static void progress_lines(const char *path, FILE **fp,
+			   void (*fn)(struct progress *, void *, const char *), struct progress *p,
+			   void *arg)
 {
 	char *line = NULL;
 	size_t cap = 0;

@@ -23,9 +23,9 @@ struct progress_field {
 static const struct {
 	int field, variant;
 } progress_steps[] = {
-    {PF_TO, 1},	     {PF_SCHEMES, 1}, {PF_FAIL, 1},  {PF_SENT, 1},	{PF_LABEL, 1},
-    {PF_PHASE, 1},   {PF_TIME, 1},    {PF_LABEL, 2}, {PF_FAIL, 2},	{PF_TIME, 2},
-    {PF_LABEL, 3},   {PF_SENT, 2},    {PF_TO, 2},
+    {PF_TO, 1},	   {PF_SCHEMES, 1}, {PF_FAIL, 1},  {PF_SENT, 1}, {PF_LABEL, 1},
+    {PF_PHASE, 1}, {PF_TIME, 1},    {PF_LABEL, 2}, {PF_FAIL, 2}, {PF_TIME, 2},
+    {PF_LABEL, 3}, {PF_SENT, 2},    {PF_TO, 2},
 };
 
 static double progress_s(int64_t ns)
@@ -74,8 +74,7 @@ static void progress_label_values(char *buf, size_t len, const char *label)
 /* progress_schemes: " anycast 0% dns 34% cut" (names long or short) */
 static void progress_schemes(char *buf, size_t len, const struct progress_view *v, int shortnames)
 {
-	static const char *const names[2][PROGRESS_NSCHEMES] = {{"anycast", "dns"},
-								{"any", "dns"}};
+	static const char *const names[2][PROGRESS_NSCHEMES] = {{"anycast", "dns"}, {"any", "dns"}};
 	size_t off = 0;
 	int any = 0;
 
@@ -129,7 +128,8 @@ static void progress_fields(struct progress_field *f, const struct progress_view
 	progress_set(&f[PF_PHASE], 0, "[%s]", names[v->phase][0]);
 	progress_set(&f[PF_PHASE], 1, "[%s]", names[v->phase][1]);
 	if (v->phase == PROGRESS_IDLE || v->phase == PROGRESS_WARMUP) {
-		progress_set(&f[PF_TIME], 0, " %.1f s: waiting for captures, routes and DNS servers",
+		progress_set(&f[PF_TIME], 0,
+			     " %.1f s: waiting for captures, routes and DNS servers",
 			     progress_s(v->elapsed_ns));
 		progress_set(&f[PF_TIME], 1, " %.1f s: waiting for the lab",
 			     progress_s(v->elapsed_ns));

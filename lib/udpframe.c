@@ -53,7 +53,6 @@ static int udpframe_link(int dlt, const uint8_t *f, size_t caplen, size_t *off, 
 	return -1;
 }
 
-
 int udpframe_decode(int dlt, const uint8_t *frame, size_t caplen, struct udpframe *u)
 {
 	const uint8_t *ip, *udp;
@@ -98,8 +97,8 @@ int udpframe_decode(int dlt, const uint8_t *frame, size_t caplen, struct udpfram
 #define UDPFRAME_REQUEST_HEAD 6
 static uint8_t udpframe_request_head[UDPFRAME_REQUEST_HEAD];
 
-int udpframe_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
-		     uint32_t *client, uint64_t *seq, struct in_addr *dst)
+int udpframe_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
+		     uint64_t *seq, struct in_addr *dst)
 {
 	struct udpframe u;
 	const uint8_t *m;

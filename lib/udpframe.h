@@ -34,7 +34,7 @@ int udpframe_decode(int dlt, const uint8_t *frame, size_t caplen, struct udpfram
  * client id into *client (and, if not NULL, its sequence into *seq and its
  * destination into *dst): 0; else -1. Checks only what wire_decode checks
  * of a request (magic, version, type): cheap enough for every packet. */
-int udpframe_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
-		     uint32_t *client, uint64_t *seq, struct in_addr *dst);
+int udpframe_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
+		     uint64_t *seq, struct in_addr *dst);
 
 #endif

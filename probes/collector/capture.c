@@ -22,7 +22,7 @@ struct capture {
 	uint64_t written; /* in the file, once it is closed */
 	int write_errno;  /* the file's first error, once it is closed */
 	int fd;
-	int dlt;			    /* the link type, for the request counts */
+	int dlt;			  /* the link type, for the request counts */
 	struct capture_requests requests; /* what capture_requests says */
 };
 

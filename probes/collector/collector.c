@@ -316,7 +316,8 @@ static void collector_progress_cb(struct loop *loop, int fd, uint32_t events, vo
 			      "anycast", (json_int_t)r.anycast, "dns", (json_int_t)r.dns, "other",
 			      (json_int_t)r.other, "anycast_last_ns",
 			      r.anycast_last_ns ? json_integer(r.anycast_last_ns) : json_null(),
-			      "dns_last_ns", r.dns_last_ns ? json_integer(r.dns_last_ns) : json_null()));
+			      "dns_last_ns",
+			      r.dns_last_ns ? json_integer(r.dns_last_ns) : json_null()));
 	}
 	event_emit(col->ev, "capture_progress", "{s:o}", "links", links);
 }

@@ -261,9 +261,8 @@ static void test_parse_capture(void **state)
 	assert_true(s.dead_last_ns[PROGRESS_ANYCAST] == 1700000000090000000LL);
 	assert_true(s.all_last_ns[PROGRESS_ANYCAST] == 1700000000099000000LL);
 	assert_true(s.all_last_ns[PROGRESS_DNS] == 1700000000095000000LL);
-	assert_int_equal(progress_parse_capture("{\"t\": 5, \"event\": \"capture_stats\"}",
-						"a", &s),
-			 -1);
+	assert_int_equal(
+	    progress_parse_capture("{\"t\": 5, \"event\": \"capture_stats\"}", "a", &s), -1);
 	assert_int_equal(
 	    progress_parse_capture("{\"event\": \"capture_progress\", \"links\": {}}", "a", &s),
 	    -1);
