@@ -147,14 +147,21 @@ static void progress_fields(struct progress_field *f, const struct progress_view
 		progress_set(&f[PF_FAIL], 2, "%s", "");
 	}
 	if (v->sent < 0) {
-		progress_set(&f[PF_SENT], 0, "  no counts yet");
-		progress_set(&f[PF_SENT], 1, " no counts yet");
+		/* the captures count before the clients' first second does */
+		int seen = 0;
+		for (int s = 0; s < PROGRESS_NSCHEMES; s++)
+			seen |= v->scheme[s].resolved > 0;
+		if (!seen || v->dead == NULL || v->dead[0] == '\0') {
+			progress_set(&f[PF_SENT], 0, "  no counts yet");
+			progress_set(&f[PF_SENT], 1, " no counts yet");
+			progress_set(&f[PF_SENT], 2, "%s", "");
+			return;
+		}
+	} else {
+		progress_set(&f[PF_SENT], 0, "  sent %lld", (long long)v->sent);
+		progress_set(&f[PF_SENT], 1, " sent %lld", (long long)v->sent);
 		progress_set(&f[PF_SENT], 2, "%s", "");
-		return;
 	}
-	progress_set(&f[PF_SENT], 0, "  sent %lld", (long long)v->sent);
-	progress_set(&f[PF_SENT], 1, " sent %lld", (long long)v->sent);
-	progress_set(&f[PF_SENT], 2, "%s", "");
 	if (v->dead == NULL || v->dead[0] == '\0')
 		return;
 	if (v->window_ns % NSEC_PER_SEC == 0)

@@ -48,6 +48,11 @@ static void test_format_phases(void **state)
 	v.scheme[PROGRESS_ANYCAST].present = 1;
 	v.scheme[PROGRESS_DNS].present = 1;
 	assert_string_equal(format(&v), "[traffic] 0.5/10.0 s, failure at 3.0 s  no counts yet");
+	/* the captures have counts before the clients' first second */
+	v.scheme[PROGRESS_ANYCAST].to_dead = v.scheme[PROGRESS_ANYCAST].resolved = 150;
+	assert_string_equal(format(&v), "[traffic] 0.5/10.0 s, failure at 3.0 s  to a (last 1 s): "
+					"anycast 100% dns -");
+	v.scheme[PROGRESS_ANYCAST].to_dead = v.scheme[PROGRESS_ANYCAST].resolved = 0;
 	v.elapsed_ns = 2100 * 1000000LL;
 	v.sent = 5400;
 	v.scheme[PROGRESS_ANYCAST].to_dead = 1480;
