@@ -70,7 +70,8 @@ static const char usage_text[] =
 	"measured, or the lab not taken down completely); 2 usage; 3 (run, report,\n"
 	"sweep) a run, or a sweep's point, was measured but cannot be trusted: an agent\n"
 	"ended during it, a self-check failed, or it was interrupted (clocks.json says\n"
-	"\"valid\": false and why).\n"
+	"\"valid\": false and why); 4 (report) the tables and the verdict were printed\n"
+	"but a file could not be written in the run directory (the error names it).\n"
 	"See README.md and docs/ for the topology format and the clocks.\n";
 
 /* std_fds_open: 0, 1 and 2 open (on /dev/null if they were closed), so
@@ -554,6 +555,7 @@ static int cmd_sweep(const struct cmd_args *a, const char *bindir)
 static int cmd_report(const struct cmd_args *a)
 {
 	struct report_opts o = {0};
+	int rc;
 
 	if (a->file == NULL) {
 		fprintf(stderr, "steerlab: report: which run directory?\n");
@@ -571,14 +573,14 @@ static int cmd_report(const struct cmd_args *a)
 			a->slo);
 		return 2;
 	}
-	switch (report_run(a->file, &o, stdout)) {
-	case 0:
-		return 0;
-	case REPORT_INVALID:
-		return 3; /* docs/clocks.md, "Verdict" */
-	default:
+	rc = report_run(a->file, &o, stdout);
+	/* what root wrote in the user's run directory stays the user's */
+	run_chown(a->file);
+	if (rc == -1)
 		return 1;
-	}
+	if (rc & REPORT_UNSAVED)
+		return 4; /* printed, not saved: the error names the file */
+	return rc == REPORT_INVALID ? 3 : 0; /* docs/clocks.md, "Verdict" */
 }
 
 int main(int argc, char **argv)

@@ -26,10 +26,6 @@
 #include "strtonum.h"
 #include "timeutil.h"
 
-#ifndef REPORT_INVALID
-#define REPORT_INVALID 1 /* report_run(): the run's verdict is invalid */
-#endif
-
 volatile sig_atomic_t run_interrupted;
 
 static struct lab run_lab;
@@ -180,72 +176,6 @@ static void run_say(const struct run_opts *o, const char *fmt, ...)
 	printf("\n");
 	fflush(stdout);
 	va_end(ap);
-}
-
-/* Give the run directory to the user who ran sudo, so they keep it. */
-/* run_parent_is_default: rundir is runs/NAME or DIR/runs/NAME, where the
- * default run directories go. */
-static int run_parent_is_default(const char *rundir)
-{
-	const char *slash = strrchr(rundir, '/');
-	size_t plen;
-
-	if (slash == NULL)
-		return 0;
-	plen = (size_t)(slash - rundir);
-	return (plen == 4 && strncmp(rundir, "runs", 4) == 0) ||
-	       (plen > 4 && strncmp(slash - 5, "/runs", 5) == 0);
-}
-
-int run_sudo_owner(uid_t *uid, gid_t *gid)
-{
-	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID"), *errstr;
-	long long u, g;
-
-	if (su == NULL || sg == NULL)
-		return -1;
-	/* (uid_t)-1 means "unchanged" to chown: not a user */
-	u = strtonum(su, 0, (long long)(uid_t)-1 - 1, &errstr);
-	if (errstr != NULL) {
-		log_warnx("SUDO_UID=%s: %s user id; the run stays root's", su, errstr);
-		return -1;
-	}
-	g = strtonum(sg, 0, (long long)(gid_t)-1 - 1, &errstr);
-	if (errstr != NULL) {
-		log_warnx("SUDO_GID=%s: %s group id; the run stays root's", sg, errstr);
-		return -1;
-	}
-	*uid = (uid_t)u;
-	*gid = (gid_t)g;
-	return 0;
-}
-
-void run_chown(const char *rundir)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	uid_t u;
-	gid_t g;
-	DIR *d;
-
-	if (run_sudo_owner(&u, &g) == -1 || (d = opendir(rundir)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, "..") == 0)
-			continue;
-		strfmt(path, sizeof(path), "%s/%s", rundir, de->d_name);
-		/* the entry itself: a symbolic link in it is not followed */
-		if (lchown(path, u, g) == -1)
-			log_debug("chown %s: %s", path, strerror(errno));
-	}
-	closedir(d);
-	/* The default parent, runs/, if sudo made it (still root's); never
-	 * another parent: --out /tmp/r must not give /tmp away. */
-	struct stat st;
-	strfmt(path, sizeof(path), "%s/..", rundir);
-	if (run_parent_is_default(rundir) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_uid == 0 && lchown(path, u, g) == -1)
-		log_debug("chown %s: %s", path, strerror(errno));
 }
 
 static int run_find_agent(const struct lab *lab, int node, const char *name)
@@ -501,9 +431,10 @@ down:
 	if (failed) {
 		run_say(o, "analysing the captures, events and records");
 		r = report_run(rundir, NULL, stdout);
-		run_say(o, "results in %s (report.md, clocks.json)", rundir);
+		if (r != -1 && !(r & REPORT_UNSAVED))
+			run_say(o, "results in %s (report.md, clocks.json)", rundir);
 		fflush(stdout);
-		if (r == -1)
+		if (r == -1 || (r & REPORT_UNSAVED))
 			rc = -1;
 		else if (r == REPORT_INVALID || run_interrupted || lab->unexpected)
 			rc = RUN_INVALID;

@@ -59,9 +59,13 @@ void run_default_dir(char *buf, size_t len, const char *lab);
  * to 2^32 - 2 (said: never taken for uid 0). */
 int run_sudo_owner(uid_t *uid, gid_t *gid);
 
-/* run_chown: give dir and its entries to the user who ran sudo (SUDO_UID,
- * SUDO_GID), if any, and the default parent runs/ if sudo made it; never
- * any other parent (symbolic links are not followed). */
+/* run_chown: when root, give dir and everything under it that root made
+ * (owned by uid 0) to the user who ran sudo (SUDO_UID, SUDO_GID), if any,
+ * and the default parent runs/ if sudo made it; never any other parent.
+ * No symbolic link is followed (each entry is opened O_NOFOLLOW relative to
+ * its directory and changed through that descriptor), and a file with more
+ * than one link stays root's. Errors are logged with -v only: a file that
+ * cannot be given away is still there for root. (lab/runowner.c) */
 void run_chown(const char *dir);
 
 /* run_count_events: lines of the JSON Lines file path whose "event" is
