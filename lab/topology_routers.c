@@ -10,7 +10,9 @@
 
 #include "topology_int.h"
 
-/* topo_rlink_resolve: the j-th [link] section as written; 0 or -1 (said) */
+/* topo_rlink_resolve: the j-th [link] section as written; 0, -1 (said: a
+ * name that is not a router, which may be the link missing) or -2 (said: a
+ * duplicate or a loop, which links nothing new) */
 static int topo_rlink_resolve(struct topo_parse *p, int j)
 {
 	struct topology *t = p->t;
@@ -40,7 +42,7 @@ static int topo_rlink_resolve(struct topo_parse *p, int j)
 	if (ends[0] == ends[1]) {
 		topo_error(p, line, "[link %s %s]: a router cannot be linked to itself", names[0],
 			   names[1]);
-		return -1;
+		return -2;
 	}
 	for (int l = 0; l < t->nrlinks; l++) {
 		const struct topo_rlink *o = &t->rlinks[l];
@@ -51,7 +53,7 @@ static int topo_rlink_resolve(struct topo_parse *p, int j)
 				   "%d ([link %s %s])",
 				   names[0], names[1], names[0], names[1], o->line,
 				   t->nodes[o->a].name, t->nodes[o->b].name);
-			return -1;
+			return -2;
 		}
 	}
 	rl = &t->rlinks[t->nrlinks];
