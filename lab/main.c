@@ -17,6 +17,7 @@
 
 #include "clocks.h"
 #include "event.h"
+#include "frrconf.h"
 #include "hint.h"
 #include "lab.h"
 #include "log.h"
@@ -24,44 +25,47 @@
 #include "report.h"
 #include "run.h"
 #include "sweep.h"
+#include "strfmt.h"
 #include "timeutil.h"
 #include "topology.h"
 #include "topology_int.h"
 
 static const char usage_text[] =
-	"usage: steerlab COMMAND [ARGS]\n"
-	"\n"
-	"commands:\n"
-	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back\n"
-	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents, but no\n"
-	"         [--traffic | --no-agents]    traffic (root); with --traffic, the clients\n"
-	"                                     too, sending until down (the run directory\n"
-	"                                     grows: up says how fast); with --no-agents,\n"
-	"                                     the network only\n"
-	"  down LAB                           stop a lab's agents, remove its namespaces (root)\n"
-	"  status                             list the labs that are up (root)\n"
-	"  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
-	"                                     analysis; results in DIR (default\n"
-	"                                     runs/LAB-YYYYmmdd-HHMMSS) (root)\n"
-	"  sweep FILE --set KEY=V1,V2,...     one run per value of KEY, then a table\n"
-	"        [--set ...] [--out DIR]      (DIR/sweep.csv, sweep.md, sweep.png); rerun\n"
-	"                                     with the same --out to resume (root)\n"
-	"  report RUN_DIR [--bucket D]        rebuild a finished run's clocks.json, decay.csv,\n"
-	"         [--slo PCT]                  upstream.csv, plots and report.md from its\n"
-	"                                     captures and events (decay bucket, e.g. 100ms;\n"
-	"                                     SLO of the error budget, default 99.9)\n"
-	"\n"
-	"--set KEY=VALUE sets a [lab] key; --set NODE.KEY=VALUE a node's key; --set ttl=V\n"
-	"the TTL of every [name] section. In a sweep, the one --set with commas is swept:\n"
-	"  sudo steerlab sweep topology/compare.ini --set ttl=2,5,10 --set probe_interval=250ms\n"
-	"options: -q/--quiet (run, sweep: no progress line), -v (debug logging), -h/--help\n"
-	"\n"
-	"exit status: 0 done (for run and report: a valid run); 1 error (nothing\n"
-	"measured, or the lab not taken down completely); 2 usage; 3 (run, report,\n"
-	"sweep) a run, or a sweep's point, was measured but cannot be trusted: an agent\n"
-	"ended during it, a self-check failed, or it was interrupted (clocks.json says\n"
-	"\"valid\": false and why).\n"
-	"See README.md and docs/ for the topology format and the clocks.\n";
+    "usage: steerlab COMMAND [ARGS]\n"
+    "\n"
+    "commands:\n"
+    "  check FILE [--set KEY=VALUE ...]   validate a topology and print it back; with\n"
+    "        [--frr DIR]                  --frr, write each router's bgpd configuration\n"
+    "                                     into DIR and have bgpd -C check it\n"
+    "  up FILE [--out DIR] [--set ...]    build the lab and start its agents, but no\n"
+    "         [--traffic | --no-agents]    traffic (root); with --traffic, the clients\n"
+    "                                     too, sending until down (the run directory\n"
+    "                                     grows: up says how fast); with --no-agents,\n"
+    "                                     the network only\n"
+    "  down LAB                           stop a lab's agents, remove its namespaces (root)\n"
+    "  status                             list the labs that are up (root)\n"
+    "  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
+    "                                     analysis; results in DIR (default\n"
+    "                                     runs/LAB-YYYYmmdd-HHMMSS) (root)\n"
+    "  sweep FILE --set KEY=V1,V2,...     one run per value of KEY, then a table\n"
+    "        [--set ...] [--out DIR]      (DIR/sweep.csv, sweep.md, sweep.png); rerun\n"
+    "                                     with the same --out to resume (root)\n"
+    "  report RUN_DIR [--bucket D]        rebuild a finished run's clocks.json, decay.csv,\n"
+    "         [--slo PCT]                  upstream.csv, plots and report.md from its\n"
+    "                                     captures and events (decay bucket, e.g. 100ms;\n"
+    "                                     SLO of the error budget, default 99.9)\n"
+    "\n"
+    "--set KEY=VALUE sets a [lab] key; --set NODE.KEY=VALUE a node's key; --set ttl=V\n"
+    "the TTL of every [name] section. In a sweep, the one --set with commas is swept:\n"
+    "  sudo steerlab sweep topology/compare.ini --set ttl=2,5,10 --set probe_interval=250ms\n"
+    "options: -q/--quiet (run, sweep: no progress line), -v (debug logging), -h/--help\n"
+    "\n"
+    "exit status: 0 done (for run and report: a valid run); 1 error (nothing\n"
+    "measured, or the lab not taken down completely); 2 usage; 3 (run, report,\n"
+    "sweep) a run, or a sweep's point, was measured but cannot be trusted: an agent\n"
+    "ended during it, a self-check failed, or it was interrupted (clocks.json says\n"
+    "\"valid\": false and why).\n"
+    "See README.md and docs/ for the topology format and the clocks.\n";
 
 /* std_fds_open: 0, 1 and 2 open (on /dev/null if they were closed), so
  * that nothing steerlab opens (a state file, an agent's start-up pipe)
@@ -105,6 +109,7 @@ struct cmd_args {
 	int no_agents;
 	int traffic; /* up: start the clients */
 	const char *bucket, *slo; /* report's options */
+	const char *frr;	  /* check: where to write FRR's configuration */
 };
 
 /* bad_option: the option getopt_long refused just now (optopt: its letter,
@@ -131,15 +136,11 @@ static void bad_option(int argc, char **argv, int opt)
 static int parse_args(int argc, char **argv, struct cmd_args *a)
 {
 	static const struct option opts[] = {
-		{"out", required_argument, NULL, 'o'},
-		{"set", required_argument, NULL, 's'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"no-agents", no_argument, NULL, 'N'},
-		{"traffic", no_argument, NULL, 'T'},
-		{"bucket", required_argument, NULL, 'B'},
-		{"slo", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"out", required_argument, NULL, 'o'}, {"set", required_argument, NULL, 's'},
+	    {"quiet", no_argument, NULL, 'q'},	   {"no-agents", no_argument, NULL, 'N'},
+	    {"traffic", no_argument, NULL, 'T'},   {"bucket", required_argument, NULL, 'B'},
+	    {"slo", required_argument, NULL, 'S'}, {"frr", required_argument, NULL, 'F'},
+	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -173,6 +174,9 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 			break;
 		case 'S':
 			a->slo = optarg;
+			break;
+		case 'F':
+			a->frr = optarg;
 			break;
 		case 'v':
 			log_init("steerlab", 1);
@@ -215,11 +219,50 @@ static int load(const struct cmd_args *a, const char *cmd)
 	return overrides_load(&topo, a->file, a->sets, a->nsets, stderr);
 }
 
+/* check_frr: every router's bgpd configuration into dir, each checked
+ * by bgpd's dry run when FRR is installed. 0, or -1 (said). */
+static int check_frr(const char *dir)
+{
+	char file[TOPO_NAME_MAX + 16], path[PATH_MAX], why[512];
+	int have = access(FRRCONF_BGPD, X_OK) == 0, rc = 0;
+	FILE *fp;
+
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+		fprintf(stderr, "steerlab: check: --frr %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	for (int r = 0; r < topo.nnodes; r++) {
+		if (topo.nodes[r].kind != TOPO_ROUTER)
+			continue;
+		strfmt(file, sizeof(file), "%s.bgpd.conf", topo.nodes[r].name);
+		if (strfmt(path, sizeof(path), "%s/%s", dir, file) == -1 ||
+		    (fp = lab_fopen_write(dir, file)) == NULL)
+			return -1;
+		if ((frrconf_write(&topo, r, fp) == -1) | (fclose(fp) == EOF)) {
+			fprintf(stderr, "steerlab: check: %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		if (!have) {
+			printf("# frr: %s (not checked: no %s; sudo make deps)\n", path,
+			       FRRCONF_BGPD);
+		} else if (frrconf_check(FRRCONF_BGPD, path, why, sizeof(why)) == -1) {
+			fprintf(stderr, "steerlab: check: router %s: %s rejects %s: %s\n",
+				topo.nodes[r].name, FRRCONF_BGPD, path, why);
+			rc = -1;
+		} else {
+			printf("# frr: %s (bgpd -C: OK)\n", path);
+		}
+	}
+	return rc;
+}
+
 static int cmd_check(const struct cmd_args *a)
 {
 	if (load(a, "check") == -1)
 		return 1;
 	topo_print(&topo, stdout);
+	if (a->frr && check_frr(a->frr) == -1)
+		return 1;
 	printf("# configuration OK\n");
 	return 0;
 }
@@ -521,6 +564,10 @@ int main(int argc, char **argv)
 	}
 	if (a.traffic && a.no_agents) {
 		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");
+		return 2;
+	}
+	if (a.frr && strcmp(cmd, "check") != 0) {
+		fprintf(stderr, "steerlab: --frr is an option of check\n");
 		return 2;
 	}
 	if ((a.bucket || a.slo) && strcmp(cmd, "report") != 0) {
