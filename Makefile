@@ -87,7 +87,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
-	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc
+	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc \
+	frr
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
@@ -247,7 +248,7 @@ deps:
 	else echo "deps: installing$$missing"; \
 	if [ "$$(id -u)" != 0 ]; then echo "deps: need root to install$$missing (try: sudo make deps)" >&2; exit 1; fi; \
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || exit 1; \
-	for p in $$missing; do case $$p in nsd|knot|unbound) \
+	for p in $$missing; do case $$p in nsd|knot|unbound|frr) \
 		if command -v systemctl >/dev/null && systemctl is-enabled $$p >/dev/null 2>&1; then \
 			echo "deps: $$p was just installed as a service; stopping and disabling it (steerlab runs its own)"; \
 			systemctl disable --now $$p >/dev/null 2>&1 || true; fi;; esac; done; fi
@@ -326,7 +327,8 @@ FUZZ_SRC_resolverd-answer := $(FUZZ_RSV_SRC)
 FUZZ_SRC_resolverd-query := $(FUZZ_RSV_SRC)
 # as `steerlab check` loads it: authd's and resolverd's parsers check the
 # DNS sections
-FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_check.c topology_keys.c \
+FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_check.c topology_keys.c topology_paths.c \
+	topology_routers.c \
 	topology_print.c overrides.c dnsconf.c resolvconf.c) $(FUZZ_SRC_authd) \
 	$(addprefix agents/resolverd/,check.c config.c config_check.c config_keys.c)
 FUZZ_SRC_pcap := $(CLOCKS_SRC)

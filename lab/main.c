@@ -17,6 +17,7 @@
 
 #include "clocks.h"
 #include "event.h"
+#include "frrconf.h"
 #include "hint.h"
 #include "inside.h"
 #include "lab.h"
@@ -26,6 +27,7 @@
 #include "run.h"
 #include "strfmt.h"
 #include "sweep.h"
+#include "strfmt.h"
 #include "timeutil.h"
 #include "topology.h"
 #include "topology_int.h"
@@ -34,7 +36,9 @@ static const char usage_text[] =
 	"usage: steerlab COMMAND [ARGS]\n"
 	"\n"
 	"commands:\n"
-	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back\n"
+	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back; with\n"
+	"        [--frr DIR]                  --frr, write each router's bgpd configuration\n"
+	"                                     into DIR and have bgpd -C check it\n"
 	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents, but no\n"
 	"         [--traffic | --no-agents]    traffic (root); with --traffic, the clients\n"
 	"                                     too, sending until down (the run directory\n"
@@ -118,6 +122,7 @@ struct cmd_args {
 	int traffic; /* up: start the clients */
 	int json; /* nodes, status */
 	const char *bucket, *slo; /* report's options */
+	const char *frr;	  /* check: where to write FRR's configuration */
 };
 
 /* bad_option: the option getopt_long refused just now (optopt: its letter,
@@ -152,6 +157,7 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		{"bucket", required_argument, NULL, 'B'},
 		{"slo", required_argument, NULL, 'S'},
 		{"json", no_argument, NULL, 'J'},
+		{"frr", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -190,6 +196,9 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 			break;
 		case 'S':
 			a->slo = optarg;
+			break;
+		case 'F':
+			a->frr = optarg;
 			break;
 		case 'v':
 			log_init("steerlab", 1);
@@ -234,11 +243,50 @@ static int load(const struct cmd_args *a, const char *cmd)
 	return overrides_load(&topo, a->file, a->sets, a->nsets, stderr);
 }
 
+/* check_frr: every router's bgpd configuration into dir, each checked
+ * by bgpd's dry run when FRR is installed. 0, or -1 (said). */
+static int check_frr(const char *dir)
+{
+	char file[TOPO_NAME_MAX + 16], path[PATH_MAX], why[512];
+	int have = access(FRRCONF_BGPD, X_OK) == 0, rc = 0;
+	FILE *fp;
+
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+		fprintf(stderr, "steerlab: check: --frr %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	for (int r = 0; r < topo.nnodes; r++) {
+		if (topo.nodes[r].kind != TOPO_ROUTER)
+			continue;
+		strfmt(file, sizeof(file), "%s.bgpd.conf", topo.nodes[r].name);
+		if (strfmt(path, sizeof(path), "%s/%s", dir, file) == -1 ||
+		    (fp = lab_fopen_write(dir, file)) == NULL)
+			return -1;
+		if ((frrconf_write(&topo, r, fp) == -1) | (fclose(fp) == EOF)) {
+			fprintf(stderr, "steerlab: check: %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		if (!have) {
+			printf("# frr: %s (not checked: no %s; sudo make deps)\n", path,
+			       FRRCONF_BGPD);
+		} else if (frrconf_check(FRRCONF_BGPD, path, why, sizeof(why)) == -1) {
+			fprintf(stderr, "steerlab: check: router %s: %s rejects %s: %s\n",
+				topo.nodes[r].name, FRRCONF_BGPD, path, why);
+			rc = -1;
+		} else {
+			printf("# frr: %s (bgpd -C: OK)\n", path);
+		}
+	}
+	return rc;
+}
+
 static int cmd_check(const struct cmd_args *a)
 {
 	if (load(a, "check") == -1)
 		return 1;
 	topo_print(&topo, stdout);
+	if (a->frr && check_frr(a->frr) == -1)
+		return 1;
 	printf("# configuration OK\n");
 	return 0;
 }
@@ -635,6 +683,10 @@ int main(int argc, char **argv)
 	}
 	if (a.traffic && a.no_agents) {
 		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");
+		return 2;
+	}
+	if (a.frr && strcmp(cmd, "check") != 0) {
+		fprintf(stderr, "steerlab: --frr is an option of check\n");
 		return 2;
 	}
 	if ((a.bucket || a.slo) && strcmp(cmd, "report") != 0) {

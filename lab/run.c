@@ -65,7 +65,7 @@ int run_count_events(const char *path, const char *event, const char *key, const
 }
 
 /* The lab is ready when every site link is being captured, every site's
- * route has been applied by its router, and every authd and resolverd
+ * route has been applied by every router, and every authd and resolverd
  * answers. */
 int run_ready(const struct topology *t, const char *rundir)
 {
@@ -100,9 +100,15 @@ int run_ready(const struct topology *t, const char *rundir)
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir, router);
 		if (run_count_events(path, "capture_ready", "label", site) == 0)
 			return 0;
-		strfmt(path, sizeof(path), "%s/%s.routed.events.jsonl", rundir, router);
-		if (run_count_events(path, "route_applied", "site", site) == 0)
-			return 0;
+		/* every router's routed has its route (routing = static) */
+		for (int r = 0; r < t->nnodes; r++) {
+			if (t->nodes[r].kind != TOPO_ROUTER)
+				continue;
+			strfmt(path, sizeof(path), "%s/%s.routed.events.jsonl", rundir,
+			       t->nodes[r].name);
+			if (run_count_events(path, "route_applied", "site", site) == 0)
+				return 0;
+		}
 	}
 	return 1;
 }
@@ -186,6 +192,35 @@ static int run_find_agent(const struct lab *lab, int node, const char *name)
 	return -1;
 }
 
+/* run_fail_routes: the failing site's anycast route in every router,
+ * [{router, via, metric}], as routed installs it (routing = static): the
+ * clocks tell its withdrawal from that of a healthy site's route. */
+static json_t *run_fail_routes(const struct topology *t, int site)
+{
+	static struct topo_path path[TOPO_MAX_NODES];
+	json_t *routes = json_array();
+	char via[INET_ADDRSTRLEN];
+
+	for (int r = 0; routes && r < t->nnodes; r++) {
+		struct in_addr nh;
+		const char *ifname;
+		int hops;
+
+		if (t->nodes[r].kind != TOPO_ROUTER)
+			continue;
+		topo_paths(t, r, path);
+		if ((hops = topo_route_to(t, r, path, site, &nh, &ifname)) < 0)
+			continue;
+		inet_ntop(AF_INET, &nh, via, sizeof(via));
+		json_array_append_new(
+		    routes,
+		    json_pack(
+			"{s:s, s:s, s:I}", "router", t->nodes[r].name, "via", via, "metric",
+			(json_int_t)((uint64_t)hops * TOPO_HOPS_METRIC + t->nodes[site].metric)));
+	}
+	return routes;
+}
+
 /* Kill the failing site's service. t0, the site_failed event's t, is
  * stamped before kill(): no request sent before t0 can find the site
  * already dead. killed_ns is when kill() returned. */
@@ -220,9 +255,10 @@ static int run_fail(struct lab *lab, const struct run_opts *o)
 		return -1;
 	}
 	int64_t killed = now_real_ns();
-	event_emit_at(lab->ev, t0, "site_failed", "{s:s, s:s, s:s, s:s, s:s, s:i, s:I}", "site",
-		      node->name, "via", via, "prefix", prefix, "address", address, "how",
-		      "sigkill", "pid", (int)lab->agents[a].pid, "killed_ns", (json_int_t)killed);
+	event_emit_at(lab->ev, t0, "site_failed", "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?}",
+		      "site", node->name, "via", via, "prefix", prefix, "address", address, "how",
+		      "sigkill", "pid", (int)lab->agents[a].pid, "killed_ns", (json_int_t)killed,
+		      "routes", run_fail_routes(t, n));
 	progress_failed(&run_progress, t0);
 	run_say(o, "failure: killed sited at site %s (t0)", node->name);
 	return 0;

@@ -143,7 +143,8 @@ enum {
 	TOPO_SECT_SKIP = -2, /* after a bad header: its keys are ignored */
 	TOPO_SECT_LAB = -3,
 	TOPO_SECT_RAW = -4,
-	/* >= 0: index of the node; TOPO_SECT_RAW: [zone] or [name] p->raw */
+	TOPO_SECT_LINK = -5, /* [link R1 R2]: no keys yet */
+			     /* >= 0: index of the node; TOPO_SECT_RAW: [zone] or [name] p->raw */
 };
 
 #define TOPO_NKINDS 6 /* enum topo_kind */
@@ -172,6 +173,12 @@ struct topo_parse {
 	/* and its "[zone lab.example]", for a message after the file */
 	char raw_label[TOPO_DNS_NAME_MAX + 16];
 	struct topo_meta meta[TOPO_MAX_NODES];
+	/* [link A B] sections as written, resolved once the file is read */
+	int nrl;
+	struct {
+		char a[TOPO_NAME_MAX + 1], b[TOPO_NAME_MAX + 1];
+		int line;
+	} rl[TOPO_MAX_RLINKS];
 };
 
 /* topo_error: prints "path:line: ", "--set ARG: " or "path: " (by where),
@@ -193,6 +200,10 @@ unsigned char *topo_bad(struct topo_parse *p, int sect, int key);
 
 /* topo_apply_set: applies the override p->sets[i]. */
 void topo_apply_set(struct topo_parse *p, int i);
+/* topo_check_routers: [link] sections to routers, their addresses, AS
+ * numbers and router ids, and one connected graph (topology_routers.c). */
+void topo_check_routers(struct topo_parse *p);
+
 /* topo_check: once the file and the overrides are in: defaults into the
  * nodes, links and addresses, and the checks that span keys. */
 void topo_check(struct topo_parse *p);

@@ -414,6 +414,21 @@ static const char *verdict_times(char *buf, size_t len, int count)
 	return buf;
 }
 
+/* verdict_failed_route: rt is the failed site's route in its router (the
+ * next hop toward it from a router without it, at its metric there),
+ * deleted after t0 */
+static int verdict_failed_route(const struct clocks_failure *f, const struct clocks_route *rt)
+{
+	if (!rt->has_via || rt->t_ns < f->t0_ns)
+		return 0;
+	for (int k = 0; k < f->nroutes; k++)
+		if (strcmp(f->routes[k].router, rt->node) == 0 &&
+		    f->routes[k].via.s_addr == rt->via.s_addr &&
+		    (!rt->has_metric || rt->metric == f->routes[k].metric))
+			return 1;
+	return 0;
+}
+
 /* healthy_site_dead, healthy_route_withdrawn: a site that had not failed
  * (any other site, or the failing one before t0) declared dead by a prober
  * or by authd, or its route withdrawn, while the traffic ran */
@@ -449,7 +464,8 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 
 		if (!rt->deleted || !verdict_measured(in, rt->t_ns) ||
 		    rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr ||
-		    (rt->has_via && rt->via.s_addr == f->via.s_addr && rt->t_ns >= f->t0_ns))
+		    (rt->has_via && rt->via.s_addr == f->via.s_addr && rt->t_ns >= f->t0_ns) ||
+		    verdict_failed_route(f, rt))
 			continue;
 		if (rt->has_via)
 			inet_ntop(AF_INET, &rt->via, via, sizeof(via));
