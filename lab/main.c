@@ -101,6 +101,8 @@ struct cmd_args {
 	const char *out;
 	char *sets[TOPO_MAX_SETS];
 	int nsets;
+	int nenv;	/* the last nenv of sets are STEERLAB_SET's */
+	char env[1024]; /* STEERLAB_SET's items */
 	int quiet;
 	int no_agents;
 	int traffic; /* up: start the clients */
@@ -199,6 +201,21 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 }
 
 static struct topology topo;
+
+/* env_sets: STEERLAB_SET's overrides after the command line's (they win);
+ * when the topology loads with the command line's alone, a refusal of
+ * theirs is told under the variable's name, not as if it were a --set */
+static int env_sets(struct cmd_args *a)
+{
+	static struct topology scratch;
+
+	if (overrides_env(getenv(OVERRIDES_ENV), a->env, sizeof(a->env), a->sets, &a->nsets,
+			  TOPO_MAX_SETS, &a->nenv, stderr) == -1)
+		return -1;
+	if (a->file == NULL)
+		return 0;
+	return overrides_env_check(&scratch, a->file, a->sets, a->nsets, a->nenv, stderr);
+}
 
 static int need_file(const struct cmd_args *a, const char *cmd)
 {
@@ -515,6 +532,10 @@ int main(int argc, char **argv)
 	     strcmp(cmd, "sweep") == 0) &&
 	    dir_hint(a.file) == -1)
 		return 2;
+	if ((strcmp(cmd, "check") == 0 || strcmp(cmd, "up") == 0 || strcmp(cmd, "run") == 0 ||
+	     strcmp(cmd, "sweep") == 0) &&
+	    env_sets(&a) == -1)
+		return 1;
 	if (a.traffic && strcmp(cmd, "up") != 0) {
 		fprintf(stderr, "steerlab: --traffic is an option of up\n");
 		return 2;
