@@ -20,7 +20,8 @@ for lab in compare anycast ck2; do
 	fi
 done
 tmp=$(mktemp -d /tmp/steerlab-docs.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# kept when the test fails: the run directories say why a run was invalid
+trap 'if [ -n "${passed:-}" ]; then rm -rf "$tmp"; else echo "kept $tmp" >&2; fi' EXIT
 
 start=$(date +%s)
 DOCTEST_RUNS=$tmp/runs tests/tools/doctest README.md docs/*.md || fail "the docs' commands (above)"
@@ -42,3 +43,4 @@ for l in compare anycast ck2; do
 	[ -e "/run/steerlab/$l" ] && fail "lab $l was left up"
 done
 echo "ok: no lab left up"
+passed=1
