@@ -69,6 +69,9 @@ static const char usage_text[] =
 	"the TTL of every [name] section. In a sweep, the one --set with commas is swept:\n"
 	"  sudo steerlab sweep topology/compare.ini --set ttl=2,5,10 --set probe_interval=250ms\n"
 	"options: -q/--quiet (run, sweep: no progress line), -v (debug logging), -h/--help\n"
+	"environment: STEERLAB_SET=\"KEY=VALUE ...\" more --set, after the command line's\n"
+	"(e.g. duration=3s fail_at=1s); STEERLAB_RUNS=DIR instead of runs/ for the default\n"
+	"run directories\n"
 	"\n"
 	"exit status: 0 done (for run and report: a valid run); 1 error (nothing\n"
 	"measured, or the lab not taken down completely); 2 usage; 3 (run, report,\n"
@@ -117,6 +120,8 @@ struct cmd_args {
 	const char *out;
 	char *sets[TOPO_MAX_SETS];
 	int nsets;
+	int nenv;	/* the last nenv of sets are STEERLAB_SET's */
+	char env[1024]; /* STEERLAB_SET's items */
 	int quiet;
 	int no_agents;
 	int traffic; /* up: start the clients */
@@ -227,6 +232,21 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 }
 
 static struct topology topo;
+
+/* env_sets: STEERLAB_SET's overrides after the command line's (they win);
+ * when the topology loads with the command line's alone, a refusal of
+ * theirs is told under the variable's name, not as if it were a --set */
+static int env_sets(struct cmd_args *a)
+{
+	static struct topology scratch;
+
+	if (overrides_env(getenv(OVERRIDES_ENV), a->env, sizeof(a->env), a->sets, &a->nsets,
+			  TOPO_MAX_SETS, &a->nenv, stderr) == -1)
+		return -1;
+	if (a->file == NULL)
+		return 0;
+	return overrides_env_check(&scratch, a->file, a->sets, a->nsets, a->nenv, stderr);
+}
 
 static int need_file(const struct cmd_args *a, const char *cmd)
 {
@@ -677,6 +697,10 @@ int main(int argc, char **argv)
 	     strcmp(cmd, "sweep") == 0) &&
 	    dir_hint(a.file) == -1)
 		return 2;
+	if ((strcmp(cmd, "check") == 0 || strcmp(cmd, "up") == 0 || strcmp(cmd, "run") == 0 ||
+	     strcmp(cmd, "sweep") == 0) &&
+	    env_sets(&a) == -1)
+		return 1;
 	if (a.traffic && strcmp(cmd, "up") != 0) {
 		fprintf(stderr, "steerlab: --traffic is an option of up\n");
 		return 2;

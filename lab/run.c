@@ -31,6 +31,13 @@ volatile sig_atomic_t run_interrupted;
 static struct lab run_lab;
 static struct progress run_progress;
 
+const char *run_runs_dir(void)
+{
+	const char *d = getenv(RUN_RUNS_ENV);
+
+	return d && *d ? d : "runs";
+}
+
 void run_default_dir(char *buf, size_t len, const char *lab)
 {
 	time_t now = time(NULL);
@@ -39,7 +46,7 @@ void run_default_dir(char *buf, size_t len, const char *lab)
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
-	strfmt(buf, len, "runs/%s-%s", lab, when);
+	strfmt(buf, len, "%s/%s-%s", run_runs_dir(), lab, when);
 }
 
 int run_count_events(const char *path, const char *event, const char *key, const char *value)

@@ -51,7 +51,12 @@ int run_ready(const struct topology *t, const char *rundir);
  * agents. 0 when ready; -1 (said) if an agent ended or settle passed. */
 int run_wait_ready(struct lab *lab);
 
-/* run_default_dir: runs/LAB-YYYYmmdd-HHMMSS into buf. */
+/* run_runs_dir: where the default run directories go: $STEERLAB_RUNS if set
+ * and not empty, else runs (under the current directory). */
+#define RUN_RUNS_ENV "STEERLAB_RUNS"
+const char *run_runs_dir(void);
+
+/* run_default_dir: RUNS/LAB-YYYYmmdd-HHMMSS into buf (RUNS: run_runs_dir). */
 void run_default_dir(char *buf, size_t len, const char *lab);
 
 /* run_sudo_owner: the user and group who ran sudo (SUDO_UID, SUDO_GID)
