@@ -1,15 +1,17 @@
 /*
  * Which agents each node runs, and their command lines (docs/agents.md):
  *
- *   router   routed; a collector capturing every link to a site
- *   site     sited; a prober announcing the anycast address while healthy
+ *   router   routed (routes to every site's announcement); a collector
+ *            capturing every link to a site of its own
+ *   site     sited; a prober announcing the anycast address while healthy,
+ *            to every router
+ *   dns      authd, configured from the topology (dnsconf.c)
+ *   prober   a prober in remote mode: every site's address, to every authd
+ *   resolver resolverd, its caches configured from the topology (resolvconf.c)
  *
  * With routing = bgp, routers and sites run FRR (zebra, bgpd; lab/frr.c)
  * first, routers no routed, and a site's prober keeps the anycast address
  * on the site's lo while healthy (-L) for bgpd to announce.
- *   dns      authd, configured from the topology (dnsconf.c)
- *   prober   a prober in remote mode: every site's address, to every authd
- *   resolver resolverd, its caches configured from the topology (resolvconf.c)
  *   client   a client per flow: anycast, DNS-steered, or both
  */
 #include "lab.h"
@@ -86,25 +88,40 @@ static int lab_start_router(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
 	struct lab_argv a;
-	char svc[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN];
+	static struct topo_path path[TOPO_MAX_NODES];
+	char svc[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], nh[INET_ADDRSTRLEN];
 	int ncap = 0, nsites = 0;
+	struct in_addr via;
+	const char *ifname;
 
 	if (lab_start_frr(lab, n) == -1)
 		return -1;
 	if (t->routing == TOPO_ROUTING_BGP) /* zebra installs the routes */
 		goto collector;
-	/* routed takes announcements only from the probers of this router's
-	 * sites, each from its site's link address and for its site, and only
-	 * of the service prefix (agents/routed/acl.h) */
+	/* routed takes announcements only from the sites' probers, each from
+	 * its site's link address and for its site, and only of the service
+	 * prefix (agents/routed/acl.h). A site of another router is routed
+	 * via the next hop toward it, hops * 2^24 above its metric:
+	 * routing = static, every router told at once */
 	argv_start(&a, lab, n, "routed", "routed");
 	argv_add(&a, "-P");
 	argv_add(&a, "%s/32", ip(t->service, svc));
+	topo_paths(t, n, path);
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
-		if (l->router != n || t->nodes[l->node].kind != TOPO_SITE)
+		int hops;
+
+		if (t->nodes[l->node].kind != TOPO_SITE)
+			continue;
+		hops = topo_route_to(t, n, path, l->node, &via, &ifname);
+		if (hops < 0)
 			continue;
 		argv_add(&a, "-a");
-		argv_add(&a, "%s=%s", t->nodes[l->node].name, ip(l->node_addr, addr));
+		if (hops == 0)
+			argv_add(&a, "%s=%s", t->nodes[l->node].name, ip(l->node_addr, addr));
+		else
+			argv_add(&a, "%s=%s,via=%s,hops=%d", t->nodes[l->node].name,
+				 ip(l->node_addr, addr), ip(via, nh), hops);
 		nsites++;
 	}
 	if (nsites == 0) {
@@ -165,6 +182,22 @@ static void argv_probe_timing(struct lab_argv *a, const struct topo_node *node)
 	argv_add(a, "%u", node->probe_up);
 }
 
+int lab_start_sited(struct lab *lab, int n)
+{
+	struct lab_argv a;
+
+	argv_start(&a, lab, n, "sited", "sited");
+	argv_add(&a, "-s");
+	argv_add(&a, "%s", lab->t->nodes[n].name);
+	argv_add(&a, "-p");
+	argv_add(&a, "%u", lab->t->port);
+	if (a.overflow) {
+		log_warnx("sited of %s: command line too long", lab->t->nodes[n].name);
+		return -1;
+	}
+	return lab_start_agent_as(lab, n, "sited", "sited", a.argv);
+}
+
 static int lab_start_site(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
@@ -172,14 +205,7 @@ static int lab_start_site(struct lab *lab, int n)
 	struct lab_argv a;
 	char buf[INET_ADDRSTRLEN];
 
-	if (lab_start_frr(lab, n) == -1)
-		return -1;
-	argv_start(&a, lab, n, "sited", "sited");
-	argv_add(&a, "-s");
-	argv_add(&a, "%s", node->name);
-	argv_add(&a, "-p");
-	argv_add(&a, "%u", t->port);
-	if (argv_run(lab, n, "sited", "sited", &a) == -1)
+	if (lab_start_frr(lab, n) == -1 || lab_start_sited(lab, n) == -1)
 		return -1;
 
 	argv_start(&a, lab, n, "prober", "prober");
@@ -197,6 +223,13 @@ static int lab_start_site(struct lab *lab, int n)
 		argv_add(&a, "%u", node->metric);
 		argv_add(&a, "-R");
 		argv_add(&a, "%s", ip(t->links[node->link].router_addr, buf));
+		/* and every other router, at its id: one withdrawal, every FIB */
+		for (int r = 0; r < t->nnodes; r++) {
+			if (t->nodes[r].kind != TOPO_ROUTER || r == t->links[node->link].router)
+				continue;
+			argv_add(&a, "-R");
+			argv_add(&a, "%s", ip(t->nodes[r].router_id, buf));
+		}
 	}
 	argv_probe_timing(&a, node);
 	return argv_run(lab, n, "prober", "prober", &a);

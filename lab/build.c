@@ -254,6 +254,95 @@ static int lab_make_links(struct lab *lab, struct kern *root)
 			      lab->nsfd[l->node]) == -1)
 			return -1;
 	}
+	for (int j = 0; j < t->nrlinks; j++) {
+		const struct topo_rlink *rl = &t->rlinks[j];
+		if (kern_veth(root, rl->a_ifname, lab->nsfd[rl->a], rl->b_ifname,
+			      lab->nsfd[rl->b]) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static struct in_addr lab_net(struct in_addr a, int prefixlen)
+{
+	struct in_addr n;
+
+	n.s_addr = a.s_addr & htonl(~0u << (32 - prefixlen));
+	return n;
+}
+
+/* lab_route_via: dst/prefixlen via the next hop toward node `to`. */
+static int lab_route_via(struct kern *k, const struct topology *t, int r,
+			 const struct topo_path *path, int to, struct in_addr dst, int prefixlen)
+{
+	struct in_addr via;
+	const char *ifname;
+	int ifindex;
+
+	if (topo_route_to(t, r, path, to, &via, &ifname) <= 0)
+		return 0; /* its own, or itself: connected */
+	if ((ifindex = kern_ifindex(k, ifname)) == -1)
+		return -1;
+	return kern_route_add(k, dst, prefixlen, via, ifindex, 0);
+}
+
+/*
+ * routing = static: router r's links to routers, its id on lo, and a route
+ * along the shortest path (topology_paths.c) to everything that is not
+ * its own: the other routers' ids and node links, the sites' own
+ * addresses, the [resolver] blocks, and the router links it is not on
+ * (toward their nearer end). The anycast address is routed's.
+ */
+static int lab_configure_router_links(struct kern *k, const struct topology *t, int r)
+{
+	static struct topo_path path[TOPO_MAX_NODES];
+	struct in_addr local;
+	const char *ifname;
+	int ifindex;
+
+	if (kern_addr_add(k, 1, t->nodes[r].router_id, 32) == -1)
+		return -1;
+	for (int j = 0; j < t->nrlinks; j++) {
+		const struct topo_rlink *rl = &t->rlinks[j];
+		if (rl->a != r && rl->b != r)
+			continue;
+		topo_rlink_end(t, j, r, &local, NULL, &ifname);
+		if ((ifindex = kern_ifindex(k, ifname)) == -1 || kern_link_up(k, ifindex) == -1 ||
+		    kern_link_forwarding(k, ifindex) == -1 ||
+		    kern_addr_add(k, ifindex, local, rl->prefixlen) == -1)
+			return -1;
+	}
+	if (t->nrouters < 2)
+		return 0;
+	topo_paths(t, r, path);
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *node = &t->nodes[i];
+		int rc = 0;
+
+		if (node->kind == TOPO_ROUTER) {
+			rc = lab_route_via(k, t, r, path, i, node->router_id, 32);
+		} else if (node->link >= 0) {
+			const struct topo_link *l = &t->links[node->link];
+			rc = lab_route_via(k, t, r, path, i, lab_net(l->node_addr, l->prefixlen),
+					   l->prefixlen);
+			if (rc == 0 && node->kind == TOPO_SITE)
+				rc = lab_route_via(k, t, r, path, i, node->address, 32);
+			if (rc == 0 && node->kind == TOPO_RESOLVER)
+				rc = lab_route_via(k, t, r, path, i, node->resolver_net, 24);
+		}
+		if (rc == -1)
+			return -1;
+	}
+	for (int j = 0; j < t->nrlinks; j++) {
+		const struct topo_rlink *rl = &t->rlinks[j];
+		int to = path[rl->b].hops < path[rl->a].hops ? rl->b : rl->a;
+
+		if (rl->a == r || rl->b == r)
+			continue;
+		if (lab_route_via(k, t, r, path, to, lab_net(rl->a_addr, rl->prefixlen),
+				  rl->prefixlen) == -1)
+			return -1;
+	}
 	return 0;
 }
 
@@ -292,6 +381,8 @@ static int lab_configure_node(struct lab *lab, int n)
 					   ifindex, 0) == -1)
 				goto out;
 		}
+		if (lab_configure_router_links(k, t, n) == -1)
+			goto out;
 	} else {
 		const struct topo_link *l = &t->links[node->link];
 		if ((ifindex = kern_ifindex(k, l->node_ifname)) == -1 ||

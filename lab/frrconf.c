@@ -58,11 +58,21 @@ int frrconf_neighbors(const struct topology *t, int n, struct frrconf_neighbor *
 {
 	int k = 0;
 
-	if (!frrconf_node(t, n))
+	if (t->nodes[n].kind != TOPO_ROUTER && !frrconf_node(t, n))
 		return 0;
-	/* a link joins a router to another node: the two are neighbours if
-	 * both speak BGP (a site, or -- with links between routers -- a
-	 * router) */
+	/* a router's [link]s: another router on each (routing = bgp, or the
+	 * preview of check --frr) */
+	for (int j = 0; j < t->nrlinks && k < max; j++) {
+		const struct topo_rlink *rl = &t->rlinks[j];
+
+		if (rl->a != n && rl->b != n)
+			continue;
+		nb[k].node = rl->a == n ? rl->b : rl->a;
+		topo_rlink_end(t, j, n, &nb[k].local, &nb[k].addr, NULL);
+		nb[k].asn = topo_node_asn(t, nb[k].node);
+		k++;
+	}
+	/* a node's link to its router: both speak BGP with routing = bgp */
 	for (int i = 0; i < t->nlinks && k < max; i++) {
 		const struct topo_link *l = &t->links[i];
 		int peer;
@@ -113,6 +123,10 @@ static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n)
 		    topo_kind_name(t->nodes[nb[i].node].kind), t->nodes[nb[i].node].name);
 		put(o, " neighbor %s timers connect %lld", a, secs(t->bgp_connect_retry_ns));
 		put(o, " neighbor %s advertisement-interval %lld", a, secs(t->bgp_mrai_ns));
+		/* iBGP between routers of one AS: the routes they pass on
+		 * leave by the router that passes them */
+		if (nb[i].asn == topo_node_asn(t, n))
+			put(o, " neighbor %s next-hop-self", a);
 		if (t->bfd)
 			put(o, " neighbor %s bfd profile %s", a, FRRCONF_PROFILE);
 	}
@@ -340,22 +354,31 @@ static int frrconf_dry_run(const struct topology *t, int n, enum frrconf_daemon 
 	return 0;
 }
 
+static char *frrconf_vtysh[] = {FRR_VTYSH, "-C", "-f", "/dev/stdin", NULL};
+static char *frrconf_bgpd[] = {FRR_BGPD, "-C", "-f", "/dev/stdin", "-Z",     "-S", "-p",
+			       "0",	 "-P", "0",  "--log",	   "stdout", NULL};
+
+int frrconf_check_node(const struct topology *t, int n, FILE *err)
+{
+	/* vtysh's parser first: it names the line as the file has it */
+	if (frrconf_dry_run(t, n, FRRCONF_BGPD, frrconf_vtysh, "vtysh", err) == -1 ||
+	    frrconf_dry_run(t, n, FRRCONF_BGPD, frrconf_bgpd, "bgpd", err) == -1)
+		return -1;
+	return 0;
+}
+
 int frrconf_check(const struct topology *t, FILE *err)
 {
-	char *vtysh[] = {FRR_VTYSH, "-C", "-f", "/dev/stdin", NULL};
-	char *bgpd[] = {FRR_BGPD, "-C", "-f", "/dev/stdin", "-Z",     "-S", "-p",
-			"0",	  "-P", "0",  "--log",	    "stdout", NULL};
 	int rc = 0;
 
 	for (int n = 0; n < t->nnodes; n++) {
 		if (!frrconf_node(t, n))
 			continue;
-		/* vtysh's parser first: it names the line as the file has it.
-		 * (bfdd's own -C drops to user frr before it reads the file,
+		/* (bfdd's own -C drops to user frr before it reads the file,
 		 * and cannot read it from our descriptor: vtysh checks it.) */
-		if (frrconf_dry_run(t, n, FRRCONF_BGPD, vtysh, "vtysh", err) == -1 ||
-		    frrconf_dry_run(t, n, FRRCONF_BGPD, bgpd, "bgpd", err) == -1 ||
-		    (t->bfd && frrconf_dry_run(t, n, FRRCONF_BFDD, vtysh, "vtysh", err) == -1))
+		if (frrconf_check_node(t, n, err) == -1 ||
+		    (t->bfd &&
+		     frrconf_dry_run(t, n, FRRCONF_BFDD, frrconf_vtysh, "vtysh", err) == -1))
 			rc = -1;
 	}
 	return rc;

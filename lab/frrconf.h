@@ -4,10 +4,11 @@
  * dry run on it.
  *
  * Every router and every site runs zebra and bgpd (and bfdd with bfd =
- * yes). Each is an AS of its own (topo_node_asn) and has an eBGP session
- * over each of its links to another BGP speaker: its BGP neighbours
- * (frrconf_neighbors), computed from the links, so that a link between two
- * routers adds a neighbour on each side and nothing else. A site announces
+ * yes). Each site is an AS of its own, each router in its `asn`
+ * (topo_node_asn), with a BGP session over each of its links to another
+ * BGP speaker: its BGP neighbours (frrconf_neighbors), computed from the
+ * links: a site's link to its router, a router's [link]s to routers (eBGP,
+ * or iBGP with next-hop-self between routers of one AS). A site announces
  * the anycast service /32 by `redistribute connected` filtered to it (the
  * prober keeps it on the site's lo only while the local service answers),
  * with its metric as the MED, and its own unicast address; routers compare
@@ -48,8 +49,10 @@ struct frrconf_neighbor {
 /* frrconf_node: 1 if node n runs FRR (routing = bgp, a router or a site). */
 int frrconf_node(const struct topology *t, int n);
 
-/* frrconf_neighbors: node n's BGP neighbours into nb (at most max), in link
- * order. Their number. */
+/* frrconf_neighbors: node n's BGP neighbours into nb (at most max): a
+ * router's [link]s first, then its sites (routing = bgp), in file order; a
+ * site's router. Their number. A router has its [link] neighbours with
+ * routing = static too: what check --frr writes. */
 int frrconf_neighbors(const struct topology *t, int n, struct frrconf_neighbor *nb, int max);
 
 /* frrconf_write: daemon d's configuration of node n to out. *raw_from, if
@@ -62,6 +65,11 @@ int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *
  * configuration (bgpd line 40: ...)". 0 if every one passed (or the lab
  * runs no FRR), else -1. Writes no file. */
 int frrconf_check(const struct topology *t, FILE *err);
+
+/* frrconf_check_node: FRR's dry run on node n's bgpd configuration, in
+ * any routing (a router's, with routing = static, as check --frr writes
+ * it). 0, or -1 said on err as frrconf_check says it. */
+int frrconf_check_node(const struct topology *t, int n, FILE *err);
 
 /* frrconf_load: overrides_load (lab/overrides.h), then, if it loaded,
  * frrconf_check: what check, up, run and sweep load. 0 or -1 (said). */

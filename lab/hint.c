@@ -155,3 +155,18 @@ int hint_directory(const char *path, char *const names[], int n, char *buf, size
 	}
 	return off < len ? 0 : -1;
 }
+
+int hint_which_node(const char *cmd, const char *lab, const char *what, char *const names[], int n,
+		    char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (n == 0)
+		return -1;
+	appendf(buf, len, &off, "%s: which %s of lab %s? its %ss:", cmd, what, lab, what);
+	for (int i = 0; i < n; i++)
+		appendf(buf, len, &off, "%s %s", i ? "," : "", names[i]);
+	appendf(buf, len, &off, " (e.g. steerlab %s %s %s%s)", cmd, lab, names[0],
+		strcmp(cmd, "exec") == 0 ? " -- ip route" : "");
+	return off < len ? 0 : -1;
+}

@@ -30,4 +30,9 @@ int hint_options_first(int n, char *const args[], char *buf, size_t len);
  * .ini files names[0..n) (sorted). */
 int hint_directory(const char *path, char *const names[], int n, char *buf, size_t len);
 
+/* hint_which_node: cmd (exec, fail, recover) was given lab but no node;
+ * what is "node" or "site", names[0..n) the lab's nodes of that kind. */
+int hint_which_node(const char *cmd, const char *lab, const char *what, char *const names[], int n,
+		    char *buf, size_t len);
+
 #endif

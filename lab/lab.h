@@ -52,6 +52,8 @@ struct lab_agent {
 	int child;          /* started by this process: ours to wait for */
 	int line;           /* its line in agents.tsv, for down's warnings */
 	siginfo_t exit;     /* how it ended, when this process waited for it */
+	/* as agents.tsv names it */
+	char nodename[TOPO_NAME_MAX + 1];
 };
 
 /* Where a lab's life is, for the supervisor's terminal lines. */
@@ -102,6 +104,11 @@ int lab_start_clients(struct lab *lab, int64_t duration_ns);
 /* lab_start_infra: every agent of every node but the clients. */
 int lab_start_infra(struct lab *lab);
 
+/* lab_start_sited: the sited of site node n, with the command line lab_up
+ * gives it (`steerlab recover` starts it again the same way). The index in
+ * lab->agents, or -1. */
+int lab_start_sited(struct lab *lab, int n);
+
 /* lab_start_agent_as: fork, enter the node's namespace, redirect output to
  * RUNDIR/NODE.LABEL.log and exec BINDIR/PROG (PROG itself if it is an
  * absolute path: FRR's daemons) with argv. Recorded in
@@ -151,6 +158,25 @@ int lab_ns_valid(const char *lab, const char *name);
  * name, LABEL one of steerlab's agents. 0, or -1 if it is not of that form. */
 int lab_parse_agent_line(const char *line, struct lab_agent *a);
 
+/* lab_agent_claim: is the agent a, read from agents.tsv (path, for the
+ * warning), still the process recorded there: its PID alive with the
+ * recorded start time, running bindir's program for its label? 1: yes, and
+ * a->pidfd holds it (release with lab_agent_release); 0: it is gone (or
+ * another process has its PID); -1: a process with that start time runs
+ * another program (said if warn). The test `down` makes before it signals. */
+int lab_agent_claim(struct lab_agent *a, const char *bindir, const char *path, int warn);
+void lab_agent_release(struct lab_agent *a);
+
+/* lab_state_read_agents: the agents.tsv of statedir into agents[0..max);
+ * each line not of the form is refused (with a warning if warn) and
+ * counted in *refused. How many were read. */
+int lab_state_read_agents(const char *statedir, struct lab_agent *agents, int max, int warn,
+			  int *refused);
+
+/* lab_state_bindir: where the lab's agent programs are, as `up` recorded
+ * it (an absolute path), else where this steerlab finds them. */
+void lab_state_bindir(const char *statedir, char *buf, size_t len);
+
 /* lab_agent_prog: the program an agent label runs (client-dns: client;
  * zebra, bgpd and bfdd: FRR's, lab_frr_prog), or NULL if the label is not
  * one of the lab's agents. */
@@ -159,8 +185,11 @@ const char *lab_agent_prog(const char *label);
 /* lab_down: the same for a lab this process brought up. */
 int lab_down(struct lab *lab);
 
-/* lab_status: print the labs under LAB_STATE_DIR. */
-int lab_status(FILE *out);
+/* lab_status: print the labs under LAB_STATE_DIR (lab/state.c), or only
+ * the lab called only (NULL: all): one row each, then the agents that are
+ * no longer alive; as one JSON document if json. 0, or -1 (said; only
+ * given and no such lab up). */
+int lab_status(FILE *out, int json, const char *only);
 
 /* lab_statedir: LAB_STATE_DIR/name into buf. */
 int lab_statedir(char *buf, size_t len, const char *name);

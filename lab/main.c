@@ -19,12 +19,15 @@
 #include "event.h"
 #include "frrconf.h"
 #include "hint.h"
+#include "inside.h"
 #include "lab.h"
 #include "log.h"
 #include "overrides.h"
 #include "report.h"
 #include "run.h"
+#include "strfmt.h"
 #include "sweep.h"
+#include "strfmt.h"
 #include "timeutil.h"
 #include "topology.h"
 #include "topology_int.h"
@@ -34,15 +37,25 @@ static const char usage_text[] =
 	"\n"
 	"commands:\n"
 	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back (with\n"
-	"                                     routing = bgp, FRR's configurations too,\n"
-	"                                     checked by FRR's dry run)\n"
+	"        [--frr DIR]                  routing = bgp, FRR's configurations too,\n"
+	"                                     checked by FRR's dry run); with --frr, write\n"
+	"                                     each router's (and site's) bgpd configuration\n"
+	"                                     into DIR, each dry-run by FRR\n"
 	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents, but no\n"
 	"         [--traffic | --no-agents]    traffic (root); with --traffic, the clients\n"
 	"                                     too, sending until down (the run directory\n"
 	"                                     grows: up says how fast); with --no-agents,\n"
 	"                                     the network only\n"
 	"  down LAB                           stop a lab's agents, remove its namespaces (root)\n"
-	"  status                             list the labs that are up (root)\n"
+	"  status [LAB] [--json]              list the labs that are up and their dead\n"
+	"                                     agents (root)\n"
+	"  nodes LAB [--json]                 each node of a lab that is up: kind,\n"
+	"                                     namespace, addresses, links, agents (root)\n"
+	"  exec LAB NODE [-- CMD ...]         run CMD (default: a shell) in NODE's\n"
+	"                                     namespace; exits with CMD's status (root)\n"
+	"  fail LAB SITE                      kill SITE's sited as a run's failure does,\n"
+	"                                     recorded in lab.events.jsonl (root)\n"
+	"  recover LAB SITE                   start SITE's sited again (root)\n"
 	"  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
 	"                                     analysis; results in DIR (default\n"
 	"                                     runs/LAB-YYYYmmdd-HHMMSS) (root)\n"
@@ -58,12 +71,16 @@ static const char usage_text[] =
 	"the TTL of every [name] section. In a sweep, the one --set with commas is swept:\n"
 	"  sudo steerlab sweep topology/compare.ini --set ttl=2,5,10 --set probe_interval=250ms\n"
 	"options: -q/--quiet (run, sweep: no progress line), -v (debug logging), -h/--help\n"
+	"environment: STEERLAB_SET=\"KEY=VALUE ...\" more --set, after the command line's\n"
+	"(e.g. duration=3s fail_at=1s); STEERLAB_RUNS=DIR instead of runs/ for the default\n"
+	"run directories\n"
 	"\n"
 	"exit status: 0 done (for run and report: a valid run); 1 error (nothing\n"
 	"measured, or the lab not taken down completely); 2 usage; 3 (run, report,\n"
 	"sweep) a run, or a sweep's point, was measured but cannot be trusted: an agent\n"
 	"ended during it, a self-check failed, or it was interrupted (clocks.json says\n"
-	"\"valid\": false and why).\n"
+	"\"valid\": false and why); 4 (report) the tables and the verdict were printed\n"
+	"but a file could not be written in the run directory (the error names it).\n"
 	"See README.md and docs/ for the topology format and the clocks.\n";
 
 /* std_fds_open: 0, 1 and 2 open (on /dev/null if they were closed), so
@@ -101,13 +118,18 @@ static int need_root(const char *cmd)
 
 struct cmd_args {
 	const char *file;
+	const char *arg2; /* fail, recover: the site */
 	const char *out;
 	char *sets[TOPO_MAX_SETS];
 	int nsets;
+	int nenv;	/* the last nenv of sets are STEERLAB_SET's */
+	char env[1024]; /* STEERLAB_SET's items */
 	int quiet;
 	int no_agents;
 	int traffic; /* up: start the clients */
+	int json; /* nodes, status */
 	const char *bucket, *slo; /* report's options */
+	const char *frr;	  /* check: where to write FRR's configuration */
 };
 
 /* bad_option: the option getopt_long refused just now (optopt: its letter,
@@ -141,6 +163,8 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		{"traffic", no_argument, NULL, 'T'},
 		{"bucket", required_argument, NULL, 'B'},
 		{"slo", required_argument, NULL, 'S'},
+		{"json", no_argument, NULL, 'J'},
+		{"frr", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -171,11 +195,17 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		case 'T':
 			a->traffic = 1;
 			break;
+		case 'J':
+			a->json = 1;
+			break;
 		case 'B':
 			a->bucket = optarg;
 			break;
 		case 'S':
 			a->slo = optarg;
+			break;
+		case 'F':
+			a->frr = optarg;
 			break;
 		case 'v':
 			log_init("steerlab", 1);
@@ -194,6 +224,8 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 	}
 	if (optind < argc)
 		a->file = argv[optind++];
+	if (optind < argc)
+		a->arg2 = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "steerlab: unexpected argument '%s'\n", argv[optind]);
 		return -1;
@@ -202,6 +234,21 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 }
 
 static struct topology topo;
+
+/* env_sets: STEERLAB_SET's overrides after the command line's (they win);
+ * when the topology loads with the command line's alone, a refusal of
+ * theirs is told under the variable's name, not as if it were a --set */
+static int env_sets(struct cmd_args *a)
+{
+	static struct topology scratch;
+
+	if (overrides_env(getenv(OVERRIDES_ENV), a->env, sizeof(a->env), a->sets, &a->nsets,
+			  TOPO_MAX_SETS, &a->nenv, stderr) == -1)
+		return -1;
+	if (a->file == NULL)
+		return 0;
+	return overrides_env_check(&scratch, a->file, a->sets, a->nsets, a->nenv, stderr);
+}
 
 static int need_file(const struct cmd_args *a, const char *cmd)
 {
@@ -219,12 +266,49 @@ static int load(const struct cmd_args *a, const char *cmd)
 	return frrconf_load(&topo, a->file, a->sets, a->nsets, stderr);
 }
 
+/* check_frr: every router's bgpd configuration into dir (and every
+ * site's, with routing = bgp), each dry-run by FRR when it is installed.
+ * With routing = static a router's has its [link]s only: a preview. 0, or
+ * -1 (said). */
+static int check_frr(const char *dir)
+{
+	char file[TOPO_NAME_MAX + 16], path[PATH_MAX];
+	int have = access(FRR_BGPD, X_OK) == 0 && access(FRR_VTYSH, X_OK) == 0, rc = 0;
+	FILE *fp;
+
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+		fprintf(stderr, "steerlab: check: --frr %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	for (int n = 0; n < topo.nnodes; n++) {
+		if (topo.nodes[n].kind != TOPO_ROUTER && !frrconf_node(&topo, n))
+			continue;
+		strfmt(file, sizeof(file), "%s.bgpd.conf", topo.nodes[n].name);
+		if (strfmt(path, sizeof(path), "%s/%s", dir, file) == -1 ||
+		    (fp = lab_fopen_write(dir, file)) == NULL)
+			return -1;
+		if ((frrconf_write(&topo, n, FRRCONF_BGPD, fp, NULL) == -1) | (fclose(fp) == EOF)) {
+			fprintf(stderr, "steerlab: check: %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		if (!have)
+			printf("# frr: %s (not checked: no %s; sudo make deps)\n", path, FRR_BGPD);
+		else if (frrconf_check_node(&topo, n, stderr) == -1)
+			rc = -1;
+		else
+			printf("# frr: %s (FRR's dry run: OK)\n", path);
+	}
+	return rc;
+}
+
 static int cmd_check(const struct cmd_args *a)
 {
 	if (load(a, "check") == -1)
 		return 1;
 	topo_print(&topo, stdout);
 	frrconf_print(&topo, stdout);
+	if (a->frr && check_frr(a->frr) == -1)
+		return 1;
 	printf("# configuration OK\n");
 	return 0;
 }
@@ -263,6 +347,9 @@ static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 		clients += t->nodes[n].kind == TOPO_CLIENT;
 	if (lab_start_clients(lab, 0) == -1)
 		return -1;
+	/* until down (duration 0), which writes traffic_stopped: a lab failed
+	 * by hand can then be analysed (docs/inside.md) */
+	event_emit(lab->ev, "traffic_started", "{s:i}", "duration_ns", 0);
 	s0 = dir_bytes(rundir);
 	t0 = now_mono_ns();
 	deadline = t0 + 1000000000LL;
@@ -279,7 +366,8 @@ static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 static int cmd_up(const struct cmd_args *a, const char *bindir)
 {
 	static struct lab lab;
-	char rundir[PATH_MAX];
+	char rundir[PATH_MAX], path[PATH_MAX];
+	FILE *fp;
 	double mb_min = 0;
 	int clients = -1;
 
@@ -294,6 +382,12 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 	lab.no_agents = a->no_agents;
 	if (lab_up(&lab) == -1)
 		goto fail;
+	/* the topology as used, for report (a run writes it too) */
+	strfmt(path, sizeof(path), "%s/topology.ini", rundir);
+	if (access(path, F_OK) == -1 && (fp = lab_fopen_new(rundir, "topology.ini")) != NULL) {
+		topo_print(&topo, fp);
+		fclose(fp);
+	}
 	/* watched while this process lives: up to ready, and the clients' start
 	 * when asked (they send until the lab is taken down) */
 	if (!a->no_agents) {
@@ -315,7 +409,8 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 		       clients, clients == 1 ? "" : "s", mb_min);
 	else if (!a->no_agents)
 		printf("  clients not started: add --traffic to send requests\n");
-	printf("  look inside:   sudo ip netns exec %s-%s ip route\n", topo.name,
+	printf("  its nodes:     sudo steerlab nodes %s\n", topo.name);
+	printf("  look inside:   sudo steerlab exec %s %s -- ip route\n", topo.name,
 	       topo.nodes[0].name);
 	for (int n = 0; topo.routing == TOPO_ROUTING_BGP && !a->no_agents && n < topo.nnodes; n++) {
 		if (topo.nodes[n].kind != TOPO_ROUTER)
@@ -340,8 +435,9 @@ fail:
 	return 1;
 }
 
-/* down_file_hint: down was given a topology file: name its lab */
-static void down_file_hint(const char *file)
+/* lab_file_hint: cmd (down, nodes, ...) was given a topology file: name
+ * its lab */
+static void lab_file_hint(const char *cmd, const char *file)
 {
 	FILE *null = fopen("/dev/null", "w");
 	char hint[512];
@@ -349,7 +445,7 @@ static void down_file_hint(const char *file)
 
 	if (null)
 		fclose(null);
-	if (hint_lab_file("down", file, ok ? topo.name : NULL, hint, sizeof(hint)) == 0)
+	if (hint_lab_file(cmd, file, ok ? topo.name : NULL, hint, sizeof(hint)) == 0)
 		fprintf(stderr, "steerlab: %s\n", hint);
 }
 
@@ -394,7 +490,7 @@ static int cmd_down(const char *name)
 	}
 	if (strchr(name, '/') || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".ini") == 0) ||
 	    (topo_check_name(name) == -1 && access(name, F_OK) == 0)) {
-		down_file_hint(name);
+		lab_file_hint("down", name);
 		return 2;
 	}
 	if (need_root("down") == -1)
@@ -413,7 +509,79 @@ static int cmd_down(const char *name)
 	}
 	if (lab_state_check(LAB_STATE_DIR) == -1)
 		return 1;
-	return lab_down_state(statedir, stdout) == 0 ? 0 : 1;
+	return inside_down(statedir, stdout) == 0 ? 0 : 1;
+}
+
+/* need_lab: cmd was given a lab name that is one (a file is answered with
+ * its lab's name); 0, or the exit status */
+static int need_lab(const char *cmd, const char *name)
+{
+	if (name == NULL) {
+		fprintf(stderr, "steerlab: %s: which lab? (steerlab status lists them)\n", cmd);
+		return 2;
+	}
+	if (strchr(name, '/') ||
+	    (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".ini") == 0) ||
+	    (topo_check_name(name) == -1 && access(name, F_OK) == 0)) {
+		lab_file_hint(cmd, name);
+		return 2;
+	}
+	if (topo_check_name(name) == -1) {
+		fprintf(stderr, "steerlab: %s: '%s' is not a lab name (%s)\n", cmd, name,
+			TOPO_NAME_RULE);
+		return 2;
+	}
+	return need_root(cmd) == -1 ? 1 : 0;
+}
+
+static int cmd_status(const struct cmd_args *a)
+{
+	int rc;
+
+	if (a->file && (rc = need_lab("status", a->file)) != 0)
+		return rc;
+	return lab_status(stdout, a->json, a->file) == 0 ? 0 : 1;
+}
+
+static int cmd_nodes(const struct cmd_args *a)
+{
+	int rc;
+
+	if ((rc = need_lab("nodes", a->file)) != 0)
+		return rc;
+	return inside_nodes(a->file, a->json, stdout);
+}
+
+/* cmd_fail: fail or recover LAB SITE */
+static int cmd_fail(const char *cmd, const struct cmd_args *a)
+{
+	int rc;
+
+	if ((rc = need_lab(cmd, a->file)) != 0)
+		return rc;
+	if (a->arg2 == NULL)
+		return inside_which_node(cmd, a->file, 1);
+	if (strcmp(cmd, "fail") == 0)
+		return inside_fail(a->file, a->arg2);
+	return inside_recover(a->file, a->arg2);
+}
+
+/* cmd_exec: exec LAB NODE [--] [CMD ...]; args are those after "exec" */
+static int cmd_exec(int n, char **args)
+{
+	int rc;
+
+	if (n > 0 && (strcmp(args[0], "-h") == 0 || strcmp(args[0], "--help") == 0)) {
+		usage(stdout);
+		return 0;
+	}
+	if ((rc = need_lab("exec", n > 0 ? args[0] : NULL)) != 0)
+		return rc;
+	if (n < 2)
+		return inside_which_node("exec", args[0], 0);
+	if (n > 2 && strcmp(args[2], "--") == 0)
+		return inside_exec(args[0], args[1], args + 3, n - 3);
+	return inside_exec(args[0], args[1], args + 2, n - 2);
 }
 
 static int cmd_run(const struct cmd_args *a, const char *bindir)
@@ -466,6 +634,7 @@ static int cmd_sweep(const struct cmd_args *a, const char *bindir)
 static int cmd_report(const struct cmd_args *a)
 {
 	struct report_opts o = {0};
+	int rc;
 
 	if (a->file == NULL) {
 		fprintf(stderr, "steerlab: report: which run directory?\n");
@@ -483,14 +652,14 @@ static int cmd_report(const struct cmd_args *a)
 			a->slo);
 		return 2;
 	}
-	switch (report_run(a->file, &o, stdout)) {
-	case 0:
-		return 0;
-	case REPORT_INVALID:
-		return 3; /* docs/clocks.md, "Verdict" */
-	default:
+	rc = report_run(a->file, &o, stdout);
+	/* what root wrote in the user's run directory stays the user's */
+	run_chown(a->file);
+	if (rc == -1)
 		return 1;
-	}
+	if (rc & REPORT_UNSAVED)
+		return 4; /* printed, not saved: the error names the file */
+	return rc == REPORT_INVALID ? 3 : 0; /* docs/clocks.md, "Verdict" */
 }
 
 int main(int argc, char **argv)
@@ -523,18 +692,36 @@ int main(int argc, char **argv)
 					"--help)\n");
 		return 2;
 	}
+	if (strcmp(cmd, "exec") == 0)
+		return cmd_exec(argc - 2, argv + 2);
 	if (parse_args(argc - 1, argv + 1, &a) == -1)
 		return 2;
+	if (a.arg2 && strcmp(cmd, "fail") != 0 && strcmp(cmd, "recover") != 0) {
+		fprintf(stderr, "steerlab: unexpected argument '%s'\n", a.arg2);
+		return 2;
+	}
+	if (a.json && strcmp(cmd, "nodes") != 0 && strcmp(cmd, "status") != 0) {
+		fprintf(stderr, "steerlab: --json is an option of nodes and status\n");
+		return 2;
+	}
 	if ((strcmp(cmd, "check") == 0 || strcmp(cmd, "up") == 0 || strcmp(cmd, "run") == 0 ||
 	     strcmp(cmd, "sweep") == 0) &&
 	    dir_hint(a.file) == -1)
 		return 2;
+	if ((strcmp(cmd, "check") == 0 || strcmp(cmd, "up") == 0 || strcmp(cmd, "run") == 0 ||
+	     strcmp(cmd, "sweep") == 0) &&
+	    env_sets(&a) == -1)
+		return 1;
 	if (a.traffic && strcmp(cmd, "up") != 0) {
 		fprintf(stderr, "steerlab: --traffic is an option of up\n");
 		return 2;
 	}
 	if (a.traffic && a.no_agents) {
 		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");
+		return 2;
+	}
+	if (a.frr && strcmp(cmd, "check") != 0) {
+		fprintf(stderr, "steerlab: --frr is an option of check\n");
 		return 2;
 	}
 	if ((a.bucket || a.slo) && strcmp(cmd, "report") != 0) {
@@ -550,7 +737,11 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "down") == 0)
 		return cmd_down(a.file);
 	if (strcmp(cmd, "status") == 0)
-		return lab_status(stdout) == 0 ? 0 : 1;
+		return cmd_status(&a);
+	if (strcmp(cmd, "nodes") == 0)
+		return cmd_nodes(&a);
+	if (strcmp(cmd, "fail") == 0 || strcmp(cmd, "recover") == 0)
+		return cmd_fail(cmd, &a);
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(&a, bindir);
 	if (strcmp(cmd, "sweep") == 0)

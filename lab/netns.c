@@ -138,3 +138,15 @@ int netns_enter_root(void)
 
 	return fd == -1 ? -1 : setns(fd, CLONE_NEWNET);
 }
+
+int netns_enter_exec(int fd)
+{
+	if (setns(fd, CLONE_NEWNET) == -1 || unshare(CLONE_NEWNS) == -1)
+		return -1;
+	/* nothing mounted from here on reaches the other namespaces */
+	if (mount("", "/", "none", MS_SLAVE | MS_REC, NULL) == -1)
+		return -1;
+	if (umount2("/sys", MNT_DETACH) == -1 && errno != EINVAL)
+		return -1;
+	return mount("sysfs", "/sys", "sysfs", 0, NULL);
+}

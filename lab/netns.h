@@ -28,4 +28,11 @@ int netns_open(const char *name);
 int netns_enter(int fd);
 int netns_enter_root(void);
 
+/* netns_enter_exec: what `ip netns exec` does before it runs a command:
+ * setns() into fd, then a mount namespace of the process's own in which
+ * /sys is a fresh sysfs of that network namespace (so /sys/class/net lists
+ * its interfaces). 0, or -1 with errno; the caller then exits, its
+ * namespaces half changed. */
+int netns_enter_exec(int fd);
+
 #endif

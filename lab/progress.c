@@ -20,7 +20,85 @@ struct progress_flow {
 	struct progress_sample prev, cur;
 };
 
-static const char *const progress_scheme_names[PROGRESS_NSCHEMES] = {"anycast", "dns"};
+/* a collector's event file and its latest samples, oldest first */
+struct progress_capture {
+	char path[PATH_MAX];
+	FILE *fp;
+	struct progress_capsample s[PROGRESS_RING];
+	int n;
+};
+
+static const char *const progress_scheme_keys[PROGRESS_NSCHEMES][2] = {
+    {"anycast", "anycast_last_ns"}, {"dns", "dns_last_ns"}};
+
+int progress_parse_capture(const char *line, const char *dead, struct progress_capsample *s)
+{
+	json_t *o = json_loads(line, 0, NULL), *t, *links, *l;
+	const char *ev = json_string_value(json_object_get(o, "event")), *label;
+	int rc = -1;
+
+	t = json_object_get(o, "t");
+	links = json_object_get(o, "links");
+	if (ev == NULL || strcmp(ev, "capture_progress") != 0 || !json_is_integer(t) ||
+	    !json_is_object(links))
+		goto out;
+	memset(s, 0, sizeof(*s));
+	s->t_ns = json_integer_value(t);
+	json_object_foreach(links, label, l)
+	{
+		int is_dead = dead && strcmp(label, dead) == 0;
+		for (int k = 0; k < PROGRESS_NSCHEMES; k++) {
+			int64_t n =
+			    json_integer_value(json_object_get(l, progress_scheme_keys[k][0]));
+			int64_t last =
+			    json_integer_value(json_object_get(l, progress_scheme_keys[k][1]));
+			s->all[k] += n;
+			if (last > s->all_last_ns[k])
+				s->all_last_ns[k] = last;
+			if (is_dead) {
+				s->dead[k] = n;
+				s->dead_last_ns[k] = last;
+			}
+		}
+	}
+	rc = 0;
+out:
+	json_decref(o);
+	return rc;
+}
+
+void progress_capshare(const struct progress_capsample *s, int n, int scheme, int64_t window_ns,
+		       int64_t *to_dead, int64_t *resolved)
+{
+	int k = n - 1, j = 0;
+	int64_t d, a;
+
+	if (n < 2)
+		return;
+	/* the sample from which the scheme's count has not changed */
+	while (k > 0 && s[k - 1].all[scheme] == s[n - 1].all[scheme])
+		k--;
+	for (int i = k; i >= 0; i--) {
+		if (s[i].t_ns <= s[k].t_ns - window_ns) {
+			j = i;
+			break;
+		}
+	}
+	if (j == k)
+		return;
+	d = s[k].dead[scheme] - s[j].dead[scheme];
+	a = s[k].all[scheme] - s[j].all[scheme];
+	if (d < 0 || a < d)
+		return;
+	*to_dead += d;
+	*resolved += a;
+}
+
+int progress_capcut(const struct progress_capsample *s, int scheme, int64_t t0_ns)
+{
+	return t0_ns != 0 && s->dead_last_ns[scheme] > t0_ns &&
+	       s->dead_last_ns[scheme] >= s->all_last_ns[scheme] - PROGRESS_CUT_NS;
+}
 
 enum progress_mode progress_mode_for(FILE *out, int quiet)
 {
@@ -41,69 +119,6 @@ void progress_init(struct progress *p, const struct topology *t, enum progress_m
 	for (int n = 0; n < t->nnodes; n++)
 		if (t->nodes[n].kind == TOPO_SITE && t->nodes[n].fail)
 			strfmt(p->dead, sizeof(p->dead), "%s", t->nodes[n].name);
-}
-
-/* progress_s: ns as seconds */
-static double progress_s(int64_t ns)
-{
-	return (double)ns / NSEC_PER_SEC;
-}
-
-int progress_format(char *buf, size_t len, const struct progress_view *v)
-{
-	static const char *const names[] = {
-	    [PROGRESS_IDLE] = "starting",	  [PROGRESS_WARMUP] = "warm-up",
-	    [PROGRESS_TRAFFIC] = "traffic",	  [PROGRESS_OBSERVING] = "observing",
-	    [PROGRESS_DRAINING] = "last replies", [PROGRESS_DONE] = "done",
-	};
-	size_t off = 0;
-	int any = 0;
-
-#define PROGRESS_ADD(...)                                                                          \
-	do {                                                                                       \
-		if (off < len) {                                                                   \
-			int n_ = snprintf(buf + off, len - off, __VA_ARGS__);                      \
-			off += n_ > 0 ? (size_t)n_ : 0;                                            \
-		}                                                                                  \
-	} while (0)
-
-	if (len == 0)
-		return 0;
-	buf[0] = '\0';
-	if (v->label)
-		PROGRESS_ADD("%s ", v->label);
-	PROGRESS_ADD("[%s]", names[v->phase]);
-	if (v->phase == PROGRESS_IDLE || v->phase == PROGRESS_WARMUP) {
-		PROGRESS_ADD(" %.1f s: waiting for captures, routes and DNS servers",
-			     progress_s(v->elapsed_ns));
-		return (int)(off < len ? off : len - 1);
-	}
-	PROGRESS_ADD(" %.1f/%.1f s", progress_s(v->elapsed_ns), progress_s(v->total_ns));
-	if (v->phase == PROGRESS_TRAFFIC)
-		PROGRESS_ADD(", failure at %.1f s", progress_s(v->fail_at_ns));
-	if (v->sent < 0) {
-		PROGRESS_ADD("  no counts yet");
-		return (int)(off < len ? off : len - 1);
-	}
-	PROGRESS_ADD("  sent %lld", (long long)v->sent);
-	if (v->dead == NULL || v->dead[0] == '\0')
-		return (int)(off < len ? off : len - 1);
-	PROGRESS_ADD("  to %s (last 1 s):", v->dead);
-	for (int s = 0; s < PROGRESS_NSCHEMES; s++) {
-		if (!v->scheme[s].present)
-			continue;
-		any = 1;
-		if (v->scheme[s].resolved > 0)
-			PROGRESS_ADD(" %s %.0f%%", progress_scheme_names[s],
-				     100.0 * (double)v->scheme[s].to_dead /
-					 (double)v->scheme[s].resolved);
-		else
-			PROGRESS_ADD(" %s -", progress_scheme_names[s]);
-	}
-	if (!any)
-		PROGRESS_ADD(" -");
-#undef PROGRESS_ADD
-	return (int)(off < len ? off : len - 1);
 }
 
 int progress_parse(const char *line, const char *dead, struct progress_sample *s)
@@ -159,9 +174,16 @@ void progress_traffic(struct progress *p, int64_t start_ns, const struct lab *la
 		log_warn("%s: progress: no counts", __func__);
 		return;
 	}
+	if ((p->caps = calloc((size_t)lab->nagents, sizeof(*p->caps))) == NULL)
+		log_warn("%s: progress: no capture counts", __func__);
 	for (int i = 0; i < lab->nagents; i++) {
 		const struct lab_agent *a = &lab->agents[i];
 		struct progress_flow *f = &p->flows[p->nflows];
+		if (p->caps && strcmp(a->name, "collector") == 0 && a->node >= 0 &&
+		    strfmt(p->caps[p->ncaps].path, sizeof(p->caps[0].path),
+			   "%s/%s.collector.events.jsonl", lab->rundir,
+			   lab->t->nodes[a->node].name) == 0)
+			p->ncaps++;
 		if (strncmp(a->name, "client", 6) != 0 || a->node < 0 ||
 		    strfmt(f->path, sizeof(f->path), "%s/%s.%s.events.jsonl", lab->rundir,
 			   lab->t->nodes[a->node].name, a->name) == -1)
@@ -177,43 +199,68 @@ void progress_failed(struct progress *p, int64_t t0_ns)
 	p->phase = PROGRESS_OBSERVING;
 }
 
-/* progress_read: the flow's new complete lines; a line still being
- * written is read again at the next tick. */
-static void progress_read(struct progress *p, struct progress_flow *f)
+/* progress_lines: the new complete lines of the file path (opened into
+ * *fp once it exists), each given to fn; a line still being written is
+ * read again at the next tick. */
+static void progress_lines(const char *path, FILE **fp,
+			   void (*fn)(struct progress *, void *, const char *), struct progress *p,
+			   void *arg)
 {
-	struct progress_sample s;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 
-	if (f->fp == NULL && (f->fp = fopen(f->path, "r")) == NULL)
+	if (*fp == NULL && (*fp = fopen(path, "r")) == NULL)
 		return;
-	clearerr(f->fp);
+	clearerr(*fp);
 	for (;;) {
-		long at = ftell(f->fp);
-		if ((n = getline(&line, &cap, f->fp)) <= 0)
+		long at = ftell(*fp);
+		if ((n = getline(&line, &cap, *fp)) <= 0)
 			break;
 		if (line[n - 1] != '\n') {
-			fseek(f->fp, at, SEEK_SET);
+			fseek(*fp, at, SEEK_SET);
 			break;
 		}
-		if (progress_parse(line, p->dead, &s) == 0) {
-			f->prev = f->cur;
-			/* the counts start from 0 one interval before the first */
-			if (f->prev.t_ns == 0) {
-				memset(&f->prev, 0, sizeof(f->prev));
-				f->prev.t_ns = s.t_ns - NSEC_PER_SEC;
-			}
-			f->cur = s;
-		}
+		fn(p, arg, line);
 	}
 	free(line);
+}
+
+static void progress_flow_line(struct progress *p, void *arg, const char *line)
+{
+	struct progress_flow *f = arg;
+	struct progress_sample s;
+
+	if (progress_parse(line, p->dead, &s) == 0) {
+		f->prev = f->cur;
+		/* the counts start from 0 one interval before the first */
+		if (f->prev.t_ns == 0) {
+			memset(&f->prev, 0, sizeof(f->prev));
+			f->prev.t_ns = s.t_ns - NSEC_PER_SEC;
+		}
+		f->cur = s;
+	}
+}
+
+static void progress_capture_line(struct progress *p, void *arg, const char *line)
+{
+	struct progress_capture *c = arg;
+	struct progress_capsample s;
+
+	if (progress_parse_capture(line, p->dead, &s) == -1)
+		return;
+	if (c->n == PROGRESS_RING) {
+		memmove(&c->s[0], &c->s[1], sizeof(c->s[0]) * (PROGRESS_RING - 1));
+		c->n--;
+	}
+	c->s[c->n++] = s;
 }
 
 /* progress_view: what the line shows now. */
 static void progress_view(const struct progress *p, int64_t now, struct progress_view *v)
 {
 	int64_t real = now_real_ns();
+	int captured = 0;
 
 	memset(v, 0, sizeof(*v));
 	v->label = p->label;
@@ -229,6 +276,9 @@ static void progress_view(const struct progress *p, int64_t now, struct progress
 	v->elapsed_ns = now - p->traffic_start_ns;
 	if (v->phase != PROGRESS_DONE && v->elapsed_ns >= p->total_ns)
 		v->phase = PROGRESS_DRAINING;
+	for (int i = 0; i < p->ncaps; i++)
+		captured |= p->caps[i].n >= 2;
+	v->window_ns = captured ? PROGRESS_WINDOW_NS : NSEC_PER_SEC;
 	for (int i = 0; i < p->nflows; i++) {
 		const struct progress_flow *f = &p->flows[i];
 		v->scheme[f->scheme].present = 1;
@@ -236,9 +286,19 @@ static void progress_view(const struct progress *p, int64_t now, struct progress
 			continue;
 		v->sent = (v->sent < 0 ? 0 : v->sent) + f->cur.sent;
 		/* a flow that has stopped has no "last second" */
-		if (real - f->cur.t_ns <= PROGRESS_STALE_NS)
+		if (!captured && real - f->cur.t_ns <= PROGRESS_STALE_NS)
 			progress_share(&f->prev, &f->cur, p->t0_ns, &v->scheme[f->scheme].to_dead,
 				       &v->scheme[f->scheme].resolved);
+	}
+	for (int i = 0; captured && i < p->ncaps; i++) {
+		const struct progress_capture *c = &p->caps[i];
+		for (int s = 0; s < PROGRESS_NSCHEMES && c->n > 0; s++) {
+			progress_capshare(c->s, c->n, s, PROGRESS_WINDOW_NS, &v->scheme[s].to_dead,
+					  &v->scheme[s].resolved);
+			if (v->phase == PROGRESS_DRAINING &&
+			    progress_capcut(&c->s[c->n - 1], s, p->t0_ns))
+				v->scheme[s].cut = 1;
+		}
 	}
 }
 
@@ -258,18 +318,17 @@ static void progress_draw(struct progress *p, int64_t now)
 	struct progress_view v;
 	char line[512];
 	size_t cols;
-	int n;
 
 	progress_view(p, now, &v);
-	n = progress_format(line, sizeof(line), &v);
 	if (p->mode == PROGRESS_TTY) {
 		cols = progress_columns(p->out);
 		/* leave the last column free: a full line wraps on some terminals */
-		if ((size_t)n > cols - 1)
-			line[cols - 1] = '\0';
+		progress_format(line, sizeof(line), &v, (int)cols - 1);
 		fprintf(p->out, "\r\033[K%s", line);
 		p->shown = 1;
 	} else {
+		/* a log has no width, but people read it in 80 columns */
+		progress_format(line, sizeof(line), &v, 80 - (int)strlen("steerlab: "));
 		fprintf(p->out, "steerlab: %s\n", line);
 	}
 	fflush(p->out);
@@ -282,7 +341,11 @@ void progress_tick(struct progress *p)
 	if (p->mode == PROGRESS_QUIET || p->phase == PROGRESS_DONE)
 		return;
 	for (int i = 0; i < p->nflows; i++)
-		progress_read(p, &p->flows[i]);
+		progress_lines(p->flows[i].path, &p->flows[i].fp, progress_flow_line, p,
+			       &p->flows[i]);
+	for (int i = 0; i < p->ncaps; i++)
+		progress_lines(p->caps[i].path, &p->caps[i].fp, progress_capture_line, p,
+			       &p->caps[i]);
 	if (now < p->next_draw_ns)
 		return;
 	if (p->mode == PROGRESS_TTY) {
@@ -331,4 +394,10 @@ void progress_free(struct progress *p)
 	free(p->flows);
 	p->flows = NULL;
 	p->nflows = 0;
+	for (int i = 0; i < p->ncaps; i++)
+		if (p->caps[i].fp)
+			fclose(p->caps[i].fp);
+	free(p->caps);
+	p->caps = NULL;
+	p->ncaps = 0;
 }

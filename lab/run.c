@@ -26,14 +26,17 @@
 #include "strtonum.h"
 #include "timeutil.h"
 
-#ifndef REPORT_INVALID
-#define REPORT_INVALID 1 /* report_run(): the run's verdict is invalid */
-#endif
-
 volatile sig_atomic_t run_interrupted;
 
 static struct lab run_lab;
 static struct progress run_progress;
+
+const char *run_runs_dir(void)
+{
+	const char *d = getenv(RUN_RUNS_ENV);
+
+	return d && *d ? d : "runs";
+}
 
 void run_default_dir(char *buf, size_t len, const char *lab)
 {
@@ -43,7 +46,7 @@ void run_default_dir(char *buf, size_t len, const char *lab)
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
-	strfmt(buf, len, "runs/%s-%s", lab, when);
+	strfmt(buf, len, "%s/%s-%s", run_runs_dir(), lab, when);
 }
 
 int run_count_events(const char *path, const char *event, const char *key, const char *value)
@@ -96,13 +99,13 @@ static int run_fib_via(const char *path, const char *prefix, struct in_addr *via
 }
 
 /* run_bgp_ready: routing = bgp: every site's prober has put the service on
- * its lo, and the FIB of each site's router routes the service via a site
- * of the lowest metric (the MED that wins once every announcement is in):
- * BGP has converged. */
+ * its lo, and the FIB of each router with sites routes it via one of its
+ * own sites of the lowest metric (BGP prefers the shorter AS path, a site
+ * of its own, then the lower MED, once every announcement is in): BGP has
+ * converged. (A router without sites has no collector to say.) */
 static int run_bgp_ready(const struct topology *t, const char *rundir)
 {
 	char path[PATH_MAX], prefix[INET_ADDRSTRLEN + 4], svc[INET_ADDRSTRLEN];
-	unsigned best = UINT_MAX;
 	struct in_addr via;
 
 	inet_ntop(AF_INET, &t->service, svc, sizeof(svc));
@@ -113,21 +116,26 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 		strfmt(path, sizeof(path), "%s/%s.prober.events.jsonl", rundir, t->nodes[n].name);
 		if (run_count_events(path, "address_added", "site", t->nodes[n].name) == 0)
 			return 0;
-		if (t->nodes[n].metric < best)
-			best = t->nodes[n].metric;
 	}
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
+		unsigned best = UINT_MAX;
 		int ok = 0;
 
 		if (t->nodes[l->node].kind != TOPO_SITE)
 			continue;
+		for (int j = 0; j < t->nlinks; j++)
+			if (t->links[j].router == l->router &&
+			    t->nodes[t->links[j].node].kind == TOPO_SITE &&
+			    t->nodes[t->links[j].node].metric < best)
+				best = t->nodes[t->links[j].node].metric;
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
 		       t->nodes[l->router].name);
 		if (!run_fib_via(path, prefix, &via))
 			return 0;
 		for (int j = 0; j < t->nlinks && !ok; j++)
-			ok = t->nodes[t->links[j].node].kind == TOPO_SITE &&
+			ok = t->links[j].router == l->router &&
+			     t->nodes[t->links[j].node].kind == TOPO_SITE &&
 			     t->nodes[t->links[j].node].metric == best &&
 			     t->links[j].node_addr.s_addr == via.s_addr;
 		if (!ok)
@@ -137,8 +145,8 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 }
 
 /* The lab is ready when every site link is being captured, every site's
- * route has been applied by its router (routing = bgp: BGP has converged,
- * run_bgp_ready), and every authd and resolverd answers. */
+ * route has been applied by every router (routing = bgp: BGP has
+ * converged, run_bgp_ready), and every authd and resolverd answers. */
 int run_ready(const struct topology *t, const char *rundir)
 {
 	char path[PATH_MAX];
@@ -177,9 +185,15 @@ int run_ready(const struct topology *t, const char *rundir)
 			return 0;
 		if (t->routing == TOPO_ROUTING_BGP)
 			continue;
-		strfmt(path, sizeof(path), "%s/%s.routed.events.jsonl", rundir, router);
-		if (run_count_events(path, "route_applied", "site", site) == 0)
-			return 0;
+		/* every router's routed has its route (routing = static) */
+		for (int r = 0; r < t->nnodes; r++) {
+			if (t->nodes[r].kind != TOPO_ROUTER)
+				continue;
+			strfmt(path, sizeof(path), "%s/%s.routed.events.jsonl", rundir,
+			       t->nodes[r].name);
+			if (run_count_events(path, "route_applied", "site", site) == 0)
+				return 0;
+		}
 	}
 	return 1;
 }
@@ -262,78 +276,41 @@ static void run_say(const struct run_opts *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Give the run directory to the user who ran sudo, so they keep it. */
-/* run_parent_is_default: rundir is runs/NAME or DIR/runs/NAME, where the
- * default run directories go. */
-static int run_parent_is_default(const char *rundir)
-{
-	const char *slash = strrchr(rundir, '/');
-	size_t plen;
-
-	if (slash == NULL)
-		return 0;
-	plen = (size_t)(slash - rundir);
-	return (plen == 4 && strncmp(rundir, "runs", 4) == 0) ||
-	       (plen > 4 && strncmp(slash - 5, "/runs", 5) == 0);
-}
-
-int run_sudo_owner(uid_t *uid, gid_t *gid)
-{
-	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID"), *errstr;
-	long long u, g;
-
-	if (su == NULL || sg == NULL)
-		return -1;
-	/* (uid_t)-1 means "unchanged" to chown: not a user */
-	u = strtonum(su, 0, (long long)(uid_t)-1 - 1, &errstr);
-	if (errstr != NULL) {
-		log_warnx("SUDO_UID=%s: %s user id; the run stays root's", su, errstr);
-		return -1;
-	}
-	g = strtonum(sg, 0, (long long)(gid_t)-1 - 1, &errstr);
-	if (errstr != NULL) {
-		log_warnx("SUDO_GID=%s: %s group id; the run stays root's", sg, errstr);
-		return -1;
-	}
-	*uid = (uid_t)u;
-	*gid = (gid_t)g;
-	return 0;
-}
-
-void run_chown(const char *rundir)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	uid_t u;
-	gid_t g;
-	DIR *d;
-
-	if (run_sudo_owner(&u, &g) == -1 || (d = opendir(rundir)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, "..") == 0)
-			continue;
-		strfmt(path, sizeof(path), "%s/%s", rundir, de->d_name);
-		/* the entry itself: a symbolic link in it is not followed */
-		if (lchown(path, u, g) == -1)
-			log_debug("chown %s: %s", path, strerror(errno));
-	}
-	closedir(d);
-	/* The default parent, runs/, if sudo made it (still root's); never
-	 * another parent: --out /tmp/r must not give /tmp away. */
-	struct stat st;
-	strfmt(path, sizeof(path), "%s/..", rundir);
-	if (run_parent_is_default(rundir) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_uid == 0 && lchown(path, u, g) == -1)
-		log_debug("chown %s: %s", path, strerror(errno));
-}
-
 static int run_find_agent(const struct lab *lab, int node, const char *name)
 {
 	for (int i = 0; i < lab->nagents; i++)
 		if (lab->agents[i].node == node && strcmp(lab->agents[i].name, name) == 0)
 			return i;
 	return -1;
+}
+
+/* run_fail_routes: the failing site's anycast route in every router,
+ * [{router, via, metric}], as routed installs it (routing = static): the
+ * clocks tell its withdrawal from that of a healthy site's route. */
+static json_t *run_fail_routes(const struct topology *t, int site)
+{
+	static struct topo_path path[TOPO_MAX_NODES];
+	json_t *routes = json_array();
+	char via[INET_ADDRSTRLEN];
+
+	for (int r = 0; routes && r < t->nnodes; r++) {
+		struct in_addr nh;
+		const char *ifname;
+		int hops;
+
+		if (t->nodes[r].kind != TOPO_ROUTER)
+			continue;
+		topo_paths(t, r, path);
+		if ((hops = topo_route_to(t, r, path, site, &nh, &ifname)) < 0)
+			continue;
+		inet_ntop(AF_INET, &nh, via, sizeof(via));
+		json_array_append_new(
+		    routes,
+		    json_pack(
+			"{s:s, s:s, s:I}", "router", t->nodes[r].name, "via", via, "metric",
+			(json_int_t)((uint64_t)hops * TOPO_HOPS_METRIC + t->nodes[site].metric)));
+	}
+	return routes;
 }
 
 /* Kill the failing site's service. t0, the site_failed event's t, is
@@ -370,9 +347,10 @@ static int run_fail(struct lab *lab, const struct run_opts *o)
 		return -1;
 	}
 	int64_t killed = now_real_ns();
-	event_emit_at(lab->ev, t0, "site_failed", "{s:s, s:s, s:s, s:s, s:s, s:i, s:I}", "site",
-		      node->name, "via", via, "prefix", prefix, "address", address, "how",
-		      "sigkill", "pid", (int)lab->agents[a].pid, "killed_ns", (json_int_t)killed);
+	event_emit_at(lab->ev, t0, "site_failed", "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?}",
+		      "site", node->name, "via", via, "prefix", prefix, "address", address, "how",
+		      "sigkill", "pid", (int)lab->agents[a].pid, "killed_ns", (json_int_t)killed,
+		      "routes", run_fail_routes(t, n));
 	progress_failed(&run_progress, t0);
 	run_say(o, "failure: killed sited at site %s (t0)", node->name);
 	return 0;
@@ -581,9 +559,10 @@ down:
 	if (failed) {
 		run_say(o, "analysing the captures, events and records");
 		r = report_run(rundir, NULL, stdout);
-		run_say(o, "results in %s (report.md, clocks.json)", rundir);
+		if (r != -1 && !(r & REPORT_UNSAVED))
+			run_say(o, "results in %s (report.md, clocks.json)", rundir);
 		fflush(stdout);
-		if (r == -1)
+		if (r == -1 || (r & REPORT_UNSAVED))
 			rc = -1;
 		else if (r == REPORT_INVALID || run_interrupted || lab->unexpected)
 			rc = RUN_INVALID;

@@ -51,7 +51,12 @@ int run_ready(const struct topology *t, const char *rundir);
  * agents. 0 when ready; -1 (said) if an agent ended or settle passed. */
 int run_wait_ready(struct lab *lab);
 
-/* run_default_dir: runs/LAB-YYYYmmdd-HHMMSS into buf. */
+/* run_runs_dir: where the default run directories go: $STEERLAB_RUNS if set
+ * and not empty, else runs (under the current directory). */
+#define RUN_RUNS_ENV "STEERLAB_RUNS"
+const char *run_runs_dir(void);
+
+/* run_default_dir: RUNS/LAB-YYYYmmdd-HHMMSS into buf (RUNS: run_runs_dir). */
 void run_default_dir(char *buf, size_t len, const char *lab);
 
 /* run_sudo_owner: the user and group who ran sudo (SUDO_UID, SUDO_GID)
@@ -59,9 +64,13 @@ void run_default_dir(char *buf, size_t len, const char *lab);
  * to 2^32 - 2 (said: never taken for uid 0). */
 int run_sudo_owner(uid_t *uid, gid_t *gid);
 
-/* run_chown: give dir and its entries to the user who ran sudo (SUDO_UID,
- * SUDO_GID), if any, and the default parent runs/ if sudo made it; never
- * any other parent (symbolic links are not followed). */
+/* run_chown: when root, give dir and everything under it that root made
+ * (owned by uid 0) to the user who ran sudo (SUDO_UID, SUDO_GID), if any,
+ * and the default parent runs/ if sudo made it; never any other parent.
+ * No symbolic link is followed (each entry is opened O_NOFOLLOW relative to
+ * its directory and changed through that descriptor), and a file with more
+ * than one link stays root's. Errors are logged with -v only: a file that
+ * cannot be given away is still there for root. (lab/runowner.c) */
 void run_chown(const char *dir);
 
 /* run_count_events: lines of the JSON Lines file path whose "event" is

@@ -12,7 +12,6 @@
  */
 #include "lab.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -312,13 +311,22 @@ static void agent_exit_text(const struct lab_agent *a, char *buf, size_t len)
 }
 
 /* agent_expected: the run meant it to end: the failure's SIGKILL of the
- * failing site's sited, or a client done after its duration. */
+ * failing site's sited, or a client done after its duration. A client
+ * sends its last request up to one request interval before the end of its
+ * duration and exits once it is answered: at 100 requests/s, 10 ms early
+ * (a client whose interval is longer than its duration is never early). */
 static int agent_expected(const struct lab *lab, const struct lab_agent *a, int64_t now)
 {
+	int64_t early = 0;
+
 	if (a->expect_kill && a->exit.si_code == CLD_KILLED && a->exit.si_status == SIGKILL)
 		return 1;
-	return strncmp(a->name, "client", 6) == 0 && a->exit.si_code == CLD_EXITED &&
-	       a->exit.si_status == 0 && lab->clients_until > 0 && now >= lab->clients_until;
+	if (strncmp(a->name, "client", 6) != 0 || a->exit.si_code != CLD_EXITED ||
+	    a->exit.si_status != 0 || lab->clients_until <= 0)
+		return 0;
+	if (a->node >= 0 && a->node < lab->t->nnodes && lab->t->nodes[a->node].rate > 0)
+		early = (int64_t)(NSEC_PER_SEC / lab->t->nodes[a->node].rate);
+	return now >= lab->clients_until - early;
 }
 
 /* lab_report_exits: agent_exited for each agent newly found ended, and a
@@ -566,13 +574,12 @@ int lab_parse_agent_line(const char *line, struct lab_agent *a)
 	a->node = -1;
 	a->pidfd = -1;
 	strfmt(a->name, sizeof(a->name), "%s", name);
+	strfmt(a->nodename, sizeof(a->nodename), "%s", node);
 	return 0;
 }
 
-/* state_read_agents: the agents.tsv of statedir into agents; each line not
- * of the form is refused with a warning (if warn) and counted in *refused. */
-static int state_read_agents(const char *statedir, struct lab_agent *agents, int max, int warn,
-			     int *refused)
+int lab_state_read_agents(const char *statedir, struct lab_agent *agents, int max, int warn,
+			  int *refused)
 {
 	char path[PATH_MAX], *line = NULL;
 	size_t cap = 0;
@@ -599,9 +606,7 @@ static int state_read_agents(const char *statedir, struct lab_agent *agents, int
 	return n;
 }
 
-/* state_bindir: where the lab's agent programs are, as `up` recorded it
- * (an absolute path), else where this steerlab finds them. */
-static void state_bindir(const char *statedir, char *buf, size_t len)
+void lab_state_bindir(const char *statedir, char *buf, size_t len)
 {
 	char path[PATH_MAX], *nl;
 	FILE *fp;
@@ -619,11 +624,12 @@ static void state_bindir(const char *statedir, char *buf, size_t len)
 	lab_agent_dir(buf, len);
 }
 
-/* state_claim_agent: is the recorded process still there, the one
- * recorded, running one of the lab's programs? Holds it by a pidfd if so.
- * 1: ours to stop; 0: gone (or another process now has its PID); -1: a
- * process with that start time runs something else: refused. */
-static int state_claim_agent(struct lab_agent *a, const char *bindir, const char *path)
+void lab_agent_release(struct lab_agent *a)
+{
+	agent_close(a);
+}
+
+int lab_agent_claim(struct lab_agent *a, const char *bindir, const char *path, int warn)
 {
 	char link[64], exe[PATH_MAX], want[PATH_MAX], state;
 	unsigned long long start;
@@ -652,9 +658,10 @@ static int state_claim_agent(struct lab_agent *a, const char *bindir, const char
 		a->reaped = 0;
 		return 1;
 	}
-	log_warnx("%s:%d: refused: pid %d runs %s, not %s (the %s agent of the lab); not "
-		  "signalled",
-		  path, a->line, (int)a->pid, n > 0 ? exe : "(unknown)", want, a->name);
+	if (warn)
+		log_warnx("%s:%d: refused: pid %d runs %s, not %s (the %s agent of the lab); not "
+			  "signalled",
+			  path, a->line, (int)a->pid, n > 0 ? exe : "(unknown)", want, a->name);
 	agent_close(a);
 	return -1;
 }
@@ -720,11 +727,11 @@ int lab_down_state(const char *statedir, FILE *out)
 
 	if (lab_state_check(statedir) == -1)
 		return -1;
-	state_bindir(statedir, bindir, sizeof(bindir));
+	lab_state_bindir(statedir, bindir, sizeof(bindir));
 	strfmt(path, sizeof(path), "%s/agents.tsv", statedir);
-	nagents = state_read_agents(statedir, agents, LAB_MAX_AGENTS, 1, &refused);
+	nagents = lab_state_read_agents(statedir, agents, LAB_MAX_AGENTS, 1, &refused);
 	for (int i = 0; i < nagents; i++)
-		if (state_claim_agent(&agents[i], bindir, path) == -1)
+		if (lab_agent_claim(&agents[i], bindir, path, 1) == -1)
 			refused++;
 	stopped = agents_stop(agents, nagents, &left);
 	for (int i = 0; i < nagents; i++) {
@@ -794,71 +801,5 @@ int lab_state_check(const char *dir)
 			  (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 		return -1;
 	}
-	return 0;
-}
-
-int lab_status(FILE *out)
-{
-	static struct lab_agent agents[LAB_MAX_AGENTS];
-	DIR *d;
-	struct dirent *de;
-	int labs = 0;
-
-	if (access(LAB_STATE_DIR, F_OK) == -1) {
-		fprintf(out, "no labs\n");
-		return 0;
-	}
-	if (lab_state_check(LAB_STATE_DIR) == -1)
-		return -1;
-	if ((d = opendir(LAB_STATE_DIR)) == NULL) {
-		if (errno == EACCES)
-			log_warnx("%s is root's only: try sudo steerlab status", LAB_STATE_DIR);
-		else
-			log_warn("%s: %s", __func__, LAB_STATE_DIR);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		char dir[PATH_MAX], path[PATH_MAX], rundir[PATH_MAX] = "-", *ns = NULL;
-		int nns = 0, nexist = 0, alive = 0, refused = 0, n;
-		size_t cap = 0;
-		FILE *fp;
-
-		if (de->d_name[0] == '.')
-			continue;
-		strfmt(dir, sizeof(dir), "%s/%s", LAB_STATE_DIR, de->d_name);
-		if (topo_check_name(de->d_name) == -1 || lab_state_check(dir) == -1)
-			continue;
-		strfmt(path, sizeof(path), "%s/rundir", dir);
-		if ((fp = lab_fopen_read(path)) != NULL) {
-			if (fgets(rundir, sizeof(rundir), fp))
-				rundir[strcspn(rundir, "\n")] = '\0';
-			fclose(fp);
-		}
-		strfmt(path, sizeof(path), "%s/namespaces", dir);
-		if ((fp = lab_fopen_read(path)) != NULL) {
-			while (getline(&ns, &cap, fp) != -1) {
-				ns[strcspn(ns, "\n")] = '\0';
-				if (!lab_ns_valid(de->d_name, ns))
-					continue;
-				nns++;
-				nexist += netns_exists(ns);
-			}
-			free(ns);
-			fclose(fp);
-		}
-		n = state_read_agents(dir, agents, LAB_MAX_AGENTS, 0, &refused);
-		for (int i = 0; i < n; i++)
-			alive += agent_alive(&agents[i]);
-		if (labs++ == 0)
-			fprintf(out, "%-14s %-11s %-11s %s\n", "LAB", "NAMESPACES", "AGENTS",
-				"RUN DIRECTORY");
-		char nsbuf[24], agbuf[24];
-		strfmt(nsbuf, sizeof(nsbuf), "%d/%d", nexist, nns);
-		strfmt(agbuf, sizeof(agbuf), "%d/%d", alive, n);
-		fprintf(out, "%-14s %-11s %-11s %s\n", de->d_name, nsbuf, agbuf, rundir);
-	}
-	closedir(d);
-	if (labs == 0)
-		fprintf(out, "no labs\n");
 	return 0;
 }

@@ -441,7 +441,7 @@ static void sweep_default_dir(char *buf, size_t len, const char *lab, const stru
 	sweep_clean(key);
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
-	strfmt(buf, len, "runs/sweep-%s-%s-%s", lab, key, when);
+	strfmt(buf, len, "%s/sweep-%s-%s-%s", run_runs_dir(), lab, key, when);
 }
 
 /* sweep_plot_fill: the plot script for gnuplot's standard input */

@@ -75,6 +75,10 @@ int sweep_point_sets(const struct sweep *sw, int i, char *sets[], char *buf, siz
  * point's): durations and TTLs in seconds, rates in requests per second. */
 void sweep_axis(struct sweep *sw, const struct topology *t);
 
+/* sweep_logx: the plot's x axis is logarithmic: the values are numbers
+ * (sweep_axis), all above zero, and span a decade or more (max/min >= 10). */
+int sweep_logx(const struct sweep *sw);
+
 /* sweep_command: "steerlab sweep FILE --set ... [--out DIR]" into buf. */
 void sweep_command(const struct sweep *sw, const char *dir, char *buf, size_t len);
 

@@ -343,6 +343,19 @@ static void sweep_gp_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+int sweep_logx(const struct sweep *sw)
+{
+	double lo = INFINITY, hi = -INFINITY;
+
+	if (!sw->numeric || sw->nvalues < 2)
+		return 0;
+	for (int i = 0; i < sw->nvalues; i++) {
+		lo = sw->x[i] < lo ? sw->x[i] : lo;
+		hi = sw->x[i] > hi ? sw->x[i] : hi;
+	}
+	return lo > 0 && hi / lo >= 10;
+}
+
 void sweep_write_gp(const struct sweep *sw, const struct sweep_table *tb, FILE *out)
 {
 	sweep_gp_text(sw, tb, out, 0);
@@ -399,7 +412,7 @@ void sweep_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *o
 	fputs("\nset grid\nset key outside right top\nset yrange [0:*]\nset xlabel ", out);
 	sweep_gp_string(out, sw->xlabel);
 	/* values a decade or more apart (TTLs of 30 s to 15 min) */
-	logx = sw->numeric && lo > 0 && hi / lo >= 20;
+	logx = sweep_logx(sw);
 	if (logx)
 		fputs("\nset logscale x", out);
 	/* every value a tic, as given, and in range even if it was not measured */

@@ -22,7 +22,7 @@
 
 static const char *topo_section_kinds =
     "expected [lab], [router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
-    "[resolver NAME], [zone NAME] or [name NAME]";
+    "[resolver NAME], [link ROUTER ROUTER], [zone NAME] or [name NAME]";
 
 void topo_error(struct topo_parse *p, int where, const char *fmt, ...)
 {
@@ -290,6 +290,31 @@ static void topo_raw_pair(struct topo_parse *p, const char *name, const char *va
 	pair->line = p->in.lineno;
 }
 
+/* topo_link_header: [link A B], kept by name: A and B may come later. */
+static void topo_link_header(struct topo_parse *p, const char *a, const char *b)
+{
+	if (a == NULL || b == NULL || p->in.header_words != 3) {
+		topo_error(p, p->in.lineno, "expected two router names: [link ROUTER ROUTER]");
+		return;
+	}
+	if (topo_check_name(a) < 0 || topo_check_name(b) < 0) {
+		topo_error(p, p->in.lineno, "[link %s %s]: %s, got '%s'", a, b, TOPO_NAME_RULE,
+			   topo_check_name(a) < 0 ? a : b);
+		return;
+	}
+	if (p->nrl == TOPO_MAX_RLINKS) {
+		topo_error(p, p->in.lineno,
+			   "too many [link] sections (at most %d: 198.18.32.0/21 in /30s)",
+			   TOPO_MAX_RLINKS);
+		return;
+	}
+	snprintf(p->rl[p->nrl].a, sizeof(p->rl[p->nrl].a), "%s", a);
+	snprintf(p->rl[p->nrl].b, sizeof(p->rl[p->nrl].b), "%s", b);
+	p->rl[p->nrl].line = p->in.lineno;
+	p->nrl++;
+	p->sect = TOPO_SECT_LINK;
+}
+
 /* topo_header: a header's words. Sets p->sect. */
 static void topo_header(struct topo_parse *p, const char *kind, const char *name, const char *extra)
 {
@@ -318,6 +343,10 @@ static void topo_header(struct topo_parse *p, const char *kind, const char *name
 			topo_node_header(p, (enum topo_kind)k, name);
 		return;
 	}
+	if (strcmp(kind, "link") == 0) {
+		topo_link_header(p, name, extra);
+		return;
+	}
 	if (strcmp(kind, "zone") == 0 || strcmp(kind, "name") == 0) {
 		if (strcmp(kind, "zone") == 0)
 			p->zone_headers++;
@@ -344,6 +373,10 @@ static void topo_pair(void *arg, const char *name, const char *value)
 
 	if (p->sect == TOPO_SECT_RAW)
 		topo_raw_pair(p, name, value);
+	else if (p->sect == TOPO_SECT_LINK)
+		topo_error(p, p->in.lineno,
+			   "unknown key '%s' in [link %s %s] (a [link] takes no keys yet)", name,
+			   p->rl[p->nrl - 1].a, p->rl[p->nrl - 1].b);
 	else
 		topo_set(p, p->sect, name, value, p->in.lineno);
 }

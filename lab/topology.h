@@ -11,6 +11,10 @@
  *   [zone Z], [name N]  authd's, not nodes: kept as written (raw_sections)
  *
  * Every node but a router has `link = ROUTER`: one veth to that router.
+ * Routers are linked to routers by [link R1 R2] sections, and must form one
+ * connected graph; with [lab] routing = static, every router has static
+ * routes along shortest paths (topology_paths.c); with routing = bgp, FRR
+ * runs in every router and site (topology_bgp.c, lab/frrconf.c).
  * Addresses are assigned from 198.18.0.0/15 in link order (docs/topology.md):
  * link i is 198.18.0.0/30 + 4 i, the router end .1, the node end .2. The
  * k-th [resolver] node has the block 198.18.(128 + k).0/24: its caches
@@ -42,8 +46,8 @@ enum topo_kind {
 /* what a client's flows are steered by */
 enum topo_mode {
 	TOPO_MODE_ANYCAST, /* requests to [lab] service */
-	TOPO_MODE_DNS,     /* requests to what `resolver` answers for `name` */
-	TOPO_MODE_BOTH,    /* one flow of each, at `rate` each */
+	TOPO_MODE_DNS,	   /* requests to what `resolver` answers for `name` */
+	TOPO_MODE_BOTH,	   /* one flow of each, at `rate` each */
 };
 
 #define TOPO_DNS_NAME_MAX 253
@@ -56,16 +60,31 @@ enum topo_mode {
 #define TOPO_RESOLVER_COUNT_MAX 250
 #define TOPO_MAX_RSV_PAIRS 1024
 
+/* 198.18.32.0/20, the routers': router link j ([link] sections in file
+ * order) is the /30 198.18.32.0 + 4 j (.1 at the first router written, .2
+ * at the second); the k-th [router] (from 0) has the id 198.18.40.(k + 1),
+ * a /32 on its loopback. No site or service address may be in it. */
+#define TOPO_RLINK_BASE 0xC6122000u
+#define TOPO_ROUTER_ID_BASE 0xC6122800u
+#define TOPO_ROUTERS_BASE 0xC6122000u /* the /20 */
+#define TOPO_MAX_RLINKS 512
+#define TOPO_MAX_ROUTERS 254
+/* a router's default AS number: TOPO_ASN_BASE + its index (file order) */
+#define TOPO_ASN_BASE 65001u
+/* with several routers, a router installs a site's anycast route at
+ * hops * TOPO_HOPS_METRIC + the site's metric: hops first */
+#define TOPO_HOPS_METRIC 16777216u
+#define TOPO_METRIC_MAX_MULTI (TOPO_HOPS_METRIC - 1)
+
 /* [lab] routing: how the anycast service is routed (docs/topology.md) */
 enum topo_routing {
-	TOPO_ROUTING_STATIC, /* routed: the prober's announcement, an instant FIB change */
+	TOPO_ROUTING_STATIC, /* routes computed from the graph, routed on every router */
 	TOPO_ROUTING_BGP,    /* FRR (zebra, bgpd) in every router and site: eBGP */
 };
 
-/* ASNs when routing = bgp: router k (from 0, in file order) is AS
- * TOPO_ROUTER_ASN_BASE + k, site k TOPO_SITE_ASN_BASE + k unless its
- * `asn` says otherwise (topo_node_asn). */
-#define TOPO_ROUTER_ASN_BASE 65001u
+/* With routing = bgp a site is an AS too: by default TOPO_SITE_ASN_BASE +
+ * its index among the sites (file order), unless its `asn` says otherwise
+ * (topo_node_asn). */
 #define TOPO_SITE_ASN_BASE 65101u
 #define TOPO_MAX_FRR_LINES 256
 #define TOPO_FRR_LINE_MAX 200
@@ -84,13 +103,13 @@ struct topo_frr_line {
  * against this file's lines.
  */
 struct topo_raw_section {
-	char kind[8];                         /* "zone" or "name" */
+	char kind[8]; /* "zone" or "name" */
 	char name[TOPO_DNS_NAME_MAX + 2];
-	int line;                             /* of the header */
+	int line; /* of the header */
 };
 
 struct topo_raw_pair {
-	int section;                          /* index into raw_sections */
+	int section; /* index into raw_sections */
 	char key[32];
 	char value[512];
 	int line;
@@ -114,6 +133,11 @@ struct topo_node {
 	int line; /* line of the [kind name] header */
 	int link; /* index into topology.links, -1 for routers */
 
+	/* router (and, with routing = bgp, site) */
+	unsigned asn;		  /* its AS number (topo_node_asn) */
+	int router_index;	  /* 0, 1, ... among the routers, in file order */
+	struct in_addr router_id; /* on its loopback: 198.18.40.(router_index + 1) */
+
 	/* site */
 	unsigned metric; /* route priority of its announcement (lower wins) */
 	int fail;	 /* killed at fail_at */
@@ -121,14 +145,13 @@ struct topo_node {
 	unsigned probe_down, probe_up;
 
 	struct in_addr address; /* unicast service address: what DNS answers */
-	unsigned asn;		/* its AS when routing = bgp (topo_node_asn) */
 
 	/* client */
 	enum topo_mode mode;
 	int resolver;	       /* node index of the [dns] or [resolver] node it asks, -1 if none */
 	int resolver_instance; /* of a [resolver] node: its cache 1..count; 0 for [dns] */
 	char dns_name[TOPO_DNS_NAME_MAX + 2]; /* the DNS name it resolves (key `name`) */
-	int64_t sticky_ns; /* > 0: keeps each address this long whatever the TTL */
+	int64_t sticky_ns;  /* > 0: keeps each address this long whatever the TTL */
 	double rate;	    /* requests per second */
 	int64_t timeout_ns; /* a request unanswered this long is lost */
 	uint32_t client_id; /* 1, 2, ... in file order */
@@ -150,6 +173,16 @@ struct topo_link {
 	int prefixlen;		/* 30 */
 	char router_ifname[16]; /* in the router's namespace: the peer's name */
 	char node_ifname[16];	/* in the node's namespace: "eth0" */
+};
+
+/* A [link R1 R2] section: a veth between two routers. */
+struct topo_rlink {
+	int a, b; /* node indexes of the routers, as written: [link a b] */
+	int line; /* of the header */
+	struct in_addr a_addr, b_addr;
+	int prefixlen;	   /* 30 */
+	char a_ifname[16]; /* a's end, in a's namespace: named after b */
+	char b_ifname[16]; /* b's end: named after a */
 };
 
 struct topology {
@@ -174,9 +207,8 @@ struct topology {
 	double sticky_share; /* 0 <= q <= 1 */
 	int64_t sticky_ns;   /* > 0 */
 
-	/* routing (docs/topology.md, "Routing"); the knobs below are FRR's,
-	 * used when routing = bgp, their defaults FRR's datacenter profile */
-	int routing; /* enum topo_routing */
+	/* FRR's knobs, used when routing = bgp (docs/topology.md, "Routing"),
+	 * their defaults FRR's datacenter profile */
 	int64_t bgp_keepalive_ns, bgp_hold_ns, bgp_connect_retry_ns, bgp_mrai_ns;
 	int bfd;
 	int64_t bfd_interval_ns;
@@ -199,6 +231,10 @@ struct topology {
 	struct topo_node nodes[TOPO_MAX_NODES];
 	int nlinks;
 	struct topo_link links[TOPO_MAX_NODES];
+	int routing; /* enum topo_routing */
+	int nrouters;
+	int nrlinks;
+	struct topo_rlink rlinks[TOPO_MAX_RLINKS];
 };
 
 /*
@@ -227,14 +263,43 @@ struct in_addr topo_resolver_addr(const struct topology *t, int node, int instan
  * node. Only for a client whose resolver is not -1. */
 struct in_addr topo_client_resolver(const struct topology *t, int node);
 
-/* topo_node_asn: the AS of router or site n when routing = bgp: a
- * router's is TOPO_ROUTER_ASN_BASE + its index among the routers (file
- * order), a site's its `asn` (default TOPO_SITE_ASN_BASE + its index among
- * the sites). 0 for the other kinds. */
+/* A route from a router: how many router hops, and the first one. */
+struct topo_path {
+	int hops;  /* router-to-router links on the shortest path; -1: unreachable */
+	int rlink; /* the first hop's [link]; -1 at the router itself or unreachable */
+};
+
+/* topo_paths: the shortest paths (by hops) from router `from` to every
+ * router, indexed by node (path[i] for a router i; others are -1). Among
+ * shortest paths, the first hop is the neighbour that comes first in the
+ * file. */
+void topo_paths(const struct topology *t, int from, struct topo_path path[TOPO_MAX_NODES]);
+
+/* topo_node_router: the router node `node` hangs from (itself, for a
+ * router). */
+int topo_node_router(const struct topology *t, int node);
+
+/* topo_rlink_end: router r's end of [link] rlink: its address and
+ * interface name, and the address of the other end (the next hop). */
+void topo_rlink_end(const struct topology *t, int rlink, int r, struct in_addr *local,
+		    struct in_addr *peer, const char **ifname);
+
+/* topo_route_to: how router r reaches node `node` (any kind): the next hop
+ * (*via: the node's link address if it hangs from r, else the neighbour
+ * router's address on the first hop), the interface, and the router hops
+ * (0: node is r's own or r itself; *via is then 0.0.0.0 for r). -1 if
+ * unreachable. path: topo_paths(t, r, path). */
+int topo_route_to(const struct topology *t, int r, const struct topo_path *path, int node,
+		  struct in_addr *via, const char **ifname);
+
+/* topo_node_asn: the AS of router or site n: its `asn` (a router's
+ * default TOPO_ASN_BASE + its index among the routers, a site's
+ * TOPO_SITE_ASN_BASE + its index among the sites, both in file order). 0
+ * for the other kinds. */
 unsigned topo_node_asn(const struct topology *t, int n);
 
-/* topo_router_id: n's BGP router id, its first link address: for a router
- * the router end of its first link, for another node its own end. */
+/* topo_router_id: n's BGP router id: a router's id (on its loopback), a
+ * site's its own end of its link. */
 struct in_addr topo_router_id(const struct topology *t, int n);
 
 /* topo_format_duration, topo_format_size: a value as topo_print writes it

@@ -1,7 +1,8 @@
 /*
- * Topology files, the routing part: [lab] routing and FRR's knobs, the
- * sites' `asn`, the nodes' `frr = LINE`, and the ASNs and router ids the
- * FRR configurations are written with (lab/frrconf.c).
+ * Topology files, the BGP part: FRR's knobs, the sites' `asn`, the nodes'
+ * `frr = LINE`, and the ASNs and router ids the FRR configurations are
+ * written with (lab/frrconf.c). [lab] routing and the routers' `asn` and
+ * [link]s are topology_routers.c's.
  *
  * The knobs are durations and counts in the key tables (topology_keys.c);
  * FRR takes whole seconds (timers, MRAI), whole milliseconds (BFD) and
@@ -36,7 +37,7 @@ void topo_bgp_defaults(struct topology *t)
 	t->ecmp = 0;
 }
 
-int topo_bgp_only(const struct topology *t, const char *key)
+int topo_bgp_only(const struct topology *t, const struct topo_node *node, const char *key)
 {
 	static const char *const keys[] = {
 	    "bgp_keepalive",
@@ -52,12 +53,15 @@ int topo_bgp_only(const struct topology *t, const char *key)
 	    "damping_suppress",
 	    "damping_max_suppress",
 	    "ecmp",
-	    "asn",
 	    NULL,
 	};
 
 	if (t->routing == TOPO_ROUTING_BGP)
 		return 0;
+	/* a router's asn is its own (its [link]s' iBGP or eBGP), a site's
+	 * only BGP's */
+	if (node && node->kind == TOPO_SITE && strcmp(key, "asn") == 0)
+		return 1;
 	for (int i = 0; keys[i]; i++)
 		if (strcmp(key, keys[i]) == 0)
 			return 1;
@@ -142,8 +146,9 @@ static void topo_check_less(struct topo_parse *p, const char *a, long long va, c
 	topo_error(p, wb ? wb : wa, "[lab] %s: expected less than %s (%s)", a, b, what);
 }
 
-/* topo_check_asns: every router's and site's AS differs (each its own AS,
- * eBGP on every link). */
+/* topo_check_asns: every site's AS is its own, no router's and no other
+ * site's (eBGP on every site link). Routers may share one (iBGP between
+ * linked routers of one AS). */
 static void topo_check_asns(struct topo_parse *p)
 {
 	const struct topology *t = p->t;
@@ -151,19 +156,22 @@ static void topo_check_asns(struct topo_parse *p)
 	for (int i = 0; i < t->nnodes; i++) {
 		unsigned asn = topo_node_asn(t, i);
 
-		for (int j = 0; asn && j < i; j++) {
-			if (topo_node_asn(t, j) != asn)
+		for (int j = 0; asn && j < t->nnodes; j++) {
+			if (j == i || topo_node_asn(t, j) != asn ||
+			    (t->nodes[j].kind == TOPO_SITE && j > i) ||
+			    (t->nodes[i].kind == TOPO_ROUTER && t->nodes[j].kind == TOPO_ROUTER))
 				continue;
-			topo_error(p,
-				   t->nodes[i].kind == TOPO_SITE && p->meta[i].where[TOPO_K_ASN]
-				       ? p->meta[i].where[TOPO_K_ASN]
-				       : t->nodes[i].line,
-				   "[%s %s]: AS %u is also [%s %s]'s: expected one AS per router "
-				   "and per site (routers are AS %u + their index, sites %u + "
-				   "theirs unless asn says otherwise)",
-				   topo_kind_name(t->nodes[i].kind), t->nodes[i].name, asn,
-				   topo_kind_name(t->nodes[j].kind), t->nodes[j].name,
-				   TOPO_ROUTER_ASN_BASE, TOPO_SITE_ASN_BASE);
+			if (t->nodes[i].kind != TOPO_SITE)
+				continue; /* said at the site */
+			topo_error(
+			    p,
+			    p->meta[i].where[TOPO_K_ASN] ? p->meta[i].where[TOPO_K_ASN]
+							 : t->nodes[i].line,
+			    "[site %s]: AS %u is also [%s %s]'s: expected an AS of its own for "
+			    "each site (sites are AS %u + their index unless asn says "
+			    "otherwise, routers %u + theirs)",
+			    t->nodes[i].name, asn, topo_kind_name(t->nodes[j].kind),
+			    t->nodes[j].name, TOPO_SITE_ASN_BASE, TOPO_ASN_BASE);
 			break;
 		}
 	}
@@ -219,25 +227,16 @@ void topo_check_bgp(struct topo_parse *p)
 
 unsigned topo_node_asn(const struct topology *t, int n)
 {
-	unsigned k = 0;
-
-	if (t->nodes[n].kind == TOPO_SITE)
+	if (t->nodes[n].kind == TOPO_SITE || t->nodes[n].kind == TOPO_ROUTER)
 		return t->nodes[n].asn;
-	if (t->nodes[n].kind != TOPO_ROUTER)
-		return 0;
-	for (int i = 0; i < n; i++)
-		k += t->nodes[i].kind == TOPO_ROUTER;
-	return TOPO_ROUTER_ASN_BASE + k;
+	return 0;
 }
 
 struct in_addr topo_router_id(const struct topology *t, int n)
 {
 	struct in_addr none = {0};
 
-	if (t->nodes[n].kind != TOPO_ROUTER)
-		return t->nodes[n].link >= 0 ? t->links[t->nodes[n].link].node_addr : none;
-	for (int i = 0; i < t->nlinks; i++)
-		if (t->links[i].router == n)
-			return t->links[i].router_addr;
-	return none;
+	if (t->nodes[n].kind == TOPO_ROUTER)
+		return t->nodes[n].router_id;
+	return t->nodes[n].link >= 0 ? t->links[t->nodes[n].link].node_addr : none;
 }

@@ -4,7 +4,8 @@
  * checks that span keys (a link names a router, fail_at before duration,
  * at most one failing site, a resolver names a [dns] or [resolver] node and
  * one of its caches, site addresses differ, every client has a path to a
- * site and the routers are connected), and which clients [lab]
+ * site; the routers and their [link]s are topology_routers.c's), and which
+ * clients [lab]
  * sticky_share makes sticky. Each error points where the key was set.
  */
 #include <arpa/inet.h>
@@ -379,49 +380,38 @@ static void topo_sticky(struct topo_parse *p)
 	}
 }
 
-/* topo_check_paths: a lab is one network. Routers have no links to each
- * other (yet), so a second router is an island: its nodes reach nothing of
- * the first's. And a client whose router has no site has nowhere to send
- * (the run would be 100 % loss). */
+/* topo_check_paths: a client has somewhere to send: a site on its router
+ * or on a router connected to it (the run would be 100 % loss). The
+ * routers' graph itself is topology_routers.c's. */
 static void topo_check_paths(struct topo_parse *p)
 {
 	const struct topology *t = p->t;
+	static struct topo_path path[TOPO_MAX_NODES];
 	char label[TOPO_NAME_MAX + 16];
-	int first = -1, unlinked = 0;
+	int unlinked = 0;
 
 	if (p->in.lost)
 		return; /* a missing line may be the link */
 	for (int i = 0; i < t->nnodes; i++)
 		unlinked += t->nodes[i].kind == TOPO_SITE && t->nodes[i].link < 0;
 	for (int i = 0; i < t->nnodes; i++) {
-		if (t->nodes[i].kind != TOPO_ROUTER)
-			continue;
-		if (first < 0) {
-			first = i;
-			continue;
-		}
-		topo_error(p, t->nodes[i].line,
-			   "[router %s]: not connected to router '%s' (line %d): expected one "
-			   "[router] for the whole lab (routers have no links to each other)",
-			   t->nodes[i].name, t->nodes[first].name, t->nodes[first].line);
-	}
-	for (int i = 0; i < t->nnodes; i++) {
 		const struct topo_node *c = &t->nodes[i];
 		int r, sites = 0;
 
 		/* a site whose link was refused (said) may be the one it needs */
-		if (c->kind != TOPO_CLIENT || c->link < 0 || p->headers[TOPO_SITE] == 0 ||
-		    unlinked)
+		if (c->kind != TOPO_CLIENT || c->link < 0 || p->headers[TOPO_SITE] == 0 || unlinked)
 			continue;
 		r = t->links[c->link].router;
+		topo_paths(t, r, path);
 		for (int j = 0; j < t->nlinks; j++)
-			sites += t->links[j].router == r && t->nodes[t->links[j].node].kind == TOPO_SITE;
+			sites += path[t->links[j].router].hops >= 0 &&
+				 t->nodes[t->links[j].node].kind == TOPO_SITE;
 		if (sites)
 			continue;
 		topo_label(p, i, label, sizeof(label));
 		topo_error(p, p->meta[i].where[TOPO_K_LINK],
-			   "%s link: no path to any site: no [site] is linked to router '%s'; "
-			   "expected the router of a site",
+			   "%s link: no path to any site: no [site] is linked to router '%s' or "
+			   "to a router connected to it; expected the router of a site",
 			   label, t->nodes[r].name);
 	}
 }
@@ -447,6 +437,7 @@ void topo_check(struct topo_parse *p)
 			  t->duration_ns);
 	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_LAB_PROBE_TIMEOUT, t->probe_timeout_ns,
 			  TOPO_K_LAB_PROBE_INTERVAL, t->probe_interval_ns);
+	topo_check_routers(p);
 
 	t->nlinks = 0;
 	for (int i = 0; i < t->nnodes; i++) {
@@ -471,6 +462,13 @@ void topo_check(struct topo_parse *p)
 			sites++;
 			if (m->where[TOPO_K_METRIC] == 0)
 				node->metric = 10u * (unsigned)sites;
+			else if (t->nrouters > 1 && node->metric > TOPO_METRIC_MAX_MULTI)
+				topo_error(
+				    p, m->where[TOPO_K_METRIC],
+				    "[site %s] metric: expected at most %u in a lab of several "
+				    "routers (a router installs hops x %u + metric), got %u",
+				    node->name, TOPO_METRIC_MAX_MULTI, TOPO_HOPS_METRIC,
+				    node->metric);
 			if (m->where[TOPO_K_ADDRESS] == 0)
 				node->address.s_addr = htonl(TOPO_SITE_ADDR_BASE + (uint32_t)sites);
 			if (node->fail && failing >= 0)

@@ -144,7 +144,8 @@ enum {
 	TOPO_SECT_SKIP = -2, /* after a bad header: its keys are ignored */
 	TOPO_SECT_LAB = -3,
 	TOPO_SECT_RAW = -4,
-	/* >= 0: index of the node; TOPO_SECT_RAW: [zone] or [name] p->raw */
+	TOPO_SECT_LINK = -5, /* [link R1 R2]: no keys yet */
+			     /* >= 0: index of the node; TOPO_SECT_RAW: [zone] or [name] p->raw */
 };
 
 #define TOPO_NKINDS 6 /* enum topo_kind */
@@ -173,6 +174,12 @@ struct topo_parse {
 	/* and its "[zone lab.example]", for a message after the file */
 	char raw_label[TOPO_DNS_NAME_MAX + 16];
 	struct topo_meta meta[TOPO_MAX_NODES];
+	/* [link A B] sections as written, resolved once the file is read */
+	int nrl;
+	struct {
+		char a[TOPO_NAME_MAX + 1], b[TOPO_NAME_MAX + 1];
+		int line;
+	} rl[TOPO_MAX_RLINKS];
 };
 
 /* topo_error: prints "path:line: ", "--set ARG: " or "path: " (by where),
@@ -194,6 +201,10 @@ unsigned char *topo_bad(struct topo_parse *p, int sect, int key);
 
 /* topo_apply_set: applies the override p->sets[i]. */
 void topo_apply_set(struct topo_parse *p, int i);
+/* topo_check_routers: [link] sections to routers, their addresses, AS
+ * numbers and router ids, and one connected graph (topology_routers.c). */
+void topo_check_routers(struct topo_parse *p);
+
 /* topo_check: once the file and the overrides are in: defaults into the
  * nodes, links and addresses, and the checks that span keys. */
 void topo_check(struct topo_parse *p);
@@ -201,11 +212,12 @@ void topo_check(struct topo_parse *p);
 /* topology_bgp.c: routing and FRR's knobs. topo_bgp_defaults: their
  * defaults into t. topo_frr_line: a node's `frr = value`, kept as written.
  * topo_check_bgp: the knobs' units and ranges, the sites' default ASNs,
- * one AS per router and site. topo_bgp_only: key is one that matters only
- * when routing = bgp, and t's routing is not (topo_print leaves it out). */
+ * an AS of its own for each site. topo_bgp_only: key (of node, NULL for
+ * [lab]) is one that matters only when routing = bgp, and t's routing is
+ * not (topo_print leaves it out). */
 void topo_bgp_defaults(struct topology *t);
 void topo_frr_line(struct topo_parse *p, int sect, const char *value, int where);
 void topo_check_bgp(struct topo_parse *p);
-int topo_bgp_only(const struct topology *t, const char *key);
+int topo_bgp_only(const struct topology *t, const struct topo_node *node, const char *key);
 
 #endif

@@ -58,6 +58,10 @@ static const struct topo_key topo_lab_keys[] = {
     {"ecmp", TOPO_T_BOOL, LAB(ecmp), 0, 0, -1, NULL},
 };
 
+static const struct topo_key topo_router_keys[] = {
+    {"asn", TOPO_T_UINT, NODE(asn), 1, 4294967294LL, -1, NULL},
+};
+
 static const struct topo_key topo_site_keys[] = {
     {"link", TOPO_T_LINK, 0, 0, 0, -1, NULL},
     {"address", TOPO_T_SERVICE, NODE(address), 0, 0, -1, NULL},
@@ -146,6 +150,7 @@ _Static_assert(COUNT(topo_site_keys) <= TOPO_KEYS_MAX, "TOPO_KEYS_MAX: too many 
 _Static_assert(COUNT(topo_client_keys) <= TOPO_KEYS_MAX, "TOPO_KEYS_MAX: too many [client] keys");
 _Static_assert(COUNT(topo_dns_keys) <= TOPO_KEYS_MAX, "TOPO_KEYS_MAX: too many [dns] keys");
 _Static_assert(COUNT(topo_prober_keys) <= TOPO_KEYS_MAX, "TOPO_KEYS_MAX: too many [prober] keys");
+_Static_assert(COUNT(topo_router_keys) <= TOPO_KEYS_MAX, "TOPO_KEYS_MAX: too many [router] keys");
 _Static_assert(COUNT(topo_resolver_keys) <= TOPO_KEYS_MAX,
 	       "TOPO_KEYS_MAX: too many [resolver] keys");
 
@@ -168,8 +173,8 @@ const struct topo_key *topo_keys(int kind, int *n)
 		*n = COUNT(topo_resolver_keys);
 		return topo_resolver_keys;
 	case TOPO_ROUTER:
-		*n = 0;
-		return NULL;
+		*n = COUNT(topo_router_keys);
+		return topo_router_keys;
 	default:
 		*n = COUNT(topo_lab_keys);
 		return topo_lab_keys;
@@ -378,10 +383,11 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 		if (inet_pton(AF_INET, s, &a) != 1 ||
 		    (ntohl(a.s_addr) & 0xFFFE0000u) != TOPO_LINK_BASE ||
 		    (ntohl(a.s_addr) & 0xFFFFFC00u) == TOPO_LINK_BASE ||
+		    (ntohl(a.s_addr) & 0xFFFFF000u) == TOPO_ROUTERS_BASE ||
 		    (ntohl(a.s_addr) & 0xFFFF8000u) == TOPO_RESOLVER_BASE)
 			return "expected an IPv4 address in 198.18.0.0/15 outside the links' "
-			       "198.18.0.0/22 and the resolvers' 198.18.128.0/17, such as "
-			       "198.19.0.1";
+			       "198.18.0.0/22, the routers' 198.18.32.0/20 and the resolvers' "
+			       "198.18.128.0/17, such as 198.19.0.1";
 		memcpy(dst, &a, sizeof(a));
 		return NULL;
 	case TOPO_T_PORT:

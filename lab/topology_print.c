@@ -36,7 +36,7 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 	struct in_addr cache;
 
 	for (int k = 0; k < n; k++) {
-		if (topo_bgp_only(t, keys[k].name))
+		if (topo_bgp_only(t, node, keys[k].name))
 			continue;
 		if (keys[k].type == TOPO_T_LINK) {
 			if (node->link < 0)
@@ -61,6 +61,51 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		}
 		fprintf(out, "%s = %s\n", keys[k].name,
 			topo_format_value(&keys[k], base + keys[k].off, buf, sizeof(buf)));
+	}
+}
+
+/* topo_print_rlink: a [link]'s addresses, as a comment. */
+static void topo_print_rlink(const struct topology *t, int j, FILE *out)
+{
+	const struct topo_rlink *rl = &t->rlinks[j];
+	char aa[INET_ADDRSTRLEN], ba[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &rl->a_addr, aa, sizeof(aa));
+	inet_ntop(AF_INET, &rl->b_addr, ba, sizeof(ba));
+	fprintf(out, "# router link %d: %s:%s %s/%d <-> %s:%s %s/%d\n", j, t->nodes[rl->a].name,
+		rl->a_ifname, aa, rl->prefixlen, t->nodes[rl->b].name, rl->b_ifname, ba,
+		rl->prefixlen);
+}
+
+/* topo_print_router: a router's id, and its links to routers. */
+static void topo_print_router(const struct topology *t, int i, FILE *out)
+{
+	static struct topo_path path[TOPO_MAX_NODES];
+	char id[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &t->nodes[i].router_id, id, sizeof(id));
+	fprintf(out, "# router %d, id %s/32 on lo\n", t->nodes[i].router_index, id);
+	for (int j = 0; j < t->nrlinks; j++)
+		if (t->rlinks[j].a == i || t->rlinks[j].b == i)
+			topo_print_rlink(t, j, out);
+	if (t->nrouters < 2)
+		return;
+	/* routing = static: the route to each site's anycast announcement */
+	topo_paths(t, i, path);
+	for (int s = 0; s < t->nnodes; s++) {
+		struct in_addr via;
+		const char *ifname;
+		int hops;
+
+		if (t->nodes[s].kind != TOPO_SITE || t->nodes[s].link < 0)
+			continue;
+		hops = topo_route_to(t, i, path, s, &via, &ifname);
+		if (hops < 0)
+			continue;
+		inet_ntop(AF_INET, &via, id, sizeof(id));
+		fprintf(out, "# to site %s: %d hop%s, via %s dev %s, anycast metric %llu\n",
+			t->nodes[s].name, hops, hops == 1 ? "" : "s", id, ifname,
+			(unsigned long long)hops * TOPO_HOPS_METRIC + t->nodes[s].metric);
 	}
 }
 
@@ -93,6 +138,12 @@ void topo_print(const struct topology *t, FILE *out)
 	fprintf(out, "# steerlab topology '%s', every value explicit (docs/topology.md).\n",
 		t->name);
 	fprintf(out, "# Link i is 198.18.0.0/30 + 4 i: router end .1, node end .2.\n");
+	if (t->nrouters > 1)
+		fprintf(out,
+			"# Router link j is 198.18.32.0/30 + 4 j: first router written .1, "
+			"second .2;\n# router k (from 0) has the id 198.18.40.(k + 1) and, by "
+			"default, AS %u + k.\n",
+			TOPO_ASN_BASE);
 	if (resolvers)
 		fprintf(out, "# The k-th [resolver] (from 0) has 198.18.(128 + k).0/24: cache i "
 			     "at .i.\n");
@@ -108,6 +159,8 @@ void topo_print(const struct topology *t, FILE *out)
 		if (node->kind == TOPO_RESOLVER)
 			topo_print_caches(t, i, out);
 		if (node->kind == TOPO_ROUTER)
+			topo_print_router(t, i, out);
+		if (node->kind == TOPO_ROUTER)
 			for (int l = 0; l < t->nlinks; l++)
 				if (t->links[l].router == i)
 					topo_print_link(t, l, out);
@@ -120,6 +173,11 @@ void topo_print(const struct topology *t, FILE *out)
 			if (t->rsv_pairs[p].node == i)
 				fprintf(out, "%s =%s%s\n", t->rsv_pairs[p].key,
 					*t->rsv_pairs[p].value ? " " : "", t->rsv_pairs[p].value);
+	}
+	for (int j = 0; j < t->nrlinks; j++) {
+		fprintf(out, "\n[link %s %s]\n", t->nodes[t->rlinks[j].a].name,
+			t->nodes[t->rlinks[j].b].name);
+		topo_print_rlink(t, j, out);
 	}
 	for (int s = 0; s < t->nraw_sections; s++) {
 		const struct topo_raw_section *r = &t->raw_sections[s];

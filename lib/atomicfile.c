@@ -135,7 +135,7 @@ int atomicfile_open(struct atomicfile *af, int dirfd, const char *dir, const cha
 			break;
 	}
 	if (fd == -1) {
-		atomicfile_fail(err, errlen, dir, af->tmp, "cannot create", errno);
+		atomicfile_fail(err, errlen, dir, af->name, "cannot create", errno);
 		return -1;
 	}
 	s = calloc(1, sizeof(*s));

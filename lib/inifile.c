@@ -70,6 +70,9 @@ static void inifile_header(struct inifile *in, char *s)
 	kind = strtok_r(s + 1, " \t", &save);
 	name = kind ? strtok_r(NULL, " \t", &save) : NULL;
 	extra = name ? strtok_r(NULL, " \t", &save) : NULL;
+	in->header_words = (kind != NULL) + (name != NULL) + (extra != NULL);
+	while (extra && strtok_r(NULL, " \t", &save))
+		in->header_words++;
 	if (kind == NULL) {
 		inifile_error(in, in->lineno, "empty section header (%s)", in->kinds);
 		return;

@@ -72,6 +72,7 @@ struct inifile {
 	int lost;	   /* lines not read (NUL byte, too long) */
 	int state;	   /* before any section, in one taken, in one dropped */
 	int sect_pairs;	   /* pairs since the last header */
+	int header_words;  /* words of the header handled: 1 for [lab], 3 for [a b c] */
 	char prev_key[50]; /* what an indented line continues */
 };
 

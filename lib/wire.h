@@ -15,6 +15,11 @@
  *    32  16  site name, NUL-padded (a reply names the site that answered;
  *            zero in a request)
  *
+ * The client id says whose the request is: 0 a prober's probe, from 1 to
+ * WIRE_DNS_CLIENT_BASE - 1 the anycast flow of a client node, from
+ * WIRE_DNS_CLIENT_BASE its DNS-steered flow (lab/lab.h gives them, the
+ * analysis and the collector read them).
+ *
  * A reply echoes the request's client id, sequence and send time. The
  * collector reads the same fields from captured packets, so client-side and
  * capture-side counts cross-check each other.
@@ -29,6 +34,8 @@
 #define WIRE_VERSION 1
 #define WIRE_SITE_LEN 16
 #define WIRE_PORT_DEFAULT 7000
+#define WIRE_PROBE_CLIENT 0u
+#define WIRE_DNS_CLIENT_BASE 100000u
 
 enum wire_type {
 	WIRE_REQUEST = 1,

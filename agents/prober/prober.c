@@ -199,7 +199,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 			if (parse_addr_port(optarg, ANNOUNCE_PORT, &sin) == -1)
 				prober_bad("-R", "a router's IPv4 ADDR[:PORT]", optarg);
 			if (prober_routers_add(&o->routers, &sin) == -1)
-				prober_bad("-R", "at most 16 routers", optarg);
+				prober_bad("-R", "at most 256 routers", optarg);
 			break;
 		case 'L':
 			o->lo = 1;

@@ -10,7 +10,7 @@
 
 #include "announce.h"
 
-#define PROBER_MAX_ROUTERS 16
+#define PROBER_MAX_ROUTERS 256 /* a lab's routers, at most 254 */
 
 struct prober_routers {
 	int fd;

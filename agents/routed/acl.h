@@ -21,11 +21,16 @@
 
 #include "announce.h"
 
-#define ROUTED_ACL_MAX 64
+#define ROUTED_ACL_MAX 256
+/* an announcement from a site `hops` routers away is installed at
+ * hops * ROUTED_HOPS_METRIC + its metric: hops first (routing = static) */
+#define ROUTED_HOPS_METRIC 16777216u
 
 struct routed_sender {
 	struct in_addr addr;
 	char site[sizeof(((struct announce_msg *)0)->site)]; /* "": any site */
+	struct in_addr via; /* the route's next hop; 0.0.0.0: addr itself */
+	unsigned hops;	    /* routers between us and the site */
 };
 
 struct routed_prefix {
@@ -41,8 +46,11 @@ struct routed_acl {
 	struct routed_prefix prefixes[ROUTED_ACL_MAX];
 };
 
-/* routed_acl_add_sender: one -a argument, "ADDR", "SITE=ADDR" or "none".
- * 0, or -1 if malformed or the list is full. */
+/* routed_acl_add_sender: one -a argument, "ADDR", "SITE=ADDR" or "none";
+ * SITE=ADDR may go on with ",via=NEXTHOP" (the route goes there instead of
+ * to ADDR: a site behind another router) and ",hops=N" (0 to 255: the
+ * route's metric is N * 2^24 + the announced one). 0, or -1 if malformed
+ * or the list is full. */
 int routed_acl_add_sender(struct routed_acl *acl, const char *arg);
 
 /* routed_acl_add_prefix: one -P argument, "ADDR/LEN" or "ADDR" (a /32). */
@@ -53,5 +61,11 @@ int routed_acl_add_prefix(struct routed_acl *acl, const char *arg);
  * this sender", "prefix 0.0.0.0/0 not allowed"). */
 int routed_acl_check(const struct routed_acl *acl, const struct announce_msg *m, struct in_addr src,
 		     char *reason, size_t len);
+
+/* routed_acl_route: where an accepted announcement of site from src goes:
+ * *via (src, or the sender's via=) and *metric (hops * 2^24 + metric).
+ * -1, reason said, if that metric does not fit in 32 bits. */
+int routed_acl_route(const struct routed_acl *acl, const char *site, struct in_addr src,
+		     unsigned metric, struct in_addr *via, unsigned *out, char *reason, size_t len);
 
 #endif

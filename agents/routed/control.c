@@ -23,6 +23,7 @@ void routed_control_handle(struct routed *rd, const char *buf, size_t len,
 {
 	struct announce_msg m;
 	struct rib_result res;
+	struct in_addr nexthop;
 	char src[INET_ADDRSTRLEN], via[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN];
 	char prefix[INET_ADDRSTRLEN + 4], reason[128];
 
@@ -40,10 +41,17 @@ void routed_control_handle(struct routed *rd, const char *buf, size_t len,
 		ctl_reject_drop(&rd->rejects, now_ns, src, reason);
 		return;
 	}
+	/* a site behind another router: via its next hop, hops first */
+	if (routed_acl_route(&rd->acl, m.site, from->sin_addr, m.metric, &nexthop, &m.metric,
+			     reason, sizeof(reason)) == -1) {
+		rd->rejected++;
+		ctl_reject_drop(&rd->rejects, now_ns, src, reason);
+		return;
+	}
 	rd->messages++;
 	inet_ntop(AF_INET, &m.prefix, addr, sizeof(addr));
 	snprintf(prefix, sizeof(prefix), "%s/%d", addr, m.prefixlen);
-	rib_apply(&rd->rib, &rd->kernel, &m, from->sin_addr, &res);
+	rib_apply(&rd->rib, &rd->kernel, &m, nexthop, &res);
 	inet_ntop(AF_INET, &res.via, via, sizeof(via));
 	switch (res.outcome) {
 	case RIB_UNCHANGED:

@@ -32,7 +32,8 @@
 #include "timeutil.h"
 
 #define ROUTED_USAGE                                                                               \
-	"usage: routed [-n NODE] [-e FILE] [-l ADDR[:PORT]] [-T TABLE] [-a [SITE=]ADDR|none ...]\n" \
+	"usage: routed [-n NODE] [-e FILE] [-l ADDR[:PORT]] [-T TABLE]\n"                          \
+	"              [-a [SITE=]ADDR[,via=NEXTHOP][,hops=N]|none ...]\n"                         \
 	"              [-P PREFIX ...] [-v] [-h]\n"
 
 struct routed_opts {
@@ -53,6 +54,9 @@ static void routed_usage(FILE *fp)
 		"  -a [SITE=]ADDR  accept announcements only from ADDR (for SITE only, if\n"
 		"                  given); repeatable; none: from nobody. Without -a: from\n"
 		"                  any sender (the lab always gives -a)\n"
+		"  -a SITE=ADDR,via=NEXTHOP,hops=N\n"
+		"                  the same, for a site behind other routers: its route goes\n"
+		"                  via NEXTHOP at metric N * 16777216 + the announced one\n"
 		"  -P PREFIX       accept announcements only of PREFIX, e.g. 198.19.0.1/32;\n"
 		"                  repeatable. Without -P: any prefix (the lab always gives -P)\n"
 		"  -n NODE         lab node, written into every event (default: routed)\n"
@@ -106,11 +110,15 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 			break;
 		case 'a':
 			if (routed_acl_add_sender(&o->acl, optarg) == -1)
-				routed_bad("-a", "ADDR, SITE=ADDR or none (at most 64)", optarg);
+				routed_bad("-a",
+					   "ADDR, SITE=ADDR[,via=NEXTHOP][,hops=0-255] or none (at "
+					   "most 256)",
+					   optarg);
 			break;
 		case 'P':
 			if (routed_acl_add_prefix(&o->acl, optarg) == -1)
-				routed_bad("-P", "an IPv4 PREFIX such as 198.19.0.1/32 (at most 64)",
+				routed_bad("-P",
+					   "an IPv4 PREFIX such as 198.19.0.1/32 (at most 256)",
 					   optarg);
 			break;
 		case 'v':
@@ -193,8 +201,16 @@ static void routed_log_acl(const struct routed_acl *acl)
 		log_info("-a none: accepting announcements from nobody");
 	for (int i = 0; i < acl->nsenders; i++) {
 		const struct routed_sender *s = &acl->senders[i];
-		log_info("accepting announcements from %s%s%s", inet_ntoa(s->addr),
-			 s->site[0] ? " for site " : "", s->site);
+		char via[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &s->via, via, sizeof(via));
+		if (s->via.s_addr)
+			log_info("accepting announcements from %s for site %s, routed via %s, %u "
+				 "hops away",
+				 inet_ntoa(s->addr), s->site, via, s->hops);
+		else
+			log_info("accepting announcements from %s%s%s", inet_ntoa(s->addr),
+				 s->site[0] ? " for site " : "", s->site);
 	}
 	if (acl->nprefixes == 0)
 		log_warnx("no -P: accepting announcements of any prefix (the lab always gives -P)");

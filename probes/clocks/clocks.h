@@ -110,6 +110,8 @@ void clocks_warn(struct clocks_notes *notes, const char *code, const char *fmt, 
 void clocks_invalid(struct clocks_notes *notes, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+#define CLOCKS_MAX_FAIL_ROUTES 256 /* a lab's routers */
+
 /* The injected failure: lab.events.jsonl's site_failed. */
 struct clocks_failure {
 	int64_t t0_ns;
@@ -120,6 +122,14 @@ struct clocks_failure {
 	int has_address;	/* 0: a run from before site_failed had it */
 	struct in_addr address; /* the site's own (unicast) address */
 	int64_t killed_ns;	/* when kill() returned; CLOCKS_NONE: not recorded */
+	/* site_failed's "routes": the failed site's anycast route in every
+	 * router (runs of several routers; none before them) */
+	int nroutes;
+	struct clocks_fail_route {
+		char router[CLOCKS_NAME_MAX];
+		struct in_addr via;
+		int64_t metric;
+	} routes[CLOCKS_MAX_FAIL_ROUTES];
 };
 
 /* declared_dead, from the probers' events; node is the prober's node (the
@@ -133,6 +143,9 @@ struct clocks_dead {
 /* route_deleted (deleted = 1) and route_added, from the collectors' events */
 struct clocks_route {
 	int64_t t_ns;
+	char node[CLOCKS_NAME_MAX]; /* the router whose collector saw it */
+	int has_metric;
+	int64_t metric;
 	int deleted;
 	int replaced; /* route_added with "replace": the route it replaced left */
 	struct in_addr prefix;

@@ -1,119 +1,19 @@
 /*
- * Telling request datagrams and DNS queries in captured frames: link header
- * (Ethernet with up to two VLAN tags, Linux cooked v1/v2, raw IP), IPv4,
- * UDP, then the lib/wire.h request, or a DNS header. Every length is checked
- * against what was captured and against what the headers claim; fragments
- * are neither (a request is 48 bytes and a query a few dozen: neither is
- * ever fragmented). Pure: no I/O, a fuzz target.
+ * Telling request datagrams and DNS queries in captured frames: the UDP
+ * datagram (lib/udpframe.h: link header, IPv4, UDP, every length checked),
+ * then the lib/wire.h request, or a DNS header. Pure: no I/O, a fuzz target.
  */
-#include <pcap/dlt.h>
 #include <string.h>
 
 #include "clocks_int.h"
-
-#define ETHERTYPE_IPV4 0x0800
-#define ETHERTYPE_VLAN 0x8100
-#define ETHERTYPE_QINQ 0x88a8
-
-static uint16_t clocks_be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* clocks_link: the offset of the network header and its ethertype. */
-static int clocks_link(int dlt, const uint8_t *f, size_t caplen, size_t *off, uint16_t *type)
-{
-	switch (dlt) {
-	case DLT_EN10MB:
-		if (caplen < 14)
-			return -1;
-		*type = clocks_be16(f + 12);
-		*off = 14;
-		for (int tags = 0; tags < 2 && (*type == ETHERTYPE_VLAN || *type == ETHERTYPE_QINQ);
-		     tags++) {
-			if (caplen < *off + 4)
-				return -1;
-			*type = clocks_be16(f + *off + 2);
-			*off += 4;
-		}
-		return 0;
-	case DLT_LINUX_SLL:
-		if (caplen < 16)
-			return -1;
-		*type = clocks_be16(f + 14);
-		*off = 16;
-		return 0;
-	case DLT_LINUX_SLL2:
-		if (caplen < 20)
-			return -1;
-		*type = clocks_be16(f);
-		*off = 20;
-		return 0;
-	case DLT_RAW:
-	case DLT_IPV4:
-		*type = ETHERTYPE_IPV4;
-		*off = 0;
-		return 0;
-	}
-	return -1;
-}
-
-/* a UDP datagram: its addresses, destination port, and the payload bytes
- * that were captured (at most what the UDP length claims) */
-struct clocks_udp {
-	struct in_addr src, dst;
-	uint16_t dport;
-	size_t ulen; /* payload length the UDP header claims */
-	const uint8_t *payload;
-	size_t have; /* of it captured */
-};
-
-/* clocks_decode_udp: the IPv4 UDP datagram in a frame, not a fragment. */
-static int clocks_decode_udp(int dlt, const uint8_t *frame, size_t caplen, struct clocks_udp *u)
-{
-	const uint8_t *ip, *udp;
-	size_t off, avail, ihl, totlen, ulen;
-	uint16_t type;
-
-	if (frame == NULL || clocks_link(dlt, frame, caplen, &off, &type) == -1 ||
-	    type != ETHERTYPE_IPV4 || caplen < off)
-		return -1;
-	ip = frame + off;
-	avail = caplen - off;
-	if (avail < 20 || ip[0] >> 4 != 4)
-		return -1;
-	ihl = (size_t)(ip[0] & 0x0f) * 4;
-	totlen = clocks_be16(ip + 2);
-	if (ihl < 20 || totlen < ihl + 8 || ip[9] != 17 /* UDP */)
-		return -1;
-	if (clocks_be16(ip + 6) & 0x3fff) /* more fragments, or an offset */
-		return -1;
-	/* what was captured of the datagram; a frame may be padded past it */
-	if (avail > totlen)
-		avail = totlen;
-	if (avail < ihl + 8)
-		return -1;
-	udp = ip + ihl;
-	ulen = clocks_be16(udp + 4);
-	if (ulen < 8 || ulen > totlen - ihl)
-		return -1;
-	memcpy(&u->src, ip + 12, 4);
-	memcpy(&u->dst, ip + 16, 4);
-	u->dport = clocks_be16(udp + 2);
-	u->ulen = ulen - 8;
-	u->payload = udp + 8;
-	u->have = avail - ihl - 8;
-	if (u->have > u->ulen)
-		u->have = u->ulen;
-	return 0;
-}
+#include "udpframe.h"
 
 int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
 			  struct wire_msg *msg, struct in_addr *dst)
 {
-	struct clocks_udp u;
+	struct udpframe u;
 
-	if (clocks_decode_udp(dlt, frame, caplen, &u) == -1 || u.dport != port || u.ulen < WIRE_LEN)
+	if (udpframe_decode(dlt, frame, caplen, &u) == -1 || u.dport != port || u.ulen < WIRE_LEN)
 		return -1;
 	if (wire_decode(u.payload, u.have, msg) == -1 || msg->type != WIRE_REQUEST)
 		return -1;
@@ -122,35 +22,10 @@ int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t
 	return 0;
 }
 
-/* the first bytes of a request as wire_encode writes them: magic, version
- * and type, what wire_decode checks of a request */
-#define CLOCKS_REQUEST_HEAD 6
-static uint8_t clocks_request_head[CLOCKS_REQUEST_HEAD];
-
 int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
 		      uint64_t *seq, struct in_addr *dst)
 {
-	struct clocks_udp u;
-	const uint8_t *m;
-
-	if (clocks_request_head[0] == 0) {
-		struct wire_msg req = {.type = WIRE_REQUEST};
-		uint8_t buf[WIRE_LEN];
-
-		wire_encode(&req, buf, sizeof(buf));
-		memcpy(clocks_request_head, buf, CLOCKS_REQUEST_HEAD);
-	}
-	if (clocks_decode_udp(dlt, frame, caplen, &u) == -1 || u.dport != port ||
-	    u.ulen < WIRE_LEN || u.have < WIRE_LEN ||
-	    memcmp(u.payload, clocks_request_head, CLOCKS_REQUEST_HEAD) != 0)
-		return -1;
-	m = u.payload;
-	*client = (uint32_t)m[8] << 24 | (uint32_t)m[9] << 16 | (uint32_t)m[10] << 8 | m[11];
-	*seq = 0;
-	for (int i = 16; i < 24; i++)
-		*seq = *seq << 8 | m[i];
-	*dst = u.dst;
-	return 0;
+	return udpframe_request(dlt, frame, caplen, port, client, seq, dst);
 }
 
 #define CLOCKS_DNS_PORT 53
@@ -158,9 +33,9 @@ int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t por
 
 int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src)
 {
-	struct clocks_udp u;
+	struct udpframe u;
 
-	if (clocks_decode_udp(dlt, frame, caplen, &u) == -1 || u.dport != CLOCKS_DNS_PORT ||
+	if (udpframe_decode(dlt, frame, caplen, &u) == -1 || u.dport != CLOCKS_DNS_PORT ||
 	    u.have < CLOCKS_DNS_HEADER || (u.payload[2] & 0x80) /* QR: a response */)
 		return -1;
 	*src = u.src;

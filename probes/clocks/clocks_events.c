@@ -36,6 +36,8 @@ struct clocks_line {
 
 typedef int (*clocks_event_fn)(struct clocks_input *in, const struct clocks_line *l);
 
+static int clocks_fail_routes(const struct clocks_line *l, struct clocks_failure *f);
+
 static int clocks_fail(const struct clocks_line *l, const char *what, const char *key)
 {
 	snprintf(l->err, l->errlen, "%s:%d: %s %s \"%s\"", l->path, l->line, l->event, what, key);
@@ -228,6 +230,9 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 			return -1;
 		if (!has_killed)
 			f.killed_ns = CLOCKS_NONE;
+		/* nor, before routers linked to routers, "routes" */
+		if (clocks_fail_routes(l, &f) == -1)
+			return -1;
 		if (in->failure.site[0] != '\0') {
 			clocks_warn(&in->notes, "second_failure",
 				    "%s:%d: another site_failed (%s); only the first "
@@ -285,8 +290,43 @@ static int clocks_prober_event(struct clocks_input *in, const struct clocks_line
 	return 0;
 }
 
+/* clocks_fail_routes: site_failed's "routes", [{router, via, metric}],
+ * if there */
+static int clocks_fail_routes(const struct clocks_line *l, struct clocks_failure *f)
+{
+	json_t *v = json_object_get(l->obj, "routes"), *r;
+	size_t i;
+
+	f->nroutes = 0;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_array(v))
+		return clocks_fail(l, "has no list in", "routes");
+	json_array_foreach(v, i, r)
+	{
+		struct clocks_fail_route *fr;
+		json_t *router = json_object_get(r, "router"), *via = json_object_get(r, "via"),
+		       *metric = json_object_get(r, "metric");
+
+		if (f->nroutes == CLOCKS_MAX_FAIL_ROUTES)
+			return clocks_fail(l, "has too many entries in", "routes");
+		fr = &f->routes[f->nroutes];
+		if (!json_is_string(router) || json_string_length(router) == 0 ||
+		    json_string_length(router) >= sizeof(fr->router) || !json_is_string(via) ||
+		    inet_pton(AF_INET, json_string_value(via), &fr->via) != 1 ||
+		    !json_is_integer(metric) || json_integer_value(metric) < 0)
+			return clocks_fail(l, "has an entry without router, via and metric in",
+					   "routes");
+		memcpy(fr->router, json_string_value(router), json_string_length(router) + 1);
+		fr->metric = json_integer_value(metric);
+		f->nroutes++;
+	}
+	return 0;
+}
+
 static int clocks_route_event(struct clocks_input *in, const struct clocks_line *l)
 {
+	json_t *metric;
 	struct clocks_route *r;
 	json_t *via;
 
@@ -298,6 +338,12 @@ static int clocks_route_event(struct clocks_input *in, const struct clocks_line 
 	r->t_ns = l->t;
 	r->deleted = strcmp(l->event, "route_deleted") == 0;
 	r->replaced = !r->deleted && json_is_true(json_object_get(l->obj, "replace"));
+	snprintf(r->node, sizeof(r->node), "%s", l->node);
+	metric = json_object_get(l->obj, "metric");
+	if (json_is_integer(metric)) {
+		r->has_metric = 1;
+		r->metric = json_integer_value(metric);
+	}
 	if (clocks_get_prefix(l, "prefix", &r->prefix, &r->prefixlen) == -1)
 		return -1;
 	/* a route without a gateway has "via": null */

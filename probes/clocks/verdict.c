@@ -414,6 +414,21 @@ static const char *verdict_times(char *buf, size_t len, int count)
 	return buf;
 }
 
+/* verdict_failed_route: rt is the failed site's route in its router (the
+ * next hop toward it from a router without it, at its metric there),
+ * deleted after t0 */
+static int verdict_failed_route(const struct clocks_failure *f, const struct clocks_route *rt)
+{
+	if (!rt->has_via || rt->t_ns < f->t0_ns)
+		return 0;
+	for (int k = 0; k < f->nroutes; k++)
+		if (strcmp(f->routes[k].router, rt->node) == 0 &&
+		    f->routes[k].via.s_addr == rt->via.s_addr &&
+		    (!rt->has_metric || rt->metric == f->routes[k].metric))
+			return 1;
+	return 0;
+}
+
 /* healthy_site_dead, healthy_route_withdrawn: a site that had not failed
  * (any other site, or the failing one before t0) declared dead by a prober
  * or by authd, or its route withdrawn, while the traffic ran */
@@ -423,7 +438,6 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 	struct verdict_finding dead[VERDICT_MAX_FINDINGS], sick[VERDICT_MAX_FINDINGS],
 	    gone[VERDICT_MAX_FINDINGS];
 	int ndead = 0, nsick = 0, ngone = 0;
-	struct clocks_route prev = {0};
 	char who[2 * CLOCKS_NAME_MAX + 2], at[48], times[32], prefix[INET_ADDRSTRLEN],
 	    fvia[INET_ADDRSTRLEN];
 
@@ -445,24 +459,32 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 		verdict_find(sick, &nsick, h->site, h->t_ns);
 	}
 	/* a route leaves by a deletion, or (zebra, routing = bgp) by a
-	 * replacement via another next hop: the one before it left */
-	for (size_t i = 0, have_prev = 0; i < in->nroutes; i++) {
+	 * replacement via another next hop: the route before it, in the
+	 * same router, left */
+	for (size_t i = 0; i < in->nroutes; i++) {
 		const struct clocks_route *rt = &in->routes[i];
 		char via[INET_ADDRSTRLEN] = "no gateway";
 		struct clocks_route left = *rt;
 
 		if (rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr)
 			continue;
-		if (rt->replaced && have_prev &&
-		    (!rt->has_via || rt->via.s_addr != prev.via.s_addr)) {
-			left = prev;
-			left.deleted = 1;
-			left.t_ns = rt->t_ns;
+		for (size_t j = i; rt->replaced && j-- > 0;) {
+			const struct clocks_route *prev = &in->routes[j];
+
+			if (strcmp(prev->node, rt->node) != 0 || prev->prefixlen != rt->prefixlen ||
+			    prev->prefix.s_addr != rt->prefix.s_addr)
+				continue;
+			if (!prev->deleted && (!rt->has_via || !prev->has_via ||
+					       rt->via.s_addr != prev->via.s_addr)) {
+				left = *prev;
+				left.deleted = 1;
+				left.t_ns = rt->t_ns;
+			}
+			break;
 		}
-		prev = *rt;
-		have_prev = !rt->deleted;
 		if (!left.deleted || !verdict_measured(in, left.t_ns) ||
-		    (left.has_via && left.via.s_addr == f->via.s_addr && left.t_ns >= f->t0_ns))
+		    (left.has_via && left.via.s_addr == f->via.s_addr && left.t_ns >= f->t0_ns) ||
+		    verdict_failed_route(f, &left))
 			continue;
 		if (left.has_via)
 			inet_ntop(AF_INET, &left.via, via, sizeof(via));

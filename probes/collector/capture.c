@@ -9,6 +9,8 @@
 
 #include "capfile.h"
 #include "log.h"
+#include "udpframe.h"
+#include "wire.h"
 
 struct capture {
 	pcap_t *pcap;
@@ -20,13 +22,37 @@ struct capture {
 	uint64_t written; /* in the file, once it is closed */
 	int write_errno;  /* the file's first error, once it is closed */
 	int fd;
+	int dlt;			  /* the link type, for the request counts */
+	struct capture_requests requests; /* what capture_requests says */
 };
+
+/* capture_count: a request's client id says its flow (lib/wire.h);
+ * counters only, the events are written by the collector's timer */
+static void capture_count(struct capture *c, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	uint32_t client;
+
+	if (udpframe_request(c->dlt, bytes, h->caplen, 0, &client, NULL, NULL) == -1) {
+		c->requests.other++;
+		return;
+	}
+	if (client == WIRE_PROBE_CLIENT) {
+		c->requests.probe++;
+	} else if (client < WIRE_DNS_CLIENT_BASE) {
+		c->requests.anycast++;
+		c->requests.anycast_last_ns = (int64_t)h->ts.tv_sec * 1000000000LL + h->ts.tv_usec;
+	} else {
+		c->requests.dns++;
+		c->requests.dns_last_ns = (int64_t)h->ts.tv_sec * 1000000000LL + h->ts.tv_usec;
+	}
+}
 
 static void capture_write(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
 {
 	struct capture *c = (struct capture *)user;
 
 	c->packets++;
+	capture_count(c, h, bytes);
 	/* the handle is in nanosecond precision: tv_usec holds nanoseconds,
 	 * as pcap_dump() would write them; after a write error nothing more
 	 * is written (capture_write_error) */
@@ -91,6 +117,7 @@ static int capture_activate(struct capture *c, const struct capture_config *cfg)
 		log_warnx("%s: %s: setnonblock: %s", __func__, c->iface, errbuf);
 		return -1;
 	}
+	c->dlt = pcap_datalink(c->pcap);
 	c->fd = pcap_get_selectable_fd(c->pcap);
 	if (c->fd == -1) {
 		log_warnx("%s: %s: no selectable descriptor", __func__, c->iface);
@@ -220,6 +247,11 @@ int capture_read(struct capture *c, int max)
 		return -1;
 	}
 	return n < 0 ? 0 : n;
+}
+
+void capture_requests(const struct capture *c, struct capture_requests *r)
+{
+	*r = c->requests;
 }
 
 int capture_stats(struct capture *c, struct capture_stats *st)

@@ -47,6 +47,16 @@ struct capture_stats {
 	uint64_t if_dropped; /* ps_ifdrop: dropped by the interface */
 };
 
+/* The packets of one capture so far, by what they carry: lib/wire.h
+ * requests by their client id (a prober's probe, an anycast flow's, a
+ * DNS-steered flow's), and anything else; counted as they are read, so
+ * that a few milliseconds after the kernel hands a block over. */
+struct capture_requests {
+	uint64_t probe, anycast, dns, other;
+	/* pcap time of the latest request of each scheme; 0: none yet */
+	int64_t anycast_last_ns, dns_last_ns;
+};
+
 /* capture_open: create, configure and activate the capture, compile and set
  * the filter, and open its dump file. Returns NULL (and logs why) on
  * failure; *file_errno is then the errno of the dump file's creation or
@@ -74,6 +84,9 @@ int capture_write_error(const struct capture *c);
 
 /* capture_written: packets in the file so far (final once it is closed). */
 uint64_t capture_written(const struct capture *c);
+
+/* capture_requests: the counts so far into *r. */
+void capture_requests(const struct capture *c, struct capture_requests *r);
 
 /* capture_stats: the kernel's counters and our own. 0 or -1 (then the
  * kernel's are 0, ours are right). */

@@ -13,6 +13,13 @@
  * read and counted, but nothing more is written to it, and capture_stats
  * says how many packets the file holds (written) beside how many were
  * captured (packets).
+ *
+ * Every COLLECTOR_PROGRESS_NS, if any link saw a packet since the last one,
+ * a capture_progress event gives each link's requests so far by flow
+ * (capture.h): what `steerlab run`'s progress line shows, a few ms behind
+ * the packets rather than a client's second. Not once a capture file has
+ * failed: the disk kept for the events (COLLECTOR_RESERVE) is for the
+ * errors and the capture_stats.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -51,6 +58,8 @@
 /* how often the files are written out even when their buffers are not
  * full: a full disk shows within this time, not after a megabyte */
 #define COLLECTOR_FLUSH_NS NSEC_PER_SEC
+/* how often the request counts are published (capture_progress) */
+#define COLLECTOR_PROGRESS_NS (100 * NSEC_PER_MSEC)
 
 struct collector_link {
 	char iface[IF_NAMESIZE];
@@ -59,6 +68,7 @@ struct collector_link {
 	struct loop_handler h;
 	int failed;	  /* a read error: no longer watched */
 	int write_failed; /* its file's error has been reported */
+	uint64_t published; /* packets at the last capture_progress */
 	struct collector *col;
 };
 
@@ -72,7 +82,7 @@ struct collector {
 	struct in_addr prefix;
 	int prefixlen;
 	int draining;
-	struct loop_handler sig, rtmon_h, drain_timer, flush_timer;
+	struct loop_handler sig, rtmon_h, drain_timer, flush_timer, progress_timer;
 	int overruns;
 };
 
@@ -275,6 +285,43 @@ static void collector_flush_cb(struct loop *loop, int fd, uint32_t events, void 
 	}
 }
 
+/* collector_progress_cb: capture_progress, if a link saw anything new */
+static void collector_progress_cb(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct collector *col = arg;
+	struct capture_requests r;
+	json_t *links;
+	int changed = 0;
+
+	(void)loop, (void)events;
+	loop_timer_read(fd);
+	for (int i = 0; i < col->nlinks; i++) {
+		struct collector_link *l = &col->links[i];
+		/* a full disk: the disk kept for events is for the errors */
+		if (l->write_failed)
+			return;
+		capture_requests(l->cap, &r);
+		if (r.probe + r.anycast + r.dns + r.other != l->published)
+			changed = 1;
+	}
+	if (!changed || (links = json_object()) == NULL)
+		return;
+	for (int i = 0; i < col->nlinks; i++) {
+		struct collector_link *l = &col->links[i];
+		capture_requests(l->cap, &r);
+		l->published = r.probe + r.anycast + r.dns + r.other;
+		json_object_set_new(
+		    links, l->label,
+		    json_pack("{s:I, s:I, s:I, s:I, s:o, s:o}", "probe", (json_int_t)r.probe,
+			      "anycast", (json_int_t)r.anycast, "dns", (json_int_t)r.dns, "other",
+			      (json_int_t)r.other, "anycast_last_ns",
+			      r.anycast_last_ns ? json_integer(r.anycast_last_ns) : json_null(),
+			      "dns_last_ns",
+			      r.dns_last_ns ? json_integer(r.dns_last_ns) : json_null()));
+	}
+	event_emit(col->ev, "capture_progress", "{s:o}", "links", links);
+}
+
 static void collector_capture_cb(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	struct collector_link *l = arg;
@@ -372,8 +419,10 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 		log_info("capturing on %s (%s)", l->iface, l->label);
 	}
 	if (loop_timer_add(col->loop, &col->flush_timer, now_mono_ns() + COLLECTOR_FLUSH_NS,
-			   COLLECTOR_FLUSH_NS, collector_flush_cb, col) == -1) {
-		log_warn("%s: flush timer", __func__);
+			   COLLECTOR_FLUSH_NS, collector_flush_cb, col) == -1 ||
+	    loop_timer_add(col->loop, &col->progress_timer, now_mono_ns() + COLLECTOR_PROGRESS_NS,
+			   COLLECTOR_PROGRESS_NS, collector_progress_cb, col) == -1) {
+		log_warn("%s: timers", __func__);
 		return -1;
 	}
 	return 0;
@@ -418,6 +467,7 @@ static int collector_stop(struct collector *col)
 	col->rtmon = NULL;
 	loop_timer_del(col->loop, &col->drain_timer);
 	loop_timer_del(col->loop, &col->flush_timer);
+	loop_timer_del(col->loop, &col->progress_timer);
 	return rc;
 }
 

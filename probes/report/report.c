@@ -125,6 +125,10 @@ static void report_summary(const struct report *r, FILE *out)
 		texttable_print(&t, out, 0);
 		texttable_free(&t);
 	}
+	if (r->unsaved) {
+		fprintf(out, "\nreport: not saved in %s (below)\n", r->rundir);
+		goto verdict;
+	}
 	fprintf(out, "\nreport: %s/report.md", r->rundir);
 	if (r->drawn)
 		fprintf(out, " (plots: %s%s%s)", r->plot_decay ? "decay.png" : "",
@@ -133,6 +137,7 @@ static void report_summary(const struct report *r, FILE *out)
 	fputc('\n', out);
 	if (r->plot_note[0])
 		fprintf(out, "plots: %s\n", r->plot_note);
+verdict:
 	/* the verdict again, last: what scrolled by above is easy to miss */
 	clocks_print_verdict(out, &r->in, r->res, REPORT_NSCHEMES, &r->verdict);
 }
@@ -189,17 +194,26 @@ int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
 	if (clocks_load(rundir, &r->in, err, sizeof(err)) == -1 ||
 	    report_compute(r, err, sizeof(err)) == -1)
 		goto fail;
-	if ((r->dirfd = atomicfile_dir(rundir, err, sizeof(err))) == -1)
-		goto fail;
-	if (clocks_write_json(r->dirfd, rundir, "clocks.json", &r->in, r->res, REPORT_NSCHEMES,
+	/* the files, then the terminal; a file that cannot be written (a run
+	 * directory of someone else's, a full disk) does not keep the tables
+	 * from the terminal: they are printed, then what was not saved */
+	if ((r->dirfd = atomicfile_dir(rundir, err, sizeof(err))) == -1 ||
+	    clocks_write_json(r->dirfd, rundir, "clocks.json", &r->in, r->res, REPORT_NSCHEMES,
 			      &r->verdict, err, sizeof(err)) == -1 ||
 	    report_write_decay_csv(r, err, sizeof(err)) == -1 ||
 	    report_write_upstream_csv(r, err, sizeof(err)) == -1 ||
 	    report_plot(r, err, sizeof(err)) == -1 || report_write_md(r, err, sizeof(err)) == -1)
-		goto fail;
+		r->unsaved = 1;
 	fwrite(r->clocks_text, 1, r->clocks_len, out);
 	report_summary(r, out);
+	fflush(out);
 	rc = r->valid ? 0 : REPORT_INVALID;
+	if (r->unsaved) {
+		log_warnx("report: %s (the tables above are complete; run as the directory's "
+			  "owner or with sudo to save them)",
+			  err);
+		rc |= REPORT_UNSAVED;
+	}
 	goto out;
 fail:
 	log_warnx("report: %s", err);

@@ -73,10 +73,14 @@ int report_parse_slo(const char *s, double *pct);
  * (clocks_verdict) is computed again from them. Returns 0 for a valid run,
  * REPORT_INVALID for a run the verdict invalidates (every file is written
  * all the same, saying so), or -1 after logging an error that names the
- * file and what is wrong. A missing gnuplot is not an error: report.md
- * says so. Every file is written through lib/atomicfile.h.
+ * file and what is wrong. A file that cannot be written (permission, full
+ * disk) stops the writing, not the terminal: the clocks and the summary are
+ * printed all the same, the error is logged after them naming the file,
+ * and REPORT_UNSAVED is or'ed into the result. A missing gnuplot is not an
+ * error: report.md says so. Every file is written through lib/atomicfile.h.
  */
 #define REPORT_INVALID 1
+#define REPORT_UNSAVED 2
 int report_run(const char *rundir, const struct report_opts *opts, FILE *out);
 
 #endif

@@ -25,6 +25,7 @@ struct report {
 	struct clocks_result res[REPORT_NSCHEMES];
 	struct clocks_notes verdict; /* the self-checks (clocks_verdict) */
 	int valid;
+	int unsaved; /* a file could not be written: the error is in the log */
 	struct clocks_decay decay;
 	struct report_upstream_series up;
 	char *clocks_text; /* clocks_print's table, for report.md */

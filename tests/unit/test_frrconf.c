@@ -1,9 +1,11 @@
 /*
- * routing = bgp (lab/topology_bgp.c, lab/frrconf.c): the knobs and their
- * errors, the ASNs and BGP neighbours, the FRR configurations written for
+ * FRR's configurations (lab/topology_bgp.c, lab/frrconf.c): the knobs and
+ * their errors, the ASNs and BGP neighbours (sites, [link]s between
+ * routers, in the peer's AS), the configurations written for
  * topology/bgp-simple.ini (golden files in tests/unit/data/frrconf/), the
- * knobs and `frr =` lines in them, and FRR's dry run (when FRR is
- * installed). Run from the repository root.
+ * knobs and `frr =` lines in them, the routers' of check --frr with
+ * routing = static, and FRR's dry run (when FRR is installed). Run from
+ * the repository root.
  */
 #include <arpa/inet.h>
 #include <setjmp.h>
@@ -184,9 +186,9 @@ static void test_errors(void **state)
 		      "damping_suppress (a route is suppressed above damping_suppress and reused "
 		      "below damping_reuse)\n");
 	expect_errors(BGP, dup, 1,
-		      "--set b.asn=65101: [site b]: AS 65101 is also [site a]'s: expected one AS "
-		      "per router and per site (routers are AS 65001 + their index, sites 65101 + "
-		      "theirs unless asn says otherwise)\n");
+		      "--set b.asn=65101: [site b]: AS 65101 is also [site a]'s: expected an AS of "
+		      "its own for each site (sites are AS 65101 + their index unless asn says "
+		      "otherwise, routers 65001 + theirs)\n");
 	expect_errors(BGP, stat, 2,
 		      "--set a.frr=x: [site a] frr: FRR runs only with [lab] routing = bgp\n");
 }
@@ -224,12 +226,102 @@ static void test_dry_run(void **state)
 	free(t);
 }
 
+/* [link]s between routers: one neighbour each, in the peer's AS; with
+ * routing = static only those (check --frr), with bgp the sites too */
+static void test_two_routers(void **state)
+{
+	char *bgp[] = {"routing=bgp"};
+	struct topology *t = new_topology();
+	char *c;
+
+	(void)state;
+	load_ok(t, "topology/two-routers.ini", NULL, 0);
+	c = conf(t, "r1", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, "\nhostname r1\n"));
+	assert_non_null(strstr(c, "\nrouter bgp 65001\n bgp router-id 198.18.40.1\n"));
+	assert_non_null(strstr(c, "\n neighbor 198.18.32.2 remote-as 65002\n"));
+	assert_null(strstr(c, "198.18.32.1 ")); /* not itself */
+	assert_null(strstr(c, "198.18.0.2"));	/* no site: routing = static */
+	free(c);
+	c = conf(t, "r2", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, "\nrouter bgp 65002\n bgp router-id 198.18.40.2\n"));
+	assert_non_null(strstr(c, "\n neighbor 198.18.32.1 remote-as 65001\n"));
+	free(c);
+	load_ok(t, "topology/two-routers.ini", bgp, 1);
+	c = conf(t, "r1", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, "\n neighbor 198.18.32.2 remote-as 65002\n"));
+	assert_non_null(strstr(c, "\n neighbor 198.18.0.2 remote-as 65101\n"));
+	free(c);
+	c = conf(t, "b", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, "\nrouter bgp 65102\n"));
+	free(c);
+	free(t);
+}
+
+/* one neighbour per [link], in the peer's own AS (asn set or default);
+ * iBGP between routers that share one: next-hop-self */
+static void test_square(void **state)
+{
+	char *shared[] = {"r5.asn=65004"};
+	struct topology *t = new_topology();
+	char *c;
+
+	(void)state;
+	load_ok(t, "tests/unit/data/topology/routers.ini", NULL, 0);
+	c = conf(t, "r4", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, "\nrouter bgp 65004\n"));
+	assert_non_null(strstr(c, " neighbor 198.18.32.5 remote-as 64512\n")); /* r2's asn */
+	assert_non_null(strstr(c, " neighbor 198.18.32.14 remote-as 65003\n"));
+	assert_non_null(strstr(c, " neighbor 198.18.32.17 remote-as 65005\n"));
+	assert_null(strstr(c, "next-hop-self"));
+	free(c);
+	c = conf(t, "r5", FRRCONF_BGPD, NULL); /* one link */
+	assert_non_null(strstr(c, " neighbor 198.18.32.18 remote-as 65004\n"));
+	assert_null(strstr(c, "198.18.32.5"));
+	free(c);
+	load_ok(t, "tests/unit/data/topology/routers.ini", shared, 1);
+	c = conf(t, "r5", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, " neighbor 198.18.32.18 remote-as 65004\n"
+				  " neighbor 198.18.32.18 description router r4\n"
+				  " neighbor 198.18.32.18 timers connect 10\n"
+				  " neighbor 198.18.32.18 advertisement-interval 0\n"
+				  " neighbor 198.18.32.18 next-hop-self\n"));
+	free(c);
+	free(t);
+}
+
+/* check --frr's routers with routing = static: FRR's dry run takes them */
+static void test_static_dry_run(void **state)
+{
+	struct topology *t = new_topology();
+	char *errs = NULL;
+	size_t len = 0;
+	FILE *err;
+
+	(void)state;
+	if (access(FRR_VTYSH, X_OK) != 0 || access(FRR_BGPD, X_OK) != 0) {
+		free(t);
+		skip();
+	}
+	load_ok(t, "tests/unit/data/topology/routers.ini", NULL, 0);
+	err = open_memstream(&errs, &len);
+	for (int n = 0; n < t->nnodes; n++)
+		if (t->nodes[n].kind == TOPO_ROUTER)
+			assert_int_equal(frrconf_check_node(t, n, err), 0);
+	fclose(err);
+	assert_string_equal(errs, "");
+	free(errs);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_golden), cmocka_unit_test(test_neighbors_and_asns),
-	    cmocka_unit_test(test_knobs),  cmocka_unit_test(test_frr_lines),
-	    cmocka_unit_test(test_errors), cmocka_unit_test(test_dry_run),
+	    cmocka_unit_test(test_golden),	   cmocka_unit_test(test_neighbors_and_asns),
+	    cmocka_unit_test(test_knobs),	   cmocka_unit_test(test_frr_lines),
+	    cmocka_unit_test(test_errors),	   cmocka_unit_test(test_dry_run),
+	    cmocka_unit_test(test_two_routers),	   cmocka_unit_test(test_square),
+	    cmocka_unit_test(test_static_dry_run),
 	};
 
 	return cmocka_run_group_tests_name("frrconf", tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /*
  * The live status line of a run (lab/progress.h): its formatting in every
- * phase, the client_progress events it reads, and the share "to the dead
- * site" it computes from two of them.
+ * phase and at every width, the client_progress and capture_progress
+ * events it reads, and the share "to the dead site" it computes from them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,14 +12,17 @@
 
 #include <cmocka.h>
 
+#include "clocks.h"
+#include "lab/lab.h"
 #include "lab/progress.h"
+#include "wire.h"
 
 #define S 1000000000LL
 
 static const char *format(const struct progress_view *v)
 {
 	static char buf[256];
-	int n = progress_format(buf, sizeof(buf), v);
+	int n = progress_format(buf, sizeof(buf), v, 0);
 
 	assert_int_equal(n, (int)strlen(buf));
 	return buf;
@@ -34,6 +37,7 @@ static void test_format_phases(void **state)
 	    .fail_at_ns = 3 * S,
 	    .sent = -1,
 	    .dead = "a",
+	    .window_ns = S,
 	};
 
 	(void)state;
@@ -44,6 +48,11 @@ static void test_format_phases(void **state)
 	v.scheme[PROGRESS_ANYCAST].present = 1;
 	v.scheme[PROGRESS_DNS].present = 1;
 	assert_string_equal(format(&v), "[traffic] 0.5/10.0 s, failure at 3.0 s  no counts yet");
+	/* the captures have counts before the clients' first second */
+	v.scheme[PROGRESS_ANYCAST].to_dead = v.scheme[PROGRESS_ANYCAST].resolved = 150;
+	assert_string_equal(format(&v), "[traffic] 0.5/10.0 s, failure at 3.0 s  to a (last 1 s): "
+					"anycast 100% dns -");
+	v.scheme[PROGRESS_ANYCAST].to_dead = v.scheme[PROGRESS_ANYCAST].resolved = 0;
 	v.elapsed_ns = 2100 * 1000000LL;
 	v.sent = 5400;
 	v.scheme[PROGRESS_ANYCAST].to_dead = 1480;
@@ -76,6 +85,7 @@ static void test_format_label_and_one_scheme(void **state)
 	    .total_ns = 10 * S,
 	    .sent = 4000,
 	    .dead = "a",
+	    .window_ns = 500 * 1000000LL,
 	};
 
 	(void)state;
@@ -83,24 +93,98 @@ static void test_format_label_and_one_scheme(void **state)
 	v.scheme[PROGRESS_ANYCAST].to_dead = 1;
 	v.scheme[PROGRESS_ANYCAST].resolved = 1000;
 	assert_string_equal(format(&v), "ttl=30 2/4 [observing] 4.0/10.0 s  sent 4000  to a (last "
-					"1 s): anycast 0%");
+					"0.5 s): anycast 0%");
 	/* no failing site: no share */
 	v.dead = "";
 	assert_string_equal(format(&v), "ttl=30 2/4 [observing] 4.0/10.0 s  sent 4000");
 }
 
-/* a buffer too small is cut, never overrun */
+/* a buffer too small keeps whole fields, never overrun */
 static void test_format_truncates(void **state)
 {
 	struct progress_view v = {
-	    .phase = PROGRESS_OBSERVING, .total_ns = S, .sent = 1, .dead = "a"};
+	    .phase = PROGRESS_OBSERVING, .total_ns = S, .sent = 1, .dead = "a", .window_ns = S};
 	char buf[16];
 
 	(void)state;
 	memset(buf, 'x', sizeof(buf));
-	assert_int_equal(progress_format(buf, sizeof(buf), &v), 15);
-	assert_string_equal(buf, "[observing] 0.0");
-	assert_int_equal(progress_format(buf, 0, &v), 0);
+	assert_int_equal(progress_format(buf, sizeof(buf), &v, 0), 15);
+	assert_string_equal(buf, "[obs] 0.0s a: -");
+	assert_int_equal(progress_format(buf, 0, &v, 0), 0);
+}
+
+/* every maximal run of digits of line is one of full's: no number cut */
+static void assert_numbers_whole(const char *line, const char *full)
+{
+	for (const char *p = line; *p;) {
+		size_t n = strspn(p, "0123456789"), found = 0;
+		if (n == 0) {
+			p++;
+			continue;
+		}
+		for (const char *q = full; *q && !found;) {
+			size_t m = strspn(q, "0123456789");
+			if (m == 0) {
+				q++;
+				continue;
+			}
+			found = m == n && memcmp(p, q, n) == 0;
+			q += m;
+		}
+		if (!found)
+			fail_msg("\"%s\": %.*s is not a number of \"%s\"", line, (int)n, p, full);
+		p += n;
+	}
+}
+
+/* at 40, 60, 80 and 120 columns, with a sweep's long label and large
+ * counts: never wider, never a number cut, both schemes always there */
+static void test_format_widths(void **state)
+{
+	static const int widths[] = {40, 60, 80, 120};
+	static const char *const labels[] = {NULL, "ttl=30 3/12",
+					     "ttl=30 probe_interval=250ms 3/12"};
+	struct progress_view v = {
+	    .phase = PROGRESS_OBSERVING,
+	    .elapsed_ns = 123400 * 1000000LL,
+	    .total_ns = 600 * S,
+	    .sent = 12345678,
+	    .dead = "a",
+	    .window_ns = 500 * 1000000LL,
+	};
+	char full[512], buf[512];
+
+	(void)state;
+	v.scheme[PROGRESS_ANYCAST].present = 1;
+	v.scheme[PROGRESS_ANYCAST].resolved = 98765;
+	v.scheme[PROGRESS_DNS].present = 1;
+	v.scheme[PROGRESS_DNS].to_dead = 57;
+	v.scheme[PROGRESS_DNS].resolved = 100;
+	for (size_t l = 0; l < sizeof(labels) / sizeof(labels[0]); l++) {
+		for (int cut = 0; cut < 2; cut++) {
+			v.label = labels[l];
+			v.phase = cut ? PROGRESS_DRAINING : PROGRESS_OBSERVING;
+			v.scheme[PROGRESS_DNS].cut = cut;
+			progress_format(full, sizeof(full), &v, 0);
+			for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+				int n = progress_format(buf, sizeof(buf), &v, widths[w]);
+				assert_int_equal(n, (int)strlen(buf));
+				assert_true(n <= widths[w]);
+				assert_numbers_whole(buf, full);
+				assert_true(strstr(buf, "any 0%") || strstr(buf, "anycast 0%"));
+				assert_non_null(strstr(buf, cut ? "dns 57% cut" : "dns 57%"));
+				if (widths[w] == 120)
+					assert_string_equal(buf, full);
+			}
+		}
+	}
+	/* the long line at 80, shortened field by field */
+	v.label = "ttl=30 probe_interval=250ms 3/12";
+	v.phase = PROGRESS_OBSERVING;
+	v.scheme[PROGRESS_DNS].cut = 0;
+	progress_format(buf, sizeof(buf), &v, 80);
+	assert_string_equal(buf, "30 250ms 3/12 [observing] 123.4/600.0 s sent 12345678  to a: "
+				 "any 0% dns 57%");
 }
 
 static void test_parse(void **state)
@@ -160,12 +244,112 @@ static void test_share(void **state)
 	assert_true(resolved == 0 && to_dead == 0);
 }
 
+/* the collector's event, as collector.c writes it */
+static void test_parse_capture(void **state)
+{
+	struct progress_capsample s;
+
+	(void)state;
+	assert_int_equal(
+	    progress_parse_capture(
+		"{\"t\": 1700000000100000000, \"node\": \"core\", \"agent\": \"collector\", "
+		"\"event\": \"capture_progress\", \"links\": {\"a\": {\"probe\": 40, "
+		"\"anycast\": 900, \"dns\": 300, \"other\": 0, \"anycast_last_ns\": "
+		"1700000000090000000, \"dns_last_ns\": 1700000000095000000}, \"b\": "
+		"{\"probe\": 40, \"anycast\": 100, \"dns\": 700, \"other\": 2, "
+		"\"anycast_last_ns\": 1700000000099000000, \"dns_last_ns\": null}}}\n",
+		"a", &s),
+	    0);
+	assert_true(s.t_ns == 1700000000100000000LL);
+	assert_true(s.dead[PROGRESS_ANYCAST] == 900 && s.all[PROGRESS_ANYCAST] == 1000);
+	assert_true(s.dead[PROGRESS_DNS] == 300 && s.all[PROGRESS_DNS] == 1000);
+	assert_true(s.dead_last_ns[PROGRESS_ANYCAST] == 1700000000090000000LL);
+	assert_true(s.all_last_ns[PROGRESS_ANYCAST] == 1700000000099000000LL);
+	assert_true(s.all_last_ns[PROGRESS_DNS] == 1700000000095000000LL);
+	assert_int_equal(
+	    progress_parse_capture("{\"t\": 5, \"event\": \"capture_stats\"}", "a", &s), -1);
+	assert_int_equal(
+	    progress_parse_capture("{\"event\": \"capture_progress\", \"links\": {}}", "a", &s),
+	    -1);
+	assert_int_equal(progress_parse_capture("{\"t\": 5, \"event\": \"capture_pro", "a", &s),
+			 -1);
+}
+
+/* samples every 100 ms: anycast moves off a at 1.0 s, dns keeps going to a
+ * until the traffic stops at 2.0 s */
+static void test_capshare(void **state)
+{
+	struct progress_capsample s[30];
+	int64_t to_dead, seen;
+	int n = 0;
+
+	(void)state;
+	memset(s, 0, sizeof(s));
+	for (int i = 0; i < 30; i++, n++) {
+		int64_t t = i * 100 * 1000000LL;
+		s[i].t_ns = t;
+		if (i > 0)
+			s[i] = s[i - 1];
+		s[i].t_ns = t;
+		if (i == 0 || i > 20) /* traffic from 0.1 to 2.0 s */
+			continue;
+		s[i].all[PROGRESS_ANYCAST] += 30;
+		s[i].all[PROGRESS_DNS] += 30;
+		s[i].dead[PROGRESS_DNS] += 10;
+		s[i].dead_last_ns[PROGRESS_DNS] = t;
+		s[i].all_last_ns[PROGRESS_DNS] = t;
+		s[i].all_last_ns[PROGRESS_ANYCAST] = t;
+		if (i <= 10) {
+			s[i].dead[PROGRESS_ANYCAST] += 30;
+			s[i].dead_last_ns[PROGRESS_ANYCAST] = t;
+		}
+	}
+	/* at 1.0 s: the last 0.5 s all to a */
+	to_dead = seen = 0;
+	progress_capshare(s, 11, PROGRESS_ANYCAST, 500 * 1000000LL, &to_dead, &seen);
+	assert_true(to_dead == 150 && seen == 150);
+	/* 0.2 s later the share has moved: 3 of 5 samples to b */
+	to_dead = seen = 0;
+	progress_capshare(s, 13, PROGRESS_ANYCAST, 500 * 1000000LL, &to_dead, &seen);
+	assert_true(to_dead == 90 && seen == 150);
+	/* after the traffic: the last window before it stopped, not "-" */
+	to_dead = seen = 0;
+	progress_capshare(s, n, PROGRESS_ANYCAST, 500 * 1000000LL, &to_dead, &seen);
+	assert_true(to_dead == 0 && seen == 150);
+	to_dead = seen = 0;
+	progress_capshare(s, n, PROGRESS_DNS, 500 * 1000000LL, &to_dead, &seen);
+	assert_true(to_dead == 50 && seen == 150);
+	/* one sample: nothing */
+	to_dead = seen = 0;
+	progress_capshare(s, 1, PROGRESS_DNS, 500 * 1000000LL, &to_dead, &seen);
+	assert_true(to_dead == 0 && seen == 0);
+	/* dns reached a until the end: cut; anycast had left it: not */
+	assert_true(progress_capcut(&s[n - 1], PROGRESS_DNS, 300 * 1000000LL));
+	assert_false(progress_capcut(&s[n - 1], PROGRESS_ANYCAST, 300 * 1000000LL));
+	/* no failure yet, or the last request to a before t0: not cut */
+	assert_false(progress_capcut(&s[n - 1], PROGRESS_DNS, 0));
+	assert_false(progress_capcut(&s[n - 1], PROGRESS_DNS, 2500 * 1000000LL));
+}
+
+/* the collector tells the schemes apart by the ids the lab gives */
+static void test_client_ids(void **state)
+{
+	(void)state;
+	assert_int_equal(WIRE_DNS_CLIENT_BASE, CLOCKS_DNS_CLIENT_BASE);
+	assert_int_equal(WIRE_DNS_CLIENT_BASE, LAB_DNS_CLIENT_ID(0));
+	assert_int_equal(WIRE_PROBE_CLIENT, CLOCKS_PROBE_CLIENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_format_phases),
 	    cmocka_unit_test(test_format_label_and_one_scheme),
 	    cmocka_unit_test(test_format_truncates),
+	    cmocka_unit_test(test_format_widths),
+	    cmocka_unit_test(test_parse_capture),
+	    cmocka_unit_test(test_capshare),
+	    cmocka_unit_test(test_client_ids),
 	    cmocka_unit_test(test_parse),
 	    cmocka_unit_test(test_share),
 	};

@@ -446,6 +446,66 @@ static void test_control_rejects_change_nothing(void **state)
 	unlink(path);
 }
 
+/* -a SITE=ADDR,via=NEXTHOP,hops=N: a site behind other routers */
+static void test_acl_via_hops_parse(void **state)
+{
+	struct routed_acl acl;
+	static const char *bad[] = {"a=198.18.0.2,",
+				    "a=198.18.0.2,via=",
+				    "a=198.18.0.2,via=x",
+				    "a=198.18.0.2,via=0.0.0.0",
+				    "a=198.18.0.2,hops=256",
+				    "a=198.18.0.2,hops=-1",
+				    "a=198.18.0.2,hops=",
+				    "a=198.18.0.2,cost=3",
+				    "a=198.18.0.2,hops=1,hops=2",
+				    "198.18.0.2,hops=1",
+				    "a=,via=198.18.32.1"};
+
+	(void)state;
+	memset(&acl, 0, sizeof(acl));
+	assert_int_equal(routed_acl_add_sender(&acl, "a=198.18.0.2,via=198.18.32.1,hops=2"), 0);
+	assert_string_equal(acl.senders[0].site, "a");
+	assert_int_equal(acl.senders[0].addr.s_addr, addr("198.18.0.2").s_addr);
+	assert_int_equal(acl.senders[0].via.s_addr, addr("198.18.32.1").s_addr);
+	assert_int_equal(acl.senders[0].hops, 2);
+	assert_int_equal(routed_acl_add_sender(&acl, "b=198.18.0.6,hops=0"), 0);
+	assert_int_equal(acl.senders[1].via.s_addr, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (routed_acl_add_sender(&acl, bad[i]) != -1)
+			fail_msg("-a '%s' accepted", bad[i]);
+	assert_int_equal(acl.nsenders, 2);
+}
+
+/* the route of a site two routers away: via the neighbour, 2 * 2^24 + metric;
+ * its withdrawal deletes exactly that */
+static void test_control_via_hops(void **state)
+{
+	struct routed rd;
+	const int64_t t = 1000 * NSEC_PER_SEC;
+
+	(void)state;
+	routed_control_init(&rd, &kernel, NULL, NULL);
+	assert_int_equal(routed_acl_add_sender(&rd.acl, "a=198.18.0.2,via=198.18.32.1,hops=2"), 0);
+	assert_int_equal(routed_acl_add_sender(&rd.acl, "b=198.18.0.6"), 0);
+	assert_int_equal(routed_acl_add_prefix(&rd.acl, "198.19.0.1/32"), 0);
+	send_line(&rd, "ANNOUNCE a 198.19.0.1/32 10\n", "198.18.0.2", t);
+	assert_string_equal(fk.log, "change 198.19.0.1/32 via 198.18.32.1 metric 33554442;");
+	send_line(&rd, "ANNOUNCE b 198.19.0.1/32 20\n", "198.18.0.6", t + 1);
+	assert_string_equal(fk.log, "change 198.19.0.1/32 via 198.18.0.6 metric 20;");
+	send_line(&rd, "WITHDRAW a 198.19.0.1/32\n", "198.18.0.2", t + 2);
+	assert_string_equal(fk.log, "delete 198.19.0.1/32 via 198.18.32.1 metric 33554442;");
+	/* a metric that does not fit above the hops: refused, nothing asked */
+	assert_int_equal(routed_acl_add_sender(&rd.acl, "c=198.18.0.10,via=198.18.32.5,hops=255"),
+			 0);
+	send_line(&rd, "ANNOUNCE c 198.19.0.1/32 16777216\n", "198.18.0.10", t + 3);
+	assert_string_equal(fk.log, "");
+	assert_int_equal(rd.rejected, 1);
+	assert_int_equal(rd.applied, 2);
+	assert_int_equal(rd.withdrawn, 1);
+	routed_control_close(&rd);
+}
+
 static void test_control_malformed_is_bad_not_rejected(void **state)
 {
 	struct routed rd;
@@ -479,6 +539,8 @@ int main(void)
 	    cmocka_unit_test(test_acl_open_and_none),
 	    cmocka_unit_test_setup(test_control_rejects_change_nothing, setup),
 	    cmocka_unit_test_setup(test_control_malformed_is_bad_not_rejected, setup),
+	    cmocka_unit_test(test_acl_via_hops_parse),
+	    cmocka_unit_test_setup(test_control_via_hops, setup),
 	};
 
 	return cmocka_run_group_tests_name("routed", tests, NULL, NULL);

@@ -289,6 +289,15 @@ static void roundtrip(const char *path, char *const sets[], int nsets)
 		assert_int_equal(a->sticky_ns, b->sticky_ns);
 		assert_true(a->quorum == b->quorum);
 		assert_int_equal(a->fail_closed, b->fail_closed);
+		assert_int_equal(a->asn, b->asn);
+		assert_int_equal(a->router_id.s_addr, b->router_id.s_addr);
+	}
+	assert_int_equal(t->routing, u->routing);
+	assert_int_equal(t->nrlinks, u->nrlinks);
+	for (int i = 0; i < t->nrlinks; i++) {
+		assert_int_equal(t->rlinks[i].a, u->rlinks[i].a);
+		assert_int_equal(t->rlinks[i].b, u->rlinks[i].b);
+		assert_int_equal(t->rlinks[i].a_addr.s_addr, u->rlinks[i].a_addr.s_addr);
 	}
 	assert_string_equal(t->dns_name, u->dns_name);
 	assert_true(t->sticky_share == u->sticky_share);
@@ -349,6 +358,7 @@ static void test_print_roundtrip(void **state)
 	roundtrip(DATA "sticky.ini", sticky_sets, 5);
 	roundtrip(DATA "sticky.ini", share_sets, 1);
 	roundtrip("topology/compare.ini", compare_sets, 2);
+	roundtrip(DATA "routers.ini", NULL, 0);
 }
 
 static void test_format(void **state)
@@ -428,7 +438,7 @@ static void test_error_forms(void **state)
 	expect_errors(DATA "err_unknown_kind.ini", NULL, 0,
 		      DATA "err_unknown_kind.ini:3: unknown section kind 'switch' (expected [lab], "
 			   "[router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
-			   "[resolver NAME], [zone NAME] or [name NAME])\n");
+			   "[resolver NAME], [link ROUTER ROUTER], [zone NAME] or [name NAME])\n");
 	expect_errors(DATA "err_no_site.ini", NULL, 0,
 		      DATA "err_no_site.ini: no [site] section: a lab needs at least one site\n");
 }
@@ -442,10 +452,11 @@ static void test_error_paths(void **state)
 	(void)state;
 	expect_errors(DATA "err_paths.ini", sets, 2,
 		      DATA "err_paths.ini:11: [router edge]: not connected to router 'core' (line "
-			   "5): expected one [router] for the whole lab (routers have no links "
-			   "to each other)\n"
+			   "5): no [link] names it; expected a [link] section such as [link core "
+			   "edge]\n"
 			   "--set c1.link=edge: [client c1] link: no path to any site: no [site] "
-			   "is linked to router 'edge'; expected the router of a site\n");
+			   "is linked to router 'edge' or to a router connected to it; expected "
+			   "the router of a site\n");
 }
 
 static void test_error_missing_file(void **state)
@@ -474,7 +485,7 @@ static void test_error_sets(void **state)
 	    "--set noeq: expected key=value or node.key=value\n"
 	    "--set s1.colour=1: unknown key 'colour' in [site s1] (expected: link, address, "
 	    "metric, fail, probe_interval, probe_timeout, probe_down, probe_up, asn)\n"
-	    "--set r1.x=1: unknown key 'x' in [router r1] (a router takes no keys)\n"
+	    "--set r1.x=1: unknown key 'x' in [router r1] (expected: asn)\n"
 	    "--set c1.rate=0: expected requests per second from 0.001 to 1000000, such as "
 	    "1000 or 0.5\n"
 	    "--set name=: expected a name of 1 to 12 characters from a-z, 0-9 and '-', "
@@ -546,7 +557,7 @@ static void test_error_limits(void **state)
 		    p,
 		    "%s:%d: unknown section kind 'switch' (expected [lab], [router NAME], "
 		    "[site NAME], [client NAME], [dns NAME], [prober NAME], [resolver NAME], "
-		    "[zone NAME] or [name NAME])\n",
+		    "[link ROUTER ROUTER], [zone NAME] or [name NAME])\n",
 		    path, i + 1);
 	sprintf(p, "%s: too many errors, stopping\n", path);
 	expect_errors(path, NULL, 0, text);

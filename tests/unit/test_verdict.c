@@ -106,17 +106,25 @@ static void client_events(const char *dir, const char *node, const char *agent, 
 	ev(dir, name, T0 + 7 * S + MS, "client_summary", extra);
 }
 
+/* what site_failed says besides: "routes" in a lab of several routers */
+static const char *fail_extra = "";
+
 /* lab_events: the lab's events; interrupted: -1 no traffic_stopped, else
  * its flag, stopped at stop */
 static void lab_events(const char *dir, int interrupted, int64_t stop)
 {
+	char failed[512];
+
 	put(dir, "topology.ini", "[lab]\nname = t\nport = 7000\ntimeout = 500ms\n");
 	ev(dir, "lab.events.jsonl", T0 - 5 * S, "lab_up", ",\"lab\":\"t\",\"port\":7000");
 	ev(dir, "lab.events.jsonl", T0 - 3 * S, "traffic_started",
 	   ",\"fail_at_ns\":3000000000,\"duration_ns\":10000000000");
-	ev(dir, "lab.events.jsonl", T0, "site_failed",
-	   ",\"site\":\"a\",\"via\":\"198.18.0.2\",\"prefix\":\"198.19.0.1/32\","
-	   "\"address\":\"" ADDR_A "\",\"how\":\"sigkill\",\"killed_ns\":1700000000123556789");
+	snprintf(failed, sizeof(failed),
+		 ",\"site\":\"a\",\"via\":\"198.18.0.2\",\"prefix\":\"198.19.0.1/32\","
+		 "\"address\":\"" ADDR_A
+		 "\",\"how\":\"sigkill\",\"killed_ns\":1700000000123556789%s",
+		 fail_extra);
+	ev(dir, "lab.events.jsonl", T0, "site_failed", failed);
 	if (interrupted >= 0)
 		ev(dir, "lab.events.jsonl", stop, "traffic_stopped",
 		   interrupted ? ",\"interrupted\":true" : ",\"interrupted\":false");
@@ -474,6 +482,48 @@ static void test_healthy_route_withdrawn(void **state)
 	json_decref(root);
 }
 
+/* several routers: the failed site's route leaves r2's FIB too, via r1
+ * (site_failed's "routes"); that is no healthy route withdrawn, but the
+ * same next hop at another metric, or before t0, is */
+static void test_healthy_route_withdrawn_routers(void **state)
+{
+	const char *dir = *state;
+	const char *col = "r2.collector.events.jsonl";
+	json_t *root;
+
+	fail_extra = ",\"routes\":[{\"router\":\"core\",\"via\":\"198.18.0.2\",\"metric\":10},"
+		     "{\"router\":\"r2\",\"via\":\"198.18.32.1\",\"metric\":16777226}]";
+	valid_run(dir);
+	fail_extra = "";
+	ev(dir, col, T0 + 300 * MS, "route_deleted",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.32.1\",\"metric\":16777226");
+	json_decref(expect(dir, 1, NULL));
+	/* another site's route through r1: not the failed one */
+	ev(dir, col, T0 + 400 * MS, "route_deleted",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.32.1\",\"metric\":16777236");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "healthy_route_withdrawn",
+		    "the route to 198.19.0.1/32 via 198.18.32.1 left the router's FIB once, first "
+		    "at t0 + 0.400 s, though it is not the failing site's link",
+		    1);
+	json_decref(root);
+}
+
+/* a route_deleted event's node and metric, and site_failed's routes, read */
+static void test_fail_routes_malformed(void **state)
+{
+	const char *dir = *state;
+	char err[512];
+	struct clocks_input in;
+
+	fail_extra = ",\"routes\":[{\"router\":\"r2\",\"via\":\"nowhere\",\"metric\":1}]";
+	valid_run(dir);
+	fail_extra = "";
+	assert_int_equal(clocks_load(dir, &in, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "site_failed has an entry without router, via and metric in "
+				    "\"routes\""));
+}
+
 /* routing = bgp: a route leaves the FIB by a replacement via another next
  * hop (zebra), with no deletion of its own */
 static void test_healthy_route_replaced(void **state)
@@ -827,7 +877,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_loss_mismatch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_site_dead, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn_routers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_replaced, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fail_routes_malformed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_drops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_stats_missing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_missing, setup, teardown),
