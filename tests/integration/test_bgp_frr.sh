@@ -4,7 +4,8 @@
 # line FRR rejects is refused before anything is built, with nothing left
 # behind; a run is valid, the router's route to the service is bgpd's
 # (proto bgp) before t0 and moves to site b after the kill; the same
-# topology with routing = static gives the baseline; vtysh, as the docs say,
+# topology with routing = static gives the baseline; with two routers
+# (topology/two-routers.ini) the withdrawal crosses an AS; vtysh, as the docs say,
 # reaches the daemons of an `up` lab, bfdd's sessions among them; after
 # `down` no FRR process, socket, pid file or namespace remains; a bgpd that
 # dies mid-run makes the run invalid (exit status 3, agent_exited), and its
@@ -78,6 +79,25 @@ assert_gt "$moved" "$removed" "the route moved to b after the address left a's l
 echo "BGP withdrawal: address removed -> FIB via b in $(( (moved - removed) / 1000000 )) ms"
 echo "failover window: bgp $bgp_window s, static $static_window s (steer: bgp $bgp_steer s, static $static_steer s)"
 
+# two routers in their own ASes ([link r1 r2]): r1 reaches the service via
+# its own site a, then, once a withdraws, via r2 (b's route passed on by
+# eBGP); r2 keeps b throughout
+$STEERLAB run topology/two-routers.ini --quiet --set name=$lab --set routing=bgp --out "$out/two" \
+	>"$out/two.txt" || fail "two routers, routing = bgp: run exited with status $?"
+[ "$(json "$out/two/clocks.json" .valid)" = true ] || fail "two routers: the run is not valid"
+t0=$(jq -r 'select(.event == "site_failed") | .t' "$out/two/lab.events.jsonl")
+r1=$(jq -r --argjson t0 "$t0" 'select(.event == "route_added" and .prefix == "198.19.0.1/32")
+	| "\(if .t < $t0 then "before" else "after" end) \(.via) \(.protocol)"' \
+	"$out/two/r1.collector.events.jsonl" | tr '\n' ',')
+[ "$r1" = "before 198.18.0.2 186,after 198.18.32.2 186," ] ||
+	fail "two routers: r1's routes to the service: expected via a, then via r2, got '$r1'"
+r2=$(jq -r --argjson t0 "$t0" 'select((.event == "route_added" or .event == "route_deleted") and
+	.prefix == "198.19.0.1/32" and .t > $t0 and .t < $t0 + 5000000000) | .via' \
+	"$out/two/r2.collector.events.jsonl")
+[ -z "$r2" ] || fail "two routers: r2's route changed after t0: $r2"
+echo "ok: two routers: r1 moved from a to r2 (b) by BGP, r2 kept b; window" \
+	"$(json "$out/two/clocks.json" .schemes.anycast.window_s) s"
+
 # up (with BFD: bfdd runs too): the documented vtysh command reaches the
 # router's daemons
 $STEERLAB up $topo --set name=$lab --set bfd=yes --set bfd_interval=100ms --out "$out/up" >/dev/null
@@ -86,9 +106,12 @@ echo "$summary"
 echo "$summary" | grep -q 'local AS number 65001' || fail "vtysh: not the router's bgpd"
 echo "$summary" | grep -Eq '^a\(198\.18\.0\.2\) +4 +65101 .* 2 +[0-9]+ site a$' ||
 	fail "vtysh: no established session with site a (2 prefixes received)"
-bfd=$(ip netns exec $lab-core vtysh --vty_socket /run/steerlab/$lab/frr/core -c 'show bfd peers brief')
+bfd_up() {
+	bfd=$(ip netns exec $lab-core vtysh --vty_socket /run/steerlab/$lab/frr/core -c 'show bfd peers brief')
+	[ "$(grep -c ' up *$' <<<"$bfd")" -eq 2 ]
+}
+wait_until 10 bfd_up || { echo "$bfd"; fail "vtysh: the router's two BFD sessions are not up after 10 s"; }
 echo "$bfd"
-[ "$(grep -c ' up *$' <<<"$bfd")" -eq 2 ] || fail "vtysh: the router's two BFD sessions are not up"
 echo "ok: bfdd runs in every node and the router's BFD sessions are up"
 $STEERLAB down $lab
 assert_no_leftovers $lab "$out/up"
