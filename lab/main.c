@@ -581,7 +581,8 @@ static int cmd_repeat(const struct cmd_args *a, const char *bindir)
 
 	n = (int)strtonum(a->repeat, 1, REPEAT_MAX, &errstr);
 	if (errstr != NULL) {
-		fprintf(stderr, "steerlab: run: --repeat %s: expected a number of runs from 1 to %d\n",
+		fprintf(stderr,
+			"steerlab: run: --repeat %s: expected a number of runs from 1 to %d\n",
 			a->repeat, REPEAT_MAX);
 		return 2;
 	}

@@ -60,10 +60,11 @@ int repeat_parse(struct sweep *sw, const char *file, int n, char *const sets[], 
 	}
 	for (int i = 0; i < nsets; i++) {
 		if (strchr(sets[i], ',') != NULL) {
-			fprintf(err,
-				"steerlab: run: --repeat runs one scenario, but --set %s has several "
-				"values: to vary a parameter, use steerlab sweep\n",
-				sets[i]);
+			fprintf(
+			    err,
+			    "steerlab: run: --repeat runs one scenario, but --set %s has several "
+			    "values: to vary a parameter, use steerlab sweep\n",
+			    sets[i]);
 			return -1;
 		}
 		if (!repeat_seed_set(sets[i], &v)) {
@@ -75,7 +76,8 @@ int repeat_parse(struct sweep *sw, const char *file, int n, char *const sets[], 
 			return -1;
 		}
 		strfmt(value, sizeof(value), "%s", v);
-		for (end = value + strlen(value); end > value && (end[-1] == ' ' || end[-1] == '\t');)
+		for (end = value + strlen(value);
+		     end > value && (end[-1] == ' ' || end[-1] == '\t');)
 			*--end = '\0';
 		if (strcmp(value, "random") == 0)
 			continue;
@@ -148,7 +150,7 @@ void repeat_progress(const struct sweep *sw, const char *dir, int i)
 		if (json_is_number(w))
 			strfmt(line + off, sizeof(line) - off, " window %s%.3f s",
 			       json_is_true(json_object_get(o, "window_lower_bound")) ? "\u2265 "
-										   : "",
+										      : "",
 			       json_number_value(w));
 	}
 	off = strlen(line);

@@ -63,7 +63,7 @@ int repeat_results(const struct sweep *sw, const char *dir);
 
 /* Statistics of one clock over the valid repetitions. */
 struct repeat_stat {
-	int n; /* the values: valid repetitions that have the clock */
+	int n;			      /* the values: valid repetitions that have the clock */
 	double min, median, p95, max; /* NAN when n is 0 */
 	int lower_bound;	      /* one of the values is a lower bound */
 };
@@ -111,7 +111,6 @@ void repeat_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE 
  * its values and a bar at their median, in three panels (detection,
  * window and last packets, requests lost); to_stdout: the PNG to
  * gnuplot's standard output (what the repeat runs), else to spread.png. */
-void repeat_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *out,
-		    int to_stdout);
+void repeat_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *out, int to_stdout);
 
 #endif

@@ -266,8 +266,8 @@ static void repeat_table(const struct sweep *sw, const struct sweep_table *tb, F
 				if (isnan(v[j]))
 					texttable_cell(&t, "-");
 				else if (repeat_clocks[k].count)
-					texttable_cell(&t, "%s%.*f", ge, v[j] == floor(v[j]) ? 0 : 1,
-						       v[j]);
+					texttable_cell(&t, "%s%.*f", ge,
+						       v[j] == floor(v[j]) ? 0 : 1, v[j]);
 				else
 					texttable_cell(&t, "%s%.3f", ge, v[j]);
 			}
@@ -318,7 +318,8 @@ void repeat_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE 
 			struct repeat_stat st;
 			if (repeat_clock_stat(sw, tb, s, k, &st) == 0 && st.lower_bound) {
 				lb = 1;
-				fputs("\n\u2265: lower bounds: in some run the observation ended while "
+				fputs("\n\u2265: lower bounds: in some run the observation ended "
+				      "while "
 				      "a client still sent to the dead site (window_cut).\n",
 				      out);
 			}
@@ -396,8 +397,8 @@ void repeat_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *
 			}
 		fputs("EOD\n", out);
 	}
-	snprintf(title, sizeof(title), "steerlab repeat%s%s: %d valid run%s%s", tb->lab[0] ? ", lab " : "",
-		 tb->lab, used, used == 1 ? "" : "s",
+	snprintf(title, sizeof(title), "steerlab repeat%s%s: %d valid run%s%s",
+		 tb->lab[0] ? ", lab " : "", tb->lab, used, used == 1 ? "" : "s",
 		 invalid ? " (invalid runs left out)" : "");
 	fputs("\nset multiplot layout 3,1 title ", out);
 	repeat_gp_string(out, title);

@@ -517,8 +517,8 @@ static void sweep_plot_fill(FILE *fp, const void *arg)
  * its standard output into png through a temporary file, as the run reports
  * do (probes/report/report_plot.c; lib/subproc.h): gnuplot opens no file of
  * the directory. */
-int sweep_gnuplot(int dirfd, const char *dir, const char *png,
-		  void (*fill)(FILE *, const void *), const void *arg)
+int sweep_gnuplot(int dirfd, const char *dir, const char *png, void (*fill)(FILE *, const void *),
+		  const void *arg)
 {
 	char *argv[] = {"gnuplot", NULL};
 	char err[PATH_MAX + 128];

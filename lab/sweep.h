@@ -148,8 +148,8 @@ int sweep_write_file(const struct sweep *sw, const struct sweep_table *tb, int d
  * standard input, its PNG on its standard output into DIR/png through a
  * temporary file; an older png is removed first. 0, 1 if gnuplot is not
  * installed, -1 (logged). */
-int sweep_gnuplot(int dirfd, const char *dir, const char *png,
-		  void (*fill)(FILE *, const void *), const void *arg);
+int sweep_gnuplot(int dirfd, const char *dir, const char *png, void (*fill)(FILE *, const void *),
+		  const void *arg);
 
 struct sweep_opts {
 	const char *out; /* DIR; NULL: runs/sweep-LAB-KEY-YYYYmmdd-HHMMSS */

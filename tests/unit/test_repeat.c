@@ -91,7 +91,8 @@ static void test_rep_seeds(void **state)
 	(void)state;
 	for (uint32_t base = 0; base < 50; base++)
 		for (unsigned i = 1; i <= REPEAT_MAX; i++) {
-			assert_int_not_equal(jitter_rep_seed(base, i), jitter_rep_seed(base + 1, i));
+			assert_int_not_equal(jitter_rep_seed(base, i),
+					     jitter_rep_seed(base + 1, i));
 			for (unsigned j = 1; j < i; j++)
 				assert_int_not_equal(jitter_rep_seed(base, i),
 						     jitter_rep_seed(base, j));
@@ -372,8 +373,8 @@ static void test_repeat_tables(void **state)
 
 	/* stats.csv: the valid three only */
 	assert_non_null(strstr(stats, "scheme,clock,n,min,median,p95,max,lower_bound\n"));
-	assert_non_null(strstr(
-	    stats, "\nanycast,detect_s,3,0.200000,0.250000,0.295000,0.300000,0\n"));
+	assert_non_null(
+	    strstr(stats, "\nanycast,detect_s,3,0.200000,0.250000,0.295000,0.300000,0\n"));
 	assert_non_null(strstr(stats, "\nanycast,lost_client,3,10,11,11.900,12,0\n"));
 	assert_non_null(strstr(stats, "\ndns,window_s,3,3.500000,3.500000,3.500000,3.500000,1\n"));
 	assert_non_null(strstr(stats, "\ndns,upstream_queries,3,7,7,7,7,0\n"));
@@ -415,16 +416,11 @@ static void test_repeat_tables(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_jitter_no_window),
-	    cmocka_unit_test(test_jitter_deterministic),
-	    cmocka_unit_test(test_jitter_uniform),
-	    cmocka_unit_test(test_rep_seeds),
-	    cmocka_unit_test(test_random_seed),
-	    cmocka_unit_test(test_repeat_parse),
-	    cmocka_unit_test(test_repeat_parse_errors),
-	    cmocka_unit_test(test_topology_keys),
-	    cmocka_unit_test(test_quantiles),
-	    cmocka_unit_test(test_repeat_tables),
+	    cmocka_unit_test(test_jitter_no_window),	cmocka_unit_test(test_jitter_deterministic),
+	    cmocka_unit_test(test_jitter_uniform),	cmocka_unit_test(test_rep_seeds),
+	    cmocka_unit_test(test_random_seed),		cmocka_unit_test(test_repeat_parse),
+	    cmocka_unit_test(test_repeat_parse_errors), cmocka_unit_test(test_topology_keys),
+	    cmocka_unit_test(test_quantiles),		cmocka_unit_test(test_repeat_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
