@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
-#include "log.h"
 #include "jitter.h"
+#include "log.h"
 #include "overrides.h"
 #include "repeat.h"
 #include "run.h"
