@@ -17,6 +17,7 @@
 
 #include "clocks.h"
 #include "event.h"
+#include "jitter.h"
 #include "lab.h"
 #include "log.h"
 #include "netns.h"
@@ -315,8 +316,9 @@ static json_t *run_fail_routes(const struct topology *t, int site)
 
 /* Kill the failing site's service. t0, the site_failed event's t, is
  * stamped before kill(): no request sent before t0 can find the site
- * already dead. killed_ns is when kill() returned. */
-static int run_fail(struct lab *lab, const struct run_opts *o)
+ * already dead. killed_ns is when kill() returned; offset_ns is how far
+ * fail_jitter moved the failure past fail_at. */
+static int run_fail(struct lab *lab, const struct run_opts *o, int64_t offset_ns)
 {
 	const struct topology *t = lab->t;
 	char via[INET_ADDRSTRLEN], prefix[32], service[INET_ADDRSTRLEN], address[INET_ADDRSTRLEN];
@@ -347,10 +349,12 @@ static int run_fail(struct lab *lab, const struct run_opts *o)
 		return -1;
 	}
 	int64_t killed = now_real_ns();
-	event_emit_at(lab->ev, t0, "site_failed", "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?}",
-		      "site", node->name, "via", via, "prefix", prefix, "address", address, "how",
-		      "sigkill", "pid", (int)lab->agents[a].pid, "killed_ns", (json_int_t)killed,
-		      "routes", run_fail_routes(t, n));
+	event_emit_at(lab->ev, t0, "site_failed",
+		      "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?, s:I, s:I}", "site", node->name,
+		      "via", via, "prefix", prefix, "address", address, "how", "sigkill", "pid",
+		      (int)lab->agents[a].pid, "killed_ns", (json_int_t)killed, "routes",
+		      run_fail_routes(t, n), "nominal_at_ns", (json_int_t)t->fail_at_ns,
+		      "jitter_offset_ns", (json_int_t)offset_ns);
 	progress_failed(&run_progress, t0);
 	run_say(o, "failure: killed sited at site %s (t0)", node->name);
 	return 0;
@@ -479,11 +483,25 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 	return rc;
 }
 
-int run_scenario(const struct topology *t, const struct run_opts *o)
+int run_seed(struct topology *t)
+{
+	uint32_t seed;
+
+	if (t->seed >= 0)
+		return 0;
+	if (jitter_random_seed(&seed) == -1) {
+		log_warn("%s: getrandom", __func__);
+		return -1;
+	}
+	t->seed = seed;
+	return 0;
+}
+
+int run_scenario(struct topology *t, const struct run_opts *o)
 {
 	struct lab *lab = &run_lab;
 	char rundir[PATH_MAX];
-	int64_t start = 0, before, stopped = 0;
+	int64_t start = 0, before, stopped = 0, fail_at, offset;
 	int failed = 0, rc = -1, r;
 	FILE *fp;
 
@@ -496,6 +514,11 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 		return -1;
 	if (lab_init(lab, t, rundir, o->bindir) == -1)
 		return -1;
+	/* drawn before topology.ini is written, which then reproduces the run */
+	if (run_seed(t) == -1)
+		return -1;
+	offset = jitter_offset_ns(t->fail_jitter_ns, (uint32_t)t->seed, 0);
+	fail_at = t->fail_at_ns + offset;
 	lab->before_say = run_before_say;
 	if ((fp = lab_fopen_new(rundir, "topology.ini")) != NULL) {
 		topo_print(t, fp);
@@ -505,6 +528,7 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 	progress_init(&run_progress, t, progress_mode_for(stdout, o->quiet), stdout, o->label);
 
 	start = now_mono_ns();
+	run_progress.fail_at_ns = fail_at;
 	if (lab_up(lab) == -1)
 		goto out;
 	run_say(o, "lab %s up: %d namespaces, %d links, %d agents in %.2f s", t->name, t->nnodes,
@@ -525,16 +549,27 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 		goto down;
 	start = now_mono_ns();
 	progress_traffic(&run_progress, start, lab);
-	event_emit(lab->ev, "traffic_started", "{s:I, s:I}", "fail_at_ns",
-		   (json_int_t)t->fail_at_ns, "duration_ns", (json_int_t)t->duration_ns);
-	run_say(o, "traffic: clients sending for %.1f s; failure at %.1f s",
-		(double)t->duration_ns / NSEC_PER_SEC, (double)t->fail_at_ns / NSEC_PER_SEC);
-	if (run_sleep_until(lab, start + t->fail_at_ns) == -1)
+	/* fail_at_ns: when the failure is due, jitter included */
+	event_emit(lab->ev, "traffic_started", "{s:I, s:I, s:I, s:I, s:I}", "fail_at_ns",
+		   (json_int_t)fail_at, "duration_ns", (json_int_t)t->duration_ns,
+		   "nominal_fail_at_ns", (json_int_t)t->fail_at_ns, "fail_jitter_ns",
+		   (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed);
+	if (t->fail_jitter_ns > 0)
+		run_say(o,
+			"traffic: clients sending for %.1f s; failure at %.3f s (fail_at %.3f s "
+			"+ %.3f s of jitter, seed %lld)",
+			(double)t->duration_ns / NSEC_PER_SEC, (double)fail_at / NSEC_PER_SEC,
+			(double)t->fail_at_ns / NSEC_PER_SEC, (double)offset / NSEC_PER_SEC,
+			(long long)t->seed);
+	else
+		run_say(o, "traffic: clients sending for %.1f s; failure at %.1f s",
+			(double)t->duration_ns / NSEC_PER_SEC, (double)fail_at / NSEC_PER_SEC);
+	if (run_sleep_until(lab, start + fail_at) == -1)
 		goto stop;
-	if (run_fail(lab, o) == -1)
+	if (run_fail(lab, o, offset) == -1)
 		goto stop;
 	failed = 1;
-	run_say(o, "observing for %.1f s", (double)(t->duration_ns - t->fail_at_ns) / NSEC_PER_SEC);
+	run_say(o, "observing for %.1f s", (double)(t->duration_ns - fail_at) / NSEC_PER_SEC);
 	/* clients stop by themselves after duration, then wait out their timeout */
 	while (lab_wait_agents(lab, "client*", PROGRESS_TTY_NS) > 0) {
 		progress_tick(&run_progress);
@@ -569,10 +604,11 @@ down:
 		else
 			rc = 0;
 		if (lab->unexpected)
-			fprintf(stderr,
-				"steerlab: %d agent%s ended during the run (above, and agent_exited "
-				"in %s/lab.events.jsonl): this run is invalid\n",
-				lab->unexpected, lab->unexpected == 1 ? "" : "s", rundir);
+			fprintf(
+			    stderr,
+			    "steerlab: %d agent%s ended during the run (above, and agent_exited "
+			    "in %s/lab.events.jsonl): this run is invalid\n",
+			    lab->unexpected, lab->unexpected == 1 ? "" : "s", rundir);
 		if (run_interrupted)
 			fprintf(stderr,
 				"steerlab: the run was interrupted at %.1f s of %.1f s of traffic: "
@@ -580,8 +616,9 @@ down:
 				(double)(stopped - start) / NSEC_PER_SEC,
 				(double)t->duration_ns / NSEC_PER_SEC);
 	} else if (run_interrupted) {
-		fprintf(stderr, "steerlab: interrupted before the failure: nothing to "
-				"analyse (what was captured is in %s)\n",
+		fprintf(stderr,
+			"steerlab: interrupted before the failure: nothing to "
+			"analyse (what was captured is in %s)\n",
 			rundir);
 	}
 out:

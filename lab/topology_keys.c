@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "jitter.h"
 #include "strtonum.h"
 #include "timeutil.h"
 #include "topology_int.h"
@@ -43,6 +44,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"sticky", TOPO_T_DURATION, LAB(sticky_ns), 1, 0, -1, NULL},
     /* routing, and FRR's knobs (topology_bgp.c checks their units) */
     {"routing", TOPO_T_CHOICE, LAB(routing), 0, 0, -1, topo_routing_words},
+    {"fail_jitter", TOPO_T_DURATION, LAB(fail_jitter_ns), 0, 0, -1, NULL},
+    {"seed", TOPO_T_SEED, LAB(seed), 0, 0, -1, NULL},
     {"bgp_keepalive", TOPO_T_DURATION, LAB(bgp_keepalive_ns), 1, 0, -1, NULL},
     {"bgp_hold", TOPO_T_DURATION, LAB(bgp_hold_ns), 0, 0, -1, NULL},
     {"bgp_connect_retry", TOPO_T_DURATION, LAB(bgp_connect_retry_ns), 1, 0, -1, NULL},
@@ -453,6 +456,13 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 			return TOPO_DNAME_RULE;
 		snprintf(dst, TOPO_DNS_NAME_MAX + 2, "%s", s);
 		return NULL;
+	case TOPO_T_SEED:
+		if (strcmp(s, "random") == 0)
+			u = -1;
+		else if (topo_whole(s, 0, JITTER_SEED_MAX, &u) < 0)
+			return "expected random or a whole number from 0 to 4294967295";
+		*(int64_t *)dst = u;
+		return NULL;
 	}
 	return "expected nothing: unknown key type";
 }
@@ -479,6 +489,7 @@ size_t topo_value_size(enum topo_type type)
 	case TOPO_T_UINT:
 		return sizeof(unsigned);
 	case TOPO_T_DURATION:
+	case TOPO_T_SEED:
 		return sizeof(int64_t);
 	case TOPO_T_SIZE:
 		return sizeof(uint64_t);
@@ -564,6 +575,12 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 		break;
 	case TOPO_T_BOOL:
 		snprintf(buf, len, "%s", *(const int *)src ? "yes" : "no");
+		break;
+	case TOPO_T_SEED:
+		if (*(const int64_t *)src < 0)
+			snprintf(buf, len, "random");
+		else
+			snprintf(buf, len, "%lld", (long long)*(const int64_t *)src);
 		break;
 	}
 	return buf;
