@@ -38,9 +38,11 @@ static const char usage_text[] =
 	"usage: steerlab COMMAND [ARGS]\n"
 	"\n"
 	"commands:\n"
-	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back; with\n"
-	"        [--frr DIR]                  --frr, write each router's bgpd configuration\n"
-	"                                     into DIR and have bgpd -C check it\n"
+	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back (with\n"
+	"        [--frr DIR]                  routing = bgp, FRR's configurations too,\n"
+	"                                     checked by FRR's dry run); with --frr, write\n"
+	"                                     each router's (and site's) bgpd configuration\n"
+	"                                     into DIR, each dry-run by FRR\n"
 	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents, but no\n"
 	"         [--traffic | --no-agents]    traffic (root); with --traffic, the clients\n"
 	"                                     too, sending until down (the run directory\n"
@@ -276,42 +278,41 @@ static int load(const struct cmd_args *a, const char *cmd)
 {
 	if (need_file(a, cmd) == -1)
 		return -1;
-	return overrides_load(&topo, a->file, a->sets, a->nsets, stderr);
+	/* the parsers of the DNS sections, then FRR's dry run */
+	return frrconf_load(&topo, a->file, a->sets, a->nsets, stderr);
 }
 
-/* check_frr: every router's bgpd configuration into dir, each checked
- * by bgpd's dry run when FRR is installed. 0, or -1 (said). */
+/* check_frr: every router's bgpd configuration into dir (and every
+ * site's, with routing = bgp), each dry-run by FRR when it is installed.
+ * With routing = static a router's has its [link]s only: a preview. 0, or
+ * -1 (said). */
 static int check_frr(const char *dir)
 {
-	char file[TOPO_NAME_MAX + 16], path[PATH_MAX], why[512];
-	int have = access(FRRCONF_BGPD, X_OK) == 0, rc = 0;
+	char file[TOPO_NAME_MAX + 16], path[PATH_MAX];
+	int have = access(FRR_BGPD, X_OK) == 0 && access(FRR_VTYSH, X_OK) == 0, rc = 0;
 	FILE *fp;
 
 	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
 		fprintf(stderr, "steerlab: check: --frr %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
-	for (int r = 0; r < topo.nnodes; r++) {
-		if (topo.nodes[r].kind != TOPO_ROUTER)
+	for (int n = 0; n < topo.nnodes; n++) {
+		if (topo.nodes[n].kind != TOPO_ROUTER && !frrconf_node(&topo, n))
 			continue;
-		strfmt(file, sizeof(file), "%s.bgpd.conf", topo.nodes[r].name);
+		strfmt(file, sizeof(file), "%s.bgpd.conf", topo.nodes[n].name);
 		if (strfmt(path, sizeof(path), "%s/%s", dir, file) == -1 ||
 		    (fp = lab_fopen_write(dir, file)) == NULL)
 			return -1;
-		if ((frrconf_write(&topo, r, fp) == -1) | (fclose(fp) == EOF)) {
+		if ((frrconf_write(&topo, n, FRRCONF_BGPD, fp, NULL) == -1) | (fclose(fp) == EOF)) {
 			fprintf(stderr, "steerlab: check: %s: %s\n", path, strerror(errno));
 			return -1;
 		}
-		if (!have) {
-			printf("# frr: %s (not checked: no %s; sudo make deps)\n", path,
-			       FRRCONF_BGPD);
-		} else if (frrconf_check(FRRCONF_BGPD, path, why, sizeof(why)) == -1) {
-			fprintf(stderr, "steerlab: check: router %s: %s rejects %s: %s\n",
-				topo.nodes[r].name, FRRCONF_BGPD, path, why);
+		if (!have)
+			printf("# frr: %s (not checked: no %s; sudo make deps)\n", path, FRR_BGPD);
+		else if (frrconf_check_node(&topo, n, stderr) == -1)
 			rc = -1;
-		} else {
-			printf("# frr: %s (bgpd -C: OK)\n", path);
-		}
+		else
+			printf("# frr: %s (FRR's dry run: OK)\n", path);
 	}
 	return rc;
 }
@@ -321,6 +322,7 @@ static int cmd_check(const struct cmd_args *a)
 	if (load(a, "check") == -1)
 		return 1;
 	topo_print(&topo, stdout);
+	frrconf_print(&topo, stdout);
 	if (a->frr && check_frr(a->frr) == -1)
 		return 1;
 	printf("# configuration OK\n");
@@ -426,6 +428,15 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 	printf("  its nodes:     sudo steerlab nodes %s\n", topo.name);
 	printf("  look inside:   sudo steerlab exec %s %s -- ip route\n", topo.name,
 	       topo.nodes[0].name);
+	for (int n = 0; topo.routing == TOPO_ROUTING_BGP && !a->no_agents && n < topo.nnodes; n++) {
+		if (topo.nodes[n].kind != TOPO_ROUTER)
+			continue;
+		/* FRR's own shell on a router's daemons (docs/topology.md) */
+		printf("                 sudo ip netns exec %s-%s vtysh --vty_socket %s/%s/frr/%s "
+		       "-c 'show bgp summary'\n",
+		       topo.name, topo.nodes[n].name, LAB_STATE_DIR, topo.name, topo.nodes[n].name);
+		break;
+	}
 	printf("  take it down:  sudo steerlab down %s\n", topo.name);
 	event_close(lab.ev);
 	return 0;

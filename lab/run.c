@@ -72,12 +72,88 @@ int run_count_events(const char *path, const char *event, const char *key, const
 	return n;
 }
 
+/* run_fib_via: the next hop of the last route change to prefix the
+ * collector at path saw: 1 and *via if it was an addition with one, 0 if
+ * none (or a deletion). */
+static int run_fib_via(const char *path, const char *prefix, struct in_addr *via)
+{
+	char line[4096];
+	int have = 0;
+	FILE *fp = fopen(path, "r");
+
+	if (fp == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		json_t *obj = json_loads(line, 0, NULL);
+		const char *ev = json_string_value(json_object_get(obj, "event"));
+		const char *p = json_string_value(json_object_get(obj, "prefix"));
+		const char *v = json_string_value(json_object_get(obj, "via"));
+
+		if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, "route_deleted") == 0)
+			have = 0;
+		else if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, "route_added") == 0)
+			have = v && inet_pton(AF_INET, v, via) == 1;
+		json_decref(obj);
+	}
+	fclose(fp);
+	return have;
+}
+
+/* run_bgp_ready: routing = bgp: every site's prober has put the service on
+ * its lo, and the FIB of each router with sites routes it via one of its
+ * own sites of the lowest metric (BGP prefers the shorter AS path, a site
+ * of its own, then the lower MED, once every announcement is in): BGP has
+ * converged. (A router without sites has no collector to say.) */
+static int run_bgp_ready(const struct topology *t, const char *rundir)
+{
+	char path[PATH_MAX], prefix[INET_ADDRSTRLEN + 4], svc[INET_ADDRSTRLEN];
+	struct in_addr via;
+
+	inet_ntop(AF_INET, &t->service, svc, sizeof(svc));
+	strfmt(prefix, sizeof(prefix), "%s/32", svc);
+	for (int n = 0; n < t->nnodes; n++) {
+		if (t->nodes[n].kind != TOPO_SITE)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s.prober.events.jsonl", rundir, t->nodes[n].name);
+		if (run_count_events(path, "address_added", "site", t->nodes[n].name) == 0)
+			return 0;
+	}
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		unsigned best = UINT_MAX;
+		int ok = 0;
+
+		if (t->nodes[l->node].kind != TOPO_SITE)
+			continue;
+		for (int j = 0; j < t->nlinks; j++)
+			if (t->links[j].router == l->router &&
+			    t->nodes[t->links[j].node].kind == TOPO_SITE &&
+			    t->nodes[t->links[j].node].metric < best)
+				best = t->nodes[t->links[j].node].metric;
+		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
+		       t->nodes[l->router].name);
+		if (!run_fib_via(path, prefix, &via))
+			return 0;
+		for (int j = 0; j < t->nlinks && !ok; j++)
+			ok = t->links[j].router == l->router &&
+			     t->nodes[t->links[j].node].kind == TOPO_SITE &&
+			     t->nodes[t->links[j].node].metric == best &&
+			     t->links[j].node_addr.s_addr == via.s_addr;
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
 /* The lab is ready when every site link is being captured, every site's
- * route has been applied by every router, and every authd and resolverd
- * answers. */
+ * route has been applied by every router (routing = bgp: BGP has
+ * converged, run_bgp_ready), and every authd and resolverd answers. */
 int run_ready(const struct topology *t, const char *rundir)
 {
 	char path[PATH_MAX];
+
+	if (t->routing == TOPO_ROUTING_BGP && !run_bgp_ready(t, rundir))
+		return 0;
 
 	for (int n = 0; n < t->nnodes; n++) {
 		if (t->nodes[n].kind == TOPO_DNS) {
@@ -108,6 +184,8 @@ int run_ready(const struct topology *t, const char *rundir)
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir, router);
 		if (run_count_events(path, "capture_ready", "label", site) == 0)
 			return 0;
+		if (t->routing == TOPO_ROUTING_BGP)
+			continue;
 		/* every router's routed has its route (routing = static) */
 		for (int r = 0; r < t->nnodes; r++) {
 			if (t->nodes[r].kind != TOPO_ROUTER)
@@ -160,9 +238,16 @@ static int run_warm_up(struct lab *lab)
 		if (run_interrupted)
 			return -1;
 		if (now_mono_ns() >= ready_by) {
-			log_warnx("the lab was not ready within %.1f s (settle): see the "
-				  "*.log files in %s",
-				  (double)t->settle_ns / NSEC_PER_SEC, lab->rundir);
+			if (t->routing == TOPO_ROUTING_BGP && !run_bgp_ready(t, lab->rundir))
+				log_warnx("BGP had not converged within %.1f s (settle): the "
+					  "router's FIB has no route to the service via the "
+					  "preferred site; see the *.bgpd.log files in %s, or "
+					  "raise settle",
+					  (double)t->settle_ns / NSEC_PER_SEC, lab->rundir);
+			else
+				log_warnx("the lab was not ready within %.1f s (settle): see the "
+					  "*.log files in %s",
+					  (double)t->settle_ns / NSEC_PER_SEC, lab->rundir);
 			return -1;
 		}
 		lab_watch(lab, 20 * 1000000LL);

@@ -16,6 +16,7 @@
 #include "atomicfile.h"
 #include "jitter.h"
 #include "log.h"
+#include "frrconf.h"
 #include "overrides.h"
 #include "repeat.h"
 #include "run.h"
@@ -260,7 +261,7 @@ int sweep_check(struct sweep *sw, char *lab)
 	/* the last point first, so that t ends as the first point's */
 	for (int i = sw->nvalues - 1; i >= 0; i--) {
 		if ((n = sweep_point_sets(sw, i, sets, buf, sizeof(buf))) == -1 ||
-		    overrides_load(t, sw->file, sets, n, stderr) == -1) {
+		    frrconf_load(t, sw->file, sets, n, stderr) == -1) {
 			if (sw->repeat)
 				fprintf(stderr, "steerlab: run: %s does not load (above)\n",
 					sw->file);
@@ -693,7 +694,7 @@ int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 		struct run_opts ro = {
 		    .rundir = rundir, .bindir = o->bindir, .quiet = o->quiet, .label = label};
 		if ((n = sweep_point_sets(sw, i, sets, buf, sizeof(buf))) != -1 &&
-		    overrides_load(t, sw->file, sets, n, stderr) == 0)
+		    frrconf_load(t, sw->file, sets, n, stderr) == 0)
 			run_scenario(t, &ro);
 		/* what counts is what a rerun will find: a Ctrl-C after the
 		 * traffic leaves a finished point */

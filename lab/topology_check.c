@@ -520,4 +520,5 @@ void topo_check(struct topo_parse *p)
 	topo_sticky(p);
 	topo_check_addresses(p);
 	topo_check_paths(p);
+	topo_check_bgp(p);
 }

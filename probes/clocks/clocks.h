@@ -151,6 +151,7 @@ struct clocks_route {
 	int has_metric;
 	int64_t metric;
 	int deleted;
+	int replaced; /* route_added with "replace": the route it replaced left */
 	struct in_addr prefix;
 	int prefixlen;
 	int has_via;

@@ -7,7 +7,9 @@
  *   detect   first declared_dead of the failed site by its own prober (the
  *            one on the site's node) at or after t0
  *   steer    first route_deleted of the service prefix via the failed site's
- *            link address at or after t0
+ *            link address at or after t0, or (routing = bgp: zebra replaces
+ *            the route, the kernel says nothing of the old one) first
+ *            route_added replacing it via another next hop
  *   window   last anycast request in the failed site's capture after t0
  *
  * plus the request counts of the clients' records and of the captures
@@ -65,9 +67,11 @@ static void clocks_steer(const struct clocks_input *in, struct clocks_result *r)
 
 	for (size_t i = 0; i < in->nroutes; i++) {
 		const struct clocks_route *rt = &in->routes[i];
-		if (rt->deleted && rt->t_ns >= f->t0_ns && rt->prefixlen == f->prefixlen &&
-		    rt->prefix.s_addr == f->prefix.s_addr && rt->has_via &&
-		    rt->via.s_addr == f->via.s_addr &&
+		int gone = (rt->deleted && rt->has_via && rt->via.s_addr == f->via.s_addr) ||
+			   (rt->replaced && !(rt->has_via && rt->via.s_addr == f->via.s_addr));
+
+		if (gone && rt->t_ns >= f->t0_ns && rt->prefixlen == f->prefixlen &&
+		    rt->prefix.s_addr == f->prefix.s_addr &&
 		    (r->steer_at_ns == CLOCKS_NONE || rt->t_ns < r->steer_at_ns))
 			r->steer_at_ns = rt->t_ns;
 	}

@@ -357,6 +357,7 @@ static int clocks_route_event(struct clocks_input *in, const struct clocks_line 
 	memset(r, 0, sizeof(*r));
 	r->t_ns = l->t;
 	r->deleted = strcmp(l->event, "route_deleted") == 0;
+	r->replaced = !r->deleted && json_is_true(json_object_get(l->obj, "replace"));
 	snprintf(r->node, sizeof(r->node), "%s", l->node);
 	metric = json_object_get(l->obj, "metric");
 	if (json_is_integer(metric)) {

@@ -458,18 +458,37 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 			continue;
 		verdict_find(sick, &nsick, h->site, h->t_ns);
 	}
+	/* a route leaves by a deletion, or (zebra, routing = bgp) by a
+	 * replacement via another next hop: the route before it, in the
+	 * same router, left */
 	for (size_t i = 0; i < in->nroutes; i++) {
 		const struct clocks_route *rt = &in->routes[i];
 		char via[INET_ADDRSTRLEN] = "no gateway";
+		struct clocks_route left = *rt;
 
-		if (!rt->deleted || !verdict_measured(in, rt->t_ns) ||
-		    rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr ||
-		    (rt->has_via && rt->via.s_addr == f->via.s_addr && rt->t_ns >= f->t0_ns) ||
-		    verdict_failed_route(f, rt))
+		if (rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr)
 			continue;
-		if (rt->has_via)
-			inet_ntop(AF_INET, &rt->via, via, sizeof(via));
-		verdict_find(gone, &ngone, via, rt->t_ns);
+		for (size_t j = i; rt->replaced && j-- > 0;) {
+			const struct clocks_route *prev = &in->routes[j];
+
+			if (strcmp(prev->node, rt->node) != 0 || prev->prefixlen != rt->prefixlen ||
+			    prev->prefix.s_addr != rt->prefix.s_addr)
+				continue;
+			if (!prev->deleted && (!rt->has_via || !prev->has_via ||
+					       rt->via.s_addr != prev->via.s_addr)) {
+				left = *prev;
+				left.deleted = 1;
+				left.t_ns = rt->t_ns;
+			}
+			break;
+		}
+		if (!left.deleted || !verdict_measured(in, left.t_ns) ||
+		    (left.has_via && left.via.s_addr == f->via.s_addr && left.t_ns >= f->t0_ns) ||
+		    verdict_failed_route(f, &left))
+			continue;
+		if (left.has_via)
+			inet_ntop(AF_INET, &left.via, via, sizeof(via));
+		verdict_find(gone, &ngone, via, left.t_ns);
 	}
 	for (int i = 0; i < ndead; i++) {
 		char *site = strchr(dead[i].who, '|');

@@ -203,11 +203,11 @@ static void collector_route(const struct rtmon_route *r, void *arg)
 	inet_ntop(AF_INET, &r->gateway, via, sizeof(via));
 	if (r->oif == 0 || if_indextoname((unsigned)r->oif, dev) == NULL)
 		dev[0] = '\0';
-	event_emit_at(col->ev, r->t_ns, name, "{s:s, s:s?, s:I, s:i, s:i, s:s, s:s?, s:b}",
+	event_emit_at(col->ev, r->t_ns, name, "{s:s, s:s?, s:I, s:i, s:i, s:s, s:s?, s:b, s:b}",
 		      "prefix", prefix, "via", r->has_gateway ? via : NULL, "metric",
 		      (json_int_t)r->metric, "protocol", (int)r->protocol, "table", (int)r->table,
 		      "type", rtmon_type_name(r->type), "dev", dev[0] ? dev : NULL, "multipath",
-		      r->multipath);
+		      r->multipath, "replace", r->replace);
 	log_debug("%s %s via %s metric %u proto %d", name, prefix, r->has_gateway ? via : "-",
 		  r->metric, r->protocol);
 }

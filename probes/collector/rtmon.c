@@ -148,6 +148,7 @@ static void rtmon_route(struct rtmon *m, const struct nlmsghdr *nlh, int64_t t_n
 	memset(&r, 0, sizeof(r));
 	r.t_ns = t_ns;
 	r.deleted = nlh->nlmsg_type == RTM_DELROUTE;
+	r.replace = !r.deleted && (nlh->nlmsg_flags & NLM_F_REPLACE) != 0;
 	r.dst_len = rtm->rtm_dst_len;
 	r.table = rtm->rtm_table;
 	r.protocol = rtm->rtm_protocol;

@@ -33,6 +33,9 @@ struct rtmon_route {
 	uint8_t protocol; /* RTPROT_*; KROUTE_PROTO (252) for routed's */
 	uint8_t type;	  /* RTN_* */
 	int multipath;	  /* one of several next hops of one route */
+	int replace;	  /* an RTM_NEWROUTE that replaced a route (NLM_F_REPLACE):
+			   * zebra moves a route to a new next hop so, without
+			   * an RTM_DELROUTE of the old one */
 };
 
 typedef void (*rtmon_cb)(const struct rtmon_route *route, void *arg);
