@@ -285,6 +285,8 @@ static int cmd_check(const struct cmd_args *a)
 	if (load(a, "check") == -1)
 		return 1;
 	topo_print(&topo, stdout);
+	printf("\n");
+	topo_print_timeline(&topo, stdout);
 	if (a->frr && check_frr(a->frr) == -1)
 		return 1;
 	printf("# configuration OK\n");

@@ -86,8 +86,12 @@ void topo_apply_set(struct topo_parse *p, int i)
 			    key);
 			return;
 		}
+		if (sect < 0 && topo_find_event(p->t, key) >= 0) {
+			topo_event_set(p, topo_find_event(p->t, key), dot + 1, value, where);
+			return;
+		}
 		if (sect < 0) {
-			topo_error(p, where, "no node named '%s'", key);
+			topo_error(p, where, "no node or event named '%s'", key);
 			return;
 		}
 		key = dot + 1;
@@ -500,4 +504,5 @@ void topo_check(struct topo_parse *p)
 	topo_sticky(p);
 	topo_check_addresses(p);
 	topo_check_paths(p);
+	topo_check_events(p);
 }
