@@ -107,6 +107,16 @@ int lab_start_infra(struct lab *lab);
  * lab->agents, or -1. */
 int lab_start_sited(struct lab *lab, int n);
 
+/* lab_start_node: every agent of node n but a client's, with the command
+ * lines lab_up gives them (a crashed node recovering). The lab's agents of
+ * the node are started here, so a node kind that gains agents (a BGP
+ * speaker) gains them on recovery too. 0 or -1. */
+int lab_start_node(struct lab *lab, int n);
+
+/* lab_reconfigure_node: node n's addresses and routes as lab_up set them,
+ * keeping what is still there (after one of its links came back up). */
+int lab_reconfigure_node(struct lab *lab, int n);
+
 /* lab_start_agent_as: fork, enter the node's namespace, redirect output to
  * RUNDIR/NODE.LABEL.log and exec BINDIR/PROG with argv. Recorded in
  * agents.tsv under LABEL (e.g. "client-dns"). Returns the index in
@@ -117,6 +127,10 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog, const char *
 /* lab_signal_agents: send sig to the lab's agents called name (NULL: all;
  * "client*": every label that begins with client). */
 void lab_signal_agents(struct lab *lab, const char *name, int sig);
+
+/* lab_signal_agent: sig to agent i, through its pidfd. 0, or -1 (errno;
+ * ESRCH if it had ended). */
+int lab_signal_agent(struct lab *lab, int i, int sig);
 
 /* lab_kill_agent: SIGKILL agent i on purpose (the failure): its exit is
  * reported as expected. 0, or -1 with errno (ESRCH: it had already ended). */

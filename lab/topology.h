@@ -275,6 +275,10 @@ const char *topo_event_target(const struct topology *t, const struct topo_event 
 /* topo_event_failing: the action takes its target out (kill, crash,
  * freeze, drain, link-down, dns-down, resolver-down, flap). */
 int topo_event_failing(int action);
+/* topo_first_failure: the site the timeline takes out first (killed,
+ * crashed, frozen, drained, its link down or flapping), and that event's
+ * at into *at_ns (if not NULL); -1 if no event takes a site out. */
+int topo_first_failure(const struct topology *t, int64_t *at_ns);
 /* topo_print_timeline: the timeline, one "# at 3s: crash site a (e1)"
  * line per event, in order (what `steerlab check` shows). */
 void topo_print_timeline(const struct topology *t, FILE *out);

@@ -606,3 +606,25 @@ void topo_print_timeline(const struct topology *t, FILE *out)
 		fprintf(out, ")\n");
 	}
 }
+
+int topo_first_failure(const struct topology *t, int64_t *at_ns)
+{
+	for (int i = 0; i < t->nevents; i++) {
+		const struct topo_event *e = &t->events[i];
+		int site = -1;
+
+		if (!topo_event_failing(e->action) || e->action == TOPO_A_DNS_DOWN ||
+		    e->action == TOPO_A_RESOLVER_DOWN)
+			continue;
+		if (e->node >= 0 && t->nodes[e->node].kind == TOPO_SITE)
+			site = e->node;
+		else if (e->link >= 0 && t->nodes[t->links[e->link].node].kind == TOPO_SITE)
+			site = t->links[e->link].node;
+		if (site < 0)
+			continue;
+		if (at_ns)
+			*at_ns = e->at_ns;
+		return site;
+	}
+	return -1;
+}
