@@ -132,6 +132,18 @@ struct clocks_failure {
 	} routes[CLOCKS_MAX_FAIL_ROUTES];
 };
 
+/* A step of the run's timeline (lab.events.jsonl's event_applied): the
+ * site it acts on ("" if none) and the next hops whose routes it may take
+ * away. The verdict does not call what the timeline did a failure. */
+struct clocks_hit {
+	int64_t t_ns;
+	char name[CLOCKS_NAME_MAX];   /* the [event] */
+	char action[CLOCKS_NAME_MAX]; /* kill, crash, ..., recover */
+	char site[CLOCKS_NAME_MAX];
+	int nvias;
+	struct in_addr vias[CLOCKS_MAX_ADDRS];
+};
+
 /* declared_dead, from the probers' events; node is the prober's node (the
  * NODE of NODE.prober.events.jsonl): the site itself for a site's prober */
 struct clocks_dead {
@@ -296,6 +308,8 @@ struct clocks_input {
 
 	struct clocks_dead *dead;
 	size_t ndead, capdead;
+	struct clocks_hit *hits; /* the timeline's steps, in file order */
+	size_t nhits, caphits;
 	struct clocks_route *routes;
 	size_t nroutes, caproutes;
 	struct clocks_link_stats *stats;

@@ -194,6 +194,28 @@ static int clocks_exit_event(struct clocks_input *in, const struct clocks_line *
 	return 0;
 }
 
+/* clocks_hit_event: event_applied, a step of the timeline */
+static int clocks_hit_event(struct clocks_input *in, const struct clocks_line *l)
+{
+	struct clocks_hit *h;
+	const char *site;
+
+	if (clocks_grow((void **)&in->hits, &in->caphits, in->nhits, sizeof(*in->hits)) == -1)
+		return clocks_fail(l, "cannot be stored:", "out of memory");
+	h = &in->hits[in->nhits];
+	memset(h, 0, sizeof(*h));
+	h->t_ns = l->t;
+	if (clocks_get_name(l, "name", h->name) == -1 ||
+	    clocks_get_name(l, "action", h->action) == -1 ||
+	    clocks_get_addrs(l, "vias", h->vias, &h->nvias) == -1)
+		return -1;
+	site = json_string_value(json_object_get(l->obj, "site"));
+	if (site && strlen(site) < sizeof(h->site))
+		snprintf(h->site, sizeof(h->site), "%s", site);
+	in->nhits++;
+	return 0;
+}
+
 static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	struct clocks_failure f;
@@ -269,6 +291,8 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 			in->lab_stopping_ns = l->t;
 	} else if (strcmp(l->event, "agent_exited") == 0) {
 		return clocks_exit_event(in, l);
+	} else if (strcmp(l->event, "event_applied") == 0) {
+		return clocks_hit_event(in, l);
 	}
 	return 0;
 }

@@ -429,9 +429,35 @@ static int verdict_failed_route(const struct clocks_failure *f, const struct clo
 	return 0;
 }
 
+/* verdict_hit_site: the timeline acted on site at or before t_ns (killed,
+ * crashed, frozen, drained, its link down, a flap; or brought it back, after
+ * which probers may still be catching up): its being declared dead then is
+ * the timeline's doing, not a fault of the run */
+static int verdict_hit_site(const struct clocks_input *in, const char *site, int64_t t_ns)
+{
+	for (size_t i = 0; i < in->nhits; i++)
+		if (in->hits[i].t_ns <= t_ns && in->hits[i].site[0] &&
+		    strcmp(in->hits[i].site, site) == 0)
+			return 1;
+	return 0;
+}
+
+/* verdict_hit_via: the timeline acted at or before t_ns on a target whose
+ * routes go via via (a site's link, a link's ends) */
+static int verdict_hit_via(const struct clocks_input *in, struct in_addr via, int64_t t_ns)
+{
+	for (size_t i = 0; i < in->nhits; i++)
+		for (int k = 0; in->hits[i].t_ns <= t_ns && k < in->hits[i].nvias; k++)
+			if (in->hits[i].vias[k].s_addr == via.s_addr)
+				return 1;
+	return 0;
+}
+
 /* healthy_site_dead, healthy_route_withdrawn: a site that had not failed
  * (any other site, or the failing one before t0) declared dead by a prober
- * or by authd, or its route withdrawn, while the traffic ran */
+ * or by authd, or its route withdrawn, while the traffic ran. What the
+ * timeline did (event_applied: a second site failed, a link cut) is not
+ * counted: those sites and next hops are the timeline's from its step on. */
 static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *v)
 {
 	const struct clocks_failure *f = &in->failure;
@@ -445,7 +471,8 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 		const struct clocks_dead *d = &in->dead[i];
 
 		if (!verdict_measured(in, d->t_ns) ||
-		    (strcmp(d->site, f->site) == 0 && d->t_ns >= f->t0_ns))
+		    (strcmp(d->site, f->site) == 0 && d->t_ns >= f->t0_ns) ||
+		    verdict_hit_site(in, d->site, d->t_ns))
 			continue;
 		snprintf(who, sizeof(who), "%s|%s", d->node, d->site);
 		verdict_find(dead, &ndead, who, d->t_ns);
@@ -454,7 +481,8 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 		const struct clocks_health *h = &in->health[i];
 
 		if (h->healthy || !verdict_measured(in, h->t_ns) ||
-		    (strcmp(h->site, f->site) == 0 && h->t_ns >= f->t0_ns))
+		    (strcmp(h->site, f->site) == 0 && h->t_ns >= f->t0_ns) ||
+		    verdict_hit_site(in, h->site, h->t_ns))
 			continue;
 		verdict_find(sick, &nsick, h->site, h->t_ns);
 	}
@@ -465,6 +493,7 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 		if (!rt->deleted || !verdict_measured(in, rt->t_ns) ||
 		    rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr ||
 		    (rt->has_via && rt->via.s_addr == f->via.s_addr && rt->t_ns >= f->t0_ns) ||
+		    (rt->has_via && verdict_hit_via(in, rt->via, rt->t_ns)) ||
 		    verdict_failed_route(f, rt))
 			continue;
 		if (rt->has_via)
