@@ -382,7 +382,14 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 	before = now_mono_ns();
 	lab->phase = LAB_TRAFFIC;
 	lab->traffic_start = before;
-	lab->clients_until = before + t->duration_ns;
+	/* a client sends its last request one interval before its duration
+	 * ends, and may be done then (all answered or lost) */
+	int64_t interval = 0;
+	for (int n = 0; n < t->nnodes; n++)
+		if (t->nodes[n].kind == TOPO_CLIENT && t->nodes[n].rate > 0 &&
+		    (double)NSEC_PER_SEC / t->nodes[n].rate > (double)interval)
+			interval = (int64_t)((double)NSEC_PER_SEC / t->nodes[n].rate);
+	lab->clients_until = before + (interval < t->duration_ns ? t->duration_ns - interval : 0);
 	if (lab_start_clients(lab, t->duration_ns) == -1)
 		goto down;
 	start = now_mono_ns();

@@ -122,6 +122,13 @@ struct clocks_failure {
 	int has_address;	/* 0: a run from before site_failed had it */
 	struct in_addr address; /* the site's own (unicast) address */
 	int64_t killed_ns;	/* when kill() returned; CLOCKS_NONE: not recorded */
+	/* how the site failed: sigkill (also before the timeline), crash,
+	 * freeze, drain (it goes on answering), link-down (its link cut) */
+	char how[CLOCKS_NAME_MAX];
+	/* when the timeline brought the site back (its first recover, undrain,
+	 * link-up or flap up after t0); 0: it did not. Requests that reach it
+	 * from then on are answered: not the failure's. */
+	int64_t recovered_ns;
 	/* site_failed's "routes": the failed site's anycast route in every
 	 * router (runs of several routers; none before them) */
 	int nroutes;
@@ -140,6 +147,7 @@ struct clocks_hit {
 	char name[CLOCKS_NAME_MAX];   /* the [event] */
 	char action[CLOCKS_NAME_MAX]; /* kill, crash, ..., recover */
 	char site[CLOCKS_NAME_MAX];
+	int up; /* it brings its target back: recover, undrain, *-up, a flap's up */
 	int nvias;
 	struct in_addr vias[CLOCKS_MAX_ADDRS];
 };

@@ -209,6 +209,10 @@ static int clocks_hit_event(struct clocks_input *in, const struct clocks_line *l
 	    clocks_get_name(l, "action", h->action) == -1 ||
 	    clocks_get_addrs(l, "vias", h->vias, &h->nvias) == -1)
 		return -1;
+	const char *step = json_string_value(json_object_get(l->obj, "step"));
+	h->up = strcmp(h->action, "recover") == 0 || strcmp(h->action, "undrain") == 0 ||
+		(strlen(h->action) > 3 && strcmp(h->action + strlen(h->action) - 3, "-up") == 0) ||
+		(step && strcmp(step, "up") == 0);
 	site = json_string_value(json_object_get(l->obj, "site"));
 	if (site && strlen(site) < sizeof(h->site))
 		snprintf(h->site, sizeof(h->site), "%s", site);
@@ -246,6 +250,10 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 				return -1;
 			f.has_address = 1;
 		}
+		/* nor, before the timeline, "how" but sigkill */
+		const char *how = json_string_value(json_object_get(l->obj, "how"));
+		snprintf(f.how, sizeof(f.how), "%s",
+			 how && strlen(how) < sizeof(f.how) ? how : "sigkill");
 		/* nor, before issue 8, "killed_ns" */
 		int has_killed;
 		if (clocks_get_opt_int(l, "killed_ns", &f.killed_ns, &has_killed) == -1)

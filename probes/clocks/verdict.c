@@ -258,6 +258,18 @@ static size_t verdict_slot(const struct verdict_lost *set, size_t cap, uint64_t 
 	return i;
 }
 
+static int verdict_hit_site(const struct clocks_input *in, const char *site, int64_t t_ns);
+
+/* verdict_link_cut: the timeline cut a link (link-down, or a flap) */
+static int verdict_link_cut(const struct clocks_input *in)
+{
+	for (size_t i = 0; i < in->nhits; i++)
+		if (strcmp(in->hits[i].action, "link-down") == 0 ||
+		    strcmp(in->hits[i].action, "flap") == 0)
+			return 1;
+	return 0;
+}
+
 static void verdict_unexplained(const struct clocks_input *in, const struct clocks_flows *fl,
 				const struct clocks_result *r, struct clocks_notes *v)
 {
@@ -322,10 +334,14 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 	for (size_t k = 0; k < cap; k++) {
 		if (set[k].key == 0 || set[k].where == -2)
 			continue;
-		if (set[k].where == -1)
-			nowhere++;
-		else
+		if (set[k].where == -1) {
+			/* a cut link: requests toward it die at the router */
+			if (!verdict_link_cut(in))
+				nowhere++;
+		} else if (!verdict_hit_site(in, in->captures[set[k].where].label, INT64_MAX)) {
+			/* a site the timeline took out too: its losses are its */
 			at[set[k].where]++;
+		}
 	}
 	size_t total = early + nowhere;
 	for (size_t i = 0; i < in->ncaptures; i++)
@@ -366,6 +382,32 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 
 	if (a == CLOCKS_NONE || b == CLOCKS_NONE)
 		return;
+	/* the timeline took another site out too: its losses are not at
+	 * this site's link */
+	for (size_t i = 0; i < in->nhits; i++) {
+		if (in->hits[i].up || in->hits[i].site[0] == '\0' ||
+		    strcmp(in->hits[i].site, in->failure.site) == 0)
+			continue;
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are not compared with the capture's at "
+			    "%s (%lld): the timeline took site %s out too (%s)",
+			    r->scheme, (long long)a, in->failure.site, (long long)b,
+			    in->hits[i].site, in->hits[i].name);
+		return;
+	}
+	/* a drained site answers what reaches it, a cut link is captured by
+	 * no one: the capture's count is not a loss count then */
+	if (strcmp(in->failure.how, "drain") == 0 || strcmp(in->failure.how, "link-down") == 0) {
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are not compared with the capture's "
+			    "(%lld): site %s failed by %s, %s",
+			    r->scheme, (long long)a, (long long)b, in->failure.site,
+			    in->failure.how,
+			    strcmp(in->failure.how, "drain") == 0
+				? "and answers the requests the capture counts"
+				: "whose link no capture sees");
+		return;
+	}
 	diff = a > b ? a - b : b - a;
 	larger = a > b ? a : b;
 	if (diff <= CLOCKS_LOSS_ABS || (double)diff <= CLOCKS_LOSS_SHARE * (double)larger)
