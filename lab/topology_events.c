@@ -169,6 +169,7 @@ void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *v
 	}
 	if (k == EV_ACTION) {
 		if ((a = topo_action_find(value)) < 0) {
+			m->bad[k] = 1;
 			topo_error(p, where, "[event %s] action: expected %s, got '%s'", e->name,
 				   TOPO_ACTIONS, value);
 			return;
@@ -178,6 +179,7 @@ void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *v
 		char copy[sizeof(m->target) + 8], *w1, *w2, *w3, *save = NULL;
 
 		if (strlen(value) >= sizeof(copy)) {
+			m->bad[k] = 1;
 			topo_error(p, where, "[event %s] target: expected a node or two node names",
 				   e->name);
 			return;
@@ -199,6 +201,7 @@ void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *v
 		expected = topo_parse_value(&topo_event_keys[k], value,
 					    (char *)e + topo_event_keys[k].off, why, sizeof(why));
 		if (expected) {
+			m->bad[k] = 1;
 			if (where > 0)
 				topo_error(p, where, "[event %s] %s: %s, got '%s'", e->name, key,
 					   expected, value);
@@ -208,6 +211,7 @@ void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *v
 		}
 	}
 	m->where[k] = where;
+	m->bad[k] = 0;
 }
 
 /* topo_event_where: where the event's key k was set, else its header */
@@ -384,7 +388,7 @@ static int topo_event_params(struct topo_parse *p, int ev)
 	struct topology *t = p->t;
 	struct topo_event *e = &t->events[ev];
 	const struct topo_ev_meta *m = &p->evm[ev];
-	char d[32], at[32];
+	char d[32], at[32], per[32];
 	int rc = 0;
 
 	if (e->at_ns >= t->duration_ns) {
@@ -409,7 +413,7 @@ static int topo_event_params(struct topo_parse *p, int ev)
 		    p, topo_event_where(p, ev, EV_COUNT),
 		    "[event %s]: a flap of %u cycles of %s from %s ends after [lab] "
 		    "duration (%s): expected fewer cycles, a shorter period or an earlier at",
-		    e->name, e->count, topo_format_duration(e->period_ns, d, sizeof(d)),
+		    e->name, e->count, topo_format_duration(e->period_ns, per, sizeof(per)),
 		    topo_format_duration(e->at_ns, at, sizeof(at)),
 		    topo_format_duration(t->duration_ns, d, sizeof(d)));
 		rc = -1;
@@ -525,7 +529,7 @@ void topo_check_events(struct topo_parse *p)
 		if (e->shorthand)
 			continue;
 		for (int k = EV_AT; k <= EV_TARGET; k++) {
-			if (p->evm[i].where[k] == 0) {
+			if (p->evm[i].where[k] == 0 && !p->evm[i].bad[k]) {
 				topo_error(p, e->line, "[event %s] %s: missing: expected %s",
 					   e->name, topo_event_keys[k].name,
 					   k == EV_AT	    ? "a duration from the traffic's start"

@@ -163,6 +163,7 @@ struct topo_meta {
 #define TOPO_EV_KEYS 6
 struct topo_ev_meta {
 	int where[TOPO_EV_KEYS];
+	unsigned char bad[TOPO_EV_KEYS]; /* its value was refused (said) */
 	char target[2 * TOPO_NAME_MAX + 2];
 };
 
