@@ -18,7 +18,7 @@
 #include "topology_int.h"
 
 #define EV(f) offsetof(struct topo_event, f)
-#define DAY_NS (24 * 3600 * NSEC_PER_SEC)
+#define TOPO_FLAP_PERIOD_MIN (20 * NSEC_PER_MSEC)
 
 enum { EV_AT, EV_ACTION, EV_TARGET, EV_COUNT, EV_PERIOD, EV_INSTANCE };
 
@@ -27,7 +27,7 @@ static const struct topo_key topo_event_keys[TOPO_EV_KEYS] = {
     {"action", TOPO_T_NAME, 0, 0, 0, -1, NULL},
     {"target", TOPO_T_NAME, 0, 0, 0, -1, NULL},
     {"count", TOPO_T_UINT, EV(count), 1, 1000, -1, NULL},
-    {"period", TOPO_T_DURATION, EV(period_ns), 2000000, 0, -1, NULL},
+    {"period", TOPO_T_DURATION, EV(period_ns), 1, 0, -1, NULL},
     {"instance", TOPO_T_UINT, EV(instance), 1, TOPO_RESOLVER_COUNT_MAX, -1, NULL},
 };
 
@@ -190,6 +190,7 @@ void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *v
 		w3 = w2 ? strtok_r(NULL, " \t", &save) : NULL;
 		if (w1 == NULL || w3 || topo_check_name(w1) < 0 ||
 		    (w2 && topo_check_name(w2) < 0)) {
+			m->bad[k] = 1;
 			topo_error(p, where,
 				   "[event %s] target: expected a node name, or a link as its two "
 				   "ends ('a core', 'r1 r2'), got '%s'",
@@ -397,6 +398,14 @@ static int topo_event_params(struct topo_parse *p, int ev)
 			   "time, got %s",
 			   e->name, topo_format_duration(t->duration_ns, d, sizeof(d)),
 			   topo_format_duration(e->at_ns, at, sizeof(at)));
+		rc = -1;
+	}
+	if (e->action == TOPO_A_FLAP && e->period_ns < TOPO_FLAP_PERIOD_MIN) {
+		topo_error(p, topo_event_where(p, ev, EV_PERIOD),
+			   "[event %s] period: expected at least %s (a flap's link or sited is "
+			   "down half of it), got %s",
+			   e->name, topo_format_duration(TOPO_FLAP_PERIOD_MIN, d, sizeof(d)),
+			   topo_format_duration(e->period_ns, per, sizeof(per)));
 		rc = -1;
 	}
 	if (e->action != TOPO_A_FLAP) {
