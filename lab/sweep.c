@@ -259,7 +259,7 @@ int sweep_check(struct sweep *sw, char *lab)
 		} else if (run_failing_site(t) < 0) {
 			/* what run would refuse at every point, refused once */
 			fprintf(stderr,
-				"steerlab: sweep: the point %s=%s has no site with fail = yes: "
+				"steerlab: sweep: at the point %s=%s no event takes a site out: "
 				"nothing to fail over\n",
 				sw->key, sw->values[i]);
 			rc = -1;
