@@ -439,10 +439,12 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		how = "crash";
 		break;
 	case TOPO_A_FREEZE:
-	case TOPO_A_DNS_DOWN:
-	case TOPO_A_RESOLVER_DOWN:
 		rc = action_block(lab, e, action, said, len);
 		how = "freeze";
+		break;
+	case TOPO_A_DNS_DOWN:
+	case TOPO_A_RESOLVER_DOWN: /* no site fails: DNS does */
+		rc = action_block(lab, e, action, said, len);
 		break;
 	case TOPO_A_DRAIN:
 		rc = action_signal_sited(lab, e->node, SIGUSR1, &pid, said, len);
@@ -459,7 +461,7 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 	if (rc == -1)
 		return -1;
 	int64_t done = now_real_ns();
-	if (how && site >= 0 && action != TOPO_A_DNS_DOWN && action != TOPO_A_RESOLVER_DOWN)
+	if (how && site >= 0)
 		action_site_failed(lab, site, how, pid, t0, done, e->name, by);
 	event_emit_at(lab->ev, t0, "event_applied",
 		      "{s:s, s:s, s:s, s:s, s:s?, s:s?, s:i, s:o, s:I, s:s}", "name", e->name,

@@ -18,7 +18,7 @@
  * watched through pidfds: an agent that ends before the lab stops them is
  * reported at once, as `agent_exited` in lab.events.jsonl and a line on the
  * terminal, and counted in lab->unexpected unless the run meant it to end
- * (the failing site's sited killed at t0, a client done after its
+ * (an agent the timeline killed, lab/actions.c; a client done after its
  * duration).
  */
 #ifndef STEERLAB_LAB_H
@@ -45,7 +45,7 @@ struct lab_agent {
 	char name[16];      /* its label: sited, client, client-dns, ... */
 	int reaped;         /* it has exited (and, if our child, been waited for) */
 	int pidfd;          /* -1: none (not ours, or not opened yet) */
-	int expect_kill;    /* the failure kills it: its SIGKILL is expected */
+	int expect_kill;    /* the timeline kills it: its SIGKILL is expected */
 	int reported;       /* agent_exited written (or not to be: teardown) */
 	int child;          /* started by this process: ours to wait for */
 	int line;           /* its line in agents.tsv, for down's warnings */
@@ -132,7 +132,7 @@ void lab_signal_agents(struct lab *lab, const char *name, int sig);
  * ESRCH if it had ended). */
 int lab_signal_agent(struct lab *lab, int i, int sig);
 
-/* lab_kill_agent: SIGKILL agent i on purpose (the failure): its exit is
+/* lab_kill_agent: SIGKILL agent i on purpose (the timeline): its exit is
  * reported as expected. 0, or -1 with errno (ESRCH: it had already ended). */
 int lab_kill_agent(struct lab *lab, int i);
 

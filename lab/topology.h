@@ -9,6 +9,8 @@
  *   [prober p1]      a vantage point: probes every site, reports to authd
  *   [resolver r]     caching resolvers: resolverd runs `count` caches
  *   [zone Z], [name N]  authd's, not nodes: kept as written (raw_sections)
+ *   [event E]        the timeline: an action on a node or a link at an
+ *                    instant of the traffic (struct topo_event)
  *
  * Every node but a router has `link = ROUTER`: one veth to that router.
  * Routers are linked to routers by [link R1 R2] sections, and must form one

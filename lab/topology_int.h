@@ -4,6 +4,7 @@
  *   topology.c        reading the file: lines, headers, key = value pairs
  *   topology_check.c  after the file: --set, defaults, links, checks
  *   topology_keys.c   the keys and their value types
+ *   topology_events.c the timeline: [event] sections and their checks
  *   topology_print.c  topo_print
  *
  * The keys are one table per section kind, each key with its type, where its
