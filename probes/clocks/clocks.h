@@ -147,7 +147,8 @@ struct clocks_hit {
 	char name[CLOCKS_NAME_MAX];   /* the [event] */
 	char action[CLOCKS_NAME_MAX]; /* kill, crash, ..., recover */
 	char site[CLOCKS_NAME_MAX];
-	int up; /* it brings its target back: recover, undrain, *-up, a flap's up */
+	int up;	  /* it brings its target back: recover, undrain, *-up, a flap's up */
+	int link; /* its target is a link (kind "link") */
 	int nvias;
 	struct in_addr vias[CLOCKS_MAX_ADDRS];
 };

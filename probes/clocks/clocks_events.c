@@ -210,6 +210,8 @@ static int clocks_hit_event(struct clocks_input *in, const struct clocks_line *l
 	    clocks_get_addrs(l, "vias", h->vias, &h->nvias) == -1)
 		return -1;
 	const char *step = json_string_value(json_object_get(l->obj, "step"));
+	const char *kind = json_string_value(json_object_get(l->obj, "kind"));
+	h->link = kind && strcmp(kind, "link") == 0;
 	h->up = strcmp(h->action, "recover") == 0 || strcmp(h->action, "undrain") == 0 ||
 		(strlen(h->action) > 3 && strcmp(h->action + strlen(h->action) - 3, "-up") == 0) ||
 		(step && strcmp(step, "up") == 0);

@@ -260,12 +260,11 @@ static size_t verdict_slot(const struct verdict_lost *set, size_t cap, uint64_t 
 
 static int verdict_hit_site(const struct clocks_input *in, const char *site, int64_t t_ns);
 
-/* verdict_link_cut: the timeline cut a link (link-down, or a flap) */
+/* verdict_link_cut: the timeline cut a link (link-down, a link's flap) */
 static int verdict_link_cut(const struct clocks_input *in)
 {
 	for (size_t i = 0; i < in->nhits; i++)
-		if (strcmp(in->hits[i].action, "link-down") == 0 ||
-		    strcmp(in->hits[i].action, "flap") == 0)
+		if (in->hits[i].link && !in->hits[i].up)
 			return 1;
 	return 0;
 }
@@ -395,6 +394,13 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 			    in->hits[i].site, in->hits[i].name);
 		return;
 	}
+	if (verdict_link_cut(in) && strcmp(in->failure.how, "link-down") != 0) {
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are not compared with the capture's at "
+			    "%s (%lld): the timeline cut a link, and requests were lost on the way",
+			    r->scheme, (long long)a, in->failure.site, (long long)b);
+		return;
+	}
 	/* a drained site answers what reaches it, a cut link is captured by
 	 * no one: the capture's count is not a loss count then */
 	if (strcmp(in->failure.how, "drain") == 0 || strcmp(in->failure.how, "link-down") == 0) {
@@ -477,10 +483,18 @@ static int verdict_failed_route(const struct clocks_failure *f, const struct clo
  * the timeline's doing, not a fault of the run */
 static int verdict_hit_site(const struct clocks_input *in, const char *site, int64_t t_ns)
 {
-	for (size_t i = 0; i < in->nhits; i++)
-		if (in->hits[i].t_ns <= t_ns && in->hits[i].site[0] &&
-		    strcmp(in->hits[i].site, site) == 0)
+	for (size_t i = 0; i < in->nhits; i++) {
+		const struct clocks_hit *h = &in->hits[i];
+
+		if (h->t_ns > t_ns)
+			continue;
+		if (h->site[0] && strcmp(h->site, site) == 0)
 			return 1;
+		/* a link between routers cut: any site may be out of a
+		 * vantage point's reach from then on */
+		if (h->site[0] == '\0' && h->link && !h->up)
+			return 1;
+	}
 	return 0;
 }
 
