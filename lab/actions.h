@@ -25,6 +25,13 @@
  *   flap           count cycles of the site's kill/recover or the link's
  *                  down/up, period apart, up at half of each
  *
+ * Where routing = bgp (issue 11) plugs in: crash kills whatever agents.tsv
+ * records at the node, FRR's daemons included once the lab records them
+ * there, and recover starts them again through lab_start_node; drain goes
+ * through the probers' own verdict (a draining reply is a failed probe), so
+ * a prober that withdraws by removing the anycast /32 from lo drains that
+ * way too; freeze drops the BGP session's packets with the rest.
+ *
  * One step is one call: the caller (lab/run.c) schedules them. Every step
  * writes event_applied to lab.events.jsonl at the instant it was applied;
  * the first step that takes a site out (kill, crash, freeze, drain, its
