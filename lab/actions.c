@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "jitter.h"
 #include "kernel.h"
 #include "log.h"
 #include "netns.h"
@@ -40,29 +41,57 @@ int action_sites_failed(void)
 	return n;
 }
 
+/* action_target_key: one number per target */
+static int action_target_key(const struct topo_event *e)
+{
+	if (e->node >= 0)
+		return e->node;
+	if (e->link >= 0)
+		return TOPO_MAX_NODES + e->link;
+	return 2 * TOPO_MAX_NODES + e->rlink;
+}
+
 int action_plan(const struct topology *t, struct action_step *steps, int max)
 {
+	static int64_t busy[2 * TOPO_MAX_NODES + TOPO_MAX_RLINKS];
+	uint32_t seed = t->seed >= 0 ? (uint32_t)t->seed : 0;
 	int n = 0;
 
+	for (size_t k = 0; k < sizeof(busy) / sizeof(busy[0]); k++)
+		busy[k] = -1;
 	for (int i = 0; i < t->nevents; i++) {
 		const struct topo_event *e = &t->events[i];
+		int key = action_target_key(e);
+		int64_t shift = jitter_offset_ns(t->fail_jitter_ns, seed, (unsigned)i), end;
 
+		/* not before the previous event on the target has ended */
+		if (e->at_ns + shift <= busy[key])
+			shift = busy[key] + 1000 - e->at_ns;
 		if (e->action != TOPO_A_FLAP) {
 			if (n < max)
-				steps[n++] = (struct action_step){.at_ns = e->at_ns, .event = i};
+				steps[n++] = (struct action_step){.at_ns = e->at_ns + shift,
+								  .nominal_ns = e->at_ns,
+								  .event = i};
+			busy[key] = e->at_ns + shift;
 			continue;
 		}
 		for (unsigned c = 1; c <= e->count; c++) {
 			int64_t down = e->at_ns + (int64_t)(c - 1) * e->period_ns;
 			if (n < max)
-				steps[n++] = (struct action_step){
-				    .at_ns = down, .event = i, .cycle = (int)c};
-			if (n < max)
-				steps[n++] = (struct action_step){.at_ns = down + e->period_ns / 2,
+				steps[n++] = (struct action_step){.at_ns = down + shift,
+								  .nominal_ns = down,
 								  .event = i,
-								  .cycle = (int)c,
-								  .up = 1};
+								  .cycle = (int)c};
+			if (n < max)
+				steps[n++] =
+				    (struct action_step){.at_ns = down + e->period_ns / 2 + shift,
+							 .nominal_ns = down + e->period_ns / 2,
+							 .event = i,
+							 .cycle = (int)c,
+							 .up = 1};
 		}
+		end = e->at_ns + (int64_t)(e->count - 1) * e->period_ns + e->period_ns / 2;
+		busy[key] = end + shift;
 	}
 	/* by instant, the timeline's order among equals (insertion: stable) */
 	for (int i = 1; i < n; i++) {
@@ -103,6 +132,25 @@ static int action_effective(const struct topology *t, const struct action_step *
 	if (!topo_event_failing(e->action) && e->undoes >= 0)
 		*undoing = t->events[e->undoes].action;
 	return e->action;
+}
+
+int64_t action_fail_at(const struct topology *t, const struct action_step *steps, int n,
+		       int64_t *nominal)
+{
+	int first = topo_first_failure(t, NULL);
+
+	for (int i = 0; first >= 0 && i < n; i++) {
+		const struct topo_event *e = &t->events[steps[i].event];
+		int site = action_site(t, e);
+
+		if (site != first || steps[i].up || !topo_event_failing(e->action) ||
+		    e->action == TOPO_A_DNS_DOWN || e->action == TOPO_A_RESOLVER_DOWN)
+			continue;
+		*nominal = steps[i].nominal_ns;
+		return steps[i].at_ns;
+	}
+	*nominal = t->fail_at_ns;
+	return t->fail_at_ns;
 }
 
 const char *action_describe(const struct topology *t, const struct action_step *s, char *buf,
@@ -167,7 +215,8 @@ static json_t *action_fail_routes(const struct topology *t, int site)
 /* action_site_failed: site_failed for the first step that takes site n
  * out, stamped t0 (before the step); how: sigkill, crash, freeze, ... */
 static void action_site_failed(struct lab *lab, int n, const char *how, int pid, int64_t t0,
-			       int64_t done, const char *event, const char *by)
+			       int64_t done, const char *event, const char *by,
+			       const struct action_step *s)
 {
 	const struct topology *t = lab->t;
 	char via[INET_ADDRSTRLEN], service[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN + 4],
@@ -180,11 +229,20 @@ static void action_site_failed(struct lab *lab, int n, const char *how, int pid,
 	inet_ntop(AF_INET, &t->links[t->nodes[n].link].node_addr, via, sizeof(via));
 	inet_ntop(AF_INET, &t->service, service, sizeof(service));
 	strfmt(prefix, sizeof(prefix), "%s/32", service);
-	event_emit_at(lab->ev, t0, "site_failed",
-		      "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?, s:s, s:s}", "site",
-		      t->nodes[n].name, "via", via, "prefix", prefix, "address", address, "how",
-		      how, "pid", pid, "killed_ns", (json_int_t)done, "routes",
-		      action_fail_routes(t, n), "cause", event, "by", by);
+	if (strcmp(by, "timeline") == 0) /* and where fail_jitter put it */
+		event_emit_at(lab->ev, t0, "site_failed",
+			      "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?, s:s, s:s, s:I, s:I}",
+			      "site", t->nodes[n].name, "via", via, "prefix", prefix, "address",
+			      address, "how", how, "pid", pid, "killed_ns", (json_int_t)done,
+			      "routes", action_fail_routes(t, n), "cause", event, "by", by,
+			      "nominal_at_ns", (json_int_t)s->nominal_ns, "jitter_offset_ns",
+			      (json_int_t)(s->at_ns - s->nominal_ns));
+	else
+		event_emit_at(lab->ev, t0, "site_failed",
+			      "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?, s:s, s:s}", "site",
+			      t->nodes[n].name, "via", via, "prefix", prefix, "address", address,
+			      "how", how, "pid", pid, "killed_ns", (json_int_t)done, "routes",
+			      action_fail_routes(t, n), "cause", event, "by", by);
 }
 
 /* action_vias: the next hops whose routes the step may take away: a
@@ -462,15 +520,17 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		return -1;
 	int64_t done = now_real_ns();
 	if (how && site >= 0)
-		action_site_failed(lab, site, how, pid, t0, done, e->name, by);
+		action_site_failed(lab, site, how, pid, t0, done, e->name, by, s);
 	event_emit_at(lab->ev, t0, "event_applied",
-		      "{s:s, s:s, s:s, s:s, s:s?, s:s?, s:i, s:o, s:I, s:s}", "name", e->name,
+		      "{s:s, s:s, s:s, s:s, s:s?, s:s?, s:i, s:o, s:I, s:s, s:I, s:I}", "name",
+		      e->name,
 		      "action", topo_action_name(e->action), "target",
 		      topo_event_target(t, e, tg, sizeof(tg)), "kind",
 		      e->node >= 0 ? topo_kind_name(t->nodes[e->node].kind) : "link", "site",
 		      site >= 0 ? t->nodes[site].name : NULL, "step",
 		      e->action == TOPO_A_FLAP ? (s->up ? "up" : "down") : NULL, "cycle", s->cycle,
-		      "vias", action_vias(t, e), "done_ns", (json_int_t)done, "by", by);
+		      "vias", action_vias(t, e), "done_ns", (json_int_t)done, "by", by,
+		      "nominal_at_ns", (json_int_t)s->nominal_ns, "at_ns", (json_int_t)s->at_ns);
 	if (action == TOPO_A_CRASH)
 		strfmt(said, len, "%s: %d process%s killed", what, killed, killed == 1 ? "" : "es");
 	else if (pid)

@@ -48,8 +48,9 @@
 
 /* One scheduled step of the timeline. */
 struct action_step {
-	int64_t at_ns; /* from the traffic's start */
-	int event;     /* index in t->events */
+	int64_t at_ns;	    /* from the traffic's start, fail_jitter included */
+	int64_t nominal_ns; /* as written (a flap's cycle's instant) */
+	int event;	    /* index in t->events */
 	int cycle;     /* flap: 1..count; 0 otherwise */
 	int up;	       /* flap: the cycle's way back */
 };
@@ -57,8 +58,18 @@ struct action_step {
 #define ACTION_MAX_STEPS 2048
 
 /* action_plan: the steps of t's timeline in order into steps[0..max).
- * Their number (the timeline is checked: it fits; at most max). */
+ * Their number (at most max). With [lab] fail_jitter, event i (in time
+ * order) moves later by jitter_offset_ns(fail_jitter, seed, i) (lab/jitter.h;
+ * the fail = yes shorthand alone is event 0, as before the timeline), a
+ * flap with all its cycles; an event never moves before the previous one on
+ * its target ended (a recover stays after what it undoes). */
 int action_plan(const struct topology *t, struct action_step *steps, int max);
+
+/* action_fail_at: the instant of the first step that takes a site out
+ * (topo_first_failure's event), jitter included, and as written into
+ * *nominal; t->fail_at_ns (both) if none. */
+int64_t action_fail_at(const struct topology *t, const struct action_step *steps, int n,
+		       int64_t *nominal);
 
 /* action_reset: forget which sites failed (a new run). */
 void action_reset(void);

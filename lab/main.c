@@ -23,9 +23,11 @@
 #include "lab.h"
 #include "log.h"
 #include "overrides.h"
+#include "repeat.h"
 #include "report.h"
 #include "run.h"
 #include "strfmt.h"
+#include "strtonum.h"
 #include "sweep.h"
 #include "strfmt.h"
 #include "timeutil.h"
@@ -57,6 +59,11 @@ static const char usage_text[] =
 	"  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
 	"                                     analysis; results in DIR (default\n"
 	"                                     runs/LAB-YYYYmmdd-HHMMSS) (root)\n"
+	"  run FILE --repeat N [--set ...]    the same run N times, into DIR/rep-1 ..\n"
+	"        [--out DIR]                  rep-N, each with its own seed, then each\n"
+	"                                     clock's n, min, median, p95 and max\n"
+	"                                     (DIR/stats.csv, repeat.csv, spread.png);\n"
+	"                                     rerun with the same --out to resume (root)\n"
 	"  sweep FILE --set KEY=V1,V2,...     one run per value of KEY, then a table\n"
 	"        [--set ...] [--out DIR]      (DIR/sweep.csv, sweep.md, sweep.png); rerun\n"
 	"                                     with the same --out to resume (root)\n"
@@ -68,14 +75,21 @@ static const char usage_text[] =
 	"--set KEY=VALUE sets a [lab] key; --set NODE.KEY=VALUE a node's key; --set ttl=V\n"
 	"the TTL of every [name] section. In a sweep, the one --set with commas is swept:\n"
 	"  sudo steerlab sweep topology/compare.ini --set ttl=2,5,10 --set probe_interval=250ms\n"
+	"[lab] fail_jitter = D moves the failure to an instant in [fail_at, fail_at + D)\n"
+	"drawn from seed (random unless --set seed=N; recorded in clocks.json):\n"
+	"  sudo steerlab run topology/compare.ini --repeat 5 --set fail_jitter=100ms\n"
 	"options: -q/--quiet (run, sweep: no progress line), -v (debug logging), -h/--help\n"
+	"environment: STEERLAB_SET=\"KEY=VALUE ...\" more --set, after the command line's\n"
+	"(e.g. duration=3s fail_at=1s); STEERLAB_RUNS=DIR instead of runs/ for the default\n"
+	"run directories\n"
 	"\n"
 	"exit status: 0 done (for run and report: a valid run); 1 error (nothing\n"
 	"measured, or the lab not taken down completely); 2 usage; 3 (run, report,\n"
-	"sweep) a run, or a sweep's point, was measured but cannot be trusted: an agent\n"
-	"ended during it, a self-check failed, or it was interrupted (clocks.json says\n"
-	"\"valid\": false and why); 4 (report) the tables and the verdict were printed\n"
-	"but a file could not be written in the run directory (the error names it).\n"
+	"sweep) a run, a sweep's point or a repetition was measured but cannot be\n"
+	"trusted: an agent ended during it, a self-check failed, or it was interrupted\n"
+	"(clocks.json says \"valid\": false and why); 4 (report) the tables and the\n"
+	"verdict were printed but a file could not be written in the run directory (the\n"
+	"error names it).\n"
 	"See README.md and docs/ for the topology format and the clocks.\n";
 
 /* std_fds_open: 0, 1 and 2 open (on /dev/null if they were closed), so
@@ -117,12 +131,15 @@ struct cmd_args {
 	const char *out;
 	char *sets[TOPO_MAX_SETS];
 	int nsets;
+	int nenv;	/* the last nenv of sets are STEERLAB_SET's */
+	char env[1024]; /* STEERLAB_SET's items */
 	int quiet;
 	int no_agents;
 	int traffic; /* up: start the clients */
 	int json; /* nodes, status */
 	const char *bucket, *slo; /* report's options */
 	const char *frr;	  /* check: where to write FRR's configuration */
+	const char *repeat;	  /* run: --repeat N */
 };
 
 /* bad_option: the option getopt_long refused just now (optopt: its letter,
@@ -158,6 +175,7 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		{"slo", required_argument, NULL, 'S'},
 		{"json", no_argument, NULL, 'J'},
 		{"frr", required_argument, NULL, 'F'},
+		{"repeat", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -200,6 +218,9 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		case 'F':
 			a->frr = optarg;
 			break;
+		case 'R':
+			a->repeat = optarg;
+			break;
 		case 'v':
 			log_init("steerlab", 1);
 			break;
@@ -227,6 +248,21 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 }
 
 static struct topology topo;
+
+/* env_sets: STEERLAB_SET's overrides after the command line's (they win);
+ * when the topology loads with the command line's alone, a refusal of
+ * theirs is told under the variable's name, not as if it were a --set */
+static int env_sets(struct cmd_args *a)
+{
+	static struct topology scratch;
+
+	if (overrides_env(getenv(OVERRIDES_ENV), a->env, sizeof(a->env), a->sets, &a->nsets,
+			  TOPO_MAX_SETS, &a->nenv, stderr) == -1)
+		return -1;
+	if (a->file == NULL)
+		return 0;
+	return overrides_env_check(&scratch, a->file, a->sets, a->nsets, a->nenv, stderr);
+}
 
 static int need_file(const struct cmd_args *a, const char *cmd)
 {
@@ -555,6 +591,42 @@ static int cmd_exec(int n, char **args)
 	return inside_exec(args[0], args[1], args + 2, n - 2);
 }
 
+/* cmd_repeat: run --repeat N, on the sweep's machinery (lab/repeat.h) */
+static int cmd_repeat(const struct cmd_args *a, const char *bindir)
+{
+	static struct sweep sw;
+	struct sweep_opts o = {.out = a->out, .bindir = bindir, .quiet = a->quiet};
+	struct sigaction sa = {.sa_handler = on_signal};
+	char lab[TOPO_NAME_MAX + 1];
+	const char *errstr;
+	int n;
+
+	n = (int)strtonum(a->repeat, 1, REPEAT_MAX, &errstr);
+	if (errstr != NULL) {
+		fprintf(stderr,
+			"steerlab: run: --repeat %s: expected a number of runs from 1 to %d\n",
+			a->repeat, REPEAT_MAX);
+		return 2;
+	}
+	if (need_file(a, "run") == -1 ||
+	    repeat_parse(&sw, a->file, n, a->sets, a->nsets, stderr) == -1)
+		return 2;
+	if (sweep_check(&sw, lab) == -1 || need_root("run") == -1)
+		return 1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	switch (sweep_run(&sw, lab, &o)) {
+	case 0:
+		return 0;
+	case SWEEP_INVALID:
+		return 3; /* an invalid run (docs/clocks.md, "Verdict") */
+	default:
+		return 1;
+	}
+}
+
 static int cmd_run(const struct cmd_args *a, const char *bindir)
 {
 	struct run_opts o = {.rundir = a->out, .bindir = bindir, .quiet = a->quiet};
@@ -679,6 +751,10 @@ int main(int argc, char **argv)
 	     strcmp(cmd, "sweep") == 0) &&
 	    dir_hint(a.file) == -1)
 		return 2;
+	if ((strcmp(cmd, "check") == 0 || strcmp(cmd, "up") == 0 || strcmp(cmd, "run") == 0 ||
+	     strcmp(cmd, "sweep") == 0) &&
+	    env_sets(&a) == -1)
+		return 1;
 	if (a.traffic && strcmp(cmd, "up") != 0) {
 		fprintf(stderr, "steerlab: --traffic is an option of up\n");
 		return 2;
@@ -689,6 +765,10 @@ int main(int argc, char **argv)
 	}
 	if (a.frr && strcmp(cmd, "check") != 0) {
 		fprintf(stderr, "steerlab: --frr is an option of check\n");
+		return 2;
+	}
+	if (a.repeat && strcmp(cmd, "run") != 0) {
+		fprintf(stderr, "steerlab: --repeat is an option of run\n");
 		return 2;
 	}
 	if ((a.bucket || a.slo) && strcmp(cmd, "report") != 0) {
@@ -710,7 +790,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "fail") == 0 || strcmp(cmd, "recover") == 0)
 		return cmd_fail(cmd, &a);
 	if (strcmp(cmd, "run") == 0)
-		return cmd_run(&a, bindir);
+		return a.repeat ? cmd_repeat(&a, bindir) : cmd_run(&a, bindir);
 	if (strcmp(cmd, "sweep") == 0)
 		return cmd_sweep(&a, bindir);
 	if (strcmp(cmd, "report") == 0)

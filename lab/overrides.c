@@ -2,6 +2,7 @@
 #include "overrides.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dnsconf.h"
@@ -151,5 +152,80 @@ int overrides_load(struct topology *t, const char *path, char *const sets[], int
 	rc = dnsconf_check(t, err);
 	if (resolvconf_check(t, err) == -1)
 		rc = -1;
+	return rc;
+}
+
+int overrides_env(const char *value, char *buf, size_t len, char *sets[], int *nsets, int max,
+		  int *nenv, FILE *err)
+{
+	char *item, *save = NULL;
+
+	*nenv = 0;
+	if (value == NULL)
+		return 0;
+	if (strfmt(buf, len, "%s", value) == -1) {
+		fprintf(err, "%s: too long (at most %zu characters)\n", OVERRIDES_ENV, len - 1);
+		return -1;
+	}
+	for (item = strtok_r(buf, " \t\n", &save); item; item = strtok_r(NULL, " \t\n", &save)) {
+		const char *eq = strchr(item, '=');
+
+		if (eq == NULL || eq == item || eq[1] == '\0') {
+			fprintf(err,
+				"%s: '%s': expected KEY=VALUE items separated by spaces "
+				"(e.g. %s=\"duration=3s fail_at=1s\")\n",
+				OVERRIDES_ENV, item, OVERRIDES_ENV);
+			return -1;
+		}
+		if (strchr(item, ',')) {
+			fprintf(err,
+				"%s: '%s': one value per key (a sweep's values go on the "
+				"command line: --set %s)\n",
+				OVERRIDES_ENV, item, item);
+			return -1;
+		}
+		if (*nsets == max) {
+			fprintf(err,
+				"%s: too many overrides with the command line's (at most %d)\n",
+				OVERRIDES_ENV, max);
+			return -1;
+		}
+		sets[(*nsets)++] = item;
+		(*nenv)++;
+	}
+	return 0;
+}
+
+int overrides_env_check(struct topology *t, const char *path, char *const sets[], int nsets,
+			int nenv, FILE *err)
+{
+	char *use[TOPO_MAX_SETS], *msg = NULL, *line, *save = NULL;
+	int n = 0, rc;
+	size_t msglen = 0;
+	FILE *m;
+
+	if (nenv == 0 || nsets > TOPO_MAX_SETS)
+		return 0;
+	for (int i = 0; i < nsets - nenv; i++)
+		if (strchr(sets[i], ',') == NULL)
+			use[n++] = sets[i];
+	if ((m = fopen("/dev/null", "w")) == NULL)
+		return 0;
+	rc = overrides_load(t, path, use, n, m);
+	fclose(m);
+	if (rc == -1)
+		return 0;
+	for (int i = nsets - nenv; i < nsets; i++)
+		use[n++] = sets[i];
+	if ((m = open_memstream(&msg, &msglen)) == NULL) {
+		fprintf(err, "%s: out of memory\n", OVERRIDES_ENV);
+		return -1;
+	}
+	rc = overrides_load(t, path, use, n, m);
+	fclose(m);
+	if (rc == -1)
+		for (line = strtok_r(msg, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			fprintf(err, "%s: %s\n", OVERRIDES_ENV, line);
+	free(msg);
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include "actions.h"
 #include "clocks.h"
 #include "event.h"
+#include "jitter.h"
 #include "lab.h"
 #include "log.h"
 #include "netns.h"
@@ -30,7 +31,15 @@
 volatile sig_atomic_t run_interrupted;
 
 static struct lab run_lab;
+static struct action_step run_steps[ACTION_MAX_STEPS];
 static struct progress run_progress;
+
+const char *run_runs_dir(void)
+{
+	const char *d = getenv(RUN_RUNS_ENV);
+
+	return d && *d ? d : "runs";
+}
 
 void run_default_dir(char *buf, size_t len, const char *lab)
 {
@@ -40,7 +49,7 @@ void run_default_dir(char *buf, size_t len, const char *lab)
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
-	strfmt(buf, len, "runs/%s-%s", lab, when);
+	strfmt(buf, len, "%s/%s-%s", run_runs_dir(), lab, when);
 }
 
 int run_count_events(const char *path, const char *event, const char *key, const char *value)
@@ -185,15 +194,14 @@ static void run_say(const struct run_opts *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* run_timeline: every step of the timeline at its instant from start
- * (CLOCK_MONOTONIC), each said on the terminal ("at 3.0 s: crash site a")
+/* run_timeline: every step of the timeline (steps[0..n), action_plan) at
+ * its instant from start (CLOCK_MONOTONIC), each said on the terminal ("at 3.0 s: crash site a")
  * and written as event_applied. The steps applied into *applied. 0, or -1
  * if the run was interrupted or a step could not be applied (said). */
-static int run_timeline(struct lab *lab, const struct run_opts *o, int64_t start, int *applied)
+static int run_timeline(struct lab *lab, const struct run_opts *o, int64_t start,
+			const struct action_step *steps, int n, int *applied)
 {
-	static struct action_step steps[ACTION_MAX_STEPS];
-	const struct topology *t = lab->t;
-	int n = action_plan(t, steps, ACTION_MAX_STEPS), failed = 0;
+	int failed = 0;
 	char said[256];
 
 	action_reset();
@@ -340,13 +348,26 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 	return rc;
 }
 
-int run_scenario(const struct topology *t, const struct run_opts *o)
+int run_seed(struct topology *t)
+{
+	uint32_t seed;
+
+	if (t->seed >= 0)
+		return 0;
+	if (jitter_random_seed(&seed) == -1) {
+		log_warn("%s: getrandom", __func__);
+		return -1;
+	}
+	t->seed = seed;
+	return 0;
+}
+
+int run_scenario(struct topology *t, const struct run_opts *o)
 {
 	struct lab *lab = &run_lab;
 	char rundir[PATH_MAX];
-	int64_t start = 0, before, stopped = 0;
-	int failed = 0, applied = 0, rc = -1, r;
-	int64_t fail_at_ns = t->fail_at_ns;
+	int64_t start = 0, before, stopped = 0, fail_at, nominal;
+	int failed = 0, applied = 0, rc = -1, r, nsteps;
 	FILE *fp;
 
 	if (o->rundir)
@@ -358,6 +379,12 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 		return -1;
 	if (lab_init(lab, t, rundir, o->bindir) == -1)
 		return -1;
+	/* drawn before topology.ini is written, which then reproduces the run */
+	if (run_seed(t) == -1)
+		return -1;
+	/* the timeline's steps, each event moved by its jitter */
+	nsteps = action_plan(t, run_steps, ACTION_MAX_STEPS);
+	fail_at = action_fail_at(t, run_steps, nsteps, &nominal);
 	lab->before_say = run_before_say;
 	if ((fp = lab_fopen_new(rundir, "topology.ini")) != NULL) {
 		topo_print(t, fp);
@@ -367,6 +394,7 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 	progress_init(&run_progress, t, progress_mode_for(stdout, o->quiet), stdout, o->label);
 
 	start = now_mono_ns();
+	run_progress.fail_at_ns = fail_at;
 	if (lab_up(lab) == -1)
 		goto out;
 	run_say(o, "lab %s up: %d namespaces, %d links, %d agents in %.2f s", t->name, t->nnodes,
@@ -382,26 +410,29 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 	before = now_mono_ns();
 	lab->phase = LAB_TRAFFIC;
 	lab->traffic_start = before;
-	/* a client sends its last request one interval before its duration
-	 * ends, and may be done then (all answered or lost) */
-	int64_t interval = 0;
-	for (int n = 0; n < t->nnodes; n++)
-		if (t->nodes[n].kind == TOPO_CLIENT && t->nodes[n].rate > 0 &&
-		    (double)NSEC_PER_SEC / t->nodes[n].rate > (double)interval)
-			interval = (int64_t)((double)NSEC_PER_SEC / t->nodes[n].rate);
-	lab->clients_until = before + (interval < t->duration_ns ? t->duration_ns - interval : 0);
+	lab->clients_until = before + t->duration_ns;
 	if (lab_start_clients(lab, t->duration_ns) == -1)
 		goto down;
 	start = now_mono_ns();
 	progress_traffic(&run_progress, start, lab);
-	topo_first_failure(t, &fail_at_ns);
-	event_emit(lab->ev, "traffic_started", "{s:I, s:I, s:i}", "fail_at_ns",
-		   (json_int_t)fail_at_ns, "duration_ns", (json_int_t)t->duration_ns, "events",
-		   t->nevents);
-	run_say(o, "traffic: clients sending for %.1f s; %d event%s, the first failure at %.1f s",
-		(double)t->duration_ns / NSEC_PER_SEC, t->nevents, t->nevents == 1 ? "" : "s",
-		(double)fail_at_ns / NSEC_PER_SEC);
-	r = run_timeline(lab, o, start, &applied);
+	/* fail_at_ns: when the first failure of a site is due, jitter
+	 * included */
+	event_emit(lab->ev, "traffic_started", "{s:I, s:I, s:I, s:I, s:I, s:i}", "fail_at_ns",
+		   (json_int_t)fail_at, "duration_ns", (json_int_t)t->duration_ns,
+		   "nominal_fail_at_ns", (json_int_t)nominal, "fail_jitter_ns",
+		   (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed, "events", t->nevents);
+	if (t->fail_jitter_ns > 0)
+		run_say(o,
+			"traffic: clients sending for %.1f s; %d event%s, the first failure at "
+			"%.3f s (%.3f s + %.3f s of jitter, seed %lld)",
+			(double)t->duration_ns / NSEC_PER_SEC, t->nevents, t->nevents == 1 ? "" : "s",
+			(double)fail_at / NSEC_PER_SEC, (double)nominal / NSEC_PER_SEC,
+			(double)(fail_at - nominal) / NSEC_PER_SEC, (long long)t->seed);
+	else
+		run_say(o, "traffic: clients sending for %.1f s; %d event%s, the first failure at %.1f s",
+			(double)t->duration_ns / NSEC_PER_SEC, t->nevents, t->nevents == 1 ? "" : "s",
+			(double)fail_at / NSEC_PER_SEC);
+	r = run_timeline(lab, o, start, run_steps, nsteps, &applied);
 	failed = action_sites_failed() > 0;
 	if (r == -1)
 		goto stop;
@@ -441,10 +472,11 @@ down:
 		else
 			rc = 0;
 		if (lab->unexpected)
-			fprintf(stderr,
-				"steerlab: %d agent%s ended during the run (above, and agent_exited "
-				"in %s/lab.events.jsonl): this run is invalid\n",
-				lab->unexpected, lab->unexpected == 1 ? "" : "s", rundir);
+			fprintf(
+			    stderr,
+			    "steerlab: %d agent%s ended during the run (above, and agent_exited "
+			    "in %s/lab.events.jsonl): this run is invalid\n",
+			    lab->unexpected, lab->unexpected == 1 ? "" : "s", rundir);
 		if (run_interrupted)
 			fprintf(stderr,
 				"steerlab: the run was interrupted at %.1f s of %.1f s of traffic: "
@@ -452,8 +484,9 @@ down:
 				(double)(stopped - start) / NSEC_PER_SEC,
 				(double)t->duration_ns / NSEC_PER_SEC);
 	} else if (run_interrupted) {
-		fprintf(stderr, "steerlab: interrupted before the failure: nothing to "
-				"analyse (what was captured is in %s)\n",
+		fprintf(stderr,
+			"steerlab: interrupted before the failure: nothing to "
+			"analyse (what was captured is in %s)\n",
 			rundir);
 	}
 out:

@@ -28,8 +28,14 @@ struct run_opts {
 
 /* run_scenario: 0 if the run and its analysis completed and the run is
  * valid, RUN_INVALID if it is not, -1 on error (nothing to analyse). It
- * refuses first (run_preflight) what it would refuse later. */
-int run_scenario(const struct topology *t, const struct run_opts *o);
+ * refuses first (run_preflight) what it would refuse later. A random seed
+ * (t->seed -1) is drawn into t->seed (run_seed) before topology.ini is
+ * written; the failure falls at fail_at plus its jitter (lab/jitter.h). */
+int run_scenario(struct topology *t, const struct run_opts *o);
+
+/* run_seed: if t->seed is random (-1), a seed from getrandom into it. 0,
+ * or -1 (logged). */
+int run_seed(struct topology *t);
 
 /* run_preflight: what run_scenario would refuse, checked before anything is
  * made: no failing site, the lab or one of its namespaces already there, an
@@ -52,7 +58,12 @@ int run_ready(const struct topology *t, const char *rundir);
  * agents. 0 when ready; -1 (said) if an agent ended or settle passed. */
 int run_wait_ready(struct lab *lab);
 
-/* run_default_dir: runs/LAB-YYYYmmdd-HHMMSS into buf. */
+/* run_runs_dir: where the default run directories go: $STEERLAB_RUNS if set
+ * and not empty, else runs (under the current directory). */
+#define RUN_RUNS_ENV "STEERLAB_RUNS"
+const char *run_runs_dir(void);
+
+/* run_default_dir: RUNS/LAB-YYYYmmdd-HHMMSS into buf (RUNS: run_runs_dir). */
 void run_default_dir(char *buf, size_t len, const char *lab);
 
 /* run_sudo_owner: the user and group who ran sudo (SUDO_UID, SUDO_GID)

@@ -308,13 +308,22 @@ static void agent_exit_text(const struct lab_agent *a, char *buf, size_t len)
 }
 
 /* agent_expected: the run meant it to end: the failure's SIGKILL of the
- * failing site's sited, or a client done after its duration. */
+ * failing site's sited, or a client done after its duration. A client
+ * sends its last request up to one request interval before the end of its
+ * duration and exits once it is answered: at 100 requests/s, 10 ms early
+ * (a client whose interval is longer than its duration is never early). */
 static int agent_expected(const struct lab *lab, const struct lab_agent *a, int64_t now)
 {
+	int64_t early = 0;
+
 	if (a->expect_kill && a->exit.si_code == CLD_KILLED && a->exit.si_status == SIGKILL)
 		return 1;
-	return strncmp(a->name, "client", 6) == 0 && a->exit.si_code == CLD_EXITED &&
-	       a->exit.si_status == 0 && lab->clients_until > 0 && now >= lab->clients_until;
+	if (strncmp(a->name, "client", 6) != 0 || a->exit.si_code != CLD_EXITED ||
+	    a->exit.si_status != 0 || lab->clients_until <= 0)
+		return 0;
+	if (a->node >= 0 && a->node < lab->t->nnodes && lab->t->nodes[a->node].rate > 0)
+		early = (int64_t)(NSEC_PER_SEC / lab->t->nodes[a->node].rate);
+	return now >= lab->clients_until - early;
 }
 
 /* lab_report_exits: agent_exited for each agent newly found ended, and a

@@ -87,6 +87,7 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 		json_t *root, *schemes, *o;
 		const char *name;
 
+		tb->offset[i] = NAN;
 		strfmt(path, sizeof(path), "%s/%s/clocks.json", dir, sw->names[i]);
 		if (access(path, F_OK) == -1)
 			continue;
@@ -103,6 +104,7 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 		if (tb->lab[0] == '\0' && json_is_string(json_object_get(root, "lab")))
 			strfmt(tb->lab, sizeof(tb->lab), "%s",
 			       json_string_value(json_object_get(root, "lab")));
+		tb->offset[i] = sweep_json_s(json_object_get(root, "failed"), "jitter_offset_s");
 		json_object_foreach(schemes, name, o)
 		{
 			int s = sweep_scheme(tb, name);
@@ -112,6 +114,9 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 			json_t *last = json_object_get(o, "last_per_client_s");
 			c->present = 1;
 			c->detect = sweep_json_s(o, "detect_s");
+			c->remote_dead = sweep_json_s(o, "remote_dead_s");
+			if (json_object_get(o, "remote_dead_s"))
+				tb->has_remote[s] = 1;
 			c->steer = sweep_json_s(o, "steer_s");
 			c->window = sweep_json_s(o, "window_s");
 			c->p50 = sweep_json_s(last, "p50");
@@ -343,6 +348,19 @@ static void sweep_gp_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+int sweep_logx(const struct sweep *sw)
+{
+	double lo = INFINITY, hi = -INFINITY;
+
+	if (!sw->numeric || sw->nvalues < 2)
+		return 0;
+	for (int i = 0; i < sw->nvalues; i++) {
+		lo = sw->x[i] < lo ? sw->x[i] : lo;
+		hi = sw->x[i] > hi ? sw->x[i] : hi;
+	}
+	return lo > 0 && hi / lo >= 10;
+}
+
 void sweep_write_gp(const struct sweep *sw, const struct sweep_table *tb, FILE *out)
 {
 	sweep_gp_text(sw, tb, out, 0);
@@ -399,7 +417,7 @@ void sweep_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *o
 	fputs("\nset grid\nset key outside right top\nset yrange [0:*]\nset xlabel ", out);
 	sweep_gp_string(out, sw->xlabel);
 	/* values a decade or more apart (TTLs of 30 s to 15 min) */
-	logx = sw->numeric && lo > 0 && hi / lo >= 20;
+	logx = sweep_logx(sw);
 	if (logx)
 		fputs("\nset logscale x", out);
 	/* every value a tic, as given, and in range even if it was not measured */

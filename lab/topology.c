@@ -397,6 +397,7 @@ static void topo_defaults(struct topology *t)
 	t->fail_at_ns = 3 * NSEC_PER_SEC;
 	t->duration_ns = 10 * NSEC_PER_SEC;
 	t->settle_ns = 5 * NSEC_PER_SEC;
+	t->seed = -1; /* random: drawn by the run, and recorded */
 	t->capture_buffer = 64u << 20;
 	t->rate = 1000;
 	t->timeout_ns = 500 * NSEC_PER_MSEC;

@@ -220,6 +220,10 @@ struct topology {
 	int64_t duration_ns;	 /* clients' total sending time */
 	int64_t settle_ns;	 /* max wait for the lab to be ready */
 	uint64_t capture_buffer; /* bytes, per captured link */
+	/* the failure falls uniformly in [fail_at, fail_at + fail_jitter),
+	 * drawn from seed (lab/jitter.h); seed -1: random, drawn by the run */
+	int64_t fail_jitter_ns;
+	int64_t seed;
 
 	/* lab-wide defaults, copied into nodes that do not override them */
 	double rate;

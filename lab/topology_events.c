@@ -392,6 +392,16 @@ static int topo_event_params(struct topo_parse *p, int ev)
 	char d[32], at[32], per[32];
 	int rc = 0;
 
+	if (!e->shorthand && t->fail_jitter_ns > 0 && e->at_ns < t->duration_ns &&
+	    e->at_ns + t->fail_jitter_ns >= t->duration_ns) {
+		topo_error(p, topo_event_where(p, ev, EV_AT),
+			   "[event %s] at: expected at + [lab] fail_jitter before duration (%s), "
+			   "got %s + %s: the event could fall after the traffic ends",
+			   e->name, topo_format_duration(t->duration_ns, d, sizeof(d)),
+			   topo_format_duration(e->at_ns, at, sizeof(at)),
+			   topo_format_duration(t->fail_jitter_ns, per, sizeof(per)));
+		rc = -1;
+	}
 	if (e->at_ns >= t->duration_ns) {
 		topo_error(p, topo_event_where(p, ev, EV_AT),
 			   "[event %s] at: expected less than [lab] duration (%s): the traffic's "

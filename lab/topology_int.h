@@ -63,6 +63,7 @@ enum topo_type {
 	TOPO_T_FRACTION, /* double, 0 <= q <= 1 */
 	TOPO_T_CHOICE,	 /* int: the index of one of the words in choices */
 	TOPO_T_DNAME,	 /* char[TOPO_DNS_NAME_MAX + 2], a DNS name */
+	TOPO_T_SEED,	 /* int64_t: 0..JITTER_SEED_MAX, or -1 written "random" */
 };
 
 struct topo_key {
@@ -83,6 +84,7 @@ enum {
 	TOPO_K_DURATION = 4,
 	TOPO_K_LAB_PROBE_INTERVAL = 9,
 	TOPO_K_LAB_PROBE_TIMEOUT = 10,
+	TOPO_K_FAIL_JITTER = 17,
 
 	TOPO_K_LINK = 0, /* every node kind but [router] */
 

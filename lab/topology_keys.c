@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "jitter.h"
 #include "strtonum.h"
 #include "timeutil.h"
 #include "topology_int.h"
@@ -42,6 +43,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"sticky_share", TOPO_T_FRACTION, LAB(sticky_share), 0, 0, -1, NULL},
     {"sticky", TOPO_T_DURATION, LAB(sticky_ns), 1, 0, -1, NULL},
     {"routing", TOPO_T_CHOICE, LAB(routing), 0, 0, -1, topo_routing_words},
+    {"fail_jitter", TOPO_T_DURATION, LAB(fail_jitter_ns), 0, 0, -1, NULL},
+    {"seed", TOPO_T_SEED, LAB(seed), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_router_keys[] = {
@@ -437,6 +440,13 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 			return TOPO_DNAME_RULE;
 		snprintf(dst, TOPO_DNS_NAME_MAX + 2, "%s", s);
 		return NULL;
+	case TOPO_T_SEED:
+		if (strcmp(s, "random") == 0)
+			u = -1;
+		else if (topo_whole(s, 0, JITTER_SEED_MAX, &u) < 0)
+			return "expected random or a whole number from 0 to 4294967295";
+		*(int64_t *)dst = u;
+		return NULL;
 	}
 	return "expected nothing: unknown key type";
 }
@@ -463,6 +473,7 @@ size_t topo_value_size(enum topo_type type)
 	case TOPO_T_UINT:
 		return sizeof(unsigned);
 	case TOPO_T_DURATION:
+	case TOPO_T_SEED:
 		return sizeof(int64_t);
 	case TOPO_T_SIZE:
 		return sizeof(uint64_t);
@@ -548,6 +559,12 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 		break;
 	case TOPO_T_BOOL:
 		snprintf(buf, len, "%s", *(const int *)src ? "yes" : "no");
+		break;
+	case TOPO_T_SEED:
+		if (*(const int64_t *)src < 0)
+			snprintf(buf, len, "random");
+		else
+			snprintf(buf, len, "%lld", (long long)*(const int64_t *)src);
 		break;
 	}
 	return buf;

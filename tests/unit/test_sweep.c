@@ -191,6 +191,114 @@ static void test_axis(void **state)
 	assert_string_equal(sw.xlabel, "capture_buffer");
 }
 
+/* gp: the plot script of a sweep of the values in set, with no point run */
+static char *gp(struct sweep *sw, const char *set)
+{
+	static struct sweep_table tb;
+	char *errs, *text;
+	size_t len;
+	FILE *out;
+
+	assert_int_equal(parse(sw, &errs, 1, set), 0);
+	free(errs);
+	sweep_axis(sw, NULL);
+	memset(&tb, 0, sizeof(tb));
+	assert_non_null(out = open_memstream(&text, &len));
+	sweep_write_gp(sw, &tb, out);
+	fclose(out);
+	return text;
+}
+
+/* the x axis is logarithmic when the values span a decade, as
+ * docs/sweeps.md says, and only then */
+static void test_logx(void **state)
+{
+	static struct sweep sw;
+	static const struct {
+		const char *set;
+		int logx;
+	} cases[] = {
+	    {"ttl=30,60,300,900", 1},		     /* docs/sweeps.md's: 30 */
+	    {"ttl=1,10", 1},			     /* a decade exactly */
+	    {"ttl=2,5,10", 0},			     /* README's: 5 */
+	    {"probe_interval=100ms,250ms,990ms", 0}, /* 9.9 */
+	    {"probe_interval=100ms,1s", 1},
+	    {"sticky_share=0,0.1,0.5", 0}, /* 0 is not on a log axis */
+	    {"capture_buffer=1M,64M", 0},  /* not numbers */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = gp(&sw, cases[i].set);
+
+		if (sweep_logx(&sw) != cases[i].logx ||
+		    (strstr(text, "\nset logscale x\n") != NULL) != cases[i].logx)
+			fail_msg("%s: expected %s", cases[i].set,
+				 cases[i].logx ? "set logscale x" : "a linear axis");
+		free(text);
+	}
+}
+
+/* STEERLAB_SET: its items after the command line's, and a bad one refused
+ * under the variable's name */
+static void test_env(void **state)
+{
+	static struct topology t;
+	char buf[256], *sets[TOPO_MAX_SETS] = {"fail_at=1s"}, *errs;
+	int nsets = 1, nenv;
+	size_t len;
+	FILE *err;
+
+	(void)state;
+	assert_int_equal(overrides_env(" duration=3s\tfail_at=2s ", buf, sizeof(buf), sets, &nsets,
+				       TOPO_MAX_SETS, &nenv, stderr),
+			 0);
+	assert_int_equal(nenv, 2);
+	assert_int_equal(nsets, 3);
+	assert_string_equal(sets[1], "duration=3s");
+	assert_string_equal(sets[2], "fail_at=2s");
+	/* the variable's fail_at wins over the command line's */
+	assert_int_equal(
+	    overrides_load(&t, "tests/unit/data/topology/dns.ini", sets, nsets, stderr), 0);
+	assert_int_equal(t.fail_at_ns, 2000000000LL);
+	assert_int_equal(
+	    overrides_env_check(&t, "tests/unit/data/topology/dns.ini", sets, nsets, nenv, stderr),
+	    0);
+
+	static const struct {
+		const char *value, *want;
+	} bad[] = {
+	    {"duration", "STEERLAB_SET: 'duration': expected KEY=VALUE items separated by spaces"},
+	    {"=3s", "STEERLAB_SET: '=3s': expected KEY=VALUE"},
+	    {"ttl=30,60", "STEERLAB_SET: 'ttl=30,60': one value per key"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		nsets = 1;
+		assert_non_null(err = open_memstream(&errs, &len));
+		assert_int_equal(overrides_env(bad[i].value, buf, sizeof(buf), sets, &nsets,
+					       TOPO_MAX_SETS, &nenv, err),
+				 -1);
+		fclose(err);
+		if (strstr(errs, bad[i].want) == NULL)
+			fail_msg("%s: got '%s'", bad[i].value, errs);
+		free(errs);
+	}
+
+	/* a value refused: named as the variable's */
+	nsets = 1;
+	assert_int_equal(overrides_env("duration=forever", buf, sizeof(buf), sets, &nsets,
+				       TOPO_MAX_SETS, &nenv, stderr),
+			 0);
+	assert_non_null(err = open_memstream(&errs, &len));
+	assert_int_equal(
+	    overrides_env_check(&t, "tests/unit/data/topology/dns.ini", sets, nsets, nenv, err),
+	    -1);
+	fclose(err);
+	assert_string_equal(errs, "STEERLAB_SET: --set duration=forever: expected a duration such "
+				  "as 100ms or 2s\n");
+	free(errs);
+}
+
 /* load: overrides_load with its messages in *errs */
 static int load(struct topology *t, const char *path, char **errs, int nsets, ...)
 {
@@ -535,6 +643,8 @@ int main(void)
 	    cmocka_unit_test(test_axis),
 	    cmocka_unit_test(test_ttl_override),
 	    cmocka_unit_test(test_ttl_override_errors),
+	    cmocka_unit_test(test_logx),
+	    cmocka_unit_test(test_env),
 	    cmocka_unit_test(test_table_golden),
 	    cmocka_unit_test(test_table_absent_at_a_point),
 	    cmocka_unit_test(test_table_marks),
