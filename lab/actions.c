@@ -69,9 +69,8 @@ int action_plan(const struct topology *t, struct action_step *steps, int max)
 			shift = busy[key] + 1000 - e->at_ns;
 		if (e->action != TOPO_A_FLAP) {
 			if (n < max)
-				steps[n++] = (struct action_step){.at_ns = e->at_ns + shift,
-								  .nominal_ns = e->at_ns,
-								  .event = i};
+				steps[n++] = (struct action_step){
+				    .at_ns = e->at_ns + shift, .nominal_ns = e->at_ns, .event = i};
 			busy[key] = e->at_ns + shift;
 			continue;
 		}
@@ -523,8 +522,7 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		action_site_failed(lab, site, how, pid, t0, done, e->name, by, s);
 	event_emit_at(lab->ev, t0, "event_applied",
 		      "{s:s, s:s, s:s, s:s, s:s?, s:s?, s:i, s:o, s:I, s:s, s:I, s:I}", "name",
-		      e->name,
-		      "action", topo_action_name(e->action), "target",
+		      e->name, "action", topo_action_name(e->action), "target",
 		      topo_event_target(t, e, tg, sizeof(tg)), "kind",
 		      e->node >= 0 ? topo_kind_name(t->nodes[e->node].kind) : "link", "site",
 		      site >= 0 ? t->nodes[site].name : NULL, "step",

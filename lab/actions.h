@@ -51,8 +51,8 @@ struct action_step {
 	int64_t at_ns;	    /* from the traffic's start, fail_jitter included */
 	int64_t nominal_ns; /* as written (a flap's cycle's instant) */
 	int event;	    /* index in t->events */
-	int cycle;     /* flap: 1..count; 0 otherwise */
-	int up;	       /* flap: the cycle's way back */
+	int cycle;	    /* flap: 1..count; 0 otherwise */
+	int up;		    /* flap: the cycle's way back */
 };
 
 #define ACTION_MAX_STEPS 2048

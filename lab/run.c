@@ -420,18 +420,22 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 	event_emit(lab->ev, "traffic_started", "{s:I, s:I, s:I, s:I, s:I, s:i}", "fail_at_ns",
 		   (json_int_t)fail_at, "duration_ns", (json_int_t)t->duration_ns,
 		   "nominal_fail_at_ns", (json_int_t)nominal, "fail_jitter_ns",
-		   (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed, "events", t->nevents);
+		   (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed, "events",
+		   t->nevents);
 	if (t->fail_jitter_ns > 0)
 		run_say(o,
 			"traffic: clients sending for %.1f s; %d event%s, the first failure at "
 			"%.3f s (%.3f s + %.3f s of jitter, seed %lld)",
-			(double)t->duration_ns / NSEC_PER_SEC, t->nevents, t->nevents == 1 ? "" : "s",
-			(double)fail_at / NSEC_PER_SEC, (double)nominal / NSEC_PER_SEC,
-			(double)(fail_at - nominal) / NSEC_PER_SEC, (long long)t->seed);
+			(double)t->duration_ns / NSEC_PER_SEC, t->nevents,
+			t->nevents == 1 ? "" : "s", (double)fail_at / NSEC_PER_SEC,
+			(double)nominal / NSEC_PER_SEC, (double)(fail_at - nominal) / NSEC_PER_SEC,
+			(long long)t->seed);
 	else
-		run_say(o, "traffic: clients sending for %.1f s; %d event%s, the first failure at %.1f s",
-			(double)t->duration_ns / NSEC_PER_SEC, t->nevents, t->nevents == 1 ? "" : "s",
-			(double)fail_at / NSEC_PER_SEC);
+		run_say(
+		    o,
+		    "traffic: clients sending for %.1f s; %d event%s, the first failure at %.1f s",
+		    (double)t->duration_ns / NSEC_PER_SEC, t->nevents, t->nevents == 1 ? "" : "s",
+		    (double)fail_at / NSEC_PER_SEC);
 	r = run_timeline(lab, o, start, run_steps, nsteps, &applied);
 	failed = action_sites_failed() > 0;
 	if (r == -1)
