@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "lab/actions.h"
+#include "lab/jitter.h"
 #include "lab/topology.h"
 #include "test_topology_util.h"
 
@@ -215,6 +216,57 @@ static void test_plan(void **state)
 	free(t);
 }
 
+/* with fail_jitter, each event moves by its own draw in [0, jitter), and
+ * never before the previous event on its target: a recover stays after
+ * the crash it undoes, whatever the draws */
+static void test_plan_jitter(void **state)
+{
+	struct topology *t = new_topology();
+	struct action_step steps[8];
+	char path[64];
+	int n, seen_before = 0;
+
+	(void)state;
+	for (int64_t seed = 0; seed < 64; seed++) {
+		char *sets[2], s1[32], s2[32];
+
+		snprintf(s1, sizeof(s1), "seed=%lld", (long long)seed);
+		snprintf(s2, sizeof(s2), "fail_jitter=900ms");
+		sets[0] = s1;
+		sets[1] = s2;
+		with_events(path, "[event e1]\nat = 3s\naction = crash\ntarget = a\n"
+				  "[event e2]\nat = 3100ms\naction = recover\ntarget = a\n"
+				  "[event k]\nat = 3s\naction = kill\ntarget = b\n");
+		load_ok(t, path, sets, 2);
+		unlink(path);
+		n = action_plan(t, steps, 8);
+		assert_int_equal(n, 3);
+		int64_t crash = -1, recover = -1;
+		for (int i = 0; i < n; i++) {
+			const struct action_step *s = &steps[i];
+
+			assert_true(s->at_ns >= s->nominal_ns);
+			if (i > 0)
+				assert_true(s->at_ns >= steps[i - 1].at_ns);
+			if (strcmp(t->events[s->event].name, "e1") == 0)
+				crash = s->at_ns;
+			if (strcmp(t->events[s->event].name, "e2") == 0)
+				recover = s->at_ns;
+			if (strcmp(t->events[s->event].name, "k") == 0)
+				assert_true(s->at_ns < s->nominal_ns + 900 * 1000000LL);
+		}
+		assert_true(crash >= 3 * S && crash < 3 * S + 900 * 1000000LL);
+		assert_true(recover > crash);
+		/* the draw alone (e2 is event 2: e1, k, e2) would have put the recover
+		 * first, for some seed */
+		seen_before |=
+		    3100 * 1000000LL + jitter_offset_ns(900 * 1000000LL, (uint32_t)seed, 2) <=
+		    crash;
+	}
+	assert_true(seen_before);
+	free(t);
+}
+
 /* fail = yes and fail_at: one kill called fail, printed back as fail = yes */
 static void test_shorthand(void **state)
 {
@@ -387,9 +439,13 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_timeline_order),   cmocka_unit_test(test_plan),
-	    cmocka_unit_test(test_shorthand),	     cmocka_unit_test(test_set),
-	    cmocka_unit_test(test_print_round_trip), cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_timeline_order),
+	    cmocka_unit_test(test_plan),
+	    cmocka_unit_test(test_plan_jitter),
+	    cmocka_unit_test(test_shorthand),
+	    cmocka_unit_test(test_set),
+	    cmocka_unit_test(test_print_round_trip),
+	    cmocka_unit_test(test_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
