@@ -292,6 +292,7 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->health);
 	free(in->answers);
 	free(in->dead);
+	free(in->alive);
 	free(in->hits);
 	free(in->routes);
 	free(in->stats);

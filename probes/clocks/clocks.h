@@ -324,6 +324,8 @@ struct clocks_input {
 
 	struct clocks_dead *dead;
 	size_t ndead, capdead;
+	struct clocks_dead *alive; /* declared_alive, as dead */
+	size_t nalive, capalive;
 	struct clocks_hit *hits; /* the timeline's steps, in file order */
 	size_t nhits, caphits;
 	struct clocks_route *routes;
@@ -442,6 +444,21 @@ struct clocks_result {
 	 * object only when has_budget is set */
 	int has_budget;
 	struct clocks_budget budget;
+	/* fail-back: the timeline brought S back (failure.recovered_ns), and
+	 * how the scheme came back to it, each from that recovery (clocks.json
+	 * has a "failback" object only when has_failback is set):
+	 *   healthy  anycast: S's own prober's declared_alive; dns: authd's
+	 *            health_changed of S to healthy
+	 *   steer    anycast: S's route (via its link) back in a FIB; dns:
+	 *            authd hands out S's address again
+	 *   first, last  the first and the last of the scheme's clients to send
+	 *            to S again (captured on S's link); back of clients did */
+	int has_failback;
+	struct clocks_failback {
+		int64_t recovered_ns; /* after t0 */
+		int64_t healthy_ns, steer_ns, first_ns, last_ns;
+		int64_t back, clients;
+	} failback;
 	struct clocks_notes notes;
 };
 

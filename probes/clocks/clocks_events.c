@@ -329,18 +329,24 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 
 static int clocks_prober_event(struct clocks_input *in, const struct clocks_line *l)
 {
-	struct clocks_dead *d;
+	struct clocks_dead **arr, *d;
+	size_t *n, *cap;
 
-	if (strcmp(l->event, "declared_dead") != 0)
+	if (strcmp(l->event, "declared_dead") == 0) {
+		arr = &in->dead, n = &in->ndead, cap = &in->capdead;
+	} else if (strcmp(l->event, "declared_alive") == 0) { /* for fail-back */
+		arr = &in->alive, n = &in->nalive, cap = &in->capalive;
+	} else {
 		return 0;
-	if (clocks_grow((void **)&in->dead, &in->capdead, in->ndead, sizeof(*in->dead)) == -1)
+	}
+	if (clocks_grow((void **)arr, cap, *n, sizeof(**arr)) == -1)
 		return clocks_fail(l, "cannot be stored:", "out of memory");
-	d = &in->dead[in->ndead];
+	d = &(*arr)[*n];
 	d->t_ns = l->t;
 	if (clocks_get_name(l, "site", d->site) == -1)
 		return -1;
 	snprintf(d->node, sizeof(d->node), "%s", l->node);
-	in->ndead++;
+	(*n)++;
 	return 0;
 }
 

@@ -490,8 +490,9 @@ static void test_timeline_hits(void **state)
 	json_decref(root);
 }
 
-/* a recovery of the failed site ends its failure for the clocks: the
- * requests that reach a after it are answered, not lost */
+/* a recovery of the failed site ends its failure for the clocks (the
+ * requests that reach a after it are answered, not lost) and starts its
+ * fail-back clocks */
 static void test_recovery_ends_window(void **state)
 {
 	const char *dir = *state;
@@ -501,14 +502,28 @@ static void test_recovery_ends_window(void **state)
 	root = expect(dir, 1, NULL);
 	any = json_object_get(json_object_get(root, "schemes"), "anycast");
 	assert_true(json_real_value(json_object_get(any, "window_s")) > 0.2);
+	assert_null(json_object_get(any, "failback")); /* no recovery: none */
 	json_decref(root);
 	ev(dir, "lab.events.jsonl", T0 + 100 * MS, "event_applied",
 	   ",\"name\":\"r\",\"action\":\"recover\",\"target\":\"a\",\"kind\":\"site\","
 	   "\"site\":\"a\",\"step\":null,\"cycle\":0,\"vias\":[]");
+	ev(dir, "a.prober.events.jsonl", T0 + 350 * MS, "declared_alive", ",\"site\":\"a\"");
+	ev(dir, "core.collector.events.jsonl", T0 + 360 * MS, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\"");
 	root = analyse(dir, NULL);
 	any = json_object_get(json_object_get(root, "schemes"), "anycast");
 	assert_true(json_real_value(json_object_get(any, "window_s")) < 0.1);
 	assert_int_equal(json_integer_value(json_object_get(any, "lost_capture")), 1);
+	/* the fail-back clocks, from the recovery: healthy at 250 ms, the route
+	 * back at 260 ms, the client's first request to a at 6 ms (request 31,
+	 * sent at t0 + 105 ms, captured 1 ms later) */
+	json_t *fb = json_object_get(any, "failback");
+	assert_non_null(fb);
+	assert_true(fabs(json_real_value(json_object_get(fb, "recovered_s")) - 0.1) < 1e-6);
+	assert_true(fabs(json_real_value(json_object_get(fb, "healthy_s")) - 0.25) < 1e-6);
+	assert_true(fabs(json_real_value(json_object_get(fb, "steer_s")) - 0.26) < 1e-6);
+	assert_true(fabs(json_real_value(json_object_get(fb, "first_client_s")) - 0.006) < 1e-6);
+	assert_int_equal(json_integer_value(json_object_get(fb, "clients_back")), 1);
 	json_decref(root);
 }
 
