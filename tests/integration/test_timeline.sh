@@ -7,7 +7,8 @@
 #    vantage point p1 declares b dead, and `nft list ruleset` in b's
 #    namespace shows the drop, then nothing; both ends of c's link are
 #    down, then up, with c's routes back. The run is valid: no agent ended
-#    unexpectedly, nothing the timeline did counts as a healthy site dying.
+#    unexpectedly, nothing the timeline did counts as a healthy site dying;
+#    a's fail-back clocks are there and ordered.
 # 2. drain a (preferred), crash b at 1 s: every process of b is gone; no
 #    request is lost in either scheme, a's route leaves the FIB and authd
 #    answers c.
@@ -178,6 +179,12 @@ assert_eq "$(json "$r1/clocks.json" '[.warnings[]? | select(.code == "healthy_si
 assert_eq "$(jq -R 'fromjson? | select(.event == "declared_alive")' "$r1/a.prober.events.jsonl" | jq -s length)" 2 \
 	"a's prober declared a alive (before the kill, after the recover)"
 echo "ok: a is declared alive again after its recover"
+# the fail-back clocks of a (the first site_failed): present, ordered
+fb=$(json "$r1/clocks.json" '.schemes.anycast.failback')
+assert_eq "$(jq -r .recovered_s <<<"$fb" | awk '{ printf "%.1f", $1 }')" 2.5 "fail-back: a recovered 2.5 s after t0"
+assert_gt "$(jq -r .healthy_s <<<"$fb")" 0 "fail-back: a's prober saw it healthy after the recovery (s)"
+assert_le "$(jq -r .first_client_s <<<"$fb")" "$(jq -r .last_client_s <<<"$fb")" "fail-back: first client before last"
+assert_eq "$(jq -r .clients_back <<<"$fb")" 1 "fail-back: anycast clients back at a"
 assert_no_leftovers $lab "$r1"
 
 # --- 2. drain and crash
