@@ -61,6 +61,8 @@ int cmd_check(const struct cmd_args *a, const char *bindir)
 	if (cli_load(a, "check") == -1)
 		return 1;
 	topo_print(&cli_topo, stdout);
+	printf("\n");
+	topo_print_timeline(&cli_topo, stdout);
 	frrconf_print(&cli_topo, stdout);
 	if (a->frr && check_frr(a->frr) == -1)
 		return 1;
