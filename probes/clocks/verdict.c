@@ -477,6 +477,22 @@ static int verdict_failed_route(const struct clocks_failure *f, const struct clo
 	return 0;
 }
 
+/* verdict_failback_route: rt is a router's route moving back to S after the
+ * timeline brought S back: its replacement of the route via another site
+ * is the fail-back, not that route leaving (BGP prefers S again) */
+static int verdict_failback_route(const struct clocks_failure *f, const struct clocks_route *rt)
+{
+	if (!rt->replaced || !rt->has_via || f->recovered_ns == 0 || rt->t_ns < f->recovered_ns)
+		return 0;
+	if (rt->via.s_addr == f->via.s_addr)
+		return 1;
+	for (int k = 0; k < f->nroutes; k++)
+		if (strcmp(f->routes[k].router, rt->node) == 0 &&
+		    f->routes[k].via.s_addr == rt->via.s_addr)
+			return 1;
+	return 0;
+}
+
 /* verdict_hit_site: the timeline acted on site at or before t_ns (killed,
  * crashed, frozen, drained, its link down, a flap; or brought it back, after
  * which probers may still be catching up): its being declared dead then is
@@ -550,7 +566,8 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 		char via[INET_ADDRSTRLEN] = "no gateway";
 		struct clocks_route left = *rt;
 
-		if (rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr)
+		if (rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr ||
+		    verdict_failback_route(f, rt))
 			continue;
 		for (size_t j = i; rt->replaced && j-- > 0;) {
 			const struct clocks_route *prev = &in->routes[j];

@@ -615,6 +615,46 @@ static void test_healthy_route_replaced(void **state)
 	json_decref(root);
 }
 
+/* with BGP, the route moves back to a by a replacement once a recovers: the
+ * fail-back, not b's route leaving; the same move before the recovery is */
+static void test_failback_route_replaced(void **state)
+{
+	const char *dir = *state;
+	const char *col = "core.collector.events.jsonl";
+
+	valid_run(dir);
+	ev(dir, col, T0 + 1 * S, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"" VIA_B "\",\"replace\":true");
+	ev(dir, "lab.events.jsonl", T0 + 2 * S, "event_applied",
+	   ",\"name\":\"r\",\"action\":\"recover\",\"target\":\"a\",\"kind\":\"site\","
+	   "\"site\":\"a\",\"step\":null,\"cycle\":0,\"vias\":[]");
+	ev(dir, col, T0 + 2 * S + 300 * MS, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\",\"replace\":true");
+	json_decref(expect(dir, 1, NULL));
+}
+
+static void test_failback_early_replace(void **state)
+{
+	const char *dir = *state;
+	const char *col = "core.collector.events.jsonl";
+	json_t *root;
+
+	valid_run(dir);
+	ev(dir, col, T0 + 1 * S, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"" VIA_B "\",\"replace\":true");
+	ev(dir, col, T0 + 1 * S + 300 * MS, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\",\"replace\":true");
+	ev(dir, "lab.events.jsonl", T0 + 2 * S, "event_applied",
+	   ",\"name\":\"r\",\"action\":\"recover\",\"target\":\"a\",\"kind\":\"site\","
+	   "\"site\":\"a\",\"step\":null,\"cycle\":0,\"vias\":[]");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "healthy_route_withdrawn",
+		    "the route to 198.19.0.1/32 via 198.18.0.6 left the router's FIB once, first "
+		    "at t0 + 1.300 s, though it is not the failing site's link",
+		    1);
+	json_decref(root);
+}
+
 static void test_capture_drops(void **state)
 {
 	const char *dir = *state;
@@ -950,6 +990,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn_routers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_replaced, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failback_route_replaced, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failback_early_replace, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fail_routes_malformed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_drops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_stats_missing, setup, teardown),
