@@ -2,7 +2,9 @@
  * Which agents each node runs, and their command lines (docs/agents.md):
  *
  *   router   routed (routes to every site's announcement); a collector
- *            capturing every link to a site of its own
+ *            watching its FIB's route to the service, capturing every link
+ *            to a site of its own and the [link]s it is the first end of
+ *            (BGP, TCP port 179: capture-link-R1-R2.pcap)
  *   site     sited; a prober announcing the anycast address while healthy,
  *            to every router
  *   dns      authd, configured from the topology (dnsconf.c)
@@ -137,9 +139,20 @@ static int lab_start_router(struct lab *lab, int n)
 			continue;
 		argv_add(&a, "-c");
 		argv_add(&a, "%s=%s", l->router_ifname, t->nodes[l->node].name);
-		ncap++;
 	}
-	if (ncap && argv_run(lab, n, "collector", "collector", &a) == -1)
+	/* a [link R1 R2] is captured once, by R1: its BGP (the requests that
+	 * cross it are counted on the site links) */
+	for (int i = 0; i < t->nrlinks; i++) {
+		const struct topo_rlink *rl = &t->rlinks[i];
+		if (rl->a != n)
+			continue;
+		argv_add(&a, "-b");
+		argv_add(&a, "%s=link-%s-%s", rl->a_ifname, t->nodes[rl->a].name,
+			 t->nodes[rl->b].name);
+	}
+	/* in every router, sites or not: every FIB's route to the service
+	 * is recorded (with -P, the collector runs with no capture too) */
+	if (argv_run(lab, n, "collector", "collector", &a) == -1)
 		return -1;
 	/* the queries that reach each authd: the upstream load of DNS steering */
 	ncap = 0;

@@ -263,6 +263,15 @@ struct clocks_query_capture {
 	int truncated;
 };
 
+/* capture-link-R1-R2.pcap (label link-R1-R2): a router-to-router link,
+ * captured for BGP (TCP port 179); its packets are not requests and are
+ * only counted, for the verdict's checks of the file */
+struct clocks_link_capture {
+	char label[CLOCKS_NAME_MAX];
+	size_t records;
+	int truncated;
+};
+
 enum clocks_status {
 	CLOCKS_OK,
 	CLOCKS_TIMEOUT,
@@ -318,6 +327,8 @@ struct clocks_input {
 	size_t ncaptures, capcaptures;
 	struct clocks_query_capture *qcaptures;
 	size_t nqcaptures, capqcaptures;
+	struct clocks_link_capture *lcaptures;
+	size_t nlcaptures, caplcaptures;
 	struct clocks_request *requests;
 	size_t nrequests, caprequests;
 	int have_requests; /* at least one requests-*.csv was read */

@@ -502,7 +502,8 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 						   : "though it is not the failing site's link");
 }
 
-/* verdict_capture: is there a capture (of a site or of queries) labelled
+/* verdict_capture: is there a capture (of a site, of queries or of a
+ * router link) labelled
  * label? Its packet records and whether it was cut short, if so. */
 static int verdict_capture(const struct clocks_input *in, const char *label, size_t *records,
 			   int *truncated)
@@ -518,6 +519,13 @@ static int verdict_capture(const struct clocks_input *in, const char *label, siz
 		if (strcmp(in->qcaptures[i].label, label) == 0) {
 			*records = in->qcaptures[i].records;
 			*truncated = in->qcaptures[i].truncated;
+			return 1;
+		}
+	}
+	for (size_t i = 0; i < in->nlcaptures; i++) {
+		if (strcmp(in->lcaptures[i].label, label) == 0) {
+			*records = in->lcaptures[i].records;
+			*truncated = in->lcaptures[i].truncated;
 			return 1;
 		}
 	}
