@@ -282,6 +282,7 @@ void clocks_input_free(struct clocks_input *in)
 		free(in->qcaptures[i].queries);
 	free(in->qcaptures);
 	free(in->lcaptures);
+	free(in->addrs);
 	free(in->health);
 	free(in->answers);
 	free(in->dead);

@@ -138,6 +138,11 @@ void clocks_scheme_measure(const struct clocks_input *in, const struct clocks_fl
 void clocks_missing(struct clocks_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* clocks.json's schemes.anycast.fib and .catchments (clocks_fib_json.c) */
+struct json_t;
+struct json_t *clocks_json_fib(const struct clocks_input *in, const struct clocks_fib *fib);
+struct json_t *clocks_json_catchments(const struct clocks_catchments *cs);
+
 /* clocks_rank: nearest-rank percentile p (0 < p <= 100) of sorted v[n > 0]. */
 int64_t clocks_rank(const int64_t *v, size_t n, int p);
 

@@ -20,6 +20,7 @@
 
 #include "atomicfile.h"
 #include "clocks.h"
+#include "clocks_int.h"
 
 #define CLOCKS_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
 
@@ -117,7 +118,7 @@ static json_t *clocks_json_budget(const struct clocks_budget *b)
 	return o;
 }
 
-static json_t *clocks_json_scheme(const struct clocks_result *r)
+static json_t *clocks_json_scheme(const struct clocks_input *in, const struct clocks_result *r)
 {
 	json_t *o = json_object();
 	int dns = r->upstream_queries != CLOCKS_NA;
@@ -159,6 +160,10 @@ static json_t *clocks_json_scheme(const struct clocks_result *r)
 	json_object_set_new(o, "captured_after_t0", clocks_json_counts(r->after_t0, r->nafter_t0));
 	if (r->has_budget)
 		json_object_set_new(o, "budget", clocks_json_budget(&r->budget));
+	if (r->fib)
+		json_object_set_new(o, "fib", clocks_json_fib(in, r->fib));
+	if (r->catchments)
+		json_object_set_new(o, "catchments", clocks_json_catchments(r->catchments));
 	return o;
 }
 
@@ -231,7 +236,7 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 		if (res[i].noflows)
 			json_array_append_new(absent, json_string(res[i].scheme));
 		else
-			json_object_set_new(schemes, res[i].scheme, clocks_json_scheme(&res[i]));
+			json_object_set_new(schemes, res[i].scheme, clocks_json_scheme(in, &res[i]));
 	}
 	json_object_set_new(root, "schemes_absent", absent);
 	json_object_set_new(failed, "site", json_string(f->site));
