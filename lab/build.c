@@ -412,9 +412,9 @@ static void lab_address(json_t *o, struct in_addr a, const struct topo_node *nod
 	char buf[INET_ADDRSTRLEN];
 
 	inet_ntop(AF_INET, &a, buf, sizeof(buf));
-	json_object_set_new(o, buf,
-			    json_pack("{s:s, s:s}", "node", node->name, "kind",
-				      topo_kind_name(node->kind)));
+	json_object_set_new(
+	    o, buf,
+	    json_pack("{s:s, s:s}", "node", node->name, "kind", topo_kind_name(node->kind)));
 }
 
 /* lab_addresses: {ADDR: {node, kind}} for every link end and router id:
@@ -466,8 +466,8 @@ int lab_up(struct lab *lab)
 		goto fail;
 	kern_close(root);
 	event_emit(lab->ev, "lab_up", "{s:s, s:s, s:i, s:i, s:i, s:o?}", "lab", t->name, "topology",
-		   t->path, "nodes", t->nnodes, "links", t->nlinks, "port", (int)t->port, "addresses",
-		   lab_addresses(t));
+		   t->path, "nodes", t->nnodes, "links", t->nlinks, "port", (int)t->port,
+		   "addresses", lab_addresses(t));
 	return 0;
 fail:
 	kern_close(root);

@@ -149,7 +149,7 @@ enum clocks_route_op {
 	CLOCKS_OP_ADD, /* route_added without "op" (an older collector) too */
 	CLOCKS_OP_REPLACE,
 	CLOCKS_OP_APPEND,
-	CLOCKS_OP_DEL, /* route_deleted */
+	CLOCKS_OP_DEL,	   /* route_deleted */
 	CLOCKS_OP_PRESENT, /* in the FIB when the collector started */
 };
 
@@ -436,20 +436,20 @@ struct clocks_fib_route {
 
 struct clocks_router_fib {
 	char router[CLOCKS_NAME_MAX];
-	int64_t changes;      /* route events of the service prefix after t0 */
-	int64_t path_changes; /* of those, the ones that changed the route used */
-	int64_t first_at_ns, final_at_ns; /* CLOCKS_NONE: no change */
+	int64_t changes;		       /* route events of the service prefix after t0 */
+	int64_t path_changes;		       /* of those, the ones that changed the route used */
+	int64_t first_at_ns, final_at_ns;      /* CLOCKS_NONE: no change */
 	struct clocks_fib_route before, after; /* at t0; after the final change */
 };
 
 struct clocks_fib {
 	int nrouters;
 	struct clocks_router_fib routers[CLOCKS_MAX_ROUTERS];
-	int lost_routers; /* past CLOCKS_MAX_ROUTERS */
+	int lost_routers;		 /* past CLOCKS_MAX_ROUTERS */
 	int64_t first_at_ns, last_at_ns; /* CLOCKS_NONE: no router changed */
 	char first_router[CLOCKS_NAME_MAX], last_router[CLOCKS_NAME_MAX];
 	int routers_changed, exploring; /* routers with a change, with more than one */
-	int64_t left_at_ns; /* a route via the failed site's link left a FIB (steer) */
+	int64_t left_at_ns;		/* a route via the failed site's link left a FIB (steer) */
 };
 
 /* an anycast client's catchment: the site that answered most of its last

@@ -209,8 +209,8 @@ static int clocks_lab_addresses(struct clocks_input *in, const struct clocks_lin
 		json_t *node = json_object_get(o, "node"), *kind = json_object_get(o, "kind");
 		struct clocks_addr_node *a;
 
-		if (clocks_grow((void **)&in->addrs, &in->capaddrs, in->naddrs, sizeof(*in->addrs)) ==
-		    -1)
+		if (clocks_grow((void **)&in->addrs, &in->capaddrs, in->naddrs,
+				sizeof(*in->addrs)) == -1)
 			return clocks_fail(l, "cannot be stored:", "out of memory");
 		a = &in->addrs[in->naddrs];
 		memset(a, 0, sizeof(*a));
@@ -361,9 +361,8 @@ static int clocks_fail_routes(const struct clocks_line *l, struct clocks_failure
 static int clocks_route_op(const struct clocks_line *l, struct clocks_route *r)
 {
 	static const char *const ops[] = {
-	    [CLOCKS_OP_ADD] = "add",	     [CLOCKS_OP_REPLACE] = "replace",
-	    [CLOCKS_OP_APPEND] = "append", [CLOCKS_OP_DEL] = "del",
-	    [CLOCKS_OP_PRESENT] = "present",
+	    [CLOCKS_OP_ADD] = "add", [CLOCKS_OP_REPLACE] = "replace", [CLOCKS_OP_APPEND] = "append",
+	    [CLOCKS_OP_DEL] = "del", [CLOCKS_OP_PRESENT] = "present",
 	};
 	json_t *v = json_object_get(l->obj, "op");
 
@@ -376,8 +375,9 @@ static int clocks_route_op(const struct clocks_line *l, struct clocks_route *r)
 			r->op = (enum clocks_route_op)i;
 			return 0;
 		}
-	return clocks_fail(l, r->deleted ? "has no \"del\" in" : "has no add, replace, append or present in",
-			   "op");
+	return clocks_fail(
+	    l, r->deleted ? "has no \"del\" in" : "has no add, replace, append or present in",
+	    "op");
 }
 
 /* clocks_nexthop: {via, dev} (via and dev strings or null) into *nh */

@@ -159,9 +159,15 @@ static void clocks_fib_site(const struct clocks_input *in, const struct clocks_f
 	for (int k = 0; k < CLOCKS_FOLLOW_MAX; k++) {
 		const struct clocks_addr_node *a;
 
-		if (!hop.present || hop.nnh == 0 || !hop.nh[0].has_via ||
-		    (a = clocks_addr_node(in, hop.nh[0].via)) == NULL)
+		if (!hop.present || hop.nnh == 0 || !hop.nh[0].has_via)
 			return;
+		if ((a = clocks_addr_node(in, hop.nh[0].via)) == NULL) {
+			/* a run from before lab_up's addresses: site_failed's via
+			 * is still the failed site's link address */
+			if (in->naddrs == 0 && hop.nh[0].via.s_addr == in->failure.via.s_addr)
+				snprintf(site, CLOCKS_NAME_MAX, "%s", in->failure.site);
+			return;
+		}
 		if (a->is_site) {
 			snprintf(site, CLOCKS_NAME_MAX, "%s", a->node);
 			return;

@@ -41,7 +41,8 @@ static json_t *clocks_fib_route_json(const struct clocks_fib_route *r)
 	json_object_set_new(o, "via", via);
 	json_object_set_new(o, "dev", dev);
 	json_object_set_new(o, "metric", json_integer(r->metric));
-	json_object_set_new(o, "protocol", r->protocol < 0 ? json_null() : json_integer(r->protocol));
+	json_object_set_new(o, "protocol",
+			    r->protocol < 0 ? json_null() : json_integer(r->protocol));
 	json_object_set_new(o, "site", clocks_fib_str(r->site));
 	return o;
 }

@@ -236,7 +236,8 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 		if (res[i].noflows)
 			json_array_append_new(absent, json_string(res[i].scheme));
 		else
-			json_object_set_new(schemes, res[i].scheme, clocks_json_scheme(in, &res[i]));
+			json_object_set_new(schemes, res[i].scheme,
+					    clocks_json_scheme(in, &res[i]));
 	}
 	json_object_set_new(root, "schemes_absent", absent);
 	json_object_set_new(failed, "site", json_string(f->site));

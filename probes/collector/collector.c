@@ -73,8 +73,8 @@ struct collector_link {
 	int bgp; /* -b: a router link, captured with the BGP filter */
 	struct capture *cap;
 	struct loop_handler h;
-	int failed;	  /* a read error: no longer watched */
-	int write_failed; /* its file's error has been reported */
+	int failed;	    /* a read error: no longer watched */
+	int write_failed;   /* its file's error has been reported */
 	uint64_t published; /* packets at the last capture_progress */
 	struct collector *col;
 };

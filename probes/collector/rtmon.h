@@ -27,11 +27,11 @@ struct rtmon;
 #define RTMON_MAX_NEXTHOPS 16
 
 enum rtmon_op {
-	RTMON_ADD,	/* RTM_NEWROUTE */
-	RTMON_REPLACE,	/* RTM_NEWROUTE with NLM_F_REPLACE */
-	RTMON_APPEND,	/* RTM_NEWROUTE with NLM_F_APPEND */
-	RTMON_DEL,	/* RTM_DELROUTE */
-	RTMON_PRESENT,	/* in the FIB when rtmon_dump() asked */
+	RTMON_ADD,     /* RTM_NEWROUTE */
+	RTMON_REPLACE, /* RTM_NEWROUTE with NLM_F_REPLACE */
+	RTMON_APPEND,  /* RTM_NEWROUTE with NLM_F_APPEND */
+	RTMON_DEL,     /* RTM_DELROUTE */
+	RTMON_PRESENT, /* in the FIB when rtmon_dump() asked */
 };
 
 struct rtmon_nexthop {

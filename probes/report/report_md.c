@@ -107,10 +107,11 @@ static void md_routing(const struct report *r, FILE *fp)
 		    "to (docs/clocks.md, \"FIB clocks\").\n");
 	md_table(fp, report_fib_table, r);
 	report_fib_summary(r, fp);
-	fprintf(fp, "\n### Catchments\n\n"
-		    "The site that answered most of each anycast client's last %d requests sent "
-		    "before t0, and of those sent after the last FIB change (docs/clocks.md, "
-		    "\"Catchments\").\n",
+	fprintf(fp,
+		"\n### Catchments\n\n"
+		"The site that answered most of each anycast client's last %d requests sent "
+		"before t0, and of those sent after the last FIB change (docs/clocks.md, "
+		"\"Catchments\").\n",
 		CLOCKS_CATCH_LAST);
 	md_table(fp, report_catch_table, r);
 }
