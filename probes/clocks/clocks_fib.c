@@ -178,6 +178,19 @@ static void clocks_fib_site(const struct clocks_input *in, const struct clocks_f
 	}
 }
 
+void clocks_fib_via_site(const struct clocks_input *in, struct in_addr via, int64_t at_ns,
+			 char *site)
+{
+	struct clocks_fib_route r;
+
+	memset(&r, 0, sizeof(r));
+	r.present = 1;
+	r.nnh = 1;
+	r.nh[0].has_via = 1;
+	r.nh[0].via = via;
+	clocks_fib_site(in, &r, at_ns, site);
+}
+
 /* clocks_fib_router: the router's entry, added if new; NULL when full */
 static struct clocks_router_fib *clocks_fib_router(struct clocks_fib *fib, const char *router)
 {

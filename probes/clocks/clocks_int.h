@@ -138,6 +138,12 @@ void clocks_scheme_measure(const struct clocks_input *in, const struct clocks_fl
 void clocks_missing(struct clocks_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* clocks_fib_via_site: the site a route via next hop via led to at at_ns:
+ * via's node if a site, else that router's route used then, followed
+ * (clocks_fib.c); "" if it cannot be told */
+void clocks_fib_via_site(const struct clocks_input *in, struct in_addr via, int64_t at_ns,
+			 char *site);
+
 /* clocks.json's schemes.anycast.fib and .catchments (clocks_fib_json.c) */
 struct json_t;
 struct json_t *clocks_json_fib(const struct clocks_input *in, const struct clocks_fib *fib);

@@ -414,19 +414,30 @@ static const char *verdict_times(char *buf, size_t len, int count)
 	return buf;
 }
 
+#define VERDICT_ROUTED_PROTO 252 /* agents/routed/kroute.h: KROUTE_PROTO */
+
 /* verdict_failed_route: rt is the failed site's route in its router (the
- * next hop toward it from a router without it, at its metric there),
- * deleted after t0 */
-static int verdict_failed_route(const struct clocks_failure *f, const struct clocks_route *rt)
+ * next hop toward it from a router without it, at its metric there: as
+ * site_failed's routes say, or as the FIBs at t0 say), deleted after t0 */
+static int verdict_failed_route(const struct clocks_input *in, const struct clocks_route *rt)
 {
+	const struct clocks_failure *f = &in->failure;
 	if (!rt->has_via || rt->t_ns < f->t0_ns)
 		return 0;
+	char site[CLOCKS_NAME_MAX];
+
 	for (int k = 0; k < f->nroutes; k++)
 		if (strcmp(f->routes[k].router, rt->node) == 0 &&
 		    f->routes[k].via.s_addr == rt->via.s_addr &&
 		    (!rt->has_metric || rt->metric == f->routes[k].metric))
 			return 1;
-	return 0;
+	/* routed's routes (routing = static) are exactly site_failed's; a
+	 * routing daemon's: its next hop led to the failed site at t0 (the
+	 * next router's route then, followed: lab_up's addresses) */
+	if (rt->protocol == VERDICT_ROUTED_PROTO)
+		return 0;
+	clocks_fib_via_site(in, rt->via, f->t0_ns, site);
+	return strcmp(site, f->site) == 0;
 }
 
 /* healthy_site_dead, healthy_route_withdrawn: a site that had not failed
@@ -465,7 +476,7 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 		if (!rt->deleted || !verdict_measured(in, rt->t_ns) ||
 		    rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr ||
 		    (rt->has_via && rt->via.s_addr == f->via.s_addr && rt->t_ns >= f->t0_ns) ||
-		    verdict_failed_route(f, rt))
+		    verdict_failed_route(in, rt))
 			continue;
 		if (rt->has_via)
 			inet_ntop(AF_INET, &rt->via, via, sizeof(via));

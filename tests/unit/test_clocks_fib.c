@@ -25,14 +25,14 @@
 
 /* a [link r1 r2], [link r2 r3]; a on r1, b on r2, c on r3 */
 #define LAB_UP                                                                                     \
-	"{\"t\":1,\"event\":\"lab_up\",\"lab\":\"fib\",\"port\":7000,\"addresses\":{"          \
-	"\"198.18.0.1\":{\"node\":\"r1\",\"kind\":\"router\"},"                                  \
-	"\"198.18.0.2\":{\"node\":\"a\",\"kind\":\"site\"},"                                     \
-	"\"198.18.0.6\":{\"node\":\"b\",\"kind\":\"site\"},"                                     \
-	"\"198.18.0.10\":{\"node\":\"c\",\"kind\":\"site\"},"                                    \
-	"\"198.18.32.1\":{\"node\":\"r1\",\"kind\":\"router\"},"                                 \
-	"\"198.18.32.2\":{\"node\":\"r2\",\"kind\":\"router\"},"                                 \
-	"\"198.18.32.5\":{\"node\":\"r2\",\"kind\":\"router\"},"                                 \
+	"{\"t\":1,\"event\":\"lab_up\",\"lab\":\"fib\",\"port\":7000,\"addresses\":{"              \
+	"\"198.18.0.1\":{\"node\":\"r1\",\"kind\":\"router\"},"                                    \
+	"\"198.18.0.2\":{\"node\":\"a\",\"kind\":\"site\"},"                                       \
+	"\"198.18.0.6\":{\"node\":\"b\",\"kind\":\"site\"},"                                       \
+	"\"198.18.0.10\":{\"node\":\"c\",\"kind\":\"site\"},"                                      \
+	"\"198.18.32.1\":{\"node\":\"r1\",\"kind\":\"router\"},"                                   \
+	"\"198.18.32.2\":{\"node\":\"r2\",\"kind\":\"router\"},"                                   \
+	"\"198.18.32.5\":{\"node\":\"r2\",\"kind\":\"router\"},"                                   \
 	"\"198.18.32.6\":{\"node\":\"r3\",\"kind\":\"router\"}}}\n"
 #define SITE_FAILED                                                                                \
 	"{\"t\":1700000000000000000,\"event\":\"site_failed\",\"site\":\"a\",\"via\":"             \
@@ -77,8 +77,8 @@ static int feed(struct fixture *f, const char *node, const char *agent, const ch
 }
 
 /* route: one route event line of a collector, as collector.c writes it */
-static char *route(char *buf, size_t len, int64_t t, const char *op, const char *via,
-		   long metric, int proto, const char *nexthops)
+static char *route(char *buf, size_t len, int64_t t, const char *op, const char *via, long metric,
+		   int proto, const char *nexthops)
 {
 	snprintf(buf, len,
 		 "{\"t\":%lld,\"event\":\"%s\",\"prefix\":\"198.19.0.1/32\",\"op\":\"%s\","
@@ -203,8 +203,9 @@ static void test_window_of_changes(void **state)
 	const struct clocks_router_fib *r1;
 
 	lab(f);
-	assert_int_equal(feed(f, "lab", "steerlab", "{\"t\":1700000009000000000,\"event\":"
-						    "\"lab_stopping\"}\n"),
+	assert_int_equal(feed(f, "lab", "steerlab",
+			      "{\"t\":1700000009000000000,\"event\":"
+			      "\"lab_stopping\"}\n"),
 			 0);
 	feed_route(f, "r2", T0 - 500 * MS, "present", "198.18.0.6", 20, 186, NULL);
 	feed_route(f, "r1", T0 - 500 * MS, "add", "198.18.0.2", 20, 186, NULL);
@@ -353,6 +354,46 @@ static void test_catchments_unknown(void **state)
 	assert_string_equal(cs.c[0].after, "");
 }
 
+static int has_code(const struct clocks_notes *v, const char *code, const char *text)
+{
+	for (int i = 0; i < v->n; i++)
+		if (strcmp(v->w[i].code, code) == 0 && (text == NULL || strstr(v->w[i].msg, text)))
+			return 1;
+	return 0;
+}
+
+/* the verdict with a routing daemon's routes (no site_failed routes): r2's
+ * route via r1, which led to a at t0, withdrawn after t0 is the failure's;
+ * r3's route via r2, which led to b, is a healthy route withdrawn */
+static void test_verdict_daemon_routes(void **state)
+{
+	struct fixture *f = *state;
+	static struct clocks_result r;
+	static struct clocks_notes v;
+
+	lab(f);
+	feed_route(f, "r1", T0 - 100 * MS, "present", "198.18.0.2", 20, 186, NULL);
+	feed_route(f, "r2", T0 - 100 * MS, "present", "198.18.32.1", 20, 186, NULL);
+	feed_route(f, "r2", T0 - 100 * MS, "add", "198.18.0.6", 30, 186, NULL);
+	feed_route(f, "r3", T0 - 100 * MS, "present", "198.18.32.5", 20, 186, NULL);
+	feed_route(f, "r1", T0 + 100 * MS, "del", "198.18.0.2", 20, 186, NULL);
+	feed_route(f, "r2", T0 + 200 * MS, "del", "198.18.32.1", 20, 186, NULL);
+	clocks_anycast(&f->in, &r);
+	memset(&v, 0, sizeof(v));
+	clocks_verdict(&f->in, &r, 1, &v);
+	assert_false(has_code(&v, "healthy_route_withdrawn", NULL));
+	clocks_result_free(&r);
+
+	/* r2's route to b goes too: not the failure's */
+	feed_route(f, "r2", T0 + 300 * MS, "del", "198.18.0.6", 30, 186, NULL);
+	clocks_anycast(&f->in, &r);
+	memset(&v, 0, sizeof(v));
+	clocks_verdict(&f->in, &r, 1, &v);
+	assert_true(has_code(&v, "healthy_route_withdrawn", "via 198.18.0.6"));
+	assert_false(has_code(&v, "healthy_route_withdrawn", "via 198.18.32.1"));
+	clocks_result_free(&r);
+}
+
 /* malformed route events are errors naming the file and the line */
 static void test_bad_route_events(void **state)
 {
@@ -362,7 +403,7 @@ static void test_bad_route_events(void **state)
 	route(line, sizeof(line), T0, "sideways", "198.18.0.2", 20, 186, NULL);
 	assert_int_equal(feed(f, "r1", "collector", line), -1);
 	assert_non_null(strstr(f->err, "RUN/r1.collector.events.jsonl:1: route_added has no add, "
-					"replace, append or present in \"op\""));
+				       "replace, append or present in \"op\""));
 	route(line, sizeof(line), T0, "add", "198.18.0.2", 20, 186, "[]");
 	assert_int_equal(feed(f, "r1", "collector", line), -1);
 	assert_non_null(strstr(f->err, "has no list of next hops in \"nexthops\""));
@@ -374,7 +415,7 @@ static void test_bad_route_events(void **state)
 			      "\"198.18.0.1\":\"r1\"}}\n"),
 			 -1);
 	assert_non_null(strstr(f->err, "RUN/lab.steerlab.events.jsonl:1: lab_up has an entry "
-					"that is not ADDRESS: {node, kind} in \"addresses\""));
+				       "that is not ADDRESS: {node, kind} in \"addresses\""));
 }
 
 int main(void)
@@ -387,6 +428,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_steer_by_replace, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_catchments, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_catchments_unknown, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_verdict_daemon_routes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_route_events, setup, teardown),
 	};
 
