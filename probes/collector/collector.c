@@ -58,6 +58,8 @@
 /* the router-to-router links: BGP only (the requests that cross them are
  * counted on the site links) */
 #define COLLECTOR_BGP_FILTER "tcp port 179"
+/* and whole: an UPDATE is up to 4096 bytes (65535 with RFC 8654) */
+#define COLLECTOR_BGP_SNAPLEN 65535
 /* disk kept for the event file and the log, so that a full disk can still
  * be reported in them (the captures are usually what fills it) */
 #define COLLECTOR_RESERVE (64 << 10)
@@ -104,7 +106,8 @@ static void __attribute__((noreturn)) collector_usage(FILE *fp, int rc)
 		COLLECTOR_USAGE
 		"  -o DIR          where capture-LABEL.pcap files are written\n"
 		"  -c IFACE=LABEL  capture IFACE into DIR/capture-LABEL.pcap (repeatable)\n"
-		"  -b IFACE=LABEL  capture IFACE with the -F filter (a router-to-router link)\n"
+		"  -b IFACE=LABEL  capture IFACE with the -F filter, whole packets (a\n"
+		"                  router-to-router link: its BGP)\n"
 		"  -f FILTER       BPF filter of the -c captures (default \"%s\")\n"
 		"  -F FILTER       BPF filter of the -b captures (default \"%s\")\n"
 		"  -B BYTES        kernel buffer per capture, e.g. 64M (default 64M)\n"
@@ -420,6 +423,8 @@ static void collector_signal_cb(struct loop *loop, int fd, uint32_t events, void
 
 static int collector_start(struct collector *col, struct capture_config *cfg)
 {
+	const int snaplen = cfg->snaplen;
+
 	col->rtmon = rtmon_open(collector_route, col);
 	if (col->rtmon == NULL || loop_add(col->loop, &col->rtmon_h, rtmon_fd(col->rtmon), EPOLLIN,
 					   collector_rtmon_cb, col) == -1) {
@@ -438,6 +443,7 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 		cfg->iface = l->iface;
 		cfg->label = l->label;
 		cfg->filter = l->bgp ? col->bgp_filter : col->filter;
+		cfg->snaplen = l->bgp ? COLLECTOR_BGP_SNAPLEN : snaplen;
 		l->cap = capture_open(cfg, &err);
 		if (l->cap == NULL) {
 			char path[PATH_MAX];
