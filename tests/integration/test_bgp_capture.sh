@@ -45,7 +45,8 @@ ip -n $ns2 addr add 198.18.32.2/30 dev r1
 ip -n $ns1 link set r2 up
 ip -n $ns2 link set r1 up
 ip -n $ns1 route add 198.19.0.1/32 via 198.18.32.2 metric 20
-wait_until 5 ip netns exec $ns1 ping -c1 -W1 198.18.32.2 >/dev/null || fail "the veth does not come up"
+link_up() { ip -n $ns1 link show r2 | grep -q LOWER_UP && ip -n $ns2 link show r1 | grep -q LOWER_UP; }
+wait_until 5 link_up || fail "the veth does not come up"
 
 ip netns exec $ns1 "$COLLECTOR" -o "$out" -b r2=link-r1-r2 -P 198.19.0.1/32 -n r1 \
 	-e "$out/r1.collector.events.jsonl" 2>"$out/collector.log" &
