@@ -8,7 +8,8 @@
 # the announced and the withdrawn prefix, and no UDP. The same collector,
 # with no site link, monitors the FIB: a route present before it started
 # (op present), replaced by a routing daemon's (protocol 186, op replace),
-# then deleted; each with its next hop and protocol.
+# by an ECMP route over two links (one event, both next hops), then
+# deleted; each with its next hops and protocol.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -44,8 +45,20 @@ ip -n $ns1 addr add 198.18.32.1/30 dev r2
 ip -n $ns2 addr add 198.18.32.2/30 dev r1
 ip -n $ns1 link set r2 up
 ip -n $ns2 link set r1 up
+# a second link, for an ECMP route
+ip -n $ns1 link add r2b type veth peer name r1b netns $ns2
+ip -n $ns1 addr add 198.18.32.5/30 dev r2b
+ip -n $ns2 addr add 198.18.32.6/30 dev r1b
+ip -n $ns1 link set r2b up
+ip -n $ns2 link set r1b up
 ip -n $ns1 route add 198.19.0.1/32 via 198.18.32.2 metric 20
-link_up() { ip -n $ns1 link show r2 | grep -q LOWER_UP && ip -n $ns2 link show r1 | grep -q LOWER_UP; }
+link_up() {
+	local l
+	for l in "$ns1 r2" "$ns2 r1" "$ns1 r2b" "$ns2 r1b"; do
+		set -- $l
+		ip -n "$1" link show "$2" | grep -q LOWER_UP || return 1
+	done
+}
 wait_until 5 link_up || fail "the veth does not come up"
 
 ip netns exec $ns1 "$COLLECTOR" -o "$out" -b r2=link-r1-r2 -P 198.19.0.1/32 -n r1 \
@@ -66,8 +79,10 @@ lpid=
 grep -q '^read [1-9]' "$out/listen.out" || fail "the listener read nothing"
 ip netns exec $ns1 bash -c 'echo request >/dev/udp/198.18.32.2/7000'
 
-# a routing daemon's route replaces the static one, then goes
+# a routing daemon's route replaces the static one, spreads over both links
+# (ECMP), then goes
 ip -n $ns1 route replace 198.19.0.1/32 via 198.18.32.2 metric 20 proto 186
+ip -n $ns1 route replace 198.19.0.1/32 metric 20 proto 186 nexthop via 198.18.32.2 nexthop via 198.18.32.6
 ip -n $ns1 route del 198.19.0.1/32 metric 20
 wait_until 5 has_event "$out/r1.collector.events.jsonl" route_deleted ||
 	fail "no route_deleted"
@@ -88,9 +103,11 @@ assert_eq "$(tshark -r "$pcap" -Y udp 2>/dev/null | wc -l)" 0 "UDP packets in th
 echo "ok: tshark shows the OPEN, the KEEPALIVE, the announcement and the withdrawal; no UDP"
 
 ev=$out/r1.collector.events.jsonl
-jq -c 'select(.event | startswith("route_")) | [.op, .via, .protocol, .metric]' "$ev" >"$out/routes.txt"
+jq -c 'select(.event | startswith("route_")) | [.op, .via, .protocol, .metric, .multipath,
+	(.nexthops // [] | map(.via + " " + .dev) | join(", "))]' "$ev" >"$out/routes.txt"
 cat "$out/routes.txt"
-[ "$(cat "$out/routes.txt")" = '["present","198.18.32.2",3,20]
-["replace","198.18.32.2",186,20]
-["del","198.18.32.2",186,20]' ] || fail "route events: $(cat "$out/routes.txt")"
-echo "ok: the route monitor saw the route present, replaced (protocol 186) and deleted"
+[ "$(cat "$out/routes.txt")" = '["present","198.18.32.2",3,20,false,""]
+["replace","198.18.32.2",186,20,false,""]
+["replace","198.18.32.2",186,20,true,"198.18.32.2 r2, 198.18.32.6 r2b"]
+["del","198.18.32.2",186,20,true,"198.18.32.2 r2, 198.18.32.6 r2b"]' ] || fail "route events: $(cat "$out/routes.txt")"
+echo "ok: the route monitor saw the route present, replaced (protocol 186), made ECMP, deleted"
