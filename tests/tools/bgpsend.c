@@ -109,7 +109,8 @@ static size_t bgp_withdraw(uint8_t *out, struct in_addr pfx, int len)
 
 static int do_listen(struct in_addr addr)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(BGP_PORT), .sin_addr = addr};
+	struct sockaddr_in sa = {
+	    .sin_family = AF_INET, .sin_port = htons(BGP_PORT), .sin_addr = addr};
 	int one = 1, fd, c;
 	long total = 0;
 	uint8_t buf[4096];
@@ -139,7 +140,8 @@ static int do_listen(struct in_addr addr)
 
 static int do_send(struct in_addr addr, struct in_addr pfx, int len, unsigned asn)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(BGP_PORT), .sin_addr = addr};
+	struct sockaddr_in sa = {
+	    .sin_family = AF_INET, .sin_port = htons(BGP_PORT), .sin_addr = addr};
 	struct sockaddr_in me;
 	socklen_t mlen = sizeof(me);
 	uint8_t out[512];
