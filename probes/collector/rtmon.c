@@ -247,6 +247,9 @@ static void rtmon_route(struct rtmon *m, const struct nlmsghdr *nlh, int64_t t_n
 		case RTA_MULTIPATH:
 			mp = rta;
 			break;
+		case RTA_NH_ID:
+			r.nhid = rtmon_u32(rta, 0);
+			break;
 		}
 	}
 	if (mp) {

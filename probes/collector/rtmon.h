@@ -53,6 +53,7 @@ struct rtmon_route {
 	uint32_t table;
 	uint8_t protocol; /* RTPROT_*; KROUTE_PROTO (252) for routed's */
 	uint8_t type;	  /* RTN_* */
+	uint32_t nhid;	  /* RTA_NH_ID: a nexthop object's id (FRR's zebra); 0 none */
 	int multipath;	  /* RTA_MULTIPATH: nh[] holds its next hops */
 	/* every next hop: the one above alone, or a multipath route's (the
 	 * first RTMON_MAX_NEXTHOPS; nnh_total says how many there were) */

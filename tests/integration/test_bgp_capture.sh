@@ -8,8 +8,9 @@
 # the announced and the withdrawn prefix, and no UDP. The same collector,
 # with no site link, monitors the FIB: a route present before it started
 # (op present), replaced by a routing daemon's (protocol 186, op replace),
-# by an ECMP route over two links (one event, both next hops), then
-# deleted; each with its next hops and protocol.
+# by an ECMP route over two links (one event, both next hops), by a route
+# on a nexthop object, as FRR's zebra installs them, whose change is seen
+# as the route replaced, then deleted; each with its next hops and protocol.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -83,6 +84,11 @@ ip netns exec $ns1 bash -c 'echo request >/dev/udp/198.18.32.2/7000'
 # (ECMP), then goes
 ip -n $ns1 route replace 198.19.0.1/32 via 198.18.32.2 metric 20 proto 186
 ip -n $ns1 route replace 198.19.0.1/32 metric 20 proto 186 nexthop via 198.18.32.2 nexthop via 198.18.32.6
+# as FRR's zebra installs routes: through a nexthop object, then changes
+# the object, not the route (the kernel tells it as the route replaced)
+ip -n $ns1 nexthop add id 10 via 198.18.32.2 dev r2
+ip -n $ns1 route replace 198.19.0.1/32 nhid 10 metric 20 proto 186
+ip -n $ns1 nexthop replace id 10 via 198.18.32.6 dev r2b
 ip -n $ns1 route del 198.19.0.1/32 metric 20
 wait_until 5 has_event "$out/r1.collector.events.jsonl" route_deleted ||
 	fail "no route_deleted"
@@ -104,10 +110,12 @@ echo "ok: tshark shows the OPEN, the KEEPALIVE, the announcement and the withdra
 
 ev=$out/r1.collector.events.jsonl
 jq -c 'select(.event | startswith("route_")) | [.op, .via, .protocol, .metric, .multipath,
-	(.nexthops // [] | map(.via + " " + .dev) | join(", "))]' "$ev" >"$out/routes.txt"
+	(.nexthops // [] | map(.via + " " + .dev) | join(", ")), .nhid]' "$ev" >"$out/routes.txt"
 cat "$out/routes.txt"
-[ "$(cat "$out/routes.txt")" = '["present","198.18.32.2",3,20,false,""]
-["replace","198.18.32.2",186,20,false,""]
-["replace","198.18.32.2",186,20,true,"198.18.32.2 r2, 198.18.32.6 r2b"]
-["del","198.18.32.2",186,20,true,"198.18.32.2 r2, 198.18.32.6 r2b"]' ] || fail "route events: $(cat "$out/routes.txt")"
-echo "ok: the route monitor saw the route present, replaced (protocol 186), made ECMP, deleted"
+[ "$(cat "$out/routes.txt")" = '["present","198.18.32.2",3,20,false,"",null]
+["replace","198.18.32.2",186,20,false,"",null]
+["replace","198.18.32.2",186,20,true,"198.18.32.2 r2, 198.18.32.6 r2b",null]
+["replace","198.18.32.2",186,20,false,"",10]
+["replace","198.18.32.6",186,20,false,"",10]
+["del","198.18.32.6",186,20,false,"",10]' ] || fail "route events: $(cat "$out/routes.txt")"
+echo "ok: the route monitor saw the route present, replaced (protocol 186), made ECMP, put on a nexthop object whose change it saw, deleted"
