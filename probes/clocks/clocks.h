@@ -436,8 +436,8 @@ struct clocks_fib_route {
 
 struct clocks_router_fib {
 	char router[CLOCKS_NAME_MAX];
-	int64_t changes;		       /* route events of the service prefix after t0 */
-	int64_t path_changes;		       /* of those, the ones that changed the route used */
+	int64_t changes;      /* route events of the service prefix after t0 that changed the FIB */
+	int64_t path_changes; /* of those, the ones that changed the route used */
 	int64_t first_at_ns, final_at_ns;      /* CLOCKS_NONE: no change */
 	struct clocks_fib_route before, after; /* at t0; after the final change */
 };

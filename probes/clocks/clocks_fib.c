@@ -9,8 +9,9 @@
  *   its FIB's routes to the service, keyed by metric as the kernel keys
  *   them; the route used is the one of the lowest metric
  *   changes      its route events at or after t0 (each one kernel
- *                notification), path_changes those that changed the route
- *                used (its next hops)
+ *                notification) that changed its table (a route installed
+ *                again as it was is none), path_changes those that changed
+ *                the route used (its next hops)
  *   first, final the first and the last of them
  *   before       the route used just before t0, after: after the final one;
  *                each with the site its next hop leads to: the next hop's
@@ -27,8 +28,9 @@
 
 #include "clocks_int.h"
 
-#define CLOCKS_FIB_ENTRIES 32 /* routes of one prefix in one FIB */
-#define CLOCKS_FOLLOW_MAX 32  /* routers a next hop is followed through */
+#define CLOCKS_FIB_ENTRIES 32	   /* routes of one prefix in one FIB */
+#define CLOCKS_FOLLOW_MAX 32	   /* routers a next hop is followed through */
+#define CLOCKS_FIB_MAX_ROUTERS 256 /* a lab's routers, and more */
 
 /* one router's routes to the service prefix */
 struct clocks_fib_table {
@@ -191,6 +193,70 @@ void clocks_fib_via_site(const struct clocks_input *in, struct in_addr via, int6
 	clocks_fib_site(in, &r, at_ns, site);
 }
 
+/* clocks_fib_entry_route: table entry e of router's FIB as a route event
+ * of op del at t_ns: what left */
+static void clocks_fib_entry_route(const struct clocks_fib_route *e, const struct clocks_route *rt,
+				   struct clocks_route *out)
+{
+	*out = *rt;
+	out->deleted = 1;
+	out->op = CLOCKS_OP_DEL;
+	out->has_metric = 1;
+	out->metric = e->metric;
+	out->protocol = e->protocol;
+	out->nnh = e->nnh;
+	memcpy(out->nh, e->nh, sizeof(e->nh[0]) * (size_t)e->nnh);
+	out->has_via = e->nnh > 0 && e->nh[0].has_via;
+	out->via = e->nnh > 0 ? e->nh[0].via : (struct in_addr){0};
+}
+
+void clocks_fib_left(const struct clocks_input *in, clocks_left_fn fn, void *arg)
+{
+	static struct clocks_fib_table tb;
+	static struct clocks_route left;
+	static char done[CLOCKS_FIB_MAX_ROUTERS][CLOCKS_NAME_MAX];
+	int ndone = 0;
+
+	for (size_t i = 0; i < in->nroutes; i++) {
+		const char *router = in->routes[i].node;
+		int seen = 0;
+
+		for (int k = 0; k < ndone && !seen; k++)
+			seen = strcmp(done[k], router) == 0;
+		if (seen || !clocks_fib_event(in, &in->routes[i], NULL))
+			continue;
+		if (ndone == CLOCKS_FIB_MAX_ROUTERS)
+			return; /* more routers than a lab has */
+		snprintf(done[ndone++], CLOCKS_NAME_MAX, "%s", router);
+		tb.n = 0;
+		for (size_t j = i; j < in->nroutes; j++) {
+			const struct clocks_route *rt = &in->routes[j];
+			struct clocks_fib_route *e;
+			struct clocks_fib_route now;
+
+			if (!clocks_fib_event(in, rt, router))
+				continue;
+			e = clocks_fib_find(&tb, rt->has_metric ? rt->metric : 0);
+			if (rt->op == CLOCKS_OP_DEL) {
+				/* a route the collector never saw come: as it says */
+				if (e)
+					clocks_fib_entry_route(e, rt, &left);
+				fn(in, e ? &left : rt, arg);
+			} else if (e && rt->op != CLOCKS_OP_APPEND) {
+				memset(&now, 0, sizeof(now));
+				now.present = 1;
+				now.nnh = rt->nnh;
+				memcpy(now.nh, rt->nh, sizeof(rt->nh[0]) * (size_t)rt->nnh);
+				if (!clocks_fib_same(e, &now)) {
+					clocks_fib_entry_route(e, rt, &left);
+					fn(in, &left, arg);
+				}
+			}
+			clocks_fib_apply(&tb, rt, NULL);
+		}
+	}
+}
+
 /* clocks_fib_router: the router's entry, added if new; NULL when full */
 static struct clocks_router_fib *clocks_fib_router(struct clocks_fib *fib, const char *router)
 {
@@ -224,13 +290,27 @@ static void clocks_fib_replay(const struct clocks_input *in, struct clocks_fib *
 		const struct clocks_route *rt = &in->routes[i];
 		int after = rt->t_ns >= f->t0_ns;
 
+		const struct clocks_fib_route *e;
+		struct clocks_fib_route was;
+		int changed;
+
 		if (!clocks_fib_event(in, rt, r->router))
 			continue;
+		e = clocks_fib_find(&tb, rt->has_metric ? rt->metric : 0);
+		if (e)
+			was = *e;
+		else
+			memset(&was, 0, sizeof(was));
 		if (clocks_fib_apply(&tb, rt, after ? &f->via : NULL) &&
 		    (fib->left_at_ns == CLOCKS_NONE || rt->t_ns < fib->left_at_ns))
 			fib->left_at_ns = rt->t_ns;
 		clocks_fib_used(&tb, &now);
-		if (after) {
+		/* a deletion changes the FIB; a route added or replaced by the
+		 * same one (a daemon installing it again) does not */
+		e = clocks_fib_find(&tb, rt->has_metric ? rt->metric : 0);
+		changed = rt->op == CLOCKS_OP_DEL || e == NULL || !clocks_fib_same(&was, e) ||
+			  was.protocol != e->protocol;
+		if (after && changed) {
 			r->changes++;
 			if (!clocks_fib_same(&used, &now))
 				r->path_changes++;

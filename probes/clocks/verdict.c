@@ -440,6 +440,30 @@ static int verdict_failed_route(const struct clocks_input *in, const struct cloc
 	return strcmp(site, f->site) == 0;
 }
 
+struct verdict_gone {
+	struct verdict_finding *gone;
+	int *n;
+};
+
+/* verdict_route_left: a route that left a FIB (deleted, or replaced by one
+ * of other next hops): a healthy route withdrawn, unless it was the failed
+ * site's after t0 */
+static void verdict_route_left(const struct clocks_input *in, const struct clocks_route *rt,
+			       void *arg)
+{
+	const struct clocks_failure *f = &in->failure;
+	struct verdict_gone *g = arg;
+	char via[INET_ADDRSTRLEN] = "no gateway";
+
+	if (!verdict_measured(in, rt->t_ns) ||
+	    (rt->has_via && rt->via.s_addr == f->via.s_addr && rt->t_ns >= f->t0_ns) ||
+	    verdict_failed_route(in, rt))
+		return;
+	if (rt->has_via)
+		inet_ntop(AF_INET, &rt->via, via, sizeof(via));
+	verdict_find(g->gone, g->n, via, rt->t_ns);
+}
+
 /* healthy_site_dead, healthy_route_withdrawn: a site that had not failed
  * (any other site, or the failing one before t0) declared dead by a prober
  * or by authd, or its route withdrawn, while the traffic ran */
@@ -449,6 +473,7 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 	struct verdict_finding dead[VERDICT_MAX_FINDINGS], sick[VERDICT_MAX_FINDINGS],
 	    gone[VERDICT_MAX_FINDINGS];
 	int ndead = 0, nsick = 0, ngone = 0;
+	struct verdict_gone gone_arg;
 	char who[2 * CLOCKS_NAME_MAX + 2], at[48], times[32], prefix[INET_ADDRSTRLEN],
 	    fvia[INET_ADDRSTRLEN];
 
@@ -469,19 +494,9 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 			continue;
 		verdict_find(sick, &nsick, h->site, h->t_ns);
 	}
-	for (size_t i = 0; i < in->nroutes; i++) {
-		const struct clocks_route *rt = &in->routes[i];
-		char via[INET_ADDRSTRLEN] = "no gateway";
-
-		if (!rt->deleted || !verdict_measured(in, rt->t_ns) ||
-		    rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr ||
-		    (rt->has_via && rt->via.s_addr == f->via.s_addr && rt->t_ns >= f->t0_ns) ||
-		    verdict_failed_route(in, rt))
-			continue;
-		if (rt->has_via)
-			inet_ntop(AF_INET, &rt->via, via, sizeof(via));
-		verdict_find(gone, &ngone, via, rt->t_ns);
-	}
+	gone_arg.gone = gone;
+	gone_arg.n = &ngone;
+	clocks_fib_left(in, verdict_route_left, &gone_arg);
 	for (int i = 0; i < ndead; i++) {
 		char *site = strchr(dead[i].who, '|');
 

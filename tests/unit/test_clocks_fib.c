@@ -394,6 +394,42 @@ static void test_verdict_daemon_routes(void **state)
 	clocks_result_free(&r);
 }
 
+/* a route installed again as it was is no change; a replace that moves a
+ * healthy route (r2's, to b) away is a healthy route withdrawn, as a
+ * deletion is; r1's move away from a is the failure's */
+static void test_replace_same_and_left(void **state)
+{
+	struct fixture *f = *state;
+	static struct clocks_result r;
+	static struct clocks_notes v;
+	const struct clocks_router_fib *r1, *r2;
+
+	lab(f);
+	feed_route(f, "r1", T0 - 100 * MS, "present", "198.18.0.2", 20, 186, NULL);
+	feed_route(f, "r2", T0 - 100 * MS, "present", "198.18.0.6", 20, 186, NULL);
+	feed_route(f, "r2", T0 + 50 * MS, "replace", "198.18.0.6", 20, 186, NULL);
+	feed_route(f, "r1", T0 + 100 * MS, "replace", "198.18.32.2", 20, 186, NULL);
+	clocks_anycast(&f->in, &r);
+	r1 = router_of(r.fib, "r1");
+	r2 = router_of(r.fib, "r2");
+	assert_int_equal(r1->changes, 1);
+	assert_int_equal(r2->changes, 0);
+	assert_int_equal(r2->first_at_ns, CLOCKS_NONE);
+	assert_int_equal(r.fib->routers_changed, 1);
+	memset(&v, 0, sizeof(v));
+	clocks_verdict(&f->in, &r, 1, &v);
+	assert_false(has_code(&v, "healthy_route_withdrawn", NULL));
+	clocks_result_free(&r);
+
+	feed_route(f, "r2", T0 + 200 * MS, "replace", "198.18.32.1", 20, 186, NULL);
+	clocks_anycast(&f->in, &r);
+	assert_int_equal(router_of(r.fib, "r2")->changes, 1);
+	memset(&v, 0, sizeof(v));
+	clocks_verdict(&f->in, &r, 1, &v);
+	assert_true(has_code(&v, "healthy_route_withdrawn", "via 198.18.0.6"));
+	clocks_result_free(&r);
+}
+
 /* malformed route events are errors naming the file and the line */
 static void test_bad_route_events(void **state)
 {
@@ -429,6 +465,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_catchments, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_catchments_unknown, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_verdict_daemon_routes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_replace_same_and_left, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_route_events, setup, teardown),
 	};
 
