@@ -357,7 +357,8 @@ static int clocks_fail_routes(const struct clocks_line *l, struct clocks_failure
 	return 0;
 }
 
-/* clocks_route_op: route_added's "op" (absent: an older collector, add) */
+/* clocks_route_op: route_added's "op" (absent: an older collector, add,
+ * or replace if it says "replace": true) */
 static int clocks_route_op(const struct clocks_line *l, struct clocks_route *r)
 {
 	static const char *const ops[] = {
@@ -367,6 +368,9 @@ static int clocks_route_op(const struct clocks_line *l, struct clocks_route *r)
 	json_t *v = json_object_get(l->obj, "op");
 
 	r->op = r->deleted ? CLOCKS_OP_DEL : CLOCKS_OP_ADD;
+	/* a collector that said only "replace": true (no op) */
+	if (v == NULL && !r->deleted && json_is_true(json_object_get(l->obj, "replace")))
+		r->op = CLOCKS_OP_REPLACE;
 	if (v == NULL)
 		return 0;
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)

@@ -263,11 +263,18 @@ static void test_steer_by_replace(void **state)
 	lab(f);
 	feed_route(f, "r1", T0 - 100 * MS, "present", "198.18.0.2", 20, 186, NULL);
 	feed_route(f, "r1", T0 + 70 * MS, "replace", "198.18.32.2", 20, 186, NULL);
+	/* a collector that says "replace": true and no op means the same */
+	assert_int_equal(feed(f, "r2", "collector",
+			      "{\"t\":1700000000080000000,\"event\":\"route_added\",\"prefix\":"
+			      "\"198.19.0.1/32\",\"via\":\"198.18.32.1\",\"metric\":20,"
+			      "\"replace\":true}\n"),
+			 0);
+	assert_int_equal(f->in.routes[f->in.nroutes - 1].op, CLOCKS_OP_REPLACE);
 	clocks_anycast(&f->in, &r);
 	assert_int_equal(r.steer_at_ns, T0 + 70 * MS);
 	assert_int_equal(r.steer_ns, 70 * MS);
 	assert_non_null(r.fib);
-	assert_int_equal(r.fib->last_at_ns, T0 + 70 * MS);
+	assert_int_equal(r.fib->last_at_ns, T0 + 80 * MS);
 	clocks_result_free(&r);
 }
 
