@@ -221,7 +221,7 @@ unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
 # (our pages are not in it until installed), so it is left out, and each
 # .Xr is checked instead: to a page of docs/man, or to one of MAN_EXTERNAL.
 MAN_PAGES := $(wildcard docs/man/*.[1-9])
-MAN_EXTERNAL := dig.1 gnuplot.1 tshark.1 recvmmsg.2 sendmmsg.2 pcap-filter.7 ip-netns.8 ip-route.8 sudo.8 tcpdump.8
+MAN_EXTERNAL := dig.1 gnuplot.1 tshark.1 getrandom.2 recvmmsg.2 sendmmsg.2 pcap-filter.7 ip-netns.8 ip-route.8 sudo.8 tcpdump.8
 man-lint:
 	@command -v mandoc >/dev/null || { echo "man-lint: no mandoc (sudo make deps)" >&2; exit 1; }
 	@out=$$(mandoc -Tlint -Wstyle $(MAN_PAGES) 2>&1 | \
@@ -327,8 +327,8 @@ FUZZ_SRC_resolverd-answer := $(FUZZ_RSV_SRC)
 FUZZ_SRC_resolverd-query := $(FUZZ_RSV_SRC)
 # as `steerlab check` loads it: authd's and resolverd's parsers check the
 # DNS sections
-FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_check.c topology_keys.c topology_paths.c \
-	topology_routers.c \
+FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_bgp.c topology_check.c topology_keys.c \
+	topology_paths.c topology_routers.c \
 	topology_print.c overrides.c dnsconf.c resolvconf.c) $(FUZZ_SRC_authd) \
 	$(addprefix agents/resolverd/,check.c config.c config_check.c config_keys.c)
 FUZZ_SRC_pcap := $(CLOCKS_SRC)

@@ -10,6 +10,10 @@
  *   dns      authd, configured from the topology (dnsconf.c)
  *   prober   a prober in remote mode: every site's address, to every authd
  *   resolver resolverd, its caches configured from the topology (resolvconf.c)
+ *
+ * With routing = bgp, routers and sites run FRR (zebra, bgpd; lab/frr.c)
+ * first, routers no routed, and a site's prober keeps the anycast address
+ * on the site's lo while healthy (-L) for bgpd to announce.
  *   client   a client per flow: anycast, DNS-steered, or both
  */
 #include "lab.h"
@@ -92,6 +96,10 @@ static int lab_start_router(struct lab *lab, int n)
 	struct in_addr via;
 	const char *ifname;
 
+	if (lab_start_frr(lab, n) == -1)
+		return -1;
+	if (t->routing == TOPO_ROUTING_BGP) /* zebra installs the routes */
+		goto collector;
 	/* routed takes announcements only from the sites' probers, each from
 	 * its site's link address and for its site, and only of the service
 	 * prefix (agents/routed/acl.h). A site of another router is routed
@@ -124,6 +132,7 @@ static int lab_start_router(struct lab *lab, int n)
 	}
 	if (argv_run(lab, n, "routed", "routed", &a) == -1)
 		return -1;
+collector:
 	argv_start(&a, lab, n, "collector", "collector");
 	argv_add(&a, "-o");
 	argv_add(&a, "%s", lab->rundir);
@@ -209,7 +218,7 @@ static int lab_start_site(struct lab *lab, int n)
 	struct lab_argv a;
 	char buf[INET_ADDRSTRLEN];
 
-	if (lab_start_sited(lab, n) == -1)
+	if (lab_start_frr(lab, n) == -1 || lab_start_sited(lab, n) == -1)
 		return -1;
 
 	argv_start(&a, lab, n, "prober", "prober");
@@ -219,16 +228,21 @@ static int lab_start_site(struct lab *lab, int n)
 	argv_add(&a, "127.0.0.1:%u", t->port);
 	argv_add(&a, "-P");
 	argv_add(&a, "%s/32", ip(t->service, buf));
-	argv_add(&a, "-m");
-	argv_add(&a, "%u", node->metric);
-	argv_add(&a, "-R");
-	argv_add(&a, "%s", ip(t->links[node->link].router_addr, buf));
-	/* and every other router, at its id: one withdrawal, every FIB */
-	for (int r = 0; r < t->nnodes; r++) {
-		if (t->nodes[r].kind != TOPO_ROUTER || r == t->links[node->link].router)
-			continue;
+	if (t->routing == TOPO_ROUTING_BGP) {
+		/* the address on lo while healthy; bgpd announces it */
+		argv_add(&a, "-L");
+	} else {
+		argv_add(&a, "-m");
+		argv_add(&a, "%u", node->metric);
 		argv_add(&a, "-R");
-		argv_add(&a, "%s", ip(t->nodes[r].router_id, buf));
+		argv_add(&a, "%s", ip(t->links[node->link].router_addr, buf));
+		/* and every other router, at its id: one withdrawal, every FIB */
+		for (int r = 0; r < t->nnodes; r++) {
+			if (t->nodes[r].kind != TOPO_ROUTER || r == t->links[node->link].router)
+				continue;
+			argv_add(&a, "-R");
+			argv_add(&a, "%s", ip(t->nodes[r].router_id, buf));
+		}
 	}
 	argv_probe_timing(&a, node);
 	return argv_run(lab, n, "prober", "prober", &a);

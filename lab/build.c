@@ -155,17 +155,18 @@ static int lab_write_new(const char *dir, const char *file, const char *line)
 }
 
 /* lab_private_dir: dir (LAB_STATE_DIR) exists, is a directory of root's
- * and not a symbolic link, and is 0700. 0 or -1 (said). */
+ * and not a symbolic link, and is 0711: only root lists it, FRR's daemons
+ * (user frr) traverse it to their directories (lab/frr.c). 0 or -1 (said). */
 static int lab_private_dir(const char *dir)
 {
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+	if (mkdir(dir, 0711) == -1 && errno != EEXIST) {
 		log_warn("%s: mkdir %s", __func__, dir);
 		return -1;
 	}
 	if (lab_state_check(dir) == -1)
 		return -1;
-	/* a /run/steerlab from before it was private */
-	if (chmod(dir, 0700) == -1) {
+	/* a /run/steerlab from before */
+	if (chmod(dir, 0711) == -1) {
 		log_warn("%s: chmod %s", __func__, dir);
 		return -1;
 	}
@@ -390,9 +391,13 @@ static int lab_configure_node(struct lab *lab, int n)
 		    kern_route_add(k, any, 0, l->router_addr, ifindex, 0) == -1)
 			goto out;
 		/* the anycast address, announced by the prober while healthy, and
-		 * the site's own address, which DNS steering hands out */
-		if (node->kind == TOPO_SITE && (kern_addr_add(k, 1, t->service, 32) == -1 ||
-						kern_addr_add(k, 1, node->address, 32) == -1))
+		 * the site's own address, which DNS steering hands out. With
+		 * routing = bgp the prober adds the anycast address itself
+		 * once the service answers, and bgpd announces it. */
+		if (node->kind == TOPO_SITE && t->routing != TOPO_ROUTING_BGP &&
+		    kern_addr_add(k, 1, t->service, 32) == -1)
+			goto out;
+		if (node->kind == TOPO_SITE && kern_addr_add(k, 1, node->address, 32) == -1)
 			goto out;
 		/* one address per cache of a resolver node, which resolverd
 		 * listens on and sends its upstream queries from */
@@ -462,7 +467,7 @@ int lab_up(struct lab *lab)
 	for (int n = 0; n < t->nnodes; n++)
 		if (lab_configure_node(lab, n) == -1)
 			goto fail;
-	if (!lab->no_agents && lab_start_infra(lab) == -1)
+	if (!lab->no_agents && (lab_frr_prepare(lab) == -1 || lab_start_infra(lab) == -1))
 		goto fail;
 	kern_close(root);
 	event_emit(lab->ev, "lab_up", "{s:s, s:s, s:i, s:i, s:i, s:o?}", "lab", t->name, "topology",

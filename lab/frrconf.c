@@ -1,112 +1,417 @@
-/* FRR's configuration of a lab's routers; see frrconf.h. */
+/*
+ * FRR's configurations of a lab's routers and sites, and FRR's dry run on
+ * them; see frrconf.h.
+ */
 #include "frrconf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-int frrconf_write(const struct topology *t, int router, FILE *out)
+#include "lab.h"
+#include "overrides.h"
+#include "strfmt.h"
+#include "subproc.h"
+#include "timeutil.h"
+
+#define FRRCONF_PROFILE "steerlab" /* the BFD profile */
+#define FRRCONF_MAP "STEERLAB-ANNOUNCE"
+#define FRRCONF_MAX_NEIGHBORS TOPO_MAX_NODES
+
+/* the configuration being written, and its line count */
+struct frrconf_out {
+	FILE *fp;
+	int lines;
+	int err;
+};
+
+static void put(struct frrconf_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct frrconf_out *o, const char *fmt, ...)
 {
-	const struct topo_node *r = &t->nodes[router];
-	char id[INET_ADDRSTRLEN], peer[INET_ADDRSTRLEN];
+	va_list ap;
 
-	inet_ntop(AF_INET, &r->router_id, id, sizeof(id));
-	fprintf(out,
-		"! bgpd of router %s, lab %s: written from %s by steerlab\n"
-		"! (docs/topology.md, \"Several routers\")\n"
-		"frr defaults datacenter\n"
-		"hostname %s\n"
-		"!\n"
-		"router bgp %u\n"
-		" bgp router-id %s\n"
-		" no bgp ebgp-requires-policy\n"
-		" no bgp default ipv4-unicast\n",
-		r->name, t->name, t->path, r->name, r->asn, id);
-	for (int j = 0; j < t->nrlinks; j++) {
-		const struct topo_rlink *rl = &t->rlinks[j];
-		struct in_addr addr;
-		int other;
-
-		if (rl->a != router && rl->b != router)
-			continue;
-		other = rl->a == router ? rl->b : rl->a;
-		topo_rlink_end(t, j, router, NULL, &addr, NULL);
-		inet_ntop(AF_INET, &addr, peer, sizeof(peer));
-		fprintf(out, " neighbor %s remote-as %u\n neighbor %s description %s (link %d)\n",
-			peer, t->nodes[other].asn, peer, t->nodes[other].name, j);
-	}
-	fprintf(out, " !\n address-family ipv4 unicast\n  redistribute connected\n");
-	for (int j = 0; j < t->nrlinks; j++) {
-		struct in_addr addr;
-
-		if (t->rlinks[j].a != router && t->rlinks[j].b != router)
-			continue;
-		topo_rlink_end(t, j, router, NULL, &addr, NULL);
-		inet_ntop(AF_INET, &addr, peer, sizeof(peer));
-		fprintf(out, "  neighbor %s activate\n", peer);
-	}
-	fprintf(out, " exit-address-family\nexit\n!\n");
-	return ferror(out) ? -1 : 0;
+	va_start(ap, fmt);
+	if (vfprintf(o->fp, fmt, ap) < 0 || fputc('\n', o->fp) == EOF)
+		o->err = 1;
+	va_end(ap);
+	o->lines++;
 }
 
-int frrconf_check(const char *bgpd, const char *path, char *why, size_t len)
+static const char *ip(struct in_addr a, char *buf)
 {
-	char buf[4096];
-	size_t used = 0;
-	ssize_t n;
-	int fds[2], status;
+	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
+}
+
+int frrconf_node(const struct topology *t, int n)
+{
+	return t->routing == TOPO_ROUTING_BGP &&
+	       (t->nodes[n].kind == TOPO_ROUTER || t->nodes[n].kind == TOPO_SITE);
+}
+
+int frrconf_neighbors(const struct topology *t, int n, struct frrconf_neighbor *nb, int max)
+{
+	int k = 0;
+
+	if (t->nodes[n].kind != TOPO_ROUTER && !frrconf_node(t, n))
+		return 0;
+	/* a router's [link]s: another router on each (routing = bgp, or the
+	 * preview of check --frr) */
+	for (int j = 0; j < t->nrlinks && k < max; j++) {
+		const struct topo_rlink *rl = &t->rlinks[j];
+
+		if (rl->a != n && rl->b != n)
+			continue;
+		nb[k].node = rl->a == n ? rl->b : rl->a;
+		topo_rlink_end(t, j, n, &nb[k].local, &nb[k].addr, NULL);
+		nb[k].asn = topo_node_asn(t, nb[k].node);
+		k++;
+	}
+	/* a node's link to its router: both speak BGP with routing = bgp */
+	for (int i = 0; i < t->nlinks && k < max; i++) {
+		const struct topo_link *l = &t->links[i];
+		int peer;
+
+		if (l->router == n)
+			peer = l->node;
+		else if (l->node == n)
+			peer = l->router;
+		else
+			continue;
+		if (!frrconf_node(t, peer))
+			continue;
+		nb[k].node = peer;
+		nb[k].addr = peer == l->router ? l->router_addr : l->node_addr;
+		nb[k].local = peer == l->router ? l->node_addr : l->router_addr;
+		nb[k].asn = topo_node_asn(t, peer);
+		k++;
+	}
+	return k;
+}
+
+static long long secs(int64_t ns)
+{
+	return (long long)(ns / NSEC_PER_SEC);
+}
+
+/* frrconf_bgp: router bgp, its neighbours and the IPv4 unicast family. */
+static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n)
+{
+	static struct frrconf_neighbor nb[FRRCONF_MAX_NEIGHBORS];
+	const struct topo_node *node = &t->nodes[n];
+	char a[INET_ADDRSTRLEN];
+	int nn = frrconf_neighbors(t, n, nb, FRRCONF_MAX_NEIGHBORS);
+
+	put(o, "router bgp %u", topo_node_asn(t, n));
+	put(o, " bgp router-id %s", ip(topo_router_id(t, n), a));
+	/* announcements are filtered where they start (a site's route-map) */
+	put(o, " no bgp ebgp-requires-policy");
+	/* the sites' metrics are MEDs, compared across their ASes */
+	put(o, " bgp always-compare-med");
+	if (t->ecmp)
+		put(o, " bgp bestpath as-path multipath-relax");
+	put(o, " timers bgp %lld %lld", secs(t->bgp_keepalive_ns), secs(t->bgp_hold_ns));
+	for (int i = 0; i < nn; i++) {
+		ip(nb[i].addr, a);
+		put(o, " neighbor %s remote-as %u", a, nb[i].asn);
+		put(o, " neighbor %s description %s %s", a,
+		    topo_kind_name(t->nodes[nb[i].node].kind), t->nodes[nb[i].node].name);
+		put(o, " neighbor %s timers connect %lld", a, secs(t->bgp_connect_retry_ns));
+		put(o, " neighbor %s advertisement-interval %lld", a, secs(t->bgp_mrai_ns));
+		/* iBGP between routers of one AS: the routes they pass on
+		 * leave by the router that passes them */
+		if (nb[i].asn == topo_node_asn(t, n))
+			put(o, " neighbor %s next-hop-self", a);
+		if (t->bfd)
+			put(o, " neighbor %s bfd profile %s", a, FRRCONF_PROFILE);
+	}
+	put(o, " address-family ipv4 unicast");
+	if (node->kind == TOPO_SITE)
+		put(o, "  redistribute connected route-map %s", FRRCONF_MAP);
+	put(o, "  maximum-paths %d", t->ecmp ? 64 : 1);
+	if (t->damping)
+		put(o, "  bgp dampening %lld %u %u %lld", secs(t->damping_half_life_ns) / 60,
+		    t->damping_reuse, t->damping_suppress, secs(t->damping_max_suppress_ns) / 60);
+	put(o, " exit-address-family");
+	put(o, "exit");
+}
+
+/* frrconf_announce: what a site announces of its connected routes: the
+ * anycast service while the prober keeps it on lo, with the metric as
+ * MED; its own unicast address, always there. */
+static void frrconf_announce(struct frrconf_out *o, const struct topology *t, int n)
+{
+	const struct topo_node *node = &t->nodes[n];
+	char a[INET_ADDRSTRLEN];
+
+	put(o, "ip prefix-list STEERLAB-SERVICE seq 5 permit %s/32", ip(t->service, a));
+	put(o, "ip prefix-list STEERLAB-UNICAST seq 5 permit %s/32", ip(node->address, a));
+	put(o, "route-map %s permit 10", FRRCONF_MAP);
+	put(o, " match ip address prefix-list STEERLAB-SERVICE");
+	put(o, " set metric %u", node->metric);
+	put(o, "exit");
+	put(o, "route-map %s permit 20", FRRCONF_MAP);
+	put(o, " match ip address prefix-list STEERLAB-UNICAST");
+	put(o, "exit");
+}
+
+int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *out, int *raw_from)
+{
+	struct frrconf_out o = {.fp = out};
+	int raw = 0;
+
+	put(&o, "! FRR %s configuration of %s %s, lab %s: written by steerlab from %s",
+	    d == FRRCONF_BGPD ? "bgpd" : "bfdd", topo_kind_name(t->nodes[n].kind), t->nodes[n].name,
+	    t->name, t->path);
+	put(&o, "frr defaults datacenter");
+	put(&o, "hostname %s", t->nodes[n].name);
+	if (d == FRRCONF_BFDD) {
+		put(&o, "bfd");
+		put(&o, " profile %s", FRRCONF_PROFILE);
+		put(&o, "  receive-interval %lld", (long long)(t->bfd_interval_ns / NSEC_PER_MSEC));
+		put(&o, "  transmit-interval %lld",
+		    (long long)(t->bfd_interval_ns / NSEC_PER_MSEC));
+		put(&o, "  detect-multiplier %u", t->bfd_multiplier);
+		put(&o, " exit");
+		put(&o, "exit");
+	} else {
+		/* the route-map before the redistribute that names it: named
+		 * first and defined later, it would wait for bgpd's route-map
+		 * delay timer (5 s) before the first announcement */
+		if (t->nodes[n].kind == TOPO_SITE)
+			frrconf_announce(&o, t, n);
+		frrconf_bgp(&o, t, n);
+		for (int i = 0; i < t->nfrr_lines; i++) {
+			if (t->frr_lines[i].node != n)
+				continue;
+			if (raw == 0)
+				raw = o.lines + 1;
+			put(&o, "%s", t->frr_lines[i].text);
+		}
+	}
+	if (raw_from)
+		*raw_from = raw;
+	return o.err ? -1 : 0;
+}
+
+/* frrconf_run: prog argv with the configuration on its standard input and
+ * what it prints (both streams) into *text (malloc'd). Its exit status,
+ * or -1 (said). FRR's daemons make /var/tmp/frr/DAEMON.PID even for a dry
+ * run and leave it: removed here (lab_frr_forget). */
+static int frrconf_run(char *const argv[], int in, char **text, FILE *err)
+{
+	char *base = strrchr(argv[0], '/');
+	posix_spawn_file_actions_t fa;
+	int out = memfd_create("frr-dry-run", MFD_CLOEXEC), rc, status;
+	off_t len;
 	pid_t pid;
 
-	if (pipe2(fds, O_CLOEXEC) == -1) {
-		snprintf(why, len, "pipe: %s", strerror(errno));
+	*text = NULL;
+	if (out == -1) {
+		fprintf(err, "steerlab: FRR dry run: memfd: %s\n", strerror(errno));
 		return -1;
 	}
-	if ((pid = fork()) == -1) {
-		snprintf(why, len, "fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, out, STDERR_FILENO);
+	fflush(NULL);
+	rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, (char *[]){"PATH=/usr/bin:/bin", NULL});
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		fprintf(err, "steerlab: FRR dry run: %s: %s (is FRR installed? sudo make deps)\n",
+			argv[0], strerror(rc));
+		close(out);
 		return -1;
 	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		if (null == -1 || dup2(null, 0) == -1 || dup2(fds[1], 1) == -1 ||
-		    dup2(fds[1], 2) == -1)
-			_exit(126);
-		execl(bgpd, bgpd, "-C", "-f", path, (char *)NULL);
-		dprintf(2, "cannot run %s: %s\n", bgpd, strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	while ((n = read(fds[0], buf + used, sizeof(buf) - 1 - used)) > 0 ||
-	       (n == -1 && errno == EINTR))
-		if (n > 0)
-			used += (size_t)n;
-	buf[used] = '\0';
-	close(fds[0]);
 	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 		;
-	if (used == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	/* its first complaint, on one line: the one naming the config line if
-	 * there is one */
-	{
-		char *line = strstr(buf, "Config Failed on config line");
-		char *end;
-
-		if (line == NULL)
-			line = buf[0] ? buf : NULL;
-		if (line && (end = strchr(line, '\n')) != NULL)
-			*end = '\0';
-		if (line)
-			snprintf(why, len, "%s", line);
-		else
-			snprintf(why, len, "bgpd -C exited with status %d",
-				 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	lab_frr_forget(base ? base + 1 : argv[0], pid);
+	len = lseek(out, 0, SEEK_END);
+	if (len >= 0 && (*text = calloc(1, (size_t)len + 1)) != NULL &&
+	    pread(out, *text, (size_t)len, 0) != len)
+		(*text)[0] = '\0';
+	close(out);
+	if (*text == NULL) {
+		fprintf(err, "steerlab: FRR dry run: out of memory\n");
+		return -1;
 	}
-	return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* frrconf_rejected: the first line of FRR's output that rejects a line of
+ * the configuration, as "DAEMON line N: TEXT", into buf. 1 if there was
+ * one. vtysh says "line N: % Unknown command...", bgpd "No such command on
+ * config line N: TEXT"; any other "[EC ...]" error of a daemon counts too. */
+static int frrconf_rejected(const char *daemon, const char *text, char *buf, size_t len)
+{
+	static const char bgpd_says[] = "No such command on config line ";
+	const char *line = text;
+
+	while (line && *line) {
+		size_t n = strcspn(line, "\n");
+		const char *p;
+		int lineno;
+
+		if ((p = memmem(line, n, bgpd_says, sizeof(bgpd_says) - 1)) != NULL) {
+			p += sizeof(bgpd_says) - 1;
+			strfmt(buf, len, "%s line %.*s", daemon, (int)(n - (size_t)(p - line)), p);
+			return 1;
+		}
+		if (sscanf(line, "line %d:", &lineno) == 1 || memmem(line, n, "[EC ", 4)) {
+			p = memmem(line, n, "[EC ", 4);
+			if (p && (p = memchr(p, ']', n - (size_t)(p - line))) != NULL)
+				strfmt(buf, len, "%s: %.*s", daemon,
+				       (int)(n - (size_t)(p + 2 - line)), p + 2);
+			else
+				strfmt(buf, len, "%s %.*s", daemon, (int)n, line);
+			return 1;
+		}
+		line = line[n] ? line + n + 1 : NULL;
+	}
+	return 0;
+}
+
+struct frrconf_fill {
+	const struct topology *t;
+	int n;
+	enum frrconf_daemon d;
+};
+
+static void frrconf_fill(FILE *fp, const void *arg)
+{
+	const struct frrconf_fill *f = arg;
+
+	frrconf_write(f->t, f->n, f->d, fp, NULL);
+}
+
+/* frrconf_source: for a rejection of line lineno of node n's bgpd
+ * configuration that comes from an `frr =` line, where that was written. */
+static void frrconf_source(const struct topology *t, int n, int lineno, int raw, char *buf,
+			   size_t len)
+{
+	int k = 0;
+
+	buf[0] = '\0';
+	if (raw == 0 || lineno < raw)
+		return;
+	for (int i = 0; i < t->nfrr_lines; i++) {
+		const struct topo_frr_line *l = &t->frr_lines[i];
+
+		if (l->node != n || k++ != lineno - raw)
+			continue;
+		if (l->where > 0)
+			strfmt(buf, len, "; from %s:%d frr = %s", t->path, l->where, l->text);
+		else
+			strfmt(buf, len, "; from --set %s.frr=%s", t->nodes[n].name, l->text);
+		return;
+	}
+}
+
+/* frrconf_dry_run: one program's dry run of daemon d's configuration of
+ * node n. 0 if it passed, -1 (said) if not. */
+static int frrconf_dry_run(const struct topology *t, int n, enum frrconf_daemon d,
+			   char *const argv[], const char *who, FILE *err)
+{
+	struct frrconf_fill f = {t, n, d};
+	char why[600], from[400], *text = NULL, *mem = NULL;
+	size_t memlen = 0;
+	int in, rc, raw = 0, lineno = 0;
+	FILE *fp;
+
+	if ((fp = open_memstream(&mem, &memlen)) != NULL) {
+		frrconf_write(t, n, d, fp, &raw);
+		fclose(fp);
+		free(mem);
+	}
+	if ((in = subproc_memfd("frr-conf", frrconf_fill, &f)) == -1) {
+		fprintf(err, "steerlab: FRR dry run: memfd: %s\n", strerror(errno));
+		return -1;
+	}
+	rc = frrconf_run(argv, in, &text, err);
+	close(in);
+	if (rc == -1)
+		return -1;
+	if (frrconf_rejected(who, text, why, sizeof(why)) || rc != 0) {
+		if (rc != 0 && !frrconf_rejected(who, text, why, sizeof(why)))
+			strfmt(why, sizeof(why), "%s exited with status %d: %.*s", who, rc,
+			       (int)strcspn(text, "\n"), text);
+		if (sscanf(strstr(why, "line ") ? strstr(why, "line ") : "", "line %d", &lineno) !=
+		    1)
+			lineno = 0;
+		frrconf_source(t, n, lineno, d == FRRCONF_BGPD ? raw : 0, from, sizeof(from));
+		fprintf(err, "steerlab: node %s: FRR rejected its configuration (%s%s)\n",
+			t->nodes[n].name, why, from);
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
+static char *frrconf_vtysh[] = {FRR_VTYSH, "-C", "-f", "/dev/stdin", NULL};
+static char *frrconf_bgpd[] = {FRR_BGPD, "-C", "-f", "/dev/stdin", "-Z",     "-S", "-p",
+			       "0",	 "-P", "0",  "--log",	   "stdout", NULL};
+
+int frrconf_check_node(const struct topology *t, int n, FILE *err)
+{
+	/* vtysh's parser first: it names the line as the file has it */
+	if (frrconf_dry_run(t, n, FRRCONF_BGPD, frrconf_vtysh, "vtysh", err) == -1 ||
+	    frrconf_dry_run(t, n, FRRCONF_BGPD, frrconf_bgpd, "bgpd", err) == -1)
+		return -1;
+	return 0;
+}
+
+int frrconf_check(const struct topology *t, FILE *err)
+{
+	int rc = 0;
+
+	for (int n = 0; n < t->nnodes; n++) {
+		if (!frrconf_node(t, n))
+			continue;
+		/* (bfdd's own -C drops to user frr before it reads the file,
+		 * and cannot read it from our descriptor: vtysh checks it.) */
+		if (frrconf_check_node(t, n, err) == -1 ||
+		    (t->bfd &&
+		     frrconf_dry_run(t, n, FRRCONF_BFDD, frrconf_vtysh, "vtysh", err) == -1))
+			rc = -1;
+	}
+	return rc;
+}
+
+int frrconf_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err)
+{
+	if (overrides_load(t, path, sets, nsets, err) == -1)
+		return -1;
+	return frrconf_check(t, err);
+}
+
+void frrconf_print(const struct topology *t, FILE *out)
+{
+	for (int n = 0; n < t->nnodes; n++) {
+		for (int d = FRRCONF_BGPD; d <= FRRCONF_BFDD; d++) {
+			char *mem = NULL, *line;
+			size_t len = 0;
+			FILE *fp;
+
+			if (!frrconf_node(t, n) || (d == FRRCONF_BFDD && !t->bfd))
+				continue;
+			if ((fp = open_memstream(&mem, &len)) == NULL)
+				return;
+			frrconf_write(t, n, (enum frrconf_daemon)d, fp, NULL);
+			fclose(fp);
+			fprintf(out, "\n# %s of [%s %s] (%s/%s/frr/%s/%s.conf while it is up):\n",
+				d == FRRCONF_BGPD ? "bgpd" : "bfdd",
+				topo_kind_name(t->nodes[n].kind), t->nodes[n].name, LAB_STATE_DIR,
+				t->name, t->nodes[n].name, d == FRRCONF_BGPD ? "bgpd" : "bfdd");
+			for (line = strtok(mem, "\n"); line; line = strtok(NULL, "\n"))
+				fprintf(out, "#   %s\n", line);
+			free(mem);
+		}
+	}
 }

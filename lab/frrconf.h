@@ -1,35 +1,82 @@
 /*
- * FRR's configuration of a lab's routers, made from the topology: what
- * `routing = bgp` will run (issue 11). Not started yet: `steerlab check
- * FILE --frr DIR` writes it and has FRR's own bgpd check it (-C, a dry
- * run), so it can be read and judged before anything uses it.
+ * FRR's configuration for a lab's routers and sites when [lab] routing =
+ * bgp (docs/topology.md, "Routing"), made from the topology, and FRR's own
+ * dry run on it.
  *
- * One bgpd configuration per router (DIR/ROUTER.bgpd.conf): its AS
- * ([router] asn), its router id (its id, 198.18.40.(k + 1)), one neighbour
- * per [link] at the address of the other end, in the other router's AS
- * (eBGP, or iBGP when they share one), and its connected networks
- * redistributed, so that the lab's addresses reach every router.
- * Datacenter defaults (frr defaults datacenter: short timers); no policy
- * is required between eBGP peers.
+ * Every router and every site runs zebra and bgpd (and bfdd with bfd =
+ * yes). Each site is an AS of its own, each router in its `asn`
+ * (topo_node_asn), with a BGP session over each of its links to another
+ * BGP speaker: its BGP neighbours (frrconf_neighbors), computed from the
+ * links: a site's link to its router, a router's [link]s to routers (eBGP,
+ * or iBGP with next-hop-self between routers of one AS). A site announces
+ * the anycast service /32 by `redistribute connected` filtered to it (the
+ * prober keeps it on the site's lo only while the local service answers),
+ * with its metric as the MED, and its own unicast address; routers compare
+ * MEDs across ASes (`bgp always-compare-med`) so the lower metric wins as
+ * with routing = static. The node's `frr = LINE`s come last, as written.
+ *
+ * Nothing here runs FRR's daemons; frrconf_check runs FRR's dry run
+ * (`vtysh -C` and `bgpd -C`, `bfdd -C`) before anything is built.
  */
 #ifndef STEERLAB_FRRCONF_H
 #define STEERLAB_FRRCONF_H
 
-#include <stddef.h>
+#include <netinet/in.h>
 #include <stdio.h>
 
 #include "topology.h"
 
-#define FRRCONF_BGPD "/usr/lib/frr/bgpd"
+#define FRR_DIR "/usr/lib/frr" /* Debian's frr package */
+#define FRR_ZEBRA FRR_DIR "/zebra"
+#define FRR_BGPD FRR_DIR "/bgpd"
+#define FRR_BFDD FRR_DIR "/bfdd"
+#define FRR_VTYSH "/usr/bin/vtysh"
+#define FRR_USER "frr" /* FRR's daemons run as frr:frr, never root */
 
-/* frrconf_write: the bgpd configuration of router `router` to out. 0 or
- * -1 (a write error). */
-int frrconf_write(const struct topology *t, int router, FILE *out);
+/* which configuration file of a node */
+enum frrconf_daemon {
+	FRRCONF_BGPD,
+	FRRCONF_BFDD,
+};
 
-/* frrconf_check: FRR's dry run, `bgpd -C -f path` (bgpd: FRRCONF_BGPD,
- * or another for the tests). bgpd exits 0 even when it rejects lines, so
- * what it prints is the verdict: 0 if it printed nothing, else -1 with its
- * first complaint in why; -1 too if it cannot be run, and why says so. */
-int frrconf_check(const char *bgpd, const char *path, char *why, size_t len);
+struct frrconf_neighbor {
+	int node;	      /* the peer's node index */
+	struct in_addr addr;  /* the peer's address on the shared link */
+	struct in_addr local; /* ours on it */
+	unsigned asn;	      /* the peer's AS */
+};
+
+/* frrconf_node: 1 if node n runs FRR (routing = bgp, a router or a site). */
+int frrconf_node(const struct topology *t, int n);
+
+/* frrconf_neighbors: node n's BGP neighbours into nb (at most max): a
+ * router's [link]s first, then its sites (routing = bgp), in file order; a
+ * site's router. Their number. A router has its [link] neighbours with
+ * routing = static too: what check --frr writes. */
+int frrconf_neighbors(const struct topology *t, int n, struct frrconf_neighbor *nb, int max);
+
+/* frrconf_write: daemon d's configuration of node n to out. *raw_from, if
+ * not NULL, is set to the line number of its first `frr =` line (0 if it
+ * has none; bgpd only). 0 or -1. */
+int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *out, int *raw_from);
+
+/* frrconf_check: FRR's dry run on every FRR node's configuration. A line
+ * FRR rejects is an error on err: "steerlab: node a: FRR rejected its
+ * configuration (bgpd line 40: ...)". 0 if every one passed (or the lab
+ * runs no FRR), else -1. Writes no file. */
+int frrconf_check(const struct topology *t, FILE *err);
+
+/* frrconf_check_node: FRR's dry run on node n's bgpd configuration, in
+ * any routing (a router's, with routing = static, as check --frr writes
+ * it). 0, or -1 said on err as frrconf_check says it. */
+int frrconf_check_node(const struct topology *t, int n, FILE *err);
+
+/* frrconf_load: overrides_load (lab/overrides.h), then, if it loaded,
+ * frrconf_check: what check, up, run and sweep load. 0 or -1 (said). */
+int frrconf_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err);
+
+/* frrconf_print: every FRR node's configurations as comments (what
+ * `steerlab check` adds). */
+void frrconf_print(const struct topology *t, FILE *out);
 
 #endif

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "nladdr.h"
 #include "netns.h"
 
 struct kern {
@@ -148,23 +149,14 @@ static struct nl_addr *kern_nladdr(struct in_addr a, int prefixlen)
 
 int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixlen)
 {
-	struct rtnl_addr *ra = rtnl_addr_alloc();
-	struct nl_addr *local = kern_nladdr(addr, prefixlen);
-	int err = -NLE_NOMEM;
+	int err = nladdr_change(k->sk, ifindex, addr, prefixlen, 1);
 
-	if (ra && local) {
-		rtnl_addr_set_ifindex(ra, ifindex);
-		rtnl_addr_set_local(ra, local);
-		err = rtnl_addr_add(k->sk, ra, 0);
-	}
 	if (err < 0) {
 		char buf[INET_ADDRSTRLEN];
 		inet_ntop(AF_INET, &addr, buf, sizeof(buf));
 		log_warnx("%s: address %s/%d on link %d: %s", __func__, buf, prefixlen, ifindex,
 			  nl_geterror(err));
 	}
-	nl_addr_put(local);
-	rtnl_addr_put(ra);
 	return err < 0 ? -1 : 0;
 }
 

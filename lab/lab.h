@@ -10,7 +10,9 @@
  *
  * Files are appended before the thing they record is relied upon, so a lab
  * that failed half-way up is still taken down completely. /run/steerlab and
- * each state directory are root's and 0700; `down` still trusts nothing in
+ * each state directory are root's, 0711 and 0700 (0711 with routing = bgp:
+ * FRR's daemons, as frr, traverse them to STATEDIR/frr/NODE, lab/frr.c);
+ * `down` still trusts nothing in
  * them it can check: a namespace line must be LAB-NODE, a PID must run one
  * of the agent programs in bindir and have the recorded start time.
  *
@@ -108,7 +110,8 @@ int lab_start_infra(struct lab *lab);
 int lab_start_sited(struct lab *lab, int n);
 
 /* lab_start_agent_as: fork, enter the node's namespace, redirect output to
- * RUNDIR/NODE.LABEL.log and exec BINDIR/PROG with argv. Recorded in
+ * RUNDIR/NODE.LABEL.log and exec BINDIR/PROG (PROG itself if it is an
+ * absolute path: FRR's daemons) with argv. Recorded in
  * agents.tsv under LABEL (e.g. "client-dns"). Returns the index in
  * lab->agents, or -1. */
 int lab_start_agent_as(struct lab *lab, int node, const char *prog, const char *label,
@@ -174,8 +177,9 @@ int lab_state_read_agents(const char *statedir, struct lab_agent *agents, int ma
  * it (an absolute path), else where this steerlab finds them. */
 void lab_state_bindir(const char *statedir, char *buf, size_t len);
 
-/* lab_agent_prog: the program an agent label runs (client-dns: client),
- * or NULL if the label is not one of steerlab's agents. */
+/* lab_agent_prog: the program an agent label runs (client-dns: client;
+ * zebra, bgpd and bfdd: FRR's, lab_frr_prog), or NULL if the label is not
+ * one of the lab's agents. */
 const char *lab_agent_prog(const char *label);
 
 /* lab_down: the same for a lab this process brought up. */
@@ -215,6 +219,19 @@ void lab_agent_dir_pick(const char *selfdir, const char *libexecdir, char *buf, 
 /* lab_libexecdir: where make install puts the agents (LIBEXECDIR at build
  * time, /usr/local/libexec/steerlab by default). */
 const char *lab_libexecdir(void);
+
+/* FRR in the lab (lab/frr.c), when routing = bgp. lab_frr_prepare: the
+ * FRR directories and configurations under the state directory (and the
+ * configurations in the run directory). lab_start_frr: zebra, bgpd (and
+ * bfdd) of node n, if it runs FRR. lab_frr_remove: what FRR left under
+ * statedir, and the directory. lab_frr_prog: the program of an FRR label
+ * (zebra, bgpd, bfdd), or NULL. lab_frr_forget: after FRR daemon pid of
+ * label ended, its /var/tmp/frr/LABEL.PID (log buffers, crash logs). */
+int lab_frr_prepare(struct lab *lab);
+int lab_start_frr(struct lab *lab, int n);
+int lab_frr_remove(const char *statedir);
+const char *lab_frr_prog(const char *label);
+void lab_frr_forget(const char *label, pid_t pid);
 
 /* lab_nsname: LAB-NODE into buf. */
 int lab_nsname(char *buf, size_t len, const struct topology *t, int node);

@@ -23,9 +23,11 @@
 #include "lab.h"
 #include "log.h"
 #include "overrides.h"
+#include "repeat.h"
 #include "report.h"
 #include "run.h"
 #include "strfmt.h"
+#include "strtonum.h"
 #include "sweep.h"
 #include "strfmt.h"
 #include "timeutil.h"
@@ -36,9 +38,11 @@ static const char usage_text[] =
 	"usage: steerlab COMMAND [ARGS]\n"
 	"\n"
 	"commands:\n"
-	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back; with\n"
-	"        [--frr DIR]                  --frr, write each router's bgpd configuration\n"
-	"                                     into DIR and have bgpd -C check it\n"
+	"  check FILE [--set KEY=VALUE ...]   validate a topology and print it back (with\n"
+	"        [--frr DIR]                  routing = bgp, FRR's configurations too,\n"
+	"                                     checked by FRR's dry run); with --frr, write\n"
+	"                                     each router's (and site's) bgpd configuration\n"
+	"                                     into DIR, each dry-run by FRR\n"
 	"  up FILE [--out DIR] [--set ...]    build the lab and start its agents, but no\n"
 	"         [--traffic | --no-agents]    traffic (root); with --traffic, the clients\n"
 	"                                     too, sending until down (the run directory\n"
@@ -57,6 +61,11 @@ static const char usage_text[] =
 	"  run FILE [--out DIR] [--set ...]   up, warm-up, failure, observation, down and\n"
 	"                                     analysis; results in DIR (default\n"
 	"                                     runs/LAB-YYYYmmdd-HHMMSS) (root)\n"
+	"  run FILE --repeat N [--set ...]    the same run N times, into DIR/rep-1 ..\n"
+	"        [--out DIR]                  rep-N, each with its own seed, then each\n"
+	"                                     clock's n, min, median, p95 and max\n"
+	"                                     (DIR/stats.csv, repeat.csv, spread.png);\n"
+	"                                     rerun with the same --out to resume (root)\n"
 	"  sweep FILE --set KEY=V1,V2,...     one run per value of KEY, then a table\n"
 	"        [--set ...] [--out DIR]      (DIR/sweep.csv, sweep.md, sweep.png); rerun\n"
 	"                                     with the same --out to resume (root)\n"
@@ -68,6 +77,9 @@ static const char usage_text[] =
 	"--set KEY=VALUE sets a [lab] key; --set NODE.KEY=VALUE a node's key; --set ttl=V\n"
 	"the TTL of every [name] section. In a sweep, the one --set with commas is swept:\n"
 	"  sudo steerlab sweep topology/compare.ini --set ttl=2,5,10 --set probe_interval=250ms\n"
+	"[lab] fail_jitter = D moves the failure to an instant in [fail_at, fail_at + D)\n"
+	"drawn from seed (random unless --set seed=N; recorded in clocks.json):\n"
+	"  sudo steerlab run topology/compare.ini --repeat 5 --set fail_jitter=100ms\n"
 	"options: -q/--quiet (run, sweep: no progress line), -v (debug logging), -h/--help\n"
 	"environment: STEERLAB_SET=\"KEY=VALUE ...\" more --set, after the command line's\n"
 	"(e.g. duration=3s fail_at=1s); STEERLAB_RUNS=DIR instead of runs/ for the default\n"
@@ -75,10 +87,11 @@ static const char usage_text[] =
 	"\n"
 	"exit status: 0 done (for run and report: a valid run); 1 error (nothing\n"
 	"measured, or the lab not taken down completely); 2 usage; 3 (run, report,\n"
-	"sweep) a run, or a sweep's point, was measured but cannot be trusted: an agent\n"
-	"ended during it, a self-check failed, or it was interrupted (clocks.json says\n"
-	"\"valid\": false and why); 4 (report) the tables and the verdict were printed\n"
-	"but a file could not be written in the run directory (the error names it).\n"
+	"sweep) a run, a sweep's point or a repetition was measured but cannot be\n"
+	"trusted: an agent ended during it, a self-check failed, or it was interrupted\n"
+	"(clocks.json says \"valid\": false and why); 4 (report) the tables and the\n"
+	"verdict were printed but a file could not be written in the run directory (the\n"
+	"error names it).\n"
 	"See README.md and docs/ for the topology format and the clocks.\n";
 
 /* std_fds_open: 0, 1 and 2 open (on /dev/null if they were closed), so
@@ -128,6 +141,7 @@ struct cmd_args {
 	int json; /* nodes, status */
 	const char *bucket, *slo; /* report's options */
 	const char *frr;	  /* check: where to write FRR's configuration */
+	const char *repeat;	  /* run: --repeat N */
 };
 
 /* bad_option: the option getopt_long refused just now (optopt: its letter,
@@ -163,6 +177,7 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 		{"slo", required_argument, NULL, 'S'},
 		{"json", no_argument, NULL, 'J'},
 		{"frr", required_argument, NULL, 'F'},
+		{"repeat", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -204,6 +219,9 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 			break;
 		case 'F':
 			a->frr = optarg;
+			break;
+		case 'R':
+			a->repeat = optarg;
 			break;
 		case 'v':
 			log_init("steerlab", 1);
@@ -260,42 +278,41 @@ static int load(const struct cmd_args *a, const char *cmd)
 {
 	if (need_file(a, cmd) == -1)
 		return -1;
-	return overrides_load(&topo, a->file, a->sets, a->nsets, stderr);
+	/* the parsers of the DNS sections, then FRR's dry run */
+	return frrconf_load(&topo, a->file, a->sets, a->nsets, stderr);
 }
 
-/* check_frr: every router's bgpd configuration into dir, each checked
- * by bgpd's dry run when FRR is installed. 0, or -1 (said). */
+/* check_frr: every router's bgpd configuration into dir (and every
+ * site's, with routing = bgp), each dry-run by FRR when it is installed.
+ * With routing = static a router's has its [link]s only: a preview. 0, or
+ * -1 (said). */
 static int check_frr(const char *dir)
 {
-	char file[TOPO_NAME_MAX + 16], path[PATH_MAX], why[512];
-	int have = access(FRRCONF_BGPD, X_OK) == 0, rc = 0;
+	char file[TOPO_NAME_MAX + 16], path[PATH_MAX];
+	int have = access(FRR_BGPD, X_OK) == 0 && access(FRR_VTYSH, X_OK) == 0, rc = 0;
 	FILE *fp;
 
 	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
 		fprintf(stderr, "steerlab: check: --frr %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
-	for (int r = 0; r < topo.nnodes; r++) {
-		if (topo.nodes[r].kind != TOPO_ROUTER)
+	for (int n = 0; n < topo.nnodes; n++) {
+		if (topo.nodes[n].kind != TOPO_ROUTER && !frrconf_node(&topo, n))
 			continue;
-		strfmt(file, sizeof(file), "%s.bgpd.conf", topo.nodes[r].name);
+		strfmt(file, sizeof(file), "%s.bgpd.conf", topo.nodes[n].name);
 		if (strfmt(path, sizeof(path), "%s/%s", dir, file) == -1 ||
 		    (fp = lab_fopen_write(dir, file)) == NULL)
 			return -1;
-		if ((frrconf_write(&topo, r, fp) == -1) | (fclose(fp) == EOF)) {
+		if ((frrconf_write(&topo, n, FRRCONF_BGPD, fp, NULL) == -1) | (fclose(fp) == EOF)) {
 			fprintf(stderr, "steerlab: check: %s: %s\n", path, strerror(errno));
 			return -1;
 		}
-		if (!have) {
-			printf("# frr: %s (not checked: no %s; sudo make deps)\n", path,
-			       FRRCONF_BGPD);
-		} else if (frrconf_check(FRRCONF_BGPD, path, why, sizeof(why)) == -1) {
-			fprintf(stderr, "steerlab: check: router %s: %s rejects %s: %s\n",
-				topo.nodes[r].name, FRRCONF_BGPD, path, why);
+		if (!have)
+			printf("# frr: %s (not checked: no %s; sudo make deps)\n", path, FRR_BGPD);
+		else if (frrconf_check_node(&topo, n, stderr) == -1)
 			rc = -1;
-		} else {
-			printf("# frr: %s (bgpd -C: OK)\n", path);
-		}
+		else
+			printf("# frr: %s (FRR's dry run: OK)\n", path);
 	}
 	return rc;
 }
@@ -305,6 +322,7 @@ static int cmd_check(const struct cmd_args *a)
 	if (load(a, "check") == -1)
 		return 1;
 	topo_print(&topo, stdout);
+	frrconf_print(&topo, stdout);
 	if (a->frr && check_frr(a->frr) == -1)
 		return 1;
 	printf("# configuration OK\n");
@@ -410,6 +428,15 @@ static int cmd_up(const struct cmd_args *a, const char *bindir)
 	printf("  its nodes:     sudo steerlab nodes %s\n", topo.name);
 	printf("  look inside:   sudo steerlab exec %s %s -- ip route\n", topo.name,
 	       topo.nodes[0].name);
+	for (int n = 0; topo.routing == TOPO_ROUTING_BGP && !a->no_agents && n < topo.nnodes; n++) {
+		if (topo.nodes[n].kind != TOPO_ROUTER)
+			continue;
+		/* FRR's own shell on a router's daemons (docs/topology.md) */
+		printf("                 sudo ip netns exec %s-%s vtysh --vty_socket %s/%s/frr/%s "
+		       "-c 'show bgp summary'\n",
+		       topo.name, topo.nodes[n].name, LAB_STATE_DIR, topo.name, topo.nodes[n].name);
+		break;
+	}
 	printf("  take it down:  sudo steerlab down %s\n", topo.name);
 	event_close(lab.ev);
 	return 0;
@@ -573,6 +600,42 @@ static int cmd_exec(int n, char **args)
 	return inside_exec(args[0], args[1], args + 2, n - 2);
 }
 
+/* cmd_repeat: run --repeat N, on the sweep's machinery (lab/repeat.h) */
+static int cmd_repeat(const struct cmd_args *a, const char *bindir)
+{
+	static struct sweep sw;
+	struct sweep_opts o = {.out = a->out, .bindir = bindir, .quiet = a->quiet};
+	struct sigaction sa = {.sa_handler = on_signal};
+	char lab[TOPO_NAME_MAX + 1];
+	const char *errstr;
+	int n;
+
+	n = (int)strtonum(a->repeat, 1, REPEAT_MAX, &errstr);
+	if (errstr != NULL) {
+		fprintf(stderr,
+			"steerlab: run: --repeat %s: expected a number of runs from 1 to %d\n",
+			a->repeat, REPEAT_MAX);
+		return 2;
+	}
+	if (need_file(a, "run") == -1 ||
+	    repeat_parse(&sw, a->file, n, a->sets, a->nsets, stderr) == -1)
+		return 2;
+	if (sweep_check(&sw, lab) == -1 || need_root("run") == -1)
+		return 1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	switch (sweep_run(&sw, lab, &o)) {
+	case 0:
+		return 0;
+	case SWEEP_INVALID:
+		return 3; /* an invalid run (docs/clocks.md, "Verdict") */
+	default:
+		return 1;
+	}
+}
+
 static int cmd_run(const struct cmd_args *a, const char *bindir)
 {
 	struct run_opts o = {.rundir = a->out, .bindir = bindir, .quiet = a->quiet};
@@ -713,6 +776,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "steerlab: --frr is an option of check\n");
 		return 2;
 	}
+	if (a.repeat && strcmp(cmd, "run") != 0) {
+		fprintf(stderr, "steerlab: --repeat is an option of run\n");
+		return 2;
+	}
 	if ((a.bucket || a.slo) && strcmp(cmd, "report") != 0) {
 		fprintf(stderr, "steerlab: --bucket and --slo are options of report\n");
 		return 2;
@@ -732,7 +799,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "fail") == 0 || strcmp(cmd, "recover") == 0)
 		return cmd_fail(cmd, &a);
 	if (strcmp(cmd, "run") == 0)
-		return cmd_run(&a, bindir);
+		return a.repeat ? cmd_repeat(&a, bindir) : cmd_run(&a, bindir);
 	if (strcmp(cmd, "sweep") == 0)
 		return cmd_sweep(&a, bindir);
 	if (strcmp(cmd, "report") == 0)

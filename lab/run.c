@@ -17,6 +17,7 @@
 
 #include "clocks.h"
 #include "event.h"
+#include "jitter.h"
 #include "lab.h"
 #include "log.h"
 #include "netns.h"
@@ -71,12 +72,88 @@ int run_count_events(const char *path, const char *event, const char *key, const
 	return n;
 }
 
+/* run_fib_via: the next hop of the last route change to prefix the
+ * collector at path saw: 1 and *via if it was an addition with one, 0 if
+ * none (or a deletion). */
+static int run_fib_via(const char *path, const char *prefix, struct in_addr *via)
+{
+	char line[4096];
+	int have = 0;
+	FILE *fp = fopen(path, "r");
+
+	if (fp == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		json_t *obj = json_loads(line, 0, NULL);
+		const char *ev = json_string_value(json_object_get(obj, "event"));
+		const char *p = json_string_value(json_object_get(obj, "prefix"));
+		const char *v = json_string_value(json_object_get(obj, "via"));
+
+		if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, "route_deleted") == 0)
+			have = 0;
+		else if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, "route_added") == 0)
+			have = v && inet_pton(AF_INET, v, via) == 1;
+		json_decref(obj);
+	}
+	fclose(fp);
+	return have;
+}
+
+/* run_bgp_ready: routing = bgp: every site's prober has put the service on
+ * its lo, and the FIB of each router with sites routes it via one of its
+ * own sites of the lowest metric (BGP prefers the shorter AS path, a site
+ * of its own, then the lower MED, once every announcement is in): BGP has
+ * converged. (A router without sites has no collector to say.) */
+static int run_bgp_ready(const struct topology *t, const char *rundir)
+{
+	char path[PATH_MAX], prefix[INET_ADDRSTRLEN + 4], svc[INET_ADDRSTRLEN];
+	struct in_addr via;
+
+	inet_ntop(AF_INET, &t->service, svc, sizeof(svc));
+	strfmt(prefix, sizeof(prefix), "%s/32", svc);
+	for (int n = 0; n < t->nnodes; n++) {
+		if (t->nodes[n].kind != TOPO_SITE)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s.prober.events.jsonl", rundir, t->nodes[n].name);
+		if (run_count_events(path, "address_added", "site", t->nodes[n].name) == 0)
+			return 0;
+	}
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		unsigned best = UINT_MAX;
+		int ok = 0;
+
+		if (t->nodes[l->node].kind != TOPO_SITE)
+			continue;
+		for (int j = 0; j < t->nlinks; j++)
+			if (t->links[j].router == l->router &&
+			    t->nodes[t->links[j].node].kind == TOPO_SITE &&
+			    t->nodes[t->links[j].node].metric < best)
+				best = t->nodes[t->links[j].node].metric;
+		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
+		       t->nodes[l->router].name);
+		if (!run_fib_via(path, prefix, &via))
+			return 0;
+		for (int j = 0; j < t->nlinks && !ok; j++)
+			ok = t->links[j].router == l->router &&
+			     t->nodes[t->links[j].node].kind == TOPO_SITE &&
+			     t->nodes[t->links[j].node].metric == best &&
+			     t->links[j].node_addr.s_addr == via.s_addr;
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
 /* The lab is ready when every site link is being captured, every site's
- * route has been applied by every router, and every authd and resolverd
- * answers. */
+ * route has been applied by every router (routing = bgp: BGP has
+ * converged, run_bgp_ready), and every authd and resolverd answers. */
 int run_ready(const struct topology *t, const char *rundir)
 {
 	char path[PATH_MAX];
+
+	if (t->routing == TOPO_ROUTING_BGP && !run_bgp_ready(t, rundir))
+		return 0;
 
 	for (int n = 0; n < t->nnodes; n++) {
 		if (t->nodes[n].kind == TOPO_DNS) {
@@ -107,6 +184,8 @@ int run_ready(const struct topology *t, const char *rundir)
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir, router);
 		if (run_count_events(path, "capture_ready", "label", site) == 0)
 			return 0;
+		if (t->routing == TOPO_ROUTING_BGP)
+			continue;
 		/* every router's routed has its route (routing = static) */
 		for (int r = 0; r < t->nnodes; r++) {
 			if (t->nodes[r].kind != TOPO_ROUTER)
@@ -159,9 +238,16 @@ static int run_warm_up(struct lab *lab)
 		if (run_interrupted)
 			return -1;
 		if (now_mono_ns() >= ready_by) {
-			log_warnx("the lab was not ready within %.1f s (settle): see the "
-				  "*.log files in %s",
-				  (double)t->settle_ns / NSEC_PER_SEC, lab->rundir);
+			if (t->routing == TOPO_ROUTING_BGP && !run_bgp_ready(t, lab->rundir))
+				log_warnx("BGP had not converged within %.1f s (settle): the "
+					  "router's FIB has no route to the service via the "
+					  "preferred site; see the *.bgpd.log files in %s, or "
+					  "raise settle",
+					  (double)t->settle_ns / NSEC_PER_SEC, lab->rundir);
+			else
+				log_warnx("the lab was not ready within %.1f s (settle): see the "
+					  "*.log files in %s",
+					  (double)t->settle_ns / NSEC_PER_SEC, lab->rundir);
 			return -1;
 		}
 		lab_watch(lab, 20 * 1000000LL);
@@ -230,8 +316,9 @@ static json_t *run_fail_routes(const struct topology *t, int site)
 
 /* Kill the failing site's service. t0, the site_failed event's t, is
  * stamped before kill(): no request sent before t0 can find the site
- * already dead. killed_ns is when kill() returned. */
-static int run_fail(struct lab *lab, const struct run_opts *o)
+ * already dead. killed_ns is when kill() returned; offset_ns is how far
+ * fail_jitter moved the failure past fail_at. */
+static int run_fail(struct lab *lab, const struct run_opts *o, int64_t offset_ns)
 {
 	const struct topology *t = lab->t;
 	char via[INET_ADDRSTRLEN], prefix[32], service[INET_ADDRSTRLEN], address[INET_ADDRSTRLEN];
@@ -262,10 +349,12 @@ static int run_fail(struct lab *lab, const struct run_opts *o)
 		return -1;
 	}
 	int64_t killed = now_real_ns();
-	event_emit_at(lab->ev, t0, "site_failed", "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?}",
-		      "site", node->name, "via", via, "prefix", prefix, "address", address, "how",
-		      "sigkill", "pid", (int)lab->agents[a].pid, "killed_ns", (json_int_t)killed,
-		      "routes", run_fail_routes(t, n));
+	event_emit_at(lab->ev, t0, "site_failed",
+		      "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?, s:I, s:I}", "site", node->name,
+		      "via", via, "prefix", prefix, "address", address, "how", "sigkill", "pid",
+		      (int)lab->agents[a].pid, "killed_ns", (json_int_t)killed, "routes",
+		      run_fail_routes(t, n), "nominal_at_ns", (json_int_t)t->fail_at_ns,
+		      "jitter_offset_ns", (json_int_t)offset_ns);
 	progress_failed(&run_progress, t0);
 	run_say(o, "failure: killed sited at site %s (t0)", node->name);
 	return 0;
@@ -394,11 +483,25 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 	return rc;
 }
 
-int run_scenario(const struct topology *t, const struct run_opts *o)
+int run_seed(struct topology *t)
+{
+	uint32_t seed;
+
+	if (t->seed >= 0)
+		return 0;
+	if (jitter_random_seed(&seed) == -1) {
+		log_warn("%s: getrandom", __func__);
+		return -1;
+	}
+	t->seed = seed;
+	return 0;
+}
+
+int run_scenario(struct topology *t, const struct run_opts *o)
 {
 	struct lab *lab = &run_lab;
 	char rundir[PATH_MAX];
-	int64_t start = 0, before, stopped = 0;
+	int64_t start = 0, before, stopped = 0, fail_at, offset;
 	int failed = 0, rc = -1, r;
 	FILE *fp;
 
@@ -411,6 +514,11 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 		return -1;
 	if (lab_init(lab, t, rundir, o->bindir) == -1)
 		return -1;
+	/* drawn before topology.ini is written, which then reproduces the run */
+	if (run_seed(t) == -1)
+		return -1;
+	offset = jitter_offset_ns(t->fail_jitter_ns, (uint32_t)t->seed, 0);
+	fail_at = t->fail_at_ns + offset;
 	lab->before_say = run_before_say;
 	if ((fp = lab_fopen_new(rundir, "topology.ini")) != NULL) {
 		topo_print(t, fp);
@@ -420,6 +528,7 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 	progress_init(&run_progress, t, progress_mode_for(stdout, o->quiet), stdout, o->label);
 
 	start = now_mono_ns();
+	run_progress.fail_at_ns = fail_at;
 	if (lab_up(lab) == -1)
 		goto out;
 	run_say(o, "lab %s up: %d namespaces, %d links, %d agents in %.2f s", t->name, t->nnodes,
@@ -440,16 +549,27 @@ int run_scenario(const struct topology *t, const struct run_opts *o)
 		goto down;
 	start = now_mono_ns();
 	progress_traffic(&run_progress, start, lab);
-	event_emit(lab->ev, "traffic_started", "{s:I, s:I}", "fail_at_ns",
-		   (json_int_t)t->fail_at_ns, "duration_ns", (json_int_t)t->duration_ns);
-	run_say(o, "traffic: clients sending for %.1f s; failure at %.1f s",
-		(double)t->duration_ns / NSEC_PER_SEC, (double)t->fail_at_ns / NSEC_PER_SEC);
-	if (run_sleep_until(lab, start + t->fail_at_ns) == -1)
+	/* fail_at_ns: when the failure is due, jitter included */
+	event_emit(lab->ev, "traffic_started", "{s:I, s:I, s:I, s:I, s:I}", "fail_at_ns",
+		   (json_int_t)fail_at, "duration_ns", (json_int_t)t->duration_ns,
+		   "nominal_fail_at_ns", (json_int_t)t->fail_at_ns, "fail_jitter_ns",
+		   (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed);
+	if (t->fail_jitter_ns > 0)
+		run_say(o,
+			"traffic: clients sending for %.1f s; failure at %.3f s (fail_at %.3f s "
+			"+ %.3f s of jitter, seed %lld)",
+			(double)t->duration_ns / NSEC_PER_SEC, (double)fail_at / NSEC_PER_SEC,
+			(double)t->fail_at_ns / NSEC_PER_SEC, (double)offset / NSEC_PER_SEC,
+			(long long)t->seed);
+	else
+		run_say(o, "traffic: clients sending for %.1f s; failure at %.1f s",
+			(double)t->duration_ns / NSEC_PER_SEC, (double)fail_at / NSEC_PER_SEC);
+	if (run_sleep_until(lab, start + fail_at) == -1)
 		goto stop;
-	if (run_fail(lab, o) == -1)
+	if (run_fail(lab, o, offset) == -1)
 		goto stop;
 	failed = 1;
-	run_say(o, "observing for %.1f s", (double)(t->duration_ns - t->fail_at_ns) / NSEC_PER_SEC);
+	run_say(o, "observing for %.1f s", (double)(t->duration_ns - fail_at) / NSEC_PER_SEC);
 	/* clients stop by themselves after duration, then wait out their timeout */
 	while (lab_wait_agents(lab, "client*", PROGRESS_TTY_NS) > 0) {
 		progress_tick(&run_progress);
@@ -484,10 +604,11 @@ down:
 		else
 			rc = 0;
 		if (lab->unexpected)
-			fprintf(stderr,
-				"steerlab: %d agent%s ended during the run (above, and agent_exited "
-				"in %s/lab.events.jsonl): this run is invalid\n",
-				lab->unexpected, lab->unexpected == 1 ? "" : "s", rundir);
+			fprintf(
+			    stderr,
+			    "steerlab: %d agent%s ended during the run (above, and agent_exited "
+			    "in %s/lab.events.jsonl): this run is invalid\n",
+			    lab->unexpected, lab->unexpected == 1 ? "" : "s", rundir);
 		if (run_interrupted)
 			fprintf(stderr,
 				"steerlab: the run was interrupted at %.1f s of %.1f s of traffic: "
@@ -495,8 +616,9 @@ down:
 				(double)(stopped - start) / NSEC_PER_SEC,
 				(double)t->duration_ns / NSEC_PER_SEC);
 	} else if (run_interrupted) {
-		fprintf(stderr, "steerlab: interrupted before the failure: nothing to "
-				"analyse (what was captured is in %s)\n",
+		fprintf(stderr,
+			"steerlab: interrupted before the failure: nothing to "
+			"analyse (what was captured is in %s)\n",
 			rundir);
 	}
 out:

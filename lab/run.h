@@ -28,8 +28,14 @@ struct run_opts {
 
 /* run_scenario: 0 if the run and its analysis completed and the run is
  * valid, RUN_INVALID if it is not, -1 on error (nothing to analyse). It
- * refuses first (run_preflight) what it would refuse later. */
-int run_scenario(const struct topology *t, const struct run_opts *o);
+ * refuses first (run_preflight) what it would refuse later. A random seed
+ * (t->seed -1) is drawn into t->seed (run_seed) before topology.ini is
+ * written; the failure falls at fail_at plus its jitter (lab/jitter.h). */
+int run_scenario(struct topology *t, const struct run_opts *o);
+
+/* run_seed: if t->seed is random (-1), a seed from getrandom into it. 0,
+ * or -1 (logged). */
+int run_seed(struct topology *t);
 
 /* run_preflight: what run_scenario would refuse, checked before anything is
  * made: no failing site, the lab or one of its namespaces already there, an

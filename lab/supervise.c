@@ -228,7 +228,10 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const c
 		log_warnx("too many agents");
 		return -1;
 	}
-	strfmt(prog, sizeof(prog), "%s/%s", lab->bindir, prog_name);
+	if (prog_name[0] == '/')
+		strfmt(prog, sizeof(prog), "%s", prog_name);
+	else
+		strfmt(prog, sizeof(prog), "%s/%s", lab->bindir, prog_name);
 	strfmt(logpath, sizeof(logpath), "%s/%s.%s.log", lab->rundir, nodename, name);
 	if (access(prog, X_OK) == -1) {
 		log_warn("%s: agent %s", __func__, prog);
@@ -536,6 +539,8 @@ const char *lab_agent_prog(const char *label)
 					    "client", "authd",	   "resolverd"};
 	size_t len = strcspn(label, "-");
 
+	if (lab_frr_prog(label))
+		return label; /* exactly; its program is FRR's */
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		if (strlen(progs[i]) == len && strncmp(progs[i], label, len) == 0)
 			return label[len] == '\0' || topo_check_name(label + len + 1) == 0 ? progs[i]
@@ -639,7 +644,10 @@ int lab_agent_claim(struct lab_agent *a, const char *bindir, const char *path, i
 		agent_close(a);
 		return 0;
 	}
-	strfmt(want, sizeof(want), "%s/%s", bindir, lab_agent_prog(a->name));
+	if (lab_frr_prog(a->name))
+		strfmt(want, sizeof(want), "%s", lab_frr_prog(a->name));
+	else
+		strfmt(want, sizeof(want), "%s/%s", bindir, lab_agent_prog(a->name));
 	strfmt(link, sizeof(link), "/proc/%d/exe", (int)a->pid);
 	n = readlink(link, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
@@ -668,6 +676,7 @@ static void state_remove(const char *statedir)
 		strfmt(path, sizeof(path), "%s/%s", statedir, files[i]);
 		unlink(path);
 	}
+	lab_frr_remove(statedir);
 	if (rmdir(statedir) == -1 && errno != ENOENT)
 		log_warn("%s: rmdir %s", __func__, statedir);
 }
@@ -725,8 +734,11 @@ int lab_down_state(const char *statedir, FILE *out)
 		if (lab_agent_claim(&agents[i], bindir, path, 1) == -1)
 			refused++;
 	stopped = agents_stop(agents, nagents, &left);
-	for (int i = 0; i < nagents; i++)
+	for (int i = 0; i < nagents; i++) {
+		if (!agent_alive(&agents[i]))
+			lab_frr_forget(agents[i].name, agents[i].pid);
 		agent_close(&agents[i]);
+	}
 	if (state_remove_namespaces(statedir, lab, &removed, &refused) == -1)
 		rc = -1;
 	if (rc == 0 && left == 0)

@@ -14,8 +14,11 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "jitter.h"
 #include "log.h"
+#include "frrconf.h"
 #include "overrides.h"
+#include "repeat.h"
 #include "run.h"
 #include "subproc.h"
 #include "strfmt.h"
@@ -221,13 +224,19 @@ void sweep_command(const struct sweep *sw, const char *dir, char *buf, size_t le
 {
 	size_t off;
 
-	strfmt(buf, len, "steerlab sweep %s", sw->file);
+	if (sw->repeat)
+		strfmt(buf, len, "steerlab run %s --repeat %d", sw->file, sw->repeat);
+	else
+		strfmt(buf, len, "steerlab sweep %s", sw->file);
 	for (int i = 0; i < sw->nfixed; i++) {
 		off = strlen(buf);
 		strfmt(buf + off, len - off, " --set %s", sw->fixed[i]);
 	}
 	off = strlen(buf);
-	strfmt(buf + off, len - off, " --set %s", sw->swept);
+	if (sw->repeat)
+		strfmt(buf + off, len - off, " --set seed=%lu", (unsigned long)sw->seed);
+	else
+		strfmt(buf + off, len - off, " --set %s", sw->swept);
 	if (dir) {
 		off = strlen(buf);
 		strfmt(buf + off, len - off, " --out %s", dir);
@@ -252,18 +261,37 @@ int sweep_check(struct sweep *sw, char *lab)
 	/* the last point first, so that t ends as the first point's */
 	for (int i = sw->nvalues - 1; i >= 0; i--) {
 		if ((n = sweep_point_sets(sw, i, sets, buf, sizeof(buf))) == -1 ||
-		    overrides_load(t, sw->file, sets, n, stderr) == -1) {
-			fprintf(stderr, "steerlab: sweep: the point %s=%s does not load (above)\n",
-				sw->key, sw->values[i]);
+		    frrconf_load(t, sw->file, sets, n, stderr) == -1) {
+			if (sw->repeat)
+				fprintf(stderr, "steerlab: run: %s does not load (above)\n",
+					sw->file);
+			else
+				fprintf(stderr,
+					"steerlab: sweep: the point %s=%s does not load (above)\n",
+					sw->key, sw->values[i]);
 			rc = -1;
 		} else if (run_failing_site(t) < 0) {
 			/* what run would refuse at every point, refused once */
-			fprintf(stderr,
-				"steerlab: sweep: the point %s=%s has no site with fail = yes: "
-				"nothing to fail over\n",
-				sw->key, sw->values[i]);
+			if (sw->repeat)
+				fprintf(stderr,
+					"steerlab: run: %s has no site with fail = yes: nothing to "
+					"fail over\n",
+					sw->file);
+			else
+				fprintf(stderr,
+					"steerlab: sweep: the point %s=%s has no site with fail = "
+					"yes: nothing to fail over\n",
+					sw->key, sw->values[i]);
 			rc = -1;
+		} else if (sw->repeat && i == 0 && t->fail_jitter_ns == 0) {
+			printf("steerlab: note: fail_jitter is 0: every run fails at the same "
+			       "instant of the probe cycle, and the detection times will barely "
+			       "spread; to sample the probe phase, set it to the probe interval "
+			       "(--set fail_jitter=%s)\n",
+			       topo_format_duration(t->probe_interval_ns, buf, sizeof(buf)));
 		}
+		if (rc == -1 && sw->repeat)
+			break; /* every repetition is the same file: said once */
 	}
 	if (rc == 0) {
 		sweep_axis(sw, t);
@@ -292,12 +320,16 @@ static int sweep_mkdirs(const char *path)
 }
 
 /* sweep_args_text: what a sweep directory is a sweep of (not its values:
- * a resumed sweep may add some) */
+ * a resumed sweep may add some); a repeat's, of the seed it derives the
+ * repetitions' from (not their number) */
 static void sweep_args_text(const struct sweep *sw, char *buf, size_t len)
 {
 	size_t off;
 
-	strfmt(buf, len, "file = %s\nswept = %s\n", sw->file, sw->key);
+	if (sw->repeat)
+		strfmt(buf, len, "file = %s\nseed = %lu\n", sw->file, (unsigned long)sw->seed);
+	else
+		strfmt(buf, len, "file = %s\nswept = %s\n", sw->file, sw->key);
 	for (int i = 0; i < sw->nfixed; i++) {
 		off = strlen(buf);
 		strfmt(buf + off, len - off, "fixed = %s\n", sw->fixed[i]);
@@ -347,34 +379,53 @@ static int sweep_write_text(const char *dir, const char *name, const char *a, co
 	return rc;
 }
 
-/* sweep_dir: make dir, or check that it is this sweep's (sweep.args). */
-static int sweep_dir(const struct sweep *sw, const char *dir)
+/* sweep_args_seed: the "seed = N" line of an args text, or -1 */
+static int64_t sweep_args_seed(const char *text)
 {
+	const char *l = strstr(text, "\nseed = ");
+	long long v;
+
+	if (l == NULL || sscanf(l, "\nseed = %lld", &v) != 1 || v < 0 || v > JITTER_SEED_MAX)
+		return -1;
+	return v;
+}
+
+/* sweep_dir: make dir, or check that it is this sweep's (sweep.args; a
+ * repeat's: repeat.args). A repeat resumed without --set seed takes the
+ * seed its directory was started with. */
+static int sweep_dir(struct sweep *sw, const char *dir)
+{
+	const char *args = sw->repeat ? "repeat.args" : "sweep.args";
+	const char *what = sw->repeat ? "repeat" : "sweep";
 	char path[PATH_MAX], want[8192], have[8192], line[1024];
 	size_t off = 0;
+	int64_t seed;
 	FILE *fp;
 
-	sweep_args_text(sw, want, sizeof(want));
 	if (sweep_mkdirs(dir) == -1) {
 		log_warn("%s: %s", __func__, dir);
 		return -1;
 	}
-	strfmt(path, sizeof(path), "%s/sweep.args", dir);
+	strfmt(path, sizeof(path), "%s/%s", dir, args);
 	if ((fp = fopen(path, "r")) != NULL) {
 		have[0] = '\0';
 		while (fgets(line, sizeof(line), fp))
 			if (line[0] != '#' && off < sizeof(have))
 				off += (size_t)snprintf(have + off, sizeof(have) - off, "%s", line);
 		fclose(fp);
+		if (sw->repeat && !sw->seed_given && (seed = sweep_args_seed(have)) >= 0)
+			repeat_seeds(sw, (uint32_t)seed);
+		sweep_args_text(sw, want, sizeof(want));
 		if (strcmp(have, want) != 0) {
-			fprintf(stderr,
-				"steerlab: sweep: %s holds another sweep; its sweep.args:\n", dir);
+			fprintf(stderr, "steerlab: %s: %s holds another %s; its %s:\n", what, dir,
+				what, args);
 			sweep_indent(stderr, have);
 			fprintf(stderr, "this command's:\n");
 			sweep_indent(stderr, want);
 			fprintf(stderr,
-				"to resume that sweep, give its arguments; else choose another "
-				"--out\n");
+				"to resume that %s, give its arguments; else choose another "
+				"--out\n",
+				what);
 			return -1;
 		}
 		return 0;
@@ -382,14 +433,17 @@ static int sweep_dir(const struct sweep *sw, const char *dir)
 	if (!sweep_dir_empty(dir)) {
 		/* not ours to fill, nor, later, to clean */
 		fprintf(stderr,
-			"steerlab: sweep: %s exists and is not a sweep directory (it has no "
-			"sweep.args): choose another --out\n",
-			dir);
+			"steerlab: %s: %s exists and is not a %s directory (it has no %s): "
+			"choose another --out\n",
+			what, dir, what, args);
 		return -1;
 	}
-	return sweep_write_text(dir, "sweep.args",
-				"# steerlab sweep: what this directory is a sweep of "
-				"(docs/sweeps.md)\n",
+	sweep_args_text(sw, want, sizeof(want));
+	return sweep_write_text(dir, args,
+				sw->repeat ? "# steerlab run --repeat: what this directory is a "
+					     "repeat of (docs/repeat.md)\n"
+					   : "# steerlab sweep: what this directory is a sweep of "
+					     "(docs/sweeps.md)\n",
 				want);
 }
 
@@ -429,7 +483,8 @@ static int sweep_rm_entry(const char *path, const struct stat *st, int flag, str
 	return 0;
 }
 
-/* sweep_default_dir: runs/sweep-LAB-KEY-YYYYmmdd-HHMMSS */
+/* sweep_default_dir: runs/sweep-LAB-KEY-YYYYmmdd-HHMMSS; a repeat's
+ * runs/repeat-LAB-YYYYmmdd-HHMMSS */
 static void sweep_default_dir(char *buf, size_t len, const char *lab, const struct sweep *sw)
 {
 	char key[SWEEP_POINT_NAME_MAX], when[32];
@@ -440,7 +495,10 @@ static void sweep_default_dir(char *buf, size_t len, const char *lab, const stru
 	sweep_clean(key);
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
-	strfmt(buf, len, "%s/sweep-%s-%s-%s", run_runs_dir(), lab, key, when);
+	if (sw->repeat)
+		strfmt(buf, len, "%s/repeat-%s-%s", run_runs_dir(), lab, when);
+	else
+		strfmt(buf, len, "%s/sweep-%s-%s-%s", run_runs_dir(), lab, key, when);
 }
 
 /* sweep_plot_fill: the plot script for gnuplot's standard input */
@@ -456,51 +514,57 @@ static void sweep_plot_fill(FILE *fp, const void *arg)
 	sweep_gp_text(a->sw, a->tb, fp, 1);
 }
 
-/* sweep_plot: gnuplot on the plot script (sw, tb) in dir: the script
- * from a memory file on its standard input, the PNG from its standard
- * output into sweep.png through a temporary file, as the run reports do
- * (probes/report/report_plot.c; lib/subproc.h): gnuplot opens no file of the
- * directory. 0, 1 if gnuplot is not there, -1. */
-static int sweep_plot(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
-		      const char *dir)
+/* The script from a memory file on gnuplot's standard input, the PNG from
+ * its standard output into png through a temporary file, as the run reports
+ * do (probes/report/report_plot.c; lib/subproc.h): gnuplot opens no file of
+ * the directory. */
+int sweep_gnuplot(int dirfd, const char *dir, const char *png, void (*fill)(FILE *, const void *),
+		  const void *arg)
 {
-	struct sweep_plot_arg arg = {sw, tb};
 	char *argv[] = {"gnuplot", NULL};
 	char err[PATH_MAX + 128];
-	struct atomicfile png;
+	struct atomicfile af;
 	int rc, in;
 
 	/* a plot of fewer points, from an earlier try, would mislead */
-	if (unlinkat(dirfd, "sweep.png", 0) == -1 && errno != ENOENT)
-		log_warn("%s: %s/sweep.png", __func__, dir);
-	if ((in = subproc_memfd("steerlab-sweep-plot", sweep_plot_fill, &arg)) == -1) {
+	if (unlinkat(dirfd, png, 0) == -1 && errno != ENOENT)
+		log_warn("%s: %s/%s", __func__, dir, png);
+	if ((in = subproc_memfd("steerlab-sweep-plot", fill, arg)) == -1) {
 		log_warn("%s: gnuplot script", __func__);
 		return -1;
 	}
-	if (atomicfile_open(&png, dirfd, dir, "sweep.png", err, sizeof(err)) == -1) {
+	if (atomicfile_open(&af, dirfd, dir, png, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
 		close(in);
 		return -1;
 	}
-	rc = subproc_run(dir, argv, in, atomicfile_fd(&png), STDERR_FILENO);
+	rc = subproc_run(dir, argv, in, atomicfile_fd(&af), STDERR_FILENO);
 	close(in);
 	if (rc != 0) {
 		if (rc == -1)
 			log_warn("%s: gnuplot", __func__);
-		atomicfile_abort(&png);
+		atomicfile_abort(&af);
 		return rc == 127 ? 1 : -1;
 	}
-	if (atomicfile_commit(&png, err, sizeof(err)) == -1) {
+	if (atomicfile_commit(&af, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
 		return -1;
 	}
 	return 0;
 }
 
-/* sweep_write: DIR/NAME through a temporary file renamed into place */
-static int sweep_write(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
-		       const char *dir, const char *name,
-		       void (*fn)(const struct sweep *, const struct sweep_table *, FILE *))
+/* sweep_plot: sweep.png */
+static int sweep_plot(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
+		      const char *dir)
+{
+	struct sweep_plot_arg arg = {sw, tb};
+
+	return sweep_gnuplot(dirfd, dir, "sweep.png", sweep_plot_fill, &arg);
+}
+
+int sweep_write_file(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
+		     const char *dir, const char *name,
+		     void (*fn)(const struct sweep *, const struct sweep_table *, FILE *))
 {
 	char err[PATH_MAX + 128];
 	struct atomicfile af;
@@ -531,9 +595,9 @@ static int sweep_results(const struct sweep *sw, const char *dir)
 		log_warnx("%s", err);
 		goto out;
 	}
-	if (sweep_write(sw, tb, dirfd, dir, "sweep.csv", sweep_write_csv) == -1 ||
-	    sweep_write(sw, tb, dirfd, dir, "sweep.md", sweep_write_md) == -1 ||
-	    sweep_write(sw, tb, dirfd, dir, "sweep.gp", sweep_write_gp) == -1)
+	if (sweep_write_file(sw, tb, dirfd, dir, "sweep.csv", sweep_write_csv) == -1 ||
+	    sweep_write_file(sw, tb, dirfd, dir, "sweep.md", sweep_write_md) == -1 ||
+	    sweep_write_file(sw, tb, dirfd, dir, "sweep.gp", sweep_write_gp) == -1)
 		goto out;
 	rc = 0;
 	printf("\n");
@@ -566,10 +630,20 @@ out:
 	return rc;
 }
 
+/* sweep_point_label: "point ttl=30", or a repeat's "repetition 2 (seed N)" */
+static void sweep_point_label(const struct sweep *sw, int i, char *buf, size_t len)
+{
+	if (sw->repeat)
+		strfmt(buf, len, "repetition %d (seed %s)", i + 1, sw->values[i]);
+	else
+		strfmt(buf, len, "point %s=%s", sw->key, sw->values[i]);
+}
+
 int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 {
 	struct topology *t = malloc(sizeof(*t));
-	char dir[PATH_MAX], rundir[PATH_MAX], cmd[8192], label[160], buf[512];
+	char dir[PATH_MAX], rundir[PATH_MAX], cmd[8192], label[160], buf[512], what[160];
+	const char *points = sw->repeat ? "repetitions" : "points";
 	char *sets[TOPO_MAX_SETS + 1];
 	int rc = 0, done = 0, n;
 
@@ -586,54 +660,62 @@ int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 		return -1;
 	}
 	sweep_command(sw, dir, cmd, sizeof(cmd));
-	printf("steerlab: sweep of %s over %d values in %s\n"
-	       "steerlab: if it is interrupted, resume it with: %s\n",
-	       sw->key, sw->nvalues, dir, cmd);
+	if (sw->repeat)
+		printf("steerlab: %d runs of %s (seed %lu) in %s\n"
+		       "steerlab: if it is interrupted, resume it with: %s\n",
+		       sw->nvalues, sw->file, (unsigned long)sw->seed, dir, cmd);
+	else
+		printf("steerlab: sweep of %s over %d values in %s\n"
+		       "steerlab: if it is interrupted, resume it with: %s\n",
+		       sw->key, sw->nvalues, dir, cmd);
 	fflush(stdout);
 	for (int i = 0; i < sw->nvalues && !run_interrupted; i++) {
 		strfmt(rundir, sizeof(rundir), "%s/%s", dir, sw->names[i]);
+		sweep_point_label(sw, i, what, sizeof(what));
 		if (sweep_point_done(rundir)) {
-			printf("steerlab: point %s=%s: done, skipped\n", sw->key, sw->values[i]);
+			printf("steerlab: %s: done, skipped\n", what);
 			done++;
 			continue;
 		}
 		if (access(rundir, F_OK) == 0) {
-			printf("steerlab: point %s=%s: removing the unfinished run in %s\n",
-			       sw->key, sw->values[i], rundir);
+			printf("steerlab: %s: removing the unfinished run in %s\n", what, rundir);
 			if (nftw(rundir, sweep_rm_entry, 16, FTW_DEPTH | FTW_PHYS) == -1) {
 				rc = -1;
 				break;
 			}
 		}
-		printf("steerlab: point %s=%s (%d of %d): %s\n", sw->key, sw->values[i], i + 1,
-		       sw->nvalues, rundir);
+		printf("steerlab: %s (%d of %d): %s\n", what, i + 1, sw->nvalues, rundir);
 		fflush(stdout);
-		strfmt(label, sizeof(label), "%s=%s %d/%d", sw->key, sw->values[i], i + 1,
-		       sw->nvalues);
+		if (sw->repeat)
+			strfmt(label, sizeof(label), "rep %d/%d", i + 1, sw->nvalues);
+		else
+			strfmt(label, sizeof(label), "%s=%s %d/%d", sw->key, sw->values[i], i + 1,
+			       sw->nvalues);
 		struct run_opts ro = {
 		    .rundir = rundir, .bindir = o->bindir, .quiet = o->quiet, .label = label};
 		if ((n = sweep_point_sets(sw, i, sets, buf, sizeof(buf))) != -1 &&
-		    overrides_load(t, sw->file, sets, n, stderr) == 0)
+		    frrconf_load(t, sw->file, sets, n, stderr) == 0)
 			run_scenario(t, &ro);
 		/* what counts is what a rerun will find: a Ctrl-C after the
 		 * traffic leaves a finished point */
 		if (sweep_point_done(rundir)) {
 			done++;
+			if (sw->repeat)
+				repeat_progress(sw, dir, i);
 		} else if (!run_interrupted) {
-			log_warnx("point %s=%s failed: see %s", sw->key, sw->values[i], rundir);
+			log_warnx("%s failed: see %s", what, rundir);
 			rc = -1;
 		}
 	}
 	if (run_interrupted) {
-		printf("steerlab: sweep interrupted: %d of %d points done; resume with: %s\n", done,
-		       sw->nvalues, cmd);
+		printf("steerlab: %s interrupted: %d of %d %s done; resume with: %s\n",
+		       sw->repeat ? "repeat" : "sweep", done, sw->nvalues, points, cmd);
 		rc = -1;
-	} else if ((n = sweep_results(sw, dir)) == -1) {
+	} else if ((n = sw->repeat ? repeat_results(sw, dir) : sweep_results(sw, dir)) == -1) {
 		rc = -1;
 	} else if (done < sw->nvalues) {
-		printf(
-		    "steerlab: %d of %d points failed; rerun the same command to run them again\n",
-		    sw->nvalues - done, sw->nvalues);
+		printf("steerlab: %d of %d %s failed; rerun the same command to run them again\n",
+		       sw->nvalues - done, sw->nvalues, points);
 	} else if (n == SWEEP_INVALID && rc == 0) {
 		rc = SWEEP_INVALID;
 	}

@@ -57,6 +57,13 @@ struct sweep {
 	int numeric;
 	double x[SWEEP_MAX_POINTS];
 	char xlabel[128];
+
+	/* a repeat (`steerlab run --repeat N`, lab/repeat.h): N runs of one
+	 * scenario, the points rep-1 .. rep-N, key "seed" and each value the
+	 * repetition's seed, jitter_rep_seed(seed, i + 1); 0 for a sweep */
+	int repeat;
+	uint32_t seed;	/* the repeat's own */
+	int seed_given; /* by --set seed=N (else drawn, or read back on resume) */
 };
 
 /*
@@ -87,6 +94,7 @@ void sweep_command(const struct sweep *sw, const char *dir, char *buf, size_t le
 struct sweep_clocks {
 	int present; /* the point's clocks.json has this scheme */
 	double detect, steer, window, p50, p99, max;
+	double remote_dead; /* DNS: a remote prober's declared_dead */
 	int64_t lost_client, lost_capture, upstream;
 	int lb_window, lb_p50, lb_p99, lb_max;
 };
@@ -98,6 +106,10 @@ struct sweep_table {
 	int nschemes; /* in the order of the first clocks.json */
 	char schemes[SWEEP_MAX_SCHEMES][16];
 	int has_upstream[SWEEP_MAX_SCHEMES]; /* some point has upstream_queries */
+	int has_remote[SWEEP_MAX_SCHEMES];   /* some point has remote_dead_s */
+	/* clocks.json's failed.jitter_offset_s: how far fail_jitter moved t0
+	 * past fail_at; NAN if not recorded */
+	double offset[SWEEP_MAX_POINTS];
 	int done[SWEEP_MAX_POINTS];	     /* the point's clocks.json was read */
 	/* 1 valid, 0 invalid, -1 not said (a clocks.json from before the
 	 * verdict); invalid: the invalidating codes, comma-separated */
@@ -129,6 +141,19 @@ void sweep_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *o
 
 /* sweep_invalid: how many done points are invalid */
 int sweep_invalid(const struct sweep *sw, const struct sweep_table *tb);
+
+/* sweep_write_file: DIR/NAME (dirfd: DIR's, lib/atomicfile.h) through a
+ * temporary file renamed into place, its text from fn. 0, or -1 logged. */
+int sweep_write_file(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
+		     const char *dir, const char *name,
+		     void (*fn)(const struct sweep *, const struct sweep_table *, FILE *));
+
+/* sweep_gnuplot: gnuplot in dir, the script from fill(fp, arg) on its
+ * standard input, its PNG on its standard output into DIR/png through a
+ * temporary file; an older png is removed first. 0, 1 if gnuplot is not
+ * installed, -1 (logged). */
+int sweep_gnuplot(int dirfd, const char *dir, const char *png, void (*fill)(FILE *, const void *),
+		  const void *arg);
 
 struct sweep_opts {
 	const char *out; /* DIR; NULL: runs/sweep-LAB-KEY-YYYYmmdd-HHMMSS */

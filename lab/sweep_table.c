@@ -87,6 +87,7 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 		json_t *root, *schemes, *o;
 		const char *name;
 
+		tb->offset[i] = NAN;
 		strfmt(path, sizeof(path), "%s/%s/clocks.json", dir, sw->names[i]);
 		if (access(path, F_OK) == -1)
 			continue;
@@ -103,6 +104,7 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 		if (tb->lab[0] == '\0' && json_is_string(json_object_get(root, "lab")))
 			strfmt(tb->lab, sizeof(tb->lab), "%s",
 			       json_string_value(json_object_get(root, "lab")));
+		tb->offset[i] = sweep_json_s(json_object_get(root, "failed"), "jitter_offset_s");
 		json_object_foreach(schemes, name, o)
 		{
 			int s = sweep_scheme(tb, name);
@@ -112,6 +114,9 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 			json_t *last = json_object_get(o, "last_per_client_s");
 			c->present = 1;
 			c->detect = sweep_json_s(o, "detect_s");
+			c->remote_dead = sweep_json_s(o, "remote_dead_s");
+			if (json_object_get(o, "remote_dead_s"))
+				tb->has_remote[s] = 1;
 			c->steer = sweep_json_s(o, "steer_s");
 			c->window = sweep_json_s(o, "window_s");
 			c->p50 = sweep_json_s(last, "p50");

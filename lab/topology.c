@@ -144,6 +144,10 @@ void topo_set(struct topo_parse *p, int sect, const char *name, const char *valu
 	int n, i, *wherep;
 	char *obj;
 
+	if (strcmp(name, "frr") == 0) {
+		topo_frr_line(p, sect, value, where);
+		return;
+	}
 	keys = topo_sect_keys(p, sect, &n);
 	topo_label(p, sect, label, sizeof(label));
 	for (i = 0; i < n && strcmp(keys[i].name, name) != 0; i++)
@@ -162,13 +166,6 @@ void topo_set(struct topo_parse *p, int sect, const char *name, const char *valu
 	wherep = topo_where(p, sect, i);
 	if (where > 0 && *wherep > 0) {
 		topo_error(p, where, "%s %s: set twice (first at line %d)", label, name, *wherep);
-		return;
-	}
-	if (sect == TOPO_SECT_LAB && strcmp(name, "routing") == 0 && strcmp(value, "bgp") == 0) {
-		*topo_bad(p, sect, i) = 1;
-		topo_error(p, where,
-			   "[lab] routing: 'bgp' is not supported yet (FRR routers come with "
-			   "issue 11); expected static");
 		return;
 	}
 	if (keys[i].type == TOPO_T_LINK)
@@ -391,6 +388,7 @@ static void topo_defaults(struct topology *t)
 	t->fail_at_ns = 3 * NSEC_PER_SEC;
 	t->duration_ns = 10 * NSEC_PER_SEC;
 	t->settle_ns = 5 * NSEC_PER_SEC;
+	t->seed = -1; /* random: drawn by the run, and recorded */
 	t->capture_buffer = 64u << 20;
 	t->rate = 1000;
 	t->timeout_ns = 500 * NSEC_PER_MSEC;
@@ -400,6 +398,7 @@ static void topo_defaults(struct topology *t)
 	t->probe_up = 3;
 	snprintf(t->dns_name, sizeof(t->dns_name), "www.lab.example");
 	t->sticky_ns = 60 * NSEC_PER_SEC;
+	topo_bgp_defaults(t);
 }
 
 int topo_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err)

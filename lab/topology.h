@@ -12,8 +12,9 @@
  *
  * Every node but a router has `link = ROUTER`: one veth to that router.
  * Routers are linked to routers by [link R1 R2] sections, and must form one
- * connected graph; with [lab] routing = static (the only routing yet), every
- * router has static routes along shortest paths (topology_paths.c).
+ * connected graph; with [lab] routing = static, every router has static
+ * routes along shortest paths (topology_paths.c); with routing = bgp, FRR
+ * runs in every router and site (topology_bgp.c, lab/frrconf.c).
  * Addresses are assigned from 198.18.0.0/15 in link order (docs/topology.md):
  * link i is 198.18.0.0/30 + 4 i, the router end .1, the node end .2. The
  * k-th [resolver] node has the block 198.18.(128 + k).0/24: its caches
@@ -75,8 +76,24 @@ enum topo_mode {
 #define TOPO_HOPS_METRIC 16777216u
 #define TOPO_METRIC_MAX_MULTI (TOPO_HOPS_METRIC - 1)
 
+/* [lab] routing: how the anycast service is routed (docs/topology.md) */
 enum topo_routing {
 	TOPO_ROUTING_STATIC, /* routes computed from the graph, routed on every router */
+	TOPO_ROUTING_BGP,    /* FRR (zebra, bgpd) in every router and site: eBGP */
+};
+
+/* With routing = bgp a site is an AS too: by default TOPO_SITE_ASN_BASE +
+ * its index among the sites (file order), unless its `asn` says otherwise
+ * (topo_node_asn). */
+#define TOPO_SITE_ASN_BASE 65101u
+#define TOPO_MAX_FRR_LINES 256
+#define TOPO_FRR_LINE_MAX 200
+
+/* A node's `frr = LINE`: appended, as written, to its FRR configuration. */
+struct topo_frr_line {
+	int node;
+	char text[TOPO_FRR_LINE_MAX + 1];
+	int where; /* a line of the file (> 0) or a --set (-1 - its index) */
 };
 
 /*
@@ -116,8 +133,8 @@ struct topo_node {
 	int line; /* line of the [kind name] header */
 	int link; /* index into topology.links, -1 for routers */
 
-	/* router */
-	unsigned asn;		  /* its AS number */
+	/* router (and, with routing = bgp, site) */
+	unsigned asn;		  /* its AS number (topo_node_asn) */
 	int router_index;	  /* 0, 1, ... among the routers, in file order */
 	struct in_addr router_id; /* on its loopback: 198.18.40.(router_index + 1) */
 
@@ -178,6 +195,10 @@ struct topology {
 	int64_t duration_ns;	 /* clients' total sending time */
 	int64_t settle_ns;	 /* max wait for the lab to be ready */
 	uint64_t capture_buffer; /* bytes, per captured link */
+	/* the failure falls uniformly in [fail_at, fail_at + fail_jitter),
+	 * drawn from seed (lab/jitter.h); seed -1: random, drawn by the run */
+	int64_t fail_jitter_ns;
+	int64_t seed;
 
 	/* lab-wide defaults, copied into nodes that do not override them */
 	double rate;
@@ -189,6 +210,19 @@ struct topology {
 	 * address sticky_ns (docs/topology.md: which ones) */
 	double sticky_share; /* 0 <= q <= 1 */
 	int64_t sticky_ns;   /* > 0 */
+
+	/* FRR's knobs, used when routing = bgp (docs/topology.md, "Routing"),
+	 * their defaults FRR's datacenter profile */
+	int64_t bgp_keepalive_ns, bgp_hold_ns, bgp_connect_retry_ns, bgp_mrai_ns;
+	int bfd;
+	int64_t bfd_interval_ns;
+	unsigned bfd_multiplier;
+	int damping; /* RFC 2439, off by default (RIPE-580) */
+	int64_t damping_half_life_ns, damping_max_suppress_ns;
+	unsigned damping_reuse, damping_suppress;
+	int ecmp;
+	int nfrr_lines; /* in file order, then --set */
+	struct topo_frr_line frr_lines[TOPO_MAX_FRR_LINES];
 
 	int nraw_sections;
 	struct topo_raw_section raw_sections[64];
@@ -261,6 +295,16 @@ void topo_rlink_end(const struct topology *t, int rlink, int r, struct in_addr *
  * unreachable. path: topo_paths(t, r, path). */
 int topo_route_to(const struct topology *t, int r, const struct topo_path *path, int node,
 		  struct in_addr *via, const char **ifname);
+
+/* topo_node_asn: the AS of router or site n: its `asn` (a router's
+ * default TOPO_ASN_BASE + its index among the routers, a site's
+ * TOPO_SITE_ASN_BASE + its index among the sites, both in file order). 0
+ * for the other kinds. */
+unsigned topo_node_asn(const struct topology *t, int n);
+
+/* topo_router_id: n's BGP router id: a router's id (on its loopback), a
+ * site's its own end of its link. */
+struct in_addr topo_router_id(const struct topology *t, int n);
 
 /* topo_format_duration, topo_format_size: a value as topo_print writes it
  * and topo_load reads it back ("1500ms", "64M": K, M, G are powers of

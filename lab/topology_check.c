@@ -117,6 +117,25 @@ static void topo_check_before(struct topo_parse *p, int sect, int ka, int64_t a,
 			   keys[ka].name, va, vb);
 }
 
+/* topo_check_jitter: the latest instant the failure may fall at,
+ * fail_at + fail_jitter, is before the end of the traffic */
+static void topo_check_jitter(struct topo_parse *p)
+{
+	const struct topology *t = p->t;
+	int wj = p->lab_where[TOPO_K_FAIL_JITTER];
+	char va[32], vj[32], vd[32];
+
+	if (t->fail_jitter_ns == 0 || t->fail_at_ns >= t->duration_ns ||
+	    t->fail_at_ns + t->fail_jitter_ns < t->duration_ns)
+		return;
+	topo_error(p, wj,
+		   "[lab] fail_jitter: expected fail_at + fail_jitter before duration (%s), got "
+		   "%s + %s: the failure could fall after the traffic ends",
+		   topo_format_duration(t->duration_ns, vd, sizeof(vd)),
+		   topo_format_duration(t->fail_at_ns, va, sizeof(va)),
+		   topo_format_duration(t->fail_jitter_ns, vj, sizeof(vj)));
+}
+
 static void topo_link_node(struct topo_parse *p, int i)
 {
 	struct topology *t = p->t;
@@ -435,6 +454,7 @@ void topo_check(struct topo_parse *p)
 	topo_check_dns(p);
 	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_FAIL_AT, t->fail_at_ns, TOPO_K_DURATION,
 			  t->duration_ns);
+	topo_check_jitter(p);
 	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_LAB_PROBE_TIMEOUT, t->probe_timeout_ns,
 			  TOPO_K_LAB_PROBE_INTERVAL, t->probe_interval_ns);
 	topo_check_routers(p);
@@ -500,4 +520,5 @@ void topo_check(struct topo_parse *p)
 	topo_sticky(p);
 	topo_check_addresses(p);
 	topo_check_paths(p);
+	topo_check_bgp(p);
 }

@@ -30,7 +30,7 @@
 #include "inifile.h"
 #include "topology.h"
 
-#define TOPO_KEYS_MAX 20
+#define TOPO_KEYS_MAX 40
 #define TOPO_LINK_BASE 0xC6120000u /* 198.18.0.0: link i is TOPO_LINK_BASE + 4 i, /30 */
 /* 198.19.1.0: the default address of the N-th site is TOPO_SITE_ADDR_BASE + N */
 #define TOPO_SITE_ADDR_BASE 0xC6130100u
@@ -62,6 +62,7 @@ enum topo_type {
 	TOPO_T_FRACTION, /* double, 0 <= q <= 1 */
 	TOPO_T_CHOICE,	 /* int: the index of one of the words in choices */
 	TOPO_T_DNAME,	 /* char[TOPO_DNS_NAME_MAX + 2], a DNS name */
+	TOPO_T_SEED,	 /* int64_t: 0..JITTER_SEED_MAX, or -1 written "random" */
 };
 
 struct topo_key {
@@ -82,6 +83,7 @@ enum {
 	TOPO_K_DURATION = 4,
 	TOPO_K_LAB_PROBE_INTERVAL = 9,
 	TOPO_K_LAB_PROBE_TIMEOUT = 10,
+	TOPO_K_FAIL_JITTER = 17,
 
 	TOPO_K_LINK = 0, /* every node kind but [router] */
 
@@ -90,6 +92,7 @@ enum {
 	TOPO_K_FAIL = 3,
 	TOPO_K_PROBE_INTERVAL = 4,
 	TOPO_K_PROBE_TIMEOUT = 5,
+	TOPO_K_ASN = 8,
 
 	TOPO_K_MODE = 3, /* [client] */
 	TOPO_K_RESOLVER = 4,
@@ -207,5 +210,16 @@ void topo_check_routers(struct topo_parse *p);
 /* topo_check: once the file and the overrides are in: defaults into the
  * nodes, links and addresses, and the checks that span keys. */
 void topo_check(struct topo_parse *p);
+
+/* topology_bgp.c: routing and FRR's knobs. topo_bgp_defaults: their
+ * defaults into t. topo_frr_line: a node's `frr = value`, kept as written.
+ * topo_check_bgp: the knobs' units and ranges, the sites' default ASNs,
+ * an AS of its own for each site. topo_bgp_only: key (of node, NULL for
+ * [lab]) is one that matters only when routing = bgp, and t's routing is
+ * not (topo_print leaves it out). */
+void topo_bgp_defaults(struct topology *t);
+void topo_frr_line(struct topo_parse *p, int sect, const char *value, int where);
+void topo_check_bgp(struct topo_parse *p);
+int topo_bgp_only(const struct topology *t, const struct topo_node *node, const char *key);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "jitter.h"
 #include "strtonum.h"
 #include "timeutil.h"
 #include "topology_int.h"
@@ -20,7 +21,7 @@
 
 static const char *const topo_all_dead_words[] = {"fail-open", "fail-closed", NULL};
 static const char *const topo_mode_words[] = {"anycast", "dns", "both", NULL}; /* topo_mode */
-static const char *const topo_routing_words[] = {"static", NULL};	       /* topo_routing */
+static const char *const topo_routing_words[] = {"static", "bgp", NULL};       /* topo_routing */
 
 /* The order of each table is the order of docs/topology.md, of the
  * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */
@@ -41,7 +42,23 @@ static const struct topo_key topo_lab_keys[] = {
     {"dns_name", TOPO_T_DNAME, LAB(dns_name), 0, 0, -1, NULL},
     {"sticky_share", TOPO_T_FRACTION, LAB(sticky_share), 0, 0, -1, NULL},
     {"sticky", TOPO_T_DURATION, LAB(sticky_ns), 1, 0, -1, NULL},
+    /* routing, and FRR's knobs (topology_bgp.c checks their units) */
     {"routing", TOPO_T_CHOICE, LAB(routing), 0, 0, -1, topo_routing_words},
+    {"fail_jitter", TOPO_T_DURATION, LAB(fail_jitter_ns), 0, 0, -1, NULL},
+    {"seed", TOPO_T_SEED, LAB(seed), 0, 0, -1, NULL},
+    {"bgp_keepalive", TOPO_T_DURATION, LAB(bgp_keepalive_ns), 1, 0, -1, NULL},
+    {"bgp_hold", TOPO_T_DURATION, LAB(bgp_hold_ns), 0, 0, -1, NULL},
+    {"bgp_connect_retry", TOPO_T_DURATION, LAB(bgp_connect_retry_ns), 1, 0, -1, NULL},
+    {"bgp_mrai", TOPO_T_DURATION, LAB(bgp_mrai_ns), 0, 0, -1, NULL},
+    {"bfd", TOPO_T_BOOL, LAB(bfd), 0, 0, -1, NULL},
+    {"bfd_interval", TOPO_T_DURATION, LAB(bfd_interval_ns), 1, 0, -1, NULL},
+    {"bfd_multiplier", TOPO_T_UINT, LAB(bfd_multiplier), 2, 255, -1, NULL},
+    {"damping", TOPO_T_BOOL, LAB(damping), 0, 0, -1, NULL},
+    {"damping_half_life", TOPO_T_DURATION, LAB(damping_half_life_ns), 1, 0, -1, NULL},
+    {"damping_reuse", TOPO_T_UINT, LAB(damping_reuse), 1, 20000, -1, NULL},
+    {"damping_suppress", TOPO_T_UINT, LAB(damping_suppress), 1, 20000, -1, NULL},
+    {"damping_max_suppress", TOPO_T_DURATION, LAB(damping_max_suppress_ns), 1, 0, -1, NULL},
+    {"ecmp", TOPO_T_BOOL, LAB(ecmp), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_router_keys[] = {
@@ -58,6 +75,7 @@ static const struct topo_key topo_site_keys[] = {
     {"probe_timeout", TOPO_T_DURATION, NODE(probe_timeout_ns), 1, 0, LAB(probe_timeout_ns), NULL},
     {"probe_down", TOPO_T_UINT, NODE(probe_down), 1, 1000, LAB(probe_down), NULL},
     {"probe_up", TOPO_T_UINT, NODE(probe_up), 1, 1000, LAB(probe_up), NULL},
+    {"asn", TOPO_T_UINT, NODE(asn), 1, 4294967294LL, -1, NULL}, /* routing = bgp */
 };
 
 static const struct topo_key topo_client_keys[] = {
@@ -125,6 +143,7 @@ const char *topo_resolverd_keys(void)
 
 /* TOPO_T_CHOICE values are stored as int, enum topo_mode included */
 _Static_assert(sizeof(enum topo_mode) == sizeof(int), "enum topo_mode is not an int");
+_Static_assert(sizeof(enum topo_routing) == sizeof(int), "enum topo_routing is not an int");
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -437,6 +456,13 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 			return TOPO_DNAME_RULE;
 		snprintf(dst, TOPO_DNS_NAME_MAX + 2, "%s", s);
 		return NULL;
+	case TOPO_T_SEED:
+		if (strcmp(s, "random") == 0)
+			u = -1;
+		else if (topo_whole(s, 0, JITTER_SEED_MAX, &u) < 0)
+			return "expected random or a whole number from 0 to 4294967295";
+		*(int64_t *)dst = u;
+		return NULL;
 	}
 	return "expected nothing: unknown key type";
 }
@@ -463,6 +489,7 @@ size_t topo_value_size(enum topo_type type)
 	case TOPO_T_UINT:
 		return sizeof(unsigned);
 	case TOPO_T_DURATION:
+	case TOPO_T_SEED:
 		return sizeof(int64_t);
 	case TOPO_T_SIZE:
 		return sizeof(uint64_t);
@@ -548,6 +575,12 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 		break;
 	case TOPO_T_BOOL:
 		snprintf(buf, len, "%s", *(const int *)src ? "yes" : "no");
+		break;
+	case TOPO_T_SEED:
+		if (*(const int64_t *)src < 0)
+			snprintf(buf, len, "random");
+		else
+			snprintf(buf, len, "%lld", (long long)*(const int64_t *)src);
 		break;
 	}
 	return buf;

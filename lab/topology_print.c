@@ -36,6 +36,8 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 	struct in_addr cache;
 
 	for (int k = 0; k < n; k++) {
+		if (topo_bgp_only(t, node, keys[k].name))
+			continue;
 		if (keys[k].type == TOPO_T_LINK) {
 			if (node->link < 0)
 				continue;
@@ -164,6 +166,9 @@ void topo_print(const struct topology *t, FILE *out)
 					topo_print_link(t, l, out);
 		keys = topo_keys((int)node->kind, &n);
 		topo_print_keys(t, node, keys, n, out);
+		for (int f = 0; f < t->nfrr_lines; f++)
+			if (t->frr_lines[f].node == i)
+				fprintf(out, "frr = %s\n", t->frr_lines[f].text);
 		for (int p = 0; p < t->nrsv_pairs; p++)
 			if (t->rsv_pairs[p].node == i)
 				fprintf(out, "%s =%s%s\n", t->rsv_pairs[p].key,

@@ -5,7 +5,10 @@
  * Every INTERVAL one probe to the site's sited; DOWN failures in a row make
  * the site dead and withdraw its prefix from every router, UP successes
  * make it alive and announce it. The current verdict is repeated every
- * REFRESH so that a restarted router relearns it.
+ * REFRESH so that a restarted router relearns it. With -L (routing = bgp)
+ * the announcement is the prefix on the node's lo instead, added while
+ * the site is alive and removed when it is dead (loaddr.h); the site's
+ * bgpd announces what is there.
  *
  * Remote mode (-T SITE=ADDR, -A AUTHD, -I ID) probes any number of sites'
  * unicast addresses from afar with the same thresholds, measures their RTT,
@@ -29,6 +32,7 @@
 #include "log.h"
 #include "opt.h"
 #include "strfmt.h"
+#include "loaddr.h"
 #include "loop.h"
 #include "probe.h"
 #include "authds.h"
@@ -41,6 +45,7 @@
 
 #define PROBER_USAGE                                                                               \
 	"usage: prober -s SITE -t ADDR:PORT -P PREFIX -m METRIC -R ROUTER[:PORT] [-R ...]\n"       \
+	"       prober -s SITE -t ADDR:PORT -P PREFIX -L\n"                                        \
 	"       prober -I ID -A AUTHD[:PORT] [-A ...] -T SITE=ADDR[:PORT] [-T ...]\n"              \
 	"              [-n NODE] [-e FILE] [-i INTERVAL] [-w TIMEOUT] [-d DOWN] [-u UP]\n"         \
 	"              [-k REFRESH] [-v] [-h]\n"
@@ -52,6 +57,8 @@ struct prober_opts {
 	const char *prefix_arg;
 	struct sockaddr_in target;
 	int has_target, has_metric;
+	int lo; /* -L: the prefix on lo while alive, not announcements */
+	struct prober_lo loaddr;
 	struct announce_msg msg; /* site, prefix, metric */
 	struct prober_routers routers;
 	int64_t interval_ns, timeout_ns, refresh_ns;
@@ -96,6 +103,9 @@ static void prober_usage(FILE *fp)
 		"  -P PREFIX        the prefix announced, e.g. 198.19.0.1/32\n"
 		"  -m METRIC        route priority of the announcement (lower wins)\n"
 		"  -R ROUTER[:PORT] a router's routed (port default %d); repeatable\n"
+		"  -L               instead of -m and -R: keep PREFIX on lo while the site is\n"
+		"                   alive, remove it when it is dead (routing = bgp: bgpd\n"
+		"                   announces what is there)\n"
 		"  -i INTERVAL      time between probes (default 100ms)\n"
 		"  -w TIMEOUT       a probe unanswered this long fails (default 50ms)\n"
 		"  -d DOWN          failures in a row that mean dead (default 3)\n"
@@ -151,7 +161,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	o->refresh_ns = NSEC_PER_SEC;
 	o->down = o->up = 3;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:s:t:P:m:R:i:w:d:u:k:I:A:T:vh")) != -1) {
+	while ((ch = getopt(argc, argv, ":n:e:s:t:P:m:R:Li:w:d:u:k:I:A:T:vh")) != -1) {
 		switch (ch) {
 		case 'n':
 			o->node = optarg;
@@ -190,6 +200,9 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 				prober_bad("-R", "a router's IPv4 ADDR[:PORT]", optarg);
 			if (prober_routers_add(&o->routers, &sin) == -1)
 				prober_bad("-R", "at most 256 routers", optarg);
+			break;
+		case 'L':
+			o->lo = 1;
 			break;
 		case 'i':
 			o->interval_ns = prober_duration("-i", optarg);
@@ -242,13 +255,19 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 		}
 	}
 	opt_no_operands("prober", PROBER_USAGE, argc, argv);
-	if (o->site || o->has_target || o->prefix_arg || o->has_metric || o->routers.n ||
+	if (o->lo && (o->has_metric || o->routers.n)) {
+		fprintf(stderr,
+			"prober: -L replaces -m and -R: give one or the other\n" PROBER_USAGE);
+		exit(1);
+	}
+	if (o->site || o->has_target || o->prefix_arg || o->has_metric || o->routers.n || o->lo ||
 	    !o->nremote) {
-		if (!o->site || !o->has_target || !o->prefix_arg || !o->has_metric ||
-		    !o->routers.n) {
-			fprintf(stderr,
-				"prober: -s, -t, -P, -m and at least one -R are required (or, in "
-				"remote mode, -I, -A and -T)\n" PROBER_USAGE);
+		if (!o->site || !o->has_target || !o->prefix_arg ||
+		    (!o->lo && (!o->has_metric || !o->routers.n))) {
+			fprintf(
+			    stderr,
+			    "prober: -s, -t, -P, and -m with at least one -R or -L, are required "
+			    "(or, in remote mode, -I, -A and -T)\n" PROBER_USAGE);
 			exit(1);
 		}
 		strcpy(o->msg.site, o->site);
@@ -279,6 +298,23 @@ static void prober_announce(struct prober *p, struct prober_target *t, int chang
 			   "{s:s, s:s, s:s}", "site", o->site, "prefix", prefix, "router",
 			   o->routers.name[i]);
 	}
+}
+
+/* prober_lo: the local verdict as the prefix on lo (-L); on a change of
+ * lo (the verdict's, or someone else's between refreshes) an event. */
+static void prober_lo(struct prober *p, struct prober_target *t)
+{
+	struct prober_opts *o = p->o;
+	int alive = t->fsm.state == PROBER_ALIVE;
+	char prefix[INET_ADDRSTRLEN + 4], addr[INET_ADDRSTRLEN];
+
+	if (prober_lo_set(&o->loaddr, alive) != 1)
+		return;
+	inet_ntop(AF_INET, &o->msg.prefix, addr, sizeof(addr));
+	snprintf(prefix, sizeof(prefix), "%s/%d", addr, o->msg.prefixlen);
+	log_info("%s %s %s lo", alive ? "added" : "removed", prefix, alive ? "to" : "from");
+	event_emit(p->ev, alive ? "address_added" : "address_removed", "{s:s, s:s, s:s}", "site",
+		   o->site, "prefix", prefix, "dev", "lo");
 }
 
 /* prober_report: sends the target's verdict to every authd; on a change
@@ -314,7 +350,9 @@ static void prober_tell(struct prober *p, struct prober_target *t, int change)
 {
 	if (t->fsm.state == PROBER_UNKNOWN)
 		return;
-	if (t->local)
+	if (t->local && p->o->lo)
+		prober_lo(p, t);
+	else if (t->local)
 		prober_announce(p, t, change);
 	if (p->o->authds.n)
 		prober_report(p, t, change);
@@ -487,6 +525,10 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* -L: nothing is announced before the first verdict */
+	if (o.lo && (prober_lo_open(&o.loaddr, o.msg.prefix, o.msg.prefixlen) == -1 ||
+		     prober_lo_set(&o.loaddr, 0) == -1))
+		goto out;
 	if ((o.routers.n && prober_routers_open(&o.routers) == -1) ||
 	    (o.authds.n && prober_authds_open(&o.authds) == -1))
 		goto out;
@@ -523,6 +565,7 @@ out:
 	for (int i = 0; i < p.ntargets; i++)
 		prober_probe_close(&p.t[i].probe);
 	prober_routers_close(&o.routers);
+	prober_lo_close(&o.loaddr);
 	prober_authds_close(&o.authds);
 	loop_free(p.loop); /* the timer fds go with the process */
 	event_close(p.ev);

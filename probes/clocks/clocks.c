@@ -213,6 +213,8 @@ void clocks_input_init(struct clocks_input *in)
 	memset(in, 0, sizeof(*in));
 	in->traffic_start_ns = in->traffic_duration_ns = in->traffic_stop_ns = CLOCKS_NONE;
 	in->fail_at_ns = in->lab_stopping_ns = in->failure.killed_ns = CLOCKS_NONE;
+	in->failure.jitter_offset_ns = in->failure.nominal_at_ns = CLOCKS_NONE;
+	in->seed = in->fail_jitter_ns = CLOCKS_NONE;
 	in->traffic_interrupted = -1;
 	in->client_timeout_ns = CLOCKS_CLIENT_TIMEOUT_NS;
 }

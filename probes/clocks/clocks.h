@@ -122,6 +122,10 @@ struct clocks_failure {
 	int has_address;	/* 0: a run from before site_failed had it */
 	struct in_addr address; /* the site's own (unicast) address */
 	int64_t killed_ns;	/* when kill() returned; CLOCKS_NONE: not recorded */
+	/* how far fail_jitter moved the failure past fail_at (nominal_at_ns,
+	 * from the traffic's start); CLOCKS_NONE: not recorded (a run from
+	 * before the jitter) */
+	int64_t jitter_offset_ns, nominal_at_ns;
 	/* site_failed's "routes": the failed site's anycast route in every
 	 * router (runs of several routers; none before them) */
 	int nroutes;
@@ -328,6 +332,9 @@ struct clocks_input {
 	 * when the teardown began (CLOCKS_NONE: not recorded). */
 	int64_t traffic_start_ns, traffic_duration_ns, traffic_stop_ns, fail_at_ns;
 	int traffic_interrupted;
+	/* traffic_started's seed and fail_jitter_ns (lab/jitter.h):
+	 * CLOCKS_NONE when absent (a run from before them) */
+	int64_t seed, fail_jitter_ns;
 	int64_t lab_stopping_ns;
 	/* the longest client timeout of topology.ini ([lab] and [client]
 	 * timeout; 500 ms if neither says) */

@@ -68,9 +68,10 @@ static void clocks_steer(const struct clocks_input *in, struct clocks_result *r)
 
 	for (size_t i = 0; i < in->nroutes; i++) {
 		const struct clocks_route *rt = &in->routes[i];
-		if (rt->deleted && rt->t_ns >= f->t0_ns && rt->prefixlen == f->prefixlen &&
-		    rt->prefix.s_addr == f->prefix.s_addr && rt->has_via &&
-		    rt->via.s_addr == f->via.s_addr &&
+		int gone = rt->deleted && rt->has_via && rt->via.s_addr == f->via.s_addr;
+
+		if (gone && rt->t_ns >= f->t0_ns && rt->prefixlen == f->prefixlen &&
+		    rt->prefix.s_addr == f->prefix.s_addr &&
 		    (r->steer_at_ns == CLOCKS_NONE || rt->t_ns < r->steer_at_ns))
 			r->steer_at_ns = rt->t_ns;
 	}

@@ -263,6 +263,16 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 			return -1;
 		if (!has_killed)
 			f.killed_ns = CLOCKS_NONE;
+		/* nor, before fail_jitter, "jitter_offset_ns" and "nominal_at_ns" */
+		if (clocks_get_opt_int(l, "jitter_offset_ns", &f.jitter_offset_ns, &has_killed) ==
+		    -1)
+			return -1;
+		if (!has_killed)
+			f.jitter_offset_ns = CLOCKS_NONE;
+		if (clocks_get_opt_int(l, "nominal_at_ns", &f.nominal_at_ns, &has_killed) == -1)
+			return -1;
+		if (!has_killed)
+			f.nominal_at_ns = CLOCKS_NONE;
 		/* nor, before routers linked to routers, "routes" */
 		if (clocks_fail_routes(l, &f) == -1)
 			return -1;
@@ -287,6 +297,16 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 			if (clocks_get_opt_int(l, "fail_at_ns", &fail_at, &has) == -1)
 				return -1;
 			in->fail_at_ns = has ? fail_at : CLOCKS_NONE;
+			/* seed and fail_jitter_ns: runs from before them have neither */
+			if (clocks_get_opt_int(l, "seed", &in->seed, &has) == -1)
+				return -1;
+			if (!has)
+				in->seed = CLOCKS_NONE;
+			if (clocks_get_opt_int(l, "fail_jitter_ns", &in->fail_jitter_ns, &has) ==
+			    -1)
+				return -1;
+			if (!has)
+				in->fail_jitter_ns = CLOCKS_NONE;
 		}
 	} else if (strcmp(l->event, "traffic_stopped") == 0) {
 		if (in->traffic_stop_ns == CLOCKS_NONE) {

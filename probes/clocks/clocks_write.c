@@ -245,6 +245,11 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 	json_object_set_new(failed, "prefix", json_string(prefix));
 	json_object_set_new(failed, "address", f->has_address ? json_string(addr) : json_null());
 	json_object_set_new(failed, "killed_ns", clocks_json_n(f->killed_ns));
+	/* where fail_jitter put t0: fail_at (nominal_at_s) + jitter_offset_s */
+	json_object_set_new(failed, "nominal_at_s", clocks_json_s(f->nominal_at_ns));
+	json_object_set_new(failed, "jitter_offset_s", clocks_json_s(f->jitter_offset_ns));
+	json_object_set_new(root, "seed", clocks_json_n(in->seed));
+	json_object_set_new(root, "fail_jitter_s", clocks_json_s(in->fail_jitter_ns));
 	json_object_set_new(root, "failed", failed);
 	json_object_set_new(root, "port", json_integer(in->port));
 	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);

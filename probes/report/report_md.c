@@ -72,6 +72,21 @@ static void md_head(const struct report *r, FILE *fp)
 		"file it names again from the recorded captures and events, without running "
 		"anything.\n\n",
 		r->in.lab, f->site, when, (long long)(f->t0_ns % NSEC_PER_SEC));
+	/* where fail_jitter put t0, and the seed that makes it again */
+	if (r->in.seed != CLOCKS_NONE && f->nominal_at_ns != CLOCKS_NONE &&
+	    f->jitter_offset_ns != CLOCKS_NONE && r->in.fail_jitter_ns > 0)
+		fprintf(fp,
+			"The failure came %.3f s after the clients started: `fail_at` %.3f s plus "
+			"%.3f s of `fail_jitter` (%.3f s), drawn from seed %lld; `--set seed=%lld` "
+			"fails at the same offset again (docs/repeat.md).\n\n",
+			(double)(f->nominal_at_ns + f->jitter_offset_ns) / NSEC_PER_SEC,
+			(double)f->nominal_at_ns / NSEC_PER_SEC,
+			(double)f->jitter_offset_ns / NSEC_PER_SEC,
+			(double)r->in.fail_jitter_ns / NSEC_PER_SEC, (long long)r->in.seed,
+			(long long)r->in.seed);
+	else if (r->in.seed != CLOCKS_NONE)
+		fprintf(fp, "Seed %lld, no `fail_jitter`: the failure came at `fail_at`.\n\n",
+			(long long)r->in.seed);
 	fprintf(fp, "## Clocks\n\nAs `steerlab report` prints them; every clock is defined in "
 		    "docs/clocks.md.\n\n```text\n");
 	fwrite(r->clocks_text, 1, r->clocks_len, fp);

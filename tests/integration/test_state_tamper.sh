@@ -8,8 +8,9 @@
 #     and true start time of a process that is not an agent) refuses those
 #     lines, keeps the victim file, the foreign namespace and the process,
 #     and removes only what is the lab's;
-# and, under umask 000, the state is still private (0700, files 0644), and
-# an agent holds no descriptor of steerlab's.
+# and, under umask 000, the state is still private (/run/steerlab 0711:
+# FRR's daemons traverse it, nobody else lists it; a lab's 0700, files
+# 0644), and an agent holds no descriptor of steerlab's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -54,7 +55,7 @@ done
 # (e) a lab up under umask 000
 rundir=$out/run
 (umask 000 && $STEERLAB up topology/anycast.ini --traffic --set name=$lab --out "$rundir") || fail "steerlab up failed"
-[ "$(stat -c %a /run/steerlab)" = 700 ] || fail "/run/steerlab is $(stat -c %a /run/steerlab), expected 700"
+[ "$(stat -c %a /run/steerlab)" = 711 ] || fail "/run/steerlab is $(stat -c %a /run/steerlab), expected 711"
 [ "$(stat -c %a /run/steerlab/$lab)" = 700 ] || fail "the state directory is not 0700"
 for f in /run/steerlab/$lab/* "$rundir"/*; do
 	case $(stat -c %a "$f") in
@@ -78,6 +79,8 @@ start=$(sed 's/.*) //' /proc/$sleep_pid/stat | awk '{ print $20 }')
 state=/run/steerlab/$lab
 printf '../../%s\n%s\n' "${victim#/}" $foreign >>$state/namespaces
 printf '%d\t%s\tc1\tclient\n' $sleep_pid "$start" >>$state/agents.tsv
+# an FRR label is FRR's program, and only it
+printf '%d\t%s\tcore\tbgpd\n' $sleep_pid "$start" >>$state/agents.tsv
 rc=0
 $STEERLAB down $lab >"$out/down.out" 2>&1 || rc=$?
 cat "$out/down.out"
@@ -86,9 +89,11 @@ grep -q "namespaces:[0-9]*: refused: '../..${victim}' is not a namespace of lab 
 	fail "down does not refuse the ../.. line by its line"
 grep -q "namespaces:[0-9]*: refused: '$foreign' is not a namespace of lab $lab" "$out/down.out" ||
 	fail "down does not refuse $foreign by its line"
-grep -q "agents.tsv:[0-9]*: refused: pid $sleep_pid runs .*sleep" "$out/down.out" ||
+grep -q "agents.tsv:[0-9]*: refused: pid $sleep_pid runs .*sleep, not .*/bin/client" "$out/down.out" ||
 	fail "down does not refuse the sleep's line"
-grep -q "^steerlab: $lab down: 7 agents stopped, 4 namespaces removed; 3 lines of its state refused" "$out/down.out" ||
+grep -q "agents.tsv:[0-9]*: refused: pid $sleep_pid runs .*sleep, not /usr/lib/frr/bgpd" "$out/down.out" ||
+	fail "down does not refuse the sleep's line labelled bgpd"
+grep -q "^steerlab: $lab down: 7 agents stopped, 4 namespaces removed; 4 lines of its state refused" "$out/down.out" ||
 	fail "down's summary"
 [ "$(sha256sum <"$victim")" = "$victim_sum" ] || fail "the victim file changed"
 ip netns list | awk '{print $1}' | grep -qx $foreign || fail "the foreign namespace $foreign was removed"

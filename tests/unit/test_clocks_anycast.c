@@ -113,6 +113,33 @@ static void test_full_run(void **state)
 	json_decref(root);
 }
 
+/* routing = bgp: zebra moves the route to the next site with one
+ * RTM_NEWROUTE that replaces it; the kernel says nothing of the old one.
+ * steer is that replacement, not a later deletion; a replacement via the
+ * failed site itself is not. */
+static void test_steer_by_replace(void **state)
+{
+	const char *dir = *state;
+	const char *col = "core.collector.events.jsonl";
+	json_t *root, *o;
+
+	lab(dir);
+	ev(dir, "a.prober.events.jsonl", T0 + 280 * MS, "declared_dead", ",\"site\":\"a\"");
+	ev(dir, col, T0 - 2000 * MS, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\",\"replace\":false");
+	ev(dir, col, T0 + 300 * MS, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\",\"replace\":true");
+	ev(dir, col, T0 + 402 * MS, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.6\",\"replace\":true");
+	root = analyse(dir, NULL);
+	o = anycast(root);
+	assert_count(o, "steer_at_ns", T0 + 402 * MS);
+	assert_seconds(o, "steer_s", 0.402);
+	/* the route via a left by replacement after t0: not a healthy site's */
+	assert_int_equal(count_code(root, "healthy_route_withdrawn"), 0);
+	json_decref(root);
+}
+
 static void test_missing_clocks_are_null(void **state)
 {
 	const char *dir = *state;
@@ -207,6 +234,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_full_run, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_steer_by_replace, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_clocks_are_null, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_window_zero_and_micro_pcap, setup, teardown),
 	    cmocka_unit_test(test_compute_percentiles),

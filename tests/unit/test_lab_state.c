@@ -55,6 +55,17 @@ static void test_agent_prog(void **state)
 	assert_null(lab_agent_prog("client-"));
 	assert_null(lab_agent_prog("client-../x"));
 	assert_null(lab_agent_prog(""));
+	/* FRR's daemons: exactly these labels, their programs FRR's */
+	assert_string_equal(lab_agent_prog("zebra"), "zebra");
+	assert_string_equal(lab_agent_prog("bgpd"), "bgpd");
+	assert_string_equal(lab_agent_prog("bfdd"), "bfdd");
+	assert_null(lab_agent_prog("bgpd-x"));
+	assert_null(lab_agent_prog("ospfd"));
+	assert_string_equal(lab_frr_prog("zebra"), "/usr/lib/frr/zebra");
+	assert_string_equal(lab_frr_prog("bgpd"), "/usr/lib/frr/bgpd");
+	assert_string_equal(lab_frr_prog("bfdd"), "/usr/lib/frr/bfdd");
+	assert_null(lab_frr_prog("routed"));
+	assert_null(lab_frr_prog("sited"));
 }
 
 static void test_agent_line(void **state)
@@ -69,6 +80,8 @@ static void test_agent_line(void **state)
 	assert_int_equal(a.pidfd, -1);
 	assert_int_equal(a.reaped, 0);
 	assert_int_equal(lab_parse_agent_line("99\t1\tcore\trouted", &a), 0);
+	assert_int_equal(lab_parse_agent_line("99\t1\tcore\tbgpd\n", &a), 0);
+	assert_int_equal(lab_parse_agent_line("99\t1\tcore\tzebra-x\n", &a), -1);
 
 	assert_int_equal(lab_parse_agent_line("garbage line\n", &a), -1);
 	assert_int_equal(lab_parse_agent_line("1\t5\tc1\tclient\n", &a), -1);  /* init */

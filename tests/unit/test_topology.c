@@ -484,7 +484,7 @@ static void test_error_sets(void **state)
 	    "--set z.metric=3: no node named 'z'\n"
 	    "--set noeq: expected key=value or node.key=value\n"
 	    "--set s1.colour=1: unknown key 'colour' in [site s1] (expected: link, address, "
-	    "metric, fail, probe_interval, probe_timeout, probe_down, probe_up)\n"
+	    "metric, fail, probe_interval, probe_timeout, probe_down, probe_up, asn)\n"
 	    "--set r1.x=1: unknown key 'x' in [router r1] (expected: asn)\n"
 	    "--set c1.rate=0: expected requests per second from 0.001 to 1000000, such as "
 	    "1000 or 0.5\n"

@@ -239,7 +239,7 @@ static void test_errors(void **state)
 			   "router of a site\n");
 }
 
-/* routing: static only; bgp is said to come; asn's range */
+/* routing: static or bgp (test_frrconf.c); asn's range */
 static void test_routing_and_asn_values(void **state)
 {
 	char *bgp[] = {"routing=bgp"}, *ospf[] = {"routing=ospf"}, *asn0[] = {"r1.asn=0"};
@@ -247,10 +247,9 @@ static void test_routing_and_asn_values(void **state)
 	struct topology *t = new_topology();
 
 	(void)state;
-	expect_errors(ROUTERS, bgp, 1,
-		      "--set routing=bgp: [lab] routing: 'bgp' is not supported yet (FRR routers "
-		      "come with issue 11); expected static\n");
-	expect_errors(ROUTERS, ospf, 1, "--set routing=ospf: expected static\n");
+	load_ok(t, ROUTERS, bgp, 1);
+	assert_int_equal(t->routing, TOPO_ROUTING_BGP);
+	expect_errors(ROUTERS, ospf, 1, "--set routing=ospf: expected static or bgp\n");
 	expect_errors(ROUTERS, asn0, 1,
 		      "--set r1.asn=0: expected a whole number from 1 to 4294967294\n");
 	/* one router: any metric, as before */

@@ -524,6 +524,28 @@ static void test_fail_routes_malformed(void **state)
 				    "\"routes\""));
 }
 
+/* routing = bgp: a route leaves the FIB by a replacement via another next
+ * hop (zebra), with no deletion of its own */
+static void test_healthy_route_replaced(void **state)
+{
+	const char *dir = *state;
+	const char *col = "core.collector.events.jsonl";
+	json_t *root;
+
+	valid_run(dir);
+	ev(dir, col, T0 + 1 * S, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"" VIA_B "\",\"replace\":true");
+	json_decref(expect(dir, 1, NULL));
+	ev(dir, col, T0 + 2 * S, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.10\",\"replace\":true");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "healthy_route_withdrawn",
+		    "the route to 198.19.0.1/32 via 198.18.0.6 left the router's FIB once, first "
+		    "at t0 + 2.000 s, though it is not the failing site's link",
+		    1);
+	json_decref(root);
+}
+
 static void test_capture_drops(void **state)
 {
 	const char *dir = *state;
@@ -856,6 +878,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_healthy_site_dead, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn_routers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_healthy_route_replaced, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fail_routes_malformed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_drops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_stats_missing, setup, teardown),

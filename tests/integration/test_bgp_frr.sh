@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# routing = bgp (FRR): topology/bgp-simple.ini, one router and two sites each
+# in its own AS. check shows the FRR configurations and runs FRR's dry run; a
+# line FRR rejects is refused before anything is built, with nothing left
+# behind; a run is valid, the router's route to the service is bgpd's
+# (proto bgp) before t0 and moves to site b after the kill; the same
+# topology with routing = static gives the baseline; with two routers
+# (topology/two-routers.ini) the withdrawal crosses an AS; vtysh, as the docs say,
+# reaches the daemons of an `up` lab, bfdd's sessions among them; after
+# `down` no FRR process, socket, pid file or namespace remains; a bgpd that
+# dies mid-run makes the run invalid (exit status 3, agent_exited), and its
+# crash directory is removed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-bgp
+lab_guard $lab
+run_pid=
+trap 'set +e; if [ -n "$run_pid" ]; then kill -INT "$run_pid" 2>/dev/null; wait "$run_pid"; fi
+	lab_cleanup '$lab'' EXIT
+[ -x /usr/lib/frr/bgpd ] || fail "FRR is not installed (sudo make deps)"
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+topo=topology/bgp-simple.ini
+
+# check: every generated configuration, dry-run by FRR
+$STEERLAB check $topo --set name=$lab >"$out/check.txt"
+grep -q '^#    neighbor 198.18.0.2 remote-as 65101$' "$out/check.txt" ||
+	fail "check does not show core's bgpd configuration"
+grep -q '^#    set metric 10$' "$out/check.txt" || fail "check does not show a's MED"
+tail -1 "$out/check.txt" | grep -q '^# configuration OK$' || fail "check did not pass"
+echo "ok: check shows the FRR configurations and passes FRR's dry run"
+
+# a line FRR rejects: refused, naming the node and FRR's message, nothing made
+rc=0
+$STEERLAB run $topo --set name=$lab --set a.frr=bogus --out "$out/bad" 2>"$out/bad.err" || rc=$?
+cat "$out/bad.err"
+[ $rc -eq 1 ] || fail "a rejected FRR configuration: expected exit status 1, got $rc"
+grep -q "^steerlab: node a: FRR rejected its configuration (vtysh line [0-9]*: % Unknown command\[[0-9]*\]: bogus; from --set a.frr=bogus)$" \
+	"$out/bad.err" || fail "the refusal does not name node a and FRR's message"
+[ -e "/run/steerlab/$lab" ] && fail "a refused lab left /run/steerlab/$lab"
+ip netns list | awk '{print $1}' | grep -q "^$lab-" && fail "a refused lab left namespaces"
+[ -e "$out/bad" ] && [ -n "$(ls -A "$out/bad")" ] && fail "a refused lab left files in $out/bad"
+ps -eo args | grep -v grep | grep -q "/run/steerlab/$lab/" && fail "a refused lab left an FRR process"
+echo "ok: FRR's rejection refused the lab before anything was built"
+
+# one run with BGP, one with static routing: both valid
+for mode in bgp static; do
+	$STEERLAB run $topo --quiet --set name=$lab --set routing=$mode --out "$out/$mode" \
+		>"$out/$mode.txt" || fail "routing = $mode: run exited with status $?"
+	clocks=$out/$mode/clocks.json
+	[ "$(json "$clocks" .valid)" = true ] || fail "routing = $mode: the run is not valid"
+	detect=$(json "$clocks" .schemes.anycast.detect_s)
+	steer=$(json "$clocks" .schemes.anycast.steer_s)
+	window=$(json "$clocks" .schemes.anycast.window_s)
+	echo "routing = $mode: detect=$detect steer=$steer window=$window (s after t0)"
+	eval "${mode}_detect=$detect ${mode}_steer=$steer ${mode}_window=$window"
+	assert_le "$detect" "$steer" "routing = $mode: the route moved after the site was declared dead"
+	assert_le "$window" "$(awk -v s="$steer" 'BEGIN { print s + 0.05 }')" \
+		"routing = $mode: window <= steer + 50 ms"
+done
+r=$out/bgp
+for f in "$out/bgp/agents.tsv" "$out/static/agents.tsv"; do
+	while read -r pid start node agent; do
+		case $agent in zebra | bgpd | bfdd) ;; *) continue ;; esac
+		[ -e "/var/tmp/frr/$agent.$pid" ] && fail "/var/tmp/frr/$agent.$pid remains after the run"
+	done <"$f"
+done
+t0=$(jq -r 'select(.event == "site_failed") | .t' "$r/lab.events.jsonl")
+before=$(jq -r --argjson t0 "$t0" 'select(.event == "route_added" and .prefix == "198.19.0.1/32"
+	and .t < $t0) | "\(.via) \(.protocol)"' "$r/core.collector.events.jsonl" | tail -1)
+[ "$before" = "198.18.0.2 186" ] || fail "before t0 the route is via a, proto bgp (186): got '$before'"
+echo "ok: before t0 the router's route to the service is bgpd's, via site a"
+removed=$(jq -r 'select(.event == "address_removed") | .t' "$r/a.prober.events.jsonl")
+moved=$(jq -r --argjson t0 "$t0" 'select(.event == "route_added" and .t > $t0 and
+	.via == "198.18.0.6") | .t' "$r/core.collector.events.jsonl" | head -1)
+assert_gt "$removed" "$t0" "a's prober removed the address after the kill"
+assert_gt "$moved" "$removed" "the route moved to b after the address left a's lo"
+echo "BGP withdrawal: address removed -> FIB via b in $(( (moved - removed) / 1000000 )) ms"
+echo "failover window: bgp $bgp_window s, static $static_window s (steer: bgp $bgp_steer s, static $static_steer s)"
+
+# two routers in their own ASes ([link r1 r2]): r1 reaches the service via
+# its own site a, then, once a withdraws, via r2 (b's route passed on by
+# eBGP); r2 keeps b throughout
+$STEERLAB run topology/two-routers.ini --quiet --set name=$lab --set routing=bgp --out "$out/two" \
+	>"$out/two.txt" || fail "two routers, routing = bgp: run exited with status $?"
+[ "$(json "$out/two/clocks.json" .valid)" = true ] || fail "two routers: the run is not valid"
+t0=$(jq -r 'select(.event == "site_failed") | .t' "$out/two/lab.events.jsonl")
+r1=$(jq -r --argjson t0 "$t0" 'select(.event == "route_added" and .prefix == "198.19.0.1/32")
+	| "\(if .t < $t0 then "before" else "after" end) \(.via) \(.protocol)"' \
+	"$out/two/r1.collector.events.jsonl" | tr '\n' ',')
+[ "$r1" = "before 198.18.0.2 186,after 198.18.32.2 186," ] ||
+	fail "two routers: r1's routes to the service: expected via a, then via r2, got '$r1'"
+r2=$(jq -r --argjson t0 "$t0" 'select((.event == "route_added" or .event == "route_deleted") and
+	.prefix == "198.19.0.1/32" and .t > $t0 and .t < $t0 + 5000000000) | .via' \
+	"$out/two/r2.collector.events.jsonl")
+[ -z "$r2" ] || fail "two routers: r2's route changed after t0: $r2"
+echo "ok: two routers: r1 moved from a to r2 (b) by BGP, r2 kept b; window" \
+	"$(json "$out/two/clocks.json" .schemes.anycast.window_s) s"
+
+# up (with BFD: bfdd runs too): the documented vtysh command reaches the
+# router's daemons
+$STEERLAB up $topo --set name=$lab --set bfd=yes --set bfd_interval=100ms --out "$out/up" >/dev/null
+summary=$(ip netns exec $lab-core vtysh --vty_socket /run/steerlab/$lab/frr/core -c 'show bgp summary')
+echo "$summary"
+echo "$summary" | grep -q 'local AS number 65001' || fail "vtysh: not the router's bgpd"
+echo "$summary" | grep -Eq '^a\(198\.18\.0\.2\) +4 +65101 .* 2 +[0-9]+ site a$' ||
+	fail "vtysh: no established session with site a (2 prefixes received)"
+bfd_up() {
+	bfd=$(ip netns exec $lab-core vtysh --vty_socket /run/steerlab/$lab/frr/core -c 'show bfd peers brief')
+	[ "$(grep -c ' up *$' <<<"$bfd")" -eq 2 ]
+}
+wait_until 10 bfd_up || { echo "$bfd"; fail "vtysh: the router's two BFD sessions are not up after 10 s"; }
+echo "$bfd"
+echo "ok: bfdd runs in every node and the router's BFD sessions are up"
+$STEERLAB down $lab
+assert_no_leftovers $lab "$out/up"
+while read -r pid start node agent; do
+	case $agent in zebra | bgpd | bfdd) ;; *) continue ;; esac
+	[ -e "/var/tmp/frr/$agent.$pid" ] && fail "/var/tmp/frr/$agent.$pid remains"
+done <"$out/up/agents.tsv"
+[ "$(grep -cE '	(zebra|bgpd|bfdd)$' "$out/up/agents.tsv")" -eq 9 ] ||
+	fail "agents.tsv: expected zebra, bgpd and bfdd in each of the 3 nodes"
+echo "ok: no FRR process, socket, pid file or directory of $lab remains"
+
+# a bgpd killed mid-run: noticed, the run invalid, nothing of it left
+rc=0
+$STEERLAB run $topo --quiet --set name=$lab --set duration=4s --set fail_at=1s --out "$out/kill" \
+	>"$out/kill.txt" 2>&1 &
+run_pid=$!
+wait_until 30 has_event "$out/kill/lab.events.jsonl" site_failed || fail "no site_failed within 30 s"
+pid=$(awk '$3 == "b" && $4 == "bgpd" { print $1 }' "$out/kill/agents.tsv")
+[ -n "$pid" ] || fail "no bgpd of node b in agents.tsv"
+kill -KILL "$pid"
+wait $run_pid || rc=$?
+[ $rc -eq 3 ] || { cat "$out/kill.txt"; fail "bgpd killed: run exited $rc, expected 3"; }
+grep "^steerlab: agent bgpd of node b died (signal 9) at [0-9.]* s: this run is invalid" "$out/kill.txt" ||
+	{ cat "$out/kill.txt"; fail "no terminal line about bgpd of node b"; }
+ev=$(jq -cR 'fromjson? | select(.event == "agent_exited" and .agent == "bgpd")' "$out/kill/lab.events.jsonl")
+[ "$(jq -r .pid <<<"$ev")" = "$pid" ] && [ "$(jq -r .expected <<<"$ev")" = false ] ||
+	fail "agent_exited of bgpd: $ev"
+[ "$(json "$out/kill/clocks.json" .valid)" = false ] || fail "clocks.json: a run with a dead bgpd is valid"
+[ -e "/var/tmp/frr/bgpd.$pid" ] && fail "/var/tmp/frr/bgpd.$pid (the killed bgpd's) remains"
+assert_no_leftovers $lab "$out/kill"
+echo "ok: a bgpd killed mid-run made the run invalid: $ev"
+rm -rf "$out"

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Repeatable statistics (docs/repeat.md): `steerlab run --repeat 5` of a
+# short anycast lab (2 s of traffic, failure after 1 s, probe_interval
+# 100ms) with fail_jitter = 100ms. It exits 0 with five run directories and
+# a table of statistics; each run's failure fell at fail_at plus the offset
+# its seed gives, recorded in its events and clocks.json; the five detect
+# times are distinct and spread over at least 40 % of the probe interval,
+# and so do their phases in the probe cycle (the model: the phase is
+# uniform over one interval; the seed 669 gives offsets that cover it with
+# no gap over 22 %; without jitter the phases fall within about 20 ms,
+# and the times too but for a run that misses one more probe). A single
+# run with --set seed=S of one repetition fails at the same offset. The
+# same command again resumes: every repetition done, none run again.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-rpt
+lab_guard $lab
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+dir=$out/repeat
+sets=(--set name=$lab --set duration=2s --set fail_at=1s --set probe_interval=100ms
+	--set fail_jitter=100ms)
+args=(run topology/anycast.ini --repeat 5 "${sets[@]}" --set seed=669 --out "$dir" --quiet)
+
+rc=0
+$STEERLAB "${args[@]}" >"$out/repeat.log" 2>&1 || rc=$?
+[ $rc -eq 0 ] || { cat "$out/repeat.log"; fail "run --repeat 5 exited $rc"; }
+for i in 1 2 3 4 5; do
+	[ -s "$dir/rep-$i/clocks.json" ] || fail "no $dir/rep-$i/clocks.json"
+	grep -q "^steerlab: rep $i/5 done (seed [0-9]*, failure 0\.[0-9]* s after fail_at)" \
+		"$out/repeat.log" || { cat "$out/repeat.log"; fail "no progress line for rep $i"; }
+done
+echo "ok: five repetitions, each with its clocks.json and a progress line"
+grep -Eq '^\| anycast detect \(s\) +\| 5 \|' "$out/repeat.log" ||
+	{ cat "$out/repeat.log"; fail "no statistics table with 5 detect values printed"; }
+for f in repeat.csv stats.csv stats.md repeat.args; do
+	[ -s "$dir/$f" ] || fail "no $dir/$f"
+done
+if command -v gnuplot >/dev/null; then
+	[ -s "$dir/spread.png" ] || fail "gnuplot is installed but there is no spread.png"
+fi
+echo "ok: the table printed; repeat.csv, stats.csv, stats.md and spread.png written"
+
+# each repetition: its seed, and the offset that seed gives, in its events
+# and its clocks.json, within [0, 100 ms)
+csv=$dir/repeat.csv
+[ "$(tail -n +2 "$csv" | wc -l)" = 5 ] || { cat "$csv"; fail "repeat.csv has not 5 rows"; }
+col() { head -1 "$csv" | tr , '\n' | grep -n "^$1\$" | cut -d: -f1; }
+cdetect=$(col anycast_detect_s)
+[ -n "$cdetect" ] || fail "repeat.csv: no anycast_detect_s column"
+detects=()
+for i in 1 2 3 4 5; do
+	row=$(grep ",rep-$i\$" "$csv") || fail "repeat.csv: no row for rep-$i"
+	seed=$(echo "$row" | cut -d, -f2)
+	ev=$dir/rep-$i/lab.events.jsonl
+	[ "$(jq -r 'select(.event == "traffic_started") | .seed' "$ev")" = "$seed" ] ||
+		fail "rep-$i: traffic_started has not the seed $seed of repeat.csv"
+	[ "$(json "$dir/rep-$i/clocks.json" .seed)" = "$seed" ] || fail "rep-$i: clocks.json seed"
+	off=$(jq -r 'select(.event == "site_failed") | .jitter_offset_ns' "$ev")
+	assert_ge "$off" 0 "rep-$i: jitter offset (ns)"
+	assert_lt "$off" 100000000 "rep-$i: jitter offset (ns)"
+	awk -v s="$(json "$dir/rep-$i/clocks.json" .failed.jitter_offset_s)" -v n="$off" \
+		'BEGIN { d = s * 1e9 - n; exit !(s != "" && d < 2 && d > -2) }' ||
+		fail "rep-$i: clocks.json's jitter_offset_s is not the event's $off ns"
+	# t0 is that far after the nominal fail_at, within the scheduling slack
+	# (traffic_started is stamped just after the instant the wait counts from)
+	start=$(jq -r 'select(.event == "traffic_started") | .t' "$ev")
+	t0=$(jq -r 'select(.event == "site_failed") | .t' "$ev")
+	assert_ge "$((t0 - start))" "$((1000000000 + off - 5000000))" "rep-$i: t0 - traffic start (ns)"
+	assert_le "$((t0 - start))" "$((1000000000 + off + 30000000))" \
+		"rep-$i: t0 - traffic start (ns)"
+	d=$(echo "$row" | cut -d, -f"$cdetect")
+	is_number "$d" || fail "rep-$i: no detect time in repeat.csv"
+	detects+=("$d")
+	[ "$(json "$dir/rep-$i/clocks.json" .valid)" = true ] || fail "rep-$i is invalid"
+done
+echo "detect times (s): ${detects[*]}"
+[ "$(printf '%s\n' "${detects[@]}" | sort -u | wc -l)" = 5 ] || fail "the detect times are not 5 distinct values"
+spread=$(printf '%s\n' "${detects[@]}" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.6f", hi - lo }')
+assert_ge "$spread" 0.040 "spread of the detect times (s), at least 40 % of the probe interval"
+# The same on the probe cycle: a detect time is the wait for the next probe
+# (the phase) plus whole intervals, and a run that misses one more probe is
+# one interval later. Without jitter, a run or two that does spreads max -
+# min over 0.1 s all the same (measured: 0.285 to 0.387 s); their phases,
+# detect mod 0.1 s, stay within about 20 ms. The phases' spread on the
+# circle, the interval less the widest gap between them, is what the jitter
+# widens: at least 40 ms.
+phase=$(printf '%s\n' "${detects[@]}" | awk '{ printf "%.6f\n", $1 * 1000 % 100 }' | sort -g |
+	awk 'NR == 1 { first = $1; gap = 0 } NR > 1 && $1 - last > gap { gap = $1 - last }
+		{ last = $1 } END { if (first + 100 - last > gap) gap = first + 100 - last
+		printf "%.6f", (100 - gap) / 1000 }')
+assert_ge "$phase" 0.040 "spread of the detect times' phases in the probe cycle (s)"
+# stats.csv agrees with repeat.csv
+line=$(grep '^anycast,detect_s,' "$dir/stats.csv") || fail "stats.csv: no anycast detect_s"
+[ "$(echo "$line" | cut -d, -f3)" = 5 ] || fail "stats.csv: anycast detect n is not 5: $line"
+assert_eq "$(echo "$line" | cut -d, -f4)" "$(printf '%s\n' "${detects[@]}" | sort -g | head -1)" "stats.csv min = repeat.csv's least detect"
+assert_eq "$(echo "$line" | cut -d, -f7)" "$(printf '%s\n' "${detects[@]}" | sort -g | tail -1)" "stats.csv max = repeat.csv's greatest detect"
+
+# one repetition alone, from its seed: the same jittered instant
+row=$(grep ",rep-3\$" "$csv")
+seed=$(echo "$row" | cut -d, -f2)
+want=$(jq -r 'select(.event == "site_failed") | .jitter_offset_ns' "$dir/rep-3/lab.events.jsonl")
+$STEERLAB run topology/anycast.ini "${sets[@]}" --set seed="$seed" --out "$out/again" --quiet \
+	>"$out/again.log" 2>&1 || { cat "$out/again.log"; fail "the run with rep-3's seed failed"; }
+got=$(jq -r 'select(.event == "site_failed") | .jitter_offset_ns' "$out/again/lab.events.jsonl")
+[ "$got" = "$want" ] || fail "--set seed=$seed: offset $got ns, rep-3's was $want ns"
+grep -q "^seed = $seed\$" "$out/again/topology.ini" || fail "the run's topology.ini has not seed = $seed"
+echo "ok: --set seed=$seed reproduces rep-3's failure instant (offset $got ns)"
+# a run without a seed draws one and records it, in topology.ini too
+assert_no_leftovers $lab "$out/again"
+
+# the same command again: every repetition done, none run again
+first=$(stat -c %y "$dir/rep-1/clocks.json")
+$STEERLAB "${args[@]}" >"$out/resume.log" 2>&1 || { cat "$out/resume.log"; fail "the rerun failed"; }
+[ "$(grep -c "^steerlab: repetition [1-5] (seed [0-9]*): done, skipped$" "$out/resume.log")" = 5 ] ||
+	{ cat "$out/resume.log"; fail "the rerun did not skip the 5 repetitions"; }
+[ "$(stat -c %y "$dir/rep-1/clocks.json")" = "$first" ] || fail "rep-1 was run again"
+echo "ok: the rerun skips every repetition"
+
+assert_no_leftovers $lab "$dir/rep-5"
+rm -rf "$out"
