@@ -86,53 +86,16 @@ static const char *ip(struct in_addr a, char *buf)
 	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
 }
 
-static int lab_start_router(struct lab *lab, int n)
+/* lab_start_collectors: a router's collector, in every router: its FIB's
+ * route to the service, its site links, the [link]s it is the first end of;
+ * and collector-dns if it has authd links */
+static int lab_start_collectors(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
+	char svc[INET_ADDRSTRLEN];
 	struct lab_argv a;
-	static struct topo_path path[TOPO_MAX_NODES];
-	char svc[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], nh[INET_ADDRSTRLEN];
-	int ncap = 0, nsites = 0;
-	struct in_addr via;
-	const char *ifname;
+	int ncap = 0;
 
-	if (lab_start_frr(lab, n) == -1)
-		return -1;
-	if (t->routing == TOPO_ROUTING_BGP) /* zebra installs the routes */
-		goto collector;
-	/* routed takes announcements only from the sites' probers, each from
-	 * its site's link address and for its site, and only of the service
-	 * prefix (agents/routed/acl.h). A site of another router is routed
-	 * via the next hop toward it, hops * 2^24 above its metric:
-	 * routing = static, every router told at once */
-	argv_start(&a, lab, n, "routed", "routed");
-	argv_add(&a, "-P");
-	argv_add(&a, "%s/32", ip(t->service, svc));
-	topo_paths(t, n, path);
-	for (int i = 0; i < t->nlinks; i++) {
-		const struct topo_link *l = &t->links[i];
-		int hops;
-
-		if (t->nodes[l->node].kind != TOPO_SITE)
-			continue;
-		hops = topo_route_to(t, n, path, l->node, &via, &ifname);
-		if (hops < 0)
-			continue;
-		argv_add(&a, "-a");
-		if (hops == 0)
-			argv_add(&a, "%s=%s", t->nodes[l->node].name, ip(l->node_addr, addr));
-		else
-			argv_add(&a, "%s=%s,via=%s,hops=%d", t->nodes[l->node].name,
-				 ip(l->node_addr, addr), ip(via, nh), hops);
-		nsites++;
-	}
-	if (nsites == 0) {
-		argv_add(&a, "-a");
-		argv_add(&a, "none");
-	}
-	if (argv_run(lab, n, "routed", "routed", &a) == -1)
-		return -1;
-collector:
 	argv_start(&a, lab, n, "collector", "collector");
 	argv_add(&a, "-o");
 	argv_add(&a, "%s", lab->rundir);
@@ -181,6 +144,55 @@ collector:
 		ncap++;
 	}
 	return ncap ? argv_run(lab, n, "collector", "collector-dns", &a) : 0;
+}
+
+static int lab_start_router(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	struct lab_argv a;
+	static struct topo_path path[TOPO_MAX_NODES];
+	char svc[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], nh[INET_ADDRSTRLEN];
+	int nsites = 0;
+	struct in_addr via;
+	const char *ifname;
+
+	/* the collectors first: the route monitor sees every route come, and
+	 * the router links' captures the BGP sessions open */
+	if (lab_start_collectors(lab, n) == -1 || lab_start_frr(lab, n) == -1)
+		return -1;
+	if (t->routing == TOPO_ROUTING_BGP) /* zebra installs the routes */
+		return 0;
+	/* routed takes announcements only from the sites' probers, each from
+	 * its site's link address and for its site, and only of the service
+	 * prefix (agents/routed/acl.h). A site of another router is routed
+	 * via the next hop toward it, hops * 2^24 above its metric:
+	 * routing = static, every router told at once */
+	argv_start(&a, lab, n, "routed", "routed");
+	argv_add(&a, "-P");
+	argv_add(&a, "%s/32", ip(t->service, svc));
+	topo_paths(t, n, path);
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		int hops;
+
+		if (t->nodes[l->node].kind != TOPO_SITE)
+			continue;
+		hops = topo_route_to(t, n, path, l->node, &via, &ifname);
+		if (hops < 0)
+			continue;
+		argv_add(&a, "-a");
+		if (hops == 0)
+			argv_add(&a, "%s=%s", t->nodes[l->node].name, ip(l->node_addr, addr));
+		else
+			argv_add(&a, "%s=%s,via=%s,hops=%d", t->nodes[l->node].name,
+				 ip(l->node_addr, addr), ip(via, nh), hops);
+		nsites++;
+	}
+	if (nsites == 0) {
+		argv_add(&a, "-a");
+		argv_add(&a, "none");
+	}
+	return argv_run(lab, n, "routed", "routed", &a);
 }
 
 static void argv_probe_timing(struct lab_argv *a, const struct topo_node *node)

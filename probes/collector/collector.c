@@ -238,15 +238,14 @@ static void collector_route(const struct rtmon_route *r, void *arg)
 		dev[0] = '\0';
 	/* via and dev: the (first) next hop; nexthops: all of a multipath
 	 * route's, in one event, so that one route change is one event */
-	event_emit_at(
-	    col->ev, r->t_ns, name,
-	    "{s:s, s:s, s:b, s:s?, s:I, s:i, s:i, s:s, s:s?, s:b, s:o?, s:o?}", "prefix", prefix,
-	    "op", rtmon_op_name(r->op), "replace", r->op == RTMON_REPLACE, "via",
-	    r->has_gateway ? via : NULL,
-	    "metric", (json_int_t)r->metric, "protocol", (int)r->protocol, "table", (int)r->table,
-	    "type", rtmon_type_name(r->type), "dev", dev[0] ? dev : NULL, "multipath", r->multipath,
-	    "nexthops", r->multipath ? collector_nexthops(r) : NULL, "nhid",
-	    r->nhid ? json_integer(r->nhid) : NULL);
+	event_emit_at(col->ev, r->t_ns, name,
+		      "{s:s, s:s, s:b, s:s?, s:I, s:i, s:i, s:s, s:s?, s:b, s:o?, s:o?}", "prefix",
+		      prefix, "op", rtmon_op_name(r->op), "replace", r->op == RTMON_REPLACE, "via",
+		      r->has_gateway ? via : NULL, "metric", (json_int_t)r->metric, "protocol",
+		      (int)r->protocol, "table", (int)r->table, "type", rtmon_type_name(r->type),
+		      "dev", dev[0] ? dev : NULL, "multipath", r->multipath, "nexthops",
+		      r->multipath ? collector_nexthops(r) : NULL, "nhid",
+		      r->nhid ? json_integer(r->nhid) : NULL);
 	if (r->nnh_total > r->nnh)
 		log_warnx("%s: %d next hops, the first %d recorded", prefix, r->nnh_total, r->nnh);
 	log_debug("%s %s %s via %s metric %u proto %d", name, rtmon_op_name(r->op), prefix,
