@@ -2,7 +2,9 @@
  * Which agents each node runs, and their command lines (docs/agents.md):
  *
  *   router   routed (routes to every site's announcement); a collector
- *            capturing every link to a site of its own
+ *            watching its FIB's route to the service, capturing every link
+ *            to a site of its own and the [link]s it is the first end of
+ *            (BGP, TCP port 179: capture-link-R1-R2.pcap)
  *   site     sited; a prober announcing the anycast address while healthy,
  *            to every router
  *   dns      authd, configured from the topology (dnsconf.c)
@@ -84,20 +86,82 @@ static const char *ip(struct in_addr a, char *buf)
 	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
 }
 
+/* lab_start_collectors: a router's collector, in every router: its FIB's
+ * route to the service, its site links, the [link]s it is the first end of;
+ * and collector-dns if it has authd links */
+static int lab_start_collectors(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	char svc[INET_ADDRSTRLEN];
+	struct lab_argv a;
+	int ncap = 0;
+
+	argv_start(&a, lab, n, "collector", "collector");
+	argv_add(&a, "-o");
+	argv_add(&a, "%s", lab->rundir);
+	argv_add(&a, "-f");
+	argv_add(&a, "udp dst port %u", t->port);
+	argv_add(&a, "-B");
+	argv_add(&a, "%llu", (unsigned long long)t->capture_buffer);
+	argv_add(&a, "-P");
+	argv_add(&a, "%s/32", ip(t->service, svc));
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		if (l->router != n || t->nodes[l->node].kind != TOPO_SITE)
+			continue;
+		argv_add(&a, "-c");
+		argv_add(&a, "%s=%s", l->router_ifname, t->nodes[l->node].name);
+	}
+	/* a [link R1 R2] is captured once, by R1: its BGP (the requests that
+	 * cross it are counted on the site links) */
+	for (int i = 0; i < t->nrlinks; i++) {
+		const struct topo_rlink *rl = &t->rlinks[i];
+		if (rl->a != n)
+			continue;
+		argv_add(&a, "-b");
+		argv_add(&a, "%s=link-%s-%s", rl->a_ifname, t->nodes[rl->a].name,
+			 t->nodes[rl->b].name);
+	}
+	/* in every router, sites or not: every FIB's route to the service
+	 * is recorded (with -P, the collector runs with no capture too) */
+	if (argv_run(lab, n, "collector", "collector", &a) == -1)
+		return -1;
+	/* the queries that reach each authd: the upstream load of DNS steering */
+	ncap = 0;
+	argv_start(&a, lab, n, "collector", "collector-dns");
+	argv_add(&a, "-o");
+	argv_add(&a, "%s", lab->rundir);
+	argv_add(&a, "-f");
+	argv_add(&a, "udp dst port 53");
+	argv_add(&a, "-B");
+	argv_add(&a, "%llu", (unsigned long long)t->capture_buffer);
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		if (l->router != n || t->nodes[l->node].kind != TOPO_DNS)
+			continue;
+		argv_add(&a, "-c");
+		argv_add(&a, "%s=dns-%s", l->router_ifname, t->nodes[l->node].name);
+		ncap++;
+	}
+	return ncap ? argv_run(lab, n, "collector", "collector-dns", &a) : 0;
+}
+
 static int lab_start_router(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
 	struct lab_argv a;
 	static struct topo_path path[TOPO_MAX_NODES];
 	char svc[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], nh[INET_ADDRSTRLEN];
-	int ncap = 0, nsites = 0;
+	int nsites = 0;
 	struct in_addr via;
 	const char *ifname;
 
-	if (lab_start_frr(lab, n) == -1)
+	/* the collectors first: the route monitor sees every route come, and
+	 * the router links' captures the BGP sessions open */
+	if (lab_start_collectors(lab, n) == -1 || lab_start_frr(lab, n) == -1)
 		return -1;
 	if (t->routing == TOPO_ROUTING_BGP) /* zebra installs the routes */
-		goto collector;
+		return 0;
 	/* routed takes announcements only from the sites' probers, each from
 	 * its site's link address and for its site, and only of the service
 	 * prefix (agents/routed/acl.h). A site of another router is routed
@@ -128,46 +192,7 @@ static int lab_start_router(struct lab *lab, int n)
 		argv_add(&a, "-a");
 		argv_add(&a, "none");
 	}
-	if (argv_run(lab, n, "routed", "routed", &a) == -1)
-		return -1;
-collector:
-	argv_start(&a, lab, n, "collector", "collector");
-	argv_add(&a, "-o");
-	argv_add(&a, "%s", lab->rundir);
-	argv_add(&a, "-f");
-	argv_add(&a, "udp dst port %u", t->port);
-	argv_add(&a, "-B");
-	argv_add(&a, "%llu", (unsigned long long)t->capture_buffer);
-	argv_add(&a, "-P");
-	argv_add(&a, "%s/32", ip(t->service, svc));
-	for (int i = 0; i < t->nlinks; i++) {
-		const struct topo_link *l = &t->links[i];
-		if (l->router != n || t->nodes[l->node].kind != TOPO_SITE)
-			continue;
-		argv_add(&a, "-c");
-		argv_add(&a, "%s=%s", l->router_ifname, t->nodes[l->node].name);
-		ncap++;
-	}
-	if (ncap && argv_run(lab, n, "collector", "collector", &a) == -1)
-		return -1;
-	/* the queries that reach each authd: the upstream load of DNS steering */
-	ncap = 0;
-	argv_start(&a, lab, n, "collector", "collector-dns");
-	argv_add(&a, "-o");
-	argv_add(&a, "%s", lab->rundir);
-	argv_add(&a, "-f");
-	argv_add(&a, "udp dst port 53");
-	argv_add(&a, "-B");
-	argv_add(&a, "%llu", (unsigned long long)t->capture_buffer);
-	for (int i = 0; i < t->nlinks; i++) {
-		const struct topo_link *l = &t->links[i];
-		if (l->router != n || t->nodes[l->node].kind != TOPO_DNS)
-			continue;
-		argv_add(&a, "-c");
-		argv_add(&a, "%s=dns-%s", l->router_ifname, t->nodes[l->node].name);
-		ncap++;
-	}
-	return ncap ? argv_run(lab, n, "collector", "collector-dns", &a) : 0;
+	return argv_run(lab, n, "routed", "routed", &a);
 }
 
 static void argv_probe_timing(struct lab_argv *a, const struct topo_node *node)

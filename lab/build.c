@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,6 +419,42 @@ int lab_reconfigure_node(struct lab *lab, int n)
 	return lab_configure_node(lab, n, 1);
 }
 
+/* lab_address: one entry of lab_addresses */
+static void lab_address(json_t *o, struct in_addr a, const struct topo_node *node)
+{
+	char buf[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &a, buf, sizeof(buf));
+	json_object_set_new(
+	    o, buf,
+	    json_pack("{s:s, s:s}", "node", node->name, "kind", topo_kind_name(node->kind)));
+}
+
+/* lab_addresses: {ADDR: {node, kind}} for every link end and router id:
+ * the clocks follow a FIB's next hop to the node that has it (a site, or
+ * the next router), docs/events.md */
+static json_t *lab_addresses(const struct topology *t)
+{
+	json_t *o = json_object();
+
+	if (o == NULL)
+		return NULL;
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		lab_address(o, l->router_addr, &t->nodes[l->router]);
+		lab_address(o, l->node_addr, &t->nodes[l->node]);
+	}
+	for (int i = 0; i < t->nrlinks; i++) {
+		const struct topo_rlink *rl = &t->rlinks[i];
+		lab_address(o, rl->a_addr, &t->nodes[rl->a]);
+		lab_address(o, rl->b_addr, &t->nodes[rl->b]);
+	}
+	for (int n = 0; n < t->nnodes; n++)
+		if (t->nodes[n].kind == TOPO_ROUTER && t->nodes[n].router_id.s_addr)
+			lab_address(o, t->nodes[n].router_id, &t->nodes[n]);
+	return o;
+}
+
 int lab_up(struct lab *lab)
 {
 	const struct topology *t = lab->t;
@@ -441,8 +478,9 @@ int lab_up(struct lab *lab)
 	if (!lab->no_agents && (lab_frr_prepare(lab) == -1 || lab_start_infra(lab) == -1))
 		goto fail;
 	kern_close(root);
-	event_emit(lab->ev, "lab_up", "{s:s, s:s, s:i, s:i, s:i}", "lab", t->name, "topology",
-		   t->path, "nodes", t->nnodes, "links", t->nlinks, "port", (int)t->port);
+	event_emit(lab->ev, "lab_up", "{s:s, s:s, s:i, s:i, s:i, s:o?}", "lab", t->name, "topology",
+		   t->path, "nodes", t->nnodes, "links", t->nlinks, "port", (int)t->port,
+		   "addresses", lab_addresses(t));
 	return 0;
 fail:
 	kern_close(root);

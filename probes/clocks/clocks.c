@@ -289,6 +289,8 @@ void clocks_input_free(struct clocks_input *in)
 	for (size_t i = 0; i < in->nqcaptures; i++)
 		free(in->qcaptures[i].queries);
 	free(in->qcaptures);
+	free(in->lcaptures);
+	free(in->addrs);
 	free(in->health);
 	free(in->answers);
 	free(in->dead);

@@ -165,18 +165,47 @@ struct clocks_dead {
 	char node[CLOCKS_NAME_MAX];
 };
 
-/* route_deleted (deleted = 1) and route_added, from the collectors' events */
+/* route_deleted (deleted = 1) and route_added, from the collectors' events:
+ * one kernel notification of the route (every next hop of a multipath one) */
+#define CLOCKS_MAX_NEXTHOPS 16
+#define CLOCKS_DEV_MAX 16
+
+enum clocks_route_op {
+	CLOCKS_OP_ADD, /* route_added without "op" (an older collector) too */
+	CLOCKS_OP_REPLACE,
+	CLOCKS_OP_APPEND,
+	CLOCKS_OP_DEL,	   /* route_deleted */
+	CLOCKS_OP_PRESENT, /* in the FIB when the collector started */
+};
+
+struct clocks_nexthop {
+	int has_via;
+	struct in_addr via;
+	char dev[CLOCKS_DEV_MAX]; /* "" if not said */
+};
+
 struct clocks_route {
 	int64_t t_ns;
 	char node[CLOCKS_NAME_MAX]; /* the router whose collector saw it */
 	int has_metric;
 	int64_t metric;
 	int deleted;
-	int replaced; /* route_added with "replace": the route it replaced left */
+	enum clocks_route_op op;
+	int protocol; /* RTPROT_*; -1 if not said */
 	struct in_addr prefix;
 	int prefixlen;
-	int has_via;
+	int has_via; /* the first next hop's */
 	struct in_addr via;
+	int nnh; /* next hops: 1, or a multipath route's */
+	struct clocks_nexthop nh[CLOCKS_MAX_NEXTHOPS];
+};
+
+/* lab_up's "addresses": which node has each link address and router id,
+ * so a FIB's next hop leads to a site or to the next router */
+struct clocks_addr_node {
+	struct in_addr addr;
+	char node[CLOCKS_NAME_MAX];
+	int is_site, is_router;
 };
 
 /* capture_stats of one link; known = 0 when the collector had no counts;
@@ -289,6 +318,15 @@ struct clocks_query_capture {
 	int truncated;
 };
 
+/* capture-link-R1-R2.pcap (label link-R1-R2): a router-to-router link,
+ * captured for BGP (TCP port 179); its packets are not requests and are
+ * only counted, for the verdict's checks of the file */
+struct clocks_link_capture {
+	char label[CLOCKS_NAME_MAX];
+	size_t records;
+	int truncated;
+};
+
 enum clocks_status {
 	CLOCKS_OK,
 	CLOCKS_TIMEOUT,
@@ -331,6 +369,8 @@ struct clocks_input {
 	size_t nhits, caphits;
 	struct clocks_route *routes;
 	size_t nroutes, caproutes;
+	struct clocks_addr_node *addrs; /* lab_up's addresses; none before them */
+	size_t naddrs, capaddrs;
 	struct clocks_link_stats *stats;
 	size_t nstats, capstats;
 	struct clocks_health *health;
@@ -351,6 +391,8 @@ struct clocks_input {
 	size_t ncaptures, capcaptures;
 	struct clocks_query_capture *qcaptures;
 	size_t nqcaptures, capqcaptures;
+	struct clocks_link_capture *lcaptures;
+	size_t nlcaptures, caplcaptures;
 	struct clocks_request *requests;
 	size_t nrequests, caprequests;
 	int have_requests; /* at least one requests-*.csv was read */
@@ -403,6 +445,69 @@ struct clocks_budget {
 	double share_window;		    /* window / budget_s */
 };
 
+/*
+ * The FIB clocks (clocks_fib.c; docs/clocks.md, "FIB clocks"): what every
+ * router's route to the service did after t0, from its collector's route
+ * events, whatever the protocol that installed it; and the catchments
+ * (clocks_catch.c): which site each anycast client reached before t0 and
+ * after the routers converged.
+ */
+#define CLOCKS_MAX_ROUTERS 64
+#define CLOCKS_CATCH_LAST 20 /* the requests before t0 a catchment is taken from */
+
+/* a router's route to the service as the kernel uses it: the one of the
+ * lowest metric; present = 0 when it has none */
+struct clocks_fib_route {
+	int present;
+	int64_t metric;
+	int protocol;
+	int nnh;
+	struct clocks_nexthop nh[CLOCKS_MAX_NEXTHOPS];
+	char site[CLOCKS_NAME_MAX]; /* where its first next hop leads; "" unknown */
+};
+
+struct clocks_router_fib {
+	char router[CLOCKS_NAME_MAX];
+	int64_t changes;      /* route events of the service prefix after t0 that changed the FIB */
+	int64_t path_changes; /* of those, the ones that changed the route used */
+	int64_t first_at_ns, final_at_ns;      /* CLOCKS_NONE: no change */
+	struct clocks_fib_route before, after; /* at t0; after the final change */
+};
+
+struct clocks_fib {
+	int nrouters;
+	struct clocks_router_fib routers[CLOCKS_MAX_ROUTERS];
+	int lost_routers;		 /* past CLOCKS_MAX_ROUTERS */
+	int64_t first_at_ns, last_at_ns; /* CLOCKS_NONE: no router changed */
+	char first_router[CLOCKS_NAME_MAX], last_router[CLOCKS_NAME_MAX];
+	int routers_changed, exploring; /* routers with a change, with more than one */
+	int64_t left_at_ns;		/* a route via the failed site's link left a FIB (steer) */
+};
+
+/* an anycast client's catchment: the site that answered most of its last
+ * CLOCKS_CATCH_LAST requests sent before t0, and of its requests sent
+ * after the last FIB change; "" with n = 0 when there are none */
+struct clocks_catchment {
+	uint32_t client;
+	char node[CLOCKS_NAME_MAX]; /* from its client_started; "" if unknown */
+	char before[CLOCKS_NAME_MAX], after[CLOCKS_NAME_MAX];
+	int64_t before_n, before_of, after_n, after_of;
+};
+
+struct clocks_catchments {
+	int known; /* 0: no FIB change, so no "after convergence" */
+	int n;
+	struct clocks_catchment c[CLOCKS_MAX_CLIENTS];
+};
+
+/* clocks_fib: the FIB clocks of in into *fib; pure computation */
+void clocks_fib(const struct clocks_input *in, struct clocks_fib *fib);
+
+/* clocks_catchments: the anycast clients' catchments, after the FIB's
+ * last change (fib) */
+void clocks_catchments(const struct clocks_input *in, const struct clocks_fib *fib,
+		       struct clocks_catchments *c);
+
 /* One scheme's clocks. Times relative to t0 unless named _at_ns. A field
  * that is not a measure of the scheme is CLOCKS_NA. */
 struct clocks_result {
@@ -439,6 +544,9 @@ struct clocks_result {
 	int64_t traffic_ns;			   /* for per second; CLOCKS_NONE: unknown */
 	struct clocks_addr_count *resolvers;	   /* queries per source address, by address */
 	size_t nresolvers;
+	/* anycast only (NULL for dns): the FIB clocks and the catchments */
+	struct clocks_fib *fib;
+	struct clocks_catchments *catchments;
 	int noflows; /* the run has no flows of this scheme: it is absent from
 		      * every table, plot and JSON object */
 	/* filled by the report (clocks_budget); clocks.json has a "budget"

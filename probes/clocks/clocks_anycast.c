@@ -6,10 +6,10 @@
  *
  *   detect   first declared_dead of the failed site by its own prober (the
  *            one on the site's node) at or after t0
- *   steer    first route_deleted of the service prefix via the failed site's
- *            link address at or after t0, or (routing = bgp: zebra replaces
- *            the route, the kernel says nothing of the old one) first
- *            route_added replacing it via another next hop
+ *   steer    first FIB change at or after t0, in any router, that takes a
+ *            route of the service prefix via the failed site's link address
+ *            out: its route_deleted, or its replacement by a route not via it
+ *            (clocks_fib.c)
  *   window   last anycast request in the failed site's capture after t0
  *
  * plus the request counts of the clients' records and of the captures
@@ -17,6 +17,7 @@
  * a warning.
  */
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clocks_int.h"
@@ -67,20 +68,23 @@ static void clocks_steer(const struct clocks_input *in, struct clocks_result *r)
 
 	for (size_t i = 0; i < in->nroutes; i++) {
 		const struct clocks_route *rt = &in->routes[i];
-		int gone = (rt->deleted && rt->has_via && rt->via.s_addr == f->via.s_addr) ||
-			   (rt->replaced && !(rt->has_via && rt->via.s_addr == f->via.s_addr));
+		int gone = rt->deleted && rt->has_via && rt->via.s_addr == f->via.s_addr;
 
 		if (gone && rt->t_ns >= f->t0_ns && rt->prefixlen == f->prefixlen &&
 		    rt->prefix.s_addr == f->prefix.s_addr &&
 		    (r->steer_at_ns == CLOCKS_NONE || rt->t_ns < r->steer_at_ns))
 			r->steer_at_ns = rt->t_ns;
 	}
+	/* or replaced by a route not via it (a routing daemon's way) */
+	if (r->fib && r->fib->left_at_ns != CLOCKS_NONE &&
+	    (r->steer_at_ns == CLOCKS_NONE || r->fib->left_at_ns < r->steer_at_ns))
+		r->steer_at_ns = r->fib->left_at_ns;
 	if (r->steer_at_ns == CLOCKS_NONE) {
 		inet_ntop(AF_INET, &f->via, via, sizeof(via));
 		inet_ntop(AF_INET, &f->prefix, prefix, sizeof(prefix));
 		clocks_missing(r,
-			       "steer: no route_deleted of %s/%d via %s at or after t0 "
-			       "in *.collector*.events.jsonl",
+			       "steer: no route of %s/%d via %s left a FIB at or after t0 "
+			       "(*.collector.events.jsonl)",
 			       prefix, f->prefixlen, via);
 	} else {
 		r->steer_ns = r->steer_at_ns - f->t0_ns;
@@ -90,6 +94,18 @@ static void clocks_steer(const struct clocks_input *in, struct clocks_result *r)
 void clocks_anycast(const struct clocks_input *in, struct clocks_result *r)
 {
 	clocks_scheme_init(in, &clocks_anycast_flows, r);
+	r->fib = malloc(sizeof(*r->fib));
+	r->catchments = malloc(sizeof(*r->catchments));
+	if (r->fib && r->catchments) {
+		clocks_fib(in, r->fib);
+		clocks_catchments(in, r->fib, r->catchments);
+	} else {
+		free(r->fib);
+		free(r->catchments);
+		r->fib = NULL;
+		r->catchments = NULL;
+		clocks_warn(&r->notes, "limit", "anycast: no FIB clocks: out of memory");
+	}
 	clocks_detect(in, r);
 	clocks_steer(in, r);
 	clocks_scheme_measure(in, &clocks_anycast_flows, r);

@@ -222,6 +222,39 @@ static int clocks_hit_event(struct clocks_input *in, const struct clocks_line *l
 	return 0;
 }
 
+/* clocks_lab_addresses: lab_up's {ADDR: {node, kind}}, if there */
+static int clocks_lab_addresses(struct clocks_input *in, const struct clocks_line *l)
+{
+	json_t *v = json_object_get(l->obj, "addresses"), *o;
+	const char *addr;
+
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_object(v))
+		return clocks_fail(l, "has no object in", "addresses");
+	json_object_foreach(v, addr, o)
+	{
+		json_t *node = json_object_get(o, "node"), *kind = json_object_get(o, "kind");
+		struct clocks_addr_node *a;
+
+		if (clocks_grow((void **)&in->addrs, &in->capaddrs, in->naddrs,
+				sizeof(*in->addrs)) == -1)
+			return clocks_fail(l, "cannot be stored:", "out of memory");
+		a = &in->addrs[in->naddrs];
+		memset(a, 0, sizeof(*a));
+		if (inet_pton(AF_INET, addr, &a->addr) != 1 || !json_is_string(node) ||
+		    json_string_length(node) == 0 || json_string_length(node) >= sizeof(a->node) ||
+		    !json_is_string(kind))
+			return clocks_fail(l, "has an entry that is not ADDRESS: {node, kind} in",
+					   "addresses");
+		memcpy(a->node, json_string_value(node), json_string_length(node) + 1);
+		a->is_site = strcmp(json_string_value(kind), "site") == 0;
+		a->is_router = strcmp(json_string_value(kind), "router") == 0;
+		in->naddrs++;
+	}
+	return 0;
+}
+
 static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	struct clocks_failure f;
@@ -230,7 +263,7 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 	if (strcmp(l->event, "lab_up") == 0) {
 		if (in->lab[0] != '\0')
 			return 0;
-		if (clocks_get_name(l, "lab", in->lab) == -1)
+		if (clocks_get_name(l, "lab", in->lab) == -1 || clocks_lab_addresses(in, l) == -1)
 			return -1;
 		port = json_object_get(l->obj, "port");
 		if (port == NULL)
@@ -384,11 +417,58 @@ static int clocks_fail_routes(const struct clocks_line *l, struct clocks_failure
 	return 0;
 }
 
+/* clocks_route_op: route_added's "op" (absent: an older collector, add,
+ * or replace if it says "replace": true) */
+static int clocks_route_op(const struct clocks_line *l, struct clocks_route *r)
+{
+	static const char *const ops[] = {
+	    [CLOCKS_OP_ADD] = "add", [CLOCKS_OP_REPLACE] = "replace", [CLOCKS_OP_APPEND] = "append",
+	    [CLOCKS_OP_DEL] = "del", [CLOCKS_OP_PRESENT] = "present",
+	};
+	json_t *v = json_object_get(l->obj, "op");
+
+	r->op = r->deleted ? CLOCKS_OP_DEL : CLOCKS_OP_ADD;
+	/* a collector that said only "replace": true (no op) */
+	if (v == NULL && !r->deleted && json_is_true(json_object_get(l->obj, "replace")))
+		r->op = CLOCKS_OP_REPLACE;
+	if (v == NULL)
+		return 0;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (json_is_string(v) && strcmp(json_string_value(v), ops[i]) == 0 &&
+		    (i == CLOCKS_OP_DEL) == (r->deleted != 0)) {
+			r->op = (enum clocks_route_op)i;
+			return 0;
+		}
+	return clocks_fail(
+	    l, r->deleted ? "has no \"del\" in" : "has no add, replace, append or present in",
+	    "op");
+}
+
+/* clocks_nexthop: {via, dev} (via and dev strings or null) into *nh */
+static int clocks_nexthop(const struct clocks_line *l, json_t *o, struct clocks_nexthop *nh)
+{
+	json_t *via = json_object_get(o, "via"), *dev = json_object_get(o, "dev");
+
+	memset(nh, 0, sizeof(*nh));
+	if (via != NULL && !json_is_null(via)) {
+		if (!json_is_string(via) ||
+		    inet_pton(AF_INET, json_string_value(via), &nh->via) != 1)
+			return clocks_fail(l, "has no IPv4 address in", "via");
+		nh->has_via = 1;
+	}
+	if (dev != NULL && !json_is_null(dev)) {
+		if (!json_is_string(dev) || json_string_length(dev) >= sizeof(nh->dev))
+			return clocks_fail(l, "has no interface name in", "dev");
+		memcpy(nh->dev, json_string_value(dev), json_string_length(dev) + 1);
+	}
+	return 0;
+}
+
 static int clocks_route_event(struct clocks_input *in, const struct clocks_line *l)
 {
-	json_t *metric;
+	json_t *metric, *proto, *nhs, *o;
 	struct clocks_route *r;
-	json_t *via;
+	size_t i;
 
 	if (clocks_grow((void **)&in->routes, &in->caproutes, in->nroutes, sizeof(*in->routes)) ==
 	    -1)
@@ -397,22 +477,40 @@ static int clocks_route_event(struct clocks_input *in, const struct clocks_line 
 	memset(r, 0, sizeof(*r));
 	r->t_ns = l->t;
 	r->deleted = strcmp(l->event, "route_deleted") == 0;
-	r->replaced = !r->deleted && json_is_true(json_object_get(l->obj, "replace"));
 	snprintf(r->node, sizeof(r->node), "%s", l->node);
 	metric = json_object_get(l->obj, "metric");
 	if (json_is_integer(metric)) {
 		r->has_metric = 1;
 		r->metric = json_integer_value(metric);
 	}
-	if (clocks_get_prefix(l, "prefix", &r->prefix, &r->prefixlen) == -1)
+	proto = json_object_get(l->obj, "protocol");
+	r->protocol = json_is_integer(proto) ? (int)json_integer_value(proto) : -1;
+	if (clocks_get_prefix(l, "prefix", &r->prefix, &r->prefixlen) == -1 ||
+	    clocks_route_op(l, r) == -1)
 		return -1;
 	/* a route without a gateway has "via": null */
-	via = json_object_get(l->obj, "via");
-	if (via != NULL && !json_is_null(via)) {
-		if (clocks_get_addr(l, "via", &r->via) == -1)
-			return -1;
-		r->has_via = 1;
+	if (clocks_nexthop(l, l->obj, &r->nh[0]) == -1)
+		return -1;
+	r->nnh = 1;
+	/* a multipath route: every next hop (the first is also via, dev) */
+	nhs = json_object_get(l->obj, "nexthops");
+	if (nhs != NULL && !json_is_null(nhs)) {
+		if (!json_is_array(nhs) || json_array_size(nhs) == 0)
+			return clocks_fail(l, "has no list of next hops in", "nexthops");
+		r->nnh = 0;
+		json_array_foreach(nhs, i, o)
+		{
+			if (r->nnh == CLOCKS_MAX_NEXTHOPS)
+				break;
+			if (!json_is_object(o))
+				return clocks_fail(l, "has a next hop that is no object in",
+						   "nexthops");
+			if (clocks_nexthop(l, o, &r->nh[r->nnh++]) == -1)
+				return -1;
+		}
 	}
+	r->has_via = r->nh[0].has_via;
+	r->via = r->nh[0].via;
 	in->nroutes++;
 	return 0;
 }
@@ -475,7 +573,10 @@ static int clocks_cerror_event(struct clocks_input *in, const struct clocks_line
 
 static int clocks_collector_event(struct clocks_input *in, const struct clocks_line *l)
 {
-	if (strcmp(l->event, "route_deleted") == 0 || strcmp(l->event, "route_added") == 0)
+	/* a router's FIB is its collector's (with -P, the service prefix);
+	 * collector-dns, beside it, watches the same FIB */
+	if ((strcmp(l->event, "route_deleted") == 0 || strcmp(l->event, "route_added") == 0) &&
+	    strcmp(l->agent, "collector") == 0)
 		return clocks_route_event(in, l);
 	if (strcmp(l->event, "capture_stats") == 0)
 		return clocks_stats_event(in, l);

@@ -151,6 +151,28 @@ void clocks_scheme_measure(const struct clocks_input *in, const struct clocks_fl
 void clocks_missing(struct clocks_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* clocks_fib_via_site: the site a route via next hop via led to at at_ns:
+ * via's node if a site, else that router's route used then, followed
+ * (clocks_fib.c); "" if it cannot be told */
+void clocks_fib_via_site(const struct clocks_input *in, struct in_addr via, int64_t at_ns,
+			 char *site);
+
+/* clocks_fib_left: every route of the service prefix that left a router's
+ * FIB while the run was measured (before lab_stopping), in each router's
+ * order: deleted, or replaced (same metric) by one of other next hops, as
+ * a routing daemon moves a path. fn gets the route as it was, as a
+ * route_deleted at the time it left (a deletion of a route never seen
+ * come, as the event says), and the route that replaced it (NULL: it was
+ * deleted) (clocks_fib.c) */
+typedef void (*clocks_left_fn)(const struct clocks_input *in, const struct clocks_route *left,
+			       const struct clocks_route *by, void *arg);
+void clocks_fib_left(const struct clocks_input *in, clocks_left_fn fn, void *arg);
+
+/* clocks.json's schemes.anycast.fib and .catchments (clocks_fib_json.c) */
+struct json_t;
+struct json_t *clocks_json_fib(const struct clocks_input *in, const struct clocks_fib *fib);
+struct json_t *clocks_json_catchments(const struct clocks_catchments *cs);
+
 /* clocks_rank: nearest-rank percentile p (0 < p <= 100) of sorted v[n > 0]. */
 int64_t clocks_rank(const int64_t *v, size_t n, int p);
 

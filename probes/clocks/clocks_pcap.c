@@ -4,6 +4,8 @@
  *
  *   capture-dns-NODE.pcap   the queries reaching an authd link: every UDP
  *                           DNS query is kept, with its source address
+ *   capture-link-R1-R2.pcap a router-to-router link (BGP): its packets
+ *                           are counted, nothing kept
  *   capture-LABEL.pcap      any other: a site's link; the request packets
  *                           (clocks_decode.c) are kept, with their
  *                           destination address
@@ -35,6 +37,7 @@
 
 #define CLOCKS_CAPTURE_PREFIX "capture-"
 #define CLOCKS_QUERY_PREFIX "capture-dns-"
+#define CLOCKS_LINK_PREFIX "capture-link-"
 #define CLOCKS_CAPTURE_SUFFIX ".pcap"
 #define CLOCKS_USEC_PER_SEC 1000000u
 
@@ -60,6 +63,14 @@ static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, 
 	p->seq = (uint32_t)seq;
 	p->dst = dst;
 	return 0;
+}
+
+/* clocks_keep_none: a router link's packet, counted by the reader */
+static int clocks_keep_none(struct clocks_input *in, void *capture, int dlt, int64_t t_ns,
+			    const u_char *data, size_t caplen)
+{
+	(void)in, (void)capture, (void)dlt, (void)t_ns, (void)data, (void)caplen;
+	return 1;
 }
 
 static int clocks_keep_query(struct clocks_input *in, void *capture, int dlt, int64_t t_ns,
@@ -490,6 +501,20 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 	if (len >= CLOCKS_NAME_MAX) {
 		clocks_warn(&in->notes, "capture_skipped", "%s: label too long, skipped", name);
 		return 0;
+	}
+	if (strncmp(name, CLOCKS_LINK_PREFIX, strlen(CLOCKS_LINK_PREFIX)) == 0) {
+		struct clocks_link_capture *lc;
+
+		if (clocks_grow((void **)&in->lcaptures, &in->caplcaptures, in->nlcaptures,
+				sizeof(*in->lcaptures)) == -1)
+			goto nomem;
+		lc = &in->lcaptures[in->nlcaptures++];
+		memset(lc, 0, sizeof(*lc));
+		memcpy(lc->label, label, len);
+		lc->label[len] = '\0';
+		mk = (struct clocks_file_marks){&lc->records, &lc->truncated};
+		snprintf(path, sizeof(path), "%s/%s", rundir, name);
+		return clocks_read_pcap(path, in, clocks_keep_none, lc, &mk, err, errlen);
 	}
 	if (query) {
 		struct clocks_query_capture *q;

@@ -436,5 +436,9 @@ void clocks_result_free(struct clocks_result *r)
 {
 	free(r->resolvers);
 	r->resolvers = NULL;
+	free(r->fib);
+	r->fib = NULL;
+	free(r->catchments);
+	r->catchments = NULL;
 	r->nresolvers = 0;
 }

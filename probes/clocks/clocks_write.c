@@ -20,6 +20,7 @@
 
 #include "atomicfile.h"
 #include "clocks.h"
+#include "clocks_int.h"
 
 #define CLOCKS_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
 
@@ -132,7 +133,7 @@ static json_t *clocks_json_failback(const struct clocks_failback *b)
 	return o;
 }
 
-static json_t *clocks_json_scheme(const struct clocks_result *r)
+static json_t *clocks_json_scheme(const struct clocks_input *in, const struct clocks_result *r)
 {
 	json_t *o = json_object();
 	int dns = r->upstream_queries != CLOCKS_NA;
@@ -176,6 +177,10 @@ static json_t *clocks_json_scheme(const struct clocks_result *r)
 		json_object_set_new(o, "failback", clocks_json_failback(&r->failback));
 	if (r->has_budget)
 		json_object_set_new(o, "budget", clocks_json_budget(&r->budget));
+	if (r->fib)
+		json_object_set_new(o, "fib", clocks_json_fib(in, r->fib));
+	if (r->catchments)
+		json_object_set_new(o, "catchments", clocks_json_catchments(r->catchments));
 	return o;
 }
 
@@ -248,7 +253,8 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 		if (res[i].noflows)
 			json_array_append_new(absent, json_string(res[i].scheme));
 		else
-			json_object_set_new(schemes, res[i].scheme, clocks_json_scheme(&res[i]));
+			json_object_set_new(schemes, res[i].scheme,
+					    clocks_json_scheme(in, &res[i]));
 	}
 	json_object_set_new(root, "schemes_absent", absent);
 	json_object_set_new(failed, "site", json_string(f->site));

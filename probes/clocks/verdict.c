@@ -462,19 +462,58 @@ static const char *verdict_times(char *buf, size_t len, int count)
 	return buf;
 }
 
+#define VERDICT_ROUTED_PROTO 252 /* agents/routed/kroute.h: KROUTE_PROTO */
+
 /* verdict_failed_route: rt is the failed site's route in its router (the
- * next hop toward it from a router without it, at its metric there),
- * deleted after t0 */
-static int verdict_failed_route(const struct clocks_failure *f, const struct clocks_route *rt)
+ * next hop toward it from a router without it, at its metric there: as
+ * site_failed's routes say, or as the FIBs at t0 say), deleted after t0 */
+static int verdict_failed_route(const struct clocks_input *in, const struct clocks_route *rt)
 {
+	const struct clocks_failure *f = &in->failure;
 	if (!rt->has_via || rt->t_ns < f->t0_ns)
 		return 0;
+	char site[CLOCKS_NAME_MAX];
+
 	for (int k = 0; k < f->nroutes; k++)
 		if (strcmp(f->routes[k].router, rt->node) == 0 &&
 		    f->routes[k].via.s_addr == rt->via.s_addr &&
 		    (!rt->has_metric || rt->metric == f->routes[k].metric))
 			return 1;
-	return 0;
+	/* routed's routes (routing = static) are exactly site_failed's; a
+	 * routing daemon's: its next hop led to the failed site at t0 (the
+	 * next router's route then, followed: lab_up's addresses) */
+	if (rt->protocol == VERDICT_ROUTED_PROTO)
+		return 0;
+	clocks_fib_via_site(in, rt->via, f->t0_ns, site);
+	return strcmp(site, f->site) == 0;
+}
+
+struct verdict_gone {
+	struct verdict_finding *gone;
+	int *n;
+};
+
+static int verdict_failback_route(const struct clocks_failure *f, const struct clocks_route *rt);
+static int verdict_hit_via(const struct clocks_input *in, struct in_addr via, int64_t t_ns);
+
+/* verdict_route_left: a route that left a FIB (deleted, or replaced by one
+ * of other next hops): a healthy route withdrawn, unless it was the failed
+ * site's after t0 */
+static void verdict_route_left(const struct clocks_input *in, const struct clocks_route *rt,
+			       const struct clocks_route *by, void *arg)
+{
+	const struct clocks_failure *f = &in->failure;
+	struct verdict_gone *g = arg;
+	char via[INET_ADDRSTRLEN] = "no gateway";
+
+	if (!verdict_measured(in, rt->t_ns) ||
+	    (rt->has_via && rt->via.s_addr == f->via.s_addr && rt->t_ns >= f->t0_ns) ||
+	    (rt->has_via && verdict_hit_via(in, rt->via, rt->t_ns)) ||
+	    (by && verdict_failback_route(f, by)) || verdict_failed_route(in, rt))
+		return;
+	if (rt->has_via)
+		inet_ntop(AF_INET, &rt->via, via, sizeof(via));
+	verdict_find(g->gone, g->n, via, rt->t_ns);
 }
 
 /* verdict_failback_route: rt is a router's route moving back to S after the
@@ -482,7 +521,7 @@ static int verdict_failed_route(const struct clocks_failure *f, const struct clo
  * is the fail-back, not that route leaving (BGP prefers S again) */
 static int verdict_failback_route(const struct clocks_failure *f, const struct clocks_route *rt)
 {
-	if (!rt->replaced || !rt->has_via || f->recovered_ns == 0 || rt->t_ns < f->recovered_ns)
+	if (!rt->has_via || f->recovered_ns == 0 || rt->t_ns < f->recovered_ns)
 		return 0;
 	if (rt->via.s_addr == f->via.s_addr)
 		return 1;
@@ -536,6 +575,7 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 	struct verdict_finding dead[VERDICT_MAX_FINDINGS], sick[VERDICT_MAX_FINDINGS],
 	    gone[VERDICT_MAX_FINDINGS];
 	int ndead = 0, nsick = 0, ngone = 0;
+	struct verdict_gone gone_arg;
 	char who[2 * CLOCKS_NAME_MAX + 2], at[48], times[32], prefix[INET_ADDRSTRLEN],
 	    fvia[INET_ADDRSTRLEN];
 
@@ -558,40 +598,9 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 			continue;
 		verdict_find(sick, &nsick, h->site, h->t_ns);
 	}
-	/* a route leaves by a deletion, or (zebra, routing = bgp) by a
-	 * replacement via another next hop: the route before it, in the
-	 * same router, left */
-	for (size_t i = 0; i < in->nroutes; i++) {
-		const struct clocks_route *rt = &in->routes[i];
-		char via[INET_ADDRSTRLEN] = "no gateway";
-		struct clocks_route left = *rt;
-
-		if (rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr ||
-		    verdict_failback_route(f, rt))
-			continue;
-		for (size_t j = i; rt->replaced && j-- > 0;) {
-			const struct clocks_route *prev = &in->routes[j];
-
-			if (strcmp(prev->node, rt->node) != 0 || prev->prefixlen != rt->prefixlen ||
-			    prev->prefix.s_addr != rt->prefix.s_addr)
-				continue;
-			if (!prev->deleted && (!rt->has_via || !prev->has_via ||
-					       rt->via.s_addr != prev->via.s_addr)) {
-				left = *prev;
-				left.deleted = 1;
-				left.t_ns = rt->t_ns;
-			}
-			break;
-		}
-		if (!left.deleted || !verdict_measured(in, left.t_ns) ||
-		    (left.has_via && left.via.s_addr == f->via.s_addr && left.t_ns >= f->t0_ns) ||
-		    (left.has_via && verdict_hit_via(in, left.via, left.t_ns)) ||
-		    verdict_failed_route(f, &left))
-			continue;
-		if (left.has_via)
-			inet_ntop(AF_INET, &left.via, via, sizeof(via));
-		verdict_find(gone, &ngone, via, left.t_ns);
-	}
+	gone_arg.gone = gone;
+	gone_arg.n = &ngone;
+	clocks_fib_left(in, verdict_route_left, &gone_arg);
 	for (int i = 0; i < ndead; i++) {
 		char *site = strchr(dead[i].who, '|');
 
@@ -623,7 +632,8 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 						   : "though it is not the failing site's link");
 }
 
-/* verdict_capture: is there a capture (of a site or of queries) labelled
+/* verdict_capture: is there a capture (of a site, of queries or of a
+ * router link) labelled
  * label? Its packet records and whether it was cut short, if so. */
 static int verdict_capture(const struct clocks_input *in, const char *label, size_t *records,
 			   int *truncated)
@@ -639,6 +649,13 @@ static int verdict_capture(const struct clocks_input *in, const char *label, siz
 		if (strcmp(in->qcaptures[i].label, label) == 0) {
 			*records = in->qcaptures[i].records;
 			*truncated = in->qcaptures[i].truncated;
+			return 1;
+		}
+	}
+	for (size_t i = 0; i < in->nlcaptures; i++) {
+		if (strcmp(in->lcaptures[i].label, label) == 0) {
+			*records = in->lcaptures[i].records;
+			*truncated = in->lcaptures[i].truncated;
 			return 1;
 		}
 	}

@@ -1,6 +1,9 @@
 /*
- * collector: packet captures of the router-to-site links and a route
- * monitor, in one namespace, in one epoll loop (docs/agents.md).
+ * collector: packet captures of the router-to-site links (-c, the request
+ * filter), of the router-to-router links (-b, BGP: TCP port 179) and a
+ * route monitor, in one namespace, in one epoll loop (docs/agents.md). The
+ * route monitor starts with what the FIB holds (op "present"), then every
+ * change; with -P and no capture it runs alone (a router without sites).
  *
  * Every capture and the route monitor are handlers of one lib/loop.h loop.
  * On SIGTERM or SIGINT the collector keeps reading for COLLECTOR_DRAIN_NS
@@ -52,6 +55,11 @@
 #define COLLECTOR_BATCH 8192
 #define COLLECTOR_DRAIN_NS (10 * CAPTURE_TIMEOUT_MS * NSEC_PER_MSEC)
 #define COLLECTOR_DEFAULT_FILTER "udp dst port 7000"
+/* the router-to-router links: BGP only (the requests that cross them are
+ * counted on the site links) */
+#define COLLECTOR_BGP_FILTER "tcp port 179"
+/* and whole: an UPDATE is up to 4096 bytes (65535 with RFC 8654) */
+#define COLLECTOR_BGP_SNAPLEN 65535
 /* disk kept for the event file and the log, so that a full disk can still
  * be reported in them (the captures are usually what fills it) */
 #define COLLECTOR_RESERVE (64 << 10)
@@ -64,10 +72,11 @@
 struct collector_link {
 	char iface[IF_NAMESIZE];
 	char label[COLLECTOR_LABEL_MAX + 1];
+	int bgp; /* -b: a router link, captured with the BGP filter */
 	struct capture *cap;
 	struct loop_handler h;
-	int failed;	  /* a read error: no longer watched */
-	int write_failed; /* its file's error has been reported */
+	int failed;	    /* a read error: no longer watched */
+	int write_failed;   /* its file's error has been reported */
 	uint64_t published; /* packets at the last capture_progress */
 	struct collector *col;
 };
@@ -81,14 +90,15 @@ struct collector {
 	int has_prefix;
 	struct in_addr prefix;
 	int prefixlen;
+	const char *filter, *bgp_filter; /* of the -c captures, of the -b ones */
 	int draining;
 	struct loop_handler sig, rtmon_h, drain_timer, flush_timer, progress_timer;
 	int overruns;
 };
 
 #define COLLECTOR_USAGE                                                                            \
-	"usage: collector -o DIR -c IFACE=LABEL [-c ...] [-n NODE] [-e FILE] [-f FILTER]\n"        \
-	"                 [-B BYTES] [-s SNAPLEN] [-P PREFIX] [-v] [-h]\n"
+	"usage: collector -o DIR [-c IFACE=LABEL ...] [-b IFACE=LABEL ...] [-n NODE] [-e FILE]\n"  \
+	"                 [-f FILTER] [-F FILTER] [-B BYTES] [-s SNAPLEN] [-P PREFIX] [-v] [-h]\n"
 
 static void __attribute__((noreturn)) collector_usage(FILE *fp, int rc)
 {
@@ -96,15 +106,19 @@ static void __attribute__((noreturn)) collector_usage(FILE *fp, int rc)
 		COLLECTOR_USAGE
 		"  -o DIR          where capture-LABEL.pcap files are written\n"
 		"  -c IFACE=LABEL  capture IFACE into DIR/capture-LABEL.pcap (repeatable)\n"
-		"  -f FILTER       BPF filter (default \"%s\")\n"
+		"  -b IFACE=LABEL  capture IFACE with the -F filter, whole packets (a\n"
+		"                  router-to-router link: its BGP)\n"
+		"  -f FILTER       BPF filter of the -c captures (default \"%s\")\n"
+		"  -F FILTER       BPF filter of the -b captures (default \"%s\")\n"
 		"  -B BYTES        kernel buffer per capture, e.g. 64M (default 64M)\n"
 		"  -s SNAPLEN      bytes kept of each packet (default %d)\n"
-		"  -P PREFIX       route events only for this prefix, e.g. 198.19.0.1/32\n"
+		"  -P PREFIX       route events only for this prefix, e.g. 198.19.0.1/32;\n"
+		"                  with -P, no capture is needed: a route monitor alone\n"
 		"  -n NODE         lab node, written into every event (default: collector)\n"
 		"  -e FILE         JSON Lines event file (default: standard output)\n"
 		"  -v              debug logging\n"
 		"  -h              this help\n",
-		COLLECTOR_DEFAULT_FILTER, CAPTURE_SNAPLEN_DEFAULT);
+		COLLECTOR_DEFAULT_FILTER, COLLECTOR_BGP_FILTER, CAPTURE_SNAPLEN_DEFAULT);
 	exit(rc);
 }
 
@@ -157,8 +171,8 @@ static int collector_valid_label(const char *s)
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
-/* collector_add_link: one -c IFACE=LABEL. */
-static int collector_add_link(struct collector *col, const char *arg)
+/* collector_add_link: one -c IFACE=LABEL, or -b (bgp). */
+static int collector_add_link(struct collector *col, const char *arg, int bgp)
 {
 	const char *eq = strchr(arg, '=');
 	struct collector_link *l;
@@ -183,8 +197,27 @@ static int collector_add_link(struct collector *col, const char *arg)
 	memcpy(l->iface, arg, ilen);
 	l->iface[ilen] = '\0';
 	snprintf(l->label, sizeof(l->label), "%s", eq + 1);
+	l->bgp = bgp;
 	l->col = col;
 	return 0;
+}
+
+/* collector_nexthops: a multipath route's next hops, [{via, dev}] */
+static json_t *collector_nexthops(const struct rtmon_route *r)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; a && i < r->nnh; i++) {
+		char via[INET_ADDRSTRLEN], dev[IF_NAMESIZE];
+
+		inet_ntop(AF_INET, &r->nh[i].gateway, via, sizeof(via));
+		if (r->nh[i].oif == 0 || if_indextoname((unsigned)r->nh[i].oif, dev) == NULL)
+			dev[0] = '\0';
+		json_array_append_new(a, json_pack("{s:s?, s:s?}", "via",
+						   r->nh[i].has_gateway ? via : NULL, "dev",
+						   dev[0] ? dev : NULL));
+	}
+	return a;
 }
 
 static void collector_route(const struct rtmon_route *r, void *arg)
@@ -203,13 +236,20 @@ static void collector_route(const struct rtmon_route *r, void *arg)
 	inet_ntop(AF_INET, &r->gateway, via, sizeof(via));
 	if (r->oif == 0 || if_indextoname((unsigned)r->oif, dev) == NULL)
 		dev[0] = '\0';
-	event_emit_at(col->ev, r->t_ns, name, "{s:s, s:s?, s:I, s:i, s:i, s:s, s:s?, s:b, s:b}",
-		      "prefix", prefix, "via", r->has_gateway ? via : NULL, "metric",
-		      (json_int_t)r->metric, "protocol", (int)r->protocol, "table", (int)r->table,
-		      "type", rtmon_type_name(r->type), "dev", dev[0] ? dev : NULL, "multipath",
-		      r->multipath, "replace", r->replace);
-	log_debug("%s %s via %s metric %u proto %d", name, prefix, r->has_gateway ? via : "-",
-		  r->metric, r->protocol);
+	/* via and dev: the (first) next hop; nexthops: all of a multipath
+	 * route's, in one event, so that one route change is one event */
+	event_emit_at(col->ev, r->t_ns, name,
+		      "{s:s, s:s, s:b, s:s?, s:I, s:i, s:i, s:s, s:s?, s:b, s:o?, s:o?}", "prefix",
+		      prefix, "op", rtmon_op_name(r->op), "replace", r->op == RTMON_REPLACE, "via",
+		      r->has_gateway ? via : NULL, "metric", (json_int_t)r->metric, "protocol",
+		      (int)r->protocol, "table", (int)r->table, "type", rtmon_type_name(r->type),
+		      "dev", dev[0] ? dev : NULL, "multipath", r->multipath, "nexthops",
+		      r->multipath ? collector_nexthops(r) : NULL, "nhid",
+		      r->nhid ? json_integer(r->nhid) : NULL);
+	if (r->nnh_total > r->nnh)
+		log_warnx("%s: %d next hops, the first %d recorded", prefix, r->nnh_total, r->nnh);
+	log_debug("%s %s %s via %s metric %u proto %d", name, rtmon_op_name(r->op), prefix,
+		  r->has_gateway ? via : "-", r->metric, r->protocol);
 }
 
 static void collector_rtmon_read(struct collector *col)
@@ -385,12 +425,17 @@ static void collector_signal_cb(struct loop *loop, int fd, uint32_t events, void
 
 static int collector_start(struct collector *col, struct capture_config *cfg)
 {
+	const int snaplen = cfg->snaplen;
+
 	col->rtmon = rtmon_open(collector_route, col);
 	if (col->rtmon == NULL || loop_add(col->loop, &col->rtmon_h, rtmon_fd(col->rtmon), EPOLLIN,
 					   collector_rtmon_cb, col) == -1) {
 		log_warnx("cannot start the route monitor");
 		return -1;
 	}
+	/* what the FIB holds already, then every change */
+	if (rtmon_dump(col->rtmon) == -1)
+		return -1;
 	/* the route monitor is listening before the first capture_ready */
 	for (int i = 0; i < col->nlinks; i++) {
 		struct collector_link *l = &col->links[i];
@@ -399,6 +444,8 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 
 		cfg->iface = l->iface;
 		cfg->label = l->label;
+		cfg->filter = l->bgp ? col->bgp_filter : col->filter;
+		cfg->snaplen = l->bgp ? COLLECTOR_BGP_SNAPLEN : snaplen;
 		l->cap = capture_open(cfg, &err);
 		if (l->cap == NULL) {
 			char path[PATH_MAX];
@@ -499,7 +546,9 @@ int main(int argc, char *argv[])
 	const char *errstr;
 
 	log_init("collector", 0);
-	while ((ch = getopt(argc, argv, ":n:e:o:c:f:B:s:P:vh")) != -1) {
+	col.filter = COLLECTOR_DEFAULT_FILTER;
+	col.bgp_filter = COLLECTOR_BGP_FILTER;
+	while ((ch = getopt(argc, argv, ":n:e:o:c:b:f:F:B:s:P:vh")) != -1) {
 		switch (ch) {
 		case 'n':
 			node = optarg;
@@ -511,11 +560,15 @@ int main(int argc, char *argv[])
 			cfg.dir = optarg;
 			break;
 		case 'c':
-			if (collector_add_link(&col, optarg) == -1)
+		case 'b':
+			if (collector_add_link(&col, optarg, ch == 'b') == -1)
 				return 1;
 			break;
 		case 'f':
-			cfg.filter = optarg;
+			col.filter = optarg;
+			break;
+		case 'F':
+			col.bgp_filter = optarg;
 			break;
 		case 'B':
 			if (collector_parse_size(optarg, &cfg.buffer_bytes) == -1)
@@ -542,7 +595,8 @@ int main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		fatalx("unexpected argument '%s'; -h for help", argv[optind]);
-	if (cfg.dir == NULL || col.nlinks == 0)
+	/* nothing to capture is fine for a route monitor (-P) alone */
+	if (cfg.dir == NULL || (col.nlinks == 0 && prefix == NULL))
 		collector_usage(stderr, 1);
 	log_init("collector", verbose);
 	if (prefix) {

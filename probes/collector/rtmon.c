@@ -16,8 +16,12 @@
 #define RTMON_SOCKBUF (8 << 20)
 #define RTMON_MSGBUF 65536
 
+/* the sequence number of our dump request: its replies carry it */
+#define RTMON_DUMP_SEQ 0x5eed
+
 struct rtmon {
 	int fd;
+	uint32_t portid; /* our netlink address, for telling our dump's replies */
 	rtmon_cb cb;
 	void *arg;
 	/* netlink messages are 4-byte aligned; keep the buffer so */
@@ -46,6 +50,23 @@ const char *rtmon_type_name(uint8_t type)
 	return "other";
 }
 
+const char *rtmon_op_name(enum rtmon_op op)
+{
+	switch (op) {
+	case RTMON_ADD:
+		return "add";
+	case RTMON_REPLACE:
+		return "replace";
+	case RTMON_APPEND:
+		return "append";
+	case RTMON_DEL:
+		return "del";
+	case RTMON_PRESENT:
+		return "present";
+	}
+	return "other";
+}
+
 struct rtmon *rtmon_open(rtmon_cb cb, void *arg)
 {
 	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = RTMGRP_IPV4_ROUTE};
@@ -70,6 +91,16 @@ struct rtmon *rtmon_open(rtmon_cb cb, void *arg)
 		log_warn("%s: netlink bind", __func__);
 		goto fail;
 	}
+	{
+		struct sockaddr_nl me;
+		socklen_t len = sizeof(me);
+
+		if (getsockname(m->fd, (struct sockaddr *)&me, &len) == -1) {
+			log_warn("%s: netlink getsockname", __func__);
+			goto fail;
+		}
+		m->portid = me.nl_pid;
+	}
 	return m;
 fail:
 	rtmon_close(m);
@@ -88,6 +119,28 @@ void rtmon_close(struct rtmon *m)
 int rtmon_fd(const struct rtmon *m)
 {
 	return m->fd;
+}
+
+int rtmon_dump(struct rtmon *m)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct rtmsg rtm;
+	} req;
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
+
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = NLMSG_LENGTH(sizeof(req.rtm));
+	req.nlh.nlmsg_type = RTM_GETROUTE;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nlh.nlmsg_seq = RTMON_DUMP_SEQ;
+	req.nlh.nlmsg_pid = m->portid;
+	req.rtm.rtm_family = AF_INET;
+	if (sendto(m->fd, &req, req.nlh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
+		log_warn("%s: netlink route dump", __func__);
+		return -1;
+	}
+	return 0;
 }
 
 /* rtmon_addr: a 4-byte address attribute; anything else is ignored. */
@@ -109,27 +162,37 @@ static uint32_t rtmon_u32(const struct rtattr *rta, uint32_t dflt)
 	return v;
 }
 
-/* rtmon_multipath: one callback per next hop of an RTA_MULTIPATH. */
-static void rtmon_multipath(struct rtmon *m, const struct rtmon_route *base,
-			    const struct rtattr *mp)
+/* rtmon_multipath: the next hops of an RTA_MULTIPATH into r->nh */
+static void rtmon_multipath(struct rtmon_route *r, const struct rtattr *mp)
 {
 	const struct rtnexthop *nh = RTA_DATA(mp);
 	int len = (int)RTA_PAYLOAD(mp);
 
+	r->multipath = 1;
+	r->nnh = r->nnh_total = 0;
 	while (len >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) && nh->rtnh_len <= len) {
-		struct rtmon_route r = *base;
 		const struct rtattr *rta = RTNH_DATA(nh);
 		int alen = nh->rtnh_len - (int)RTNH_LENGTH(0);
 
-		r.multipath = 1;
-		r.oif = nh->rtnh_ifindex;
-		r.has_gateway = 0;
-		for (; RTA_OK(rta, alen); rta = RTA_NEXT(rta, alen))
-			if (rta->rta_type == RTA_GATEWAY && rtmon_addr(rta, &r.gateway) == 0)
-				r.has_gateway = 1;
-		m->cb(&r, m->arg);
+		if (r->nnh < RTMON_MAX_NEXTHOPS) {
+			struct rtmon_nexthop *h = &r->nh[r->nnh++];
+
+			h->oif = nh->rtnh_ifindex;
+			h->has_gateway = 0;
+			for (; RTA_OK(rta, alen); rta = RTA_NEXT(rta, alen))
+				if (rta->rta_type == RTA_GATEWAY &&
+				    rtmon_addr(rta, &h->gateway) == 0)
+					h->has_gateway = 1;
+		}
+		r->nnh_total++;
 		len -= RTNH_ALIGN(nh->rtnh_len);
 		nh = RTNH_NEXT(nh);
+	}
+	/* the first next hop is also the route's own */
+	if (r->nnh > 0) {
+		r->has_gateway = r->nh[0].has_gateway;
+		r->gateway = r->nh[0].gateway;
+		r->oif = r->nh[0].oif;
 	}
 }
 
@@ -148,7 +211,17 @@ static void rtmon_route(struct rtmon *m, const struct nlmsghdr *nlh, int64_t t_n
 	memset(&r, 0, sizeof(r));
 	r.t_ns = t_ns;
 	r.deleted = nlh->nlmsg_type == RTM_DELROUTE;
-	r.replace = !r.deleted && (nlh->nlmsg_flags & NLM_F_REPLACE) != 0;
+	if (r.deleted)
+		r.op = RTMON_DEL;
+	else if ((nlh->nlmsg_flags & NLM_F_MULTI) && nlh->nlmsg_seq == RTMON_DUMP_SEQ &&
+		 nlh->nlmsg_pid == m->portid)
+		r.op = RTMON_PRESENT; /* a reply to our dump */
+	else if (nlh->nlmsg_flags & NLM_F_REPLACE)
+		r.op = RTMON_REPLACE;
+	else if (nlh->nlmsg_flags & NLM_F_APPEND)
+		r.op = RTMON_APPEND;
+	else
+		r.op = RTMON_ADD;
 	r.dst_len = rtm->rtm_dst_len;
 	r.table = rtm->rtm_table;
 	r.protocol = rtm->rtm_protocol;
@@ -174,12 +247,20 @@ static void rtmon_route(struct rtmon *m, const struct nlmsghdr *nlh, int64_t t_n
 		case RTA_MULTIPATH:
 			mp = rta;
 			break;
+		case RTA_NH_ID:
+			r.nhid = rtmon_u32(rta, 0);
+			break;
 		}
 	}
-	if (mp)
-		rtmon_multipath(m, &r, mp);
-	else
-		m->cb(&r, m->arg);
+	if (mp) {
+		rtmon_multipath(&r, mp);
+	} else {
+		r.nnh = r.nnh_total = 1;
+		r.nh[0].has_gateway = r.has_gateway;
+		r.nh[0].gateway = r.gateway;
+		r.nh[0].oif = r.oif;
+	}
+	m->cb(&r, m->arg);
 }
 
 int rtmon_read(struct rtmon *m)

@@ -4,9 +4,13 @@
  * to RTNLGRP_IPV4_ROUTE.
  *
  * Each RTM_NEWROUTE / RTM_DELROUTE becomes one struct rtmon_route handed to
- * a callback, one per next hop for a multipath route. Which routes matter
- * (table, prefix) is the caller's business; this file only speaks netlink
- * (docs/style.md: kernel-facing code in its own file, as agents/routed/kroute.c).
+ * a callback, with every next hop of a multipath route (ECMP). What the
+ * kernel did is its op: a new route, one replacing the route of the same
+ * key (NLM_F_REPLACE: what a routing daemon does when a path changes), a
+ * deletion; rtmon_dump() adds the routes already in the FIB, "present".
+ * Which routes matter (table, prefix) is the caller's business; this file
+ * only speaks netlink (docs/style.md: kernel-facing code in its own file,
+ * as agents/routed/kroute.c).
  *
  * If the kernel drops notifications because the socket buffer overflowed
  * (ENOBUFS), rtmon_read() says so: the caller cannot know what it missed,
@@ -20,9 +24,26 @@
 
 struct rtmon;
 
+#define RTMON_MAX_NEXTHOPS 16
+
+enum rtmon_op {
+	RTMON_ADD,     /* RTM_NEWROUTE */
+	RTMON_REPLACE, /* RTM_NEWROUTE with NLM_F_REPLACE */
+	RTMON_APPEND,  /* RTM_NEWROUTE with NLM_F_APPEND */
+	RTMON_DEL,     /* RTM_DELROUTE */
+	RTMON_PRESENT, /* in the FIB when rtmon_dump() asked */
+};
+
+struct rtmon_nexthop {
+	int has_gateway;
+	struct in_addr gateway;
+	int oif;
+};
+
 struct rtmon_route {
 	int64_t t_ns; /* CLOCK_REALTIME when the notification was read */
 	int deleted;  /* RTM_DELROUTE */
+	enum rtmon_op op;
 	struct in_addr dst;
 	int dst_len;
 	int has_gateway;
@@ -32,10 +53,12 @@ struct rtmon_route {
 	uint32_t table;
 	uint8_t protocol; /* RTPROT_*; KROUTE_PROTO (252) for routed's */
 	uint8_t type;	  /* RTN_* */
-	int multipath;	  /* one of several next hops of one route */
-	int replace;	  /* an RTM_NEWROUTE that replaced a route (NLM_F_REPLACE):
-			   * zebra moves a route to a new next hop so, without
-			   * an RTM_DELROUTE of the old one */
+	uint32_t nhid;	  /* RTA_NH_ID: a nexthop object's id (FRR's zebra); 0 none */
+	int multipath;	  /* RTA_MULTIPATH: nh[] holds its next hops */
+	/* every next hop: the one above alone, or a multipath route's (the
+	 * first RTMON_MAX_NEXTHOPS; nnh_total says how many there were) */
+	int nnh, nnh_total;
+	struct rtmon_nexthop nh[RTMON_MAX_NEXTHOPS];
 };
 
 typedef void (*rtmon_cb)(const struct rtmon_route *route, void *arg);
@@ -46,6 +69,14 @@ struct rtmon *rtmon_open(rtmon_cb cb, void *arg);
 void rtmon_close(struct rtmon *m);
 
 int rtmon_fd(const struct rtmon *m);
+
+/* rtmon_dump: ask the kernel for every IPv4 route; they come back through
+ * rtmon_read() as op RTMON_PRESENT, so a monitor started after a route was
+ * installed still knows it. 0, or -1 (logged). */
+int rtmon_dump(struct rtmon *m);
+
+/* rtmon_op_name: "add", "replace", "append", "del", "present" */
+const char *rtmon_op_name(enum rtmon_op op);
 
 /* rtmon_read: read every pending notification, calling cb for each route.
  * Returns 0, 1 if the kernel reported lost notifications (ENOBUFS), or -1

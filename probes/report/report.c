@@ -112,6 +112,17 @@ static void report_summary(const struct report *r, FILE *out)
 	report_budget_table(r, &t);
 	texttable_print(&t, out, 0);
 	texttable_free(&t);
+	if (report_has_fib(r) && report_present(r, 0)) {
+		fprintf(out, "\nFIB: each router's route to the service after t0\n");
+		report_fib_table(r, &t);
+		texttable_print(&t, out, 0);
+		texttable_free(&t);
+		report_fib_summary(r, out);
+		fprintf(out, "\ncatchments: the site that answered each anycast client\n");
+		report_catch_table(r, &t);
+		texttable_print(&t, out, 0);
+		texttable_free(&t);
+	}
 	fprintf(out,
 		"\ndecay: share of each scheme's requests sent to %s, in the %s bucket "
 		"ending at each time\n",

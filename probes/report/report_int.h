@@ -42,6 +42,13 @@ struct report {
 void report_budget_table(const struct report *r, struct texttable *t);
 void report_decay_table(const struct report *r, struct texttable *t);
 void report_upstream_table(const struct report *r, struct texttable *t);
+/* The routing tables (report_fib.c): per router, its FIB's route to the
+ * service after t0; per anycast client, its catchment. report_has_fib: the
+ * run has route events of the service prefix. */
+int report_has_fib(const struct report *r);
+void report_fib_table(const struct report *r, struct texttable *t);
+void report_fib_summary(const struct report *r, FILE *out);
+void report_catch_table(const struct report *r, struct texttable *t);
 /* report_budget_why: a paragraph on why the window and the equivalent
  * downtime differ, with this run's numbers */
 void report_budget_why(const struct report *r, FILE *out);

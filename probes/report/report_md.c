@@ -110,6 +110,27 @@ static void md_budget(const struct report *r, FILE *fp)
 	fputc('\n', fp);
 }
 
+static void md_routing(const struct report *r, FILE *fp)
+{
+	if (!report_has_fib(r) || !report_present(r, 0))
+		return;
+	fprintf(fp, "## Routing\n\n"
+		    "Each router's route to the service after t0, from its collector's route "
+		    "events (`*.collector.events.jsonl`): its changes (path changes: those that "
+		    "changed the route used), the first and the final one in seconds after t0, "
+		    "and the route used before t0 and after, with the site its next hop leads "
+		    "to (docs/clocks.md, \"FIB clocks\").\n");
+	md_table(fp, report_fib_table, r);
+	report_fib_summary(r, fp);
+	fprintf(fp,
+		"\n### Catchments\n\n"
+		"The site that answered most of each anycast client's last %d requests sent "
+		"before t0, and of those sent after the last FIB change (docs/clocks.md, "
+		"\"Catchments\").\n",
+		CLOCKS_CATCH_LAST);
+	md_table(fp, report_catch_table, r);
+}
+
 static void md_decay(const struct report *r, FILE *fp)
 {
 	const struct clocks_decay *d = &r->decay;
@@ -230,6 +251,7 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 	md_banner(r, fp);
 	md_head(r, fp);
 	md_budget(r, fp);
+	md_routing(r, fp);
 	md_decay(r, fp);
 	md_upstream(r, fp);
 	md_params(r, fp);

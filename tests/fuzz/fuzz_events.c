@@ -2,8 +2,9 @@
  * libFuzzer target: the clocks' events reader (probes/clocks/
  * clocks_events.c) on one JSON Lines file, read as the events of each
  * agent whose events the clocks use (steerlab's lab.events.jsonl, prober,
- * collector, authd, routed, client). A failure must name the file
- * ("PATH:LINE: ..." or "PATH: ...").
+ * collector, authd, routed, client), then the FIB clocks and the catchments
+ * of what was read. A failure must name the file ("PATH:LINE: ..." or
+ * "PATH: ...").
  *
  *   make fuzz-run-events   # from tests/fuzz/corpus/events/
  */
@@ -17,8 +18,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const agents[] = {"steerlab", "prober", "collector-dns",
+	static const char *const agents[] = {"steerlab", "prober", "collector", "collector-dns",
 					     "authd",	 "routed", "client1"};
+	static struct clocks_fib fib;
+	static struct clocks_catchments cs;
 	struct clocks_input in;
 	char err[512];
 
@@ -36,6 +39,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 		fclose(fp);
+		/* whatever was read: the FIB replay and the catchments on it */
+		clocks_fib(&in, &fib);
+		clocks_catchments(&in, &fib, &cs);
 		clocks_input_free(&in);
 	}
 	return 0;

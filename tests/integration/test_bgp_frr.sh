@@ -5,7 +5,8 @@
 # behind; a run is valid, the router's route to the service is bgpd's
 # (proto bgp) before t0 and moves to site b after the kill; the same
 # topology with routing = static gives the baseline; with two routers
-# (topology/two-routers.ini) the withdrawal crosses an AS; vtysh, as the docs say,
+# (topology/two-routers.ini) the withdrawal crosses an AS (the FIB clocks and
+# catchments say so, the router link's capture shows the UPDATEs); vtysh, as the docs say,
 # reaches the daemons of an `up` lab, bfdd's sessions among them; after
 # `down` no FRR process, socket, pid file or namespace remains; a bgpd that
 # dies mid-run makes the run invalid (exit status 3, agent_exited), and its
@@ -97,6 +98,29 @@ r2=$(jq -r --argjson t0 "$t0" 'select((.event == "route_added" or .event == "rou
 [ -z "$r2" ] || fail "two routers: r2's route changed after t0: $r2"
 echo "ok: two routers: r1 moved from a to r2 (b) by BGP, r2 kept b; window" \
 	"$(json "$out/two/clocks.json" .schemes.anycast.window_s) s"
+# the same in the FIB clocks and the catchments (docs/clocks.md), and the
+# BGP of the router link in its capture, as tshark decodes it
+fib=.schemes.anycast.fib
+clocks=$out/two/clocks.json
+got=$(json "$clocks" "$fib.routers.r1 | [.changes > 0, .first_s > 0, .before.site, .after.site, .after.protocol] | join(\" \")")
+[ "$got" = "true true a b 186" ] || fail "two routers: r1's FIB clocks: $(json "$clocks" "$fib.routers.r1")"
+got=$(json "$clocks" "$fib.routers.r2 | [.changes, .before.site, .after.site] | join(\" \")")
+[ "$got" = "0 b b" ] || fail "two routers: r2's FIB clocks: $(json "$clocks" "$fib.routers.r2")"
+[ "$(json "$clocks" "$fib.convergence_s")" = "$(json "$clocks" "$fib.routers.r1.final_s")" ] ||
+	fail "two routers: convergence is not r1's final change"
+for want in "1 a b" "2 b b"; do
+	set -- $want
+	got=$(json "$clocks" ".schemes.anycast.catchments[\"$1\"] | [.before.site, .after.site] | join(\" \")")
+	[ "$got" = "$2 $3" ] || fail "two routers: catchment of client $1: '$got', expected '$2 $3'"
+done
+link=$out/two/capture-link-r1-r2.pcap
+types=$(tshark -r "$link" -Y bgp -T fields -e bgp.type 2>/dev/null | tr ',' '\n' | sort -u | tr '\n' ' ')
+[ "$types" = "1 2 4 " ] || fail "two routers: BGP message types in $link: '$types', expected OPEN, UPDATE, KEEPALIVE"
+t0s=$((t0 / 1000000000)).$(printf %09d $((t0 % 1000000000)))
+assert_ge "$(tshark -r "$link" -Y "bgp.type == 2 && frame.time_epoch > $t0s" 2>/dev/null | wc -l)" 1 \
+	"UPDATEs on the router link after t0"
+echo "ok: two routers: FIB clocks r1 a -> b at $(json "$clocks" "$fib.routers.r1.first_s") s, r2 b;" \
+	"catchments c1 a -> b, c2 b; tshark shows the sessions' OPEN, UPDATEs (after t0 too), KEEPALIVEs"
 
 # up (with BFD: bfdd runs too): the documented vtysh command reaches the
 # router's daemons

@@ -4,7 +4,9 @@
 # router's route to each site; the run is valid; before t0 each client's
 # anycast requests reach the site of its own router (client side and in the
 # captures), after site a fails every request goes to b, c1's through r2;
-# nothing of the lab remains. And `check` refuses a disconnected graph and
+# both routers' FIB clocks are after t0, convergence is the last final
+# change, the catchments are c1 a -> b and c2 b -> b (clocks.json, report.md);
+# tshark reads the router link's capture; nothing of the lab remains. And `check` refuses a disconnected graph and
 # a duplicate link at their lines, leaving nothing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -107,5 +109,56 @@ assert_gt "$(cap b 2 0 "$t0")" 1500 "capture-b: c2's requests before t0"
 assert_eq "$(cap b 1 0 "$t0")" 0 "capture-b: c1's requests before t0"
 assert_eq "$(cap a 1 "$t1" 9e18)" 0 "capture-a: c1's requests after t0 + 1 s"
 assert_gt "$(cap b 1 "$t1" 9e18)" 2500 "capture-b: c1's requests after t0 + 1 s"
+
+# the FIB clocks: every router's route to the service changed after t0, r1's
+# from a to b (through r2), r2's stayed b; convergence is the last final
+# change; the catchments: c1 a then b, c2 b throughout
+fib=.schemes.anycast.fib
+for r in r1 r2; do
+	assert_ge "$(json "$clocks" "$fib.routers.$r.changes")" 1 "$r's FIB changes after t0"
+	assert_gt "$(json "$clocks" "$fib.routers.$r.first_s")" 0 "$r's first FIB change after t0"
+	assert_ge "$(json "$clocks" "$fib.routers.$r.final_s")" \
+		"$(json "$clocks" "$fib.routers.$r.first_s")" "$r's final change after its first"
+	assert_ge "$(json "$clocks" "$fib.convergence_s")" "$(json "$clocks" "$fib.routers.$r.final_s")" \
+		"convergence after $r's final change"
+	[ "$(json "$clocks" "$fib.routers.$r.after.protocol")" = 252 ] || fail "$r's route is not routed's"
+done
+[ "$(json "$clocks" "$fib.routers | keys | join(\" \")")" = "r1 r2" ] ||
+	fail "FIB clocks of routers $(json "$clocks" "$fib.routers | keys")"
+conv=$(json "$clocks" "$fib.convergence_s")
+[ "$conv" = "$(json "$clocks" "[$fib.routers[].final_s] | max")" ] ||
+	fail "convergence $conv is not the last router's final change"
+[ "$(json "$clocks" "$fib.last_s")" = "$conv" ] || fail "last FIB change != convergence"
+assert_le "$(json "$clocks" "$fib.first_s")" "$conv" "first FIB change before convergence"
+assert_eq "$(json "$clocks" "$fib.routers_changed")" 2 "routers whose FIB changed"
+[ "$(json "$clocks" "$fib.path_exploration | length")" = 0 ] || fail "path exploration under static routing"
+for want in "r1 before a" "r1 after b" "r2 before b" "r2 after b"; do
+	set -- $want
+	[ "$(json "$clocks" "$fib.routers.$1.$2.site")" = "$3" ] ||
+		fail "$1's route $2 t0 leads to $(json "$clocks" "$fib.routers.$1.$2.site"), not $3"
+done
+[ "$(json "$clocks" "$fib.routers.r1.after.via[0]")" = 198.18.32.2 ] || fail "r1's route after is not via r2"
+echo "ok: FIB clocks: r1 and r2 changed after t0 ($(json "$clocks" "$fib.routers.r1.first_s") s," \
+	"$(json "$clocks" "$fib.routers.r2.first_s") s), convergence $conv s; r1 a -> b through r2, r2 b"
+catch=.schemes.anycast.catchments
+for want in "1 c1 a b true" "2 c2 b b false"; do
+	set -- $want
+	got="$(json "$clocks" "$catch[\"$1\"] | [.node, .before.site, .after.site, .moved] | join(\" \")")"
+	[ "$got" = "$2 $3 $4 $5" ] || fail "catchment of client $1: '$got', expected '$2 $3 $4 $5'"
+	assert_gt "$(json "$clocks" "$catch[\"$1\"].after.of")" 1000 "client $1's replies after convergence"
+	[ "$(json "$clocks" "$catch[\"$1\"].after.replies")" = "$(json "$clocks" "$catch[\"$1\"].after.of")" ] ||
+		fail "client $1 reached another site too after convergence"
+done
+grep -q '^## Routing' "$rundir/report.md" || fail "report.md has no routing section"
+grep -qE '^\| 1 +\| c1 +\| a \(20 of 20\) +\| b \([0-9]+ of [0-9]+\) +\| +yes \|$' "$rundir/report.md" ||
+	fail "report.md has no catchment row for c1: $(grep -A6 '### Catchments' "$rundir/report.md")"
+echo "ok: catchments c1 a -> b, c2 b -> b, in clocks.json and report.md"
+
+# the router link's capture: tshark reads it; under static routing no BGP
+link=$rundir/capture-link-r1-r2.pcap
+[ -e "$link" ] || fail "no capture-link-r1-r2.pcap"
+assert_eq "$(tshark -r "$link" -Y bgp 2>/dev/null | wc -l)" 0 "BGP messages under routing = static"
+tshark -r "$link" >/dev/null 2>"$out/tshark.err" || fail "tshark cannot read $link: $(cat "$out/tshark.err")"
+echo "ok: tshark reads capture-link-r1-r2.pcap (no BGP under routing = static)"
 
 assert_no_leftovers $lab "$rundir"

@@ -1,0 +1,112 @@
+/*
+ * The FIB clocks and the catchments in clocks.json (docs/clocks.md, "FIB
+ * clocks", "Catchments"): schemes.anycast.fib and schemes.anycast.catchments.
+ */
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clocks_int.h"
+
+static json_t *clocks_fib_s(const struct clocks_input *in, int64_t at_ns)
+{
+	return at_ns == CLOCKS_NONE ? json_null()
+				    : json_real((double)(at_ns - in->failure.t0_ns) / 1e9);
+}
+
+static json_t *clocks_fib_str(const char *s)
+{
+	return s[0] ? json_string(s) : json_null();
+}
+
+/* clocks_fib_route_json: {via: [..], dev: [..], metric, protocol, site}, or
+ * null when the router had no route */
+static json_t *clocks_fib_route_json(const struct clocks_fib_route *r)
+{
+	json_t *o, *via, *dev;
+
+	if (!r->present)
+		return json_null();
+	via = json_array();
+	dev = json_array();
+	for (int i = 0; i < r->nnh; i++) {
+		char a[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &r->nh[i].via, a, sizeof(a));
+		json_array_append_new(via, r->nh[i].has_via ? json_string(a) : json_null());
+		json_array_append_new(dev, clocks_fib_str(r->nh[i].dev));
+	}
+	o = json_object();
+	json_object_set_new(o, "via", via);
+	json_object_set_new(o, "dev", dev);
+	json_object_set_new(o, "metric", json_integer(r->metric));
+	json_object_set_new(o, "protocol",
+			    r->protocol < 0 ? json_null() : json_integer(r->protocol));
+	json_object_set_new(o, "site", clocks_fib_str(r->site));
+	return o;
+}
+
+json_t *clocks_json_fib(const struct clocks_input *in, const struct clocks_fib *fib)
+{
+	json_t *o = json_object(), *routers = json_object(), *exploring = json_array();
+
+	json_object_set_new(o, "first_s", clocks_fib_s(in, fib->first_at_ns));
+	json_object_set_new(o, "first_router", clocks_fib_str(fib->first_router));
+	json_object_set_new(o, "last_s", clocks_fib_s(in, fib->last_at_ns));
+	json_object_set_new(o, "last_router", clocks_fib_str(fib->last_router));
+	/* the last router's final change: the same instant as last_s */
+	json_object_set_new(o, "convergence_s", clocks_fib_s(in, fib->last_at_ns));
+	json_object_set_new(o, "routers_changed", json_integer(fib->routers_changed));
+	for (int i = 0; i < fib->nrouters; i++) {
+		const struct clocks_router_fib *r = &fib->routers[i];
+		json_t *ro = json_object();
+
+		if (r->changes > 1)
+			json_array_append_new(exploring, json_string(r->router));
+		json_object_set_new(ro, "changes", json_integer(r->changes));
+		json_object_set_new(ro, "path_changes", json_integer(r->path_changes));
+		json_object_set_new(ro, "first_s", clocks_fib_s(in, r->first_at_ns));
+		json_object_set_new(ro, "final_s", clocks_fib_s(in, r->final_at_ns));
+		json_object_set_new(ro, "before", clocks_fib_route_json(&r->before));
+		json_object_set_new(ro, "after", clocks_fib_route_json(&r->after));
+		json_object_set_new(routers, r->router, ro);
+	}
+	json_object_set_new(o, "path_exploration", exploring);
+	json_object_set_new(o, "routers", routers);
+	json_object_set_new(o, "first_at_ns",
+			    fib->first_at_ns == CLOCKS_NONE ? json_null()
+							    : json_integer(fib->first_at_ns));
+	json_object_set_new(o, "last_at_ns",
+			    fib->last_at_ns == CLOCKS_NONE ? json_null()
+							   : json_integer(fib->last_at_ns));
+	return o;
+}
+
+static json_t *clocks_catch_side(const char *site, int64_t n, int64_t of)
+{
+	return json_pack("{s:o, s:I, s:I}", "site", clocks_fib_str(site), "replies", (json_int_t)n,
+			 "of", (json_int_t)of);
+}
+
+json_t *clocks_json_catchments(const struct clocks_catchments *cs)
+{
+	json_t *o = json_object();
+
+	for (int k = 0; k < cs->n; k++) {
+		const struct clocks_catchment *c = &cs->c[k];
+		char id[16];
+
+		snprintf(id, sizeof(id), "%u", c->client);
+		json_object_set_new(
+		    o, id,
+		    json_pack("{s:o, s:o, s:o, s:b}", "node", clocks_fib_str(c->node), "before",
+			      clocks_catch_side(c->before, c->before_n, c->before_of), "after",
+			      cs->known ? clocks_catch_side(c->after, c->after_n, c->after_of)
+					: json_null(),
+			      "moved",
+			      cs->known && c->before[0] && c->after[0] &&
+				  strcmp(c->before, c->after) != 0));
+	}
+	return o;
+}
