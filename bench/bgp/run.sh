@@ -14,6 +14,8 @@ cd "$(dirname "$0")/../.."
 sizes=${1:-10 30 60} rounds=${2:-5}
 shape=${BBGP_SHAPE:-ring} seed=${BBGP_SEED:-1} wsizes=${BBGP_WSIZES-10 30}
 lab=bbgp svc=198.19.0.1
+what=$shape
+[ "$shape" = random ] && what='random graph'
 quiet=2 # seconds without a FIB change (and every session up) that say converged
 limit=300
 [ "$(id -u)" = 0 ] || { echo "bench/bgp needs root: sudo make bench-bgp" >&2; exit 1; }
@@ -152,7 +154,7 @@ withdrawals() {
 }
 
 mkdir -p "$tmp/mon"
-echo "bench/bgp: $shape of N routers (N = $sizes), 2 sites, 1 client; routing = static, then bgp (MRAI 0, BFD 100 ms x 3)"
+echo "bench/bgp: $what of N routers (N = $sizes), 2 sites, 1 client; routing = static, then bgp (MRAI 0, BFD 100 ms x 3)"
 for n in $sizes; do
 	for routing in static bgp; do
 		bench/bgp/graph.sh "$n" "$shape" $routing "$seed" $lab >"$tmp/topo.ini"
@@ -188,19 +190,19 @@ if [ -n "$wsizes" ]; then
 fi
 
 echo
-echo "bring-up of a $shape of N routers: from \`steerlab up\` to every router's FIB converged (no change for ${quiet} s, every BGP session up)"
+echo "bring-up of a $what of N routers: from \`steerlab up\` to every router's FIB converged (no change for ${quiet} s, every BGP session up)"
 printf '%-4s %-7s %10s %15s %14s %17s %17s\n' N routing "up (s)" "converged (s)" "route changes" "RSS/router (MiB)" "PSS/router (MiB)"
 awk '{ printf "%-4d %-7s %10.2f %15.2f %14d %17.1f %17.1f\n", $1, $2, $3, $4, $5, $6, $7 }' "$tmp/bringup"
 echo "(per router: bgp = zebra + bgpd + bfdd, static = routed)"
 if [ -n "$wsizes" ]; then
 	echo
 	echo "withdrawal of the service at site a (MRAI 0, BFD on): from the address leaving a's lo to the last FIB change, median of $rounds (min-max)"
-	printf '%-28s %18s %18s %16s\n' "" "last change (ms)" "first change (ms)" "route changes"
+	printf '%-34s %18s %18s %16s\n' "" "last change (ms)" "first change (ms)" "route changes"
 	for n in $wsizes; do
 		[ -e "$tmp/w$n" ] || continue
-		printf '%-28s %18s %18s %16s\n' "lab, $shape of $n routers" \
+		printf '%-34s %18s %18s %16s\n' "lab, $what of $n routers" \
 			"$(cut -d' ' -f1 "$tmp/w$n" | median) ($(cut -d' ' -f1 "$tmp/w$n" | minmax))" \
 			"$(cut -d' ' -f2 "$tmp/w$n" | median)" "$(cut -d' ' -f3 "$tmp/w$n" | median)"
 	done
-	printf '%-28s %18s %18s %16s\n' "FRR alone, two namespaces" "$(median <"$tmp/floor") ($(minmax <"$tmp/floor"))" "-" 1
+	printf '%-34s %18s %18s %16s\n' "FRR alone, two namespaces" "$(median <"$tmp/floor") ($(minmax <"$tmp/floor"))" "-" 1
 fi
