@@ -180,6 +180,11 @@ for n in $sizes; do
 		fi
 		stop_monitors
 		bin/steerlab down $lab >/dev/null
+		# nothing of the lab's FRR left behind (steerlab down removes it)
+		awk '$4 ~ /^(zebra|bgpd|bfdd)$/ { print "/var/tmp/frr/" $4 "." $1 }' "$run/agents.tsv" |
+			while read -r d; do
+				[ ! -e "$d" ] || { echo "bench/bgp: $d remains after steerlab down" >&2; exit 1; }
+			done
 	done
 done
 
