@@ -88,7 +88,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc \
-	frr
+	frr nftables
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
@@ -339,7 +339,7 @@ FUZZ_SRC_resolverd-query := $(FUZZ_RSV_SRC)
 # as `steerlab check` loads it: authd's and resolverd's parsers check the
 # DNS sections
 FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_bgp.c topology_check.c topology_keys.c \
-	topology_paths.c topology_routers.c \
+	topology_paths.c topology_routers.c topology_events.c \
 	topology_print.c overrides.c dnsconf.c resolvconf.c) $(FUZZ_SRC_authd) \
 	$(addprefix agents/resolverd/,check.c config.c config_check.c config_keys.c)
 FUZZ_SRC_pcap := $(CLOCKS_SRC)

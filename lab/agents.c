@@ -326,6 +326,25 @@ static int lab_start_remote_prober(struct lab *lab, int n)
 	return argv_run(lab, n, "prober", "prober", &a);
 }
 
+int lab_start_node(struct lab *lab, int n)
+{
+	switch (lab->t->nodes[n].kind) {
+	case TOPO_ROUTER:
+		return lab_start_router(lab, n);
+	case TOPO_SITE:
+		return lab_start_site(lab, n);
+	case TOPO_DNS:
+		return lab_start_dns(lab, n);
+	case TOPO_PROBER:
+		return lab_start_remote_prober(lab, n);
+	case TOPO_RESOLVER:
+		return lab_start_resolver(lab, n);
+	case TOPO_CLIENT:
+		break;
+	}
+	return 0;
+}
+
 int lab_start_infra(struct lab *lab)
 {
 	const struct topology *t = lab->t;

@@ -346,8 +346,9 @@ static int lab_configure_router_links(struct kern *k, const struct topology *t, 
 	return 0;
 }
 
-/* Addresses and routes of one node, through a socket in its namespace. */
-static int lab_configure_node(struct lab *lab, int n)
+/* Addresses and routes of one node, through a socket in its namespace;
+ * again: a second time (lab_reconfigure_node), what is there is kept. */
+static int lab_configure_node(struct lab *lab, int n, int again)
 {
 	const struct topology *t = lab->t;
 	const struct topo_node *node = &t->nodes[n];
@@ -357,6 +358,8 @@ static int lab_configure_node(struct lab *lab, int n)
 
 	if (k == NULL)
 		return -1;
+	if (again)
+		kern_again(k);
 	if (kern_link_up(k, 1) == -1) /* lo */
 		goto out;
 	if (node->kind == TOPO_ROUTER) {
@@ -410,6 +413,11 @@ out:
 	return rc;
 }
 
+int lab_reconfigure_node(struct lab *lab, int n)
+{
+	return lab_configure_node(lab, n, 1);
+}
+
 int lab_up(struct lab *lab)
 {
 	const struct topology *t = lab->t;
@@ -428,7 +436,7 @@ int lab_up(struct lab *lab)
 	if ((root = kern_open(-1)) == NULL || lab_make_links(lab, root) == -1)
 		goto fail;
 	for (int n = 0; n < t->nnodes; n++)
-		if (lab_configure_node(lab, n) == -1)
+		if (lab_configure_node(lab, n, 0) == -1)
 			goto fail;
 	if (!lab->no_agents && (lab_frr_prepare(lab) == -1 || lab_start_infra(lab) == -1))
 		goto fail;

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "actions.h"
 #include "event.h"
 #include "hint.h"
 #include "netns.h"
@@ -152,11 +153,48 @@ static int inside_wait_gone(int pidfd, int64_t timeout_ns)
 	return r == 1 ? 0 : -1;
 }
 
+/* inside_lab: the lab as lab_up knew it, enough to act on node n with the
+ * timeline's actions (lab/actions.c): its topology, directories, the
+ * node's namespace if ns, and the events file */
+static void inside_lab(struct lab *l, struct event_log *ev)
+{
+	struct lab_state *s = &inside_state;
+
+	memset(l, 0, sizeof(*l));
+	l->t = &s->t;
+	for (int k = 0; k < TOPO_MAX_NODES; k++)
+		l->nsfd[k] = -1;
+	strfmt(l->rundir, sizeof(l->rundir), "%s", s->rundir);
+	strfmt(l->statedir, sizeof(l->statedir), "%s", s->dir);
+	strfmt(l->bindir, sizeof(l->bindir), "%s", s->bindir);
+	l->ev = ev;
+	l->phase = LAB_UP;
+}
+
+/* inside_event: an event of the loaded topology for a hand command
+ * (called "hand"), action on site n, undoing the event undoes (-1): the
+ * timeline's own actions apply it. Its index. */
+static int inside_event(int action, int n, int undoes)
+{
+	struct topology *t = &inside_state.t;
+	struct topo_event *e;
+
+	if (t->nevents == TOPO_MAX_EVENTS)
+		t->nevents--; /* the lab's own timeline is not run here */
+	e = &t->events[t->nevents];
+	memset(e, 0, sizeof(*e));
+	strfmt(e->name, sizeof(e->name), "hand");
+	e->action = action;
+	e->node = n;
+	e->link = e->rlink = -1;
+	e->undoes = undoes;
+	return t->nevents++;
+}
+
 int inside_fail(const char *lab, const char *site)
 {
 	struct lab_state *s = &inside_state;
-	char via[INET_ADDRSTRLEN], service[INET_ADDRSTRLEN], address[INET_ADDRSTRLEN];
-	char prefix[INET_ADDRSTRLEN + 4], path[PATH_MAX];
+	char path[PATH_MAX];
 	struct event_log *ev;
 	struct lab_agent *a;
 	int n, i;
@@ -184,24 +222,23 @@ int inside_fail(const char *lab, const char *site)
 		lab_agent_release(a);
 		return 1;
 	}
-	const struct topology *t = &s->t;
-	inet_ntop(AF_INET, &t->nodes[n].address, address, sizeof(address));
-	inet_ntop(AF_INET, &t->links[t->nodes[n].link].node_addr, via, sizeof(via));
-	inet_ntop(AF_INET, &t->service, service, sizeof(service));
-	strfmt(prefix, sizeof(prefix), "%s/32", service);
-	/* t0 before the kill, as a run stamps it (lab/run.c, run_fail) */
-	int64_t t0 = now_real_ns();
-	if (pidfd_send_signal(a->pidfd, SIGKILL, NULL, 0) == -1) {
-		fprintf(stderr, "steerlab: fail: kill sited of site %s (pid %d): %s\n", site,
-			(int)a->pid, strerror(errno));
+	/* the timeline's kill (lab/actions.c): site_failed stamped t0 before
+	 * the SIGKILL, through the pidfd that holds sited */
+	static struct lab l;
+	struct action_step step = {.event = inside_event(TOPO_A_KILL, n, -1)};
+	char said[256];
+
+	inside_lab(&l, ev);
+	l.agents[0] = *a;
+	l.agents[0].child = 0;
+	l.nagents = 1;
+	action_reset();
+	if (action_apply(&l, &step, "hand", said, sizeof(said)) == -1) {
+		fprintf(stderr, "steerlab: fail: %s\n", said);
 		lab_agent_release(a);
 		event_close(ev);
 		return 1;
 	}
-	int64_t killed = now_real_ns();
-	event_emit_at(ev, t0, "site_failed", "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:s}", "site",
-		      site, "via", via, "prefix", prefix, "address", address, "how", "sigkill",
-		      "pid", (int)a->pid, "killed_ns", (json_int_t)killed, "by", "hand");
 	event_close(ev);
 	if (inside_wait_gone(a->pidfd, LAB_GRACE_NS) == -1)
 		fprintf(stderr,
@@ -249,24 +286,22 @@ int inside_recover(const char *lab, const char *site)
 	}
 	if ((ev = inside_events("recover")) == NULL)
 		return 1;
-	/* the lab as lab_up knew it, enough to start one agent */
-	memset(&l, 0, sizeof(l));
-	l.t = &s->t;
-	for (int k = 0; k < TOPO_MAX_NODES; k++)
-		l.nsfd[k] = -1;
-	strfmt(l.rundir, sizeof(l.rundir), "%s", s->rundir);
-	strfmt(l.statedir, sizeof(l.statedir), "%s", s->dir);
-	strfmt(l.bindir, sizeof(l.bindir), "%s", s->bindir);
+	/* the timeline's recover of a kill (lab/actions.c): sited started
+	 * again with up's command line */
+	inside_lab(&l, ev);
 	if ((l.nsfd[n] = netns_open(ns)) == -1) {
 		fprintf(stderr, "steerlab: recover: namespace %s: %s\n", ns, strerror(errno));
 		goto out;
 	}
 	ready = inside_ready(site);
-	if ((i = lab_start_sited(&l, n)) == -1) {
-		fprintf(stderr,
-			"steerlab: recover: sited of site %s could not be started (above)\n", site);
+	struct action_step step = {
+	    .event = inside_event(TOPO_A_RECOVER, n, inside_event(TOPO_A_KILL, n, -1))};
+	char said[256];
+	if (action_apply(&l, &step, "hand", said, sizeof(said)) == -1) {
+		fprintf(stderr, "steerlab: recover: %s\n", said);
 		goto out;
 	}
+	i = l.nagents - 1;
 	struct lab_agent *a = &l.agents[i];
 	int64_t deadline = now_mono_ns() + INSIDE_READY_NS;
 	int ended = 0;

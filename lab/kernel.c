@@ -24,6 +24,7 @@
 
 struct kern {
 	struct nl_sock *sk;
+	int exist_ok; /* kern_again: an address or route already there is no error */
 };
 
 struct kern *kern_open(int nsfd)
@@ -120,6 +121,32 @@ int kern_link_up(struct kern *k, int ifindex)
 	return err < 0 ? -1 : 0;
 }
 
+int kern_link_set(struct kern *k, int ifindex, int up)
+{
+	struct rtnl_link *orig = rtnl_link_alloc(), *change = rtnl_link_alloc();
+	int err = -NLE_NOMEM;
+
+	if (orig && change) {
+		rtnl_link_set_ifindex(orig, ifindex);
+		if (up)
+			rtnl_link_set_flags(change, IFF_UP);
+		else
+			rtnl_link_unset_flags(change, IFF_UP);
+		err = rtnl_link_change(k->sk, orig, change, 0);
+	}
+	if (err < 0)
+		log_warnx("%s: link %d %s: %s", __func__, ifindex, up ? "up" : "down",
+			  nl_geterror(err));
+	rtnl_link_put(orig);
+	rtnl_link_put(change);
+	return err < 0 ? -1 : 0;
+}
+
+void kern_again(struct kern *k)
+{
+	k->exist_ok = 1;
+}
+
 int kern_link_forwarding(struct kern *k, int ifindex)
 {
 	struct rtnl_link *orig = rtnl_link_alloc(), *change = rtnl_link_alloc();
@@ -151,6 +178,8 @@ int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixle
 {
 	int err = nladdr_change(k->sk, ifindex, addr, prefixlen, 1);
 
+	if (err == -NLE_EXIST && k->exist_ok)
+		err = 0;
 	if (err < 0) {
 		char buf[INET_ADDRSTRLEN];
 		inet_ntop(AF_INET, &addr, buf, sizeof(buf));
@@ -186,6 +215,8 @@ int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_
 	rtnl_route_add_nexthop(route, nh);
 	nh = NULL; /* owned by the route now */
 	err = rtnl_route_add(k->sk, route, NLM_F_CREATE | NLM_F_EXCL);
+	if (err == -NLE_EXIST && k->exist_ok)
+		err = 0;
 out:
 	if (err < 0) {
 		char buf[INET_ADDRSTRLEN];

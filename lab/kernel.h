@@ -28,6 +28,16 @@ int kern_ifindex(struct kern *k, const char *name);
 /* kern_link_up: set IFF_UP on ifindex. */
 int kern_link_up(struct kern *k, int ifindex);
 
+/* kern_link_set: set (up) or clear IFF_UP on ifindex: link-down and
+ * link-up of the timeline (the kernel drops the routes through a link that
+ * goes down; kern_again lets them be added back). */
+int kern_link_set(struct kern *k, int ifindex, int up);
+
+/* kern_again: from now on, kern_addr_add and kern_route_add on k take an
+ * address or route that is already there as done (configuring a node a
+ * second time, after a link came back up). */
+void kern_again(struct kern *k);
+
 /* kern_link_forwarding: IPv4 forwarding on ifindex (the per-link
  * net.ipv4.conf.IF.forwarding, set through IFLA_AF_SPEC as libnl does). */
 int kern_link_forwarding(struct kern *k, int ifindex);

@@ -20,7 +20,7 @@
  * watched through pidfds: an agent that ends before the lab stops them is
  * reported at once, as `agent_exited` in lab.events.jsonl and a line on the
  * terminal, and counted in lab->unexpected unless the run meant it to end
- * (the failing site's sited killed at t0, a client done after its
+ * (an agent the timeline killed, lab/actions.c; a client done after its
  * duration).
  */
 #ifndef STEERLAB_LAB_H
@@ -47,7 +47,7 @@ struct lab_agent {
 	char name[16];      /* its label: sited, client, client-dns, ... */
 	int reaped;         /* it has exited (and, if our child, been waited for) */
 	int pidfd;          /* -1: none (not ours, or not opened yet) */
-	int expect_kill;    /* the failure kills it: its SIGKILL is expected */
+	int expect_kill;    /* the timeline kills it: its SIGKILL is expected */
 	int reported;       /* agent_exited written (or not to be: teardown) */
 	int child;          /* started by this process: ours to wait for */
 	int line;           /* its line in agents.tsv, for down's warnings */
@@ -109,6 +109,16 @@ int lab_start_infra(struct lab *lab);
  * lab->agents, or -1. */
 int lab_start_sited(struct lab *lab, int n);
 
+/* lab_start_node: every agent of node n but a client's, with the command
+ * lines lab_up gives them (a crashed node recovering). The lab's agents of
+ * the node are started here, so a node kind that gains agents (a BGP
+ * speaker) gains them on recovery too. 0 or -1. */
+int lab_start_node(struct lab *lab, int n);
+
+/* lab_reconfigure_node: node n's addresses and routes as lab_up set them,
+ * keeping what is still there (after one of its links came back up). */
+int lab_reconfigure_node(struct lab *lab, int n);
+
 /* lab_start_agent_as: fork, enter the node's namespace, redirect output to
  * RUNDIR/NODE.LABEL.log and exec BINDIR/PROG (PROG itself if it is an
  * absolute path: FRR's daemons) with argv. Recorded in
@@ -121,7 +131,11 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog, const char *
  * "client*": every label that begins with client). */
 void lab_signal_agents(struct lab *lab, const char *name, int sig);
 
-/* lab_kill_agent: SIGKILL agent i on purpose (the failure): its exit is
+/* lab_signal_agent: sig to agent i, through its pidfd. 0, or -1 (errno;
+ * ESRCH if it had ended). */
+int lab_signal_agent(struct lab *lab, int i, int sig);
+
+/* lab_kill_agent: SIGKILL agent i on purpose (the timeline): its exit is
  * reported as expected. 0, or -1 with errno (ESRCH: it had already ended). */
 int lab_kill_agent(struct lab *lab, int i);
 

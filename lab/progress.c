@@ -116,9 +116,10 @@ void progress_init(struct progress *p, const struct topology *t, enum progress_m
 	p->label = label;
 	p->total_ns = t->duration_ns;
 	p->fail_at_ns = t->fail_at_ns;
-	for (int n = 0; n < t->nnodes; n++)
-		if (t->nodes[n].kind == TOPO_SITE && t->nodes[n].fail)
-			strfmt(p->dead, sizeof(p->dead), "%s", t->nodes[n].name);
+	/* the timeline's first failure of a site */
+	int n = topo_first_failure(t, &p->fail_at_ns);
+	if (n >= 0)
+		strfmt(p->dead, sizeof(p->dead), "%s", t->nodes[n].name);
 }
 
 int progress_parse(const char *line, const char *dead, struct progress_sample *s)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "actions.h"
 #include "clocks.h"
 #include "event.h"
 #include "jitter.h"
@@ -30,6 +31,7 @@
 volatile sig_atomic_t run_interrupted;
 
 static struct lab run_lab;
+static struct action_step run_steps[ACTION_MAX_STEPS];
 static struct progress run_progress;
 
 const char *run_runs_dir(void)
@@ -277,95 +279,41 @@ static void run_say(const struct run_opts *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int run_find_agent(const struct lab *lab, int node, const char *name)
+/* run_timeline: every step of the timeline (steps[0..n), action_plan) at
+ * its instant from start (CLOCK_MONOTONIC), each said on the terminal ("at 3.0 s: crash site a")
+ * and written as event_applied. The steps applied into *applied. 0, or -1
+ * if the run was interrupted or a step could not be applied (said). */
+static int run_timeline(struct lab *lab, const struct run_opts *o, int64_t start,
+			const struct action_step *steps, int n, int *applied)
 {
-	for (int i = 0; i < lab->nagents; i++)
-		if (lab->agents[i].node == node && strcmp(lab->agents[i].name, name) == 0)
-			return i;
-	return -1;
-}
+	int failed = 0;
+	char said[256];
 
-/* run_fail_routes: the failing site's anycast route in every router,
- * [{router, via, metric}], as routed installs it (routing = static): the
- * clocks tell its withdrawal from that of a healthy site's route. */
-static json_t *run_fail_routes(const struct topology *t, int site)
-{
-	static struct topo_path path[TOPO_MAX_NODES];
-	json_t *routes = json_array();
-	char via[INET_ADDRSTRLEN];
+	action_reset();
+	for (int i = 0; i < n; i++) {
+		const struct action_step *s = &steps[i];
 
-	for (int r = 0; routes && r < t->nnodes; r++) {
-		struct in_addr nh;
-		const char *ifname;
-		int hops;
-
-		if (t->nodes[r].kind != TOPO_ROUTER)
-			continue;
-		topo_paths(t, r, path);
-		if ((hops = topo_route_to(t, r, path, site, &nh, &ifname)) < 0)
-			continue;
-		inet_ntop(AF_INET, &nh, via, sizeof(via));
-		json_array_append_new(
-		    routes,
-		    json_pack(
-			"{s:s, s:s, s:I}", "router", t->nodes[r].name, "via", via, "metric",
-			(json_int_t)((uint64_t)hops * TOPO_HOPS_METRIC + t->nodes[site].metric)));
+		if (run_sleep_until(lab, start + s->at_ns) == -1)
+			return -1;
+		int64_t t0 = now_real_ns();
+		if (action_apply(lab, s, "timeline", said, sizeof(said)) == -1) {
+			run_before_say();
+			log_warnx("at %.1f s: %s", (double)s->at_ns / NSEC_PER_SEC, said);
+			return -1;
+		}
+		(*applied)++;
+		if (!failed && action_sites_failed() > 0) {
+			failed = 1;
+			progress_failed(&run_progress, t0);
+		}
+		run_say(o, "at %.1f s: %s", (double)s->at_ns / NSEC_PER_SEC, said);
 	}
-	return routes;
-}
-
-/* Kill the failing site's service. t0, the site_failed event's t, is
- * stamped before kill(): no request sent before t0 can find the site
- * already dead. killed_ns is when kill() returned; offset_ns is how far
- * fail_jitter moved the failure past fail_at. */
-static int run_fail(struct lab *lab, const struct run_opts *o, int64_t offset_ns)
-{
-	const struct topology *t = lab->t;
-	char via[INET_ADDRSTRLEN], prefix[32], service[INET_ADDRSTRLEN], address[INET_ADDRSTRLEN];
-	int n = run_failing_site(t), a;
-
-	if (n < 0) {
-		log_warnx("no site has fail = yes: nothing to fail over");
-		return -1;
-	}
-	const struct topo_node *node = &t->nodes[n];
-	if ((a = run_find_agent(lab, n, "sited")) == -1) {
-		log_warnx("site %s has no sited to kill", node->name);
-		return -1;
-	}
-	inet_ntop(AF_INET, &node->address, address, sizeof(address));
-	inet_ntop(AF_INET, &t->links[node->link].node_addr, via, sizeof(via));
-	inet_ntop(AF_INET, &t->service, service, sizeof(service));
-	strfmt(prefix, sizeof(prefix), "%s/32", service);
-	lab_watch(lab, 0); /* a sited that already ended is reported as such */
-	int64_t t0 = now_real_ns();
-	if (lab_kill_agent(lab, a) == -1) {
-		if (errno == ESRCH)
-			log_warnx("sited of site %s had already ended (above): no failure to "
-				  "measure",
-				  node->name);
-		else
-			log_warn("%s: kill sited of site %s", __func__, node->name);
-		return -1;
-	}
-	int64_t killed = now_real_ns();
-	event_emit_at(lab->ev, t0, "site_failed",
-		      "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?, s:I, s:I}", "site", node->name,
-		      "via", via, "prefix", prefix, "address", address, "how", "sigkill", "pid",
-		      (int)lab->agents[a].pid, "killed_ns", (json_int_t)killed, "routes",
-		      run_fail_routes(t, n), "nominal_at_ns", (json_int_t)t->fail_at_ns,
-		      "jitter_offset_ns", (json_int_t)offset_ns);
-	progress_failed(&run_progress, t0);
-	run_say(o, "failure: killed sited at site %s (t0)", node->name);
 	return 0;
 }
 
 int run_failing_site(const struct topology *t)
 {
-	for (int n = 0; n < t->nnodes; n++)
-		if (t->nodes[n].kind == TOPO_SITE && t->nodes[n].fail)
-			return n;
-	return -1;
+	return topo_first_failure(t, NULL);
 }
 
 /* run_dir_entry: the first entry of dir but . and .., into buf; 0 if it is
@@ -422,10 +370,12 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 	int rc = 0, r;
 
 	if (run_failing_site(t) < 0) {
-		fprintf(stderr,
-			"steerlab: run: %s: no site has fail = yes: nothing to fail over (set "
-			"fail = yes in one [site] section, or --set SITE.fail=yes)\n",
-			t->path);
+		fprintf(
+		    stderr,
+		    "steerlab: run: %s: no event takes a site out: nothing to fail over (add an "
+		    "[event] that kills, crashes, freezes, drains or cuts the link of a site, "
+		    "or set fail = yes in one [site] section, or --set SITE.fail=yes)\n",
+		    t->path);
 		rc = -1;
 	}
 	lab_statedir(statedir, sizeof(statedir), t->name);
@@ -501,8 +451,8 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 {
 	struct lab *lab = &run_lab;
 	char rundir[PATH_MAX];
-	int64_t start = 0, before, stopped = 0, fail_at, offset;
-	int failed = 0, rc = -1, r;
+	int64_t start = 0, before, stopped = 0, fail_at, nominal;
+	int failed = 0, applied = 0, rc = -1, r, nsteps;
 	FILE *fp;
 
 	if (o->rundir)
@@ -517,8 +467,9 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 	/* drawn before topology.ini is written, which then reproduces the run */
 	if (run_seed(t) == -1)
 		return -1;
-	offset = jitter_offset_ns(t->fail_jitter_ns, (uint32_t)t->seed, 0);
-	fail_at = t->fail_at_ns + offset;
+	/* the timeline's steps, each event moved by its jitter */
+	nsteps = action_plan(t, run_steps, ACTION_MAX_STEPS);
+	fail_at = action_fail_at(t, run_steps, nsteps, &nominal);
 	lab->before_say = run_before_say;
 	if ((fp = lab_fopen_new(rundir, "topology.ini")) != NULL) {
 		topo_print(t, fp);
@@ -549,27 +500,33 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 		goto down;
 	start = now_mono_ns();
 	progress_traffic(&run_progress, start, lab);
-	/* fail_at_ns: when the failure is due, jitter included */
-	event_emit(lab->ev, "traffic_started", "{s:I, s:I, s:I, s:I, s:I}", "fail_at_ns",
+	/* fail_at_ns: when the first failure of a site is due, jitter
+	 * included */
+	event_emit(lab->ev, "traffic_started", "{s:I, s:I, s:I, s:I, s:I, s:i}", "fail_at_ns",
 		   (json_int_t)fail_at, "duration_ns", (json_int_t)t->duration_ns,
-		   "nominal_fail_at_ns", (json_int_t)t->fail_at_ns, "fail_jitter_ns",
-		   (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed);
+		   "nominal_fail_at_ns", (json_int_t)nominal, "fail_jitter_ns",
+		   (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed, "events",
+		   t->nevents);
 	if (t->fail_jitter_ns > 0)
 		run_say(o,
-			"traffic: clients sending for %.1f s; failure at %.3f s (fail_at %.3f s "
-			"+ %.3f s of jitter, seed %lld)",
-			(double)t->duration_ns / NSEC_PER_SEC, (double)fail_at / NSEC_PER_SEC,
-			(double)t->fail_at_ns / NSEC_PER_SEC, (double)offset / NSEC_PER_SEC,
+			"traffic: clients sending for %.1f s; %d event%s, the first failure at "
+			"%.3f s (%.3f s + %.3f s of jitter, seed %lld)",
+			(double)t->duration_ns / NSEC_PER_SEC, t->nevents,
+			t->nevents == 1 ? "" : "s", (double)fail_at / NSEC_PER_SEC,
+			(double)nominal / NSEC_PER_SEC, (double)(fail_at - nominal) / NSEC_PER_SEC,
 			(long long)t->seed);
 	else
-		run_say(o, "traffic: clients sending for %.1f s; failure at %.1f s",
-			(double)t->duration_ns / NSEC_PER_SEC, (double)fail_at / NSEC_PER_SEC);
-	if (run_sleep_until(lab, start + fail_at) == -1)
+		run_say(
+		    o,
+		    "traffic: clients sending for %.1f s; %d event%s, the first failure at %.1f s",
+		    (double)t->duration_ns / NSEC_PER_SEC, t->nevents, t->nevents == 1 ? "" : "s",
+		    (double)fail_at / NSEC_PER_SEC);
+	r = run_timeline(lab, o, start, run_steps, nsteps, &applied);
+	failed = action_sites_failed() > 0;
+	if (r == -1)
 		goto stop;
-	if (run_fail(lab, o, offset) == -1)
-		goto stop;
-	failed = 1;
-	run_say(o, "observing for %.1f s", (double)(t->duration_ns - fail_at) / NSEC_PER_SEC);
+	run_say(o, "observing until the traffic ends (%.1f s)",
+		(double)t->duration_ns / NSEC_PER_SEC);
 	/* clients stop by themselves after duration, then wait out their timeout */
 	while (lab_wait_agents(lab, "client*", PROGRESS_TTY_NS) > 0) {
 		progress_tick(&run_progress);

@@ -44,7 +44,8 @@ int run_seed(struct topology *t);
 int run_preflight(const struct topology *t, const char *bindir, const char *rundir,
 		  int explicit_out);
 
-/* run_failing_site: the index of the site with fail = yes, or -1. */
+/* run_failing_site: the site the timeline takes out first
+ * (topo_first_failure), or -1: a run needs one. */
 int run_failing_site(const struct topology *t);
 
 struct lab;

@@ -443,6 +443,18 @@ int lab_kill_agent(struct lab *lab, int i)
 	return 0;
 }
 
+int lab_signal_agent(struct lab *lab, int i, int sig)
+{
+	struct lab_agent *a = &lab->agents[i];
+
+	lab_watch(lab, 0);
+	if (a->reaped) {
+		errno = ESRCH;
+		return -1;
+	}
+	return agent_signal(a, sig);
+}
+
 void lab_signal_agents(struct lab *lab, const char *name, int sig)
 {
 	for (int i = 0; i < lab->nagents; i++) {

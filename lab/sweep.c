@@ -274,13 +274,13 @@ int sweep_check(struct sweep *sw, char *lab)
 			/* what run would refuse at every point, refused once */
 			if (sw->repeat)
 				fprintf(stderr,
-					"steerlab: run: %s has no site with fail = yes: nothing to "
+					"steerlab: run: %s: no event takes a site out: nothing to "
 					"fail over\n",
 					sw->file);
 			else
 				fprintf(stderr,
-					"steerlab: sweep: the point %s=%s has no site with fail = "
-					"yes: nothing to fail over\n",
+					"steerlab: sweep: at the point %s=%s no event takes a site "
+					"out: nothing to fail over\n",
 					sw->key, sw->values[i]);
 			rc = -1;
 		} else if (sw->repeat && i == 0 && t->fail_jitter_ns == 0) {

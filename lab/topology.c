@@ -22,7 +22,7 @@
 
 static const char *topo_section_kinds =
     "expected [lab], [router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
-    "[resolver NAME], [link ROUTER ROUTER], [zone NAME] or [name NAME]";
+    "[resolver NAME], [link ROUTER ROUTER], [event NAME], [zone NAME] or [name NAME]";
 
 void topo_error(struct topo_parse *p, int where, const char *fmt, ...)
 {
@@ -347,6 +347,10 @@ static void topo_header(struct topo_parse *p, const char *kind, const char *name
 		topo_link_header(p, name, extra);
 		return;
 	}
+	if (strcmp(kind, "event") == 0) {
+		topo_event_header(p, name, extra);
+		return;
+	}
 	if (strcmp(kind, "zone") == 0 || strcmp(kind, "name") == 0) {
 		if (strcmp(kind, "zone") == 0)
 			p->zone_headers++;
@@ -373,6 +377,8 @@ static void topo_pair(void *arg, const char *name, const char *value)
 
 	if (p->sect == TOPO_SECT_RAW)
 		topo_raw_pair(p, name, value);
+	else if (p->sect == TOPO_SECT_EVENT)
+		topo_event_set(p, p->event, name, value, p->in.lineno);
 	else if (p->sect == TOPO_SECT_LINK)
 		topo_error(p, p->in.lineno,
 			   "unknown key '%s' in [link %s %s] (a [link] takes no keys yet)", name,

@@ -9,6 +9,8 @@
  *   [prober p1]      a vantage point: probes every site, reports to authd
  *   [resolver r]     caching resolvers: resolverd runs `count` caches
  *   [zone Z], [name N]  authd's, not nodes: kept as written (raw_sections)
+ *   [event E]        the timeline: an action on a node or a link at an
+ *                    instant of the traffic (struct topo_event)
  *
  * Every node but a router has `link = ROUTER`: one veth to that router.
  * Routers are linked to routers by [link R1 R2] sections, and must form one
@@ -75,6 +77,46 @@ enum topo_mode {
  * hops * TOPO_HOPS_METRIC + the site's metric: hops first */
 #define TOPO_HOPS_METRIC 16777216u
 #define TOPO_METRIC_MAX_MULTI (TOPO_HOPS_METRIC - 1)
+
+/*
+ * The timeline: [event NAME] sections (topology_events.c, docs/topology.md),
+ * each an action on a target at an instant of the traffic. `fail = yes` on
+ * a site with [lab] fail_at is the shorthand for one kill, desugared by the
+ * parser into an event (shorthand set) so the lab sees only events.
+ */
+enum topo_action {
+	TOPO_A_KILL,	      /* site: SIGKILL its sited */
+	TOPO_A_CRASH,	      /* site: SIGKILL every process the lab runs there */
+	TOPO_A_FREEZE,	      /* site: nftables drops all but loopback in its namespace */
+	TOPO_A_DRAIN,	      /* site: sited answers, asks probers to take it out */
+	TOPO_A_UNDRAIN,	      /* site: back in */
+	TOPO_A_LINK_DOWN,     /* link: both veth ends down */
+	TOPO_A_LINK_UP,	      /* link: both ends up */
+	TOPO_A_DNS_DOWN,      /* [dns]: nftables drops DNS (53) to it */
+	TOPO_A_DNS_UP,	      /* [dns]: the drop removed */
+	TOPO_A_RESOLVER_DOWN, /* [resolver]: drops DNS to its caches (all, or instance) */
+	TOPO_A_RESOLVER_UP,   /* [resolver]: the drop removed */
+	TOPO_A_RECOVER,	      /* whatever the last action on the target stopped */
+	TOPO_A_FLAP,	      /* site or link: count down/up cycles, period apart */
+	TOPO_A_COUNT,
+};
+
+#define TOPO_MAX_EVENTS 64
+
+struct topo_event {
+	char name[TOPO_NAME_MAX + 1];
+	int line;	   /* of the [event NAME] header (the site's fail key for the shorthand) */
+	int shorthand;	   /* desugared from fail = yes: printed as that, not as a section */
+	int64_t at_ns;	   /* from the traffic's start */
+	int action;	   /* enum topo_action */
+	int node;	   /* the target node, or -1 for a link */
+	int link;	   /* a link target: index in links (a node's) or -1 */
+	int rlink;	   /* or in rlinks (two routers'), or -1 */
+	unsigned count;	   /* flap: down/up cycles (default 3) */
+	int64_t period_ns; /* flap: from one down to the next (default 1s); up at half */
+	unsigned instance; /* resolver-down/up: one cache (1..count), 0 all */
+	int undoes;	   /* recover and the *-up actions: the event it undoes, -1 */
+};
 
 /* [lab] routing: how the anycast service is routed (docs/topology.md) */
 enum topo_routing {
@@ -239,6 +281,9 @@ struct topology {
 	int nrouters;
 	int nrlinks;
 	struct topo_rlink rlinks[TOPO_MAX_RLINKS];
+
+	int nevents; /* the timeline, sorted by at (then file order) */
+	struct topo_event events[TOPO_MAX_EVENTS];
 };
 
 /*
@@ -257,6 +302,22 @@ void topo_print(const struct topology *t, FILE *out);
 int topo_find(const struct topology *t, const char *name);
 
 const char *topo_kind_name(enum topo_kind kind);
+
+/* topo_action_name: "kill", "link-down", ...; topo_event_target: the
+ * event's target as written back ("a", "core a"), into buf (32 bytes). */
+const char *topo_action_name(int action);
+const char *topo_event_target(const struct topology *t, const struct topo_event *e, char *buf,
+			      size_t len);
+/* topo_event_failing: the action takes its target out (kill, crash,
+ * freeze, drain, link-down, dns-down, resolver-down, flap). */
+int topo_event_failing(int action);
+/* topo_first_failure: the site the timeline takes out first (killed,
+ * crashed, frozen, drained, its link down or flapping), and that event's
+ * at into *at_ns (if not NULL); -1 if no event takes a site out. */
+int topo_first_failure(const struct topology *t, int64_t *at_ns);
+/* topo_print_timeline: the timeline, one "# at 3s: crash site a (e1)"
+ * line per event, in order (what `steerlab check` shows). */
+void topo_print_timeline(const struct topology *t, FILE *out);
 
 /* topo_resolver_addr: the address cache `instance` (1..count) of
  * [resolver] node `node` listens on. */

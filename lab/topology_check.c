@@ -86,8 +86,12 @@ void topo_apply_set(struct topo_parse *p, int i)
 			    key);
 			return;
 		}
+		if (sect < 0 && topo_find_event(p->t, key) >= 0) {
+			topo_event_set(p, topo_find_event(p->t, key), dot + 1, value, where);
+			return;
+		}
 		if (sect < 0) {
-			topo_error(p, where, "no node named '%s'", key);
+			topo_error(p, where, "no node or event named '%s'", key);
 			return;
 		}
 		key = dot + 1;
@@ -118,14 +122,17 @@ static void topo_check_before(struct topo_parse *p, int sect, int ka, int64_t a,
 }
 
 /* topo_check_jitter: the latest instant the failure may fall at,
- * fail_at + fail_jitter, is before the end of the traffic */
+ * fail_at + fail_jitter, is before the end of the traffic (with a site's
+ * fail = yes; the [event] sections' instants are topology_events.c's) */
 static void topo_check_jitter(struct topo_parse *p)
 {
 	const struct topology *t = p->t;
-	int wj = p->lab_where[TOPO_K_FAIL_JITTER];
+	int wj = p->lab_where[TOPO_K_FAIL_JITTER], shorthand = 0;
 	char va[32], vj[32], vd[32];
 
-	if (t->fail_jitter_ns == 0 || t->fail_at_ns >= t->duration_ns ||
+	for (int i = 0; i < t->nnodes; i++)
+		shorthand |= t->nodes[i].kind == TOPO_SITE && t->nodes[i].fail;
+	if (!shorthand || t->fail_jitter_ns == 0 || t->fail_at_ns >= t->duration_ns ||
 	    t->fail_at_ns + t->fail_jitter_ns < t->duration_ns)
 		return;
 	topo_error(p, wj,
@@ -521,4 +528,5 @@ void topo_check(struct topo_parse *p)
 	topo_check_addresses(p);
 	topo_check_paths(p);
 	topo_check_bgp(p);
+	topo_check_events(p);
 }

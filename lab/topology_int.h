@@ -4,6 +4,7 @@
  *   topology.c        reading the file: lines, headers, key = value pairs
  *   topology_check.c  after the file: --set, defaults, links, checks
  *   topology_keys.c   the keys and their value types
+ *   topology_events.c the timeline: [event] sections and their checks
  *   topology_print.c  topo_print
  *
  * The keys are one table per section kind, each key with its type, where its
@@ -146,8 +147,9 @@ enum {
 	TOPO_SECT_SKIP = -2, /* after a bad header: its keys are ignored */
 	TOPO_SECT_LAB = -3,
 	TOPO_SECT_RAW = -4,
-	TOPO_SECT_LINK = -5, /* [link R1 R2]: no keys yet */
-			     /* >= 0: index of the node; TOPO_SECT_RAW: [zone] or [name] p->raw */
+	TOPO_SECT_LINK = -5,  /* [link R1 R2]: no keys yet */
+	TOPO_SECT_EVENT = -6, /* [event NAME]: p->event is its index */
+			      /* >= 0: index of the node; TOPO_SECT_RAW: [zone] or [name] p->raw */
 };
 
 #define TOPO_NKINDS 6 /* enum topo_kind */
@@ -157,6 +159,16 @@ struct topo_meta {
 	unsigned char bad[TOPO_KEYS_MAX];
 	char link[TOPO_NAME_MAX + 1];
 	struct topo_resolver_ref resolver;
+};
+
+/* An [event NAME] section as written: where each key was set (the keys of
+ * topology_events.c, in order: at, action, target, count, period,
+ * instance), and the target as written, resolved once the file is read. */
+#define TOPO_EV_KEYS 6
+struct topo_ev_meta {
+	int where[TOPO_EV_KEYS];
+	unsigned char bad[TOPO_EV_KEYS]; /* its value was refused (said) */
+	char target[2 * TOPO_NAME_MAX + 2];
 };
 
 struct topo_parse {
@@ -182,6 +194,8 @@ struct topo_parse {
 		char a[TOPO_NAME_MAX + 1], b[TOPO_NAME_MAX + 1];
 		int line;
 	} rl[TOPO_MAX_RLINKS];
+	int event; /* the [event] section being read */
+	struct topo_ev_meta evm[TOPO_MAX_EVENTS];
 };
 
 /* topo_error: prints "path:line: ", "--set ARG: " or "path: " (by where),
@@ -206,6 +220,17 @@ void topo_apply_set(struct topo_parse *p, int i);
 /* topo_check_routers: [link] sections to routers, their addresses, AS
  * numbers and router ids, and one connected graph (topology_routers.c). */
 void topo_check_routers(struct topo_parse *p);
+
+/* The timeline (topology_events.c): an [event NAME] header; one of its
+ * keys (from the file or --set); the index of the event called name or -1;
+ * the checks once the file and the overrides are in (after the nodes and
+ * links: targets, kinds, instants, what each recover undoes), sorting the
+ * timeline; and its sections for topo_print. */
+void topo_event_header(struct topo_parse *p, const char *name, const char *extra);
+void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *value, int where);
+int topo_find_event(const struct topology *t, const char *name);
+void topo_check_events(struct topo_parse *p);
+void topo_print_events(const struct topology *t, FILE *out);
 
 /* topo_check: once the file and the overrides are in: defaults into the
  * nodes, links and addresses, and the checks that span keys. */

@@ -179,6 +179,7 @@ void topo_print(const struct topology *t, FILE *out)
 			t->nodes[t->rlinks[j].b].name);
 		topo_print_rlink(t, j, out);
 	}
+	topo_print_events(t, out);
 	for (int s = 0; s < t->nraw_sections; s++) {
 		const struct topo_raw_section *r = &t->raw_sections[s];
 

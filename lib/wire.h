@@ -7,7 +7,7 @@
  *     0   4  magic "SLRQ"
  *     4   1  version (1)
  *     5   1  type: 1 request, 2 reply
- *     6   2  flags (0; reserved)
+ *     6   2  flags: 0 in a request; in a reply WIRE_F_DRAINING, or 0
  *     8   4  client id
  *    12   4  reserved (0)
  *    16   8  sequence number
@@ -36,6 +36,9 @@
 #define WIRE_PORT_DEFAULT 7000
 #define WIRE_PROBE_CLIENT 0u
 #define WIRE_DNS_CLIENT_BASE 100000u
+/* flags of a reply: the site is being drained (the timeline's drain): it
+ * answers, and asks the probers to take it out of service */
+#define WIRE_F_DRAINING 0x0001u
 
 enum wire_type {
 	WIRE_REQUEST = 1,

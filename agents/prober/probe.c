@@ -20,6 +20,8 @@ enum prober_reply prober_reply_check(const uint8_t *buf, size_t len, uint64_t se
 		return PROBER_REPLY_STALE;
 	if (strcmp(m.site, site) != 0)
 		return PROBER_REPLY_WRONG_SITE;
+	if (m.flags & WIRE_F_DRAINING)
+		return PROBER_REPLY_DRAINING;
 	return PROBER_REPLY_OK;
 }
 

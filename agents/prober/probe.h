@@ -22,6 +22,8 @@ enum prober_reply {
 	PROBER_REPLY_WRONG_SITE, /* the answer to the probe in flight, from another site */
 	PROBER_REPLY_STALE,	 /* an answer to an earlier probe */
 	PROBER_REPLY_BAD,	 /* not a reply to a probe */
+	PROBER_REPLY_DRAINING,	 /* the answer to the probe in flight, from our site,
+				    which is being drained (WIRE_F_DRAINING): a failure */
 };
 
 struct prober_probe {

@@ -455,6 +455,8 @@ static void prober_on_reply(struct loop *loop, int fd, uint32_t events, void *ar
 			prober_result(t, 1, NULL);
 		} else if (r == PROBER_REPLY_WRONG_SITE) {
 			prober_result(t, 0, "wrong_site");
+		} else if (r == PROBER_REPLY_DRAINING) {
+			prober_result(t, 0, "drained");
 		}
 	}
 }

@@ -17,14 +17,15 @@
  * keep the signal handler from running */
 #define SITED_ROUNDS 16
 
-int sited_reply_build(const uint8_t *req, size_t len, const char *site, uint8_t *out, size_t outlen)
+int sited_reply_build(const uint8_t *req, size_t len, const char *site, uint16_t flags,
+		      uint8_t *out, size_t outlen)
 {
 	struct wire_msg m;
 
 	if (wire_decode(req, len, &m) == -1 || m.type != WIRE_REQUEST)
 		return -1;
 	m.type = WIRE_REPLY;
-	m.flags = 0;
+	m.flags = flags;
 	memset(m.site, 0, sizeof(m.site));
 	strncpy(m.site, site, WIRE_SITE_LEN);
 	return wire_encode(&m, out, outlen);
@@ -76,8 +77,8 @@ static int sited_prepare(struct sited_server *s, unsigned i)
 
 	if (udp_rx_pktinfo(b, i) == NULL || udp_rx_fromlen(b, i) != sizeof(struct sockaddr_in))
 		return -1;
-	if (sited_reply_build(udp_rx_data(b, i), udp_rx_len(b, i), s->site, udp_tx_buf(b),
-			      WIRE_LEN) == -1)
+	if (sited_reply_build(udp_rx_data(b, i), udp_rx_len(b, i), s->site,
+			      s->draining ? WIRE_F_DRAINING : 0, udp_tx_buf(b), WIRE_LEN) == -1)
 		return -1;
 	udp_tx_reply(b, i, WIRE_LEN);
 	return 0;

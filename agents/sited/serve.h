@@ -28,13 +28,15 @@ struct sited_server {
 	char site[WIRE_SITE_LEN + 1];
 	struct sited_counts counts;
 	struct udp_batch *batch;
+	int draining; /* SIGUSR1 to SIGUSR2: replies carry WIRE_F_DRAINING */
 };
 
 /* sited_reply_build: req/len is a received datagram. If it is a request,
  * writes the reply naming site to out (outlen >= WIRE_LEN) and returns
- * WIRE_LEN; returns -1 for anything else (short, bad magic, a reply, ...). */
-int sited_reply_build(const uint8_t *req, size_t len, const char *site, uint8_t *out,
-		      size_t outlen);
+ * WIRE_LEN, with flags (WIRE_F_DRAINING or 0); returns -1 for anything else (short, bad magic, a
+ * reply, ...). */
+int sited_reply_build(const uint8_t *req, size_t len, const char *site, uint16_t flags,
+		      uint8_t *out, size_t outlen);
 
 /* sited_server_open: binds addr with IP_PKTINFO for site (at most
  * WIRE_SITE_LEN characters). 0, or -1 (logged). */

@@ -3,7 +3,9 @@
  *
  * Answers every request datagram on UDP ADDR:PORT with a reply naming the
  * site, sent from the address the request was sent to. The lab kills it
- * to fail the site; the prober notices.
+ * to fail the site; the prober notices. SIGUSR1 drains the site (the
+ * timeline's drain): it goes on answering, its replies flagged
+ * WIRE_F_DRAINING, so that the probers take it out; SIGUSR2 lifts it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -124,13 +127,57 @@ static void sited_on_request(struct loop *loop, int fd, uint32_t events, void *a
 		loop_stop(loop);
 }
 
+struct sited_drain {
+	struct sited_server *srv;
+	struct event_log *ev;
+	const char *site;
+};
+
+/* sited_on_drain: SIGUSR1 drains, SIGUSR2 lifts the drain */
+static void sited_on_drain(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct sited_drain *d = arg;
+	int sig = loop_signal_read(fd), was = d->srv->draining;
+
+	(void)loop;
+	(void)events;
+	if (sig != SIGUSR1 && sig != SIGUSR2)
+		return;
+	d->srv->draining = sig == SIGUSR1;
+	if (d->srv->draining == was)
+		return;
+	log_info("site %s %s", d->site, was ? "undrained" : "draining");
+	event_emit(d->ev, was ? "sited_undrained" : "sited_draining", "{s:s}", "site", d->site);
+}
+
+/* sited_drain_signals: SIGUSR1 and SIGUSR2 through a signalfd */
+static int sited_drain_signals(struct loop *loop, struct loop_handler *h, struct sited_drain *d)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
+		return -1;
+	if ((fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
+		return -1;
+	if (loop_add(loop, h, fd, EPOLLIN, sited_on_drain, d) == -1) {
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sited_opts o;
 	struct sited_server srv = {.fd = -1};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
-	struct loop_handler sig, req;
+	struct loop_handler sig, req, drain;
+	struct sited_drain d;
 	int rc = 1;
 
 	sited_parse(argc, argv, &o);
@@ -147,6 +194,11 @@ int main(int argc, char **argv)
 	}
 	if (sited_server_open(&srv, &o.addr, o.site) == -1)
 		goto out;
+	d = (struct sited_drain){.srv = &srv, .ev = ev, .site = o.site};
+	if (sited_drain_signals(loop, &drain, &d) == -1) {
+		log_warn("%s: SIGUSR1, SIGUSR2", __func__);
+		goto out;
+	}
 	if (loop_add(loop, &req, srv.fd, EPOLLIN, sited_on_request, &srv) == -1) {
 		log_warn("%s: loop_add", __func__);
 		goto out;

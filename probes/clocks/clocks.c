@@ -267,8 +267,14 @@ int64_t clocks_observation_end(const struct clocks_input *in)
 int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t errlen)
 {
 	clocks_input_init(in);
-	if (clocks_read_events(rundir, in, err, errlen) == -1 ||
-	    clocks_read_topology(rundir, in, err, errlen) == -1 ||
+	if (clocks_read_events(rundir, in, err, errlen) == -1)
+		return -1;
+	/* the failed site's recovery, if the timeline brought it back */
+	for (size_t i = 0; i < in->nhits && in->failure.recovered_ns == 0; i++)
+		if (in->hits[i].up && in->hits[i].t_ns > in->failure.t0_ns &&
+		    strcmp(in->hits[i].site, in->failure.site) == 0)
+			in->failure.recovered_ns = in->hits[i].t_ns;
+	if (clocks_read_topology(rundir, in, err, errlen) == -1 ||
 	    clocks_read_requests(rundir, in, err, errlen) == -1 ||
 	    clocks_read_captures(rundir, in, err, errlen) == -1)
 		return -1;
@@ -286,6 +292,8 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->health);
 	free(in->answers);
 	free(in->dead);
+	free(in->alive);
+	free(in->hits);
 	free(in->routes);
 	free(in->stats);
 	free(in->requests);

@@ -122,6 +122,13 @@ struct clocks_failure {
 	int has_address;	/* 0: a run from before site_failed had it */
 	struct in_addr address; /* the site's own (unicast) address */
 	int64_t killed_ns;	/* when kill() returned; CLOCKS_NONE: not recorded */
+	/* how the site failed: sigkill (also before the timeline), crash,
+	 * freeze, drain (it goes on answering), link-down (its link cut) */
+	char how[CLOCKS_NAME_MAX];
+	/* when the timeline brought the site back (its first recover, undrain,
+	 * link-up or flap up after t0); 0: it did not. Requests that reach it
+	 * from then on are answered: not the failure's. */
+	int64_t recovered_ns;
 	/* how far fail_jitter moved the failure past fail_at (nominal_at_ns,
 	 * from the traffic's start); CLOCKS_NONE: not recorded (a run from
 	 * before the jitter) */
@@ -134,6 +141,20 @@ struct clocks_failure {
 		struct in_addr via;
 		int64_t metric;
 	} routes[CLOCKS_MAX_FAIL_ROUTES];
+};
+
+/* A step of the run's timeline (lab.events.jsonl's event_applied): the
+ * site it acts on ("" if none) and the next hops whose routes it may take
+ * away. The verdict does not call what the timeline did a failure. */
+struct clocks_hit {
+	int64_t t_ns;
+	char name[CLOCKS_NAME_MAX];   /* the [event] */
+	char action[CLOCKS_NAME_MAX]; /* kill, crash, ..., recover */
+	char site[CLOCKS_NAME_MAX];
+	int up;	  /* it brings its target back: recover, undrain, *-up, a flap's up */
+	int link; /* its target is a link (kind "link") */
+	int nvias;
+	struct in_addr vias[CLOCKS_MAX_ADDRS];
 };
 
 /* declared_dead, from the probers' events; node is the prober's node (the
@@ -304,6 +325,10 @@ struct clocks_input {
 
 	struct clocks_dead *dead;
 	size_t ndead, capdead;
+	struct clocks_dead *alive; /* declared_alive, as dead */
+	size_t nalive, capalive;
+	struct clocks_hit *hits; /* the timeline's steps, in file order */
+	size_t nhits, caphits;
 	struct clocks_route *routes;
 	size_t nroutes, caproutes;
 	struct clocks_link_stats *stats;
@@ -420,6 +445,21 @@ struct clocks_result {
 	 * object only when has_budget is set */
 	int has_budget;
 	struct clocks_budget budget;
+	/* fail-back: the timeline brought S back (failure.recovered_ns), and
+	 * how the scheme came back to it, each from that recovery (clocks.json
+	 * has a "failback" object only when has_failback is set):
+	 *   healthy  anycast: S's own prober's declared_alive; dns: authd's
+	 *            health_changed of S to healthy
+	 *   steer    anycast: S's route (via its link) back in a FIB; dns:
+	 *            authd hands out S's address again
+	 *   first, last  the first and the last of the scheme's clients to send
+	 *            to S again (captured on S's link); back of clients did */
+	int has_failback;
+	struct clocks_failback {
+		int64_t recovered_ns; /* after t0 */
+		int64_t healthy_ns, steer_ns, first_ns, last_ns;
+		int64_t back, clients;
+	} failback;
 	struct clocks_notes notes;
 };
 

@@ -194,6 +194,34 @@ static int clocks_exit_event(struct clocks_input *in, const struct clocks_line *
 	return 0;
 }
 
+/* clocks_hit_event: event_applied, a step of the timeline */
+static int clocks_hit_event(struct clocks_input *in, const struct clocks_line *l)
+{
+	struct clocks_hit *h;
+	const char *site;
+
+	if (clocks_grow((void **)&in->hits, &in->caphits, in->nhits, sizeof(*in->hits)) == -1)
+		return clocks_fail(l, "cannot be stored:", "out of memory");
+	h = &in->hits[in->nhits];
+	memset(h, 0, sizeof(*h));
+	h->t_ns = l->t;
+	if (clocks_get_name(l, "name", h->name) == -1 ||
+	    clocks_get_name(l, "action", h->action) == -1 ||
+	    clocks_get_addrs(l, "vias", h->vias, &h->nvias) == -1)
+		return -1;
+	const char *step = json_string_value(json_object_get(l->obj, "step"));
+	const char *kind = json_string_value(json_object_get(l->obj, "kind"));
+	h->link = kind && strcmp(kind, "link") == 0;
+	h->up = strcmp(h->action, "recover") == 0 || strcmp(h->action, "undrain") == 0 ||
+		(strlen(h->action) > 3 && strcmp(h->action + strlen(h->action) - 3, "-up") == 0) ||
+		(step && strcmp(step, "up") == 0);
+	site = json_string_value(json_object_get(l->obj, "site"));
+	if (site && strlen(site) < sizeof(h->site))
+		snprintf(h->site, sizeof(h->site), "%s", site);
+	in->nhits++;
+	return 0;
+}
+
 static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	struct clocks_failure f;
@@ -224,6 +252,10 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 				return -1;
 			f.has_address = 1;
 		}
+		/* nor, before the timeline, "how" but sigkill */
+		const char *how = json_string_value(json_object_get(l->obj, "how"));
+		snprintf(f.how, sizeof(f.how), "%s",
+			 how && strlen(how) < sizeof(f.how) ? how : "sigkill");
 		/* nor, before issue 8, "killed_ns" */
 		int has_killed;
 		if (clocks_get_opt_int(l, "killed_ns", &f.killed_ns, &has_killed) == -1)
@@ -289,24 +321,32 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 			in->lab_stopping_ns = l->t;
 	} else if (strcmp(l->event, "agent_exited") == 0) {
 		return clocks_exit_event(in, l);
+	} else if (strcmp(l->event, "event_applied") == 0) {
+		return clocks_hit_event(in, l);
 	}
 	return 0;
 }
 
 static int clocks_prober_event(struct clocks_input *in, const struct clocks_line *l)
 {
-	struct clocks_dead *d;
+	struct clocks_dead **arr, *d;
+	size_t *n, *cap;
 
-	if (strcmp(l->event, "declared_dead") != 0)
+	if (strcmp(l->event, "declared_dead") == 0) {
+		arr = &in->dead, n = &in->ndead, cap = &in->capdead;
+	} else if (strcmp(l->event, "declared_alive") == 0) { /* for fail-back */
+		arr = &in->alive, n = &in->nalive, cap = &in->capalive;
+	} else {
 		return 0;
-	if (clocks_grow((void **)&in->dead, &in->capdead, in->ndead, sizeof(*in->dead)) == -1)
+	}
+	if (clocks_grow((void **)arr, cap, *n, sizeof(**arr)) == -1)
 		return clocks_fail(l, "cannot be stored:", "out of memory");
-	d = &in->dead[in->ndead];
+	d = &(*arr)[*n];
 	d->t_ns = l->t;
 	if (clocks_get_name(l, "site", d->site) == -1)
 		return -1;
 	snprintf(d->node, sizeof(d->node), "%s", l->node);
-	in->ndead++;
+	(*n)++;
 	return 0;
 }
 

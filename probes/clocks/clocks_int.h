@@ -113,13 +113,26 @@ static inline int clocks_is_flow(const struct clocks_input *in, const struct clo
 }
 
 /* clocks_is_dead: is p, captured on the failed site's link, one of the
- * scheme's requests to the dead site after t0? */
+ * scheme's requests to the dead site after t0 (and before the timeline
+ * brought it back)? */
 static inline int clocks_is_dead(const struct clocks_input *in, const struct clocks_flows *fl,
 				 const struct clocks_packet *p)
 {
-	return p->t_ns > in->failure.t0_ns && clocks_is_flow(in, fl, p) &&
-	       (fl->to_dead == NULL || fl->to_dead(in, p));
+	return p->t_ns > in->failure.t0_ns &&
+	       (in->failure.recovered_ns == 0 || p->t_ns < in->failure.recovered_ns) &&
+	       clocks_is_flow(in, fl, p) && (fl->to_dead == NULL || fl->to_dead(in, p));
 }
+
+/* clocks_clients: the sorted distinct ids of the scheme's clients (from
+ * its records and its captured requests) into *ids (malloc'd), their number into
+ * *n. 0, or -1 (out of memory). */
+int clocks_clients(const struct clocks_input *in, const struct clocks_flows *fl, uint32_t **ids,
+		   size_t *n);
+
+/* clocks_failback: the fail-back clocks of r (clocks_failback.c), when
+ * the timeline recovered the failed site; r->has_failback says. */
+void clocks_failback(const struct clocks_input *in, const struct clocks_flows *fl,
+		     struct clocks_result *r);
 
 /* clocks_scheme_init: *r with every clock missing; r->noflows set, with a
  * note, when the clients' records are there and neither they nor the

@@ -159,8 +159,8 @@ static int clocks_idset_add(struct clocks_idset *s, uint32_t id)
 
 /* clocks_clients: the sorted distinct ids of the scheme's clients, from its
  * records and its captured requests, in a malloc'd array. -1: no memory. */
-static int clocks_clients(const struct clocks_input *in, const struct clocks_flows *fl,
-			  uint32_t **ids, size_t *n)
+int clocks_clients(const struct clocks_input *in, const struct clocks_flows *fl, uint32_t **ids,
+		   size_t *n)
 {
 	/* the ids already in the set, by their low byte: a run has few
 	 * clients, each sending millions of requests, so nearly every request
@@ -429,6 +429,7 @@ void clocks_scheme_measure(const struct clocks_input *in, const struct clocks_fl
 	clocks_captures(in, fl, r);
 	clocks_requests(in, fl, r);
 	clocks_drops(in, r);
+	clocks_failback(in, fl, r);
 }
 
 void clocks_result_free(struct clocks_result *r)

@@ -117,6 +117,21 @@ static json_t *clocks_json_budget(const struct clocks_budget *b)
 	return o;
 }
 
+/* clocks_json_failback: the fail-back clocks, seconds after the recovery */
+static json_t *clocks_json_failback(const struct clocks_failback *b)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "recovered_s", clocks_json_s(b->recovered_ns));
+	json_object_set_new(o, "healthy_s", clocks_json_s(b->healthy_ns));
+	json_object_set_new(o, "steer_s", clocks_json_s(b->steer_ns));
+	json_object_set_new(o, "first_client_s", clocks_json_s(b->first_ns));
+	json_object_set_new(o, "last_client_s", clocks_json_s(b->last_ns));
+	json_object_set_new(o, "clients_back", clocks_json_n(b->back));
+	json_object_set_new(o, "clients", clocks_json_n(b->clients));
+	return o;
+}
+
 static json_t *clocks_json_scheme(const struct clocks_result *r)
 {
 	json_t *o = json_object();
@@ -157,6 +172,8 @@ static json_t *clocks_json_scheme(const struct clocks_result *r)
 	json_object_set_new(o, "lower_bound_clients", cut);
 	json_object_set_new(o, "replies", clocks_json_counts(r->replies, r->nreplies));
 	json_object_set_new(o, "captured_after_t0", clocks_json_counts(r->after_t0, r->nafter_t0));
+	if (r->has_failback)
+		json_object_set_new(o, "failback", clocks_json_failback(&r->failback));
 	if (r->has_budget)
 		json_object_set_new(o, "budget", clocks_json_budget(&r->budget));
 	return o;
@@ -314,6 +331,15 @@ static void clocks_put_cell(FILE *out, const char *cell)
 	int extra = strncmp(cell, CLOCKS_GE, strlen(CLOCKS_GE)) == 0 ? 2 : 0;
 
 	fprintf(out, " %*s", CLOCKS_CELL_W + extra, cell);
+}
+
+/* clocks_any_failback: a present scheme has fail-back clocks */
+static int clocks_any_failback(const struct clocks_result *res, int nres)
+{
+	for (int i = 0; i < nres; i++)
+		if (!res[i].noflows && res[i].has_failback)
+			return 1;
+	return 0;
 }
 
 /* clocks_row: a row of the int64_t at field of each present scheme; the
@@ -566,6 +592,14 @@ void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_
 	ROW("errors", errors, N);
 	ROW("capture drops", capture_drops, N);
 	ROW("upstream DNS queries", upstream_queries, N);
+	if (clocks_any_failback(res, nres)) {
+		ROW("recovered (s)", failback.recovered_ns, S);
+		ROW("fail-back healthy (s)", failback.healthy_ns, S);
+		ROW("fail-back steer (s)", failback.steer_ns, S);
+		ROW("fail-back first (s)", failback.first_ns, S);
+		ROW("fail-back last (s)", failback.last_ns, S);
+		ROW("clients back", failback.back, N);
+	}
 #undef S
 #undef N
 #undef LBROW

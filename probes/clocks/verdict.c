@@ -258,6 +258,17 @@ static size_t verdict_slot(const struct verdict_lost *set, size_t cap, uint64_t 
 	return i;
 }
 
+static int verdict_hit_site(const struct clocks_input *in, const char *site, int64_t t_ns);
+
+/* verdict_link_cut: the timeline cut a link (link-down, a link's flap) */
+static int verdict_link_cut(const struct clocks_input *in)
+{
+	for (size_t i = 0; i < in->nhits; i++)
+		if (in->hits[i].link && !in->hits[i].up)
+			return 1;
+	return 0;
+}
+
 static void verdict_unexplained(const struct clocks_input *in, const struct clocks_flows *fl,
 				const struct clocks_result *r, struct clocks_notes *v)
 {
@@ -322,10 +333,14 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 	for (size_t k = 0; k < cap; k++) {
 		if (set[k].key == 0 || set[k].where == -2)
 			continue;
-		if (set[k].where == -1)
-			nowhere++;
-		else
+		if (set[k].where == -1) {
+			/* a cut link: requests toward it die at the router */
+			if (!verdict_link_cut(in))
+				nowhere++;
+		} else if (!verdict_hit_site(in, in->captures[set[k].where].label, INT64_MAX)) {
+			/* a site the timeline took out too: its losses are its */
 			at[set[k].where]++;
+		}
 	}
 	size_t total = early + nowhere;
 	for (size_t i = 0; i < in->ncaptures; i++)
@@ -366,6 +381,39 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 
 	if (a == CLOCKS_NONE || b == CLOCKS_NONE)
 		return;
+	/* the timeline took another site out too: its losses are not at
+	 * this site's link */
+	for (size_t i = 0; i < in->nhits; i++) {
+		if (in->hits[i].up || in->hits[i].site[0] == '\0' ||
+		    strcmp(in->hits[i].site, in->failure.site) == 0)
+			continue;
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are not compared with the capture's at "
+			    "%s (%lld): the timeline took site %s out too (%s)",
+			    r->scheme, (long long)a, in->failure.site, (long long)b,
+			    in->hits[i].site, in->hits[i].name);
+		return;
+	}
+	if (verdict_link_cut(in) && strcmp(in->failure.how, "link-down") != 0) {
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are not compared with the capture's at "
+			    "%s (%lld): the timeline cut a link, and requests were lost on the way",
+			    r->scheme, (long long)a, in->failure.site, (long long)b);
+		return;
+	}
+	/* a drained site answers what reaches it, a cut link is captured by
+	 * no one: the capture's count is not a loss count then */
+	if (strcmp(in->failure.how, "drain") == 0 || strcmp(in->failure.how, "link-down") == 0) {
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are not compared with the capture's "
+			    "(%lld): site %s failed by %s, %s",
+			    r->scheme, (long long)a, (long long)b, in->failure.site,
+			    in->failure.how,
+			    strcmp(in->failure.how, "drain") == 0
+				? "and answers the requests the capture counts"
+				: "whose link no capture sees");
+		return;
+	}
 	diff = a > b ? a - b : b - a;
 	larger = a > b ? a : b;
 	if (diff <= CLOCKS_LOSS_ABS || (double)diff <= CLOCKS_LOSS_SHARE * (double)larger)
@@ -429,9 +477,59 @@ static int verdict_failed_route(const struct clocks_failure *f, const struct clo
 	return 0;
 }
 
+/* verdict_failback_route: rt is a router's route moving back to S after the
+ * timeline brought S back: its replacement of the route via another site
+ * is the fail-back, not that route leaving (BGP prefers S again) */
+static int verdict_failback_route(const struct clocks_failure *f, const struct clocks_route *rt)
+{
+	if (!rt->replaced || !rt->has_via || f->recovered_ns == 0 || rt->t_ns < f->recovered_ns)
+		return 0;
+	if (rt->via.s_addr == f->via.s_addr)
+		return 1;
+	for (int k = 0; k < f->nroutes; k++)
+		if (strcmp(f->routes[k].router, rt->node) == 0 &&
+		    f->routes[k].via.s_addr == rt->via.s_addr)
+			return 1;
+	return 0;
+}
+
+/* verdict_hit_site: the timeline acted on site at or before t_ns (killed,
+ * crashed, frozen, drained, its link down, a flap; or brought it back, after
+ * which probers may still be catching up): its being declared dead then is
+ * the timeline's doing, not a fault of the run */
+static int verdict_hit_site(const struct clocks_input *in, const char *site, int64_t t_ns)
+{
+	for (size_t i = 0; i < in->nhits; i++) {
+		const struct clocks_hit *h = &in->hits[i];
+
+		if (h->t_ns > t_ns)
+			continue;
+		if (h->site[0] && strcmp(h->site, site) == 0)
+			return 1;
+		/* a link between routers cut: any site may be out of a
+		 * vantage point's reach from then on */
+		if (h->site[0] == '\0' && h->link && !h->up)
+			return 1;
+	}
+	return 0;
+}
+
+/* verdict_hit_via: the timeline acted at or before t_ns on a target whose
+ * routes go via via (a site's link, a link's ends) */
+static int verdict_hit_via(const struct clocks_input *in, struct in_addr via, int64_t t_ns)
+{
+	for (size_t i = 0; i < in->nhits; i++)
+		for (int k = 0; in->hits[i].t_ns <= t_ns && k < in->hits[i].nvias; k++)
+			if (in->hits[i].vias[k].s_addr == via.s_addr)
+				return 1;
+	return 0;
+}
+
 /* healthy_site_dead, healthy_route_withdrawn: a site that had not failed
  * (any other site, or the failing one before t0) declared dead by a prober
- * or by authd, or its route withdrawn, while the traffic ran */
+ * or by authd, or its route withdrawn, while the traffic ran. What the
+ * timeline did (event_applied: a second site failed, a link cut) is not
+ * counted: those sites and next hops are the timeline's from its step on. */
 static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *v)
 {
 	const struct clocks_failure *f = &in->failure;
@@ -445,7 +543,8 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 		const struct clocks_dead *d = &in->dead[i];
 
 		if (!verdict_measured(in, d->t_ns) ||
-		    (strcmp(d->site, f->site) == 0 && d->t_ns >= f->t0_ns))
+		    (strcmp(d->site, f->site) == 0 && d->t_ns >= f->t0_ns) ||
+		    verdict_hit_site(in, d->site, d->t_ns))
 			continue;
 		snprintf(who, sizeof(who), "%s|%s", d->node, d->site);
 		verdict_find(dead, &ndead, who, d->t_ns);
@@ -454,7 +553,8 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 		const struct clocks_health *h = &in->health[i];
 
 		if (h->healthy || !verdict_measured(in, h->t_ns) ||
-		    (strcmp(h->site, f->site) == 0 && h->t_ns >= f->t0_ns))
+		    (strcmp(h->site, f->site) == 0 && h->t_ns >= f->t0_ns) ||
+		    verdict_hit_site(in, h->site, h->t_ns))
 			continue;
 		verdict_find(sick, &nsick, h->site, h->t_ns);
 	}
@@ -466,7 +566,8 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 		char via[INET_ADDRSTRLEN] = "no gateway";
 		struct clocks_route left = *rt;
 
-		if (rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr)
+		if (rt->prefixlen != f->prefixlen || rt->prefix.s_addr != f->prefix.s_addr ||
+		    verdict_failback_route(f, rt))
 			continue;
 		for (size_t j = i; rt->replaced && j-- > 0;) {
 			const struct clocks_route *prev = &in->routes[j];
@@ -484,6 +585,7 @@ static void verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 		}
 		if (!left.deleted || !verdict_measured(in, left.t_ns) ||
 		    (left.has_via && left.via.s_addr == f->via.s_addr && left.t_ns >= f->t0_ns) ||
+		    (left.has_via && verdict_hit_via(in, left.via, left.t_ns)) ||
 		    verdict_failed_route(f, &left))
 			continue;
 		if (left.has_via)

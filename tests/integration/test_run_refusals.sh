@@ -71,7 +71,7 @@ $STEERLAB run topology/anycast.ini --out "$out/nofail" --set name=$lab --set a.f
 	>"$out/nofail.out" 2>&1 || rc=$?
 cat "$out/nofail.out"
 [ "$rc" -eq 1 ] || fail "no failing site: exit status $rc, expected 1"
-grep -q "no site has fail = yes" "$out/nofail.out" || fail "no clear refusal of a lab with no failing site"
+grep -q "no event takes a site out: nothing to fail over" "$out/nofail.out" || fail "no clear refusal of a lab with no failing site"
 [ -e "$out/nofail" ] && fail "the refused run made its run directory"
 [ -e /run/steerlab/$lab ] && fail "the refused run made its state directory"
 echo "ok: no failing site: refused, nothing made"

@@ -23,7 +23,8 @@ static void test_reply_echoes_request(void **state)
 
 	(void)state;
 	wire_encode(&req, in, sizeof(in));
-	assert_int_equal(sited_reply_build(in, sizeof(in), "site-a", out, sizeof(out)), WIRE_LEN);
+	assert_int_equal(sited_reply_build(in, sizeof(in), "site-a", 0, out, sizeof(out)),
+			 WIRE_LEN);
 	assert_int_equal(wire_decode(out, sizeof(out), &got), 0);
 	assert_int_equal(got.type, WIRE_REPLY);
 	assert_int_equal(got.client_id, 77);
@@ -41,7 +42,7 @@ static void test_reply_site_of_sixteen(void **state)
 	(void)state;
 	strcpy(req.site, "junk"); /* whatever a request carries, the reply names us */
 	wire_encode(&req, in, sizeof(in));
-	assert_int_equal(sited_reply_build(in, sizeof(in), "0123456789abcdef", out, sizeof(out)),
+	assert_int_equal(sited_reply_build(in, sizeof(in), "0123456789abcdef", 0, out, sizeof(out)),
 			 WIRE_LEN);
 	wire_decode(out, sizeof(out), &got);
 	assert_string_equal(got.site, "0123456789abcdef");
@@ -55,12 +56,13 @@ static void test_reply_rejects(void **state)
 	(void)state;
 	wire_encode(&m, in, sizeof(in));
 	/* a reply is never answered: two sites must not ping-pong */
-	assert_int_equal(sited_reply_build(in, sizeof(in), "a", out, sizeof(out)), -1);
+	assert_int_equal(sited_reply_build(in, sizeof(in), "a", 0, out, sizeof(out)), -1);
 	m.type = WIRE_REQUEST;
 	wire_encode(&m, in, sizeof(in));
-	assert_int_equal(sited_reply_build(in, WIRE_LEN - 1, "a", out, sizeof(out)), -1);
-	assert_int_equal(sited_reply_build((const uint8_t *)"hello", 5, "a", out, sizeof(out)), -1);
-	assert_int_equal(sited_reply_build(in, sizeof(in), "a", out, WIRE_LEN - 1), -1);
+	assert_int_equal(sited_reply_build(in, WIRE_LEN - 1, "a", 0, out, sizeof(out)), -1);
+	assert_int_equal(sited_reply_build((const uint8_t *)"hello", 5, "a", 0, out, sizeof(out)),
+			 -1);
+	assert_int_equal(sited_reply_build(in, sizeof(in), "a", 0, out, WIRE_LEN - 1), -1);
 }
 
 int main(void)

@@ -438,7 +438,7 @@ static void test_error_forms(void **state)
 	expect_errors(DATA "err_unknown_kind.ini", NULL, 0,
 		      DATA "err_unknown_kind.ini:3: unknown section kind 'switch' (expected [lab], "
 			   "[router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
-			   "[resolver NAME], [link ROUTER ROUTER], [zone NAME] or [name NAME])\n");
+			   "[resolver NAME], [link ROUTER ROUTER], [event NAME], [zone NAME] or [name NAME])\n");
 	expect_errors(DATA "err_no_site.ini", NULL, 0,
 		      DATA "err_no_site.ini: no [site] section: a lab needs at least one site\n");
 }
@@ -481,7 +481,7 @@ static void test_error_sets(void **state)
 	expect_errors(
 	    DATA "minimal.ini", sets, 8,
 	    "--set probe_interval=fast: expected a duration such as 100ms or 2s\n"
-	    "--set z.metric=3: no node named 'z'\n"
+	    "--set z.metric=3: no node or event named 'z'\n"
 	    "--set noeq: expected key=value or node.key=value\n"
 	    "--set s1.colour=1: unknown key 'colour' in [site s1] (expected: link, address, "
 	    "metric, fail, probe_interval, probe_timeout, probe_down, probe_up, asn)\n"
@@ -557,7 +557,7 @@ static void test_error_limits(void **state)
 		    p,
 		    "%s:%d: unknown section kind 'switch' (expected [lab], [router NAME], "
 		    "[site NAME], [client NAME], [dns NAME], [prober NAME], [resolver NAME], "
-		    "[link ROUTER ROUTER], [zone NAME] or [name NAME])\n",
+		    "[link ROUTER ROUTER], [event NAME], [zone NAME] or [name NAME])\n",
 		    path, i + 1);
 	sprintf(p, "%s: too many errors, stopping\n", path);
 	expect_errors(path, NULL, 0, text);

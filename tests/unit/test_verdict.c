@@ -458,6 +458,75 @@ static void test_healthy_site_dead(void **state)
 	json_decref(root);
 }
 
+/* what the timeline did (event_applied) is not a healthy site dying: b
+ * crashed at t0 + 0.5 s, its declarations, authd's verdict and the route
+ * via its link after that are the timeline's; the same before the step
+ * are not; losses are then not compared with a's capture (loss_unchecked) */
+static void test_timeline_hits(void **state)
+{
+	const char *dir = *state;
+	const char *col = "core.collector.events.jsonl";
+	json_t *root;
+
+	valid_run(dir);
+	ev(dir, "lab.events.jsonl", T0 + 500 * MS, "event_applied",
+	   ",\"name\":\"e2\",\"action\":\"crash\",\"target\":\"b\",\"kind\":\"site\","
+	   "\"site\":\"b\",\"step\":null,\"cycle\":0,\"vias\":[\"" VIA_B "\"]");
+	ev(dir, "p1.prober.events.jsonl", T0 + 1 * S, "declared_dead", ",\"site\":\"b\"");
+	ev(dir, "ns.authd.events.jsonl", T0 + 2 * S, "health_changed",
+	   ",\"site\":\"b\",\"healthy\":false");
+	ev(dir, col, T0 + 1 * S, "route_deleted",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"" VIA_B "\"");
+	root = expect(dir, 1, NULL);
+	assert_int_equal(count_code(root, "healthy_site_dead"), 0);
+	assert_int_equal(count_code(root, "healthy_route_withdrawn"), 0);
+	assert_code(root, "loss_unchecked", "the timeline took site b out too (e2)", 0);
+	json_decref(root);
+	/* before the step: a healthy site dying */
+	ev(dir, "p1.prober.events.jsonl", T0 + 400 * MS, "declared_dead", ",\"site\":\"b\"");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "healthy_site_dead",
+		    "the prober on p1 declared site b dead once, first at t0 + 0.400 s", 1);
+	json_decref(root);
+}
+
+/* a recovery of the failed site ends its failure for the clocks (the
+ * requests that reach a after it are answered, not lost) and starts its
+ * fail-back clocks */
+static void test_recovery_ends_window(void **state)
+{
+	const char *dir = *state;
+	json_t *root, *any;
+
+	valid_run(dir);
+	root = expect(dir, 1, NULL);
+	any = json_object_get(json_object_get(root, "schemes"), "anycast");
+	assert_true(json_real_value(json_object_get(any, "window_s")) > 0.2);
+	assert_null(json_object_get(any, "failback")); /* no recovery: none */
+	json_decref(root);
+	ev(dir, "lab.events.jsonl", T0 + 100 * MS, "event_applied",
+	   ",\"name\":\"r\",\"action\":\"recover\",\"target\":\"a\",\"kind\":\"site\","
+	   "\"site\":\"a\",\"step\":null,\"cycle\":0,\"vias\":[]");
+	ev(dir, "a.prober.events.jsonl", T0 + 350 * MS, "declared_alive", ",\"site\":\"a\"");
+	ev(dir, "core.collector.events.jsonl", T0 + 360 * MS, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\"");
+	root = analyse(dir, NULL);
+	any = json_object_get(json_object_get(root, "schemes"), "anycast");
+	assert_true(json_real_value(json_object_get(any, "window_s")) < 0.1);
+	assert_int_equal(json_integer_value(json_object_get(any, "lost_capture")), 1);
+	/* the fail-back clocks, from the recovery: healthy at 250 ms, the route
+	 * back at 260 ms, the client's first request to a at 6 ms (request 31,
+	 * sent at t0 + 105 ms, captured 1 ms later) */
+	json_t *fb = json_object_get(any, "failback");
+	assert_non_null(fb);
+	assert_true(fabs(json_real_value(json_object_get(fb, "recovered_s")) - 0.1) < 1e-6);
+	assert_true(fabs(json_real_value(json_object_get(fb, "healthy_s")) - 0.25) < 1e-6);
+	assert_true(fabs(json_real_value(json_object_get(fb, "steer_s")) - 0.26) < 1e-6);
+	assert_true(fabs(json_real_value(json_object_get(fb, "first_client_s")) - 0.006) < 1e-6);
+	assert_int_equal(json_integer_value(json_object_get(fb, "clients_back")), 1);
+	json_decref(root);
+}
+
 static void test_healthy_route_withdrawn(void **state)
 {
 	const char *dir = *state;
@@ -542,6 +611,46 @@ static void test_healthy_route_replaced(void **state)
 	assert_code(root, "healthy_route_withdrawn",
 		    "the route to 198.19.0.1/32 via 198.18.0.6 left the router's FIB once, first "
 		    "at t0 + 2.000 s, though it is not the failing site's link",
+		    1);
+	json_decref(root);
+}
+
+/* with BGP, the route moves back to a by a replacement once a recovers: the
+ * fail-back, not b's route leaving; the same move before the recovery is */
+static void test_failback_route_replaced(void **state)
+{
+	const char *dir = *state;
+	const char *col = "core.collector.events.jsonl";
+
+	valid_run(dir);
+	ev(dir, col, T0 + 1 * S, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"" VIA_B "\",\"replace\":true");
+	ev(dir, "lab.events.jsonl", T0 + 2 * S, "event_applied",
+	   ",\"name\":\"r\",\"action\":\"recover\",\"target\":\"a\",\"kind\":\"site\","
+	   "\"site\":\"a\",\"step\":null,\"cycle\":0,\"vias\":[]");
+	ev(dir, col, T0 + 2 * S + 300 * MS, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\",\"replace\":true");
+	json_decref(expect(dir, 1, NULL));
+}
+
+static void test_failback_early_replace(void **state)
+{
+	const char *dir = *state;
+	const char *col = "core.collector.events.jsonl";
+	json_t *root;
+
+	valid_run(dir);
+	ev(dir, col, T0 + 1 * S, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"" VIA_B "\",\"replace\":true");
+	ev(dir, col, T0 + 1 * S + 300 * MS, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\",\"replace\":true");
+	ev(dir, "lab.events.jsonl", T0 + 2 * S, "event_applied",
+	   ",\"name\":\"r\",\"action\":\"recover\",\"target\":\"a\",\"kind\":\"site\","
+	   "\"site\":\"a\",\"step\":null,\"cycle\":0,\"vias\":[]");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "healthy_route_withdrawn",
+		    "the route to 198.19.0.1/32 via 198.18.0.6 left the router's FIB once, first "
+		    "at t0 + 1.300 s, though it is not the failing site's link",
 		    1);
 	json_decref(root);
 }
@@ -876,9 +985,13 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_unexplained_loss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_loss_mismatch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_site_dead, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_timeline_hits, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_recovery_ends_window, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn_routers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_replaced, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failback_route_replaced, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failback_early_replace, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fail_routes_malformed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_drops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_stats_missing, setup, teardown),
