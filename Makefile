@@ -272,6 +272,7 @@ bench:
 	bench/bringup/run.sh
 	bench/dns-qps/run.sh
 	bench/analysis/run.sh
+	bench/bgp/run.sh
 
 # dnsperf against authd (three policies), NSD and Knot on loopback
 # (bench/dns-qps/run.sh [SECONDS] [ROUNDS]; BDQ_PERF=1 adds a perf profile).
@@ -291,6 +292,16 @@ bench-analysis:
 	$(MAKE) deps
 	$(MAKE) $(OUTBIN)/steerlab $(BUILD)/tools/synthrun
 	bench/analysis/run.sh
+
+# N BGP routers (a ring of 10, 30, 60) brought up to converged against the
+# same network with routing = static, and a withdrawal's convergence against
+# FRR alone on two namespaces (bench/bgp/run.sh [SIZES] [ROUNDS];
+# BBGP_SHAPE=random for a random connected graph; root; FRR is in DEB_PKGS).
+.PHONY: bench-bgp
+bench-bgp:
+	$(MAKE) deps
+	$(MAKE) all
+	bench/bgp/run.sh
 
 # libFuzzer targets (clang and libclang-rt-14-dev), one per reader of
 # untrusted bytes, each tests/fuzz/fuzz_NAME.c with its seed corpus in
