@@ -99,11 +99,25 @@ static int run_fib_via(const char *path, const char *prefix, struct in_addr *via
 	return have;
 }
 
+/* run_local_pref: router r sets a local preference on what one of its
+ * [link]s brings (it may then prefer a route from afar to its own site's). */
+static int run_local_pref(const struct topology *t, int r)
+{
+	for (int j = 0; j < t->nrlinks; j++)
+		if ((t->rlinks[j].a == r && t->rlinks[j].local_pref[0]) ||
+		    (t->rlinks[j].b == r && t->rlinks[j].local_pref[1]))
+			return 1;
+	return 0;
+}
+
 /* run_bgp_ready: routing = bgp: every site's prober has put the service on
  * its lo, and the FIB of each router with sites routes it via one of its
- * own sites of the lowest metric (BGP prefers the shorter AS path, a site
- * of its own, then the lower MED, once every announcement is in): BGP has
- * converged. (A router without sites has no collector to say.) */
+ * own sites of the lowest metric among those that do not prepend (BGP
+ * prefers the shorter AS path, a site of its own, then the lower MED, once
+ * every announcement is in): BGP has converged. A router whose own sites
+ * all prepend, or that sets a local preference on a [link], may prefer a
+ * route from afar: it needs only a route. (A router without sites has no
+ * collector to say.) */
 static int run_bgp_ready(const struct topology *t, const char *rundir)
 {
 	char path[PATH_MAX], prefix[INET_ADDRSTRLEN + 4], svc[INET_ADDRSTRLEN];
@@ -121,22 +135,28 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
 		unsigned best = UINT_MAX;
-		int ok = 0;
+		int ok = 0, own = 0;
 
 		if (t->nodes[l->node].kind != TOPO_SITE)
 			continue;
 		for (int j = 0; j < t->nlinks; j++)
 			if (t->links[j].router == l->router &&
 			    t->nodes[t->links[j].node].kind == TOPO_SITE &&
-			    t->nodes[t->links[j].node].metric < best)
+			    t->nodes[t->links[j].node].prepend == 0 &&
+			    t->nodes[t->links[j].node].metric <= best) {
 				best = t->nodes[t->links[j].node].metric;
+				own = 1;
+			}
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
 		       t->nodes[l->router].name);
 		if (!run_fib_via(path, prefix, &via))
 			return 0;
+		if (!own || run_local_pref(t, l->router))
+			continue;
 		for (int j = 0; j < t->nlinks && !ok; j++)
 			ok = t->links[j].router == l->router &&
 			     t->nodes[t->links[j].node].kind == TOPO_SITE &&
+			     t->nodes[t->links[j].node].prepend == 0 &&
 			     t->nodes[t->links[j].node].metric == best &&
 			     t->links[j].node_addr.s_addr == via.s_addr;
 		if (!ok)

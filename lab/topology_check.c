@@ -521,4 +521,5 @@ void topo_check(struct topo_parse *p)
 	topo_check_addresses(p);
 	topo_check_paths(p);
 	topo_check_bgp(p);
+	topo_check_policy(p);
 }
