@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bgpexpect.h"
 #include "clocks.h"
 #include "event.h"
 #include "jitter.h"
@@ -110,16 +111,42 @@ static int run_local_pref(const struct topology *t, int r)
 	return 0;
 }
 
+/* run_own_site_ok: without a model of the lab's BGP (bgpx_compute: iBGP),
+ * router r's route via one of its own sites of the lowest metric among
+ * those that do not prepend; any route if it has none such, or prefers
+ * what a [link] brings (local_pref). */
+static int run_own_site_ok(const struct topology *t, int r, struct in_addr via)
+{
+	unsigned best = UINT_MAX;
+	int own = 0;
+
+	for (int j = 0; j < t->nlinks; j++)
+		if (t->links[j].router == r && t->nodes[t->links[j].node].kind == TOPO_SITE &&
+		    t->nodes[t->links[j].node].prepend == 0 &&
+		    t->nodes[t->links[j].node].metric <= best) {
+			best = t->nodes[t->links[j].node].metric;
+			own = 1;
+		}
+	if (!own || run_local_pref(t, r))
+		return 1;
+	for (int j = 0; j < t->nlinks; j++)
+		if (t->links[j].router == r && t->nodes[t->links[j].node].kind == TOPO_SITE &&
+		    t->nodes[t->links[j].node].prepend == 0 &&
+		    t->nodes[t->links[j].node].metric == best &&
+		    t->links[j].node_addr.s_addr == via.s_addr)
+			return 1;
+	return 0;
+}
+
 /* run_bgp_ready: routing = bgp: every site's prober has put the service on
- * its lo, and the FIB of each router with sites routes it via one of its
- * own sites of the lowest metric among those that do not prepend (BGP
- * prefers the shorter AS path, a site of its own, then the lower MED, once
- * every announcement is in): BGP has converged. A router whose own sites
- * all prepend, or that sets a local preference on a [link], may prefer a
- * route from afar: it needs only a route. (A router without sites has no
+ * its lo, and the FIB of each router with sites routes it as BGP's
+ * decision process will once every announcement is in (lab/bgpexpect.h:
+ * local preference, AS path length with the prepends, MED; any of the
+ * next hops that tie): BGP has converged. (A router without sites has no
  * collector to say.) */
 static int run_bgp_ready(const struct topology *t, const char *rundir)
 {
+	static struct bgpx x;
 	char path[PATH_MAX], prefix[INET_ADDRSTRLEN + 4], svc[INET_ADDRSTRLEN];
 	struct in_addr via;
 
@@ -132,34 +159,19 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 		if (run_count_events(path, "address_added", "site", t->nodes[n].name) == 0)
 			return 0;
 	}
+	if (bgpx_compute(t, -1, &x) == -1)
+		x.known = 0;
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
-		unsigned best = UINT_MAX;
-		int ok = 0, own = 0;
 
 		if (t->nodes[l->node].kind != TOPO_SITE)
 			continue;
-		for (int j = 0; j < t->nlinks; j++)
-			if (t->links[j].router == l->router &&
-			    t->nodes[t->links[j].node].kind == TOPO_SITE &&
-			    t->nodes[t->links[j].node].prepend == 0 &&
-			    t->nodes[t->links[j].node].metric <= best) {
-				best = t->nodes[t->links[j].node].metric;
-				own = 1;
-			}
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
 		       t->nodes[l->router].name);
 		if (!run_fib_via(path, prefix, &via))
 			return 0;
-		if (!own || run_local_pref(t, l->router))
-			continue;
-		for (int j = 0; j < t->nlinks && !ok; j++)
-			ok = t->links[j].router == l->router &&
-			     t->nodes[t->links[j].node].kind == TOPO_SITE &&
-			     t->nodes[t->links[j].node].prepend == 0 &&
-			     t->nodes[t->links[j].node].metric == best &&
-			     t->links[j].node_addr.s_addr == via.s_addr;
-		if (!ok)
+		if (x.known ? !bgpx_via_ok(&x, l->router, via)
+			    : !run_own_site_ok(t, l->router, via))
 			return 0;
 	}
 	return 1;

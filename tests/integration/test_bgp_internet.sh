@@ -8,7 +8,8 @@
 # in the routers' FIBs; the run is valid. Then the knobs, in the file as a
 # user would write them: the prepend moved to [link t1 t2] sends c1 to c
 # instead; a site's prepend (a.prepend = 2) makes a a backup that c1 does
-# not reach even before it fails.
+# not reach even before it fails; a local preference on [link t3 t1] at t1
+# sends c1 to c, beating the shorter path to a.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -103,12 +104,20 @@ only "$out/flip" c3 0 $end c "prepend t2:1, throughout"
 $STEERLAB run "$topo" --quiet --set a.prepend=2 --out "$out/backup" >"$out/backup.txt" 2>&1 ||
 	{ cat "$out/backup.txt"; fail "a.prepend=2: run exited with status $?"; }
 [ "$(json "$out/backup/clocks.json" .valid)" = true ] || fail "a.prepend=2: the run is not valid"
-start_ns=$(jq -r 'select(.event == "traffic_started") | .t' "$out/backup/lab.events.jsonl")
-# (from 0.5 s in: the lab is ready once t1 has a route, which may for a
-# moment be a's before b's arrives: run_bgp_ready in lab/run.c)
-only "$out/backup" c1 $((start_ns + 500000000)) $end b "a.prepend=2, throughout"
+# (the warm-up waits for t1's route via t2: lab/bgpexpect.h)
+only "$out/backup" c1 0 $end b "a.prepend=2, throughout"
 only "$out/backup" c2 0 $end b "a.prepend=2, throughout"
 
-assert_no_leftovers $lab "$out/backup"
-echo "bgp internet: $(( ($(date +%s%N) - start) / 1000000 )) ms for three runs"
+# a local preference beats the AS path: t1 preferring what t3 brings
+# (local_pref = t1:200 on [link t3 t1]) sends c1 to c while a is alive
+sed -e "/^prepend = t3:1\$/a local_pref = t1:200" "$topo" >"$out/lp.ini"
+$STEERLAB run "$out/lp.ini" --quiet --out "$out/lp" >"$out/lp.txt" 2>&1 ||
+	{ cat "$out/lp.txt"; fail "local_pref = t1:200: run exited with status $?"; }
+[ "$(json "$out/lp/clocks.json" .valid)" = true ] || fail "local_pref = t1:200: the run is not valid"
+only "$out/lp" c1 0 $end c "local_pref t1:200 from t3, throughout"
+only "$out/lp" c2 0 $end b "local_pref t1:200 from t3, throughout"
+only "$out/lp" c3 0 $end c "local_pref t1:200 from t3, throughout"
+
+assert_no_leftovers $lab "$out/lp"
+echo "bgp internet: $(( ($(date +%s%N) - start) / 1000000 )) ms for four runs"
 rm -rf "$out"
