@@ -5,7 +5,10 @@
  * compared with t0, the t of site_failed:
  *
  *   detect   first declared_dead of the failed site by its own prober (the
- *            one on the site's node) at or after t0
+ *            one on the site's node) at or after t0, or (routing = static)
+ *            first route_expired of its route by a routed's hold timer if
+ *            earlier: a crashed site's prober is dead, a frozen one's
+ *            still believes it healthy, and the hold timer is what notices
  *   steer    first route_deleted of the service prefix via the failed site's
  *            link address at or after t0, or (routing = bgp: zebra replaces
  *            the route, the kernel says nothing of the old one) first
@@ -51,10 +54,20 @@ static void clocks_detect(const struct clocks_input *in, struct clocks_result *r
 		    (r->detect_at_ns == CLOCKS_NONE || d->t_ns < r->detect_at_ns))
 			r->detect_at_ns = d->t_ns;
 	}
+	/* a router's hold timer: the site stopped announcing */
+	for (size_t i = 0; i < in->nexpired; i++) {
+		const struct clocks_dead *d = &in->expired[i];
+		if (d->t_ns >= f->t0_ns && strcmp(d->site, f->site) == 0 &&
+		    (r->detect_at_ns == CLOCKS_NONE || d->t_ns < r->detect_at_ns)) {
+			r->detect_at_ns = d->t_ns;
+			r->detect_by_hold = 1;
+		}
+	}
 	if (r->detect_at_ns == CLOCKS_NONE)
 		clocks_missing(r,
 			       "detect: no declared_dead of site %s at or after t0 in "
-			       "%s.prober.events.jsonl",
+			       "%s.prober.events.jsonl, nor route_expired of it in "
+			       "*.routed.events.jsonl",
 			       f->site, f->site);
 	else
 		r->detect_ns = r->detect_at_ns - f->t0_ns;
