@@ -6,12 +6,11 @@
  *
  *   detect   first declared_dead of the failed site by its own prober (the
  *            one on the site's node) at or after t0, or (routing = static)
- *            first route_expired of its route by a routed's hold timer if
- *            earlier: a crashed site's prober is dead, a frozen one's
- *            still believes it healthy, and the hold timer is what notices
- *   steer    first route_deleted of the service prefix via the failed site's
- *            link address at or after t0, or (routing = bgp: zebra replaces
- *            the route, the kernel says nothing of the old one) first
+ *            first route_expired of its route by a routed's hold timer
+ *            (one that deleted it from the FIB) if earlier: a crashed site's prober is dead, a
+ * frozen one's still believes it healthy, and the hold timer is what notices steer    first
+ * route_deleted of the service prefix via the failed site's link address at or after t0, or
+ * (routing = bgp: zebra replaces the route, the kernel says nothing of the old one) first
  *            route_added replacing it via another next hop
  *   window   last anycast request in the failed site's capture after t0
  *
@@ -66,8 +65,8 @@ static void clocks_detect(const struct clocks_input *in, struct clocks_result *r
 	if (r->detect_at_ns == CLOCKS_NONE)
 		clocks_missing(r,
 			       "detect: no declared_dead of site %s at or after t0 in "
-			       "%s.prober.events.jsonl, nor route_expired of it in "
-			       "*.routed.events.jsonl",
+			       "%s.prober.events.jsonl, nor a route_expired that deleted its "
+			       "route in *.routed.events.jsonl",
 			       f->site, f->site);
 	else
 		r->detect_ns = r->detect_at_ns - f->t0_ns;

@@ -517,8 +517,15 @@ static int clocks_routed_event(struct clocks_input *in, const struct clocks_line
 {
 	if (strcmp(l->event, "control_rejected") == 0)
 		return clocks_rejected_event(in, l, "routed");
-	if (strcmp(l->event, "route_expired") == 0)
-		return clocks_prober_event(in, l); /* {site, ...}, as a verdict */
+	if (strcmp(l->event, "route_expired") == 0) {
+		json_t *d = json_object_get(l->obj, "deleted");
+
+		if (!json_is_boolean(d))
+			return clocks_fail(l, "has no boolean", "deleted");
+		/* only an expiry that took the route out of the FIB: after a
+		 * link-down the kernel had dropped it already */
+		return json_is_true(d) ? clocks_prober_event(in, l) : 0;
+	}
 	return 0;
 }
 

@@ -159,6 +159,10 @@ static void test_detect_by_hold_timer(void **state)
 	lab(dir);
 	ev(dir, "core.routed.events.jsonl", T0 - 4000 * MS, "route_expired", site_a);
 	ev(dir, "core.routed.events.jsonl", T0 + 1500 * MS, "route_expired", site_b);
+	/* the kernel had dropped it already (its link went down): not it */
+	ev(dir, "r3.routed.events.jsonl", T0 + 2800 * MS, "route_expired",
+	   ",\"site\":\"a\",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\","
+	   "\"deleted\":false");
 	ev(dir, "core.routed.events.jsonl", T0 + 2950 * MS, "route_expired", site_a);
 	ev(dir, "r2.routed.events.jsonl", T0 + 2900 * MS, "route_expired", site_a);
 	ev(dir, col, T0 + 2900 * MS + 1, "route_deleted",
