@@ -108,10 +108,12 @@ static void routed_on_expired(void *arg, const struct rib_entry *e, const struct
 		 prefix, via, e->site, (double)silent_ns / NSEC_PER_SEC,
 		 (double)rd->hold_ns / NSEC_PER_SEC,
 		 res->outcome == RIB_WITHDRAWN ? "" : ", already gone from the kernel");
-	event_emit(rd->ev, "route_expired", "{s:s, s:s, s:s, s:I, s:I, s:f, s:b}", "site", e->site,
-		   "prefix", prefix, "via", via, "metric", (json_int_t)e->metric, "last_t",
-		   (json_int_t)(x->real_ns - silent_ns), "silent_s",
-		   (double)silent_ns / NSEC_PER_SEC, "deleted", res->outcome == RIB_WITHDRAWN);
+	/* stamped when the timer decided, before the kernel call */
+	event_emit_at(rd->ev, x->real_ns, "route_expired", "{s:s, s:s, s:s, s:I, s:I, s:f, s:b}",
+		      "site", e->site, "prefix", prefix, "via", via, "metric",
+		      (json_int_t)e->metric, "last_t", (json_int_t)(x->real_ns - silent_ns),
+		      "silent_s", (double)silent_ns / NSEC_PER_SEC, "deleted",
+		      res->outcome == RIB_WITHDRAWN);
 }
 
 void routed_control_expire(struct routed *rd, int64_t now_ns)
