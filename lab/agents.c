@@ -192,6 +192,10 @@ static int lab_start_router(struct lab *lab, int n)
 		argv_add(&a, "-a");
 		argv_add(&a, "none");
 	}
+	/* the hold timer: a site that stops announcing (crashed, frozen) is
+	 * withdrawn after static_hold */
+	argv_add(&a, "-H");
+	argv_add(&a, "%lldus", (long long)t->static_hold_ns / 1000);
 	return argv_run(lab, n, "routed", "routed", &a);
 }
 
@@ -255,6 +259,9 @@ static int lab_start_site(struct lab *lab, int n)
 			argv_add(&a, "-R");
 			argv_add(&a, "%s", ip(t->nodes[r].router_id, buf));
 		}
+		/* the verdict repeated, so that the routers' hold timers keep it */
+		argv_add(&a, "-k");
+		argv_add(&a, "%lldus", (long long)t->static_refresh_ns / 1000);
 	}
 	argv_probe_timing(&a, node);
 	return argv_run(lab, n, "prober", "prober", &a);

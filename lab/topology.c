@@ -403,6 +403,8 @@ static void topo_defaults(struct topology *t)
 	t->probe_up = 3;
 	snprintf(t->dns_name, sizeof(t->dns_name), "www.lab.example");
 	t->sticky_ns = 60 * NSEC_PER_SEC;
+	t->static_refresh_ns = NSEC_PER_SEC;
+	t->static_hold_ns = 3 * NSEC_PER_SEC; /* three refreshes, unless refresh is set */
 	topo_bgp_defaults(t);
 }
 

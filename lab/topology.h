@@ -293,6 +293,10 @@ struct topology {
 	int nlinks;
 	struct topo_link links[TOPO_MAX_NODES];
 	int routing; /* enum topo_routing */
+	/* routing = static: how often a site's prober repeats its verdict to
+	 * the routers (prober -k), and how long a router keeps a route its
+	 * site stopped announcing (routed -H; 0: for ever) */
+	int64_t static_refresh_ns, static_hold_ns;
 	int nrouters;
 	int nrlinks;
 	struct topo_rlink rlinks[TOPO_MAX_RLINKS];

@@ -465,6 +465,13 @@ void topo_check(struct topo_parse *p)
 	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_LAB_PROBE_TIMEOUT, t->probe_timeout_ns,
 			  TOPO_K_LAB_PROBE_INTERVAL, t->probe_interval_ns);
 	topo_check_routers(p);
+	/* the static mode's hold timer: three refreshes by default, and more
+	 * than one, or every route would expire between two of them */
+	if (*topo_where(p, TOPO_SECT_LAB, TOPO_K_STATIC_HOLD) == 0)
+		t->static_hold_ns = 3 * t->static_refresh_ns;
+	else if (t->static_hold_ns != 0)
+		topo_check_before(p, TOPO_SECT_LAB, TOPO_K_STATIC_REFRESH, t->static_refresh_ns,
+				  TOPO_K_STATIC_HOLD, t->static_hold_ns);
 
 	t->nlinks = 0;
 	for (int i = 0; i < t->nnodes; i++) {

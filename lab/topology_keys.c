@@ -44,6 +44,9 @@ static const struct topo_key topo_lab_keys[] = {
     {"sticky", TOPO_T_DURATION, LAB(sticky_ns), 1, 0, -1, NULL},
     /* routing, and FRR's knobs (topology_bgp.c checks their units) */
     {"routing", TOPO_T_CHOICE, LAB(routing), 0, 0, -1, topo_routing_words},
+    /* routing = static: the probers' refresh and routed's hold time */
+    {"static_refresh", TOPO_T_DURATION, LAB(static_refresh_ns), 1, 0, -1, NULL},
+    {"static_hold", TOPO_T_DURATION, LAB(static_hold_ns), 0, 0, -1, NULL},
     {"fail_jitter", TOPO_T_DURATION, LAB(fail_jitter_ns), 0, 0, -1, NULL},
     {"seed", TOPO_T_SEED, LAB(seed), 0, 0, -1, NULL},
     {"bgp_keepalive", TOPO_T_DURATION, LAB(bgp_keepalive_ns), 1, 0, -1, NULL},

@@ -13,6 +13,7 @@
 #include "topology.h"
 
 #include <arpa/inet.h>
+#include <string.h>
 
 #include "topology_int.h"
 
@@ -36,7 +37,9 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 	struct in_addr cache;
 
 	for (int k = 0; k < n; k++) {
-		if (topo_bgp_only(t, node, keys[k].name))
+		if (topo_bgp_only(t, node, keys[k].name) ||
+		    (!node && t->routing == TOPO_ROUTING_BGP &&
+		     strncmp(keys[k].name, "static_", 7) == 0))
 			continue;
 		if (keys[k].type == TOPO_T_LINK) {
 			if (node->link < 0)

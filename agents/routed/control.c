@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "timeutil.h"
 
 void routed_control_init(struct routed *rd, const struct rib_kernel *kernel, struct event_log *ev,
 			 struct loop *loop)
@@ -51,7 +52,7 @@ void routed_control_handle(struct routed *rd, const char *buf, size_t len,
 	rd->messages++;
 	inet_ntop(AF_INET, &m.prefix, addr, sizeof(addr));
 	snprintf(prefix, sizeof(prefix), "%s/%d", addr, m.prefixlen);
-	rib_apply(&rd->rib, &rd->kernel, &m, nexthop, &res);
+	rib_apply(&rd->rib, &rd->kernel, &m, nexthop, now_ns, &res);
 	inet_ntop(AF_INET, &res.via, via, sizeof(via));
 	switch (res.outcome) {
 	case RIB_UNCHANGED:
@@ -78,6 +79,48 @@ void routed_control_handle(struct routed *rd, const char *buf, size_t len,
 			   prefix, "error", res.error);
 		break;
 	}
+}
+
+struct routed_expiry {
+	struct routed *rd;
+	int64_t now_ns, real_ns; /* the same instant on both clocks */
+};
+
+static void routed_on_expired(void *arg, const struct rib_entry *e, const struct rib_result *res)
+{
+	struct routed_expiry *x = arg;
+	struct routed *rd = x->rd;
+	char via[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN + 4];
+	int64_t silent_ns = x->now_ns - e->last_ns;
+
+	inet_ntop(AF_INET, &e->via, via, sizeof(via));
+	inet_ntop(AF_INET, &e->prefix, addr, sizeof(addr));
+	snprintf(prefix, sizeof(prefix), "%s/%d", addr, e->prefixlen);
+	if (res->outcome == RIB_ERROR) {
+		rd->errors++;
+		log_warnx("expire %s %s via %s: %s", e->site, prefix, via, res->error);
+		event_emit(rd->ev, "route_error", "{s:s, s:s, s:s}", "site", e->site, "prefix",
+			   prefix, "error", res->error);
+		return;
+	}
+	rd->expired++;
+	log_info("route %s via %s of site %s expired: no announcement for %.3f s (hold %.3f s)%s",
+		 prefix, via, e->site, (double)silent_ns / NSEC_PER_SEC,
+		 (double)rd->hold_ns / NSEC_PER_SEC,
+		 res->outcome == RIB_WITHDRAWN ? "" : ", already gone from the kernel");
+	/* stamped when the timer decided, before the kernel call */
+	event_emit_at(rd->ev, x->real_ns, "route_expired", "{s:s, s:s, s:s, s:I, s:I, s:f, s:b}",
+		      "site", e->site, "prefix", prefix, "via", via, "metric",
+		      (json_int_t)e->metric, "last_t", (json_int_t)(x->real_ns - silent_ns),
+		      "silent_s", (double)silent_ns / NSEC_PER_SEC, "deleted",
+		      res->outcome == RIB_WITHDRAWN);
+}
+
+void routed_control_expire(struct routed *rd, int64_t now_ns)
+{
+	struct routed_expiry x = {rd, now_ns, now_real_ns()};
+
+	(void)rib_expire(&rd->rib, &rd->kernel, now_ns, rd->hold_ns, routed_on_expired, &x);
 }
 
 void routed_control_close(struct routed *rd)

@@ -5,7 +5,8 @@
  * (acl.h: a sender or prefix the lab did not entitle is dropped, counted
  * and reported through lib/ctlreject.h), then applied to the table and the
  * kernel (rib.h) through the kernel interface the caller gives, which the
- * unit tests fake.
+ * unit tests fake. routed_control_expire() is the hold timer's check, run
+ * by the caller's timer.
  */
 #ifndef STEERLAB_ROUTED_CONTROL_H
 #define STEERLAB_ROUTED_CONTROL_H
@@ -25,7 +26,8 @@ struct routed {
 	struct rib rib;
 	struct routed_acl acl;
 	struct ctl_reject rejects;
-	unsigned long long messages, bad, applied, withdrawn, errors, rejected;
+	int64_t hold_ns; /* 0: routes never expire */
+	unsigned long long messages, bad, applied, withdrawn, errors, rejected, expired;
 };
 
 /* routed_control_init: an empty table; kernel and ev are the caller's
@@ -39,6 +41,11 @@ void routed_control_init(struct routed *rd, const struct rib_kernel *kernel, str
  * rejected; the others count in messages. */
 void routed_control_handle(struct routed *rd, const char *buf, size_t len,
 			   const struct sockaddr_in *from, int64_t now_ns);
+
+/* routed_control_expire: deletes the routes of sites silent for more than
+ * rd->hold_ns at now_ns (CLOCK_MONOTONIC), each with a route_expired event
+ * (a route_error if the kernel refused). */
+void routed_control_expire(struct routed *rd, int64_t now_ns);
 
 /* routed_control_close: reports the pending rejections. */
 void routed_control_close(struct routed *rd);

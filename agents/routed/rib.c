@@ -27,7 +27,7 @@ static void rib_remove(struct rib *rib, struct rib_entry *e)
 }
 
 static void rib_announce(struct rib *rib, const struct rib_kernel *k, const struct announce_msg *m,
-			 struct in_addr src, struct rib_result *res)
+			 struct in_addr src, int64_t now_ns, struct rib_result *res)
 {
 	struct rib_entry *e = rib_find(rib, m->site, m->prefix, m->prefixlen);
 	struct kroute want = {
@@ -50,6 +50,7 @@ static void rib_announce(struct rib *rib, const struct rib_kernel *k, const stru
 		return;
 	}
 	if (e && e->via.s_addr == src.s_addr && e->metric == m->metric) {
+		e->last_ns = now_ns;
 		res->outcome = RIB_UNCHANGED;
 		return;
 	}
@@ -72,6 +73,7 @@ static void rib_announce(struct rib *rib, const struct rib_kernel *k, const stru
 	}
 	e->via = src;
 	e->metric = m->metric;
+	e->last_ns = now_ns;
 	res->outcome = RIB_APPLIED;
 }
 
@@ -102,7 +104,7 @@ static void rib_withdraw(struct rib *rib, const struct rib_kernel *k, const stru
 }
 
 void rib_apply(struct rib *rib, const struct rib_kernel *k, const struct announce_msg *m,
-	       struct in_addr src, struct rib_result *res)
+	       struct in_addr src, int64_t now_ns, struct rib_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	res->via = src;
@@ -110,5 +112,41 @@ void rib_apply(struct rib *rib, const struct rib_kernel *k, const struct announc
 	if (m->withdraw)
 		rib_withdraw(rib, k, m, src, res);
 	else
-		rib_announce(rib, k, m, src, res);
+		rib_announce(rib, k, m, src, now_ns, res);
+}
+
+size_t rib_expire(struct rib *rib, const struct rib_kernel *k, int64_t now_ns, int64_t hold_ns,
+		  rib_expire_cb cb, void *arg)
+{
+	size_t gone = 0, i = 0;
+
+	if (hold_ns <= 0)
+		return 0;
+	while (i < rib->n) {
+		struct rib_entry e = rib->entries[i];
+		struct kroute old = {
+		    .prefix = e.prefix, .prefixlen = e.prefixlen, .via = e.via, .metric = e.metric};
+		struct rib_result res;
+		int rc;
+
+		if (now_ns - e.last_ns <= hold_ns) {
+			i++;
+			continue;
+		}
+		memset(&res, 0, sizeof(res));
+		res.via = e.via;
+		res.metric = e.metric;
+		rc = k->remove(k->ctx, &old, res.error, sizeof(res.error));
+		if (rc == -1) {
+			res.outcome = RIB_ERROR;
+			i++; /* kept: tried again at the next check */
+		} else {
+			res.outcome = rc == 0 ? RIB_WITHDRAWN : RIB_UNCHANGED;
+			rib_remove(rib, &rib->entries[i]); /* the last one moves to i */
+			gone++;
+		}
+		if (cb)
+			cb(arg, &e, &res);
+	}
+	return gone;
 }

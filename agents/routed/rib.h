@@ -18,6 +18,13 @@
  * An announcement from a loopback or unspecified source is refused: it is
  * not a next hop (the kernel would accept it and loop the traffic).
  *
+ * Every entry keeps the time of its last announcement the kernel took.
+ * rib_expire() is the hold timer (BGP's, RFC 4271 6.5, for a protocol
+ * without sessions): an entry not announced again within the hold time is
+ * deleted as a WITHDRAW deletes it, so that a site that went silent
+ * (crashed, frozen, cut off) loses its route; an announcement after that
+ * installs it again, as a new one.
+ *
  * Two sites announcing one prefix at the same metric share one kernel slot
  * (an IPv4 route is keyed by prefix and metric): the later announcement
  * wins it.
@@ -27,6 +34,7 @@
 
 #include <netinet/in.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "announce.h"
 #include "kroute.h"
@@ -45,6 +53,7 @@ struct rib_entry {
 	int prefixlen;
 	struct in_addr via;
 	unsigned metric;
+	int64_t last_ns; /* the last announcement taken, CLOCK_MONOTONIC */
 };
 
 struct rib {
@@ -71,8 +80,22 @@ void rib_init(struct rib *rib);
 /* rib_find: the entry of (site, prefix), or NULL. */
 struct rib_entry *rib_find(struct rib *rib, const char *site, struct in_addr prefix, int prefixlen);
 
-/* rib_apply: applies m, received from src, to the kernel and the table. */
+/* rib_apply: applies m, received from src at now_ns, to the kernel and the
+ * table. */
 void rib_apply(struct rib *rib, const struct rib_kernel *k, const struct announce_msg *m,
-	       struct in_addr src, struct rib_result *res);
+	       struct in_addr src, int64_t now_ns, struct rib_result *res);
+
+/* rib_expire_cb: entry e (a copy: it has left the table unless res says
+ * RIB_ERROR) was silent longer than the hold time; res is the deletion's
+ * outcome: RIB_WITHDRAWN, RIB_UNCHANGED (the kernel no longer had it, e.g.
+ * its link went down) or RIB_ERROR (the kernel refused: the entry stays and
+ * the next check tries again). */
+typedef void (*rib_expire_cb)(void *arg, const struct rib_entry *e, const struct rib_result *res);
+
+/* rib_expire: deletes every entry whose last announcement is more than
+ * hold_ns before now_ns, calling cb (may be NULL) for each. hold_ns 0:
+ * nothing ever expires. The number of entries that left the table. */
+size_t rib_expire(struct rib *rib, const struct rib_kernel *k, int64_t now_ns, int64_t hold_ns,
+		  rib_expire_cb cb, void *arg);
 
 #endif

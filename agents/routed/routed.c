@@ -3,9 +3,11 @@
  *
  * Listens for ANNOUNCE / WITHDRAW datagrams (lib/announce.h) from the
  * sites' probers and applies them to the kernel FIB of its router: the
- * prefix via the datagram's source, at the announced metric. Who may send
- * them, and which prefixes, is acl.c; one datagram's handling control.c;
- * the table logic rib.c; the netlink calls kroute.c.
+ * prefix via the datagram's source, at the announced metric. A route its
+ * site has not announced again within the hold time (-H) is deleted, as
+ * BGP's hold timer deletes a silent peer's. Who may send them, and which
+ * prefixes, is acl.c; one datagram's handling control.c; the table logic
+ * and the expiry rib.c; the netlink calls kroute.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,15 +34,22 @@
 #include "timeutil.h"
 
 #define ROUTED_USAGE                                                                               \
-	"usage: routed [-n NODE] [-e FILE] [-l ADDR[:PORT]] [-T TABLE]\n"                          \
+	"usage: routed [-n NODE] [-e FILE] [-l ADDR[:PORT]] [-T TABLE] [-H HOLD]\n"                \
 	"              [-a [SITE=]ADDR[,via=NEXTHOP][,hops=N]|none ...]\n"                         \
 	"              [-P PREFIX ...] [-v] [-h]\n"
+
+/* three of the prober's default refreshes (prober -k 1s) */
+#define ROUTED_HOLD_DEFAULT (3 * NSEC_PER_SEC)
+#define ROUTED_HOLD_MAX (24 * 3600 * NSEC_PER_SEC)
+/* the hold timer's check: a tenth of the hold, at most 100 ms late */
+#define ROUTED_CHECK_MAX (100 * NSEC_PER_MSEC)
 
 struct routed_opts {
 	const char *node;
 	const char *events;
 	struct sockaddr_in listen;
 	uint32_t table;
+	int64_t hold_ns;
 	struct routed_acl acl;
 	int verbose;
 };
@@ -51,6 +60,9 @@ static void routed_usage(FILE *fp)
 		ROUTED_USAGE
 		"  -l ADDR[:PORT]  where to listen for announcements (default 0.0.0.0:%d)\n"
 		"  -T TABLE        routing table number, or main (default main)\n"
+		"  -H HOLD         delete a route its site has not announced again for HOLD,\n"
+		"                  e.g. 3s (default 3s: three of the prober's default 1 s\n"
+		"                  refreshes); 0: never\n"
 		"  -a [SITE=]ADDR  accept announcements only from ADDR (for SITE only, if\n"
 		"                  given); repeatable; none: from nobody. Without -a: from\n"
 		"                  any sender (the lab always gives -a)\n"
@@ -82,8 +94,9 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 	o->listen.sin_family = AF_INET;
 	o->listen.sin_port = htons(ANNOUNCE_PORT);
 	o->table = RT_TABLE_MAIN;
+	o->hold_ns = ROUTED_HOLD_DEFAULT;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:l:T:a:P:vh")) != -1) {
+	while ((ch = getopt(argc, argv, ":n:e:l:T:H:a:P:vh")) != -1) {
 		switch (ch) {
 		case 'n':
 			o->node = optarg;
@@ -107,6 +120,12 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 					   "a routing table number (1-252, 254, 256-) or main",
 					   optarg);
 			o->table = (uint32_t)v;
+			break;
+		case 'H':
+			if (parse_duration_ns(optarg, &o->hold_ns) == -1 ||
+			    o->hold_ns > ROUTED_HOLD_MAX)
+				routed_bad("-H", "a duration such as 3s (at most 24h), or 0",
+					   optarg);
 			break;
 		case 'a':
 			if (routed_acl_add_sender(&o->acl, optarg) == -1)
@@ -149,8 +168,28 @@ struct routed_main {
 	struct routed rd;
 	struct kroute_ctx *kr;
 	int fd;
-	struct loop_handler sig, msg;
+	struct loop_handler sig, msg, hold;
 };
+
+static void routed_on_hold_timer(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct routed *rd = arg;
+
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	routed_control_expire(rd, now_mono_ns());
+}
+
+/* routed_check_ns: how often the hold timer looks for silent routes */
+static int64_t routed_check_ns(int64_t hold_ns)
+{
+	int64_t ns = hold_ns / 10;
+
+	if (ns > ROUTED_CHECK_MAX)
+		ns = ROUTED_CHECK_MAX;
+	return ns < NSEC_PER_MSEC ? NSEC_PER_MSEC : ns;
+}
 
 static void routed_on_message(struct loop *loop, int fd, uint32_t events, void *arg)
 {
@@ -196,7 +235,8 @@ static int routed_socket(const struct sockaddr_in *sin)
 static void routed_log_acl(const struct routed_acl *acl)
 {
 	if (!acl->senders_set)
-		log_warnx("no -a: accepting announcements from any sender (the lab always gives -a)");
+		log_warnx(
+		    "no -a: accepting announcements from any sender (the lab always gives -a)");
 	else if (acl->nsenders == 0)
 		log_info("-a none: accepting announcements from nobody");
 	for (int i = 0; i < acl->nsenders; i++) {
@@ -239,18 +279,32 @@ int main(int argc, char **argv)
 		log_warn("%s: loop_new", __func__);
 		goto out;
 	}
-	if (loop_signals(loop, &rm->sig, loop_stop_on_signal, (void *)" (routes stay in the kernel)") == -1) {
+	if (loop_signals(loop, &rm->sig, loop_stop_on_signal,
+			 (void *)" (routes stay in the kernel)") == -1) {
 		log_warn("%s: signals", __func__);
 		goto out;
 	}
 	if ((rm->kr = kroute_open(o.table)) == NULL)
 		goto out;
 	rd = &rm->rd;
-	routed_control_init(rd,
-			    &(struct rib_kernel){routed_kernel_change, routed_kernel_remove, rm->kr},
-			    ev, loop);
+	routed_control_init(
+	    rd, &(struct rib_kernel){routed_kernel_change, routed_kernel_remove, rm->kr}, ev, loop);
 	rd->acl = o.acl;
+	rd->hold_ns = o.hold_ns;
 	routed_log_acl(&rd->acl);
+	if (o.hold_ns > 0) {
+		int64_t check = routed_check_ns(o.hold_ns);
+
+		if (loop_timer_add(loop, &rm->hold, now_mono_ns() + check, check,
+				   routed_on_hold_timer, rd) == -1) {
+			log_warn("%s: hold timer", __func__);
+			goto out;
+		}
+		log_info("hold time %.3f s: a route not announced again for that long is deleted",
+			 (double)o.hold_ns / NSEC_PER_SEC);
+	} else {
+		log_info("-H 0: routes never expire, only a WITHDRAW deletes them");
+	}
 	if ((rm->fd = routed_socket(&o.listen)) == -1)
 		goto out;
 	if (loop_add(loop, &rm->msg, rm->fd, EPOLLIN, routed_on_message, rd) == -1) {
@@ -266,16 +320,20 @@ out:
 	if (rm->fd != -1) {
 		rd = &rm->rd;
 		routed_control_close(rd);
-		log_info("%llu messages, %llu malformed, %llu rejected, %llu applied, %llu withdrawn, "
-			 "%llu errors",
-			 rd->messages, rd->bad, rd->rejected, rd->applied, rd->withdrawn,
-			 rd->errors);
-		event_emit(ev, "routed_summary", "{s:I, s:I, s:I, s:I, s:I, s:I}", "messages",
+		log_info(
+		    "%llu messages, %llu malformed, %llu rejected, %llu applied, %llu withdrawn, "
+		    "%llu expired, %llu errors",
+		    rd->messages, rd->bad, rd->rejected, rd->applied, rd->withdrawn, rd->expired,
+		    rd->errors);
+		event_emit(ev, "routed_summary", "{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "messages",
 			   (json_int_t)rd->messages, "bad", (json_int_t)rd->bad, "rejected",
 			   (json_int_t)rd->rejected, "applied", (json_int_t)rd->applied,
-			   "withdrawn", (json_int_t)rd->withdrawn, "errors", (json_int_t)rd->errors);
+			   "withdrawn", (json_int_t)rd->withdrawn, "expired",
+			   (json_int_t)rd->expired, "errors", (json_int_t)rd->errors);
 		close(rm->fd);
 	}
+	if (loop)
+		loop_timer_del(loop, &rm->hold); /* ignores a timer never added */
 	kroute_close(rm->kr);
 	loop_free(loop);
 	event_close(ev);

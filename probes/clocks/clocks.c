@@ -295,6 +295,7 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->answers);
 	free(in->dead);
 	free(in->alive);
+	free(in->expired);
 	free(in->hits);
 	free(in->routes);
 	free(in->stats);

@@ -365,6 +365,8 @@ struct clocks_input {
 	size_t ndead, capdead;
 	struct clocks_dead *alive; /* declared_alive, as dead */
 	size_t nalive, capalive;
+	struct clocks_dead *expired; /* routed's route_expired; node: the router */
+	size_t nexpired, capexpired;
 	struct clocks_hit *hits; /* the timeline's steps, in file order */
 	size_t nhits, caphits;
 	struct clocks_route *routes;
@@ -513,6 +515,7 @@ void clocks_catchments(const struct clocks_input *in, const struct clocks_fib *f
 struct clocks_result {
 	const char *scheme; /* "anycast", "dns" */
 	int64_t detect_ns, detect_at_ns;
+	int detect_by_hold; /* anycast: detect is a routed's route_expired */
 	int64_t steer_ns, steer_at_ns;
 	int64_t window_ns;
 	int64_t sent, ok, lost_client, errors; /* CLOCKS_NONE: no CSV */

@@ -5,7 +5,11 @@
  * compared with t0, the t of site_failed:
  *
  *   detect   first declared_dead of the failed site by its own prober (the
- *            one on the site's node) at or after t0
+ *            one on the site's node) at or after t0, or (routing = static)
+ *            first route_expired of its route by a routed's hold timer
+ *            (one that deleted it from the FIB) if earlier: a crashed
+ *            site's prober is dead, a frozen one's still believes it
+ *            healthy, and the hold timer is what notices
  *   steer    first FIB change at or after t0, in any router, that takes a
  *            route of the service prefix via the failed site's link address
  *            out: its route_deleted, or its replacement by a route not via it
@@ -52,10 +56,20 @@ static void clocks_detect(const struct clocks_input *in, struct clocks_result *r
 		    (r->detect_at_ns == CLOCKS_NONE || d->t_ns < r->detect_at_ns))
 			r->detect_at_ns = d->t_ns;
 	}
+	/* a router's hold timer: the site stopped announcing */
+	for (size_t i = 0; i < in->nexpired; i++) {
+		const struct clocks_dead *d = &in->expired[i];
+		if (d->t_ns >= f->t0_ns && strcmp(d->site, f->site) == 0 &&
+		    (r->detect_at_ns == CLOCKS_NONE || d->t_ns < r->detect_at_ns)) {
+			r->detect_at_ns = d->t_ns;
+			r->detect_by_hold = 1;
+		}
+	}
 	if (r->detect_at_ns == CLOCKS_NONE)
 		clocks_missing(r,
 			       "detect: no declared_dead of site %s at or after t0 in "
-			       "%s.prober.events.jsonl",
+			       "%s.prober.events.jsonl, nor a route_expired that deleted its "
+			       "route in *.routed.events.jsonl",
 			       f->site, f->site);
 	else
 		r->detect_ns = r->detect_at_ns - f->t0_ns;

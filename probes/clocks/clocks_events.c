@@ -5,7 +5,8 @@
  * NODE of the file, which tells a site's own prober from a remote one); the
  * collectors' (NODE.collector and NODE.collector-dns) route_added /
  * route_deleted, capture_stats and capture_error; authd's health_changed,
- * answer_changed and control_rejected; routed's control_rejected; the
+ * answer_changed and control_rejected; routed's control_rejected and
+ * route_expired; the
  * clients' client_started and client_summary; the lab's lab_stopping and
  * agent_exited, for the verdict. Other events are skipped. Every line must be a JSON object
  * with an integer "t" and a string "event"; an event the clocks use must
@@ -369,6 +370,8 @@ static int clocks_prober_event(struct clocks_input *in, const struct clocks_line
 		arr = &in->dead, n = &in->ndead, cap = &in->capdead;
 	} else if (strcmp(l->event, "declared_alive") == 0) { /* for fail-back */
 		arr = &in->alive, n = &in->nalive, cap = &in->capalive;
+	} else if (strcmp(l->event, "route_expired") == 0) { /* routed's hold timer */
+		arr = &in->expired, n = &in->nexpired, cap = &in->capexpired;
 	} else {
 		return 0;
 	}
@@ -615,6 +618,15 @@ static int clocks_routed_event(struct clocks_input *in, const struct clocks_line
 {
 	if (strcmp(l->event, "control_rejected") == 0)
 		return clocks_rejected_event(in, l, "routed");
+	if (strcmp(l->event, "route_expired") == 0) {
+		json_t *d = json_object_get(l->obj, "deleted");
+
+		if (!json_is_boolean(d))
+			return clocks_fail(l, "has no boolean", "deleted");
+		/* only an expiry that took the route out of the FIB: after a
+		 * link-down the kernel had dropped it already */
+		return json_is_true(d) ? clocks_prober_event(in, l) : 0;
+	}
 	return 0;
 }
 

@@ -460,6 +460,12 @@ static void clocks_legend(FILE *out, const struct clocks_input *in, const struct
 				strcmp(res[i].scheme, "dns") == 0
 				    ? "DNS-steered flows (client ids from 100000)"
 				    : "anycast flows (client ids 1-99999)");
+		else if (strcmp(res[i].scheme, "anycast") == 0 && res[i].detect_by_hold)
+			fprintf(out,
+				"anycast: detect = a router's hold timer expires %s's route (no "
+				"announcement for static_hold); steer = the route via %s leaves "
+				"the FIB\n",
+				f->site, via);
 		else if (strcmp(res[i].scheme, "anycast") == 0)
 			fprintf(out,
 				"anycast: detect = %s's prober declares it dead; steer = the route "

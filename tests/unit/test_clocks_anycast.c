@@ -140,6 +140,52 @@ static void test_steer_by_replace(void **state)
 	json_decref(root);
 }
 
+/* routing = static, a crash: the site's prober died with it and never
+ * declares it dead; the routers' hold timers expire its route. detect is
+ * the first expiry of S's route at or after t0 (the legend says so), steer
+ * the kernel's deletion; an expiry of another site, or before t0, is not
+ * it; the prober's own verdict wins when earlier. */
+static void test_detect_by_hold_timer(void **state)
+{
+	const char *dir = *state;
+	const char *col = "core.collector.events.jsonl";
+	const char *exp = ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\",\"metric\":10,"
+			  "\"silent_s\":3.05,\"deleted\":true";
+	char *table, site_a[256], site_b[256];
+	json_t *root, *o;
+
+	snprintf(site_a, sizeof(site_a), ",\"site\":\"a\"%s", exp);
+	snprintf(site_b, sizeof(site_b), ",\"site\":\"b\"%s", exp);
+	lab(dir);
+	ev(dir, "core.routed.events.jsonl", T0 - 4000 * MS, "route_expired", site_a);
+	ev(dir, "core.routed.events.jsonl", T0 + 1500 * MS, "route_expired", site_b);
+	/* the kernel had dropped it already (its link went down): not it */
+	ev(dir, "r3.routed.events.jsonl", T0 + 2800 * MS, "route_expired",
+	   ",\"site\":\"a\",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\","
+	   "\"deleted\":false");
+	ev(dir, "core.routed.events.jsonl", T0 + 2950 * MS, "route_expired", site_a);
+	ev(dir, "r2.routed.events.jsonl", T0 + 2900 * MS, "route_expired", site_a);
+	ev(dir, col, T0 + 2900 * MS + 1, "route_deleted",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\"");
+	root = analyse(dir, &table);
+	o = anycast(root);
+	assert_count(o, "detect_at_ns", T0 + 2900 * MS);
+	assert_seconds(o, "detect_s", 2.9);
+	assert_count(o, "steer_at_ns", T0 + 2900 * MS + 1);
+	assert_null(warning_of(root, "clock_missing", "anycast: detect"));
+	assert_non_null(strstr(table, "anycast: detect = a router's hold timer expires a's route"));
+	free(table);
+	json_decref(root);
+
+	/* the prober saw it first (a kill): its verdict is detect */
+	ev(dir, "a.prober.events.jsonl", T0 + 300 * MS, "declared_dead", ",\"site\":\"a\"");
+	root = analyse(dir, &table);
+	assert_count(anycast(root), "detect_at_ns", T0 + 300 * MS);
+	assert_non_null(strstr(table, "anycast: detect = a's prober declares it dead"));
+	free(table);
+	json_decref(root);
+}
+
 static void test_missing_clocks_are_null(void **state)
 {
 	const char *dir = *state;
@@ -235,6 +281,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_full_run, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_steer_by_replace, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_detect_by_hold_timer, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_clocks_are_null, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_window_zero_and_micro_pcap, setup, teardown),
 	    cmocka_unit_test(test_compute_percentiles),

@@ -62,6 +62,7 @@ static int fake_remove(void *ctx, const struct kroute *r, char *err, size_t errl
 
 static struct fake fk;
 static struct rib rib;
+static int64_t fake_now = 1000 * NSEC_PER_SEC; /* the fake clock, CLOCK_MONOTONIC */
 static const struct rib_kernel kernel = {fake_change, fake_remove, &fk};
 
 static int setup(void **state)
@@ -69,6 +70,7 @@ static int setup(void **state)
 	(void)state;
 	memset(&fk, 0, sizeof(fk));
 	rib_init(&rib);
+	fake_now = 1000 * NSEC_PER_SEC;
 	return 0;
 }
 
@@ -93,7 +95,7 @@ static struct in_addr addr(const char *s)
 static enum rib_outcome apply(struct announce_msg m, const char *src, struct rib_result *res)
 {
 	fk.log[0] = '\0';
-	rib_apply(&rib, &kernel, &m, addr(src), res);
+	rib_apply(&rib, &kernel, &m, addr(src), fake_now, res);
 	return res->outcome;
 }
 
@@ -244,6 +246,143 @@ static void test_table_full(void **state)
 	assert_int_equal(apply(msg(0, "s5", 10), "198.18.200.2", &res), RIB_UNCHANGED);
 }
 
+/* the hold timer: what each check of rib_expire() deletes, with the time
+ * moved by hand */
+struct expiries {
+	int n;
+	struct rib_entry e[4];
+	struct rib_result res[4];
+};
+
+static void on_expired(void *arg, const struct rib_entry *e, const struct rib_result *res)
+{
+	struct expiries *x = arg;
+
+	if (x->n < 4) {
+		x->e[x->n] = *e;
+		x->res[x->n] = *res;
+	}
+	x->n++;
+}
+
+static size_t expire_at(int64_t now, struct expiries *x)
+{
+	fk.log[0] = '\0';
+	memset(x, 0, sizeof(*x));
+	return rib_expire(&rib, &kernel, now, 3 * NSEC_PER_SEC, on_expired, x);
+}
+
+static void test_hold_refresh_keeps_route(void **state)
+{
+	const int64_t t = fake_now, s = NSEC_PER_SEC;
+	struct rib_result res;
+	struct expiries x;
+
+	(void)state;
+	apply(msg(0, "a", 10), "198.18.200.2", &res);
+	/* announced again every second for ten seconds: never silent 3 s */
+	for (int i = 1; i <= 10; i++) {
+		fake_now = t + i * s;
+		assert_int_equal(apply(msg(0, "a", 10), "198.18.200.2", &res), RIB_UNCHANGED);
+		assert_int_equal(expire_at(fake_now + s / 2, &x), 0);
+		assert_int_equal(x.n, 0);
+		assert_string_equal(fk.log, ""); /* the kernel was not asked */
+	}
+	/* exactly the hold since the last one: still there */
+	assert_int_equal(expire_at(t + 13 * s, &x), 0);
+	assert_non_null(rib_find(&rib, "a", addr("198.19.200.1"), 32));
+}
+
+static void test_hold_silence_deletes_once(void **state)
+{
+	const int64_t t = fake_now, s = NSEC_PER_SEC;
+	struct rib_result res;
+	struct expiries x;
+
+	(void)state;
+	apply(msg(0, "a", 10), "198.18.200.2", &res);
+	apply(msg(0, "b", 20), "198.18.200.6", &res);
+	/* b keeps announcing, a falls silent at t */
+	for (int i = 1; i <= 3; i++) {
+		fake_now = t + i * s;
+		apply(msg(0, "b", 20), "198.18.200.6", &res);
+	}
+	assert_int_equal(expire_at(t + 3 * s, &x), 0);
+	assert_int_equal(expire_at(t + 3 * s + 1, &x), 1);
+	/* the kernel path of a WITHDRAW: the route installed, at its metric */
+	assert_string_equal(fk.log, "delete 198.19.200.1/32 via 198.18.200.2 metric 10;");
+	assert_int_equal(x.n, 1);
+	assert_string_equal(x.e[0].site, "a");
+	assert_int_equal(x.e[0].last_ns, t);
+	assert_int_equal(x.e[0].via.s_addr, addr("198.18.200.2").s_addr);
+	assert_int_equal(x.res[0].outcome, RIB_WITHDRAWN);
+	assert_null(rib_find(&rib, "a", addr("198.19.200.1"), 32));
+	assert_non_null(rib_find(&rib, "b", addr("198.19.200.1"), 32));
+	/* once: later checks find nothing of a's to delete */
+	assert_int_equal(expire_at(t + 4 * s, &x), 0);
+	assert_int_equal(expire_at(t + 5 * s, &x), 0);
+	assert_int_equal(x.n, 0);
+	assert_string_equal(fk.log, "");
+	/* b falls silent too */
+	assert_int_equal(expire_at(t + 6 * s + 1, &x), 1);
+	assert_string_equal(x.e[0].site, "b");
+	assert_int_equal(rib.n, 0);
+}
+
+static void test_hold_late_announcement_reinstalls(void **state)
+{
+	const int64_t t = fake_now, s = NSEC_PER_SEC;
+	struct rib_result res;
+	struct expiries x;
+
+	(void)state;
+	apply(msg(0, "a", 10), "198.18.200.2", &res);
+	assert_int_equal(expire_at(t + 4 * s, &x), 1);
+	/* the site comes back (recovered, unfrozen): a new route */
+	fake_now = t + 9 * s;
+	assert_int_equal(apply(msg(0, "a", 10), "198.18.200.2", &res), RIB_APPLIED);
+	assert_string_equal(fk.log, "change 198.19.200.1/32 via 198.18.200.2 metric 10;");
+	assert_int_equal(rib_find(&rib, "a", addr("198.19.200.1"), 32)->last_ns, fake_now);
+	/* held from its new announcement, not the old one */
+	assert_int_equal(expire_at(t + 11 * s, &x), 0);
+	assert_int_equal(expire_at(t + 12 * s + 1, &x), 1);
+}
+
+static void test_hold_kernel_gone_or_refusing(void **state)
+{
+	const int64_t t = fake_now, s = NSEC_PER_SEC;
+	struct rib_result res;
+	struct expiries x;
+
+	(void)state;
+	apply(msg(0, "a", 10), "198.18.200.2", &res);
+	/* the kernel refuses: kept, tried again at the next check */
+	fk.remove_rc = -1;
+	assert_int_equal(expire_at(t + 4 * s, &x), 0);
+	assert_int_equal(x.n, 1);
+	assert_int_equal(x.res[0].outcome, RIB_ERROR);
+	assert_string_equal(x.res[0].error, "Operation not permitted");
+	assert_non_null(rib_find(&rib, "a", addr("198.19.200.1"), 32));
+	/* the route went with its link: the entry leaves all the same */
+	fk.remove_rc = 1;
+	assert_int_equal(expire_at(t + 5 * s, &x), 1);
+	assert_int_equal(x.res[0].outcome, RIB_UNCHANGED);
+	assert_int_equal(rib.n, 0);
+}
+
+static void test_hold_zero_never_expires(void **state)
+{
+	struct rib_result res;
+
+	(void)state;
+	apply(msg(0, "a", 10), "198.18.200.2", &res);
+	fk.log[0] = '\0';
+	assert_int_equal(
+	    rib_expire(&rib, &kernel, fake_now + 1000000 * NSEC_PER_SEC, 0, NULL, NULL), 0);
+	assert_string_equal(fk.log, "");
+	assert_int_equal(rib.n, 1);
+}
+
 /* the lab's routed: site a at 198.18.0.2, site b at 198.18.0.6, the
  * service 198.19.0.1/32 */
 static void lab_acl(struct routed_acl *acl)
@@ -276,8 +415,15 @@ static void test_acl_parse(void **state)
 	assert_string_equal(acl.senders[0].site, "");
 	assert_int_equal(routed_acl_add_sender(&acl, "site_1.x-y=198.18.0.6"), 0);
 	assert_string_equal(acl.senders[1].site, "site_1.x-y");
-	static const char *bad[] = {"", "=198.18.0.2", "a=", "a=b", "198.18.0.256", "a/b=1.2.3.4",
-				    "toolongsitename17=1.2.3.4", "a=198.18.0.2:7179", "::1"};
+	static const char *bad[] = {"",
+				    "=198.18.0.2",
+				    "a=",
+				    "a=b",
+				    "198.18.0.256",
+				    "a/b=1.2.3.4",
+				    "toolongsitename17=1.2.3.4",
+				    "a=198.18.0.2:7179",
+				    "::1"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (routed_acl_add_sender(&acl, bad[i]) != -1)
 			fail_msg("-a '%s' accepted", bad[i]);
@@ -506,6 +652,51 @@ static void test_control_via_hops(void **state)
 	routed_control_close(&rd);
 }
 
+/* routed_control_expire: a route_expired event with what was deleted and
+ * when it was last announced; counted in expired */
+static void test_control_expire_event(void **state)
+{
+	char path[] = "/tmp/test_routed.XXXXXX";
+	int fd = mkstemp(path);
+	struct event_log *ev;
+	struct routed rd;
+	FILE *fp;
+	char *text;
+	const int64_t t = 1000 * NSEC_PER_SEC;
+
+	(void)state;
+	assert_true(fd != -1);
+	ev = event_open(path, "core", "routed");
+	assert_non_null(ev);
+	routed_control_init(&rd, &kernel, ev, NULL);
+	lab_acl(&rd.acl);
+	rd.hold_ns = 3 * NSEC_PER_SEC;
+	send_line(&rd, "ANNOUNCE a 198.19.0.1/32 10\n", "198.18.0.2", t);
+	send_line(&rd, "ANNOUNCE b 198.19.0.1/32 20\n", "198.18.0.6", t);
+	send_line(&rd, "ANNOUNCE b 198.19.0.1/32 20\n", "198.18.0.6", t + 2 * NSEC_PER_SEC);
+	fk.log[0] = '\0';
+	routed_control_expire(&rd, t + 3500 * NSEC_PER_MSEC);
+	assert_string_equal(fk.log, "delete 198.19.0.1/32 via 198.18.0.2 metric 10;");
+	fk.log[0] = '\0';
+	routed_control_expire(&rd, t + 3600 * NSEC_PER_MSEC);
+	assert_string_equal(fk.log, "");
+	assert_int_equal(rd.expired, 1);
+	assert_int_equal(rd.withdrawn, 0);
+	assert_null(rib_find(&rd.rib, "a", addr("198.19.0.1"), 32));
+	assert_non_null(rib_find(&rd.rib, "b", addr("198.19.0.1"), 32));
+	routed_control_close(&rd);
+	event_close(ev);
+	fp = fdopen(fd, "r");
+	text = read_all(fp);
+	assert_int_equal(count_of(text, "\"event\":\"route_expired\""), 1);
+	assert_non_null(strstr(text, "\"event\":\"route_expired\",\"site\":\"a\",\"prefix\":"
+				     "\"198.19.0.1/32\",\"via\":\"198.18.0.2\",\"metric\":10,"));
+	assert_non_null(strstr(text, "\"silent_s\":3.5,\"deleted\":true}"));
+	free(text);
+	fclose(fp);
+	unlink(path);
+}
+
 static void test_control_malformed_is_bad_not_rejected(void **state)
 {
 	struct routed rd;
@@ -534,6 +725,11 @@ int main(void)
 	    cmocka_unit_test_setup(test_kernel_refuses_withdraw_keeps_entry, setup),
 	    cmocka_unit_test_setup(test_loopback_next_hop_refused, setup),
 	    cmocka_unit_test_setup(test_table_full, setup),
+	    cmocka_unit_test_setup(test_hold_refresh_keeps_route, setup),
+	    cmocka_unit_test_setup(test_hold_silence_deletes_once, setup),
+	    cmocka_unit_test_setup(test_hold_late_announcement_reinstalls, setup),
+	    cmocka_unit_test_setup(test_hold_kernel_gone_or_refusing, setup),
+	    cmocka_unit_test_setup(test_hold_zero_never_expires, setup),
 	    cmocka_unit_test(test_acl_parse),
 	    cmocka_unit_test(test_acl_check),
 	    cmocka_unit_test(test_acl_open_and_none),
@@ -541,6 +737,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_control_malformed_is_bad_not_rejected, setup),
 	    cmocka_unit_test(test_acl_via_hops_parse),
 	    cmocka_unit_test_setup(test_control_via_hops, setup),
+	    cmocka_unit_test_setup(test_control_expire_event, setup),
 	};
 
 	return cmocka_run_group_tests_name("routed", tests, NULL, NULL);

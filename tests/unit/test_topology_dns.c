@@ -230,7 +230,8 @@ static void test_dns_sticky(void **state)
 	/* shown by steerlab check: the share, the duration, every client's result */
 	got = print_to_string(t);
 	assert_non_null(strstr(got, "\ndns_name = www.lab.example\nsticky_share = 0.5\n"
-				    "sticky = 20s\nrouting = static\nfail_jitter = 0s\n"
+				    "sticky = 20s\nrouting = static\nstatic_refresh = "
+				    "1s\nstatic_hold = 3s\nfail_jitter = 0s\n"
 				    "seed = random\n\n[router core]\n"));
 	assert_non_null(strstr(got, "\nsticky = 20s\n\n[client c4]\n"));       /* c3's */
 	assert_non_null(strstr(got, "\nsticky = 0s\n\n[client c6]\n"));	       /* c5's */

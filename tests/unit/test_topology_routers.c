@@ -19,6 +19,7 @@
 
 #include "lab/topology.h"
 #include "test_topology_util.h"
+#include "timeutil.h"
 
 #define ROUTERS DATA "routers.ini"
 
@@ -257,17 +258,60 @@ static void test_routing_and_asn_values(void **state)
 	free(t);
 }
 
+/* routing = static's hold timer: static_hold defaults to three
+ * static_refresh, 0 is never, and it must outlast one refresh */
+static void test_static_hold(void **state)
+{
+	static const char text[] = "[lab]\nname = hold\nstatic_refresh = 500ms\n"
+				   "static_hold = 500ms\n[router core]\n[site a]\nlink = core\n"
+				   "[client c]\nlink = core\n";
+	char *refresh[] = {"static_refresh=2s"}, *never[] = {"static_hold=0"};
+	char *both[] = {"static_refresh=2s", "static_hold=1500ms"};
+	char path[64], *want, *errs, *out;
+	struct topology *t = new_topology();
+
+	(void)state;
+	load_ok(t, "topology/anycast.ini", NULL, 0);
+	assert_int_equal(t->static_refresh_ns, NSEC_PER_SEC);
+	assert_int_equal(t->static_hold_ns, 3 * NSEC_PER_SEC);
+	load_ok(t, "topology/anycast.ini", refresh, 1);
+	assert_int_equal(t->static_hold_ns, 6 * NSEC_PER_SEC);
+	load_ok(t, "topology/anycast.ini", never, 1);
+	assert_int_equal(t->static_hold_ns, 0);
+	expect_errors("topology/anycast.ini", both, 2,
+		      "--set static_hold=1500ms: [lab] static_hold: expected more than "
+		      "static_refresh (2s), got 1500ms\n");
+	write_temp(path, text, sizeof(text) - 1);
+	assert_int_equal(load(t, path, NULL, 0, &errs), -1);
+	if (asprintf(&want,
+		     "%s:4: [lab] static_hold: expected more than static_refresh (500ms), got "
+		     "500ms\n",
+		     path) == -1)
+		fail();
+	assert_string_equal(errs, want);
+	free(want);
+	free(errs);
+	unlink(path);
+	/* shown by steerlab check in static mode only */
+	load_ok(t, "topology/anycast.ini", refresh, 1);
+	out = print_to_string(t);
+	assert_non_null(strstr(out, "\nrouting = static\nstatic_refresh = 2s\nstatic_hold = 6s\n"));
+	free(out);
+	load_ok(t, ROUTERS, (char *[]){"routing=bgp"}, 1);
+	out = print_to_string(t);
+	assert_null(strstr(out, "static_"));
+	free(out);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rlink_addresses),
-	    cmocka_unit_test(test_asn_and_ids),
-	    cmocka_unit_test(test_ifnames_unique),
-	    cmocka_unit_test(test_paths_tie_rule),
-	    cmocka_unit_test(test_route_to),
-	    cmocka_unit_test(test_golden_and_roundtrip),
-	    cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_routing_and_asn_values),
+	    cmocka_unit_test(test_rlink_addresses), cmocka_unit_test(test_asn_and_ids),
+	    cmocka_unit_test(test_ifnames_unique),  cmocka_unit_test(test_paths_tie_rule),
+	    cmocka_unit_test(test_route_to),	    cmocka_unit_test(test_golden_and_roundtrip),
+	    cmocka_unit_test(test_errors),	    cmocka_unit_test(test_routing_and_asn_values),
+	    cmocka_unit_test(test_static_hold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
