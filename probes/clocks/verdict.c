@@ -237,11 +237,16 @@ static void verdict_clients(const struct clocks_input *in, struct clocks_notes *
  * requests to the dead site. It is not when it was sent more than one
  * client timeout before t0 (it had timed out before the site failed), when
  * it reached only a healthy site's link (that site did not answer in time),
- * or when it reached no site link at all.
+ * or when it reached no site link at all, except while routing converged:
+ * an anycast request sent from one client timeout before t0 to the last FIB
+ * change (the FIB clocks) that reached no site's link was lost on the way,
+ * in a loop or a hole between routers that did not agree yet (path
+ * exploration): the failure's, counted apart (lost_in_transit, a warning).
  */
 struct verdict_lost {
 	uint64_t key; /* client << 32 | low 32 bits of seq; 0: empty slot */
 	int where;    /* -1: not captured, -2: at the dead site, else the capture */
+	int64_t sent_ns;
 };
 
 static uint64_t verdict_key(uint32_t client, uint32_t seq)
@@ -269,13 +274,16 @@ static int verdict_link_cut(const struct clocks_input *in)
 	return 0;
 }
 
-static void verdict_unexplained(const struct clocks_input *in, const struct clocks_flows *fl,
-				const struct clocks_result *r, struct clocks_notes *v)
+/* verdict_unexplained: the unexplained losses (invalid), and how many of
+ * the explained ones were lost on the way while routing converged */
+static int64_t verdict_unexplained(const struct clocks_input *in, const struct clocks_flows *fl,
+				   const struct clocks_result *r, struct clocks_notes *v)
 {
 	int64_t t0 = in->failure.t0_ns, tol = in->client_timeout_ns, first_early = INT64_MAX;
+	int64_t converged = r->fib && r->fib->last_at_ns != CLOCKS_NONE ? r->fib->last_at_ns : 0;
 	const struct clocks_capture *dead = NULL;
 	struct verdict_lost *set = NULL;
-	size_t nlost = 0, cap = 64, early = 0, nowhere = 0, *at = NULL;
+	size_t nlost = 0, cap = 64, early = 0, nowhere = 0, transit = 0, *at = NULL;
 	char msg[CLOCKS_WARNING_LEN], when[48];
 	int len;
 
@@ -283,7 +291,7 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 		if (strcmp(in->captures[i].label, in->failure.site) == 0)
 			dead = &in->captures[i];
 	if (dead == NULL || r->lost_client == CLOCKS_NONE || r->lost_client == 0)
-		return; /* no capture of the site: capture_missing says so */
+		return 0; /* no capture of the site: capture_missing says so */
 	while (cap < 2 * (size_t)r->lost_client + 2)
 		cap *= 2;
 	set = calloc(cap, sizeof(*set));
@@ -307,8 +315,8 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 		}
 		k = verdict_slot(set, cap, verdict_key(q->client, (uint32_t)q->seq));
 		if (set[k].key == 0) {
-			set[k] =
-			    (struct verdict_lost){verdict_key(q->client, (uint32_t)q->seq), -1};
+			set[k] = (struct verdict_lost){verdict_key(q->client, (uint32_t)q->seq),
+						       -1, q->sent_ns};
 			nlost++;
 		}
 	}
@@ -334,14 +342,25 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 		if (set[k].key == 0 || set[k].where == -2)
 			continue;
 		if (set[k].where == -1) {
-			/* a cut link: requests toward it die at the router */
-			if (!verdict_link_cut(in))
+			/* a cut link: requests toward it die at the router; while
+			 * the routers did not agree, in a loop or a hole */
+			if (converged && set[k].sent_ns <= converged)
+				transit++;
+			else if (!verdict_link_cut(in))
 				nowhere++;
 		} else if (!verdict_hit_site(in, in->captures[set[k].where].label, INT64_MAX)) {
 			/* a site the timeline took out too: its losses are its */
 			at[set[k].where]++;
 		}
 	}
+	if (transit)
+		clocks_warn(v, "lost_in_transit",
+			    "%s: %zu of the %lld requests the clients lost reached no site's link: "
+			    "sent before the last FIB change (t0 + %.3f s), they were lost on the "
+			    "way while the routers did not agree yet (the failure's; counted with "
+			    "the capture's losses)",
+			    r->scheme, transit, (long long)r->lost_client,
+			    (double)(converged - t0) / NSEC_PER_SEC);
 	size_t total = early + nowhere;
 	for (size_t i = 0; i < in->ncaptures; i++)
 		total += at[i];
@@ -371,16 +390,19 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 out:
 	free(set);
 	free(at);
+	return (int64_t)transit;
 }
 
-/* loss_mismatch: the clients' lost and the capture's lost disagree */
+/* loss_mismatch: the clients' lost and the capture's lost (with the
+ * requests lost on the way while routing converged) disagree */
 static void verdict_mismatch(const struct clocks_input *in, const struct clocks_result *r,
-			     struct clocks_notes *v)
+			     int64_t transit, struct clocks_notes *v)
 {
 	int64_t a = r->lost_client, b = r->lost_capture, diff, larger;
 
 	if (a == CLOCKS_NONE || b == CLOCKS_NONE)
 		return;
+	b += transit;
 	/* the timeline took another site out too: its losses are not at
 	 * this site's link */
 	for (size_t i = 0; i < in->nhits; i++) {
@@ -820,8 +842,9 @@ void clocks_verdict(const struct clocks_input *in, const struct clocks_result *r
 			continue;
 		if (strcmp(res[i].scheme, "dns") == 0 && !in->failure.has_address)
 			continue; /* no DNS clocks at all (old_run) */
-		verdict_unexplained(in, verdict_flows(&res[i]), &res[i], v);
-		verdict_mismatch(in, &res[i], v);
+		int64_t transit = verdict_unexplained(in, verdict_flows(&res[i]), &res[i], v);
+
+		verdict_mismatch(in, &res[i], transit, v);
 	}
 	verdict_healthy(in, v);
 	verdict_captures(in, v);

@@ -407,6 +407,32 @@ static void test_unexplained_loss(void **state)
 	json_decref(root);
 }
 
+/* a request lost at no site's link, sent before the last FIB change: lost
+ * on the way while the routers converged (a warning, the run valid); the
+ * same after the last change is unexplained */
+static void test_lost_in_transit(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	put(dir, "requests-c1.csv", "1,300,%lld,timeout,,0\n", (long long)(T0 + 100 * MS));
+	root = expect(dir, 1, NULL);
+	assert_code(root, "lost_in_transit",
+		    "anycast: 1 of the 4 requests the clients lost reached no site's link: sent "
+		    "before the last FIB change (t0 + 0.255 s)",
+		    0);
+	assert_no_code(root, "unexplained_loss");
+	json_decref(root);
+	put(dir, "requests-c1.csv", "1,301,%lld,timeout,,0\n", (long long)(T0 + 1 * S));
+	root = expect(dir, 0, NULL);
+	assert_code(root, "unexplained_loss",
+		    "anycast: 1 of the 5 requests the clients lost are not explained by the "
+		    "failure of a: 1 reached no site's link",
+		    1);
+	json_decref(root);
+}
+
 /* requests seen at the dead site that the clients do not count lost:
  * more than 10 and 1 % invalidate, 10 do not */
 static void test_loss_mismatch(void **state)
@@ -983,6 +1009,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_client_rate_unchecked, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_loss_before_t0_explained, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unexplained_loss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lost_in_transit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_loss_mismatch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_site_dead, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_timeline_hits, setup, teardown),
