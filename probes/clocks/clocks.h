@@ -151,8 +151,14 @@ struct clocks_hit {
 	char name[CLOCKS_NAME_MAX];   /* the [event] */
 	char action[CLOCKS_NAME_MAX]; /* kill, crash, ..., recover */
 	char site[CLOCKS_NAME_MAX];
-	int up;	  /* it brings its target back: recover, undrain, *-up, a flap's up */
-	int link; /* its target is a link (kind "link") */
+	char target[2 * CLOCKS_NAME_MAX]; /* a node, or a link "R1 R2"; "" if not said */
+	char kind[16];			  /* site, dns, resolver, link; "" if not said */
+	int up;	   /* it brings its target back: recover, undrain, *-up, a flap's up */
+	int link;  /* its target is a link (kind "link") */
+	int cycle; /* a flap's cycle, from 1; 0 otherwise */
+	/* the step's instant as applied (fail_jitter included) and as written,
+	 * from the clients' start; CLOCKS_NONE: not recorded */
+	int64_t at_ns, nominal_at_ns;
 	int nvias;
 	struct in_addr vias[CLOCKS_MAX_ADDRS];
 };
@@ -507,6 +513,60 @@ void clocks_fib(const struct clocks_input *in, struct clocks_fib *fib);
  * last change (fib) */
 void clocks_catchments(const struct clocks_input *in, const struct clocks_fib *fib,
 		       struct clocks_catchments *c);
+
+/*
+ * The flap clocks (clocks_flap.c; docs/clocks.md, "Flap clocks"): for each
+ * flap of the timeline, per router, its route changes of the service prefix
+ * from the flap's first down to the end of the run, and, for a flap of a
+ * site (or of a site's link), after each up whether the router's route
+ * came back to the site within CLOCKS_FLAP_NORMAL_NS (the normal
+ * convergence time) or was suppressed until later (route-flap damping).
+ */
+#define CLOCKS_MAX_FLAPS 8
+#define CLOCKS_FLAP_CYCLES 64
+#define CLOCKS_FLAP_TIMES 64		   /* change times kept per router */
+#define CLOCKS_FLAP_NORMAL_NS 2000000000LL /* 2 s */
+
+struct clocks_flap_up {
+	int cycle;
+	int64_t up_at_ns;   /* the up step applied */
+	int64_t back_at_ns; /* the route back to the site; CLOCKS_NONE: not before
+			     * the next down or the end of the run */
+	int judged;	    /* the site stayed up CLOCKS_FLAP_NORMAL_NS after it */
+	int suppressed;	    /* judged, and not back within CLOCKS_FLAP_NORMAL_NS */
+};
+
+struct clocks_flap_router {
+	char router[CLOCKS_NAME_MAX];
+	int to_site; /* its route led to the site just before the first down */
+	int64_t changes;
+	int64_t times_ns[CLOCKS_FLAP_TIMES]; /* the first CLOCKS_FLAP_TIMES changes */
+	int nups;
+	struct clocks_flap_up ups[CLOCKS_FLAP_CYCLES];
+	int suppressed; /* ups suppressed */
+};
+
+struct clocks_flap {
+	char name[CLOCKS_NAME_MAX];
+	char target[2 * CLOCKS_NAME_MAX];
+	char site[CLOCKS_NAME_MAX]; /* "" for a link between routers */
+	int link;
+	int cycles;
+	int64_t first_down_ns, last_up_ns; /* last_up: CLOCKS_NONE if none */
+	int64_t end_ns;			   /* the end of the FIB's observation */
+	int nrouters;
+	struct clocks_flap_router routers[CLOCKS_MAX_ROUTERS];
+};
+
+struct clocks_flaps {
+	int n;
+	int lost; /* flaps past CLOCKS_MAX_FLAPS */
+	struct clocks_flap f[CLOCKS_MAX_FLAPS];
+};
+
+/* clocks_flaps: the flap clocks of in into *fl (a large struct: allocate
+ * it); pure computation */
+void clocks_flaps(const struct clocks_input *in, struct clocks_flaps *fl);
 
 /* One scheme's clocks. Times relative to t0 unless named _at_ns. A field
  * that is not a measure of the scheme is CLOCKS_NA. */

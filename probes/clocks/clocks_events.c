@@ -218,6 +218,18 @@ static int clocks_hit_event(struct clocks_input *in, const struct clocks_line *l
 	site = json_string_value(json_object_get(l->obj, "site"));
 	if (site && strlen(site) < sizeof(h->site))
 		snprintf(h->site, sizeof(h->site), "%s", site);
+	const char *target = json_string_value(json_object_get(l->obj, "target"));
+	if (target && strlen(target) < sizeof(h->target))
+		snprintf(h->target, sizeof(h->target), "%s", target);
+	if (kind && strlen(kind) < sizeof(h->kind))
+		snprintf(h->kind, sizeof(h->kind), "%s", kind);
+	json_t *v = json_object_get(l->obj, "cycle");
+	if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= 1000000)
+		h->cycle = (int)json_integer_value(v);
+	v = json_object_get(l->obj, "at_ns");
+	h->at_ns = json_is_integer(v) ? json_integer_value(v) : CLOCKS_NONE;
+	v = json_object_get(l->obj, "nominal_at_ns");
+	h->nominal_at_ns = json_is_integer(v) ? json_integer_value(v) : CLOCKS_NONE;
 	in->nhits++;
 	return 0;
 }
