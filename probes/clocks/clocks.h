@@ -742,6 +742,11 @@ int64_t clocks_bucket_of(int64_t rel_ns, int64_t width_ns);
 struct clocks_decay_series {
 	int known;
 	int64_t *dead, *all;
+	/* the fail-back curve, when the timeline recovered the failed site
+	 * (failure.recovered_ns; else NULL): per bucket, the scheme's requests
+	 * captured on the site's link (to it, as in the fail-back clocks) from
+	 * the recovery on */
+	int64_t *back;
 };
 
 struct clocks_decay {

@@ -80,9 +80,8 @@ static int64_t clocks_flap_next_down(const struct clocks_input *in, const char *
 /* clocks_flap_back: the first instant in [up, until) at which router's
  * route leads to site: up, or a route event's (times: the sorted route
  * event times); CLOCKS_NONE if none */
-static int64_t clocks_flap_back(const struct clocks_input *in, const char *router,
-				const char *site, int64_t up, int64_t until, const int64_t *times,
-				size_t ntimes)
+static int64_t clocks_flap_back(const struct clocks_input *in, const char *router, const char *site,
+				int64_t up, int64_t until, const int64_t *times, size_t ntimes)
 {
 	char now[CLOCKS_NAME_MAX];
 
@@ -211,7 +210,8 @@ json_t *clocks_json_timeline(const struct clocks_input *in)
 
 		json_object_set_new(o, "name", json_string(h->name));
 		json_object_set_new(o, "action", json_string(h->action));
-		json_object_set_new(o, "target", h->target[0] ? json_string(h->target) : json_null());
+		json_object_set_new(o, "target",
+				    h->target[0] ? json_string(h->target) : json_null());
 		json_object_set_new(o, "site", h->site[0] ? json_string(h->site) : json_null());
 		json_object_set_new(o, "up", json_boolean(h->up));
 		json_object_set_new(o, "cycle", json_integer(h->cycle));
@@ -252,11 +252,10 @@ json_t *clocks_json_flaps(const struct clocks_input *in, const struct clocks_fla
 				json_array_append_new(t, clocks_flap_s(in, r->times_ns[i]));
 			for (int i = 0; i < r->nups; i++) {
 				const struct clocks_flap_up *u = &r->ups[i];
-				json_t *back = u->back_at_ns == CLOCKS_NONE
-						   ? json_null()
-						   : json_real((double)(u->back_at_ns -
-									u->up_at_ns) /
-							       1e9);
+				json_t *back =
+				    u->back_at_ns == CLOCKS_NONE
+					? json_null()
+					: json_real((double)(u->back_at_ns - u->up_at_ns) / 1e9);
 
 				json_array_append_new(
 				    ups, json_pack("{s:i, s:o, s:o, s:b, s:b}", "cycle", u->cycle,
@@ -265,10 +264,10 @@ json_t *clocks_json_flaps(const struct clocks_input *in, const struct clocks_fla
 						   u->suppressed));
 				if (u->suppressed)
 					json_array_append_new(
-					    supp, json_pack("{s:o, s:o}", "from_s",
-							    clocks_flap_s(in, u->up_at_ns),
-							    "until_s",
-							    clocks_flap_s(in, u->back_at_ns)));
+					    supp,
+					    json_pack("{s:o, s:o}", "from_s",
+						      clocks_flap_s(in, u->up_at_ns), "until_s",
+						      clocks_flap_s(in, u->back_at_ns)));
 			}
 			json_object_set_new(ro, "changes", json_integer(r->changes));
 			json_object_set_new(ro, "change_s", t);

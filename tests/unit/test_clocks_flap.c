@@ -69,8 +69,7 @@ static void feed(struct fixture *f, const char *node, const char *agent, const c
 }
 
 /* a collector's route event: op replace (or present), del */
-static void route(struct fixture *f, const char *router, int64_t t, const char *op,
-		  const char *via)
+static void route(struct fixture *f, const char *router, int64_t t, const char *op, const char *via)
 {
 	char line[1024];
 
@@ -209,9 +208,9 @@ static void test_flap_never_back(void **state)
 
 	/* clocks.json: the interval open at the end (until_s null) */
 	j = clocks_json_flaps(&f->in, &f->fl);
-	supp = json_object_get(json_object_get(json_object_get(json_array_get(j, 0), "routers"),
-					       "core"),
-			       "suppressed");
+	supp = json_object_get(
+	    json_object_get(json_object_get(json_array_get(j, 0), "routers"), "core"),
+	    "suppressed");
 	assert_int_equal(json_array_size(supp), 1);
 	assert_true(json_is_null(json_object_get(json_array_get(supp, 0), "until_s")));
 	assert_float_equal(json_real_value(json_object_get(json_array_get(supp, 0), "from_s")), 1.5,
