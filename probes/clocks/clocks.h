@@ -266,7 +266,25 @@ struct clocks_client {
 	int64_t started_ns; /* CLOCKS_NONE: no client_started */
 	int64_t summary_ns; /* CLOCKS_NONE: no client_summary (it was killed) */
 	int64_t sent, lost, late;
-	int64_t sending_ns; /* how long its sends took (client_summary); 0: unknown */
+	int64_t sending_ns;		/* how long its sends took (client_summary); 0: unknown */
+	char resolver[CLOCKS_NAME_MAX]; /* client_started's; "" for none */
+};
+
+/* a DNS client's resolution (its dns_resolution event): the outcome of one
+ * query, at the instant the query left (the event's t - latency_ns) */
+enum clocks_dns_outcome {
+	CLOCKS_DNS_FRESH,
+	CLOCKS_DNS_STALE,
+	CLOCKS_DNS_SERVFAIL,
+	CLOCKS_DNS_RCODE, /* another response without an address */
+	CLOCKS_DNS_TIMEOUT,
+	CLOCKS_DNS_OUTCOMES,
+};
+
+struct clocks_resolution {
+	int64_t sent_ns;
+	uint32_t client;
+	enum clocks_dns_outcome outcome;
 };
 
 /* authd's health_changed: its verdict on a site */
@@ -392,6 +410,8 @@ struct clocks_input {
 	size_t nrejected, caprejected;
 	struct clocks_client *clients;
 	size_t nclients, capclients;
+	struct clocks_resolution *resolutions; /* in file order */
+	size_t nresolutions, capresolutions;
 	size_t nclient_files; /* NODE.client*.events.jsonl read */
 	struct clocks_capture *captures;
 	size_t ncaptures, capcaptures;
@@ -567,6 +587,46 @@ struct clocks_flaps {
 /* clocks_flaps: the flap clocks of in into *fl (a large struct: allocate
  * it); pure computation */
 void clocks_flaps(const struct clocks_input *in, struct clocks_flaps *fl);
+
+/*
+ * The DNS outage clocks (clocks_outage.c; docs/clocks.md, "DNS outage
+ * clocks"): for each dns-down and resolver-down of the timeline, from it to
+ * the end of the observation, per resolver (the DNS clients' resolver, from
+ * client_started), the clients' resolutions by outcome, in buckets of
+ * CLOCKS_OUTAGE_BUCKET_NS from the outage, and in total while it lasted
+ * (until its dns-up, resolver-up or recover; else the end).
+ */
+#define CLOCKS_MAX_OUTAGES 8
+#define CLOCKS_MAX_OUTAGE_RESOLVERS 16
+#define CLOCKS_OUTAGE_BUCKET_NS 1000000000LL
+#define CLOCKS_OUTAGE_BUCKETS 120
+
+struct clocks_outage_resolver {
+	char resolver[CLOCKS_NAME_MAX]; /* "" when the clients did not say */
+	int64_t during[CLOCKS_DNS_OUTCOMES];
+	int64_t b[CLOCKS_OUTAGE_BUCKETS][CLOCKS_DNS_OUTCOMES];
+};
+
+struct clocks_outage {
+	char name[CLOCKS_NAME_MAX];
+	char action[CLOCKS_NAME_MAX];
+	char target[2 * CLOCKS_NAME_MAX];
+	int64_t from_ns, until_ns; /* until: CLOCKS_NONE, not over before the end */
+	int nbuckets;		   /* from from_ns to the end of the observation */
+	int nresolvers;
+	struct clocks_outage_resolver r[CLOCKS_MAX_OUTAGE_RESOLVERS];
+};
+
+struct clocks_outages {
+	int n;
+	struct clocks_outage o[CLOCKS_MAX_OUTAGES];
+};
+
+extern const char *const clocks_dns_outcome_names[CLOCKS_DNS_OUTCOMES];
+
+/* clocks_outages: the DNS outage clocks of in into *out (a large struct:
+ * allocate it); pure computation */
+void clocks_outages(const struct clocks_input *in, struct clocks_outages *out);
 
 /* One scheme's clocks. Times relative to t0 unless named _at_ns. A field
  * that is not a measure of the scheme is CLOCKS_NA. */

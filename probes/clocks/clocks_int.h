@@ -187,6 +187,7 @@ struct json_t *clocks_json_catchments(const struct clocks_catchments *cs);
 /* clocks.json's timeline, flaps and dns_outages (clocks_flap.c, clocks_outage.c) */
 struct json_t *clocks_json_timeline(const struct clocks_input *in);
 struct json_t *clocks_json_flaps(const struct clocks_input *in, const struct clocks_flaps *fl);
+struct json_t *clocks_json_outages(const struct clocks_input *in, const struct clocks_outages *o);
 
 /* clocks_rank: nearest-rank percentile p (0 < p <= 100) of sorted v[n > 0]. */
 int64_t clocks_rank(const int64_t *v, size_t n, int p);

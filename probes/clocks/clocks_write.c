@@ -280,6 +280,15 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 			free(fl);
 		}
 	}
+	{
+		struct clocks_outages *o = malloc(sizeof(*o));
+
+		if (o) {
+			clocks_outages(in, o);
+			json_object_set_new(root, "dns_outages", clocks_json_outages(in, o));
+			free(o);
+		}
+	}
 	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
 	for (int k = 0; k < n; k++)
 		json_array_append_new(warnings, clocks_json_warning(list[k]->code, list[k]->msg,

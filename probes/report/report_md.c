@@ -146,6 +146,18 @@ static void md_timeline(const struct report *r, FILE *fp)
 		    "included (docs/topology.md, \"The timeline\"). Each is a marker on the "
 		    "decay plot.\n");
 	md_table(fp, report_timeline_table, r);
+	if (report_has_outages(r)) {
+		fprintf(fp,
+			"### DNS outages\n\n"
+			"Per `dns-down` and `resolver-down` and per resolver, the DNS clients' "
+			"resolutions (their `dns_resolution` events, at the instant each query "
+			"left) by outcome: fresh, stale (the resolver flagged it, EDE 3), "
+			"SERVFAIL, another response without an address (rcode), no response "
+			"(timeout); while the outage lasted, then per second from it to the end "
+			"(docs/clocks.md, \"DNS outage clocks\").\n");
+		md_table(fp, report_outage_table, r);
+		md_table(fp, report_outage_buckets_table, r);
+	}
 	if (!report_has_flaps(r))
 		return;
 	fprintf(fp,

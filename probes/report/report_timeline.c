@@ -13,7 +13,8 @@ static const char *tl_s(char *buf, size_t len, int64_t ns)
 {
 	if (ns == CLOCKS_NONE)
 		return "-";
-	snprintf(buf, len, "%.3f", (double)ns / 1e9);
+	/* no "-0.000" */
+	snprintf(buf, len, "%.3f", ns > -500000 && ns < 500000 ? 0.0 : (double)ns / 1e9);
 	return buf;
 }
 
@@ -132,5 +133,83 @@ void report_flap_table(const struct report *r, struct texttable *t)
 			texttable_cell(t, "%s", times);
 			texttable_cell(t, "%s", ups);
 		}
+	}
+}
+
+int report_has_outages(const struct report *r)
+{
+	return r->outages && r->outages->n > 0;
+}
+
+static void tl_outcome_cells(struct texttable *t, const int64_t *c)
+{
+	int64_t n = 0;
+
+	for (int k = 0; k < CLOCKS_DNS_OUTCOMES; k++)
+		n += c[k];
+	for (int k = 0; k < CLOCKS_DNS_OUTCOMES; k++)
+		if (n)
+			texttable_cell(t, "%lld (%.0f %%)", (long long)c[k],
+				       100.0 * (double)c[k] / (double)n);
+		else
+			texttable_cell(t, "0");
+}
+
+static void tl_outcome_head(struct texttable *t, int ncols, const char *first, const char *second)
+{
+	texttable_init(t, ncols);
+	texttable_align(t, 0, 1);
+	texttable_align(t, 1, 1);
+	texttable_row(t);
+	texttable_cell(t, "%s", first);
+	texttable_cell(t, "%s", second);
+	for (int k = 0; k < CLOCKS_DNS_OUTCOMES; k++)
+		texttable_cell(t, "%s", clocks_dns_outcome_names[k]);
+}
+
+void report_outage_table(const struct report *r, struct texttable *t)
+{
+	tl_outcome_head(t, 2 + CLOCKS_DNS_OUTCOMES, "outage", "resolver");
+	for (int i = 0; i < r->outages->n; i++) {
+		const struct clocks_outage *o = &r->outages->o[i];
+
+		for (int j = 0; j < o->nresolvers; j++) {
+			texttable_row(t);
+			texttable_cell(t, "%s %s %s", o->name, o->action, o->target);
+			texttable_cell(t, "%s", o->r[j].resolver[0] ? o->r[j].resolver : "?");
+			tl_outcome_cells(t, o->r[j].during);
+		}
+	}
+}
+
+void report_outage_buckets_table(const struct report *r, struct texttable *t)
+{
+	char when[64];
+
+	tl_outcome_head(t, 2 + CLOCKS_DNS_OUTCOMES, "from (s after t0)", "resolver");
+	for (int i = 0; i < r->outages->n; i++) {
+		const struct clocks_outage *o = &r->outages->o[i];
+
+		for (int b = 0; b < o->nbuckets; b++)
+			for (int j = 0; j < o->nresolvers; j++) {
+				int64_t n = 0;
+
+				for (int k = 0; k < CLOCKS_DNS_OUTCOMES; k++)
+					n += o->r[j].b[b][k];
+				if (n == 0)
+					continue;
+				double at = (double)(o->from_ns - r->in.failure.t0_ns +
+						     (int64_t)b * CLOCKS_OUTAGE_BUCKET_NS) /
+					    1e9;
+
+				/* no "-0.000" */
+				snprintf(when, sizeof(when), "%.3f (%s)",
+					 at > -0.0005 && at < 0.0005 ? 0.0 : at, o->name);
+				texttable_row(t);
+				texttable_cell(t, "%s", when);
+				texttable_cell(t, "%s",
+					       o->r[j].resolver[0] ? o->r[j].resolver : "?");
+				tl_outcome_cells(t, o->r[j].b[b]);
+			}
 	}
 }
