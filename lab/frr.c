@@ -100,8 +100,9 @@ int lab_frr_prepare(struct lab *lab)
 			continue;
 		if (frr_write_conf(lab, dir, n, FRRCONF_BGPD) == -1 ||
 		    frr_write_conf(lab, lab->rundir, n, FRRCONF_BGPD) == -1 ||
-		    (t->bfd && (frr_write_conf(lab, dir, n, FRRCONF_BFDD) == -1 ||
-				frr_write_conf(lab, lab->rundir, n, FRRCONF_BFDD) == -1)))
+		    (frrconf_bfd(t, n) &&
+		     (frr_write_conf(lab, dir, n, FRRCONF_BFDD) == -1 ||
+		      frr_write_conf(lab, lab->rundir, n, FRRCONF_BFDD) == -1)))
 			return -1;
 		strfmt(node, sizeof(node), "%s/%s", dir, t->nodes[n].name);
 		if (mkdir(node, 0750) == -1 || chown(node, pw->pw_uid, gr->gr_gid) == -1) {
@@ -187,7 +188,7 @@ int lab_start_frr(struct lab *lab, int n)
 	 * with it through zebra), then bgpd */
 	if (frr_start(lab, n, "zebra") == -1 || frr_wait_zserv(lab, n) == -1)
 		return -1;
-	if (lab->t->bfd && frr_start(lab, n, "bfdd") == -1)
+	if (frrconf_bfd(lab->t, n) && frr_start(lab, n, "bfdd") == -1)
 		return -1;
 	return frr_start(lab, n, "bgpd");
 }

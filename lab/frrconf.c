@@ -21,7 +21,8 @@
 #include "timeutil.h"
 
 #define FRRCONF_PROFILE "steerlab" /* the BFD profile */
-#define FRRCONF_MAP "STEERLAB-ANNOUNCE"
+#define FRRCONF_PREFIX "STEERLAB"
+#define FRRCONF_MAP FRRCONF_PREFIX "-ANNOUNCE"
 #define FRRCONF_MAX_NEIGHBORS TOPO_MAX_NODES
 
 /* the configuration being written, and its line count */
@@ -70,6 +71,7 @@ int frrconf_neighbors(const struct topology *t, int n, struct frrconf_neighbor *
 		nb[k].node = rl->a == n ? rl->b : rl->a;
 		topo_rlink_end(t, j, n, &nb[k].local, &nb[k].addr, NULL);
 		nb[k].asn = topo_node_asn(t, nb[k].node);
+		nb[k].rlink = j;
 		k++;
 	}
 	/* a node's link to its router: both speak BGP with routing = bgp */
@@ -89,9 +91,61 @@ int frrconf_neighbors(const struct topology *t, int n, struct frrconf_neighbor *
 		nb[k].addr = peer == l->router ? l->router_addr : l->node_addr;
 		nb[k].local = peer == l->router ? l->node_addr : l->router_addr;
 		nb[k].asn = topo_node_asn(t, peer);
+		nb[k].rlink = -1;
 		k++;
 	}
 	return k;
+}
+
+int frrconf_session_bfd(const struct topology *t, int n, const struct frrconf_neighbor *nb)
+{
+	if (nb->rlink >= 0 && t->rlinks[nb->rlink].bfd >= 0)
+		return t->rlinks[nb->rlink].bfd;
+	return t->nodes[n].bfd || t->nodes[nb->node].bfd;
+}
+
+int frrconf_bfd(const struct topology *t, int n)
+{
+	static struct frrconf_neighbor nb[FRRCONF_MAX_NEIGHBORS];
+	int nn;
+
+	if (!frrconf_node(t, n))
+		return 0;
+	nn = frrconf_neighbors(t, n, nb, FRRCONF_MAX_NEIGHBORS);
+	for (int i = 0; i < nn; i++)
+		if (frrconf_session_bfd(t, n, &nb[i]))
+			return 1;
+	return 0;
+}
+
+/* frrconf_end: node n's end of neighbour nb's [link] (0: its a, 1: its b),
+ * or -1 if nb is not over a [link]. */
+static int frrconf_end(const struct topology *t, int n, const struct frrconf_neighbor *nb)
+{
+	if (nb->rlink < 0)
+		return -1;
+	return t->rlinks[nb->rlink].a == n ? 0 : 1;
+}
+
+/* frrconf_prepend: how many more times node n adds its AS to what it
+ * announces to nb: a site's `prepend`, a router's end of the [link]. */
+static unsigned frrconf_prepend(const struct topology *t, int n, const struct frrconf_neighbor *nb)
+{
+	int e = frrconf_end(t, n, nb);
+
+	if (t->nodes[n].kind == TOPO_SITE)
+		return t->nodes[n].prepend;
+	return e < 0 ? 0 : t->rlinks[nb->rlink].prepend[e];
+}
+
+/* frrconf_local_pref: the local preference node n sets on what it
+ * receives from nb (its end of the [link]), 0 if none. */
+static unsigned frrconf_local_pref(const struct topology *t, int n,
+				   const struct frrconf_neighbor *nb)
+{
+	int e = frrconf_end(t, n, nb);
+
+	return e < 0 ? 0 : t->rlinks[nb->rlink].local_pref[e];
 }
 
 static long long secs(int64_t ns)
@@ -99,13 +153,44 @@ static long long secs(int64_t ns)
 	return (long long)(ns / NSEC_PER_SEC);
 }
 
-/* frrconf_bgp: router bgp, its neighbours and the IPv4 unicast family. */
-static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n)
+/* frrconf_policy: the route-maps of node n's sessions: TO-PEER prepends
+ * n's AS to what it announces to that peer, FROM-PEER sets the local
+ * preference of what it receives from it. Before router bgp, which names
+ * them (see frrconf_write). */
+static void frrconf_policy(struct frrconf_out *o, const struct topology *t, int n,
+			   const struct frrconf_neighbor *nb, int nn)
 {
-	static struct frrconf_neighbor nb[FRRCONF_MAX_NEIGHBORS];
+	char path[TOPO_PREPEND_MAX * 11 + 1];
+
+	for (int i = 0; i < nn; i++) {
+		unsigned prepend = frrconf_prepend(t, n, &nb[i]);
+		unsigned lp = frrconf_local_pref(t, n, &nb[i]);
+		size_t used = 0;
+
+		if (prepend) {
+			for (unsigned k = 0; k < prepend; k++)
+				used += (size_t)snprintf(path + used, sizeof(path) - used, "%s%u",
+							 k ? " " : "", topo_node_asn(t, n));
+			put(o, "route-map %s-TO-%s permit 10", FRRCONF_PREFIX,
+			    t->nodes[nb[i].node].name);
+			put(o, " set as-path prepend %s", path);
+			put(o, "exit");
+		}
+		if (lp) {
+			put(o, "route-map %s-FROM-%s permit 10", FRRCONF_PREFIX,
+			    t->nodes[nb[i].node].name);
+			put(o, " set local-preference %u", lp);
+			put(o, "exit");
+		}
+	}
+}
+
+/* frrconf_bgp: router bgp, its neighbours and the IPv4 unicast family. */
+static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n,
+			const struct frrconf_neighbor *nb, int nn)
+{
 	const struct topo_node *node = &t->nodes[n];
 	char a[INET_ADDRSTRLEN];
-	int nn = frrconf_neighbors(t, n, nb, FRRCONF_MAX_NEIGHBORS);
 
 	put(o, "router bgp %u", topo_node_asn(t, n));
 	put(o, " bgp router-id %s", ip(topo_router_id(t, n), a));
@@ -115,24 +200,42 @@ static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n)
 	put(o, " bgp always-compare-med");
 	if (t->ecmp)
 		put(o, " bgp bestpath as-path multipath-relax");
-	put(o, " timers bgp %lld %lld", secs(t->bgp_keepalive_ns), secs(t->bgp_hold_ns));
+	put(o, " timers bgp %lld %lld", secs(node->bgp_keepalive_ns), secs(node->bgp_hold_ns));
 	for (int i = 0; i < nn; i++) {
+		const struct topo_rlink *rl = nb[i].rlink >= 0 ? &t->rlinks[nb[i].rlink] : NULL;
+
 		ip(nb[i].addr, a);
 		put(o, " neighbor %s remote-as %u", a, nb[i].asn);
 		put(o, " neighbor %s description %s %s", a,
 		    topo_kind_name(t->nodes[nb[i].node].kind), t->nodes[nb[i].node].name);
 		put(o, " neighbor %s timers connect %lld", a, secs(t->bgp_connect_retry_ns));
-		put(o, " neighbor %s advertisement-interval %lld", a, secs(t->bgp_mrai_ns));
+		/* a [link]'s own timers, for its session only */
+		if (rl && (rl->bgp_keepalive_ns >= 0 || rl->bgp_hold_ns >= 0))
+			put(o, " neighbor %s timers %lld %lld", a,
+			    secs(rl->bgp_keepalive_ns >= 0 ? rl->bgp_keepalive_ns
+							   : node->bgp_keepalive_ns),
+			    secs(rl->bgp_hold_ns >= 0 ? rl->bgp_hold_ns : node->bgp_hold_ns));
+		put(o, " neighbor %s advertisement-interval %lld", a,
+		    secs(rl && rl->bgp_mrai_ns >= 0 ? rl->bgp_mrai_ns : node->bgp_mrai_ns));
 		/* iBGP between routers of one AS: the routes they pass on
 		 * leave by the router that passes them */
 		if (nb[i].asn == topo_node_asn(t, n))
 			put(o, " neighbor %s next-hop-self", a);
-		if (t->bfd)
+		if (frrconf_session_bfd(t, n, &nb[i]))
 			put(o, " neighbor %s bfd profile %s", a, FRRCONF_PROFILE);
 	}
 	put(o, " address-family ipv4 unicast");
 	if (node->kind == TOPO_SITE)
 		put(o, "  redistribute connected route-map %s", FRRCONF_MAP);
+	for (int i = 0; i < nn; i++) {
+		ip(nb[i].addr, a);
+		if (frrconf_prepend(t, n, &nb[i]))
+			put(o, "  neighbor %s route-map %s-TO-%s out", a, FRRCONF_PREFIX,
+			    t->nodes[nb[i].node].name);
+		if (frrconf_local_pref(t, n, &nb[i]))
+			put(o, "  neighbor %s route-map %s-FROM-%s in", a, FRRCONF_PREFIX,
+			    t->nodes[nb[i].node].name);
+	}
 	put(o, "  maximum-paths %d", t->ecmp ? 64 : 1);
 	if (t->damping)
 		put(o, "  bgp dampening %lld %u %u %lld", secs(t->damping_half_life_ns) / 60,
@@ -180,12 +283,17 @@ int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *
 		put(&o, " exit");
 		put(&o, "exit");
 	} else {
-		/* the route-map before the redistribute that names it: named
-		 * first and defined later, it would wait for bgpd's route-map
-		 * delay timer (5 s) before the first announcement */
+		static struct frrconf_neighbor nb[FRRCONF_MAX_NEIGHBORS];
+		int nn = frrconf_neighbors(t, n, nb, FRRCONF_MAX_NEIGHBORS);
+
+		/* the route-maps before the redistribute and neighbours that
+		 * name them: named first and defined later, they would wait
+		 * for bgpd's route-map delay timer (5 s) before the first
+		 * announcement */
 		if (t->nodes[n].kind == TOPO_SITE)
 			frrconf_announce(&o, t, n);
-		frrconf_bgp(&o, t, n);
+		frrconf_policy(&o, t, n, nb, nn);
+		frrconf_bgp(&o, t, n, nb, nn);
 		for (int i = 0; i < t->nfrr_lines; i++) {
 			if (t->frr_lines[i].node != n)
 				continue;
@@ -377,7 +485,7 @@ int frrconf_check(const struct topology *t, FILE *err)
 		/* (bfdd's own -C drops to user frr before it reads the file,
 		 * and cannot read it from our descriptor: vtysh checks it.) */
 		if (frrconf_check_node(t, n, err) == -1 ||
-		    (t->bfd &&
+		    (frrconf_bfd(t, n) &&
 		     frrconf_dry_run(t, n, FRRCONF_BFDD, frrconf_vtysh, "vtysh", err) == -1))
 			rc = -1;
 	}
@@ -399,7 +507,7 @@ void frrconf_print(const struct topology *t, FILE *out)
 			size_t len = 0;
 			FILE *fp;
 
-			if (!frrconf_node(t, n) || (d == FRRCONF_BFDD && !t->bfd))
+			if (!frrconf_node(t, n) || (d == FRRCONF_BFDD && !frrconf_bfd(t, n)))
 				continue;
 			if ((fp = open_memstream(&mem, &len)) == NULL)
 				return;

@@ -44,10 +44,20 @@ struct frrconf_neighbor {
 	struct in_addr addr;  /* the peer's address on the shared link */
 	struct in_addr local; /* ours on it */
 	unsigned asn;	      /* the peer's AS */
+	int rlink;	      /* the [link] to it, or -1 (a site's link) */
 };
 
 /* frrconf_node: 1 if node n runs FRR (routing = bgp, a router or a site). */
 int frrconf_node(const struct topology *t, int n);
+
+/* frrconf_bfd: 1 if node n runs bfdd: one of its BGP sessions has BFD
+ * (frrconf_session_bfd). */
+int frrconf_bfd(const struct topology *t, int n);
+
+/* frrconf_session_bfd: whether node n's session with neighbour nb runs
+ * BFD: its [link]'s bfd if the link sets it, else yes if either end's bfd
+ * (its own, or the [lab]'s) says so. */
+int frrconf_session_bfd(const struct topology *t, int n, const struct frrconf_neighbor *nb);
 
 /* frrconf_neighbors: node n's BGP neighbours into nb (at most max): a
  * router's [link]s first, then its sites (routing = bgp), in file order; a

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "actions.h"
+#include "bgpexpect.h"
 #include "clocks.h"
 #include "event.h"
 #include "jitter.h"
@@ -101,13 +102,53 @@ static int run_fib_via(const char *path, const char *prefix, struct in_addr *via
 	return have;
 }
 
+/* run_local_pref: router r sets a local preference on what one of its
+ * [link]s brings (it may then prefer a route from afar to its own site's). */
+static int run_local_pref(const struct topology *t, int r)
+{
+	for (int j = 0; j < t->nrlinks; j++)
+		if ((t->rlinks[j].a == r && t->rlinks[j].local_pref[0]) ||
+		    (t->rlinks[j].b == r && t->rlinks[j].local_pref[1]))
+			return 1;
+	return 0;
+}
+
+/* run_own_site_ok: without a model of the lab's BGP (bgpx_compute: iBGP),
+ * router r's route via one of its own sites of the lowest metric among
+ * those that do not prepend; any route if it has none such, or prefers
+ * what a [link] brings (local_pref). */
+static int run_own_site_ok(const struct topology *t, int r, struct in_addr via)
+{
+	unsigned best = UINT_MAX;
+	int own = 0;
+
+	for (int j = 0; j < t->nlinks; j++)
+		if (t->links[j].router == r && t->nodes[t->links[j].node].kind == TOPO_SITE &&
+		    t->nodes[t->links[j].node].prepend == 0 &&
+		    t->nodes[t->links[j].node].metric <= best) {
+			best = t->nodes[t->links[j].node].metric;
+			own = 1;
+		}
+	if (!own || run_local_pref(t, r))
+		return 1;
+	for (int j = 0; j < t->nlinks; j++)
+		if (t->links[j].router == r && t->nodes[t->links[j].node].kind == TOPO_SITE &&
+		    t->nodes[t->links[j].node].prepend == 0 &&
+		    t->nodes[t->links[j].node].metric == best &&
+		    t->links[j].node_addr.s_addr == via.s_addr)
+			return 1;
+	return 0;
+}
+
 /* run_bgp_ready: routing = bgp: every site's prober has put the service on
- * its lo, and the FIB of each router with sites routes it via one of its
- * own sites of the lowest metric (BGP prefers the shorter AS path, a site
- * of its own, then the lower MED, once every announcement is in): BGP has
- * converged. (A router without sites has no collector to say.) */
+ * its lo, and the FIB of each router with sites routes it as BGP's
+ * decision process will once every announcement is in (lab/bgpexpect.h:
+ * local preference, AS path length with the prepends, MED; any of the
+ * next hops that tie): BGP has converged. (A router without sites has no
+ * collector to say.) */
 static int run_bgp_ready(const struct topology *t, const char *rundir)
 {
+	static struct bgpx x;
 	char path[PATH_MAX], prefix[INET_ADDRSTRLEN + 4], svc[INET_ADDRSTRLEN];
 	struct in_addr via;
 
@@ -120,28 +161,19 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 		if (run_count_events(path, "address_added", "site", t->nodes[n].name) == 0)
 			return 0;
 	}
+	if (bgpx_compute(t, -1, &x) == -1)
+		x.known = 0;
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
-		unsigned best = UINT_MAX;
-		int ok = 0;
 
 		if (t->nodes[l->node].kind != TOPO_SITE)
 			continue;
-		for (int j = 0; j < t->nlinks; j++)
-			if (t->links[j].router == l->router &&
-			    t->nodes[t->links[j].node].kind == TOPO_SITE &&
-			    t->nodes[t->links[j].node].metric < best)
-				best = t->nodes[t->links[j].node].metric;
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
 		       t->nodes[l->router].name);
 		if (!run_fib_via(path, prefix, &via))
 			return 0;
-		for (int j = 0; j < t->nlinks && !ok; j++)
-			ok = t->links[j].router == l->router &&
-			     t->nodes[t->links[j].node].kind == TOPO_SITE &&
-			     t->nodes[t->links[j].node].metric == best &&
-			     t->links[j].node_addr.s_addr == via.s_addr;
-		if (!ok)
+		if (x.known ? !bgpx_via_ok(&x, l->router, via)
+			    : !run_own_site_ok(t, l->router, via))
 			return 0;
 	}
 	return 1;

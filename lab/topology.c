@@ -311,6 +311,7 @@ static void topo_link_header(struct topo_parse *p, const char *a, const char *b)
 	snprintf(p->rl[p->nrl].a, sizeof(p->rl[p->nrl].a), "%s", a);
 	snprintf(p->rl[p->nrl].b, sizeof(p->rl[p->nrl].b), "%s", b);
 	p->rl[p->nrl].line = p->in.lineno;
+	p->rl[p->nrl].rlink = -1;
 	p->nrl++;
 	p->sect = TOPO_SECT_LINK;
 }
@@ -380,9 +381,7 @@ static void topo_pair(void *arg, const char *name, const char *value)
 	else if (p->sect == TOPO_SECT_EVENT)
 		topo_event_set(p, p->event, name, value, p->in.lineno);
 	else if (p->sect == TOPO_SECT_LINK)
-		topo_error(p, p->in.lineno,
-			   "unknown key '%s' in [link %s %s] (a [link] takes no keys yet)", name,
-			   p->rl[p->nrl - 1].a, p->rl[p->nrl - 1].b);
+		topo_rlink_key(p, name, value);
 	else
 		topo_set(p, p->sect, name, value, p->in.lineno);
 }

@@ -179,6 +179,11 @@ struct topo_node {
 	unsigned asn;		  /* its AS number (topo_node_asn) */
 	int router_index;	  /* 0, 1, ... among the routers, in file order */
 	struct in_addr router_id; /* on its loopback: 198.18.40.(router_index + 1) */
+	/* its BGP timers and BFD, the [lab]'s unless set (routing = bgp) */
+	int64_t bgp_keepalive_ns, bgp_hold_ns, bgp_mrai_ns;
+	int bfd;
+	/* a site: its own AS this many more times in its announcements */
+	unsigned prepend;
 
 	/* site */
 	unsigned metric; /* route priority of its announcement (lower wins) */
@@ -218,9 +223,19 @@ struct topo_link {
 };
 
 /* A [link R1 R2] section: a veth between two routers. */
+#define TOPO_PREPEND_MAX 10
 struct topo_rlink {
 	int a, b; /* node indexes of the routers, as written: [link a b] */
 	int line; /* of the header */
+	/* routing = bgp (docs/topology.md, "Shaping catchments"): [0] a's
+	 * end, [1] b's. prepend: the end adds its own AS this many more times
+	 * to what it announces over the link; local_pref: the end sets this
+	 * local preference on what it receives over it (0: not set) */
+	unsigned prepend[2];
+	unsigned local_pref[2];
+	/* this link's sessions' timers and BFD; -1: the ends' own */
+	int64_t bgp_keepalive_ns, bgp_hold_ns, bgp_mrai_ns;
+	int bfd;
 	struct in_addr a_addr, b_addr;
 	int prefixlen;	   /* 30 */
 	char a_ifname[16]; /* a's end, in a's namespace: named after b */

@@ -53,6 +53,7 @@ int topo_bgp_only(const struct topology *t, const struct topo_node *node, const 
 	    "damping_suppress",
 	    "damping_max_suppress",
 	    "ecmp",
+	    "prepend",
 	    NULL,
 	};
 

@@ -529,4 +529,5 @@ void topo_check(struct topo_parse *p)
 	topo_check_paths(p);
 	topo_check_bgp(p);
 	topo_check_events(p);
+	topo_check_policy(p);
 }

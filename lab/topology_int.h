@@ -141,6 +141,7 @@ int topo_check_dname(const char *s);
 
 /* The state of one topo_load. */
 #define TOPO_MAX_ERRORS 20
+#define TOPO_MAX_RLINK_KEYS 1024
 
 enum {
 	TOPO_SECT_NONE = -1, /* before the first header */
@@ -193,9 +194,18 @@ struct topo_parse {
 	struct {
 		char a[TOPO_NAME_MAX + 1], b[TOPO_NAME_MAX + 1];
 		int line;
+		int rlink; /* its index in t->rlinks once resolved, else -1 */
 	} rl[TOPO_MAX_RLINKS];
 	int event; /* the [event] section being read */
 	struct topo_ev_meta evm[TOPO_MAX_EVENTS];
+	/* their keys as written, resolved with them (topology_policy.c) */
+	int nrlkeys;
+	struct {
+		int rl; /* index in rl */
+		char key[24];
+		char value[64];
+		int line;
+	} rlkeys[TOPO_MAX_RLINK_KEYS];
 };
 
 /* topo_error: prints "path:line: ", "--set ARG: " or "path: " (by where),
@@ -246,5 +256,14 @@ void topo_bgp_defaults(struct topology *t);
 void topo_frr_line(struct topo_parse *p, int sect, const char *value, int where);
 void topo_check_bgp(struct topo_parse *p);
 int topo_bgp_only(const struct topology *t, const struct topo_node *node, const char *key);
+
+/* topology_policy.c: what shapes catchments and the per-node and per-link
+ * timers. topo_rlink_key: a key of the [link] being read, kept as written.
+ * topo_check_policy: once the routers are resolved, the [link]s' keys into
+ * t->rlinks, and the units of the nodes' and links' timers.
+ * topo_print_rlink_keys: a [link]'s keys as topo_load reads them back. */
+void topo_rlink_key(struct topo_parse *p, const char *name, const char *value);
+void topo_check_policy(struct topo_parse *p);
+void topo_print_rlink_keys(const struct topology *t, int j, FILE *out);
 
 #endif

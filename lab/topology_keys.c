@@ -63,6 +63,12 @@ static const struct topo_key topo_lab_keys[] = {
 
 static const struct topo_key topo_router_keys[] = {
     {"asn", TOPO_T_UINT, NODE(asn), 1, 4294967294LL, -1, NULL},
+    /* its own BGP timers and BFD, the [lab]'s unless set (routing = bgp;
+     * topology_policy.c checks their units) */
+    {"bgp_keepalive", TOPO_T_DURATION, NODE(bgp_keepalive_ns), 1, 0, LAB(bgp_keepalive_ns), NULL},
+    {"bgp_hold", TOPO_T_DURATION, NODE(bgp_hold_ns), 0, 0, LAB(bgp_hold_ns), NULL},
+    {"bgp_mrai", TOPO_T_DURATION, NODE(bgp_mrai_ns), 0, 0, LAB(bgp_mrai_ns), NULL},
+    {"bfd", TOPO_T_BOOL, NODE(bfd), 0, 0, LAB(bfd), NULL},
 };
 
 static const struct topo_key topo_site_keys[] = {
@@ -76,6 +82,13 @@ static const struct topo_key topo_site_keys[] = {
     {"probe_down", TOPO_T_UINT, NODE(probe_down), 1, 1000, LAB(probe_down), NULL},
     {"probe_up", TOPO_T_UINT, NODE(probe_up), 1, 1000, LAB(probe_up), NULL},
     {"asn", TOPO_T_UINT, NODE(asn), 1, 4294967294LL, -1, NULL}, /* routing = bgp */
+    {"prepend", TOPO_T_UINT, NODE(prepend), 0, TOPO_PREPEND_MAX, -1, NULL},
+    /* its own BGP timers and BFD, the [lab]'s unless set (routing = bgp;
+     * topology_policy.c checks their units) */
+    {"bgp_keepalive", TOPO_T_DURATION, NODE(bgp_keepalive_ns), 1, 0, LAB(bgp_keepalive_ns), NULL},
+    {"bgp_hold", TOPO_T_DURATION, NODE(bgp_hold_ns), 0, 0, LAB(bgp_hold_ns), NULL},
+    {"bgp_mrai", TOPO_T_DURATION, NODE(bgp_mrai_ns), 0, 0, LAB(bgp_mrai_ns), NULL},
+    {"bfd", TOPO_T_BOOL, NODE(bfd), 0, 0, LAB(bfd), NULL},
 };
 
 static const struct topo_key topo_client_keys[] = {

@@ -178,6 +178,7 @@ void topo_print(const struct topology *t, FILE *out)
 		fprintf(out, "\n[link %s %s]\n", t->nodes[t->rlinks[j].a].name,
 			t->nodes[t->rlinks[j].b].name);
 		topo_print_rlink(t, j, out);
+		topo_print_rlink_keys(t, j, out);
 	}
 	topo_print_events(t, out);
 	for (int s = 0; s < t->nraw_sections; s++) {

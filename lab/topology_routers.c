@@ -64,6 +64,9 @@ static int topo_rlink_resolve(struct topo_parse *p, int j)
 	rl->a_addr.s_addr = htonl(TOPO_RLINK_BASE + 4 * (uint32_t)t->nrlinks + 1);
 	rl->b_addr.s_addr = htonl(TOPO_RLINK_BASE + 4 * (uint32_t)t->nrlinks + 2);
 	rl->prefixlen = 30;
+	rl->bgp_keepalive_ns = rl->bgp_hold_ns = rl->bgp_mrai_ns = -1;
+	rl->bfd = -1;
+	p->rl[j].rlink = t->nrlinks;
 	/* each end is named after its peer, as a router's link to a node is:
 	 * names are unique across the file, so are the names in a namespace */
 	_Static_assert(sizeof(t->nodes[0].name) <= sizeof(rl->a_ifname), "ifname too short");
@@ -136,7 +139,7 @@ void topo_check_routers(struct topo_parse *p)
 			continue;
 		r->router_index = k;
 		r->router_id.s_addr = htonl(TOPO_ROUTER_ID_BASE + (uint32_t)k + 1);
-		if (p->meta[i].where[0] == 0) /* asn, its only key */
+		if (p->meta[i].where[0] == 0) /* asn, its first key */
 			r->asn = TOPO_ASN_BASE + (unsigned)k;
 		k++;
 	}

@@ -3,13 +3,17 @@
 # be noticed at once (agent_exited in lab.events.jsonl, a line on the
 # terminal), make `steerlab run` exit 3, and leave nothing behind.
 
-# agent_exit_case LAB OUT NODE AGENT SIGNAL
+# agent_exit_case LAB OUT NODE AGENT SIGNAL [SET...]: SETs are more --set
+# (routing=static for routed: compare.ini routes by BGP, where zebra and
+# bgpd take routed's place)
 agent_exit_case() {
 	local lab=$1 out=$2 node=$3 agent=$4 sig=$5
-	local rundir=$out/$node-$agent log=$out/$node-$agent.out rc=0 pid ev
-	echo "-- $agent of node $node, SIG$sig just after t0"
+	local rundir=$out/$node-$agent log=$out/$node-$agent.out rc=0 pid ev set sets=()
+	shift 5
+	for set in "$@"; do sets+=(--set "$set"); done
+	echo "-- $agent of node $node, SIG$sig just after t0${*:+ ($*)}"
 	$STEERLAB run topology/compare.ini --out "$rundir" --set name="$lab" --set duration=3s \
-		--set fail_at=1s -q >"$log" 2>&1 &
+		--set fail_at=1s "${sets[@]}" -q >"$log" 2>&1 &
 	run_pid=$!
 	wait_until 30 has_event "$rundir/lab.events.jsonl" site_failed ||
 		{ cat "$log" >&2; fail "no site_failed within 30 s"; }

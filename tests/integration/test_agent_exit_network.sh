@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # An agent of the network side that ends mid-run makes the run invalid: a
 # client stopped early (SIGTERM: it exits 0, before its duration), the
-# healthy site's sited, its prober and the router's routed (SIGKILL). Each:
+# healthy site's sited, its prober, the router's routed (routing = static)
+# and its bgpd (compare.ini's routing = bgp) (SIGKILL). Each:
 # exit status 3, agent_exited in lab.events.jsonl, the agent named on the
 # terminal (and in clocks.json's warnings once the verdict is in).
 set -euo pipefail
@@ -14,4 +15,5 @@ agent_exit_setup $lab
 agent_exit_case $lab "$out" c1 client TERM
 agent_exit_case $lab "$out" b sited KILL
 agent_exit_case $lab "$out" b prober KILL
-agent_exit_case $lab "$out" core routed KILL
+agent_exit_case $lab "$out" core routed KILL routing=static
+agent_exit_case $lab "$out" core bgpd KILL

@@ -314,14 +314,208 @@ static void test_static_dry_run(void **state)
 	free(t);
 }
 
+#define POLICY "tests/unit/data/frrconf/policy.ini"
+
+/* the catchment knobs: a [link]'s prepend by the announcing end and
+ * local_pref by the receiving end, a site's prepend, as route-maps
+ * defined before router bgp names them */
+static void test_policy(void **state)
+{
+	struct topology *t = new_topology();
+	char *c;
+
+	(void)state;
+	load_ok(t, POLICY, NULL, 0);
+	c = conf(t, "t1", FRRCONF_BGPD, NULL);
+	/* t1:1 on [link t1 t2]: t1 prepends once towards t2 */
+	assert_non_null(strstr(c, "\nroute-map STEERLAB-TO-t2 permit 10\n"
+				  " set as-path prepend 65001\nexit\n"));
+	/* local_pref = t1:200: what t1 receives from t2 */
+	assert_non_null(strstr(c, "\nroute-map STEERLAB-FROM-t2 permit 10\n"
+				  " set local-preference 200\nexit\n"));
+	assert_true(strstr(c, "route-map STEERLAB-TO-t2 permit") < strstr(c, "router bgp"));
+	assert_non_null(strstr(c, "\n  neighbor 198.18.32.2 route-map STEERLAB-TO-t2 out\n"
+				  "  neighbor 198.18.32.2 route-map STEERLAB-FROM-t2 in\n"));
+	/* none towards t3, nor the site */
+	assert_null(strstr(c, "STEERLAB-TO-t3"));
+	assert_null(strstr(c, "STEERLAB-FROM-t3"));
+	assert_null(strstr(c, "STEERLAB-TO-a"));
+	free(c);
+	c = conf(t, "t2", FRRCONF_BGPD, NULL);
+	/* t2:2: twice its own AS; it sets no local preference */
+	assert_non_null(strstr(c, "\nroute-map STEERLAB-TO-t1 permit 10\n"
+				  " set as-path prepend 65002 65002\nexit\n"));
+	assert_non_null(strstr(c, "\n  neighbor 198.18.32.1 route-map STEERLAB-TO-t1 out\n"));
+	assert_null(strstr(c, "local-preference"));
+	assert_null(strstr(c, "STEERLAB-TO-t3"));
+	free(c);
+	c = conf(t, "t3", FRRCONF_BGPD, NULL);
+	assert_null(strstr(c, "route-map STEERLAB-"));
+	free(c);
+	/* a site's prepend: its own AS, on what it announces to its router */
+	c = conf(t, "a", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, "\nroute-map STEERLAB-TO-t1 permit 10\n"
+				  " set as-path prepend 65101 65101 65101\nexit\n"));
+	assert_non_null(strstr(c, "\n  redistribute connected route-map STEERLAB-ANNOUNCE\n"
+				  "  neighbor 198.18.0.1 route-map STEERLAB-TO-t1 out\n"));
+	free(c);
+	c = conf(t, "b", FRRCONF_BGPD, NULL);
+	assert_null(strstr(c, "STEERLAB-TO-"));
+	free(c);
+	/* the [link]'s keys come back from check's output */
+	c = print_to_string(t);
+	assert_non_null(strstr(c, "\n[link t1 t2]\n# router link 0: t1:t2 198.18.32.1/30 <-> "
+				  "t2:t1 198.18.32.2/30\nprepend = t1:1 t2:2\n"
+				  "local_pref = t1:200\nbgp_mrai = 2s\n"));
+	assert_non_null(strstr(c, "\n[site a]\n"));
+	assert_non_null(strstr(c, "\nprepend = 3\n"));
+	free(c);
+	free(t);
+}
+
+/* per-node and per-link timers and BFD: a node's own `timers bgp` and
+ * MRAI, a [link]'s per neighbour; BFD on a session if its [link] says so,
+ * else if either end does; bfdd only where a session has it */
+static void test_node_link_timers(void **state)
+{
+	struct topology *t = new_topology();
+	char *c;
+
+	(void)state;
+	load_ok(t, POLICY, NULL, 0);
+	c = conf(t, "t1", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, "\n timers bgp 1 3\n"));
+	assert_non_null(strstr(c, "\n neighbor 198.18.32.2 advertisement-interval 2\n"
+				  " neighbor 198.18.32.2 bfd profile steerlab\n"));
+	/* [link t3 t1] bfd = no beats t1's bfd = yes */
+	assert_non_null(strstr(c, "\n neighbor 198.18.32.9 advertisement-interval 0\n"
+				  " neighbor 198.18.0.2 remote-as"));
+	assert_non_null(strstr(c, "\n neighbor 198.18.0.2 bfd profile steerlab\n"));
+	assert_null(strstr(c, " neighbor 198.18.32.2 timers 1"));
+	free(c);
+	c = conf(t, "t2", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, "\n timers bgp 3 9\n")); /* the lab's */
+	/* [link t1 t2]'s MRAI, then t2's own towards t3 and b */
+	assert_non_null(strstr(c, "\n neighbor 198.18.32.1 advertisement-interval 2\n"
+				  " neighbor 198.18.32.1 bfd profile steerlab\n"));
+	assert_non_null(strstr(c, "\n neighbor 198.18.32.6 timers connect 10\n"
+				  " neighbor 198.18.32.6 timers 5 15\n"
+				  " neighbor 198.18.32.6 advertisement-interval 5\n"
+				  " neighbor 198.18.0.6 remote-as"));
+	assert_non_null(strstr(c, "\n neighbor 198.18.0.6 advertisement-interval 5\n"));
+	free(c);
+	c = conf(t, "t3", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, "\n neighbor 198.18.32.5 timers 5 15\n"));
+	assert_null(strstr(c, "bfd"));
+	free(c);
+	assert_true(frrconf_bfd(t, topo_find(t, "t1")));
+	assert_true(frrconf_bfd(t, topo_find(t, "t2")));
+	assert_true(frrconf_bfd(t, topo_find(t, "a")));
+	assert_false(frrconf_bfd(t, topo_find(t, "t3")));
+	assert_false(frrconf_bfd(t, topo_find(t, "b")));
+	free(t);
+
+	/* with routing = static the knobs are kept but not printed */
+	{
+		char *stat[] = {"routing=static"};
+
+		t = new_topology();
+		load_ok(t, POLICY, stat, 1);
+		c = print_to_string(t);
+		assert_null(strstr(c, "prepend"));
+		assert_null(strstr(c, "local_pref"));
+		assert_null(strstr(c, "bgp_hold"));
+		free(c);
+		free(t);
+	}
+}
+
+static void test_policy_errors(void **state)
+{
+	char *sets[] = {"t3.bgp_hold=2s", "a.prepend=-1", "b.bgp_mrai=700s"};
+
+	(void)state;
+	expect_errors(
+	    "tests/unit/data/frrconf/err_policy.ini", NULL, 0,
+	    "tests/unit/data/frrconf/err_policy.ini:18: unknown key 'cost' in [link t1 t2] "
+	    "(expected: prepend, local_pref, bgp_keepalive, bgp_hold, bgp_mrai, bfd)\n"
+	    "tests/unit/data/frrconf/err_policy.ini:23: [link t2 t3] prepend: set twice (first "
+	    "at line 22)\n"
+	    "tests/unit/data/frrconf/err_policy.ini:33: [site a] prepend: expected a whole "
+	    "number from 0 to 10, got '11'\n"
+	    "tests/unit/data/frrconf/err_policy.ini:16: [link t1 t2] prepend: expected ROUTER:N "
+	    "for one end or both (ROUTER t1 or t2, once each; N a whole number from 0 to 10), "
+	    "got 't3:1'\n"
+	    "tests/unit/data/frrconf/err_policy.ini:17: [link t1 t2] local_pref: expected "
+	    "ROUTER:N for one end or both (ROUTER t1 or t2, once each; N a whole number from 1 "
+	    "to 4294967295), got 't1:0'\n"
+	    "tests/unit/data/frrconf/err_policy.ini:22: [link t2 t3] prepend: expected ROUTER:N "
+	    "for one end or both (ROUTER t2 or t3, once each; N a whole number from 0 to 10), "
+	    "got 't2:11'\n"
+	    "tests/unit/data/frrconf/err_policy.ini:24: [link t2 t3] local_pref: expected "
+	    "ROUTER:N for one end or both (ROUTER t2 or t3, once each; N a whole number from 1 "
+	    "to 4294967295), got 't2'\n"
+	    "tests/unit/data/frrconf/err_policy.ini:25: [link t2 t3] bfd: expected yes or no "
+	    "(or true/false, 1/0), got 'maybe'\n"
+	    "tests/unit/data/frrconf/err_policy.ini:28: [link t3 t1] prepend: expected ROUTER:N "
+	    "for one end or both (ROUTER t3 or t1, once each; N a whole number from 0 to 10), "
+	    "got 't1:1 t1:2'\n"
+	    "tests/unit/data/frrconf/err_policy.ini:19: [link t1 t2] bgp_keepalive: expected "
+	    "less than bgp_hold (the hold timer would expire between two keepalives)\n"
+	    "tests/unit/data/frrconf/err_policy.ini:29: [link t3 t1] bgp_hold: expected 0 (no "
+	    "hold timer) or at least 3s (RFC 4271)\n"
+	    "tests/unit/data/frrconf/err_policy.ini:7: [router t1] bgp_hold: expected 0 (no "
+	    "hold timer) or at least 3s (RFC 4271)\n"
+	    "tests/unit/data/frrconf/err_policy.ini:10: [router t2] bgp_keepalive: expected "
+	    "less than bgp_hold (the hold timer would expire between two keepalives)\n"
+	    "tests/unit/data/frrconf/err_policy.ini:13: [router t3] bgp_mrai: expected whole "
+	    "seconds from 0 to 600 (FRR's range), got 1500ms\n");
+	expect_errors(POLICY, sets, 3,
+		      "--set a.prepend=-1: expected a whole number from 0 to 10\n"
+		      "--set t3.bgp_hold=2s: [router t3] bgp_hold: expected 0 (no hold timer) or "
+		      "at least 3s (RFC 4271)\n"
+		      "--set b.bgp_mrai=700s: [site b] bgp_mrai: expected whole seconds from 0 to "
+		      "600 (FRR's range), got 700s\n");
+}
+
+/* FRR's dry run takes the route-maps and per-neighbour timers */
+static void test_policy_dry_run(void **state)
+{
+	struct topology *t = new_topology();
+	char *errs = NULL;
+	size_t len = 0;
+	FILE *err;
+
+	(void)state;
+	if (access(FRR_VTYSH, X_OK) != 0 || access(FRR_BGPD, X_OK) != 0) {
+		free(t);
+		skip();
+	}
+	load_ok(t, POLICY, NULL, 0);
+	err = open_memstream(&errs, &len);
+	assert_int_equal(frrconf_check(t, err), 0);
+	fclose(err);
+	assert_string_equal(errs, "");
+	free(errs);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_golden),	   cmocka_unit_test(test_neighbors_and_asns),
-	    cmocka_unit_test(test_knobs),	   cmocka_unit_test(test_frr_lines),
-	    cmocka_unit_test(test_errors),	   cmocka_unit_test(test_dry_run),
-	    cmocka_unit_test(test_two_routers),	   cmocka_unit_test(test_square),
+	    cmocka_unit_test(test_golden),
+	    cmocka_unit_test(test_neighbors_and_asns),
+	    cmocka_unit_test(test_knobs),
+	    cmocka_unit_test(test_frr_lines),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_dry_run),
+	    cmocka_unit_test(test_two_routers),
+	    cmocka_unit_test(test_square),
 	    cmocka_unit_test(test_static_dry_run),
+	    cmocka_unit_test(test_policy),
+	    cmocka_unit_test(test_node_link_timers),
+	    cmocka_unit_test(test_policy_errors),
+	    cmocka_unit_test(test_policy_dry_run),
 	};
 
 	return cmocka_run_group_tests_name("frrconf", tests, NULL, NULL);
