@@ -249,13 +249,46 @@ struct client_steer {
 	struct loop_handler dns_h, timer;
 };
 
+/* client_resolution: one resolution's outcome (docs/events.md,
+ * dns_resolution): fresh, stale, servfail, rcode (another), timeout */
+static void client_resolution(struct event_log *ev, const struct client_dns *d, uint32_t id,
+			      int timeout)
+{
+	const struct client_dns_response *r = &d->last;
+	const char *outcome;
+	char addr[INET_ADDRSTRLEN];
+
+	if (ev == NULL)
+		return;
+	if (timeout) {
+		event_emit(ev, "dns_resolution", "{s:I, s:s, s:n, s:b, s:n, s:I}", "client",
+			   (json_int_t)id, "outcome", "timeout", "rcode", "stale", 0, "address",
+			   "latency_ns", (json_int_t)(now_mono_ns() - d->sent_ns));
+		return;
+	}
+	if (r->rcode == CLIENT_DNS_RCODE_NOERROR && d->pending == 0)
+		outcome = r->stale ? "stale" : "fresh";
+	else if (r->rcode == CLIENT_DNS_RCODE_SERVFAIL)
+		outcome = "servfail";
+	else
+		outcome = "rcode";
+	inet_ntop(AF_INET, &r->addr, addr, sizeof(addr));
+	event_emit(ev, "dns_resolution", "{s:I, s:s, s:i, s:b, s:s?, s:I}", "client",
+		   (json_int_t)id, "outcome", outcome, "rcode", r->rcode, "stale", r->stale,
+		   "address", d->pending ? NULL : addr, "latency_ns",
+		   (json_int_t)d->last_latency_ns);
+}
+
 static void client_steer_answer(struct client_steer *st, int64_t now)
 {
 	struct client_dns *d = &st->dns;
 	struct in_addr before = st->c->cfg.target.sin_addr;
 	char was[INET_ADDRSTRLEN], now_addr[INET_ADDRSTRLEN];
+	int rc = client_dns_receive(d, now);
 
-	if (client_dns_receive(d, now) != 1)
+	if (rc == 1 || rc == 2)
+		client_resolution(st->ev, d, st->c->cfg.id, 0);
+	if (rc != 1)
 		return;
 	st->c->cfg.target.sin_addr = d->addr;
 	inet_ntop(AF_INET, &before, was, sizeof(was));
@@ -291,8 +324,12 @@ static void client_on_dns_timer(struct loop *loop, int fd, uint32_t events, void
 	(void)loop;
 	(void)events;
 	loop_timer_read(fd);
-	if (now_mono_ns() >= client_dns_next_ns(&st->dns))
+	if (now_mono_ns() >= client_dns_next_ns(&st->dns)) {
+		/* the pending query had no response at all: timed out */
+		if (st->dns.pending && !st->dns.responded)
+			client_resolution(st->ev, &st->dns, st->c->cfg.id, 1);
 		client_dns_query(&st->dns, now_mono_ns());
+	}
 	client_steer_rearm(st);
 }
 

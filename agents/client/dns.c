@@ -15,6 +15,7 @@
 
 int client_dns_build_query(const uint8_t *qname, uint16_t id, uint8_t *buf, size_t len)
 {
+	knot_rrset_t opt;
 	knot_pkt_t *pkt;
 	int n = -1;
 
@@ -26,14 +27,47 @@ int client_dns_build_query(const uint8_t *qname, uint16_t id, uint8_t *buf, size
 		return -1;
 	knot_wire_set_id(pkt->wire, id);
 	knot_wire_set_rd(pkt->wire);
-	if (knot_pkt_put_question(pkt, qname, KNOT_CLASS_IN, KNOT_RRTYPE_A) == KNOT_EOK)
-		n = (int)pkt->size;
+	/* with an OPT, so that a resolver can say an answer is stale (EDE 3,
+	 * RFC 8914), as resolverd does */
+	if (knot_pkt_put_question(pkt, qname, KNOT_CLASS_IN, KNOT_RRTYPE_A) == KNOT_EOK &&
+	    knot_edns_init(&opt, CLIENT_DNS_EDNS_PAYLOAD, 0, 0, NULL) == KNOT_EOK) {
+		if (knot_pkt_begin(pkt, KNOT_ADDITIONAL) == KNOT_EOK &&
+		    knot_pkt_put(pkt, KNOT_COMPR_HINT_NONE, &opt, 0) == KNOT_EOK)
+			n = (int)pkt->size;
+		knot_rrset_clear(&opt, NULL);
+	}
 	knot_pkt_free(pkt);
 	return n;
 }
 
+/* client_dns_stale: the response carries EDE 3, Stale Answer */
+static int client_dns_stale(const knot_pkt_t *pkt)
+{
+	uint8_t *o = NULL;
+
+	if (!knot_pkt_has_edns(pkt))
+		return 0;
+	while ((o = knot_edns_get_option(pkt->opt_rr, KNOT_EDNS_OPTION_EDE, o)) != NULL)
+		if (knot_edns_opt_get_length(o) >= 2 &&
+		    knot_wire_read_u16(knot_edns_opt_get_data(o)) == KNOT_EDNS_EDE_STALE)
+			return 1;
+	return 0;
+}
+
 int client_dns_parse_answer(const uint8_t *buf, size_t len, uint16_t id, const uint8_t *qname,
 			    struct in_addr *addr, uint32_t *ttl)
+{
+	struct client_dns_response r;
+
+	if (client_dns_parse_response(buf, len, id, qname, &r) != 0)
+		return -1;
+	*addr = r.addr;
+	*ttl = r.ttl;
+	return 0;
+}
+
+int client_dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const uint8_t *qname,
+			      struct client_dns_response *r)
 {
 	uint8_t copy[KNOT_WIRE_MAX_PKTSIZE];
 	const knot_pktsection_t *an;
@@ -48,8 +82,14 @@ int client_dns_parse_answer(const uint8_t *buf, size_t len, uint16_t id, const u
 	if ((pkt = knot_pkt_new(copy, (uint16_t)len, NULL)) == NULL)
 		return -1;
 	if (knot_pkt_parse(pkt, 0) != KNOT_EOK || !knot_wire_get_qr(pkt->wire) ||
-	    knot_wire_get_id(pkt->wire) != id || knot_wire_get_rcode(pkt->wire) != KNOT_RCODE_NOERROR ||
-	    knot_pkt_qname(pkt) == NULL || !knot_dname_is_equal(knot_pkt_qname(pkt), qname))
+	    knot_wire_get_id(pkt->wire) != id || knot_pkt_qname(pkt) == NULL ||
+	    !knot_dname_is_equal(knot_pkt_qname(pkt), qname))
+		goto out;
+	memset(r, 0, sizeof(*r));
+	r->rcode = knot_wire_get_rcode(pkt->wire);
+	r->stale = client_dns_stale(pkt);
+	rc = 1; /* a response to the query, with no address (yet) */
+	if (r->rcode != KNOT_RCODE_NOERROR)
 		goto out;
 	an = knot_pkt_section(pkt, KNOT_ANSWER);
 	/* a CNAME chain in order, as authoritative servers and resolvers send
@@ -69,8 +109,8 @@ int client_dns_parse_answer(const uint8_t *buf, size_t len, uint16_t id, const u
 				break;
 			want = knot_cname_name(rd);
 		} else if (rr->type == KNOT_RRTYPE_A && rd->len == 4) {
-			memcpy(&addr->s_addr, rd->data, 4);
-			*ttl = minttl;
+			memcpy(&r->addr.s_addr, rd->data, 4);
+			r->ttl = minttl;
 			rc = 0;
 			break;
 		}
@@ -116,6 +156,7 @@ int client_dns_query(struct client_dns *d, int64_t now)
 	if (d->pending)
 		d->failures++; /* the previous one was never answered */
 	d->pending = 1;
+	d->responded = 0;
 	d->sent_ns = now;
 	d->queries++;
 	if (sendto(d->fd, buf, (size_t)n, 0, (const struct sockaddr *)&d->resolver,
@@ -129,24 +170,33 @@ int client_dns_query(struct client_dns *d, int64_t now)
 int client_dns_receive(struct client_dns *d, int64_t now)
 {
 	uint8_t buf[KNOT_WIRE_MAX_PKTSIZE];
-	struct in_addr addr;
-	uint32_t ttl;
+	struct client_dns_response r;
 	ssize_t n = recv(d->fd, buf, sizeof(buf), 0);
 	int64_t hold;
+	int rc;
 
 	if (n == -1)
 		return (errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED) ? 0 : -1;
-	if (!d->pending ||
-	    client_dns_parse_answer(buf, (size_t)n, d->qid, d->qname, &addr, &ttl) == -1)
+	if (!d->pending || d->responded ||
+	    (rc = client_dns_parse_response(buf, (size_t)n, d->qid, d->qname, &r)) == -1)
 		return 0;
+	d->last = r;
+	d->last_latency_ns = now - d->sent_ns;
+	if (rc == 1) {
+		/* SERVFAIL, NXDOMAIN, no address: the query stays pending, and
+		 * is asked again when CLIENT_DNS_RETRY_NS runs out (a failure
+		 * then), but is not a timeout */
+		d->responded = 1;
+		return 2;
+	}
 	d->pending = 0;
 	d->answers++;
-	if (d->have && addr.s_addr != d->addr.s_addr)
+	if (d->have && r.addr.s_addr != d->addr.s_addr)
 		d->changes++;
 	d->have = 1;
-	d->addr = addr;
-	d->ttl = ttl;
-	hold = d->sticky_ns > 0 ? d->sticky_ns : (int64_t)ttl * NSEC_PER_SEC;
+	d->addr = r.addr;
+	d->ttl = r.ttl;
+	hold = d->sticky_ns > 0 ? d->sticky_ns : (int64_t)r.ttl * NSEC_PER_SEC;
 	if (hold < CLIENT_DNS_MIN_TTL_NS)
 		hold = CLIENT_DNS_MIN_TTL_NS;
 	d->refresh_ns = now + hold;

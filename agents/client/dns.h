@@ -22,21 +22,35 @@
 #define CLIENT_DNS_MIN_TTL_NS (100 * 1000000LL)
 #define CLIENT_DNS_RETRY_NS (1000 * 1000000LL)
 #define CLIENT_DNS_NAME_MAX 255
+#define CLIENT_DNS_EDNS_PAYLOAD 1232
+#define CLIENT_DNS_RCODE_NOERROR 0
+#define CLIENT_DNS_RCODE_SERVFAIL 2
+
+/* what a response to the client's query said */
+struct client_dns_response {
+	int rcode;	     /* the header's RCODE */
+	int stale;	     /* EDE 3 (Stale Answer, RFC 8914) in its OPT */
+	struct in_addr addr; /* the first A record, when there is one */
+	uint32_t ttl;
+};
 
 struct client_dns {
 	struct sockaddr_in resolver;
 	char name[CLIENT_DNS_NAME_MAX + 1];
 	uint8_t qname[CLIENT_DNS_NAME_MAX + 1]; /* wire form */
-	int64_t sticky_ns;    /* > 0: keep each address this long, whatever the TTL */
-	int fd;               /* UDP socket to the resolver */
-	uint16_t qid;         /* id of the outstanding query */
-	int pending;          /* a query is outstanding */
-	int64_t sent_ns;      /* CLOCK_MONOTONIC when it left */
-	int have;             /* addr is known */
-	struct in_addr addr;  /* the address requests go to */
-	uint32_t ttl;         /* TTL of the last answer, seconds */
-	int64_t refresh_ns;   /* CLOCK_MONOTONIC when to ask again */
+	int64_t sticky_ns;   /* > 0: keep each address this long, whatever the TTL */
+	int fd;		     /* UDP socket to the resolver */
+	uint16_t qid;	     /* id of the outstanding query */
+	int pending;	     /* a query is outstanding */
+	int64_t sent_ns;     /* CLOCK_MONOTONIC when it left */
+	int have;	     /* addr is known */
+	struct in_addr addr; /* the address requests go to */
+	uint32_t ttl;	     /* TTL of the last answer, seconds */
+	int64_t refresh_ns;  /* CLOCK_MONOTONIC when to ask again */
 	uint64_t queries, answers, failures, changes;
+	int responded;			 /* the pending query had a response without an address */
+	struct client_dns_response last; /* the last response to a query */
+	int64_t last_latency_ns;	 /* from its query */
 };
 
 /* client_dns_build_query: an A query for qname (wire form) with id into
@@ -50,6 +64,13 @@ int client_dns_build_query(const uint8_t *qname, uint16_t id, uint8_t *buf, size
 int client_dns_parse_answer(const uint8_t *buf, size_t len, uint16_t id, const uint8_t *qname,
 			    struct in_addr *addr, uint32_t *ttl);
 
+/* client_dns_parse_response: what a response to query id for qname says,
+ * into *r: 0 an address (r->addr, r->ttl), 1 a response without one
+ * (r->rcode: SERVFAIL, NXDOMAIN; or NOERROR with no A record), -1 not a
+ * response to that query. r->stale either way. */
+int client_dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const uint8_t *qname,
+			      struct client_dns_response *r);
+
 /* client_dns_init: parse the name, open the socket. 0 or -1 (logged). */
 int client_dns_init(struct client_dns *d, const struct sockaddr_in *resolver, const char *name,
 		    int64_t sticky_ns);
@@ -59,7 +80,10 @@ int client_dns_query(struct client_dns *d, int64_t now);
 
 /* client_dns_receive: read one datagram from fd; if it answers the
  * outstanding query, take the address and set refresh_ns. Returns 1 if the
- * address was taken, 0 if the datagram was not an answer, -1 on error. */
+ * address was taken, 2 if it was a response without an address (the query
+ * stays pending, to be asked again), 0 if the datagram was not a response
+ * to the query, -1 on error. d->last and d->last_latency_ns: the response
+ * of a 1 or 2. */
 int client_dns_receive(struct client_dns *d, int64_t now);
 
 /* client_dns_next_ns: when the client must act next: the refresh time, or

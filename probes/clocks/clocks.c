@@ -304,6 +304,7 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->cerrors);
 	free(in->rejected);
 	free(in->clients);
+	free(in->resolutions);
 	memset(in, 0, sizeof(*in));
 }
 

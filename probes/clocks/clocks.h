@@ -151,8 +151,14 @@ struct clocks_hit {
 	char name[CLOCKS_NAME_MAX];   /* the [event] */
 	char action[CLOCKS_NAME_MAX]; /* kill, crash, ..., recover */
 	char site[CLOCKS_NAME_MAX];
-	int up;	  /* it brings its target back: recover, undrain, *-up, a flap's up */
-	int link; /* its target is a link (kind "link") */
+	char target[2 * CLOCKS_NAME_MAX]; /* a node, or a link "R1 R2"; "" if not said */
+	char kind[16];			  /* site, dns, resolver, link; "" if not said */
+	int up;	   /* it brings its target back: recover, undrain, *-up, a flap's up */
+	int link;  /* its target is a link (kind "link") */
+	int cycle; /* a flap's cycle, from 1; 0 otherwise */
+	/* the step's instant as applied (fail_jitter included) and as written,
+	 * from the clients' start; CLOCKS_NONE: not recorded */
+	int64_t at_ns, nominal_at_ns;
 	int nvias;
 	struct in_addr vias[CLOCKS_MAX_ADDRS];
 };
@@ -260,7 +266,25 @@ struct clocks_client {
 	int64_t started_ns; /* CLOCKS_NONE: no client_started */
 	int64_t summary_ns; /* CLOCKS_NONE: no client_summary (it was killed) */
 	int64_t sent, lost, late;
-	int64_t sending_ns; /* how long its sends took (client_summary); 0: unknown */
+	int64_t sending_ns;		/* how long its sends took (client_summary); 0: unknown */
+	char resolver[CLOCKS_NAME_MAX]; /* client_started's; "" for none */
+};
+
+/* a DNS client's resolution (its dns_resolution event): the outcome of one
+ * query, at the instant the query left (the event's t - latency_ns) */
+enum clocks_dns_outcome {
+	CLOCKS_DNS_FRESH,
+	CLOCKS_DNS_STALE,
+	CLOCKS_DNS_SERVFAIL,
+	CLOCKS_DNS_RCODE, /* another response without an address */
+	CLOCKS_DNS_TIMEOUT,
+	CLOCKS_DNS_OUTCOMES,
+};
+
+struct clocks_resolution {
+	int64_t sent_ns;
+	uint32_t client;
+	enum clocks_dns_outcome outcome;
 };
 
 /* authd's health_changed: its verdict on a site */
@@ -388,6 +412,8 @@ struct clocks_input {
 	size_t nrejected, caprejected;
 	struct clocks_client *clients;
 	size_t nclients, capclients;
+	struct clocks_resolution *resolutions; /* in file order */
+	size_t nresolutions, capresolutions;
 	size_t nclient_files; /* NODE.client*.events.jsonl read */
 	struct clocks_capture *captures;
 	size_t ncaptures, capcaptures;
@@ -509,6 +535,100 @@ void clocks_fib(const struct clocks_input *in, struct clocks_fib *fib);
  * last change (fib) */
 void clocks_catchments(const struct clocks_input *in, const struct clocks_fib *fib,
 		       struct clocks_catchments *c);
+
+/*
+ * The flap clocks (clocks_flap.c; docs/clocks.md, "Flap clocks"): for each
+ * flap of the timeline, per router, its route changes of the service prefix
+ * from the flap's first down to the end of the run, and, for a flap of a
+ * site (or of a site's link), after each up whether the router's route
+ * came back to the site within CLOCKS_FLAP_NORMAL_NS (the normal
+ * convergence time) or was suppressed until later (route-flap damping).
+ */
+#define CLOCKS_MAX_FLAPS 8
+#define CLOCKS_FLAP_CYCLES 64
+#define CLOCKS_FLAP_TIMES 64		   /* change times kept per router */
+#define CLOCKS_FLAP_NORMAL_NS 2000000000LL /* 2 s */
+
+struct clocks_flap_up {
+	int cycle;
+	int64_t up_at_ns;   /* the up step applied */
+	int64_t back_at_ns; /* the route back to the site; CLOCKS_NONE: not before
+			     * the next down or the end of the run */
+	int judged;	    /* the site stayed up CLOCKS_FLAP_NORMAL_NS after it */
+	int suppressed;	    /* judged, and not back within CLOCKS_FLAP_NORMAL_NS */
+};
+
+struct clocks_flap_router {
+	char router[CLOCKS_NAME_MAX];
+	int to_site; /* its route led to the site just before the first down */
+	int64_t changes;
+	int64_t times_ns[CLOCKS_FLAP_TIMES]; /* the first CLOCKS_FLAP_TIMES changes */
+	int nups;
+	struct clocks_flap_up ups[CLOCKS_FLAP_CYCLES];
+	int suppressed; /* ups suppressed */
+};
+
+struct clocks_flap {
+	char name[CLOCKS_NAME_MAX];
+	char target[2 * CLOCKS_NAME_MAX];
+	char site[CLOCKS_NAME_MAX]; /* "" for a link between routers */
+	int link;
+	int cycles;
+	int64_t first_down_ns, last_up_ns; /* last_up: CLOCKS_NONE if none */
+	int64_t end_ns;			   /* the end of the FIB's observation */
+	int nrouters;
+	struct clocks_flap_router routers[CLOCKS_MAX_ROUTERS];
+};
+
+struct clocks_flaps {
+	int n;
+	int lost; /* flaps past CLOCKS_MAX_FLAPS */
+	struct clocks_flap f[CLOCKS_MAX_FLAPS];
+};
+
+/* clocks_flaps: the flap clocks of in into *fl (a large struct: allocate
+ * it); pure computation */
+void clocks_flaps(const struct clocks_input *in, struct clocks_flaps *fl);
+
+/*
+ * The DNS outage clocks (clocks_outage.c; docs/clocks.md, "DNS outage
+ * clocks"): for each dns-down and resolver-down of the timeline, from it to
+ * the end of the observation, per resolver (the DNS clients' resolver, from
+ * client_started), the clients' resolutions by outcome, in buckets of
+ * CLOCKS_OUTAGE_BUCKET_NS from the outage, and in total while it lasted
+ * (until its dns-up, resolver-up or recover; else the end).
+ */
+#define CLOCKS_MAX_OUTAGES 8
+#define CLOCKS_MAX_OUTAGE_RESOLVERS 16
+#define CLOCKS_OUTAGE_BUCKET_NS 1000000000LL
+#define CLOCKS_OUTAGE_BUCKETS 120
+
+struct clocks_outage_resolver {
+	char resolver[CLOCKS_NAME_MAX]; /* "" when the clients did not say */
+	int64_t during[CLOCKS_DNS_OUTCOMES];
+	int64_t b[CLOCKS_OUTAGE_BUCKETS][CLOCKS_DNS_OUTCOMES];
+};
+
+struct clocks_outage {
+	char name[CLOCKS_NAME_MAX];
+	char action[CLOCKS_NAME_MAX];
+	char target[2 * CLOCKS_NAME_MAX];
+	int64_t from_ns, until_ns; /* until: CLOCKS_NONE, not over before the end */
+	int nbuckets;		   /* from from_ns to the end of the observation */
+	int nresolvers;
+	struct clocks_outage_resolver r[CLOCKS_MAX_OUTAGE_RESOLVERS];
+};
+
+struct clocks_outages {
+	int n;
+	struct clocks_outage o[CLOCKS_MAX_OUTAGES];
+};
+
+extern const char *const clocks_dns_outcome_names[CLOCKS_DNS_OUTCOMES];
+
+/* clocks_outages: the DNS outage clocks of in into *out (a large struct:
+ * allocate it); pure computation */
+void clocks_outages(const struct clocks_input *in, struct clocks_outages *out);
 
 /* One scheme's clocks. Times relative to t0 unless named _at_ns. A field
  * that is not a measure of the scheme is CLOCKS_NA. */
@@ -685,6 +805,11 @@ int64_t clocks_bucket_of(int64_t rel_ns, int64_t width_ns);
 struct clocks_decay_series {
 	int known;
 	int64_t *dead, *all;
+	/* the fail-back curve, when the timeline recovered the failed site
+	 * (failure.recovered_ns; else NULL): per bucket, the scheme's requests
+	 * captured on the site's link (to it, as in the fail-back clocks) from
+	 * the recovery on */
+	int64_t *back;
 };
 
 struct clocks_decay {

@@ -59,6 +59,10 @@ static void decay_fill(const struct clocks_input *in, const struct clocks_flows 
 			s->all[b]++;
 			if (dead && clocks_is_dead(in, fl, p))
 				s->dead[b]++;
+			/* fail-back: back at S since the timeline recovered it */
+			if (dead && s->back && p->t_ns >= in->failure.recovered_ns &&
+			    (fl->to_dead == NULL || fl->to_dead(in, p)))
+				s->back[b]++;
 		}
 	}
 }
@@ -100,7 +104,10 @@ int clocks_decay(const struct clocks_input *in, int64_t bucket_ns, struct clocks
 
 		s->dead = calloc(d->n, sizeof(*s->dead));
 		s->all = calloc(d->n, sizeof(*s->all));
-		if (s->dead == NULL || s->all == NULL) {
+		if (in->failure.recovered_ns != 0)
+			s->back = calloc(d->n, sizeof(*s->back));
+		if (s->dead == NULL || s->all == NULL ||
+		    (in->failure.recovered_ns != 0 && s->back == NULL)) {
 			snprintf(err, errlen, "decay: out of memory for %zu buckets", d->n);
 			return -1;
 		}
@@ -117,6 +124,7 @@ void clocks_decay_free(struct clocks_decay *d)
 	for (int i = 0; i < CLOCKS_NSCHEMES; i++) {
 		free(d->s[i].dead);
 		free(d->s[i].all);
+		free(d->s[i].back);
 	}
 	memset(d, 0, sizeof(*d));
 }

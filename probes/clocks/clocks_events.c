@@ -219,6 +219,18 @@ static int clocks_hit_event(struct clocks_input *in, const struct clocks_line *l
 	site = json_string_value(json_object_get(l->obj, "site"));
 	if (site && strlen(site) < sizeof(h->site))
 		snprintf(h->site, sizeof(h->site), "%s", site);
+	const char *target = json_string_value(json_object_get(l->obj, "target"));
+	if (target && strlen(target) < sizeof(h->target))
+		snprintf(h->target, sizeof(h->target), "%s", target);
+	if (kind && strlen(kind) < sizeof(h->kind))
+		snprintf(h->kind, sizeof(h->kind), "%s", kind);
+	json_t *v = json_object_get(l->obj, "cycle");
+	if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= 1000000)
+		h->cycle = (int)json_integer_value(v);
+	v = json_object_get(l->obj, "at_ns");
+	h->at_ns = json_is_integer(v) ? json_integer_value(v) : CLOCKS_NONE;
+	v = json_object_get(l->obj, "nominal_at_ns");
+	h->nominal_at_ns = json_is_integer(v) ? json_integer_value(v) : CLOCKS_NONE;
 	in->nhits++;
 	return 0;
 }
@@ -654,12 +666,43 @@ static struct clocks_client *clocks_client_of(struct clocks_input *in, const str
 
 /* clocks_client_event: client_started {client, rate} and client_summary
  * {client, sent, lost, late} */
+static int clocks_resolution_event(struct clocks_input *in, const struct clocks_line *l)
+{
+	json_t *id = json_object_get(l->obj, "client"),
+	       *lat = json_object_get(l->obj, "latency_ns");
+	const char *o = json_string_value(json_object_get(l->obj, "outcome"));
+	struct clocks_resolution *r;
+	int k;
+
+	if (!json_is_integer(id) || json_integer_value(id) < 0 ||
+	    json_integer_value(id) > UINT32_MAX)
+		return clocks_fail(l, "has no client id (integer) in", "client");
+	for (k = 0; o && k < CLOCKS_DNS_OUTCOMES; k++)
+		if (strcmp(o, clocks_dns_outcome_names[k]) == 0)
+			break;
+	if (o == NULL || k == CLOCKS_DNS_OUTCOMES)
+		return clocks_fail(l, "has no outcome (fresh, stale, servfail, rcode, timeout) in",
+				   "outcome");
+	if (!json_is_integer(lat) || json_integer_value(lat) < 0)
+		return clocks_fail(l, "has no latency (integer >= 0) in", "latency_ns");
+	if (clocks_grow((void **)&in->resolutions, &in->capresolutions, in->nresolutions,
+			sizeof(*in->resolutions)) == -1)
+		return clocks_fail(l, "cannot be stored:", "out of memory");
+	r = &in->resolutions[in->nresolutions++];
+	r->sent_ns = l->t - json_integer_value(lat);
+	r->client = (uint32_t)json_integer_value(id);
+	r->outcome = (enum clocks_dns_outcome)k;
+	return 0;
+}
+
 static int clocks_client_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	int started = strcmp(l->event, "client_started") == 0, known = 1;
 	struct clocks_client *c;
 	json_t *id, *rate;
 
+	if (strcmp(l->event, "dns_resolution") == 0)
+		return clocks_resolution_event(in, l);
 	if (!started && strcmp(l->event, "client_summary") != 0)
 		return 0;
 	id = json_object_get(l->obj, "client");
@@ -675,6 +718,9 @@ static int clocks_client_event(struct clocks_input *in, const struct clocks_line
 			return clocks_fail(l, "has no rate (number >= 0) in", "rate");
 		c->rate = json_number_value(rate);
 		c->started_ns = l->t;
+		const char *rs = json_string_value(json_object_get(l->obj, "resolver"));
+		if (rs && strlen(rs) < sizeof(c->resolver))
+			snprintf(c->resolver, sizeof(c->resolver), "%s", rs);
 		return 0;
 	}
 	c->summary_ns = l->t;

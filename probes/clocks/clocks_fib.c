@@ -361,3 +361,45 @@ void clocks_fib(const struct clocks_input *in, struct clocks_fib *fib)
 		clocks_fib_site(in, &r->after, end, r->after.site);
 	}
 }
+
+void clocks_fib_site_at(const struct clocks_input *in, const char *router, int64_t at_ns,
+			char *site)
+{
+	struct clocks_fib_route r;
+
+	clocks_fib_at(in, router, at_ns, &r);
+	clocks_fib_site(in, &r, at_ns, site);
+}
+
+int64_t clocks_fib_changes(const struct clocks_input *in, const char *router, int64_t from_ns,
+			   int64_t *t, int max)
+{
+	static struct clocks_fib_table tb;
+	int64_t n = 0;
+
+	tb.n = 0;
+	for (size_t i = 0; i < in->nroutes; i++) {
+		const struct clocks_route *rt = &in->routes[i];
+		const struct clocks_fib_route *e;
+		struct clocks_fib_route was;
+
+		if (!clocks_fib_event(in, rt, router))
+			continue;
+		e = clocks_fib_find(&tb, rt->has_metric ? rt->metric : 0);
+		if (e)
+			was = *e;
+		else
+			memset(&was, 0, sizeof(was));
+		clocks_fib_apply(&tb, rt, NULL);
+		e = clocks_fib_find(&tb, rt->has_metric ? rt->metric : 0);
+		/* as clocks_fib_replay counts a change */
+		if (rt->t_ns >= from_ns &&
+		    (rt->op == CLOCKS_OP_DEL || e == NULL || !clocks_fib_same(&was, e) ||
+		     was.protocol != e->protocol)) {
+			if (n < max)
+				t[n] = rt->t_ns;
+			n++;
+		}
+	}
+	return n;
+}

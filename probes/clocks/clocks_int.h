@@ -168,10 +168,26 @@ typedef void (*clocks_left_fn)(const struct clocks_input *in, const struct clock
 			       const struct clocks_route *by, void *arg);
 void clocks_fib_left(const struct clocks_input *in, clocks_left_fn fn, void *arg);
 
+/* clocks_fib_site_at: the site router's route used at at_ns (its events
+ * before it) leads to, followed through routers; "" if none or unknown
+ * (clocks_fib.c) */
+void clocks_fib_site_at(const struct clocks_input *in, const char *router, int64_t at_ns,
+			char *site);
+
+/* clocks_fib_changes: how many of router's route events of the service
+ * prefix at or after from_ns changed its FIB (as the FIB clocks count
+ * them), the times of the first max in t (clocks_fib.c) */
+int64_t clocks_fib_changes(const struct clocks_input *in, const char *router, int64_t from_ns,
+			   int64_t *t, int max);
+
 /* clocks.json's schemes.anycast.fib and .catchments (clocks_fib_json.c) */
 struct json_t;
 struct json_t *clocks_json_fib(const struct clocks_input *in, const struct clocks_fib *fib);
 struct json_t *clocks_json_catchments(const struct clocks_catchments *cs);
+/* clocks.json's timeline, flaps and dns_outages (clocks_flap.c, clocks_outage.c) */
+struct json_t *clocks_json_timeline(const struct clocks_input *in);
+struct json_t *clocks_json_flaps(const struct clocks_input *in, const struct clocks_flaps *fl);
+struct json_t *clocks_json_outages(const struct clocks_input *in, const struct clocks_outages *o);
 
 /* clocks_rank: nearest-rank percentile p (0 < p <= 100) of sorted v[n > 0]. */
 int64_t clocks_rank(const int64_t *v, size_t n, int p);

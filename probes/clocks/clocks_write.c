@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -269,6 +270,25 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 	json_object_set_new(root, "fail_jitter_s", clocks_json_s(in->fail_jitter_ns));
 	json_object_set_new(root, "failed", failed);
 	json_object_set_new(root, "port", json_integer(in->port));
+	json_object_set_new(root, "timeline", clocks_json_timeline(in));
+	{
+		struct clocks_flaps *fl = malloc(sizeof(*fl));
+
+		if (fl) {
+			clocks_flaps(in, fl);
+			json_object_set_new(root, "flaps", clocks_json_flaps(in, fl));
+			free(fl);
+		}
+	}
+	{
+		struct clocks_outages *o = malloc(sizeof(*o));
+
+		if (o) {
+			clocks_outages(in, o);
+			json_object_set_new(root, "dns_outages", clocks_json_outages(in, o));
+			free(o);
+		}
+	}
 	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
 	for (int k = 0; k < n; k++)
 		json_array_append_new(warnings, clocks_json_warning(list[k]->code, list[k]->msg,

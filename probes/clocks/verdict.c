@@ -416,6 +416,22 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 			    in->hits[i].site, in->hits[i].name);
 		return;
 	}
+	/* S taken out again after its recovery (a flap's next down, a second
+	 * kill): the capture counts the first failure's losses only */
+	for (size_t i = 0; in->failure.recovered_ns != 0 && i < in->nhits; i++) {
+		const struct clocks_hit *h = &in->hits[i];
+
+		if (h->up || h->t_ns <= in->failure.recovered_ns ||
+		    strcmp(h->site, in->failure.site) != 0)
+			continue;
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are not compared with the capture's at "
+			    "%s (%lld): the timeline took %s out again after its recovery (%s%s), "
+			    "and the capture's count is the first failure's",
+			    r->scheme, (long long)a, in->failure.site, (long long)b,
+			    in->failure.site, h->name, h->cycle ? ", a flap's next down" : "");
+		return;
+	}
 	if (verdict_link_cut(in) && strcmp(in->failure.how, "link-down") != 0) {
 		clocks_warn(v, "loss_unchecked",
 			    "%s: the clients' losses (%lld) are not compared with the capture's at "

@@ -112,6 +112,27 @@ static void report_summary(const struct report *r, FILE *out)
 	report_budget_table(r, &t);
 	texttable_print(&t, out, 0);
 	texttable_free(&t);
+	if (report_has_timeline(r)) {
+		fprintf(out, "\ntimeline: every step as applied (at: from the clients' start, "
+			     "fail_jitter included)\n");
+		report_timeline_table(r, &t);
+		texttable_print(&t, out, 0);
+		texttable_free(&t);
+	}
+	if (report_has_flaps(r)) {
+		fprintf(out, "\nflaps: each router's route changes from the flap's first down; "
+			     "its route back to the site after each up\n");
+		report_flap_table(r, &t);
+		texttable_print(&t, out, 0);
+		texttable_free(&t);
+	}
+	if (report_has_outages(r)) {
+		fprintf(out, "\nDNS outages: the DNS clients' resolutions while each lasted, per "
+			     "resolver, by outcome (report.md: per second)\n");
+		report_outage_table(r, &t);
+		texttable_print(&t, out, 0);
+		texttable_free(&t);
+	}
 	if (report_has_fib(r) && report_present(r, 0)) {
 		fprintf(out, "\nFIB: each router's route to the service after t0\n");
 		report_fib_table(r, &t);
@@ -171,6 +192,13 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 		r->bucket_ns =
 		    clocks_decay_auto_bucket(end == CLOCKS_NONE ? 0 : end - r->in.failure.t0_ns);
 	}
+	if ((r->flaps = malloc(sizeof(*r->flaps))) == NULL ||
+	    (r->outages = malloc(sizeof(*r->outages))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	clocks_flaps(&r->in, r->flaps);
+	clocks_outages(&r->in, r->outages);
 	if (clocks_decay(&r->in, r->bucket_ns, &r->decay, err, errlen) == -1 ||
 	    report_upstream_series(&r->in, &r->up, err, errlen) == -1)
 		return -1;
@@ -235,6 +263,8 @@ out:
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		clocks_result_free(&r->res[i]);
 	clocks_decay_free(&r->decay);
+	free(r->flaps);
+	free(r->outages);
 	report_upstream_series_free(&r->up);
 	free(r->clocks_text);
 	free(r);

@@ -27,6 +27,10 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 		if (report_present(r, i))
 			fprintf(fp, ",%s_share,%s_dead,%s_all", r->res[i].scheme, r->res[i].scheme,
 				r->res[i].scheme);
+	/* the fail-back curves, after the columns the plot's k-th scheme reads */
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		if (report_present(r, i) && d->s[i].back)
+			fprintf(fp, ",%s_back_share,%s_back", r->res[i].scheme, r->res[i].scheme);
 	fputc('\n', fp);
 	for (size_t k = 0; k < d->n; k++) {
 		int64_t end = (int64_t)(k + 1) * d->bucket_ns;
@@ -46,6 +50,19 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 				fprintf(fp, ",%.6g,%lld,%lld",
 					(double)s->dead[k] / (double)s->all[k],
 					(long long)s->dead[k], (long long)s->all[k]);
+		}
+		for (int i = 0; i < REPORT_NSCHEMES; i++) {
+			const struct clocks_decay_series *s = &d->s[i];
+
+			if (!report_present(r, i) || s->back == NULL)
+				continue;
+			if (!s->known)
+				fprintf(fp, ",,");
+			else if (s->all[k] == 0)
+				fprintf(fp, ",,%lld", (long long)s->back[k]);
+			else
+				fprintf(fp, ",%.6g,%lld", (double)s->back[k] / (double)s->all[k],
+					(long long)s->back[k]);
 		}
 		fputc('\n', fp);
 	}

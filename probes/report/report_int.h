@@ -27,6 +27,8 @@ struct report {
 	int valid;
 	int unsaved; /* a file could not be written: the error is in the log */
 	struct clocks_decay decay;
+	struct clocks_flaps *flaps;	/* the flap clocks (clocks_flaps) */
+	struct clocks_outages *outages; /* the DNS outage clocks (clocks_outages) */
 	struct report_upstream_series up;
 	char *clocks_text; /* clocks_print's table, for report.md */
 	size_t clocks_len;
@@ -49,6 +51,18 @@ int report_has_fib(const struct report *r);
 void report_fib_table(const struct report *r, struct texttable *t);
 void report_fib_summary(const struct report *r, FILE *out);
 void report_catch_table(const struct report *r, struct texttable *t);
+/* The timeline and the flaps (report_timeline.c): every step of the
+ * timeline as applied; per flap and router, its route changes and the ups
+ * after which its route to the site was suppressed. */
+int report_has_timeline(const struct report *r);
+void report_timeline_table(const struct report *r, struct texttable *t);
+int report_has_flaps(const struct report *r);
+void report_flap_table(const struct report *r, struct texttable *t);
+/* per DNS outage and resolver, its clients' resolutions by outcome while it
+ * lasted; and per second from it (report.md) */
+int report_has_outages(const struct report *r);
+void report_outage_table(const struct report *r, struct texttable *t);
+void report_outage_buckets_table(const struct report *r, struct texttable *t);
 /* report_budget_why: a paragraph on why the window and the equivalent
  * downtime differ, with this run's numbers */
 void report_budget_why(const struct report *r, FILE *out);

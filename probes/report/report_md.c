@@ -131,6 +131,46 @@ static void md_routing(const struct report *r, FILE *fp)
 	md_table(fp, report_catch_table, r);
 }
 
+static void md_timeline(const struct report *r, FILE *fp)
+{
+	fprintf(fp, "## Timeline\n\n");
+	if (!report_has_timeline(r)) {
+		fprintf(fp,
+			"No `event_applied` in lab.events.jsonl (a run from before the "
+			"timeline): the one failure is `site_failed` of %s at t0.\n\n",
+			r->in.failure.site);
+		return;
+	}
+	fprintf(fp, "Every step of the timeline as applied (lab.events.jsonl's `event_applied`): "
+		    "its time after t0, and `at`, from the clients' start with `fail_jitter` "
+		    "included (docs/topology.md, \"The timeline\"). Each is a marker on the "
+		    "decay plot.\n");
+	md_table(fp, report_timeline_table, r);
+	if (report_has_outages(r)) {
+		fprintf(fp,
+			"### DNS outages\n\n"
+			"Per `dns-down` and `resolver-down` and per resolver, the DNS clients' "
+			"resolutions (their `dns_resolution` events, at the instant each query "
+			"left) by outcome: fresh, stale (the resolver flagged it, EDE 3), "
+			"SERVFAIL, another response without an address (rcode), no response "
+			"(timeout); while the outage lasted, then per second from it to the end "
+			"(docs/clocks.md, \"DNS outage clocks\").\n");
+		md_table(fp, report_outage_table, r);
+		md_table(fp, report_outage_buckets_table, r);
+	}
+	if (!report_has_flaps(r))
+		return;
+	fprintf(fp,
+		"### Flaps\n\n"
+		"Per flap and router: its route changes of the service prefix from the "
+		"flap's first down, and, for a router whose route led to the flapping site, "
+		"how long after each up its route led there again; *suppressed* when the "
+		"site stayed up %.0f s and the route did not come back within them, as "
+		"route-flap damping withholds it (docs/clocks.md, \"Flap clocks\").\n",
+		CLOCKS_FLAP_NORMAL_NS / 1e9);
+	md_table(fp, report_flap_table, r);
+}
+
 static void md_decay(const struct report *r, FILE *fp)
 {
 	const struct clocks_decay *d = &r->decay;
@@ -251,6 +291,7 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 	md_banner(r, fp);
 	md_head(r, fp);
 	md_budget(r, fp);
+	md_timeline(r, fp);
 	md_routing(r, fp);
 	md_decay(r, fp);
 	md_upstream(r, fp);

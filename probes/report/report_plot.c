@@ -51,6 +51,31 @@ static void plot_terminal(FILE *fp, const char *png, int to_stdout)
 static const char *const plot_colour[REPORT_NSCHEMES] = {"#1f77b4", "#d62728"};
 static const char *const plot_title[REPORT_NSCHEMES] = {"anycast", "DNS steering"};
 
+/* plot_markers: every step of the timeline as a vertical line with its
+ * name, action and target, at its time after t0 */
+static void plot_markers(const struct report *r, FILE *fp)
+{
+	const struct clocks_decay *d = &r->decay;
+
+	for (size_t i = 0; i < r->in.nhits; i++) {
+		const struct clocks_hit *h = &r->in.hits[i];
+		int64_t rel = h->t_ns - r->in.failure.t0_ns;
+		char x[48], cyc[32] = "";
+
+		if (rel < 0 || rel > d->end_ns)
+			continue;
+		if (h->cycle > 0)
+			snprintf(cyc, sizeof(cyc), " %s %d", h->up ? "up" : "down", h->cycle);
+		report_fmt_s(x, sizeof(x), rel);
+		fprintf(fp,
+			"set arrow from %s, graph 0 to %s, graph 1 nohead dt 3 lc rgb \"%s\"\n"
+			"set label \" %s: %s %s%s\" at %s, graph 0.98 rotate by -90 left "
+			"font \",9\" tc rgb \"%s\"\n",
+			x, x, h->up ? "#2ca02c" : "#555555", h->name, h->action, h->target, cyc, x,
+			h->up ? "#2ca02c" : "#555555");
+	}
+}
+
 static void plot_decay_text(const struct report *r, FILE *fp, int to_stdout)
 {
 	const struct clocks_decay *d = &r->decay;
@@ -75,9 +100,12 @@ static void plot_decay_text(const struct report *r, FILE *fp, int to_stdout)
 		r->in.lab, r->in.failure.site,
 		report_fmt_duration(bucket, sizeof(bucket), d->bucket_ns),
 		report_fmt_s(end, sizeof(end), d->end_ns));
+	plot_markers(r, fp);
 	/* a curve per scheme that has one: the k-th present scheme's share in
-	 * column 3 + 3 k (decay.csv has columns for the present ones only) */
-	for (int i = 0, n = 0, k = 0; i < REPORT_NSCHEMES; i++) {
+	 * column 3 + 3 k (decay.csv has columns for the present ones only);
+	 * after them, the j-th fail-back curve's share in 3 + 3 P + 2 j */
+	int n = 0, k = 0, j = 0;
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
 		if (!report_present(r, i))
 			continue;
 		if (d->s[i].known)
@@ -87,6 +115,17 @@ static void plot_decay_text(const struct report *r, FILE *fp, int to_stdout)
 				n++ ? ", \\\n     " : "plot ", 3 + 3 * k, plot_colour[i],
 				plot_title[i]);
 		k++;
+	}
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		if (!report_present(r, i) || d->s[i].back == NULL)
+			continue;
+		if (d->s[i].known)
+			fprintf(fp,
+				"%s\"decay.csv\" using 1:($%d * 100) with steps lw 2 dt 2 lc rgb "
+				"\"%s\" title \"%s: back at %s after its recovery\"",
+				n++ ? ", \\\n     " : "plot ", 3 + 3 * k + 2 * j, plot_colour[i],
+				plot_title[i], r->in.failure.site);
+		j++;
 	}
 	fputc('\n', fp);
 }

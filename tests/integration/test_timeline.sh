@@ -16,7 +16,7 @@
 #    rr at 0.9 s (before: a query rr forwarded in between would meet the
 #    dead ns and come back SERVFAIL): the serve-stale resolver rs answers
 #    stale, rn answers SERVFAIL and its client counts failures; rr's client's queries time out, rr never
-#    answers SERVFAIL.
+#    answers SERVFAIL; the DNS outage clocks (clocks.json) say the same from the clients' side.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -327,6 +327,20 @@ assert_gt "$(json "$r3/c2.client-dns.events.jsonl" 'select(.event == "dns_summar
 assert_eq "$(sum "$r3/rr.resolverd.events.jsonl" servfail)" 0 "resolver-down: rr's SERVFAILs"
 assert_gt "$(json "$r3/c3.client-dns.events.jsonl" 'select(.event == "dns_summary") | .failures')" 0 \
 	"resolver-down: c3's lookups that timed out"
+# the DNS outage clocks, from the clients' side: each resolver's resolutions by outcome
+resolver_of() { # NODE: the resolver its client asks
+	json "$r3/$1.client-dns.events.jsonl" 'select(.event == "client_started") | .resolver'
+}
+outage() { # NAME NODE OUTCOME: resolutions of NODE's resolver during outage NAME
+	json "$r3/clocks.json" ".dns_outages[] | select(.name == \"$1\") | .resolvers[\"$(resolver_of "$2")\"].during.$3"
+}
+assert_gt "$(outage out c1 stale)" 0 "DNS outage clocks: rs's clients got stale answers"
+assert_eq "$(outage out c1 servfail)" 0 "DNS outage clocks: rs's clients got no SERVFAIL"
+assert_gt "$(outage out c2 servfail)" 0 "DNS outage clocks: rn's clients got SERVFAIL"
+assert_eq "$(outage out c2 stale)" 0 "DNS outage clocks: rn's clients got no stale answer"
+assert_gt "$(outage rdown c3 timeout)" 0 "DNS outage clocks: rr's clients timed out"
+assert_eq "$(outage rdown c3 fresh)" 0 "DNS outage clocks: rr's clients got no answer"
+grep -q '^### DNS outages' "$r3/report.md" || fail "report.md has no DNS outage table"
 no_unexpected_exit "$r3"
 assert_no_leftovers $lab "$r3"
 rm -rf "$out"

@@ -27,8 +27,12 @@ static size_t make_response(uint8_t *buf, size_t len, uint16_t id, const char *q
 			    uint8_t rcode, const struct rec *recs, int n)
 {
 	uint8_t q[KNOT_DNAME_MAXLEN];
-	knot_pkt_t *pkt = knot_pkt_new(buf, (uint16_t)len, NULL);
+	knot_pkt_t *pkt;
 	size_t size;
+
+	/* knot_pkt_new over a buffer keeps the header counts there */
+	memset(buf, 0, len);
+	pkt = knot_pkt_new(buf, (uint16_t)len, NULL);
 
 	assert_non_null(pkt);
 	knot_dname_from_str(q, question, sizeof(q));
@@ -85,16 +89,69 @@ static void test_query_is_an_a_query_with_rd(void **state)
 	assert_int_equal(knot_pkt_qtype(pkt), KNOT_RRTYPE_A);
 	assert_int_equal(knot_wire_get_ancount(pkt->wire), 0);
 	assert_int_equal(knot_wire_get_nscount(pkt->wire), 0);
-	assert_int_equal(knot_wire_get_arcount(pkt->wire), 0);
+	/* an OPT, so that a resolver can flag a stale answer (EDE 3) */
+	assert_int_equal(knot_wire_get_arcount(pkt->wire), 1);
+	assert_true(knot_pkt_has_edns(pkt));
+	assert_int_equal(knot_edns_get_payload(pkt->opt_rr), CLIENT_DNS_EDNS_PAYLOAD);
 	assert_int_equal(knot_wire_get_rcode(pkt->wire), 0);
 	assert_true(knot_dname_is_equal(knot_pkt_qname(pkt), qname));
 	knot_pkt_free(pkt);
 }
 
+/* the outcome of a resolution: fresh, stale (EDE 3), SERVFAIL, no address */
+static void test_response_outcomes(void **state)
+{
+	static const struct rec recs[] = {
+	    {"www.lab.example.", KNOT_RRTYPE_A, 30, "198.19.1.1"},
+	};
+	/* clang-format off */
+	static const uint8_t stale[] = {
+		0, 7, 0x80, 0, 0, 1, 0, 1, 0, 0, 0, 1,		/* QR, AN 1, AR 1 */
+		3, 'w', 'w', 'w', 3, 'l', 'a', 'b', 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 0,
+		0, 1, 0, 1,					/* A IN */
+		0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 30, 0, 4,	/* A IN, TTL 30 */
+		198, 19, 1, 1,
+		0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 6,		/* OPT, payload 1232 */
+		0, 15, 0, 2, 0, 3,				/* EDE 3 */
+	};
+	/* clang-format on */
+	struct client_dns_response r;
+	uint8_t buf[512];
+	size_t n;
+
+	(void)state;
+	n = make_response(buf, sizeof(buf), 7, "www.lab.example.", 0, recs, 1);
+	assert_int_equal(client_dns_parse_response(buf, n, 7, qname, &r), 0);
+	assert_int_equal(r.rcode, 0);
+	assert_false(r.stale);
+	assert_string_equal(inet_ntoa(r.addr), "198.19.1.1");
+	assert_int_equal(r.ttl, 30);
+
+	/* resolverd's stale answer: an OPT with EDE 3 (Stale Answer) */
+	assert_int_equal(client_dns_parse_response(stale, sizeof(stale), 7, qname, &r), 0);
+	assert_true(r.stale);
+	assert_string_equal(inet_ntoa(r.addr), "198.19.1.1");
+	/* another EDE (18, Prohibited) is not a stale answer */
+	memcpy(buf, stale, sizeof(stale));
+	buf[sizeof(stale) - 1] = 18;
+	assert_int_equal(client_dns_parse_response(buf, sizeof(stale), 7, qname, &r), 0);
+	assert_false(r.stale);
+
+	n = make_response(buf, sizeof(buf), 7, "www.lab.example.", KNOT_RCODE_SERVFAIL, NULL, 0);
+	assert_int_equal(client_dns_parse_response(buf, n, 7, qname, &r), 1);
+	assert_int_equal(r.rcode, KNOT_RCODE_SERVFAIL);
+	n = make_response(buf, sizeof(buf), 7, "www.lab.example.", 0, recs, 0);
+	assert_int_equal(client_dns_parse_response(buf, n, 7, qname, &r), 1);
+	assert_int_equal(r.rcode, 0);
+	/* not a response to this query */
+	n = make_response(buf, sizeof(buf), 8, "www.lab.example.", KNOT_RCODE_SERVFAIL, NULL, 0);
+	assert_int_equal(client_dns_parse_response(buf, n, 7, qname, &r), -1);
+}
+
 static void test_answer_takes_first_a_and_ttl(void **state)
 {
 	static const struct rec recs[] = {
-		{"www.lab.example.", KNOT_RRTYPE_A, 30, "198.19.1.1"},
+	    {"www.lab.example.", KNOT_RRTYPE_A, 30, "198.19.1.1"},
 	};
 	uint8_t buf[512];
 	struct in_addr a;
@@ -110,8 +167,8 @@ static void test_answer_takes_first_a_and_ttl(void **state)
 static void test_answer_follows_cname_with_smallest_ttl(void **state)
 {
 	static const struct rec recs[] = {
-		{"www.lab.example.", KNOT_RRTYPE_CNAME, 20, "edge.lab.example."},
-		{"edge.lab.example.", KNOT_RRTYPE_A, 60, "198.19.1.2"},
+	    {"www.lab.example.", KNOT_RRTYPE_CNAME, 20, "edge.lab.example."},
+	    {"edge.lab.example.", KNOT_RRTYPE_A, 60, "198.19.1.2"},
 	};
 	uint8_t buf[512];
 	struct in_addr a;
@@ -127,7 +184,7 @@ static void test_answer_follows_cname_with_smallest_ttl(void **state)
 static void test_answer_rejects_wrong_id_name_rcode_or_empty(void **state)
 {
 	static const struct rec recs[] = {
-		{"www.lab.example.", KNOT_RRTYPE_A, 30, "198.19.1.1"},
+	    {"www.lab.example.", KNOT_RRTYPE_A, 30, "198.19.1.1"},
 	};
 	uint8_t buf[512];
 	struct in_addr a;
@@ -187,6 +244,7 @@ int main(void)
 	    cmocka_unit_test(test_answer_follows_cname_with_smallest_ttl),
 	    cmocka_unit_test(test_answer_rejects_wrong_id_name_rcode_or_empty),
 	    cmocka_unit_test(test_answer_ignores_other_classes),
+	    cmocka_unit_test(test_response_outcomes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -553,6 +553,28 @@ static void test_recovery_ends_window(void **state)
 	json_decref(root);
 }
 
+/* the failed site taken out again after its recovery (a flap's next
+ * down): the capture's count is the first failure's, so the losses are not
+ * compared (loss_unchecked, not loss_mismatch) */
+static void test_failed_again(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	ev(dir, "lab.events.jsonl", T0 + 100 * MS, "event_applied",
+	   ",\"name\":\"e1\",\"action\":\"flap\",\"target\":\"a\",\"kind\":\"site\","
+	   "\"site\":\"a\",\"step\":\"up\",\"cycle\":1,\"vias\":[]");
+	ev(dir, "lab.events.jsonl", T0 + 200 * MS, "event_applied",
+	   ",\"name\":\"e1\",\"action\":\"flap\",\"target\":\"a\",\"kind\":\"site\","
+	   "\"site\":\"a\",\"step\":\"down\",\"cycle\":2,\"vias\":[\"198.18.0.2\"]");
+	root = analyse(dir, NULL);
+	assert_int_equal(count_code(root, "loss_mismatch"), 0);
+	assert_code(root, "loss_unchecked",
+		    "the timeline took a out again after its recovery (e1, a flap's next down)", 0);
+	json_decref(root);
+}
+
 static void test_healthy_route_withdrawn(void **state)
 {
 	const char *dir = *state;
@@ -1014,6 +1036,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_healthy_site_dead, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_timeline_hits, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recovery_ends_window, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failed_again, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn_routers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_replaced, setup, teardown),

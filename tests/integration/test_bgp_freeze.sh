@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# A silent failure under BGP (issue 12, item 7): site a frozen (nftables
+# drop in its namespace, links up, its prober still seeing it healthy over
+# loopback), so only BGP's hold timer, or BFD, can notice. Two short runs of
+# one router and two sites, timed from the freeze's event_applied to the
+# router's first FIB change of the service prefix (its collector's
+# route events):
+#   1. bgp_keepalive = 1s, bgp_hold = 3s, no BFD: the route leaves within
+#      the hold time +- one keepalive (2 s .. 4 s);
+#   2. bfd = yes, 100 ms x 3: within BFD's detection time (< 0.6 s, and not
+#      before two intervals: BFD, not something else, noticed it).
+# In both the route moves to b, and the anycast FIB clocks say so.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-bgpfreeze
+lab_guard $lab
+[ -x /usr/lib/frr/bgpd ] || fail "FRR is not installed (sudo make deps)"
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+
+cat >"$out/freeze.ini" <<EOF2
+[lab]
+name = $lab
+routing = bgp
+duration = 7s
+bgp_keepalive = 1s
+bgp_hold = 3s
+[router core]
+[site a]
+link = core
+metric = 10
+[site b]
+link = core
+metric = 20
+[client c1]
+link = core
+rate = 200
+[event e1]
+at = 1s
+action = freeze
+target = a
+EOF2
+
+# leave RUNDIR: seconds from e1's event_applied to core's first route
+# event of the service prefix after it, and that event's next hop
+leave() {
+	local t moved
+	t=$(jq -r 'select(.event == "event_applied" and .name == "e1") | .t' "$1/lab.events.jsonl")
+	moved=$(jq -r --argjson t "$t" 'select((.event == "route_added" or .event == "route_deleted")
+		and .prefix == "198.19.0.1/32" and .t > $t) | "\(.t) \(.event) \(.via)"' \
+		"$1/core.collector.events.jsonl" | head -1)
+	[ -n "$moved" ] || fail "$1: core's route to the service never changed after the freeze"
+	read -r mt ev via <<<"$moved"
+	awk -v a="$mt" -v b="$t" -v ev="$ev" -v via="$via" 'BEGIN { printf "%.3f %s %s\n", (a - b) / 1e9, ev, via }'
+}
+
+for mode in hold bfd; do
+	set -- --set name=$lab
+	[ $mode = bfd ] && set -- "$@" --set bfd=yes --set bfd_interval=100ms --set bfd_multiplier=3
+	rc=0
+	$STEERLAB run "$out/freeze.ini" -q "$@" --out "$out/$mode" >"$out/$mode.txt" 2>&1 || rc=$?
+	# a freeze is noticed by no prober of a's own: the run may carry warnings,
+	# and is judged on its events here
+	[ $rc = 0 ] || [ $rc = 3 ] || fail "$mode: run exited with status $rc: $(tail "$out/$mode.txt")"
+	read -r s ev via < <(leave "$out/$mode")
+	echo "$mode: core's route changed $s s after the freeze ($ev via $via)"
+	[ "$ev $via" = "route_added 198.18.0.6" ] || [ "$ev" = route_deleted ] ||
+		fail "$mode: core's first change after the freeze is $ev via $via, expected the move to b"
+	if [ $mode = hold ]; then
+		assert_ge "$s" 2.0 "hold: not before hold - keepalive (s)"
+		assert_le "$s" 4.0 "hold: within hold + keepalive (s)"
+	else
+		assert_ge "$s" 0.2 "bfd: not before two BFD intervals (s)"
+		assert_le "$s" 0.6 "bfd: within BFD's detection time, 100 ms x 3, and zebra's (s)"
+	fi
+	# the FIB clocks see it too: core's route after is b's
+	assert_eq "$(json "$out/$mode/clocks.json" '.schemes.anycast.fib.routers.core.after.site == "b"' |
+		sed 's/true/1/;s/false/0/')" 1 "$mode: the FIB clocks' route after the freeze leads to b"
+	assert_no_leftovers $lab "$out/$mode"
+done
+echo "PASS: test_bgp_freeze"
