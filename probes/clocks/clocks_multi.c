@@ -47,14 +47,6 @@ static int64_t clocks_multi_recovery(const struct clocks_input *in, const char *
 	return 0;
 }
 
-static int clocks_multi_cmp(const void *a, const void *b)
-{
-	int64_t x = ((const struct clocks_failure *)a)->t0_ns;
-	int64_t y = ((const struct clocks_failure *)b)->t0_ns;
-
-	return x < y ? -1 : x > y;
-}
-
 int clocks_failures_find(struct clocks_input *in, char *err, size_t errlen)
 {
 	size_t nsite = in->nfailures;
@@ -102,8 +94,17 @@ int clocks_failures_find(struct clocks_input *in, char *err, size_t errlen)
 		}
 		in->failures[in->nfailures++] = f;
 	}
-	if (in->nfailures > 1)
-		qsort(in->failures, in->nfailures, sizeof(*in->failures), clocks_multi_cmp);
+	/* by t0, stable (an insertion sort of at most CLOCKS_MAX_FAILURES):
+	 * of several failures at one instant the first site_failed stays
+	 * first, as in->failure */
+	for (size_t i = 1; i < in->nfailures; i++) {
+		struct clocks_failure f = in->failures[i];
+		size_t k = i;
+
+		for (; k > 0 && in->failures[k - 1].t0_ns > f.t0_ns; k--)
+			in->failures[k] = in->failures[k - 1];
+		in->failures[k] = f;
+	}
 	return 0;
 }
 
@@ -205,9 +206,9 @@ static json_t *clocks_multi_scheme(const struct clocks_result *r)
 	json_object_set_new(o, "window_lower_bound", json_boolean(r->window_lb));
 	json_object_set_new(o, "lost_client", clocks_multi_n(r->lost_client));
 	json_object_set_new(o, "lost_capture", clocks_multi_n(r->lost_capture));
-	json_object_set_new(o, "last_packet_max_s", clocks_multi_s(r->last_packet.n > 0
-								      ? r->last_packet.max_ns
-								      : CLOCKS_NONE));
+	json_object_set_new(
+	    o, "last_packet_max_s",
+	    clocks_multi_s(r->last_packet.n > 0 ? r->last_packet.max_ns : CLOCKS_NONE));
 	json_object_set_new(o, "clients_sending_after_t0", json_integer(r->last_packet.n));
 	json_object_set_new(o, "detect_at_ns", clocks_multi_n(r->detect_at_ns));
 	json_object_set_new(o, "steer_at_ns", clocks_multi_n(r->steer_at_ns));
@@ -247,12 +248,13 @@ json_t *clocks_json_failures(const struct clocks_input *in)
 		json_object_set_new(o, "t0_ns", json_integer(f->t0_ns));
 		json_object_set_new(o, "after_first_s",
 				    clocks_multi_s(f->t0_ns - in->failure.t0_ns));
-		json_object_set_new(o, "at_s", clocks_multi_s(in->traffic_start_ns == CLOCKS_NONE
-								  ? CLOCKS_NONE
-								  : f->t0_ns - in->traffic_start_ns));
-		json_object_set_new(o, "recovered_s",
-				    clocks_multi_s(f->recovered_ns ? f->recovered_ns - f->t0_ns
-								   : CLOCKS_NONE));
+		json_object_set_new(o, "at_s",
+				    clocks_multi_s(in->traffic_start_ns == CLOCKS_NONE
+						       ? CLOCKS_NONE
+						       : f->t0_ns - in->traffic_start_ns));
+		json_object_set_new(
+		    o, "recovered_s",
+		    clocks_multi_s(f->recovered_ns ? f->recovered_ns - f->t0_ns : CLOCKS_NONE));
 		for (int k = 0; k < 2; k++)
 			if (!m->fc[i].res[k].noflows)
 				json_object_set_new(s, m->fc[i].res[k].scheme,
@@ -284,12 +286,11 @@ void clocks_multi_print(FILE *out, const struct clocks_input *in, const struct c
 {
 	if (m->n < 2)
 		return;
-	fprintf(out,
-		"\nevery failure of the timeline (seconds after each failure's own t0; lost: "
-		"the requests lost at that site while it was out):\n");
-	fprintf(out, "%-10s %-8s %-9s %-8s %-8s %9s %9s %9s %9s %9s %9s %9s\n", "failure",
-		"site", "how", "t0 (s)", "scheme", "detect", "steer", "window", "last pkt",
-		"lost cli", "lost cap", "recovered");
+	fprintf(out, "\nevery failure of the timeline (seconds after each failure's own t0; lost: "
+		     "the requests lost at that site while it was out):\n");
+	fprintf(out, "%-10s %-8s %-9s %-8s %-8s %9s %9s %9s %9s %9s %9s %9s\n", "failure", "site",
+		"how", "t0 (s)", "scheme", "detect", "steer", "window", "last pkt", "lost cli",
+		"lost cap", "recovered");
 	for (int i = 0; i < m->n; i++) {
 		const struct clocks_failure *f = m->fc[i].f;
 		char t0[32];
@@ -305,15 +306,13 @@ void clocks_multi_print(FILE *out, const struct clocks_input *in, const struct c
 			clocks_multi_cell(out, r->detect_ns, 1, 0);
 			clocks_multi_cell(out, r->steer_ns, 1, 0);
 			clocks_multi_cell(out, r->window_ns, 1, r->window_lb);
-			clocks_multi_cell(out, r->last_packet.n > 0 ? r->last_packet.max_ns
-								    : CLOCKS_NONE,
-					  1, r->last_packet.lb_max);
+			clocks_multi_cell(
+			    out, r->last_packet.n > 0 ? r->last_packet.max_ns : CLOCKS_NONE, 1,
+			    r->last_packet.lb_max);
 			clocks_multi_cell(out, r->lost_client, 0, 0);
 			clocks_multi_cell(out, r->lost_capture, 0, 0);
-			clocks_multi_cell(out,
-					  f->recovered_ns ? f->recovered_ns - f->t0_ns
-							  : CLOCKS_NONE,
-					  1, 0);
+			clocks_multi_cell(
+			    out, f->recovered_ns ? f->recovered_ns - f->t0_ns : CLOCKS_NONE, 1, 0);
 			fputc('\n', out);
 		}
 	}
