@@ -321,3 +321,68 @@ void clocks_multi_print(FILE *out, const struct clocks_input *in, const struct c
 	fprintf(out, "t0 is relative to the first failure's; the first row's clocks are the "
 		     "table's above\n");
 }
+
+/* clocks_multi_covered: h, a step that takes a site out, is one of the
+ * failures (their t0 is the step's instant: lab/actions.c stamps both) */
+static int clocks_multi_covered(const struct clocks_input *in, const struct clocks_hit *h)
+{
+	for (size_t i = 0; i < in->nfailures; i++)
+		if (strcmp(in->failures[i].site, h->site) == 0 && in->failures[i].t0_ns == h->t_ns)
+			return 1;
+	return 0;
+}
+
+int64_t clocks_multi_lost_capture(const struct clocks_input *in, const char *scheme, char *sites,
+				  size_t len)
+{
+	struct clocks_multi *m;
+	int64_t sum = 0;
+	size_t used = 0;
+
+	if (in->nfailures < 2)
+		return CLOCKS_NONE;
+	/* a link cut, a flap, a step on a site that is no failure of the
+	 * list (one still out): requests lost where no failure counts them */
+	for (size_t i = 0; i < in->nhits; i++) {
+		const struct clocks_hit *h = &in->hits[i];
+
+		if (h->up)
+			continue;
+		if (h->link || h->cycle != 0 || (h->site[0] && !clocks_multi_covered(in, h)))
+			return CLOCKS_NONE;
+	}
+	/* a drained site answers, a cut link is captured by no one */
+	for (size_t i = 0; i < in->nfailures; i++)
+		if (strcmp(in->failures[i].how, "drain") == 0 ||
+		    strcmp(in->failures[i].how, "link-down") == 0)
+			return CLOCKS_NONE;
+	if ((m = malloc(sizeof(*m))) == NULL)
+		return CLOCKS_NONE;
+	if (clocks_multi(in, m) == -1 || m->lost) {
+		sum = CLOCKS_NONE;
+		goto out;
+	}
+	if (len)
+		sites[0] = '\0';
+	for (int i = 0; i < m->n && sum != CLOCKS_NONE; i++) {
+		for (int k = 0; k < 2; k++) {
+			const struct clocks_result *r = &m->fc[i].res[k];
+
+			if (strcmp(r->scheme, scheme) != 0)
+				continue;
+			if (r->lost_capture == CLOCKS_NONE) {
+				sum = CLOCKS_NONE;
+				break;
+			}
+			sum += r->lost_capture;
+			if (used < len)
+				used += (size_t)snprintf(sites + used, len - used, "%s%s %lld",
+							 i ? ", " : "", m->fc[i].f->site,
+							 (long long)r->lost_capture);
+		}
+	}
+out:
+	clocks_multi_free(m);
+	free(m);
+	return sum;
+}
