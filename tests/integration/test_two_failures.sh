@@ -14,7 +14,8 @@
 #   not before detect, the window bounded (no lower bound, < 1.9 s) and
 #   requests lost at each site.
 # - The clients' losses are the two failures': a's capture count plus b's
-#   equals the clients' lost requests, per scheme (within 10 requests).
+#   equals the clients' lost requests, per scheme (within 10 requests), and
+#   the verdict compared them (no loss_unchecked, no loss_mismatch).
 # - The table "every failure of the timeline" on the terminal and in
 #   report.md, with b's row. Nothing of the lab remains.
 set -euo pipefail
@@ -32,7 +33,8 @@ $STEERLAB run topology/two-failures.ini --set name=$lab --out "$r" >"$r.log" 2>&
 echo "ok: run valid (exit 0)"
 c=$r/clocks.json
 [ "$(json "$c" .valid)" = true ] || fail "clocks.json: valid is $(json "$c" .valid)"
-for code in unexplained_loss healthy_site_dead healthy_route_withdrawn clock_missing; do
+for code in unexplained_loss healthy_site_dead healthy_route_withdrawn clock_missing loss_unchecked \
+	loss_mismatch; do
 	assert_eq "$(json "$c" "[.warnings[] | select(.code == \"$code\")] | length")" 0 \
 		"$code warnings"
 done
