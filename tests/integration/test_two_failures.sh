@@ -18,6 +18,9 @@
 #   the verdict compared them (no loss_unchecked, no loss_mismatch).
 # - The table "every failure of the timeline" on the terminal and in
 #   report.md, with b's row. Nothing of the lab remains.
+# - The same lab with a killed at 1 s, recovered at 2 s and killed again at
+#   3.5 s: two failures of a, the first's window ending at the recovery, the
+#   second's clocks from its own t0, the losses e1's and e3's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -85,4 +88,55 @@ for file in "$r.log" "$r/report.md"; do
 done
 echo "ok: the table of every failure, with b's row, on the terminal and in report.md"
 assert_no_leftovers $lab "$r"
+
+# --- the same site again after its recovery: a killed at 1 s, recovered at
+# 2 s, killed again at 3.5 s (no second site_failed: the lab writes one per
+# site; the step is the failure)
+sed -e 's/^duration = 6s/duration = 5s/' -e 's/^action = crash/action = kill/' -e 's/^at = 2s$/at = 1s/' \
+	-e '/^\[event e2\]/,/^target = b/d' topology/two-failures.ini >"$out/again.ini"
+cat >>"$out/again.ini" <<'EOF'
+
+[event e2]
+at = 2s
+action = recover
+target = a
+
+[event e3]
+at = 3.5s
+action = kill
+target = a
+EOF
+r2=$out/again
+rc=0
+$STEERLAB run "$out/again.ini" --set name=$lab --out "$r2" >"$r2.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "run again: exit status $rc (not a valid run): $(tail -30 "$r2.log")"
+c=$r2/clocks.json
+echo "ok: run again valid (exit 0)"
+assert_eq "$(json "$c" '.failures | length')" 1 "again: failures after the first"
+[ "$(json "$c" "$f.site") $(json "$c" "$f.name") $(json "$c" "$f.how")" = "a e3 sigkill" ] ||
+	fail "again: second failure: $(json "$c" "$f | {site, name, how}" | tr -d '\n')"
+echo "ok: again: the second failure is a's again (e3, sigkill)"
+assert_ge "$(json "$c" "$f.after_first_s")" 2.45 "again: e3's t0 after e1's (s)"
+assert_le "$(json "$c" "$f.after_first_s")" 2.7 "again: e3's t0 after e1's (s)"
+for scheme in anycast dns; do
+	# the first failure's window ends at the recovery, 1 s after its t0
+	assert_lt "$(json "$c" ".schemes.$scheme.window_s")" \
+		"$(json "$c" ".schemes.$scheme.failback.recovered_s")" \
+		"again: e1 $scheme window, before the recovery (s)"
+	d=$(json "$c" "$f.schemes.$scheme.detect_s")
+	assert_gt "$d" 0 "again: e3 $scheme detect from its own t0 (s)"
+	assert_le "$d" 1.0 "again: e3 $scheme detect from its own t0 (s)"
+	assert_gt "$(json "$c" "$f.schemes.$scheme.lost_capture")" 0 \
+		"again: e3 $scheme requests lost at a"
+	assert_lt "$(json "$c" "$f.schemes.$scheme.window_s")" 1.4 "again: e3 $scheme window (s)"
+	lc=$(json "$c" ".schemes.$scheme.lost_client")
+	sum=$(json "$c" ".schemes.$scheme.lost_capture + $f.schemes.$scheme.lost_capture")
+	diff=$(awk -v a="$lc" -v b="$sum" 'BEGIN { d = a - b; print d < 0 ? -d : d }')
+	assert_le "$diff" 10 "again: $scheme: |clients' lost ($lc) - e1's and e3's captured losses ($sum)|"
+done
+for code in loss_unchecked loss_mismatch unexplained_loss; do
+	assert_eq "$(json "$c" "[.warnings[] | select(.code == \"$code\")] | length")" 0 \
+		"again: $code warnings"
+done
+assert_no_leftovers $lab "$r2"
 echo "PASS: test_two_failures"
