@@ -336,6 +336,27 @@ static void test_not_failures(void **state)
 	assert_int_equal(f->in.failures[1].recovered_ns, T0 + 1200 * MS);
 }
 
+/* several sites out at one instant (test_timeline's kill, freeze and
+ * link-down at 1 s): the first site_failed stays first, as the run's t0;
+ * a failure written later with an earlier t0 goes before the later ones */
+static void test_same_instant(void **state)
+{
+	struct fixture *f = *state;
+
+	feed(f, "lab", "steerlab", "%s", LAB_UP);
+	site_failed(f, T0, "b", "198.18.0.6", ADDR_B, "sigkill", "e1");
+	site_failed(f, T0, "a", "198.18.0.2", ADDR_A, "freeze", "e2");
+	site_failed(f, T0 + 2 * 1000 * MS, "c", "198.18.0.10", "198.19.1.3", "crash", "e4");
+	site_failed(f, T0 + 1000 * MS, "d", "198.18.0.14", "198.19.1.4", "crash", "e3");
+	analyse(f);
+	assert_string_equal(f->in.failure.site, "b");
+	assert_int_equal(f->m.n, 4);
+	assert_string_equal(f->m.fc[0].f->site, "b");
+	assert_string_equal(f->m.fc[1].f->site, "a");
+	assert_string_equal(f->m.fc[2].f->site, "d");
+	assert_string_equal(f->m.fc[3].f->site, "c");
+}
+
 /* clocks.json's failures: every failure after the first */
 static void test_json(void **state)
 {
@@ -393,6 +414,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_two_sites, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recovery_and_again, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_failures, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_same_instant, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_table, setup, teardown),
 	};
