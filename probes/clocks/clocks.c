@@ -274,7 +274,8 @@ int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t e
 		if (in->hits[i].up && in->hits[i].t_ns > in->failure.t0_ns &&
 		    strcmp(in->hits[i].site, in->failure.site) == 0)
 			in->failure.recovered_ns = in->hits[i].t_ns;
-	if (clocks_read_topology(rundir, in, err, errlen) == -1 ||
+	if (clocks_failures_find(in, err, errlen) == -1 ||
+	    clocks_read_topology(rundir, in, err, errlen) == -1 ||
 	    clocks_read_requests(rundir, in, err, errlen) == -1 ||
 	    clocks_read_captures(rundir, in, err, errlen) == -1)
 		return -1;
@@ -297,6 +298,7 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->alive);
 	free(in->expired);
 	free(in->hits);
+	free(in->failures);
 	free(in->routes);
 	free(in->stats);
 	free(in->requests);

@@ -112,12 +112,14 @@ void clocks_invalid(struct clocks_notes *notes, const char *code, const char *fm
 
 #define CLOCKS_MAX_FAIL_ROUTES 256 /* a lab's routers */
 
-/* The injected failure: lab.events.jsonl's site_failed. */
+/* The injected failure: lab.events.jsonl's site_failed (or, for a site
+ * taken out again after its recovery, that step's event_applied). */
 struct clocks_failure {
 	int64_t t0_ns;
 	char site[CLOCKS_NAME_MAX];
-	struct in_addr via;    /* the site's link address: the route's next hop */
-	struct in_addr prefix; /* the service prefix */
+	char name[CLOCKS_NAME_MAX]; /* the [event] (site_failed's cause); "" if not said */
+	struct in_addr via;	    /* the site's link address: the route's next hop */
+	struct in_addr prefix;	    /* the service prefix */
 	int prefixlen;
 	int has_address;	/* 0: a run from before site_failed had it */
 	struct in_addr address; /* the site's own (unicast) address */
@@ -371,6 +373,11 @@ struct clocks_input {
 	char lab[CLOCKS_NAME_MAX];
 	uint16_t port; /* the request port, for telling requests in captures */
 	struct clocks_failure failure;
+	/* every failure of the timeline, by t0, the first being failure
+	 * (clocks_load): each site_failed, and each step that took a site
+	 * out again after its recovery (a flap's downs are the flap clocks') */
+	struct clocks_failure *failures;
+	size_t nfailures, capfailures;
 	/* lab.events.jsonl's traffic_started (t, duration_ns, fail_at_ns) and
 	 * traffic_stopped (t); CLOCKS_NONE when absent. interrupted: -1 if
 	 * traffic_stopped did not say, else its "interrupted". lab_stopping:
@@ -693,6 +700,37 @@ struct clocks_result {
 	} failback;
 	struct clocks_notes notes;
 };
+
+/*
+ * Every failure of the timeline (clocks_multi.c; docs/clocks.md, "Every
+ * failure"): the clocks of each of in->failures, per scheme, computed by
+ * clocks_anycast and clocks_dns on a copy of the input whose failure is
+ * that one, so each is relative to its own t0 and its window ends at its
+ * site's recovery. lost_client is the failure's own: the scheme's requests
+ * the clients lost that were captured on its site's link while it was out.
+ */
+#define CLOCKS_MAX_FAILURES 16
+
+struct clocks_failure_clocks {
+	const struct clocks_failure *f;
+	struct clocks_result res[2]; /* anycast, dns */
+};
+
+struct clocks_multi {
+	int n;
+	int lost; /* failures past CLOCKS_MAX_FAILURES */
+	struct clocks_failure_clocks fc[CLOCKS_MAX_FAILURES];
+};
+
+/* clocks_multi: the clocks of every failure of in into *m (a large struct:
+ * allocate it); pure computation. 0, or -1 (out of memory). Free with
+ * clocks_multi_free. */
+int clocks_multi(const struct clocks_input *in, struct clocks_multi *m);
+void clocks_multi_free(struct clocks_multi *m);
+
+/* clocks_multi_print: the table "every failure of the timeline", when the
+ * run has more than one failure */
+void clocks_multi_print(FILE *out, const struct clocks_input *in, const struct clocks_multi *m);
 
 /*
  * clocks_analyse: read the run directory rundir, compute the clocks and the

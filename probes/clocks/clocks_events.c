@@ -321,14 +321,24 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 		/* nor, before routers linked to routers, "routes" */
 		if (clocks_fail_routes(l, &f) == -1)
 			return -1;
-		if (in->failure.site[0] != '\0') {
-			clocks_warn(&in->notes, "second_failure",
-				    "%s:%d: another site_failed (%s); only the first "
-				    "(%s) is analysed",
-				    l->path, l->line, f.site, in->failure.site);
+		const char *cause = json_string_value(json_object_get(l->obj, "cause"));
+		if (cause && strlen(cause) < sizeof(f.name))
+			snprintf(f.name, sizeof(f.name), "%s", cause);
+		/* every site_failed is a failure (clocks_multi.c); the first is
+		 * the run's t0 */
+		if (in->nfailures == CLOCKS_MAX_FAILURES) {
+			clocks_warn(&in->notes, "limit",
+				    "%s:%d: site_failed of %s: more than %d failures, not "
+				    "analysed",
+				    l->path, l->line, f.site, CLOCKS_MAX_FAILURES);
 			return 0;
 		}
-		in->failure = f;
+		if (clocks_grow((void **)&in->failures, &in->capfailures, in->nfailures,
+				sizeof(*in->failures)) == -1)
+			return clocks_fail(l, "cannot be stored:", "out of memory");
+		in->failures[in->nfailures++] = f;
+		if (in->failure.site[0] == '\0')
+			in->failure = f;
 	} else if (strcmp(l->event, "traffic_started") == 0) {
 		v = json_object_get(l->obj, "duration_ns");
 		if (!json_is_integer(v) || json_integer_value(v) < 0)

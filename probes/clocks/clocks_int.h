@@ -189,6 +189,22 @@ struct json_t *clocks_json_timeline(const struct clocks_input *in);
 struct json_t *clocks_json_flaps(const struct clocks_input *in, const struct clocks_flaps *fl);
 struct json_t *clocks_json_outages(const struct clocks_input *in, const struct clocks_outages *o);
 
+/* clocks.json's failures: every failure after the first (clocks_multi.c) */
+struct json_t *clocks_json_failures(const struct clocks_input *in);
+
+/* clocks_failures_find: in->failures from the site_failed events read (in
+ * file order) and the timeline's steps, each with its recovery; in->failure
+ * stays the first. 0, or -1 with the reason in err (clocks_multi.c). */
+int clocks_failures_find(struct clocks_input *in, char *err, size_t errlen);
+
+/* clocks_multi_lost_capture: with several failures and nothing else that
+ * loses requests off the sites' links (no link cut, flap, drain, or step on
+ * a site that is no failure), the requests of scheme every failure's
+ * capture counted (lost_capture), "SITE N, ..." in sites (len bytes); else
+ * CLOCKS_NONE (clocks_multi.c) */
+int64_t clocks_multi_lost_capture(const struct clocks_input *in, const char *scheme, char *sites,
+				  size_t len);
+
 /* clocks_rank: nearest-rank percentile p (0 < p <= 100) of sorted v[n > 0]. */
 int64_t clocks_rank(const int64_t *v, size_t n, int p);
 

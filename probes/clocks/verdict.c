@@ -403,6 +403,25 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 	if (a == CLOCKS_NONE || b == CLOCKS_NONE)
 		return;
 	b += transit;
+	/* several failures, each counted at its own site's link: the clients'
+	 * losses are all of theirs (docs/clocks.md, "Every failure") */
+	char sites[CLOCKS_WARNING_LEN / 2];
+	int64_t all = clocks_multi_lost_capture(in, r->scheme, sites, sizeof(sites));
+	if (all != CLOCKS_NONE) {
+		b = all + transit;
+		diff = a > b ? a - b : b - a;
+		larger = a > b ? a : b;
+		if (diff <= CLOCKS_LOSS_ABS || (double)diff <= CLOCKS_LOSS_SHARE * (double)larger)
+			return;
+		clocks_invalid(v, "loss_mismatch",
+			       "%s: the clients lost %lld requests and the captures of the failed "
+			       "sites' links saw %lld reach them while they were out (%s): they "
+			       "differ by %lld (%.1f %%), more than %.0f %% and %d requests",
+			       r->scheme, (long long)a, (long long)b, sites, (long long)diff,
+			       100.0 * (double)diff / (double)larger, 100 * CLOCKS_LOSS_SHARE,
+			       CLOCKS_LOSS_ABS);
+		return;
+	}
 	/* the timeline took another site out too: its losses are not at
 	 * this site's link */
 	for (size_t i = 0; i < in->nhits; i++) {

@@ -575,6 +575,53 @@ static void test_failed_again(void **state)
 	json_decref(root);
 }
 
+/* second_failure: site b fails too at t0 + at (site_failed and its step,
+ * as lab/actions.c writes both) */
+static void second_failure(const char *dir, int64_t at)
+{
+	ev(dir, "lab.events.jsonl", T0 + at, "site_failed",
+	   ",\"site\":\"b\",\"via\":\"" VIA_B "\",\"prefix\":\"198.19.0.1/32\",\"address\":"
+	   "\"" ADDR_B "\",\"how\":\"sigkill\",\"cause\":\"e2\"");
+	ev(dir, "lab.events.jsonl", T0 + at, "event_applied",
+	   ",\"name\":\"e2\",\"action\":\"kill\",\"target\":\"b\",\"kind\":\"site\","
+	   "\"site\":\"b\",\"cycle\":0,\"vias\":[\"" VIA_B "\"]");
+}
+
+/* two failures, each site's losses counted at its own link: the clients'
+ * losses are compared with the sum (no loss_unchecked); b failing after
+ * its last request lost nothing there */
+static void test_two_failures_compared(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	second_failure(dir, 6950 * MS);
+	root = expect(dir, 1, NULL);
+	assert_int_equal(count_code(root, "loss_unchecked"), 0);
+	assert_int_equal(count_code(root, "loss_mismatch"), 0);
+	assert_int_equal(json_array_size(json_object_get(root, "failures")), 1);
+	json_decref(root);
+}
+
+/* b "failed" at t0 + 5 s, yet the clients had its answers to what reached
+ * it after: the failures' captures count more than the clients lost */
+static void test_two_failures_mismatch(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	second_failure(dir, 5 * S);
+	root = expect(dir, 0, NULL);
+	assert_int_equal(count_code(root, "loss_unchecked"), 0);
+	assert_code(root, "loss_mismatch",
+		    "anycast: the clients lost 3 requests and the captures of the failed sites' "
+		    "links saw 23 reach them while they were out (a 3, b 20)",
+		    1);
+	json_decref(root);
+}
+
 static void test_healthy_route_withdrawn(void **state)
 {
 	const char *dir = *state;
@@ -1036,6 +1083,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_healthy_site_dead, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_timeline_hits, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recovery_ends_window, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_two_failures_compared, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_two_failures_mismatch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failed_again, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_route_withdrawn_routers, setup, teardown),
