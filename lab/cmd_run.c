@@ -13,8 +13,7 @@
 /* sweep_go: run a parsed sweep or repeat of the command cmd to the end;
  * the exit status (3: a point, or a repetition, is invalid: docs/clocks.md,
  * "Verdict") */
-static int sweep_go(struct sweep *sw, const char *cmd, const struct cmd_args *a,
-		    const char *bindir)
+static int sweep_go(struct sweep *sw, const char *cmd, const struct cmd_args *a, const char *bindir)
 {
 	struct sweep_opts o = {.out = a->out, .bindir = bindir, .quiet = a->quiet};
 	char lab[TOPO_NAME_MAX + 1];
