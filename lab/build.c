@@ -396,9 +396,16 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 		/* the anycast address, announced by the prober while healthy, and
 		 * the site's own address, which DNS steering hands out. With
 		 * routing = bgp the prober adds the anycast address itself
-		 * once the service answers, and bgpd announces it. */
+		 * once the service answers, and bgpd announces it; what reaches
+		 * the site is delivered to it all the same, by a local route of
+		 * its own (AnyIP, metric 1: the address's is metric 0), so that
+		 * the requests still on their way while the withdrawal travels
+		 * are answered (a drain loses none) */
 		if (node->kind == TOPO_SITE && t->routing != TOPO_ROUTING_BGP &&
 		    kern_addr_add(k, 1, t->service, 32) == -1)
+			goto out;
+		if (node->kind == TOPO_SITE && t->routing == TOPO_ROUTING_BGP &&
+		    kern_local_add(k, t->service, 1) == -1)
 			goto out;
 		if (node->kind == TOPO_SITE && kern_addr_add(k, 1, node->address, 32) == -1)
 			goto out;

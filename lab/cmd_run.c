@@ -10,12 +10,31 @@
 #include "sweep.h"
 #include "timeutil.h"
 
+/* sweep_go: run a parsed sweep or repeat of the command cmd to the end;
+ * the exit status (3: a point, or a repetition, is invalid: docs/clocks.md,
+ * "Verdict") */
+static int sweep_go(struct sweep *sw, const char *cmd, const struct cmd_args *a, const char *bindir)
+{
+	struct sweep_opts o = {.out = a->out, .bindir = bindir, .quiet = a->quiet};
+	char lab[TOPO_NAME_MAX + 1];
+
+	if (sweep_check(sw, lab) == -1 || cli_need_root(cmd) == -1)
+		return 1;
+	cli_catch_signals();
+	switch (sweep_run(sw, lab, &o)) {
+	case 0:
+		return 0;
+	case SWEEP_INVALID:
+		return 3;
+	default:
+		return 1;
+	}
+}
+
 /* cmd_repeat: run --repeat N, on the sweep's machinery (lab/repeat.h) */
 static int cmd_repeat(const struct cmd_args *a, const char *bindir)
 {
 	static struct sweep sw;
-	struct sweep_opts o = {.out = a->out, .bindir = bindir, .quiet = a->quiet};
-	char lab[TOPO_NAME_MAX + 1];
 	const char *errstr;
 	int n;
 
@@ -29,17 +48,7 @@ static int cmd_repeat(const struct cmd_args *a, const char *bindir)
 	if (cli_need_file(a, "run") == -1 ||
 	    repeat_parse(&sw, a->file, n, a->sets, a->nsets, stderr) == -1)
 		return 2;
-	if (sweep_check(&sw, lab) == -1 || cli_need_root("run") == -1)
-		return 1;
-	cli_catch_signals();
-	switch (sweep_run(&sw, lab, &o)) {
-	case 0:
-		return 0;
-	case SWEEP_INVALID:
-		return 3; /* an invalid run (docs/clocks.md, "Verdict") */
-	default:
-		return 1;
-	}
+	return sweep_go(&sw, "run", a, bindir);
 }
 
 int cmd_run(const struct cmd_args *a, const char *bindir)
@@ -64,23 +73,11 @@ int cmd_run(const struct cmd_args *a, const char *bindir)
 int cmd_sweep(const struct cmd_args *a, const char *bindir)
 {
 	static struct sweep sw;
-	struct sweep_opts o = {.out = a->out, .bindir = bindir, .quiet = a->quiet};
-	char lab[TOPO_NAME_MAX + 1];
 
 	if (cli_need_file(a, "sweep") == -1 ||
 	    sweep_parse(&sw, a->file, a->sets, a->nsets, stderr) == -1)
 		return 2;
-	if (sweep_check(&sw, lab) == -1 || cli_need_root("sweep") == -1)
-		return 1;
-	cli_catch_signals();
-	switch (sweep_run(&sw, lab, &o)) {
-	case 0:
-		return 0;
-	case SWEEP_INVALID:
-		return 3; /* an invalid point (docs/clocks.md, "Verdict") */
-	default:
-		return 1;
-	}
+	return sweep_go(&sw, "sweep", a, bindir);
 }
 
 int cmd_report(const struct cmd_args *a, const char *bindir)

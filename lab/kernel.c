@@ -189,6 +189,41 @@ int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixle
 	return err < 0 ? -1 : 0;
 }
 
+int kern_local_add(struct kern *k, struct in_addr dst, unsigned metric)
+{
+	struct rtnl_route *route = rtnl_route_alloc();
+	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
+	struct nl_addr *ndst = kern_nladdr(dst, 32);
+	int err = -NLE_NOMEM;
+
+	if (route == NULL || nh == NULL || ndst == NULL)
+		goto out;
+	rtnl_route_set_family(route, AF_INET);
+	rtnl_route_set_dst(route, ndst);
+	rtnl_route_set_priority(route, metric);
+	rtnl_route_set_table(route, RT_TABLE_LOCAL);
+	rtnl_route_set_type(route, RTN_LOCAL);
+	rtnl_route_set_scope(route, RT_SCOPE_HOST);
+	rtnl_route_set_protocol(route, RTPROT_STATIC);
+	rtnl_route_nh_set_ifindex(nh, 1); /* lo */
+	rtnl_route_add_nexthop(route, nh);
+	nh = NULL; /* owned by the route now */
+	err = rtnl_route_add(k->sk, route, NLM_F_CREATE | NLM_F_EXCL);
+	if (err == -NLE_EXIST && k->exist_ok)
+		err = 0;
+out:
+	if (err < 0) {
+		char buf[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &dst, buf, sizeof(buf));
+		log_warnx("%s: local route %s/32: %s", __func__, buf, nl_geterror(err));
+	}
+	if (nh)
+		rtnl_route_nh_free(nh);
+	nl_addr_put(ndst);
+	rtnl_route_put(route);
+	return err < 0 ? -1 : 0;
+}
+
 int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,
 		   int ifindex, unsigned metric)
 {

@@ -45,6 +45,11 @@ int kern_link_forwarding(struct kern *k, int ifindex);
 /* kern_addr_add: add addr/prefixlen on ifindex. */
 int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixlen);
 
+/* kern_local_add: dst/32 delivered to this node (a local route on lo in
+ * the local table, at metric, with no address: AnyIP), so that it keeps
+ * being answered whatever addresses come and go. */
+int kern_local_add(struct kern *k, struct in_addr dst, unsigned metric);
+
 /* kern_route_add: dst/prefixlen via gw (gw.s_addr 0: directly on ifindex)
  * with the given priority (metric). */
 int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,

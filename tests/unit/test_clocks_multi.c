@@ -21,6 +21,7 @@
 
 #include "clocks.h"
 #include "clocks_int.h"
+#include "test_events.h"
 
 #define T0 1700000000000000000LL
 #define MS 1000000LL
@@ -42,44 +43,25 @@ struct fixture {
 	char err[512];
 };
 
-static int setup(void **state)
+static void fixture_cleanup(struct fixture *f)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	clocks_input_init(&f->in);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
 	clocks_multi_free(&f->m);
-	clocks_input_free(&f->in);
-	free(f);
-	return 0;
 }
+
+TEST_EVENTS_FIXTURE(struct fixture, fixture_cleanup)
 
 static void feed(struct fixture *f, const char *node, const char *agent, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 static void feed(struct fixture *f, const char *node, const char *agent, const char *fmt, ...)
 {
-	char text[2048], path[128];
+	char text[2048];
 	va_list ap;
-	FILE *fp;
 
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	fp = fmemopen(text, strlen(text), "r");
-	assert_non_null(fp);
-	snprintf(path, sizeof(path), "RUN/%s.%s.events.jsonl", node, agent);
-	assert_int_equal(
-	    clocks_read_events_stream(fp, path, node, agent, &f->in, f->err, sizeof(f->err)), 0);
-	fclose(fp);
+	assert_int_equal(test_read_events(&f->in, f->err, sizeof(f->err), node, agent, text), 0);
 }
 
 /* site_failed of site (its link address via, its address addr) by event */

@@ -19,6 +19,7 @@
 
 #include "clocks.h"
 #include "clocks_int.h"
+#include "test_events.h"
 
 #define T0 1700000000000000000LL
 #define MS 1000000LL
@@ -29,36 +30,11 @@ struct fixture {
 	char err[512];
 };
 
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	clocks_input_init(&f->in);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	clocks_input_free(&f->in);
-	free(f);
-	return 0;
-}
+TEST_EVENTS_FIXTURE(struct fixture, TEST_EVENTS_NOTHING)
 
 static int feed(struct fixture *f, const char *node, const char *agent, const char *text)
 {
-	FILE *fp = fmemopen((void *)text, strlen(text), "r");
-	char path[128];
-	int rc;
-
-	assert_non_null(fp);
-	snprintf(path, sizeof(path), "RUN/%s.%s.events.jsonl", node, agent);
-	rc = clocks_read_events_stream(fp, path, node, agent, &f->in, f->err, sizeof(f->err));
-	fclose(fp);
-	return rc;
+	return test_read_events(&f->in, f->err, sizeof(f->err), node, agent, text);
 }
 
 static void step(struct fixture *f, int64_t t, const char *name, const char *action)
