@@ -401,6 +401,22 @@ int lab_start_infra(struct lab *lab)
 	return rc;
 }
 
+/* lab_population_args: a population's -P, -k, -a (docs/agents.md) */
+static void lab_population_args(struct lab_argv *a, const struct topo_node *node)
+{
+	argv_add(a, "-P");
+	argv_add(a, "%u", node->population);
+	argv_add(a, "-k");
+	if (node->skew == TOPO_SKEW_HARMONIC)
+		argv_add(a, "harmonic");
+	else if (node->skew == TOPO_SKEW_ZIPF)
+		argv_add(a, "zipf:%.15g", node->zipf_exponent);
+	else
+		argv_add(a, "equal");
+	argv_add(a, "-a");
+	argv_add(a, "%s", node->arrivals == TOPO_ARRIVALS_POISSON ? "poisson" : "paced");
+}
+
 /* One client flow: -t for anycast, -R/-q for DNS steering. */
 static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 {
@@ -412,11 +428,25 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 
 	argv_start(&a, lab, n, "client", label);
 	argv_add(&a, "-i");
-	argv_add(&a, "%u", dns ? LAB_DNS_CLIENT_ID(node->client_id) : node->client_id);
+	if (node->population)
+		argv_add(&a, "%u", LAB_POP_ID(node->client_id, dns));
+	else
+		argv_add(&a, "%u", dns ? LAB_DNS_CLIENT_ID(node->client_id) : node->client_id);
+	if (node->population)
+		lab_population_args(&a, node);
 	if (dns) {
-		/* the [dns] node itself, or its cache of a [resolver] node */
-		argv_add(&a, "-R");
-		argv_add(&a, "%s", ip(topo_client_resolver(t, n), buf));
+		/* the [dns] node itself, or its cache of a [resolver] node; a
+		 * population's clients every cache of it in turn */
+		if (node->resolver_all) {
+			for (unsigned k = 1; k <= t->nodes[node->resolver].count; k++) {
+				argv_add(&a, "-R");
+				argv_add(&a, "%s",
+					 ip(topo_resolver_addr(t, node->resolver, (int)k), buf));
+			}
+		} else {
+			argv_add(&a, "-R");
+			argv_add(&a, "%s", ip(topo_client_resolver(t, n), buf));
+		}
 		argv_add(&a, "-q");
 		argv_add(&a, "%s", node->dns_name);
 		argv_add(&a, "-p");
@@ -424,6 +454,12 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 		if (node->sticky_ns > 0) {
 			argv_add(&a, "-S");
 			argv_add(&a, "%lldus", (long long)node->sticky_ns / 1000);
+		} else if (node->population && t->sticky_share > 0) {
+			/* [lab] sticky_share within the population */
+			argv_add(&a, "-S");
+			argv_add(&a, "%lldus", (long long)t->sticky_ns / 1000);
+			argv_add(&a, "-Q");
+			argv_add(&a, "%.15g", t->sticky_share);
 		}
 	} else {
 		argv_add(&a, "-t");

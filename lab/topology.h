@@ -169,6 +169,20 @@ struct topo_rsv_pair {
 	int line;
 };
 
+enum topo_skew {
+	TOPO_SKEW_EQUAL,
+	TOPO_SKEW_HARMONIC,
+	TOPO_SKEW_ZIPF,
+};
+
+enum topo_arrivals {
+	TOPO_ARRIVALS_PACED,
+	TOPO_ARRIVALS_POISSON,
+};
+
+/* the largest population of a node: lib/wire.h, WIRE_POP_INDEX_MASK + 1 */
+#define TOPO_POPULATION_MAX 131072
+
 struct topo_node {
 	enum topo_kind kind;
 	char name[TOPO_NAME_MAX + 1];
@@ -197,6 +211,15 @@ struct topo_node {
 	double rate;	    /* requests per second */
 	int64_t timeout_ns; /* a request unanswered this long is lost */
 	uint32_t client_id; /* 1, 2, ... in file order */
+	/* a population (docs/topology.md, "Populations"): population logical
+	 * clients (0: one client) sharing rate by skew, arrivals paced or
+	 * poisson; resolver_all: they ask every cache of the [resolver] node
+	 * in turn (resolver = NAME without .N) */
+	unsigned population;
+	int skew;	      /* enum topo_skew */
+	double zipf_exponent; /* skew = zipf */
+	int arrivals;	      /* enum topo_arrivals */
+	int resolver_all;
 
 	/* dns */
 	double quorum;	 /* healthy while more than this share of probers say so */

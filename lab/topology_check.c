@@ -275,6 +275,37 @@ static void topo_resolve(struct topo_parse *p, int i)
 			   label, node->mode == TOPO_MODE_DNS ? "dns" : "both");
 	node->resolver = d;
 	node->resolver_instance = instance;
+	node->resolver_all = node->population > 0 && d >= 0 && t->nodes[d].kind == TOPO_RESOLVER &&
+			     m->resolver.instance == 0;
+}
+
+/* topo_check_population: the population keys go with population, the
+ * exponent with skew = zipf; a node's id fits the id scheme (lib/wire.h) */
+static void topo_check_population(struct topo_parse *p, int i)
+{
+	static const int keys[] = {TOPO_K_SKEW, TOPO_K_ZIPF_EXPONENT, TOPO_K_ARRIVALS};
+	static const char *const names[] = {"skew", "zipf_exponent", "arrivals"};
+	const struct topo_node *node = &p->t->nodes[i];
+	const struct topo_meta *m = &p->meta[i];
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		if (m->where[keys[k]] != 0 && node->population == 0)
+			topo_error(p, m->where[keys[k]],
+				   "[client %s] %s: goes with population = N (a population of "
+				   "N logical clients)",
+				   node->name, names[k]);
+	if (m->where[TOPO_K_ZIPF_EXPONENT] != 0 && node->skew != TOPO_SKEW_ZIPF)
+		topo_error(p, m->where[TOPO_K_ZIPF_EXPONENT],
+			   "[client %s] zipf_exponent: goes with skew = zipf", node->name);
+	if (node->zipf_exponent > 10)
+		topo_error(p, m->where[TOPO_K_ZIPF_EXPONENT],
+			   "[client %s] zipf_exponent: expected at most 10, got %g", node->name,
+			   node->zipf_exponent);
+	if (node->population > 0 && node->client_id > 8191)
+		topo_error(p, m->where[TOPO_K_POPULATION],
+			   "[client %s] population: only the first 8191 clients may be "
+			   "populations (the id scheme, docs/agents.md); this one is client %u",
+			   node->name, node->client_id);
 }
 
 /* topo_check_addresses: every site's address differs from the service and
@@ -397,8 +428,9 @@ static void topo_sticky(struct topo_parse *p)
 	for (int i = 0; i < t->nnodes; i++) {
 		struct topo_node *node = &t->nodes[i];
 
+		/* a population applies the share within (lab/agents.c) */
 		if (node->kind != TOPO_CLIENT || node->mode == TOPO_MODE_ANYCAST ||
-		    p->meta[i].where[TOPO_K_STICKY] != 0)
+		    p->meta[i].where[TOPO_K_STICKY] != 0 || node->population > 0)
 			continue;
 		k++;
 		if (k * q / TOPO_SHARE_ONE > (k - 1) * q / TOPO_SHARE_ONE)
@@ -479,6 +511,7 @@ void topo_check(struct topo_parse *p)
 		case TOPO_CLIENT:
 			node->client_id = (uint32_t)++clients;
 			topo_resolve(p, i);
+			topo_check_population(p, i);
 			break;
 		case TOPO_PROBER:
 			/* inherited values were checked as the lab's */

@@ -20,8 +20,10 @@
 #define DAY_NS (24 * 3600 * NSEC_PER_SEC)
 
 static const char *const topo_all_dead_words[] = {"fail-open", "fail-closed", NULL};
-static const char *const topo_mode_words[] = {"anycast", "dns", "both", NULL}; /* topo_mode */
-static const char *const topo_routing_words[] = {"static", "bgp", NULL};       /* topo_routing */
+static const char *const topo_mode_words[] = {"anycast", "dns", "both", NULL};	  /* topo_mode */
+static const char *const topo_routing_words[] = {"static", "bgp", NULL};	  /* topo_routing */
+static const char *const topo_skew_words[] = {"equal", "harmonic", "zipf", NULL}; /* topo_skew */
+static const char *const topo_arrivals_words[] = {"paced", "poisson", NULL}; /* topo_arrivals */
 
 /* The order of each table is the order of docs/topology.md, of the
  * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */
@@ -86,6 +88,11 @@ static const struct topo_key topo_client_keys[] = {
     {"resolver", TOPO_T_RESOLVER, 0, 0, 0, -1, NULL},
     {"name", TOPO_T_DNAME, NODE(dns_name), 0, 0, LAB(dns_name), NULL},
     {"sticky", TOPO_T_DURATION, NODE(sticky_ns), 0, 0, -1, NULL},
+    /* populations (topo_population_only) */
+    {"population", TOPO_T_UINT, NODE(population), 1, TOPO_POPULATION_MAX, -1, NULL},
+    {"skew", TOPO_T_CHOICE, NODE(skew), 0, 0, -1, topo_skew_words},
+    {"zipf_exponent", TOPO_T_RATE, NODE(zipf_exponent), 0, 0, -1, NULL},
+    {"arrivals", TOPO_T_CHOICE, NODE(arrivals), 0, 0, -1, topo_arrivals_words},
 };
 
 static const struct topo_key topo_dns_keys[] = {

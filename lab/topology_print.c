@@ -13,6 +13,7 @@
 #include "topology.h"
 
 #include <arpa/inet.h>
+#include <string.h>
 
 #include "topology_int.h"
 
@@ -38,6 +39,17 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 	for (int k = 0; k < n; k++) {
 		if (topo_bgp_only(t, node, keys[k].name))
 			continue;
+		if (node && node->kind == TOPO_CLIENT && node->population == 0 &&
+		    (strcmp(keys[k].name, "population") == 0 || strcmp(keys[k].name, "skew") == 0 ||
+		     strcmp(keys[k].name, "zipf_exponent") == 0 ||
+		     strcmp(keys[k].name, "arrivals") == 0))
+			continue;
+		if (node && node->resolver_all && keys[k].type == TOPO_T_RESOLVER) {
+			fprintf(out,
+				"# its logical clients ask the %u caches in turn\nresolver = %s\n",
+				t->nodes[node->resolver].count, t->nodes[node->resolver].name);
+			continue;
+		}
 		if (keys[k].type == TOPO_T_LINK) {
 			if (node->link < 0)
 				continue;

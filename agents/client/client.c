@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,10 +24,13 @@
 #include "strtonum.h"
 #include "timeutil.h"
 #include "dns.h"
+#include "pop.h"
+#include "popdns.h"
 #include "traffic.h"
 
 #define CLIENT_USAGE                                                                               \
 	"usage: client -i ID (-t ADDR:PORT | -R RESOLVER[:PORT] -q NAME [-p PORT] [-S STICKY])\n"   \
+	"              [-P N [-k SKEW] [-a ARRIVALS] [-Q SHARE] [-s SEED]]\n"                      \
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-v] [-h]\n"
 #define CLIENT_RATE_MAX 10e6
 
@@ -38,6 +42,13 @@ struct client_opts {
 	const char *resolver;
 	const char *name;
 	struct sockaddr_in resolver_sin;
+	struct sockaddr_in resolvers[POP_MAX_RESOLVERS];
+	int nresolvers;
+	uint32_t population; /* 0: one client */
+	struct pop_rates rates;
+	int poisson;
+	double sticky_share; /* -Q, of a population; -1: not given */
+	uint64_t seed;
 	uint16_t port;
 	int64_t sticky_ns;
 	struct client_cfg cfg;
@@ -53,9 +64,16 @@ static void client_usage(FILE *fp)
 		"  -t ADDR:PORT target of the requests (port default %d): anycast mode\n"
 		"  -R RESOLVER  DNS mode: ask this resolver (port default 53) for NAME and\n"
 		"               send the requests to the answer; ask again when its TTL ends\n"
+		"               (a population may list up to %d: client j asks the (j mod k)th)\n"
 		"  -q NAME      DNS mode: the service name (an A record)\n"
 		"  -p PORT      DNS mode: the requests' port (default %d)\n"
 		"  -S STICKY    DNS mode: keep each address this long whatever the TTL\n"
+		"  -P N         a population of N logical clients (1-%d), ids ID to ID+N-1\n"
+		"  -k SKEW      their shares of RATE: equal (default), harmonic, zipf:S,\n"
+		"               list:W1,W2,... (client j weighs W[j mod k])\n"
+		"  -a ARRIVALS  paced (default: even gaps, spread phases) or poisson\n"
+		"  -Q SHARE     with -S: this share of the population is sticky (default 1)\n"
+		"  -s SEED      seed of the Poisson arrivals (default: the id)\n"
 		"  -r RATE      requests per second (default 1000)\n"
 		"  -w TIMEOUT   a request unanswered this long is lost (default 500ms)\n"
 		"  -d DURATION  stop sending after this long (default: at SIGTERM)\n"
@@ -65,7 +83,7 @@ static void client_usage(FILE *fp)
 		"  -v           debug logging\n"
 		"  -h           this help\n"
 		"Durations take a unit: 500ms, 1.5s, 250us, 2m (no unit: seconds).\n",
-		WIRE_PORT_DEFAULT, WIRE_PORT_DEFAULT);
+		WIRE_PORT_DEFAULT, POP_MAX_RESOLVERS, WIRE_PORT_DEFAULT, POP_MAX);
 }
 
 static void client_bad(const char *flag, const char *what, const char *arg)
@@ -85,8 +103,9 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 	o->cfg.rate = 1000;
 	o->cfg.timeout_ns = 500 * NSEC_PER_MSEC;
 	o->port = 0;
+	o->sticky_share = -1;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:i:t:R:q:p:S:r:w:d:o:vh")) != -1) {
+	while ((ch = getopt(argc, argv, ":n:e:i:t:R:q:p:S:P:k:a:Q:s:r:w:d:o:vh")) != -1) {
 		switch (ch) {
 		case 'n':
 			o->node = optarg;
@@ -109,7 +128,43 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 		case 'R':
 			if (parse_addr_port(optarg, 53, &o->resolver_sin) == -1)
 				client_bad("-R", "an IPv4 RESOLVER[:PORT]", optarg);
+			if (o->nresolvers == POP_MAX_RESOLVERS)
+				client_bad("-R", "at most 250 resolvers", optarg);
+			o->resolvers[o->nresolvers++] = o->resolver_sin;
 			o->resolver = optarg;
+			break;
+		case 'P':
+			v = strtonum(optarg, 1, POP_MAX, &errstr);
+			if (errstr)
+				client_bad("-P", "a number of logical clients (1-131072)", optarg);
+			o->population = (uint32_t)v;
+			break;
+		case 'k':
+			if (pop_rates_parse(optarg, &o->rates) == -1)
+				client_bad(
+				    "-k", "equal, harmonic, zipf:S (0 < S <= 10) or list:W1,W2,...",
+				    optarg);
+			break;
+		case 'a':
+			if (strcmp(optarg, "paced") == 0)
+				o->poisson = 0;
+			else if (strcmp(optarg, "poisson") == 0)
+				o->poisson = 1;
+			else
+				client_bad("-a", "paced or poisson", optarg);
+			break;
+		case 'Q':
+			errno = 0;
+			o->sticky_share = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->sticky_share >= 0) ||
+			    o->sticky_share > 1)
+				client_bad("-Q", "a share from 0 to 1", optarg);
+			break;
+		case 's':
+			v = strtonum(optarg, 0, LLONG_MAX, &errstr);
+			if (errstr)
+				client_bad("-s", "a seed (a number)", optarg);
+			o->seed = v;
 			break;
 		case 'q':
 			o->name = optarg;
@@ -165,6 +220,26 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 		fprintf(stderr, "client: -p and -S go with -R (DNS mode)\n" CLIENT_USAGE);
 		exit(1);
 	}
+	if (o->population == 0 && (o->nresolvers > 1 || o->sticky_share >= 0 ||
+				   o->rates.skew != POP_EQUAL || o->poisson || o->seed)) {
+		fprintf(stderr, "client: several -R, -k, -a, -Q and -s go with -P (a "
+				"population)\n" CLIENT_USAGE);
+		exit(1);
+	}
+	if (o->sticky_share >= 0 && o->sticky_ns == 0) {
+		fprintf(stderr, "client: -Q goes with -S (how long the sticky ones keep an "
+				"address)\n" CLIENT_USAGE);
+		exit(1);
+	}
+	if (o->population && (uint64_t)o->cfg.id + o->population - 1 > UINT32_MAX) {
+		fprintf(stderr, "client: -i %u -P %u: the ids pass 4294967295\n", o->cfg.id,
+			o->population);
+		exit(1);
+	}
+	if (o->sticky_share < 0)
+		o->sticky_share = o->sticky_ns > 0 ? 1 : 0;
+	if (o->seed == 0)
+		o->seed = o->cfg.id + 1;
 }
 
 static void client_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -296,6 +371,45 @@ static void client_on_dns_timer(struct loop *loop, int fd, uint32_t events, void
 	client_steer_rearm(st);
 }
 
+static void client_on_popdns(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop;
+	(void)fd;
+	(void)events;
+	popdns_receive(arg, now_mono_ns());
+}
+
+/* client_pop_start: a population's start-up: its rates, its DNS state and
+ * first answers, its traffic. 0 or -1 (logged). */
+static int client_pop_start(struct client_opts *o, struct client *c, struct loop *loop, FILE *csv,
+			    struct event_log *ev, struct pop *pop, struct popdns *pd,
+			    struct loop_handler *pd_h)
+{
+	if (pop_init(pop, o->population, o->cfg.id, &o->rates, o->cfg.rate, o->poisson, o->seed) ==
+	    -1) {
+		log_warnx("out of memory for %u logical clients", o->population);
+		return -1;
+	}
+	if (o->resolver) {
+		if (pop_dns_init(pop, o->nresolvers, o->sticky_share) == -1) {
+			log_warnx("out of memory for %u logical clients", o->population);
+			return -1;
+		}
+		if (popdns_open(pd, pop, o->resolvers, o->nresolvers, o->name, o->sticky_ns, ev) ==
+			-1 ||
+		    popdns_first(pd) == -1)
+			return -1;
+		o->cfg.target.sin_family = AF_INET;
+		o->cfg.target.sin_port = htons(o->port ? o->port : WIRE_PORT_DEFAULT);
+		o->target = o->name;
+		if (loop_add(loop, pd_h, pd->fd, EPOLLIN, client_on_popdns, pd) == -1) {
+			log_warn("%s: dns loop", __func__);
+			return -1;
+		}
+	}
+	return client_start_pop(c, loop, &o->cfg, csv, pop, o->resolver ? pd : NULL);
+}
+
 /* client_steer_first: the first address, before any request can be sent:
  * up to 5 tries a second apart. 0 or -1. */
 static int client_steer_first(struct client_dns *d)
@@ -322,7 +436,9 @@ int main(int argc, char **argv)
 	struct client_progress pr = {.c = &c};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
-	struct loop_handler sig;
+	struct loop_handler sig, pd_h = {0};
+	struct pop pop = {0};
+	struct popdns pd = {.fd = -1};
 	char csvpath[256];
 	FILE *csv = NULL;
 	int rc = 1, started = 0;
@@ -352,7 +468,10 @@ int main(int argc, char **argv)
 		log_warn("%s: signals", __func__);
 		goto out;
 	}
-	if (o.resolver) {
+	if (o.population) {
+		if (client_pop_start(&o, &c, loop, csv, ev, &pop, &pd, &pd_h) == -1)
+			goto out;
+	} else if (o.resolver) {
 		if (client_dns_init(&st.dns, &o.resolver_sin, o.name, o.sticky_ns) == -1 ||
 		    client_steer_first(&st.dns) == -1)
 			goto out;
@@ -361,7 +480,7 @@ int main(int argc, char **argv)
 		o.cfg.target.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
 		o.target = o.name;
 	}
-	if (client_start(&c, loop, &o.cfg, csv) == -1)
+	if (!o.population && client_start(&c, loop, &o.cfg, csv) == -1)
 		goto out;
 	started = 1;
 	pr.ev = ev;
@@ -370,7 +489,7 @@ int main(int argc, char **argv)
 		log_warn("%s: progress timer", __func__);
 		goto out;
 	}
-	if (o.resolver) {
+	if (o.resolver && !o.population) {
 		st.c = &c;
 		st.ev = ev;
 		if (loop_add(loop, &st.dns_h, st.dns.fd, EPOLLIN, client_on_dns, &st) == -1 ||
@@ -384,11 +503,23 @@ int main(int argc, char **argv)
 	}
 	log_info("client %u: %.0f requests/s to %s, timeout %lldms", o.cfg.id, o.cfg.rate, o.target,
 		 (long long)(o.cfg.timeout_ns / NSEC_PER_MSEC));
-	event_emit(ev, "client_started", "{s:I, s:s, s:f, s:s?, s:s?, s:I}", "client",
-		   (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate, "resolver",
-		   o.resolver, "mode", o.resolver ? "dns" : "anycast", "sticky_ns",
-		   (json_int_t)o.sticky_ns);
-	if (o.resolver) {
+	if (o.population) {
+		log_info("a population of %u logical clients, ids %u to %u, %s arrivals",
+			 o.population, o.cfg.id, o.cfg.id + o.population - 1,
+			 o.poisson ? "poisson" : "paced");
+		event_emit(ev, "client_started", "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:I, s:s, s:f}",
+			   "client", (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate,
+			   "resolver", o.resolver, "mode", o.resolver ? "dns" : "anycast",
+			   "sticky_ns", (json_int_t)o.sticky_ns, "population",
+			   (json_int_t)o.population, "arrivals", o.poisson ? "poisson" : "paced",
+			   "sticky_share", o.sticky_share);
+	} else {
+		event_emit(ev, "client_started", "{s:I, s:s, s:f, s:s?, s:s?, s:I}", "client",
+			   (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate, "resolver",
+			   o.resolver, "mode", o.resolver ? "dns" : "anycast", "sticky_ns",
+			   (json_int_t)o.sticky_ns);
+	}
+	if (o.resolver && !o.population) {
 		char first[INET_ADDRSTRLEN];
 		inet_ntop(AF_INET, &st.dns.addr, first, sizeof(first));
 		event_emit(ev, "dns_answer", "{s:I, s:s, s:s, s:n, s:I, s:b}", "client",
@@ -401,9 +532,7 @@ int main(int argc, char **argv)
 out:
 	if (started) {
 		/* the span of the requests sent: up to when the next one fell due */
-		int64_t end = c.send_end_ns ? c.send_end_ns : now_mono_ns();
-		int64_t next = client_sched_due_at(&c.sched, c.stats.sent);
-		int64_t took = (next > end ? next : end) - c.sched.start_ns;
+		int64_t took = client_sending_ns(&c);
 
 		client_finish(&c);
 		if (took > 0)
@@ -411,7 +540,13 @@ out:
 				 (double)c.stats.sent * NSEC_PER_SEC / (double)took,
 				 (double)took / NSEC_PER_SEC);
 		client_summary(ev, &c, took > 0 ? took : 0);
-		if (o.resolver)
+		if (o.resolver && o.population)
+			event_emit(ev, "dns_summary", "{s:I, s:I, s:I, s:I, s:I, s:I}", "client",
+				   (json_int_t)o.cfg.id, "queries", (json_int_t)pd.queries,
+				   "answers", (json_int_t)pd.answers, "failures",
+				   (json_int_t)pd.failures, "changes", (json_int_t)pd.changes,
+				   "population", (json_int_t)o.population);
+		else if (o.resolver)
 			event_emit(ev, "dns_summary", "{s:I, s:I, s:I, s:I, s:I}", "client",
 				   (json_int_t)o.cfg.id, "queries", (json_int_t)st.dns.queries,
 				   "answers", (json_int_t)st.dns.answers, "failures",
@@ -421,6 +556,9 @@ out:
 	loop_timer_del(loop, &pr.timer);
 	loop_del(loop, &st.dns_h);
 	client_dns_close(&st.dns);
+	loop_del(loop, &pd_h);
+	popdns_close(&pd);
+	pop_free(&pop);
 	client_close(&c);
 	if (csv && fclose(csv) != 0) {
 		log_warn("%s: %s", __func__, o.csv);
