@@ -469,8 +469,14 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 	argv_add(&a, "%g", node->rate);
 	argv_add(&a, "-w");
 	argv_add(&a, "%lldus", (long long)node->timeout_ns / 1000);
-	argv_add(&a, "-o");
-	argv_add(&a, "%s/requests-%s%s.csv", lab->rundir, node->name, dns ? "-dns" : "");
+	if (t->records != TOPO_RECORDS_BINARY) {
+		argv_add(&a, "-o");
+		argv_add(&a, "%s/requests-%s%s.csv", lab->rundir, node->name, dns ? "-dns" : "");
+	}
+	if (t->records != TOPO_RECORDS_CSV) {
+		argv_add(&a, "-B");
+		argv_add(&a, "%s/requests-%s%s.bin", lab->rundir, node->name, dns ? "-dns" : "");
+	}
 	if (duration_ns) {
 		argv_add(&a, "-d");
 		argv_add(&a, "%lldus", (long long)duration_ns / 1000);

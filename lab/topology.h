@@ -175,6 +175,12 @@ enum topo_skew {
 	TOPO_SKEW_ZIPF,
 };
 
+enum topo_records {
+	TOPO_RECORDS_CSV,
+	TOPO_RECORDS_BINARY,
+	TOPO_RECORDS_BOTH,
+};
+
 enum topo_arrivals {
 	TOPO_ARRIVALS_PACED,
 	TOPO_ARRIVALS_POISSON,
@@ -275,6 +281,8 @@ struct topology {
 	 * address sticky_ns (docs/topology.md: which ones) */
 	double sticky_share; /* 0 <= q <= 1 */
 	int64_t sticky_ns;   /* > 0 */
+	/* the clients' records: requests-NODE.csv, .bin or both (enum topo_records) */
+	int records;
 
 	/* FRR's knobs, used when routing = bgp (docs/topology.md, "Routing"),
 	 * their defaults FRR's datacenter profile */

@@ -23,6 +23,7 @@ static const char *const topo_all_dead_words[] = {"fail-open", "fail-closed", NU
 static const char *const topo_mode_words[] = {"anycast", "dns", "both", NULL};	  /* topo_mode */
 static const char *const topo_routing_words[] = {"static", "bgp", NULL};	  /* topo_routing */
 static const char *const topo_skew_words[] = {"equal", "harmonic", "zipf", NULL}; /* topo_skew */
+static const char *const topo_records_words[] = {"csv", "binary", "both", NULL};  /* topo_records */
 static const char *const topo_arrivals_words[] = {"paced", "poisson", NULL}; /* topo_arrivals */
 
 /* The order of each table is the order of docs/topology.md, of the
@@ -61,6 +62,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"damping_suppress", TOPO_T_UINT, LAB(damping_suppress), 1, 20000, -1, NULL},
     {"damping_max_suppress", TOPO_T_DURATION, LAB(damping_max_suppress_ns), 1, 0, -1, NULL},
     {"ecmp", TOPO_T_BOOL, LAB(ecmp), 0, 0, -1, NULL},
+    /* the clients' records (docs/agents.md); printed when not csv */
+    {"records", TOPO_T_CHOICE, LAB(records), 0, 0, -1, topo_records_words},
 };
 
 static const struct topo_key topo_router_keys[] = {

@@ -44,6 +44,9 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		     strcmp(keys[k].name, "zipf_exponent") == 0 ||
 		     strcmp(keys[k].name, "arrivals") == 0))
 			continue;
+		if (node == NULL && t->records == TOPO_RECORDS_CSV &&
+		    strcmp(keys[k].name, "records") == 0)
+			continue;
 		if (node && node->resolver_all && keys[k].type == TOPO_T_RESOLVER) {
 			fprintf(out,
 				"# its logical clients ask the %u caches in turn\nresolver = %s\n",

@@ -29,15 +29,18 @@
 #include "traffic.h"
 
 #define CLIENT_USAGE                                                                               \
-	"usage: client -i ID (-t ADDR:PORT | -R RESOLVER[:PORT] -q NAME [-p PORT] [-S STICKY])\n"   \
+	"usage: client -i ID (-t ADDR:PORT | -R RESOLVER[:PORT] -q NAME [-p PORT] [-S STICKY])\n"  \
 	"              [-P N [-k SKEW] [-a ARRIVALS] [-Q SHARE] [-s SEED]]\n"                      \
-	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-v] [-h]\n"
+	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
+	"BIN]\n"                                                                                   \
+	"              [-v] [-h]\n"
 #define CLIENT_RATE_MAX 10e6
 
 struct client_opts {
 	const char *node;
 	const char *events;
 	const char *csv;
+	const char *bin;
 	const char *target;
 	const char *resolver;
 	const char *name;
@@ -77,7 +80,8 @@ static void client_usage(FILE *fp)
 		"  -r RATE      requests per second (default 1000)\n"
 		"  -w TIMEOUT   a request unanswered this long is lost (default 500ms)\n"
 		"  -d DURATION  stop sending after this long (default: at SIGTERM)\n"
-		"  -o CSV       per-request records (default requests-NODE.csv)\n"
+		"  -o CSV       per-request records (default requests-NODE.csv, unless -B)\n"
+		"  -B BIN       the same as binary records (docs/agents.md); with -o, both\n"
 		"  -n NODE      lab node, written into every event (default: client)\n"
 		"  -e FILE      JSON Lines event file (default: standard output)\n"
 		"  -v           debug logging\n"
@@ -105,7 +109,7 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 	o->port = 0;
 	o->sticky_share = -1;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:i:t:R:q:p:S:P:k:a:Q:s:r:w:d:o:vh")) != -1) {
+	while ((ch = getopt(argc, argv, ":n:e:i:t:R:q:p:S:P:k:a:Q:s:r:w:d:o:B:vh")) != -1) {
 		switch (ch) {
 		case 'n':
 			o->node = optarg;
@@ -198,6 +202,9 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 			break;
 		case 'o':
 			o->csv = optarg;
+			break;
+		case 'B':
+			o->bin = optarg;
 			break;
 		case 'v':
 			o->verbose++;
@@ -440,12 +447,13 @@ int main(int argc, char **argv)
 	struct pop pop = {0};
 	struct popdns pd = {.fd = -1};
 	char csvpath[256];
-	FILE *csv = NULL;
+	FILE *csv = NULL, *binfp = NULL;
+	struct client_recbin bin;
 	int rc = 1, started = 0;
 
 	client_parse(argc, argv, &o);
 	log_init("client", o.verbose);
-	if (o.csv == NULL) {
+	if (o.csv == NULL && o.bin == NULL) {
 		if (strfmt(csvpath, sizeof(csvpath), "requests-%s.csv", o.node) == -1) {
 			log_warnx("node name too long for a file name: %s", o.node);
 			goto out;
@@ -454,12 +462,25 @@ int main(int argc, char **argv)
 	}
 	if ((ev = event_open(o.events, o.node, "client")) == NULL)
 		goto out;
-	if ((csv = fopen(o.csv, "w")) == NULL) {
-		log_warn("%s: %s", __func__, o.csv);
-		goto out;
+	if (o.csv) {
+		if ((csv = fopen(o.csv, "w")) == NULL) {
+			log_warn("%s: %s", __func__, o.csv);
+			goto out;
+		}
+		setvbuf(csv, NULL, _IOFBF, 1 << 20);
+		fputs(CLIENT_CSV_HEADER, csv);
 	}
-	setvbuf(csv, NULL, _IOFBF, 1 << 20);
-	fputs(CLIENT_CSV_HEADER, csv);
+	if (o.bin) {
+		if ((binfp = fopen(o.bin, "w")) == NULL) {
+			log_warn("%s: %s", __func__, o.bin);
+			goto out;
+		}
+		setvbuf(binfp, NULL, _IOFBF, 1 << 20);
+		if (client_recbin_start(&bin, binfp) == -1) {
+			log_warn("%s: %s", __func__, o.bin);
+			goto out;
+		}
+	}
 	if ((loop = loop_new()) == NULL) {
 		log_warn("%s: loop_new", __func__);
 		goto out;
@@ -483,6 +504,8 @@ int main(int argc, char **argv)
 	if (!o.population && client_start(&c, loop, &o.cfg, csv) == -1)
 		goto out;
 	started = 1;
+	if (binfp)
+		c.bin = &bin;
 	pr.ev = ev;
 	if (loop_timer_add(loop, &pr.timer, now_mono_ns() + CLIENT_PROGRESS_NS,
 			   CLIENT_PROGRESS_NS, client_on_progress, &pr) == -1) {
@@ -562,6 +585,10 @@ out:
 	client_close(&c);
 	if (csv && fclose(csv) != 0) {
 		log_warn("%s: %s", __func__, o.csv);
+		rc = 1;
+	}
+	if (binfp && fclose(binfp) != 0) {
+		log_warn("%s: %s", __func__, o.bin);
 		rc = 1;
 	}
 	loop_free(loop);

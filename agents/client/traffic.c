@@ -26,9 +26,19 @@ static void client_record(struct client *c, const struct client_slot *s, enum cl
 			  const char *site, int64_t rtt_ns)
 {
 	char line[128];
-	int n = client_record_format(line, sizeof(line), s->client, s->seq, s->sent_real_ns, st,
-				     site, rtt_ns);
+	int n;
 
+	if (c->bin &&
+	    client_recbin_write(c->bin, s->client, s->seq, s->sent_real_ns, st, site, rtt_ns) ==
+		-1 &&
+	    c->stats.unrecorded++ == 0)
+		log_warnx("%s: a binary record could not be written (a write error, or more "
+			  "than %d sites)",
+			  __func__, RECBIN_MAX_SITES);
+	if (c->csv == NULL)
+		return;
+	n = client_record_format(line, sizeof(line), s->client, s->seq, s->sent_real_ns, st, site,
+				 rtt_ns);
 	if (n > 0)
 		fwrite(line, 1, (size_t)n, c->csv);
 }

@@ -49,6 +49,7 @@ struct client_stats {
 	uint64_t late;	  /* replies to requests already counted lost, or duplicates */
 	uint64_t stray;	  /* datagrams that were not replies to this client */
 	uint64_t wakeups; /* send timer wake-ups, for the batching log line */
+	uint64_t unrecorded; /* binary records that could not be written */
 };
 
 struct udp_batch;
@@ -70,12 +71,14 @@ struct client {
 	struct client_stats stats;
 	FILE *csv;
 	struct udp_batch *io;
+	struct client_recbin *bin; /* binary records (record.h), or NULL */
 	struct pop *pop;       /* a population (pop.h), or NULL: one client */
 	struct popdns *popdns; /* its DNS steering, or NULL: anycast */
 };
 
 /* client_start: opens the socket and timers and schedules request 0 now.
- * csv receives the records (the caller writes the header and closes it).
+ * csv receives the records (the caller writes the header and closes it;
+ * NULL: none), and c->bin, if the caller sets it after, the binary ones.
  * The loop stops by itself once a run with a duration has drained. 0 or
  * -1 (logged; call client_close). */
 int client_start(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv);
