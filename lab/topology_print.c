@@ -39,6 +39,9 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 	for (int k = 0; k < n; k++) {
 		if (topo_bgp_only(t, node, keys[k].name))
 			continue;
+		if (node && node->kind == TOPO_CLIENT && node->skew != TOPO_SKEW_ZIPF &&
+		    strcmp(keys[k].name, "zipf_exponent") == 0)
+			continue;
 		if (node && node->kind == TOPO_CLIENT && node->population == 0 &&
 		    (strcmp(keys[k].name, "population") == 0 || strcmp(keys[k].name, "skew") == 0 ||
 		     strcmp(keys[k].name, "zipf_exponent") == 0 ||
