@@ -43,10 +43,10 @@ cleanup() {
 trap cleanup EXIT
 load() { cut -d' ' -f1 /proc/loadavg; }
 
-# the collector's request count on the site links: its last capture_progress
+# the collector's captured requests on the site links, at its end (the lab
+# has no remote probers: every packet captured is a request)
 captured() {
-	jq -s '[.[] | select(.event == "capture_progress")] | last | [.links[] | .anycast + .dns + .probe + .other] | add' \
-		"$1"/core.collector.events.jsonl
+	jq -s '[.[] | select(.event == "capture_stats") | .packets] | add' "$1"/core.collector.events.jsonl
 }
 drops() {
 	jq -s '[.[] | select(.event == "capture_stats") | .dropped + .if_dropped] | add // 0' \
@@ -64,9 +64,8 @@ $STEERLAB exec $lab users -- "$BLAST" -t 198.19.0.1:7000 -r "$floor_rate" -d "${
 	>"$tmp/blast.out"
 $STEERLAB down $lab >/dev/null
 up=0
-# what crossed the router onto the site links (the lab has no probers)
-after=$(jq -s '[.[] | select(.event == "capture_stats") | .packets] | add' \
-	"$tmp/floor"/core.collector.events.jsonl)
+# what crossed the router onto the site links
+after=$(captured "$tmp/floor")
 fdrops=$(drops "$tmp/floor")
 # over the time blast took (it falls behind when the path cannot take more)
 took=$(sed -E 's/.* in ([0-9.]+) s .*/\1/' "$tmp/blast.out")
@@ -99,11 +98,9 @@ for n in $sizes; do
 	sent=$(jq -s '[.[] | select(.event == "client_summary")][0].sent' "$ev")
 	took=$(jq -s '[.[] | select(.event == "client_summary")][0].sending_ns' "$ev")
 	cap=$(captured "$out")
-	probes=$(jq -s '[.[] | select(.event == "capture_progress")] | last | [.links[].probe] | add' \
-		"$out"/core.collector.events.jsonl)
 	[ -z "$base_kb" ] && base_kb=$hwm base_n=$n
 	awk -v n="$n" -v s="$sent" -v t="$took" -v f="$floor" -v tk="$ticks" -v hz="$(getconf CLK_TCK)" \
-		-v hwm="$hwm" -v bk="$base_kb" -v bn="$base_n" -v c="$((cap - probes))" \
+		-v hwm="$hwm" -v bk="$base_kb" -v bn="$base_n" -v c="$cap" \
 		-v d="$(drops "$out")" -v v="$v" -v l="$l" 'BEGIN {
 		r = s / (t / 1e9)
 		per = "-"
