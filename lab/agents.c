@@ -415,6 +415,13 @@ static void lab_population_args(struct lab_argv *a, const struct topo_node *node
 		argv_add(a, "equal");
 	argv_add(a, "-a");
 	argv_add(a, "%s", node->arrivals == TOPO_ARRIVALS_POISSON ? "poisson" : "paced");
+	if (node->source_block.len > 0) {
+		char net[INET_ADDRSTRLEN];
+
+		argv_add(a, "-A");
+		argv_add(a, "%s/%d", inet_ntop(AF_INET, &node->source_block.net, net, sizeof(net)),
+			 node->source_block.len);
+	}
 }
 
 /* One client flow: -t for anycast, -R/-q for DNS steering. */

@@ -226,6 +226,12 @@ struct topo_node {
 	double zipf_exponent; /* skew = zipf */
 	int arrivals;	      /* enum topo_arrivals */
 	int resolver_all;
+	/* source_block: logical client j sends from source_net + (j mod 2^(32 -
+	 * source_len)); source_len 0: from the link address */
+	struct topo_block {
+		struct in_addr net;
+		int len;
+	} source_block;
 
 	/* dns */
 	double quorum;	 /* healthy while more than this share of probers say so */

@@ -301,11 +301,58 @@ static void topo_check_population(struct topo_parse *p, int i)
 		topo_error(p, m->where[TOPO_K_ZIPF_EXPONENT],
 			   "[client %s] zipf_exponent: expected at most 10, got %g", node->name,
 			   node->zipf_exponent);
+	if (m->where[TOPO_K_SOURCE_BLOCK] != 0 && node->population == 0)
+		topo_error(p, m->where[TOPO_K_SOURCE_BLOCK],
+			   "[client %s] source_block: goes with population = N (a population of "
+			   "N logical clients)",
+			   node->name);
 	if (node->population > 0 && node->client_id > 8191)
 		topo_error(p, m->where[TOPO_K_POPULATION],
 			   "[client %s] population: only the first 8191 clients may be "
 			   "populations (the id scheme, docs/agents.md); this one is client %u",
 			   node->name, node->client_id);
+}
+
+static int topo_in_block(const struct topo_block *b, struct in_addr a)
+{
+	uint32_t mask = b->len == 32 ? 0xFFFFFFFFu : ~(0xFFFFFFFFu >> b->len);
+
+	return b->len > 0 && (ntohl(a.s_addr) & mask) == ntohl(b->net.s_addr);
+}
+
+/* topo_check_blocks: a client's source_block holds neither the service nor
+ * a site's address, nor overlaps another client's */
+static void topo_check_blocks(struct topo_parse *p)
+{
+	struct topology *t = p->t;
+	char a[INET_ADDRSTRLEN];
+
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *n = &t->nodes[i];
+		int w = p->meta[i].where[TOPO_K_SOURCE_BLOCK];
+
+		if (n->kind != TOPO_CLIENT || n->source_block.len == 0)
+			continue;
+		if (topo_in_block(&n->source_block, t->service))
+			topo_error(p, w, "[client %s] source_block: holds the service address %s",
+				   n->name, inet_ntop(AF_INET, &t->service, a, sizeof(a)));
+		for (int j = 0; j < t->nnodes; j++) {
+			const struct topo_node *o = &t->nodes[j];
+
+			if (o->kind == TOPO_SITE && topo_in_block(&n->source_block, o->address))
+				topo_error(p, w,
+					   "[client %s] source_block: holds site %s's address %s",
+					   n->name, o->name,
+					   inet_ntop(AF_INET, &o->address, a, sizeof(a)));
+			if (j < i && o->kind == TOPO_CLIENT && o->source_block.len > 0 &&
+			    (topo_in_block(&n->source_block, o->source_block.net) ||
+			     topo_in_block(&o->source_block, n->source_block.net)))
+				topo_error(
+				    p, w,
+				    "[client %s] source_block: overlaps client %s's (line %d)",
+				    n->name, o->name, p->meta[j].where[TOPO_K_SOURCE_BLOCK]);
+		}
+	}
 }
 
 /* topo_check_addresses: every site's address differs from the service and
@@ -559,6 +606,7 @@ void topo_check(struct topo_parse *p)
 	}
 	topo_sticky(p);
 	topo_check_addresses(p);
+	topo_check_blocks(p);
 	topo_check_paths(p);
 	topo_check_bgp(p);
 	topo_check_events(p);

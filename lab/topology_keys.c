@@ -96,6 +96,7 @@ static const struct topo_key topo_client_keys[] = {
     {"skew", TOPO_T_CHOICE, NODE(skew), 0, 0, -1, topo_skew_words},
     {"zipf_exponent", TOPO_T_RATE, NODE(zipf_exponent), 0, 0, -1, NULL},
     {"arrivals", TOPO_T_CHOICE, NODE(arrivals), 0, 0, -1, topo_arrivals_words},
+    {"source_block", TOPO_T_BLOCK, NODE(source_block), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_dns_keys[] = {
@@ -322,6 +323,42 @@ int topo_check_dname(const char *s)
 	return label == 0 ? -1 : 0;
 }
 
+/* topo_block: "A.B.C.D/LEN", 16 <= LEN <= 32, the host bits zero, in
+ * 198.18.0.0/15 outside the links' /22, the routers' /20 and the
+ * resolvers' /17. NULL, or what was expected. */
+static const char *topo_block(const char *s, struct topo_block *b)
+{
+	static const char *const rule =
+	    "expected NET/LEN (16 <= LEN <= 32, host bits zero) in 198.18.0.0/15 outside the "
+	    "links' 198.18.0.0/22, the routers' 198.18.32.0/20 and the resolvers' "
+	    "198.18.128.0/17, such as 198.18.64.0/18";
+	char host[INET_ADDRSTRLEN];
+	const char *slash = strchr(s, '/');
+	long long len;
+	uint32_t net, mask, last;
+	struct in_addr a;
+
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(host) ||
+	    topo_whole(slash + 1, 16, 32, &len) < 0)
+		return rule;
+	memcpy(host, s, (size_t)(slash - s));
+	host[slash - s] = '\0';
+	if (inet_pton(AF_INET, host, &a) != 1)
+		return rule;
+	net = ntohl(a.s_addr);
+	mask = len == 32 ? 0xFFFFFFFFu : ~(0xFFFFFFFFu >> len);
+	last = net | ~mask;
+	if ((net & ~mask) != 0 || (net & 0xFFFE0000u) != TOPO_LINK_BASE ||
+	    /* overlaps a block of the plan: one holds the other's start */
+	    (net <= TOPO_LINK_BASE + 0x3FFu && last >= TOPO_LINK_BASE) ||
+	    (net <= TOPO_ROUTERS_BASE + 0xFFFu && last >= TOPO_ROUTERS_BASE) ||
+	    (net <= TOPO_RESOLVER_BASE + 0x7FFFu && last >= TOPO_RESOLVER_BASE))
+		return rule;
+	b->net = a;
+	b->len = (int)len;
+	return NULL;
+}
+
 /* topo_resolver_ref: "NAME" or "NAME.N" (cache N of a [resolver] node). */
 static int topo_resolver_ref(const char *s, struct topo_resolver_ref *ref)
 {
@@ -403,6 +440,8 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 			       "198.18.128.0/17, such as 198.19.0.1";
 		memcpy(dst, &a, sizeof(a));
 		return NULL;
+	case TOPO_T_BLOCK:
+		return topo_block(s, dst);
 	case TOPO_T_PORT:
 		if (topo_whole(s, 1, 65535, &u) < 0)
 			return "expected a port number from 1 to 65535";
@@ -507,6 +546,8 @@ size_t topo_value_size(enum topo_type type)
 		return sizeof(double);
 	case TOPO_T_BOOL:
 		return sizeof(int);
+	case TOPO_T_BLOCK:
+		return sizeof(struct topo_block);
 	}
 	return 0;
 }
@@ -592,6 +633,14 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 		else
 			snprintf(buf, len, "%lld", (long long)*(const int64_t *)src);
 		break;
+	case TOPO_T_BLOCK: {
+		const struct topo_block *b = src;
+		char a[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &b->net, a, sizeof(a));
+		snprintf(buf, len, "%s/%d", a, b->len);
+		break;
+	}
 	}
 	return buf;
 }

@@ -30,7 +30,7 @@
 
 #define CLIENT_USAGE                                                                               \
 	"usage: client -i ID (-t ADDR:PORT | -R RESOLVER[:PORT] -q NAME [-p PORT] [-S STICKY])\n"  \
-	"              [-P N [-k SKEW] [-a ARRIVALS] [-Q SHARE] [-s SEED]]\n"                      \
+	"              [-P N [-k SKEW] [-a ARRIVALS] [-Q SHARE] [-s SEED] [-A NET/LEN]]\n"         \
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
 	"BIN]\n"                                                                                   \
 	"              [-v] [-h]\n"
@@ -51,6 +51,7 @@ struct client_opts {
 	struct pop_rates rates;
 	int poisson;
 	double sticky_share; /* -Q, of a population; -1: not given */
+	uint32_t src_net, src_size; /* -A NET/LEN: host order; size 0: none */
 	uint64_t seed;
 	uint16_t port;
 	int64_t sticky_ns;
@@ -76,7 +77,8 @@ static void client_usage(FILE *fp)
 		"               list:W1,W2,... (client j weighs W[j mod k])\n"
 		"  -a ARRIVALS  paced (default: even gaps, spread phases) or poisson\n"
 		"  -Q SHARE     with -S: this share of the population is sticky (default 1)\n"
-		"  -s SEED      seed of the Poisson arrivals (default: the id)\n"
+		"  -s SEED      seed of the Poisson arrivals (default: the id + 1)\n"
+		"  -A NET/LEN   client j sends from NET + (j mod 2^(32-LEN)) (local addresses)\n"
 		"  -r RATE      requests per second (default 1000)\n"
 		"  -w TIMEOUT   a request unanswered this long is lost (default 500ms)\n"
 		"  -d DURATION  stop sending after this long (default: at SIGTERM)\n"
@@ -95,6 +97,32 @@ static void client_bad(const char *flag, const char *what, const char *arg)
 	opt_bad("client", CLIENT_USAGE, flag, what, arg);
 }
 
+/* client_block: "A.B.C.D/LEN" into its first address and size (host
+ * order). 0 or -1. */
+static int client_block(const char *s, uint32_t *net, uint32_t *size)
+{
+	char host[INET_ADDRSTRLEN];
+	const char *slash = strchr(s, '/');
+	const char *errstr;
+	struct in_addr a;
+	long long len;
+	uint32_t mask;
+
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(host))
+		return -1;
+	memcpy(host, s, (size_t)(slash - s));
+	host[slash - s] = '\0';
+	len = strtonum(slash + 1, 1, 32, &errstr);
+	if (errstr || inet_pton(AF_INET, host, &a) != 1)
+		return -1;
+	mask = len == 32 ? 0xFFFFFFFFu : ~(0xFFFFFFFFu >> len);
+	if ((ntohl(a.s_addr) & ~mask) != 0)
+		return -1;
+	*net = ntohl(a.s_addr);
+	*size = len == 32 ? 1 : 1u << (32 - len);
+	return 0;
+}
+
 static void client_parse(int argc, char **argv, struct client_opts *o)
 {
 	unsigned long long v;
@@ -109,7 +137,7 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 	o->port = 0;
 	o->sticky_share = -1;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:i:t:R:q:p:S:P:k:a:Q:s:r:w:d:o:B:vh")) != -1) {
+	while ((ch = getopt(argc, argv, ":n:e:i:t:R:q:p:S:P:k:a:Q:s:A:r:w:d:o:B:vh")) != -1) {
 		switch (ch) {
 		case 'n':
 			o->node = optarg;
@@ -163,6 +191,11 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 			if (errno || end == optarg || *end || !(o->sticky_share >= 0) ||
 			    o->sticky_share > 1)
 				client_bad("-Q", "a share from 0 to 1", optarg);
+			break;
+		case 'A':
+			if (client_block(optarg, &o->src_net, &o->src_size) == -1)
+				client_bad("-A", "an IPv4 NET/LEN (LEN 1 to 32, host bits zero)",
+					   optarg);
 			break;
 		case 's':
 			v = strtonum(optarg, 0, LLONG_MAX, &errstr);
@@ -397,6 +430,8 @@ static int client_pop_start(struct client_opts *o, struct client *c, struct loop
 		log_warnx("out of memory for %u logical clients", o->population);
 		return -1;
 	}
+	pop->src_net = o->src_net;
+	pop->src_size = o->src_size;
 	if (o->resolver) {
 		if (pop_dns_init(pop, o->nresolvers, o->sticky_share) == -1) {
 			log_warnx("out of memory for %u logical clients", o->population);

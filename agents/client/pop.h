@@ -31,6 +31,7 @@
 #ifndef STEERLAB_CLIENT_POP_H
 #define STEERLAB_CLIENT_POP_H
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -103,6 +104,7 @@ struct pop {
 	uint32_t nheap;	 /* clients with a request still to send */
 	int64_t end_ns;	 /* no request is due at or after it; INT64_MAX: no end */
 	uint32_t *byqid; /* DNS: qid -> client + 1 of the outstanding queries */
+	uint32_t src_net, src_size; /* source_block (host order); size 0: none */
 	uint32_t asking; /* outstanding queries */
 };
 
@@ -126,6 +128,17 @@ static inline int64_t pop_next_ns(const struct pop *p)
 /* pop_due: the client whose request is due at or before now, moved on to
  * its next request; -1 if none is due. */
 int64_t pop_due(struct pop *p, int64_t now);
+
+/* pop_source: client j's source address from the block: net + (j mod
+ * size); 0.0.0.0 (the kernel's choice) without a block */
+static inline struct in_addr pop_source(const struct pop *p, uint32_t j)
+{
+	struct in_addr a = {0};
+
+	if (p->src_size)
+		a.s_addr = htonl(p->src_net + j % p->src_size);
+	return a;
+}
 
 /* pop_dns_init: DNS state: client j asks resolver j mod nresolvers and is
  * sticky by q. 0, or -1 if out of memory. */

@@ -90,6 +90,33 @@ int popdns_first(struct popdns *d)
 	return 0;
 }
 
+/* popdns_send: a query from the client's own source address, if it has one */
+static int popdns_send(struct popdns *d, const uint8_t *buf, size_t n, const struct sockaddr_in *to,
+		       struct in_addr from)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+		struct cmsghdr align;
+	} cm;
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = n};
+	struct msghdr mh = {
+	    .msg_name = (void *)to, .msg_namelen = sizeof(*to), .msg_iov = &iov, .msg_iovlen = 1};
+	struct in_pktinfo pi = {.ipi_spec_dst = from};
+	struct cmsghdr *c;
+
+	if (from.s_addr != 0) {
+		memset(&cm, 0, sizeof(cm));
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = IPPROTO_IP;
+		c->cmsg_type = IP_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+	}
+	return sendmsg(d->fd, &mh, 0) == -1 ? -1 : 0;
+}
+
 static void popdns_ask(struct popdns *d, uint32_t j, int64_t now)
 {
 	struct pop_client *c = &d->pop->c[j];
@@ -110,8 +137,7 @@ static void popdns_ask(struct popdns *d, uint32_t j, int64_t now)
 		return;
 	}
 	d->queries++;
-	if (sendto(d->fd, buf, (size_t)n, 0, (const struct sockaddr *)&d->res[c->resolver],
-		   sizeof(d->res[0])) == -1 &&
+	if (popdns_send(d, buf, (size_t)n, &d->res[c->resolver], pop_source(d->pop, j)) == -1 &&
 	    d->failures++ == 0)
 		log_warn("%s: query to %s", __func__, inet_ntoa(d->res[c->resolver].sin_addr));
 }

@@ -144,7 +144,10 @@ static int client_send_pop(struct client *c, int64_t now, unsigned budget)
 				popdns_check(c->popdns, (uint32_t)j, now);
 				to.sin_addr = c->pop->c[j].addr;
 			}
-			udp_tx_to(io, (const struct sockaddr *)&to, sizeof(to), WIRE_LEN);
+			if (c->pop->src_size)
+				udp_tx_to_from(io, &to, pop_source(c->pop, (uint32_t)j), WIRE_LEN);
+			else
+				udp_tx_to(io, (const struct sockaddr *)&to, sizeof(to), WIRE_LEN);
 			n++;
 		}
 		if (n == 0)

@@ -15,9 +15,11 @@
 #      1 s buckets, no 1 s bucket more than 0.5 points below the one before
 #      (each sticky user is 0.01 % of the traffic).
 # 2. The same agent at a high aggregate rate (anycast, 10,000 clients,
-#    50,000 requests/s): the collector drops nothing and the client's and
-#    the captures' counts agree within 0.1 %. (bench/load asserts the
-#    speed; this asserts correctness at load.)
+#    50,000 requests/s), each client from its own address (source_block
+#    198.18.64.0/18): the collector drops nothing, the client's and the
+#    captures' counts agree within 0.1 %, and the captured requests come from
+#    10,000 distinct addresses of the block. (bench/load asserts the speed;
+#    this asserts correctness at load.)
 # 3. An overloaded population is flagged as an overloaded client is: told
 #    1,000,000 requests/s, its base id is named in client_behind and the run
 #    is invalid (exit 3).
@@ -95,11 +97,17 @@ assert_no_leftovers $lab "$rundir"
 rundir2=$out/load
 rc=0
 $STEERLAB run bench/load/load.ini --out "$rundir2" --set name=it-popload --set users.population=10000 \
-	--set rate=50000 --set duration=10s --set fail_at=5s --quiet >"$out/load.log" 2>&1 || rc=$?
+	--set users.source_block=198.18.64.0/18 --set rate=50000 --set duration=10s --set fail_at=5s \
+	--quiet >"$out/load.log" 2>&1 || rc=$?
 # the run may be invalid on a busy machine (late replies); what must hold
 # is that nothing was dropped or miscounted
 [ -s "$rundir2/clocks.json" ] || { cat "$out/load.log"; fail "load run: no clocks.json (exit $rc)"; }
 counts_agree "$rundir2"
+read -r nsrc outside < <(tshark -r "$rundir2/capture-a.pcap" -T fields -e ip.src 2>/dev/null | sort -u |
+	awk -F. '{ n++ } !($1 == 198 && $2 == 18 && $3 >= 64 && $3 < 128) { out++ } END { print n + 0, out + 0 }')
+echo "captured requests from $nsrc source addresses, $outside outside the block"
+[ "$nsrc" = 10000 ] && [ "$outside" = 0 ] || fail "expected 10000 source addresses, all in 198.18.64.0/18"
+echo "ok: each logical client its own source address"
 assert_no_leftovers it-popload "$rundir2"
 
 rundir3=$out/over

@@ -321,7 +321,7 @@ static void test_dns_sticky_errors(void **state)
 			   "zero, got '0s'\n" DATA
 			   "err_sticky.ini:14: unknown key 'sticky_share' in [client c1] "
 			   "(expected: link, rate, timeout, mode, resolver, name, sticky, "
-			   "population, skew, zipf_exponent, arrivals)\n" DATA
+			   "population, skew, zipf_exponent, arrivals, source_block)\n" DATA
 			   "err_sticky.ini:17: [client c2] sticky: expected a duration of at most "
 			   "24h, got '25h'\n");
 	expect_errors(DATA "sticky.ini", sets, 5,
@@ -331,7 +331,7 @@ static void test_dns_sticky_errors(void **state)
 		      "--set sticky=0: expected a duration greater than zero\n"
 		      "--set c1.sticky_share=0.5: unknown key 'sticky_share' in [client c1] "
 		      "(expected: link, rate, timeout, mode, resolver, name, sticky, population, "
-		      "skew, zipf_exponent, arrivals)\n");
+		      "skew, zipf_exponent, arrivals, source_block)\n");
 	expect_errors(DATA "sticky.ini", share, 2,
 		      "--set sticky=0s: expected a duration greater than zero\n");
 }
