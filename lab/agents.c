@@ -450,6 +450,10 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 				argv_add(&a, "%s",
 					 ip(topo_resolver_addr(t, node->resolver, (int)k), buf));
 			}
+			if (node->resolver_weights[0]) {
+				argv_add(&a, "-W");
+				argv_add(&a, "%s", node->resolver_weights);
+			}
 		} else {
 			argv_add(&a, "-R");
 			argv_add(&a, "%s", ip(topo_client_resolver(t, n), buf));

@@ -188,6 +188,7 @@ enum topo_arrivals {
 
 /* the largest population of a node: lib/wire.h, WIRE_POP_INDEX_MASK + 1 */
 #define TOPO_POPULATION_MAX 131072
+#define TOPO_WEIGHTS_LEN 512
 
 struct topo_node {
 	enum topo_kind kind;
@@ -226,6 +227,9 @@ struct topo_node {
 	double zipf_exponent; /* skew = zipf */
 	int arrivals;	      /* enum topo_arrivals */
 	int resolver_all;
+	/* resolver_weights: the caches' weights, "W1,W2,..." as written (one
+	 * per cache of the [resolver] node; "" in turn) */
+	char resolver_weights[TOPO_WEIGHTS_LEN];
 	/* source_block: logical client j sends from source_net + (j mod 2^(32 -
 	 * source_len)); source_len 0: from the link address */
 	struct topo_block {

@@ -306,6 +306,23 @@ static void topo_check_population(struct topo_parse *p, int i)
 			   "[client %s] source_block: goes with population = N (a population of "
 			   "N logical clients)",
 			   node->name);
+	if (m->where[TOPO_K_RESOLVER_WEIGHTS] != 0) {
+		int n = 1;
+
+		for (const char *c = node->resolver_weights; *c; c++)
+			n += *c == ',';
+		if (!node->resolver_all)
+			topo_error(p, m->where[TOPO_K_RESOLVER_WEIGHTS],
+				   "[client %s] resolver_weights: goes with population = N and "
+				   "resolver = NAME of a [resolver] node (without .N)",
+				   node->name);
+		else if ((unsigned)n != p->t->nodes[node->resolver].count)
+			topo_error(p, m->where[TOPO_K_RESOLVER_WEIGHTS],
+				   "[client %s] resolver_weights: %d weights for the %u caches of "
+				   "[resolver %s]",
+				   node->name, n, p->t->nodes[node->resolver].count,
+				   p->t->nodes[node->resolver].name);
+	}
 	if (node->population > 0 && node->client_id > 8191)
 		topo_error(p, m->where[TOPO_K_POPULATION],
 			   "[client %s] population: only the first 8191 clients may be "

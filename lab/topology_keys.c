@@ -97,6 +97,7 @@ static const struct topo_key topo_client_keys[] = {
     {"zipf_exponent", TOPO_T_RATE, NODE(zipf_exponent), 0, 0, -1, NULL},
     {"arrivals", TOPO_T_CHOICE, NODE(arrivals), 0, 0, -1, topo_arrivals_words},
     {"source_block", TOPO_T_BLOCK, NODE(source_block), 0, 0, -1, NULL},
+    {"resolver_weights", TOPO_T_WEIGHTS, NODE(resolver_weights), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_dns_keys[] = {
@@ -323,6 +324,35 @@ int topo_check_dname(const char *s)
 	return label == 0 ? -1 : 0;
 }
 
+/* topo_weights: "W1, W2, ..." (spaces allowed around the commas), each a
+ * decimal > 0; kept without the spaces. NULL, or what was expected. */
+static const char *topo_weights(const char *s, char *dst)
+{
+	static const char *const rule = "expected weights W1, W2, ..., each a number above 0 "
+					"such as 2 or 0.5, one per cache of the [resolver] node";
+	char buf[TOPO_WEIGHTS_LEN], out[TOPO_WEIGHTS_LEN] = "", *save = NULL, *tok;
+	size_t len = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return rule;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		double w;
+
+		while (*tok == ' ' || *tok == '\t')
+			tok++;
+		for (char *e = tok + strlen(tok); e > tok && (e[-1] == ' ' || e[-1] == '\t');)
+			*--e = '\0';
+		if (topo_decimal(tok, &w) == -1 || w <= 0)
+			return rule;
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s", len ? "," : "", tok);
+	}
+	if (len == 0 || s[strlen(s) - 1] == ',')
+		return rule;
+	strcpy(dst, out);
+	return NULL;
+}
+
 /* topo_block: "A.B.C.D/LEN", 16 <= LEN <= 32, the host bits zero, in
  * 198.18.0.0/15 outside the links' /22, the routers' /20 and the
  * resolvers' /17. NULL, or what was expected. */
@@ -442,6 +472,8 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 		return NULL;
 	case TOPO_T_BLOCK:
 		return topo_block(s, dst);
+	case TOPO_T_WEIGHTS:
+		return topo_weights(s, dst);
 	case TOPO_T_PORT:
 		if (topo_whole(s, 1, 65535, &u) < 0)
 			return "expected a port number from 1 to 65535";
@@ -548,6 +580,8 @@ size_t topo_value_size(enum topo_type type)
 		return sizeof(int);
 	case TOPO_T_BLOCK:
 		return sizeof(struct topo_block);
+	case TOPO_T_WEIGHTS:
+		return TOPO_WEIGHTS_LEN;
 	}
 	return 0;
 }
@@ -632,6 +666,9 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 			snprintf(buf, len, "random");
 		else
 			snprintf(buf, len, "%lld", (long long)*(const int64_t *)src);
+		break;
+	case TOPO_T_WEIGHTS:
+		snprintf(buf, len, "%s", (const char *)src);
 		break;
 	case TOPO_T_BLOCK: {
 		const struct topo_block *b = src;

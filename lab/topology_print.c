@@ -42,6 +42,9 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		if (node && node->kind == TOPO_CLIENT && node->skew != TOPO_SKEW_ZIPF &&
 		    strcmp(keys[k].name, "zipf_exponent") == 0)
 			continue;
+		if (node && node->kind == TOPO_CLIENT && node->resolver_weights[0] == '\0' &&
+		    strcmp(keys[k].name, "resolver_weights") == 0)
+			continue;
 		if (node && node->kind == TOPO_CLIENT && node->source_block.len == 0 &&
 		    strcmp(keys[k].name, "source_block") == 0)
 			continue;

@@ -30,7 +30,8 @@
 
 #define CLIENT_USAGE                                                                               \
 	"usage: client -i ID (-t ADDR:PORT | -R RESOLVER[:PORT] -q NAME [-p PORT] [-S STICKY])\n"  \
-	"              [-P N [-k SKEW] [-a ARRIVALS] [-Q SHARE] [-s SEED] [-A NET/LEN]]\n"         \
+	"              [-P N [-k SKEW] [-a ARRIVALS] [-Q SHARE] [-s SEED] [-A NET/LEN] [-W "       \
+	"W,...]]\n"                                                                                \
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
 	"BIN]\n"                                                                                   \
 	"              [-v] [-h]\n"
@@ -52,6 +53,8 @@ struct client_opts {
 	int poisson;
 	double sticky_share; /* -Q, of a population; -1: not given */
 	uint32_t src_net, src_size; /* -A NET/LEN: host order; size 0: none */
+	double weights[POP_MAX_RESOLVERS]; /* -W, of the -R in order */
+	int nweights;
 	uint64_t seed;
 	uint16_t port;
 	int64_t sticky_ns;
@@ -79,6 +82,8 @@ static void client_usage(FILE *fp)
 		"  -Q SHARE     with -S: this share of the population is sticky (default 1)\n"
 		"  -s SEED      seed of the Poisson arrivals (default: the id + 1)\n"
 		"  -A NET/LEN   client j sends from NET + (j mod 2^(32-LEN)) (local addresses)\n"
+		"  -W W1,W2,... the resolvers' weights, one per -R: client j asks one at\n"
+		"               random in these proportions (default: in turn)\n"
 		"  -r RATE      requests per second (default 1000)\n"
 		"  -w TIMEOUT   a request unanswered this long is lost (default 500ms)\n"
 		"  -d DURATION  stop sending after this long (default: at SIGTERM)\n"
@@ -95,6 +100,24 @@ static void client_usage(FILE *fp)
 static void client_bad(const char *flag, const char *what, const char *arg)
 {
 	opt_bad("client", CLIENT_USAGE, flag, what, arg);
+}
+
+/* client_weights: "W1,W2,..." (each a number > 0). 0 or -1. */
+static int client_weights(const char *s, double *w, int *n)
+{
+	char *end;
+
+	for (*n = 0;; s = end + 1) {
+		if (*n == POP_MAX_RESOLVERS)
+			return -1;
+		errno = 0;
+		w[*n] = strtod(s, &end);
+		if (errno || end == s || !isfinite(w[*n]) || w[*n] <= 0 || (*end && *end != ','))
+			return -1;
+		(*n)++;
+		if (*end == '\0')
+			return 0;
+	}
 }
 
 /* client_block: "A.B.C.D/LEN" into its first address and size (host
@@ -137,7 +160,7 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 	o->port = 0;
 	o->sticky_share = -1;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:i:t:R:q:p:S:P:k:a:Q:s:A:r:w:d:o:B:vh")) != -1) {
+	while ((ch = getopt(argc, argv, ":n:e:i:t:R:q:p:S:P:k:a:Q:s:A:W:r:w:d:o:B:vh")) != -1) {
 		switch (ch) {
 		case 'n':
 			o->node = optarg;
@@ -191,6 +214,11 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 			if (errno || end == optarg || *end || !(o->sticky_share >= 0) ||
 			    o->sticky_share > 1)
 				client_bad("-Q", "a share from 0 to 1", optarg);
+			break;
+		case 'W':
+			if (client_weights(optarg, o->weights, &o->nweights) == -1)
+				client_bad("-W", "weights W1,W2,... (each > 0, at most 250)",
+					   optarg);
 			break;
 		case 'A':
 			if (client_block(optarg, &o->src_net, &o->src_size) == -1)
@@ -264,6 +292,11 @@ static void client_parse(int argc, char **argv, struct client_opts *o)
 				   o->rates.skew != POP_EQUAL || o->poisson || o->seed)) {
 		fprintf(stderr, "client: several -R, -k, -a, -Q and -s go with -P (a "
 				"population)\n" CLIENT_USAGE);
+		exit(1);
+	}
+	if (o->nweights && o->nweights != o->nresolvers) {
+		fprintf(stderr, "client: -W gives %d weights for %d resolvers (-R)\n" CLIENT_USAGE,
+			o->nweights, o->nresolvers);
 		exit(1);
 	}
 	if (o->sticky_share >= 0 && o->sticky_ns == 0) {
@@ -433,7 +466,8 @@ static int client_pop_start(struct client_opts *o, struct client *c, struct loop
 	pop->src_net = o->src_net;
 	pop->src_size = o->src_size;
 	if (o->resolver) {
-		if (pop_dns_init(pop, o->nresolvers, o->sticky_share) == -1) {
+		if (pop_dns_init(pop, o->nresolvers, o->nweights ? o->weights : NULL,
+				 o->sticky_share) == -1) {
 			log_warnx("out of memory for %u logical clients", o->population);
 			return -1;
 		}
@@ -562,9 +596,11 @@ int main(int argc, char **argv)
 	log_info("client %u: %.0f requests/s to %s, timeout %lldms", o.cfg.id, o.cfg.rate, o.target,
 		 (long long)(o.cfg.timeout_ns / NSEC_PER_MSEC));
 	if (o.population) {
-		log_info("a population of %u logical clients, ids %u to %u, %s arrivals",
+		log_info("a population of %u logical clients, ids %u to %u, %s arrivals, %d "
+			 "resolver%s %s",
 			 o.population, o.cfg.id, o.cfg.id + o.population - 1,
-			 o.poisson ? "poisson" : "paced");
+			 o.poisson ? "poisson" : "paced", o.nresolvers,
+			 o.nresolvers == 1 ? "" : "s", o.nweights ? "weighted" : "in turn");
 		event_emit(ev, "client_started", "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:I, s:s, s:f}",
 			   "client", (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate,
 			   "resolver", o.resolver, "mode", o.resolver ? "dns" : "anycast",

@@ -140,9 +140,17 @@ static inline struct in_addr pop_source(const struct pop *p, uint32_t j)
 	return a;
 }
 
-/* pop_dns_init: DNS state: client j asks resolver j mod nresolvers and is
- * sticky by q. 0, or -1 if out of memory. */
-int pop_dns_init(struct pop *p, int nresolvers, double q);
+/* pop_dns_init: DNS state: client j asks resolver j mod nresolvers, or
+ * with weights (NULL: in turn) resolver k with probability w[k] / sum: the
+ * one whose share of [0, 1) holds pop_resolver_point(j); and is sticky by
+ * q. 0, or -1 if out of memory. */
+int pop_dns_init(struct pop *p, int nresolvers, const double *weights, double q);
+
+/* pop_resolver_point: client j's point in [0, 1) for a weighted choice of
+ * resolver: frac(j (sqrt(3) - 1)), a sequence independent of the send and
+ * hold phases, so the clients of one resolver do not all send early in
+ * the second or expire first */
+double pop_resolver_point(uint32_t j);
 
 /* pop_dns_first: the first answer of resolver k (addr, hold_ns: the TTL's or
  * the stickiness') to its clients, each holding it a phase of hold_ns from

@@ -206,7 +206,7 @@ static void test_dns_state(void **state)
 	(void)state;
 	pop_rates_parse("equal", &r);
 	assert_int_equal(pop_init(&p, 1000, 0, &r, 1000, 0, 1), 0);
-	assert_int_equal(pop_dns_init(&p, 3, 0.02), 0);
+	assert_int_equal(pop_dns_init(&p, 3, NULL, 0.02), 0);
 	pop_dns_first(&p, 1, a, ttl, sticky, now);
 	for (uint32_t j = 0; j < 1000; j++) {
 		const struct pop_client *c = &p.c[j];
@@ -247,6 +247,31 @@ static void test_dns_state(void **state)
 	pop_free(&p);
 }
 
+/* weighted resolvers: the shares of any first k clients near the weights */
+static void test_dns_weighted(void **state)
+{
+	static const double w[] = {3, 1, 1, 5};
+	struct pop p;
+	struct pop_rates r;
+	uint32_t count[4] = {0};
+
+	(void)state;
+	pop_rates_parse("equal", &r);
+	assert_int_equal(pop_init(&p, 10000, 0, &r, 1000, 0, 1), 0);
+	assert_int_equal(pop_dns_init(&p, 4, w, 0), 0);
+	for (uint32_t j = 0; j < 10000; j++) {
+		count[p.c[j].resolver]++;
+		if (j == 99) { /* the first 100 already within 3 of their share */
+			assert_true(abs((int)count[0] - 30) <= 3 && abs((int)count[3] - 50) <= 3);
+		}
+	}
+	assert_true(abs((int)count[0] - 3000) <= 5);
+	assert_true(abs((int)count[1] - 1000) <= 5);
+	assert_true(abs((int)count[2] - 1000) <= 5);
+	assert_true(abs((int)count[3] - 5000) <= 5);
+	pop_free(&p);
+}
+
 /* the id scheme: a population's ids tell the flow and the agent apart for
  * the collector, the clocks and the verdict, up to 8191 nodes of 131072 */
 static void test_id_scheme(void **state)
@@ -276,7 +301,8 @@ int main(void)
 	    cmocka_unit_test(test_rates_parse),	   cmocka_unit_test(test_rates_skews),
 	    cmocka_unit_test(test_phase_spread),   cmocka_unit_test(test_sticky_selection),
 	    cmocka_unit_test(test_schedule_paced), cmocka_unit_test(test_schedule_poisson),
-	    cmocka_unit_test(test_dns_state),	   cmocka_unit_test(test_id_scheme),
+	    cmocka_unit_test(test_dns_state),	   cmocka_unit_test(test_dns_weighted),
+	    cmocka_unit_test(test_id_scheme),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
