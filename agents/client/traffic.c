@@ -324,7 +324,7 @@ int64_t client_sending_ns(const struct client *c)
 int client_start(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv)
 {
 	int64_t tick = cfg->timeout_ns / 10, now;
-	int bufsz = 8 << 20;
+	int bufsz = 32 << 20;
 	double window = cfg->rate * ((double)cfg->timeout_ns / NSEC_PER_SEC);
 
 	memset(c, 0, sizeof(*c));
