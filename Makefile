@@ -273,6 +273,7 @@ bench:
 	bench/dns-qps/run.sh
 	bench/analysis/run.sh
 	bench/bgp/run.sh
+	bench/load/run.sh
 
 # dnsperf against authd (three policies), NSD and Knot on loopback
 # (bench/dns-qps/run.sh [SECONDS] [ROUNDS]; BDQ_PERF=1 adds a perf profile).
@@ -302,6 +303,13 @@ bench-bgp:
 	$(MAKE) deps
 	$(MAKE) all
 	bench/bgp/run.sh
+
+# The population client against the raw floor at 10^2 .. 10^5 logical
+# clients (bench/load/run.sh [SECONDS [RATE [SIZES]]]; root).
+.PHONY: bench-load
+bench-load:
+	$(MAKE) all tools
+	bench/load/run.sh
 
 # libFuzzer targets (clang and libclang-rt-14-dev), one per reader of
 # untrusted bytes, each tests/fuzz/fuzz_NAME.c with its seed corpus in

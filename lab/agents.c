@@ -408,6 +408,29 @@ int lab_start_infra(struct lab *lab)
 	return rc;
 }
 
+/* lab_population_args: a population's -P, -k, -a (docs/agents.md) */
+static void lab_population_args(struct lab_argv *a, const struct topo_node *node)
+{
+	argv_add(a, "-P");
+	argv_add(a, "%u", node->population);
+	argv_add(a, "-k");
+	if (node->skew == TOPO_SKEW_HARMONIC)
+		argv_add(a, "harmonic");
+	else if (node->skew == TOPO_SKEW_ZIPF)
+		argv_add(a, "zipf:%.15g", node->zipf_exponent);
+	else
+		argv_add(a, "equal");
+	argv_add(a, "-a");
+	argv_add(a, "%s", node->arrivals == TOPO_ARRIVALS_POISSON ? "poisson" : "paced");
+	if (node->source_block.len > 0) {
+		char net[INET_ADDRSTRLEN];
+
+		argv_add(a, "-A");
+		argv_add(a, "%s/%d", inet_ntop(AF_INET, &node->source_block.net, net, sizeof(net)),
+			 node->source_block.len);
+	}
+}
+
 /* One client flow: -t for anycast, -R/-q for DNS steering. */
 static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 {
@@ -419,11 +442,29 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 
 	argv_start(&a, lab, n, "client", label);
 	argv_add(&a, "-i");
-	argv_add(&a, "%u", dns ? LAB_DNS_CLIENT_ID(node->client_id) : node->client_id);
+	if (node->population)
+		argv_add(&a, "%u", LAB_POP_ID(node->client_id, dns));
+	else
+		argv_add(&a, "%u", dns ? LAB_DNS_CLIENT_ID(node->client_id) : node->client_id);
+	if (node->population)
+		lab_population_args(&a, node);
 	if (dns) {
-		/* the [dns] node itself, or its cache of a [resolver] node */
-		argv_add(&a, "-R");
-		argv_add(&a, "%s", ip(topo_client_resolver(t, n), buf));
+		/* the [dns] node itself, or its cache of a [resolver] node; a
+		 * population's clients every cache of it in turn */
+		if (node->resolver_all) {
+			for (unsigned k = 1; k <= t->nodes[node->resolver].count; k++) {
+				argv_add(&a, "-R");
+				argv_add(&a, "%s",
+					 ip(topo_resolver_addr(t, node->resolver, (int)k), buf));
+			}
+			if (node->resolver_weights[0]) {
+				argv_add(&a, "-W");
+				argv_add(&a, "%s", node->resolver_weights);
+			}
+		} else {
+			argv_add(&a, "-R");
+			argv_add(&a, "%s", ip(topo_client_resolver(t, n), buf));
+		}
 		argv_add(&a, "-q");
 		argv_add(&a, "%s", node->dns_name);
 		argv_add(&a, "-p");
@@ -431,6 +472,12 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 		if (node->sticky_ns > 0) {
 			argv_add(&a, "-S");
 			argv_add(&a, "%lldus", (long long)node->sticky_ns / 1000);
+		} else if (node->population && t->sticky_share > 0) {
+			/* [lab] sticky_share within the population */
+			argv_add(&a, "-S");
+			argv_add(&a, "%lldus", (long long)t->sticky_ns / 1000);
+			argv_add(&a, "-Q");
+			argv_add(&a, "%.15g", t->sticky_share);
 		}
 	} else {
 		argv_add(&a, "-t");
@@ -440,8 +487,14 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 	argv_add(&a, "%g", node->rate);
 	argv_add(&a, "-w");
 	argv_add(&a, "%lldus", (long long)node->timeout_ns / 1000);
-	argv_add(&a, "-o");
-	argv_add(&a, "%s/requests-%s%s.csv", lab->rundir, node->name, dns ? "-dns" : "");
+	if (t->records != TOPO_RECORDS_BINARY) {
+		argv_add(&a, "-o");
+		argv_add(&a, "%s/requests-%s%s.csv", lab->rundir, node->name, dns ? "-dns" : "");
+	}
+	if (t->records != TOPO_RECORDS_CSV) {
+		argv_add(&a, "-B");
+		argv_add(&a, "%s/requests-%s%s.bin", lab->rundir, node->name, dns ? "-dns" : "");
+	}
 	if (duration_ns) {
 		argv_add(&a, "-d");
 		argv_add(&a, "%lldus", (long long)duration_ns / 1000);

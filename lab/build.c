@@ -330,6 +330,9 @@ static int lab_configure_router_links(struct kern *k, const struct topology *t, 
 				rc = lab_route_via(k, t, r, path, i, node->address, 32);
 			if (rc == 0 && node->kind == TOPO_RESOLVER)
 				rc = lab_route_via(k, t, r, path, i, node->resolver_net, 24);
+			if (rc == 0 && node->kind == TOPO_CLIENT && node->source_block.len > 0)
+				rc = lab_route_via(k, t, r, path, i, node->source_block.net,
+						   node->source_block.len);
 		}
 		if (rc == -1)
 			return -1;
@@ -384,6 +387,13 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 			    kern_route_add(k, t->nodes[l->node].resolver_net, 24, l->node_addr,
 					   ifindex, 0) == -1)
 				goto out;
+			/* a population's source_block: its logical clients' addresses */
+			if (t->nodes[l->node].kind == TOPO_CLIENT &&
+			    t->nodes[l->node].source_block.len > 0 &&
+			    kern_route_add(k, t->nodes[l->node].source_block.net,
+					   t->nodes[l->node].source_block.len, l->node_addr,
+					   ifindex, 0) == -1)
+				goto out;
 		}
 		if (lab_configure_router_links(k, t, n) == -1)
 			goto out;
@@ -392,6 +402,13 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 		if ((ifindex = kern_ifindex(k, l->node_ifname)) == -1 ||
 		    kern_link_up(k, ifindex) == -1 || kern_addr_add(k, ifindex, l->node_addr, l->prefixlen) == -1 ||
 		    kern_route_add(k, any, 0, l->router_addr, ifindex, 0) == -1)
+			goto out;
+		/* a population's source_block, on lo: the whole prefix is local
+		 * (the kernel's local route of a loopback address covers its
+		 * prefix), so its logical clients send from and receive on any
+		 * address of it without one address each */
+		if (node->kind == TOPO_CLIENT && node->source_block.len > 0 &&
+		    kern_addr_add(k, 1, node->source_block.net, node->source_block.len) == -1)
 			goto out;
 		/* the anycast address, announced by the prober while healthy, and
 		 * the site's own address, which DNS steering hands out. With

@@ -33,6 +33,7 @@
 #include <sys/types.h>
 
 #include "topology.h"
+#include "wire.h"
 
 #define LAB_STATE_DIR "/run/steerlab"
 #define LAB_MAX_AGENTS (4 * TOPO_MAX_NODES)
@@ -100,6 +101,9 @@ int lab_start_clients(struct lab *lab, int64_t duration_ns);
 /* A client node's DNS-steered flow carries this id, its anycast flow the
  * node's client_id, so captures tell the two apart. */
 #define LAB_DNS_CLIENT_ID(id) (100000u + (id))
+/* a population's base id (lib/wire.h, WIRE_POP_ID): its logical client j
+ * sends as LAB_POP_ID(id, dns) + j */
+#define LAB_POP_ID(id, dns) WIRE_POP_ID((id), (dns), 0u)
 
 /* lab_start_infra: every agent of every node but the clients. */
 int lab_start_infra(struct lab *lab);

@@ -220,6 +220,7 @@ static void topo_node_header(struct topo_parse *p, enum topo_kind kind, const ch
 	node->line = p->in.lineno;
 	node->link = -1;
 	node->resolver = -1;
+	node->zipf_exponent = 1;
 	node->quorum = 0.5;
 	node->count = 1;
 	p->sect = t->nnodes++;

@@ -169,6 +169,27 @@ struct topo_rsv_pair {
 	int line;
 };
 
+enum topo_skew {
+	TOPO_SKEW_EQUAL,
+	TOPO_SKEW_HARMONIC,
+	TOPO_SKEW_ZIPF,
+};
+
+enum topo_records {
+	TOPO_RECORDS_CSV,
+	TOPO_RECORDS_BINARY,
+	TOPO_RECORDS_BOTH,
+};
+
+enum topo_arrivals {
+	TOPO_ARRIVALS_PACED,
+	TOPO_ARRIVALS_POISSON,
+};
+
+/* the largest population of a node: lib/wire.h, WIRE_POP_INDEX_MASK + 1 */
+#define TOPO_POPULATION_MAX 131072
+#define TOPO_WEIGHTS_LEN 512
+
 struct topo_node {
 	enum topo_kind kind;
 	char name[TOPO_NAME_MAX + 1];
@@ -202,6 +223,24 @@ struct topo_node {
 	double rate;	    /* requests per second */
 	int64_t timeout_ns; /* a request unanswered this long is lost */
 	uint32_t client_id; /* 1, 2, ... in file order */
+	/* a population (docs/topology.md, "Populations"): population logical
+	 * clients (0: one client) sharing rate by skew, arrivals paced or
+	 * poisson; resolver_all: they ask every cache of the [resolver] node
+	 * in turn (resolver = NAME without .N) */
+	unsigned population;
+	int skew;	      /* enum topo_skew */
+	double zipf_exponent; /* skew = zipf */
+	int arrivals;	      /* enum topo_arrivals */
+	int resolver_all;
+	/* resolver_weights: the caches' weights, "W1,W2,..." as written (one
+	 * per cache of the [resolver] node; "" in turn) */
+	char resolver_weights[TOPO_WEIGHTS_LEN];
+	/* source_block: logical client j sends from source_net + (j mod 2^(32 -
+	 * source_len)); source_len 0: from the link address */
+	struct topo_block {
+		struct in_addr net;
+		int len;
+	} source_block;
 
 	/* dns */
 	double quorum;	 /* healthy while more than this share of probers say so */
@@ -267,6 +306,8 @@ struct topology {
 	 * address sticky_ns (docs/topology.md: which ones) */
 	double sticky_share; /* 0 <= q <= 1 */
 	int64_t sticky_ns;   /* > 0 */
+	/* the clients' records: requests-NODE.csv, .bin or both (enum topo_records) */
+	int records;
 
 	/* FRR's knobs, used when routing = bgp (docs/topology.md, "Routing"),
 	 * their defaults FRR's datacenter profile */

@@ -275,6 +275,101 @@ static void topo_resolve(struct topo_parse *p, int i)
 			   label, node->mode == TOPO_MODE_DNS ? "dns" : "both");
 	node->resolver = d;
 	node->resolver_instance = instance;
+	node->resolver_all = node->population > 0 && d >= 0 && t->nodes[d].kind == TOPO_RESOLVER &&
+			     m->resolver.instance == 0;
+}
+
+/* topo_check_population: the population keys go with population, the
+ * exponent with skew = zipf; a node's id fits the id scheme (lib/wire.h) */
+static void topo_check_population(struct topo_parse *p, int i)
+{
+	static const int keys[] = {TOPO_K_SKEW, TOPO_K_ZIPF_EXPONENT, TOPO_K_ARRIVALS};
+	static const char *const names[] = {"skew", "zipf_exponent", "arrivals"};
+	const struct topo_node *node = &p->t->nodes[i];
+	const struct topo_meta *m = &p->meta[i];
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		if (m->where[keys[k]] != 0 && node->population == 0)
+			topo_error(p, m->where[keys[k]],
+				   "[client %s] %s: goes with population = N (a population of "
+				   "N logical clients)",
+				   node->name, names[k]);
+	if (m->where[TOPO_K_ZIPF_EXPONENT] != 0 && node->skew != TOPO_SKEW_ZIPF)
+		topo_error(p, m->where[TOPO_K_ZIPF_EXPONENT],
+			   "[client %s] zipf_exponent: goes with skew = zipf", node->name);
+	if (node->zipf_exponent > 10)
+		topo_error(p, m->where[TOPO_K_ZIPF_EXPONENT],
+			   "[client %s] zipf_exponent: expected at most 10, got %g", node->name,
+			   node->zipf_exponent);
+	if (m->where[TOPO_K_SOURCE_BLOCK] != 0 && node->population == 0)
+		topo_error(p, m->where[TOPO_K_SOURCE_BLOCK],
+			   "[client %s] source_block: goes with population = N (a population of "
+			   "N logical clients)",
+			   node->name);
+	if (m->where[TOPO_K_RESOLVER_WEIGHTS] != 0) {
+		int n = 1;
+
+		for (const char *c = node->resolver_weights; *c; c++)
+			n += *c == ',';
+		if (!node->resolver_all)
+			topo_error(p, m->where[TOPO_K_RESOLVER_WEIGHTS],
+				   "[client %s] resolver_weights: goes with population = N and "
+				   "resolver = NAME of a [resolver] node (without .N)",
+				   node->name);
+		else if ((unsigned)n != p->t->nodes[node->resolver].count)
+			topo_error(p, m->where[TOPO_K_RESOLVER_WEIGHTS],
+				   "[client %s] resolver_weights: %d weights for the %u caches of "
+				   "[resolver %s]",
+				   node->name, n, p->t->nodes[node->resolver].count,
+				   p->t->nodes[node->resolver].name);
+	}
+	if (node->population > 0 && node->client_id > 8191)
+		topo_error(p, m->where[TOPO_K_POPULATION],
+			   "[client %s] population: only the first 8191 clients may be "
+			   "populations (the id scheme, docs/agents.md); this one is client %u",
+			   node->name, node->client_id);
+}
+
+static int topo_in_block(const struct topo_block *b, struct in_addr a)
+{
+	uint32_t mask = b->len == 32 ? 0xFFFFFFFFu : ~(0xFFFFFFFFu >> b->len);
+
+	return b->len > 0 && (ntohl(a.s_addr) & mask) == ntohl(b->net.s_addr);
+}
+
+/* topo_check_blocks: a client's source_block holds neither the service nor
+ * a site's address, nor overlaps another client's */
+static void topo_check_blocks(struct topo_parse *p)
+{
+	struct topology *t = p->t;
+	char a[INET_ADDRSTRLEN];
+
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *n = &t->nodes[i];
+		int w = p->meta[i].where[TOPO_K_SOURCE_BLOCK];
+
+		if (n->kind != TOPO_CLIENT || n->source_block.len == 0)
+			continue;
+		if (topo_in_block(&n->source_block, t->service))
+			topo_error(p, w, "[client %s] source_block: holds the service address %s",
+				   n->name, inet_ntop(AF_INET, &t->service, a, sizeof(a)));
+		for (int j = 0; j < t->nnodes; j++) {
+			const struct topo_node *o = &t->nodes[j];
+
+			if (o->kind == TOPO_SITE && topo_in_block(&n->source_block, o->address))
+				topo_error(p, w,
+					   "[client %s] source_block: holds site %s's address %s",
+					   n->name, o->name,
+					   inet_ntop(AF_INET, &o->address, a, sizeof(a)));
+			if (j < i && o->kind == TOPO_CLIENT && o->source_block.len > 0 &&
+			    (topo_in_block(&n->source_block, o->source_block.net) ||
+			     topo_in_block(&o->source_block, n->source_block.net)))
+				topo_error(
+				    p, w,
+				    "[client %s] source_block: overlaps client %s's (line %d)",
+				    n->name, o->name, p->meta[j].where[TOPO_K_SOURCE_BLOCK]);
+		}
+	}
 }
 
 /* topo_check_addresses: every site's address differs from the service and
@@ -397,8 +492,9 @@ static void topo_sticky(struct topo_parse *p)
 	for (int i = 0; i < t->nnodes; i++) {
 		struct topo_node *node = &t->nodes[i];
 
+		/* a population applies the share within (lab/agents.c) */
 		if (node->kind != TOPO_CLIENT || node->mode == TOPO_MODE_ANYCAST ||
-		    p->meta[i].where[TOPO_K_STICKY] != 0)
+		    p->meta[i].where[TOPO_K_STICKY] != 0 || node->population > 0)
 			continue;
 		k++;
 		if (k * q / TOPO_SHARE_ONE > (k - 1) * q / TOPO_SHARE_ONE)
@@ -486,6 +582,7 @@ void topo_check(struct topo_parse *p)
 		case TOPO_CLIENT:
 			node->client_id = (uint32_t)++clients;
 			topo_resolve(p, i);
+			topo_check_population(p, i);
 			break;
 		case TOPO_PROBER:
 			/* inherited values were checked as the lab's */
@@ -533,6 +630,7 @@ void topo_check(struct topo_parse *p)
 	}
 	topo_sticky(p);
 	topo_check_addresses(p);
+	topo_check_blocks(p);
 	topo_check_paths(p);
 	topo_check_bgp(p);
 	topo_check_events(p);

@@ -64,6 +64,8 @@ enum topo_type {
 	TOPO_T_CHOICE,	 /* int: the index of one of the words in choices */
 	TOPO_T_DNAME,	 /* char[TOPO_DNS_NAME_MAX + 2], a DNS name */
 	TOPO_T_SEED,	 /* int64_t: 0..JITTER_SEED_MAX, or -1 written "random" */
+	TOPO_T_BLOCK,	 /* struct topo_block: NET/LEN in 198.18.0.0/15 outside the plan's blocks */
+	TOPO_T_WEIGHTS,	 /* char[TOPO_WEIGHTS_LEN]: "W1,W2,...", each a decimal > 0 */
 };
 
 struct topo_key {
@@ -100,6 +102,12 @@ enum {
 	TOPO_K_MODE = 3, /* [client] */
 	TOPO_K_RESOLVER = 4,
 	TOPO_K_STICKY = 6,
+	TOPO_K_POPULATION = 7,
+	TOPO_K_SKEW = 8,
+	TOPO_K_ZIPF_EXPONENT = 9,
+	TOPO_K_ARRIVALS = 10,
+	TOPO_K_SOURCE_BLOCK = 11,
+	TOPO_K_RESOLVER_WEIGHTS = 12,
 
 	TOPO_K_PROBER_PROBE_INTERVAL = 1, /* [prober] */
 	TOPO_K_PROBER_PROBE_TIMEOUT = 2,

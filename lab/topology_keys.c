@@ -20,8 +20,11 @@
 #define DAY_NS (24 * 3600 * NSEC_PER_SEC)
 
 static const char *const topo_all_dead_words[] = {"fail-open", "fail-closed", NULL};
-static const char *const topo_mode_words[] = {"anycast", "dns", "both", NULL}; /* topo_mode */
-static const char *const topo_routing_words[] = {"static", "bgp", NULL};       /* topo_routing */
+static const char *const topo_mode_words[] = {"anycast", "dns", "both", NULL};	  /* topo_mode */
+static const char *const topo_routing_words[] = {"static", "bgp", NULL};	  /* topo_routing */
+static const char *const topo_skew_words[] = {"equal", "harmonic", "zipf", NULL}; /* topo_skew */
+static const char *const topo_records_words[] = {"csv", "binary", "both", NULL};  /* topo_records */
+static const char *const topo_arrivals_words[] = {"paced", "poisson", NULL}; /* topo_arrivals */
 
 /* The order of each table is the order of docs/topology.md, of the
  * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */
@@ -62,6 +65,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"damping_suppress", TOPO_T_UINT, LAB(damping_suppress), 1, 20000, -1, NULL},
     {"damping_max_suppress", TOPO_T_DURATION, LAB(damping_max_suppress_ns), 1, 0, -1, NULL},
     {"ecmp", TOPO_T_BOOL, LAB(ecmp), 0, 0, -1, NULL},
+    /* the clients' records (docs/agents.md); printed when not csv */
+    {"records", TOPO_T_CHOICE, LAB(records), 0, 0, -1, topo_records_words},
 };
 
 static const struct topo_key topo_router_keys[] = {
@@ -102,6 +107,13 @@ static const struct topo_key topo_client_keys[] = {
     {"resolver", TOPO_T_RESOLVER, 0, 0, 0, -1, NULL},
     {"name", TOPO_T_DNAME, NODE(dns_name), 0, 0, LAB(dns_name), NULL},
     {"sticky", TOPO_T_DURATION, NODE(sticky_ns), 0, 0, -1, NULL},
+    /* populations (topo_population_only) */
+    {"population", TOPO_T_UINT, NODE(population), 1, TOPO_POPULATION_MAX, -1, NULL},
+    {"skew", TOPO_T_CHOICE, NODE(skew), 0, 0, -1, topo_skew_words},
+    {"zipf_exponent", TOPO_T_RATE, NODE(zipf_exponent), 0, 0, -1, NULL},
+    {"arrivals", TOPO_T_CHOICE, NODE(arrivals), 0, 0, -1, topo_arrivals_words},
+    {"source_block", TOPO_T_BLOCK, NODE(source_block), 0, 0, -1, NULL},
+    {"resolver_weights", TOPO_T_WEIGHTS, NODE(resolver_weights), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_dns_keys[] = {
@@ -328,6 +340,71 @@ int topo_check_dname(const char *s)
 	return label == 0 ? -1 : 0;
 }
 
+/* topo_weights: "W1, W2, ..." (spaces allowed around the commas), each a
+ * decimal > 0; kept without the spaces. NULL, or what was expected. */
+static const char *topo_weights(const char *s, char *dst)
+{
+	static const char *const rule = "expected weights W1, W2, ..., each a number above 0 "
+					"such as 2 or 0.5, one per cache of the [resolver] node";
+	char buf[TOPO_WEIGHTS_LEN], out[TOPO_WEIGHTS_LEN] = "", *save = NULL, *tok;
+	size_t len = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return rule;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		double w;
+
+		while (*tok == ' ' || *tok == '\t')
+			tok++;
+		for (char *e = tok + strlen(tok); e > tok && (e[-1] == ' ' || e[-1] == '\t');)
+			*--e = '\0';
+		if (topo_decimal(tok, &w) == -1 || w <= 0)
+			return rule;
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s", len ? "," : "", tok);
+	}
+	if (len == 0 || s[strlen(s) - 1] == ',')
+		return rule;
+	strcpy(dst, out);
+	return NULL;
+}
+
+/* topo_block: "A.B.C.D/LEN", 16 <= LEN <= 32, the host bits zero, in
+ * 198.18.0.0/15 outside the links' /22, the routers' /20 and the
+ * resolvers' /17. NULL, or what was expected. */
+static const char *topo_block(const char *s, struct topo_block *b)
+{
+	static const char *const rule =
+	    "expected NET/LEN (16 <= LEN <= 32, host bits zero) in 198.18.0.0/15 outside the "
+	    "links' 198.18.0.0/22, the routers' 198.18.32.0/20 and the resolvers' "
+	    "198.18.128.0/17, such as 198.18.64.0/18";
+	char host[INET_ADDRSTRLEN];
+	const char *slash = strchr(s, '/');
+	long long len;
+	uint32_t net, mask, last;
+	struct in_addr a;
+
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(host) ||
+	    topo_whole(slash + 1, 16, 32, &len) < 0)
+		return rule;
+	memcpy(host, s, (size_t)(slash - s));
+	host[slash - s] = '\0';
+	if (inet_pton(AF_INET, host, &a) != 1)
+		return rule;
+	net = ntohl(a.s_addr);
+	mask = len == 32 ? 0xFFFFFFFFu : ~(0xFFFFFFFFu >> len);
+	last = net | ~mask;
+	if ((net & ~mask) != 0 || (net & 0xFFFE0000u) != TOPO_LINK_BASE ||
+	    /* overlaps a block of the plan: one holds the other's start */
+	    (net <= TOPO_LINK_BASE + 0x3FFu && last >= TOPO_LINK_BASE) ||
+	    (net <= TOPO_ROUTERS_BASE + 0xFFFu && last >= TOPO_ROUTERS_BASE) ||
+	    (net <= TOPO_RESOLVER_BASE + 0x7FFFu && last >= TOPO_RESOLVER_BASE))
+		return rule;
+	b->net = a;
+	b->len = (int)len;
+	return NULL;
+}
+
 /* topo_resolver_ref: "NAME" or "NAME.N" (cache N of a [resolver] node). */
 static int topo_resolver_ref(const char *s, struct topo_resolver_ref *ref)
 {
@@ -409,6 +486,10 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 			       "198.18.128.0/17, such as 198.19.0.1";
 		memcpy(dst, &a, sizeof(a));
 		return NULL;
+	case TOPO_T_BLOCK:
+		return topo_block(s, dst);
+	case TOPO_T_WEIGHTS:
+		return topo_weights(s, dst);
 	case TOPO_T_PORT:
 		if (topo_whole(s, 1, 65535, &u) < 0)
 			return "expected a port number from 1 to 65535";
@@ -513,6 +594,10 @@ size_t topo_value_size(enum topo_type type)
 		return sizeof(double);
 	case TOPO_T_BOOL:
 		return sizeof(int);
+	case TOPO_T_BLOCK:
+		return sizeof(struct topo_block);
+	case TOPO_T_WEIGHTS:
+		return TOPO_WEIGHTS_LEN;
 	}
 	return 0;
 }
@@ -598,6 +683,17 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 		else
 			snprintf(buf, len, "%lld", (long long)*(const int64_t *)src);
 		break;
+	case TOPO_T_WEIGHTS:
+		snprintf(buf, len, "%s", (const char *)src);
+		break;
+	case TOPO_T_BLOCK: {
+		const struct topo_block *b = src;
+		char a[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &b->net, a, sizeof(a));
+		snprintf(buf, len, "%s/%d", a, b->len);
+		break;
+	}
 	}
 	return buf;
 }

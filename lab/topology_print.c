@@ -41,6 +41,29 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		    (!node && t->routing == TOPO_ROUTING_BGP &&
 		     strncmp(keys[k].name, "static_", 7) == 0))
 			continue;
+		if (node && node->kind == TOPO_CLIENT && node->skew != TOPO_SKEW_ZIPF &&
+		    strcmp(keys[k].name, "zipf_exponent") == 0)
+			continue;
+		if (node && node->kind == TOPO_CLIENT && node->resolver_weights[0] == '\0' &&
+		    strcmp(keys[k].name, "resolver_weights") == 0)
+			continue;
+		if (node && node->kind == TOPO_CLIENT && node->source_block.len == 0 &&
+		    strcmp(keys[k].name, "source_block") == 0)
+			continue;
+		if (node && node->kind == TOPO_CLIENT && node->population == 0 &&
+		    (strcmp(keys[k].name, "population") == 0 || strcmp(keys[k].name, "skew") == 0 ||
+		     strcmp(keys[k].name, "zipf_exponent") == 0 ||
+		     strcmp(keys[k].name, "arrivals") == 0))
+			continue;
+		if (node == NULL && t->records == TOPO_RECORDS_CSV &&
+		    strcmp(keys[k].name, "records") == 0)
+			continue;
+		if (node && node->resolver_all && keys[k].type == TOPO_T_RESOLVER) {
+			fprintf(out,
+				"# its logical clients ask the %u caches in turn\nresolver = %s\n",
+				t->nodes[node->resolver].count, t->nodes[node->resolver].name);
+			continue;
+		}
 		if (keys[k].type == TOPO_T_LINK) {
 			if (node->link < 0)
 				continue;

@@ -176,6 +176,24 @@ void udp_tx_to(struct udp_batch *b, const struct sockaddr *to, socklen_t tolen, 
 	udp_tx_queue(b, to, tolen, len);
 }
 
+void udp_tx_to_from(struct udp_batch *b, const struct sockaddr_in *to, struct in_addr from,
+		    size_t len)
+{
+	struct msghdr *th = udp_tx_queue(b, (const struct sockaddr *)to, sizeof(*to), len);
+	union udp_cmsg *buf = &b->tx_cmsg[b->ntx - 1];
+	struct in_pktinfo pi = {.ipi_spec_dst = from};
+	struct cmsghdr *c;
+
+	memset(buf, 0, sizeof(*buf));
+	th->msg_control = buf->buf;
+	th->msg_controllen = CMSG_SPACE(sizeof(pi));
+	c = CMSG_FIRSTHDR(th);
+	c->cmsg_level = IPPROTO_IP;
+	c->cmsg_type = IP_PKTINFO;
+	c->cmsg_len = CMSG_LEN(sizeof(pi));
+	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+}
+
 unsigned udp_send(int fd, struct udp_batch *b, udp_refused_cb refused, void *arg)
 {
 	unsigned off = 0, sent = 0, n = b->ntx;

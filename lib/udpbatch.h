@@ -94,6 +94,10 @@ static inline uint8_t *udp_tx_buf(const struct udp_batch *b)
 void udp_tx_reply(struct udp_batch *b, unsigned i, size_t len);
 /* udp_tx_to: queues the len bytes written at udp_tx_buf() to `to`. */
 void udp_tx_to(struct udp_batch *b, const struct sockaddr *to, socklen_t tolen, size_t len);
+/* udp_tx_to_from: the same from the IPv4 source `from` (IP_PKTINFO), an
+ * address local to the sender's namespace. */
+void udp_tx_to_from(struct udp_batch *b, const struct sockaddr_in *to, struct in_addr from,
+		    size_t len);
 
 /* udp_reply_cmsg: the reply source rule (see above): fills tx's control
  * data from rx's pktinfo, in buf; none if rx has no pktinfo. */

@@ -18,7 +18,16 @@
  * The client id says whose the request is: 0 a prober's probe, from 1 to
  * WIRE_DNS_CLIENT_BASE - 1 the anycast flow of a client node, from
  * WIRE_DNS_CLIENT_BASE its DNS-steered flow (lab/lab.h gives them, the
- * analysis and the collector read them).
+ * analysis and the collector read them). A population (a client node with
+ * population = N, docs/agents.md) has ids with the top bit set:
+ *
+ *   bit 31     1: a logical client of a population
+ *   bit 30     its flow: 1 DNS-steered, 0 anycast
+ *   bits 29-17 the node (its client number, 1 to 8191)
+ *   bits 16-0  the logical client within the node (0 to 131071)
+ *
+ * so WIRE_POP_ID(node, dns, 0) is the population's base, the id its agent
+ * reports its counts under, and logical client j sends base + j.
  *
  * A reply echoes the request's client id, sequence and send time. The
  * collector reads the same fields from captured packets, so client-side and
@@ -36,6 +45,14 @@
 #define WIRE_PORT_DEFAULT 7000
 #define WIRE_PROBE_CLIENT 0u
 #define WIRE_DNS_CLIENT_BASE 100000u
+#define WIRE_POP_BIT 0x80000000u
+#define WIRE_POP_DNS_BIT 0x40000000u
+#define WIRE_POP_NODE_SHIFT 17
+#define WIRE_POP_NODE_MAX 8191u
+#define WIRE_POP_INDEX_MASK 0x1ffffu /* logical clients 0 .. 131071 */
+#define WIRE_POP_ID(node, dns, j)                                                                  \
+	(WIRE_POP_BIT | ((dns) ? WIRE_POP_DNS_BIT : 0u) |                                          \
+	 ((uint32_t)(node) << WIRE_POP_NODE_SHIFT) | (uint32_t)(j))
 /* flags of a reply: the site is being drained (the timeline's drain): it
  * answers, and asks the probers to take it out of service */
 #define WIRE_F_DRAINING 0x0001u
@@ -44,6 +61,21 @@ enum wire_type {
 	WIRE_REQUEST = 1,
 	WIRE_REPLY = 2,
 };
+
+/* wire_is_dns: whether client id (not 0) is of a DNS-steered flow */
+static inline int wire_is_dns(uint32_t client)
+{
+	if (client & WIRE_POP_BIT)
+		return (client & WIRE_POP_DNS_BIT) != 0;
+	return client >= WIRE_DNS_CLIENT_BASE;
+}
+
+/* wire_agent_of: the id the agent that sent client's requests reports its
+ * counts under: a population's base, or client itself */
+static inline uint32_t wire_agent_of(uint32_t client)
+{
+	return client & WIRE_POP_BIT ? client & ~WIRE_POP_INDEX_MASK : client;
+}
 
 struct wire_msg {
 	uint8_t type;

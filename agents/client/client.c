@@ -1,12 +1,11 @@
 /*
  * client: paced requests to a target, one record per request
- * (docs/agents.md). The command line, start-up and the summary live here;
- * the traffic itself is traffic.c.
+ * (docs/agents.md). Start-up and the summary live here; the command line
+ * is opts.c, the traffic traffic.c, a population's schedule pop.c and its
+ * DNS popdns.c.
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <jansson.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,157 +14,15 @@
 #include <unistd.h>
 
 #include "event.h"
-#include "addr.h"
 #include "log.h"
-#include "opt.h"
 #include "loop.h"
 #include "strfmt.h"
-#include "strtonum.h"
 #include "timeutil.h"
 #include "dns.h"
+#include "pop.h"
+#include "popdns.h"
+#include "opts.h"
 #include "traffic.h"
-
-#define CLIENT_USAGE                                                                               \
-	"usage: client -i ID (-t ADDR:PORT | -R RESOLVER[:PORT] -q NAME [-p PORT] [-S STICKY])\n"   \
-	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-v] [-h]\n"
-#define CLIENT_RATE_MAX 10e6
-
-struct client_opts {
-	const char *node;
-	const char *events;
-	const char *csv;
-	const char *target;
-	const char *resolver;
-	const char *name;
-	struct sockaddr_in resolver_sin;
-	uint16_t port;
-	int64_t sticky_ns;
-	struct client_cfg cfg;
-	int has_id;
-	int verbose;
-};
-
-static void client_usage(FILE *fp)
-{
-	fprintf(fp,
-		CLIENT_USAGE
-		"  -i ID        client id carried in every request (0-4294967295)\n"
-		"  -t ADDR:PORT target of the requests (port default %d): anycast mode\n"
-		"  -R RESOLVER  DNS mode: ask this resolver (port default 53) for NAME and\n"
-		"               send the requests to the answer; ask again when its TTL ends\n"
-		"  -q NAME      DNS mode: the service name (an A record)\n"
-		"  -p PORT      DNS mode: the requests' port (default %d)\n"
-		"  -S STICKY    DNS mode: keep each address this long whatever the TTL\n"
-		"  -r RATE      requests per second (default 1000)\n"
-		"  -w TIMEOUT   a request unanswered this long is lost (default 500ms)\n"
-		"  -d DURATION  stop sending after this long (default: at SIGTERM)\n"
-		"  -o CSV       per-request records (default requests-NODE.csv)\n"
-		"  -n NODE      lab node, written into every event (default: client)\n"
-		"  -e FILE      JSON Lines event file (default: standard output)\n"
-		"  -v           debug logging\n"
-		"  -h           this help\n"
-		"Durations take a unit: 500ms, 1.5s, 250us, 2m (no unit: seconds).\n",
-		WIRE_PORT_DEFAULT, WIRE_PORT_DEFAULT);
-}
-
-static void client_bad(const char *flag, const char *what, const char *arg)
-{
-	opt_bad("client", CLIENT_USAGE, flag, what, arg);
-}
-
-static void client_parse(int argc, char **argv, struct client_opts *o)
-{
-	unsigned long long v;
-	char *end;
-	const char *errstr;
-	int ch;
-
-	memset(o, 0, sizeof(*o));
-	o->node = "client";
-	o->cfg.rate = 1000;
-	o->cfg.timeout_ns = 500 * NSEC_PER_MSEC;
-	o->port = 0;
-	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:i:t:R:q:p:S:r:w:d:o:vh")) != -1) {
-		switch (ch) {
-		case 'n':
-			o->node = optarg;
-			break;
-		case 'e':
-			o->events = optarg;
-			break;
-		case 'i':
-			v = strtonum(optarg, 0, UINT32_MAX, &errstr);
-			if (errstr)
-				client_bad("-i", "a client id (0-4294967295)", optarg);
-			o->cfg.id = (uint32_t)v;
-			o->has_id = 1;
-			break;
-		case 't':
-			if (parse_addr_port(optarg, WIRE_PORT_DEFAULT, &o->cfg.target) == -1)
-				client_bad("-t", "an IPv4 ADDR:PORT", optarg);
-			o->target = optarg;
-			break;
-		case 'R':
-			if (parse_addr_port(optarg, 53, &o->resolver_sin) == -1)
-				client_bad("-R", "an IPv4 RESOLVER[:PORT]", optarg);
-			o->resolver = optarg;
-			break;
-		case 'q':
-			o->name = optarg;
-			break;
-		case 'p':
-			v = strtonum(optarg, 1, 65535, &errstr);
-			if (errstr)
-				client_bad("-p", "a port (1-65535)", optarg);
-			o->port = (uint16_t)v;
-			break;
-		case 'S':
-			if (parse_duration_ns(optarg, &o->sticky_ns) == -1)
-				client_bad("-S", "a duration such as 60s", optarg);
-			break;
-		case 'r':
-			errno = 0;
-			o->cfg.rate = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(o->cfg.rate) ||
-			    o->cfg.rate <= 0 || o->cfg.rate > CLIENT_RATE_MAX)
-				client_bad("-r", "a rate in requests per second", optarg);
-			break;
-		case 'w':
-			if (parse_duration_ns(optarg, &o->cfg.timeout_ns) == -1 ||
-			    o->cfg.timeout_ns == 0)
-				client_bad("-w", "a timeout such as 500ms", optarg);
-			break;
-		case 'd':
-			if (parse_duration_ns(optarg, &o->cfg.duration_ns) == -1 ||
-			    o->cfg.duration_ns == 0)
-				client_bad("-d", "a duration such as 10s", optarg);
-			break;
-		case 'o':
-			o->csv = optarg;
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			client_usage(stdout);
-			exit(0);
-		default:
-			opt_fail("client", CLIENT_USAGE, ch);
-		}
-	}
-	opt_no_operands("client", CLIENT_USAGE, argc, argv);
-	if (!o->has_id || (o->target == NULL) == (o->resolver == NULL) ||
-	    (o->resolver != NULL) != (o->name != NULL)) {
-		fprintf(stderr, "client: -i ID and either -t ADDR:PORT or -R RESOLVER with -q NAME "
-				"are required\n" CLIENT_USAGE);
-		exit(1);
-	}
-	if (o->resolver == NULL && (o->port || o->sticky_ns)) {
-		fprintf(stderr, "client: -p and -S go with -R (DNS mode)\n" CLIENT_USAGE);
-		exit(1);
-	}
-}
 
 static void client_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
 {
@@ -333,6 +190,48 @@ static void client_on_dns_timer(struct loop *loop, int fd, uint32_t events, void
 	client_steer_rearm(st);
 }
 
+static void client_on_popdns(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop;
+	(void)fd;
+	(void)events;
+	popdns_receive(arg, now_mono_ns());
+}
+
+/* client_pop_start: a population's start-up: its rates, its DNS state and
+ * first answers, its traffic. 0 or -1 (logged). */
+static int client_pop_start(struct client_opts *o, struct client *c, struct loop *loop, FILE *csv,
+			    struct event_log *ev, struct pop *pop, struct popdns *pd,
+			    struct loop_handler *pd_h)
+{
+	if (pop_init(pop, o->population, o->cfg.id, &o->rates, o->cfg.rate, o->poisson, o->seed) ==
+	    -1) {
+		log_warnx("out of memory for %u logical clients", o->population);
+		return -1;
+	}
+	pop->src_net = o->src_net;
+	pop->src_size = o->src_size;
+	if (o->resolver) {
+		if (pop_dns_init(pop, o->nresolvers, o->nweights ? o->weights : NULL,
+				 o->sticky_share) == -1) {
+			log_warnx("out of memory for %u logical clients", o->population);
+			return -1;
+		}
+		if (popdns_open(pd, pop, o->resolvers, o->nresolvers, o->name, o->sticky_ns, ev) ==
+			-1 ||
+		    popdns_first(pd) == -1)
+			return -1;
+		o->cfg.target.sin_family = AF_INET;
+		o->cfg.target.sin_port = htons(o->port ? o->port : WIRE_PORT_DEFAULT);
+		o->target = o->name;
+		if (loop_add(loop, pd_h, pd->fd, EPOLLIN, client_on_popdns, pd) == -1) {
+			log_warn("%s: dns loop", __func__);
+			return -1;
+		}
+	}
+	return client_start_pop(c, loop, &o->cfg, csv, pop, o->resolver ? pd : NULL);
+}
+
 /* client_steer_first: the first address, before any request can be sent:
  * up to 5 tries a second apart. 0 or -1. */
 static int client_steer_first(struct client_dns *d)
@@ -359,14 +258,17 @@ int main(int argc, char **argv)
 	struct client_progress pr = {.c = &c};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
-	struct loop_handler sig;
+	struct loop_handler sig, pd_h = {0};
+	struct pop pop = {0};
+	struct popdns pd = {.fd = -1};
 	char csvpath[256];
-	FILE *csv = NULL;
+	FILE *csv = NULL, *binfp = NULL;
+	struct client_recbin bin;
 	int rc = 1, started = 0;
 
 	client_parse(argc, argv, &o);
 	log_init("client", o.verbose);
-	if (o.csv == NULL) {
+	if (o.csv == NULL && o.bin == NULL) {
 		if (strfmt(csvpath, sizeof(csvpath), "requests-%s.csv", o.node) == -1) {
 			log_warnx("node name too long for a file name: %s", o.node);
 			goto out;
@@ -375,12 +277,25 @@ int main(int argc, char **argv)
 	}
 	if ((ev = event_open(o.events, o.node, "client")) == NULL)
 		goto out;
-	if ((csv = fopen(o.csv, "w")) == NULL) {
-		log_warn("%s: %s", __func__, o.csv);
-		goto out;
+	if (o.csv) {
+		if ((csv = fopen(o.csv, "w")) == NULL) {
+			log_warn("%s: %s", __func__, o.csv);
+			goto out;
+		}
+		setvbuf(csv, NULL, _IOFBF, 1 << 20);
+		fputs(CLIENT_CSV_HEADER, csv);
 	}
-	setvbuf(csv, NULL, _IOFBF, 1 << 20);
-	fputs(CLIENT_CSV_HEADER, csv);
+	if (o.bin) {
+		if ((binfp = fopen(o.bin, "w")) == NULL) {
+			log_warn("%s: %s", __func__, o.bin);
+			goto out;
+		}
+		setvbuf(binfp, NULL, _IOFBF, 1 << 20);
+		if (client_recbin_start(&bin, binfp) == -1) {
+			log_warn("%s: %s", __func__, o.bin);
+			goto out;
+		}
+	}
 	if ((loop = loop_new()) == NULL) {
 		log_warn("%s: loop_new", __func__);
 		goto out;
@@ -389,7 +304,10 @@ int main(int argc, char **argv)
 		log_warn("%s: signals", __func__);
 		goto out;
 	}
-	if (o.resolver) {
+	if (o.population) {
+		if (client_pop_start(&o, &c, loop, csv, ev, &pop, &pd, &pd_h) == -1)
+			goto out;
+	} else if (o.resolver) {
 		if (client_dns_init(&st.dns, &o.resolver_sin, o.name, o.sticky_ns) == -1 ||
 		    client_steer_first(&st.dns) == -1)
 			goto out;
@@ -398,16 +316,18 @@ int main(int argc, char **argv)
 		o.cfg.target.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
 		o.target = o.name;
 	}
-	if (client_start(&c, loop, &o.cfg, csv) == -1)
+	if (!o.population && client_start(&c, loop, &o.cfg, csv) == -1)
 		goto out;
 	started = 1;
+	if (binfp)
+		c.bin = &bin;
 	pr.ev = ev;
 	if (loop_timer_add(loop, &pr.timer, now_mono_ns() + CLIENT_PROGRESS_NS,
 			   CLIENT_PROGRESS_NS, client_on_progress, &pr) == -1) {
 		log_warn("%s: progress timer", __func__);
 		goto out;
 	}
-	if (o.resolver) {
+	if (o.resolver && !o.population) {
 		st.c = &c;
 		st.ev = ev;
 		if (loop_add(loop, &st.dns_h, st.dns.fd, EPOLLIN, client_on_dns, &st) == -1 ||
@@ -421,11 +341,25 @@ int main(int argc, char **argv)
 	}
 	log_info("client %u: %.0f requests/s to %s, timeout %lldms", o.cfg.id, o.cfg.rate, o.target,
 		 (long long)(o.cfg.timeout_ns / NSEC_PER_MSEC));
-	event_emit(ev, "client_started", "{s:I, s:s, s:f, s:s?, s:s?, s:I}", "client",
-		   (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate, "resolver",
-		   o.resolver, "mode", o.resolver ? "dns" : "anycast", "sticky_ns",
-		   (json_int_t)o.sticky_ns);
-	if (o.resolver) {
+	if (o.population) {
+		log_info("a population of %u logical clients, ids %u to %u, %s arrivals, %d "
+			 "resolver%s %s",
+			 o.population, o.cfg.id, o.cfg.id + o.population - 1,
+			 o.poisson ? "poisson" : "paced", o.nresolvers,
+			 o.nresolvers == 1 ? "" : "s", o.nweights ? "weighted" : "in turn");
+		event_emit(ev, "client_started", "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:I, s:s, s:f}",
+			   "client", (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate,
+			   "resolver", o.resolver, "mode", o.resolver ? "dns" : "anycast",
+			   "sticky_ns", (json_int_t)o.sticky_ns, "population",
+			   (json_int_t)o.population, "arrivals", o.poisson ? "poisson" : "paced",
+			   "sticky_share", o.sticky_share);
+	} else {
+		event_emit(ev, "client_started", "{s:I, s:s, s:f, s:s?, s:s?, s:I}", "client",
+			   (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate, "resolver",
+			   o.resolver, "mode", o.resolver ? "dns" : "anycast", "sticky_ns",
+			   (json_int_t)o.sticky_ns);
+	}
+	if (o.resolver && !o.population) {
 		char first[INET_ADDRSTRLEN];
 		inet_ntop(AF_INET, &st.dns.addr, first, sizeof(first));
 		event_emit(ev, "dns_answer", "{s:I, s:s, s:s, s:n, s:I, s:b}", "client",
@@ -438,9 +372,7 @@ int main(int argc, char **argv)
 out:
 	if (started) {
 		/* the span of the requests sent: up to when the next one fell due */
-		int64_t end = c.send_end_ns ? c.send_end_ns : now_mono_ns();
-		int64_t next = client_sched_due_at(&c.sched, c.stats.sent);
-		int64_t took = (next > end ? next : end) - c.sched.start_ns;
+		int64_t took = client_sending_ns(&c);
 
 		client_finish(&c);
 		if (took > 0)
@@ -448,7 +380,13 @@ out:
 				 (double)c.stats.sent * NSEC_PER_SEC / (double)took,
 				 (double)took / NSEC_PER_SEC);
 		client_summary(ev, &c, took > 0 ? took : 0);
-		if (o.resolver)
+		if (o.resolver && o.population)
+			event_emit(ev, "dns_summary", "{s:I, s:I, s:I, s:I, s:I, s:I}", "client",
+				   (json_int_t)o.cfg.id, "queries", (json_int_t)pd.queries,
+				   "answers", (json_int_t)pd.answers, "failures",
+				   (json_int_t)pd.failures, "changes", (json_int_t)pd.changes,
+				   "population", (json_int_t)o.population);
+		else if (o.resolver)
 			event_emit(ev, "dns_summary", "{s:I, s:I, s:I, s:I, s:I}", "client",
 				   (json_int_t)o.cfg.id, "queries", (json_int_t)st.dns.queries,
 				   "answers", (json_int_t)st.dns.answers, "failures",
@@ -458,9 +396,16 @@ out:
 	loop_timer_del(loop, &pr.timer);
 	loop_del(loop, &st.dns_h);
 	client_dns_close(&st.dns);
+	loop_del(loop, &pd_h);
+	popdns_close(&pd);
+	pop_free(&pop);
 	client_close(&c);
 	if (csv && fclose(csv) != 0) {
 		log_warn("%s: %s", __func__, o.csv);
+		rc = 1;
+	}
+	if (binfp && fclose(binfp) != 0) {
+		log_warn("%s: %s", __func__, o.bin);
 		rc = 1;
 	}
 	loop_free(loop);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "recbin.h"
 #include "wire.h"
 
 #define CLIENT_CSV_HEADER "client,seq,sent_ns,status,site,rtt_ns\n"
@@ -50,6 +51,24 @@ void client_site_clean(const char *in, char *out);
  * -1 if it does not fit. site may be NULL (timeout, error). */
 int client_record_format(char *buf, size_t len, uint32_t client, uint64_t seq, int64_t sent_ns,
 			 enum client_status status, const char *site, int64_t rtt_ns);
+
+/* Binary records (lib/recbin.h), beside or instead of the CSV: the sites
+ * named so far, by index. */
+struct client_recbin {
+	FILE *fp;
+	char sites[RECBIN_MAX_SITES][WIRE_SITE_LEN + 1];
+	int nsites;
+	int last; /* the index of the last site written, a guess for the next */
+};
+
+/* client_recbin_start: the header. 0 or -1 (a write error). */
+int client_recbin_start(struct client_recbin *w, FILE *fp);
+
+/* client_recbin_write: one request's record (site NULL unless ok), its
+ * site named first if new. 0, or -1 (not written) if 255 other sites are
+ * named already or fwrite failed. */
+int client_recbin_write(struct client_recbin *w, uint32_t client, uint64_t seq, int64_t sent_ns,
+			enum client_status status, const char *site, int64_t rtt_ns);
 
 /* client_tally_add: one more reply from site. */
 void client_tally_add(struct client_tally *t, const char *site);

@@ -26,6 +26,7 @@ struct client_slot {
 	uint64_t seq;
 	int64_t sent_real_ns; /* CLOCK_REALTIME, as put on the wire */
 	int64_t sent_mono_ns; /* CLOCK_MONOTONIC, for rtt and timeout */
+	uint32_t client;      /* its client id (a population's differ) */
 	int state;
 };
 

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "pop.h"
+#include "popdns.h"
 #include "timeutil.h"
 #include "udpbatch.h"
 #include "wire.h"
@@ -24,9 +26,19 @@ static void client_record(struct client *c, const struct client_slot *s, enum cl
 			  const char *site, int64_t rtt_ns)
 {
 	char line[128];
-	int n = client_record_format(line, sizeof(line), c->cfg.id, s->seq, s->sent_real_ns, st,
-				     site, rtt_ns);
+	int n;
 
+	if (c->bin &&
+	    client_recbin_write(c->bin, s->client, s->seq, s->sent_real_ns, st, site, rtt_ns) ==
+		-1 &&
+	    c->stats.unrecorded++ == 0)
+		log_warnx("%s: a binary record could not be written (a write error, or more "
+			  "than %d sites)",
+			  __func__, RECBIN_MAX_SITES);
+	if (c->csv == NULL)
+		return;
+	n = client_record_format(line, sizeof(line), s->client, s->seq, s->sent_real_ns, st, site,
+				 rtt_ns);
 	if (n > 0)
 		fwrite(line, 1, (size_t)n, c->csv);
 }
@@ -76,6 +88,7 @@ static int client_send_batch(struct client *c, unsigned n)
 	struct udp_batch *io = c->io;
 	int64_t real = now_real_ns(), mono = now_mono_ns();
 	struct client_sending snd = {.c = c, .base = c->ring.head};
+	struct client_slot *s;
 
 	for (unsigned i = 0; i < n; i++) {
 		struct wire_msg m = {.type = WIRE_REQUEST, .client_id = c->cfg.id};
@@ -83,18 +96,69 @@ static int client_send_batch(struct client *c, unsigned n)
 		m.seq = snd.base + i;
 		m.sent_ns = (uint64_t)real;
 		wire_encode(&m, udp_tx_buf(io), WIRE_LEN);
-		if (client_ring_push(&c->ring, real, mono) == NULL) {
+		if ((s = client_ring_push(&c->ring, real, mono)) == NULL) {
 			log_warnx("%s: out of memory for %llu outstanding requests", __func__,
 				  (unsigned long long)c->ring.pending);
 			io->ntx = 0;
 			return -1;
 		}
+		s->client = c->cfg.id;
 		udp_tx_to(io, (const struct sockaddr *)&c->cfg.target, sizeof(c->cfg.target),
 			  WIRE_LEN);
 	}
 	c->stats.sent += n;
 	udp_send(c->fd, io, client_refused, &snd);
 	return 0;
+}
+
+/* client_send_pop: a population's requests due by now, in batches, at most
+ * budget of them. How many were sent, or -1 if the ring cannot grow. */
+static int client_send_pop(struct client *c, int64_t now, unsigned budget)
+{
+	struct udp_batch *io = c->io;
+	struct sockaddr_in to = c->cfg.target;
+	unsigned sent = 0;
+
+	while (sent < budget) {
+		struct client_sending snd = {.c = c, .base = c->ring.head};
+		int64_t real = now_real_ns();
+		unsigned n = 0;
+		int64_t j;
+
+		while (n < CLIENT_BATCH && sent + n < budget && (j = pop_due(c->pop, now)) >= 0) {
+			struct wire_msg m = {.type = WIRE_REQUEST};
+			struct client_slot *s;
+
+			m.client_id = c->pop->base + (uint32_t)j;
+			m.seq = c->ring.head;
+			m.sent_ns = (uint64_t)real;
+			wire_encode(&m, udp_tx_buf(io), WIRE_LEN);
+			if ((s = client_ring_push(&c->ring, real, now)) == NULL) {
+				log_warnx("%s: out of memory for %llu outstanding requests",
+					  __func__, (unsigned long long)c->ring.pending);
+				io->ntx = 0;
+				return -1;
+			}
+			s->client = m.client_id;
+			if (c->popdns) {
+				popdns_check(c->popdns, (uint32_t)j, now);
+				to.sin_addr = c->pop->c[j].addr;
+			}
+			if (c->pop->src_size)
+				udp_tx_to_from(io, &to, pop_source(c->pop, (uint32_t)j), WIRE_LEN);
+			else
+				udp_tx_to(io, (const struct sockaddr *)&to, sizeof(to), WIRE_LEN);
+			n++;
+		}
+		if (n == 0)
+			break;
+		c->stats.sent += n;
+		sent += n;
+		udp_send(c->fd, io, client_refused, &snd);
+		if (n < CLIENT_BATCH)
+			break;
+	}
+	return (int)sent;
 }
 
 static void client_send_due(struct client *c)
@@ -105,6 +169,23 @@ static void client_send_due(struct client *c)
 
 	c->stats.wakeups++;
 	client_expire(c, now);
+	if (c->pop) {
+		if (client_send_pop(c, now, budget) == -1) {
+			c->failed = 1;
+			loop_stop(c->loop);
+			return;
+		}
+		if (pop_next_ns(c->pop) == INT64_MAX) {
+			client_drain(c);
+			return;
+		}
+		if (!c->periodic && loop_timer_set(&c->send_timer, pop_next_ns(c->pop), 0) == -1) {
+			log_warn("%s: timerfd", __func__);
+			c->failed = 1;
+			loop_stop(c->loop);
+		}
+		return;
+	}
 	while (c->ring.head < due && budget > 0) {
 		uint64_t left = due - c->ring.head;
 		unsigned n = left < CLIENT_BATCH ? (unsigned)left : CLIENT_BATCH;
@@ -158,11 +239,16 @@ static void client_on_datagram(struct client *c, const uint8_t *buf, size_t len,
 	char site[WIRE_SITE_LEN + 1];
 	int64_t rtt;
 
-	if (wire_decode(buf, len, &m) == -1 || m.type != WIRE_REPLY || m.client_id != c->cfg.id) {
+	if (wire_decode(buf, len, &m) == -1 || m.type != WIRE_REPLY ||
+	    (c->pop == NULL && m.client_id != c->cfg.id)) {
 		c->stats.stray++;
 		return;
 	}
 	s = client_ring_find(&c->ring, m.seq);
+	if (s != NULL && s->client != m.client_id) {
+		c->stats.stray++;
+		return;
+	}
 	if (s == NULL) {
 		if (m.seq < c->ring.head)
 			c->stats.late++;
@@ -208,10 +294,37 @@ static void client_on_reply(struct loop *loop, int fd, uint32_t events, void *ar
 	client_maybe_done(c);
 }
 
+int client_start_pop(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
+		     struct pop *pop, struct popdns *popdns)
+{
+	if (client_start(c, loop, cfg, csv) == -1)
+		return -1;
+	c->pop = pop;
+	c->popdns = popdns;
+	pop_start(pop, c->sched.start_ns, cfg->duration_ns);
+	return 0;
+}
+
+int64_t client_sending_ns(const struct client *c)
+{
+	int64_t end = c->send_end_ns ? c->send_end_ns : now_mono_ns();
+	int64_t next;
+
+	if (c->pop) {
+		/* the schedule's end, unless sending went on past it */
+		next = c->pop->end_ns;
+		if (next == INT64_MAX)
+			next = end;
+	} else {
+		next = client_sched_due_at(&c->sched, c->stats.sent);
+	}
+	return (next > end ? next : end) - c->sched.start_ns;
+}
+
 int client_start(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv)
 {
 	int64_t tick = cfg->timeout_ns / 10, now;
-	int bufsz = 8 << 20;
+	int bufsz = 32 << 20;
 	double window = cfg->rate * ((double)cfg->timeout_ns / NSEC_PER_SEC);
 
 	memset(c, 0, sizeof(*c));

@@ -10,6 +10,10 @@
  * read in batches with recvmmsg and matched to the outstanding ring
  * (ring.h) by sequence number; a second timerfd expires requests that have
  * waited longer than the timeout. Every request ends as one CSV record.
+ *
+ * A population (pop.h) sends the same way, but each request is the due
+ * logical client's: its id, its DNS answer's address; the ring's slot
+ * keeps the id, and a reply must echo it.
  */
 #ifndef STEERLAB_CLIENT_TRAFFIC_H
 #define STEERLAB_CLIENT_TRAFFIC_H
@@ -45,9 +49,12 @@ struct client_stats {
 	uint64_t late;	  /* replies to requests already counted lost, or duplicates */
 	uint64_t stray;	  /* datagrams that were not replies to this client */
 	uint64_t wakeups; /* send timer wake-ups, for the batching log line */
+	uint64_t unrecorded; /* binary records that could not be written */
 };
 
 struct udp_batch;
+struct pop;
+struct popdns;
 
 struct client {
 	struct client_cfg cfg;
@@ -64,13 +71,27 @@ struct client {
 	struct client_stats stats;
 	FILE *csv;
 	struct udp_batch *io;
+	struct client_recbin *bin; /* binary records (record.h), or NULL */
+	struct pop *pop;       /* a population (pop.h), or NULL: one client */
+	struct popdns *popdns; /* its DNS steering, or NULL: anycast */
 };
 
 /* client_start: opens the socket and timers and schedules request 0 now.
- * csv receives the records (the caller writes the header and closes it).
+ * csv receives the records (the caller writes the header and closes it;
+ * NULL: none), and c->bin, if the caller sets it after, the binary ones.
  * The loop stops by itself once a run with a duration has drained. 0 or
  * -1 (logged; call client_close). */
 int client_start(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv);
+
+/* client_start_pop: the same for a population: pop (started at the same
+ * time as its schedule) says who sends when; cfg->target is the anycast
+ * target, or with popdns the port of the DNS-steered one. */
+int client_start_pop(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
+		     struct pop *pop, struct popdns *popdns);
+
+/* client_sending_ns: how long the sends took: up to when the next request
+ * fell due, or sending stopped */
+int64_t client_sending_ns(const struct client *c);
 
 /* client_drain: stop sending; the loop stops once every outstanding
  * request is answered or timed out. */

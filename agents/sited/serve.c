@@ -33,7 +33,7 @@ int sited_reply_build(const uint8_t *req, size_t len, const char *site, uint16_t
 
 int sited_server_open(struct sited_server *s, const struct sockaddr_in *addr, const char *site)
 {
-	int rcvbuf = 4 << 20;
+	int rcvbuf = 32 << 20;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;

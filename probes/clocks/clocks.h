@@ -65,7 +65,9 @@
  * The client ids of the two schemes. The lab gives a client node's
  * DNS-steered flow the id LAB_DNS_CLIENT_ID(N) = 100000 + N (lab/lab.h) and
  * its anycast flow N, counting from 1; this mirrors it, and the unit tests
- * check that the two agree. Id 0 is the probers' (docs/agents.md).
+ * check that the two agree. Id 0 is the probers' (docs/agents.md). A
+ * population's logical clients have ids with the top bit set (lib/wire.h,
+ * WIRE_POP_ID), their flow in bit 30.
  */
 #define CLOCKS_DNS_CLIENT_BASE 100000u
 #define CLOCKS_PROBE_CLIENT 0u
@@ -82,7 +84,7 @@ static inline enum clocks_scheme clocks_scheme_of(uint32_t client)
 {
 	if (client == CLOCKS_PROBE_CLIENT)
 		return CLOCKS_SCHEME_NONE;
-	return client < CLOCKS_DNS_CLIENT_BASE ? CLOCKS_SCHEME_ANYCAST : CLOCKS_SCHEME_DNS;
+	return wire_is_dns(client) ? CLOCKS_SCHEME_DNS : CLOCKS_SCHEME_ANYCAST;
 }
 
 /*

@@ -160,18 +160,42 @@ static int clocks_read_csv(const char *path, struct clocks_input *in, char *err,
 	return rc;
 }
 
+/* clocks_has_bin: whether names (sorted) has stem.bin for stem.csv */
+static int clocks_has_bin(char **bins, size_t nbins, const char *csv)
+{
+	size_t len = strlen(csv) - 4;
+
+	for (size_t i = 0; i < nbins; i++)
+		if (strlen(bins[i]) == len + 4 && strncmp(bins[i], csv, len) == 0)
+			return 1;
+	return 0;
+}
+
+/* clocks_read_requests: every requests-NODE.bin, and every requests-NODE.csv
+ * but those with a .bin beside them (records = both: the same requests) */
 int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err, size_t errlen)
 {
-	char path[PATH_MAX], **names;
-	size_t n;
+	char path[PATH_MAX], **names, **bins;
+	size_t n, nbins;
 	int rc = 0;
 
-	if (clocks_list_dir(rundir, "requests-", ".csv", &names, &n, err, errlen) == -1)
+	if (clocks_list_dir(rundir, "requests-", ".bin", &bins, &nbins, err, errlen) == -1)
 		return -1;
+	if (clocks_list_dir(rundir, "requests-", ".csv", &names, &n, err, errlen) == -1) {
+		clocks_free_names(bins, nbins);
+		return -1;
+	}
+	for (size_t i = 0; i < nbins && rc == 0; i++) {
+		snprintf(path, sizeof(path), "%s/%s", rundir, bins[i]);
+		rc = clocks_read_requests_bin(path, in, err, errlen);
+	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (clocks_has_bin(bins, nbins, names[i]))
+			continue;
 		snprintf(path, sizeof(path), "%s/%s", rundir, names[i]);
 		rc = clocks_read_csv(path, in, err, errlen);
 	}
 	clocks_free_names(names, n);
+	clocks_free_names(bins, nbins);
 	return rc;
 }

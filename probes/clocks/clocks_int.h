@@ -43,6 +43,10 @@ int clocks_read_events_stream(FILE *fp, const char *path, const char *node, cons
 			      struct clocks_input *in, char *err, size_t errlen);
 int clocks_read_requests_stream(FILE *fp, const char *path, struct clocks_input *in, char *err,
 				size_t errlen);
+/* the binary records (lib/recbin.h, clocks_bin.c), a stream or a file */
+int clocks_read_requests_bin_stream(FILE *fp, const char *path, struct clocks_input *in, char *err,
+				    size_t errlen);
+int clocks_read_requests_bin(const char *path, struct clocks_input *in, char *err, size_t errlen);
 
 /* clocks_request_of: clocks_decode_request for the capture reader, which
  * wants only the client id, sequence number and destination of each of

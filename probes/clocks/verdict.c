@@ -152,7 +152,8 @@ static int verdict_started(const struct clocks_input *in, uint32_t id)
 }
 
 /* verdict_unstarted: the clients of the records without a client_started,
- * whose rate cannot be checked (client_rate_unchecked, a warning) */
+ * whose rate cannot be checked (client_rate_unchecked, a warning); a
+ * population's started as one (lib/wire.h, wire_agent_of) */
 static void verdict_unstarted(const struct clocks_input *in, struct clocks_notes *v)
 {
 	uint32_t seen[CLOCKS_MAX_CLIENTS], last = 0;
@@ -161,7 +162,8 @@ static void verdict_unstarted(const struct clocks_input *in, struct clocks_notes
 	int len = 0;
 
 	for (size_t i = 0; i < in->nrequests; i++) {
-		uint32_t id = in->requests[i].client;
+		/* a population's logical clients: their agent's client_started */
+		uint32_t id = wire_agent_of(in->requests[i].client);
 		int known = id == last;
 
 		for (size_t k = 0; k < nseen && !known; k++)

@@ -38,7 +38,7 @@ static void capture_count(struct capture *c, const struct pcap_pkthdr *h, const 
 	}
 	if (client == WIRE_PROBE_CLIENT) {
 		c->requests.probe++;
-	} else if (client < WIRE_DNS_CLIENT_BASE) {
+	} else if (!wire_is_dns(client)) {
 		c->requests.anycast++;
 		c->requests.anycast_last_ns = (int64_t)h->ts.tv_sec * 1000000000LL + h->ts.tv_usec;
 	} else {

@@ -17,7 +17,8 @@
 -- and one field derived from the client id, steerlab.scheme: "probe" for 0
 -- (a prober's health probe), "anycast" for 1..99999 (a client's anycast
 -- flow), "dns" from 100000 (a client's DNS-steered flow, 100000 + its id;
--- lab/lab.h, LAB_DNS_CLIENT_ID).
+-- lab/lab.h, LAB_DNS_CLIENT_ID); a population's logical clients (ids from
+-- 2^31, lib/wire.h WIRE_POP_ID) by bit 30, 1 for "dns".
 --
 -- Registered on UDP port 7000, the default request port, which Wireshark
 -- otherwise decodes as AFS (RX); another port with the preference
@@ -54,9 +55,19 @@ f.site = ProtoField.string("steerlab.site", "Site")
 steerlab.prefs.port = Pref.uint("UDP port", DEFAULT_PORT,
 	"the request port (the topology's [lab] port; 7000 by default)")
 
+-- a population's logical client (lib/wire.h, WIRE_POP_ID): bit 31 set,
+-- its flow in bit 30 (1: dns), its node in bits 29-17, its index in 16-0
+local POP_BIT = 0x80000000
+local POP_DNS_BIT = 0x40000000
+
 local function scheme_of(client)
 	if client == 0 then
 		return "probe"
+	elseif client >= POP_BIT then
+		if client - POP_BIT >= POP_DNS_BIT then
+			return "dns"
+		end
+		return "anycast"
 	elseif client < DNS_CLIENT_BASE then
 		return "anycast"
 	end

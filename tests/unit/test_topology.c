@@ -415,6 +415,7 @@ static void test_error_files(void **state)
 	    "err_checks",	/* across keys: fail_at, probes, two failing sites */
 	    "err_names",	/* names in headers */
 	    "err_paths",	/* a second router, a client with no site */
+	    "err_population",	/* population keys without one, out of range */
 	};
 	char ini[128], exp[128], *expected;
 

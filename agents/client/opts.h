@@ -1,0 +1,52 @@
+/*
+ * The client's command line (docs/agents.md, client): its options, parsed
+ * and checked, every error naming the flag and what was expected.
+ */
+#ifndef STEERLAB_CLIENT_OPTS_H
+#define STEERLAB_CLIENT_OPTS_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "pop.h"
+#include "traffic.h"
+
+#define CLIENT_USAGE                                                                               \
+	"usage: client -i ID (-t ADDR:PORT | -R RESOLVER[:PORT] -q NAME [-p PORT] [-S STICKY])\n"  \
+	"              [-P N [-k SKEW] [-a ARRIVALS] [-Q SHARE] [-s SEED] [-A NET/LEN] [-W "       \
+	"W,...]]\n"                                                                                \
+	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
+	"BIN]\n"                                                                                   \
+	"              [-v] [-h]\n"
+#define CLIENT_RATE_MAX 10e6
+
+struct client_opts {
+	const char *node;
+	const char *events;
+	const char *csv;
+	const char *bin;
+	const char *target;
+	const char *resolver;
+	const char *name;
+	struct sockaddr_in resolver_sin;
+	struct sockaddr_in resolvers[POP_MAX_RESOLVERS];
+	int nresolvers;
+	uint32_t population; /* 0: one client */
+	struct pop_rates rates;
+	int poisson;
+	double sticky_share;		   /* -Q, of a population; -1: not given */
+	uint32_t src_net, src_size;	   /* -A NET/LEN: host order; size 0: none */
+	double weights[POP_MAX_RESOLVERS]; /* -W, of the -R in order */
+	int nweights;
+	uint64_t seed;
+	uint16_t port;
+	int64_t sticky_ns;
+	struct client_cfg cfg;
+	int has_id;
+	int verbose;
+};
+
+/* client_parse: the command line into o; exits 0 after -h, 1 on an error */
+void client_parse(int argc, char **argv, struct client_opts *o);
+
+#endif

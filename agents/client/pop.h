@@ -1,0 +1,168 @@
+/*
+ * A client population: N logical clients in one agent (docs/agents.md,
+ * "Populations"). Logical client j sends as client id base + j, at its own
+ * rate, on its own schedule, and in DNS mode holds its own answer.
+ *
+ * Rates. The agent's rate is the aggregate; each logical client gets a
+ * share of it by the skew: equal; harmonic (share of j proportional to
+ * 1/(j+1), the seeds' model); zipf:S (1/(j+1)^S); or list:W1,W2,...
+ * (client j weighs W[j mod k]).
+ *
+ * Arrivals. Paced: client j's requests are 1/rate_j apart, the first at a
+ * phase of its interval spread over [0, 1) by the golden-ratio sequence, so
+ * that the clients do not send in step. Poisson: exponential gaps of mean
+ * 1/rate_j from a seeded generator (the same seed, the same run).
+ *
+ * Scheduling is a binary min-heap of the clients by their next due time:
+ * pop_due() gives the next client due by now, O(log N).
+ *
+ * DNS. Each logical client holds an address, when to ask again (the TTL,
+ * or its stickiness if it is sticky), a resolver of the node's list (in
+ * turn: client j asks resolver j mod k) and the id of its outstanding
+ * query. sticky_share q makes client j sticky when floor((j+1) q) >
+ * floor(j q): spread evenly over the population, as topo_sticky spreads it
+ * over nodes. The first answer is shared by the clients of a resolver, but
+ * each one's first hold is a fraction (pop_hold_phase) of a whole one, as if it
+ * had asked at a random time before the start: expiries spread from the
+ * start instead of all falling due together. A client re-asks when it is
+ * due to send and its hold has run out (its stub cache is empty); its
+ * requests keep going to the address it holds until the answer comes.
+ */
+#ifndef STEERLAB_CLIENT_POP_H
+#define STEERLAB_CLIENT_POP_H
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define POP_MAX 131072	      /* logical clients per agent: WIRE_POP_INDEX_MASK + 1 */
+#define POP_MAX_RESOLVERS 250 /* a [resolver] node's caches at most */
+#define POP_MAX_WEIGHTS 1024
+
+enum pop_skew {
+	POP_EQUAL,
+	POP_HARMONIC,
+	POP_ZIPF,
+	POP_LIST,
+};
+
+struct pop_rates {
+	enum pop_skew skew;
+	double exponent; /* POP_ZIPF */
+	double weights[POP_MAX_WEIGHTS];
+	int nweights; /* POP_LIST */
+};
+
+/* pop_rates_parse: "equal", "harmonic", "zipf:S" (0 < S <= 10) or
+ * "list:W1,W2,..." (each > 0). 0, or -1 if s is none of them. */
+int pop_rates_parse(const char *s, struct pop_rates *r);
+
+/* pop_rates_fill: rate[j] for j < n, adding up to total. */
+void pop_rates_fill(const struct pop_rates *r, uint32_t n, double total, double *rate);
+
+/* pop_phase: client j's phase in [0, 1): the fractional part of j times the
+ * golden ratio, which spreads any first k of them evenly. */
+double pop_phase(uint32_t j);
+
+/* pop_hold_phase: client j's phase of its first DNS hold, in [0, 1): the
+ * same kind of sequence on sqrt(2) - 1, independent of pop_phase: were it
+ * the same, the sticky clients still holding an answer late would all be
+ * the ones that send early in each second */
+double pop_hold_phase(uint32_t j);
+
+/* pop_sticky: whether client j is sticky at share q (0 <= q <= 1). */
+int pop_sticky(uint32_t j, double q);
+
+/* the generator of Poisson gaps: xorshift64*, seeded */
+uint64_t pop_rand(uint64_t *state);
+/* pop_exp_ns: an exponential gap of mean 1 / rate seconds, in ns, >= 1 */
+int64_t pop_exp_ns(uint64_t *state, double rate);
+
+struct pop_client {
+	int64_t due_ns;	    /* CLOCK_MONOTONIC of its next request */
+	int64_t gap_ns;	    /* paced: 1 / rate */
+	double rate;	    /* requests per second */
+	int64_t refresh_ns; /* DNS: when its hold runs out */
+	int64_t asked_ns;   /* DNS: when its outstanding query left */
+	struct in_addr addr;
+	uint16_t qid;	  /* its outstanding query's id */
+	uint8_t resolver; /* index in the node's list */
+	uint8_t flags;	  /* POP_F_* */
+	uint32_t heap;	  /* its index in the heap */
+};
+
+#define POP_F_STICKY 0x01
+#define POP_F_ASKING 0x02 /* a query is outstanding */
+
+struct pop {
+	uint32_t n, base; /* clients, and client j's id is base + j */
+	int poisson;
+	uint64_t rng;
+	struct pop_client *c;
+	uint32_t *heap;	 /* client indices, a min-heap by due_ns */
+	uint32_t nheap;	 /* clients with a request still to send */
+	int64_t end_ns;	 /* no request is due at or after it; INT64_MAX: no end */
+	uint32_t *byqid; /* DNS: qid -> client + 1 of the outstanding queries */
+	uint32_t src_net, src_size; /* source_block (host order); size 0: none */
+	uint32_t asking; /* outstanding queries */
+};
+
+/* pop_init: n clients with ids from base, rates by r adding up to total.
+ * 0, or -1 if out of memory. */
+int pop_init(struct pop *p, uint32_t n, uint32_t base, const struct pop_rates *r, double total,
+	     int poisson, uint64_t seed);
+
+/* pop_start: the schedule: the first requests from start_ns on, none due at
+ * or after start_ns + duration_ns (0: no end). */
+void pop_start(struct pop *p, int64_t start_ns, int64_t duration_ns);
+void pop_free(struct pop *p);
+
+/* pop_next_ns: when the next request is due (INT64_MAX: none is, the run
+ * is over) */
+static inline int64_t pop_next_ns(const struct pop *p)
+{
+	return p->nheap ? p->c[p->heap[0]].due_ns : INT64_MAX;
+}
+
+/* pop_due: the client whose request is due at or before now, moved on to
+ * its next request; -1 if none is due. */
+int64_t pop_due(struct pop *p, int64_t now);
+
+/* pop_source: client j's source address from the block: net + (j mod
+ * size); 0.0.0.0 (the kernel's choice) without a block */
+static inline struct in_addr pop_source(const struct pop *p, uint32_t j)
+{
+	struct in_addr a = {0};
+
+	if (p->src_size)
+		a.s_addr = htonl(p->src_net + j % p->src_size);
+	return a;
+}
+
+/* pop_dns_init: DNS state: client j asks resolver j mod nresolvers, or
+ * with weights (NULL: in turn) resolver k with probability w[k] / sum: the
+ * one whose share of [0, 1) holds pop_resolver_point(j); and is sticky by
+ * q. 0, or -1 if out of memory. */
+int pop_dns_init(struct pop *p, int nresolvers, const double *weights, double q);
+
+/* pop_resolver_point: client j's point in [0, 1) for a weighted choice of
+ * resolver: frac(j (sqrt(3) - 1)), a sequence independent of the send and
+ * hold phases, so the clients of one resolver do not all send early in
+ * the second or expire first */
+double pop_resolver_point(uint32_t j);
+
+/* pop_dns_first: the first answer of resolver k (addr, hold_ns: the TTL's or
+ * the stickiness') to its clients, each holding it a phase of hold_ns from
+ * now: expiries spread over one hold. sticky_ns applies to sticky ones. */
+void pop_dns_first(struct pop *p, int k, struct in_addr addr, int64_t ttl_ns, int64_t sticky_ns,
+		   int64_t now);
+
+/* pop_dns_take_qid: a free query id for client j (marked asking); -1 if
+ * 65536 queries are outstanding. pop_dns_client: the client asking qid, or
+ * -1. pop_dns_done: its query is over. */
+int pop_dns_take_qid(struct pop *p, uint32_t j, uint16_t hint, int64_t now);
+int64_t pop_dns_client(const struct pop *p, uint16_t qid);
+void pop_dns_done(struct pop *p, uint32_t j);
+
+#endif

@@ -1,0 +1,208 @@
+/* A population's DNS queries and answers; see popdns.h. */
+#include "popdns.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <libknot/libknot.h>
+
+#include "event.h"
+#include "log.h"
+#include "timeutil.h"
+
+int popdns_open(struct popdns *d, struct pop *pop, const struct sockaddr_in *res, int nres,
+		const char *name, int64_t sticky_ns, struct event_log *ev)
+{
+	int bufsz = 4 << 20;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	d->pop = pop;
+	d->ev = ev;
+	d->nres = nres;
+	d->sticky_ns = sticky_ns;
+	memcpy(d->res, res, (size_t)nres * sizeof(*res));
+	if (strlen(name) > CLIENT_DNS_NAME_MAX ||
+	    knot_dname_from_str(d->qname, name, sizeof(d->qname)) == NULL) {
+		log_warnx("not a domain name: '%s'", name);
+		return -1;
+	}
+	strcpy(d->name, name);
+	knot_dname_to_lower(d->qname);
+	d->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (d->fd == -1) {
+		log_warn("%s: socket", __func__);
+		return -1;
+	}
+	if (setsockopt(d->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz, sizeof(bufsz)) == -1)
+		(void)setsockopt(d->fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
+	return 0;
+}
+
+/* popdns_hold: how long an answer of ttl seconds holds for client c */
+static int64_t popdns_hold(const struct popdns *d, const struct pop_client *c, uint32_t ttl)
+{
+	int64_t hold = c->flags & POP_F_STICKY ? d->sticky_ns : (int64_t)ttl * NSEC_PER_SEC;
+
+	return hold < CLIENT_DNS_MIN_TTL_NS ? CLIENT_DNS_MIN_TTL_NS : hold;
+}
+
+int popdns_first(struct popdns *d)
+{
+	struct client_dns one;
+
+	for (int k = 0; k < d->nres; k++) {
+		int ok = 0;
+
+		if (client_dns_init(&one, &d->res[k], d->name, 0) == -1)
+			return -1;
+		for (int i = 0; i < 5 && !ok; i++) {
+			int64_t deadline = now_mono_ns() + CLIENT_DNS_RETRY_NS;
+
+			if (client_dns_query(&one, now_mono_ns()) == -1)
+				break;
+			while (!ok && now_mono_ns() < deadline) {
+				ok = client_dns_receive(&one, now_mono_ns()) == 1;
+				if (!ok)
+					usleep(1000);
+			}
+		}
+		client_dns_close(&one);
+		if (!ok) {
+			log_warnx("no answer for %s from %s in 5 tries", d->name,
+				  inet_ntoa(d->res[k].sin_addr));
+			return -1;
+		}
+		d->queries++;
+		d->answers++;
+		pop_dns_first(d->pop, k, one.addr, popdns_hold(d, &(struct pop_client){0}, one.ttl),
+			      d->sticky_ns < CLIENT_DNS_MIN_TTL_NS ? CLIENT_DNS_MIN_TTL_NS
+								   : d->sticky_ns,
+			      now_mono_ns());
+		log_info("%s is %s (ttl %us) from resolver %s", d->name, inet_ntoa(one.addr),
+			 one.ttl, inet_ntoa(d->res[k].sin_addr));
+	}
+	return 0;
+}
+
+/* popdns_send: a query from the client's own source address, if it has one */
+static int popdns_send(struct popdns *d, const uint8_t *buf, size_t n, const struct sockaddr_in *to,
+		       struct in_addr from)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+		struct cmsghdr align;
+	} cm;
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = n};
+	struct msghdr mh = {
+	    .msg_name = (void *)to, .msg_namelen = sizeof(*to), .msg_iov = &iov, .msg_iovlen = 1};
+	struct in_pktinfo pi = {.ipi_spec_dst = from};
+	struct cmsghdr *c;
+
+	if (from.s_addr != 0) {
+		memset(&cm, 0, sizeof(cm));
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = IPPROTO_IP;
+		c->cmsg_type = IP_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+	}
+	return sendmsg(d->fd, &mh, 0) == -1 ? -1 : 0;
+}
+
+static void popdns_ask(struct popdns *d, uint32_t j, int64_t now)
+{
+	struct pop_client *c = &d->pop->c[j];
+	uint8_t buf[512];
+	uint16_t hint;
+	int n, qid;
+
+	if (c->flags & POP_F_ASKING) {
+		d->failures++; /* the previous one was never answered */
+		pop_dns_done(d->pop, j);
+	}
+	if (getrandom(&hint, sizeof(hint), GRND_NONBLOCK) != sizeof(hint))
+		hint = (uint16_t)(now ^ j);
+	if ((qid = pop_dns_take_qid(d->pop, j, hint, now)) == -1)
+		return; /* 65536 outstanding: it asks when it next sends */
+	if ((n = client_dns_build_query(d->qname, (uint16_t)qid, buf, sizeof(buf))) == -1) {
+		pop_dns_done(d->pop, j);
+		return;
+	}
+	d->queries++;
+	if (popdns_send(d, buf, (size_t)n, &d->res[c->resolver], pop_source(d->pop, j)) == -1 &&
+	    d->failures++ == 0)
+		log_warn("%s: query to %s", __func__, inet_ntoa(d->res[c->resolver].sin_addr));
+}
+
+void popdns_check(struct popdns *d, uint32_t j, int64_t now)
+{
+	const struct pop_client *c = &d->pop->c[j];
+
+	if (c->flags & POP_F_ASKING) {
+		if (now - c->asked_ns >= CLIENT_DNS_RETRY_NS)
+			popdns_ask(d, j, now);
+	} else if (now >= c->refresh_ns) {
+		popdns_ask(d, j, now);
+	}
+}
+
+static void popdns_answer(struct popdns *d, const uint8_t *buf, size_t n, int64_t now)
+{
+	struct in_addr addr;
+	struct pop_client *c;
+	uint32_t ttl;
+	int64_t j;
+
+	if (n < KNOT_WIRE_HEADER_SIZE || (j = pop_dns_client(d->pop, knot_wire_get_id(buf))) < 0)
+		return;
+	c = &d->pop->c[j];
+	if (client_dns_parse_answer(buf, n, c->qid, d->qname, &addr, &ttl) == -1)
+		return;
+	pop_dns_done(d->pop, (uint32_t)j);
+	d->answers++;
+	c->refresh_ns = now + popdns_hold(d, c, ttl);
+	if (addr.s_addr != c->addr.s_addr) {
+		char was[INET_ADDRSTRLEN], is[INET_ADDRSTRLEN];
+
+		d->changes++;
+		inet_ntop(AF_INET, &c->addr, was, sizeof(was));
+		inet_ntop(AF_INET, &addr, is, sizeof(is));
+		c->addr = addr;
+		event_emit(d->ev, "dns_answer", "{s:I, s:s, s:s, s:s, s:I, s:b}", "client",
+			   (json_int_t)(d->pop->base + (uint32_t)j), "name", d->name, "address", is,
+			   "previous", was, "ttl", (json_int_t)ttl, "changed", 1);
+	}
+}
+
+void popdns_receive(struct popdns *d, int64_t now)
+{
+	uint8_t buf[KNOT_WIRE_MAX_PKTSIZE];
+
+	for (int i = 0; i < 1024; i++) {
+		ssize_t n = recv(d->fd, buf, sizeof(buf), 0);
+
+		if (n == -1) {
+			if (errno != EAGAIN && errno != EINTR && errno != ECONNREFUSED)
+				log_warn("%s: recv", __func__);
+			if (errno != ECONNREFUSED)
+				return;
+			continue;
+		}
+		popdns_answer(d, buf, (size_t)n, now);
+	}
+}
+
+void popdns_close(struct popdns *d)
+{
+	if (d->fd != -1)
+		close(d->fd);
+	d->fd = -1;
+}

@@ -1,0 +1,49 @@
+/*
+ * A population's DNS I/O (pop.h has the state): one socket for every
+ * logical client's queries, to the resolver each one was given; answers
+ * matched back to their client by query id. Changed answers are written
+ * as dns_answer events (a population's clients ask thousands of times a
+ * minute: the unchanged ones only count in dns_summary).
+ */
+#ifndef STEERLAB_CLIENT_POPDNS_H
+#define STEERLAB_CLIENT_POPDNS_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "dns.h"
+#include "pop.h"
+
+struct event_log;
+
+struct popdns {
+	int fd;
+	struct sockaddr_in res[POP_MAX_RESOLVERS];
+	int nres;
+	char name[CLIENT_DNS_NAME_MAX + 1];
+	uint8_t qname[CLIENT_DNS_NAME_MAX + 1];
+	int64_t sticky_ns; /* for the sticky clients */
+	struct pop *pop;
+	struct event_log *ev;
+	uint64_t queries, answers, failures, changes;
+};
+
+/* popdns_open: the socket; the name; the resolvers' list. 0 or -1 (logged). */
+int popdns_open(struct popdns *d, struct pop *pop, const struct sockaddr_in *res, int nres,
+		const char *name, int64_t sticky_ns, struct event_log *ev);
+
+/* popdns_first: ask each resolver once (up to 5 tries a second apart) and
+ * give its answer to its clients (pop_dns_first). 0, or -1 (logged) if one
+ * of them does not answer. */
+int popdns_first(struct popdns *d);
+
+/* popdns_check: client j is about to send at now: it asks if its hold has
+ * run out, or asks again if its query went unanswered CLIENT_DNS_RETRY_NS. */
+void popdns_check(struct popdns *d, uint32_t j, int64_t now);
+
+/* popdns_receive: reads the answers waiting. */
+void popdns_receive(struct popdns *d, int64_t now);
+
+void popdns_close(struct popdns *d);
+
+#endif

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# bench/load: the population client against the raw floor (issue 13).
+#
+# One lab (bench/load/load.ini: a client node users, the router core, sites
+# a and b; anycast; binary records). First the raw floor: the lab up without
+# traffic, blast (tests/tools/blast, a bare sendmmsg sender) in users'
+# namespace sending FLOOR_RATE requests/s to the service for SECONDS; the
+# floor is what the collector captured on the site link per second. Then
+# `steerlab run` of the same lab with users a population of 10^2, 10^3,
+# 10^4 and 10^5 logical clients at RATE requests/s in all, for SECONDS
+# each. For each: the achieved requests/s (the client's sent over its
+# sending time), the ratio to the floor, the client's CPU per request (user
+# + system, from /proc/PID/stat sampled until it exits), its peak memory
+# (VmHWM) and the bytes per logical client above the 10^2 run's, the
+# collector's drops, client and capture counts and whether the run was
+# valid. The load average is printed with each line: the machine is shared.
+#
+#   bench/load/run.sh [SECONDS [RATE [SIZES]]]     (root; default 20 100000
+#                                                  "100 1000 10000 100000")
+# BL_FLOOR_RATE (default 400000): blast's rate, above what the path takes.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+secs=${1:-20} rate=${2:-100000} sizes=${3:-"100 1000 10000 100000"}
+floor_rate=${BL_FLOOR_RATE:-400000}
+STEERLAB=${STEERLAB:-bin/steerlab}
+BLAST=${BLAST:-build/release/tools/blast}
+lab=bl-load
+[ "$(id -u)" = 0 ] || { echo "bench/load: needs root (namespaces)" >&2; exit 77; }
+for f in "$STEERLAB" "$BLAST" bin/client; do
+	[ -x "$f" ] || { echo "bench/load: $f not built (make all tools)" >&2; exit 1; }
+done
+command -v jq >/dev/null || { echo "bench/load: needs jq" >&2; exit 1; }
+if [ -e /run/netns/$lab-users ] || $STEERLAB status $lab >/dev/null 2>&1; then
+	echo "bench/load: lab $lab is up (another bench?); not touching it" >&2
+	exit 1
+fi
+tmp=$(mktemp -d /tmp/steerlab-bench-load.XXXXXX)
+up=0
+cleanup() {
+	[ $up = 1 ] && $STEERLAB down $lab >/dev/null 2>&1
+	return 0
+}
+trap cleanup EXIT
+load() { cut -d' ' -f1 /proc/loadavg; }
+
+# the collector's captured requests on the site links, at its end (the lab
+# has no remote probers: every packet captured is a request)
+captured() {
+	jq -s '[.[] | select(.event == "capture_stats") | .packets] | add' "$1"/core.collector.events.jsonl
+}
+drops() {
+	jq -s '[.[] | select(.event == "capture_stats") | .dropped + .if_dropped] | add // 0' \
+		"$1"/core.collector.events.jsonl
+}
+
+# the raw floor: blast's requests that crossed the router, per second of
+# its sending
+$STEERLAB up bench/load/load.ini --out "$tmp/floor" --set name=$lab >"$tmp/floor.log" 2>&1 ||
+	{ cat "$tmp/floor.log"; exit 1; }
+up=1
+sleep 2
+l=$(load)
+$STEERLAB exec $lab users -- "$BLAST" -t 198.19.0.1:7000 -r "$floor_rate" -d "${secs}s" -i 1 \
+	>"$tmp/blast.out"
+$STEERLAB down $lab >/dev/null
+up=0
+# what crossed the router onto the site links
+after=$(captured "$tmp/floor")
+fdrops=$(drops "$tmp/floor")
+# over the time blast took (it falls behind when the path cannot take more)
+took=$(sed -E 's/.* in ([0-9.]+) s .*/\1/' "$tmp/blast.out")
+floor=$(awk -v a="$after" -v s="$took" 'BEGIN { printf "%.0f", a / s }')
+echo "raw floor: $(cat "$tmp/blast.out")"
+echo "raw floor: $floor requests/s captured on the site links, $fdrops dropped (load $l)"
+echo
+printf '%-10s %12s %8s %12s %10s %12s %10s %10s %10s %6s %6s\n' clients "req/s" "of floor" \
+	"CPU us/req" "peak MB" "B/client" sent captured drops valid load
+base_kb=
+for n in $sizes; do
+	out=$tmp/run-$n
+	l=$(load)
+	$STEERLAB run bench/load/load.ini --out "$out" --set name=$lab --set users.population="$n" \
+		--set rate="$rate" --set duration="${secs}s" --set fail_at="$((secs / 2))s" --quiet \
+		>"$out.log" 2>&1 &
+	runpid=$!
+	pid= ticks=0 hwm=0
+	while kill -0 $runpid 2>/dev/null; do
+		[ -z "$pid" ] && [ -s "$out/agents.tsv" ] &&
+			pid=$(awk -F'\t' '$4 == "client" { print $1 }' "$out/agents.tsv")
+		if [ -n "$pid" ] && [ -r /proc/$pid/stat ]; then
+			t=$(awk '{ print $14 + $15 }' /proc/$pid/stat 2>/dev/null) && ticks=$t
+			h=$(awk '/^VmHWM/ { print $2 }' /proc/$pid/status 2>/dev/null) && hwm=$h
+		fi
+		sleep 0.2
+	done
+	wait $runpid && v=yes || v=no
+	ev=$out/users.client.events.jsonl
+	sent=$(jq -s '[.[] | select(.event == "client_summary")][0].sent' "$ev")
+	took=$(jq -s '[.[] | select(.event == "client_summary")][0].sending_ns' "$ev")
+	cap=$(captured "$out")
+	[ -z "$base_kb" ] && base_kb=$hwm base_n=$n
+	awk -v n="$n" -v s="$sent" -v t="$took" -v f="$floor" -v tk="$ticks" -v hz="$(getconf CLK_TCK)" \
+		-v hwm="$hwm" -v bk="$base_kb" -v bn="$base_n" -v c="$cap" \
+		-v d="$(drops "$out")" -v v="$v" -v l="$l" 'BEGIN {
+		r = s / (t / 1e9)
+		per = "-"
+		if (n > bn)
+			per = sprintf("%.0f", (hwm - bk) * 1024 / (n - bn))
+		printf "%-10d %12.0f %7.1f%% %12.2f %10.1f %12s %10d %10d %10d %6s %6s\n", n, r,
+			100 * r / f, tk / hz * 1e6 / s, hwm / 1024, per, s, c, d, v, l }'
+done
+echo
+echo "runs kept in $tmp"
