@@ -77,12 +77,14 @@ int run_count_events(const char *path, const char *event, const char *key, const
 
 /* run_fib_via: the next hop of the last route change to prefix the
  * collector at path saw: 1 and *via if it was an addition with one, 0 if
- * none (or a deletion). */
-static int run_fib_via(const char *path, const char *prefix, struct in_addr *via)
+ * none (or a deletion); *last, that change's t (0: none). */
+static int run_fib_via(const char *path, const char *prefix, struct in_addr *via, int64_t *last)
 {
 	char line[4096];
 	int have = 0;
 	FILE *fp = fopen(path, "r");
+
+	*last = 0;
 
 	if (fp == NULL)
 		return 0;
@@ -96,6 +98,8 @@ static int run_fib_via(const char *path, const char *prefix, struct in_addr *via
 			have = 0;
 		else if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, "route_added") == 0)
 			have = v && inet_pton(AF_INET, v, via) == 1;
+		if (ev && p && strcmp(p, prefix) == 0)
+			*last = json_integer_value(json_object_get(obj, "t"));
 		json_decref(obj);
 	}
 	fclose(fp);
@@ -140,17 +144,24 @@ static int run_own_site_ok(const struct topology *t, int r, struct in_addr via)
 	return 0;
 }
 
+/* BGP is still settling while a route to the service changed this
+ * recently in some router's FIB */
+#define RUN_BGP_QUIET_NS (500 * 1000000LL)
+
 /* run_bgp_ready: routing = bgp: every site's prober has put the service on
- * its lo, and the FIB of each router with sites routes it as BGP's
- * decision process will once every announcement is in (lab/bgpexpect.h:
- * local preference, AS path length with the prepends, MED; any of the
- * next hops that tie): BGP has converged. (A router without sites has no
- * collector to say.) */
+ * its lo; the FIB of every router routes it, the routers with sites as
+ * BGP's decision process will once every announcement is in
+ * (lab/bgpexpect.h: local preference, AS path length with the prepends,
+ * MED; any of the next hops that tie); and no router's route to it has
+ * changed for RUN_BGP_QUIET_NS (a tie between different AS paths, or a
+ * lab bgpexpect does not model, would otherwise let a router still moving
+ * pass): BGP has converged. */
 static int run_bgp_ready(const struct topology *t, const char *rundir)
 {
 	static struct bgpx x;
 	char path[PATH_MAX], prefix[INET_ADDRSTRLEN + 4], svc[INET_ADDRSTRLEN];
 	struct in_addr via;
+	int64_t last, now = now_real_ns();
 
 	inet_ntop(AF_INET, &t->service, svc, sizeof(svc));
 	strfmt(prefix, sizeof(prefix), "%s/32", svc);
@@ -163,6 +174,13 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 	}
 	if (bgpx_compute(t, -1, &x) == -1)
 		x.known = 0;
+	for (int r = 0; r < t->nnodes; r++) {
+		if (t->nodes[r].kind != TOPO_ROUTER)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir, t->nodes[r].name);
+		if (!run_fib_via(path, prefix, &via, &last) || now - last < RUN_BGP_QUIET_NS)
+			return 0;
+	}
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
 
@@ -170,7 +188,7 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 			continue;
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
 		       t->nodes[l->router].name);
-		if (!run_fib_via(path, prefix, &via))
+		if (!run_fib_via(path, prefix, &via, &last))
 			return 0;
 		if (x.known ? !bgpx_via_ok(&x, l->router, via)
 			    : !run_own_site_ok(t, l->router, via))
