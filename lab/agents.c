@@ -40,7 +40,8 @@ struct lab_argv {
 	int overflow;
 };
 
-static void argv_add(struct lab_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void argv_add(struct lab_argv *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void argv_add(struct lab_argv *a, const char *fmt, ...)
 {
 	size_t room = sizeof(a->store) - a->used;
@@ -50,7 +51,8 @@ static void argv_add(struct lab_argv *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	len = vsnprintf(a->store + a->used, room, fmt, ap);
 	va_end(ap);
-	if (len < 0 || (size_t)len >= room || a->n + 1 >= (int)(sizeof(a->argv) / sizeof(a->argv[0]))) {
+	if (len < 0 || (size_t)len >= room ||
+	    a->n + 1 >= (int)(sizeof(a->argv) / sizeof(a->argv[0]))) {
 		a->overflow = 1;
 		return;
 	}

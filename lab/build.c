@@ -400,7 +400,8 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 	} else {
 		const struct topo_link *l = &t->links[node->link];
 		if ((ifindex = kern_ifindex(k, l->node_ifname)) == -1 ||
-		    kern_link_up(k, ifindex) == -1 || kern_addr_add(k, ifindex, l->node_addr, l->prefixlen) == -1 ||
+		    kern_link_up(k, ifindex) == -1 ||
+		    kern_addr_add(k, ifindex, l->node_addr, l->prefixlen) == -1 ||
 		    kern_route_add(k, any, 0, l->router_addr, ifindex, 0) == -1)
 			goto out;
 		/* a population's source_block, on lo: the whole prefix is local

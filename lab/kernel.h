@@ -55,5 +55,4 @@ int kern_local_add(struct kern *k, struct in_addr dst, unsigned metric);
 int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,
 		   int ifindex, unsigned metric);
 
-
 #endif

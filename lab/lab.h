@@ -44,15 +44,15 @@ struct event_log;
 struct lab_agent {
 	pid_t pid;
 	unsigned long long starttime;
-	int node;           /* index into the topology, -1 if unknown */
-	char name[16];      /* its label: sited, client, client-dns, ... */
-	int reaped;         /* it has exited (and, if our child, been waited for) */
-	int pidfd;          /* -1: none (not ours, or not opened yet) */
-	int expect_kill;    /* the timeline kills it: its SIGKILL is expected */
-	int reported;       /* agent_exited written (or not to be: teardown) */
-	int child;          /* started by this process: ours to wait for */
-	int line;           /* its line in agents.tsv, for down's warnings */
-	siginfo_t exit;     /* how it ended, when this process waited for it */
+	int node;	 /* index into the topology, -1 if unknown */
+	char name[16];	 /* its label: sited, client, client-dns, ... */
+	int reaped;	 /* it has exited (and, if our child, been waited for) */
+	int pidfd;	 /* -1: none (not ours, or not opened yet) */
+	int expect_kill; /* the timeline kills it: its SIGKILL is expected */
+	int reported;	 /* agent_exited written (or not to be: teardown) */
+	int child;	 /* started by this process: ours to wait for */
+	int line;	 /* its line in agents.tsv, for down's warnings */
+	siginfo_t exit;	 /* how it ended, when this process waited for it */
 	/* as agents.tsv names it */
 	char nodename[TOPO_NAME_MAX + 1];
 };
@@ -74,14 +74,14 @@ struct lab {
 	struct lab_agent agents[LAB_MAX_AGENTS];
 	int nagents;
 	struct event_log *ev; /* lab.events.jsonl */
-	int no_agents;        /* up: namespaces, links and routes only */
+	int no_agents;	      /* up: namespaces, links and routes only */
 
 	/* the supervisor's */
 	enum lab_phase phase;
-	int64_t traffic_start;	/* CLOCK_MONOTONIC: "at 2.5 s" is after this */
-	int64_t clients_until;	/* CLOCK_MONOTONIC: clients may end from then (0: never) */
-	int stopping;		/* teardown began: exits are no longer reported */
-	int unexpected;		/* agents that ended unexpectedly */
+	int64_t traffic_start;	  /* CLOCK_MONOTONIC: "at 2.5 s" is after this */
+	int64_t clients_until;	  /* CLOCK_MONOTONIC: clients may end from then (0: never) */
+	int stopping;		  /* teardown began: exits are no longer reported */
+	int unexpected;		  /* agents that ended unexpectedly */
 	void (*before_say)(void); /* clears a progress line before a terminal line */
 };
 

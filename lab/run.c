@@ -177,7 +177,8 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 	for (int r = 0; r < t->nnodes; r++) {
 		if (t->nodes[r].kind != TOPO_ROUTER)
 			continue;
-		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir, t->nodes[r].name);
+		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
+		       t->nodes[r].name);
 		if (!run_fib_via(path, prefix, &via, &last) || now - last < RUN_BGP_QUIET_NS)
 			return 0;
 	}
@@ -227,7 +228,8 @@ int run_ready(const struct topology *t, const char *rundir)
 		if (t->nodes[l->node].kind == TOPO_DNS) {
 			char label[TOPO_NAME_MAX + 8];
 			strfmt(label, sizeof(label), "dns-%s", site);
-			strfmt(path, sizeof(path), "%s/%s.collector-dns.events.jsonl", rundir, router);
+			strfmt(path, sizeof(path), "%s/%s.collector-dns.events.jsonl", rundir,
+			       router);
 			if (run_count_events(path, "capture_ready", "label", label) == 0)
 				return 0;
 		}
@@ -282,7 +284,8 @@ static int run_warm_up(struct lab *lab)
 	for (;;) {
 		lab_watch(lab, 0);
 		if (lab->unexpected) {
-			log_warnx("the lab is not ready: an agent ended during the warm-up (above)");
+			log_warnx(
+			    "the lab is not ready: an agent ended during the warm-up (above)");
 			return -1;
 		}
 		if (run_ready(t, lab->rundir))
@@ -313,7 +316,7 @@ int run_wait_ready(struct lab *lab)
 }
 
 static void run_say(const struct run_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 static void run_say(const struct run_opts *o, const char *fmt, ...)
 {
 	va_list ap;
@@ -454,8 +457,9 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 		if (S_ISLNK(st.st_mode) && stat(rundir, &st) == -1)
 			st.st_mode = 0;
 		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "steerlab: run: %s exists and is not a directory: choose "
-					"another --out\n",
+			fprintf(stderr,
+				"steerlab: run: %s exists and is not a directory: choose "
+				"another --out\n",
 				rundir);
 			rc = -1;
 		} else if ((r = run_dir_entry(rundir, entry, sizeof(entry))) != 0) {
@@ -472,8 +476,7 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 					explicit_out ? "choose another --out"
 						     : "run again in a second");
 			else
-				fprintf(stderr, "steerlab: run: %s: %s\n", rundir,
-					strerror(errno));
+				fprintf(stderr, "steerlab: run: %s: %s\n", rundir, strerror(errno));
 			rc = -1;
 		}
 	} else if (errno != ENOENT) {

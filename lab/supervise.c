@@ -50,8 +50,9 @@ static int proc_starttime(pid_t pid, unsigned long long *start, char *state)
 	if ((p = strrchr(buf, ')')) == NULL)
 		return -1;
 	/* after ") ": field 3 is the state; field 22 is 19 fields further */
-	if (sscanf(p + 2, "%c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-			  "%*s %*s %llu",
+	if (sscanf(p + 2,
+		   "%c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+		   "%*s %*s %llu",
 		   state, start) != 2)
 		return -1;
 	return 0;
@@ -108,8 +109,8 @@ static int agent_alive(struct lab_agent *a)
 		agent_close(a);
 		return 0;
 	}
-	if (proc_starttime(a->pid, &start, &state) == -1 || start != a->starttime ||
-	    state == 'Z' || state == 'X') {
+	if (proc_starttime(a->pid, &start, &state) == -1 || start != a->starttime || state == 'Z' ||
+	    state == 'X') {
 		a->reaped = 1;
 		return 0;
 	}
@@ -143,9 +144,9 @@ static void __attribute__((noreturn)) agent_child_fail(int fd, enum agent_step s
 }
 
 /* agent_child: in the forked child; never returns. */
-static void __attribute__((noreturn)) agent_child(const struct lab *lab, int node,
-						  const char *prog, const char *logpath,
-						  char *const argv[], int errfd)
+static void __attribute__((noreturn))
+agent_child(const struct lab *lab, int node, const char *prog, const char *logpath,
+	    char *const argv[], int errfd)
 {
 	sigset_t none;
 	int fd;
@@ -204,8 +205,7 @@ static int agent_started(const struct lab *lab, int node, const char *name, cons
 			  "choose another --out",
 			  name, nodename, logpath);
 	else if (e.step == STEP_LOG)
-		log_warnx("agent %s of node %s: %s: %s", name, nodename, logpath,
-			  strerror(e.err));
+		log_warnx("agent %s of node %s: %s: %s", name, nodename, logpath, strerror(e.err));
 	else if (e.step == STEP_EXEC)
 		log_warnx("agent %s of node %s: exec %s: %s", name, nodename, prog,
 			  strerror(e.err));
@@ -368,8 +368,9 @@ static void lab_report_exits(struct lab *lab)
 			fprintf(stderr,
 				"steerlab: agent %s of node %s %s at %.1f s: this run is invalid "
 				"(see %s/%s.%s.log)\n",
-				a->name, node, how, (double)(now - lab->traffic_start) / NSEC_PER_SEC,
-				lab->rundir, node, a->name);
+				a->name, node, how,
+				(double)(now - lab->traffic_start) / NSEC_PER_SEC, lab->rundir,
+				node, a->name);
 			break;
 		case LAB_WARMUP:
 			fprintf(stderr,
@@ -479,7 +480,8 @@ static int agents_wait(struct lab_agent *agents, int n, const char *name, int64_
 				continue;
 			alive++;
 			if (agents[i].pidfd >= 0)
-				pfd[nfd++] = (struct pollfd){.fd = agents[i].pidfd, .events = POLLIN};
+				pfd[nfd++] =
+				    (struct pollfd){.fd = agents[i].pidfd, .events = POLLIN};
 			else
 				unwatched++;
 		}
@@ -547,7 +549,7 @@ static int agents_stop(struct lab_agent *agents, int n, int *left)
 
 const char *lab_agent_prog(const char *label)
 {
-	static const char *const progs[] = {"routed", "collector", "sited", "prober",
+	static const char *const progs[] = {"routed", "collector", "sited",    "prober",
 					    "client", "authd",	   "resolverd"};
 	size_t len = strcspn(label, "-");
 
@@ -555,8 +557,9 @@ const char *lab_agent_prog(const char *label)
 		return label; /* exactly; its program is FRR's */
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		if (strlen(progs[i]) == len && strncmp(progs[i], label, len) == 0)
-			return label[len] == '\0' || topo_check_name(label + len + 1) == 0 ? progs[i]
-											   : NULL;
+			return label[len] == '\0' || topo_check_name(label + len + 1) == 0
+				   ? progs[i]
+				   : NULL;
 	return NULL;
 }
 
@@ -651,8 +654,8 @@ int lab_agent_claim(struct lab_agent *a, const char *bindir, const char *path, i
 	if ((a->pidfd = pidfd_open(a->pid, 0)) == -1 && errno == ESRCH)
 		return 0;
 	/* with the pidfd held, what /proc says from now on is that process's */
-	if (proc_starttime(a->pid, &start, &state) == -1 || start != a->starttime ||
-	    state == 'Z' || state == 'X') {
+	if (proc_starttime(a->pid, &start, &state) == -1 || start != a->starttime || state == 'Z' ||
+	    state == 'X') {
 		agent_close(a);
 		return 0;
 	}
@@ -664,9 +667,8 @@ int lab_agent_claim(struct lab_agent *a, const char *bindir, const char *path, i
 	n = readlink(link, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	/* a program rebuilt while the lab was up reads "PATH (deleted)" */
-	if (n > 0 && (strcmp(exe, want) == 0 ||
-		      (strncmp(exe, want, strlen(want)) == 0 &&
-		       strcmp(exe + strlen(want), " (deleted)") == 0))) {
+	if (n > 0 && (strcmp(exe, want) == 0 || (strncmp(exe, want, strlen(want)) == 0 &&
+						 strcmp(exe + strlen(want), " (deleted)") == 0))) {
 		a->reaped = 0;
 		return 1;
 	}

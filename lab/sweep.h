@@ -110,7 +110,7 @@ struct sweep_table {
 	/* clocks.json's failed.jitter_offset_s: how far fail_jitter moved t0
 	 * past fail_at; NAN if not recorded */
 	double offset[SWEEP_MAX_POINTS];
-	int done[SWEEP_MAX_POINTS];	     /* the point's clocks.json was read */
+	int done[SWEEP_MAX_POINTS]; /* the point's clocks.json was read */
 	/* 1 valid, 0 invalid, -1 not said (a clocks.json from before the
 	 * verdict); invalid: the invalidating codes, comma-separated */
 	int valid[SWEEP_MAX_POINTS];

@@ -30,12 +30,12 @@ static int topo_rlink_resolve(struct topo_parse *p, int j)
 			return -1;
 		}
 		if (t->nodes[ends[e]].kind != TOPO_ROUTER) {
-			topo_error(p, line,
-				   "[link %s %s]: '%s' is a %s, not a router (a %s is linked by its "
-				   "own link = ROUTER)",
-				   names[0], names[1], names[e],
-				   topo_kind_name(t->nodes[ends[e]].kind),
-				   topo_kind_name(t->nodes[ends[e]].kind));
+			topo_error(
+			    p, line,
+			    "[link %s %s]: '%s' is a %s, not a router (a %s is linked by its "
+			    "own link = ROUTER)",
+			    names[0], names[1], names[e], topo_kind_name(t->nodes[ends[e]].kind),
+			    topo_kind_name(t->nodes[ends[e]].kind));
 			return -1;
 		}
 	}

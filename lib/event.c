@@ -23,7 +23,8 @@ struct event_log {
  * in a run directory would send the events elsewhere). */
 static FILE *event_fopen(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	int fd =
+	    open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
 	FILE *fp;
 
 	if (fd == -1) {

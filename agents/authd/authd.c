@@ -66,7 +66,8 @@ struct authd {
 
 static void authd_usage(FILE *fp)
 {
-	fprintf(fp, AUTHD_USAGE
+	fprintf(fp,
+		AUTHD_USAGE
 		"  -c CONFIG          the configuration file (docs/authd.md)\n"
 		"  -t                 check the configuration, print 'configuration OK', exit\n"
 		"  -l ADDR[:PORT]     listen here instead of the [server] listen lines; "
@@ -117,8 +118,7 @@ static void authd_parse(int argc, char **argv, struct authd_opts *o)
 			o->control_set = 1;
 			if (strcmp(optarg, "none") == 0)
 				o->control_none = 1;
-			else if (addr_parse_sockaddr(optarg, AUTHD_CONTROL_PORT, &o->control) ==
-				 -1)
+			else if (addr_parse_sockaddr(optarg, AUTHD_CONTROL_PORT, &o->control) == -1)
 				authd_bad("-C", "ADDR[:PORT], [IPV6]:PORT or none", optarg);
 			break;
 		case 'S':
@@ -132,8 +132,9 @@ static void authd_parse(int argc, char **argv, struct authd_opts *o)
 			break;
 		case 'a':
 			if (authd_allow_add(&o->allow, optarg) == -1)
-				authd_bad("-a", "ADDR, ID=ADDR (ID of [A-Za-z0-9._-], at most 32) or "
-						"none, at most 64 of them",
+				authd_bad("-a",
+					  "ADDR, ID=ADDR (ID of [A-Za-z0-9._-], at most 32) or "
+					  "none, at most 64 of them",
 					  optarg);
 			break;
 		case 'n':

@@ -25,7 +25,6 @@
 #define AUTHD_REPORT_MAX HEALTH_REPORT_MAX
 #define AUTHD_RTT_NONE UINT32_MAX
 
-
 struct authd_health {
 	double quorum;
 	int nsites;

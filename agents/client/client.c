@@ -322,8 +322,8 @@ int main(int argc, char **argv)
 	if (binfp)
 		c.bin = &bin;
 	pr.ev = ev;
-	if (loop_timer_add(loop, &pr.timer, now_mono_ns() + CLIENT_PROGRESS_NS,
-			   CLIENT_PROGRESS_NS, client_on_progress, &pr) == -1) {
+	if (loop_timer_add(loop, &pr.timer, now_mono_ns() + CLIENT_PROGRESS_NS, CLIENT_PROGRESS_NS,
+			   client_on_progress, &pr) == -1) {
 		log_warn("%s: progress timer", __func__);
 		goto out;
 	}
@@ -390,7 +390,8 @@ out:
 			event_emit(ev, "dns_summary", "{s:I, s:I, s:I, s:I, s:I}", "client",
 				   (json_int_t)o.cfg.id, "queries", (json_int_t)st.dns.queries,
 				   "answers", (json_int_t)st.dns.answers, "failures",
-				   (json_int_t)st.dns.failures, "changes", (json_int_t)st.dns.changes);
+				   (json_int_t)st.dns.failures, "changes",
+				   (json_int_t)st.dns.changes);
 	}
 	loop_timer_del(loop, &st.timer);
 	loop_timer_del(loop, &pr.timer);

@@ -100,12 +100,12 @@ struct pop {
 	int poisson;
 	uint64_t rng;
 	struct pop_client *c;
-	uint32_t *heap;	 /* client indices, a min-heap by due_ns */
-	uint32_t nheap;	 /* clients with a request still to send */
-	int64_t end_ns;	 /* no request is due at or after it; INT64_MAX: no end */
-	uint32_t *byqid; /* DNS: qid -> client + 1 of the outstanding queries */
+	uint32_t *heap;		    /* client indices, a min-heap by due_ns */
+	uint32_t nheap;		    /* clients with a request still to send */
+	int64_t end_ns;		    /* no request is due at or after it; INT64_MAX: no end */
+	uint32_t *byqid;	    /* DNS: qid -> client + 1 of the outstanding queries */
 	uint32_t src_net, src_size; /* source_block (host order); size 0: none */
-	uint32_t asking; /* outstanding queries */
+	uint32_t asking;	    /* outstanding queries */
 };
 
 /* pop_init: n clients with ids from base, rates by r adding up to total.

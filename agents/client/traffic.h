@@ -42,13 +42,13 @@ struct client_cfg {
 };
 
 struct client_stats {
-	uint64_t sent;	  /* requests attempted: ok + lost + errors at the end */
-	uint64_t ok;	  /* answered within the timeout */
-	uint64_t lost;	  /* not answered within the timeout */
-	uint64_t errors;  /* refused by the kernel (no route, ...) */
-	uint64_t late;	  /* replies to requests already counted lost, or duplicates */
-	uint64_t stray;	  /* datagrams that were not replies to this client */
-	uint64_t wakeups; /* send timer wake-ups, for the batching log line */
+	uint64_t sent;	     /* requests attempted: ok + lost + errors at the end */
+	uint64_t ok;	     /* answered within the timeout */
+	uint64_t lost;	     /* not answered within the timeout */
+	uint64_t errors;     /* refused by the kernel (no route, ...) */
+	uint64_t late;	     /* replies to requests already counted lost, or duplicates */
+	uint64_t stray;	     /* datagrams that were not replies to this client */
+	uint64_t wakeups;    /* send timer wake-ups, for the batching log line */
 	uint64_t unrecorded; /* binary records that could not be written */
 };
 
@@ -72,8 +72,8 @@ struct client {
 	FILE *csv;
 	struct udp_batch *io;
 	struct client_recbin *bin; /* binary records (record.h), or NULL */
-	struct pop *pop;       /* a population (pop.h), or NULL: one client */
-	struct popdns *popdns; /* its DNS steering, or NULL: anycast */
+	struct pop *pop;	   /* a population (pop.h), or NULL: one client */
+	struct popdns *popdns;	   /* its DNS steering, or NULL: anycast */
 };
 
 /* client_start: opens the socket and timers and schedules request 0 now.

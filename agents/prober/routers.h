@@ -20,7 +20,6 @@ struct prober_routers {
 	unsigned long errors[PROBER_MAX_ROUTERS];	    /* consecutive send errors */
 };
 
-
 /* prober_routers_add: one more router. 0, or -1 if the table is full. */
 int prober_routers_add(struct prober_routers *r, const struct sockaddr_in *sin);
 

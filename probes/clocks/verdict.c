@@ -317,8 +317,8 @@ static int64_t verdict_unexplained(const struct clocks_input *in, const struct c
 		}
 		k = verdict_slot(set, cap, verdict_key(q->client, (uint32_t)q->seq));
 		if (set[k].key == 0) {
-			set[k] = (struct verdict_lost){verdict_key(q->client, (uint32_t)q->seq),
-						       -1, q->sent_ns};
+			set[k] = (struct verdict_lost){verdict_key(q->client, (uint32_t)q->seq), -1,
+						       q->sent_ns};
 			nlost++;
 		}
 	}

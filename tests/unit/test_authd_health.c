@@ -324,7 +324,11 @@ static void test_allow_parse(void **state)
 	assert_int_equal(authd_allow_add(&al, "2001:db8::7"), 0);
 	assert_int_equal(al.senders[1].family, AF_INET6);
 	assert_int_equal(al.senders[1].id_given, 0);
-	static const char *bad[] = {"", "p1=", "=198.18.0.14", "p/1=198.18.0.14", "p1=x",
+	static const char *bad[] = {"",
+				    "p1=",
+				    "=198.18.0.14",
+				    "p/1=198.18.0.14",
+				    "p1=x",
 				    "198.18.0.14:5353",
 				    "123456789012345678901234567890123=198.18.0.14"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)

@@ -175,7 +175,8 @@ static int setup(void **state)
 
 	if (dir == NULL)
 		return -1;
-	test_write_file(dir, "lab.events.jsonl",
+	test_write_file(
+	    dir, "lab.events.jsonl",
 	    "{\"t\":1700000000000000000,\"event\":\"lab_up\",\"lab\":\"t\",\"port\":7000}\n"
 	    "{\"t\":1700000000123456789,\"event\":\"site_failed\",\"site\":\"a\","
 	    "\"via\":\"198.18.0.2\",\"prefix\":\"198.19.0.1/32\",\"address\":\"198.19.1.1\"}\n");

@@ -436,10 +436,12 @@ static void test_error_forms(void **state)
 	expect_errors(DATA "err_metric.ini", NULL, 0,
 		      DATA "err_metric.ini:8: [site a] metric: expected a whole number from 0 to "
 			   "4294967295, got 'abc'\n");
-	expect_errors(DATA "err_unknown_kind.ini", NULL, 0,
-		      DATA "err_unknown_kind.ini:3: unknown section kind 'switch' (expected [lab], "
-			   "[router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
-			   "[resolver NAME], [link ROUTER ROUTER], [event NAME], [zone NAME] or [name NAME])\n");
+	expect_errors(
+	    DATA "err_unknown_kind.ini", NULL, 0,
+	    DATA
+	    "err_unknown_kind.ini:3: unknown section kind 'switch' (expected [lab], "
+	    "[router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
+	    "[resolver NAME], [link ROUTER ROUTER], [event NAME], [zone NAME] or [name NAME])\n");
 	expect_errors(DATA "err_no_site.ini", NULL, 0,
 		      DATA "err_no_site.ini: no [site] section: a lab needs at least one site\n");
 }

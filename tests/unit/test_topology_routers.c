@@ -156,12 +156,12 @@ static void test_route_to(void **state)
 	(void)state;
 	load_ok(t, ROUTERS, NULL, 0);
 	topo_paths(t, node_index(t, "r4"), path);
-	assert_int_equal(topo_route_to(t, node_index(t, "r4"), path, node_index(t, "b"), &via, &dev),
-			 1);
+	assert_int_equal(
+	    topo_route_to(t, node_index(t, "r4"), path, node_index(t, "b"), &via, &dev), 1);
 	assert_addr(via, "198.18.32.17"); /* r5's end of [link r5 r4] */
 	assert_string_equal(dev, "r5");
-	assert_int_equal(topo_route_to(t, node_index(t, "r4"), path, node_index(t, "a"), &via, &dev),
-			 2);
+	assert_int_equal(
+	    topo_route_to(t, node_index(t, "r4"), path, node_index(t, "a"), &via, &dev), 2);
 	assert_addr(via, "198.18.32.5"); /* r2's end of [link r2 r4] */
 	assert_string_equal(dev, "r2");
 	/* its own client: the link address, 0 hops */
@@ -170,8 +170,8 @@ static void test_route_to(void **state)
 	assert_addr(via, "198.18.0.10");
 	assert_string_equal(dev, "c1");
 	topo_paths(t, node_index(t, "r1"), path);
-	assert_int_equal(topo_route_to(t, node_index(t, "r1"), path, node_index(t, "a"), &via, &dev),
-			 0);
+	assert_int_equal(
+	    topo_route_to(t, node_index(t, "r1"), path, node_index(t, "a"), &via, &dev), 0);
 	assert_addr(via, "198.18.0.2");
 	free(path);
 	free(t);
