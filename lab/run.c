@@ -159,8 +159,8 @@ static int run_own_site_ok(const struct topology *t, int r, struct in_addr via)
 static int run_bgp_ready(const struct topology *t, const char *rundir)
 {
 	static struct bgpx x;
+	static struct in_addr via[TOPO_MAX_NODES];
 	char path[PATH_MAX], prefix[INET_ADDRSTRLEN + 4], svc[INET_ADDRSTRLEN];
-	struct in_addr via;
 	int64_t last, now = now_real_ns();
 
 	inet_ntop(AF_INET, &t->service, svc, sizeof(svc));
@@ -174,12 +174,15 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 	}
 	if (bgpx_compute(t, -1, &x) == -1)
 		x.known = 0;
+	/* each router's route, read once: every router has one that has
+	 * not changed for RUN_BGP_QUIET_NS, and a router with sites has the
+	 * one BGP will choose */
 	for (int r = 0; r < t->nnodes; r++) {
 		if (t->nodes[r].kind != TOPO_ROUTER)
 			continue;
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
 		       t->nodes[r].name);
-		if (!run_fib_via(path, prefix, &via, &last) || now - last < RUN_BGP_QUIET_NS)
+		if (!run_fib_via(path, prefix, &via[r], &last) || now - last < RUN_BGP_QUIET_NS)
 			return 0;
 	}
 	for (int i = 0; i < t->nlinks; i++) {
@@ -187,12 +190,8 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 
 		if (t->nodes[l->node].kind != TOPO_SITE)
 			continue;
-		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
-		       t->nodes[l->router].name);
-		if (!run_fib_via(path, prefix, &via, &last))
-			return 0;
-		if (x.known ? !bgpx_via_ok(&x, l->router, via)
-			    : !run_own_site_ok(t, l->router, via))
+		if (x.known ? !bgpx_via_ok(&x, l->router, via[l->router])
+			    : !run_own_site_ok(t, l->router, via[l->router]))
 			return 0;
 	}
 	return 1;
