@@ -516,6 +516,14 @@ static void test_timeline_hits(void **state)
 	json_decref(root);
 }
 
+/* recovered: the timeline's recover of site a, applied at t */
+static void recovered(const char *dir, int64_t t)
+{
+	ev(dir, "lab.events.jsonl", t, "event_applied",
+	   ",\"name\":\"r\",\"action\":\"recover\",\"target\":\"a\",\"kind\":\"site\","
+	   "\"site\":\"a\",\"step\":null,\"cycle\":0,\"vias\":[]");
+}
+
 /* a recovery of the failed site ends its failure for the clocks (the
  * requests that reach a after it are answered, not lost) and starts its
  * fail-back clocks */
@@ -530,9 +538,7 @@ static void test_recovery_ends_window(void **state)
 	assert_true(json_real_value(json_object_get(any, "window_s")) > 0.2);
 	assert_null(json_object_get(any, "failback")); /* no recovery: none */
 	json_decref(root);
-	ev(dir, "lab.events.jsonl", T0 + 100 * MS, "event_applied",
-	   ",\"name\":\"r\",\"action\":\"recover\",\"target\":\"a\",\"kind\":\"site\","
-	   "\"site\":\"a\",\"step\":null,\"cycle\":0,\"vias\":[]");
+	recovered(dir, T0 + 100 * MS);
 	ev(dir, "a.prober.events.jsonl", T0 + 350 * MS, "declared_alive", ",\"site\":\"a\"");
 	ev(dir, "core.collector.events.jsonl", T0 + 360 * MS, "route_added",
 	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\"");
@@ -720,9 +726,7 @@ static void test_failback_route_replaced(void **state)
 	valid_run(dir);
 	ev(dir, col, T0 + 1 * S, "route_added",
 	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"" VIA_B "\",\"replace\":true");
-	ev(dir, "lab.events.jsonl", T0 + 2 * S, "event_applied",
-	   ",\"name\":\"r\",\"action\":\"recover\",\"target\":\"a\",\"kind\":\"site\","
-	   "\"site\":\"a\",\"step\":null,\"cycle\":0,\"vias\":[]");
+	recovered(dir, T0 + 2 * S);
 	ev(dir, col, T0 + 2 * S + 300 * MS, "route_added",
 	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\",\"replace\":true");
 	json_decref(expect(dir, 1, NULL));
@@ -739,9 +743,7 @@ static void test_failback_early_replace(void **state)
 	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"" VIA_B "\",\"replace\":true");
 	ev(dir, col, T0 + 1 * S + 300 * MS, "route_added",
 	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\",\"replace\":true");
-	ev(dir, "lab.events.jsonl", T0 + 2 * S, "event_applied",
-	   ",\"name\":\"r\",\"action\":\"recover\",\"target\":\"a\",\"kind\":\"site\","
-	   "\"site\":\"a\",\"step\":null,\"cycle\":0,\"vias\":[]");
+	recovered(dir, T0 + 2 * S);
 	root = expect(dir, 0, NULL);
 	assert_code(root, "healthy_route_withdrawn",
 		    "the route to 198.19.0.1/32 via 198.18.0.6 left the router's FIB once, first "
