@@ -388,8 +388,9 @@ struct clocks_rsv_capture {
 #define CLOCKS_MAX_RSV_NODES 128 /* 198.18.128.0/24 .. 198.18.255.0/24 */
 #define CLOCKS_MAX_DNS_NODES 64
 #define CLOCKS_MAX_TOPO_CLIENTS 256
-#define CLOCKS_RSV_BLOCK(k) (0xc6128000u + ((uint32_t)(k) << 8)) /* 198.18.(128+k).0, host order   \
-								  */
+#define CLOCKS_RSV_BLOCK(k)                                                                        \
+	(0xc6128000u + ((uint32_t)(k) << 8)) /* 198.18.(128+k).0, host order                       \
+					      */
 
 enum clocks_level {
 	CLOCKS_LEVEL_ROOT, /* serves "." */

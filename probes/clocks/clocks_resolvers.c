@@ -59,7 +59,11 @@ int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t bloc
 				free(p);
 				return -1;
 			}
-			p[np++] = (struct rsv_pending){x->t_ns, x->src, x->dst, x->sport, x->id,
+			p[np++] = (struct rsv_pending){x->t_ns,
+						       x->src,
+						       x->dst,
+						       x->sport,
+						       x->id,
 						       upstream,
 						       from_ns == CLOCKS_NONE || x->t_ns > from_ns};
 			c->queries += p[np - 1].counted;
@@ -236,10 +240,11 @@ void clocks_resolvers_verdict(const struct clocks_input *in, const struct clocks
 		if (r->nclients == 0 || r->dead_after == CLOCKS_NONE)
 			continue;
 		if (r->dead_after == 0)
-			clocks_warn(v, "resolver_no_failover",
-				    "[resolver] %s: its DNS clients sent no request to %s after t0 "
-				    "(none had its address): its curve shows no failover to compare",
-				    r->node->name, in->failure.site);
+			clocks_warn(
+			    v, "resolver_no_failover",
+			    "[resolver] %s: its DNS clients sent no request to %s after t0 "
+			    "(none had its address): its curve shows no failover to compare",
+			    r->node->name, in->failure.site);
 		else if (r->dead_after == r->all_after)
 			clocks_warn(v, "resolver_no_failover",
 				    "[resolver] %s: its DNS clients sent every request after t0 to "

@@ -1,4 +1,5 @@
-/* clocks.json's resolvers: the resolver measurements (clocks_resolvers.c) as JSON; see clocks_int.h. */
+/* clocks.json's resolvers: the resolver measurements (clocks_resolvers.c) as JSON; see
+ * clocks_int.h. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +51,7 @@ static json_t *rj_upstream(const struct clocks_resolvers *rs, const int64_t *up,
 			 rj_rate(q, rs->traffic_ns), "after_t0_per_s", rj_rate(a, rs->after_ns));
 }
 
-static json_t *rj_levels(const struct clocks_resolvers *rs, const int64_t *up,
-			 const int64_t *after)
+static json_t *rj_levels(const struct clocks_resolvers *rs, const int64_t *up, const int64_t *after)
 {
 	json_t *o = rj_upstream(rs, up, after, CLOCKS_LEVELS), *lv = json_object();
 
@@ -108,7 +108,8 @@ static json_t *rj_node(const struct clocks_input *in, const struct clocks_resolv
 	for (int i = 0; i < r->nclients; i++)
 		json_array_append_new(clients, json_integer(r->clients[i]));
 	json_object_set_new(o, "impl", r->node->impl[0] ? json_string(r->node->impl) : json_null());
-	json_object_set_new(o, "caches", r->node->count ? json_integer(r->node->count) : json_null());
+	json_object_set_new(o, "caches",
+			    r->node->count ? json_integer(r->node->count) : json_null());
 	json_object_set_new(o, "client_flows", clients);
 	json_object_set_new(o, "upstream", rj_levels(rs, r->up, r->up_after));
 	json_object_set_new(o, "cache", rj_cache(r));

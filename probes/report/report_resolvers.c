@@ -80,9 +80,9 @@ void report_resolver_table(const struct report *r, struct texttable *t)
 		} else {
 			texttable_cell(t, "%s (%lld of %lld)",
 				       report_fmt_pct(pct, sizeof(pct),
-						      x->cache.answered
-							  ? (double)x->cache.cache / x->cache.answered
-							  : -1),
+						      x->cache.answered ? (double)x->cache.cache /
+									      x->cache.answered
+									: -1),
 				       (long long)x->cache.cache, (long long)x->cache.answered);
 			texttable_cell(t, "%s",
 				       report_fmt_pct(pct, sizeof(pct),
