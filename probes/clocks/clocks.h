@@ -971,12 +971,12 @@ void clocks_decay_free(struct clocks_decay *d);
  */
 
 /* client queries to a node's caches, by how they were answered: from the
- * cache when no answer from upstream reached the node's caches between the
+ * cache when no answer from upstream reached the cache asked between the
  * query's arrival and its answer (the answer did not wait for one) */
 struct clocks_cache_counts {
 	int64_t queries;    /* client queries that reached the node */
 	int64_t answered;   /* of those, answered: cache + upstream + servfail */
-	int64_t cache;	    /* answered with no upstream answer between */
+	int64_t cache;	    /* answered with no upstream answer to its cache between */
 	int64_t upstream;   /* answered after an upstream answer reached the node */
 	int64_t servfail;   /* answered SERVFAIL with no upstream answer between */
 	int64_t unanswered; /* no answer (CLOCKS_CACHE_WAIT_NS) */
@@ -989,7 +989,8 @@ struct clocks_cache_counts {
  * into *c. block: the node's /24 (host order, CLOCKS_RSV_BLOCK): a query to
  * an address in it from one outside is a client's, and a response from
  * that address to the query's source, port and id answers it; a response
- * from port 53 outside to an address in it is an upstream answer. 0, or
+ * from port 53 outside to an address in it is an upstream answer to that
+ * cache (a cache is told by its address's last octet). 0, or
  * -1 (out of memory). Pure. */
 int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block, int64_t from_ns,
 			  struct clocks_cache_counts *c);

@@ -22,12 +22,18 @@ static int rsv_in_block(struct in_addr a, uint32_t block)
 	return (ntohl(a.s_addr) & 0xffffff00u) == block;
 }
 
+/* rsv_cache_of: a cache of a node by its address's last octet */
+static unsigned rsv_cache_of(struct in_addr a)
+{
+	return ntohl(a.s_addr) & 0xffu;
+}
+
 /* a client query waiting for its answer */
 struct rsv_pending {
 	int64_t t_ns;
 	struct in_addr client, cache;
 	uint16_t port, id;
-	int64_t upstream_seen; /* upstream answers before it arrived */
+	int64_t upstream_seen; /* upstream answers to its cache before it arrived */
 	int counted;	       /* arrived after from_ns */
 };
 
@@ -36,7 +42,7 @@ int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t bloc
 {
 	struct rsv_pending *p = NULL;
 	size_t np = 0, cap = 0;
-	int64_t upstream = 0; /* upstream answers so far */
+	int64_t upstream[256] = {0}; /* upstream answers so far, per cache (its last octet) */
 
 	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < n; i++) {
@@ -53,7 +59,7 @@ int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t bloc
 			p[k] = p[--np];
 		}
 		if (x->qr && to_node && !from_node && x->sport == RSV_DNS_PORT) {
-			upstream++;
+			upstream[rsv_cache_of(x->dst)]++;
 		} else if (!x->qr && to_node && !from_node && x->dport == RSV_DNS_PORT) {
 			if (clocks_grow((void **)&p, &cap, np, sizeof(*p)) == -1) {
 				free(p);
@@ -64,7 +70,7 @@ int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t bloc
 						       x->dst,
 						       x->sport,
 						       x->id,
-						       upstream,
+						       upstream[rsv_cache_of(x->dst)],
 						       from_ns == CLOCKS_NONE || x->t_ns > from_ns};
 			c->queries += p[np - 1].counted;
 		} else if (x->qr && from_node && !to_node && x->sport == RSV_DNS_PORT) {
@@ -75,7 +81,7 @@ int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t bloc
 					continue;
 				if (p[k].counted) {
 					c->answered++;
-					if (upstream != p[k].upstream_seen)
+					if (upstream[rsv_cache_of(x->src)] != p[k].upstream_seen)
 						c->upstream++;
 					else if (x->rcode == RSV_SERVFAIL)
 						c->servfail++;

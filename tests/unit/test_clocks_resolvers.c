@@ -9,8 +9,9 @@
 
 #include "clocks_int.h"
 
-#define RSV1 "198.18.128.1" /* node 0's cache 1 */
-#define RSV2 "198.18.129.1" /* node 1's cache 1 */
+#define RSV1 "198.18.128.1"  /* node 0's cache 1 */
+#define RSV1B "198.18.128.2" /* node 0's cache 2 */
+#define RSV2 "198.18.129.1"  /* node 1's cache 1 */
 #define CLIENT "198.18.0.26"
 #define AUTH "198.18.0.10"
 #define BLOCK0 CLOCKS_RSV_BLOCK(0)
@@ -27,14 +28,14 @@ static struct in_addr ip(const char *s)
  * query of cache, an upstream answer to it */
 static struct clocks_dnsmsg cq(int64_t t, const char *cache, uint16_t id)
 {
-	return (struct clocks_dnsmsg){t, ip(CLIENT), ip(cache), (uint16_t)(40000 + id), 53, id,
-				      0, 0};
+	return (struct clocks_dnsmsg){t,  ip(CLIENT), ip(cache), (uint16_t)(40000 + id),
+				      53, id,	      0,	 0};
 }
 
 static struct clocks_dnsmsg ca(int64_t t, const char *cache, uint16_t id, uint8_t rcode)
 {
-	return (struct clocks_dnsmsg){t, ip(cache), ip(CLIENT), 53, (uint16_t)(40000 + id), id,
-				      1, rcode};
+	return (struct clocks_dnsmsg){t,  ip(cache), ip(CLIENT), 53, (uint16_t)(40000 + id),
+				      id, 1,	     rcode};
 }
 
 static struct clocks_dnsmsg uq(int64_t t, const char *cache)
@@ -134,6 +135,11 @@ static void test_cache_classify(void **state)
 	    /* another node's query, on this link: not a client's of this one */
 	    cq(T0 + 1300 * MS, RSV2, 9),
 	    ca(T0 + 1300 * MS + u, RSV2, 9, 0),
+	    /* a hit of cache 2 while cache 1 of the node gets an upstream
+	     * answer: each cache waits only for its own */
+	    cq(T0 + 1400 * MS, RSV1B, 11),
+	    ua(T0 + 1400 * MS + u, RSV1),
+	    ca(T0 + 1400 * MS + 2 * u, RSV1B, 11, 0),
 	    /* a hit long after: the unanswered ones are given up by then */
 	    cq(T0 + 9000 * MS, RSV1, 10),
 	    ca(T0 + 9000 * MS + u, RSV1, 10, 0),
@@ -143,16 +149,16 @@ static void test_cache_classify(void **state)
 
 	(void)state;
 	assert_int_equal(clocks_cache_classify(m, n, BLOCK0, CLOCKS_NONE, &c), 0);
-	assert_int_equal(c.queries, 8);
-	assert_int_equal(c.answered, 6);
-	assert_int_equal(c.cache, 3);	 /* 1, 4, 10 */
+	assert_int_equal(c.queries, 9);
+	assert_int_equal(c.answered, 7);
+	assert_int_equal(c.cache, 4);	 /* 1, 4, 11, 10 */
 	assert_int_equal(c.upstream, 2); /* 2, 3 */
 	assert_int_equal(c.servfail, 1); /* 5 */
 	assert_int_equal(c.unanswered, 2);
 	/* after an instant: only the queries that arrived after it count */
 	assert_int_equal(clocks_cache_classify(m, n, BLOCK0, T0 + 15 * MS, &c), 0);
-	assert_int_equal(c.queries, 5);
-	assert_int_equal(c.cache, 2);
+	assert_int_equal(c.queries, 6);
+	assert_int_equal(c.cache, 3);
 	assert_int_equal(c.upstream, 0);
 	assert_int_equal(c.servfail, 1);
 	assert_int_equal(c.unanswered, 2);
@@ -355,12 +361,55 @@ static void test_per_node_decay(void **state)
 	free(v);
 }
 
+/* a resolver link's capture that dropped packets invalidates the run, and
+ * the verdict says what it spoils; its file is a capture of that link */
+static void test_resolver_drops(void **state)
+{
+	struct clocks_input in;
+	struct clocks_client cl[2];
+	struct clocks_query_capture qc[3];
+	struct clocks_capture sc[2];
+	struct clocks_rsv_capture rc;
+	struct clocks_link_stats st;
+	struct clocks_notes *v = calloc(1, sizeof(*v));
+	int found = 0;
+
+	(void)state;
+	assert_non_null(v);
+	rsv_input(&in, cl, qc, sc);
+	memset(&rc, 0, sizeof(rc));
+	strcpy(rc.label, "resolver-r1");
+	in.rcaptures = &rc;
+	in.nrcaptures = 1;
+	memset(&st, 0, sizeof(st));
+	strcpy(st.label, "resolver-r1");
+	strcpy(st.node, "core");
+	st.known = 1;
+	st.dropped = 3;
+	st.written = CLOCKS_NONE;
+	in.stats = &st;
+	in.nstats = 1;
+	clocks_verdict(&in, NULL, 0, v);
+	for (int i = 0; i < v->n; i++) {
+		assert_string_not_equal(v->w[i].code, "capture_missing");
+		if (strcmp(v->w[i].code, "capture_drops") == 0) {
+			found = 1;
+			assert_true(v->w[i].invalidates);
+			assert_non_null(strstr(v->w[i].msg, "link resolver-r1"));
+			assert_non_null(strstr(v->w[i].msg, "answered from its cache"));
+		}
+	}
+	assert_true(found);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_dns_level),	    cmocka_unit_test(test_topology),
 	    cmocka_unit_test(test_cache_classify),  cmocka_unit_test(test_decode_dnsmsg),
 	    cmocka_unit_test(test_upstream_levels), cmocka_unit_test(test_per_node_decay),
+	    cmocka_unit_test(test_resolver_drops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
