@@ -977,7 +977,7 @@ struct clocks_cache_counts {
 	int64_t queries;    /* client queries that reached the node */
 	int64_t answered;   /* of those, answered: cache + upstream + servfail */
 	int64_t cache;	    /* answered with no upstream answer to its cache between */
-	int64_t upstream;   /* answered after an upstream answer reached the node */
+	int64_t upstream;   /* answered after an upstream answer reached its cache */
 	int64_t servfail;   /* answered SERVFAIL with no upstream answer between */
 	int64_t unanswered; /* no answer (CLOCKS_CACHE_WAIT_NS) */
 };
