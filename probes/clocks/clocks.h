@@ -990,10 +990,12 @@ struct clocks_cache_counts {
  * an address in it from one outside is a client's, and a response from
  * that address to the query's source, port and id answers it; a response
  * from port 53 outside to an address in it is an upstream answer to that
- * cache (a cache is told by its address's last octet). 0, or
+ * cache (a cache is told by its address's last octet). by_cache (NULL, or
+ * CLOCKS_RSV_CACHES of them) gets the same per cache, by that octet. 0, or
  * -1 (out of memory). Pure. */
+#define CLOCKS_RSV_CACHES 256
 int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block, int64_t from_ns,
-			  struct clocks_cache_counts *c);
+			  struct clocks_cache_counts *c, struct clocks_cache_counts *by_cache);
 
 struct clocks_rsv_result {
 	const struct clocks_rsv_node *node;

@@ -37,14 +37,16 @@ struct rsv_pending {
 	int counted;	       /* arrived after from_ns */
 };
 
-int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block, int64_t from_ns,
-			  struct clocks_cache_counts *c)
+/* rsv_classify: clocks_cache_classify, each query counted for its cache
+ * in by[its last octet] */
+static int rsv_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block, int64_t from_ns,
+			struct clocks_cache_counts *by)
 {
 	struct rsv_pending *p = NULL;
 	size_t np = 0, cap = 0;
-	int64_t upstream[256] = {0}; /* upstream answers so far, per cache (its last octet) */
+	int64_t upstream[CLOCKS_RSV_CACHES] = {0}; /* upstream answers so far, per cache */
+	struct clocks_cache_counts *c;
 
-	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < n; i++) {
 		const struct clocks_dnsmsg *x = &m[i];
 		int from_node = rsv_in_block(x->src, block), to_node = rsv_in_block(x->dst, block);
@@ -55,7 +57,7 @@ int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t bloc
 				k++;
 				continue;
 			}
-			c->unanswered += p[k].counted;
+			by[rsv_cache_of(p[k].cache)].unanswered += p[k].counted;
 			p[k] = p[--np];
 		}
 		if (x->qr && to_node && !from_node && x->sport == RSV_DNS_PORT) {
@@ -72,13 +74,14 @@ int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t bloc
 						       x->id,
 						       upstream[rsv_cache_of(x->dst)],
 						       from_ns == CLOCKS_NONE || x->t_ns > from_ns};
-			c->queries += p[np - 1].counted;
+			by[rsv_cache_of(x->dst)].queries += p[np - 1].counted;
 		} else if (x->qr && from_node && !to_node && x->sport == RSV_DNS_PORT) {
 			for (size_t k = 0; k < np; k++) {
 				if (p[k].client.s_addr != x->dst.s_addr ||
 				    p[k].cache.s_addr != x->src.s_addr || p[k].port != x->dport ||
 				    p[k].id != x->id)
 					continue;
+				c = &by[rsv_cache_of(x->src)];
 				if (p[k].counted) {
 					c->answered++;
 					if (upstream[rsv_cache_of(x->src)] != p[k].upstream_seen)
@@ -94,8 +97,36 @@ int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t bloc
 		}
 	}
 	for (size_t k = 0; k < np; k++)
-		c->unanswered += p[k].counted;
+		by[rsv_cache_of(p[k].cache)].unanswered += p[k].counted;
 	free(p);
+	return 0;
+}
+
+int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block, int64_t from_ns,
+			  struct clocks_cache_counts *c, struct clocks_cache_counts *by_cache)
+{
+	struct clocks_cache_counts *by =
+	    by_cache ? by_cache : calloc(CLOCKS_RSV_CACHES, sizeof(*by));
+
+	memset(c, 0, sizeof(*c));
+	if (by == NULL)
+		return -1;
+	memset(by, 0, CLOCKS_RSV_CACHES * sizeof(*by));
+	if (rsv_classify(m, n, block, from_ns, by) == -1) {
+		if (by != by_cache)
+			free(by);
+		return -1;
+	}
+	for (int i = 0; i < CLOCKS_RSV_CACHES; i++) {
+		c->queries += by[i].queries;
+		c->answered += by[i].answered;
+		c->cache += by[i].cache;
+		c->upstream += by[i].upstream;
+		c->servfail += by[i].servfail;
+		c->unanswered += by[i].unanswered;
+	}
+	if (by != by_cache)
+		free(by);
 	return 0;
 }
 
@@ -159,9 +190,9 @@ static int rsv_cache(const struct clocks_input *in, struct clocks_resolvers *rs)
 				continue;
 			r->has_capture = 1;
 			if (clocks_cache_classify(c->msgs, c->n, CLOCKS_RSV_BLOCK(k), CLOCKS_NONE,
-						  &r->cache) == -1 ||
+						  &r->cache, NULL) == -1 ||
 			    clocks_cache_classify(c->msgs, c->n, CLOCKS_RSV_BLOCK(k),
-						  in->failure.t0_ns, &r->cache_after) == -1)
+						  in->failure.t0_ns, &r->cache_after, NULL) == -1)
 				return -1;
 		}
 	}

@@ -1,5 +1,6 @@
 /* clocks.json's resolvers: the resolver measurements (clocks_resolvers.c) as JSON; see
  * clocks_int.h. */
+#include <arpa/inet.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,36 @@ static json_t *rj_cache_counts(const struct clocks_cache_counts *c)
 			 rj_share(c->cache, c->answered));
 }
 
-static json_t *rj_cache(const struct clocks_rsv_result *r)
+/* rj_by_cache: the node's counts per cache that had a query, by address */
+static json_t *rj_by_cache(const struct clocks_input *in, int k)
+{
+	struct clocks_cache_counts all, *by = calloc(CLOCKS_RSV_CACHES, sizeof(*by));
+	const struct clocks_rsv_node *node = &in->dnstopo.rsv[k];
+	json_t *o = json_object();
+	char label[CLOCKS_NAME_MAX + 16], addr[INET_ADDRSTRLEN];
+
+	snprintf(label, sizeof(label), "resolver-%s", node->name);
+	for (size_t i = 0; by && i < in->nrcaptures; i++) {
+		const struct clocks_rsv_capture *c = &in->rcaptures[i];
+
+		if (strcmp(c->label, label) != 0 ||
+		    clocks_cache_classify(c->msgs, c->n, CLOCKS_RSV_BLOCK(k), CLOCKS_NONE, &all,
+					  by) == -1)
+			continue;
+		for (int j = 0; j < CLOCKS_RSV_CACHES; j++) {
+			struct in_addr a = {htonl(CLOCKS_RSV_BLOCK(k) | (uint32_t)j)};
+
+			if (by[j].queries == 0)
+				continue;
+			inet_ntop(AF_INET, &a, addr, sizeof(addr));
+			json_object_set_new(o, addr, rj_cache_counts(&by[j]));
+		}
+	}
+	free(by);
+	return o;
+}
+
+static json_t *rj_cache(const struct clocks_input *in, const struct clocks_rsv_result *r, int k)
 {
 	json_t *o;
 
@@ -78,6 +108,7 @@ static json_t *rj_cache(const struct clocks_rsv_result *r)
 		return json_null();
 	o = rj_cache_counts(&r->cache);
 	json_object_set_new(o, "after_t0", rj_cache_counts(&r->cache_after));
+	json_object_set_new(o, "by_cache", rj_by_cache(in, k));
 	return o;
 }
 
@@ -112,12 +143,11 @@ static json_t *rj_node(const struct clocks_input *in, const struct clocks_resolv
 			    r->node->count ? json_integer(r->node->count) : json_null());
 	json_object_set_new(o, "client_flows", clients);
 	json_object_set_new(o, "upstream", rj_levels(rs, r->up, r->up_after));
-	json_object_set_new(o, "cache", rj_cache(r));
+	json_object_set_new(o, "cache", rj_cache(in, r, k));
 	json_object_set_new(o, "dead_after_t0", rj_n(r->dead_after));
 	json_object_set_new(o, "all_after_t0", rj_n(r->all_after));
 	json_object_set_new(o, "window_s", rj_s(r->window_ns));
 	json_object_set_new(o, "decay", rj_decay(d, k));
-	(void)in;
 	return o;
 }
 

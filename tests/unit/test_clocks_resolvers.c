@@ -145,25 +145,32 @@ static void test_cache_classify(void **state)
 	    ca(T0 + 9000 * MS + u, RSV1, 10, 0),
 	};
 	size_t n = sizeof(m) / sizeof(m[0]);
-	struct clocks_cache_counts c;
+	struct clocks_cache_counts c, by[CLOCKS_RSV_CACHES];
 
 	(void)state;
-	assert_int_equal(clocks_cache_classify(m, n, BLOCK0, CLOCKS_NONE, &c), 0);
+	assert_int_equal(clocks_cache_classify(m, n, BLOCK0, CLOCKS_NONE, &c, by), 0);
 	assert_int_equal(c.queries, 9);
 	assert_int_equal(c.answered, 7);
 	assert_int_equal(c.cache, 4);	 /* 1, 4, 11, 10 */
 	assert_int_equal(c.upstream, 2); /* 2, 3 */
 	assert_int_equal(c.servfail, 1); /* 5 */
 	assert_int_equal(c.unanswered, 2);
+	/* per cache: cache 2 had one query, a hit; cache 1 the others */
+	assert_int_equal(by[2].queries, 1);
+	assert_int_equal(by[2].cache, 1);
+	assert_int_equal(by[1].queries, 8);
+	assert_int_equal(by[1].cache, 3);
+	assert_int_equal(by[1].upstream, 2);
+	assert_int_equal(by[0].queries + by[3].queries, 0);
 	/* after an instant: only the queries that arrived after it count */
-	assert_int_equal(clocks_cache_classify(m, n, BLOCK0, T0 + 15 * MS, &c), 0);
+	assert_int_equal(clocks_cache_classify(m, n, BLOCK0, T0 + 15 * MS, &c, NULL), 0);
 	assert_int_equal(c.queries, 6);
 	assert_int_equal(c.cache, 3);
 	assert_int_equal(c.upstream, 0);
 	assert_int_equal(c.servfail, 1);
 	assert_int_equal(c.unanswered, 2);
 	/* nothing captured */
-	assert_int_equal(clocks_cache_classify(m, 0, BLOCK0, CLOCKS_NONE, &c), 0);
+	assert_int_equal(clocks_cache_classify(m, 0, BLOCK0, CLOCKS_NONE, &c, NULL), 0);
 	assert_int_equal(c.queries + c.answered + c.unanswered, 0);
 }
 
