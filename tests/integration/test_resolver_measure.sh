@@ -64,6 +64,9 @@ for n in r1 r2 r3 r4; do
 		"$n: answered from cache ($hits_cap) against resolverd's hits + stale answers ($hits)"
 	assert_le "$(awk -v a="$up_cap" -v b="$misses" 'BEGIN { d = a - b; print d < 0 ? -d : d }')" "$tol" \
 		"$n: answered from upstream ($up_cap) against resolverd's misses ($misses)"
+	# its one cache (count = 1) holds all of it
+	assert_eq "$(json "$cj" "[$node.cache.by_cache[] | .from_cache] | add")" "$hits_cap" \
+		"$n: its caches' from_cache add up to the node's"
 done
 assert_eq "$(json "$cj" .schemes.dns.upstream_queries)" \
 	"$((all_up + $(json "$cj" .resolvers.other_sources.queries)))" \
