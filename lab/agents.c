@@ -90,7 +90,7 @@ static const char *ip(struct in_addr a, char *buf)
 
 /* lab_start_collectors: a router's collector, in every router: its FIB's
  * route to the service, its site links, the [link]s it is the first end of;
- * and collector-dns if it has authd links */
+ * and collector-dns if it has authd or [resolver] links */
 static int lab_start_collectors(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
@@ -128,21 +128,25 @@ static int lab_start_collectors(struct lab *lab, int n)
 	 * is recorded (with -P, the collector runs with no capture too) */
 	if (argv_run(lab, n, "collector", "collector", &a) == -1)
 		return -1;
-	/* the queries that reach each authd: the upstream load of DNS steering */
+	/* the DNS of each authd's link (the queries that reach it: the upstream
+	 * load of DNS steering) and of each [resolver]'s (its clients' queries,
+	 * its answers, its own queries upstream: what it answered from cache) */
 	ncap = 0;
 	argv_start(&a, lab, n, "collector", "collector-dns");
 	argv_add(&a, "-o");
 	argv_add(&a, "%s", lab->rundir);
 	argv_add(&a, "-f");
-	argv_add(&a, "udp dst port 53");
+	argv_add(&a, "udp port 53");
 	argv_add(&a, "-B");
 	argv_add(&a, "%llu", (unsigned long long)t->capture_buffer);
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
-		if (l->router != n || t->nodes[l->node].kind != TOPO_DNS)
+		enum topo_kind kind = t->nodes[l->node].kind;
+		if (l->router != n || (kind != TOPO_DNS && kind != TOPO_RESOLVER))
 			continue;
 		argv_add(&a, "-c");
-		argv_add(&a, "%s=dns-%s", l->router_ifname, t->nodes[l->node].name);
+		argv_add(&a, "%s=%s-%s", l->router_ifname, kind == TOPO_DNS ? "dns" : "resolver",
+			 t->nodes[l->node].name);
 		ncap++;
 	}
 	return ncap ? argv_run(lab, n, "collector", "collector-dns", &a) : 0;

@@ -224,9 +224,10 @@ int run_ready(const struct topology *t, const char *rundir)
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
 		const char *router = t->nodes[l->router].name, *site = t->nodes[l->node].name;
-		if (t->nodes[l->node].kind == TOPO_DNS) {
-			char label[TOPO_NAME_MAX + 8];
-			strfmt(label, sizeof(label), "dns-%s", site);
+		if (t->nodes[l->node].kind == TOPO_DNS || t->nodes[l->node].kind == TOPO_RESOLVER) {
+			char label[TOPO_NAME_MAX + 16];
+			strfmt(label, sizeof(label), "%s-%s",
+			       t->nodes[l->node].kind == TOPO_DNS ? "dns" : "resolver", site);
 			strfmt(path, sizeof(path), "%s/%s.collector-dns.events.jsonl", rundir,
 			       router);
 			if (run_count_events(path, "capture_ready", "label", label) == 0)

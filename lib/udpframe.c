@@ -83,6 +83,7 @@ int udpframe_decode(int dlt, const uint8_t *frame, size_t caplen, struct udpfram
 		return -1;
 	memcpy(&u->src, ip + 12, 4);
 	memcpy(&u->dst, ip + 16, 4);
+	u->sport = udpframe_be16(udp);
 	u->dport = udpframe_be16(udp + 2);
 	u->ulen = ulen - 8;
 	u->payload = udp + 8;

@@ -18,7 +18,7 @@
  * that were captured (at most what the UDP length claims) */
 struct udpframe {
 	struct in_addr src, dst;
-	uint16_t dport;
+	uint16_t sport, dport;
 	size_t ulen; /* payload length the UDP header claims */
 	const uint8_t *payload;
 	size_t have; /* of it captured */

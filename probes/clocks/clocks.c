@@ -279,6 +279,7 @@ int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t e
 	    clocks_read_requests(rundir, in, err, errlen) == -1 ||
 	    clocks_read_captures(rundir, in, err, errlen) == -1)
 		return -1;
+	clocks_read_dns_topology(rundir, in);
 	return 0;
 }
 
@@ -291,6 +292,9 @@ void clocks_input_free(struct clocks_input *in)
 		free(in->qcaptures[i].queries);
 	free(in->qcaptures);
 	free(in->lcaptures);
+	for (size_t i = 0; i < in->nrcaptures; i++)
+		free(in->rcaptures[i].msgs);
+	free(in->rcaptures);
 	free(in->addrs);
 	free(in->health);
 	free(in->answers);

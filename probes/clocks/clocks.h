@@ -355,6 +355,88 @@ struct clocks_link_capture {
 	int truncated;
 };
 
+/* one DNS message over UDP seen on a router's link to a [resolver] node:
+ * a client's query to a cache, the cache's answer, or a query of the cache
+ * to the servers above it and their answer */
+struct clocks_dnsmsg {
+	int64_t t_ns;
+	struct in_addr src, dst;
+	uint16_t sport, dport;
+	uint16_t id;   /* the DNS header's */
+	uint8_t qr;    /* 1: a response */
+	uint8_t rcode; /* the header's (4 bits) */
+};
+
+/* capture-resolver-NODE.pcap (label resolver-NODE): the DNS messages of
+ * [resolver] node NODE's link, in file order */
+struct clocks_rsv_capture {
+	char label[CLOCKS_NAME_MAX];
+	struct clocks_dnsmsg *msgs;
+	size_t n, cap;
+	size_t other; /* captured packets that are not UDP DNS messages */
+	size_t records;
+	int truncated;
+};
+
+/*
+ * The DNS side of the run's recorded topology (topology.ini, read by
+ * clocks_topo.c): the [resolver] nodes in file order (the k-th has
+ * 198.18.(128 + k).0/24, cache i at .i: CLOCKS_RSV_BLOCK), their impl when
+ * the topology says one; the [dns] nodes with their level in the DNS tree
+ * (clocks_dns_level); the clients and the [resolver] node each asks.
+ */
+#define CLOCKS_MAX_RSV_NODES 128 /* 198.18.128.0/24 .. 198.18.255.0/24 */
+#define CLOCKS_MAX_DNS_NODES 64
+#define CLOCKS_MAX_TOPO_CLIENTS 256
+#define CLOCKS_RSV_BLOCK(k)                                                                        \
+	(0xc6128000u + ((uint32_t)(k) << 8)) /* 198.18.(128+k).0, host order                       \
+					      */
+
+enum clocks_level {
+	CLOCKS_LEVEL_ROOT, /* serves "." */
+	CLOCKS_LEVEL_TLD,  /* a zone of one label */
+	CLOCKS_LEVEL_ZONE, /* any other */
+	CLOCKS_LEVELS,
+};
+
+extern const char *const clocks_level_names[CLOCKS_LEVELS]; /* "root", "tld", "zone" */
+
+struct clocks_topo_dns {
+	int nrsv;
+	struct clocks_rsv_node {
+		char name[CLOCKS_NAME_MAX];
+		char impl[CLOCKS_NAME_MAX]; /* its impl key; "" when the topology has none */
+		int count;		    /* caches; 0 if not said */
+	} rsv[CLOCKS_MAX_RSV_NODES];
+	int ndns;
+	struct clocks_dns_node {
+		char name[CLOCKS_NAME_MAX];
+		enum clocks_level level;
+	} dns[CLOCKS_MAX_DNS_NODES];
+	int nclients;
+	struct clocks_topo_client {
+		char name[CLOCKS_NAME_MAX];
+		int rsv; /* the [resolver] node it asks (index), -1: none */
+	} clients[CLOCKS_MAX_TOPO_CLIENTS];
+};
+
+/* clocks_dns_level: the level of a [dns] node serving the n zones (names
+ * in text, final dot or not): root if one is ".", else tld if one has a
+ * single label, else zone (also for n = 0). A node serving several levels
+ * is given the highest. */
+enum clocks_level clocks_dns_level(const char *const *zones, int n);
+
+struct clocks_input;
+
+/* clocks_rsv_of_addr: the [resolver] node (index) whose block holds a,
+ * -1 if none does */
+int clocks_rsv_of_addr(const struct clocks_input *in, struct in_addr a);
+
+/* clocks_rsv_of_client: the [resolver] node (index) that DNS client id
+ * client asks: its node's [client] resolver key, else its client_started
+ * resolver address; -1 if none */
+int clocks_rsv_of_client(const struct clocks_input *in, uint32_t client);
+
 enum clocks_status {
 	CLOCKS_OK,
 	CLOCKS_TIMEOUT,
@@ -430,6 +512,9 @@ struct clocks_input {
 	size_t nqcaptures, capqcaptures;
 	struct clocks_link_capture *lcaptures;
 	size_t nlcaptures, caplcaptures;
+	struct clocks_rsv_capture *rcaptures;
+	size_t nrcaptures, caprcaptures;
+	struct clocks_topo_dns dnstopo; /* topology.ini's DNS side */
 	struct clocks_request *requests;
 	size_t nrequests, caprequests;
 	int have_requests; /* at least one requests-*.csv was read */
@@ -857,6 +942,10 @@ struct clocks_decay {
 	int64_t end_ns; /* the end of the observation, relative to t0 */
 	size_t n;	/* buckets, covering (t0, t0 + end_ns] */
 	struct clocks_decay_series s[CLOCKS_NSCHEMES];
+	/* the DNS curve of the clients of each [resolver] node (k-th of
+	 * in->dnstopo), known as the DNS curve is; no fail-back curve */
+	int nrsv;
+	struct clocks_decay_series *rsv;
 };
 
 /* clocks_decay_auto_bucket: the bucket for an observation of obs_ns: the
@@ -870,6 +959,76 @@ int64_t clocks_decay_auto_bucket(int64_t obs_ns);
 int clocks_decay(const struct clocks_input *in, int64_t bucket_ns, struct clocks_decay *d,
 		 char *err, size_t errlen);
 void clocks_decay_free(struct clocks_decay *d);
+
+/*
+ * The resolver measurements (clocks_resolvers.c; docs/clocks.md,
+ * "Resolvers"), per [resolver] node of the recorded topology, from the
+ * captures: its queries upstream per level of the DNS tree (the [dns] node
+ * whose link they reached, clocks_dns_level), the share of its clients'
+ * queries it answered from its cache (clocks_cache_classify, on its own
+ * link's capture), and how its DNS clients left the dead site (their
+ * requests to it after t0, the window, the decay curve).
+ */
+
+/* client queries to a node's caches, by how they were answered: from the
+ * cache when no answer from upstream reached the cache asked between the
+ * query's arrival and its answer (the answer did not wait for one) */
+struct clocks_cache_counts {
+	int64_t queries;    /* client queries that reached the node */
+	int64_t answered;   /* of those, answered: cache + upstream + servfail */
+	int64_t cache;	    /* answered with no upstream answer to its cache between */
+	int64_t upstream;   /* answered after an upstream answer reached its cache */
+	int64_t servfail;   /* answered SERVFAIL with no upstream answer between */
+	int64_t unanswered; /* no answer (CLOCKS_CACHE_WAIT_NS) */
+};
+
+#define CLOCKS_CACHE_WAIT_NS (5 * 1000000000LL) /* a query not answered within it never is */
+
+/* clocks_cache_classify: the client queries of m[0..n) (one node's link,
+ * in time order) that arrived after from_ns (CLOCKS_NONE: all), classified
+ * into *c. block: the node's /24 (host order, CLOCKS_RSV_BLOCK): a query to
+ * an address in it from one outside is a client's, and a response from
+ * that address to the query's source, port and id answers it; a response
+ * from port 53 outside to an address in it is an upstream answer to that
+ * cache (a cache is told by its address's last octet). by_cache (NULL, or
+ * CLOCKS_RSV_CACHES of them) gets the same per cache, by that octet. 0, or
+ * -1 (out of memory). Pure. */
+#define CLOCKS_RSV_CACHES 256
+int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block, int64_t from_ns,
+			  struct clocks_cache_counts *c, struct clocks_cache_counts *by_cache);
+
+struct clocks_rsv_result {
+	const struct clocks_rsv_node *node;
+	int nclients; /* DNS client ids asking it (the first CLOCKS_MAX_CLIENTS kept) */
+	uint32_t clients[CLOCKS_MAX_CLIENTS];
+	/* its queries upstream, by level: all, and after t0; CLOCKS_NONE when
+	 * the run has no query capture */
+	int64_t up[CLOCKS_LEVELS], up_after[CLOCKS_LEVELS];
+	/* its link's capture: has_capture 0, no capture-resolver-NODE.pcap */
+	int has_capture;
+	struct clocks_cache_counts cache, cache_after;
+	/* its DNS clients' requests after t0 (before a recovery) captured on
+	 * the dead site's link (to its address) and on every site link; the
+	 * last one to the dead site (0: none); CLOCKS_NONE: unknown */
+	int64_t dead_after, all_after, window_ns;
+};
+
+struct clocks_resolvers {
+	int n;
+	struct clocks_rsv_result r[CLOCKS_MAX_RSV_NODES];
+	/* queries upstream from no [resolver] node (a client asking authd) */
+	int64_t other_up[CLOCKS_LEVELS], other_up_after[CLOCKS_LEVELS];
+	int64_t traffic_ns, after_ns; /* for per second: traffic time, t0 to its end */
+};
+
+/* clocks_resolvers: the resolver measurements of in into *rs (a large
+ * struct: allocate it). 0, or -1 (out of memory). */
+int clocks_resolvers(const struct clocks_input *in, struct clocks_resolvers *rs);
+
+/* clocks_resolvers_verdict: resolver_no_failover (a node whose DNS clients
+ * saw no failover) into v */
+void clocks_resolvers_verdict(const struct clocks_input *in, const struct clocks_resolvers *rs,
+			      struct clocks_notes *v);
 
 /* clocks_decode_request: if the frame (link type dlt, caplen bytes) is an
  * IPv4 UDP datagram to port whose payload is a wire request, fill *msg and

@@ -67,6 +67,39 @@ static void decay_fill(const struct clocks_input *in, const struct clocks_flows 
 	}
 }
 
+/* decay_fill_rsv: the DNS curve of each [resolver] node's clients */
+static int decay_fill_rsv(const struct clocks_input *in, struct clocks_decay *d)
+{
+	const struct clocks_flows *fl = &clocks_dns_flows;
+	int64_t t0 = in->failure.t0_ns;
+	struct clocks_rsv_map map;
+
+	if (clocks_rsv_map(in, &map) == -1)
+		return -1;
+	for (size_t i = 0; i < in->ncaptures; i++) {
+		const struct clocks_capture *c = &in->captures[i];
+		int dead = strcmp(c->label, in->failure.site) == 0;
+
+		for (size_t k = 0; k < c->n; k++) {
+			const struct clocks_packet *p = &c->packets[k];
+			int64_t b;
+			int r;
+
+			if (p->t_ns <= t0 || !clocks_is_flow(in, fl, p) ||
+			    (r = clocks_rsv_map_of(&map, p->client)) < 0)
+				continue;
+			b = clocks_bucket_of(p->t_ns - t0, d->bucket_ns);
+			if (b >= (int64_t)d->n)
+				continue;
+			d->rsv[r].all[b]++;
+			if (dead && clocks_is_dead(in, fl, p))
+				d->rsv[r].dead[b]++;
+		}
+	}
+	clocks_rsv_map_free(&map);
+	return 0;
+}
+
 static int decay_has_capture(const struct clocks_input *in)
 {
 	for (size_t i = 0; i < in->ncaptures; i++)
@@ -116,7 +149,25 @@ int clocks_decay(const struct clocks_input *in, int64_t bucket_ns, struct clocks
 		if (s->known)
 			decay_fill(in, decay_flows[i], d, s);
 	}
+	if (in->dnstopo.nrsv == 0)
+		return 0;
+	d->rsv = calloc((size_t)in->dnstopo.nrsv, sizeof(*d->rsv));
+	if (d->rsv == NULL)
+		goto nomem;
+	d->nrsv = in->dnstopo.nrsv;
+	for (int k = 0; k < d->nrsv; k++) {
+		d->rsv[k].dead = calloc(d->n, sizeof(*d->rsv[k].dead));
+		d->rsv[k].all = calloc(d->n, sizeof(*d->rsv[k].all));
+		if (d->rsv[k].dead == NULL || d->rsv[k].all == NULL)
+			goto nomem;
+		d->rsv[k].known = d->s[1].known;
+	}
+	if (d->s[1].known && decay_fill_rsv(in, d) == -1)
+		goto nomem;
 	return 0;
+nomem:
+	snprintf(err, errlen, "decay: out of memory for %zu buckets", d->n);
+	return -1;
 }
 
 void clocks_decay_free(struct clocks_decay *d)
@@ -126,5 +177,10 @@ void clocks_decay_free(struct clocks_decay *d)
 		free(d->s[i].all);
 		free(d->s[i].back);
 	}
+	for (int k = 0; k < d->nrsv; k++) {
+		free(d->rsv[k].dead);
+		free(d->rsv[k].all);
+	}
+	free(d->rsv);
 	memset(d, 0, sizeof(*d));
 }

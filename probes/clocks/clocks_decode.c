@@ -41,3 +41,21 @@ int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_
 	*src = u.src;
 	return 0;
 }
+
+int clocks_decode_dnsmsg(int dlt, const uint8_t *frame, size_t caplen, struct clocks_dnsmsg *m)
+{
+	struct udpframe u;
+
+	if (udpframe_decode(dlt, frame, caplen, &u) == -1 ||
+	    (u.dport != CLOCKS_DNS_PORT && u.sport != CLOCKS_DNS_PORT) ||
+	    u.have < CLOCKS_DNS_HEADER)
+		return -1;
+	m->src = u.src;
+	m->dst = u.dst;
+	m->sport = u.sport;
+	m->dport = u.dport;
+	m->id = (uint16_t)(u.payload[0] << 8 | u.payload[1]);
+	m->qr = (u.payload[2] & 0x80) != 0;
+	m->rcode = u.payload[3] & 0x0f;
+	return 0;
+}

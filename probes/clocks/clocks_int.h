@@ -33,6 +33,9 @@ ssize_t clocks_read_line(FILE *fp, char **line, size_t *cap, int *complete);
 int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 int clocks_read_captures(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
+/* clocks_read_dns_topology: in->dnstopo from rundir/topology.ini (nothing
+ * if it cannot be read: the resolver measurements then have no nodes) */
+void clocks_read_dns_topology(const char *rundir, struct clocks_input *in);
 
 /* One file of each, already open (the fuzz targets read from memory): fp
  * read as path. clocks_read_events_stream reads it as the events file of
@@ -54,6 +57,11 @@ int clocks_read_requests_bin(const char *path, struct clocks_input *in, char *er
  * struct wire_msg filled. 0, or -1 if the frame is not a request. */
 int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
 		      uint64_t *seq, struct in_addr *dst);
+
+/* clocks_decode_dnsmsg: if the frame is an IPv4 UDP datagram from or to
+ * port 53 holding at least a DNS header, fill *m (but t_ns) and return 0;
+ * otherwise -1 (clocks_decode.c) */
+int clocks_decode_dnsmsg(int dlt, const uint8_t *frame, size_t caplen, struct clocks_dnsmsg *m);
 
 /* clocks_packet_fn: one packet of a capture, at t_ns, caplen bytes of
  * data of link type dlt: keep it (0), skip it (1), or fail (-1: out of
@@ -208,6 +216,27 @@ int clocks_failures_find(struct clocks_input *in, char *err, size_t errlen);
  * CLOCKS_NONE (clocks_multi.c) */
 int64_t clocks_multi_lost_capture(const struct clocks_input *in, const char *scheme, char *sites,
 				  size_t len);
+
+/* which [resolver] node each DNS client asks (clocks_resolvers.c): built
+ * once from the clients' events and the topology (clocks_rsv_of_client),
+ * then asked of every captured request */
+struct clocks_rsv_map_entry {
+	uint32_t agent; /* a client_started id: a population's base */
+	int rsv;
+};
+struct clocks_rsv_map {
+	size_t n;
+	struct clocks_rsv_map_entry *e;
+};
+/* clocks_rsv_map: 0, or -1 (out of memory); free with clocks_rsv_map_free */
+int clocks_rsv_map(const struct clocks_input *in, struct clocks_rsv_map *m);
+/* clocks_rsv_map_of: the node (index) client asks, -1 if none */
+int clocks_rsv_map_of(const struct clocks_rsv_map *m, uint32_t client);
+void clocks_rsv_map_free(struct clocks_rsv_map *m);
+
+/* clocks.json's resolvers (clocks_resolvers_json.c); NULL when the run has
+ * no [resolver] node */
+struct json_t *clocks_json_resolvers(const struct clocks_input *in);
 
 /* clocks_rank: nearest-rank percentile p (0 < p <= 100) of sorted v[n > 0]. */
 int64_t clocks_rank(const int64_t *v, size_t n, int p);

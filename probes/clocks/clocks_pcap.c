@@ -4,6 +4,9 @@
  *
  *   capture-dns-NODE.pcap   the queries reaching an authd link: every UDP
  *                           DNS query is kept, with its source address
+ *   capture-resolver-NODE.pcap  a [resolver] node's link: every UDP DNS
+ *                           message is kept (clients' queries, the
+ *                           answers, the node's own queries upstream)
  *   capture-link-R1-R2.pcap a router-to-router link (BGP): its packets
  *                           are counted, nothing kept
  *   capture-LABEL.pcap      any other: a site's link; the request packets
@@ -38,6 +41,7 @@
 #define CLOCKS_CAPTURE_PREFIX "capture-"
 #define CLOCKS_QUERY_PREFIX "capture-dns-"
 #define CLOCKS_LINK_PREFIX "capture-link-"
+#define CLOCKS_RSV_PREFIX "capture-resolver-"
 #define CLOCKS_CAPTURE_SUFFIX ".pcap"
 #define CLOCKS_USEC_PER_SEC 1000000u
 
@@ -87,6 +91,24 @@ static int clocks_keep_query(struct clocks_input *in, void *capture, int dlt, in
 	if (clocks_grow((void **)&c->queries, &c->cap, c->n, sizeof(*c->queries)) == -1)
 		return -1;
 	c->queries[c->n++] = (struct clocks_query){t_ns, src};
+	return 0;
+}
+
+static int clocks_keep_dnsmsg(struct clocks_input *in, void *capture, int dlt, int64_t t_ns,
+			      const u_char *data, size_t caplen)
+{
+	struct clocks_rsv_capture *c = capture;
+	struct clocks_dnsmsg m;
+
+	(void)in;
+	if (clocks_decode_dnsmsg(dlt, data, caplen, &m) == -1) {
+		c->other++;
+		return 1;
+	}
+	if (clocks_grow((void **)&c->msgs, &c->cap, c->n, sizeof(*c->msgs)) == -1)
+		return -1;
+	m.t_ns = t_ns;
+	c->msgs[c->n++] = m;
 	return 0;
 }
 
@@ -515,6 +537,20 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		mk = (struct clocks_file_marks){&lc->records, &lc->truncated};
 		snprintf(path, sizeof(path), "%s/%s", rundir, name);
 		return clocks_read_pcap(path, in, clocks_keep_none, lc, &mk, err, errlen);
+	}
+	if (strncmp(name, CLOCKS_RSV_PREFIX, strlen(CLOCKS_RSV_PREFIX)) == 0) {
+		struct clocks_rsv_capture *rc;
+
+		if (clocks_grow((void **)&in->rcaptures, &in->caprcaptures, in->nrcaptures,
+				sizeof(*in->rcaptures)) == -1)
+			goto nomem;
+		rc = &in->rcaptures[in->nrcaptures++];
+		memset(rc, 0, sizeof(*rc));
+		memcpy(rc->label, label, len);
+		rc->label[len] = '\0';
+		mk = (struct clocks_file_marks){&rc->records, &rc->truncated};
+		snprintf(path, sizeof(path), "%s/%s", rundir, name);
+		return clocks_read_pcap(path, in, clocks_keep_dnsmsg, rc, &mk, err, errlen);
 	}
 	if (query) {
 		struct clocks_query_capture *q;

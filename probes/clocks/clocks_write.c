@@ -290,6 +290,12 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 			free(o);
 		}
 	}
+	{
+		json_t *rsv = clocks_json_resolvers(in);
+
+		if (rsv)
+			json_object_set_new(root, "resolvers", rsv);
+	}
 	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
 	for (int k = 0; k < n; k++)
 		json_array_append_new(warnings, clocks_json_warning(list[k]->code, list[k]->msg,

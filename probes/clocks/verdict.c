@@ -718,6 +718,13 @@ static int verdict_capture(const struct clocks_input *in, const char *label, siz
 			return 1;
 		}
 	}
+	for (size_t i = 0; i < in->nrcaptures; i++) {
+		if (strcmp(in->rcaptures[i].label, label) == 0) {
+			*records = in->rcaptures[i].records;
+			*truncated = in->rcaptures[i].truncated;
+			return 1;
+		}
+	}
 	return 0;
 }
 
@@ -755,10 +762,14 @@ static void verdict_captures(const struct clocks_input *in, struct clocks_notes 
 			clocks_invalid(
 			    v, "capture_drops",
 			    "the collector on %s dropped %lld packet%s of link %s "
-			    "(dropped %lld, if_dropped %lld): the window, lost (capture) "
-			    "and the upstream queries may be too low",
+			    "(dropped %lld, if_dropped %lld): %s",
 			    s->node, (long long)drops, drops == 1 ? "" : "s", s->label,
-			    (long long)s->dropped, (long long)s->if_dropped);
+			    (long long)s->dropped, (long long)s->if_dropped,
+			    strncmp(s->label, "resolver-", 9) == 0
+				? "the share of that [resolver] node's client queries answered "
+				  "from its cache may be wrong"
+				: "the window, lost (capture) and the upstream queries may be too "
+				  "low");
 		if (!verdict_capture(in, s->label, &records, &truncated)) {
 			if (strcmp(s->label, in->failure.site) != 0)
 				clocks_invalid(v, "capture_missing",
@@ -889,6 +900,15 @@ void clocks_verdict(const struct clocks_input *in, const struct clocks_result *r
 		if (!res[i].noflows)
 			verdict_cut(in, &res[i], v);
 	verdict_rejected(in, v);
+	if (in->dnstopo.nrsv > 0) {
+		struct clocks_resolvers *rs = malloc(sizeof(*rs));
+
+		if (rs && clocks_resolvers(in, rs) == 0)
+			clocks_resolvers_verdict(in, rs, v);
+		else
+			clocks_warn(v, "limit", "out of memory for the resolver checks");
+		free(rs);
+	}
 }
 
 int clocks_valid(const struct clocks_input *in, const struct clocks_result *res, int nres,

@@ -157,6 +157,25 @@ static void report_summary(const struct report *r, FILE *out)
 		texttable_print(&t, out, 0);
 		texttable_free(&t);
 	}
+	if (report_has_resolvers(r)) {
+		fprintf(out,
+			"\nresolvers: each one's queries upstream after t0 per level, its "
+			"clients' queries answered from its cache, its clients' requests to "
+			"%s\n",
+			r->in.failure.site);
+		report_resolver_table(r, &t);
+		texttable_print(&t, out, 0);
+		texttable_free(&t);
+		if (r->decay.nrsv > 0) {
+			fprintf(out,
+				"\ndecay per resolver: share of its DNS clients' requests "
+				"sent to %s\n",
+				r->in.failure.site);
+			report_resolver_decay_table(r, &t);
+			texttable_print(&t, out, 0);
+			texttable_free(&t);
+		}
+	}
 	if (r->unsaved) {
 		fprintf(out, "\nreport: not saved in %s (below)\n", r->rundir);
 		goto verdict;
@@ -202,6 +221,11 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 	if (clocks_decay(&r->in, r->bucket_ns, &r->decay, err, errlen) == -1 ||
 	    report_upstream_series(&r->in, &r->up, err, errlen) == -1)
 		return -1;
+	if (r->in.dnstopo.nrsv > 0 && ((r->rsv = malloc(sizeof(*r->rsv))) == NULL ||
+				       clocks_resolvers(&r->in, r->rsv) == -1)) {
+		snprintf(err, errlen, "resolvers: out of memory");
+		return -1;
+	}
 	mem = open_memstream(&r->clocks_text, &r->clocks_len);
 	if (mem == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -265,6 +289,7 @@ out:
 	clocks_decay_free(&r->decay);
 	free(r->flaps);
 	free(r->outages);
+	free(r->rsv);
 	report_upstream_series_free(&r->up);
 	free(r->clocks_text);
 	free(r);

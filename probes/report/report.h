@@ -46,6 +46,11 @@ struct report_upstream_series {
 	int64_t *count;		 /* n * nsrc: second i, source j at [i * nsrc + j] */
 	int64_t *total;		 /* per second, every source */
 	int64_t *before, *after; /* per source: at or before t0, after t0 */
+	/* per [resolver] node (in->dnstopo) and level of the [dns] node
+	 * reached: second i, node k, level l at [(i * nrsv + k) * CLOCKS_LEVELS
+	 * + l] */
+	int nrsv;
+	int64_t *level;
 };
 
 /* report_upstream_series: the series of in's query captures, over the

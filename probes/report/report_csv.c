@@ -12,6 +12,18 @@
 #include "report_int.h"
 #include "timeutil.h"
 
+/* decay_csv_cells: a curve's share, dead and all of bucket k */
+static void decay_csv_cells(FILE *fp, const struct clocks_decay_series *s, size_t k)
+{
+	if (!s->known)
+		fprintf(fp, ",,,");
+	else if (s->all[k] == 0)
+		fprintf(fp, ",,0,0");
+	else
+		fprintf(fp, ",%.6g,%lld,%lld", (double)s->dead[k] / (double)s->all[k],
+			(long long)s->dead[k], (long long)s->all[k]);
+}
+
 int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 {
 	const struct clocks_decay *d = &r->decay;
@@ -31,26 +43,21 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		if (report_present(r, i) && d->s[i].back)
 			fprintf(fp, ",%s_back_share,%s_back", r->res[i].scheme, r->res[i].scheme);
+	/* then each [resolver] node's clients' curve */
+	for (int i = 0; i < d->nrsv; i++) {
+		const char *n = r->in.dnstopo.rsv[i].name;
+
+		fprintf(fp, ",resolver_%s_share,resolver_%s_dead,resolver_%s_all", n, n, n);
+	}
 	fputc('\n', fp);
 	for (size_t k = 0; k < d->n; k++) {
 		int64_t end = (int64_t)(k + 1) * d->bucket_ns;
 
 		fprintf(fp, "%s,%s", report_fmt_s(a, sizeof(a), (int64_t)k * d->bucket_ns),
 			report_fmt_s(b, sizeof(b), end < d->end_ns ? end : d->end_ns));
-		for (int i = 0; i < REPORT_NSCHEMES; i++) {
-			const struct clocks_decay_series *s = &d->s[i];
-
-			if (!report_present(r, i))
-				continue;
-			if (!s->known)
-				fprintf(fp, ",,,");
-			else if (s->all[k] == 0)
-				fprintf(fp, ",,0,0");
-			else
-				fprintf(fp, ",%.6g,%lld,%lld",
-					(double)s->dead[k] / (double)s->all[k],
-					(long long)s->dead[k], (long long)s->all[k]);
-		}
+		for (int i = 0; i < REPORT_NSCHEMES; i++)
+			if (report_present(r, i))
+				decay_csv_cells(fp, &d->s[i], k);
 		for (int i = 0; i < REPORT_NSCHEMES; i++) {
 			const struct clocks_decay_series *s = &d->s[i];
 
@@ -64,6 +71,8 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 				fprintf(fp, ",%.6g,%lld", (double)s->back[k] / (double)s->all[k],
 					(long long)s->back[k]);
 		}
+		for (int i = 0; i < d->nrsv; i++)
+			decay_csv_cells(fp, &d->rsv[i], k);
 		fputc('\n', fp);
 	}
 	return report_file_close(&af, err, errlen);
@@ -84,6 +93,12 @@ int report_write_upstream_csv(const struct report *r, char *err, size_t errlen)
 	fprintf(fp, "t_s,t_end_s,queries");
 	for (size_t j = 0; j < u->nsrc; j++)
 		fprintf(fp, ",%s", inet_ntop(AF_INET, &u->src[j], addr, sizeof(addr)));
+	/* then per [resolver] node, its queries to each level the lab has */
+	for (int k = 0; k < u->nrsv; k++)
+		for (int l = 0; l < CLOCKS_LEVELS; l++)
+			if (report_rsv_level_present(r, l))
+				fprintf(fp, ",%s_%s", r->in.dnstopo.rsv[k].name,
+					clocks_level_names[l]);
 	fputc('\n', fp);
 	for (size_t i = 0; i < u->n; i++) {
 		long long t = (long long)(u->first + (int64_t)i);
@@ -91,6 +106,14 @@ int report_write_upstream_csv(const struct report *r, char *err, size_t errlen)
 		fprintf(fp, "%lld,%lld,%lld", t, t + 1, (long long)u->total[i]);
 		for (size_t j = 0; j < u->nsrc; j++)
 			fprintf(fp, ",%lld", (long long)u->count[i * u->nsrc + j]);
+		for (int k = 0; k < u->nrsv; k++)
+			for (int l = 0; l < CLOCKS_LEVELS; l++)
+				if (report_rsv_level_present(r, l))
+					fprintf(
+					    fp, ",%lld",
+					    (long long)u->level[(i * (size_t)u->nrsv + (size_t)k) *
+								    CLOCKS_LEVELS +
+								(size_t)l]);
 		fputc('\n', fp);
 	}
 	return report_file_close(&af, err, errlen);

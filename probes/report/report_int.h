@@ -30,7 +30,8 @@ struct report {
 	struct clocks_flaps *flaps;	/* the flap clocks (clocks_flaps) */
 	struct clocks_outages *outages; /* the DNS outage clocks (clocks_outages) */
 	struct report_upstream_series up;
-	char *clocks_text; /* clocks_print's table, for report.md */
+	struct clocks_resolvers *rsv; /* NULL: no [resolver] node */
+	char *clocks_text;	      /* clocks_print's table, for report.md */
 	size_t clocks_len;
 	/* the plots: a script written for each (decay.gp, upstream.gp); drawn
 	 * when gnuplot ran on it; else plot_note says why not */
@@ -63,6 +64,23 @@ void report_flap_table(const struct report *r, struct texttable *t);
 int report_has_outages(const struct report *r);
 void report_outage_table(const struct report *r, struct texttable *t);
 void report_outage_buckets_table(const struct report *r, struct texttable *t);
+/* report_decay_marks: the times the decay tables show (0.5 s, 1 s, ...,
+ * then the last whole bucket) into marks, their labels ("2 s", "6.9 s
+ * (end)") into labels; how many (at most REPORT_MAX_MARKS) */
+#define REPORT_MAX_MARKS 16
+#define REPORT_MARK_LABEL_LEN 48
+int report_decay_marks(const struct report *r, int64_t *marks,
+		       char (*labels)[REPORT_MARK_LABEL_LEN]);
+/* The resolver tables (report_resolvers.c), when the run has [resolver]
+ * nodes: a row per node (upstream per level, answered from cache, its
+ * clients on the dead site); its clients' decay at the marks, a column per
+ * node. report_rsv_name: "r1 (resolverd)"; report_rsv_level_present: a
+ * [dns] node of the run serves level l (zone: always). */
+int report_has_resolvers(const struct report *r);
+void report_resolver_table(const struct report *r, struct texttable *t);
+void report_resolver_decay_table(const struct report *r, struct texttable *t);
+const char *report_rsv_name(char *buf, size_t len, const struct clocks_rsv_node *n);
+int report_rsv_level_present(const struct report *r, int l);
 /* report_budget_why: a paragraph on why the window and the equivalent
  * downtime differ, with this run's numbers */
 void report_budget_why(const struct report *r, FILE *out);

@@ -224,6 +224,35 @@ static void md_upstream(const struct report *r, FILE *fp)
 		fprintf(fp, "![The queries that reached authd per second](upstream.png)\n\n");
 }
 
+static void md_resolvers(const struct report *r, FILE *fp)
+{
+	if (!report_has_resolvers(r))
+		return;
+	fprintf(fp,
+		"## Resolvers\n\n"
+		"Per [resolver] node (its implementation beside its name): its queries that "
+		"reached the [dns] nodes after t0, per level of the DNS tree the node asked "
+		"(root, TLD, zone), with their rate over the %.3f s from t0 to the end of the "
+		"traffic; the share of its clients' queries it answered from its cache (no "
+		"answer from upstream reached the cache asked between the query's arrival and its "
+		"answer, "
+		"on its link's capture capture-resolver-NODE.pcap), over the run and after t0; "
+		"its DNS clients' requests after t0 that went to the dead site %s, and the last "
+		"of them (its window). clocks.json's `resolvers` has every count, upstream.csv "
+		"the queries per second per node and level (docs/clocks.md, \"Resolvers\").\n",
+		r->rsv->after_ns == CLOCKS_NONE ? 0.0 : (double)r->rsv->after_ns / NSEC_PER_SEC,
+		r->in.failure.site);
+	md_table(fp, report_resolver_table, r);
+	if (r->decay.nrsv == 0)
+		return;
+	fprintf(fp,
+		"The decay of each node's clients: the share of its DNS clients' requests still "
+		"sent to %s, in the bucket that ends at each time (decay.csv: the "
+		"`resolver_NODE_*` columns; one curve each on the plot).\n",
+		r->in.failure.site);
+	md_table(fp, report_resolver_decay_table, r);
+}
+
 static void md_topology(const struct report *r, FILE *fp)
 {
 	char path[PATH_MAX], buf[4096];
@@ -257,17 +286,24 @@ static void md_params(const struct report *r, FILE *fp)
 
 static void md_files(const struct report *r, FILE *fp)
 {
-	fprintf(fp, "## Files\n\n"
-		    "| file | what |\n"
-		    "|:---|:---|\n"
-		    "| clocks.json | the clocks of both schemes, with each one's budget "
-		    "(docs/clocks.md) |\n"
-		    "| decay.csv | the decay curves: `t_s,t_end_s`, then per scheme its share (0 "
-		    "to 1), its requests to the dead site and all its requests, per bucket |\n");
+	fprintf(fp,
+		"## Files\n\n"
+		"| file | what |\n"
+		"|:---|:---|\n"
+		"| clocks.json | the clocks of both schemes, with each one's budget "
+		"(docs/clocks.md) |\n"
+		"| decay.csv | the decay curves: `t_s,t_end_s`, then per scheme its share (0 "
+		"to 1), its requests to the dead site and all its requests, per bucket%s |\n",
+		report_has_resolvers(r) ? "; then the same for the DNS clients of each "
+					  "[resolver] node (`resolver_NODE_share`, ...)"
+					: "");
 	if (r->up.known)
 		fprintf(fp,
 			"| upstream.csv | the queries that reached authd: `t_s,t_end_s,queries`, "
-			"then one column per source, per second |\n");
+			"then one column per source, per second%s |\n",
+			report_has_resolvers(r) ? "; then per [resolver] node and level "
+						  "(`NODE_zone`, ...)"
+						: "");
 	if (r->plot_decay)
 		fprintf(fp, "| decay.gp%s | the decay plot%s |\n", r->drawn ? ", decay.png" : "",
 			r->drawn ? "" : "'s script: gnuplot draws decay.png from it");
@@ -295,6 +331,7 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 	md_routing(r, fp);
 	md_decay(r, fp);
 	md_upstream(r, fp);
+	md_resolvers(r, fp);
 	md_params(r, fp);
 	md_files(r, fp);
 	fprintf(fp, "## Machine\n\nWhere this report was written:\n\n");

@@ -50,6 +50,10 @@ static void plot_terminal(FILE *fp, const char *png, int to_stdout)
 
 static const char *const plot_colour[REPORT_NSCHEMES] = {"#1f77b4", "#d62728"};
 static const char *const plot_title[REPORT_NSCHEMES] = {"anycast", "DNS steering"};
+/* the curves of the [resolver] nodes' clients */
+#define PLOT_RSV_COLOURS 6
+static const char *const plot_rsv_colour[PLOT_RSV_COLOURS] = {"#ff7f0e", "#2ca02c", "#9467bd",
+							      "#8c564b", "#e377c2", "#17becf"};
 
 /* plot_markers: every step of the timeline as a vertical line with its
  * name, action and target, at its time after t0 */
@@ -126,6 +130,18 @@ static void plot_decay_text(const struct report *r, FILE *fp, int to_stdout)
 				n++ ? ", \\\n     " : "plot ", 3 + 3 * k + 2 * j, plot_colour[i],
 				plot_title[i], r->in.failure.site);
 		j++;
+	}
+	/* then each [resolver] node's clients, after the fail-back columns */
+	for (int m = 0; m < d->nrsv; m++) {
+		char name[2 * CLOCKS_NAME_MAX + 4];
+
+		if (d->rsv[m].known)
+			fprintf(fp,
+				"%s\"decay.csv\" using 1:($%d * 100) with steps lw 1.5 lc rgb "
+				"\"%s\" title \"DNS via %s\"",
+				n++ ? ", \\\n     " : "plot ", 3 + 3 * k + 2 * j + 3 * m,
+				plot_rsv_colour[m % PLOT_RSV_COLOURS],
+				report_rsv_name(name, sizeof(name), &r->in.dnstopo.rsv[m]));
 	}
 	fputc('\n', fp);
 }

@@ -136,14 +136,14 @@ static const char *report_mark_label(char *buf, size_t len, int64_t ns)
 }
 
 static void report_decay_row(const struct report *r, struct texttable *t, int64_t at_ns,
-			     const char *suffix)
+			     const char *label)
 {
 	const struct clocks_decay *d = &r->decay;
 	int64_t k = clocks_bucket_of(at_ns, d->bucket_ns);
-	char label[64], pct[32];
+	char pct[32];
 
 	texttable_row(t);
-	texttable_cell(t, "%s%s", report_mark_label(label, sizeof(label), at_ns), suffix);
+	texttable_cell(t, "%s", label);
 	for (int i = 0; i < REPORT_NSCHEMES; i++) {
 		const struct clocks_decay_series *s = &d->s[i];
 
@@ -161,28 +161,46 @@ static void report_decay_row(const struct report *r, struct texttable *t, int64_
 	}
 }
 
-void report_decay_table(const struct report *r, struct texttable *t)
+int report_decay_marks(const struct report *r, int64_t *marks,
+		       char (*labels)[REPORT_MARK_LABEL_LEN])
 {
 	static const int64_t marks_ms[] = {500,	  1000,	 2000,	 5000,	 10000,	 15000,	 30000,
 					   45000, 60000, 120000, 300000, 600000, 1800000};
 	const struct clocks_decay *d = &r->decay;
 	int64_t last;
-	int at_end = 0;
+	int at_end = 0, n = 0;
 
-	report_header(r, t, "after t0");
+	if (d->n == 0)
+		return 0;
 	for (size_t i = 0; i < sizeof(marks_ms) / sizeof(marks_ms[0]); i++) {
 		int64_t m = marks_ms[i] * NSEC_PER_MSEC;
 
 		if (m > d->end_ns || m < d->bucket_ns ||
 		    (m < 15 * NSEC_PER_SEC && d->end_ns > REPORT_SHORT_RUN))
 			continue;
-		report_decay_row(r, t, m, "");
+		marks[n] = m;
+		report_mark_label(labels[n++], REPORT_MARK_LABEL_LEN, m);
 		at_end |= m == d->end_ns / d->bucket_ns * d->bucket_ns;
 	}
 	/* and the last whole bucket, if no mark is there */
 	last = d->end_ns / d->bucket_ns * d->bucket_ns;
-	if (last > 0 && !at_end)
-		report_decay_row(r, t, last, " (end)");
+	if (last > 0 && !at_end) {
+		marks[n] = last;
+		report_mark_label(labels[n], REPORT_MARK_LABEL_LEN - 8, last);
+		strcat(labels[n++], " (end)");
+	}
+	return n;
+}
+
+void report_decay_table(const struct report *r, struct texttable *t)
+{
+	int64_t marks[REPORT_MAX_MARKS];
+	char labels[REPORT_MAX_MARKS][REPORT_MARK_LABEL_LEN];
+	int n = report_decay_marks(r, marks, labels);
+
+	report_header(r, t, "after t0");
+	for (int i = 0; i < n; i++)
+		report_decay_row(r, t, marks[i], labels[i]);
 }
 
 void report_upstream_table(const struct report *r, struct texttable *t)

@@ -39,6 +39,18 @@ static int upstream_sources(const struct clocks_input *in, struct report_upstrea
 	return 0;
 }
 
+/* upstream_level: the level of the [dns] node of query capture label
+ * ("dns-NODE"); zone for one the topology does not name */
+static enum clocks_level upstream_level(const struct clocks_input *in, const char *label)
+{
+	const char *node = strncmp(label, "dns-", 4) == 0 ? label + 4 : label;
+
+	for (int i = 0; i < in->dnstopo.ndns; i++)
+		if (strcmp(in->dnstopo.dns[i].name, node) == 0)
+			return in->dnstopo.dns[i].level;
+	return CLOCKS_LEVEL_ZONE;
+}
+
 /* upstream_span: the first and last second of the series, relative to t0:
  * every query, and t0 to the end of the observation */
 static void upstream_span(const struct clocks_input *in, int64_t *lo, int64_t *hi)
@@ -85,9 +97,15 @@ int report_upstream_series(const struct clocks_input *in, struct report_upstream
 	u->total = calloc(u->n, sizeof(*u->total));
 	u->before = calloc(u->nsrc ? u->nsrc : 1, sizeof(*u->before));
 	u->after = calloc(u->nsrc ? u->nsrc : 1, sizeof(*u->after));
-	if (u->count == NULL || u->total == NULL || u->before == NULL || u->after == NULL)
+	u->nrsv = in->dnstopo.nrsv;
+	u->level =
+	    calloc(u->n * (size_t)(u->nrsv ? u->nrsv : 1) * CLOCKS_LEVELS, sizeof(*u->level));
+	if (u->count == NULL || u->total == NULL || u->before == NULL || u->after == NULL ||
+	    u->level == NULL)
 		goto nomem;
 	for (size_t i = 0; i < in->nqcaptures; i++) {
+		enum clocks_level l = upstream_level(in, in->qcaptures[i].label);
+
 		for (size_t j = 0; j < in->qcaptures[i].n; j++) {
 			const struct clocks_query *q = &in->qcaptures[i].queries[j];
 			const struct in_addr *s =
@@ -95,8 +113,13 @@ int report_upstream_series(const struct clocks_input *in, struct report_upstream
 			size_t b = (size_t)(clocks_bucket_of(q->t_ns - t0, NSEC_PER_SEC) - lo);
 			size_t k = (size_t)(s - u->src);
 
+			int node = clocks_rsv_of_addr(in, q->src);
+
 			u->count[b * u->nsrc + k]++;
 			u->total[b]++;
+			if (node >= 0)
+				u->level[(b * (size_t)u->nrsv + (size_t)node) * CLOCKS_LEVELS +
+					 l]++;
 			if (q->t_ns > t0)
 				u->after[k]++;
 			else
@@ -116,5 +139,6 @@ void report_upstream_series_free(struct report_upstream_series *u)
 	free(u->total);
 	free(u->before);
 	free(u->after);
+	free(u->level);
 	memset(u, 0, sizeof(*u));
 }

@@ -65,6 +65,7 @@ static int own_packet(struct clocks_input *in, void *capture, int dlt, int64_t t
 		      const u_char *data, size_t caplen)
 {
 	struct in_addr d1, d2, src;
+	struct clocks_dnsmsg dm;
 	struct wire_msg m;
 	uint32_t client;
 	uint64_t seq;
@@ -79,7 +80,14 @@ static int own_packet(struct clocks_input *in, void *capture, int dlt, int64_t t
 		fprintf(stderr, "clocks_request_of and clocks_decode_request differ\n");
 		abort();
 	}
-	(void)clocks_decode_query(dlt, data, caplen, &src);
+	/* a query the query reader keeps is a message the resolver reader
+	 * keeps, a query to port 53 from the same source */
+	if (clocks_decode_query(dlt, data, caplen, &src) == 0 &&
+	    (clocks_decode_dnsmsg(dlt, data, caplen, &dm) == -1 || dm.qr || dm.dport != 53 ||
+	     dm.src.s_addr != src.s_addr)) {
+		fprintf(stderr, "clocks_decode_query and clocks_decode_dnsmsg differ\n");
+		abort();
+	}
 	return 0;
 }
 

@@ -75,7 +75,7 @@ checked=0
 for f in "$rundir"/capture-*.pcap; do
 	label=$(basename "$f" .pcap)
 	label=${label#capture-}
-	case $label in dns-*) continue ;; esac
+	case $label in dns-* | resolver-*) continue ;; esac
 	read -r n_any n_dns n_dead < <(tshark_counts "$f" "$anycast" "$dns" "$dns && ip.dst == $address")
 	for s in anycast dns; do
 		want=$(json "$clocks" ".schemes.$s.captured_after_t0[\"$label\"]")
@@ -107,6 +107,16 @@ want=$(json "$clocks" .schemes.dns.upstream_queries)
 [ "$queries" = "$want" ] || fail "tshark counts $queries DNS queries on the authd links, upstream_queries is $want"
 [ "$queries" -gt 0 ] || fail "no DNS query captured (nothing cross-checked)"
 echo "ok: upstream_queries: $queries (tshark = clocks)"
+
+# The client queries that reached resolver node r (the first [resolver]:
+# 198.18.128.0/24) on its link: UDP to port 53 of an address in its block
+# from one outside it, a DNS header, QR = 0 (docs/clocks.md, "Resolvers").
+blk=198.18.128.0/24
+read -r n < <(tshark_counts "$rundir/capture-resolver-r.pcap" "ip && udp.dstport == 53 && ip.dst == $blk && !(ip.src == $blk) && ip.frag_offset == 0 && ip.flags.mf == 0 && len(udp.payload) >= 12 && !(udp.payload[2] & 80)")
+want=$(json "$clocks" .resolvers.nodes.r.cache.queries)
+[ "$n" = "$want" ] || fail "tshark counts $n client queries to resolver r, the clocks $want"
+[ "$n" -gt 0 ] || fail "no client query to resolver r captured (nothing cross-checked)"
+echo "ok: resolver r's client queries: $n (tshark = clocks)"
 
 assert_no_leftovers $lab "$rundir"
 rm -rf "$out"

@@ -1,0 +1,331 @@
+/*
+ * The resolver measurements, per [resolver] node of the recorded topology
+ * (docs/clocks.md, "Resolvers"); see clocks.h, clocks_resolvers(). Pure
+ * computation on the loaded run: the query captures of the [dns] links
+ * (upstream load per level), the captures of the [resolver] links (answered
+ * from cache or not), the site captures (how each node's clients left the
+ * dead site).
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clocks_int.h"
+
+#define RSV_DNS_PORT 53
+#define RSV_SERVFAIL 2
+#define RSV_LABEL_PREFIX "resolver-"
+#define RSV_QUERY_PREFIX "dns-"
+
+static int rsv_in_block(struct in_addr a, uint32_t block)
+{
+	return (ntohl(a.s_addr) & 0xffffff00u) == block;
+}
+
+/* rsv_cache_of: a cache of a node by its address's last octet */
+static unsigned rsv_cache_of(struct in_addr a)
+{
+	return ntohl(a.s_addr) & 0xffu;
+}
+
+/* a client query waiting for its answer */
+struct rsv_pending {
+	int64_t t_ns;
+	struct in_addr client, cache;
+	uint16_t port, id;
+	int64_t upstream_seen; /* upstream answers to its cache before it arrived */
+	int counted;	       /* arrived after from_ns */
+};
+
+/* rsv_classify: clocks_cache_classify, each query counted for its cache
+ * in by[its last octet] */
+static int rsv_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block, int64_t from_ns,
+			struct clocks_cache_counts *by)
+{
+	struct rsv_pending *p = NULL;
+	size_t np = 0, cap = 0;
+	int64_t upstream[CLOCKS_RSV_CACHES] = {0}; /* upstream answers so far, per cache */
+	struct clocks_cache_counts *c;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct clocks_dnsmsg *x = &m[i];
+		int from_node = rsv_in_block(x->src, block), to_node = rsv_in_block(x->dst, block);
+
+		/* queries not answered in time never will be: the client gave up */
+		for (size_t k = 0; k < np;) {
+			if (x->t_ns - p[k].t_ns <= CLOCKS_CACHE_WAIT_NS) {
+				k++;
+				continue;
+			}
+			by[rsv_cache_of(p[k].cache)].unanswered += p[k].counted;
+			p[k] = p[--np];
+		}
+		if (x->qr && to_node && !from_node && x->sport == RSV_DNS_PORT) {
+			upstream[rsv_cache_of(x->dst)]++;
+		} else if (!x->qr && to_node && !from_node && x->dport == RSV_DNS_PORT) {
+			if (clocks_grow((void **)&p, &cap, np, sizeof(*p)) == -1) {
+				free(p);
+				return -1;
+			}
+			p[np++] = (struct rsv_pending){x->t_ns,
+						       x->src,
+						       x->dst,
+						       x->sport,
+						       x->id,
+						       upstream[rsv_cache_of(x->dst)],
+						       from_ns == CLOCKS_NONE || x->t_ns > from_ns};
+			by[rsv_cache_of(x->dst)].queries += p[np - 1].counted;
+		} else if (x->qr && from_node && !to_node && x->sport == RSV_DNS_PORT) {
+			for (size_t k = 0; k < np; k++) {
+				if (p[k].client.s_addr != x->dst.s_addr ||
+				    p[k].cache.s_addr != x->src.s_addr || p[k].port != x->dport ||
+				    p[k].id != x->id)
+					continue;
+				c = &by[rsv_cache_of(x->src)];
+				if (p[k].counted) {
+					c->answered++;
+					if (upstream[rsv_cache_of(x->src)] != p[k].upstream_seen)
+						c->upstream++;
+					else if (x->rcode == RSV_SERVFAIL)
+						c->servfail++;
+					else
+						c->cache++;
+				}
+				p[k] = p[--np];
+				break;
+			}
+		}
+	}
+	for (size_t k = 0; k < np; k++)
+		by[rsv_cache_of(p[k].cache)].unanswered += p[k].counted;
+	free(p);
+	return 0;
+}
+
+int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block, int64_t from_ns,
+			  struct clocks_cache_counts *c, struct clocks_cache_counts *by_cache)
+{
+	struct clocks_cache_counts *by =
+	    by_cache ? by_cache : calloc(CLOCKS_RSV_CACHES, sizeof(*by));
+
+	memset(c, 0, sizeof(*c));
+	if (by == NULL)
+		return -1;
+	memset(by, 0, CLOCKS_RSV_CACHES * sizeof(*by));
+	if (rsv_classify(m, n, block, from_ns, by) == -1) {
+		if (by != by_cache)
+			free(by);
+		return -1;
+	}
+	for (int i = 0; i < CLOCKS_RSV_CACHES; i++) {
+		c->queries += by[i].queries;
+		c->answered += by[i].answered;
+		c->cache += by[i].cache;
+		c->upstream += by[i].upstream;
+		c->servfail += by[i].servfail;
+		c->unanswered += by[i].unanswered;
+	}
+	if (by != by_cache)
+		free(by);
+	return 0;
+}
+
+/* rsv_level_of: the level of the [dns] node whose link capture is label
+ * ("dns-NODE"); zone for a node the topology does not name */
+static enum clocks_level rsv_level_of(const struct clocks_input *in, const char *label)
+{
+	const char *node = label;
+
+	if (strncmp(label, RSV_QUERY_PREFIX, strlen(RSV_QUERY_PREFIX)) == 0)
+		node += strlen(RSV_QUERY_PREFIX);
+	for (int i = 0; i < in->dnstopo.ndns; i++)
+		if (strcmp(in->dnstopo.dns[i].name, node) == 0)
+			return in->dnstopo.dns[i].level;
+	return CLOCKS_LEVEL_ZONE;
+}
+
+/* rsv_upstream: every query that reached a [dns] link, by source node and
+ * level */
+static void rsv_upstream(const struct clocks_input *in, struct clocks_resolvers *rs)
+{
+	int64_t init = in->nqcaptures ? 0 : CLOCKS_NONE;
+
+	for (int l = 0; l < CLOCKS_LEVELS; l++) {
+		rs->other_up[l] = rs->other_up_after[l] = init;
+		for (int k = 0; k < rs->n; k++)
+			rs->r[k].up[l] = rs->r[k].up_after[l] = init;
+	}
+	for (size_t i = 0; i < in->nqcaptures; i++) {
+		const struct clocks_query_capture *q = &in->qcaptures[i];
+		enum clocks_level l = rsv_level_of(in, q->label);
+
+		for (size_t j = 0; j < q->n; j++) {
+			int k = clocks_rsv_of_addr(in, q->queries[j].src);
+			int after = q->queries[j].t_ns > in->failure.t0_ns;
+
+			if (k >= 0) {
+				rs->r[k].up[l]++;
+				rs->r[k].up_after[l] += after;
+			} else {
+				rs->other_up[l]++;
+				rs->other_up_after[l] += after;
+			}
+		}
+	}
+}
+
+/* rsv_cache: each node's link capture, classified */
+static int rsv_cache(const struct clocks_input *in, struct clocks_resolvers *rs)
+{
+	for (size_t i = 0; i < in->nrcaptures; i++) {
+		const struct clocks_rsv_capture *c = &in->rcaptures[i];
+		const char *node = c->label + strlen(RSV_LABEL_PREFIX);
+
+		if (strncmp(c->label, RSV_LABEL_PREFIX, strlen(RSV_LABEL_PREFIX)) != 0)
+			continue;
+		for (int k = 0; k < rs->n; k++) {
+			struct clocks_rsv_result *r = &rs->r[k];
+
+			if (strcmp(r->node->name, node) != 0)
+				continue;
+			r->has_capture = 1;
+			if (clocks_cache_classify(c->msgs, c->n, CLOCKS_RSV_BLOCK(k), CLOCKS_NONE,
+						  &r->cache, NULL) == -1 ||
+			    clocks_cache_classify(c->msgs, c->n, CLOCKS_RSV_BLOCK(k),
+						  in->failure.t0_ns, &r->cache_after, NULL) == -1)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static void rsv_add_client(struct clocks_rsv_result *r, uint32_t id)
+{
+	for (int i = 0; i < r->nclients; i++)
+		if (r->clients[i] == id)
+			return;
+	if (r->nclients < CLOCKS_MAX_CLIENTS)
+		r->clients[r->nclients++] = id;
+}
+
+/* rsv_clients: how each node's DNS clients left the dead site */
+static int rsv_clients(const struct clocks_input *in, struct clocks_resolvers *rs)
+{
+	struct clocks_rsv_map map;
+	int dead_known = in->failure.has_address;
+
+	if (clocks_rsv_map(in, &map) == -1)
+		return -1;
+	for (int k = 0; k < rs->n; k++) {
+		rs->r[k].dead_after = rs->r[k].all_after = rs->r[k].window_ns = CLOCKS_NONE;
+		if (dead_known)
+			rs->r[k].dead_after = rs->r[k].all_after = rs->r[k].window_ns = 0;
+	}
+	for (size_t i = 0; i < in->nclients; i++) {
+		int k = clocks_rsv_map_of(&map, in->clients[i].id);
+
+		if (k >= 0 && clocks_scheme_of(in->clients[i].id) == CLOCKS_SCHEME_DNS)
+			rsv_add_client(&rs->r[k], in->clients[i].id);
+	}
+	for (size_t i = 0; i < in->ncaptures && dead_known; i++) {
+		const struct clocks_capture *c = &in->captures[i];
+		int dead = strcmp(c->label, in->failure.site) == 0;
+
+		for (size_t j = 0; j < c->n; j++) {
+			const struct clocks_packet *p = &c->packets[j];
+			int k;
+
+			if (p->t_ns <= in->failure.t0_ns ||
+			    clocks_scheme_of(p->client) != CLOCKS_SCHEME_DNS ||
+			    (k = clocks_rsv_map_of(&map, p->client)) < 0)
+				continue;
+			rs->r[k].all_after++;
+			if (dead && clocks_is_dead(in, &clocks_dns_flows, p)) {
+				rs->r[k].dead_after++;
+				if (p->t_ns - in->failure.t0_ns > rs->r[k].window_ns)
+					rs->r[k].window_ns = p->t_ns - in->failure.t0_ns;
+			}
+		}
+	}
+	clocks_rsv_map_free(&map);
+	return 0;
+}
+
+int clocks_resolvers(const struct clocks_input *in, struct clocks_resolvers *rs)
+{
+	int64_t end = clocks_traffic_end(in);
+
+	memset(rs, 0, sizeof(*rs));
+	rs->n = in->dnstopo.nrsv;
+	for (int k = 0; k < rs->n; k++)
+		rs->r[k].node = &in->dnstopo.rsv[k];
+	rs->traffic_ns = clocks_traffic_ns(in);
+	rs->after_ns =
+	    end != CLOCKS_NONE && end > in->failure.t0_ns ? end - in->failure.t0_ns : CLOCKS_NONE;
+	rsv_upstream(in, rs);
+	if (rsv_cache(in, rs) == -1 || rsv_clients(in, rs) == -1)
+		return -1;
+	return 0;
+}
+
+void clocks_resolvers_verdict(const struct clocks_input *in, const struct clocks_resolvers *rs,
+			      struct clocks_notes *v)
+{
+	for (int k = 0; k < rs->n; k++) {
+		const struct clocks_rsv_result *r = &rs->r[k];
+
+		if (r->nclients == 0 || r->dead_after == CLOCKS_NONE)
+			continue;
+		if (r->dead_after == 0)
+			clocks_warn(
+			    v, "resolver_no_failover",
+			    "[resolver] %s: its DNS clients sent no request to %s after t0 "
+			    "(none had its address): its curve shows no failover to compare",
+			    r->node->name, in->failure.site);
+		else if (r->dead_after == r->all_after)
+			clocks_warn(v, "resolver_no_failover",
+				    "[resolver] %s: its DNS clients sent every request after t0 to "
+				    "%s (%lld): none failed over before the observation ended",
+				    r->node->name, in->failure.site, (long long)r->dead_after);
+	}
+}
+
+/* the map of DNS client ids (their agents') to the node they ask */
+static int rsv_map_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct clocks_rsv_map_entry *)a)->agent;
+	uint32_t y = ((const struct clocks_rsv_map_entry *)b)->agent;
+
+	return x < y ? -1 : x > y;
+}
+
+int clocks_rsv_map(const struct clocks_input *in, struct clocks_rsv_map *m)
+{
+	m->n = 0;
+	m->e = malloc((in->nclients ? in->nclients : 1) * sizeof(*m->e));
+	if (m->e == NULL)
+		return -1;
+	for (size_t i = 0; i < in->nclients; i++) {
+		int k = clocks_rsv_of_client(in, in->clients[i].id);
+
+		if (k >= 0)
+			m->e[m->n++] = (struct clocks_rsv_map_entry){in->clients[i].id, k};
+	}
+	qsort(m->e, m->n, sizeof(*m->e), rsv_map_cmp);
+	return 0;
+}
+
+int clocks_rsv_map_of(const struct clocks_rsv_map *m, uint32_t client)
+{
+	struct clocks_rsv_map_entry key = {wire_agent_of(client), 0}, *e;
+
+	e = bsearch(&key, m->e, m->n, sizeof(*m->e), rsv_map_cmp);
+	return e ? e->rsv : -1;
+}
+
+void clocks_rsv_map_free(struct clocks_rsv_map *m)
+{
+	free(m->e);
+	m->e = NULL;
+	m->n = 0;
+}

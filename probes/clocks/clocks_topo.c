@@ -1,0 +1,244 @@
+/*
+ * The DNS side of a run's recorded topology (topology.ini, as the lab printed
+ * it back): which [resolver] nodes there are and in which order (the k-th
+ * has 198.18.(128 + k).0/24), which level of the DNS tree each [dns] node
+ * serves, which [resolver] node each client asks. See clocks.h,
+ * struct clocks_topo_dns; the measurements on them are clocks_resolvers.c.
+ */
+#include <arpa/inet.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "clocks_int.h"
+#include "inifile.h"
+#include "strtonum.h"
+
+const char *const clocks_level_names[CLOCKS_LEVELS] = {"root", "tld", "zone"};
+
+#define TOPO_MAX_ZONES 64
+#define TOPO_ZONES_LEN 512
+
+/* what the scan collects before the levels can be told: the [zone]
+ * sections, and each [dns] node's zones key (which claims zones) */
+struct topo_scan {
+	struct clocks_topo_dns *t;
+	enum { TS_OTHER, TS_RSV, TS_DNS, TS_CLIENT } in;
+	int nzones;
+	char zones[TOPO_MAX_ZONES][CLOCKS_DNS_NAME_MAX];
+	char dns_zones[CLOCKS_MAX_DNS_NODES][TOPO_ZONES_LEN]; /* "" not said */
+	int dns_said[CLOCKS_MAX_DNS_NODES];
+	char client_rsv[CLOCKS_MAX_TOPO_CLIENTS][CLOCKS_NAME_MAX]; /* its resolver key */
+};
+
+static void topo_copy(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src);
+}
+
+static int topo_section(void *arg, const char *kind, const char *name, const char *extra)
+{
+	struct topo_scan *s = arg;
+	struct clocks_topo_dns *t = s->t;
+
+	(void)extra;
+	s->in = TS_OTHER;
+	if (name == NULL)
+		return 0;
+	if (strcmp(kind, "resolver") == 0 && t->nrsv < CLOCKS_MAX_RSV_NODES) {
+		memset(&t->rsv[t->nrsv], 0, sizeof(t->rsv[0]));
+		topo_copy(t->rsv[t->nrsv++].name, CLOCKS_NAME_MAX, name);
+		s->in = TS_RSV;
+	} else if (strcmp(kind, "dns") == 0 && t->ndns < CLOCKS_MAX_DNS_NODES) {
+		topo_copy(t->dns[t->ndns].name, CLOCKS_NAME_MAX, name);
+		s->dns_zones[t->ndns][0] = '\0';
+		s->dns_said[t->ndns++] = 0;
+		s->in = TS_DNS;
+	} else if (strcmp(kind, "client") == 0 && t->nclients < CLOCKS_MAX_TOPO_CLIENTS) {
+		topo_copy(t->clients[t->nclients].name, CLOCKS_NAME_MAX, name);
+		t->clients[t->nclients].rsv = -1;
+		s->client_rsv[t->nclients++][0] = '\0';
+		s->in = TS_CLIENT;
+	} else if (strcmp(kind, "zone") == 0 && s->nzones < TOPO_MAX_ZONES) {
+		topo_copy(s->zones[s->nzones++], CLOCKS_DNS_NAME_MAX, name);
+	}
+	return 0;
+}
+
+static void topo_pair(void *arg, const char *key, const char *value)
+{
+	struct topo_scan *s = arg;
+	struct clocks_topo_dns *t = s->t;
+	const char *errstr;
+
+	if (s->in == TS_RSV && strcmp(key, "impl") == 0)
+		topo_copy(t->rsv[t->nrsv - 1].impl, CLOCKS_NAME_MAX, value);
+	else if (s->in == TS_RSV && strcmp(key, "count") == 0)
+		t->rsv[t->nrsv - 1].count = (int)strtonum(value, 1, 255, &errstr);
+	else if (s->in == TS_DNS && strcmp(key, "zones") == 0) {
+		topo_copy(s->dns_zones[t->ndns - 1], TOPO_ZONES_LEN, value);
+		s->dns_said[t->ndns - 1] = 1;
+	} else if (s->in == TS_CLIENT && strcmp(key, "resolver") == 0)
+		topo_copy(s->client_rsv[t->nclients - 1], CLOCKS_NAME_MAX, value);
+}
+
+/* topo_labels: the labels of a zone name in text ("." and "" have none) */
+static int topo_labels(const char *z)
+{
+	int n = 0, in = 0;
+
+	for (; *z; z++) {
+		if (*z == '.') {
+			in = 0;
+		} else if (!in) {
+			in = 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+enum clocks_level clocks_dns_level(const char *const *zones, int n)
+{
+	enum clocks_level best = CLOCKS_LEVEL_ZONE;
+
+	for (int i = 0; i < n; i++) {
+		int labels = topo_labels(zones[i]);
+		enum clocks_level l = labels == 0   ? CLOCKS_LEVEL_ROOT
+				      : labels == 1 ? CLOCKS_LEVEL_TLD
+						    : CLOCKS_LEVEL_ZONE;
+		if (l < best)
+			best = l;
+	}
+	return best;
+}
+
+/* topo_same_zone: "example" and "example." are one zone */
+static int topo_same_zone(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > 1 && a[la - 1] == '.')
+		la--;
+	if (lb > 1 && b[lb - 1] == '.')
+		lb--;
+	return la == lb && strncasecmp(a, b, la) == 0;
+}
+
+/* topo_split: the words of a zones value (spaces or commas between) */
+static int topo_split(char *v, const char **out, int max)
+{
+	int n = 0;
+
+	for (char *w = strtok(v, " \t,"); w && n < max; w = strtok(NULL, " \t,"))
+		out[n++] = w;
+	return n;
+}
+
+/* topo_claimed: is zone z in some [dns] node's zones key? */
+static int topo_claimed(const struct topo_scan *s, const char *z)
+{
+	for (int i = 0; i < s->t->ndns; i++) {
+		char buf[TOPO_ZONES_LEN];
+		const char *w[TOPO_MAX_ZONES];
+		int n;
+
+		if (!s->dns_said[i])
+			continue;
+		topo_copy(buf, sizeof(buf), s->dns_zones[i]);
+		n = topo_split(buf, w, TOPO_MAX_ZONES);
+		for (int k = 0; k < n; k++)
+			if (topo_same_zone(w[k], z))
+				return 1;
+	}
+	return 0;
+}
+
+/* topo_levels: each [dns] node's level: from its zones key, or (without
+ * one) from every [zone] no other node claims, as the lab gives it */
+static void topo_levels(struct topo_scan *s)
+{
+	for (int i = 0; i < s->t->ndns; i++) {
+		const char *w[TOPO_MAX_ZONES];
+		char buf[TOPO_ZONES_LEN];
+		int n = 0;
+
+		if (s->dns_said[i]) {
+			topo_copy(buf, sizeof(buf), s->dns_zones[i]);
+			n = topo_split(buf, w, TOPO_MAX_ZONES);
+		} else {
+			for (int z = 0; z < s->nzones; z++)
+				if (!topo_claimed(s, s->zones[z]))
+					w[n++] = s->zones[z];
+		}
+		s->t->dns[i].level = clocks_dns_level(w, n);
+	}
+}
+
+/* topo_clients: each client's [resolver] node, from its resolver key (a
+ * node's name, or NAME.N: one of its caches) */
+static void topo_clients(struct topo_scan *s)
+{
+	struct clocks_topo_dns *t = s->t;
+
+	for (int c = 0; c < t->nclients; c++) {
+		char *dot = strrchr(s->client_rsv[c], '.');
+
+		if (dot)
+			*dot = '\0';
+		for (int k = 0; k < t->nrsv; k++)
+			if (s->client_rsv[c][0] && strcmp(t->rsv[k].name, s->client_rsv[c]) == 0)
+				t->clients[c].rsv = k;
+	}
+}
+
+void clocks_read_dns_topology(const char *rundir, struct clocks_input *in)
+{
+	struct topo_scan *s = calloc(1, sizeof(*s));
+	char path[PATH_MAX];
+
+	memset(&in->dnstopo, 0, sizeof(in->dnstopo));
+	if (s == NULL)
+		return; /* the resolver measurements then see no nodes */
+	s->t = &in->dnstopo;
+	snprintf(path, sizeof(path), "%s/topology.ini", rundir);
+	/* the topology as the lab printed it back: clocks_read_topology has
+	 * said what is wrong with it, if anything */
+	if (inifile_scan(path, topo_section, topo_pair, s) != -1) {
+		topo_levels(s);
+		topo_clients(s);
+	}
+	free(s);
+}
+
+int clocks_rsv_of_addr(const struct clocks_input *in, struct in_addr a)
+{
+	uint32_t h = ntohl(a.s_addr);
+
+	for (int k = 0; k < in->dnstopo.nrsv; k++)
+		if ((h & 0xffffff00u) == CLOCKS_RSV_BLOCK(k))
+			return k;
+	return -1;
+}
+
+int clocks_rsv_of_client(const struct clocks_input *in, uint32_t client)
+{
+	uint32_t agent = wire_agent_of(client);
+
+	for (size_t i = 0; i < in->nclients; i++) {
+		const struct clocks_client *c = &in->clients[i];
+		struct in_addr a;
+
+		if (c->id != agent)
+			continue;
+		for (int k = 0; k < in->dnstopo.nclients; k++)
+			if (strcmp(in->dnstopo.clients[k].name, c->node) == 0 &&
+			    in->dnstopo.clients[k].rsv >= 0)
+				return in->dnstopo.clients[k].rsv;
+		if (inet_pton(AF_INET, c->resolver, &a) == 1)
+			return clocks_rsv_of_addr(in, a);
+		return -1;
+	}
+	return -1;
+}
