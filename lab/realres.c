@@ -109,9 +109,10 @@ static const char *realres_cannot(int impl, const char *key, const struct realre
 				   ? "its prefetch is at 10 % of the TTL left, only (yes or 10%)"
 				   : NULL;
 		if (bi)
-			return k->r.prefetch_pct ? "its prefetch trigger is in seconds left (at most "
-						   "10), not a share of the TTL"
-						 : NULL;
+			return k->r.prefetch_pct
+				   ? "its prefetch trigger is in seconds left (at most "
+				     "10), not a share of the TTL"
+				   : NULL;
 		return "its prefetching of expiring records is built in and has no setting";
 	}
 	if (strcmp(key, "phase") == 0)
@@ -156,14 +157,15 @@ static int realres_knobs(const struct topology *t, int node, struct realres_knob
 	free(text);
 	if (rc == -1)
 		return -1;
+	/* in line order: a boolean's value, then whether impl can have it */
 	for (int p = 0; p < t->nrsv_pairs; p++) {
 		const struct topo_rsv_pair *pair = &t->rsv_pairs[p];
+		const char *why;
 		int b;
 
 		if (pair->node != node)
 			continue;
-		if (strcmp(pair->key, "qname_minimisation") == 0 ||
-		    strcmp(pair->key, "ecs") == 0) {
+		if (strcmp(pair->key, "qname_minimisation") == 0 || strcmp(pair->key, "ecs") == 0) {
 			if ((b = realres_bool(pair->value)) == -1) {
 				fprintf(err, "%s:%d: %s: expected yes or no, got '%s'\n", t->path,
 					pair->line, pair->key, pair->value);
@@ -172,12 +174,7 @@ static int realres_knobs(const struct topology *t, int node, struct realres_knob
 			}
 			*(pair->key[0] == 'e' ? &k->ecs : &k->qname_min) = b;
 		}
-	}
-	for (int p = 0; p < t->nrsv_pairs; p++) {
-		const struct topo_rsv_pair *pair = &t->rsv_pairs[p];
-		const char *why;
-
-		if (pair->node == node && (why = realres_cannot(impl, pair->key, k)) != NULL) {
+		if ((why = realres_cannot(impl, pair->key, k)) != NULL) {
 			fprintf(err, "%s:%d: %s: %s cannot express this (%s)\n", t->path,
 				pair->line, pair->key, topo_impl_name(impl), why);
 			rc = -1;

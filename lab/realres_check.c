@@ -64,8 +64,8 @@ static void realres_said(const char *text, char *buf, size_t len)
 		if (n && !memmem(line, n, "warning: hard limit", 19) &&
 		    !memmem(line, n, "stack traceback", 15) && line[0] != '\t' &&
 		    !memmem(line, n, "error occurred here", 19) && used + 3 < len) {
-			int w = snprintf(buf + used, len - used, "%s%.*s", used ? "; " : "",
-					 (int)n, line);
+			int w = snprintf(buf + used, len - used, "%s%.*s", used ? "; " : "", (int)n,
+					 line);
 			used = w < 0 || (size_t)w >= len - used ? len - 1 : used + (size_t)w;
 		}
 		line = line[n] ? line + n + 1 : NULL;
@@ -88,8 +88,7 @@ static int realres_write_file(const char *dir, const char *name, const char *tex
 	FILE *f;
 	int rc;
 
-	if (strfmt(path, sizeof(path), "%s/%s", dir, name) == -1 ||
-	    (f = fopen(path, "wx")) == NULL)
+	if (strfmt(path, sizeof(path), "%s/%s", dir, name) == -1 || (f = fopen(path, "wx")) == NULL)
 		return -1;
 	rc = fputs(text, f) == EOF ? -1 : 0;
 	return fclose(f) == EOF ? -1 : rc;
@@ -197,7 +196,8 @@ int realres_check(const struct topology *t, FILE *err)
 	int rc = 0;
 
 	for (int n = 0; n < t->nnodes; n++) {
-		char dir[] = "/tmp/steerlab-realres-XXXXXX", name[TOPO_NAME_MAX + 16], *conf, *hints;
+		char dir[] = "/tmp/steerlab-realres-XXXXXX", name[TOPO_NAME_MAX + 16], *conf,
+		     *hints;
 		struct realres_in in;
 
 		if (t->nodes[n].kind != TOPO_RESOLVER || t->nodes[n].impl == TOPO_IMPL_RESOLVERD)

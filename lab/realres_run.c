@@ -158,9 +158,8 @@ int lab_realres_start(struct lab *lab, int n)
 		argv[k++] = conf;
 	}
 	argv[k] = NULL;
-	return lab_start_agent_as(lab, n, realres_prog(impl), realres_label(impl), argv) == -1
-		   ? -1
-		   : 0;
+	return lab_start_agent_as(lab, n, realres_prog(impl), realres_label(impl), argv) == -1 ? -1
+											       : 0;
 }
 
 /* realres_answers: 1 if node n's resolver answers the lab's name (NOERROR,

@@ -163,8 +163,8 @@ struct topo_raw_pair {
  * the lab hands them to resolverd's own parser (lab/resolvconf.c).
  */
 struct topo_rsv_pair {
-	int node; /* index of its [resolver] node */
-	char key[16];
+	int node;     /* index of its [resolver] node */
+	char key[24]; /* the longest: qname_minimisation */
 	char value[64];
 	int line;
 };
