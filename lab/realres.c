@@ -215,7 +215,8 @@ static void realres_unbound(const struct topology *t, int node, const struct rea
 		"\tdo-ip6: no\n"
 		"\taccess-control: 0.0.0.0/0 refuse\n"
 		"\taccess-control: 198.18.0.0/15 allow\n"
-		"\tdo-not-query-localhost: yes\n",
+		"\tdo-not-query-localhost: yes\n"
+		"\tede: yes\n",
 		ip(in->addr, a), a);
 	/* no validator: the lab's zones are unsigned */
 	fprintf(out, "\tmodule-config: \"%s\"\n", k->ecs ? "subnetcache iterator" : "iterator");
@@ -234,7 +235,8 @@ static void realres_unbound(const struct topology *t, int node, const struct rea
 		fprintf(out,
 			"\tserve-expired-reply-ttl: %u\n"
 			"\tserve-expired-ttl: %lld\n"
-			"\tserve-expired-client-timeout: 1800\n",
+			"\tserve-expired-client-timeout: 1800\n"
+			"\tede-serve-expired: yes\n",
 			k->r.stale_ttl, realres_whole_s(k->r.max_stale_ns));
 	fprintf(out,
 		"\tprefetch: %s\n"

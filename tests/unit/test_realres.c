@@ -209,10 +209,11 @@ static void test_realres_knob_errors(void **state)
 
 static void test_realres_count(void **state)
 {
-	static const char text[] = "[lab]\nname = l\n[router core]\n[site a]\nlink = core\n"
-				   "[dns ns]\nlink = core\n[zone lab.example]\n"
-				   "soa = ns hostmaster 1 3600 600 86400 30\n"
-				   "[resolver r]\nlink = core\ncount = 4\nimpl = unbound\n[client c]\nlink = core\n";
+	static const char text[] =
+	    "[lab]\nname = l\n[router core]\n[site a]\nlink = core\n"
+	    "[dns ns]\nlink = core\n[zone lab.example]\n"
+	    "soa = ns hostmaster 1 3600 600 86400 30\n"
+	    "[resolver r]\nlink = core\ncount = 4\nimpl = unbound\n[client c]\nlink = core\n";
 	char path[64], want[512];
 
 	(void)state;
@@ -242,9 +243,9 @@ static void test_realres_labels(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_realres_golden),     cmocka_unit_test(test_realres_what_matters),
-	    cmocka_unit_test(test_realres_hints),      cmocka_unit_test(test_realres_knob_errors),
-	    cmocka_unit_test(test_realres_count),      cmocka_unit_test(test_realres_labels),
+	    cmocka_unit_test(test_realres_golden), cmocka_unit_test(test_realres_what_matters),
+	    cmocka_unit_test(test_realres_hints),  cmocka_unit_test(test_realres_knob_errors),
+	    cmocka_unit_test(test_realres_count),  cmocka_unit_test(test_realres_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
