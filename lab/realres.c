@@ -44,6 +44,9 @@ int realres_inputs(const struct topology *t, int node, const char *dir, struct r
 		return -1;
 	strcpy(in->dir, dir);
 	in->addr = topo_resolver_addr(t, node, 1);
+	/* forward to every [dns] node, as resolverd does; once the lab has a
+	 * DNS tree (topo_dns_roots, the node's mode = iterate), iterate from
+	 * the roots: in->iterate = 1, in->servers = the root servers */
 	for (int n = 0; n < t->nnodes && in->nservers < REALRES_SERVERS_MAX; n++)
 		if (t->nodes[n].kind == TOPO_DNS)
 			in->servers[in->nservers++] = t->links[t->nodes[n].link].node_addr;
