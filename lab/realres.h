@@ -35,6 +35,7 @@
 #include "topology.h"
 
 #define REALRES_SERVERS_MAX 16
+#define REALRES_DIR "resolvers" /* under the state directory: NODE/, each one's files */
 
 /* What a configuration is made from besides the node's knobs. */
 struct realres_in {

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lab.h"
 #include "strfmt.h"
 
 #define REALRES_KRESD_CHECK "check.lua"
@@ -238,7 +239,7 @@ void realres_print(const struct topology *t, FILE *out)
 
 		if (t->nodes[n].kind != TOPO_RESOLVER || t->nodes[n].impl == TOPO_IMPL_RESOLVERD)
 			continue;
-		strfmt(dir, sizeof(dir), "/run/steerlab/%s/resolvers/%s", t->name,
+		strfmt(dir, sizeof(dir), "%s/%s/%s/%s", LAB_STATE_DIR, t->name, REALRES_DIR,
 		       t->nodes[n].name);
 		if ((null = fopen("/dev/null", "w")) == NULL)
 			return;

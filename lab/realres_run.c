@@ -42,7 +42,6 @@
 #include "realres.h"
 #include "strfmt.h"
 
-#define REALRES_DIR "resolvers"
 #define REALRES_READY_WAIT_MS 100 /* one readiness query's wait */
 
 static int realres_node(const struct topology *t, int n)
