@@ -88,7 +88,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc \
-	frr nftables clang-format
+	frr nftables clang-format knot-resolver bind9
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
@@ -242,16 +242,29 @@ man-lint:
 integration: all
 	@tests/run-integration.sh
 
+# A package's postinst may start its daemon on the host (invoke-rc.d, even
+# without systemd as PID 1): the install runs with a /usr/sbin/policy-rc.d
+# that forbids it (exit 101), made only if there is none and removed after,
+# also on failure or interruption; on systemd machines the services are then
+# stopped and disabled (steerlab runs its own, in the lab's namespaces).
 deps:
 	@missing=""; for p in $(DEB_PKGS) $(EXTRA_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; \
 	else echo "deps: installing$$missing"; \
 	if [ "$$(id -u)" != 0 ]; then echo "deps: need root to install$$missing (try: sudo make deps)" >&2; exit 1; fi; \
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || exit 1; \
-	for p in $$missing; do case $$p in nsd|knot|unbound|frr) \
-		if command -v systemctl >/dev/null && systemctl is-enabled $$p >/dev/null 2>&1; then \
-			echo "deps: $$p was just installed as a service; stopping and disabling it (steerlab runs its own)"; \
-			systemctl disable --now $$p >/dev/null 2>&1 || true; fi;; esac; done; fi
+	prc=/usr/sbin/policy-rc.d; made=; \
+	if [ ! -e $$prc ] && [ ! -L $$prc ]; then \
+		trap 'rm -f '$$prc EXIT; trap 'exit 1' INT TERM HUP; \
+		printf '#!/bin/sh\n# steerlab make deps: no daemon starts while it installs\nexit 101\n' >$$prc && \
+		chmod 755 $$prc && made=1; fi; \
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	rc=$$?; if [ -n "$$made" ]; then rm -f $$prc; trap - EXIT; fi; [ $$rc = 0 ] || exit 1; \
+	for p in $$missing; do case $$p in nsd|knot|unbound|frr) units=$$p;; bind9) units="named bind9";; \
+		knot-resolver) units="kresd@1 kresd.target";; *) units=;; esac; \
+		for u in $$units; do \
+		if command -v systemctl >/dev/null && systemctl is-enabled $$u >/dev/null 2>&1; then \
+			echo "deps: $$p was just installed as a service ($$u); stopping and disabling it (steerlab runs its own)"; \
+			systemctl disable --now $$u >/dev/null 2>&1 || true; fi; done; done; fi
 
 check: deps
 	$(MAKE) format-check

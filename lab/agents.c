@@ -9,7 +9,8 @@
  *            to every router
  *   dns      authd, configured from the topology (dnsconf.c)
  *   prober   a prober in remote mode: every site's address, to every authd
- *   resolver resolverd, its caches configured from the topology (resolvconf.c)
+ *   resolver resolverd, its caches configured from the topology (resolvconf.c);
+ *            or, with impl, unbound, kresd or named (realres.c, realres_run.c)
  *
  * With routing = bgp, routers and sites run FRR (zebra, bgpd; lab/frr.c)
  * first, routers no routed, and a site's prober keeps the anycast address
@@ -311,7 +312,8 @@ static int lab_start_dns(struct lab *lab, int n)
 	return argv_run(lab, n, "authd", "authd", &a);
 }
 
-/* resolverd: the node's caches, forwarding to every authd. */
+/* resolverd: the node's caches, forwarding to every authd; or the real
+ * resolver the node names (lab/realres_run.c). */
 static int lab_start_resolver(struct lab *lab, int n)
 {
 	const struct topo_node *node = &lab->t->nodes[n];
@@ -320,6 +322,8 @@ static int lab_start_resolver(struct lab *lab, int n)
 	FILE *fp;
 	int rc;
 
+	if (node->impl != TOPO_IMPL_RESOLVERD) /* unbound, kresd, named */
+		return lab_realres_start(lab, n);
 	if (strfmt(conf, sizeof(conf), "%s/%s.resolverd.ini", lab->rundir, node->name) == -1)
 		return -1;
 	/* not through a link planted in an --out directory */

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "event.h"
 #include "frrconf.h"
+#include "realres.h"
 #include "hint.h"
 #include "inside.h"
 #include "lab.h"
@@ -64,6 +65,7 @@ int cmd_check(const struct cmd_args *a, const char *bindir)
 	printf("\n");
 	topo_print_timeline(&cli_topo, stdout);
 	frrconf_print(&cli_topo, stdout);
+	realres_print(&cli_topo, stdout);
 	if (a->frr && check_frr(a->frr) == -1)
 		return 1;
 	printf("# configuration OK\n");

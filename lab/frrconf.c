@@ -16,6 +16,7 @@
 
 #include "lab.h"
 #include "overrides.h"
+#include "realres.h"
 #include "strfmt.h"
 #include "subproc.h"
 #include "timeutil.h"
@@ -494,9 +495,15 @@ int frrconf_check(const struct topology *t, FILE *err)
 
 int frrconf_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err)
 {
+	int rc;
+
 	if (overrides_load(t, path, sets, nsets, err) == -1)
 		return -1;
-	return frrconf_check(t, err);
+	rc = frrconf_check(t, err);
+	/* the real resolvers' configurations, by their own tools */
+	if (realres_check(t, err) == -1)
+		rc = -1;
+	return rc;
 }
 
 void frrconf_print(const struct topology *t, FILE *out)

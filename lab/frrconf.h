@@ -82,7 +82,8 @@ int frrconf_check(const struct topology *t, FILE *err);
 int frrconf_check_node(const struct topology *t, int n, FILE *err);
 
 /* frrconf_load: overrides_load (lab/overrides.h), then, if it loaded,
- * frrconf_check: what check, up, run and sweep load. 0 or -1 (said). */
+ * frrconf_check and realres_check (lab/realres.h): what check, up, run and
+ * sweep load. 0 or -1 (said). */
 int frrconf_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err);
 
 /* frrconf_print: every FRR node's configurations as comments (what

@@ -11,7 +11,8 @@
  * Files are appended before the thing they record is relied upon, so a lab
  * that failed half-way up is still taken down completely. /run/steerlab and
  * each state directory are root's, 0711 and 0700 (0711 with routing = bgp:
- * FRR's daemons, as frr, traverse them to STATEDIR/frr/NODE, lab/frr.c);
+ * FRR's daemons, as frr, traverse them to STATEDIR/frr/NODE, lab/frr.c;
+ * and with a real resolver, to STATEDIR/resolvers/NODE, lab/realres_run.c);
  * `down` still trusts nothing in
  * them it can check: a namespace line must be LAB-NODE, a PID must run one
  * of the agent programs in bindir and have the recorded start time.
@@ -250,6 +251,20 @@ int lab_start_frr(struct lab *lab, int n);
 int lab_frr_remove(const char *statedir);
 const char *lab_frr_prog(const char *label);
 void lab_frr_forget(const char *label, pid_t pid);
+
+/* Real resolvers in the lab (lab/realres_run.c), impl = unbound |
+ * knot-resolver | bind9 on a [resolver] node. lab_realres_prepare: their
+ * directories, configurations and root hints under the state directory (and
+ * the configurations in the run directory). lab_realres_start: node n's.
+ * lab_realres_ready: 1 when every one answers the lab's name.
+ * lab_realres_remove: what they left under statedir, and the directory.
+ * lab_realres_prog: the program of a label (unbound, kresd, named), or
+ * NULL. */
+int lab_realres_prepare(struct lab *lab);
+int lab_realres_start(struct lab *lab, int n);
+int lab_realres_ready(struct lab *lab);
+int lab_realres_remove(const char *statedir);
+const char *lab_realres_prog(const char *label);
 
 /* lab_nsname: LAB-NODE into buf. */
 int lab_nsname(char *buf, size_t len, const struct topology *t, int node);

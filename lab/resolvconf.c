@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agents/resolverd/resolverd_check.h"
 
@@ -23,6 +24,10 @@ int resolvconf_write(const struct topology *t, int node, FILE *out)
 		const struct topo_rsv_pair *pair = &t->rsv_pairs[p];
 
 		if (pair->node != node)
+			continue;
+		/* only the real resolvers read these (lab/realres.c) */
+		if (r->impl != TOPO_IMPL_RESOLVERD &&
+		    (strcmp(pair->key, "qname_minimisation") == 0 || strcmp(pair->key, "ecs") == 0))
 			continue;
 		for (; line < pair->line; line++)
 			fputc('\n', out);

@@ -199,7 +199,8 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 
 /* The lab is ready when every site link is being captured, every site's
  * route has been applied by every router (routing = bgp: BGP has
- * converged, run_bgp_ready), and every authd and resolverd answers. */
+ * converged, run_bgp_ready), and every authd and resolverd answers (the
+ * real resolvers are asked by run_warm_up, lab_realres_ready). */
 int run_ready(const struct topology *t, const char *rundir)
 {
 	char path[PATH_MAX];
@@ -213,7 +214,9 @@ int run_ready(const struct topology *t, const char *rundir)
 			       t->nodes[n].name);
 			if (run_count_events(path, "authd_ready", NULL, NULL) == 0)
 				return 0;
-		} else if (t->nodes[n].kind == TOPO_RESOLVER) {
+		} else if (t->nodes[n].kind == TOPO_RESOLVER &&
+			   t->nodes[n].impl == TOPO_IMPL_RESOLVERD) {
+			/* a real resolver is asked instead (lab_realres_ready) */
 			strfmt(path, sizeof(path), "%s/%s.resolverd.events.jsonl", rundir,
 			       t->nodes[n].name);
 			if (run_count_events(path, "resolverd_ready", NULL, NULL) == 0)
@@ -288,7 +291,7 @@ static int run_warm_up(struct lab *lab)
 			    "the lab is not ready: an agent ended during the warm-up (above)");
 			return -1;
 		}
-		if (run_ready(t, lab->rundir))
+		if (run_ready(t, lab->rundir) && lab_realres_ready(lab))
 			return 0;
 		if (run_interrupted)
 			return -1;

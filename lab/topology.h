@@ -163,8 +163,8 @@ struct topo_raw_pair {
  * the lab hands them to resolverd's own parser (lab/resolvconf.c).
  */
 struct topo_rsv_pair {
-	int node; /* index of its [resolver] node */
-	char key[16];
+	int node;     /* index of its [resolver] node */
+	char key[24]; /* the longest: qname_minimisation */
 	char value[64];
 	int line;
 };
@@ -173,6 +173,14 @@ enum topo_skew {
 	TOPO_SKEW_EQUAL,
 	TOPO_SKEW_HARMONIC,
 	TOPO_SKEW_ZIPF,
+};
+
+/* what a [resolver] node runs (docs/resolvers.md) */
+enum topo_impl {
+	TOPO_IMPL_RESOLVERD, /* resolverd: count caches in one process */
+	TOPO_IMPL_UNBOUND,   /* Debian's unbound, one cache */
+	TOPO_IMPL_KRESD,     /* Debian's knot-resolver (kresd), one cache */
+	TOPO_IMPL_BIND,	     /* Debian's bind9 (named), one cache */
 };
 
 enum topo_records {
@@ -248,6 +256,7 @@ struct topo_node {
 
 	/* resolver */
 	unsigned count;		     /* caches NAME1 .. NAMEcount */
+	int impl;		     /* enum topo_impl */
 	struct in_addr resolver_net; /* its /24: cache i listens on .i */
 };
 
@@ -382,6 +391,10 @@ void topo_print_timeline(const struct topology *t, FILE *out);
 /* topo_resolver_addr: the address cache `instance` (1..count) of
  * [resolver] node `node` listens on. */
 struct in_addr topo_resolver_addr(const struct topology *t, int node, int instance);
+
+/* topo_impl_name: what `impl` of a [resolver] node is written as
+ * ("resolverd", "unbound", "knot-resolver", "bind9"). */
+const char *topo_impl_name(int impl);
 
 /* topo_client_resolver: where client node `node`'s DNS flow sends its
  * queries: the [dns] node's link address, or its cache of a [resolver]

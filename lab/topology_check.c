@@ -463,6 +463,22 @@ static void topo_check_dns(struct topo_parse *p)
 		}
 	}
 	for (int i = 0; i < t->nnodes; i++) {
+		int wi = p->meta[i].where[TOPO_K_IMPL], wc = p->meta[i].where[TOPO_K_COUNT];
+		char w[540];
+
+		/* a real resolver is one cache per process (docs/resolvers.md) */
+		if (t->nodes[i].kind != TOPO_RESOLVER || t->nodes[i].impl == TOPO_IMPL_RESOLVERD ||
+		    t->nodes[i].count <= 1 || p->meta[i].bad[TOPO_K_COUNT])
+			continue;
+		/* blamed on whichever was set last: a --set after the file */
+		topo_error(p, (wi < 0 || wc < 0) ? (wi < wc ? wi : wc) : (wi > wc ? wi : wc),
+			   "[resolver %s] impl = %s runs one cache per process: expected count = 1 "
+			   "(one node per cache), got count = %u (count: %s; impl: %s)",
+			   t->nodes[i].name, topo_impl_name(t->nodes[i].impl), t->nodes[i].count,
+			   topo_where_text(p, wc, t->nodes[i].line, w, sizeof(w)),
+			   topo_where_text(p, wi, t->nodes[i].line, w + 270, 270));
+	}
+	for (int i = 0; i < t->nnodes; i++) {
 		if (t->nodes[i].kind != TOPO_RESOLVER)
 			continue;
 		if (!dns)

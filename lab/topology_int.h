@@ -113,6 +113,7 @@ enum {
 	TOPO_K_PROBER_PROBE_TIMEOUT = 2,
 
 	TOPO_K_COUNT = 1, /* [resolver] */
+	TOPO_K_IMPL = 2,
 };
 
 /* A client's `resolver = NAME` or `resolver = NAME.N` as written. */

@@ -25,6 +25,8 @@ static const char *const topo_routing_words[] = {"static", "bgp", NULL};	  /* to
 static const char *const topo_skew_words[] = {"equal", "harmonic", "zipf", NULL}; /* topo_skew */
 static const char *const topo_records_words[] = {"csv", "binary", "both", NULL};  /* topo_records */
 static const char *const topo_arrivals_words[] = {"paced", "poisson", NULL}; /* topo_arrivals */
+static const char *const topo_impl_words[] = {"resolverd", "unbound", "knot-resolver", "bind9",
+					      NULL}; /* topo_impl */
 
 /* The order of each table is the order of docs/topology.md, of the
  * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */
@@ -134,18 +136,38 @@ static const struct topo_key topo_prober_keys[] = {
 static const struct topo_key topo_resolver_keys[] = {
     {"link", TOPO_T_LINK, 0, 0, 0, -1, NULL},
     {"count", TOPO_T_UINT, NODE(count), 1, TOPO_RESOLVER_COUNT_MAX, -1, NULL},
+    {"impl", TOPO_T_CHOICE, NODE(impl), 0, 0, -1, topo_impl_words},
 };
 
 /* resolverd's keys (docs/resolverd.md) a [resolver] node passes on as
  * written, and those the lab writes itself. */
 static const char *const topo_resolverd_passed[] = {
-    "min_ttl",	 "max_ttl",	  "neg_max_ttl",    "serve_stale", "stale_ttl",
-    "max_stale", "stale_recheck", "prefetch",	    "phase",	   "max_entries",
-    "timeout",	 "retries",	  "stats_interval", "max_pending", NULL,
+    "min_ttl",
+    "max_ttl",
+    "neg_max_ttl",
+    "serve_stale",
+    "stale_ttl",
+    "max_stale",
+    "stale_recheck",
+    "prefetch",
+    "phase",
+    "max_entries",
+    "timeout",
+    "retries",
+    "stats_interval",
+    "max_pending",
+    "qname_minimisation",
+    "ecs",
+    NULL,
 };
 static const char *const topo_resolverd_lab[] = {
     "upstream", "port", "tcp", "address", "first_address", NULL,
 };
+
+const char *topo_impl_name(int impl)
+{
+	return impl >= 0 && impl <= TOPO_IMPL_BIND ? topo_impl_words[impl] : "?";
+}
 
 int topo_resolverd_key(const char *name)
 {
