@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The resolver measurements on a real run of topology/resolvers.ini (four
+# The resolver measurements on a real run of
+# tests/integration/data/resolver-knobs.ini (four resolverd
 # [resolver] nodes with different knobs, each with its own population of
 # clients; docs/clocks.md, "Resolvers"): clocks.json has, per node, its
 # queries upstream by level, adding up to what the query captures hold; the
@@ -15,7 +16,7 @@ lab_guard $lab
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 rundir=$out/run
 
-$STEERLAB run topology/resolvers.ini --out "$rundir" --set name=$lab --quiet >"$out/run.log" 2>&1 ||
+$STEERLAB run tests/integration/data/resolver-knobs.ini --out "$rundir" --set name=$lab --quiet >"$out/run.log" 2>&1 ||
 	{ cat "$out/run.log"; fail "steerlab run failed"; }
 cj=$rundir/clocks.json
 [ "$(json "$cj" .valid)" = true ] || fail "the run is not valid: $(json "$cj" .warnings)"
@@ -103,6 +104,30 @@ grep -q '^## Resolvers' "$rundir/report.md" || fail "report.md has no Resolvers 
 head -1 "$rundir/upstream.csv" | grep -q ',r1_zone,r2_zone,r3_zone,r4_zone$' ||
 	fail "upstream.csv has no per-node level columns: $(head -1 "$rundir/upstream.csv")"
 
+assert_no_leftovers $lab "$rundir"
+
+# topology/resolvers.ini: the same failure through resolverd, unbound, Knot
+# Resolver and BIND, one curve each, each following the failover within
+# the TTL (2 s) after authd steers, plus unbound's extra second (it answers
+# TTL 0 in the last one; docs/resolvers.md) and half a second of slack
+rundir=$out/impls
+$STEERLAB run topology/resolvers.ini --out "$rundir" --set name=$lab --quiet >"$out/run2.log" 2>&1 ||
+	{ cat "$out/run2.log"; fail "steerlab run topology/resolvers.ini failed"; }
+cj=$rundir/clocks.json
+[ "$(json "$cj" .valid)" = true ] || fail "resolvers.ini: the run is not valid: $(json "$cj" .warnings)"
+steer=$(json "$cj" .schemes.dns.steer_s)
+for pair in r1:null r2:unbound r3:knot-resolver r4:bind9; do
+	n=${pair%%:*} want=${pair#*:}
+	got=$(json "$cj" ".resolvers.nodes.$n.impl")
+	[ "$got" = "$want" ] || fail "resolvers.ini: $n runs '$got', expected '$want'"
+	assert_le "$(json "$cj" ".resolvers.nodes.$n.window_s")" "$(awk -v s="$steer" 'BEGIN { print s + 2 + 1.5 }')" \
+		"resolvers.ini: $n's clients leave the dead site within steer + TTL + 1.5 s"
+	[ "$(json "$cj" ".resolvers.nodes.$n.dead_after_t0")" -gt 0 ] ||
+		fail "resolvers.ini: $n's clients sent nothing to the dead site after t0 (no failover seen)"
+done
+[ "$(head -1 "$rundir/decay.csv" | tr , '\n' | grep -c '^resolver_.*_share$')" = 4 ] ||
+	fail "resolvers.ini: decay.csv should have four resolver curves"
+echo "ok: resolvers.ini, windows $(for n in r1 r2 r3 r4; do printf '%s %s s  ' $n "$(json "$cj" ".resolvers.nodes.$n.window_s")"; done)"
 assert_no_leftovers $lab "$rundir"
 rm -rf "$out"
 echo "ok: test_resolver_measure"
