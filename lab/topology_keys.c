@@ -24,7 +24,8 @@ static const char *const topo_mode_words[] = {"anycast", "dns", "both", NULL};	 
 static const char *const topo_routing_words[] = {"static", "bgp", NULL};	  /* topo_routing */
 static const char *const topo_skew_words[] = {"equal", "harmonic", "zipf", NULL}; /* topo_skew */
 static const char *const topo_records_words[] = {"csv", "binary", "both", NULL};  /* topo_records */
-static const char *const topo_arrivals_words[] = {"paced", "poisson", NULL}; /* topo_arrivals */
+static const char *const topo_arrivals_words[] = {"paced", "poisson", NULL};   /* topo_arrivals */
+static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /* topo_rsv_mode */
 
 /* The order of each table is the order of docs/topology.md, of the
  * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */
@@ -67,6 +68,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"ecmp", TOPO_T_BOOL, LAB(ecmp), 0, 0, -1, NULL},
     /* the clients' records (docs/agents.md); printed when not csv */
     {"records", TOPO_T_CHOICE, LAB(records), 0, 0, -1, topo_records_words},
+    /* the lab's DNS tree (topology_tree.c); printed when yes */
+    {"dns_tree", TOPO_T_BOOL, LAB(dns_tree), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_router_keys[] = {
@@ -120,6 +123,7 @@ static const struct topo_key topo_dns_keys[] = {
     {"link", TOPO_T_LINK, 0, 0, 0, -1, NULL},
     {"quorum", TOPO_T_SHARE, NODE(quorum), 0, 0, -1, NULL},
     {"all_dead", TOPO_T_CHOICE, NODE(fail_closed), 0, 0, -1, topo_all_dead_words},
+    {"zones", TOPO_T_ZONES, NODE(zones), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_prober_keys[] = {
@@ -134,17 +138,33 @@ static const struct topo_key topo_prober_keys[] = {
 static const struct topo_key topo_resolver_keys[] = {
     {"link", TOPO_T_LINK, 0, 0, 0, -1, NULL},
     {"count", TOPO_T_UINT, NODE(count), 1, TOPO_RESOLVER_COUNT_MAX, -1, NULL},
+    /* forward or iterate: its default from the zones (topology_tree.c) */
+    {"mode", TOPO_T_CHOICE, NODE(rsv_mode), 0, 0, -1, topo_rsv_mode_words},
 };
 
 /* resolverd's keys (docs/resolverd.md) a [resolver] node passes on as
  * written, and those the lab writes itself. */
 static const char *const topo_resolverd_passed[] = {
-    "min_ttl",	 "max_ttl",	  "neg_max_ttl",    "serve_stale", "stale_ttl",
-    "max_stale", "stale_recheck", "prefetch",	    "phase",	   "max_entries",
-    "timeout",	 "retries",	  "stats_interval", "max_pending", NULL,
+    "min_ttl",
+    "max_ttl",
+    "neg_max_ttl",
+    "serve_stale",
+    "stale_ttl",
+    "max_stale",
+    "stale_recheck",
+    "prefetch",
+    "phase",
+    "max_entries",
+    "timeout",
+    "retries",
+    "stats_interval",
+    "max_pending",
+    "qname_minimisation",
+    "ecs",
+    NULL,
 };
 static const char *const topo_resolverd_lab[] = {
-    "upstream", "port", "tcp", "address", "first_address", NULL,
+    "upstream", "root", "port", "tcp", "address", "first_address", NULL,
 };
 
 int topo_resolverd_key(const char *name)
@@ -369,6 +389,31 @@ static const char *topo_weights(const char *s, char *dst)
 	return NULL;
 }
 
+/* topo_zones: "Z1 Z2 ..." (spaces or commas), each a DNS name or "." for
+ * the root, kept as written with single spaces. NULL, or what was
+ * expected. */
+static const char *topo_zones(const char *s, char *dst)
+{
+	static const char *const rule =
+	    "expected the names of [zone] sections separated by spaces, such as '. example' or "
+	    "lab.example ('.' is the root zone)";
+	char buf[TOPO_ZONES_LEN], out[TOPO_ZONES_LEN] = "", *save = NULL, *tok;
+	size_t len = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return rule;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+		if (strcmp(tok, ".") != 0 && topo_check_dname(tok) < 0)
+			return rule;
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s", len ? " " : "", tok);
+	}
+	if (len == 0)
+		return rule;
+	strcpy(dst, out);
+	return NULL;
+}
+
 /* topo_block: "A.B.C.D/LEN", 16 <= LEN <= 32, the host bits zero, in
  * 198.18.0.0/15 outside the links' /22, the routers' /20 and the
  * resolvers' /17. NULL, or what was expected. */
@@ -490,6 +535,8 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 		return topo_block(s, dst);
 	case TOPO_T_WEIGHTS:
 		return topo_weights(s, dst);
+	case TOPO_T_ZONES:
+		return topo_zones(s, dst);
 	case TOPO_T_PORT:
 		if (topo_whole(s, 1, 65535, &u) < 0)
 			return "expected a port number from 1 to 65535";
@@ -598,6 +645,8 @@ size_t topo_value_size(enum topo_type type)
 		return sizeof(struct topo_block);
 	case TOPO_T_WEIGHTS:
 		return TOPO_WEIGHTS_LEN;
+	case TOPO_T_ZONES:
+		return TOPO_ZONES_LEN;
 	}
 	return 0;
 }
@@ -684,6 +733,7 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 			snprintf(buf, len, "%lld", (long long)*(const int64_t *)src);
 		break;
 	case TOPO_T_WEIGHTS:
+	case TOPO_T_ZONES:
 		snprintf(buf, len, "%s", (const char *)src);
 		break;
 	case TOPO_T_BLOCK: {
