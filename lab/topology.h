@@ -177,7 +177,7 @@ struct topo_raw_pair {
  */
 struct topo_rsv_pair {
 	int node; /* index of its [resolver] node */
-	char key[16];
+	char key[24];
 	char value[64];
 	int line;
 };

@@ -88,8 +88,7 @@ int topo_name_zone(const struct topology *t, const char *name)
 
 int topo_dns_serves(const struct topology *t, int n, int z)
 {
-	return t->nodes[n].kind == TOPO_DNS && z >= 0 && z < 64 &&
-	       (t->nodes[n].zone_set >> z & 1u);
+	return t->nodes[n].kind == TOPO_DNS && z >= 0 && z < 64 && (t->nodes[n].zone_set >> z & 1u);
 }
 
 int topo_dns_roots(const struct topology *t, struct in_addr *out, int max)
@@ -374,7 +373,8 @@ static void topo_tree_written(struct topology *t)
 			continue;
 		if (strcmp(owner, zone->apex) == 0)
 			zone->apex_ns = 1;
-		else if ((c = topo_zone_find(t, owner)) >= 0 && t->raw_sections[c].parent == rp->section)
+		else if ((c = topo_zone_find(t, owner)) >= 0 &&
+			 t->raw_sections[c].parent == rp->section)
 			t->raw_sections[c].deleg_written = 1;
 	}
 }
@@ -421,10 +421,11 @@ static void topo_tree_assign(struct topo_parse *p)
 			continue;
 		d->zone_set = all & ~claimed;
 		if (d->zone_set == 0 && all != 0)
-			topo_error(p, d->line,
-				   "[dns %s] serves no zone: every [zone] is named by another [dns] "
-				   "node's zones; expected zones = NAME ... here",
-				   d->name);
+			topo_error(
+			    p, d->line,
+			    "[dns %s] serves no zone: every [zone] is named by another [dns] "
+			    "node's zones; expected zones = NAME ... here",
+			    d->name);
 	}
 }
 
@@ -448,21 +449,23 @@ static void topo_tree_mode(struct topo_parse *p)
 		if (where == 0)
 			r->rsv_mode = nroots ? TOPO_RSV_ITERATE : TOPO_RSV_FORWARD;
 		if (r->rsv_mode == TOPO_RSV_ITERATE && nroots == 0)
-			topo_error(p, where,
-				   "[resolver %s] mode = iterate needs the lab's root zone: expected "
-				   "[lab] dns_tree = yes, or a [zone .] and its [dns] node",
-				   r->name);
+			topo_error(
+			    p, where,
+			    "[resolver %s] mode = iterate needs the lab's root zone: expected "
+			    "[lab] dns_tree = yes, or a [zone .] and its [dns] node",
+			    r->name);
 		else if (r->rsv_mode == TOPO_RSV_ITERATE && nroots > 8)
 			topo_error(p, where ? where : r->line,
 				   "[resolver %s] iterates from the root's %d [dns] nodes, and "
 				   "resolverd takes at most 8",
 				   r->name, nroots);
 		else if (r->rsv_mode == TOPO_RSV_FORWARD && nup == 0)
-			topo_error(p, where ? where : r->line,
-				   "[resolver %s] forwards to the [dns] nodes below the root; there is "
-				   "none (the root and TLD servers answer with referrals): expected "
-				   "mode = iterate",
-				   r->name);
+			topo_error(
+			    p, where ? where : r->line,
+			    "[resolver %s] forwards to the [dns] nodes below the root; there is "
+			    "none (the root and TLD servers answer with referrals): expected "
+			    "mode = iterate",
+			    r->name);
 		else if (r->rsv_mode == TOPO_RSV_FORWARD && nup > 8)
 			topo_error(p, where ? where : r->line,
 				   "[resolver %s] forwards to every [dns] node%s, and resolverd "
