@@ -449,8 +449,9 @@ void topo_zone_records(const struct topology *t, int z, int n,
 		       void (*emit)(void *arg, const char *record, int line), void *arg);
 
 /* topo_rsv_upstream: whether forwarding [resolver] nodes ask [dns] node n:
- * those that serve neither the root zone nor a TLD zone (those answer with
- * referrals). */
+ * of the nodes that answer (neither the root zone's servers nor the nodes
+ * dns_tree adds, which answer with referrals), those serving the zone of a
+ * [name] section (the steered names), or all of them if none does. */
 int topo_rsv_upstream(const struct topology *t, int n);
 
 /* A route from a router: how many router hops, and the first one. */

@@ -101,12 +101,34 @@ int topo_dns_roots(const struct topology *t, struct in_addr *out, int max)
 	return k;
 }
 
-int topo_rsv_upstream(const struct topology *t, int n)
+/* topo_rsv_answers: [dns] node n is neither the root's nor one dns_tree
+ * adds: it answers rather than refers */
+static int topo_rsv_answers(const struct topology *t, int n)
 {
 	int root = topo_zone_find(t, ".");
 
 	return t->nodes[n].kind == TOPO_DNS && !t->nodes[n].generated &&
 	       !(root >= 0 && topo_dns_serves(t, n, root));
+}
+
+int topo_rsv_upstream(const struct topology *t, int n)
+{
+	int steers = 0, any = 0;
+
+	if (!topo_rsv_answers(t, n))
+		return 0;
+	/* the servers of the steered names, if any answering node has one */
+	for (int s = 0; s < t->nraw_sections; s++) {
+		int z;
+
+		if (strcmp(t->raw_sections[s].kind, "name") != 0)
+			continue;
+		z = topo_name_zone(t, t->raw_sections[s].name);
+		steers |= topo_dns_serves(t, n, z);
+		for (int m = 0; m < t->nnodes && !any; m++)
+			any = topo_rsv_answers(t, m) && topo_dns_serves(t, m, z);
+	}
+	return steers || !any;
 }
 
 /* topo_ns_name: the name the lab gives [dns] node n as a server of the zone

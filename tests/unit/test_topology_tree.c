@@ -49,8 +49,8 @@ static void collect(void *arg, const char *record, int line)
 {
 	struct records *r = arg;
 
-	r->len += (size_t)snprintf(r->text + r->len, sizeof(r->text) - r->len, "%d %s\n", line,
-				   record);
+	r->len +=
+	    (size_t)snprintf(r->text + r->len, sizeof(r->text) - r->len, "%d %s\n", line, record);
 }
 
 static const char *zone_records(const struct topology *t, const char *zone, const char *node,
@@ -136,8 +136,10 @@ static void test_tree_nodes(void **state)
 	assert_int_equal(topo_dns_roots(t, roots, 4), 1);
 	assert_addr(roots[0], "198.18.0.38");
 	assert_int_equal(topo_dns_roots(t, roots, 0), 0);
-	assert_true(topo_rsv_upstream(t, node_index(t, "ns")));
+	assert_false(topo_rsv_upstream(t, node_index(t, "ns")));
+	assert_false(topo_rsv_upstream(t, node_index(t, "edge")));
 	assert_true(topo_rsv_upstream(t, node_index(t, "cdn")));
+	assert_true(topo_rsv_upstream(t, node_index(t, "ns2")));
 	assert_false(topo_rsv_upstream(t, node_index(t, "root")));
 	assert_false(topo_rsv_upstream(t, node_index(t, "tld")));
 
@@ -192,10 +194,9 @@ static void test_tree_records(void **state)
 	assert_string_equal(zone_records(t, "lab.example", "ns", &r),
 			    "45 lab.example. NS ns-ns.lab.example.\n"
 			    "45 ns-ns.lab.example. A 198.18.0.10\n");
-	assert_non_null(
-	    strstr(zone_records(t, "lab.example", NULL, &r),
-		   "49 edge.lab.example. NS ns-ns.edge.lab.example.\n"
-		   "49 edge.lab.example. NS ns-edge.edge.lab.example.\n"));
+	assert_non_null(strstr(zone_records(t, "lab.example", NULL, &r),
+			       "49 edge.lab.example. NS ns-ns.edge.lab.example.\n"
+			       "49 edge.lab.example. NS ns-edge.edge.lab.example.\n"));
 	free(t);
 }
 
@@ -204,19 +205,19 @@ static void test_tree_written(void **state)
 {
 	static const char text[] = "[lab]\nname = w\ndns_tree = yes\n[router core]\n"
 				   "[site a]\nlink = core\n"
-				   "[dns ns]\nlink = core\nzones = example\n"	 /* 7 */
-				   "[dns ns2]\nlink = core\n"			 /* 10 */
-				   "[client c]\nlink = core\n"			 /* 12 */
-				   "[zone example]\n"				 /* 14 */
-				   "soa = ns hostmaster 1 3600 600 86400 5\n"	 /* 15 */
-				   "record = @ NS ns\n"				 /* 16 */
-				   "record = ns A 198.18.0.6\n"			 /* 17 */
-				   "record = lab NS ns.lab.example.\n"		 /* 18 */
-				   "record = ns.lab A 198.18.0.10\n"		 /* 19 */
-				   "[zone lab.example]\n"			 /* 20 */
-				   "soa = ns hostmaster 1 3600 600 86400 5\n"	 /* 21 */
-				   "record = @ NS ns.lab.example.\n"		 /* 22 */
-				   "record = ns A 198.18.0.10\n";		 /* 23 */
+				   "[dns ns]\nlink = core\nzones = example\n" /* 7 */
+				   "[dns ns2]\nlink = core\n"		      /* 10 */
+				   "[client c]\nlink = core\n"		      /* 12 */
+				   "[zone example]\n"			      /* 14 */
+				   "soa = ns hostmaster 1 3600 600 86400 5\n" /* 15 */
+				   "record = @ NS ns\n"			      /* 16 */
+				   "record = ns A 198.18.0.6\n"		      /* 17 */
+				   "record = lab NS ns.lab.example.\n"	      /* 18 */
+				   "record = ns.lab A 198.18.0.10\n"	      /* 19 */
+				   "[zone lab.example]\n"		      /* 20 */
+				   "soa = ns hostmaster 1 3600 600 86400 5\n" /* 21 */
+				   "record = @ NS ns.lab.example.\n"	      /* 22 */
+				   "record = ns A 198.18.0.10\n";	      /* 23 */
 	struct topology *t = new_topology();
 	struct records r;
 	char path[64], *conf;
@@ -231,7 +232,8 @@ static void test_tree_written(void **state)
 	assert_true(t->raw_sections[zone_index(t, "example")].apex_ns);
 	assert_true(t->raw_sections[zone_index(t, "lab.example")].deleg_written);
 	/* the apex NS written: only the servers' addresses; no delegation */
-	assert_string_equal(zone_records(t, "example", "ns", &r), "14 ns-ns.example. A 198.18.0.6\n");
+	assert_string_equal(zone_records(t, "example", "ns", &r),
+			    "14 ns-ns.example. A 198.18.0.6\n");
 	assert_string_equal(zone_records(t, "lab.example", "ns2", &r),
 			    "20 ns-ns2.lab.example. A 198.18.0.10\n");
 	assert_string_equal(zone_records(t, ".", NULL, &r), "3 . NS ns-root.\n"
@@ -278,7 +280,8 @@ static void test_tree_dnsconf(void **state)
 	assert_true(strncmp(conf, "\n\n\n", 3) == 0);
 	assert_non_null(strstr(conf, "\n[zone lab.example]\nsoa = ns-ns hostmaster"));
 	assert_non_null(strstr(conf, "#line 45\nrecord = lab.example. NS ns-ns.lab.example.\n"));
-	assert_non_null(strstr(conf, "\nrecord = edge.lab.example. NS ns-edge.edge.lab.example.\n"));
+	assert_non_null(
+	    strstr(conf, "\nrecord = edge.lab.example. NS ns-edge.edge.lab.example.\n"));
 	assert_null(strstr(conf, "[zone example.]"));
 	assert_null(strstr(conf, "[name www.cdn.example]"));
 	free(conf);
@@ -305,9 +308,9 @@ static void test_tree_dnsconf_errors(void **state)
 	static const char text[] = "[lab]\nname = e\ndns_tree = yes\n[router core]\n"
 				   "[site a]\nlink = core\n[dns ns]\nlink = core\n"
 				   "[client c]\nlink = core\n"
-				   "[zone lab.example]\n"			 /* 11 */
-				   "soa = ns hostmaster 1 3600 600 86400 5\n"	 /* 12 */
-				   "record = ns-ns 60 A 198.18.0.6\n";	 /* 13 */
+				   "[zone lab.example]\n"		      /* 11 */
+				   "soa = ns hostmaster 1 3600 600 86400 5\n" /* 12 */
+				   "record = ns-ns 60 A 198.18.0.6\n";	      /* 13 */
 	struct topology *t = new_topology();
 	char path[64], want[512], *errs = NULL;
 	size_t len;
@@ -343,10 +346,9 @@ static void test_tree_resolvconf(void **state)
 	assert_non_null(strstr(conf, "\n#line 32\nmode = iterate\n#line 32\nroot = 198.18.0.38\n"));
 	assert_null(strstr(conf, "upstream"));
 	free(conf);
-	/* f forwards to every [dns] node but the root's and the TLD's */
+	/* f forwards to the servers of the steered name's zone */
 	conf = write_to_string(t, "f", 1);
-	assert_non_null(strstr(conf, "\n#line 36\nupstream = 198.18.0.10 198.18.0.14 198.18.0.18 "
-				     "198.18.0.22\n"));
+	assert_non_null(strstr(conf, "\n#line 36\nupstream = 198.18.0.18 198.18.0.22\n"));
 	assert_null(strstr(conf, "mode ="));
 	assert_null(strstr(conf, "root ="));
 	free(conf);
@@ -466,10 +468,10 @@ static void test_tree_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tree_nodes),	       cmocka_unit_test(test_tree_records),
-	    cmocka_unit_test(test_tree_written),       cmocka_unit_test(test_tree_dnsconf),
+	    cmocka_unit_test(test_tree_nodes),		cmocka_unit_test(test_tree_records),
+	    cmocka_unit_test(test_tree_written),	cmocka_unit_test(test_tree_dnsconf),
 	    cmocka_unit_test(test_tree_dnsconf_errors), cmocka_unit_test(test_tree_resolvconf),
-	    cmocka_unit_test(test_tree_golden),	       cmocka_unit_test(test_tree_errors),
+	    cmocka_unit_test(test_tree_golden),		cmocka_unit_test(test_tree_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
