@@ -389,9 +389,9 @@ static const char *topo_weights(const char *s, char *dst)
 	return NULL;
 }
 
-/* topo_zones: "Z1 Z2 ..." (spaces or commas), each a DNS name or "." for
- * the root, kept as written with single spaces. NULL, or what was
- * expected. */
+/* topo_zones: "Z1 Z2 ..." separated by blanks, kept with single spaces;
+ * whether each names a [zone] is topology_tree.c's (authd judges the names
+ * themselves). NULL, or what was expected. */
 static const char *topo_zones(const char *s, char *dst)
 {
 	static const char *const rule =
@@ -403,11 +403,8 @@ static const char *topo_zones(const char *s, char *dst)
 	if (strlen(s) >= sizeof(buf))
 		return rule;
 	strcpy(buf, s);
-	for (tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
-		if (strcmp(tok, ".") != 0 && topo_check_dname(tok) < 0)
-			return rule;
+	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
 		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s", len ? " " : "", tok);
-	}
 	if (len == 0)
 		return rule;
 	strcpy(dst, out);
