@@ -115,36 +115,88 @@ int dnsconf_write(const struct topology *t, int node, FILE *out)
 	return ferror(out) ? -1 : 0;
 }
 
-/* dnsconf_check_one: authd's parser on one node's configuration; its
- * messages to err but for those in *said (said before), which gains them */
-static int dnsconf_check_one(FILE *f, const char *path, FILE *err, char **said, size_t *saidlen)
+/* A line generated records are numbered with, looked for. */
+struct dnsconf_find {
+	int line, found;
+};
+
+static void dnsconf_find_line(void *arg, const char *record, int line)
 {
-	char *msgs = NULL, *line, *save = NULL;
-	size_t len = 0;
+	struct dnsconf_find *f = arg;
+
+	(void)record;
+	f->found |= line == f->line;
+}
+
+/* dnsconf_generated_at: records the lab generates for node are numbered
+ * `line` (so an error there may be about one of them) */
+static int dnsconf_generated_at(const struct topology *t, int node, int line)
+{
+	struct dnsconf_find f = {.line = line, .found = 0};
+
+	for (int s = 0; s < t->nraw_sections && !f.found; s++)
+		if (strcmp(t->raw_sections[s].kind, "zone") == 0 && dnsconf_takes(t, node, s))
+			topo_zone_records(t, s, node, dnsconf_find_line, &f);
+	return f.found;
+}
+
+/* dnsconf_said: whether line is one of the lines in said */
+static int dnsconf_said(const char *said, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = said; p && (p = strstr(p, line)) != NULL; p++)
+		if ((p == said || p[-1] == '\n') && p[n] == '\n')
+			return 1;
+	return 0;
+}
+
+/* dnsconf_check_one: authd's parser on [dns] node's configuration in f;
+ * its messages to err but for those in *said (said before), which gains
+ * them. A message at a line the lab's generated records are numbered with
+ * says so. */
+static int dnsconf_check_one(const struct topology *t, int node, FILE *f, FILE *err, char **said,
+			     size_t *saidlen)
+{
+	char *msgs = NULL, *line, *save = NULL, *text;
+	size_t len = 0, plen = strlen(t->path);
 	FILE *mem = open_memstream(&msgs, &len);
-	int rc;
+	int rc, at;
 
 	if (mem == NULL)
 		return -1;
-	rc = authd_check_stream(f, path, mem);
+	rc = authd_check_stream(f, t->path, mem);
 	if (fclose(mem) == EOF) {
 		free(msgs);
 		return -1;
 	}
 	for (line = strtok_r(msgs, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		size_t n = strlen(line);
 		char *grown;
+		size_t n;
 
-		if (*said && strstr(*said, line) && strstr(*said, line)[n] == '\n')
-			continue;
-		fprintf(err, "%s\n", line);
-		if ((grown = realloc(*said, *saidlen + n + 2)) == NULL)
-			continue;
-		*said = grown;
-		memcpy(*said + *saidlen, line, n);
-		(*said)[*saidlen + n] = '\n';
-		(*said)[*saidlen + n + 1] = '\0';
-		*saidlen += n + 1;
+		text = NULL;
+		if (strncmp(line, t->path, plen) == 0 && sscanf(line + plen, ":%d:", &at) == 1 &&
+		    dnsconf_generated_at(t, node, at) &&
+		    asprintf(&text,
+			     "%s (line %d also stands for the records the lab generates there: "
+			     "%s.authd.ini)",
+			     line, at, t->nodes[node].name) == -1)
+			text = NULL;
+		if (text == NULL)
+			text = line;
+		n = strlen(text);
+		if (!dnsconf_said(*said, text)) {
+			fprintf(err, "%s\n", text);
+			if ((grown = realloc(*said, *saidlen + n + 2)) != NULL) {
+				*said = grown;
+				memcpy(*said + *saidlen, text, n + 1);
+				(*said)[*saidlen + n] = '\n';
+				(*said)[*saidlen + n + 1] = '\0';
+				*saidlen += n + 1;
+			}
+		}
+		if (text != line)
+			free(text);
 	}
 	free(msgs);
 	return rc;
@@ -179,7 +231,7 @@ int dnsconf_check(const struct topology *t, FILE *err)
 		}
 		/* each node serves its own zones: every one is checked, and
 		 * what two nodes share is said once */
-		if (dnsconf_check_one(f, t->path, err, &said, &saidlen) == -1)
+		if (dnsconf_check_one(t, n, f, err, &said, &saidlen) == -1)
 			rc = -1;
 		fclose(f);
 		free(text);

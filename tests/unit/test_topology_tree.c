@@ -325,7 +325,8 @@ static void test_tree_dnsconf_errors(void **state)
 	fclose(err);
 	snprintf(want, sizeof(want),
 		 "%s:11: this record's TTL 30 differs from its RRset's, set at line 13 (RFC "
-		 "2181: one TTL per RRset)\n",
+		 "2181: one TTL per RRset) (line 11 also stands for the records the lab "
+		 "generates there: ns.authd.ini)\n",
 		 path);
 	assert_string_equal(errs, want);
 	free(errs);
