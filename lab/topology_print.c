@@ -7,7 +7,10 @@
  * [zone] and [name] sections come last, their pairs as written. A client
  * of a [resolver] node names the cache it was given (NAME.N), and every
  * client its sticky, the one [lab] sticky_share gave it included: read
- * back, it is the client's own, which the share leaves alone.
+ * back, it is the client's own, which the share leaves alone. What the
+ * lab's DNS tree adds (topology_tree.c) is printed as comments: the [dns]
+ * nodes and zones of [lab] dns_tree, which reading the output back adds
+ * again, and after each zone who serves it and the records generated in it.
  * The output depends only on the topology: it is golden-tested.
  */
 #include "topology.h"
@@ -32,15 +35,10 @@ static void topo_print_link(const struct topology *t, int i, FILE *out)
 /* topo_print_zones: a [dns] node's zones, every one by name as written */
 static void topo_print_zones(const struct topology *t, const struct topo_node *node, FILE *out)
 {
-	const char *sep = "";
-
 	fprintf(out, "zones =");
-	for (int z = 0; z < t->nraw_sections; z++) {
-		if (!topo_dns_serves(t, (int)(node - t->nodes), z))
-			continue;
-		fprintf(out, "%s%s", *sep ? sep : " ", t->raw_sections[z].name);
-		sep = " ";
-	}
+	for (int z = 0; z < t->nraw_sections; z++)
+		if (topo_dns_serves(t, (int)(node - t->nodes), z))
+			fprintf(out, " %s", t->raw_sections[z].name);
 	fprintf(out, "\n");
 }
 

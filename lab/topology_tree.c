@@ -26,8 +26,6 @@ void topo_zone_norm(const char *name, char *out)
 	if (n == 0 || out[n - 1] != '.')
 		out[n++] = '.';
 	out[n] = '\0';
-	if (n > 1 && out[0] == '.')
-		memmove(out, out + 1, n); /* ".example." is not a name: keep it a name */
 }
 
 /* topo_labels: how many labels a normalised name has: "." 0, "example." 1 */
@@ -79,8 +77,7 @@ int topo_name_zone(const struct topology *t, const char *name)
 
 		if (!topo_is_zone(t, z) || !topo_in_zone(norm, apex))
 			continue;
-		if (best < 0 || strlen(apex) > strlen(t->raw_sections[best].apex) ||
-		    strcmp(t->raw_sections[best].apex, ".") == 0)
+		if (best < 0 || topo_labels(apex) > topo_labels(t->raw_sections[best].apex))
 			best = z;
 	}
 	return best;
