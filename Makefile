@@ -362,7 +362,7 @@ FUZZ_SRC_resolverd-query := $(FUZZ_RSV_SRC)
 # DNS sections
 FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_bgp.c topology_check.c topology_keys.c \
 	topology_paths.c topology_policy.c topology_routers.c topology_events.c \
-	topology_print.c overrides.c dnsconf.c resolvconf.c) $(FUZZ_SRC_authd) \
+	topology_print.c topology_tree.c overrides.c dnsconf.c resolvconf.c) $(FUZZ_SRC_authd) \
 	$(addprefix agents/resolverd/,check.c config.c config_check.c config_keys.c)
 FUZZ_SRC_pcap := $(CLOCKS_SRC)
 FUZZ_SRC_events := $(CLOCKS_SRC)

@@ -44,11 +44,15 @@ int realres_inputs(const struct topology *t, int node, const char *dir, struct r
 		return -1;
 	strcpy(in->dir, dir);
 	in->addr = topo_resolver_addr(t, node, 1);
-	/* forward to every [dns] node, as resolverd does; once the lab has a
-	 * DNS tree (topo_dns_roots, the node's mode = iterate), iterate from
-	 * the roots: in->iterate = 1, in->servers = the root servers */
+	/* iterate from the lab's root servers, or forward to the [dns]
+	 * nodes that answer, as resolverd does (lab/resolvconf.c) */
+	if (t->nodes[node].rsv_mode == TOPO_RSV_ITERATE) {
+		in->iterate = 1;
+		in->nservers = topo_dns_roots(t, in->servers, REALRES_SERVERS_MAX);
+		return in->nservers > 0 ? 0 : -1;
+	}
 	for (int n = 0; n < t->nnodes && in->nservers < REALRES_SERVERS_MAX; n++)
-		if (t->nodes[n].kind == TOPO_DNS)
+		if (t->nodes[n].kind == TOPO_DNS && topo_rsv_upstream(t, n))
 			in->servers[in->nservers++] = t->links[t->nodes[n].link].node_addr;
 	return in->nservers > 0 ? 0 : -1;
 }

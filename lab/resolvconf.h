@@ -6,9 +6,12 @@
  * (min_ttl, phase, timeout, ...) stay at their own lines, blank lines
  * between, so that resolverd's parser -- which the lab runs on it before
  * anything is built -- reports an error as "topology.ini:LINE: ...". After
- * them come the keys the lab generates: `upstream`, every [dns] node's
- * address, and a `[resolvers NAME]` group of `count` caches from the
- * node's first address (docs/topology.md, Addresses).
+ * them come the keys the lab generates: for a node in mode forward,
+ * `upstream`, the address of every [dns] node that answers (all but the
+ * root's and those [lab] dns_tree adds: topo_rsv_upstream); in mode
+ * iterate, `mode = iterate` and `root`, the root zone's servers
+ * (topo_dns_roots); then a `[resolvers NAME]` group of `count` caches from
+ * the node's first address (docs/topology.md, Addresses).
  */
 #ifndef STEERLAB_RESOLVCONF_H
 #define STEERLAB_RESOLVCONF_H

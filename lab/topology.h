@@ -147,7 +147,20 @@ struct topo_frr_line {
 struct topo_raw_section {
 	char kind[8]; /* "zone" or "name" */
 	char name[TOPO_DNS_NAME_MAX + 2];
-	int line; /* of the header */
+	int line; /* of the header ([lab] dns_tree's for a generated zone) */
+	/* a zone, once the file is read (lab/topology_tree.c): its name
+	 * lower-cased with a final dot ("lab.example.", "."), the [dns] nodes
+	 * serving it, the closest enclosing zone of the lab (-1: none), and
+	 * what the user wrote: NS records at its apex, a delegation of it in
+	 * its parent. generated: added by [lab] dns_tree (the root and TLD
+	 * zones), printed as comments. */
+	char apex[TOPO_DNS_NAME_MAX + 2];
+	int generated;
+	int nservers;
+	int servers[TOPO_MAX_NODES];
+	int parent;
+	int apex_ns;
+	int deleg_written;
 };
 
 struct topo_raw_pair {
@@ -193,6 +206,20 @@ enum topo_arrivals {
 	TOPO_ARRIVALS_PACED,
 	TOPO_ARRIVALS_POISSON,
 };
+
+/* a [resolver] node's mode: resolverd asks the [dns] nodes of the
+ * service zones (forward), or walks the lab's tree from its root (iterate) */
+enum topo_rsv_mode {
+	TOPO_RSV_FORWARD,
+	TOPO_RSV_ITERATE,
+};
+
+#define TOPO_ZONES_LEN 512
+/* [lab] dns_tree's nodes: the root zone's and the TLD zones' */
+#define TOPO_TREE_ROOT "root"
+#define TOPO_TREE_TLD "tld"
+/* the TTL of the zones dns_tree generates (their records, SOA, NS) */
+#define TOPO_TREE_TTL 86400
 
 /* the largest population of a node: lib/wire.h, WIRE_POP_INDEX_MASK + 1 */
 #define TOPO_POPULATION_MAX 131072
@@ -253,8 +280,13 @@ struct topo_node {
 	/* dns */
 	double quorum;	 /* healthy while more than this share of probers say so */
 	int fail_closed; /* all candidates dead: 0 hand out all, 1 empty answer */
+	/* zones = Z1 Z2 ..., as written ("": every zone no other node claims) */
+	char zones[TOPO_ZONES_LEN];
+	uint64_t zone_set; /* the [zone] sections it serves: bit i, raw_sections[i] */
+	int generated;	   /* added by [lab] dns_tree (root, tld): printed as comments */
 
 	/* resolver */
+	int rsv_mode;		     /* enum topo_rsv_mode */
 	unsigned count;		     /* caches NAME1 .. NAMEcount */
 	int impl;		     /* enum topo_impl */
 	struct in_addr resolver_net; /* its /24: cache i listens on .i */
@@ -317,6 +349,10 @@ struct topology {
 	int64_t sticky_ns;   /* > 0 */
 	/* the clients' records: requests-NODE.csv, .bin or both (enum topo_records) */
 	int records;
+	/* the lab's own DNS tree: the root and TLD zones and their [dns] nodes
+	 * generated, every delegation with glue (lab/topology_tree.c) */
+	int dns_tree;
+	int dns_tree_line; /* where dns_tree was set (0: --set or not) */
 
 	/* FRR's knobs, used when routing = bgp (docs/topology.md, "Routing"),
 	 * their defaults FRR's datacenter profile */
@@ -400,6 +436,36 @@ const char *topo_impl_name(int impl);
  * queries: the [dns] node's link address, or its cache of a [resolver]
  * node. Only for a client whose resolver is not -1. */
 struct in_addr topo_client_resolver(const struct topology *t, int node);
+
+/* topo_dns_roots: the link addresses of the [dns] nodes serving the root
+ * zone `.`, at most max of them into out, in file order (the generated
+ * root last); the number written, 0 if the lab has no root zone. The root
+ * hints of a resolver that walks the lab's tree. */
+int topo_dns_roots(const struct topology *t, struct in_addr *out, int max);
+
+/* topo_dns_serves: whether [dns] node n serves zone z (an index in
+ * raw_sections). */
+int topo_dns_serves(const struct topology *t, int n, int z);
+
+/* topo_name_zone: the closest zone of the lab enclosing DNS name `name`
+ * (an index in raw_sections), or -1. */
+int topo_name_zone(const struct topology *t, const char *name);
+
+/* topo_zone_records: the records the lab generates in zone z (an index in
+ * raw_sections) as [dns] node n serves it (n = -1: every one, as `check`
+ * prints them): the apex NS and the servers' addresses (ns-NODE.ZONE.),
+ * unless the zone's own NS are written, and the delegation of each child
+ * zone with its glue, unless written by hand or n serves the child too.
+ * Each is passed to emit as "OWNER TYPE DATA" with the line of the file it
+ * comes from (the child's header, or [lab] dns_tree's). */
+void topo_zone_records(const struct topology *t, int z, int n,
+		       void (*emit)(void *arg, const char *record, int line), void *arg);
+
+/* topo_rsv_upstream: whether forwarding [resolver] nodes ask [dns] node n:
+ * of the nodes that answer (neither the root zone's servers nor the nodes
+ * dns_tree adds, which answer with referrals), those serving the zone of a
+ * [name] section (the steered names), or all of them if none does. */
+int topo_rsv_upstream(const struct topology *t, int n);
 
 /* A route from a router: how many router hops, and the first one. */
 struct topo_path {

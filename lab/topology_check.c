@@ -435,8 +435,9 @@ static void topo_inherit(struct topo_parse *p, int i)
 
 /* topo_check_dns: what the DNS kinds need of each other: a [dns] node
  * serves at least one [zone]; [zone]/[name] sections, probers and
- * resolvers need a [dns] node, and resolverd takes at most 8 upstreams. (A
- * client in dns mode needs one through its resolver.) */
+ * resolvers need a [dns] node. (A client in dns mode needs one through its
+ * resolver; which node serves which zone, and what a resolver asks, is
+ * topology_tree.c's.) */
 static void topo_check_dns(struct topo_parse *p)
 {
 	struct topology *t = p->t;
@@ -481,15 +482,11 @@ static void topo_check_dns(struct topo_parse *p)
 	for (int i = 0; i < t->nnodes; i++) {
 		if (t->nodes[i].kind != TOPO_RESOLVER)
 			continue;
+		/* how many it asks is topology_tree.c's: forward or iterate */
 		if (!dns)
 			topo_error(p, t->nodes[i].line,
 				   "[resolver %s] forwards to the [dns] nodes; there is none",
 				   t->nodes[i].name);
-		else if (p->headers[TOPO_DNS] > 8)
-			topo_error(p, t->nodes[i].line,
-				   "[resolver %s] forwards to every [dns] node, and resolverd "
-				   "takes at most 8; there are %d",
-				   t->nodes[i].name, p->headers[TOPO_DNS]);
 		break;
 	}
 }
@@ -571,6 +568,7 @@ void topo_check(struct topo_parse *p)
 			topo_error(p, 0, "no [%s] section: a lab needs at least one %s", names[k],
 				   names[k]);
 	topo_check_dns(p);
+	topo_tree_nodes(p); /* before the links are numbered: root and tld take the last */
 	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_FAIL_AT, t->fail_at_ns, TOPO_K_DURATION,
 			  t->duration_ns);
 	topo_check_jitter(p);
@@ -644,6 +642,7 @@ void topo_check(struct topo_parse *p)
 			break;
 		}
 	}
+	topo_tree_zones(p);
 	topo_sticky(p);
 	topo_check_addresses(p);
 	topo_check_blocks(p);

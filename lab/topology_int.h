@@ -66,6 +66,8 @@ enum topo_type {
 	TOPO_T_SEED,	 /* int64_t: 0..JITTER_SEED_MAX, or -1 written "random" */
 	TOPO_T_BLOCK,	 /* struct topo_block: NET/LEN in 198.18.0.0/15 outside the plan's blocks */
 	TOPO_T_WEIGHTS,	 /* char[TOPO_WEIGHTS_LEN]: "W1,W2,...", each a decimal > 0 */
+	TOPO_T_ZONES,	 /* char[TOPO_ZONES_LEN]: DNS names or ".", as written; resolved to
+			    [zone] sections once the file is read (topology_tree.c) */
 };
 
 struct topo_key {
@@ -114,6 +116,9 @@ enum {
 
 	TOPO_K_COUNT = 1, /* [resolver] */
 	TOPO_K_IMPL = 2,
+	TOPO_K_RSV_MODE = 3,
+
+	TOPO_K_ZONES = 3, /* [dns] */
 };
 
 /* A client's `resolver = NAME` or `resolver = NAME.N` as written. */
@@ -267,6 +272,16 @@ void topo_bgp_defaults(struct topology *t);
 void topo_frr_line(struct topo_parse *p, int sect, const char *value, int where);
 void topo_check_bgp(struct topo_parse *p);
 int topo_bgp_only(const struct topology *t, const struct topo_node *node, const char *key);
+
+/* topology_tree.c: the lab's DNS tree. topo_tree_nodes: with [lab]
+ * dns_tree, the root and TLD zones and their [dns] nodes, before the links
+ * are numbered. topo_tree_zones: once the links are, which [dns] node
+ * serves which zone (zones =), the parents, what the user wrote, and the
+ * [resolver] nodes' mode. topo_zone_norm: a zone or DNS name lower-cased
+ * with a final dot ("." for the root) into out (TOPO_DNS_NAME_MAX + 2). */
+void topo_tree_nodes(struct topo_parse *p);
+void topo_tree_zones(struct topo_parse *p);
+void topo_zone_norm(const char *name, char *out);
 
 /* topology_policy.c: what shapes catchments and the per-node and per-link
  * timers. topo_rlink_key: a key of the [link] being read, kept as written.

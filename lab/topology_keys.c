@@ -27,6 +27,7 @@ static const char *const topo_records_words[] = {"csv", "binary", "both", NULL};
 static const char *const topo_arrivals_words[] = {"paced", "poisson", NULL}; /* topo_arrivals */
 static const char *const topo_impl_words[] = {"resolverd", "unbound", "knot-resolver", "bind9",
 					      NULL}; /* topo_impl */
+static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /* topo_rsv_mode */
 
 /* The order of each table is the order of docs/topology.md, of the
  * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */
@@ -69,6 +70,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"ecmp", TOPO_T_BOOL, LAB(ecmp), 0, 0, -1, NULL},
     /* the clients' records (docs/agents.md); printed when not csv */
     {"records", TOPO_T_CHOICE, LAB(records), 0, 0, -1, topo_records_words},
+    /* the lab's DNS tree (topology_tree.c); printed when yes */
+    {"dns_tree", TOPO_T_BOOL, LAB(dns_tree), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_router_keys[] = {
@@ -122,6 +125,7 @@ static const struct topo_key topo_dns_keys[] = {
     {"link", TOPO_T_LINK, 0, 0, 0, -1, NULL},
     {"quorum", TOPO_T_SHARE, NODE(quorum), 0, 0, -1, NULL},
     {"all_dead", TOPO_T_CHOICE, NODE(fail_closed), 0, 0, -1, topo_all_dead_words},
+    {"zones", TOPO_T_ZONES, NODE(zones), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_prober_keys[] = {
@@ -137,6 +141,8 @@ static const struct topo_key topo_resolver_keys[] = {
     {"link", TOPO_T_LINK, 0, 0, 0, -1, NULL},
     {"count", TOPO_T_UINT, NODE(count), 1, TOPO_RESOLVER_COUNT_MAX, -1, NULL},
     {"impl", TOPO_T_CHOICE, NODE(impl), 0, 0, -1, topo_impl_words},
+    /* forward or iterate: its default from the zones (topology_tree.c) */
+    {"mode", TOPO_T_CHOICE, NODE(rsv_mode), 0, 0, -1, topo_rsv_mode_words},
 };
 
 /* resolverd's keys (docs/resolverd.md) a [resolver] node passes on as
@@ -161,7 +167,7 @@ static const char *const topo_resolverd_passed[] = {
     NULL,
 };
 static const char *const topo_resolverd_lab[] = {
-    "upstream", "port", "tcp", "address", "first_address", NULL,
+    "upstream", "root", "port", "tcp", "address", "first_address", NULL,
 };
 
 const char *topo_impl_name(int impl)
@@ -391,6 +397,28 @@ static const char *topo_weights(const char *s, char *dst)
 	return NULL;
 }
 
+/* topo_zones: "Z1 Z2 ..." separated by blanks, kept with single spaces;
+ * whether each names a [zone] is topology_tree.c's (authd judges the names
+ * themselves). NULL, or what was expected. */
+static const char *topo_zones(const char *s, char *dst)
+{
+	static const char *const rule =
+	    "expected the names of [zone] sections separated by spaces, such as '. example' or "
+	    "lab.example ('.' is the root zone)";
+	char buf[TOPO_ZONES_LEN], out[TOPO_ZONES_LEN] = "", *save = NULL, *tok;
+	size_t len = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return rule;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s", len ? " " : "", tok);
+	if (len == 0)
+		return rule;
+	strcpy(dst, out);
+	return NULL;
+}
+
 /* topo_block: "A.B.C.D/LEN", 16 <= LEN <= 32, the host bits zero, in
  * 198.18.0.0/15 outside the links' /22, the routers' /20 and the
  * resolvers' /17. NULL, or what was expected. */
@@ -512,6 +540,8 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 		return topo_block(s, dst);
 	case TOPO_T_WEIGHTS:
 		return topo_weights(s, dst);
+	case TOPO_T_ZONES:
+		return topo_zones(s, dst);
 	case TOPO_T_PORT:
 		if (topo_whole(s, 1, 65535, &u) < 0)
 			return "expected a port number from 1 to 65535";
@@ -620,6 +650,8 @@ size_t topo_value_size(enum topo_type type)
 		return sizeof(struct topo_block);
 	case TOPO_T_WEIGHTS:
 		return TOPO_WEIGHTS_LEN;
+	case TOPO_T_ZONES:
+		return TOPO_ZONES_LEN;
 	}
 	return 0;
 }
@@ -706,6 +738,7 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 			snprintf(buf, len, "%lld", (long long)*(const int64_t *)src);
 		break;
 	case TOPO_T_WEIGHTS:
+	case TOPO_T_ZONES:
 		snprintf(buf, len, "%s", (const char *)src);
 		break;
 	case TOPO_T_BLOCK: {

@@ -7,7 +7,10 @@
  * [zone] and [name] sections come last, their pairs as written. A client
  * of a [resolver] node names the cache it was given (NAME.N), and every
  * client its sticky, the one [lab] sticky_share gave it included: read
- * back, it is the client's own, which the share leaves alone.
+ * back, it is the client's own, which the share leaves alone. What the
+ * lab's DNS tree adds (topology_tree.c) is printed as comments: the [dns]
+ * nodes and zones of [lab] dns_tree, which reading the output back adds
+ * again, and after each zone who serves it and the records generated in it.
  * The output depends only on the topology: it is golden-tested.
  */
 #include "topology.h"
@@ -27,6 +30,57 @@ static void topo_print_link(const struct topology *t, int i, FILE *out)
 	fprintf(out, "# link %d: %s:%s %s/%d <-> %s:%s %s/%d\n", i, t->nodes[l->router].name,
 		l->router_ifname, ra, l->prefixlen, t->nodes[l->node].name, l->node_ifname, na,
 		l->prefixlen);
+}
+
+/* topo_print_zones: a [dns] node's zones, every one by name as written */
+static void topo_print_zones(const struct topology *t, const struct topo_node *node, FILE *out)
+{
+	fprintf(out, "zones =");
+	for (int z = 0; z < t->nraw_sections; z++)
+		if (topo_dns_serves(t, (int)(node - t->nodes), z))
+			fprintf(out, " %s", t->raw_sections[z].name);
+	fprintf(out, "\n");
+}
+
+/* topo_print_record: a record the lab generates, as a comment */
+static void topo_print_record(void *arg, const char *record, int line)
+{
+	(void)line;
+	fprintf(arg, "# generated: record = %s\n", record);
+}
+
+/* topo_print_servers: which [dns] nodes serve zone z, as a comment */
+static void topo_print_servers(const struct topology *t, int z, FILE *out)
+{
+	const struct topo_raw_section *zone = &t->raw_sections[z];
+	char a[INET_ADDRSTRLEN];
+
+	fprintf(out, "# served by");
+	for (int s = 0; s < zone->nservers; s++) {
+		const struct topo_node *d = &t->nodes[zone->servers[s]];
+
+		inet_ntop(AF_INET, &t->links[d->link].node_addr, a, sizeof(a));
+		fprintf(out, "%s %s (%s)", s ? "," : "", d->name, a);
+	}
+	if (zone->parent >= 0)
+		fprintf(out, "; delegated from %s%s", t->raw_sections[zone->parent].apex,
+			zone->deleg_written ? " as written there" : "");
+	fprintf(out, "\n");
+}
+
+/* topo_print_tree_node: a [dns] node [lab] dns_tree adds, as comments: it
+ * is added again when the output is read back */
+static void topo_print_tree_node(const struct topology *t, int i, FILE *out)
+{
+	const struct topo_node *node = &t->nodes[i];
+
+	fprintf(out, "\n# [dns %s]: added by [lab] dns_tree (a comment: added again when read)\n",
+		node->name);
+	if (node->link >= 0) {
+		topo_print_link(t, node->link, out);
+		fprintf(out, "# link = %s\n# ", t->nodes[t->links[node->link].router].name);
+	}
+	topo_print_zones(t, node, out);
 }
 
 static void topo_print_keys(const struct topology *t, const struct topo_node *node,
@@ -61,6 +115,12 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		if (node == NULL && t->records == TOPO_RECORDS_CSV &&
 		    strcmp(keys[k].name, "records") == 0)
 			continue;
+		if (node == NULL && !t->dns_tree && strcmp(keys[k].name, "dns_tree") == 0)
+			continue;
+		if (keys[k].type == TOPO_T_ZONES) {
+			topo_print_zones(t, node, out);
+			continue;
+		}
 		if (node && node->resolver_all && keys[k].type == TOPO_T_RESOLVER) {
 			fprintf(out,
 				"# its logical clients ask the %u caches in turn\nresolver = %s\n",
@@ -182,6 +242,10 @@ void topo_print(const struct topology *t, FILE *out)
 	for (int i = 0; i < t->nnodes; i++) {
 		const struct topo_node *node = &t->nodes[i];
 
+		if (node->generated) {
+			topo_print_tree_node(t, i, out);
+			continue;
+		}
 		fprintf(out, "\n[%s %s]\n", topo_kind_name(node->kind), node->name);
 		if (node->kind == TOPO_CLIENT)
 			fprintf(out, "# client_id %u\n", node->client_id);
@@ -212,17 +276,29 @@ void topo_print(const struct topology *t, FILE *out)
 	topo_print_events(t, out);
 	for (int s = 0; s < t->nraw_sections; s++) {
 		const struct topo_raw_section *r = &t->raw_sections[s];
+		const char *c = r->generated ? "# " : "";
 
 		if (s == 0)
 			fprintf(out,
 				"\n# [zone] and [name]: authd's, as written (docs/authd.md).\n");
-		fprintf(out, "\n[%s %s]\n", r->kind, r->name);
+		if (r->generated)
+			fprintf(out,
+				"\n# [zone %s]: added by [lab] dns_tree (a comment: added "
+				"again when read)\n",
+				r->name);
+		else
+			fprintf(out, "\n[%s %s]\n", r->kind, r->name);
 		for (int i = 0; i < t->nraw_pairs; i++) {
 			const struct topo_raw_pair *pair = &t->raw_pairs[i];
 
 			if (pair->section != s)
 				continue;
-			fprintf(out, "%s =%s%s\n", pair->key, *pair->value ? " " : "", pair->value);
+			fprintf(out, "%s%s =%s%s\n", c, pair->key, *pair->value ? " " : "",
+				pair->value);
 		}
+		if (strcmp(r->kind, "zone") != 0)
+			continue;
+		topo_print_servers(t, s, out);
+		topo_zone_records(t, s, -1, topo_print_record, out);
 	}
 }

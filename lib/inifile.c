@@ -169,6 +169,21 @@ static int inifile_split(struct inifile *in, int blank_before)
 	return 0;
 }
 
+/* inifile_line_mark: "#line N" numbers the next line N (INI_LINE_MARKS) */
+static void inifile_line_mark(struct inifile *in, const char *s)
+{
+	char *end;
+	long n;
+
+	if (!(in->flags & INI_LINE_MARKS) || strncmp(s, "#line ", 6) != 0 ||
+	    !isdigit((unsigned char)s[6]))
+		return;
+	errno = 0;
+	n = strtol(s + 6, &end, 10);
+	if (errno == 0 && *end == '\0' && n >= 1 && n < INT_MAX)
+		in->lineno = (int)n - 1;
+}
+
 int inifile_read(struct inifile *in, FILE *f)
 {
 	char *buf = NULL, *s;
@@ -215,8 +230,10 @@ int inifile_read(struct inifile *in, FILE *f)
 			in->lost++;
 			continue;
 		}
-		if (blank)
+		if (blank) {
+			inifile_line_mark(in, s);
 			continue;
+		}
 		if (*s == '[') {
 			inifile_header(in, s);
 			continue;

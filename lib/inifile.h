@@ -33,7 +33,9 @@
  *     are trimmed;
  *   - an indented line after a pair continues it (the key is the previous
  *     one); with INI_INDENT the user is told (in->indented) and refuses it
- *     with "unexpected indentation", without it indentation is ignored.
+ *     with "unexpected indentation", without it indentation is ignored;
+ *   - with INI_LINE_MARKS, a line "#line N" (N >= 1) is a comment that
+ *     numbers the line after it N.
  */
 #ifndef STEERLAB_INIFILE_H
 #define STEERLAB_INIFILE_H
@@ -48,6 +50,10 @@
 #define INI_INDENT 1	    /* an indented line continues the pair before; refused */
 #define INI_LONG_BLANK 2    /* only the trimmed text of a non-comment line must fit */
 #define INI_HEADER_STRICT 4 /* nothing, not even a comment, after a header's ']' */
+/* a comment line "#line N" numbers the next line N: a file another file
+ * was made from (authd's from a topology) names that file's lines, and a
+ * generated line the line it was generated from (lab/dnsconf.h) */
+#define INI_LINE_MARKS 8
 
 struct inifile {
 	/* set by the caller */

@@ -422,7 +422,7 @@ struct authd_db *authd_conf_load_stream(FILE *f, const char *path, FILE *err)
 	p.in = (struct inifile){.path = path,
 				.err = err,
 				.max_errors = AUTHD_MAX_ERRORS,
-				.flags = INI_INDENT | INI_HEADER_STRICT,
+				.flags = INI_INDENT | INI_HEADER_STRICT | INI_LINE_MARKS,
 				.kinds = conf_section_kinds,
 				.section = conf_section,
 				.pair = conf_pair,

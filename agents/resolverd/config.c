@@ -134,7 +134,7 @@ int rsv_conf_load_stream(struct rsv_conf *c, FILE *f, const char *name, FILE *er
 	p.in = (struct inifile){.path = name,
 				.err = err,
 				.max_errors = RSV_MAX_ERRORS,
-				.flags = INI_LONG_BLANK,
+				.flags = INI_LONG_BLANK | INI_LINE_MARKS,
 				.kinds = rsv_sect_kinds,
 				.section = rsv_conf_section,
 				.pair = rsv_conf_pair,

@@ -187,6 +187,26 @@ static void test_lines(void **state)
 	free(said);
 }
 
+/* INI_LINE_MARKS: "#line N" numbers the next line N, in messages too;
+ * without the flag, or not exactly that, it is a comment */
+static void test_line_marks(void **state)
+{
+	static const char text[] = "[a]\n#line 40\nx = 1\ny\n#line 7\n[b]\n#line 0\n"
+				   "#line 12x\n# line 3\nz = 2\n";
+	struct seen s;
+	char *said;
+
+	(void)state;
+	said = RUN(text, INI_LINE_MARKS, &s);
+	assert_string_equal(said, "t.ini:41: expected 'key = value', a [section] or a comment, "
+				  "got 'y'\n");
+	assert_string_equal(s.log, "S1 a - -|P40 x=1|S7 b - -|P11 z=2|");
+	free(said);
+	said = RUN(text, 0, &s);
+	assert_string_equal(s.log, "S1 a - -|P3 x=1|S6 b - -|P10 z=2|");
+	free(said);
+}
+
 static void test_cap(void **state)
 {
 	struct seen s;
@@ -251,6 +271,7 @@ int main(void)
 	    cmocka_unit_test(test_pair_errors),
 	    cmocka_unit_test(test_indentation),
 	    cmocka_unit_test(test_lines),
+	    cmocka_unit_test(test_line_marks),
 	    cmocka_unit_test(test_cap),
 	    cmocka_unit_test(test_silent),
 	    cmocka_unit_test(test_scan),

@@ -77,7 +77,7 @@ static void test_lookups(void **state)
 	assert_int_equal(lab_state_node(&st, "zz", err, sizeof(err)), -1);
 	assert_string_equal(
 	    err, "lab compare has no node 'zz' (its nodes: core, a, b, ns, p1, p2, r, c1, "
-		 "c2, c3)");
+		 "c2, c3, root, tld)");
 }
 
 static void test_text(void **state)
@@ -137,7 +137,7 @@ static void test_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(doc, "lab")), "compare");
 	assert_string_equal(json_string_value(json_object_get(doc, "rundir")),
 			    "/tmp/runs/compare-1");
-	assert_int_equal(json_array_size(json_object_get(doc, "nodes")), 10);
+	assert_int_equal(json_array_size(json_object_get(doc, "nodes")), 12);
 
 	a = node(doc, "a");
 	assert_string_equal(json_string_value(json_object_get(a, "kind")), "site");
@@ -169,7 +169,8 @@ static void test_json(void **state)
 	assert_true(json_is_false(json_object_get(json_array_get(x, 0), "alive")));
 
 	core = node(doc, "core");
-	assert_int_equal(json_array_size(json_object_get(core, "links")), 9);
+	assert_int_equal(json_array_size(json_object_get(core, "links")),
+			 11); /* root, tld: dns_tree */
 	assert_int_equal(json_array_size(json_object_get(core, "agents")), 3);
 	r = node(doc, "r");
 	assert_int_equal(json_array_size(json_object_get(r, "addresses")), 5); /* eth0, 4 caches */

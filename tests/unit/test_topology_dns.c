@@ -457,7 +457,8 @@ static void test_dns_raw_as_written(void **state)
 			       "\n# [zone] and [name]: authd's, as written (docs/authd.md).\n\n"
 			       "[name www.lab.example]\npolicy = failover\nttl =\n\n"
 			       "[zone lab.example]\nrecord = www AAAA 2001:db8::1\n"
-			       "record = t TXT \"a=b\"\nrecord = www A 198.19.1.1\n\n"
+			       "record = t TXT \"a=b\"\nrecord = www A 198.19.1.1\n"
+			       "# served by ns (198.18.0.6)\n\n"
 			       "[name www.lab.example]\nsites = s\n"));
 	free(got);
 	free(t);
