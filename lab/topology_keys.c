@@ -26,7 +26,7 @@ static const char *const topo_skew_words[] = {"equal", "harmonic", "zipf", NULL}
 static const char *const topo_records_words[] = {"csv", "binary", "both", NULL};  /* topo_records */
 static const char *const topo_arrivals_words[] = {"paced", "poisson", NULL}; /* topo_arrivals */
 static const char *const topo_impl_words[] = {"resolverd", "unbound", "knot-resolver", "bind9",
-					      NULL}; /* topo_impl */
+					      NULL};			       /* topo_impl */
 static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /* topo_rsv_mode */
 
 /* The order of each table is the order of docs/topology.md, of the
