@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "iter.h"
 #include "log.h"
 #include "msg.h"
 
@@ -39,7 +40,13 @@ static size_t rsv_overloaded(struct rsv_inst *in, const knot_pkt_t *q, const str
 	int n;
 
 	in->n.overloaded++;
-	if (e && (n = rsv_answer_from(q, e, in->cache.cfg.stale_ttl, 1, out, max)) > 0) {
+	if (in->ctx->conf->mode == RSV_MODE_ITERATE)
+		n = e ? rsv_iter_cached(in, q, k, 1, out, max) : 0;
+	else if (e)
+		n = rsv_answer_from(q, e, in->cache.cfg.stale_ttl, 1, out, max);
+	else
+		n = 0;
+	if (n > 0) {
 		in->n.stale_answers++;
 		return (size_t)n;
 	}
@@ -71,7 +78,7 @@ size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
 	uint8_t *copy;
 	knot_pkt_t *q = rsv_msg_parse_query(wire, len, &copy);
 	size_t n = 0;
-	int rc;
+	int rc, iter;
 
 	if (q == NULL) {
 		in->n.bad++;
@@ -89,11 +96,19 @@ size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
 		goto out;
 	}
 	max = rsv_msg_max_size(q, who->tcp) < max ? rsv_msg_max_size(q, who->tcp) : max;
+	iter = in->ctx->conf->mode == RSV_MODE_ITERATE;
+	if (iter && k.cls != KNOT_CLASS_IN) {
+		in->n.bad++; /* the walk knows the IN tree only */
+		n = rsv_reply_error(q, KNOT_RCODE_REFUSED, out, max);
+		goto out;
+	}
 	in->n.queries++;
 	rsv_cache_lookup(&in->cache, &k, in->ctx->now, &l);
 	switch (l.result) {
 	case RSV_HIT:
-		rc = rsv_answer_from(q, l.entry, l.ttl, 0, out, max);
+		/* iterating, the answer is the chain from k, every link fresh */
+		rc = iter ? rsv_iter_cached(in, q, &k, 0, out, max)
+			  : rsv_answer_from(q, l.entry, l.ttl, 0, out, max);
 		if (rc <= 0) {
 			n = rsv_miss(in, q, &k, who, out, max);
 			break;
@@ -107,7 +122,8 @@ size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
 			in->n.prefetches++;
 		break;
 	case RSV_STALE:
-		rc = rsv_answer_from(q, l.entry, l.ttl, 1, out, max);
+		rc = iter ? rsv_iter_cached(in, q, &k, 1, out, max)
+			  : rsv_answer_from(q, l.entry, l.ttl, 1, out, max);
 		if (rc <= 0) {
 			n = rsv_miss(in, q, &k, who, out, max);
 			break;

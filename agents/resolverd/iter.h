@@ -1,0 +1,79 @@
+/*
+ * The iterative walk (`mode = iterate`, docs/resolverd.md): how a miss is
+ * resolved from the root hints instead of being forwarded.
+ *
+ * A miss is one upstream query in flight (struct rsv_pending, upstream.h,
+ * so coalescing, the deadline queue, TCP after TC, the CSV and the counts
+ * are those of forward mode) that carries a walk: the goal (the client's
+ * name and type, then each CNAME target), the zone cut being asked and
+ * its servers. Each step asks the servers of the closest cut the
+ * delegation cache (deleg.h) holds fresh for the goal, the root hints if
+ * none, and acts on the verdict (iter_msg.h):
+ *
+ *   referral   the cut and its glue go to the delegation cache, each with
+ *              its own TTL, and the next step asks the new cut;
+ *   answer, NXDOMAIN, NODATA
+ *              stored in the resolver's cache under the goal's key (the
+ *              clamps and phase of any answer) and the chain is complete;
+ *   CNAME      the link is stored under its own key with its own TTL and
+ *              the walk goes on at the target (at most 8 links);
+ *   timeout, SERVFAIL, REFUSED, lame
+ *              the next server of the same cut, `retries` times; then the
+ *              walk fails (serve-stale as in forward mode).
+ *
+ * A cut whose servers have no address (no glue) gets them resolved first,
+ * as a goal of its own, two levels deep at most; an NS name inside the cut
+ * it serves cannot be resolved without glue and is skipped. With
+ * qname_minimisation (RFC 9156) a step below the cut asks only one more
+ * label, with QTYPE A, until the full name is reached or a referral comes.
+ * No walk sends more than RSV_ITER_MAX_QUERIES queries (retries counted),
+ * so a lame or looping tree cannot hold a client for long.
+ *
+ * The client's answer is the chain: every link's records, each with what
+ * is left of its own TTL (msg.h, rsv_msg_answer_chain).
+ */
+#ifndef STEERLAB_RESOLVERD_ITER_H
+#define STEERLAB_RESOLVERD_ITER_H
+
+#include <libknot/libknot.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "resolver.h"
+
+#define RSV_ITER_MAX_QUERIES 32 /* per walk, every attempt counted */
+#define RSV_ITER_DEPTH 3	/* the goal, and two NS names without glue */
+
+struct rsv_pending;
+
+/* rsv_iter_start: begins the walk of p (p->key, p->reason set, in the
+ * tables) and sends its first query. 0, or -1 (out of memory: p is left
+ * for the caller to release). */
+int rsv_iter_start(struct rsv_pending *p);
+
+/* rsv_iter_answer: r (wire/len), the answer to p's current query. Returns
+ * 1 when p is done (its waiters answered: release it), 0 when the walk
+ * goes on. */
+int rsv_iter_answer(struct rsv_pending *p, const knot_pkt_t *r, const uint8_t *wire, size_t len);
+
+/* rsv_iter_attempt_failed: p's current attempt timed out or failed: the
+ * next server, or the walk fails (p's waiters answered stale or SERVFAIL).
+ * Returns 1 when p is done, 0 when the walk goes on. */
+int rsv_iter_attempt_failed(struct rsv_pending *p);
+
+/* rsv_iter_free: p's walk, when p is released. */
+void rsv_iter_free(struct rsv_pending *p);
+
+/* rsv_iter_zone: the zone cut p's current query is for, as text ("." for
+ * the root), in buf. */
+const char *rsv_iter_zone(const struct rsv_pending *p, char *buf, size_t len);
+
+/* rsv_iter_cached: the answer to q (key k) from in's cache, the chain
+ * followed from k: every link fresh (stale = 0), or, after a failed walk,
+ * each link fresh or still allowed stale (stale = 1, each stale link with
+ * stale_ttl). Returns its length, 0 if a link is missing (a miss), -1 on
+ * error. */
+int rsv_iter_cached(struct rsv_inst *in, const knot_pkt_t *q, const struct rsv_key *k, int stale,
+		    uint8_t *out, size_t max);
+
+#endif
