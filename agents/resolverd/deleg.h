@@ -27,7 +27,7 @@
 #include "iter_msg.h"
 
 struct rsv_deleg_servers {
-	knot_dname_storage_t cut;	    /* lower case; the root if none is known */
+	knot_dname_storage_t cut;	      /* lower case; the root if none is known */
 	struct in_addr addr[RSV_ITER_NS_MAX]; /* the fresh addresses of its servers */
 	int naddr;
 	knot_dname_storage_t missing[RSV_ITER_NS_MAX]; /* NS names without one */

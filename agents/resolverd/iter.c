@@ -13,6 +13,9 @@
 #include "upstream_int.h"
 
 struct rsv_walk {
+	struct rsv_key client;		     /* the client's question, unscoped */
+	struct rsv_ecs ecs;		     /* the client's subnet, */
+	int has_ecs;			     /* if passed on */
 	struct rsv_key goal[RSV_ITER_DEPTH]; /* [0] the client's (then CNAME targets) */
 	int depth;			     /* the goal being resolved */
 	struct rsv_key ask;		     /* the question of the current query */
@@ -30,6 +33,8 @@ struct rsv_walk {
 };
 
 enum { RSV_ITER_GOING, RSV_ITER_DONE };
+
+#define RSV_ITER_ECS_CLASS 0xff00 /* + the prefix length: a scoped key */
 
 static int rsv_iter_step(struct rsv_pending *p);
 
@@ -138,7 +143,8 @@ static int rsv_iter_fail(struct rsv_pending *p)
 
 		if (q == NULL)
 			continue;
-		rc = rsv_iter_cached(in, q, &p->key, 1, buf, rsv_msg_max_size(q, wt->who.tcp));
+		rc = rsv_iter_cached(in, q, &w->client, 1, w->has_ecs ? &w->ecs : NULL, buf,
+				     rsv_msg_max_size(q, wt->who.tcp));
 		if (rc > 0) {
 			in->n.stale_answers++;
 		} else {
@@ -201,12 +207,12 @@ static void rsv_iter_servers(struct rsv_pending *p)
 		/* no glue: resolve a server's name, unless it is inside the
 		 * cut (it cannot be without glue) */
 		for (int i = 0; i < s.nmissing && !pushed; i++) {
-			if (rsv_iter_under(s.missing[i], s.cut) || rsv_iter_is_bad(w, s.missing[i]) ||
-			    w->depth + 1 >= RSV_ITER_DEPTH)
+			if (rsv_iter_under(s.missing[i], s.cut) ||
+			    rsv_iter_is_bad(w, s.missing[i]) || w->depth + 1 >= RSV_ITER_DEPTH)
 				continue;
 			w->depth++;
-			rsv_cache_key(&w->goal[w->depth], s.missing[i], knot_dname_size(s.missing[i]),
-				      KNOT_RRTYPE_A, KNOT_CLASS_IN);
+			rsv_cache_key(&w->goal[w->depth], s.missing[i],
+				      knot_dname_size(s.missing[i]), KNOT_RRTYPE_A, KNOT_CLASS_IN);
 			pushed = 1;
 		}
 		if (!pushed)
@@ -265,7 +271,22 @@ int rsv_iter_start(struct rsv_pending *p)
 		return -1;
 	p->walk = w;
 	p->ask = &w->ask;
-	w->goal[0] = p->key;
+	w->client = p->key;
+	if ((p->key.cls & 0xff00) == RSV_ITER_ECS_CLASS) {
+		/* a scoped key: the subnet in its first label */
+		char hex[9];
+		unsigned long a;
+
+		memcpy(hex, p->key.name + 1, 8);
+		hex[8] = 0;
+		a = strtoul(hex, NULL, 16);
+		w->ecs.addr.s_addr = htonl((uint32_t)a);
+		w->ecs.source = (uint8_t)(p->key.cls & 0xff);
+		w->has_ecs = 1;
+		rsv_cache_key(&w->client, p->key.name + 9, (size_t)p->key.len - 9, p->key.type,
+			      KNOT_CLASS_IN);
+	}
+	w->goal[0] = w->client;
 	/* the links of the chain still fresh are not asked again; a
 	 * prefetch refreshes the first one */
 	while (p->reason != RSV_REASON_PREFETCH && w->nlinks < RSV_ITER_CHAIN_MAX) {
@@ -273,8 +294,11 @@ int rsv_iter_start(struct rsv_pending *p)
 		knot_pkt_t *m;
 		int more;
 
-		rsv_cache_lookup(&in->cache, &w->goal[0], in->ctx->now, &l);
-		if (l.result != RSV_HIT || (m = rsv_msg_parse(l.entry->msg, l.entry->msg_len)) == NULL)
+		struct rsv_key lk;
+
+		rsv_iter_lookup(in, &w->goal[0], w->has_ecs ? &w->ecs : NULL, &l, &lk);
+		if (l.result != RSV_HIT ||
+		    (m = rsv_msg_parse(l.entry->msg, l.entry->msg_len)) == NULL)
 			break;
 		more = rsv_iter_chain_next(m, &w->goal[0], target);
 		knot_pkt_free(m);
@@ -303,13 +327,22 @@ static int rsv_iter_store(struct rsv_pending *p, const knot_pkt_t *r,
 	};
 	uint8_t buf[KNOT_WIRE_MAX_PKTSIZE];
 	struct rsv_entry *e = NULL;
+	struct rsv_key key = *g;
+	struct in_addr addr;
+	uint8_t source, scope;
 	uint32_t ttl = 0;
 	int n = rsv_iter_synth(r, w->zone, g, v, buf, sizeof(buf));
 
 	if (n <= 0)
 		return -1;
+	/* RFC 7871 7.3.1: cached for the scope the server gave, at most the
+	 * source sent */
+	if (w->has_ecs && rsv_iter_ecs(r, &addr, &source, &scope) && scope > 0 &&
+	    source == w->ecs.source && addr.s_addr == w->ecs.addr.s_addr &&
+	    rsv_iter_scoped_key(g, w->ecs.addr, scope < source ? scope : source, &key) == 0)
+		in->ecs_scopes |= 1u << (scope < source ? scope : source);
 	if (v->kind != RSV_ITER_NOSOA) {
-		if (rsv_cache_store(&in->cache, g, kinds[v->kind], v->ttl, buf, (size_t)n,
+		if (rsv_cache_store(&in->cache, &key, kinds[v->kind], v->ttl, buf, (size_t)n,
 				    in->ctx->now, &e) == -1)
 			log_warnx("%s: out of memory storing an answer", in->conf->name);
 		ttl = e ? rsv_cache_ttl_left(e, in->ctx->now) : 0;
@@ -331,7 +364,8 @@ static int rsv_iter_ns_resolved(struct rsv_pending *p, const knot_pkt_t *r,
 		const knot_rrset_t *rr = knot_pkt_rr(an, i);
 
 		if (rr->type == KNOT_RRTYPE_A && knot_dname_is_case_equal(rr->owner, g->name) &&
-		    rsv_deleg_store_addr(&p->inst->deleg, r, KNOT_ANSWER, rr, p->inst->ctx->now) == 0)
+		    rsv_deleg_store_addr(&p->inst->deleg, r, KNOT_ANSWER, rr, p->inst->ctx->now) ==
+			0)
 			stored = 1;
 		if (stored)
 			break;
@@ -421,7 +455,7 @@ int rsv_iter_attempt_failed(struct rsv_pending *p)
 }
 
 int rsv_iter_cached(struct rsv_inst *in, const knot_pkt_t *q, const struct rsv_key *k, int stale,
-		    uint8_t *out, size_t max)
+		    const struct rsv_ecs *ecs, uint8_t *out, size_t max)
 {
 	knot_pkt_t *links[RSV_ITER_CHAIN_MAX + 1];
 	uint32_t ttls[RSV_ITER_CHAIN_MAX + 1];
@@ -432,17 +466,18 @@ int rsv_iter_cached(struct rsv_inst *in, const knot_pkt_t *q, const struct rsv_k
 	for (;;) {
 		struct rsv_lookup l;
 		struct rsv_entry *e = NULL;
+		struct rsv_key lk;
 
 		if (n > RSV_ITER_CHAIN_MAX)
 			goto out;
-		rsv_cache_lookup(&in->cache, &cur, in->ctx->now, &l);
+		rsv_iter_lookup(in, &cur, ecs, &l, &lk);
 		if (l.result == RSV_HIT) {
 			e = l.entry;
 			ttls[n] = l.ttl;
 		} else if (stale && l.result == RSV_STALE) {
 			e = l.entry;
 		} else if (stale && l.result == RSV_EXPIRED) {
-			e = rsv_cache_fail(&in->cache, &cur, in->ctx->now);
+			e = rsv_cache_fail(&in->cache, &lk, in->ctx->now);
 		}
 		if (e == NULL)
 			goto out;
@@ -465,4 +500,70 @@ out:
 	while (n-- > 0)
 		knot_pkt_free(links[n]);
 	return rc;
+}
+
+int rsv_iter_client_ecs(const knot_pkt_t *q, const struct rsv_client *who, struct rsv_ecs *e)
+{
+	struct in_addr addr;
+	uint8_t source, scope;
+	uint32_t mask;
+
+	if (rsv_iter_ecs(q, &addr, &source, &scope)) {
+		if (source == 0)
+			return 0; /* RFC 7871 7.1.2: the client opts out */
+	} else if (!who->tcp) {
+		addr = who->addr.sin_addr;
+		source = RSV_ITER_ECS_MAX;
+	} else {
+		return 0;
+	}
+	e->source = source < RSV_ITER_ECS_MAX ? source : RSV_ITER_ECS_MAX;
+	mask = ~(0xffffffffu >> e->source);
+	e->addr.s_addr = htonl(ntohl(addr.s_addr) & mask);
+	return 1;
+}
+
+int rsv_iter_scoped_key(const struct rsv_key *k, struct in_addr addr, uint8_t scope,
+			struct rsv_key *out)
+{
+	uint32_t a = scope == 0 ? 0 : ntohl(addr.s_addr) & ~(0xffffffffu >> scope);
+	char hex[9];
+
+	if ((size_t)k->len + 9 > RSV_DNAME_MAX || scope == 0 || scope > 32)
+		return -1;
+	snprintf(hex, sizeof(hex), "%08x", a);
+	*out = *k;
+	out->name[0] = 8;
+	memcpy(out->name + 1, hex, 8);
+	memcpy(out->name + 9, k->name, k->len);
+	out->len = (uint8_t)(k->len + 9);
+	out->cls = (uint16_t)(RSV_ITER_ECS_CLASS | scope);
+	return 0;
+}
+
+void rsv_iter_lookup(struct rsv_inst *in, const struct rsv_key *k, const struct rsv_ecs *e,
+		     struct rsv_lookup *l, struct rsv_key *lk)
+{
+	for (int s = e ? e->source : 0; s > 0; s--) {
+		if (!(in->ecs_scopes & (1u << s)) ||
+		    rsv_iter_scoped_key(k, e->addr, (uint8_t)s, lk))
+			continue;
+		rsv_cache_lookup(&in->cache, lk, in->ctx->now, l);
+		if (l->result == RSV_HIT || l->result == RSV_STALE)
+			return;
+	}
+	rsv_cache_lookup(&in->cache, k, in->ctx->now, l);
+	*lk = *k;
+	if (l->result != RSV_HIT && l->result != RSV_STALE && e)
+		(void)rsv_iter_scoped_key(k, e->addr, e->source, lk);
+}
+
+int rsv_iter_wire(const struct rsv_pending *p, uint8_t *out, size_t max)
+{
+	const struct rsv_walk *w = p->walk;
+	int full = w->depth == 0 && w->qlabels == 0;
+
+	if (w->has_ecs && full)
+		return rsv_iter_query(&w->ask, p->id, &w->ecs.addr, w->ecs.source, out, max);
+	return rsv_iter_query(&w->ask, p->id, NULL, 0, out, max);
 }

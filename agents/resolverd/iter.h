@@ -31,11 +31,24 @@
  *
  * The client's answer is the chain: every link's records, each with what
  * is left of its own TTL (msg.h, rsv_msg_answer_chain).
+ *
+ * ECS (`ecs = yes`, RFC 7871): a client's subnet is its query's ECS cut to
+ * at most /24, or, without one, its UDP source address's /24 (a client
+ * sending SOURCE 0 opts out). The full question is asked with it; an
+ * answer whose option echoes a SCOPE s > 0 is stored under the key scoped
+ * to the client's address cut to min(s, source) bits (7.3.1), any other
+ * under the plain key. A lookup tries the scoped keys of every scope this
+ * resolver has stored, longest first, then the plain key. A scoped key is
+ * the name with a first label of the prefix's 8 hex digits and the class
+ * 0xFF00 + prefix length (private use, RFC 6895; a client asking another
+ * class than IN is refused when iterating), so queries of different
+ * subnets do not coalesce.
  */
 #ifndef STEERLAB_RESOLVERD_ITER_H
 #define STEERLAB_RESOLVERD_ITER_H
 
 #include <libknot/libknot.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +58,29 @@
 #define RSV_ITER_DEPTH 3	/* the goal, and two NS names without glue */
 
 struct rsv_pending;
+
+#define RSV_ITER_ECS_MAX 24 /* the longest IPv4 prefix passed on */
+
+struct rsv_ecs {
+	struct in_addr addr; /* masked to source */
+	uint8_t source;	     /* 1..24 */
+};
+
+/* rsv_iter_client_ecs: the subnet to pass on for client who's query q (ecs
+ * = yes), in e. 1, or 0 if none is (SOURCE 0, or TCP without ECS). */
+int rsv_iter_client_ecs(const knot_pkt_t *q, const struct rsv_client *who, struct rsv_ecs *e);
+
+/* rsv_iter_scoped_key: k scoped to addr cut to scope bits, in out. 0, or
+ * -1 if the name would be too long (then k is not scoped). */
+int rsv_iter_scoped_key(const struct rsv_key *k, struct in_addr addr, uint8_t scope,
+			struct rsv_key *out);
+
+/* rsv_iter_lookup: what in's cache holds for k and a client of subnet e
+ * (NULL: no ECS): the scoped entries first, then the plain one. The key of
+ * what was found, or for a miss the key to resolve it under (scoped to e's
+ * source), in lk. */
+void rsv_iter_lookup(struct rsv_inst *in, const struct rsv_key *k, const struct rsv_ecs *e,
+		     struct rsv_lookup *l, struct rsv_key *lk);
 
 /* rsv_iter_start: begins the walk of p (p->key, p->reason set, in the
  * tables) and sends its first query. 0, or -1 (out of memory: p is left
@@ -61,6 +97,10 @@ int rsv_iter_answer(struct rsv_pending *p, const knot_pkt_t *r, const uint8_t *w
  * Returns 1 when p is done, 0 when the walk goes on. */
 int rsv_iter_attempt_failed(struct rsv_pending *p);
 
+/* rsv_iter_wire: the wire of p's current query, with the client's subnet
+ * when it asks the full question (ecs = yes), in out. Its length, or -1. */
+int rsv_iter_wire(const struct rsv_pending *p, uint8_t *out, size_t max);
+
 /* rsv_iter_free: p's walk, when p is released. */
 void rsv_iter_free(struct rsv_pending *p);
 
@@ -68,12 +108,11 @@ void rsv_iter_free(struct rsv_pending *p);
  * the root), in buf. */
 const char *rsv_iter_zone(const struct rsv_pending *p, char *buf, size_t len);
 
-/* rsv_iter_cached: the answer to q (key k) from in's cache, the chain
- * followed from k: every link fresh (stale = 0), or, after a failed walk,
- * each link fresh or still allowed stale (stale = 1, each stale link with
- * stale_ttl). Returns its length, 0 if a link is missing (a miss), -1 on
- * error. */
+/* rsv_iter_cached: the answer to q (plain key k, a client of subnet e or
+ * NULL) from in's cache, the chain followed from k: every link fresh (stale = 0), or, after a
+ * failed walk, each link fresh or still allowed stale (stale = 1, each stale link with stale_ttl).
+ * Returns its length, 0 if a link is missing (a miss), -1 on error. */
 int rsv_iter_cached(struct rsv_inst *in, const knot_pkt_t *q, const struct rsv_key *k, int stale,
-		    uint8_t *out, size_t max);
+		    const struct rsv_ecs *e, uint8_t *out, size_t max);
 
 #endif

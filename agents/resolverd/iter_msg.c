@@ -59,7 +59,8 @@ static const knot_rrset_t *rsv_iter_soa(const knot_pkt_t *r, const knot_dname_t 
 
 		if (rr->type != KNOT_RRTYPE_SOA || rr->rclass != KNOT_CLASS_IN ||
 		    rr->rrs.count == 0 || !rsv_iter_under(rr->owner, zone) ||
-		    !rsv_iter_under(name, rr->owner) || rsv_msg_soa_minimum(rr->rrs.rdata, &min) == -1)
+		    !rsv_iter_under(name, rr->owner) ||
+		    rsv_msg_soa_minimum(rr->rrs.rdata, &min) == -1)
 			continue;
 		*ttl = rr->ttl < min ? rr->ttl : min;
 		return rr;
@@ -77,9 +78,9 @@ static const knot_rrset_t *rsv_iter_referral(const knot_pkt_t *r, const knot_dna
 	for (uint16_t i = 0; i < s->count; i++) {
 		const knot_rrset_t *rr = knot_pkt_rr(s, i);
 
-		if (rr->type == KNOT_RRTYPE_NS && rr->rclass == KNOT_CLASS_IN && rr->rrs.count > 0 &&
-		    rsv_iter_under(rr->owner, zone) && !rsv_iter_same(rr->owner, zone) &&
-		    rsv_iter_under(name, rr->owner))
+		if (rr->type == KNOT_RRTYPE_NS && rr->rclass == KNOT_CLASS_IN &&
+		    rr->rrs.count > 0 && rsv_iter_under(rr->owner, zone) &&
+		    !rsv_iter_same(rr->owner, zone) && rsv_iter_under(name, rr->owner))
 			return rr;
 	}
 	return NULL;
@@ -174,7 +175,8 @@ static int rsv_iter_put(knot_pkt_t *m, const knot_pkt_t *r, knot_section_t sec,
 	for (uint16_t i = 0; i < s->count; i++) {
 		const knot_rrset_t *x = knot_pkt_rr(s, i);
 
-		if (x->type == rr->type && x->rclass == rr->rclass && rsv_iter_same(x->owner, rr->owner) &&
+		if (x->type == rr->type && x->rclass == rr->rclass &&
+		    rsv_iter_same(x->owner, rr->owner) &&
 		    knot_pkt_put(m, KNOT_COMPR_HINT_NONE, x, 0) != KNOT_EOK)
 			return -1;
 	}
@@ -189,8 +191,8 @@ static int rsv_iter_is_ns(const knot_pkt_t *r, const knot_dname_t *cut, const kn
 	for (uint16_t i = 0; i < s->count; i++) {
 		const knot_rrset_t *x = knot_pkt_rr(s, i);
 
-		for (uint16_t j = 0; x->type == KNOT_RRTYPE_NS && rsv_iter_same(x->owner, cut) &&
-				     j < x->rrs.count;
+		for (uint16_t j = 0;
+		     x->type == KNOT_RRTYPE_NS && rsv_iter_same(x->owner, cut) && j < x->rrs.count;
 		     j++)
 			if (rsv_iter_same(name, knot_ns_name(knot_rdataset_at(&x->rrs, j))))
 				return 1;
@@ -280,8 +282,8 @@ int rsv_iter_rrset_msg(const knot_pkt_t *r, knot_section_t sec, const knot_rrset
 	for (uint16_t i = 0; i < s->count; i++) {
 		const knot_rrset_t *x = knot_pkt_rr(s, i);
 
-		if (x->type == rr->type && x->rclass == rr->rclass && rsv_iter_same(x->owner, rr->owner) &&
-		    x->ttl < *ttl)
+		if (x->type == rr->type && x->rclass == rr->rclass &&
+		    rsv_iter_same(x->owner, rr->owner) && x->ttl < *ttl)
 			*ttl = x->ttl;
 	}
 	if (rsv_iter_put(m, r, sec, rr) == 0)
@@ -381,8 +383,9 @@ int rsv_iter_ecs(const knot_pkt_t *p, struct in_addr *addr, uint8_t *source, uin
 		return 0;
 	for (int i = 0; i < 4; i++)
 		a = a << 8 | e.address[i];
-	mask = e.source_len == 0 ? 0 : e.source_len >= 32 ? 0xffffffffu
-							   : ~(0xffffffffu >> e.source_len);
+	mask = e.source_len == 0    ? 0
+	       : e.source_len >= 32 ? 0xffffffffu
+				    : ~(0xffffffffu >> e.source_len);
 	addr->s_addr = htonl(a & mask);
 	*source = e.source_len;
 	*scope = e.scope_len;

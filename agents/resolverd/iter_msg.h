@@ -47,11 +47,11 @@ enum rsv_iter_kind {
 
 struct rsv_iter_verdict {
 	enum rsv_iter_kind kind;
-	uint32_t ttl;		    /* ANSWER, CNAME: the chain's smallest TTL;
-				       NXDOMAIN, NODATA: min(SOA TTL, MINIMUM) */
+	uint32_t ttl;		     /* ANSWER, CNAME: the chain's smallest TTL;
+					NXDOMAIN, NODATA: min(SOA TTL, MINIMUM) */
 	knot_dname_storage_t target; /* CNAME: where the chain goes on (lower case) */
 	knot_dname_storage_t cut;    /* REFERRAL: the zone cut (lower case) */
-	unsigned links;		    /* ANSWER, CNAME: the CNAMEs followed in the zone */
+	unsigned links;		     /* ANSWER, CNAME: the CNAMEs followed in the zone */
 };
 
 /* rsv_iter_under: is name at or below zone (case-insensitive)? */

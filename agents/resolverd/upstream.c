@@ -206,7 +206,7 @@ void rsv_up_unqueue(struct rsv_pending *p)
 static int rsv_up_query(struct rsv_pending *p, uint8_t *q, size_t max)
 {
 	if (p->walk)
-		return rsv_iter_query(p->ask, p->id, NULL, 0, q, max);
+		return rsv_iter_wire(p, q, max);
 	return rsv_msg_query(&p->key, p->id, q, max);
 }
 

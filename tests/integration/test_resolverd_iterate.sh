@@ -261,3 +261,34 @@ for i in $(seq 1 10); do
 	expect "t$i.two.example timed out on $two2, then asked of $two1" \
 		"$(queries $r_plain $two1 t$i.two.example)" 1
 done
+
+# ---- qname minimisation (RFC 9156) ---------------------------------------------------
+# asked_names SRC DST: the names SRC asked of DST, sorted, space-separated
+asked_names() {
+	tshark -r "$out/tree.pcap" -Y "dns.flags.response == 0 && ip.src == $1 && ip.dst == $2" \
+		-T fields -e dns.qry.name 2>/dev/null | sort -u | paste -sd' '
+}
+r=$(dq $r_qmin host.lab.example A)
+expect "minimising: host.lab.example" "$(status_of "$r") $(answer_of "$r")" \
+	"NOERROR host.lab.example. 30 A 198.19.9.1"
+flush
+expect "minimising: the root is asked example. only" "$(asked_names $r_qmin $root)" example
+expect "minimising: the TLD is asked lab.example. only" "$(asked_names $r_qmin $tld)" lab.example
+expect "minimising: lab.example is asked the full name" "$(asked_names $r_qmin $lab)" host.lab.example
+expect "not minimising: the root was asked the full name" \
+	"$(asked_names $r_plain $root | tr ' ' '\n' | grep -c '^host.lab.example$')" 1
+
+# ---- ECS (RFC 7871): the client's /24 passed on, answers cached per scope -------------
+geo() { ip netns exec $ns_rsv dig @$r_ecs -b "$1" +short +time=3 +tries=1 geo.cdn.example A; }
+expect "ECS: a client in 198.18.210.0/24 gets site a" "$(geo $client_a)" 198.19.1.1
+expect "ECS: a client in 198.18.211.0/24 gets the default, c" "$(geo $client_c)" 198.19.3.1
+expect "ECS: again, from the cache: a" "$(geo $client_a)" 198.19.1.1
+expect "ECS: again, from the cache: c" "$(geo $client_c)" 198.19.3.1
+flush
+expect "ECS: cdn.example was asked geo once per /24" "$(queries $r_ecs $cdn geo.cdn.example)" 2
+expect "ECS: the subnets cdn.example saw" "$(tshark -r "$out/tree.pcap" \
+	-Y "dns.flags.response == 0 && ip.src == $r_ecs && ip.dst == $cdn" \
+	-T fields -e dns.opt.client.addr4 -e dns.opt.client.netmask 2>/dev/null | sort | paste -sd' ')" \
+	"198.18.210.0	24 198.18.211.0	24"
+r=$(dq $r_plain +subnet=198.18.210.0/24 geo.cdn.example A)
+expect "no ECS passed on without ecs = yes: the default" "$(answer_of "$r" | awk '{ print $4 }')" 198.19.3.1
