@@ -181,19 +181,23 @@ static int rsv_iter_is_bad(const struct rsv_walk *w, const knot_dname_t *name)
 }
 
 /* rsv_iter_servers: the cut to ask for the current goal, and its servers;
- * an NS name without an address becomes the goal first. */
+ * an NS name without an address becomes the goal first. A cut none of
+ * whose servers can be reached (glue expired, or their names inside it
+ * or being resolved) gives way to its parent, which refers again; no cut
+ * known: the root hints. */
 static void rsv_iter_servers(struct rsv_pending *p)
 {
 	struct rsv_walk *w = p->walk;
 	struct rsv_inst *in = p->inst;
 	const struct rsv_conf *conf = in->ctx->conf;
 	struct rsv_deleg_servers s;
+	knot_dname_storage_t from;
 
+	memcpy(from, w->goal[w->depth].name, w->goal[w->depth].len);
 	for (;;) {
-		const struct rsv_key *g = &w->goal[w->depth];
 		int pushed = 0;
 
-		if (!rsv_deleg_closest(&in->deleg, g->name, in->ctx->now, &s))
+		if (!rsv_deleg_closest(&in->deleg, from, in->ctx->now, &s))
 			break;
 		if (s.naddr > 0) {
 			memcpy(w->zone, s.cut, knot_dname_size(s.cut));
@@ -213,12 +217,15 @@ static void rsv_iter_servers(struct rsv_pending *p)
 			w->depth++;
 			rsv_cache_key(&w->goal[w->depth], s.missing[i],
 				      knot_dname_size(s.missing[i]), KNOT_RRTYPE_A, KNOT_CLASS_IN);
+			memcpy(from, s.missing[i], knot_dname_size(s.missing[i]));
 			pushed = 1;
 		}
-		if (!pushed)
-			break;
+		if (!pushed) {
+			const knot_dname_t *parent = knot_wire_next_label(s.cut, NULL);
+
+			memmove(from, parent, knot_dname_size(parent));
+		}
 	}
-	/* nothing known, or a cut whose servers cannot be reached: the root */
 	w->zone[0] = 0;
 	w->nsrv = conf->nroot;
 	memcpy(w->srv, conf->root, (size_t)conf->nroot * sizeof(conf->root[0]));

@@ -33,6 +33,7 @@ done
 [ -x bin/authd ] && [ -x bin/resolverd ] || fail "bin/authd, bin/resolverd: run make first"
 
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+[ -z "${IA_KEEP:-}" ] || echo "keeping $out"
 pids=() tcpdump_pid=''
 cleanup() {
 	local rc=$? pid
@@ -56,6 +57,7 @@ trap cleanup EXIT
 # ---- the network -------------------------------------------------------------
 root=198.18.201.1 tld=198.18.201.2 lab=198.18.201.3 cdn=198.18.201.5
 two1=198.18.201.6 two2=198.18.201.16 # two2 is assigned nowhere: dead
+gl=198.18.201.7 # glueless.example's server, named ns.lab.example: no glue
 r_plain=198.18.202.1 r_qmin=198.18.202.2 r_ecs=198.18.202.3
 client_a=198.18.210.1 client_c=198.18.211.1
 ip netns add $ns_tree
@@ -66,7 +68,7 @@ ip -n $ns_tree addr add 198.18.200.2/24 dev ia-v1
 for n in $ns_tree $ns_rsv; do ip -n $n link set lo up; done
 ip -n $ns_rsv link set ia-v0 up
 ip -n $ns_tree link set ia-v1 up
-for a in $root $tld $lab $cdn $two1; do ip -n $ns_tree addr add $a/32 dev lo; done
+for a in $root $tld $lab $cdn $two1 $gl; do ip -n $ns_tree addr add $a/32 dev lo; done
 for a in $r_plain $r_qmin $r_ecs $client_a $client_c; do ip -n $ns_rsv addr add $a/32 dev lo; done
 ip -n $ns_rsv route add 198.18.201.0/24 via 198.18.200.2
 ip -n $ns_tree route add 198.18.202.0/23 via 198.18.200.1
@@ -102,6 +104,9 @@ record = two NS ns1.two
 record = two NS ns2.two
 record = ns1.two A $two1
 record = ns2.two A $two2
+record = glueless NS ns.lab.example.
+record = loop NS ns.loop2
+record = loop2 NS ns.loop
 EOF
 zone lab $lab <<EOF
 [zone lab.example]
@@ -111,6 +116,7 @@ record = @ NS ns1
 record = ns1 A $lab
 record = www CNAME edge.cdn.example.
 record = host A 198.19.9.1
+record = ns A $gl
 EOF
 zone cdn $cdn <<EOF
 [zone cdn.example]
@@ -119,6 +125,7 @@ ttl = 10
 record = @ NS ns1
 record = ns1 A $cdn
 record = edge A 198.19.1.1
+record = short 2 A 198.19.1.2
 [site a]
 address = 198.19.1.1
 [site c]
@@ -128,6 +135,13 @@ policy = geolocation
 geo = 198.18.210.0/24 a
 default = c
 ttl = 60
+EOF
+zone glueless $gl <<EOF
+[zone glueless.example]
+soa = ns.lab.example. hostmaster 1 1h 10m 1d 5
+ttl = 30
+record = @ NS ns.lab.example.
+record = www A 198.19.4.1
 EOF
 zone two $two1 <<EOF
 [zone two.example]
@@ -139,10 +153,12 @@ record = ns1 A $two1
 record = ns2 A $two2
 record = www A 198.19.2.1
 EOF
-for z in root tld lab cdn two; do
+declare -A authd_pid
+for z in root tld lab cdn two glueless; do
 	ip netns exec $ns_tree bin/authd -c "$out/$z.ini" -n $z -e "$out/$z.events.jsonl" \
 		2>"$out/$z.authd.log" &
 	pids+=($!)
+	authd_pid[$z]=$!
 done
 
 # ---- the resolvers -----------------------------------------------------------
@@ -157,6 +173,33 @@ resolver() { # NAME ADDR EXTRA-KEYS
 resolver plain $r_plain ""
 resolver qmin $r_qmin "qname_minimisation = yes"
 resolver ecs $r_ecs "ecs = yes"
+# the cache's knobs, one resolver each, in one process
+r_clamp=198.18.202.4 r_phase=198.18.202.5 r_pre=198.18.202.6 r_stale=198.18.202.7
+cat >"$out/knobs.ini" <<EOF
+[resolverd]
+mode = iterate
+root = $root
+timeout = 200ms
+retries = 1
+tcp = no
+[resolver clamp]
+address = $r_clamp
+min_ttl = 20
+[resolver phase]
+address = $r_phase
+phase = 50%
+[resolver pre]
+address = $r_pre
+prefetch = 50%
+[resolver stale]
+address = $r_stale
+serve_stale = yes
+stale_ttl = 7
+EOF
+for a in $r_clamp $r_phase $r_pre $r_stale; do ip -n $ns_rsv addr add $a/32 dev lo; done
+ip netns exec $ns_rsv bin/resolverd -c "$out/knobs.ini" -n knobs -e "$out/knobs.events.jsonl" \
+	-o "$out/knobs.csv" 2>"$out/knobs.resolverd.log" &
+pids+=($!)
 
 ip netns exec $ns_tree tcpdump -i ia-v1 -n -U --immediate-mode -s 0 -w "$out/tree.pcap" udp port 53 \
 	2>"$out/tcpdump.log" &
@@ -189,7 +232,7 @@ tree_answers() { [ "$(status_of "$(ip netns exec $ns_tree dig @$lab +norec +time
 wait_until 5 tree_answers || fail "the authds did not answer within 5 s"
 capturing() { [ -s "$out/tree.pcap" ] || grep -q listening "$out/tcpdump.log"; }
 wait_until 5 capturing || fail "tcpdump did not start"
-echo "ok: five authds, three resolverds, capture running"
+echo "ok: six authds, four resolverds, capture running"
 
 # ---- the walk ----------------------------------------------------------------
 r=$(dq $r_plain host.lab.example A)
@@ -262,6 +305,27 @@ for i in $(seq 1 10); do
 		"$(queries $r_plain $two1 t$i.two.example)" 1
 done
 
+# ---- a referral without glue: its server's name resolved first --------------------
+r=$(dq $r_plain www.glueless.example A)
+expect "glueless.example, served by ns.lab.example" "$(answer_of "$r")" \
+	"www.glueless.example. 30 A 198.19.4.1"
+flush
+expect "ns.lab.example resolved at lab.example" "$(queries $r_plain $lab ns.lab.example)" 1
+expect "then www.glueless.example asked of it" "$(queries $r_plain $gl www.glueless.example)" 1
+
+# ---- a tree that loops: the work bound ends the walk ---------------------------------
+t0=$(date +%s%3N)
+r=$(dq $r_plain www.loop.example A)
+t1=$(date +%s%3N)
+expect "loop.example and loop2.example each served by a name in the other: SERVFAIL" \
+	"$(status_of "$r")" SERVFAIL
+assert_le $((t1 - t0)) 1000 "the looping walk ended (ms)"
+flush
+loop_queries=$(tshark -r "$out/tree.pcap" -Y "dns.flags.response == 0 && ip.src == $r_plain && dns.qry.name contains \"loop\"" \
+	-T fields -e frame.number 2>/dev/null | wc -l)
+assert_le "$loop_queries" 32 "queries of the looping walk (at most 32 per walk)"
+assert_ge "$loop_queries" 2 "queries of the looping walk"
+
 # ---- qname minimisation (RFC 9156) ---------------------------------------------------
 # asked_names SRC DST: the names SRC asked of DST, sorted, space-separated
 asked_names() {
@@ -292,3 +356,28 @@ expect "ECS: the subnets cdn.example saw" "$(tshark -r "$out/tree.pcap" \
 	"198.18.210.0	24 198.18.211.0	24"
 r=$(dq $r_plain +subnet=198.18.210.0/24 geo.cdn.example A)
 expect "no ECS passed on without ecs = yes: the default" "$(answer_of "$r" | awk '{ print $4 }')" 198.19.3.1
+
+# ---- the cache's knobs when iterating ------------------------------------------------
+r=$(dq $r_clamp edge.cdn.example A)
+expect "min_ttl = 20 raises the A's 10" "$(answer_of "$r")" "edge.cdn.example. 20 A 198.19.1.1"
+r=$(dq $r_phase host.lab.example A)
+expect "phase = 50%: the first fill of a 30 s answer is given 15 s" "$(answer_of "$r")" \
+	"host.lab.example. 15 A 198.19.9.1"
+# prefetch = 50%: a hit with less than 1 s of short's 2 s left refreshes it
+dq $r_pre short.cdn.example A >/dev/null
+sleep 1.3
+r=$(dq $r_pre short.cdn.example A)
+expect "prefetch: the hit is answered from the cache" "$(answer_of "$r")" "short.cdn.example. 0 A 198.19.1.2"
+prefetched() { grep -q ",short.cdn.example.,A,prefetch,1,answer,NOERROR,[0-9]*,cdn.example.,short.cdn.example.,A$" "$out/knobs.csv"; }
+wait_until 3 prefetched || fail "no prefetch of short.cdn.example through the walk in knobs.csv"
+echo "ok: prefetch: short.cdn.example refreshed through the walk, from cdn.example's server"
+# serve-stale: cdn.example's server stopped, the expired answer is served
+dq $r_stale short.cdn.example A >/dev/null
+kill -TERM "${authd_pid[cdn]}"
+wait "${authd_pid[cdn]}" 2>/dev/null || true
+sleep 2.1
+r=$(dq $r_stale short.cdn.example A)
+expect "serve-stale: the walk fails, the expired answer is served with stale_ttl" \
+	"$(status_of "$r") $(answer_of "$r")" "NOERROR short.cdn.example. 7 A 198.19.1.2"
+r=$(dq $r_plain nothere.cdn.example A)
+expect "no stale answer to serve: SERVFAIL" "$(status_of "$r")" SERVFAIL
