@@ -423,9 +423,9 @@ static void store(struct rsv_inst *in, const struct built *b, const char *zone,
 	assert_int_equal(rsv_iter_judge(b->pkt, z, k, &v), want);
 	n = rsv_iter_synth(b->pkt, z, k, &v, m, sizeof(m));
 	assert_true(n > 0);
-	assert_int_equal(rsv_cache_store(&in->cache, k, kinds[v.kind], v.ttl, m, (size_t)n,
-					 in->ctx->now, NULL),
-			 0);
+	assert_int_equal(
+	    rsv_cache_store(&in->cache, k, kinds[v.kind], v.ttl, m, (size_t)n, in->ctx->now, NULL),
+	    0);
 }
 
 /* client: a client's query for name/type, parsed */
