@@ -341,7 +341,7 @@ FUZZ_TARGETS := authd resolverd-answer resolverd-query topology pcap events requ
 FUZZ_SRC_authd := $(filter-out agents/authd/authd.c agents/authd/net.c,$(wildcard agents/authd/*.c))
 # resolverd without its sockets: tests/fuzz/resolverd_env.c stands in for
 # server.c, upstream_tcp.c and the loop
-FUZZ_RSV_SRC := tests/fuzz/resolverd_env.c $(addprefix agents/resolverd/,msg.c cache.c iter.c iter_msg.c deleg.c \
+FUZZ_RSV_SRC := tests/fuzz/resolverd_env.c $(addprefix agents/resolverd/,msg.c cache.c iter.c iter_cache.c iter_msg.c deleg.c \
 	resolver.c upstream.c stats.c)
 FUZZ_SRC_resolverd-answer := $(FUZZ_RSV_SRC)
 FUZZ_SRC_resolverd-query := $(FUZZ_RSV_SRC)

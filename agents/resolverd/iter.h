@@ -59,12 +59,15 @@
 
 struct rsv_pending;
 
-#define RSV_ITER_ECS_MAX 24 /* the longest IPv4 prefix passed on */
+#define RSV_ITER_ECS_MAX 24	  /* the longest IPv4 prefix passed on */
+#define RSV_ITER_ECS_CLASS 0xff00 /* + the prefix length: a scoped key's class */
 
 struct rsv_ecs {
 	struct in_addr addr; /* masked to source */
 	uint8_t source;	     /* 1..24 */
 };
+
+/* The cache side (iter_cache.c): what a client's lookup finds. */
 
 /* rsv_iter_client_ecs: the subnet to pass on for client who's query q (ecs
  * = yes), in e. 1, or 0 if none is (SOURCE 0, or TCP without ECS). */
