@@ -117,6 +117,7 @@ record = ns1 A $lab
 record = www CNAME edge.cdn.example.
 record = host A 198.19.9.1
 record = ns A $gl
+$(for i in $(seq 1 16); do printf 'record = big TXT "%0100d"\n' $i; done)
 EOF
 zone cdn $cdn <<EOF
 [zone cdn.example]
@@ -201,7 +202,7 @@ ip netns exec $ns_rsv bin/resolverd -c "$out/knobs.ini" -n knobs -e "$out/knobs.
 	-o "$out/knobs.csv" 2>"$out/knobs.resolverd.log" &
 pids+=($!)
 
-ip netns exec $ns_tree tcpdump -i ia-v1 -n -U --immediate-mode -s 0 -w "$out/tree.pcap" udp port 53 \
+ip netns exec $ns_tree tcpdump -i ia-v1 -n -U --immediate-mode -s 0 -w "$out/tree.pcap" port 53 \
 	2>"$out/tcpdump.log" &
 tcpdump_pid=$!
 
@@ -304,6 +305,16 @@ for i in $(seq 1 10); do
 	expect "t$i.two.example timed out on $two2, then asked of $two1" \
 		"$(queries $r_plain $two1 t$i.two.example)" 1
 done
+
+# ---- a truncated answer asked again over TCP, of the same server --------------------
+# (its 16 TXT records of 100 bytes do not fit the client's 1232 bytes either: TC)
+r=$(dq $r_plain +ignore big.lab.example TXT)
+expect "big.lab.example through resolverd" "$(status_of "$r") $(sed -n 's/^;; flags: \([a-z ]*\);.*/\1/p' <<<"$r")" \
+	"NOERROR qr tc rd ra"
+flush
+tcp_queries=$(tshark -r "$out/tree.pcap" -Y "tcp.dstport == 53 && ip.src == $r_plain && ip.dst == $lab && dns.flags.response == 0" \
+	-T fields -e dns.qry.name 2>/dev/null)
+expect "the TC answer asked again over TCP of lab.example's server" "$tcp_queries" big.lab.example
 
 # ---- a referral without glue: its server's name resolved first --------------------
 r=$(dq $r_plain www.glueless.example A)
