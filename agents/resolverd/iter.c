@@ -16,6 +16,7 @@ struct rsv_walk {
 	struct rsv_key client;		     /* the client's question, unscoped */
 	struct rsv_ecs ecs;		     /* the client's subnet, */
 	int has_ecs;			     /* if passed on */
+	uint8_t scope;			     /* the answer's: its most specific link's */
 	struct rsv_key goal[RSV_ITER_DEPTH]; /* [0] the client's (then CNAME targets) */
 	int depth;			     /* the goal being resolved */
 	struct rsv_key ask;		     /* the question of the current query */
@@ -82,10 +83,15 @@ static void rsv_iter_answer_waiters(struct rsv_pending *p, knot_pkt_t *const *li
 		if (q == NULL)
 			continue;
 		max = rsv_msg_max_size(q, wt->who.tcp);
-		if (n > 0)
-			rc = rsv_msg_answer_chain(q, links, ttls, n, stale, buf, max);
-		else
+		if (n > 0) {
+			struct rsv_msg_ecs echo;
+			int e = rsv_iter_echo(q, &echo, p->walk->scope);
+
+			rc = rsv_msg_answer_chain(q, links, ttls, n, stale, e ? &echo : NULL, buf,
+						  max);
+		} else {
 			rc = rsv_msg_error(q, q->wire, q->size, KNOT_RCODE_SERVFAIL, buf, max);
+		}
 		if (rc > 0)
 			rsv_srv_reply(in, &wt->who, buf, (size_t)rc);
 		if (n == 0)
@@ -344,8 +350,11 @@ static int rsv_iter_store(struct rsv_pending *p, const knot_pkt_t *r,
 	 * source sent */
 	if (w->has_ecs && rsv_iter_ecs(r, &addr, &source, &scope) && scope > 0 &&
 	    source == w->ecs.source && addr.s_addr == w->ecs.addr.s_addr &&
-	    rsv_iter_scoped_key(g, w->ecs.addr, scope < source ? scope : source, &key) == 0)
-		in->ecs_scopes |= 1u << (scope < source ? scope : source);
+	    rsv_iter_scoped_key(g, w->ecs.addr, scope < source ? scope : source, &key) == 0) {
+		in->ecs_scopes |= 1u << key.cls % 256;
+		if (key.cls % 256 > w->scope)
+			w->scope = (uint8_t)(key.cls % 256);
+	}
 	if (v->kind != RSV_ITER_NOSOA) {
 		if (rsv_cache_store(&in->cache, &key, kinds[v->kind], v->ttl, buf, (size_t)n,
 				    in->ctx->now, &e) == -1)

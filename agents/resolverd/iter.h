@@ -42,7 +42,8 @@
  * the name with a first label of the prefix's 8 hex digits and the class
  * 0xFF00 + prefix length (private use, RFC 6895; a client asking another
  * class than IN is refused when iterating), so queries of different
- * subnets do not coalesce.
+ * subnets do not coalesce. A client that sent ECS gets it back with the
+ * answer's scope (7.2.2).
  */
 #ifndef STEERLAB_RESOLVERD_ITER_H
 #define STEERLAB_RESOLVERD_ITER_H
@@ -52,6 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "msg.h"
 #include "resolver.h"
 
 #define RSV_ITER_MAX_QUERIES 32 /* per walk, every attempt counted */
@@ -110,6 +112,11 @@ void rsv_iter_free(struct rsv_pending *p);
 /* rsv_iter_zone: the zone cut p's current query is for, as text ("." for
  * the root), in buf. */
 const char *rsv_iter_zone(const struct rsv_pending *p, char *buf, size_t len);
+
+/* rsv_iter_echo: if the client's query q has an ECS option, the option to
+ * echo in its answer in echo: its address and source, scope (RFC 7871
+ * 7.2.2). 1, or 0 if q has none. */
+int rsv_iter_echo(const knot_pkt_t *q, struct rsv_msg_ecs *echo, uint8_t scope);
 
 /* rsv_iter_cached: the answer to q (plain key k, a client of subnet e or
  * NULL) from in's cache, the chain followed from k: every link fresh (stale = 0), or, after a

@@ -9,6 +9,16 @@
 #include "iter_msg.h"
 #include "msg.h"
 
+int rsv_iter_echo(const knot_pkt_t *q, struct rsv_msg_ecs *echo, uint8_t scope)
+{
+	uint8_t qscope;
+
+	if (!rsv_iter_ecs(q, &echo->addr, &echo->source, &qscope))
+		return 0;
+	echo->scope = scope;
+	return 1;
+}
+
 int rsv_iter_cached(struct rsv_inst *in, const knot_pkt_t *q, const struct rsv_key *k, int stale,
 		    const struct rsv_ecs *ecs, uint8_t *out, size_t max)
 {
@@ -16,6 +26,7 @@ int rsv_iter_cached(struct rsv_inst *in, const knot_pkt_t *q, const struct rsv_k
 	uint32_t ttls[RSV_ITER_CHAIN_MAX + 1];
 	knot_dname_storage_t target;
 	struct rsv_key cur = *k;
+	struct rsv_msg_ecs echo = {0};
 	int n = 0, any_stale = 0, rc = 0;
 
 	for (;;) {
@@ -44,11 +55,15 @@ int rsv_iter_cached(struct rsv_inst *in, const knot_pkt_t *q, const struct rsv_k
 			rc = -1;
 			goto out;
 		}
+		/* the answer's scope: its most specific link's */
+		if ((lk.cls & 0xff00) == RSV_ITER_ECS_CLASS && (lk.cls & 0xff) > echo.scope)
+			echo.scope = (uint8_t)(lk.cls & 0xff);
 		if (!rsv_iter_chain_next(links[n++], &cur, target))
 			break;
 		rsv_cache_key(&cur, target, knot_dname_size(target), k->type, k->cls);
 	}
-	rc = rsv_msg_answer_chain(q, links, ttls, n, any_stale, out, max);
+	rc = rsv_msg_answer_chain(q, links, ttls, n, any_stale,
+				  rsv_iter_echo(q, &echo, echo.scope) ? &echo : NULL, out, max);
 	if (rc == 0)
 		rc = -1;
 out:

@@ -177,8 +177,23 @@ out:
 	return rc;
 }
 
+/* rsv_msg_opt_ecs: the ECS option e added to opt */
+static int rsv_msg_opt_ecs(knot_rrset_t *opt, const struct rsv_msg_ecs *e)
+{
+	uint8_t o[8];
+	uint32_t a = ntohl(e->addr.s_addr);
+	uint16_t len = (uint16_t)(4 + (e->source + 7) / 8);
+
+	o[0] = 0, o[1] = 1, o[2] = e->source, o[3] = e->scope; /* FAMILY 1: IPv4 */
+	for (int i = 0; i < 4; i++)
+		o[4 + i] = (uint8_t)(a >> (24 - 8 * i));
+	return knot_edns_add_option(opt, KNOT_EDNS_OPTION_CLIENT_SUBNET, len, o, NULL) == KNOT_EOK
+		   ? 0
+		   : -1;
+}
+
 int rsv_msg_answer_chain(const knot_pkt_t *q, knot_pkt_t *const *links, const uint32_t *ttls, int n,
-			 int stale, uint8_t *out, size_t max)
+			 int stale, const struct rsv_msg_ecs *ecs, uint8_t *out, size_t max)
 {
 	static const knot_section_t sections[] = {KNOT_ANSWER, KNOT_AUTHORITY, KNOT_ADDITIONAL};
 	int has_opt = knot_pkt_has_edns(q), rc = -1, full = 0;
@@ -191,8 +206,9 @@ int rsv_msg_answer_chain(const knot_pkt_t *q, knot_pkt_t *const *links, const ui
 	if ((r = rsv_msg_begin(q, out, max)) == NULL)
 		return -1;
 	knot_wire_set_rcode(r->wire, knot_wire_get_rcode(links[n - 1]->wire));
-	if (has_opt && (rsv_msg_opt(&opt, stale) == -1 ||
-			knot_pkt_reserve(r, (uint16_t)knot_edns_wire_size(&opt)) != KNOT_EOK))
+	if (has_opt &&
+	    (rsv_msg_opt(&opt, stale) == -1 || (ecs != NULL && rsv_msg_opt_ecs(&opt, ecs) == -1) ||
+	     knot_pkt_reserve(r, (uint16_t)knot_edns_wire_size(&opt)) != KNOT_EOK))
 		goto out;
 	for (int s = 0; s < 3 && !full; s++) {
 		if (knot_pkt_begin(r, sections[s]) != KNOT_EOK)

@@ -365,6 +365,13 @@ expect "ECS: the subnets cdn.example saw" "$(tshark -r "$out/tree.pcap" \
 	-Y "dns.flags.response == 0 && ip.src == $r_ecs && ip.dst == $cdn" \
 	-T fields -e dns.opt.client.addr4 -e dns.opt.client.netmask 2>/dev/null | sort | paste -sd' ')" \
 	"198.18.210.0	24 198.18.211.0	24"
+# a client's own ECS wins over its address, and is echoed with the answer's scope
+r=$(ip netns exec $ns_rsv dig @$r_ecs -b $client_c +subnet=198.18.210.0/24 +time=3 +tries=1 geo.cdn.example A)
+expect "ECS: the client's own subnet, from the cache, echoed with scope 24" \
+	"$(answer_of "$r" | awk '{ print $4 }') $(sed -n 's/^; CLIENT-SUBNET: //p' <<<"$r")" \
+	"198.19.1.1 198.18.210.0/24/24"
+flush
+expect "ECS: still asked geo once per /24" "$(queries $r_ecs $cdn geo.cdn.example)" 2
 r=$(dq $r_plain +subnet=198.18.210.0/24 geo.cdn.example A)
 expect "no ECS passed on without ecs = yes: the default" "$(answer_of "$r" | awk '{ print $4 }')" 198.19.3.1
 

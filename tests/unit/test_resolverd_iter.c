@@ -583,6 +583,49 @@ static void test_ecs_scopes(void **state)
 	assert_int_equal(l.result, RSV_HIT);
 }
 
+static void test_ecs_echo(void **state)
+{
+	struct inst_fixture *f = *state;
+	struct rsv_key k, ka;
+	struct rsv_ecs a = {.source = 24};
+	struct built q;
+	uint8_t out[RSV_UDP_MAX], source, scope;
+	const uint8_t msg[KNOT_WIRE_HEADER_SIZE] = {0};
+	struct in_addr got;
+	knot_pkt_t *ans;
+	int n;
+
+	inet_pton(AF_INET, "198.18.210.0", &a.addr);
+	key(&k, "geo.cdn.example.", KNOT_RRTYPE_A);
+	assert_int_equal(rsv_iter_scoped_key(&k, a.addr, 20, &ka), 0);
+	assert_int_equal(
+	    rsv_cache_store(&f->in.cache, &ka, RSV_POSITIVE, 60, msg, sizeof(msg), T0, NULL), 0);
+	f->in.ecs_scopes |= 1u << 20;
+	/* a client that sent 198.18.210.0/24 gets it back with the scope, 20 */
+	n = rsv_iter_query(&k, 9, &a.addr, 24, q.wire, sizeof(q.wire));
+	q.pkt = rsv_msg_parse(q.wire, (size_t)n);
+	assert_non_null(q.pkt);
+	n = rsv_iter_cached(&f->in, q.pkt, &k, 0, &a, out, sizeof(out));
+	assert_true(n > 0);
+	ans = rsv_msg_parse(out, (size_t)n);
+	assert_non_null(ans);
+	assert_int_equal(rsv_iter_ecs(ans, &got, &source, &scope), 1);
+	assert_int_equal(got.s_addr, a.addr.s_addr);
+	assert_int_equal(source, 24);
+	assert_int_equal(scope, 20);
+	knot_pkt_free(ans);
+	drop(&q);
+	/* one that sent none gets none */
+	n = rsv_iter_query(&k, 9, NULL, 0, q.wire, sizeof(q.wire));
+	q.pkt = rsv_msg_parse(q.wire, (size_t)n);
+	n = rsv_iter_cached(&f->in, q.pkt, &k, 0, &a, out, sizeof(out));
+	ans = rsv_msg_parse(out, (size_t)n);
+	assert_non_null(ans);
+	assert_int_equal(rsv_iter_ecs(ans, &got, &source, &scope), 0);
+	knot_pkt_free(ans);
+	drop(&q);
+}
+
 static void test_client_ecs(void **state)
 {
 	struct rsv_client udp = {.tcp = 0}, tcp = {.tcp = 1};
@@ -614,6 +657,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_chain_cached, inst_setup, inst_teardown),
 	    cmocka_unit_test_setup_teardown(test_nxdomain_cached, inst_setup, inst_teardown),
 	    cmocka_unit_test_setup_teardown(test_ecs_scopes, inst_setup, inst_teardown),
+	    cmocka_unit_test_setup_teardown(test_ecs_echo, inst_setup, inst_teardown),
 	    cmocka_unit_test(test_client_ecs),
 	};
 
