@@ -30,6 +30,7 @@ struct rsv_walk {
 	size_t link_len[RSV_ITER_CHAIN_MAX + 1];
 	uint32_t link_ttl[RSV_ITER_CHAIN_MAX + 1];
 	knot_dname_storage_t bad[RSV_ITER_NS_MAX]; /* NS names that did not resolve */
+	knot_dname_storage_t climbed;		   /* the last cut left for its parent */
 	int nbad;
 };
 
@@ -189,7 +190,7 @@ static int rsv_iter_is_bad(const struct rsv_walk *w, const knot_dname_t *name)
  * whose servers can be reached (glue expired, or their names inside it
  * or being resolved) gives way to its parent, which refers again; no cut
  * known: the root hints. */
-static void rsv_iter_servers(struct rsv_pending *p)
+static int rsv_iter_servers(struct rsv_pending *p)
 {
 	struct rsv_walk *w = p->walk;
 	struct rsv_inst *in = p->inst;
@@ -210,7 +211,7 @@ static void rsv_iter_servers(struct rsv_pending *p)
 				w->srv[i] = (struct sockaddr_in){.sin_family = AF_INET,
 								 .sin_port = htons(53),
 								 .sin_addr = s.addr[i]};
-			return;
+			return 0;
 		}
 		/* no glue: resolve a server's name, unless it is inside the
 		 * cut (it cannot be without glue) */
@@ -227,12 +228,17 @@ static void rsv_iter_servers(struct rsv_pending *p)
 		if (!pushed) {
 			const knot_dname_t *parent = knot_wire_next_label(s.cut, NULL);
 
+			/* the parent referred here again, to no avail: a loop */
+			if (w->climbed[0] != 0 && knot_dname_is_equal(w->climbed, s.cut))
+				return -1;
+			memcpy(w->climbed, s.cut, knot_dname_size(s.cut));
 			memmove(from, parent, knot_dname_size(parent));
 		}
 	}
 	w->zone[0] = 0;
 	w->nsrv = conf->nroot;
 	memcpy(w->srv, conf->root, (size_t)conf->nroot * sizeof(conf->root[0]));
+	return 0;
 }
 
 /* rsv_iter_set_ask: the question of the step: the goal, or with
@@ -261,7 +267,8 @@ static int rsv_iter_step(struct rsv_pending *p)
 
 	if (w->queries >= RSV_ITER_MAX_QUERIES)
 		return rsv_iter_fail(p);
-	rsv_iter_servers(p);
+	if (rsv_iter_servers(p) == -1)
+		return rsv_iter_fail(p);
 	w->qlabels = (unsigned)knot_dname_labels(w->zone, NULL) + 1;
 	rsv_iter_set_ask(p);
 	rsv_up_new_id(p);
@@ -318,7 +325,12 @@ int rsv_iter_start(struct rsv_pending *p)
 		rsv_cache_key(&w->goal[0], target, knot_dname_size(target), p->key.type,
 			      p->key.cls);
 	}
-	rsv_iter_step(p);
+	if (rsv_iter_step(p) == RSV_ITER_DONE) {
+		/* no server to ask: failed at the next tick, once the client
+		 * waits on it */
+		w->depth = 0;
+		rsv_up_fail_soon(p);
+	}
 	return 0;
 }
 
@@ -459,6 +471,10 @@ int rsv_iter_attempt_failed(struct rsv_pending *p)
 	const struct rsv_conf *conf = p->inst->ctx->conf;
 
 	rsv_up_unqueue(p);
+	if (p->doomed) {
+		w->depth = 0;
+		return rsv_iter_fail(p);
+	}
 	if (p->attempt <= conf->retries && w->queries < RSV_ITER_MAX_QUERIES) {
 		p->attempt++;
 		p->tcp = 0;

@@ -290,6 +290,25 @@ struct rsv_pending *rsv_up_start(struct rsv_inst *in, const struct rsv_key *k,
 	return p;
 }
 
+void rsv_up_fail_soon(struct rsv_pending *p)
+{
+	struct rsv_upstream *u = &p->inst->ctx->up;
+
+	rsv_queue_remove(u, p);
+	p->doomed = 1;
+	p->logged = 1;
+	p->deadline = p->inst->ctx->now;
+	/* every deadline in the queue is now or later: first keeps the order */
+	p->queued = 1;
+	p->q_prev = NULL;
+	p->q_next = u->q_head;
+	if (u->q_head)
+		u->q_head->q_prev = p;
+	else
+		u->q_tail = p;
+	u->q_head = p;
+}
+
 void rsv_up_new_id(struct rsv_pending *p)
 {
 	struct rsv_inst *in = p->inst;
@@ -457,7 +476,8 @@ void rsv_up_tick(struct rsv_ctx *ctx)
 	while (u->q_head && u->q_head->deadline <= ctx->now) {
 		struct rsv_pending *p = u->q_head;
 
-		p->inst->n.upstream_timeouts++;
+		if (!p->doomed)
+			p->inst->n.upstream_timeouts++;
 		if (!p->logged)
 			rsv_stats_attempt(ctx, p, "timeout", -1, 0);
 		p->logged = 1;

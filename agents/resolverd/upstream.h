@@ -54,6 +54,7 @@ struct rsv_pending {
 	int upstream;	  /* forward: the index of to in the upstream list */
 	int tcp;	  /* the current attempt is over TCP */
 	int logged;	  /* the current attempt's fate is written */
+	int doomed;	  /* rsv_up_fail_soon: no attempt, a failure */
 	int64_t sent_mono, sent_real, deadline;
 	struct rsv_fd tcp_fd; /* fd -1 unless over TCP */
 	uint8_t *tcp_buf;     /* the query to write, then the answer read */

@@ -42,6 +42,11 @@ void rsv_up_new_id(struct rsv_pending *p);
  * queue, its TCP connection (if any) closed. */
 void rsv_up_unqueue(struct rsv_pending *p);
 
+/* rsv_up_fail_soon: p, whose walk could not even start, fails at the next
+ * tick (its waiters are not there yet): first in the deadline queue, its
+ * deadline now, neither counted nor written as a timeout. */
+void rsv_up_fail_soon(struct rsv_pending *p);
+
 /* rsv_up_answer: r (wire/len) answers p's question. */
 void rsv_up_answer(struct rsv_pending *p, const knot_pkt_t *r, const uint8_t *wire, size_t len);
 
