@@ -81,9 +81,9 @@ int rsv_iter_scoped_key(const struct rsv_key *k, struct in_addr addr, uint8_t sc
 			struct rsv_key *out);
 
 /* rsv_iter_lookup: what in's cache holds for k and a client of subnet e
- * (NULL: no ECS): the scoped entries first, then the plain one. The key of
- * what was found, or for a miss the key to resolve it under (scoped to e's
- * source), in lk. */
+ * (NULL: no ECS): the scoped entries first, then the plain one, then an
+ * expired scoped one. The key of the entry found (k if none), in lk. A miss
+ * is resolved under k scoped to e's source (rsv_iter_scoped_key). */
 void rsv_iter_lookup(struct rsv_inst *in, const struct rsv_key *k, const struct rsv_ecs *e,
 		     struct rsv_lookup *l, struct rsv_key *lk);
 

@@ -114,6 +114,9 @@ int rsv_iter_scoped_key(const struct rsv_key *k, struct in_addr addr, uint8_t sc
 void rsv_iter_lookup(struct rsv_inst *in, const struct rsv_key *k, const struct rsv_ecs *e,
 		     struct rsv_lookup *l, struct rsv_key *lk)
 {
+	struct rsv_key expired;
+	int have_expired = 0;
+
 	for (int s = e ? e->source : 0; s > 0; s--) {
 		if (!(in->ecs_scopes & (1u << s)) ||
 		    rsv_iter_scoped_key(k, e->addr, (uint8_t)s, lk))
@@ -121,9 +124,17 @@ void rsv_iter_lookup(struct rsv_inst *in, const struct rsv_key *k, const struct 
 		rsv_cache_lookup(&in->cache, lk, in->ctx->now, l);
 		if (l->result == RSV_HIT || l->result == RSV_STALE)
 			return;
+		if (l->result == RSV_EXPIRED && !have_expired) {
+			expired = *lk; /* refreshed, or answered stale, under its scope */
+			have_expired = 1;
+		}
 	}
 	rsv_cache_lookup(&in->cache, k, in->ctx->now, l);
 	*lk = *k;
-	if (l->result != RSV_HIT && l->result != RSV_STALE && e)
-		(void)rsv_iter_scoped_key(k, e->addr, e->source, lk);
+	if (l->result == RSV_HIT || l->result == RSV_STALE)
+		return;
+	if (l->result == RSV_MISS && have_expired) {
+		*lk = expired;
+		rsv_cache_lookup(&in->cache, lk, in->ctx->now, l);
+	}
 }

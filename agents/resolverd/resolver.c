@@ -78,8 +78,8 @@ size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
 			const struct rsv_client *who, uint8_t *out, size_t max)
 {
 	struct rsv_lookup l;
-	struct rsv_key k, lk;
-	const struct rsv_key *kp; /* the key found, or to resolve under */
+	struct rsv_key k, lk, pk;
+	const struct rsv_key *kp, *hk; /* the key to resolve under; of the entry found */
 	struct rsv_ecs ecs, *e = NULL;
 	uint8_t *copy;
 	knot_pkt_t *q = rsv_msg_parse_query(wire, len, &copy);
@@ -113,10 +113,13 @@ size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
 		if (in->ctx->conf->ecs && rsv_iter_client_ecs(q, who, &ecs))
 			e = &ecs;
 		rsv_iter_lookup(in, &k, e, &l, &lk);
-		kp = &lk;
+		if (e == NULL || rsv_iter_scoped_key(&k, e->addr, e->source, &pk) == -1)
+			pk = k;
+		kp = &pk;
+		hk = &lk;
 	} else {
 		rsv_cache_lookup(&in->cache, &k, in->ctx->now, &l);
-		kp = &k;
+		kp = hk = &k;
 	}
 	switch (l.result) {
 	case RSV_HIT:
@@ -131,8 +134,8 @@ size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
 		if (l.entry->kind != RSV_POSITIVE)
 			in->n.negative_hits++;
 		n = (size_t)rc;
-		if (l.prefetch && rsv_up_find(in, kp) == NULL &&
-		    rsv_up_start(in, kp, RSV_REASON_PREFETCH) != NULL)
+		if (l.prefetch && rsv_up_find(in, hk) == NULL &&
+		    rsv_up_start(in, hk, RSV_REASON_PREFETCH) != NULL)
 			in->n.prefetches++;
 		break;
 	case RSV_STALE:

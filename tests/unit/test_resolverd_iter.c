@@ -548,14 +548,16 @@ static void test_ecs_scopes(void **state)
 	inet_pton(AF_INET, "198.18.211.0", &c.addr);
 	inet_pton(AF_INET, "198.18.0.0", &wide.addr);
 	key(&k, "geo.cdn.example.", KNOT_RRTYPE_A);
-	/* a miss is resolved under the key scoped to the client's /24, so two
-	 * subnets do not wait on one query */
 	rsv_iter_lookup(&f->in, &k, &a, &l, &lk);
 	assert_int_equal(l.result, RSV_MISS);
+	/* a miss is resolved under the key scoped to the client's /24: a
+	 * first label of its 8 hex digits, class 0xFF00 + 24; so two subnets
+	 * do not wait on one query */
 	assert_int_equal(rsv_iter_scoped_key(&k, a.addr, 24, &ka), 0);
-	assert_int_equal(lk.len, ka.len);
-	assert_memory_equal(lk.name, ka.name, ka.len);
-	assert_int_equal(lk.cls, ka.cls);
+	assert_int_equal(ka.len, k.len + 9);
+	assert_memory_equal(ka.name, "\010c612d200", 9);
+	assert_memory_equal(ka.name + 9, k.name, k.len);
+	assert_int_equal(ka.cls, 0xff18);
 	assert_int_equal(rsv_iter_scoped_key(&k, c.addr, 24, &kc), 0);
 	assert_memory_not_equal(ka.name, kc.name, ka.len);
 	/* answers of scope 24 for each subnet */
@@ -581,6 +583,11 @@ static void test_ecs_scopes(void **state)
 	assert_int_equal(lk.cls, KNOT_CLASS_IN);
 	rsv_iter_lookup(&f->in, &k, NULL, &l, &lk);
 	assert_int_equal(l.result, RSV_HIT);
+	/* once all expired: the scoped entry, to refresh or answer stale */
+	f->ctx.now = T0 + 60 * NSEC_PER_SEC;
+	rsv_iter_lookup(&f->in, &k, &a, &l, &lk);
+	assert_int_equal(l.result, RSV_EXPIRED);
+	assert_int_equal(lk.cls, KNOT_CLASS_IN); /* the plain one comes first */
 }
 
 static void test_ecs_echo(void **state)
