@@ -23,7 +23,10 @@
  *
  * A cut whose servers have no address (no glue) gets them resolved first,
  * as a goal of its own, two levels deep at most; an NS name inside the cut
- * it serves cannot be resolved without glue and is skipped. With
+ * it serves cannot be resolved without glue and is skipped. A cut none of
+ * whose servers can be reached gives way to its parent, which refers
+ * again; if it refers to the same cut, still unreachable, the goal fails
+ * (a loop). With
  * qname_minimisation (RFC 9156) a step below the cut asks only one more
  * label, with QTYPE A, until the full name is reached or a referral comes.
  * No walk sends more than RSV_ITER_MAX_QUERIES queries (retries counted),
