@@ -332,6 +332,7 @@ bench-load:
 #   authd              authd's response function and health-report parser
 #   resolverd-answer   resolverd's handling of upstream answers
 #   resolverd-query    resolverd's handling of client queries
+#   resolverd-walk     resolverd's walk on the servers' answers when iterating
 #   topology           the topology parser, and its printed form parsed back
 #   pcap               the capture reader against libpcap on the same bytes
 #   events             the JSON Lines events reader
@@ -349,15 +350,16 @@ FUZZ_SECONDS ?= 30
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab -Iprobes/clocks -I. \
 	$(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
-FUZZ_TARGETS := authd resolverd-answer resolverd-query topology pcap events requests
+FUZZ_TARGETS := authd resolverd-answer resolverd-query resolverd-walk topology pcap events requests
 
 FUZZ_SRC_authd := $(filter-out agents/authd/authd.c agents/authd/net.c,$(wildcard agents/authd/*.c))
 # resolverd without its sockets: tests/fuzz/resolverd_env.c stands in for
 # server.c, upstream_tcp.c and the loop
-FUZZ_RSV_SRC := tests/fuzz/resolverd_env.c $(addprefix agents/resolverd/,msg.c cache.c \
+FUZZ_RSV_SRC := tests/fuzz/resolverd_env.c $(addprefix agents/resolverd/,msg.c cache.c iter.c iter_cache.c iter_msg.c deleg.c \
 	resolver.c upstream.c stats.c)
 FUZZ_SRC_resolverd-answer := $(FUZZ_RSV_SRC)
 FUZZ_SRC_resolverd-query := $(FUZZ_RSV_SRC)
+FUZZ_SRC_resolverd-walk := $(FUZZ_RSV_SRC)
 # as `steerlab check` loads it: authd's and resolverd's parsers check the
 # DNS sections
 FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_bgp.c topology_check.c topology_keys.c \

@@ -2,9 +2,10 @@
  * resolverd's configuration file (docs/resolverd.md): an INI file read
  * with the lab's INI front-end (lib/inifile.h).
  *
- *   [resolverd]            the process: upstream, timeout, retries, port,
- *                          tcp, stats_interval, max_pending; and the
- *                          default of every cache key
+ *   [resolverd]            the process: mode, upstream (forward) or root,
+ *                          qname_minimisation and ecs (iterate), timeout,
+ *                          retries, port, tcp, stats_interval, max_pending;
+ *                          and the default of every cache key
  *   [resolver NAME]        one cache: address, and any cache key
  *   [resolvers PREFIX]     count caches PREFIX1..PREFIXcount at
  *                          first_address and the addresses after it
@@ -38,14 +39,24 @@ struct rsv_inst_conf {
 	int line;		    /* its section header */
 };
 
+enum rsv_mode {
+	RSV_MODE_FORWARD, /* every miss asked of the upstream(s) */
+	RSV_MODE_ITERATE, /* every miss walked from the root hints (iter.h) */
+};
+
 struct rsv_conf {
-	struct sockaddr_in upstream[RSV_UPSTREAM_MAX];
+	enum rsv_mode mode;
+	struct sockaddr_in upstream[RSV_UPSTREAM_MAX]; /* forward */
 	int nupstream;
-	int64_t timeout_ns; /* one upstream attempt */
-	unsigned retries;   /* attempts after the first */
-	uint16_t port;	    /* the resolvers listen on */
-	int tcp;	    /* also listen on TCP */
-	int64_t stats_ns;   /* resolver_stats period */
+	struct sockaddr_in root[RSV_UPSTREAM_MAX]; /* iterate: the root hints */
+	int nroot;
+	int qname_minimisation; /* iterate: RFC 9156 */
+	int ecs;		/* iterate: pass the client's subnet on (RFC 7871) */
+	int64_t timeout_ns;	/* one upstream attempt */
+	unsigned retries;	/* attempts after the first */
+	uint16_t port;		/* the resolvers listen on */
+	int tcp;		/* also listen on TCP */
+	int64_t stats_ns;	/* resolver_stats period */
 	unsigned max_pending;
 	struct rsv_cache_cfg defaults;
 	struct rsv_inst_conf *inst;

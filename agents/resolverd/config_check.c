@@ -82,6 +82,37 @@ static void rsv_check_ttls(struct rsv_parse *p, const struct rsv_sect *s,
 		       rsv_conf_sect_label(s, label, sizeof(label)), cfg->min_ttl, cfg->max_ttl);
 }
 
+/* rsv_check_mode: the keys of the mode are there, those of the other mode
+ * are not (main: the [resolverd] section, or NULL). */
+static void rsv_check_mode(struct rsv_parse *p, const struct rsv_sect *main)
+{
+	static const char *const iterate_only[] = {"root", "qname_minimisation", "ecs"};
+	const char *mode = p->c->mode == RSV_MODE_ITERATE ? "iterate" : "forward";
+	int line = main ? main->line : 0, k;
+
+	if (p->c->mode == RSV_MODE_FORWARD) {
+		for (size_t i = 0; i < sizeof(iterate_only) / sizeof(iterate_only[0]); i++)
+			if (main && main->where[k = rsv_key_index(iterate_only[i])])
+				rsv_conf_error(p, main->where[k],
+					       "[resolverd]: '%s' applies only with mode = iterate",
+					       iterate_only[i]);
+		if (p->c->nupstream == 0)
+			rsv_conf_error(p, line,
+				       "[resolverd]: 'upstream' is required: the authoritative "
+				       "server(s), ADDR[:PORT] ...");
+		return;
+	}
+	if (main && main->where[k = rsv_key_index("upstream")])
+		rsv_conf_error(p, main->where[k],
+			       "[resolverd]: 'upstream' applies only with mode = forward (mode = "
+			       "%s walks from 'root')",
+			       mode);
+	if (p->c->nroot == 0)
+		rsv_conf_error(p, line,
+			       "[resolverd]: 'root' is required with mode = iterate: the lab's "
+			       "root server(s), ADDR[:PORT] ...");
+}
+
 /* rsv_add: one resolver from section s. 0, or -1 (reported). */
 static int rsv_add(struct rsv_parse *p, const struct rsv_sect *s, const char *name,
 		   struct in_addr addr, const struct rsv_cache_cfg *cfg)
@@ -191,7 +222,15 @@ static void rsv_check_unique(struct rsv_parse *p)
 				       x->line);
 	}
 	free(idx);
-	for (int i = 0; i < c->ninst; i++)
+	for (int i = 0; i < c->ninst; i++) {
+		for (int u = 0; u < c->nroot; u++)
+			if (c->inst[i].addr.s_addr == c->root[u].sin_addr.s_addr &&
+			    ntohs(c->root[u].sin_port) == c->port)
+				rsv_conf_error(
+				    p, c->inst[i].line,
+				    "%s: listens on a root server's address and port %s:%u",
+				    c->inst[i].name,
+				    inet_ntop(AF_INET, &c->inst[i].addr, a, sizeof(a)), c->port);
 		for (int u = 0; u < c->nupstream; u++)
 			if (c->inst[i].addr.s_addr == c->upstream[u].sin_addr.s_addr &&
 			    ntohs(c->upstream[u].sin_port) == c->port)
@@ -200,6 +239,7 @@ static void rsv_check_unique(struct rsv_parse *p)
 				    "%s: listens on the upstream's address and port %s:%u",
 				    c->inst[i].name,
 				    inet_ntop(AF_INET, &c->inst[i].addr, a, sizeof(a)), c->port);
+	}
 }
 
 /* rsv_spread: phase = spread gives the k-th of the M resolvers so set the
@@ -224,7 +264,8 @@ void rsv_conf_finish(struct rsv_parse *p)
 {
 	struct rsv_conf *c = p->c;
 	struct rsv_cache_cfg builtin, cfg;
-	int kaddr = rsv_key_index("address"), main_line = 0, any = 0;
+	int kaddr = rsv_key_index("address"), any = 0;
+	const struct rsv_sect *main = NULL;
 	char label[RSV_NAME_MAX + 32];
 
 	rsv_conf_defaults(&builtin);
@@ -232,14 +273,11 @@ void rsv_conf_finish(struct rsv_parse *p)
 	for (int i = 0; i < p->nsects; i++) {
 		if (p->sects[i].kind != RSV_SECT_MAIN)
 			continue;
-		main_line = p->sects[i].line;
+		main = &p->sects[i];
 		rsv_effective(&p->sects[i], &builtin, &c->defaults);
 		rsv_check_ttls(p, &p->sects[i], &c->defaults);
 	}
-	if (c->nupstream == 0)
-		rsv_conf_error(p, main_line,
-			       "[resolverd]: 'upstream' is required: the authoritative "
-			       "server(s), ADDR[:PORT] ...");
+	rsv_check_mode(p, main);
 	for (int i = 0; i < p->nsects; i++) {
 		const struct rsv_sect *s = &p->sects[i];
 

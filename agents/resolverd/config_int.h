@@ -29,6 +29,8 @@ enum rsv_ktype {
 	RSV_K_PREFETCH,	 /* unsigned percent, 0 = off */
 	RSV_K_PHASE,	 /* enum rsv_phase + phase_frac / phase_ns */
 	RSV_K_UPSTREAMS, /* struct rsv_conf's upstream list */
+	RSV_K_ROOTS,	 /* struct rsv_conf's root hints */
+	RSV_K_MODE,	 /* enum rsv_mode */
 	RSV_K_PORT,	 /* uint16_t */
 	RSV_K_ADDR,	 /* struct in_addr */
 };

@@ -16,7 +16,11 @@
 #define SK(field) offsetof(struct rsv_sect, field)
 
 static const struct rsv_ckey rsv_keys[] = {
+    {"mode", RSV_K_MODE, RSV_KS_PROCESS, PK(mode), 0, 0},
     {"upstream", RSV_K_UPSTREAMS, RSV_KS_PROCESS, 0, 0, 0},
+    {"root", RSV_K_ROOTS, RSV_KS_PROCESS, 0, 0, 0},
+    {"qname_minimisation", RSV_K_BOOL, RSV_KS_PROCESS, PK(qname_minimisation), 0, 1},
+    {"ecs", RSV_K_BOOL, RSV_KS_PROCESS, PK(ecs), 0, 1},
     {"timeout", RSV_K_DURATION, RSV_KS_PROCESS, PK(timeout_ns), NSEC_PER_MSEC, 0},
     {"retries", RSV_K_UINT, RSV_KS_PROCESS, PK(retries), 0, 10},
     {"port", RSV_K_PORT, RSV_KS_PROCESS, PK(port), 1, 65535},
@@ -154,21 +158,32 @@ static int rsv_parse_prefetch(const char *s, unsigned *pct)
 	return 0;
 }
 
-static int rsv_parse_upstreams(struct rsv_conf *c, const char *s)
+/* rsv_parse_addrs: 1 to RSV_UPSTREAM_MAX ADDR[:PORT] into list, *n. */
+static int rsv_parse_addrs(const char *s, struct sockaddr_in *list, int *n)
 {
 	char buf[512], *save, *tok;
 
 	if (strlen(s) >= sizeof(buf))
 		return -1;
 	strcpy(buf, s);
-	c->nupstream = 0;
+	*n = 0;
 	for (tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
-		if (c->nupstream == RSV_UPSTREAM_MAX ||
-		    parse_addr_port(tok, 53, &c->upstream[c->nupstream]) == -1)
+		if (*n == RSV_UPSTREAM_MAX || parse_addr_port(tok, 53, &list[*n]) == -1)
 			return -1;
-		c->nupstream++;
+		(*n)++;
 	}
-	return c->nupstream ? 0 : -1;
+	return *n ? 0 : -1;
+}
+
+static int rsv_parse_mode(const char *s, enum rsv_mode *m)
+{
+	if (strcmp(s, "forward") == 0)
+		*m = RSV_MODE_FORWARD;
+	else if (strcmp(s, "iterate") == 0)
+		*m = RSV_MODE_ITERATE;
+	else
+		return -1;
+	return 0;
 }
 
 static int rsv_parse_addr(const char *s, struct in_addr *a)
@@ -208,9 +223,12 @@ static const char *rsv_expected(const struct rsv_ckey *k, char *buf, size_t len)
 		return "none, spread, a percentage of the TTL below 100% such as 25%, "
 		       "or a duration with its unit such as 7s";
 	case RSV_K_UPSTREAMS:
+	case RSV_K_ROOTS:
 		snprintf(buf, len, "1 to %d IPv4 ADDR[:PORT] separated by spaces",
 			 RSV_UPSTREAM_MAX);
 		return buf;
+	case RSV_K_MODE:
+		return "forward or iterate";
 	case RSV_K_PORT:
 		return "a port from 1 to 65535";
 	case RSV_K_ADDR:
@@ -247,7 +265,11 @@ static int rsv_parse_value(struct rsv_conf *c, struct rsv_sect *s, const struct 
 	case RSV_K_PHASE:
 		return rsv_parse_phase(v, &s->cache);
 	case RSV_K_UPSTREAMS:
-		return rsv_parse_upstreams(c, v);
+		return rsv_parse_addrs(v, c->upstream, &c->nupstream);
+	case RSV_K_ROOTS:
+		return rsv_parse_addrs(v, c->root, &c->nroot);
+	case RSV_K_MODE:
+		return rsv_parse_mode(v, dst);
 	case RSV_K_PORT:
 		if (rsv_parse_uint(v, 1, 65535, &u) == -1)
 			return -1;
@@ -377,11 +399,18 @@ void rsv_conf_print(const struct rsv_conf *c, FILE *out)
 {
 	char d1[32], d2[32], addr[INET_ADDRSTRLEN];
 
-	fprintf(out, "[resolverd]\nupstream =");
-	for (int i = 0; i < c->nupstream; i++)
-		fprintf(out, " %s:%u",
-			inet_ntop(AF_INET, &c->upstream[i].sin_addr, addr, sizeof(addr)),
-			ntohs(c->upstream[i].sin_port));
+	const struct sockaddr_in *list = c->mode == RSV_MODE_ITERATE ? c->root : c->upstream;
+	int n = c->mode == RSV_MODE_ITERATE ? c->nroot : c->nupstream;
+
+	fprintf(out,
+		"[resolverd]\nmode = %s\n%s =", c->mode == RSV_MODE_ITERATE ? "iterate" : "forward",
+		c->mode == RSV_MODE_ITERATE ? "root" : "upstream");
+	for (int i = 0; i < n; i++)
+		fprintf(out, " %s:%u", inet_ntop(AF_INET, &list[i].sin_addr, addr, sizeof(addr)),
+			ntohs(list[i].sin_port));
+	if (c->mode == RSV_MODE_ITERATE)
+		fprintf(out, "\nqname_minimisation = %s\necs = %s",
+			c->qname_minimisation ? "yes" : "no", c->ecs ? "yes" : "no");
 	fprintf(out,
 		"\ntimeout = %s\nretries = %u\nport = %u\ntcp = %s\nstats_interval = %s\n"
 		"max_pending = %u\n",

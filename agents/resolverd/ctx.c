@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "deleg.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -53,13 +54,16 @@ int rsv_ctx_open(struct rsv_ctx *ctx, const struct rsv_conf *conf, int nfd, stru
 	}
 	for (int i = 0; i < conf->ninst; i++) {
 		struct rsv_inst *in = &ctx->inst[i];
+		struct rsv_cache_cfg dcfg;
 
 		in->ctx = ctx;
 		in->index = i;
 		in->conf = &conf->inst[i];
 		in->udp.fd = in->tcp.fd = in->up.fd = -1;
 		ctx->ninst = i + 1;
-		if (rsv_cache_init(&in->cache, &in->conf->cache) == -1) {
+		rsv_deleg_cfg(&dcfg, &in->conf->cache);
+		if (rsv_cache_init(&in->cache, &in->conf->cache) == -1 ||
+		    (conf->mode == RSV_MODE_ITERATE && rsv_cache_init(&in->deleg, &dcfg) == -1)) {
 			log_warn("%s: calloc", __func__);
 			return -1;
 		}
@@ -83,6 +87,7 @@ void rsv_ctx_close(struct rsv_ctx *ctx)
 		if (in->up.fd != -1)
 			close(in->up.fd);
 		rsv_cache_free(&in->cache);
+		rsv_cache_free(&in->deleg);
 	}
 	free(ctx->inst);
 	ctx->inst = NULL;

@@ -177,6 +177,74 @@ out:
 	return rc;
 }
 
+/* rsv_msg_opt_ecs: the ECS option e added to opt */
+static int rsv_msg_opt_ecs(knot_rrset_t *opt, const struct rsv_msg_ecs *e)
+{
+	uint8_t o[8];
+	uint32_t a = ntohl(e->addr.s_addr);
+	uint16_t len = (uint16_t)(4 + (e->source + 7) / 8);
+
+	o[0] = 0, o[1] = 1, o[2] = e->source, o[3] = e->scope; /* FAMILY 1: IPv4 */
+	for (int i = 0; i < 4; i++)
+		o[4 + i] = (uint8_t)(a >> (24 - 8 * i));
+	return knot_edns_add_option(opt, KNOT_EDNS_OPTION_CLIENT_SUBNET, len, o, NULL) == KNOT_EOK
+		   ? 0
+		   : -1;
+}
+
+int rsv_msg_answer_chain(const knot_pkt_t *q, knot_pkt_t *const *links, const uint32_t *ttls, int n,
+			 int stale, const struct rsv_msg_ecs *ecs, uint8_t *out, size_t max)
+{
+	static const knot_section_t sections[] = {KNOT_ANSWER, KNOT_AUTHORITY, KNOT_ADDITIONAL};
+	int has_opt = knot_pkt_has_edns(q), rc = -1, full = 0;
+	knot_rrset_t opt;
+	knot_pkt_t *r;
+
+	if (n < 1)
+		return -1;
+	knot_rrset_init_empty(&opt);
+	if ((r = rsv_msg_begin(q, out, max)) == NULL)
+		return -1;
+	knot_wire_set_rcode(r->wire, knot_wire_get_rcode(links[n - 1]->wire));
+	if (has_opt &&
+	    (rsv_msg_opt(&opt, stale) == -1 || (ecs != NULL && rsv_msg_opt_ecs(&opt, ecs) == -1) ||
+	     knot_pkt_reserve(r, (uint16_t)knot_edns_wire_size(&opt)) != KNOT_EOK))
+		goto out;
+	for (int s = 0; s < 3 && !full; s++) {
+		if (knot_pkt_begin(r, sections[s]) != KNOT_EOK)
+			goto out;
+		/* every link's answer records; the last link's others */
+		for (int l = s == 0 ? 0 : n - 1; l < n && !full; l++) {
+			const knot_pktsection_t *sec = knot_pkt_section(links[l], sections[s]);
+
+			for (uint16_t i = 0; i < sec->count; i++) {
+				knot_rrset_t rr = *knot_pkt_rr(sec, i);
+				int ret;
+
+				if (rr.type == KNOT_RRTYPE_OPT || rr.type == KNOT_RRTYPE_TSIG)
+					continue;
+				rr.ttl = ttls[l];
+				ret = knot_pkt_put(r, KNOT_COMPR_HINT_NONE, &rr,
+						   sections[s] == KNOT_ADDITIONAL ? KNOT_PF_NOTRUNC
+										  : 0);
+				if (ret == KNOT_ESPACE) {
+					full = 1;
+					break;
+				}
+				if (ret != KNOT_EOK)
+					goto out;
+			}
+		}
+	}
+	if (rsv_msg_end(r, &opt, has_opt) == -1)
+		goto out;
+	rc = (int)r->size;
+out:
+	knot_rrset_clear(&opt, NULL);
+	knot_pkt_free(r);
+	return rc;
+}
+
 int rsv_msg_error(const knot_pkt_t *q, const uint8_t *qwire, size_t qlen, int rcode, uint8_t *out,
 		  size_t max)
 {
@@ -254,12 +322,10 @@ int rsv_msg_matches(const knot_pkt_t *r, const struct rsv_key *k, uint16_t id)
 	       knot_pkt_qclass(r) == k->cls;
 }
 
-/* rsv_msg_soa_minimum: the MINIMUM of rd, if rd is a whole SOA rdata (two
- * names and five 32-bit fields, nothing more); -1 otherwise. libknot parses a
- * record of a class other than IN with no rdata at all (RDLENGTH 0 is how
- * dynamic updates delete), and knot_soa_minimum() reads at the field's offset
- * whatever lies there. */
-static int rsv_msg_soa_minimum(const knot_rdata_t *rd, uint32_t *min)
+/* libknot parses a record of a class other than IN with no rdata at all
+ * (RDLENGTH 0 is how dynamic updates delete), and knot_soa_minimum() reads
+ * at the field's offset whatever lies there: the rdata is checked whole. */
+int rsv_msg_soa_minimum(const knot_rdata_t *rd, uint32_t *min)
 {
 	const uint8_t *end = rd->data + rd->len;
 	int mname, rname;

@@ -17,6 +17,7 @@
 #define STEERLAB_RESOLVERD_MSG_H
 
 #include <libknot/libknot.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,6 +66,25 @@ size_t rsv_msg_max_size(const knot_pkt_t *q, int tcp);
  * additional section, which is cut silently). Returns its length, or -1. */
 int rsv_msg_answer(const knot_pkt_t *q, const knot_pkt_t *src, uint32_t ttl, int stale,
 		   uint8_t *out, size_t max);
+
+/* an EDNS Client Subnet option to echo (RFC 7871 7.2.2): the client's
+ * address and source prefix, the answer's scope */
+struct rsv_msg_ecs {
+	struct in_addr addr;
+	uint8_t source, scope;
+};
+
+/* rsv_msg_answer_chain: the answer to q from the n links of a CNAME chain
+ * (parsed stored messages, iter.h): every link's answer records, each with
+ * its own ttls[i], then the last link's authority and additional records
+ * with its TTL, and the last link's rcode; with ecs (NULL: none) in the
+ * OPT if q has one. As rsv_msg_answer otherwise. */
+int rsv_msg_answer_chain(const knot_pkt_t *q, knot_pkt_t *const *links, const uint32_t *ttls, int n,
+			 int stale, const struct rsv_msg_ecs *ecs, uint8_t *out, size_t max);
+
+/* rsv_msg_soa_minimum: the MINIMUM of rd in *min, if rd is a whole SOA rdata
+ * (two names and five 32-bit fields, nothing more). 0, or -1. */
+int rsv_msg_soa_minimum(const knot_rdata_t *rd, uint32_t *min);
 
 /* rsv_msg_error: an answer with rcode and no records to q (parsed), or,
  * if q is NULL, to the raw query qwire/qlen (its header only). Returns its

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "iter.h"
 #include "log.h"
 #include "msg.h"
 
@@ -31,15 +32,24 @@ static size_t rsv_reply_error(const knot_pkt_t *q, int rcode, uint8_t *out, size
 	return n > 0 ? (size_t)n : 0;
 }
 
-/* rsv_overloaded: no upstream query possible for q: stale if allowed. */
+/* rsv_overloaded: no upstream query possible for q (key k; when
+ * iterating, of a client of subnet ecs): stale if allowed. */
 static size_t rsv_overloaded(struct rsv_inst *in, const knot_pkt_t *q, const struct rsv_key *k,
-			     uint8_t *out, size_t max)
+			     const struct rsv_ecs *ecs, uint8_t *out, size_t max)
 {
 	struct rsv_entry *e = rsv_cache_fail(&in->cache, k, in->ctx->now);
+	struct rsv_key plain;
 	int n;
 
 	in->n.overloaded++;
-	if (e && (n = rsv_answer_from(q, e, in->cache.cfg.stale_ttl, 1, out, max)) > 0) {
+	if (in->ctx->conf->mode == RSV_MODE_ITERATE)
+		n = rsv_msg_key(q, &plain) == 0 ? rsv_iter_cached(in, q, &plain, 1, ecs, out, max)
+						: 0;
+	else if (e)
+		n = rsv_answer_from(q, e, in->cache.cfg.stale_ttl, 1, out, max);
+	else
+		n = 0;
+	if (n > 0) {
 		in->n.stale_answers++;
 		return (size_t)n;
 	}
@@ -49,7 +59,8 @@ static size_t rsv_overloaded(struct rsv_inst *in, const knot_pkt_t *q, const str
 
 /* rsv_miss: q is not answered from the cache: wait for the upstream. */
 static size_t rsv_miss(struct rsv_inst *in, const knot_pkt_t *q, const struct rsv_key *k,
-		       const struct rsv_client *who, uint8_t *out, size_t max)
+		       const struct rsv_ecs *ecs, const struct rsv_client *who, uint8_t *out,
+		       size_t max)
 {
 	struct rsv_pending *p = rsv_up_find(in, k);
 
@@ -57,9 +68,9 @@ static size_t rsv_miss(struct rsv_inst *in, const knot_pkt_t *q, const struct rs
 	if (p)
 		in->n.coalesced++;
 	else if ((p = rsv_up_start(in, k, RSV_REASON_MISS)) == NULL)
-		return rsv_overloaded(in, q, k, out, max);
+		return rsv_overloaded(in, q, k, ecs, out, max);
 	if (rsv_up_wait(p, who, q->wire, q->size) == -1)
-		return rsv_overloaded(in, q, k, out, max);
+		return rsv_overloaded(in, q, k, ecs, out, max);
 	return 0;
 }
 
@@ -67,11 +78,13 @@ size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
 			const struct rsv_client *who, uint8_t *out, size_t max)
 {
 	struct rsv_lookup l;
-	struct rsv_key k;
+	struct rsv_key k, lk, pk;
+	const struct rsv_key *kp, *hk; /* the key to resolve under; of the entry found */
+	struct rsv_ecs ecs, *e = NULL;
 	uint8_t *copy;
 	knot_pkt_t *q = rsv_msg_parse_query(wire, len, &copy);
 	size_t n = 0;
-	int rc;
+	int rc, iter;
 
 	if (q == NULL) {
 		in->n.bad++;
@@ -89,27 +102,47 @@ size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
 		goto out;
 	}
 	max = rsv_msg_max_size(q, who->tcp) < max ? rsv_msg_max_size(q, who->tcp) : max;
+	iter = in->ctx->conf->mode == RSV_MODE_ITERATE;
+	if (iter && k.cls != KNOT_CLASS_IN) {
+		in->n.bad++; /* the walk knows the IN tree only */
+		n = rsv_reply_error(q, KNOT_RCODE_REFUSED, out, max);
+		goto out;
+	}
 	in->n.queries++;
-	rsv_cache_lookup(&in->cache, &k, in->ctx->now, &l);
+	if (iter) {
+		if (in->ctx->conf->ecs && rsv_iter_client_ecs(q, who, &ecs))
+			e = &ecs;
+		rsv_iter_lookup(in, &k, e, &l, &lk);
+		if (e == NULL || rsv_iter_scoped_key(&k, e->addr, e->source, &pk) == -1)
+			pk = k;
+		kp = &pk;
+		hk = &lk;
+	} else {
+		rsv_cache_lookup(&in->cache, &k, in->ctx->now, &l);
+		kp = hk = &k;
+	}
 	switch (l.result) {
 	case RSV_HIT:
-		rc = rsv_answer_from(q, l.entry, l.ttl, 0, out, max);
+		/* iterating, the answer is the chain from k, every link fresh */
+		rc = iter ? rsv_iter_cached(in, q, &k, 0, e, out, max)
+			  : rsv_answer_from(q, l.entry, l.ttl, 0, out, max);
 		if (rc <= 0) {
-			n = rsv_miss(in, q, &k, who, out, max);
+			n = rsv_miss(in, q, kp, e, who, out, max);
 			break;
 		}
 		in->n.hits++;
 		if (l.entry->kind != RSV_POSITIVE)
 			in->n.negative_hits++;
 		n = (size_t)rc;
-		if (l.prefetch && rsv_up_find(in, &k) == NULL &&
-		    rsv_up_start(in, &k, RSV_REASON_PREFETCH) != NULL)
+		if (l.prefetch && rsv_up_find(in, hk) == NULL &&
+		    rsv_up_start(in, hk, RSV_REASON_PREFETCH) != NULL)
 			in->n.prefetches++;
 		break;
 	case RSV_STALE:
-		rc = rsv_answer_from(q, l.entry, l.ttl, 1, out, max);
+		rc = iter ? rsv_iter_cached(in, q, &k, 1, e, out, max)
+			  : rsv_answer_from(q, l.entry, l.ttl, 1, out, max);
 		if (rc <= 0) {
-			n = rsv_miss(in, q, &k, who, out, max);
+			n = rsv_miss(in, q, kp, e, who, out, max);
 			break;
 		}
 		in->n.stale_answers++;
@@ -117,7 +150,7 @@ size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
 		break;
 	case RSV_MISS:
 	case RSV_EXPIRED:
-		n = rsv_miss(in, q, &k, who, out, max);
+		n = rsv_miss(in, q, kp, e, who, out, max);
 		break;
 	}
 out:

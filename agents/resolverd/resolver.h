@@ -75,6 +75,8 @@ struct rsv_inst {
 	int index;
 	const struct rsv_inst_conf *conf;
 	struct rsv_cache cache;
+	struct rsv_cache deleg; /* mode = iterate: the zone cuts (deleg.h) */
+	uint32_t ecs_scopes;	/* ecs = yes: bit s set once a /s answer was stored */
 	struct rsv_fd udp, up;
 	struct dnstcp_listener tcp; /* in ctx->srv.tcp */
 	char src[32];		    /* "ADDR:PORT" of the upstream socket */

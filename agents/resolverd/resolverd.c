@@ -143,14 +143,20 @@ static void resolverd_ready(struct rsv_ctx *ctx)
 	char ups[RSV_UPSTREAM_MAX * 24] = "", a[INET_ADDRSTRLEN];
 	size_t o = 0;
 
-	for (int i = 0; i < c->nupstream && o < sizeof(ups); i++)
+	const struct sockaddr_in *list = c->mode == RSV_MODE_ITERATE ? c->root : c->upstream;
+	int n = c->mode == RSV_MODE_ITERATE ? c->nroot : c->nupstream;
+	const char *mode = c->mode == RSV_MODE_ITERATE ? "iterate" : "forward";
+
+	for (int i = 0; i < n && o < sizeof(ups); i++)
 		o += (size_t)snprintf(ups + o, sizeof(ups) - o, "%s%s:%u", i ? " " : "",
-				      inet_ntop(AF_INET, &c->upstream[i].sin_addr, a, sizeof(a)),
-				      ntohs(c->upstream[i].sin_port));
-	log_info("%d resolvers on port %u (%s), upstream %s", ctx->ninst, c->port,
-		 c->tcp ? "UDP and TCP" : "UDP", ups);
-	event_emit(ctx->stats.ev, "resolverd_ready", "{s:i, s:i, s:b, s:s}", "resolvers",
-		   ctx->ninst, "port", c->port, "tcp", c->tcp, "upstream", ups);
+				      inet_ntop(AF_INET, &list[i].sin_addr, a, sizeof(a)),
+				      ntohs(list[i].sin_port));
+	log_info("%d resolvers on port %u (%s), %s %s", ctx->ninst, c->port,
+		 c->tcp ? "UDP and TCP" : "UDP",
+		 c->mode == RSV_MODE_ITERATE ? "iterating from the root hints" : "upstream", ups);
+	event_emit(ctx->stats.ev, "resolverd_ready", "{s:i, s:i, s:b, s:s, s:s}", "resolvers",
+		   ctx->ninst, "port", c->port, "tcp", c->tcp, "mode", mode,
+		   c->mode == RSV_MODE_ITERATE ? "root" : "upstream", ups);
 }
 
 int main(int argc, char **argv)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "iter.h"
 #include "log.h"
 #include "msg.h"
 
@@ -104,20 +105,34 @@ void rsv_stats_summary(struct rsv_ctx *ctx)
 void rsv_stats_attempt(struct rsv_ctx *ctx, const struct rsv_pending *p, const char *result,
 		       int rcode, int64_t rtt_ns)
 {
-	const struct sockaddr_in *up = &ctx->conf->upstream[p->upstream];
+	const struct sockaddr_in *up = &p->to;
 	char name[4 * RSV_DNAME_MAX + 8], type[32], rc[32] = "", addr[INET_ADDRSTRLEN];
+	char ask[4 * RSV_DNAME_MAX + 8], atype[32], zone[4 * RSV_DNAME_MAX + 8] = "";
 
 	if (ctx->stats.csv == NULL)
 		return;
 	rsv_msg_name_csv(&p->key, name, sizeof(name), type, sizeof(type));
+	rsv_msg_name_csv(p->ask, ask, sizeof(ask), atype, sizeof(atype));
+	if (p->walk) {
+		struct rsv_key z;
+		char ztype[32], txt[KNOT_DNAME_TXT_MAXLEN + 1];
+
+		/* the zone's text through the same escaping as the names */
+		rsv_iter_zone(p, txt, sizeof(txt));
+		if (knot_dname_from_str(z.name, txt, sizeof(z.name)) != NULL) {
+			z.len = (uint8_t)knot_dname_size(z.name);
+			z.type = KNOT_RRTYPE_NS;
+			rsv_msg_name_csv(&z, zone, sizeof(zone), ztype, sizeof(ztype));
+		}
+	}
 	if (rcode >= 0)
 		rsv_msg_rcode_name(rcode, rc, sizeof(rc));
-	fprintf(ctx->stats.csv, "%lld,%s,%s,%s:%u,%s,%u,%s,%s,%s,%u,%s,%s,%lld\n",
+	fprintf(ctx->stats.csv, "%lld,%s,%s,%s:%u,%s,%u,%s,%s,%s,%u,%s,%s,%lld,%s,%s,%s\n",
 		(long long)p->sent_real, p->inst->conf->name, p->tcp ? p->tcp_src : p->inst->src,
 		inet_ntop(AF_INET, &up->sin_addr, addr, sizeof(addr)), ntohs(up->sin_port),
 		p->tcp ? "tcp" : "udp", p->id, name, type,
 		p->reason == RSV_REASON_PREFETCH ? "prefetch" : "miss", p->attempt, result, rc,
-		(long long)rtt_ns);
+		(long long)rtt_ns, zone, ask, atype);
 }
 
 int rsv_stats_flush(struct rsv_ctx *ctx)

@@ -11,7 +11,13 @@
  * The CSV (docs/resolverd.md) has one line per upstream attempt, written
  * when its fate is known:
  *
- *   sent_ns,resolver,source,upstream,transport,id,qname,qtype,reason,attempt,result,rcode,rtt_ns
+ *   sent_ns,resolver,source,upstream,transport,id,qname,qtype,reason,attempt,result,rcode,rtt_ns,
+ *   zone,ask_name,ask_type
+ *
+ * qname and qtype are the client's question the query is for; zone is the
+ * cut it was sent to when iterating (empty when forwarding), ask_name and
+ * ask_type the question it asked (the client's when forwarding; a CNAME
+ * target, an NS name or a minimised name when iterating).
  */
 #ifndef STEERLAB_RESOLVERD_STATS_H
 #define STEERLAB_RESOLVERD_STATS_H
@@ -23,7 +29,7 @@
 
 #define RSV_CSV_HEADER                                                                             \
 	"sent_ns,resolver,source,upstream,transport,id,qname,qtype,reason,attempt,result,rcode,"   \
-	"rtt_ns\n"
+	"rtt_ns,zone,ask_name,ask_type\n"
 
 struct rsv_stats {
 	struct event_log *ev;

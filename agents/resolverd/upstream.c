@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "iter.h"
+#include "iter_msg.h"
 #include "log.h"
 #include "msg.h"
 #include "timeutil.h"
@@ -168,6 +170,7 @@ static void rsv_up_free(struct loop_handler *h)
 		free(w);
 	}
 	free(p->tcp_buf);
+	rsv_iter_free(p);
 	free(p);
 }
 
@@ -193,8 +196,21 @@ static void rsv_up_release(struct rsv_pending *p)
 	loop_del_finalize(p->inst->ctx->loop, &p->tcp_fd.h, rsv_up_free);
 }
 
-/* rsv_up_send: the next attempt of p. */
-static void rsv_up_send(struct rsv_pending *p)
+void rsv_up_unqueue(struct rsv_pending *p)
+{
+	rsv_queue_remove(&p->inst->ctx->up, p);
+	rsv_up_tcp_close(p);
+}
+
+/* rsv_up_query: the wire of p's query, in q. */
+static int rsv_up_query(struct rsv_pending *p, uint8_t *q, size_t max)
+{
+	if (p->walk)
+		return rsv_iter_wire(p, q, max);
+	return rsv_msg_query(&p->key, p->id, q, max);
+}
+
+void rsv_up_send(struct rsv_pending *p)
 {
 	struct rsv_inst *in = p->inst;
 	struct rsv_ctx *ctx = in->ctx;
@@ -202,23 +218,25 @@ static void rsv_up_send(struct rsv_pending *p)
 	uint8_t *q = ctx->up.batch->query;
 	int n, rc;
 
-	p->upstream = (in->up_pref + (int)p->attempt - 1) % conf->nupstream;
+	if (p->walk == NULL) {
+		p->upstream = (in->up_pref + (int)p->attempt - 1) % conf->nupstream;
+		p->to = conf->upstream[p->upstream];
+	}
 	p->sent_mono = ctx->now;
 	p->sent_real = now_real_ns();
 	p->deadline = ctx->now + conf->timeout_ns;
 	p->logged = 0;
 	rsv_queue_append(&ctx->up, p);
 	in->n.upstream_queries++;
-	n = rsv_msg_query(&p->key, p->id, q, KNOT_WIRE_MIN_PKTSIZE);
+	n = rsv_up_query(p, q, KNOT_WIRE_MIN_PKTSIZE);
 	if (n <= 0) {
 		errno = EMSGSIZE;
 		rc = -1;
 	} else if (p->tcp) {
 		rc = rsv_up_tcp_start(p, q, (size_t)n);
 	} else {
-		rc = sendto(in->up.fd, q, (size_t)n, 0,
-			    (const struct sockaddr *)&conf->upstream[p->upstream],
-			    sizeof(conf->upstream[0])) == n
+		rc = sendto(in->up.fd, q, (size_t)n, 0, (const struct sockaddr *)&p->to,
+			    sizeof(p->to)) == n
 			 ? 0
 			 : -1;
 	}
@@ -244,6 +262,7 @@ struct rsv_pending *rsv_up_start(struct rsv_inst *in, const struct rsv_key *k,
 		return NULL;
 	p->inst = in;
 	p->key = *k;
+	p->ask = &p->key;
 	p->key_hash = rsv_key_hash(in, k);
 	p->reason = reason;
 	p->attempt = 1;
@@ -260,8 +279,53 @@ struct rsv_pending *rsv_up_start(struct rsv_inst *in, const struct rsv_key *k,
 	u->by_key[b] = p;
 	u->count++;
 	in->pending++;
+	if (in->ctx->conf->mode == RSV_MODE_ITERATE) {
+		if (rsv_iter_start(p) == -1) {
+			rsv_up_release(p);
+			return NULL;
+		}
+		return p;
+	}
 	rsv_up_send(p);
 	return p;
+}
+
+void rsv_up_fail_soon(struct rsv_pending *p)
+{
+	struct rsv_upstream *u = &p->inst->ctx->up;
+
+	rsv_queue_remove(u, p);
+	p->doomed = 1;
+	p->logged = 1;
+	p->deadline = p->inst->ctx->now;
+	/* every deadline in the queue is now or later: first keeps the order */
+	p->queued = 1;
+	p->q_prev = NULL;
+	p->q_next = u->q_head;
+	if (u->q_head)
+		u->q_head->q_prev = p;
+	else
+		u->q_tail = p;
+	u->q_head = p;
+}
+
+void rsv_up_new_id(struct rsv_pending *p)
+{
+	struct rsv_inst *in = p->inst;
+	struct rsv_upstream *u = &in->ctx->up;
+	struct rsv_pending **pp;
+	uint32_t b;
+
+	for (pp = &u->by_id[rsv_id_hash(in, p->id) & (u->nbuckets - 1)]; *pp != p;
+	     pp = &(*pp)->id_next)
+		;
+	*pp = p->id_next;
+	do
+		p->id = (uint16_t)(rsv_up_rand(u) >> 48);
+	while (rsv_up_by_id(in, p->id));
+	b = rsv_id_hash(in, p->id) & (u->nbuckets - 1);
+	p->id_next = u->by_id[b];
+	u->by_id[b] = p;
 }
 
 int rsv_up_wait(struct rsv_pending *p, const struct rsv_client *who, const uint8_t *query,
@@ -289,8 +353,12 @@ void rsv_up_attempt_failed(struct rsv_pending *p)
 {
 	const struct rsv_conf *conf = p->inst->ctx->conf;
 
-	rsv_queue_remove(&p->inst->ctx->up, p);
-	rsv_up_tcp_close(p);
+	rsv_up_unqueue(p);
+	if (p->walk) {
+		if (rsv_iter_attempt_failed(p))
+			rsv_up_release(p);
+		return;
+	}
 	if (p->attempt <= conf->retries) {
 		p->attempt++;
 		rsv_up_send(p);
@@ -326,6 +394,12 @@ void rsv_up_answer(struct rsv_pending *p, const knot_pkt_t *r, const uint8_t *wi
 	}
 	rsv_stats_attempt(ctx, p, "answer", rcode, ctx->now - p->sent_mono);
 	p->logged = 1;
+	if (p->walk) {
+		rsv_up_unqueue(p);
+		if (rsv_iter_answer(p, r, wire, len))
+			rsv_up_release(p);
+		return;
+	}
 	if (rcode != KNOT_RCODE_NOERROR && rcode != KNOT_RCODE_NXDOMAIN &&
 	    ctx->conf->nupstream > 1 && p->attempt <= ctx->conf->retries) {
 		rsv_up_attempt_failed(p); /* another upstream may do better */
@@ -351,11 +425,15 @@ void rsv_up_received(struct rsv_inst *in, const struct sockaddr_in *from, const 
 	struct rsv_pending *p;
 	knot_pkt_t *pkt;
 
-	if (len < KNOT_WIRE_HEADER_SIZE || !rsv_up_known(in->ctx->conf, from))
+	if (len < KNOT_WIRE_HEADER_SIZE ||
+	    (in->ctx->conf->mode == RSV_MODE_FORWARD && !rsv_up_known(in->ctx->conf, from)))
 		return;
 	p = rsv_up_by_id(in, knot_wire_get_id(wire));
 	if (p == NULL || p->tcp) /* late, or already asked over TCP */
 		return;
+	if (p->walk &&
+	    (from->sin_addr.s_addr != p->to.sin_addr.s_addr || from->sin_port != p->to.sin_port))
+		return; /* not from the server asked */
 	if (cut) {
 		/* larger than our buffer (and than the EDNS size we asked
 		 * for): cut, so it will not parse */
@@ -364,7 +442,7 @@ void rsv_up_received(struct rsv_inst *in, const struct sockaddr_in *from, const 
 	}
 	if ((pkt = rsv_msg_parse(wire, len)) == NULL)
 		return;
-	if (rsv_msg_matches(pkt, &p->key, p->id))
+	if (rsv_msg_matches(pkt, p->ask, p->id))
 		rsv_up_answer(p, pkt, wire, len);
 	knot_pkt_free(pkt);
 }
@@ -398,7 +476,8 @@ void rsv_up_tick(struct rsv_ctx *ctx)
 	while (u->q_head && u->q_head->deadline <= ctx->now) {
 		struct rsv_pending *p = u->q_head;
 
-		p->inst->n.upstream_timeouts++;
+		if (!p->doomed)
+			p->inst->n.upstream_timeouts++;
 		if (!p->logged)
 			rsv_stats_attempt(ctx, p, "timeout", -1, 0);
 		p->logged = 1;

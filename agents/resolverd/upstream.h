@@ -36,19 +36,25 @@ struct rsv_waiter {
 	uint8_t query[];
 };
 
+struct rsv_walk;
+
 struct rsv_pending {
 	struct rsv_pending *id_next, *key_next; /* hash chains */
 	struct rsv_pending *q_prev, *q_next;	/* the deadline queue, */
 	int queued;				/* if in it */
 	struct rsv_inst *inst;
-	struct rsv_key key;
+	struct rsv_key key;	   /* the client's question */
+	const struct rsv_key *ask; /* the one asked now: key, or the walk's */
+	struct sockaddr_in to;	   /* the server asked now */
+	struct rsv_walk *walk;	   /* mode = iterate (iter.h); NULL when forwarding */
 	uint32_t key_hash;
 	uint16_t id;
 	enum rsv_reason reason;
 	unsigned attempt; /* 1 = the first */
-	int upstream;	  /* of the current attempt */
+	int upstream;	  /* forward: the index of to in the upstream list */
 	int tcp;	  /* the current attempt is over TCP */
 	int logged;	  /* the current attempt's fate is written */
+	int doomed;	  /* rsv_up_fail_soon: no attempt, a failure */
 	int64_t sent_mono, sent_real, deadline;
 	struct rsv_fd tcp_fd; /* fd -1 unless over TCP */
 	uint8_t *tcp_buf;     /* the query to write, then the answer read */

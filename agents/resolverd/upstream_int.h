@@ -30,6 +30,23 @@ void rsv_up_attempt_failed(struct rsv_pending *p);
 void rsv_up_received(struct rsv_inst *in, const struct sockaddr_in *from, const uint8_t *wire,
 		     size_t len, int cut);
 
+/* rsv_up_send: the next attempt of p, to p->to when iterating, to the
+ * next upstream when forwarding. */
+void rsv_up_send(struct rsv_pending *p);
+
+/* rsv_up_new_id: a fresh random ID for p's next query (a new step of a
+ * walk), unique among the resolver's queries in flight. */
+void rsv_up_new_id(struct rsv_pending *p);
+
+/* rsv_up_unqueue: p's current attempt is over: out of the deadline
+ * queue, its TCP connection (if any) closed. */
+void rsv_up_unqueue(struct rsv_pending *p);
+
+/* rsv_up_fail_soon: p, whose walk could not even start, fails at the next
+ * tick (its waiters are not there yet): first in the deadline queue, its
+ * deadline now, neither counted nor written as a timeout. */
+void rsv_up_fail_soon(struct rsv_pending *p);
+
 /* rsv_up_answer: r (wire/len) answers p's question. */
 void rsv_up_answer(struct rsv_pending *p, const knot_pkt_t *r, const uint8_t *wire, size_t len);
 

@@ -29,7 +29,6 @@ void rsv_up_tcp_close(struct rsv_pending *p)
 
 int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen)
 {
-	const struct rsv_conf *conf = p->inst->ctx->conf;
 	struct sockaddr_in src = {.sin_family = AF_INET, .sin_addr = p->inst->conf->addr};
 	socklen_t slen = sizeof(src);
 	char a[INET_ADDRSTRLEN];
@@ -53,8 +52,7 @@ int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen)
 	if (getsockname(fd, (struct sockaddr *)&src, &slen) == 0)
 		snprintf(p->tcp_src, sizeof(p->tcp_src), "%s:%u",
 			 inet_ntop(AF_INET, &src.sin_addr, a, sizeof(a)), ntohs(src.sin_port));
-	if (connect(fd, (const struct sockaddr *)&conf->upstream[p->upstream],
-		    sizeof(conf->upstream[0])) == -1 &&
+	if (connect(fd, (const struct sockaddr *)&p->to, sizeof(p->to)) == -1 &&
 	    errno != EINPROGRESS)
 		goto fail;
 	p->tcp_fd = (struct rsv_fd){.kind = RSV_FD_UPSTREAM_TCP, .fd = fd, .ptr = p};
@@ -130,7 +128,7 @@ void rsv_up_tcp_event(struct rsv_pending *p, uint32_t events)
 		p->tcp_done += (size_t)n;
 	}
 	pkt = rsv_msg_parse(p->tcp_buf + 2, want - 2);
-	if (pkt == NULL || !rsv_msg_matches(pkt, &p->key, p->id)) {
+	if (pkt == NULL || !rsv_msg_matches(pkt, p->ask, p->id)) {
 		knot_pkt_free(pkt);
 		rsv_up_tcp_fail(p, "not an answer to the query");
 		return;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/resolverd/deleg.h"
 #include "agents/resolverd/msg.h"
 #include "edns.h"
 #include "agents/resolverd/upstream_int.h"
@@ -220,6 +221,15 @@ void fenv_reset(void)
 	rsv_cache_free(&fenv_inst.cache);
 	if (rsv_cache_init(&fenv_inst.cache, &fenv_iconf.cache) == -1)
 		fenv_fail("rsv_cache_init");
+	if (fenv_conf.mode == RSV_MODE_ITERATE) {
+		struct rsv_cache_cfg dcfg;
+
+		rsv_cache_free(&fenv_inst.deleg);
+		rsv_deleg_cfg(&dcfg, &fenv_iconf.cache);
+		if (rsv_cache_init(&fenv_inst.deleg, &dcfg) == -1)
+			fenv_fail("rsv_cache_init");
+		fenv_inst.ecs_scopes = 0;
+	}
 	fenv_ctx.up.rng = 0x9e3779b97f4a7c15ULL;
 	fenv_ctx.now = FENV_START;
 	fenv_inst.up_pref = 0;
@@ -291,7 +301,7 @@ static void fenv_tcp(struct rsv_pending *p, const uint8_t *wire, size_t len)
 {
 	knot_pkt_t *pkt = rsv_msg_parse(wire, len);
 
-	if (pkt == NULL || !rsv_msg_matches(pkt, &p->key, p->id)) {
+	if (pkt == NULL || !rsv_msg_matches(pkt, p->ask, p->id)) {
 		knot_pkt_free(pkt);
 		if (!p->logged)
 			rsv_stats_attempt(&fenv_ctx, p, "error", -1, 0);
@@ -324,6 +334,60 @@ int fenv_upstream(const struct rsv_key *k, const uint8_t *wire, size_t len)
 					len > FENV_UP_RXLEN);
 		p = rsv_up_find(&fenv_inst, k);
 	}
+	return 1;
+}
+
+void fenv_iterate(int qmin, int ecs)
+{
+	if (fenv_conf.mode != RSV_MODE_ITERATE) {
+		fenv_conf.mode = RSV_MODE_ITERATE;
+		fenv_conf.nupstream = 0;
+		fenv_conf.root[0].sin_family = AF_INET;
+		fenv_conf.root[0].sin_addr.s_addr = htonl(0x7f000001);
+		fenv_conf.root[0].sin_port = htons(53);
+		fenv_conf.nroot = 1;
+		fenv_reset();
+	}
+	fenv_conf.qname_minimisation = qmin;
+	fenv_conf.ecs = ecs;
+}
+
+int fenv_server(const uint8_t *wire, size_t len)
+{
+	static uint8_t buf[KNOT_WIRE_MAX_PKTSIZE];
+	struct rsv_pending *p = fenv_ctx.up.q_head;
+	knot_pkt_t *pkt;
+	size_t o = len;
+
+	if (p == NULL)
+		return 0;
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	memcpy(buf, wire, len);
+	/* the question asked now in place of the input's, when it has one */
+	pkt = rsv_msg_parse(wire, len);
+	if (pkt != NULL && knot_wire_get_qdcount(wire) == 1 && pkt->qname_size > 0) {
+		size_t rest = KNOT_WIRE_HEADER_SIZE + pkt->qname_size + 4;
+
+		o = KNOT_WIRE_HEADER_SIZE;
+		memcpy(buf + o, p->ask->name, p->ask->len);
+		o += p->ask->len;
+		knot_wire_write_u16(buf + o, p->ask->type);
+		knot_wire_write_u16(buf + o + 2, p->ask->cls);
+		o += 4;
+		if (rest < len && o + (len - rest) <= sizeof(buf)) {
+			memcpy(buf + o, wire + rest, len - rest);
+			o += len - rest;
+		}
+	}
+	knot_pkt_free(pkt);
+	if (o >= 2)
+		knot_wire_set_id(buf, p->id);
+	if (p->tcp)
+		fenv_tcp(p, buf, o);
+	else
+		rsv_up_received(&fenv_inst, &p->to, buf, o > FENV_UP_RXLEN ? FENV_UP_RXLEN : o,
+				o > FENV_UP_RXLEN);
 	return 1;
 }
 

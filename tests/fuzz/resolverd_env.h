@@ -1,7 +1,8 @@
 /*
  * resolverd without its sockets, for the fuzz targets on its handling of
- * client queries (fuzz_resolverd_query.c) and of upstream answers
- * (fuzz_resolverd_answer.c).
+ * client queries (fuzz_resolverd_query.c), of upstream answers
+ * (fuzz_resolverd_answer.c) and of the servers' answers to its walk when
+ * iterating (fuzz_resolverd_walk.c).
  *
  * One resolver with its cache runs the real resolver.c, upstream.c,
  * msg.c, cache.c and stats.c on a clock of its own. In place of server.c,
@@ -50,6 +51,18 @@ size_t fenv_ask_key(int client, int tcp, const struct rsv_key *k, uint16_t id, u
  * upstream, TCP after TC) again over the transport it now uses, at most
  * four times. 0 if no query for k was in flight. */
 int fenv_upstream(const struct rsv_key *k, const uint8_t *wire, size_t len);
+
+/* fenv_iterate: from now on the resolver iterates (mode = iterate, the root
+ * hint 127.0.0.1:53), with qname minimisation and ECS as given; its caches
+ * are emptied the first time. */
+void fenv_iterate(int qmin, int ecs);
+
+/* fenv_server: wire/len comes back from the server the query at the head
+ * of the queue was sent to, as its answer: that query's ID written over
+ * its own, and its question (if it has one, and parses) replaced by the
+ * one asked, so that a referral leads the walk on. 0 if no query was in
+ * flight. */
+int fenv_server(const uint8_t *wire, size_t len);
 
 /* fenv_answer: an authoritative answer to k in out (64 KiB): NOERROR with
  * one A record of ttl for an A query, NODATA with a SOA (MINIMUM ttl)

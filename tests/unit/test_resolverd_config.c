@@ -239,8 +239,9 @@ static void test_structure_errors(void **state)
 	    "NAME] or [resolvers PREFIX] first)\n"
 	    "r.ini:2: expected ']' to close the section header '[resolverd'\n"
 	    "r.ini:3: unexpected 'x' after the section header\n"
-	    "r.ini:6: [resolverd]: unknown key 'address' (expected one of: upstream, "
-	    "timeout, retries, port, tcp, stats_interval, max_pending, min_ttl, max_ttl, "
+	    "r.ini:6: [resolverd]: unknown key 'address' (expected one of: mode, upstream, "
+	    "root, qname_minimisation, ecs, timeout, retries, port, tcp, stats_interval, "
+	    "max_pending, min_ttl, max_ttl, "
 	    "neg_max_ttl, serve_stale, stale_ttl, max_stale, stale_recheck, prefetch, "
 	    "phase, max_entries)\n"
 	    "r.ini:7: expected 'key = value', a [section] or a comment, got 'just words'\n"
@@ -305,6 +306,109 @@ static void test_whole_file_checks(void **state)
 		      "first_address = 255.255.255.253\n",
 		      "r.ini:4: [resolvers top]: 3 addresses from first_address run past "
 		      "255.255.255.254\n");
+}
+
+static void test_iterate(void **state)
+{
+	struct rsv_conf a, b;
+	char *text;
+	size_t len;
+	FILE *out;
+
+	(void)state;
+	load_ok(&a, "[resolverd]\n"
+		    "mode = iterate\n"
+		    "root = 198.18.201.1 198.18.201.2:5300\n"
+		    "qname_minimisation = yes\n"
+		    "ecs = yes\n"
+		    "[resolver r1]\n"
+		    "address = 198.18.64.1\n");
+	assert_int_equal(a.mode, RSV_MODE_ITERATE);
+	assert_int_equal(a.nroot, 2);
+	assert_int_equal(a.nupstream, 0);
+	assert_string_equal(addr_str(a.root[0].sin_addr), "198.18.201.1");
+	assert_int_equal(ntohs(a.root[0].sin_port), 53);
+	assert_int_equal(ntohs(a.root[1].sin_port), 5300);
+	assert_int_equal(a.qname_minimisation, 1);
+	assert_int_equal(a.ecs, 1);
+	/* -p: the mode's keys, read back the same */
+	out = open_memstream(&text, &len);
+	rsv_conf_print(&a, out);
+	fclose(out);
+	assert_non_null(strstr(text, "[resolverd]\nmode = iterate\nroot = 198.18.201.1:53 "
+				     "198.18.201.2:5300\nqname_minimisation = yes\necs = yes\n"));
+	assert_null(strstr(text, "upstream"));
+	load_ok(&b, text);
+	assert_int_equal(b.mode, RSV_MODE_ITERATE);
+	assert_int_equal(b.nroot, 2);
+	assert_memory_equal(a.root, b.root, sizeof(a.root));
+	assert_int_equal(b.qname_minimisation, 1);
+	assert_int_equal(b.ecs, 1);
+	free(text);
+	rsv_conf_free(&a);
+	rsv_conf_free(&b);
+	/* the defaults: forward, no minimisation, no ECS; -p says forward */
+	load_ok(&a, "[resolverd]\nupstream = 198.18.0.10\n[resolver r1]\naddress = 198.18.64.1\n");
+	assert_int_equal(a.mode, RSV_MODE_FORWARD);
+	assert_int_equal(a.qname_minimisation, 0);
+	assert_int_equal(a.ecs, 0);
+	out = open_memstream(&text, &len);
+	rsv_conf_print(&a, out);
+	fclose(out);
+	assert_non_null(strstr(text, "[resolverd]\nmode = forward\nupstream = 198.18.0.10:53\n"));
+	assert_null(strstr(text, "qname_minimisation"));
+	free(text);
+	rsv_conf_free(&a);
+}
+
+static void test_mode_errors(void **state)
+{
+	(void)state;
+	/* a key of the other mode, named at its line */
+	expect_errors("[resolverd]\n"
+		      "upstream = 198.18.0.10\n"
+		      "root = 198.18.201.1\n"
+		      "qname_minimisation = yes\n"
+		      "ecs = no\n"
+		      "[resolver r1]\n"
+		      "address = 198.18.64.1\n",
+		      "r.ini:3: [resolverd]: 'root' applies only with mode = iterate\n"
+		      "r.ini:4: [resolverd]: 'qname_minimisation' applies only with mode = "
+		      "iterate\n"
+		      "r.ini:5: [resolverd]: 'ecs' applies only with mode = iterate\n");
+	expect_errors("[resolverd]\n"
+		      "mode = iterate\n"
+		      "upstream = 198.18.0.10\n"
+		      "[resolver r1]\n"
+		      "address = 198.18.64.1\n",
+		      "r.ini:3: [resolverd]: 'upstream' applies only with mode = forward (mode = "
+		      "iterate walks from 'root')\n"
+		      "r.ini:1: [resolverd]: 'root' is required with mode = iterate: the lab's "
+		      "root server(s), ADDR[:PORT] ...\n");
+	expect_errors(
+	    "[resolverd]\n"
+	    "mode = recursive\n"
+	    "root = 198.18.201.1 1.2.3.4 1.2.3.5 1.2.3.6 1.2.3.7 1.2.3.8 1.2.3.9 1.2.3.10 "
+	    "1.2.3.11\n"
+	    "ecs = maybe\n"
+	    "[resolver r1]\n"
+	    "address = 198.18.64.1\n",
+	    "r.ini:2: mode: expected forward or iterate, got 'recursive'\n"
+	    "r.ini:3: root: expected 1 to 8 IPv4 ADDR[:PORT] separated by spaces, got "
+	    "'198.18.201.1 1.2.3.4 1.2.3.5 1.2.3.6 1.2.3.7 1.2.3.8 1.2.3.9 1.2.3.10 "
+	    "1.2.3.11'\n"
+	    "r.ini:4: ecs: expected yes or no, got 'maybe'\n"
+	    "r.ini:1: [resolverd]: 'upstream' is required: the authoritative server(s), "
+	    "ADDR[:PORT] ...\n");
+	/* a resolver on a root server's address and port */
+	expect_errors("[resolverd]\n"
+		      "mode = iterate\n"
+		      "root = 198.18.201.1\n"
+		      "[resolver r1]\n"
+		      "address = 198.18.64.1\n"
+		      "[resolver r2]\n"
+		      "address = 198.18.201.1\n",
+		      "r.ini:6: r2: listens on a root server's address and port 198.18.201.1:53\n");
 }
 
 static void test_file_errors(void **state)
@@ -382,10 +486,15 @@ static void test_print_reads_back(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_defaults_and_overrides), cmocka_unit_test(test_groups_and_spread),
-	    cmocka_unit_test(test_value_errors),	   cmocka_unit_test(test_structure_errors),
-	    cmocka_unit_test(test_whole_file_checks),	   cmocka_unit_test(test_file_errors),
+	    cmocka_unit_test(test_defaults_and_overrides),
+	    cmocka_unit_test(test_groups_and_spread),
+	    cmocka_unit_test(test_value_errors),
+	    cmocka_unit_test(test_structure_errors),
+	    cmocka_unit_test(test_whole_file_checks),
+	    cmocka_unit_test(test_file_errors),
 	    cmocka_unit_test(test_print_reads_back),
+	    cmocka_unit_test(test_iterate),
+	    cmocka_unit_test(test_mode_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
