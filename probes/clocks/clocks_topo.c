@@ -24,7 +24,8 @@ const char *const clocks_level_names[CLOCKS_LEVELS] = {"root", "tld", "zone"};
  * sections, and each [dns] node's zones key (which claims zones) */
 struct topo_scan {
 	struct clocks_topo_dns *t;
-	enum { TS_OTHER, TS_RSV, TS_DNS, TS_CLIENT } in;
+	enum { TS_OTHER, TS_LAB, TS_RSV, TS_DNS, TS_CLIENT } in;
+	int dns_tree; /* [lab] dns_tree = yes: the lab added root and tld */
 	int nzones;
 	char zones[TOPO_MAX_ZONES][CLOCKS_DNS_NAME_MAX];
 	char dns_zones[CLOCKS_MAX_DNS_NODES][TOPO_ZONES_LEN]; /* "" not said */
@@ -44,6 +45,8 @@ static int topo_section(void *arg, const char *kind, const char *name, const cha
 
 	(void)extra;
 	s->in = TS_OTHER;
+	if (strcmp(kind, "lab") == 0)
+		s->in = TS_LAB;
 	if (name == NULL)
 		return 0;
 	if (strcmp(kind, "resolver") == 0 && t->nrsv < CLOCKS_MAX_RSV_NODES) {
@@ -72,7 +75,10 @@ static void topo_pair(void *arg, const char *key, const char *value)
 	struct clocks_topo_dns *t = s->t;
 	const char *errstr;
 
-	if (s->in == TS_RSV && strcmp(key, "impl") == 0)
+	if (s->in == TS_LAB && strcmp(key, "dns_tree") == 0)
+		s->dns_tree = strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 ||
+			      strcmp(value, "1") == 0;
+	else if (s->in == TS_RSV && strcmp(key, "impl") == 0)
 		topo_copy(t->rsv[t->nrsv - 1].impl, CLOCKS_NAME_MAX, value);
 	else if (s->in == TS_RSV && strcmp(key, "count") == 0)
 		t->rsv[t->nrsv - 1].count = (int)strtonum(value, 1, 255, &errstr);
@@ -155,10 +161,31 @@ static int topo_claimed(const struct topo_scan *s, const char *z)
 	return 0;
 }
 
+/* topo_tree_node: a [dns] node dns_tree added (printed back only as a
+ * comment), unless the file has a node of that name: `root` serves the
+ * root zone, `tld` the TLDs (one label: its level is all that matters) */
+static void topo_tree_node(struct topo_scan *s, const char *name, const char *zones)
+{
+	struct clocks_topo_dns *t = s->t;
+
+	for (int i = 0; i < t->ndns; i++)
+		if (strcmp(t->dns[i].name, name) == 0)
+			return;
+	if (t->ndns == CLOCKS_MAX_DNS_NODES)
+		return;
+	topo_copy(t->dns[t->ndns].name, CLOCKS_NAME_MAX, name);
+	topo_copy(s->dns_zones[t->ndns], TOPO_ZONES_LEN, zones);
+	s->dns_said[t->ndns++] = 1;
+}
+
 /* topo_levels: each [dns] node's level: from its zones key, or (without
  * one) from every [zone] no other node claims, as the lab gives it */
 static void topo_levels(struct topo_scan *s)
 {
+	if (s->dns_tree) {
+		topo_tree_node(s, "root", ".");
+		topo_tree_node(s, "tld", "tld.");
+	}
 	for (int i = 0; i < s->t->ndns; i++) {
 		const char *w[TOPO_MAX_ZONES];
 		char buf[TOPO_ZONES_LEN];

@@ -100,6 +100,32 @@ static void test_topology(void **state)
 	rundir_free(dir);
 }
 
+/* a lab with dns_tree = yes, as the lab prints it back: the root and tld
+ * nodes it added are comments, and still count at their levels */
+static void test_topology_dns_tree(void **state)
+{
+	char *dir = rundir_new("rsvtree");
+	struct clocks_input in;
+
+	(void)state;
+	assert_non_null(dir);
+	put(dir, "topology.ini",
+	    "[lab]\nname = t\ndns_tree = yes\n\n[router core]\n\n[dns ns]\nlink = core\n"
+	    "zones = lab.example\n\n# [dns root]: added by [lab] dns_tree\n# zones = .\n\n"
+	    "[resolver r1]\nlink = core\n\n[zone lab.example]\nttl = 60\n\n"
+	    "# [zone .]: added by [lab] dns_tree\n");
+	clocks_input_init(&in);
+	clocks_read_dns_topology(dir, &in);
+	assert_int_equal(in.dnstopo.ndns, 3);
+	assert_string_equal(in.dnstopo.dns[0].name, "ns");
+	assert_int_equal(in.dnstopo.dns[0].level, CLOCKS_LEVEL_ZONE);
+	assert_string_equal(in.dnstopo.dns[1].name, "root");
+	assert_int_equal(in.dnstopo.dns[1].level, CLOCKS_LEVEL_ROOT);
+	assert_string_equal(in.dnstopo.dns[2].name, "tld");
+	assert_int_equal(in.dnstopo.dns[2].level, CLOCKS_LEVEL_TLD);
+	rundir_free(dir);
+}
+
 /* every client query answered from cache, by an upstream answer, with
  * SERVFAIL, or not at all */
 static void test_cache_classify(void **state)
@@ -413,10 +439,10 @@ static void test_resolver_drops(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dns_level),	    cmocka_unit_test(test_topology),
-	    cmocka_unit_test(test_cache_classify),  cmocka_unit_test(test_decode_dnsmsg),
-	    cmocka_unit_test(test_upstream_levels), cmocka_unit_test(test_per_node_decay),
-	    cmocka_unit_test(test_resolver_drops),
+	    cmocka_unit_test(test_dns_level),	      cmocka_unit_test(test_topology),
+	    cmocka_unit_test(test_topology_dns_tree), cmocka_unit_test(test_cache_classify),
+	    cmocka_unit_test(test_decode_dnsmsg),     cmocka_unit_test(test_upstream_levels),
+	    cmocka_unit_test(test_per_node_decay),    cmocka_unit_test(test_resolver_drops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
