@@ -81,8 +81,8 @@ static void test_pops_json(void **state)
 	lab(dir);
 	for (uint32_t j = 1; j <= 300; j++) {
 		a[na++] = (struct tpkt){T0 + j * MS, 7000, WIRE_REQUEST, POP1 + j - 1, ANY};
-		b[nb++] = (struct tpkt){T0 + 500 * MS + j * MS, 7000, WIRE_REQUEST, POP1 + j - 1,
-					ANY};
+		b[nb++] =
+		    (struct tpkt){T0 + 500 * MS + j * MS, 7000, WIRE_REQUEST, POP1 + j - 1, ANY};
 	}
 	a[na++] = (struct tpkt){T0 + 40 * MS, 7000, WIRE_REQUEST, 1, ANY};
 	a[na++] = (struct tpkt){T0 - 40 * MS, 7000, WIRE_REQUEST, 2, ANY};
