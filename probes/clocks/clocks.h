@@ -531,10 +531,33 @@ struct clocks_catchment {
 	int64_t before_n, before_of, after_n, after_of;
 };
 
+/* a population's catchments (clocks_catch_pop.c): its logical clients
+ * counted by the pair (before, after), each client's before the site that
+ * answered its last answered request sent before t0, its after as a
+ * process client's; "" for none */
+#define CLOCKS_CATCH_POPS 16
+#define CLOCKS_CATCH_PAIRS 32
+
+struct clocks_catch_pop {
+	uint32_t base;		    /* the population's base id */
+	char node[CLOCKS_NAME_MAX]; /* from its agent's client_started; "" if unknown */
+	int64_t clients, moved;	    /* moved: before and after two different sites */
+	int npairs;
+	int lost_pairs; /* past CLOCKS_CATCH_PAIRS (more than 5 sites) */
+	struct clocks_catch_pair {
+		char before[CLOCKS_NAME_MAX], after[CLOCKS_NAME_MAX];
+		int64_t clients;
+	} pairs[CLOCKS_CATCH_PAIRS];
+};
+
 struct clocks_catchments {
 	int known; /* 0: no FIB change, so no "after convergence" */
-	int n;
+	int n;	   /* process clients (a population's logical clients are in pops) */
 	struct clocks_catchment c[CLOCKS_MAX_CLIENTS];
+	int npops;
+	int lost_pops; /* past CLOCKS_CATCH_POPS or a pair past CLOCKS_CATCH_PAIRS, or out
+			* of memory: not counted */
+	struct clocks_catch_pop pops[CLOCKS_CATCH_POPS];
 };
 
 /* clocks_fib: the FIB clocks of in into *fib; pure computation */

@@ -223,6 +223,9 @@ static json_t *clocks_json_scheme(const struct clocks_input *in, const struct cl
 		json_object_set_new(o, "fib", clocks_json_fib(in, r->fib));
 	if (r->catchments)
 		json_object_set_new(o, "catchments", clocks_json_catchments(r->catchments));
+	if (r->catchments && r->catchments->npops > 0)
+		json_object_set_new(o, "population_catchments",
+				    clocks_json_catch_pops(r->catchments));
 	return o;
 }
 

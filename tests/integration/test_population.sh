@@ -22,7 +22,8 @@
 #    50,000 requests/s), each client from its own address (source_block
 #    198.18.64.0/18): the collector drops nothing, the client's and the
 #    captures' counts agree within 0.1 %, and the captured requests come from
-#    10,000 distinct addresses of the block. (bench/load asserts the speed;
+#    10,000 distinct addresses of the block, and the catchments count the
+#    10,000 together (no limit warning). (bench/load asserts the speed;
 #    this asserts correctness at load.)
 # 3. An overloaded population is flagged as an overloaded client is: told
 #    1,000,000 requests/s, its base id is named in client_behind and the run
@@ -154,6 +155,14 @@ read -r nsrc outside < <(tshark -r "$rundir2/capture-a.pcap" -T fields -e ip.src
 echo "captured requests from $nsrc source addresses, $outside outside the block"
 [ "$nsrc" = 10000 ] && [ "$outside" = 0 ] || fail "expected 10000 source addresses, all in 198.18.64.0/18"
 echo "ok: each logical client its own source address"
+# its catchments: the 10,000 logical clients counted together, not listed
+pbase=$((2147483648 + 131072))
+assert_eq "$(json "$rundir2/clocks.json" ".schemes.anycast.population_catchments[\"$pbase\"].clients")" \
+	10000 "the population's catchments count its clients"
+assert_eq "$(json "$rundir2/clocks.json" '.schemes.anycast.catchments | length')" 0 \
+	"catchments listed one by one"
+[ "$(json "$rundir2/clocks.json" '[.warnings[] | select(.code == "limit")] | length')" = 0 ] ||
+	fail "the load run has a limit warning"
 assert_no_leftovers it-popload "$rundir2"
 
 rundir3=$out/over
