@@ -151,15 +151,16 @@ void clocks_catch_pops(const struct clocks_input *in, const struct clocks_fib *f
 			goto out;
 		}
 		for (uint32_t j = 0; j < acc[i].nlc; j++)
-			acc[i].lc[j] = (struct clocks_catch_lc){.before_ns = -1,
-								.before = CLOCKS_CATCH_NONE};
+			acc[i].lc[j] =
+			    (struct clocks_catch_lc){.before_ns = -1, .before = CLOCKS_CATCH_NONE};
 	}
 	for (size_t i = 0; i < in->nrequests; i++) {
 		const struct clocks_request *q = &in->requests[i];
 		struct clocks_catch_acc_pop *a;
 		struct clocks_catch_lc *c;
 
-		if (!clocks_pop_of(q->client) || clocks_scheme_of(q->client) != CLOCKS_SCHEME_ANYCAST)
+		if (!clocks_pop_of(q->client) ||
+		    clocks_scheme_of(q->client) != CLOCKS_SCHEME_ANYCAST)
 			continue;
 		if ((a = clocks_catch_find(acc, &nacc, wire_agent_of(q->client))) == NULL)
 			continue;
