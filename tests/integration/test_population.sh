@@ -158,9 +158,9 @@ echo "ok: each logical client its own source address"
 # its catchments: the 10,000 logical clients counted together, not listed
 pbase=$((2147483648 + 131072))
 assert_eq "$(json "$rundir2/clocks.json" ".schemes.anycast.population_catchments[\"$pbase\"].clients")" \
-	10000 "the population's catchments count its clients"
+	10000 "the population's catchments: its clients"
 assert_eq "$(json "$rundir2/clocks.json" '.schemes.anycast.catchments | length')" 0 \
-	"catchments listed one by one"
+	"catchments: logical clients listed one by one"
 [ "$(json "$rundir2/clocks.json" '[.warnings[] | select(.code == "limit")] | length')" = 0 ] ||
 	fail "the load run has a limit warning"
 assert_no_leftovers it-popload "$rundir2"
