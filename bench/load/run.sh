@@ -124,7 +124,7 @@ run_point() {
 		r = s / (t / 1e9)
 		per = "-"
 		if (n > bn)
-			per = sprintf("%.0f", (hwm - bk) * 1024 / (n - bn))
+			per = hwm >= bk ? sprintf("%.0f", (hwm - bk) * 1024 / (n - bn)) : "(noise)"
 		dd = s - c; if (dd < 0) dd = -dd
 		agree = (s > 0 && dd <= s * 0.001) ? "yes" : "no"
 		printf "%-8d %9.0f %7.1f%% %8.2f %7.1f %8s %9d %9d %6d %6s %-9s %s\n", n, r,
