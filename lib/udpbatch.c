@@ -92,6 +92,28 @@ const struct in_pktinfo *udp_rx_pktinfo(const struct udp_batch *b, unsigned i)
 	return NULL;
 }
 
+int udp_timestamp_on(int fd)
+{
+	int one = 1;
+
+	return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+}
+
+int64_t udp_rx_time_ns(const struct udp_batch *b, unsigned i)
+{
+	const struct msghdr *h = &b->rx[i].msg_hdr;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		}
+	}
+	return -1;
+}
+
 struct in_addr udp_reply_source(const struct in_pktinfo *pi)
 {
 	in_addr_t dst = ntohl(pi->ipi_addr.s_addr);

@@ -28,9 +28,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <time.h>
 
+/* room for a pktinfo and a receive time stamp (udp_timestamp_on) */
 union udp_cmsg {
-	char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+	char buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(struct timespec))];
 	struct cmsghdr align;
 };
 
@@ -53,6 +55,11 @@ void udp_batch_free(struct udp_batch *b);
 /* udp_pktinfo_on: ask fd (of family AF_INET or AF_INET6) for each
  * datagram's destination address, for udp_tx_reply(). 0 or -1. */
 int udp_pktinfo_on(int fd, int family);
+
+/* udp_timestamp_on: ask fd for each datagram's arrival time (SO_TIMESTAMPNS,
+ * CLOCK_REALTIME, stamped by the kernel as the datagram is received, not
+ * when the program reads it), for udp_rx_time_ns(). 0 or -1. */
+int udp_timestamp_on(int fd);
 
 /* udp_recv: up to b->cap datagrams waiting on fd, without blocking. Their
  * number; 0 if none was waiting (EAGAIN, EINTR), -1 on another error. */
@@ -81,6 +88,10 @@ static inline socklen_t udp_rx_fromlen(const struct udp_batch *b, unsigned i)
 }
 /* udp_rx_pktinfo: the IPv4 destination of datagram i, or NULL. */
 const struct in_pktinfo *udp_rx_pktinfo(const struct udp_batch *b, unsigned i);
+
+/* udp_rx_time_ns: the kernel's arrival time of datagram i (CLOCK_REALTIME
+ * ns), or -1 when it came without one (udp_timestamp_on not asked). */
+int64_t udp_rx_time_ns(const struct udp_batch *b, unsigned i);
 
 /* udp_tx_buf: where the next queued datagram is written (b->txlen bytes),
  * or NULL when the queue is full. */

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -49,10 +50,17 @@ static void client_maybe_done(struct client *c)
 		loop_stop(c->loop);
 }
 
+static void client_read_replies(struct client *c, int rounds);
+
+/* client_expire: the requests unanswered for longer than the timeout are
+ * lost; the replies already waiting in the socket are read first, so that
+ * a client that was not scheduled for a while (a busy machine) does not
+ * call lost what arrived in time */
 static void client_expire(struct client *c, int64_t now)
 {
 	struct client_slot *s;
 
+	client_read_replies(c, INT_MAX);
 	while ((s = client_ring_oldest(&c->ring)) && now - s->sent_mono_ns > c->cfg.timeout_ns) {
 		client_record(c, s, CLIENT_TIMEOUT, NULL, 0);
 		c->stats.lost++;
@@ -232,7 +240,9 @@ static void client_on_expire_timer(struct loop *loop, int fd, uint32_t events, v
 	client_maybe_done(c);
 }
 
-static void client_on_datagram(struct client *c, const uint8_t *buf, size_t len, int64_t now)
+/* client_on_datagram: a reply that arrived at arrived_ns (CLOCK_REALTIME,
+ * the kernel's time stamp) */
+static void client_on_datagram(struct client *c, const uint8_t *buf, size_t len, int64_t arrived_ns)
 {
 	struct wire_msg m;
 	struct client_slot *s;
@@ -256,7 +266,9 @@ static void client_on_datagram(struct client *c, const uint8_t *buf, size_t len,
 			c->stats.stray++;
 		return;
 	}
-	rtt = now - s->sent_mono_ns;
+	/* from the wire to the socket: not the time this process took to
+	 * read it */
+	rtt = arrived_ns - s->sent_real_ns;
 	if (rtt > c->cfg.timeout_ns) {
 		c->stats.late++;
 		c->stats.lost++;
@@ -270,27 +282,38 @@ static void client_on_datagram(struct client *c, const uint8_t *buf, size_t len,
 	client_ring_resolve(&c->ring, s);
 }
 
-static void client_on_reply(struct loop *loop, int fd, uint32_t events, void *arg)
+/* client_read_replies: the replies waiting, at most rounds batches */
+static void client_read_replies(struct client *c, int rounds)
 {
-	struct client *c = arg;
 	struct udp_batch *io = c->io;
 
-	(void)loop;
-	(void)events;
-	for (int round = 0; round < CLIENT_RECV_ROUNDS; round++) {
-		int r = udp_recv(fd, io);
-		int64_t now = now_mono_ns();
+	for (int round = 0; round < rounds && c->fd != -1; round++) {
+		int r = udp_recv(c->fd, io);
+		int64_t now = now_real_ns();
 
 		if (r == -1)
 			log_warn("%s: recvmmsg", __func__);
 		if (r <= 0)
 			break;
-		for (int i = 0; i < r; i++)
+		for (int i = 0; i < r; i++) {
+			int64_t at = udp_rx_time_ns(io, (unsigned)i);
+
 			client_on_datagram(c, udp_rx_data(io, (unsigned)i),
-					   udp_rx_len(io, (unsigned)i), now);
+					   udp_rx_len(io, (unsigned)i), at == -1 ? now : at);
+		}
 		if (r < CLIENT_BATCH)
 			break;
 	}
+}
+
+static void client_on_reply(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct client *c = arg;
+
+	(void)loop;
+	(void)fd;
+	(void)events;
+	client_read_replies(c, CLIENT_RECV_ROUNDS);
 	client_maybe_done(c);
 }
 
@@ -352,6 +375,11 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 	}
 	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz, sizeof(bufsz)) == -1)
 		(void)setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
+	/* a reply's rtt ends when it reaches the socket (client_on_datagram) */
+	if (udp_timestamp_on(c->fd) == -1) {
+		log_warn("%s: setsockopt SO_TIMESTAMPNS", __func__);
+		return -1;
+	}
 	if (loop_add(loop, &c->reply, c->fd, EPOLLIN, client_on_reply, c) == -1) {
 		log_warn("%s: loop_add", __func__);
 		return -1;
@@ -387,6 +415,8 @@ void client_finish(struct client *c)
 {
 	struct client_slot *s;
 
+	if (c->io != NULL)
+		client_read_replies(c, INT_MAX);
 	while ((s = client_ring_oldest(&c->ring))) {
 		client_record(c, s, CLIENT_TIMEOUT, NULL, 0);
 		c->stats.lost++;

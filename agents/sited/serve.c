@@ -31,12 +31,45 @@ int sited_reply_build(const uint8_t *req, size_t len, const char *site, uint16_t
 	return wire_encode(&m, out, outlen);
 }
 
+/* sited_socket: a UDP socket bound to addr with IP_PKTINFO and rcvbuf
+ * bytes of receive buffer (more than rmem_max if root), SO_REUSEADDR if
+ * reuse; -1 (logged) */
+static int sited_socket(const struct sockaddr_in *addr, int rcvbuf, int reuse)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd == -1) {
+		log_warn("%s: socket", __func__);
+		return -1;
+	}
+	if (udp_pktinfo_on(fd, AF_INET) == -1) {
+		log_warn("%s: setsockopt IP_PKTINFO", __func__);
+		goto fail;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) == -1)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (reuse && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1) {
+		log_warn("%s: setsockopt SO_REUSEADDR", __func__);
+		goto fail;
+	}
+	if (bind(fd, (const struct sockaddr *)addr, sizeof(*addr)) == -1) {
+		log_warn("%s: bind %s:%u", __func__, inet_ntoa(addr->sin_addr),
+			 ntohs(addr->sin_port));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
 int sited_server_open(struct sited_server *s, const struct sockaddr_in *addr, const char *site)
 {
-	int rcvbuf = 32 << 20;
+	/* bursts from fast clients: 32 MiB, about 370 ms at 100,000/s */
+	int wildcard = addr->sin_addr.s_addr == htonl(INADDR_ANY);
 
 	memset(s, 0, sizeof(*s));
-	s->fd = -1;
+	s->fd = s->local_fd = -1;
 	if (strlen(site) > WIRE_SITE_LEN) {
 		log_warnx("site name '%s' longer than %d characters", site, WIRE_SITE_LEN);
 		return -1;
@@ -47,21 +80,14 @@ int sited_server_open(struct sited_server *s, const struct sockaddr_in *addr, co
 		log_warn("%s: calloc", __func__);
 		goto fail;
 	}
-	s->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (s->fd == -1) {
-		log_warn("%s: socket", __func__);
+	if ((s->fd = sited_socket(addr, 32 << 20, wildcard)) == -1)
 		goto fail;
-	}
-	if (udp_pktinfo_on(s->fd, AF_INET) == -1) {
-		log_warn("%s: setsockopt IP_PKTINFO", __func__);
-		goto fail;
-	}
-	/* bursts from fast clients: a larger buffer than rmem_max if root */
-	if (setsockopt(s->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) == -1)
-		(void)setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	if (bind(s->fd, (const struct sockaddr *)addr, sizeof(*addr)) == -1) {
-		log_warn("%s: bind", __func__);
-		goto fail;
+	if (wildcard) {
+		struct sockaddr_in lo = *addr;
+
+		lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if ((s->local_fd = sited_socket(&lo, 1 << 20, 1)) == -1)
+			goto fail;
 	}
 	return 0;
 fail:
@@ -94,25 +120,39 @@ static void sited_refused(void *arg, unsigned index)
 		log_warn("%s: reply to %s", __func__, inet_ntoa(to->sin_addr));
 }
 
+/* sited_batch: reads and answers one batch of fd's. How many it read, or
+ * -1 on a socket error. */
+static int sited_batch(struct sited_server *s, int fd)
+{
+	int r = udp_recv(fd, s->batch);
+
+	if (r == -1) {
+		log_warn("%s: recvmmsg", __func__);
+		return -1;
+	}
+	for (int i = 0; i < r; i++) {
+		if (sited_prepare(s, (unsigned)i) == -1) {
+			s->counts.bad++;
+			continue;
+		}
+		s->counts.requests++;
+	}
+	if (r > 0)
+		s->counts.replies += udp_send(fd, s->batch, sited_refused, s);
+	return r;
+}
+
 int sited_server_serve(struct sited_server *s)
 {
 	for (int round = 0; round < SITED_ROUNDS; round++) {
-		int r = udp_recv(s->fd, s->batch);
+		int r;
 
-		if (r == -1) {
-			log_warn("%s: recvmmsg", __func__);
+		/* the local prober's probes first: one recvmmsg that finds
+		 * nothing, nearly always */
+		if (s->local_fd != -1 && sited_batch(s, s->local_fd) == -1)
 			return -1;
-		}
-		if (r == 0)
-			return 0;
-		for (int i = 0; i < r; i++) {
-			if (sited_prepare(s, (unsigned)i) == -1) {
-				s->counts.bad++;
-				continue;
-			}
-			s->counts.requests++;
-		}
-		s->counts.replies += udp_send(s->fd, s->batch, sited_refused, s);
+		if ((r = sited_batch(s, s->fd)) == -1)
+			return -1;
 		if (r < SITED_BATCH)
 			return 0;
 	}
@@ -123,7 +163,9 @@ void sited_server_close(struct sited_server *s)
 {
 	if (s->fd != -1)
 		close(s->fd);
-	s->fd = -1;
+	if (s->local_fd != -1)
+		close(s->local_fd);
+	s->fd = s->local_fd = -1;
 	udp_batch_free(s->batch);
 	s->batch = NULL;
 }

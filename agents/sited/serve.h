@@ -6,6 +6,18 @@
  * from the address its request was sent to, so a request to an anycast
  * address on lo is answered from that anycast address, whatever the
  * interface it came in on (udp_reply_source).
+ *
+ * The site's own prober asks 127.0.0.1:PORT. When ADDR is the wildcard,
+ * a second socket bound to 127.0.0.1:PORT takes those probes (the kernel
+ * gives a datagram to the socket of the most specific address; both set
+ * SO_REUSEADDR to share the port), and it is served before every batch of
+ * the first: a probe is not queued behind 100,000 requests a second of a
+ * client, which on a busy machine are a backlog of hundreds of ms, and
+ * the prober does not declare a site dead that only has a queue (docs/
+ * agents.md, "sited"). A site that is killed, crashed or frozen answers
+ * neither socket, and a drained one flags the replies of both, so the
+ * probers judge it as before. Probes from afar (remote probers, to the
+ * site's own address) share the first socket with the requests.
  */
 #ifndef STEERLAB_SITED_SERVE_H
 #define STEERLAB_SITED_SERVE_H
@@ -25,6 +37,7 @@ struct sited_counts {
 
 struct sited_server {
 	int fd;
+	int local_fd; /* 127.0.0.1:PORT, the local prober's; -1 if ADDR is not the wildcard */
 	char site[WIRE_SITE_LEN + 1];
 	struct sited_counts counts;
 	struct udp_batch *batch;
@@ -39,11 +52,13 @@ int sited_reply_build(const uint8_t *req, size_t len, const char *site, uint16_t
 		      uint8_t *out, size_t outlen);
 
 /* sited_server_open: binds addr with IP_PKTINFO for site (at most
- * WIRE_SITE_LEN characters). 0, or -1 (logged). */
+ * WIRE_SITE_LEN characters), and 127.0.0.1 on its port if addr is the
+ * wildcard. 0, or -1 (logged). */
 int sited_server_open(struct sited_server *s, const struct sockaddr_in *addr, const char *site);
 
-/* sited_server_serve: reads and answers what is waiting, without blocking.
- * 0, or -1 on a socket error other than "nothing more to read". */
+/* sited_server_serve: reads and answers what is waiting, without blocking,
+ * the local prober's probes before each batch of requests. 0, or -1 on a
+ * socket error other than "nothing more to read". */
 int sited_server_serve(struct sited_server *s);
 
 void sited_server_close(struct sited_server *s);

@@ -173,10 +173,10 @@ static int sited_drain_signals(struct loop *loop, struct loop_handler *h, struct
 int main(int argc, char **argv)
 {
 	struct sited_opts o;
-	struct sited_server srv = {.fd = -1};
+	struct sited_server srv = {.fd = -1, .local_fd = -1};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
-	struct loop_handler sig, req, drain;
+	struct loop_handler sig, req, local, drain;
 	struct sited_drain d;
 	int rc = 1;
 
@@ -199,7 +199,9 @@ int main(int argc, char **argv)
 		log_warn("%s: SIGUSR1, SIGUSR2", __func__);
 		goto out;
 	}
-	if (loop_add(loop, &req, srv.fd, EPOLLIN, sited_on_request, &srv) == -1) {
+	if (loop_add(loop, &req, srv.fd, EPOLLIN, sited_on_request, &srv) == -1 ||
+	    (srv.local_fd != -1 &&
+	     loop_add(loop, &local, srv.local_fd, EPOLLIN, sited_on_request, &srv) == -1)) {
 		log_warn("%s: loop_add", __func__);
 		goto out;
 	}

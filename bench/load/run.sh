@@ -12,19 +12,29 @@
 # sending time), the ratio to the floor, the client's CPU per request (user
 # + system, from /proc/PID/stat sampled until it exits), its peak memory
 # (VmHWM) and the bytes per logical client above the 10^2 run's, the
-# collector's drops, client and capture counts and whether the run was
-# valid. The load average is printed with each line: the machine is shared.
+# collector's drops, client and capture counts, whether they agree within
+# 0.1 %, and whether the run was valid, and if not why (the codes of the
+# invalidating warnings of its clocks.json, the first one's message
+# below the table). The load average (1 min) at the start and the end of
+# each point is printed with it: the machine may be shared.
+#
+# Then issue 13's target, once: 10,000 logical clients at 100,000
+# requests/s for 60 s (BL_TARGET_SECS), a PASS when the run is valid, the
+# collector dropped nothing and the client's and the captures' counts
+# agree within 0.1 %. BL_TARGET=0 leaves it out.
 #
 #   bench/load/run.sh [SECONDS [RATE [SIZES]]]     (root; default 20 100000
 #                                                  "100 1000 10000 100000")
 # BL_FLOOR_RATE (default 400000): blast's rate, above what the path takes.
+# BL_LAB (default bl-load): the lab's name.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-20} rate=${2:-100000} sizes=${3:-"100 1000 10000 100000"}
 floor_rate=${BL_FLOOR_RATE:-400000}
+target=${BL_TARGET:-1} target_secs=${BL_TARGET_SECS:-60}
 STEERLAB=${STEERLAB:-bin/steerlab}
 BLAST=${BLAST:-build/release/tools/blast}
-lab=bl-load
+lab=${BL_LAB:-bl-load}
 [ "$(id -u)" = 0 ] || { echo "bench/load: needs root (namespaces)" >&2; exit 77; }
 for f in "$STEERLAB" "$BLAST" bin/client; do
 	[ -x "$f" ] || { echo "bench/load: $f not built (make all tools)" >&2; exit 1; }
@@ -73,17 +83,21 @@ floor=$(awk -v a="$after" -v s="$took" 'BEGIN { printf "%.0f", a / s }')
 echo "raw floor: $(cat "$tmp/blast.out")"
 echo "raw floor: $floor requests/s captured on the site links, $fdrops dropped (load $l)"
 echo
-printf '%-10s %12s %8s %12s %10s %12s %10s %10s %10s %6s %6s\n' clients "req/s" "of floor" \
-	"CPU us/req" "peak MB" "B/client" sent captured drops valid load
-base_kb=
-for n in $sizes; do
-	out=$tmp/run-$n
-	l=$(load)
+# why: "yes", or "no:" and the codes of the invalidating warnings
+why() {
+	jq -r 'if .valid then "yes" else "no:" + ([.warnings[] | select(.invalidates) | .code] |
+		unique | join(",")) end' "$1"/clocks.json 2>/dev/null || echo "no:no-clocks.json"
+}
+
+# run_point N SECS RATE OUT: one run of the population client of N logical
+# clients; its line of the table, and the reasons in OUT.why
+run_point() {
+	local n=$1 s=$2 r=$3 out=$4 l0 l1 runpid pid= ticks=0 hwm=0 t h ev sent took cap d v
+	l0=$(load)
 	$STEERLAB run bench/load/load.ini --out "$out" --set name=$lab --set users.population="$n" \
-		--set rate="$rate" --set duration="${secs}s" --set fail_at="$((secs / 2))s" --quiet \
+		--set rate="$r" --set duration="${s}s" --set fail_at="$((s / 2))s" --quiet \
 		>"$out.log" 2>&1 &
 	runpid=$!
-	pid= ticks=0 hwm=0
 	while kill -0 $runpid 2>/dev/null; do
 		[ -z "$pid" ] && [ -s "$out/agents.tsv" ] &&
 			pid=$(awk -F'\t' '$4 == "client" { print $1 }' "$out/agents.tsv")
@@ -93,21 +107,52 @@ for n in $sizes; do
 		fi
 		sleep 0.2
 	done
-	wait $runpid && v=yes || v=no
+	wait $runpid || true
+	l1=$(load)
 	ev=$out/users.client.events.jsonl
 	sent=$(jq -s '[.[] | select(.event == "client_summary")][0].sent' "$ev")
 	took=$(jq -s '[.[] | select(.event == "client_summary")][0].sending_ns' "$ev")
 	cap=$(captured "$out")
+	d=$(drops "$out")
+	v=$(why "$out")
+	jq -r '[.warnings[] | select(.invalidates) | "  " + .code + ": " + .message][0] // empty' \
+		"$out"/clocks.json >"$out.why" 2>/dev/null || true
 	[ -z "$base_kb" ] && base_kb=$hwm base_n=$n
 	awk -v n="$n" -v s="$sent" -v t="$took" -v f="$floor" -v tk="$ticks" -v hz="$(getconf CLK_TCK)" \
-		-v hwm="$hwm" -v bk="$base_kb" -v bn="$base_n" -v c="$cap" \
-		-v d="$(drops "$out")" -v v="$v" -v l="$l" 'BEGIN {
+		-v hwm="$hwm" -v bk="$base_kb" -v bn="$base_n" -v c="$cap" -v d="$d" -v v="$v" \
+		-v l="$l0-$l1" 'BEGIN {
 		r = s / (t / 1e9)
 		per = "-"
 		if (n > bn)
-			per = sprintf("%.0f", (hwm - bk) * 1024 / (n - bn))
-		printf "%-10d %12.0f %7.1f%% %12.2f %10.1f %12s %10d %10d %10d %6s %6s\n", n, r,
-			100 * r / f, tk / hz * 1e6 / s, hwm / 1024, per, s, c, d, v, l }'
+			per = hwm >= bk ? sprintf("%.0f", (hwm - bk) * 1024 / (n - bn)) : "(noise)"
+		dd = s - c; if (dd < 0) dd = -dd
+		agree = (s > 0 && dd <= s * 0.001) ? "yes" : "no"
+		printf "%-8d %9.0f %7.1f%% %8.2f %7.1f %8s %9d %9d %6d %6s %-9s %s\n", n, r,
+			100 * r / f, tk / hz * 1e6 / s, hwm / 1024, per, s, c, d, agree, l, v }'
+}
+
+printf '%-8s %9s %8s %8s %7s %8s %9s %9s %6s %6s %-9s %s\n' clients "req/s" "of floor" \
+	"CPU us/r" "peak MB" B/client sent captured drops agree load valid
+base_kb=
+for n in $sizes; do
+	run_point "$n" "$secs" "$rate" "$tmp/run-$n"
 done
+for n in $sizes; do
+	[ -s "$tmp/run-$n.why" ] && echo "$n: $(cat "$tmp/run-$n.why")"
+done
+if [ "$target" = 1 ]; then
+	echo
+	echo "issue 13's target: 10000 logical clients, $rate requests/s, ${target_secs} s"
+	line=$(run_point 10000 "$target_secs" "$rate" "$tmp/target")
+	echo "$line"
+	[ -s "$tmp/target.why" ] && cat "$tmp/target.why"
+	set -- $line
+	# columns: clients req/s floor cpu MB B/client sent captured drops agree load valid
+	if [ "${12}" = yes ] && [ "$9" = 0 ] && [ "${10}" = yes ]; then
+		echo "target: PASS (valid, 0 drops, counts agree within 0.1 %)"
+	else
+		echo "target: FAIL (valid ${12}, drops $9, counts agree ${10})"
+	fi
+fi
 echo
 echo "runs kept in $tmp"

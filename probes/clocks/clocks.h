@@ -616,10 +616,33 @@ struct clocks_catchment {
 	int64_t before_n, before_of, after_n, after_of;
 };
 
+/* a population's catchments (clocks_catch_pop.c): its logical clients
+ * counted by the pair (before, after), each client's before the site that
+ * answered its last answered request sent before t0, its after as a
+ * process client's; "" for none */
+#define CLOCKS_CATCH_POPS 16
+#define CLOCKS_CATCH_PAIRS 32
+
+struct clocks_catch_pop {
+	uint32_t base;		    /* the population's base id */
+	char node[CLOCKS_NAME_MAX]; /* from its agent's client_started; "" if unknown */
+	int64_t clients, moved;	    /* moved: before and after two different sites */
+	int npairs;
+	int lost_pairs; /* past CLOCKS_CATCH_PAIRS (more than 5 sites) */
+	struct clocks_catch_pair {
+		char before[CLOCKS_NAME_MAX], after[CLOCKS_NAME_MAX];
+		int64_t clients;
+	} pairs[CLOCKS_CATCH_PAIRS];
+};
+
 struct clocks_catchments {
 	int known; /* 0: no FIB change, so no "after convergence" */
-	int n;
+	int n;	   /* process clients (a population's logical clients are in pops) */
 	struct clocks_catchment c[CLOCKS_MAX_CLIENTS];
+	int npops;
+	int lost_pops; /* past CLOCKS_CATCH_POPS or a pair past CLOCKS_CATCH_PAIRS, or out
+			* of memory: not counted */
+	struct clocks_catch_pop pops[CLOCKS_CATCH_POPS];
 };
 
 /* clocks_fib: the FIB clocks of in into *fib; pure computation */
@@ -724,6 +747,49 @@ extern const char *const clocks_dns_outcome_names[CLOCKS_DNS_OUTCOMES];
  * allocate it); pure computation */
 void clocks_outages(const struct clocks_input *in, struct clocks_outages *out);
 
+/* a client's last request to the dead site after t0 (0: none) */
+struct clocks_client_last {
+	uint32_t client;
+	int64_t last_ns;
+	int cut; /* still sending to the dead site when the observation ended */
+};
+
+/*
+ * A population's per-client clocks, summarised (clocks_pop.c; docs/clocks.md,
+ * "Populations"): its logical clients' last request to the dead site after
+ * t0, over all of them (0 for those that sent none, as last_per_client), as
+ * quantiles, counts and the slowest CLOCKS_POP_SLOWEST named. clocks.json
+ * lists a process client's value by its id; a population of 10,000 is this
+ * instead: the summary is intended, not a loss.
+ */
+#define CLOCKS_POP_SLOWEST 10
+#define CLOCKS_MAX_POPS 64
+
+struct clocks_pop {
+	uint32_t base;		    /* WIRE_POP_ID(node, flow, 0): its agent's id */
+	char node[CLOCKS_NAME_MAX]; /* from its agent's client_started; "" if unknown */
+	int64_t clients, sent_after_t0, cut;
+	/* nearest-rank quantiles over the logical clients (p999: 99.9 %) */
+	int64_t p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
+	/* each a lower bound: a cut client's value is at or below it */
+	int lb_p50, lb_p90, lb_p99, lb_p999, lb_max;
+	int nslowest;
+	struct clocks_client_last slowest[CLOCKS_POP_SLOWEST]; /* the largest first */
+};
+
+/* clocks_pop_of: whether client is a population's logical client */
+static inline int clocks_pop_of(uint32_t client)
+{
+	return (client & WIRE_POP_BIT) != 0;
+}
+
+/* clocks_pops: summarise the populations among by[0..n) (sorted by client
+ * id) into pops[0..max), node names from in's clients. The number of
+ * populations (at most max; more are counted in *lost), or -1 when out of
+ * memory. Pure computation. */
+int clocks_pops(const struct clocks_input *in, const struct clocks_client_last *by, size_t n,
+		struct clocks_pop *pops, int max, int *lost);
+
 /* One scheme's clocks. Times relative to t0 unless named _at_ns. A field
  * that is not a measure of the scheme is CLOCKS_NA. */
 struct clocks_result {
@@ -737,14 +803,14 @@ struct clocks_result {
 	int64_t capture_drops;		       /* CLOCKS_NONE: no capture_stats */
 	struct clocks_dist last_packet;	       /* clients that sent to the dead site after t0 */
 	struct clocks_dist last_per_client;    /* every client of the scheme, 0 if none */
-	/* each client's last request to the dead site after t0 (0 if none), by
-	 * client id, for the first CLOCKS_MAX_CLIENTS clients */
-	struct {
-		uint32_t client;
-		int64_t last_ns;
-		int cut; /* still sending to the dead site when it stopped */
-	} by_client[CLOCKS_MAX_CLIENTS];
-	int nby_client;
+	/* each client's last request to the dead site after t0 (0 if none),
+	 * every client of the scheme, by client id (malloc'd; NULL with a
+	 * "limit" note when out of memory) */
+	struct clocks_client_last *by_client;
+	size_t nby_client;
+	/* the populations among them, each summarised (clocks_pop.c) */
+	struct clocks_pop *pops;
+	int npops;
 	/* the window is a lower bound: a client was still sending to the dead
 	 * site when the observation ended (window_cut); ncut clients were */
 	int window_lb;

@@ -113,6 +113,11 @@ void clocks_anycast(const struct clocks_input *in, struct clocks_result *r)
 	if (r->fib && r->catchments) {
 		clocks_fib(in, r->fib);
 		clocks_catchments(in, r->fib, r->catchments);
+		if (r->catchments->lost_pops)
+			clocks_warn(&r->notes, "limit",
+				    "anycast: catchments: more than %d populations, more than %d "
+				    "pairs in one, or out of memory: some not counted",
+				    CLOCKS_CATCH_POPS, CLOCKS_CATCH_PAIRS);
 	} else {
 		free(r->fib);
 		free(r->catchments);

@@ -10,7 +10,8 @@
  *            sent then is forwarded by every router's final route)
  *
  * Counted from the records' site column (the site named in the reply), so
- * a request that was lost has no site and does not count.
+ * a request that was lost has no site and does not count. A population's
+ * logical clients are counted together (clocks_catch_pop.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +112,7 @@ void clocks_catchments(const struct clocks_input *in, const struct clocks_fib *f
 		uint32_t id = in->requests[i].client;
 		int seen = id == prev && i > 0;
 
-		if (clocks_scheme_of(id) != CLOCKS_SCHEME_ANYCAST)
+		if (clocks_scheme_of(id) != CLOCKS_SCHEME_ANYCAST || clocks_pop_of(id))
 			continue;
 		prev = id;
 		for (int k = 0; k < cs->n && !seen; k++)
@@ -121,6 +122,7 @@ void clocks_catchments(const struct clocks_input *in, const struct clocks_fib *f
 		cs->c[cs->n++].client = id;
 	}
 	qsort(cs->c, (size_t)cs->n, sizeof(cs->c[0]), clocks_catch_cmp);
+	clocks_catch_pops(in, fib, cs);
 	if (cs->n == 0 || (acc = calloc((size_t)cs->n, sizeof(*acc))) == NULL) {
 		cs->n = 0;
 		return;
@@ -130,7 +132,8 @@ void clocks_catchments(const struct clocks_input *in, const struct clocks_fib *f
 		const struct clocks_request *q = &in->requests[i];
 
 		if (q->status != CLOCKS_OK || q->site[0] == '\0' ||
-		    clocks_scheme_of(q->client) != CLOCKS_SCHEME_ANYCAST)
+		    clocks_scheme_of(q->client) != CLOCKS_SCHEME_ANYCAST ||
+		    clocks_pop_of(q->client))
 			continue;
 		if (at == -1 || q->client != prev)
 			at = clocks_catch_index(cs, q->client);

@@ -110,3 +110,29 @@ json_t *clocks_json_catchments(const struct clocks_catchments *cs)
 	}
 	return o;
 }
+
+json_t *clocks_json_catch_pops(const struct clocks_catchments *cs)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < cs->npops; i++) {
+		const struct clocks_catch_pop *p = &cs->pops[i];
+		json_t *pairs = json_array();
+		char id[16];
+
+		for (int k = 0; k < p->npairs; k++)
+			json_array_append_new(
+			    pairs,
+			    json_pack("{s:o, s:o, s:I}", "before",
+				      clocks_fib_str(p->pairs[k].before), "after",
+				      cs->known ? clocks_fib_str(p->pairs[k].after) : json_null(),
+				      "clients", (json_int_t)p->pairs[k].clients));
+		snprintf(id, sizeof(id), "%u", p->base);
+		json_object_set_new(
+		    o, id,
+		    json_pack("{s:o, s:I, s:o, s:o}", "node", clocks_fib_str(p->node), "clients",
+			      (json_int_t)p->clients, "moved",
+			      cs->known ? json_integer(p->moved) : json_null(), "pairs", pairs));
+	}
+	return o;
+}

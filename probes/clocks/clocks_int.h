@@ -196,6 +196,8 @@ int64_t clocks_fib_changes(const struct clocks_input *in, const char *router, in
 struct json_t;
 struct json_t *clocks_json_fib(const struct clocks_input *in, const struct clocks_fib *fib);
 struct json_t *clocks_json_catchments(const struct clocks_catchments *cs);
+/* clocks_json_catch_pops: the populations' catchments, by base id */
+struct json_t *clocks_json_catch_pops(const struct clocks_catchments *cs);
 /* clocks.json's timeline, flaps and dns_outages (clocks_flap.c, clocks_outage.c) */
 struct json_t *clocks_json_timeline(const struct clocks_input *in);
 struct json_t *clocks_json_flaps(const struct clocks_input *in, const struct clocks_flaps *fl);
@@ -240,5 +242,10 @@ struct json_t *clocks_json_resolvers(const struct clocks_input *in);
 
 /* clocks_rank: nearest-rank percentile p (0 < p <= 100) of sorted v[n > 0]. */
 int64_t clocks_rank(const int64_t *v, size_t n, int p);
+
+/* clocks_catch_pops: the populations' catchments into cs->pops (cs->known
+ * set), after the FIB's last change (fib); clocks_catch_pop.c */
+void clocks_catch_pops(const struct clocks_input *in, const struct clocks_fib *fib,
+		       struct clocks_catchments *cs);
 
 #endif

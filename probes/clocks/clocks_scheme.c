@@ -284,6 +284,25 @@ static void clocks_dist_lb(struct clocks_dist *d, size_t ncut, int64_t mincut)
 	d->lb_max = mincut <= d->max_ns;
 }
 
+/* clocks_summarise: the populations among r's clients, summarised */
+static void clocks_summarise(const struct clocks_input *in, struct clocks_result *r)
+{
+	int lost = 0, n;
+
+	r->pops = malloc(CLOCKS_MAX_POPS * sizeof(*r->pops));
+	n = r->pops ? clocks_pops(in, r->by_client, r->nby_client, r->pops, CLOCKS_MAX_POPS, &lost)
+		    : -1;
+	if (n == -1) {
+		clocks_warn(&r->notes, "limit", "%s: populations: out of memory, not summarised",
+			    r->scheme);
+		n = 0;
+	}
+	r->npops = n;
+	if (lost)
+		clocks_warn(&r->notes, "limit", "%s: more than %d populations: %d not summarised",
+			    r->scheme, CLOCKS_MAX_POPS, lost);
+}
+
 /* clocks_dead_site: window, lost_capture and the last request per client of
  * the requests to the dead site after t0, in its capture c; which of them
  * the end of the observation cut short */
@@ -300,7 +319,8 @@ static void clocks_dead_site(const struct clocks_input *in, const struct clocks_
 	if (clocks_clients(in, fl, &ids, &nids) == -1 ||
 	    (nids > 0 && ((last = malloc(nids * sizeof(*last))) == NULL ||
 			  (sent = malloc(nids * sizeof(*sent))) == NULL ||
-			  (cut = malloc(nids * sizeof(*cut))) == NULL))) {
+			  (cut = malloc(nids * sizeof(*cut))) == NULL ||
+			  (r->by_client = malloc(nids * sizeof(*r->by_client))) == NULL))) {
 		clocks_warn(&r->notes, "limit", "%s: last packet per client: out of memory",
 			    r->scheme);
 		nids = 0;
@@ -329,16 +349,10 @@ static void clocks_dead_site(const struct clocks_input *in, const struct clocks_
 		last[i] = last[i] == CLOCKS_NONE ? 0 : last[i] - t0;
 		if (cut[i] && last[i] < mincut)
 			mincut = last[i];
-		if (r->nby_client < CLOCKS_MAX_CLIENTS) {
-			r->by_client[r->nby_client].client = ids[i];
-			r->by_client[r->nby_client].cut = cut[i];
-			r->by_client[r->nby_client++].last_ns = last[i];
-		}
+		r->by_client[i] = (struct clocks_client_last){ids[i], last[i], cut[i]};
 	}
-	if (nids > CLOCKS_MAX_CLIENTS)
-		clocks_warn(&r->notes, "limit",
-			    "%s: more than %d clients: last_by_client_s lists the first", r->scheme,
-			    CLOCKS_MAX_CLIENTS);
+	r->nby_client = nids;
+	clocks_summarise(in, r);
 	clocks_dist_fill(&r->last_packet, sent, nsent);
 	clocks_dist_fill(&r->last_per_client, last, nids);
 	r->ncut = (int)ncut;
@@ -440,5 +454,11 @@ void clocks_result_free(struct clocks_result *r)
 	r->fib = NULL;
 	free(r->catchments);
 	r->catchments = NULL;
+	free(r->by_client);
+	r->by_client = NULL;
+	r->nby_client = 0;
+	free(r->pops);
+	r->pops = NULL;
+	r->npops = 0;
 	r->nresolvers = 0;
 }

@@ -119,6 +119,40 @@ static json_t *clocks_json_budget(const struct clocks_budget *b)
 	return o;
 }
 
+/* clocks_json_pops: the populations' summaries, by base id */
+static json_t *clocks_json_pops(const struct clocks_pop *pops, int n)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < n; i++) {
+		const struct clocks_pop *p = &pops[i];
+		json_t *slow = json_array();
+		char id[16];
+
+		for (int k = 0; k < p->nslowest; k++)
+			json_array_append_new(
+			    slow,
+			    json_pack("{s:I, s:I, s:o, s:b}", "client",
+				      (json_int_t)p->slowest[k].client, "index",
+				      (json_int_t)(p->slowest[k].client & WIRE_POP_INDEX_MASK),
+				      "last_s", clocks_json_s(p->slowest[k].last_ns), "cut",
+				      p->slowest[k].cut));
+		snprintf(id, sizeof(id), "%u", p->base);
+		json_object_set_new(
+		    o, id,
+		    json_pack(
+			"{s:o, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:b, s:b, s:b, "
+			"s:b}, s:o}",
+			"node", clocks_json_str(p->node), "clients", (json_int_t)p->clients,
+			"sent_after_t0", (json_int_t)p->sent_after_t0, "cut", (json_int_t)p->cut,
+			"p50", clocks_json_s(p->p50_ns), "p90", clocks_json_s(p->p90_ns), "p99",
+			clocks_json_s(p->p99_ns), "p999", clocks_json_s(p->p999_ns), "max",
+			clocks_json_s(p->max_ns), "lower_bound", "p50", p->lb_p50, "p90", p->lb_p90,
+			"p99", p->lb_p99, "p999", p->lb_p999, "max", p->lb_max, "slowest", slow));
+	}
+	return o;
+}
+
 /* clocks_json_failback: the fail-back clocks, seconds after the recovery */
 static json_t *clocks_json_failback(const struct clocks_failback *b)
 {
@@ -160,18 +194,25 @@ static json_t *clocks_json_scheme(const struct clocks_input *in, const struct cl
 		clocks_json_dns(o, r);
 	json_object_set_new(o, "last_packet_s",
 			    clocks_json_dist(&r->last_packet, "clients", CLOCKS_NA));
+	/* a process client by its id; a population's logical clients in its
+	 * summary (docs/clocks.md, "Populations") */
 	json_t *by = json_object();
-	for (int i = 0; i < r->nby_client; i++) {
+	json_t *cut = json_array();
+	for (size_t i = 0; i < r->nby_client; i++) {
+		const struct clocks_client_last *c = &r->by_client[i];
 		char id[16];
-		snprintf(id, sizeof(id), "%u", r->by_client[i].client);
-		json_object_set_new(by, id, clocks_json_s(r->by_client[i].last_ns));
+
+		if (clocks_pop_of(c->client))
+			continue;
+		snprintf(id, sizeof(id), "%u", c->client);
+		json_object_set_new(by, id, clocks_json_s(c->last_ns));
+		if (c->cut)
+			json_array_append_new(cut, json_integer(c->client));
 	}
 	json_object_set_new(o, "last_by_client_s", by);
-	json_t *cut = json_array();
-	for (int i = 0; i < r->nby_client; i++)
-		if (r->by_client[i].cut)
-			json_array_append_new(cut, json_integer(r->by_client[i].client));
 	json_object_set_new(o, "lower_bound_clients", cut);
+	if (r->npops > 0)
+		json_object_set_new(o, "populations", clocks_json_pops(r->pops, r->npops));
 	json_object_set_new(o, "replies", clocks_json_counts(r->replies, r->nreplies));
 	json_object_set_new(o, "captured_after_t0", clocks_json_counts(r->after_t0, r->nafter_t0));
 	if (r->has_failback)
@@ -182,6 +223,9 @@ static json_t *clocks_json_scheme(const struct clocks_input *in, const struct cl
 		json_object_set_new(o, "fib", clocks_json_fib(in, r->fib));
 	if (r->catchments)
 		json_object_set_new(o, "catchments", clocks_json_catchments(r->catchments));
+	if (r->catchments && r->catchments->npops > 0)
+		json_object_set_new(o, "population_catchments",
+				    clocks_json_catch_pops(r->catchments));
 	return o;
 }
 

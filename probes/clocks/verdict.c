@@ -249,6 +249,7 @@ struct verdict_lost {
 	uint64_t key; /* client << 32 | low 32 bits of seq; 0: empty slot */
 	int where;    /* -1: not captured, -2: at the dead site, else the capture */
 	int64_t sent_ns;
+	int64_t at_ns; /* where = -2: when it reached the dead site's link */
 };
 
 static uint64_t verdict_key(uint32_t client, uint32_t seq)
@@ -276,24 +277,33 @@ static int verdict_link_cut(const struct clocks_input *in)
 	return 0;
 }
 
-/* verdict_unexplained: the unexplained losses (invalid), and how many of
- * the explained ones were lost on the way while routing converged */
-static int64_t verdict_unexplained(const struct clocks_input *in, const struct clocks_flows *fl,
-				   const struct clocks_result *r, struct clocks_notes *v)
+/* the losses the failure explains that the capture of S after t0 does not
+ * count (loss_mismatch adds them to it) */
+struct verdict_explained {
+	int64_t transit; /* lost on the way while routing converged */
+	int64_t queued;	 /* reached S's link before t0: queued in S when it failed */
+};
+
+/* verdict_unexplained: the unexplained losses (invalid), and the explained
+ * ones the capture after t0 does not see, in *ex */
+static void verdict_unexplained(const struct clocks_input *in, const struct clocks_flows *fl,
+				const struct clocks_result *r, struct clocks_notes *v,
+				struct verdict_explained *ex)
 {
 	int64_t t0 = in->failure.t0_ns, tol = in->client_timeout_ns, first_early = INT64_MAX;
 	int64_t converged = r->fib && r->fib->last_at_ns != CLOCKS_NONE ? r->fib->last_at_ns : 0;
 	const struct clocks_capture *dead = NULL;
 	struct verdict_lost *set = NULL;
-	size_t nlost = 0, cap = 64, early = 0, nowhere = 0, transit = 0, *at = NULL;
+	size_t nlost = 0, cap = 64, early = 0, nowhere = 0, transit = 0, queued = 0, *at = NULL;
 	char msg[CLOCKS_WARNING_LEN], when[48];
 	int len;
 
 	for (size_t i = 0; i < in->ncaptures; i++)
 		if (strcmp(in->captures[i].label, in->failure.site) == 0)
 			dead = &in->captures[i];
+	memset(ex, 0, sizeof(*ex));
 	if (dead == NULL || r->lost_client == CLOCKS_NONE || r->lost_client == 0)
-		return 0; /* no capture of the site: capture_missing says so */
+		return; /* no capture of the site: capture_missing says so */
 	while (cap < 2 * (size_t)r->lost_client + 2)
 		cap *= 2;
 	set = calloc(cap, sizeof(*set));
@@ -318,7 +328,7 @@ static int64_t verdict_unexplained(const struct clocks_input *in, const struct c
 		k = verdict_slot(set, cap, verdict_key(q->client, (uint32_t)q->seq));
 		if (set[k].key == 0) {
 			set[k] = (struct verdict_lost){verdict_key(q->client, (uint32_t)q->seq), -1,
-						       q->sent_ns};
+						       q->sent_ns, 0};
 			nlost++;
 		}
 	}
@@ -334,15 +344,21 @@ static int64_t verdict_unexplained(const struct clocks_input *in, const struct c
 			k = verdict_slot(set, cap, verdict_key(p->client, p->seq));
 			if (set[k].key == 0)
 				continue;
-			if (c == dead && (fl->to_dead == NULL || fl->to_dead(in, p)))
+			if (c == dead && (fl->to_dead == NULL || fl->to_dead(in, p))) {
+				if (set[k].where != -2 || p->t_ns > set[k].at_ns)
+					set[k].at_ns = p->t_ns;
 				set[k].where = -2;
-			else if (set[k].where == -1)
+			} else if (set[k].where == -1)
 				set[k].where = (int)i;
 		}
 	}
 	for (size_t k = 0; k < cap; k++) {
-		if (set[k].key == 0 || set[k].where == -2)
+		if (set[k].key == 0)
 			continue;
+		if (set[k].where == -2) {
+			queued += set[k].at_ns <= t0;
+			continue;
+		}
 		if (set[k].where == -1) {
 			/* a cut link: requests toward it die at the router; while
 			 * the routers did not agree, in a loop or a hole */
@@ -363,6 +379,16 @@ static int64_t verdict_unexplained(const struct clocks_input *in, const struct c
 			    "the capture's losses)",
 			    r->scheme, transit, (long long)r->lost_client,
 			    (double)(converged - t0) / NSEC_PER_SEC);
+	if (queued)
+		clocks_warn(
+		    v, "lost_queued",
+		    "%s: %zu of the %lld requests the clients lost reached %s's link before "
+		    "t0 (sent less than one client timeout before it): queued in %s when it "
+		    "failed (the failure's; counted with the capture's losses)",
+		    r->scheme, queued, (long long)r->lost_client, in->failure.site,
+		    in->failure.site);
+	ex->transit = (int64_t)transit;
+	ex->queued = (int64_t)queued;
 	size_t total = early + nowhere;
 	for (size_t i = 0; i < in->ncaptures; i++)
 		total += at[i];
@@ -392,15 +418,16 @@ static int64_t verdict_unexplained(const struct clocks_input *in, const struct c
 out:
 	free(set);
 	free(at);
-	return (int64_t)transit;
 }
 
 /* loss_mismatch: the clients' lost and the capture's lost (with the
- * requests lost on the way while routing converged) disagree */
+ * requests lost on the way while routing converged, and those queued in S
+ * when it failed) disagree */
 static void verdict_mismatch(const struct clocks_input *in, const struct clocks_result *r,
-			     int64_t transit, struct clocks_notes *v)
+			     const struct verdict_explained *ex, struct clocks_notes *v)
 {
 	int64_t a = r->lost_client, b = r->lost_capture, diff, larger;
+	int64_t transit = ex->transit + ex->queued;
 
 	if (a == CLOCKS_NONE || b == CLOCKS_NONE)
 		return;
@@ -820,7 +847,7 @@ static void verdict_cut(const struct clocks_input *in, const struct clocks_resul
 
 	if (!r->window_lb)
 		return;
-	for (int i = 0; i < r->nby_client && shown < 8; i++) {
+	for (size_t i = 0; i < r->nby_client && shown < 8; i++) {
 		if (!r->by_client[i].cut)
 			continue;
 		len += snprintf(ids + len, sizeof(ids) - (size_t)len, "%s%u", shown ? ", " : "",
@@ -890,9 +917,10 @@ void clocks_verdict(const struct clocks_input *in, const struct clocks_result *r
 			continue;
 		if (strcmp(res[i].scheme, "dns") == 0 && !in->failure.has_address)
 			continue; /* no DNS clocks at all (old_run) */
-		int64_t transit = verdict_unexplained(in, verdict_flows(&res[i]), &res[i], v);
+		struct verdict_explained ex;
 
-		verdict_mismatch(in, &res[i], transit, v);
+		verdict_unexplained(in, verdict_flows(&res[i]), &res[i], v, &ex);
+		verdict_mismatch(in, &res[i], &ex, v);
 	}
 	verdict_healthy(in, v);
 	verdict_captures(in, v);

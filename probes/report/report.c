@@ -139,7 +139,8 @@ static void report_summary(const struct report *r, FILE *out)
 		texttable_print(&t, out, 0);
 		texttable_free(&t);
 		report_fib_summary(r, out);
-		fprintf(out, "\ncatchments: the site that answered each anycast client\n");
+		fprintf(out, "\ncatchments: the site that answered each anycast client (a "
+			     "population's: N of BASE+, by pair)\n");
 		report_catch_table(r, &t);
 		texttable_print(&t, out, 0);
 		texttable_free(&t);

@@ -130,4 +130,22 @@ void report_catch_table(const struct report *r, struct texttable *t)
 				   ? (strcmp(c->before, c->after) ? "yes" : "no")
 				   : "-");
 	}
+	/* a population: its logical clients by (before, after), N of them */
+	for (int i = 0; cs && i < cs->npops; i++) {
+		const struct clocks_catch_pop *p = &cs->pops[i];
+
+		for (int k = 0; k < p->npairs; k++) {
+			const struct clocks_catch_pair *q = &p->pairs[k];
+
+			texttable_row(t);
+			texttable_cell(t, "%lld of %u+", (long long)q->clients, p->base);
+			texttable_cell(t, "%s", p->node[0] ? p->node : "-");
+			texttable_cell(t, "%s", q->before[0] ? q->before : "-");
+			texttable_cell(t, "%s", cs->known && q->after[0] ? q->after : "-");
+			texttable_cell(t, "%s",
+				       cs->known && q->before[0] && q->after[0]
+					   ? (strcmp(q->before, q->after) ? "yes" : "no")
+					   : "-");
+		}
+	}
 }

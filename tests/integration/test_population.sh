@@ -14,11 +14,16 @@
 #      under 3 %), the share falls through at least 10 distinct levels of
 #      1 s buckets, no 1 s bucket more than 0.5 points below the one before
 #      (each sticky user is 0.01 % of the traffic).
+#    The per-client clocks are summarised in clocks.json's populations, with
+#    no limit warning, and the summary agrees with the capture read by
+#    tshark: the clients that sent to a after t0, the slowest one's last
+#    request.
 # 2. The same agent at a high aggregate rate (anycast, 10,000 clients,
 #    50,000 requests/s), each client from its own address (source_block
 #    198.18.64.0/18): the collector drops nothing, the client's and the
 #    captures' counts agree within 0.1 %, and the captured requests come from
-#    10,000 distinct addresses of the block. (bench/load asserts the speed;
+#    10,000 distinct addresses of the block, and the catchments count the
+#    10,000 together (no limit warning). (bench/load asserts the speed;
 #    this asserts correctness at load.)
 # 3. An overloaded population is flagged as an overloaded client is: told
 #    1,000,000 requests/s, its base id is named in client_behind and the run
@@ -72,6 +77,48 @@ echo "client ids: $n distinct, $lo to $hi"
 	fail "expected ids $base to $((base + 9999))"
 echo "ok: 10000 logical clients with their own ids"
 
+# the per-client clocks of the population: summarised in clocks.json, with
+# no limit warning; the summary agrees with the captures (tshark): its
+# clients sending after t0 are the distinct ids of the DNS requests to a's
+# address after t0, and its slowest client's last such request is its
+# last_s after t0
+nlimit=$(json "$rundir/clocks.json" '[.warnings[] | select(.code == "limit")] | length')
+[ "$nlimit" = 0 ] || fail "a population run has a limit warning: $(json "$rundir/clocks.json" \
+	'[.warnings[] | select(.code == "limit") | .message][0]')"
+pop=$(json "$rundir/clocks.json" ".schemes.dns.populations[\"$base\"]")
+[ "$pop" != null ] || fail "clocks.json: no populations[\"$base\"] in the dns scheme"
+[ "$(json "$rundir/clocks.json" '.schemes.dns.last_by_client_s | length')" = 0 ] ||
+	fail "last_by_client_s lists logical clients"
+assert_eq "$(echo "$pop" | jq .clients)" 10000 "the summary's clients"
+assert_eq "$(echo "$pop" | jq .max)" "$(json "$rundir/clocks.json" .schemes.dns.window_s)" \
+	"the summary's max is the window"
+# each request to a's address after t0: ns after t0 (exact: the seconds
+# and the nanoseconds apart), client id (bytes 8-11 of the request; the
+# remote probers' probes, id 0, left out)
+t0=$(json "$rundir/clocks.json" .t0_ns)
+tshark -r "$rundir/capture-a.pcap" -Y 'ip.dst == 198.19.1.1 && udp.dstport == 7000' \
+	-T fields -e frame.time_epoch -e udp.payload 2>/dev/null |
+	awk -v s0="${t0:0:${#t0}-9}" -v f0="${t0: -9}" '
+		function hex(h,   n, i) {
+			for (i = 1; i <= length(h); i++)
+				n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+			return n
+		}
+		{ split($1, e, "."); rel = (e[1] - s0) * 1000000000 + (e[2] - f0)
+		  id = hex(substr($2, 17, 8))
+		  if (rel > 0 && id != 0) printf "%.0f %.0f\n", rel, id }' >"$out/dead.txt"
+nsent=$(awk '!($2 in s) { s[$2]; n++ } END { print n + 0 }' "$out/dead.txt")
+assert_gt "$nsent" 0 "clients sending to a after t0 (tshark)"
+assert_eq "$(echo "$pop" | jq .sent_after_t0)" "$nsent" \
+	"clients sending to a after t0, the summary's and tshark's"
+slow=$(echo "$pop" | jq '.slowest[0].client')
+last_ns=$(awk -v c="$slow" '$2 == c && $1 > m { m = $1 } END { printf "%.0f\n", m }' "$out/dead.txt")
+assert_gt "$last_ns" 0 "the slowest client's last request to a (tshark)"
+assert_le "$(awk -v l="$last_ns" -v s="$(echo "$pop" | jq '.slowest[0].last_s')" \
+	'BEGIN { d = l / 1e9 - s; print d < 0 ? -d : d }')" 0.000001 \
+	"the slowest client's last request to a after t0, the summary's and tshark's"
+echo "ok: the population's clocks summarised, no limit warning, consistent with the capture"
+
 awk -F, 'NR > 2 && p != "" && p - $3 > m { m = p - $3 } NR > 1 { p = $3 }
 	END { printf "largest drop between 100 ms buckets: %.2f points\n", m * 100; exit !(m <= 0.10) }' \
 	"$rundir/decay.csv" || fail "the decay has a step of more than 10 points"
@@ -108,6 +155,14 @@ read -r nsrc outside < <(tshark -r "$rundir2/capture-a.pcap" -T fields -e ip.src
 echo "captured requests from $nsrc source addresses, $outside outside the block"
 [ "$nsrc" = 10000 ] && [ "$outside" = 0 ] || fail "expected 10000 source addresses, all in 198.18.64.0/18"
 echo "ok: each logical client its own source address"
+# its catchments: the 10,000 logical clients counted together, not listed
+pbase=$((2147483648 + 131072))
+assert_eq "$(json "$rundir2/clocks.json" ".schemes.anycast.population_catchments[\"$pbase\"].clients")" \
+	10000 "the population's catchments: its clients"
+assert_eq "$(json "$rundir2/clocks.json" '.schemes.anycast.catchments | length')" 0 \
+	"catchments: logical clients listed one by one"
+[ "$(json "$rundir2/clocks.json" '[.warnings[] | select(.code == "limit")] | length')" = 0 ] ||
+	fail "the load run has a limit warning"
 assert_no_leftovers it-popload "$rundir2"
 
 rundir3=$out/over

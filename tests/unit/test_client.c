@@ -1,13 +1,21 @@
-/* The client's pure parts: outstanding ring, absolute schedule, CSV records. */
+/* The client's pure parts: outstanding ring, absolute schedule, CSV records;
+ * and over loopback, replies that arrived in time while the client was not
+ * running counted answered. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <arpa/inet.h>
 #include <cmocka.h>
+#include <sys/epoll.h>
 
 #include "agents/client/record.h"
+#include "agents/client/traffic.h"
+#include "loop.h"
+#include "wire.h"
 #include "agents/client/ring.h"
 #include "agents/client/sched.h"
 #include "timeutil.h"
@@ -241,6 +249,73 @@ static void test_tally(void **state)
 	assert_int_equal(t.other, 7); /* 2 + 62 named, the last 7 overflow */
 }
 
+/* ---- replies read late ---- */
+
+/* a site on loopback in the client's own loop: it answers each request at
+ * once, then keeps the thread 120 ms (a client not scheduled for a while),
+ * longer than the client's 50 ms timeout */
+static void site_answer(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	uint8_t buf[WIRE_LEN];
+	struct sockaddr_in from;
+	socklen_t len = sizeof(from);
+	struct wire_msg m;
+	ssize_t n;
+	int *answered = arg;
+
+	(void)loop;
+	(void)events;
+	while ((n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &len)) ==
+	       WIRE_LEN) {
+		assert_int_equal(wire_decode(buf, (size_t)n, &m), 0);
+		m.type = WIRE_REPLY;
+		strcpy(m.site, "a");
+		wire_encode(&m, buf, sizeof(buf));
+		assert_int_equal(sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, len),
+				 WIRE_LEN);
+		(*answered)++;
+		len = sizeof(from);
+	}
+	usleep(120000);
+}
+
+static void test_replies_read_late(void **state)
+{
+	struct sockaddr_in site = {.sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(site);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0), answered = 0;
+	struct loop *loop = loop_new();
+	struct loop_handler h;
+	struct client c;
+	struct client_cfg cfg = {.id = 1,
+				 .rate = 100,
+				 .timeout_ns = 50 * NSEC_PER_MSEC,
+				 .duration_ns = 35 * NSEC_PER_MSEC};
+
+	(void)state;
+	assert_true(fd != -1 && loop != NULL);
+	assert_int_equal(bind(fd, (struct sockaddr *)&site, sizeof(site)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&site, &len), 0);
+	cfg.target = site;
+	assert_int_equal(loop_add(loop, &h, fd, EPOLLIN, site_answer, &answered), 0);
+	assert_int_equal(client_start(&c, loop, &cfg, NULL), 0);
+	usleep(20000); /* the kernel's time stamps are turned on by deferred work */
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(&c);
+	/* 4 requests (at 0, 10, 20, 30 ms), each answered at once and read
+	 * 120 ms later: answered in time, none lost, none late */
+	assert_int_equal(c.stats.sent, 4);
+	assert_int_equal(answered, 4);
+	assert_int_equal(c.stats.ok, 4);
+	assert_int_equal(c.stats.lost, 0);
+	assert_int_equal(c.stats.late, 0);
+	client_close(&c);
+	loop_del(loop, &h);
+	close(fd);
+	loop_free(loop);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +330,7 @@ int main(void)
 	    cmocka_unit_test(test_record_header),
 	    cmocka_unit_test(test_site_clean),
 	    cmocka_unit_test(test_tally),
+	    cmocka_unit_test(test_replies_read_late),
 	};
 
 	return cmocka_run_group_tests_name("client", tests, NULL, NULL);

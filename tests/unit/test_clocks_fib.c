@@ -317,6 +317,69 @@ static void test_catchments(void **state)
 	assert_int_equal(cs.c[1].after_of, 1);
 }
 
+/* a population's catchments: its 300 logical clients counted by the pair
+ * (before, after), none of them listed one by one. Logical client j: its
+ * last answered request before t0 at a (an earlier one at b) for j < 200,
+ * at b for the others; after convergence b, but for j % 100 == 0, which
+ * stays at a; j = 299 was answered by no one after (lost). A second
+ * population's client that sent nothing answered counts, with no sites. */
+static void test_catchments_population(void **state)
+{
+	struct fixture *f = *state;
+	static struct clocks_fib fib;
+	static struct clocks_catchments cs;
+	const uint32_t base = WIRE_POP_ID(3, 0, 0), other = WIRE_POP_ID(4, 0, 0);
+
+	lab(f);
+	feed_route(f, "r1", T0 - 100 * MS, "present", "198.18.0.2", 20, 186, NULL);
+	feed_route(f, "r1", T0 + 300 * MS, "replace", "198.18.32.2", 20, 186, NULL);
+	for (uint32_t j = 0; j < 300; j++) {
+		add_request(&f->in, base + j, T0 - 900 * MS, CLOCKS_OK, j < 200 ? "b" : "a");
+		add_request(&f->in, base + j, T0 - 500 * MS, CLOCKS_OK, j < 200 ? "a" : "b");
+		add_request(&f->in, base + j, T0 - 100 * MS, CLOCKS_TIMEOUT, "");
+		if (j == 299)
+			add_request(&f->in, base + j, T0 + 500 * MS, CLOCKS_TIMEOUT, "");
+		else
+			add_request(&f->in, base + j, T0 + 500 * MS, CLOCKS_OK,
+				    j % 100 == 0 ? "a" : "b");
+	}
+	add_request(&f->in, other, T0 - 100 * MS, CLOCKS_TIMEOUT, "");
+	add_request(&f->in, 1, T0 - 100 * MS, CLOCKS_OK, "a");
+	clocks_fib(&f->in, &fib);
+	clocks_catchments(&f->in, &fib, &cs);
+
+	assert_true(cs.known);
+	assert_int_equal(cs.n, 1); /* the process client alone */
+	assert_int_equal(cs.c[0].client, 1);
+	assert_int_equal(cs.npops, 2);
+	assert_int_equal(cs.lost_pops, 0);
+	assert_int_equal(cs.pops[0].base, base);
+	assert_int_equal(cs.pops[0].clients, 300);
+	/* a -> b: 198 (j < 200 but 0 and 100); b -> b: 98; a -> a: 2 (0,
+	 * 100); b -> a: 1 (200); b -> none: 1 (299) */
+	assert_int_equal(cs.pops[0].moved, 198 + 1);
+	assert_int_equal(cs.pops[0].npairs, 5);
+	assert_string_equal(cs.pops[0].pairs[0].before, "a");
+	assert_string_equal(cs.pops[0].pairs[0].after, "b");
+	assert_int_equal(cs.pops[0].pairs[0].clients, 198);
+	assert_string_equal(cs.pops[0].pairs[1].before, "b");
+	assert_string_equal(cs.pops[0].pairs[1].after, "b");
+	assert_int_equal(cs.pops[0].pairs[1].clients, 98);
+	assert_int_equal(cs.pops[0].pairs[2].clients, 2);
+	for (int k = 3; k < 5; k++) {
+		const struct clocks_catch_pair *q = &cs.pops[0].pairs[k];
+
+		assert_int_equal(q->clients, 1);
+		assert_string_equal(q->before, "b");
+		assert_true(strcmp(q->after, "a") == 0 || strcmp(q->after, "") == 0);
+	}
+	assert_int_equal(cs.pops[1].base, other);
+	assert_int_equal(cs.pops[1].clients, 1);
+	assert_int_equal(cs.pops[1].moved, 0);
+	assert_string_equal(cs.pops[1].pairs[0].before, "");
+	assert_string_equal(cs.pops[1].pairs[0].after, "");
+}
+
 /* no FIB change: no "after convergence" to speak of */
 static void test_catchments_unknown(void **state)
 {
@@ -446,6 +509,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_multipath, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_steer_by_replace, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_catchments, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_catchments_population, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_catchments_unknown, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_verdict_daemon_routes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_replace_same_and_left, setup, teardown),

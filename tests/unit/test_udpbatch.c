@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -118,6 +119,45 @@ static void on_refused(void *arg, unsigned index)
 	refused_at[nrefused++] = index;
 }
 
+/* udp_timestamp_on: each datagram's arrival time, stamped by the kernel
+ * when it arrived, not when it was read; none without it */
+static void test_arrival_time_stamp(void **state)
+{
+	struct sockaddr_in to;
+	int rx = udp_socket("127.0.0.1", 0, &to), tx = udp_socket("127.0.0.1", 0, NULL);
+	struct udp_batch *b = udp_batch_new(4, 64, 64);
+	struct timespec before, after;
+	int64_t b_ns, a_ns, at;
+
+	(void)state;
+	assert_non_null(b);
+	assert_int_equal(udp_timestamp_on(rx), 0);
+	/* the kernel turns its receive time stamps on for the first socket
+	 * that asks through deferred work, and stamps at the read until then:
+	 * a datagram and 20 ms first */
+	assert_int_equal(sendto(tx, "w", 1, 0, (struct sockaddr *)&to, sizeof(to)), 1);
+	usleep(20000);
+	assert_int_equal(udp_recv(rx, b), 1);
+	clock_gettime(CLOCK_REALTIME, &before);
+	assert_int_equal(sendto(tx, "x", 1, 0, (struct sockaddr *)&to, sizeof(to)), 1);
+	clock_gettime(CLOCK_REALTIME, &after);
+	usleep(50000); /* read 50 ms later: the stamp is the arrival's */
+	assert_int_equal(udp_recv(rx, b), 1);
+	at = udp_rx_time_ns(b, 0);
+	b_ns = (int64_t)before.tv_sec * 1000000000 + before.tv_nsec;
+	a_ns = (int64_t)after.tv_sec * 1000000000 + after.tv_nsec;
+	assert_true(at >= b_ns && at <= a_ns);
+	/* without: -1 */
+	close(rx);
+	rx = udp_socket("127.0.0.1", 0, &to);
+	assert_int_equal(sendto(tx, "x", 1, 0, (struct sockaddr *)&to, sizeof(to)), 1);
+	assert_int_equal(udp_recv(rx, b), 1);
+	assert_true(udp_rx_time_ns(b, 0) == -1);
+	udp_batch_free(b);
+	close(rx);
+	close(tx);
+}
+
 static void test_refused_datagram_is_skipped(void **state)
 {
 	struct sockaddr_in dst, bad = {.sin_family = AF_INET, .sin_port = 0};
@@ -188,6 +228,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reply_source),
 	    cmocka_unit_test(test_wildcard_listener_replies_from_destination),
+	    cmocka_unit_test(test_arrival_time_stamp),
 	    cmocka_unit_test(test_refused_datagram_is_skipped),
 	    cmocka_unit_test(test_truncated_and_more_than_a_batch),
 	};

@@ -383,6 +383,34 @@ static void test_loss_before_t0_explained(void **state)
 	json_decref(expect(dir, 1, NULL));
 }
 
+/* requests queued in a when it failed: captured on a's link before t0,
+ * sent within a timeout before it, lost. The failure's (a warning), and
+ * counted with the capture's losses: 20 of them are no loss_mismatch */
+static void test_lost_queued(void **state)
+{
+	const char *dir = *state;
+	struct vpkt p[20];
+	json_t *root;
+
+	valid_run(dir);
+	for (int i = 0; i < 20; i++) {
+		p[i] = (struct vpkt){T0 - 50 * MS + i * MS, 1, ANY, (uint64_t)(600 + i)};
+		put(dir, "requests-c1.csv", "1,%d,%lld,timeout,,0\n", 600 + i,
+		    (long long)(T0 - 60 * MS + i * MS));
+	}
+	site_capture(dir, 'a', 1, p, 20);
+	root = expect(dir, 1, NULL);
+	assert_code(root, "lost_queued",
+		    "anycast: 20 of the 23 requests the clients lost reached a's link before t0 "
+		    "(sent less than one client timeout before it): queued in a when it failed",
+		    0);
+	assert_no_code(root, "loss_mismatch");
+	assert_no_code(root, "unexplained_loss");
+	/* the capture's own count is still the requests after t0 */
+	assert_count(anycast(root), "lost_capture", 3);
+	json_decref(root);
+}
+
 static void test_unexplained_loss(void **state)
 {
 	const char *dir = *state;
@@ -1081,6 +1109,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_loss_before_t0_explained, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unexplained_loss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lost_in_transit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lost_queued, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_loss_mismatch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_healthy_site_dead, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_timeline_hits, setup, teardown),
