@@ -12,8 +12,10 @@
 #      it is down.
 #   3. a knob unbound cannot express (phase): up fails naming the line and
 #      leaves no namespace, state directory, process or temporary file.
-#   4. iterate mode (root hints at the lab's root): skipped until the lab
-#      has a DNS tree (topo_dns_roots, lab/topology.h).
+#   The lab has a DNS tree (dns_tree = yes): each resolver walks it from the
+#   lab's root, and the run's captures show each one asking the root, the
+#   TLD and ns.
+#   4. forward mode (dns_tree = no): each answers, asking ns alone.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -69,6 +71,10 @@ for r in $resolvers; do
 		"$client via $label followed within steer + TTL (2 s) + 1.5 s"
 	up=$(json "$clocks" ".schemes.dns.upstream_resolvers[\"$addr\"] // 0")
 	assert_gt "$up" 0 "$label's upstream queries captured from its address $addr"
+	for level in root tld zone; do
+		assert_gt "$(json "$clocks" ".resolvers.nodes.$node.upstream.levels.$level.queries")" 0 \
+			"$label walked the tree: its queries to the $level server captured"
+	done
 done
 during() { # ADDRESS OUTCOME: rbdown's resolutions through ADDRESS by outcome
 	json "$clocks" ".dns_outages[] | select(.name == \"rbdown\") | .resolvers[\"$1\"].during.$2"
@@ -97,9 +103,16 @@ assert_eq "$(find /tmp -maxdepth 1 -name 'steerlab-realres-*' | wc -l)" "$before
 	"temporary check directories left"
 echo "ok: the rejected knob left no namespace, state, process or temporary file"
 
-# --- 4. iterate mode
-if ! grep -q topo_dns_roots lab/topology.h; then
-	echo "skip: iterate mode (root hints at the lab's root): the lab has no DNS tree yet" \
-		"(topo_dns_roots in lab/topology.h, branch dnstree)"
-fi
+# --- 4. forward mode: no tree, each asks ns (forward zones)
+$STEERLAB up $ini --set name=$lab --set dns_tree=no --out "$out/fwd" >"$out/fwd.log" 2>&1 ||
+	{ cat "$out/fwd.log"; fail "steerlab up (dns_tree = no) failed"; }
+for r in $resolvers; do
+	IFS=: read -r node label user client addr <<<"$r"
+	answer() { $STEERLAB exec $lab "$client" -- dig +short +tries=1 +time=2 @"$addr" www.lab.example; }
+	got=$(wait_until 10 answer >/dev/null && answer) || fail "forward: $label on $node did not answer within 10 s"
+	[ "$got" = 198.19.1.1 ] || fail "forward: $label on $node answered '$got', expected 198.19.1.1"
+	echo "ok: forward: $label on $node answers $got"
+done
+$STEERLAB down $lab >/dev/null
+assert_no_leftovers $lab "$out/fwd"
 echo "PASS: test_real_resolvers"

@@ -122,6 +122,10 @@ for pair in r1:null r2:unbound r3:knot-resolver r4:bind9; do
 	[ "$got" = "$want" ] || fail "resolvers.ini: $n runs '$got', expected '$want'"
 	assert_le "$(json "$cj" ".resolvers.nodes.$n.window_s")" "$(awk -v s="$steer" 'BEGIN { print s + 2 + 1.5 }')" \
 		"resolvers.ini: $n's clients leave the dead site within steer + TTL + 1.5 s"
+	for level in root tld zone; do
+		[ "$(json "$cj" ".resolvers.nodes.$n.upstream.levels.$level.queries")" -gt 0 ] ||
+			fail "resolvers.ini: $n did not ask the $level server (it walks the lab's tree)"
+	done
 	[ "$(json "$cj" ".resolvers.nodes.$n.dead_after_t0")" -gt 0 ] ||
 		fail "resolvers.ini: $n's clients sent nothing to the dead site after t0 (no failover seen)"
 done
