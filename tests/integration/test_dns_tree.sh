@@ -223,4 +223,23 @@ fi
 assert_ge "$(count ns 'src host 198.18.128.1')" 1 "queries from cache r1 on ns's link"
 assert_eq "$(count root 'src host 198.18.128.1')" 0 "queries from the forwarding cache r1 on the root's link"
 echo "ok: the forwarding cache r1 asked ns, never the root"
+
+# topology/cdn.ini: managed DNS. www.lab.example (ns, TTL 60) is a CNAME to
+# www.cdn.example, which cdn steers (TTL 2). Its two iterating caches each
+# ask the root once, the TLD once per zone below it, ns once (the CNAME
+# outlives the run) and cdn once per 2 s: each link of the chain cached with
+# its own TTL, and the failover follows the provider's TTL
+rundir=$out/cdn
+$STEERLAB run topology/cdn.ini --set name=$lab --out "$rundir" -q >"$out/cdn.log" 2>&1 ||
+	{ cat "$out/cdn.log"; fail "steerlab run topology/cdn.ini failed"; }
+[ "$(json "$rundir/clocks.json" .valid)" = true ] ||
+	fail "cdn.ini: the run is not valid: $(json "$rundir/clocks.json" .warnings)"
+assert_eq "$(count root 'dst port 53')" 2 "cdn.ini: queries to the root (one per cache)"
+assert_eq "$(count tld 'dst port 53')" 4 "cdn.ini: queries to the TLD (lab.example and cdn.example, per cache)"
+assert_eq "$(count ns 'dst port 53')" 2 "cdn.ini: queries to ns for the CNAME (TTL 60, one per cache)"
+assert_ge "$(count cdn 'dst port 53')" 8 "cdn.ini: queries to cdn for the address (TTL 2, about 5 per cache in 10 s)"
+assert_le "$(json "$rundir/clocks.json" .schemes.dns.window_s)" \
+	"$(awk -v s="$(json "$rundir/clocks.json" .schemes.dns.steer_s)" 'BEGIN { print s + 2 + 0.5 }')" \
+	"cdn.ini: the clients leave the dead site within steer + the provider's TTL (2 s) + 0.5 s"
+assert_no_leftovers $lab "$rundir"
 rm -rf "$out"
