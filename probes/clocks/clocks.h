@@ -272,6 +272,7 @@ struct clocks_client {
 	int64_t sent, lost, late;
 	int64_t sending_ns;		/* how long its sends took (client_summary); 0: unknown */
 	char resolver[CLOCKS_NAME_MAX]; /* client_started's; "" for none */
+	int64_t population;		/* client_started's: its logical clients; 0: one user */
 };
 
 /* a DNS client's resolution (its dns_resolution event): the outcome of one
@@ -1067,6 +1068,7 @@ struct clocks_rsv_result {
 	const struct clocks_rsv_node *node;
 	int nclients; /* DNS client ids asking it (the first CLOCKS_MAX_CLIENTS kept) */
 	uint32_t clients[CLOCKS_MAX_CLIENTS];
+	int64_t users; /* the users behind them: a population's logical clients, else 1 each */
 	/* its queries upstream, by level: all, and after t0; CLOCKS_NONE when
 	 * the run has no query capture */
 	int64_t up[CLOCKS_LEVELS], up_after[CLOCKS_LEVELS];

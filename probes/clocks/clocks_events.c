@@ -731,6 +731,9 @@ static int clocks_client_event(struct clocks_input *in, const struct clocks_line
 		const char *rs = json_string_value(json_object_get(l->obj, "resolver"));
 		if (rs && strlen(rs) < sizeof(c->resolver))
 			snprintf(c->resolver, sizeof(c->resolver), "%s", rs);
+		if (json_object_get(l->obj, "population") &&
+		    clocks_get_count(l, "population", &c->population, &known) == -1)
+			return -1;
 		return 0;
 	}
 	c->summary_ns = l->t;

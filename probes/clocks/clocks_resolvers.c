@@ -199,13 +199,14 @@ static int rsv_cache(const struct clocks_input *in, struct clocks_resolvers *rs)
 	return 0;
 }
 
-static void rsv_add_client(struct clocks_rsv_result *r, uint32_t id)
+static void rsv_add_client(struct clocks_rsv_result *r, const struct clocks_client *c)
 {
 	for (int i = 0; i < r->nclients; i++)
-		if (r->clients[i] == id)
+		if (r->clients[i] == c->id)
 			return;
 	if (r->nclients < CLOCKS_MAX_CLIENTS)
-		r->clients[r->nclients++] = id;
+		r->clients[r->nclients++] = c->id;
+	r->users += c->population > 0 ? c->population : 1;
 }
 
 /* rsv_clients: how each node's DNS clients left the dead site */
@@ -225,7 +226,7 @@ static int rsv_clients(const struct clocks_input *in, struct clocks_resolvers *r
 		int k = clocks_rsv_map_of(&map, in->clients[i].id);
 
 		if (k >= 0 && clocks_scheme_of(in->clients[i].id) == CLOCKS_SCHEME_DNS)
-			rsv_add_client(&rs->r[k], in->clients[i].id);
+			rsv_add_client(&rs->r[k], &in->clients[i]);
 	}
 	for (size_t i = 0; i < in->ncaptures && dead_known; i++) {
 		const struct clocks_capture *c = &in->captures[i];

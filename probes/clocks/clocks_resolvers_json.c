@@ -142,6 +142,7 @@ static json_t *rj_node(const struct clocks_input *in, const struct clocks_resolv
 	json_object_set_new(o, "caches",
 			    r->node->count ? json_integer(r->node->count) : json_null());
 	json_object_set_new(o, "client_flows", clients);
+	json_object_set_new(o, "users", json_integer(r->users));
 	json_object_set_new(o, "upstream", rj_levels(rs, r->up, r->up_after));
 	json_object_set_new(o, "cache", rj_cache(in, r, k));
 	json_object_set_new(o, "dead_after_t0", rj_n(r->dead_after));

@@ -57,7 +57,7 @@ void report_resolver_table(const struct report *r, struct texttable *t)
 	texttable_init(t, ncol);
 	texttable_row(t);
 	texttable_cell(t, "resolver");
-	texttable_cell(t, "client flows");
+	texttable_cell(t, "users");
 	for (int l = 0; l < CLOCKS_LEVELS; l++)
 		if (report_rsv_level_present(r, l))
 			texttable_cell(t, "to %s after t0", clocks_level_names[l]);
@@ -70,7 +70,7 @@ void report_resolver_table(const struct report *r, struct texttable *t)
 
 		texttable_row(t);
 		texttable_cell(t, "%s", report_rsv_name(name, sizeof(name), x->node));
-		texttable_cell(t, "%d", x->nclients);
+		texttable_cell(t, "%lld", (long long)x->users);
 		for (int l = 0; l < CLOCKS_LEVELS; l++)
 			if (report_rsv_level_present(r, l))
 				rsv_rate_cell(t, x->up[l], x->up_after[l], rs->after_ns);

@@ -369,8 +369,12 @@ static void test_per_node_decay(void **state)
 	assert_int_equal(d.s[1].dead[1], 5);
 	assert_int_equal(d.s[1].all[1], 10);
 	clocks_decay_free(&d);
+	/* client 2 stands for a population of 40 users: r2 has 40 users, r1 one */
+	cl[1].population = 40;
 	assert_int_equal(clocks_resolvers(&in, rs), 0);
 	assert_int_equal(rs->r[0].nclients, 1);
+	assert_int_equal(rs->r[0].users, 1);
+	assert_int_equal(rs->r[1].users, 40);
 	assert_int_equal(rs->r[0].clients[0], DNS_ID(1));
 	assert_int_equal(rs->r[0].dead_after, 5);
 	assert_int_equal(rs->r[0].all_after, 20);
