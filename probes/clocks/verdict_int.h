@@ -1,0 +1,39 @@
+/*
+ * What the verdict's files share (probes/clocks/verdict.c, verdict_loss.c,
+ * verdict_health.c): times told from t0, the measured part of the run,
+ * what the timeline acted on, and each file's checks.
+ */
+#ifndef STEERLAB_VERDICT_INT_H
+#define STEERLAB_VERDICT_INT_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clocks_int.h"
+
+/* verdict_at: t as "t0 + 1.234 s" (or "t0 - 0.500 s") in buf */
+const char *verdict_at(char *buf, size_t len, const struct clocks_input *in, int64_t t);
+
+/* verdict_cutoff: when the teardown began (INT64_MAX: not recorded) */
+int64_t verdict_cutoff(const struct clocks_input *in);
+
+/* verdict_measured: t is from the traffic's start to the teardown */
+int verdict_measured(const struct clocks_input *in, int64_t t);
+
+/* verdict_hit_site: the timeline acted on site at or before t_ns */
+int verdict_hit_site(const struct clocks_input *in, const char *site, int64_t t_ns);
+
+/* verdict_hit_via: the timeline acted at or before t_ns on a target whose
+ * link address is via */
+int verdict_hit_via(const struct clocks_input *in, struct in_addr via, int64_t t_ns);
+
+/* verdict_losses: unexplained_loss, lost_in_transit, lost_queued and
+ * loss_mismatch of scheme result r (its flows fl) into v (verdict_loss.c) */
+void verdict_losses(const struct clocks_input *in, const struct clocks_flows *fl,
+		    const struct clocks_result *r, struct clocks_notes *v);
+
+/* verdict_healthy: healthy_site_failed into v (verdict_health.c) */
+void verdict_healthy(const struct clocks_input *in, struct clocks_notes *v);
+
+#endif

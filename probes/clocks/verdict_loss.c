@@ -1,0 +1,304 @@
+/*
+ * The verdict's checks of the requests the clients lost (docs/clocks.md,
+ * "Verdict"): unexplained_loss, lost_in_transit, lost_queued and
+ * loss_mismatch, from the clients' records and the captures. See
+ * verdict_int.h; the verdict as a whole is verdict.c.
+ */
+#include <arpa/inet.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clocks_int.h"
+#include "timeutil.h"
+#include "verdict_int.h"
+
+/*
+ * unexplained_loss. Every request a client lost (status timeout) is looked
+ * up in the captures by its client id and sequence number (the captures
+ * keep the low 32 bits), and is explained by the failure when it reached
+ * the dead site: captured on the failed site's link as one of the scheme's
+ * requests to the dead site. It is not when it was sent more than one
+ * client timeout before t0 (it had timed out before the site failed), when
+ * it reached only a healthy site's link (that site did not answer in time),
+ * or when it reached no site link at all, except while routing converged:
+ * an anycast request sent from one client timeout before t0 to the last FIB
+ * change (the FIB clocks) that reached no site's link was lost on the way,
+ * in a loop or a hole between routers that did not agree yet (path
+ * exploration): the failure's, counted apart (lost_in_transit, a warning).
+ */
+struct verdict_lost {
+	uint64_t key; /* client << 32 | low 32 bits of seq; 0: empty slot */
+	int where;    /* -1: not captured, -2: at the dead site, else the capture */
+	int64_t sent_ns;
+	int64_t at_ns; /* where = -2: when it reached the dead site's link */
+};
+
+static uint64_t verdict_key(uint32_t client, uint32_t seq)
+{
+	return (uint64_t)client << 32 | seq;
+}
+
+static size_t verdict_slot(const struct verdict_lost *set, size_t cap, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+
+	while (set[i].key != 0 && set[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+
+/* verdict_link_cut: the timeline cut a link (link-down, a link's flap) */
+static int verdict_link_cut(const struct clocks_input *in)
+{
+	for (size_t i = 0; i < in->nhits; i++)
+		if (in->hits[i].link && !in->hits[i].up)
+			return 1;
+	return 0;
+}
+
+/* the losses the failure explains that the capture of S after t0 does not
+ * count (loss_mismatch adds them to it) */
+struct verdict_explained {
+	int64_t transit; /* lost on the way while routing converged */
+	int64_t queued;	 /* reached S's link before t0: queued in S when it failed */
+};
+
+/* verdict_unexplained: the unexplained losses (invalid), and the explained
+ * ones the capture after t0 does not see, in *ex */
+static void verdict_unexplained(const struct clocks_input *in, const struct clocks_flows *fl,
+				const struct clocks_result *r, struct clocks_notes *v,
+				struct verdict_explained *ex)
+{
+	int64_t t0 = in->failure.t0_ns, tol = in->client_timeout_ns, first_early = INT64_MAX;
+	int64_t converged = r->fib && r->fib->last_at_ns != CLOCKS_NONE ? r->fib->last_at_ns : 0;
+	const struct clocks_capture *dead = NULL;
+	struct verdict_lost *set = NULL;
+	size_t nlost = 0, cap = 64, early = 0, nowhere = 0, transit = 0, queued = 0, *at = NULL;
+	char msg[CLOCKS_WARNING_LEN], when[48];
+	int len;
+
+	for (size_t i = 0; i < in->ncaptures; i++)
+		if (strcmp(in->captures[i].label, in->failure.site) == 0)
+			dead = &in->captures[i];
+	memset(ex, 0, sizeof(*ex));
+	if (dead == NULL || r->lost_client == CLOCKS_NONE || r->lost_client == 0)
+		return; /* no capture of the site: capture_missing says so */
+	while (cap < 2 * (size_t)r->lost_client + 2)
+		cap *= 2;
+	set = calloc(cap, sizeof(*set));
+	at = calloc(in->ncaptures, sizeof(*at));
+	if (set == NULL || at == NULL) {
+		clocks_warn(v, "limit", "%s: unexplained losses: out of memory, not checked",
+			    r->scheme);
+		goto out;
+	}
+	for (size_t i = 0; i < in->nrequests; i++) {
+		const struct clocks_request *q = &in->requests[i];
+		size_t k;
+
+		if (q->status != CLOCKS_TIMEOUT || clocks_scheme_of(q->client) != fl->scheme)
+			continue;
+		if (q->sent_ns < t0 - tol) {
+			early++;
+			if (q->sent_ns < first_early)
+				first_early = q->sent_ns;
+			continue;
+		}
+		k = verdict_slot(set, cap, verdict_key(q->client, (uint32_t)q->seq));
+		if (set[k].key == 0) {
+			set[k] = (struct verdict_lost){verdict_key(q->client, (uint32_t)q->seq), -1,
+						       q->sent_ns, 0};
+			nlost++;
+		}
+	}
+	for (size_t i = 0; i < in->ncaptures && nlost > 0; i++) {
+		const struct clocks_capture *c = &in->captures[i];
+
+		for (size_t j = 0; j < c->n; j++) {
+			const struct clocks_packet *p = &c->packets[j];
+			size_t k;
+
+			if (!clocks_is_flow(in, fl, p))
+				continue;
+			k = verdict_slot(set, cap, verdict_key(p->client, p->seq));
+			if (set[k].key == 0)
+				continue;
+			if (c == dead && (fl->to_dead == NULL || fl->to_dead(in, p))) {
+				if (set[k].where != -2 || p->t_ns > set[k].at_ns)
+					set[k].at_ns = p->t_ns;
+				set[k].where = -2;
+			} else if (set[k].where == -1)
+				set[k].where = (int)i;
+		}
+	}
+	for (size_t k = 0; k < cap; k++) {
+		if (set[k].key == 0)
+			continue;
+		if (set[k].where == -2) {
+			queued += set[k].at_ns <= t0;
+			continue;
+		}
+		if (set[k].where == -1) {
+			/* a cut link: requests toward it die at the router; while
+			 * the routers did not agree, in a loop or a hole */
+			if (converged && set[k].sent_ns <= converged)
+				transit++;
+			else if (!verdict_link_cut(in))
+				nowhere++;
+		} else if (!verdict_hit_site(in, in->captures[set[k].where].label, INT64_MAX)) {
+			/* a site the timeline took out too: its losses are its */
+			at[set[k].where]++;
+		}
+	}
+	if (transit)
+		clocks_warn(v, "lost_in_transit",
+			    "%s: %zu of the %lld requests the clients lost reached no site's link: "
+			    "sent before the last FIB change (t0 + %.3f s), they were lost on the "
+			    "way while the routers did not agree yet (the failure's; counted with "
+			    "the capture's losses)",
+			    r->scheme, transit, (long long)r->lost_client,
+			    (double)(converged - t0) / NSEC_PER_SEC);
+	if (queued)
+		clocks_warn(
+		    v, "lost_queued",
+		    "%s: %zu of the %lld requests the clients lost reached %s's link before "
+		    "t0 (sent less than one client timeout before it): queued in %s when it "
+		    "failed (the failure's; counted with the capture's losses)",
+		    r->scheme, queued, (long long)r->lost_client, in->failure.site,
+		    in->failure.site);
+	ex->transit = (int64_t)transit;
+	ex->queued = (int64_t)queued;
+	size_t total = early + nowhere;
+	for (size_t i = 0; i < in->ncaptures; i++)
+		total += at[i];
+	if (total == 0)
+		goto out;
+	len = snprintf(msg, sizeof(msg),
+		       "%s: %zu of the %lld requests the clients lost are not explained by the "
+		       "failure of %s:",
+		       r->scheme, total, (long long)r->lost_client, in->failure.site);
+	for (size_t i = 0; i < in->ncaptures; i++)
+		if (at[i] && len < (int)sizeof(msg))
+			len += snprintf(msg + len, sizeof(msg) - (size_t)len,
+					" %zu reached site %s, which did not answer in time;",
+					at[i], in->captures[i].label);
+	if (nowhere && len < (int)sizeof(msg))
+		len += snprintf(msg + len, sizeof(msg) - (size_t)len,
+				" %zu reached no site's link;", nowhere);
+	if (early && len < (int)sizeof(msg))
+		len += snprintf(msg + len, sizeof(msg) - (size_t)len,
+				" %zu %s sent more than %.3f s (the client timeout) before t0, "
+				"the first at %s;",
+				early, early == 1 ? "was" : "were", (double)tol / NSEC_PER_SEC,
+				verdict_at(when, sizeof(when), in, first_early));
+	if (len > 0 && len < (int)sizeof(msg))
+		msg[len - 1] = '\0'; /* the last ';' */
+	clocks_invalid(v, "unexplained_loss", "%s", msg);
+out:
+	free(set);
+	free(at);
+}
+
+/* loss_mismatch: the clients' lost and the capture's lost (with the
+ * requests lost on the way while routing converged, and those queued in S
+ * when it failed) disagree */
+static void verdict_mismatch(const struct clocks_input *in, const struct clocks_result *r,
+			     const struct verdict_explained *ex, struct clocks_notes *v)
+{
+	int64_t a = r->lost_client, b = r->lost_capture, diff, larger;
+	int64_t transit = ex->transit + ex->queued;
+
+	if (a == CLOCKS_NONE || b == CLOCKS_NONE)
+		return;
+	b += transit;
+	/* several failures, each counted at its own site's link: the clients'
+	 * losses are all of theirs (docs/clocks.md, "Every failure") */
+	char sites[CLOCKS_WARNING_LEN / 2];
+	int64_t all = clocks_multi_lost_capture(in, r->scheme, sites, sizeof(sites));
+	if (all != CLOCKS_NONE) {
+		b = all + transit;
+		diff = a > b ? a - b : b - a;
+		larger = a > b ? a : b;
+		if (diff <= CLOCKS_LOSS_ABS || (double)diff <= CLOCKS_LOSS_SHARE * (double)larger)
+			return;
+		clocks_invalid(v, "loss_mismatch",
+			       "%s: the clients lost %lld requests and the captures of the failed "
+			       "sites' links saw %lld reach them while they were out (%s): they "
+			       "differ by %lld (%.1f %%), more than %.0f %% and %d requests",
+			       r->scheme, (long long)a, (long long)b, sites, (long long)diff,
+			       100.0 * (double)diff / (double)larger, 100 * CLOCKS_LOSS_SHARE,
+			       CLOCKS_LOSS_ABS);
+		return;
+	}
+	/* the timeline took another site out too: its losses are not at
+	 * this site's link */
+	for (size_t i = 0; i < in->nhits; i++) {
+		if (in->hits[i].up || in->hits[i].site[0] == '\0' ||
+		    strcmp(in->hits[i].site, in->failure.site) == 0)
+			continue;
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are not compared with the capture's at "
+			    "%s (%lld): the timeline took site %s out too (%s)",
+			    r->scheme, (long long)a, in->failure.site, (long long)b,
+			    in->hits[i].site, in->hits[i].name);
+		return;
+	}
+	/* S taken out again after its recovery (a flap's next down, a second
+	 * kill): the capture counts the first failure's losses only */
+	for (size_t i = 0; in->failure.recovered_ns != 0 && i < in->nhits; i++) {
+		const struct clocks_hit *h = &in->hits[i];
+
+		if (h->up || h->t_ns <= in->failure.recovered_ns ||
+		    strcmp(h->site, in->failure.site) != 0)
+			continue;
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are not compared with the capture's at "
+			    "%s (%lld): the timeline took %s out again after its recovery (%s%s), "
+			    "and the capture's count is the first failure's",
+			    r->scheme, (long long)a, in->failure.site, (long long)b,
+			    in->failure.site, h->name, h->cycle ? ", a flap's next down" : "");
+		return;
+	}
+	if (verdict_link_cut(in) && strcmp(in->failure.how, "link-down") != 0) {
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are not compared with the capture's at "
+			    "%s (%lld): the timeline cut a link, and requests were lost on the way",
+			    r->scheme, (long long)a, in->failure.site, (long long)b);
+		return;
+	}
+	/* a drained site answers what reaches it, a cut link is captured by
+	 * no one: the capture's count is not a loss count then */
+	if (strcmp(in->failure.how, "drain") == 0 || strcmp(in->failure.how, "link-down") == 0) {
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are not compared with the capture's "
+			    "(%lld): site %s failed by %s, %s",
+			    r->scheme, (long long)a, (long long)b, in->failure.site,
+			    in->failure.how,
+			    strcmp(in->failure.how, "drain") == 0
+				? "and answers the requests the capture counts"
+				: "whose link no capture sees");
+		return;
+	}
+	diff = a > b ? a - b : b - a;
+	larger = a > b ? a : b;
+	if (diff <= CLOCKS_LOSS_ABS || (double)diff <= CLOCKS_LOSS_SHARE * (double)larger)
+		return;
+	clocks_invalid(v, "loss_mismatch",
+		       "%s: the clients lost %lld requests and the capture of %s's link saw %lld "
+		       "reach it after t0: they differ by %lld (%.1f %%), more than %.0f %% and "
+		       "%d requests",
+		       r->scheme, (long long)a, in->failure.site, (long long)b, (long long)diff,
+		       100.0 * (double)diff / (double)larger, 100 * CLOCKS_LOSS_SHARE,
+		       CLOCKS_LOSS_ABS);
+}
+
+void verdict_losses(const struct clocks_input *in, const struct clocks_flows *fl,
+		    const struct clocks_result *r, struct clocks_notes *v)
+{
+	struct verdict_explained ex;
+
+	verdict_unexplained(in, fl, r, v, &ex);
+	verdict_mismatch(in, r, &ex, v);
+}
