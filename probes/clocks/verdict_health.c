@@ -216,4 +216,3 @@ void verdict_healthy(const struct clocks_input *in, struct clocks_notes *v)
 		    strcmp(gone[i].who, fvia) == 0 ? "before the site failed"
 						   : "though it is not the failing site's link");
 }
-

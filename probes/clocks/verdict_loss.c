@@ -48,7 +48,6 @@ static size_t verdict_slot(const struct verdict_lost *set, size_t cap, uint64_t 
 	return i;
 }
 
-
 /* verdict_link_cut: the timeline cut a link (link-down, a link's flap) */
 static int verdict_link_cut(const struct clocks_input *in)
 {
