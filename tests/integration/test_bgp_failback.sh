@@ -98,4 +98,5 @@ grep -q 'back at a after its recovery' "$r/decay.gp" || fail "decay.gp draws no 
 grep -q 'e2: recover a' "$r/decay.gp" || fail "decay.gp has no marker for e2"
 echo "ok: the timeline in clocks.json, report.md and the decay plot; fail-back curves in decay.csv"
 assert_no_leftovers $lab "$r"
+rm -rf "$out" # kept only when a check fails
 echo "PASS: test_bgp_failback"

@@ -103,4 +103,5 @@ assert_eq "$(flap "$r" '[.ups[] | select(.back_s == null)] | length')" 0 "no dam
 assert_eq "$(flap "$r" '.suppressed | length')" 0 "no damping: suppression intervals"
 assert_le "$(flap "$r" '.ups[] | select(.cycle == 2) | .back_s')" 1.0 "no damping: back after the last up (s)"
 assert_no_leftovers $lab "$r"
+rm -rf "$out" # kept only when a check fails
 echo "PASS: test_bgp_flap_damping"

@@ -79,4 +79,5 @@ for mode in hold bfd; do
 		sed 's/true/1/;s/false/0/')" 1 "$mode: the FIB clocks' route after the freeze leads to b"
 	assert_no_leftovers $lab "$out/$mode"
 done
+rm -rf "$out" # kept only when a check fails
 echo "PASS: test_bgp_freeze"

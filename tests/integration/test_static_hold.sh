@@ -148,4 +148,5 @@ echo "ok: static_hold = 0: anycast steer missing (no route left the FIB)"
 assert_ge "$(json "$r0/clocks.json" '.schemes.anycast.window_s')" 2.9 \
 	"static_hold = 0: anycast window runs to the recover (s)"
 assert_no_leftovers $lab "$r0"
+rm -rf "$out" # kept only when a check fails
 echo "PASS: test_static_hold"

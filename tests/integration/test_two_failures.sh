@@ -139,4 +139,5 @@ for code in loss_unchecked loss_mismatch unexplained_loss; do
 		"again: $code warnings"
 done
 assert_no_leftovers $lab "$r2"
+rm -rf "$out" # kept only when a check fails
 echo "PASS: test_two_failures"
