@@ -130,53 +130,6 @@ static int rsv_msg_end(knot_pkt_t *r, knot_rrset_t *opt, int has_opt)
 	return knot_pkt_put(r, KNOT_COMPR_HINT_NONE, opt, 0) == KNOT_EOK ? 0 : -1;
 }
 
-int rsv_msg_answer(const knot_pkt_t *q, const knot_pkt_t *src, uint32_t ttl, int stale,
-		   uint8_t *out, size_t max)
-{
-	static const knot_section_t sections[] = {KNOT_ANSWER, KNOT_AUTHORITY, KNOT_ADDITIONAL};
-	int has_opt = knot_pkt_has_edns(q), rc = -1, full = 0;
-	knot_rrset_t opt;
-	knot_pkt_t *r;
-
-	knot_rrset_init_empty(&opt);
-	if ((r = rsv_msg_begin(q, out, max)) == NULL)
-		return -1;
-	knot_wire_set_rcode(r->wire, knot_wire_get_rcode(src->wire));
-	if (has_opt && (rsv_msg_opt(&opt, stale) == -1 ||
-			knot_pkt_reserve(r, (uint16_t)knot_edns_wire_size(&opt)) != KNOT_EOK))
-		goto out;
-	for (int s = 0; s < 3 && !full; s++) {
-		const knot_pktsection_t *sec = knot_pkt_section(src, sections[s]);
-
-		if (knot_pkt_begin(r, sections[s]) != KNOT_EOK)
-			goto out;
-		for (uint16_t i = 0; i < sec->count; i++) {
-			knot_rrset_t rr = *knot_pkt_rr(sec, i);
-			int ret;
-
-			if (rr.type == KNOT_RRTYPE_OPT || rr.type == KNOT_RRTYPE_TSIG)
-				continue;
-			if (ttl != RSV_TTL_KEEP)
-				rr.ttl = ttl;
-			ret = knot_pkt_put(r, KNOT_COMPR_HINT_NONE, &rr,
-					   sections[s] == KNOT_ADDITIONAL ? KNOT_PF_NOTRUNC : 0);
-			if (ret == KNOT_ESPACE) { /* TC is set unless additional */
-				full = 1;
-				break;
-			}
-			if (ret != KNOT_EOK)
-				goto out;
-		}
-	}
-	if (rsv_msg_end(r, &opt, has_opt) == -1)
-		goto out;
-	rc = (int)r->size;
-out:
-	knot_rrset_clear(&opt, NULL);
-	knot_pkt_free(r);
-	return rc;
-}
-
 /* rsv_msg_opt_ecs: the ECS option e added to opt */
 static int rsv_msg_opt_ecs(knot_rrset_t *opt, const struct rsv_msg_ecs *e)
 {
@@ -223,7 +176,8 @@ int rsv_msg_answer_chain(const knot_pkt_t *q, knot_pkt_t *const *links, const ui
 
 				if (rr.type == KNOT_RRTYPE_OPT || rr.type == KNOT_RRTYPE_TSIG)
 					continue;
-				rr.ttl = ttls[l];
+				if (ttls[l] != RSV_TTL_KEEP)
+					rr.ttl = ttls[l];
 				ret = knot_pkt_put(r, KNOT_COMPR_HINT_NONE, &rr,
 						   sections[s] == KNOT_ADDITIONAL ? KNOT_PF_NOTRUNC
 										  : 0);
@@ -243,6 +197,15 @@ out:
 	knot_rrset_clear(&opt, NULL);
 	knot_pkt_free(r);
 	return rc;
+}
+
+int rsv_msg_answer(const knot_pkt_t *q, const knot_pkt_t *src, uint32_t ttl, int stale,
+		   uint8_t *out, size_t max)
+{
+	/* a chain of one link; the chain only reads its links */
+	knot_pkt_t *const links[1] = {(knot_pkt_t *)src};
+
+	return rsv_msg_answer_chain(q, links, &ttl, 1, stale, NULL, out, max);
 }
 
 int rsv_msg_error(const knot_pkt_t *q, const uint8_t *qwire, size_t qlen, int rcode, uint8_t *out,

@@ -63,7 +63,8 @@ size_t rsv_msg_max_size(const knot_pkt_t *q, int tcp);
 /* rsv_msg_answer: the answer to query q from the upstream message src
  * (parsed), every record with ttl (RSV_TTL_KEEP: src's own), written to
  * out (at most max bytes; what does not fit sets TC, except in the
- * additional section, which is cut silently). Returns its length, or -1. */
+ * additional section, which is cut silently). Returns its length, or -1.
+ * A chain of one link (rsv_msg_answer_chain, without ECS). */
 int rsv_msg_answer(const knot_pkt_t *q, const knot_pkt_t *src, uint32_t ttl, int stale,
 		   uint8_t *out, size_t max);
 
@@ -76,9 +77,9 @@ struct rsv_msg_ecs {
 
 /* rsv_msg_answer_chain: the answer to q from the n links of a CNAME chain
  * (parsed stored messages, iter.h): every link's answer records, each with
- * its own ttls[i], then the last link's authority and additional records
- * with its TTL, and the last link's rcode; with ecs (NULL: none) in the
- * OPT if q has one. As rsv_msg_answer otherwise. */
+ * its own ttls[i] (RSV_TTL_KEEP: the link's own), then the last link's
+ * authority and additional records with its TTL, and the last link's rcode; with ecs (NULL: none)
+ * in the OPT if q has one. As rsv_msg_answer otherwise. */
 int rsv_msg_answer_chain(const knot_pkt_t *q, knot_pkt_t *const *links, const uint32_t *ttls, int n,
 			 int stale, const struct rsv_msg_ecs *ecs, uint8_t *out, size_t max);
 
