@@ -37,6 +37,7 @@
 
 #include "frrconf.h"
 #include "log.h"
+#include "rmtree.h"
 #include "strfmt.h"
 #include "timeutil.h"
 #include "topology_int.h"
@@ -193,32 +194,6 @@ int lab_start_frr(struct lab *lab, int n)
 	return frr_start(lab, n, "bgpd");
 }
 
-/* frr_empty_dir: unlink every entry of dir (an FRR node's: sockets, pid
- * files) but directories, never following a link, then remove it. */
-static int frr_empty_dir(int parent, const char *name)
-{
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc = 0;
-	struct dirent *de;
-	DIR *d;
-
-	if (fd == -1)
-		return errno == ENOENT ? 0 : -1;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (unlinkat(dirfd(d), de->d_name, 0) == -1 && errno != ENOENT)
-			rc = -1;
-	}
-	closedir(d);
-	if (unlinkat(parent, name, AT_REMOVEDIR) == -1 && errno != ENOENT)
-		rc = -1;
-	return rc;
-}
-
 int lab_frr_remove(const char *statedir)
 {
 	char dir[PATH_MAX];
@@ -246,7 +221,7 @@ int lab_frr_remove(const char *statedir)
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
 		if (S_ISDIR(st.st_mode) && topo_check_name(de->d_name) == 0) {
-			if (frr_empty_dir(dirfd(d), de->d_name) == -1) {
+			if (rmtree_at(dirfd(d), de->d_name, 0) == -1) {
 				log_warn("%s: %s/%s", __func__, dir, de->d_name);
 				rc = -1;
 			}
@@ -297,6 +272,6 @@ void lab_frr_forget(const char *label, pid_t pid)
 	strfmt(dir, sizeof(dir), "%s.%d", label, (int)pid);
 	if ((fd = open("/var/tmp/frr", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 		return;
-	frr_empty_dir(fd, dir);
+	rmtree_at(fd, dir, 0);
 	close(fd);
 }

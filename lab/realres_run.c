@@ -40,6 +40,7 @@
 #include "log.h"
 #include "netns.h"
 #include "realres.h"
+#include "rmtree.h"
 #include "strfmt.h"
 
 #define REALRES_READY_WAIT_MS 100 /* one readiness query's wait */
@@ -214,40 +215,6 @@ int lab_realres_ready(struct lab *lab)
 	return 1;
 }
 
-/* realres_empty: remove dir parent/name and what is in it, depth levels
- * of directories at most, never following a link. 0 or -1. */
-static int realres_empty(int parent, const char *name, int depth)
-{
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc = 0;
-	struct dirent *de;
-	DIR *d;
-
-	if (fd == -1)
-		return errno == ENOENT ? 0 : -1;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		struct stat st;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			if (depth <= 0 || realres_empty(dirfd(d), de->d_name, depth - 1) == -1)
-				rc = -1;
-		} else if (unlinkat(dirfd(d), de->d_name, 0) == -1 && errno != ENOENT) {
-			rc = -1;
-		}
-	}
-	closedir(d);
-	if (unlinkat(parent, name, AT_REMOVEDIR) == -1 && errno != ENOENT)
-		rc = -1;
-	return rc;
-}
-
 int lab_realres_remove(const char *statedir)
 {
 	int fd = open(statedir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
@@ -255,7 +222,7 @@ int lab_realres_remove(const char *statedir)
 	if (fd == -1)
 		return errno == ENOENT ? 0 : -1;
 	/* resolvers/NODE/ and, for kresd, NODE/control/ */
-	rc = realres_empty(fd, REALRES_DIR, 2);
+	rc = rmtree_at(fd, REALRES_DIR, 2);
 	close(fd);
 	if (rc == -1)
 		log_warn("%s: %s/%s", __func__, statedir, REALRES_DIR);
