@@ -10,9 +10,10 @@
  * The site's own prober asks 127.0.0.1:PORT. When ADDR is the wildcard,
  * a second socket bound to 127.0.0.1:PORT takes those probes (the kernel
  * gives a datagram to the socket of the most specific address; both set
- * SO_REUSEADDR to share the port), and it is served before every batch of
- * the first: a probe is not queued behind 100,000 requests a second of a
- * client, which on a busy machine are a backlog of hundreds of ms, and
+ * SO_REUSEADDR to share the port), and it is served first at every
+ * wake-up, ahead of at most 1,024 requests: a probe is not queued behind
+ * 100,000 requests a second of a client, which on a busy machine are a
+ * backlog of hundreds of ms in the first socket, and
  * the prober does not declare a site dead that only has a queue (docs/
  * agents.md, "sited"). A site that is killed, crashed or frozen answers
  * neither socket, and a drained one flags the replies of both, so the
@@ -57,7 +58,7 @@ int sited_reply_build(const uint8_t *req, size_t len, const char *site, uint16_t
 int sited_server_open(struct sited_server *s, const struct sockaddr_in *addr, const char *site);
 
 /* sited_server_serve: reads and answers what is waiting, without blocking,
- * the local prober's probes before each batch of requests. 0, or -1 on a
+ * the local prober's probes before the requests. 0, or -1 on a
  * socket error other than "nothing more to read". */
 int sited_server_serve(struct sited_server *s);
 
