@@ -53,13 +53,15 @@ static void client_maybe_done(struct client *c)
 static void client_read_replies(struct client *c, int rounds);
 
 /* client_expire: the requests unanswered for longer than the timeout are
- * lost; the replies already waiting in the socket are read first, so that
- * a client that was not scheduled for a while (a busy machine) does not
- * call lost what arrived in time */
+ * lost; when one is due, the replies already waiting in the socket are read
+ * first, so that a client that was not scheduled for a while (a busy
+ * machine) does not call lost what arrived in time */
 static void client_expire(struct client *c, int64_t now)
 {
-	struct client_slot *s;
+	struct client_slot *s = client_ring_oldest(&c->ring);
 
+	if (s == NULL || now - s->sent_mono_ns <= c->cfg.timeout_ns)
+		return;
 	client_read_replies(c, INT_MAX);
 	while ((s = client_ring_oldest(&c->ring)) && now - s->sent_mono_ns > c->cfg.timeout_ns) {
 		client_record(c, s, CLIENT_TIMEOUT, NULL, 0);
