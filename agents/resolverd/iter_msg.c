@@ -329,43 +329,15 @@ void rsv_iter_qmin_name(const knot_dname_t *name, unsigned labels, knot_dname_st
 int rsv_iter_query(const struct rsv_key *ask, uint16_t id, const struct in_addr *addr,
 		   uint8_t source_len, uint8_t *out, size_t max)
 {
-	uint8_t ecs[4 + 4];
-	uint32_t a, mask;
-	knot_rrset_t opt;
-	knot_pkt_t *q;
-	int rc = -1;
+	struct rsv_msg_ecs e = {.source = source_len, .scope = 0};
+	uint32_t mask;
 
-	if (max > KNOT_WIRE_MAX_PKTSIZE)
-		max = KNOT_WIRE_MAX_PKTSIZE;
-	knot_rrset_init_empty(&opt);
-	if ((q = knot_pkt_new(out, (uint16_t)max, NULL)) == NULL)
-		return -1;
-	knot_pkt_clear(q);
-	knot_wire_set_id(q->wire, id);
-	if (knot_pkt_put_question(q, ask->name, ask->cls, ask->type) != KNOT_EOK ||
-	    knot_edns_init(&opt, RSV_EDNS_PAYLOAD, 0, 0, NULL) != KNOT_EOK)
-		goto out;
-	if (source_len > 0) {
-		/* RFC 7871 6: FAMILY 1, SOURCE, SCOPE 0, the address cut to
-		 * SOURCE bits */
-		mask = source_len >= 32 ? 0xffffffffu : ~(0xffffffffu >> source_len);
-		a = ntohl(addr->s_addr) & mask;
-		ecs[0] = 0, ecs[1] = 1, ecs[2] = source_len, ecs[3] = 0;
-		for (int i = 0; i < 4; i++)
-			ecs[4 + i] = (uint8_t)(a >> (24 - 8 * i));
-		if (knot_edns_add_option(&opt, KNOT_EDNS_OPTION_CLIENT_SUBNET,
-					 (uint16_t)(4 + (source_len + 7) / 8), ecs,
-					 NULL) != KNOT_EOK)
-			goto out;
-	}
-	if (knot_pkt_begin(q, KNOT_ADDITIONAL) != KNOT_EOK ||
-	    knot_pkt_put(q, KNOT_COMPR_HINT_NONE, &opt, 0) != KNOT_EOK)
-		goto out;
-	rc = (int)q->size;
-out:
-	knot_rrset_clear(&opt, NULL);
-	knot_pkt_free(q);
-	return rc;
+	if (source_len == 0)
+		return rsv_msg_query(ask, id, NULL, out, max);
+	/* RFC 7871 6: the address cut to SOURCE bits */
+	mask = source_len >= 32 ? 0xffffffffu : ~(0xffffffffu >> source_len);
+	e.addr.s_addr = htonl(ntohl(addr->s_addr) & mask);
+	return rsv_msg_query(ask, id, &e, out, max);
 }
 
 int rsv_iter_ecs(const knot_pkt_t *p, struct in_addr *addr, uint8_t *source, uint8_t *scope)

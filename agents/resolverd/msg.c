@@ -247,7 +247,8 @@ out:
 	return rc;
 }
 
-int rsv_msg_query(const struct rsv_key *k, uint16_t id, uint8_t *out, size_t max)
+int rsv_msg_query(const struct rsv_key *k, uint16_t id, const struct rsv_msg_ecs *ecs, uint8_t *out,
+		  size_t max)
 {
 	knot_rrset_t opt;
 	knot_pkt_t *q;
@@ -264,6 +265,7 @@ int rsv_msg_query(const struct rsv_key *k, uint16_t id, uint8_t *out, size_t max
 	if (knot_pkt_put_question(q, k->name, k->cls, k->type) != KNOT_EOK)
 		goto out;
 	if (knot_edns_init(&opt, RSV_EDNS_PAYLOAD, 0, 0, NULL) != KNOT_EOK ||
+	    (ecs != NULL && rsv_msg_opt_ecs(&opt, ecs) == -1) ||
 	    knot_pkt_begin(q, KNOT_ADDITIONAL) != KNOT_EOK ||
 	    knot_pkt_put(q, KNOT_COMPR_HINT_NONE, &opt, 0) != KNOT_EOK)
 		goto out;

@@ -93,9 +93,11 @@ int rsv_msg_soa_minimum(const knot_rdata_t *rd, uint32_t *min);
 int rsv_msg_error(const knot_pkt_t *q, const uint8_t *qwire, size_t qlen, int rcode, uint8_t *out,
 		  size_t max);
 
-/* rsv_msg_query: the upstream query for k with this id. Returns its
- * length, or -1. */
-int rsv_msg_query(const struct rsv_key *k, uint16_t id, uint8_t *out, size_t max);
+/* rsv_msg_query: the upstream query for k with this id, RD clear, EDNS,
+ * and ecs as its Client Subnet option (NULL: none; its address bits past
+ * the source prefix must be zero). Returns its length, or -1. */
+int rsv_msg_query(const struct rsv_key *k, uint16_t id, const struct rsv_msg_ecs *ecs, uint8_t *out,
+		  size_t max);
 
 /* rsv_msg_matches: is the parsed packet r a response to (id, k)? */
 int rsv_msg_matches(const knot_pkt_t *r, const struct rsv_key *k, uint16_t id);

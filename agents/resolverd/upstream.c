@@ -207,7 +207,7 @@ static int rsv_up_query(struct rsv_pending *p, uint8_t *q, size_t max)
 {
 	if (p->walk)
 		return rsv_iter_wire(p, q, max);
-	return rsv_msg_query(&p->key, p->id, q, max);
+	return rsv_msg_query(&p->key, p->id, NULL, q, max);
 }
 
 void rsv_up_send(struct rsv_pending *p)

@@ -417,7 +417,7 @@ size_t fenv_answer(const struct rsv_key *k, uint32_t ttl, int nx, int big, uint8
 	size_t len;
 	int n;
 
-	if ((n = rsv_msg_query(k, 0, q, sizeof(q))) <= 0 ||
+	if ((n = rsv_msg_query(k, 0, NULL, q, sizeof(q))) <= 0 ||
 	    (qp = rsv_msg_parse(q, (size_t)n)) == NULL)
 		fenv_fail("the upstream query");
 	r = knot_pkt_new(out, KNOT_WIRE_MAX_PKTSIZE, NULL);

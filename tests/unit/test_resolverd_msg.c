@@ -199,7 +199,7 @@ static void test_key_and_upstream_query(void **state)
 	assert_int_equal(k.cls, KNOT_CLASS_IN);
 	knot_pkt_free(p);
 
-	n = rsv_msg_query(&k, 0xbeef, u.wire, sizeof(u.wire));
+	n = rsv_msg_query(&k, 0xbeef, NULL, u.wire, sizeof(u.wire));
 	assert_true(n > 0);
 	p = rsv_msg_parse(u.wire, (size_t)n);
 	assert_non_null(p);
@@ -228,7 +228,7 @@ static void test_matches(void **state)
 	p = rsv_msg_parse(q.wire, q.len);
 	rsv_msg_key(p, &k);
 	knot_pkt_free(p);
-	n = rsv_msg_query(&k, 4242, q.wire, sizeof(q.wire));
+	n = rsv_msg_query(&k, 4242, NULL, q.wire, sizeof(q.wire));
 	q.len = (size_t)n;
 	response(&r, &q, KNOT_RCODE_NOERROR, an, NULL);
 	p = rsv_msg_parse(r.wire, r.len);
