@@ -6,12 +6,9 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lab.h"
@@ -315,42 +312,25 @@ int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *
 static int frrconf_run(char *const argv[], int in, char **text, FILE *err)
 {
 	char *base = strrchr(argv[0], '/');
-	posix_spawn_file_actions_t fa;
-	int out = memfd_create("frr-dry-run", MFD_CLOEXEC), rc, status;
-	off_t len;
 	pid_t pid;
+	int rc = subproc_capture(argv, in, text, &pid);
 
-	*text = NULL;
-	if (out == -1) {
-		fprintf(err, "steerlab: FRR dry run: memfd: %s\n", strerror(errno));
+	if (pid > 0)
+		lab_frr_forget(base ? base + 1 : argv[0], pid);
+	if (rc == 127 && pid == 0) {
+		fprintf(
+		    err,
+		    "steerlab: FRR dry run: %s: cannot run it (is FRR installed? sudo make deps)\n",
+		    argv[0]);
+		free(*text);
+		*text = NULL;
 		return -1;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, out, STDERR_FILENO);
-	fflush(NULL);
-	rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, (char *[]){"PATH=/usr/bin:/bin", NULL});
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0) {
-		fprintf(err, "steerlab: FRR dry run: %s: %s (is FRR installed? sudo make deps)\n",
-			argv[0], strerror(rc));
-		close(out);
+	if (rc == -1) {
+		fprintf(err, "steerlab: FRR dry run: %s: %s\n", argv[0], strerror(errno));
 		return -1;
 	}
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
-	lab_frr_forget(base ? base + 1 : argv[0], pid);
-	len = lseek(out, 0, SEEK_END);
-	if (len >= 0 && (*text = calloc(1, (size_t)len + 1)) != NULL &&
-	    pread(out, *text, (size_t)len, 0) != len)
-		(*text)[0] = '\0';
-	close(out);
-	if (*text == NULL) {
-		fprintf(err, "steerlab: FRR dry run: out of memory\n");
-		return -1;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return rc;
 }
 
 /* frrconf_rejected: the first line of FRR's output that rejects a line of

@@ -4,53 +4,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lab.h"
 #include "strfmt.h"
+#include "subproc.h"
 
 #define REALRES_KRESD_CHECK "check.lua"
-
-/* realres_run: argv, what it prints (both streams) into *text (malloc'd).
- * Its exit status, 127 if it could not be run, or -1 (out of memory). */
-static int realres_run(char *const argv[], char **text)
-{
-	posix_spawn_file_actions_t fa;
-	int out = memfd_create("realres-check", MFD_CLOEXEC), rc, status;
-	off_t len;
-	pid_t pid;
-
-	*text = NULL;
-	if (out == -1)
-		return -1;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, out, STDERR_FILENO);
-	fflush(NULL);
-	rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, (char *[]){"PATH=/usr/bin:/bin", NULL});
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0) {
-		close(out);
-		return 127;
-	}
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
-	len = lseek(out, 0, SEEK_END);
-	if (len >= 0 && (*text = calloc(1, (size_t)len + 1)) != NULL &&
-	    pread(out, *text, (size_t)len, 0) != len)
-		(*text)[0] = '\0';
-	close(out);
-	if (*text == NULL)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 /* realres_said: the tool's complaint on one line into buf: its lines but
  * kresd's start-up warnings and the tracebacks, joined by "; " */
@@ -142,7 +105,7 @@ static int realres_check_tool(const struct topology *t, int n, const char *dir, 
 		argv[4] = (char *)dir;
 		argv[5] = NULL;
 	}
-	rc = realres_run(argv, &text);
+	rc = subproc_capture(argv, -1, &text, NULL);
 	if (rc == 127 || access(realres_prog(impl), X_OK) == -1) {
 		fprintf(err,
 			"steerlab: node %s: impl = %s needs %s and %s: not installed (sudo make "

@@ -4,18 +4,23 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
 
-int subproc_run(const char *dir, char *const argv[], int in, int out, int err)
+/* subproc_spawn: subproc_run with the environment envp; the child's pid
+ * in *pidp once it has been waited for (0 if it never ran) */
+static int subproc_spawn(const char *dir, char *const argv[], int in, int out, int err,
+			 char *const envp[], pid_t *pidp)
 {
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int status, rc;
 
+	*pidp = 0;
 	fflush(NULL); /* what we wrote goes out before what the child writes */
 	if ((rc = posix_spawn_file_actions_init(&fa)) != 0) {
 		errno = rc;
@@ -32,7 +37,7 @@ int subproc_run(const char *dir, char *const argv[], int in, int out, int err)
 	if (rc == 0 && dir)
 		rc = posix_spawn_file_actions_addchdir_np(&fa, dir);
 	if (rc == 0)
-		rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+		rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc == ENOENT || rc == EACCES || rc == ENOEXEC || rc == ENOTDIR)
 		return 127; /* not there, or not runnable */
@@ -40,12 +45,48 @@ int subproc_run(const char *dir, char *const argv[], int in, int out, int err)
 		errno = rc;
 		return -1;
 	}
+	*pidp = pid;
 	while (waitpid(pid, &status, 0) == -1)
 		if (errno != EINTR)
 			return -1;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+int subproc_run(const char *dir, char *const argv[], int in, int out, int err)
+{
+	pid_t pid;
+
+	return subproc_spawn(dir, argv, in, out, err, environ, &pid);
+}
+
+int subproc_capture(char *const argv[], int in, char **text, pid_t *pidp)
+{
+	static char *const envp[] = {"PATH=/usr/bin:/bin", NULL};
+	int out = memfd_create("subproc-output", MFD_CLOEXEC), rc, saved;
+	pid_t pid;
+	off_t len;
+
+	*text = NULL;
+	if (out == -1)
+		return -1;
+	rc = subproc_spawn(NULL, argv, in, out, out, envp, &pid);
+	if (pidp)
+		*pidp = pid;
+	if (rc == -1)
+		goto fail;
+	if ((len = lseek(out, 0, SEEK_END)) == -1 || (*text = calloc(1, (size_t)len + 1)) == NULL)
+		goto fail;
+	if (pread(out, *text, (size_t)len, 0) != len)
+		(*text)[0] = '\0';
+	close(out);
+	return rc;
+fail:
+	saved = errno;
+	close(out);
+	errno = saved;
+	return -1;
 }
 
 int subproc_memfd(const char *name, void (*fill)(FILE *fp, const void *arg), const void *arg)

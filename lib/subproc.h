@@ -1,6 +1,7 @@
 /*
  * Running a helper program and waiting for it: gnuplot for the report's and
- * the sweep's plots, the version queries of the report's machine section.
+ * the sweep's plots, the version queries of the report's machine section,
+ * FRR's dry runs and the real resolvers' checks (their output read).
  *
  * posix_spawn, not fork: the analysis may hold a few hundred MB of
  * packets, whose page tables fork would copy for nothing. The child gets
@@ -13,6 +14,7 @@
 #define STEERLAB_SUBPROC_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 /* subproc_run: run argv[0] (searched in PATH) with argv, in directory dir
  * (NULL: this one), its standard input from in (-1: /dev/null), its output
@@ -20,6 +22,15 @@
  * 128 + N if signal N ended it, 127 if it could not be run (not found, not
  * executable), or -1 (errno set) if it could not be started. */
 int subproc_run(const char *dir, char *const argv[], int in, int out, int err);
+
+/* subproc_capture: run argv[0] with argv, its standard input from in (-1:
+ * /dev/null), and what it prints on both streams into *text (malloc'd,
+ * NUL-terminated; NULL on -1), for a program whose output is read: a check
+ * tool's, a dry run's. Its environment is PATH=/usr/bin:/bin alone, so
+ * that the user's locale or settings do not change what it says. The
+ * child's pid in *pidp if pidp is not NULL (0 if it never ran). Returns as
+ * subproc_run. */
+int subproc_capture(char *const argv[], int in, char **text, pid_t *pidp);
 
 /* subproc_memfd: a memory file named name holding what fill(fp, arg) writes,
  * rewound, to pass to subproc_run as in. The descriptor, or -1 (errno set). */
