@@ -3,13 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "lab.h"
+#include "rmtree.h"
 #include "strfmt.h"
 #include "subproc.h"
 
@@ -36,13 +36,6 @@ static void realres_said(const char *text, char *buf, size_t len)
 	}
 	if (used == 0)
 		strfmt(buf, len, "no message");
-}
-
-static int realres_unlink(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
 /* realres_write_file: dir/name from what write made; 0 or -1 */
@@ -188,7 +181,7 @@ int realres_check(const struct topology *t, FILE *err)
 			free(conf);
 			free(hints);
 		}
-		nftw(dir, realres_unlink, 8, FTW_DEPTH | FTW_PHYS);
+		rmtree_at(AT_FDCWD, dir, 8); /* what the check tool made in it too */
 	}
 	return rc;
 }
