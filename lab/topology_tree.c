@@ -135,28 +135,36 @@ static void topo_ns_name(const struct topology *t, int n, const char *apex, char
 	snprintf(out, len, "ns-%s.%s", t->nodes[n].name, strcmp(apex, ".") == 0 ? "" : apex);
 }
 
+/* topo_zone_servers: the servers of zone section sec as records at its
+ * line: their NS records at its apex if ns, then each one's address */
+static void topo_zone_servers(const struct topology *t, const struct topo_raw_section *sec, int ns,
+			      void (*emit)(void *arg, const char *record, int line), void *arg)
+{
+	char name[TOPO_DNS_NAME_MAX + 24], rec[2 * TOPO_DNS_NAME_MAX + 64], a[INET_ADDRSTRLEN];
+
+	for (int s = 0; s < sec->nservers && ns; s++) {
+		topo_ns_name(t, sec->servers[s], sec->apex, name, sizeof(name));
+		snprintf(rec, sizeof(rec), "%s NS %s", sec->apex, name);
+		emit(arg, rec, sec->line);
+	}
+	for (int s = 0; s < sec->nservers; s++) {
+		const struct topo_node *d = &t->nodes[sec->servers[s]];
+
+		topo_ns_name(t, sec->servers[s], sec->apex, name, sizeof(name));
+		inet_ntop(AF_INET, &t->links[d->link].node_addr, a, sizeof(a));
+		snprintf(rec, sizeof(rec), "%s A %s", name, a);
+		emit(arg, rec, sec->line);
+	}
+}
+
 void topo_zone_records(const struct topology *t, int z, int n,
 		       void (*emit)(void *arg, const char *record, int line), void *arg)
 {
 	const struct topo_raw_section *zone = &t->raw_sections[z];
-	char ns[TOPO_DNS_NAME_MAX + 24], rec[2 * TOPO_DNS_NAME_MAX + 64], a[INET_ADDRSTRLEN];
 
 	/* the apex: only in a zone of the tree, so a lab without one is as it was */
-	if (zone->generated || zone->parent >= 0) {
-		for (int s = 0; s < zone->nservers && !zone->apex_ns; s++) {
-			topo_ns_name(t, zone->servers[s], zone->apex, ns, sizeof(ns));
-			snprintf(rec, sizeof(rec), "%s NS %s", zone->apex, ns);
-			emit(arg, rec, zone->line);
-		}
-		for (int s = 0; s < zone->nservers; s++) {
-			const struct topo_node *d = &t->nodes[zone->servers[s]];
-
-			topo_ns_name(t, zone->servers[s], zone->apex, ns, sizeof(ns));
-			inet_ntop(AF_INET, &t->links[d->link].node_addr, a, sizeof(a));
-			snprintf(rec, sizeof(rec), "%s A %s", ns, a);
-			emit(arg, rec, zone->line);
-		}
-	}
+	if (zone->generated || zone->parent >= 0)
+		topo_zone_servers(t, zone, !zone->apex_ns, emit, arg);
 	/* each child zone's delegation, with its glue (in its bailiwick) */
 	for (int c = 0; c < t->nraw_sections; c++) {
 		const struct topo_raw_section *child = &t->raw_sections[c];
@@ -164,19 +172,7 @@ void topo_zone_records(const struct topology *t, int z, int n,
 		if (!topo_is_zone(t, c) || child->parent != z || child->deleg_written ||
 		    (n >= 0 && topo_dns_serves(t, n, c)))
 			continue;
-		for (int s = 0; s < child->nservers; s++) {
-			topo_ns_name(t, child->servers[s], child->apex, ns, sizeof(ns));
-			snprintf(rec, sizeof(rec), "%s NS %s", child->apex, ns);
-			emit(arg, rec, child->line);
-		}
-		for (int s = 0; s < child->nservers; s++) {
-			const struct topo_node *d = &t->nodes[child->servers[s]];
-
-			topo_ns_name(t, child->servers[s], child->apex, ns, sizeof(ns));
-			inet_ntop(AF_INET, &t->links[d->link].node_addr, a, sizeof(a));
-			snprintf(rec, sizeof(rec), "%s A %s", ns, a);
-			emit(arg, rec, child->line);
-		}
+		topo_zone_servers(t, child, 1, emit, arg);
 	}
 }
 
