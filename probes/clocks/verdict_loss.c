@@ -200,6 +200,16 @@ out:
 	free(at);
 }
 
+/* verdict_losses_agree: the clients' a and the captures' b differ by no
+ * more than CLOCKS_LOSS_ABS requests or CLOCKS_LOSS_SHARE of the larger;
+ * the difference and the larger in *diff and *larger */
+static int verdict_losses_agree(int64_t a, int64_t b, int64_t *diff, int64_t *larger)
+{
+	*diff = a > b ? a - b : b - a;
+	*larger = a > b ? a : b;
+	return *diff <= CLOCKS_LOSS_ABS || (double)*diff <= CLOCKS_LOSS_SHARE * (double)*larger;
+}
+
 /* loss_mismatch: the clients' lost and the capture's lost (with the
  * requests lost on the way while routing converged, and those queued in S
  * when it failed) disagree */
@@ -218,9 +228,7 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 	int64_t all = clocks_multi_lost_capture(in, r->scheme, sites, sizeof(sites));
 	if (all != CLOCKS_NONE) {
 		b = all + transit;
-		diff = a > b ? a - b : b - a;
-		larger = a > b ? a : b;
-		if (diff <= CLOCKS_LOSS_ABS || (double)diff <= CLOCKS_LOSS_SHARE * (double)larger)
+		if (verdict_losses_agree(a, b, &diff, &larger))
 			return;
 		clocks_invalid(v, "loss_mismatch",
 			       "%s: the clients lost %lld requests and the captures of the failed "
@@ -280,9 +288,7 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 				: "whose link no capture sees");
 		return;
 	}
-	diff = a > b ? a - b : b - a;
-	larger = a > b ? a : b;
-	if (diff <= CLOCKS_LOSS_ABS || (double)diff <= CLOCKS_LOSS_SHARE * (double)larger)
+	if (verdict_losses_agree(a, b, &diff, &larger))
 		return;
 	clocks_invalid(v, "loss_mismatch",
 		       "%s: the clients lost %lld requests and the capture of %s's link saw %lld "
