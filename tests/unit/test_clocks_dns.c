@@ -5,7 +5,7 @@
  * tests/unit/data/clocks/; DNS clocks missing without authd's events or an
  * older site_failed; the pure DNS computation.
  *
- * UPDATE_GOLDEN=1 rewrites the golden table instead of comparing with it.
+ * UPDATE_GOLDEN=1 writes a golden table that differs to FILE.new (test_assert_golden, test_file.h).
  */
 #include "test_clocks_util.h"
 
@@ -216,21 +216,12 @@ static void test_both_schemes(void **state)
 static void test_golden_table(void **state)
 {
 	const char *dir = *state;
-	char *table, *want;
+	char *table;
 	json_t *root;
-	FILE *fp;
 
 	both(dir);
 	root = analyse(dir, &table);
-	if (getenv("UPDATE_GOLDEN")) {
-		fp = fopen(DATA "both.golden", "w");
-		assert_non_null(fp);
-		fputs(table, fp);
-		fclose(fp);
-	}
-	want = test_read_file(DATA "both.golden");
-	assert_string_equal(table, want);
-	free(want);
+	test_assert_golden(DATA "both.golden", table);
 	free(table);
 	json_decref(root);
 }

@@ -5,8 +5,10 @@
 #ifndef STEERLAB_TEST_FILE_H
 #define STEERLAB_TEST_FILE_H
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* test_read_file: a whole file, such as a .expected or .golden, malloc'd
  * and NUL-terminated (caller frees); a missing file fails the test. */
@@ -39,6 +41,33 @@ static inline void test_write_file(const char *dir, const char *name, const char
 	assert_non_null(fp);
 	fputs(text, fp);
 	assert_int_equal(fclose(fp), 0);
+}
+
+/* test_assert_golden: text is what the golden file at path holds. With
+ * UPDATE_GOLDEN set in the environment, a text that differs is written to
+ * PATH.new and the test still fails: a person compares the two and copies
+ * the new one over (a test that rewrote its own expectation would pass
+ * whatever the code printed). */
+static inline void test_assert_golden(const char *path, const char *text)
+{
+	char *want = test_read_file(path);
+
+	if (strcmp(text, want) != 0 && getenv("UPDATE_GOLDEN")) {
+		char newpath[PATH_MAX];
+		FILE *fp;
+
+		snprintf(newpath, sizeof(newpath), "%s.new", path);
+		fp = fopen(newpath, "w");
+		assert_non_null(fp);
+		fputs(text, fp);
+		assert_int_equal(fclose(fp), 0);
+		free(want);
+		fail_msg("%s differs from what the code prints: wrote %s (diff them; copy it over "
+			 "if the change is right)",
+			 path, newpath);
+	}
+	assert_string_equal(text, want);
+	free(want);
 }
 
 #endif

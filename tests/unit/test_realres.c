@@ -1,8 +1,8 @@
 /*
  * Real resolvers on [resolver] nodes (lab/realres.h): each implementation's
  * configuration written from the node's knobs, compared with golden files
- * in tests/unit/data/realres/ (UPDATE_GOLDEN=1 rewrites them; the diff is
- * then read like code), in forward and iterate mode; the root hints; the
+ * in tests/unit/data/realres/ (UPDATE_GOLDEN=1 writes one that differs to
+ * FILE.new, read like code), in forward and iterate mode; the root hints; the
  * knobs an implementation cannot express, each an error at its line; a
  * real impl with count > 1; and the agent labels `down` accepts. Nothing
  * here runs a resolver (tests/integration/test_real_resolvers.sh does).
@@ -42,22 +42,6 @@ static int conf_text(const struct topology *t, int n, const struct realres_in *i
 	return rc;
 }
 
-static void golden(const char *path, const char *text)
-{
-	char *want;
-
-	if (getenv("UPDATE_GOLDEN")) {
-		FILE *fp = fopen(path, "w");
-
-		assert_non_null(fp);
-		fputs(text, fp);
-		assert_int_equal(fclose(fp), 0);
-	}
-	want = test_read_file(path);
-	assert_string_equal(text, want);
-	free(want);
-}
-
 /* inputs: node's, its files under /run/steerlab/l/resolvers/NODE; with
  * iterate, the roots are the [dns] nodes */
 static void inputs(const struct topology *t, int n, int iterate, struct realres_in *in)
@@ -88,7 +72,7 @@ static void test_realres_golden(void **state)
 			assert_string_equal(errs, "");
 			snprintf(path, sizeof(path), RDATA "%s.%s.golden", nodes[i],
 				 iterate ? "iterate" : "forward");
-			golden(path, text);
+			test_assert_golden(path, text);
 			free(text);
 			free(errs);
 		}
@@ -170,7 +154,7 @@ static void test_realres_hints(void **state)
 static void test_realres_knob_errors(void **state)
 {
 	struct topology *t = new_topology();
-	char *all = NULL, *want;
+	char *all = NULL;
 	size_t len;
 	FILE *err = open_memstream(&all, &len);
 
@@ -192,17 +176,8 @@ static void test_realres_knob_errors(void **state)
 		free(errs);
 	}
 	fclose(err);
-	if (getenv("UPDATE_GOLDEN")) {
-		FILE *fp = fopen(RDATA "err.expected", "w");
-
-		assert_non_null(fp);
-		fputs(all, fp);
-		assert_int_equal(fclose(fp), 0);
-	}
-	want = test_read_file(RDATA "err.expected");
-	assert_string_equal(all, want);
+	test_assert_golden(RDATA "err.expected", all);
 	assert_non_null(strstr(all, "err.ini:19: phase: unbound cannot express this ("));
-	free(want);
 	free(all);
 	free(t);
 }

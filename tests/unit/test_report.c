@@ -9,7 +9,7 @@
  * it, everything but the PNGs is compared), and without gnuplot everything
  * but the PNGs is still written.
  *
- * UPDATE_GOLDEN=1 rewrites the golden files instead of comparing with them.
+ * UPDATE_GOLDEN=1 writes a golden file that differs to FILE.new (test_assert_golden, test_file.h).
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -459,22 +459,13 @@ static char *report(const char *dir, const struct report_opts *o)
 	return buf;
 }
 
-/* golden: compare text with DATA name, or write it there (UPDATE_GOLDEN) */
+/* golden: compare text with DATA name (test_assert_golden, test_file.h) */
 static void golden(const char *text, const char *name)
 {
-	char path[512], *want;
-	FILE *fp;
+	char path[512];
 
 	snprintf(path, sizeof(path), DATA "%s", name);
-	if (getenv("UPDATE_GOLDEN")) {
-		fp = fopen(path, "w");
-		assert_non_null(fp);
-		fputs(text, fp);
-		assert_int_equal(fclose(fp), 0);
-	}
-	want = test_read_file(path);
-	assert_string_equal(text, want);
-	free(want);
+	test_assert_golden(path, text);
 }
 
 static int have_gnuplot(void)

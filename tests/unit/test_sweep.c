@@ -7,7 +7,7 @@
  * valid point with a lower bound, an invalid one, one not run), and a
  * sweep of an anycast-only lab, whose DNS scheme is absent. Run
  * from the repository root: the fixtures are under tests/unit/data/sweep/.
- * UPDATE_GOLDEN=1 rewrites the golden files instead of comparing with them.
+ * UPDATE_GOLDEN=1 writes a golden file that differs to FILE.new (test_assert_golden, test_file.h).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -410,7 +410,7 @@ static void test_ttl_override_errors(void **state)
 static void golden(const char *name, const struct sweep *sw, const struct sweep_table *tb,
 		   void (*fn)(const struct sweep *, const struct sweep_table *, FILE *))
 {
-	char path[256], *got, *want;
+	char path[256], *got;
 	size_t len;
 	FILE *out = open_memstream(&got, &len);
 
@@ -418,15 +418,7 @@ static void golden(const char *name, const struct sweep *sw, const struct sweep_
 	fn(sw, tb, out);
 	fclose(out);
 	snprintf(path, sizeof(path), DATA "%s", name);
-	if (getenv("UPDATE_GOLDEN")) {
-		FILE *fp = fopen(path, "w");
-		assert_non_null(fp);
-		fputs(got, fp);
-		fclose(fp);
-	}
-	want = test_read_file(path);
-	assert_string_equal(got, want);
-	free(want);
+	test_assert_golden(path, got);
 	free(got);
 }
 

@@ -359,20 +359,12 @@ static void test_tree_resolvconf(void **state)
 static void test_tree_golden(void **state)
 {
 	struct topology *t = new_topology(), *back = new_topology();
-	char path[64], *got, *again, *want;
+	char path[64], *got, *again;
 
 	(void)state;
 	load_ok(t, TREE, NULL, 0);
 	got = print_to_string(t);
-	if (getenv("UPDATE_GOLDEN")) {
-		FILE *fp = fopen(DATA "tree.golden", "w");
-
-		assert_non_null(fp);
-		fputs(got, fp);
-		assert_int_equal(fclose(fp), 0);
-	}
-	want = test_read_file(DATA "tree.golden");
-	assert_string_equal(got, want);
+	test_assert_golden(DATA "tree.golden", got);
 	/* read back: the same lab, root and tld added again, not twice */
 	write_temp(path, got, strlen(got));
 	load_ok(back, path, NULL, 0);
@@ -381,7 +373,6 @@ static void test_tree_golden(void **state)
 	again = print_to_string(back);
 	assert_string_equal(again, got);
 	free(again);
-	free(want);
 	free(got);
 	free(back);
 	free(t);
