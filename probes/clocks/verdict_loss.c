@@ -60,9 +60,10 @@ static int verdict_link_cut(const struct clocks_input *in)
 /* the losses the failure explains that the capture of S after t0 does not
  * count (loss_mismatch adds them to it) */
 struct verdict_explained {
-	int64_t transit;  /* lost on the way while routing converged */
-	int64_t queued;	  /* reached S's link before t0: queued in S when it failed */
-	int64_t answered; /* reached S's link after t0 and answered by S all the same */
+	int64_t transit;    /* lost on the way while routing converged */
+	int64_t queued;	    /* reached S's link before t0: queued in S when it failed */
+	int64_t answered;   /* reached S's link after t0 and answered by S all the same */
+	int64_t restarting; /* reached S's link after its recovery, before it answered */
 };
 
 /* verdict_losses_agree: the clients' a and the captures' b differ by no
@@ -213,50 +214,66 @@ out:
 	free(at);
 }
 
-/* verdict_answered: of the scheme's requests captured on S's link after t0
- * (lost_capture counts them all), the ones the clients' records say S
- * answered: the failure took effect a little after t0 (t0 is stamped
+/* verdict_edges: the edges of S's outage, where a capture and the clients'
+ * records see it differently. Of the scheme's requests captured on S's
+ * link after t0 (lost_capture counts them all), the ones the records say
+ * S answered: the failure took effect a little after t0 (t0 is stamped
  * before the action; a freeze's nftables table is in place milliseconds
- * later). They are not losses. -1: out of memory. */
-static int64_t verdict_answered(const struct clocks_input *in, const struct clocks_flows *fl,
-				const struct clocks_result *r)
+ * later): no losses. And after the timeline brought S back, the ones the
+ * clients lost: they reached S before it answered again (its sited
+ * starting): the failure's. 0, or -1: out of memory. */
+static int verdict_edges(const struct clocks_input *in, const struct clocks_flows *fl,
+			 struct verdict_explained *ex)
 {
 	const struct clocks_capture *dead = NULL;
+	int64_t t0 = in->failure.t0_ns, back = in->failure.recovered_ns;
 	struct verdict_lost *set;
-	size_t cap = 64;
-	int64_t answered = 0;
+	size_t cap = 64, n = 0;
 
 	for (size_t i = 0; i < in->ncaptures; i++)
 		if (strcmp(in->captures[i].label, in->failure.site) == 0)
 			dead = &in->captures[i];
-	if (dead == NULL || r->lost_capture == CLOCKS_NONE || r->lost_capture == 0)
+	if (dead == NULL)
 		return 0;
-	while (cap < 2 * (size_t)r->lost_capture + 2)
+	for (size_t j = 0; j < dead->n; j++)
+		n += dead->packets[j].t_ns > t0;
+	while (cap < 2 * n + 2)
 		cap *= 2;
 	if ((set = calloc(cap, sizeof(*set))) == NULL)
 		return -1;
+	/* where: 1 in the outage, 2 after the recovery; -1 once counted */
 	for (size_t j = 0; j < dead->n; j++) {
 		const struct clocks_packet *p = &dead->packets[j];
+		uint64_t key = verdict_key(p->client, p->seq);
+		size_t k;
 
-		if (clocks_is_dead(in, fl, p))
-			set[verdict_slot(set, cap, verdict_key(p->client, p->seq))].key =
-			    verdict_key(p->client, p->seq);
+		if (p->t_ns <= t0 || !clocks_is_flow(in, fl, p) ||
+		    (fl->to_dead != NULL && !fl->to_dead(in, p)))
+			continue;
+		k = verdict_slot(set, cap, key);
+		set[k].key = key;
+		set[k].where = back != 0 && p->t_ns >= back ? 2 : 1;
 	}
 	for (size_t i = 0; i < in->nrequests; i++) {
 		const struct clocks_request *q = &in->requests[i];
 		size_t k;
 
-		if (q->status != CLOCKS_OK || clocks_scheme_of(q->client) != fl->scheme ||
-		    strcmp(q->site, in->failure.site) != 0)
+		if (clocks_scheme_of(q->client) != fl->scheme)
 			continue;
 		k = verdict_slot(set, cap, verdict_key(q->client, (uint32_t)q->seq));
-		if (set[k].key != 0 && set[k].where == 0) {
-			set[k].where = 1; /* counted once */
-			answered++;
+		if (set[k].key == 0)
+			continue;
+		if (set[k].where == 1 && q->status == CLOCKS_OK &&
+		    strcmp(q->site, in->failure.site) == 0) {
+			ex->answered++;
+			set[k].where = -1;
+		} else if (set[k].where == 2 && q->status == CLOCKS_TIMEOUT) {
+			ex->restarting++;
+			set[k].where = -1;
 		}
 	}
 	free(set);
-	return answered;
+	return 0;
 }
 
 /* loss_mismatch: the clients' lost and the capture's lost (with the
@@ -266,7 +283,7 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 			     const struct verdict_explained *ex, struct clocks_notes *v)
 {
 	int64_t a = r->lost_client, b = r->lost_capture, diff, larger;
-	int64_t transit = ex->transit + ex->queued - ex->answered;
+	int64_t transit = ex->transit + ex->queued + ex->restarting - ex->answered;
 
 	if (a == CLOCKS_NONE || b == CLOCKS_NONE)
 		return;
@@ -339,16 +356,16 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 	}
 	if (verdict_losses_agree(a, b, &diff, &larger))
 		return;
-	clocks_invalid(v, "loss_mismatch",
-		       "%s: the clients lost %lld requests and the capture of %s's link %lld "
-		       "(%lld reached it after t0, %lld were lost on the way or queued in %s, "
-		       "%lld it answered after t0): they differ by %lld (%.1f %%), more than "
-		       "%.0f %% and %d requests",
-		       r->scheme, (long long)a, in->failure.site, (long long)b,
-		       (long long)r->lost_capture, (long long)(ex->transit + ex->queued),
-		       in->failure.site, (long long)ex->answered, (long long)diff,
-		       100.0 * (double)diff / (double)larger, 100 * CLOCKS_LOSS_SHARE,
-		       CLOCKS_LOSS_ABS);
+	clocks_invalid(
+	    v, "loss_mismatch",
+	    "%s: the clients lost %lld requests and the capture of %s's link %lld "
+	    "(%lld reached it after t0, %lld were lost on the way, queued in %s at "
+	    "t0 or reached it before it answered again, %lld it answered after t0): "
+	    "they differ by %lld (%.1f %%), more than %.0f %% and %d requests",
+	    r->scheme, (long long)a, in->failure.site, (long long)b, (long long)r->lost_capture,
+	    (long long)(ex->transit + ex->queued + ex->restarting), in->failure.site,
+	    (long long)ex->answered, (long long)diff, 100.0 * (double)diff / (double)larger,
+	    100 * CLOCKS_LOSS_SHARE, CLOCKS_LOSS_ABS);
 }
 
 void verdict_losses(const struct clocks_input *in, const struct clocks_flows *fl,
@@ -357,7 +374,7 @@ void verdict_losses(const struct clocks_input *in, const struct clocks_flows *fl
 	struct verdict_explained ex;
 
 	verdict_unexplained(in, fl, r, v, &ex);
-	if ((ex.answered = verdict_answered(in, fl, r)) == -1) {
+	if (verdict_edges(in, fl, &ex) == -1) {
 		clocks_warn(v, "limit", "%s: the losses' comparison: out of memory, not checked",
 			    r->scheme);
 		return;
