@@ -220,19 +220,25 @@ out:
  * S answered: the failure took effect a little after t0 (t0 is stamped
  * before the action; a freeze's nftables table is in place milliseconds
  * later): no losses. And after the timeline brought S back, the ones the
- * clients lost: they reached S before it answered again (its sited
- * starting): the failure's. 0, or -1: out of memory. */
+ * clients lost, up to the next failure of S: they reached S before it
+ * answered again (its sited starting): the failure's. 0, or -1: out of
+ * memory. */
 static int verdict_edges(const struct clocks_input *in, const struct clocks_flows *fl,
 			 struct verdict_explained *ex)
 {
 	const struct clocks_capture *dead = NULL;
-	int64_t t0 = in->failure.t0_ns, back = in->failure.recovered_ns;
+	int64_t t0 = in->failure.t0_ns, back = in->failure.recovered_ns, again = INT64_MAX;
 	struct verdict_lost *set;
 	size_t cap = 64, n = 0;
 
 	for (size_t i = 0; i < in->ncaptures; i++)
 		if (strcmp(in->captures[i].label, in->failure.site) == 0)
 			dead = &in->captures[i];
+	/* S taken out again: from then on its losses are that failure's */
+	for (size_t i = 0; back != 0 && i < in->nhits; i++)
+		if (!in->hits[i].up && in->hits[i].t_ns > back && in->hits[i].t_ns < again &&
+		    strcmp(in->hits[i].site, in->failure.site) == 0)
+			again = in->hits[i].t_ns;
 	if (dead == NULL)
 		return 0;
 	for (size_t j = 0; j < dead->n; j++)
@@ -247,7 +253,7 @@ static int verdict_edges(const struct clocks_input *in, const struct clocks_flow
 		uint64_t key = verdict_key(p->client, p->seq);
 		size_t k;
 
-		if (p->t_ns <= t0 || !clocks_is_flow(in, fl, p) ||
+		if (p->t_ns <= t0 || p->t_ns >= again || !clocks_is_flow(in, fl, p) ||
 		    (fl->to_dead != NULL && !fl->to_dead(in, p)))
 			continue;
 		k = verdict_slot(set, cap, key);
