@@ -32,6 +32,7 @@ struct cmd_args {
 	const char *bucket, *slo; /* report's options */
 	const char *frr;	  /* check: where to write FRR's configuration */
 	const char *repeat;	  /* run: --repeat N */
+	int check;		  /* sweep: check every point, run nothing */
 };
 
 /* The topology a command loaded (cli_load), and the usage text. */

@@ -55,7 +55,9 @@ static const char usage_text[] =
     "                                     rerun with the same --out to resume (root)\n"
     "  sweep FILE --set KEY=V1,V2,...     one run per value of KEY, then a table\n"
     "        [--set ...] [--out DIR]      (DIR/sweep.csv, sweep.md, sweep.png); rerun\n"
-    "                                     with the same --out to resume (root)\n"
+    "        [--check]                    with the same --out to resume (root); with\n"
+    "                                     --check, every point's topology checked and\n"
+    "                                     the points listed, nothing run\n"
     "  report RUN_DIR [--bucket D]        rebuild a finished run's clocks.json, decay.csv,\n"
     "         [--slo PCT]                  upstream.csv, plots and report.md from its\n"
     "                                     captures and events (decay bucket, e.g. 100ms;\n"
@@ -123,12 +125,19 @@ static void bad_option(int argc, char **argv, int opt)
 static int parse_args(int argc, char **argv, struct cmd_args *a)
 {
 	static const struct option opts[] = {
-	    {"out", required_argument, NULL, 'o'}, {"set", required_argument, NULL, 's'},
-	    {"quiet", no_argument, NULL, 'q'},	   {"no-agents", no_argument, NULL, 'N'},
-	    {"traffic", no_argument, NULL, 'T'},   {"bucket", required_argument, NULL, 'B'},
-	    {"slo", required_argument, NULL, 'S'}, {"json", no_argument, NULL, 'J'},
-	    {"frr", required_argument, NULL, 'F'}, {"repeat", required_argument, NULL, 'R'},
-	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
+	    {"out", required_argument, NULL, 'o'},
+	    {"set", required_argument, NULL, 's'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"no-agents", no_argument, NULL, 'N'},
+	    {"traffic", no_argument, NULL, 'T'},
+	    {"bucket", required_argument, NULL, 'B'},
+	    {"slo", required_argument, NULL, 'S'},
+	    {"json", no_argument, NULL, 'J'},
+	    {"frr", required_argument, NULL, 'F'},
+	    {"repeat", required_argument, NULL, 'R'},
+	    {"check", no_argument, NULL, 'C'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -171,6 +180,9 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 			break;
 		case 'R':
 			a->repeat = optarg;
+			break;
+		case 'C':
+			a->check = 1;
 			break;
 		case 'v':
 			log_init("steerlab", 1);
@@ -256,6 +268,7 @@ enum {
 	TAKES_FRR = 1 << 4,
 	TAKES_REPEAT = 1 << 5,
 	TAKES_REPORT = 1 << 6, /* --bucket, --slo */
+	TAKES_CHECK = 1 << 7,
 };
 
 static const struct command {
@@ -271,7 +284,7 @@ static const struct command {
     {"fail", cmd_fail, TAKES_ARG2},
     {"recover", cmd_recover, TAKES_ARG2},
     {"run", cmd_run, TAKES_TOPOLOGY | TAKES_REPEAT},
-    {"sweep", cmd_sweep, TAKES_TOPOLOGY},
+    {"sweep", cmd_sweep, TAKES_TOPOLOGY | TAKES_CHECK},
     {"report", cmd_report, TAKES_REPORT},
 };
 
@@ -347,6 +360,7 @@ int main(int argc, char **argv)
 	    (rc = refuse_option(c, a.no_agents, TAKES_TRAFFIC, "--no-agents")) ||
 	    (rc = refuse_option(c, a.frr != NULL, TAKES_FRR, "--frr")) ||
 	    (rc = refuse_option(c, a.repeat != NULL, TAKES_REPEAT, "--repeat")) ||
+	    (rc = refuse_option(c, a.check, TAKES_CHECK, "--check")) ||
 	    (rc = refuse_option(c, a.bucket != NULL, TAKES_REPORT, "--bucket")) ||
 	    (rc = refuse_option(c, a.slo != NULL, TAKES_REPORT, "--slo")))
 		return rc;

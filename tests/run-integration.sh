@@ -1,24 +1,149 @@
 #!/usr/bin/env bash
-# Run tests/integration/test_*.sh as root. Without root they are skipped,
-# visibly: they need network namespaces.
+# Run the integration tests (tests/integration/test_*.sh, or those given), as
+# root, INTEGRATION_JOBS at a time (default 4: a lab mostly waits on its
+# clocks, so four share two cores), the longest first (each test's "# about
+# N s" line). Each test runs in a mount namespace of its own whose
+# /run/netns and /run/steerlab are empty tmpfs: two tests can bring up labs
+# of the same name without meeting, and what a test leaves behind is seen:
+# a process still in its mount namespace when it ends fails it (and is
+# killed, by PID). A test that runs longer than INTEGRATION_TIMEOUT
+# (default 600 s) is stopped and fails.
+#
+# Without root the tests cannot run: that fails, unless
+# STEERLAB_SKIP_ROOT=1 says a run without them is wanted, and then the
+# skipped tests are counted and named as skipped.
 cd "$(dirname "$0")/.." || exit 1
-tests=(tests/integration/test_*.sh)
+if [ $# -gt 0 ]; then tests=("$@"); else tests=(tests/integration/test_*.sh); fi
+jobs=${INTEGRATION_JOBS:-4}
+limit=${INTEGRATION_TIMEOUT:-600}
+
 if [ "$(id -u)" != 0 ]; then
-	echo "SKIPPED: ${#tests[@]} integration tests need root (network namespaces); run: sudo make check"
-	echo "integration: 0 passed, 0 failed, ${#tests[@]} skipped"
-	exit 0
+	if [ "${STEERLAB_SKIP_ROOT:-}" = 1 ]; then
+		echo "integration: SKIPPED all ${#tests[@]}: not root (STEERLAB_SKIP_ROOT=1); they need network namespaces"
+		echo "integration: 0 passed, 0 failed, ${#tests[@]} skipped"
+		exit 0
+	fi
+	echo "integration: the ${#tests[@]} integration tests need root (network namespaces): run sudo make check," >&2
+	echo "integration: or STEERLAB_SKIP_ROOT=1 make check to skip them knowingly" >&2
+	exit 1
 fi
-passed=0 failed=0
-for t in "${tests[@]}"; do
-	echo "== $t"
-	start=$(date +%s)
-	if bash "$t"; then
-		echo "PASS $t ($(($(date +%s) - start)) s)"
+command -v unshare >/dev/null || { echo "integration: no unshare (util-linux)" >&2; exit 1; }
+
+logs=$(mktemp -d /tmp/steerlab-integration.XXXXXX)
+mkdir -p /run/netns /run/steerlab
+
+# the longest first: "# about N s" in a test's first 40 lines, else 30
+order=$(for t in "${tests[@]}"; do
+	s=$(head -n 40 "$t" | sed -n 's/^# about \([0-9]*\) s.*/\1/p' | head -n 1)
+	echo "${s:-30} $t"
+done | sort -k1,1nr -k2 | awk '{print $2}')
+
+# isolated T LOG NSFILE: run test T in a mount namespace of its own. A
+# sentinel (sleep) holds the namespace until the runner has looked for what
+# the test left in it: a namespace that ended could give its number to
+# another test's, whose processes would then be taken for leftovers.
+isolated() {
+	local t=$1 log=$2 nsfile=$3
+	timeout --kill-after=10 "$limit" unshare --mount --propagation private -- bash -c '
+		mount -t tmpfs -o mode=0755 steerlab-it /run/netns &&
+		mount -t tmpfs -o mode=0711 steerlab-it /run/steerlab || exit 1
+		sleep infinity </dev/null >/dev/null 2>&1 &
+		echo "$! $(readlink /proc/self/ns/mnt)" >"$2"
+		exec bash "$1"' isolated "$t" "$nsfile" >"$log" 2>&1 &
+	echo $! >"$nsfile.timeout"
+	wait $!
+}
+
+# leftovers NSFILE: the PIDs still in the test's mount namespace but its
+# sentinel's
+leftovers() {
+	local sentinel ns p
+	read -r sentinel ns <"$1" 2>/dev/null || return 0
+	[ -n "$ns" ] || return 0
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" != "$sentinel" ] && [ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$ns" ] &&
+			echo "${p#/proc/}"
+	done
+}
+
+# release NSFILE: end the sentinel, and with it the namespace
+release() {
+	local sentinel ns
+	read -r sentinel ns <"$1" 2>/dev/null || return 0
+	[ "$(readlink "/proc/$sentinel/ns/mnt" 2>/dev/null)" = "$ns" ] && kill "$sentinel" 2>/dev/null
+	return 0
+}
+
+declare -A pid_of start_of
+passed=0 failed=0 failures=() times=()
+finish() { # finish T RC
+	local t=$1 rc=$2 name secs left p
+	name=$(basename "$t" .sh)
+	secs=$(($(date +%s) - start_of[$t]))
+	left=$(leftovers "$logs/$name.ns")
+	if [ -n "$left" ]; then
+		for p in $left; do
+			echo "left running by $t: pid $p ($(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null)): killed" >>"$logs/$name.log"
+			kill -KILL "$p" 2>/dev/null
+		done
+		rc=1
+	fi
+	release "$logs/$name.ns"
+	[ "$rc" = 124 ] && echo "stopped after ${limit} s (INTEGRATION_TIMEOUT)" >>"$logs/$name.log"
+	times+=("$secs $name")
+	if [ "$rc" = 0 ]; then
+		echo "PASS $t ($secs s)"
 		passed=$((passed + 1))
 	else
-		echo "FAIL $t ($(($(date +%s) - start)) s)"
+		echo "FAIL $t ($secs s): its output:"
+		sed 's/^/  | /' "$logs/$name.log"
+		echo "FAIL $t ($secs s)"
 		failed=$((failed + 1))
+		failures+=("$t")
 	fi
+}
+
+# interrupted: stop every test still running (each timeout passes it on
+# to its test's process group), and say so
+stop_all() {
+	local t f
+	trap - INT TERM HUP
+	echo "integration: interrupted: stopping ${#pid_of[@]} running test(s)" >&2
+	for t in "${!pid_of[@]}"; do
+		kill -TERM "$(cat "$logs/$(basename "$t" .sh).ns.timeout" 2>/dev/null)" 2>/dev/null
+	done
+	wait
+	for f in "$logs"/*.ns; do release "$f"; done
+	echo "integration: logs in $logs" >&2
+	exit 130
+}
+trap stop_all INT TERM HUP
+
+begin=$(date +%s)
+queue=($order)
+while [ ${#queue[@]} -gt 0 ] || [ ${#pid_of[@]} -gt 0 ]; do
+	while [ ${#queue[@]} -gt 0 ] && [ ${#pid_of[@]} -lt "$jobs" ]; do
+		t=${queue[0]}
+		queue=("${queue[@]:1}")
+		name=$(basename "$t" .sh)
+		start_of[$t]=$(date +%s)
+		isolated "$t" "$logs/$name.log" "$logs/$name.ns" &
+		pid_of[$t]=$!
+	done
+	wait -n -p done_pid "${pid_of[@]}"
+	rc=$?
+	for t in "${!pid_of[@]}"; do
+		if [ "${pid_of[$t]}" = "$done_pid" ]; then
+			unset "pid_of[$t]"
+			finish "$t" "$rc"
+		fi
+	done
 done
-echo "integration: $passed passed, $failed failed"
+wall=$(($(date +%s) - begin))
+
+echo "integration: the slowest: $(printf '%s\n' "${times[@]}" | sort -nr | head -n 5 |
+	awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1 }')"
+[ ${#failures[@]} -gt 0 ] && printf 'FAILED: %s\n' "${failures[@]}"
+echo "integration: $passed passed, $failed failed in $wall s ($jobs at a time; logs in $logs)"
+[ "$failed" -eq 0 ] && rm -rf "$logs"
 [ "$failed" -eq 0 ]

@@ -102,3 +102,54 @@ wait_until() {
 		sleep 0.05
 	done
 }
+
+# sched_slack RUNDIR FROM_NS TO_NS: how late this machine ran the lab's
+# processes between FROM_NS and TO_NS (absolute, ns), in seconds, as the
+# clients' own records show it: each client sends on a fixed schedule, so
+# the longest gap between two of its consecutive requests less its usual
+# gap (the median) is how long it was kept from running. The largest over
+# every client file, at least 0.005 s. A test adds it to a bound that the
+# lab's own speed limits (a route withdrawn after a prober's verdict) so
+# that a busy machine is measured, not guessed.
+sched_slack() {
+	local f
+	for f in "$1"/requests-*.csv; do
+		[ -s "$f" ] || continue
+		awk -F, -v from="$2" -v to="$3" 'NR > 1 && $3 >= from && $3 <= to { print $1, $3 }' "$f" |
+			sort -k1,1n -k2,2n | awk '$1 == c { print $2 - t } { c = $1; t = $2 }' | sort -n |
+			awk '{ g[NR] = $1 } END { if (NR > 0) print (g[NR] - g[int((NR + 1) / 2)]) / 1e9 }'
+	done | awk 'BEGIN { s = 0.005 } $1 > s { s = $1 } END { printf "%.6f\n", s }'
+}
+
+# run_valid LOG ARGS...: `steerlab run ARGS` (--out DIR among them), its
+# output to LOG ("-": to ours), for a test that is not about the verdict: a
+# run the verdict finds invalid (exit status 3: on a busy machine a site
+# too slow for its own prober, BGP still settling) is said, with its codes,
+# and run once more, the first kept as DIR.invalid (and LOG.invalid). The
+# exit status of the last; the caller fails on it, and the second run's
+# output names its codes.
+run_valid() {
+	local log=$1 dir="" prev="" a rc=0
+	shift
+	for a in "$@"; do
+		[ "$prev" = --out ] && dir=$a
+		prev=$a
+	done
+	[ -n "$dir" ] || fail "run_valid: no --out DIR in: $*"
+	if [ "$log" = - ]; then $STEERLAB run "$@" || rc=$?; else $STEERLAB run "$@" >"$log" 2>&1 || rc=$?; fi
+	[ "$rc" = 3 ] || return "$rc"
+	echo "note: an invalid run ($(run_codes "$dir")); running it once more, the first kept in $dir.invalid" >&2
+	rm -rf "$dir.invalid"
+	mv "$dir" "$dir.invalid"
+	[ "$log" = - ] || mv "$log" "$log.invalid"
+	rc=0
+	if [ "$log" = - ]; then $STEERLAB run "$@" || rc=$?; else $STEERLAB run "$@" >"$log" 2>&1 || rc=$?; fi
+	[ "$rc" = 3 ] && echo "note: invalid again: $(run_codes "$dir")" >&2
+	return "$rc"
+}
+
+# run_codes DIR: the invalidating codes of DIR's verdict
+run_codes() {
+	jq -r '[.warnings[]? | select(.invalidates) | .code] | unique | join(", ")' "$1/clocks.json" 2>/dev/null ||
+		echo "no clocks.json"
+}

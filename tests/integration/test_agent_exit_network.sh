@@ -5,6 +5,7 @@
 # and its bgpd (compare.ini's routing = bgp) (SIGKILL). Each:
 # exit status 3, agent_exited in lab.events.jsonl, the agent named on the
 # terminal (and in clocks.json's warnings once the verdict is in).
+# about 36 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

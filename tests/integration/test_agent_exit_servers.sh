@@ -3,6 +3,7 @@
 # killed (SIGKILL) just after t0. Each: exit status 3, agent_exited in
 # lab.events.jsonl, the agent named on the terminal (and in clocks.json's
 # warnings once the verdict is in).
+# about 23 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

@@ -11,6 +11,7 @@
 # by an ECMP route over two links (one event, both next hops), by a route
 # on a nexthop object, as FRR's zebra installs them, whose change is seen
 # as the route replaced, then deleted; each with its next hops and protocol.
+# about 3 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

@@ -6,6 +6,7 @@
 # show it: every router changed after t0, at least one more than once
 # (path_exploration), convergence is the last router's final change, both
 # clients move from a to b, the run is valid and nothing remains.
+# about 10 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -16,7 +17,7 @@ out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 trap 'lab_cleanup '$lab'; rm -rf "$out"' EXIT
 rundir=$out/run
 
-$STEERLAB run topology/bgp-explore.ini --set name=$lab --out "$rundir" --quiet
+run_valid - topology/bgp-explore.ini --set name=$lab --out "$rundir" --quiet
 clocks=$rundir/clocks.json
 [ "$(json "$clocks" .valid)" = true ] || fail "the run is not valid: $(json "$clocks" .warnings)"
 echo "ok: a valid run"

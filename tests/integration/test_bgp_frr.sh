@@ -11,6 +11,7 @@
 # `down` no FRR process, socket, pid file or namespace remains; a bgpd that
 # dies mid-run makes the run invalid (exit status 3, agent_exited), and its
 # crash directory is removed.
+# about 50 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -47,8 +48,7 @@ echo "ok: FRR's rejection refused the lab before anything was built"
 
 # one run with BGP, one with static routing: both valid
 for mode in bgp static; do
-	$STEERLAB run $topo --quiet --set name=$lab --set routing=$mode --out "$out/$mode" \
-		>"$out/$mode.txt" || fail "routing = $mode: run exited with status $?"
+	run_valid "$out/$mode.txt" $topo --quiet --set name=$lab --set routing=$mode --out "$out/$mode" || fail "routing = $mode: run exited with status $?"
 	clocks=$out/$mode/clocks.json
 	[ "$(json "$clocks" .valid)" = true ] || fail "routing = $mode: the run is not valid"
 	detect=$(json "$clocks" .schemes.anycast.detect_s)
@@ -83,8 +83,7 @@ echo "failover window: bgp $bgp_window s, static $static_window s (steer: bgp $b
 # two routers in their own ASes ([link r1 r2]): r1 reaches the service via
 # its own site a, then, once a withdraws, via r2 (b's route passed on by
 # eBGP); r2 keeps b throughout
-$STEERLAB run topology/two-routers.ini --quiet --set name=$lab --set routing=bgp --out "$out/two" \
-	>"$out/two.txt" || fail "two routers, routing = bgp: run exited with status $?"
+run_valid "$out/two.txt" topology/two-routers.ini --quiet --set name=$lab --set routing=bgp --out "$out/two" || fail "two routers, routing = bgp: run exited with status $?"
 [ "$(json "$out/two/clocks.json" .valid)" = true ] || fail "two routers: the run is not valid"
 t0=$(jq -r 'select(.event == "site_failed") | .t' "$out/two/lab.events.jsonl")
 r1=$(jq -r --argjson t0 "$t0" 'select(.event == "route_added" and .prefix == "198.19.0.1/32")

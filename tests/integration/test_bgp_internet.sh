@@ -10,6 +10,7 @@
 # instead; a site's prepend (a.prepend = 2) makes a a backup that c1 does
 # not reach even before it fails; a local preference on [link t3 t1] at t1
 # sends c1 to c, beating the shorter path to a.
+# about 50 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -90,7 +91,7 @@ echo "ok: t1's FIB moved from a to t2 (b) by BGP; t2's and t3's did not change; 
 # the prepend moved to [link t1 t2] (t2 announces to t1 with its AS twice):
 # c1 goes to c instead, the others stay
 sed -e "/^prepend = t3:1\$/d" -e "/^\[link t1 t2\]\$/a prepend = t2:1" "$topo" >"$out/flip.ini"
-$STEERLAB run "$out/flip.ini" --quiet --out "$out/flip" >"$out/flip.txt" 2>&1 ||
+run_valid "$out/flip.txt" "$out/flip.ini" --quiet --out "$out/flip" ||
 	{ cat "$out/flip.txt"; fail "prepend on [link t1 t2]: run exited with status $?"; }
 [ "$(json "$out/flip/clocks.json" .valid)" = true ] || fail "prepend on [link t1 t2]: not valid"
 t0=$(jq -r 'select(.event == "site_failed") | .t' "$out/flip/lab.events.jsonl")
@@ -101,7 +102,7 @@ only "$out/flip" c3 0 $end c "prepend t2:1, throughout"
 
 # a site's prepend: a announces itself three times over; t1 prefers b
 # through t2 (two ASes) from the start: c1 never reaches a
-$STEERLAB run "$topo" --quiet --set a.prepend=2 --out "$out/backup" >"$out/backup.txt" 2>&1 ||
+run_valid "$out/backup.txt" "$topo" --quiet --set a.prepend=2 --out "$out/backup" ||
 	{ cat "$out/backup.txt"; fail "a.prepend=2: run exited with status $?"; }
 [ "$(json "$out/backup/clocks.json" .valid)" = true ] || fail "a.prepend=2: the run is not valid"
 # (the warm-up waits for t1's route via t2: lab/bgpexpect.h)
@@ -111,7 +112,7 @@ only "$out/backup" c2 0 $end b "a.prepend=2, throughout"
 # a local preference beats the AS path: t1 preferring what t3 brings
 # (local_pref = t1:200 on [link t3 t1]) sends c1 to c while a is alive
 sed -e "/^prepend = t3:1\$/a local_pref = t1:200" "$topo" >"$out/lp.ini"
-$STEERLAB run "$out/lp.ini" --quiet --out "$out/lp" >"$out/lp.txt" 2>&1 ||
+run_valid "$out/lp.txt" "$out/lp.ini" --quiet --out "$out/lp" ||
 	{ cat "$out/lp.txt"; fail "local_pref = t1:200: run exited with status $?"; }
 [ "$(json "$out/lp/clocks.json" .valid)" = true ] || fail "local_pref = t1:200: the run is not valid"
 only "$out/lp" c1 0 $end c "local_pref t1:200 from t3, throughout"

@@ -8,6 +8,7 @@
 # prober's address reports under an invented id: authd must still answer
 # site a, change no health, and write control_rejected. Nothing of the lab
 # may remain afterwards.
+# about 4 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

@@ -4,6 +4,7 @@
 # within interval x threshold + one interval, seen in its events; the
 # TTL-honouring client must follow within that plus the TTL; nothing of the
 # lab may remain afterwards.
+# about 8 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -13,9 +14,9 @@ lab_guard $lab
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 rundir=$out/run
 
-$STEERLAB run topology/dns.ini --out "$rundir" --set name=$lab --set duration=7s \
+run_valid "$out/run.log" topology/dns.ini --out "$rundir" --set name=$lab --set duration=7s \
 	--set fail_at=3s --set probe_interval=100ms --set probe_timeout=50ms --set probe_down=3 \
-	--quiet >"$out/run.log" 2>&1 || { cat "$out/run.log"; fail "steerlab run failed"; }
+	--quiet || { cat "$out/run.log"; fail "steerlab run failed"; }
 
 t0=$(jq -r 'select(.event == "site_failed") | .t' "$rundir/lab.events.jsonl")
 [ -n "$t0" ] || fail "no site_failed event"

@@ -6,6 +6,7 @@
 # t0, the convergence is the last of them; c1 (on r2) moves from a to b, c2
 # stays on b; each [link] has its capture, by its first router; the run is
 # valid and nothing of the lab remains.
+# about 6 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -16,7 +17,7 @@ out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 trap 'lab_cleanup '$lab'; rm -rf "$out"' EXIT
 rundir=$out/run
 
-$STEERLAB run tests/integration/data/transit.ini --out "$rundir" --quiet
+run_valid - tests/integration/data/transit.ini --out "$rundir" --quiet
 clocks=$rundir/clocks.json
 [ "$(json "$clocks" .valid)" = true ] || fail "the run is not valid: $(json "$clocks" .warnings)"
 echo "ok: a valid run"

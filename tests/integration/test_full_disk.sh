@@ -5,6 +5,7 @@
 # capture_error event, count in capture_stats only the packets it wrote,
 # and the run must fail (exit status not 0; clocks.json, if it could be
 # written at all, says "valid": false), with nothing of the lab left behind.
+# about 6 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

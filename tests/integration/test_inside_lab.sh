@@ -8,6 +8,7 @@
 # `steerlab report` of that run directory analyses the failure: a valid run.
 # Then a second lab: fail, `recover a`: a's sited is alive again and
 # requests reach a again; down leaves no namespace and no process.
+# about 8 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

@@ -8,6 +8,7 @@
 # change, the catchments are c1 a -> b and c2 b -> b (clocks.json, report.md);
 # tshark reads the router link's capture; nothing of the lab remains. And `check` refuses a disconnected graph and
 # a duplicate link at their lines, leaving nothing.
+# about 10 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -65,7 +66,7 @@ grep -qF "$out/bad.ini:5: [router r3]: not connected to router 'r1' (line 3): no
 echo "ok: check refuses the duplicate link and the island at their lines"
 
 # the run
-$STEERLAB run topology/two-routers.ini --out "$rundir" --set name=$lab --set duration=6s \
+run_valid - topology/two-routers.ini --out "$rundir" --set name=$lab --set duration=6s \
 	--set fail_at=2s --quiet
 clocks=$rundir/clocks.json
 [ "$(json "$clocks" .valid)" = true ] || fail "the run is not valid: $(json "$clocks" .warnings)"

@@ -3,6 +3,7 @@
 # faster than this machine can (500,000 requests/s; one core sends about
 # 200,000) is named with the rate it achieved, and the run is invalid
 # (exit 3, "valid": false, client_behind).
+# about 3 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

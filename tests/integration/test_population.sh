@@ -28,6 +28,7 @@
 # 3. An overloaded population is flagged as an overloaded client is: told
 #    1,000,000 requests/s, its base id is named in client_behind and the run
 #    is invalid (exit 3).
+# about 74 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -61,8 +62,8 @@ counts_agree() {
 }
 
 rc=0
-$STEERLAB run topology/population.ini --out "$rundir" --set name=$lab --set duration=40s \
-	--set fail_at=6s --quiet >"$out/run.log" 2>&1 || rc=$?
+run_valid "$out/run.log" topology/population.ini --out "$rundir" --set name=$lab --set duration=40s \
+	--set fail_at=6s --quiet || rc=$?
 [ $rc -eq 0 ] || { cat "$out/run.log"; fail "population run: exit status $rc"; }
 [ "$(json "$rundir/clocks.json" .valid)" = true ] || fail "clocks.json: not valid"
 echo "ok: the population run is valid"

@@ -5,6 +5,7 @@
 # captured on b's link after t0) comes within 0.3 s of that packet, less the
 # progress tick (100 ms) the line adds at most. The plain lines (standard
 # output not a terminal) fit 80 columns and show both schemes whole.
+# about 7 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

@@ -16,6 +16,7 @@
 #   lab's root, and the run's captures show each one asking the root, the
 #   TLD and ns.
 #   4. forward mode (dns_tree = no): each answers, asking ns alone.
+# about 18 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -57,7 +58,7 @@ at = 5500ms
 action = resolver-down
 target = rb
 EOF
-$STEERLAB run "$out/run.ini" --set name=$lab --out "$out/run" -q >"$out/run.log" 2>&1 ||
+run_valid "$out/run.log" "$out/run.ini" --set name=$lab --out "$out/run" -q ||
 	{ ls -la "$out" >&2; tail -30 "$out/run.log"; fail "steerlab run failed"; }
 clocks=$out/run/clocks.json
 steer=$(json "$clocks" '.schemes.dns.steer_s')

@@ -7,6 +7,7 @@
 # share of its clients' queries answered from its cache, between 0 and 1
 # and in agreement with resolverd's own counters; and decay.csv a curve per
 # node, each of which decays, in the order the knobs put them in.
+# about 25 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -16,7 +17,7 @@ lab_guard $lab
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 rundir=$out/run
 
-$STEERLAB run tests/integration/data/resolver-knobs.ini --out "$rundir" --set name=$lab --quiet >"$out/run.log" 2>&1 ||
+run_valid "$out/run.log" tests/integration/data/resolver-knobs.ini --out "$rundir" --set name=$lab --quiet ||
 	{ cat "$out/run.log"; fail "steerlab run failed"; }
 cj=$rundir/clocks.json
 [ "$(json "$cj" .valid)" = true ] || fail "the run is not valid: $(json "$cj" .warnings)"
@@ -111,7 +112,7 @@ assert_no_leftovers $lab "$rundir"
 # the TTL (2 s) after authd steers, plus unbound's extra second (it answers
 # TTL 0 in the last one; docs/resolvers.md) and half a second of slack
 rundir=$out/impls
-$STEERLAB run topology/resolvers.ini --out "$rundir" --set name=$lab --quiet >"$out/run2.log" 2>&1 ||
+run_valid "$out/run2.log" topology/resolvers.ini --out "$rundir" --set name=$lab --quiet ||
 	{ cat "$out/run2.log"; fail "steerlab run topology/resolvers.ini failed"; }
 cj=$rundir/clocks.json
 [ "$(json "$cj" .valid)" = true ] || fail "resolvers.ini: the run is not valid: $(json "$cj" .warnings)"

@@ -18,6 +18,7 @@
 #   - ECS: the zone's authd sees the client's /24, and two clients of
 #     different /24 get their own (geolocation) answers, each cached.
 # Leaves nothing behind, also on failure (trap).
+# about 38 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -271,27 +272,31 @@ expect "NXDOMAIN after its TTL: asked again" "$(queries $r_plain $lab nx.lab.exa
 
 # ---- the root again once its referral (TTL 3 s) has expired ----------------------
 # ---- a CNAME across zones ----------------------------------------------------------
+t0=$(date +%s%3N)
 r=$(dq $r_plain www.lab.example A)
 expect "www.lab.example: the chain, each link with its TTL" "$(answer_of "$r")" \
 	"www.lab.example. 30 CNAME edge.cdn.example.|edge.cdn.example. 10 A 198.19.1.1"
-flush
-expect "cdn.example is a new zone: the root asked again, its referral expired" \
-	"$(queries $r_plain $root)" 2
-expect "cdn.example: the TLD asked again" "$(queries $r_plain $tld)" 2
-expect "the chain: lab.example asked www once" "$(queries $r_plain $lab www.lab.example)" 1
-expect "the chain: cdn.example asked edge once" "$(queries $r_plain $cdn edge.cdn.example)" 1
+# asked again at once (the captures are read after: on a busy machine a
+# tshark takes seconds), each TTL counted down by the time that passed
 sleep 1.1
 r=$(dq $r_plain www.lab.example A)
+t1=$(date +%s%3N)
+[ $((t1 - t0)) -lt 8000 ] || fail "the two queries of www.lab.example took $((t1 - t0)) ms: too slow to check"
 ttls=$(answer_of "$r" | awk -F'|' '{ split($1, a, " "); split($2, b, " "); print a[2], b[2] }')
 read -r t_cname t_a <<<"$ttls"
 assert_le "$t_cname" 29 "the CNAME's TTL counts down from 30"
 assert_le "$t_a" 9 "the A's TTL counts down from 10"
-assert_ge "$t_a" 1 "the A is still cached"
+assert_ge "$t_a" $((10 - (t1 - t0) / 1000 - 1)) "the A is still cached, its TTL down by the time passed"
 assert_ge $((t_cname - t_a)) 19 "each link its own TTL: the CNAME's 20 s longer"
 assert_le $((t_cname - t_a)) 21 "each link its own TTL: the CNAME's 20 s longer"
 flush
-expect "the chain from the cache: nothing asked" \
-	"$(($(queries $r_plain $lab www.lab.example) + $(queries $r_plain $cdn edge.cdn.example)))" 2
+expect "cdn.example is a new zone: the root asked again, its referral expired" \
+	"$(queries $r_plain $root)" 2
+expect "cdn.example: the TLD asked again" "$(queries $r_plain $tld)" 2
+expect "the chain: lab.example asked www once, the second time from the cache" \
+	"$(queries $r_plain $lab www.lab.example)" 1
+expect "the chain: cdn.example asked edge once, the second time from the cache" \
+	"$(queries $r_plain $cdn edge.cdn.example)" 1
 
 # ---- a timeout on one of two servers -------------------------------------------------
 mapfile -t names < <(for i in $(seq 1 10); do echo "t$i.two.example"; done)

@@ -7,6 +7,7 @@
 # no root file behind; a run directory nobody cannot write still gets the
 # whole table and the verdict, then the file it could not write, exit 4; a
 # two-point sweep, and the same sweep resumed, are nobody's too.
+# about 13 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

@@ -3,6 +3,7 @@
 # traffic_stopped interrupted); `run --out` of that directory is refused
 # and leaves it byte for byte as it was; a topology with no failing site is
 # refused before anything is made (no run directory, no lab).
+# about 4 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

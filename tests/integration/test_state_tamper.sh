@@ -11,6 +11,7 @@
 # and, under umask 000, the state is still private (/run/steerlab 0711:
 # FRR's daemons traverse it, nobody else lists it; a lab's 0700, files
 # 0644), and an agent holds no descriptor of steerlab's.
+# about 3 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

@@ -19,6 +19,7 @@
 #    recover (fail-back steer); the run is valid.
 # 3. The same with static_hold = 0: no route_expired, no route_deleted of a's
 #    route, anycast steer missing and the window runs to the recover.
+# about 15 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -138,7 +139,7 @@ assert_no_leftovers $lab "$r"
 # --- 3. no hold timer: the route stays until the recover
 r0=$out/run0
 rc=0
-$STEERLAB run "$out/hold.ini" --set name=$lab --set static_hold=0 --out "$r0" -q >"$r0.log" 2>&1 || rc=$?
+run_valid "$r0.log" "$out/hold.ini" --set name=$lab --set static_hold=0 --out "$r0" -q || rc=$?
 [ "$rc" = 0 ] || fail "run static_hold=0: exit status $rc: $(tail -20 "$r0.log")"
 assert_eq "$(cat "$r0"/*.routed.events.jsonl | jq -R 'fromjson? | select(.event == "route_expired")' |
 	jq -s length)" 0 "static_hold = 0: route_expired events"

@@ -12,6 +12,7 @@
 # t0 goes into the filter as seconds with all nine digits: tshark compares
 # frame.time_epoch with it to the nanosecond (checked below on a captured
 # timestamp), so no packet within a microsecond of t0 is misplaced.
+# about 9 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -22,8 +23,8 @@ lab_guard $lab
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 rundir=$out/run
 
-$STEERLAB run tests/integration/data/compare.ini --set name=$lab --set duration=4s --set fail_at=1s \
-	--out "$rundir" --quiet >"$out/run.log" 2>&1 || { cat "$out/run.log"; fail "steerlab run failed"; }
+run_valid "$out/run.log" tests/integration/data/compare.ini --set name=$lab --set duration=4s --set fail_at=1s \
+	--out "$rundir" --quiet || { cat "$out/run.log"; fail "steerlab run failed"; }
 clocks=$rundir/clocks.json
 [ -s "$clocks" ] || fail "no $clocks"
 

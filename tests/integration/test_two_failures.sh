@@ -21,6 +21,7 @@
 # - The same lab with a killed at 1 s, recovered at 2 s and killed again at
 #   3.5 s: two failures of a, the first's window ending at the recovery, the
 #   second's clocks from its own t0, the losses e1's and e3's.
+# about 15 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -31,7 +32,7 @@ lab_guard $lab
 
 r=$out/run
 rc=0
-$STEERLAB run topology/two-failures.ini --set name=$lab --out "$r" >"$r.log" 2>&1 || rc=$?
+run_valid "$r.log" topology/two-failures.ini --set name=$lab --out "$r" || rc=$?
 [ "$rc" = 0 ] || fail "run: exit status $rc (not a valid run): $(tail -30 "$r.log")"
 echo "ok: run valid (exit 0)"
 c=$r/clocks.json
@@ -83,7 +84,9 @@ done
 # the table, on the terminal and in report.md
 for file in "$r.log" "$r/report.md"; do
 	grep -q "every failure of the timeline" "$file" || fail "$file: no table of every failure"
-	grep -Eq '^e2 +b +sigkill +\+2\.[0-9]+ +anycast +[0-9.]+ ' "$file" ||
+	# 2 s after e1 as scheduled, each step stamped when it begins: within
+	# 50 ms of it either way
+	grep -Eq '^e2 +b +sigkill +\+(1\.9[5-9]|2\.0[0-4])[0-9]* +anycast +[0-9.]+ ' "$file" ||
 		fail "$file: no row of b's failure: $(grep -A6 'every failure' "$file")"
 done
 echo "ok: the table of every failure, with b's row, on the terminal and in report.md"
@@ -108,7 +111,7 @@ target = a
 EOF
 r2=$out/again
 rc=0
-$STEERLAB run "$out/again.ini" --set name=$lab --out "$r2" >"$r2.log" 2>&1 || rc=$?
+run_valid "$r2.log" "$out/again.ini" --set name=$lab --out "$r2" || rc=$?
 [ "$rc" = 0 ] || fail "run again: exit status $rc (not a valid run): $(tail -30 "$r2.log")"
 c=$r2/clocks.json
 echo "ok: run again valid (exit 0)"
@@ -129,10 +132,13 @@ for scheme in anycast dns; do
 	assert_gt "$(json "$c" "$f.schemes.$scheme.lost_capture")" 0 \
 		"again: e3 $scheme requests lost at a"
 	assert_lt "$(json "$c" "$f.schemes.$scheme.window_s")" 1.4 "again: e3 $scheme window (s)"
+	# the clients lose what the captures counted while a was out, and
+	# what reached a after its recovery before its sited answered again
+	# (the capture's count of the outage ends at the recovery; the
+	# verdict's loss_mismatch counts them, and the run is valid)
 	lc=$(json "$c" ".schemes.$scheme.lost_client")
 	sum=$(json "$c" ".schemes.$scheme.lost_capture + $f.schemes.$scheme.lost_capture")
-	diff=$(awk -v a="$lc" -v b="$sum" 'BEGIN { d = a - b; print d < 0 ? -d : d }')
-	assert_le "$diff" 10 "again: $scheme: |clients' lost ($lc) - e1's and e3's captured losses ($sum)|"
+	assert_ge "$((lc + 10))" "$sum" "again: $scheme: clients' lost ($lc) + 10 >= e1's and e3's captured losses"
 done
 for code in loss_unchecked loss_mismatch unexplained_loss; do
 	assert_eq "$(json "$c" "[.warnings[] | select(.code == \"$code\")] | length")" 0 \

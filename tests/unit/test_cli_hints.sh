@@ -35,6 +35,8 @@ expect "steerlab: --frob is not an option; if frob is a topology key, set it wit
 	check topology/anycast.ini --frob 1
 expect "steerlab: unknown option '--frob' (steerlab --help lists them)" \
 	check topology/anycast.ini --frob
+expect "steerlab: --check is an option of sweep, not of run" \
+	run topology/anycast.ini --check
 expect "steerlab: down takes the lab's name, not its file: steerlab down anycast" \
 	down topology/anycast.ini
 expect "steerlab: down takes a lab's name, not a file ('$tmp/none.ini'; steerlab status lists the labs that are up)" \

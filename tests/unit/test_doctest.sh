@@ -112,6 +112,58 @@ expect 0 "4 outputs checked" "$tmp/numbers.md"
 sed 's/^printf .header/false \&\& &/' "$tmp/good.md" >"$tmp/fails.md"
 expect 1 "exit status 1" "$tmp/fails.md"
 
+# ... is one failure: the output block after it is not compared
+expect 1 "5 commands run, 2 outputs checked, 1 blocks skipped, 1 failed" "$tmp/fails.md"
+expect 1 "not compared: " "$tmp/fails.md"
+
+# an invalid run (exit status 3) is run once more: once is a pass, its
+# reasons said; twice is a failure naming them
+cat >"$tmp/invalid.md" <<EOF
+<!-- doctest -->
+\`\`\`sh
+if [ -e $tmp/once ]; then echo valid run; else touch $tmp/once; echo '*** INVALID RUN (loss_mismatch): see' && exit 3; fi
+\`\`\`
+EOF
+expect 0 "doctest: 1 commands run, 0 outputs checked, 0 blocks skipped, 0 failed" "$tmp/invalid.md"
+rm -f "$tmp/once"
+expect 0 "  | *** INVALID RUN (loss_mismatch): see" "$tmp/invalid.md"
+printf '<!-- doctest -->\n```sh\necho "*** INVALID RUN (agent_exited): see"; exit 3\n```\n' >"$tmp/invalid2.md"
+expect 1 "an invalid run twice (exit status 3); the second's reasons:" "$tmp/invalid2.md"
+expect 1 "  | *** INVALID RUN (agent_exited): see" "$tmp/invalid2.md"
+
+# short: a sweep's values cut to the first and the last, --repeat to 2
+cat >"$tmp/short.md" <<'EOF'
+<!-- doctest -->
+```sh
+echo steerlab sweep t.ini --set ttl=30,60,300,900 --set b.metric=1,2 --set duration=60s
+echo steerlab run t.ini --repeat 5 | sed 's/repeat 2$/repeat two/'
+```
+
+<!-- doctest output -->
+```
+steerlab run t.ini --repeat two
+```
+EOF
+expect 0 "(as run: echo steerlab sweep t.ini --set ttl=30,900 --set b.metric=1,2 --set duration=60s)" "$tmp/short.md"
+DOCTEST_SHORT=0 expect 1 "expected 'steerlab run t.ini --repeat two'" "$tmp/short.md"
+
+# check: a sweep run with --check, whole (bin/steerlab: make unit-sh
+# builds it); any other command refused
+cat >"$tmp/check.md" <<'EOF'
+<!-- doctest check -->
+```sh
+sudo steerlab sweep topology/anycast.ini --set probe_down=1,2,3
+```
+
+<!-- doctest output -->
+```
+steerlab: sweep: the 3 points of probe_down load and check (1, 2, 3): nothing run (--check)
+```
+EOF
+expect 0 "(as run: steerlab sweep topology/anycast.ini --set probe_down=1,2,3 --check)" "$tmp/check.md"
+printf '<!-- doctest check -->\n```sh\nsudo steerlab run t.ini\n```\n' >"$tmp/check2.md"
+expect 2 "<!-- doctest check --> is for steerlab sweep commands only" "$tmp/check2.md"
+
 # the output changes shape: a unit, a word, a line too many
 sed 's/^header$/heading/' "$tmp/good.md" >"$tmp/shape.md"
 expect 1 "shown line 1: expected 'heading'" "$tmp/shape.md"
