@@ -1379,6 +1379,38 @@ static void test_ecs(void **state)
 	assert_int_equal(W.in.n.servfail, 0);
 }
 
+static void test_ecs_cname(void **state)
+{
+	(void)state;
+	tree(geo, 4);
+	W.conf.ecs = 1;
+	/* a CNAME from another zone to a scoped answer: the target asked in
+	 * class IN, with the subnet */
+	assert_string_equal(resolve(2, "www.lab.example.", KNOT_RRTYPE_A),
+			    "www.lab.example. A ecs 198.18.102.0/24 @. referral; "
+			    "www.lab.example. A ecs 198.18.102.0/24 @example. referral; "
+			    "www.lab.example. A ecs 198.18.102.0/24 @lab.example. cname; "
+			    "geo.cdn.example. A ecs 198.18.102.0/24 @example. referral; "
+			    "geo.cdn.example. A ecs 198.18.102.0/24 @cdn.example. answer; ");
+	assert_string_equal(W.answer[2], "NOERROR an: www.lab.example. 300 CNAME geo.cdn.example., "
+					 "geo.cdn.example. 20 A 198.18.20.1");
+	/* the chain answered from the cache */
+	W.ctx.now += 5 * S;
+	assert_int_equal(ask(2, "www.lab.example.", KNOT_RRTYPE_A), 1);
+	assert_string_equal(W.answer[2], "NOERROR an: www.lab.example. 295 CNAME geo.cdn.example., "
+					 "geo.cdn.example. 15 A 198.18.20.1");
+	/* once the target expired, only the target again, in class IN */
+	W.ctx.now += 15 * S;
+	assert_string_equal(resolve(2, "www.lab.example.", KNOT_RRTYPE_A),
+			    "geo.cdn.example. A ecs 198.18.102.0/24 @cdn.example. answer; ");
+	assert_string_equal(W.answer[2], "NOERROR an: www.lab.example. 280 CNAME geo.cdn.example., "
+					 "geo.cdn.example. 20 A 198.18.20.1");
+	/* another /24 follows the cached CNAME to its own answer */
+	assert_string_equal(resolve(3, "www.lab.example.", KNOT_RRTYPE_A),
+			    "geo.cdn.example. A ecs 198.18.103.0/24 @cdn.example. answer; ");
+	assert_int_equal(W.in.n.servfail, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1401,6 +1433,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tc, walk_setup, walk_teardown),
 	    cmocka_unit_test_setup_teardown(test_foreign_answer, walk_setup, walk_teardown),
 	    cmocka_unit_test_setup_teardown(test_ecs, walk_setup, walk_teardown),
+	    cmocka_unit_test_setup_teardown(test_ecs_cname, walk_setup, walk_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
