@@ -367,8 +367,10 @@ FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_bgp.c topology_check.c
 	topology_print.c topology_tree.c overrides.c dnsconf.c resolvconf.c) $(FUZZ_SRC_authd) \
 	$(addprefix agents/resolverd/,check.c config.c config_check.c config_keys.c)
 FUZZ_SRC_pcap := $(CLOCKS_SRC)
-FUZZ_SRC_events := $(CLOCKS_SRC)
-FUZZ_SRC_requests := $(CLOCKS_SRC)
+# the records written back as events, for the round trip
+FUZZ_SRC_events := $(CLOCKS_SRC) tests/fuzz/events_write.c
+# the client's writer of the same records, for the round trip
+FUZZ_SRC_requests := $(CLOCKS_SRC) agents/client/record.c
 
 fuzz_obj = $(patsubst %.c,build/fuzz/obj/%.o,$(1))
 

@@ -322,8 +322,8 @@ int rsv_iter_start(struct rsv_pending *p)
 		knot_pkt_free(m);
 		if (!more || rsv_iter_add_link(w, l.entry->msg, l.entry->msg_len, l.ttl) == -1)
 			break;
-		rsv_cache_key(&w->goal[0], target, knot_dname_size(target), p->key.type,
-			      p->key.cls);
+		rsv_cache_key(&w->goal[0], target, knot_dname_size(target), w->client.type,
+			      w->client.cls);
 	}
 	if (rsv_iter_step(p) == RSV_ITER_DONE) {
 		/* no server to ask: failed at the next tick, once the client
@@ -461,7 +461,9 @@ int rsv_iter_answer(struct rsv_pending *p, const knot_pkt_t *r, const uint8_t *w
 		return rsv_iter_complete(p);
 	if (w->nlinks > RSV_ITER_CHAIN_MAX)
 		return rsv_iter_fail(p); /* too long, or a loop */
-	rsv_cache_key(&w->goal[0], v.target, knot_dname_size(v.target), p->key.type, p->key.cls);
+	/* the client's class, not p's key's: that is a scoped key's with ECS */
+	rsv_cache_key(&w->goal[0], v.target, knot_dname_size(v.target), w->client.type,
+		      w->client.cls);
 	return rsv_iter_step(p);
 }
 

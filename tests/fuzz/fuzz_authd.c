@@ -2,7 +2,11 @@
  * libFuzzer target: authd's response function (agents/authd/respond.h) and
  * its health-report parser, the two things that read bytes from the
  * network. Every input is answered as a UDP and as a TCP query; a response
- * must parse with libknot and fit the transport's size limit.
+ * must parse with libknot, fit the transport's size limit, and echo the
+ * query's ID, opcode and RD bit, and its question when it has one (the
+ * name byte for byte, its case kept). The same bytes are read as a
+ * health report: one that parses is written again by the prober's
+ * health_report_format and parses as the same report.
  *
  *   make fuzz       # build/fuzz/fuzz_authd
  *   make fuzz-run   # 60 s from the seed corpus tests/fuzz/corpus/authd/
@@ -104,36 +108,90 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* fuzz_check: a response must be a DNS message that fits. */
-static void fuzz_check(size_t len, size_t limit)
+static void fuzz_fail(const char *what)
+{
+	fprintf(stderr, "authd fuzz: %s\n", what);
+	abort();
+}
+
+/* fuzz_question: the question of q (len bytes) if it parses as a message
+ * with one: its wire length (name, type, class) from offset 12, else 0 */
+static size_t fuzz_question(const uint8_t *q, size_t len)
+{
+	static uint8_t copy[AUTHD_MSG_MAX];
+	knot_pkt_t *p;
+	size_t n = 0;
+
+	if (len < KNOT_WIRE_HEADER_SIZE || len > sizeof(copy))
+		return 0;
+	memcpy(copy, q, len);
+	if ((p = knot_pkt_new(copy, (uint16_t)len, NULL)) == NULL)
+		fuzz_fail("knot_pkt_new");
+	if (knot_pkt_parse(p, KNOT_PF_NOCANON) == KNOT_EOK && knot_pkt_qname(p) != NULL)
+		n = p->qname_size + 4;
+	knot_pkt_free(p);
+	return n;
+}
+
+/* fuzz_check: the response (len bytes) to q (qlen) must be a DNS message
+ * that fits, and echo q's ID, opcode, RD, and question (qsize bytes, 0 if
+ * q has none that parses). */
+static void fuzz_check(const uint8_t *q, size_t qlen, size_t qsize, size_t len, size_t limit)
 {
 	knot_pkt_t *p;
 
 	if (len == 0)
 		return;
 	if (len > limit || len < KNOT_WIRE_HEADER_SIZE)
-		abort();
+		fuzz_fail("a response larger than its limit, or shorter than a header");
 	p = knot_pkt_new(fuzz_out, (uint16_t)len, NULL);
 	if (p == NULL)
-		abort();
+		fuzz_fail("knot_pkt_new");
 	if (knot_pkt_parse(p, 0) != KNOT_EOK || !knot_wire_get_qr(fuzz_out))
-		abort();
+		fuzz_fail("a response that does not parse, or without QR");
+	if (qlen < KNOT_WIRE_HEADER_SIZE || knot_wire_get_id(fuzz_out) != knot_wire_get_id(q) ||
+	    knot_wire_get_opcode(fuzz_out) != knot_wire_get_opcode(q) ||
+	    knot_wire_get_rd(fuzz_out) != knot_wire_get_rd(q))
+		fuzz_fail("the response's ID, opcode or RD is not the query's");
+	if (qsize > 0 &&
+	    (knot_wire_get_qdcount(fuzz_out) != 1 || len < KNOT_WIRE_HEADER_SIZE + qsize ||
+	     memcmp(fuzz_out + KNOT_WIRE_HEADER_SIZE, q + KNOT_WIRE_HEADER_SIZE, qsize) != 0))
+		fuzz_fail("the response's question is not the query's");
 	knot_pkt_free(p);
+}
+
+/* fuzz_report_again: a report that parses is written by the prober's
+ * writer and parses as the same report (the RTT of an up site only: a
+ * down one is written with 0) */
+static void fuzz_report_again(const uint8_t *data, size_t size)
+{
+	struct health_report r, again;
+	char line[HEALTH_REPORT_MAX];
+	int n;
+
+	if (health_report_parse((const char *)data, size, &r) == -1)
+		return;
+	if ((n = health_report_format(&r, line, sizeof(line))) <= 0)
+		fuzz_fail("a report read cannot be written in HEALTH_REPORT_MAX bytes");
+	if (health_report_parse(line, (size_t)n, &again) == -1)
+		fuzz_fail("a report written does not parse");
+	if (strcmp(r.prober, again.prober) != 0 || strcmp(r.site, again.site) != 0 ||
+	    r.up != again.up || (r.up && r.rtt_us != again.rtt_us))
+		fuzz_fail("a report written and read again is another report");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sockaddr_in from = {.sin_family = AF_INET};
-	struct health_report r;
-	size_t len;
+	size_t len, qsize = fuzz_question(data, size);
 
 	from.sin_addr.s_addr = htonl(0xc6120114); /* 198.18.1.20 */
 	len = authd_respond(&fuzz_rc, data, size, (struct sockaddr *)&from, 0, fuzz_out,
 			    fuzz_db->server.udp_max);
-	fuzz_check(len, fuzz_db->server.udp_max);
+	fuzz_check(data, size, qsize, len, fuzz_db->server.udp_max);
 	len = authd_respond(&fuzz_rc, data, size, NULL, 1, fuzz_out, sizeof(fuzz_out));
-	fuzz_check(len, sizeof(fuzz_out));
+	fuzz_check(data, size, qsize, len, sizeof(fuzz_out));
 	/* the same bytes as a health report line (not applied: keep the state) */
-	(void)health_report_parse((const char *)data, size, &r);
+	fuzz_report_again(data, size);
 	return 0;
 }
