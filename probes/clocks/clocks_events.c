@@ -695,6 +695,10 @@ static int clocks_resolution_event(struct clocks_input *in, const struct clocks_
 				   "outcome");
 	if (!json_is_integer(lat) || json_integer_value(lat) < 0)
 		return clocks_fail(l, "has no latency (integer >= 0) in", "latency_ns");
+	/* the query was sent at t - latency, after the epoch */
+	if (json_integer_value(lat) > l->t)
+		return clocks_fail(l, "has a latency longer than its time since the epoch in",
+				   "latency_ns");
 	if (clocks_grow((void **)&in->resolutions, &in->capresolutions, in->nresolutions,
 			sizeof(*in->resolutions)) == -1)
 		return clocks_fail(l, "cannot be stored:", "out of memory");
