@@ -63,13 +63,6 @@ has_event() {
 	[ -r "$1" ] && [ -n "$(jq -cR --arg e "$2" 'fromjson? | select(.event == $e)' "$1" 2>/dev/null)" ]
 }
 
-# verdict_merged: the analysis says whether a run is valid (issue 8's
-# verdict: clocks.json "valid" and "warnings"); until then the tests check
-# the events and the exit status only, and say so.
-verdict_merged() {
-	grep -q REPORT_INVALID probes/report/report.h
-}
-
 # assert_no_leftovers LAB RUNDIR: no namespace, state or process of the lab.
 assert_no_leftovers() {
 	local lab=$1 rundir=$2 pid start node agent now state

@@ -6,12 +6,11 @@
 # the delegations are right: the root (node root) refers www.lab.example to
 # the TLD with glue, the TLD (node tld) to ns, ns answers and refers
 # edge.lab.example to edge; a forwarding cache (r) answers through ns; a
-# real iterative resolver (unbound, if installed) started in the client's
-# namespace with the lab's root as its only hint walks the tree; and the
-# collector-dns captures of the root's, the TLD's and ns's links hold the
-# walk's queries. resolverd's own walk (a [resolver] in mode iterate, the
-# default in a lab with a root) is tested when resolverd takes mode = iterate
-# (`resolverd -t`), and skipped with a message until then.
+# real iterative resolver (unbound) started in the client's namespace with
+# the lab's root as its only hint walks the tree, and so does resolverd's
+# own walk (a [resolver] in mode iterate, the default in a lab with a root);
+# and the collector-dns captures of the root's, the TLD's and ns's links
+# hold the walks' queries.
 # about 14 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,16 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Does resolverd walk from a root yet? (mode and root are its keys then)
-printf '[resolverd]\nmode = iterate\nroot = 198.18.0.1\n[resolvers x]\ncount = 1\nfirst_address = 127.0.0.1\n' \
-	>"$out/probe.ini"
-iterate=0
-if bin/resolverd -t -c "$out/probe.ini" >"$out/probe.log" 2>&1; then
-	iterate=1
-else
-	echo "skip: resolverd's walk (resolverd -t refuses mode = iterate: $(head -1 "$out/probe.log"));" \
-		"the [resolver] of this lab forwards, and unbound walks the tree"
-fi
+command -v unbound >/dev/null || fail "unbound is not installed (make deps installs it)"
 
 cat >"$out/tree.ini" <<EOF
 [lab]
@@ -84,9 +74,7 @@ primary = a
 secondary = b
 ttl = 2
 EOF
-if [ $iterate = 1 ]; then
-	printf '\n[resolver i]\nlink = core\n' >>"$out/tree.ini"
-fi
+printf '\n[resolver i]\nlink = core\n' >>"$out/tree.ini"
 
 $STEERLAB check "$out/tree.ini" >"$out/check.txt" 2>&1 || { cat "$out/check.txt"; fail "check refused the tree lab"; }
 # addr NODE: the node's link address, from check's print ("# link 9: core:root ... <-> root:eth0 A/30")
@@ -160,10 +148,9 @@ wait_until 5 dig_ok 198.18.128.1 www.lab.example 198.19.1.1 || fail "cache r1 do
 echo "ok: cache r1 (mode = forward) answers www.lab.example with 198.19.1.1"
 
 # A real iterative resolver walks the tree from the lab's root, and nothing else
-if command -v unbound >/dev/null; then
-	c1=$(addr c1)
-	printf '.\t86400\tIN\tNS\tns-root.\nns-root.\t86400\tIN\tA\t%s\n' "$root" >"$out/root.hints"
-	cat >"$out/unbound.conf" <<EOF
+c1=$(addr c1)
+printf '.\t86400\tIN\tNS\tns-root.\nns-root.\t86400\tIN\tA\t%s\n' "$root" >"$out/root.hints"
+cat >"$out/unbound.conf" <<EOF
 server:
 	interface: $c1@5399
 	access-control: 198.18.0.0/15 allow
@@ -181,26 +168,21 @@ server:
 remote-control:
 	control-enable: no
 EOF
-	ip netns exec $lab-c1 unbound -d -c "$out/unbound.conf" &
-	unbound_pid=$!
-	walk_ok() { $STEERLAB exec $lab c1 -- dig +time=1 +tries=1 +short -p 5399 "@$c1" "$1" | grep -qx "$2"; }
-	wait_until 10 walk_ok www.lab.example 198.19.1.1 || fail "unbound, from the lab's root, does not resolve www.lab.example: $(tail -5 "$out/unbound.log")"
-	wait_until 5 walk_ok x.edge.lab.example 198.19.9.9 || fail "unbound does not resolve x.edge.lab.example"
-	echo "ok: unbound, hinted at the lab's root only, resolves www.lab.example and x.edge.lab.example"
-	kill "$unbound_pid"
-	wait "$unbound_pid" 2>/dev/null || true
-	unbound_pid=
-else
-	echo "skip: unbound is not installed: no iterative walk by a real resolver"
-fi
+ip netns exec $lab-c1 unbound -d -c "$out/unbound.conf" &
+unbound_pid=$!
+walk_ok() { $STEERLAB exec $lab c1 -- dig +time=1 +tries=1 +short -p 5399 "@$c1" "$1" | grep -qx "$2"; }
+wait_until 10 walk_ok www.lab.example 198.19.1.1 || fail "unbound, from the lab's root, does not resolve www.lab.example: $(tail -5 "$out/unbound.log")"
+wait_until 5 walk_ok x.edge.lab.example 198.19.9.9 || fail "unbound does not resolve x.edge.lab.example"
+echo "ok: unbound, hinted at the lab's root only, resolves www.lab.example and x.edge.lab.example"
+kill "$unbound_pid"
+wait "$unbound_pid" 2>/dev/null || true
+unbound_pid=
 
-if [ $iterate = 1 ]; then
-	wait_until 10 dig_ok 198.18.129.1 www.lab.example 198.19.1.1 ||
-		fail "cache i1 (mode = iterate) does not resolve www.lab.example"
-	grep -q '^mode = iterate$' "$rundir/i.resolverd.ini" || fail "i.resolverd.ini: no mode = iterate"
-	grep -q "^root = $root\$" "$rundir/i.resolverd.ini" || fail "i.resolverd.ini: no root = $root"
-	echo "ok: cache i1 (mode = iterate, root = $root) resolves www.lab.example"
-fi
+wait_until 10 dig_ok 198.18.129.1 www.lab.example 198.19.1.1 ||
+	fail "cache i1 (mode = iterate) does not resolve www.lab.example"
+grep -q '^mode = iterate$' "$rundir/i.resolverd.ini" || fail "i.resolverd.ini: no mode = iterate"
+grep -q "^root = $root\$" "$rundir/i.resolverd.ini" || fail "i.resolverd.ini: no root = $root"
+echo "ok: cache i1 (mode = iterate, root = $root) resolves www.lab.example"
 
 $STEERLAB down $lab >"$out/down.log" 2>&1 || { cat "$out/down.log"; fail "steerlab down failed"; }
 assert_no_leftovers $lab "$rundir"
@@ -210,17 +192,13 @@ count() { tcpdump -nr "$rundir/capture-dns-$1.pcap" "$2" 2>/dev/null | wc -l; }
 for n in root tld ns; do
 	[ -s "$rundir/capture-dns-$n.pcap" ] || fail "no capture-dns-$n.pcap"
 done
-if command -v unbound >/dev/null; then
-	assert_ge "$(count root "src host $c1")" 1 "queries from unbound captured on the root's link"
-	assert_ge "$(count tld "src host $c1")" 1 "queries from unbound captured on the TLD's link"
-	assert_ge "$(count ns "src host $c1")" 1 "queries from unbound captured on ns's link"
-	echo "ok: unbound's walk is in capture-dns-root.pcap, capture-dns-tld.pcap and capture-dns-ns.pcap"
-fi
-if [ $iterate = 1 ]; then
-	assert_ge "$(count root 'src host 198.18.129.1')" 1 "queries from cache i1 on the root's link"
-	assert_ge "$(count tld 'src host 198.18.129.1')" 1 "queries from cache i1 on the TLD's link"
-	echo "ok: cache i1's walk is in the captures"
-fi
+assert_ge "$(count root "src host $c1")" 1 "queries from unbound captured on the root's link"
+assert_ge "$(count tld "src host $c1")" 1 "queries from unbound captured on the TLD's link"
+assert_ge "$(count ns "src host $c1")" 1 "queries from unbound captured on ns's link"
+echo "ok: unbound's walk is in capture-dns-root.pcap, capture-dns-tld.pcap and capture-dns-ns.pcap"
+assert_ge "$(count root 'src host 198.18.129.1')" 1 "queries from cache i1 on the root's link"
+assert_ge "$(count tld 'src host 198.18.129.1')" 1 "queries from cache i1 on the TLD's link"
+echo "ok: cache i1's walk is in the captures"
 assert_ge "$(count ns 'src host 198.18.128.1')" 1 "queries from cache r1 on ns's link"
 assert_eq "$(count root 'src host 198.18.128.1')" 0 "queries from the forwarding cache r1 on the root's link"
 echo "ok: the forwarding cache r1 asked ns, never the root"

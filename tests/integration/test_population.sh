@@ -150,6 +150,8 @@ $STEERLAB run bench/load/load.ini --out "$rundir2" --set name=it-popload --set u
 # the run may be invalid on a busy machine (late replies); what must hold
 # is that nothing was dropped or miscounted
 [ -s "$rundir2/clocks.json" ] || { cat "$out/load.log"; fail "load run: no clocks.json (exit $rc)"; }
+[ $rc = 0 ] || [ $rc = 3 ] || { cat "$out/load.log"; fail "load run: exit status $rc"; }
+[ $rc = 0 ] || echo "note: the load run is invalid ($(run_codes "$rundir2")): its counts are checked all the same"
 counts_agree "$rundir2"
 read -r nsrc outside < <(tshark -r "$rundir2/capture-a.pcap" -T fields -e ip.src 2>/dev/null | sort -u |
 	awk -F. '{ n++ } !($1 == 198 && $2 == 18 && $3 >= 64 && $3 < 128) { out++ } END { print n + 0, out + 0 }')

@@ -19,9 +19,9 @@ out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 run=$out/run
 
 rc=0
-$STEERLAB run tests/integration/data/compare.ini --set name=$lab --set duration=5s \
-	--set fail_at=2s --out "$run" >"$out/run.log" 2>&1 || rc=$?
-[ $rc = 0 ] || [ $rc = 3 ] || { cat "$out/run.log"; fail "steerlab run exited $rc"; }
+run_valid "$out/run.log" tests/integration/data/compare.ini --set name=$lab --set duration=5s \
+	--set fail_at=2s --out "$run" || rc=$?
+[ $rc = 0 ] || { cat "$out/run.log"; fail "steerlab run exited $rc"; }
 ev=$run/core.collector.events.jsonl
 has_event "$ev" capture_progress || fail "no capture_progress in $ev"
 

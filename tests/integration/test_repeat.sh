@@ -38,9 +38,8 @@ grep -Eq '^\| anycast detect \(s\) +\| 5 \|' "$out/repeat.log" ||
 for f in repeat.csv stats.csv stats.md repeat.args; do
 	[ -s "$dir/$f" ] || fail "no $dir/$f"
 done
-if command -v gnuplot >/dev/null; then
-	[ -s "$dir/spread.png" ] || fail "gnuplot is installed but there is no spread.png"
-fi
+command -v gnuplot >/dev/null || fail "gnuplot is not installed (make deps installs it)"
+[ -s "$dir/spread.png" ] || fail "no spread.png"
 echo "ok: the table printed; repeat.csv, stats.csv, stats.md and spread.png written"
 
 # each repetition: its seed, and the offset that seed gives, in its events

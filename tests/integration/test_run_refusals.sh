@@ -37,19 +37,15 @@ echo "ok: exit status 3"
 echo "ok: traffic_stopped interrupted true"
 grep -q "^steerlab: the run was interrupted at [0-9.]* s of 20.0 s of traffic" "$out/run.out" || fail "the terminal does not say the run was interrupted"
 [ -s "$rundir/clocks.json" ] || fail "the interrupted run was not analysed"
-if verdict_merged; then
-	[ "$(json "$rundir/clocks.json" .valid)" = false ] || fail "clocks.json: valid is not false"
-	json "$rundir/clocks.json" '.warnings[].code' | grep -qx interrupted ||
-		fail "clocks.json: no interrupted warning"
-	echo "ok: clocks.json: valid false, warning interrupted"
-	# the rates are over the traffic actually run (about 3 s of the 20),
-	# so the client's 1000 requests/s come out as about 1000, not 150
-	rate=$(json "$rundir/clocks.json" .schemes.anycast.budget.rate_per_s)
-	assert_le 900 "$rate" "anycast request rate of the interrupted run, per s"
-	assert_le "$rate" 1100 "anycast request rate of the interrupted run, per s"
-else
-	echo "note: clocks.json's verdict is not in this tree yet (issue 8, slice verdict): not checked"
-fi
+[ "$(json "$rundir/clocks.json" .valid)" = false ] || fail "clocks.json: valid is not false"
+json "$rundir/clocks.json" '.warnings[].code' | grep -qx interrupted ||
+	fail "clocks.json: no interrupted warning"
+echo "ok: clocks.json: valid false, warning interrupted"
+# the rates are over the traffic actually run (about 3 s of the 20),
+# so the client's 1000 requests/s come out as about 1000, not 150
+rate=$(json "$rundir/clocks.json" .schemes.anycast.budget.rate_per_s)
+assert_le 900 "$rate" "anycast request rate of the interrupted run, per s"
+assert_le "$rate" 1100 "anycast request rate of the interrupted run, per s"
 assert_no_leftovers $lab "$rundir"
 
 # (c) the same --out again: refused, nothing in it touched

@@ -115,7 +115,7 @@ for label in st cl; do
 	dropped=$(sed -n 's/.*"dropped":\([0-9]*\).*/\1/p' <<<"$stats")
 	ifdropped=$(sed -n 's/.*"if_dropped":\([0-9]*\).*/\1/p' <<<"$stats")
 	echo "--- $label: sent $SENT, in pcap $n, dropped $dropped, if_dropped $ifdropped"
-	[ "$n" = "$SENT" ] && [ "$dropped" = 0 ] && [ "$ifdropped" = 0 ] || fail=1
+	[ "${SENT:-0}" -gt 0 ] && [ "$n" = "$SENT" ] && [ "$dropped" = 0 ] && [ "$ifdropped" = 0 ] || fail=1
 done
 echo "--- first packets of capture-st.pcap"
 tcpdump -nn --time-stamp-precision=nano -r "$OUT/capture-st.pcap" -c 2 2>/dev/null

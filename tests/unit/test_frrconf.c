@@ -207,7 +207,8 @@ static void test_dry_run(void **state)
 	(void)state;
 	if (access(FRR_VTYSH, X_OK) != 0 || access(FRR_BGPD, X_OK) != 0) {
 		free(t);
-		skip();
+		fail_msg("FRR is not installed (%s, %s): make deps installs it", FRR_VTYSH,
+			 FRR_BGPD);
 	}
 	load_ok(t, BGP, good, 2);
 	err = open_memstream(&errs, &len);
@@ -301,7 +302,8 @@ static void test_static_dry_run(void **state)
 	(void)state;
 	if (access(FRR_VTYSH, X_OK) != 0 || access(FRR_BGPD, X_OK) != 0) {
 		free(t);
-		skip();
+		fail_msg("FRR is not installed (%s, %s): make deps installs it", FRR_VTYSH,
+			 FRR_BGPD);
 	}
 	load_ok(t, "tests/unit/data/topology/routers.ini", NULL, 0);
 	err = open_memstream(&errs, &len);
@@ -489,7 +491,8 @@ static void test_policy_dry_run(void **state)
 	(void)state;
 	if (access(FRR_VTYSH, X_OK) != 0 || access(FRR_BGPD, X_OK) != 0) {
 		free(t);
-		skip();
+		fail_msg("FRR is not installed (%s, %s): make deps installs it", FRR_VTYSH,
+			 FRR_BGPD);
 	}
 	load_ok(t, POLICY, NULL, 0);
 	err = open_memstream(&errs, &len);

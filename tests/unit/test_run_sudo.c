@@ -96,8 +96,10 @@ static void test_chown_walk(void **state)
 	int fd;
 
 	(void)state;
-	if (geteuid() != 0)
+	if (geteuid() != 0) {
+		print_message("skipped: needs root (files of another owner)\n");
 		skip();
+	}
 	assert_non_null(mkdtemp(top));
 	snprintf(run, sizeof(run), "%s/sweep", top);
 	assert_int_equal(mkdir(run, 0755), 0);
@@ -152,8 +154,10 @@ static void test_chown_unset(void **state)
 	char top[] = "/tmp/test_run_sudo.XXXXXX";
 
 	(void)state;
-	if (geteuid() != 0)
+	if (geteuid() != 0) {
+		print_message("skipped: needs root (files of another owner)\n");
 		skip();
+	}
 	assert_non_null(mkdtemp(top));
 	unsetenv("SUDO_UID");
 	unsetenv("SUDO_GID");
