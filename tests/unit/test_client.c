@@ -19,6 +19,7 @@
 #include "agents/client/ring.h"
 #include "agents/client/sched.h"
 #include "timeutil.h"
+#include "test_tstamp.h"
 
 /* ---- ring ---- */
 
@@ -300,7 +301,7 @@ static void test_replies_read_late(void **state)
 	cfg.target = site;
 	assert_int_equal(loop_add(loop, &h, fd, EPOLLIN, site_answer, &answered), 0);
 	assert_int_equal(client_start(&c, loop, &cfg, NULL), 0);
-	usleep(20000); /* the kernel's time stamps are turned on by deferred work */
+	test_wait_tstamps();
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(&c);
 	/* 4 requests (at 0, 10, 20, 30 ms), each answered at once and read

@@ -13,6 +13,7 @@
 
 #include "agents/sited/serve.h"
 #include "udpbatch.h"
+#include "test_tstamp.h"
 
 static void test_reply_echoes_request(void **state)
 {
@@ -119,7 +120,7 @@ static void test_local_probe_first(void **state)
 	assert_true(cl != -1 && pr != -1 && b != NULL);
 	assert_int_equal(udp_timestamp_on(cl), 0);
 	assert_int_equal(udp_timestamp_on(pr), 0);
-	usleep(20000); /* the kernel turns its time stamps on through deferred work */
+	test_wait_tstamps();
 	addr.sin_port = htons(sited_free_port());
 	assert_int_equal(sited_server_open(&srv, &addr, "a"), 0);
 	assert_true(srv.local_fd != -1);
