@@ -460,3 +460,18 @@ clean:
 	rm -rf build bin
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# Line coverage of the unit tests, per file (gcov, read by lcov): the tests
+# built with --coverage in build/cov and run, then one line per source file
+# the lab is made of (agents/, lab/, lib/, probes/), least covered first,
+# and the total. lcov is installed on first use (COVERAGE_PKGS).
+# docs/style.md names the files that must stay at or above 50 %.
+COVERAGE_PKGS := lcov
+.PHONY: coverage
+coverage:
+	$(MAKE) deps EXTRA_PKGS="$(COVERAGE_PKGS)"
+	find build/cov -name '*.gcda' -delete 2>/dev/null; true
+	$(MAKE) -j$(shell nproc) BUILD=build/cov OUTBIN=build/cov/bin CFLAGS='-O0 -g --coverage' \
+		LDFLAGS=--coverage unit-build
+	-$(MAKE) BUILD=build/cov OUTBIN=build/cov/bin unit-run >build/cov/unit.log 2>&1
+	@tests/coverage.sh build/cov

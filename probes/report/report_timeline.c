@@ -184,7 +184,7 @@ void report_outage_table(const struct report *r, struct texttable *t)
 
 void report_outage_buckets_table(const struct report *r, struct texttable *t)
 {
-	char when[64];
+	char when[CLOCKS_NAME_MAX + 32]; /* "-123.456 (NAME)" */
 
 	tl_outcome_head(t, 2 + CLOCKS_DNS_OUTCOMES, "from (s after t0)", "resolver");
 	for (int i = 0; i < r->outages->n; i++) {
