@@ -17,6 +17,7 @@
 #include "event.h"
 #include "kernel.h"
 #include "log.h"
+#include "rundir.h"
 #include "strfmt.h"
 #include "netns.h"
 
@@ -28,25 +29,6 @@ int lab_statedir(char *buf, size_t len, const char *name)
 int lab_nsname(char *buf, size_t len, const struct topology *t, int node)
 {
 	return strfmt(buf, len, "%s-%s", t->name, t->nodes[node].name);
-}
-
-static int mkdir_p(const char *dir)
-{
-	char tmp[PATH_MAX];
-	size_t len = strlen(dir);
-
-	if (len == 0 || len >= sizeof(tmp))
-		return -1;
-	memcpy(tmp, dir, len + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) == -1 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return (mkdir(tmp, 0755) == -1 && errno != EEXIST) ? -1 : 0;
 }
 
 int lab_init(struct lab *lab, const struct topology *t, const char *rundir, const char *bindir)
@@ -64,10 +46,8 @@ int lab_init(struct lab *lab, const struct topology *t, const char *rundir, cons
 		log_warnx("path too long");
 		return -1;
 	}
-	if (mkdir_p(rundir) == -1) {
-		log_warn("%s: cannot create run directory %s", __func__, rundir);
+	if (rundir_make(rundir) == -1)
 		return -1;
-	}
 	strfmt(path, sizeof(path), "%s/lab.events.jsonl", rundir);
 	if ((lab->ev = event_open(path, "lab", "steerlab")) == NULL)
 		return -1;
@@ -206,6 +186,12 @@ static int lab_claim(struct lab *lab)
 	/* down signals only the programs of this directory */
 	if (realpath(lab->bindir, bindir) == NULL) {
 		log_warn("%s: %s", __func__, lab->bindir);
+		goto out_rmdir;
+	}
+	/* each is one line of the state, read back by status and down */
+	if (rundir_ctl(lab->rundir) || rundir_ctl(bindir)) {
+		log_warnx("%s: a control character in the path: refused",
+			  rundir_ctl(lab->rundir) ? "the run directory" : "the agents' directory");
 		goto out_rmdir;
 	}
 	if (lab_write_new(lab->statedir, "rundir", lab->rundir) == -1 ||

@@ -15,6 +15,7 @@
 #include "inside.h"
 #include "lab.h"
 #include "run.h"
+#include "rundir.h"
 #include "strfmt.h"
 #include "timeutil.h"
 #include "topology.h"
@@ -137,6 +138,10 @@ int cmd_up(const struct cmd_args *a, const char *bindir)
 		snprintf(rundir, sizeof(rundir), "%s", a->out);
 	else
 		run_default_dir(rundir, sizeof(rundir), cli_topo.name);
+	/* what lab_up would refuse is refused before anything is made */
+	if ((run_preflight_lab("up", &cli_topo, a->no_agents ? NULL : bindir) == -1) |
+	    (rundir_check("up", rundir, NULL, a->out != NULL, stderr) == -1))
+		return 1;
 	if (lab_init(&lab, &cli_topo, rundir, bindir) == -1)
 		return 1;
 	lab.no_agents = a->no_agents;

@@ -18,7 +18,7 @@ static int sweep_go(struct sweep *sw, const char *cmd, const struct cmd_args *a,
 	struct sweep_opts o = {.out = a->out, .bindir = bindir, .quiet = a->quiet};
 	char lab[TOPO_NAME_MAX + 1];
 
-	if (sweep_check(sw, lab) == -1 || cli_need_root(cmd) == -1)
+	if (sweep_check(sw, lab, bindir) == -1 || cli_need_root(cmd) == -1)
 		return 1;
 	cli_catch_signals();
 	switch (sweep_run(sw, lab, &o)) {

@@ -25,6 +25,7 @@
 #include "netns.h"
 #include "progress.h"
 #include "report.h"
+#include "rundir.h"
 #include "strfmt.h"
 #include "strtonum.h"
 #include "timeutil.h"
@@ -372,27 +373,6 @@ int run_failing_site(const struct topology *t)
 	return topo_first_failure(t, NULL);
 }
 
-/* run_dir_entry: the first entry of dir but . and .., into buf; 0 if it is
- * empty, 1 if not, -1 if it cannot be read. */
-static int run_dir_entry(const char *dir, char *buf, size_t len)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int rc = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		strfmt(buf, len, "%s", de->d_name);
-		rc = 1;
-		break;
-	}
-	closedir(d);
-	return rc;
-}
-
 /* run_programs: every agent program the topology needs is in bindir. */
 static int run_programs(const struct topology *t, const char *bindir)
 {
@@ -418,12 +398,40 @@ static int run_programs(const struct topology *t, const char *bindir)
 	return rc;
 }
 
+int run_preflight_lab(const char *cmd, const struct topology *t, const char *bindir)
+{
+	char statedir[PATH_MAX], ns[64];
+	int rc = 0;
+
+	lab_statedir(statedir, sizeof(statedir), t->name);
+	if (access(statedir, F_OK) == 0) {
+		fprintf(stderr,
+			"steerlab: %s: lab '%s' is already up (%s): take it down first with: "
+			"steerlab down %s\n",
+			cmd, t->name, statedir, t->name);
+		rc = -1;
+	} else {
+		for (int i = 0; i < t->nnodes; i++) {
+			lab_nsname(ns, sizeof(ns), t, i);
+			if (netns_exists(ns)) {
+				fprintf(stderr,
+					"steerlab: %s: namespace %s already exists: remove it or "
+					"rename the lab (--set name=...)\n",
+					cmd, ns);
+				rc = -1;
+				break;
+			}
+		}
+	}
+	if (bindir && run_programs(t, bindir) == -1)
+		rc = -1;
+	return rc;
+}
+
 int run_preflight(const struct topology *t, const char *bindir, const char *rundir,
 		  int explicit_out)
 {
-	char statedir[PATH_MAX], ns[64], entry[NAME_MAX + 1];
-	struct stat st;
-	int rc = 0, r;
+	int rc = 0;
 
 	if (run_failing_site(t) < 0) {
 		fprintf(
@@ -434,58 +442,10 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 		    t->path);
 		rc = -1;
 	}
-	lab_statedir(statedir, sizeof(statedir), t->name);
-	if (access(statedir, F_OK) == 0) {
-		fprintf(stderr,
-			"steerlab: run: lab '%s' is already up (%s): take it down first with: "
-			"steerlab down %s\n",
-			t->name, statedir, t->name);
+	if (run_preflight_lab("run", t, bindir) == -1)
 		rc = -1;
-	} else {
-		for (int i = 0; i < t->nnodes; i++) {
-			lab_nsname(ns, sizeof(ns), t, i);
-			if (netns_exists(ns)) {
-				fprintf(stderr,
-					"steerlab: run: namespace %s already exists: remove it or "
-					"rename the lab (--set name=...)\n",
-					ns);
-				rc = -1;
-				break;
-			}
-		}
-	}
-	if (run_programs(t, bindir) == -1)
+	if (rundir_check("run", rundir, NULL, explicit_out, stderr) == -1)
 		rc = -1;
-	if (lstat(rundir, &st) == 0) {
-		if (S_ISLNK(st.st_mode) && stat(rundir, &st) == -1)
-			st.st_mode = 0;
-		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr,
-				"steerlab: run: %s exists and is not a directory: choose "
-				"another --out\n",
-				rundir);
-			rc = -1;
-		} else if ((r = run_dir_entry(rundir, entry, sizeof(entry))) != 0) {
-			char events[PATH_MAX];
-			strfmt(events, sizeof(events), "%s/lab.events.jsonl", rundir);
-			if (r == 1 && lstat(events, &st) == 0)
-				strfmt(entry, sizeof(entry), "lab.events.jsonl: a run");
-			if (r == 1)
-				fprintf(stderr,
-					"steerlab: run: %s is not empty (it has %s): a run writes "
-					"into a new or empty directory and leaves what is there "
-					"untouched; %s\n",
-					rundir, entry,
-					explicit_out ? "choose another --out"
-						     : "run again in a second");
-			else
-				fprintf(stderr, "steerlab: run: %s: %s\n", rundir, strerror(errno));
-			rc = -1;
-		}
-	} else if (errno != ENOENT) {
-		fprintf(stderr, "steerlab: run: %s: %s\n", rundir, strerror(errno));
-		rc = -1;
-	}
 	return rc;
 }
 

@@ -39,10 +39,16 @@ int run_seed(struct topology *t);
 
 /* run_preflight: what run_scenario would refuse, checked before anything is
  * made: no failing site, the lab or one of its namespaces already there, an
- * agent program missing, a run directory that exists and is not empty
- * (explicit_out: it was given with --out). Each said on stderr. 0 or -1. */
+ * agent program missing, a run directory lab/rundir.h refuses (explicit_out:
+ * it was given with --out). Each said on stderr. 0 or -1. */
 int run_preflight(const struct topology *t, const char *bindir, const char *rundir,
 		  int explicit_out);
+
+/* run_preflight_lab: what bringing the lab of t up would refuse, said on
+ * stderr as "steerlab: CMD: ...": the lab already up, one of its namespaces
+ * already there, an agent program missing from bindir (NULL: not checked).
+ * 0 or -1. */
+int run_preflight_lab(const char *cmd, const struct topology *t, const char *bindir);
 
 /* run_failing_site: the site the timeline takes out first
  * (topo_first_failure), or -1: a run needs one. */
