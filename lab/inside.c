@@ -344,8 +344,18 @@ int inside_down(const char *statedir, FILE *out)
 {
 	char path[PATH_MAX], rundir[PATH_MAX];
 	struct event_log *ev = NULL;
-	int rc;
+	int rc, lock;
 
+	/* one takedown at a time: a second `down` waits, then finds it gone */
+	if ((lock = lab_state_lock(statedir)) == -2) {
+		fprintf(stderr, "steerlab: down: %s was taken down meanwhile, by another process\n",
+			statedir);
+		return -1;
+	}
+	if (lock == -1) {
+		fprintf(stderr, "steerlab: down: %s: %s\n", statedir, strerror(errno));
+		return -1;
+	}
 	lab_state_line(statedir, "rundir", rundir, sizeof(rundir));
 	strfmt(path, sizeof(path), "%s/lab.events.jsonl", rundir);
 	/* only a lab's own events file: never one made here */
@@ -356,10 +366,11 @@ int inside_down(const char *statedir, FILE *out)
 			event_emit(ev, "traffic_stopped", "{s:b}", "interrupted", 0);
 		event_emit(ev, "lab_stopping", NULL);
 	}
-	rc = lab_down_state(statedir, out);
+	rc = lab_down_state_locked(statedir, out);
 	if (rc == 0)
 		event_emit(ev, "lab_down", NULL);
 	event_close(ev);
+	lab_state_unlock(lock);
 	return rc;
 }
 

@@ -480,6 +480,7 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 		return -1;
 	if (lab_init(lab, t, rundir, o->bindir) == -1)
 		return -1;
+	lab->interrupt = &run_interrupted;
 	/* drawn before topology.ini is written, which then reproduces the run */
 	if (run_seed(t) == -1)
 		return -1;

@@ -44,8 +44,7 @@ const char *rundir_quote(const char *s, char *buf, size_t len)
 /* rundir_entry: the first entry of dir but . and .., into buf; 0 if it is
  * empty, 1 if not, -1 (errno) if it cannot be read. *has_marker: marker is
  * one of its entries. */
-static int rundir_entry(const char *dir, const char *marker, char *buf, size_t len,
-			int *has_marker)
+static int rundir_entry(const char *dir, const char *marker, char *buf, size_t len, int *has_marker)
 {
 	struct dirent *de;
 	DIR *d = opendir(dir);
@@ -79,8 +78,7 @@ static const char *rundir_what(const char *cmd)
 	return "a run";
 }
 
-int rundir_check(const char *cmd, const char *dir, const char *marker, int explicit_out,
-		 FILE *err)
+int rundir_check(const char *cmd, const char *dir, const char *marker, int explicit_out, FILE *err)
 {
 	const char *advice = explicit_out ? "choose another --out" : "run again in a second";
 	/* a repeat is run --repeat: its messages say run */

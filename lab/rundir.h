@@ -23,8 +23,7 @@
  * marker (a sweep's sweep.args, a repeat's repeat.args; NULL: none may).
  * explicit_out: dir was given with --out (the advice differs). Nothing is
  * created. 0, or -1. */
-int rundir_check(const char *cmd, const char *dir, const char *marker, int explicit_out,
-		 FILE *err);
+int rundir_check(const char *cmd, const char *dir, const char *marker, int explicit_out, FILE *err);
 
 /* rundir_ctl: the first control character of s (a byte below 0x20, or
  * 0x7f), or NULL if it has none. */

@@ -21,8 +21,8 @@
 #include "test_rundir.h"
 
 /* check: rundir_check's status, its message into msg */
-static int check(const char *cmd, const char *dir, const char *marker, int explicit_out,
-		 char *msg, size_t len)
+static int check(const char *cmd, const char *dir, const char *marker, int explicit_out, char *msg,
+		 size_t len)
 {
 	FILE *fp = fmemopen(msg, len, "w");
 	int rc;
@@ -94,8 +94,8 @@ static void test_not_empty(void **state)
  * link points to is an empty directory */
 static void test_symlink(void **state)
 {
-	char *top = rundir_new("rundir"), *empty = rundir_new("rundir-to"), link[512],
-	     want[2048], msg[2048];
+	char *top = rundir_new("rundir"), *empty = rundir_new("rundir-to"), link[512], want[2048],
+	     msg[2048];
 	const char *cmds[] = {"run", "up", "sweep", "repeat"};
 	const char *says[] = {"run", "up", "sweep", "run"};
 	const char *what[] = {"a run", "a lab", "a sweep", "a repeat"};
@@ -106,9 +106,8 @@ static void test_symlink(void **state)
 	snprintf(link, sizeof(link), "%s/out", top);
 	assert_int_equal(symlink(empty, link), 0);
 	for (int i = 0; i < 4; i++) {
-		assert_int_equal(check(cmds[i], link, i >= 2 ? "x.args" : NULL, 1, msg,
-				       sizeof(msg)),
-				 -1);
+		assert_int_equal(
+		    check(cmds[i], link, i >= 2 ? "x.args" : NULL, 1, msg, sizeof(msg)), -1);
 		snprintf(want, sizeof(want),
 			 "steerlab: %s: %s is a symbolic link (to %s): refused, %s directory is "
 			 "never reached through a link; choose another --out\n",
@@ -170,8 +169,10 @@ static void test_control_characters(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_new_and_empty),   cmocka_unit_test(test_not_empty),
-	    cmocka_unit_test(test_symlink),	    cmocka_unit_test(test_not_a_directory),
+	    cmocka_unit_test(test_new_and_empty),
+	    cmocka_unit_test(test_not_empty),
+	    cmocka_unit_test(test_symlink),
+	    cmocka_unit_test(test_not_a_directory),
 	    cmocka_unit_test(test_control_characters),
 	};
 
