@@ -469,6 +469,9 @@ struct clocks_input {
 	 * when the teardown began (CLOCKS_NONE: not recorded). */
 	int64_t traffic_start_ns, traffic_duration_ns, traffic_stop_ns, fail_at_ns;
 	int traffic_interrupted;
+	/* traffic_stopped was written by `steerlab down` ("by": "down") for a
+	 * run whose steerlab never finished it: nobody watched it to the end */
+	int traffic_stopped_by_down;
 	/* traffic_started's seed and fail_jitter_ns (lab/jitter.h):
 	 * CLOCKS_NONE when absent (a run from before them) */
 	int64_t seed, fail_jitter_ns;

@@ -371,6 +371,9 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 				in->traffic_interrupted = json_is_true(v);
 			else if (v != NULL)
 				return clocks_fail(l, "has no boolean", "interrupted");
+			v = json_object_get(l->obj, "by");
+			in->traffic_stopped_by_down =
+			    json_is_string(v) && strcmp(json_string_value(v), "down") == 0;
 		}
 	} else if (strcmp(l->event, "lab_stopping") == 0) {
 		if (in->lab_stopping_ns == CLOCKS_NONE)

@@ -89,6 +89,22 @@ static void verdict_traffic(const struct clocks_input *in, const struct clocks_r
 	}
 	if (in->traffic_interrupted != 1)
 		return;
+	if (in->traffic_stopped_by_down) {
+		/* the clients stop by themselves: they sent at most the
+		 * configured time, whenever down came */
+		double sent = (double)clocks_traffic_ns(in) / NSEC_PER_SEC;
+
+		clocks_invalid(v, "interrupted",
+			       "steerlab run never finished this run (it was killed, or taken "
+			       "down under it): `steerlab down` stopped the lab at %s, %.3f s "
+			       "after the traffic started; nothing watched the agents to the "
+			       "end, so one that ended meanwhile is not known; rates, budgets "
+			       "and the decay use the %.3f s the clients could have sent",
+			       verdict_at(at, sizeof(at), in, in->traffic_stop_ns),
+			       (double)(in->traffic_stop_ns - in->traffic_start_ns) / NSEC_PER_SEC,
+			       sent);
+		return;
+	}
 	double ran = (double)(in->traffic_stop_ns - in->traffic_start_ns) / NSEC_PER_SEC;
 	double told = (double)in->traffic_duration_ns / NSEC_PER_SEC;
 	double after = (double)(in->traffic_stop_ns - in->failure.t0_ns) / NSEC_PER_SEC;
@@ -217,9 +233,17 @@ static void verdict_clients(const struct clocks_input *in, struct clocks_notes *
 		}
 		if (traffic == CLOCKS_NONE || traffic <= 0 || c->rate <= 0)
 			continue;
+		int64_t own = traffic;
+		/* cut short: its schedule ran from its own start (some ms after
+		 * traffic_started on a busy machine) to the stop, not from
+		 * traffic_started */
+		if (in->traffic_interrupted == 1 && in->traffic_stop_ns != CLOCKS_NONE &&
+		    c->started_ns > in->traffic_start_ns && c->started_ns < in->traffic_stop_ns &&
+		    in->traffic_stop_ns - c->started_ns < own)
+			own = in->traffic_stop_ns - c->started_ns;
 		/* a client that fell behind sends its backlog late, after the
 		 * traffic time: its rate is over the time its sends really took */
-		secs = (double)(c->sending_ns > traffic ? c->sending_ns : traffic) / NSEC_PER_SEC;
+		secs = (double)(c->sending_ns > own ? c->sending_ns : own) / NSEC_PER_SEC;
 		rate = (double)c->sent / secs;
 		if (rate >= c->rate * (1 - CLOCKS_RATE_BEHIND))
 			continue;

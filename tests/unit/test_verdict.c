@@ -108,6 +108,8 @@ static void client_events(const char *dir, const char *node, const char *agent, 
 
 /* what site_failed says besides: "routes" in a lab of several routers */
 static const char *fail_extra = "";
+/* what traffic_stopped says besides ("by": "down") */
+static const char *stop_extra = "";
 
 /* lab_events: the lab's events; interrupted: -1 no traffic_stopped, else
  * its flag, stopped at stop */
@@ -125,9 +127,13 @@ static void lab_events(const char *dir, int interrupted, int64_t stop)
 		 "\",\"how\":\"sigkill\",\"killed_ns\":1700000000123556789%s",
 		 fail_extra);
 	ev(dir, "lab.events.jsonl", T0, "site_failed", failed);
-	if (interrupted >= 0)
-		ev(dir, "lab.events.jsonl", stop, "traffic_stopped",
-		   interrupted ? ",\"interrupted\":true" : ",\"interrupted\":false");
+	if (interrupted >= 0) {
+		char extra[128];
+
+		snprintf(extra, sizeof(extra), ",\"interrupted\":%s%s",
+			 interrupted ? "true" : "false", stop_extra);
+		ev(dir, "lab.events.jsonl", stop, "traffic_stopped", extra);
+	}
 	ev(dir, "lab.events.jsonl", T0 + 7800 * MS, "lab_stopping", "");
 	ev(dir, "lab.events.jsonl", T0 + 9 * S, "lab_down", "");
 }
@@ -923,6 +929,41 @@ static void test_interrupted(void **state)
 	free(r);
 }
 
+/* `steerlab run` SIGKILLed 4 s into the traffic, then `steerlab down`: the
+ * run is interrupted, said as such (not client_behind: the clients were
+ * stopped by down, not behind) */
+static void test_stopped_by_down(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	rm(dir, "lab.events.jsonl");
+	stop_extra = ",\"by\":\"down\"";
+	lab_events(dir, 1, T0 + 2 * S);
+	stop_extra = "";
+	root = expect(dir, 0, NULL);
+	assert_code(root, "interrupted",
+		    "steerlab run never finished this run (it was killed, or taken down under "
+		    "it): `steerlab down` stopped the lab at t0 + 2.000 s, 5.000 s after the "
+		    "traffic started; nothing watched the agents to the end, so one that ended "
+		    "meanwhile is not known; rates, budgets and the decay use the 5.000 s the "
+		    "clients could have sent",
+		    1);
+	assert_no_code(root, "client_behind");
+	json_decref(root);
+	/* down long after the clients' own end: their 10 s, not more */
+	rm(dir, "lab.events.jsonl");
+	stop_extra = ",\"by\":\"down\"";
+	lab_events(dir, 1, T0 + 60 * S);
+	stop_extra = "";
+	root = expect(dir, 0, NULL);
+	assert_code(root, "interrupted", "63.000 s after the traffic started", 1);
+	assert_code(root, "interrupted", "use the 10.000 s the clients could have sent", 1);
+	assert_no_code(root, "client_behind");
+	json_decref(root);
+}
+
 static void test_not_finished(void **state)
 {
 	const char *dir = *state;
@@ -1130,6 +1171,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_capture_cut, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_write_error, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_interrupted, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stopped_by_down, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_finished, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_traffic, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_window_cut, setup, teardown),
