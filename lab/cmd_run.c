@@ -65,6 +65,8 @@ int cmd_run(const struct cmd_args *a, const char *bindir)
 		return 0;
 	case RUN_INVALID:
 		return 3;
+	case RUN_UNSAVED:
+		return 4; /* as report's: the tables printed, a file not written */
 	default:
 		return 1;
 	}

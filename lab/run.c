@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -449,6 +450,40 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 	return rc;
 }
 
+/* The room kept in the run directory, from before the lab comes up to the
+ * analysis, for the analysis's files: a disk the captures filled still
+ * takes clocks.json, its verdict and the report (a few hundred KB). */
+#define RUN_RESERVE_BYTES (1 << 20)
+#define RUN_RESERVE_FILE ".analysis-reserve"
+
+/* run_reserve: RUN_RESERVE_BYTES allocated in rundir (not on a disk already
+ * full: then the analysis says what it could not write) */
+static void run_reserve(const char *rundir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (strfmt(path, sizeof(path), "%s/%s", rundir, RUN_RESERVE_FILE) == -1)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1)
+		return;
+	if (posix_fallocate(fd, 0, RUN_RESERVE_BYTES) != 0) {
+		log_debug("%s: cannot reserve room for the analysis", path);
+		unlink(path);
+	}
+	close(fd);
+}
+
+/* run_unreserve: that room given back, for the analysis to use */
+static void run_unreserve(const char *rundir)
+{
+	char path[PATH_MAX];
+
+	if (strfmt(path, sizeof(path), "%s/%s", rundir, RUN_RESERVE_FILE) == 0)
+		unlink(path);
+}
+
 int run_seed(struct topology *t)
 {
 	uint32_t seed;
@@ -492,6 +527,7 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 		topo_print(t, fp);
 		fclose(fp);
 	}
+	run_reserve(rundir);
 	run_say(o, "run directory %s", rundir);
 	progress_init(&run_progress, t, progress_mode_for(stdout, o->quiet), stdout, o->label);
 
@@ -565,14 +601,17 @@ down:
 		log_warnx("lab %s: take-down incomplete; try: steerlab down %s", t->name, t->name);
 	else
 		run_say(o, "lab %s down", t->name);
+	run_unreserve(rundir);
 	if (failed) {
 		run_say(o, "analysing the captures, events and records");
 		r = report_run(rundir, NULL, stdout);
 		if (r != -1 && !(r & REPORT_UNSAVED))
 			run_say(o, "results in %s (report.md, clocks.json)", rundir);
 		fflush(stdout);
-		if (r == -1 || (r & REPORT_UNSAVED))
+		if (r == -1)
 			rc = -1;
+		else if (r & REPORT_UNSAVED)
+			rc = RUN_UNSAVED; /* measured, printed, not all saved: said */
 		else if (r == REPORT_INVALID || run_interrupted || lab->unexpected)
 			rc = RUN_INVALID;
 		else
@@ -596,6 +635,7 @@ down:
 			rundir);
 	}
 out:
+	run_unreserve(rundir);
 	progress_free(&run_progress);
 	event_close(lab->ev);
 	lab->ev = NULL;

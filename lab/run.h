@@ -25,9 +25,14 @@ struct run_opts {
  * be trusted: its verdict is invalid (report_run), an agent ended during it,
  * or it was interrupted. `steerlab run` exits 3 for it. */
 #define RUN_INVALID 1
+/* RUN_UNSAVED: analysed and printed, but a file of the analysis could not
+ * be written in the run directory (a full disk): `steerlab run` exits 4,
+ * as `steerlab report` does */
+#define RUN_UNSAVED 2
 
 /* run_scenario: 0 if the run and its analysis completed and the run is
- * valid, RUN_INVALID if it is not, -1 on error (nothing to analyse). It
+ * valid, RUN_INVALID if it is not, RUN_UNSAVED if its analysis could not
+ * all be written, -1 on error (nothing to analyse). It
  * refuses first (run_preflight) what it would refuse later. A random seed
  * (t->seed -1) is drawn into t->seed (run_seed) before topology.ini is
  * written; the failure falls at fail_at plus its jitter (lab/jitter.h). */
