@@ -208,6 +208,9 @@ struct clocks_route {
 	struct in_addr via;
 	int nnh; /* next hops: 1, or a multipath route's */
 	struct clocks_nexthop nh[CLOCKS_MAX_NEXTHOPS];
+	/* read after the collector's loop had not run for this long: the
+	 * change may be that much older than t_ns (0: not said) */
+	int64_t stalled_ns;
 };
 
 /* lab_up's "addresses": which node has each link address and router id,
@@ -237,6 +240,15 @@ struct clocks_capture_error {
 	char file[2 * CLOCKS_NAME_MAX]; /* "" if not said */
 	int err;			/* errno; 0 if not said */
 	char error[128];		/* strerror's text */
+};
+
+/* a router's collector lost route notifications (route_monitor_overrun:
+ * the kernel dropped some, ENOBUFS) or stopped reading them
+ * (route_monitor_error): the FIB's changes from then on are incomplete */
+struct clocks_monitor_loss {
+	int64_t t_ns;
+	char node[CLOCKS_NAME_MAX];
+	int stopped; /* route_monitor_error; else an overrun */
 };
 
 /* lab.events.jsonl's agent_exited: an agent ended before the teardown */
@@ -503,6 +515,8 @@ struct clocks_input {
 	size_t nexits, capexits;
 	struct clocks_capture_error *cerrors;
 	size_t ncerrors, capcerrors;
+	struct clocks_monitor_loss *mlosses;
+	size_t nmlosses, capmlosses;
 	struct clocks_rejected *rejected;
 	size_t nrejected, caprejected;
 	struct clocks_client *clients;

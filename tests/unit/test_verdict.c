@@ -876,6 +876,105 @@ static void test_capture_cut(void **state)
 	json_decref(root);
 }
 
+/* core.collector.events.jsonl of valid_run, its route leaving a's link at
+ * steer (from t0) with route_extra, and extra as more events (NULL: none) */
+static void collector_again(const char *dir, int64_t steer, const char *route_extra)
+{
+	const char *col = "core.collector.events.jsonl";
+	char route[256], extra[256];
+	size_t na = 0, nb = 0;
+
+	for (int k = 0; k < NREQ; k++) {
+		na += (k <= ANY_LAST_AT_A) + (k <= DNS_LAST_AT_A);
+		nb += (k > ANY_LAST_AT_A) + (k > DNS_LAST_AT_A);
+	}
+	rm(dir, col);
+	snprintf(route, sizeof(route), ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\"%s",
+		 route_extra);
+	ev(dir, col, T0 - 4 * S, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\"");
+	ev(dir, col, T0 + steer, "route_deleted", route);
+	for (int i = 0; i < 2; i++) {
+		snprintf(extra, sizeof(extra),
+			 ",\"label\":\"%c\",\"packets\":%zu,\"received\":%zu,\"dropped\":0,"
+			 "\"if_dropped\":0,\"written\":%zu",
+			 i ? 'b' : 'a', i ? nb : na, i ? nb : na, i ? nb : na);
+		ev(dir, col, T0 + 8 * S, "capture_stats", extra);
+	}
+}
+
+/* the collector SIGSTOPped 2 s from just before the route left: it read the
+ * change 1.843 s late; the packets say when it was */
+static void test_route_monitor_stalled(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	json_decref(expect(dir, 1, NULL));
+	collector_again(dir, 2098 * MS, ",\"stalled_ns\":2000000000");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "route_monitor_stalled",
+		    "the collector on core read a change of its route to 198.19.0.1/32 (deleted "
+		    "via 198.18.0.2) at t0 + 2.098 s only after its loop had not run for 2.000 s "
+		    "(stopped, or starved of CPU): it may have happened that much earlier, so "
+		    "steer and the FIB clocks from it are not measured (more than 0.050 s "
+		    "invalidates)",
+		    1);
+	assert_code(root, "steer_after_window",
+		    "anycast: the route via a's link left core's FIB at t0 + 2.098 s by its route "
+		    "monitor, but the last anycast request reached a at t0 + 0.206 s, 1.892 s "
+		    "before, though its clients sent every 0.100 s at most: the route was gone by "
+		    "t0 + 0.306 s (plus 0.050 s of slack) at the latest, so steer is late",
+		    1);
+	json_decref(root);
+	/* a stall of 40 ms is within the slack; so is a steer 140 ms after the
+	 * last request (an interval and 40 ms) */
+	collector_again(dir, 346 * MS, ",\"stalled_ns\":40000000");
+	root = expect(dir, 1, NULL);
+	assert_no_code(root, "route_monitor_stalled");
+	assert_no_code(root, "steer_after_window");
+	json_decref(root);
+	/* the site's link cut: the requests stop on the way, not at steer */
+	collector_again(dir, 2098 * MS, "");
+	rm(dir, "lab.events.jsonl");
+	fail_extra = ",\"how\":\"link-down\"";
+	lab_events(dir, 0, T0 + 7500 * MS);
+	fail_extra = "";
+	root = analyse(dir, NULL);
+	assert_no_code(root, "steer_after_window");
+	json_decref(root);
+}
+
+/* the kernel dropped route notifications (ENOBUFS), or the monitor stopped */
+static void test_route_events_lost(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	ev(dir, "core.collector.events.jsonl", T0 + 100 * MS, "route_monitor_overrun",
+	   ",\"overruns\":1");
+	ev(dir, "core.collector.events.jsonl", T0 + 120 * MS, "route_monitor_overrun",
+	   ",\"overruns\":2");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "route_events_lost",
+		    "the kernel dropped route notifications of the collector on core (ENOBUFS, 2 "
+		    "times, the first at t0 + 0.100 s): its FIB's changes are incomplete, so the "
+		    "FIB clocks and steer may miss theirs",
+		    1);
+	assert_int_equal(count_code(root, "route_events_lost"), 1);
+	json_decref(root);
+	ev(dir, "core.collector.events.jsonl", T0 + 150 * MS, "route_monitor_error", "");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "route_events_lost",
+		    "the route monitor of the collector on core stopped at t0 + 0.150 s "
+		    "(route_monitor_error)",
+		    1);
+	assert_int_equal(count_code(root, "route_events_lost"), 2);
+	json_decref(root);
+}
+
 static void test_capture_write_error(void **state)
 {
 	const char *dir = *state;
@@ -1170,6 +1269,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_capture_written, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_cut, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_write_error, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_route_monitor_stalled, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_route_events_lost, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_interrupted, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stopped_by_down, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_finished, setup, teardown),
