@@ -950,9 +950,13 @@ int64_t clocks_observation_end(const struct clocks_input *in);
  * valid when no note of in, of any result or of *v invalidates it
  * (clocks_valid).
  */
-#define CLOCKS_LOSS_SHARE 0.01		/* loss_mismatch: 1 % of the larger count */
-#define CLOCKS_LOSS_ABS 10		/* ... and more than this many requests */
-#define CLOCKS_RATE_BEHIND 0.02		/* client_behind: more than 2 % behind */
+#define CLOCKS_LOSS_SHARE 0.01	/* loss_mismatch: 1 % of the larger count */
+#define CLOCKS_LOSS_ABS 10	/* ... and more than this many requests */
+#define CLOCKS_RATE_BEHIND 0.02 /* client_behind: more than 2 % behind */
+/* client_stalled: a gap in a client's sends around t0 or its switch of
+ * more than this many of its request intervals, and more than this long */
+#define CLOCKS_GAP_INTERVALS 2.0
+#define CLOCKS_GAP_MIN_NS 100000000LL
 #define CLOCKS_CUT_GUARD_NS 100000000LL /* window_cut: at least 100 ms */
 
 void clocks_verdict(const struct clocks_input *in, const struct clocks_result *res, int nres,

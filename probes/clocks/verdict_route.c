@@ -102,7 +102,8 @@ static void verdict_stalls(const struct clocks_input *in, struct clocks_notes *v
 			       "%.3f s invalidates)",
 			       worst->node, prefix, worst->prefixlen,
 			       worst->deleted ? "deleted" : "added", worst->has_via ? " via " : "",
-			       worst->has_via ? via : "", verdict_at(at, sizeof(at), in, worst->t_ns),
+			       worst->has_via ? via : "",
+			       verdict_at(at, sizeof(at), in, worst->t_ns),
 			       (double)worst->stalled_ns / NSEC_PER_SEC,
 			       (double)CLOCKS_MONITOR_STALL_NS / NSEC_PER_SEC);
 	}
@@ -173,18 +174,18 @@ static void verdict_steer_packets(const struct clocks_input *in, const struct cl
 	if (!before || interval == 0 || last == CLOCKS_NONE ||
 	    steer - last <= interval + CLOCKS_STEER_SLACK_NS)
 		return;
-	clocks_invalid(v, "steer_after_window",
-		       "anycast: the route via %s's link left %s's FIB at %s by its route "
-		       "monitor, but the last anycast request reached %s at %s, %.3f s before, "
-		       "though its clients sent every %.3f s at most: the route was gone by "
-		       "%s (plus %.3f s of slack) at the latest, so steer is late (a collector "
-		       "that fell behind, or clients that stopped sending: see "
-		       "route_monitor_stalled, client_stalled)",
-		       f->site, verdict_steer_router(in, steer), verdict_at(at, sizeof(at), in, steer),
-		       f->site, verdict_at(at2, sizeof(at2), in, last),
-		       (double)(steer - last) / NSEC_PER_SEC, (double)interval / NSEC_PER_SEC,
-		       verdict_at(at3, sizeof(at3), in, last + interval),
-		       (double)CLOCKS_STEER_SLACK_NS / NSEC_PER_SEC);
+	clocks_invalid(
+	    v, "steer_after_window",
+	    "anycast: the route via %s's link left %s's FIB at %s by its route "
+	    "monitor, but the last anycast request reached %s at %s, %.3f s before, "
+	    "though its clients sent every %.3f s at most: the route was gone by "
+	    "%s (plus %.3f s of slack) at the latest, so steer is late (a collector "
+	    "that fell behind, or clients that stopped sending: see "
+	    "route_monitor_stalled, client_stalled)",
+	    f->site, verdict_steer_router(in, steer), verdict_at(at, sizeof(at), in, steer),
+	    f->site, verdict_at(at2, sizeof(at2), in, last), (double)(steer - last) / NSEC_PER_SEC,
+	    (double)interval / NSEC_PER_SEC, verdict_at(at3, sizeof(at3), in, last + interval),
+	    (double)CLOCKS_STEER_SLACK_NS / NSEC_PER_SEC);
 }
 
 void verdict_routes(const struct clocks_input *in, const struct clocks_result *anycast,

@@ -345,6 +345,55 @@ static void test_client_behind(void **state)
 	json_decref(root);
 }
 
+/* client_csv: client 1's records of valid_run, requests first to last
+ * sent at late_at (from t0) instead, in a burst, answered by b */
+static void client_csv(const char *dir, int first, int last, int64_t late_at)
+{
+	rm(dir, "requests-c1.csv");
+	put(dir, "requests-c1.csv", "client,seq,sent_ns,status,site,rtt_ns\n");
+	for (int k = 0; k < NREQ; k++) {
+		int dead = k >= 30 && k <= ANY_LAST_AT_A, at_a = k <= ANY_LAST_AT_A;
+		int64_t sent = sent_at(k);
+
+		if (k >= first && k <= last) {
+			sent = T0 + late_at + (k - first) * 1000;
+			dead = at_a = 0;
+		}
+		put(dir, "requests-c1.csv", "1,%d,%lld,%s,%s,%d\n", k, (long long)sent,
+		    dead ? "timeout" : "ok",
+		    dead   ? ""
+		    : at_a ? "a"
+			   : "b",
+		    dead ? 0 : 2000000);
+	}
+}
+
+/* SIGSTOP of a client for 1 s across t0: it catches up in a burst, so its
+ * rate is right, but where its requests went at t0 is not measured */
+static void test_client_stalled(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	/* the requests due from t0 - 395 ms to t0 + 505 ms, sent at t0 + 520 ms */
+	client_csv(dir, 26, 35, 520 * MS);
+	root = analyse(dir, NULL);
+	assert_code(root, "client_stalled",
+		    "client 1 (client on c1) sent nothing from t0 - 0.495 s to t0 + 0.520 s, a gap "
+		    "of 1.015 s though it sends every 0.100 s, across t0: it was not running "
+		    "(stopped, or starved of CPU), so when it left a is not measured (a gap of "
+		    "more than 2 intervals and 0.100 s invalidates)",
+		    1);
+	assert_no_code(root, "client_behind");
+	json_decref(root);
+	/* 150 ms, one request late by half an interval: within the tolerance */
+	client_csv(dir, 30, 30, 50 * MS);
+	root = analyse(dir, NULL);
+	assert_no_code(root, "client_stalled");
+	json_decref(root);
+}
+
 static void test_client_killed(void **state)
 {
 	const char *dir = *state;
@@ -1245,6 +1294,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_agent_exited, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_behind, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_killed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_client_stalled, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_rate_unchecked, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_loss_before_t0_explained, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unexplained_loss, setup, teardown),
