@@ -1100,6 +1100,9 @@ struct clocks_rsv_result {
 	 * the dead site's link (to its address) and on every site link; the
 	 * last one to the dead site (0: none); CLOCKS_NONE: unknown */
 	int64_t dead_after, all_after, window_ns;
+	/* its clients' requests that reached the dead site in the second
+	 * before t0: did they use it when it failed? (CLOCKS_NONE as above) */
+	int64_t dead_before;
 };
 
 struct clocks_resolvers {
