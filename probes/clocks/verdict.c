@@ -7,8 +7,10 @@
  *
  * Each finding is a coded note: the codes that invalidate the run say the
  * lab did not measure what it claims (an agent died, a client fell behind
- * its rate, losses the failure does not explain, a healthy site declared
- * dead, a capture that dropped or lost packets, an interrupted run); the
+ * its rate or stalled where the clocks are read, losses the failure does
+ * not explain, a healthy site declared dead, a capture that dropped or lost
+ * packets, a route monitor that lost route changes or read them late, an
+ * interrupted run); the
  * others qualify a valid run (a window cut short by the end of the
  * observation, control messages dropped, rates that could not be checked).
  * Every message names the node, agent, site or client and the figure.
