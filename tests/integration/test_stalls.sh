@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A stalled agent makes the run invalid, though each catches up after
-# (issue 19, items 3 and 4), each case an anycast run of 4 s failing at 2 s:
+# (issue 19, items 3 and 4), each case an anycast run of 5 s failing at 3 s:
 # - the router's collector SIGSTOPped from 0.5 s before t0 for 1.8 s reads
 #   the route change late. It says it stalled (collector_stalled, and
 #   stalled_ns on the route change), and the verdict says steer is not
@@ -25,12 +25,12 @@ rundir=$out/run
 
 # stall NODE AGENT AFTER_MS FOR_S: a run whose agent AGENT of NODE is
 # SIGSTOPped AFTER_MS into the traffic (from traffic_started's own time
-# stamp; t0 is at 2000) for FOR_S seconds; it must exit 3
+# stamp; t0 is at 3000) for FOR_S seconds; it must exit 3
 stall() {
 	local node=$1 agent=$2 after=$3 for=$4 started wait_ms rc=0
 	rm -rf "$rundir"
-	$STEERLAB run topology/anycast.ini --out "$rundir" --set name=$lab --set duration=4s \
-		--set fail_at=2s -q >"$out/run.log" 2>&1 &
+	$STEERLAB run topology/anycast.ini --out "$rundir" --set name=$lab --set duration=5s \
+		--set fail_at=3s -q >"$out/run.log" 2>&1 &
 	run_pid=$!
 	wait_until 30 has_event "$rundir/lab.events.jsonl" traffic_started ||
 		fail "no traffic within 30 s"
@@ -60,7 +60,7 @@ invalid() {
 }
 
 # the collector, 0.5 s before t0 (the route leaves ~0.3 s after t0), 1.8 s
-stall core collector 1500 1.8
+stall core collector 2500 1.8
 ev=$rundir/core.collector.events.jsonl
 stalled=$(jq -r 'select(.event == "collector_stalled") | .stalled_ns' "$ev" | sort -n | tail -1)
 assert_ge "$stalled" 1000000000 "the collector's longest collector_stalled, ns"
@@ -71,7 +71,7 @@ invalid route_monitor_stalled
 invalid steer_after_window
 
 # the client, from 0.5 s before t0 for 1 s
-stall c1 client 1500 1
+stall c1 client 2500 1
 invalid client_stalled
 json "$rundir/clocks.json" '.warnings[] | select(.code == "client_behind")' | grep -q . &&
 	fail "the stalled client is blamed on client_behind"

@@ -68,7 +68,9 @@ done
 $STEERLAB up $topo --set name=$lab --no-agents --out "$out/stray" >/dev/null
 ip netns exec $lab-core sleep 300 &
 stray=$!
-wait_until 5 test "$(readlink /proc/$stray/ns/net)" = "$(readlink /proc/self/ns/net)" && true
+# ip netns exec enters the namespace, then becomes sleep
+is_sleep() { [[ $(readlink /proc/$stray/exe) == */sleep ]]; }
+wait_until 5 is_sleep || fail "ip netns exec did not start sleep"
 $STEERLAB down $lab >"$out/stray.log" 2>&1 || { cat "$out/stray.log"; fail "down with a stray process failed"; }
 cat "$out/stray.log"
 grep -q "1 process it had not recorded stopped (sleep $stray)" "$out/stray.log" ||
