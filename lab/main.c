@@ -354,6 +354,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");
 		return 2;
 	}
+	/* a command line without its topology is a usage error, for every
+	 * command that takes one (README.md, "Exit status") */
+	if ((c->takes & TAKES_TOPOLOGY) && cli_need_file(&a, c->name) == -1)
+		return 2;
 	if ((c->takes & TAKES_TOPOLOGY) && dir_hint(a.file) == -1)
 		return 2;
 	if ((c->takes & TAKES_TOPOLOGY) && env_sets(&a) == -1)
