@@ -17,6 +17,7 @@
 #include "event.h"
 #include "kernel.h"
 #include "log.h"
+#include "rundir.h"
 #include "strfmt.h"
 #include "netns.h"
 
@@ -30,31 +31,13 @@ int lab_nsname(char *buf, size_t len, const struct topology *t, int node)
 	return strfmt(buf, len, "%s-%s", t->name, t->nodes[node].name);
 }
 
-static int mkdir_p(const char *dir)
-{
-	char tmp[PATH_MAX];
-	size_t len = strlen(dir);
-
-	if (len == 0 || len >= sizeof(tmp))
-		return -1;
-	memcpy(tmp, dir, len + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) == -1 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return (mkdir(tmp, 0755) == -1 && errno != EEXIST) ? -1 : 0;
-}
-
 int lab_init(struct lab *lab, const struct topology *t, const char *rundir, const char *bindir)
 {
 	char path[PATH_MAX];
 
 	memset(lab, 0, sizeof(*lab));
 	lab->t = t;
+	lab->lockfd = -1;
 	for (int i = 0; i < TOPO_MAX_NODES; i++)
 		lab->nsfd[i] = -1;
 	lab->phase = LAB_BRINGUP;
@@ -64,10 +47,8 @@ int lab_init(struct lab *lab, const struct topology *t, const char *rundir, cons
 		log_warnx("path too long");
 		return -1;
 	}
-	if (mkdir_p(rundir) == -1) {
-		log_warn("%s: cannot create run directory %s", __func__, rundir);
+	if (rundir_make(rundir) == -1)
 		return -1;
-	}
 	strfmt(path, sizeof(path), "%s/lab.events.jsonl", rundir);
 	if ((lab->ev = event_open(path, "lab", "steerlab")) == NULL)
 		return -1;
@@ -194,6 +175,13 @@ static int lab_claim(struct lab *lab)
 		log_warn("%s: chmod %s", __func__, lab->statedir);
 		goto out_rmdir;
 	}
+	/* held until the lab is up: a `down` meanwhile waits, and then takes
+	 * down all of it, not what was recorded so far */
+	if ((lab->lockfd = lab_state_lock(lab->statedir)) < 0) {
+		lab->lockfd = -1;
+		log_warn("%s: lock %s", __func__, lab->statedir);
+		goto out_rmdir;
+	}
 	for (int i = 0; i < t->nnodes; i++) {
 		lab_nsname(ns, sizeof(ns), t, i);
 		if (netns_exists(ns)) {
@@ -208,6 +196,12 @@ static int lab_claim(struct lab *lab)
 		log_warn("%s: %s", __func__, lab->bindir);
 		goto out_rmdir;
 	}
+	/* each is one line of the state, read back by status and down */
+	if (rundir_ctl(lab->rundir) || rundir_ctl(bindir)) {
+		log_warnx("%s: a control character in the path: refused",
+			  rundir_ctl(lab->rundir) ? "the run directory" : "the agents' directory");
+		goto out_rmdir;
+	}
 	if (lab_write_new(lab->statedir, "rundir", lab->rundir) == -1 ||
 	    lab_write_new(lab->statedir, "bindir", bindir) == -1)
 		goto out_unlink;
@@ -220,7 +214,15 @@ out_unlink:
 	unlink(path);
 out_rmdir:
 	rmdir(lab->statedir);
+	lab_state_unlock(lab->lockfd);
+	lab->lockfd = -1;
 	return -1;
+}
+
+/* lab_interrupted: bring-up was interrupted (said once) */
+static int lab_interrupted(const struct lab *lab)
+{
+	return lab->interrupt && *lab->interrupt;
 }
 
 static int lab_make_namespaces(struct lab *lab)
@@ -228,7 +230,7 @@ static int lab_make_namespaces(struct lab *lab)
 	const struct topology *t = lab->t;
 	char ns[64];
 
-	for (int i = 0; i < t->nnodes; i++) {
+	for (int i = 0; i < t->nnodes && !lab_interrupted(lab); i++) {
 		lab_nsname(ns, sizeof(ns), t, i);
 		/* record first: a crash after netns_create still gets it removed */
 		if (lab_append(lab->statedir, "namespaces", ns) == -1)
@@ -493,24 +495,32 @@ int lab_up(struct lab *lab)
 		topo_print(t, fp);
 		fclose(fp);
 	}
-	if (lab_make_namespaces(lab) == -1)
+	if (lab_make_namespaces(lab) == -1 || lab_interrupted(lab))
 		goto fail;
 	if ((root = kern_open(-1)) == NULL || lab_make_links(lab, root) == -1)
 		goto fail;
 	for (int n = 0; n < t->nnodes; n++)
-		if (lab_configure_node(lab, n, 0) == -1)
+		if (lab_interrupted(lab) || lab_configure_node(lab, n, 0) == -1)
 			goto fail;
 	if (!lab->no_agents && (lab_frr_prepare(lab) == -1 || lab_realres_prepare(lab) == -1 ||
 				lab_start_infra(lab) == -1))
 		goto fail;
+	if (lab_interrupted(lab))
+		goto fail;
 	kern_close(root);
+	lab_state_unlock(lab->lockfd);
+	lab->lockfd = -1;
 	event_emit(lab->ev, "lab_up", "{s:s, s:s, s:i, s:i, s:i, s:o?}", "lab", t->name, "topology",
 		   t->path, "nodes", t->nnodes, "links", t->nlinks, "port", (int)t->port,
 		   "addresses", lab_addresses(t));
 	return 0;
 fail:
 	kern_close(root);
-	log_warnx("lab %s: bring-up failed; taking down what was made", t->name);
+	if (lab_interrupted(lab))
+		log_warnx("lab %s: interrupted while it came up; taking down what was made",
+			  t->name);
+	else
+		log_warnx("lab %s: bring-up failed; taking down what was made", t->name);
 	lab_down(lab);
 	return -1;
 }

@@ -15,6 +15,7 @@
 #include "inside.h"
 #include "lab.h"
 #include "run.h"
+#include "rundir.h"
 #include "strfmt.h"
 #include "timeutil.h"
 #include "topology.h"
@@ -112,10 +113,10 @@ static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 	s0 = dir_bytes(rundir);
 	t0 = now_mono_ns();
 	deadline = t0 + 1000000000LL;
-	while ((t1 = now_mono_ns()) < deadline && !lab->unexpected)
+	while ((t1 = now_mono_ns()) < deadline && !lab->unexpected && !run_interrupted)
 		lab_watch(lab, deadline - t1);
 	lab_watch(lab, 0);
-	if (lab->unexpected)
+	if (lab->unexpected || run_interrupted)
 		return -1;
 	s1 = dir_bytes(rundir);
 	*mb_min =
@@ -137,9 +138,16 @@ int cmd_up(const struct cmd_args *a, const char *bindir)
 		snprintf(rundir, sizeof(rundir), "%s", a->out);
 	else
 		run_default_dir(rundir, sizeof(rundir), cli_topo.name);
+	/* what lab_up would refuse is refused before anything is made */
+	if ((run_preflight_lab("up", &cli_topo, a->no_agents ? NULL : bindir) == -1) |
+	    (rundir_check("up", rundir, NULL, a->out != NULL, stderr) == -1))
+		return 1;
+	/* Ctrl-C, SIGTERM, SIGHUP: what was made is taken down, as run does */
+	cli_catch_signals();
 	if (lab_init(&lab, &cli_topo, rundir, bindir) == -1)
 		return 1;
 	lab.no_agents = a->no_agents;
+	lab.interrupt = &run_interrupted;
 	if (lab_up(&lab) == -1)
 		goto fail;
 	/* the topology as used, for report (a run writes it too) */
@@ -151,7 +159,7 @@ int cmd_up(const struct cmd_args *a, const char *bindir)
 	/* watched while this process lives: up to ready, and the clients' start
 	 * when asked (they send until the lab is taken down) */
 	if (!a->no_agents) {
-		if (run_wait_ready(&lab) == -1 && lab.unexpected)
+		if (run_wait_ready(&lab) == -1 && (lab.unexpected || run_interrupted))
 			goto down;
 		lab.phase = LAB_UP;
 		if (a->traffic && (clients = up_traffic(&lab, rundir, &mb_min)) == -1)
@@ -160,6 +168,8 @@ int cmd_up(const struct cmd_args *a, const char *bindir)
 		if (lab.unexpected)
 			goto down;
 	}
+	if (run_interrupted)
+		goto down;
 	printf("steerlab: lab %s is up: %d namespaces, %d links, %d agents\n", cli_topo.name,
 	       cli_topo.nnodes, cli_topo.nlinks, lab.nagents);
 	printf("  run directory: %s (events, logs, captures)\n", rundir);
@@ -188,12 +198,22 @@ int cmd_up(const struct cmd_args *a, const char *bindir)
 	return 0;
 
 down:
-	fprintf(stderr,
-		"steerlab: lab %s: an agent could not start or ended (above): taking "
-		"the lab down; its logs stay in %s\n",
-		cli_topo.name, rundir);
-	lab_down(&lab);
+	if (run_interrupted)
+		fprintf(stderr,
+			"steerlab: lab %s: interrupted: taking the lab down; its logs stay in "
+			"%s\n",
+			cli_topo.name, rundir);
+	else
+		fprintf(stderr,
+			"steerlab: lab %s: an agent could not start or ended (above): taking "
+			"the lab down; its logs stay in %s\n",
+			cli_topo.name, rundir);
+	if (lab_down(&lab) == -1)
+		fprintf(stderr, "steerlab: lab %s: take-down incomplete; try: steerlab down %s\n",
+			cli_topo.name, cli_topo.name);
 fail:
+	if (run_interrupted)
+		fprintf(stderr, "steerlab: up: interrupted: lab %s is not up\n", cli_topo.name);
 	event_close(lab.ev);
 	return 1;
 }

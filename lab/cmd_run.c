@@ -18,7 +18,7 @@ static int sweep_go(struct sweep *sw, const char *cmd, const struct cmd_args *a,
 	struct sweep_opts o = {.out = a->out, .bindir = bindir, .quiet = a->quiet};
 	char lab[TOPO_NAME_MAX + 1];
 
-	if (sweep_check(sw, lab) == -1)
+	if (sweep_check(sw, lab, bindir) == -1)
 		return 1;
 	if (a->check) {
 		printf("steerlab: %s: the %d points of %s load and check (", cmd, sw->nvalues,
@@ -75,6 +75,8 @@ int cmd_run(const struct cmd_args *a, const char *bindir)
 		return 0;
 	case RUN_INVALID:
 		return 3;
+	case RUN_UNSAVED:
+		return 4; /* as report's: the tables printed, a file not written */
 	default:
 		return 1;
 	}

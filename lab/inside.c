@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <jansson.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -340,26 +341,74 @@ out:
 	return rc;
 }
 
+/* inside_traffic: the traffic of lab.events.jsonl at path still running
+ * when down came: 0 none (never started, or stopped), 1 an `up --traffic`'s
+ * (until down: duration 0), 2 a run's that never said traffic_stopped (its
+ * steerlab died, or is being cut short by this down) */
+static int inside_traffic(const char *path)
+{
+	char line[4096];
+	int state = 0;
+	FILE *fp = lab_fopen_read(path);
+
+	if (fp == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		json_t *obj = json_loads(line, 0, NULL);
+		const char *ev = json_string_value(json_object_get(obj, "event"));
+
+		if (ev && strcmp(ev, "traffic_started") == 0)
+			state = json_integer_value(json_object_get(obj, "duration_ns")) > 0 ? 2 : 1;
+		else if (ev && strcmp(ev, "traffic_stopped") == 0)
+			state = 0;
+		json_decref(obj);
+	}
+	fclose(fp);
+	return state;
+}
+
 int inside_down(const char *statedir, FILE *out)
 {
 	char path[PATH_MAX], rundir[PATH_MAX];
 	struct event_log *ev = NULL;
-	int rc;
+	int rc, lock;
 
+	/* one takedown at a time: a second `down` waits, then finds it gone */
+	if ((lock = lab_state_lock(statedir)) == -2) {
+		fprintf(stderr, "steerlab: down: %s was taken down meanwhile, by another process\n",
+			statedir);
+		return -1;
+	}
+	if (lock == -1) {
+		fprintf(stderr, "steerlab: down: %s: %s\n", statedir, strerror(errno));
+		return -1;
+	}
 	lab_state_line(statedir, "rundir", rundir, sizeof(rundir));
 	strfmt(path, sizeof(path), "%s/lab.events.jsonl", rundir);
 	/* only a lab's own events file: never one made here */
 	if (rundir[0] == '/' && access(path, F_OK) == 0 &&
 	    (ev = event_open(path, "lab", "steerlab")) != NULL) {
-		if (run_count_events(path, "traffic_started", NULL, NULL) >
-		    run_count_events(path, "traffic_stopped", NULL, NULL))
+		int traffic = inside_traffic(path);
+
+		/* up --traffic sends until down: its end; a run's traffic that
+		 * never stopped was cut short, and nobody watched it to the end */
+		if (traffic == 1)
 			event_emit(ev, "traffic_stopped", "{s:b}", "interrupted", 0);
+		else if (traffic == 2)
+			event_emit(ev, "traffic_stopped", "{s:b, s:s}", "interrupted", 1, "by",
+				   "down");
+		if (traffic == 2 && out)
+			fprintf(out,
+				"steerlab: the run in %s never finished (its steerlab run was "
+				"killed?): marked interrupted\n",
+				rundir);
 		event_emit(ev, "lab_stopping", NULL);
 	}
-	rc = lab_down_state(statedir, out);
+	rc = lab_down_state_locked(statedir, out);
 	if (rc == 0)
 		event_emit(ev, "lab_down", NULL);
 	event_close(ev);
+	lab_state_unlock(lock);
 	return rc;
 }
 

@@ -76,6 +76,11 @@ struct lab {
 	int nagents;
 	struct event_log *ev; /* lab.events.jsonl */
 	int no_agents;	      /* up: namespaces, links and routes only */
+	/* when set and non-zero (a signal handler's flag), bring-up stops
+	 * before the next namespace or agent, and lab_up takes down what it
+	 * made */
+	const volatile sig_atomic_t *interrupt;
+	int lockfd; /* the state directory's lock while lab_up holds it, else -1 */
 
 	/* the supervisor's */
 	enum lab_phase phase;
@@ -162,6 +167,18 @@ int lab_wait_agents(struct lab *lab, const char *name, int64_t timeout_ns);
  * remove statedir. Bad lines are refused with a warning naming them. 0, or
  * -1 if something was refused or could not be removed. */
 int lab_down_state(const char *statedir, FILE *out);
+
+/* lab_state_lock: the lock of statedir (flock on the directory), so that
+ * two takedowns of one lab (two `steerlab down`, or one beside the run that
+ * is stopping it) do not both stop its agents and write its closing events:
+ * taken, waiting (said on stderr) while another process holds it. The
+ * descriptor that holds it (lab_state_unlock releases it); -2 if statedir
+ * was removed while waiting (the lab is down); -1 (errno) if it cannot be
+ * opened. lab_down_state takes it; lab_down_state_locked is the same for
+ * a caller that holds it already. */
+int lab_state_lock(const char *statedir);
+void lab_state_unlock(int fd);
+int lab_down_state_locked(const char *statedir, FILE *out);
 
 /* lab_state_check: statedir (or LAB_STATE_DIR) is a real directory, not a
  * symbolic link, owned by root and not writable by others. 0, or -1 with a

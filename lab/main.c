@@ -78,9 +78,9 @@ static const char usage_text[] =
     "measured, or the lab not taken down completely); 2 usage; 3 (run, report,\n"
     "sweep) a run, a sweep's point or a repetition was measured but cannot be\n"
     "trusted: an agent ended during it, a self-check failed, or it was interrupted\n"
-    "(clocks.json says \"valid\": false and why); 4 (report) the tables and the\n"
+    "(clocks.json says \"valid\": false and why); 4 (run, report) the tables and the\n"
     "verdict were printed but a file could not be written in the run directory (the\n"
-    "error names it).\n"
+    "error names it); exec: its command's status.\n"
     "See README.md and docs/ for the topology format and the clocks.\n";
 
 void cli_usage(FILE *fp)
@@ -368,6 +368,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");
 		return 2;
 	}
+	/* a command line without its topology is a usage error, for every
+	 * command that takes one (README.md, "Exit status") */
+	if ((c->takes & TAKES_TOPOLOGY) && cli_need_file(&a, c->name) == -1)
+		return 2;
 	if ((c->takes & TAKES_TOPOLOGY) && dir_hint(a.file) == -1)
 		return 2;
 	if ((c->takes & TAKES_TOPOLOGY) && env_sets(&a) == -1)

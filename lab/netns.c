@@ -1,12 +1,16 @@
 /* Named network namespaces, as iproute2 makes them; see netns.h. */
 #include "netns.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <sys/mount.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -149,4 +153,89 @@ int netns_enter_exec(int fd)
 	if (umount2("/sys", MNT_DETACH) == -1 && errno != EINVAL)
 		return -1;
 	return mount("sysfs", "/sys", "sysfs", 0, NULL);
+}
+
+/* netns_of: the device and inode of pid's network namespace */
+static int netns_of(int pid, dev_t *dev, ino_t *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+	if (stat(path, &st) == -1)
+		return -1;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
+int netns_members(const char *const names[], int n, struct netns_member *m, int max)
+{
+	dev_t *devs = calloc(n > 0 ? (size_t)n : 1, sizeof(*devs));
+	ino_t *inos = calloc(n > 0 ? (size_t)n : 1, sizeof(*inos));
+	int *have = calloc(n > 0 ? (size_t)n : 1, sizeof(*have));
+	int found = -1, self = (int)getpid(), any = 0;
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d = NULL;
+
+	if (devs == NULL || inos == NULL || have == NULL)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		if (netns_path(path, sizeof(path), names[i]) == 0 && stat(path, &st) == 0) {
+			devs[i] = st.st_dev;
+			inos[i] = st.st_ino;
+			have[i] = any = 1;
+		}
+	}
+	found = 0;
+	if (!any)
+		goto out;
+	if ((d = opendir("/proc")) == NULL) {
+		found = -1;
+		goto out;
+	}
+	while ((de = readdir(d)) != NULL && found < max) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		dev_t dev;
+		ino_t ino;
+		int fd, i;
+
+		if (*end != '\0' || pid <= 0 || pid == self)
+			continue;
+		/* held first: from here /proc/PID is that process */
+		if ((fd = pidfd_open((pid_t)pid, 0)) == -1)
+			continue;
+		i = n;
+		if (netns_of((int)pid, &dev, &ino) == 0)
+			for (i = 0; i < n; i++)
+				if (have[i] && dev == devs[i] && ino == inos[i])
+					break;
+		if (i == n) {
+			close(fd);
+			continue;
+		}
+		m[found].pid = (int)pid;
+		m[found].pidfd = fd;
+		m[found].ns = i;
+		m[found].comm[0] = '\0';
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		FILE *fp = fopen(path, "re");
+		if (fp) {
+			if (fgets(m[found].comm, sizeof(m[found].comm), fp) == NULL)
+				m[found].comm[0] = '\0';
+			m[found].comm[strcspn(m[found].comm, "\n")] = '\0';
+			fclose(fp);
+		}
+		found++;
+	}
+out:
+	if (d)
+		closedir(d);
+	free(devs);
+	free(inos);
+	free(have);
+	return found;
 }

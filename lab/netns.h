@@ -35,4 +35,21 @@ int netns_enter_root(void);
  * namespaces half changed. */
 int netns_enter_exec(int fd);
 
+/* A process found inside a named namespace (netns_members). */
+struct netns_member {
+	int pid;
+	int pidfd;     /* holds it: signal it through this */
+	char comm[16]; /* /proc/PID/comm, for the messages */
+	int ns;	       /* the index of its namespace in names[] */
+};
+
+/* netns_members: every process but this one whose network namespace is one
+ * of names[0..n) (NETNS_DIR/NAME), matched by the namespace's device and
+ * inode, never by a process's name. Each is held by a pidfd opened before
+ * its namespace is checked, so the process checked is the one held (the
+ * caller closes each pidfd). How many were found, at most max, into m; -1
+ * (errno) if /proc cannot be read. A namespace that is not there matches
+ * nothing. */
+int netns_members(const char *const names[], int n, struct netns_member *m, int max);
+
 #endif

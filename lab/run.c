@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include "netns.h"
 #include "progress.h"
 #include "report.h"
+#include "rundir.h"
 #include "strfmt.h"
 #include "strtonum.h"
 #include "timeutil.h"
@@ -372,27 +374,6 @@ int run_failing_site(const struct topology *t)
 	return topo_first_failure(t, NULL);
 }
 
-/* run_dir_entry: the first entry of dir but . and .., into buf; 0 if it is
- * empty, 1 if not, -1 if it cannot be read. */
-static int run_dir_entry(const char *dir, char *buf, size_t len)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int rc = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		strfmt(buf, len, "%s", de->d_name);
-		rc = 1;
-		break;
-	}
-	closedir(d);
-	return rc;
-}
-
 /* run_programs: every agent program the topology needs is in bindir. */
 static int run_programs(const struct topology *t, const char *bindir)
 {
@@ -418,12 +399,40 @@ static int run_programs(const struct topology *t, const char *bindir)
 	return rc;
 }
 
+int run_preflight_lab(const char *cmd, const struct topology *t, const char *bindir)
+{
+	char statedir[PATH_MAX], ns[64];
+	int rc = 0;
+
+	lab_statedir(statedir, sizeof(statedir), t->name);
+	if (access(statedir, F_OK) == 0) {
+		fprintf(stderr,
+			"steerlab: %s: lab '%s' is already up (%s): take it down first with: "
+			"steerlab down %s\n",
+			cmd, t->name, statedir, t->name);
+		rc = -1;
+	} else {
+		for (int i = 0; i < t->nnodes; i++) {
+			lab_nsname(ns, sizeof(ns), t, i);
+			if (netns_exists(ns)) {
+				fprintf(stderr,
+					"steerlab: %s: namespace %s already exists: remove it or "
+					"rename the lab (--set name=...)\n",
+					cmd, ns);
+				rc = -1;
+				break;
+			}
+		}
+	}
+	if (bindir && run_programs(t, bindir) == -1)
+		rc = -1;
+	return rc;
+}
+
 int run_preflight(const struct topology *t, const char *bindir, const char *rundir,
 		  int explicit_out)
 {
-	char statedir[PATH_MAX], ns[64], entry[NAME_MAX + 1];
-	struct stat st;
-	int rc = 0, r;
+	int rc = 0;
 
 	if (run_failing_site(t) < 0) {
 		fprintf(
@@ -434,59 +443,45 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 		    t->path);
 		rc = -1;
 	}
-	lab_statedir(statedir, sizeof(statedir), t->name);
-	if (access(statedir, F_OK) == 0) {
-		fprintf(stderr,
-			"steerlab: run: lab '%s' is already up (%s): take it down first with: "
-			"steerlab down %s\n",
-			t->name, statedir, t->name);
+	if (run_preflight_lab("run", t, bindir) == -1)
 		rc = -1;
-	} else {
-		for (int i = 0; i < t->nnodes; i++) {
-			lab_nsname(ns, sizeof(ns), t, i);
-			if (netns_exists(ns)) {
-				fprintf(stderr,
-					"steerlab: run: namespace %s already exists: remove it or "
-					"rename the lab (--set name=...)\n",
-					ns);
-				rc = -1;
-				break;
-			}
-		}
-	}
-	if (run_programs(t, bindir) == -1)
+	if (rundir_check("run", rundir, NULL, explicit_out, stderr) == -1)
 		rc = -1;
-	if (lstat(rundir, &st) == 0) {
-		if (S_ISLNK(st.st_mode) && stat(rundir, &st) == -1)
-			st.st_mode = 0;
-		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr,
-				"steerlab: run: %s exists and is not a directory: choose "
-				"another --out\n",
-				rundir);
-			rc = -1;
-		} else if ((r = run_dir_entry(rundir, entry, sizeof(entry))) != 0) {
-			char events[PATH_MAX];
-			strfmt(events, sizeof(events), "%s/lab.events.jsonl", rundir);
-			if (r == 1 && lstat(events, &st) == 0)
-				strfmt(entry, sizeof(entry), "lab.events.jsonl: a run");
-			if (r == 1)
-				fprintf(stderr,
-					"steerlab: run: %s is not empty (it has %s): a run writes "
-					"into a new or empty directory and leaves what is there "
-					"untouched; %s\n",
-					rundir, entry,
-					explicit_out ? "choose another --out"
-						     : "run again in a second");
-			else
-				fprintf(stderr, "steerlab: run: %s: %s\n", rundir, strerror(errno));
-			rc = -1;
-		}
-	} else if (errno != ENOENT) {
-		fprintf(stderr, "steerlab: run: %s: %s\n", rundir, strerror(errno));
-		rc = -1;
-	}
 	return rc;
+}
+
+/* The room kept in the run directory, from before the lab comes up to the
+ * analysis, for the analysis's files: a disk the captures filled still
+ * takes clocks.json, its verdict and the report (a few hundred KB). */
+#define RUN_RESERVE_BYTES (1 << 20)
+#define RUN_RESERVE_FILE ".analysis-reserve"
+
+/* run_reserve: RUN_RESERVE_BYTES allocated in rundir (not on a disk already
+ * full: then the analysis says what it could not write) */
+static void run_reserve(const char *rundir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (strfmt(path, sizeof(path), "%s/%s", rundir, RUN_RESERVE_FILE) == -1)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1)
+		return;
+	if (posix_fallocate(fd, 0, RUN_RESERVE_BYTES) != 0) {
+		log_debug("%s: cannot reserve room for the analysis", path);
+		unlink(path);
+	}
+	close(fd);
+}
+
+/* run_unreserve: that room given back, for the analysis to use */
+static void run_unreserve(const char *rundir)
+{
+	char path[PATH_MAX];
+
+	if (strfmt(path, sizeof(path), "%s/%s", rundir, RUN_RESERVE_FILE) == 0)
+		unlink(path);
 }
 
 int run_seed(struct topology *t)
@@ -520,6 +515,7 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 		return -1;
 	if (lab_init(lab, t, rundir, o->bindir) == -1)
 		return -1;
+	lab->interrupt = &run_interrupted;
 	/* drawn before topology.ini is written, which then reproduces the run */
 	if (run_seed(t) == -1)
 		return -1;
@@ -531,6 +527,7 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 		topo_print(t, fp);
 		fclose(fp);
 	}
+	run_reserve(rundir);
 	run_say(o, "run directory %s", rundir);
 	progress_init(&run_progress, t, progress_mode_for(stdout, o->quiet), stdout, o->label);
 
@@ -604,14 +601,17 @@ down:
 		log_warnx("lab %s: take-down incomplete; try: steerlab down %s", t->name, t->name);
 	else
 		run_say(o, "lab %s down", t->name);
+	run_unreserve(rundir);
 	if (failed) {
 		run_say(o, "analysing the captures, events and records");
 		r = report_run(rundir, NULL, stdout);
 		if (r != -1 && !(r & REPORT_UNSAVED))
 			run_say(o, "results in %s (report.md, clocks.json)", rundir);
 		fflush(stdout);
-		if (r == -1 || (r & REPORT_UNSAVED))
+		if (r == -1)
 			rc = -1;
+		else if (r & REPORT_UNSAVED)
+			rc = RUN_UNSAVED; /* measured, printed, not all saved: said */
 		else if (r == REPORT_INVALID || run_interrupted || lab->unexpected)
 			rc = RUN_INVALID;
 		else
@@ -635,6 +635,7 @@ down:
 			rundir);
 	}
 out:
+	run_unreserve(rundir);
 	progress_free(&run_progress);
 	event_close(lab->ev);
 	lab->ev = NULL;

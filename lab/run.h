@@ -25,9 +25,14 @@ struct run_opts {
  * be trusted: its verdict is invalid (report_run), an agent ended during it,
  * or it was interrupted. `steerlab run` exits 3 for it. */
 #define RUN_INVALID 1
+/* RUN_UNSAVED: analysed and printed, but a file of the analysis could not
+ * be written in the run directory (a full disk): `steerlab run` exits 4,
+ * as `steerlab report` does */
+#define RUN_UNSAVED 2
 
 /* run_scenario: 0 if the run and its analysis completed and the run is
- * valid, RUN_INVALID if it is not, -1 on error (nothing to analyse). It
+ * valid, RUN_INVALID if it is not, RUN_UNSAVED if its analysis could not
+ * all be written, -1 on error (nothing to analyse). It
  * refuses first (run_preflight) what it would refuse later. A random seed
  * (t->seed -1) is drawn into t->seed (run_seed) before topology.ini is
  * written; the failure falls at fail_at plus its jitter (lab/jitter.h). */
@@ -39,10 +44,16 @@ int run_seed(struct topology *t);
 
 /* run_preflight: what run_scenario would refuse, checked before anything is
  * made: no failing site, the lab or one of its namespaces already there, an
- * agent program missing, a run directory that exists and is not empty
- * (explicit_out: it was given with --out). Each said on stderr. 0 or -1. */
+ * agent program missing, a run directory lab/rundir.h refuses (explicit_out:
+ * it was given with --out). Each said on stderr. 0 or -1. */
 int run_preflight(const struct topology *t, const char *bindir, const char *rundir,
 		  int explicit_out);
+
+/* run_preflight_lab: what bringing the lab of t up would refuse, said on
+ * stderr as "steerlab: CMD: ...": the lab already up, one of its namespaces
+ * already there, an agent program missing from bindir (NULL: not checked).
+ * 0 or -1. */
+int run_preflight_lab(const char *cmd, const struct topology *t, const char *bindir);
 
 /* run_failing_site: the site the timeline takes out first
  * (topo_first_failure), or -1: a run needs one. */

@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/pidfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -143,14 +145,24 @@ static void __attribute__((noreturn)) agent_child_fail(int fd, enum agent_step s
 	_exit(127);
 }
 
-/* agent_child: in the forked child; never returns. */
+/* agent_child: in the forked child; never returns. It does nothing until
+ * its parent says go (a byte on gofd), having recorded it in agents.tsv:
+ * if the parent dies first (EOF), it exits in the root namespace, so no
+ * agent runs that `down` does not know. */
 static void __attribute__((noreturn))
 agent_child(const struct lab *lab, int node, const char *prog, const char *logpath,
-	    char *const argv[], int errfd)
+	    char *const argv[], int errfd, int gofd)
 {
 	sigset_t none;
+	char go;
+	ssize_t n;
 	int fd;
 
+	do
+		n = read(gofd, &go, 1);
+	while (n == -1 && errno == EINTR);
+	if (n != 1)
+		_exit(126);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGINT, SIG_DFL);
@@ -221,7 +233,7 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const c
 	const char *nodename = lab->t->nodes[node].name;
 	char prog[PATH_MAX], logpath[PATH_MAX], line[128], state;
 	struct lab_agent *a;
-	int errp[2], started;
+	int errp[2], gop[2], started;
 	pid_t pid;
 
 	if (lab->nagents >= LAB_MAX_AGENTS) {
@@ -237,8 +249,20 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const c
 		log_warn("%s: agent %s", __func__, prog);
 		return -1;
 	}
+	if (lab->interrupt && *lab->interrupt) {
+		log_warnx("interrupted: agent %s of node %s not started", name, nodename);
+		return -1;
+	}
 	if (pipe2(errp, O_CLOEXEC) == -1) {
 		log_warn("%s: pipe", __func__);
+		return -1;
+	}
+	/* a socket, not a pipe: the go sent to a child that died meanwhile
+	 * is EPIPE (MSG_NOSIGNAL), not a SIGPIPE that kills steerlab */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, gop) == -1) {
+		log_warn("%s: socketpair", __func__);
+		close(errp[0]);
+		close(errp[1]);
 		return -1;
 	}
 	fflush(NULL);
@@ -246,13 +270,17 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const c
 		log_warn("%s: fork", __func__);
 		close(errp[0]);
 		close(errp[1]);
+		close(gop[0]);
+		close(gop[1]);
 		return -1;
 	}
 	if (pid == 0) {
 		close(errp[0]);
-		agent_child(lab, node, prog, logpath, argv, errp[1]);
+		close(gop[1]);
+		agent_child(lab, node, prog, logpath, argv, errp[1], gop[0]);
 	}
 	close(errp[1]);
+	close(gop[0]);
 	a = &lab->agents[lab->nagents];
 	memset(a, 0, sizeof(*a));
 	a->pid = pid;
@@ -262,6 +290,24 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const c
 	/* our unreaped child: the PID cannot be anyone else's yet */
 	if ((a->pidfd = pidfd_open(pid, 0)) == -1)
 		log_debug("pidfd_open %d: %s (polling instead)", (int)pid, strerror(errno));
+	/* its start time is the forked child's: exec keeps it */
+	if (proc_starttime(pid, &a->starttime, &state) == -1)
+		a->starttime = 0;
+	strfmt(line, sizeof(line), "%d\t%llu\t%s\t%s", (int)pid, a->starttime, nodename, name);
+	/* recorded before it may run: the state directory's copy serves
+	 * `down` (a line whose process never ran is skipped there as gone) */
+	if (lab_append(lab->statedir, "agents.tsv", line) == -1) {
+		log_warnx("%s/agents.tsv: the agent cannot be recorded; not starting it",
+			  lab->statedir);
+		close(gop[1]); /* EOF: it exits without running anything */
+		close(errp[0]);
+		waitpid(pid, NULL, 0);
+		agent_close(a);
+		return -1;
+	}
+	if (send(gop[1], "g", 1, MSG_NOSIGNAL) != 1)
+		log_warn("%s: %s of node %s: go", __func__, name, nodename);
+	close(gop[1]);
 	started = agent_started(lab, node, name, prog, logpath, errp[0]);
 	close(errp[0]);
 	if (started == -1) {
@@ -269,18 +315,7 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const c
 		agent_close(a);
 		return -1;
 	}
-	if (proc_starttime(pid, &a->starttime, &state) == -1)
-		a->starttime = 0;
-	strfmt(line, sizeof(line), "%d\t%llu\t%s\t%s", (int)pid, a->starttime, nodename, name);
-	/* the state directory's copy serves `down`; the run directory's stays */
-	if (lab_append(lab->statedir, "agents.tsv", line) == -1) {
-		log_warnx("%s/agents.tsv: the agent cannot be recorded; stopping it",
-			  lab->statedir);
-		agent_signal(a, SIGKILL);
-		waitpid(pid, NULL, 0);
-		agent_close(a);
-		return -1;
-	}
+	/* the run directory's copy stays */
 	lab_append(lab->rundir, "agents.tsv", line);
 	log_debug("started %s in %s: pid %d", name, nodename, (int)pid);
 	return lab->nagents++;
@@ -735,12 +770,129 @@ static int state_remove_namespaces(const char *statedir, const char *lab, int *r
 	return rc;
 }
 
+int lab_state_lock(const char *statedir)
+{
+	struct stat st;
+	int fd = open(statedir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd == -1)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno != EWOULDBLOCK) {
+			close(fd);
+			return -1;
+		}
+		fprintf(stderr,
+			"steerlab: %s is held by another steerlab (bringing the lab up or "
+			"taking it down): waiting for it\n",
+			statedir);
+		while (flock(fd, LOCK_EX) == -1) {
+			if (errno != EINTR) {
+				close(fd);
+				return -1;
+			}
+		}
+	}
+	/* the other one removed it while we waited */
+	if (fstat(fd, &st) == -1 || st.st_nlink == 0) {
+		close(fd);
+		return -2;
+	}
+	return fd;
+}
+
+void lab_state_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* the lock goes with it */
+}
+
 int lab_down_state(const char *statedir, FILE *out)
+{
+	int fd = lab_state_lock(statedir), rc;
+
+	if (fd == -2)
+		return 0; /* taken down by the other holder: nothing left */
+	if (fd == -1) {
+		log_warn("%s: %s", __func__, statedir);
+		return -1;
+	}
+	rc = lab_down_state_locked(statedir, out);
+	lab_state_unlock(fd);
+	return rc;
+}
+
+/* state_namespaces: the namespace names of statedir's namespaces file of
+ * the lab's own form, malloc'd into names[0..max) (the caller frees them);
+ * how many */
+static int state_namespaces(const char *statedir, const char *lab, char *names[], int max)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+	FILE *fp;
+
+	strfmt(path, sizeof(path), "%s/namespaces", statedir);
+	if ((fp = lab_fopen_read(path)) == NULL)
+		return 0;
+	while (n < max && getline(&line, &cap, fp) != -1) {
+		line[strcspn(line, "\n")] = '\0';
+		if (lab_ns_valid(lab, line) && (names[n] = strdup(line)) != NULL)
+			n++;
+	}
+	free(line);
+	fclose(fp);
+	return n;
+}
+
+/* state_stop_strays: every process still inside the lab's namespaces after
+ * its recorded agents were stopped (one it never recorded: an agent started
+ * by an `up` killed before it wrote its line, a daemon's child, a shell of
+ * `steerlab exec`), found by its namespace (netns_members), stopped as the
+ * agents are; what they were said in said. How many were stopped; *left:
+ * how many could not be. */
+static int state_stop_strays(const char *statedir, const char *lab, int *left, char *said,
+			     size_t len)
+{
+	static struct netns_member m[LAB_MAX_AGENTS];
+	static struct lab_agent strays[LAB_MAX_AGENTS];
+	char *names[TOPO_MAX_NODES];
+	int nnames = state_namespaces(statedir, lab, names, TOPO_MAX_NODES), n, stopped;
+	size_t off = 0;
+
+	*left = 0;
+	said[0] = '\0';
+	n = netns_members((const char *const *)names, nnames, m, LAB_MAX_AGENTS);
+	if (n == -1)
+		log_warn("%s: /proc", __func__);
+	for (int i = 0; i < n; i++) {
+		memset(&strays[i], 0, sizeof(strays[i]));
+		strays[i].pid = m[i].pid;
+		strays[i].pidfd = m[i].pidfd;
+		strays[i].node = -1;
+		strfmt(strays[i].name, sizeof(strays[i].name), "%s", m[i].comm);
+		log_warnx("%s: pid %d (%s) is in namespace %s but not in agents.tsv: stopping it",
+			  lab, m[i].pid, m[i].comm, names[m[i].ns]);
+		if (off < len)
+			off += (size_t)snprintf(said + off, len - off, "%s%s %d", i ? ", " : "",
+						m[i].comm, m[i].pid);
+	}
+	for (int i = 0; i < nnames; i++)
+		free(names[i]);
+	if (n <= 0)
+		return 0;
+	stopped = agents_stop(strays, n, left);
+	for (int i = 0; i < n; i++)
+		agent_close(&strays[i]);
+	return stopped;
+}
+
+int lab_down_state_locked(const char *statedir, FILE *out)
 {
 	static struct lab_agent agents[LAB_MAX_AGENTS];
 	const char *lab = strrchr(statedir, '/') ? strrchr(statedir, '/') + 1 : statedir;
-	char bindir[PATH_MAX], path[PATH_MAX];
-	int nagents, stopped = 0, left = 0, removed = 0, refused = 0, rc = 0;
+	char bindir[PATH_MAX], path[PATH_MAX], strays[512];
+	int nagents, stopped = 0, left = 0, removed = 0, refused = 0, rc = 0, nstrays, sleft;
 
 	if (lab_state_check(statedir) == -1)
 		return -1;
@@ -756,6 +908,10 @@ int lab_down_state(const char *statedir, FILE *out)
 			lab_frr_forget(agents[i].name, agents[i].pid);
 		agent_close(&agents[i]);
 	}
+	/* nothing may outlive the namespaces unseen, in a namespace nobody
+	 * can name any more */
+	nstrays = state_stop_strays(statedir, lab, &sleft, strays, sizeof(strays));
+	left += sleft;
 	if (state_remove_namespaces(statedir, lab, &removed, &refused) == -1)
 		rc = -1;
 	if (rc == 0 && left == 0)
@@ -763,6 +919,9 @@ int lab_down_state(const char *statedir, FILE *out)
 	if (out) {
 		fprintf(out, "steerlab: %s down: %d agent%s stopped, %d namespace%s removed", lab,
 			stopped, stopped == 1 ? "" : "s", removed, removed == 1 ? "" : "s");
+		if (nstrays)
+			fprintf(out, "; %d process%s it had not recorded stopped (%s)", nstrays,
+				nstrays == 1 ? "" : "es", strays);
 		if (left)
 			fprintf(out, "; %d agent%s could not be stopped", left,
 				left == 1 ? "" : "s");
@@ -792,7 +951,14 @@ int lab_down(struct lab *lab)
 			close(lab->nsfd[i]);
 		lab->nsfd[i] = -1;
 	}
-	rc = lab_down_state(lab->statedir, NULL);
+	/* lab_up holds the state's lock until the lab is up */
+	if (lab->lockfd >= 0) {
+		rc = lab_down_state_locked(lab->statedir, NULL);
+		lab_state_unlock(lab->lockfd);
+		lab->lockfd = -1;
+	} else {
+		rc = lab_down_state(lab->statedir, NULL);
+	}
 	if (left)
 		rc = -1;
 	event_emit(lab->ev, "lab_down", NULL);

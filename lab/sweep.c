@@ -20,6 +20,7 @@
 #include "overrides.h"
 #include "repeat.h"
 #include "run.h"
+#include "rundir.h"
 #include "subproc.h"
 #include "strfmt.h"
 #include "timeutil.h"
@@ -243,7 +244,7 @@ void sweep_command(const struct sweep *sw, const char *dir, char *buf, size_t le
 	}
 }
 
-int sweep_check(struct sweep *sw, char *lab)
+int sweep_check(struct sweep *sw, char *lab, const char *bindir)
 {
 	struct topology *t = malloc(sizeof(*t));
 	char *sets[TOPO_MAX_SETS + 1], buf[512];
@@ -293,30 +294,16 @@ int sweep_check(struct sweep *sw, char *lab)
 		if (rc == -1 && sw->repeat)
 			break; /* every repetition is the same file: said once */
 	}
+	/* the lab the points bring up: refused now, before the directory is
+	 * made, if it is up already or an agent program is missing */
+	if (rc == 0 && run_preflight_lab(sw->repeat ? "run" : "sweep", t, bindir) == -1)
+		rc = -1;
 	if (rc == 0) {
 		sweep_axis(sw, t);
 		strfmt(lab, TOPO_NAME_MAX + 1, "%s", t->name);
 	}
 	free(t);
 	return rc;
-}
-
-/* sweep_mkdirs: mkdir -p path */
-static int sweep_mkdirs(const char *path)
-{
-	char buf[PATH_MAX];
-
-	if (strfmt(buf, sizeof(buf), "%s", path) == -1)
-		return -1;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0755) == -1 && errno != EEXIST ? -1 : 0;
 }
 
 /* sweep_args_text: what a sweep directory is a sweep of (not its values:
@@ -343,20 +330,6 @@ static void sweep_indent(FILE *out, const char *text)
 		fprintf(out, "    %.*s\n", (int)n, l);
 		l += n + (l[n] == '\n');
 	}
-}
-
-static int sweep_dir_empty(const char *dir)
-{
-	struct dirent *de;
-	int empty = 1;
-	DIR *d = opendir(dir);
-
-	if (d == NULL)
-		return 0;
-	while (empty && (de = readdir(d)) != NULL)
-		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
-	closedir(d);
-	return empty;
 }
 
 /* sweep_write_text: DIR/NAME, the strings a then b, written atomically
@@ -402,10 +375,10 @@ static int sweep_dir(struct sweep *sw, const char *dir)
 	int64_t seed;
 	FILE *fp;
 
-	if (sweep_mkdirs(dir) == -1) {
-		log_warn("%s: %s", __func__, dir);
+	/* the rules of every run directory (lab/rundir.h), this one's
+	 * marker making it resumable */
+	if (rundir_check(what, dir, args, 1, stderr) == -1 || rundir_make(dir) == -1)
 		return -1;
-	}
 	strfmt(path, sizeof(path), "%s/%s", dir, args);
 	if ((fp = fopen(path, "r")) != NULL) {
 		have[0] = '\0';
@@ -429,14 +402,6 @@ static int sweep_dir(struct sweep *sw, const char *dir)
 			return -1;
 		}
 		return 0;
-	}
-	if (!sweep_dir_empty(dir)) {
-		/* not ours to fill, nor, later, to clean */
-		fprintf(stderr,
-			"steerlab: %s: %s exists and is not a %s directory (it has no %s): "
-			"choose another --out\n",
-			what, dir, what, args);
-		return -1;
 	}
 	sweep_args_text(sw, want, sizeof(want));
 	return sweep_write_text(dir, args,

@@ -161,9 +161,11 @@ struct sweep_opts {
 	int quiet;
 };
 
-/* sweep_check: load the topology of every point (errors to stderr) and set
- * the axis. The lab's name into lab (TOPO_NAME_MAX + 1). 0 or -1. */
-int sweep_check(struct sweep *sw, char *lab);
+/* sweep_check: load the topology of every point (errors to stderr), check
+ * that its lab can come up (run_preflight_lab: not up already, the agent
+ * programs in bindir) and set the axis. The lab's name into lab
+ * (TOPO_NAME_MAX + 1). 0 or -1. */
+int sweep_check(struct sweep *sw, char *lab, const char *bindir);
 
 /* sweep_run: run the points that are not done, then write the table and
  * the plot. 0 if every point is done and valid; SWEEP_INVALID if every

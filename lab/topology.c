@@ -412,6 +412,7 @@ static void topo_defaults(struct topology *t)
 int topo_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err)
 {
 	struct topo_parse *p;
+	char why[128];
 	int nerrors;
 	FILE *f;
 
@@ -438,9 +439,9 @@ int topo_load(struct topology *t, const char *path, char *const sets[], int nset
 				 .section = topo_section,
 				 .pair = topo_pair,
 				 .arg = p};
-	f = fopen(path, "r");
+	f = inifile_open(path, why, sizeof(why));
 	if (f == NULL) {
-		fprintf(err, "%s: %s\n", path, strerror(errno));
+		fprintf(err, "%s: %s\n", path, why);
 		free(p);
 		return -1;
 	}

@@ -5,8 +5,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 enum { INI_NONE, INI_TAKEN, INI_DROPPED };
 
@@ -247,6 +250,59 @@ int inifile_read(struct inifile *in, FILE *f)
 	return in->nerrors;
 }
 
+/* inifile_kind: what a file that is not a regular one is */
+static const char *inifile_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a file";
+}
+
+FILE *inifile_open(const char *path, char *why, size_t len)
+{
+	struct stat st;
+	FILE *f;
+	int fd, flags;
+
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait for one */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd == -1) {
+		snprintf(why, len, "%s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == -1) {
+		snprintf(why, len, "%s", strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, len, "not a regular file (%s): expected a file",
+			 inifile_kind(st.st_mode));
+		goto fail;
+	}
+	if (st.st_size > INI_MAX_FILE) {
+		snprintf(why, len, "%lld bytes: larger than the %ld MB a file of the lab may be",
+			 (long long)st.st_size, INI_MAX_FILE >> 20);
+		goto fail;
+	}
+	if ((flags = fcntl(fd, F_GETFL)) == -1 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1 ||
+	    (f = fdopen(fd, "r")) == NULL) {
+		snprintf(why, len, "%s", strerror(errno));
+		goto fail;
+	}
+	return f;
+fail:
+	close(fd);
+	return NULL;
+}
+
 int inifile_scan(const char *path,
 		 int (*section)(void *arg, const char *kind, const char *name, const char *extra),
 		 void (*pair)(void *arg, const char *key, const char *value), void *arg)
@@ -258,7 +314,8 @@ int inifile_scan(const char *path,
 			     .section = section,
 			     .pair = pair,
 			     .arg = arg};
-	FILE *f = fopen(path, "r");
+	char why[128];
+	FILE *f = inifile_open(path, why, sizeof(why));
 
 	if (f == NULL)
 		return -1;

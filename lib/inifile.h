@@ -82,6 +82,17 @@ struct inifile {
 	char prev_key[50]; /* what an indented line continues */
 };
 
+/* The largest file inifile_open reads: a topology of TOPO_MAX_NODES nodes
+ * is a few hundred KB; this bounds what a mistaken path can cost. */
+#define INI_MAX_FILE (64L << 20)
+
+/* inifile_open: path for reading, if it is a regular file of at most
+ * INI_MAX_FILE bytes: not a FIFO (which would block for a writer), a device
+ * (/dev/zero never ends) or a directory. Opened without blocking, then
+ * checked on the descriptor. The stream, or NULL with the reason in why
+ * (errno's text, or "not a regular file (a FIFO)", "larger than 64 MB"). */
+FILE *inifile_open(const char *path, char *why, size_t len);
+
 /* inifile_read: reads f to its end (or past in->max_errors), calling
  * in->section and in->pair. Returns in->nerrors. */
 int inifile_read(struct inifile *in, FILE *f);

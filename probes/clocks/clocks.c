@@ -308,6 +308,7 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->requests);
 	free(in->exits);
 	free(in->cerrors);
+	free(in->mlosses);
 	free(in->rejected);
 	free(in->clients);
 	free(in->resolutions);

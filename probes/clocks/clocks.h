@@ -208,6 +208,9 @@ struct clocks_route {
 	struct in_addr via;
 	int nnh; /* next hops: 1, or a multipath route's */
 	struct clocks_nexthop nh[CLOCKS_MAX_NEXTHOPS];
+	/* read after the collector's loop had not run for this long: the
+	 * change may be that much older than t_ns (0: not said) */
+	int64_t stalled_ns;
 };
 
 /* lab_up's "addresses": which node has each link address and router id,
@@ -237,6 +240,15 @@ struct clocks_capture_error {
 	char file[2 * CLOCKS_NAME_MAX]; /* "" if not said */
 	int err;			/* errno; 0 if not said */
 	char error[128];		/* strerror's text */
+};
+
+/* a router's collector lost route notifications (route_monitor_overrun:
+ * the kernel dropped some, ENOBUFS) or stopped reading them
+ * (route_monitor_error): the FIB's changes from then on are incomplete */
+struct clocks_monitor_loss {
+	int64_t t_ns;
+	char node[CLOCKS_NAME_MAX];
+	int stopped; /* route_monitor_error; else an overrun */
 };
 
 /* lab.events.jsonl's agent_exited: an agent ended before the teardown */
@@ -469,6 +481,9 @@ struct clocks_input {
 	 * when the teardown began (CLOCKS_NONE: not recorded). */
 	int64_t traffic_start_ns, traffic_duration_ns, traffic_stop_ns, fail_at_ns;
 	int traffic_interrupted;
+	/* traffic_stopped was written by `steerlab down` ("by": "down") for a
+	 * run whose steerlab never finished it: nobody watched it to the end */
+	int traffic_stopped_by_down;
 	/* traffic_started's seed and fail_jitter_ns (lab/jitter.h):
 	 * CLOCKS_NONE when absent (a run from before them) */
 	int64_t seed, fail_jitter_ns;
@@ -500,6 +515,8 @@ struct clocks_input {
 	size_t nexits, capexits;
 	struct clocks_capture_error *cerrors;
 	size_t ncerrors, capcerrors;
+	struct clocks_monitor_loss *mlosses;
+	size_t nmlosses, capmlosses;
 	struct clocks_rejected *rejected;
 	size_t nrejected, caprejected;
 	struct clocks_client *clients;
@@ -933,9 +950,13 @@ int64_t clocks_observation_end(const struct clocks_input *in);
  * valid when no note of in, of any result or of *v invalidates it
  * (clocks_valid).
  */
-#define CLOCKS_LOSS_SHARE 0.01		/* loss_mismatch: 1 % of the larger count */
-#define CLOCKS_LOSS_ABS 10		/* ... and more than this many requests */
-#define CLOCKS_RATE_BEHIND 0.02		/* client_behind: more than 2 % behind */
+#define CLOCKS_LOSS_SHARE 0.01	/* loss_mismatch: 1 % of the larger count */
+#define CLOCKS_LOSS_ABS 10	/* ... and more than this many requests */
+#define CLOCKS_RATE_BEHIND 0.02 /* client_behind: more than 2 % behind */
+/* client_stalled: a gap in a client's sends around t0 or its switch of
+ * more than this many of its request intervals, and more than this long */
+#define CLOCKS_GAP_INTERVALS 2.0
+#define CLOCKS_GAP_MIN_NS 100000000LL
 #define CLOCKS_CUT_GUARD_NS 100000000LL /* window_cut: at least 100 ms */
 
 void clocks_verdict(const struct clocks_input *in, const struct clocks_result *res, int nres,
@@ -1079,6 +1100,9 @@ struct clocks_rsv_result {
 	 * the dead site's link (to its address) and on every site link; the
 	 * last one to the dead site (0: none); CLOCKS_NONE: unknown */
 	int64_t dead_after, all_after, window_ns;
+	/* its clients' requests that reached the dead site in the second
+	 * before t0: did they use it when it failed? (CLOCKS_NONE as above) */
+	int64_t dead_before;
 };
 
 struct clocks_resolvers {

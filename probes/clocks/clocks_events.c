@@ -371,6 +371,9 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 				in->traffic_interrupted = json_is_true(v);
 			else if (v != NULL)
 				return clocks_fail(l, "has no boolean", "interrupted");
+			v = json_object_get(l->obj, "by");
+			in->traffic_stopped_by_down =
+			    json_is_string(v) && strcmp(json_string_value(v), "down") == 0;
 		}
 	} else if (strcmp(l->event, "lab_stopping") == 0) {
 		if (in->lab_stopping_ns == CLOCKS_NONE)
@@ -536,7 +539,29 @@ static int clocks_route_event(struct clocks_input *in, const struct clocks_line 
 	}
 	r->has_via = r->nh[0].has_via;
 	r->via = r->nh[0].via;
+	/* "stalled_ns" came with issue 19: older collectors did not say */
+	int has;
+	if (clocks_get_opt_int(l, "stalled_ns", &r->stalled_ns, &has) == -1)
+		return -1;
+	if (!has || r->stalled_ns < 0)
+		r->stalled_ns = 0;
 	in->nroutes++;
+	return 0;
+}
+
+/* clocks_mloss_event: route_monitor_overrun or route_monitor_error */
+static int clocks_mloss_event(struct clocks_input *in, const struct clocks_line *l)
+{
+	struct clocks_monitor_loss *m;
+
+	if (clocks_grow((void **)&in->mlosses, &in->capmlosses, in->nmlosses,
+			sizeof(*in->mlosses)) == -1)
+		return clocks_fail(l, "cannot be stored:", "out of memory");
+	m = &in->mlosses[in->nmlosses++];
+	memset(m, 0, sizeof(*m));
+	m->t_ns = l->t;
+	m->stopped = strcmp(l->event, "route_monitor_error") == 0;
+	snprintf(m->node, sizeof(m->node), "%s", l->node);
 	return 0;
 }
 
@@ -607,6 +632,10 @@ static int clocks_collector_event(struct clocks_input *in, const struct clocks_l
 		return clocks_stats_event(in, l);
 	if (strcmp(l->event, "capture_error") == 0)
 		return clocks_cerror_event(in, l);
+	if ((strcmp(l->event, "route_monitor_overrun") == 0 ||
+	     strcmp(l->event, "route_monitor_error") == 0) &&
+	    strcmp(l->agent, "collector") == 0)
+		return clocks_mloss_event(in, l);
 	return 0;
 }
 

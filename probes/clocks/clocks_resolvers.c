@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "clocks_int.h"
+#include "timeutil.h"
 
 #define RSV_DNS_PORT 53
 #define RSV_SERVFAIL 2
@@ -219,8 +220,10 @@ static int rsv_clients(const struct clocks_input *in, struct clocks_resolvers *r
 		return -1;
 	for (int k = 0; k < rs->n; k++) {
 		rs->r[k].dead_after = rs->r[k].all_after = rs->r[k].window_ns = CLOCKS_NONE;
+		rs->r[k].dead_before = CLOCKS_NONE;
 		if (dead_known)
-			rs->r[k].dead_after = rs->r[k].all_after = rs->r[k].window_ns = 0;
+			rs->r[k].dead_after = rs->r[k].all_after = rs->r[k].window_ns =
+			    rs->r[k].dead_before = 0;
 	}
 	for (size_t i = 0; i < in->nclients; i++) {
 		int k = clocks_rsv_map_of(&map, in->clients[i].id);
@@ -236,10 +239,16 @@ static int rsv_clients(const struct clocks_input *in, struct clocks_resolvers *r
 			const struct clocks_packet *p = &c->packets[j];
 			int k;
 
-			if (p->t_ns <= in->failure.t0_ns ||
+			if (p->t_ns <= in->failure.t0_ns - NSEC_PER_SEC ||
 			    clocks_scheme_of(p->client) != CLOCKS_SCHEME_DNS ||
 			    (k = clocks_rsv_map_of(&map, p->client)) < 0)
 				continue;
+			if (p->t_ns <= in->failure.t0_ns) {
+				if (dead && clocks_is_flow(in, &clocks_dns_flows, p) &&
+				    clocks_dns_flows.to_dead(in, p))
+					rs->r[k].dead_before++;
+				continue;
+			}
 			rs->r[k].all_after++;
 			if (dead && clocks_is_dead(in, &clocks_dns_flows, p)) {
 				rs->r[k].dead_after++;
@@ -275,14 +284,18 @@ void clocks_resolvers_verdict(const struct clocks_input *in, const struct clocks
 	for (int k = 0; k < rs->n; k++) {
 		const struct clocks_rsv_result *r = &rs->r[k];
 
-		if (r->nclients == 0 || r->dead_after == CLOCKS_NONE)
+		/* a node whose clients did not use the site when it failed has
+		 * no failover to show, and none is missing */
+		if (r->nclients == 0 || r->dead_after == CLOCKS_NONE ||
+		    (r->dead_before == 0 && r->dead_after == 0))
 			continue;
 		if (r->dead_after == 0)
 			clocks_warn(
 			    v, "resolver_no_failover",
-			    "[resolver] %s: its DNS clients sent no request to %s after t0 "
-			    "(none had its address): its curve shows no failover to compare",
-			    r->node->name, in->failure.site);
+			    "[resolver] %s: its DNS clients sent %lld requests to %s in the "
+			    "second before t0 and none after (none had its address then): its "
+			    "curve shows no failover to compare",
+			    r->node->name, (long long)r->dead_before, in->failure.site);
 		else if (r->dead_after == r->all_after)
 			clocks_warn(v, "resolver_no_failover",
 				    "[resolver] %s: its DNS clients sent every request after t0 to "

@@ -7,8 +7,10 @@
  *
  * Each finding is a coded note: the codes that invalidate the run say the
  * lab did not measure what it claims (an agent died, a client fell behind
- * its rate, losses the failure does not explain, a healthy site declared
- * dead, a capture that dropped or lost packets, an interrupted run); the
+ * its rate or stalled where the clocks are read, losses the failure does
+ * not explain, a healthy site declared dead, a capture that dropped or lost
+ * packets, a route monitor that lost route changes or read them late, an
+ * interrupted run); the
  * others qualify a valid run (a window cut short by the end of the
  * observation, control messages dropped, rates that could not be checked).
  * Every message names the node, agent, site or client and the figure.
@@ -89,6 +91,22 @@ static void verdict_traffic(const struct clocks_input *in, const struct clocks_r
 	}
 	if (in->traffic_interrupted != 1)
 		return;
+	if (in->traffic_stopped_by_down) {
+		/* the clients stop by themselves: they sent at most the
+		 * configured time, whenever down came */
+		double sent = (double)clocks_traffic_ns(in) / NSEC_PER_SEC;
+
+		clocks_invalid(v, "interrupted",
+			       "steerlab run never finished this run (it was killed, or taken "
+			       "down under it): `steerlab down` stopped the lab at %s, %.3f s "
+			       "after the traffic started; nothing watched the agents to the "
+			       "end, so one that ended meanwhile is not known; rates, budgets "
+			       "and the decay use the %.3f s the clients could have sent",
+			       verdict_at(at, sizeof(at), in, in->traffic_stop_ns),
+			       (double)(in->traffic_stop_ns - in->traffic_start_ns) / NSEC_PER_SEC,
+			       sent);
+		return;
+	}
 	double ran = (double)(in->traffic_stop_ns - in->traffic_start_ns) / NSEC_PER_SEC;
 	double told = (double)in->traffic_duration_ns / NSEC_PER_SEC;
 	double after = (double)(in->traffic_stop_ns - in->failure.t0_ns) / NSEC_PER_SEC;
@@ -217,9 +235,17 @@ static void verdict_clients(const struct clocks_input *in, struct clocks_notes *
 		}
 		if (traffic == CLOCKS_NONE || traffic <= 0 || c->rate <= 0)
 			continue;
+		int64_t own = traffic;
+		/* cut short: its schedule ran from its own start (some ms after
+		 * traffic_started on a busy machine) to the stop, not from
+		 * traffic_started */
+		if (in->traffic_interrupted == 1 && in->traffic_stop_ns != CLOCKS_NONE &&
+		    c->started_ns > in->traffic_start_ns && c->started_ns < in->traffic_stop_ns &&
+		    in->traffic_stop_ns - c->started_ns < own)
+			own = in->traffic_stop_ns - c->started_ns;
 		/* a client that fell behind sends its backlog late, after the
 		 * traffic time: its rate is over the time its sends really took */
-		secs = (double)(c->sending_ns > traffic ? c->sending_ns : traffic) / NSEC_PER_SEC;
+		secs = (double)(c->sending_ns > own ? c->sending_ns : own) / NSEC_PER_SEC;
 		rate = (double)c->sent / secs;
 		if (rate >= c->rate * (1 - CLOCKS_RATE_BEHIND))
 			continue;
@@ -230,6 +256,123 @@ static void verdict_clients(const struct clocks_input *in, struct clocks_notes *
 			       c->id, c->agent, c->node, (long long)c->sent, secs, rate,
 			       100 * (1 - rate / c->rate), c->rate, 100 * CLOCKS_RATE_BEHIND);
 	}
+}
+
+/* One client flow's sends around the moments its clocks are read from:
+ * t0, and its own last request to the dead site (the switch). */
+struct verdict_gap {
+	uint32_t id;
+	const struct clocks_client *c;
+	int64_t interval, at;	     /* at: its last request to S (t0 if none) */
+	int64_t t0_before, t0_after; /* the last send at or before t0, the first after */
+	int64_t sw_before, sw_after; /* the same around at */
+	int of_s;		     /* S answered it in the second before t0 */
+};
+
+/* verdict_gap_note: client_stalled for a gap from a to b, around what */
+static void verdict_gap_note(const struct clocks_input *in, const struct verdict_gap *g, int64_t a,
+			     int64_t b, const char *around, struct clocks_notes *v)
+{
+	char at[48], at2[48];
+
+	clocks_invalid(v, "client_stalled",
+		       "client %u (%s on %s) sent nothing from %s to %s, a gap of %.3f s though it "
+		       "sends every %.3f s, %s: it was not running (stopped, or starved of CPU), "
+		       "so when it left %s is not measured (a gap of more than %.0f intervals "
+		       "and %.3f s invalidates)",
+		       g->id, g->c->agent, g->c->node, verdict_at(at, sizeof(at), in, a),
+		       verdict_at(at2, sizeof(at2), in, b), (double)(b - a) / NSEC_PER_SEC,
+		       (double)g->interval / NSEC_PER_SEC, around, in->failure.site,
+		       CLOCKS_GAP_INTERVALS, (double)CLOCKS_GAP_MIN_NS / NSEC_PER_SEC);
+}
+
+/* client_stalled: a client's schedule at the two moments its clocks are
+ * read from. Its last request to S after t0 (its own window) is known to
+ * one request interval: the next one, sent an interval later, went
+ * elsewhere. A client that did not send for longer there (stopped, starved
+ * of CPU: it then catches up in a burst, so its rate passes client_behind)
+ * leaves that moment unknown; so does a gap across t0, when no request
+ * said where the route or the answer pointed. Gaps elsewhere move requests
+ * but not the clocks. A population's logical clients are not checked. */
+static void verdict_gaps(const struct clocks_input *in, const struct clocks_result *res, int nres,
+			 struct clocks_notes *v)
+{
+	int64_t t0 = in->failure.t0_ns;
+	struct verdict_gap *g = calloc(in->nclients ? in->nclients : 1, sizeof(*g));
+	size_t n = 0, hit = 0;
+
+	if (g == NULL) {
+		clocks_warn(v, "limit", "out of memory for the clients' schedules");
+		return;
+	}
+	for (size_t i = 0; i < in->nclients; i++) {
+		const struct clocks_client *c = &in->clients[i];
+		const struct clocks_result *r = NULL;
+
+		if (c->rate <= 0 || c->population > 0 || clocks_pop_of(c->id))
+			continue;
+		for (int k = 0; k < nres && r == NULL; k++)
+			if (!res[k].noflows && res[k].by_client &&
+			    strcmp(res[k].scheme, clocks_scheme_of(c->id) == CLOCKS_SCHEME_DNS
+						      ? "dns"
+						      : "anycast") == 0)
+				r = &res[k];
+		if (r == NULL)
+			continue;
+		g[n] = (struct verdict_gap){.id = c->id, .c = c, .at = t0};
+		g[n].interval = (int64_t)(NSEC_PER_SEC / c->rate);
+		for (size_t k = 0; k < r->nby_client; k++)
+			if (r->by_client[k].client == c->id && r->by_client[k].last_ns > 0)
+				g[n].at = t0 + r->by_client[k].last_ns;
+		g[n].t0_before = g[n].sw_before = INT64_MIN;
+		g[n].t0_after = g[n].sw_after = INT64_MAX;
+		n++;
+	}
+	for (size_t i = 0; i < in->nrequests && n > 0; i++) {
+		const struct clocks_request *q = &in->requests[i];
+		struct verdict_gap *x;
+
+		/* a client's records come together: the last one found first */
+		if (g[hit].id != q->client) {
+			size_t k;
+
+			for (k = 0; k < n && g[k].id != q->client; k++)
+				;
+			if (k == n)
+				continue;
+			hit = k;
+		}
+		x = &g[hit];
+		if (q->sent_ns <= t0 && q->sent_ns > t0 - NSEC_PER_SEC && q->status == CLOCKS_OK &&
+		    strcmp(q->site, in->failure.site) == 0)
+			x->of_s = 1;
+		if (q->sent_ns <= t0 && q->sent_ns > x->t0_before)
+			x->t0_before = q->sent_ns;
+		if (q->sent_ns > t0 && q->sent_ns < x->t0_after)
+			x->t0_after = q->sent_ns;
+		if (q->sent_ns <= x->at && q->sent_ns > x->sw_before)
+			x->sw_before = q->sent_ns;
+		if (q->sent_ns > x->at && q->sent_ns < x->sw_after)
+			x->sw_after = q->sent_ns;
+	}
+	for (size_t k = 0; k < n; k++) {
+		int64_t limit = (int64_t)(CLOCKS_GAP_INTERVALS * (double)g[k].interval);
+		int at_t0 = g[k].at == t0;
+
+		if (limit < CLOCKS_GAP_MIN_NS)
+			limit = CLOCKS_GAP_MIN_NS;
+		/* a client S did not serve: the failure is not its */
+		if (!g[k].of_s && at_t0)
+			continue;
+		if (g[k].t0_before != INT64_MIN && g[k].t0_after != INT64_MAX &&
+		    g[k].t0_after - g[k].t0_before > limit)
+			verdict_gap_note(in, &g[k], g[k].t0_before, g[k].t0_after, "across t0", v);
+		if (!at_t0 && g[k].sw_before != INT64_MIN && g[k].sw_after != INT64_MAX &&
+		    g[k].sw_after - g[k].sw_before > limit)
+			verdict_gap_note(in, &g[k], g[k].sw_before, g[k].sw_after,
+					 "after its last request to the failed site", v);
+	}
+	free(g);
 }
 
 /* verdict_capture: is there a capture (of a site, of queries or of a
@@ -426,6 +569,7 @@ void clocks_verdict(const struct clocks_input *in, const struct clocks_result *r
 	verdict_traffic(in, res, nres, v);
 	verdict_exits(in, v);
 	verdict_clients(in, v);
+	verdict_gaps(in, res, nres, v);
 	for (int i = 0; i < nres; i++) {
 		if (res[i].noflows)
 			continue;
@@ -434,6 +578,9 @@ void clocks_verdict(const struct clocks_input *in, const struct clocks_result *r
 		verdict_losses(in, verdict_flows(&res[i]), &res[i], v);
 	}
 	verdict_healthy(in, v);
+	for (int i = 0, done = 0; i < nres && !done; i++)
+		if ((done = strcmp(res[i].scheme, "anycast") == 0))
+			verdict_routes(in, &res[i], v);
 	verdict_captures(in, v);
 	for (int i = 0; i < nres; i++)
 		if (!res[i].noflows)

@@ -36,4 +36,18 @@ void verdict_losses(const struct clocks_input *in, const struct clocks_flows *fl
 /* verdict_healthy: healthy_site_failed into v (verdict_health.c) */
 void verdict_healthy(const struct clocks_input *in, struct clocks_notes *v);
 
+/* A route change read after the collector's loop stalled longer than this
+ * may be that much older than its time stamp (the collector reports such
+ * stalls from this length: COLLECTOR_STALL_NS) */
+#define CLOCKS_MONITOR_STALL_NS (50 * 1000000LL)
+/* steer_after_window's slack beyond the clients' request interval: the
+ * capture's and the route monitor's delays, a client's usual lateness */
+#define CLOCKS_STEER_SLACK_NS (50 * 1000000LL)
+
+/* verdict_routes: route_events_lost, route_monitor_stalled and
+ * steer_after_window into v (verdict_route.c); anycast: the anycast
+ * scheme's result (NULL: none) */
+void verdict_routes(const struct clocks_input *in, const struct clocks_result *anycast,
+		    struct clocks_notes *v);
+
 #endif

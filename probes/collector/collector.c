@@ -17,6 +17,15 @@
  * says how many packets the file holds (written) beside how many were
  * captured (packets).
  *
+ * The kernel gives a route notification no time stamp (netlink_recvmsg
+ * passes none: SO_TIMESTAMPNS and SO_TIMESTAMPING on the socket give no
+ * control message, tried on Linux 6.18), so a route change is stamped when
+ * it is read: late by as long as the loop did not run. A timer every
+ * COLLECTOR_WATCH_NS tells: a loop that did not run for longer than
+ * COLLECTOR_STALL_NS (stopped, starved of CPU) is reported as
+ * collector_stalled, and a route change read at the end of such a stall
+ * carries stalled_ns, how much earlier it may have happened.
+ *
  * Every COLLECTOR_PROGRESS_NS, if any link saw a packet since the last one,
  * a capture_progress event gives each link's requests so far by flow
  * (capture.h): what `steerlab run`'s progress line shows, a few ms behind
@@ -68,6 +77,10 @@
 #define COLLECTOR_FLUSH_NS NSEC_PER_SEC
 /* how often the request counts are published (capture_progress) */
 #define COLLECTOR_PROGRESS_NS (100 * NSEC_PER_MSEC)
+/* how often the loop says it runs, and how long it may not before that is
+ * a stall (the verdict's slack on a route change's time, docs/clocks.md) */
+#define COLLECTOR_WATCH_NS (20 * NSEC_PER_MSEC)
+#define COLLECTOR_STALL_NS (50 * NSEC_PER_MSEC)
 
 struct collector_link {
 	char iface[IF_NAMESIZE];
@@ -92,8 +105,12 @@ struct collector {
 	int prefixlen;
 	const char *filter, *bgp_filter; /* of the -c captures, of the -b ones */
 	int draining;
-	struct loop_handler sig, rtmon_h, drain_timer, flush_timer, progress_timer;
+	struct loop_handler sig, rtmon_h, drain_timer, flush_timer, progress_timer, watch_timer;
 	int overruns;
+	/* the loop's watch (CLOCK_MONOTONIC): when it last ran, and the last
+	 * stall: from when, seen when; stalled_ns for the route changes being
+	 * read (0: none) */
+	int64_t alive_ns, stall_from_ns, stall_seen_ns, read_stalled_ns;
 };
 
 #define COLLECTOR_USAGE                                                                            \
@@ -239,22 +256,58 @@ static void collector_route(const struct rtmon_route *r, void *arg)
 	/* via and dev: the (first) next hop; nexthops: all of a multipath
 	 * route's, in one event, so that one route change is one event */
 	event_emit_at(col->ev, r->t_ns, name,
-		      "{s:s, s:s, s:b, s:s?, s:I, s:i, s:i, s:s, s:s?, s:b, s:o?, s:o?}", "prefix",
-		      prefix, "op", rtmon_op_name(r->op), "replace", r->op == RTMON_REPLACE, "via",
-		      r->has_gateway ? via : NULL, "metric", (json_int_t)r->metric, "protocol",
-		      (int)r->protocol, "table", (int)r->table, "type", rtmon_type_name(r->type),
-		      "dev", dev[0] ? dev : NULL, "multipath", r->multipath, "nexthops",
-		      r->multipath ? collector_nexthops(r) : NULL, "nhid",
-		      r->nhid ? json_integer(r->nhid) : NULL);
+		      "{s:s, s:s, s:b, s:s?, s:I, s:i, s:i, s:s, s:s?, s:b, s:o?, s:o?, s:o*}",
+		      "prefix", prefix, "op", rtmon_op_name(r->op), "replace",
+		      r->op == RTMON_REPLACE, "via", r->has_gateway ? via : NULL, "metric",
+		      (json_int_t)r->metric, "protocol", (int)r->protocol, "table", (int)r->table,
+		      "type", rtmon_type_name(r->type), "dev", dev[0] ? dev : NULL, "multipath",
+		      r->multipath, "nexthops", r->multipath ? collector_nexthops(r) : NULL, "nhid",
+		      r->nhid ? json_integer(r->nhid) : NULL, "stalled_ns",
+		      col->read_stalled_ns ? json_integer(col->read_stalled_ns) : NULL);
 	if (r->nnh_total > r->nnh)
 		log_warnx("%s: %d next hops, the first %d recorded", prefix, r->nnh_total, r->nnh);
 	log_debug("%s %s %s via %s metric %u proto %d", name, rtmon_op_name(r->op), prefix,
 		  r->has_gateway ? via : "-", r->metric, r->protocol);
 }
 
+/* collector_watch: the loop runs now (CLOCK_MONOTONIC): a stall since it
+ * last ran is said (collector_stalled). How long before now what is read
+ * now may have happened, beyond the usual: 0, or the stall that ended at
+ * this wake-up (the watch's timer may have been served first). */
+static int64_t collector_watch(struct collector *col, int64_t now)
+{
+	int64_t away = now - col->alive_ns;
+
+	if (col->alive_ns && away > COLLECTOR_STALL_NS) {
+		col->stall_from_ns = col->alive_ns;
+		col->stall_seen_ns = now;
+		log_warnx("the loop did not run for %.3f s (stopped, or starved of CPU)",
+			  (double)away / NSEC_PER_SEC);
+		event_emit(col->ev, "collector_stalled", "{s:I, s:I}", "stalled_ns",
+			   (json_int_t)away, "from",
+			   (json_int_t)(now_real_ns() - (now_mono_ns() - col->alive_ns)));
+	}
+	col->alive_ns = now;
+	if (col->stall_seen_ns && now - col->stall_seen_ns < COLLECTOR_WATCH_NS)
+		return now - col->stall_from_ns;
+	return 0;
+}
+
+static void collector_watch_cb(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop, (void)events;
+	loop_timer_read(fd);
+	collector_watch(arg, now_mono_ns());
+}
+
 static void collector_rtmon_read(struct collector *col)
 {
-	int rc = rtmon_read(col->rtmon);
+	int rc;
+
+	/* a route change read after a stall may be that much older */
+	col->read_stalled_ns = collector_watch(col, now_mono_ns());
+	rc = rtmon_read(col->rtmon);
+	col->read_stalled_ns = 0;
 
 	if (rc == 1) {
 		/* the route events are incomplete from here on: say so */
@@ -468,7 +521,9 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 	if (loop_timer_add(col->loop, &col->flush_timer, now_mono_ns() + COLLECTOR_FLUSH_NS,
 			   COLLECTOR_FLUSH_NS, collector_flush_cb, col) == -1 ||
 	    loop_timer_add(col->loop, &col->progress_timer, now_mono_ns() + COLLECTOR_PROGRESS_NS,
-			   COLLECTOR_PROGRESS_NS, collector_progress_cb, col) == -1) {
+			   COLLECTOR_PROGRESS_NS, collector_progress_cb, col) == -1 ||
+	    loop_timer_add(col->loop, &col->watch_timer, now_mono_ns() + COLLECTOR_WATCH_NS,
+			   COLLECTOR_WATCH_NS, collector_watch_cb, col) == -1) {
 		log_warn("%s: timers", __func__);
 		return -1;
 	}
@@ -515,6 +570,7 @@ static int collector_stop(struct collector *col)
 	loop_timer_del(col->loop, &col->drain_timer);
 	loop_timer_del(col->loop, &col->flush_timer);
 	loop_timer_del(col->loop, &col->progress_timer);
+	loop_timer_del(col->loop, &col->watch_timer);
 	return rc;
 }
 

@@ -12,6 +12,11 @@
  * only speaks netlink (docs/style.md: kernel-facing code in its own file,
  * as agents/routed/kroute.c).
  *
+ * A route's t_ns is when it was read: netlink gives no time stamp of the
+ * kernel's (SO_TIMESTAMPNS and SO_TIMESTAMPING on this socket yield no
+ * control message; tried on Linux 6.18), so a reader that did not run is
+ * late by that much; the collector watches for that (collector.c).
+ *
  * If the kernel drops notifications because the socket buffer overflowed
  * (ENOBUFS), rtmon_read() says so: the caller cannot know what it missed,
  * and must report it rather than pretend the event stream is complete.

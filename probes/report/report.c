@@ -273,9 +273,16 @@ int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
 	fflush(out);
 	rc = r->valid ? 0 : REPORT_INVALID;
 	if (r->unsaved) {
-		log_warnx("report: %s (the tables above are complete; run as the directory's "
-			  "owner or with sudo to save them)",
-			  err);
+		/* the advice fits the error: a full disk is not a matter of
+		 * permissions */
+		if (strstr(err, "(ENOSPC)") || strstr(err, "(EDQUOT)"))
+			log_warnx("report: %s (the tables above are complete; free some space "
+				  "on its disk, then steerlab report %s saves them)",
+				  err, rundir);
+		else
+			log_warnx("report: %s (the tables above are complete; run as the "
+				  "directory's owner or with sudo to save them)",
+				  err);
 		rc |= REPORT_UNSAVED;
 	}
 	goto out;

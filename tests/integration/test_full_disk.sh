@@ -3,8 +3,10 @@
 # requests a second): the collector must name the file and the error
 # ("capture-a.pcap: No space left on device") in its log and in a
 # capture_error event, count in capture_stats only the packets it wrote,
-# and the run must fail (exit status not 0; clocks.json, if it could be
-# written at all, says "valid": false), with nothing of the lab left behind.
+# and the run must say it cannot be trusted: exit status 3 with clocks.json
+# ("valid": false, capture_write_error) in the room the run kept for its
+# analysis, or 4 naming the file it could not write; with nothing of the
+# lab left behind, and `steerlab report` of it later agreeing (exit 3).
 # about 6 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -48,16 +50,29 @@ in_file=$(tcpdump -nn -r "$rundir/capture-$label.pcap" 2>/dev/null | wc -l)
 [ "$in_file" = "$written" ] || fail "capture-$label.pcap holds $in_file packets, capture_stats says $written"
 echo "ok: capture-$label.pcap holds the $written packets capture_stats says were written (of $packets)"
 
-# the verdict (docs/clocks.md): the run failed, and says so
-[ "$rc" -ne 0 ] || fail "steerlab run exited 0 on a full disk"
-echo "ok: steerlab run exited $rc"
-if [ -s "$rundir/clocks.json" ]; then
+# the verdict (docs/clocks.md): the run was measured and cannot be trusted:
+# exit 3 with clocks.json saying why (the run keeps room for it), or 4 if
+# even that could not be written, the file named (README, "Exit status")
+case $rc in
+3)
+	[ -s "$rundir/clocks.json" ] || fail "steerlab run exited 3 but wrote no clocks.json"
 	[ "$(json "$rundir/clocks.json" .valid)" = false ] ||
 		fail "clocks.json does not say valid false: $(head -c 400 "$rundir/clocks.json")"
-	echo "ok: clocks.json says valid false"
-else
-	echo "ok: no clocks.json (the disk was full)"
-fi
+	jq -e '[.warnings[] | select(.code == "capture_write_error" and .invalidates)] | length > 0' \
+		"$rundir/clocks.json" >/dev/null ||
+		fail "clocks.json has no capture_write_error: $(jq -c .warnings "$rundir/clocks.json")"
+	echo "ok: steerlab run exited 3; clocks.json says valid false, capture_write_error"
+	;;
+4)
+	grep -q "steerlab: report: $rundir/[a-z.]*: cannot .*No space left on device (ENOSPC) (the tables above are complete; free some space" \
+		"$out/run.log" || fail "exit 4 without naming the file and ENOSPC: $(tail -3 "$out/run.log")"
+	echo "ok: steerlab run exited 4, naming the file it could not write"
+	;;
+*)
+	fail "steerlab run exited $rc on a full disk, expected 3 (invalid, clocks.json written) or 4 (not saved)"
+	;;
+esac
+[ -e "$rundir/.analysis-reserve" ] && fail "the room kept for the analysis is still there"
 assert_no_leftovers $lab "$rundir"
 
 # with room again, `steerlab report` recomputes the verdict from the files

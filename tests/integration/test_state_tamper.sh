@@ -2,7 +2,8 @@
 # steerlab's files and state cannot be turned against the machine:
 # (d) a symbolic link planted in an `up --out` directory (an agent's log,
 #     an agent's events file, the lab's events file) is not followed: up
-#     refuses, its target is untouched, nothing of the lab remains;
+#     refuses the directory (not empty: lab/rundir.h) before it makes
+#     anything, its target is untouched, nothing of the lab remains;
 # (e) `down` of a lab whose state was tampered with (a namespaces line
 #     ../../VICTIM and a foreign namespace; an agents.tsv line with the PID
 #     and true start time of a process that is not an agent) refuses those
@@ -43,9 +44,9 @@ for planted in a.sited.log a.prober.events.jsonl lab.events.jsonl; do
 	$STEERLAB up topology/anycast.ini --set name=$lab --out "$rundir" >"$out/up.out" 2>&1 || rc=$?
 	cat "$out/up.out"
 	[ "$rc" -eq 1 ] || fail "up with $planted planted: exit status $rc, expected 1"
-	# an agent's events file is the agent's to refuse: it says so in its log
-	grep -q "$planted is a symbolic link: not followed" "$out/up.out" "$rundir"/*.log ||
-		fail "neither up nor the agent says $planted is a link not followed"
+	# refused before anything is made: the directory is not empty
+	grep -q "^steerlab: up: $rundir is not empty (it has $planted" "$out/up.out" ||
+		fail "up does not refuse the directory that holds $planted"
 	[ -L "$rundir/$planted" ] || fail "$planted is no longer the planted link"
 	[ "$(sha256sum <"$victim")" = "$victim_sum" ] || fail "the victim file was written through $planted"
 	[ -e /run/steerlab/$lab ] && fail "up with $planted planted left its state"

@@ -398,6 +398,52 @@ static void test_per_node_decay(void **state)
 	free(v);
 }
 
+/* resolver_no_failover only for a node whose clients used the dead site
+ * when it failed: r1's client is sent to b all along (the geolocation put
+ * it there), r2's to a until t0 and to b from then on (it had moved to b
+ * at the instant of the failure: nothing to compare) */
+static void test_no_failover_unused(void **state)
+{
+	struct clocks_input in;
+	struct clocks_client cl[2];
+	struct clocks_query_capture qc[3];
+	struct clocks_capture sc[2];
+	struct clocks_packet a[40], b[40];
+	struct clocks_resolvers *rs = malloc(sizeof(*rs));
+	struct clocks_notes *v = calloc(1, sizeof(*v));
+	size_t na = 0, nb = 0;
+
+	(void)state;
+	assert_non_null(rs);
+	assert_non_null(v);
+	rsv_input(&in, cl, qc, sc);
+	for (int k = -9; k <= 10; k++) {
+		int64_t t = T0 + k * 100 * MS - MS;
+
+		b[nb++] = (struct clocks_packet){t, DNS_ID(1), 0, ip(ADDR_B)};
+		if (t < T0)
+			a[na++] = (struct clocks_packet){t, DNS_ID(2), 0, ip(ADDR_A)};
+		else
+			b[nb++] = (struct clocks_packet){t, DNS_ID(2), 0, ip(ADDR_B)};
+	}
+	sc[0].packets = a, sc[0].n = na;
+	sc[1].packets = b, sc[1].n = nb;
+	assert_int_equal(clocks_resolvers(&in, rs), 0);
+	assert_int_equal(rs->r[0].dead_before, 0);
+	assert_int_equal(rs->r[0].dead_after, 0);
+	assert_int_equal(rs->r[1].dead_before, 10);
+	assert_int_equal(rs->r[1].dead_after, 0);
+	clocks_resolvers_verdict(&in, rs, v);
+	assert_int_equal(v->n, 1);
+	assert_string_equal(v->w[0].code, "resolver_no_failover");
+	assert_string_equal(v->w[0].msg,
+			    "[resolver] r2: its DNS clients sent 10 requests to a in the second "
+			    "before t0 and none after (none had its address then): its curve shows "
+			    "no failover to compare");
+	free(rs);
+	free(v);
+}
+
 /* a resolver link's capture that dropped packets invalidates the run, and
  * the verdict says what it spoils; its file is a capture of that link */
 static void test_resolver_drops(void **state)
@@ -443,10 +489,11 @@ static void test_resolver_drops(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dns_level),	      cmocka_unit_test(test_topology),
-	    cmocka_unit_test(test_topology_dns_tree), cmocka_unit_test(test_cache_classify),
-	    cmocka_unit_test(test_decode_dnsmsg),     cmocka_unit_test(test_upstream_levels),
-	    cmocka_unit_test(test_per_node_decay),    cmocka_unit_test(test_resolver_drops),
+	    cmocka_unit_test(test_dns_level),	       cmocka_unit_test(test_topology),
+	    cmocka_unit_test(test_topology_dns_tree),  cmocka_unit_test(test_cache_classify),
+	    cmocka_unit_test(test_decode_dnsmsg),      cmocka_unit_test(test_upstream_levels),
+	    cmocka_unit_test(test_per_node_decay),     cmocka_unit_test(test_resolver_drops),
+	    cmocka_unit_test(test_no_failover_unused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -263,6 +265,47 @@ static void test_scan(void **state)
 	assert_int_equal(inifile_scan(path, on_section, on_pair, &s), -1);
 }
 
+/* `steerlab check /dev/zero` grew without bound, a FIFO blocked forever:
+ * anything but a regular file of a bounded size is refused at once */
+static void test_open_not_a_file(void **state)
+{
+	char dir[] = "/tmp/inifile-open.XXXXXX", fifo[64], big[64], ok[64], why[128];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(big, sizeof(big), "%s/big.ini", dir);
+	snprintf(ok, sizeof(ok), "%s/ok.ini", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_null(inifile_open("/dev/zero", why, sizeof(why)));
+	assert_string_equal(why, "not a regular file (a character device): expected a file");
+	assert_null(inifile_open(fifo, why, sizeof(why)));
+	assert_string_equal(why, "not a regular file (a FIFO): expected a file");
+	assert_null(inifile_open(dir, why, sizeof(why)));
+	assert_string_equal(why, "not a regular file (a directory): expected a file");
+	assert_null(inifile_open("/nonexistent/x.ini", why, sizeof(why)));
+	assert_string_equal(why, "No such file or directory");
+	assert_non_null(f = fopen(big, "w"));
+	assert_int_equal(ftruncate(fileno(f), INI_MAX_FILE + 1), 0);
+	fclose(f);
+	assert_null(inifile_open(big, why, sizeof(why)));
+	assert_string_equal(why, "67108865 bytes: larger than the 64 MB a file of the lab may be");
+	assert_non_null(f = fopen(ok, "w"));
+	fputs("[lab]\nname = x\n", f);
+	fclose(f);
+	assert_non_null(f = inifile_open(ok, why, sizeof(why)));
+	/* blocking again: read as any stream */
+	assert_false(fcntl(fileno(f), F_GETFL) & O_NONBLOCK);
+	fclose(f);
+	/* the analysis's silent reader refuses the same */
+	assert_int_equal(inifile_scan(fifo, NULL, NULL, NULL), -1);
+	unlink(fifo);
+	unlink(big);
+	unlink(ok);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +318,7 @@ int main(void)
 	    cmocka_unit_test(test_cap),
 	    cmocka_unit_test(test_silent),
 	    cmocka_unit_test(test_scan),
+	    cmocka_unit_test(test_open_not_a_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -471,6 +471,11 @@ static void test_error_missing_file(void **state)
 	assert_int_equal(load(t, DATA "no-such-file.ini", NULL, 0, &errs), -1);
 	assert_string_equal(errs, DATA "no-such-file.ini: No such file or directory\n");
 	free(errs);
+	/* `steerlab check /dev/zero` read without end; refused at once */
+	assert_int_equal(load(t, "/dev/zero", NULL, 0, &errs), -1);
+	assert_string_equal(
+	    errs, "/dev/zero: not a regular file (a character device): expected a file\n");
+	free(errs);
 	free(t);
 }
 

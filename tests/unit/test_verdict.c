@@ -108,6 +108,8 @@ static void client_events(const char *dir, const char *node, const char *agent, 
 
 /* what site_failed says besides: "routes" in a lab of several routers */
 static const char *fail_extra = "";
+/* what traffic_stopped says besides ("by": "down") */
+static const char *stop_extra = "";
 
 /* lab_events: the lab's events; interrupted: -1 no traffic_stopped, else
  * its flag, stopped at stop */
@@ -125,9 +127,13 @@ static void lab_events(const char *dir, int interrupted, int64_t stop)
 		 "\",\"how\":\"sigkill\",\"killed_ns\":1700000000123556789%s",
 		 fail_extra);
 	ev(dir, "lab.events.jsonl", T0, "site_failed", failed);
-	if (interrupted >= 0)
-		ev(dir, "lab.events.jsonl", stop, "traffic_stopped",
-		   interrupted ? ",\"interrupted\":true" : ",\"interrupted\":false");
+	if (interrupted >= 0) {
+		char extra[128];
+
+		snprintf(extra, sizeof(extra), ",\"interrupted\":%s%s",
+			 interrupted ? "true" : "false", stop_extra);
+		ev(dir, "lab.events.jsonl", stop, "traffic_stopped", extra);
+	}
 	ev(dir, "lab.events.jsonl", T0 + 7800 * MS, "lab_stopping", "");
 	ev(dir, "lab.events.jsonl", T0 + 9 * S, "lab_down", "");
 }
@@ -336,6 +342,55 @@ static void test_client_behind(void **state)
 		    "client 1 (client on c1) sent 100 requests in 12.500 s: 8.0 per s, 20.0 % "
 		    "behind its configured 10.0 per s",
 		    1);
+	json_decref(root);
+}
+
+/* client_csv: client 1's records of valid_run, requests first to last
+ * sent at late_at (from t0) instead, in a burst, answered by b */
+static void client_csv(const char *dir, int first, int last, int64_t late_at)
+{
+	rm(dir, "requests-c1.csv");
+	put(dir, "requests-c1.csv", "client,seq,sent_ns,status,site,rtt_ns\n");
+	for (int k = 0; k < NREQ; k++) {
+		int dead = k >= 30 && k <= ANY_LAST_AT_A, at_a = k <= ANY_LAST_AT_A;
+		int64_t sent = sent_at(k);
+
+		if (k >= first && k <= last) {
+			sent = T0 + late_at + (k - first) * 1000;
+			dead = at_a = 0;
+		}
+		put(dir, "requests-c1.csv", "1,%d,%lld,%s,%s,%d\n", k, (long long)sent,
+		    dead ? "timeout" : "ok",
+		    dead   ? ""
+		    : at_a ? "a"
+			   : "b",
+		    dead ? 0 : 2000000);
+	}
+}
+
+/* SIGSTOP of a client for 1 s across t0: it catches up in a burst, so its
+ * rate is right, but where its requests went at t0 is not measured */
+static void test_client_stalled(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	/* the requests due from t0 - 395 ms to t0 + 505 ms, sent at t0 + 520 ms */
+	client_csv(dir, 26, 35, 520 * MS);
+	root = analyse(dir, NULL);
+	assert_code(root, "client_stalled",
+		    "client 1 (client on c1) sent nothing from t0 - 0.495 s to t0 + 0.520 s, a gap "
+		    "of 1.015 s though it sends every 0.100 s, across t0: it was not running "
+		    "(stopped, or starved of CPU), so when it left a is not measured (a gap of "
+		    "more than 2 intervals and 0.100 s invalidates)",
+		    1);
+	assert_no_code(root, "client_behind");
+	json_decref(root);
+	/* 150 ms, one request late by half an interval: within the tolerance */
+	client_csv(dir, 30, 30, 50 * MS);
+	root = analyse(dir, NULL);
+	assert_no_code(root, "client_stalled");
 	json_decref(root);
 }
 
@@ -964,6 +1019,105 @@ static void test_capture_cut(void **state)
 	json_decref(root);
 }
 
+/* core.collector.events.jsonl of valid_run, its route leaving a's link at
+ * steer (from t0) with route_extra, and extra as more events (NULL: none) */
+static void collector_again(const char *dir, int64_t steer, const char *route_extra)
+{
+	const char *col = "core.collector.events.jsonl";
+	char route[256], extra[256];
+	size_t na = 0, nb = 0;
+
+	for (int k = 0; k < NREQ; k++) {
+		na += (k <= ANY_LAST_AT_A) + (k <= DNS_LAST_AT_A);
+		nb += (k > ANY_LAST_AT_A) + (k > DNS_LAST_AT_A);
+	}
+	rm(dir, col);
+	snprintf(route, sizeof(route), ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\"%s",
+		 route_extra);
+	ev(dir, col, T0 - 4 * S, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"via\":\"198.18.0.2\"");
+	ev(dir, col, T0 + steer, "route_deleted", route);
+	for (int i = 0; i < 2; i++) {
+		snprintf(extra, sizeof(extra),
+			 ",\"label\":\"%c\",\"packets\":%zu,\"received\":%zu,\"dropped\":0,"
+			 "\"if_dropped\":0,\"written\":%zu",
+			 i ? 'b' : 'a', i ? nb : na, i ? nb : na, i ? nb : na);
+		ev(dir, col, T0 + 8 * S, "capture_stats", extra);
+	}
+}
+
+/* the collector SIGSTOPped 2 s from just before the route left: it read the
+ * change 1.843 s late; the packets say when it was */
+static void test_route_monitor_stalled(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	json_decref(expect(dir, 1, NULL));
+	collector_again(dir, 2098 * MS, ",\"stalled_ns\":2000000000");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "route_monitor_stalled",
+		    "the collector on core read a change of its route to 198.19.0.1/32 (deleted "
+		    "via 198.18.0.2) at t0 + 2.098 s only after its loop had not run for 2.000 s "
+		    "(stopped, or starved of CPU): it may have happened that much earlier, so "
+		    "steer and the FIB clocks from it are not measured (more than 0.050 s "
+		    "invalidates)",
+		    1);
+	assert_code(root, "steer_after_window",
+		    "anycast: the route via a's link left core's FIB at t0 + 2.098 s by its route "
+		    "monitor, but the last anycast request reached a at t0 + 0.206 s, 1.892 s "
+		    "before, though its clients sent every 0.100 s at most: the route was gone by "
+		    "t0 + 0.306 s (plus 0.050 s of slack) at the latest, so steer is late",
+		    1);
+	json_decref(root);
+	/* a stall of 40 ms is within the slack; so is a steer 140 ms after the
+	 * last request (an interval and 40 ms) */
+	collector_again(dir, 346 * MS, ",\"stalled_ns\":40000000");
+	root = expect(dir, 1, NULL);
+	assert_no_code(root, "route_monitor_stalled");
+	assert_no_code(root, "steer_after_window");
+	json_decref(root);
+	/* the site's link cut: the requests stop on the way, not at steer */
+	collector_again(dir, 2098 * MS, "");
+	rm(dir, "lab.events.jsonl");
+	fail_extra = ",\"how\":\"link-down\"";
+	lab_events(dir, 0, T0 + 7500 * MS);
+	fail_extra = "";
+	root = analyse(dir, NULL);
+	assert_no_code(root, "steer_after_window");
+	json_decref(root);
+}
+
+/* the kernel dropped route notifications (ENOBUFS), or the monitor stopped */
+static void test_route_events_lost(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	ev(dir, "core.collector.events.jsonl", T0 + 100 * MS, "route_monitor_overrun",
+	   ",\"overruns\":1");
+	ev(dir, "core.collector.events.jsonl", T0 + 120 * MS, "route_monitor_overrun",
+	   ",\"overruns\":2");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "route_events_lost",
+		    "the kernel dropped route notifications of the collector on core (ENOBUFS, 2 "
+		    "times, the first at t0 + 0.100 s): its FIB's changes are incomplete, so the "
+		    "FIB clocks and steer may miss theirs",
+		    1);
+	assert_int_equal(count_code(root, "route_events_lost"), 1);
+	json_decref(root);
+	ev(dir, "core.collector.events.jsonl", T0 + 150 * MS, "route_monitor_error", "");
+	root = expect(dir, 0, NULL);
+	assert_code(root, "route_events_lost",
+		    "the route monitor of the collector on core stopped at t0 + 0.150 s "
+		    "(route_monitor_error)",
+		    1);
+	assert_int_equal(count_code(root, "route_events_lost"), 2);
+	json_decref(root);
+}
+
 static void test_capture_write_error(void **state)
 {
 	const char *dir = *state;
@@ -1015,6 +1169,41 @@ static void test_interrupted(void **state)
 	clocks_result_free(r);
 	clocks_input_free(&in);
 	free(r);
+}
+
+/* `steerlab run` SIGKILLed 4 s into the traffic, then `steerlab down`: the
+ * run is interrupted, said as such (not client_behind: the clients were
+ * stopped by down, not behind) */
+static void test_stopped_by_down(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	rm(dir, "lab.events.jsonl");
+	stop_extra = ",\"by\":\"down\"";
+	lab_events(dir, 1, T0 + 2 * S);
+	stop_extra = "";
+	root = expect(dir, 0, NULL);
+	assert_code(root, "interrupted",
+		    "steerlab run never finished this run (it was killed, or taken down under "
+		    "it): `steerlab down` stopped the lab at t0 + 2.000 s, 5.000 s after the "
+		    "traffic started; nothing watched the agents to the end, so one that ended "
+		    "meanwhile is not known; rates, budgets and the decay use the 5.000 s the "
+		    "clients could have sent",
+		    1);
+	assert_no_code(root, "client_behind");
+	json_decref(root);
+	/* down long after the clients' own end: their 10 s, not more */
+	rm(dir, "lab.events.jsonl");
+	stop_extra = ",\"by\":\"down\"";
+	lab_events(dir, 1, T0 + 60 * S);
+	stop_extra = "";
+	root = expect(dir, 0, NULL);
+	assert_code(root, "interrupted", "63.000 s after the traffic started", 1);
+	assert_code(root, "interrupted", "use the 10.000 s the clients could have sent", 1);
+	assert_no_code(root, "client_behind");
+	json_decref(root);
 }
 
 static void test_not_finished(void **state)
@@ -1199,6 +1388,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_agent_exited, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_behind, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_killed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_client_stalled, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_rate_unchecked, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_loss_before_t0_explained, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unexplained_loss, setup, teardown),
@@ -1227,7 +1417,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_capture_written, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_cut, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture_write_error, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_route_monitor_stalled, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_route_events_lost, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_interrupted, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stopped_by_down, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_finished, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_traffic, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_window_cut, setup, teardown),
