@@ -583,56 +583,71 @@ static const char *clocks_codes(char *buf, size_t len, const struct clocks_warni
 	return buf;
 }
 
-/* clocks_banner_top: before the table of an invalid run, its reasons; of a
- * warned one, the codes */
-static void clocks_banner_top(FILE *out, const struct clocks_warning **list, int n, int valid)
+/* clocks_count_invalid: how many of list[0..n) invalidate the run */
+static int clocks_count_invalid(const struct clocks_warning **list, int n)
 {
-	char codes[512];
 	int bad = 0;
 
 	for (int k = 0; k < n; k++)
 		bad += list[k]->invalidates;
-	if (!valid) {
-		fprintf(out,
-			"*** INVALID RUN: %d self-check%s failed; these clocks must not be "
-			"quoted as measured ***\n",
-			bad, bad == 1 ? "" : "s");
-		for (int k = 0; k < n; k++)
-			if (list[k]->invalidates)
-				fprintf(out, "  %s: %s\n", list[k]->code, list[k]->msg);
-		fputc('\n', out);
-	} else if (n > 0) {
-		fprintf(out, "Warnings (the run is valid): %s; see below\n\n",
-			clocks_codes(codes, sizeof(codes), list, n, 0));
-	}
+	return bad;
 }
 
-static void clocks_banner_bottom(FILE *out, const struct clocks_warning **list, int n, int valid)
+void clocks_print_warnings(FILE *out, const struct clocks_input *in,
+			   const struct clocks_result *res, int nres, const struct clocks_notes *v)
 {
+	const struct clocks_warning *list[CLOCKS_MAX_LIST];
+	int lost, n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
+	int bad = clocks_count_invalid(list, n), more = n - bad + lost;
+
+	if (!clocks_valid(in, res, nres, v))
+		fprintf(out,
+			"*** INVALID RUN: %d self-check%s failed%s; these clocks must not be "
+			"quoted as measured (docs/clocks.md, \"Verdict\") ***\n",
+			bad, bad == 1 ? "" : "s",
+			more == 0   ? ""
+			: more == 1 ? ", and 1 warning"
+				    : ", and more warnings");
+	else if (n + lost > 0)
+		fprintf(out, "%d warning%s (the run is valid; docs/clocks.md, \"Verdict\"):\n",
+			n + lost, n + lost == 1 ? "" : "s");
+	else
+		return;
+	/* each once, one line, the invalidating ones first */
+	for (int k = 0; k < n; k++)
+		fprintf(out, "%s (%s): %s\n", list[k]->invalidates ? "INVALID" : "warning",
+			list[k]->code, list[k]->msg);
+	if (lost)
+		fprintf(out, "warning: %d more warnings not kept\n", lost);
+}
+
+void clocks_print_verdict(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+			  int nres, const struct clocks_notes *v)
+{
+	const struct clocks_warning *list[CLOCKS_MAX_LIST];
+	int lost, n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
 	char codes[512];
 
-	if (!valid)
+	/* the reasons were said above, once: here the verdict, and for an
+	 * invalid run the codes a script looks for */
+	if (!clocks_valid(in, res, nres, v))
 		fprintf(out, "*** INVALID RUN (%s): see docs/clocks.md, \"Verdict\" ***\n",
 			clocks_codes(codes, sizeof(codes), list, n, 1));
-	else if (n > 0)
-		fprintf(out, "valid run, with warnings: %s\n",
-			clocks_codes(codes, sizeof(codes), list, n, 0));
+	else if (n + lost > 0)
+		fprintf(out, "valid run, with %d warning%s (above; docs/clocks.md, \"Verdict\")\n",
+			n + lost, n + lost == 1 ? "" : "s");
 	else
 		fprintf(out, "valid run: every self-check passed (docs/clocks.md, \"Verdict\")\n");
 }
 
-void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
-		  int nres, const struct clocks_notes *v)
+void clocks_print_table(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+			int nres, const struct clocks_notes *v, int flags)
 {
 	const struct clocks_failure *f = &in->failure;
 	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], when[32];
 	time_t sec = (time_t)(f->t0_ns / 1000000000);
-	const struct clocks_warning *list[CLOCKS_MAX_LIST];
-	int n, lost, valid = clocks_valid(in, res, nres, v);
 	struct tm tm;
 
-	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
-	clocks_banner_top(out, list, n, valid);
 	inet_ntop(AF_INET, &f->via, via, sizeof(via));
 	inet_ntop(AF_INET, &f->prefix, prefix, sizeof(prefix));
 	if (f->has_address)
@@ -645,8 +660,11 @@ void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_
 		(long long)(f->t0_ns % 1000000000));
 	fprintf(out,
 		"(site link %s, site address %s, service %s/%d, request port %u; clocks in "
-		"seconds after t0)\n\n",
+		"seconds after t0)\n",
 		via, addr, prefix, f->prefixlen, in->port);
+	if (flags & CLOCKS_PRINT_WARNINGS)
+		clocks_print_warnings(out, in, res, nres, v);
+	fputc('\n', out);
 	fprintf(out, "%-*s", CLOCKS_LABEL_W, "");
 	for (int i = 0; i < nres; i++)
 		if (!res[i].noflows)
@@ -700,19 +718,12 @@ void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_
 		}
 		free(m);
 	}
-	for (int k = 0; k < n; k++)
-		fprintf(out, "%s (%s): %s\n", list[k]->invalidates ? "INVALID" : "warning",
-			list[k]->code, list[k]->msg);
-	if (lost)
-		fprintf(out, "warning: %d more warnings not kept\n", lost);
-	clocks_banner_bottom(out, list, n, valid);
+	if (flags & CLOCKS_PRINT_VERDICT)
+		clocks_print_verdict(out, in, res, nres, v);
 }
 
-void clocks_print_verdict(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
-			  int nres, const struct clocks_notes *v)
+void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+		  int nres, const struct clocks_notes *v)
 {
-	const struct clocks_warning *list[CLOCKS_MAX_LIST];
-	int lost, n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
-
-	clocks_banner_bottom(out, list, n, clocks_valid(in, res, nres, v));
+	clocks_print_table(out, in, res, nres, v, CLOCKS_PRINT_WARNINGS | CLOCKS_PRINT_VERDICT);
 }

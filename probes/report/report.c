@@ -232,7 +232,10 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	clocks_print(mem, &r->in, r->res, REPORT_NSCHEMES, &r->verdict);
+	/* the terminal's: the warnings after the title; the verdict is the
+	 * summary's last line */
+	clocks_print_table(mem, &r->in, r->res, REPORT_NSCHEMES, &r->verdict,
+			   CLOCKS_PRINT_WARNINGS);
 	fclose(mem);
 	return 0;
 }

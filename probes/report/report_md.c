@@ -1,9 +1,9 @@
 /*
  * report.md: one page a person reads after a run, in Markdown that also
- * reads as plain text. It opens with the verdict when the run is invalid
- * or warned (what failed, in a banner no reader can miss), then the clocks
- * as the terminal shows them, the error
- * budget, the decay at readable marks, the upstream load, the plots, every
+ * reads as plain text. Its title, then the verdict when the run is invalid
+ * or warned (each warning once, in a banner no reader can miss; an invalid
+ * run's title says so too), then the clocks as the terminal shows them,
+ * the error budget, the decay at readable marks, the upstream load, the plots, every
  * parameter (the topology as used, the analysis options), the files, and
  * last the machine it was written on (versions, kernel, sch_netem): the
  * only lines that change when the same run is reported elsewhere.
@@ -28,7 +28,8 @@ static void md_table(FILE *fp, void (*fill)(const struct report *, struct textta
 	texttable_free(&t);
 }
 
-/* md_banner: an invalid run's reasons, or a valid run's warnings, first */
+/* md_banner: an invalid run's reasons, or a valid run's warnings, with
+ * their count, one line each, after the title */
 static void md_banner(const struct report *r, FILE *fp)
 {
 	const struct clocks_warning *list[CLOCKS_MAX_LIST];
@@ -36,18 +37,22 @@ static void md_banner(const struct report *r, FILE *fp)
 	int n = clocks_warnings(&r->in, r->res, REPORT_NSCHEMES, &r->verdict, list, CLOCKS_MAX_LIST,
 				&lost);
 
-	if (n == 0 && r->valid)
+	if (n + lost == 0 && r->valid)
 		return;
 	for (int k = 0; k < n; k++)
 		bad += list[k]->invalidates;
 	if (!r->valid)
 		fprintf(fp,
-			"**INVALID RUN**: %d self-check%s failed; the clocks below must not be "
+			"**INVALID RUN**: %d self-check%s failed%s; the clocks below must not be "
 			"quoted as measured (docs/clocks.md, \"Verdict\"; `steerlab report` exits "
 			"with status 3):\n\n",
-			bad, bad == 1 ? "" : "s");
+			bad, bad == 1 ? "" : "s",
+			n + lost - bad == 0   ? ""
+			: n + lost - bad == 1 ? ", and 1 warning"
+					      : ", and more warnings");
 	else
-		fprintf(fp, "**Warnings** (the run is valid; docs/clocks.md, \"Verdict\"):\n\n");
+		fprintf(fp, "**%d warning%s** (the run is valid; docs/clocks.md, \"Verdict\"):\n\n",
+			n + lost, n + lost == 1 ? "" : "s");
 	for (int k = 0; k < n; k++)
 		fprintf(fp, "- %s`%s`: %s\n", list[k]->invalidates ? "**invalid** " : "",
 			list[k]->code, list[k]->msg);
@@ -65,13 +70,15 @@ static void md_head(const struct report *r, FILE *fp)
 
 	gmtime_r(&sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	/* an invalid run says so in its title: the first line anyone reads */
+	fprintf(fp, "# Run report: lab %s%s\n\n", r->in.lab, r->valid ? "" : " (INVALID RUN)");
+	md_banner(r, fp);
 	fprintf(fp,
-		"# Run report: lab %s\n\n"
 		"Site %s failed at t0 = %s.%09lld UTC (`site_failed` in lab.events.jsonl). Times "
 		"are in seconds after t0. `steerlab report RUN_DIR` writes this page and every "
 		"file it names again from the recorded captures and events, without running "
 		"anything.\n\n",
-		r->in.lab, f->site, when, (long long)(f->t0_ns % NSEC_PER_SEC));
+		f->site, when, (long long)(f->t0_ns % NSEC_PER_SEC));
 	/* where fail_jitter put t0, and the seed that makes it again */
 	if (r->in.seed != CLOCKS_NONE && f->nominal_at_ns != CLOCKS_NONE &&
 	    f->jitter_offset_ns != CLOCKS_NONE && r->in.fail_jitter_ns > 0)
@@ -89,7 +96,8 @@ static void md_head(const struct report *r, FILE *fp)
 			(long long)r->in.seed);
 	fprintf(fp, "## Clocks\n\nAs `steerlab report` prints them; every clock is defined in "
 		    "docs/clocks.md.\n\n```text\n");
-	fwrite(r->clocks_text, 1, r->clocks_len, fp);
+	/* the warnings are above, the verdict too: the table alone */
+	clocks_print_table(fp, &r->in, r->res, REPORT_NSCHEMES, &r->verdict, 0);
 	fprintf(fp, "```\n\n");
 }
 
@@ -324,7 +332,6 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 	if (report_file_open(r, &af, "report.md", err, errlen) == -1)
 		return -1;
 	fp = af.fp;
-	md_banner(r, fp);
 	md_head(r, fp);
 	md_budget(r, fp);
 	md_timeline(r, fp);

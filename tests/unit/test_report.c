@@ -518,6 +518,51 @@ static void test_golden_report(void **state)
 	free(out);
 }
 
+/* count: the occurrences of needle in text */
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Each warning is said once, in one line, after the title, with their
+ * count: the terminal's table and report.md alike (issue 22). The golden
+ * run has one, window_cut. */
+static void test_warnings_once(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.gnuplot = "true"};
+	char path[512], *out, *md, *title, *after;
+
+	out = report(dir, &o);
+	/* the title (two lines), then the count, then the warning */
+	title = strstr(out, "lab golden: site a failed at t0 = ");
+	assert_ptr_equal(title, out);
+	after = strchr(strchr(title, '\n') + 1, '\n') + 1;
+	assert_memory_equal(after,
+			    "1 warning (the run is valid; docs/clocks.md, \"Verdict\"):\n"
+			    "warning (window_cut): dns: the window (>= 1.972 s) is a lower "
+			    "bound",
+			    110);
+	assert_int_equal(count(out, "(window_cut): "), 1);
+	assert_int_equal(count(out, "the window (>= 1.972 s) is a lower bound"), 1);
+	/* the last line counts it, and does not say it again */
+	assert_null(strstr(out, "valid run, with warnings: window_cut"));
+	assert_non_null(strstr(out, "\nvalid run, with 1 warning (above; docs/clocks.md, "
+				    "\"Verdict\")\n"));
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	md = test_read_file(path);
+	assert_memory_equal(md, "# Run report: lab golden\n\n**1 warning** (the run is valid", 54);
+	assert_int_equal(count(md, "`window_cut`"), 1);
+	assert_int_equal(count(md, "the window (>= 1.972 s) is a lower bound"), 1);
+	assert_int_equal(count(md, "window_cut"), 2); /* and the legend's "≥" */
+	free(md);
+	free(out);
+}
+
 /* clocks.json keeps every field of the clocks and gains each budget */
 static void test_report_json(void **state)
 {
@@ -674,7 +719,7 @@ static void test_report_interrupted(void **state)
 	fclose(out);
 	/* traffic_started to traffic_stopped: 2 s, not the 3 s configured */
 	assert_non_null(strstr(text,
-			       "\n  interrupted: the run was interrupted 2.000 s after the "
+			       "\nINVALID (interrupted): the run was interrupted 2.000 s after the "
 			       "traffic started (t0 + 1.000 s), of the 3.000 s configured: the "
 			       "observation after t0 lasted 1.000 s of the 2.000 s configured, "
 			       "the last 1.000 s were never run"));
@@ -691,7 +736,10 @@ static void test_report_interrupted(void **state)
 	json_decref(root);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	md = test_read_file(path);
-	assert_memory_equal(md, "**INVALID RUN**: 1 self-check failed", 36);
+	assert_memory_equal(md,
+			    "# Run report: lab golden (INVALID RUN)\n\n**INVALID RUN**: 1 "
+			    "self-check failed, and 1 warning;",
+			    80);
 	assert_non_null(strstr(md, "The run was interrupted: the observation ends when the "
 				   "traffic stopped."));
 	free(md);
@@ -709,6 +757,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_slo),
 	    cmocka_unit_test(test_upstream_series),
 	    cmocka_unit_test_setup_teardown(test_golden_report, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_warnings_once, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_json, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_without_gnuplot, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_symlinks, setup_run, teardown_run),
