@@ -243,6 +243,13 @@ struct json_t *clocks_json_resolvers(const struct clocks_input *in);
 /* clocks_rank: nearest-rank percentile p (0 < p <= 100) of sorted v[n > 0]. */
 int64_t clocks_rank(const int64_t *v, size_t n, int p);
 
+/* clocks_catch_windows: the catchments' episodes from fib into cs
+ * (episodes, known, during_known), and their windows: during is a request
+ * sent in (*during_from, *during_until), after one sent after *after_from
+ * (clocks_catch.c) */
+void clocks_catch_windows(const struct clocks_fib *fib, struct clocks_catchments *cs,
+			  int64_t *during_from, int64_t *during_until, int64_t *after_from);
+
 /* clocks_catch_pops: the populations' catchments into cs->pops (cs->known
  * set), after the FIB's last change (fib); clocks_catch_pop.c */
 void clocks_catch_pops(const struct clocks_input *in, const struct clocks_fib *fib,

@@ -146,12 +146,23 @@ static void report_summary(const struct report *r, FILE *out)
 		texttable_free(&t);
 	}
 	fprintf(out,
-		"\ndecay: share of each scheme's requests sent to %s, in the %s bucket "
+		"\ndecay: share of each scheme's requests sent to %s%s, in the %s bucket "
 		"ending at each time\n",
-		r->in.failure.site, report_fmt_duration(b, sizeof(b), r->bucket_ns));
+		r->in.failure.site, report_has_failback_decay(r) ? " while it was out" : "",
+		report_fmt_duration(b, sizeof(b), r->bucket_ns));
 	report_decay_table(r, &t);
 	texttable_print(&t, out, 0);
 	texttable_free(&t);
+	if (report_has_failback_decay(r)) {
+		fprintf(out,
+			"\nfail-back: share of each scheme's requests sent to %s again after its "
+			"recovery at %.3f s, in the %s bucket holding each time\n",
+			r->in.failure.site, (double)report_recovered_at(r) / NSEC_PER_SEC,
+			report_fmt_duration(b, sizeof(b), r->bucket_ns));
+		report_failback_table(r, &t);
+		texttable_print(&t, out, 0);
+		texttable_free(&t);
+	}
 	if (r->up.known) {
 		fprintf(out, "\nupstream: DNS queries that reached authd, per source\n");
 		report_upstream_table(r, &t);

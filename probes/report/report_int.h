@@ -66,11 +66,18 @@ void report_outage_table(const struct report *r, struct texttable *t);
 void report_outage_buckets_table(const struct report *r, struct texttable *t);
 /* report_decay_marks: the times the decay tables show (0.5 s, 1 s, ...,
  * then the last whole bucket) into marks, their labels ("2 s", "6.9 s
- * (end)") into labels; how many (at most REPORT_MAX_MARKS) */
+ * (end)") into labels; how many (at most REPORT_MAX_MARKS). When the
+ * timeline recovered the site, up to its recovery only ("2.9 s (before
+ * recovery)"): the fail-back's table (report_failback_table) takes over
+ * from there, its marks from the recovery. report_recovered_at: the
+ * recovery after t0, CLOCKS_NONE if none within the observation. */
 #define REPORT_MAX_MARKS 16
 #define REPORT_MARK_LABEL_LEN 48
 int report_decay_marks(const struct report *r, int64_t *marks,
 		       char (*labels)[REPORT_MARK_LABEL_LEN]);
+int64_t report_recovered_at(const struct report *r);
+int report_has_failback_decay(const struct report *r);
+void report_failback_table(const struct report *r, struct texttable *t);
 /* The resolver tables (report_resolvers.c), when the run has [resolver]
  * nodes: a row per node (upstream per level, answered from cache, its
  * clients on the dead site); its clients' decay at the marks, a column per

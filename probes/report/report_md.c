@@ -204,6 +204,17 @@ static void md_decay(const struct report *r, FILE *fp)
 		    : "",
 		(double)d->end_ns / NSEC_PER_SEC, r->in.failure.site);
 	md_table(fp, report_decay_table, r);
+	if (report_has_failback_decay(r)) {
+		fprintf(fp,
+			"The timeline brought %s back %.3f s after t0: the table above stops "
+			"there, and the fail-back is an episode of its own. The share of each "
+			"scheme's requests sent to %s again, in the bucket that holds each time "
+			"after the recovery (decay.csv: `SCHEME_back_share`; dashed on the plot; "
+			"docs/clocks.md, \"Fail-back\"):\n",
+			r->in.failure.site, (double)report_recovered_at(r) / NSEC_PER_SEC,
+			r->in.failure.site);
+		md_table(fp, report_failback_table, r);
+	}
 	if (r->plot_decay && r->drawn)
 		fprintf(fp, "![The decay curves of both schemes](decay.png)\n\n");
 }

@@ -693,6 +693,53 @@ static void test_report_symlinks(void **state)
 	assert_false(is_link(dir, "gnuplot.log"));
 }
 
+/* A failure the timeline recovers (issue 22): the golden run with a's
+ * recovery 1.2 s after t0 written into its timeline. The decay's table
+ * stops before it (the share still sent to the dead site means nothing
+ * once it is back), the fail-back's own table follows from it, and
+ * report.md has both. */
+static void test_report_failback(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.gnuplot = "true"};
+	char path[512], *events, *text, *md, *fb, *decay;
+	size_t len;
+	FILE *out;
+
+	snprintf(path, sizeof(path), "%s/lab.events.jsonl", dir);
+	events = test_read_file(path);
+	events = realloc(events, strlen(events) + 512);
+	assert_non_null(events);
+	strcat(events, "{\"t\":1796004456489159598,\"node\":\"lab\",\"agent\":\"steerlab\","
+		       "\"event\":\"event_applied\",\"name\":\"back\",\"action\":\"recover\","
+		       "\"target\":\"a\",\"kind\":\"site\",\"site\":\"a\",\"step\":null,"
+		       "\"cycle\":0,\"vias\":[\"198.18.0.2\"],\"by\":\"timeline\"}\n");
+	put_file(dir, "lab.events.jsonl", events);
+	free(events);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_true(report_run(dir, &o, out) >= 0);
+	fclose(out);
+	decay = strstr(text, "\ndecay: share of each scheme's requests sent to a while it was out");
+	assert_non_null(decay);
+	fb = strstr(text, "\nfail-back: share of each scheme's requests sent to a again after its "
+			  "recovery at 1.200 s");
+	assert_non_null(fb);
+	assert_true(fb > decay);
+	/* the failure's table ends before the recovery */
+	assert_non_null(strstr(decay, "\n1.2 s (before recovery) "));
+	assert_true(strstr(decay, "\n1.5 s") == NULL || strstr(decay, "\n1.5 s") > fb);
+	assert_non_null(strstr(fb, "\nafter the recovery "));
+	assert_non_null(strstr(fb, "\n0.5 s "));
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	md = test_read_file(path);
+	assert_non_null(strstr(md, "| 1.2 s (before recovery) |"));
+	assert_non_null(strstr(md, "The timeline brought a back 1.200 s after t0"));
+	assert_non_null(strstr(md, "| after the recovery |"));
+	free(md);
+	free(text);
+}
+
 /* an interrupted run: invalid, and its rates over the time that ran */
 static void test_report_interrupted(void **state)
 {
@@ -762,6 +809,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_report_without_gnuplot, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_symlinks, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_interrupted, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_report_failback, setup_run, teardown_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
