@@ -312,6 +312,7 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->rejected);
 	free(in->clients);
 	free(in->resolutions);
+	free(in->danswers);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -339,7 +340,7 @@ int clocks_analyse(const char *rundir, FILE *out)
 	clocks_dns(&in, &res[1]);
 	clocks_verdict(&in, res, CLOCKS_NSCHEMES, v);
 	if ((dirfd = atomicfile_dir(rundir, err, sizeof(err))) == -1 ||
-	    clocks_write_json(dirfd, rundir, "clocks.json", &in, res, CLOCKS_NSCHEMES, v, err,
+	    clocks_write_json(dirfd, rundir, "clocks.json", &in, res, CLOCKS_NSCHEMES, v, NULL, err,
 			      sizeof(err)) == -1) {
 		log_warnx("clocks: %s", err);
 		goto out;

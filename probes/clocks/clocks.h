@@ -285,6 +285,10 @@ struct clocks_client {
 	int64_t sending_ns;		/* how long its sends took (client_summary); 0: unknown */
 	char resolver[CLOCKS_NAME_MAX]; /* client_started's; "" for none */
 	int64_t population;		/* client_started's: its logical clients; 0: one user */
+	/* client_started's: how long it keeps an address whatever the TTL
+	 * (0: not sticky), and the share of a population that does */
+	int64_t sticky_ns;
+	double sticky_share;
 };
 
 /* a DNS client's resolution (its dns_resolution event): the outcome of one
@@ -302,6 +306,17 @@ struct clocks_resolution {
 	int64_t sent_ns;
 	uint32_t client;
 	enum clocks_dns_outcome outcome;
+};
+
+/* a DNS client's dns_answer: from t_ns on it sends to addr, which it keeps
+ * for ttl_s (or its sticky time); stale: the resolution that brought it
+ * was a serve-stale answer (EDE 3) */
+struct clocks_dns_answer {
+	int64_t t_ns;
+	uint32_t client;
+	struct in_addr addr;
+	int64_t ttl_s;
+	int stale;
 };
 
 /* authd's health_changed: its verdict on a site */
@@ -429,8 +444,15 @@ struct clocks_topo_dns {
 	int nclients;
 	struct clocks_topo_client {
 		char name[CLOCKS_NAME_MAX];
-		int rsv; /* the [resolver] node it asks (index), -1: none */
+		int rsv;		      /* the [resolver] node it asks (index), -1: none */
+		char router[CLOCKS_NAME_MAX]; /* its link key: its router; "" unknown */
 	} clients[CLOCKS_MAX_TOPO_CLIENTS];
+	/* the [name] sections: each steered name and its TTL (-1: not said) */
+	int nnames;
+	struct clocks_topo_name {
+		char name[CLOCKS_DNS_NAME_MAX];
+		int64_t ttl_s;
+	} names[CLOCKS_MAX_DNS_NODES];
 };
 
 /* clocks_dns_level: the level of a [dns] node serving the n zones (names
@@ -523,6 +545,8 @@ struct clocks_input {
 	size_t nclients, capclients;
 	struct clocks_resolution *resolutions; /* in file order */
 	size_t nresolutions, capresolutions;
+	struct clocks_dns_answer *danswers; /* in file order: each client's in time order */
+	size_t ndanswers, capdanswers;
 	size_t nclient_files; /* NODE.client*.events.jsonl read */
 	struct clocks_capture *captures;
 	size_t ncaptures, capcaptures;
@@ -1007,13 +1031,15 @@ int clocks_valid(const struct clocks_input *in, const struct clocks_result *res,
 void clocks_budget(const struct clocks_input *in, const struct clocks_result *r, double slo_pct,
 		   struct clocks_budget *b);
 
-/* clocks_write_json: write the results (nres schemes) and the verdict v
- * to name in the directory dirfd (dir its path, for messages), through a
+/* clocks_write_json: write the results (nres schemes), the verdict v and
+ * the explanation ex (NULL: none; "explain", and each scheme's decay at
+ * its marks) to name in the directory dirfd (dir its path, for messages), through a
  * temporary file renamed into place (lib/atomicfile.h). 0, or -1 with the
  * reason in err. */
+struct clocks_explain;
 int clocks_write_json(int dirfd, const char *dir, const char *name, const struct clocks_input *in,
 		      const struct clocks_result *res, int nres, const struct clocks_notes *v,
-		      char *err, size_t errlen);
+		      const struct clocks_explain *ex, char *err, size_t errlen);
 
 /* clocks_print: the readable table, one column per scheme present: its
  * title (the failure), the warnings (clocks_print_warnings), the table and
@@ -1041,6 +1067,20 @@ void clocks_print_warnings(FILE *out, const struct clocks_input *in,
 void clocks_print_verdict(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
 			  int nres, const struct clocks_notes *v);
 
+/* the causes that hold a client at the dead site (clocks_explain.c) */
+enum clocks_cause {
+	CLOCKS_CAUSE_DETECT,
+	CLOCKS_CAUSE_HOLD,
+	CLOCKS_CAUSE_ROUTING,
+	CLOCKS_CAUSE_RESOLVER,
+	CLOCKS_CAUSE_STALE,
+	CLOCKS_CAUSE_CLIENT,
+	CLOCKS_CAUSE_STICKY,
+	CLOCKS_CAUSE_NOANSWER,
+	CLOCKS_CAUSE_OTHER,
+	CLOCKS_CAUSES,
+};
+
 /*
  * The decay curve (clocks_decay.c; docs/clocks.md, "Decay"): per time bucket
  * after t0, each scheme's requests still sent to the dead site. A clock's
@@ -1066,6 +1106,10 @@ struct clocks_decay_series {
 	 * captured on the site's link (to it, as in the fail-back clocks) from
 	 * the recovery on */
 	int64_t *back;
+	/* dead by cause, when the decay was computed with an explanation
+	 * (clocks_decay_explain; else NULL): dead[k] = the sum over the causes
+	 * of cause[c][k] */
+	int64_t *cause[CLOCKS_CAUSES];
 };
 
 struct clocks_decay {
@@ -1090,6 +1134,108 @@ int64_t clocks_decay_auto_bucket(int64_t obs_ns);
 int clocks_decay(const struct clocks_input *in, int64_t bucket_ns, struct clocks_decay *d,
 		 char *err, size_t errlen);
 void clocks_decay_free(struct clocks_decay *d);
+
+/* clocks_decay_marks: the times a decay table shows, after its start, up
+ * to limit (ns after the start): 0.5 s, 1 s, 2 s, 5 s, 10 s (for an
+ * observation of at most 2 min), 15 s, 30 s, ... 30 min, no finer than the
+ * bucket, then the end of the last whole bucket if no mark is there (*end
+ * set: the last mark is that one). At most CLOCKS_MAX_MARKS; how many. */
+#define CLOCKS_MAX_MARKS 16
+int clocks_decay_marks(const struct clocks_decay *d, int64_t limit, int64_t *marks, int *end);
+
+/*
+ * What held each scheme (clocks_explain.c; docs/clocks.md, "Explain"):
+ * every request of a scheme that reached the dead site after t0 (those the
+ * window and the decay count) is given the cause that held its client at
+ * the dead site when it was sent, and who (a node, by name):
+ *
+ *   detection   anycast: before the site's own prober declared it dead
+ *               (its probes still counting to their threshold); dns: the
+ *               client's answer came after t0 and before authd stopped
+ *               handing the site out, fresh (the probers counting)
+ *   hold_timer  anycast, routing = static: before a router's hold timer
+ *               expired the route of a site that withdrew nothing
+ *   routing     anycast: after detection, while the client's router's
+ *               route (followed through routers) still led to the site
+ *   resolver_cache  dns: an answer the client's resolver cache gave within
+ *               its TTL (who: the cache, "r1")
+ *   serve_stale dns: a serve-stale answer (EDE 3) of the client's cache
+ *   client_cache dns: a client asking authd itself, within the answer's TTL
+ *   sticky      dns: a sticky client past its answer's TTL
+ *   no_answer   dns: past the client's hold, its query not yet answered
+ *   other       none of these could be told (a request in flight, a run
+ *               without the clients' dns_answer events)
+ *
+ * Then each scheme's window is held by the cause of its last request, and
+ * the scheme whose window is the shorter left first. Pure computation on
+ * the loaded run, its results and one pass over the requests to the dead
+ * site (within the decay's own pass: clocks_decay_explain).
+ */
+#define CLOCKS_EXPLAIN_MAX 64 /* (cause, who) per scheme; more are "other" */
+
+struct clocks_cause_entry {
+	enum clocks_cause cause;
+	char who[CLOCKS_NAME_MAX];
+	int64_t requests;	   /* to the dead site after t0 */
+	int64_t first_ns, last_ns; /* after t0; CLOCKS_NONE: none */
+	int untold;		   /* other: the client's dns_answer events are not in the run */
+};
+
+struct clocks_explain_map; /* clocks_explain.c's: each client's causes in time */
+
+struct clocks_explain_scheme {
+	int present; /* the scheme has flows and a capture of the site */
+	int n;
+	struct clocks_cause_entry e[CLOCKS_EXPLAIN_MAX];
+	int64_t window_ns, lost;
+	int held;	    /* the entry of the window's request; -1: none */
+	int64_t without_ns; /* the latest request of any other entry; CLOCKS_NONE: none */
+	int64_t detect_ns;  /* the scheme's detect, for the words; CLOCKS_NONE */
+	struct clocks_explain_map *map;
+};
+
+#define CLOCKS_EXPLAIN_WORDS 8
+#define CLOCKS_EXPLAIN_LINE 512
+
+struct clocks_explain {
+	struct clocks_explain_scheme s[CLOCKS_NSCHEMES];
+	int first;	/* the scheme that left the site first (index); -1: not told */
+	int tie;	/* both left within a millisecond */
+	int64_t by_ns;	/* how much sooner */
+	int back_first; /* after a recovery, the scheme back first; -1 */
+	int64_t back_by_ns;
+	int nwords;
+	char words[CLOCKS_EXPLAIN_WORDS][CLOCKS_EXPLAIN_LINE]; /* the verdict, a line each */
+	const struct clocks_decay *decay; /* the curves it was computed with (by cause) */
+	int64_t recovered_ns;		  /* after t0; CLOCKS_NONE: not recovered */
+};
+
+extern const char *const clocks_cause_names[CLOCKS_CAUSES];
+extern const char *const clocks_cause_labels[CLOCKS_CAUSES];
+
+/* clocks_explain_init: the causes of in's clients in time, from the
+ * schemes' results res[0..nres) (anycast, dns) into *ex. 0, or -1 (out of
+ * memory). Free with clocks_explain_free either way. */
+int clocks_explain_init(const struct clocks_input *in, const struct clocks_result *res, int nres,
+			struct clocks_explain *ex);
+void clocks_explain_free(struct clocks_explain *ex);
+
+/* clocks_decay_explain: clocks_decay, each request to the dead site also
+ * given its cause in ex (from clocks_explain_init): its counts, and d's
+ * per-cause curves; then the verdict in words (ex->words). */
+int clocks_decay_explain(const struct clocks_input *in, int64_t bucket_ns, struct clocks_decay *d,
+			 struct clocks_explain *ex, const struct clocks_result *res, int nres,
+			 char *err, size_t errlen);
+
+/* clocks_steer_ttl_s: the TTL in seconds of the name whose answer changed
+ * at the DNS steer (dns, its result), from topology.ini's [name]; -1 if
+ * unknown */
+int64_t clocks_steer_ttl_s(const struct clocks_input *in, const struct clocks_result *dns);
+
+/* clocks_explain_print: the words, then a table of the causes: scheme,
+ * cause, who, requests, first and last after t0 */
+void clocks_explain_print(FILE *out, const struct clocks_input *in,
+			  const struct clocks_explain *ex);
 
 /*
  * The resolver measurements (clocks_resolvers.c; docs/clocks.md,

@@ -439,3 +439,41 @@ int64_t clocks_fib_changes(const struct clocks_input *in, const char *router, in
 	}
 	return n;
 }
+
+static int clocks_fib_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int64_t clocks_fib_left_site(const struct clocks_input *in, const char *router, int64_t from,
+			     int64_t until)
+{
+	const char *site = in->failure.site;
+	int64_t *t, left = INT64_MAX;
+	char at[CLOCKS_NAME_MAX];
+	size_t n = 0;
+
+	clocks_fib_site_at(in, router, from, at);
+	if (strcmp(at, site) != 0)
+		return CLOCKS_NONE;
+	if ((t = malloc((in->nroutes ? in->nroutes : 1) * sizeof(*t))) == NULL)
+		return INT64_MAX;
+	/* a router's route leads through others: any router's change may
+	 * move it */
+	for (size_t i = 0; i < in->nroutes; i++)
+		if (clocks_fib_event(in, &in->routes[i], NULL) && in->routes[i].t_ns >= from &&
+		    in->routes[i].t_ns < until)
+			t[n++] = in->routes[i].t_ns;
+	qsort(t, n, sizeof(*t), clocks_fib_cmp_i64);
+	for (size_t i = 0; i < n && left == INT64_MAX; i++) {
+		if (i && t[i] == t[i - 1])
+			continue;
+		clocks_fib_site_at(in, router, t[i] + 1, at);
+		if (strcmp(at, site) != 0)
+			left = t[i];
+	}
+	free(t);
+	return left;
+}

@@ -188,13 +188,21 @@ static void report_summary(const struct report *r, FILE *out)
 			texttable_free(&t);
 		}
 	}
+	if (r->ex.nwords > 0) {
+		fprintf(out,
+			"\nexplain: which scheme left %s first, and what held each "
+			"(docs/clocks.md, \"Explain\")\n",
+			r->in.failure.site);
+		clocks_explain_print(out, &r->in, &r->ex);
+	}
 	if (r->unsaved) {
 		fprintf(out, "\nreport: not saved in %s (below)\n", r->rundir);
 		goto verdict;
 	}
 	fprintf(out, "\nreport: %s/report.md", r->rundir);
 	if (r->drawn)
-		fprintf(out, " (plots: %s%s%s)", r->plot_decay ? "decay.png" : "",
+		fprintf(out, " (plots: %s%s%s%s)", r->plot_decay ? "decay.png" : "",
+			r->plot_causes ? ", decay-causes.png" : "",
 			r->plot_decay && r->plot_upstream ? ", " : "",
 			r->plot_upstream ? "upstream.png" : "");
 	fputc('\n', out);
@@ -230,7 +238,13 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 	}
 	clocks_flaps(&r->in, r->flaps);
 	clocks_outages(&r->in, r->outages);
-	if (clocks_decay(&r->in, r->bucket_ns, &r->decay, err, errlen) == -1 ||
+	/* the decay's pass also gives each request to the dead site its cause */
+	if (clocks_explain_init(&r->in, r->res, REPORT_NSCHEMES, &r->ex) == -1) {
+		snprintf(err, errlen, "explain: out of memory");
+		return -1;
+	}
+	if (clocks_decay_explain(&r->in, r->bucket_ns, &r->decay, &r->ex, r->res, REPORT_NSCHEMES,
+				 err, errlen) == -1 ||
 	    report_upstream_series(&r->in, &r->up, err, errlen) == -1)
 		return -1;
 	if (r->in.dnstopo.nrsv > 0 && ((r->rsv = malloc(sizeof(*r->rsv))) == NULL ||
@@ -277,8 +291,9 @@ int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
 	 * from the terminal: they are printed, then what was not saved */
 	if ((r->dirfd = atomicfile_dir(rundir, err, sizeof(err))) == -1 ||
 	    clocks_write_json(r->dirfd, rundir, "clocks.json", &r->in, r->res, REPORT_NSCHEMES,
-			      &r->verdict, err, sizeof(err)) == -1 ||
+			      &r->verdict, &r->ex, err, sizeof(err)) == -1 ||
 	    report_write_decay_csv(r, err, sizeof(err)) == -1 ||
+	    report_write_causes_csv(r, err, sizeof(err)) == -1 ||
 	    report_write_upstream_csv(r, err, sizeof(err)) == -1 ||
 	    report_plot(r, err, sizeof(err)) == -1 || report_write_md(r, err, sizeof(err)) == -1)
 		r->unsaved = 1;
@@ -309,6 +324,7 @@ out:
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		clocks_result_free(&r->res[i]);
 	clocks_decay_free(&r->decay);
+	clocks_explain_free(&r->ex);
 	free(r->flaps);
 	free(r->outages);
 	free(r->rsv);

@@ -27,6 +27,7 @@ struct report {
 	int valid;
 	int unsaved; /* a file could not be written: the error is in the log */
 	struct clocks_decay decay;
+	struct clocks_explain ex;	/* what held each scheme (clocks_explain_init) */
 	struct clocks_flaps *flaps;	/* the flap clocks (clocks_flaps) */
 	struct clocks_outages *outages; /* the DNS outage clocks (clocks_outages) */
 	struct report_upstream_series up;
@@ -35,7 +36,7 @@ struct report {
 	size_t clocks_len;
 	/* the plots: a script written for each (decay.gp, upstream.gp); drawn
 	 * when gnuplot ran on it; else plot_note says why not */
-	int plot_decay, plot_upstream;
+	int plot_decay, plot_upstream, plot_causes;
 	int drawn;
 	char plot_note[512];
 };
@@ -88,6 +89,12 @@ void report_resolver_table(const struct report *r, struct texttable *t);
 void report_resolver_decay_table(const struct report *r, struct texttable *t);
 const char *report_rsv_name(char *buf, size_t len, const struct clocks_rsv_node *n);
 int report_rsv_level_present(const struct report *r, int l);
+/* report_cause_table: what held each scheme at the dead site, a row per
+ * cause and who (the terminal prints clocks_explain_print's) */
+void report_cause_table(const struct report *r, struct texttable *t);
+/* report_has_causes: some scheme's requests to the dead site were told by
+ * cause: decay-causes.csv and the plot by cause are written */
+int report_has_causes(const struct report *r);
 /* report_budget_why: a paragraph on why the window and the equivalent
  * downtime differ, with this run's numbers */
 void report_budget_why(const struct report *r, FILE *out);
@@ -118,6 +125,9 @@ static inline int report_present(const struct report *r, int i)
 
 /* The files (report_csv.c, report_plot.c, report_md.c). 0, or -1 with err. */
 int report_write_decay_csv(const struct report *r, char *err, size_t errlen);
+/* decay-causes.csv: per bucket, each scheme's share still sent to the dead
+ * site by cause */
+int report_write_causes_csv(const struct report *r, char *err, size_t errlen);
 int report_write_upstream_csv(const struct report *r, char *err, size_t errlen);
 /* report_plot: write the scripts and run gnuplot on them; a gnuplot that is
  * missing or fails is not an error (r->plot_note says what happened) */

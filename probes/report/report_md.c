@@ -101,6 +101,27 @@ static void md_head(const struct report *r, FILE *fp)
 	fprintf(fp, "```\n\n");
 }
 
+/* md_explain: which scheme left first, and what held each, in words, then
+ * the causes */
+static void md_explain(const struct report *r, FILE *fp)
+{
+	if (r->ex.nwords == 0)
+		return;
+	fprintf(fp, "## Who left first, and why\n\n");
+	for (int k = 0; k < r->ex.nwords; k++)
+		fprintf(fp, "- %s\n", r->ex.words[k]);
+	fprintf(fp,
+		"\nEach request that reached the dead site %s after t0 (those the window and the "
+		"decay count) is given the cause that held its client there when it was sent, "
+		"and who, by name (docs/clocks.md, \"Explain\"); clocks.json's `explain` has "
+		"them%s.\n",
+		r->in.failure.site,
+		report_has_causes(r) ? ", decay-causes.csv each scheme's decay by cause" : "");
+	md_table(fp, report_cause_table, r);
+	if (r->plot_causes && r->drawn)
+		fprintf(fp, "![The decay by cause](decay-causes.png)\n\n");
+}
+
 static void md_budget(const struct report *r, FILE *fp)
 {
 	const struct clocks_budget *b = &r->res[0].budget;
@@ -309,8 +330,8 @@ static void md_files(const struct report *r, FILE *fp)
 		"## Files\n\n"
 		"| file | what |\n"
 		"|:---|:---|\n"
-		"| clocks.json | the clocks of both schemes, with each one's budget "
-		"(docs/clocks.md) |\n"
+		"| clocks.json | the clocks of both schemes, with each one's budget, decay and "
+		"what held it (`explain`; docs/clocks.md) |\n"
 		"| decay.csv | the decay curves: `t_s,t_end_s`, then per scheme its share (0 "
 		"to 1), its requests to the dead site and all its requests, per bucket%s |\n",
 		report_has_resolvers(r) ? "; then the same for the DNS clients of each "
@@ -323,9 +344,18 @@ static void md_files(const struct report *r, FILE *fp)
 			report_has_resolvers(r) ? "; then per [resolver] node and level "
 						  "(`NODE_zone`, ...)"
 						: "");
+	if (report_has_causes(r))
+		fprintf(fp,
+			"| decay-causes.csv | the decay by cause: `t_s,t_end_s`, then per scheme "
+			"and cause its share and its requests to the dead site "
+			"(`dns_sticky_share,dns_sticky`, ...) |\n");
 	if (r->plot_decay)
 		fprintf(fp, "| decay.gp%s | the decay plot%s |\n", r->drawn ? ", decay.png" : "",
 			r->drawn ? "" : "'s script: gnuplot draws decay.png from it");
+	if (r->plot_causes)
+		fprintf(fp, "| decay-causes.gp%s | the decay plot by cause%s |\n",
+			r->drawn ? ", decay-causes.png" : "",
+			r->drawn ? "" : "'s script: gnuplot draws decay-causes.png from it");
 	if (r->plot_upstream)
 		fprintf(fp, "| upstream.gp%s | the upstream plot%s |\n",
 			r->drawn ? ", upstream.png" : "",
@@ -344,6 +374,7 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 		return -1;
 	fp = af.fp;
 	md_head(r, fp);
+	md_explain(r, fp);
 	md_budget(r, fp);
 	md_timeline(r, fp);
 	md_routing(r, fp);

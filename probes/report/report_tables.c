@@ -309,3 +309,45 @@ void report_upstream_table(const struct report *r, struct texttable *t)
 		after += a;
 	}
 }
+
+void report_cause_table(const struct report *r, struct texttable *t)
+{
+	const struct clocks_explain *ex = &r->ex;
+
+	texttable_init(t, 6);
+	texttable_align(t, 1, 1);
+	texttable_align(t, 2, 1);
+	texttable_row(t);
+	texttable_cell(t, "scheme");
+	texttable_cell(t, "cause");
+	texttable_cell(t, "who");
+	texttable_cell(t, "requests");
+	texttable_cell(t, "first (s)");
+	texttable_cell(t, "last (s)");
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		const struct clocks_explain_scheme *xs = &ex->s[i];
+		int done[CLOCKS_EXPLAIN_MAX] = {0};
+
+		if (!xs->present)
+			continue;
+		/* by when each let go: the window's last */
+		for (;;) {
+			int at = -1;
+
+			for (int k = 0; k < xs->n; k++)
+				if (!done[k] && xs->e[k].requests &&
+				    (at < 0 || xs->e[k].last_ns < xs->e[at].last_ns))
+					at = k;
+			if (at < 0)
+				break;
+			done[at] = 1;
+			texttable_row(t);
+			texttable_cell(t, "%s", r->res[i].scheme);
+			texttable_cell(t, "%s", clocks_cause_labels[xs->e[at].cause]);
+			texttable_cell(t, "%s", xs->e[at].who);
+			texttable_cell(t, "%lld", (long long)xs->e[at].requests);
+			texttable_cell(t, "%.3f", (double)xs->e[at].first_ns / NSEC_PER_SEC);
+			texttable_cell(t, "%.3f", (double)xs->e[at].last_ns / NSEC_PER_SEC);
+		}
+	}
+}
