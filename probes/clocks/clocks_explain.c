@@ -21,20 +21,14 @@
 #include "timeutil.h"
 
 const char *const clocks_cause_names[CLOCKS_CAUSES] = {
-    "detection", "hold_timer", "routing",  "resolver_cache", "serve_stale",
+    "detection",    "hold_timer", "routing",   "resolver_cache", "serve_stale",
     "client_cache", "sticky",	  "no_answer", "other",
 };
 
 const char *const clocks_cause_labels[CLOCKS_CAUSES] = {
-    "probes counting to their threshold",
-    "a router's hold timer",
-    "route still to the site",
-    "resolver cache inside its TTL",
-    "serve-stale answer",
-    "client's own cache",
-    "sticky client past its TTL",
-    "query unanswered",
-    "not told",
+    "probes counting to their threshold", "a router's hold timer", "route still to the site",
+    "resolver cache inside its TTL",	  "serve-stale answer",	   "client's own cache",
+    "sticky client past its TTL",	  "query unanswered",	   "not told",
 };
 
 /* one stretch of a client's time: until until_ns (exclusive), the cause
@@ -67,8 +61,7 @@ struct clocks_explain_map {
 
 /* explain_entry: the entry (cause, who) of xs, added if new; the "other"
  * one when full */
-static int explain_entry(struct clocks_explain_scheme *xs, enum clocks_cause cause,
-			 const char *who)
+static int explain_entry(struct clocks_explain_scheme *xs, enum clocks_cause cause, const char *who)
 {
 	for (int i = 0; i < xs->n; i++)
 		if (xs->e[i].cause == cause && strcmp(xs->e[i].who, who) == 0)
@@ -224,9 +217,9 @@ static int explain_anycast(const struct clocks_input *in, const struct clocks_re
 		until = router[0] && r->fib ? explain_left_of(in, r->fib, left, router) : INT64_MAX;
 		if (until == CLOCKS_NONE)
 			until = in->failure.t0_ns; /* its router did not lead there */
-		if (explain_seg(c, until,
-				explain_entry(xs, CLOCKS_CAUSE_ROUTING, router[0] ? router : "?")) ==
-			-1 ||
+		if (explain_seg(
+			c, until,
+			explain_entry(xs, CLOCKS_CAUSE_ROUTING, router[0] ? router : "?")) == -1 ||
 		    explain_seg(c, INT64_MAX,
 				explain_entry(xs, CLOCKS_CAUSE_OTHER,
 					      info && info->node[0] ? info->node : "?")) == -1)
@@ -327,9 +320,10 @@ static int explain_dns_client(const struct clocks_input *in, const struct clocks
 			continue;
 		/* the time up to this answer, under the one before */
 		if (dead) {
-			if (explain_seg(c, hold_end + EXPLAIN_REQUERY_NS < next
-					       ? hold_end + EXPLAIN_REQUERY_NS
-					       : next,
+			if (explain_seg(c,
+					hold_end + EXPLAIN_REQUERY_NS < next
+					    ? hold_end + EXPLAIN_REQUERY_NS
+					    : next,
 					last) == -1 ||
 			    explain_seg(c, next, noanswer) == -1)
 				return -1;
@@ -427,8 +421,8 @@ int clocks_explain_init(const struct clocks_input *in, const struct clocks_resul
 {
 	memset(ex, 0, sizeof(*ex));
 	ex->first = ex->back_first = -1;
-	ex->recovered_ns = in->failure.recovered_ns ? in->failure.recovered_ns - in->failure.t0_ns
-						    : CLOCKS_NONE;
+	ex->recovered_ns =
+	    in->failure.recovered_ns ? in->failure.recovered_ns - in->failure.t0_ns : CLOCKS_NONE;
 	for (int i = 0; i < nres && i < CLOCKS_NSCHEMES; i++) {
 		struct clocks_explain_scheme *xs = &ex->s[i];
 		int dns = i == 1;
@@ -666,8 +660,8 @@ static void explain_scheme_words(const struct clocks_input *in, const struct clo
 		    (double)xs->without_ns / NSEC_PER_SEC, why);
 }
 
-void clocks_explain_finish(const struct clocks_input *in, const struct clocks_result *res,
-			   int nres, const struct clocks_decay *d, struct clocks_explain *ex)
+void clocks_explain_finish(const struct clocks_input *in, const struct clocks_result *res, int nres,
+			   const struct clocks_decay *d, struct clocks_explain *ex)
 {
 	const char *site = in->failure.site;
 	int n = 0, a = -1, b = -1;
@@ -735,8 +729,7 @@ void clocks_explain_finish(const struct clocks_input *in, const struct clocks_re
 	}
 }
 
-void clocks_explain_print(FILE *out, const struct clocks_input *in,
-			  const struct clocks_explain *ex)
+void clocks_explain_print(FILE *out, const struct clocks_input *in, const struct clocks_explain *ex)
 {
 	const char *const scheme[CLOCKS_NSCHEMES] = {"anycast", "dns"};
 	size_t wc = strlen("cause"), ww = strlen("who");
@@ -769,8 +762,8 @@ void clocks_explain_print(FILE *out, const struct clocks_input *in,
 			if (xs->e[k].requests)
 				order[n++] = k;
 		for (int x = 1; x < n; x++)
-			for (int y = x; y > 0 && xs->e[order[y]].last_ns < xs->e[order[y - 1]].last_ns;
-			     y--) {
+			for (int y = x;
+			     y > 0 && xs->e[order[y]].last_ns < xs->e[order[y - 1]].last_ns; y--) {
 				int t = order[y];
 
 				order[y] = order[y - 1];

@@ -89,8 +89,8 @@ static void sends(struct clocks_input *in, const char *label, uint32_t client, c
 
 	assert_int_equal(inet_pton(AF_INET, dst, &a), 1);
 	for (int64_t t = from; t < until; t += 10 * MS) {
-		assert_int_equal(clocks_grow((void **)&c->packets, &c->cap, c->n, sizeof(*c->packets)),
-				 0);
+		assert_int_equal(
+		    clocks_grow((void **)&c->packets, &c->cap, c->n, sizeof(*c->packets)), 0);
 		c->packets[c->n++] = (struct clocks_packet){t, client, (uint32_t)c->n, a};
 	}
 }
@@ -122,12 +122,13 @@ static void run(struct fixture *f)
 	     (long long)(T0 + 200 * MS));
 	feed(f, "p2", "prober", "{\"t\":%lld,\"event\":\"declared_dead\",\"site\":\"a\"}\n",
 	     (long long)(T0 + 240 * MS));
-	feed(f, "core", "collector",
-	     "{\"t\":%lld,\"event\":\"route_added\",\"prefix\":\"198.19.0.1/32\",\"op\":\"present\","
-	     "\"via\":\"198.18.0.2\",\"metric\":20,\"protocol\":186}\n"
-	     "{\"t\":%lld,\"event\":\"route_added\",\"prefix\":\"198.19.0.1/32\",\"op\":\"replace\","
-	     "\"via\":\"198.18.0.6\",\"metric\":20,\"protocol\":186}\n",
-	     (long long)(T0 - 5 * S), (long long)(T0 + 300 * MS));
+	feed(
+	    f, "core", "collector",
+	    "{\"t\":%lld,\"event\":\"route_added\",\"prefix\":\"198.19.0.1/32\",\"op\":\"present\","
+	    "\"via\":\"198.18.0.2\",\"metric\":20,\"protocol\":186}\n"
+	    "{\"t\":%lld,\"event\":\"route_added\",\"prefix\":\"198.19.0.1/32\",\"op\":\"replace\","
+	    "\"via\":\"198.18.0.6\",\"metric\":20,\"protocol\":186}\n",
+	    (long long)(T0 - 5 * S), (long long)(T0 + 300 * MS));
 	feed(f, "ns", "authd",
 	     "{\"t\":%lld,\"event\":\"health_changed\",\"site\":\"a\",\"healthy\":false}\n"
 	     "{\"t\":%lld,\"event\":\"answer_changed\",\"name\":\"www.lab.example.\",\"before\":"
@@ -143,7 +144,9 @@ static void run(struct fixture *f)
 		     "{\"t\":%lld,\"event\":\"client_started\",\"client\":%u,\"rate\":100,"
 		     "\"resolver\":\"%s\",\"mode\":\"dns\",\"sticky_ns\":%lld}\n",
 		     (long long)(T0 - 5 * S), DNS(i + 1),
-		     i == 0 ? "198.18.128.1" : i == 1 ? "198.18.0.10" : "198.18.128.3",
+		     i == 0   ? "198.18.128.1"
+		     : i == 1 ? "198.18.0.10"
+			      : "198.18.128.3",
 		     i == 2 ? 8 * S : 0LL);
 	}
 	/* c1: from cache r1, within its TTL until 0.5 s */
@@ -263,8 +266,9 @@ static void test_words(void **state)
 	assert_string_equal(f->ex.words[0],
 			    "anycast left a first: its last request reached it 0.290 s after t0, "
 			    "dns's 5.000 s, 4.710 s later.");
-	assert_string_equal(f->ex.words[1], "dns: its window, 5.000 s, was held by the sticky "
-					    "client c3 (it keeps an address 8 s whatever the TTL).");
+	assert_string_equal(f->ex.words[1],
+			    "dns: its window, 5.000 s, was held by the sticky "
+			    "client c3 (it keeps an address 8 s whatever the TTL).");
 	assert_string_equal(f->ex.words[2],
 			    "dns without c3: 2.100 s, held by detection: authd still handed out "
 			    "a's address, its probers (the first p2) still counting failed probes "
@@ -309,7 +313,8 @@ static void test_json(void **state)
 	ex = json_object_get(root, "explain");
 	assert_string_equal(json_string_value(json_object_get(ex, "first")), "anycast");
 	held = json_object_get(
-	    json_object_get(json_object_get(json_object_get(ex, "schemes"), "dns"), "held_by"), "who");
+	    json_object_get(json_object_get(json_object_get(ex, "schemes"), "dns"), "held_by"),
+	    "who");
 	assert_string_equal(json_string_value(held), "c3");
 	assert_string_equal(
 	    json_string_value(json_object_get(

@@ -693,6 +693,41 @@ static void test_report_symlinks(void **state)
 	assert_false(is_link(dir, "gnuplot.log"));
 }
 
+/* decay.png explains itself (issue 22): the DNS curve is not drawn twice
+ * (every DNS client of the golden run asks r: r's curve is the DNS curve,
+ * named in its title); the timeline's labels sit above the plot, not on
+ * the axis at x = 0 (the plot starts before t0); each scheme's detect and
+ * steer are marked, and DNS's steer + TTL (the golden run's name given a
+ * TTL of 1 s so that it falls in the 2 s observed) */
+static void test_decay_plot(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.gnuplot = "true"};
+	char path[512], *topo, *ttl, *gp, *out;
+
+	snprintf(path, sizeof(path), "%s/topology.ini", dir);
+	topo = test_read_file(path);
+	ttl = strstr(strstr(topo, "[name www.lab.example]"), "ttl = 2");
+	assert_non_null(ttl);
+	ttl[6] = '1';
+	put_file(dir, "topology.ini", topo);
+	free(topo);
+	out = report(dir, &o);
+	snprintf(path, sizeof(path), "%s/decay.gp", dir);
+	gp = test_read_file(path);
+	assert_null(strstr(gp, "title \"DNS via r (resolverd)\""));
+	assert_non_null(strstr(gp, "title \"DNS steering (all via r (resolverd))\""));
+	assert_int_equal(count(gp, "\"decay.csv\" using"), 2);
+	assert_null(strstr(gp, "rotate by -90"));
+	assert_non_null(strstr(gp, "\nset xrange [-0.049"));
+	assert_non_null(strstr(gp, "\nset label \"fail: kill a\" at 0, graph 1 left offset"));
+	assert_non_null(strstr(gp, "\nset label \"anycast detect, steer\" at 0.2840242, graph 1"));
+	assert_non_null(strstr(gp, "\nset label \"dns detect, steer\" at 0.281383448, graph 1"));
+	assert_non_null(strstr(gp, "\nset label \"dns steer + TTL\" at 1.281407333, graph 1"));
+	free(gp);
+	free(out);
+}
+
 /* A failure the timeline recovers (issue 22): the golden run with a's
  * recovery 1.2 s after t0 written into its timeline. The decay's table
  * stops before it (the share still sent to the dead site means nothing
@@ -736,6 +771,15 @@ static void test_report_failback(void **state)
 	assert_non_null(strstr(md, "| 1.2 s (before recovery) |"));
 	assert_non_null(strstr(md, "The timeline brought a back 1.200 s after t0"));
 	assert_non_null(strstr(md, "| after the recovery |"));
+	free(md);
+	/* the plot's solid and dashed curves on an axis that fits both */
+	snprintf(path, sizeof(path), "%s/decay.gp", dir);
+	md = test_read_file(path);
+	assert_non_null(
+	    strstr(md, "\nset ylabel \"share of the scheme's requests sent to a (%)\""));
+	assert_non_null(strstr(md, "title \"anycast: to a while it was out\""));
+	assert_non_null(strstr(md, "title \"anycast: to a again after its recovery\""));
+	assert_non_null(strstr(md, "\nset label \"back: recover a\" at 1.2, graph 1 "));
 	free(md);
 	free(text);
 }
@@ -810,6 +854,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_report_symlinks, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_interrupted, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_failback, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_decay_plot, setup_run, teardown_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
