@@ -176,6 +176,22 @@ static int64_t explain_left_of(const struct clocks_input *in, const struct clock
 	return l->at[l->n++];
 }
 
+/* explain_ids: the scheme's clients, sorted: the result's own list (its
+ * last request to the dead site per client: no pass over the captures
+ * again), else clocks_clients'. 0, or -1 (out of memory); free *ids */
+static int explain_ids(const struct clocks_input *in, const struct clocks_flows *fl,
+		       const struct clocks_result *r, uint32_t **ids, size_t *n)
+{
+	if (r->by_client == NULL)
+		return clocks_clients(in, fl, ids, n);
+	*n = r->nby_client;
+	if ((*ids = malloc((*n ? *n : 1) * sizeof(**ids))) == NULL)
+		return -1;
+	for (size_t i = 0; i < *n; i++)
+		(*ids)[i] = r->by_client[i].client;
+	return 0;
+}
+
 /* explain_anycast: each anycast client's segments: detection (the site's
  * prober, or a router's hold timer), then its router's route still to the
  * site, then other (in flight) */
@@ -187,7 +203,7 @@ static int explain_anycast(const struct clocks_input *in, const struct clocks_re
 	size_t nids = 0;
 	int det = -1, rc = -1;
 
-	if (left == NULL || clocks_clients(in, &clocks_anycast_flows, &ids, &nids) == -1)
+	if (left == NULL || explain_ids(in, &clocks_anycast_flows, r, &ids, &nids) == -1)
 		goto out;
 	if (r->detect_at_ns != CLOCKS_NONE) {
 		const char *who = in->failure.site;
@@ -375,7 +391,7 @@ static int explain_dns(const struct clocks_input *in, const struct clocks_result
 	size_t nids = 0;
 	int det = -1, rc = -1;
 
-	if (clocks_clients(in, &clocks_dns_flows, &ids, &nids) == -1)
+	if (explain_ids(in, &clocks_dns_flows, r, &ids, &nids) == -1)
 		return -1;
 	if (r->steer_at_ns != CLOCKS_NONE || r->detect_at_ns != CLOCKS_NONE)
 		det = explain_entry(xs, CLOCKS_CAUSE_DETECT,

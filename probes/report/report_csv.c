@@ -148,8 +148,13 @@ int report_write_causes_csv(const struct report *r, char *err, size_t errlen)
 	char a[48], b[48];
 	FILE *fp;
 
+	int used[REPORT_NSCHEMES][CLOCKS_CAUSES];
+
 	if (!report_has_causes(r))
 		return 0;
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		for (int x = 0; x < CLOCKS_CAUSES; x++)
+			used[i][x] = report_cause_used(r, i, x);
 	if (report_file_open(r, &af, "decay-causes.csv", err, errlen) == -1)
 		return -1;
 	fp = af.fp;
@@ -158,7 +163,7 @@ int report_write_causes_csv(const struct report *r, char *err, size_t errlen)
 	fprintf(fp, "t_s,t_end_s");
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		for (int x = 0; x < CLOCKS_CAUSES; x++)
-			if (report_cause_used(r, i, x))
+			if (used[i][x])
 				fprintf(fp, ",%s_%s_share,%s_%s", r->res[i].scheme,
 					clocks_cause_names[x], r->res[i].scheme,
 					clocks_cause_names[x]);
@@ -172,7 +177,7 @@ int report_write_causes_csv(const struct report *r, char *err, size_t errlen)
 			const struct clocks_decay_series *s = &d->s[i];
 
 			for (int x = 0; x < CLOCKS_CAUSES; x++) {
-				if (!report_cause_used(r, i, x))
+				if (!used[i][x])
 					continue;
 				if (s->all[k] == 0)
 					fprintf(fp, ",,%lld", (long long)s->cause[x][k]);
