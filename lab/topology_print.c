@@ -177,9 +177,10 @@ static void topo_print_router(const struct topology *t, int i, FILE *out)
 	for (int j = 0; j < t->nrlinks; j++)
 		if (t->rlinks[j].a == i || t->rlinks[j].b == i)
 			topo_print_rlink(t, j, out);
-	if (t->nrouters < 2)
+	/* routing = static: the route to each site's anycast announcement
+	 * (with BGP, bgpd chooses; FRR's configuration is printed apart) */
+	if (t->nrouters < 2 || t->routing == TOPO_ROUTING_BGP)
 		return;
-	/* routing = static: the route to each site's anycast announcement */
 	topo_paths(t, i, path);
 	for (int s = 0; s < t->nnodes; s++) {
 		struct in_addr via;
