@@ -255,12 +255,22 @@ int64_t clocks_observation_end(const struct clocks_input *in)
 	int64_t end = clocks_traffic_end(in);
 
 	/* a request captured later still belongs in a bucket */
-	for (size_t i = 0; i < in->ncaptures; i++)
-		for (size_t k = 0; k < in->captures[i].n; k++)
-			if (clocks_scheme_of(in->captures[i].packets[k].client) !=
-				CLOCKS_SCHEME_NONE &&
-			    (end == CLOCKS_NONE || in->captures[i].packets[k].t_ns > end))
-				end = in->captures[i].packets[k].t_ns;
+	for (size_t i = 0; i < in->ncaptures; i++) {
+		const struct clocks_capture *c = &in->captures[i];
+		int64_t last = c->last_request_ns;
+
+		if (c->n == 0)
+			continue;
+		if (c->last_of_n != c->n) { /* not filled by the reader */
+			last = CLOCKS_NONE;
+			for (size_t k = 0; k < c->n; k++)
+				if (clocks_scheme_of(c->packets[k].client) != CLOCKS_SCHEME_NONE &&
+				    (last == CLOCKS_NONE || c->packets[k].t_ns > last))
+					last = c->packets[k].t_ns;
+		}
+		if (last != CLOCKS_NONE && (end == CLOCKS_NONE || last > end))
+			end = last;
+	}
 	return end;
 }
 
@@ -311,6 +321,11 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->rejected);
 	free(in->clients);
 	free(in->resolutions);
+	if (in->multi) {
+		clocks_multi_free(in->multi);
+		free(in->multi);
+		in->multi = NULL;
+	}
 	memset(in, 0, sizeof(*in));
 }
 
@@ -336,6 +351,7 @@ int clocks_analyse(const char *rundir, FILE *out)
 	}
 	clocks_anycast(&in, &res[0]);
 	clocks_dns(&in, &res[1]);
+	clocks_multi_prepare(&in);
 	clocks_verdict(&in, res, CLOCKS_NSCHEMES, v);
 	if ((dirfd = atomicfile_dir(rundir, err, sizeof(err))) == -1 ||
 	    clocks_write_json(dirfd, rundir, "clocks.json", &in, res, CLOCKS_NSCHEMES, v, err,

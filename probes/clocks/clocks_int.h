@@ -205,6 +205,9 @@ struct json_t *clocks_json_outages(const struct clocks_input *in, const struct c
 
 /* clocks.json's failures: every failure after the first (clocks_multi.c) */
 struct json_t *clocks_json_failures(const struct clocks_input *in);
+/* clocks_multi_print_all: the table of every failure, when there are
+ * several (clocks_multi.c) */
+void clocks_multi_print_all(FILE *out, const struct clocks_input *in);
 
 /* clocks_failures_find: in->failures from the site_failed events read (in
  * file order) and the timeline's steps, each with its recovery; in->failure

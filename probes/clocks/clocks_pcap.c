@@ -66,6 +66,9 @@ static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, 
 	p->client = client;
 	p->seq = (uint32_t)seq;
 	p->dst = dst;
+	if (client != CLOCKS_PROBE_CLIENT && t_ns > c->last_request_ns)
+		c->last_request_ns = t_ns;
+	c->last_of_n = c->n;
 	return 0;
 }
 
@@ -524,6 +527,7 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		clocks_warn(&in->notes, "capture_skipped", "%s: label too long, skipped", name);
 		return 0;
 	}
+	snprintf(path, sizeof(path), "%s/%s", rundir, name);
 	if (strncmp(name, CLOCKS_LINK_PREFIX, strlen(CLOCKS_LINK_PREFIX)) == 0) {
 		struct clocks_link_capture *lc;
 
@@ -535,7 +539,6 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		memcpy(lc->label, label, len);
 		lc->label[len] = '\0';
 		mk = (struct clocks_file_marks){&lc->records, &lc->truncated};
-		snprintf(path, sizeof(path), "%s/%s", rundir, name);
 		return clocks_read_pcap(path, in, clocks_keep_none, lc, &mk, err, errlen);
 	}
 	if (strncmp(name, CLOCKS_RSV_PREFIX, strlen(CLOCKS_RSV_PREFIX)) == 0) {
@@ -549,7 +552,6 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		memcpy(rc->label, label, len);
 		rc->label[len] = '\0';
 		mk = (struct clocks_file_marks){&rc->records, &rc->truncated};
-		snprintf(path, sizeof(path), "%s/%s", rundir, name);
 		return clocks_read_pcap(path, in, clocks_keep_dnsmsg, rc, &mk, err, errlen);
 	}
 	if (query) {
@@ -571,13 +573,13 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 			goto nomem;
 		c = &in->captures[in->ncaptures++];
 		memset(c, 0, sizeof(*c));
+		c->last_request_ns = CLOCKS_NONE;
 		capture = c;
 		dest = c->label;
 		mk = (struct clocks_file_marks){&c->records, &c->truncated};
 	}
 	memcpy(dest, label, len);
 	dest[len] = '\0';
-	snprintf(path, sizeof(path), "%s/%s", rundir, name);
 	return clocks_read_pcap(path, in, query ? clocks_keep_query : clocks_keep_request, capture,
 				&mk, err, errlen);
 nomem:

@@ -205,6 +205,8 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 		clocks_budget(&r->in, &r->res[i], r->slo_pct, &r->res[i].budget);
 		r->res[i].has_budget = 1;
 	}
+	/* once, for the verdict, clocks.json and the table */
+	clocks_multi_prepare(&r->in);
 	clocks_verdict(&r->in, r->res, REPORT_NSCHEMES, &r->verdict);
 	r->valid = clocks_valid(&r->in, r->res, REPORT_NSCHEMES, &r->verdict);
 	if (r->bucket_auto) {
