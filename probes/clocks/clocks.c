@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "atomicfile.h"
@@ -22,6 +23,7 @@
 #include "timeutil.h"
 
 #define CLOCKS_NSCHEMES 2 /* anycast, dns: the columns of the table */
+#define CLOCKS_HUGE (2u << 20)
 
 static void clocks_note(struct clocks_notes *notes, const char *code, int invalidates,
 			const char *fmt, va_list ap)
@@ -55,6 +57,29 @@ void clocks_invalid(struct clocks_notes *notes, const char *code, const char *fm
 	va_start(ap, fmt);
 	clocks_note(notes, code, 1, fmt, ap);
 	va_end(ap);
+}
+
+/* clocks_huge: advise huge pages for the 2 MiB-aligned part of p's len
+ * bytes (see clocks_reserve); advice only, a kernel that says no changes
+ * nothing. Not for an array realloc will move: mremap then splits them. */
+static void clocks_huge(void *p, size_t len)
+{
+	uintptr_t start = ((uintptr_t)p + CLOCKS_HUGE - 1) & ~(uintptr_t)(CLOCKS_HUGE - 1);
+	uintptr_t end = ((uintptr_t)p + len) & ~(uintptr_t)(CLOCKS_HUGE - 1);
+
+	if (len >= 2 * CLOCKS_HUGE && end > start)
+		madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
+
+void clocks_reserve(void **arr, size_t *cap, size_t want, size_t size)
+{
+	void *p;
+
+	if (want <= *cap || want > SIZE_MAX / size || (p = realloc(*arr, want * size)) == NULL)
+		return;
+	clocks_huge(p, want * size);
+	*arr = p;
+	*cap = want;
 }
 
 int clocks_grow(void **arr, size_t *cap, size_t n, size_t size)

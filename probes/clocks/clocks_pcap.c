@@ -33,6 +33,7 @@
 #include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clocks_int.h"
@@ -44,6 +45,10 @@
 #define CLOCKS_RSV_PREFIX "capture-resolver-"
 #define CLOCKS_CAPTURE_SUFFIX ".pcap"
 #define CLOCKS_USEC_PER_SEC 1000000u
+/* the fewest bytes a request takes in a capture: a record header, IPv4 and
+ * UDP headers with no link header, the request; a capture's size over it
+ * bounds the requests it holds */
+#define CLOCKS_PCAP_MIN_REQUEST (16 + 20 + 8 + WIRE_LEN)
 
 static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, int64_t t_ns,
 			       const u_char *data, size_t caplen)
@@ -520,6 +525,7 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 	int query = strncmp(name, CLOCKS_QUERY_PREFIX, strlen(CLOCKS_QUERY_PREFIX)) == 0;
 	struct clocks_file_marks mk;
 	char path[PATH_MAX];
+	struct stat st;
 	void *capture;
 	char *dest;
 
@@ -574,6 +580,10 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		c = &in->captures[in->ncaptures++];
 		memset(c, 0, sizeof(*c));
 		c->last_request_ns = CLOCKS_NONE;
+		if (stat(path, &st) == 0 && st.st_size > 0)
+			clocks_reserve((void **)&c->packets, &c->cap,
+				       (size_t)st.st_size / CLOCKS_PCAP_MIN_REQUEST,
+				       sizeof(*c->packets));
 		capture = c;
 		dest = c->label;
 		mk = (struct clocks_file_marks){&c->records, &c->truncated};
