@@ -38,6 +38,7 @@ struct report {
 	int plot_decay, plot_upstream;
 	int drawn;
 	char plot_note[512];
+	char gnuplot_version[256]; /* its first line, or "not found (NAME)" */
 };
 
 /* The tables the summary and report.md share (report_tables.c), on

@@ -7,7 +7,9 @@
  * directory: its report.md (all but the machine section) and decay.csv
  * must match the golden files beside it, with or without gnuplot (without
  * it, everything but the PNGs is compared), and without gnuplot everything
- * but the PNGs is still written.
+ * but the PNGs is still written. A stand-in gnuplot shows that one gnuplot
+ * draws both plots and gives report.md its version, each PNG through its own
+ * descriptor, and what a failing one leaves.
  *
  * UPDATE_GOLDEN=1 rewrites the golden files instead of comparing with them.
  */
@@ -657,6 +659,105 @@ static void test_report_symlinks(void **state)
 	assert_false(is_link(dir, "gnuplot.log"));
 }
 
+/* fake_gnuplot: an executable DIR/NAME (DIR made here, into dir) that
+ * appends a line to DIR/runs each time it runs, keeps what it reads in
+ * DIR/script and then runs body */
+static void fake_gnuplot(char *dir, size_t len, const char *body, char *path, size_t plen)
+{
+	FILE *fp;
+
+	snprintf(dir, len, "/tmp/steerlab-test-gnuplot.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, plen, "%s/gnuplot", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "#!/bin/sh\necho run >>'%s/runs'\ncat >'%s/script'\n%s\n", dir, dir, body);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static void fake_gnuplot_rm(const char *dir)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* one gnuplot for both plots and report.md's version line: the version it
+ * prints first on its standard output, the k-th PNG to its descriptor 3 +
+ * k, the script on its standard input with each plot's output there */
+static void test_report_one_gnuplot(void **state)
+{
+	const char *dir = *state;
+	char fake[64], gp[96], path[512], *text, *out;
+	struct report_opts o = {.gnuplot = gp};
+
+	fake_gnuplot(fake, sizeof(fake),
+		     "echo 'gnuplot 9.9 patchlevel 9'; printf first >&3; printf second >&4", gp,
+		     sizeof(gp));
+	out = report(dir, &o);
+	assert_non_null(strstr(out, "(plots: decay.png, upstream.png)"));
+	snprintf(path, sizeof(path), "%s/runs", fake);
+	text = test_read_file(path);
+	assert_string_equal(text, "run\n");
+	free(text);
+	snprintf(path, sizeof(path), "%s/script", fake);
+	text = test_read_file(path);
+	assert_non_null(strstr(text, "GPVAL_VERSION"));
+	assert_non_null(strstr(text, "set output \"/proc/self/fd/3\"\n"));
+	assert_non_null(strstr(strstr(text, "/proc/self/fd/3"), "\nreset\n"));
+	assert_non_null(strstr(text, "set output \"/proc/self/fd/4\"\n"));
+	assert_null(strstr(text, "decay.png"));
+	free(text);
+	snprintf(path, sizeof(path), "%s/decay.png", dir);
+	text = test_read_file(path);
+	assert_string_equal(text, "first");
+	free(text);
+	snprintf(path, sizeof(path), "%s/upstream.png", dir);
+	text = test_read_file(path);
+	assert_string_equal(text, "second");
+	free(text);
+	/* the scripts kept for a person name their PNGs */
+	snprintf(path, sizeof(path), "%s/decay.gp", dir);
+	text = test_read_file(path);
+	assert_non_null(strstr(text, "set output \"decay.png\"\n"));
+	free(text);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	text = test_read_file(path);
+	assert_non_null(strstr(text, "\n- gnuplot: gnuplot 9.9 patchlevel 9\n"));
+	free(text);
+	free(out);
+	fake_gnuplot_rm(fake);
+}
+
+/* a gnuplot that fails: no PNG, what it said kept, the summary says so */
+static void test_report_gnuplot_fails(void **state)
+{
+	const char *dir = *state;
+	char fake[64], gp[96], path[512], want[256], *text, *out;
+	struct report_opts o = {.gnuplot = gp};
+
+	fake_gnuplot(fake, sizeof(fake), "printf partial >&3; echo oops >&2; exit 1", gp,
+		     sizeof(gp));
+	out = report(dir, &o);
+	snprintf(want, sizeof(want),
+		 "plots: %s decay.gp and upstream.gp failed (status 1): see gnuplot.log", gp);
+	assert_non_null(strstr(out, want));
+	assert_false(exists(dir, "decay.png") || exists(dir, "upstream.png"));
+	snprintf(path, sizeof(path), "%s/gnuplot.log", dir);
+	text = test_read_file(path);
+	assert_string_equal(text, "oops\n");
+	free(text);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	text = test_read_file(path);
+	snprintf(want, sizeof(want), "\n- gnuplot: unknown (%s printed no version)\n", gp);
+	assert_non_null(strstr(text, want));
+	free(text);
+	free(out);
+	fake_gnuplot_rm(fake);
+}
+
 /* an interrupted run: invalid, and its rates over the time that ran */
 static void test_report_interrupted(void **state)
 {
@@ -722,6 +823,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_report_without_gnuplot, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_symlinks, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_interrupted, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_report_one_gnuplot, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_report_gnuplot_fails, setup_run, teardown_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
