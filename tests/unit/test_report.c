@@ -9,7 +9,8 @@
  * it, everything but the PNGs is compared), and without gnuplot everything
  * but the PNGs is still written. A stand-in gnuplot shows that one gnuplot
  * draws both plots and gives report.md its version, each PNG through its own
- * descriptor, and what a failing one leaves.
+ * descriptor, and what a failing one leaves; --times prints each stage's
+ * time and changes nothing else.
  *
  * UPDATE_GOLDEN=1 rewrites the golden files instead of comparing with them.
  */
@@ -758,6 +759,34 @@ static void test_report_gnuplot_fails(void **state)
 	fake_gnuplot_rm(fake);
 }
 
+/* --times: how long each stage took, on one line, and nothing else changes */
+static void test_report_times(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.gnuplot = "true"};
+	double t[REPORT_NSTAGES];
+	char *times = NULL, *out, *again;
+	size_t len = 0;
+
+	out = report(dir, &o);
+	o.times = open_memstream(&times, &len);
+	assert_non_null(o.times);
+	again = report(dir, &o);
+	fclose(o.times);
+	assert_string_equal(out, again);
+	assert_int_equal(sscanf(times,
+				"report: stages: read %lf s, clocks %lf s, verdict %lf s, "
+				"writers %lf s, plots %lf s\n",
+				&t[0], &t[1], &t[2], &t[3], &t[4]),
+			 REPORT_NSTAGES);
+	for (int i = 0; i < REPORT_NSTAGES; i++)
+		assert_true(t[i] >= 0 && t[i] < 60);
+	assert_int_equal(strchr(times, '\n') - times + 1, (long)len);
+	free(times);
+	free(out);
+	free(again);
+}
+
 /* an interrupted run: invalid, and its rates over the time that ran */
 static void test_report_interrupted(void **state)
 {
@@ -825,6 +854,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_report_interrupted, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_one_gnuplot, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_gnuplot_fails, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_report_times, setup_run, teardown_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
