@@ -14,6 +14,7 @@
 # `steerlab report`: its hottest functions).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/result.sh
 packets=${1:-10000000} rounds=${2:-3}
 build=${BUILD:-build/release}
 synthrun=$build/tools/synthrun
@@ -173,10 +174,11 @@ done
 echo
 printf '%-18s %-15s %11s %10s %9s %14s %7s %7s\n' "median of $rounds" "reads" "packets" "seconds" "min-max" \
 	"packets/s" "CPU s" "others"
-declare -A pps
+declare -A pps ppc
 for s in "${tools[@]}"; do
 	secs=$(cut -d' ' -f1 "$tmp/res-$s" | median)
 	pps[$s]=$(awk -v n="${npkt[$s]}" -v t="$secs" 'BEGIN { printf "%.0f", n / t }')
+	ppc[$s]=$(awk -v n="${npkt[$s]}" -v t="$(cut -d' ' -f3 "$tmp/res-$s" | median)" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }')
 	printf '%-18s %-15s %11d %10.3f %9s %14s %7.2f %6.0f%%\n' "${label[$s]}" "${reads[$s]}" "${npkt[$s]}" "$secs" \
 		"$(cut -d' ' -f1 "$tmp/res-$s" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }')" \
 		"${pps[$s]}" "$(cut -d' ' -f3 "$tmp/res-$s" | median)" "$(cut -d' ' -f2 "$tmp/res-$s" | median)"
@@ -188,6 +190,18 @@ for s in steerlab noplot; do
 		rd = sprintf("%.2f", a / d); rk = sprintf("%.1f", a / k) # judged as printed
 		printf "%-30s %10s %10s   %s\n", (judged ? "steerlab report" : "steerlab report, no plots"), rd, rk,
 			judged ? ((rd + 0 >= 1.0 ? "PASS" : "FAIL") " / " (rk + 0 >= 20 ? "PASS" : "FAIL")) : "(not judged)" }'
+done
+r=$(awk -v a="${pps[steerlab]}" -v d="${pps[tcpdump]}" 'BEGIN { printf "%.2f", a / d }')
+bench_result analysis.tcpdump analysis "steerlab report / tcpdump --count, packets/s" "$r" ">= 1.0" \
+	"$(bench_judge "$r" ">=" 1)"
+r=$(awk -v a="${pps[steerlab]}" -v k="${pps[tshark]}" 'BEGIN { printf "%.1f", a / k }')
+bench_result analysis.tshark analysis "steerlab report / tshark, packets/s" "$r" ">= 20" "$(bench_judge "$r" ">=" 20)"
+# the same by CPU time (the tool's and its children's): what other programs
+# running beside it move least; not judged
+for s in steerlab noplot; do
+	awk -v a="${ppc[$s]}" -v d="${ppc[tcpdump]}" -v k="${ppc[tshark]}" -v n="$s" 'BEGIN {
+		printf "%-30s %10.2f %10.1f   (by CPU time, not judged)\n",
+			(n == "steerlab" ? "steerlab report" : "steerlab report, no plots"), a / d, a / k }'
 done
 echo
 printf '%-30s %8s %8s %8s %8s %8s\n' "stages, median (s)" read clocks verdict writers plots
