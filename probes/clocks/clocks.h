@@ -497,6 +497,11 @@ struct clocks_input {
 	size_t naddrs, capaddrs;
 	struct clocks_link_stats *stats;
 	size_t nstats, capstats;
+	/* the collectors' capture_ready: the links captured, and the kernel
+	 * memory of their rings (the sum of each one's buffer; CLOCKS_NONE
+	 * if one did not say) */
+	int ncaptures_ready;
+	int64_t capture_ring_bytes;
 	struct clocks_health *health;
 	size_t nhealth, caphealth;
 	struct clocks_answer *answers;
