@@ -155,7 +155,7 @@ if [ "$target" = 1 ]; then
 	else
 		echo "target: FAIL (valid ${12}, drops $9, counts agree ${10})"
 		bench_result load.valid load "10000 clients at $rate/s, ${target_secs} s: valid, 0 drops" \
-			"${12}, $9" yes FAIL
+			"${12}; drops $9" yes FAIL
 	fi
 	echo "$line" >"$tmp/line-summary"
 fi
