@@ -179,7 +179,7 @@ static int collector_valid_label(const char *s)
 static int collector_add_link(struct collector *col, const char *arg, int bgp)
 {
 	const char *eq = strchr(arg, '='), *colon;
-	char label[COLLECTOR_LABEL_MAX + 2];
+	char label[COLLECTOR_LABEL_MAX + 1];
 	struct collector_link *l;
 	size_t ilen, llen = 0;
 	int buffer = 0;
@@ -192,7 +192,7 @@ static int collector_add_link(struct collector *col, const char *arg, int bgp)
 	colon = eq ? strchr(eq + 1, ':') : NULL;
 	if (eq)
 		llen = colon ? (size_t)(colon - eq - 1) : strlen(eq + 1);
-	if (eq == NULL || ilen == 0 || ilen >= IF_NAMESIZE || llen >= sizeof(label)) {
+	if (eq == NULL || ilen == 0 || ilen >= IF_NAMESIZE || llen > COLLECTOR_LABEL_MAX) {
 		log_warnx("-c %s: expected IFACE=LABEL (label of [A-Za-z0-9._-])", arg);
 		return -1;
 	}
@@ -215,7 +215,7 @@ static int collector_add_link(struct collector *col, const char *arg, int bgp)
 	l = &col->links[col->nlinks++];
 	memcpy(l->iface, arg, ilen);
 	l->iface[ilen] = '\0';
-	snprintf(l->label, sizeof(l->label), "%s", label);
+	memcpy(l->label, label, llen + 1);
 	l->buffer = buffer;
 	l->bgp = bgp;
 	l->col = col;
