@@ -166,6 +166,86 @@ static void topo_print_rlink(const struct topology *t, int j, FILE *out)
 		rl->prefixlen);
 }
 
+/* topo_print_mib: bytes as MiB, to the hundredth, no trailing zeros */
+static const char *topo_print_mib(uint64_t bytes, char *buf, size_t len)
+{
+	size_t n;
+
+	snprintf(buf, len, "%.2f", (double)bytes / (1 << 20));
+	n = strlen(buf);
+	while (buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (buf[n - 1] == '.')
+		buf[--n] = '\0';
+	snprintf(buf + n, len - n, " MiB");
+	return buf;
+}
+
+/* topo_print_item: one item of a comment list, the line wrapped at 100
+ * columns; *col is where the line is (0: nothing on it yet) */
+static void topo_print_item(FILE *out, int *col, const char *first, const char *item)
+{
+	int len = (int)strlen(item);
+
+	if (*col == 0)
+		*col = fprintf(out, "%s", first);
+	else if (*col + 2 + len > 100)
+		*col = fprintf(out, ",\n#   ");
+	else
+		*col += fprintf(out, ", ");
+	*col += fprintf(out, "%s", item);
+}
+
+/* topo_print_captures: the kernel ring of each of router i's captures
+ * (topo_capture_ring) and their sum */
+static void topo_print_captures(const struct topology *t, int i, FILE *out)
+{
+	char item[TOPO_NAME_MAX * 2 + 48], size[32];
+	uint64_t sum;
+	int col = 0, n;
+
+	for (int l = 0; l < t->nlinks; l++) {
+		enum topo_kind kind = t->nodes[t->links[l].node].kind;
+
+		if (t->links[l].router != i || !topo_captured(t, l))
+			continue;
+		snprintf(item, sizeof(item), "%s%s %s",
+			 kind == TOPO_SITE ? "" : (kind == TOPO_DNS ? "dns-" : "resolver-"),
+			 t->nodes[t->links[l].node].name,
+			 topo_print_mib(topo_capture_ring(t, l), size, sizeof(size)));
+		topo_print_item(out, &col, "# captures: ", item);
+	}
+	for (int j = 0; j < t->nrlinks; j++) {
+		if (t->rlinks[j].a != i)
+			continue;
+		snprintf(item, sizeof(item), "link-%s-%s %s", t->nodes[t->rlinks[j].a].name,
+			 t->nodes[t->rlinks[j].b].name,
+			 topo_print_mib(topo_capture_ring_rlink(t, j), size, sizeof(size)));
+		topo_print_item(out, &col, "# captures: ", item);
+	}
+	if (col == 0)
+		return;
+	sum = topo_capture_total(t, i, &n);
+	fprintf(out, ": %s of kernel memory\n", topo_print_mib(sum, size, sizeof(size)));
+}
+
+/* topo_print_capture_total: what every capture's ring takes */
+static void topo_print_capture_total(const struct topology *t, FILE *out)
+{
+	char size[32];
+	uint64_t sum;
+	int n;
+
+	sum = topo_capture_total(t, -1, &n);
+	if (n == 0)
+		return;
+	fprintf(out,
+		"# The captures' rings: %d link%s, %s of kernel memory, %s;\n"
+		"# each router's captures are under it.\n",
+		n, n == 1 ? "" : "s", topo_print_mib(sum, size, sizeof(size)),
+		t->capture_buffer ? "capture_buffer each" : "each sized by what it carries");
+}
+
 /* topo_print_router: a router's id, and its links to routers. */
 static void topo_print_router(const struct topology *t, int i, FILE *out)
 {
@@ -237,6 +317,7 @@ void topo_print(const struct topology *t, FILE *out)
 	if (resolvers)
 		fprintf(out, "# The k-th [resolver] (from 0) has 198.18.(128 + k).0/24: cache i "
 			     "at .i.\n");
+	topo_print_capture_total(t, out);
 	fprintf(out, "\n[lab]\n");
 	keys = topo_keys(-1, &n);
 	topo_print_keys(t, NULL, keys, n, out);
@@ -254,10 +335,12 @@ void topo_print(const struct topology *t, FILE *out)
 			topo_print_caches(t, i, out);
 		if (node->kind == TOPO_ROUTER)
 			topo_print_router(t, i, out);
-		if (node->kind == TOPO_ROUTER)
+		if (node->kind == TOPO_ROUTER) {
 			for (int l = 0; l < t->nlinks; l++)
 				if (t->links[l].router == i)
 					topo_print_link(t, l, out);
+			topo_print_captures(t, i, out);
+		}
 		keys = topo_keys((int)node->kind, &n);
 		topo_print_keys(t, node, keys, n, out);
 		for (int f = 0; f < t->nfrr_lines; f++)

@@ -691,15 +691,7 @@ void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_
 	clocks_count_rows(out, "replies from", res, nres, 0);
 	clocks_count_rows(out, "captured after t0 at", res, nres, 1);
 	clocks_legend(out, in, res, nres);
-	if (in->nfailures > 1) {
-		struct clocks_multi *m = malloc(sizeof(*m));
-
-		if (m && clocks_multi(in, m) == 0) {
-			clocks_multi_print(out, in, m);
-			clocks_multi_free(m);
-		}
-		free(m);
-	}
+	clocks_multi_print_all(out, in);
 	for (int k = 0; k < n; k++)
 		fprintf(out, "%s (%s): %s\n", list[k]->invalidates ? "INVALID" : "warning",
 			list[k]->code, list[k]->msg);
