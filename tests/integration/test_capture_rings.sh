@@ -7,6 +7,7 @@
 # it took 7 s); `steerlab run` is ready within the default settle and its
 # report.md says what the captures took. Then capture_buffer set: every
 # ring that.
+# about 30 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
