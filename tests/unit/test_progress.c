@@ -187,6 +187,36 @@ static void test_format_widths(void **state)
 				 "any 0% dns 57%");
 }
 
+/* a sweep point's label keeps its form from the traffic to the
+ * observation at 70 columns: the failure's instant gives way first */
+static void test_format_label_stable(void **state)
+{
+	struct progress_view v = {
+	    .label = "ttl=1 1/2",
+	    .phase = PROGRESS_TRAFFIC,
+	    .elapsed_ns = 2 * S,
+	    .total_ns = 20 * S,
+	    .fail_at_ns = 5 * S,
+	    .sent = 19205,
+	    .dead = "a",
+	    .window_ns = 500 * 1000000LL,
+	};
+	char buf[512];
+
+	(void)state;
+	v.scheme[PROGRESS_ANYCAST].present = 1;
+	v.scheme[PROGRESS_ANYCAST].resolved = 100;
+	v.scheme[PROGRESS_ANYCAST].to_dead = 100;
+	v.scheme[PROGRESS_DNS].present = 1;
+	v.scheme[PROGRESS_DNS].resolved = 100;
+	v.scheme[PROGRESS_DNS].to_dead = 100;
+	progress_format(buf, sizeof(buf), &v, 70);
+	assert_string_equal(buf, "ttl=1 1/2 [traffic] 2.0/20.0 s sent 19205  to a: any 100% dns 100%");
+	v.phase = PROGRESS_OBSERVING;
+	progress_format(buf, sizeof(buf), &v, 70);
+	assert_string_equal(buf, "ttl=1 1/2 [observing] 2.0/20.0 s  sent 19205  to a: any 100% dns 100%");
+}
+
 static void test_parse(void **state)
 {
 	struct progress_sample s;
@@ -345,6 +375,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_format_phases),
 	    cmocka_unit_test(test_format_label_and_one_scheme),
+	    cmocka_unit_test(test_format_label_stable),
 	    cmocka_unit_test(test_format_truncates),
 	    cmocka_unit_test(test_format_widths),
 	    cmocka_unit_test(test_parse_capture),
