@@ -458,7 +458,9 @@ static void test_dns_raw_as_written(void **state)
 			       "[name www.lab.example]\npolicy = failover\nttl =\n\n"
 			       "[zone lab.example]\nrecord = www AAAA 2001:db8::1\n"
 			       "record = t TXT \"a=b\"\nrecord = www A 198.19.1.1\n"
-			       "# served by ns (198.18.0.6)\n\n"
+			       "# served by ns (198.18.0.6)\n"
+			       "# generated: record = lab.example. NS ns-ns.lab.example.\n"
+			       "# generated: record = ns-ns.lab.example. A 198.18.0.6\n\n"
 			       "[name www.lab.example]\nsites = s\n"));
 	free(got);
 	free(t);
