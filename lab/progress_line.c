@@ -26,8 +26,8 @@ struct progress_field {
 static const struct {
 	int field, variant;
 } progress_steps[] = {
-    {PF_TO, 1},	   {PF_SCHEMES, 1}, {PF_FAIL, 1},  {PF_SENT, 1}, {PF_FAIL, 2},
-    {PF_LABEL, 1}, {PF_PHASE, 1},   {PF_TIME, 1},  {PF_LABEL, 2}, {PF_TIME, 2},
+    {PF_TO, 1},	   {PF_SCHEMES, 1}, {PF_FAIL, 1}, {PF_SENT, 1},	 {PF_FAIL, 2},
+    {PF_LABEL, 1}, {PF_PHASE, 1},   {PF_TIME, 1}, {PF_LABEL, 2}, {PF_TIME, 2},
     {PF_LABEL, 3}, {PF_SENT, 2},    {PF_TO, 2},
 };
 

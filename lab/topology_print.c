@@ -279,6 +279,43 @@ static void topo_print_router(const struct topology *t, int i, FILE *out)
 	}
 }
 
+/* topo_print_weighted: a weighted [name] section seen through fewer caches
+ * than it has sites: each cache hands out one site per TTL, so the shares
+ * its clients see are the caches', not the weights (docs/authd.md) */
+static void topo_print_weighted(const struct topology *t, int s, FILE *out)
+{
+	unsigned caches = 0;
+	int weighted = 0, sites = 0;
+
+	for (int i = 0; i < t->nraw_pairs; i++) {
+		const struct topo_raw_pair *p = &t->raw_pairs[i];
+
+		if (p->section != s)
+			continue;
+		weighted |= strcmp(p->key, "policy") == 0 && strcmp(p->value, "weighted") == 0;
+		sites += strcmp(p->key, "weight") == 0;
+	}
+	/* a [resolver] node's caches; a client that asks a [dns] node itself
+	 * keeps its own copy (each logical client of a population its own) */
+	for (int n = 0; n < t->nnodes; n++) {
+		const struct topo_node *node = &t->nodes[n];
+
+		if (node->kind == TOPO_RESOLVER)
+			caches += node->count;
+		else if (node->kind == TOPO_CLIENT && node->resolver >= 0 &&
+			 t->nodes[node->resolver].kind == TOPO_DNS)
+			caches += node->population ? node->population : 1;
+	}
+	if (!weighted || sites == 0 || caches >= (unsigned)sites)
+		return;
+	fprintf(out,
+		"# note: weighted over %d sites, but the lab has %u cache%s: each hands out one "
+		"site a TTL,\n# so the clients see the caches' picks, not the weights; a "
+		"[client] with population = N over\n# a [resolver] with count = C >= %d shows "
+		"them (docs/authd.md, \"Weights and caches\")\n",
+		sites, caches, caches == 1 ? "" : "s", sites);
+}
+
 /* topo_print_caches: a [resolver] node's caches and their addresses. */
 static void topo_print_caches(const struct topology *t, int i, FILE *out)
 {
@@ -380,8 +417,10 @@ void topo_print(const struct topology *t, FILE *out)
 			fprintf(out, "%s%s =%s%s\n", c, pair->key, *pair->value ? " " : "",
 				pair->value);
 		}
-		if (strcmp(r->kind, "zone") != 0)
+		if (strcmp(r->kind, "zone") != 0) {
+			topo_print_weighted(t, s, out);
 			continue;
+		}
 		topo_print_servers(t, s, out);
 		topo_zone_records(t, s, -1, topo_print_record, out);
 	}

@@ -211,10 +211,12 @@ static void test_format_label_stable(void **state)
 	v.scheme[PROGRESS_DNS].resolved = 100;
 	v.scheme[PROGRESS_DNS].to_dead = 100;
 	progress_format(buf, sizeof(buf), &v, 70);
-	assert_string_equal(buf, "ttl=1 1/2 [traffic] 2.0/20.0 s sent 19205  to a: any 100% dns 100%");
+	assert_string_equal(buf,
+			    "ttl=1 1/2 [traffic] 2.0/20.0 s sent 19205  to a: any 100% dns 100%");
 	v.phase = PROGRESS_OBSERVING;
 	progress_format(buf, sizeof(buf), &v, 70);
-	assert_string_equal(buf, "ttl=1 1/2 [observing] 2.0/20.0 s  sent 19205  to a: any 100% dns 100%");
+	assert_string_equal(
+	    buf, "ttl=1 1/2 [observing] 2.0/20.0 s  sent 19205  to a: any 100% dns 100%");
 }
 
 static void test_parse(void **state)
