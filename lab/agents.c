@@ -90,9 +90,11 @@ static const char *ip(struct in_addr a, char *buf)
 }
 
 /* lab_start_collectors: a router's collector, in every router: its FIB's
- * route to the service, its site links, the [link]s it is the first end of;
- * and collector-dns if it has authd or [resolver] links; each capture with
- * the kernel ring its link needs (topo_capture_ring) */
+ * route to the service, its site links (the requests and their replies;
+ * with routing = bgp, the site's BGP session apart, whole), the [link]s it
+ * is the first end of; and collector-dns if it has authd or [resolver]
+ * links; each capture with the kernel ring its link needs
+ * (topo_capture_ring) */
 static int lab_start_collectors(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
@@ -104,7 +106,7 @@ static int lab_start_collectors(struct lab *lab, int n)
 	argv_add(&a, "-o");
 	argv_add(&a, "%s", lab->rundir);
 	argv_add(&a, "-f");
-	argv_add(&a, "udp dst port %u", t->port);
+	argv_add(&a, "udp port %u", t->port);
 	argv_add(&a, "-P");
 	argv_add(&a, "%s/32", ip(t->service, svc));
 	for (int i = 0; i < t->nlinks; i++) {
@@ -114,6 +116,12 @@ static int lab_start_collectors(struct lab *lab, int n)
 		argv_add(&a, "-c");
 		argv_add(&a, "%s=%s:%llu", l->router_ifname, t->nodes[l->node].name,
 			 (unsigned long long)topo_capture_ring(t, i));
+		if (!topo_captured_bgp(t, i))
+			continue;
+		argv_add(&a, "-b");
+		argv_add(&a, "%s=link-%s-%s:%llu", l->router_ifname, t->nodes[n].name,
+			 t->nodes[l->node].name,
+			 (unsigned long long)topo_capture_ring_rlink(t, -1));
 	}
 	/* a [link R1 R2] is captured once, by R1: its BGP (the requests that
 	 * cross it are counted on the site links) */

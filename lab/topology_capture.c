@@ -54,10 +54,11 @@ uint64_t topo_capture_ring(const struct topology *t, int link)
 		switch (end->kind) {
 		case TOPO_SITE:
 			/* every flow may end here (the others' site failed),
-			 * and every [prober] probes every site */
-			pps += topo_flow_rate(n, 0) + topo_flow_rate(n, 1);
+			 * and every [prober] probes every site: each request
+			 * and its reply */
+			pps += 2 * (topo_flow_rate(n, 0) + topo_flow_rate(n, 1));
 			if (n->kind == TOPO_PROBER && n->probe_interval_ns > 0)
-				pps += 1e9 / (double)n->probe_interval_ns;
+				pps += 2e9 / (double)n->probe_interval_ns;
 			break;
 		case TOPO_RESOLVER:
 			/* its clients' queries and its answers, and its own
@@ -92,6 +93,11 @@ int topo_captured(const struct topology *t, int link)
 	return kind == TOPO_SITE || kind == TOPO_DNS || kind == TOPO_RESOLVER;
 }
 
+int topo_captured_bgp(const struct topology *t, int link)
+{
+	return t->routing == TOPO_ROUTING_BGP && t->nodes[t->links[link].node].kind == TOPO_SITE;
+}
+
 uint64_t topo_capture_total(const struct topology *t, int router, int *nlinks)
 {
 	uint64_t sum = 0;
@@ -102,6 +108,10 @@ uint64_t topo_capture_total(const struct topology *t, int router, int *nlinks)
 			continue;
 		sum += topo_capture_ring(t, i);
 		n++;
+		if (topo_captured_bgp(t, i)) {
+			sum += topo_capture_ring_rlink(t, -1);
+			n++;
+		}
 	}
 	/* a [link R1 R2] is captured by R1 */
 	for (int j = 0; j < t->nrlinks; j++) {

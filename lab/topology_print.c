@@ -215,6 +215,14 @@ static void topo_print_captures(const struct topology *t, int i, FILE *out)
 			 topo_print_mib(topo_capture_ring(t, l), size, sizeof(size)));
 		topo_print_item(out, &col, "# captures: ", item);
 	}
+	for (int l = 0; l < t->nlinks; l++) {
+		if (t->links[l].router != i || !topo_captured_bgp(t, l))
+			continue;
+		snprintf(item, sizeof(item), "link-%s-%s %s", t->nodes[i].name,
+			 t->nodes[t->links[l].node].name,
+			 topo_print_mib(topo_capture_ring_rlink(t, -1), size, sizeof(size)));
+		topo_print_item(out, &col, "# captures: ", item);
+	}
 	for (int j = 0; j < t->nrlinks; j++) {
 		if (t->rlinks[j].a != i)
 			continue;

@@ -58,7 +58,7 @@
 #include "strtonum.h"
 #include "timeutil.h"
 
-#define COLLECTOR_MAX_LINKS 64
+#define COLLECTOR_MAX_LINKS 128 /* a site link is two with BGP (its requests, its session) */
 #define COLLECTOR_LABEL_MAX 64
 /* packets per callback, so one busy link does not starve the others */
 #define COLLECTOR_BATCH 8192

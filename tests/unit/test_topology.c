@@ -238,15 +238,13 @@ static void test_anycast(void **state)
 static void test_golden_anycast(void **state)
 {
 	struct topology *t = new_topology();
-	char *got, *want;
+	char *got;
 
 	(void)state;
 	load_ok(t, "topology/anycast.ini", NULL, 0);
 	got = print_to_string(t);
-	want = test_read_file(DATA "anycast.golden");
-	assert_string_equal(got, want);
+	test_assert_golden(DATA "anycast.golden", got);
 	free(got);
-	free(want);
 	free(t);
 }
 
@@ -268,14 +266,15 @@ static void test_capture_rings(void **state)
 	/* links 0 and 1 are the sites': 510,000 packets/s is past the cap */
 	assert_true(topo_captured(t, 0) && topo_captured(t, 1) && !topo_captured(t, 2));
 	assert_int_equal(topo_capture_ring(t, 0), 64 << 20);
-	/* 11,000/s (c1 and c2) x 256 B = 2,816,000: 11 blocks of 256 KiB */
+	/* 11,000 requests/s (c1 and c2) and their replies x 256 B =
+	 * 5,632,000: 22 blocks of 256 KiB */
 	load_ok(t, tmp, sets, 1);
-	assert_int_equal(topo_capture_ring(t, 0), 11 * (256 << 10));
-	assert_int_equal(topo_capture_ring(t, 1), 11 * (256 << 10));
+	assert_int_equal(topo_capture_ring(t, 0), 22 * (256 << 10));
+	assert_int_equal(topo_capture_ring(t, 1), 22 * (256 << 10));
 	got = print_to_string(t);
-	assert_non_null(strstr(got, "\n# The captures' rings: 2 links, 5.5 MiB of kernel memory, "
+	assert_non_null(strstr(got, "\n# The captures' rings: 2 links, 11 MiB of kernel memory, "
 				    "each sized by what it carries;\n"));
-	assert_non_null(strstr(got, "\n# captures: s1 2.75 MiB, s2 2.75 MiB: 5.5 MiB of kernel "
+	assert_non_null(strstr(got, "\n# captures: s1 5.5 MiB, s2 5.5 MiB: 11 MiB of kernel "
 				    "memory\n"));
 	assert_non_null(strstr(got, "\ncapture_buffer = auto\n"));
 	free(got);

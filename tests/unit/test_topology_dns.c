@@ -394,15 +394,13 @@ static void test_dns_names(void **state)
 static void test_dns_golden(void **state)
 {
 	struct topology *t = new_topology();
-	char *got, *want;
+	char *got;
 
 	(void)state;
 	load_ok(t, DATA "dns.ini", NULL, 0);
 	got = print_to_string(t);
-	want = test_read_file(DATA "dns.golden");
-	assert_string_equal(got, want);
+	test_assert_golden(DATA "dns.golden", got);
 	free(got);
-	free(want);
 	free(t);
 }
 
