@@ -155,7 +155,7 @@ $STEERLAB run bench/load/load.ini --out "$rundir2" --set name=it-popload --set u
 [ $rc = 0 ] || [ $rc = 3 ] || { cat "$out/load.log"; fail "load run: exit status $rc"; }
 [ $rc = 0 ] || echo "note: the load run is invalid ($(run_codes "$rundir2")): its counts are checked all the same"
 counts_agree "$rundir2"
-read -r nsrc outside < <(tshark -r "$rundir2/capture-a.pcap" -T fields -e ip.src 2>/dev/null | sort -u |
+read -r nsrc outside < <(tshark -r "$rundir2/capture-a.pcap" -Y 'udp.dstport == 7000' -T fields -e ip.src 2>/dev/null | sort -u |
 	awk -F. '{ n++ } !($1 == 198 && $2 == 18 && $3 >= 64 && $3 < 128) { out++ } END { print n + 0, out + 0 }')
 echo "captured requests from $nsrc source addresses, $outside outside the block"
 [ "$nsrc" = 10000 ] && [ "$outside" = 0 ] || fail "expected 10000 source addresses, all in 198.18.64.0/18"
