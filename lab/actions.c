@@ -302,8 +302,12 @@ static int action_kill(struct lab *lab, int n, const char *name, int *killed, in
 			*pid = (int)a->pid;
 	}
 	if (*killed == 0) {
-		strfmt(said, len, "%s of %s is not running: nothing to kill",
-		       name ? name : "no agent", lab->t->nodes[n].name);
+		if (name)
+			strfmt(said, len, "%s of %s is not running: nothing to kill", name,
+			       lab->t->nodes[n].name);
+		else
+			strfmt(said, len, "no agent of %s is running: nothing to kill",
+			       lab->t->nodes[n].name);
 		return -1;
 	}
 	return 0;
