@@ -43,7 +43,7 @@ total=$(awk '{ h += $2; n += $3 } END { printf "%.1f %d %d", 100 * h / n, h, n }
 echo "coverage: $total (lines: percent, hit, of) by the unit tests"
 for f in $floor; do
 	line=$(grep " $f\$\| $f " "$build/coverage.txt" | head -1)
-	pct=${line%% *}
+	pct=$(awk '{ print $1 }' <<<"$line") # the line starts with blanks
 	if awk -v p="${pct:-0}" 'BEGIN { exit !(p < 50) }'; then
 		echo "coverage: $f is at ${pct:-0} %, below the 50 % docs/style.md holds it to" >&2
 		bad=1
