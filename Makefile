@@ -286,14 +286,13 @@ demo: deps
 	$(MAKE) all
 	bin/steerlab run topology/compare.ini
 
+# every bench in turn (bench/all.sh; root), then one table of every ratio
+# against its target and the row for docs/benchmarks.md's history
+# (bench/summary.sh); BENCH_ONLY="analysis bgp" runs those alone.
 bench:
 	$(MAKE) deps EXTRA_PKGS="$(BENCH_PKGS)"
-	$(MAKE) all
-	bench/bringup/run.sh
-	bench/dns-qps/run.sh
-	bench/analysis/run.sh
-	bench/bgp/run.sh
-	bench/load/run.sh
+	$(MAKE) all tools
+	bench/all.sh
 
 # dnsperf against authd (three policies), NSD and Knot on loopback
 # (bench/dns-qps/run.sh [SECONDS] [ROUNDS]; BDQ_PERF=1 adds a perf profile).

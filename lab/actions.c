@@ -26,6 +26,12 @@
 #define ACTION_T_RESOLVER "steerlab_resolver_down"
 
 static unsigned char action_failed[TOPO_MAX_NODES]; /* site_failed written */
+static const struct action_ops *action_ops = &action_lab_ops;
+
+void action_set_ops(const struct action_ops *ops)
+{
+	action_ops = ops ? ops : &action_lab_ops;
+}
 
 void action_reset(void)
 {
@@ -279,13 +285,13 @@ static int action_kill(struct lab *lab, int n, const char *name, int *killed, in
 {
 	*killed = 0;
 	*pid = 0;
-	lab_watch(lab, 0); /* one that already ended is reported as such */
+	action_ops->watch(lab); /* one that already ended is reported as such */
 	for (int i = 0; i < lab->nagents; i++) {
 		struct lab_agent *a = &lab->agents[i];
 
 		if (a->node != n || a->reaped || (name && strcmp(a->name, name) != 0))
 			continue;
-		if (lab_kill_agent(lab, i) == -1) {
+		if (action_ops->kill_agent(lab, i) == -1) {
 			if (errno == ESRCH)
 				continue;
 			strfmt(said, len, "kill %s of %s (pid %d): %s", a->name,
@@ -296,44 +302,12 @@ static int action_kill(struct lab *lab, int n, const char *name, int *killed, in
 			*pid = (int)a->pid;
 	}
 	if (*killed == 0) {
-		strfmt(said, len, "%s of %s is not running: nothing to kill",
-		       name ? name : "no agent", lab->t->nodes[n].name);
-		return -1;
-	}
-	return 0;
-}
-
-/* action_nft_fill: the nft script, for subproc_memfd */
-static void action_nft_fill(FILE *fp, const void *arg)
-{
-	fputs(arg, fp);
-}
-
-/* action_nft: nft -f - in node n's namespace with script. 0 or -1 (said) */
-static int action_nft(struct lab *lab, int n, const char *script, char *said, size_t len)
-{
-	char *argv[] = {"nft", "-f", "-", NULL};
-	int fd, rc;
-
-	if ((fd = subproc_memfd("nft", action_nft_fill, script)) == -1) {
-		strfmt(said, len, "nft script: %s", strerror(errno));
-		return -1;
-	}
-	if (netns_enter(lab->nsfd[n]) == -1) {
-		strfmt(said, len, "entering the namespace of %s: %s", lab->t->nodes[n].name,
-		       strerror(errno));
-		close(fd);
-		return -1;
-	}
-	rc = subproc_run(NULL, argv, fd, STDERR_FILENO, STDERR_FILENO);
-	if (netns_enter_root() == -1)
-		fatal("%s: back to the root namespace", __func__);
-	close(fd);
-	if (rc != 0) {
-		strfmt(
-		    said, len, "nft in the namespace of %s %s (status %d)", lab->t->nodes[n].name,
-		    rc == 127 ? "could not be run: is nftables installed (make deps)?" : "failed",
-		    rc);
+		if (name)
+			strfmt(said, len, "%s of %s is not running: nothing to kill", name,
+			       lab->t->nodes[n].name);
+		else
+			strfmt(said, len, "no agent of %s is running: nothing to kill",
+			       lab->t->nodes[n].name);
 		return -1;
 	}
 	return 0;
@@ -354,7 +328,7 @@ static int action_block(struct lab *lab, const struct topo_event *e, int action,
 		       "  chain output { type filter hook output priority -300; policy drop; "
 		       "oif \"lo\" accept; }\n"
 		       "}\n");
-		return action_nft(lab, e->node, script, said, len);
+		return action_ops->nft(lab, e->node, script, said, len);
 	}
 	if (action == TOPO_A_RESOLVER_DOWN && e->instance) {
 		struct in_addr a = topo_resolver_addr(t, e->node, (int)e->instance);
@@ -367,7 +341,7 @@ static int action_block(struct lab *lab, const struct topo_event *e, int action,
 	       "%sudp dport 53 drop; %stcp dport 53 drop; }\n"
 	       "}\n",
 	       action == TOPO_A_DNS_DOWN ? ACTION_T_DNS : ACTION_T_RESOLVER, daddr, daddr);
-	return action_nft(lab, e->node, script, said, len);
+	return action_ops->nft(lab, e->node, script, said, len);
 }
 
 static int action_unblock(struct lab *lab, int n, int action, char *said, size_t len)
@@ -378,7 +352,7 @@ static int action_unblock(struct lab *lab, int n, int action, char *said, size_t
 	       action == TOPO_A_FREEZE	   ? ACTION_T_FREEZE
 	       : action == TOPO_A_DNS_DOWN ? ACTION_T_DNS
 					   : ACTION_T_RESOLVER);
-	return action_nft(lab, n, script, said, len);
+	return action_ops->nft(lab, n, script, said, len);
 }
 
 /* action_link: both ends of e's link down or up; up, both ends' addresses
@@ -401,20 +375,14 @@ static int action_link(struct lab *lab, const struct topo_event *e, int up, char
 		ifname[1] = t->rlinks[e->rlink].b_ifname;
 	}
 	for (int i = 0; i < 2; i++) {
-		struct kern *k = kern_open(lab->nsfd[node[i]]);
-		int ifindex, rc = -1;
-
-		if (k && (ifindex = kern_ifindex(k, ifname[i])) != -1)
-			rc = kern_link_set(k, ifindex, up);
-		kern_close(k);
-		if (rc == -1) {
+		if (action_ops->link_set(lab, node[i], ifname[i], up) == -1) {
 			strfmt(said, len, "link %s of %s %s: failed (above)", ifname[i],
 			       t->nodes[node[i]].name, up ? "up" : "down");
 			return -1;
 		}
 	}
 	for (int i = 0; up && i < 2; i++) {
-		if (lab_reconfigure_node(lab, node[i]) == -1) {
+		if (action_ops->reconfigure_node(lab, node[i]) == -1) {
 			strfmt(said, len, "routes of %s after its link came up: failed (above)",
 			       t->nodes[node[i]].name);
 			return -1;
@@ -428,7 +396,7 @@ static int action_signal_sited(struct lab *lab, int n, int sig, int *pid, char *
 {
 	int i = action_agent(lab, n, "sited");
 
-	if (i == -1 || lab_signal_agent(lab, i, sig) == -1) {
+	if (i == -1 || action_ops->signal_agent(lab, i, sig) == -1) {
 		strfmt(said, len, "sited of %s is not running: it cannot be %s",
 		       lab->t->nodes[n].name, sig == SIGUSR1 ? "drained" : "undrained");
 		return -1;
@@ -446,7 +414,7 @@ static int action_undo(struct lab *lab, const struct topo_event *e, int undoing,
 
 	switch (undoing) {
 	case TOPO_A_KILL:
-		if ((i = lab_start_sited(lab, n)) == -1) {
+		if ((i = action_ops->start_sited(lab, n)) == -1) {
 			strfmt(said, len, "sited of %s could not be started (above)",
 			       lab->t->nodes[n].name);
 			return -1;
@@ -455,7 +423,7 @@ static int action_undo(struct lab *lab, const struct topo_event *e, int undoing,
 		return 0;
 	case TOPO_A_CRASH:
 		/* every agent of the node, with up's command lines */
-		if (lab_start_node(lab, n) == -1) {
+		if (action_ops->start_node(lab, n) == -1) {
 			strfmt(said, len, "the agents of %s could not be started (above)",
 			       lab->t->nodes[n].name);
 			return -1;
@@ -537,3 +505,69 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		strfmt(said, len, "%s", what);
 	return 0;
 }
+
+/* The lab's side (action_lab_ops): the supervisor's agents, build.c's
+ * routes, and what the kernel is asked in a node's namespace. */
+
+static void action_lab_watch(struct lab *lab)
+{
+	lab_watch(lab, 0);
+}
+
+/* action_nft_fill: the nft script, for subproc_memfd */
+static void action_nft_fill(FILE *fp, const void *arg)
+{
+	fputs(arg, fp);
+}
+
+/* action_lab_nft: nft -f - in node n's namespace with script. 0 or -1 (said) */
+static int action_lab_nft(struct lab *lab, int n, const char *script, char *said, size_t len)
+{
+	char *argv[] = {"nft", "-f", "-", NULL};
+	int fd, rc;
+
+	if ((fd = subproc_memfd("nft", action_nft_fill, script)) == -1) {
+		strfmt(said, len, "nft script: %s", strerror(errno));
+		return -1;
+	}
+	if (netns_enter(lab->nsfd[n]) == -1) {
+		strfmt(said, len, "entering the namespace of %s: %s", lab->t->nodes[n].name,
+		       strerror(errno));
+		close(fd);
+		return -1;
+	}
+	rc = subproc_run(NULL, argv, fd, STDERR_FILENO, STDERR_FILENO);
+	if (netns_enter_root() == -1)
+		fatal("%s: back to the root namespace", __func__);
+	close(fd);
+	if (rc != 0) {
+		strfmt(
+		    said, len, "nft in the namespace of %s %s (status %d)", lab->t->nodes[n].name,
+		    rc == 127 ? "could not be run: is nftables installed (make deps)?" : "failed",
+		    rc);
+		return -1;
+	}
+	return 0;
+}
+
+static int action_lab_link_set(struct lab *lab, int n, const char *ifname, int up)
+{
+	struct kern *k = kern_open(lab->nsfd[n]);
+	int ifindex, rc = -1;
+
+	if (k && (ifindex = kern_ifindex(k, ifname)) != -1)
+		rc = kern_link_set(k, ifindex, up);
+	kern_close(k);
+	return rc;
+}
+
+const struct action_ops action_lab_ops = {
+    .watch = action_lab_watch,
+    .kill_agent = lab_kill_agent,
+    .signal_agent = lab_signal_agent,
+    .start_sited = lab_start_sited,
+    .start_node = lab_start_node,
+    .reconfigure_node = lab_reconfigure_node,
+    .nft = action_lab_nft,
+    .link_set = action_lab_link_set,
+};

@@ -37,6 +37,13 @@
  * the first step that takes a site out (kill, crash, freeze, drain, its
  * link down, a flap's first down) also writes site_failed, stamped before
  * the step (t0), which the clocks measure from.
+ *
+ * What a step does to the lab goes through one table of calls, struct
+ * action_ops: the agents' signals and starts (lab/supervise.c), a node's
+ * routes (lab/build.c), an nftables script in a node's namespace, a link's
+ * end up or down (lab/kernel.c). The rest, which step does what to whom,
+ * which script, which events, is decided here and unit-tested against a
+ * fake table (tests/unit/test_lab_actions.c); action_lab_ops is the lab's.
  */
 #ifndef STEERLAB_ACTIONS_H
 #define STEERLAB_ACTIONS_H
@@ -83,6 +90,38 @@ int action_sites_failed(void);
  * said. 0, or -1 (said, with why) if the step could not be applied. */
 int action_apply(struct lab *lab, const struct action_step *s, const char *by, char *said,
 		 size_t len);
+
+/* The lab's side of the actions: what each call does to the lab of the
+ * real table, action_lab_ops. Agent i is lab->agents[i], node n
+ * lab->t->nodes[n]. */
+struct action_ops {
+	/* report the agents that have ended (lab_watch(lab, 0)): a killed
+	 * agent's end is then told from one that ended before */
+	void (*watch)(struct lab *lab);
+	/* SIGKILL agent i on purpose (lab_kill_agent); any signal to it
+	 * (lab_signal_agent). 0, or -1 with errno (ESRCH: it had ended) */
+	int (*kill_agent)(struct lab *lab, int i);
+	int (*signal_agent)(struct lab *lab, int i, int sig);
+	/* node n's sited (its index in lab->agents), or every agent of the
+	 * node (0), started again with up's command lines; -1 (logged) */
+	int (*start_sited)(struct lab *lab, int n);
+	int (*start_node)(struct lab *lab, int n);
+	/* node n's addresses and routes again, after a link came back up.
+	 * 0 or -1 (logged) */
+	int (*reconfigure_node)(struct lab *lab, int n);
+	/* `nft -f -` with script in node n's namespace. 0, or -1 with why in
+	 * said */
+	int (*nft)(struct lab *lab, int n, const char *script, char *said, size_t len);
+	/* IFF_UP set (up) or cleared on node n's interface ifname. 0 or -1
+	 * (logged) */
+	int (*link_set)(struct lab *lab, int n, const char *ifname, int up);
+};
+
+extern const struct action_ops action_lab_ops;
+
+/* action_set_ops: the table action_apply uses from now on (NULL: the
+ * lab's, action_lab_ops, as at start). */
+void action_set_ops(const struct action_ops *ops);
 
 /* action_describe: "crash site a" for the step, into buf. */
 const char *action_describe(const struct topology *t, const struct action_step *s, char *buf,

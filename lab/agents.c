@@ -90,8 +90,11 @@ static const char *ip(struct in_addr a, char *buf)
 }
 
 /* lab_start_collectors: a router's collector, in every router: its FIB's
- * route to the service, its site links, the [link]s it is the first end of;
- * and collector-dns if it has authd or [resolver] links */
+ * route to the service, its site links (the requests and their replies;
+ * with routing = bgp, the site's BGP session apart, whole), the [link]s it
+ * is the first end of; and collector-dns if it has authd or [resolver]
+ * links; each capture with the kernel ring its link needs
+ * (topo_capture_ring) */
 static int lab_start_collectors(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
@@ -103,9 +106,7 @@ static int lab_start_collectors(struct lab *lab, int n)
 	argv_add(&a, "-o");
 	argv_add(&a, "%s", lab->rundir);
 	argv_add(&a, "-f");
-	argv_add(&a, "udp dst port %u", t->port);
-	argv_add(&a, "-B");
-	argv_add(&a, "%llu", (unsigned long long)t->capture_buffer);
+	argv_add(&a, "udp port %u", t->port);
 	argv_add(&a, "-P");
 	argv_add(&a, "%s/32", ip(t->service, svc));
 	for (int i = 0; i < t->nlinks; i++) {
@@ -113,7 +114,14 @@ static int lab_start_collectors(struct lab *lab, int n)
 		if (l->router != n || t->nodes[l->node].kind != TOPO_SITE)
 			continue;
 		argv_add(&a, "-c");
-		argv_add(&a, "%s=%s", l->router_ifname, t->nodes[l->node].name);
+		argv_add(&a, "%s=%s:%llu", l->router_ifname, t->nodes[l->node].name,
+			 (unsigned long long)topo_capture_ring(t, i));
+		if (!topo_captured_bgp(t, i))
+			continue;
+		argv_add(&a, "-b");
+		argv_add(&a, "%s=link-%s-%s:%llu", l->router_ifname, t->nodes[n].name,
+			 t->nodes[l->node].name,
+			 (unsigned long long)topo_capture_ring_rlink(t, -1));
 	}
 	/* a [link R1 R2] is captured once, by R1: its BGP (the requests that
 	 * cross it are counted on the site links) */
@@ -122,8 +130,8 @@ static int lab_start_collectors(struct lab *lab, int n)
 		if (rl->a != n)
 			continue;
 		argv_add(&a, "-b");
-		argv_add(&a, "%s=link-%s-%s", rl->a_ifname, t->nodes[rl->a].name,
-			 t->nodes[rl->b].name);
+		argv_add(&a, "%s=link-%s-%s:%llu", rl->a_ifname, t->nodes[rl->a].name,
+			 t->nodes[rl->b].name, (unsigned long long)topo_capture_ring_rlink(t, i));
 	}
 	/* in every router, sites or not: every FIB's route to the service
 	 * is recorded (with -P, the collector runs with no capture too) */
@@ -138,16 +146,15 @@ static int lab_start_collectors(struct lab *lab, int n)
 	argv_add(&a, "%s", lab->rundir);
 	argv_add(&a, "-f");
 	argv_add(&a, "udp port 53");
-	argv_add(&a, "-B");
-	argv_add(&a, "%llu", (unsigned long long)t->capture_buffer);
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
 		enum topo_kind kind = t->nodes[l->node].kind;
 		if (l->router != n || (kind != TOPO_DNS && kind != TOPO_RESOLVER))
 			continue;
 		argv_add(&a, "-c");
-		argv_add(&a, "%s=%s-%s", l->router_ifname, kind == TOPO_DNS ? "dns" : "resolver",
-			 t->nodes[l->node].name);
+		argv_add(&a, "%s=%s-%s:%llu", l->router_ifname,
+			 kind == TOPO_DNS ? "dns" : "resolver", t->nodes[l->node].name,
+			 (unsigned long long)topo_capture_ring(t, i));
 		ncap++;
 	}
 	return ncap ? argv_run(lab, n, "collector", "collector-dns", &a) : 0;

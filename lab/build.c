@@ -158,7 +158,7 @@ static int lab_private_dir(const char *dir)
 static int lab_claim(struct lab *lab)
 {
 	const struct topology *t = lab->t;
-	char ns[64], bindir[PATH_MAX], path[PATH_MAX];
+	char ns[64], bindir[PATH_MAX], rundir[PATH_MAX], path[PATH_MAX];
 
 	if (lab_private_dir(LAB_STATE_DIR) == -1)
 		return -1;
@@ -196,13 +196,19 @@ static int lab_claim(struct lab *lab)
 		log_warn("%s: %s", __func__, lab->bindir);
 		goto out_rmdir;
 	}
-	/* each is one line of the state, read back by status and down */
-	if (rundir_ctl(lab->rundir) || rundir_ctl(bindir)) {
-		log_warnx("%s: a control character in the path: refused",
-			  rundir_ctl(lab->rundir) ? "the run directory" : "the agents' directory");
+	/* as an absolute path: status, fail, recover and down may be run from
+	 * another directory (runs/LAB-... is relative to up's) */
+	if (realpath(lab->rundir, rundir) == NULL) {
+		log_warn("%s: %s", __func__, lab->rundir);
 		goto out_rmdir;
 	}
-	if (lab_write_new(lab->statedir, "rundir", lab->rundir) == -1 ||
+	/* each is one line of the state, read back by status and down */
+	if (rundir_ctl(rundir) || rundir_ctl(bindir)) {
+		log_warnx("%s: a control character in the path: refused",
+			  rundir_ctl(rundir) ? "the run directory" : "the agents' directory");
+		goto out_rmdir;
+	}
+	if (lab_write_new(lab->statedir, "rundir", rundir) == -1 ||
 	    lab_write_new(lab->statedir, "bindir", bindir) == -1)
 		goto out_unlink;
 	return 0;

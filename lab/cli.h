@@ -30,6 +30,7 @@ struct cmd_args {
 	int traffic;		  /* up: start the clients */
 	int json;		  /* nodes, status */
 	const char *bucket, *slo; /* report's options */
+	int times;		  /* report: --times */
 	const char *frr;	  /* check: where to write FRR's configuration */
 	const char *repeat;	  /* run: --repeat N */
 	int check;		  /* sweep: check every point, run nothing */

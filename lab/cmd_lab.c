@@ -187,10 +187,8 @@ int cmd_up(const struct cmd_args *a, const char *bindir)
 		if (cli_topo.nodes[n].kind != TOPO_ROUTER)
 			continue;
 		/* FRR's own shell on a router's daemons (docs/topology.md) */
-		printf("                 sudo ip netns exec %s-%s vtysh --vty_socket %s/%s/frr/%s "
-		       "-c 'show bgp summary'\n",
-		       cli_topo.name, cli_topo.nodes[n].name, LAB_STATE_DIR, cli_topo.name,
-		       cli_topo.nodes[n].name);
+		printf("                 sudo steerlab exec %s %s -- vtysh -c 'show bgp summary'\n",
+		       cli_topo.name, cli_topo.nodes[n].name);
 		break;
 	}
 	printf("  take it down:  sudo steerlab down %s\n", cli_topo.name);

@@ -117,6 +117,8 @@ int cmd_report(const struct cmd_args *a, const char *bindir)
 			a->slo);
 		return 2;
 	}
+	if (a->times)
+		o.times = stderr;
 	rc = report_run(a->file, &o, stdout);
 	/* what root wrote in the user's run directory stays the user's */
 	run_chown(a->file);

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/pidfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,6 +95,22 @@ int inside_nodes(const char *lab, int json, FILE *out)
 	return 0;
 }
 
+/* inside_exec_frr: a node that runs FRR has its daemons' sockets in
+ * STATEDIR/frr/NODE; mounted over /run/frr (where FRR's package keeps
+ * them, and vtysh looks) in exec's own mount namespace, vtysh reaches them
+ * as on a router of its own, without --vty_socket. Nothing else sees it. */
+static void inside_exec_frr(const char *node)
+{
+	char dir[PATH_MAX];
+
+	if (strfmt(dir, sizeof(dir), "%s/frr/%s", inside_state.dir, node) == -1 ||
+	    access(dir, F_OK) == -1 || access(INSIDE_FRR_RUNDIR, F_OK) == -1)
+		return;
+	if (mount(dir, INSIDE_FRR_RUNDIR, NULL, MS_BIND, NULL) == -1)
+		fprintf(stderr, "steerlab: exec: %s over %s: %s (vtysh needs --vty_socket %s)\n",
+			dir, INSIDE_FRR_RUNDIR, strerror(errno), dir);
+}
+
 int inside_exec(const char *lab, const char *node, char *const cmd[], int ncmd)
 {
 	char err[1024], ns[64], prompt[64], *sh[3];
@@ -122,6 +139,7 @@ int inside_exec(const char *lab, const char *node, char *const cmd[], int ncmd)
 		return 1;
 	}
 	close(fd);
+	inside_exec_frr(node);
 	if (ncmd == 0) {
 		/* the prompt says where the shell is; Debian's bash.bashrc sets
 		 * PS1 itself, with debian_chroot in it */

@@ -21,8 +21,11 @@ int inside_nodes(const char *lab, int json, FILE *out);
 
 /* inside_exec: cmd[0..ncmd) (ncmd 0: $SHELL -i, else /bin/sh -i, with
  * PS1 "LAB:NODE# ") in node's network namespace, with a /sys of its own
- * as `ip netns exec` does. Returns only on failure: 1 (refused), 126 (the
- * command cannot be run) or 127 (not found). */
+ * as `ip netns exec` does, and, for a node that runs FRR, its daemons'
+ * directory over INSIDE_FRR_RUNDIR so that vtysh finds them. Returns only
+ * on failure: 1 (refused), 126 (the command cannot be run) or 127 (not
+ * found). */
+#define INSIDE_FRR_RUNDIR "/run/frr"
 int inside_exec(const char *lab, const char *node, char *const cmd[], int ncmd);
 
 /* inside_fail: SIGKILL the site's sited, as a run's failure does, and

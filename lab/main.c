@@ -59,9 +59,10 @@ static const char usage_text[] =
     "                                     --check, every point's topology checked and\n"
     "                                     the points listed, nothing run\n"
     "  report RUN_DIR [--bucket D]        rebuild a finished run's clocks.json, decay.csv,\n"
-    "         [--slo PCT]                  upstream.csv, plots and report.md from its\n"
+    "         [--slo PCT] [--times]        upstream.csv, plots and report.md from its\n"
     "                                     captures and events (decay bucket, e.g. 100ms;\n"
-    "                                     SLO of the error budget, default 99.9)\n"
+    "                                     SLO of the error budget, default 99.9); with\n"
+    "                                     --times, how long each stage took (stderr)\n"
     "\n"
     "--set KEY=VALUE sets a [lab] key; --set NODE.KEY=VALUE a node's key; --set ttl=V\n"
     "the TTL of every [name] section. In a sweep, the one --set with commas is swept:\n"
@@ -125,19 +126,13 @@ static void bad_option(int argc, char **argv, int opt)
 static int parse_args(int argc, char **argv, struct cmd_args *a)
 {
 	static const struct option opts[] = {
-	    {"out", required_argument, NULL, 'o'},
-	    {"set", required_argument, NULL, 's'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"no-agents", no_argument, NULL, 'N'},
-	    {"traffic", no_argument, NULL, 'T'},
-	    {"bucket", required_argument, NULL, 'B'},
-	    {"slo", required_argument, NULL, 'S'},
-	    {"json", no_argument, NULL, 'J'},
-	    {"frr", required_argument, NULL, 'F'},
-	    {"repeat", required_argument, NULL, 'R'},
-	    {"check", no_argument, NULL, 'C'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"out", required_argument, NULL, 'o'}, {"set", required_argument, NULL, 's'},
+	    {"quiet", no_argument, NULL, 'q'},	   {"no-agents", no_argument, NULL, 'N'},
+	    {"traffic", no_argument, NULL, 'T'},   {"bucket", required_argument, NULL, 'B'},
+	    {"slo", required_argument, NULL, 'S'}, {"json", no_argument, NULL, 'J'},
+	    {"frr", required_argument, NULL, 'F'}, {"repeat", required_argument, NULL, 'R'},
+	    {"check", no_argument, NULL, 'C'},	   {"times", no_argument, NULL, 'M'},
+	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -183,6 +178,9 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 			break;
 		case 'C':
 			a->check = 1;
+			break;
+		case 'M':
+			a->times = 1;
 			break;
 		case 'v':
 			log_init("steerlab", 1);
@@ -267,7 +265,7 @@ enum {
 	TAKES_JSON = 1 << 3,
 	TAKES_FRR = 1 << 4,
 	TAKES_REPEAT = 1 << 5,
-	TAKES_REPORT = 1 << 6, /* --bucket, --slo */
+	TAKES_REPORT = 1 << 6, /* --bucket, --slo, --times */
 	TAKES_CHECK = 1 << 7,
 };
 
@@ -362,7 +360,8 @@ int main(int argc, char **argv)
 	    (rc = refuse_option(c, a.repeat != NULL, TAKES_REPEAT, "--repeat")) ||
 	    (rc = refuse_option(c, a.check, TAKES_CHECK, "--check")) ||
 	    (rc = refuse_option(c, a.bucket != NULL, TAKES_REPORT, "--bucket")) ||
-	    (rc = refuse_option(c, a.slo != NULL, TAKES_REPORT, "--slo")))
+	    (rc = refuse_option(c, a.slo != NULL, TAKES_REPORT, "--slo")) ||
+	    (rc = refuse_option(c, a.times, TAKES_REPORT, "--times")))
 		return rc;
 	if (a.traffic && a.no_agents) {
 		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");

@@ -16,10 +16,10 @@ struct nodes_addr {
 	const char *ifname;
 	struct in_addr addr;
 	int prefixlen;
-	const char *role; /* link, service, site, cache */
+	const char *role; /* link, rlink, id, service, site, cache */
 };
 
-#define NODES_MAX_ADDRS (TOPO_MAX_NODES + TOPO_RESOLVER_COUNT_MAX + 3)
+#define NODES_MAX_ADDRS (TOPO_MAX_NODES + TOPO_MAX_RLINKS + TOPO_RESOLVER_COUNT_MAX + 3)
 
 /* nodes_addrs: node n's addresses, in the order lab_up configures them */
 static int nodes_addrs(const struct topology *t, int n, struct nodes_addr *out)
@@ -33,6 +33,17 @@ static int nodes_addrs(const struct topology *t, int n, struct nodes_addr *out)
 				out[k++] = (struct nodes_addr){t->links[i].router_ifname,
 							       t->links[i].router_addr,
 							       t->links[i].prefixlen, "link"};
+		for (int i = 0; i < t->nrlinks; i++) {
+			const struct topo_rlink *rl = &t->rlinks[i];
+
+			if (rl->a == n)
+				out[k++] = (struct nodes_addr){rl->a_ifname, rl->a_addr,
+							       rl->prefixlen, "rlink"};
+			else if (rl->b == n)
+				out[k++] = (struct nodes_addr){rl->b_ifname, rl->b_addr,
+							       rl->prefixlen, "rlink"};
+		}
+		out[k++] = (struct nodes_addr){"lo", node->router_id, 32, "id"};
 		return k;
 	}
 	if (node->link >= 0)
@@ -81,6 +92,19 @@ static void nodes_print_addrs(const struct topology *t, int n, FILE *out)
 				nodes_peer(t, n, &t->links[l], &ifname, &peer, &peer_ifname);
 				strfmt(desc, sizeof(desc), "link to %s (%s)", peer, peer_ifname);
 			}
+		} else if (strcmp(addrs[i].role, "rlink") == 0) {
+			for (int l = 0; l < t->nrlinks; l++) {
+				const struct topo_rlink *rl = &t->rlinks[l];
+
+				if (rl->a == n && strcmp(addrs[i].ifname, rl->a_ifname) == 0)
+					strfmt(desc, sizeof(desc), "link to router %s (%s)",
+					       t->nodes[rl->b].name, rl->b_ifname);
+				else if (rl->b == n && strcmp(addrs[i].ifname, rl->b_ifname) == 0)
+					strfmt(desc, sizeof(desc), "link to router %s (%s)",
+					       t->nodes[rl->a].name, rl->a_ifname);
+			}
+		} else if (strcmp(addrs[i].role, "id") == 0) {
+			strfmt(desc, sizeof(desc), "the router's id");
 		} else if (strcmp(addrs[i].role, "service") == 0) {
 			strfmt(desc, sizeof(desc), "the service (anycast)");
 		} else if (strcmp(addrs[i].role, "site") == 0) {
@@ -166,6 +190,19 @@ static json_t *nodes_json_node(const struct lab_state *s, int n)
 		if (json_array_append_new(links,
 					  json_pack("{s:s, s:s, s:s}", "interface", ifname, "peer",
 						    peer, "peer_interface", peer_ifname)) == -1)
+			goto fail;
+	}
+	for (int l = 0; l < t->nrlinks; l++) {
+		const struct topo_rlink *rl = &t->rlinks[l];
+		int mine = rl->a == n;
+
+		if (rl->a != n && rl->b != n)
+			continue;
+		if (json_array_append_new(
+			links, json_pack("{s:s, s:s, s:s}", "interface",
+					 mine ? rl->a_ifname : rl->b_ifname, "peer",
+					 t->nodes[mine ? rl->b : rl->a].name, "peer_interface",
+					 mine ? rl->b_ifname : rl->a_ifname)) == -1)
 			goto fail;
 	}
 	for (int i = 0; i < s->nagents; i++) {

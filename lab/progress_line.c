@@ -19,12 +19,15 @@ struct progress_field {
 };
 
 /* the steps that make the line shorter, in order: a field and the variant
- * it takes (the line is measured after each) */
+ * it takes (the line is measured after each). The label (a sweep's point)
+ * keeps its form while anything else can give: a line that said
+ * "ttl=1 1/2" says it on every tick, not "1 1/2" only while the failure's
+ * instant is shown. */
 static const struct {
 	int field, variant;
 } progress_steps[] = {
-    {PF_TO, 1},	   {PF_SCHEMES, 1}, {PF_FAIL, 1},  {PF_SENT, 1}, {PF_LABEL, 1},
-    {PF_PHASE, 1}, {PF_TIME, 1},    {PF_LABEL, 2}, {PF_FAIL, 2}, {PF_TIME, 2},
+    {PF_TO, 1},	   {PF_SCHEMES, 1}, {PF_FAIL, 1}, {PF_SENT, 1},	 {PF_FAIL, 2},
+    {PF_LABEL, 1}, {PF_PHASE, 1},   {PF_TIME, 1}, {PF_LABEL, 2}, {PF_TIME, 2},
     {PF_LABEL, 3}, {PF_SENT, 2},    {PF_TO, 2},
 };
 

@@ -374,8 +374,9 @@ int run_failing_site(const struct topology *t)
 	return topo_first_failure(t, NULL);
 }
 
-/* run_programs: every agent program the topology needs is in bindir. */
-static int run_programs(const struct topology *t, const char *bindir)
+/* run_programs: every agent program the topology needs is in bindir (else
+ * said, for cmd). */
+static int run_programs(const char *cmd, const struct topology *t, const char *bindir)
 {
 	const char *progs[7] = {"routed", "collector", "sited", "prober", "client"};
 	char path[PATH_MAX];
@@ -392,7 +393,7 @@ static int run_programs(const struct topology *t, const char *bindir)
 			continue;
 		strfmt(path, sizeof(path), "%s/%s", bindir, progs[i]);
 		if (access(path, X_OK) == -1) {
-			log_warn("run: agent program %s (make builds it)", path);
+			log_warn("%s: agent program %s (make builds it)", cmd, path);
 			rc = -1;
 		}
 	}
@@ -424,7 +425,7 @@ int run_preflight_lab(const char *cmd, const struct topology *t, const char *bin
 			}
 		}
 	}
-	if (bindir && run_programs(t, bindir) == -1)
+	if (bindir && run_programs(cmd, t, bindir) == -1)
 		rc = -1;
 	return rc;
 }

@@ -552,7 +552,7 @@ static int sweep_results(const struct sweep *sw, const char *dir)
 {
 	struct sweep_table *tb = calloc(1, sizeof(*tb));
 	char err[PATH_MAX + 128];
-	int rc = -1, plot, dirfd = -1, invalid;
+	int rc = -1, plot = 1, dirfd = -1, invalid, used = 0;
 
 	if (tb == NULL || sweep_table_load(sw, dir, tb, stderr) == -1)
 		goto out;
@@ -568,8 +568,15 @@ static int sweep_results(const struct sweep *sw, const char *dir)
 	printf("\n");
 	sweep_write_md(sw, tb, stdout);
 	printf("\n");
-	plot = sweep_plot(sw, tb, dirfd, dir);
-	if (plot == 1)
+	/* a plot of no point is gnuplot's error (and an older one, of other
+	 * points, would mislead): plotted once a point is measured and valid */
+	for (int i = 0; i < sw->nvalues; i++)
+		used += tb->done[i] && tb->valid[i] != 0;
+	if (used > 0)
+		plot = sweep_plot(sw, tb, dirfd, dir);
+	else if (unlinkat(dirfd, "sweep.png", 0) == -1 && errno != ENOENT)
+		log_warn("%s: %s/sweep.png", __func__, dir);
+	if (used > 0 && plot == 1)
 		printf("steerlab: sweep: gnuplot is not installed (sudo make deps, or apt-get "
 		       "install gnuplot-nox): no sweep.png; plot later with: cd %s && gnuplot "
 		       "sweep.gp\n",

@@ -394,8 +394,8 @@ static void topo_defaults(struct topology *t)
 	t->fail_at_ns = 3 * NSEC_PER_SEC;
 	t->duration_ns = 10 * NSEC_PER_SEC;
 	t->settle_ns = 5 * NSEC_PER_SEC;
-	t->seed = -1; /* random: drawn by the run, and recorded */
-	t->capture_buffer = 64u << 20;
+	t->seed = -1;	       /* random: drawn by the run, and recorded */
+	t->capture_buffer = 0; /* auto: each link's by what it carries */
 	t->rate = 1000;
 	t->timeout_ns = 500 * NSEC_PER_MSEC;
 	t->probe_interval_ns = 100 * NSEC_PER_MSEC;

@@ -331,7 +331,7 @@ struct topology {
 	int64_t fail_at_ns;	 /* from the clients' start to t0 */
 	int64_t duration_ns;	 /* clients' total sending time */
 	int64_t settle_ns;	 /* max wait for the lab to be ready */
-	uint64_t capture_buffer; /* bytes, per captured link */
+	uint64_t capture_buffer; /* bytes, per captured link; 0 (auto): topo_capture_ring */
 	/* the failure falls uniformly in [fail_at, fail_at + fail_jitter),
 	 * drawn from seed (lab/jitter.h); seed -1: random, drawn by the run */
 	int64_t fail_jitter_ns;
@@ -505,6 +505,33 @@ unsigned topo_node_asn(const struct topology *t, int n);
 /* topo_router_id: n's BGP router id: a router's id (on its loopback), a
  * site's its own end of its link. */
 struct in_addr topo_router_id(const struct topology *t, int n);
+
+/*
+ * The kernel ring of each captured link (lab/topology_capture.c): with
+ * [lab] capture_buffer = auto (the default), what the link will carry held
+ * for a second (at 256 bytes a packet, in libpcap's blocks of 256 KiB,
+ * from 1 MiB to 64 MiB): a site link every client flow's rate (any may end
+ * there) and the [prober]s' probes, each request and its reply (with
+ * routing = bgp the site's BGP session is a capture of its own, of 1 MiB,
+ * labelled link-ROUTER-SITE); a [resolver]'s link four packets for
+ * each DNS request of its clients (their query and its answer, its own
+ * query upstream and that answer: at most one resolution a request); a
+ * [dns] node's link two for each DNS request of the lab; a router link
+ * (BGP) 1 MiB. capture_buffer set: that, for every capture.
+ *
+ * topo_capture_ring: the ring of link (an index of t->links) as its
+ * router's collector captures it; topo_capture_ring_rlink: of the [link]
+ * rlink, captured by its first router; topo_captured: whether link is
+ * captured (a site, [dns] or [resolver] node's); topo_captured_bgp:
+ * whether link's BGP is captured apart (a site's, with routing = bgp);
+ * topo_capture_total: the rings of router's captures (every router's:
+ * -1), their count in *nlinks (may be NULL).
+ */
+uint64_t topo_capture_ring(const struct topology *t, int link);
+uint64_t topo_capture_ring_rlink(const struct topology *t, int rlink);
+int topo_captured(const struct topology *t, int link);
+int topo_captured_bgp(const struct topology *t, int link);
+uint64_t topo_capture_total(const struct topology *t, int router, int *nlinks);
 
 /* topo_format_duration, topo_format_size: a value as topo_print writes it
  * and topo_load reads it back ("1500ms", "64M": K, M, G are powers of

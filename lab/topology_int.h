@@ -6,6 +6,7 @@
  *   topology_keys.c   the keys and their value types
  *   topology_events.c the timeline: [event] sections and their checks
  *   topology_print.c  topo_print
+ *   topology_capture.c the kernel ring of each captured link (topology.h)
  *
  * The keys are one table per section kind, each key with its type, where its
  * value lives, and the [lab] key a node inherits it from. Adding a key is
@@ -53,7 +54,7 @@ enum topo_type {
 	TOPO_T_PORT,	 /* uint16_t, 1..65535 */
 	TOPO_T_UINT,	 /* unsigned, min..max */
 	TOPO_T_DURATION, /* int64_t ns, min..24h */
-	TOPO_T_SIZE,	 /* uint64_t bytes */
+	TOPO_T_SIZE,	 /* uint64_t bytes; "auto" is 0 */
 	TOPO_T_RATE,	 /* double, requests per second */
 	TOPO_T_BOOL,	 /* int, 0 or 1 */
 	TOPO_T_LINK,	 /* a router's name, resolved once the file is read */

@@ -565,9 +565,11 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 		*(int64_t *)dst = ns;
 		return NULL;
 	case TOPO_T_SIZE:
-		if (topo_size(s, &size) < 0)
-			return "expected a size from 1 byte to 2047M, such as 65536, 512K, 64M or "
-			       "64MiB";
+		if (strcmp(s, "auto") == 0)
+			size = 0;
+		else if (topo_size(s, &size) < 0)
+			return "expected auto or a size from 1 byte to 2047M, such as 65536, 512K, "
+			       "64M or 64MiB";
 		*(uint64_t *)dst = size;
 		return NULL;
 	case TOPO_T_RATE:
@@ -719,7 +721,10 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 		topo_format_duration(*(const int64_t *)src, buf, len);
 		break;
 	case TOPO_T_SIZE:
-		topo_format_size(*(const uint64_t *)src, buf, len);
+		if (*(const uint64_t *)src == 0)
+			snprintf(buf, len, "auto");
+		else
+			topo_format_size(*(const uint64_t *)src, buf, len);
 		break;
 	case TOPO_T_RATE:
 		snprintf(buf, len, "%.15g", *(const double *)src);

@@ -166,6 +166,94 @@ static void topo_print_rlink(const struct topology *t, int j, FILE *out)
 		rl->prefixlen);
 }
 
+/* topo_print_mib: bytes as MiB, to the hundredth, no trailing zeros */
+static const char *topo_print_mib(uint64_t bytes, char *buf, size_t len)
+{
+	size_t n;
+
+	snprintf(buf, len, "%.2f", (double)bytes / (1 << 20));
+	n = strlen(buf);
+	while (buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (buf[n - 1] == '.')
+		buf[--n] = '\0';
+	snprintf(buf + n, len - n, " MiB");
+	return buf;
+}
+
+/* topo_print_item: one item of a comment list, the line wrapped at 100
+ * columns; *col is where the line is (0: nothing on it yet) */
+static void topo_print_item(FILE *out, int *col, const char *first, const char *item)
+{
+	int len = (int)strlen(item);
+
+	if (*col == 0)
+		*col = fprintf(out, "%s", first);
+	else if (*col + 2 + len > 100)
+		*col = fprintf(out, ",\n#   ");
+	else
+		*col += fprintf(out, ", ");
+	*col += fprintf(out, "%s", item);
+}
+
+/* topo_print_captures: the kernel ring of each of router i's captures
+ * (topo_capture_ring) and their sum */
+static void topo_print_captures(const struct topology *t, int i, FILE *out)
+{
+	char item[TOPO_NAME_MAX * 2 + 48], size[32];
+	uint64_t sum;
+	int col = 0, n;
+
+	for (int l = 0; l < t->nlinks; l++) {
+		enum topo_kind kind = t->nodes[t->links[l].node].kind;
+
+		if (t->links[l].router != i || !topo_captured(t, l))
+			continue;
+		snprintf(item, sizeof(item), "%s%s %s",
+			 kind == TOPO_SITE ? "" : (kind == TOPO_DNS ? "dns-" : "resolver-"),
+			 t->nodes[t->links[l].node].name,
+			 topo_print_mib(topo_capture_ring(t, l), size, sizeof(size)));
+		topo_print_item(out, &col, "# captures: ", item);
+	}
+	for (int l = 0; l < t->nlinks; l++) {
+		if (t->links[l].router != i || !topo_captured_bgp(t, l))
+			continue;
+		snprintf(item, sizeof(item), "link-%s-%s %s", t->nodes[i].name,
+			 t->nodes[t->links[l].node].name,
+			 topo_print_mib(topo_capture_ring_rlink(t, -1), size, sizeof(size)));
+		topo_print_item(out, &col, "# captures: ", item);
+	}
+	for (int j = 0; j < t->nrlinks; j++) {
+		if (t->rlinks[j].a != i)
+			continue;
+		snprintf(item, sizeof(item), "link-%s-%s %s", t->nodes[t->rlinks[j].a].name,
+			 t->nodes[t->rlinks[j].b].name,
+			 topo_print_mib(topo_capture_ring_rlink(t, j), size, sizeof(size)));
+		topo_print_item(out, &col, "# captures: ", item);
+	}
+	if (col == 0)
+		return;
+	sum = topo_capture_total(t, i, &n);
+	fprintf(out, ": %s of kernel memory\n", topo_print_mib(sum, size, sizeof(size)));
+}
+
+/* topo_print_capture_total: what every capture's ring takes */
+static void topo_print_capture_total(const struct topology *t, FILE *out)
+{
+	char size[32];
+	uint64_t sum;
+	int n;
+
+	sum = topo_capture_total(t, -1, &n);
+	if (n == 0)
+		return;
+	fprintf(out,
+		"# The captures' rings: %d link%s, %s of kernel memory, %s;\n"
+		"# each router's captures are under it.\n",
+		n, n == 1 ? "" : "s", topo_print_mib(sum, size, sizeof(size)),
+		t->capture_buffer ? "capture_buffer each" : "each sized by what it carries");
+}
+
 /* topo_print_router: a router's id, and its links to routers. */
 static void topo_print_router(const struct topology *t, int i, FILE *out)
 {
@@ -177,9 +265,10 @@ static void topo_print_router(const struct topology *t, int i, FILE *out)
 	for (int j = 0; j < t->nrlinks; j++)
 		if (t->rlinks[j].a == i || t->rlinks[j].b == i)
 			topo_print_rlink(t, j, out);
-	if (t->nrouters < 2)
+	/* routing = static: the route to each site's anycast announcement
+	 * (with BGP, bgpd chooses; FRR's configuration is printed apart) */
+	if (t->nrouters < 2 || t->routing == TOPO_ROUTING_BGP)
 		return;
-	/* routing = static: the route to each site's anycast announcement */
 	topo_paths(t, i, path);
 	for (int s = 0; s < t->nnodes; s++) {
 		struct in_addr via;
@@ -196,6 +285,43 @@ static void topo_print_router(const struct topology *t, int i, FILE *out)
 			t->nodes[s].name, hops, hops == 1 ? "" : "s", id, ifname,
 			(unsigned long long)hops * TOPO_HOPS_METRIC + t->nodes[s].metric);
 	}
+}
+
+/* topo_print_weighted: a weighted [name] section seen through fewer caches
+ * than it has sites: each cache hands out one site per TTL, so the shares
+ * its clients see are the caches', not the weights (docs/authd.md) */
+static void topo_print_weighted(const struct topology *t, int s, FILE *out)
+{
+	unsigned caches = 0;
+	int weighted = 0, sites = 0;
+
+	for (int i = 0; i < t->nraw_pairs; i++) {
+		const struct topo_raw_pair *p = &t->raw_pairs[i];
+
+		if (p->section != s)
+			continue;
+		weighted |= strcmp(p->key, "policy") == 0 && strcmp(p->value, "weighted") == 0;
+		sites += strcmp(p->key, "weight") == 0;
+	}
+	/* a [resolver] node's caches; a client that asks a [dns] node itself
+	 * keeps its own copy (each logical client of a population its own) */
+	for (int n = 0; n < t->nnodes; n++) {
+		const struct topo_node *node = &t->nodes[n];
+
+		if (node->kind == TOPO_RESOLVER)
+			caches += node->count;
+		else if (node->kind == TOPO_CLIENT && node->resolver >= 0 &&
+			 t->nodes[node->resolver].kind == TOPO_DNS)
+			caches += node->population ? node->population : 1;
+	}
+	if (!weighted || sites == 0 || caches >= (unsigned)sites)
+		return;
+	fprintf(out,
+		"# note: weighted over %d sites, but the lab has %u cache%s: each hands out one "
+		"site a TTL,\n# so the clients see the caches' picks, not the weights; a "
+		"[client] with population = N over\n# a [resolver] with count = C >= %d shows "
+		"them (docs/authd.md, \"Weights and caches\")\n",
+		sites, caches, caches == 1 ? "" : "s", sites);
 }
 
 /* topo_print_caches: a [resolver] node's caches and their addresses. */
@@ -236,6 +362,7 @@ void topo_print(const struct topology *t, FILE *out)
 	if (resolvers)
 		fprintf(out, "# The k-th [resolver] (from 0) has 198.18.(128 + k).0/24: cache i "
 			     "at .i.\n");
+	topo_print_capture_total(t, out);
 	fprintf(out, "\n[lab]\n");
 	keys = topo_keys(-1, &n);
 	topo_print_keys(t, NULL, keys, n, out);
@@ -253,10 +380,12 @@ void topo_print(const struct topology *t, FILE *out)
 			topo_print_caches(t, i, out);
 		if (node->kind == TOPO_ROUTER)
 			topo_print_router(t, i, out);
-		if (node->kind == TOPO_ROUTER)
+		if (node->kind == TOPO_ROUTER) {
 			for (int l = 0; l < t->nlinks; l++)
 				if (t->links[l].router == i)
 					topo_print_link(t, l, out);
+			topo_print_captures(t, i, out);
+		}
 		keys = topo_keys((int)node->kind, &n);
 		topo_print_keys(t, node, keys, n, out);
 		for (int f = 0; f < t->nfrr_lines; f++)
@@ -296,8 +425,10 @@ void topo_print(const struct topology *t, FILE *out)
 			fprintf(out, "%s%s =%s%s\n", c, pair->key, *pair->value ? " " : "",
 				pair->value);
 		}
-		if (strcmp(r->kind, "zone") != 0)
+		if (strcmp(r->kind, "zone") != 0) {
+			topo_print_weighted(t, s, out);
 			continue;
+		}
 		topo_print_servers(t, s, out);
 		topo_zone_records(t, s, -1, topo_print_record, out);
 	}

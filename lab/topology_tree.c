@@ -162,8 +162,11 @@ void topo_zone_records(const struct topology *t, int z, int n,
 {
 	const struct topo_raw_section *zone = &t->raw_sections[z];
 
-	/* the apex: only in a zone of the tree, so a lab without one is as it was */
-	if (zone->generated || zone->parent >= 0)
+	/* the apex: in a zone of the tree, and in any zone that names no
+	 * server of its own (a zone without NS answers NODATA to NS queries
+	 * and refers nobody anywhere); a lab of zones with their own NS and
+	 * no tree is as it was */
+	if (zone->generated || zone->parent >= 0 || !zone->apex_ns)
 		topo_zone_servers(t, zone, !zone->apex_ns, emit, arg);
 	/* each child zone's delegation, with its glue (in its bailiwick) */
 	for (int c = 0; c < t->nraw_sections; c++) {

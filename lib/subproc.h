@@ -23,6 +23,14 @@
  * executable), or -1 (errno set) if it could not be started. */
 int subproc_run(const char *dir, char *const argv[], int in, int out, int err);
 
+/* subproc_run_fds: subproc_run with more descriptors than three: the
+ * child's descriptor i is fds[i], for i below nfds (3 to SUBPROC_MAX_FDS;
+ * fds[0] -1: /dev/null), for a helper that writes files besides its
+ * standard output (gnuplot, a PNG to /proc/self/fd/3). Returns as
+ * subproc_run (-1 with EINVAL for another nfds). */
+#define SUBPROC_MAX_FDS 8
+int subproc_run_fds(const char *dir, char *const argv[], const int *fds, int nfds);
+
 /* subproc_capture: run argv[0] with argv, its standard input from in (-1:
  * /dev/null), and what it prints on both streams into *text (malloc'd,
  * NUL-terminated; NULL on -1), for a program whose output is read: a check

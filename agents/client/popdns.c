@@ -54,6 +54,7 @@ static int64_t popdns_hold(const struct popdns *d, const struct pop_client *c, u
 
 int popdns_first(struct popdns *d)
 {
+	char addr[INET_ADDRSTRLEN], res[INET_ADDRSTRLEN];
 	struct client_dns one;
 
 	for (int k = 0; k < d->nres; k++) {
@@ -84,8 +85,10 @@ int popdns_first(struct popdns *d)
 			      d->sticky_ns < CLIENT_DNS_MIN_TTL_NS ? CLIENT_DNS_MIN_TTL_NS
 								   : d->sticky_ns,
 			      now_mono_ns());
-		log_info("%s is %s (ttl %us) from resolver %s", d->name, inet_ntoa(one.addr),
-			 one.ttl, inet_ntoa(d->res[k].sin_addr));
+		/* inet_ntoa's one buffer would print one address twice */
+		log_info("%s is %s (ttl %us) from resolver %s", d->name,
+			 inet_ntop(AF_INET, &one.addr, addr, sizeof(addr)), one.ttl,
+			 inet_ntop(AF_INET, &d->res[k].sin_addr, res, sizeof(res)));
 	}
 	return 0;
 }

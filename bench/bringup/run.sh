@@ -5,6 +5,7 @@
 # Usage (root): bench/bringup/run.sh [N] [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/result.sh
 n=${1:-50} rounds=${2:-7}
 [ "$(id -u)" = 0 ] || { echo "bench/bringup needs root: sudo make bench" >&2; exit 1; }
 for ns in bstar-hub bip-hub; do
@@ -50,3 +51,5 @@ printf '%-10s %12s %12s\n' "steerlab" "$slu" "$sld"
 printf '%-10s %12s %12s\n' "ip -batch" "$ipu" "$ipd"
 awk -v a="$slu" -v b="$ipu" -v c="$sld" -v d="$ipd" 'BEGIN {
 	printf "ratio steerlab / ip -batch: up %.2f, down %.2f (target: up <= 1.00)\n", a / b, c / d }'
+r=$(awk -v a="$slu" -v b="$ipu" 'BEGIN { printf "%.2f", a / b }')
+bench_result bringup.up bringup "steerlab up / ip -batch up, $n-node star" "$r" "<= 1.00" "$(bench_judge "$r" "<=" 1)"

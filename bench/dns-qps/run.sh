@@ -13,6 +13,7 @@
 # user-space time and its hottest functions).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/result.sh
 secs=${1:-10} rounds=${2:-3}
 addr=127.0.0.1 port0=${BDQ_PORT:-55301} outstanding=${BDQ_OUTSTANDING:-100}
 retries=${BDQ_RETRIES:-2}
@@ -314,6 +315,9 @@ for pol in simple geolocation weighted; do
 		t = (p == "simple") ? 1.0 : 0.8
 		r = sprintf("%.2f", a / n) # judged as printed
 		printf "%-12s %12s %12.2f   authd >= %.1fx NSD: %s\n", p, r, a / k, t, (r + 0 >= t) ? "PASS" : "FAIL" }'
+	r=$(awk -v a="${qps[authd-$pol]}" -v n="${qps[nsd]}" 'BEGIN { printf "%.2f", a / n }')
+	t=$([ "$pol" = simple ] && echo 1.0 || echo 0.8)
+	bench_result "dns.$pol" dns-qps "authd $pol / NSD, queries/s" "$r" ">= $t" "$(bench_judge "$r" ">=" "$t")"
 done
 field others "$tmp"/res-* | median | awk '$1 > 10 { printf "warning: other programs took %.0f%% of a CPU in the median run: the figures are noisy (run on a quiet machine)\n", $1 }'
 field cli_cpu "$tmp"/res-* | median | awk '$1 >= 95 { printf "note: dnsperf used %.0f%% of its CPU in the median run: queries/s is near the client'"'"'s limit, server µs/query compares the servers\n", $1 }'

@@ -29,6 +29,7 @@
 # BL_LAB (default bl-load): the lab's name.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/result.sh
 secs=${1:-20} rate=${2:-100000} sizes=${3:-"100 1000 10000 100000"}
 floor_rate=${BL_FLOOR_RATE:-400000}
 target=${BL_TARGET:-1} target_secs=${BL_TARGET_SECS:-60}
@@ -135,7 +136,7 @@ printf '%-8s %9s %8s %8s %7s %8s %9s %9s %6s %6s %-9s %s\n' clients "req/s" "of 
 	"CPU us/r" "peak MB" B/client sent captured drops agree load valid
 base_kb=
 for n in $sizes; do
-	run_point "$n" "$secs" "$rate" "$tmp/run-$n"
+	run_point "$n" "$secs" "$rate" "$tmp/run-$n" | tee "$tmp/line-$n"
 done
 for n in $sizes; do
 	[ -s "$tmp/run-$n.why" ] && echo "$n: $(cat "$tmp/run-$n.why")"
@@ -150,9 +151,23 @@ if [ "$target" = 1 ]; then
 	# columns: clients req/s floor cpu MB B/client sent captured drops agree load valid
 	if [ "${12}" = yes ] && [ "$9" = 0 ] && [ "${10}" = yes ]; then
 		echo "target: PASS (valid, 0 drops, counts agree within 0.1 %)"
+		bench_result load.valid load "10000 clients at $rate/s, ${target_secs} s: valid, 0 drops" yes yes PASS
 	else
 		echo "target: FAIL (valid ${12}, drops $9, counts agree ${10})"
+		bench_result load.valid load "10000 clients at $rate/s, ${target_secs} s: valid, 0 drops" \
+			"${12}; drops $9" yes FAIL
 	fi
+	echo "$line" >"$tmp/line-summary"
 fi
+
+# make bench's summary (bench/result.sh), from the target run (else the
+# largest population): issue 21's aim, the lab's rate at least 0.8 x the
+# floor, at most 3 us of client CPU per request
+[ -s "$tmp/line-summary" ] || cp "$tmp/line-${sizes##* }" "$tmp/line-summary"
+read -r n r _ cpu _ <"$tmp/line-summary"
+fr=$(awk -v r="$r" -v f="$floor" 'BEGIN { printf "%.2f", r / f }')
+bench_result load.floor load "$n clients: lab requests/s / blast floor ($floor/s)" "$fr" ">= 0.8" \
+	"$(bench_judge "$fr" ">=" 0.8)"
+bench_result load.cpu load "$n clients: client CPU per request (us)" "$cpu" "<= 3" "$(bench_judge "$cpu" "<=" 3)"
 echo
 echo "runs kept in $tmp"

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "atomicfile.h"
@@ -22,6 +23,7 @@
 #include "timeutil.h"
 
 #define CLOCKS_NSCHEMES 2 /* anycast, dns: the columns of the table */
+#define CLOCKS_HUGE (2u << 20)
 
 static void clocks_note(struct clocks_notes *notes, const char *code, int invalidates,
 			const char *fmt, va_list ap)
@@ -55,6 +57,29 @@ void clocks_invalid(struct clocks_notes *notes, const char *code, const char *fm
 	va_start(ap, fmt);
 	clocks_note(notes, code, 1, fmt, ap);
 	va_end(ap);
+}
+
+/* clocks_huge: advise huge pages for the 2 MiB-aligned part of p's len
+ * bytes (see clocks_reserve); advice only, a kernel that says no changes
+ * nothing. Not for an array realloc will move: mremap then splits them. */
+static void clocks_huge(void *p, size_t len)
+{
+	uintptr_t start = ((uintptr_t)p + CLOCKS_HUGE - 1) & ~(uintptr_t)(CLOCKS_HUGE - 1);
+	uintptr_t end = ((uintptr_t)p + len) & ~(uintptr_t)(CLOCKS_HUGE - 1);
+
+	if (len >= 2 * CLOCKS_HUGE && end > start)
+		madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
+
+void clocks_reserve(void **arr, size_t *cap, size_t want, size_t size)
+{
+	void *p;
+
+	if (want <= *cap || want > SIZE_MAX / size || (p = realloc(*arr, want * size)) == NULL)
+		return;
+	clocks_huge(p, want * size);
+	*arr = p;
+	*cap = want;
 }
 
 int clocks_grow(void **arr, size_t *cap, size_t n, size_t size)
@@ -255,12 +280,22 @@ int64_t clocks_observation_end(const struct clocks_input *in)
 	int64_t end = clocks_traffic_end(in);
 
 	/* a request captured later still belongs in a bucket */
-	for (size_t i = 0; i < in->ncaptures; i++)
-		for (size_t k = 0; k < in->captures[i].n; k++)
-			if (clocks_scheme_of(in->captures[i].packets[k].client) !=
-				CLOCKS_SCHEME_NONE &&
-			    (end == CLOCKS_NONE || in->captures[i].packets[k].t_ns > end))
-				end = in->captures[i].packets[k].t_ns;
+	for (size_t i = 0; i < in->ncaptures; i++) {
+		const struct clocks_capture *c = &in->captures[i];
+		int64_t last = c->last_request_ns;
+
+		if (c->n == 0)
+			continue;
+		if (c->last_of_n != c->n) { /* not filled by the reader */
+			last = CLOCKS_NONE;
+			for (size_t k = 0; k < c->n; k++)
+				if (clocks_scheme_of(c->packets[k].client) != CLOCKS_SCHEME_NONE &&
+				    (last == CLOCKS_NONE || c->packets[k].t_ns > last))
+					last = c->packets[k].t_ns;
+		}
+		if (last != CLOCKS_NONE && (end == CLOCKS_NONE || last > end))
+			end = last;
+	}
 	return end;
 }
 
@@ -313,6 +348,11 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->clients);
 	free(in->resolutions);
 	free(in->danswers);
+	if (in->multi) {
+		clocks_multi_free(in->multi);
+		free(in->multi);
+		in->multi = NULL;
+	}
 	memset(in, 0, sizeof(*in));
 }
 
@@ -338,6 +378,7 @@ int clocks_analyse(const char *rundir, FILE *out)
 	}
 	clocks_anycast(&in, &res[0]);
 	clocks_dns(&in, &res[1]);
+	clocks_multi_prepare(&in);
 	clocks_verdict(&in, res, CLOCKS_NSCHEMES, v);
 	if ((dirfd = atomicfile_dir(rundir, err, sizeof(err))) == -1 ||
 	    clocks_write_json(dirfd, rundir, "clocks.json", &in, res, CLOCKS_NSCHEMES, v, NULL, err,

@@ -356,6 +356,12 @@ struct clocks_capture {
 	size_t other;	/* captured packets that are not requests */
 	size_t records; /* every packet record of the file */
 	int truncated;	/* the file ends cut short or damaged */
+	/* the latest time of a scheme's request (not a probe's) among
+	 * packets[0 .. last_of_n), noted by the reader as it keeps them, so
+	 * that clocks_observation_end makes no pass over millions of packets;
+	 * a capture filled otherwise (last_of_n != n) is looked through */
+	int64_t last_request_ns;
+	size_t last_of_n;
 };
 
 /* one DNS query that reached an authd link */
@@ -528,6 +534,11 @@ struct clocks_input {
 	size_t naddrs, capaddrs;
 	struct clocks_link_stats *stats;
 	size_t nstats, capstats;
+	/* the collectors' capture_ready: the links captured, and the kernel
+	 * memory of their rings (the sum of each one's buffer; CLOCKS_NONE
+	 * if one did not say) */
+	int ncaptures_ready;
+	int64_t capture_ring_bytes;
 	struct clocks_health *health;
 	size_t nhealth, caphealth;
 	struct clocks_answer *answers;
@@ -562,6 +573,10 @@ struct clocks_input {
 	int have_requests; /* at least one requests-*.csv was read */
 
 	struct clocks_notes notes; /* from loading: truncated files, ... */
+	/* every failure's clocks when there are several, computed once for
+	 * the verdict, clocks.json and the table (clocks_multi_prepare); NULL:
+	 * each of them computes its own */
+	struct clocks_multi *multi;
 };
 
 /* A count per name (site or capture label). */
@@ -949,6 +964,13 @@ struct clocks_multi {
  * clocks_multi_free. */
 int clocks_multi(const struct clocks_input *in, struct clocks_multi *m);
 void clocks_multi_free(struct clocks_multi *m);
+
+/* clocks_multi_prepare: with several failures, their clocks computed once
+ * into in->multi (freed by clocks_input_free), for every later reader: each
+ * is a full pass of both schemes over the captures. Call it once the input
+ * is loaded and before the verdict. Nothing for a single failure (its clocks
+ * are the run's), nor when out of memory (each reader computes its own). */
+void clocks_multi_prepare(struct clocks_input *in);
 
 /* clocks_multi_print: the table "every failure of the timeline", when the
  * run has more than one failure */

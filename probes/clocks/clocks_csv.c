@@ -12,8 +12,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "clocks_int.h"
+#include "recbin.h"
 
 #define CLOCKS_CSV_HEADER "client,seq,sent_ns,status,site,rtt_ns"
 #define CLOCKS_CSV_FIELDS 6
@@ -171,6 +173,29 @@ static int clocks_has_bin(char **bins, size_t nbins, const char *csv)
 	return 0;
 }
 
+/* clocks_requests_reserve: room for every record the files to be read can
+ * hold, at once (clocks_reserve): a binary record is RECBIN_LEN bytes, a
+ * CSV line at least CLOCKS_CSV_MIN_LINE */
+#define CLOCKS_CSV_MIN_LINE 30 /* "1,0,T,ok,a,1\n" is 31 bytes, T a time of 19 digits */
+static void clocks_requests_reserve(const char *rundir, struct clocks_input *in, char **bins,
+				    size_t nbins, char **names, size_t n)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t want = 0;
+
+	for (size_t i = 0; i < nbins + n; i++) {
+		const char *name = i < nbins ? bins[i] : names[i - nbins];
+
+		if (i >= nbins && clocks_has_bin(bins, nbins, name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", rundir, name);
+		if (stat(path, &st) == 0 && st.st_size > 0)
+			want += (size_t)st.st_size / (i < nbins ? RECBIN_LEN : CLOCKS_CSV_MIN_LINE);
+	}
+	clocks_reserve((void **)&in->requests, &in->caprequests, want, sizeof(*in->requests));
+}
+
 /* clocks_read_requests: every requests-NODE.bin, and every requests-NODE.csv
  * but those with a .bin beside them (records = both: the same requests) */
 int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err, size_t errlen)
@@ -185,6 +210,7 @@ int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err,
 		clocks_free_names(bins, nbins);
 		return -1;
 	}
+	clocks_requests_reserve(rundir, in, bins, nbins, names, n);
 	for (size_t i = 0; i < nbins && rc == 0; i++) {
 		snprintf(path, sizeof(path), "%s/%s", rundir, bins[i]);
 		rc = clocks_read_requests_bin(path, in, err, errlen);

@@ -4,7 +4,7 @@
  * traffic_started and traffic_stopped; the probers' declared_dead (with the
  * NODE of the file, which tells a site's own prober from a remote one); the
  * collectors' (NODE.collector and NODE.collector-dns) route_added /
- * route_deleted, capture_stats and capture_error; authd's health_changed,
+ * route_deleted, capture_ready, capture_stats and capture_error; authd's health_changed,
  * answer_changed and control_rejected; routed's control_rejected and
  * route_expired; the
  * clients' client_started and client_summary; the lab's lab_stopping and
@@ -621,6 +621,23 @@ static int clocks_cerror_event(struct clocks_input *in, const struct clocks_line
 	return 0;
 }
 
+/* clocks_ready_event: capture_ready {label, buffer}: what each capture's
+ * ring takes of the kernel's memory */
+static int clocks_ready_event(struct clocks_input *in, const struct clocks_line *l)
+{
+	int64_t bytes;
+	int has;
+
+	if (clocks_get_opt_int(l, "buffer", &bytes, &has) == -1)
+		return -1;
+	in->ncaptures_ready++;
+	if (!has || bytes < 0)
+		in->capture_ring_bytes = CLOCKS_NONE;
+	else if (in->capture_ring_bytes != CLOCKS_NONE)
+		in->capture_ring_bytes += bytes;
+	return 0;
+}
+
 static int clocks_collector_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	/* a router's FIB is its collector's (with -P, the service prefix);
@@ -630,6 +647,8 @@ static int clocks_collector_event(struct clocks_input *in, const struct clocks_l
 		return clocks_route_event(in, l);
 	if (strcmp(l->event, "capture_stats") == 0)
 		return clocks_stats_event(in, l);
+	if (strcmp(l->event, "capture_ready") == 0)
+		return clocks_ready_event(in, l);
 	if (strcmp(l->event, "capture_error") == 0)
 		return clocks_cerror_event(in, l);
 	if ((strcmp(l->event, "route_monitor_overrun") == 0 ||

@@ -14,6 +14,15 @@
 /* clocks_grow: make room for one more element in *arr (n used of *cap,
  * elements of size bytes). 0, or -1 when out of memory. */
 int clocks_grow(void **arr, size_t *cap, size_t n, size_t size);
+/* clocks_reserve: room for want elements of size bytes in *arr (of *cap),
+ * allocated at once and in huge pages where the kernel has them
+ * (transparent huge pages, "madvise"), for an array of millions whose
+ * count a file's size bounds (a capture's packets, the clients' records):
+ * it then grows by no copy, and its pages fault 2 MiB at a time instead of
+ * 4 KiB (on this VM a fault costs more than zeroing its page). A hint:
+ * nothing if *cap is enough or the memory is not there; clocks_grow grows
+ * the array past it as before. */
+void clocks_reserve(void **arr, size_t *cap, size_t want, size_t size);
 
 /* clocks_list_dir: the sorted names in dir that start with prefix and end
  * with suffix (and have something between). *names is a malloc'd array of
@@ -205,6 +214,9 @@ struct json_t *clocks_json_outages(const struct clocks_input *in, const struct c
 
 /* clocks.json's failures: every failure after the first (clocks_multi.c) */
 struct json_t *clocks_json_failures(const struct clocks_input *in);
+/* clocks_multi_print_all: the table of every failure, when there are
+ * several (clocks_multi.c) */
+void clocks_multi_print_all(FILE *out, const struct clocks_input *in);
 
 /* clocks_failures_find: in->failures from the site_failed events read (in
  * file order) and the timeline's steps, each with its recovery; in->failure

@@ -148,6 +148,56 @@ static int64_t clocks_multi_lost(const struct clocks_input *in, const struct clo
 	return lost;
 }
 
+/* clocks_multi_get: in's failures' clocks, those of in->multi or computed
+ * into *own (NULL when in->multi has them); NULL if out of memory. Give
+ * *own back to clocks_multi_put. */
+static const struct clocks_multi *clocks_multi_get(const struct clocks_input *in,
+						   struct clocks_multi **own)
+{
+	*own = NULL;
+	if (in->multi)
+		return in->multi;
+	if ((*own = malloc(sizeof(**own))) == NULL)
+		return NULL;
+	if (clocks_multi(in, *own) == -1) {
+		free(*own);
+		*own = NULL;
+	}
+	return *own;
+}
+
+static void clocks_multi_put(struct clocks_multi *own)
+{
+	if (own == NULL)
+		return;
+	clocks_multi_free(own);
+	free(own);
+}
+
+void clocks_multi_prepare(struct clocks_input *in)
+{
+	struct clocks_multi *m;
+
+	if (in->multi || in->nfailures < 2 || (m = malloc(sizeof(*m))) == NULL)
+		return;
+	if (clocks_multi(in, m) == -1) {
+		free(m);
+		return;
+	}
+	in->multi = m;
+}
+
+void clocks_multi_print_all(FILE *out, const struct clocks_input *in)
+{
+	struct clocks_multi *own;
+	const struct clocks_multi *m;
+
+	if (in->nfailures < 2 || (m = clocks_multi_get(in, &own)) == NULL)
+		return;
+	clocks_multi_print(out, in, m);
+	clocks_multi_put(own);
+}
+
 int clocks_multi(const struct clocks_input *in, struct clocks_multi *m)
 {
 	struct clocks_input *one = malloc(sizeof(*one));
@@ -231,13 +281,13 @@ static json_t *clocks_multi_scheme(const struct clocks_result *r)
 
 json_t *clocks_json_failures(const struct clocks_input *in)
 {
-	struct clocks_multi *m = malloc(sizeof(*m));
+	struct clocks_multi *own;
+	const struct clocks_multi *m;
 	json_t *a = json_array();
 
-	if (m == NULL || clocks_multi(in, m) == -1) {
-		free(m);
+	/* the first failure is the run's, in clocks.json's schemes */
+	if (in->nfailures < 2 || (m = clocks_multi_get(in, &own)) == NULL)
 		return a;
-	}
 	for (int i = 1; i < m->n; i++) {
 		const struct clocks_failure *f = m->fc[i].f;
 		json_t *o = json_object(), *s = json_object();
@@ -262,8 +312,7 @@ json_t *clocks_json_failures(const struct clocks_input *in)
 		json_object_set_new(o, "schemes", s);
 		json_array_append_new(a, o);
 	}
-	clocks_multi_free(m);
-	free(m);
+	clocks_multi_put(own);
 	return a;
 }
 
@@ -335,7 +384,8 @@ static int clocks_multi_covered(const struct clocks_input *in, const struct cloc
 int64_t clocks_multi_lost_capture(const struct clocks_input *in, const char *scheme, char *sites,
 				  size_t len)
 {
-	struct clocks_multi *m;
+	struct clocks_multi *own;
+	const struct clocks_multi *m;
 	int64_t sum = 0;
 	size_t used = 0;
 
@@ -356,9 +406,9 @@ int64_t clocks_multi_lost_capture(const struct clocks_input *in, const char *sch
 		if (strcmp(in->failures[i].how, "drain") == 0 ||
 		    strcmp(in->failures[i].how, "link-down") == 0)
 			return CLOCKS_NONE;
-	if ((m = malloc(sizeof(*m))) == NULL)
+	if ((m = clocks_multi_get(in, &own)) == NULL)
 		return CLOCKS_NONE;
-	if (clocks_multi(in, m) == -1 || m->lost) {
+	if (m->lost) {
 		sum = CLOCKS_NONE;
 		goto out;
 	}
@@ -382,7 +432,6 @@ int64_t clocks_multi_lost_capture(const struct clocks_input *in, const char *sch
 		}
 	}
 out:
-	clocks_multi_free(m);
-	free(m);
+	clocks_multi_put(own);
 	return sum;
 }

@@ -33,6 +33,7 @@
 #include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clocks_int.h"
@@ -44,6 +45,10 @@
 #define CLOCKS_RSV_PREFIX "capture-resolver-"
 #define CLOCKS_CAPTURE_SUFFIX ".pcap"
 #define CLOCKS_USEC_PER_SEC 1000000u
+/* the fewest bytes a request takes in a capture: a record header, IPv4 and
+ * UDP headers with no link header, the request; a capture's size over it
+ * bounds the requests it holds */
+#define CLOCKS_PCAP_MIN_REQUEST (16 + 20 + 8 + WIRE_LEN)
 
 static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, int64_t t_ns,
 			       const u_char *data, size_t caplen)
@@ -66,6 +71,9 @@ static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, 
 	p->client = client;
 	p->seq = (uint32_t)seq;
 	p->dst = dst;
+	if (client != CLOCKS_PROBE_CLIENT && t_ns > c->last_request_ns)
+		c->last_request_ns = t_ns;
+	c->last_of_n = c->n;
 	return 0;
 }
 
@@ -517,6 +525,7 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 	int query = strncmp(name, CLOCKS_QUERY_PREFIX, strlen(CLOCKS_QUERY_PREFIX)) == 0;
 	struct clocks_file_marks mk;
 	char path[PATH_MAX];
+	struct stat st;
 	void *capture;
 	char *dest;
 
@@ -524,6 +533,7 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		clocks_warn(&in->notes, "capture_skipped", "%s: label too long, skipped", name);
 		return 0;
 	}
+	snprintf(path, sizeof(path), "%s/%s", rundir, name);
 	if (strncmp(name, CLOCKS_LINK_PREFIX, strlen(CLOCKS_LINK_PREFIX)) == 0) {
 		struct clocks_link_capture *lc;
 
@@ -535,7 +545,6 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		memcpy(lc->label, label, len);
 		lc->label[len] = '\0';
 		mk = (struct clocks_file_marks){&lc->records, &lc->truncated};
-		snprintf(path, sizeof(path), "%s/%s", rundir, name);
 		return clocks_read_pcap(path, in, clocks_keep_none, lc, &mk, err, errlen);
 	}
 	if (strncmp(name, CLOCKS_RSV_PREFIX, strlen(CLOCKS_RSV_PREFIX)) == 0) {
@@ -549,7 +558,6 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		memcpy(rc->label, label, len);
 		rc->label[len] = '\0';
 		mk = (struct clocks_file_marks){&rc->records, &rc->truncated};
-		snprintf(path, sizeof(path), "%s/%s", rundir, name);
 		return clocks_read_pcap(path, in, clocks_keep_dnsmsg, rc, &mk, err, errlen);
 	}
 	if (query) {
@@ -571,13 +579,17 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 			goto nomem;
 		c = &in->captures[in->ncaptures++];
 		memset(c, 0, sizeof(*c));
+		c->last_request_ns = CLOCKS_NONE;
+		if (stat(path, &st) == 0 && st.st_size > 0)
+			clocks_reserve((void **)&c->packets, &c->cap,
+				       (size_t)st.st_size / CLOCKS_PCAP_MIN_REQUEST,
+				       sizeof(*c->packets));
 		capture = c;
 		dest = c->label;
 		mk = (struct clocks_file_marks){&c->records, &c->truncated};
 	}
 	memcpy(dest, label, len);
 	dest[len] = '\0';
-	snprintf(path, sizeof(path), "%s/%s", rundir, name);
 	return clocks_read_pcap(path, in, query ? clocks_keep_query : clocks_keep_request, capture,
 				&mk, err, errlen);
 nomem:

@@ -830,15 +830,7 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 	clocks_count_rows(out, "replies from", res, nres, 0);
 	clocks_count_rows(out, "captured after t0 at", res, nres, 1);
 	clocks_legend(out, in, res, nres);
-	if (in->nfailures > 1) {
-		struct clocks_multi *m = malloc(sizeof(*m));
-
-		if (m && clocks_multi(in, m) == 0) {
-			clocks_multi_print(out, in, m);
-			clocks_multi_free(m);
-		}
-		free(m);
-	}
+	clocks_multi_print_all(out, in);
 	if (flags & CLOCKS_PRINT_VERDICT)
 		clocks_print_verdict(out, in, res, nres, v);
 }

@@ -58,7 +58,7 @@
 #include "strtonum.h"
 #include "timeutil.h"
 
-#define COLLECTOR_MAX_LINKS 64
+#define COLLECTOR_MAX_LINKS 128 /* a site link is two with BGP (its requests, its session) */
 #define COLLECTOR_LABEL_MAX 64
 /* packets per callback, so one busy link does not starve the others */
 #define COLLECTOR_BATCH 8192
@@ -85,7 +85,8 @@
 struct collector_link {
 	char iface[IF_NAMESIZE];
 	char label[COLLECTOR_LABEL_MAX + 1];
-	int bgp; /* -b: a router link, captured with the BGP filter */
+	int bgp;    /* -b: a router link, captured with the BGP filter */
+	int buffer; /* its kernel ring, bytes (IFACE=LABEL:BYTES); 0: -B's */
 	struct capture *cap;
 	struct loop_handler h;
 	int failed;	    /* a read error: no longer watched */
@@ -114,20 +115,23 @@ struct collector {
 };
 
 #define COLLECTOR_USAGE                                                                            \
-	"usage: collector -o DIR [-c IFACE=LABEL ...] [-b IFACE=LABEL ...] [-n NODE] [-e FILE]\n"  \
-	"                 [-f FILTER] [-F FILTER] [-B BYTES] [-s SNAPLEN] [-P PREFIX] [-v] [-h]\n"
+	"usage: collector -o DIR [-c IFACE=LABEL[:BYTES] ...] [-b IFACE=LABEL[:BYTES] ...]\n"      \
+	"                 [-n NODE] [-e FILE] [-f FILTER] [-F FILTER] [-B BYTES] [-s SNAPLEN]\n"   \
+	"                 [-P PREFIX] [-v] [-h]\n"
 
 static void __attribute__((noreturn)) collector_usage(FILE *fp, int rc)
 {
 	fprintf(fp,
 		COLLECTOR_USAGE
 		"  -o DIR          where capture-LABEL.pcap files are written\n"
-		"  -c IFACE=LABEL  capture IFACE into DIR/capture-LABEL.pcap (repeatable)\n"
-		"  -b IFACE=LABEL  capture IFACE with the -F filter, whole packets (a\n"
-		"                  router-to-router link: its BGP)\n"
+		"  -c IFACE=LABEL[:BYTES]  capture IFACE into DIR/capture-LABEL.pcap\n"
+		"                  (repeatable), with a kernel buffer of BYTES (else -B's)\n"
+		"  -b IFACE=LABEL[:BYTES]  capture IFACE with the -F filter, whole packets\n"
+		"                  (a router-to-router link: its BGP)\n"
 		"  -f FILTER       BPF filter of the -c captures (default \"%s\")\n"
 		"  -F FILTER       BPF filter of the -b captures (default \"%s\")\n"
-		"  -B BYTES        kernel buffer per capture, e.g. 64M (default 64M)\n"
+		"  -B BYTES        kernel buffer of a capture given none, e.g. 64M (default\n"
+		"                  64M)\n"
 		"  -s SNAPLEN      bytes kept of each packet (default %d)\n"
 		"  -P PREFIX       route events only for this prefix, e.g. 198.19.0.1/32;\n"
 		"                  with -P, no capture is needed: a route monitor alone\n"
@@ -188,32 +192,48 @@ static int collector_valid_label(const char *s)
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
-/* collector_add_link: one -c IFACE=LABEL, or -b (bgp). */
+/* collector_add_link: one -c IFACE=LABEL[:BYTES], or -b (bgp). */
 static int collector_add_link(struct collector *col, const char *arg, int bgp)
 {
-	const char *eq = strchr(arg, '=');
+	const char *eq = strchr(arg, '='), *colon;
+	char label[COLLECTOR_LABEL_MAX + 1];
 	struct collector_link *l;
-	size_t ilen;
+	size_t ilen, llen = 0;
+	int buffer = 0;
 
 	if (col->nlinks == COLLECTOR_MAX_LINKS) {
 		log_warnx("-c %s: at most %d captures", arg, COLLECTOR_MAX_LINKS);
 		return -1;
 	}
 	ilen = eq ? (size_t)(eq - arg) : 0;
-	if (eq == NULL || ilen == 0 || ilen >= IF_NAMESIZE || !collector_valid_label(eq + 1)) {
+	colon = eq ? strchr(eq + 1, ':') : NULL;
+	if (eq)
+		llen = colon ? (size_t)(colon - eq - 1) : strlen(eq + 1);
+	if (eq == NULL || ilen == 0 || ilen >= IF_NAMESIZE || llen > COLLECTOR_LABEL_MAX) {
 		log_warnx("-c %s: expected IFACE=LABEL (label of [A-Za-z0-9._-])", arg);
 		return -1;
 	}
+	memcpy(label, eq + 1, llen);
+	label[llen] = '\0';
+	if (!collector_valid_label(label)) {
+		log_warnx("-c %s: expected IFACE=LABEL (label of [A-Za-z0-9._-])", arg);
+		return -1;
+	}
+	if (colon && collector_parse_size(colon + 1, &buffer) == -1) {
+		log_warnx("-c %s: expected IFACE=LABEL:BYTES, BYTES a size such as 4M", arg);
+		return -1;
+	}
 	for (int i = 0; i < col->nlinks; i++) {
-		if (strcmp(col->links[i].label, eq + 1) == 0) {
-			log_warnx("-c %s: label %s given twice", arg, eq + 1);
+		if (strcmp(col->links[i].label, label) == 0) {
+			log_warnx("-c %s: label %s given twice", arg, label);
 			return -1;
 		}
 	}
 	l = &col->links[col->nlinks++];
 	memcpy(l->iface, arg, ilen);
 	l->iface[ilen] = '\0';
-	snprintf(l->label, sizeof(l->label), "%s", eq + 1);
+	memcpy(l->label, label, llen + 1);
+	l->buffer = buffer;
 	l->bgp = bgp;
 	l->col = col;
 	return 0;
@@ -478,7 +498,7 @@ static void collector_signal_cb(struct loop *loop, int fd, uint32_t events, void
 
 static int collector_start(struct collector *col, struct capture_config *cfg)
 {
-	const int snaplen = cfg->snaplen;
+	const int snaplen = cfg->snaplen, buffer = cfg->buffer_bytes;
 
 	col->rtmon = rtmon_open(collector_route, col);
 	if (col->rtmon == NULL || loop_add(col->loop, &col->rtmon_h, rtmon_fd(col->rtmon), EPOLLIN,
@@ -497,6 +517,7 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 
 		cfg->iface = l->iface;
 		cfg->label = l->label;
+		cfg->buffer_bytes = l->buffer ? l->buffer : buffer;
 		cfg->filter = l->bgp ? col->bgp_filter : col->filter;
 		cfg->snaplen = l->bgp ? COLLECTOR_BGP_SNAPLEN : snaplen;
 		l->cap = capture_open(cfg, &err);

@@ -213,6 +213,26 @@ verdict:
 	clocks_print_verdict(out, &r->in, r->res, REPORT_NSCHEMES, &r->verdict);
 }
 
+void report_stage_end(struct report *r, enum report_stage s)
+{
+	int64_t now = now_mono_ns();
+
+	r->stage_ns[s] += now - r->stage_start_ns;
+	r->stage_start_ns = now;
+}
+
+static void report_print_times(const struct report *r, FILE *fp)
+{
+	static const char *const name[REPORT_NSTAGES] = {"read", "clocks", "verdict", "writers",
+							 "plots"};
+
+	fprintf(fp, "report: stages:");
+	for (int s = 0; s < REPORT_NSTAGES; s++)
+		fprintf(fp, "%s %s %.3f s", s ? "," : "", name[s],
+			(double)r->stage_ns[s] / NSEC_PER_SEC);
+	fputc('\n', fp);
+}
+
 /* report_compute: everything but the files */
 static int report_compute(struct report *r, char *err, size_t errlen)
 {
@@ -224,8 +244,12 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 		clocks_budget(&r->in, &r->res[i], r->slo_pct, &r->res[i].budget);
 		r->res[i].has_budget = 1;
 	}
+	/* once, for the verdict, clocks.json and the table */
+	clocks_multi_prepare(&r->in);
+	report_stage_end(r, REPORT_STAGE_CLOCKS);
 	clocks_verdict(&r->in, r->res, REPORT_NSCHEMES, &r->verdict);
 	r->valid = clocks_valid(&r->in, r->res, REPORT_NSCHEMES, &r->verdict);
+	report_stage_end(r, REPORT_STAGE_VERDICT);
 	if (r->bucket_auto) {
 		int64_t end = clocks_observation_end(&r->in);
 		r->bucket_ns =
@@ -252,6 +276,7 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 		snprintf(err, errlen, "resolvers: out of memory");
 		return -1;
 	}
+	report_stage_end(r, REPORT_STAGE_CLOCKS);
 	mem = open_memstream(&r->clocks_text, &r->clocks_len);
 	if (mem == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -262,6 +287,7 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 	clocks_print_table(mem, &r->in, r->res, REPORT_NSCHEMES, &r->verdict,
 			   CLOCKS_PRINT_WARNINGS);
 	fclose(mem);
+	report_stage_end(r, REPORT_STAGE_WRITERS);
 	return 0;
 }
 
@@ -283,8 +309,11 @@ int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
 	r->slo_pct = opts && opts->slo_pct > 0 ? opts->slo_pct : CLOCKS_SLO_DEFAULT;
 	r->slo_default = !(opts && opts->slo_pct > 0);
 	r->gnuplot = opts && opts->gnuplot ? opts->gnuplot : "gnuplot";
-	if (clocks_load(rundir, &r->in, err, sizeof(err)) == -1 ||
-	    report_compute(r, err, sizeof(err)) == -1)
+	r->stage_start_ns = now_mono_ns();
+	if (clocks_load(rundir, &r->in, err, sizeof(err)) == -1)
+		goto fail;
+	report_stage_end(r, REPORT_STAGE_READ);
+	if (report_compute(r, err, sizeof(err)) == -1)
 		goto fail;
 	/* the files, then the terminal; a file that cannot be written (a run
 	 * directory of someone else's, a full disk) does not keep the tables
@@ -294,12 +323,20 @@ int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
 			      &r->verdict, &r->ex, err, sizeof(err)) == -1 ||
 	    report_write_decay_csv(r, err, sizeof(err)) == -1 ||
 	    report_write_causes_csv(r, err, sizeof(err)) == -1 ||
-	    report_write_upstream_csv(r, err, sizeof(err)) == -1 ||
-	    report_plot(r, err, sizeof(err)) == -1 || report_write_md(r, err, sizeof(err)) == -1)
+	    report_write_upstream_csv(r, err, sizeof(err)) == -1)
+		r->unsaved = 1;
+	report_stage_end(r, REPORT_STAGE_WRITERS);
+	if (!r->unsaved && report_plot(r, err, sizeof(err)) == -1)
+		r->unsaved = 1;
+	report_stage_end(r, REPORT_STAGE_PLOTS);
+	if (!r->unsaved && report_write_md(r, err, sizeof(err)) == -1)
 		r->unsaved = 1;
 	fwrite(r->clocks_text, 1, r->clocks_len, out);
 	report_summary(r, out);
 	fflush(out);
+	report_stage_end(r, REPORT_STAGE_WRITERS);
+	if (opts && opts->times)
+		report_print_times(r, opts->times);
 	rc = r->valid ? 0 : REPORT_INVALID;
 	if (r->unsaved) {
 		/* the advice fits the error: a full disk is not a matter of

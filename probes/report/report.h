@@ -65,6 +65,7 @@ struct report_opts {
 	int64_t bucket_ns;   /* decay bucket; 0: clocks_decay_auto_bucket */
 	double slo_pct;	     /* 0: CLOCKS_SLO_DEFAULT */
 	const char *gnuplot; /* the program that draws the plots; NULL: "gnuplot" */
+	FILE *times;	     /* not NULL: the time each stage took, written there */
 };
 
 /* report_parse_slo: "99.9" or "99.9%" into *pct (0 < pct < 100). 0 or -1. */
@@ -87,5 +88,20 @@ int report_parse_slo(const char *s, double *pct);
 #define REPORT_INVALID 1
 #define REPORT_UNSAVED 2
 int report_run(const char *rundir, const struct report_opts *opts, FILE *out);
+
+/* The stages of report_run, timed for opts->times (`steerlab report
+ * --times`): reading the run directory (clocks_load), the clocks (each
+ * scheme's, every failure's, the decay, the upstream series, the flaps,
+ * the outages and the resolvers), the verdict, the writers (clocks.json,
+ * the CSVs, report.md and the terminal's tables) and the plots (gnuplot). A
+ * regression of the analysis is then seen in the stage it is in. */
+enum report_stage {
+	REPORT_STAGE_READ,
+	REPORT_STAGE_CLOCKS,
+	REPORT_STAGE_VERDICT,
+	REPORT_STAGE_WRITERS,
+	REPORT_STAGE_PLOTS,
+	REPORT_NSTAGES
+};
 
 #endif

@@ -113,15 +113,12 @@ static void env_ini_delay(void *user, const char *name, const char *value)
 
 void report_env(const struct report *r, FILE *out)
 {
-	char *gp_version[] = {(char *)r->gnuplot, "--version", NULL};
-	char path[PATH_MAX], gnuplot[256], netem[512];
+	char path[PATH_MAX], netem[512];
 	struct env_delays delays = {.list = "", .section = ""};
 	struct utsname u;
 
 	if (uname(&u) == -1)
 		memset(&u, 0, sizeof(u));
-	if (env_capture(gp_version, NULL, gnuplot, sizeof(gnuplot)) == -1)
-		snprintf(gnuplot, sizeof(gnuplot), "not found (%s)", r->gnuplot);
 	env_netem(netem, sizeof(netem), u.release);
 	snprintf(path, sizeof(path), "%s/topology.ini", r->rundir);
 	inifile_scan(path, env_ini_section, env_ini_delay,
@@ -132,7 +129,7 @@ void report_env(const struct report *r, FILE *out)
 	fprintf(out, "- jansson: %s\n", jansson_version_str());
 	fprintf(out, "- libknot: %d.%d.%d (its headers at build time)\n", KNOT_VERSION_MAJOR,
 		KNOT_VERSION_MINOR, KNOT_VERSION_PATCH);
-	fprintf(out, "- gnuplot: %s\n", gnuplot);
+	fprintf(out, "- gnuplot: %s\n", r->gnuplot_version); /* asked by report_plot */
 	fprintf(out, "- kernel: %s %s %s\n", u.sysname, u.release, u.machine);
 	fprintf(out, "- link delays: %s; sch_netem: %s\n",
 		delays.list[0] ? delays.list : "none configured", netem);

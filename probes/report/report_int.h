@@ -39,7 +39,15 @@ struct report {
 	int plot_decay, plot_upstream, plot_causes;
 	int drawn;
 	char plot_note[512];
+	char gnuplot_version[256]; /* its first line, or "not found (NAME)" */
+	/* the nanoseconds each stage took (CLOCK_MONOTONIC), and when the
+	 * one being timed began */
+	int64_t stage_ns[REPORT_NSTAGES];
+	int64_t stage_start_ns;
 };
+
+/* report_stage_end: the time since the last stage ended added to stage s */
+void report_stage_end(struct report *r, enum report_stage s);
 
 /* The tables the summary and report.md share (report_tables.c), on
  * lib/texttable.h. */

@@ -321,6 +321,12 @@ static void md_params(const struct report *r, FILE *fp)
 		report_fmt_duration(bucket, sizeof(bucket), r->bucket_ns),
 		r->bucket_auto ? " (default)" : " (--bucket)", r->slo_pct,
 		r->slo_default ? " (default)" : " (--slo)");
+	if (r->in.ncaptures_ready > 0 && r->in.capture_ring_bytes != CLOCKS_NONE)
+		fprintf(fp,
+			"- the captures: %d link%s, %.4g MiB of kernel memory in their rings "
+			"(the collectors' capture_ready)\n",
+			r->in.ncaptures_ready, r->in.ncaptures_ready == 1 ? "" : "s",
+			(double)r->in.capture_ring_bytes / (1 << 20));
 	md_topology(r, fp);
 }
 

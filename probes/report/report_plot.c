@@ -1,7 +1,7 @@
 /*
  * The plots: a gnuplot script per chart, kept in the run directory so that
  * anyone can change it and plot again (`gnuplot decay.gp` there), and
- * gnuplot run on it as a child process in that directory:
+ * gnuplot run once on them all as a child process in that directory:
  *
  *   decay.gp     -> decay.png     the decay curve of each scheme present
  *                                 (decay.csv), its clocks and the timeline
@@ -10,20 +10,24 @@
  *   upstream.gp  -> upstream.png  the queries that reached authd per second
  *                                 (upstream.csv), when there is a capture
  *
- * gnuplot does not open the files it writes: it reads the script from a
- * memory file on its standard input (the same script, but for its output:
- * "set output" alone, its standard output) and writes the PNG to its
- * standard output, a temporary file renamed into place like every other
- * file of the report (lib/atomicfile.h); so nothing planted in the run
- * directory, not even a swapped script, decides what it writes. Its
- * messages go to gnuplot.log, kept only when not empty. A gnuplot that is
- * missing or fails is no error: the report says so.
+ * gnuplot does not open a file of the run directory by its name: it reads
+ * the scripts from a memory file on its standard input (the same scripts,
+ * but for their output: the k-th PNG to its descriptor 3 + k, as
+ * /proc/self/fd/N) and each PNG goes to a temporary file the report made,
+ * renamed into place like every other file of the report
+ * (lib/atomicfile.h); so nothing planted in the run directory, not even a
+ * swapped script, decides what it writes. It prints its version first, on
+ * its standard output, for report.md's machine section. Its messages go to
+ * gnuplot.log, kept only when not empty. One gnuplot for every plot and the
+ * version: starting it costs more CPU here (about 50 ms) than a plot. A
+ * gnuplot that is missing or fails is no error: the report says so.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,18 +38,15 @@
 #define PLOT_LOG "gnuplot.log"
 
 /* the terminal: pngcairo's antialiased text where gnuplot has it; the
- * output to png, or (to_stdout) to gnuplot's standard output */
-static void plot_terminal(FILE *fp, const char *png, int to_stdout)
+ * output to png (a name, or /proc/self/fd/N) */
+static void plot_terminal(FILE *fp, const char *png)
 {
 	fprintf(fp, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
 		    "\tset terminal pngcairo size 1000,600 font \"Sans,11\" noenhanced\n"
 		    "} else {\n"
 		    "\tset terminal png size 1000,600 noenhanced\n"
 		    "}\n");
-	if (to_stdout)
-		fprintf(fp, "set output\n");
-	else
-		fprintf(fp, "set output \"%s\"\n", png);
+	fprintf(fp, "set output \"%s\"\n", png);
 	fprintf(fp, "set datafile separator \",\"\n"
 		    "set datafile columnheaders\n"
 		    "set grid\n");
@@ -212,7 +213,7 @@ static int plot_rsv_same(const struct report *r, int m)
 	return 1;
 }
 
-static void plot_decay_text(const struct report *r, FILE *fp, int to_stdout)
+static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
 {
 	const struct clocks_decay *d = &r->decay;
 	char bucket[48], end[48], from[48], rsv[2 * CLOCKS_NAME_MAX + 4] = "";
@@ -230,7 +231,7 @@ static void plot_decay_text(const struct report *r, FILE *fp, int to_stdout)
 		"# The decay curves of lab %s (decay.csv), written by steerlab report.\n"
 		"# Plot again in this directory with: gnuplot decay.gp\n",
 		r->in.lab);
-	plot_terminal(fp, "decay.png", to_stdout);
+	plot_terminal(fp, png);
 	/* the plot starts a little before t0: the failure's line is not the
 	 * axis */
 	report_fmt_s(from, sizeof(from), -(d->end_ns / 40 > 0 ? d->end_ns / 40 : 1));
@@ -341,7 +342,7 @@ static void plot_cause_who(const struct report *r, FILE *fp, int i, int x)
 /* plot_causes_text: decay-causes.png, the decay stacked by cause: a panel
  * per scheme, each cause's share of the scheme's requests a band, stacked
  * (decay-causes.csv, its columns in clocks_cause order per scheme) */
-static void plot_causes_text(const struct report *r, FILE *fp, int to_stdout)
+static void plot_causes_text(const struct report *r, FILE *fp, const char *png)
 {
 	const struct clocks_decay *d = &r->decay;
 	char bucket[48], end[48], from[48], w[48];
@@ -358,7 +359,7 @@ static void plot_causes_text(const struct report *r, FILE *fp, int to_stdout)
 		"# The decay of lab %s by cause (decay-causes.csv), written by steerlab report.\n"
 		"# Plot again in this directory with: gnuplot decay-causes.gp\n",
 		r->in.lab);
-	plot_terminal(fp, "decay-causes.png", to_stdout);
+	plot_terminal(fp, png);
 	report_fmt_s(from, sizeof(from), -(d->end_ns / 40 > 0 ? d->end_ns / 40 : 1));
 	fprintf(fp,
 		"set xrange [%s:%s]\n"
@@ -414,7 +415,7 @@ static void plot_causes_text(const struct report *r, FILE *fp, int to_stdout)
 	fprintf(fp, "unset multiplot\n");
 }
 
-static void plot_upstream_text(const struct report *r, FILE *fp, int to_stdout)
+static void plot_upstream_text(const struct report *r, FILE *fp, const char *png)
 {
 	int64_t max = 0, step;
 
@@ -428,7 +429,7 @@ static void plot_upstream_text(const struct report *r, FILE *fp, int to_stdout)
 		"# The queries that reached authd in lab %s (upstream.csv), written by steerlab "
 		"report.\n# Plot again in this directory with: gnuplot upstream.gp\n",
 		r->in.lab);
-	plot_terminal(fp, "upstream.png", to_stdout);
+	plot_terminal(fp, png);
 	fprintf(fp,
 		"set title \"lab %s: DNS queries reaching authd, per second (all resolvers)\"\n"
 		"set xlabel \"time after the failure (s)\"\n"
@@ -448,84 +449,172 @@ static void plot_upstream_text(const struct report *r, FILE *fp, int to_stdout)
 		(long long)(max + step), (long long)step, r->in.failure.site);
 }
 
-typedef void (*plot_text_fn)(const struct report *r, FILE *fp, int to_stdout);
+typedef void (*plot_text_fn)(const struct report *r, FILE *fp, const char *png);
+
+/* the plots there are: a script kept, a PNG drawn */
+struct plot_chart {
+	const char *script, *png;
+	plot_text_fn text;
+};
+
+#define PLOT_MAX 3
+#define PLOT_VERSION_LEN sizeof(((struct report *)0)->gnuplot_version)
 
 /* plot_script: the script name, for a person to plot again with */
-static int plot_script(const struct report *r, const char *name, plot_text_fn text, char *err,
-		       size_t errlen)
+static int plot_script(const struct report *r, const struct plot_chart *c, char *err, size_t errlen)
 {
 	struct atomicfile af;
 
-	if (report_file_open(r, &af, name, err, errlen) == -1)
+	if (report_file_open(r, &af, c->script, err, errlen) == -1)
 		return -1;
-	text(r, af.fp, 0);
+	c->text(r, af.fp, c->png);
 	return report_file_close(&af, err, errlen);
 }
 
-/* plot_memfd: the script for gnuplot's standard input, in a memory file
- * (no file of the run directory is read as the script) */
+/* what gnuplot reads on its standard input: its version on its standard
+ * output, then each chart to its descriptor, reset in between (the marks of
+ * one are not the next one's) */
 struct plot_fill_arg {
 	const struct report *r;
-	plot_text_fn text;
+	const struct plot_chart *c;
+	int n;
 };
 
 static void plot_fill(FILE *fp, const void *arg)
 {
 	const struct plot_fill_arg *a = arg;
+	char png[32];
 
-	a->text(a->r, fp, 1);
+	fprintf(fp, "set print \"-\"\n"
+		    "print sprintf(\"gnuplot %%.1f patchlevel %%s\", GPVAL_VERSION, "
+		    "GPVAL_PATCHLEVEL)\n"
+		    "set print\n");
+	for (int k = 0; k < a->n; k++) {
+		snprintf(png, sizeof(png), "/proc/self/fd/%d", 3 + k);
+		if (k)
+			fprintf(fp, "reset\n");
+		a->c[k].text(a->r, fp, png);
+	}
 }
 
-static int plot_memfd(const struct report *r, plot_text_fn text)
+/* plot_version_read: the first line gnuplot printed on out (the memory
+ * file of its standard output) into r->gnuplot_version, if it is its
+ * version (any first line when any is) */
+static void plot_version_read(struct report *r, int out, int any)
 {
-	struct plot_fill_arg a = {r, text};
+	char buf[PLOT_VERSION_LEN];
+	ssize_t n = pread(out, buf, sizeof(buf) - 1, 0);
 
-	return subproc_memfd("steerlab-plot", plot_fill, &a);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strncmp(buf, "gnuplot ", 8) == 0 || (any && buf[0]))
+		snprintf(r->gnuplot_version, PLOT_VERSION_LEN, "%s", buf);
+	else
+		snprintf(r->gnuplot_version, PLOT_VERSION_LEN, "unknown (%s printed no version)",
+			 r->gnuplot);
 }
 
-/* plot_run: gnuplot on one script, its PNG to png through a temporary
- * file, its messages to the log's; 0 drawn, 1 not (r->plot_note says why),
- * -1 on an error of the report's own files (err set) */
-static int plot_run(struct report *r, const char *script, const char *png, plot_text_fn text,
-		    struct atomicfile *log, char *err, size_t errlen)
+/* plot_version_alone: `gnuplot --version`, when there is nothing to plot */
+static void plot_version_alone(struct report *r)
 {
-	char *argv[] = {(char *)r->gnuplot, NULL};
-	struct atomicfile out;
-	int rc, in;
+	char *argv[] = {(char *)r->gnuplot, "--version", NULL};
+	int out = memfd_create("steerlab-gnuplot-out", MFD_CLOEXEC);
 
-	if ((in = plot_memfd(r, text)) == -1) {
-		snprintf(r->plot_note, sizeof(r->plot_note), "%s: no memory file for gnuplot: %s",
-			 script, strerror(errno));
-		return 1;
-	}
-	if (report_file_open(r, &out, png, err, errlen) == -1) {
-		close(in);
-		return -1;
-	}
-	fflush(log->fp);
-	rc = subproc_run(r->rundir, argv, in, atomicfile_fd(&out), atomicfile_fd(log));
-	close(in);
-	if (rc == 0)
-		return report_file_close(&out, err, errlen) == -1 ? -1 : 0;
-	atomicfile_abort(&out);
+	snprintf(r->gnuplot_version, PLOT_VERSION_LEN, "not found (%s)", r->gnuplot);
+	if (out == -1)
+		return;
+	if (subproc_run(NULL, argv, -1, out, out) == 0)
+		plot_version_read(r, out, 1);
+	close(out);
+}
+
+/* plot_note_failed: why no PNG was drawn, after gnuplot returned rc */
+static void plot_note_failed(struct report *r, const struct plot_chart *c, int n, int rc)
+{
+	char scripts[128];
+	size_t at = 0;
+
+	/* "decay.gp, decay-causes.gp and upstream.gp" */
+	scripts[0] = '\0';
+	for (int k = 0; k < n && at < sizeof(scripts); k++)
+		at += (size_t)snprintf(scripts + at, sizeof(scripts) - at, "%s%s",
+				       k == 0	    ? ""
+				       : k == n - 1 ? " and "
+						    : ", ",
+				       c[k].script);
 	if (rc == 127)
 		snprintf(r->plot_note, sizeof(r->plot_note),
 			 "%s was not found (Debian: apt-get install gnuplot-nox, or make deps): "
 			 "no PNG; the scripts are there to plot later (gnuplot %s)",
-			 r->gnuplot, script);
+			 r->gnuplot, c[0].script);
 	else if (rc == -1)
 		snprintf(r->plot_note, sizeof(r->plot_note), "%s could not be started: %s",
 			 r->gnuplot, strerror(errno));
 	else
 		snprintf(r->plot_note, sizeof(r->plot_note), "%s %s failed (status %d): see %s",
-			 r->gnuplot, script, rc, PLOT_LOG);
-	return 1;
+			 r->gnuplot, scripts, rc, PLOT_LOG);
+}
+
+/* plot_run: one gnuplot on every chart of c, the k-th PNG to c[k].png
+ * through a temporary file, its messages to the log's, its version into
+ * r->gnuplot_version; 0 drawn, 1 not (r->plot_note says why), -1 on an
+ * error of the report's own files (err set) */
+static int plot_run(struct report *r, const struct plot_chart *c, int n, struct atomicfile *log,
+		    char *err, size_t errlen)
+{
+	char *argv[] = {(char *)r->gnuplot, NULL};
+	struct plot_fill_arg a = {r, c, n};
+	struct atomicfile png[PLOT_MAX];
+	int fds[3 + PLOT_MAX], rc, opened = 0;
+
+	snprintf(r->gnuplot_version, PLOT_VERSION_LEN, "not found (%s)", r->gnuplot);
+	fds[1] = memfd_create("steerlab-gnuplot-out", MFD_CLOEXEC);
+	if (fds[1] == -1 || (fds[0] = subproc_memfd("steerlab-plot", plot_fill, &a)) == -1) {
+		snprintf(r->plot_note, sizeof(r->plot_note), "%s: no memory file for gnuplot: %s",
+			 c[0].script, strerror(errno));
+		if (fds[1] != -1)
+			close(fds[1]);
+		return 1;
+	}
+	for (; opened < n; opened++) {
+		if (report_file_open(r, &png[opened], c[opened].png, err, errlen) == -1) {
+			rc = -1;
+			goto out;
+		}
+		fds[3 + opened] = atomicfile_fd(&png[opened]);
+	}
+	fflush(log->fp);
+	fds[2] = atomicfile_fd(log);
+	rc = subproc_run_fds(r->rundir, argv, fds, 3 + n);
+	if (rc != 127 && rc != -1)
+		plot_version_read(r, fds[1], 0);
+	if (rc != 0) {
+		plot_note_failed(r, c, n, rc);
+		rc = 1;
+		goto out;
+	}
+	/* drawn: each PNG into place; one that cannot be (a full disk) is an
+	 * error of the report's files, and the rest are dropped */
+	for (int k = 0; k < n; k++) {
+		if (rc == 0)
+			rc = report_file_close(&png[k], err, errlen);
+		else
+			atomicfile_abort(&png[k]);
+	}
+	opened = 0;
+out:
+	for (int k = 0; k < opened; k++)
+		atomicfile_abort(&png[k]);
+	close(fds[0]);
+	close(fds[1]);
+	return rc;
 }
 
 int report_plot(struct report *r, char *err, size_t errlen)
 {
+	struct plot_chart c[PLOT_MAX];
 	struct atomicfile log;
-	int rc = 0;
+	int n = 0, rc;
 
 	r->plot_decay = 0;
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
@@ -535,24 +624,22 @@ int report_plot(struct report *r, char *err, size_t errlen)
 	if (!r->plot_decay && !r->plot_upstream) {
 		snprintf(r->plot_note, sizeof(r->plot_note),
 			 "nothing to plot: no scheme's requests after t0, no query capture");
+		plot_version_alone(r);
 		return 0;
 	}
-	if ((r->plot_decay && plot_script(r, "decay.gp", plot_decay_text, err, errlen) == -1) ||
-	    (r->plot_causes &&
-	     plot_script(r, "decay-causes.gp", plot_causes_text, err, errlen) == -1) ||
-	    (r->plot_upstream &&
-	     plot_script(r, "upstream.gp", plot_upstream_text, err, errlen) == -1))
-		return -1;
+	if (r->plot_decay)
+		c[n++] = (struct plot_chart){"decay.gp", "decay.png", plot_decay_text};
+	if (r->plot_causes)
+		c[n++] =
+		    (struct plot_chart){"decay-causes.gp", "decay-causes.png", plot_causes_text};
+	if (r->plot_upstream)
+		c[n++] = (struct plot_chart){"upstream.gp", "upstream.png", plot_upstream_text};
+	for (int k = 0; k < n; k++)
+		if (plot_script(r, &c[k], err, errlen) == -1)
+			return -1;
 	if (report_file_open(r, &log, PLOT_LOG, err, errlen) == -1)
 		return -1;
-	if (r->plot_decay)
-		rc = plot_run(r, "decay.gp", "decay.png", plot_decay_text, &log, err, errlen);
-	if (rc == 0 && r->plot_causes)
-		rc = plot_run(r, "decay-causes.gp", "decay-causes.png", plot_causes_text, &log, err,
-			      errlen);
-	if (rc == 0 && r->plot_upstream)
-		rc = plot_run(r, "upstream.gp", "upstream.png", plot_upstream_text, &log, err,
-			      errlen);
+	rc = plot_run(r, c, n, &log, err, errlen);
 	r->drawn = rc == 0;
 	if (rc == -1) {
 		atomicfile_abort(&log);

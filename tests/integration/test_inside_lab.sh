@@ -115,9 +115,16 @@ assert_gt "$(jq '.schemes.anycast.window_s' "$rundir/clocks.json")" 0 "anycast w
 assert_lt "$(jq '.schemes.anycast.window_s' "$rundir/clocks.json")" 2 "anycast window (s)"
 assert_no_leftovers $lab "$rundir"
 
-# --- second lab: fail, then recover
-rundir=$out/run2
-up "$rundir"
+# --- second lab: fail, then recover; brought up from another directory
+# without --out (its run directory, runs/LAB-..., is relative to it), taken
+# down from here: down still closes its events, and report finds a valid run
+mkdir "$out/work"
+steerlab_abs=$(realpath "$STEERLAB") topo_abs=$(realpath topology/anycast.ini)
+(cd "$out/work" && "$steerlab_abs" up "$topo_abs" --set name=$lab \
+	--set probe_interval=100ms --set probe_timeout=50ms --traffic >"$out/up.log" 2>&1) ||
+	{ cat "$out/up.log"; fail "steerlab up (default run directory) failed"; }
+rundir=$(ls -d "$out/work/runs/$lab-"*)
+[ -d "$rundir" ] || fail "up made no runs/$lab-... in its directory"
 wait_until 10 replies_from a 300 || fail "no traffic reached a"
 $STEERLAB fail $lab a >/dev/null
 b0=$(replies b)
@@ -134,6 +141,14 @@ a0=$(replies a)
 wait_until 10 replies_from a $((a0 + 300)) || fail "requests do not reach a again: $(replies a) replies from a"
 echo "ok: requests reach a again ($(replies a) replies from a)"
 $STEERLAB down $lab
+for e in traffic_stopped lab_stopping lab_down; do
+	has_event "$rundir/lab.events.jsonl" $e || fail "down from another directory did not write $e"
+done
+rc=0
+$STEERLAB report "$rundir" >"$out/report2.txt" 2>&1 || rc=$?
+assert_eq "$rc" 0 "report of runs/$lab-... (failed and recovered by hand): exit status"
+grep -q "healthy_route_withdrawn" "$out/report2.txt" && fail "report: healthy_route_withdrawn: $(grep healthy "$out/report2.txt")"
+echo "ok: the run directory of an up without --out is analysed: a valid run"
 assert_no_leftovers $lab "$rundir"
 rm -rf "$out"
 echo "PASS: inside a running lab"

@@ -89,7 +89,7 @@ lab_guard $lab
 cat >"$out/t1.ini" <<EOF
 [lab]
 name = tl1
-duration = 10s
+duration = 14s
 [router core]
 [site a]
 link = core

@@ -76,7 +76,7 @@ checked=0
 for f in "$rundir"/capture-*.pcap; do
 	label=$(basename "$f" .pcap)
 	label=${label#capture-}
-	case $label in dns-* | resolver-*) continue ;; esac
+	case $label in dns-* | resolver-* | link-*) continue ;; esac
 	read -r n_any n_dns n_dead < <(tshark_counts "$f" "$anycast" "$dns" "$dns && ip.dst == $address")
 	for s in anycast dns; do
 		want=$(json "$clocks" ".schemes.$s.captured_after_t0[\"$label\"]")

@@ -19,10 +19,18 @@ bindir=$(realpath "$(dirname "$STEERLAB")")
 topo=topology/anycast.ini
 
 # lab_procs: the processes running one of this checkout's agent programs,
-# wherever they are (a namespace already deleted included)
+# wherever their network namespace (one already deleted included), in this
+# test's mount namespace: tests/run-integration.sh gives each test its own,
+# and another test's labs run the same programs beside this one
+mnt=$(readlink /proc/self/ns/mnt)
 lab_procs() {
+	local p
 	find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$bindir/*" \
-		! -lname "$bindir/steerlab*" -printf '%h %l\n' 2>/dev/null || true
+		! -lname "$bindir/steerlab*" -printf '%h %l\n' 2>/dev/null |
+		while read -r p rest; do
+			[ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$mnt" ] && echo "$p $rest"
+		done
+	return 0
 }
 
 assert_clean() {

@@ -369,6 +369,55 @@ static void test_json(void **state)
 	json_decref(a);
 }
 
+/* every failure's clocks computed once for the run (in->multi) say what
+ * each reader computed on its own: clocks.json's failures, the requests
+ * every failure's capture counted; none for a single failure, whose
+ * clocks are the run's (its failures array in clocks.json is empty) */
+static void test_prepared(void **state)
+{
+	struct fixture *f = *state;
+	char sites[2][128], *own, *once;
+	int64_t lost[2];
+	json_t *a;
+
+	two_sites(f);
+	assert_int_equal(clocks_failures_find(&f->in, f->err, sizeof(f->err)), 0);
+	assert_null(f->in.multi);
+	a = clocks_json_failures(&f->in);
+	own = json_dumps(a, JSON_SORT_KEYS);
+	json_decref(a);
+	lost[0] = clocks_multi_lost_capture(&f->in, "anycast", sites[0], sizeof(sites[0]));
+	clocks_multi_prepare(&f->in);
+	assert_non_null(f->in.multi);
+	assert_int_equal(f->in.multi->n, 2);
+	a = clocks_json_failures(&f->in);
+	once = json_dumps(a, JSON_SORT_KEYS);
+	json_decref(a);
+	assert_string_equal(own, once);
+	lost[1] = clocks_multi_lost_capture(&f->in, "anycast", sites[1], sizeof(sites[1]));
+	assert_true(lost[0] == 3 && lost[1] == 3);
+	assert_string_equal(sites[0], sites[1]);
+	free(own);
+	free(once);
+}
+
+static void test_prepared_single(void **state)
+{
+	struct fixture *f = *state;
+	json_t *a;
+
+	feed(f, "lab", "steerlab", "%s", LAB_UP);
+	site_failed(f, T0, "a", "198.18.0.2", ADDR_A, "crash", "e1");
+	request(f, "a", T0 + 100 * MS, 1, 1, ANY, 1);
+	assert_int_equal(clocks_failures_find(&f->in, f->err, sizeof(f->err)), 0);
+	assert_int_equal(f->in.nfailures, 1);
+	clocks_multi_prepare(&f->in);
+	assert_null(f->in.multi);
+	a = clocks_json_failures(&f->in);
+	assert_int_equal(json_array_size(a), 0);
+	json_decref(a);
+}
+
 /* the table: one row per failure and scheme, b's from its own t0 */
 static void test_table(void **state)
 {
@@ -398,6 +447,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_not_failures, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_same_instant, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_prepared, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_prepared_single, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_table, setup, teardown),
 	};
 

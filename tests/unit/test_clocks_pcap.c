@@ -217,6 +217,8 @@ static void compare(const struct clocks_input *a, const struct clocks_input *b)
 		assert_string_equal(x->label, y->label);
 		assert_int_equal(x->n, y->n);
 		assert_int_equal(x->other, y->other);
+		assert_true(x->last_request_ns == y->last_request_ns);
+		assert_int_equal(x->last_of_n, y->last_of_n);
 		for (size_t k = 0; k < x->n; k++) {
 			assert_true(x->packets[k].t_ns == y->packets[k].t_ns);
 			assert_int_equal(x->packets[k].client, y->packets[k].client);
@@ -763,6 +765,41 @@ static void test_not_ours(void **state)
 	clocks_pcap_via = CLOCKS_PCAP_VIA_OWN;
 }
 
+/* the reader notes the latest request of a scheme (not a probe's, client
+ * 0) as it keeps them, so that the end of the observation is no pass over
+ * the packets; the same time as a pass finds, by both readers, in a
+ * capture out of time order; and room for every request at once */
+static void test_latest_request(void **state)
+{
+	static const int64_t at[] = {5, 9, 2, 30, 7, 12}; /* ms after T0; 30 is a probe's */
+	const char *dir = *state;
+	const struct clocks_capture *c;
+	struct clocks_input in;
+	struct wpcap w;
+	uint8_t f[256];
+	int64_t end;
+
+	wopen(&w, dir, "capture-a.pcap", 0, 1, 65535, 1);
+	for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+		size_t n = request(f, L_ETH, at[k] == 30 ? 0 : 1 + (uint32_t)k, "198.19.0.1",
+				   WIRE_REQUEST);
+
+		wrec(&w, T0 + at[k] * MS, f, (uint32_t)n);
+	}
+	wclose(&w);
+	same(dir, &in);
+	c = capture_of(&in, "a");
+	assert_int_equal(c->n, 6);
+	assert_int_equal(c->last_of_n, 6);
+	assert_true(c->last_request_ns == T0 + 12 * MS);
+	end = clocks_observation_end(&in);
+	assert_true(end == T0 + 12 * MS);
+	/* a capture filled otherwise is looked through, to the same end */
+	in.captures[0].last_of_n = 0;
+	assert_true(clocks_observation_end(&in) == end);
+	clocks_input_free(&in);
+}
+
 /* the reader's request test is clocks_decode_request's: on a request of
  * each link type and on every change of one byte of it */
 static void test_request_of(void **state)
@@ -816,6 +853,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pcapng, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pcapng_far_seconds, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_latest_request, setup, teardown),
 	    cmocka_unit_test(test_request_of),
 	};
 

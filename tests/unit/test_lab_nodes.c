@@ -186,12 +186,46 @@ static void test_hint(void **state)
 	assert_int_equal(hint_which_node("fail", "lab1", "site", names, 2, buf, 10), -1);
 }
 
+/* a router's links to other routers, and its id: two-routers.ini's r1 */
+static void test_router_links(void **state)
+{
+	static struct lab_state two;
+	FILE *null = fopen("/dev/null", "w");
+	char *text = NULL;
+	size_t len;
+	FILE *out = open_memstream(&text, &len);
+	json_t *root, *r1, *links;
+
+	(void)state;
+	assert_non_null(out);
+	assert_int_equal(topo_load(&two.t, "topology/two-routers.ini", NULL, 0, null), 0);
+	fclose(null);
+	strcpy(two.name, two.t.name);
+	lab_nodes_print(&two, out);
+	fclose(out);
+	assert_non_null(strstr(text, "r1 (router), namespace tworouters-r1\n"
+				     "  iface a            198.18.0.1/30      link to a (eth0)\n"));
+	assert_non_null(strstr(text,
+			       "  iface r2           198.18.32.1/30     link to router r2 (r1)\n"
+			       "  iface lo           198.18.40.1/32     the router's id\n"));
+	assert_non_null(
+	    strstr(text, "  iface r1           198.18.32.2/30     link to router r1 (r2)\n"));
+	free(text);
+	root = lab_nodes_json(&two);
+	assert_non_null(root);
+	r1 = json_array_get(json_object_get(root, "nodes"), 0);
+	links = json_object_get(r1, "links");
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(links, json_array_size(links) - 1), "peer")),
+			    "r2");
+	json_decref(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_lookups),
-	    cmocka_unit_test(test_text),
-	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_lookups),	 cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_router_links), cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_hint),
 	};
 

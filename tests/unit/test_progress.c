@@ -1,7 +1,9 @@
 /*
  * The live status line of a run (lab/progress.h): its formatting in every
  * phase and at every width, the client_progress and capture_progress
- * events it reads, and the share "to the dead site" it computes from them.
+ * events it reads, and the share "to the dead site" it computes from them;
+ * the line as a run draws it, from the event files of a fake lab's clients
+ * and collector, on a terminal and in a log.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,9 @@
 #include "clocks.h"
 #include "lab/lab.h"
 #include "lab/progress.h"
+#include "test_file.h"
+#include "test_rundir.h"
+#include "timeutil.h"
 #include "wire.h"
 
 #define S 1000000000LL
@@ -187,6 +192,38 @@ static void test_format_widths(void **state)
 				 "any 0% dns 57%");
 }
 
+/* a sweep point's label keeps its form from the traffic to the
+ * observation at 70 columns: the failure's instant gives way first */
+static void test_format_label_stable(void **state)
+{
+	struct progress_view v = {
+	    .label = "ttl=1 1/2",
+	    .phase = PROGRESS_TRAFFIC,
+	    .elapsed_ns = 2 * S,
+	    .total_ns = 20 * S,
+	    .fail_at_ns = 5 * S,
+	    .sent = 19205,
+	    .dead = "a",
+	    .window_ns = 500 * 1000000LL,
+	};
+	char buf[512];
+
+	(void)state;
+	v.scheme[PROGRESS_ANYCAST].present = 1;
+	v.scheme[PROGRESS_ANYCAST].resolved = 100;
+	v.scheme[PROGRESS_ANYCAST].to_dead = 100;
+	v.scheme[PROGRESS_DNS].present = 1;
+	v.scheme[PROGRESS_DNS].resolved = 100;
+	v.scheme[PROGRESS_DNS].to_dead = 100;
+	progress_format(buf, sizeof(buf), &v, 70);
+	assert_string_equal(buf,
+			    "ttl=1 1/2 [traffic] 2.0/20.0 s sent 19205  to a: any 100% dns 100%");
+	v.phase = PROGRESS_OBSERVING;
+	progress_format(buf, sizeof(buf), &v, 70);
+	assert_string_equal(
+	    buf, "ttl=1 1/2 [observing] 2.0/20.0 s  sent 19205  to a: any 100% dns 100%");
+}
+
 static void test_parse(void **state)
 {
 	struct progress_sample s;
@@ -340,11 +377,270 @@ static void test_client_ids(void **state)
 	assert_int_equal(WIRE_PROBE_CLIENT, CLOCKS_PROBE_CLIENT);
 }
 
+/* A run's progress as it reads the event files (progress_tick): a lab of
+ * two sites, a failing, and one client node sending both ways, whose
+ * agents' event files are written by the tests. */
+static struct topology *live_t;
+static struct lab live_lab;
+static struct progress live_p;
+static char *live_dir, *live_buf;
+static size_t live_len;
+static FILE *live_out;
+
+static int live_setup(void **state)
+{
+	static const char ini[] = "[lab]\nname = tprog\nduration = 10s\nfail_at = 5s\n"
+				  "[router core]\n[site a]\nlink = core\nfail = yes\n"
+				  "[site b]\nlink = core\n[client c1]\nlink = core\n";
+	static const struct {
+		const char *name, *node;
+	} agents[] = {
+	    {"collector", "core"}, {"sited", "a"}, {"client", "c1"}, {"client-dns", "c1"}};
+	FILE *null = fopen("/dev/null", "w");
+
+	(void)state;
+	live_dir = rundir_new("test_progress");
+	assert_non_null(live_dir);
+	test_write_file(live_dir, "topology.ini", ini);
+	live_t = calloc(1, sizeof(*live_t));
+	assert_non_null(live_t);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/topology.ini", live_dir);
+	assert_int_equal(topo_load(live_t, path, NULL, 0, null), 0);
+	fclose(null);
+	memset(&live_lab, 0, sizeof(live_lab));
+	live_lab.t = live_t;
+	snprintf(live_lab.rundir, sizeof(live_lab.rundir), "%s", live_dir);
+	for (size_t i = 0; i < sizeof(agents) / sizeof(agents[0]); i++) {
+		struct lab_agent *a = &live_lab.agents[live_lab.nagents++];
+
+		snprintf(a->name, sizeof(a->name), "%s", agents[i].name);
+		a->node = topo_find(live_t, agents[i].node);
+		assert_true(a->node >= 0);
+	}
+	live_out = open_memstream(&live_buf, &live_len);
+	assert_non_null(live_out);
+	return 0;
+}
+
+static int live_teardown(void **state)
+{
+	(void)state;
+	progress_free(&live_p);
+	fclose(live_out);
+	free(live_buf);
+	rundir_free(live_dir);
+	free(live_t);
+	return 0;
+}
+
+/* live_text: what the progress has written so far, the elapsed time of
+ * each line ("3.0/10.0 s", "0.1 s") as T: it is the machine's */
+static const char *live_text(void)
+{
+	static char buf[4096];
+	size_t o = 0;
+
+	fflush(live_out);
+	for (const char *p = live_buf; *p && o + 2 < sizeof(buf);) {
+		/* "] D.D" (the phase, then the time) */
+		if (p[0] == ']' && p[1] == ' ' && p[2] >= '0' && p[2] <= '9') {
+			buf[o++] = ']';
+			buf[o++] = ' ';
+			buf[o++] = 'T';
+			p += 2;
+			p += strspn(p, "0123456789.");
+			continue;
+		}
+		buf[o++] = *p++;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* live_reset: what the progress writes from now on, alone */
+static void live_reset(void)
+{
+	fclose(live_out);
+	free(live_buf);
+	live_out = open_memstream(&live_buf, &live_len);
+	assert_non_null(live_out);
+	live_p.out = live_out;
+}
+
+/* live_event: a line (with its newline, or not: still being written) to
+ * the agent's events file */
+static void live_event(const char *file, const char *line, int whole)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", live_dir, file);
+	fp = fopen(path, "a");
+	assert_non_null(fp);
+	fprintf(fp, "%s%s", line, whole ? "\n" : "");
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* client_progress of a flow, ago_ms before now */
+static void live_client(const char *file, int ago_ms, int sent, int ok, int lost, int to_a,
+			int whole)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line),
+		 "{\"t\":%lld,\"node\":\"c1\",\"agent\":\"client\",\"event\":\"client_progress\","
+		 "\"sent\":%d,\"ok\":%d,\"lost\":%d,\"errors\":0,\"sites\":{\"a\":%d,\"b\":%d}}",
+		 (long long)(now_real_ns() - ago_ms * 1000000LL), sent, ok, lost, to_a, ok - to_a);
+	live_event(file, line, whole);
+}
+
+/* capture_progress of core's collector, ago_ms before now: the anycast
+ * and dns requests captured on a's link and b's so far, and when the last
+ * one to a was (ago) */
+static void live_capture(int ago_ms, int any_a, int any_b, int dns_a, int dns_b, int a_last_ms)
+{
+	char line[1024];
+	long long now = (long long)now_real_ns(), t = now - ago_ms * 1000000LL;
+	long long a_last = now - a_last_ms * 1000000LL;
+
+	snprintf(line, sizeof(line),
+		 "{\"t\":%lld,\"node\":\"core\",\"agent\":\"collector\",\"event\":"
+		 "\"capture_progress\",\"links\":{\"a\":{\"anycast\":%d,\"dns\":%d,"
+		 "\"anycast_last_ns\":%lld,\"dns_last_ns\":%lld},\"b\":{\"anycast\":%d,"
+		 "\"dns\":%d,\"anycast_last_ns\":%lld,\"dns_last_ns\":%lld}}}",
+		 t, any_a, dns_a, a_last, a_last, any_b, dns_b, t, t);
+	live_event("core.collector.events.jsonl", line, 1);
+}
+
+/* in a log: one plain line every 2 s of traffic, from the clients' last
+ * second (no capture counts yet): sent by both flows, the share of the
+ * requests a answered */
+static void test_live_plain(void **state)
+{
+	(void)state;
+	assert_int_equal(progress_mode_for(live_out, 0), PROGRESS_PLAIN);
+	assert_int_equal(progress_mode_for(live_out, 1), PROGRESS_QUIET);
+	progress_init(&live_p, live_t, PROGRESS_PLAIN, live_out, NULL);
+	assert_string_equal(live_p.dead, "a");
+	assert_true(live_p.fail_at_ns == 5 * S && live_p.total_ns == 10 * S);
+	/* the warm-up draws nothing in a log: the run says it */
+	progress_phase(&live_p, PROGRESS_WARMUP);
+	progress_tick(&live_p);
+	assert_string_equal(live_text(), "");
+
+	live_client("c1.client.events.jsonl", 1500, 100, 100, 0, 60, 1);
+	live_client("c1.client.events.jsonl", 500, 200, 200, 0, 110, 1);
+	live_client("c1.client-dns.events.jsonl", 1500, 50, 50, 0, 50, 1);
+	live_client("c1.client-dns.events.jsonl", 500, 100, 100, 0, 100, 1);
+	/* traffic for 2.5 s: the first line was due at 2 s, the next at 4 s */
+	progress_traffic(&live_p, now_mono_ns() - 2500 * 1000000LL, &live_lab);
+	assert_int_equal(live_p.nflows, 2);
+	assert_int_equal(live_p.ncaps, 1);
+	progress_tick(&live_p);
+	progress_tick(&live_p); /* the next at 4 s */
+	/* 70 columns (80 less "steerlab: "): the fields shortened */
+	assert_string_equal(live_text(), "steerlab: [traffic] T/10.0 s fail@5.0s  sent 300  to a: "
+					 "any 50% dns 100%\n");
+}
+
+/* on a terminal: the line drawn in place, from the captures once there
+ * are two samples (the last half second), cleared before another line and
+ * at the end; a line still being written is read once it is whole */
+static void test_live_tty(void **state)
+{
+	(void)state;
+	progress_init(&live_p, live_t, PROGRESS_TTY, live_out, "ttl=30 1/2");
+	progress_phase(&live_p, PROGRESS_WARMUP);
+	progress_tick(&live_p);
+	assert_string_equal(live_text(), "\r\033[Kttl=30 1/2 [warm-up] T s: waiting for captures, "
+					 "routes and DNS servers");
+	progress_clear(&live_p);
+	progress_traffic(&live_p, now_mono_ns() - 2 * S, &live_lab);
+	progress_tick(&live_p);
+	assert_string_equal(live_text(),
+			    "\r\033[Kttl=30 1/2 [warm-up] T s: waiting for captures, "
+			    "routes and DNS servers\r\033[K\r\033[Kttl=30 1/2 [traffic] "
+			    "T/10.0 s, failure at 5.0 s  no counts yet");
+	live_reset();
+
+	/* a client's sample half written: not read yet */
+	live_client("c1.client.events.jsonl", 1500, 100, 100, 0, 100, 1);
+	live_client("c1.client.events.jsonl", 500, 200, 190, 10, 190, 0);
+	progress_clear(&live_p);
+	progress_tick(&live_p);
+	live_event("c1.client.events.jsonl", "", 1);
+	progress_clear(&live_p);
+	progress_tick(&live_p);
+	/* 79 columns (not a terminal: 80, less the last) */
+	assert_string_equal(live_text(), "\r\033[K\r\033[Kttl=30 1/2 [traffic] T/10.0 s fail@5.0s  "
+					 "sent 100  to a: any 100% dns -"
+					 "\r\033[K\r\033[Kttl=30 1/2 [traffic] T/10.0 s fail@5.0s  "
+					 "sent 200  to a: any 90% dns -");
+	live_reset();
+
+	/* the failure; then the captures: 200 of 400 anycast requests to a in
+	 * the last half second, 50 of 100 dns ones; the clients' counts no
+	 * longer */
+	progress_failed(&live_p, now_real_ns());
+	assert_int_equal(live_p.phase, PROGRESS_OBSERVING);
+	live_capture(700, 100, 100, 10, 10, 700);
+	live_capture(100, 300, 300, 60, 60, 100);
+	progress_clear(&live_p);
+	progress_tick(&live_p);
+	assert_string_equal(live_text(), "\r\033[K\r\033[Kttl=30 1/2 [observing] T/10.0 s  sent "
+					 "200  to a: anycast 50% dns 50%");
+	live_reset();
+
+	/* the end: cleared, and nothing drawn any more */
+	progress_phase(&live_p, PROGRESS_DONE);
+	progress_tick(&live_p);
+	assert_string_equal(live_text(), "\r\033[K");
+}
+
+/* after the traffic's duration: the last replies; a scheme whose traffic
+ * still went to a when it ended is cut (its window a lower bound) */
+static void test_live_cut(void **state)
+{
+	(void)state;
+	progress_init(&live_p, live_t, PROGRESS_TTY, live_out, NULL);
+	progress_traffic(&live_p, now_mono_ns() - 11 * S, &live_lab);
+	progress_failed(&live_p, now_real_ns() - 5 * S);
+	/* anycast left a 5 s ago; dns to a until its last request */
+	live_capture(1200, 500, 100, 100, 100, 5000);
+	live_capture(600, 500, 600, 400, 100, 5000);
+	char line[1024];
+	long long now = (long long)now_real_ns();
+	snprintf(line, sizeof(line),
+		 "{\"t\":%lld,\"event\":\"capture_progress\",\"links\":{\"a\":{\"anycast\":500,"
+		 "\"dns\":700,\"anycast_last_ns\":%lld,\"dns_last_ns\":%lld},\"b\":{\"anycast\":"
+		 "1100,\"dns\":100,\"anycast_last_ns\":%lld,\"dns_last_ns\":%lld}}}",
+		 now, now - 5 * S, now - 50 * 1000000LL, now - 60 * 1000000LL, now - 5 * S);
+	live_event("core.collector.events.jsonl", line, 1);
+	progress_tick(&live_p);
+	assert_string_equal(live_text(), "\r\033[K[last replies] T/10.0 s  to a (last 0.5 s): "
+					 "anycast 0% dns 100% cut");
+}
+
+/* quiet: nothing read, nothing drawn */
+static void test_live_quiet(void **state)
+{
+	(void)state;
+	progress_init(&live_p, live_t, PROGRESS_QUIET, live_out, NULL);
+	progress_phase(&live_p, PROGRESS_WARMUP);
+	progress_traffic(&live_p, now_mono_ns() - 3 * S, &live_lab);
+	assert_int_equal(live_p.nflows, 0);
+	progress_tick(&live_p);
+	progress_clear(&live_p);
+	assert_string_equal(live_text(), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_format_phases),
 	    cmocka_unit_test(test_format_label_and_one_scheme),
+	    cmocka_unit_test(test_format_label_stable),
 	    cmocka_unit_test(test_format_truncates),
 	    cmocka_unit_test(test_format_widths),
 	    cmocka_unit_test(test_parse_capture),
@@ -352,6 +648,10 @@ int main(void)
 	    cmocka_unit_test(test_client_ids),
 	    cmocka_unit_test(test_parse),
 	    cmocka_unit_test(test_share),
+	    cmocka_unit_test_setup_teardown(test_live_plain, live_setup, live_teardown),
+	    cmocka_unit_test_setup_teardown(test_live_tty, live_setup, live_teardown),
+	    cmocka_unit_test_setup_teardown(test_live_cut, live_setup, live_teardown),
+	    cmocka_unit_test_setup_teardown(test_live_quiet, live_setup, live_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

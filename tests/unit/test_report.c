@@ -7,7 +7,10 @@
  * directory: its report.md (all but the machine section) and decay.csv
  * must match the golden files beside it, with or without gnuplot (without
  * it, everything but the PNGs is compared), and without gnuplot everything
- * but the PNGs is still written.
+ * but the PNGs is still written. A stand-in gnuplot shows that one gnuplot
+ * draws both plots and gives report.md its version, each PNG through its own
+ * descriptor, and what a failing one leaves; --times prints each stage's
+ * time and changes nothing else.
  *
  * UPDATE_GOLDEN=1 writes a golden file that differs to FILE.new (test_assert_golden, test_file.h).
  */
@@ -784,6 +787,141 @@ static void test_report_failback(void **state)
 	free(text);
 }
 
+/* fake_gnuplot: an executable DIR/NAME (DIR made here, into dir) that
+ * appends a line to DIR/runs each time it runs, keeps what it reads in
+ * DIR/script and then runs body */
+static void fake_gnuplot(char *dir, size_t len, const char *body, char *path, size_t plen)
+{
+	FILE *fp;
+
+	snprintf(dir, len, "/tmp/steerlab-test-gnuplot.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, plen, "%s/gnuplot", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "#!/bin/sh\necho run >>'%s/runs'\ncat >'%s/script'\n%s\n", dir, dir, body);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static void fake_gnuplot_rm(const char *dir)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* one gnuplot for both plots and report.md's version line: the version it
+ * prints first on its standard output, the k-th PNG to its descriptor 3 +
+ * k, the script on its standard input with each plot's output there */
+static void test_report_one_gnuplot(void **state)
+{
+	const char *dir = *state;
+	char fake[64], gp[96], path[512], *text, *out;
+	struct report_opts o = {.gnuplot = gp};
+
+	fake_gnuplot(fake, sizeof(fake),
+		     "echo 'gnuplot 9.9 patchlevel 9'; printf first >&3; printf second >&4; "
+		     "printf third >&5",
+		     gp, sizeof(gp));
+	out = report(dir, &o);
+	assert_non_null(strstr(out, "(plots: decay.png, decay-causes.png, upstream.png)"));
+	snprintf(path, sizeof(path), "%s/runs", fake);
+	text = test_read_file(path);
+	assert_string_equal(text, "run\n");
+	free(text);
+	snprintf(path, sizeof(path), "%s/script", fake);
+	text = test_read_file(path);
+	assert_non_null(strstr(text, "GPVAL_VERSION"));
+	assert_non_null(strstr(text, "set output \"/proc/self/fd/3\"\n"));
+	assert_non_null(strstr(strstr(text, "/proc/self/fd/3"), "\nreset\n"));
+	assert_non_null(strstr(text, "set output \"/proc/self/fd/4\"\n"));
+	assert_non_null(strstr(text, "set output \"/proc/self/fd/5\"\n"));
+	assert_null(strstr(text, "decay.png"));
+	free(text);
+	snprintf(path, sizeof(path), "%s/decay.png", dir);
+	text = test_read_file(path);
+	assert_string_equal(text, "first");
+	free(text);
+	snprintf(path, sizeof(path), "%s/decay-causes.png", dir);
+	text = test_read_file(path);
+	assert_string_equal(text, "second");
+	free(text);
+	snprintf(path, sizeof(path), "%s/upstream.png", dir);
+	text = test_read_file(path);
+	assert_string_equal(text, "third");
+	free(text);
+	/* the scripts kept for a person name their PNGs */
+	snprintf(path, sizeof(path), "%s/decay.gp", dir);
+	text = test_read_file(path);
+	assert_non_null(strstr(text, "set output \"decay.png\"\n"));
+	free(text);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	text = test_read_file(path);
+	assert_non_null(strstr(text, "\n- gnuplot: gnuplot 9.9 patchlevel 9\n"));
+	free(text);
+	free(out);
+	fake_gnuplot_rm(fake);
+}
+
+/* a gnuplot that fails: no PNG, what it said kept, the summary says so */
+static void test_report_gnuplot_fails(void **state)
+{
+	const char *dir = *state;
+	char fake[64], gp[96], path[512], want[256], *text, *out;
+	struct report_opts o = {.gnuplot = gp};
+
+	fake_gnuplot(fake, sizeof(fake), "printf partial >&3; echo oops >&2; exit 1", gp,
+		     sizeof(gp));
+	out = report(dir, &o);
+	snprintf(want, sizeof(want),
+		 "plots: %s decay.gp, decay-causes.gp and upstream.gp failed (status 1): see "
+		 "gnuplot.log",
+		 gp);
+	assert_non_null(strstr(out, want));
+	assert_false(exists(dir, "decay.png") || exists(dir, "upstream.png"));
+	snprintf(path, sizeof(path), "%s/gnuplot.log", dir);
+	text = test_read_file(path);
+	assert_string_equal(text, "oops\n");
+	free(text);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	text = test_read_file(path);
+	snprintf(want, sizeof(want), "\n- gnuplot: unknown (%s printed no version)\n", gp);
+	assert_non_null(strstr(text, want));
+	free(text);
+	free(out);
+	fake_gnuplot_rm(fake);
+}
+
+/* --times: how long each stage took, on one line, and nothing else changes */
+static void test_report_times(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.gnuplot = "true"};
+	double t[REPORT_NSTAGES];
+	char *times = NULL, *out, *again;
+	size_t len = 0;
+
+	out = report(dir, &o);
+	o.times = open_memstream(&times, &len);
+	assert_non_null(o.times);
+	again = report(dir, &o);
+	fclose(o.times);
+	assert_string_equal(out, again);
+	assert_int_equal(sscanf(times,
+				"report: stages: read %lf s, clocks %lf s, verdict %lf s, "
+				"writers %lf s, plots %lf s\n",
+				&t[0], &t[1], &t[2], &t[3], &t[4]),
+			 REPORT_NSTAGES);
+	for (int i = 0; i < REPORT_NSTAGES; i++)
+		assert_true(t[i] >= 0 && t[i] < 60);
+	assert_int_equal(strchr(times, '\n') - times + 1, (long)len);
+	free(times);
+	free(out);
+	free(again);
+}
+
 /* an interrupted run: invalid, and its rates over the time that ran */
 static void test_report_interrupted(void **state)
 {
@@ -855,6 +993,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_report_interrupted, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_failback, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_decay_plot, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_report_one_gnuplot, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_report_gnuplot_fails, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_report_times, setup_run, teardown_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,7 +34,7 @@ static void test_minimal_defaults(void **state)
 	assert_int_equal(t->fail_at_ns, 3 * NSEC_PER_SEC);
 	assert_int_equal(t->duration_ns, 10 * NSEC_PER_SEC);
 	assert_int_equal(t->settle_ns, 5 * NSEC_PER_SEC);
-	assert_int_equal(t->capture_buffer, 64 << 20);
+	assert_int_equal(t->capture_buffer, 0); /* auto: each link sized by what it carries */
 	assert_true(t->rate == 1000);
 	assert_int_equal(t->timeout_ns, 500 * NSEC_PER_MSEC);
 	assert_int_equal(t->probe_interval_ns, 100 * NSEC_PER_MSEC);
@@ -238,15 +238,60 @@ static void test_anycast(void **state)
 static void test_golden_anycast(void **state)
 {
 	struct topology *t = new_topology();
-	char *got, *want;
+	char *got;
 
 	(void)state;
 	load_ok(t, "topology/anycast.ini", NULL, 0);
 	got = print_to_string(t);
-	want = test_read_file(DATA "anycast.golden");
-	assert_string_equal(got, want);
+	test_assert_golden(DATA "anycast.golden", got);
 	free(got);
-	free(want);
+	free(t);
+}
+
+/* topo_capture_ring: each captured link's kernel ring by what it carries
+ * (topology.h): a site link every client flow's rate held a second at 256 bytes a packet, in blocks
+ * of 256 KiB, from 1 MiB to 64 MiB; capture_buffer set, that for every link; check prints them */
+static void test_capture_rings(void **state)
+{
+	static const char text[] = "[lab]\nname = rings\n[router r1]\n[site s1]\nlink = r1\n"
+				   "[site s2]\nlink = r1\n[client c1]\nlink = r1\nrate = 10000\n"
+				   "[client c2]\nlink = r1\nrate = 500000\n";
+	struct topology *t = new_topology();
+	char tmp[64], *got, *sets[2] = {"c2.rate=1000"};
+
+	(void)state;
+	write_temp(tmp, text, sizeof(text) - 1);
+	load_ok(t, tmp, NULL, 0);
+	assert_int_equal(t->capture_buffer, 0);
+	/* links 0 and 1 are the sites': 510,000 packets/s is past the cap */
+	assert_true(topo_captured(t, 0) && topo_captured(t, 1) && !topo_captured(t, 2));
+	assert_int_equal(topo_capture_ring(t, 0), 64 << 20);
+	/* 11,000 requests/s (c1 and c2) and their replies x 256 B =
+	 * 5,632,000: 22 blocks of 256 KiB */
+	load_ok(t, tmp, sets, 1);
+	assert_int_equal(topo_capture_ring(t, 0), 22 * (256 << 10));
+	assert_int_equal(topo_capture_ring(t, 1), 22 * (256 << 10));
+	got = print_to_string(t);
+	assert_non_null(strstr(got, "\n# The captures' rings: 2 links, 11 MiB of kernel memory, "
+				    "each sized by what it carries;\n"));
+	assert_non_null(strstr(got, "\n# captures: s1 5.5 MiB, s2 5.5 MiB: 11 MiB of kernel "
+				    "memory\n"));
+	assert_non_null(strstr(got, "\ncapture_buffer = auto\n"));
+	free(got);
+	/* at least four blocks */
+	sets[0] = "c1.rate=1";
+	sets[1] = "c2.rate=1";
+	load_ok(t, tmp, sets, 2);
+	assert_int_equal(topo_capture_ring(t, 0), 1 << 20);
+	/* set: every capture that */
+	sets[0] = "capture_buffer=3M";
+	load_ok(t, tmp, sets, 1);
+	assert_int_equal(topo_capture_ring(t, 0), 3 << 20);
+	assert_int_equal(topo_capture_total(t, -1, NULL), 6 << 20);
+	sets[0] = "capture_buffer=auto";
+	load_ok(t, tmp, sets, 1);
+	assert_int_equal(t->capture_buffer, 0);
+	unlink(tmp);
 	free(t);
 }
 
@@ -604,6 +649,7 @@ int main(void)
 	    cmocka_unit_test(test_sizes_and_values),
 	    cmocka_unit_test(test_anycast),
 	    cmocka_unit_test(test_golden_anycast),
+	    cmocka_unit_test(test_capture_rings),
 	    cmocka_unit_test(test_print_roundtrip),
 	    cmocka_unit_test(test_format),
 	    cmocka_unit_test(test_find_and_kinds),

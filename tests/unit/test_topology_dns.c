@@ -394,15 +394,13 @@ static void test_dns_names(void **state)
 static void test_dns_golden(void **state)
 {
 	struct topology *t = new_topology();
-	char *got, *want;
+	char *got;
 
 	(void)state;
 	load_ok(t, DATA "dns.ini", NULL, 0);
 	got = print_to_string(t);
-	want = test_read_file(DATA "dns.golden");
-	assert_string_equal(got, want);
+	test_assert_golden(DATA "dns.golden", got);
 	free(got);
-	free(want);
 	free(t);
 }
 
@@ -458,7 +456,9 @@ static void test_dns_raw_as_written(void **state)
 			       "[name www.lab.example]\npolicy = failover\nttl =\n\n"
 			       "[zone lab.example]\nrecord = www AAAA 2001:db8::1\n"
 			       "record = t TXT \"a=b\"\nrecord = www A 198.19.1.1\n"
-			       "# served by ns (198.18.0.6)\n\n"
+			       "# served by ns (198.18.0.6)\n"
+			       "# generated: record = lab.example. NS ns-ns.lab.example.\n"
+			       "# generated: record = ns-ns.lab.example. A 198.18.0.6\n\n"
 			       "[name www.lab.example]\nsites = s\n"));
 	free(got);
 	free(t);
@@ -599,16 +599,47 @@ static void test_dns_limits(void **state)
 	free(t);
 }
 
+/* a weighted name seen through fewer caches than its sites: check notes
+ * it; with as many caches, or a population asking authd itself, not */
+static void test_dns_weighted_note(void **state)
+{
+	static const char text[] = "[lab]\nname = wt\n[router core]\n"
+				   "[site a]\nlink = core\nfail = yes\n[site b]\nlink = core\n"
+				   "[site c]\nlink = core\n[dns ns]\nlink = core\n"
+				   "[resolver r]\nlink = core\n"
+				   "[client c1]\nlink = core\nmode = dns\nresolver = r\n"
+				   "[zone lab.example]\nrecord = @ NS ns.lab.example.\n"
+				   "[name www.lab.example]\npolicy = weighted\nweight = a 50\n"
+				   "weight = b 30\nweight = c 20\n";
+	char *sets[] = {"r.count=3"};
+	struct topology *t = new_topology();
+	char path[64], *got;
+
+	(void)state;
+	write_temp(path, text, sizeof(text) - 1);
+	load_ok(t, path, NULL, 0);
+	got = print_to_string(t);
+	assert_non_null(strstr(got, "weight = c 20\n# note: weighted over 3 sites, but the lab has "
+				    "1 cache: each hands out one site a TTL,\n"));
+	free(got);
+	load_ok(t, path, sets, 1);
+	got = print_to_string(t);
+	assert_null(strstr(got, "# note: weighted"));
+	free(got);
+	unlink(path);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dns_values),	      cmocka_unit_test(test_dns_defaults),
-	    cmocka_unit_test(test_dns_sets),	      cmocka_unit_test(test_dns_names),
-	    cmocka_unit_test(test_dns_golden),	      cmocka_unit_test(test_dns_raw_as_written),
-	    cmocka_unit_test(test_dns_error_files),   cmocka_unit_test(test_dns_error_forms),
-	    cmocka_unit_test(test_dns_error_sets),    cmocka_unit_test(test_dns_limits),
-	    cmocka_unit_test(test_dns_sticky),	      cmocka_unit_test(test_dns_sticky_exact),
-	    cmocka_unit_test(test_dns_sticky_errors),
+	    cmocka_unit_test(test_dns_values),	       cmocka_unit_test(test_dns_defaults),
+	    cmocka_unit_test(test_dns_weighted_note),  cmocka_unit_test(test_dns_sets),
+	    cmocka_unit_test(test_dns_names),	       cmocka_unit_test(test_dns_golden),
+	    cmocka_unit_test(test_dns_raw_as_written), cmocka_unit_test(test_dns_error_files),
+	    cmocka_unit_test(test_dns_error_forms),    cmocka_unit_test(test_dns_error_sets),
+	    cmocka_unit_test(test_dns_limits),	       cmocka_unit_test(test_dns_sticky),
+	    cmocka_unit_test(test_dns_sticky_exact),   cmocka_unit_test(test_dns_sticky_errors),
 	};
 
 	return cmocka_run_group_tests_name("topology_dns", tests, NULL, NULL);

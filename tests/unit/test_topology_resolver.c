@@ -143,13 +143,12 @@ static void test_resolver_turns(void **state)
 static void test_resolver_golden(void **state)
 {
 	struct topology *t = new_topology(), *u = new_topology();
-	char *got, *want, *again, tmp[64];
+	char *got, *again, tmp[64];
 
 	(void)state;
 	load_ok(t, DATA "resolver.ini", NULL, 0);
 	got = print_to_string(t);
-	want = test_read_file(DATA "resolver.golden");
-	assert_string_equal(got, want);
+	test_assert_golden(DATA "resolver.golden", got);
 
 	/* what it prints reads back to the same lab, the same caches chosen */
 	write_temp(tmp, got, strlen(got));
@@ -170,7 +169,6 @@ static void test_resolver_golden(void **state)
 		assert_string_equal(t->rsv_pairs[i].value, u->rsv_pairs[i].value);
 	}
 	free(got);
-	free(want);
 	free(again);
 	free(t);
 	free(u);

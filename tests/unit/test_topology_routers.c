@@ -180,13 +180,12 @@ static void test_route_to(void **state)
 static void test_golden_and_roundtrip(void **state)
 {
 	struct topology *t = new_topology(), *u = new_topology();
-	char *got, *want, tmp[64], *again;
+	char *got, tmp[64], *again;
 
 	(void)state;
 	load_ok(t, ROUTERS, NULL, 0);
 	got = print_to_string(t);
-	want = test_read_file(DATA "routers.golden");
-	assert_string_equal(got, want);
+	test_assert_golden(DATA "routers.golden", got);
 	/* check's output reads back to the same routers and links */
 	write_temp(tmp, got, strlen(got));
 	load_ok(u, tmp, NULL, 0);
@@ -203,7 +202,6 @@ static void test_golden_and_roundtrip(void **state)
 	for (int i = 0; i < t->nnodes; i++)
 		assert_int_equal(t->nodes[i].asn, u->nodes[i].asn);
 	free(got);
-	free(want);
 	free(again);
 	free(t);
 	free(u);

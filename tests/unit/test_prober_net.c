@@ -1,0 +1,302 @@
+/*
+ * The prober's sockets on loopback: its probes (agents/prober/probe.c)
+ * against sited's own service code (agents/sited/serve.h) on 127.0.0.1,
+ * judged as the prober judges them: the answer from our site, from another
+ * site, to an earlier probe, from a draining site; nothing yet; a closed
+ * service port seen as ECONNREFUSED. Its announcements (routers.c): the
+ * ANNOUNCE and WITHDRAW lines each router receives from the prober's
+ * address, and a router the kernel will not send to logged once, then at
+ * debug level, then said reachable again. No root.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "agents/prober/probe.h"
+#include "agents/prober/routers.h"
+#include "agents/sited/serve.h"
+#include "log.h"
+#include "test_child.h"
+#include "timeutil.h"
+
+#define WAIT_MS 5000 /* the longest a datagram on loopback may take */
+
+static struct sockaddr_in loopback(uint16_t port)
+{
+	struct sockaddr_in s = {.sin_family = AF_INET, .sin_port = htons(port)};
+
+	s.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return s;
+}
+
+/* site: sited serving site on 127.0.0.1, a port of the kernel's choice */
+static struct sockaddr_in site(struct sited_server *s, const char *name)
+{
+	struct sockaddr_in any = loopback(0), at;
+	socklen_t len = sizeof(at);
+
+	assert_int_equal(sited_server_open(s, &any, name), 0);
+	assert_int_equal(getsockname(s->fd, (struct sockaddr *)&at, &len), 0);
+	return at;
+}
+
+/* wait_in: fd has something to read (or an error) within WAIT_MS */
+static void wait_in(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	if (poll(&p, 1, WAIT_MS) != 1)
+		fail_msg("nothing to read on fd %d within %d ms", fd, WAIT_MS);
+}
+
+/* serve: the site answers the probes waiting for it */
+static void serve(struct sited_server *s, uint64_t requests)
+{
+	while (s->counts.requests < requests) {
+		wait_in(s->fd);
+		assert_int_equal(sited_server_serve(s), 0);
+	}
+}
+
+static void test_probe_answered(void **state)
+{
+	struct sited_server s;
+	struct sockaddr_in at = site(&s, "a");
+	struct prober_probe p;
+	int64_t before = now_mono_ns();
+
+	(void)state;
+	assert_int_equal(prober_probe_open(&p, &at, "a"), 0);
+	/* nothing sent, nothing to read */
+	assert_int_equal(prober_probe_read(&p), -1);
+	assert_int_equal(errno, EAGAIN);
+
+	assert_int_equal(prober_probe_send(&p, 300 * NSEC_PER_MSEC), 0);
+	assert_int_equal(p.seq, 1);
+	assert_true(p.in_flight);
+	assert_true(p.sent >= before && p.sent <= now_mono_ns());
+	assert_int_equal(p.deadline - p.sent, 300 * NSEC_PER_MSEC);
+	serve(&s, 1);
+	wait_in(p.fd);
+	assert_int_equal(prober_probe_read(&p), PROBER_REPLY_OK);
+
+	/* two probes before a read: the first answer is stale */
+	assert_int_equal(prober_probe_send(&p, NSEC_PER_SEC), 0);
+	assert_int_equal(prober_probe_send(&p, NSEC_PER_SEC), 0);
+	assert_int_equal(p.seq, 3);
+	serve(&s, 3);
+	wait_in(p.fd);
+	assert_int_equal(prober_probe_read(&p), PROBER_REPLY_STALE);
+	wait_in(p.fd);
+	assert_int_equal(prober_probe_read(&p), PROBER_REPLY_OK);
+
+	/* a drained site answers, flagged: a failure to the prober */
+	s.draining = 1;
+	assert_int_equal(prober_probe_send(&p, NSEC_PER_SEC), 0);
+	serve(&s, 4);
+	wait_in(p.fd);
+	assert_int_equal(prober_probe_read(&p), PROBER_REPLY_DRAINING);
+	assert_int_equal(s.counts.replies, 4);
+	prober_probe_close(&p);
+	assert_int_equal(p.fd, -1);
+	prober_probe_close(&p);
+	sited_server_close(&s);
+}
+
+static void test_probe_wrong_site(void **state)
+{
+	struct sited_server s;
+	struct sockaddr_in at = site(&s, "b");
+	struct prober_probe p;
+
+	(void)state;
+	assert_int_equal(prober_probe_open(&p, &at, "a"), 0);
+	assert_int_equal(prober_probe_send(&p, NSEC_PER_SEC), 0);
+	serve(&s, 1);
+	wait_in(p.fd);
+	assert_int_equal(prober_probe_read(&p), PROBER_REPLY_WRONG_SITE);
+	prober_probe_close(&p);
+	sited_server_close(&s);
+}
+
+static void test_probe_refused(void **state)
+{
+	struct sited_server s;
+	struct sockaddr_in at = site(&s, "a");
+	struct prober_probe p;
+
+	(void)state;
+	assert_int_equal(prober_probe_open(&p, &at, "a"), 0);
+	/* the service gone: its port closed */
+	sited_server_close(&s);
+	assert_int_equal(prober_probe_send(&p, NSEC_PER_SEC), 0);
+	wait_in(p.fd);
+	assert_int_equal(prober_probe_read(&p), -1);
+	assert_int_equal(errno, ECONNREFUSED);
+	/* unread, the next refusal fails the send itself */
+	assert_int_equal(prober_probe_send(&p, NSEC_PER_SEC), 0);
+	wait_in(p.fd);
+	assert_int_equal(prober_probe_send(&p, NSEC_PER_SEC), -1);
+	assert_int_equal(errno, ECONNREFUSED);
+	prober_probe_close(&p);
+}
+
+static void long_name(void *arg)
+{
+	struct sockaddr_in at = loopback(7000);
+	struct prober_probe p;
+
+	(void)arg;
+	log_init("prober", 0);
+	fprintf(stderr, "open: %d\n", prober_probe_open(&p, &at, "a-site-name-of-17"));
+	fprintf(stderr, "fd: %d\n", p.fd);
+	/* 16 characters fit */
+	fprintf(stderr, "open: %d\n", prober_probe_open(&p, &at, "site-name-of-16c"));
+	prober_probe_close(&p);
+}
+
+static void test_probe_site_name_too_long(void **state)
+{
+	int status;
+	char *err = test_child_stderr(long_name, NULL, &status), *text;
+
+	(void)state;
+	test_assert_exit(status, 0);
+	text = test_strip_stamps(err);
+	assert_string_equal(text,
+			    "prober: site name 'a-site-name-of-17' longer than 16 characters\n"
+			    "open: -1\n"
+			    "fd: -1\n"
+			    "open: 0\n");
+	free(text);
+	free(err);
+}
+
+/* router: a UDP socket on 127.0.0.1 standing for routed */
+static int router(struct sockaddr_in *at)
+{
+	struct sockaddr_in any = loopback(0);
+	socklen_t len = sizeof(*at);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&any, sizeof(any)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)at, &len), 0);
+	return fd;
+}
+
+/* received: the next datagram of fd as text, its source in from */
+static const char *received(int fd, struct sockaddr_in *from)
+{
+	static char buf[256];
+	socklen_t len = sizeof(*from);
+	ssize_t n;
+
+	wait_in(fd);
+	n = recvfrom(fd, buf, sizeof(buf) - 1, 0, (struct sockaddr *)from, &len);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void test_routers_told(void **state)
+{
+	struct prober_routers r = {.fd = -1};
+	struct sockaddr_in at[2], from;
+	struct announce_msg m = {.site = "a", .prefixlen = 32, .metric = 10};
+	int fd[2];
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		fd[i] = router(&at[i]);
+		assert_int_equal(prober_routers_add(&r, &at[i]), 0);
+	}
+	assert_int_equal(prober_routers_open(&r), 0);
+	inet_pton(AF_INET, "198.19.0.1", &m.prefix);
+	assert_int_equal(prober_routers_send(&r, 0, &m), 0);
+	m.withdraw = 1;
+	assert_int_equal(prober_routers_send(&r, 1, &m), 0);
+	assert_string_equal(received(fd[0], &from), "ANNOUNCE a 198.19.0.1/32 10\n");
+	/* the router takes the sender for the next hop */
+	assert_int_equal(ntohl(from.sin_addr.s_addr), INADDR_LOOPBACK);
+	assert_string_equal(received(fd[1], &from), "WITHDRAW a 198.19.0.1/32\n");
+	prober_routers_close(&r);
+	assert_int_equal(r.fd, -1);
+	prober_routers_close(&r);
+	for (int i = 0; i < 2; i++)
+		close(fd[i]);
+}
+
+/* unreachable: a router the kernel refuses to send to (port 0: EINVAL),
+ * three times, then the same router at a port it sends to */
+static void unreachable(void *arg)
+{
+	struct prober_routers *r = arg;
+	struct announce_msg m = {.site = "a", .prefixlen = 32, .metric = 10};
+	struct sockaddr_in zero = loopback(0);
+
+	log_init("prober", 1);
+	inet_pton(AF_INET, "198.19.0.1", &m.prefix);
+	prober_routers_add(r, &zero);
+	if (prober_routers_open(r) == -1)
+		return;
+	for (int i = 0; i < 3; i++)
+		fprintf(stderr, "send: %d\n", prober_routers_send(r, 1, &m));
+	r->addr[1] = r->addr[0];
+	fprintf(stderr, "send: %d\n", prober_routers_send(r, 1, &m));
+	fprintf(stderr, "send: %d\n", prober_routers_send(r, 1, &m));
+	prober_routers_close(r);
+}
+
+static void test_router_errors_logged(void **state)
+{
+	struct prober_routers r = {.fd = -1};
+	struct sockaddr_in at, from;
+	int fd = router(&at), status;
+	char *err, *text, want[1024];
+
+	(void)state;
+	assert_int_equal(prober_routers_add(&r, &at), 0);
+	err = test_child_stderr(unreachable, &r, &status);
+	test_assert_exit(status, 0);
+	text = test_strip_stamps(err);
+	snprintf(want, sizeof(want),
+		 "prober: prober_routers_send: send to router 127.0.0.1:0: Invalid argument\n"
+		 "send: -1\n"
+		 "prober: debug: send to router 127.0.0.1:0: Invalid argument\n"
+		 "send: -1\n"
+		 "prober: debug: send to router 127.0.0.1:0: Invalid argument\n"
+		 "send: -1\n"
+		 "prober: router 127.0.0.1:0 reachable again after 3 send errors\n"
+		 "send: 0\n"
+		 "send: 0\n");
+	assert_string_equal(text, want);
+	/* the two that went out */
+	assert_string_equal(received(fd, &from), "ANNOUNCE a 198.19.0.1/32 10\n");
+	assert_string_equal(received(fd, &from), "ANNOUNCE a 198.19.0.1/32 10\n");
+	free(text);
+	free(err);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_probe_answered), cmocka_unit_test(test_probe_wrong_site),
+	    cmocka_unit_test(test_probe_refused),  cmocka_unit_test(test_probe_site_name_too_long),
+	    cmocka_unit_test(test_routers_told),   cmocka_unit_test(test_router_errors_logged),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
