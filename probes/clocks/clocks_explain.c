@@ -551,6 +551,15 @@ static int explain_bgp(const struct clocks_result *r, const char *router)
 	return 0;
 }
 
+/* explain_population: the client node node is a population's */
+static int explain_population(const struct clocks_input *in, const char *node)
+{
+	for (size_t i = 0; i < in->nclients; i++)
+		if (strcmp(in->clients[i].node, node) == 0 && in->clients[i].population > 0)
+			return 1;
+	return 0;
+}
+
 /* explain_why: what held a scheme, in words: "the sticky client c3 (it
  * keeps an address 8 s whatever the TTL)" */
 static void explain_why(const struct clocks_input *in, const struct clocks_result *r,
@@ -598,7 +607,12 @@ static void explain_why(const struct clocks_input *in, const struct clocks_resul
 		snprintf(buf, len, "client %s's own cache, inside the answer's TTL", e->who);
 		break;
 	case CLOCKS_CAUSE_STICKY:
-		if (explain_sticky_s(in, e->who) > 0)
+		if (explain_population(in, e->who))
+			snprintf(buf, len,
+				 "the sticky share of population %s (they keep an address %g s "
+				 "whatever the TTL)",
+				 e->who, explain_sticky_s(in, e->who));
+		else if (explain_sticky_s(in, e->who) > 0)
 			snprintf(buf, len,
 				 "the sticky client %s (it keeps an address %g s whatever the TTL)",
 				 e->who, explain_sticky_s(in, e->who));
@@ -664,8 +678,9 @@ static void explain_scheme_words(const struct clocks_input *in, const struct clo
 		return;
 	}
 	explain_why(in, r, xs, &xs->e[xs->held], i == 1, why, sizeof(why));
-	explain_say(ex, "%s: its window, %.3f s, was held by %s.", r->scheme,
-		    (double)xs->e[xs->held].last_ns / NSEC_PER_SEC, why);
+	explain_say(ex, "%s: its window, %s%.3f s, was held by %s%s.", r->scheme,
+		    r->window_lb ? "at least " : "", (double)xs->e[xs->held].last_ns / NSEC_PER_SEC,
+		    why, r->window_lb ? " (still so when the observation ended)" : "");
 	for (int k = 0; k < xs->n; k++)
 		if (k != xs->held && xs->e[k].requests && xs->e[k].last_ns == xs->without_ns)
 			nexti = k;
@@ -716,9 +731,11 @@ void clocks_explain_finish(const struct clocks_input *in, const struct clocks_re
 		else
 			explain_say(ex,
 				    "%s left %s first: its last request reached it %.3f s after "
-				    "t0, %s's %.3f s, %.3f s later%s.",
+				    "t0, %s's %s%.3f s, %s%.3f s later%s.",
 				    res[f].scheme, site, (double)ex->s[f].window_ns / NSEC_PER_SEC,
-				    res[s].scheme, (double)ex->s[s].window_ns / NSEC_PER_SEC,
+				    res[s].scheme, res[s].window_lb ? "at least " : "",
+				    (double)ex->s[s].window_ns / NSEC_PER_SEC,
+				    res[s].window_lb ? "at least " : "",
 				    (double)ex->by_ns / NSEC_PER_SEC, lost);
 		/* the slower one first: what held it back is the question */
 		explain_scheme_words(in, &res[s], ex, s);

@@ -217,6 +217,7 @@ static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
 {
 	const struct clocks_decay *d = &r->decay;
 	char bucket[48], end[48], from[48], rsv[2 * CLOCKS_NAME_MAX + 4] = "";
+	char via[sizeof(rsv) + 16] = "";
 	const char *site = r->in.failure.site;
 	int back = 0, same = -1, rows;
 
@@ -225,7 +226,8 @@ static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
 	for (int m = 0; m < d->nrsv && same < 0; m++)
 		if (d->rsv[m].known && plot_rsv_same(r, m)) {
 			same = m;
-			report_rsv_name(rsv, sizeof(rsv), &r->in.dnstopo.rsv[m]);
+			snprintf(via, sizeof(via), " (all via %s)",
+				 report_rsv_name(rsv, sizeof(rsv), &r->in.dnstopo.rsv[m]));
 		}
 	fprintf(fp,
 		"# The decay curves of lab %s (decay.csv), written by steerlab report.\n"
@@ -288,15 +290,12 @@ static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
 		if (!report_present(r, i))
 			continue;
 		if (d->s[i].known)
-			fprintf(
-			    fp,
-			    "%s\"decay.csv\" using 1:($%d * 100) with steps lw 2 lc rgb \"%s\" "
-			    "title \"%s%s%s%s%s\"",
-			    n++ ? ", \\\n     " : "plot ", 3 + 3 * k, plot_colour[i], plot_title[i],
-			    back ? ": to " : "", back ? site : "", back ? " while it was out" : "",
-			    i == 1 && same >= 0
-				? (snprintf(bucket, sizeof(bucket), " (all via %s)", rsv), bucket)
-				: "");
+			fprintf(fp,
+				"%s\"decay.csv\" using 1:($%d * 100) with steps lw 2 lc rgb \"%s\" "
+				"title \"%s%s%s%s%s\"",
+				n++ ? ", \\\n     " : "plot ", 3 + 3 * k, plot_colour[i],
+				plot_title[i], back ? ": to " : "", back ? site : "",
+				back ? " while it was out" : "", i == 1 && same >= 0 ? via : "");
 		k++;
 	}
 	for (int i = 0; i < REPORT_NSCHEMES; i++) {
@@ -368,15 +367,19 @@ static void plot_causes_text(const struct report *r, FILE *fp, const char *png)
 		"set key outside right top\n"
 		"# the panels aligned, the keys to their right\n"
 		"set lmargin at screen 0.08\n"
-		"set rmargin at screen 0.66\n"
+		"set rmargin at screen 0.58\n"
 		"set style fill solid 0.85 noborder\n"
-		"# a bucket is a box from t_s to t_end_s\n"
+		"# a bucket is a box from t_s to t_end_s, a little wider: no seam between two\n"
 		"set boxwidth %s absolute\n"
 		"set multiplot layout %d,1 title \"lab %s: each scheme's requests still sent "
 		"to the dead site %s, by what held them (buckets of %s)\"\n",
 		from, report_fmt_s(end, sizeof(end), d->end_ns),
-		report_fmt_s(w, sizeof(w), d->bucket_ns), panels > 0 ? panels : 1, r->in.lab,
-		r->in.failure.site, report_fmt_duration(bucket, sizeof(bucket), d->bucket_ns));
+		report_fmt_s(w, sizeof(w),
+			     d->bucket_ns + (d->bucket_ns * 15 / 100 > d->end_ns / 400
+						 ? d->bucket_ns * 15 / 100
+						 : d->end_ns / 400)),
+		panels > 0 ? panels : 1, r->in.lab, r->in.failure.site,
+		report_fmt_duration(bucket, sizeof(bucket), d->bucket_ns));
 	for (int i = 0; i < REPORT_NSCHEMES; i++) {
 		int cols[CLOCKS_CAUSES], causes[CLOCKS_CAUSES], nc = 0;
 
