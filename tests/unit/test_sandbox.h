@@ -1,0 +1,377 @@
+/*
+ * The lab's own tests (test_lab_*.c) run what `steerlab up` and `down` do
+ * for real: state directories under /run/steerlab, namespaces under
+ * /run/netns, agents forked into them. This header gives such a test
+ * process a machine of its own to do it on, and agents that do nothing.
+ *
+ * sandbox_enter (first thing in main) moves the test process into a new
+ * network namespace (nothing it makes reaches the machine's links,
+ * addresses or routes) and a new mount namespace in which /run, /tmp and
+ * /var/tmp are empty tmpfs mounts of its own (/run/steerlab and /run/netns
+ * are the test's alone; whatever it leaves there goes with its last
+ * process). As root that is all; otherwise it first makes a user namespace
+ * in which it is root, if the kernel lets it. A test that cannot have it
+ * says why and skips (SANDBOX_REQUIRE); as root nothing skips.
+ *
+ * The fake agents: sandbox_bindir copies this test program under each
+ * agent's name into a directory, so that a lab whose bindir it is starts
+ * them (and `down` takes them for the lab's agents: /proc/PID/exe is
+ * bindir's). Started with STEERLAB_TEST_AGENT in the environment, main
+ * hands over to sandbox_agent_main, which writes to its standard output
+ * (the agent's log, RUNDIR/NODE.LABEL.log) one block:
+ *
+ *   recorded: yes       its PID has a line in $STEERLAB_TEST_STATEDIR/agents.tsv
+ *   fds: 0 1 2          the descriptors it was given
+ *   stdin: /dev/null
+ *   session: own        it leads a session of its own
+ *   argv: sited -n a ...
+ *
+ * then, given an argument exit=N, exits with N; else waits for SIGTERM,
+ * appends "LOGNAME stopped" to $STEERLAB_TEST_STOPS and exits 0. It
+ * never writes coverage data (_exit).
+ */
+#ifndef STEERLAB_TEST_SANDBOX_H
+#define STEERLAB_TEST_SANDBOX_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SANDBOX_AGENT_ENV "STEERLAB_TEST_AGENT"
+#define SANDBOX_STATEDIR_ENV "STEERLAB_TEST_STATEDIR"
+#define SANDBOX_STOPS_ENV "STEERLAB_TEST_STOPS"
+
+static char sandbox_why[256]; /* why not, when sandbox_ok is 0 */
+static int sandbox_ok;
+static int sandbox_root; /* the test runs as the machine's root */
+
+static inline int sandbox_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc;
+
+	if (fd == -1)
+		return -1;
+	rc = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+/* sandbox_enter: see above. */
+static inline void sandbox_enter(void)
+{
+	static const char *const mounts[] = {"/run", "/tmp", "/var/tmp"};
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	char map[64];
+
+	sandbox_root = geteuid() == 0;
+	if (unshare(CLONE_NEWNS | CLONE_NEWNET | (sandbox_root ? 0 : CLONE_NEWUSER)) == -1) {
+		snprintf(sandbox_why, sizeof(sandbox_why),
+			 "skipped: needs root, or user namespaces (unshare: %s)", strerror(errno));
+		return;
+	}
+	if (!sandbox_root) {
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+		if (sandbox_write("/proc/self/setgroups", "deny") == -1 ||
+		    sandbox_write("/proc/self/uid_map", map) == -1)
+			goto fail;
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+		if (sandbox_write("/proc/self/gid_map", map) == -1)
+			goto fail;
+	}
+	/* nothing mounted from here on reaches the machine's namespace */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		goto fail;
+	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++)
+		if (mount("sandbox", mounts[i], "tmpfs", 0, i ? "mode=1777" : "mode=0755") == -1)
+			goto fail;
+	sandbox_ok = 1;
+	return;
+fail:
+	snprintf(sandbox_why, sizeof(sandbox_why), "skipped: no namespaces of its own (%s)",
+		 strerror(errno));
+}
+
+/* SANDBOX_REQUIRE: in a test, skip it (saying why) without the sandbox;
+ * SANDBOX_REQUIRE_ROOT: also without the machine's root (a daemon that
+ * drops to its own user, files chowned to it). */
+#define SANDBOX_REQUIRE()                                                                          \
+	do {                                                                                       \
+		if (!sandbox_ok) {                                                                 \
+			print_message("%s\n", sandbox_why);                                        \
+			skip();                                                                    \
+		}                                                                                  \
+	} while (0)
+#define SANDBOX_REQUIRE_ROOT()                                                                     \
+	do {                                                                                       \
+		SANDBOX_REQUIRE();                                                                 \
+		if (!sandbox_root) {                                                               \
+			print_message("skipped: needs root (a daemon that drops to its own "       \
+				      "user)\n");                                                  \
+			skip();                                                                    \
+		}                                                                                  \
+	} while (0)
+
+/* the fake agent's SIGTERM: what to append where, made before the handler */
+static char sandbox_stop_line[PATH_MAX + 16];
+static int sandbox_stop_fd = -1;
+
+static void sandbox_agent_term(int sig)
+{
+	(void)sig;
+	if (sandbox_stop_fd >= 0 &&
+	    write(sandbox_stop_fd, sandbox_stop_line, strlen(sandbox_stop_line)) < 0)
+		_exit(2);
+	_exit(0);
+}
+
+/* sandbox_recorded: a line of dir/agents.tsv begins with pid */
+static inline const char *sandbox_recorded(const char *dir)
+{
+	char path[PATH_MAX], line[256], want[32];
+	const char *found = "no";
+	FILE *fp;
+
+	if (dir == NULL)
+		return "?";
+	snprintf(path, sizeof(path), "%s/agents.tsv", dir);
+	snprintf(want, sizeof(want), "%d\t", (int)getpid());
+	if ((fp = fopen(path, "r")) == NULL)
+		return "no";
+	while (fgets(line, sizeof(line), fp))
+		if (strncmp(line, want, strlen(want)) == 0)
+			found = "yes";
+	fclose(fp);
+	return found;
+}
+
+static inline int sandbox_agent_main(int argc, char **argv)
+{
+	char out[8192], target[PATH_MAX], *stops = getenv(SANDBOX_STOPS_ENV);
+	size_t used = 0;
+	struct dirent *de;
+	ssize_t n;
+	DIR *d;
+	int code = -1;
+
+	n = readlink("/proc/self/fd/1", target, sizeof(target) - 1);
+	target[n > 0 ? n : 0] = '\0';
+	snprintf(sandbox_stop_line, sizeof(sandbox_stop_line), "%s stopped\n",
+		 strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+	if (stops)
+		sandbox_stop_fd = open(stops, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	signal(SIGTERM, sandbox_agent_term);
+
+	used +=
+	    (size_t)snprintf(out + used, sizeof(out) - used,
+			     "recorded: %s\nfds:", sandbox_recorded(getenv(SANDBOX_STATEDIR_ENV)));
+	if ((d = opendir("/proc/self/fd")) != NULL) {
+		while ((de = readdir(d)) != NULL && used < sizeof(out)) {
+			int fd = atoi(de->d_name);
+			if (de->d_name[0] == '.' || fd == dirfd(d) || fd == sandbox_stop_fd)
+				continue;
+			used += (size_t)snprintf(out + used, sizeof(out) - used, " %d", fd);
+		}
+		closedir(d);
+	}
+	n = readlink("/proc/self/fd/0", target, sizeof(target) - 1);
+	target[n > 0 ? n : 0] = '\0';
+	used += (size_t)snprintf(out + used, sizeof(out) - used,
+				 "\nstdin: %s\nsession: %s\nargv:", target,
+				 getsid(0) == getpid() ? "own" : "inherited");
+	for (int i = 0; i < argc && used < sizeof(out); i++) {
+		used += (size_t)snprintf(out + used, sizeof(out) - used, " %s", argv[i]);
+		if (strncmp(argv[i], "exit=", 5) == 0)
+			code = atoi(argv[i] + 5);
+	}
+	if (used < sizeof(out))
+		used += (size_t)snprintf(out + used, sizeof(out) - used, "\n");
+	if (write(STDOUT_FILENO, out, used < sizeof(out) ? used : sizeof(out)) < 0)
+		_exit(3);
+	if (code >= 0)
+		_exit(code);
+	for (;;)
+		pause();
+}
+
+/* SANDBOX_MAIN: the first lines of a lab test's main(). */
+#define SANDBOX_MAIN(argc, argv)                                                                   \
+	do {                                                                                       \
+		if (getenv(SANDBOX_AGENT_ENV))                                                     \
+			return sandbox_agent_main((argc), (argv));                                 \
+		sandbox_enter();                                                                   \
+		setenv(SANDBOX_AGENT_ENV, "1", 1);                                                 \
+	} while (0)
+
+/* sandbox_copy: from to `to`, mode 0755. 0 or -1. */
+static inline int sandbox_copy(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, rc = 0;
+	char buf[65536];
+	ssize_t n;
+
+	if (in == -1)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (out == -1) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			rc = -1;
+	if (n < 0)
+		rc = -1;
+	close(in);
+	return close(out) == -1 ? -1 : rc;
+}
+
+/* sandbox_bindir: dir (made if missing) with this program as each of the
+ * lab's agents. 0 or -1. */
+static inline int sandbox_bindir(const char *dir)
+{
+	static const char *const agents[] = {"routed", "collector", "sited",	"prober",
+					     "client", "authd",	    "resolverd"};
+	char path[PATH_MAX];
+
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST)
+		return -1;
+	for (size_t i = 0; i < sizeof(agents) / sizeof(agents[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, agents[i]);
+		if (access(path, X_OK) == 0)
+			continue;
+		if (sandbox_copy("/proc/self/exe", path) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* sandbox_read: the whole file at path, malloc'd; NULL if it cannot be read. */
+static inline char *sandbox_read(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char *text = NULL;
+	size_t cap = 0, len = 0, n;
+
+	if (fp == NULL)
+		return NULL;
+	do {
+		if (len + 4096 + 1 > cap) {
+			char *more = realloc(text, cap = cap * 2 + 8192);
+			if (more == NULL) {
+				free(text);
+				fclose(fp);
+				return NULL;
+			}
+			text = more;
+		}
+		n = fread(text + len, 1, 4096, fp);
+		len += n;
+	} while (n > 0);
+	text[len] = '\0';
+	fclose(fp);
+	return text;
+}
+
+/* sandbox_wait_file: until the file at path holds needle (or, with needle
+ * NULL, exists), at most 10 s (a loaded machine): 0, or -1. It waits for
+ * what it needs, looking every millisecond, not for a guessed time. */
+static inline int sandbox_wait_file(const char *path, const char *needle)
+{
+	struct timespec ms = {0, 1000000};
+
+	for (int i = 0; i < 10000; i++) {
+		char *text = sandbox_read(path);
+		int found = text && (needle == NULL || strstr(text, needle));
+
+		free(text);
+		if (found)
+			return 0;
+		nanosleep(&ms, NULL);
+	}
+	return -1;
+}
+
+/* The messages of the code under test, log.c's and the supervisor's own
+ * lines on standard error: capture_begin sends them to a file, capture_end
+ * gives them back (malloc'd), each line without log.c's time stamp. */
+static int capture_saved = -1;
+static FILE *capture_file;
+
+static inline void capture_begin(void)
+{
+	fflush(stderr);
+	capture_file = tmpfile();
+	capture_saved = dup(STDERR_FILENO);
+	if (capture_file == NULL || capture_saved == -1 ||
+	    dup2(fileno(capture_file), STDERR_FILENO) == -1)
+		abort();
+}
+
+static inline char *capture_end(void)
+{
+	char *text, *out, *o;
+	long len;
+
+	fflush(stderr);
+	dup2(capture_saved, STDERR_FILENO);
+	close(capture_saved);
+	len = ftell(capture_file);
+	rewind(capture_file);
+	text = calloc(1, (size_t)len + 1);
+	out = calloc(1, (size_t)len + 1);
+	if (text == NULL || out == NULL ||
+	    (len > 0 && fread(text, 1, (size_t)len, capture_file) != (size_t)len))
+		abort();
+	fclose(capture_file);
+	o = out;
+	for (char *line = text; *line;) {
+		size_t n = strcspn(line, "\n");
+		/* "HH:MM:SS.mmm " */
+		if (n > 13 && line[2] == ':' && line[5] == ':' && line[8] == '.' && line[12] == ' ')
+			line += 13, n -= 13;
+		memcpy(o, line, n);
+		o += n;
+		line += n;
+		if (*line == '\n') {
+			*o++ = '\n';
+			line++;
+		}
+	}
+	*o = '\0';
+	free(text);
+	return out;
+}
+
+/* sandbox_events: the events called name in the JSON Lines file at path,
+ * as an array (the caller decrefs). */
+static inline json_t *sandbox_events(const char *path, const char *name)
+{
+	json_t *all = json_array();
+	char *text = sandbox_read(path), *save = NULL;
+
+	for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		json_t *ev = json_loads(line, 0, NULL);
+		const char *e = json_string_value(json_object_get(ev, "event"));
+
+		if (e && strcmp(e, name) == 0)
+			json_array_append(all, ev);
+		json_decref(ev);
+	}
+	free(text);
+	return all;
+}
+
+#endif
