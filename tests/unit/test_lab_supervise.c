@@ -98,25 +98,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* field 22 of /proc/PID/stat, read here on its own */
-static unsigned long long proc_start(pid_t pid)
-{
-	char path[64], *text, *p;
-	unsigned long long start = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	text = sandbox_read(path);
-	assert_non_null(text);
-	p = strrchr(text, ')');
-	assert_non_null(p);
-	p += 2;
-	for (int field = 3; field < 22; field++)
-		p = strchr(p, ' ') + 1;
-	start = strtoull(p, NULL, 10);
-	free(text);
-	return start;
-}
-
 static char *file_text(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
@@ -181,7 +162,7 @@ static void test_start_records(void **state)
 	assert_int_equal(a->child, 1);
 	assert_int_equal(a->node, nodea);
 	assert_string_equal(a->name, "sited");
-	assert_true(a->starttime == proc_start(a->pid));
+	assert_true(a->starttime == sandbox_proc_start(a->pid));
 	/* the state's copy for down, the run directory's for the analysis */
 	snprintf(line, sizeof(line), "%d\t%llu\ta\tsited\n", (int)a->pid, a->starttime);
 	assert_file(STATE, "agents.tsv", line);
@@ -502,21 +483,6 @@ static void test_down_clients_first(void **state)
 	assert_no_child_left();
 }
 
-/* spawn: prog with argv, its output in log; the pid */
-static pid_t spawn(const char *prog, char *const argv[], const char *log)
-{
-	pid_t pid = fork();
-
-	assert_true(pid != -1);
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		dup2(fd, 1);
-		execv(prog, argv);
-		_exit(127);
-	}
-	return pid;
-}
-
 static void test_down_state(void **state)
 {
 	char agents[512], want[8192], sleepexe[PATH_MAX], path[64], *err, *out;
@@ -531,8 +497,8 @@ static void test_down_state(void **state)
 	/* another process's lab: its namespace, its agent, a process it did
 	 * not record in its namespace, and state lines not to be trusted */
 	assert_int_equal(netns_create("t20sup-a"), 0);
-	sited = spawn(BIN "/sited", (char *[]){"sited", NULL}, "/run/t20/other.sited.log");
-	sleeper = spawn("/bin/sleep", (char *[]){"sleep", "60", NULL}, "/dev/null");
+	sited = sandbox_spawn(BIN "/sited", (char *[]){"sited", NULL}, "/run/t20/other.sited.log");
+	sleeper = sandbox_spawn("/bin/sleep", (char *[]){"sleep", "60", NULL}, "/dev/null");
 	assert_true((dead = fork()) != -1);
 	if (dead == 0)
 		_exit(0);
@@ -562,8 +528,8 @@ static void test_down_state(void **state)
 		 "%d\t%llu\tc1\tclient\n" /* another start time: not that process */
 		 "garbage\n"
 		 "%d\t1\ta\trouted\n", /* gone */
-		 (int)sited, proc_start(sited), (int)sleeper, proc_start(sleeper), (int)sited,
-		 proc_start(sited) + 1, (int)dead);
+		 (int)sited, sandbox_proc_start(sited), (int)sleeper, sandbox_proc_start(sleeper),
+		 (int)sited, sandbox_proc_start(sited) + 1, (int)dead);
 	test_write_file(STATE, "agents.tsv", agents);
 	test_write_file(STATE, "namespaces", "t20sup-a\n../etc\n");
 	test_write_file(STATE, "bindir", BIN "\n");
@@ -615,11 +581,11 @@ static void test_claim(void **state)
 	(void)state;
 	SANDBOX_REQUIRE();
 	assert_int_equal(sandbox_bindir("/run/t20/bin2"), 0);
-	pid = spawn("/run/t20/bin2/sited", (char *[]){"sited", NULL}, "/run/t20/claim.log");
+	pid = sandbox_spawn("/run/t20/bin2/sited", (char *[]){"sited", NULL}, "/run/t20/claim.log");
 	assert_int_equal(sandbox_wait_file("/run/t20/claim.log", "argv:"), 0);
 	memset(&a, 0, sizeof(a));
 	a.pid = pid;
-	a.starttime = proc_start(pid);
+	a.starttime = sandbox_proc_start(pid);
 	strcpy(a.name, "sited");
 	assert_int_equal(lab_agent_claim(&a, "/run/t20/bin2", "agents.tsv", 1), 1);
 	assert_true(a.pidfd >= 0);

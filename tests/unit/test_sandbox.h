@@ -45,6 +45,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -352,6 +353,44 @@ static inline char *capture_end(void)
 	*o = '\0';
 	free(text);
 	return out;
+}
+
+/* sandbox_proc_start: field 22 of /proc/PID/stat (its start time), read
+ * here on its own; 0 if it cannot be read */
+static inline unsigned long long sandbox_proc_start(pid_t pid)
+{
+	char path[64], *text, *p;
+	unsigned long long start = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((text = sandbox_read(path)) == NULL)
+		return 0;
+	if ((p = strrchr(text, ')')) != NULL) {
+		p += 2;
+		for (int field = 3; p && field < 22; field++)
+			if ((p = strchr(p, ' ')) != NULL)
+				p++;
+		if (p)
+			start = strtoull(p, NULL, 10);
+	}
+	free(text);
+	return start;
+}
+
+/* sandbox_spawn: prog with argv, its output appended to log; the pid, or
+ * -1 */
+static inline pid_t sandbox_spawn(const char *prog, char *const argv[], const char *log)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd == -1 || dup2(fd, STDOUT_FILENO) == -1)
+			_exit(126);
+		execv(prog, argv);
+		_exit(127);
+	}
+	return pid;
 }
 
 /* sandbox_events: the events called name in the JSON Lines file at path,
