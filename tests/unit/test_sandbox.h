@@ -4,14 +4,16 @@
  * /run/netns, agents forked into them. This header gives such a test
  * process a machine of its own to do it on, and agents that do nothing.
  *
- * sandbox_enter (first thing in main) moves the test process into a new
- * network namespace (nothing it makes reaches the machine's links,
- * addresses or routes) and a new mount namespace in which /run, /tmp and
- * /var/tmp are empty tmpfs mounts of its own (/run/steerlab and /run/netns
- * are the test's alone; whatever it leaves there goes with its last
- * process). As root that is all; otherwise it first makes a user namespace
- * in which it is root, if the kernel lets it. A test that cannot have it
- * says why and skips (SANDBOX_REQUIRE); as root nothing skips.
+ * sandbox_enter (first thing in main) runs the tests in a new network
+ * namespace (nothing they make reaches the machine's links, addresses or
+ * routes), a new mount namespace in which /run, /tmp and /var/tmp are empty
+ * tmpfs mounts of their own (/run/steerlab and /run/netns are the test's
+ * alone; whatever it leaves there goes with its last process), and a new
+ * PID namespace whose first process is the test: when it ends, however it
+ * ends, every process it started ends with it. As root that is all;
+ * otherwise it first makes a user namespace in which it is root, if the
+ * kernel lets it. A test that cannot have it says why and skips
+ * (SANDBOX_REQUIRE); as root nothing skips.
  *
  * The fake agents: sandbox_bindir copies this test program under each
  * agent's name into a directory, so that a lab whose bindir it is starts
@@ -44,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -68,16 +71,53 @@ static inline int sandbox_write(const char *path, const char *text)
 	return rc;
 }
 
-/* sandbox_enter: see above. */
+/* the watcher's: the test process, and SIGALRM's kill of it */
+static pid_t sandbox_test_pid;
+
+static void sandbox_watchdog(int sig)
+{
+	(void)sig;
+	kill(sandbox_test_pid, SIGKILL);
+}
+
+/* sandbox_watch: in the process that made the namespaces, wait for the test
+ * (its child, init of the new PID namespace: when it ends, for whatever
+ * reason, the kernel kills whatever it started) at most
+ * SANDBOX_WATCHDOG_S, and exit as it did. Never returns. */
+#define SANDBOX_WATCHDOG_S 300 /* a hung test fails; a slow one does not */
+static inline void __attribute__((noreturn)) sandbox_watch(pid_t test)
+{
+	struct sigaction sa = {.sa_handler = sandbox_watchdog};
+	int status = 0;
+
+	sandbox_test_pid = test;
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(SANDBOX_WATCHDOG_S);
+	while (waitpid(test, &status, 0) == -1 && errno == EINTR)
+		;
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "%s: the test process was killed by signal %d%s\n",
+			program_invocation_short_name, WTERMSIG(status),
+			WTERMSIG(status) == SIGKILL ? " (hung? the watchdog's limit is 300 s)"
+						    : "");
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+/* sandbox_enter: see above. The namespaces are made here; the tests run in
+ * a child, the first process of a new PID namespace, so that nothing a
+ * test starts (an agent, FRR, a resolver) outlives it, even when it fails
+ * half-way or is killed: this process watches it (sandbox_watch). */
 static inline void sandbox_enter(void)
 {
 	static const char *const mounts[] = {"/run", "/tmp", "/var/tmp"};
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 	char map[64];
+	pid_t test;
 
 	sandbox_root = geteuid() == 0;
-	if (unshare(CLONE_NEWNS | CLONE_NEWNET | (sandbox_root ? 0 : CLONE_NEWUSER)) == -1) {
+	if (unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID |
+		    (sandbox_root ? 0 : CLONE_NEWUSER)) == -1) {
 		snprintf(sandbox_why, sizeof(sandbox_why),
 			 "skipped: needs root, or user namespaces (unshare: %s)", strerror(errno));
 		return;
@@ -91,12 +131,24 @@ static inline void sandbox_enter(void)
 		if (sandbox_write("/proc/self/gid_map", map) == -1)
 			goto fail;
 	}
+	fflush(NULL);
+	if ((test = fork()) == -1)
+		goto fail;
+	if (test > 0)
+		sandbox_watch(test);
+	/* and if the watcher dies, the test with all it started (getppid is 0
+	 * here, the watcher being outside the namespace) */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		_exit(1);
 	/* nothing mounted from here on reaches the machine's namespace */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		goto fail;
 	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++)
 		if (mount("sandbox", mounts[i], "tmpfs", 0, i ? "mode=1777" : "mode=0755") == -1)
 			goto fail;
+	/* the PIDs this process sees are its namespace's */
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == -1)
+		goto fail;
 	sandbox_ok = 1;
 	return;
 fail:
