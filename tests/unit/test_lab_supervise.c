@@ -152,10 +152,14 @@ static void test_start_records(void **state)
 {
 	char *argv[] = {"sited", "-s", "a", NULL}, line[128], log[256];
 	struct lab_agent *a = &lab.agents[0];
+	int inherited;
 
 	(void)state;
 	SANDBOX_REQUIRE();
+	/* a descriptor steerlab was given without close-on-exec */
+	assert_true((inherited = open("/dev/null", O_RDONLY)) > 2);
 	assert_int_equal(lab_start_agent_as(&lab, nodea, "sited", "sited", argv), 0);
+	close(inherited);
 	assert_int_equal(lab.nagents, 1);
 	assert_true(a->pid > 1);
 	assert_true(a->pidfd >= 0);
@@ -183,10 +187,11 @@ static void test_unrecorded_never_runs(void **state)
 
 	(void)state;
 	SANDBOX_REQUIRE();
-	/* agents.tsv cannot be written: the agent must not run */
+	/* agents.tsv cannot be written: the agent must not run (were it to,
+	 * it would exit at once, and its log would say so) */
 	assert_int_equal(symlink("/run/t20/planted", STATE "/agents.tsv"), 0);
 	capture_begin();
-	assert_int_equal(start(nodea, "sited", NULL), -1);
+	assert_int_equal(start(nodea, "sited", "exit=0"), -1);
 	err = capture_end();
 	assert_string_equal(err, "steerlab: " STATE "/agents.tsv is a symbolic link: not followed\n"
 				 "steerlab: " STATE "/agents.tsv: the agent cannot be recorded; "
@@ -576,6 +581,7 @@ static void test_down_state(void **state)
 static void test_claim(void **state)
 {
 	struct lab_agent a;
+	char *err;
 	pid_t pid;
 
 	(void)state;
@@ -603,7 +609,9 @@ static void test_claim(void **state)
 	assert_int_equal(lab_agent_claim(&a, "/run/t20/bin2", "agents.tsv", 0), -1);
 	assert_int_equal(a.pidfd, -1);
 	assert_int_equal(a.reaped, 1);
-	assert_string_equal(capture_end(), "");
+	err = capture_end();
+	assert_string_equal(err, "");
+	free(err);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	/* gone */
@@ -615,7 +623,7 @@ static void test_claim(void **state)
 static void test_two_downs(void **state)
 {
 	int fd, p[2], status;
-	char buf[512];
+	char buf[512] = "", *err;
 	size_t len = 0;
 	pid_t pid;
 
@@ -653,8 +661,10 @@ static void test_two_downs(void **state)
 	assert_int_equal(lab_state_lock(STATE), -1);
 	capture_begin();
 	assert_int_equal(lab_down_state(STATE, NULL), -1);
-	assert_string_equal(capture_end(),
+	err = capture_end();
+	assert_string_equal(err,
 			    "steerlab: lab_down_state: " STATE ": No such file or directory\n");
+	free(err);
 }
 
 static void test_state_check(void **state)
