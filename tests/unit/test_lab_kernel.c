@@ -42,7 +42,8 @@ static int new_ns(void)
 /* ip_json: what `ip -j ARGS` prints in the namespace nsfd (-1: the test's) */
 static json_t *ip_json(int nsfd, const char *args)
 {
-	char cmd[256], *text = NULL;
+	char cmd[256], *text = NULL, *argv[16];
+	int n_argv = 0;
 	size_t len = 0, cap = 0;
 	json_error_t jerr;
 	json_t *doc;
@@ -51,13 +52,16 @@ static json_t *ip_json(int nsfd, const char *args)
 	pid_t pid;
 
 	snprintf(cmd, sizeof(cmd), "ip -j %s", args);
+	for (char *w = strtok(cmd, " "); w && n_argv < 15; w = strtok(NULL, " "))
+		argv[n_argv++] = w;
+	argv[n_argv] = NULL;
 	assert_int_equal(pipe(p), 0);
 	assert_true((pid = fork()) != -1);
 	if (pid == 0) {
 		if (nsfd >= 0 && setns(nsfd, CLONE_NEWNET) == -1)
 			_exit(126);
 		dup2(p[1], STDOUT_FILENO);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		execvp("ip", argv);
 		_exit(127);
 	}
 	close(p[1]);
@@ -72,10 +76,10 @@ static json_t *ip_json(int nsfd, const char *args)
 	close(p[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		fail_msg("%s: failed (status %d)", cmd, status);
+		fail_msg("ip -j %s: failed (status %d)", args, status);
 	doc = json_loads(text, 0, &jerr);
 	if (doc == NULL)
-		fail_msg("%s: not JSON: %s", cmd, text);
+		fail_msg("ip -j %s: not JSON: %s", args, text);
 	free(text);
 	return doc;
 }
