@@ -52,6 +52,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_child.h"
+
 #define SANDBOX_AGENT_ENV "STEERLAB_TEST_AGENT"
 #define SANDBOX_STATEDIR_ENV "STEERLAB_TEST_STATEDIR"
 #define SANDBOX_STOPS_ENV "STEERLAB_TEST_STOPS"
@@ -358,53 +360,21 @@ static inline int sandbox_wait_file(const char *path, const char *needle)
 
 /* The messages of the code under test, log.c's and the supervisor's own
  * lines on standard error: capture_begin sends them to a file, capture_end
- * gives them back (malloc'd), each line without log.c's time stamp. */
+ * gives them back (malloc'd), each line without log.c's time stamp
+ * (tests/unit/test_child.h). */
 static int capture_saved = -1;
-static FILE *capture_file;
 
 static inline void capture_begin(void)
 {
-	fflush(stderr);
-	capture_file = tmpfile();
-	capture_saved = dup(STDERR_FILENO);
-	if (capture_file == NULL || capture_saved == -1 ||
-	    dup2(fileno(capture_file), STDERR_FILENO) == -1)
-		abort();
+	capture_saved = test_stderr_begin();
 }
 
 static inline char *capture_end(void)
 {
-	char *text, *out, *o;
-	long len;
+	char *raw = test_stderr_end(capture_saved), *text = test_strip_stamps(raw);
 
-	fflush(stderr);
-	dup2(capture_saved, STDERR_FILENO);
-	close(capture_saved);
-	len = ftell(capture_file);
-	rewind(capture_file);
-	text = calloc(1, (size_t)len + 1);
-	out = calloc(1, (size_t)len + 1);
-	if (text == NULL || out == NULL ||
-	    (len > 0 && fread(text, 1, (size_t)len, capture_file) != (size_t)len))
-		abort();
-	fclose(capture_file);
-	o = out;
-	for (char *line = text; *line;) {
-		size_t n = strcspn(line, "\n");
-		/* "HH:MM:SS.mmm " */
-		if (n > 13 && line[2] == ':' && line[5] == ':' && line[8] == '.' && line[12] == ' ')
-			line += 13, n -= 13;
-		memcpy(o, line, n);
-		o += n;
-		line += n;
-		if (*line == '\n') {
-			*o++ = '\n';
-			line++;
-		}
-	}
-	*o = '\0';
-	free(text);
-	return out;
+	free(raw);
+	return text;
 }
 
 /* sandbox_proc_start: field 22 of /proc/PID/stat (its start time), read
