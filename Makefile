@@ -368,7 +368,7 @@ FUZZ_SRC_resolverd-query := $(FUZZ_RSV_SRC)
 FUZZ_SRC_resolverd-walk := $(FUZZ_RSV_SRC)
 # as `steerlab check` loads it: authd's and resolverd's parsers check the
 # DNS sections
-FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_bgp.c topology_check.c topology_keys.c \
+FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_bgp.c topology_capture.c topology_check.c topology_keys.c \
 	topology_paths.c topology_policy.c topology_routers.c topology_events.c \
 	topology_print.c topology_tree.c overrides.c dnsconf.c resolvconf.c) $(FUZZ_SRC_authd) \
 	$(addprefix agents/resolverd/,check.c config.c config_check.c config_keys.c)

@@ -4,7 +4,10 @@
  * with the namespace bind-mounted on it, so `ip netns exec NAME ...` works
  * for the user beside the lab.
  *
- * This is the only file that unshares, mounts and unmounts.
+ * This is the only file that unshares, mounts and unmounts. Like kernel.h,
+ * this header is a seam: tests/unit/test_lab_build.c links a fake of every
+ * function here in place of netns.c; tests/unit/test_lab_netns.c checks
+ * netns.c itself, in mount and network namespaces of its own.
  */
 #ifndef STEERLAB_NETNS_H
 #define STEERLAB_NETNS_H
