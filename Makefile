@@ -219,7 +219,7 @@ unit-asan:
 # install and uninstall into a temporary DESTDIR (test_install.sh).
 UNIT_SH := $(wildcard tests/unit/test_*.sh)
 unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
-	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_SH)
+	@BUILD=$(BUILD) OUTBIN=$(OUTBIN) tests/run-unit.sh $(UNIT_SH)
 
 # The man pages (docs/man, mdoc) as man(1) reads them: mandoc -Tlint at its
 # strictest (style), and groff -wall as man -l renders them. mandoc's
