@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -150,26 +149,6 @@ static void sited_on_drain(struct loop *loop, int fd, uint32_t events, void *arg
 	event_emit(d->ev, was ? "sited_undrained" : "sited_draining", "{s:s}", "site", d->site);
 }
 
-/* sited_drain_signals: SIGUSR1 and SIGUSR2 through a signalfd */
-static int sited_drain_signals(struct loop *loop, struct loop_handler *h, struct sited_drain *d)
-{
-	sigset_t set;
-	int fd;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGUSR2);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
-		return -1;
-	if ((fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
-		return -1;
-	if (loop_add(loop, h, fd, EPOLLIN, sited_on_drain, d) == -1) {
-		close(fd);
-		return -1;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct sited_opts o;
@@ -195,7 +174,8 @@ int main(int argc, char **argv)
 	if (sited_server_open(&srv, &o.addr, o.site) == -1)
 		goto out;
 	d = (struct sited_drain){.srv = &srv, .ev = ev, .site = o.site};
-	if (sited_drain_signals(loop, &drain, &d) == -1) {
+	if (loop_add_signals(loop, &drain, (const int[]){SIGUSR1, SIGUSR2, 0}, sited_on_drain,
+			     &d) == -1) {
 		log_warn("%s: SIGUSR1, SIGUSR2", __func__);
 		goto out;
 	}
