@@ -111,10 +111,4 @@ void opt_parse(const struct opt_cmd *cmd, const struct opt *opts, int argc, char
 void opt_refuse(const struct opt_cmd *cmd, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 2, 3)));
 
-/* The getopt loop's errors, until every agent parses by a table. */
-void opt_fail(const char *prog, const char *usage, int ch) __attribute__((noreturn));
-void opt_bad(const char *prog, const char *usage, const char *flag, const char *what,
-	     const char *arg) __attribute__((noreturn));
-void opt_no_operands(const char *prog, const char *usage, int argc, char **argv);
-
 #endif
