@@ -216,10 +216,11 @@ unit-asan:
 
 # Unit tests in shell (tests/unit/test_*.sh), no root either: the Wireshark
 # dissector read by tshark against the analysis (test_dissector.sh), make
-# install and uninstall into a temporary DESTDIR (test_install.sh).
+# install and uninstall into a temporary DESTDIR (test_install.sh), every
+# agent's command-line errors and help (test_agent_opts.sh, of OUTBIN's).
 UNIT_SH := $(wildcard tests/unit/test_*.sh)
 unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
-	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_SH)
+	@BUILD=$(BUILD) OUTBIN=$(OUTBIN) tests/run-unit.sh $(UNIT_SH)
 
 # The man pages (docs/man, mdoc) as man(1) reads them: mandoc -Tlint at its
 # strictest (style), and groff -wall as man -l renders them. mandoc's
