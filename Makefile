@@ -216,10 +216,11 @@ unit-asan:
 
 # Unit tests in shell (tests/unit/test_*.sh), no root either: the Wireshark
 # dissector read by tshark against the analysis (test_dissector.sh), make
-# install and uninstall into a temporary DESTDIR (test_install.sh).
+# install and uninstall into a temporary DESTDIR (test_install.sh), every
+# agent's command-line errors and help (test_agent_opts.sh, of OUTBIN's).
 UNIT_SH := $(wildcard tests/unit/test_*.sh)
 unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
-	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_SH)
+	@BUILD=$(BUILD) OUTBIN=$(OUTBIN) tests/run-unit.sh $(UNIT_SH)
 
 # The man pages (docs/man, mdoc) as man(1) reads them: mandoc -Tlint at its
 # strictest (style), and groff -wall as man -l renders them. mandoc's
@@ -399,9 +400,9 @@ $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rule,$(t))))
 .PHONY: fuzz fuzz-run
 fuzz: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
 
-# one after the other: libFuzzer takes a core each
-fuzz-run: fuzz
-	@for t in $(FUZZ_TARGETS); do $(MAKE) --no-print-directory fuzz-run-$$t || exit 1; done
+# libFuzzer takes a core each: make -jN fuzz-run runs N at once (make check
+# runs them as many as there are CPUs, FUZZ_SECONDS each)
+fuzz-run: $(addprefix fuzz-run-,$(FUZZ_TARGETS))
 
 # make install: steerlab to BINDIR, its agents and the collector to
 # LIBEXECDIR (where steerlab looks for them, lab/agentdir.c), the example

@@ -1,7 +1,7 @@
 /*
  * The timeline's actions on a lab that is up (topology.h's enum
- * topo_action; docs/topology.md says what each does in the kernel and which
- * incident it stands for):
+ * topo_action; docs/man/steerlab.ini.5 says what each does in the kernel,
+ * docs/topology.md which incident it stands for):
  *
  *   kill           SIGKILL of the site's sited
  *   crash          SIGKILL of every agent the lab runs at the node, as

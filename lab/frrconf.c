@@ -619,7 +619,7 @@ void frrconf_print(const struct topology *t, FILE *out)
 				return;
 			frrconf_write(t, n, (enum frrconf_daemon)d, fp, NULL);
 			fclose(fp);
-			fprintf(out, "\n# %s of [%s %s] (%s/%s/frr/%s/%s.conf while it is up):\n",
+			fprintf(out, "\n# %s of [%s %s] (%s/%s/frr/%s.%s.conf while it is up):\n",
 				d == FRRCONF_BGPD ? "bgpd" : "bfdd",
 				topo_kind_name(t->nodes[n].kind), t->nodes[n].name, LAB_STATE_DIR,
 				t->name, t->nodes[n].name, d == FRRCONF_BGPD ? "bgpd" : "bfdd");

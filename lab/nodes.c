@@ -1,8 +1,9 @@
 /*
  * `steerlab nodes`: what each node of a lab that is up is made of, as text
  * and as JSON, from a loaded state (state.h). The addresses are the plan
- * the topology implies (docs/topology.md; what `steerlab check` prints as
- * comments); the agents are those of agents.tsv, each alive or not.
+ * the topology implies (docs/man/steerlab.ini.5, ADDRESSES; what `steerlab
+ * check` prints as comments); the agents are those of agents.tsv, each
+ * alive or not.
  */
 #include "state.h"
 

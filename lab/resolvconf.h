@@ -11,7 +11,7 @@
  * root's and those [lab] dns_tree adds: topo_rsv_upstream); in mode
  * iterate, `mode = iterate` and `root`, the root zone's servers
  * (topo_dns_roots); then a `[resolvers NAME]` group of `count` caches from
- * the node's first address (docs/topology.md, Addresses).
+ * the node's first address (docs/man/steerlab.ini.5, ADDRESSES).
  */
 #ifndef STEERLAB_RESOLVCONF_H
 #define STEERLAB_RESOLVCONF_H

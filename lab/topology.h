@@ -17,7 +17,8 @@
  * connected graph; with [lab] routing = static, every router has static
  * routes along shortest paths (topology_paths.c); with routing = bgp, FRR
  * runs in every router and site (topology_bgp.c, lab/frrconf.c).
- * Addresses are assigned from 198.18.0.0/15 in link order (docs/topology.md):
+ * Addresses are assigned from 198.18.0.0/15 in link order
+ * (docs/man/steerlab.ini.5, ADDRESSES):
  * link i is 198.18.0.0/30 + 4 i, the router end .1, the node end .2. The
  * k-th [resolver] node has the block 198.18.(128 + k).0/24: its caches
  * listen on .1 .. .count, on the node's loopback.
@@ -344,7 +345,7 @@ struct topology {
 	unsigned probe_down, probe_up;
 	char dns_name[TOPO_DNS_NAME_MAX + 2]; /* default name DNS clients resolve */
 	/* this share of the DNS clients without a sticky of their own keep each
-	 * address sticky_ns (docs/topology.md: which ones) */
+	 * address sticky_ns (docs/man/steerlab.ini.5, CLIENTS: which ones) */
 	double sticky_share; /* 0 <= q <= 1 */
 	int64_t sticky_ns;   /* > 0 */
 	/* the clients' records: requests-NODE.csv, .bin or both (enum topo_records) */

@@ -10,8 +10,8 @@
  *
  * The keys are one table per section kind, each key with its type, where its
  * value lives, and the [lab] key a node inherits it from. Adding a key is
- * adding a row (and a line in docs/topology.md); the parser, --set and
- * topo_print follow the tables.
+ * adding a row (and an entry in docs/man/steerlab.ini.5); the parser, --set
+ * and topo_print follow the tables.
  *
  * Every key remembers where it was set ("where"): a line of the file (> 0),
  * a --set argument (-1 - its index) or nowhere (0: the default). Checks made

@@ -29,7 +29,7 @@ static const char *const topo_impl_words[] = {"resolverd", "unbound", "knot-reso
 					      NULL};			       /* topo_impl */
 static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /* topo_rsv_mode */
 
-/* The order of each table is the order of docs/topology.md, of the
+/* The order of each table is the order of docs/man/steerlab.ini.5, of the
  * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */
 static const struct topo_key topo_lab_keys[] = {
     {"name", TOPO_T_NAME, LAB(name), 0, 0, -1, NULL},

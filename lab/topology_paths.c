@@ -7,7 +7,7 @@
  * of the first router (in queue order) to reach it, so among shortest paths
  * the first hop is the neighbour that comes first in the file (the queue of
  * each level stays sorted by first hop). The lab's tie rule, documented in
- * docs/topology.md.
+ * docs/man/steerlab.ini.5, ROUTING.
  */
 #include "topology.h"
 

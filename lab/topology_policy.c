@@ -19,7 +19,7 @@
 #define RL(f) offsetof(struct topo_rlink, f)
 #define LOCAL_PREF_MAX 4294967295LL
 
-/* the keys of a [link], in the order docs/topology.md and topo_print
+/* the keys of a [link], in the order docs/man/steerlab.ini.5 and topo_print
  * have them; prepend and local_pref (TOPO_T_NAME here) are ROUTER:N lists */
 static const struct topo_key topo_rlink_keys[] = {
     {"prepend", TOPO_T_NAME, RL(prepend), 0, TOPO_PREPEND_MAX, -1, NULL},

@@ -168,15 +168,16 @@ uint64_t loop_timer_read(int fd)
 	return n;
 }
 
-int loop_signals(struct loop *loop, struct loop_handler *h, loop_cb cb, void *arg)
+int loop_add_signals(struct loop *loop, struct loop_handler *h, const int *signals, loop_cb cb,
+		     void *arg)
 {
 	sigset_t set;
 	int fd;
 
 	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	for (; *signals; signals++)
+		if (sigaddset(&set, *signals) == -1)
+			return -1;
 	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
 		return -1;
 	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -187,6 +188,13 @@ int loop_signals(struct loop *loop, struct loop_handler *h, loop_cb cb, void *ar
 		return -1;
 	}
 	return 0;
+}
+
+int loop_signals(struct loop *loop, struct loop_handler *h, loop_cb cb, void *arg)
+{
+	static const int stop[] = {SIGINT, SIGTERM, SIGHUP, 0};
+
+	return loop_add_signals(loop, h, stop, cb, arg);
 }
 
 int loop_signal_read(int fd)

@@ -72,9 +72,12 @@ void loop_timer_del(struct loop *loop, struct loop_handler *h);
 /* loop_timer_read: expirations since the last read (0 if none). */
 uint64_t loop_timer_read(int fd);
 
-/* loop_signals: block SIGINT, SIGTERM and SIGHUP and deliver them through a
- * signalfd watched by h; the callback reads the signal number with
- * loop_signal_read(). 0 or -1. */
+/* loop_add_signals: block the signals (a list ending with 0) and deliver
+ * them through a signalfd watched by h; the callback reads the signal
+ * number with loop_signal_read(). 0 or -1 (errno). */
+int loop_add_signals(struct loop *loop, struct loop_handler *h, const int *signals, loop_cb cb,
+		     void *arg);
+/* loop_signals: loop_add_signals() of SIGINT, SIGTERM and SIGHUP. */
 int loop_signals(struct loop *loop, struct loop_handler *h, loop_cb cb, void *arg);
 int loop_signal_read(int fd);
 

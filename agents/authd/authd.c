@@ -85,79 +85,79 @@ static void authd_usage(FILE *fp)
 		AUTHD_MAX_PROBERS);
 }
 
-static void authd_bad(const char *flag, const char *what, const char *arg)
+/* authd_opt_listen: one -l, at most AUTHD_MAX_LISTEN */
+static int authd_opt_listen(const char *arg, void *dst, const char **what)
 {
-	opt_bad("authd", AUTHD_USAGE, flag, what, arg);
+	struct authd_opts *o = dst;
+
+	if (o->nlisten == AUTHD_MAX_LISTEN) {
+		*what = "at most 8 listen addresses";
+		return -1;
+	}
+	if (addr_parse_sockaddr(arg, AUTHD_PORT, &o->listen[o->nlisten]) == -1)
+		return -1;
+	o->nlisten++;
+	return 0;
+}
+
+static int authd_opt_control(const char *arg, void *dst, const char **what)
+{
+	struct authd_opts *o = dst;
+
+	(void)what;
+	o->control_set = 1;
+	if (strcmp(arg, "none") == 0) {
+		o->control_none = 1;
+		return 0;
+	}
+	return addr_parse_sockaddr(arg, AUTHD_CONTROL_PORT, &o->control);
+}
+
+/* authd_opt_seed: not strtonum: a full 64-bit seed, in decimal, hex (0x)
+ * or octal, beyond strtonum's long long */
+static int authd_opt_seed(const char *arg, void *dst, const char **what)
+{
+	unsigned long long v;
+	char *end;
+
+	(void)what;
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || v == 0 || arg[0] == '-')
+		return -1;
+	*(uint64_t *)dst = v;
+	return 0;
+}
+
+static int authd_opt_allow(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	return authd_allow_add(dst, arg);
 }
 
 static void authd_parse(int argc, char **argv, struct authd_opts *o)
 {
-	unsigned long long v;
-	char *end;
-	int ch;
+	static const struct opt_cmd cmd = {"authd", AUTHD_USAGE, authd_usage, NULL};
+	const struct opt opts[] = {
+	    {OPT_STR('c', &o->config)},
+	    {OPT_FLAG('t', &o->check)},
+	    {OPT_CALL('l', authd_opt_listen, o, "ADDR[:PORT] or [IPV6]:PORT")},
+	    {OPT_CALL('C', authd_opt_control, o, "ADDR[:PORT], [IPV6]:PORT or none")},
+	    {OPT_CALL('S', authd_opt_seed, &o->seed, "a non-zero number")},
+	    {OPT_CALL('a', authd_opt_allow, &o->allow,
+		      "ADDR, ID=ADDR (ID of [A-Za-z0-9._-], at most 32) or none, at most 64 of "
+		      "them")},
+	    {OPT_STR('n', &o->node)},
+	    {OPT_STR('e', &o->events)},
+	    {OPT_COUNT('v', &o->verbose)},
+	    {0},
+	};
 
 	memset(o, 0, sizeof(*o));
 	o->node = "authd";
-	opterr = 0;
-	while ((ch = getopt(argc, argv, ":c:tl:C:S:a:n:e:vh")) != -1) {
-		switch (ch) {
-		case 'c':
-			o->config = optarg;
-			break;
-		case 't':
-			o->check = 1;
-			break;
-		case 'l':
-			if (o->nlisten == AUTHD_MAX_LISTEN)
-				authd_bad("-l", "at most 8 listen addresses", optarg);
-			if (addr_parse_sockaddr(optarg, AUTHD_PORT, &o->listen[o->nlisten]) == -1)
-				authd_bad("-l", "ADDR[:PORT] or [IPV6]:PORT", optarg);
-			o->nlisten++;
-			break;
-		case 'C':
-			o->control_set = 1;
-			if (strcmp(optarg, "none") == 0)
-				o->control_none = 1;
-			else if (addr_parse_sockaddr(optarg, AUTHD_CONTROL_PORT, &o->control) == -1)
-				authd_bad("-C", "ADDR[:PORT], [IPV6]:PORT or none", optarg);
-			break;
-		case 'S':
-			/* not strtonum: a full 64-bit seed, in decimal, hex (0x) or
-			 * octal, beyond strtonum's long long */
-			errno = 0;
-			v = strtoull(optarg, &end, 0);
-			if (errno || end == optarg || *end || v == 0 || optarg[0] == '-')
-				authd_bad("-S", "a non-zero number", optarg);
-			o->seed = v;
-			break;
-		case 'a':
-			if (authd_allow_add(&o->allow, optarg) == -1)
-				authd_bad("-a",
-					  "ADDR, ID=ADDR (ID of [A-Za-z0-9._-], at most 32) or "
-					  "none, at most 64 of them",
-					  optarg);
-			break;
-		case 'n':
-			o->node = optarg;
-			break;
-		case 'e':
-			o->events = optarg;
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			authd_usage(stdout);
-			exit(0);
-		default:
-			opt_fail("authd", AUTHD_USAGE, ch);
-		}
-	}
-	opt_no_operands("authd", AUTHD_USAGE, argc, argv);
-	if (o->config == NULL) {
-		fprintf(stderr, "authd: -c CONFIG is required\n" AUTHD_USAGE);
-		exit(1);
-	}
+	opt_parse(&cmd, opts, argc, argv);
+	if (o->config == NULL)
+		opt_refuse(&cmd, "-c CONFIG is required");
 }
 
 /* authd_evaluate: recomputes every name's handout; answer_changed for each

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "addr.h"
 #include "opt.h"
@@ -48,11 +47,6 @@ static void client_usage(FILE *fp)
 		"  -h           this help\n"
 		"Durations take a unit: 500ms, 1.5s, 250us, 2m (no unit: seconds).\n",
 		WIRE_PORT_DEFAULT, POP_MAX_RESOLVERS, WIRE_PORT_DEFAULT, POP_MAX);
-}
-
-static void client_bad(const char *flag, const char *what, const char *arg)
-{
-	opt_bad("client", CLIENT_USAGE, flag, what, arg);
 }
 
 /* client_weights: "W1,W2,..." (each a number > 0). 0 or -1. */
@@ -99,164 +93,142 @@ static int client_block(const char *s, uint32_t *net, uint32_t *size)
 	return 0;
 }
 
+static int client_opt_weights(const char *arg, void *dst, const char **what)
+{
+	struct client_opts *o = dst;
+
+	(void)what;
+	return client_weights(arg, o->weights, &o->nweights);
+}
+
+static int client_opt_block(const char *arg, void *dst, const char **what)
+{
+	struct client_opts *o = dst;
+
+	(void)what;
+	return client_block(arg, &o->src_net, &o->src_size);
+}
+
+static int client_opt_target(const char *arg, void *dst, const char **what)
+{
+	struct client_opts *o = dst;
+
+	(void)what;
+	if (parse_addr_port(arg, WIRE_PORT_DEFAULT, &o->cfg.target) == -1)
+		return -1;
+	o->target = arg;
+	return 0;
+}
+
+static int client_opt_resolver(const char *arg, void *dst, const char **what)
+{
+	struct client_opts *o = dst;
+
+	if (parse_addr_port(arg, 53, &o->resolver_sin) == -1)
+		return -1;
+	if (o->nresolvers == POP_MAX_RESOLVERS) {
+		*what = "at most 250 resolvers";
+		return -1;
+	}
+	o->resolvers[o->nresolvers++] = o->resolver_sin;
+	o->resolver = arg;
+	return 0;
+}
+
+static int client_opt_skew(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	return pop_rates_parse(arg, dst);
+}
+
+static int client_opt_arrivals(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	if (strcmp(arg, "paced") != 0 && strcmp(arg, "poisson") != 0)
+		return -1;
+	*(int *)dst = strcmp(arg, "poisson") == 0;
+	return 0;
+}
+
+/* client_opt_share: -Q, from 0 to 1 */
+static int client_opt_share(const char *arg, void *dst, const char **what)
+{
+	double *share = dst;
+	char *end;
+
+	(void)what;
+	errno = 0;
+	*share = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*share >= 0) || *share > 1)
+		return -1;
+	return 0;
+}
+
+/* client_opt_rate: -r, above 0 and at most CLIENT_RATE_MAX */
+static int client_opt_rate(const char *arg, void *dst, const char **what)
+{
+	double *rate = dst;
+	char *end;
+
+	(void)what;
+	errno = 0;
+	*rate = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(*rate) || *rate <= 0 ||
+	    *rate > CLIENT_RATE_MAX)
+		return -1;
+	return 0;
+}
+
 void client_parse(int argc, char **argv, struct client_opts *o)
 {
-	unsigned long long v;
-	char *end;
-	const char *errstr;
-	int ch;
+	static const struct opt_cmd cmd = {"client", CLIENT_USAGE, client_usage, NULL};
+	const struct opt opts[] = {
+	    {OPT_STR('n', &o->node)},
+	    {OPT_STR('e', &o->events)},
+	    {OPT_INT('i', &o->cfg.id, 0, UINT32_MAX, "a client id (0-4294967295)"),
+	     .seen = &o->has_id},
+	    {OPT_CALL('t', client_opt_target, o, "an IPv4 ADDR:PORT")},
+	    {OPT_CALL('R', client_opt_resolver, o, "an IPv4 RESOLVER[:PORT]")},
+	    {OPT_INT('P', &o->population, 1, POP_MAX, "a number of logical clients (1-131072)")},
+	    {OPT_CALL('k', client_opt_skew, &o->rates,
+		      "equal, harmonic, zipf:S (0 < S <= 10) or list:W1,W2,...")},
+	    {OPT_CALL('a', client_opt_arrivals, &o->poisson, "paced or poisson")},
+	    {OPT_CALL('Q', client_opt_share, &o->sticky_share, "a share from 0 to 1")},
+	    {OPT_CALL('W', client_opt_weights, o, "weights W1,W2,... (each > 0, at most 250)")},
+	    {OPT_CALL('A', client_opt_block, o, "an IPv4 NET/LEN (LEN 1 to 32, host bits zero)")},
+	    {OPT_INT('s', &o->seed, 0, LLONG_MAX, "a seed (a number)")},
+	    {OPT_STR('q', &o->name)},
+	    {OPT_INT('p', &o->port, 1, 65535, "a port (1-65535)")},
+	    {OPT_DURATION('S', &o->sticky_ns, 0, INT64_MAX, "a duration such as 60s")},
+	    {OPT_CALL('r', client_opt_rate, &o->cfg.rate, "a rate in requests per second")},
+	    {OPT_DURATION('w', &o->cfg.timeout_ns, 1, INT64_MAX, "a timeout such as 500ms")},
+	    {OPT_DURATION('d', &o->cfg.duration_ns, 1, INT64_MAX, "a duration such as 10s")},
+	    {OPT_STR('o', &o->csv)},
+	    {OPT_STR('B', &o->bin)},
+	    {OPT_COUNT('v', &o->verbose)},
+	    {0},
+	};
 
 	memset(o, 0, sizeof(*o));
 	o->node = "client";
 	o->cfg.rate = 1000;
 	o->cfg.timeout_ns = 500 * NSEC_PER_MSEC;
-	o->port = 0;
 	o->sticky_share = -1;
-	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:i:t:R:q:p:S:P:k:a:Q:s:A:W:r:w:d:o:B:vh")) != -1) {
-		switch (ch) {
-		case 'n':
-			o->node = optarg;
-			break;
-		case 'e':
-			o->events = optarg;
-			break;
-		case 'i':
-			v = strtonum(optarg, 0, UINT32_MAX, &errstr);
-			if (errstr)
-				client_bad("-i", "a client id (0-4294967295)", optarg);
-			o->cfg.id = (uint32_t)v;
-			o->has_id = 1;
-			break;
-		case 't':
-			if (parse_addr_port(optarg, WIRE_PORT_DEFAULT, &o->cfg.target) == -1)
-				client_bad("-t", "an IPv4 ADDR:PORT", optarg);
-			o->target = optarg;
-			break;
-		case 'R':
-			if (parse_addr_port(optarg, 53, &o->resolver_sin) == -1)
-				client_bad("-R", "an IPv4 RESOLVER[:PORT]", optarg);
-			if (o->nresolvers == POP_MAX_RESOLVERS)
-				client_bad("-R", "at most 250 resolvers", optarg);
-			o->resolvers[o->nresolvers++] = o->resolver_sin;
-			o->resolver = optarg;
-			break;
-		case 'P':
-			v = strtonum(optarg, 1, POP_MAX, &errstr);
-			if (errstr)
-				client_bad("-P", "a number of logical clients (1-131072)", optarg);
-			o->population = (uint32_t)v;
-			break;
-		case 'k':
-			if (pop_rates_parse(optarg, &o->rates) == -1)
-				client_bad(
-				    "-k", "equal, harmonic, zipf:S (0 < S <= 10) or list:W1,W2,...",
-				    optarg);
-			break;
-		case 'a':
-			if (strcmp(optarg, "paced") == 0)
-				o->poisson = 0;
-			else if (strcmp(optarg, "poisson") == 0)
-				o->poisson = 1;
-			else
-				client_bad("-a", "paced or poisson", optarg);
-			break;
-		case 'Q':
-			errno = 0;
-			o->sticky_share = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->sticky_share >= 0) ||
-			    o->sticky_share > 1)
-				client_bad("-Q", "a share from 0 to 1", optarg);
-			break;
-		case 'W':
-			if (client_weights(optarg, o->weights, &o->nweights) == -1)
-				client_bad("-W", "weights W1,W2,... (each > 0, at most 250)",
-					   optarg);
-			break;
-		case 'A':
-			if (client_block(optarg, &o->src_net, &o->src_size) == -1)
-				client_bad("-A", "an IPv4 NET/LEN (LEN 1 to 32, host bits zero)",
-					   optarg);
-			break;
-		case 's':
-			v = strtonum(optarg, 0, LLONG_MAX, &errstr);
-			if (errstr)
-				client_bad("-s", "a seed (a number)", optarg);
-			o->seed = v;
-			break;
-		case 'q':
-			o->name = optarg;
-			break;
-		case 'p':
-			v = strtonum(optarg, 1, 65535, &errstr);
-			if (errstr)
-				client_bad("-p", "a port (1-65535)", optarg);
-			o->port = (uint16_t)v;
-			break;
-		case 'S':
-			if (parse_duration_ns(optarg, &o->sticky_ns) == -1)
-				client_bad("-S", "a duration such as 60s", optarg);
-			break;
-		case 'r':
-			errno = 0;
-			o->cfg.rate = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(o->cfg.rate) ||
-			    o->cfg.rate <= 0 || o->cfg.rate > CLIENT_RATE_MAX)
-				client_bad("-r", "a rate in requests per second", optarg);
-			break;
-		case 'w':
-			if (parse_duration_ns(optarg, &o->cfg.timeout_ns) == -1 ||
-			    o->cfg.timeout_ns == 0)
-				client_bad("-w", "a timeout such as 500ms", optarg);
-			break;
-		case 'd':
-			if (parse_duration_ns(optarg, &o->cfg.duration_ns) == -1 ||
-			    o->cfg.duration_ns == 0)
-				client_bad("-d", "a duration such as 10s", optarg);
-			break;
-		case 'o':
-			o->csv = optarg;
-			break;
-		case 'B':
-			o->bin = optarg;
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			client_usage(stdout);
-			exit(0);
-		default:
-			opt_fail("client", CLIENT_USAGE, ch);
-		}
-	}
-	opt_no_operands("client", CLIENT_USAGE, argc, argv);
+	opt_parse(&cmd, opts, argc, argv);
 	if (!o->has_id || (o->target == NULL) == (o->resolver == NULL) ||
-	    (o->resolver != NULL) != (o->name != NULL)) {
-		fprintf(stderr, "client: -i ID and either -t ADDR:PORT or -R RESOLVER with -q NAME "
-				"are required\n" CLIENT_USAGE);
-		exit(1);
-	}
-	if (o->resolver == NULL && (o->port || o->sticky_ns)) {
-		fprintf(stderr, "client: -p and -S go with -R (DNS mode)\n" CLIENT_USAGE);
-		exit(1);
-	}
+	    (o->resolver != NULL) != (o->name != NULL))
+		opt_refuse(&cmd, "-i ID and either -t ADDR:PORT or -R RESOLVER with -q NAME "
+				 "are required");
+	if (o->resolver == NULL && (o->port || o->sticky_ns))
+		opt_refuse(&cmd, "-p and -S go with -R (DNS mode)");
 	if (o->population == 0 && (o->nresolvers > 1 || o->sticky_share >= 0 ||
-				   o->rates.skew != POP_EQUAL || o->poisson || o->seed)) {
-		fprintf(stderr, "client: several -R, -k, -a, -Q and -s go with -P (a "
-				"population)\n" CLIENT_USAGE);
-		exit(1);
-	}
-	if (o->nweights && o->nweights != o->nresolvers) {
-		fprintf(stderr, "client: -W gives %d weights for %d resolvers (-R)\n" CLIENT_USAGE,
-			o->nweights, o->nresolvers);
-		exit(1);
-	}
-	if (o->sticky_share >= 0 && o->sticky_ns == 0) {
-		fprintf(stderr, "client: -Q goes with -S (how long the sticky ones keep an "
-				"address)\n" CLIENT_USAGE);
-		exit(1);
-	}
+				   o->rates.skew != POP_EQUAL || o->poisson || o->seed))
+		opt_refuse(&cmd, "several -R, -k, -a, -Q and -s go with -P (a population)");
+	if (o->nweights && o->nweights != o->nresolvers)
+		opt_refuse(&cmd, "-W gives %d weights for %d resolvers (-R)", o->nweights,
+			   o->nresolvers);
+	if (o->sticky_share >= 0 && o->sticky_ns == 0)
+		opt_refuse(&cmd, "-Q goes with -S (how long the sticky ones keep an address)");
 	if (o->population && (uint64_t)o->cfg.id + o->population - 1 > UINT32_MAX) {
 		fprintf(stderr, "client: -i %u -P %u: the ids pass 4294967295\n", o->cfg.id,
 			o->population);

@@ -37,7 +37,6 @@
 #include "probe.h"
 #include "authds.h"
 #include "routers.h"
-#include "strtonum.h"
 #include "target.h"
 #include "timeutil.h"
 
@@ -54,9 +53,9 @@ struct prober_opts {
 	const char *node;
 	const char *events;
 	const char *site;
-	const char *prefix_arg;
+	struct opt_prefix prefix;
 	struct sockaddr_in target;
-	int has_target, has_metric;
+	int has_prefix, has_target, has_metric;
 	int lo; /* -L: the prefix on lo while alive, not announcements */
 	struct prober_lo loaddr;
 	struct announce_msg msg; /* site, prefix, metric */
@@ -121,36 +120,77 @@ static void prober_usage(FILE *fp)
 		WIRE_PORT_DEFAULT, ANNOUNCE_PORT, PROBER_AUTHD_PORT, WIRE_PORT_DEFAULT);
 }
 
-static void prober_bad(const char *flag, const char *what, const char *arg)
+static int prober_opt_router(const char *arg, void *dst, const char **what)
 {
-	opt_bad("prober", PROBER_USAGE, flag, what, arg);
+	struct sockaddr_in sin;
+
+	if (parse_addr_port(arg, ANNOUNCE_PORT, &sin) == -1)
+		return -1;
+	if (prober_routers_add(dst, &sin) == -1) {
+		*what = "at most 256 routers";
+		return -1;
+	}
+	return 0;
 }
 
-static unsigned prober_count(const char *flag, const char *arg)
+static int prober_opt_authd(const char *arg, void *dst, const char **what)
 {
-	const char *errstr;
-	long long v = strtonum(arg, 1, 1000000, &errstr);
+	struct sockaddr_in sin;
 
-	if (errstr)
-		prober_bad(flag, "a count of probes (1-1000000)", arg);
-	return (unsigned)v;
+	if (parse_addr_port(arg, PROBER_AUTHD_PORT, &sin) == -1)
+		return -1;
+	if (prober_authds_add(dst, &sin) == -1) {
+		*what = "at most 16 authds";
+		return -1;
+	}
+	return 0;
 }
 
-static int64_t prober_duration(const char *flag, const char *arg)
+static int prober_opt_remote(const char *arg, void *dst, const char **what)
 {
-	int64_t ns;
+	struct prober_opts *o = dst;
 
-	if (parse_duration_ns(arg, &ns) == -1 || ns == 0)
-		prober_bad(flag, "a duration such as 100ms", arg);
-	return ns;
+	if (o->nremote == PROBER_MAX_TARGETS - 1) {
+		*what = "at most 63 remote sites";
+		return -1;
+	}
+	if (prober_target_parse(arg, o->remote_site[o->nremote], &o->remote_addr[o->nremote]) == -1)
+		return -1;
+	o->nremote++;
+	return 0;
 }
 
 static void prober_parse(int argc, char **argv, struct prober_opts *o)
 {
-	struct sockaddr_in sin;
-	unsigned long v;
-	const char *errstr;
-	int ch;
+	static const struct opt_cmd cmd = {"prober", PROBER_USAGE, prober_usage, NULL};
+	const char *duration = "a duration such as 100ms", *count = "a count of probes (1-1000000)";
+	const struct opt opts[] = {
+	    {OPT_STR('n', &o->node)},
+	    {OPT_STR('e', &o->events)},
+	    {OPT_NAME('s', &o->site, WIRE_SITE_LEN,
+		      "a site name of 1 to 16 letters, digits, '.', '_' or '-'")},
+	    {OPT_ADDR('t', &o->target, WIRE_PORT_DEFAULT, "an IPv4 ADDR:PORT"),
+	     .seen = &o->has_target},
+	    {OPT_PREFIX('P', &o->prefix, "an IPv4 prefix such as 198.19.0.1/32"),
+	     .seen = &o->has_prefix},
+	    {OPT_INT('m', &o->msg.metric, 0, UINT32_MAX, "a metric (0-4294967295)"),
+	     .seen = &o->has_metric},
+	    {OPT_CALL('R', prober_opt_router, &o->routers, "a router's IPv4 ADDR[:PORT]")},
+	    {OPT_FLAG('L', &o->lo)},
+	    {OPT_DURATION('i', &o->interval_ns, 1, INT64_MAX, duration)},
+	    {OPT_DURATION('w', &o->timeout_ns, 1, INT64_MAX, duration)},
+	    {OPT_INT('d', &o->down, 1, 1000000, count)},
+	    {OPT_INT('u', &o->up, 1, 1000000, count)},
+	    {OPT_DURATION('k', &o->refresh_ns, 1, INT64_MAX, duration)},
+	    {OPT_NAME('I', &o->id, HEALTH_ID_LEN,
+		      "a prober id of 1 to 32 letters, digits, '.', '_' or '-'")},
+	    {OPT_CALL('A', prober_opt_authd, &o->authds, "an authd's IPv4 ADDR[:PORT]")},
+	    {OPT_CALL('T', prober_opt_remote, o,
+		      "SITE=ADDR[:PORT], a site name of 1 to 16 letters, digits, '.', '_' or '-' "
+		      "and an IPv4 address")},
+	    {OPT_COUNT('v', &o->verbose)},
+	    {0},
+	};
 
 	memset(o, 0, sizeof(*o));
 	o->node = "prober";
@@ -160,123 +200,22 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	o->timeout_ns = 50 * NSEC_PER_MSEC;
 	o->refresh_ns = NSEC_PER_SEC;
 	o->down = o->up = 3;
-	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:s:t:P:m:R:Li:w:d:u:k:I:A:T:vh")) != -1) {
-		switch (ch) {
-		case 'n':
-			o->node = optarg;
-			break;
-		case 'e':
-			o->events = optarg;
-			break;
-		case 's':
-			if (strlen(optarg) == 0 || strlen(optarg) > WIRE_SITE_LEN ||
-			    strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					   "0123456789._-") != strlen(optarg))
-				prober_bad(
-				    "-s", "a site name of 1 to 16 letters, digits, '.', '_' or '-'",
-				    optarg);
-			o->site = optarg;
-			break;
-		case 't':
-			if (parse_addr_port(optarg, WIRE_PORT_DEFAULT, &o->target) == -1)
-				prober_bad("-t", "an IPv4 ADDR:PORT", optarg);
-			o->has_target = 1;
-			break;
-		case 'P':
-			if (parse_prefix(optarg, &o->msg.prefix, &o->msg.prefixlen) == -1)
-				prober_bad("-P", "an IPv4 prefix such as 198.19.0.1/32", optarg);
-			o->prefix_arg = optarg;
-			break;
-		case 'm':
-			v = strtonum(optarg, 0, UINT32_MAX, &errstr);
-			if (errstr)
-				prober_bad("-m", "a metric (0-4294967295)", optarg);
-			o->msg.metric = (unsigned)v;
-			o->has_metric = 1;
-			break;
-		case 'R':
-			if (parse_addr_port(optarg, ANNOUNCE_PORT, &sin) == -1)
-				prober_bad("-R", "a router's IPv4 ADDR[:PORT]", optarg);
-			if (prober_routers_add(&o->routers, &sin) == -1)
-				prober_bad("-R", "at most 256 routers", optarg);
-			break;
-		case 'L':
-			o->lo = 1;
-			break;
-		case 'i':
-			o->interval_ns = prober_duration("-i", optarg);
-			break;
-		case 'w':
-			o->timeout_ns = prober_duration("-w", optarg);
-			break;
-		case 'k':
-			o->refresh_ns = prober_duration("-k", optarg);
-			break;
-		case 'd':
-			o->down = prober_count("-d", optarg);
-			break;
-		case 'u':
-			o->up = prober_count("-u", optarg);
-			break;
-		case 'I':
-			if (!health_id_ok(optarg, HEALTH_ID_LEN))
-				prober_bad(
-				    "-I", "a prober id of 1 to 32 letters, digits, '.', '_' or '-'",
-				    optarg);
-			o->id = optarg;
-			break;
-		case 'A':
-			if (parse_addr_port(optarg, PROBER_AUTHD_PORT, &sin) == -1)
-				prober_bad("-A", "an authd's IPv4 ADDR[:PORT]", optarg);
-			if (prober_authds_add(&o->authds, &sin) == -1)
-				prober_bad("-A", "at most 16 authds", optarg);
-			break;
-		case 'T':
-			if (o->nremote == PROBER_MAX_TARGETS - 1)
-				prober_bad("-T", "at most 63 remote sites", optarg);
-			if (prober_target_parse(optarg, o->remote_site[o->nremote],
-						&o->remote_addr[o->nremote]) == -1)
-				prober_bad(
-				    "-T",
-				    "SITE=ADDR[:PORT], a site name of 1 to 16 letters, digits, "
-				    "'.', '_' or '-' and an IPv4 address",
-				    optarg);
-			o->nremote++;
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			prober_usage(stdout);
-			exit(0);
-		default:
-			opt_fail("prober", PROBER_USAGE, ch);
-		}
-	}
-	opt_no_operands("prober", PROBER_USAGE, argc, argv);
-	if (o->lo && (o->has_metric || o->routers.n)) {
-		fprintf(stderr,
-			"prober: -L replaces -m and -R: give one or the other\n" PROBER_USAGE);
-		exit(1);
-	}
-	if (o->site || o->has_target || o->prefix_arg || o->has_metric || o->routers.n || o->lo ||
+	opt_parse(&cmd, opts, argc, argv);
+	if (o->lo && (o->has_metric || o->routers.n))
+		opt_refuse(&cmd, "-L replaces -m and -R: give one or the other");
+	if (o->site || o->has_target || o->has_prefix || o->has_metric || o->routers.n || o->lo ||
 	    !o->nremote) {
-		if (!o->site || !o->has_target || !o->prefix_arg ||
-		    (!o->lo && (!o->has_metric || !o->routers.n))) {
-			fprintf(
-			    stderr,
-			    "prober: -s, -t, -P, and -m with at least one -R or -L, are required "
-			    "(or, in remote mode, -I, -A and -T)\n" PROBER_USAGE);
-			exit(1);
-		}
+		if (!o->site || !o->has_target || !o->has_prefix ||
+		    (!o->lo && (!o->has_metric || !o->routers.n)))
+			opt_refuse(&cmd,
+				   "-s, -t, -P, and -m with at least one -R or -L, are required "
+				   "(or, in remote mode, -I, -A and -T)");
 		strcpy(o->msg.site, o->site);
+		o->msg.prefix = o->prefix.addr;
+		o->msg.prefixlen = o->prefix.len;
 	}
-	if ((o->nremote || o->authds.n || o->id) && (!o->id || !o->authds.n)) {
-		fprintf(stderr,
-			"prober: remote mode needs -I ID and at least one -A AUTHD\n" PROBER_USAGE);
-		exit(1);
-	}
+	if ((o->nremote || o->authds.n || o->id) && (!o->id || !o->authds.n))
+		opt_refuse(&cmd, "remote mode needs -I ID and at least one -A AUTHD");
 }
 
 /* prober_announce: sends the local verdict to every router; on a change

@@ -54,46 +54,19 @@ static void resolverd_usage(FILE *fp)
 
 static void resolverd_parse(int argc, char **argv, struct resolverd_opts *o)
 {
-	int ch;
+	static const struct opt_cmd cmd = {"resolverd", RESOLVERD_USAGE, resolverd_usage, NULL};
+	const struct opt opts[] = {
+	    {OPT_STR('n', &o->node)},	   {OPT_STR('e', &o->events)},
+	    {OPT_STR('o', &o->csv)},	   {OPT_STR('c', &o->config)},
+	    {OPT_FLAG('t', &o->check)},	   {OPT_FLAG('p', &o->print)},
+	    {OPT_COUNT('v', &o->verbose)}, {0},
+	};
 
 	memset(o, 0, sizeof(*o));
 	o->node = "resolverd";
-	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:o:c:tpvh")) != -1) {
-		switch (ch) {
-		case 'n':
-			o->node = optarg;
-			break;
-		case 'e':
-			o->events = optarg;
-			break;
-		case 'o':
-			o->csv = optarg;
-			break;
-		case 'c':
-			o->config = optarg;
-			break;
-		case 't':
-			o->check = 1;
-			break;
-		case 'p':
-			o->print = 1;
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			resolverd_usage(stdout);
-			exit(0);
-		default:
-			opt_fail("resolverd", RESOLVERD_USAGE, ch);
-		}
-	}
-	opt_no_operands("resolverd", RESOLVERD_USAGE, argc, argv);
-	if (o->config == NULL) {
-		fprintf(stderr, "resolverd: -c CONFIG is required\n" RESOLVERD_USAGE);
-		exit(1);
-	}
+	opt_parse(&cmd, opts, argc, argv);
+	if (o->config == NULL)
+		opt_refuse(&cmd, "-c CONFIG is required");
 }
 
 /* resolverd_fds: raises the descriptor limit for every socket. Returns

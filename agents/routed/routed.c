@@ -78,16 +78,55 @@ static void routed_usage(FILE *fp)
 		ANNOUNCE_PORT);
 }
 
-static void routed_bad(const char *flag, const char *what, const char *arg)
+/* routed_opt_table: a routing table number, or main */
+static int routed_opt_table(const char *arg, void *dst, const char **what)
 {
-	opt_bad("routed", ROUTED_USAGE, flag, what, arg);
+	const char *errstr;
+	long long v;
+
+	(void)what;
+	if (strcmp(arg, "main") == 0) {
+		*(uint32_t *)dst = RT_TABLE_MAIN;
+		return 0;
+	}
+	v = strtonum(arg, 1, UINT32_MAX, &errstr);
+	/* 0 is unspec, 253-255 are default, main and local */
+	if (errstr || (v >= 253 && v <= 255 && v != RT_TABLE_MAIN))
+		return -1;
+	*(uint32_t *)dst = (uint32_t)v;
+	return 0;
+}
+
+static int routed_opt_sender(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	return routed_acl_add_sender(dst, arg);
+}
+
+static int routed_opt_prefix(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	return routed_acl_add_prefix(dst, arg);
 }
 
 static void routed_parse(int argc, char **argv, struct routed_opts *o)
 {
-	unsigned long v;
-	const char *errstr;
-	int ch;
+	static const struct opt_cmd cmd = {"routed", ROUTED_USAGE, routed_usage, NULL};
+	const struct opt opts[] = {
+	    {OPT_STR('n', &o->node)},
+	    {OPT_STR('e', &o->events)},
+	    {OPT_ADDR('l', &o->listen, ANNOUNCE_PORT, "an IPv4 ADDR[:PORT]")},
+	    {OPT_CALL('T', routed_opt_table, &o->table,
+		      "a routing table number (1-252, 254, 256-) or main")},
+	    {OPT_DURATION('H', &o->hold_ns, 0, ROUTED_HOLD_MAX,
+			  "a duration such as 3s (at most 24h), or 0")},
+	    {OPT_CALL('a', routed_opt_sender, &o->acl,
+		      "ADDR, SITE=ADDR[,via=NEXTHOP][,hops=0-255] or none (at most 256)")},
+	    {OPT_CALL('P', routed_opt_prefix, &o->acl,
+		      "an IPv4 PREFIX such as 198.19.0.1/32 (at most 256)")},
+	    {OPT_COUNT('v', &o->verbose)},
+	    {0},
+	};
 
 	memset(o, 0, sizeof(*o));
 	o->node = "routed";
@@ -95,62 +134,7 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 	o->listen.sin_port = htons(ANNOUNCE_PORT);
 	o->table = RT_TABLE_MAIN;
 	o->hold_ns = ROUTED_HOLD_DEFAULT;
-	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:l:T:H:a:P:vh")) != -1) {
-		switch (ch) {
-		case 'n':
-			o->node = optarg;
-			break;
-		case 'e':
-			o->events = optarg;
-			break;
-		case 'l':
-			if (parse_addr_port(optarg, ANNOUNCE_PORT, &o->listen) == -1)
-				routed_bad("-l", "an IPv4 ADDR[:PORT]", optarg);
-			break;
-		case 'T':
-			if (strcmp(optarg, "main") == 0) {
-				o->table = RT_TABLE_MAIN;
-				break;
-			}
-			v = strtonum(optarg, 1, UINT32_MAX, &errstr);
-			/* 0 is unspec, 253-255 are default, main and local */
-			if (errstr || (v >= 253 && v <= 255 && v != RT_TABLE_MAIN))
-				routed_bad("-T",
-					   "a routing table number (1-252, 254, 256-) or main",
-					   optarg);
-			o->table = (uint32_t)v;
-			break;
-		case 'H':
-			if (parse_duration_ns(optarg, &o->hold_ns) == -1 ||
-			    o->hold_ns > ROUTED_HOLD_MAX)
-				routed_bad("-H", "a duration such as 3s (at most 24h), or 0",
-					   optarg);
-			break;
-		case 'a':
-			if (routed_acl_add_sender(&o->acl, optarg) == -1)
-				routed_bad("-a",
-					   "ADDR, SITE=ADDR[,via=NEXTHOP][,hops=0-255] or none (at "
-					   "most 256)",
-					   optarg);
-			break;
-		case 'P':
-			if (routed_acl_add_prefix(&o->acl, optarg) == -1)
-				routed_bad("-P",
-					   "an IPv4 PREFIX such as 198.19.0.1/32 (at most 256)",
-					   optarg);
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			routed_usage(stdout);
-			exit(0);
-		default:
-			opt_fail("routed", ROUTED_USAGE, ch);
-		}
-	}
-	opt_no_operands("routed", ROUTED_USAGE, argc, argv);
+	opt_parse(&cmd, opts, argc, argv);
 }
 
 static int routed_kernel_change(void *ctx, const struct kroute *r, char *err, size_t errlen)

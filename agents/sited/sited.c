@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -23,7 +22,6 @@
 #include "opt.h"
 #include "loop.h"
 #include "serve.h"
-#include "strtonum.h"
 
 struct sited_opts {
 	const char *node;
@@ -48,73 +46,36 @@ static void sited_usage(FILE *fp)
 		WIRE_SITE_LEN, WIRE_PORT_DEFAULT);
 }
 
-static void sited_bad(const char *fmt, const char *arg)
+/* sited_opt_addr: an IPv4 address alone (the port is -p) */
+static int sited_opt_addr(const char *arg, void *dst, const char **what)
 {
-	fprintf(stderr, "sited: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n" SITED_USAGE);
-	exit(1);
-}
-
-static int sited_site_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > WIRE_SITE_LEN)
-		return 0;
-	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+	(void)what;
+	return inet_pton(AF_INET, arg, dst) == 1 ? 0 : -1;
 }
 
 static void sited_parse(int argc, char **argv, struct sited_opts *o)
 {
-	const char *errstr;
-	unsigned long v;
-	int ch;
+	static const struct opt_cmd cmd = {"sited", SITED_USAGE, sited_usage, NULL};
+	uint16_t port = WIRE_PORT_DEFAULT;
+	const struct opt opts[] = {
+	    {OPT_STR('n', &o->node)},
+	    {OPT_STR('e', &o->events)},
+	    {OPT_NAME('s', &o->site, WIRE_SITE_LEN,
+		      "a site name of 1 to 16 letters, digits, '.', '_' or '-'")},
+	    {OPT_INT('p', &port, 1, 65535, "a UDP port (1-65535)")},
+	    {OPT_CALL('a', sited_opt_addr, &o->addr.sin_addr, "an IPv4 address")},
+	    {OPT_COUNT('v', &o->verbose)},
+	    {0},
+	};
 
 	memset(o, 0, sizeof(*o));
 	o->node = "sited";
 	o->addr.sin_family = AF_INET;
-	o->addr.sin_port = htons(WIRE_PORT_DEFAULT);
 	o->addr.sin_addr.s_addr = htonl(INADDR_ANY);
-	opterr = 0;
-	while ((ch = getopt(argc, argv, ":n:e:s:p:a:vh")) != -1) {
-		switch (ch) {
-		case 'n':
-			o->node = optarg;
-			break;
-		case 'e':
-			o->events = optarg;
-			break;
-		case 's':
-			if (!sited_site_ok(optarg))
-				sited_bad("-s: expected a site name of 1 to 16 letters, digits, "
-					  "'.', '_' or '-', got '%s'",
-					  optarg);
-			o->site = optarg;
-			break;
-		case 'p':
-			v = strtonum(optarg, 1, 65535, &errstr);
-			if (errstr)
-				sited_bad("-p: expected a UDP port (1-65535), got '%s'", optarg);
-			o->addr.sin_port = htons((uint16_t)v);
-			break;
-		case 'a':
-			if (inet_pton(AF_INET, optarg, &o->addr.sin_addr) != 1)
-				sited_bad("-a: expected an IPv4 address, got '%s'", optarg);
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			sited_usage(stdout);
-			exit(0);
-		default:
-			opt_fail("sited", SITED_USAGE, ch);
-		}
-	}
-	opt_no_operands("sited", SITED_USAGE, argc, argv);
+	opt_parse(&cmd, opts, argc, argv);
+	o->addr.sin_port = htons(port);
 	if (o->site == NULL)
-		sited_bad("%s", "-s SITE is required");
+		opt_refuse(&cmd, "-s SITE is required");
 }
 
 static void sited_on_request(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -150,26 +111,6 @@ static void sited_on_drain(struct loop *loop, int fd, uint32_t events, void *arg
 	event_emit(d->ev, was ? "sited_undrained" : "sited_draining", "{s:s}", "site", d->site);
 }
 
-/* sited_drain_signals: SIGUSR1 and SIGUSR2 through a signalfd */
-static int sited_drain_signals(struct loop *loop, struct loop_handler *h, struct sited_drain *d)
-{
-	sigset_t set;
-	int fd;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGUSR2);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
-		return -1;
-	if ((fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
-		return -1;
-	if (loop_add(loop, h, fd, EPOLLIN, sited_on_drain, d) == -1) {
-		close(fd);
-		return -1;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct sited_opts o;
@@ -195,7 +136,8 @@ int main(int argc, char **argv)
 	if (sited_server_open(&srv, &o.addr, o.site) == -1)
 		goto out;
 	d = (struct sited_drain){.srv = &srv, .ev = ev, .site = o.site};
-	if (sited_drain_signals(loop, &drain, &d) == -1) {
+	if (loop_add_signals(loop, &drain, (const int[]){SIGUSR1, SIGUSR2, 0}, sited_on_drain,
+			     &d) == -1) {
 		log_warn("%s: SIGUSR1, SIGUSR2", __func__);
 		goto out;
 	}

@@ -3,7 +3,7 @@
 # iproute2: one `ip -batch` in the root namespace for the namespaces and the
 # veth pairs, then one `ip -n NS -batch` per namespace for its addresses and
 # routes (ip cannot change another namespace's addresses from a batch line).
-# Addresses follow steerlab's plan (docs/topology.md): link i is
+# Addresses follow steerlab's plan (steerlab.ini(5), ADDRESSES): link i is
 # 198.18.0.0/30 + 4 i, router end .1, node end .2.
 set -euo pipefail
 cmd=$1 n=${2:-50} p=bip

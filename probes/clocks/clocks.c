@@ -347,6 +347,7 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->rejected);
 	free(in->clients);
 	free(in->resolutions);
+	free(in->danswers);
 	if (in->multi) {
 		clocks_multi_free(in->multi);
 		free(in->multi);
@@ -380,7 +381,7 @@ int clocks_analyse(const char *rundir, FILE *out)
 	clocks_multi_prepare(&in);
 	clocks_verdict(&in, res, CLOCKS_NSCHEMES, v);
 	if ((dirfd = atomicfile_dir(rundir, err, sizeof(err))) == -1 ||
-	    clocks_write_json(dirfd, rundir, "clocks.json", &in, res, CLOCKS_NSCHEMES, v, err,
+	    clocks_write_json(dirfd, rundir, "clocks.json", &in, res, CLOCKS_NSCHEMES, v, NULL, err,
 			      sizeof(err)) == -1) {
 		log_warnx("clocks: %s", err);
 		goto out;

@@ -285,6 +285,10 @@ struct clocks_client {
 	int64_t sending_ns;		/* how long its sends took (client_summary); 0: unknown */
 	char resolver[CLOCKS_NAME_MAX]; /* client_started's; "" for none */
 	int64_t population;		/* client_started's: its logical clients; 0: one user */
+	/* client_started's: how long it keeps an address whatever the TTL
+	 * (0: not sticky), and the share of a population that does */
+	int64_t sticky_ns;
+	double sticky_share;
 };
 
 /* a DNS client's resolution (its dns_resolution event): the outcome of one
@@ -302,6 +306,17 @@ struct clocks_resolution {
 	int64_t sent_ns;
 	uint32_t client;
 	enum clocks_dns_outcome outcome;
+};
+
+/* a DNS client's dns_answer: from t_ns on it sends to addr, which it keeps
+ * for ttl_s (or its sticky time); stale: the resolution that brought it
+ * was a serve-stale answer (EDE 3) */
+struct clocks_dns_answer {
+	int64_t t_ns;
+	uint32_t client;
+	struct in_addr addr;
+	int64_t ttl_s;
+	int stale;
 };
 
 /* authd's health_changed: its verdict on a site */
@@ -435,8 +450,15 @@ struct clocks_topo_dns {
 	int nclients;
 	struct clocks_topo_client {
 		char name[CLOCKS_NAME_MAX];
-		int rsv; /* the [resolver] node it asks (index), -1: none */
+		int rsv;		      /* the [resolver] node it asks (index), -1: none */
+		char router[CLOCKS_NAME_MAX]; /* its link key: its router; "" unknown */
 	} clients[CLOCKS_MAX_TOPO_CLIENTS];
+	/* the [name] sections: each steered name and its TTL (-1: not said) */
+	int nnames;
+	struct clocks_topo_name {
+		char name[CLOCKS_DNS_NAME_MAX];
+		int64_t ttl_s;
+	} names[CLOCKS_MAX_DNS_NODES];
 };
 
 /* clocks_dns_level: the level of a [dns] node serving the n zones (names
@@ -534,6 +556,8 @@ struct clocks_input {
 	size_t nclients, capclients;
 	struct clocks_resolution *resolutions; /* in file order */
 	size_t nresolutions, capresolutions;
+	struct clocks_dns_answer *danswers; /* in file order: each client's in time order */
+	size_t ndanswers, capdanswers;
 	size_t nclient_files; /* NODE.client*.events.jsonl read */
 	struct clocks_capture *captures;
 	size_t ncaptures, capcaptures;
@@ -623,13 +647,17 @@ struct clocks_fib_route {
 
 struct clocks_router_fib {
 	char router[CLOCKS_NAME_MAX];
-	int64_t changes;      /* route events of the service prefix after t0 that changed the FIB */
-	int64_t path_changes; /* of those, the ones that changed the route used */
-	int64_t first_at_ns, final_at_ns;      /* CLOCKS_NONE: no change */
-	struct clocks_fib_route before, after; /* at t0; after the final change */
+	int64_t changes;		  /* route events of the service prefix in the episode that
+					   * changed the FIB */
+	int64_t path_changes;		  /* of those, the ones that changed the route used */
+	int64_t first_at_ns, final_at_ns; /* CLOCKS_NONE: no change */
+	struct clocks_fib_route before, after; /* at the episode's start; at its end */
 };
 
 struct clocks_fib {
+	/* the episode: the failure, from t0 until the timeline brought the
+	 * site back (or the end); its fail-back, from then to the end */
+	int64_t from_ns, until_ns;
 	int nrouters;
 	struct clocks_router_fib routers[CLOCKS_MAX_ROUTERS];
 	int lost_routers;		 /* past CLOCKS_MAX_ROUTERS */
@@ -637,16 +665,22 @@ struct clocks_fib {
 	char first_router[CLOCKS_NAME_MAX], last_router[CLOCKS_NAME_MAX];
 	int routers_changed, exploring; /* routers with a change, with more than one */
 	int64_t left_at_ns;		/* a route via the failed site's link left a FIB (steer) */
+	/* the fail-back's, when the timeline recovered the site (else NULL):
+	 * the same from the recovery to the end of the run */
+	struct clocks_fib *failback;
 };
 
 /* an anycast client's catchment: the site that answered most of its last
  * CLOCKS_CATCH_LAST requests sent before t0, and of its requests sent
- * after the last FIB change; "" with n = 0 when there are none */
+ * after the last FIB change; "" with n = 0 when there are none. When the
+ * timeline recovered the site, during: of those sent after the failure's
+ * last FIB change and before the recovery; after: after the fail-back's
+ * (or the recovery, if no FIB changed then) */
 struct clocks_catchment {
 	uint32_t client;
 	char node[CLOCKS_NAME_MAX]; /* from its client_started; "" if unknown */
-	char before[CLOCKS_NAME_MAX], after[CLOCKS_NAME_MAX];
-	int64_t before_n, before_of, after_n, after_of;
+	char before[CLOCKS_NAME_MAX], during[CLOCKS_NAME_MAX], after[CLOCKS_NAME_MAX];
+	int64_t before_n, before_of, during_n, during_of, after_n, after_of;
 };
 
 /* a population's catchments (clocks_catch_pop.c): its logical clients
@@ -659,18 +693,23 @@ struct clocks_catchment {
 struct clocks_catch_pop {
 	uint32_t base;		    /* the population's base id */
 	char node[CLOCKS_NAME_MAX]; /* from its agent's client_started; "" if unknown */
-	int64_t clients, moved;	    /* moved: before and after two different sites */
+	int64_t clients, moved;	    /* moved: before and after (during, if recovered) differ */
 	int npairs;
 	int lost_pairs; /* past CLOCKS_CATCH_PAIRS (more than 5 sites) */
 	struct clocks_catch_pair {
-		char before[CLOCKS_NAME_MAX], after[CLOCKS_NAME_MAX];
+		/* during: "" unless the site was recovered (episodes 2) */
+		char before[CLOCKS_NAME_MAX], during[CLOCKS_NAME_MAX], after[CLOCKS_NAME_MAX];
 		int64_t clients;
 	} pairs[CLOCKS_CATCH_PAIRS];
 };
 
 struct clocks_catchments {
 	int known; /* 0: no FIB change, so no "after convergence" */
-	int n;	   /* process clients (a population's logical clients are in pops) */
+	/* 2: the timeline recovered the site, so a catchment has a during (the
+	 * failure's, known if its FIB changed: during_known) and an after (the
+	 * fail-back's, always known); 1: before and after */
+	int episodes, during_known;
+	int n; /* process clients (a population's logical clients are in pops) */
 	struct clocks_catchment c[CLOCKS_MAX_CLIENTS];
 	int npops;
 	int lost_pops; /* past CLOCKS_CATCH_POPS or a pair past CLOCKS_CATCH_PAIRS, or out
@@ -678,13 +717,25 @@ struct clocks_catchments {
 	struct clocks_catch_pop pops[CLOCKS_CATCH_POPS];
 };
 
-/* clocks_fib: the FIB clocks of in into *fib; pure computation */
+/* clocks_fib: the FIB clocks of in into *fib, the failure's, and the
+ * fail-back's into fib->failback (malloc'd; NULL when the site was not
+ * recovered, or out of memory); pure computation. clocks_fib_free frees a
+ * malloc'd fib and its fail-back. */
 void clocks_fib(const struct clocks_input *in, struct clocks_fib *fib);
+void clocks_fib_free(struct clocks_fib *fib);
 
 /* clocks_catchments: the anycast clients' catchments, after the FIB's
- * last change (fib) */
+ * last change (fib), per episode when the site was recovered */
 void clocks_catchments(const struct clocks_input *in, const struct clocks_fib *fib,
 		       struct clocks_catchments *c);
+
+/* clocks_catch_moved: did the failure move a client (before to during when
+ * the site was recovered, else to after)? 1, 0, or -1 if unknown.
+ * clocks_catch_back: did the fail-back bring it back (after = before)? 1,
+ * 0, or -1 if unknown or the site was not recovered. */
+int clocks_catch_moved(const struct clocks_catchments *cs, const char *before, const char *during,
+		       const char *after);
+int clocks_catch_back(const struct clocks_catchments *cs, const char *before, const char *after);
 
 /*
  * The flap clocks (clocks_flap.c; docs/clocks.md, "Flap clocks"): for each
@@ -1002,23 +1053,55 @@ int clocks_valid(const struct clocks_input *in, const struct clocks_result *res,
 void clocks_budget(const struct clocks_input *in, const struct clocks_result *r, double slo_pct,
 		   struct clocks_budget *b);
 
-/* clocks_write_json: write the results (nres schemes) and the verdict v
- * to name in the directory dirfd (dir its path, for messages), through a
+/* clocks_write_json: write the results (nres schemes), the verdict v and
+ * the explanation ex (NULL: none; "explain", and each scheme's decay at
+ * its marks) to name in the directory dirfd (dir its path, for messages), through a
  * temporary file renamed into place (lib/atomicfile.h). 0, or -1 with the
  * reason in err. */
+struct clocks_explain;
 int clocks_write_json(int dirfd, const char *dir, const char *name, const struct clocks_input *in,
 		      const struct clocks_result *res, int nres, const struct clocks_notes *v,
-		      char *err, size_t errlen);
+		      const struct clocks_explain *ex, char *err, size_t errlen);
 
-/* clocks_print: the readable table, one column per scheme present, then
- * the warnings; an invalid or warned run says so on its first and last
- * lines. */
+/* clocks_print: the readable table, one column per scheme present: its
+ * title (the failure), the warnings (clocks_print_warnings), the table and
+ * its legend, then the verdict (clocks_print_verdict). */
 void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
 		  int nres, const struct clocks_notes *v);
 
-/* clocks_print_verdict: the table's last line alone: the verdict */
+/* clocks_print_table: as clocks_print, with the warnings only if flags has
+ * CLOCKS_PRINT_WARNINGS and the verdict only if it has
+ * CLOCKS_PRINT_VERDICT: each is said once, where the caller wants it */
+#define CLOCKS_PRINT_WARNINGS 1
+#define CLOCKS_PRINT_VERDICT 2
+void clocks_print_table(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+			int nres, const struct clocks_notes *v, int flags);
+
+/* clocks_print_warnings: nothing for a valid run without warnings; else a
+ * line with their count (an invalid run's: *** INVALID RUN: N self-checks
+ * failed ... ***), then one line per warning, the invalidating ones first,
+ * each once */
+void clocks_print_warnings(FILE *out, const struct clocks_input *in,
+			   const struct clocks_result *res, int nres, const struct clocks_notes *v);
+
+/* clocks_print_verdict: the verdict in one line, the warnings counted, not
+ * said again; an invalid run's names the codes that invalidate it */
 void clocks_print_verdict(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
 			  int nres, const struct clocks_notes *v);
+
+/* the causes that hold a client at the dead site (clocks_explain.c) */
+enum clocks_cause {
+	CLOCKS_CAUSE_DETECT,
+	CLOCKS_CAUSE_HOLD,
+	CLOCKS_CAUSE_ROUTING,
+	CLOCKS_CAUSE_RESOLVER,
+	CLOCKS_CAUSE_STALE,
+	CLOCKS_CAUSE_CLIENT,
+	CLOCKS_CAUSE_STICKY,
+	CLOCKS_CAUSE_NOANSWER,
+	CLOCKS_CAUSE_OTHER,
+	CLOCKS_CAUSES,
+};
 
 /*
  * The decay curve (clocks_decay.c; docs/clocks.md, "Decay"): per time bucket
@@ -1045,6 +1128,10 @@ struct clocks_decay_series {
 	 * captured on the site's link (to it, as in the fail-back clocks) from
 	 * the recovery on */
 	int64_t *back;
+	/* dead by cause, when the decay was computed with an explanation
+	 * (clocks_decay_explain; else NULL): dead[k] = the sum over the causes
+	 * of cause[c][k] */
+	int64_t *cause[CLOCKS_CAUSES];
 };
 
 struct clocks_decay {
@@ -1069,6 +1156,108 @@ int64_t clocks_decay_auto_bucket(int64_t obs_ns);
 int clocks_decay(const struct clocks_input *in, int64_t bucket_ns, struct clocks_decay *d,
 		 char *err, size_t errlen);
 void clocks_decay_free(struct clocks_decay *d);
+
+/* clocks_decay_marks: the times a decay table shows, after its start, up
+ * to limit (ns after the start): 0.5 s, 1 s, 2 s, 5 s, 10 s (for an
+ * observation of at most 2 min), 15 s, 30 s, ... 30 min, no finer than the
+ * bucket, then the end of the last whole bucket if no mark is there (*end
+ * set: the last mark is that one). At most CLOCKS_MAX_MARKS; how many. */
+#define CLOCKS_MAX_MARKS 16
+int clocks_decay_marks(const struct clocks_decay *d, int64_t limit, int64_t *marks, int *end);
+
+/*
+ * What held each scheme (clocks_explain.c; docs/clocks.md, "Explain"):
+ * every request of a scheme that reached the dead site after t0 (those the
+ * window and the decay count) is given the cause that held its client at
+ * the dead site when it was sent, and who (a node, by name):
+ *
+ *   detection   anycast: before the site's own prober declared it dead
+ *               (its probes still counting to their threshold); dns: the
+ *               client's answer came after t0 and before authd stopped
+ *               handing the site out, fresh (the probers counting)
+ *   hold_timer  anycast, routing = static: before a router's hold timer
+ *               expired the route of a site that withdrew nothing
+ *   routing     anycast: after detection, while the client's router's
+ *               route (followed through routers) still led to the site
+ *   resolver_cache  dns: an answer the client's resolver cache gave within
+ *               its TTL (who: the cache, "r1")
+ *   serve_stale dns: a serve-stale answer (EDE 3) of the client's cache
+ *   client_cache dns: a client asking authd itself, within the answer's TTL
+ *   sticky      dns: a sticky client past its answer's TTL
+ *   no_answer   dns: past the client's hold, its query not yet answered
+ *   other       none of these could be told (a request in flight, a run
+ *               without the clients' dns_answer events)
+ *
+ * Then each scheme's window is held by the cause of its last request, and
+ * the scheme whose window is the shorter left first. Pure computation on
+ * the loaded run, its results and one pass over the requests to the dead
+ * site (within the decay's own pass: clocks_decay_explain).
+ */
+#define CLOCKS_EXPLAIN_MAX 64 /* (cause, who) per scheme; more are "other" */
+
+struct clocks_cause_entry {
+	enum clocks_cause cause;
+	char who[CLOCKS_NAME_MAX];
+	int64_t requests;	   /* to the dead site after t0 */
+	int64_t first_ns, last_ns; /* after t0; CLOCKS_NONE: none */
+	int untold;		   /* other: the client's dns_answer events are not in the run */
+};
+
+struct clocks_explain_map; /* clocks_explain.c's: each client's causes in time */
+
+struct clocks_explain_scheme {
+	int present; /* the scheme has flows and a capture of the site */
+	int n;
+	struct clocks_cause_entry e[CLOCKS_EXPLAIN_MAX];
+	int64_t window_ns, lost;
+	int held;	    /* the entry of the window's request; -1: none */
+	int64_t without_ns; /* the latest request of any other entry; CLOCKS_NONE: none */
+	int64_t detect_ns;  /* the scheme's detect, for the words; CLOCKS_NONE */
+	struct clocks_explain_map *map;
+};
+
+#define CLOCKS_EXPLAIN_WORDS 8
+#define CLOCKS_EXPLAIN_LINE 512
+
+struct clocks_explain {
+	struct clocks_explain_scheme s[CLOCKS_NSCHEMES];
+	int first;	/* the scheme that left the site first (index); -1: not told */
+	int tie;	/* both left within a millisecond */
+	int64_t by_ns;	/* how much sooner */
+	int back_first; /* after a recovery, the scheme back first; -1 */
+	int64_t back_by_ns;
+	int nwords;
+	char words[CLOCKS_EXPLAIN_WORDS][CLOCKS_EXPLAIN_LINE]; /* the verdict, a line each */
+	const struct clocks_decay *decay; /* the curves it was computed with (by cause) */
+	int64_t recovered_ns;		  /* after t0; CLOCKS_NONE: not recovered */
+};
+
+extern const char *const clocks_cause_names[CLOCKS_CAUSES];
+extern const char *const clocks_cause_labels[CLOCKS_CAUSES];
+
+/* clocks_explain_init: the causes of in's clients in time, from the
+ * schemes' results res[0..nres) (anycast, dns) into *ex. 0, or -1 (out of
+ * memory). Free with clocks_explain_free either way. */
+int clocks_explain_init(const struct clocks_input *in, const struct clocks_result *res, int nres,
+			struct clocks_explain *ex);
+void clocks_explain_free(struct clocks_explain *ex);
+
+/* clocks_decay_explain: clocks_decay, each request to the dead site also
+ * given its cause in ex (from clocks_explain_init): its counts, and d's
+ * per-cause curves; then the verdict in words (ex->words). */
+int clocks_decay_explain(const struct clocks_input *in, int64_t bucket_ns, struct clocks_decay *d,
+			 struct clocks_explain *ex, const struct clocks_result *res, int nres,
+			 char *err, size_t errlen);
+
+/* clocks_steer_ttl_s: the TTL in seconds of the name whose answer changed
+ * at the DNS steer (dns, its result), from topology.ini's [name]; -1 if
+ * unknown */
+int64_t clocks_steer_ttl_s(const struct clocks_input *in, const struct clocks_result *dns);
+
+/* clocks_explain_print: the words, then a table of the causes: scheme,
+ * cause, who, requests, first and last after t0 */
+void clocks_explain_print(FILE *out, const struct clocks_input *in,
+			  const struct clocks_explain *ex);
 
 /*
  * The resolver measurements (clocks_resolvers.c; docs/clocks.md,

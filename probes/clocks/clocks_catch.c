@@ -9,6 +9,12 @@
  *            converged: after the last FIB change of any router (a request
  *            sent then is forwarded by every router's final route)
  *
+ * When the timeline recovered the site, the failure and the fail-back are
+ * two episodes (clocks_fib.c): during is the site of the requests sent
+ * after the failure's last FIB change and before the recovery, after that
+ * of those sent after the fail-back's last (or after the recovery, if no
+ * FIB changed then).
+ *
  * Counted from the records' site column (the site named in the reply), so
  * a request that was lost has no site and does not count. A population's
  * logical clients are counted together (clocks_catch_pop.c).
@@ -68,7 +74,7 @@ static int clocks_catch_cmp(const void *a, const void *b)
 struct clocks_catch_acc {
 	const struct clocks_request *last[CLOCKS_CATCH_LAST]; /* before t0 */
 	int nlast;
-	struct clocks_tally after;
+	struct clocks_tally during, after;
 };
 
 /* clocks_catch_keep: q, sent before t0, among a's last CLOCKS_CATCH_LAST
@@ -97,16 +103,38 @@ static int clocks_catch_index(const struct clocks_catchments *cs, uint32_t id)
 	return c ? (int)(c - cs->c) : -1;
 }
 
+void clocks_catch_windows(const struct clocks_fib *fib, struct clocks_catchments *cs,
+			  int64_t *during_from, int64_t *during_until, int64_t *after_from)
+{
+	cs->episodes = fib->failback ? 2 : 1;
+	cs->during_known = 0;
+	*during_from = *during_until = 0;
+	if (fib->failback == NULL) {
+		cs->known = fib->last_at_ns != CLOCKS_NONE;
+		*after_from = fib->last_at_ns;
+		return;
+	}
+	cs->during_known = fib->last_at_ns != CLOCKS_NONE;
+	*during_from = fib->last_at_ns;
+	*during_until = fib->until_ns;
+	cs->known = 1;
+	*after_from = fib->failback->last_at_ns != CLOCKS_NONE &&
+			      fib->failback->last_at_ns > fib->failback->from_ns
+			  ? fib->failback->last_at_ns
+			  : fib->failback->from_ns;
+}
+
 void clocks_catchments(const struct clocks_input *in, const struct clocks_fib *fib,
 		       struct clocks_catchments *cs)
 {
 	const int64_t t0 = in->failure.t0_ns;
+	int64_t during_from, during_until, after_from;
 	struct clocks_catch_acc *acc;
 	uint32_t prev = 0;
 	int at = -1;
 
 	memset(cs, 0, sizeof(*cs));
-	cs->known = fib->last_at_ns != CLOCKS_NONE;
+	clocks_catch_windows(fib, cs, &during_from, &during_until, &after_from);
 	/* every anycast client of the records, once (a file is one client's) */
 	for (size_t i = 0; i < in->nrequests; i++) {
 		uint32_t id = in->requests[i].client;
@@ -142,7 +170,9 @@ void clocks_catchments(const struct clocks_input *in, const struct clocks_fib *f
 			continue;
 		if (q->sent_ns < t0)
 			clocks_catch_keep(&acc[at], q);
-		else if (cs->known && q->sent_ns > fib->last_at_ns)
+		else if (cs->during_known && q->sent_ns > during_from && q->sent_ns < during_until)
+			clocks_tally_add(&acc[at].during, q->site);
+		else if (cs->known && q->sent_ns > after_from)
 			clocks_tally_add(&acc[at].after, q->site);
 	}
 	for (int k = 0; k < cs->n; k++) {
@@ -153,6 +183,7 @@ void clocks_catchments(const struct clocks_input *in, const struct clocks_fib *f
 		for (int j = 0; j < acc[k].nlast; j++)
 			clocks_tally_add(&before, acc[k].last[j]->site);
 		clocks_tally_top(&before, c->before, &c->before_n, &c->before_of);
+		clocks_tally_top(&acc[k].during, c->during, &c->during_n, &c->during_of);
 		clocks_tally_top(&acc[k].after, c->after, &c->after_n, &c->after_of);
 		for (size_t i = 0; i < in->nclients; i++)
 			if (in->clients[i].id == c->client) {
@@ -161,4 +192,22 @@ void clocks_catchments(const struct clocks_input *in, const struct clocks_fib *f
 			}
 	}
 	free(acc);
+}
+
+int clocks_catch_moved(const struct clocks_catchments *cs, const char *before, const char *during,
+		       const char *after)
+{
+	const char *moved_to = cs->episodes == 2 ? during : after;
+	int known = cs->episodes == 2 ? cs->during_known : cs->known;
+
+	if (!known || !before[0] || !moved_to[0])
+		return -1;
+	return strcmp(before, moved_to) != 0;
+}
+
+int clocks_catch_back(const struct clocks_catchments *cs, const char *before, const char *after)
+{
+	if (cs->episodes != 2 || !before[0] || !after[0])
+		return -1;
+	return strcmp(before, after) == 0;
 }

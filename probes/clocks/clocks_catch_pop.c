@@ -3,7 +3,8 @@
  * clients' records with no I/O: each of its logical clients' before (the
  * site that answered its last answered request sent before t0) and after
  * (the site that answered most of its answered requests sent after the
- * routers converged), counted by the pair; see clocks.h (struct
+ * routers converged), counted by the pair (by the triple, with during, when
+ * the site was recovered: clocks_catch.c); see clocks.h (struct
  * clocks_catch_pop). A logical client sends about a request a second, so
  * its last one before t0 stands for the process client's last 20.
  */
@@ -20,7 +21,7 @@
 struct clocks_catch_lc {
 	int64_t before_ns; /* its last answered request before t0; 0: none */
 	uint8_t before;	   /* its site, CLOCKS_CATCH_NONE: none */
-	uint32_t after[CLOCKS_CATCH_POP_SITES];
+	uint32_t during[CLOCKS_CATCH_POP_SITES], after[CLOCKS_CATCH_POP_SITES];
 };
 
 struct clocks_catch_acc_pop {
@@ -60,13 +61,16 @@ static struct clocks_catch_acc_pop *clocks_catch_find(struct clocks_catch_acc_po
 	return &acc[(*n)++];
 }
 
-/* clocks_catch_pair: count one logical client under (before, after) */
-static void clocks_catch_pair(struct clocks_catch_pop *p, const char *before, const char *after)
+/* clocks_catch_pair: count one logical client under (before, during,
+ * after) */
+static void clocks_catch_pair(struct clocks_catch_pop *p, const char *before, const char *during,
+			      const char *after)
 {
 	int k;
 
 	for (k = 0; k < p->npairs; k++)
 		if (strcmp(p->pairs[k].before, before) == 0 &&
+		    strcmp(p->pairs[k].during, during) == 0 &&
 		    strcmp(p->pairs[k].after, after) == 0)
 			break;
 	if (k == p->npairs) {
@@ -76,10 +80,26 @@ static void clocks_catch_pair(struct clocks_catch_pop *p, const char *before, co
 		}
 		/* names of at most CLOCKS_NAME_MAX - 1 characters */
 		snprintf(p->pairs[k].before, CLOCKS_NAME_MAX, "%.*s", CLOCKS_NAME_MAX - 1, before);
+		snprintf(p->pairs[k].during, CLOCKS_NAME_MAX, "%.*s", CLOCKS_NAME_MAX - 1, during);
 		snprintf(p->pairs[k].after, CLOCKS_NAME_MAX, "%.*s", CLOCKS_NAME_MAX - 1, after);
 		p->npairs++;
 	}
 	p->pairs[k].clients++;
+}
+
+/* clocks_catch_most: the site of most requests in counts[], "" if none */
+static const char *clocks_catch_most(const uint32_t *counts, char names[][CLOCKS_NAME_MAX],
+				     int known)
+{
+	const char *site = "";
+	uint32_t most = 0;
+
+	for (int k = 0; known && k < CLOCKS_CATCH_POP_SITES; k++)
+		if (counts[k] > most) {
+			most = counts[k];
+			site = names[k];
+		}
+	return site;
 }
 
 /* the pairs of most clients first */
@@ -92,7 +112,8 @@ static int clocks_catch_pair_cmp(const void *a, const void *b)
 
 /* clocks_catch_sum: p from the logical clients of a that sent anything */
 static void clocks_catch_sum(const struct clocks_input *in, const struct clocks_catch_acc_pop *a,
-			     char names[][CLOCKS_NAME_MAX], int known, struct clocks_catch_pop *p)
+			     char names[][CLOCKS_NAME_MAX], const struct clocks_catchments *cs,
+			     struct clocks_catch_pop *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->base = a->base;
@@ -104,19 +125,14 @@ static void clocks_catch_sum(const struct clocks_input *in, const struct clocks_
 	for (uint32_t j = 0; j < a->nlc; j++) {
 		const struct clocks_catch_lc *c = &a->lc[j];
 		const char *before = c->before == CLOCKS_CATCH_NONE ? "" : names[c->before];
-		const char *after = "";
-		uint32_t most = 0;
+		const char *during = clocks_catch_most(c->during, names, cs->during_known);
+		const char *after = clocks_catch_most(c->after, names, cs->known);
 
 		if (c->before_ns == -1)
 			continue; /* no record: not one of its clients */
-		for (int k = 0; known && k < CLOCKS_CATCH_POP_SITES; k++)
-			if (c->after[k] > most) {
-				most = c->after[k];
-				after = names[k];
-			}
 		p->clients++;
-		p->moved += before[0] && after[0] && strcmp(before, after) != 0;
-		clocks_catch_pair(p, before, after);
+		p->moved += clocks_catch_moved(cs, before, during, after) == 1;
+		clocks_catch_pair(p, before, during, after);
 	}
 	qsort(p->pairs, (size_t)p->npairs, sizeof(p->pairs[0]), clocks_catch_pair_cmp);
 }
@@ -128,9 +144,11 @@ void clocks_catch_pops(const struct clocks_input *in, const struct clocks_fib *f
 	char names[CLOCKS_CATCH_POP_SITES][CLOCKS_NAME_MAX];
 	int nacc = 0, nnames = 0;
 	const int64_t t0 = in->failure.t0_ns;
+	int64_t during_from, during_until, after_from;
 
 	memset(acc, 0, sizeof(acc));
 	cs->npops = cs->lost_pops = 0;
+	clocks_catch_windows(fib, cs, &during_from, &during_until, &after_from);
 	/* the populations and how many logical clients each has room for */
 	for (size_t i = 0; i < in->nrequests; i++) {
 		uint32_t id = in->requests[i].client;
@@ -172,12 +190,15 @@ void clocks_catch_pops(const struct clocks_input *in, const struct clocks_fib *f
 		if (q->sent_ns < t0 && q->sent_ns > c->before_ns) {
 			c->before_ns = q->sent_ns;
 			c->before = (uint8_t)clocks_catch_site(names, &nnames, q->site);
-		} else if (cs->known && q->sent_ns > fib->last_at_ns) {
+		} else if (cs->during_known && q->sent_ns > during_from &&
+			   q->sent_ns < during_until) {
+			c->during[clocks_catch_site(names, &nnames, q->site)]++;
+		} else if (cs->known && q->sent_ns > after_from) {
 			c->after[clocks_catch_site(names, &nnames, q->site)]++;
 		}
 	}
 	for (int i = 0; i < nacc; i++) {
-		clocks_catch_sum(in, &acc[i], names, cs->known, &cs->pops[cs->npops]);
+		clocks_catch_sum(in, &acc[i], names, cs, &cs->pops[cs->npops]);
 		if (cs->pops[cs->npops++].lost_pairs)
 			cs->lost_pops = 1;
 	}

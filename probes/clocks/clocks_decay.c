@@ -37,9 +37,11 @@ static const struct clocks_flows *const decay_flows[CLOCKS_NSCHEMES] = {
     &clocks_dns_flows,
 };
 
-/* decay_fill: one scheme's counts over every site capture */
+/* decay_fill: one scheme's counts over every site capture; with xs, each
+ * request to the dead site given its cause */
 static void decay_fill(const struct clocks_input *in, const struct clocks_flows *fl,
-		       struct clocks_decay *d, struct clocks_decay_series *s)
+		       struct clocks_decay *d, struct clocks_decay_series *s,
+		       struct clocks_explain_scheme *xs)
 {
 	int64_t t0 = in->failure.t0_ns;
 
@@ -57,8 +59,12 @@ static void decay_fill(const struct clocks_input *in, const struct clocks_flows 
 			if (b >= (int64_t)d->n)
 				continue; /* not after clocks_observation_end */
 			s->all[b]++;
-			if (dead && clocks_is_dead(in, fl, p))
+			if (dead && clocks_is_dead(in, fl, p)) {
 				s->dead[b]++;
+				/* the explanation's one lookup, of these only */
+				if (xs)
+					s->cause[clocks_explain_count(xs, p, t0)][b]++;
+			}
 			/* fail-back: back at S since the timeline recovered it */
 			if (dead && s->back && p->t_ns >= in->failure.recovered_ns &&
 			    (fl->to_dead == NULL || fl->to_dead(in, p)))
@@ -111,6 +117,13 @@ static int decay_has_capture(const struct clocks_input *in)
 int clocks_decay(const struct clocks_input *in, int64_t bucket_ns, struct clocks_decay *d,
 		 char *err, size_t errlen)
 {
+	return clocks_decay_explain(in, bucket_ns, d, NULL, NULL, 0, err, errlen);
+}
+
+int clocks_decay_explain(const struct clocks_input *in, int64_t bucket_ns, struct clocks_decay *d,
+			 struct clocks_explain *ex, const struct clocks_result *res, int nres,
+			 char *err, size_t errlen)
+{
 	int64_t end = clocks_observation_end(in), nb;
 
 	memset(d, 0, sizeof(*d));
@@ -119,8 +132,12 @@ int clocks_decay(const struct clocks_input *in, int64_t bucket_ns, struct clocks
 		snprintf(err, errlen, "decay: the bucket must be longer than 0");
 		return -1;
 	}
-	if (end == CLOCKS_NONE || end <= in->failure.t0_ns)
-		return 0; /* nothing observed after t0: no buckets */
+	if (end == CLOCKS_NONE || end <= in->failure.t0_ns) {
+		/* nothing observed after t0: no buckets */
+		if (ex)
+			clocks_explain_finish(in, res, nres, d, ex);
+		return 0;
+	}
 	d->end_ns = end - in->failure.t0_ns;
 	nb = d->end_ns / bucket_ns + (d->end_ns % bucket_ns != 0);
 	if (nb > CLOCKS_MAX_BUCKETS) {
@@ -146,9 +163,20 @@ int clocks_decay(const struct clocks_input *in, int64_t bucket_ns, struct clocks
 		}
 		s->known = decay_has_capture(in) &&
 			   (decay_flows[i]->scheme != CLOCKS_SCHEME_DNS || in->failure.has_address);
+		if (ex && ex->s[i].present && s->known) {
+			for (int k = 0; k < CLOCKS_CAUSES; k++)
+				if ((s->cause[k] = calloc(d->n, sizeof(*s->cause[k]))) == NULL) {
+					snprintf(err, errlen,
+						 "decay: out of memory for %zu buckets", d->n);
+					return -1;
+				}
+		}
 		if (s->known)
-			decay_fill(in, decay_flows[i], d, s);
+			decay_fill(in, decay_flows[i], d, s,
+				   ex && ex->s[i].present && s->cause[0] ? &ex->s[i] : NULL);
 	}
+	if (ex)
+		clocks_explain_finish(in, res, nres, d, ex);
 	if (in->dnstopo.nrsv == 0)
 		return 0;
 	d->rsv = calloc((size_t)in->dnstopo.nrsv, sizeof(*d->rsv));
@@ -176,6 +204,8 @@ void clocks_decay_free(struct clocks_decay *d)
 		free(d->s[i].dead);
 		free(d->s[i].all);
 		free(d->s[i].back);
+		for (int k = 0; k < CLOCKS_CAUSES; k++)
+			free(d->s[i].cause[k]);
 	}
 	for (int k = 0; k < d->nrsv; k++) {
 		free(d->rsv[k].dead);
@@ -183,4 +213,34 @@ void clocks_decay_free(struct clocks_decay *d)
 	}
 	free(d->rsv);
 	memset(d, 0, sizeof(*d));
+}
+
+#define DECAY_SHORT_RUN (120 * NSEC_PER_SEC) /* marks under 15 s up to this */
+
+int clocks_decay_marks(const struct clocks_decay *d, int64_t limit, int64_t *marks, int *end)
+{
+	static const int64_t marks_ms[] = {500,	  1000,	 2000,	 5000,	 10000,	 15000,	 30000,
+					   45000, 60000, 120000, 300000, 600000, 1800000};
+	int64_t last;
+	int at_end = 0, n = 0;
+
+	*end = 0;
+	if (d->n == 0 || d->bucket_ns <= 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(marks_ms) / sizeof(marks_ms[0]); i++) {
+		int64_t m = marks_ms[i] * NSEC_PER_MSEC;
+
+		if (m > limit || m < d->bucket_ns ||
+		    (m < 15 * NSEC_PER_SEC && d->end_ns > DECAY_SHORT_RUN))
+			continue;
+		marks[n++] = m;
+		at_end |= m == limit / d->bucket_ns * d->bucket_ns;
+	}
+	/* and the last whole bucket, if no mark is there */
+	last = limit / d->bucket_ns * d->bucket_ns;
+	if (last > 0 && !at_end && n < CLOCKS_MAX_MARKS) {
+		marks[n++] = last;
+		*end = 1;
+	}
+	return n;
 }

@@ -757,6 +757,40 @@ static int clocks_resolution_event(struct clocks_input *in, const struct clocks_
 	return 0;
 }
 
+/* clocks_answer_event: dns_answer {client, address, ttl}; stale when the
+ * resolution just before it, the same client's, was (the client writes
+ * the two together) */
+static int clocks_answer_event(struct clocks_input *in, const struct clocks_line *l)
+{
+	json_t *id = json_object_get(l->obj, "client"), *ttl = json_object_get(l->obj, "ttl"), *v;
+	const struct clocks_resolution *last =
+	    in->nresolutions ? &in->resolutions[in->nresolutions - 1] : NULL;
+	struct clocks_dns_answer *a;
+	struct in_addr addr;
+
+	if (!json_is_integer(id) || json_integer_value(id) < 0 ||
+	    json_integer_value(id) > UINT32_MAX)
+		return clocks_fail(l, "has no client id (integer) in", "client");
+	v = json_object_get(l->obj, "address");
+	if (!json_is_string(v))
+		return clocks_fail(l, "has no string", "address");
+	/* an IPv6 answer is not one the clocks follow */
+	if (inet_pton(AF_INET, json_string_value(v), &addr) != 1)
+		return 0;
+	if (!json_is_integer(ttl) || json_integer_value(ttl) < 0)
+		return clocks_fail(l, "has no ttl (integer >= 0) in", "ttl");
+	if (clocks_grow((void **)&in->danswers, &in->capdanswers, in->ndanswers,
+			sizeof(*in->danswers)) == -1)
+		return clocks_fail(l, "cannot be stored:", "out of memory");
+	a = &in->danswers[in->ndanswers++];
+	a->t_ns = l->t;
+	a->client = (uint32_t)json_integer_value(id);
+	a->addr = addr;
+	a->ttl_s = json_integer_value(ttl);
+	a->stale = last && last->client == a->client && last->outcome == CLOCKS_DNS_STALE;
+	return 0;
+}
+
 static int clocks_client_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	int started = strcmp(l->event, "client_started") == 0, known = 1;
@@ -765,6 +799,8 @@ static int clocks_client_event(struct clocks_input *in, const struct clocks_line
 
 	if (strcmp(l->event, "dns_resolution") == 0)
 		return clocks_resolution_event(in, l);
+	if (strcmp(l->event, "dns_answer") == 0)
+		return clocks_answer_event(in, l);
 	if (!started && strcmp(l->event, "client_summary") != 0)
 		return 0;
 	id = json_object_get(l->obj, "client");
@@ -786,6 +822,12 @@ static int clocks_client_event(struct clocks_input *in, const struct clocks_line
 		if (json_object_get(l->obj, "population") &&
 		    clocks_get_count(l, "population", &c->population, &known) == -1)
 			return -1;
+		if (json_object_get(l->obj, "sticky_ns") &&
+		    clocks_get_count(l, "sticky_ns", &c->sticky_ns, &known) == -1)
+			return -1;
+		if (json_is_number(json_object_get(l->obj, "sticky_share")))
+			c->sticky_share =
+			    json_number_value(json_object_get(l->obj, "sticky_share"));
 		return 0;
 	}
 	c->summary_ns = l->t;

@@ -22,8 +22,15 @@
  * last router's final change - t0, path exploration = the routers with more
  * than one change. Events from the teardown on (lab_stopping) are not the
  * run's: a routing daemon stopped before the collector withdraws its routes.
+ *
+ * A failure the timeline recovers is two episodes: the failure, from t0 to
+ * the recovery, and the fail-back, from the recovery to the end, each with
+ * its own changes, convergence and path exploration (the route coming back
+ * is no exploration of the failure's), each router's route before and
+ * after it.
  */
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clocks_int.h"
@@ -276,9 +283,11 @@ static struct clocks_router_fib *clocks_fib_router(struct clocks_fib *fib, const
 	return r;
 }
 
-/* clocks_fib_replay: router r's changes after t0 */
+/* clocks_fib_replay: router r's changes in [from, until), those of the
+ * failure (fail: a route via its link that left the FIB is steer) or of
+ * the fail-back */
 static void clocks_fib_replay(const struct clocks_input *in, struct clocks_fib *fib,
-			      struct clocks_router_fib *r)
+			      struct clocks_router_fib *r, int fail)
 {
 	static struct clocks_fib_table tb;
 	const struct clocks_failure *f = &in->failure;
@@ -288,7 +297,7 @@ static void clocks_fib_replay(const struct clocks_input *in, struct clocks_fib *
 	memset(&used, 0, sizeof(used));
 	for (size_t i = 0; i < in->nroutes; i++) {
 		const struct clocks_route *rt = &in->routes[i];
-		int after = rt->t_ns >= f->t0_ns;
+		int after = rt->t_ns >= fib->from_ns && rt->t_ns < fib->until_ns;
 
 		const struct clocks_fib_route *e;
 		struct clocks_fib_route was;
@@ -296,12 +305,14 @@ static void clocks_fib_replay(const struct clocks_input *in, struct clocks_fib *
 
 		if (!clocks_fib_event(in, rt, r->router))
 			continue;
+		if (rt->t_ns >= fib->until_ns)
+			continue;
 		e = clocks_fib_find(&tb, rt->has_metric ? rt->metric : 0);
 		if (e)
 			was = *e;
 		else
 			memset(&was, 0, sizeof(was));
-		if (clocks_fib_apply(&tb, rt, after ? &f->via : NULL) &&
+		if (clocks_fib_apply(&tb, rt, after && fail ? &f->via : NULL) &&
 		    (fib->left_at_ns == CLOCKS_NONE || rt->t_ns < fib->left_at_ns))
 			fib->left_at_ns = rt->t_ns;
 		clocks_fib_used(&tb, &now);
@@ -322,12 +333,9 @@ static void clocks_fib_replay(const struct clocks_input *in, struct clocks_fib *
 	}
 }
 
-void clocks_fib(const struct clocks_input *in, struct clocks_fib *fib)
+/* clocks_fib_episode: the FIB clocks of [fib->from_ns, fib->until_ns) */
+static void clocks_fib_episode(const struct clocks_input *in, struct clocks_fib *fib, int fail)
 {
-	const struct clocks_failure *f = &in->failure;
-	int64_t end = in->lab_stopping_ns != CLOCKS_NONE ? in->lab_stopping_ns : INT64_MAX;
-
-	memset(fib, 0, sizeof(*fib));
 	fib->first_at_ns = fib->last_at_ns = fib->left_at_ns = CLOCKS_NONE;
 	/* every router with a route event of the service prefix, in order */
 	for (size_t i = 0; i < in->nroutes; i++)
@@ -336,9 +344,9 @@ void clocks_fib(const struct clocks_input *in, struct clocks_fib *fib)
 	for (int i = 0; i < fib->nrouters; i++) {
 		struct clocks_router_fib *r = &fib->routers[i];
 
-		clocks_fib_replay(in, fib, r);
-		clocks_fib_at(in, r->router, f->t0_ns, &r->before);
-		clocks_fib_at(in, r->router, end, &r->after);
+		clocks_fib_replay(in, fib, r, fail);
+		clocks_fib_at(in, r->router, fib->from_ns, &r->before);
+		clocks_fib_at(in, r->router, fib->until_ns, &r->after);
 		if (r->changes == 0)
 			continue;
 		fib->routers_changed++;
@@ -357,9 +365,37 @@ void clocks_fib(const struct clocks_input *in, struct clocks_fib *fib)
 	for (int i = 0; i < fib->nrouters; i++) {
 		struct clocks_router_fib *r = &fib->routers[i];
 
-		clocks_fib_site(in, &r->before, f->t0_ns, r->before.site);
-		clocks_fib_site(in, &r->after, end, r->after.site);
+		clocks_fib_site(in, &r->before, fib->from_ns, r->before.site);
+		clocks_fib_site(in, &r->after, fib->until_ns, r->after.site);
 	}
+}
+
+void clocks_fib(const struct clocks_input *in, struct clocks_fib *fib)
+{
+	const struct clocks_failure *f = &in->failure;
+	int64_t end = in->lab_stopping_ns != CLOCKS_NONE ? in->lab_stopping_ns : INT64_MAX;
+
+	memset(fib, 0, sizeof(*fib));
+	/* the failure until the timeline brought the site back; from then on
+	 * the fail-back, an episode of its own: a route back is no path
+	 * exploration of the failure's */
+	fib->from_ns = f->t0_ns;
+	fib->until_ns = f->recovered_ns && f->recovered_ns < end ? f->recovered_ns : end;
+	clocks_fib_episode(in, fib, 1);
+	if (fib->until_ns == end || (fib->failback = malloc(sizeof(*fib->failback))) == NULL)
+		return;
+	memset(fib->failback, 0, sizeof(*fib->failback));
+	fib->failback->from_ns = fib->until_ns;
+	fib->failback->until_ns = end;
+	clocks_fib_episode(in, fib->failback, 0);
+}
+
+void clocks_fib_free(struct clocks_fib *fib)
+{
+	if (fib == NULL)
+		return;
+	free(fib->failback);
+	free(fib);
 }
 
 void clocks_fib_site_at(const struct clocks_input *in, const char *router, int64_t at_ns,
@@ -402,4 +438,42 @@ int64_t clocks_fib_changes(const struct clocks_input *in, const char *router, in
 		}
 	}
 	return n;
+}
+
+static int clocks_fib_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int64_t clocks_fib_left_site(const struct clocks_input *in, const char *router, int64_t from,
+			     int64_t until)
+{
+	const char *site = in->failure.site;
+	int64_t *t, left = INT64_MAX;
+	char at[CLOCKS_NAME_MAX];
+	size_t n = 0;
+
+	clocks_fib_site_at(in, router, from, at);
+	if (strcmp(at, site) != 0)
+		return CLOCKS_NONE;
+	if ((t = malloc((in->nroutes ? in->nroutes : 1) * sizeof(*t))) == NULL)
+		return INT64_MAX;
+	/* a router's route leads through others: any router's change may
+	 * move it */
+	for (size_t i = 0; i < in->nroutes; i++)
+		if (clocks_fib_event(in, &in->routes[i], NULL) && in->routes[i].t_ns >= from &&
+		    in->routes[i].t_ns < until)
+			t[n++] = in->routes[i].t_ns;
+	qsort(t, n, sizeof(*t), clocks_fib_cmp_i64);
+	for (size_t i = 0; i < n && left == INT64_MAX; i++) {
+		if (i && t[i] == t[i - 1])
+			continue;
+		clocks_fib_site_at(in, router, t[i] + 1, at);
+		if (strcmp(at, site) != 0)
+			left = t[i];
+	}
+	free(t);
+	return left;
 }

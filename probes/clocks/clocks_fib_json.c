@@ -47,7 +47,10 @@ static json_t *clocks_fib_route_json(const struct clocks_fib_route *r)
 	return o;
 }
 
-json_t *clocks_json_fib(const struct clocks_input *in, const struct clocks_fib *fib)
+/* clocks_json_fib_episode: one episode's FIB clocks; convergence from
+ * since_ns (t0 for the failure, the recovery for the fail-back) */
+static json_t *clocks_json_fib_episode(const struct clocks_input *in, const struct clocks_fib *fib,
+				       int64_t since_ns)
 {
 	json_t *o = json_object(), *routers = json_object(), *exploring = json_array();
 
@@ -55,8 +58,12 @@ json_t *clocks_json_fib(const struct clocks_input *in, const struct clocks_fib *
 	json_object_set_new(o, "first_router", clocks_fib_str(fib->first_router));
 	json_object_set_new(o, "last_s", clocks_fib_s(in, fib->last_at_ns));
 	json_object_set_new(o, "last_router", clocks_fib_str(fib->last_router));
-	/* the last router's final change: the same instant as last_s */
-	json_object_set_new(o, "convergence_s", clocks_fib_s(in, fib->last_at_ns));
+	/* the last router's final change, from the episode's start (t0: the
+	 * same instant as last_s) */
+	json_object_set_new(o, "convergence_s",
+			    fib->last_at_ns == CLOCKS_NONE
+				? json_null()
+				: json_real((double)(fib->last_at_ns - since_ns) / 1e9));
 	json_object_set_new(o, "routers_changed", json_integer(fib->routers_changed));
 	for (int i = 0; i < fib->nrouters; i++) {
 		const struct clocks_router_fib *r = &fib->routers[i];
@@ -83,6 +90,20 @@ json_t *clocks_json_fib(const struct clocks_input *in, const struct clocks_fib *
 	return o;
 }
 
+json_t *clocks_json_fib(const struct clocks_input *in, const struct clocks_fib *fib)
+{
+	json_t *o = clocks_json_fib_episode(in, fib, in->failure.t0_ns), *b;
+
+	/* the fail-back, its own episode: from the recovery (from_s, after
+	 * t0), its convergence counted from there */
+	if (fib->failback) {
+		b = clocks_json_fib_episode(in, fib->failback, fib->failback->from_ns);
+		json_object_set_new(b, "from_s", clocks_fib_s(in, fib->failback->from_ns));
+		json_object_set_new(o, "failback", b);
+	}
+	return o;
+}
+
 static json_t *clocks_catch_side(const char *site, int64_t n, int64_t of)
 {
 	return json_pack("{s:o, s:I, s:I}", "site", clocks_fib_str(site), "replies", (json_int_t)n,
@@ -95,18 +116,30 @@ json_t *clocks_json_catchments(const struct clocks_catchments *cs)
 
 	for (int k = 0; k < cs->n; k++) {
 		const struct clocks_catchment *c = &cs->c[k];
+		json_t *co;
 		char id[16];
 
 		snprintf(id, sizeof(id), "%u", c->client);
+		co = json_pack("{s:o, s:o}", "node", clocks_fib_str(c->node), "before",
+			       clocks_catch_side(c->before, c->before_n, c->before_of));
+		/* a recovered site: during the failure, then after the fail-back */
+		if (cs->episodes == 2)
+			json_object_set_new(
+			    co, "during",
+			    cs->during_known
+				? clocks_catch_side(c->during, c->during_n, c->during_of)
+				: json_null());
+		json_object_set_new(co, "after",
+				    cs->known ? clocks_catch_side(c->after, c->after_n, c->after_of)
+					      : json_null());
 		json_object_set_new(
-		    o, id,
-		    json_pack("{s:o, s:o, s:o, s:b}", "node", clocks_fib_str(c->node), "before",
-			      clocks_catch_side(c->before, c->before_n, c->before_of), "after",
-			      cs->known ? clocks_catch_side(c->after, c->after_n, c->after_of)
-					: json_null(),
-			      "moved",
-			      cs->known && c->before[0] && c->after[0] &&
-				  strcmp(c->before, c->after) != 0));
+		    co, "moved",
+		    json_boolean(clocks_catch_moved(cs, c->before, c->during, c->after) == 1));
+		if (cs->episodes == 2)
+			json_object_set_new(
+			    co, "back",
+			    json_boolean(clocks_catch_back(cs, c->before, c->after) == 1));
+		json_object_set_new(o, id, co);
 	}
 	return o;
 }
@@ -120,19 +153,30 @@ json_t *clocks_json_catch_pops(const struct clocks_catchments *cs)
 		json_t *pairs = json_array();
 		char id[16];
 
-		for (int k = 0; k < p->npairs; k++)
-			json_array_append_new(
-			    pairs,
-			    json_pack("{s:o, s:o, s:I}", "before",
-				      clocks_fib_str(p->pairs[k].before), "after",
-				      cs->known ? clocks_fib_str(p->pairs[k].after) : json_null(),
-				      "clients", (json_int_t)p->pairs[k].clients));
+		for (int k = 0; k < p->npairs; k++) {
+			json_t *po =
+			    json_pack("{s:o}", "before", clocks_fib_str(p->pairs[k].before));
+
+			if (cs->episodes == 2)
+				json_object_set_new(po, "during",
+						    cs->during_known
+							? clocks_fib_str(p->pairs[k].during)
+							: json_null());
+			json_object_set_new(po, "after",
+					    cs->known ? clocks_fib_str(p->pairs[k].after)
+						      : json_null());
+			json_object_set_new(po, "clients", json_integer(p->pairs[k].clients));
+			json_array_append_new(pairs, po);
+		}
 		snprintf(id, sizeof(id), "%u", p->base);
-		json_object_set_new(
-		    o, id,
-		    json_pack("{s:o, s:I, s:o, s:o}", "node", clocks_fib_str(p->node), "clients",
-			      (json_int_t)p->clients, "moved",
-			      cs->known ? json_integer(p->moved) : json_null(), "pairs", pairs));
+		json_object_set_new(o, id,
+				    json_pack("{s:o, s:I, s:o, s:o}", "node",
+					      clocks_fib_str(p->node), "clients",
+					      (json_int_t)p->clients, "moved",
+					      (cs->episodes == 2 ? cs->during_known : cs->known)
+						  ? json_integer(p->moved)
+						  : json_null(),
+					      "pairs", pairs));
 	}
 	return o;
 }

@@ -255,6 +255,30 @@ struct json_t *clocks_json_resolvers(const struct clocks_input *in);
 /* clocks_rank: nearest-rank percentile p (0 < p <= 100) of sorted v[n > 0]. */
 int64_t clocks_rank(const int64_t *v, size_t n, int p);
 
+/* clocks_explain_count: the cause of p, a request to the dead site after
+ * t0, counted in xs (its entry's requests, first and last); the cause, for
+ * the decay's curve by cause. clocks_explain_finish: the window of each
+ * scheme held, the scheme that left first, the words (clocks_explain.c) */
+enum clocks_cause clocks_explain_count(struct clocks_explain_scheme *xs,
+				       const struct clocks_packet *p, int64_t t0);
+void clocks_explain_finish(const struct clocks_input *in, const struct clocks_result *res, int nres,
+			   const struct clocks_decay *d, struct clocks_explain *ex);
+
+/* clocks_fib_left_site: when router's route used (followed through
+ * routers) stopped leading to the failed site in [from, until): the first
+ * route event of any router after which it led elsewhere. CLOCKS_NONE if
+ * it did not lead there at from; INT64_MAX if it still did at until
+ * (clocks_fib.c) */
+int64_t clocks_fib_left_site(const struct clocks_input *in, const char *router, int64_t from,
+			     int64_t until);
+
+/* clocks_catch_windows: the catchments' episodes from fib into cs
+ * (episodes, known, during_known), and their windows: during is a request
+ * sent in (*during_from, *during_until), after one sent after *after_from
+ * (clocks_catch.c) */
+void clocks_catch_windows(const struct clocks_fib *fib, struct clocks_catchments *cs,
+			  int64_t *during_from, int64_t *during_until, int64_t *after_from);
+
 /* clocks_catch_pops: the populations' catchments into cs->pops (cs->known
  * set), after the FIB's last change (fib); clocks_catch_pop.c */
 void clocks_catch_pops(const struct clocks_input *in, const struct clocks_fib *fib,

@@ -450,7 +450,7 @@ void clocks_result_free(struct clocks_result *r)
 {
 	free(r->resolvers);
 	r->resolvers = NULL;
-	free(r->fib);
+	clocks_fib_free(r->fib);
 	r->fib = NULL;
 	free(r->catchments);
 	r->catchments = NULL;

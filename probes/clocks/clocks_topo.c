@@ -2,7 +2,8 @@
  * The DNS side of a run's recorded topology (topology.ini, as the lab printed
  * it back): which [resolver] nodes there are and in which order (the k-th
  * has 198.18.(128 + k).0/24), which level of the DNS tree each [dns] node
- * serves, which [resolver] node each client asks. See clocks.h,
+ * serves, which [resolver] node each client asks and which router it is
+ * linked to, each steered [name] and its TTL. See clocks.h,
  * struct clocks_topo_dns; the measurements on them are clocks_resolvers.c.
  */
 #include <arpa/inet.h>
@@ -24,7 +25,7 @@ const char *const clocks_level_names[CLOCKS_LEVELS] = {"root", "tld", "zone"};
  * sections, and each [dns] node's zones key (which claims zones) */
 struct topo_scan {
 	struct clocks_topo_dns *t;
-	enum { TS_OTHER, TS_LAB, TS_RSV, TS_DNS, TS_CLIENT } in;
+	enum { TS_OTHER, TS_LAB, TS_RSV, TS_DNS, TS_CLIENT, TS_NAME } in;
 	int dns_tree; /* [lab] dns_tree = yes: the lab added root and tld */
 	int nzones;
 	char zones[TOPO_MAX_ZONES][CLOCKS_DNS_NAME_MAX];
@@ -65,6 +66,10 @@ static int topo_section(void *arg, const char *kind, const char *name, const cha
 		s->in = TS_CLIENT;
 	} else if (strcmp(kind, "zone") == 0 && s->nzones < TOPO_MAX_ZONES) {
 		topo_copy(s->zones[s->nzones++], CLOCKS_DNS_NAME_MAX, name);
+	} else if (strcmp(kind, "name") == 0 && t->nnames < CLOCKS_MAX_DNS_NODES) {
+		topo_copy(t->names[t->nnames].name, CLOCKS_DNS_NAME_MAX, name);
+		t->names[t->nnames++].ttl_s = -1;
+		s->in = TS_NAME;
 	}
 	return 0;
 }
@@ -85,8 +90,15 @@ static void topo_pair(void *arg, const char *key, const char *value)
 	else if (s->in == TS_DNS && strcmp(key, "zones") == 0) {
 		topo_copy(s->dns_zones[t->ndns - 1], TOPO_ZONES_LEN, value);
 		s->dns_said[t->ndns - 1] = 1;
-	} else if (s->in == TS_CLIENT && strcmp(key, "resolver") == 0)
+	} else if (s->in == TS_CLIENT && strcmp(key, "resolver") == 0) {
 		topo_copy(s->client_rsv[t->nclients - 1], CLOCKS_NAME_MAX, value);
+	} else if (s->in == TS_CLIENT && strcmp(key, "link") == 0) {
+		topo_copy(t->clients[t->nclients - 1].router, CLOCKS_NAME_MAX, value);
+	} else if (s->in == TS_NAME && strcmp(key, "ttl") == 0) {
+		long long ttl = strtonum(value, 0, INT32_MAX, &errstr);
+
+		t->names[t->nnames - 1].ttl_s = errstr ? -1 : ttl;
+	}
 }
 
 /* topo_labels: the labels of a zone name in text ("." and "" have none) */

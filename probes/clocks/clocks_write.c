@@ -168,7 +168,57 @@ static json_t *clocks_json_failback(const struct clocks_failback *b)
 	return o;
 }
 
-static json_t *clocks_json_scheme(const struct clocks_input *in, const struct clocks_result *r)
+/* clocks_json_decay: scheme i's decay at the report's marks, up to the
+ * recovery (back = 0: the share still sent to the dead site, by cause), or
+ * the fail-back's from it (back = 1: the share sent to it again) */
+static json_t *clocks_json_decay(const struct clocks_explain *ex, int i, int back)
+{
+	const struct clocks_decay *d = ex->decay;
+	const struct clocks_decay_series *s = &d->s[i];
+	int64_t marks[CLOCKS_MAX_MARKS], from = back ? ex->recovered_ns : 0;
+	int64_t limit = back ? d->end_ns - from
+			: ex->recovered_ns != CLOCKS_NONE && ex->recovered_ns < d->end_ns
+			    ? ex->recovered_ns
+			    : d->end_ns;
+	json_t *o = json_object(), *a = json_array();
+	int end, n = clocks_decay_marks(d, limit, marks, &end);
+
+	json_object_set_new(o, "bucket_s", json_real((double)d->bucket_ns / 1e9));
+	for (int m = 0; s->known && m < n; m++) {
+		int64_t k = back ? clocks_bucket_of(from + marks[m], d->bucket_ns)
+				 : clocks_bucket_of(marks[m], d->bucket_ns);
+		int64_t part = back ? (s->back ? s->back[k] : 0) : s->dead[k];
+		json_t *row = json_object();
+
+		if (k < 0 || k >= (int64_t)d->n || (back && s->back == NULL)) {
+			json_decref(row);
+			continue;
+		}
+		json_object_set_new(row, back ? "after_recovery_s" : "after_s",
+				    json_real((double)marks[m] / 1e9));
+		json_object_set_new(row, "end", json_boolean(end && m == n - 1));
+		json_object_set_new(row, "share",
+				    s->all[k] ? json_real((double)part / (double)s->all[k])
+					      : json_null());
+		json_object_set_new(row, back ? "back" : "dead", json_integer(part));
+		json_object_set_new(row, "all", json_integer(s->all[k]));
+		if (!back && s->cause[0]) {
+			json_t *c = json_object();
+
+			for (int x = 0; x < CLOCKS_CAUSES; x++)
+				if (s->cause[x][k])
+					json_object_set_new(c, clocks_cause_names[x],
+							    json_integer(s->cause[x][k]));
+			json_object_set_new(row, "by_cause", c);
+		}
+		json_array_append_new(a, row);
+	}
+	json_object_set_new(o, "marks", a);
+	return o;
+}
+
+static json_t *clocks_json_scheme(const struct clocks_input *in, const struct clocks_result *r,
+				  const struct clocks_explain *ex, int i)
 {
 	json_t *o = json_object();
 	int dns = r->upstream_queries != CLOCKS_NA;
@@ -215,8 +265,16 @@ static json_t *clocks_json_scheme(const struct clocks_input *in, const struct cl
 		json_object_set_new(o, "populations", clocks_json_pops(r->pops, r->npops));
 	json_object_set_new(o, "replies", clocks_json_counts(r->replies, r->nreplies));
 	json_object_set_new(o, "captured_after_t0", clocks_json_counts(r->after_t0, r->nafter_t0));
-	if (r->has_failback)
-		json_object_set_new(o, "failback", clocks_json_failback(&r->failback));
+	if (r->has_failback) {
+		json_t *fb = clocks_json_failback(&r->failback);
+
+		/* the fail-back's own table, as the report prints it */
+		if (ex && ex->decay && i < CLOCKS_NSCHEMES && ex->recovered_ns != CLOCKS_NONE)
+			json_object_set_new(fb, "decay", clocks_json_decay(ex, i, 1));
+		json_object_set_new(o, "failback", fb);
+	}
+	if (ex && ex->decay && i < CLOCKS_NSCHEMES)
+		json_object_set_new(o, "decay", clocks_json_decay(ex, i, 0));
 	if (r->has_budget)
 		json_object_set_new(o, "budget", clocks_json_budget(&r->budget));
 	if (r->fib)
@@ -270,6 +328,67 @@ int clocks_warnings(const struct clocks_input *in, const struct clocks_result *r
 	return n;
 }
 
+static json_t *clocks_json_rel(int64_t ns)
+{
+	return ns == CLOCKS_NONE ? json_null() : json_real((double)ns / 1e9);
+}
+
+/* clocks_json_explain: the verdict in words, which scheme left first, and
+ * per scheme what held it: each cause and who, its requests, first, last */
+static json_t *clocks_json_explain(const struct clocks_input *in, const struct clocks_result *res,
+				   int nres, const struct clocks_explain *ex)
+{
+	json_t *o = json_object(), *words = json_array(), *schemes = json_object();
+
+	(void)in;
+	for (int k = 0; k < ex->nwords; k++)
+		json_array_append_new(words, json_string(ex->words[k]));
+	json_object_set_new(o, "words", words);
+	json_object_set_new(o, "first",
+			    ex->first >= 0 && !ex->tie ? json_string(res[ex->first].scheme)
+						       : json_null());
+	json_object_set_new(o, "by_s", ex->first >= 0 ? clocks_json_rel(ex->by_ns) : json_null());
+	json_object_set_new(o, "failback_first",
+			    ex->back_first >= 0 ? json_string(res[ex->back_first].scheme)
+						: json_null());
+	json_object_set_new(o, "failback_by_s",
+			    ex->back_first >= 0 ? clocks_json_rel(ex->back_by_ns) : json_null());
+	for (int i = 0; i < nres && i < CLOCKS_NSCHEMES; i++) {
+		const struct clocks_explain_scheme *xs = &ex->s[i];
+		json_t *so, *causes;
+
+		if (!xs->present)
+			continue;
+		so = json_object();
+		causes = json_array();
+		json_object_set_new(so, "window_s", clocks_json_rel(xs->window_ns));
+		json_object_set_new(so, "held_by",
+				    xs->held < 0
+					? json_null()
+					: json_pack("{s:s, s:s, s:o}", "cause",
+						    clocks_cause_names[xs->e[xs->held].cause],
+						    "who", xs->e[xs->held].who, "last_s",
+						    clocks_json_rel(xs->e[xs->held].last_ns)));
+		json_object_set_new(so, "without_s", clocks_json_rel(xs->without_ns));
+		for (int k = 0; k < xs->n; k++) {
+			const struct clocks_cause_entry *e = &xs->e[k];
+
+			if (e->requests == 0)
+				continue;
+			json_array_append_new(causes,
+					      json_pack("{s:s, s:s, s:I, s:o, s:o}", "cause",
+							clocks_cause_names[e->cause], "who", e->who,
+							"requests", (json_int_t)e->requests,
+							"first_s", clocks_json_rel(e->first_ns),
+							"last_s", clocks_json_rel(e->last_ns)));
+		}
+		json_object_set_new(so, "causes", causes);
+		json_object_set_new(schemes, res[i].scheme, so);
+	}
+	json_object_set_new(o, "schemes", schemes);
+	return o;
+}
+
 static json_t *clocks_json_warning(const char *code, const char *msg, int invalidates)
 {
 	return json_pack("{s:s, s:s, s:b}", "code", code, "message", msg, "invalidates",
@@ -277,7 +396,7 @@ static json_t *clocks_json_warning(const char *code, const char *msg, int invali
 }
 
 static json_t *clocks_json(const struct clocks_input *in, const struct clocks_result *res, int nres,
-			   const struct clocks_notes *v)
+			   const struct clocks_notes *v, const struct clocks_explain *ex)
 {
 	const struct clocks_failure *f = &in->failure;
 	json_t *root = json_object(), *failed = json_object(), *schemes = json_object();
@@ -299,7 +418,7 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 			json_array_append_new(absent, json_string(res[i].scheme));
 		else
 			json_object_set_new(schemes, res[i].scheme,
-					    clocks_json_scheme(in, &res[i]));
+					    clocks_json_scheme(in, &res[i], ex, i));
 	}
 	json_object_set_new(root, "schemes_absent", absent);
 	json_object_set_new(failed, "site", json_string(f->site));
@@ -340,6 +459,8 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 		if (rsv)
 			json_object_set_new(root, "resolvers", rsv);
 	}
+	if (ex)
+		json_object_set_new(root, "explain", clocks_json_explain(in, res, nres, ex));
 	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
 	for (int k = 0; k < n; k++)
 		json_array_append_new(warnings, clocks_json_warning(list[k]->code, list[k]->msg,
@@ -353,13 +474,13 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 
 int clocks_write_json(int dirfd, const char *dir, const char *name, const struct clocks_input *in,
 		      const struct clocks_result *res, int nres, const struct clocks_notes *v,
-		      char *err, size_t errlen)
+		      const struct clocks_explain *ex, char *err, size_t errlen)
 {
 	struct atomicfile af;
 	json_t *root;
 	int rc = -1;
 
-	root = clocks_json(in, res, nres, v);
+	root = clocks_json(in, res, nres, v, ex);
 	if (root == NULL) {
 		snprintf(err, errlen, "%s/%s: out of memory", dir, name);
 		return -1;
@@ -583,56 +704,71 @@ static const char *clocks_codes(char *buf, size_t len, const struct clocks_warni
 	return buf;
 }
 
-/* clocks_banner_top: before the table of an invalid run, its reasons; of a
- * warned one, the codes */
-static void clocks_banner_top(FILE *out, const struct clocks_warning **list, int n, int valid)
+/* clocks_count_invalid: how many of list[0..n) invalidate the run */
+static int clocks_count_invalid(const struct clocks_warning **list, int n)
 {
-	char codes[512];
 	int bad = 0;
 
 	for (int k = 0; k < n; k++)
 		bad += list[k]->invalidates;
-	if (!valid) {
-		fprintf(out,
-			"*** INVALID RUN: %d self-check%s failed; these clocks must not be "
-			"quoted as measured ***\n",
-			bad, bad == 1 ? "" : "s");
-		for (int k = 0; k < n; k++)
-			if (list[k]->invalidates)
-				fprintf(out, "  %s: %s\n", list[k]->code, list[k]->msg);
-		fputc('\n', out);
-	} else if (n > 0) {
-		fprintf(out, "Warnings (the run is valid): %s; see below\n\n",
-			clocks_codes(codes, sizeof(codes), list, n, 0));
-	}
+	return bad;
 }
 
-static void clocks_banner_bottom(FILE *out, const struct clocks_warning **list, int n, int valid)
+void clocks_print_warnings(FILE *out, const struct clocks_input *in,
+			   const struct clocks_result *res, int nres, const struct clocks_notes *v)
 {
+	const struct clocks_warning *list[CLOCKS_MAX_LIST];
+	int lost, n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
+	int bad = clocks_count_invalid(list, n), more = n - bad + lost;
+
+	if (!clocks_valid(in, res, nres, v))
+		fprintf(out,
+			"*** INVALID RUN: %d self-check%s failed%s; these clocks must not be "
+			"quoted as measured (docs/clocks.md, \"Verdict\") ***\n",
+			bad, bad == 1 ? "" : "s",
+			more == 0   ? ""
+			: more == 1 ? ", and 1 warning"
+				    : ", and more warnings");
+	else if (n + lost > 0)
+		fprintf(out, "%d warning%s (the run is valid; docs/clocks.md, \"Verdict\"):\n",
+			n + lost, n + lost == 1 ? "" : "s");
+	else
+		return;
+	/* each once, one line, the invalidating ones first */
+	for (int k = 0; k < n; k++)
+		fprintf(out, "%s (%s): %s\n", list[k]->invalidates ? "INVALID" : "warning",
+			list[k]->code, list[k]->msg);
+	if (lost)
+		fprintf(out, "warning: %d more warnings not kept\n", lost);
+}
+
+void clocks_print_verdict(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+			  int nres, const struct clocks_notes *v)
+{
+	const struct clocks_warning *list[CLOCKS_MAX_LIST];
+	int lost, n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
 	char codes[512];
 
-	if (!valid)
+	/* the reasons were said above, once: here the verdict, and for an
+	 * invalid run the codes a script looks for */
+	if (!clocks_valid(in, res, nres, v))
 		fprintf(out, "*** INVALID RUN (%s): see docs/clocks.md, \"Verdict\" ***\n",
 			clocks_codes(codes, sizeof(codes), list, n, 1));
-	else if (n > 0)
-		fprintf(out, "valid run, with warnings: %s\n",
-			clocks_codes(codes, sizeof(codes), list, n, 0));
+	else if (n + lost > 0)
+		fprintf(out, "valid run, with %d warning%s (above; docs/clocks.md, \"Verdict\")\n",
+			n + lost, n + lost == 1 ? "" : "s");
 	else
 		fprintf(out, "valid run: every self-check passed (docs/clocks.md, \"Verdict\")\n");
 }
 
-void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
-		  int nres, const struct clocks_notes *v)
+void clocks_print_table(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+			int nres, const struct clocks_notes *v, int flags)
 {
 	const struct clocks_failure *f = &in->failure;
 	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], when[32];
 	time_t sec = (time_t)(f->t0_ns / 1000000000);
-	const struct clocks_warning *list[CLOCKS_MAX_LIST];
-	int n, lost, valid = clocks_valid(in, res, nres, v);
 	struct tm tm;
 
-	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
-	clocks_banner_top(out, list, n, valid);
 	inet_ntop(AF_INET, &f->via, via, sizeof(via));
 	inet_ntop(AF_INET, &f->prefix, prefix, sizeof(prefix));
 	if (f->has_address)
@@ -645,8 +781,11 @@ void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_
 		(long long)(f->t0_ns % 1000000000));
 	fprintf(out,
 		"(site link %s, site address %s, service %s/%d, request port %u; clocks in "
-		"seconds after t0)\n\n",
+		"seconds after t0)\n",
 		via, addr, prefix, f->prefixlen, in->port);
+	if (flags & CLOCKS_PRINT_WARNINGS)
+		clocks_print_warnings(out, in, res, nres, v);
+	fputc('\n', out);
 	fprintf(out, "%-*s", CLOCKS_LABEL_W, "");
 	for (int i = 0; i < nres; i++)
 		if (!res[i].noflows)
@@ -692,19 +831,12 @@ void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_
 	clocks_count_rows(out, "captured after t0 at", res, nres, 1);
 	clocks_legend(out, in, res, nres);
 	clocks_multi_print_all(out, in);
-	for (int k = 0; k < n; k++)
-		fprintf(out, "%s (%s): %s\n", list[k]->invalidates ? "INVALID" : "warning",
-			list[k]->code, list[k]->msg);
-	if (lost)
-		fprintf(out, "warning: %d more warnings not kept\n", lost);
-	clocks_banner_bottom(out, list, n, valid);
+	if (flags & CLOCKS_PRINT_VERDICT)
+		clocks_print_verdict(out, in, res, nres, v);
 }
 
-void clocks_print_verdict(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
-			  int nres, const struct clocks_notes *v)
+void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+		  int nres, const struct clocks_notes *v)
 {
-	const struct clocks_warning *list[CLOCKS_MAX_LIST];
-	int lost, n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
-
-	clocks_banner_bottom(out, list, n, clocks_valid(in, res, nres, v));
+	clocks_print_table(out, in, res, nres, v, CLOCKS_PRINT_WARNINGS | CLOCKS_PRINT_VERDICT);
 }

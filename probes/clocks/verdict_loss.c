@@ -90,6 +90,11 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 	char msg[CLOCKS_WARNING_LEN], when[48];
 	int len;
 
+	/* the routers converged after the fail-back too: a request lost on
+	 * the way before that was lost in transit */
+	if (r->fib && r->fib->failback && r->fib->failback->last_at_ns != CLOCKS_NONE)
+		converged = r->fib->failback->last_at_ns;
+
 	for (size_t i = 0; i < in->ncaptures; i++)
 		if (strcmp(in->captures[i].label, in->failure.site) == 0)
 			dead = &in->captures[i];

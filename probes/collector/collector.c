@@ -36,7 +36,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <linux/rtnetlink.h>
 #include <limits.h>
@@ -54,8 +53,8 @@
 #include "event.h"
 #include "log.h"
 #include "loop.h"
+#include "opt.h"
 #include "rtmon.h"
-#include "strtonum.h"
 #include "timeutil.h"
 
 #define COLLECTOR_MAX_LINKS 128 /* a site link is two with BGP (its requests, its session) */
@@ -119,7 +118,7 @@ struct collector {
 	"                 [-n NODE] [-e FILE] [-f FILTER] [-F FILTER] [-B BYTES] [-s SNAPLEN]\n"   \
 	"                 [-P PREFIX] [-v] [-h]\n"
 
-static void __attribute__((noreturn)) collector_usage(FILE *fp, int rc)
+static void collector_usage(FILE *fp)
 {
 	fprintf(fp,
 		COLLECTOR_USAGE
@@ -140,7 +139,6 @@ static void __attribute__((noreturn)) collector_usage(FILE *fp, int rc)
 		"  -v              debug logging\n"
 		"  -h              this help\n",
 		COLLECTOR_DEFAULT_FILTER, COLLECTOR_BGP_FILTER, CAPTURE_SNAPLEN_DEFAULT);
-	exit(rc);
 }
 
 /* collector_parse_size: "67108864", "64M", "64MiB", "512K", "1G". */
@@ -612,69 +610,74 @@ static void collector_reserve(struct collector *col)
 		log_debug("log: no disk reserved: %s", strerror(errno));
 }
 
+/* collector_opt_error: the collector's options fail through fatalx */
+static void collector_opt_error(const struct opt_cmd *cmd, enum opt_error e, int flag,
+				const char *what, const char *arg)
+{
+	(void)cmd;
+	if (e == OPT_ERR_MISSING)
+		fatalx("-%c: missing argument", flag);
+	if (e == OPT_ERR_UNKNOWN)
+		fatalx("unknown flag -%c; -h for help", flag);
+	if (e == OPT_ERR_BAD)
+		fatalx("-%c %s: expected %s", flag, arg, what);
+	fatalx("unexpected argument '%s'; -h for help", arg);
+}
+
+/* collector_opt_link, collector_opt_bgp: -c and -b; collector_add_link
+ * says why it refuses one */
+static int collector_opt_link(const char *arg, void *dst, const char **what)
+{
+	*what = NULL;
+	return collector_add_link(dst, arg, 0);
+}
+
+static int collector_opt_bgp(const char *arg, void *dst, const char **what)
+{
+	*what = NULL;
+	return collector_add_link(dst, arg, 1);
+}
+
+static int collector_opt_size(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	return collector_parse_size(arg, dst);
+}
+
 int main(int argc, char *argv[])
 {
 	static struct collector col;
 	struct capture_config cfg = {.filter = COLLECTOR_DEFAULT_FILTER,
 				     .buffer_bytes = CAPTURE_BUFFER_DEFAULT,
 				     .snaplen = CAPTURE_SNAPLEN_DEFAULT};
+	static const struct opt_cmd cmd = {"collector", COLLECTOR_USAGE, collector_usage,
+					   collector_opt_error};
 	const char *node = "collector", *evpath = NULL, *prefix = NULL;
-	int ch, verbose = 0, rc = 1;
-	const char *errstr;
+	int verbose = 0, rc = 1;
+	const struct opt opts[] = {
+	    {OPT_STR('n', &node)},
+	    {OPT_STR('e', &evpath)},
+	    {OPT_STR('o', &cfg.dir)},
+	    {OPT_CALL('c', collector_opt_link, &col, NULL)},
+	    {OPT_CALL('b', collector_opt_bgp, &col, NULL)},
+	    {OPT_STR('f', &col.filter)},
+	    {OPT_STR('F', &col.bgp_filter)},
+	    {OPT_CALL('B', collector_opt_size, &cfg.buffer_bytes, "a size such as 64M")},
+	    {OPT_INT('s', &cfg.snaplen, 1, 262144, "a snaplen of 1 to 262144")},
+	    {OPT_STR('P', &prefix)},
+	    {OPT_COUNT('v', &verbose)},
+	    {0},
+	};
 
 	log_init("collector", 0);
 	col.filter = COLLECTOR_DEFAULT_FILTER;
 	col.bgp_filter = COLLECTOR_BGP_FILTER;
-	while ((ch = getopt(argc, argv, ":n:e:o:c:b:f:F:B:s:P:vh")) != -1) {
-		switch (ch) {
-		case 'n':
-			node = optarg;
-			break;
-		case 'e':
-			evpath = optarg;
-			break;
-		case 'o':
-			cfg.dir = optarg;
-			break;
-		case 'c':
-		case 'b':
-			if (collector_add_link(&col, optarg, ch == 'b') == -1)
-				return 1;
-			break;
-		case 'f':
-			col.filter = optarg;
-			break;
-		case 'F':
-			col.bgp_filter = optarg;
-			break;
-		case 'B':
-			if (collector_parse_size(optarg, &cfg.buffer_bytes) == -1)
-				fatalx("-B %s: expected a size such as 64M", optarg);
-			break;
-		case 's':
-			cfg.snaplen = (int)strtonum(optarg, 1, 262144, &errstr);
-			if (errstr != NULL)
-				fatalx("-s %s: expected a snaplen of 1 to 262144", optarg);
-			break;
-		case 'P':
-			prefix = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			collector_usage(stdout, 0);
-		case ':':
-			fatalx("-%c: missing argument", optopt);
-		default:
-			fatalx("unknown flag -%c; -h for help", optopt);
-		}
-	}
-	if (optind != argc)
-		fatalx("unexpected argument '%s'; -h for help", argv[optind]);
+	opt_parse(&cmd, opts, argc, argv);
 	/* nothing to capture is fine for a route monitor (-P) alone */
-	if (cfg.dir == NULL || (col.nlinks == 0 && prefix == NULL))
-		collector_usage(stderr, 1);
+	if (cfg.dir == NULL || (col.nlinks == 0 && prefix == NULL)) {
+		collector_usage(stderr);
+		return 1;
+	}
 	log_init("collector", verbose);
 	if (prefix) {
 		if (parse_prefix(prefix, &col.prefix, &col.prefixlen) == -1)

@@ -146,12 +146,23 @@ static void report_summary(const struct report *r, FILE *out)
 		texttable_free(&t);
 	}
 	fprintf(out,
-		"\ndecay: share of each scheme's requests sent to %s, in the %s bucket "
+		"\ndecay: share of each scheme's requests sent to %s%s, in the %s bucket "
 		"ending at each time\n",
-		r->in.failure.site, report_fmt_duration(b, sizeof(b), r->bucket_ns));
+		r->in.failure.site, report_has_failback_decay(r) ? " while it was out" : "",
+		report_fmt_duration(b, sizeof(b), r->bucket_ns));
 	report_decay_table(r, &t);
 	texttable_print(&t, out, 0);
 	texttable_free(&t);
+	if (report_has_failback_decay(r)) {
+		fprintf(out,
+			"\nfail-back: share of each scheme's requests sent to %s again after its "
+			"recovery at %.3f s, in the %s bucket holding each time\n",
+			r->in.failure.site, (double)report_recovered_at(r) / NSEC_PER_SEC,
+			report_fmt_duration(b, sizeof(b), r->bucket_ns));
+		report_failback_table(r, &t);
+		texttable_print(&t, out, 0);
+		texttable_free(&t);
+	}
 	if (r->up.known) {
 		fprintf(out, "\nupstream: DNS queries that reached authd, per source\n");
 		report_upstream_table(r, &t);
@@ -177,13 +188,21 @@ static void report_summary(const struct report *r, FILE *out)
 			texttable_free(&t);
 		}
 	}
+	if (r->ex.nwords > 0) {
+		fprintf(out,
+			"\nexplain: which scheme left %s first, and what held each "
+			"(docs/clocks.md, \"Explain\")\n",
+			r->in.failure.site);
+		clocks_explain_print(out, &r->in, &r->ex);
+	}
 	if (r->unsaved) {
 		fprintf(out, "\nreport: not saved in %s (below)\n", r->rundir);
 		goto verdict;
 	}
 	fprintf(out, "\nreport: %s/report.md", r->rundir);
 	if (r->drawn)
-		fprintf(out, " (plots: %s%s%s)", r->plot_decay ? "decay.png" : "",
+		fprintf(out, " (plots: %s%s%s%s)", r->plot_decay ? "decay.png" : "",
+			r->plot_causes ? ", decay-causes.png" : "",
 			r->plot_decay && r->plot_upstream ? ", " : "",
 			r->plot_upstream ? "upstream.png" : "");
 	fputc('\n', out);
@@ -243,7 +262,13 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 	}
 	clocks_flaps(&r->in, r->flaps);
 	clocks_outages(&r->in, r->outages);
-	if (clocks_decay(&r->in, r->bucket_ns, &r->decay, err, errlen) == -1 ||
+	/* the decay's pass also gives each request to the dead site its cause */
+	if (clocks_explain_init(&r->in, r->res, REPORT_NSCHEMES, &r->ex) == -1) {
+		snprintf(err, errlen, "explain: out of memory");
+		return -1;
+	}
+	if (clocks_decay_explain(&r->in, r->bucket_ns, &r->decay, &r->ex, r->res, REPORT_NSCHEMES,
+				 err, errlen) == -1 ||
 	    report_upstream_series(&r->in, &r->up, err, errlen) == -1)
 		return -1;
 	if (r->in.dnstopo.nrsv > 0 && ((r->rsv = malloc(sizeof(*r->rsv))) == NULL ||
@@ -257,7 +282,10 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	clocks_print(mem, &r->in, r->res, REPORT_NSCHEMES, &r->verdict);
+	/* the terminal's: the warnings after the title; the verdict is the
+	 * summary's last line */
+	clocks_print_table(mem, &r->in, r->res, REPORT_NSCHEMES, &r->verdict,
+			   CLOCKS_PRINT_WARNINGS);
 	fclose(mem);
 	report_stage_end(r, REPORT_STAGE_WRITERS);
 	return 0;
@@ -292,8 +320,9 @@ int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
 	 * from the terminal: they are printed, then what was not saved */
 	if ((r->dirfd = atomicfile_dir(rundir, err, sizeof(err))) == -1 ||
 	    clocks_write_json(r->dirfd, rundir, "clocks.json", &r->in, r->res, REPORT_NSCHEMES,
-			      &r->verdict, err, sizeof(err)) == -1 ||
+			      &r->verdict, &r->ex, err, sizeof(err)) == -1 ||
 	    report_write_decay_csv(r, err, sizeof(err)) == -1 ||
+	    report_write_causes_csv(r, err, sizeof(err)) == -1 ||
 	    report_write_upstream_csv(r, err, sizeof(err)) == -1)
 		r->unsaved = 1;
 	report_stage_end(r, REPORT_STAGE_WRITERS);
@@ -332,6 +361,7 @@ out:
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		clocks_result_free(&r->res[i]);
 	clocks_decay_free(&r->decay);
+	clocks_explain_free(&r->ex);
 	free(r->flaps);
 	free(r->outages);
 	free(r->rsv);

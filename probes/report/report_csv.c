@@ -118,3 +118,76 @@ int report_write_upstream_csv(const struct report *r, char *err, size_t errlen)
 	}
 	return report_file_close(&af, err, errlen);
 }
+
+/* report_cause_used: scheme i has requests of cause x in some bucket */
+static int report_cause_used(const struct report *r, int i, int x)
+{
+	const struct clocks_decay_series *s = &r->decay.s[i];
+
+	if (!report_present(r, i) || !s->known || s->cause[x] == NULL)
+		return 0;
+	for (size_t k = 0; k < r->decay.n; k++)
+		if (s->cause[x][k])
+			return 1;
+	return 0;
+}
+
+int report_has_causes(const struct report *r)
+{
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		for (int x = 0; x < CLOCKS_CAUSES; x++)
+			if (report_cause_used(r, i, x))
+				return 1;
+	return 0;
+}
+
+int report_write_causes_csv(const struct report *r, char *err, size_t errlen)
+{
+	const struct clocks_decay *d = &r->decay;
+	struct atomicfile af;
+	char a[48], b[48];
+	FILE *fp;
+
+	int used[REPORT_NSCHEMES][CLOCKS_CAUSES];
+
+	if (!report_has_causes(r))
+		return 0;
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		for (int x = 0; x < CLOCKS_CAUSES; x++)
+			used[i][x] = report_cause_used(r, i, x);
+	if (report_file_open(r, &af, "decay-causes.csv", err, errlen) == -1)
+		return -1;
+	fp = af.fp;
+	/* per scheme, each cause it has: its share of the scheme's requests,
+	 * and their count (the same buckets as decay.csv) */
+	fprintf(fp, "t_s,t_end_s");
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		for (int x = 0; x < CLOCKS_CAUSES; x++)
+			if (used[i][x])
+				fprintf(fp, ",%s_%s_share,%s_%s", r->res[i].scheme,
+					clocks_cause_names[x], r->res[i].scheme,
+					clocks_cause_names[x]);
+	fputc('\n', fp);
+	for (size_t k = 0; k < d->n; k++) {
+		int64_t end = (int64_t)(k + 1) * d->bucket_ns;
+
+		fprintf(fp, "%s,%s", report_fmt_s(a, sizeof(a), (int64_t)k * d->bucket_ns),
+			report_fmt_s(b, sizeof(b), end < d->end_ns ? end : d->end_ns));
+		for (int i = 0; i < REPORT_NSCHEMES; i++) {
+			const struct clocks_decay_series *s = &d->s[i];
+
+			for (int x = 0; x < CLOCKS_CAUSES; x++) {
+				if (!used[i][x])
+					continue;
+				if (s->all[k] == 0)
+					fprintf(fp, ",,%lld", (long long)s->cause[x][k]);
+				else
+					fprintf(fp, ",%.6g,%lld",
+						(double)s->cause[x][k] / (double)s->all[k],
+						(long long)s->cause[x][k]);
+			}
+		}
+		fputc('\n', fp);
+	}
+	return report_file_close(&af, err, errlen);
+}

@@ -47,27 +47,19 @@ int report_has_fib(const struct report *r)
 	return r->res[0].fib && r->res[0].fib->nrouters > 0;
 }
 
-void report_fib_table(const struct report *r, struct texttable *t)
+/* report_fib_rows: a row per router of one episode */
+static void report_fib_rows(const struct report *r, struct texttable *t,
+			    const struct clocks_fib *fib, const char *episode)
 {
-	const struct clocks_fib *fib = r->res[0].fib;
 	char a[32], b[32], hb[160], ha[160];
 
-	texttable_init(t, 7);
-	texttable_align(t, 5, 1);
-	texttable_align(t, 6, 1);
-	texttable_row(t);
-	texttable_cell(t, "router");
-	texttable_cell(t, "changes");
-	texttable_cell(t, "path changes");
-	texttable_cell(t, "first (s)");
-	texttable_cell(t, "final (s)");
-	texttable_cell(t, "before t0: via -> site");
-	texttable_cell(t, "after: via -> site");
 	for (int i = 0; fib && i < fib->nrouters; i++) {
 		const struct clocks_router_fib *rf = &fib->routers[i];
 
 		texttable_row(t);
 		texttable_cell(t, "%s", rf->router);
+		if (episode)
+			texttable_cell(t, "%s", episode);
 		texttable_cell(t, "%lld", (long long)rf->changes);
 		texttable_cell(t, "%lld", (long long)rf->path_changes);
 		texttable_cell(t, "%s", report_fib_s(a, sizeof(a), r, rf->first_at_ns));
@@ -77,58 +69,134 @@ void report_fib_table(const struct report *r, struct texttable *t)
 	}
 }
 
-/* report_fib_summary: the lab-wide FIB clocks, one paragraph */
+void report_fib_table(const struct report *r, struct texttable *t)
+{
+	const struct clocks_fib *fib = r->res[0].fib;
+	int two = fib && fib->failback, c = two;
+
+	/* a recovered site: each router's failure and fail-back, a row each */
+	texttable_init(t, 7 + two);
+	texttable_align(t, 5 + c, 1);
+	texttable_align(t, 6 + c, 1);
+	if (two)
+		texttable_align(t, 1, 1);
+	texttable_row(t);
+	texttable_cell(t, "router");
+	if (two)
+		texttable_cell(t, "episode");
+	texttable_cell(t, "changes");
+	texttable_cell(t, "path changes");
+	texttable_cell(t, "first (s)");
+	texttable_cell(t, "final (s)");
+	texttable_cell(t, two ? "before: via -> site" : "before t0: via -> site");
+	texttable_cell(t, "after: via -> site");
+	if (!two) {
+		report_fib_rows(r, t, fib, NULL);
+		return;
+	}
+	report_fib_rows(r, t, fib, "failure");
+	report_fib_rows(r, t, fib->failback, "fail-back");
+}
+
+/* report_fib_line: one episode's lab-wide FIB clocks; convergence from
+ * since_ns */
+static void report_fib_line(const struct report *r, FILE *out, const struct clocks_fib *fib,
+			    int64_t since_ns, const char *after)
+{
+	char a[32], b[32];
+
+	fprintf(out,
+		"first FIB change %s s (%s), last %s s (%s): convergence %.6f s%s; %d of %d "
+		"router%s changed, %d more than once (path exploration)\n",
+		report_fib_s(a, sizeof(a), r, fib->first_at_ns), fib->first_router,
+		report_fib_s(b, sizeof(b), r, fib->last_at_ns), fib->last_router,
+		(double)(fib->last_at_ns - since_ns) / 1e9, after, fib->routers_changed,
+		fib->nrouters, fib->nrouters == 1 ? "" : "s", fib->exploring);
+}
+
+/* report_fib_summary: the lab-wide FIB clocks, a line per episode */
 void report_fib_summary(const struct report *r, FILE *out)
 {
 	const struct clocks_fib *fib = r->res[0].fib;
-	char a[32], b[32];
+	char rec[32];
 
-	if (fib->last_at_ns == CLOCKS_NONE) {
-		fprintf(out, "No router's route to the service changed after t0.\n");
+	if (fib->failback == NULL) {
+		if (fib->last_at_ns == CLOCKS_NONE)
+			fprintf(out, "No router's route to the service changed after t0.\n");
+		else
+			report_fib_line(r, out, fib, r->in.failure.t0_ns, "");
 		return;
 	}
-	fprintf(out,
-		"first FIB change %s s (%s), last %s s (%s): convergence %s s; %d of %d "
-		"router%s changed, %d more than once (path exploration)\n",
-		report_fib_s(a, sizeof(a), r, fib->first_at_ns), fib->first_router,
-		report_fib_s(b, sizeof(b), r, fib->last_at_ns), fib->last_router, b,
-		fib->routers_changed, fib->nrouters, fib->nrouters == 1 ? "" : "s", fib->exploring);
+	/* the failure and the fail-back: a route coming back is no path
+	 * exploration of the failure's */
+	fprintf(out, "failure: ");
+	if (fib->last_at_ns == CLOCKS_NONE)
+		fprintf(out, "no router's route to the service changed before %s's recovery\n",
+			r->in.failure.site);
+	else
+		report_fib_line(r, out, fib, r->in.failure.t0_ns, "");
+	fprintf(out, "fail-back (%s recovered at %s s): ", r->in.failure.site,
+		report_fib_s(rec, sizeof(rec), r, fib->failback->from_ns));
+	if (fib->failback->last_at_ns == CLOCKS_NONE)
+		fprintf(out, "no router's route to the service changed after the recovery\n");
+	else
+		report_fib_line(r, out, fib->failback, fib->failback->from_ns,
+				" after the recovery");
+}
+
+/* report_catch_cell: "a (20 of 20)", "-" if unknown */
+static void report_catch_cell(struct texttable *t, int known, const char *site, int64_t n,
+			      int64_t of)
+{
+	if (known && site[0])
+		texttable_cell(t, "%s (%lld of %lld)", site, (long long)n, (long long)of);
+	else
+		texttable_cell(t, "-");
+}
+
+static const char *report_yes_no(int v)
+{
+	return v == 1 ? "yes" : v == 0 ? "no" : "-";
 }
 
 void report_catch_table(const struct report *r, struct texttable *t)
 {
 	const struct clocks_catchments *cs = r->res[0].catchments;
+	int two = cs && cs->episodes == 2;
 
-	texttable_init(t, 5);
-	texttable_align(t, 1, 1);
-	texttable_align(t, 2, 1);
-	texttable_align(t, 3, 1);
+	/* a recovered site: before, during the failure, after the fail-back */
+	texttable_init(t, 5 + 2 * two);
+	for (int k = 1; k < 4 + two; k++)
+		texttable_align(t, k, 1);
 	texttable_row(t);
 	texttable_cell(t, "client");
 	texttable_cell(t, "node");
 	texttable_cell(t, "before t0");
-	texttable_cell(t, "after convergence");
+	if (two) {
+		texttable_cell(t, "during the failure");
+		texttable_cell(t, "after the fail-back");
+	} else {
+		texttable_cell(t, "after convergence");
+	}
 	texttable_cell(t, "moved");
+	if (two)
+		texttable_cell(t, "back");
 	for (int k = 0; cs && k < cs->n; k++) {
 		const struct clocks_catchment *c = &cs->c[k];
 
 		texttable_row(t);
 		texttable_cell(t, "%u", c->client);
 		texttable_cell(t, "%s", c->node[0] ? c->node : "-");
-		if (c->before[0])
-			texttable_cell(t, "%s (%lld of %lld)", c->before, (long long)c->before_n,
-				       (long long)c->before_of);
-		else
-			texttable_cell(t, "-");
-		if (cs->known && c->after[0])
-			texttable_cell(t, "%s (%lld of %lld)", c->after, (long long)c->after_n,
-				       (long long)c->after_of);
-		else
-			texttable_cell(t, "-");
-		texttable_cell(t, "%s",
-			       cs->known && c->before[0] && c->after[0]
-				   ? (strcmp(c->before, c->after) ? "yes" : "no")
-				   : "-");
+		report_catch_cell(t, 1, c->before, c->before_n, c->before_of);
+		if (two)
+			report_catch_cell(t, cs->during_known, c->during, c->during_n,
+					  c->during_of);
+		report_catch_cell(t, cs->known, c->after, c->after_n, c->after_of);
+		texttable_cell(
+		    t, "%s", report_yes_no(clocks_catch_moved(cs, c->before, c->during, c->after)));
+		if (two)
+			texttable_cell(t, "%s",
+				       report_yes_no(clocks_catch_back(cs, c->before, c->after)));
 	}
 	/* a population: its logical clients by (before, after), N of them */
 	for (int i = 0; cs && i < cs->npops; i++) {
@@ -141,11 +209,17 @@ void report_catch_table(const struct report *r, struct texttable *t)
 			texttable_cell(t, "%lld of %u+", (long long)q->clients, p->base);
 			texttable_cell(t, "%s", p->node[0] ? p->node : "-");
 			texttable_cell(t, "%s", q->before[0] ? q->before : "-");
+			if (two)
+				texttable_cell(t, "%s",
+					       cs->during_known && q->during[0] ? q->during : "-");
 			texttable_cell(t, "%s", cs->known && q->after[0] ? q->after : "-");
-			texttable_cell(t, "%s",
-				       cs->known && q->before[0] && q->after[0]
-					   ? (strcmp(q->before, q->after) ? "yes" : "no")
-					   : "-");
+			texttable_cell(
+			    t, "%s",
+			    report_yes_no(clocks_catch_moved(cs, q->before, q->during, q->after)));
+			if (two)
+				texttable_cell(
+				    t, "%s",
+				    report_yes_no(clocks_catch_back(cs, q->before, q->after)));
 		}
 	}
 }

@@ -27,6 +27,7 @@ struct report {
 	int valid;
 	int unsaved; /* a file could not be written: the error is in the log */
 	struct clocks_decay decay;
+	struct clocks_explain ex;	/* what held each scheme (clocks_explain_init) */
 	struct clocks_flaps *flaps;	/* the flap clocks (clocks_flaps) */
 	struct clocks_outages *outages; /* the DNS outage clocks (clocks_outages) */
 	struct report_upstream_series up;
@@ -35,7 +36,7 @@ struct report {
 	size_t clocks_len;
 	/* the plots: a script written for each (decay.gp, upstream.gp); drawn
 	 * when gnuplot ran on it; else plot_note says why not */
-	int plot_decay, plot_upstream;
+	int plot_decay, plot_upstream, plot_causes;
 	int drawn;
 	char plot_note[512];
 	char gnuplot_version[256]; /* its first line, or "not found (NAME)" */
@@ -74,11 +75,18 @@ void report_outage_table(const struct report *r, struct texttable *t);
 void report_outage_buckets_table(const struct report *r, struct texttable *t);
 /* report_decay_marks: the times the decay tables show (0.5 s, 1 s, ...,
  * then the last whole bucket) into marks, their labels ("2 s", "6.9 s
- * (end)") into labels; how many (at most REPORT_MAX_MARKS) */
+ * (end)") into labels; how many (at most REPORT_MAX_MARKS). When the
+ * timeline recovered the site, up to its recovery only ("2.9 s (before
+ * recovery)"): the fail-back's table (report_failback_table) takes over
+ * from there, its marks from the recovery. report_recovered_at: the
+ * recovery after t0, CLOCKS_NONE if none within the observation. */
 #define REPORT_MAX_MARKS 16
 #define REPORT_MARK_LABEL_LEN 48
 int report_decay_marks(const struct report *r, int64_t *marks,
 		       char (*labels)[REPORT_MARK_LABEL_LEN]);
+int64_t report_recovered_at(const struct report *r);
+int report_has_failback_decay(const struct report *r);
+void report_failback_table(const struct report *r, struct texttable *t);
 /* The resolver tables (report_resolvers.c), when the run has [resolver]
  * nodes: a row per node (upstream per level, answered from cache, its
  * clients on the dead site); its clients' decay at the marks, a column per
@@ -89,6 +97,12 @@ void report_resolver_table(const struct report *r, struct texttable *t);
 void report_resolver_decay_table(const struct report *r, struct texttable *t);
 const char *report_rsv_name(char *buf, size_t len, const struct clocks_rsv_node *n);
 int report_rsv_level_present(const struct report *r, int l);
+/* report_cause_table: what held each scheme at the dead site, a row per
+ * cause and who (the terminal prints clocks_explain_print's) */
+void report_cause_table(const struct report *r, struct texttable *t);
+/* report_has_causes: some scheme's requests to the dead site were told by
+ * cause: decay-causes.csv and the plot by cause are written */
+int report_has_causes(const struct report *r);
 /* report_budget_why: a paragraph on why the window and the equivalent
  * downtime differ, with this run's numbers */
 void report_budget_why(const struct report *r, FILE *out);
@@ -119,6 +133,9 @@ static inline int report_present(const struct report *r, int i)
 
 /* The files (report_csv.c, report_plot.c, report_md.c). 0, or -1 with err. */
 int report_write_decay_csv(const struct report *r, char *err, size_t errlen);
+/* decay-causes.csv: per bucket, each scheme's share still sent to the dead
+ * site by cause */
+int report_write_causes_csv(const struct report *r, char *err, size_t errlen);
 int report_write_upstream_csv(const struct report *r, char *err, size_t errlen);
 /* report_plot: write the scripts and run gnuplot on them; a gnuplot that is
  * missing or fails is not an error (r->plot_note says what happened) */

@@ -1,9 +1,9 @@
 /*
  * report.md: one page a person reads after a run, in Markdown that also
- * reads as plain text. It opens with the verdict when the run is invalid
- * or warned (what failed, in a banner no reader can miss), then the clocks
- * as the terminal shows them, the error
- * budget, the decay at readable marks, the upstream load, the plots, every
+ * reads as plain text. Its title, then the verdict when the run is invalid
+ * or warned (each warning once, in a banner no reader can miss; an invalid
+ * run's title says so too), then the clocks as the terminal shows them,
+ * the error budget, the decay at readable marks, the upstream load, the plots, every
  * parameter (the topology as used, the analysis options), the files, and
  * last the machine it was written on (versions, kernel, sch_netem): the
  * only lines that change when the same run is reported elsewhere.
@@ -28,7 +28,8 @@ static void md_table(FILE *fp, void (*fill)(const struct report *, struct textta
 	texttable_free(&t);
 }
 
-/* md_banner: an invalid run's reasons, or a valid run's warnings, first */
+/* md_banner: an invalid run's reasons, or a valid run's warnings, with
+ * their count, one line each, after the title */
 static void md_banner(const struct report *r, FILE *fp)
 {
 	const struct clocks_warning *list[CLOCKS_MAX_LIST];
@@ -36,18 +37,22 @@ static void md_banner(const struct report *r, FILE *fp)
 	int n = clocks_warnings(&r->in, r->res, REPORT_NSCHEMES, &r->verdict, list, CLOCKS_MAX_LIST,
 				&lost);
 
-	if (n == 0 && r->valid)
+	if (n + lost == 0 && r->valid)
 		return;
 	for (int k = 0; k < n; k++)
 		bad += list[k]->invalidates;
 	if (!r->valid)
 		fprintf(fp,
-			"**INVALID RUN**: %d self-check%s failed; the clocks below must not be "
+			"**INVALID RUN**: %d self-check%s failed%s; the clocks below must not be "
 			"quoted as measured (docs/clocks.md, \"Verdict\"; `steerlab report` exits "
 			"with status 3):\n\n",
-			bad, bad == 1 ? "" : "s");
+			bad, bad == 1 ? "" : "s",
+			n + lost - bad == 0   ? ""
+			: n + lost - bad == 1 ? ", and 1 warning"
+					      : ", and more warnings");
 	else
-		fprintf(fp, "**Warnings** (the run is valid; docs/clocks.md, \"Verdict\"):\n\n");
+		fprintf(fp, "**%d warning%s** (the run is valid; docs/clocks.md, \"Verdict\"):\n\n",
+			n + lost, n + lost == 1 ? "" : "s");
 	for (int k = 0; k < n; k++)
 		fprintf(fp, "- %s`%s`: %s\n", list[k]->invalidates ? "**invalid** " : "",
 			list[k]->code, list[k]->msg);
@@ -65,13 +70,15 @@ static void md_head(const struct report *r, FILE *fp)
 
 	gmtime_r(&sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	/* an invalid run says so in its title: the first line anyone reads */
+	fprintf(fp, "# Run report: lab %s%s\n\n", r->in.lab, r->valid ? "" : " (INVALID RUN)");
+	md_banner(r, fp);
 	fprintf(fp,
-		"# Run report: lab %s\n\n"
 		"Site %s failed at t0 = %s.%09lld UTC (`site_failed` in lab.events.jsonl). Times "
 		"are in seconds after t0. `steerlab report RUN_DIR` writes this page and every "
 		"file it names again from the recorded captures and events, without running "
 		"anything.\n\n",
-		r->in.lab, f->site, when, (long long)(f->t0_ns % NSEC_PER_SEC));
+		f->site, when, (long long)(f->t0_ns % NSEC_PER_SEC));
 	/* where fail_jitter put t0, and the seed that makes it again */
 	if (r->in.seed != CLOCKS_NONE && f->nominal_at_ns != CLOCKS_NONE &&
 	    f->jitter_offset_ns != CLOCKS_NONE && r->in.fail_jitter_ns > 0)
@@ -89,8 +96,30 @@ static void md_head(const struct report *r, FILE *fp)
 			(long long)r->in.seed);
 	fprintf(fp, "## Clocks\n\nAs `steerlab report` prints them; every clock is defined in "
 		    "docs/clocks.md.\n\n```text\n");
-	fwrite(r->clocks_text, 1, r->clocks_len, fp);
+	/* the warnings are above, the verdict too: the table alone */
+	clocks_print_table(fp, &r->in, r->res, REPORT_NSCHEMES, &r->verdict, 0);
 	fprintf(fp, "```\n\n");
+}
+
+/* md_explain: which scheme left first, and what held each, in words, then
+ * the causes */
+static void md_explain(const struct report *r, FILE *fp)
+{
+	if (r->ex.nwords == 0)
+		return;
+	fprintf(fp, "## Who left first, and why\n\n");
+	for (int k = 0; k < r->ex.nwords; k++)
+		fprintf(fp, "- %s\n", r->ex.words[k]);
+	fprintf(fp,
+		"\nEach request that reached the dead site %s after t0 (those the window and the "
+		"decay count) is given the cause that held its client there when it was sent, "
+		"and who, by name (docs/clocks.md, \"Explain\"); clocks.json's `explain` has "
+		"them%s.\n",
+		r->in.failure.site,
+		report_has_causes(r) ? ", decay-causes.csv each scheme's decay by cause" : "");
+	md_table(fp, report_cause_table, r);
+	if (r->plot_causes && r->drawn)
+		fprintf(fp, "![The decay by cause](decay-causes.png)\n\n");
 }
 
 static void md_budget(const struct report *r, FILE *fp)
@@ -196,6 +225,17 @@ static void md_decay(const struct report *r, FILE *fp)
 		    : "",
 		(double)d->end_ns / NSEC_PER_SEC, r->in.failure.site);
 	md_table(fp, report_decay_table, r);
+	if (report_has_failback_decay(r)) {
+		fprintf(fp,
+			"The timeline brought %s back %.3f s after t0: the table above stops "
+			"there, and the fail-back is an episode of its own. The share of each "
+			"scheme's requests sent to %s again, in the bucket that holds each time "
+			"after the recovery (decay.csv: `SCHEME_back_share`; dashed on the plot; "
+			"docs/clocks.md, \"Fail-back\"):\n",
+			r->in.failure.site, (double)report_recovered_at(r) / NSEC_PER_SEC,
+			r->in.failure.site);
+		md_table(fp, report_failback_table, r);
+	}
 	if (r->plot_decay && r->drawn)
 		fprintf(fp, "![The decay curves of both schemes](decay.png)\n\n");
 }
@@ -296,8 +336,8 @@ static void md_files(const struct report *r, FILE *fp)
 		"## Files\n\n"
 		"| file | what |\n"
 		"|:---|:---|\n"
-		"| clocks.json | the clocks of both schemes, with each one's budget "
-		"(docs/clocks.md) |\n"
+		"| clocks.json | the clocks of both schemes, with each one's budget, decay and "
+		"what held it (`explain`; docs/clocks.md) |\n"
 		"| decay.csv | the decay curves: `t_s,t_end_s`, then per scheme its share (0 "
 		"to 1), its requests to the dead site and all its requests, per bucket%s |\n",
 		report_has_resolvers(r) ? "; then the same for the DNS clients of each "
@@ -310,9 +350,18 @@ static void md_files(const struct report *r, FILE *fp)
 			report_has_resolvers(r) ? "; then per [resolver] node and level "
 						  "(`NODE_zone`, ...)"
 						: "");
+	if (report_has_causes(r))
+		fprintf(fp,
+			"| decay-causes.csv | the decay by cause: `t_s,t_end_s`, then per scheme "
+			"and cause its share and its requests to the dead site "
+			"(`dns_sticky_share,dns_sticky`, ...) |\n");
 	if (r->plot_decay)
 		fprintf(fp, "| decay.gp%s | the decay plot%s |\n", r->drawn ? ", decay.png" : "",
 			r->drawn ? "" : "'s script: gnuplot draws decay.png from it");
+	if (r->plot_causes)
+		fprintf(fp, "| decay-causes.gp%s | the decay plot by cause%s |\n",
+			r->drawn ? ", decay-causes.png" : "",
+			r->drawn ? "" : "'s script: gnuplot draws decay-causes.png from it");
 	if (r->plot_upstream)
 		fprintf(fp, "| upstream.gp%s | the upstream plot%s |\n",
 			r->drawn ? ", upstream.png" : "",
@@ -330,8 +379,8 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 	if (report_file_open(r, &af, "report.md", err, errlen) == -1)
 		return -1;
 	fp = af.fp;
-	md_banner(r, fp);
 	md_head(r, fp);
+	md_explain(r, fp);
 	md_budget(r, fp);
 	md_timeline(r, fp);
 	md_routing(r, fp);

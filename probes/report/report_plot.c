@@ -4,7 +4,9 @@
  * gnuplot run once on them all as a child process in that directory:
  *
  *   decay.gp     -> decay.png     the decay curve of each scheme present
- *                                 (decay.csv)
+ *                                 (decay.csv), its clocks and the timeline
+ *   decay-causes.gp -> decay-causes.png  the same stacked by what held the
+ *                                 requests (decay-causes.csv)
  *   upstream.gp  -> upstream.png  the queries that reached authd per second
  *                                 (upstream.csv), when there is a capture
  *
@@ -23,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -56,69 +59,243 @@ static const char *const plot_title[REPORT_NSCHEMES] = {"anycast", "DNS steering
 static const char *const plot_rsv_colour[PLOT_RSV_COLOURS] = {"#ff7f0e", "#2ca02c", "#9467bd",
 							      "#8c564b", "#e377c2", "#17becf"};
 
-/* plot_markers: every step of the timeline as a vertical line with its
- * name, action and target, at its time after t0 */
-static void plot_markers(const struct report *r, FILE *fp)
-{
-	const struct clocks_decay *d = &r->decay;
+/* a line of the decay plot marking an instant (a step of the timeline, a
+ * scheme's clock), labelled above the plot */
+struct plot_mark {
+	int64_t at;
+	char text[3 * CLOCKS_NAME_MAX + 48];
+	const char *colour;
+	int clock; /* a scheme's clock: a solid tick from the top; else a dotted line */
+	int scheme;
+};
 
-	for (size_t i = 0; i < r->in.nhits; i++) {
+static int plot_mark_cmp(const void *a, const void *b)
+{
+	const struct plot_mark *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+#define PLOT_MARKS 64
+#define PLOT_ROWS 5
+#define PLOT_CHARS 150 /* characters of 9 points across the plot, about */
+
+/* plot_marks_timeline: every step of the timeline with its name, action
+ * and target, grey for one that takes something out, green for one that
+ * brings it back */
+static int plot_marks_timeline(const struct report *r, struct plot_mark *m, int n)
+{
+	for (size_t i = 0; i < r->in.nhits && n < PLOT_MARKS; i++) {
 		const struct clocks_hit *h = &r->in.hits[i];
 		int64_t rel = h->t_ns - r->in.failure.t0_ns;
-		char x[48], cyc[32] = "";
+		char cyc[32] = "";
 
-		if (rel < 0 || rel > d->end_ns)
+		if (rel < 0 || rel > r->decay.end_ns)
 			continue;
 		if (h->cycle > 0)
 			snprintf(cyc, sizeof(cyc), " %s %d", h->up ? "up" : "down", h->cycle);
-		report_fmt_s(x, sizeof(x), rel);
-		fprintf(fp,
-			"set arrow from %s, graph 0 to %s, graph 1 nohead dt 3 lc rgb \"%s\"\n"
-			"set label \" %s: %s %s%s\" at %s, graph 0.98 rotate by -90 left "
-			"font \",9\" tc rgb \"%s\"\n",
-			x, x, h->up ? "#2ca02c" : "#555555", h->name, h->action, h->target, cyc, x,
-			h->up ? "#2ca02c" : "#555555");
+		m[n] = (struct plot_mark){.at = rel, .colour = h->up ? "#2ca02c" : "#555555"};
+		snprintf(m[n++].text, sizeof(m[0].text), "%.*s: %.*s %.*s%s", CLOCKS_NAME_MAX - 1,
+			 h->name, CLOCKS_NAME_MAX - 1, h->action, CLOCKS_NAME_MAX - 1, h->target,
+			 cyc);
 	}
+	return n;
+}
+
+/* plot_marks_clocks: each scheme's detect, steer, and for DNS steer + the
+ * steered name's TTL (when every cache that had the dead site's address
+ * before authd stopped handing it out has let it go, but the sticky and
+ * the stale), in the scheme's colour; clocks of a scheme too close to tell
+ * apart share one ("dns detect, steer") */
+static int plot_marks_clocks(const struct report *r, struct plot_mark *m, int n)
+{
+	int64_t near = r->decay.end_ns / 50;
+
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		const struct clocks_result *res = &r->res[i];
+		int64_t at[3], ttl = i == 1 ? clocks_steer_ttl_s(&r->in, res) : -1;
+		const char *what[3];
+		int k = 0;
+
+		if (!report_present(r, i) || !r->decay.s[i].known)
+			continue;
+		if (res->detect_ns != CLOCKS_NONE) {
+			at[k] = res->detect_ns;
+			what[k++] = "detect";
+		}
+		if (res->steer_ns != CLOCKS_NONE) {
+			at[k] = res->steer_ns;
+			what[k++] = "steer";
+		}
+		if (res->steer_ns != CLOCKS_NONE && ttl >= 0) {
+			at[k] = res->steer_ns + ttl * NSEC_PER_SEC;
+			what[k++] = "steer + TTL";
+		}
+		for (int a = 0, named = -1; a < k && n < PLOT_MARKS; a++) {
+			if (at[a] < 0 || at[a] > r->decay.end_ns)
+				continue;
+			m[n] = (struct plot_mark){
+			    .at = at[a], .colour = plot_colour[i], .clock = 1, .scheme = i};
+			/* a line each; one label for those close together */
+			if (named >= 0 && llabs(at[a] - m[named].at) < near) {
+				size_t len = strlen(m[named].text);
+
+				snprintf(m[named].text + len, sizeof(m[named].text) - len, ", %s",
+					 what[a]);
+			} else {
+				snprintf(m[n].text, sizeof(m[n].text), "%s %s",
+					 i ? "dns" : "anycast", what[a]);
+				named = n;
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+/* plot_marks: the timeline's steps and the schemes' clocks as lines, each
+ * labelled above the plot, in the lowest row where it does not run into
+ * the label before it (so that none sits on the axis, a curve or another
+ * label); the rows used, for the top margin */
+static int plot_marks(const struct report *r, FILE *fp)
+{
+	struct plot_mark m[PLOT_MARKS];
+	double right[PLOT_ROWS], span = (double)r->decay.end_ns * 1.025;
+	int n = 0, rows = 0;
+
+	n = plot_marks_timeline(r, m, n);
+	n = plot_marks_clocks(r, m, n);
+	qsort(m, (size_t)n, sizeof(m[0]), plot_mark_cmp);
+	for (int k = 0; k < PLOT_ROWS; k++)
+		right[k] = -1e300;
+	for (int k = 0; k < n; k++) {
+		double x0 = (double)m[k].at,
+		       width = span * (double)(strlen(m[k].text) + 2) / PLOT_CHARS;
+		char x[48];
+		int row = 0;
+
+		report_fmt_s(x, sizeof(x), m[k].at);
+		if (m[k].text[0]) {
+			while (row < PLOT_ROWS - 1 && right[row] > x0)
+				row++;
+			right[row] = x0 + width;
+			if (row + 1 > rows)
+				rows = row + 1;
+		}
+		if (m[k].clock)
+			fprintf(fp,
+				"set arrow from %s, graph 1 to %s, graph 0 nohead lw 1.5 dt %d lc "
+				"rgb \"%s\" back\n",
+				x, x, m[k].scheme ? 4 : 5, m[k].colour);
+		else
+			fprintf(fp,
+				"set arrow from %s, graph 0 to %s, graph 1 nohead dt 3 lc rgb "
+				"\"%s\"\n",
+				x, x, m[k].colour);
+		if (m[k].text[0])
+			fprintf(fp,
+				"set label \"%s\" at %s, graph 1 left offset -0.2,%.1f font \",9\" "
+				"tc rgb \"%s\"\n",
+				m[k].text, x, 0.8 + 1.1 * row, m[k].colour);
+	}
+	return rows;
+}
+
+/* plot_rsv_same: the clients of [resolver] node m are all the DNS clients:
+ * its curve is the DNS curve, drawn once */
+static int plot_rsv_same(const struct report *r, int m)
+{
+	const struct clocks_decay *d = &r->decay;
+
+	for (size_t k = 0; k < d->n; k++)
+		if (d->rsv[m].dead[k] != d->s[1].dead[k] || d->rsv[m].all[k] != d->s[1].all[k])
+			return 0;
+	return 1;
 }
 
 static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
 {
 	const struct clocks_decay *d = &r->decay;
-	char bucket[48], end[48];
+	char bucket[48], end[48], from[48], rsv[2 * CLOCKS_NAME_MAX + 4] = "";
+	char via[sizeof(rsv) + 16] = "";
+	const char *site = r->in.failure.site;
+	int back = 0, same = -1, rows;
 
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		back |= report_present(r, i) && d->s[i].back && d->s[i].known;
+	for (int m = 0; m < d->nrsv && same < 0; m++)
+		if (d->rsv[m].known && plot_rsv_same(r, m)) {
+			same = m;
+			snprintf(via, sizeof(via), " (all via %s)",
+				 report_rsv_name(rsv, sizeof(rsv), &r->in.dnstopo.rsv[m]));
+		}
 	fprintf(fp,
 		"# The decay curves of lab %s (decay.csv), written by steerlab report.\n"
 		"# Plot again in this directory with: gnuplot decay.gp\n",
 		r->in.lab);
 	plot_terminal(fp, png);
+	/* the plot starts a little before t0: the failure's line is not the
+	 * axis */
+	report_fmt_s(from, sizeof(from), -(d->end_ns / 40 > 0 ? d->end_ns / 40 : 1));
+	/* the title at the top, above the marks' labels */
+	if (back)
+		fprintf(fp,
+			"set label \"lab %s: share of each scheme's requests sent to site %s\\n"
+			"while it was out (solid), again after its recovery (dashed); buckets "
+			"of %s\" at screen 0.5, screen 0.97 center\n"
+			"set ylabel \"share of the scheme's requests sent to %s (%%)\"\n",
+			r->in.lab, site, report_fmt_duration(bucket, sizeof(bucket), d->bucket_ns),
+			site);
+	else
+		fprintf(fp,
+			"set label \"lab %s: share of each scheme's requests still sent to the "
+			"dead site %s (buckets of %s)\" at screen 0.5, screen 0.97 center\n"
+			"set ylabel \"share of requests to the dead site (%%)\"\n",
+			r->in.lab, site, report_fmt_duration(bucket, sizeof(bucket), d->bucket_ns));
 	fprintf(fp,
-		"set title \"lab %s: share of each scheme's requests still sent to the dead site "
-		"%s (buckets of %s)\"\n"
 		"set xlabel \"time after the failure (s)\"\n"
-		"set ylabel \"share of requests to the dead site (%%)\"\n"
-		"set xrange [0:%s]\n"
+		"set xrange [%s:%s]\n"
 		"# a little below 0, so that a curve at 0 is not hidden by the axis\n"
 		"set yrange [-3:103]\n"
 		"set ytics 0,20,100\n"
 		"set key below\n"
 		"# a bucket's share is drawn from its start to its end (columns t_s, t_end_s)\n",
-		r->in.lab, r->in.failure.site,
-		report_fmt_duration(bucket, sizeof(bucket), d->bucket_ns),
-		report_fmt_s(end, sizeof(end), d->end_ns));
-	plot_markers(r, fp);
+		from, report_fmt_s(end, sizeof(end), d->end_ns));
+	rows = plot_marks(r, fp);
+	/* room above the plot for the marks' labels, under the title */
+	fprintf(fp, "set tmargin %d\n", 3 + back + (rows * 11 + 9) / 10);
+	/* each [resolver] node's clients first, thin, under the schemes' own:
+	 * a node whose clients are all the DNS clients has the DNS curve, and
+	 * is named in its title instead */
+	int n = 0, k = 0, j = 0, npresent = 0, nback = 0;
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		npresent += report_present(r, i);
+		nback += report_present(r, i) && d->s[i].back != NULL;
+	}
+	for (int m = 0; m < d->nrsv; m++) {
+		char name[2 * CLOCKS_NAME_MAX + 4];
+
+		if (d->rsv[m].known && m != same)
+			fprintf(fp,
+				"%s\"decay.csv\" using 1:($%d * 100) with steps lw 1.5 lc rgb "
+				"\"%s\" title \"DNS via %s\"",
+				n++ ? ", \\\n     " : "plot ", 3 + 3 * npresent + 2 * nback + 3 * m,
+				plot_rsv_colour[m % PLOT_RSV_COLOURS],
+				report_rsv_name(name, sizeof(name), &r->in.dnstopo.rsv[m]));
+	}
 	/* a curve per scheme that has one: the k-th present scheme's share in
 	 * column 3 + 3 k (decay.csv has columns for the present ones only);
 	 * after them, the j-th fail-back curve's share in 3 + 3 P + 2 j */
-	int n = 0, k = 0, j = 0;
 	for (int i = 0; i < REPORT_NSCHEMES; i++) {
 		if (!report_present(r, i))
 			continue;
 		if (d->s[i].known)
 			fprintf(fp,
 				"%s\"decay.csv\" using 1:($%d * 100) with steps lw 2 lc rgb \"%s\" "
-				"title \"%s\"",
+				"title \"%s%s%s%s%s\"",
 				n++ ? ", \\\n     " : "plot ", 3 + 3 * k, plot_colour[i],
-				plot_title[i]);
+				plot_title[i], back ? ": to " : "", back ? site : "",
+				back ? " while it was out" : "", i == 1 && same >= 0 ? via : "");
 		k++;
 	}
 	for (int i = 0; i < REPORT_NSCHEMES; i++) {
@@ -127,24 +304,118 @@ static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
 		if (d->s[i].known)
 			fprintf(fp,
 				"%s\"decay.csv\" using 1:($%d * 100) with steps lw 2 dt 2 lc rgb "
-				"\"%s\" title \"%s: back at %s after its recovery\"",
+				"\"%s\" title \"%s: to %s again after its recovery\"",
 				n++ ? ", \\\n     " : "plot ", 3 + 3 * k + 2 * j, plot_colour[i],
-				plot_title[i], r->in.failure.site);
+				plot_title[i], site);
 		j++;
 	}
-	/* then each [resolver] node's clients, after the fail-back columns */
-	for (int m = 0; m < d->nrsv; m++) {
-		char name[2 * CLOCKS_NAME_MAX + 4];
-
-		if (d->rsv[m].known)
-			fprintf(fp,
-				"%s\"decay.csv\" using 1:($%d * 100) with steps lw 1.5 lc rgb "
-				"\"%s\" title \"DNS via %s\"",
-				n++ ? ", \\\n     " : "plot ", 3 + 3 * k + 2 * j + 3 * m,
-				plot_rsv_colour[m % PLOT_RSV_COLOURS],
-				report_rsv_name(name, sizeof(name), &r->in.dnstopo.rsv[m]));
-	}
 	fputc('\n', fp);
+}
+
+/* the causes' colours (clocks.h, enum clocks_cause) */
+static const char *const plot_cause_colour[CLOCKS_CAUSES] = {
+    "#9467bd", "#8c564b", "#1f77b4", "#ff7f0e", "#e377c2",
+    "#bcbd22", "#d62728", "#7f7f7f", "#c7c7c7",
+};
+
+/* plot_cause_who: " (c3)", " (r1, r2)": who held scheme i's requests by
+ * cause x, the first three */
+static void plot_cause_who(const struct report *r, FILE *fp, int i, int x)
+{
+	const struct clocks_explain_scheme *xs = &r->ex.s[i];
+	int n = 0;
+
+	for (int k = 0; k < xs->n; k++) {
+		if (xs->e[k].cause != (enum clocks_cause)x || xs->e[k].requests == 0)
+			continue;
+		if (n < 3)
+			fprintf(fp, "%s%s", n ? ", " : " (", xs->e[k].who);
+		n++;
+	}
+	if (n > 3)
+		fprintf(fp, ", ...");
+	if (n)
+		fputc(')', fp);
+}
+
+/* plot_causes_text: decay-causes.png, the decay stacked by cause: a panel
+ * per scheme, each cause's share of the scheme's requests a band, stacked
+ * (decay-causes.csv, its columns in clocks_cause order per scheme) */
+static void plot_causes_text(const struct report *r, FILE *fp, const char *png)
+{
+	const struct clocks_decay *d = &r->decay;
+	char bucket[48], end[48], from[48], w[48];
+	int panels = 0, col = 3;
+
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		int any = 0;
+
+		for (int x = 0; x < CLOCKS_CAUSES; x++)
+			any |= d->s[i].cause[x] && report_present(r, i) && d->s[i].known;
+		panels += any;
+	}
+	fprintf(fp,
+		"# The decay of lab %s by cause (decay-causes.csv), written by steerlab report.\n"
+		"# Plot again in this directory with: gnuplot decay-causes.gp\n",
+		r->in.lab);
+	plot_terminal(fp, png);
+	report_fmt_s(from, sizeof(from), -(d->end_ns / 40 > 0 ? d->end_ns / 40 : 1));
+	fprintf(fp,
+		"set xrange [%s:%s]\n"
+		"set yrange [0:103]\n"
+		"set ytics 0,20,100\n"
+		"set key outside right top\n"
+		"# the panels aligned, the keys to their right\n"
+		"set lmargin at screen 0.08\n"
+		"set rmargin at screen 0.58\n"
+		"set style fill solid 0.85 noborder\n"
+		"# a bucket is a box from t_s to t_end_s, a little wider: no seam between two\n"
+		"set boxwidth %s absolute\n"
+		"set multiplot layout %d,1 title \"lab %s: each scheme's requests still sent "
+		"to the dead site %s, by what held them (buckets of %s)\"\n",
+		from, report_fmt_s(end, sizeof(end), d->end_ns),
+		report_fmt_s(w, sizeof(w),
+			     d->bucket_ns + (d->bucket_ns * 15 / 100 > d->end_ns / 400
+						 ? d->bucket_ns * 15 / 100
+						 : d->end_ns / 400)),
+		panels > 0 ? panels : 1, r->in.lab, r->in.failure.site,
+		report_fmt_duration(bucket, sizeof(bucket), d->bucket_ns));
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		int cols[CLOCKS_CAUSES], causes[CLOCKS_CAUSES], nc = 0;
+
+		for (int x = 0; x < CLOCKS_CAUSES; x++) {
+			int used = 0;
+
+			for (size_t k = 0; d->s[i].cause[x] && k < d->n && !used; k++)
+				used = d->s[i].cause[x][k] != 0;
+			if (!used || !report_present(r, i) || !d->s[i].known)
+				continue;
+			causes[nc] = x;
+			cols[nc++] = col;
+			col += 2;
+		}
+		if (nc == 0)
+			continue;
+		fprintf(fp,
+			"set title \"%s\"\n"
+			"set ylabel \"share of its requests (%%)\"\n"
+			"set xlabel \"time after the failure (s)\"\n",
+			plot_title[i]);
+		/* the tallest stack first: each cause's band is the sum of it
+		 * and those below it, drawn over the one above */
+		for (int c = nc - 1; c >= 0; c--) {
+			fprintf(fp, "%s\"decay-causes.csv\" using (($1 + $2) / 2):((0",
+				c == nc - 1 ? "plot " : ", \\\n     ");
+			for (int b = 0; b <= c; b++)
+				fprintf(fp, " + column(%d)", cols[b]);
+			fprintf(fp, ") * 100) with boxes lc rgb \"%s\" title \"%s",
+				plot_cause_colour[causes[c]], clocks_cause_labels[causes[c]]);
+			plot_cause_who(r, fp, i, causes[c]);
+			fputc('"', fp);
+		}
+		fputc('\n', fp);
+	}
+	fprintf(fp, "unset multiplot\n");
 }
 
 static void plot_upstream_text(const struct report *r, FILE *fp, const char *png)
@@ -189,7 +460,7 @@ struct plot_chart {
 	plot_text_fn text;
 };
 
-#define PLOT_MAX 2
+#define PLOT_MAX 3
 #define PLOT_VERSION_LEN sizeof(((struct report *)0)->gnuplot_version)
 
 /* plot_script: the script name, for a person to plot again with */
@@ -263,10 +534,17 @@ static void plot_version_alone(struct report *r)
 /* plot_note_failed: why no PNG was drawn, after gnuplot returned rc */
 static void plot_note_failed(struct report *r, const struct plot_chart *c, int n, int rc)
 {
-	char scripts[64];
+	char scripts[128];
+	size_t at = 0;
 
-	snprintf(scripts, sizeof(scripts), "%s%s%s", c[0].script, n > 1 ? " and " : "",
-		 n > 1 ? c[1].script : "");
+	/* "decay.gp, decay-causes.gp and upstream.gp" */
+	scripts[0] = '\0';
+	for (int k = 0; k < n && at < sizeof(scripts); k++)
+		at += (size_t)snprintf(scripts + at, sizeof(scripts) - at, "%s%s",
+				       k == 0	    ? ""
+				       : k == n - 1 ? " and "
+						    : ", ",
+				       c[k].script);
 	if (rc == 127)
 		snprintf(r->plot_note, sizeof(r->plot_note),
 			 "%s was not found (Debian: apt-get install gnuplot-nox, or make deps): "
@@ -345,6 +623,7 @@ int report_plot(struct report *r, char *err, size_t errlen)
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		r->plot_decay |= r->decay.n > 0 && r->decay.s[i].known && report_present(r, i);
 	r->plot_upstream = r->up.known && r->up.n > 0;
+	r->plot_causes = r->plot_decay && report_has_causes(r);
 	if (!r->plot_decay && !r->plot_upstream) {
 		snprintf(r->plot_note, sizeof(r->plot_note),
 			 "nothing to plot: no scheme's requests after t0, no query capture");
@@ -353,6 +632,9 @@ int report_plot(struct report *r, char *err, size_t errlen)
 	}
 	if (r->plot_decay)
 		c[n++] = (struct plot_chart){"decay.gp", "decay.png", plot_decay_text};
+	if (r->plot_causes)
+		c[n++] =
+		    (struct plot_chart){"decay-causes.gp", "decay-causes.png", plot_causes_text};
 	if (r->plot_upstream)
 		c[n++] = (struct plot_chart){"upstream.gp", "upstream.png", plot_upstream_text};
 	for (int k = 0; k < n; k++)

@@ -161,8 +161,20 @@ static void report_decay_row(const struct report *r, struct texttable *t, int64_
 	}
 }
 
-int report_decay_marks(const struct report *r, int64_t *marks,
-		       char (*labels)[REPORT_MARK_LABEL_LEN])
+int64_t report_recovered_at(const struct report *r)
+{
+	const struct clocks_decay *d = &r->decay;
+	int64_t rec = r->in.failure.recovered_ns;
+
+	if (rec == 0 || rec <= r->in.failure.t0_ns || rec - r->in.failure.t0_ns >= d->end_ns)
+		return CLOCKS_NONE;
+	return rec - r->in.failure.t0_ns;
+}
+
+/* report_marks: the marks of report_decay_marks over (0, limit], the last
+ * labelled with last ("(end)") */
+static int report_marks(const struct report *r, int64_t limit, const char *last_label,
+			int64_t *marks, char (*labels)[REPORT_MARK_LABEL_LEN])
 {
 	static const int64_t marks_ms[] = {500,	  1000,	 2000,	 5000,	 10000,	 15000,	 30000,
 					   45000, 60000, 120000, 300000, 600000, 1800000};
@@ -175,21 +187,33 @@ int report_decay_marks(const struct report *r, int64_t *marks,
 	for (size_t i = 0; i < sizeof(marks_ms) / sizeof(marks_ms[0]); i++) {
 		int64_t m = marks_ms[i] * NSEC_PER_MSEC;
 
-		if (m > d->end_ns || m < d->bucket_ns ||
+		if (m > limit || m < d->bucket_ns ||
 		    (m < 15 * NSEC_PER_SEC && d->end_ns > REPORT_SHORT_RUN))
 			continue;
 		marks[n] = m;
 		report_mark_label(labels[n++], REPORT_MARK_LABEL_LEN, m);
-		at_end |= m == d->end_ns / d->bucket_ns * d->bucket_ns;
+		at_end |= m == limit / d->bucket_ns * d->bucket_ns;
 	}
 	/* and the last whole bucket, if no mark is there */
-	last = d->end_ns / d->bucket_ns * d->bucket_ns;
+	last = limit / d->bucket_ns * d->bucket_ns;
 	if (last > 0 && !at_end) {
 		marks[n] = last;
-		report_mark_label(labels[n], REPORT_MARK_LABEL_LEN - 8, last);
-		strcat(labels[n++], " (end)");
+		report_mark_label(labels[n], REPORT_MARK_LABEL_LEN - 24, last);
+		strcat(labels[n++], last_label);
 	}
 	return n;
+}
+
+int report_decay_marks(const struct report *r, int64_t *marks,
+		       char (*labels)[REPORT_MARK_LABEL_LEN])
+{
+	int64_t rec = report_recovered_at(r);
+
+	/* the share still sent to the dead site means nothing once the
+	 * timeline brought it back: the fail-back's table takes over */
+	if (rec != CLOCKS_NONE)
+		return report_marks(r, rec, " (before recovery)", marks, labels);
+	return report_marks(r, r->decay.end_ns, " (end)", marks, labels);
 }
 
 void report_decay_table(const struct report *r, struct texttable *t)
@@ -201,6 +225,55 @@ void report_decay_table(const struct report *r, struct texttable *t)
 	report_header(r, t, "after t0");
 	for (int i = 0; i < n; i++)
 		report_decay_row(r, t, marks[i], labels[i]);
+}
+
+int report_has_failback_decay(const struct report *r)
+{
+	if (report_recovered_at(r) == CLOCKS_NONE)
+		return 0;
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		if (report_present(r, i) && r->decay.s[i].back)
+			return 1;
+	return 0;
+}
+
+void report_failback_table(const struct report *r, struct texttable *t)
+{
+	const struct clocks_decay *d = &r->decay;
+	int64_t marks[REPORT_MAX_MARKS], rec = report_recovered_at(r);
+	char labels[REPORT_MAX_MARKS][REPORT_MARK_LABEL_LEN], pct[32];
+	int n;
+
+	report_header(r, t, "after the recovery");
+	if (rec == CLOCKS_NONE)
+		return;
+	/* marks from the recovery; each in the bucket that holds it (the
+	 * buckets are t0's) */
+	n = report_marks(r, d->end_ns - rec, " (end)", marks, labels);
+	for (int m = 0; m < n; m++) {
+		int64_t k = clocks_bucket_of(rec + marks[m], d->bucket_ns);
+
+		if (k >= (int64_t)d->n)
+			k = (int64_t)d->n - 1;
+		texttable_row(t);
+		texttable_cell(t, "%s", labels[m]);
+		for (int i = 0; i < REPORT_NSCHEMES; i++) {
+			const struct clocks_decay_series *s = &d->s[i];
+
+			if (!report_present(r, i))
+				continue;
+			if (!s->known || s->back == NULL)
+				texttable_cell(t, "n/a");
+			else if (s->all[k] == 0)
+				texttable_cell(t, "no requests");
+			else
+				texttable_cell(
+				    t, "%s (%lld of %lld)",
+				    report_fmt_pct(pct, sizeof(pct),
+						   (double)s->back[k] / (double)s->all[k]),
+				    (long long)s->back[k], (long long)s->all[k]);
+		}
+	}
 }
 
 void report_upstream_table(const struct report *r, struct texttable *t)
@@ -234,5 +307,47 @@ void report_upstream_table(const struct report *r, struct texttable *t)
 			texttable_cell(t, "%.2f", (double)(a + b) / ((double)traffic / 1e9));
 		before += b;
 		after += a;
+	}
+}
+
+void report_cause_table(const struct report *r, struct texttable *t)
+{
+	const struct clocks_explain *ex = &r->ex;
+
+	texttable_init(t, 6);
+	texttable_align(t, 1, 1);
+	texttable_align(t, 2, 1);
+	texttable_row(t);
+	texttable_cell(t, "scheme");
+	texttable_cell(t, "cause");
+	texttable_cell(t, "who");
+	texttable_cell(t, "requests");
+	texttable_cell(t, "first (s)");
+	texttable_cell(t, "last (s)");
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		const struct clocks_explain_scheme *xs = &ex->s[i];
+		int done[CLOCKS_EXPLAIN_MAX] = {0};
+
+		if (!xs->present)
+			continue;
+		/* by when each let go: the window's last */
+		for (;;) {
+			int at = -1;
+
+			for (int k = 0; k < xs->n; k++)
+				if (!done[k] && xs->e[k].requests &&
+				    (at < 0 || xs->e[k].last_ns < xs->e[at].last_ns))
+					at = k;
+			if (at < 0)
+				break;
+			done[at] = 1;
+			texttable_row(t);
+			texttable_cell(t, "%s", r->res[i].scheme);
+			texttable_cell(t, "%s", clocks_cause_labels[xs->e[at].cause]);
+			texttable_cell(t, "%s", xs->e[at].who);
+			texttable_cell(t, "%lld", (long long)xs->e[at].requests);
+			texttable_cell(t, "%.3f", (double)xs->e[at].first_ns / NSEC_PER_SEC);
+			texttable_cell(t, "%.3f", (double)xs->e[at].last_ns / NSEC_PER_SEC);
+		}
 	}
 }

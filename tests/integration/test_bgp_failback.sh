@@ -98,7 +98,7 @@ assert_eq "$(json "$r/clocks.json" '[.timeline[] | .name] | join(",")' | sed 's/
 grep -Eq '^\| 2\.(4[5-9]|5[0-4])[0-9] *\| *3\.500 \| e2 *\| recover \| a ' "$r/report.md" ||
 	fail "report.md's timeline has no row for e2: $(sed -n '/^## Timeline/,/^## Routing/p' "$r/report.md")"
 grep -q 'anycast_back_share' "$r/decay.csv" || fail "decay.csv has no fail-back columns"
-grep -q 'back at a after its recovery' "$r/decay.gp" || fail "decay.gp draws no fail-back curve"
+grep -q 'to a again after its recovery' "$r/decay.gp" || fail "decay.gp draws no fail-back curve"
 grep -q 'e2: recover a' "$r/decay.gp" || fail "decay.gp has no marker for e2"
 echo "ok: the timeline in clocks.json, report.md and the decay plot; fail-back curves in decay.csv"
 assert_no_leftovers $lab "$r"

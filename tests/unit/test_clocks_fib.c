@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
+#include <jansson.h>
 
 #include "clocks.h"
 #include "clocks_int.h"
@@ -23,6 +25,7 @@
 
 #define T0 1700000000000000000LL
 #define MS 1000000LL
+#define assert_near(a, b, eps) assert_true(fabs((a) - (b)) < (eps))
 
 /* a [link r1 r2], [link r2 r3]; a on r1, b on r2, c on r3 */
 #define LAB_UP                                                                                     \
@@ -400,6 +403,91 @@ static void test_catchments_unknown(void **state)
 	assert_string_equal(cs.c[0].after, "");
 }
 
+/* A failure the timeline recovers is two episodes (issue 22): a crashes,
+ * routed's hold timer deletes its route 2.41 s after t0 (r1 then uses r2's
+ * route, to b), the timeline recovers a at 3 s and its route is back at
+ * 3.314 s. The failure: one change, no path exploration, convergence at
+ * 2.41 s; the fail-back: one change, 0.314 s after the recovery. Client 1
+ * was at a before, at b during the outage, at a again after. */
+static void test_failback_episodes(void **state)
+{
+	struct fixture *f = *state;
+	static struct clocks_fib fib;
+	static struct clocks_catchments cs;
+	const struct clocks_router_fib *r1;
+	json_t *o, *b;
+
+	lab(f);
+	f->in.failure.recovered_ns = T0 + 3000 * MS;
+	feed_route(f, "r1", T0 - 2000 * MS, "present", "198.18.0.2", 10, 252, NULL);
+	feed_route(f, "r1", T0 - 2000 * MS, "add", "198.18.32.2", 16777236, 252, NULL);
+	feed_route(f, "r2", T0 - 2000 * MS, "present", "198.18.0.6", 20, 252, NULL);
+	feed_route(f, "r1", T0 + 2410 * MS, "del", "198.18.0.2", 10, 252, NULL);
+	feed_route(f, "r1", T0 + 3314 * MS, "add", "198.18.0.2", 10, 252, NULL);
+	for (int i = 0; i < 30; i++)
+		add_request(&f->in, 1, T0 - (30 - i) * 10 * MS, CLOCKS_OK, "a");
+	add_request(&f->in, 1, T0 + 1000 * MS, CLOCKS_TIMEOUT, "");
+	for (int i = 0; i < 5; i++)
+		add_request(&f->in, 1, T0 + (2500 + 100 * i) * MS, CLOCKS_OK, "b");
+	/* after the recovery, before the route came back: in neither */
+	add_request(&f->in, 1, T0 + 3100 * MS, CLOCKS_OK, "b");
+	for (int i = 0; i < 7; i++)
+		add_request(&f->in, 1, T0 + (3400 + 100 * i) * MS, CLOCKS_OK, "a");
+	clocks_fib(&f->in, &fib);
+	clocks_catchments(&f->in, &fib, &cs);
+
+	/* the failure, until the recovery */
+	r1 = router_of(&fib, "r1");
+	assert_int_equal(r1->changes, 1);
+	assert_int_equal(r1->path_changes, 1);
+	assert_int_equal(r1->final_at_ns, T0 + 2410 * MS);
+	assert_string_equal(r1->before.site, "a");
+	assert_string_equal(r1->after.site, "b");
+	assert_int_equal(fib.exploring, 0);
+	assert_int_equal(fib.routers_changed, 1);
+	assert_int_equal(fib.last_at_ns, T0 + 2410 * MS);
+	assert_int_equal(fib.left_at_ns, T0 + 2410 * MS);
+	/* the fail-back, from it */
+	assert_non_null(fib.failback);
+	assert_int_equal(fib.failback->from_ns, T0 + 3000 * MS);
+	r1 = router_of(fib.failback, "r1");
+	assert_int_equal(r1->changes, 1);
+	assert_int_equal(r1->first_at_ns, T0 + 3314 * MS);
+	assert_string_equal(r1->before.site, "b");
+	assert_string_equal(r1->after.site, "a");
+	assert_int_equal(fib.failback->exploring, 0);
+	assert_int_equal(fib.failback->last_at_ns, T0 + 3314 * MS);
+	/* clocks.json: each episode's convergence from its own start */
+	o = clocks_json_fib(&f->in, &fib);
+	assert_near(json_real_value(json_object_get(o, "convergence_s")), 2.41, 1e-9);
+	assert_int_equal(json_array_size(json_object_get(o, "path_exploration")), 0);
+	b = json_object_get(o, "failback");
+	assert_non_null(b);
+	assert_near(json_real_value(json_object_get(b, "from_s")), 3.0, 1e-9);
+	assert_near(json_real_value(json_object_get(b, "convergence_s")), 0.314, 1e-9);
+	assert_int_equal(json_array_size(json_object_get(b, "path_exploration")), 0);
+	json_decref(o);
+	/* the catchment per episode: before, during, after */
+	assert_int_equal(cs.episodes, 2);
+	assert_true(cs.known && cs.during_known);
+	assert_int_equal(cs.n, 1);
+	assert_string_equal(cs.c[0].before, "a");
+	assert_string_equal(cs.c[0].during, "b");
+	assert_int_equal(cs.c[0].during_of, 5);
+	assert_string_equal(cs.c[0].after, "a");
+	assert_int_equal(cs.c[0].after_of, 7);
+	assert_int_equal(clocks_catch_moved(&cs, cs.c[0].before, cs.c[0].during, cs.c[0].after), 1);
+	assert_int_equal(clocks_catch_back(&cs, cs.c[0].before, cs.c[0].after), 1);
+	o = clocks_json_catchments(&cs);
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(json_object_get(o, "1"), "during"), "site")),
+			    "b");
+	assert_true(json_is_true(json_object_get(json_object_get(o, "1"), "moved")));
+	assert_true(json_is_true(json_object_get(json_object_get(o, "1"), "back")));
+	json_decref(o);
+	free(fib.failback);
+}
+
 static int has_code(const struct clocks_notes *v, const char *code, const char *text)
 {
 	for (int i = 0; i < v->n; i++)
@@ -511,6 +599,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_catchments, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_catchments_population, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_catchments_unknown, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failback_episodes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_verdict_daemon_routes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_replace_same_and_left, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_route_events, setup, teardown),

@@ -1,6 +1,9 @@
 /* lib/loop.c: caller-owned handlers, loop_mod, removal by handle during a
- * dispatch, deferred finalizers, timers. Socket pairs only, no root. */
+ * dispatch, deferred finalizers, timers, signals through a signalfd.
+ * Socket pairs only, no root. */
+#include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -201,6 +204,59 @@ static void test_timers(void **state)
 	loop_free(loop);
 }
 
+struct sigs {
+	int got[2]; /* SIGUSR1's, SIGUSR2's */
+	int other;
+};
+
+static void sigs_cb(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct sigs *s = arg;
+	int sig;
+
+	(void)loop;
+	(void)events;
+	while ((sig = loop_signal_read(fd)) != 0) {
+		if (sig == SIGUSR1 || sig == SIGUSR2)
+			s->got[sig == SIGUSR2]++;
+		else
+			s->other++;
+	}
+}
+
+static void test_signals(void **state)
+{
+	static const int usr[] = {SIGUSR1, SIGUSR2, 0}, bad[] = {SIGUSR1, 999, 0};
+	struct loop *loop = loop_new();
+	struct loop_handler h, hbad;
+	struct sigs s = {0};
+	sigset_t before, now;
+
+	(void)state;
+	assert_int_equal(sigprocmask(SIG_BLOCK, NULL, &before), 0);
+	assert_int_equal(loop_add_signals(loop, &h, usr, sigs_cb, &s), 0);
+	/* blocked, so that only the signalfd sees them; nothing else is */
+	assert_int_equal(sigprocmask(SIG_BLOCK, NULL, &now), 0);
+	assert_true(sigismember(&now, SIGUSR1) && sigismember(&now, SIGUSR2));
+	assert_int_equal(sigismember(&now, SIGINT), sigismember(&before, SIGINT));
+	assert_int_equal(sigismember(&now, SIGTERM), sigismember(&before, SIGTERM));
+	assert_int_equal(loop_once(loop, 0), 0);
+	raise(SIGUSR2);
+	raise(SIGUSR1);
+	assert_int_equal(loop_once(loop, 1000), 1);
+	assert_int_equal(s.got[0], 1);
+	assert_int_equal(s.got[1], 1);
+	assert_int_equal(s.other, 0);
+	/* a number that is no signal is refused */
+	errno = 0;
+	assert_int_equal(loop_add_signals(loop, &hbad, bad, sigs_cb, &s), -1);
+	assert_int_equal(errno, EINVAL);
+	loop_del(loop, &h);
+	close(h.fd);
+	loop_free(loop);
+	assert_int_equal(sigprocmask(SIG_SETMASK, &before, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +264,7 @@ int main(void)
 	    cmocka_unit_test(test_del_in_dispatch),
 	    cmocka_unit_test(test_finalize_after_batch),
 	    cmocka_unit_test(test_timers),
+	    cmocka_unit_test(test_signals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -521,6 +521,51 @@ static void test_golden_report(void **state)
 	free(out);
 }
 
+/* count: the occurrences of needle in text */
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Each warning is said once, in one line, after the title, with their
+ * count: the terminal's table and report.md alike (issue 22). The golden
+ * run has one, window_cut. */
+static void test_warnings_once(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.gnuplot = "true"};
+	char path[512], *out, *md, *title, *after;
+
+	out = report(dir, &o);
+	/* the title (two lines), then the count, then the warning */
+	title = strstr(out, "lab golden: site a failed at t0 = ");
+	assert_ptr_equal(title, out);
+	after = strchr(strchr(title, '\n') + 1, '\n') + 1;
+	assert_memory_equal(after,
+			    "1 warning (the run is valid; docs/clocks.md, \"Verdict\"):\n"
+			    "warning (window_cut): dns: the window (>= 1.972 s) is a lower "
+			    "bound",
+			    110);
+	assert_int_equal(count(out, "(window_cut): "), 1);
+	assert_int_equal(count(out, "the window (>= 1.972 s) is a lower bound"), 1);
+	/* the last line counts it, and does not say it again */
+	assert_null(strstr(out, "valid run, with warnings: window_cut"));
+	assert_non_null(strstr(out, "\nvalid run, with 1 warning (above; docs/clocks.md, "
+				    "\"Verdict\")\n"));
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	md = test_read_file(path);
+	assert_memory_equal(md, "# Run report: lab golden\n\n**1 warning** (the run is valid", 54);
+	assert_int_equal(count(md, "`window_cut`"), 1);
+	assert_int_equal(count(md, "the window (>= 1.972 s) is a lower bound"), 1);
+	assert_int_equal(count(md, "window_cut"), 2); /* and the legend's "≥" */
+	free(md);
+	free(out);
+}
+
 /* clocks.json keeps every field of the clocks and gains each budget */
 static void test_report_json(void **state)
 {
@@ -651,6 +696,97 @@ static void test_report_symlinks(void **state)
 	assert_false(is_link(dir, "gnuplot.log"));
 }
 
+/* decay.png explains itself (issue 22): the DNS curve is not drawn twice
+ * (every DNS client of the golden run asks r: r's curve is the DNS curve,
+ * named in its title); the timeline's labels sit above the plot, not on
+ * the axis at x = 0 (the plot starts before t0); each scheme's detect and
+ * steer are marked, and DNS's steer + TTL (the golden run's name given a
+ * TTL of 1 s so that it falls in the 2 s observed) */
+static void test_decay_plot(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.gnuplot = "true"};
+	char path[512], *topo, *ttl, *gp, *out;
+
+	snprintf(path, sizeof(path), "%s/topology.ini", dir);
+	topo = test_read_file(path);
+	ttl = strstr(strstr(topo, "[name www.lab.example]"), "ttl = 2");
+	assert_non_null(ttl);
+	ttl[6] = '1';
+	put_file(dir, "topology.ini", topo);
+	free(topo);
+	out = report(dir, &o);
+	snprintf(path, sizeof(path), "%s/decay.gp", dir);
+	gp = test_read_file(path);
+	assert_null(strstr(gp, "title \"DNS via r (resolverd)\""));
+	assert_non_null(strstr(gp, "title \"DNS steering (all via r (resolverd))\""));
+	assert_int_equal(count(gp, "\"decay.csv\" using"), 2);
+	assert_null(strstr(gp, "rotate by -90"));
+	assert_non_null(strstr(gp, "\nset xrange [-0.049"));
+	assert_non_null(strstr(gp, "\nset label \"fail: kill a\" at 0, graph 1 left offset"));
+	assert_non_null(strstr(gp, "\nset label \"anycast detect, steer\" at 0.2840242, graph 1"));
+	assert_non_null(strstr(gp, "\nset label \"dns detect, steer\" at 0.281383448, graph 1"));
+	assert_non_null(strstr(gp, "\nset label \"dns steer + TTL\" at 1.281407333, graph 1"));
+	free(gp);
+	free(out);
+}
+
+/* A failure the timeline recovers (issue 22): the golden run with a's
+ * recovery 1.2 s after t0 written into its timeline. The decay's table
+ * stops before it (the share still sent to the dead site means nothing
+ * once it is back), the fail-back's own table follows from it, and
+ * report.md has both. */
+static void test_report_failback(void **state)
+{
+	const char *dir = *state;
+	struct report_opts o = {.gnuplot = "true"};
+	char path[512], *events, *text, *md, *fb, *decay;
+	size_t len;
+	FILE *out;
+
+	snprintf(path, sizeof(path), "%s/lab.events.jsonl", dir);
+	events = test_read_file(path);
+	events = realloc(events, strlen(events) + 512);
+	assert_non_null(events);
+	strcat(events, "{\"t\":1796004456489159598,\"node\":\"lab\",\"agent\":\"steerlab\","
+		       "\"event\":\"event_applied\",\"name\":\"back\",\"action\":\"recover\","
+		       "\"target\":\"a\",\"kind\":\"site\",\"site\":\"a\",\"step\":null,"
+		       "\"cycle\":0,\"vias\":[\"198.18.0.2\"],\"by\":\"timeline\"}\n");
+	put_file(dir, "lab.events.jsonl", events);
+	free(events);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_true(report_run(dir, &o, out) >= 0);
+	fclose(out);
+	decay = strstr(text, "\ndecay: share of each scheme's requests sent to a while it was out");
+	assert_non_null(decay);
+	fb = strstr(text, "\nfail-back: share of each scheme's requests sent to a again after its "
+			  "recovery at 1.200 s");
+	assert_non_null(fb);
+	assert_true(fb > decay);
+	/* the failure's table ends before the recovery */
+	assert_non_null(strstr(decay, "\n1.2 s (before recovery) "));
+	assert_true(strstr(decay, "\n1.5 s") == NULL || strstr(decay, "\n1.5 s") > fb);
+	assert_non_null(strstr(fb, "\nafter the recovery "));
+	assert_non_null(strstr(fb, "\n0.5 s "));
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	md = test_read_file(path);
+	assert_non_null(strstr(md, "| 1.2 s (before recovery) |"));
+	assert_non_null(strstr(md, "The timeline brought a back 1.200 s after t0"));
+	assert_non_null(strstr(md, "| after the recovery |"));
+	free(md);
+	/* the plot's solid and dashed curves on an axis that fits both */
+	snprintf(path, sizeof(path), "%s/decay.gp", dir);
+	md = test_read_file(path);
+	assert_non_null(
+	    strstr(md, "\nset ylabel \"share of the scheme's requests sent to a (%)\""));
+	assert_non_null(strstr(md, "title \"anycast: to a while it was out\""));
+	assert_non_null(strstr(md, "title \"anycast: to a again after its recovery\""));
+	assert_non_null(strstr(md, "\nset label \"back: recover a\" at 1.2, graph 1 "));
+	free(md);
+	free(text);
+}
+
 /* fake_gnuplot: an executable DIR/NAME (DIR made here, into dir) that
  * appends a line to DIR/runs each time it runs, keeps what it reads in
  * DIR/script and then runs body */
@@ -686,10 +822,11 @@ static void test_report_one_gnuplot(void **state)
 	struct report_opts o = {.gnuplot = gp};
 
 	fake_gnuplot(fake, sizeof(fake),
-		     "echo 'gnuplot 9.9 patchlevel 9'; printf first >&3; printf second >&4", gp,
-		     sizeof(gp));
+		     "echo 'gnuplot 9.9 patchlevel 9'; printf first >&3; printf second >&4; "
+		     "printf third >&5",
+		     gp, sizeof(gp));
 	out = report(dir, &o);
-	assert_non_null(strstr(out, "(plots: decay.png, upstream.png)"));
+	assert_non_null(strstr(out, "(plots: decay.png, decay-causes.png, upstream.png)"));
 	snprintf(path, sizeof(path), "%s/runs", fake);
 	text = test_read_file(path);
 	assert_string_equal(text, "run\n");
@@ -700,15 +837,20 @@ static void test_report_one_gnuplot(void **state)
 	assert_non_null(strstr(text, "set output \"/proc/self/fd/3\"\n"));
 	assert_non_null(strstr(strstr(text, "/proc/self/fd/3"), "\nreset\n"));
 	assert_non_null(strstr(text, "set output \"/proc/self/fd/4\"\n"));
+	assert_non_null(strstr(text, "set output \"/proc/self/fd/5\"\n"));
 	assert_null(strstr(text, "decay.png"));
 	free(text);
 	snprintf(path, sizeof(path), "%s/decay.png", dir);
 	text = test_read_file(path);
 	assert_string_equal(text, "first");
 	free(text);
-	snprintf(path, sizeof(path), "%s/upstream.png", dir);
+	snprintf(path, sizeof(path), "%s/decay-causes.png", dir);
 	text = test_read_file(path);
 	assert_string_equal(text, "second");
+	free(text);
+	snprintf(path, sizeof(path), "%s/upstream.png", dir);
+	text = test_read_file(path);
+	assert_string_equal(text, "third");
 	free(text);
 	/* the scripts kept for a person name their PNGs */
 	snprintf(path, sizeof(path), "%s/decay.gp", dir);
@@ -734,7 +876,9 @@ static void test_report_gnuplot_fails(void **state)
 		     sizeof(gp));
 	out = report(dir, &o);
 	snprintf(want, sizeof(want),
-		 "plots: %s decay.gp and upstream.gp failed (status 1): see gnuplot.log", gp);
+		 "plots: %s decay.gp, decay-causes.gp and upstream.gp failed (status 1): see "
+		 "gnuplot.log",
+		 gp);
 	assert_non_null(strstr(out, want));
 	assert_false(exists(dir, "decay.png") || exists(dir, "upstream.png"));
 	snprintf(path, sizeof(path), "%s/gnuplot.log", dir);
@@ -804,7 +948,7 @@ static void test_report_interrupted(void **state)
 	fclose(out);
 	/* traffic_started to traffic_stopped: 2 s, not the 3 s configured */
 	assert_non_null(strstr(text,
-			       "\n  interrupted: the run was interrupted 2.000 s after the "
+			       "\nINVALID (interrupted): the run was interrupted 2.000 s after the "
 			       "traffic started (t0 + 1.000 s), of the 3.000 s configured: the "
 			       "observation after t0 lasted 1.000 s of the 2.000 s configured, "
 			       "the last 1.000 s were never run"));
@@ -821,7 +965,10 @@ static void test_report_interrupted(void **state)
 	json_decref(root);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	md = test_read_file(path);
-	assert_memory_equal(md, "**INVALID RUN**: 1 self-check failed", 36);
+	assert_memory_equal(md,
+			    "# Run report: lab golden (INVALID RUN)\n\n**INVALID RUN**: 1 "
+			    "self-check failed, and 1 warning;",
+			    80);
 	assert_non_null(strstr(md, "The run was interrupted: the observation ends when the "
 				   "traffic stopped."));
 	free(md);
@@ -839,10 +986,13 @@ int main(void)
 	    cmocka_unit_test(test_parse_slo),
 	    cmocka_unit_test(test_upstream_series),
 	    cmocka_unit_test_setup_teardown(test_golden_report, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_warnings_once, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_json, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_without_gnuplot, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_symlinks, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_interrupted, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_report_failback, setup_run, teardown_run),
+	    cmocka_unit_test_setup_teardown(test_decay_plot, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_one_gnuplot, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_gnuplot_fails, setup_run, teardown_run),
 	    cmocka_unit_test_setup_teardown(test_report_times, setup_run, teardown_run),

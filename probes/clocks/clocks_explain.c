@@ -1,0 +1,817 @@
+/*
+ * What held each scheme at the dead site, and which left it first
+ * (clocks.h, struct clocks_explain; docs/clocks.md, "Explain"). Before the
+ * pass over the requests, each client's causes are laid out in time, a
+ * list of segments (until when, which cause and who) built from the run's
+ * events alone: the anycast clients' from the detect clock and their
+ * router's route (clocks_fib_left_site), the DNS clients' from their
+ * dns_answer events (each answer, its TTL, the client's stickiness, the
+ * cache it came from). The pass (the decay's, clocks_decay.c) then looks
+ * each request to the dead site up in its client's segments: one small
+ * table lookup and a cursor, for those requests only. Pure computation,
+ * no I/O.
+ */
+#include <arpa/inet.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clocks_int.h"
+#include "timeutil.h"
+
+const char *const clocks_cause_names[CLOCKS_CAUSES] = {
+    "detection",    "hold_timer", "routing",   "resolver_cache", "serve_stale",
+    "client_cache", "sticky",	  "no_answer", "other",
+};
+
+const char *const clocks_cause_labels[CLOCKS_CAUSES] = {
+    "probes counting to their threshold", "a router's hold timer", "route still to the site",
+    "resolver cache inside its TTL",	  "serve-stale answer",	   "client's own cache",
+    "sticky client past its TTL",	  "query unanswered",	   "not told",
+};
+
+/* one stretch of a client's time: until until_ns (exclusive), the cause
+ * of entry (an index of the scheme's entries) */
+struct clocks_seg {
+	int64_t until_ns;
+	int entry;
+};
+
+/* a client's segments, in time; a population's (pop) stand for all its
+ * logical clients, those a sticky share holds (sticky_entry, -1: none) */
+struct clocks_xclient {
+	uint32_t id; /* a process client's id, a population's base */
+	int pop;
+	double sticky_share;
+	int sticky_entry;
+	int nseg, cap, cur;
+	struct clocks_seg *seg;
+};
+
+struct clocks_explain_map {
+	size_t n, cap;
+	struct clocks_xclient *c; /* by id */
+	int other;		  /* the entry of a request of no known client */
+	struct {
+		uint32_t id;
+		int32_t at; /* -1: empty */
+	} hot[256];
+};
+
+/* explain_entry: the entry (cause, who) of xs, added if new; the "other"
+ * one when full */
+static int explain_entry(struct clocks_explain_scheme *xs, enum clocks_cause cause, const char *who)
+{
+	for (int i = 0; i < xs->n; i++)
+		if (xs->e[i].cause == cause && strcmp(xs->e[i].who, who) == 0)
+			return i;
+	if (xs->n == CLOCKS_EXPLAIN_MAX) {
+		if (cause == CLOCKS_CAUSE_OTHER)
+			return xs->n - 1;
+		return explain_entry(xs, CLOCKS_CAUSE_OTHER, "(more)");
+	}
+	xs->e[xs->n].cause = cause;
+	snprintf(xs->e[xs->n].who, sizeof(xs->e[0].who), "%s", who);
+	xs->e[xs->n].requests = 0;
+	xs->e[xs->n].first_ns = xs->e[xs->n].last_ns = CLOCKS_NONE;
+	xs->e[xs->n].untold = 0;
+	return xs->n++;
+}
+
+/* explain_client: the map's client of id (pop: a population's base), added */
+static struct clocks_xclient *explain_client(struct clocks_explain_map *m, uint32_t id, int pop)
+{
+	struct clocks_xclient *c;
+
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 16;
+		struct clocks_xclient *nc = realloc(m->c, cap * sizeof(*nc));
+
+		if (nc == NULL)
+			return NULL;
+		m->c = nc;
+		m->cap = cap;
+	}
+	c = &m->c[m->n++];
+	memset(c, 0, sizeof(*c));
+	c->id = id;
+	c->pop = pop;
+	c->sticky_entry = -1;
+	return c;
+}
+
+/* explain_seg: the client's time up to until_ns held by entry (a segment
+ * that ends no later than the previous one is dropped) */
+static int explain_seg(struct clocks_xclient *c, int64_t until_ns, int entry)
+{
+	if (c->nseg && c->seg[c->nseg - 1].until_ns >= until_ns)
+		return 0;
+	if (c->nseg && c->seg[c->nseg - 1].entry == entry) {
+		c->seg[c->nseg - 1].until_ns = until_ns;
+		return 0;
+	}
+	if (c->nseg == c->cap) {
+		int cap = c->cap ? 2 * c->cap : 4;
+		struct clocks_seg *ns = realloc(c->seg, (size_t)cap * sizeof(*ns));
+
+		if (ns == NULL)
+			return -1;
+		c->seg = ns;
+		c->cap = cap;
+	}
+	c->seg[c->nseg++] = (struct clocks_seg){until_ns, entry};
+	return 0;
+}
+
+static int explain_cmp(const void *a, const void *b)
+{
+	const struct clocks_xclient *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* explain_node: the node of client id (its agent's client_started) */
+static const struct clocks_client *explain_info(const struct clocks_input *in, uint32_t id)
+{
+	uint32_t agent = wire_agent_of(id);
+
+	for (size_t i = 0; i < in->nclients; i++)
+		if (in->clients[i].id == agent)
+			return &in->clients[i];
+	return NULL;
+}
+
+/* explain_router: the router the client node is linked to (topology.ini's
+ * link key), or the only router with FIB clocks; "" unknown */
+static const char *explain_router(const struct clocks_input *in, const struct clocks_fib *fib,
+				  const char *node)
+{
+	for (int k = 0; node && k < in->dnstopo.nclients; k++)
+		if (strcmp(in->dnstopo.clients[k].name, node) == 0 &&
+		    in->dnstopo.clients[k].router[0])
+			return in->dnstopo.clients[k].router;
+	if (fib && fib->nrouters == 1)
+		return fib->routers[0].router;
+	return "";
+}
+
+/* the routers' times the route stopped leading to the site, asked once */
+struct explain_left {
+	int n;
+	char router[CLOCKS_MAX_ROUTERS][CLOCKS_NAME_MAX];
+	int64_t at[CLOCKS_MAX_ROUTERS];
+};
+
+static int64_t explain_left_of(const struct clocks_input *in, const struct clocks_fib *fib,
+			       struct explain_left *l, const char *router)
+{
+	for (int i = 0; i < l->n; i++)
+		if (strcmp(l->router[i], router) == 0)
+			return l->at[i];
+	if (l->n == CLOCKS_MAX_ROUTERS)
+		return INT64_MAX;
+	snprintf(l->router[l->n], CLOCKS_NAME_MAX, "%s", router);
+	l->at[l->n] = clocks_fib_left_site(in, router, in->failure.t0_ns, fib->until_ns);
+	return l->at[l->n++];
+}
+
+/* explain_ids: the scheme's clients, sorted: the result's own list (its
+ * last request to the dead site per client: no pass over the captures
+ * again), else clocks_clients'. 0, or -1 (out of memory); free *ids */
+static int explain_ids(const struct clocks_input *in, const struct clocks_flows *fl,
+		       const struct clocks_result *r, uint32_t **ids, size_t *n)
+{
+	if (r->by_client == NULL)
+		return clocks_clients(in, fl, ids, n);
+	*n = r->nby_client;
+	if ((*ids = malloc((*n ? *n : 1) * sizeof(**ids))) == NULL)
+		return -1;
+	for (size_t i = 0; i < *n; i++)
+		(*ids)[i] = r->by_client[i].client;
+	return 0;
+}
+
+/* explain_anycast: each anycast client's segments: detection (the site's
+ * prober, or a router's hold timer), then its router's route still to the
+ * site, then other (in flight) */
+static int explain_anycast(const struct clocks_input *in, const struct clocks_result *r,
+			   struct clocks_explain_scheme *xs)
+{
+	struct explain_left *left = calloc(1, sizeof(*left));
+	uint32_t *ids = NULL;
+	size_t nids = 0;
+	int det = -1, rc = -1;
+
+	if (left == NULL || explain_ids(in, &clocks_anycast_flows, r, &ids, &nids) == -1)
+		goto out;
+	if (r->detect_at_ns != CLOCKS_NONE) {
+		const char *who = in->failure.site;
+
+		/* the router whose hold timer noticed it first */
+		for (size_t i = 0; r->detect_by_hold && i < in->nexpired; i++)
+			if (in->expired[i].t_ns == r->detect_at_ns)
+				who = in->expired[i].node;
+		det = explain_entry(xs, r->detect_by_hold ? CLOCKS_CAUSE_HOLD : CLOCKS_CAUSE_DETECT,
+				    who);
+	}
+	for (size_t i = 0; i < nids; i++) {
+		const struct clocks_client *info = explain_info(in, ids[i]);
+		const char *router = explain_router(in, r->fib, info ? info->node : NULL);
+		int pop = clocks_pop_of(ids[i]);
+		struct clocks_xclient *c;
+		int64_t until;
+
+		if (pop && i && clocks_pop_of(ids[i - 1]) &&
+		    wire_agent_of(ids[i - 1]) == wire_agent_of(ids[i]))
+			continue; /* the population has its segments */
+		if ((c = explain_client(xs->map, pop ? wire_agent_of(ids[i]) : ids[i], pop)) ==
+		    NULL)
+			goto out;
+		if (det >= 0 && explain_seg(c, r->detect_at_ns, det) == -1)
+			goto out;
+		until = router[0] && r->fib ? explain_left_of(in, r->fib, left, router) : INT64_MAX;
+		if (until == CLOCKS_NONE)
+			until = in->failure.t0_ns; /* its router did not lead there */
+		if (explain_seg(
+			c, until,
+			explain_entry(xs, CLOCKS_CAUSE_ROUTING, router[0] ? router : "?")) == -1 ||
+		    explain_seg(c, INT64_MAX,
+				explain_entry(xs, CLOCKS_CAUSE_OTHER,
+					      info && info->node[0] ? info->node : "?")) == -1)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(left);
+	free(ids);
+	return rc;
+}
+
+/* explain_cache: the name of the cache the client asks ("r1": its
+ * [resolver] node and the cache's index), or "" when it asks no
+ * [resolver] node (authd itself) */
+static void explain_cache(const struct clocks_input *in, const struct clocks_client *info,
+			  char *out, size_t len)
+{
+	struct in_addr a;
+	int k;
+
+	out[0] = '\0';
+	if (info == NULL || inet_pton(AF_INET, info->resolver, &a) != 1 ||
+	    (k = clocks_rsv_of_addr(in, a)) < 0)
+		return;
+	snprintf(out, len, "%s%u", in->dnstopo.rsv[k].name, (unsigned)(ntohl(a.s_addr) & 0xff));
+}
+
+/* explain_name_ttl: the steered name's TTL (topology.ini's [name]), -1 */
+static int64_t explain_name_ttl(const struct clocks_input *in, const struct clocks_result *r)
+{
+	const struct clocks_topo_dns *t = &in->dnstopo;
+
+	for (int i = 0; i < t->nnames; i++) {
+		size_t n = strlen(t->names[i].name);
+
+		if (strncmp(t->names[i].name, r->steer_name, n) == 0 &&
+		    (r->steer_name[n] == '\0' || strcmp(r->steer_name + n, ".") == 0))
+			return t->names[i].ttl_s;
+	}
+	return t->nnames == 1 ? t->names[0].ttl_s : -1;
+}
+
+/* a re-query's answer takes this long at most and the client still sends
+ * to the address it has meanwhile (agents/client/dns.h): the cause before
+ * it holds on; longer, the query went unanswered */
+#define EXPLAIN_REQUERY_NS (200 * NSEC_PER_MSEC)
+
+/* explain_dns_source: why the client got answer b, the dead site's
+ * address: a serve-stale answer; fresh from authd after t0 and before it
+ * stopped handing the site out (detection: a full TTL, or no cache between);
+ * else from its resolver's cache within the TTL, or (asking authd itself)
+ * its own cache */
+static int explain_dns_source(const struct clocks_input *in, const struct clocks_result *r,
+			      struct clocks_explain_scheme *xs, const struct clocks_dns_answer *b,
+			      const char *cache, const char *node, int det, int64_t name_ttl)
+{
+	int64_t steer = r->steer_at_ns == CLOCKS_NONE ? INT64_MAX : r->steer_at_ns;
+
+	if (b->stale)
+		return explain_entry(xs, CLOCKS_CAUSE_STALE, cache[0] ? cache : node);
+	if (det >= 0 && b->t_ns > in->failure.t0_ns && b->t_ns < steer &&
+	    (!cache[0] || name_ttl < 0 || b->ttl_s >= name_ttl))
+		return det;
+	if (cache[0])
+		return explain_entry(xs, CLOCKS_CAUSE_RESOLVER, cache);
+	return explain_entry(xs, CLOCKS_CAUSE_CLIENT, node);
+}
+
+int64_t clocks_steer_ttl_s(const struct clocks_input *in, const struct clocks_result *dns)
+{
+	return explain_name_ttl(in, dns);
+}
+
+/* explain_dns_client: a DNS process client's segments, answer by answer:
+ * each answer of the dead site's address held by its source for the TTL,
+ * then (a sticky client) by its stickiness, then by the query that went
+ * unanswered; another site's answer ends it (a request to the dead site
+ * just after is one in flight, under the cause before) */
+static int explain_dns_client(const struct clocks_input *in, const struct clocks_result *r,
+			      struct clocks_explain_scheme *xs, struct clocks_xclient *c,
+			      const struct clocks_client *info, int det, int64_t name_ttl)
+{
+	const char *node = info && info->node[0] ? info->node : "?";
+	int64_t sticky = info ? info->sticky_ns : 0, hold_end = 0;
+	int other = explain_entry(xs, CLOCKS_CAUSE_OTHER, node), last = other, dead = 0;
+	char cache[CLOCKS_NAME_MAX + 8];
+	int noanswer;
+
+	explain_cache(in, info, cache, sizeof(cache));
+	noanswer = explain_entry(xs, CLOCKS_CAUSE_NOANSWER, cache[0] ? cache : node);
+	for (size_t i = 0; i <= in->ndanswers; i++) {
+		const struct clocks_dns_answer *b = i < in->ndanswers ? &in->danswers[i] : NULL;
+		int64_t next = b ? b->t_ns : INT64_MAX, ttl_end, hold;
+		int src;
+
+		if (b && b->client != c->id)
+			continue;
+		/* the time up to this answer, under the one before */
+		if (dead) {
+			if (explain_seg(c,
+					hold_end + EXPLAIN_REQUERY_NS < next
+					    ? hold_end + EXPLAIN_REQUERY_NS
+					    : next,
+					last) == -1 ||
+			    explain_seg(c, next, noanswer) == -1)
+				return -1;
+		} else if (explain_seg(c, next, other) == -1) {
+			return -1;
+		}
+		if (b == NULL)
+			break;
+		if (b->addr.s_addr != in->failure.address.s_addr) {
+			/* in flight, a moment, then none to the dead site */
+			if (dead && explain_seg(c, b->t_ns + EXPLAIN_REQUERY_NS, last) == -1)
+				return -1;
+			dead = 0;
+			continue;
+		}
+		src = explain_dns_source(in, r, xs, b, cache, node, det, name_ttl);
+		/* as the client keeps it (agents/client/dns.c): its TTL, or
+		 * its sticky time, at least 100 ms */
+		ttl_end = b->t_ns + (b->ttl_s * NSEC_PER_SEC > 100 * NSEC_PER_MSEC
+					 ? b->ttl_s * NSEC_PER_SEC
+					 : 100 * NSEC_PER_MSEC);
+		hold = sticky > 0 ? sticky : b->ttl_s * NSEC_PER_SEC;
+		hold_end = b->t_ns + (hold > 100 * NSEC_PER_MSEC ? hold : 100 * NSEC_PER_MSEC);
+		if (explain_seg(c, ttl_end < hold_end ? ttl_end : hold_end, src) == -1)
+			return -1;
+		last = src;
+		if (sticky > 0 && hold_end > ttl_end) {
+			last = explain_entry(xs, CLOCKS_CAUSE_STICKY, node);
+			if (explain_seg(c, hold_end, last) == -1)
+				return -1;
+		}
+		dead = 1;
+	}
+	/* no answer of the client's recorded: nothing to tell its time by */
+	for (int k = 0; k < c->nseg; k++)
+		if (c->seg[k].entry == other && c->nseg == 1)
+			xs->e[other].untold = 1;
+	return 0;
+}
+
+/* explain_dns: each DNS client's segments; a population's by its agent:
+ * its sticky share sticky, the others its resolver's cache (their own
+ * answers are not recorded one by one) */
+static int explain_dns(const struct clocks_input *in, const struct clocks_result *r,
+		       struct clocks_explain_scheme *xs)
+{
+	int64_t name_ttl = explain_name_ttl(in, r);
+	uint32_t *ids = NULL;
+	size_t nids = 0;
+	int det = -1, rc = -1;
+
+	if (explain_ids(in, &clocks_dns_flows, r, &ids, &nids) == -1)
+		return -1;
+	if (r->steer_at_ns != CLOCKS_NONE || r->detect_at_ns != CLOCKS_NONE)
+		det = explain_entry(xs, CLOCKS_CAUSE_DETECT,
+				    r->remote_prober[0] ? r->remote_prober : "authd");
+	for (size_t i = 0; i < nids; i++) {
+		const struct clocks_client *info = explain_info(in, ids[i]);
+		int pop = clocks_pop_of(ids[i]);
+		struct clocks_xclient *c;
+		char cache[CLOCKS_NAME_MAX + 8];
+		const char *node = info && info->node[0] ? info->node : "?";
+		int rsv;
+
+		if (pop && i && clocks_pop_of(ids[i - 1]) &&
+		    wire_agent_of(ids[i - 1]) == wire_agent_of(ids[i]))
+			continue;
+		if ((c = explain_client(xs->map, pop ? wire_agent_of(ids[i]) : ids[i], pop)) ==
+		    NULL)
+			goto out;
+		if (!pop) {
+			if (explain_dns_client(in, r, xs, c, info, det, name_ttl) == -1)
+				goto out;
+			continue;
+		}
+		rsv = clocks_rsv_of_client(in, ids[i]);
+		snprintf(cache, sizeof(cache), "%s", rsv >= 0 ? in->dnstopo.rsv[rsv].name : "");
+		if (info && info->sticky_ns > 0 && info->sticky_share > 0) {
+			c->sticky_share = info->sticky_share;
+			c->sticky_entry = explain_entry(xs, CLOCKS_CAUSE_STICKY, node);
+		}
+		if (explain_seg(c, INT64_MAX,
+				cache[0] ? explain_entry(xs, CLOCKS_CAUSE_RESOLVER, cache)
+					 : explain_entry(xs, CLOCKS_CAUSE_CLIENT, node)) == -1)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(ids);
+	return rc;
+}
+
+int clocks_explain_init(const struct clocks_input *in, const struct clocks_result *res, int nres,
+			struct clocks_explain *ex)
+{
+	memset(ex, 0, sizeof(*ex));
+	ex->first = ex->back_first = -1;
+	ex->recovered_ns =
+	    in->failure.recovered_ns ? in->failure.recovered_ns - in->failure.t0_ns : CLOCKS_NONE;
+	for (int i = 0; i < nres && i < CLOCKS_NSCHEMES; i++) {
+		struct clocks_explain_scheme *xs = &ex->s[i];
+		int dns = i == 1;
+
+		xs->held = -1;
+		xs->window_ns = res[i].window_ns;
+		xs->lost = res[i].lost_capture;
+		xs->without_ns = CLOCKS_NONE;
+		xs->detect_ns = res[i].detect_ns;
+		/* no requests to the dead site can be told without its
+		 * capture, nor DNS ones without its address */
+		if (res[i].noflows || res[i].window_ns == CLOCKS_NONE ||
+		    (dns && !in->failure.has_address))
+			continue;
+		if ((xs->map = calloc(1, sizeof(*xs->map))) == NULL)
+			return -1;
+		for (int k = 0; k < 256; k++)
+			xs->map->hot[k].at = -1;
+		if ((dns ? explain_dns(in, &res[i], xs) : explain_anycast(in, &res[i], xs)) == -1)
+			return -1;
+		xs->map->other = explain_entry(xs, CLOCKS_CAUSE_OTHER, "?");
+		qsort(xs->map->c, xs->map->n, sizeof(*xs->map->c), explain_cmp);
+		xs->present = 1;
+	}
+	return 0;
+}
+
+void clocks_explain_free(struct clocks_explain *ex)
+{
+	for (int i = 0; i < CLOCKS_NSCHEMES; i++) {
+		struct clocks_explain_map *m = ex->s[i].map;
+
+		for (size_t k = 0; m && k < m->n; k++)
+			free(m->c[k].seg);
+		if (m)
+			free(m->c);
+		free(m);
+		ex->s[i].map = NULL;
+	}
+}
+
+/* explain_find: the client a request of id belongs to (a population's
+ * logical client: its agent), through a small table of the last ones */
+static struct clocks_xclient *explain_find(struct clocks_explain_map *m, uint32_t id)
+{
+	uint32_t key = wire_agent_of(id);
+	unsigned h = (key ^ key >> 17) & 0xff;
+	struct clocks_xclient k = {.id = key}, *c;
+
+	if (m->hot[h].at >= 0 && m->hot[h].id == key)
+		return &m->c[m->hot[h].at];
+	c = bsearch(&k, m->c, m->n, sizeof(*m->c), explain_cmp);
+	if (c) {
+		m->hot[h].id = key;
+		m->hot[h].at = (int32_t)(c - m->c);
+	}
+	return c;
+}
+
+/* the sticky logical clients of a population (agents/client/pop.c,
+ * pop_sticky: the same arithmetic, so the same ones) */
+static int explain_pop_sticky(uint32_t j, double q)
+{
+	return floor((double)(j + 1) * q + 1e-9) > floor((double)j * q + 1e-9);
+}
+
+enum clocks_cause clocks_explain_count(struct clocks_explain_scheme *xs,
+				       const struct clocks_packet *p, int64_t t0)
+{
+	struct clocks_xclient *c = explain_find(xs->map, p->client);
+	int64_t t = p->t_ns, rel = t - t0;
+	struct clocks_cause_entry *e;
+	int at = xs->map->other;
+
+	if (c && c->sticky_entry >= 0 &&
+	    explain_pop_sticky(p->client & WIRE_POP_INDEX_MASK, c->sticky_share)) {
+		at = c->sticky_entry;
+	} else if (c && c->nseg) {
+		/* a client's requests come in time order: its cursor moves on */
+		if (c->pop || (c->cur > 0 && t < c->seg[c->cur - 1].until_ns))
+			c->cur = 0;
+		while (c->cur < c->nseg - 1 && t >= c->seg[c->cur].until_ns)
+			c->cur++;
+		at = c->seg[c->cur].entry;
+	}
+	e = &xs->e[at];
+	e->requests++;
+	if (e->first_ns == CLOCKS_NONE || rel < e->first_ns)
+		e->first_ns = rel;
+	if (e->last_ns == CLOCKS_NONE || rel > e->last_ns)
+		e->last_ns = rel;
+	return e->cause;
+}
+
+/* explain_sticky_s: the sticky time of the client node node, in s; 0 */
+static double explain_sticky_s(const struct clocks_input *in, const char *node)
+{
+	for (size_t i = 0; i < in->nclients; i++)
+		if (strcmp(in->clients[i].node, node) == 0 && in->clients[i].sticky_ns > 0)
+			return (double)in->clients[i].sticky_ns / NSEC_PER_SEC;
+	return 0;
+}
+
+/* explain_bgp: router's route to the site was BGP's (zebra, protocol 186) */
+static int explain_bgp(const struct clocks_result *r, const char *router)
+{
+	for (int i = 0; r->fib && i < r->fib->nrouters; i++)
+		if (strcmp(r->fib->routers[i].router, router) == 0)
+			return r->fib->routers[i].before.protocol == 186;
+	return 0;
+}
+
+/* explain_population: the client node node is a population's */
+static int explain_population(const struct clocks_input *in, const char *node)
+{
+	for (size_t i = 0; i < in->nclients; i++)
+		if (strcmp(in->clients[i].node, node) == 0 && in->clients[i].population > 0)
+			return 1;
+	return 0;
+}
+
+/* explain_why: what held a scheme, in words: "the sticky client c3 (it
+ * keeps an address 8 s whatever the TTL)" */
+static void explain_why(const struct clocks_input *in, const struct clocks_result *r,
+			const struct clocks_explain_scheme *xs, const struct clocks_cause_entry *e,
+			int dns, char *buf, size_t len)
+{
+	const char *site = in->failure.site;
+
+	switch (e->cause) {
+	case CLOCKS_CAUSE_DETECT:
+		if (dns)
+			snprintf(buf, len,
+				 "detection: authd still handed out %s's address, its probers (the "
+				 "first %s) still counting failed probes to their threshold",
+				 site, e->who);
+		else
+			snprintf(buf, len,
+				 "detection: %s's prober still counting failed probes to its "
+				 "threshold",
+				 e->who);
+		break;
+	case CLOCKS_CAUSE_HOLD:
+		snprintf(buf, len,
+			 "%s's hold timer: nothing withdrew %s's route until it expired "
+			 "(static_hold)",
+			 e->who, site);
+		break;
+	case CLOCKS_CAUSE_ROUTING:
+		if (xs->detect_ns != CLOCKS_NONE && e->last_ns > xs->detect_ns)
+			snprintf(buf, len,
+				 "router %s, whose route still led to %s %.3f s after the site was "
+				 "declared dead (%s)",
+				 e->who, site, (double)(e->last_ns - xs->detect_ns) / NSEC_PER_SEC,
+				 explain_bgp(r, e->who) ? "BGP propagation" : "the withdrawal");
+		else
+			snprintf(buf, len, "router %s, whose route still led to %s", e->who, site);
+		break;
+	case CLOCKS_CAUSE_RESOLVER:
+		snprintf(buf, len, "resolver cache %s, still inside its TTL", e->who);
+		break;
+	case CLOCKS_CAUSE_STALE:
+		snprintf(buf, len, "serve-stale answers of %s", e->who);
+		break;
+	case CLOCKS_CAUSE_CLIENT:
+		snprintf(buf, len, "client %s's own cache, inside the answer's TTL", e->who);
+		break;
+	case CLOCKS_CAUSE_STICKY:
+		if (explain_population(in, e->who))
+			snprintf(buf, len,
+				 "the sticky share of population %s (they keep an address %g s "
+				 "whatever the TTL)",
+				 e->who, explain_sticky_s(in, e->who));
+		else if (explain_sticky_s(in, e->who) > 0)
+			snprintf(buf, len,
+				 "the sticky client %s (it keeps an address %g s whatever the TTL)",
+				 e->who, explain_sticky_s(in, e->who));
+		else
+			snprintf(buf, len, "the sticky client %s", e->who);
+		break;
+	case CLOCKS_CAUSE_NOANSWER:
+		snprintf(buf, len, "%s, whose clients' queries went unanswered", e->who);
+		break;
+	default:
+		if (e->untold)
+			snprintf(buf, len,
+				 "%s, for a cause the run cannot tell (its client events have no "
+				 "dns_answer)",
+				 e->who);
+		else
+			snprintf(buf, len, "%s, in flight when what held it ended", e->who);
+		break;
+	}
+}
+
+static void explain_say(struct clocks_explain *ex, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void explain_say(struct clocks_explain *ex, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ex->nwords == CLOCKS_EXPLAIN_WORDS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(ex->words[ex->nwords++], CLOCKS_EXPLAIN_LINE, fmt, ap);
+	va_end(ap);
+}
+
+/* explain_held: the entry of the window's request, and the latest of the
+ * others: the window without it */
+static void explain_held(struct clocks_explain_scheme *xs)
+{
+	xs->held = -1;
+	xs->without_ns = CLOCKS_NONE;
+	for (int k = 0; k < xs->n; k++)
+		if (xs->e[k].requests &&
+		    (xs->held < 0 || xs->e[k].last_ns > xs->e[xs->held].last_ns))
+			xs->held = k;
+	for (int k = 0; k < xs->n; k++)
+		if (k != xs->held && xs->e[k].requests &&
+		    (xs->without_ns == CLOCKS_NONE || xs->e[k].last_ns > xs->without_ns))
+			xs->without_ns = xs->e[k].last_ns;
+}
+
+/* explain_scheme_words: what held one scheme; then, on a line of its own,
+ * what would have held it without that */
+static void explain_scheme_words(const struct clocks_input *in, const struct clocks_result *r,
+				 struct clocks_explain *ex, int i)
+{
+	const struct clocks_explain_scheme *xs = &ex->s[i];
+	char why[CLOCKS_EXPLAIN_LINE / 2];
+	int nexti = -1;
+
+	if (xs->held < 0) {
+		explain_say(ex, "%s: no request reached %s after t0.", r->scheme, in->failure.site);
+		return;
+	}
+	explain_why(in, r, xs, &xs->e[xs->held], i == 1, why, sizeof(why));
+	explain_say(ex, "%s: its window, %s%.3f s, was held by %s%s.", r->scheme,
+		    r->window_lb ? "at least " : "", (double)xs->e[xs->held].last_ns / NSEC_PER_SEC,
+		    why, r->window_lb ? " (still so when the observation ended)" : "");
+	for (int k = 0; k < xs->n; k++)
+		if (k != xs->held && xs->e[k].requests && xs->e[k].last_ns == xs->without_ns)
+			nexti = k;
+	if (nexti < 0)
+		return;
+	explain_why(in, r, xs, &xs->e[nexti], i == 1, why, sizeof(why));
+	explain_say(ex, "%s without %s: %.3f s, held by %s.", r->scheme, xs->e[xs->held].who,
+		    (double)xs->without_ns / NSEC_PER_SEC, why);
+}
+
+void clocks_explain_finish(const struct clocks_input *in, const struct clocks_result *res, int nres,
+			   const struct clocks_decay *d, struct clocks_explain *ex)
+{
+	const char *site = in->failure.site;
+	int n = 0, a = -1, b = -1;
+
+	ex->decay = d;
+	ex->nwords = 0;
+	for (int i = 0; i < nres && i < CLOCKS_NSCHEMES; i++) {
+		if (!ex->s[i].present)
+			continue;
+		explain_held(&ex->s[i]);
+		if (n++ == 0)
+			a = i;
+		else
+			b = i;
+	}
+	if (n == 0)
+		return;
+	if (n == 2 && ex->s[a].window_ns != CLOCKS_NONE && ex->s[b].window_ns != CLOCKS_NONE) {
+		int64_t wa = ex->s[a].window_ns, wb = ex->s[b].window_ns;
+		int f = wa <= wb ? a : b, s = f == a ? b : a;
+		char lost[96] = "";
+
+		ex->first = f;
+		ex->by_ns = llabs(wa - wb);
+		ex->tie = ex->by_ns < NSEC_PER_MSEC;
+		if (res[f].lost_client != CLOCKS_NONE && res[s].lost_client != CLOCKS_NONE)
+			snprintf(lost, sizeof(lost), "; %s lost %lld requests, %s %lld",
+				 res[s].scheme, (long long)res[s].lost_client, res[f].scheme,
+				 (long long)res[f].lost_client);
+		if (ex->tie)
+			explain_say(ex,
+				    "%s and %s left %s together: the last request of each reached "
+				    "it %.3f s after t0%s.",
+				    res[a].scheme, res[b].scheme, site, (double)wa / NSEC_PER_SEC,
+				    lost);
+		else
+			explain_say(ex,
+				    "%s left %s first: its last request reached it %.3f s after "
+				    "t0, %s's %s%.3f s, %s%.3f s later%s.",
+				    res[f].scheme, site, (double)ex->s[f].window_ns / NSEC_PER_SEC,
+				    res[s].scheme, res[s].window_lb ? "at least " : "",
+				    (double)ex->s[s].window_ns / NSEC_PER_SEC,
+				    res[s].window_lb ? "at least " : "",
+				    (double)ex->by_ns / NSEC_PER_SEC, lost);
+		/* the slower one first: what held it back is the question */
+		explain_scheme_words(in, &res[s], ex, s);
+		explain_scheme_words(in, &res[f], ex, f);
+	} else {
+		for (int i = 0; i < nres && i < CLOCKS_NSCHEMES; i++)
+			if (ex->s[i].present)
+				explain_scheme_words(in, &res[i], ex, i);
+	}
+	/* the fail-back: which came back first, when every client had */
+	if (n == 2 && res[a].has_failback && res[b].has_failback &&
+	    res[a].failback.last_ns != CLOCKS_NONE && res[b].failback.last_ns != CLOCKS_NONE) {
+		int64_t la = res[a].failback.last_ns, lb = res[b].failback.last_ns;
+		int f = la <= lb ? a : b, s = f == a ? b : a;
+
+		ex->back_first = f;
+		ex->back_by_ns = llabs(la - lb);
+		explain_say(ex,
+			    "After %s's recovery %s came back first: all its clients sent to %s "
+			    "again %.3f s after it, %s's %.3f s after it.",
+			    site, res[f].scheme, site,
+			    (double)res[f].failback.last_ns / NSEC_PER_SEC, res[s].scheme,
+			    (double)res[s].failback.last_ns / NSEC_PER_SEC);
+	}
+}
+
+void clocks_explain_print(FILE *out, const struct clocks_input *in, const struct clocks_explain *ex)
+{
+	const char *const scheme[CLOCKS_NSCHEMES] = {"anycast", "dns"};
+	size_t wc = strlen("cause"), ww = strlen("who");
+
+	for (int k = 0; k < ex->nwords; k++)
+		fprintf(out, "%s\n", ex->words[k]);
+	for (int i = 0; i < CLOCKS_NSCHEMES; i++)
+		for (int k = 0; ex->s[i].present && k < ex->s[i].n; k++) {
+			const struct clocks_cause_entry *e = &ex->s[i].e[k];
+
+			if (e->requests == 0)
+				continue;
+			if (strlen(clocks_cause_labels[e->cause]) > wc)
+				wc = strlen(clocks_cause_labels[e->cause]);
+			if (strlen(e->who) > ww)
+				ww = strlen(e->who);
+		}
+	fprintf(out, "\nwhat held each scheme at %s: its requests to %s after t0, by cause\n",
+		in->failure.site, in->failure.site);
+	fprintf(out, "%-8s  %-*s  %-*s  %9s  %9s  %9s\n", "scheme", (int)wc, "cause", (int)ww,
+		"who", "requests", "first (s)", "last (s)");
+	for (int i = 0; i < CLOCKS_NSCHEMES; i++) {
+		const struct clocks_explain_scheme *xs = &ex->s[i];
+		int order[CLOCKS_EXPLAIN_MAX], n = 0;
+
+		if (!xs->present)
+			continue;
+		/* by when each let go, the window's last */
+		for (int k = 0; k < xs->n; k++)
+			if (xs->e[k].requests)
+				order[n++] = k;
+		for (int x = 1; x < n; x++)
+			for (int y = x;
+			     y > 0 && xs->e[order[y]].last_ns < xs->e[order[y - 1]].last_ns; y--) {
+				int t = order[y];
+
+				order[y] = order[y - 1];
+				order[y - 1] = t;
+			}
+		if (n == 0)
+			fprintf(out, "%-8s  %-*s  %-*s  %9d  %9s  %9s\n", scheme[i], (int)wc, "-",
+				(int)ww, "-", 0, "-", "-");
+		for (int x = 0; x < n; x++) {
+			const struct clocks_cause_entry *e = &xs->e[order[x]];
+
+			fprintf(out, "%-8s  %-*s  %-*s  %9lld  %9.3f  %9.3f\n", scheme[i], (int)wc,
+				clocks_cause_labels[e->cause], (int)ww, e->who,
+				(long long)e->requests, (double)e->first_ns / NSEC_PER_SEC,
+				(double)e->last_ns / NSEC_PER_SEC);
+		}
+	}
+}
