@@ -262,7 +262,7 @@ int main(int argc, char **argv)
 	struct pop pop = {0};
 	struct popdns pd = {.fd = -1};
 	char csvpath[256];
-	FILE *csv = NULL, *binfp = NULL;
+	struct client_recfile csvfile = {0}, binfile = {0};
 	struct client_recbin bin;
 	int rc = 1, started = 0;
 
@@ -278,20 +278,18 @@ int main(int argc, char **argv)
 	if ((ev = event_open(o.events, o.node, "client")) == NULL)
 		goto out;
 	if (o.csv) {
-		if ((csv = fopen(o.csv, "w")) == NULL) {
+		if (client_record_open(&csvfile, o.csv) == -1) {
 			log_warn("%s: %s", __func__, o.csv);
 			goto out;
 		}
-		setvbuf(csv, NULL, _IOFBF, 1 << 20);
-		fputs(CLIENT_CSV_HEADER, csv);
+		fputs(CLIENT_CSV_HEADER, csvfile.fp);
 	}
 	if (o.bin) {
-		if ((binfp = fopen(o.bin, "w")) == NULL) {
+		if (client_record_open(&binfile, o.bin) == -1) {
 			log_warn("%s: %s", __func__, o.bin);
 			goto out;
 		}
-		setvbuf(binfp, NULL, _IOFBF, 1 << 20);
-		if (client_recbin_start(&bin, binfp) == -1) {
+		if (client_recbin_start(&bin, binfile.fp) == -1) {
 			log_warn("%s: %s", __func__, o.bin);
 			goto out;
 		}
@@ -305,7 +303,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (o.population) {
-		if (client_pop_start(&o, &c, loop, csv, ev, &pop, &pd, &pd_h) == -1)
+		if (client_pop_start(&o, &c, loop, csvfile.fp, ev, &pop, &pd, &pd_h) == -1)
 			goto out;
 	} else if (o.resolver) {
 		if (client_dns_init(&st.dns, &o.resolver_sin, o.name, o.sticky_ns) == -1 ||
@@ -316,10 +314,10 @@ int main(int argc, char **argv)
 		o.cfg.target.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
 		o.target = o.name;
 	}
-	if (!o.population && client_start(&c, loop, &o.cfg, csv) == -1)
+	if (!o.population && client_start(&c, loop, &o.cfg, csvfile.fp) == -1)
 		goto out;
 	started = 1;
-	if (binfp)
+	if (binfile.fp)
 		c.bin = &bin;
 	pr.ev = ev;
 	if (loop_timer_add(loop, &pr.timer, now_mono_ns() + CLIENT_PROGRESS_NS, CLIENT_PROGRESS_NS,
@@ -401,11 +399,11 @@ out:
 	popdns_close(&pd);
 	pop_free(&pop);
 	client_close(&c);
-	if (csv && fclose(csv) != 0) {
+	if (client_record_close(&csvfile) == -1) {
 		log_warn("%s: %s", __func__, o.csv);
 		rc = 1;
 	}
-	if (binfp && fclose(binfp) != 0) {
+	if (client_record_close(&binfile) == -1) {
 		log_warn("%s: %s", __func__, o.bin);
 		rc = 1;
 	}
