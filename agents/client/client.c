@@ -62,11 +62,12 @@ static void client_summary(struct event_log *ev, const struct client *c, int64_t
 {
 	json_t *sites = client_sites_json(c);
 
-	log_info("sent %llu ok %llu lost %llu errors %llu late %llu stray %llu, %llu wake-ups",
+	log_info("sent %llu ok %llu lost %llu errors %llu late %llu stray %llu, %llu wake-ups, "
+		 "%llu ticks back to back",
 		 (unsigned long long)c->stats.sent, (unsigned long long)c->stats.ok,
 		 (unsigned long long)c->stats.lost, (unsigned long long)c->stats.errors,
 		 (unsigned long long)c->stats.late, (unsigned long long)c->stats.stray,
-		 (unsigned long long)c->stats.wakeups);
+		 (unsigned long long)c->stats.wakeups, (unsigned long long)c->stats.busy_rounds);
 	event_emit(ev, "client_summary", "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o*}", "client",
 		   (json_int_t)c->cfg.id, "sent", (json_int_t)c->stats.sent, "ok",
 		   (json_int_t)c->stats.ok, "lost", (json_int_t)c->stats.lost, "errors",

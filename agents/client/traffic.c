@@ -25,6 +25,9 @@
 /* a tick reads up to this many batches of replies: as many as it may have
  * sent, and as many again for the replies of a catch-up */
 #define CLIENT_TICK_RECV_ROUNDS (2 * CLIENT_SEND_BUDGET / CLIENT_BATCH)
+/* ticks run back to back at most, the loop's turn between them: signals
+ * and the other timers wait a few ms at most */
+#define CLIENT_BUSY_ROUNDS 16
 
 static void client_record(struct client *c, const struct client_slot *s, enum client_status st,
 			  const char *site, int64_t rtt_ns)
@@ -174,32 +177,33 @@ static int client_send_pop(struct client *c, int64_t now, unsigned budget)
 	return (int)sent;
 }
 
-static void client_send_due(struct client *c)
+/* client_send_round: the requests due by now, and at high rates the
+ * replies waiting. 1 if the periodic tick goes on, else 0 (the sends are
+ * over, they failed, or the timer is armed for the next one). */
+static int client_send_round(struct client *c, int64_t now)
 {
-	int64_t now = now_mono_ns();
 	uint64_t due = client_sched_due_by(&c->sched, now);
 	unsigned budget = CLIENT_SEND_BUDGET;
 
-	c->stats.wakeups++;
 	client_expire(c, now);
 	if (c->pop) {
 		if (client_send_pop(c, now, budget) == -1) {
 			c->failed = 1;
 			loop_stop(c->loop);
-			return;
+			return 0;
 		}
 		if (c->periodic)
 			client_read_replies(c, CLIENT_TICK_RECV_ROUNDS);
 		if (pop_next_ns(c->pop) == INT64_MAX) {
 			client_drain(c);
-			return;
+			return 0;
 		}
 		if (!c->periodic && loop_timer_set(&c->send_timer, pop_next_ns(c->pop), 0) == -1) {
 			log_warn("%s: timerfd", __func__);
 			c->failed = 1;
 			loop_stop(c->loop);
 		}
-		return;
+		return c->periodic;
 	}
 	while (c->ring.head < due && budget > 0) {
 		uint64_t left = due - c->ring.head;
@@ -210,7 +214,7 @@ static void client_send_due(struct client *c)
 		if (client_send_batch(c, n) == -1) {
 			c->failed = 1;
 			loop_stop(c->loop);
-			return;
+			return 0;
 		}
 		budget -= n;
 	}
@@ -218,15 +222,33 @@ static void client_send_due(struct client *c)
 		client_read_replies(c, CLIENT_TICK_RECV_ROUNDS);
 	if (c->ring.head >= c->sched.total) {
 		client_drain(c);
-		return;
+		return 0;
 	}
 	if (c->periodic)
-		return;
+		return 1;
 	/* in the past after a cut-short catch-up: fires at once */
 	if (loop_timer_set(&c->send_timer, client_sched_due_at(&c->sched, c->ring.head), 0) == -1) {
 		log_warn("%s: timerfd", __func__);
 		c->failed = 1;
 		loop_stop(c->loop);
+	}
+	return 0;
+}
+
+/* client_send_due: a wake-up of the send timer. A tick that ends a whole
+ * tick after it began (a busy client: the timer has fired meanwhile) runs
+ * again at once, up to CLIENT_BUSY_ROUNDS times before the loop has its
+ * turn: the same sends at the same times, without epoll_wait and the
+ * timerfd's read in between, two system calls a tick. */
+static void client_send_due(struct client *c)
+{
+	c->stats.wakeups++;
+	for (int round = 0; round < CLIENT_BUSY_ROUNDS; round++) {
+		int64_t now = now_mono_ns();
+
+		if (!client_send_round(c, now) || now_mono_ns() - now < CLIENT_TICK_NS)
+			return;
+		c->stats.busy_rounds++;
 	}
 }
 

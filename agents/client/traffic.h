@@ -45,14 +45,15 @@ struct client_cfg {
 };
 
 struct client_stats {
-	uint64_t sent;	     /* requests attempted: ok + lost + errors at the end */
-	uint64_t ok;	     /* answered within the timeout */
-	uint64_t lost;	     /* not answered within the timeout */
-	uint64_t errors;     /* refused by the kernel (no route, ...) */
-	uint64_t late;	     /* replies to requests already counted lost, or duplicates */
-	uint64_t stray;	     /* datagrams that were not replies to this client */
-	uint64_t wakeups;    /* send timer wake-ups, for the batching log line */
-	uint64_t unrecorded; /* binary records that could not be written */
+	uint64_t sent;	      /* requests attempted: ok + lost + errors at the end */
+	uint64_t ok;	      /* answered within the timeout */
+	uint64_t lost;	      /* not answered within the timeout */
+	uint64_t errors;      /* refused by the kernel (no route, ...) */
+	uint64_t late;	      /* replies to requests already counted lost, or duplicates */
+	uint64_t stray;	      /* datagrams that were not replies to this client */
+	uint64_t wakeups;     /* send timer wake-ups, for the batching log line */
+	uint64_t busy_rounds; /* ticks run at once after a tick that took a whole one */
+	uint64_t unrecorded;  /* binary records that could not be written */
 };
 
 struct udp_batch;

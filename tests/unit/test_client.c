@@ -508,6 +508,39 @@ static void test_replies_read_by_tick(void **state)
 	loop_free(loop);
 }
 
+/* a client that cannot keep up (2,000,000 requests/s on loopback, to a
+ * port nobody listens on) runs its ticks back to back, not one loop turn
+ * each, and still sends every request of its schedule */
+static void test_ticks_back_to_back(void **state)
+{
+	struct sockaddr_in site = {.sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(site);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct loop *loop = loop_new();
+	struct client c;
+	struct client_cfg cfg = {.id = 3,
+				 .rate = 2000000,
+				 .timeout_ns = 20 * NSEC_PER_MSEC,
+				 .duration_ns = 20 * NSEC_PER_MSEC};
+
+	(void)state;
+	assert_true(fd != -1 && loop != NULL);
+	/* a port of the kernel's choice, closed again: nothing answers */
+	assert_int_equal(bind(fd, (struct sockaddr *)&site, sizeof(site)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&site, &len), 0);
+	close(fd);
+	cfg.target = site;
+	assert_int_equal(client_start(&c, loop, &cfg, NULL), 0);
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(&c);
+	assert_int_equal(c.stats.sent, 40000);
+	assert_int_equal(c.stats.ok + c.stats.lost + c.stats.errors, 40000);
+	assert_true(c.stats.busy_rounds > 0);
+	client_close(&c);
+	loop_free(loop);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +559,7 @@ int main(void)
 	    cmocka_unit_test(test_tally),
 	    cmocka_unit_test(test_replies_read_late),
 	    cmocka_unit_test(test_replies_read_by_tick),
+	    cmocka_unit_test(test_ticks_back_to_back),
 	};
 
 	return cmocka_run_group_tests_name("client", tests, NULL, NULL);
