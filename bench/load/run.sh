@@ -96,7 +96,7 @@ drops() {
 ncpu=$(getconf _NPROCESSORS_ONLN)
 ksoftirqd=
 for c in /proc/[0-9]*/comm; do
-	read -r name <"$c" 2>/dev/null || continue
+	read -r name 2>/dev/null <"$c" || continue
 	case $name in ksoftirqd/*)
 		p=${c#/proc/}
 		ksoftirqd="$ksoftirqd ${p%/comm}"
