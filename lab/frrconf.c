@@ -401,8 +401,14 @@ static char *frrconf_bgpd[] = {FRR_BGPD, "-C", "-f", "/dev/stdin", "-Z",     "-S
 
 /*
  * The dry runs of several nodes at once. bgpd -C checks one configuration
- * a process (one `router bgp` each), so every node's runs in a process of
- * its own, as many side by side as there are CPUs. vtysh -C, a parser
+ * a process (one `router bgp` each), as many side by side as there are
+ * CPUs; each costs about 0.1 s of CPU here, nearly all of it bgpd building
+ * its command tree, whatever the configuration. The configurations
+ * steerlab wrote alone differ from node to node mostly in their numbers,
+ * addresses and names (a ring's routers: only in those): one bgpd checks
+ * each shape (frrconf_shape), and only if it rejects that shape does every
+ * other node of it run a bgpd of its own, so that each node's message
+ * names its own line. vtysh -C, a parser
  * that names every line it rejects, checks all the configurations steerlab
  * wrote alone (every bfdd's, and every bgpd's without `frr =` lines: each
  * ends where it began, at the top of the configuration) in one process;
@@ -411,10 +417,12 @@ static char *frrconf_bgpd[] = {FRR_BGPD, "-C", "-f", "/dev/stdin", "-Z",     "-S
  * configurations run again one a process, for each node's own message.
  */
 struct frrconf_conf {
-	char *text; /* malloc'd; NULL: none to check */
-	int raw;    /* its first `frr =` line, 0: none (bgpd only) */
-	int vtysh;  /* its vtysh job, -1: in the one of them all */
-	int bgpd;   /* its bgpd job (bgpd only), else -1 */
+	char *text;  /* malloc'd; NULL: none to check */
+	char *shape; /* bgpd's without `frr =` lines: frrconf_shape, malloc'd */
+	int raw;     /* its first `frr =` line, 0: none (bgpd only) */
+	int vtysh;   /* its vtysh job, -1: in the one of them all */
+	int bgpd;    /* its bgpd job (bgpd only), else -1 */
+	int like;    /* the node whose bgpd job checked this shape, -1: its own */
 };
 
 struct frrconf_checks {
@@ -458,6 +466,44 @@ static void frrconf_run_jobs(struct frrconf_checks *c, int from)
 	}
 }
 
+/* frrconf_shape: text with each run of digits as one '#', the names after
+ * `hostname` and `description` and each comment (a line of '!') as '*':
+ * what a dry run of it says depends on the lines, not on the AS numbers,
+ * addresses and node names in them. NULL if out of memory. */
+static char *frrconf_shape(const char *text)
+{
+	static const char *const named[] = {"hostname ", " description ", NULL};
+	/* at most two bytes a byte of text: "!*" for a bare '!' */
+	char *shape = malloc(2 * strlen(text) + 1), *o = shape;
+	const char *p = text;
+
+	if (shape == NULL)
+		return NULL;
+	while (*p) {
+		const char *word = NULL;
+
+		for (int i = 0; named[i] && word == NULL; i++)
+			if (strncmp(p, named[i], strlen(named[i])) == 0)
+				word = named[i];
+		if (*p == '!' && (p == text || p[-1] == '\n'))
+			word = "!";
+		if (word) {
+			/* the name, to the end of its line */
+			o = stpcpy(o, word);
+			*o++ = '*';
+			p += strlen(word) + strcspn(p + strlen(word), "\n");
+		} else if (*p >= '0' && *p <= '9') {
+			*o++ = '#';
+			while (*p >= '0' && *p <= '9')
+				p++;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	return shape;
+}
+
 /* frrconf_passed: job passed its dry run (no line rejected, status 0) */
 static int frrconf_passed(const struct subproc_job *job)
 {
@@ -476,7 +522,7 @@ static int frrconf_dry_runs(const struct topology *t, const char *want, int bfdd
 	struct frrconf_checks c = {0};
 	char *all = NULL;
 	size_t alllen = 0;
-	int rc = 0, together = -1, max = 4 * t->nnodes + 1;
+	int rc = 0, together = -1, max = 4 * t->nnodes + 1, from;
 	FILE *fp;
 
 	c.conf = calloc((size_t)t->nnodes, sizeof(*c.conf));
@@ -494,7 +540,7 @@ static int frrconf_dry_runs(const struct topology *t, const char *want, int bfdd
 			size_t len = 0;
 			FILE *one;
 
-			cf->vtysh = cf->bgpd = -1;
+			cf->vtysh = cf->bgpd = cf->like = -1;
 			if (!want[n] || (d == FRRCONF_BFDD && !(bfdd && frrconf_bfd(t, n))))
 				continue;
 			if ((one = open_memstream(&cf->text, &len)) == NULL) {
@@ -508,7 +554,17 @@ static int frrconf_dry_runs(const struct topology *t, const char *want, int bfdd
 				cf->vtysh = frrconf_job(&c, frrconf_vtysh, cf->text, err);
 			else
 				fputs(cf->text, fp);
-			if (d == FRRCONF_BGPD)
+			if (d != FRRCONF_BGPD)
+				continue;
+			/* a shape checked already: that node's bgpd says for this one */
+			if (!cf->raw && (cf->shape = frrconf_shape(cf->text)) != NULL)
+				for (int m = 0; m < n && cf->like < 0; m++)
+					if (c.conf[m][d].shape && c.conf[m][d].like < 0 &&
+					    strcmp(c.conf[m][d].shape, cf->shape) == 0)
+						cf->like = m;
+			if (cf->like >= 0)
+				cf->bgpd = c.conf[cf->like][d].bgpd;
+			else
 				cf->bgpd = frrconf_job(&c, frrconf_bgpd, cf->text, err);
 		}
 	}
@@ -517,17 +573,24 @@ static int frrconf_dry_runs(const struct topology *t, const char *want, int bfdd
 		together = frrconf_job(&c, frrconf_vtysh, all, err);
 	frrconf_run_jobs(&c, 0);
 	/* rejected together: each alone, for its node's own message */
+	from = c.njobs;
 	if (together >= 0 && !frrconf_passed(&c.jobs[together])) {
-		int from = c.njobs;
-
 		for (int n = 0; n < t->nnodes; n++)
 			for (int d = FRRCONF_BGPD; d <= FRRCONF_BFDD; d++)
 				if (c.conf[n][d].text && c.conf[n][d].vtysh < 0 &&
 				    !(d == FRRCONF_BGPD && c.conf[n][d].raw))
 					c.conf[n][d].vtysh =
 					    frrconf_job(&c, frrconf_vtysh, c.conf[n][d].text, err);
-		frrconf_run_jobs(&c, from);
 	}
+	/* a shape bgpd rejected: each of its other nodes by a bgpd of its own */
+	for (int n = 0; n < t->nnodes; n++) {
+		struct frrconf_conf *b = &c.conf[n][FRRCONF_BGPD];
+
+		if (b->like >= 0 && b->bgpd >= 0 && !frrconf_passed(&c.jobs[b->bgpd]))
+			b->bgpd = frrconf_job(&c, frrconf_bgpd, b->text, err);
+	}
+	if (c.njobs > from)
+		frrconf_run_jobs(&c, from);
 	if (c.failed)
 		rc = -1;
 	for (int n = 0; n < t->nnodes; n++) {
@@ -565,6 +628,7 @@ out:
 	}
 	for (int n = 0; c.conf && n < t->nnodes; n++) {
 		free(c.conf[n][FRRCONF_BGPD].text);
+		free(c.conf[n][FRRCONF_BGPD].shape);
 		free(c.conf[n][FRRCONF_BFDD].text);
 	}
 	free(c.conf);
