@@ -332,4 +332,6 @@ bench_result load.floor load "$n clients: lab requests/s / blast floor ($floor/s
 	">= 0.8" "$verdict"
 bench_result load.cpu load "$n clients: client CPU per request (us)" "$cpu" "<= 3" "$(bench_judge "$cpu" "<=" 3)"
 echo
+echo "issue 21's aim, $n clients: $fr x the floor, valid (>= 0.8): $verdict; client CPU $cpu us a request (<= 3): $(bench_judge "$cpu" "<=" 3)"
+echo
 echo "runs kept in $tmp"
