@@ -88,7 +88,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc \
-	frr nftables clang-format knot-resolver bind9
+	frr nftables clang-format knot-resolver bind9 libnetfilter-queue-dev libmnl-dev libnftnl-dev
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
@@ -165,9 +165,13 @@ $(BUILD)/libagent_$(1).a: $(call obj,$(filter-out agents/$(1)/$(1).c,$(wildcard 
 
 $(OUTBIN)/$(1): $(call obj,$(wildcard agents/$(1)/*.c)) $(LIBSTEER)
 	@mkdir -p $$(dir $$@)
-	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(LDLIBS) $$(LDLIBS_$(1))
 endef
 $(foreach a,$(AGENTS),$(eval $(call agent_rule,$(a))))
+
+# linkd's own libraries: NFQUEUE and nftables (agents/linkd/nfqueue.c, nftable.c)
+LINKD_PKGS := libnetfilter_queue libmnl libnftnl
+LDLIBS_linkd := $(shell pkg-config --libs $(LINKD_PKGS) 2>/dev/null)
 
 $(OUTBIN)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
 	@mkdir -p $(dir $@)
