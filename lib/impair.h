@@ -135,8 +135,8 @@ int impair_tbf_apply(const char *ifname, uint64_t rate_bps, char *err, size_t er
 int impair_root_remove(const char *ifname, char *err, size_t errlen);
 /* impair_detect: netem if the kernel takes a netem qdisc (tried on the
  * loopback of a throwaway network namespace, in a child process), else the
- * delay line. 0 and *mech, or -1 with the reason in err when it cannot tell
- * (no privilege to make the namespace). */
+ * delay line, with the kernel's refusal in err. 0 and *mech, or -1 with the
+ * reason in err when it cannot tell (no privilege to make the namespace). */
 int impair_detect(enum impair_mech *mech, char *err, size_t errlen);
 
 #endif

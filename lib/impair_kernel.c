@@ -152,9 +152,8 @@ static int impair_netem_qdiscs(int ifindex, const struct impair *im, struct rtnl
 	q[0] = q[1] = NULL;
 	if ((q[0] = impair_netem(ifindex, im, err, errlen)) == NULL)
 		return -1;
-	if (im->rate_bps &&
-	    (q[1] = impair_tbf(ifindex, TC_HANDLE(1, 1), TC_HANDLE(10, 0), im->rate_bps, err,
-			       errlen)) == NULL) {
+	if (im->rate_bps && (q[1] = impair_tbf(ifindex, TC_HANDLE(1, 1), TC_HANDLE(10, 0),
+					       im->rate_bps, err, errlen)) == NULL) {
 		rtnl_qdisc_put(q[0]);
 		return -1;
 	}
@@ -241,10 +240,11 @@ int impair_netem_apply(const char *ifname, const struct impair *im, char *err, s
 		goto out;
 	if ((e = rtnl_qdisc_add(sk, q[0], NLM_F_CREATE | NLM_F_REPLACE)) < 0) {
 		if (e == -NLE_OBJ_NOTFOUND)
-			(void)strfmt(err, errlen,
-				     "%s: the kernel has no sch_netem (netem qdisc: %s); impairments "
-				     "need the delay line (linkd) on this kernel",
-				     ifname, nl_geterror(e));
+			(void)strfmt(
+			    err, errlen,
+			    "%s: the kernel has no sch_netem (netem qdisc: %s); impairments "
+			    "need the delay line (linkd) on this kernel",
+			    ifname, nl_geterror(e));
 		else
 			(void)strfmt(err, errlen, "%s: netem qdisc: %s", ifname, nl_geterror(e));
 		goto out;
@@ -373,6 +373,7 @@ int impair_detect(enum impair_mech *mech, char *err, size_t errlen)
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == IMPAIR_DETECT_NONE) {
 		*mech = IMPAIR_MECH_DELAYLINE;
+		(void)strfmt(err, errlen, "%s", msg);
 		return 0;
 	}
 	(void)strfmt(err, errlen, "cannot tell whether the kernel has sch_netem: %s",

@@ -48,12 +48,14 @@ struct linkd_opts {
 	uint32_t seed;
 	const char *table;
 	int rtprio;
+	int mech;
 	int verbose;
 };
 
 #define LINKD_USAGE                                                                                \
 	"usage: linkd -i IF [-d DELAY] [-j JITTER] [-l LOSS] [-r RATE] [-R REORDER] [-i IF ...]\n" \
-	"             [-q QUEUE] [-Q MAXLEN] [-s SEED] [-t TABLE] [-p PRIO] [-v] [-h]\n"
+	"             [-q QUEUE] [-Q MAXLEN] [-s SEED] [-t TABLE] [-p PRIO] [-v] [-h]\n"           \
+	"       linkd -M\n"
 
 static void linkd_usage(FILE *fp)
 {
@@ -71,6 +73,8 @@ static void linkd_usage(FILE *fp)
 		"  -s SEED     seed of the draws (default 1)\n"
 		"  -t TABLE    the nftables table's name (default linkd)\n"
 		"  -p PRIO     run at SCHED_FIFO priority PRIO (1-99; default: not)\n"
+		"  -M          print the mechanism this kernel's impairments need, netem or\n"
+		"              delayline (a netem qdisc tried in a throwaway namespace), and exit\n"
 		"  -v          debug logging\n"
 		"  -h          this help\n");
 }
@@ -132,8 +136,10 @@ static void linkd_parse(int argc, char **argv, struct linkd_opts *o)
 	    {OPT_INT('q', &o->queue0, 0, 65535, "a queue number (0-65535)")},
 	    {OPT_INT('Q', &o->maxlen, 1, 100000000, "a queue length (1-100000000)")},
 	    {OPT_INT('s', &o->seed, 0, UINT32_MAX, "a seed (0-4294967295)")},
-	    {OPT_NAME('t', &o->table, 32, "a table name of 1 to 32 letters, digits, '.', '_' or '-'")},
+	    {OPT_NAME('t', &o->table, 32,
+		      "a table name of 1 to 32 letters, digits, '.', '_' or '-'")},
 	    {OPT_INT('p', &o->rtprio, 1, 99, "a SCHED_FIFO priority (1-99)")},
+	    {OPT_FLAG('M', &o->mech)},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
 	};
@@ -144,6 +150,10 @@ static void linkd_parse(int argc, char **argv, struct linkd_opts *o)
 	o->seed = 1;
 	o->table = "linkd";
 	opt_parse(&linkd_cmd, opts, argc, argv);
+	if (o->mech && o->nifs)
+		opt_refuse(&linkd_cmd, "-M takes no -i");
+	if (o->mech)
+		return;
 	if (o->nifs == 0)
 		opt_refuse(&linkd_cmd, "-i IF is required");
 	if (o->queue0 + o->nifs - 1 > 65535)
@@ -349,6 +359,22 @@ static int linkd_start(struct linkd *d, int *table_made, int *tbf_made)
 	return 0;
 }
 
+/* linkd_mech: -M, and why on stderr */
+static int linkd_mech(void)
+{
+	enum impair_mech mech;
+	char err[512] = "";
+
+	if (impair_detect(&mech, err, sizeof(err)) == -1) {
+		log_warnx("%s", err);
+		return 1;
+	}
+	printf("%s\n", impair_mech_name(mech));
+	if (mech == IMPAIR_MECH_DELAYLINE)
+		log_info("%s", err);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct linkd_opts o;
@@ -359,6 +385,8 @@ int main(int argc, char **argv)
 
 	linkd_parse(argc, argv, &o);
 	log_init("linkd", o.verbose);
+	if (o.mech)
+		return linkd_mech();
 	/* timers on time: the default slack of 50 us is a quarter of the
 	 * accuracy asked of the delay line */
 	(void)prctl(PR_SET_TIMERSLACK, 1UL);

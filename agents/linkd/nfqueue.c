@@ -36,8 +36,8 @@ int nfqueue_open(struct nfqueue *q, int rcvbuf)
 	/* FORCE: past rmem_max, as root; else as much as allowed */
 	if (setsockopt(mnl_socket_get_fd(q->nl), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
 		       sizeof(rcvbuf)) == -1 &&
-	    setsockopt(mnl_socket_get_fd(q->nl), SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-		       sizeof(rcvbuf)) == -1)
+	    setsockopt(mnl_socket_get_fd(q->nl), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) ==
+		-1)
 		log_warn("%s: SO_RCVBUF %d", __func__, rcvbuf);
 	q->rlen = NFQUEUE_RBUF;
 	if ((q->rbuf = malloc(q->rlen)) == NULL || (q->vbuf = malloc(2 * NFQUEUE_VBATCH)) == NULL) {
@@ -141,8 +141,8 @@ static void nfqueue_packet(struct nfqueue *q, const struct nlmsghdr *nlh, nfqueu
 		const struct nfqnl_msg_packet_timestamp *ts =
 		    mnl_attr_get_payload(attr[NFQA_TIMESTAMP]);
 
-		queued_ns = (int64_t)be64toh(ts->sec) * 1000000000LL +
-			    (int64_t)be64toh(ts->usec) * 1000LL;
+		queued_ns =
+		    (int64_t)be64toh(ts->sec) * 1000000000LL + (int64_t)be64toh(ts->usec) * 1000LL;
 	}
 	fn(arg, ntohs(nfg->res_id), ntohl(ph->packet_id), queued_ns,
 	   attr[NFQA_PAYLOAD] ? mnl_attr_get_payload(attr[NFQA_PAYLOAD]) : NULL,
@@ -200,7 +200,8 @@ _Static_assert(NFQUEUE_DROP == NF_DROP && NFQUEUE_ACCEPT == NF_ACCEPT, "verdicts
 
 int nfqueue_verdict(struct nfqueue *q, uint16_t num, uint32_t id, enum nfqueue_verdict verdict)
 {
-	struct nlmsghdr *nlh = nfq_nlmsg_put(mnl_nlmsg_batch_current(q->vb), NFQNL_MSG_VERDICT, num);
+	struct nlmsghdr *nlh =
+	    nfq_nlmsg_put(mnl_nlmsg_batch_current(q->vb), NFQNL_MSG_VERDICT, num);
 
 	nfq_nlmsg_verdict_put(nlh, (int)id, (int)verdict);
 	/* false: the batch is full without this one, which reset() moves to
