@@ -34,6 +34,13 @@
 #define LINKD_RCVBUF (64 << 20)
 /* socket reads per wake-up, so that releases are not starved */
 #define LINKD_READS 16
+/* verdicts sent between two reads (linkd_release) */
+#define LINKD_SLICE 16
+/* the histogram of how late packets are released after their time */
+#define LINKD_LATE_BIN_NS 10000
+#define LINKD_LATE_BINS 1000
+/* the most the timer is armed early */
+#define LINKD_LEAD_MAX_NS 200000
 
 struct linkd_if {
 	char name[IFNAMSIZ];
@@ -173,6 +180,8 @@ struct linkd {
 	struct loop_handler qh, th;
 	int timer_added;
 	int64_t timer_at;
+	uint64_t late[LINKD_LATE_BINS]; /* releases by lateness, LINKD_LATE_BIN_NS wide */
+	int64_t lead_ns;   /* the timer fires this much early: its wake-up's lateness */
 	int64_t real_off;  /* CLOCK_REALTIME - CLOCK_MONOTONIC at the last read */
 	int64_t read_mono; /* the last read's CLOCK_MONOTONIC */
 	int failed;
@@ -213,36 +222,6 @@ static void linkd_on_packet(void *arg, uint16_t num, uint32_t id, int64_t queued
 	}
 }
 
-/* linkd_release: every packet due by now (all of them if flush), then the
- * timer for the next */
-static void linkd_release(struct linkd *d, int flush)
-{
-	const struct dline_pkt *top;
-	struct dline_pkt p;
-	int64_t now = now_mono_ns();
-
-	while ((top = dline_heap_peek(&d->heap)) != NULL && (flush || top->release_ns <= now)) {
-		struct dline_link *l;
-
-		dline_heap_pop(&d->heap, &p);
-		l = &d->links[p.link];
-		l->counts.released++;
-		l->counts.flushed += flush;
-		(void)nfqueue_verdict(&d->nq, l->queue, p.id, NFQUEUE_ACCEPT);
-	}
-	if (nfqueue_flush(&d->nq) == -1)
-		d->failed = 1;
-	if (top && top->release_ns != d->timer_at) {
-		d->timer_at = top->release_ns;
-		if (loop_timer_set(&d->th, d->timer_at, 0) == -1) {
-			log_warn("%s: timer", __func__);
-			d->failed = 1;
-		}
-	}
-	if (d->failed)
-		loop_stop(d->loop);
-}
-
 /* linkd_clocks: the offset of the kernel's stamps (realtime) to ours */
 static void linkd_clocks(struct linkd *d)
 {
@@ -250,6 +229,57 @@ static void linkd_clocks(struct linkd *d)
 
 	d->read_mono = m1;
 	d->real_off = r - (m0 + m1) / 2;
+}
+
+/* linkd_release: every packet due by now (all of them if flush), then the
+ * timer for the next. The kernel sends each accepted packet on inside the
+ * sendto of its verdict, so a long batch of verdicts would keep linkd from
+ * reading the packets arriving meanwhile, whose arrival it times by their
+ * reading: the verdicts go LINKD_SLICE at a time, with a read between. */
+static void linkd_release(struct linkd *d, int flush)
+{
+	const struct dline_pkt *top;
+	struct dline_pkt p;
+	int64_t now = now_mono_ns();
+	int n = 0;
+
+	while ((top = dline_heap_peek(&d->heap)) != NULL &&
+	       (flush || top->release_ns - d->lead_ns <= now)) {
+		struct dline_link *l;
+
+		dline_heap_pop(&d->heap, &p);
+		l = &d->links[p.link];
+		l->counts.released++;
+		l->counts.flushed += flush;
+		if (!flush) {
+			int64_t bin = (now - p.release_ns) / LINKD_LATE_BIN_NS;
+
+			if (bin < 0)
+				bin = 0;
+
+			d->late[bin < LINKD_LATE_BINS ? bin : LINKD_LATE_BINS - 1]++;
+		}
+		(void)nfqueue_verdict(&d->nq, l->queue, p.id, NFQUEUE_ACCEPT);
+		if (++n % LINKD_SLICE == 0 && !flush) {
+			if (nfqueue_flush(&d->nq) == -1)
+				d->failed = 1;
+			linkd_clocks(d);
+			if (nfqueue_read(&d->nq, 1, linkd_on_packet, d) == -1)
+				d->failed = 1;
+			now = now_mono_ns();
+		}
+	}
+	if (nfqueue_flush(&d->nq) == -1)
+		d->failed = 1;
+	if (top && top->release_ns - d->lead_ns != d->timer_at) {
+		d->timer_at = top->release_ns - d->lead_ns;
+		if (loop_timer_set(&d->th, d->timer_at, 0) == -1) {
+			log_warn("%s: timer", __func__);
+			d->failed = 1;
+		}
+	}
+	if (d->failed)
+		loop_stop(d->loop);
 }
 
 static void linkd_on_queue(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -272,8 +302,35 @@ static void linkd_on_timer(struct loop *loop, int fd, uint32_t events, void *arg
 	(void)loop;
 	(void)events;
 	(void)loop_timer_read(fd);
+	/* a timer wakes late (the scheduler): learn by how much, and arm the
+	 * next that much early, so that packets leave on time on average */
+	if (d->timer_at) {
+		int64_t late = now_mono_ns() - d->timer_at;
+
+		d->lead_ns += (late - d->lead_ns) / 16;
+		if (d->lead_ns < 0)
+			d->lead_ns = 0;
+		if (d->lead_ns > LINKD_LEAD_MAX_NS)
+			d->lead_ns = LINKD_LEAD_MAX_NS;
+	}
 	d->timer_at = 0;
 	linkd_release(d, 0);
+}
+
+/* linkd_late_us: the q-quantile of the releases' lateness, in us (the
+ * upper edge of its bin) */
+static double linkd_late_us(const struct linkd *d, double q)
+{
+	uint64_t total = 0, sum = 0;
+
+	for (int i = 0; i < LINKD_LATE_BINS; i++)
+		total += d->late[i];
+	for (int i = 0; i < LINKD_LATE_BINS; i++) {
+		sum += d->late[i];
+		if (total && (double)sum >= q * (double)total)
+			return (double)(i + 1) * LINKD_LATE_BIN_NS / 1e3;
+	}
+	return 0;
 }
 
 /* linkd_summary: a line per interface, then the totals; the overflows are
@@ -283,7 +340,7 @@ static void linkd_summary(struct linkd *d)
 	struct dline_counts t = {0};
 	uint64_t qdrop = 0, udrop = 0, pkts;
 	struct rusage ru;
-	double cpu_s = 0;
+	double cpu_s = 0, user_s = 0;
 
 	for (int i = 0; i < d->o->nifs; i++) {
 		struct dline_link *l = &d->links[i];
@@ -304,16 +361,20 @@ static void linkd_summary(struct linkd *d)
 		t.dropped += c->dropped;
 		t.flushed += c->flushed;
 	}
-	if (getrusage(RUSAGE_SELF, &ru) == 0)
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 		cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 			(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	}
 	pkts = t.queued ? t.queued : 1;
 	log_info("summary: queued %llu released %llu dropped %llu overflow %llu (queue full %llu, "
-		 "socket %llu) flushed %llu cpu %.3f s (%.2f us/packet)",
+		 "socket %llu) flushed %llu late p50 %.0f us p99 %.0f us cpu %.3f s (user %.3f s, "
+		 "%.2f us/packet)",
 		 (unsigned long long)t.queued, (unsigned long long)t.released,
 		 (unsigned long long)t.dropped, (unsigned long long)(qdrop + udrop),
 		 (unsigned long long)qdrop, (unsigned long long)udrop,
-		 (unsigned long long)t.flushed, cpu_s, cpu_s * 1e6 / (double)pkts);
+		 (unsigned long long)t.flushed, linkd_late_us(d, 0.5), linkd_late_us(d, 0.99),
+		 cpu_s, user_s, cpu_s * 1e6 / (double)pkts);
 	if (qdrop + udrop)
 		log_warnx("%llu packets dropped that no loss draw decided (queue full or socket "
 			  "overflow): the delay line did not keep up",

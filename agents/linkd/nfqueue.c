@@ -16,8 +16,11 @@
 
 #include "log.h"
 
-/* a read takes many packet messages: each is ~ NFQUEUE_COPY + 100 bytes */
-#define NFQUEUE_RBUF (1 << 20)
+/* messages per recvmmsg, and the room for each: a packet's is about
+ * NFQUEUE_COPY + 100 bytes */
+#define NFQUEUE_MSGS 256
+#define NFQUEUE_MSG_LEN 1024
+#define NFQUEUE_RBUF (NFQUEUE_MSGS * NFQUEUE_MSG_LEN)
 /* verdicts per sendto: each is 32 bytes */
 #define NFQUEUE_VBATCH (64 * 1024)
 
@@ -151,12 +154,19 @@ static void nfqueue_packet(struct nfqueue *q, const struct nlmsghdr *nlh, nfqueu
 
 int nfqueue_read(struct nfqueue *q, int max, nfqueue_pkt_fn fn, void *arg)
 {
+	struct mmsghdr mm[NFQUEUE_MSGS];
+	struct iovec iov[NFQUEUE_MSGS];
 	int packets = 0;
 
+	/* the kernel queues each packet as a message of its own, and a read
+	 * of a netlink socket takes one: recvmmsg takes many at once */
+	for (int i = 0; i < NFQUEUE_MSGS; i++) {
+		iov[i] = (struct iovec){.iov_base = q->rbuf + i * NFQUEUE_MSG_LEN,
+					.iov_len = NFQUEUE_MSG_LEN};
+		mm[i].msg_hdr = (struct msghdr){.msg_iov = &iov[i], .msg_iovlen = 1};
+	}
 	for (int i = 0; i < max; i++) {
-		ssize_t n = recv(mnl_socket_get_fd(q->nl), q->rbuf, q->rlen, MSG_DONTWAIT);
-		const struct nlmsghdr *nlh;
-		int left;
+		int n = recvmmsg(mnl_socket_get_fd(q->nl), mm, NFQUEUE_MSGS, MSG_DONTWAIT, NULL);
 
 		if (n == -1) {
 			if (errno == EAGAIN || errno == EINTR)
@@ -168,15 +178,26 @@ int nfqueue_read(struct nfqueue *q, int max, nfqueue_pkt_fn fn, void *arg)
 						  __func__);
 				continue;
 			}
-			log_warn("%s: recv", __func__);
+			log_warn("%s: recvmmsg", __func__);
 			return -1;
 		}
-		left = (int)n;
-		for (nlh = (const struct nlmsghdr *)q->rbuf; mnl_nlmsg_ok(nlh, left);
-		     nlh = mnl_nlmsg_next(nlh, &left)) {
-			nfqueue_packet(q, nlh, fn, arg);
-			packets++;
+		for (int k = 0; k < n; k++) {
+			const struct nlmsghdr *nlh = iov[k].iov_base;
+			int left = (int)mm[k].msg_len;
+
+			if (mm[k].msg_hdr.msg_flags & MSG_TRUNC) {
+				if (q->errors++ == 0)
+					log_warnx("%s: a message longer than %d bytes: cut",
+						  __func__, NFQUEUE_MSG_LEN);
+				continue;
+			}
+			for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+				nfqueue_packet(q, nlh, fn, arg);
+				packets++;
+			}
 		}
+		if (n < NFQUEUE_MSGS)
+			break;
 	}
 	return packets;
 }
