@@ -232,7 +232,7 @@ unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
 # (our pages are not in it until installed), so it is left out, and each
 # .Xr is checked instead: to a page of docs/man, or to one of MAN_EXTERNAL.
 MAN_PAGES := $(wildcard docs/man/*.[1-9])
-MAN_EXTERNAL := dig.1 gnuplot.1 tshark.1 getrandom.2 recvmmsg.2 sendmmsg.2 pcap-filter.7 ip-netns.8 ip-route.8 sudo.8 tcpdump.8
+MAN_EXTERNAL := dig.1 gnuplot.1 tshark.1 getrandom.2 recvmmsg.2 sendmmsg.2 pcap-filter.7 ip-netns.8 ip-route.8 nft.8 sudo.8 tc-netem.8 tcpdump.8
 man-lint:
 	@command -v mandoc >/dev/null || { echo "man-lint: no mandoc (sudo make deps)" >&2; exit 1; }
 	@out=$$(mandoc -Tlint -Wstyle $(MAN_PAGES) 2>&1 | \
@@ -334,6 +334,15 @@ bench-bgp:
 bench-load:
 	$(MAKE) all tools
 	bench/load/run.sh
+
+# The delay line (linkd) against what it was told: one-way delay and loss of
+# blast's datagrams captured across a veth, with 10 ms, then 10 ms with a
+# 1 ms normal jitter and 1 % loss (bench/links/run.sh [SECONDS [RATE]];
+# root).
+.PHONY: bench-links
+bench-links:
+	$(MAKE) all tools
+	bench/links/run.sh
 
 # libFuzzer targets (clang and libclang-rt-14-dev), one per reader of
 # untrusted bytes, each tests/fuzz/fuzz_NAME.c with its seed corpus in

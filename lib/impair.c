@@ -16,11 +16,11 @@
 
 #define IMPAIR_WHAT_DELAY "a duration such as 15ms"
 #define IMPAIR_WHAT_JITTER                                                                         \
-	"a duration such as 2ms and an optional distribution (uniform, normal, pareto or "          \
+	"a duration such as 2ms and an optional distribution (uniform, normal, pareto or "         \
 	"paretonormal)"
 #define IMPAIR_WHAT_PCT "a percentage such as 1% and an optional correlation such as 25%"
 #define IMPAIR_WHAT_RATE                                                                           \
-	"a rate such as 100mbit (bit, kbit, mbit, gbit, tbit; bps, kbps, mbps, gbps, tbps are "     \
+	"a rate such as 100mbit (bit, kbit, mbit, gbit, tbit; bps, kbps, mbps, gbps, tbps are "    \
 	"bytes per second)"
 #define IMPAIR_KEYS "delay, jitter, loss, rate, duplicate or reorder"
 
@@ -94,10 +94,9 @@ static const struct {
 	const char *unit;
 	double bits; /* per unit */
 } impair_rate_units[] = {
-    {"bit", 1},	     {"kbit", 1e3},  {"mbit", 1e6},	    {"gbit", 1e9},
-    {"tbit", 1e12},  {"kibit", 1024}, {"mibit", 1048576},	    {"gibit", 1073741824},
-    {"bps", 8},	     {"kbps", 8e3},  {"mbps", 8e6},	    {"gbps", 8e9},
-    {"tbps", 8e12},
+    {"bit", 1},	     {"kbit", 1e3},	 {"mbit", 1e6},		{"gbit", 1e9}, {"tbit", 1e12},
+    {"kibit", 1024}, {"mibit", 1048576}, {"gibit", 1073741824}, {"bps", 8},    {"kbps", 8e3},
+    {"mbps", 8e6},   {"gbps", 8e9},	 {"tbps", 8e12},
 };
 
 static int impair_rate(const char *value, uint64_t *bps)
@@ -166,7 +165,7 @@ int impair_parse(struct impair *im, const char *key, const char *value, const ch
 	if (strcmp(key, "delay") == 0) {
 		*what = IMPAIR_WHAT_DELAY;
 		rc = impair_words(value, w) == 1 && parse_duration_ns(w[0], &t.delay_ns) == 0 ? 0
-											       : -1;
+											      : -1;
 	} else if (strcmp(key, "jitter") == 0) {
 		*what = IMPAIR_WHAT_JITTER;
 		rc = impair_jitter(value, &t.jitter_ns, &t.dist);
@@ -199,14 +198,16 @@ void impair_error(char *buf, size_t len, const char *key, const char *value, con
 int impair_check(const struct impair *im, enum impair_mech mech, char *buf, size_t len)
 {
 	if (mech == IMPAIR_MECH_DELAYLINE && im->duplicate_pct > 0) {
-		(void)strfmt(buf, len,
-			     "duplicate: the delay line (linkd) cannot duplicate packets; only netem "
-			     "can");
+		(void)strfmt(
+		    buf, len,
+		    "duplicate: the delay line (linkd) cannot duplicate packets; only netem "
+		    "can");
 		return -1;
 	}
 	if (im->reorder_pct > 0 && im->delay_ns == 0) {
-		(void)strfmt(buf, len, "reorder: needs a delay (packets are reordered by sending "
-				       "some at once, ahead of the delayed ones)");
+		(void)strfmt(buf, len,
+			     "reorder: needs a delay (packets are reordered by sending "
+			     "some at once, ahead of the delayed ones)");
 		return -1;
 	}
 	return 0;
@@ -233,7 +234,7 @@ void impair_format(const struct impair *im, char *buf, size_t len)
 	do {                                                                                       \
 		(void)strfmt(part, sizeof(part), __VA_ARGS__);                                     \
 		if (n < len)                                                                       \
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", part);      \
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", part);       \
 	} while (0)
 	if (im->delay_ns) {
 		impair_fmt_ns(d, sizeof(d), im->delay_ns);

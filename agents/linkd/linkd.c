@@ -488,7 +488,7 @@ out:
 	/* the table first, so that no packet waits in a queue no one reads */
 	if (table_made && nftable_delete(o.table) == -1)
 		rc = 1;
-	if (d.nq.nl) {
+	if (table_made) {
 		/* what is left in the socket, then every packet held, at once */
 		linkd_clocks(&d);
 		(void)nfqueue_read(&d.nq, 1000, linkd_on_packet, &d);

@@ -87,7 +87,8 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 		case 'j':
-			if (impair_parse(&im, ch == 'd' ? "delay" : "jitter", optarg, &what) == -1) {
+			if (impair_parse(&im, ch == 'd' ? "delay" : "jitter", optarg, &what) ==
+			    -1) {
 				fprintf(stderr, "owd: -%c: expected %s\n", ch, what);
 				return 2;
 			}
@@ -97,7 +98,8 @@ int main(int argc, char **argv)
 			seed = strtoul(optarg, NULL, 10);
 			break;
 		default:
-			fprintf(stderr, "usage: owd -r PCAP [-d DELAY] [-j 'JITTER [DIST]'] [-s SEED]\n");
+			fprintf(stderr,
+				"usage: owd -r PCAP [-d DELAY] [-j 'JITTER [DIST]'] [-s SEED]\n");
 			return 2;
 		}
 	}

@@ -363,7 +363,8 @@ static void test_impair_netem_request(void **state)
 	assert_non_null(nt[TCA_NETEM_DELAY_DIST]);
 	assert_int_equal(nla_len(nt[TCA_NETEM_DELAY_DIST]), IMPAIR_DIST_LEN * sizeof(int16_t));
 	assert_memory_equal(nla_data(nt[TCA_NETEM_DELAY_DIST]),
-			    impair_dist_table(IMPAIR_DIST_NORMAL), IMPAIR_DIST_LEN * sizeof(int16_t));
+			    impair_dist_table(IMPAIR_DIST_NORMAL),
+			    IMPAIR_DIST_LEN * sizeof(int16_t));
 
 	/* the rate: a tbf under netem's class 1:1 */
 	h = (struct nlmsghdr *)((char *)buf + NLMSG_ALIGN(h->nlmsg_len));
@@ -398,7 +399,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_impair_parse),	 cmocka_unit_test(test_impair_parse_errors),
 	    cmocka_unit_test(test_impair_check),	 cmocka_unit_test(test_impair_tables),
-	    cmocka_unit_test(test_impair_sample_delay), cmocka_unit_test(test_impair_sample_loss),
+	    cmocka_unit_test(test_impair_sample_delay),	 cmocka_unit_test(test_impair_sample_loss),
 	    cmocka_unit_test(test_impair_netem_request),
 	};
 
