@@ -244,14 +244,27 @@ void impair_format(const struct impair *im, char *buf, size_t len)
 		impair_fmt_ns(d, sizeof(d), im->jitter_ns);
 		IMPAIR_ADD("jitter %s %s", d, impair_dist_name(im->dist));
 	}
-	if (im->loss_pct > 0)
+	if (im->loss_pct > 0 && im->loss_corr_pct > 0)
 		IMPAIR_ADD("loss %g%% %g%%", im->loss_pct, im->loss_corr_pct);
-	if (im->duplicate_pct > 0)
+	else if (im->loss_pct > 0)
+		IMPAIR_ADD("loss %g%%", im->loss_pct);
+	if (im->duplicate_pct > 0 && im->duplicate_corr_pct > 0)
 		IMPAIR_ADD("duplicate %g%% %g%%", im->duplicate_pct, im->duplicate_corr_pct);
-	if (im->reorder_pct > 0)
+	else if (im->duplicate_pct > 0)
+		IMPAIR_ADD("duplicate %g%%", im->duplicate_pct);
+	if (im->reorder_pct > 0 && im->reorder_corr_pct > 0)
 		IMPAIR_ADD("reorder %g%% %g%%", im->reorder_pct, im->reorder_corr_pct);
-	if (im->rate_bps)
-		IMPAIR_ADD("rate %llubit", (unsigned long long)im->rate_bps);
+	else if (im->reorder_pct > 0)
+		IMPAIR_ADD("reorder %g%%", im->reorder_pct);
+	if (im->rate_bps) {
+		static const char *const units[] = {"bit", "kbit", "mbit", "gbit"};
+		unsigned long long r = im->rate_bps;
+		int u = 0;
+
+		while (u < 3 && r % 1000 == 0)
+			r /= 1000, u++;
+		IMPAIR_ADD("rate %llu%s", r, units[u]);
+	}
 #undef IMPAIR_ADD
 	if (n == 0)
 		(void)strfmt(buf, len, "none");

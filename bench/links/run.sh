@@ -124,7 +124,7 @@ run() {
 		sum=$(grep 'summary:' "$tmp/$name.linkd")
 		dropped=$(echo "$sum" | sed -E 's/.* dropped ([0-9]+) .*/\1/')
 		overflow=$(echo "$sum" | sed -E 's/.* overflow ([0-9]+) .*/\1/')
-		cpu=$(echo "$sum" | sed -E 's/.*\(([0-9.]+) us\/packet\).*/\1/')
+		cpu=$(echo "$sum" | sed -E 's/.* ([0-9.]+) us\/packet\).*/\1/')
 	fi
 	sleep 1
 	kill -INT $tpid

@@ -6,8 +6,8 @@
  * Each captured request carries its send time (lib/wire.h, CLOCK_REALTIME,
  * stamped by blast just before its sendmmsg); the capture's nanosecond time
  * stamp is its arrival, on the same clock. Prints, one "KEY VALUE" a line:
- * the datagrams captured, distinct sequence numbers, the delay's p50, p99,
- * p99.9, min, max and mean in microseconds; and, given the configured
+ * the datagrams captured, distinct sequence numbers, the delay's p50, p90,
+ * p95, p99, p99.9, min, max and mean in microseconds; and, given the configured
  * impairment (-d, -j, as a topology writes them), the same percentiles of
  * a million of lib/impair's draws: what the delay line was asked for.
  */
@@ -43,11 +43,11 @@ static void owd_print(const char *prefix, int64_t *v, size_t n)
 	qsort(v, n, sizeof(*v), owd_cmp);
 	for (size_t i = 0; i < n; i++)
 		sum += (double)v[i];
-	printf("%s_p50_us %.1f\n%s_p99_us %.1f\n%s_p999_us %.1f\n%s_min_us %.1f\n%s_max_us %.1f\n"
-	       "%s_mean_us %.1f\n",
-	       prefix, owd_pct(v, n, 0.5), prefix, owd_pct(v, n, 0.99), prefix,
-	       owd_pct(v, n, 0.999), prefix, (double)v[0] / 1e3, prefix, (double)v[n - 1] / 1e3,
-	       prefix, sum / (double)n / 1e3);
+	printf("%s_p50_us %.1f\n%s_p90_us %.1f\n%s_p95_us %.1f\n%s_p99_us %.1f\n%s_p999_us %.1f\n"
+	       "%s_min_us %.1f\n%s_max_us %.1f\n%s_mean_us %.1f\n",
+	       prefix, owd_pct(v, n, 0.5), prefix, owd_pct(v, n, 0.9), prefix, owd_pct(v, n, 0.95),
+	       prefix, owd_pct(v, n, 0.99), prefix, owd_pct(v, n, 0.999), prefix,
+	       (double)v[0] / 1e3, prefix, (double)v[n - 1] / 1e3, prefix, sum / (double)n / 1e3);
 }
 
 /* owd_udp: the UDP payload of an Ethernet frame, or NULL */

@@ -51,7 +51,7 @@ static void test_impair_parse(void **state)
 	assert_string_equal(parse_err(&im, "rate", "100mbit"), "");
 	assert_int_equal(im.rate_bps, 100000000);
 	impair_format(&im, buf, sizeof(buf));
-	assert_string_equal(buf, "delay 15ms jitter 2ms normal loss 0.5% 25% rate 100000000bit");
+	assert_string_equal(buf, "delay 15ms jitter 2ms normal loss 0.5% 25% rate 100mbit");
 	assert_string_equal(parse_err(&im, "rate", "1.5MBps"), "");
 	assert_int_equal(im.rate_bps, 12000000);
 	assert_string_equal(parse_err(&im, "jitter", "500us"), "");
@@ -60,6 +60,9 @@ static void test_impair_parse(void **state)
 	assert_int_equal(im.dist, IMPAIR_DIST_PARETONORMAL);
 	assert_string_equal(parse_err(&im, "reorder", "25% 50%"), "");
 	assert_string_equal(parse_err(&im, "duplicate", "1%"), "");
+	impair_format(&im, buf, sizeof(buf));
+	assert_string_equal(buf, "delay 15ms jitter 1ms paretonormal loss 0.5% 25% duplicate 1% "
+				 "reorder 25% 50% rate 12mbit");
 	memset(&im, 0, sizeof(im));
 	impair_format(&im, buf, sizeof(buf));
 	assert_string_equal(buf, "none");
