@@ -11,6 +11,7 @@
  * the tbf are removed, and one summary line gives the counts.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "dline.h"
+#include "event.h"
 #include "impair.h"
 #include "log.h"
 #include "loop.h"
@@ -54,6 +56,8 @@ struct linkd_opts {
 	uint32_t maxlen;
 	uint32_t seed;
 	const char *table;
+	const char *node;
+	const char *events;
 	int rtprio;
 	int mech;
 	int verbose;
@@ -80,6 +84,8 @@ static void linkd_usage(FILE *fp)
 		"  -s SEED     seed of the draws (default 1)\n"
 		"  -t TABLE    the nftables table's name (default linkd)\n"
 		"  -p PRIO     run at SCHED_FIFO priority PRIO (1-99; default: not)\n"
+		"  -n NODE     lab node, written into every event (default: linkd)\n"
+		"  -e FILE     JSON Lines event file (default: standard output)\n"
 		"  -M          print the mechanism this kernel's impairments need, netem or\n"
 		"              delayline (a netem qdisc tried in a throwaway namespace), and exit\n"
 		"  -v          debug logging\n"
@@ -146,6 +152,8 @@ static void linkd_parse(int argc, char **argv, struct linkd_opts *o)
 	    {OPT_NAME('t', &o->table, 32,
 		      "a table name of 1 to 32 letters, digits, '.', '_' or '-'")},
 	    {OPT_INT('p', &o->rtprio, 1, 99, "a SCHED_FIFO priority (1-99)")},
+	    {OPT_STR('n', &o->node)},
+	    {OPT_STR('e', &o->events)},
 	    {OPT_FLAG('M', &o->mech)},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
@@ -156,6 +164,7 @@ static void linkd_parse(int argc, char **argv, struct linkd_opts *o)
 	o->maxlen = 1000000;
 	o->seed = 1;
 	o->table = "linkd";
+	o->node = "linkd";
 	opt_parse(&linkd_cmd, opts, argc, argv);
 	if (o->mech && o->nifs)
 		opt_refuse(&linkd_cmd, "-M takes no -i");
@@ -177,6 +186,7 @@ struct linkd {
 	struct dline_heap heap;
 	struct nfqueue nq;
 	struct loop *loop;
+	struct event_log *ev;
 	struct loop_handler qh, th;
 	int timer_added;
 	int64_t timer_at;
@@ -356,6 +366,11 @@ static void linkd_summary(struct linkd *d)
 			 l->ifname, (unsigned long long)c->queued, (unsigned long long)c->released,
 			 (unsigned long long)c->dropped, (unsigned long long)(q + u),
 			 (unsigned long long)c->reordered, (unsigned long long)c->unstamped);
+		event_emit(d->ev, "linkd_summary", "{s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I}",
+			   "interface", l->ifname, "queue", (int)l->queue, "queued",
+			   (json_int_t)c->queued, "released", (json_int_t)c->released, "dropped",
+			   (json_int_t)c->dropped, "overflow", (json_int_t)(q + u), "reordered",
+			   (json_int_t)c->reordered, "flushed", (json_int_t)c->flushed);
 		t.queued += c->queued;
 		t.released += c->released;
 		t.dropped += c->dropped;
@@ -411,6 +426,13 @@ static int linkd_start(struct linkd *d, int *table_made, int *tbf_made)
 		rules[i] = (struct nftable_rule){.ifname = f->name, .queue = d->links[i].queue};
 		impair_format(&f->im, desc, sizeof(desc));
 		log_info("%s: %s (queue %u)", f->name, desc, d->links[i].queue);
+		event_emit(d->ev, "linkd_interface",
+			   "{s:s, s:i, s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:I}", "interface",
+			   f->name, "queue", (int)d->links[i].queue, "impairment", desc, "delay_ns",
+			   (json_int_t)f->im.delay_ns, "jitter_ns", (json_int_t)f->im.jitter_ns,
+			   "distribution", impair_dist_name(f->im.dist), "loss_pct", f->im.loss_pct,
+			   "loss_corr_pct", f->im.loss_corr_pct, "reorder_pct", f->im.reorder_pct,
+			   "rate_bps", (json_int_t)f->im.rate_bps);
 	}
 	if (nfqueue_nonblock(&d->nq) == -1)
 		return -1;
@@ -463,6 +485,8 @@ int main(int argc, char **argv)
 		log_warn("%s: calloc", __func__);
 		return 1;
 	}
+	if ((d.ev = event_open(o.events, o.node, "linkd")) == NULL)
+		goto out;
 	if ((d.loop = loop_new()) == NULL) {
 		log_warn("%s: loop_new", __func__);
 		goto out;
@@ -482,6 +506,7 @@ int main(int argc, char **argv)
 	d.timer_added = 1;
 	log_info("delay line on %d interface%s, table inet %s", o.nifs, o.nifs == 1 ? "" : "s",
 		 o.table);
+	event_emit(d.ev, "linkd_ready", "{s:s, s:i}", "table", o.table, "interfaces", o.nifs);
 	if (loop_run(d.loop) == 0 && !d.failed)
 		rc = 0;
 out:
@@ -506,6 +531,7 @@ out:
 	nfqueue_close(&d.nq);
 	dline_heap_free(&d.heap);
 	loop_free(d.loop);
+	event_close(d.ev);
 	free(d.links);
 	return rc;
 }

@@ -108,7 +108,7 @@ run() {
 	tpid=$!
 	wait_for "$tmp/$name.tcpdump" "listening on" $tpid || { cat "$tmp/$name.tcpdump" >&2; return 1; }
 	if [ ${#linkd_args[@]} -gt 0 ]; then
-		ip netns exec $nsa "$LINKD" -p 50 -i blka "${linkd_args[@]}" 2>"$tmp/$name.linkd" &
+		ip netns exec $nsa "$LINKD" -p 50 -e "$tmp/$name.events" -i blka "${linkd_args[@]}" 2>"$tmp/$name.linkd" &
 		lpid=$!
 		wait_for "$tmp/$name.linkd" "delay line on" $lpid || { cat "$tmp/$name.linkd" >&2; return 1; }
 	fi

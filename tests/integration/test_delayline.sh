@@ -7,7 +7,8 @@
 # nftables table is in the sending namespace; after SIGTERM the process is
 # gone, the table too, its summary counts every packet released and none
 # dropped, and the RTT is back to the first. DL_DELAY gives linkd another
-# delay than the 15 ms the test expects (DL_DELAY=16ms must fail).
+# delay than the 15 ms the test expects (DL_DELAY=16ms must fail). First,
+# `linkd -M` names the mechanism this kernel needs, and why.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -32,6 +33,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# the mechanism this kernel needs, said with the kernel's reason
+mech=$("$LINKD" -M 2>"$out/mech.log") || { cat "$out/mech.log" >&2; fail "linkd -M failed"; }
+case $mech in
+netem) echo "ok: linkd -M: netem (this kernel has sch_netem)" ;;
+delayline)
+	grep -q 'the kernel has no sch_netem' "$out/mech.log" || fail "linkd -M: delayline without the reason: $(cat "$out/mech.log")"
+	echo "ok: linkd -M: delayline ($(sed 's/^[0-9:.]* linkd: //' "$out/mech.log"))" ;;
+*) fail "linkd -M: expected netem or delayline, got '$mech'" ;;
+esac
+
 ip netns add $nsa
 ip netns add $nsb
 ip -n $nsa link set lo up
@@ -52,7 +63,7 @@ rtt_median() {
 base=$(rtt_median) || fail "ping without linkd: fewer than 50 of 60 answered"
 echo "RTT without linkd: median $base ms"
 
-ip netns exec $nsa "$LINKD" -p 10 -i dla -d "$DL_DELAY" 2>"$out/linkd.log" &
+ip netns exec $nsa "$LINKD" -p 10 -n $nsa -e "$out/linkd.events" -i dla -d "$DL_DELAY" 2>"$out/linkd.log" &
 lpid=$!
 for _ in $(seq 50); do
 	grep -q 'delay line on' "$out/linkd.log" && break
@@ -87,6 +98,10 @@ assert_ge "$queued" 60 "linkd queued the 60 echo requests at least"
 assert_eq "$released" "$queued" "linkd released every packet it queued"
 assert_eq "$dropped" 0 "linkd dropped none (no loss configured)"
 assert_eq "$overflow" 0 "no queue overflow"
+ev=$(jq -c 'select(.event == "linkd_summary")' "$out/linkd.events")
+[ "$(echo "$ev" | jq -r .interface)" = dla ] || fail "no linkd_summary event for dla: $ev"
+assert_eq "$(echo "$ev" | jq -r .released)" "$released" "linkd_summary's released as the log's"
+has_event "$out/linkd.events" linkd_ready || fail "no linkd_ready event"
 
 after=$(rtt_median) || fail "ping after linkd: fewer than 50 of 60 answered"
 echo "RTT after linkd: median $after ms"
