@@ -216,7 +216,8 @@ static void linkd_on_packet(void *arg, uint16_t num, uint32_t id, int64_t queued
 	 * waited in the socket since, which is why linkd reads at once (and
 	 * -p gives it a real-time priority); a stamp that is no queueing
 	 * time (TCP's departure time) is not used */
-	if (queued_ns == 0 || arrival > d->read_mono || arrival < d->read_mono - NSEC_PER_SEC) {
+	if (queued_ns == 0 || arrival > d->read_mono + NSEC_PER_MSEC ||
+	    arrival < d->read_mono - NSEC_PER_SEC) {
 		arrival = now_mono_ns();
 		l->counts.unstamped++;
 	}
@@ -266,7 +267,6 @@ static void linkd_release(struct linkd *d, int flush)
 
 			if (bin < 0)
 				bin = 0;
-
 			d->late[bin < LINKD_LATE_BINS ? bin : LINKD_LATE_BINS - 1]++;
 		}
 		(void)nfqueue_verdict(&d->nq, l->queue, p.id, NFQUEUE_ACCEPT);
