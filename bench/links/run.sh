@@ -96,7 +96,7 @@ printf '%-7s %6s %8s %8s %7s %9s %9s %9s %9s %8s %8s %7s %7s %6s %s\n' run load 
 	"want p50" "got p50" "want p99" "got p99" "err p50" "err p99" "tol" undecd "us/pkt" verdict
 # run NAME LOSS_PCT OWD_ARGS... -- LINKD_ARGS...: one run, its row
 run() {
-	local name=$1 loss=$2 l0 sent cap dist dropped=0 overflow=0 cpu=- v=PASS
+	local name=$1 loss=$2 l0 sent cap dist dropped=0 overflow=0 cpu=- late= v=PASS
 	shift 2
 	local owd_args=() linkd_args=()
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do owd_args+=("$1"); shift; done
@@ -125,6 +125,7 @@ run() {
 		dropped=$(echo "$sum" | sed -E 's/.* dropped ([0-9]+) .*/\1/')
 		overflow=$(echo "$sum" | sed -E 's/.* overflow ([0-9]+) .*/\1/')
 		cpu=$(echo "$sum" | sed -E 's/.* ([0-9.]+) us\/packet\).*/\1/')
+		late=$(echo "$sum" | sed -E 's/.* late (p50 [0-9]+ us p99 [0-9]+ us) .*/\1/')
 	fi
 	sleep 1
 	kill -INT $tpid
@@ -163,6 +164,7 @@ run() {
 			printf "        loss %.3f %% against %.3f %% +- %.3f %% (binomial 99 %%, %d sent)\n",
 				lossp, loss, 100 * half, sent
 	}' | tee "$tmp/$name.row"
+	[ -z "$late" ] || echo "        linkd's own count of its releases' lateness: $late"
 }
 
 run floor 0
