@@ -119,19 +119,55 @@ static struct rtnl_qdisc *impair_netem(int ifindex, const struct impair *im, cha
 	return q;
 }
 
-/* impair_append: q's RTM_NEWQDISC (create or replace) appended to *buf */
-static int impair_append(struct rtnl_qdisc *q, void **buf, size_t *len, char *err, size_t errlen)
+/*
+ * impair_msg: q's RTM_NEWQDISC (create or replace). libnl 3.7's netem
+ * (netem_msg_fill_raw) stretches TCA_OPTIONS over the attributes after the
+ * qopt, then adds their length to nlmsg_len a second time: the message
+ * claims bytes past its end (the distribution's 8 KiB with a table), which
+ * libnl would send. The length is set back to the end of TCA_OPTIONS, the
+ * last attribute, checked against the buffer.
+ */
+static struct nl_msg *impair_msg(struct rtnl_qdisc *q, char *err, size_t errlen)
 {
 	struct nl_msg *msg = NULL;
 	struct nlmsghdr *h;
-	void *nb;
+	struct nlattr *a;
+	size_t off, max;
 	int e;
 
 	if ((e = rtnl_qdisc_build_add_request(q, NLM_F_CREATE | NLM_F_REPLACE, &msg)) < 0) {
 		(void)strfmt(err, errlen, "%s: libnl: %s", rtnl_tc_get_kind(TC_CAST(q)),
 			     nl_geterror(e));
-		return -1;
+		return NULL;
 	}
+	if (strcmp(rtnl_tc_get_kind(TC_CAST(q)), "netem") != 0)
+		return msg;
+	h = nlmsg_hdr(msg);
+	max = nlmsg_get_max_size(msg);
+	for (off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct tcmsg)); off + NLA_HDRLEN <= max;
+	     off += NLA_ALIGN(a->nla_len)) {
+		a = (struct nlattr *)((char *)h + off);
+		if (a->nla_len < NLA_HDRLEN)
+			break;
+		if (nla_type(a) == TCA_OPTIONS && off + a->nla_len <= max) {
+			h->nlmsg_len = (uint32_t)(off + NLA_ALIGN(a->nla_len));
+			return msg;
+		}
+	}
+	(void)strfmt(err, errlen, "netem: libnl's message has no TCA_OPTIONS within its buffer");
+	nlmsg_free(msg);
+	return NULL;
+}
+
+/* impair_append: q's RTM_NEWQDISC appended to *buf */
+static int impair_append(struct rtnl_qdisc *q, void **buf, size_t *len, char *err, size_t errlen)
+{
+	struct nl_msg *msg;
+	struct nlmsghdr *h;
+	void *nb;
+
+	if ((msg = impair_msg(q, err, errlen)) == NULL)
+		return -1;
 	h = nlmsg_hdr(msg);
 	if ((nb = realloc(*buf, *len + h->nlmsg_len)) == NULL) {
 		(void)strfmt(err, errlen, "out of memory");
@@ -143,6 +179,18 @@ static int impair_append(struct rtnl_qdisc *q, void **buf, size_t *len, char *er
 	*len += h->nlmsg_len;
 	nlmsg_free(msg);
 	return 0;
+}
+
+/* impair_send: q's request, sent on sk and acknowledged. 0, or a libnl
+ * error (negative) with err set. */
+static int impair_send(struct nl_sock *sk, struct rtnl_qdisc *q, char *err, size_t errlen)
+{
+	struct nl_msg *msg = impair_msg(q, err, errlen);
+
+	if (msg == NULL)
+		return -NLE_NOMEM;
+	/* nl_send_sync frees msg */
+	return nl_send_sync(sk, msg);
 }
 
 /* impair_netem_qdiscs: netem for im, and a tbf under it for the rate */
@@ -238,7 +286,7 @@ int impair_netem_apply(const char *ifname, const struct impair *im, char *err, s
 		return -1;
 	if ((sk = impair_sock(err, errlen)) == NULL)
 		goto out;
-	if ((e = rtnl_qdisc_add(sk, q[0], NLM_F_CREATE | NLM_F_REPLACE)) < 0) {
+	if ((e = impair_send(sk, q[0], err, errlen)) < 0) {
 		if (e == -NLE_OBJ_NOTFOUND)
 			(void)strfmt(
 			    err, errlen,
@@ -249,7 +297,7 @@ int impair_netem_apply(const char *ifname, const struct impair *im, char *err, s
 			(void)strfmt(err, errlen, "%s: netem qdisc: %s", ifname, nl_geterror(e));
 		goto out;
 	}
-	if (q[1] && (e = rtnl_qdisc_add(sk, q[1], NLM_F_CREATE | NLM_F_REPLACE)) < 0) {
+	if (q[1] && (e = impair_send(sk, q[1], err, errlen)) < 0) {
 		(void)strfmt(err, errlen, "%s: tbf under netem: %s", ifname, nl_geterror(e));
 		goto out;
 	}
@@ -275,7 +323,7 @@ int impair_tbf_apply(const char *ifname, uint64_t rate_bps, char *err, size_t er
 		return -1;
 	if ((sk = impair_sock(err, errlen)) == NULL)
 		goto out;
-	if ((e = rtnl_qdisc_add(sk, q, NLM_F_CREATE | NLM_F_REPLACE)) < 0) {
+	if ((e = impair_send(sk, q, err, errlen)) < 0) {
 		(void)strfmt(err, errlen, "%s: tbf qdisc: %s", ifname, nl_geterror(e));
 		goto out;
 	}

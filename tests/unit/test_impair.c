@@ -343,6 +343,9 @@ static void test_impair_netem_request(void **state)
 	assert_int_equal(tc->tcm_handle, TC_HANDLE(1, 0));
 	assert_string_equal(nla_get_string(tb[TCA_KIND]), "netem");
 	assert_non_null(tb[TCA_OPTIONS]);
+	/* the message ends with TCA_OPTIONS (libnl 3.7 claims more: impair_msg) */
+	assert_int_equal(h->nlmsg_len,
+			 (char *)tb[TCA_OPTIONS] - (char *)h + NLA_ALIGN(tb[TCA_OPTIONS]->nla_len));
 	qopt = nla_data(tb[TCA_OPTIONS]);
 	optlen = nla_len(tb[TCA_OPTIONS]);
 	assert_true(optlen >= (int)sizeof(*qopt));
