@@ -1,17 +1,21 @@
 /*
  * The impairment of one direction of a link, as netem defines it: a delay,
- * a jitter drawn from a distribution, a loss rate with netem's simple
+ * a jitter drawn from a distribution, a loss rate with an optional
  * correlation, a rate, duplication and reordering (docs/agents.md, linkd).
  *
  * Two mechanisms apply it, with one behaviour: netem (tc qdisc) where the
  * kernel has sch_netem, and the user-space delay line (linkd: NFQUEUE and a
  * heap of release times) where it does not. So that both behave alike, the
  * delay line draws its numbers as sch_netem.c does: the same correlated
- * random numbers (get_crandom), the same distribution tables (iproute2's
- * normal, pareto and paretonormal, generated here by iproute2's own
- * formulas) and the same tabledist(). Loss is netem's random loss model
- * (not Gilbert-Elliott); reorder is netem's: a packet chosen with that
- * probability is sent at once. The delay line cannot duplicate.
+ * random numbers (get_crandom) for reorder, the same distribution tables
+ * (iproute2's normal, pareto and paretonormal, generated here by iproute2's
+ * own formulas) and the same tabledist(); reorder is netem's: a packet
+ * chosen with that probability is sent at once. Loss without correlation is
+ * netem's random loss; with one, a two-state chain that keeps the rate
+ * (netem's get_crandom() pulls it down: loss 5% 25% loses 0.2 %), so there
+ * the two mechanisms differ: netem is given the correlation as it is. The
+ * delay line keeps each flow's order under jitter (netem reorders) and
+ * cannot duplicate.
  *
  * The values are written as a topology writes them (`delay = 15ms`,
  * `jitter = 2ms normal`, `loss = 1% 25%`, `rate = 100mbit`); the netem
