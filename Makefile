@@ -221,7 +221,8 @@ unit-asan:
 # Unit tests in shell (tests/unit/test_*.sh), no root either: the Wireshark
 # dissector read by tshark against the analysis (test_dissector.sh), make
 # install and uninstall into a temporary DESTDIR (test_install.sh), every
-# agent's command-line errors and help (test_agent_opts.sh, of OUTBIN's).
+# agent's command-line errors and help (test_agent_opts.sh, of OUTBIN's),
+# no pipe into grep -q or head under pipefail (test_sh_pipes.sh).
 UNIT_SH := $(wildcard tests/unit/test_*.sh)
 unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
 	@BUILD=$(BUILD) OUTBIN=$(OUTBIN) tests/run-unit.sh $(UNIT_SH)

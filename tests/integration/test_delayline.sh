@@ -71,7 +71,7 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 grep -q 'delay line on' "$out/linkd.log" || fail "linkd not ready after 5 s"
-ip netns exec $nsa nft list tables | grep -qx 'table inet linkd' ||
+ip netns exec $nsa nft list tables | grep -x 'table inet linkd' >/dev/null ||
 	fail "linkd runs but its table inet linkd is not in $nsa"
 
 with=$(rtt_median) || fail "ping through linkd: fewer than 50 of 60 answered"

@@ -66,12 +66,11 @@ echo "ok: make install DESTDIR: $(wc -l <"$tmp/want") files, where expected, wit
 
 # 2. the installed steerlab, from another directory
 steerlab=$D/usr/local/bin/steerlab
-# grep reads it all: -q would close the pipe on the help's second write (SIGPIPE: a failure under pipefail)
 (cd / && "$steerlab" --help) | grep '^usage: steerlab' >/dev/null || fail "installed steerlab --help"
 for t in "$D"/usr/local/share/steerlab/topology/*.ini; do
 	(cd / && "$steerlab" check "$t" --set name=i-install) >"$tmp/check.out" 2>&1 ||
 		{ cat "$tmp/check.out" >&2; fail "installed steerlab check $t"; }
-	tail -1 "$tmp/check.out" | grep -q 'configuration OK' || fail "check $t: no 'configuration OK'"
+	tail -1 "$tmp/check.out" | grep 'configuration OK' >/dev/null || fail "check $t: no 'configuration OK'"
 done
 echo "ok: the installed steerlab answers --help and checks the installed topologies from /"
 for p in "$D"/usr/local/share/man/man*/*; do
