@@ -37,7 +37,7 @@ tree() {
 expected() {
 	local f
 	echo "755 usr/local/bin/steerlab"
-	for f in authd client collector prober resolverd routed sited; do
+	for f in authd client collector linkd prober resolverd routed sited; do
 		echo "755 usr/local/libexec/steerlab/$f"
 	done
 	for f in topology/*.ini; do echo "644 usr/local/share/steerlab/topology/${f##*/}"; done
