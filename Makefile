@@ -400,9 +400,9 @@ $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rule,$(t))))
 .PHONY: fuzz fuzz-run
 fuzz: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
 
-# one after the other: libFuzzer takes a core each
-fuzz-run: fuzz
-	@for t in $(FUZZ_TARGETS); do $(MAKE) --no-print-directory fuzz-run-$$t || exit 1; done
+# libFuzzer takes a core each: make -jN fuzz-run runs N at once (make check
+# runs them as many as there are CPUs, FUZZ_SECONDS each)
+fuzz-run: $(addprefix fuzz-run-,$(FUZZ_TARGETS))
 
 # make install: steerlab to BINDIR, its agents and the collector to
 # LIBEXECDIR (where steerlab looks for them, lab/agentdir.c), the example

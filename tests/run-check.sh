@@ -3,9 +3,10 @@
 # cores. In order: the formatting, the build (release, with the unit tests
 # and the tools), the unit tests, the man pages, the shell unit tests, then
 # the integration tests (root: namespaces) in parallel
-# (tests/run-integration.sh) while, beside them at a lower priority, the
-# build under AddressSanitizer and UndefinedBehaviorSanitizer, its unit
-# tests, and the fuzzers (FUZZ_SECONDS each, from their corpora). A lab
+# (tests/run-integration.sh). From the end of the release build on, beside
+# the rest at a lower priority: the build under AddressSanitizer and
+# UndefinedBehaviorSanitizer and its unit tests, and at the same time the
+# fuzzers' build and run (FUZZ_SECONDS each, as many at once as CPUs). A lab
 # mostly waits on its clocks: what it leaves of the CPU goes to those. At
 # the end, the wall time of every stage, and the result.
 #
@@ -58,11 +59,15 @@ background() {
 		echo "$name $(($(date +%s) - t)) $rc" >>"$logs/bg.times"
 		return "$rc"
 	}
-	step unit-asan-build nice -n 10 "$make" -j"$jobs" --no-print-directory SAN=1 \
-		BUILD=build/asan unit-build &&
-		step unit-asan "$make" --no-print-directory SAN=1 BUILD=build/asan unit-run
+	{
+		step unit-asan-build nice -n 10 "$make" -j"$jobs" --no-print-directory SAN=1 \
+			BUILD=build/asan unit-build &&
+			step unit-asan "$make" --no-print-directory SAN=1 BUILD=build/asan unit-run
+	} &
 	step fuzz-build nice -n 10 "$make" -j"$jobs" --no-print-directory fuzz &&
-		step fuzz-run nice -n 19 "$make" --no-print-directory fuzz-run FUZZ_SECONDS="$fuzz_seconds"
+		step fuzz-run nice -n 19 "$make" -j"$jobs" --no-print-directory fuzz-run \
+			FUZZ_SECONDS="$fuzz_seconds"
+	wait
 }
 
 summary() {
@@ -78,13 +83,15 @@ summary() {
 
 stage format-check "$make" --no-print-directory format-check || { summary; exit 1; }
 stage build "$make" -j"$jobs" --no-print-directory all tools unit-build || { summary; exit 1; }
-stage unit "$make" --no-print-directory unit-run
-stage man-lint "$make" --no-print-directory man-lint
-stage unit-sh "$make" --no-print-directory unit-sh
 
+# the sanitizers and the fuzzers start as soon as the release build is done
 background >"$logs/bg.log" 2>&1 &
 bg=$!
 trap 'kill -TERM -- -$bg 2>/dev/null; kill -TERM $bg 2>/dev/null' INT TERM HUP
+
+stage unit "$make" --no-print-directory unit-run
+stage man-lint "$make" --no-print-directory man-lint
+stage unit-sh "$make" --no-print-directory unit-sh
 
 if [ "$(id -u)" = 0 ]; then
 	stage integration tests/run-integration.sh
