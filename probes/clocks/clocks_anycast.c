@@ -20,6 +20,8 @@
  * (clocks_scheme.c). A clock whose event never came stays CLOCKS_NONE, with
  * a warning.
  */
+#include "clocks_result.h"
+
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>

@@ -13,10 +13,13 @@
  * links the two. Each is a share of the monthly budget of the SLO. Pure
  * arithmetic, no I/O.
  */
+#include "clocks_budget.h"
+
 #include <math.h>
 #include <string.h>
 
-#include "clocks.h"
+#include "clocks_input.h"
+#include "clocks_result.h"
 #include "timeutil.h"
 
 static double clocks_budget_ratio(double num, double den)

@@ -6,6 +6,8 @@
  * scheme's traffic still sent to the dead site. The buckets of a scheme add
  * up to its captured_after_t0 and lost_capture. Pure computation, no I/O.
  */
+#include "clocks_decay.h"
+
 #include <stdlib.h>
 #include <string.h>
 

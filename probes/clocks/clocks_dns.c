@@ -18,6 +18,8 @@
  * what steering by DNS costs the authoritative servers. The request counts
  * are clocks_scheme.c's.
  */
+#include "clocks_result.h"
+
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>

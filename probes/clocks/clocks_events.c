@@ -12,6 +12,8 @@
  * with an integer "t" and a string "event"; an event the clocks use must
  * carry its fields, or the read fails naming the file and line.
  */
+#include "clocks_events.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>

@@ -1,6 +1,6 @@
 /*
  * What held each scheme at the dead site, and which left it first
- * (clocks.h, struct clocks_explain; docs/clocks.md, "Explain"). Before the
+ * (clocks_explain.h, struct clocks_explain; docs/clocks.md, "Explain"). Before the
  * pass over the requests, each client's causes are laid out in time, a
  * list of segments (until when, which cause and who) built from the run's
  * events alone: the anycast clients' from the detect clock and their
@@ -11,6 +11,8 @@
  * table lookup and a cursor, for those requests only. Pure computation,
  * no I/O.
  */
+#include "clocks_explain.h"
+
 #include <arpa/inet.h>
 #include <math.h>
 #include <stdarg.h>

@@ -1,11 +1,13 @@
 /*
  * The resolver measurements, per [resolver] node of the recorded topology
- * (docs/clocks.md, "Resolvers"); see clocks.h, clocks_resolvers(). Pure
+ * (docs/clocks.md, "Resolvers"); see clocks_resolvers.h, clocks_resolvers(). Pure
  * computation on the loaded run: the query captures of the [dns] links
  * (upstream load per level), the captures of the [resolver] links (answered
  * from cache or not), the site captures (how each node's clients left the
  * dead site).
  */
+#include "clocks_resolvers.h"
+
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,9 +3,11 @@
  * it back): which [resolver] nodes there are and in which order (the k-th
  * has 198.18.(128 + k).0/24), which level of the DNS tree each [dns] node
  * serves, which [resolver] node each client asks and which router it is
- * linked to, each steered [name] and its TTL. See clocks.h,
+ * linked to, each steered [name] and its TTL. See clocks_topo.h,
  * struct clocks_topo_dns; the measurements on them are clocks_resolvers.c.
  */
+#include "clocks_topo.h"
+
 #include <arpa/inet.h>
 #include <limits.h>
 #include <stdlib.h>

@@ -10,6 +10,8 @@
  * and the first and last lines of the table when the run is invalid or
  * warned.
  */
+#include "clocks_write.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
@@ -20,7 +22,6 @@
 #include <time.h>
 
 #include "atomicfile.h"
-#include "clocks.h"
 #include "clocks_int.h"
 
 #define CLOCKS_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))

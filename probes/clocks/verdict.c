@@ -15,6 +15,8 @@
  * observation, control messages dropped, rates that could not be checked).
  * Every message names the node, agent, site or client and the figure.
  */
+#include "verdict.h"
+
 #include <arpa/inet.h>
 #include <math.h>
 #include <signal.h>
