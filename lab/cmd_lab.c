@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "event.h"
+#include "events.h"
 #include "frrconf.h"
 #include "realres.h"
 #include "hint.h"
@@ -109,7 +110,7 @@ static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 		return -1;
 	/* until down (duration 0), which writes traffic_stopped: a lab failed
 	 * by hand can then be analysed (docs/inside.md) */
-	event_emit(lab->ev, "traffic_started", "{s:i}", "duration_ns", 0);
+	event_emit(lab->ev, EVENTS_TRAFFIC_STARTED, "{s:i}", "duration_ns", 0);
 	s0 = dir_bytes(rundir);
 	t0 = now_mono_ns();
 	deadline = t0 + 1000000000LL;

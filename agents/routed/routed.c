@@ -26,6 +26,7 @@
 #include "announce.h"
 #include "control.h"
 #include "event.h"
+#include "events.h"
 #include "kroute.h"
 #include "log.h"
 #include "loop.h"
@@ -309,9 +310,9 @@ out:
 		    "%llu expired, %llu errors",
 		    rd->messages, rd->bad, rd->rejected, rd->applied, rd->withdrawn, rd->expired,
 		    rd->errors);
-		event_emit(ev, "routed_summary", "{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "messages",
-			   (json_int_t)rd->messages, "bad", (json_int_t)rd->bad, "rejected",
-			   (json_int_t)rd->rejected, "applied", (json_int_t)rd->applied,
+		event_emit(ev, EVENTS_ROUTED_SUMMARY, "{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			   "messages", (json_int_t)rd->messages, "bad", (json_int_t)rd->bad,
+			   "rejected", (json_int_t)rd->rejected, "applied", (json_int_t)rd->applied,
 			   "withdrawn", (json_int_t)rd->withdrawn, "expired",
 			   (json_int_t)rd->expired, "errors", (json_int_t)rd->errors);
 		close(rm->fd);

@@ -22,15 +22,11 @@
 #define CLOCKS_NSCHEMES 2 /* anycast, dns: the order of every per-scheme array */
 
 /*
- * The client ids of the two schemes. The lab gives a client node's
- * DNS-steered flow the id LAB_DNS_CLIENT_ID(N) = 100000 + N (lab/lab.h) and
- * its anycast flow N, counting from 1; this mirrors it, and the unit tests
- * check that the two agree. Id 0 is the probers' (docs/agents.md). A
- * population's logical clients have ids with the top bit set (lib/wire.h,
- * WIRE_POP_ID), their flow in bit 30.
+ * The schemes, told apart by the client ids of lib/wire.h (defined there
+ * once, for the lab, the agents and the analysis): WIRE_PROBE_CLIENT the
+ * probers', a client node's anycast flow its number N, its DNS-steered flow
+ * WIRE_DNS_CLIENT_ID(N); a population's logical clients WIRE_POP_ID.
  */
-#define CLOCKS_DNS_CLIENT_BASE 100000u
-#define CLOCKS_PROBE_CLIENT 0u
 
 enum clocks_scheme {
 	CLOCKS_SCHEME_NONE, /* a prober's probe */
@@ -42,7 +38,7 @@ enum clocks_scheme {
  * the analysis asks it of every captured request, several times.) */
 static inline enum clocks_scheme clocks_scheme_of(uint32_t client)
 {
-	if (client == CLOCKS_PROBE_CLIENT)
+	if (client == WIRE_PROBE_CLIENT)
 		return CLOCKS_SCHEME_NONE;
 	return wire_is_dns(client) ? CLOCKS_SCHEME_DNS : CLOCKS_SCHEME_ANYCAST;
 }

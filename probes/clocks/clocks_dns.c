@@ -1,7 +1,7 @@
 /*
  * The DNS steering clocks (docs/clocks.md), computed from a loaded run with
  * no I/O. The scheme's requests are those of client ids
- * CLOCKS_DNS_CLIENT_BASE and up: the flows the clients send to whatever
+ * WIRE_DNS_CLIENT_BASE and up: the flows the clients send to whatever
  * authd handed them. The dead site's own address A is site_failed's
  * "address". Every time is compared with t0:
  *

@@ -13,7 +13,7 @@
 
 #include "clocks_base.h"
 
-#define CLOCKS_MAX_ADDRS 64		     /* IPv4 addresses in one answer_changed list */
+#define CLOCKS_MAX_ADDRS 64 /* IPv4 addresses in one answer_changed list */
 
 #define CLOCKS_MAX_FAIL_ROUTES 256 /* a lab's routers */
 
