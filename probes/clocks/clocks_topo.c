@@ -1,7 +1,7 @@
 /*
  * The DNS side of a run's recorded topology (topology.ini, as the lab printed
  * it back): which [resolver] nodes there are and in which order (the k-th
- * has 198.18.(128 + k).0/24), which level of the DNS tree each [dns] node
+ * has the k-th block of lib/addrplan.h), which level of the DNS tree each [dns] node
  * serves, which [resolver] node each client asks and which router it is
  * linked to, each steered [name] and its TTL. See clocks_topo.h,
  * struct clocks_topo_dns; the measurements on them are clocks_resolvers.c.
@@ -262,12 +262,9 @@ void clocks_read_dns_topology(const char *rundir, struct clocks_input *in)
 
 int clocks_rsv_of_addr(const struct clocks_input *in, struct in_addr a)
 {
-	uint32_t h = ntohl(a.s_addr);
+	int k = addrplan_resolver_of(a);
 
-	for (int k = 0; k < in->dnstopo.nrsv; k++)
-		if ((h & 0xffffff00u) == CLOCKS_RSV_BLOCK(k))
-			return k;
-	return -1;
+	return k < in->dnstopo.nrsv ? k : -1;
 }
 
 int clocks_rsv_of_client(const struct clocks_input *in, uint32_t client)

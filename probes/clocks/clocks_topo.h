@@ -1,24 +1,25 @@
 /*
  * The DNS side of the run's recorded topology (topology.ini, read by
- * clocks_topo.c): the [resolver] nodes in file order (the k-th has
- * 198.18.(128 + k).0/24, cache i at .i: CLOCKS_RSV_BLOCK) and their impl,
- * the [dns] nodes with their level in the DNS tree, the clients and the
+ * clocks_topo.c): the [resolver] nodes in file order (the k-th has the
+ * k-th block of lib/addrplan.h, cache i at .i: CLOCKS_RSV_BLOCK) and their
+ * impl, the [dns] nodes with their level in the DNS tree, the clients and the
  * [resolver] node each asks, the steered names and their TTLs.
  */
 #ifndef STEERLAB_CLOCKS_TOPO_H
 #define STEERLAB_CLOCKS_TOPO_H
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdint.h>
 
+#include "addrplan.h"
 #include "clocks_base.h"
 
-#define CLOCKS_MAX_RSV_NODES 128 /* 198.18.128.0/24 .. 198.18.255.0/24 */
+#define CLOCKS_MAX_RSV_NODES ADDRPLAN_RESOLVERS_MAX
 #define CLOCKS_MAX_DNS_NODES 64
 #define CLOCKS_MAX_TOPO_CLIENTS 256
-#define CLOCKS_RSV_BLOCK(k)                                                                        \
-	(0xc6128000u + ((uint32_t)(k) << 8)) /* 198.18.(128+k).0, host order                       \
-					      */
+/* the k-th [resolver] node's /24, host order */
+#define CLOCKS_RSV_BLOCK(k) ntohl(addrplan_resolver_block((unsigned)(k)).s_addr)
 
 enum clocks_level {
 	CLOCKS_LEVEL_ROOT, /* serves "." */
