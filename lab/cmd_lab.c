@@ -15,6 +15,8 @@
 #include "hint.h"
 #include "inside.h"
 #include "lab.h"
+#include "log.h"
+#include "planjson.h"
 #include "run.h"
 #include "rundir.h"
 #include "strfmt.h"
@@ -128,7 +130,7 @@ static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 int cmd_up(const struct cmd_args *a, const char *bindir)
 {
 	static struct lab lab;
-	char rundir[PATH_MAX], path[PATH_MAX];
+	char rundir[PATH_MAX], path[PATH_MAX], err[PATH_MAX + 128];
 	FILE *fp;
 	double mb_min = 0;
 	int clients = -1;
@@ -156,6 +158,8 @@ int cmd_up(const struct cmd_args *a, const char *bindir)
 	if (access(path, F_OK) == -1 && (fp = lab_fopen_new(rundir, "topology.ini")) != NULL) {
 		topo_print(&cli_topo, fp);
 		fclose(fp);
+		if (planjson_write(&cli_topo, rundir, err, sizeof(err)) == -1)
+			log_warnx("%s", err);
 	}
 	/* watched while this process lives: up to ready, and the clients' start
 	 * when asked (they send until the lab is taken down) */

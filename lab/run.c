@@ -25,6 +25,7 @@
 #include "lab.h"
 #include "log.h"
 #include "netns.h"
+#include "planjson.h"
 #include "progress.h"
 #include "report.h"
 #include "rundir.h"
@@ -503,7 +504,7 @@ int run_seed(struct topology *t)
 int run_scenario(struct topology *t, const struct run_opts *o)
 {
 	struct lab *lab = &run_lab;
-	char rundir[PATH_MAX];
+	char rundir[PATH_MAX], err[PATH_MAX + 128];
 	int64_t start = 0, before, stopped = 0, fail_at, nominal;
 	int failed = 0, applied = 0, rc = -1, r, nsteps;
 	FILE *fp;
@@ -529,6 +530,8 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 		topo_print(t, fp);
 		fclose(fp);
 	}
+	if (planjson_write(t, rundir, err, sizeof(err)) == -1)
+		log_warnx("%s", err);
 	run_reserve(rundir);
 	run_say(o, "run directory %s", rundir);
 	progress_init(&run_progress, t, progress_mode_for(stdout, o->quiet), stdout, o->label);

@@ -1,14 +1,17 @@
 /*
- * The DNS side of a run's recorded topology (topology.ini, as the lab printed
- * it back): which [resolver] nodes there are and in which order (the k-th
- * has the k-th block of lib/addrplan.h), which level of the DNS tree each [dns] node
+ * The DNS side of a run's recorded topology: from plan.json, the facts the
+ * lab resolved (lab/planjson.c), or in a run directory from before it from
+ * topology.ini as the lab printed it back, worked out again: which
+ * [resolver] nodes there are and in which order (the k-th has the k-th
+ * block of lib/addrplan.h), which level of the DNS tree each [dns] node
  * serves, which [resolver] node each client asks and which router it is
- * linked to, each steered [name] and its TTL. See clocks_topo.h,
- * struct clocks_topo_dns; the measurements on them are clocks_resolvers.c.
+ * linked to, each steered [name] and its TTL. See clocks_topo.h, struct
+ * clocks_topo_dns; the measurements on them are clocks_resolvers.c.
  */
 #include "clocks_topo.h"
 
 #include <arpa/inet.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +244,129 @@ static void clocks_topo_clients(struct clocks_topo_scan *s)
 	}
 }
 
+/* clocks_plan_string: o's string member key, or "" */
+static const char *clocks_plan_string(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "";
+}
+
+static int clocks_plan_level(const char *level, enum clocks_level *out)
+{
+	for (int l = 0; l < CLOCKS_LEVELS; l++)
+		if (strcmp(level, clocks_level_names[l]) == 0) {
+			*out = (enum clocks_level)l;
+			return 0;
+		}
+	return -1;
+}
+
+/* clocks_plan_dns: the [dns] nodes, the file's first and those the lab's
+ * tree added (generated) after them, as topology.ini's reading orders them */
+static int clocks_plan_dns(json_t *nodes, struct clocks_topo_dns *t)
+{
+	for (int generated = 0; generated < 2; generated++) {
+		size_t i;
+		json_t *n;
+
+		json_array_foreach(nodes, i, n)
+		{
+			if (strcmp(clocks_plan_string(n, "kind"), "dns") != 0 ||
+			    json_is_true(json_object_get(n, "generated")) != generated ||
+			    t->ndns == CLOCKS_MAX_DNS_NODES)
+				continue;
+			clocks_topo_copy(t->dns[t->ndns].name, CLOCKS_NAME_MAX,
+					 clocks_plan_string(n, "name"));
+			if (clocks_plan_level(clocks_plan_string(n, "dns_level"),
+					      &t->dns[t->ndns++].level) == -1)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* clocks_plan_nodes: the [resolver] nodes and the clients, in file order */
+static void clocks_plan_nodes(json_t *nodes, struct clocks_topo_dns *t,
+			      char (*client_rsv)[CLOCKS_NAME_MAX])
+{
+	size_t i;
+	json_t *n;
+
+	json_array_foreach(nodes, i, n)
+	{
+		const char *kind = clocks_plan_string(n, "kind");
+
+		if (strcmp(kind, "resolver") == 0 && t->nrsv < CLOCKS_MAX_RSV_NODES) {
+			struct clocks_rsv_node *r = &t->rsv[t->nrsv++];
+
+			clocks_topo_copy(r->name, CLOCKS_NAME_MAX, clocks_plan_string(n, "name"));
+			/* the default, resolverd, is "" as topology.ini leaves it
+			 * unsaid (clocks.json: null) */
+			if (strcmp(clocks_plan_string(n, "impl"), "resolverd") != 0)
+				clocks_topo_copy(r->impl, CLOCKS_NAME_MAX,
+						 clocks_plan_string(n, "impl"));
+			r->count = (int)json_integer_value(json_object_get(n, "caches"));
+		} else if (strcmp(kind, "client") == 0 && t->nclients < CLOCKS_MAX_TOPO_CLIENTS) {
+			struct clocks_topo_client *c = &t->clients[t->nclients];
+
+			clocks_topo_copy(c->name, CLOCKS_NAME_MAX, clocks_plan_string(n, "name"));
+			clocks_topo_copy(c->router, CLOCKS_NAME_MAX,
+					 clocks_plan_string(json_object_get(n, "link"), "router"));
+			c->rsv = -1;
+			clocks_topo_copy(client_rsv[t->nclients++], CLOCKS_NAME_MAX,
+					 clocks_plan_string(n, "resolver"));
+		}
+	}
+}
+
+/* clocks_plan_names: the steered names and their TTLs (null: not said) */
+static void clocks_plan_names(json_t *names, struct clocks_topo_dns *t)
+{
+	size_t i;
+	json_t *n;
+
+	json_array_foreach(names, i, n)
+	{
+		json_t *ttl = json_object_get(n, "ttl");
+
+		if (t->nnames == CLOCKS_MAX_DNS_NODES)
+			break;
+		clocks_topo_copy(t->names[t->nnames].name, CLOCKS_DNS_NAME_MAX,
+				 clocks_plan_string(n, "name"));
+		t->names[t->nnames++].ttl_s = json_is_integer(ttl) ? json_integer_value(ttl) : -1;
+	}
+}
+
+/* clocks_read_plan: the DNS side from the lab's plan.json (docs/clocks.md,
+ * "Inputs"): 0, or -1 when there is none (a run from before it) or it is
+ * not the version this reads, and topology.ini is worked out instead */
+static int clocks_read_plan(const char *rundir, struct clocks_topo_scan *s)
+{
+	struct clocks_topo_dns *t = s->t;
+	char path[PATH_MAX];
+	json_t *root, *nodes;
+	int rc = -1;
+
+	snprintf(path, sizeof(path), "%s/plan.json", rundir);
+	if ((root = json_load_file(path, 0, NULL)) == NULL)
+		return -1;
+	nodes = json_object_get(root, "nodes");
+	if (json_integer_value(json_object_get(root, "version")) != 1 || !json_is_array(nodes))
+		goto out;
+	clocks_plan_nodes(nodes, t, s->client_rsv);
+	if (clocks_plan_dns(nodes, t) == -1)
+		goto out;
+	clocks_plan_names(json_object_get(root, "names"), t);
+	clocks_topo_clients(s);
+	rc = 0;
+out:
+	if (rc == -1)
+		memset(t, 0, sizeof(*t));
+	json_decref(root);
+	return rc;
+}
+
 void clocks_read_dns_topology(const char *rundir, struct clocks_input *in)
 {
 	struct clocks_topo_scan *s = calloc(1, sizeof(*s));
@@ -250,6 +376,10 @@ void clocks_read_dns_topology(const char *rundir, struct clocks_input *in)
 	if (s == NULL)
 		return; /* the resolver measurements then see no nodes */
 	s->t = &in->dnstopo;
+	if (clocks_read_plan(rundir, s) == 0) {
+		free(s);
+		return;
+	}
 	snprintf(path, sizeof(path), "%s/topology.ini", rundir);
 	/* the topology as the lab printed it back: clocks_read_topology has
 	 * said what is wrong with it, if anything */

@@ -1,9 +1,9 @@
 /*
- * The DNS side of the run's recorded topology (topology.ini, read by
- * clocks_topo.c): the [resolver] nodes in file order (the k-th has the
- * k-th block of lib/addrplan.h, cache i at .i: CLOCKS_RSV_BLOCK) and their
- * impl, the [dns] nodes with their level in the DNS tree, the clients and the
- * [resolver] node each asks, the steered names and their TTLs.
+ * The DNS side of the run's recorded topology (plan.json, or topology.ini
+ * in a run directory from before it; read by clocks_topo.c): the [resolver] nodes in file order
+ * (the k-th has the k-th block of lib/addrplan.h, cache i at .i: CLOCKS_RSV_BLOCK) and their impl,
+ * the [dns] nodes with their level in the DNS tree, the clients and the [resolver] node each asks,
+ * the steered names and their TTLs.
  */
 #ifndef STEERLAB_CLOCKS_TOPO_H
 #define STEERLAB_CLOCKS_TOPO_H
