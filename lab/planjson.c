@@ -66,10 +66,9 @@ static json_t *planjson_node(const struct topology *t, int n)
 		const struct topo_link *l = &t->links[node->link];
 
 		json_object_set_new(o, "link",
-				    json_pack("{s:s, s:o, s:o}", "router",
-					      t->nodes[l->router].name, "router_address",
-					      planjson_addr(l->router_addr), "address",
-					      planjson_addr(l->node_addr)));
+				    json_pack("{s:s, s:o, s:o}", "router", t->nodes[l->router].name,
+					      "router_address", planjson_addr(l->router_addr),
+					      "address", planjson_addr(l->node_addr)));
 	}
 	switch (node->kind) {
 	case TOPO_ROUTER:
@@ -135,8 +134,8 @@ static json_t *planjson_names(const struct topology *t)
 			json_decref(ttl);
 			ttl = errstr ? json_null() : json_integer(v);
 		}
-		json_array_append_new(a, json_pack("{s:s, s:o}", "name", t->raw_sections[s].name,
-						   "ttl", ttl));
+		json_array_append_new(
+		    a, json_pack("{s:s, s:o}", "name", t->raw_sections[s].name, "ttl", ttl));
 	}
 	return a;
 }
@@ -150,11 +149,10 @@ json_t *planjson_build(const struct topology *t)
 	for (int j = 0; links && j < t->nrlinks; j++) {
 		const struct topo_rlink *rl = &t->rlinks[j];
 
-		json_array_append_new(links, json_pack("{s:s, s:s, s:o, s:o}", "a",
-						       t->nodes[rl->a].name, "b",
-						       t->nodes[rl->b].name, "a_address",
-						       planjson_addr(rl->a_addr), "b_address",
-						       planjson_addr(rl->b_addr)));
+		json_array_append_new(
+		    links, json_pack("{s:s, s:s, s:o, s:o}", "a", t->nodes[rl->a].name, "b",
+				     t->nodes[rl->b].name, "a_address", planjson_addr(rl->a_addr),
+				     "b_address", planjson_addr(rl->b_addr)));
 	}
 	o = json_pack("{s:i, s:s, s:o, s:o, s:o, s:o}", "version", PLANJSON_VERSION, "lab", t->name,
 		      "service", planjson_addr(t->service), "nodes", nodes, "links", links, "names",

@@ -93,7 +93,8 @@ static void test_table_documented(void **state)
 					memmem(sec, body, want, strlen(want));
 			}
 			if (!found)
-				fail_msg("%s: event %s: field %s not documented", DOC, e->name, want);
+				fail_msg("%s: event %s: field %s not documented", DOC, e->name,
+					 want);
 			f += n;
 			f += strspn(f, " ");
 		}
@@ -126,8 +127,9 @@ static void test_documented_in_table(void **state)
 				assert_non_null(close);
 				snprintf(name, sizeof(name), "%.*s", (int)(close - q - 1), q + 1);
 				if (events_find(name) == NULL)
-					fail_msg("%s: event %s is documented but not in lib/events.c",
-						 DOC, name);
+					fail_msg(
+					    "%s: event %s is documented but not in lib/events.c",
+					    DOC, name);
 				rows++;
 				q = close + 1;
 			}

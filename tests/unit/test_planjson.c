@@ -27,10 +27,12 @@
 #include "wire.h"
 
 static const char *const topologies[] = {
-    "topology/anycast.ini",	  "topology/cdn.ini",	    "topology/compare.ini",
-    "topology/dns-outage.ini",	  "topology/dns.ini",	    "topology/failures.ini",
-    "topology/population.ini",	  "topology/real-resolvers.ini", "topology/recovery.ini",
-    "topology/resolvers.ini",	  "topology/two-failures.ini", "topology/two-routers.ini",
+    "topology/anycast.ini",	 "topology/cdn.ini",
+    "topology/compare.ini",	 "topology/dns-outage.ini",
+    "topology/dns.ini",		 "topology/failures.ini",
+    "topology/population.ini",	 "topology/real-resolvers.ini",
+    "topology/recovery.ini",	 "topology/resolvers.ini",
+    "topology/two-failures.ini", "topology/two-routers.ini",
     "topology/bgp.ini",
 };
 
@@ -216,7 +218,8 @@ static void test_round_trip(void **state)
 		if (node->kind == TOPO_RESOLVER) {
 			char block[32];
 
-			inet_ntop(AF_INET, &(struct in_addr){addrplan_resolver_block(resolvers).s_addr},
+			inet_ntop(AF_INET,
+				  &(struct in_addr){addrplan_resolver_block(resolvers).s_addr},
 				  block, sizeof(block));
 			strcat(block, "/24");
 			assert_string_equal(str(n, "block"), block);
