@@ -45,7 +45,11 @@
 #define WIRE_SITE_LEN 16
 #define WIRE_PORT_DEFAULT 7000
 #define WIRE_PROBE_CLIENT 0u
-#define WIRE_DNS_CLIENT_BASE 100000u
+#define WIRE_DNS_CLIENT_BASE_N 100000 /* a number for the text below */
+#define WIRE_DNS_CLIENT_BASE ((uint32_t)WIRE_DNS_CLIENT_BASE_N)
+#define WIRE_STR_(x) #x
+#define WIRE_STR(x) WIRE_STR_(x)
+#define WIRE_DNS_CLIENT_BASE_TEXT WIRE_STR(WIRE_DNS_CLIENT_BASE_N) /* "100000" */
 /* the id of client node N's DNS-steered flow (its anycast flow's is N) */
 #define WIRE_DNS_CLIENT_ID(n) (WIRE_DNS_CLIENT_BASE + (uint32_t)(n))
 #define WIRE_POP_BIT 0x80000000u

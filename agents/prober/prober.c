@@ -25,6 +25,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "addrplan.h"
 #include "announce.h"
 #include "event.h"
 #include "events.h"
@@ -100,7 +101,7 @@ static void prober_usage(FILE *fp)
 		PROBER_USAGE
 		"  -s SITE          the site probed and announced\n"
 		"  -t ADDR:PORT     its service, usually 127.0.0.1:%d\n"
-		"  -P PREFIX        the prefix announced, e.g. 198.19.0.1/32\n"
+		"  -P PREFIX        the prefix announced, e.g. " ADDRPLAN_SERVICE_TEXT "/32\n"
 		"  -m METRIC        route priority of the announcement (lower wins)\n"
 		"  -R ROUTER[:PORT] a router's routed (port default %d); repeatable\n"
 		"  -L               instead of -m and -R: keep PREFIX on lo while the site is\n"
@@ -172,7 +173,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 		      "a site name of 1 to 16 letters, digits, '.', '_' or '-'")},
 	    {OPT_ADDR('t', &o->target, WIRE_PORT_DEFAULT, "an IPv4 ADDR:PORT"),
 	     .seen = &o->has_target},
-	    {OPT_PREFIX('P', &o->prefix, "an IPv4 prefix such as 198.19.0.1/32"),
+	    {OPT_PREFIX('P', &o->prefix, "an IPv4 prefix such as " ADDRPLAN_SERVICE_TEXT "/32"),
 	     .seen = &o->has_prefix},
 	    {OPT_INT('m', &o->msg.metric, 0, UINT32_MAX, "a metric (0-4294967295)"),
 	     .seen = &o->has_metric},

@@ -34,7 +34,7 @@ static int clocks_to_address(const struct clocks_input *in, const struct clocks_
 const struct clocks_flows clocks_dns_flows = {
     .scheme = CLOCKS_SCHEME_DNS,
     .name = "dns",
-    .what = "DNS-steered flows (client ids from 100000)",
+    .what = "DNS-steered flows (client ids from " WIRE_DNS_CLIENT_BASE_TEXT ")",
     .is_flow = NULL,
     .to_dead = clocks_to_address,
 };

@@ -48,6 +48,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addrplan.h"
 #include "announce.h"
 #include "capture.h"
 #include "event.h"
@@ -133,7 +134,8 @@ static void collector_usage(FILE *fp)
 		"  -B BYTES        kernel buffer of a capture given none, e.g. 64M (default\n"
 		"                  64M)\n"
 		"  -s SNAPLEN      bytes kept of each packet (default %d)\n"
-		"  -P PREFIX       route events only for this prefix, e.g. 198.19.0.1/32;\n"
+		"  -P PREFIX       route events only for this prefix, e.g. " ADDRPLAN_SERVICE_TEXT
+		"/32;\n"
 		"                  with -P, no capture is needed: a route monitor alone\n"
 		"  -n NODE         lab node, written into every event (default: collector)\n"
 		"  -e FILE         JSON Lines event file (default: standard output)\n"
@@ -684,7 +686,9 @@ int main(int argc, char *argv[])
 	log_init("collector", verbose);
 	if (prefix) {
 		if (parse_prefix(prefix, &col.prefix, &col.prefixlen) == -1)
-			fatalx("-P %s: expected an IPv4 prefix such as 198.19.0.1/32", prefix);
+			fatalx("-P %s: expected an IPv4 prefix such as " ADDRPLAN_SERVICE_TEXT
+			       "/32",
+			       prefix);
 		col.has_prefix = 1;
 	}
 	if (cfg.snaplen < 96)
