@@ -115,7 +115,10 @@ $(EXPORT)/$(1): $(2)
 	@mkdir -p $$(dir $$@)
 	ln -sfn $$(abspath $$<) $$@
 endef
-$(eval $(call export_rule,clocks/clocks.h,probes/clocks/clocks.h))
+# probes/clocks's public header is clocks.h with the part headers it
+# includes (each part's contract, docs/architecture.md); its _int.h stay home
+CLOCKS_PUBLIC_H := $(filter-out %_int.h,$(wildcard probes/clocks/*.h))
+$(foreach h,$(CLOCKS_PUBLIC_H),$(eval $(call export_rule,clocks/$(notdir $(h)),$(h))))
 $(eval $(call export_rule,report/report.h,probes/report/report.h))
 $(foreach h,$(LAB_AGENT_HEADERS),$(eval $(call export_rule,lab-agents/$(h),$(h))))
 

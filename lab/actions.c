@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "events.h"
 #include "jitter.h"
 #include "kernel.h"
 #include "log.h"
@@ -235,7 +236,7 @@ static void action_site_failed(struct lab *lab, int n, const char *how, int pid,
 	inet_ntop(AF_INET, &t->service, service, sizeof(service));
 	strfmt(prefix, sizeof(prefix), "%s/32", service);
 	if (strcmp(by, "timeline") == 0) /* and where fail_jitter put it */
-		event_emit_at(lab->ev, t0, "site_failed",
+		event_emit_at(lab->ev, t0, EVENTS_SITE_FAILED,
 			      "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?, s:s, s:s, s:I, s:I}",
 			      "site", t->nodes[n].name, "via", via, "prefix", prefix, "address",
 			      address, "how", how, "pid", pid, "killed_ns", (json_int_t)done,
@@ -243,7 +244,7 @@ static void action_site_failed(struct lab *lab, int n, const char *how, int pid,
 			      "nominal_at_ns", (json_int_t)s->nominal_ns, "jitter_offset_ns",
 			      (json_int_t)(s->at_ns - s->nominal_ns));
 	else
-		event_emit_at(lab->ev, t0, "site_failed",
+		event_emit_at(lab->ev, t0, EVENTS_SITE_FAILED,
 			      "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?, s:s, s:s}", "site",
 			      t->nodes[n].name, "via", via, "prefix", prefix, "address", address,
 			      "how", how, "pid", pid, "killed_ns", (json_int_t)done, "routes",
@@ -488,7 +489,7 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 	int64_t done = now_real_ns();
 	if (how && site >= 0)
 		action_site_failed(lab, site, how, pid, t0, done, e->name, by, s);
-	event_emit_at(lab->ev, t0, "event_applied",
+	event_emit_at(lab->ev, t0, EVENTS_EVENT_APPLIED,
 		      "{s:s, s:s, s:s, s:s, s:s?, s:s?, s:i, s:o, s:I, s:s, s:I, s:I}", "name",
 		      e->name, "action", topo_action_name(e->action), "target",
 		      topo_event_target(t, e, tg, sizeof(tg)), "kind",

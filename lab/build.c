@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "events.h"
 #include "kernel.h"
 #include "log.h"
 #include "rundir.h"
@@ -536,9 +537,9 @@ int lab_up(struct lab *lab)
 	kern_close(root);
 	lab_state_unlock(lab->lockfd);
 	lab->lockfd = -1;
-	event_emit(lab->ev, "lab_up", "{s:s, s:s, s:i, s:i, s:i, s:o?}", "lab", t->name, "topology",
-		   t->path, "nodes", t->nnodes, "links", t->nlinks, "port", (int)t->port,
-		   "addresses", lab_addresses(t));
+	event_emit(lab->ev, EVENTS_LAB_UP, "{s:s, s:s, s:i, s:i, s:i, s:o?}", "lab", t->name,
+		   "topology", t->path, "nodes", t->nnodes, "links", t->nlinks, "port",
+		   (int)t->port, "addresses", lab_addresses(t));
 	return 0;
 fail:
 	kern_close(root);

@@ -9,11 +9,14 @@
 
 #include "cli.h"
 #include "event.h"
+#include "events.h"
 #include "frrconf.h"
 #include "realres.h"
 #include "hint.h"
 #include "inside.h"
 #include "lab.h"
+#include "log.h"
+#include "planjson.h"
 #include "run.h"
 #include "rundir.h"
 #include "strfmt.h"
@@ -109,7 +112,7 @@ static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 		return -1;
 	/* until down (duration 0), which writes traffic_stopped: a lab failed
 	 * by hand can then be analysed (docs/inside.md) */
-	event_emit(lab->ev, "traffic_started", "{s:i}", "duration_ns", 0);
+	event_emit(lab->ev, EVENTS_TRAFFIC_STARTED, "{s:i}", "duration_ns", 0);
 	s0 = dir_bytes(rundir);
 	t0 = now_mono_ns();
 	deadline = t0 + 1000000000LL;
@@ -127,7 +130,7 @@ static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 int cmd_up(const struct cmd_args *a, const char *bindir)
 {
 	static struct lab lab;
-	char rundir[PATH_MAX], path[PATH_MAX];
+	char rundir[PATH_MAX], path[PATH_MAX], err[PATH_MAX + 128];
 	FILE *fp;
 	double mb_min = 0;
 	int clients = -1;
@@ -155,6 +158,8 @@ int cmd_up(const struct cmd_args *a, const char *bindir)
 	if (access(path, F_OK) == -1 && (fp = lab_fopen_new(rundir, "topology.ini")) != NULL) {
 		topo_print(&cli_topo, fp);
 		fclose(fp);
+		if (planjson_write(&cli_topo, rundir, err, sizeof(err)) == -1)
+			log_warnx("%s", err);
 	}
 	/* watched while this process lives: up to ready, and the clients' start
 	 * when asked (they send until the lab is taken down) */

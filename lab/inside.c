@@ -15,6 +15,7 @@
 
 #include "actions.h"
 #include "event.h"
+#include "events.h"
 #include "hint.h"
 #include "netns.h"
 #include "run.h"
@@ -277,7 +278,7 @@ static int inside_ready(const char *site)
 	char path[PATH_MAX];
 
 	strfmt(path, sizeof(path), "%s/%s.sited.events.jsonl", inside_state.rundir, site);
-	return run_count_events(path, "sited_ready", NULL, NULL);
+	return run_count_events(path, EVENTS_SITED_READY, NULL, NULL);
 }
 
 int inside_recover(const char *lab, const char *site)
@@ -340,12 +341,12 @@ int inside_recover(const char *lab, const char *site)
 			ended ? "ended at once" : "did not say it was ready within 5 s", s->rundir,
 			site);
 		if (!ended)
-			event_emit(ev, "site_recovered", "{s:s, s:i, s:b, s:s}", "site", site,
+			event_emit(ev, EVENTS_SITE_RECOVERED, "{s:s, s:i, s:b, s:s}", "site", site,
 				   "pid", (int)a->pid, "ready", 0, "by", "hand");
 		goto out;
 	}
-	event_emit(ev, "site_recovered", "{s:s, s:i, s:b, s:s}", "site", site, "pid", (int)a->pid,
-		   "ready", 1, "by", "hand");
+	event_emit(ev, EVENTS_SITE_RECOVERED, "{s:s, s:i, s:b, s:s}", "site", site, "pid",
+		   (int)a->pid, "ready", 1, "by", "hand");
 	printf("steerlab: site %s of lab %s recovered: sited started again (pid %d), ready\n", site,
 	       lab, (int)a->pid);
 	rc = 0;
@@ -375,9 +376,9 @@ static int inside_traffic(const char *path)
 		json_t *obj = json_loads(line, 0, NULL);
 		const char *ev = json_string_value(json_object_get(obj, "event"));
 
-		if (ev && strcmp(ev, "traffic_started") == 0)
+		if (ev && strcmp(ev, EVENTS_TRAFFIC_STARTED) == 0)
 			state = json_integer_value(json_object_get(obj, "duration_ns")) > 0 ? 2 : 1;
-		else if (ev && strcmp(ev, "traffic_stopped") == 0)
+		else if (ev && strcmp(ev, EVENTS_TRAFFIC_STOPPED) == 0)
 			state = 0;
 		json_decref(obj);
 	}
@@ -411,20 +412,20 @@ int inside_down(const char *statedir, FILE *out)
 		/* up --traffic sends until down: its end; a run's traffic that
 		 * never stopped was cut short, and nobody watched it to the end */
 		if (traffic == 1)
-			event_emit(ev, "traffic_stopped", "{s:b}", "interrupted", 0);
+			event_emit(ev, EVENTS_TRAFFIC_STOPPED, "{s:b}", "interrupted", 0);
 		else if (traffic == 2)
-			event_emit(ev, "traffic_stopped", "{s:b, s:s}", "interrupted", 1, "by",
+			event_emit(ev, EVENTS_TRAFFIC_STOPPED, "{s:b, s:s}", "interrupted", 1, "by",
 				   "down");
 		if (traffic == 2 && out)
 			fprintf(out,
 				"steerlab: the run in %s never finished (its steerlab run was "
 				"killed?): marked interrupted\n",
 				rundir);
-		event_emit(ev, "lab_stopping", NULL);
+		event_emit(ev, EVENTS_LAB_STOPPING, NULL);
 	}
 	rc = lab_down_state_locked(statedir, out);
 	if (rc == 0)
-		event_emit(ev, "lab_down", NULL);
+		event_emit(ev, EVENTS_LAB_DOWN, NULL);
 	event_close(ev);
 	lab_state_unlock(lock);
 	return rc;

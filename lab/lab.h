@@ -119,7 +119,7 @@ int lab_start_clients(struct lab *lab, int64_t duration_ns);
 
 /* A client node's DNS-steered flow carries this id, its anycast flow the
  * node's client_id, so captures tell the two apart. */
-#define LAB_DNS_CLIENT_ID(id) (100000u + (id))
+#define LAB_DNS_CLIENT_ID(id) WIRE_DNS_CLIENT_ID(id)
 /* a population's base id (lib/wire.h, WIRE_POP_ID): its logical client j
  * sends as LAB_POP_ID(id, dns) + j */
 #define LAB_POP_ID(id, dns) WIRE_POP_ID((id), (dns), 0u)

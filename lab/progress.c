@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "lab.h"
 #include "log.h"
 #include "strfmt.h"
@@ -39,7 +40,7 @@ int progress_parse_capture(const char *line, const char *dead, struct progress_c
 
 	t = json_object_get(o, "t");
 	links = json_object_get(o, "links");
-	if (ev == NULL || strcmp(ev, "capture_progress") != 0 || !json_is_integer(t) ||
+	if (ev == NULL || strcmp(ev, EVENTS_CAPTURE_PROGRESS) != 0 || !json_is_integer(t) ||
 	    !json_is_object(links))
 		goto out;
 	memset(s, 0, sizeof(*s));
@@ -129,7 +130,7 @@ int progress_parse(const char *line, const char *dead, struct progress_sample *s
 	json_t *t = json_object_get(o, "t"), *sites = json_object_get(o, "sites");
 	int rc = -1;
 
-	if (ev == NULL || strcmp(ev, "client_progress") != 0 || !json_is_integer(t))
+	if (ev == NULL || strcmp(ev, EVENTS_CLIENT_PROGRESS) != 0 || !json_is_integer(t))
 		goto out;
 	memset(s, 0, sizeof(*s));
 	s->t_ns = json_integer_value(t);

@@ -226,7 +226,7 @@ static void realres_unbound(const struct topology *t, int node, const struct rea
 		"\tip-freebind: yes\n"
 		"\tdo-ip6: no\n"
 		"\taccess-control: 0.0.0.0/0 refuse\n"
-		"\taccess-control: 198.18.0.0/15 allow\n"
+		"\taccess-control: " ADDRPLAN_NET_TEXT " allow\n"
 		"\tdo-not-query-localhost: yes\n"
 		"\tede: yes\n",
 		ip(in->addr, a), a);
@@ -292,7 +292,7 @@ static void realres_kresd(const struct topology *t, int node, const struct realr
 		     "modules.unload('ta_sentinel')\n"
 		     "trust_anchors.remove('.')\n"
 		     "modules.load('view')\n"
-		     "view:addr('198.18.0.0/15', policy.all(policy.PASS))\n"
+		     "view:addr('" ADDRPLAN_NET_TEXT "', policy.all(policy.PASS))\n"
 		     "view:addr('0.0.0.0/0', policy.all(policy.REFUSE))\n");
 	fprintf(out,
 		"cache.open(64 * MB, 'lmdb://%s')\n"
@@ -342,8 +342,8 @@ static void realres_bind(const struct topology *t, int node, const struct realre
 		"\tquery-source address %s;\n",
 		t->nodes[node].name, t->path, in->dir, in->dir, in->dir, ip(in->addr, a), a);
 	fprintf(out, "\trecursion yes;\n"
-		     "\tallow-query { 198.18.0.0/15; };\n"
-		     "\tallow-recursion { 198.18.0.0/15; };\n"
+		     "\tallow-query { " ADDRPLAN_NET_TEXT "; };\n"
+		     "\tallow-recursion { " ADDRPLAN_NET_TEXT "; };\n"
 		     "\tdnssec-validation no;\n"
 		     "\tnotify no;\n"
 		     "\tmax-cache-size 64m;\n");

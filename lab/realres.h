@@ -15,7 +15,7 @@
  *
  * Every configuration listens on the node's one cache address, port 53,
  * sends its upstream queries from it (the captures count the upstream load
- * by source address), answers 198.18.0.0/15 only, validates nothing (the
+ * by source address), answers the lab's /15 only, validates nothing (the
  * lab's zones are unsigned) and queries nothing on localhost. It either
  * forwards every query to the given servers (the [dns] nodes) or iterates
  * from root hints naming the given servers; in both modes its root hints

@@ -20,10 +20,12 @@
 #include "bgpexpect.h"
 #include "clocks.h"
 #include "event.h"
+#include "events.h"
 #include "jitter.h"
 #include "lab.h"
 #include "log.h"
 #include "netns.h"
+#include "planjson.h"
 #include "progress.h"
 #include "report.h"
 #include "rundir.h"
@@ -96,9 +98,9 @@ static int run_fib_via(const char *path, const char *prefix, struct in_addr *via
 		const char *p = json_string_value(json_object_get(obj, "prefix"));
 		const char *v = json_string_value(json_object_get(obj, "via"));
 
-		if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, "route_deleted") == 0)
+		if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, EVENTS_ROUTE_DELETED) == 0)
 			have = 0;
-		else if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, "route_added") == 0)
+		else if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, EVENTS_ROUTE_ADDED) == 0)
 			have = v && inet_pton(AF_INET, v, via) == 1;
 		if (ev && p && strcmp(p, prefix) == 0)
 			*last = json_integer_value(json_object_get(obj, "t"));
@@ -171,7 +173,7 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 		if (t->nodes[n].kind != TOPO_SITE)
 			continue;
 		strfmt(path, sizeof(path), "%s/%s.prober.events.jsonl", rundir, t->nodes[n].name);
-		if (run_count_events(path, "address_added", "site", t->nodes[n].name) == 0)
+		if (run_count_events(path, EVENTS_ADDRESS_ADDED, "site", t->nodes[n].name) == 0)
 			return 0;
 	}
 	if (bgpx_compute(t, -1, &x) == -1)
@@ -214,14 +216,14 @@ int run_ready(const struct topology *t, const char *rundir)
 		if (t->nodes[n].kind == TOPO_DNS) {
 			strfmt(path, sizeof(path), "%s/%s.authd.events.jsonl", rundir,
 			       t->nodes[n].name);
-			if (run_count_events(path, "authd_ready", NULL, NULL) == 0)
+			if (run_count_events(path, EVENTS_AUTHD_READY, NULL, NULL) == 0)
 				return 0;
 		} else if (t->nodes[n].kind == TOPO_RESOLVER &&
 			   t->nodes[n].impl == TOPO_IMPL_RESOLVERD) {
 			/* a real resolver is asked instead (lab_realres_ready) */
 			strfmt(path, sizeof(path), "%s/%s.resolverd.events.jsonl", rundir,
 			       t->nodes[n].name);
-			if (run_count_events(path, "resolverd_ready", NULL, NULL) == 0)
+			if (run_count_events(path, EVENTS_RESOLVERD_READY, NULL, NULL) == 0)
 				return 0;
 		}
 	}
@@ -235,13 +237,13 @@ int run_ready(const struct topology *t, const char *rundir)
 			       t->nodes[l->node].kind == TOPO_DNS ? "dns" : "resolver", site);
 			strfmt(path, sizeof(path), "%s/%s.collector-dns.events.jsonl", rundir,
 			       router);
-			if (run_count_events(path, "capture_ready", "label", label) == 0)
+			if (run_count_events(path, EVENTS_CAPTURE_READY, "label", label) == 0)
 				return 0;
 		}
 		if (t->nodes[l->node].kind != TOPO_SITE)
 			continue;
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir, router);
-		if (run_count_events(path, "capture_ready", "label", site) == 0)
+		if (run_count_events(path, EVENTS_CAPTURE_READY, "label", site) == 0)
 			return 0;
 		if (t->routing == TOPO_ROUTING_BGP)
 			continue;
@@ -251,7 +253,7 @@ int run_ready(const struct topology *t, const char *rundir)
 				continue;
 			strfmt(path, sizeof(path), "%s/%s.routed.events.jsonl", rundir,
 			       t->nodes[r].name);
-			if (run_count_events(path, "route_applied", "site", site) == 0)
+			if (run_count_events(path, EVENTS_ROUTE_APPLIED, "site", site) == 0)
 				return 0;
 		}
 	}
@@ -502,7 +504,7 @@ int run_seed(struct topology *t)
 int run_scenario(struct topology *t, const struct run_opts *o)
 {
 	struct lab *lab = &run_lab;
-	char rundir[PATH_MAX];
+	char rundir[PATH_MAX], err[PATH_MAX + 128];
 	int64_t start = 0, before, stopped = 0, fail_at, nominal;
 	int failed = 0, applied = 0, rc = -1, r, nsteps;
 	FILE *fp;
@@ -528,6 +530,8 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 		topo_print(t, fp);
 		fclose(fp);
 	}
+	if (planjson_write(t, rundir, err, sizeof(err)) == -1)
+		log_warnx("%s", err);
 	run_reserve(rundir);
 	run_say(o, "run directory %s", rundir);
 	progress_init(&run_progress, t, progress_mode_for(stdout, o->quiet), stdout, o->label);
@@ -556,7 +560,7 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 	progress_traffic(&run_progress, start, lab);
 	/* fail_at_ns: when the first failure of a site is due, jitter
 	 * included */
-	event_emit(lab->ev, "traffic_started", "{s:I, s:I, s:I, s:I, s:I, s:i}", "fail_at_ns",
+	event_emit(lab->ev, EVENTS_TRAFFIC_STARTED, "{s:I, s:I, s:I, s:I, s:I, s:i}", "fail_at_ns",
 		   (json_int_t)fail_at, "duration_ns", (json_int_t)t->duration_ns,
 		   "nominal_fail_at_ns", (json_int_t)nominal, "fail_jitter_ns",
 		   (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed, "events",
@@ -593,7 +597,7 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 	}
 stop:
 	stopped = now_mono_ns();
-	event_emit(lab->ev, "traffic_stopped", "{s:b}", "interrupted", run_interrupted != 0);
+	event_emit(lab->ev, EVENTS_TRAFFIC_STOPPED, "{s:b}", "interrupted", run_interrupted != 0);
 down:
 	progress_free(&run_progress);
 	if (run_interrupted)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "events.h"
 #include "log.h"
 #include "netns.h"
 #include "strfmt.h"
@@ -491,9 +492,9 @@ static void lab_report_exits(struct lab *lab)
 		else if (a->exit.si_code == CLD_KILLED || a->exit.si_code == CLD_DUMPED)
 			sig = json_integer(a->exit.si_status);
 		expected = agent_expected(lab, a, now);
-		event_emit(lab->ev, "agent_exited", "{s:s, s:s, s:i, s:o, s:o, s:b}", "node", node,
-			   "agent", a->name, "pid", (int)a->pid, "exit_code", code, "signal", sig,
-			   "expected", expected);
+		event_emit(lab->ev, EVENTS_AGENT_EXITED, "{s:s, s:s, s:i, s:o, s:o, s:b}", "node",
+			   node, "agent", a->name, "pid", (int)a->pid, "exit_code", code, "signal",
+			   sig, "expected", expected);
 		if (expected)
 			continue;
 		lab->unexpected++;
@@ -1043,7 +1044,7 @@ int lab_down(struct lab *lab)
 	if (!lab->stopping) {
 		lab_watch(lab, 0); /* the last exits before the stop are still reported */
 		lab->stopping = 1;
-		event_emit(lab->ev, "lab_stopping", NULL);
+		event_emit(lab->ev, EVENTS_LAB_STOPPING, NULL);
 	}
 	agents_stop(lab->agents, lab->nagents, &left);
 	lab_report_exits(lab);
@@ -1064,7 +1065,7 @@ int lab_down(struct lab *lab)
 	}
 	if (left)
 		rc = -1;
-	event_emit(lab->ev, "lab_down", NULL);
+	event_emit(lab->ev, EVENTS_LAB_DOWN, NULL);
 	return rc;
 }
 

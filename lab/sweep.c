@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "events.h"
 #include "jitter.h"
 #include "log.h"
 #include "frrconf.h"
@@ -429,7 +430,7 @@ static int sweep_point_done(const char *rundir)
 	while (fgets(line, sizeof(line), fp)) {
 		json_t *o = json_loads(line, 0, NULL);
 		const char *ev = json_string_value(json_object_get(o, "event"));
-		if (ev && strcmp(ev, "traffic_stopped") == 0)
+		if (ev && strcmp(ev, EVENTS_TRAFFIC_STOPPED) == 0)
 			done = json_is_false(json_object_get(o, "interrupted"));
 		json_decref(o);
 	}

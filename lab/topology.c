@@ -305,7 +305,8 @@ static void topo_link_header(struct topo_parse *p, const char *a, const char *b)
 	}
 	if (p->nrl == TOPO_MAX_RLINKS) {
 		topo_error(p, p->in.lineno,
-			   "too many [link] sections (at most %d: 198.18.32.0/21 in /30s)",
+			   "too many [link] sections (at most %d: " ADDRPLAN_RLINKS_TEXT
+			   " in /30s)",
 			   TOPO_MAX_RLINKS);
 		return;
 	}
@@ -389,7 +390,7 @@ static void topo_pair(void *arg, const char *name, const char *value)
 
 static void topo_defaults(struct topology *t)
 {
-	t->service.s_addr = htonl(0xC6130001); /* 198.19.0.1 */
+	t->service = addrplan_service();
 	t->port = 7000;
 	t->fail_at_ns = 3 * NSEC_PER_SEC;
 	t->duration_ns = 10 * NSEC_PER_SEC;

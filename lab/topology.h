@@ -17,11 +17,10 @@
  * connected graph; with [lab] routing = static, every router has static
  * routes along shortest paths (topology_paths.c); with routing = bgp, FRR
  * runs in every router and site (topology_bgp.c, lab/frrconf.c).
- * Addresses are assigned from 198.18.0.0/15 in link order
- * (docs/man/steerlab.ini.5, ADDRESSES):
- * link i is 198.18.0.0/30 + 4 i, the router end .1, the node end .2. The
- * k-th [resolver] node has the block 198.18.(128 + k).0/24: its caches
- * listen on .1 .. .count, on the node's loopback.
+ * Addresses are assigned by lib/addrplan.h in link order
+ * (docs/man/steerlab.ini.5, ADDRESSES): link i's router end and node end,
+ * the k-th [resolver] node's block, whose caches listen on .1 .. .count on
+ * the node's loopback.
  *
  * The parser checks everything before anything is built: an error names the
  * file, the line and what was expected, and the parse returns -1.
@@ -32,6 +31,8 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "addrplan.h"
 
 #define TOPO_NAME_MAX 12 /* lab and node names: [a-z0-9-], keeps ifnames short */
 #define TOPO_MAX_NODES 256
@@ -56,20 +57,15 @@ enum topo_mode {
 #define TOPO_DNS_NAME_MAX 253
 #define TOPO_MAX_RAW 512
 
-/* 198.18.128.0/17: the k-th [resolver] node's block is 198.18.(128 + k).0/24,
- * cache i of it listens on .i; no site or service address may be in it. */
-#define TOPO_RESOLVER_BASE 0xC6128000u
-#define TOPO_MAX_RESOLVERS 128
+/* the [resolver] nodes' blocks (lib/addrplan.h): no site or service
+ * address may be in them */
+#define TOPO_MAX_RESOLVERS ADDRPLAN_RESOLVERS_MAX
 #define TOPO_RESOLVER_COUNT_MAX 250
 #define TOPO_MAX_RSV_PAIRS 1024
 
-/* 198.18.32.0/20, the routers': router link j ([link] sections in file
- * order) is the /30 198.18.32.0 + 4 j (.1 at the first router written, .2
- * at the second); the k-th [router] (from 0) has the id 198.18.40.(k + 1),
- * a /32 on its loopback. No site or service address may be in it. */
-#define TOPO_RLINK_BASE 0xC6122000u
-#define TOPO_ROUTER_ID_BASE 0xC6122800u
-#define TOPO_ROUTERS_BASE 0xC6122000u /* the /20 */
+/* the routers' block (lib/addrplan.h): router link j ([link] sections in
+ * file order) and the k-th [router]'s id, a /32 on its loopback. No site
+ * or service address may be in it. */
 #define TOPO_MAX_RLINKS 512
 #define TOPO_MAX_ROUTERS 254
 /* a router's default AS number: TOPO_ASN_BASE + its index (file order) */
@@ -235,7 +231,7 @@ struct topo_node {
 	/* router (and, with routing = bgp, site) */
 	unsigned asn;		  /* its AS number (topo_node_asn) */
 	int router_index;	  /* 0, 1, ... among the routers, in file order */
-	struct in_addr router_id; /* on its loopback: 198.18.40.(router_index + 1) */
+	struct in_addr router_id; /* on its loopback: addrplan_router_id(router_index) */
 	/* its BGP timers and BFD, the [lab]'s unless set (routing = bgp) */
 	int64_t bgp_keepalive_ns, bgp_hold_ns, bgp_mrai_ns;
 	int bfd;

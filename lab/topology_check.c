@@ -175,8 +175,8 @@ static void topo_link_node(struct topo_parse *p, int i)
 	l->router = r;
 	l->node = i;
 	l->line = where > 0 ? where : 0;
-	l->router_addr.s_addr = htonl(TOPO_LINK_BASE + 4 * (uint32_t)node->link + 1);
-	l->node_addr.s_addr = htonl(TOPO_LINK_BASE + 4 * (uint32_t)node->link + 2);
+	l->router_addr = addrplan_link((unsigned)node->link, 0);
+	l->node_addr = addrplan_link((unsigned)node->link, 1);
 	l->prefixlen = 30;
 	_Static_assert(sizeof(node->name) <= sizeof(l->router_ifname), "ifname too short");
 	memcpy(l->router_ifname, node->name, sizeof(node->name));
@@ -615,7 +615,7 @@ void topo_check(struct topo_parse *p)
 				    node->name, TOPO_METRIC_MAX_MULTI, TOPO_HOPS_METRIC,
 				    node->metric);
 			if (m->where[TOPO_K_ADDRESS] == 0)
-				node->address.s_addr = htonl(TOPO_SITE_ADDR_BASE + (uint32_t)sites);
+				node->address = addrplan_site((unsigned)sites);
 			if (node->fail && failing >= 0)
 				topo_error(p, m->where[TOPO_K_FAIL],
 					   "[site %s] fail: at most one site may fail, and site "
@@ -629,12 +629,11 @@ void topo_check(struct topo_parse *p)
 		case TOPO_RESOLVER:
 			if (resolvers == TOPO_MAX_RESOLVERS)
 				topo_error(p, node->line,
-					   "[resolver %s]: too many [resolver] nodes (at most %d: "
-					   "198.18.128.0/24 to 198.18.255.0/24)",
+					   "[resolver %s]: too many [resolver] nodes (at most "
+					   "%d: " ADDRPLAN_RESOLVER_RANGE_TEXT ")",
 					   node->name, TOPO_MAX_RESOLVERS);
 			else
-				node->resolver_net.s_addr =
-				    htonl(TOPO_RESOLVER_BASE + 256u * (uint32_t)resolvers);
+				node->resolver_net = addrplan_resolver_block((unsigned)resolvers);
 			resolvers++;
 			break;
 		case TOPO_ROUTER:

@@ -33,9 +33,6 @@
 #include "topology.h"
 
 #define TOPO_KEYS_MAX 40
-#define TOPO_LINK_BASE 0xC6120000u /* 198.18.0.0: link i is TOPO_LINK_BASE + 4 i, /30 */
-/* 198.19.1.0: the default address of the N-th site is TOPO_SITE_ADDR_BASE + N */
-#define TOPO_SITE_ADDR_BASE 0xC6130100u
 /* Shares (TOPO_T_SHARE, TOPO_T_FRACTION) are written back to 15 decimal
  * places, and counted in units of 10^-15 where floors must be exact. */
 #define TOPO_SHARE_PLACES 15
@@ -50,7 +47,7 @@
 
 enum topo_type {
 	TOPO_T_NAME,	 /* char[TOPO_NAME_MAX + 1] */
-	TOPO_T_SERVICE,	 /* struct in_addr in 198.18.0.0/15, outside the links and resolvers */
+	TOPO_T_SERVICE,	 /* struct in_addr in the lab's /15, outside the plan's blocks */
 	TOPO_T_PORT,	 /* uint16_t, 1..65535 */
 	TOPO_T_UINT,	 /* unsigned, min..max */
 	TOPO_T_DURATION, /* int64_t ns, min..24h */
@@ -65,7 +62,7 @@ enum topo_type {
 	TOPO_T_CHOICE,	 /* int: the index of one of the words in choices */
 	TOPO_T_DNAME,	 /* char[TOPO_DNS_NAME_MAX + 2], a DNS name */
 	TOPO_T_SEED,	 /* int64_t: 0..JITTER_SEED_MAX, or -1 written "random" */
-	TOPO_T_BLOCK,	 /* struct topo_block: NET/LEN in 198.18.0.0/15 outside the plan's blocks */
+	TOPO_T_BLOCK,	 /* struct topo_block: NET/LEN in the lab's /15 outside the plan's blocks */
 	TOPO_T_WEIGHTS,	 /* char[TOPO_WEIGHTS_LEN]: "W1,W2,...", each a decimal > 0 */
 	TOPO_T_ZONES,	 /* char[TOPO_ZONES_LEN]: DNS names or ".", as written; resolved to
 			    [zone] sections once the file is read (topology_tree.c) */

@@ -420,14 +420,14 @@ static const char *topo_zones(const char *s, char *dst)
 }
 
 /* topo_block: "A.B.C.D/LEN", 16 <= LEN <= 32, the host bits zero, in
- * 198.18.0.0/15 outside the links' /22, the routers' /20 and the
- * resolvers' /17. NULL, or what was expected. */
+ * the lab's /15 outside the plan's blocks (lib/addrplan.h). NULL, or what
+ * was expected. */
 static const char *topo_block(const char *s, struct topo_block *b)
 {
 	static const char *const rule =
-	    "expected NET/LEN (16 <= LEN <= 32, host bits zero) in 198.18.0.0/15 outside the "
-	    "links' 198.18.0.0/22, the routers' 198.18.32.0/20 and the resolvers' "
-	    "198.18.128.0/17, such as 198.18.64.0/18";
+	    "expected NET/LEN (16 <= LEN <= 32, host bits zero) in " ADDRPLAN_NET_TEXT
+	    " outside the links' " ADDRPLAN_LINKS_TEXT ", the routers' " ADDRPLAN_ROUTERS_TEXT
+	    " and the resolvers' " ADDRPLAN_RESOLVERS_TEXT ", such as " ADDRPLAN_FREE_EXAMPLE_TEXT;
 	char host[INET_ADDRSTRLEN];
 	const char *slash = strchr(s, '/');
 	long long len;
@@ -444,11 +444,7 @@ static const char *topo_block(const char *s, struct topo_block *b)
 	net = ntohl(a.s_addr);
 	mask = len == 32 ? 0xFFFFFFFFu : ~(0xFFFFFFFFu >> len);
 	last = net | ~mask;
-	if ((net & ~mask) != 0 || (net & 0xFFFE0000u) != TOPO_LINK_BASE ||
-	    /* overlaps a block of the plan: one holds the other's start */
-	    (net <= TOPO_LINK_BASE + 0x3FFu && last >= TOPO_LINK_BASE) ||
-	    (net <= TOPO_ROUTERS_BASE + 0xFFFu && last >= TOPO_ROUTERS_BASE) ||
-	    (net <= TOPO_RESOLVER_BASE + 0x7FFFu && last >= TOPO_RESOLVER_BASE))
+	if ((net & ~mask) != 0 || !addrplan_in_lab(a) || addrplan_reserved(net, last))
 		return rule;
 	b->net = a;
 	b->len = (int)len;
@@ -526,14 +522,13 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 			 TOPO_RESOLVER_COUNT_MAX);
 		return topo_resolver_ref(s, dst) < 0 ? why : NULL;
 	case TOPO_T_SERVICE:
-		if (inet_pton(AF_INET, s, &a) != 1 ||
-		    (ntohl(a.s_addr) & 0xFFFE0000u) != TOPO_LINK_BASE ||
-		    (ntohl(a.s_addr) & 0xFFFFFC00u) == TOPO_LINK_BASE ||
-		    (ntohl(a.s_addr) & 0xFFFFF000u) == TOPO_ROUTERS_BASE ||
-		    (ntohl(a.s_addr) & 0xFFFF8000u) == TOPO_RESOLVER_BASE)
-			return "expected an IPv4 address in 198.18.0.0/15 outside the links' "
-			       "198.18.0.0/22, the routers' 198.18.32.0/20 and the resolvers' "
-			       "198.18.128.0/17, such as 198.19.0.1";
+		if (inet_pton(AF_INET, s, &a) != 1 || !addrplan_in_lab(a) ||
+		    addrplan_reserved(ntohl(a.s_addr), ntohl(a.s_addr)))
+			return "expected an IPv4 address in " ADDRPLAN_NET_TEXT
+			       " outside the links' " ADDRPLAN_LINKS_TEXT
+			       ", the routers' " ADDRPLAN_ROUTERS_TEXT
+			       " and the resolvers' " ADDRPLAN_RESOLVERS_TEXT
+			       ", such as " ADDRPLAN_SERVICE_TEXT;
 		memcpy(dst, &a, sizeof(a));
 		return NULL;
 	case TOPO_T_BLOCK:

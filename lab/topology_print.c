@@ -352,15 +352,17 @@ void topo_print(const struct topology *t, FILE *out)
 		resolvers += t->nodes[i].kind == TOPO_RESOLVER;
 	fprintf(out, "# steerlab topology '%s', every value explicit (docs/topology.md).\n",
 		t->name);
-	fprintf(out, "# Link i is 198.18.0.0/30 + 4 i: router end .1, node end .2.\n");
+	fprintf(out, "# Link i is " ADDRPLAN_LINK_RULE_TEXT ": router end .1, node end .2.\n");
 	if (t->nrouters > 1)
 		fprintf(out,
-			"# Router link j is 198.18.32.0/30 + 4 j: first router written .1, "
-			"second .2;\n# router k (from 0) has the id 198.18.40.(k + 1) and, by "
+			"# Router link j is " ADDRPLAN_RLINK_RULE_TEXT ": first router written .1, "
+			"second .2;\n# router k (from 0) has the id " ADDRPLAN_ROUTER_ID_RULE_TEXT
+			" and, by "
 			"default, AS %u + k.\n",
 			TOPO_ASN_BASE);
 	if (resolvers)
-		fprintf(out, "# The k-th [resolver] (from 0) has 198.18.(128 + k).0/24: cache i "
+		fprintf(out, "# The k-th [resolver] (from 0) has " ADDRPLAN_RESOLVER_RULE_TEXT
+			     ": cache i "
 			     "at .i.\n");
 	topo_print_capture_total(t, out);
 	fprintf(out, "\n[lab]\n");

@@ -61,8 +61,8 @@ static int topo_rlink_resolve(struct topo_parse *p, int j)
 	rl->a = ends[0];
 	rl->b = ends[1];
 	rl->line = line;
-	rl->a_addr.s_addr = htonl(TOPO_RLINK_BASE + 4 * (uint32_t)t->nrlinks + 1);
-	rl->b_addr.s_addr = htonl(TOPO_RLINK_BASE + 4 * (uint32_t)t->nrlinks + 2);
+	rl->a_addr = addrplan_rlink((unsigned)t->nrlinks, 0);
+	rl->b_addr = addrplan_rlink((unsigned)t->nrlinks, 1);
 	rl->prefixlen = 30;
 	rl->bgp_keepalive_ns = rl->bgp_hold_ns = rl->bgp_mrai_ns = -1;
 	rl->bfd = -1;
@@ -138,7 +138,7 @@ void topo_check_routers(struct topo_parse *p)
 		if (r->kind != TOPO_ROUTER)
 			continue;
 		r->router_index = k;
-		r->router_id.s_addr = htonl(TOPO_ROUTER_ID_BASE + (uint32_t)k + 1);
+		r->router_id = addrplan_router_id((unsigned)k);
 		if (p->meta[i].where[0] == 0) /* asn, its first key */
 			r->asn = TOPO_ASN_BASE + (unsigned)k;
 		k++;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "events.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -25,8 +26,8 @@ void ctl_reject_flush(struct ctl_reject *r, int64_t now_ns)
 	log_warnx("rejected %s from %s: %s (%llu since the last report, %llu in all)", r->what,
 		  r->from, r->reason, (unsigned long long)r->pending, (unsigned long long)r->total);
 	if (r->ev)
-		event_emit(r->ev, "control_rejected", "{s:s, s:s, s:I}", "from", r->from, "reason",
-			   r->reason, "count", (json_int_t)r->pending);
+		event_emit(r->ev, EVENTS_CONTROL_REJECTED, "{s:s, s:s, s:I}", "from", r->from,
+			   "reason", r->reason, "count", (json_int_t)r->pending);
 	r->pending = 0;
 	r->last_ns = now_ns;
 }

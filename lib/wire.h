@@ -17,9 +17,10 @@
  *
  * The client id says whose the request is: 0 a prober's probe, from 1 to
  * WIRE_DNS_CLIENT_BASE - 1 the anycast flow of a client node, from
- * WIRE_DNS_CLIENT_BASE its DNS-steered flow (lab/lab.h gives them, the
- * analysis and the collector read them). A population (a client node with
- * population = N, docs/agents.md) has ids with the top bit set:
+ * WIRE_DNS_CLIENT_BASE its DNS-steered flow (defined here once: the lab
+ * gives them, the analysis and the collector read them). A population (a
+ * client node with population = N, docs/agents.md) has ids with the top
+ * bit set:
  *
  *   bit 31     1: a logical client of a population
  *   bit 30     its flow: 1 DNS-steered, 0 anycast
@@ -44,7 +45,13 @@
 #define WIRE_SITE_LEN 16
 #define WIRE_PORT_DEFAULT 7000
 #define WIRE_PROBE_CLIENT 0u
-#define WIRE_DNS_CLIENT_BASE 100000u
+#define WIRE_DNS_CLIENT_BASE_N 100000 /* a number for the text below */
+#define WIRE_DNS_CLIENT_BASE ((uint32_t)WIRE_DNS_CLIENT_BASE_N)
+#define WIRE_STR_(x) #x
+#define WIRE_STR(x) WIRE_STR_(x)
+#define WIRE_DNS_CLIENT_BASE_TEXT WIRE_STR(WIRE_DNS_CLIENT_BASE_N) /* "100000" */
+/* the id of client node N's DNS-steered flow (its anycast flow's is N) */
+#define WIRE_DNS_CLIENT_ID(n) (WIRE_DNS_CLIENT_BASE + (uint32_t)(n))
 #define WIRE_POP_BIT 0x80000000u
 #define WIRE_POP_DNS_BIT 0x40000000u
 #define WIRE_POP_NODE_SHIFT 17

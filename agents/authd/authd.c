@@ -22,6 +22,7 @@
 #include "conf.h"
 #include "ctlreject.h"
 #include "event.h"
+#include "events.h"
 #include "handout.h"
 #include "health.h"
 #include "log.h"
@@ -176,15 +177,16 @@ static void authd_evaluate(struct authd *a, const char *reason, int rtt_only)
 		log_info("%s: %s", nm->text, reason);
 		nets = authd_handout_networks(&a->handouts, a->db, i);
 		if (nets)
-			event_emit(a->ev, "answer_changed", "{s:s, s:o, s:o, s:s, s:s, s:o}",
+			event_emit(a->ev, EVENTS_ANSWER_CHANGED, "{s:s, s:o, s:o, s:s, s:s, s:o}",
 				   "name", nm->text, "before",
 				   authd_handout_addresses(a->db, before), "after",
 				   authd_handout_addresses(a->db, after), "reason", reason,
 				   "policy", authd_policy_name(nm->policy), "networks", nets);
 		else
-			event_emit(a->ev, "answer_changed", "{s:s, s:o, s:o, s:s, s:s}", "name",
-				   nm->text, "before", authd_handout_addresses(a->db, before),
-				   "after", authd_handout_addresses(a->db, after), "reason", reason,
+			event_emit(a->ev, EVENTS_ANSWER_CHANGED, "{s:s, s:o, s:o, s:s, s:s}",
+				   "name", nm->text, "before",
+				   authd_handout_addresses(a->db, before), "after",
+				   authd_handout_addresses(a->db, after), "reason", reason,
 				   "policy", authd_policy_name(nm->policy));
 	}
 }
@@ -231,9 +233,9 @@ static void authd_on_report(void *arg, const char *line, size_t len,
 		log_info("site %s %s (%d of %d probers up)", r.site,
 			 healthy ? "healthy" : "unhealthy", a->health.up[c.site],
 			 a->health.reports[c.site]);
-		event_emit(a->ev, "health_changed", "{s:s, s:b, s:i, s:i, s:s}", "site", r.site,
-			   "healthy", healthy, "up_reports", a->health.up[c.site], "reports",
-			   a->health.reports[c.site], "prober", r.prober);
+		event_emit(a->ev, EVENTS_HEALTH_CHANGED, "{s:s, s:b, s:i, s:i, s:s}", "site",
+			   r.site, "healthy", healthy, "up_reports", a->health.up[c.site],
+			   "reports", a->health.reports[c.site], "prober", r.prober);
 		snprintf(reason, sizeof(reason), "site %s %s", r.site,
 			 healthy ? "healthy" : "unhealthy");
 		authd_evaluate(a, reason, 0);
@@ -273,7 +275,7 @@ static void authd_summary(struct authd *a)
 		 (unsigned long long)n->tcp_queries, (unsigned long long)a->reports,
 		 (unsigned long long)(a->bad_reports + a->unknown_site),
 		 (unsigned long long)a->rejected);
-	event_emit(a->ev, "authd_summary",
+	event_emit(a->ev, EVENTS_AUTHD_SUMMARY,
 		   "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 		   "s:I, s:I}",
 		   "queries", (json_int_t)s->queries, "responses", (json_int_t)s->responses,
@@ -299,9 +301,9 @@ static void authd_ready(struct authd *a)
 		    listen, json_string(addr_sockaddr_str(&sv->listen[i], buf, sizeof(buf))));
 	if (sv->has_control)
 		addr_sockaddr_str(&sv->control, buf, sizeof(buf));
-	event_emit(a->ev, "authd_ready", "{s:o, s:s?, s:i, s:i, s:i}", "listen", listen, "control",
-		   sv->has_control ? buf : NULL, "zones", a->db->nzones, "names", a->db->nnames,
-		   "sites", a->db->nsites);
+	event_emit(a->ev, EVENTS_AUTHD_READY, "{s:o, s:s?, s:i, s:i, s:i}", "listen", listen,
+		   "control", sv->has_control ? buf : NULL, "zones", a->db->nzones, "names",
+		   a->db->nnames, "sites", a->db->nsites);
 	log_info("serving %d zone(s), %d steered name(s) on %d address(es)%s%s", a->db->nzones,
 		 a->db->nnames, sv->nlisten, sv->has_control ? ", health reports on " : "",
 		 sv->has_control ? buf : "");

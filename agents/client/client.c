@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "events.h"
 #include "log.h"
 #include "loop.h"
 #include "strfmt.h"
@@ -68,7 +69,7 @@ static void client_summary(struct event_log *ev, const struct client *c, int64_t
 		 (unsigned long long)c->stats.lost, (unsigned long long)c->stats.errors,
 		 (unsigned long long)c->stats.late, (unsigned long long)c->stats.stray,
 		 (unsigned long long)c->stats.wakeups, (unsigned long long)c->stats.busy_rounds);
-	event_emit(ev, "client_summary", "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o*}", "client",
+	event_emit(ev, EVENTS_CLIENT_SUMMARY, "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o*}", "client",
 		   (json_int_t)c->cfg.id, "sent", (json_int_t)c->stats.sent, "ok",
 		   (json_int_t)c->stats.ok, "lost", (json_int_t)c->stats.lost, "errors",
 		   (json_int_t)c->stats.errors, "late", (json_int_t)c->stats.late, "sending_ns",
@@ -93,7 +94,7 @@ static void client_on_progress(struct loop *loop, int fd, uint32_t events, void 
 	(void)loop;
 	(void)events;
 	loop_timer_read(fd);
-	event_emit(pr->ev, "client_progress", "{s:I, s:I, s:I, s:I, s:I, s:o*}", "client",
+	event_emit(pr->ev, EVENTS_CLIENT_PROGRESS, "{s:I, s:I, s:I, s:I, s:I, s:o*}", "client",
 		   (json_int_t)c->cfg.id, "sent", (json_int_t)c->stats.sent, "ok",
 		   (json_int_t)c->stats.ok, "lost", (json_int_t)c->stats.lost, "errors",
 		   (json_int_t)c->stats.errors, "sites", client_sites_json(c));
@@ -119,7 +120,7 @@ static void client_resolution(struct event_log *ev, const struct client_dns *d, 
 	if (ev == NULL)
 		return;
 	if (timeout) {
-		event_emit(ev, "dns_resolution", "{s:I, s:s, s:n, s:b, s:n, s:I}", "client",
+		event_emit(ev, EVENTS_DNS_RESOLUTION, "{s:I, s:s, s:n, s:b, s:n, s:I}", "client",
 			   (json_int_t)id, "outcome", "timeout", "rcode", "stale", 0, "address",
 			   "latency_ns", (json_int_t)(now_mono_ns() - d->sent_ns));
 		return;
@@ -131,7 +132,7 @@ static void client_resolution(struct event_log *ev, const struct client_dns *d, 
 	else
 		outcome = "rcode";
 	inet_ntop(AF_INET, &r->addr, addr, sizeof(addr));
-	event_emit(ev, "dns_resolution", "{s:I, s:s, s:i, s:b, s:s?, s:I}", "client",
+	event_emit(ev, EVENTS_DNS_RESOLUTION, "{s:I, s:s, s:i, s:b, s:s?, s:I}", "client",
 		   (json_int_t)id, "outcome", outcome, "rcode", r->rcode, "stale", r->stale,
 		   "address", d->pending ? NULL : addr, "latency_ns",
 		   (json_int_t)d->last_latency_ns);
@@ -151,7 +152,7 @@ static void client_steer_answer(struct client_steer *st, int64_t now)
 	st->c->cfg.target.sin_addr = d->addr;
 	inet_ntop(AF_INET, &before, was, sizeof(was));
 	inet_ntop(AF_INET, &d->addr, now_addr, sizeof(now_addr));
-	event_emit(st->ev, "dns_answer", "{s:I, s:s, s:s, s:s, s:I, s:b}", "client",
+	event_emit(st->ev, EVENTS_DNS_ANSWER, "{s:I, s:s, s:s, s:s, s:I, s:b}", "client",
 		   (json_int_t)st->c->cfg.id, "name", d->name, "address", now_addr, "previous", was,
 		   "ttl", (json_int_t)d->ttl, "changed", before.s_addr != d->addr.s_addr);
 	if (before.s_addr != d->addr.s_addr)
@@ -346,14 +347,14 @@ int main(int argc, char **argv)
 			 o.population, o.cfg.id, o.cfg.id + o.population - 1,
 			 o.poisson ? "poisson" : "paced", o.nresolvers,
 			 o.nresolvers == 1 ? "" : "s", o.nweights ? "weighted" : "in turn");
-		event_emit(ev, "client_started", "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:I, s:s, s:f}",
-			   "client", (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate,
-			   "resolver", o.resolver, "mode", o.resolver ? "dns" : "anycast",
-			   "sticky_ns", (json_int_t)o.sticky_ns, "population",
-			   (json_int_t)o.population, "arrivals", o.poisson ? "poisson" : "paced",
-			   "sticky_share", o.sticky_share);
+		event_emit(
+		    ev, EVENTS_CLIENT_STARTED, "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:I, s:s, s:f}",
+		    "client", (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate,
+		    "resolver", o.resolver, "mode", o.resolver ? "dns" : "anycast", "sticky_ns",
+		    (json_int_t)o.sticky_ns, "population", (json_int_t)o.population, "arrivals",
+		    o.poisson ? "poisson" : "paced", "sticky_share", o.sticky_share);
 	} else {
-		event_emit(ev, "client_started", "{s:I, s:s, s:f, s:s?, s:s?, s:I}", "client",
+		event_emit(ev, EVENTS_CLIENT_STARTED, "{s:I, s:s, s:f, s:s?, s:s?, s:I}", "client",
 			   (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate, "resolver",
 			   o.resolver, "mode", o.resolver ? "dns" : "anycast", "sticky_ns",
 			   (json_int_t)o.sticky_ns);
@@ -361,7 +362,7 @@ int main(int argc, char **argv)
 	if (o.resolver && !o.population) {
 		char first[INET_ADDRSTRLEN];
 		inet_ntop(AF_INET, &st.dns.addr, first, sizeof(first));
-		event_emit(ev, "dns_answer", "{s:I, s:s, s:s, s:n, s:I, s:b}", "client",
+		event_emit(ev, EVENTS_DNS_ANSWER, "{s:I, s:s, s:s, s:n, s:I, s:b}", "client",
 			   (json_int_t)o.cfg.id, "name", o.name, "address", first, "previous",
 			   "ttl", (json_int_t)st.dns.ttl, "changed", 1);
 	}
@@ -380,13 +381,13 @@ out:
 				 (double)took / NSEC_PER_SEC);
 		client_summary(ev, &c, took > 0 ? took : 0);
 		if (o.resolver && o.population)
-			event_emit(ev, "dns_summary", "{s:I, s:I, s:I, s:I, s:I, s:I}", "client",
-				   (json_int_t)o.cfg.id, "queries", (json_int_t)pd.queries,
-				   "answers", (json_int_t)pd.answers, "failures",
-				   (json_int_t)pd.failures, "changes", (json_int_t)pd.changes,
-				   "population", (json_int_t)o.population);
+			event_emit(ev, EVENTS_DNS_SUMMARY, "{s:I, s:I, s:I, s:I, s:I, s:I}",
+				   "client", (json_int_t)o.cfg.id, "queries",
+				   (json_int_t)pd.queries, "answers", (json_int_t)pd.answers,
+				   "failures", (json_int_t)pd.failures, "changes",
+				   (json_int_t)pd.changes, "population", (json_int_t)o.population);
 		else if (o.resolver)
-			event_emit(ev, "dns_summary", "{s:I, s:I, s:I, s:I, s:I}", "client",
+			event_emit(ev, EVENTS_DNS_SUMMARY, "{s:I, s:I, s:I, s:I, s:I}", "client",
 				   (json_int_t)o.cfg.id, "queries", (json_int_t)st.dns.queries,
 				   "answers", (json_int_t)st.dns.answers, "failures",
 				   (json_int_t)st.dns.failures, "changes",

@@ -12,6 +12,7 @@
 #include <libknot/libknot.h>
 
 #include "event.h"
+#include "events.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -179,7 +180,7 @@ static void popdns_answer(struct popdns *d, const uint8_t *buf, size_t n, int64_
 		inet_ntop(AF_INET, &c->addr, was, sizeof(was));
 		inet_ntop(AF_INET, &addr, is, sizeof(is));
 		c->addr = addr;
-		event_emit(d->ev, "dns_answer", "{s:I, s:s, s:s, s:s, s:I, s:b}", "client",
+		event_emit(d->ev, EVENTS_DNS_ANSWER, "{s:I, s:s, s:s, s:s, s:I, s:b}", "client",
 			   (json_int_t)(d->pop->base + (uint32_t)j), "name", d->name, "address", is,
 			   "previous", was, "ttl", (json_int_t)ttl, "changed", 1);
 	}

@@ -23,6 +23,7 @@
 
 #include "dline.h"
 #include "event.h"
+#include "events.h"
 #include "impair.h"
 #include "log.h"
 #include "loop.h"
@@ -366,7 +367,7 @@ static void linkd_summary(struct linkd *d)
 			 l->ifname, (unsigned long long)c->queued, (unsigned long long)c->released,
 			 (unsigned long long)c->dropped, (unsigned long long)(q + u),
 			 (unsigned long long)c->reordered, (unsigned long long)c->unstamped);
-		event_emit(d->ev, "linkd_summary", "{s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I}",
+		event_emit(d->ev, EVENTS_LINKD_SUMMARY, "{s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I}",
 			   "interface", l->ifname, "queue", (int)l->queue, "queued",
 			   (json_int_t)c->queued, "released", (json_int_t)c->released, "dropped",
 			   (json_int_t)c->dropped, "overflow", (json_int_t)(q + u), "reordered",
@@ -426,7 +427,7 @@ static int linkd_start(struct linkd *d, int *table_made, int *tbf_made)
 		rules[i] = (struct nftable_rule){.ifname = f->name, .queue = d->links[i].queue};
 		impair_format(&f->im, desc, sizeof(desc));
 		log_info("%s: %s (queue %u)", f->name, desc, d->links[i].queue);
-		event_emit(d->ev, "linkd_interface",
+		event_emit(d->ev, EVENTS_LINKD_INTERFACE,
 			   "{s:s, s:i, s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:I}", "interface",
 			   f->name, "queue", (int)d->links[i].queue, "impairment", desc, "delay_ns",
 			   (json_int_t)f->im.delay_ns, "jitter_ns", (json_int_t)f->im.jitter_ns,
@@ -506,7 +507,7 @@ int main(int argc, char **argv)
 	d.timer_added = 1;
 	log_info("delay line on %d interface%s, table inet %s", o.nifs, o.nifs == 1 ? "" : "s",
 		 o.table);
-	event_emit(d.ev, "linkd_ready", "{s:s, s:i}", "table", o.table, "interfaces", o.nifs);
+	event_emit(d.ev, EVENTS_LINKD_READY, "{s:s, s:i}", "table", o.table, "interfaces", o.nifs);
 	if (loop_run(d.loop) == 0 && !d.failed)
 		rc = 0;
 out:

@@ -25,8 +25,10 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "addrplan.h"
 #include "announce.h"
 #include "event.h"
+#include "events.h"
 #include "fsm.h"
 #include "addr.h"
 #include "log.h"
@@ -99,7 +101,7 @@ static void prober_usage(FILE *fp)
 		PROBER_USAGE
 		"  -s SITE          the site probed and announced\n"
 		"  -t ADDR:PORT     its service, usually 127.0.0.1:%d\n"
-		"  -P PREFIX        the prefix announced, e.g. 198.19.0.1/32\n"
+		"  -P PREFIX        the prefix announced, e.g. " ADDRPLAN_SERVICE_TEXT "/32\n"
 		"  -m METRIC        route priority of the announcement (lower wins)\n"
 		"  -R ROUTER[:PORT] a router's routed (port default %d); repeatable\n"
 		"  -L               instead of -m and -R: keep PREFIX on lo while the site is\n"
@@ -171,7 +173,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 		      "a site name of 1 to 16 letters, digits, '.', '_' or '-'")},
 	    {OPT_ADDR('t', &o->target, WIRE_PORT_DEFAULT, "an IPv4 ADDR:PORT"),
 	     .seen = &o->has_target},
-	    {OPT_PREFIX('P', &o->prefix, "an IPv4 prefix such as 198.19.0.1/32"),
+	    {OPT_PREFIX('P', &o->prefix, "an IPv4 prefix such as " ADDRPLAN_SERVICE_TEXT "/32"),
 	     .seen = &o->has_prefix},
 	    {OPT_INT('m', &o->msg.metric, 0, UINT32_MAX, "a metric (0-4294967295)"),
 	     .seen = &o->has_metric},
@@ -233,7 +235,7 @@ static void prober_announce(struct prober *p, struct prober_target *t, int chang
 			continue;
 		log_info("%s %s %s to %s", o->msg.withdraw ? "withdrew" : "announced", o->site,
 			 prefix, o->routers.name[i]);
-		event_emit(p->ev, o->msg.withdraw ? "withdraw_sent" : "announce_sent",
+		event_emit(p->ev, o->msg.withdraw ? EVENTS_WITHDRAW_SENT : EVENTS_ANNOUNCE_SENT,
 			   "{s:s, s:s, s:s}", "site", o->site, "prefix", prefix, "router",
 			   o->routers.name[i]);
 	}
@@ -252,8 +254,8 @@ static void prober_lo(struct prober *p, struct prober_target *t)
 	inet_ntop(AF_INET, &o->msg.prefix, addr, sizeof(addr));
 	snprintf(prefix, sizeof(prefix), "%s/%d", addr, o->msg.prefixlen);
 	log_info("%s %s %s lo", alive ? "added" : "removed", prefix, alive ? "to" : "from");
-	event_emit(p->ev, alive ? "address_added" : "address_removed", "{s:s, s:s, s:s}", "site",
-		   o->site, "prefix", prefix, "dev", "lo");
+	event_emit(p->ev, alive ? EVENTS_ADDRESS_ADDED : EVENTS_ADDRESS_REMOVED, "{s:s, s:s, s:s}",
+		   "site", o->site, "prefix", prefix, "dev", "lo");
 }
 
 /* prober_report: sends the target's verdict to every authd; on a change
@@ -277,8 +279,8 @@ static void prober_report(struct prober *p, struct prober_target *t, int change)
 			continue;
 		log_info("reported %s %s to authd %s", t->site, up ? "up" : "down",
 			 o->authds.name[i]);
-		event_emit(p->ev, "health_sent", "{s:s, s:s, s:i, s:s}", "site", t->site, "state",
-			   up ? "up" : "down", "rtt_us", up ? (int)t->srtt_us : 0, "authd",
+		event_emit(p->ev, EVENTS_HEALTH_SENT, "{s:s, s:s, s:i, s:s}", "site", t->site,
+			   "state", up ? "up" : "down", "rtt_us", up ? (int)t->srtt_us : 0, "authd",
 			   o->authds.name[i]);
 	}
 }
@@ -309,17 +311,17 @@ static void prober_result(struct prober_target *t, int ok, const char *reason)
 	if (!ok) {
 		log_debug("probe %llu of %s failed: %s", (unsigned long long)t->probe.seq, t->site,
 			  reason);
-		event_emit(p->ev, "probe_failed", "{s:s, s:i, s:s}", "site", t->site, "consecutive",
-			   (int)t->fsm.failures, "reason", reason);
+		event_emit(p->ev, EVENTS_PROBE_FAILED, "{s:s, s:i, s:s}", "site", t->site,
+			   "consecutive", (int)t->fsm.failures, "reason", reason);
 	}
 	if (v == PROBER_BECAME_DEAD) {
 		log_info("site %s declared dead after %u failures", t->site, t->fsm.failures);
-		event_emit(p->ev, "declared_dead", "{s:s, s:i}", "site", t->site, "failures",
+		event_emit(p->ev, EVENTS_DECLARED_DEAD, "{s:s, s:i}", "site", t->site, "failures",
 			   (int)t->fsm.failures);
 		prober_tell(p, t, 1);
 	} else if (v == PROBER_BECAME_ALIVE) {
 		log_info("site %s declared alive after %u successes", t->site, t->fsm.successes);
-		event_emit(p->ev, "declared_alive", "{s:s, s:i}", "site", t->site, "successes",
+		event_emit(p->ev, EVENTS_DECLARED_ALIVE, "{s:s, s:i}", "site", t->site, "successes",
 			   (int)t->fsm.successes);
 		prober_tell(p, t, 1);
 	}
@@ -500,8 +502,8 @@ out:
 
 		log_info("%s: %llu probes, %llu failed, state %s", t->site, t->probes, t->failed,
 			 prober_state_name(t->fsm.state));
-		event_emit(p.ev, "prober_summary", "{s:s, s:I, s:I}", "site", t->site, "probes",
-			   (json_int_t)t->probes, "failed", (json_int_t)t->failed);
+		event_emit(p.ev, EVENTS_PROBER_SUMMARY, "{s:s, s:I, s:I}", "site", t->site,
+			   "probes", (json_int_t)t->probes, "failed", (json_int_t)t->failed);
 	}
 	for (int i = 0; i < p.ntargets; i++)
 		prober_probe_close(&p.t[i].probe);

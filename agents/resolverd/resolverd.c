@@ -19,6 +19,7 @@
 #include "config.h"
 #include "ctx.h"
 #include "event.h"
+#include "events.h"
 #include "log.h"
 #include "opt.h"
 #include "loop.h"
@@ -127,7 +128,7 @@ static void resolverd_ready(struct rsv_ctx *ctx)
 	log_info("%d resolvers on port %u (%s), %s %s", ctx->ninst, c->port,
 		 c->tcp ? "UDP and TCP" : "UDP",
 		 c->mode == RSV_MODE_ITERATE ? "iterating from the root hints" : "upstream", ups);
-	event_emit(ctx->stats.ev, "resolverd_ready", "{s:i, s:i, s:b, s:s, s:s}", "resolvers",
+	event_emit(ctx->stats.ev, EVENTS_RESOLVERD_READY, "{s:i, s:i, s:b, s:s, s:s}", "resolvers",
 		   ctx->ninst, "port", c->port, "tcp", c->tcp, "mode", mode,
 		   c->mode == RSV_MODE_ITERATE ? "root" : "upstream", ups);
 }

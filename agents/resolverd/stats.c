@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "events.h"
 #include "iter.h"
 #include "log.h"
 #include "msg.h"
@@ -66,7 +67,7 @@ void rsv_stats_period(struct rsv_ctx *ctx)
 
 		if (memcmp(&in->n, &in->last, sizeof(in->n)) == 0)
 			continue; /* a quiet period */
-		rsv_stats_one(ctx, in, "resolver_stats", &in->last);
+		rsv_stats_one(ctx, in, EVENTS_RESOLVER_STATS, &in->last);
 		in->last = in->n;
 	}
 	rsv_stats_flush(ctx);
@@ -82,7 +83,7 @@ void rsv_stats_summary(struct rsv_ctx *ctx)
 	for (int i = 0; i < ctx->ninst; i++) {
 		const uint64_t *x = rsv_counts_array(&ctx->inst[i].n);
 
-		rsv_stats_one(ctx, &ctx->inst[i], "resolver_summary", NULL);
+		rsv_stats_one(ctx, &ctx->inst[i], EVENTS_RESOLVER_SUMMARY, NULL);
 		for (size_t k = 0; k < RSV_NCOUNTS; k++)
 			t[k] += x[k];
 		entries += ctx->inst[i].cache.count;
@@ -99,7 +100,7 @@ void rsv_stats_summary(struct rsv_ctx *ctx)
 	json_object_set_new(o, "resolvers", json_integer(ctx->ninst));
 	rsv_counts_json(o, &total, NULL);
 	json_object_set_new(o, "entries", json_integer(entries));
-	event_emit(ctx->stats.ev, "resolverd_summary", "o", o);
+	event_emit(ctx->stats.ev, EVENTS_RESOLVERD_SUMMARY, "o", o);
 }
 
 void rsv_stats_attempt(struct rsv_ctx *ctx, const struct rsv_pending *p, const char *result,

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "events.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -62,20 +63,20 @@ void routed_control_handle(struct routed *rd, const char *buf, size_t len,
 	case RIB_APPLIED:
 		rd->applied++;
 		log_info("route %s via %s metric %u for site %s", prefix, via, res.metric, m.site);
-		event_emit(rd->ev, "route_applied", "{s:s, s:s, s:s, s:I}", "site", m.site,
+		event_emit(rd->ev, EVENTS_ROUTE_APPLIED, "{s:s, s:s, s:s, s:I}", "site", m.site,
 			   "prefix", prefix, "via", via, "metric", (json_int_t)res.metric);
 		break;
 	case RIB_WITHDRAWN:
 		rd->withdrawn++;
 		log_info("route %s via %s withdrawn by site %s", prefix, via, m.site);
-		event_emit(rd->ev, "route_withdrawn", "{s:s, s:s, s:s}", "site", m.site, "prefix",
-			   prefix, "via", via);
+		event_emit(rd->ev, EVENTS_ROUTE_WITHDRAWN, "{s:s, s:s, s:s}", "site", m.site,
+			   "prefix", prefix, "via", via);
 		break;
 	case RIB_ERROR:
 		rd->errors++;
 		log_warnx("%s %s %s from %s: %s", m.withdraw ? "withdraw" : "announce", m.site,
 			  prefix, src, res.error);
-		event_emit(rd->ev, "route_error", "{s:s, s:s, s:s}", "site", m.site, "prefix",
+		event_emit(rd->ev, EVENTS_ROUTE_ERROR, "{s:s, s:s, s:s}", "site", m.site, "prefix",
 			   prefix, "error", res.error);
 		break;
 	}
@@ -99,7 +100,7 @@ static void routed_on_expired(void *arg, const struct rib_entry *e, const struct
 	if (res->outcome == RIB_ERROR) {
 		rd->errors++;
 		log_warnx("expire %s %s via %s: %s", e->site, prefix, via, res->error);
-		event_emit(rd->ev, "route_error", "{s:s, s:s, s:s}", "site", e->site, "prefix",
+		event_emit(rd->ev, EVENTS_ROUTE_ERROR, "{s:s, s:s, s:s}", "site", e->site, "prefix",
 			   prefix, "error", res->error);
 		return;
 	}
@@ -109,11 +110,11 @@ static void routed_on_expired(void *arg, const struct rib_entry *e, const struct
 		 (double)rd->hold_ns / NSEC_PER_SEC,
 		 res->outcome == RIB_WITHDRAWN ? "" : ", already gone from the kernel");
 	/* stamped when the timer decided, before the kernel call */
-	event_emit_at(rd->ev, x->real_ns, "route_expired", "{s:s, s:s, s:s, s:I, s:I, s:f, s:b}",
-		      "site", e->site, "prefix", prefix, "via", via, "metric",
-		      (json_int_t)e->metric, "last_t", (json_int_t)(x->real_ns - silent_ns),
-		      "silent_s", (double)silent_ns / NSEC_PER_SEC, "deleted",
-		      res->outcome == RIB_WITHDRAWN);
+	event_emit_at(rd->ev, x->real_ns, EVENTS_ROUTE_EXPIRED,
+		      "{s:s, s:s, s:s, s:I, s:I, s:f, s:b}", "site", e->site, "prefix", prefix,
+		      "via", via, "metric", (json_int_t)e->metric, "last_t",
+		      (json_int_t)(x->real_ns - silent_ns), "silent_s",
+		      (double)silent_ns / NSEC_PER_SEC, "deleted", res->outcome == RIB_WITHDRAWN);
 }
 
 void routed_control_expire(struct routed *rd, int64_t now_ns)

@@ -23,9 +23,11 @@
 
 #include "acl.h"
 #include "addr.h"
+#include "addrplan.h"
 #include "announce.h"
 #include "control.h"
 #include "event.h"
+#include "events.h"
 #include "kroute.h"
 #include "log.h"
 #include "loop.h"
@@ -69,7 +71,8 @@ static void routed_usage(FILE *fp)
 		"  -a SITE=ADDR,via=NEXTHOP,hops=N\n"
 		"                  the same, for a site behind other routers: its route goes\n"
 		"                  via NEXTHOP at metric N * 16777216 + the announced one\n"
-		"  -P PREFIX       accept announcements only of PREFIX, e.g. 198.19.0.1/32;\n"
+		"  -P PREFIX       accept announcements only of PREFIX, e.g. " ADDRPLAN_SERVICE_TEXT
+		"/32;\n"
 		"                  repeatable. Without -P: any prefix (the lab always gives -P)\n"
 		"  -n NODE         lab node, written into every event (default: routed)\n"
 		"  -e FILE         JSON Lines event file (default: standard output)\n"
@@ -123,7 +126,7 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 	    {OPT_CALL('a', routed_opt_sender, &o->acl,
 		      "ADDR, SITE=ADDR[,via=NEXTHOP][,hops=0-255] or none (at most 256)")},
 	    {OPT_CALL('P', routed_opt_prefix, &o->acl,
-		      "an IPv4 PREFIX such as 198.19.0.1/32 (at most 256)")},
+		      "an IPv4 PREFIX such as " ADDRPLAN_SERVICE_TEXT "/32 (at most 256)")},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
 	};
@@ -309,9 +312,9 @@ out:
 		    "%llu expired, %llu errors",
 		    rd->messages, rd->bad, rd->rejected, rd->applied, rd->withdrawn, rd->expired,
 		    rd->errors);
-		event_emit(ev, "routed_summary", "{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "messages",
-			   (json_int_t)rd->messages, "bad", (json_int_t)rd->bad, "rejected",
-			   (json_int_t)rd->rejected, "applied", (json_int_t)rd->applied,
+		event_emit(ev, EVENTS_ROUTED_SUMMARY, "{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			   "messages", (json_int_t)rd->messages, "bad", (json_int_t)rd->bad,
+			   "rejected", (json_int_t)rd->rejected, "applied", (json_int_t)rd->applied,
 			   "withdrawn", (json_int_t)rd->withdrawn, "expired",
 			   (json_int_t)rd->expired, "errors", (json_int_t)rd->errors);
 		close(rm->fd);

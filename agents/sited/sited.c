@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "events.h"
 #include "log.h"
 #include "opt.h"
 #include "loop.h"
@@ -108,7 +109,8 @@ static void sited_on_drain(struct loop *loop, int fd, uint32_t events, void *arg
 	if (d->srv->draining == was)
 		return;
 	log_info("site %s %s", d->site, was ? "undrained" : "draining");
-	event_emit(d->ev, was ? "sited_undrained" : "sited_draining", "{s:s}", "site", d->site);
+	event_emit(d->ev, was ? EVENTS_SITED_UNDRAINED : EVENTS_SITED_DRAINING, "{s:s}", "site",
+		   d->site);
 }
 
 int main(int argc, char **argv)
@@ -149,7 +151,7 @@ int main(int argc, char **argv)
 	}
 	log_info("site %s answering on %s:%u", o.site, inet_ntoa(o.addr.sin_addr),
 		 ntohs(o.addr.sin_port));
-	event_emit(ev, "sited_ready", "{s:s, s:i}", "site", o.site, "port",
+	event_emit(ev, EVENTS_SITED_READY, "{s:s, s:i}", "site", o.site, "port",
 		   (int)ntohs(o.addr.sin_port));
 	if (loop_run(loop) == -1)
 		goto out;
@@ -159,8 +161,8 @@ out:
 		log_info(
 		    "requests %llu replies %llu bad %llu", (unsigned long long)srv.counts.requests,
 		    (unsigned long long)srv.counts.replies, (unsigned long long)srv.counts.bad);
-		event_emit(ev, "sited_summary", "{s:s, s:I, s:I, s:I}", "site", o.site, "requests",
-			   (json_int_t)srv.counts.requests, "replies",
+		event_emit(ev, EVENTS_SITED_SUMMARY, "{s:s, s:I, s:I, s:I}", "site", o.site,
+			   "requests", (json_int_t)srv.counts.requests, "replies",
 			   (json_int_t)srv.counts.replies, "bad", (json_int_t)srv.counts.bad);
 	}
 	sited_server_close(&srv);

@@ -1,6 +1,6 @@
 /*
  * The clocks of a run directory: loading it, and the whole analysis; see
- * clocks.h. The readers of each kind of file are in clocks_events.c,
+ * clocks.h and clocks_input.h. The readers of each kind of file are in clocks_events.c,
  * clocks_csv.c and clocks_pcap.c; the arithmetic in clocks_anycast.c,
  * clocks_dns.c and clocks_scheme.c.
  */

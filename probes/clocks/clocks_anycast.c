@@ -1,7 +1,7 @@
 /*
  * The anycast clocks (docs/clocks.md), computed from a loaded run with no
  * I/O. The scheme's requests are those of client ids 1 to
- * CLOCKS_DNS_CLIENT_BASE - 1 sent to the service prefix. Every time is
+ * WIRE_DNS_CLIENT_BASE - 1 sent to the service prefix. Every time is
  * compared with t0, the t of site_failed:
  *
  *   detect   first declared_dead of the failed site by its own prober (the
@@ -20,6 +20,8 @@
  * (clocks_scheme.c). A clock whose event never came stays CLOCKS_NONE, with
  * a warning.
  */
+#include "clocks_result.h"
+
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>

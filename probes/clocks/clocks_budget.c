@@ -13,21 +13,24 @@
  * links the two. Each is a share of the monthly budget of the SLO. Pure
  * arithmetic, no I/O.
  */
+#include "clocks_budget.h"
+
 #include <math.h>
 #include <string.h>
 
-#include "clocks.h"
+#include "clocks_input.h"
+#include "clocks_result.h"
 #include "timeutil.h"
 
-static double budget_ratio(double num, double den)
+static double clocks_budget_ratio(double num, double den)
 {
 	return den > 0 ? num / den : -1;
 }
 
-/* budget_window_records: the scheme's records sent in (t0, t0 + window],
+/* clocks_budget_window_records: the scheme's records sent in (t0, t0 + window],
  * and the failed ones among them */
-static void budget_window_records(const struct clocks_input *in, const struct clocks_result *r,
-				  struct clocks_budget *b)
+static void clocks_budget_window_records(const struct clocks_input *in,
+					 const struct clocks_result *r, struct clocks_budget *b)
 {
 	int64_t t0 = in->failure.t0_ns;
 	enum clocks_scheme scheme =
@@ -65,14 +68,17 @@ void clocks_budget(const struct clocks_input *in, const struct clocks_result *r,
 	b->share_downtime = b->share_window = -1;
 
 	if (b->sent != CLOCKS_NONE && b->traffic_ns != CLOCKS_NONE)
-		b->rate_per_s = budget_ratio((double)b->sent, (double)b->traffic_ns / NSEC_PER_SEC);
+		b->rate_per_s =
+		    clocks_budget_ratio((double)b->sent, (double)b->traffic_ns / NSEC_PER_SEC);
 	if (b->failed != CLOCKS_NONE && b->rate_per_s > 0)
 		b->downtime_s = (double)b->failed / b->rate_per_s;
 	if (b->downtime_s >= 0)
-		b->share_downtime = budget_ratio(b->downtime_s, b->budget_s);
+		b->share_downtime = clocks_budget_ratio(b->downtime_s, b->budget_s);
 	if (b->window_ns != CLOCKS_NONE)
-		b->share_window = budget_ratio((double)b->window_ns / NSEC_PER_SEC, b->budget_s);
-	budget_window_records(in, r, b);
+		b->share_window =
+		    clocks_budget_ratio((double)b->window_ns / NSEC_PER_SEC, b->budget_s);
+	clocks_budget_window_records(in, r, b);
 	if (b->window_sent != CLOCKS_NONE)
-		b->window_lost = budget_ratio((double)b->window_failed, (double)b->window_sent);
+		b->window_lost =
+		    clocks_budget_ratio((double)b->window_failed, (double)b->window_sent);
 }

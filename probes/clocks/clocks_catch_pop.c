@@ -4,7 +4,7 @@
  * site that answered its last answered request sent before t0) and after
  * (the site that answered most of its answered requests sent after the
  * routers converged), counted by the pair (by the triple, with during, when
- * the site was recovered: clocks_catch.c); see clocks.h (struct
+ * the site was recovered: clocks_catch.c); see clocks_fib.h (struct
  * clocks_catch_pop). A logical client sends about a request a second, so
  * its last one before t0 stands for the process client's last 20.
  */

@@ -6,13 +6,15 @@
  * scheme's traffic still sent to the dead site. The buckets of a scheme add
  * up to its captured_after_t0 and lost_capture. Pure computation, no I/O.
  */
+#include "clocks_decay.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "clocks_int.h"
 #include "timeutil.h"
 
-#define DECAY_MIN_BUCKETS 50
+#define CLOCKS_DECAY_MIN_BUCKETS 50
 
 int64_t clocks_bucket_of(int64_t rel_ns, int64_t width_ns)
 {
@@ -27,21 +29,21 @@ int64_t clocks_decay_auto_bucket(int64_t obs_ns)
 	static const int64_t widths[] = {NSEC_PER_SEC, 100 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC};
 
 	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++)
-		if (obs_ns / widths[i] >= DECAY_MIN_BUCKETS)
+		if (obs_ns / widths[i] >= CLOCKS_DECAY_MIN_BUCKETS)
 			return widths[i];
 	return 10 * NSEC_PER_MSEC;
 }
 
-static const struct clocks_flows *const decay_flows[CLOCKS_NSCHEMES] = {
+static const struct clocks_flows *const clocks_decay_flows[CLOCKS_NSCHEMES] = {
     &clocks_anycast_flows,
     &clocks_dns_flows,
 };
 
-/* decay_fill: one scheme's counts over every site capture; with xs, each
+/* clocks_decay_fill: one scheme's counts over every site capture; with xs, each
  * request to the dead site given its cause */
-static void decay_fill(const struct clocks_input *in, const struct clocks_flows *fl,
-		       struct clocks_decay *d, struct clocks_decay_series *s,
-		       struct clocks_explain_scheme *xs)
+static void clocks_decay_fill(const struct clocks_input *in, const struct clocks_flows *fl,
+			      struct clocks_decay *d, struct clocks_decay_series *s,
+			      struct clocks_explain_scheme *xs)
 {
 	int64_t t0 = in->failure.t0_ns;
 
@@ -73,8 +75,8 @@ static void decay_fill(const struct clocks_input *in, const struct clocks_flows 
 	}
 }
 
-/* decay_fill_rsv: the DNS curve of each [resolver] node's clients */
-static int decay_fill_rsv(const struct clocks_input *in, struct clocks_decay *d)
+/* clocks_decay_fill_rsv: the DNS curve of each [resolver] node's clients */
+static int clocks_decay_fill_rsv(const struct clocks_input *in, struct clocks_decay *d)
 {
 	const struct clocks_flows *fl = &clocks_dns_flows;
 	int64_t t0 = in->failure.t0_ns;
@@ -106,7 +108,7 @@ static int decay_fill_rsv(const struct clocks_input *in, struct clocks_decay *d)
 	return 0;
 }
 
-static int decay_has_capture(const struct clocks_input *in)
+static int clocks_decay_has_capture(const struct clocks_input *in)
 {
 	for (size_t i = 0; i < in->ncaptures; i++)
 		if (strcmp(in->captures[i].label, in->failure.site) == 0)
@@ -161,8 +163,9 @@ int clocks_decay_explain(const struct clocks_input *in, int64_t bucket_ns, struc
 			snprintf(err, errlen, "decay: out of memory for %zu buckets", d->n);
 			return -1;
 		}
-		s->known = decay_has_capture(in) &&
-			   (decay_flows[i]->scheme != CLOCKS_SCHEME_DNS || in->failure.has_address);
+		s->known =
+		    clocks_decay_has_capture(in) &&
+		    (clocks_decay_flows[i]->scheme != CLOCKS_SCHEME_DNS || in->failure.has_address);
 		if (ex && ex->s[i].present && s->known) {
 			for (int k = 0; k < CLOCKS_CAUSES; k++)
 				if ((s->cause[k] = calloc(d->n, sizeof(*s->cause[k]))) == NULL) {
@@ -172,8 +175,8 @@ int clocks_decay_explain(const struct clocks_input *in, int64_t bucket_ns, struc
 				}
 		}
 		if (s->known)
-			decay_fill(in, decay_flows[i], d, s,
-				   ex && ex->s[i].present && s->cause[0] ? &ex->s[i] : NULL);
+			clocks_decay_fill(in, clocks_decay_flows[i], d, s,
+					  ex && ex->s[i].present && s->cause[0] ? &ex->s[i] : NULL);
 	}
 	if (ex)
 		clocks_explain_finish(in, res, nres, d, ex);
@@ -190,7 +193,7 @@ int clocks_decay_explain(const struct clocks_input *in, int64_t bucket_ns, struc
 			goto nomem;
 		d->rsv[k].known = d->s[1].known;
 	}
-	if (d->s[1].known && decay_fill_rsv(in, d) == -1)
+	if (d->s[1].known && clocks_decay_fill_rsv(in, d) == -1)
 		goto nomem;
 	return 0;
 nomem:
@@ -215,7 +218,7 @@ void clocks_decay_free(struct clocks_decay *d)
 	memset(d, 0, sizeof(*d));
 }
 
-#define DECAY_SHORT_RUN (120 * NSEC_PER_SEC) /* marks under 15 s up to this */
+#define CLOCKS_DECAY_SHORT_RUN (120 * NSEC_PER_SEC) /* marks under 15 s up to this */
 
 int clocks_decay_marks(const struct clocks_decay *d, int64_t limit, int64_t *marks, int *end)
 {
@@ -231,7 +234,7 @@ int clocks_decay_marks(const struct clocks_decay *d, int64_t limit, int64_t *mar
 		int64_t m = marks_ms[i] * NSEC_PER_MSEC;
 
 		if (m > limit || m < d->bucket_ns ||
-		    (m < 15 * NSEC_PER_SEC && d->end_ns > DECAY_SHORT_RUN))
+		    (m < 15 * NSEC_PER_SEC && d->end_ns > CLOCKS_DECAY_SHORT_RUN))
 			continue;
 		marks[n++] = m;
 		at_end |= m == limit / d->bucket_ns * d->bucket_ns;

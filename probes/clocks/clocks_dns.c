@@ -1,7 +1,7 @@
 /*
  * The DNS steering clocks (docs/clocks.md), computed from a loaded run with
  * no I/O. The scheme's requests are those of client ids
- * CLOCKS_DNS_CLIENT_BASE and up: the flows the clients send to whatever
+ * WIRE_DNS_CLIENT_BASE and up: the flows the clients send to whatever
  * authd handed them. The dead site's own address A is site_failed's
  * "address". Every time is compared with t0:
  *
@@ -18,6 +18,8 @@
  * what steering by DNS costs the authoritative servers. The request counts
  * are clocks_scheme.c's.
  */
+#include "clocks_result.h"
+
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +34,7 @@ static int clocks_to_address(const struct clocks_input *in, const struct clocks_
 const struct clocks_flows clocks_dns_flows = {
     .scheme = CLOCKS_SCHEME_DNS,
     .name = "dns",
-    .what = "DNS-steered flows (client ids from 100000)",
+    .what = "DNS-steered flows (client ids from " WIRE_DNS_CLIENT_BASE_TEXT ")",
     .is_flow = NULL,
     .to_dead = clocks_to_address,
 };

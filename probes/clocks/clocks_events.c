@@ -12,6 +12,8 @@
  * with an integer "t" and a string "event"; an event the clocks use must
  * carry its fields, or the read fails naming the file and line.
  */
+#include "clocks_events.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
@@ -21,6 +23,7 @@
 
 #include "announce.h"
 #include "clocks_int.h"
+#include "events.h"
 
 /* where a line came from, for error messages */
 struct clocks_line {
@@ -273,7 +276,7 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 	struct clocks_failure f;
 	json_t *port, *v;
 
-	if (strcmp(l->event, "lab_up") == 0) {
+	if (strcmp(l->event, EVENTS_LAB_UP) == 0) {
 		if (in->lab[0] != '\0')
 			return 0;
 		if (clocks_get_name(l, "lab", in->lab) == -1 || clocks_lab_addresses(in, l) == -1)
@@ -285,7 +288,7 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 		    json_integer_value(port) > 65535)
 			return clocks_fail(l, "has no port number in", "port");
 		in->port = (uint16_t)json_integer_value(port);
-	} else if (strcmp(l->event, "site_failed") == 0) {
+	} else if (strcmp(l->event, EVENTS_SITE_FAILED) == 0) {
 		memset(&f, 0, sizeof(f));
 		f.t0_ns = l->t;
 		if (clocks_get_name(l, "site", f.site) == -1 ||
@@ -339,7 +342,7 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 		in->failures[in->nfailures++] = f;
 		if (in->failure.site[0] == '\0')
 			in->failure = f;
-	} else if (strcmp(l->event, "traffic_started") == 0) {
+	} else if (strcmp(l->event, EVENTS_TRAFFIC_STARTED) == 0) {
 		v = json_object_get(l->obj, "duration_ns");
 		if (!json_is_integer(v) || json_integer_value(v) < 0)
 			return clocks_fail(l, "has no duration (integer >= 0) in", "duration_ns");
@@ -363,7 +366,7 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 			if (!has)
 				in->fail_jitter_ns = CLOCKS_NONE;
 		}
-	} else if (strcmp(l->event, "traffic_stopped") == 0) {
+	} else if (strcmp(l->event, EVENTS_TRAFFIC_STOPPED) == 0) {
 		if (in->traffic_stop_ns == CLOCKS_NONE) {
 			v = json_object_get(l->obj, "interrupted");
 			in->traffic_stop_ns = l->t;
@@ -375,12 +378,12 @@ static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l
 			in->traffic_stopped_by_down =
 			    json_is_string(v) && strcmp(json_string_value(v), "down") == 0;
 		}
-	} else if (strcmp(l->event, "lab_stopping") == 0) {
+	} else if (strcmp(l->event, EVENTS_LAB_STOPPING) == 0) {
 		if (in->lab_stopping_ns == CLOCKS_NONE)
 			in->lab_stopping_ns = l->t;
-	} else if (strcmp(l->event, "agent_exited") == 0) {
+	} else if (strcmp(l->event, EVENTS_AGENT_EXITED) == 0) {
 		return clocks_exit_event(in, l);
-	} else if (strcmp(l->event, "event_applied") == 0) {
+	} else if (strcmp(l->event, EVENTS_EVENT_APPLIED) == 0) {
 		return clocks_hit_event(in, l);
 	}
 	return 0;
@@ -391,11 +394,11 @@ static int clocks_prober_event(struct clocks_input *in, const struct clocks_line
 	struct clocks_dead **arr, *d;
 	size_t *n, *cap;
 
-	if (strcmp(l->event, "declared_dead") == 0) {
+	if (strcmp(l->event, EVENTS_DECLARED_DEAD) == 0) {
 		arr = &in->dead, n = &in->ndead, cap = &in->capdead;
-	} else if (strcmp(l->event, "declared_alive") == 0) { /* for fail-back */
+	} else if (strcmp(l->event, EVENTS_DECLARED_ALIVE) == 0) { /* for fail-back */
 		arr = &in->alive, n = &in->nalive, cap = &in->capalive;
-	} else if (strcmp(l->event, "route_expired") == 0) { /* routed's hold timer */
+	} else if (strcmp(l->event, EVENTS_ROUTE_EXPIRED) == 0) { /* routed's hold timer */
 		arr = &in->expired, n = &in->nexpired, cap = &in->capexpired;
 	} else {
 		return 0;
@@ -504,7 +507,7 @@ static int clocks_route_event(struct clocks_input *in, const struct clocks_line 
 	r = &in->routes[in->nroutes];
 	memset(r, 0, sizeof(*r));
 	r->t_ns = l->t;
-	r->deleted = strcmp(l->event, "route_deleted") == 0;
+	r->deleted = strcmp(l->event, EVENTS_ROUTE_DELETED) == 0;
 	snprintf(r->node, sizeof(r->node), "%s", l->node);
 	metric = json_object_get(l->obj, "metric");
 	if (json_is_integer(metric)) {
@@ -560,7 +563,7 @@ static int clocks_mloss_event(struct clocks_input *in, const struct clocks_line 
 	m = &in->mlosses[in->nmlosses++];
 	memset(m, 0, sizeof(*m));
 	m->t_ns = l->t;
-	m->stopped = strcmp(l->event, "route_monitor_error") == 0;
+	m->stopped = strcmp(l->event, EVENTS_ROUTE_MONITOR_ERROR) == 0;
 	snprintf(m->node, sizeof(m->node), "%s", l->node);
 	return 0;
 }
@@ -642,17 +645,18 @@ static int clocks_collector_event(struct clocks_input *in, const struct clocks_l
 {
 	/* a router's FIB is its collector's (with -P, the service prefix);
 	 * collector-dns, beside it, watches the same FIB */
-	if ((strcmp(l->event, "route_deleted") == 0 || strcmp(l->event, "route_added") == 0) &&
+	if ((strcmp(l->event, EVENTS_ROUTE_DELETED) == 0 ||
+	     strcmp(l->event, EVENTS_ROUTE_ADDED) == 0) &&
 	    strcmp(l->agent, "collector") == 0)
 		return clocks_route_event(in, l);
-	if (strcmp(l->event, "capture_stats") == 0)
+	if (strcmp(l->event, EVENTS_CAPTURE_STATS) == 0)
 		return clocks_stats_event(in, l);
-	if (strcmp(l->event, "capture_ready") == 0)
+	if (strcmp(l->event, EVENTS_CAPTURE_READY) == 0)
 		return clocks_ready_event(in, l);
-	if (strcmp(l->event, "capture_error") == 0)
+	if (strcmp(l->event, EVENTS_CAPTURE_ERROR) == 0)
 		return clocks_cerror_event(in, l);
-	if ((strcmp(l->event, "route_monitor_overrun") == 0 ||
-	     strcmp(l->event, "route_monitor_error") == 0) &&
+	if ((strcmp(l->event, EVENTS_ROUTE_MONITOR_OVERRUN) == 0 ||
+	     strcmp(l->event, EVENTS_ROUTE_MONITOR_ERROR) == 0) &&
 	    strcmp(l->agent, "collector") == 0)
 		return clocks_mloss_event(in, l);
 	return 0;
@@ -686,9 +690,9 @@ static int clocks_rejected_event(struct clocks_input *in, const struct clocks_li
 
 static int clocks_routed_event(struct clocks_input *in, const struct clocks_line *l)
 {
-	if (strcmp(l->event, "control_rejected") == 0)
+	if (strcmp(l->event, EVENTS_CONTROL_REJECTED) == 0)
 		return clocks_rejected_event(in, l, "routed");
-	if (strcmp(l->event, "route_expired") == 0) {
+	if (strcmp(l->event, EVENTS_ROUTE_EXPIRED) == 0) {
 		json_t *d = json_object_get(l->obj, "deleted");
 
 		if (!json_is_boolean(d))
@@ -793,15 +797,15 @@ static int clocks_answer_event(struct clocks_input *in, const struct clocks_line
 
 static int clocks_client_event(struct clocks_input *in, const struct clocks_line *l)
 {
-	int started = strcmp(l->event, "client_started") == 0, known = 1;
+	int started = strcmp(l->event, EVENTS_CLIENT_STARTED) == 0, known = 1;
 	struct clocks_client *c;
 	json_t *id, *rate;
 
-	if (strcmp(l->event, "dns_resolution") == 0)
+	if (strcmp(l->event, EVENTS_DNS_RESOLUTION) == 0)
 		return clocks_resolution_event(in, l);
-	if (strcmp(l->event, "dns_answer") == 0)
+	if (strcmp(l->event, EVENTS_DNS_ANSWER) == 0)
 		return clocks_answer_event(in, l);
-	if (!started && strcmp(l->event, "client_summary") != 0)
+	if (!started && strcmp(l->event, EVENTS_CLIENT_SUMMARY) != 0)
 		return 0;
 	id = json_object_get(l->obj, "client");
 	if (!json_is_integer(id) || json_integer_value(id) < 0 ||
@@ -849,7 +853,7 @@ static int clocks_authd_event(struct clocks_input *in, const struct clocks_line 
 	struct clocks_answer *a;
 	json_t *v;
 
-	if (strcmp(l->event, "health_changed") == 0) {
+	if (strcmp(l->event, EVENTS_HEALTH_CHANGED) == 0) {
 		if (clocks_grow((void **)&in->health, &in->caphealth, in->nhealth,
 				sizeof(*in->health)) == -1)
 			return clocks_fail(l, "cannot be stored:", "out of memory");
@@ -863,9 +867,9 @@ static int clocks_authd_event(struct clocks_input *in, const struct clocks_line 
 			return clocks_fail(l, "has no boolean", "healthy");
 		h->healthy = json_is_true(v);
 		in->nhealth++;
-	} else if (strcmp(l->event, "control_rejected") == 0) {
+	} else if (strcmp(l->event, EVENTS_CONTROL_REJECTED) == 0) {
 		return clocks_rejected_event(in, l, "authd");
-	} else if (strcmp(l->event, "answer_changed") == 0) {
+	} else if (strcmp(l->event, EVENTS_ANSWER_CHANGED) == 0) {
 		if (clocks_grow((void **)&in->answers, &in->capanswers, in->nanswers,
 				sizeof(*in->answers)) == -1)
 			return clocks_fail(l, "cannot be stored:", "out of memory");

@@ -1,6 +1,6 @@
 /*
  * What held each scheme at the dead site, and which left it first
- * (clocks.h, struct clocks_explain; docs/clocks.md, "Explain"). Before the
+ * (clocks_explain.h, struct clocks_explain; docs/clocks.md, "Explain"). Before the
  * pass over the requests, each client's causes are laid out in time, a
  * list of segments (until when, which cause and who) built from the run's
  * events alone: the anycast clients' from the detect clock and their
@@ -11,6 +11,8 @@
  * table lookup and a cursor, for those requests only. Pure computation,
  * no I/O.
  */
+#include "clocks_explain.h"
+
 #include <arpa/inet.h>
 #include <math.h>
 #include <stdarg.h>
@@ -59,9 +61,10 @@ struct clocks_explain_map {
 	} hot[256];
 };
 
-/* explain_entry: the entry (cause, who) of xs, added if new; the "other"
+/* clocks_explain_entry: the entry (cause, who) of xs, added if new; the "other"
  * one when full */
-static int explain_entry(struct clocks_explain_scheme *xs, enum clocks_cause cause, const char *who)
+static int clocks_explain_entry(struct clocks_explain_scheme *xs, enum clocks_cause cause,
+				const char *who)
 {
 	for (int i = 0; i < xs->n; i++)
 		if (xs->e[i].cause == cause && strcmp(xs->e[i].who, who) == 0)
@@ -69,7 +72,7 @@ static int explain_entry(struct clocks_explain_scheme *xs, enum clocks_cause cau
 	if (xs->n == CLOCKS_EXPLAIN_MAX) {
 		if (cause == CLOCKS_CAUSE_OTHER)
 			return xs->n - 1;
-		return explain_entry(xs, CLOCKS_CAUSE_OTHER, "(more)");
+		return clocks_explain_entry(xs, CLOCKS_CAUSE_OTHER, "(more)");
 	}
 	xs->e[xs->n].cause = cause;
 	snprintf(xs->e[xs->n].who, sizeof(xs->e[0].who), "%s", who);
@@ -79,8 +82,9 @@ static int explain_entry(struct clocks_explain_scheme *xs, enum clocks_cause cau
 	return xs->n++;
 }
 
-/* explain_client: the map's client of id (pop: a population's base), added */
-static struct clocks_xclient *explain_client(struct clocks_explain_map *m, uint32_t id, int pop)
+/* clocks_explain_client: the map's client of id (pop: a population's base), added */
+static struct clocks_xclient *clocks_explain_client(struct clocks_explain_map *m, uint32_t id,
+						    int pop)
 {
 	struct clocks_xclient *c;
 
@@ -101,9 +105,9 @@ static struct clocks_xclient *explain_client(struct clocks_explain_map *m, uint3
 	return c;
 }
 
-/* explain_seg: the client's time up to until_ns held by entry (a segment
+/* clocks_explain_seg: the client's time up to until_ns held by entry (a segment
  * that ends no later than the previous one is dropped) */
-static int explain_seg(struct clocks_xclient *c, int64_t until_ns, int entry)
+static int clocks_explain_seg(struct clocks_xclient *c, int64_t until_ns, int entry)
 {
 	if (c->nseg && c->seg[c->nseg - 1].until_ns >= until_ns)
 		return 0;
@@ -124,7 +128,7 @@ static int explain_seg(struct clocks_xclient *c, int64_t until_ns, int entry)
 	return 0;
 }
 
-static int explain_cmp(const void *a, const void *b)
+static int clocks_explain_cmp(const void *a, const void *b)
 {
 	const struct clocks_xclient *x = a, *y = b;
 
@@ -132,7 +136,7 @@ static int explain_cmp(const void *a, const void *b)
 }
 
 /* explain_node: the node of client id (its agent's client_started) */
-static const struct clocks_client *explain_info(const struct clocks_input *in, uint32_t id)
+static const struct clocks_client *clocks_explain_info(const struct clocks_input *in, uint32_t id)
 {
 	uint32_t agent = wire_agent_of(id);
 
@@ -142,10 +146,10 @@ static const struct clocks_client *explain_info(const struct clocks_input *in, u
 	return NULL;
 }
 
-/* explain_router: the router the client node is linked to (topology.ini's
+/* clocks_explain_router: the router the client node is linked to (topology.ini's
  * link key), or the only router with FIB clocks; "" unknown */
-static const char *explain_router(const struct clocks_input *in, const struct clocks_fib *fib,
-				  const char *node)
+static const char *clocks_explain_router(const struct clocks_input *in,
+					 const struct clocks_fib *fib, const char *node)
 {
 	for (int k = 0; node && k < in->dnstopo.nclients; k++)
 		if (strcmp(in->dnstopo.clients[k].name, node) == 0 &&
@@ -157,14 +161,14 @@ static const char *explain_router(const struct clocks_input *in, const struct cl
 }
 
 /* the routers' times the route stopped leading to the site, asked once */
-struct explain_left {
+struct clocks_explain_left {
 	int n;
 	char router[CLOCKS_MAX_ROUTERS][CLOCKS_NAME_MAX];
 	int64_t at[CLOCKS_MAX_ROUTERS];
 };
 
-static int64_t explain_left_of(const struct clocks_input *in, const struct clocks_fib *fib,
-			       struct explain_left *l, const char *router)
+static int64_t clocks_explain_left_of(const struct clocks_input *in, const struct clocks_fib *fib,
+				      struct clocks_explain_left *l, const char *router)
 {
 	for (int i = 0; i < l->n; i++)
 		if (strcmp(l->router[i], router) == 0)
@@ -176,11 +180,11 @@ static int64_t explain_left_of(const struct clocks_input *in, const struct clock
 	return l->at[l->n++];
 }
 
-/* explain_ids: the scheme's clients, sorted: the result's own list (its
+/* clocks_explain_ids: the scheme's clients, sorted: the result's own list (its
  * last request to the dead site per client: no pass over the captures
  * again), else clocks_clients'. 0, or -1 (out of memory); free *ids */
-static int explain_ids(const struct clocks_input *in, const struct clocks_flows *fl,
-		       const struct clocks_result *r, uint32_t **ids, size_t *n)
+static int clocks_explain_ids(const struct clocks_input *in, const struct clocks_flows *fl,
+			      const struct clocks_result *r, uint32_t **ids, size_t *n)
 {
 	if (r->by_client == NULL)
 		return clocks_clients(in, fl, ids, n);
@@ -192,18 +196,18 @@ static int explain_ids(const struct clocks_input *in, const struct clocks_flows 
 	return 0;
 }
 
-/* explain_anycast: each anycast client's segments: detection (the site's
+/* clocks_explain_anycast: each anycast client's segments: detection (the site's
  * prober, or a router's hold timer), then its router's route still to the
  * site, then other (in flight) */
-static int explain_anycast(const struct clocks_input *in, const struct clocks_result *r,
-			   struct clocks_explain_scheme *xs)
+static int clocks_explain_anycast(const struct clocks_input *in, const struct clocks_result *r,
+				  struct clocks_explain_scheme *xs)
 {
-	struct explain_left *left = calloc(1, sizeof(*left));
+	struct clocks_explain_left *left = calloc(1, sizeof(*left));
 	uint32_t *ids = NULL;
 	size_t nids = 0;
 	int det = -1, rc = -1;
 
-	if (left == NULL || explain_ids(in, &clocks_anycast_flows, r, &ids, &nids) == -1)
+	if (left == NULL || clocks_explain_ids(in, &clocks_anycast_flows, r, &ids, &nids) == -1)
 		goto out;
 	if (r->detect_at_ns != CLOCKS_NONE) {
 		const char *who = in->failure.site;
@@ -212,12 +216,12 @@ static int explain_anycast(const struct clocks_input *in, const struct clocks_re
 		for (size_t i = 0; r->detect_by_hold && i < in->nexpired; i++)
 			if (in->expired[i].t_ns == r->detect_at_ns)
 				who = in->expired[i].node;
-		det = explain_entry(xs, r->detect_by_hold ? CLOCKS_CAUSE_HOLD : CLOCKS_CAUSE_DETECT,
-				    who);
+		det = clocks_explain_entry(
+		    xs, r->detect_by_hold ? CLOCKS_CAUSE_HOLD : CLOCKS_CAUSE_DETECT, who);
 	}
 	for (size_t i = 0; i < nids; i++) {
-		const struct clocks_client *info = explain_info(in, ids[i]);
-		const char *router = explain_router(in, r->fib, info ? info->node : NULL);
+		const struct clocks_client *info = clocks_explain_info(in, ids[i]);
+		const char *router = clocks_explain_router(in, r->fib, info ? info->node : NULL);
 		int pop = clocks_pop_of(ids[i]);
 		struct clocks_xclient *c;
 		int64_t until;
@@ -225,20 +229,22 @@ static int explain_anycast(const struct clocks_input *in, const struct clocks_re
 		if (pop && i && clocks_pop_of(ids[i - 1]) &&
 		    wire_agent_of(ids[i - 1]) == wire_agent_of(ids[i]))
 			continue; /* the population has its segments */
-		if ((c = explain_client(xs->map, pop ? wire_agent_of(ids[i]) : ids[i], pop)) ==
-		    NULL)
+		if ((c = clocks_explain_client(xs->map, pop ? wire_agent_of(ids[i]) : ids[i],
+					       pop)) == NULL)
 			goto out;
-		if (det >= 0 && explain_seg(c, r->detect_at_ns, det) == -1)
+		if (det >= 0 && clocks_explain_seg(c, r->detect_at_ns, det) == -1)
 			goto out;
-		until = router[0] && r->fib ? explain_left_of(in, r->fib, left, router) : INT64_MAX;
+		until = router[0] && r->fib ? clocks_explain_left_of(in, r->fib, left, router)
+					    : INT64_MAX;
 		if (until == CLOCKS_NONE)
 			until = in->failure.t0_ns; /* its router did not lead there */
-		if (explain_seg(
-			c, until,
-			explain_entry(xs, CLOCKS_CAUSE_ROUTING, router[0] ? router : "?")) == -1 ||
-		    explain_seg(c, INT64_MAX,
-				explain_entry(xs, CLOCKS_CAUSE_OTHER,
-					      info && info->node[0] ? info->node : "?")) == -1)
+		if (clocks_explain_seg(c, until,
+				       clocks_explain_entry(xs, CLOCKS_CAUSE_ROUTING,
+							    router[0] ? router : "?")) == -1 ||
+		    clocks_explain_seg(
+			c, INT64_MAX,
+			clocks_explain_entry(xs, CLOCKS_CAUSE_OTHER,
+					     info && info->node[0] ? info->node : "?")) == -1)
 			goto out;
 	}
 	rc = 0;
@@ -248,11 +254,11 @@ out:
 	return rc;
 }
 
-/* explain_cache: the name of the cache the client asks ("r1": its
+/* clocks_explain_cache: the name of the cache the client asks ("r1": its
  * [resolver] node and the cache's index), or "" when it asks no
  * [resolver] node (authd itself) */
-static void explain_cache(const struct clocks_input *in, const struct clocks_client *info,
-			  char *out, size_t len)
+static void clocks_explain_cache(const struct clocks_input *in, const struct clocks_client *info,
+				 char *out, size_t len)
 {
 	struct in_addr a;
 	int k;
@@ -264,8 +270,8 @@ static void explain_cache(const struct clocks_input *in, const struct clocks_cli
 	snprintf(out, len, "%s%u", in->dnstopo.rsv[k].name, (unsigned)(ntohl(a.s_addr) & 0xff));
 }
 
-/* explain_name_ttl: the steered name's TTL (topology.ini's [name]), -1 */
-static int64_t explain_name_ttl(const struct clocks_input *in, const struct clocks_result *r)
+/* clocks_explain_name_ttl: the steered name's TTL (topology.ini's [name]), -1 */
+static int64_t clocks_explain_name_ttl(const struct clocks_input *in, const struct clocks_result *r)
 {
 	const struct clocks_topo_dns *t = &in->dnstopo;
 
@@ -282,51 +288,52 @@ static int64_t explain_name_ttl(const struct clocks_input *in, const struct cloc
 /* a re-query's answer takes this long at most and the client still sends
  * to the address it has meanwhile (agents/client/dns.h): the cause before
  * it holds on; longer, the query went unanswered */
-#define EXPLAIN_REQUERY_NS (200 * NSEC_PER_MSEC)
+#define CLOCKS_EXPLAIN_REQUERY_NS (200 * NSEC_PER_MSEC)
 
-/* explain_dns_source: why the client got answer b, the dead site's
+/* clocks_explain_dns_source: why the client got answer b, the dead site's
  * address: a serve-stale answer; fresh from authd after t0 and before it
  * stopped handing the site out (detection: a full TTL, or no cache between);
  * else from its resolver's cache within the TTL, or (asking authd itself)
  * its own cache */
-static int explain_dns_source(const struct clocks_input *in, const struct clocks_result *r,
-			      struct clocks_explain_scheme *xs, const struct clocks_dns_answer *b,
-			      const char *cache, const char *node, int det, int64_t name_ttl)
+static int clocks_explain_dns_source(const struct clocks_input *in, const struct clocks_result *r,
+				     struct clocks_explain_scheme *xs,
+				     const struct clocks_dns_answer *b, const char *cache,
+				     const char *node, int det, int64_t name_ttl)
 {
 	int64_t steer = r->steer_at_ns == CLOCKS_NONE ? INT64_MAX : r->steer_at_ns;
 
 	if (b->stale)
-		return explain_entry(xs, CLOCKS_CAUSE_STALE, cache[0] ? cache : node);
+		return clocks_explain_entry(xs, CLOCKS_CAUSE_STALE, cache[0] ? cache : node);
 	if (det >= 0 && b->t_ns > in->failure.t0_ns && b->t_ns < steer &&
 	    (!cache[0] || name_ttl < 0 || b->ttl_s >= name_ttl))
 		return det;
 	if (cache[0])
-		return explain_entry(xs, CLOCKS_CAUSE_RESOLVER, cache);
-	return explain_entry(xs, CLOCKS_CAUSE_CLIENT, node);
+		return clocks_explain_entry(xs, CLOCKS_CAUSE_RESOLVER, cache);
+	return clocks_explain_entry(xs, CLOCKS_CAUSE_CLIENT, node);
 }
 
 int64_t clocks_steer_ttl_s(const struct clocks_input *in, const struct clocks_result *dns)
 {
-	return explain_name_ttl(in, dns);
+	return clocks_explain_name_ttl(in, dns);
 }
 
-/* explain_dns_client: a DNS process client's segments, answer by answer:
+/* clocks_explain_dns_client: a DNS process client's segments, answer by answer:
  * each answer of the dead site's address held by its source for the TTL,
  * then (a sticky client) by its stickiness, then by the query that went
  * unanswered; another site's answer ends it (a request to the dead site
  * just after is one in flight, under the cause before) */
-static int explain_dns_client(const struct clocks_input *in, const struct clocks_result *r,
-			      struct clocks_explain_scheme *xs, struct clocks_xclient *c,
-			      const struct clocks_client *info, int det, int64_t name_ttl)
+static int clocks_explain_dns_client(const struct clocks_input *in, const struct clocks_result *r,
+				     struct clocks_explain_scheme *xs, struct clocks_xclient *c,
+				     const struct clocks_client *info, int det, int64_t name_ttl)
 {
 	const char *node = info && info->node[0] ? info->node : "?";
 	int64_t sticky = info ? info->sticky_ns : 0, hold_end = 0;
-	int other = explain_entry(xs, CLOCKS_CAUSE_OTHER, node), last = other, dead = 0;
+	int other = clocks_explain_entry(xs, CLOCKS_CAUSE_OTHER, node), last = other, dead = 0;
 	char cache[CLOCKS_NAME_MAX + 8];
 	int noanswer;
 
-	explain_cache(in, info, cache, sizeof(cache));
-	noanswer = explain_entry(xs, CLOCKS_CAUSE_NOANSWER, cache[0] ? cache : node);
+	clocks_explain_cache(in, info, cache, sizeof(cache));
+	noanswer = clocks_explain_entry(xs, CLOCKS_CAUSE_NOANSWER, cache[0] ? cache : node);
 	for (size_t i = 0; i <= in->ndanswers; i++) {
 		const struct clocks_dns_answer *b = i < in->ndanswers ? &in->danswers[i] : NULL;
 		int64_t next = b ? b->t_ns : INT64_MAX, ttl_end, hold;
@@ -336,26 +343,27 @@ static int explain_dns_client(const struct clocks_input *in, const struct clocks
 			continue;
 		/* the time up to this answer, under the one before */
 		if (dead) {
-			if (explain_seg(c,
-					hold_end + EXPLAIN_REQUERY_NS < next
-					    ? hold_end + EXPLAIN_REQUERY_NS
-					    : next,
-					last) == -1 ||
-			    explain_seg(c, next, noanswer) == -1)
+			if (clocks_explain_seg(c,
+					       hold_end + CLOCKS_EXPLAIN_REQUERY_NS < next
+						   ? hold_end + CLOCKS_EXPLAIN_REQUERY_NS
+						   : next,
+					       last) == -1 ||
+			    clocks_explain_seg(c, next, noanswer) == -1)
 				return -1;
-		} else if (explain_seg(c, next, other) == -1) {
+		} else if (clocks_explain_seg(c, next, other) == -1) {
 			return -1;
 		}
 		if (b == NULL)
 			break;
 		if (b->addr.s_addr != in->failure.address.s_addr) {
 			/* in flight, a moment, then none to the dead site */
-			if (dead && explain_seg(c, b->t_ns + EXPLAIN_REQUERY_NS, last) == -1)
+			if (dead &&
+			    clocks_explain_seg(c, b->t_ns + CLOCKS_EXPLAIN_REQUERY_NS, last) == -1)
 				return -1;
 			dead = 0;
 			continue;
 		}
-		src = explain_dns_source(in, r, xs, b, cache, node, det, name_ttl);
+		src = clocks_explain_dns_source(in, r, xs, b, cache, node, det, name_ttl);
 		/* as the client keeps it (agents/client/dns.c): its TTL, or
 		 * its sticky time, at least 100 ms */
 		ttl_end = b->t_ns + (b->ttl_s * NSEC_PER_SEC > 100 * NSEC_PER_MSEC
@@ -363,12 +371,12 @@ static int explain_dns_client(const struct clocks_input *in, const struct clocks
 					 : 100 * NSEC_PER_MSEC);
 		hold = sticky > 0 ? sticky : b->ttl_s * NSEC_PER_SEC;
 		hold_end = b->t_ns + (hold > 100 * NSEC_PER_MSEC ? hold : 100 * NSEC_PER_MSEC);
-		if (explain_seg(c, ttl_end < hold_end ? ttl_end : hold_end, src) == -1)
+		if (clocks_explain_seg(c, ttl_end < hold_end ? ttl_end : hold_end, src) == -1)
 			return -1;
 		last = src;
 		if (sticky > 0 && hold_end > ttl_end) {
-			last = explain_entry(xs, CLOCKS_CAUSE_STICKY, node);
-			if (explain_seg(c, hold_end, last) == -1)
+			last = clocks_explain_entry(xs, CLOCKS_CAUSE_STICKY, node);
+			if (clocks_explain_seg(c, hold_end, last) == -1)
 				return -1;
 		}
 		dead = 1;
@@ -380,24 +388,24 @@ static int explain_dns_client(const struct clocks_input *in, const struct clocks
 	return 0;
 }
 
-/* explain_dns: each DNS client's segments; a population's by its agent:
+/* clocks_explain_dns: each DNS client's segments; a population's by its agent:
  * its sticky share sticky, the others its resolver's cache (their own
  * answers are not recorded one by one) */
-static int explain_dns(const struct clocks_input *in, const struct clocks_result *r,
-		       struct clocks_explain_scheme *xs)
+static int clocks_explain_dns(const struct clocks_input *in, const struct clocks_result *r,
+			      struct clocks_explain_scheme *xs)
 {
-	int64_t name_ttl = explain_name_ttl(in, r);
+	int64_t name_ttl = clocks_explain_name_ttl(in, r);
 	uint32_t *ids = NULL;
 	size_t nids = 0;
 	int det = -1, rc = -1;
 
-	if (explain_ids(in, &clocks_dns_flows, r, &ids, &nids) == -1)
+	if (clocks_explain_ids(in, &clocks_dns_flows, r, &ids, &nids) == -1)
 		return -1;
 	if (r->steer_at_ns != CLOCKS_NONE || r->detect_at_ns != CLOCKS_NONE)
-		det = explain_entry(xs, CLOCKS_CAUSE_DETECT,
-				    r->remote_prober[0] ? r->remote_prober : "authd");
+		det = clocks_explain_entry(xs, CLOCKS_CAUSE_DETECT,
+					   r->remote_prober[0] ? r->remote_prober : "authd");
 	for (size_t i = 0; i < nids; i++) {
-		const struct clocks_client *info = explain_info(in, ids[i]);
+		const struct clocks_client *info = clocks_explain_info(in, ids[i]);
 		int pop = clocks_pop_of(ids[i]);
 		struct clocks_xclient *c;
 		char cache[CLOCKS_NAME_MAX + 8];
@@ -407,11 +415,11 @@ static int explain_dns(const struct clocks_input *in, const struct clocks_result
 		if (pop && i && clocks_pop_of(ids[i - 1]) &&
 		    wire_agent_of(ids[i - 1]) == wire_agent_of(ids[i]))
 			continue;
-		if ((c = explain_client(xs->map, pop ? wire_agent_of(ids[i]) : ids[i], pop)) ==
-		    NULL)
+		if ((c = clocks_explain_client(xs->map, pop ? wire_agent_of(ids[i]) : ids[i],
+					       pop)) == NULL)
 			goto out;
 		if (!pop) {
-			if (explain_dns_client(in, r, xs, c, info, det, name_ttl) == -1)
+			if (clocks_explain_dns_client(in, r, xs, c, info, det, name_ttl) == -1)
 				goto out;
 			continue;
 		}
@@ -419,11 +427,12 @@ static int explain_dns(const struct clocks_input *in, const struct clocks_result
 		snprintf(cache, sizeof(cache), "%s", rsv >= 0 ? in->dnstopo.rsv[rsv].name : "");
 		if (info && info->sticky_ns > 0 && info->sticky_share > 0) {
 			c->sticky_share = info->sticky_share;
-			c->sticky_entry = explain_entry(xs, CLOCKS_CAUSE_STICKY, node);
+			c->sticky_entry = clocks_explain_entry(xs, CLOCKS_CAUSE_STICKY, node);
 		}
-		if (explain_seg(c, INT64_MAX,
-				cache[0] ? explain_entry(xs, CLOCKS_CAUSE_RESOLVER, cache)
-					 : explain_entry(xs, CLOCKS_CAUSE_CLIENT, node)) == -1)
+		if (clocks_explain_seg(
+			c, INT64_MAX,
+			cache[0] ? clocks_explain_entry(xs, CLOCKS_CAUSE_RESOLVER, cache)
+				 : clocks_explain_entry(xs, CLOCKS_CAUSE_CLIENT, node)) == -1)
 			goto out;
 	}
 	rc = 0;
@@ -457,10 +466,11 @@ int clocks_explain_init(const struct clocks_input *in, const struct clocks_resul
 			return -1;
 		for (int k = 0; k < 256; k++)
 			xs->map->hot[k].at = -1;
-		if ((dns ? explain_dns(in, &res[i], xs) : explain_anycast(in, &res[i], xs)) == -1)
+		if ((dns ? clocks_explain_dns(in, &res[i], xs)
+			 : clocks_explain_anycast(in, &res[i], xs)) == -1)
 			return -1;
-		xs->map->other = explain_entry(xs, CLOCKS_CAUSE_OTHER, "?");
-		qsort(xs->map->c, xs->map->n, sizeof(*xs->map->c), explain_cmp);
+		xs->map->other = clocks_explain_entry(xs, CLOCKS_CAUSE_OTHER, "?");
+		qsort(xs->map->c, xs->map->n, sizeof(*xs->map->c), clocks_explain_cmp);
 		xs->present = 1;
 	}
 	return 0;
@@ -480,9 +490,9 @@ void clocks_explain_free(struct clocks_explain *ex)
 	}
 }
 
-/* explain_find: the client a request of id belongs to (a population's
+/* clocks_explain_find: the client a request of id belongs to (a population's
  * logical client: its agent), through a small table of the last ones */
-static struct clocks_xclient *explain_find(struct clocks_explain_map *m, uint32_t id)
+static struct clocks_xclient *clocks_explain_find(struct clocks_explain_map *m, uint32_t id)
 {
 	uint32_t key = wire_agent_of(id);
 	unsigned h = (key ^ key >> 17) & 0xff;
@@ -490,7 +500,7 @@ static struct clocks_xclient *explain_find(struct clocks_explain_map *m, uint32_
 
 	if (m->hot[h].at >= 0 && m->hot[h].id == key)
 		return &m->c[m->hot[h].at];
-	c = bsearch(&k, m->c, m->n, sizeof(*m->c), explain_cmp);
+	c = bsearch(&k, m->c, m->n, sizeof(*m->c), clocks_explain_cmp);
 	if (c) {
 		m->hot[h].id = key;
 		m->hot[h].at = (int32_t)(c - m->c);
@@ -500,7 +510,7 @@ static struct clocks_xclient *explain_find(struct clocks_explain_map *m, uint32_
 
 /* the sticky logical clients of a population (agents/client/pop.c,
  * pop_sticky: the same arithmetic, so the same ones) */
-static int explain_pop_sticky(uint32_t j, double q)
+static int clocks_explain_pop_sticky(uint32_t j, double q)
 {
 	return floor((double)(j + 1) * q + 1e-9) > floor((double)j * q + 1e-9);
 }
@@ -508,13 +518,13 @@ static int explain_pop_sticky(uint32_t j, double q)
 enum clocks_cause clocks_explain_count(struct clocks_explain_scheme *xs,
 				       const struct clocks_packet *p, int64_t t0)
 {
-	struct clocks_xclient *c = explain_find(xs->map, p->client);
+	struct clocks_xclient *c = clocks_explain_find(xs->map, p->client);
 	int64_t t = p->t_ns, rel = t - t0;
 	struct clocks_cause_entry *e;
 	int at = xs->map->other;
 
 	if (c && c->sticky_entry >= 0 &&
-	    explain_pop_sticky(p->client & WIRE_POP_INDEX_MASK, c->sticky_share)) {
+	    clocks_explain_pop_sticky(p->client & WIRE_POP_INDEX_MASK, c->sticky_share)) {
 		at = c->sticky_entry;
 	} else if (c && c->nseg) {
 		/* a client's requests come in time order: its cursor moves on */
@@ -533,8 +543,8 @@ enum clocks_cause clocks_explain_count(struct clocks_explain_scheme *xs,
 	return e->cause;
 }
 
-/* explain_sticky_s: the sticky time of the client node node, in s; 0 */
-static double explain_sticky_s(const struct clocks_input *in, const char *node)
+/* clocks_explain_sticky_s: the sticky time of the client node node, in s; 0 */
+static double clocks_explain_sticky_s(const struct clocks_input *in, const char *node)
 {
 	for (size_t i = 0; i < in->nclients; i++)
 		if (strcmp(in->clients[i].node, node) == 0 && in->clients[i].sticky_ns > 0)
@@ -542,8 +552,8 @@ static double explain_sticky_s(const struct clocks_input *in, const char *node)
 	return 0;
 }
 
-/* explain_bgp: router's route to the site was BGP's (zebra, protocol 186) */
-static int explain_bgp(const struct clocks_result *r, const char *router)
+/* clocks_explain_bgp: router's route to the site was BGP's (zebra, protocol 186) */
+static int clocks_explain_bgp(const struct clocks_result *r, const char *router)
 {
 	for (int i = 0; r->fib && i < r->fib->nrouters; i++)
 		if (strcmp(r->fib->routers[i].router, router) == 0)
@@ -551,8 +561,8 @@ static int explain_bgp(const struct clocks_result *r, const char *router)
 	return 0;
 }
 
-/* explain_population: the client node node is a population's */
-static int explain_population(const struct clocks_input *in, const char *node)
+/* clocks_explain_population: the client node node is a population's */
+static int clocks_explain_population(const struct clocks_input *in, const char *node)
 {
 	for (size_t i = 0; i < in->nclients; i++)
 		if (strcmp(in->clients[i].node, node) == 0 && in->clients[i].population > 0)
@@ -560,11 +570,11 @@ static int explain_population(const struct clocks_input *in, const char *node)
 	return 0;
 }
 
-/* explain_why: what held a scheme, in words: "the sticky client c3 (it
+/* clocks_explain_why: what held a scheme, in words: "the sticky client c3 (it
  * keeps an address 8 s whatever the TTL)" */
-static void explain_why(const struct clocks_input *in, const struct clocks_result *r,
-			const struct clocks_explain_scheme *xs, const struct clocks_cause_entry *e,
-			int dns, char *buf, size_t len)
+static void clocks_explain_why(const struct clocks_input *in, const struct clocks_result *r,
+			       const struct clocks_explain_scheme *xs,
+			       const struct clocks_cause_entry *e, int dns, char *buf, size_t len)
 {
 	const char *site = in->failure.site;
 
@@ -593,7 +603,8 @@ static void explain_why(const struct clocks_input *in, const struct clocks_resul
 				 "router %s, whose route still led to %s %.3f s after the site was "
 				 "declared dead (%s)",
 				 e->who, site, (double)(e->last_ns - xs->detect_ns) / NSEC_PER_SEC,
-				 explain_bgp(r, e->who) ? "BGP propagation" : "the withdrawal");
+				 clocks_explain_bgp(r, e->who) ? "BGP propagation"
+							       : "the withdrawal");
 		else
 			snprintf(buf, len, "router %s, whose route still led to %s", e->who, site);
 		break;
@@ -607,15 +618,15 @@ static void explain_why(const struct clocks_input *in, const struct clocks_resul
 		snprintf(buf, len, "client %s's own cache, inside the answer's TTL", e->who);
 		break;
 	case CLOCKS_CAUSE_STICKY:
-		if (explain_population(in, e->who))
+		if (clocks_explain_population(in, e->who))
 			snprintf(buf, len,
 				 "the sticky share of population %s (they keep an address %g s "
 				 "whatever the TTL)",
-				 e->who, explain_sticky_s(in, e->who));
-		else if (explain_sticky_s(in, e->who) > 0)
+				 e->who, clocks_explain_sticky_s(in, e->who));
+		else if (clocks_explain_sticky_s(in, e->who) > 0)
 			snprintf(buf, len,
 				 "the sticky client %s (it keeps an address %g s whatever the TTL)",
-				 e->who, explain_sticky_s(in, e->who));
+				 e->who, clocks_explain_sticky_s(in, e->who));
 		else
 			snprintf(buf, len, "the sticky client %s", e->who);
 		break;
@@ -634,10 +645,10 @@ static void explain_why(const struct clocks_input *in, const struct clocks_resul
 	}
 }
 
-static void explain_say(struct clocks_explain *ex, const char *fmt, ...)
+static void clocks_explain_say(struct clocks_explain *ex, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void explain_say(struct clocks_explain *ex, const char *fmt, ...)
+static void clocks_explain_say(struct clocks_explain *ex, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -648,9 +659,9 @@ static void explain_say(struct clocks_explain *ex, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* explain_held: the entry of the window's request, and the latest of the
+/* clocks_explain_held: the entry of the window's request, and the latest of the
  * others: the window without it */
-static void explain_held(struct clocks_explain_scheme *xs)
+static void clocks_explain_held(struct clocks_explain_scheme *xs)
 {
 	xs->held = -1;
 	xs->without_ns = CLOCKS_NONE;
@@ -664,31 +675,34 @@ static void explain_held(struct clocks_explain_scheme *xs)
 			xs->without_ns = xs->e[k].last_ns;
 }
 
-/* explain_scheme_words: what held one scheme; then, on a line of its own,
+/* clocks_explain_scheme_words: what held one scheme; then, on a line of its own,
  * what would have held it without that */
-static void explain_scheme_words(const struct clocks_input *in, const struct clocks_result *r,
-				 struct clocks_explain *ex, int i)
+static void clocks_explain_scheme_words(const struct clocks_input *in,
+					const struct clocks_result *r, struct clocks_explain *ex,
+					int i)
 {
 	const struct clocks_explain_scheme *xs = &ex->s[i];
 	char why[CLOCKS_EXPLAIN_LINE / 2];
 	int nexti = -1;
 
 	if (xs->held < 0) {
-		explain_say(ex, "%s: no request reached %s after t0.", r->scheme, in->failure.site);
+		clocks_explain_say(ex, "%s: no request reached %s after t0.", r->scheme,
+				   in->failure.site);
 		return;
 	}
-	explain_why(in, r, xs, &xs->e[xs->held], i == 1, why, sizeof(why));
-	explain_say(ex, "%s: its window, %s%.3f s, was held by %s%s.", r->scheme,
-		    r->window_lb ? "at least " : "", (double)xs->e[xs->held].last_ns / NSEC_PER_SEC,
-		    why, r->window_lb ? " (still so when the observation ended)" : "");
+	clocks_explain_why(in, r, xs, &xs->e[xs->held], i == 1, why, sizeof(why));
+	clocks_explain_say(ex, "%s: its window, %s%.3f s, was held by %s%s.", r->scheme,
+			   r->window_lb ? "at least " : "",
+			   (double)xs->e[xs->held].last_ns / NSEC_PER_SEC, why,
+			   r->window_lb ? " (still so when the observation ended)" : "");
 	for (int k = 0; k < xs->n; k++)
 		if (k != xs->held && xs->e[k].requests && xs->e[k].last_ns == xs->without_ns)
 			nexti = k;
 	if (nexti < 0)
 		return;
-	explain_why(in, r, xs, &xs->e[nexti], i == 1, why, sizeof(why));
-	explain_say(ex, "%s without %s: %.3f s, held by %s.", r->scheme, xs->e[xs->held].who,
-		    (double)xs->without_ns / NSEC_PER_SEC, why);
+	clocks_explain_why(in, r, xs, &xs->e[nexti], i == 1, why, sizeof(why));
+	clocks_explain_say(ex, "%s without %s: %.3f s, held by %s.", r->scheme, xs->e[xs->held].who,
+			   (double)xs->without_ns / NSEC_PER_SEC, why);
 }
 
 void clocks_explain_finish(const struct clocks_input *in, const struct clocks_result *res, int nres,
@@ -702,7 +716,7 @@ void clocks_explain_finish(const struct clocks_input *in, const struct clocks_re
 	for (int i = 0; i < nres && i < CLOCKS_NSCHEMES; i++) {
 		if (!ex->s[i].present)
 			continue;
-		explain_held(&ex->s[i]);
+		clocks_explain_held(&ex->s[i]);
 		if (n++ == 0)
 			a = i;
 		else
@@ -723,27 +737,28 @@ void clocks_explain_finish(const struct clocks_input *in, const struct clocks_re
 				 res[s].scheme, (long long)res[s].lost_client, res[f].scheme,
 				 (long long)res[f].lost_client);
 		if (ex->tie)
-			explain_say(ex,
-				    "%s and %s left %s together: the last request of each reached "
-				    "it %.3f s after t0%s.",
-				    res[a].scheme, res[b].scheme, site, (double)wa / NSEC_PER_SEC,
-				    lost);
+			clocks_explain_say(
+			    ex,
+			    "%s and %s left %s together: the last request of each reached "
+			    "it %.3f s after t0%s.",
+			    res[a].scheme, res[b].scheme, site, (double)wa / NSEC_PER_SEC, lost);
 		else
-			explain_say(ex,
-				    "%s left %s first: its last request reached it %.3f s after "
-				    "t0, %s's %s%.3f s, %s%.3f s later%s.",
-				    res[f].scheme, site, (double)ex->s[f].window_ns / NSEC_PER_SEC,
-				    res[s].scheme, res[s].window_lb ? "at least " : "",
-				    (double)ex->s[s].window_ns / NSEC_PER_SEC,
-				    res[s].window_lb ? "at least " : "",
-				    (double)ex->by_ns / NSEC_PER_SEC, lost);
+			clocks_explain_say(
+			    ex,
+			    "%s left %s first: its last request reached it %.3f s after "
+			    "t0, %s's %s%.3f s, %s%.3f s later%s.",
+			    res[f].scheme, site, (double)ex->s[f].window_ns / NSEC_PER_SEC,
+			    res[s].scheme, res[s].window_lb ? "at least " : "",
+			    (double)ex->s[s].window_ns / NSEC_PER_SEC,
+			    res[s].window_lb ? "at least " : "", (double)ex->by_ns / NSEC_PER_SEC,
+			    lost);
 		/* the slower one first: what held it back is the question */
-		explain_scheme_words(in, &res[s], ex, s);
-		explain_scheme_words(in, &res[f], ex, f);
+		clocks_explain_scheme_words(in, &res[s], ex, s);
+		clocks_explain_scheme_words(in, &res[f], ex, f);
 	} else {
 		for (int i = 0; i < nres && i < CLOCKS_NSCHEMES; i++)
 			if (ex->s[i].present)
-				explain_scheme_words(in, &res[i], ex, i);
+				clocks_explain_scheme_words(in, &res[i], ex, i);
 	}
 	/* the fail-back: which came back first, when every client had */
 	if (n == 2 && res[a].has_failback && res[b].has_failback &&
@@ -753,12 +768,12 @@ void clocks_explain_finish(const struct clocks_input *in, const struct clocks_re
 
 		ex->back_first = f;
 		ex->back_by_ns = llabs(la - lb);
-		explain_say(ex,
-			    "After %s's recovery %s came back first: all its clients sent to %s "
-			    "again %.3f s after it, %s's %.3f s after it.",
-			    site, res[f].scheme, site,
-			    (double)res[f].failback.last_ns / NSEC_PER_SEC, res[s].scheme,
-			    (double)res[s].failback.last_ns / NSEC_PER_SEC);
+		clocks_explain_say(
+		    ex,
+		    "After %s's recovery %s came back first: all its clients sent to %s "
+		    "again %.3f s after it, %s's %.3f s after it.",
+		    site, res[f].scheme, site, (double)res[f].failback.last_ns / NSEC_PER_SEC,
+		    res[s].scheme, (double)res[s].failback.last_ns / NSEC_PER_SEC);
 	}
 }
 

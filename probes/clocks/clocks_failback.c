@@ -1,6 +1,6 @@
 /*
  * Fail-back clocks: how a scheme came back to the failed site S once the
- * timeline recovered it (clocks.h, struct clocks_failback; docs/clocks.md,
+ * timeline recovered it (clocks_result.h, struct clocks_failback; docs/clocks.md,
  * "Fail-back"). Pure computation on the input, no I/O.
  */
 #include <arpa/inet.h>

@@ -29,6 +29,8 @@
  * is no exploration of the failure's), each router's route before and
  * after it.
  */
+#include "clocks_fib.h"
+
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>

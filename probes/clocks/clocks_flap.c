@@ -1,5 +1,5 @@
 /*
- * The flap clocks (clocks.h, struct clocks_flaps; docs/clocks.md, "Flap
+ * The flap clocks (clocks_flap.h, struct clocks_flaps; docs/clocks.md, "Flap
  * clocks"), computed from the timeline's event_applied steps and the
  * routers' route events, with no I/O; and clocks.json's "timeline" and
  * "flaps".
@@ -20,6 +20,8 @@
  *                back within that: the route withheld although the site
  *                was up, as route-flap damping does, until back (reuse)
  */
+#include "clocks_flap.h"
+
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * Every failure of the timeline (clocks.h, struct clocks_multi;
+ * Every failure of the timeline (clocks_multi.h, struct clocks_multi;
  * docs/clocks.md, "Every failure"): which steps took a site out, and the
  * clocks of each, relative to its own t0.
  *
@@ -15,6 +15,8 @@
  * own and not the run's is lost_client: the clients' lost requests that
  * were captured on its site's link while it was out.
  */
+#include "clocks_multi.h"
+
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <stdlib.h>

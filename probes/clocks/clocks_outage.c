@@ -1,5 +1,5 @@
 /*
- * The DNS outage clocks (clocks.h, struct clocks_outages; docs/clocks.md,
+ * The DNS outage clocks (clocks_outage.h, struct clocks_outages; docs/clocks.md,
  * "DNS outage clocks"), computed from the timeline's dns-down and
  * resolver-down steps and the DNS clients' dns_resolution events, with no
  * I/O; and clocks.json's "dns_outages".
@@ -9,6 +9,8 @@
  * (flagged by the resolver, EDE 3), servfail, rcode (another response
  * without an address), timeout (no response before the client asked again).
  */
+#include "clocks_outage.h"
+
 #include <jansson.h>
 #include <string.h>
 

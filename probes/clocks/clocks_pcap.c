@@ -71,7 +71,7 @@ static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, 
 	p->client = client;
 	p->seq = (uint32_t)seq;
 	p->dst = dst;
-	if (client != CLOCKS_PROBE_CLIENT && t_ns > c->last_request_ns)
+	if (client != WIRE_PROBE_CLIENT && t_ns > c->last_request_ns)
 		c->last_request_ns = t_ns;
 	c->last_of_n = c->n;
 	return 0;

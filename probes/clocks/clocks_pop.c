@@ -1,4 +1,6 @@
-/* A population's per-client clocks, summarised; see clocks.h (struct clocks_pop). */
+/* A population's per-client clocks, summarised; see clocks_pop.h (struct clocks_pop). */
+#include "clocks_pop.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,13 @@
 /*
  * The resolver measurements, per [resolver] node of the recorded topology
- * (docs/clocks.md, "Resolvers"); see clocks.h, clocks_resolvers(). Pure
+ * (docs/clocks.md, "Resolvers"); see clocks_resolvers.h, clocks_resolvers(). Pure
  * computation on the loaded run: the query captures of the [dns] links
  * (upstream load per level), the captures of the [resolver] links (answered
  * from cache or not), the site captures (how each node's clients left the
  * dead site).
  */
+#include "clocks_resolvers.h"
+
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,24 +15,24 @@
 #include "clocks_int.h"
 #include "timeutil.h"
 
-#define RSV_DNS_PORT 53
-#define RSV_SERVFAIL 2
-#define RSV_LABEL_PREFIX "resolver-"
-#define RSV_QUERY_PREFIX "dns-"
+#define CLOCKS_RSV_DNS_PORT 53
+#define CLOCKS_RSV_SERVFAIL 2
+#define CLOCKS_RSV_LABEL_PREFIX "resolver-"
+#define CLOCKS_RSV_QUERY_PREFIX "dns-"
 
-static int rsv_in_block(struct in_addr a, uint32_t block)
+static int clocks_rsv_in_block(struct in_addr a, uint32_t block)
 {
 	return (ntohl(a.s_addr) & 0xffffff00u) == block;
 }
 
-/* rsv_cache_of: a cache of a node by its address's last octet */
-static unsigned rsv_cache_of(struct in_addr a)
+/* clocks_rsv_cache_of: a cache of a node by its address's last octet */
+static unsigned clocks_rsv_cache_of(struct in_addr a)
 {
 	return ntohl(a.s_addr) & 0xffu;
 }
 
 /* a client query waiting for its answer */
-struct rsv_pending {
+struct clocks_rsv_pending {
 	int64_t t_ns;
 	struct in_addr client, cache;
 	uint16_t port, id;
@@ -38,19 +40,20 @@ struct rsv_pending {
 	int counted;	       /* arrived after from_ns */
 };
 
-/* rsv_classify: clocks_cache_classify, each query counted for its cache
+/* clocks_rsv_classify: clocks_cache_classify, each query counted for its cache
  * in by[its last octet] */
-static int rsv_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block, int64_t from_ns,
-			struct clocks_cache_counts *by)
+static int clocks_rsv_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block,
+			       int64_t from_ns, struct clocks_cache_counts *by)
 {
-	struct rsv_pending *p = NULL;
+	struct clocks_rsv_pending *p = NULL;
 	size_t np = 0, cap = 0;
 	int64_t upstream[CLOCKS_RSV_CACHES] = {0}; /* upstream answers so far, per cache */
 	struct clocks_cache_counts *c;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct clocks_dnsmsg *x = &m[i];
-		int from_node = rsv_in_block(x->src, block), to_node = rsv_in_block(x->dst, block);
+		int from_node = clocks_rsv_in_block(x->src, block),
+		    to_node = clocks_rsv_in_block(x->dst, block);
 
 		/* queries not answered in time never will be: the client gave up */
 		for (size_t k = 0; k < np;) {
@@ -58,36 +61,38 @@ static int rsv_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block,
 				k++;
 				continue;
 			}
-			by[rsv_cache_of(p[k].cache)].unanswered += p[k].counted;
+			by[clocks_rsv_cache_of(p[k].cache)].unanswered += p[k].counted;
 			p[k] = p[--np];
 		}
-		if (x->qr && to_node && !from_node && x->sport == RSV_DNS_PORT) {
-			upstream[rsv_cache_of(x->dst)]++;
-		} else if (!x->qr && to_node && !from_node && x->dport == RSV_DNS_PORT) {
+		if (x->qr && to_node && !from_node && x->sport == CLOCKS_RSV_DNS_PORT) {
+			upstream[clocks_rsv_cache_of(x->dst)]++;
+		} else if (!x->qr && to_node && !from_node && x->dport == CLOCKS_RSV_DNS_PORT) {
 			if (clocks_grow((void **)&p, &cap, np, sizeof(*p)) == -1) {
 				free(p);
 				return -1;
 			}
-			p[np++] = (struct rsv_pending){x->t_ns,
-						       x->src,
-						       x->dst,
-						       x->sport,
-						       x->id,
-						       upstream[rsv_cache_of(x->dst)],
-						       from_ns == CLOCKS_NONE || x->t_ns > from_ns};
-			by[rsv_cache_of(x->dst)].queries += p[np - 1].counted;
-		} else if (x->qr && from_node && !to_node && x->sport == RSV_DNS_PORT) {
+			p[np++] = (struct clocks_rsv_pending){x->t_ns,
+							      x->src,
+							      x->dst,
+							      x->sport,
+							      x->id,
+							      upstream[clocks_rsv_cache_of(x->dst)],
+							      from_ns == CLOCKS_NONE ||
+								  x->t_ns > from_ns};
+			by[clocks_rsv_cache_of(x->dst)].queries += p[np - 1].counted;
+		} else if (x->qr && from_node && !to_node && x->sport == CLOCKS_RSV_DNS_PORT) {
 			for (size_t k = 0; k < np; k++) {
 				if (p[k].client.s_addr != x->dst.s_addr ||
 				    p[k].cache.s_addr != x->src.s_addr || p[k].port != x->dport ||
 				    p[k].id != x->id)
 					continue;
-				c = &by[rsv_cache_of(x->src)];
+				c = &by[clocks_rsv_cache_of(x->src)];
 				if (p[k].counted) {
 					c->answered++;
-					if (upstream[rsv_cache_of(x->src)] != p[k].upstream_seen)
+					if (upstream[clocks_rsv_cache_of(x->src)] !=
+					    p[k].upstream_seen)
 						c->upstream++;
-					else if (x->rcode == RSV_SERVFAIL)
+					else if (x->rcode == CLOCKS_RSV_SERVFAIL)
 						c->servfail++;
 					else
 						c->cache++;
@@ -98,7 +103,7 @@ static int rsv_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block,
 		}
 	}
 	for (size_t k = 0; k < np; k++)
-		by[rsv_cache_of(p[k].cache)].unanswered += p[k].counted;
+		by[clocks_rsv_cache_of(p[k].cache)].unanswered += p[k].counted;
 	free(p);
 	return 0;
 }
@@ -113,7 +118,7 @@ int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t bloc
 	if (by == NULL)
 		return -1;
 	memset(by, 0, CLOCKS_RSV_CACHES * sizeof(*by));
-	if (rsv_classify(m, n, block, from_ns, by) == -1) {
+	if (clocks_rsv_classify(m, n, block, from_ns, by) == -1) {
 		if (by != by_cache)
 			free(by);
 		return -1;
@@ -131,23 +136,23 @@ int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t bloc
 	return 0;
 }
 
-/* rsv_level_of: the level of the [dns] node whose link capture is label
+/* clocks_rsv_level_of: the level of the [dns] node whose link capture is label
  * ("dns-NODE"); zone for a node the topology does not name */
-static enum clocks_level rsv_level_of(const struct clocks_input *in, const char *label)
+static enum clocks_level clocks_rsv_level_of(const struct clocks_input *in, const char *label)
 {
 	const char *node = label;
 
-	if (strncmp(label, RSV_QUERY_PREFIX, strlen(RSV_QUERY_PREFIX)) == 0)
-		node += strlen(RSV_QUERY_PREFIX);
+	if (strncmp(label, CLOCKS_RSV_QUERY_PREFIX, strlen(CLOCKS_RSV_QUERY_PREFIX)) == 0)
+		node += strlen(CLOCKS_RSV_QUERY_PREFIX);
 	for (int i = 0; i < in->dnstopo.ndns; i++)
 		if (strcmp(in->dnstopo.dns[i].name, node) == 0)
 			return in->dnstopo.dns[i].level;
 	return CLOCKS_LEVEL_ZONE;
 }
 
-/* rsv_upstream: every query that reached a [dns] link, by source node and
+/* clocks_rsv_upstream: every query that reached a [dns] link, by source node and
  * level */
-static void rsv_upstream(const struct clocks_input *in, struct clocks_resolvers *rs)
+static void clocks_rsv_upstream(const struct clocks_input *in, struct clocks_resolvers *rs)
 {
 	int64_t init = in->nqcaptures ? 0 : CLOCKS_NONE;
 
@@ -158,7 +163,7 @@ static void rsv_upstream(const struct clocks_input *in, struct clocks_resolvers 
 	}
 	for (size_t i = 0; i < in->nqcaptures; i++) {
 		const struct clocks_query_capture *q = &in->qcaptures[i];
-		enum clocks_level l = rsv_level_of(in, q->label);
+		enum clocks_level l = clocks_rsv_level_of(in, q->label);
 
 		for (size_t j = 0; j < q->n; j++) {
 			int k = clocks_rsv_of_addr(in, q->queries[j].src);
@@ -175,14 +180,15 @@ static void rsv_upstream(const struct clocks_input *in, struct clocks_resolvers 
 	}
 }
 
-/* rsv_cache: each node's link capture, classified */
-static int rsv_cache(const struct clocks_input *in, struct clocks_resolvers *rs)
+/* clocks_rsv_cache: each node's link capture, classified */
+static int clocks_rsv_cache(const struct clocks_input *in, struct clocks_resolvers *rs)
 {
 	for (size_t i = 0; i < in->nrcaptures; i++) {
 		const struct clocks_rsv_capture *c = &in->rcaptures[i];
-		const char *node = c->label + strlen(RSV_LABEL_PREFIX);
+		const char *node = c->label + strlen(CLOCKS_RSV_LABEL_PREFIX);
 
-		if (strncmp(c->label, RSV_LABEL_PREFIX, strlen(RSV_LABEL_PREFIX)) != 0)
+		if (strncmp(c->label, CLOCKS_RSV_LABEL_PREFIX, strlen(CLOCKS_RSV_LABEL_PREFIX)) !=
+		    0)
 			continue;
 		for (int k = 0; k < rs->n; k++) {
 			struct clocks_rsv_result *r = &rs->r[k];
@@ -200,7 +206,7 @@ static int rsv_cache(const struct clocks_input *in, struct clocks_resolvers *rs)
 	return 0;
 }
 
-static void rsv_add_client(struct clocks_rsv_result *r, const struct clocks_client *c)
+static void clocks_rsv_add_client(struct clocks_rsv_result *r, const struct clocks_client *c)
 {
 	for (int i = 0; i < r->nclients; i++)
 		if (r->clients[i] == c->id)
@@ -210,8 +216,8 @@ static void rsv_add_client(struct clocks_rsv_result *r, const struct clocks_clie
 	r->users += c->population > 0 ? c->population : 1;
 }
 
-/* rsv_clients: how each node's DNS clients left the dead site */
-static int rsv_clients(const struct clocks_input *in, struct clocks_resolvers *rs)
+/* clocks_rsv_clients: how each node's DNS clients left the dead site */
+static int clocks_rsv_clients(const struct clocks_input *in, struct clocks_resolvers *rs)
 {
 	struct clocks_rsv_map map;
 	int dead_known = in->failure.has_address;
@@ -229,7 +235,7 @@ static int rsv_clients(const struct clocks_input *in, struct clocks_resolvers *r
 		int k = clocks_rsv_map_of(&map, in->clients[i].id);
 
 		if (k >= 0 && clocks_scheme_of(in->clients[i].id) == CLOCKS_SCHEME_DNS)
-			rsv_add_client(&rs->r[k], &in->clients[i]);
+			clocks_rsv_add_client(&rs->r[k], &in->clients[i]);
 	}
 	for (size_t i = 0; i < in->ncaptures && dead_known; i++) {
 		const struct clocks_capture *c = &in->captures[i];
@@ -272,8 +278,8 @@ int clocks_resolvers(const struct clocks_input *in, struct clocks_resolvers *rs)
 	rs->traffic_ns = clocks_traffic_ns(in);
 	rs->after_ns =
 	    end != CLOCKS_NONE && end > in->failure.t0_ns ? end - in->failure.t0_ns : CLOCKS_NONE;
-	rsv_upstream(in, rs);
-	if (rsv_cache(in, rs) == -1 || rsv_clients(in, rs) == -1)
+	clocks_rsv_upstream(in, rs);
+	if (clocks_rsv_cache(in, rs) == -1 || clocks_rsv_clients(in, rs) == -1)
 		return -1;
 	return 0;
 }
@@ -305,7 +311,7 @@ void clocks_resolvers_verdict(const struct clocks_input *in, const struct clocks
 }
 
 /* the map of DNS client ids (their agents') to the node they ask */
-static int rsv_map_cmp(const void *a, const void *b)
+static int clocks_rsv_map_cmp(const void *a, const void *b)
 {
 	uint32_t x = ((const struct clocks_rsv_map_entry *)a)->agent;
 	uint32_t y = ((const struct clocks_rsv_map_entry *)b)->agent;
@@ -325,7 +331,7 @@ int clocks_rsv_map(const struct clocks_input *in, struct clocks_rsv_map *m)
 		if (k >= 0)
 			m->e[m->n++] = (struct clocks_rsv_map_entry){in->clients[i].id, k};
 	}
-	qsort(m->e, m->n, sizeof(*m->e), rsv_map_cmp);
+	qsort(m->e, m->n, sizeof(*m->e), clocks_rsv_map_cmp);
 	return 0;
 }
 
@@ -333,7 +339,7 @@ int clocks_rsv_map_of(const struct clocks_rsv_map *m, uint32_t client)
 {
 	struct clocks_rsv_map_entry key = {wire_agent_of(client), 0}, *e;
 
-	e = bsearch(&key, m->e, m->n, sizeof(*m->e), rsv_map_cmp);
+	e = bsearch(&key, m->e, m->n, sizeof(*m->e), clocks_rsv_map_cmp);
 	return e ? e->rsv : -1;
 }
 

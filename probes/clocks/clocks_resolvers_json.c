@@ -8,33 +8,33 @@
 #include "clocks_int.h"
 #include "timeutil.h"
 
-static json_t *rj_n(int64_t v)
+static json_t *clocks_rsv_json_n(int64_t v)
 {
 	return v == CLOCKS_NONE ? json_null() : json_integer(v);
 }
 
-static json_t *rj_s(int64_t ns)
+static json_t *clocks_rsv_json_s(int64_t ns)
 {
 	return ns == CLOCKS_NONE ? json_null() : json_real((double)ns / NSEC_PER_SEC);
 }
 
-/* rj_rate: n per second of ns; null when either is unknown */
-static json_t *rj_rate(int64_t n, int64_t ns)
+/* clocks_rsv_json_rate: n per second of ns; null when either is unknown */
+static json_t *clocks_rsv_json_rate(int64_t n, int64_t ns)
 {
 	if (n == CLOCKS_NONE || ns == CLOCKS_NONE || ns <= 0)
 		return json_null();
 	return json_real((double)n / ((double)ns / NSEC_PER_SEC));
 }
 
-static json_t *rj_share(int64_t part, int64_t whole)
+static json_t *clocks_rsv_json_share(int64_t part, int64_t whole)
 {
 	return whole > 0 ? json_real((double)part / (double)whole) : json_null();
 }
 
-/* rj_upstream: {queries, after_t0, per_s, after_t0_per_s} of one level,
+/* clocks_rsv_json_upstream: {queries, after_t0, per_s, after_t0_per_s} of one level,
  * or of all of them (l = CLOCKS_LEVELS) */
-static json_t *rj_upstream(const struct clocks_resolvers *rs, const int64_t *up,
-			   const int64_t *after, int l)
+static json_t *clocks_rsv_json_upstream(const struct clocks_resolvers *rs, const int64_t *up,
+					const int64_t *after, int l)
 {
 	int64_t q = 0, a = 0;
 
@@ -48,31 +48,34 @@ static json_t *rj_upstream(const struct clocks_resolvers *rs, const int64_t *up,
 		q += up[i];
 		a += after[i];
 	}
-	return json_pack("{s:o, s:o, s:o, s:o}", "queries", rj_n(q), "after_t0", rj_n(a), "per_s",
-			 rj_rate(q, rs->traffic_ns), "after_t0_per_s", rj_rate(a, rs->after_ns));
+	return json_pack("{s:o, s:o, s:o, s:o}", "queries", clocks_rsv_json_n(q), "after_t0",
+			 clocks_rsv_json_n(a), "per_s", clocks_rsv_json_rate(q, rs->traffic_ns),
+			 "after_t0_per_s", clocks_rsv_json_rate(a, rs->after_ns));
 }
 
-static json_t *rj_levels(const struct clocks_resolvers *rs, const int64_t *up, const int64_t *after)
+static json_t *clocks_rsv_json_levels(const struct clocks_resolvers *rs, const int64_t *up,
+				      const int64_t *after)
 {
-	json_t *o = rj_upstream(rs, up, after, CLOCKS_LEVELS), *lv = json_object();
+	json_t *o = clocks_rsv_json_upstream(rs, up, after, CLOCKS_LEVELS), *lv = json_object();
 
 	for (int l = 0; l < CLOCKS_LEVELS; l++)
-		json_object_set_new(lv, clocks_level_names[l], rj_upstream(rs, up, after, l));
+		json_object_set_new(lv, clocks_level_names[l],
+				    clocks_rsv_json_upstream(rs, up, after, l));
 	json_object_set_new(o, "levels", lv);
 	return o;
 }
 
-static json_t *rj_cache_counts(const struct clocks_cache_counts *c)
+static json_t *clocks_rsv_json_cache_counts(const struct clocks_cache_counts *c)
 {
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "queries", (json_int_t)c->queries,
 			 "answered", (json_int_t)c->answered, "from_cache", (json_int_t)c->cache,
 			 "upstream", (json_int_t)c->upstream, "servfail", (json_int_t)c->servfail,
 			 "unanswered", (json_int_t)c->unanswered, "share",
-			 rj_share(c->cache, c->answered));
+			 clocks_rsv_json_share(c->cache, c->answered));
 }
 
-/* rj_by_cache: the node's counts per cache that had a query, by address */
-static json_t *rj_by_cache(const struct clocks_input *in, int k)
+/* clocks_rsv_json_by_cache: the node's counts per cache that had a query, by address */
+static json_t *clocks_rsv_json_by_cache(const struct clocks_input *in, int k)
 {
 	struct clocks_cache_counts all, *by = calloc(CLOCKS_RSV_CACHES, sizeof(*by));
 	const struct clocks_rsv_node *node = &in->dnstopo.rsv[k];
@@ -93,27 +96,28 @@ static json_t *rj_by_cache(const struct clocks_input *in, int k)
 			if (by[j].queries == 0)
 				continue;
 			inet_ntop(AF_INET, &a, addr, sizeof(addr));
-			json_object_set_new(o, addr, rj_cache_counts(&by[j]));
+			json_object_set_new(o, addr, clocks_rsv_json_cache_counts(&by[j]));
 		}
 	}
 	free(by);
 	return o;
 }
 
-static json_t *rj_cache(const struct clocks_input *in, const struct clocks_rsv_result *r, int k)
+static json_t *clocks_rsv_json_cache(const struct clocks_input *in,
+				     const struct clocks_rsv_result *r, int k)
 {
 	json_t *o;
 
 	if (!r->has_capture)
 		return json_null();
-	o = rj_cache_counts(&r->cache);
-	json_object_set_new(o, "after_t0", rj_cache_counts(&r->cache_after));
-	json_object_set_new(o, "by_cache", rj_by_cache(in, k));
+	o = clocks_rsv_json_cache_counts(&r->cache);
+	json_object_set_new(o, "after_t0", clocks_rsv_json_cache_counts(&r->cache_after));
+	json_object_set_new(o, "by_cache", clocks_rsv_json_by_cache(in, k));
 	return o;
 }
 
-/* rj_decay: the node's clients' decay curve, at the default bucket */
-static json_t *rj_decay(const struct clocks_decay *d, int k)
+/* clocks_rsv_json_decay: the node's clients' decay curve, at the default bucket */
+static json_t *clocks_rsv_json_decay(const struct clocks_decay *d, int k)
 {
 	json_t *dead = json_array(), *all = json_array(), *share = json_array();
 
@@ -124,14 +128,16 @@ static json_t *rj_decay(const struct clocks_decay *d, int k)
 	for (size_t b = 0; b < d->n; b++) {
 		json_array_append_new(dead, json_integer(d->rsv[k].dead[b]));
 		json_array_append_new(all, json_integer(d->rsv[k].all[b]));
-		json_array_append_new(share, rj_share(d->rsv[k].dead[b], d->rsv[k].all[b]));
+		json_array_append_new(share,
+				      clocks_rsv_json_share(d->rsv[k].dead[b], d->rsv[k].all[b]));
 	}
-	return json_pack("{s:o, s:o, s:o, s:o}", "bucket_s", rj_s(d->bucket_ns), "share", share,
-			 "dead", dead, "all", all);
+	return json_pack("{s:o, s:o, s:o, s:o}", "bucket_s", clocks_rsv_json_s(d->bucket_ns),
+			 "share", share, "dead", dead, "all", all);
 }
 
-static json_t *rj_node(const struct clocks_input *in, const struct clocks_resolvers *rs,
-		       const struct clocks_decay *d, int k)
+static json_t *clocks_rsv_json_node(const struct clocks_input *in,
+				    const struct clocks_resolvers *rs, const struct clocks_decay *d,
+				    int k)
 {
 	const struct clocks_rsv_result *r = &rs->r[k];
 	json_t *o = json_object(), *clients = json_array();
@@ -143,12 +149,12 @@ static json_t *rj_node(const struct clocks_input *in, const struct clocks_resolv
 			    r->node->count ? json_integer(r->node->count) : json_null());
 	json_object_set_new(o, "client_flows", clients);
 	json_object_set_new(o, "users", json_integer(r->users));
-	json_object_set_new(o, "upstream", rj_levels(rs, r->up, r->up_after));
-	json_object_set_new(o, "cache", rj_cache(in, r, k));
-	json_object_set_new(o, "dead_after_t0", rj_n(r->dead_after));
-	json_object_set_new(o, "all_after_t0", rj_n(r->all_after));
-	json_object_set_new(o, "window_s", rj_s(r->window_ns));
-	json_object_set_new(o, "decay", rj_decay(d, k));
+	json_object_set_new(o, "upstream", clocks_rsv_json_levels(rs, r->up, r->up_after));
+	json_object_set_new(o, "cache", clocks_rsv_json_cache(in, r, k));
+	json_object_set_new(o, "dead_after_t0", clocks_rsv_json_n(r->dead_after));
+	json_object_set_new(o, "all_after_t0", clocks_rsv_json_n(r->all_after));
+	json_object_set_new(o, "window_s", clocks_rsv_json_s(r->window_ns));
+	json_object_set_new(o, "decay", clocks_rsv_json_decay(d, k));
 	return o;
 }
 
@@ -173,12 +179,14 @@ json_t *clocks_json_resolvers(const struct clocks_input *in)
 	nodes = json_object();
 	levels = json_object();
 	for (int k = 0; k < rs->n; k++)
-		json_object_set_new(nodes, rs->r[k].node->name, rj_node(in, rs, &d, k));
+		json_object_set_new(nodes, rs->r[k].node->name,
+				    clocks_rsv_json_node(in, rs, &d, k));
 	for (int i = 0; i < in->dnstopo.ndns; i++)
 		json_object_set_new(levels, in->dnstopo.dns[i].name,
 				    json_string(clocks_level_names[in->dnstopo.dns[i].level]));
 	o = json_pack("{s:o, s:o, s:o}", "nodes", nodes, "other_sources",
-		      rj_levels(rs, rs->other_up, rs->other_up_after), "dns_levels", levels);
+		      clocks_rsv_json_levels(rs, rs->other_up, rs->other_up_after), "dns_levels",
+		      levels);
 out:
 	clocks_decay_free(&d);
 	free(rs);

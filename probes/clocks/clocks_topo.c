@@ -1,12 +1,17 @@
 /*
- * The DNS side of a run's recorded topology (topology.ini, as the lab printed
- * it back): which [resolver] nodes there are and in which order (the k-th
- * has 198.18.(128 + k).0/24), which level of the DNS tree each [dns] node
+ * The DNS side of a run's recorded topology: from plan.json, the facts the
+ * lab resolved (lab/planjson.c), or in a run directory from before it from
+ * topology.ini as the lab printed it back, worked out again: which
+ * [resolver] nodes there are and in which order (the k-th has the k-th
+ * block of lib/addrplan.h), which level of the DNS tree each [dns] node
  * serves, which [resolver] node each client asks and which router it is
- * linked to, each steered [name] and its TTL. See clocks.h,
- * struct clocks_topo_dns; the measurements on them are clocks_resolvers.c.
+ * linked to, each steered [name] and its TTL. See clocks_topo.h, struct
+ * clocks_topo_dns; the measurements on them are clocks_resolvers.c.
  */
+#include "clocks_topo.h"
+
 #include <arpa/inet.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,91 +23,98 @@
 
 const char *const clocks_level_names[CLOCKS_LEVELS] = {"root", "tld", "zone"};
 
-#define TOPO_MAX_ZONES 64
-#define TOPO_ZONES_LEN 512
+#define CLOCKS_TOPO_MAX_ZONES 64
+#define CLOCKS_TOPO_ZONES_LEN 512
 
 /* what the scan collects before the levels can be told: the [zone]
  * sections, and each [dns] node's zones key (which claims zones) */
-struct topo_scan {
+struct clocks_topo_scan {
 	struct clocks_topo_dns *t;
-	enum { TS_OTHER, TS_LAB, TS_RSV, TS_DNS, TS_CLIENT, TS_NAME } in;
+	enum {
+		CLOCKS_TOPO_IN_OTHER,
+		CLOCKS_TOPO_IN_LAB,
+		CLOCKS_TOPO_IN_RSV,
+		CLOCKS_TOPO_IN_DNS,
+		CLOCKS_TOPO_IN_CLIENT,
+		CLOCKS_TOPO_IN_NAME
+	} in;
 	int dns_tree; /* [lab] dns_tree = yes: the lab added root and tld */
 	int nzones;
-	char zones[TOPO_MAX_ZONES][CLOCKS_DNS_NAME_MAX];
-	char dns_zones[CLOCKS_MAX_DNS_NODES][TOPO_ZONES_LEN]; /* "" not said */
+	char zones[CLOCKS_TOPO_MAX_ZONES][CLOCKS_DNS_NAME_MAX];
+	char dns_zones[CLOCKS_MAX_DNS_NODES][CLOCKS_TOPO_ZONES_LEN]; /* "" not said */
 	int dns_said[CLOCKS_MAX_DNS_NODES];
 	char client_rsv[CLOCKS_MAX_TOPO_CLIENTS][CLOCKS_NAME_MAX]; /* its resolver key */
 };
 
-static void topo_copy(char *dst, size_t len, const char *src)
+static void clocks_topo_copy(char *dst, size_t len, const char *src)
 {
 	snprintf(dst, len, "%s", src);
 }
 
-static int topo_section(void *arg, const char *kind, const char *name, const char *extra)
+static int clocks_topo_section(void *arg, const char *kind, const char *name, const char *extra)
 {
-	struct topo_scan *s = arg;
+	struct clocks_topo_scan *s = arg;
 	struct clocks_topo_dns *t = s->t;
 
 	(void)extra;
-	s->in = TS_OTHER;
+	s->in = CLOCKS_TOPO_IN_OTHER;
 	if (strcmp(kind, "lab") == 0)
-		s->in = TS_LAB;
+		s->in = CLOCKS_TOPO_IN_LAB;
 	if (name == NULL)
 		return 0;
 	if (strcmp(kind, "resolver") == 0 && t->nrsv < CLOCKS_MAX_RSV_NODES) {
 		memset(&t->rsv[t->nrsv], 0, sizeof(t->rsv[0]));
-		topo_copy(t->rsv[t->nrsv++].name, CLOCKS_NAME_MAX, name);
-		s->in = TS_RSV;
+		clocks_topo_copy(t->rsv[t->nrsv++].name, CLOCKS_NAME_MAX, name);
+		s->in = CLOCKS_TOPO_IN_RSV;
 	} else if (strcmp(kind, "dns") == 0 && t->ndns < CLOCKS_MAX_DNS_NODES) {
-		topo_copy(t->dns[t->ndns].name, CLOCKS_NAME_MAX, name);
+		clocks_topo_copy(t->dns[t->ndns].name, CLOCKS_NAME_MAX, name);
 		s->dns_zones[t->ndns][0] = '\0';
 		s->dns_said[t->ndns++] = 0;
-		s->in = TS_DNS;
+		s->in = CLOCKS_TOPO_IN_DNS;
 	} else if (strcmp(kind, "client") == 0 && t->nclients < CLOCKS_MAX_TOPO_CLIENTS) {
-		topo_copy(t->clients[t->nclients].name, CLOCKS_NAME_MAX, name);
+		clocks_topo_copy(t->clients[t->nclients].name, CLOCKS_NAME_MAX, name);
 		t->clients[t->nclients].rsv = -1;
 		s->client_rsv[t->nclients++][0] = '\0';
-		s->in = TS_CLIENT;
-	} else if (strcmp(kind, "zone") == 0 && s->nzones < TOPO_MAX_ZONES) {
-		topo_copy(s->zones[s->nzones++], CLOCKS_DNS_NAME_MAX, name);
+		s->in = CLOCKS_TOPO_IN_CLIENT;
+	} else if (strcmp(kind, "zone") == 0 && s->nzones < CLOCKS_TOPO_MAX_ZONES) {
+		clocks_topo_copy(s->zones[s->nzones++], CLOCKS_DNS_NAME_MAX, name);
 	} else if (strcmp(kind, "name") == 0 && t->nnames < CLOCKS_MAX_DNS_NODES) {
-		topo_copy(t->names[t->nnames].name, CLOCKS_DNS_NAME_MAX, name);
+		clocks_topo_copy(t->names[t->nnames].name, CLOCKS_DNS_NAME_MAX, name);
 		t->names[t->nnames++].ttl_s = -1;
-		s->in = TS_NAME;
+		s->in = CLOCKS_TOPO_IN_NAME;
 	}
 	return 0;
 }
 
-static void topo_pair(void *arg, const char *key, const char *value)
+static void clocks_topo_pair(void *arg, const char *key, const char *value)
 {
-	struct topo_scan *s = arg;
+	struct clocks_topo_scan *s = arg;
 	struct clocks_topo_dns *t = s->t;
 	const char *errstr;
 
-	if (s->in == TS_LAB && strcmp(key, "dns_tree") == 0)
+	if (s->in == CLOCKS_TOPO_IN_LAB && strcmp(key, "dns_tree") == 0)
 		s->dns_tree = strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 ||
 			      strcmp(value, "1") == 0;
-	else if (s->in == TS_RSV && strcmp(key, "impl") == 0)
-		topo_copy(t->rsv[t->nrsv - 1].impl, CLOCKS_NAME_MAX, value);
-	else if (s->in == TS_RSV && strcmp(key, "count") == 0)
+	else if (s->in == CLOCKS_TOPO_IN_RSV && strcmp(key, "impl") == 0)
+		clocks_topo_copy(t->rsv[t->nrsv - 1].impl, CLOCKS_NAME_MAX, value);
+	else if (s->in == CLOCKS_TOPO_IN_RSV && strcmp(key, "count") == 0)
 		t->rsv[t->nrsv - 1].count = (int)strtonum(value, 1, 255, &errstr);
-	else if (s->in == TS_DNS && strcmp(key, "zones") == 0) {
-		topo_copy(s->dns_zones[t->ndns - 1], TOPO_ZONES_LEN, value);
+	else if (s->in == CLOCKS_TOPO_IN_DNS && strcmp(key, "zones") == 0) {
+		clocks_topo_copy(s->dns_zones[t->ndns - 1], CLOCKS_TOPO_ZONES_LEN, value);
 		s->dns_said[t->ndns - 1] = 1;
-	} else if (s->in == TS_CLIENT && strcmp(key, "resolver") == 0) {
-		topo_copy(s->client_rsv[t->nclients - 1], CLOCKS_NAME_MAX, value);
-	} else if (s->in == TS_CLIENT && strcmp(key, "link") == 0) {
-		topo_copy(t->clients[t->nclients - 1].router, CLOCKS_NAME_MAX, value);
-	} else if (s->in == TS_NAME && strcmp(key, "ttl") == 0) {
+	} else if (s->in == CLOCKS_TOPO_IN_CLIENT && strcmp(key, "resolver") == 0) {
+		clocks_topo_copy(s->client_rsv[t->nclients - 1], CLOCKS_NAME_MAX, value);
+	} else if (s->in == CLOCKS_TOPO_IN_CLIENT && strcmp(key, "link") == 0) {
+		clocks_topo_copy(t->clients[t->nclients - 1].router, CLOCKS_NAME_MAX, value);
+	} else if (s->in == CLOCKS_TOPO_IN_NAME && strcmp(key, "ttl") == 0) {
 		long long ttl = strtonum(value, 0, INT32_MAX, &errstr);
 
 		t->names[t->nnames - 1].ttl_s = errstr ? -1 : ttl;
 	}
 }
 
-/* topo_labels: the labels of a zone name in text ("." and "" have none) */
-static int topo_labels(const char *z)
+/* clocks_topo_labels: the labels of a zone name in text ("." and "" have none) */
+static int clocks_topo_labels(const char *z)
 {
 	int n = 0, in = 0;
 
@@ -122,7 +134,7 @@ enum clocks_level clocks_dns_level(const char *const *zones, int n)
 	enum clocks_level best = CLOCKS_LEVEL_ZONE;
 
 	for (int i = 0; i < n; i++) {
-		int labels = topo_labels(zones[i]);
+		int labels = clocks_topo_labels(zones[i]);
 		enum clocks_level l = labels == 0   ? CLOCKS_LEVEL_ROOT
 				      : labels == 1 ? CLOCKS_LEVEL_TLD
 						    : CLOCKS_LEVEL_ZONE;
@@ -132,8 +144,8 @@ enum clocks_level clocks_dns_level(const char *const *zones, int n)
 	return best;
 }
 
-/* topo_same_zone: "example" and "example." are one zone */
-static int topo_same_zone(const char *a, const char *b)
+/* clocks_topo_same_zone: "example" and "example." are one zone */
+static int clocks_topo_same_zone(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 
@@ -144,8 +156,8 @@ static int topo_same_zone(const char *a, const char *b)
 	return la == lb && strncasecmp(a, b, la) == 0;
 }
 
-/* topo_split: the words of a zones value (spaces or commas between) */
-static int topo_split(char *v, const char **out, int max)
+/* clocks_topo_split: the words of a zones value (spaces or commas between) */
+static int clocks_topo_split(char *v, const char **out, int max)
 {
 	int n = 0;
 
@@ -154,29 +166,29 @@ static int topo_split(char *v, const char **out, int max)
 	return n;
 }
 
-/* topo_claimed: is zone z in some [dns] node's zones key? */
-static int topo_claimed(const struct topo_scan *s, const char *z)
+/* clocks_topo_claimed: is zone z in some [dns] node's zones key? */
+static int clocks_topo_claimed(const struct clocks_topo_scan *s, const char *z)
 {
 	for (int i = 0; i < s->t->ndns; i++) {
-		char buf[TOPO_ZONES_LEN];
-		const char *w[TOPO_MAX_ZONES];
+		char buf[CLOCKS_TOPO_ZONES_LEN];
+		const char *w[CLOCKS_TOPO_MAX_ZONES];
 		int n;
 
 		if (!s->dns_said[i])
 			continue;
-		topo_copy(buf, sizeof(buf), s->dns_zones[i]);
-		n = topo_split(buf, w, TOPO_MAX_ZONES);
+		clocks_topo_copy(buf, sizeof(buf), s->dns_zones[i]);
+		n = clocks_topo_split(buf, w, CLOCKS_TOPO_MAX_ZONES);
 		for (int k = 0; k < n; k++)
-			if (topo_same_zone(w[k], z))
+			if (clocks_topo_same_zone(w[k], z))
 				return 1;
 	}
 	return 0;
 }
 
-/* topo_tree_node: a [dns] node dns_tree added (printed back only as a
+/* clocks_topo_tree_node: a [dns] node dns_tree added (printed back only as a
  * comment), unless the file has a node of that name: `root` serves the
  * root zone, `tld` the TLDs (one label: its level is all that matters) */
-static void topo_tree_node(struct topo_scan *s, const char *name, const char *zones)
+static void clocks_topo_tree_node(struct clocks_topo_scan *s, const char *name, const char *zones)
 {
 	struct clocks_topo_dns *t = s->t;
 
@@ -185,39 +197,39 @@ static void topo_tree_node(struct topo_scan *s, const char *name, const char *zo
 			return;
 	if (t->ndns == CLOCKS_MAX_DNS_NODES)
 		return;
-	topo_copy(t->dns[t->ndns].name, CLOCKS_NAME_MAX, name);
-	topo_copy(s->dns_zones[t->ndns], TOPO_ZONES_LEN, zones);
+	clocks_topo_copy(t->dns[t->ndns].name, CLOCKS_NAME_MAX, name);
+	clocks_topo_copy(s->dns_zones[t->ndns], CLOCKS_TOPO_ZONES_LEN, zones);
 	s->dns_said[t->ndns++] = 1;
 }
 
-/* topo_levels: each [dns] node's level: from its zones key, or (without
+/* clocks_topo_levels: each [dns] node's level: from its zones key, or (without
  * one) from every [zone] no other node claims, as the lab gives it */
-static void topo_levels(struct topo_scan *s)
+static void clocks_topo_levels(struct clocks_topo_scan *s)
 {
 	if (s->dns_tree) {
-		topo_tree_node(s, "root", ".");
-		topo_tree_node(s, "tld", "tld.");
+		clocks_topo_tree_node(s, "root", ".");
+		clocks_topo_tree_node(s, "tld", "tld.");
 	}
 	for (int i = 0; i < s->t->ndns; i++) {
-		const char *w[TOPO_MAX_ZONES];
-		char buf[TOPO_ZONES_LEN];
+		const char *w[CLOCKS_TOPO_MAX_ZONES];
+		char buf[CLOCKS_TOPO_ZONES_LEN];
 		int n = 0;
 
 		if (s->dns_said[i]) {
-			topo_copy(buf, sizeof(buf), s->dns_zones[i]);
-			n = topo_split(buf, w, TOPO_MAX_ZONES);
+			clocks_topo_copy(buf, sizeof(buf), s->dns_zones[i]);
+			n = clocks_topo_split(buf, w, CLOCKS_TOPO_MAX_ZONES);
 		} else {
 			for (int z = 0; z < s->nzones; z++)
-				if (!topo_claimed(s, s->zones[z]))
+				if (!clocks_topo_claimed(s, s->zones[z]))
 					w[n++] = s->zones[z];
 		}
 		s->t->dns[i].level = clocks_dns_level(w, n);
 	}
 }
 
-/* topo_clients: each client's [resolver] node, from its resolver key (a
+/* clocks_topo_clients: each client's [resolver] node, from its resolver key (a
  * node's name, or NAME.N: one of its caches) */
-static void topo_clients(struct topo_scan *s)
+static void clocks_topo_clients(struct clocks_topo_scan *s)
 {
 	struct clocks_topo_dns *t = s->t;
 
@@ -232,33 +244,157 @@ static void topo_clients(struct topo_scan *s)
 	}
 }
 
+/* clocks_plan_string: o's string member key, or "" */
+static const char *clocks_plan_string(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "";
+}
+
+static int clocks_plan_level(const char *level, enum clocks_level *out)
+{
+	for (int l = 0; l < CLOCKS_LEVELS; l++)
+		if (strcmp(level, clocks_level_names[l]) == 0) {
+			*out = (enum clocks_level)l;
+			return 0;
+		}
+	return -1;
+}
+
+/* clocks_plan_dns: the [dns] nodes, the file's first and those the lab's
+ * tree added (generated) after them, as topology.ini's reading orders them */
+static int clocks_plan_dns(json_t *nodes, struct clocks_topo_dns *t)
+{
+	for (int generated = 0; generated < 2; generated++) {
+		size_t i;
+		json_t *n;
+
+		json_array_foreach(nodes, i, n)
+		{
+			if (strcmp(clocks_plan_string(n, "kind"), "dns") != 0 ||
+			    json_is_true(json_object_get(n, "generated")) != generated ||
+			    t->ndns == CLOCKS_MAX_DNS_NODES)
+				continue;
+			clocks_topo_copy(t->dns[t->ndns].name, CLOCKS_NAME_MAX,
+					 clocks_plan_string(n, "name"));
+			if (clocks_plan_level(clocks_plan_string(n, "dns_level"),
+					      &t->dns[t->ndns++].level) == -1)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* clocks_plan_nodes: the [resolver] nodes and the clients, in file order */
+static void clocks_plan_nodes(json_t *nodes, struct clocks_topo_dns *t,
+			      char (*client_rsv)[CLOCKS_NAME_MAX])
+{
+	size_t i;
+	json_t *n;
+
+	json_array_foreach(nodes, i, n)
+	{
+		const char *kind = clocks_plan_string(n, "kind");
+
+		if (strcmp(kind, "resolver") == 0 && t->nrsv < CLOCKS_MAX_RSV_NODES) {
+			struct clocks_rsv_node *r = &t->rsv[t->nrsv++];
+
+			clocks_topo_copy(r->name, CLOCKS_NAME_MAX, clocks_plan_string(n, "name"));
+			/* the default, resolverd, is "" as topology.ini leaves it
+			 * unsaid (clocks.json: null) */
+			if (strcmp(clocks_plan_string(n, "impl"), "resolverd") != 0)
+				clocks_topo_copy(r->impl, CLOCKS_NAME_MAX,
+						 clocks_plan_string(n, "impl"));
+			r->count = (int)json_integer_value(json_object_get(n, "caches"));
+		} else if (strcmp(kind, "client") == 0 && t->nclients < CLOCKS_MAX_TOPO_CLIENTS) {
+			struct clocks_topo_client *c = &t->clients[t->nclients];
+
+			clocks_topo_copy(c->name, CLOCKS_NAME_MAX, clocks_plan_string(n, "name"));
+			clocks_topo_copy(c->router, CLOCKS_NAME_MAX,
+					 clocks_plan_string(json_object_get(n, "link"), "router"));
+			c->rsv = -1;
+			clocks_topo_copy(client_rsv[t->nclients++], CLOCKS_NAME_MAX,
+					 clocks_plan_string(n, "resolver"));
+		}
+	}
+}
+
+/* clocks_plan_names: the steered names and their TTLs (null: not said) */
+static void clocks_plan_names(json_t *names, struct clocks_topo_dns *t)
+{
+	size_t i;
+	json_t *n;
+
+	json_array_foreach(names, i, n)
+	{
+		json_t *ttl = json_object_get(n, "ttl");
+
+		if (t->nnames == CLOCKS_MAX_DNS_NODES)
+			break;
+		clocks_topo_copy(t->names[t->nnames].name, CLOCKS_DNS_NAME_MAX,
+				 clocks_plan_string(n, "name"));
+		t->names[t->nnames++].ttl_s = json_is_integer(ttl) ? json_integer_value(ttl) : -1;
+	}
+}
+
+/* clocks_read_plan: the DNS side from the lab's plan.json (docs/clocks.md,
+ * "Inputs"): 0, or -1 when there is none (a run from before it) or it is
+ * not the version this reads, and topology.ini is worked out instead */
+static int clocks_read_plan(const char *rundir, struct clocks_topo_scan *s)
+{
+	struct clocks_topo_dns *t = s->t;
+	char path[PATH_MAX];
+	json_t *root, *nodes;
+	int rc = -1;
+
+	snprintf(path, sizeof(path), "%s/plan.json", rundir);
+	if ((root = json_load_file(path, 0, NULL)) == NULL)
+		return -1;
+	nodes = json_object_get(root, "nodes");
+	if (json_integer_value(json_object_get(root, "version")) != 1 || !json_is_array(nodes))
+		goto out;
+	clocks_plan_nodes(nodes, t, s->client_rsv);
+	if (clocks_plan_dns(nodes, t) == -1)
+		goto out;
+	clocks_plan_names(json_object_get(root, "names"), t);
+	clocks_topo_clients(s);
+	rc = 0;
+out:
+	if (rc == -1)
+		memset(t, 0, sizeof(*t));
+	json_decref(root);
+	return rc;
+}
+
 void clocks_read_dns_topology(const char *rundir, struct clocks_input *in)
 {
-	struct topo_scan *s = calloc(1, sizeof(*s));
+	struct clocks_topo_scan *s = calloc(1, sizeof(*s));
 	char path[PATH_MAX];
 
 	memset(&in->dnstopo, 0, sizeof(in->dnstopo));
 	if (s == NULL)
 		return; /* the resolver measurements then see no nodes */
 	s->t = &in->dnstopo;
+	if (clocks_read_plan(rundir, s) == 0) {
+		free(s);
+		return;
+	}
 	snprintf(path, sizeof(path), "%s/topology.ini", rundir);
 	/* the topology as the lab printed it back: clocks_read_topology has
 	 * said what is wrong with it, if anything */
-	if (inifile_scan(path, topo_section, topo_pair, s) != -1) {
-		topo_levels(s);
-		topo_clients(s);
+	if (inifile_scan(path, clocks_topo_section, clocks_topo_pair, s) != -1) {
+		clocks_topo_levels(s);
+		clocks_topo_clients(s);
 	}
 	free(s);
 }
 
 int clocks_rsv_of_addr(const struct clocks_input *in, struct in_addr a)
 {
-	uint32_t h = ntohl(a.s_addr);
+	int k = addrplan_resolver_of(a);
 
-	for (int k = 0; k < in->dnstopo.nrsv; k++)
-		if ((h & 0xffffff00u) == CLOCKS_RSV_BLOCK(k))
-			return k;
-	return -1;
+	return k < in->dnstopo.nrsv ? k : -1;
 }
 
 int clocks_rsv_of_client(const struct clocks_input *in, uint32_t client)

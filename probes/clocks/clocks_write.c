@@ -10,6 +10,8 @@
  * and the first and last lines of the table when the run is invalid or
  * warned.
  */
+#include "clocks_write.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
@@ -20,7 +22,6 @@
 #include <time.h>
 
 #include "atomicfile.h"
-#include "clocks.h"
 #include "clocks_int.h"
 
 #define CLOCKS_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
@@ -645,13 +646,15 @@ static void clocks_legend(FILE *out, const struct clocks_input *in, const struct
 	fputc('\n', out);
 	for (int i = 0; i < nres; i++) {
 		if (res[i].noflows)
-			fprintf(out,
-				"%s: absent: the run has no %s in the records or the "
-				"captures\n",
-				res[i].scheme,
-				strcmp(res[i].scheme, "dns") == 0
-				    ? "DNS-steered flows (client ids from 100000)"
-				    : "anycast flows (client ids 1-99999)");
+			fprintf(
+			    out,
+			    "%s: absent: the run has no %s in the records or the "
+			    "captures\n",
+			    res[i].scheme,
+			    strcmp(res[i].scheme, "dns") == 0
+				? "DNS-steered flows (client ids from " WIRE_DNS_CLIENT_BASE_TEXT
+				  ")"
+				: "anycast flows (client ids 1-99999)");
 		else if (strcmp(res[i].scheme, "anycast") == 0 && res[i].detect_by_hold)
 			fprintf(out,
 				"anycast: detect = a router's hold timer expires %s's route (no "

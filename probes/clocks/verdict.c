@@ -15,6 +15,8 @@
  * observation, control messages dropped, rates that could not be checked).
  * Every message names the node, agent, site or client and the figure.
  */
+#include "verdict.h"
+
 #include <arpa/inet.h>
 #include <math.h>
 #include <signal.h>
@@ -25,8 +27,8 @@
 #include "timeutil.h"
 #include "verdict_int.h"
 
-/* verdict_at: t as "t0 + 1.234 s" (or "t0 - 0.500 s") */
-const char *verdict_at(char *buf, size_t len, const struct clocks_input *in, int64_t t)
+/* clocks_verdict_at: t as "t0 + 1.234 s" (or "t0 - 0.500 s") */
+const char *clocks_verdict_at(char *buf, size_t len, const struct clocks_input *in, int64_t t)
 {
 	int64_t d = t - in->failure.t0_ns;
 
@@ -34,9 +36,9 @@ const char *verdict_at(char *buf, size_t len, const struct clocks_input *in, int
 	return buf;
 }
 
-/* verdict_cutoff: when the teardown began; what happens after is the lab
+/* clocks_verdict_cutoff: when the teardown began; what happens after is the lab
  * stopping its agents on purpose */
-int64_t verdict_cutoff(const struct clocks_input *in)
+int64_t clocks_verdict_cutoff(const struct clocks_input *in)
 {
 	if (in->lab_stopping_ns != CLOCKS_NONE)
 		return in->lab_stopping_ns;
@@ -45,15 +47,15 @@ int64_t verdict_cutoff(const struct clocks_input *in)
 	return INT64_MAX;
 }
 
-/* verdict_measured: is t in the measured part of the run, from the start of
+/* clocks_verdict_measured: is t in the measured part of the run, from the start of
  * the traffic to the teardown? (Before the traffic the lab is settling.) */
-int verdict_measured(const struct clocks_input *in, int64_t t)
+int clocks_verdict_measured(const struct clocks_input *in, int64_t t)
 {
 	return (in->traffic_start_ns == CLOCKS_NONE || t >= in->traffic_start_ns) &&
-	       t <= verdict_cutoff(in);
+	       t <= clocks_verdict_cutoff(in);
 }
 
-static int verdict_present(const struct clocks_result *res, int nres)
+static int clocks_verdict_present(const struct clocks_result *res, int nres)
 {
 	for (int i = 0; i < nres; i++)
 		if (!res[i].noflows)
@@ -62,8 +64,8 @@ static int verdict_present(const struct clocks_result *res, int nres)
 }
 
 /* no_traffic, interrupted: did the clients send, for as long as told? */
-static void verdict_traffic(const struct clocks_input *in, const struct clocks_result *res,
-			    int nres, struct clocks_notes *v)
+static void clocks_verdict_traffic(const struct clocks_input *in, const struct clocks_result *res,
+				   int nres, struct clocks_notes *v)
 {
 	char at[48];
 
@@ -75,7 +77,7 @@ static void verdict_traffic(const struct clocks_input *in, const struct clocks_r
 		clocks_invalid(v, "no_traffic",
 			       "no requests-*.csv: no client recorded a request, so nothing was "
 			       "measured");
-	else if (!verdict_present(res, nres))
+	else if (!clocks_verdict_present(res, nres))
 		clocks_invalid(v, "no_traffic",
 			       "neither the clients' records (requests-*.csv) nor the captures "
 			       "hold a request of any scheme: nothing was measured");
@@ -102,7 +104,7 @@ static void verdict_traffic(const struct clocks_input *in, const struct clocks_r
 			       "after the traffic started; nothing watched the agents to the "
 			       "end, so one that ended meanwhile is not known; rates, budgets "
 			       "and the decay use the %.3f s the clients could have sent",
-			       verdict_at(at, sizeof(at), in, in->traffic_stop_ns),
+			       clocks_verdict_at(at, sizeof(at), in, in->traffic_stop_ns),
 			       (double)(in->traffic_stop_ns - in->traffic_start_ns) / NSEC_PER_SEC,
 			       sent);
 		return;
@@ -117,8 +119,8 @@ static void verdict_traffic(const struct clocks_input *in, const struct clocks_r
 			       "the %.3f s configured: the observation after t0 lasted %.3f s of "
 			       "the %.3f s configured, the last %.3f s were never run; rates, "
 			       "budgets and the decay use the %.3f s actually run",
-			       ran, verdict_at(at, sizeof(at), in, in->traffic_stop_ns), told,
-			       after > 0 ? after : 0,
+			       ran, clocks_verdict_at(at, sizeof(at), in, in->traffic_stop_ns),
+			       told, after > 0 ? after : 0,
 			       (double)(in->traffic_duration_ns - in->fail_at_ns) / NSEC_PER_SEC,
 			       told > ran ? told - ran : 0, ran);
 	else
@@ -126,18 +128,19 @@ static void verdict_traffic(const struct clocks_input *in, const struct clocks_r
 			       "the run was interrupted %.3f s after the traffic started (%s), of "
 			       "the %.3f s configured; rates, budgets and the decay use the %.3f s "
 			       "actually run",
-			       ran, verdict_at(at, sizeof(at), in, in->traffic_stop_ns), told, ran);
+			       ran, clocks_verdict_at(at, sizeof(at), in, in->traffic_stop_ns),
+			       told, ran);
 }
 
 /* agent_exited: an agent ended on its own, or was killed, during the run */
-static void verdict_exits(const struct clocks_input *in, struct clocks_notes *v)
+static void clocks_verdict_exits(const struct clocks_input *in, struct clocks_notes *v)
 {
 	char at[48], how[96], into[64] = "";
 
 	for (size_t i = 0; i < in->nexits; i++) {
 		const struct clocks_exit *x = &in->exits[i];
 
-		if (x->expected || x->t_ns > verdict_cutoff(in))
+		if (x->expected || x->t_ns > clocks_verdict_cutoff(in))
 			continue;
 		if (x->has_signal) {
 			const char *name = sigabbrev_np(x->sig);
@@ -157,12 +160,12 @@ static void verdict_exits(const struct clocks_input *in, struct clocks_notes *v)
 			       "%s on %s (pid %lld) %s at %s%s: what it did for the lab stopped "
 			       "there",
 			       x->agent, x->node, (long long)x->pid, how,
-			       verdict_at(at, sizeof(at), in, x->t_ns), into);
+			       clocks_verdict_at(at, sizeof(at), in, x->t_ns), into);
 	}
 }
 
-/* verdict_started: did client id write client_started? */
-static int verdict_started(const struct clocks_input *in, uint32_t id)
+/* clocks_verdict_started: did client id write client_started? */
+static int clocks_verdict_started(const struct clocks_input *in, uint32_t id)
 {
 	for (size_t i = 0; i < in->nclients; i++)
 		if (in->clients[i].id == id && in->clients[i].started_ns != CLOCKS_NONE)
@@ -170,10 +173,10 @@ static int verdict_started(const struct clocks_input *in, uint32_t id)
 	return 0;
 }
 
-/* verdict_unstarted: the clients of the records without a client_started,
+/* clocks_verdict_unstarted: the clients of the records without a client_started,
  * whose rate cannot be checked (client_rate_unchecked, a warning); a
  * population's started as one (lib/wire.h, wire_agent_of) */
-static void verdict_unstarted(const struct clocks_input *in, struct clocks_notes *v)
+static void clocks_verdict_unstarted(const struct clocks_input *in, struct clocks_notes *v)
 {
 	uint32_t seen[CLOCKS_MAX_CLIENTS], last = 0;
 	size_t nseen = 0, nmissing = 0;
@@ -191,7 +194,7 @@ static void verdict_unstarted(const struct clocks_input *in, struct clocks_notes
 		if (known || nseen == CLOCKS_MAX_CLIENTS)
 			continue;
 		seen[nseen++] = id;
-		if (verdict_started(in, id))
+		if (clocks_verdict_started(in, id))
 			continue;
 		if (nmissing++ < 8 && len < (int)sizeof(ids))
 			len += snprintf(ids + len, sizeof(ids) - (size_t)len, "%s%u",
@@ -208,7 +211,7 @@ static void verdict_unstarted(const struct clocks_input *in, struct clocks_notes
 }
 
 /* client_behind: each client's achieved rate against the one it was told */
-static void verdict_clients(const struct clocks_input *in, struct clocks_notes *v)
+static void clocks_verdict_clients(const struct clocks_input *in, struct clocks_notes *v)
 {
 	int64_t traffic = clocks_traffic_ns(in);
 
@@ -218,7 +221,7 @@ static void verdict_clients(const struct clocks_input *in, struct clocks_notes *
 			    "checked against their configured rates");
 		return;
 	}
-	verdict_unstarted(in, v);
+	clocks_verdict_unstarted(in, v);
 	for (size_t i = 0; i < in->nclients; i++) {
 		const struct clocks_client *c = &in->clients[i];
 		double secs, rate;
@@ -260,7 +263,7 @@ static void verdict_clients(const struct clocks_input *in, struct clocks_notes *
 
 /* One client flow's sends around the moments its clocks are read from:
  * t0, and its own last request to the dead site (the switch). */
-struct verdict_gap {
+struct clocks_verdict_gap {
 	uint32_t id;
 	const struct clocks_client *c;
 	int64_t interval, at;	     /* at: its last request to S (t0 if none) */
@@ -269,9 +272,10 @@ struct verdict_gap {
 	int of_s;		     /* S answered it in the second before t0 */
 };
 
-/* verdict_gap_note: client_stalled for a gap from a to b, around what */
-static void verdict_gap_note(const struct clocks_input *in, const struct verdict_gap *g, int64_t a,
-			     int64_t b, const char *around, struct clocks_notes *v)
+/* clocks_verdict_gap_note: client_stalled for a gap from a to b, around what */
+static void clocks_verdict_gap_note(const struct clocks_input *in,
+				    const struct clocks_verdict_gap *g, int64_t a, int64_t b,
+				    const char *around, struct clocks_notes *v)
 {
 	char at[48], at2[48];
 
@@ -280,8 +284,8 @@ static void verdict_gap_note(const struct clocks_input *in, const struct verdict
 		       "sends every %.3f s, %s: it was not running (stopped, or starved of CPU), "
 		       "so when it left %s is not measured (a gap of more than %.0f intervals "
 		       "and %.3f s invalidates)",
-		       g->id, g->c->agent, g->c->node, verdict_at(at, sizeof(at), in, a),
-		       verdict_at(at2, sizeof(at2), in, b), (double)(b - a) / NSEC_PER_SEC,
+		       g->id, g->c->agent, g->c->node, clocks_verdict_at(at, sizeof(at), in, a),
+		       clocks_verdict_at(at2, sizeof(at2), in, b), (double)(b - a) / NSEC_PER_SEC,
 		       (double)g->interval / NSEC_PER_SEC, around, in->failure.site,
 		       CLOCKS_GAP_INTERVALS, (double)CLOCKS_GAP_MIN_NS / NSEC_PER_SEC);
 }
@@ -294,11 +298,11 @@ static void verdict_gap_note(const struct clocks_input *in, const struct verdict
  * leaves that moment unknown; so does a gap across t0, when no request
  * said where the route or the answer pointed. Gaps elsewhere move requests
  * but not the clocks. A population's logical clients are not checked. */
-static void verdict_gaps(const struct clocks_input *in, const struct clocks_result *res, int nres,
-			 struct clocks_notes *v)
+static void clocks_verdict_gaps(const struct clocks_input *in, const struct clocks_result *res,
+				int nres, struct clocks_notes *v)
 {
 	int64_t t0 = in->failure.t0_ns;
-	struct verdict_gap *g = calloc(in->nclients ? in->nclients : 1, sizeof(*g));
+	struct clocks_verdict_gap *g = calloc(in->nclients ? in->nclients : 1, sizeof(*g));
 	size_t n = 0, hit = 0;
 
 	if (g == NULL) {
@@ -319,7 +323,7 @@ static void verdict_gaps(const struct clocks_input *in, const struct clocks_resu
 				r = &res[k];
 		if (r == NULL)
 			continue;
-		g[n] = (struct verdict_gap){.id = c->id, .c = c, .at = t0};
+		g[n] = (struct clocks_verdict_gap){.id = c->id, .c = c, .at = t0};
 		g[n].interval = (int64_t)(NSEC_PER_SEC / c->rate);
 		for (size_t k = 0; k < r->nby_client; k++)
 			if (r->by_client[k].client == c->id && r->by_client[k].last_ns > 0)
@@ -330,7 +334,7 @@ static void verdict_gaps(const struct clocks_input *in, const struct clocks_resu
 	}
 	for (size_t i = 0; i < in->nrequests && n > 0; i++) {
 		const struct clocks_request *q = &in->requests[i];
-		struct verdict_gap *x;
+		struct clocks_verdict_gap *x;
 
 		/* a client's records come together: the last one found first */
 		if (g[hit].id != q->client) {
@@ -366,20 +370,21 @@ static void verdict_gaps(const struct clocks_input *in, const struct clocks_resu
 			continue;
 		if (g[k].t0_before != INT64_MIN && g[k].t0_after != INT64_MAX &&
 		    g[k].t0_after - g[k].t0_before > limit)
-			verdict_gap_note(in, &g[k], g[k].t0_before, g[k].t0_after, "across t0", v);
+			clocks_verdict_gap_note(in, &g[k], g[k].t0_before, g[k].t0_after,
+						"across t0", v);
 		if (!at_t0 && g[k].sw_before != INT64_MIN && g[k].sw_after != INT64_MAX &&
 		    g[k].sw_after - g[k].sw_before > limit)
-			verdict_gap_note(in, &g[k], g[k].sw_before, g[k].sw_after,
-					 "after its last request to the failed site", v);
+			clocks_verdict_gap_note(in, &g[k], g[k].sw_before, g[k].sw_after,
+						"after its last request to the failed site", v);
 	}
 	free(g);
 }
 
-/* verdict_capture: is there a capture (of a site, of queries or of a
+/* clocks_verdict_capture: is there a capture (of a site, of queries or of a
  * router link) labelled
  * label? Its packet records and whether it was cut short, if so. */
-static int verdict_capture(const struct clocks_input *in, const char *label, size_t *records,
-			   int *truncated)
+static int clocks_verdict_capture(const struct clocks_input *in, const char *label, size_t *records,
+				  int *truncated)
 {
 	for (size_t i = 0; i < in->ncaptures; i++) {
 		if (strcmp(in->captures[i].label, label) == 0) {
@@ -414,7 +419,7 @@ static int verdict_capture(const struct clocks_input *in, const char *label, siz
 
 /* capture_stats_missing, capture_drops, capture_missing, capture_truncated
  * (as the collector counted it), capture_write_error */
-static void verdict_captures(const struct clocks_input *in, struct clocks_notes *v)
+static void clocks_verdict_captures(const struct clocks_input *in, struct clocks_notes *v)
 {
 	char at[48];
 	size_t records;
@@ -454,7 +459,7 @@ static void verdict_captures(const struct clocks_input *in, struct clocks_notes 
 				  "from its cache may be wrong"
 				: "the window, lost (capture) and the upstream queries may be too "
 				  "low");
-		if (!verdict_capture(in, s->label, &records, &truncated)) {
+		if (!clocks_verdict_capture(in, s->label, &records, &truncated)) {
 			if (strcmp(s->label, in->failure.site) != 0)
 				clocks_invalid(v, "capture_missing",
 					       "no capture-%s.pcap, though the collector on %s "
@@ -477,26 +482,26 @@ static void verdict_captures(const struct clocks_input *in, struct clocks_notes 
 		else
 			snprintf(file, sizeof(file), "capture-%s.pcap", e->label);
 		if (e->err)
-			clocks_invalid(v, "capture_write_error",
-				       "the collector on %s could not write %s at %s: %s (%s); the "
-				       "capture of link %s stopped there",
-				       e->node, file, verdict_at(at, sizeof(at), in, e->t_ns),
-				       e->error[0] ? e->error : strerror(e->err),
-				       strerrorname_np(e->err) ? strerrorname_np(e->err) : "?",
-				       e->label);
+			clocks_invalid(
+			    v, "capture_write_error",
+			    "the collector on %s could not write %s at %s: %s (%s); the "
+			    "capture of link %s stopped there",
+			    e->node, file, clocks_verdict_at(at, sizeof(at), in, e->t_ns),
+			    e->error[0] ? e->error : strerror(e->err),
+			    strerrorname_np(e->err) ? strerrorname_np(e->err) : "?", e->label);
 		else
 			clocks_invalid(v, "capture_write_error",
 				       "the collector on %s could not go on capturing link %s (%s) "
 				       "at %s; the capture stopped there",
 				       e->node, e->label, e->error[0] ? e->error : "capture_error",
-				       verdict_at(at, sizeof(at), in, e->t_ns));
+				       clocks_verdict_at(at, sizeof(at), in, e->t_ns));
 	}
 }
 
 /* window_cut: a window the end of the observation cut short (a warning:
  * the clock is a lower bound, shown as such, not a wrong number) */
-static void verdict_cut(const struct clocks_input *in, const struct clocks_result *r,
-			struct clocks_notes *v)
+static void clocks_verdict_cut(const struct clocks_input *in, const struct clocks_result *r,
+			       struct clocks_notes *v)
 {
 	char ids[160] = "", at[48];
 	int len = 0, shown = 0;
@@ -521,11 +526,11 @@ static void verdict_cut(const struct clocks_input *in, const struct clocks_resul
 		    r->scheme, (double)r->window_ns / NSEC_PER_SEC, r->ncut,
 		    r->ncut == 1 ? "" : "s", ids, in->failure.site,
 		    (double)CLOCKS_CUT_GUARD_NS / NSEC_PER_SEC,
-		    verdict_at(at, sizeof(at), in, end));
+		    clocks_verdict_at(at, sizeof(at), in, end));
 }
 
 /* control_rejected: control messages an agent dropped, per sender */
-static void verdict_rejected(const struct clocks_input *in, struct clocks_notes *v)
+static void clocks_verdict_rejected(const struct clocks_input *in, struct clocks_notes *v)
 {
 	int *done = calloc(in->nrejected ? in->nrejected : 1, sizeof(*done));
 	char at[48];
@@ -552,12 +557,12 @@ static void verdict_rejected(const struct clocks_input *in, struct clocks_notes 
 			    "reported at %s",
 			    a->agent, a->node, (long long)count, count == 1 ? "" : "s", a->from,
 			    a->reason[0] ? a->reason : "not entitled",
-			    verdict_at(at, sizeof(at), in, a->t_ns));
+			    clocks_verdict_at(at, sizeof(at), in, a->t_ns));
 	}
 	free(done);
 }
 
-static const struct clocks_flows *verdict_flows(const struct clocks_result *r)
+static const struct clocks_flows *clocks_verdict_flows(const struct clocks_result *r)
 {
 	return strcmp(r->scheme, "dns") == 0 ? &clocks_dns_flows : &clocks_anycast_flows;
 }
@@ -566,26 +571,26 @@ void clocks_verdict(const struct clocks_input *in, const struct clocks_result *r
 		    struct clocks_notes *v)
 {
 	memset(v, 0, sizeof(*v));
-	verdict_traffic(in, res, nres, v);
-	verdict_exits(in, v);
-	verdict_clients(in, v);
-	verdict_gaps(in, res, nres, v);
+	clocks_verdict_traffic(in, res, nres, v);
+	clocks_verdict_exits(in, v);
+	clocks_verdict_clients(in, v);
+	clocks_verdict_gaps(in, res, nres, v);
 	for (int i = 0; i < nres; i++) {
 		if (res[i].noflows)
 			continue;
 		if (strcmp(res[i].scheme, "dns") == 0 && !in->failure.has_address)
 			continue; /* no DNS clocks at all (old_run) */
-		verdict_losses(in, verdict_flows(&res[i]), &res[i], v);
+		clocks_verdict_losses(in, clocks_verdict_flows(&res[i]), &res[i], v);
 	}
-	verdict_healthy(in, v);
+	clocks_verdict_healthy(in, v);
 	for (int i = 0, done = 0; i < nres && !done; i++)
 		if ((done = strcmp(res[i].scheme, "anycast") == 0))
-			verdict_routes(in, &res[i], v);
-	verdict_captures(in, v);
+			clocks_verdict_routes(in, &res[i], v);
+	clocks_verdict_captures(in, v);
 	for (int i = 0; i < nres; i++)
 		if (!res[i].noflows)
-			verdict_cut(in, &res[i], v);
-	verdict_rejected(in, v);
+			clocks_verdict_cut(in, &res[i], v);
+	clocks_verdict_rejected(in, v);
 	if (in->dnstopo.nrsv > 0) {
 		struct clocks_resolvers *rs = malloc(sizeof(*rs));
 

@@ -14,15 +14,16 @@
 #include "verdict_int.h"
 
 /* one kind of finding about a healthy site, counted, its first kept */
-#define VERDICT_MAX_FINDINGS 32
+#define CLOCKS_VERDICT_MAX_FINDINGS 32
 
-struct verdict_finding {
+struct clocks_verdict_finding {
 	char who[2 * CLOCKS_NAME_MAX + 2]; /* what is the same in every occurrence */
 	int64_t first;
 	int count;
 };
 
-static void verdict_find(struct verdict_finding *f, int *n, const char *who, int64_t t)
+static void clocks_verdict_find(struct clocks_verdict_finding *f, int *n, const char *who,
+				int64_t t)
 {
 	for (int i = 0; i < *n; i++) {
 		if (strcmp(f[i].who, who) == 0) {
@@ -32,14 +33,14 @@ static void verdict_find(struct verdict_finding *f, int *n, const char *who, int
 			return;
 		}
 	}
-	if (*n == VERDICT_MAX_FINDINGS)
+	if (*n == CLOCKS_VERDICT_MAX_FINDINGS)
 		return;
 	snprintf(f[*n].who, sizeof(f[*n].who), "%s", who);
 	f[*n].first = t;
 	f[(*n)++].count = 1;
 }
 
-static const char *verdict_times(char *buf, size_t len, int count)
+static const char *clocks_verdict_times(char *buf, size_t len, int count)
 {
 	if (count == 1)
 		snprintf(buf, len, "once");
@@ -48,12 +49,12 @@ static const char *verdict_times(char *buf, size_t len, int count)
 	return buf;
 }
 
-#define VERDICT_ROUTED_PROTO 252 /* agents/routed/kroute.h: KROUTE_PROTO */
+#define CLOCKS_VERDICT_ROUTED_PROTO 252 /* agents/routed/kroute.h: KROUTE_PROTO */
 
-/* verdict_failed_route: rt is the failed site's route in its router (the
+/* clocks_verdict_failed_route: rt is the failed site's route in its router (the
  * next hop toward it from a router without it, at its metric there: as
  * site_failed's routes say, or as the FIBs at t0 say), deleted after t0 */
-static int verdict_failed_route(const struct clocks_input *in, const struct clocks_route *rt)
+static int clocks_verdict_failed_route(const struct clocks_input *in, const struct clocks_route *rt)
 {
 	const struct clocks_failure *f = &in->failure;
 	if (!rt->has_via || rt->t_ns < f->t0_ns)
@@ -68,43 +69,45 @@ static int verdict_failed_route(const struct clocks_input *in, const struct cloc
 	/* routed's routes (routing = static) are exactly site_failed's; a
 	 * routing daemon's: its next hop led to the failed site at t0 (the
 	 * next router's route then, followed: lab_up's addresses) */
-	if (rt->protocol == VERDICT_ROUTED_PROTO)
+	if (rt->protocol == CLOCKS_VERDICT_ROUTED_PROTO)
 		return 0;
 	clocks_fib_via_site(in, rt->via, f->t0_ns, site);
 	return strcmp(site, f->site) == 0;
 }
 
-struct verdict_gone {
-	struct verdict_finding *gone;
+struct clocks_verdict_gone {
+	struct clocks_verdict_finding *gone;
 	int *n;
 };
 
-static int verdict_failback_route(const struct clocks_failure *f, const struct clocks_route *rt);
+static int clocks_verdict_failback_route(const struct clocks_failure *f,
+					 const struct clocks_route *rt);
 
-/* verdict_route_left: a route that left a FIB (deleted, or replaced by one
+/* clocks_verdict_route_left: a route that left a FIB (deleted, or replaced by one
  * of other next hops): a healthy route withdrawn, unless it was the failed
  * site's after t0 */
-static void verdict_route_left(const struct clocks_input *in, const struct clocks_route *rt,
-			       const struct clocks_route *by, void *arg)
+static void clocks_verdict_route_left(const struct clocks_input *in, const struct clocks_route *rt,
+				      const struct clocks_route *by, void *arg)
 {
 	const struct clocks_failure *f = &in->failure;
-	struct verdict_gone *g = arg;
+	struct clocks_verdict_gone *g = arg;
 	char via[INET_ADDRSTRLEN] = "no gateway";
 
-	if (!verdict_measured(in, rt->t_ns) ||
+	if (!clocks_verdict_measured(in, rt->t_ns) ||
 	    (rt->has_via && rt->via.s_addr == f->via.s_addr && rt->t_ns >= f->t0_ns) ||
-	    (rt->has_via && verdict_hit_via(in, rt->via, rt->t_ns)) ||
-	    (by && verdict_failback_route(f, by)) || verdict_failed_route(in, rt))
+	    (rt->has_via && clocks_verdict_hit_via(in, rt->via, rt->t_ns)) ||
+	    (by && clocks_verdict_failback_route(f, by)) || clocks_verdict_failed_route(in, rt))
 		return;
 	if (rt->has_via)
 		inet_ntop(AF_INET, &rt->via, via, sizeof(via));
-	verdict_find(g->gone, g->n, via, rt->t_ns);
+	clocks_verdict_find(g->gone, g->n, via, rt->t_ns);
 }
 
-/* verdict_failback_route: rt is a router's route moving back to S after the
+/* clocks_verdict_failback_route: rt is a router's route moving back to S after the
  * timeline brought S back: its replacement of the route via another site
  * is the fail-back, not that route leaving (BGP prefers S again) */
-static int verdict_failback_route(const struct clocks_failure *f, const struct clocks_route *rt)
+static int clocks_verdict_failback_route(const struct clocks_failure *f,
+					 const struct clocks_route *rt)
 {
 	if (!rt->has_via || f->recovered_ns == 0 || rt->t_ns < f->recovered_ns)
 		return 0;
@@ -117,11 +120,11 @@ static int verdict_failback_route(const struct clocks_failure *f, const struct c
 	return 0;
 }
 
-/* verdict_hit_site: the timeline acted on site at or before t_ns (killed,
+/* clocks_verdict_hit_site: the timeline acted on site at or before t_ns (killed,
  * crashed, frozen, drained, its link down, a flap; or brought it back, after
  * which probers may still be catching up): its being declared dead then is
  * the timeline's doing, not a fault of the run */
-int verdict_hit_site(const struct clocks_input *in, const char *site, int64_t t_ns)
+int clocks_verdict_hit_site(const struct clocks_input *in, const char *site, int64_t t_ns)
 {
 	for (size_t i = 0; i < in->nhits; i++) {
 		const struct clocks_hit *h = &in->hits[i];
@@ -138,9 +141,9 @@ int verdict_hit_site(const struct clocks_input *in, const char *site, int64_t t_
 	return 0;
 }
 
-/* verdict_hit_via: the timeline acted at or before t_ns on a target whose
+/* clocks_verdict_hit_via: the timeline acted at or before t_ns on a target whose
  * routes go via via (a site's link, a link's ends) */
-int verdict_hit_via(const struct clocks_input *in, struct in_addr via, int64_t t_ns)
+int clocks_verdict_hit_via(const struct clocks_input *in, struct in_addr via, int64_t t_ns)
 {
 	for (size_t i = 0; i < in->nhits; i++)
 		for (int k = 0; in->hits[i].t_ns <= t_ns && k < in->hits[i].nvias; k++)
@@ -154,38 +157,38 @@ int verdict_hit_via(const struct clocks_input *in, struct in_addr via, int64_t t
  * or by authd, or its route withdrawn, while the traffic ran. What the
  * timeline did (event_applied: a second site failed, a link cut) is not
  * counted: those sites and next hops are the timeline's from its step on. */
-void verdict_healthy(const struct clocks_input *in, struct clocks_notes *v)
+void clocks_verdict_healthy(const struct clocks_input *in, struct clocks_notes *v)
 {
 	const struct clocks_failure *f = &in->failure;
-	struct verdict_finding dead[VERDICT_MAX_FINDINGS], sick[VERDICT_MAX_FINDINGS],
-	    gone[VERDICT_MAX_FINDINGS];
+	struct clocks_verdict_finding dead[CLOCKS_VERDICT_MAX_FINDINGS],
+	    sick[CLOCKS_VERDICT_MAX_FINDINGS], gone[CLOCKS_VERDICT_MAX_FINDINGS];
 	int ndead = 0, nsick = 0, ngone = 0;
-	struct verdict_gone gone_arg;
+	struct clocks_verdict_gone gone_arg;
 	char who[2 * CLOCKS_NAME_MAX + 2], at[48], times[32], prefix[INET_ADDRSTRLEN],
 	    fvia[INET_ADDRSTRLEN];
 
 	for (size_t i = 0; i < in->ndead; i++) {
 		const struct clocks_dead *d = &in->dead[i];
 
-		if (!verdict_measured(in, d->t_ns) ||
+		if (!clocks_verdict_measured(in, d->t_ns) ||
 		    (strcmp(d->site, f->site) == 0 && d->t_ns >= f->t0_ns) ||
-		    verdict_hit_site(in, d->site, d->t_ns))
+		    clocks_verdict_hit_site(in, d->site, d->t_ns))
 			continue;
 		snprintf(who, sizeof(who), "%s|%s", d->node, d->site);
-		verdict_find(dead, &ndead, who, d->t_ns);
+		clocks_verdict_find(dead, &ndead, who, d->t_ns);
 	}
 	for (size_t i = 0; i < in->nhealth; i++) {
 		const struct clocks_health *h = &in->health[i];
 
-		if (h->healthy || !verdict_measured(in, h->t_ns) ||
+		if (h->healthy || !clocks_verdict_measured(in, h->t_ns) ||
 		    (strcmp(h->site, f->site) == 0 && h->t_ns >= f->t0_ns) ||
-		    verdict_hit_site(in, h->site, h->t_ns))
+		    clocks_verdict_hit_site(in, h->site, h->t_ns))
 			continue;
-		verdict_find(sick, &nsick, h->site, h->t_ns);
+		clocks_verdict_find(sick, &nsick, h->site, h->t_ns);
 	}
 	gone_arg.gone = gone;
 	gone_arg.n = &ngone;
-	clocks_fib_left(in, verdict_route_left, &gone_arg);
+	clocks_fib_left(in, clocks_verdict_route_left, &gone_arg);
 	for (int i = 0; i < ndead; i++) {
 		char *site = strchr(dead[i].who, '|');
 
@@ -193,16 +196,16 @@ void verdict_healthy(const struct clocks_input *in, struct clocks_notes *v)
 		clocks_invalid(v, "healthy_site_dead",
 			       "the prober on %s declared site %s dead %s, first at %s, %s",
 			       dead[i].who, site,
-			       verdict_times(times, sizeof(times), dead[i].count),
-			       verdict_at(at, sizeof(at), in, dead[i].first),
+			       clocks_verdict_times(times, sizeof(times), dead[i].count),
+			       clocks_verdict_at(at, sizeof(at), in, dead[i].first),
 			       strcmp(site, f->site) == 0 ? "before it failed"
 							  : "though it is not the failing site");
 	}
 	for (int i = 0; i < nsick; i++)
 		clocks_invalid(
 		    v, "healthy_site_dead", "authd marked site %s unhealthy %s, first at %s, %s",
-		    sick[i].who, verdict_times(times, sizeof(times), sick[i].count),
-		    verdict_at(at, sizeof(at), in, sick[i].first),
+		    sick[i].who, clocks_verdict_times(times, sizeof(times), sick[i].count),
+		    clocks_verdict_at(at, sizeof(at), in, sick[i].first),
 		    strcmp(sick[i].who, f->site) == 0 ? "before it failed"
 						      : "though it is not the failing site");
 	inet_ntop(AF_INET, &f->prefix, prefix, sizeof(prefix));
@@ -211,8 +214,9 @@ void verdict_healthy(const struct clocks_input *in, struct clocks_notes *v)
 		clocks_invalid(
 		    v, "healthy_route_withdrawn",
 		    "the route to %s/%d via %s left the router's FIB %s, first at %s, %s", prefix,
-		    f->prefixlen, gone[i].who, verdict_times(times, sizeof(times), gone[i].count),
-		    verdict_at(at, sizeof(at), in, gone[i].first),
+		    f->prefixlen, gone[i].who,
+		    clocks_verdict_times(times, sizeof(times), gone[i].count),
+		    clocks_verdict_at(at, sizeof(at), in, gone[i].first),
 		    strcmp(gone[i].who, fvia) == 0 ? "before the site failed"
 						   : "though it is not the failing site's link");
 }

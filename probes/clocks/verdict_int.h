@@ -12,29 +12,29 @@
 
 #include "clocks_int.h"
 
-/* verdict_at: t as "t0 + 1.234 s" (or "t0 - 0.500 s") in buf */
-const char *verdict_at(char *buf, size_t len, const struct clocks_input *in, int64_t t);
+/* clocks_verdict_at: t as "t0 + 1.234 s" (or "t0 - 0.500 s") in buf */
+const char *clocks_verdict_at(char *buf, size_t len, const struct clocks_input *in, int64_t t);
 
-/* verdict_cutoff: when the teardown began (INT64_MAX: not recorded) */
-int64_t verdict_cutoff(const struct clocks_input *in);
+/* clocks_verdict_cutoff: when the teardown began (INT64_MAX: not recorded) */
+int64_t clocks_verdict_cutoff(const struct clocks_input *in);
 
-/* verdict_measured: t is from the traffic's start to the teardown */
-int verdict_measured(const struct clocks_input *in, int64_t t);
+/* clocks_verdict_measured: t is from the traffic's start to the teardown */
+int clocks_verdict_measured(const struct clocks_input *in, int64_t t);
 
-/* verdict_hit_site: the timeline acted on site at or before t_ns */
-int verdict_hit_site(const struct clocks_input *in, const char *site, int64_t t_ns);
+/* clocks_verdict_hit_site: the timeline acted on site at or before t_ns */
+int clocks_verdict_hit_site(const struct clocks_input *in, const char *site, int64_t t_ns);
 
-/* verdict_hit_via: the timeline acted at or before t_ns on a target whose
+/* clocks_verdict_hit_via: the timeline acted at or before t_ns on a target whose
  * link address is via */
-int verdict_hit_via(const struct clocks_input *in, struct in_addr via, int64_t t_ns);
+int clocks_verdict_hit_via(const struct clocks_input *in, struct in_addr via, int64_t t_ns);
 
-/* verdict_losses: unexplained_loss, lost_in_transit, lost_queued and
+/* clocks_verdict_losses: unexplained_loss, lost_in_transit, lost_queued and
  * loss_mismatch of scheme result r (its flows fl) into v (verdict_loss.c) */
-void verdict_losses(const struct clocks_input *in, const struct clocks_flows *fl,
-		    const struct clocks_result *r, struct clocks_notes *v);
+void clocks_verdict_losses(const struct clocks_input *in, const struct clocks_flows *fl,
+			   const struct clocks_result *r, struct clocks_notes *v);
 
-/* verdict_healthy: healthy_site_failed into v (verdict_health.c) */
-void verdict_healthy(const struct clocks_input *in, struct clocks_notes *v);
+/* clocks_verdict_healthy: healthy_site_failed into v (verdict_health.c) */
+void clocks_verdict_healthy(const struct clocks_input *in, struct clocks_notes *v);
 
 /* A route change read after the collector's loop stalled longer than this
  * may be that much older than its time stamp (the collector reports such
@@ -44,10 +44,10 @@ void verdict_healthy(const struct clocks_input *in, struct clocks_notes *v);
  * capture's and the route monitor's delays, a client's usual lateness */
 #define CLOCKS_STEER_SLACK_NS (50 * 1000000LL)
 
-/* verdict_routes: route_events_lost, route_monitor_stalled and
+/* clocks_verdict_routes: route_events_lost, route_monitor_stalled and
  * steer_after_window into v (verdict_route.c); anycast: the anycast
  * scheme's result (NULL: none) */
-void verdict_routes(const struct clocks_input *in, const struct clocks_result *anycast,
-		    struct clocks_notes *v);
+void clocks_verdict_routes(const struct clocks_input *in, const struct clocks_result *anycast,
+			   struct clocks_notes *v);
 
 #endif

@@ -27,19 +27,19 @@
  * in a loop or a hole between routers that did not agree yet (path
  * exploration): the failure's, counted apart (lost_in_transit, a warning).
  */
-struct verdict_lost {
+struct clocks_verdict_lost {
 	uint64_t key; /* client << 32 | low 32 bits of seq; 0: empty slot */
 	int where;    /* -1: not captured, -2: at the dead site, else the capture */
 	int64_t sent_ns;
 	int64_t at_ns; /* where = -2: when it reached the dead site's link */
 };
 
-static uint64_t verdict_key(uint32_t client, uint32_t seq)
+static uint64_t clocks_verdict_key(uint32_t client, uint32_t seq)
 {
 	return (uint64_t)client << 32 | seq;
 }
 
-static size_t verdict_slot(const struct verdict_lost *set, size_t cap, uint64_t key)
+static size_t clocks_verdict_slot(const struct clocks_verdict_lost *set, size_t cap, uint64_t key)
 {
 	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
 
@@ -48,8 +48,8 @@ static size_t verdict_slot(const struct verdict_lost *set, size_t cap, uint64_t 
 	return i;
 }
 
-/* verdict_link_cut: the timeline cut a link (link-down, a link's flap) */
-static int verdict_link_cut(const struct clocks_input *in)
+/* clocks_verdict_link_cut: the timeline cut a link (link-down, a link's flap) */
+static int clocks_verdict_link_cut(const struct clocks_input *in)
 {
 	for (size_t i = 0; i < in->nhits; i++)
 		if (in->hits[i].link && !in->hits[i].up)
@@ -59,33 +59,33 @@ static int verdict_link_cut(const struct clocks_input *in)
 
 /* the losses the failure explains that the capture of S after t0 does not
  * count (loss_mismatch adds them to it) */
-struct verdict_explained {
+struct clocks_verdict_explained {
 	int64_t transit;    /* lost on the way while routing converged */
 	int64_t queued;	    /* reached S's link before t0: queued in S when it failed */
 	int64_t answered;   /* reached S's link after t0 and answered by S all the same */
 	int64_t restarting; /* reached S's link after its recovery, before it answered */
 };
 
-/* verdict_losses_agree: the clients' a and the captures' b differ by no
+/* clocks_verdict_losses_agree: the clients' a and the captures' b differ by no
  * more than CLOCKS_LOSS_ABS requests or CLOCKS_LOSS_SHARE of the larger;
  * the difference and the larger in *diff and *larger */
-static int verdict_losses_agree(int64_t a, int64_t b, int64_t *diff, int64_t *larger)
+static int clocks_verdict_losses_agree(int64_t a, int64_t b, int64_t *diff, int64_t *larger)
 {
 	*diff = a > b ? a - b : b - a;
 	*larger = a > b ? a : b;
 	return *diff <= CLOCKS_LOSS_ABS || (double)*diff <= CLOCKS_LOSS_SHARE * (double)*larger;
 }
 
-/* verdict_unexplained: the unexplained losses (invalid), and the explained
+/* clocks_verdict_unexplained: the unexplained losses (invalid), and the explained
  * ones the capture after t0 does not see, in *ex */
-static void verdict_unexplained(const struct clocks_input *in, const struct clocks_flows *fl,
-				const struct clocks_result *r, struct clocks_notes *v,
-				struct verdict_explained *ex)
+static void clocks_verdict_unexplained(const struct clocks_input *in, const struct clocks_flows *fl,
+				       const struct clocks_result *r, struct clocks_notes *v,
+				       struct clocks_verdict_explained *ex)
 {
 	int64_t t0 = in->failure.t0_ns, tol = in->client_timeout_ns, first_early = INT64_MAX;
 	int64_t converged = r->fib && r->fib->last_at_ns != CLOCKS_NONE ? r->fib->last_at_ns : 0;
 	const struct clocks_capture *dead = NULL;
-	struct verdict_lost *set = NULL;
+	struct clocks_verdict_lost *set = NULL;
 	size_t nlost = 0, cap = 64, early = 0, nowhere = 0, transit = 0, queued = 0, *at = NULL;
 	char msg[CLOCKS_WARNING_LEN], when[48];
 	int len;
@@ -122,10 +122,10 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 				first_early = q->sent_ns;
 			continue;
 		}
-		k = verdict_slot(set, cap, verdict_key(q->client, (uint32_t)q->seq));
+		k = clocks_verdict_slot(set, cap, clocks_verdict_key(q->client, (uint32_t)q->seq));
 		if (set[k].key == 0) {
-			set[k] = (struct verdict_lost){verdict_key(q->client, (uint32_t)q->seq), -1,
-						       q->sent_ns, 0};
+			set[k] = (struct clocks_verdict_lost){
+			    clocks_verdict_key(q->client, (uint32_t)q->seq), -1, q->sent_ns, 0};
 			nlost++;
 		}
 	}
@@ -138,7 +138,7 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 
 			if (!clocks_is_flow(in, fl, p))
 				continue;
-			k = verdict_slot(set, cap, verdict_key(p->client, p->seq));
+			k = clocks_verdict_slot(set, cap, clocks_verdict_key(p->client, p->seq));
 			if (set[k].key == 0)
 				continue;
 			if (c == dead && (fl->to_dead == NULL || fl->to_dead(in, p))) {
@@ -161,9 +161,10 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 			 * the routers did not agree, in a loop or a hole */
 			if (converged && set[k].sent_ns <= converged)
 				transit++;
-			else if (!verdict_link_cut(in))
+			else if (!clocks_verdict_link_cut(in))
 				nowhere++;
-		} else if (!verdict_hit_site(in, in->captures[set[k].where].label, INT64_MAX)) {
+		} else if (!clocks_verdict_hit_site(in, in->captures[set[k].where].label,
+						    INT64_MAX)) {
 			/* a site the timeline took out too: its losses are its */
 			at[set[k].where]++;
 		}
@@ -178,7 +179,7 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 			    (double)(converged - t0) / NSEC_PER_SEC);
 	/* a few requests in S's socket buffer at t0 are every kill's; more than
 	 * loss_mismatch's tolerance, S's service lagged behind its link */
-	if (!verdict_losses_agree((int64_t)queued, 0, &(int64_t){0}, &(int64_t){0}))
+	if (!clocks_verdict_losses_agree((int64_t)queued, 0, &(int64_t){0}, &(int64_t){0}))
 		clocks_warn(
 		    v, "lost_queued",
 		    "%s: %zu of the %lld requests the clients lost reached %s's link before "
@@ -210,7 +211,7 @@ static void verdict_unexplained(const struct clocks_input *in, const struct cloc
 				" %zu %s sent more than %.3f s (the client timeout) before t0, "
 				"the first at %s;",
 				early, early == 1 ? "was" : "were", (double)tol / NSEC_PER_SEC,
-				verdict_at(when, sizeof(when), in, first_early));
+				clocks_verdict_at(when, sizeof(when), in, first_early));
 	if (len > 0 && len < (int)sizeof(msg))
 		msg[len - 1] = '\0'; /* the last ';' */
 	clocks_invalid(v, "unexplained_loss", "%s", msg);
@@ -219,7 +220,7 @@ out:
 	free(at);
 }
 
-/* verdict_edges: the edges of S's outage, where a capture and the clients'
+/* clocks_verdict_edges: the edges of S's outage, where a capture and the clients'
  * records see it differently. Of the scheme's requests captured on S's
  * link after t0 (lost_capture counts them all), the ones the records say
  * S answered: the failure took effect a little after t0 (t0 is stamped
@@ -228,12 +229,12 @@ out:
  * clients lost, up to the next failure of S: they reached S before it
  * answered again (its sited starting): the failure's. 0, or -1: out of
  * memory. */
-static int verdict_edges(const struct clocks_input *in, const struct clocks_flows *fl,
-			 struct verdict_explained *ex)
+static int clocks_verdict_edges(const struct clocks_input *in, const struct clocks_flows *fl,
+				struct clocks_verdict_explained *ex)
 {
 	const struct clocks_capture *dead = NULL;
 	int64_t t0 = in->failure.t0_ns, back = in->failure.recovered_ns, again = INT64_MAX;
-	struct verdict_lost *set;
+	struct clocks_verdict_lost *set;
 	size_t cap = 64, n = 0;
 
 	for (size_t i = 0; i < in->ncaptures; i++)
@@ -255,13 +256,13 @@ static int verdict_edges(const struct clocks_input *in, const struct clocks_flow
 	/* where: 1 in the outage, 2 after the recovery; -1 once counted */
 	for (size_t j = 0; j < dead->n; j++) {
 		const struct clocks_packet *p = &dead->packets[j];
-		uint64_t key = verdict_key(p->client, p->seq);
+		uint64_t key = clocks_verdict_key(p->client, p->seq);
 		size_t k;
 
 		if (p->t_ns <= t0 || p->t_ns >= again || !clocks_is_flow(in, fl, p) ||
 		    (fl->to_dead != NULL && !fl->to_dead(in, p)))
 			continue;
-		k = verdict_slot(set, cap, key);
+		k = clocks_verdict_slot(set, cap, key);
 		set[k].key = key;
 		set[k].where = back != 0 && p->t_ns >= back ? 2 : 1;
 	}
@@ -271,7 +272,7 @@ static int verdict_edges(const struct clocks_input *in, const struct clocks_flow
 
 		if (clocks_scheme_of(q->client) != fl->scheme)
 			continue;
-		k = verdict_slot(set, cap, verdict_key(q->client, (uint32_t)q->seq));
+		k = clocks_verdict_slot(set, cap, clocks_verdict_key(q->client, (uint32_t)q->seq));
 		if (set[k].key == 0)
 			continue;
 		if (set[k].where == 1 && q->status == CLOCKS_OK &&
@@ -290,8 +291,9 @@ static int verdict_edges(const struct clocks_input *in, const struct clocks_flow
 /* loss_mismatch: the clients' lost and the capture's lost (with the
  * requests lost on the way while routing converged, and those queued in S
  * when it failed, less those S answered after t0) disagree */
-static void verdict_mismatch(const struct clocks_input *in, const struct clocks_result *r,
-			     const struct verdict_explained *ex, struct clocks_notes *v)
+static void clocks_verdict_mismatch(const struct clocks_input *in, const struct clocks_result *r,
+				    const struct clocks_verdict_explained *ex,
+				    struct clocks_notes *v)
 {
 	int64_t a = r->lost_client, b = r->lost_capture, diff, larger;
 	int64_t transit = ex->transit + ex->queued + ex->restarting - ex->answered;
@@ -305,7 +307,7 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 	int64_t all = clocks_multi_lost_capture(in, r->scheme, sites, sizeof(sites));
 	if (all != CLOCKS_NONE) {
 		b = all + transit;
-		if (verdict_losses_agree(a, b, &diff, &larger))
+		if (clocks_verdict_losses_agree(a, b, &diff, &larger))
 			return;
 		clocks_invalid(v, "loss_mismatch",
 			       "%s: the clients lost %lld requests and the captures of the failed "
@@ -345,7 +347,7 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 			    in->failure.site, h->name, h->cycle ? ", a flap's next down" : "");
 		return;
 	}
-	if (verdict_link_cut(in) && strcmp(in->failure.how, "link-down") != 0) {
+	if (clocks_verdict_link_cut(in) && strcmp(in->failure.how, "link-down") != 0) {
 		clocks_warn(v, "loss_unchecked",
 			    "%s: the clients' losses (%lld) are not compared with the capture's at "
 			    "%s (%lld): the timeline cut a link, and requests were lost on the way",
@@ -365,7 +367,7 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 				: "whose link no capture sees");
 		return;
 	}
-	if (verdict_losses_agree(a, b, &diff, &larger))
+	if (clocks_verdict_losses_agree(a, b, &diff, &larger))
 		return;
 	clocks_invalid(
 	    v, "loss_mismatch",
@@ -379,16 +381,16 @@ static void verdict_mismatch(const struct clocks_input *in, const struct clocks_
 	    100 * CLOCKS_LOSS_SHARE, CLOCKS_LOSS_ABS);
 }
 
-void verdict_losses(const struct clocks_input *in, const struct clocks_flows *fl,
-		    const struct clocks_result *r, struct clocks_notes *v)
+void clocks_verdict_losses(const struct clocks_input *in, const struct clocks_flows *fl,
+			   const struct clocks_result *r, struct clocks_notes *v)
 {
-	struct verdict_explained ex;
+	struct clocks_verdict_explained ex;
 
-	verdict_unexplained(in, fl, r, v, &ex);
-	if (verdict_edges(in, fl, &ex) == -1) {
+	clocks_verdict_unexplained(in, fl, r, v, &ex);
+	if (clocks_verdict_edges(in, fl, &ex) == -1) {
 		clocks_warn(v, "limit", "%s: the losses' comparison: out of memory, not checked",
 			    r->scheme);
 		return;
 	}
-	verdict_mismatch(in, r, &ex, v);
+	clocks_verdict_mismatch(in, r, &ex, v);
 }

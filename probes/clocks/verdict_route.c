@@ -24,7 +24,7 @@
 #include "verdict_int.h"
 
 /* route_events_lost: one note per collector and kind, the first given */
-static void verdict_mlosses(const struct clocks_input *in, struct clocks_notes *v)
+static void clocks_verdict_mlosses(const struct clocks_input *in, struct clocks_notes *v)
 {
 	char at[48];
 
@@ -33,24 +33,24 @@ static void verdict_mlosses(const struct clocks_input *in, struct clocks_notes *
 		int64_t count = 0;
 		int seen = 0;
 
-		if (m->t_ns > verdict_cutoff(in))
+		if (m->t_ns > clocks_verdict_cutoff(in))
 			continue;
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = in->mlosses[k].stopped == m->stopped &&
 			       strcmp(in->mlosses[k].node, m->node) == 0 &&
-			       in->mlosses[k].t_ns <= verdict_cutoff(in);
+			       in->mlosses[k].t_ns <= clocks_verdict_cutoff(in);
 		if (seen)
 			continue;
 		for (size_t k = i; k < in->nmlosses; k++)
 			count += in->mlosses[k].stopped == m->stopped &&
 				 strcmp(in->mlosses[k].node, m->node) == 0 &&
-				 in->mlosses[k].t_ns <= verdict_cutoff(in);
+				 in->mlosses[k].t_ns <= clocks_verdict_cutoff(in);
 		if (m->stopped)
 			clocks_invalid(v, "route_events_lost",
 				       "the route monitor of the collector on %s stopped at %s "
 				       "(route_monitor_error): no change of its FIB after it was "
 				       "seen, so the FIB clocks and steer may miss theirs",
-				       m->node, verdict_at(at, sizeof(at), in, m->t_ns));
+				       m->node, clocks_verdict_at(at, sizeof(at), in, m->t_ns));
 		else
 			clocks_invalid(v, "route_events_lost",
 				       "the kernel dropped route notifications of the collector on "
@@ -58,13 +58,13 @@ static void verdict_mlosses(const struct clocks_input *in, struct clocks_notes *
 				       "changes are incomplete, so the FIB clocks and steer may "
 				       "miss theirs",
 				       m->node, (long long)count, count == 1 ? "" : "s",
-				       verdict_at(at, sizeof(at), in, m->t_ns));
+				       clocks_verdict_at(at, sizeof(at), in, m->t_ns));
 	}
 }
 
 /* route_monitor_stalled: a change of the service prefix, in the measured
  * period, read at the end of a stall; one note per collector, its worst */
-static void verdict_stalls(const struct clocks_input *in, struct clocks_notes *v)
+static void clocks_verdict_stalls(const struct clocks_input *in, struct clocks_notes *v)
 {
 	const struct clocks_failure *f = &in->failure;
 	char at[48], prefix[INET_ADDRSTRLEN], via[INET_ADDRSTRLEN];
@@ -74,14 +74,14 @@ static void verdict_stalls(const struct clocks_input *in, struct clocks_notes *v
 		int seen = 0;
 
 		if (r->stalled_ns <= CLOCKS_MONITOR_STALL_NS || r->prefixlen != f->prefixlen ||
-		    r->prefix.s_addr != f->prefix.s_addr || !verdict_measured(in, r->t_ns))
+		    r->prefix.s_addr != f->prefix.s_addr || !clocks_verdict_measured(in, r->t_ns))
 			continue;
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = in->routes[k].stalled_ns > CLOCKS_MONITOR_STALL_NS &&
 			       strcmp(in->routes[k].node, r->node) == 0 &&
 			       in->routes[k].prefixlen == f->prefixlen &&
 			       in->routes[k].prefix.s_addr == f->prefix.s_addr &&
-			       verdict_measured(in, in->routes[k].t_ns);
+			       clocks_verdict_measured(in, in->routes[k].t_ns);
 		if (seen)
 			continue;
 		for (size_t k = i + 1; k < in->nroutes; k++) {
@@ -89,7 +89,7 @@ static void verdict_stalls(const struct clocks_input *in, struct clocks_notes *v
 
 			if (o->stalled_ns > worst->stalled_ns && strcmp(o->node, r->node) == 0 &&
 			    o->prefixlen == f->prefixlen && o->prefix.s_addr == f->prefix.s_addr &&
-			    verdict_measured(in, o->t_ns))
+			    clocks_verdict_measured(in, o->t_ns))
 				worst = o;
 		}
 		inet_ntop(AF_INET, &worst->prefix, prefix, sizeof(prefix));
@@ -103,15 +103,15 @@ static void verdict_stalls(const struct clocks_input *in, struct clocks_notes *v
 			       worst->node, prefix, worst->prefixlen,
 			       worst->deleted ? "deleted" : "added", worst->has_via ? " via " : "",
 			       worst->has_via ? via : "",
-			       verdict_at(at, sizeof(at), in, worst->t_ns),
+			       clocks_verdict_at(at, sizeof(at), in, worst->t_ns),
 			       (double)worst->stalled_ns / NSEC_PER_SEC,
 			       (double)CLOCKS_MONITOR_STALL_NS / NSEC_PER_SEC);
 	}
 }
 
-/* verdict_client_interval: 1 / the rate client id was told (client_started),
+/* clocks_verdict_client_interval: 1 / the rate client id was told (client_started),
  * or 0 if unknown */
-static int64_t verdict_client_interval(const struct clocks_input *in, uint32_t id)
+static int64_t clocks_verdict_client_interval(const struct clocks_input *in, uint32_t id)
 {
 	for (size_t i = 0; i < in->nclients; i++)
 		if (in->clients[i].id == id && in->clients[i].rate > 0)
@@ -119,9 +119,9 @@ static int64_t verdict_client_interval(const struct clocks_input *in, uint32_t i
 	return 0;
 }
 
-/* verdict_steer_router: the router whose FIB change is steer: the one of
+/* clocks_verdict_steer_router: the router whose FIB change is steer: the one of
  * the route via the failed site at steer_at ("?" if not found) */
-static const char *verdict_steer_router(const struct clocks_input *in, int64_t at)
+static const char *clocks_verdict_steer_router(const struct clocks_input *in, int64_t at)
 {
 	for (size_t i = 0; i < in->nroutes; i++)
 		if (in->routes[i].t_ns == at)
@@ -132,8 +132,8 @@ static const char *verdict_steer_router(const struct clocks_input *in, int64_t a
 /* steer_after_window: the anycast requests that reached S until its route
  * left; how the failure keeps them reaching S's link (a kill, a crash, a
  * freeze, a drain: not a cut link) */
-static void verdict_steer_packets(const struct clocks_input *in, const struct clocks_result *r,
-				  struct clocks_notes *v)
+static void clocks_verdict_steer_packets(const struct clocks_input *in,
+					 const struct clocks_result *r, struct clocks_notes *v)
 {
 	const struct clocks_failure *f = &in->failure;
 	const struct clocks_capture *c = NULL;
@@ -164,7 +164,7 @@ static void verdict_steer_packets(const struct clocks_input *in, const struct cl
 		 * each sends every interval, so the last of theirs at S is at most
 		 * one interval before the route left */
 		if (p->t_ns <= t0 && p->t_ns > t0 - NSEC_PER_SEC && !clocks_pop_of(p->client)) {
-			int64_t iv = verdict_client_interval(in, p->client);
+			int64_t iv = clocks_verdict_client_interval(in, p->client);
 
 			before = 1;
 			if (iv > interval)
@@ -174,25 +174,26 @@ static void verdict_steer_packets(const struct clocks_input *in, const struct cl
 	if (!before || interval == 0 || last == CLOCKS_NONE ||
 	    steer - last <= interval + CLOCKS_STEER_SLACK_NS)
 		return;
-	clocks_invalid(
-	    v, "steer_after_window",
-	    "anycast: the route via %s's link left %s's FIB at %s by its route "
-	    "monitor, but the last anycast request reached %s at %s, %.3f s before, "
-	    "though its clients sent every %.3f s at most: the route was gone by "
-	    "%s (plus %.3f s of slack) at the latest, so steer is late (a collector "
-	    "that fell behind, or clients that stopped sending: see "
-	    "route_monitor_stalled, client_stalled)",
-	    f->site, verdict_steer_router(in, steer), verdict_at(at, sizeof(at), in, steer),
-	    f->site, verdict_at(at2, sizeof(at2), in, last), (double)(steer - last) / NSEC_PER_SEC,
-	    (double)interval / NSEC_PER_SEC, verdict_at(at3, sizeof(at3), in, last + interval),
-	    (double)CLOCKS_STEER_SLACK_NS / NSEC_PER_SEC);
+	clocks_invalid(v, "steer_after_window",
+		       "anycast: the route via %s's link left %s's FIB at %s by its route "
+		       "monitor, but the last anycast request reached %s at %s, %.3f s before, "
+		       "though its clients sent every %.3f s at most: the route was gone by "
+		       "%s (plus %.3f s of slack) at the latest, so steer is late (a collector "
+		       "that fell behind, or clients that stopped sending: see "
+		       "route_monitor_stalled, client_stalled)",
+		       f->site, clocks_verdict_steer_router(in, steer),
+		       clocks_verdict_at(at, sizeof(at), in, steer), f->site,
+		       clocks_verdict_at(at2, sizeof(at2), in, last),
+		       (double)(steer - last) / NSEC_PER_SEC, (double)interval / NSEC_PER_SEC,
+		       clocks_verdict_at(at3, sizeof(at3), in, last + interval),
+		       (double)CLOCKS_STEER_SLACK_NS / NSEC_PER_SEC);
 }
 
-void verdict_routes(const struct clocks_input *in, const struct clocks_result *anycast,
-		    struct clocks_notes *v)
+void clocks_verdict_routes(const struct clocks_input *in, const struct clocks_result *anycast,
+			   struct clocks_notes *v)
 {
-	verdict_mlosses(in, v);
-	verdict_stalls(in, v);
+	clocks_verdict_mlosses(in, v);
+	clocks_verdict_stalls(in, v);
 	if (anycast && !anycast->noflows)
-		verdict_steer_packets(in, anycast, v);
+		clocks_verdict_steer_packets(in, anycast, v);
 }

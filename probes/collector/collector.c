@@ -48,9 +48,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addrplan.h"
 #include "announce.h"
 #include "capture.h"
 #include "event.h"
+#include "events.h"
 #include "log.h"
 #include "loop.h"
 #include "opt.h"
@@ -132,7 +134,8 @@ static void collector_usage(FILE *fp)
 		"  -B BYTES        kernel buffer of a capture given none, e.g. 64M (default\n"
 		"                  64M)\n"
 		"  -s SNAPLEN      bytes kept of each packet (default %d)\n"
-		"  -P PREFIX       route events only for this prefix, e.g. 198.19.0.1/32;\n"
+		"  -P PREFIX       route events only for this prefix, e.g. " ADDRPLAN_SERVICE_TEXT
+		"/32;\n"
 		"                  with -P, no capture is needed: a route monitor alone\n"
 		"  -n NODE         lab node, written into every event (default: collector)\n"
 		"  -e FILE         JSON Lines event file (default: standard output)\n"
@@ -259,7 +262,7 @@ static void collector_route(const struct rtmon_route *r, void *arg)
 {
 	struct collector *col = arg;
 	char prefix[INET_ADDRSTRLEN + 4], via[INET_ADDRSTRLEN], dev[IF_NAMESIZE];
-	const char *name = r->deleted ? "route_deleted" : "route_added";
+	const char *name = r->deleted ? EVENTS_ROUTE_DELETED : EVENTS_ROUTE_ADDED;
 
 	if (r->table != RT_TABLE_MAIN)
 		return;
@@ -301,7 +304,7 @@ static int64_t collector_watch(struct collector *col, int64_t now)
 		col->stall_seen_ns = now;
 		log_warnx("the loop did not run for %.3f s (stopped, or starved of CPU)",
 			  (double)away / NSEC_PER_SEC);
-		event_emit(col->ev, "collector_stalled", "{s:I, s:I}", "stalled_ns",
+		event_emit(col->ev, EVENTS_COLLECTOR_STALLED, "{s:I, s:I}", "stalled_ns",
 			   (json_int_t)away, "from",
 			   (json_int_t)(now_real_ns() - (now_mono_ns() - col->alive_ns)));
 	}
@@ -331,10 +334,11 @@ static void collector_rtmon_read(struct collector *col)
 		/* the route events are incomplete from here on: say so */
 		col->overruns++;
 		log_warnx("route monitor: the kernel dropped notifications (ENOBUFS)");
-		event_emit(col->ev, "route_monitor_overrun", "{s:i}", "overruns", col->overruns);
+		event_emit(col->ev, EVENTS_ROUTE_MONITOR_OVERRUN, "{s:i}", "overruns",
+			   col->overruns);
 	} else if (rc == -1) {
 		log_warnx("route monitor stopped");
-		event_emit(col->ev, "route_monitor_error", NULL);
+		event_emit(col->ev, EVENTS_ROUTE_MONITOR_ERROR, NULL);
 		loop_del(col->loop, &col->rtmon_h);
 		rtmon_close(col->rtmon);
 		col->rtmon = NULL;
@@ -354,8 +358,8 @@ static void collector_file_error(struct collector *col, const char *label, const
 {
 	log_warnx("%s: %s: no longer writing this capture (%llu packets written)", path,
 		  strerror(err), written);
-	event_emit(col->ev, "capture_error", "{s:s, s:s, s:s, s:i, s:s}", "label", label, "iface",
-		   iface, "file", path, "errno", err, "error", strerror(err));
+	event_emit(col->ev, EVENTS_CAPTURE_ERROR, "{s:s, s:s, s:s, s:i, s:s}", "label", label,
+		   "iface", iface, "file", path, "errno", err, "error", strerror(err));
 }
 
 /* collector_check_write: reports a new write error of l's file */
@@ -377,7 +381,7 @@ static void collector_link_fail(struct collector_link *l)
 	loop_del(l->col->loop, &l->h);
 	log_warnx("%s: capture stopped", l->label);
 	/* errno 0: libpcap's error (logged above) has no errno */
-	event_emit(l->col->ev, "capture_error", "{s:s, s:s, s:s, s:i, s:s}", "label", l->label,
+	event_emit(l->col->ev, EVENTS_CAPTURE_ERROR, "{s:s, s:s, s:s, s:i, s:s}", "label", l->label,
 		   "iface", l->iface, "file", capture_path(l->cap), "errno", 0, "error",
 		   "capture failed");
 }
@@ -430,7 +434,7 @@ static void collector_progress_cb(struct loop *loop, int fd, uint32_t events, vo
 			      "dns_last_ns",
 			      r.dns_last_ns ? json_integer(r.dns_last_ns) : json_null()));
 	}
-	event_emit(col->ev, "capture_progress", "{s:o}", "links", links);
+	event_emit(col->ev, EVENTS_CAPTURE_PROGRESS, "{s:o}", "links", links);
 }
 
 static void collector_capture_cb(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -532,9 +536,9 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 			log_warn("%s: %s: loop", __func__, l->iface);
 			return -1;
 		}
-		event_emit(col->ev, "capture_ready", "{s:s, s:s, s:s, s:i, s:i}", "label", l->label,
-			   "iface", l->iface, "linktype", capture_linktype(l->cap), "snaplen",
-			   cfg->snaplen, "buffer", cfg->buffer_bytes);
+		event_emit(col->ev, EVENTS_CAPTURE_READY, "{s:s, s:s, s:s, s:i, s:i}", "label",
+			   l->label, "iface", l->iface, "linktype", capture_linktype(l->cap),
+			   "snaplen", cfg->snaplen, "buffer", cfg->buffer_bytes);
 		log_info("capturing on %s (%s)", l->iface, l->label);
 	}
 	if (loop_timer_add(col->loop, &col->flush_timer, now_mono_ns() + COLLECTOR_FLUSH_NS,
@@ -566,16 +570,17 @@ static int collector_stop(struct collector *col)
 			rc = -1;
 		collector_check_write(l);
 		if (capture_stats(l->cap, &st) == 0)
-			event_emit(col->ev, "capture_stats", "{s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
-				   "label", l->label, "iface", l->iface, "packets",
-				   (json_int_t)st.packets, "written", (json_int_t)st.written,
-				   "received", (json_int_t)st.received, "dropped",
-				   (json_int_t)st.dropped, "if_dropped", (json_int_t)st.if_dropped);
+			event_emit(col->ev, EVENTS_CAPTURE_STATS,
+				   "{s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "label", l->label,
+				   "iface", l->iface, "packets", (json_int_t)st.packets, "written",
+				   (json_int_t)st.written, "received", (json_int_t)st.received,
+				   "dropped", (json_int_t)st.dropped, "if_dropped",
+				   (json_int_t)st.if_dropped);
 		else /* counts unknown: null, never a made-up zero */
-			event_emit(col->ev, "capture_stats", "{s:s, s:s, s:I, s:I, s:n, s:n, s:n}",
-				   "label", l->label, "iface", l->iface, "packets",
-				   (json_int_t)st.packets, "written", (json_int_t)st.written,
-				   "received", "dropped", "if_dropped");
+			event_emit(col->ev, EVENTS_CAPTURE_STATS,
+				   "{s:s, s:s, s:I, s:I, s:n, s:n, s:n}", "label", l->label,
+				   "iface", l->iface, "packets", (json_int_t)st.packets, "written",
+				   (json_int_t)st.written, "received", "dropped", "if_dropped");
 		log_info("%s: %llu packets captured, %llu written, %llu received, %llu dropped, "
 			 "%llu if_dropped",
 			 l->label, (unsigned long long)st.packets, (unsigned long long)st.written,
@@ -681,7 +686,9 @@ int main(int argc, char *argv[])
 	log_init("collector", verbose);
 	if (prefix) {
 		if (parse_prefix(prefix, &col.prefix, &col.prefixlen) == -1)
-			fatalx("-P %s: expected an IPv4 prefix such as 198.19.0.1/32", prefix);
+			fatalx("-P %s: expected an IPv4 prefix such as " ADDRPLAN_SERVICE_TEXT
+			       "/32",
+			       prefix);
 		col.has_prefix = 1;
 	}
 	if (cfg.snaplen < 96)

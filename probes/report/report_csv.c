@@ -12,8 +12,8 @@
 #include "report_int.h"
 #include "timeutil.h"
 
-/* decay_csv_cells: a curve's share, dead and all of bucket k */
-static void decay_csv_cells(FILE *fp, const struct clocks_decay_series *s, size_t k)
+/* report_decay_csv_cells: a curve's share, dead and all of bucket k */
+static void report_decay_csv_cells(FILE *fp, const struct clocks_decay_series *s, size_t k)
 {
 	if (!s->known)
 		fprintf(fp, ",,,");
@@ -57,7 +57,7 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 			report_fmt_s(b, sizeof(b), end < d->end_ns ? end : d->end_ns));
 		for (int i = 0; i < REPORT_NSCHEMES; i++)
 			if (report_present(r, i))
-				decay_csv_cells(fp, &d->s[i], k);
+				report_decay_csv_cells(fp, &d->s[i], k);
 		for (int i = 0; i < REPORT_NSCHEMES; i++) {
 			const struct clocks_decay_series *s = &d->s[i];
 
@@ -72,7 +72,7 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 					(long long)s->back[k]);
 		}
 		for (int i = 0; i < d->nrsv; i++)
-			decay_csv_cells(fp, &d->rsv[i], k);
+			report_decay_csv_cells(fp, &d->rsv[i], k);
 		fputc('\n', fp);
 	}
 	return report_file_close(&af, err, errlen);

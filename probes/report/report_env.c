@@ -23,9 +23,9 @@
 #define STEERLAB_VERSION "unknown"
 #endif
 
-/* env_capture: the first line that argv writes that contains needle (NULL:
+/* report_env_capture: the first line that argv writes that contains needle (NULL:
  * any), into buf; 0, or -1 if it could not run or wrote no such line */
-static int env_capture(char *const argv[], const char *needle, char *buf, size_t len)
+static int report_env_capture(char *const argv[], const char *needle, char *buf, size_t len)
 {
 	FILE *tmp = tmpfile();
 	char *line = NULL;
@@ -51,8 +51,8 @@ out:
 	return rc;
 }
 
-/* env_netem: whether this kernel has sch_netem, and how we know */
-static void env_netem(char *buf, size_t len, const char *release)
+/* report_env_netem: whether this kernel has sch_netem, and how we know */
+static void report_env_netem(char *buf, size_t len, const char *release)
 {
 	char *zcat[] = {"gzip", "-dc", "/proc/config.gz", NULL};
 	char path[128], line[256];
@@ -62,7 +62,7 @@ static void env_netem(char *buf, size_t len, const char *release)
 		snprintf(buf, len, "available in this kernel (/sys/module/sch_netem)");
 		return;
 	}
-	if (env_capture(zcat, "CONFIG_NET_SCH_NETEM", line, sizeof(line)) == 0) {
+	if (report_env_capture(zcat, "CONFIG_NET_SCH_NETEM", line, sizeof(line)) == 0) {
 		if (strstr(line, "=y") || strstr(line, "=m"))
 			snprintf(buf, len, "available in this kernel (/proc/config.gz: %s)", line);
 		else
@@ -72,7 +72,7 @@ static void env_netem(char *buf, size_t len, const char *release)
 	}
 	snprintf(path, sizeof(path), "/lib/modules/%.64s/modules.dep", release);
 	char *grep[] = {"grep", "-m1", "sch_netem", path, NULL};
-	if (env_capture(grep, NULL, line, sizeof(line)) == 0) {
+	if (report_env_capture(grep, NULL, line, sizeof(line)) == 0) {
 		snprintf(buf, len, "available as a module (%s)", path);
 		return;
 	}
@@ -82,14 +82,14 @@ static void env_netem(char *buf, size_t len, const char *release)
 		 release);
 }
 
-struct env_delays {
+struct report_env_delays {
 	char list[512];
 	char section[200];
 };
 
-static int env_ini_section(void *user, const char *kind, const char *name, const char *extra)
+static int report_env_ini_section(void *user, const char *kind, const char *name, const char *extra)
 {
-	struct env_delays *d = user;
+	struct report_env_delays *d = user;
 
 	snprintf(d->section, sizeof(d->section), "%s%s%s", kind, name ? " " : "", name ? name : "");
 	(void)extra;
@@ -99,9 +99,9 @@ static int env_ini_section(void *user, const char *kind, const char *name, const
 /* a key of the topology that sets a link delay: none exists today; the
  * names a delay key would have are looked for, so that a topology that
  * sets one is never reported as without */
-static void env_ini_delay(void *user, const char *name, const char *value)
+static void report_env_ini_delay(void *user, const char *name, const char *value)
 {
-	struct env_delays *d = user;
+	struct report_env_delays *d = user;
 	size_t used = strlen(d->list);
 
 	if ((strstr(name, "delay") || strstr(name, "jitter") || strstr(name, "netem")) &&
@@ -114,14 +114,14 @@ static void env_ini_delay(void *user, const char *name, const char *value)
 void report_env(const struct report *r, FILE *out)
 {
 	char path[PATH_MAX], netem[512];
-	struct env_delays delays = {.list = "", .section = ""};
+	struct report_env_delays delays = {.list = "", .section = ""};
 	struct utsname u;
 
 	if (uname(&u) == -1)
 		memset(&u, 0, sizeof(u));
-	env_netem(netem, sizeof(netem), u.release);
+	report_env_netem(netem, sizeof(netem), u.release);
 	snprintf(path, sizeof(path), "%s/topology.ini", r->rundir);
-	inifile_scan(path, env_ini_section, env_ini_delay,
+	inifile_scan(path, report_env_ini_section, report_env_ini_delay,
 		     &delays); /* as the lab printed it back */
 
 	fprintf(out, "- steerlab: %s\n", STEERLAB_VERSION);

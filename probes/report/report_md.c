@@ -16,8 +16,8 @@
 #include "report_int.h"
 #include "timeutil.h"
 
-static void md_table(FILE *fp, void (*fill)(const struct report *, struct texttable *),
-		     const struct report *r)
+static void report_md_table(FILE *fp, void (*fill)(const struct report *, struct texttable *),
+			    const struct report *r)
 {
 	struct texttable t;
 
@@ -28,9 +28,9 @@ static void md_table(FILE *fp, void (*fill)(const struct report *, struct textta
 	texttable_free(&t);
 }
 
-/* md_banner: an invalid run's reasons, or a valid run's warnings, with
+/* report_md_banner: an invalid run's reasons, or a valid run's warnings, with
  * their count, one line each, after the title */
-static void md_banner(const struct report *r, FILE *fp)
+static void report_md_banner(const struct report *r, FILE *fp)
 {
 	const struct clocks_warning *list[CLOCKS_MAX_LIST];
 	int lost, bad = 0;
@@ -61,7 +61,7 @@ static void md_banner(const struct report *r, FILE *fp)
 	fputc('\n', fp);
 }
 
-static void md_head(const struct report *r, FILE *fp)
+static void report_md_head(const struct report *r, FILE *fp)
 {
 	const struct clocks_failure *f = &r->in.failure;
 	time_t sec = (time_t)(f->t0_ns / NSEC_PER_SEC);
@@ -72,7 +72,7 @@ static void md_head(const struct report *r, FILE *fp)
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	/* an invalid run says so in its title: the first line anyone reads */
 	fprintf(fp, "# Run report: lab %s%s\n\n", r->in.lab, r->valid ? "" : " (INVALID RUN)");
-	md_banner(r, fp);
+	report_md_banner(r, fp);
 	fprintf(fp,
 		"Site %s failed at t0 = %s.%09lld UTC (`site_failed` in lab.events.jsonl). Times "
 		"are in seconds after t0. `steerlab report RUN_DIR` writes this page and every "
@@ -101,9 +101,9 @@ static void md_head(const struct report *r, FILE *fp)
 	fprintf(fp, "```\n\n");
 }
 
-/* md_explain: which scheme left first, and what held each, in words, then
+/* report_md_explain: which scheme left first, and what held each, in words, then
  * the causes */
-static void md_explain(const struct report *r, FILE *fp)
+static void report_md_explain(const struct report *r, FILE *fp)
 {
 	if (r->ex.nwords == 0)
 		return;
@@ -117,12 +117,12 @@ static void md_explain(const struct report *r, FILE *fp)
 		"them%s.\n",
 		r->in.failure.site,
 		report_has_causes(r) ? ", decay-causes.csv each scheme's decay by cause" : "");
-	md_table(fp, report_cause_table, r);
+	report_md_table(fp, report_cause_table, r);
 	if (r->plot_causes && r->drawn)
 		fprintf(fp, "![The decay by cause](decay-causes.png)\n\n");
 }
 
-static void md_budget(const struct report *r, FILE *fp)
+static void report_md_budget(const struct report *r, FILE *fp)
 {
 	const struct clocks_budget *b = &r->res[0].budget;
 	char dur[48];
@@ -134,12 +134,12 @@ static void md_budget(const struct report *r, FILE *fp)
 		"scheme's mean request rate is its requests sent over the time the clients sent.\n",
 		r->slo_pct, r->slo_default ? " (the default; `--slo` sets another)" : "",
 		report_fmt_budget(dur, sizeof(dur), b->budget_s));
-	md_table(fp, report_budget_table, r);
+	report_md_table(fp, report_budget_table, r);
 	report_budget_why(r, fp);
 	fputc('\n', fp);
 }
 
-static void md_routing(const struct report *r, FILE *fp)
+static void report_md_routing(const struct report *r, FILE *fp)
 {
 	if (!report_has_fib(r) || !report_present(r, 0))
 		return;
@@ -149,7 +149,7 @@ static void md_routing(const struct report *r, FILE *fp)
 		    "changed the route used), the first and the final one in seconds after t0, "
 		    "and the route used before t0 and after, with the site its next hop leads "
 		    "to (docs/clocks.md, \"FIB clocks\").\n");
-	md_table(fp, report_fib_table, r);
+	report_md_table(fp, report_fib_table, r);
 	report_fib_summary(r, fp);
 	fprintf(fp,
 		"\n### Catchments\n\n"
@@ -157,10 +157,10 @@ static void md_routing(const struct report *r, FILE *fp)
 		"before t0, and of those sent after the last FIB change (docs/clocks.md, "
 		"\"Catchments\").\n",
 		CLOCKS_CATCH_LAST);
-	md_table(fp, report_catch_table, r);
+	report_md_table(fp, report_catch_table, r);
 }
 
-static void md_timeline(const struct report *r, FILE *fp)
+static void report_md_timeline(const struct report *r, FILE *fp)
 {
 	fprintf(fp, "## Timeline\n\n");
 	if (!report_has_timeline(r)) {
@@ -174,7 +174,7 @@ static void md_timeline(const struct report *r, FILE *fp)
 		    "its time after t0, and `at`, from the clients' start with `fail_jitter` "
 		    "included (docs/topology.md, \"The timeline\"). Each is a marker on the "
 		    "decay plot.\n");
-	md_table(fp, report_timeline_table, r);
+	report_md_table(fp, report_timeline_table, r);
 	if (report_has_outages(r)) {
 		fprintf(fp,
 			"### DNS outages\n\n"
@@ -184,8 +184,8 @@ static void md_timeline(const struct report *r, FILE *fp)
 			"SERVFAIL, another response without an address (rcode), no response "
 			"(timeout); while the outage lasted, then per second from it to the end "
 			"(docs/clocks.md, \"DNS outage clocks\").\n");
-		md_table(fp, report_outage_table, r);
-		md_table(fp, report_outage_buckets_table, r);
+		report_md_table(fp, report_outage_table, r);
+		report_md_table(fp, report_outage_buckets_table, r);
 	}
 	if (!report_has_flaps(r))
 		return;
@@ -197,10 +197,10 @@ static void md_timeline(const struct report *r, FILE *fp)
 		"site stayed up %.0f s and the route did not come back within them, as "
 		"route-flap damping withholds it (docs/clocks.md, \"Flap clocks\").\n",
 		CLOCKS_FLAP_NORMAL_NS / 1e9);
-	md_table(fp, report_flap_table, r);
+	report_md_table(fp, report_flap_table, r);
 }
 
-static void md_decay(const struct report *r, FILE *fp)
+static void report_md_decay(const struct report *r, FILE *fp)
 {
 	const struct clocks_decay *d = &r->decay;
 	char bucket[48];
@@ -224,7 +224,7 @@ static void md_decay(const struct report *r, FILE *fp)
 		      "least 50 buckets; `--bucket` sets another)"
 		    : "",
 		(double)d->end_ns / NSEC_PER_SEC, r->in.failure.site);
-	md_table(fp, report_decay_table, r);
+	report_md_table(fp, report_decay_table, r);
 	if (report_has_failback_decay(r)) {
 		fprintf(fp,
 			"The timeline brought %s back %.3f s after t0: the table above stops "
@@ -234,13 +234,13 @@ static void md_decay(const struct report *r, FILE *fp)
 			"docs/clocks.md, \"Fail-back\"):\n",
 			r->in.failure.site, (double)report_recovered_at(r) / NSEC_PER_SEC,
 			r->in.failure.site);
-		md_table(fp, report_failback_table, r);
+		report_md_table(fp, report_failback_table, r);
 	}
 	if (r->plot_decay && r->drawn)
 		fprintf(fp, "![The decay curves of both schemes](decay.png)\n\n");
 }
 
-static void md_upstream(const struct report *r, FILE *fp)
+static void report_md_upstream(const struct report *r, FILE *fp)
 {
 	const struct clocks_result *dns = &r->res[1];
 	int64_t traffic = clocks_traffic_ns(&r->in);
@@ -259,12 +259,12 @@ static void md_upstream(const struct report *r, FILE *fp)
 			(double)traffic / NSEC_PER_SEC);
 	fprintf(fp, ". Each source is a resolver, or a client that asks authd itself; "
 		    "upstream.csv has them per second, a column per source.\n");
-	md_table(fp, report_upstream_table, r);
+	report_md_table(fp, report_upstream_table, r);
 	if (r->plot_upstream && r->drawn)
 		fprintf(fp, "![The queries that reached authd per second](upstream.png)\n\n");
 }
 
-static void md_resolvers(const struct report *r, FILE *fp)
+static void report_md_resolvers(const struct report *r, FILE *fp)
 {
 	if (!report_has_resolvers(r))
 		return;
@@ -282,7 +282,7 @@ static void md_resolvers(const struct report *r, FILE *fp)
 		"the queries per second per node and level (docs/clocks.md, \"Resolvers\").\n",
 		r->rsv->after_ns == CLOCKS_NONE ? 0.0 : (double)r->rsv->after_ns / NSEC_PER_SEC,
 		r->in.failure.site);
-	md_table(fp, report_resolver_table, r);
+	report_md_table(fp, report_resolver_table, r);
 	if (r->decay.nrsv == 0)
 		return;
 	fprintf(fp,
@@ -290,10 +290,10 @@ static void md_resolvers(const struct report *r, FILE *fp)
 		"sent to %s, in the bucket that ends at each time (decay.csv: the "
 		"`resolver_NODE_*` columns; one curve each on the plot).\n",
 		r->in.failure.site);
-	md_table(fp, report_resolver_decay_table, r);
+	report_md_table(fp, report_resolver_decay_table, r);
 }
 
-static void md_topology(const struct report *r, FILE *fp)
+static void report_md_topology(const struct report *r, FILE *fp)
 {
 	char path[PATH_MAX], buf[4096];
 	size_t n;
@@ -312,7 +312,7 @@ static void md_topology(const struct report *r, FILE *fp)
 	fprintf(fp, "```\n\n");
 }
 
-static void md_params(const struct report *r, FILE *fp)
+static void report_md_params(const struct report *r, FILE *fp)
 {
 	char bucket[48];
 
@@ -327,10 +327,10 @@ static void md_params(const struct report *r, FILE *fp)
 			"(the collectors' capture_ready)\n",
 			r->in.ncaptures_ready, r->in.ncaptures_ready == 1 ? "" : "s",
 			(double)r->in.capture_ring_bytes / (1 << 20));
-	md_topology(r, fp);
+	report_md_topology(r, fp);
 }
 
-static void md_files(const struct report *r, FILE *fp)
+static void report_md_files(const struct report *r, FILE *fp)
 {
 	fprintf(fp,
 		"## Files\n\n"
@@ -379,16 +379,16 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 	if (report_file_open(r, &af, "report.md", err, errlen) == -1)
 		return -1;
 	fp = af.fp;
-	md_head(r, fp);
-	md_explain(r, fp);
-	md_budget(r, fp);
-	md_timeline(r, fp);
-	md_routing(r, fp);
-	md_decay(r, fp);
-	md_upstream(r, fp);
-	md_resolvers(r, fp);
-	md_params(r, fp);
-	md_files(r, fp);
+	report_md_head(r, fp);
+	report_md_explain(r, fp);
+	report_md_budget(r, fp);
+	report_md_timeline(r, fp);
+	report_md_routing(r, fp);
+	report_md_decay(r, fp);
+	report_md_upstream(r, fp);
+	report_md_resolvers(r, fp);
+	report_md_params(r, fp);
+	report_md_files(r, fp);
 	fprintf(fp, "## Machine\n\nWhere this report was written:\n\n");
 	report_env(r, fp);
 	return report_file_close(&af, err, errlen);

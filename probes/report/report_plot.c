@@ -35,11 +35,11 @@
 #include "subproc.h"
 #include "timeutil.h"
 
-#define PLOT_LOG "gnuplot.log"
+#define REPORT_PLOT_LOG "gnuplot.log"
 
 /* the terminal: pngcairo's antialiased text where gnuplot has it; the
  * output to png (a name, or /proc/self/fd/N) */
-static void plot_terminal(FILE *fp, const char *png)
+static void report_plot_terminal(FILE *fp, const char *png)
 {
 	fprintf(fp, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
 		    "\tset terminal pngcairo size 1000,600 font \"Sans,11\" noenhanced\n"
@@ -52,16 +52,16 @@ static void plot_terminal(FILE *fp, const char *png)
 		    "set grid\n");
 }
 
-static const char *const plot_colour[REPORT_NSCHEMES] = {"#1f77b4", "#d62728"};
-static const char *const plot_title[REPORT_NSCHEMES] = {"anycast", "DNS steering"};
+static const char *const report_plot_colour[REPORT_NSCHEMES] = {"#1f77b4", "#d62728"};
+static const char *const report_plot_title[REPORT_NSCHEMES] = {"anycast", "DNS steering"};
 /* the curves of the [resolver] nodes' clients */
-#define PLOT_RSV_COLOURS 6
-static const char *const plot_rsv_colour[PLOT_RSV_COLOURS] = {"#ff7f0e", "#2ca02c", "#9467bd",
-							      "#8c564b", "#e377c2", "#17becf"};
+#define REPORT_PLOT_RSV_COLOURS 6
+static const char *const report_plot_rsv_colour[REPORT_PLOT_RSV_COLOURS] = {
+    "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
 /* a line of the decay plot marking an instant (a step of the timeline, a
  * scheme's clock), labelled above the plot */
-struct plot_mark {
+struct report_plot_mark {
 	int64_t at;
 	char text[3 * CLOCKS_NAME_MAX + 48];
 	const char *colour;
@@ -69,23 +69,23 @@ struct plot_mark {
 	int scheme;
 };
 
-static int plot_mark_cmp(const void *a, const void *b)
+static int report_plot_mark_cmp(const void *a, const void *b)
 {
-	const struct plot_mark *x = a, *y = b;
+	const struct report_plot_mark *x = a, *y = b;
 
 	return x->at < y->at ? -1 : x->at > y->at;
 }
 
-#define PLOT_MARKS 64
-#define PLOT_ROWS 5
-#define PLOT_CHARS 150 /* characters of 9 points across the plot, about */
+#define REPORT_PLOT_MARKS 64
+#define REPORT_PLOT_ROWS 5
+#define REPORT_PLOT_CHARS 150 /* characters of 9 points across the plot, about */
 
-/* plot_marks_timeline: every step of the timeline with its name, action
+/* report_plot_marks_timeline: every step of the timeline with its name, action
  * and target, grey for one that takes something out, green for one that
  * brings it back */
-static int plot_marks_timeline(const struct report *r, struct plot_mark *m, int n)
+static int report_plot_marks_timeline(const struct report *r, struct report_plot_mark *m, int n)
 {
-	for (size_t i = 0; i < r->in.nhits && n < PLOT_MARKS; i++) {
+	for (size_t i = 0; i < r->in.nhits && n < REPORT_PLOT_MARKS; i++) {
 		const struct clocks_hit *h = &r->in.hits[i];
 		int64_t rel = h->t_ns - r->in.failure.t0_ns;
 		char cyc[32] = "";
@@ -94,7 +94,8 @@ static int plot_marks_timeline(const struct report *r, struct plot_mark *m, int 
 			continue;
 		if (h->cycle > 0)
 			snprintf(cyc, sizeof(cyc), " %s %d", h->up ? "up" : "down", h->cycle);
-		m[n] = (struct plot_mark){.at = rel, .colour = h->up ? "#2ca02c" : "#555555"};
+		m[n] =
+		    (struct report_plot_mark){.at = rel, .colour = h->up ? "#2ca02c" : "#555555"};
 		snprintf(m[n++].text, sizeof(m[0].text), "%.*s: %.*s %.*s%s", CLOCKS_NAME_MAX - 1,
 			 h->name, CLOCKS_NAME_MAX - 1, h->action, CLOCKS_NAME_MAX - 1, h->target,
 			 cyc);
@@ -102,12 +103,12 @@ static int plot_marks_timeline(const struct report *r, struct plot_mark *m, int 
 	return n;
 }
 
-/* plot_marks_clocks: each scheme's detect, steer, and for DNS steer + the
+/* report_plot_marks_clocks: each scheme's detect, steer, and for DNS steer + the
  * steered name's TTL (when every cache that had the dead site's address
  * before authd stopped handing it out has let it go, but the sticky and
  * the stale), in the scheme's colour; clocks of a scheme too close to tell
  * apart share one ("dns detect, steer") */
-static int plot_marks_clocks(const struct report *r, struct plot_mark *m, int n)
+static int report_plot_marks_clocks(const struct report *r, struct report_plot_mark *m, int n)
 {
 	int64_t near = r->decay.end_ns / 50;
 
@@ -131,11 +132,11 @@ static int plot_marks_clocks(const struct report *r, struct plot_mark *m, int n)
 			at[k] = res->steer_ns + ttl * NSEC_PER_SEC;
 			what[k++] = "steer + TTL";
 		}
-		for (int a = 0, named = -1; a < k && n < PLOT_MARKS; a++) {
+		for (int a = 0, named = -1; a < k && n < REPORT_PLOT_MARKS; a++) {
 			if (at[a] < 0 || at[a] > r->decay.end_ns)
 				continue;
-			m[n] = (struct plot_mark){
-			    .at = at[a], .colour = plot_colour[i], .clock = 1, .scheme = i};
+			m[n] = (struct report_plot_mark){
+			    .at = at[a], .colour = report_plot_colour[i], .clock = 1, .scheme = i};
 			/* a line each; one label for those close together */
 			if (named >= 0 && llabs(at[a] - m[named].at) < near) {
 				size_t len = strlen(m[named].text);
@@ -153,30 +154,30 @@ static int plot_marks_clocks(const struct report *r, struct plot_mark *m, int n)
 	return n;
 }
 
-/* plot_marks: the timeline's steps and the schemes' clocks as lines, each
+/* report_plot_marks: the timeline's steps and the schemes' clocks as lines, each
  * labelled above the plot, in the lowest row where it does not run into
  * the label before it (so that none sits on the axis, a curve or another
  * label); the rows used, for the top margin */
-static int plot_marks(const struct report *r, FILE *fp)
+static int report_plot_marks(const struct report *r, FILE *fp)
 {
-	struct plot_mark m[PLOT_MARKS];
-	double right[PLOT_ROWS], span = (double)r->decay.end_ns * 1.025;
+	struct report_plot_mark m[REPORT_PLOT_MARKS];
+	double right[REPORT_PLOT_ROWS], span = (double)r->decay.end_ns * 1.025;
 	int n = 0, rows = 0;
 
-	n = plot_marks_timeline(r, m, n);
-	n = plot_marks_clocks(r, m, n);
-	qsort(m, (size_t)n, sizeof(m[0]), plot_mark_cmp);
-	for (int k = 0; k < PLOT_ROWS; k++)
+	n = report_plot_marks_timeline(r, m, n);
+	n = report_plot_marks_clocks(r, m, n);
+	qsort(m, (size_t)n, sizeof(m[0]), report_plot_mark_cmp);
+	for (int k = 0; k < REPORT_PLOT_ROWS; k++)
 		right[k] = -1e300;
 	for (int k = 0; k < n; k++) {
 		double x0 = (double)m[k].at,
-		       width = span * (double)(strlen(m[k].text) + 2) / PLOT_CHARS;
+		       width = span * (double)(strlen(m[k].text) + 2) / REPORT_PLOT_CHARS;
 		char x[48];
 		int row = 0;
 
 		report_fmt_s(x, sizeof(x), m[k].at);
 		if (m[k].text[0]) {
-			while (row < PLOT_ROWS - 1 && right[row] > x0)
+			while (row < REPORT_PLOT_ROWS - 1 && right[row] > x0)
 				row++;
 			right[row] = x0 + width;
 			if (row + 1 > rows)
@@ -201,9 +202,9 @@ static int plot_marks(const struct report *r, FILE *fp)
 	return rows;
 }
 
-/* plot_rsv_same: the clients of [resolver] node m are all the DNS clients:
+/* report_plot_rsv_same: the clients of [resolver] node m are all the DNS clients:
  * its curve is the DNS curve, drawn once */
-static int plot_rsv_same(const struct report *r, int m)
+static int report_plot_rsv_same(const struct report *r, int m)
 {
 	const struct clocks_decay *d = &r->decay;
 
@@ -213,7 +214,7 @@ static int plot_rsv_same(const struct report *r, int m)
 	return 1;
 }
 
-static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
+static void report_plot_decay_text(const struct report *r, FILE *fp, const char *png)
 {
 	const struct clocks_decay *d = &r->decay;
 	char bucket[48], end[48], from[48], rsv[2 * CLOCKS_NAME_MAX + 4] = "";
@@ -224,7 +225,7 @@ static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		back |= report_present(r, i) && d->s[i].back && d->s[i].known;
 	for (int m = 0; m < d->nrsv && same < 0; m++)
-		if (d->rsv[m].known && plot_rsv_same(r, m)) {
+		if (d->rsv[m].known && report_plot_rsv_same(r, m)) {
 			same = m;
 			snprintf(via, sizeof(via), " (all via %s)",
 				 report_rsv_name(rsv, sizeof(rsv), &r->in.dnstopo.rsv[m]));
@@ -233,7 +234,7 @@ static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
 		"# The decay curves of lab %s (decay.csv), written by steerlab report.\n"
 		"# Plot again in this directory with: gnuplot decay.gp\n",
 		r->in.lab);
-	plot_terminal(fp, png);
+	report_plot_terminal(fp, png);
 	/* the plot starts a little before t0: the failure's line is not the
 	 * axis */
 	report_fmt_s(from, sizeof(from), -(d->end_ns / 40 > 0 ? d->end_ns / 40 : 1));
@@ -261,7 +262,7 @@ static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
 		"set key below\n"
 		"# a bucket's share is drawn from its start to its end (columns t_s, t_end_s)\n",
 		from, report_fmt_s(end, sizeof(end), d->end_ns));
-	rows = plot_marks(r, fp);
+	rows = report_plot_marks(r, fp);
 	/* room above the plot for the marks' labels, under the title */
 	fprintf(fp, "set tmargin %d\n", 3 + back + (rows * 11 + 9) / 10);
 	/* each [resolver] node's clients first, thin, under the schemes' own:
@@ -280,7 +281,7 @@ static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
 				"%s\"decay.csv\" using 1:($%d * 100) with steps lw 1.5 lc rgb "
 				"\"%s\" title \"DNS via %s\"",
 				n++ ? ", \\\n     " : "plot ", 3 + 3 * npresent + 2 * nback + 3 * m,
-				plot_rsv_colour[m % PLOT_RSV_COLOURS],
+				report_plot_rsv_colour[m % REPORT_PLOT_RSV_COLOURS],
 				report_rsv_name(name, sizeof(name), &r->in.dnstopo.rsv[m]));
 	}
 	/* a curve per scheme that has one: the k-th present scheme's share in
@@ -293,8 +294,8 @@ static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
 			fprintf(fp,
 				"%s\"decay.csv\" using 1:($%d * 100) with steps lw 2 lc rgb \"%s\" "
 				"title \"%s%s%s%s%s\"",
-				n++ ? ", \\\n     " : "plot ", 3 + 3 * k, plot_colour[i],
-				plot_title[i], back ? ": to " : "", back ? site : "",
+				n++ ? ", \\\n     " : "plot ", 3 + 3 * k, report_plot_colour[i],
+				report_plot_title[i], back ? ": to " : "", back ? site : "",
 				back ? " while it was out" : "", i == 1 && same >= 0 ? via : "");
 		k++;
 	}
@@ -305,22 +306,22 @@ static void plot_decay_text(const struct report *r, FILE *fp, const char *png)
 			fprintf(fp,
 				"%s\"decay.csv\" using 1:($%d * 100) with steps lw 2 dt 2 lc rgb "
 				"\"%s\" title \"%s: to %s again after its recovery\"",
-				n++ ? ", \\\n     " : "plot ", 3 + 3 * k + 2 * j, plot_colour[i],
-				plot_title[i], site);
+				n++ ? ", \\\n     " : "plot ", 3 + 3 * k + 2 * j,
+				report_plot_colour[i], report_plot_title[i], site);
 		j++;
 	}
 	fputc('\n', fp);
 }
 
 /* the causes' colours (clocks.h, enum clocks_cause) */
-static const char *const plot_cause_colour[CLOCKS_CAUSES] = {
+static const char *const report_plot_cause_colour[CLOCKS_CAUSES] = {
     "#9467bd", "#8c564b", "#1f77b4", "#ff7f0e", "#e377c2",
     "#bcbd22", "#d62728", "#7f7f7f", "#c7c7c7",
 };
 
-/* plot_cause_who: " (c3)", " (r1, r2)": who held scheme i's requests by
+/* report_plot_cause_who: " (c3)", " (r1, r2)": who held scheme i's requests by
  * cause x, the first three */
-static void plot_cause_who(const struct report *r, FILE *fp, int i, int x)
+static void report_plot_cause_who(const struct report *r, FILE *fp, int i, int x)
 {
 	const struct clocks_explain_scheme *xs = &r->ex.s[i];
 	int n = 0;
@@ -338,10 +339,10 @@ static void plot_cause_who(const struct report *r, FILE *fp, int i, int x)
 		fputc(')', fp);
 }
 
-/* plot_causes_text: decay-causes.png, the decay stacked by cause: a panel
+/* report_plot_causes_text: decay-causes.png, the decay stacked by cause: a panel
  * per scheme, each cause's share of the scheme's requests a band, stacked
  * (decay-causes.csv, its columns in clocks_cause order per scheme) */
-static void plot_causes_text(const struct report *r, FILE *fp, const char *png)
+static void report_plot_causes_text(const struct report *r, FILE *fp, const char *png)
 {
 	const struct clocks_decay *d = &r->decay;
 	char bucket[48], end[48], from[48], w[48];
@@ -358,7 +359,7 @@ static void plot_causes_text(const struct report *r, FILE *fp, const char *png)
 		"# The decay of lab %s by cause (decay-causes.csv), written by steerlab report.\n"
 		"# Plot again in this directory with: gnuplot decay-causes.gp\n",
 		r->in.lab);
-	plot_terminal(fp, png);
+	report_plot_terminal(fp, png);
 	report_fmt_s(from, sizeof(from), -(d->end_ns / 40 > 0 ? d->end_ns / 40 : 1));
 	fprintf(fp,
 		"set xrange [%s:%s]\n"
@@ -400,7 +401,7 @@ static void plot_causes_text(const struct report *r, FILE *fp, const char *png)
 			"set title \"%s\"\n"
 			"set ylabel \"share of its requests (%%)\"\n"
 			"set xlabel \"time after the failure (s)\"\n",
-			plot_title[i]);
+			report_plot_title[i]);
 		/* the tallest stack first: each cause's band is the sum of it
 		 * and those below it, drawn over the one above */
 		for (int c = nc - 1; c >= 0; c--) {
@@ -409,8 +410,9 @@ static void plot_causes_text(const struct report *r, FILE *fp, const char *png)
 			for (int b = 0; b <= c; b++)
 				fprintf(fp, " + column(%d)", cols[b]);
 			fprintf(fp, ") * 100) with boxes lc rgb \"%s\" title \"%s",
-				plot_cause_colour[causes[c]], clocks_cause_labels[causes[c]]);
-			plot_cause_who(r, fp, i, causes[c]);
+				report_plot_cause_colour[causes[c]],
+				clocks_cause_labels[causes[c]]);
+			report_plot_cause_who(r, fp, i, causes[c]);
 			fputc('"', fp);
 		}
 		fputc('\n', fp);
@@ -418,7 +420,7 @@ static void plot_causes_text(const struct report *r, FILE *fp, const char *png)
 	fprintf(fp, "unset multiplot\n");
 }
 
-static void plot_upstream_text(const struct report *r, FILE *fp, const char *png)
+static void report_plot_upstream_text(const struct report *r, FILE *fp, const char *png)
 {
 	int64_t max = 0, step;
 
@@ -432,7 +434,7 @@ static void plot_upstream_text(const struct report *r, FILE *fp, const char *png
 		"# The queries that reached authd in lab %s (upstream.csv), written by steerlab "
 		"report.\n# Plot again in this directory with: gnuplot upstream.gp\n",
 		r->in.lab);
-	plot_terminal(fp, png);
+	report_plot_terminal(fp, png);
 	fprintf(fp,
 		"set title \"lab %s: DNS queries reaching authd, per second (all resolvers)\"\n"
 		"set xlabel \"time after the failure (s)\"\n"
@@ -452,19 +454,20 @@ static void plot_upstream_text(const struct report *r, FILE *fp, const char *png
 		(long long)(max + step), (long long)step, r->in.failure.site);
 }
 
-typedef void (*plot_text_fn)(const struct report *r, FILE *fp, const char *png);
+typedef void (*report_plot_text_fn)(const struct report *r, FILE *fp, const char *png);
 
 /* the plots there are: a script kept, a PNG drawn */
-struct plot_chart {
+struct report_plot_chart {
 	const char *script, *png;
-	plot_text_fn text;
+	report_plot_text_fn text;
 };
 
-#define PLOT_MAX 3
-#define PLOT_VERSION_LEN sizeof(((struct report *)0)->gnuplot_version)
+#define REPORT_PLOT_MAX 3
+#define REPORT_PLOT_VERSION_LEN sizeof(((struct report *)0)->gnuplot_version)
 
-/* plot_script: the script name, for a person to plot again with */
-static int plot_script(const struct report *r, const struct plot_chart *c, char *err, size_t errlen)
+/* report_plot_script: the script name, for a person to plot again with */
+static int report_plot_script(const struct report *r, const struct report_plot_chart *c, char *err,
+			      size_t errlen)
 {
 	struct atomicfile af;
 
@@ -477,15 +480,15 @@ static int plot_script(const struct report *r, const struct plot_chart *c, char 
 /* what gnuplot reads on its standard input: its version on its standard
  * output, then each chart to its descriptor, reset in between (the marks of
  * one are not the next one's) */
-struct plot_fill_arg {
+struct report_plot_fill_arg {
 	const struct report *r;
-	const struct plot_chart *c;
+	const struct report_plot_chart *c;
 	int n;
 };
 
-static void plot_fill(FILE *fp, const void *arg)
+static void report_plot_fill(FILE *fp, const void *arg)
 {
-	const struct plot_fill_arg *a = arg;
+	const struct report_plot_fill_arg *a = arg;
 	char png[32];
 
 	fprintf(fp, "set print \"-\"\n"
@@ -500,39 +503,40 @@ static void plot_fill(FILE *fp, const void *arg)
 	}
 }
 
-/* plot_version_read: the first line gnuplot printed on out (the memory
+/* report_plot_version_read: the first line gnuplot printed on out (the memory
  * file of its standard output) into r->gnuplot_version, if it is its
  * version (any first line when any is) */
-static void plot_version_read(struct report *r, int out, int any)
+static void report_plot_version_read(struct report *r, int out, int any)
 {
-	char buf[PLOT_VERSION_LEN];
+	char buf[REPORT_PLOT_VERSION_LEN];
 	ssize_t n = pread(out, buf, sizeof(buf) - 1, 0);
 
 	buf[n > 0 ? n : 0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	if (strncmp(buf, "gnuplot ", 8) == 0 || (any && buf[0]))
-		snprintf(r->gnuplot_version, PLOT_VERSION_LEN, "%s", buf);
+		snprintf(r->gnuplot_version, REPORT_PLOT_VERSION_LEN, "%s", buf);
 	else
-		snprintf(r->gnuplot_version, PLOT_VERSION_LEN, "unknown (%s printed no version)",
-			 r->gnuplot);
+		snprintf(r->gnuplot_version, REPORT_PLOT_VERSION_LEN,
+			 "unknown (%s printed no version)", r->gnuplot);
 }
 
-/* plot_version_alone: `gnuplot --version`, when there is nothing to plot */
-static void plot_version_alone(struct report *r)
+/* report_plot_version_alone: `gnuplot --version`, when there is nothing to plot */
+static void report_plot_version_alone(struct report *r)
 {
 	char *argv[] = {(char *)r->gnuplot, "--version", NULL};
 	int out = memfd_create("steerlab-gnuplot-out", MFD_CLOEXEC);
 
-	snprintf(r->gnuplot_version, PLOT_VERSION_LEN, "not found (%s)", r->gnuplot);
+	snprintf(r->gnuplot_version, REPORT_PLOT_VERSION_LEN, "not found (%s)", r->gnuplot);
 	if (out == -1)
 		return;
 	if (subproc_run(NULL, argv, -1, out, out) == 0)
-		plot_version_read(r, out, 1);
+		report_plot_version_read(r, out, 1);
 	close(out);
 }
 
-/* plot_note_failed: why no PNG was drawn, after gnuplot returned rc */
-static void plot_note_failed(struct report *r, const struct plot_chart *c, int n, int rc)
+/* report_plot_note_failed: why no PNG was drawn, after gnuplot returned rc */
+static void report_plot_note_failed(struct report *r, const struct report_plot_chart *c, int n,
+				    int rc)
 {
 	char scripts[128];
 	size_t at = 0;
@@ -555,24 +559,24 @@ static void plot_note_failed(struct report *r, const struct plot_chart *c, int n
 			 r->gnuplot, strerror(errno));
 	else
 		snprintf(r->plot_note, sizeof(r->plot_note), "%s %s failed (status %d): see %s",
-			 r->gnuplot, scripts, rc, PLOT_LOG);
+			 r->gnuplot, scripts, rc, REPORT_PLOT_LOG);
 }
 
-/* plot_run: one gnuplot on every chart of c, the k-th PNG to c[k].png
+/* report_plot_run: one gnuplot on every chart of c, the k-th PNG to c[k].png
  * through a temporary file, its messages to the log's, its version into
  * r->gnuplot_version; 0 drawn, 1 not (r->plot_note says why), -1 on an
  * error of the report's own files (err set) */
-static int plot_run(struct report *r, const struct plot_chart *c, int n, struct atomicfile *log,
-		    char *err, size_t errlen)
+static int report_plot_run(struct report *r, const struct report_plot_chart *c, int n,
+			   struct atomicfile *log, char *err, size_t errlen)
 {
 	char *argv[] = {(char *)r->gnuplot, NULL};
-	struct plot_fill_arg a = {r, c, n};
-	struct atomicfile png[PLOT_MAX];
-	int fds[3 + PLOT_MAX], rc, opened = 0;
+	struct report_plot_fill_arg a = {r, c, n};
+	struct atomicfile png[REPORT_PLOT_MAX];
+	int fds[3 + REPORT_PLOT_MAX], rc, opened = 0;
 
-	snprintf(r->gnuplot_version, PLOT_VERSION_LEN, "not found (%s)", r->gnuplot);
+	snprintf(r->gnuplot_version, REPORT_PLOT_VERSION_LEN, "not found (%s)", r->gnuplot);
 	fds[1] = memfd_create("steerlab-gnuplot-out", MFD_CLOEXEC);
-	if (fds[1] == -1 || (fds[0] = subproc_memfd("steerlab-plot", plot_fill, &a)) == -1) {
+	if (fds[1] == -1 || (fds[0] = subproc_memfd("steerlab-plot", report_plot_fill, &a)) == -1) {
 		snprintf(r->plot_note, sizeof(r->plot_note), "%s: no memory file for gnuplot: %s",
 			 c[0].script, strerror(errno));
 		if (fds[1] != -1)
@@ -590,9 +594,9 @@ static int plot_run(struct report *r, const struct plot_chart *c, int n, struct 
 	fds[2] = atomicfile_fd(log);
 	rc = subproc_run_fds(r->rundir, argv, fds, 3 + n);
 	if (rc != 127 && rc != -1)
-		plot_version_read(r, fds[1], 0);
+		report_plot_version_read(r, fds[1], 0);
 	if (rc != 0) {
-		plot_note_failed(r, c, n, rc);
+		report_plot_note_failed(r, c, n, rc);
 		rc = 1;
 		goto out;
 	}
@@ -615,7 +619,7 @@ out:
 
 int report_plot(struct report *r, char *err, size_t errlen)
 {
-	struct plot_chart c[PLOT_MAX];
+	struct report_plot_chart c[REPORT_PLOT_MAX];
 	struct atomicfile log;
 	int n = 0, rc;
 
@@ -627,22 +631,24 @@ int report_plot(struct report *r, char *err, size_t errlen)
 	if (!r->plot_decay && !r->plot_upstream) {
 		snprintf(r->plot_note, sizeof(r->plot_note),
 			 "nothing to plot: no scheme's requests after t0, no query capture");
-		plot_version_alone(r);
+		report_plot_version_alone(r);
 		return 0;
 	}
 	if (r->plot_decay)
-		c[n++] = (struct plot_chart){"decay.gp", "decay.png", plot_decay_text};
-	if (r->plot_causes)
 		c[n++] =
-		    (struct plot_chart){"decay-causes.gp", "decay-causes.png", plot_causes_text};
+		    (struct report_plot_chart){"decay.gp", "decay.png", report_plot_decay_text};
+	if (r->plot_causes)
+		c[n++] = (struct report_plot_chart){"decay-causes.gp", "decay-causes.png",
+						    report_plot_causes_text};
 	if (r->plot_upstream)
-		c[n++] = (struct plot_chart){"upstream.gp", "upstream.png", plot_upstream_text};
+		c[n++] = (struct report_plot_chart){"upstream.gp", "upstream.png",
+						    report_plot_upstream_text};
 	for (int k = 0; k < n; k++)
-		if (plot_script(r, &c[k], err, errlen) == -1)
+		if (report_plot_script(r, &c[k], err, errlen) == -1)
 			return -1;
-	if (report_file_open(r, &log, PLOT_LOG, err, errlen) == -1)
+	if (report_file_open(r, &log, REPORT_PLOT_LOG, err, errlen) == -1)
 		return -1;
-	rc = plot_run(r, c, n, &log, err, errlen);
+	rc = report_plot_run(r, c, n, &log, err, errlen);
 	r->drawn = rc == 0;
 	if (rc == -1) {
 		atomicfile_abort(&log);
@@ -651,8 +657,9 @@ int report_plot(struct report *r, char *err, size_t errlen)
 	/* the log of this run, or none: an old one would mislead */
 	if (atomicfile_size(&log) == 0) {
 		atomicfile_abort(&log);
-		if (unlinkat(r->dirfd, PLOT_LOG, 0) == -1 && errno != ENOENT) {
-			snprintf(err, errlen, "%s/%s: %s", r->rundir, PLOT_LOG, strerror(errno));
+		if (unlinkat(r->dirfd, REPORT_PLOT_LOG, 0) == -1 && errno != ENOENT) {
+			snprintf(err, errlen, "%s/%s: %s", r->rundir, REPORT_PLOT_LOG,
+				 strerror(errno));
 			return -1;
 		}
 		return 0;

@@ -34,8 +34,8 @@ int report_rsv_level_present(const struct report *r, int l)
 	return 0;
 }
 
-/* rsv_rate_cell: "N (X/s)" after t0, per second of the time after t0 */
-static void rsv_rate_cell(struct texttable *t, int64_t all, int64_t after, int64_t after_ns)
+/* report_rsv_rate_cell: "N (X/s)" after t0, per second of the time after t0 */
+static void report_rsv_rate_cell(struct texttable *t, int64_t all, int64_t after, int64_t after_ns)
 {
 	if (all == CLOCKS_NONE)
 		texttable_cell(t, "-");
@@ -73,7 +73,7 @@ void report_resolver_table(const struct report *r, struct texttable *t)
 		texttable_cell(t, "%lld", (long long)x->users);
 		for (int l = 0; l < CLOCKS_LEVELS; l++)
 			if (report_rsv_level_present(r, l))
-				rsv_rate_cell(t, x->up[l], x->up_after[l], rs->after_ns);
+				report_rsv_rate_cell(t, x->up[l], x->up_after[l], rs->after_ns);
 		if (!x->has_capture) {
 			texttable_cell(t, "-");
 			texttable_cell(t, "-");
@@ -104,8 +104,8 @@ void report_resolver_table(const struct report *r, struct texttable *t)
 }
 
 /* the decay table's marks, one column per node */
-static void rsv_decay_row(const struct report *r, struct texttable *t, int64_t at_ns,
-			  const char *label)
+static void report_rsv_decay_row(const struct report *r, struct texttable *t, int64_t at_ns,
+				 const char *label)
 {
 	const struct clocks_decay *d = &r->decay;
 	int64_t k = clocks_bucket_of(at_ns, d->bucket_ns);
@@ -142,5 +142,5 @@ void report_resolver_decay_table(const struct report *r, struct texttable *t)
 	for (int i = 0; i < d->nrsv; i++)
 		texttable_cell(t, "%s", report_rsv_name(name, sizeof(name), &r->in.dnstopo.rsv[i]));
 	for (int i = 0; i < n; i++)
-		rsv_decay_row(r, t, marks[i], labels[i]);
+		report_rsv_decay_row(r, t, marks[i], labels[i]);
 }

@@ -9,7 +9,7 @@
 
 #include "report_int.h"
 
-static const char *tl_s(char *buf, size_t len, int64_t ns)
+static const char *report_timeline_s(char *buf, size_t len, int64_t ns)
 {
 	if (ns == CLOCKS_NONE)
 		return "-";
@@ -41,8 +41,9 @@ void report_timeline_table(const struct report *r, struct texttable *t)
 		const struct clocks_hit *h = &r->in.hits[i];
 
 		texttable_row(t);
-		texttable_cell(t, "%s", tl_s(a, sizeof(a), h->t_ns - r->in.failure.t0_ns));
-		texttable_cell(t, "%s", tl_s(b, sizeof(b), h->at_ns));
+		texttable_cell(t, "%s",
+			       report_timeline_s(a, sizeof(a), h->t_ns - r->in.failure.t0_ns));
+		texttable_cell(t, "%s", report_timeline_s(b, sizeof(b), h->at_ns));
 		texttable_cell(t, "%s", h->name);
 		texttable_cell(t, "%s", h->action);
 		texttable_cell(t, "%s", h->target[0] ? h->target : "-");
@@ -59,9 +60,9 @@ int report_has_flaps(const struct report *r)
 	return r->flaps && r->flaps->n > 0;
 }
 
-/* tl_ups: "1: 0.1; 2: suppressed until 3.5; 3: not back" after each up */
-static void tl_ups(char *buf, size_t len, const struct clocks_flap_router *fr,
-		   const struct report *r)
+/* report_timeline_ups: "1: 0.1; 2: suppressed until 3.5; 3: not back" after each up */
+static void report_timeline_ups(char *buf, size_t len, const struct clocks_flap_router *fr,
+				const struct report *r)
 {
 	size_t at = 0;
 
@@ -117,7 +118,7 @@ void report_flap_table(const struct report *r, struct texttable *t)
 			if (fr->changes == 0)
 				snprintf(times, sizeof(times), "-");
 			if (fr->to_site)
-				tl_ups(ups, sizeof(ups), fr, r);
+				report_timeline_ups(ups, sizeof(ups), fr, r);
 			else
 				snprintf(ups, sizeof(ups), "%s",
 					 f->site[0] ? "(did not route to the site)"
@@ -141,7 +142,7 @@ int report_has_outages(const struct report *r)
 	return r->outages && r->outages->n > 0;
 }
 
-static void tl_outcome_cells(struct texttable *t, const int64_t *c)
+static void report_timeline_outcome_cells(struct texttable *t, const int64_t *c)
 {
 	int64_t n = 0;
 
@@ -155,7 +156,8 @@ static void tl_outcome_cells(struct texttable *t, const int64_t *c)
 			texttable_cell(t, "0");
 }
 
-static void tl_outcome_head(struct texttable *t, int ncols, const char *first, const char *second)
+static void report_timeline_outcome_head(struct texttable *t, int ncols, const char *first,
+					 const char *second)
 {
 	texttable_init(t, ncols);
 	texttable_align(t, 0, 1);
@@ -169,7 +171,7 @@ static void tl_outcome_head(struct texttable *t, int ncols, const char *first, c
 
 void report_outage_table(const struct report *r, struct texttable *t)
 {
-	tl_outcome_head(t, 2 + CLOCKS_DNS_OUTCOMES, "outage", "resolver");
+	report_timeline_outcome_head(t, 2 + CLOCKS_DNS_OUTCOMES, "outage", "resolver");
 	for (int i = 0; i < r->outages->n; i++) {
 		const struct clocks_outage *o = &r->outages->o[i];
 
@@ -177,7 +179,7 @@ void report_outage_table(const struct report *r, struct texttable *t)
 			texttable_row(t);
 			texttable_cell(t, "%s %s %s", o->name, o->action, o->target);
 			texttable_cell(t, "%s", o->r[j].resolver[0] ? o->r[j].resolver : "?");
-			tl_outcome_cells(t, o->r[j].during);
+			report_timeline_outcome_cells(t, o->r[j].during);
 		}
 	}
 }
@@ -186,7 +188,7 @@ void report_outage_buckets_table(const struct report *r, struct texttable *t)
 {
 	char when[CLOCKS_NAME_MAX + 32]; /* "-123.456 (NAME)" */
 
-	tl_outcome_head(t, 2 + CLOCKS_DNS_OUTCOMES, "from (s after t0)", "resolver");
+	report_timeline_outcome_head(t, 2 + CLOCKS_DNS_OUTCOMES, "from (s after t0)", "resolver");
 	for (int i = 0; i < r->outages->n; i++) {
 		const struct clocks_outage *o = &r->outages->o[i];
 
@@ -209,7 +211,7 @@ void report_outage_buckets_table(const struct report *r, struct texttable *t)
 				texttable_cell(t, "%s", when);
 				texttable_cell(t, "%s",
 					       o->r[j].resolver[0] ? o->r[j].resolver : "?");
-				tl_outcome_cells(t, o->r[j].b[b]);
+				report_timeline_outcome_cells(t, o->r[j].b[b]);
 			}
 	}
 }

@@ -12,7 +12,7 @@
 #include "report.h"
 #include "timeutil.h"
 
-static int upstream_cmp_addr(const void *a, const void *b)
+static int report_upstream_cmp_addr(const void *a, const void *b)
 {
 	uint32_t x = ntohl(((const struct in_addr *)a)->s_addr);
 	uint32_t y = ntohl(((const struct in_addr *)b)->s_addr);
@@ -20,9 +20,9 @@ static int upstream_cmp_addr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* upstream_sources: the distinct source addresses, sorted */
-static int upstream_sources(const struct clocks_input *in, struct report_upstream_series *u,
-			    size_t total)
+/* report_upstream_sources: the distinct source addresses, sorted */
+static int report_upstream_sources(const struct clocks_input *in, struct report_upstream_series *u,
+				   size_t total)
 {
 	size_t k = 0;
 
@@ -32,16 +32,16 @@ static int upstream_sources(const struct clocks_input *in, struct report_upstrea
 	for (size_t i = 0; i < in->nqcaptures; i++)
 		for (size_t j = 0; j < in->qcaptures[i].n; j++)
 			u->src[k++] = in->qcaptures[i].queries[j].src;
-	qsort(u->src, total, sizeof(*u->src), upstream_cmp_addr);
+	qsort(u->src, total, sizeof(*u->src), report_upstream_cmp_addr);
 	for (size_t i = 0; i < total; i++)
 		if (u->nsrc == 0 || u->src[u->nsrc - 1].s_addr != u->src[i].s_addr)
 			u->src[u->nsrc++] = u->src[i];
 	return 0;
 }
 
-/* upstream_level: the level of the [dns] node of query capture label
+/* report_upstream_level: the level of the [dns] node of query capture label
  * ("dns-NODE"); zone for one the topology does not name */
-static enum clocks_level upstream_level(const struct clocks_input *in, const char *label)
+static enum clocks_level report_upstream_level(const struct clocks_input *in, const char *label)
 {
 	const char *node = strncmp(label, "dns-", 4) == 0 ? label + 4 : label;
 
@@ -51,9 +51,9 @@ static enum clocks_level upstream_level(const struct clocks_input *in, const cha
 	return CLOCKS_LEVEL_ZONE;
 }
 
-/* upstream_span: the first and last second of the series, relative to t0:
+/* report_upstream_span: the first and last second of the series, relative to t0:
  * every query, and t0 to the end of the observation */
-static void upstream_span(const struct clocks_input *in, int64_t *lo, int64_t *hi)
+static void report_upstream_span(const struct clocks_input *in, int64_t *lo, int64_t *hi)
 {
 	int64_t t0 = in->failure.t0_ns, end = clocks_observation_end(in);
 
@@ -83,7 +83,7 @@ int report_upstream_series(const struct clocks_input *in, struct report_upstream
 	u->known = 1;
 	for (size_t i = 0; i < in->nqcaptures; i++)
 		total += in->qcaptures[i].n;
-	upstream_span(in, &lo, &hi);
+	report_upstream_span(in, &lo, &hi);
 	if (hi - lo + 1 > CLOCKS_MAX_BUCKETS) {
 		snprintf(err, errlen, "upstream: the queries span %lld s (at most %d)",
 			 (long long)(hi - lo + 1), CLOCKS_MAX_BUCKETS);
@@ -91,7 +91,7 @@ int report_upstream_series(const struct clocks_input *in, struct report_upstream
 	}
 	u->first = lo;
 	u->n = (size_t)(hi - lo + 1);
-	if (upstream_sources(in, u, total) == -1)
+	if (report_upstream_sources(in, u, total) == -1)
 		goto nomem;
 	u->count = calloc(u->n * (u->nsrc ? u->nsrc : 1), sizeof(*u->count));
 	u->total = calloc(u->n, sizeof(*u->total));
@@ -104,12 +104,12 @@ int report_upstream_series(const struct clocks_input *in, struct report_upstream
 	    u->level == NULL)
 		goto nomem;
 	for (size_t i = 0; i < in->nqcaptures; i++) {
-		enum clocks_level l = upstream_level(in, in->qcaptures[i].label);
+		enum clocks_level l = report_upstream_level(in, in->qcaptures[i].label);
 
 		for (size_t j = 0; j < in->qcaptures[i].n; j++) {
 			const struct clocks_query *q = &in->qcaptures[i].queries[j];
-			const struct in_addr *s =
-			    bsearch(&q->src, u->src, u->nsrc, sizeof(*u->src), upstream_cmp_addr);
+			const struct in_addr *s = bsearch(&q->src, u->src, u->nsrc, sizeof(*u->src),
+							  report_upstream_cmp_addr);
 			size_t b = (size_t)(clocks_bucket_of(q->t_ns - t0, NSEC_PER_SEC) - lo);
 			size_t k = (size_t)(s - u->src);
 

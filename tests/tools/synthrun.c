@@ -48,8 +48,7 @@
 #define SYN_DETECT (264090000LL) /* a's prober declares it dead */
 #define SYN_DNS_STEER (262339000LL)
 #define SYN_TTL_STEP (250 * NSEC_PER_MSEC)
-#define SYN_FLOWS 16	     /* 8 anycast, then 8 DNS */
-#define SYN_DNS_BASE 100000u /* CLOCKS_DNS_CLIENT_BASE */
+#define SYN_FLOWS 16 /* 8 anycast, then 8 DNS */
 #define SYN_PROBE_EVERY (100 * NSEC_PER_MSEC)
 #define SYN_PROBES 3
 #define SYN_PORT 7000
@@ -339,7 +338,7 @@ int main(int argc, char *argv[])
 	for (k = 0, t = SYN_T; t < SYN_T + SYN_DURATION; k++, t = SYN_T + (int64_t)k * dt) {
 		int f = (int)(k % SYN_FLOWS), dns = f >= SYN_FLOWS / 2, on_a;
 		uint32_t client =
-		    dns ? SYN_DNS_BASE + (uint32_t)(f - SYN_FLOWS / 2 + 1) : (uint32_t)(f + 1);
+		    dns ? WIRE_DNS_CLIENT_ID(f - SYN_FLOWS / 2 + 1) : (uint32_t)(f + 1);
 		uint32_t dst;
 
 		/* the probes due before this request: client 0 to each site's address */

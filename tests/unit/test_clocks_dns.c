@@ -43,7 +43,7 @@ static void both(const char *dir)
 	    {T0 + 1500 * MS, 7000, WIRE_REQUEST, DNS_ID(2), ADDR_A},
 	    {T0 + 3000 * MS, 7000, WIRE_REQUEST, DNS_ID(1), ANY},
 	    {T0 + 4000 * MS, 7000, WIRE_REQUEST, 1, ADDR_A},
-	    {T0 + 5000 * MS, 7000, WIRE_REQUEST, CLOCKS_PROBE_CLIENT, ADDR_A},
+	    {T0 + 5000 * MS, 7000, WIRE_REQUEST, WIRE_PROBE_CLIENT, ADDR_A},
 	};
 	const struct tpkt b[] = {
 	    {T0 + 300 * MS, 7000, WIRE_REQUEST, 1, ANY},
@@ -51,7 +51,7 @@ static void both(const char *dir)
 	    {T0 + 1000 * MS, 7000, WIRE_REQUEST, DNS_ID(1), ADDR_B},
 	    {T0 + 1600 * MS, 7000, WIRE_REQUEST, DNS_ID(2), ADDR_B},
 	    {T0 + 2000 * MS, 7000, WIRE_REQUEST, DNS_ID(3), ADDR_B},
-	    {T0 + 2100 * MS, 7000, WIRE_REQUEST, CLOCKS_PROBE_CLIENT, ADDR_B},
+	    {T0 + 2100 * MS, 7000, WIRE_REQUEST, WIRE_PROBE_CLIENT, ADDR_B},
 	};
 	const struct tquery q[] = {
 	    {T0 - 2900 * MS, "198.18.0.22", 53, 0}, {T0 - 2900 * MS, "198.18.0.26", 53, 0},
@@ -379,11 +379,11 @@ static void test_dns_percentiles(void **state)
 static void test_scheme_split(void **state)
 {
 	(void)state;
-	assert_int_equal(LAB_DNS_CLIENT_ID(0), CLOCKS_DNS_CLIENT_BASE);
-	assert_int_equal(LAB_DNS_CLIENT_ID(7), CLOCKS_DNS_CLIENT_BASE + 7);
-	assert_int_equal(clocks_scheme_of(CLOCKS_PROBE_CLIENT), CLOCKS_SCHEME_NONE);
+	assert_int_equal(LAB_DNS_CLIENT_ID(0), WIRE_DNS_CLIENT_BASE);
+	assert_int_equal(LAB_DNS_CLIENT_ID(7), WIRE_DNS_CLIENT_BASE + 7);
+	assert_int_equal(clocks_scheme_of(WIRE_PROBE_CLIENT), CLOCKS_SCHEME_NONE);
 	assert_int_equal(clocks_scheme_of(1), CLOCKS_SCHEME_ANYCAST);
-	assert_int_equal(clocks_scheme_of(CLOCKS_DNS_CLIENT_BASE - 1), CLOCKS_SCHEME_ANYCAST);
+	assert_int_equal(clocks_scheme_of(WIRE_DNS_CLIENT_BASE - 1), CLOCKS_SCHEME_ANYCAST);
 	assert_int_equal(clocks_scheme_of(LAB_DNS_CLIENT_ID(1)), CLOCKS_SCHEME_DNS);
 	assert_int_equal(clocks_scheme_of(UINT32_MAX), CLOCKS_SCHEME_DNS);
 }

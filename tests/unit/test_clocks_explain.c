@@ -31,7 +31,7 @@
 #define T0 1700000000000000000LL
 #define MS 1000000LL
 #define S 1000000000LL
-#define DNS(n) (CLOCKS_DNS_CLIENT_BASE + (n))
+#define DNS(n) (WIRE_DNS_CLIENT_BASE + (n))
 
 struct fixture {
 	struct clocks_input in;

@@ -300,7 +300,7 @@ static void test_catchments(void **state)
 	for (int i = 0; i < 5; i++)
 		add_request(&f->in, 1, T0 + (400 + i) * MS, CLOCKS_OK, "b");
 	add_request(&f->in, 1, T0 + 500 * MS, CLOCKS_TIMEOUT, "");
-	add_request(&f->in, CLOCKS_DNS_CLIENT_BASE + 1, T0 + 400 * MS, CLOCKS_OK, "a");
+	add_request(&f->in, WIRE_DNS_CLIENT_BASE + 1, T0 + 400 * MS, CLOCKS_OK, "a");
 	add_request(&f->in, 0, T0 + 400 * MS, CLOCKS_OK, "a");
 	clocks_fib(&f->in, &fib);
 	clocks_catchments(&f->in, &fib, &cs);

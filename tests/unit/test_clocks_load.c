@@ -5,6 +5,7 @@
  * decoders, requests and DNS queries, refuse what is not theirs and never
  * read past a short frame.
  */
+#include "clocks_int.h"
 #include "test_clocks_util.h"
 
 /* expect_error: clocks_load fails and the error contains every needle */

@@ -40,7 +40,7 @@
 #define ANY "198.19.0.1"
 #define ADDR_A "198.19.1.1"
 #define ADDR_B "198.19.1.2"
-#define DNS_ID(n) (CLOCKS_DNS_CLIENT_BASE + (n))
+#define DNS_ID(n) (WIRE_DNS_CLIENT_BASE + (n))
 
 struct tpkt {
 	int64_t t;

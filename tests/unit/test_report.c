@@ -41,7 +41,7 @@
 #define ANY "198.19.0.1"
 #define ADDR_A "198.19.1.1"
 #define ADDR_B "198.19.1.2"
-#define DNS_ID(n) (CLOCKS_DNS_CLIENT_BASE + (n))
+#define DNS_ID(n) (WIRE_DNS_CLIENT_BASE + (n))
 
 static struct in_addr addr(const char *s)
 {
@@ -157,7 +157,7 @@ static void decay_input(struct clocks_input *in)
 	pkt(in, "a", T0 + 150 * MS, 1, ANY);
 	pkt(in, "a", T0 + 200 * MS, DNS_ID(1), ADDR_A);
 	pkt(in, "a", T0 + 310 * MS, DNS_ID(2), ADDR_A);
-	pkt(in, "a", T0 + 320 * MS, CLOCKS_PROBE_CLIENT, ADDR_A);
+	pkt(in, "a", T0 + 320 * MS, WIRE_PROBE_CLIENT, ADDR_A);
 	pkt(in, "a", T0 + 330 * MS, DNS_ID(1), ANY);
 	pkt(in, "a", T0 + 340 * MS, 1, ADDR_A);
 	pkt(in, "b", T0 + 160 * MS, 1, ANY);
@@ -166,7 +166,7 @@ static void decay_input(struct clocks_input *in)
 	pkt(in, "b", T0 + 260 * MS, DNS_ID(1), ADDR_B);
 	pkt(in, "b", T0 + 350 * MS, 1, ANY);
 	pkt(in, "b", T0 + 360 * MS, DNS_ID(1), ADDR_B);
-	pkt(in, "b", T0 + 370 * MS, CLOCKS_PROBE_CLIENT, ADDR_B);
+	pkt(in, "b", T0 + 370 * MS, WIRE_PROBE_CLIENT, ADDR_B);
 	/* the observation ends at 400 ms: traffic_started + duration */
 	in->traffic_duration_ns = 3 * S + 400 * MS;
 }

@@ -1,0 +1,91 @@
+/* Every event's name and fields, in one table; see events.h. */
+#include "events.h"
+
+#include <string.h>
+
+const struct events_def events_table[] = {
+    {EVENTS_LAB_UP, "steerlab", "lab topology nodes links port addresses"},
+    {EVENTS_TRAFFIC_STARTED, "steerlab",
+     "duration_ns fail_at_ns nominal_fail_at_ns fail_jitter_ns seed events"},
+    {EVENTS_SITE_FAILED, "steerlab",
+     "site via prefix address how pid killed_ns routes cause by nominal_at_ns jitter_offset_ns"},
+    {EVENTS_EVENT_APPLIED, "steerlab",
+     "name action target kind site step cycle vias done_ns by nominal_at_ns at_ns"},
+    {EVENTS_SITE_RECOVERED, "steerlab", "site pid ready by"},
+    {EVENTS_AGENT_EXITED, "steerlab", "node agent pid exit_code signal expected"},
+    {EVENTS_TRAFFIC_STOPPED, "steerlab", "interrupted"},
+    {EVENTS_LAB_STOPPING, "steerlab", ""},
+    {EVENTS_LAB_DOWN, "steerlab", ""},
+    {EVENTS_SITED_READY, "sited", "site port"},
+    {EVENTS_SITED_DRAINING, "sited", "site"},
+    {EVENTS_SITED_UNDRAINED, "sited", "site"},
+    {EVENTS_SITED_SUMMARY, "sited", "site requests replies bad"},
+    {EVENTS_PROBE_FAILED, "prober", "site consecutive reason"},
+    {EVENTS_DECLARED_DEAD, "prober", "site failures"},
+    {EVENTS_DECLARED_ALIVE, "prober", "site successes"},
+    {EVENTS_ADDRESS_ADDED, "prober", "site prefix dev"},
+    {EVENTS_ADDRESS_REMOVED, "prober", "site prefix dev"},
+    {EVENTS_ANNOUNCE_SENT, "prober", "site prefix router"},
+    {EVENTS_WITHDRAW_SENT, "prober", "site prefix router"},
+    {EVENTS_HEALTH_SENT, "prober", "site state rtt_us authd"},
+    {EVENTS_PROBER_SUMMARY, "prober", "site probes failed"},
+    {EVENTS_ROUTE_APPLIED, "routed", "site prefix via metric"},
+    {EVENTS_ROUTE_WITHDRAWN, "routed", "site prefix via"},
+    {EVENTS_ROUTE_EXPIRED, "routed", "site prefix via metric last_t silent_s deleted"},
+    {EVENTS_ROUTE_ERROR, "routed", "site prefix error"},
+    {EVENTS_ROUTED_SUMMARY, "routed", "messages bad rejected applied withdrawn expired errors"},
+    {EVENTS_CONTROL_REJECTED, NULL, "from reason count"},
+    {EVENTS_CLIENT_STARTED, "client",
+     "client target rate resolver mode sticky_ns population arrivals sticky_share"},
+    {EVENTS_DNS_ANSWER, "client", "client name address previous ttl changed"},
+    {EVENTS_DNS_RESOLUTION, "client", "client outcome rcode stale address latency_ns"},
+    {EVENTS_CLIENT_PROGRESS, "client", "client sent ok lost errors sites"},
+    {EVENTS_CLIENT_SUMMARY, "client", "client sent ok lost errors sites late sending_ns"},
+    {EVENTS_DNS_SUMMARY, "client", "client queries answers failures changes population"},
+    {EVENTS_AUTHD_READY, "authd", "listen control zones names sites"},
+    {EVENTS_HEALTH_CHANGED, "authd", "site healthy up_reports reports prober"},
+    {EVENTS_ANSWER_CHANGED, "authd", "name before after reason policy networks"},
+    {EVENTS_AUTHD_SUMMARY, "authd",
+     "queries responses dropped truncated referrals nodata ecs rcodes udp_queries tcp_queries "
+     "tcp_connections tcp_rejected send_errors reports bad_reports unknown_site_reports "
+     "rejected_reports"},
+    {EVENTS_RESOLVERD_READY, "resolverd", "resolvers port tcp mode upstream root"},
+    {EVENTS_RESOLVER_STATS, "resolverd",
+     "resolver address queries hits negative_hits misses coalesced upstream_queries "
+     "upstream_timeouts stale_answers prefetches servfail overloaded bad entries evictions "
+     "pending"},
+    {EVENTS_RESOLVER_SUMMARY, "resolverd",
+     "resolver address queries hits negative_hits misses coalesced upstream_queries "
+     "upstream_timeouts stale_answers prefetches servfail overloaded bad entries evictions "
+     "pending"},
+    {EVENTS_RESOLVERD_SUMMARY, "resolverd",
+     "resolvers queries hits negative_hits misses coalesced upstream_queries upstream_timeouts "
+     "stale_answers prefetches servfail overloaded bad entries"},
+    {EVENTS_CAPTURE_READY, "collector", "label iface linktype snaplen buffer"},
+    {EVENTS_ROUTE_ADDED, "collector",
+     "prefix op replace via metric protocol table type dev multipath nexthops nhid stalled_ns"},
+    {EVENTS_ROUTE_DELETED, "collector",
+     "prefix op replace via metric protocol table type dev multipath nexthops nhid stalled_ns"},
+    {EVENTS_COLLECTOR_STALLED, "collector", "stalled_ns from"},
+    {EVENTS_ROUTE_MONITOR_OVERRUN, "collector", "overruns"},
+    {EVENTS_ROUTE_MONITOR_ERROR, "collector", ""},
+    {EVENTS_CAPTURE_ERROR, "collector", "label iface file errno error"},
+    {EVENTS_CAPTURE_PROGRESS, "collector", "links"},
+    {EVENTS_CAPTURE_STATS, "collector", "label iface packets written received dropped if_dropped"},
+    {EVENTS_LINKD_INTERFACE, "linkd",
+     "interface queue impairment delay_ns jitter_ns distribution loss_pct loss_corr_pct reorder_pct "
+     "rate_bps"},
+    {EVENTS_LINKD_READY, "linkd", "table interfaces"},
+    {EVENTS_LINKD_SUMMARY, "linkd",
+     "interface queue queued released dropped overflow reordered flushed"},
+};
+
+const size_t events_count = sizeof(events_table) / sizeof(events_table[0]);
+
+const struct events_def *events_find(const char *name)
+{
+	for (size_t i = 0; i < events_count; i++)
+		if (strcmp(events_table[i].name, name) == 0)
+			return &events_table[i];
+	return NULL;
+}

@@ -1,0 +1,92 @@
+/*
+ * What the clocks keep of a run's captures (clocks_pcap.c): the requests
+ * of each site link, the DNS queries that reached authd, the DNS of each
+ * [resolver] node's link, and the router links' packets, counted.
+ * docs/clocks.md, "Inputs", says what each file holds.
+ */
+#ifndef STEERLAB_CLOCKS_CAPTURES_H
+#define STEERLAB_CLOCKS_CAPTURES_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clocks_base.h"
+
+/* one request datagram seen in a capture. A capture holds millions and the
+ * analysis goes over them several times: 20 bytes each, packed to 4-byte
+ * alignment (the 64-bit time is then read unaligned, at no cost on x86 and
+ * arm64), and of the 64-bit sequence number only the low 32 bits, which the
+ * clocks do not use. */
+struct clocks_packet {
+	int64_t t_ns;
+	uint32_t client;
+	uint32_t seq;	    /* low 32 bits */
+	struct in_addr dst; /* the anycast address, or a site's own address */
+} __attribute__((packed, aligned(4)));
+
+/* the request packets of capture-LABEL.pcap, in file order */
+struct clocks_capture {
+	char label[CLOCKS_NAME_MAX];
+	struct clocks_packet *packets;
+	size_t n, cap;
+	size_t other;	/* captured packets that are not requests */
+	size_t records; /* every packet record of the file */
+	int truncated;	/* the file ends cut short or damaged */
+	/* the latest time of a scheme's request (not a probe's) among
+	 * packets[0 .. last_of_n), noted by the reader as it keeps them, so
+	 * that clocks_observation_end makes no pass over millions of packets;
+	 * a capture filled otherwise (last_of_n != n) is looked through */
+	int64_t last_request_ns;
+	size_t last_of_n;
+};
+
+/* one DNS query that reached an authd link */
+struct clocks_query {
+	int64_t t_ns;
+	struct in_addr src; /* who asked: a resolver, or a client asking directly */
+};
+
+/* the queries of capture-dns-NODE.pcap (label dns-NODE), in file order */
+struct clocks_query_capture {
+	char label[CLOCKS_NAME_MAX];
+	struct clocks_query *queries;
+	size_t n, cap;
+	size_t other; /* captured packets that are not UDP DNS queries */
+	size_t records;
+	int truncated;
+};
+
+/* capture-link-R1-R2.pcap (label link-R1-R2): a router-to-router link,
+ * captured for BGP (TCP port 179); its packets are not requests and are
+ * only counted, for the verdict's checks of the file */
+struct clocks_link_capture {
+	char label[CLOCKS_NAME_MAX];
+	size_t records;
+	int truncated;
+};
+
+/* one DNS message over UDP seen on a router's link to a [resolver] node:
+ * a client's query to a cache, the cache's answer, or a query of the cache
+ * to the servers above it and their answer */
+struct clocks_dnsmsg {
+	int64_t t_ns;
+	struct in_addr src, dst;
+	uint16_t sport, dport;
+	uint16_t id;   /* the DNS header's */
+	uint8_t qr;    /* 1: a response */
+	uint8_t rcode; /* the header's (4 bits) */
+};
+
+/* capture-resolver-NODE.pcap (label resolver-NODE): the DNS messages of
+ * [resolver] node NODE's link, in file order */
+struct clocks_rsv_capture {
+	char label[CLOCKS_NAME_MAX];
+	struct clocks_dnsmsg *msgs;
+	size_t n, cap;
+	size_t other; /* captured packets that are not UDP DNS messages */
+	size_t records;
+	int truncated;
+};
+
+#endif

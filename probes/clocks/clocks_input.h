@@ -1,0 +1,148 @@
+/*
+ * A run directory loaded (clocks.c, clocks_load(); docs/clocks.md, "Inputs"): the
+ * failure and the timeline, every event the clocks use, the captures, the
+ * clients' records and the topology's DNS side, in one struct
+ * clocks_input that every computation of the clocks reads. A malformed
+ * file is an error naming the file and the line.
+ */
+#ifndef STEERLAB_CLOCKS_INPUT_H
+#define STEERLAB_CLOCKS_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clocks_base.h"
+#include "clocks_captures.h"
+#include "clocks_events.h"
+#include "clocks_topo.h"
+#include "wire.h"
+
+#define CLOCKS_CLIENT_TIMEOUT_NS 500000000LL /* the topology's default timeout */
+
+enum clocks_status {
+	CLOCKS_OK,
+	CLOCKS_TIMEOUT,
+	CLOCKS_ERROR,
+};
+
+/* one line of a requests-NODE.csv */
+struct clocks_request {
+	uint32_t client;
+	uint64_t seq;
+	int64_t sent_ns;
+	int64_t rtt_ns;
+	enum clocks_status status;
+	char site[WIRE_SITE_LEN + 1];
+};
+
+struct clocks_input {
+	char lab[CLOCKS_NAME_MAX];
+	uint16_t port; /* the request port, for telling requests in captures */
+	struct clocks_failure failure;
+	/* every failure of the timeline, by t0, the first being failure
+	 * (clocks_load): each site_failed, and each step that took a site
+	 * out again after its recovery (a flap's downs are the flap clocks') */
+	struct clocks_failure *failures;
+	size_t nfailures, capfailures;
+	/* lab.events.jsonl's traffic_started (t, duration_ns, fail_at_ns) and
+	 * traffic_stopped (t); CLOCKS_NONE when absent. interrupted: -1 if
+	 * traffic_stopped did not say, else its "interrupted". lab_stopping:
+	 * when the teardown began (CLOCKS_NONE: not recorded). */
+	int64_t traffic_start_ns, traffic_duration_ns, traffic_stop_ns, fail_at_ns;
+	int traffic_interrupted;
+	/* traffic_stopped was written by `steerlab down` ("by": "down") for a
+	 * run whose steerlab never finished it: nobody watched it to the end */
+	int traffic_stopped_by_down;
+	/* traffic_started's seed and fail_jitter_ns (lab/jitter.h):
+	 * CLOCKS_NONE when absent (a run from before them) */
+	int64_t seed, fail_jitter_ns;
+	int64_t lab_stopping_ns;
+	/* the longest client timeout of topology.ini ([lab] and [client]
+	 * timeout; 500 ms if neither says) */
+	int64_t client_timeout_ns;
+
+	struct clocks_dead *dead;
+	size_t ndead, capdead;
+	struct clocks_dead *alive; /* declared_alive, as dead */
+	size_t nalive, capalive;
+	struct clocks_dead *expired; /* routed's route_expired; node: the router */
+	size_t nexpired, capexpired;
+	struct clocks_hit *hits; /* the timeline's steps, in file order */
+	size_t nhits, caphits;
+	struct clocks_route *routes;
+	size_t nroutes, caproutes;
+	struct clocks_addr_node *addrs; /* lab_up's addresses; none before them */
+	size_t naddrs, capaddrs;
+	struct clocks_link_stats *stats;
+	size_t nstats, capstats;
+	/* the collectors' capture_ready: the links captured, and the kernel
+	 * memory of their rings (the sum of each one's buffer; CLOCKS_NONE
+	 * if one did not say) */
+	int ncaptures_ready;
+	int64_t capture_ring_bytes;
+	struct clocks_health *health;
+	size_t nhealth, caphealth;
+	struct clocks_answer *answers;
+	size_t nanswers, capanswers;
+	size_t nauthd_files; /* *.authd.events.jsonl read */
+	struct clocks_exit *exits;
+	size_t nexits, capexits;
+	struct clocks_capture_error *cerrors;
+	size_t ncerrors, capcerrors;
+	struct clocks_monitor_loss *mlosses;
+	size_t nmlosses, capmlosses;
+	struct clocks_rejected *rejected;
+	size_t nrejected, caprejected;
+	struct clocks_client *clients;
+	size_t nclients, capclients;
+	struct clocks_resolution *resolutions; /* in file order */
+	size_t nresolutions, capresolutions;
+	struct clocks_dns_answer *danswers; /* in file order: each client's in time order */
+	size_t ndanswers, capdanswers;
+	size_t nclient_files; /* NODE.client*.events.jsonl read */
+	struct clocks_capture *captures;
+	size_t ncaptures, capcaptures;
+	struct clocks_query_capture *qcaptures;
+	size_t nqcaptures, capqcaptures;
+	struct clocks_link_capture *lcaptures;
+	size_t nlcaptures, caplcaptures;
+	struct clocks_rsv_capture *rcaptures;
+	size_t nrcaptures, caprcaptures;
+	struct clocks_topo_dns dnstopo; /* topology.ini's DNS side */
+	struct clocks_request *requests;
+	size_t nrequests, caprequests;
+	int have_requests; /* at least one requests-*.csv was read */
+
+	struct clocks_notes notes; /* from loading: truncated files, ... */
+	/* every failure's clocks when there are several, computed once for
+	 * the verdict, clocks.json and the table (clocks_multi_prepare); NULL:
+	 * each of them computes its own */
+	struct clocks_multi *multi;
+};
+
+/* clocks_load: read rundir into *in (which it initialises). Returns 0, or
+ * -1 with "FILE:LINE: what is wrong" in err. Free with clocks_input_free
+ * either way. */
+int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
+void clocks_input_free(struct clocks_input *in);
+
+/* clocks_input_init: an empty input (what clocks_load starts from), for
+ * building one by hand. */
+void clocks_input_init(struct clocks_input *in);
+
+/* clocks_traffic_ns: how long the clients sent: traffic_started's
+ * duration_ns, or traffic_started to traffic_stopped if the run was
+ * interrupted before that (or duration_ns is 0 or absent); CLOCKS_NONE if
+ * neither is known. */
+int64_t clocks_traffic_ns(const struct clocks_input *in);
+
+/* clocks_traffic_end: when the clients stopped sending (traffic_started +
+ * clocks_traffic_ns), as an absolute time; CLOCKS_NONE if unknown. */
+int64_t clocks_traffic_end(const struct clocks_input *in);
+
+/* clocks_observation_end: the end of the observation as an absolute time:
+ * clocks_traffic_end, or the last request captured on a site link if later;
+ * CLOCKS_NONE if none of these is known. */
+int64_t clocks_observation_end(const struct clocks_input *in);
+
+#endif

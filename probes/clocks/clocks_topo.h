@@ -1,0 +1,76 @@
+/*
+ * The DNS side of the run's recorded topology (plan.json, or topology.ini
+ * in a run directory from before it; read by clocks_topo.c): the [resolver] nodes in file order
+ * (the k-th has the k-th block of lib/addrplan.h, cache i at .i: CLOCKS_RSV_BLOCK) and their impl,
+ * the [dns] nodes with their level in the DNS tree, the clients and the [resolver] node each asks,
+ * the steered names and their TTLs.
+ */
+#ifndef STEERLAB_CLOCKS_TOPO_H
+#define STEERLAB_CLOCKS_TOPO_H
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "addrplan.h"
+#include "clocks_base.h"
+
+#define CLOCKS_MAX_RSV_NODES ADDRPLAN_RESOLVERS_MAX
+#define CLOCKS_MAX_DNS_NODES 64
+#define CLOCKS_MAX_TOPO_CLIENTS 256
+/* the k-th [resolver] node's /24, host order */
+#define CLOCKS_RSV_BLOCK(k) ntohl(addrplan_resolver_block((unsigned)(k)).s_addr)
+
+enum clocks_level {
+	CLOCKS_LEVEL_ROOT, /* serves "." */
+	CLOCKS_LEVEL_TLD,  /* a zone of one label */
+	CLOCKS_LEVEL_ZONE, /* any other */
+	CLOCKS_LEVELS,
+};
+
+extern const char *const clocks_level_names[CLOCKS_LEVELS]; /* "root", "tld", "zone" */
+
+struct clocks_topo_dns {
+	int nrsv;
+	struct clocks_rsv_node {
+		char name[CLOCKS_NAME_MAX];
+		char impl[CLOCKS_NAME_MAX]; /* its impl key; "" when the topology has none */
+		int count;		    /* caches; 0 if not said */
+	} rsv[CLOCKS_MAX_RSV_NODES];
+	int ndns;
+	struct clocks_dns_node {
+		char name[CLOCKS_NAME_MAX];
+		enum clocks_level level;
+	} dns[CLOCKS_MAX_DNS_NODES];
+	int nclients;
+	struct clocks_topo_client {
+		char name[CLOCKS_NAME_MAX];
+		int rsv;		      /* the [resolver] node it asks (index), -1: none */
+		char router[CLOCKS_NAME_MAX]; /* its link key: its router; "" unknown */
+	} clients[CLOCKS_MAX_TOPO_CLIENTS];
+	/* the [name] sections: each steered name and its TTL (-1: not said) */
+	int nnames;
+	struct clocks_topo_name {
+		char name[CLOCKS_DNS_NAME_MAX];
+		int64_t ttl_s;
+	} names[CLOCKS_MAX_DNS_NODES];
+};
+
+/* clocks_dns_level: the level of a [dns] node serving the n zones (names
+ * in text, final dot or not): root if one is ".", else tld if one has a
+ * single label, else zone (also for n = 0). A node serving several levels
+ * is given the highest. */
+enum clocks_level clocks_dns_level(const char *const *zones, int n);
+
+struct clocks_input;
+
+/* clocks_rsv_of_addr: the [resolver] node (index) whose block holds a,
+ * -1 if none does */
+int clocks_rsv_of_addr(const struct clocks_input *in, struct in_addr a);
+
+/* clocks_rsv_of_client: the [resolver] node (index) that DNS client id
+ * client asks: its node's [client] resolver key, else its client_started
+ * resolver address; -1 if none */
+int clocks_rsv_of_client(const struct clocks_input *in, uint32_t client);
+
+#endif
