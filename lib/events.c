@@ -73,7 +73,8 @@ const struct events_def events_table[] = {
     {EVENTS_CAPTURE_PROGRESS, "collector", "links"},
     {EVENTS_CAPTURE_STATS, "collector", "label iface packets written received dropped if_dropped"},
     {EVENTS_LINKD_INTERFACE, "linkd",
-     "interface queue impairment delay_ns jitter_ns distribution loss_pct loss_corr_pct reorder_pct "
+     "interface queue impairment delay_ns jitter_ns distribution loss_pct loss_corr_pct "
+     "reorder_pct "
      "rate_bps"},
     {EVENTS_LINKD_READY, "linkd", "table interfaces"},
     {EVENTS_LINKD_SUMMARY, "linkd",
