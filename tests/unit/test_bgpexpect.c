@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "lab/bgpexpect.h"
-#include "lab/topology.h"
+#include "lab/build/bgpexpect.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 
 #define BGPNET "topology/bgp.ini"

@@ -25,9 +25,9 @@
 
 #include <cmocka.h>
 
-#include "lab/cli.h"
-#include "lab/run.h"
-#include "lab/topology_int.h"
+#include "lab/cli/cli.h"
+#include "lab/run/run.h"
+#include "lab/topology/topology_int.h"
 #include "test_capture.h"
 #include "test_file.h"
 #include "test_labstate.h"

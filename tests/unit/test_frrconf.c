@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "lab/frrconf.h"
-#include "lab/topology.h"
+#include "lab/build/frrconf.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 
 #define BGP "topology/bgp-simple.ini"

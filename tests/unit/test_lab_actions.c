@@ -23,8 +23,8 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/actions.h"
-#include "lab/lab.h"
+#include "lab/run/actions.h"
+#include "lab/build/lab.h"
 #include "test_rundir.h"
 #include "test_topology_util.h"
 

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "lab/lab.h"
+#include "lab/build/lab.h"
 
 struct dirs {
 	char root[64], self[PATH_MAX], libexec[PATH_MAX];

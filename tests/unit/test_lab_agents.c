@@ -21,10 +21,10 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/dnsconf.h"
-#include "lab/lab.h"
-#include "lab/resolvconf.h"
-#include "lab/topology.h"
+#include "lab/build/dnsconf.h"
+#include "lab/build/lab.h"
+#include "lab/build/resolvconf.h"
+#include "lab/topology/topology.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"
 #include "timeutil.h"

@@ -29,10 +29,10 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/kernel.h"
-#include "lab/lab.h"
-#include "lab/netns.h"
-#include "lab/topology.h"
+#include "lab/build/kernel.h"
+#include "lab/build/lab.h"
+#include "lab/build/netns.h"
+#include "lab/topology/topology.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"
 

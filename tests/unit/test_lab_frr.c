@@ -24,9 +24,9 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/frrconf.h"
-#include "lab/lab.h"
-#include "lab/topology.h"
+#include "lab/build/frrconf.h"
+#include "lab/build/lab.h"
+#include "lab/topology/topology.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"
 

@@ -26,10 +26,10 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/actions.h"
-#include "lab/inside.h"
-#include "lab/lab.h"
-#include "lab/topology_int.h"
+#include "lab/run/actions.h"
+#include "lab/cli/inside.h"
+#include "lab/build/lab.h"
+#include "lab/topology/topology_int.h"
 #include "test_capture.h"
 #include "test_file.h"
 #include "test_labstate.h"

@@ -21,7 +21,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "lab/kernel.h"
+#include "lab/build/kernel.h"
 #include "test_sandbox.h"
 
 /* new_ns: a new network namespace, held by the descriptor returned; the

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "lab/hint.h"
-#include "lab/state.h"
+#include "lab/cli/hint.h"
+#include "lab/build/state.h"
 #include "test_file.h"
 
 #define GOLDEN "tests/unit/data/nodes/compare.golden"

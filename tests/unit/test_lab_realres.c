@@ -32,10 +32,10 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/kernel.h"
-#include "lab/lab.h"
-#include "lab/realres.h"
-#include "lab/topology.h"
+#include "lab/build/kernel.h"
+#include "lab/build/lab.h"
+#include "lab/build/realres.h"
+#include "lab/topology/topology.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"
 #include "timeutil.h"

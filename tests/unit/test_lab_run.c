@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "lab/lab.h"
-#include "lab/run.h"
+#include "lab/build/lab.h"
+#include "lab/run/run.h"
 #include "test_capture.h"
 #include "test_file.h"
 #include "test_rundir.h"

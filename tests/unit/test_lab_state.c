@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "lab/lab.h"
-#include "lab/netns.h"
-#include "lab/state.h"
+#include "lab/build/lab.h"
+#include "lab/build/netns.h"
+#include "lab/build/state.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"
 

@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "clocks.h"
-#include "lab/lab.h"
-#include "lab/progress.h"
+#include "lab/build/lab.h"
+#include "lab/run/progress.h"
 #include "test_file.h"
 #include "test_rundir.h"
 #include "timeutil.h"

@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "lab/lab.h"
-#include "lab/realres.h"
-#include "lab/topology.h"
+#include "lab/build/lab.h"
+#include "lab/build/realres.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 
 #define RDATA "tests/unit/data/realres/"

@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "lab/jitter.h"
-#include "lab/repeat.h"
-#include "lab/topology.h"
+#include "lab/topology/jitter.h"
+#include "lab/run/repeat.h"
+#include "lab/topology/topology.h"
 #include "test_rundir.h"
 
 #define MS 1000000LL

@@ -22,9 +22,9 @@
 
 #include <cmocka.h>
 
-#include "lab/overrides.h"
-#include "lab/sweep.h"
-#include "lab/topology.h"
+#include "lab/build/overrides.h"
+#include "lab/run/sweep.h"
+#include "lab/topology/topology.h"
 #include "test_file.h"
 
 #define DATA "tests/unit/data/sweep/"

@@ -22,9 +22,9 @@
 
 #include <cmocka.h>
 
-#include "lab/repeat.h"
-#include "lab/run.h"
-#include "lab/sweep.h"
+#include "lab/run/repeat.h"
+#include "lab/run/run.h"
+#include "lab/run/sweep.h"
 #include "test_capture.h"
 #include "test_file.h"
 #include "test_rundir.h"

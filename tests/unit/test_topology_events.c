@@ -18,9 +18,9 @@
 
 #include <cmocka.h>
 
-#include "lab/actions.h"
-#include "lab/jitter.h"
-#include "lab/topology.h"
+#include "lab/run/actions.h"
+#include "lab/topology/jitter.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 
 #define S 1000000000LL

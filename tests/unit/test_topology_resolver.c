@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "agents/resolverd/config.h"
-#include "lab/resolvconf.h"
-#include "lab/topology.h"
+#include "lab/build/resolvconf.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 #include "timeutil.h"
 

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "lab/topology.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 #include "timeutil.h"
 

@@ -21,9 +21,9 @@
 #include <cmocka.h>
 
 #include "agents/authd/authd_check.h"
-#include "lab/dnsconf.h"
-#include "lab/resolvconf.h"
-#include "lab/topology.h"
+#include "lab/build/dnsconf.h"
+#include "lab/build/resolvconf.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 
 #define TREE DATA "tree.ini"
