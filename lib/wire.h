@@ -17,7 +17,7 @@
  *
  * The client id says whose the request is: 0 a prober's probe, from 1 to
  * WIRE_DNS_CLIENT_BASE - 1 the anycast flow of a client node, from
- * WIRE_DNS_CLIENT_BASE its DNS-steered flow (lab/lab.h gives them, the
+ * WIRE_DNS_CLIENT_BASE its DNS-steered flow (lab/build/lab.h gives them, the
  * analysis and the collector read them). A population (a client node with
  * population = N, docs/agents.md) has ids with the top bit set:
  *

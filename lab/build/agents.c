@@ -12,7 +12,7 @@
  *   resolver resolverd, its caches configured from the topology (resolvconf.c);
  *            or, with impl, unbound, kresd or named (realres.c, realres_run.c)
  *
- * With routing = bgp, routers and sites run FRR (zebra, bgpd; lab/frr.c)
+ * With routing = bgp, routers and sites run FRR (zebra, bgpd; lab/build/frr.c)
  * first, routers no routed, and a site's prober keeps the anycast address
  * on the site's lo while healthy (-L) for bgpd to announce.
  *   client   a client per flow: anycast, DNS-steered, or both
@@ -320,7 +320,7 @@ static int lab_start_dns(struct lab *lab, int n)
 }
 
 /* resolverd: the node's caches, forwarding to every authd; or the real
- * resolver the node names (lab/realres_run.c). */
+ * resolver the node names (lab/build/realres_run.c). */
 static int lab_start_resolver(struct lab *lab, int n)
 {
 	const struct topo_node *node = &lab->t->nodes[n];

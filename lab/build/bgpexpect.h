@@ -17,7 +17,7 @@
  * had not converged within settle"), which says so.
  *
  * `run` waits for every router's FIB to route the service as computed
- * before it starts the traffic (lab/run.c, run_bgp_ready): BGP has
+ * before it starts the traffic (lab/run/run.c, run_bgp_ready): BGP has
  * converged. Labs with iBGP (two linked routers in one AS) are not
  * modelled either: bgpx_compute says so, and the caller falls back.
  */

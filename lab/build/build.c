@@ -137,7 +137,7 @@ static int lab_write_new(const char *dir, const char *file, const char *line)
 
 /* lab_private_dir: dir (LAB_STATE_DIR) exists, is a directory of root's
  * and not a symbolic link, and is 0711: only root lists it, FRR's daemons
- * (user frr) traverse it to their directories (lab/frr.c). 0 or -1 (said). */
+ * (user frr) traverse it to their directories (lab/build/frr.c). 0 or -1 (said). */
 static int lab_private_dir(const char *dir)
 {
 	if (mkdir(dir, 0711) == -1 && errno != EEXIST) {

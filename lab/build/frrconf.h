@@ -81,8 +81,8 @@ int frrconf_check(const struct topology *t, FILE *err);
  * it). 0, or -1 said on err as frrconf_check says it. */
 int frrconf_check_node(const struct topology *t, int n, FILE *err);
 
-/* frrconf_load: overrides_load (lab/overrides.h), then, if it loaded,
- * frrconf_check and realres_check (lab/realres.h): what check, up, run and
+/* frrconf_load: overrides_load (lab/build/overrides.h), then, if it loaded,
+ * frrconf_check and realres_check (lab/build/realres.h): what check, up, run and
  * sweep load. 0 or -1 (said). */
 int frrconf_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err);
 

@@ -11,8 +11,8 @@
  * Files are appended before the thing they record is relied upon, so a lab
  * that failed half-way up is still taken down completely. /run/steerlab and
  * each state directory are root's, 0711 and 0700 (0711 with routing = bgp:
- * FRR's daemons, as frr, traverse them to STATEDIR/frr/NODE, lab/frr.c;
- * and with a real resolver, to STATEDIR/resolvers/NODE, lab/realres_run.c);
+ * FRR's daemons, as frr, traverse them to STATEDIR/frr/NODE, lab/build/frr.c;
+ * and with a real resolver, to STATEDIR/resolvers/NODE, lab/build/realres_run.c);
  * `down` still trusts nothing in
  * them it can check: a namespace line must be LAB-NODE, a PID must run one
  * of the agent programs in bindir and have the recorded start time.
@@ -21,7 +21,7 @@
  * watched through pidfds: an agent that ends before the lab stops them is
  * reported at once, as `agent_exited` in lab.events.jsonl and a line on the
  * terminal, and counted in lab->unexpected unless the run meant it to end
- * (an agent the timeline killed, lab/actions.c; a client done after its
+ * (an agent the timeline killed, lab/run/actions.c; a client done after its
  * duration).
  */
 #ifndef STEERLAB_LAB_H
@@ -221,7 +221,7 @@ const char *lab_agent_prog(const char *label);
 /* lab_down: the same for a lab this process brought up. */
 int lab_down(struct lab *lab);
 
-/* lab_status: print the labs under LAB_STATE_DIR (lab/state.c), or only
+/* lab_status: print the labs under LAB_STATE_DIR (lab/build/state.c), or only
  * the lab called only (NULL: all): one row each, then the agents that are
  * no longer alive; as one JSON document if json. 0, or -1 (said; only
  * given and no such lab up). */
@@ -244,7 +244,7 @@ FILE *lab_fopen_write(const char *dir, const char *file);
  * (errno) on error. */
 FILE *lab_fopen_read(const char *path);
 
-/* lab_agent_dir: where the agent programs are (lab/agentdir.c): the
+/* lab_agent_dir: where the agent programs are (lab/build/agentdir.c): the
  * directory of the running steerlab if sited is there (a checkout's bin/),
  * else lab_libexecdir() if it is a directory (an installed steerlab), else
  * the running steerlab's directory, so that a missing agent is named there.
@@ -256,7 +256,7 @@ void lab_agent_dir_pick(const char *selfdir, const char *libexecdir, char *buf, 
  * time, /usr/local/libexec/steerlab by default). */
 const char *lab_libexecdir(void);
 
-/* FRR in the lab (lab/frr.c), when routing = bgp. lab_frr_prepare: the
+/* FRR in the lab (lab/build/frr.c), when routing = bgp. lab_frr_prepare: the
  * FRR directories and configurations under the state directory (and the
  * configurations in the run directory). lab_start_frr: zebra, bgpd (and
  * bfdd) of node n, if it runs FRR. lab_frr_remove: what FRR left under
@@ -269,7 +269,7 @@ int lab_frr_remove(const char *statedir);
 const char *lab_frr_prog(const char *label);
 void lab_frr_forget(const char *label, pid_t pid);
 
-/* Real resolvers in the lab (lab/realres_run.c), impl = unbound |
+/* Real resolvers in the lab (lab/build/realres_run.c), impl = unbound |
  * knot-resolver | bind9 on a [resolver] node. lab_realres_prepare: their
  * directories, configurations and root hints under the state directory (and
  * the configurations in the run directory). lab_realres_start: node n's.

@@ -45,7 +45,7 @@ int realres_inputs(const struct topology *t, int node, const char *dir, struct r
 	strcpy(in->dir, dir);
 	in->addr = topo_resolver_addr(t, node, 1);
 	/* iterate from the lab's root servers, or forward to the [dns]
-	 * nodes that answer, as resolverd does (lab/resolvconf.c) */
+	 * nodes that answer, as resolverd does (lab/build/resolvconf.c) */
 	if (t->nodes[node].rsv_mode == TOPO_RSV_ITERATE) {
 		in->iterate = 1;
 		in->nservers = topo_dns_roots(t, in->servers, REALRES_SERVERS_MAX);

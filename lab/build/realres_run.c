@@ -13,7 +13,7 @@
  *                                 unbound's control socket, kresd's cache
  *                                 and control/ directory, named's keys
  *
- * STATEDIR is 0711 for that, as for FRR (lab/frr.c). `down` removes them
+ * STATEDIR is 0711 for that, as for FRR (lab/build/frr.c). `down` removes them
  * by what is in them, two levels deep, never following a link. The
  * configuration is also kept in the run directory (NODE.LABEL.conf).
  *

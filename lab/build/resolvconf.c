@@ -25,7 +25,7 @@ int resolvconf_write(const struct topology *t, int node, FILE *out)
 
 		if (pair->node != node)
 			continue;
-		/* only the real resolvers read these (lab/realres.c) */
+		/* only the real resolvers read these (lab/build/realres.c) */
 		if (r->impl != TOPO_IMPL_RESOLVERD &&
 		    (strcmp(pair->key, "qname_minimisation") == 0 || strcmp(pair->key, "ecs") == 0))
 			continue;

@@ -14,7 +14,7 @@
  * `down`, which still stops every line's process that is alive.
  *
  * Loading and checking are here; the formatting of `nodes` (text and JSON)
- * is in lab/nodes.c, with no I/O of its own, so that it is unit-tested on
+ * is in lab/cli/nodes.c, with no I/O of its own, so that it is unit-tested on
  * a topology and a hand-made agent list.
  */
 #ifndef STEERLAB_STATE_H
@@ -65,7 +65,7 @@ int lab_state_node(const struct lab_state *s, const char *name, char *err, size_
 /* lab_state_has_ns: nsname is a line of the lab's namespaces file. */
 int lab_state_has_ns(const struct lab_state *s, const char *nsname);
 
-/* lab_nodes_print: the `steerlab nodes` text, one block per node (lab/nodes.c). */
+/* lab_nodes_print: the `steerlab nodes` text, one block per node (lab/cli/nodes.c). */
 void lab_nodes_print(const struct lab_state *s, FILE *out);
 
 /* lab_nodes_json: the same as a JSON document (docs/inside.md has its

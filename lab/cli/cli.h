@@ -1,11 +1,11 @@
 /*
- * The steerlab command's parts (lab/main.c): the arguments as parsed, what
+ * The steerlab command's parts (lab/cli/main.c): the arguments as parsed, what
  * every command shares (the topology it loaded, the checks of root, a file,
  * a lab name), and the commands, one function each:
  *
- *   lab/cmd_lab.c   a lab's life and what is inside it: check, up, down,
+ *   lab/cli/cmd_lab.c   a lab's life and what is inside it: check, up, down,
  *                   status, nodes, exec, fail, recover
- *   lab/cmd_run.c   experiments and their analysis: run (and run --repeat),
+ *   lab/cli/cmd_run.c   experiments and their analysis: run (and run --repeat),
  *                   sweep, report
  *
  * A command returns the process's exit status (README.md, "Exit status").

@@ -41,7 +41,7 @@ static int sweep_go(struct sweep *sw, const char *cmd, const struct cmd_args *a,
 	}
 }
 
-/* cmd_repeat: run --repeat N, on the sweep's machinery (lab/repeat.h) */
+/* cmd_repeat: run --repeat N, on the sweep's machinery (lab/run/repeat.h) */
 static int cmd_repeat(const struct cmd_args *a, const char *bindir)
 {
 	static struct sweep sw;

@@ -173,7 +173,7 @@ static int inside_wait_gone(int pidfd, int64_t timeout_ns)
 }
 
 /* inside_lab: the lab as lab_up knew it, enough to act on node n with the
- * timeline's actions (lab/actions.c): its topology, directories, the
+ * timeline's actions (lab/run/actions.c): its topology, directories, the
  * node's namespace if ns, and the events file */
 static void inside_lab(struct lab *l, struct event_log *ev)
 {
@@ -241,7 +241,7 @@ int inside_fail(const char *lab, const char *site)
 		lab_agent_release(a);
 		return 1;
 	}
-	/* the timeline's kill (lab/actions.c): site_failed stamped t0 before
+	/* the timeline's kill (lab/run/actions.c): site_failed stamped t0 before
 	 * the SIGKILL, through the pidfd that holds sited */
 	static struct lab l;
 	struct action_step step = {.event = inside_event(TOPO_A_KILL, n, -1)};
@@ -305,7 +305,7 @@ int inside_recover(const char *lab, const char *site)
 	}
 	if ((ev = inside_events("recover")) == NULL)
 		return 1;
-	/* the timeline's recover of a kill (lab/actions.c): sited started
+	/* the timeline's recover of a kill (lab/run/actions.c): sited started
 	 * again with up's command line */
 	inside_lab(&l, ev);
 	if ((l.nsfd[n] = netns_open(ns)) == -1) {

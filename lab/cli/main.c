@@ -2,7 +2,7 @@
  * steerlab: build a network lab of namespaces from a topology file, run a
  * failover experiment in it, and measure the failover clocks on the packets.
  *
- * This file reads the command line and hands it to one command (lab/cli.h):
+ * This file reads the command line and hands it to one command (lab/cli/cli.h):
  * which options and arguments each command takes is the table below.
  */
 #include <dirent.h>

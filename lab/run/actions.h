@@ -32,16 +32,16 @@
  * a prober that withdraws by removing the anycast /32 from lo drains that
  * way too; freeze drops the BGP session's packets with the rest.
  *
- * One step is one call: the caller (lab/run.c) schedules them. Every step
+ * One step is one call: the caller (lab/run/run.c) schedules them. Every step
  * writes event_applied to lab.events.jsonl at the instant it was applied;
  * the first step that takes a site out (kill, crash, freeze, drain, its
  * link down, a flap's first down) also writes site_failed, stamped before
  * the step (t0), which the clocks measure from.
  *
  * What a step does to the lab goes through one table of calls, struct
- * action_ops: the agents' signals and starts (lab/supervise.c), a node's
- * routes (lab/build.c), an nftables script in a node's namespace, a link's
- * end up or down (lab/kernel.c). The rest, which step does what to whom,
+ * action_ops: the agents' signals and starts (lab/build/supervise.c), a node's
+ * routes (lab/build/build.c), an nftables script in a node's namespace, a link's
+ * end up or down (lab/build/kernel.c). The rest, which step does what to whom,
  * which script, which events, is decided here and unit-tested against a
  * fake table (tests/unit/test_lab_actions.c); action_lab_ops is the lab's.
  */
@@ -66,7 +66,7 @@ struct action_step {
 
 /* action_plan: the steps of t's timeline in order into steps[0..max).
  * Their number (at most max). With [lab] fail_jitter, event i (in time
- * order) moves later by jitter_offset_ns(fail_jitter, seed, i) (lab/jitter.h;
+ * order) moves later by jitter_offset_ns(fail_jitter, seed, i) (lab/topology/jitter.h;
  * the fail = yes shorthand alone is event 0, as before the timeline), a
  * flap with all its cycles; an event never moves before the previous one on
  * its target ended (a recover stays after what it undoes). */

@@ -6,7 +6,7 @@
  *
  *   [observing] 6.2/10.0 s  sent 31200  to a (last 0.5 s): anycast 0% dns 34%
  *
- * The line is made of fields (lab/progress_line.c) and never wider than the
+ * The line is made of fields (lab/run/progress_line.c) and never wider than the
  * terminal: when it would be, whole fields are shortened or dropped, in a
  * fixed order ("to a:", "any 0% dns 34%", ...), both schemes kept last;
  * nothing is ever cut inside a number or a word.
@@ -152,7 +152,7 @@ void progress_free(struct progress *p);
 
 /* progress_format: the status line of v into buf (no newline), at most
  * width columns (0: as long as it is; buf's len always bounds it). Its
- * length. (lab/progress_line.c) */
+ * length. (lab/run/progress_line.c) */
 int progress_format(char *buf, size_t len, const struct progress_view *v, int width);
 
 /* progress_parse_capture: if line is a capture_progress event, the counts

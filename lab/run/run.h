@@ -35,7 +35,7 @@ struct run_opts {
  * all be written, -1 on error (nothing to analyse). It
  * refuses first (run_preflight) what it would refuse later. A random seed
  * (t->seed -1) is drawn into t->seed (run_seed) before topology.ini is
- * written; the failure falls at fail_at plus its jitter (lab/jitter.h). */
+ * written; the failure falls at fail_at plus its jitter (lab/topology/jitter.h). */
 int run_scenario(struct topology *t, const struct run_opts *o);
 
 /* run_seed: if t->seed is random (-1), a seed from getrandom into it. 0,
@@ -44,7 +44,7 @@ int run_seed(struct topology *t);
 
 /* run_preflight: what run_scenario would refuse, checked before anything is
  * made: no failing site, the lab or one of its namespaces already there, an
- * agent program missing, a run directory lab/rundir.h refuses (explicit_out:
+ * agent program missing, a run directory lab/build/rundir.h refuses (explicit_out:
  * it was given with --out). Each said on stderr. 0 or -1. */
 int run_preflight(const struct topology *t, const char *bindir, const char *rundir,
 		  int explicit_out);
@@ -88,7 +88,7 @@ int run_sudo_owner(uid_t *uid, gid_t *gid);
  * No symbolic link is followed (each entry is opened O_NOFOLLOW relative to
  * its directory and changed through that descriptor), and a file with more
  * than one link stays root's. Errors are logged with -v only: a file that
- * cannot be given away is still there for root. (lab/runowner.c) */
+ * cannot be given away is still there for root. (lab/run/runowner.c) */
 void run_chown(const char *dir);
 
 /* run_count_events: lines of the JSON Lines file path whose "event" is

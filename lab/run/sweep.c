@@ -375,7 +375,7 @@ static int sweep_dir(struct sweep *sw, const char *dir)
 	int64_t seed;
 	FILE *fp;
 
-	/* the rules of every run directory (lab/rundir.h), this one's
+	/* the rules of every run directory (lab/build/rundir.h), this one's
 	 * marker making it resumable */
 	if (rundir_check(what, dir, args, 1, stderr) == -1 || rundir_make(dir) == -1)
 		return -1;

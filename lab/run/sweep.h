@@ -58,7 +58,7 @@ struct sweep {
 	double x[SWEEP_MAX_POINTS];
 	char xlabel[128];
 
-	/* a repeat (`steerlab run --repeat N`, lab/repeat.h): N runs of one
+	/* a repeat (`steerlab run --repeat N`, lab/run/repeat.h): N runs of one
 	 * scenario, the points rep-1 .. rep-N, key "seed" and each value the
 	 * repetition's seed, jitter_rep_seed(seed, i + 1); 0 for a sweep */
 	int repeat;

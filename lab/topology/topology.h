@@ -16,7 +16,7 @@
  * Routers are linked to routers by [link R1 R2] sections, and must form one
  * connected graph; with [lab] routing = static, every router has static
  * routes along shortest paths (topology_paths.c); with routing = bgp, FRR
- * runs in every router and site (topology_bgp.c, lab/frrconf.c).
+ * runs in every router and site (topology_bgp.c, lab/build/frrconf.c).
  * Addresses are assigned from 198.18.0.0/15 in link order
  * (docs/man/steerlab.ini.5, ADDRESSES):
  * link i is 198.18.0.0/30 + 4 i, the router end .1, the node end .2. The
@@ -149,7 +149,7 @@ struct topo_raw_section {
 	char kind[8]; /* "zone" or "name" */
 	char name[TOPO_DNS_NAME_MAX + 2];
 	int line; /* of the header ([lab] dns_tree's for a generated zone) */
-	/* a zone, once the file is read (lab/topology_tree.c): its name
+	/* a zone, once the file is read (lab/topology/topology_tree.c): its name
 	 * lower-cased with a final dot ("lab.example.", "."), the [dns] nodes
 	 * serving it, the closest enclosing zone of the lab (-1: none), and
 	 * what the user wrote: NS records at its apex, a delegation of it in
@@ -174,7 +174,7 @@ struct topo_raw_pair {
 /*
  * The keys of a [resolver] node that are resolverd's (min_ttl, phase,
  * timeout, ...): kept as written, with their lines, like [zone] pairs;
- * the lab hands them to resolverd's own parser (lab/resolvconf.c).
+ * the lab hands them to resolverd's own parser (lab/build/resolvconf.c).
  */
 struct topo_rsv_pair {
 	int node;     /* index of its [resolver] node */
@@ -334,7 +334,7 @@ struct topology {
 	int64_t settle_ns;	 /* max wait for the lab to be ready */
 	uint64_t capture_buffer; /* bytes, per captured link; 0 (auto): topo_capture_ring */
 	/* the failure falls uniformly in [fail_at, fail_at + fail_jitter),
-	 * drawn from seed (lab/jitter.h); seed -1: random, drawn by the run */
+	 * drawn from seed (lab/topology/jitter.h); seed -1: random, drawn by the run */
 	int64_t fail_jitter_ns;
 	int64_t seed;
 
@@ -351,7 +351,7 @@ struct topology {
 	/* the clients' records: requests-NODE.csv, .bin or both (enum topo_records) */
 	int records;
 	/* the lab's own DNS tree: the root and TLD zones and their [dns] nodes
-	 * generated, every delegation with glue (lab/topology_tree.c) */
+	 * generated, every delegation with glue (lab/topology/topology_tree.c) */
 	int dns_tree;
 	int dns_tree_line; /* where dns_tree was set (0: --set or not) */
 
@@ -508,7 +508,7 @@ unsigned topo_node_asn(const struct topology *t, int n);
 struct in_addr topo_router_id(const struct topology *t, int n);
 
 /*
- * The kernel ring of each captured link (lab/topology_capture.c): with
+ * The kernel ring of each captured link (lab/topology/topology_capture.c): with
  * [lab] capture_buffer = auto (the default), what the link will carry held
  * for a second (at 256 bytes a packet, in libpcap's blocks of 256 KiB,
  * from 1 MiB to 64 MiB): a site link every client flow's rate (any may end

@@ -1,7 +1,7 @@
 /*
  * Topology files, the BGP part: FRR's knobs, the sites' `asn`, the nodes'
  * `frr = LINE`, and the ASNs and router ids the FRR configurations are
- * written with (lab/frrconf.c). [lab] routing and the routers' `asn` and
+ * written with (lab/build/frrconf.c). [lab] routing and the routers' `asn` and
  * [link]s are topology_routers.c's.
  *
  * The knobs are durations and counts in the key tables (topology_keys.c);

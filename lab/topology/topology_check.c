@@ -505,7 +505,7 @@ static void topo_sticky(struct topo_parse *p)
 	for (int i = 0; i < t->nnodes; i++) {
 		struct topo_node *node = &t->nodes[i];
 
-		/* a population applies the share within (lab/agents.c) */
+		/* a population applies the share within (lab/build/agents.c) */
 		if (node->kind != TOPO_CLIENT || node->mode == TOPO_MODE_ANYCAST ||
 		    p->meta[i].where[TOPO_K_STICKY] != 0 || node->population > 0)
 			continue;

@@ -63,7 +63,7 @@
 
 /*
  * The client ids of the two schemes. The lab gives a client node's
- * DNS-steered flow the id LAB_DNS_CLIENT_ID(N) = 100000 + N (lab/lab.h) and
+ * DNS-steered flow the id LAB_DNS_CLIENT_ID(N) = 100000 + N (lab/build/lab.h) and
  * its anycast flow N, counting from 1; this mirrors it, and the unit tests
  * check that the two agree. Id 0 is the probers' (docs/agents.md). A
  * population's logical clients have ids with the top bit set (lib/wire.h,
@@ -512,7 +512,7 @@ struct clocks_input {
 	/* traffic_stopped was written by `steerlab down` ("by": "down") for a
 	 * run whose steerlab never finished it: nobody watched it to the end */
 	int traffic_stopped_by_down;
-	/* traffic_started's seed and fail_jitter_ns (lab/jitter.h):
+	/* traffic_started's seed and fail_jitter_ns (lab/topology/jitter.h):
 	 * CLOCKS_NONE when absent (a run from before them) */
 	int64_t seed, fail_jitter_ns;
 	int64_t lab_stopping_ns;

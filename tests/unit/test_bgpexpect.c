@@ -1,5 +1,5 @@
 /*
- * Where BGP should converge (lab/bgpexpect.c): topology/bgp.ini's routers
+ * Where BGP should converge (lab/build/bgpexpect.c): topology/bgp.ini's routers
  * before and after site a withdraws, with the knobs that move catchments
  * (a [link]'s prepend and local_pref, a site's prepend), and what it
  * does not model (ties between AS paths, iBGP, routing = static). What

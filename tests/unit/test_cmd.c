@@ -1,6 +1,6 @@
 /*
- * The steerlab commands (lab/cmd_lab.c, lab/cmd_run.c, lab/cli.c) called
- * as lab/main.c calls them, with a struct cmd_args: what each refuses, what
+ * The steerlab commands (lab/cli/cmd_lab.c, lab/cli/cmd_run.c, lab/cli/cli.c) called
+ * as lab/cli/main.c calls them, with a struct cmd_args: what each refuses, what
  * it prints, and its exit status (README.md, "Exit status": 0 done, 1
  * failed or refused, 2 usage, 3 an invalid run). The labs they see are in a
  * /run of the test's own (tests/unit/test_labstate.h; root); without root,
@@ -33,7 +33,7 @@
 #include "test_labstate.h"
 #include "test_rundir.h"
 
-/* lab/main.c's, which the tests do not link */
+/* lab/cli/main.c's, which the tests do not link */
 void cli_usage(FILE *fp)
 {
 	fputs("usage: steerlab COMMAND ...\n", fp);

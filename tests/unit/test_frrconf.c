@@ -1,5 +1,5 @@
 /*
- * FRR's configurations (lab/topology_bgp.c, lab/frrconf.c): the knobs and
+ * FRR's configurations (lab/topology/topology_bgp.c, lab/build/frrconf.c): the knobs and
  * their errors, the ASNs and BGP neighbours (sites, [link]s between
  * routers, in the peer's AS), the configurations written for
  * topology/bgp-simple.ini (golden files in tests/unit/data/frrconf/), the

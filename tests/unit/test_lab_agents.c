@@ -1,5 +1,5 @@
 /*
- * Which agents each node runs and the command line each gets (lab/agents.c),
+ * Which agents each node runs and the command line each gets (lab/build/agents.c),
  * as the agents themselves see it: the lab starts fake agents
  * (tests/unit/test_sandbox.h) that write their argv to their logs, and the
  * lines, in the order the agents were started, are compared with a golden

@@ -1,5 +1,5 @@
 /*
- * FRR in a lab (lab/frr.c), in the sandbox of tests/unit/test_sandbox.h:
+ * FRR in a lab (lab/build/frr.c), in the sandbox of tests/unit/test_sandbox.h:
  * the files a routing = bgp lab prepares under its state directory (each
  * node's configurations, also kept in the run directory; a directory of
  * frr's for each node's sockets), the real zebra, bfdd and bgpd of a router

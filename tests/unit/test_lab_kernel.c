@@ -1,5 +1,5 @@
 /*
- * The lab's netlink calls (lab/kernel.c) on the kernel, as `ip` then shows
+ * The lab's netlink calls (lab/build/kernel.c) on the kernel, as `ip` then shows
  * them: veth ends made in the namespaces asked, down; links set up and
  * down, forwarding on; addresses, routes (via a gateway, or on the link)
  * and local routes with their metrics and protocol; what is already there

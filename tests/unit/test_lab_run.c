@@ -1,5 +1,5 @@
 /*
- * The run's decisions that need no lab (lab/run.c): when the warm-up is
+ * The run's decisions that need no lab (lab/run/run.c): when the warm-up is
  * over (run_ready, run_wait_ready), read from the agents' event files of a
  * recorded run (tests/unit/data/report/run) and of hand-made BGP labs:
  * captures ready, every site's route in every router, authd and resolverd

@@ -1,5 +1,5 @@
 /*
- * The supervisor (lab/supervise.c), run for real in a sandbox of the test's
+ * The supervisor (lab/build/supervise.c), run for real in a sandbox of the test's
  * own (tests/unit/test_sandbox.h) on fake agents that say what they were
  * given: an agent is recorded in agents.tsv before it may run, and never
  * runs if it cannot be; it gets its log, /dev/null, its namespace, a

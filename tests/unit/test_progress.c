@@ -1,5 +1,5 @@
 /*
- * The live status line of a run (lab/progress.h): its formatting in every
+ * The live status line of a run (lab/run/progress.h): its formatting in every
  * phase and at every width, the client_progress and capture_progress
  * events it reads, and the share "to the dead site" it computes from them;
  * the line as a run draws it, from the event files of a fake lab's clients

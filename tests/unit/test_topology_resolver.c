@@ -1,8 +1,8 @@
 /*
- * Topology files with caching resolvers (lab/topology.h): the [resolver]
+ * Topology files with caching resolvers (lab/topology/topology.h): the [resolver]
  * kind, its addresses, the clients' choice of cache (in turn, or NAME.N),
  * the resolverd keys kept as written, the configuration the lab makes for
- * resolverd (lab/resolvconf.c) and resolverd's own parser run on it, the
+ * resolverd (lab/build/resolvconf.c) and resolverd's own parser run on it, the
  * errors with their exact messages, and the golden test of topo_print for
  * resolver.ini. Run from the repository root.
  */
