@@ -40,6 +40,26 @@ int subproc_run_fds(const char *dir, char *const argv[], const int *fds, int nfd
  * subproc_run. */
 int subproc_capture(char *const argv[], int in, char **text, pid_t *pidp);
 
+/* One program of subproc_capture_all: argv and in as subproc_capture takes
+ * them; status, text and pid as it gives them back (errnum: the errno of
+ * a status -1). */
+struct subproc_job {
+	char *const *argv;
+	int in;
+	int status;
+	int errnum;
+	char *text;
+	pid_t pid;
+};
+
+/* subproc_capture_all: jobs[0..n), each run as subproc_capture runs one,
+ * at most parallel (at least 1) at a time, a job started as soon as
+ * another ends: the dry runs of a lab's FRR nodes, side by side on every
+ * CPU. Returns once every one has ended, its results in its job (the
+ * caller frees each text). Waits for its own children only (pidfds), never
+ * for another of the caller's. 0. */
+int subproc_capture_all(struct subproc_job *jobs, int n, int parallel);
+
 /* subproc_memfd: a memory file named name holding what fill(fp, arg) writes,
  * rewound, to pass to subproc_run as in. The descriptor, or -1 (errno set). */
 int subproc_memfd(const char *name, void (*fill)(FILE *fp, const void *arg), const void *arg);

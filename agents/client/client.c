@@ -62,11 +62,12 @@ static void client_summary(struct event_log *ev, const struct client *c, int64_t
 {
 	json_t *sites = client_sites_json(c);
 
-	log_info("sent %llu ok %llu lost %llu errors %llu late %llu stray %llu, %llu wake-ups",
+	log_info("sent %llu ok %llu lost %llu errors %llu late %llu stray %llu, %llu wake-ups, "
+		 "%llu ticks back to back",
 		 (unsigned long long)c->stats.sent, (unsigned long long)c->stats.ok,
 		 (unsigned long long)c->stats.lost, (unsigned long long)c->stats.errors,
 		 (unsigned long long)c->stats.late, (unsigned long long)c->stats.stray,
-		 (unsigned long long)c->stats.wakeups);
+		 (unsigned long long)c->stats.wakeups, (unsigned long long)c->stats.busy_rounds);
 	event_emit(ev, "client_summary", "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o*}", "client",
 		   (json_int_t)c->cfg.id, "sent", (json_int_t)c->stats.sent, "ok",
 		   (json_int_t)c->stats.ok, "lost", (json_int_t)c->stats.lost, "errors",
@@ -262,7 +263,7 @@ int main(int argc, char **argv)
 	struct pop pop = {0};
 	struct popdns pd = {.fd = -1};
 	char csvpath[256];
-	FILE *csv = NULL, *binfp = NULL;
+	struct client_recfile csvfile = {0}, binfile = {0};
 	struct client_recbin bin;
 	int rc = 1, started = 0;
 
@@ -278,20 +279,18 @@ int main(int argc, char **argv)
 	if ((ev = event_open(o.events, o.node, "client")) == NULL)
 		goto out;
 	if (o.csv) {
-		if ((csv = fopen(o.csv, "w")) == NULL) {
+		if (client_record_open(&csvfile, o.csv) == -1) {
 			log_warn("%s: %s", __func__, o.csv);
 			goto out;
 		}
-		setvbuf(csv, NULL, _IOFBF, 1 << 20);
-		fputs(CLIENT_CSV_HEADER, csv);
+		fputs(CLIENT_CSV_HEADER, csvfile.fp);
 	}
 	if (o.bin) {
-		if ((binfp = fopen(o.bin, "w")) == NULL) {
+		if (client_record_open(&binfile, o.bin) == -1) {
 			log_warn("%s: %s", __func__, o.bin);
 			goto out;
 		}
-		setvbuf(binfp, NULL, _IOFBF, 1 << 20);
-		if (client_recbin_start(&bin, binfp) == -1) {
+		if (client_recbin_start(&bin, binfile.fp) == -1) {
 			log_warn("%s: %s", __func__, o.bin);
 			goto out;
 		}
@@ -305,7 +304,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (o.population) {
-		if (client_pop_start(&o, &c, loop, csv, ev, &pop, &pd, &pd_h) == -1)
+		if (client_pop_start(&o, &c, loop, csvfile.fp, ev, &pop, &pd, &pd_h) == -1)
 			goto out;
 	} else if (o.resolver) {
 		if (client_dns_init(&st.dns, &o.resolver_sin, o.name, o.sticky_ns) == -1 ||
@@ -316,10 +315,10 @@ int main(int argc, char **argv)
 		o.cfg.target.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
 		o.target = o.name;
 	}
-	if (!o.population && client_start(&c, loop, &o.cfg, csv) == -1)
+	if (!o.population && client_start(&c, loop, &o.cfg, csvfile.fp) == -1)
 		goto out;
 	started = 1;
-	if (binfp)
+	if (binfile.fp)
 		c.bin = &bin;
 	pr.ev = ev;
 	if (loop_timer_add(loop, &pr.timer, now_mono_ns() + CLIENT_PROGRESS_NS, CLIENT_PROGRESS_NS,
@@ -401,11 +400,11 @@ out:
 	popdns_close(&pd);
 	pop_free(&pop);
 	client_close(&c);
-	if (csv && fclose(csv) != 0) {
+	if (client_record_close(&csvfile) == -1) {
 		log_warn("%s: %s", __func__, o.csv);
 		rc = 1;
 	}
-	if (binfp && fclose(binfp) != 0) {
+	if (client_record_close(&binfile) == -1) {
 		log_warn("%s: %s", __func__, o.bin);
 		rc = 1;
 	}

@@ -120,33 +120,38 @@ int64_t pop_exp_ns(uint64_t *state, double rate)
 
 /* ---- the heap ---- */
 
-static int pop_before(const struct pop *p, uint32_t a, uint32_t b)
+/* pop_down: e into the heap of n entries from the hole at i down, below
+ * none of its children that is due earlier. The earliest of four children
+ * is chosen without a branch: which one it is is a coin toss the branch
+ * predictor loses, and that, not the memory, was most of the time. */
+static void pop_down(struct pop_entry *h, uint32_t n, uint32_t i, struct pop_entry e)
 {
-	return p->c[a].due_ns < p->c[b].due_ns;
-}
-
-static void pop_set(struct pop *p, uint32_t i, uint32_t j)
-{
-	p->heap[i] = j;
-	p->c[j].heap = i;
-}
-
-static void pop_down(struct pop *p, uint32_t i)
-{
-	uint32_t j = p->heap[i];
-
 	for (;;) {
-		uint32_t l = 2 * i + 1, m;
+		uint32_t first = 4 * i + 1, m = first;
+		int64_t due;
 
-		if (l >= p->nheap)
+		if (first >= n)
 			break;
-		m = l + 1 < p->nheap && pop_before(p, p->heap[l + 1], p->heap[l]) ? l + 1 : l;
-		if (!pop_before(p, p->heap[m], j))
+		due = h[first].due_ns;
+		if (n - first >= 4) {
+			uint32_t a = h[first + 1].due_ns < h[first].due_ns ? first + 1 : first;
+			uint32_t b =
+			    h[first + 3].due_ns < h[first + 2].due_ns ? first + 3 : first + 2;
+
+			m = h[b].due_ns < h[a].due_ns ? b : a;
+			due = h[m].due_ns;
+		} else {
+			for (uint32_t k = first + 1; k < n; k++) {
+				m = h[k].due_ns < due ? k : m;
+				due = h[m].due_ns;
+			}
+		}
+		if (due >= e.due_ns)
 			break;
-		pop_set(p, i, p->heap[m]);
+		h[i] = h[m];
 		i = m;
 	}
-	pop_set(p, i, j);
+	h[i] = e;
 }
 
 int pop_init(struct pop *p, uint32_t n, uint32_t base, const struct pop_rates *r, double total,
@@ -161,8 +166,12 @@ int pop_init(struct pop *p, uint32_t n, uint32_t base, const struct pop_rates *r
 	p->rng = seed ? seed : 0x9E3779B97F4A7C15ULL;
 	p->end_ns = INT64_MAX;
 	p->c = calloc(n, sizeof(*p->c));
-	p->heap = calloc(n, sizeof(*p->heap));
+	/* entry k at heap_mem[k + 3]: the children of k, 4k+1 to 4k+4, start
+	 * at byte 64 (k + 1), a cache line of their own */
+	p->heap_mem = aligned_alloc(64, ((size_t)n + 3 + 3) / 4 * 4 * sizeof(*p->heap));
 	rate = calloc(n, sizeof(*rate));
+	if (p->heap_mem)
+		p->heap = p->heap_mem + 3;
 	if (p->c == NULL || p->heap == NULL || rate == NULL) {
 		free(rate);
 		pop_free(p);
@@ -180,55 +189,92 @@ int pop_init(struct pop *p, uint32_t n, uint32_t base, const struct pop_rates *r
 	return 0;
 }
 
+/* pop_entry_cmp: by due time, then client index (qsort's order of equal
+ * ones is its own) */
+static int pop_entry_cmp(const void *a, const void *b)
+{
+	const struct pop_entry *x = a, *y = b;
+
+	if (x->due_ns != y->due_ns)
+		return x->due_ns < y->due_ns ? -1 : 1;
+	return x->j < y->j ? -1 : x->j > y->j;
+}
+
 void pop_start(struct pop *p, int64_t start_ns, int64_t duration_ns)
 {
+	int ring = !p->poisson;
+
 	p->end_ns = duration_ns > 0 ? start_ns + duration_ns : INT64_MAX;
 	p->nheap = 0;
+	p->head = 0;
+	p->ring = 0;
 	for (uint32_t j = 0; j < p->n; j++) {
 		struct pop_client *c = &p->c[j];
+		struct pop_entry e = {.j = j};
 
 		if (p->poisson)
-			c->due_ns = start_ns + pop_exp_ns(&p->rng, c->rate);
+			e.due_ns = start_ns + pop_exp_ns(&p->rng, c->rate);
 		else
-			c->due_ns = start_ns + (int64_t)(pop_phase(j) * (double)c->gap_ns);
-		if (c->due_ns < p->end_ns)
-			pop_set(p, p->nheap++, j);
+			e.due_ns = start_ns + (int64_t)(pop_phase(j) * (double)c->gap_ns);
+		if (e.due_ns < p->end_ns)
+			p->heap[p->nheap++] = e;
+		if (c->gap_ns != p->c[0].gap_ns)
+			ring = 0;
 	}
-	for (uint32_t i = p->nheap / 2; i-- > 0;)
-		pop_down(p, i);
+	if (ring) {
+		/* each first request within one interval of the start: in due
+		 * order, each next one after all the others' */
+		qsort(p->heap, p->nheap, sizeof(*p->heap), pop_entry_cmp);
+		p->ring = p->nheap;
+		p->ring_gap_ns = p->c[0].gap_ns;
+		return;
+	}
+	/* the nodes with children, the last first */
+	for (uint32_t i = (p->nheap + 2) / 4; i-- > 0;)
+		pop_down(p->heap, p->nheap, i, p->heap[i]);
 }
 
 void pop_free(struct pop *p)
 {
 	free(p->c);
-	free(p->heap);
+	free(p->heap_mem);
 	free(p->byqid);
 	p->c = NULL;
-	p->heap = NULL;
+	p->heap = p->heap_mem = NULL;
 	p->byqid = NULL;
-	p->n = p->nheap = 0;
+	p->n = p->nheap = p->head = p->ring = 0;
 }
 
 int64_t pop_due(struct pop *p, int64_t now)
 {
-	uint32_t j;
-	struct pop_client *c;
+	struct pop_entry e;
 
-	if (p->nheap == 0 || p->c[p->heap[0]].due_ns > now)
+	if (p->nheap == 0 || p->heap[p->head].due_ns > now)
 		return -1;
-	j = p->heap[0];
-	c = &p->c[j];
-	c->due_ns += p->poisson ? pop_exp_ns(&p->rng, c->rate) : c->gap_ns;
-	if (c->due_ns >= p->end_ns) {
-		/* done: the last of the heap takes its place */
-		if (--p->nheap > 0) {
-			pop_set(p, 0, p->heap[p->nheap]);
-			pop_down(p, 0);
+	if (p->ring) {
+		e = p->heap[p->head];
+		p->head = p->head + 1 == p->ring ? 0 : p->head + 1;
+		e.due_ns += p->ring_gap_ns;
+		if (e.due_ns < p->end_ns) {
+			uint32_t tail = p->head + p->nheap - 1;
+
+			p->heap[tail >= p->ring ? tail - p->ring : tail] = e;
+		} else {
+			/* done: the ring is one shorter */
+			p->nheap--;
 		}
-	} else {
-		pop_down(p, 0);
+		return e.j;
 	}
-	return j;
+	e = p->heap[0];
+	e.due_ns += p->poisson ? pop_exp_ns(&p->rng, p->c[e.j].rate) : p->c[e.j].gap_ns;
+	if (e.due_ns >= p->end_ns) {
+		/* done: the last of the heap takes its place */
+		if (--p->nheap > 0)
+			pop_down(p->heap, p->nheap, 0, p->heap[p->nheap]);
+	} else {
+		pop_down(p->heap, p->nheap, 0, e);
+	}
+	return e.j;
 }
 
 /* ---- DNS ---- */

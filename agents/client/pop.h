@@ -13,8 +13,16 @@
  * that the clients do not send in step. Poisson: exponential gaps of mean
  * 1/rate_j from a seeded generator (the same seed, the same run).
  *
- * Scheduling is a binary min-heap of the clients by their next due time:
- * pop_due() gives the next client due by now, O(log N).
+ * Scheduling. Paced clients of one rate keep their order: each one's
+ * next request comes a whole interval after its last, after every other
+ * one's. So when every client has the same interval (paced, equal: the
+ * usual case), the schedule is a ring in send order, and pop_due() takes
+ * the next client off its head and puts it back at its tail, O(1).
+ * Otherwise (Poisson arrivals, skewed rates) it is a 4-ary min-heap by
+ * the next due time, each entry holding its due time beside the client's
+ * index, four children to a cache line (the heap is 64-byte aligned):
+ * O(log N). Either way pop_due() gives the clients in the order of their
+ * due times.
  *
  * DNS. Each logical client holds an address, when to ask again (the TTL,
  * or its stickiness if it is sticky), a resolver of the node's list (in
@@ -80,7 +88,6 @@ uint64_t pop_rand(uint64_t *state);
 int64_t pop_exp_ns(uint64_t *state, double rate);
 
 struct pop_client {
-	int64_t due_ns;	    /* CLOCK_MONOTONIC of its next request */
 	int64_t gap_ns;	    /* paced: 1 / rate */
 	double rate;	    /* requests per second */
 	int64_t refresh_ns; /* DNS: when its hold runs out */
@@ -89,7 +96,13 @@ struct pop_client {
 	uint16_t qid;	  /* its outstanding query's id */
 	uint8_t resolver; /* index in the node's list */
 	uint8_t flags;	  /* POP_F_* */
-	uint32_t heap;	  /* its index in the heap */
+};
+
+/* an entry of the schedule (its ring or its heap): client j is due at
+ * due_ns (CLOCK_MONOTONIC) */
+struct pop_entry {
+	int64_t due_ns;
+	uint32_t j;
 };
 
 #define POP_F_STICKY 0x01
@@ -100,8 +113,11 @@ struct pop {
 	int poisson;
 	uint64_t rng;
 	struct pop_client *c;
-	uint32_t *heap;		    /* client indices, a min-heap by due_ns */
+	struct pop_entry *heap;	    /* the schedule: the ring, or the heap (see above) */
+	struct pop_entry *heap_mem; /* its allocation, heap - 3: a level's children in a line */
 	uint32_t nheap;		    /* clients with a request still to send */
+	uint32_t head, ring;	    /* ring: the next one's index, the ring's size; heap: 0 */
+	int64_t ring_gap_ns;	    /* ring: every client's interval */
 	int64_t end_ns;		    /* no request is due at or after it; INT64_MAX: no end */
 	uint32_t *byqid;	    /* DNS: qid -> client + 1 of the outstanding queries */
 	uint32_t src_net, src_size; /* source_block (host order); size 0: none */
@@ -122,7 +138,7 @@ void pop_free(struct pop *p);
  * is over) */
 static inline int64_t pop_next_ns(const struct pop *p)
 {
-	return p->nheap ? p->c[p->heap[0]].due_ns : INT64_MAX;
+	return p->nheap ? p->heap[p->head].due_ns : INT64_MAX;
 }
 
 /* pop_due: the client whose request is due at or before now, moved on to

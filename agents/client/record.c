@@ -1,8 +1,9 @@
 /* The client's per-request CSV lines and per-site tally; see record.h. */
 #include "record.h"
 
-#include <inttypes.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const client_status_names[] = {
@@ -24,19 +25,101 @@ void client_site_clean(const char *in, char *out)
 	out[i] = '\0';
 }
 
+/* client_digits: v in decimal, backwards from end; where it starts */
+static char *client_digits(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* client_digits_signed: the same for a signed v */
+static char *client_digits_signed(char *end, int64_t v)
+{
+	char *p = client_digits(end, v < 0 ? -(uint64_t)v : (uint64_t)v);
+
+	if (v < 0)
+		*--p = '-';
+	return p;
+}
+
 int client_record_format(char *buf, size_t len, uint32_t client, uint64_t seq, int64_t sent_ns,
 			 enum client_status status, const char *site, int64_t rtt_ns)
 {
-	int n;
+	/* the numbers, each written backwards into its own room */
+	char num[4][24], *f[4];
+	const char *name;
+	size_t flen[4], slen, nlen, n = 0;
 
 	if ((unsigned)status > CLIENT_ERROR)
 		return -1;
-	n = snprintf(buf, len, "%" PRIu32 ",%" PRIu64 ",%" PRId64 ",%s,%s,%" PRId64 "\n", client,
-		     seq, sent_ns, client_status_names[status], site ? site : "",
-		     status == CLIENT_OK ? rtt_ns : 0);
-	if (n < 0 || (size_t)n >= len)
+	f[0] = client_digits(num[0] + 24, client);
+	f[1] = client_digits(num[1] + 24, seq);
+	f[2] = client_digits_signed(num[2] + 24, sent_ns);
+	f[3] = client_digits_signed(num[3] + 24, status == CLIENT_OK ? rtt_ns : 0);
+	for (int i = 0; i < 4; i++)
+		flen[i] = (size_t)(num[i] + 24 - f[i]);
+	name = client_status_names[status];
+	nlen = strlen(name);
+	site = site ? site : "";
+	slen = strlen(site);
+	/* five commas, the newline and, as snprintf, room for the NUL */
+	if (flen[0] + flen[1] + flen[2] + nlen + slen + flen[3] + 7 > len)
 		return -1;
-	return n;
+	memcpy(buf + n, f[0], flen[0]);
+	n += flen[0];
+	buf[n++] = ',';
+	memcpy(buf + n, f[1], flen[1]);
+	n += flen[1];
+	buf[n++] = ',';
+	memcpy(buf + n, f[2], flen[2]);
+	n += flen[2];
+	buf[n++] = ',';
+	memcpy(buf + n, name, nlen);
+	n += nlen;
+	buf[n++] = ',';
+	memcpy(buf + n, site, slen);
+	n += slen;
+	buf[n++] = ',';
+	memcpy(buf + n, f[3], flen[3]);
+	n += flen[3];
+	buf[n++] = '\n';
+	buf[n] = '\0';
+	return (int)n;
+}
+
+int client_record_open(struct client_recfile *f, const char *path)
+{
+	f->fp = NULL;
+	if ((f->buf = malloc(CLIENT_RECORD_BUF)) == NULL)
+		return -1;
+	if ((f->fp = fopen(path, "w")) == NULL)
+		goto fail;
+	if (setvbuf(f->fp, f->buf, _IOFBF, CLIENT_RECORD_BUF) != 0) {
+		fclose(f->fp);
+		f->fp = NULL;
+		errno = ENOMEM;
+		goto fail;
+	}
+	return 0;
+fail:
+	free(f->buf);
+	f->buf = NULL;
+	return -1;
+}
+
+int client_record_close(struct client_recfile *f)
+{
+	int rc = 0;
+
+	if (f->fp != NULL && fclose(f->fp) != 0)
+		rc = -1;
+	free(f->buf);
+	f->fp = NULL;
+	f->buf = NULL;
+	return rc;
 }
 
 void client_tally_add(struct client_tally *t, const char *site)

@@ -47,10 +47,31 @@ struct client_tally {
  * WIRE_SITE_LEN + 1 bytes), replacing CSV-unsafe characters with '_'. */
 void client_site_clean(const char *in, char *out);
 
-/* client_record_format: one CSV line (with '\n') into buf. Its length, or
- * -1 if it does not fit. site may be NULL (timeout, error). */
+/* client_record_format: one CSV line (with '\n') into buf, as snprintf
+ * with "%u,%llu,%lld,%s,%s,%lld\n" would write it, without its cost (a
+ * line a request). Its length, or -1 if it does not fit. site may be NULL
+ * (timeout, error). */
 int client_record_format(char *buf, size_t len, uint32_t client, uint64_t seq, int64_t sent_ns,
 			 enum client_status status, const char *site, int64_t rtt_ns);
+
+/* Records reach their file CLIENT_RECORD_BUF bytes at a time, one write(2)
+ * per 32,768 binary records: a FILE given a buffer of its own (glibc's
+ * setvbuf ignores the size asked for with a NULL buffer and writes every
+ * 4 KiB). */
+#define CLIENT_RECORD_BUF (1 << 20)
+
+struct client_recfile {
+	FILE *fp; /* NULL: not open */
+	char *buf;
+};
+
+/* client_record_open: f->fp, path opened for writing (truncated) with a
+ * buffer of CLIENT_RECORD_BUF. 0, or -1 (errno set). */
+int client_record_open(struct client_recfile *f, const char *path);
+
+/* client_record_close: flushes and closes f->fp if open, and frees its
+ * buffer. 0, or -1 (errno set) if a write failed. */
+int client_record_close(struct client_recfile *f);
 
 /* Binary records (lib/recbin.h), beside or instead of the CSV: the sites
  * named so far, by index. */

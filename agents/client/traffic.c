@@ -22,6 +22,12 @@
  * during a long catch-up */
 #define CLIENT_SEND_BUDGET 4096
 #define CLIENT_RECV_ROUNDS 16
+/* a tick reads up to this many batches of replies: as many as it may have
+ * sent, and as many again for the replies of a catch-up */
+#define CLIENT_TICK_RECV_ROUNDS (2 * CLIENT_SEND_BUDGET / CLIENT_BATCH)
+/* ticks run back to back at most, the loop's turn between them: signals
+ * and the other timers wait a few ms at most */
+#define CLIENT_BUSY_ROUNDS 16
 
 static void client_record(struct client *c, const struct client_slot *s, enum client_status st,
 			  const char *site, int64_t rtt_ns)
@@ -171,30 +177,33 @@ static int client_send_pop(struct client *c, int64_t now, unsigned budget)
 	return (int)sent;
 }
 
-static void client_send_due(struct client *c)
+/* client_send_round: the requests due by now, and at high rates the
+ * replies waiting. 1 if the periodic tick goes on, else 0 (the sends are
+ * over, they failed, or the timer is armed for the next one). */
+static int client_send_round(struct client *c, int64_t now)
 {
-	int64_t now = now_mono_ns();
 	uint64_t due = client_sched_due_by(&c->sched, now);
 	unsigned budget = CLIENT_SEND_BUDGET;
 
-	c->stats.wakeups++;
 	client_expire(c, now);
 	if (c->pop) {
 		if (client_send_pop(c, now, budget) == -1) {
 			c->failed = 1;
 			loop_stop(c->loop);
-			return;
+			return 0;
 		}
+		if (c->periodic)
+			client_read_replies(c, CLIENT_TICK_RECV_ROUNDS);
 		if (pop_next_ns(c->pop) == INT64_MAX) {
 			client_drain(c);
-			return;
+			return 0;
 		}
 		if (!c->periodic && loop_timer_set(&c->send_timer, pop_next_ns(c->pop), 0) == -1) {
 			log_warn("%s: timerfd", __func__);
 			c->failed = 1;
 			loop_stop(c->loop);
 		}
-		return;
+		return c->periodic;
 	}
 	while (c->ring.head < due && budget > 0) {
 		uint64_t left = due - c->ring.head;
@@ -205,21 +214,41 @@ static void client_send_due(struct client *c)
 		if (client_send_batch(c, n) == -1) {
 			c->failed = 1;
 			loop_stop(c->loop);
-			return;
+			return 0;
 		}
 		budget -= n;
 	}
+	if (c->periodic)
+		client_read_replies(c, CLIENT_TICK_RECV_ROUNDS);
 	if (c->ring.head >= c->sched.total) {
 		client_drain(c);
-		return;
+		return 0;
 	}
 	if (c->periodic)
-		return;
+		return 1;
 	/* in the past after a cut-short catch-up: fires at once */
 	if (loop_timer_set(&c->send_timer, client_sched_due_at(&c->sched, c->ring.head), 0) == -1) {
 		log_warn("%s: timerfd", __func__);
 		c->failed = 1;
 		loop_stop(c->loop);
+	}
+	return 0;
+}
+
+/* client_send_due: a wake-up of the send timer. A tick that ends a whole
+ * tick after it began (a busy client: the timer has fired meanwhile) runs
+ * again at once, up to CLIENT_BUSY_ROUNDS times before the loop has its
+ * turn: the same sends at the same times, without epoll_wait and the
+ * timerfd's read in between, two system calls a tick. */
+static void client_send_due(struct client *c)
+{
+	c->stats.wakeups++;
+	for (int round = 0; round < CLIENT_BUSY_ROUNDS; round++) {
+		int64_t now = now_mono_ns();
+
+		if (!client_send_round(c, now) || now_mono_ns() - now < CLIENT_TICK_NS)
+			return;
+		c->stats.busy_rounds++;
 	}
 }
 
@@ -319,6 +348,19 @@ static void client_on_reply(struct loop *loop, int fd, uint32_t events, void *ar
 	client_maybe_done(c);
 }
 
+/* client_watch_replies: the loop reads the replies as they come. 0 or -1
+ * (logged). */
+static int client_watch_replies(struct client *c)
+{
+	if (c->reply.added)
+		return 0;
+	if (loop_add(c->loop, &c->reply, c->fd, EPOLLIN, client_on_reply, c) == -1) {
+		log_warn("%s: loop_add", __func__);
+		return -1;
+	}
+	return 0;
+}
+
 int client_start_pop(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
 		     struct pop *pop, struct popdns *popdns)
 {
@@ -382,15 +424,17 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 		log_warn("%s: setsockopt SO_TIMESTAMPNS", __func__);
 		return -1;
 	}
-	if (loop_add(loop, &c->reply, c->fd, EPOLLIN, client_on_reply, c) == -1) {
-		log_warn("%s: loop_add", __func__);
+	/* re-arming a timerfd per wake-up costs more than the sends at high
+	 * rates: there a periodic tick sends whatever fell due since the last,
+	 * and reads the replies that came meanwhile; the socket is watched only
+	 * once the sends are over. A reply does not wake the client (two
+	 * context switches, the costliest part of a request here), nor does
+	 * each request leaving the socket poke its watchers (sock_wfree). */
+	c->periodic = cfg->rate * CLIENT_TICK_NS >= NSEC_PER_SEC;
+	if (!c->periodic && client_watch_replies(c) == -1)
 		return -1;
-	}
 	now = now_mono_ns();
 	client_sched_init(&c->sched, now, cfg->rate, cfg->duration_ns);
-	/* re-arming a timerfd per wake-up costs more than the sends at high
-	 * rates: there a periodic tick sends whatever fell due since the last */
-	c->periodic = cfg->rate * CLIENT_TICK_NS >= NSEC_PER_SEC;
 	if (loop_timer_add(loop, &c->expire_timer, now + tick, tick, client_on_expire_timer, c) ==
 		-1 ||
 	    loop_timer_add(loop, &c->send_timer, now, c->periodic ? CLIENT_TICK_NS : 0,
@@ -408,6 +452,11 @@ void client_drain(struct client *c)
 	c->draining = 1;
 	c->send_end_ns = now_mono_ns();
 	loop_timer_del(c->loop, &c->send_timer);
+	if (c->fd != -1 && client_watch_replies(c) == -1) {
+		c->failed = 1;
+		loop_stop(c->loop);
+		return;
+	}
 	log_info("sent %llu requests; waiting for %llu replies", (unsigned long long)c->stats.sent,
 		 (unsigned long long)c->ring.pending);
 	client_maybe_done(c);

@@ -4,12 +4,15 @@
  * Sending runs off one timerfd armed at the absolute due time of the next
  * request (sched.h), or at high rates ticking every CLIENT_TICK_NS. Each
  * wake-up sends every request due by then, in batches of up to
- * CLIENT_BATCH per system call (lib/udpbatch.h), so a late wake-up catches up instead
- * of drifting. The socket is unconnected (sendto), so
- * ICMP errors from a dead site never surface as socket errors. Replies are
- * read in batches with recvmmsg and matched to the outstanding ring
- * (ring.h) by sequence number; a second timerfd expires requests that have
- * waited longer than the timeout. Every request ends as one CSV record.
+ * CLIENT_BATCH per system call (lib/udpbatch.h), so a late wake-up catches
+ * up instead of drifting; nothing is held back to fill a batch. The socket
+ * is unconnected (sendto), so ICMP errors from a dead site never surface
+ * as socket errors. Replies are read in batches with recvmmsg and matched
+ * to the outstanding ring (ring.h) by sequence number: at high rates by
+ * each tick, after its sends (the socket is not in the loop until the
+ * sends are over: a wake-up costs more than a tick's requests), else as
+ * they come. A second timerfd expires requests that have waited longer
+ * than the timeout. Every request ends as one record.
  *
  * A population (pop.h) sends the same way, but each request is the due
  * logical client's: its id, its DNS answer's address; the ring's slot
@@ -42,14 +45,15 @@ struct client_cfg {
 };
 
 struct client_stats {
-	uint64_t sent;	     /* requests attempted: ok + lost + errors at the end */
-	uint64_t ok;	     /* answered within the timeout */
-	uint64_t lost;	     /* not answered within the timeout */
-	uint64_t errors;     /* refused by the kernel (no route, ...) */
-	uint64_t late;	     /* replies to requests already counted lost, or duplicates */
-	uint64_t stray;	     /* datagrams that were not replies to this client */
-	uint64_t wakeups;    /* send timer wake-ups, for the batching log line */
-	uint64_t unrecorded; /* binary records that could not be written */
+	uint64_t sent;	      /* requests attempted: ok + lost + errors at the end */
+	uint64_t ok;	      /* answered within the timeout */
+	uint64_t lost;	      /* not answered within the timeout */
+	uint64_t errors;      /* refused by the kernel (no route, ...) */
+	uint64_t late;	      /* replies to requests already counted lost, or duplicates */
+	uint64_t stray;	      /* datagrams that were not replies to this client */
+	uint64_t wakeups;     /* send timer wake-ups, for the batching log line */
+	uint64_t busy_rounds; /* ticks run at once after a tick that took a whole one */
+	uint64_t unrecorded;  /* binary records that could not be written */
 };
 
 struct udp_batch;

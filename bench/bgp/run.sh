@@ -164,6 +164,7 @@ for n in $sizes; do
 		[ $routing = bgp ] && want=$((2 * links + 2))
 		run=$tmp/run-$n-$routing
 		rm -f "$tmp"/mon/*
+		l0=$(cut -d' ' -f1 /proc/loadavg)
 		t0=$(now)
 		bin/steerlab up "$tmp/topo.ini" --out "$run" >"$tmp/up.txt" 2>&1 &
 		up_pid=$!
@@ -174,8 +175,9 @@ for n in $sizes; do
 		res=$(memory "$n" $routing)
 		read -r rss pss <<<"$res"
 		awk -v n="$n" -v r=$routing -v t0="$t0" -v u="$t_up" -v c="$conv" -v ch="$changes" -v rss="$rss" \
-			-v pss="$pss" 'BEGIN { printf "%d %s %.2f %.2f %d %s %s\n", n, r, u - t0, c - t0, ch, rss, pss }' >>"$tmp/bringup"
-		tail -1 "$tmp/bringup" | awk '{ printf "  N=%d %s: up returned after %.2f s, every FIB converged %.2f s after up started (%d route changes); per router %s MiB RSS, %s MiB PSS\n", $1, $2, $3, $4, $5, $6, $7 }'
+			-v pss="$pss" -v l="$l0-$(cut -d' ' -f1 /proc/loadavg)" \
+			'BEGIN { printf "%d %s %.2f %.2f %d %s %s %s\n", n, r, u - t0, c - t0, ch, rss, pss, l }' >>"$tmp/bringup"
+		tail -1 "$tmp/bringup" | awk '{ printf "  N=%d %s: up returned after %.2f s, every FIB converged %.2f s after up started (%d route changes); per router %s MiB RSS, %s MiB PSS; load average %s\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
 		if [ $routing = bgp ] && [[ " $wsizes " == *" $n "* ]]; then
 			withdrawals "$n" $want
 		fi
@@ -221,11 +223,13 @@ fi
 # 30 took 852 ms against the model's 827 at load 14).
 id=bgp
 [ "$shape" = ring ] || id=bgp.$shape
-while read -r n routing u c _; do
+[ "$shape" = ring ] && grep -q '^60 ' "$tmp/bringup" && echo
+while read -r n routing u c _ _ _ l; do
 	lim=- verdict=-
 	if [ "$shape" = ring ] && [ "$n" = 60 ]; then
 		lim=$([ "$routing" = static ] && echo 2 || echo 5)
 		verdict=$(bench_judge "$c" "<=" "$lim")
+		echo "issue 21's target: the ring of 60, $routing, every FIB converged $(printf %.2f "$c") s after up started (<= $lim s): $verdict (load average $l)"
 		lim="<= $lim s"
 	fi
 	bench_result "$id.up$n.$routing" bgp "$what of $n, $routing: up to every FIB converged (s)" \

@@ -12,9 +12,10 @@
  *   resolver resolverd, its caches configured from the topology (resolvconf.c);
  *            or, with impl, unbound, kresd or named (realres.c, realres_run.c)
  *
- * With routing = bgp, routers and sites run FRR (zebra, bgpd; lab/build/frr.c)
- * first, routers no routed, and a site's prober keeps the anycast address
- * on the site's lo while healthy (-L) for bgpd to announce.
+ * With routing = bgp, routers and sites run FRR (zebra, bgpd; lab/build/frr.c),
+ * routers no routed, and a site's prober keeps the anycast address on the
+ * site's lo while healthy (-L) for bgpd to announce. Every node's agents
+ * are started at once, in steps (agents_start, below).
  *   client   a client per flow: anycast, DNS-steered, or both
  */
 #include "lab.h"
@@ -66,7 +67,12 @@ static void argv_add(struct lab_argv *a, const char *fmt, ...)
 static void argv_start(struct lab_argv *a, const struct lab *lab, int node, const char *prog,
 		       const char *label)
 {
-	memset(a, 0, sizeof(*a));
+	/* not a memset of its 70 kB: each page written after a fork is a
+	 * page copied (the agents forked before it share it until they exec) */
+	a->n = 0;
+	a->used = 0;
+	a->overflow = 0;
+	a->argv[0] = NULL;
 	argv_add(a, "%s", prog);
 	argv_add(a, "-n");
 	argv_add(a, "%s", lab->t->nodes[node].name);
@@ -160,7 +166,8 @@ static int lab_start_collectors(struct lab *lab, int n)
 	return ncap ? argv_run(lab, n, "collector", "collector-dns", &a) : 0;
 }
 
-static int lab_start_router(struct lab *lab, int n)
+/* lab_start_routed: routing = static, router n's routed */
+static int lab_start_routed(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
 	struct lab_argv a;
@@ -170,10 +177,6 @@ static int lab_start_router(struct lab *lab, int n)
 	struct in_addr via;
 	const char *ifname;
 
-	/* the collectors first: the route monitor sees every route come, and
-	 * the router links' captures the BGP sessions open */
-	if (lab_start_collectors(lab, n) == -1 || lab_start_frr(lab, n) == -1)
-		return -1;
 	if (t->routing == TOPO_ROUTING_BGP) /* zebra installs the routes */
 		return 0;
 	/* routed takes announcements only from the sites' probers, each from
@@ -241,15 +244,13 @@ int lab_start_sited(struct lab *lab, int n)
 	return lab_start_agent_as(lab, n, "sited", "sited", a.argv);
 }
 
-static int lab_start_site(struct lab *lab, int n)
+/* lab_start_site_prober: site n's prober, probing its sited */
+static int lab_start_site_prober(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
 	const struct topo_node *node = &t->nodes[n];
 	struct lab_argv a;
 	char buf[INET_ADDRSTRLEN];
-
-	if (lab_start_frr(lab, n) == -1 || lab_start_sited(lab, n) == -1)
-		return -1;
 
 	argv_start(&a, lab, n, "prober", "prober");
 	argv_add(&a, "-s");
@@ -375,54 +376,82 @@ static int lab_start_remote_prober(struct lab *lab, int n)
 	return argv_run(lab, n, "prober", "prober", &a);
 }
 
-int lab_start_node(struct lab *lab, int n)
+/*
+ * The agents of nodes [from, to) in steps; each step's agents of every
+ * node are started at once (lab_start_batch: forked and recorded one after
+ * the other, then let run together), and each step begins once the one
+ * before has exec'd:
+ *
+ *   1. authd: the remote probers report to it from their first probe
+ *   2. the resolvers: resolverd asks authd from the first client query
+ *   3. in file order, a router's collectors (first: the route monitor sees
+ *      every route come, the router links' captures the BGP sessions open),
+ *      its zebra (routing = bgp) or routed; a site's zebra, sited and
+ *      prober (which starts UNKNOWN: a probe before sited listens only
+ *      delays its first verdict); a remote prober
+ *   4. every zebra of step 3 listening on its zserv.api, then bfdd and bgpd
+ *      of every FRR node (bfdd that finds no zebra may never register)
+ */
+static int step_dns(struct lab *lab, int n)
+{
+	return lab->t->nodes[n].kind == TOPO_DNS ? lab_start_dns(lab, n) : 0;
+}
+
+static int step_resolver(struct lab *lab, int n)
+{
+	return lab->t->nodes[n].kind == TOPO_RESOLVER ? lab_start_resolver(lab, n) : 0;
+}
+
+static int step_node(struct lab *lab, int n)
 {
 	switch (lab->t->nodes[n].kind) {
 	case TOPO_ROUTER:
-		return lab_start_router(lab, n);
+		if (lab_start_collectors(lab, n) == -1 || lab_frr_start_zebra(lab, n) == -1)
+			return -1;
+		return lab_start_routed(lab, n);
 	case TOPO_SITE:
-		return lab_start_site(lab, n);
-	case TOPO_DNS:
-		return lab_start_dns(lab, n);
+		if (lab_frr_start_zebra(lab, n) == -1 || lab_start_sited(lab, n) == -1)
+			return -1;
+		return lab_start_site_prober(lab, n);
 	case TOPO_PROBER:
 		return lab_start_remote_prober(lab, n);
-	case TOPO_RESOLVER:
-		return lab_start_resolver(lab, n);
-	case TOPO_CLIENT:
-		break;
+	default:
+		return 0;
 	}
+}
+
+/* agents_step: step's agents of nodes [from, to), as one batch */
+static int agents_step(struct lab *lab, int from, int to, int (*step)(struct lab *, int))
+{
+	int rc = 0;
+
+	lab_start_batch(lab);
+	for (int n = from; n < to && rc == 0; n++)
+		rc = step(lab, n);
+	if (lab_start_wait(lab) == -1)
+		rc = -1;
+	return rc;
+}
+
+static int agents_start(struct lab *lab, int from, int to)
+{
+	if (agents_step(lab, from, to, step_dns) == -1 ||
+	    agents_step(lab, from, to, step_resolver) == -1 ||
+	    agents_step(lab, from, to, step_node) == -1 ||
+	    lab_frr_wait_zebra(lab, from, to) == -1 ||
+	    agents_step(lab, from, to, lab_frr_start_bgp) == -1)
+		return -1;
 	return 0;
+}
+
+int lab_start_node(struct lab *lab, int n)
+{
+	return agents_start(lab, n, n + 1);
 }
 
 int lab_start_infra(struct lab *lab)
 {
-	const struct topology *t = lab->t;
-	int rc = 0;
-
-	/* authd first: remote probers report to it from their first probe, and
-	 * resolverd asks it from the first client query */
-	for (int n = 0; n < t->nnodes && rc == 0; n++)
-		if (t->nodes[n].kind == TOPO_DNS)
-			rc = lab_start_dns(lab, n);
-	for (int n = 0; n < t->nnodes && rc == 0; n++)
-		if (t->nodes[n].kind == TOPO_RESOLVER)
-			rc = lab_start_resolver(lab, n);
-	for (int n = 0; n < t->nnodes && rc == 0; n++) {
-		switch (t->nodes[n].kind) {
-		case TOPO_ROUTER:
-			rc = lab_start_router(lab, n);
-			break;
-		case TOPO_SITE:
-			rc = lab_start_site(lab, n);
-			break;
-		case TOPO_PROBER:
-			rc = lab_start_remote_prober(lab, n);
-			break;
-		default:
-			break;
-		}
-	}
-	return rc;
+	return agents_start(lab, 0, lab->t->nnodes);
 }
 
 /* lab_population_args: a population's -P, -k, -a (docs/agents.md) */

@@ -55,15 +55,16 @@ int lab_init(struct lab *lab, const struct topology *t, const char *rundir, cons
 	return 0;
 }
 
-static FILE *lab_fopen_flags(const char *dir, const char *file, int flags, const char *mode)
+/* lab_fopen_flags: DIR/FILE opened for writing with flags, never through a
+ * symbolic link. The descriptor, or -1 (said). */
+static int lab_fopen_flags(const char *dir, const char *file, int flags)
 {
 	char path[PATH_MAX];
-	FILE *fp;
 	int fd;
 
 	if (strfmt(path, sizeof(path), "%s/%s", dir, file) == -1) {
 		log_warnx("%s/%s: path too long", dir, file);
-		return NULL;
+		return -1;
 	}
 	fd = open(path, flags | O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
 	if (fd == -1) {
@@ -73,10 +74,19 @@ static FILE *lab_fopen_flags(const char *dir, const char *file, int flags, const
 			log_warnx("%s already exists: not overwritten", path);
 		else
 			log_warn("%s: %s", __func__, path);
-		return NULL;
 	}
+	return fd;
+}
+
+static FILE *lab_fopen_stream(const char *dir, const char *file, int flags, const char *mode)
+{
+	FILE *fp;
+	int fd = lab_fopen_flags(dir, file, flags);
+
+	if (fd == -1)
+		return NULL;
 	if ((fp = fdopen(fd, mode)) == NULL) {
-		log_warn("%s: %s", __func__, path);
+		log_warn("%s: %s/%s", __func__, dir, file);
 		close(fd);
 	}
 	return fp;
@@ -84,12 +94,12 @@ static FILE *lab_fopen_flags(const char *dir, const char *file, int flags, const
 
 FILE *lab_fopen_new(const char *dir, const char *file)
 {
-	return lab_fopen_flags(dir, file, O_EXCL, "w");
+	return lab_fopen_stream(dir, file, O_EXCL, "w");
 }
 
 FILE *lab_fopen_write(const char *dir, const char *file)
 {
-	return lab_fopen_flags(dir, file, O_TRUNC, "w");
+	return lab_fopen_stream(dir, file, O_TRUNC, "w");
 }
 
 FILE *lab_fopen_read(const char *path)
@@ -106,13 +116,23 @@ FILE *lab_fopen_read(const char *path)
 
 int lab_append(const char *dir, const char *file, const char *line)
 {
-	FILE *fp = lab_fopen_flags(dir, file, O_APPEND, "a");
-	int rc;
+	char buf[512];
+	size_t len = strlen(line);
+	int fd, rc = 0;
 
-	if (fp == NULL)
+	/* one write, no stdio: the supervisor appends a line between two
+	 * forks, and every page it writes then is a page copied */
+	if (len + 1 > sizeof(buf)) {
+		log_warnx("%s/%s: line too long", dir, file);
 		return -1;
-	rc = fprintf(fp, "%s\n", line) < 0 ? -1 : 0;
-	if (fclose(fp) == EOF)
+	}
+	memcpy(buf, line, len);
+	buf[len++] = '\n';
+	if ((fd = lab_fopen_flags(dir, file, O_APPEND)) == -1)
+		return -1;
+	if (write(fd, buf, len) != (ssize_t)len)
+		rc = -1;
+	if (close(fd) == -1)
 		rc = -1;
 	if (rc == -1)
 		log_warn("%s: %s/%s", __func__, dir, file);

@@ -156,42 +156,75 @@ static int frr_start(struct lab *lab, int n, const char *label)
 	return lab_start_agent_as(lab, n, lab_frr_prog(label), label, argv) == -1 ? -1 : 0;
 }
 
-/* frr_wait_zserv: until zebra of node n listens on its zserv.api (bfdd
- * that finds no zebra there may never register, and its BFD sessions never
- * come up), at most FRR_ZSERV_WAIT_NS. 0, or -1 (said). */
-#define FRR_ZSERV_WAIT_NS (5 * NSEC_PER_SEC)
-static int frr_wait_zserv(struct lab *lab, int n)
+int lab_frr_start_zebra(struct lab *lab, int n)
 {
+	return frrconf_node(lab->t, n) ? frr_start(lab, n, "zebra") : 0;
+}
+
+/* how long a zebra may take to listen, counted from the last one that
+ * did (or from the start of the wait): with every node's zebra starting
+ * at once on two CPUs, the last is a few seconds behind the first */
+#define FRR_ZSERV_WAIT_NS (5 * NSEC_PER_SEC)
+
+int lab_frr_wait_zebra(struct lab *lab, int from, int to)
+{
+	static char listening[TOPO_MAX_NODES];
 	int64_t deadline = now_mono_ns() + FRR_ZSERV_WAIT_NS;
 	char path[PATH_MAX];
 	struct stat st;
 
-	strfmt(path, sizeof(path), "%s/frr/%s/zserv.api", lab->statedir, lab->t->nodes[n].name);
-	while (lstat(path, &st) == -1 || !S_ISSOCK(st.st_mode)) {
+	memset(listening, 0, sizeof(listening));
+	for (;;) {
+		int late = -1;
+
+		for (int n = from; n < to; n++) {
+			if (!frrconf_node(lab->t, n) || listening[n])
+				continue;
+			strfmt(path, sizeof(path), "%s/frr/%s/zserv.api", lab->statedir,
+			       lab->t->nodes[n].name);
+			if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+				listening[n] = 1;
+				deadline = now_mono_ns() + FRR_ZSERV_WAIT_NS;
+			} else if (late < 0) {
+				late = n;
+			}
+		}
+		if (late < 0)
+			return 0;
 		if (now_mono_ns() >= deadline) {
+			strfmt(path, sizeof(path), "%s/frr/%s/zserv.api", lab->statedir,
+			       lab->t->nodes[late].name);
 			log_warnx("zebra of node %s: no %s after %.0f s (see %s/%s.zebra.log)",
-				  lab->t->nodes[n].name, path,
+				  lab->t->nodes[late].name, path,
 				  (double)FRR_ZSERV_WAIT_NS / NSEC_PER_SEC, lab->rundir,
-				  lab->t->nodes[n].name);
+				  lab->t->nodes[late].name);
 			return -1;
 		}
 		if (lab_watch(lab, 5 * 1000000LL) > 0 && lab->unexpected)
-			return -1; /* zebra ended: said */
+			return -1; /* a zebra ended: said */
+		if (lab->interrupt && *lab->interrupt)
+			return -1;
 	}
-	return 0;
+}
+
+int lab_frr_start_bgp(struct lab *lab, int n)
+{
+	if (!frrconf_node(lab->t, n))
+		return 0;
+	/* bfdd before bgpd: bgpd registers its BFD sessions with it through
+	 * zebra */
+	if (frrconf_bfd(lab->t, n) && frr_start(lab, n, "bfdd") == -1)
+		return -1;
+	return frr_start(lab, n, "bgpd");
 }
 
 int lab_start_frr(struct lab *lab, int n)
 {
-	if (!frrconf_node(lab->t, n))
-		return 0;
-	/* zebra first, listening, then bfdd (bgpd registers its BFD sessions
-	 * with it through zebra), then bgpd */
-	if (frr_start(lab, n, "zebra") == -1 || frr_wait_zserv(lab, n) == -1)
+	/* zebra first, listening (bfdd that finds no zebra there may never
+	 * register, and its BFD sessions never come up), then bfdd and bgpd */
+	if (lab_frr_start_zebra(lab, n) == -1 || lab_frr_wait_zebra(lab, n, n + 1) == -1)
 		return -1;
-	if (frrconf_bfd(lab->t, n) && frr_start(lab, n, "bfdd") == -1)
-		return -1;
-	return frr_start(lab, n, "bgpd");
+	return lab_frr_start_bgp(lab, n);
 }
 
 int lab_frr_remove(const char *statedir)

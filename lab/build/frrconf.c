@@ -305,34 +305,6 @@ int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *
 	return o.err ? -1 : 0;
 }
 
-/* frrconf_run: prog argv with the configuration on its standard input and
- * what it prints (both streams) into *text (malloc'd). Its exit status,
- * or -1 (said). FRR's daemons make /var/tmp/frr/DAEMON.PID even for a dry
- * run and leave it: removed here (lab_frr_forget). */
-static int frrconf_run(char *const argv[], int in, char **text, FILE *err)
-{
-	char *base = strrchr(argv[0], '/');
-	pid_t pid;
-	int rc = subproc_capture(argv, in, text, &pid);
-
-	if (pid > 0)
-		lab_frr_forget(base ? base + 1 : argv[0], pid);
-	if (rc == 127 && pid == 0) {
-		fprintf(
-		    err,
-		    "steerlab: FRR dry run: %s: cannot run it (is FRR installed? sudo make deps)\n",
-		    argv[0]);
-		free(*text);
-		*text = NULL;
-		return -1;
-	}
-	if (rc == -1) {
-		fprintf(err, "steerlab: FRR dry run: %s: %s\n", argv[0], strerror(errno));
-		return -1;
-	}
-	return rc;
-}
-
 /* frrconf_rejected: the first line of FRR's output that rejects a line of
  * the configuration, as "DAEMON line N: TEXT", into buf. 1 if there was
  * one. vtysh says "line N: % Unknown command...", bgpd "No such command on
@@ -366,19 +338,6 @@ static int frrconf_rejected(const char *daemon, const char *text, char *buf, siz
 	return 0;
 }
 
-struct frrconf_fill {
-	const struct topology *t;
-	int n;
-	enum frrconf_daemon d;
-};
-
-static void frrconf_fill(FILE *fp, const void *arg)
-{
-	const struct frrconf_fill *f = arg;
-
-	frrconf_write(f->t, f->n, f->d, fp, NULL);
-}
-
 /* frrconf_source: for a rejection of line lineno of node n's bgpd
  * configuration that comes from an `frr =` line, where that was written. */
 static void frrconf_source(const struct topology *t, int n, int lineno, int raw, char *buf,
@@ -402,75 +361,299 @@ static void frrconf_source(const struct topology *t, int n, int lineno, int raw,
 	}
 }
 
-/* frrconf_dry_run: one program's dry run of daemon d's configuration of
- * node n. 0 if it passed, -1 (said) if not. */
-static int frrconf_dry_run(const struct topology *t, int n, enum frrconf_daemon d,
-			   char *const argv[], const char *who, FILE *err)
+/* frrconf_said: why daemon d's configuration of node n (whose first `frr =`
+ * line is line raw, 0: none) did not pass who's dry run, which ended as job
+ * says, said on err. 0 if it passed, else -1. */
+static int frrconf_said(const struct topology *t, int n, enum frrconf_daemon d, int raw,
+			const struct subproc_job *job, const char *who, FILE *err)
 {
-	struct frrconf_fill f = {t, n, d};
-	char why[600], from[400], *text = NULL, *mem = NULL;
-	size_t memlen = 0;
-	int in, rc, raw = 0, lineno = 0;
-	FILE *fp;
+	const char *prog = job->argv[0], *text = job->text ? job->text : "";
+	char why[600], from[400];
+	int lineno = 0;
 
-	if ((fp = open_memstream(&mem, &memlen)) != NULL) {
-		frrconf_write(t, n, d, fp, &raw);
-		fclose(fp);
-		free(mem);
-	}
-	if ((in = subproc_memfd("frr-conf", frrconf_fill, &f)) == -1) {
-		fprintf(err, "steerlab: FRR dry run: memfd: %s\n", strerror(errno));
+	if (job->status == 127 && job->pid == 0) {
+		fprintf(
+		    err,
+		    "steerlab: FRR dry run: %s: cannot run it (is FRR installed? sudo make deps)\n",
+		    prog);
 		return -1;
 	}
-	rc = frrconf_run(argv, in, &text, err);
-	close(in);
-	if (rc == -1)
-		return -1;
-	if (frrconf_rejected(who, text, why, sizeof(why)) || rc != 0) {
-		if (rc != 0 && !frrconf_rejected(who, text, why, sizeof(why)))
-			strfmt(why, sizeof(why), "%s exited with status %d: %.*s", who, rc,
-			       (int)strcspn(text, "\n"), text);
-		if (sscanf(strstr(why, "line ") ? strstr(why, "line ") : "", "line %d", &lineno) !=
-		    1)
-			lineno = 0;
-		frrconf_source(t, n, lineno, d == FRRCONF_BGPD ? raw : 0, from, sizeof(from));
-		fprintf(err, "steerlab: node %s: FRR rejected its configuration (%s%s)\n",
-			t->nodes[n].name, why, from);
-		free(text);
+	if (job->status == -1) {
+		fprintf(err, "steerlab: FRR dry run: %s: %s\n", prog, strerror(job->errnum));
 		return -1;
 	}
-	free(text);
-	return 0;
+	if (!frrconf_rejected(who, text, why, sizeof(why)) && job->status == 0)
+		return 0;
+	if (!frrconf_rejected(who, text, why, sizeof(why)))
+		strfmt(why, sizeof(why), "%s exited with status %d: %.*s", who, job->status,
+		       (int)strcspn(text, "\n"), text);
+	if (sscanf(strstr(why, "line ") ? strstr(why, "line ") : "", "line %d", &lineno) != 1)
+		lineno = 0;
+	frrconf_source(t, n, lineno, d == FRRCONF_BGPD ? raw : 0, from, sizeof(from));
+	fprintf(err, "steerlab: node %s: FRR rejected its configuration (%s%s)\n", t->nodes[n].name,
+		why, from);
+	return -1;
 }
 
 static char *frrconf_vtysh[] = {FRR_VTYSH, "-C", "-f", "/dev/stdin", NULL};
 static char *frrconf_bgpd[] = {FRR_BGPD, "-C", "-f", "/dev/stdin", "-Z",     "-S", "-p",
 			       "0",	 "-P", "0",  "--log",	   "stdout", NULL};
 
+/*
+ * The dry runs of several nodes at once. bgpd -C checks one configuration
+ * a process (one `router bgp` each), as many side by side as there are
+ * CPUs; each costs about 0.1 s of CPU here, nearly all of it bgpd building
+ * its command tree, whatever the configuration. The configurations
+ * steerlab wrote alone differ from node to node mostly in their numbers,
+ * addresses and names (a ring's routers: only in those): one bgpd checks
+ * each shape (frrconf_shape), and only if it rejects that shape does every
+ * other node of it run a bgpd of its own, so that each node's message
+ * names its own line. vtysh -C, a parser
+ * that names every line it rejects, checks all the configurations steerlab
+ * wrote alone (every bfdd's, and every bgpd's without `frr =` lines: each
+ * ends where it began, at the top of the configuration) in one process;
+ * a node's configuration with `frr =` lines, which may end anywhere, in a
+ * process of its own. Only if the one vtysh rejects something are those
+ * configurations run again one a process, for each node's own message.
+ */
+struct frrconf_conf {
+	char *text;  /* malloc'd; NULL: none to check */
+	char *shape; /* bgpd's without `frr =` lines: frrconf_shape, malloc'd */
+	int raw;     /* its first `frr =` line, 0: none (bgpd only) */
+	int vtysh;   /* its vtysh job, -1: in the one of them all */
+	int bgpd;    /* its bgpd job (bgpd only), else -1 */
+	int like;    /* the node whose bgpd job checked this shape, -1: its own */
+};
+
+struct frrconf_checks {
+	struct frrconf_conf (*conf)[2]; /* [node][daemon] */
+	struct subproc_job *jobs;
+	int *in; /* each job's standard input */
+	int njobs;
+	int failed; /* a job could not be made (said) */
+};
+
+static void frrconf_fill_text(FILE *fp, const void *arg)
+{
+	fputs(arg, fp);
+}
+
+/* frrconf_job: argv on text as job c->njobs; its index, or -1 (said) */
+static int frrconf_job(struct frrconf_checks *c, char **argv, const char *text, FILE *err)
+{
+	int j = c->njobs;
+
+	if ((c->in[j] = subproc_memfd("frr-conf", frrconf_fill_text, text)) == -1) {
+		fprintf(err, "steerlab: FRR dry run: memfd: %s\n", strerror(errno));
+		c->failed = 1;
+		return -1;
+	}
+	memset(&c->jobs[j], 0, sizeof(c->jobs[j]));
+	c->jobs[j].argv = argv;
+	c->jobs[j].in = c->in[j];
+	return c->njobs++;
+}
+
+/* frrconf_run_jobs: jobs [from, njobs), all at once on every CPU */
+static void frrconf_run_jobs(struct frrconf_checks *c, int from)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	subproc_capture_all(c->jobs + from, c->njobs - from, cpus > 0 ? (int)cpus : 1);
+	for (int j = from; j < c->njobs; j++) {
+		close(c->in[j]);
+		c->in[j] = -1;
+	}
+}
+
+/* frrconf_shape: text with each run of digits as one '#', the names after
+ * `hostname` and `description` and each comment (a line of '!') as '*':
+ * what a dry run of it says depends on the lines, not on the AS numbers,
+ * addresses and node names in them. NULL if out of memory. */
+static char *frrconf_shape(const char *text)
+{
+	static const char *const named[] = {"hostname ", " description ", NULL};
+	/* at most two bytes a byte of text: "!*" for a bare '!' */
+	char *shape = malloc(2 * strlen(text) + 1), *o = shape;
+	const char *p = text;
+
+	if (shape == NULL)
+		return NULL;
+	while (*p) {
+		const char *word = NULL;
+
+		for (int i = 0; named[i] && word == NULL; i++)
+			if (strncmp(p, named[i], strlen(named[i])) == 0)
+				word = named[i];
+		if (*p == '!' && (p == text || p[-1] == '\n'))
+			word = "!";
+		if (word) {
+			/* the name, to the end of its line */
+			o = stpcpy(o, word);
+			*o++ = '*';
+			p += strlen(word) + strcspn(p + strlen(word), "\n");
+		} else if (*p >= '0' && *p <= '9') {
+			*o++ = '#';
+			while (*p >= '0' && *p <= '9')
+				p++;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	return shape;
+}
+
+/* frrconf_passed: job passed its dry run (no line rejected, status 0) */
+static int frrconf_passed(const struct subproc_job *job)
+{
+	char why[600];
+
+	return job->status == 0 &&
+	       !frrconf_rejected("vtysh", job->text ? job->text : "", why, sizeof(why));
+}
+
+/* frrconf_dry_runs: FRR's dry run of the bgpd configuration of every node n
+ * with want[n] set, and of its bfdd configuration if bfdd and it runs bfdd;
+ * each node's first rejection said on err, in node order, as one dry run
+ * after the other said it. 0 if every one passed, else -1. */
+static int frrconf_dry_runs(const struct topology *t, const char *want, int bfdd, FILE *err)
+{
+	struct frrconf_checks c = {0};
+	char *all = NULL;
+	size_t alllen = 0;
+	int rc = 0, together = -1, max = 4 * t->nnodes + 1, from;
+	FILE *fp;
+
+	c.conf = calloc((size_t)t->nnodes, sizeof(*c.conf));
+	c.jobs = calloc((size_t)max, sizeof(*c.jobs));
+	c.in = calloc((size_t)max, sizeof(*c.in));
+	if (c.conf == NULL || c.jobs == NULL || c.in == NULL ||
+	    (fp = open_memstream(&all, &alllen)) == NULL) {
+		fprintf(err, "steerlab: FRR dry run: %s\n", strerror(ENOMEM));
+		rc = -1;
+		goto out;
+	}
+	for (int n = 0; n < t->nnodes; n++) {
+		for (int d = FRRCONF_BGPD; d <= FRRCONF_BFDD; d++) {
+			struct frrconf_conf *cf = &c.conf[n][d];
+			size_t len = 0;
+			FILE *one;
+
+			cf->vtysh = cf->bgpd = cf->like = -1;
+			if (!want[n] || (d == FRRCONF_BFDD && !(bfdd && frrconf_bfd(t, n))))
+				continue;
+			if ((one = open_memstream(&cf->text, &len)) == NULL) {
+				fprintf(err, "steerlab: FRR dry run: %s\n", strerror(errno));
+				c.failed = 1;
+				continue;
+			}
+			frrconf_write(t, n, (enum frrconf_daemon)d, one, &cf->raw);
+			fclose(one);
+			if (d == FRRCONF_BGPD && cf->raw)
+				cf->vtysh = frrconf_job(&c, frrconf_vtysh, cf->text, err);
+			else
+				fputs(cf->text, fp);
+			if (d != FRRCONF_BGPD)
+				continue;
+			/* a shape checked already: that node's bgpd says for this one */
+			if (!cf->raw && (cf->shape = frrconf_shape(cf->text)) != NULL)
+				for (int m = 0; m < n && cf->like < 0; m++)
+					if (c.conf[m][d].shape && c.conf[m][d].like < 0 &&
+					    strcmp(c.conf[m][d].shape, cf->shape) == 0)
+						cf->like = m;
+			if (cf->like >= 0)
+				cf->bgpd = c.conf[cf->like][d].bgpd;
+			else
+				cf->bgpd = frrconf_job(&c, frrconf_bgpd, cf->text, err);
+		}
+	}
+	fclose(fp);
+	if (alllen > 0)
+		together = frrconf_job(&c, frrconf_vtysh, all, err);
+	frrconf_run_jobs(&c, 0);
+	/* rejected together: each alone, for its node's own message */
+	from = c.njobs;
+	if (together >= 0 && !frrconf_passed(&c.jobs[together])) {
+		for (int n = 0; n < t->nnodes; n++)
+			for (int d = FRRCONF_BGPD; d <= FRRCONF_BFDD; d++)
+				if (c.conf[n][d].text && c.conf[n][d].vtysh < 0 &&
+				    !(d == FRRCONF_BGPD && c.conf[n][d].raw))
+					c.conf[n][d].vtysh =
+					    frrconf_job(&c, frrconf_vtysh, c.conf[n][d].text, err);
+	}
+	/* a shape bgpd rejected: each of its other nodes by a bgpd of its own */
+	for (int n = 0; n < t->nnodes; n++) {
+		struct frrconf_conf *b = &c.conf[n][FRRCONF_BGPD];
+
+		if (b->like >= 0 && b->bgpd >= 0 && !frrconf_passed(&c.jobs[b->bgpd]))
+			b->bgpd = frrconf_job(&c, frrconf_bgpd, b->text, err);
+	}
+	if (c.njobs > from)
+		frrconf_run_jobs(&c, from);
+	if (c.failed)
+		rc = -1;
+	for (int n = 0; n < t->nnodes; n++) {
+		struct frrconf_conf *b = &c.conf[n][FRRCONF_BGPD], *f = &c.conf[n][FRRCONF_BFDD];
+		int bad = 0;
+
+		if (!want[n] || b->bgpd < 0)
+			continue;
+		/* vtysh's parser first: it names the line as the file has it;
+		 * then bgpd's; then bfdd's configuration (bfdd's own -C drops
+		 * to user frr before it reads the file, and cannot read it
+		 * from our descriptor: vtysh checks it) */
+		if (b->vtysh >= 0 &&
+		    frrconf_said(t, n, FRRCONF_BGPD, b->raw, &c.jobs[b->vtysh], "vtysh", err))
+			bad = 1;
+		else if (frrconf_said(t, n, FRRCONF_BGPD, b->raw, &c.jobs[b->bgpd], "bgpd", err))
+			bad = 1;
+		else if (f->vtysh >= 0 &&
+			 frrconf_said(t, n, FRRCONF_BFDD, 0, &c.jobs[f->vtysh], "vtysh", err))
+			bad = 1;
+		if (bad)
+			rc = -1;
+	}
+out:
+	for (int j = 0; c.jobs && j < c.njobs; j++) {
+		const char *base = strrchr(c.jobs[j].argv[0], '/');
+
+		/* FRR's daemons make /var/tmp/frr/DAEMON.PID even for a dry run
+		 * and leave it: removed (lab_frr_forget) */
+		if (c.jobs[j].pid > 0)
+			lab_frr_forget(base ? base + 1 : c.jobs[j].argv[0], c.jobs[j].pid);
+		free(c.jobs[j].text);
+		if (c.in[j] >= 0)
+			close(c.in[j]);
+	}
+	for (int n = 0; c.conf && n < t->nnodes; n++) {
+		free(c.conf[n][FRRCONF_BGPD].text);
+		free(c.conf[n][FRRCONF_BGPD].shape);
+		free(c.conf[n][FRRCONF_BFDD].text);
+	}
+	free(c.conf);
+	free(c.jobs);
+	free(c.in);
+	free(all);
+	return rc;
+}
+
 int frrconf_check_node(const struct topology *t, int n, FILE *err)
 {
-	/* vtysh's parser first: it names the line as the file has it */
-	if (frrconf_dry_run(t, n, FRRCONF_BGPD, frrconf_vtysh, "vtysh", err) == -1 ||
-	    frrconf_dry_run(t, n, FRRCONF_BGPD, frrconf_bgpd, "bgpd", err) == -1)
-		return -1;
-	return 0;
+	char want[TOPO_MAX_NODES] = {0};
+
+	want[n] = 1;
+	return frrconf_dry_runs(t, want, 0, err);
 }
 
 int frrconf_check(const struct topology *t, FILE *err)
 {
-	int rc = 0;
+	char want[TOPO_MAX_NODES] = {0};
+	int any = 0;
 
-	for (int n = 0; n < t->nnodes; n++) {
-		if (!frrconf_node(t, n))
-			continue;
-		/* (bfdd's own -C drops to user frr before it reads the file,
-		 * and cannot read it from our descriptor: vtysh checks it.) */
-		if (frrconf_check_node(t, n, err) == -1 ||
-		    (frrconf_bfd(t, n) &&
-		     frrconf_dry_run(t, n, FRRCONF_BFDD, frrconf_vtysh, "vtysh", err) == -1))
-			rc = -1;
-	}
-	return rc;
+	for (int n = 0; n < t->nnodes; n++)
+		any |= want[n] = (char)frrconf_node(t, n);
+	return any ? frrconf_dry_runs(t, want, 1, err) : 0;
 }
 
 int frrconf_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err)

@@ -16,7 +16,9 @@
  * with routing = static. The node's `frr = LINE`s come last, as written.
  *
  * Nothing here runs FRR's daemons; frrconf_check runs FRR's dry run
- * (`vtysh -C` and `bgpd -C`, `bfdd -C`) before anything is built.
+ * (`vtysh -C` and `bgpd -C`) before anything is built: every node's at
+ * once, as many side by side as there are CPUs, what steerlab wrote alone
+ * checked by one vtysh.
  */
 #ifndef STEERLAB_FRRCONF_H
 #define STEERLAB_FRRCONF_H
@@ -70,10 +72,11 @@ int frrconf_neighbors(const struct topology *t, int n, struct frrconf_neighbor *
  * has none; bgpd only). 0 or -1. */
 int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *out, int *raw_from);
 
-/* frrconf_check: FRR's dry run on every FRR node's configuration. A line
- * FRR rejects is an error on err: "steerlab: node a: FRR rejected its
- * configuration (bgpd line 40: ...)". 0 if every one passed (or the lab
- * runs no FRR), else -1. Writes no file. */
+/* frrconf_check: FRR's dry run on every FRR node's configuration, all at
+ * once. A line FRR rejects is an error on err, each node's first in node
+ * order: "steerlab: node a: FRR rejected its configuration (bgpd line 40:
+ * ...)". 0 if every one passed (or the lab runs no FRR), else -1. Writes
+ * no file. */
 int frrconf_check(const struct topology *t, FILE *err);
 
 /* frrconf_check_node: FRR's dry run on node n's bgpd configuration, in

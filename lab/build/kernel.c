@@ -22,9 +22,20 @@
 #include "nladdr.h"
 #include "netns.h"
 
+/* the links kern_ifindex has looked up: a router's routes name its few
+ * links again and again, and a lookup is a netlink round trip (a handle
+ * lives for one node's configuration or one action: no link is renamed
+ * or replaced meanwhile) */
+#define KERN_IFCACHE 16
+
 struct kern {
 	struct nl_sock *sk;
 	int exist_ok; /* kern_again: an address or route already there is no error */
+	int nifs;
+	struct {
+		char name[IFNAMSIZ];
+		int ifindex;
+	} ifs[KERN_IFCACHE];
 };
 
 struct kern *kern_open(int nsfd)
@@ -94,6 +105,9 @@ int kern_ifindex(struct kern *k, const char *name)
 	struct rtnl_link *link;
 	int err, ifindex;
 
+	for (int i = 0; i < k->nifs; i++)
+		if (strcmp(k->ifs[i].name, name) == 0)
+			return k->ifs[i].ifindex;
 	err = rtnl_link_get_kernel(k->sk, 0, name, &link);
 	if (err < 0) {
 		log_warnx("%s: link %s: %s", __func__, name, nl_geterror(err));
@@ -101,6 +115,10 @@ int kern_ifindex(struct kern *k, const char *name)
 	}
 	ifindex = rtnl_link_get_ifindex(link);
 	rtnl_link_put(link);
+	if (k->nifs < KERN_IFCACHE && strlen(name) < IFNAMSIZ) {
+		strcpy(k->ifs[k->nifs].name, name);
+		k->ifs[k->nifs++].ifindex = ifindex;
+	}
 	return ifindex;
 }
 

@@ -56,6 +56,10 @@ struct lab_agent {
 	siginfo_t exit;	 /* how it ended, when this process waited for it */
 	/* as agents.tsv names it */
 	char nodename[TOPO_NAME_MAX + 1];
+	/* while its batch is open (lab_start_batch): its program, and what its
+	 * child said it could not do before exec (start_step -1: nothing) */
+	char *prog;
+	int start_step, start_errno;
 };
 
 /* Where a lab's life is, for the supervisor's terminal lines. */
@@ -89,6 +93,15 @@ struct lab {
 	int stopping;		  /* teardown began: exits are no longer reported */
 	int unexpected;		  /* agents that ended unexpectedly */
 	void (*before_say)(void); /* clears a progress line before a terminal line */
+
+	/* the batch of agent starts open (lab_start_batch), if any */
+	struct lab_batch {
+		int open;
+		int first;     /* its first agent's index in agents[] */
+		int go[2];     /* a byte each: "recorded: run" (pipe) */
+		int report[2]; /* what a child could not do (pipe) */
+		int failed;    /* an agent of it could not be started */
+	} batch;
 };
 
 /* lab_init: bind a lab to a parsed topology and a run directory (created
@@ -132,10 +145,25 @@ int lab_reconfigure_node(struct lab *lab, int n);
 /* lab_start_agent_as: fork, enter the node's namespace, redirect output to
  * RUNDIR/NODE.LABEL.log and exec BINDIR/PROG (PROG itself if it is an
  * absolute path: FRR's daemons) with argv. Recorded in
- * agents.tsv under LABEL (e.g. "client-dns"). Returns the index in
- * lab->agents, or -1. */
+ * agents.tsv under LABEL (e.g. "client-dns") before it may run. Returns
+ * the index in lab->agents once it has exec'd, or -1 (said). Inside a
+ * batch it returns once the agent is forked and recorded, and the index
+ * holds once lab_start_wait has returned 0. */
 int lab_start_agent_as(struct lab *lab, int node, const char *prog, const char *label,
 		       char *const argv[]);
+
+/* lab_start_batch: from here to lab_start_wait, lab_start_agent_as forks
+ * and records each agent, which waits; lab_start_wait lets every recorded
+ * one run at once and waits until each has exec'd (or said why it could
+ * not), so that starting N agents costs one round trip through the
+ * scheduler, not N. An agent that could not be forked or recorded stops
+ * the batch there: those before it run, as they would have one by one.
+ * lab_start_wait: 0 if every agent of the batch runs; -1 (each failure
+ * said, in the order of the batch) if one could not be started, which is
+ * then not in lab->agents. A batch that cannot be opened (no pipe) is
+ * said, and its agents are started one by one. */
+void lab_start_batch(struct lab *lab);
+int lab_start_wait(struct lab *lab);
 
 /* lab_signal_agents: send sig to the lab's agents called name (NULL: all;
  * "client*": every label that begins with client). */
@@ -259,12 +287,20 @@ const char *lab_libexecdir(void);
 /* FRR in the lab (lab/build/frr.c), when routing = bgp. lab_frr_prepare: the
  * FRR directories and configurations under the state directory (and the
  * configurations in the run directory). lab_start_frr: zebra, bgpd (and
- * bfdd) of node n, if it runs FRR. lab_frr_remove: what FRR left under
- * statedir, and the directory. lab_frr_prog: the program of an FRR label
- * (zebra, bgpd, bfdd), or NULL. lab_frr_forget: after FRR daemon pid of
- * label ended, its /var/tmp/frr/LABEL.PID (log buffers, crash logs). */
+ * bfdd) of node n, if it runs FRR, in its three steps:
+ * lab_frr_start_zebra (n's zebra), lab_frr_wait_zebra (until the zebra of
+ * every FRR node of [from, to) listens on its zserv.api; -1, said, if one
+ * does not within 5 s of the last that did, ends, or the bring-up is
+ * interrupted), lab_frr_start_bgp (n's bfdd and bgpd); lab_start_infra
+ * takes each step for every node at once. lab_frr_remove: what FRR left
+ * under statedir, and the directory. lab_frr_prog: the program of an FRR
+ * label (zebra, bgpd, bfdd), or NULL. lab_frr_forget: after FRR daemon pid
+ * of label ended, its /var/tmp/frr/LABEL.PID (log buffers, crash logs). */
 int lab_frr_prepare(struct lab *lab);
 int lab_start_frr(struct lab *lab, int n);
+int lab_frr_start_zebra(struct lab *lab, int n);
+int lab_frr_wait_zebra(struct lab *lab, int from, int to);
+int lab_frr_start_bgp(struct lab *lab, int n);
 int lab_frr_remove(const char *statedir);
 const char *lab_frr_prog(const char *label);
 void lab_frr_forget(const char *label, pid_t pid);

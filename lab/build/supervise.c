@@ -128,17 +128,19 @@ static int agent_signal(struct lab_agent *a, int sig)
 	return kill(a->pid, sig);
 }
 
-/* What a child that could not exec tells its parent, through a pipe that
- * exec closes: the step that failed and its errno. */
+/* What a child that could not exec tells its parent, through its batch's
+ * report pipe (its copy closed by exec): the step that failed and its
+ * errno. Smaller than PIPE_BUF: written at once, never interleaved. */
 enum agent_step { STEP_LOG, STEP_STDIN, STEP_NETNS, STEP_FDS, STEP_EXEC };
 struct agent_start_err {
+	pid_t pid;
 	int step;
 	int err;
 };
 
 static void __attribute__((noreturn)) agent_child_fail(int fd, enum agent_step step)
 {
-	struct agent_start_err e = {.step = step, .err = errno};
+	struct agent_start_err e = {.pid = getpid(), .step = step, .err = errno};
 
 	if (write(fd, &e, sizeof(e)) != (ssize_t)sizeof(e))
 		_exit(126);
@@ -148,16 +150,18 @@ static void __attribute__((noreturn)) agent_child_fail(int fd, enum agent_step s
 /* agent_child: in the forked child; never returns. It does nothing until
  * its parent says go (a byte on gofd), having recorded it in agents.tsv:
  * if the parent dies first (EOF), it exits in the root namespace, so no
- * agent runs that `down` does not know. */
+ * agent runs that `down` does not know. gowfd is the go pipe's other end,
+ * which the child must not hold: the EOF would never come. */
 static void __attribute__((noreturn))
 agent_child(const struct lab *lab, int node, const char *prog, const char *logpath,
-	    char *const argv[], int errfd, int gofd)
+	    char *const argv[], int errfd, int gofd, int gowfd)
 {
 	sigset_t none;
 	char go;
 	ssize_t n;
 	int fd;
 
+	close(gowfd);
 	do
 		n = read(gofd, &go, 1);
 	while (n == -1 && errno == EINTR);
@@ -183,8 +187,8 @@ agent_child(const struct lab *lab, int node, const char *prog, const char *logpa
 	close(fd);
 	if (netns_enter(lab->nsfd[node]) == -1)
 		agent_child_fail(errfd, STEP_NETNS);
-	/* nothing of steerlab's (events file, namespace fds, pidfds) but the
-	 * error pipe, which exec closes */
+	/* nothing of steerlab's (events file, namespace fds, pidfds, the go
+	 * pipe) but the report pipe, which exec closes */
 	if ((errfd > 3 && close_range(3, (unsigned)errfd - 1, 0) == -1) ||
 	    close_range((unsigned)errfd + 1, ~0U, 0) == -1)
 		agent_child_fail(errfd, STEP_FDS);
@@ -192,100 +196,170 @@ agent_child(const struct lab *lab, int node, const char *prog, const char *logpa
 	agent_child_fail(errfd, STEP_EXEC);
 }
 
-/* agent_started: read the child's report: 0 if it reached exec, else -1
- * with what failed said. */
-static int agent_started(const struct lab *lab, int node, const char *name, const char *prog,
-			 const char *logpath, int fd)
+/* agent_start_said: what agent a's child could not do before running
+ * prog, said as the supervisor has always said it. */
+static void agent_start_said(const struct lab *lab, const struct lab_agent *a, const char *prog)
 {
 	static const char *const steps[] = {"its log", "/dev/null", "its namespace",
 					    "its descriptors", "exec"};
-	const char *nodename = lab->t->nodes[node].name;
-	struct agent_start_err e;
-	ssize_t n;
+	const char *nodename = lab->t->nodes[a->node].name;
+	char logpath[PATH_MAX];
 
-	do
-		n = read(fd, &e, sizeof(e));
-	while (n == -1 && errno == EINTR);
-	if (n == 0)
-		return 0;
-	if (n != (ssize_t)sizeof(e) || e.step < 0 || e.step > STEP_EXEC) {
-		log_warnx("agent %s of node %s: did not start (no report)", name, nodename);
-		return -1;
-	}
-	if (e.step == STEP_LOG && e.err == ELOOP)
+	strfmt(logpath, sizeof(logpath), "%s/%s.%s.log", lab->rundir, nodename, a->name);
+	if (a->start_step < 0 || a->start_step > STEP_EXEC)
+		log_warnx("agent %s of node %s: did not start (no report)", a->name, nodename);
+	else if (a->start_step == STEP_LOG && a->start_errno == ELOOP)
 		log_warnx("agent %s of node %s: %s is a symbolic link: not followed; remove it or "
 			  "choose another --out",
-			  name, nodename, logpath);
-	else if (e.step == STEP_LOG)
-		log_warnx("agent %s of node %s: %s: %s", name, nodename, logpath, strerror(e.err));
-	else if (e.step == STEP_EXEC)
-		log_warnx("agent %s of node %s: exec %s: %s", name, nodename, prog,
-			  strerror(e.err));
+			  a->name, nodename, logpath);
+	else if (a->start_step == STEP_LOG)
+		log_warnx("agent %s of node %s: %s: %s", a->name, nodename, logpath,
+			  strerror(a->start_errno));
+	else if (a->start_step == STEP_EXEC)
+		log_warnx("agent %s of node %s: exec %s: %s", a->name, nodename, prog,
+			  strerror(a->start_errno));
 	else
-		log_warnx("agent %s of node %s: %s: %s", name, nodename, steps[e.step],
-			  strerror(e.err));
-	return -1;
+		log_warnx("agent %s of node %s: %s: %s", a->name, nodename, steps[a->start_step],
+			  strerror(a->start_errno));
 }
 
-int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const char *name,
-		       char *const argv[])
+/* batch_close: the batch's descriptors that are still open */
+static void batch_close(struct lab_batch *b)
+{
+	for (int i = 0; i < 2; i++) {
+		if (b->go[i] >= 0)
+			close(b->go[i]);
+		if (b->report[i] >= 0)
+			close(b->report[i]);
+		b->go[i] = b->report[i] = -1;
+	}
+	b->open = 0;
+}
+
+/* batch_open: the go and report pipes of a new batch. 0 or -1 (said). */
+static int batch_open(struct lab *lab)
+{
+	struct lab_batch *b = &lab->batch;
+
+	memset(b, 0, sizeof(*b));
+	b->go[0] = b->go[1] = b->report[0] = b->report[1] = -1;
+	b->first = lab->nagents;
+	/* a pipe: a go written to children that died meanwhile stays unread
+	 * (MSG_NOSIGNAL is not needed: SIGPIPE needs no reader at all, and
+	 * the batch's read end is ours until the end) */
+	if (pipe2(b->go, O_CLOEXEC) == -1 || pipe2(b->report, O_CLOEXEC) == -1) {
+		log_warn("%s: pipe", __func__);
+		batch_close(b);
+		return -1;
+	}
+	b->open = 1;
+	return 0;
+}
+
+void lab_start_batch(struct lab *lab)
+{
+	if (!lab->batch.open)
+		batch_open(lab);
+}
+
+/* batch_drop: agent i of the batch, which never ran (its child waited for),
+ * out of lab->agents */
+static void batch_drop(struct lab *lab, int i)
+{
+	agent_close(&lab->agents[i]);
+	memmove(&lab->agents[i], &lab->agents[i + 1],
+		(size_t)(lab->nagents - i - 1) * sizeof(lab->agents[0]));
+	lab->nagents--;
+}
+
+int lab_start_wait(struct lab *lab)
+{
+	static char go[LAB_MAX_AGENTS];
+	struct lab_batch *b = &lab->batch;
+	struct agent_start_err e;
+	int n, rc = b->failed ? -1 : 0;
+	char line[128];
+	ssize_t got;
+
+	if (!b->open)
+		return 0;
+	/* every agent of the batch is recorded: each may run (a byte each;
+	 * far less than a pipe holds) */
+	n = lab->nagents - b->first;
+	memset(go, 'g', (size_t)n);
+	if (n > 0 && write(b->go[1], go, (size_t)n) != (ssize_t)n)
+		log_warn("%s: go", __func__);
+	close(b->go[1]);
+	close(b->go[0]);
+	close(b->report[1]);
+	b->go[0] = b->go[1] = b->report[1] = -1;
+	/* EOF once every child has exec'd or exited */
+	while ((got = read(b->report[0], &e, sizeof(e))) != 0) {
+		if (got == -1 && errno == EINTR)
+			continue;
+		if (got != (ssize_t)sizeof(e))
+			break;
+		for (int i = b->first; i < lab->nagents; i++)
+			if (lab->agents[i].pid == e.pid) {
+				lab->agents[i].start_step = e.step;
+				lab->agents[i].start_errno = e.err;
+			}
+	}
+	batch_close(b);
+	for (int i = b->first; i < lab->nagents;) {
+		struct lab_agent *a = &lab->agents[i];
+
+		if (a->start_step < 0) {
+			/* the run directory's copy lists the agents that run */
+			strfmt(line, sizeof(line), "%d\t%llu\t%s\t%s", (int)a->pid, a->starttime,
+			       lab->t->nodes[a->node].name, a->name);
+			lab_append(lab->rundir, "agents.tsv", line);
+			log_debug("started %s in %s: pid %d", a->name, lab->t->nodes[a->node].name,
+				  (int)a->pid);
+			free(a->prog);
+			a->prog = NULL;
+			i++;
+			continue;
+		}
+		agent_start_said(lab, a, a->prog ? a->prog : "?");
+		waitpid(a->pid, NULL, 0);
+		free(a->prog);
+		batch_drop(lab, i);
+		rc = -1;
+	}
+	b->failed = 0;
+	return rc;
+}
+
+/* agent_fork: agent `name` of node into the open batch: forked, waiting
+ * for the batch's go, and recorded in the state's agents.tsv. Its index,
+ * or -1 (said): not forked, or forked and ended unrecorded. */
+static int agent_fork(struct lab *lab, int node, const char *prog, const char *name,
+		      char *const argv[])
 {
 	const char *nodename = lab->t->nodes[node].name;
-	char prog[PATH_MAX], logpath[PATH_MAX], line[128], state;
+	struct lab_batch *b = &lab->batch;
+	char logpath[PATH_MAX], line[128], state;
 	struct lab_agent *a;
-	int errp[2], gop[2], started;
 	pid_t pid;
 
-	if (lab->nagents >= LAB_MAX_AGENTS) {
-		log_warnx("too many agents");
-		return -1;
-	}
-	if (prog_name[0] == '/')
-		strfmt(prog, sizeof(prog), "%s", prog_name);
-	else
-		strfmt(prog, sizeof(prog), "%s/%s", lab->bindir, prog_name);
 	strfmt(logpath, sizeof(logpath), "%s/%s.%s.log", lab->rundir, nodename, name);
-	if (access(prog, X_OK) == -1) {
-		log_warn("%s: agent %s", __func__, prog);
-		return -1;
-	}
-	if (lab->interrupt && *lab->interrupt) {
-		log_warnx("interrupted: agent %s of node %s not started", name, nodename);
-		return -1;
-	}
-	if (pipe2(errp, O_CLOEXEC) == -1) {
-		log_warn("%s: pipe", __func__);
-		return -1;
-	}
-	/* a socket, not a pipe: the go sent to a child that died meanwhile
-	 * is EPIPE (MSG_NOSIGNAL), not a SIGPIPE that kills steerlab */
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, gop) == -1) {
-		log_warn("%s: socketpair", __func__);
-		close(errp[0]);
-		close(errp[1]);
-		return -1;
-	}
 	fflush(NULL);
 	if ((pid = fork()) == -1) {
 		log_warn("%s: fork", __func__);
-		close(errp[0]);
-		close(errp[1]);
-		close(gop[0]);
-		close(gop[1]);
 		return -1;
 	}
 	if (pid == 0) {
-		close(errp[0]);
-		close(gop[1]);
-		agent_child(lab, node, prog, logpath, argv, errp[1], gop[0]);
+		close(b->report[0]);
+		agent_child(lab, node, prog, logpath, argv, b->report[1], b->go[0], b->go[1]);
 	}
-	close(errp[1]);
-	close(gop[0]);
 	a = &lab->agents[lab->nagents];
 	memset(a, 0, sizeof(*a));
 	a->pid = pid;
 	a->node = node;
 	a->child = 1;
+	a->start_step = -1;
+	a->prog = strdup(prog); /* for what its start says, if it fails */
 	strfmt(a->name, sizeof(a->name), "%s", name);
 	/* our unreaped child: the PID cannot be anyone else's yet */
 	if ((a->pidfd = pidfd_open(pid, 0)) == -1)
@@ -299,26 +373,55 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const c
 	if (lab_append(lab->statedir, "agents.tsv", line) == -1) {
 		log_warnx("%s/agents.tsv: the agent cannot be recorded; not starting it",
 			  lab->statedir);
-		close(gop[1]); /* EOF: it exits without running anything */
-		close(errp[0]);
+		/* no go is written for it: it ends without running anything */
+		if (a->pidfd >= 0)
+			pidfd_send_signal(a->pidfd, SIGKILL, NULL, 0);
+		else
+			kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		agent_close(a);
+		free(a->prog);
+		a->prog = NULL;
 		return -1;
 	}
-	if (send(gop[1], "g", 1, MSG_NOSIGNAL) != 1)
-		log_warn("%s: %s of node %s: go", __func__, name, nodename);
-	close(gop[1]);
-	started = agent_started(lab, node, name, prog, logpath, errp[0]);
-	close(errp[0]);
-	if (started == -1) {
-		waitpid(pid, NULL, 0);
-		agent_close(a);
-		return -1;
-	}
-	/* the run directory's copy stays */
-	lab_append(lab->rundir, "agents.tsv", line);
-	log_debug("started %s in %s: pid %d", name, nodename, (int)pid);
 	return lab->nagents++;
+}
+
+int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const char *name,
+		       char *const argv[])
+{
+	const char *nodename = lab->t->nodes[node].name;
+	int alone = !lab->batch.open, i;
+	char prog[PATH_MAX];
+
+	if (lab->nagents >= LAB_MAX_AGENTS) {
+		log_warnx("too many agents");
+		goto fail;
+	}
+	if (prog_name[0] == '/')
+		strfmt(prog, sizeof(prog), "%s", prog_name);
+	else
+		strfmt(prog, sizeof(prog), "%s/%s", lab->bindir, prog_name);
+	if (access(prog, X_OK) == -1) {
+		log_warn("%s: agent %s", __func__, prog);
+		goto fail;
+	}
+	if (lab->interrupt && *lab->interrupt) {
+		log_warnx("interrupted: agent %s of node %s not started", name, nodename);
+		goto fail;
+	}
+	/* alone: a batch of one */
+	if (alone && batch_open(lab) == -1)
+		return -1;
+	if ((i = agent_fork(lab, node, prog, name, argv)) == -1)
+		lab->batch.failed = 1;
+	if (alone)
+		return lab_start_wait(lab) == -1 ? -1 : i;
+	return i;
+fail:
+	if (lab->batch.open)
+		lab->batch.failed = 1;
+	return -1;
 }
 
 /* agent_matches: name NULL matches all; "client*" every label it begins. */

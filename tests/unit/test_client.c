@@ -1,16 +1,22 @@
-/* The client's pure parts: outstanding ring, absolute schedule, CSV records;
- * and over loopback, replies that arrived in time while the client was not
- * running counted answered. */
+/* The client's pure parts: outstanding ring, absolute schedule, CSV records
+ * and their file's buffer; and over loopback, replies that arrived in time
+ * while the client was not running counted answered, and replies read by
+ * the send tick at high rates. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
 #include <cmocka.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 
 #include "agents/client/record.h"
 #include "agents/client/traffic.h"
@@ -209,6 +215,108 @@ static void test_record_lines(void **state)
 	assert_int_equal(client_record_format(buf, 10, 7, 42, 1, CLIENT_OK, "a", 1), -1);
 }
 
+/* the line is what snprintf writes, for any values, and -1 exactly when
+ * it would not fit */
+static void test_record_lines_as_snprintf(void **state)
+{
+	static const int64_t s64[] = {0,
+				      1,
+				      -1,
+				      9,
+				      10,
+				      -10,
+				      99,
+				      1000000000,
+				      INT64_MAX,
+				      INT64_MIN,
+				      INT64_MIN + 1,
+				      -999999,
+				      1796085339808958216LL};
+	static const uint64_t u64[] = {0, 1, 9, 10, 12345678901234567890ULL, UINT64_MAX};
+	static const uint32_t u32[] = {0, 7, 4294967295u, 2147614720u};
+	static const char *const sites[] = {NULL, "", "a", "0123456789abcdef"};
+	uint64_t x = 88172645463325252ULL;
+
+	(void)state;
+	for (int round = 0; round < 20000; round++) {
+		char want[160], got[160];
+		uint32_t client;
+		uint64_t seq;
+		int64_t sent, rtt;
+		enum client_status st = (enum client_status)(round % 3);
+		const char *site = sites[(round / 3) % 4];
+		int n, m;
+
+		/* the edges first, then xorshift's numbers of every length */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		client = round < 200 ? u32[round % 4] : (uint32_t)x;
+		seq = round < 200 ? u64[round % 6] : x >> (x % 64);
+		sent = round < 200 ? s64[round % 13] : (int64_t)(x * 31) >> (x % 64);
+		rtt = round < 200 ? s64[(round + 5) % 13] : (int64_t)(x * 17) >> (x % 63);
+		n = snprintf(want, sizeof(want),
+			     "%" PRIu32 ",%" PRIu64 ",%" PRId64 ",%s,%s,%" PRId64 "\n", client, seq,
+			     sent,
+			     st == CLIENT_OK	    ? "ok"
+			     : st == CLIENT_TIMEOUT ? "timeout"
+						    : "error",
+			     site ? site : "", st == CLIENT_OK ? rtt : 0);
+		assert_int_equal(
+		    client_record_format(got, sizeof(got), client, seq, sent, st, site, rtt), n);
+		assert_string_equal(got, want);
+		/* room for the line and its NUL, and one byte less */
+		m = client_record_format(got, (size_t)n + 1, client, seq, sent, st, site, rtt);
+		assert_int_equal(m, n);
+		assert_string_equal(got, want);
+		assert_int_equal(
+		    client_record_format(got, (size_t)n, client, seq, sent, st, site, rtt), -1);
+	}
+	assert_int_equal(client_record_format(NULL, 0, 1, 1, 1, (enum client_status)3, "a", 1), -1);
+}
+
+/* records reach the file CLIENT_RECORD_BUF bytes at a time, and all of
+ * them once it is closed; a write that fails is said at the close */
+static void test_record_file_batches(void **state)
+{
+	char path[] = "/tmp/test_client_recordsXXXXXX";
+	struct client_recfile f;
+	struct client_recbin bin;
+	struct stat st;
+	int fd = mkstemp(path);
+	/* the header and the site's name, then records up to the buffer */
+	uint64_t fit = (CLIENT_RECORD_BUF - RECBIN_HDR_LEN) / RECBIN_LEN - 1, seq;
+
+	(void)state;
+	assert_true(fd != -1);
+	close(fd);
+	assert_int_equal(client_record_open(&f, path), 0);
+	assert_int_equal(client_recbin_start(&bin, f.fp), 0);
+	for (seq = 0; seq < fit; seq++)
+		assert_int_equal(
+		    client_recbin_write(&bin, 7, seq, 1000 + (int64_t)seq, CLIENT_OK, "a", 50), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 0); /* 32,767 records, not one write yet */
+	assert_int_equal(client_recbin_write(&bin, 7, seq++, 1, CLIENT_TIMEOUT, NULL, 0), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, CLIENT_RECORD_BUF); /* one write of the whole buffer */
+	assert_int_equal(client_record_close(&f), 0);
+	assert_null(f.fp);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, RECBIN_HDR_LEN + (seq + 1) * RECBIN_LEN);
+	unlink(path);
+	assert_int_equal(client_record_close(&f), 0); /* closed: nothing to do */
+
+	assert_int_equal(client_record_open(&f, "/dev/full"), 0);
+	fputs(CLIENT_CSV_HEADER, f.fp);
+	errno = 0;
+	assert_int_equal(client_record_close(&f), -1);
+	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(client_record_open(&f, "/nonexistent/dir/x.bin"), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_null(f.fp);
+}
+
 static void test_record_header(void **state)
 {
 	(void)state;
@@ -317,6 +425,122 @@ static void test_replies_read_late(void **state)
 	loop_free(loop);
 }
 
+/* a site on loopback in the client's own loop that answers at once */
+static void site_answer_now(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	uint8_t buf[WIRE_LEN];
+	struct sockaddr_in from;
+	socklen_t len = sizeof(from);
+	struct wire_msg m;
+	ssize_t n;
+	int *answered = arg;
+
+	(void)loop;
+	(void)events;
+	while ((n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &len)) ==
+	       WIRE_LEN) {
+		assert_int_equal(wire_decode(buf, (size_t)n, &m), 0);
+		m.type = WIRE_REPLY;
+		strcpy(m.site, "a");
+		wire_encode(&m, buf, sizeof(buf));
+		assert_int_equal(sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, len),
+				 WIRE_LEN);
+		(*answered)++;
+		len = sizeof(from);
+	}
+}
+
+/* at 20,000 requests/s the send tick reads the replies: the socket is not
+ * in the loop (a reply does not wake the client) until the sends are over;
+ * every request answered and recorded, in a record file of the client's */
+static void test_replies_read_by_tick(void **state)
+{
+	struct sockaddr_in site = {.sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(site);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0), answered = 0, lines = 0, ok = 0;
+	int bufsz = 4 << 20, tfd;
+	struct loop *loop = loop_new();
+	struct loop_handler h;
+	struct client c;
+	struct client_recfile f;
+	char path[] = "/tmp/test_client_tickXXXXXX", line[128];
+	struct client_cfg cfg = {.id = 9,
+				 .rate = 20000,
+				 .timeout_ns = 2 * NSEC_PER_SEC,
+				 .duration_ns = 30 * NSEC_PER_MSEC};
+	FILE *in;
+
+	(void)state;
+	assert_true(fd != -1 && loop != NULL);
+	assert_true((tfd = mkstemp(path)) != -1);
+	close(tfd);
+	assert_int_equal(client_record_open(&f, path), 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&site, sizeof(site)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&site, &len), 0);
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz)), 0);
+	cfg.target = site;
+	assert_int_equal(loop_add(loop, &h, fd, EPOLLIN, site_answer_now, &answered), 0);
+	assert_int_equal(client_start(&c, loop, &cfg, f.fp), 0);
+	assert_true(c.periodic);
+	assert_false(c.reply.added); /* the tick reads them */
+	test_wait_tstamps();
+	assert_int_equal(loop_run(loop), 0);
+	assert_true(c.reply.added); /* watched once the sends were over */
+	client_finish(&c);
+	assert_int_equal(c.stats.sent, 600);
+	assert_int_equal(answered, 600);
+	assert_int_equal(c.stats.ok, 600);
+	assert_int_equal(c.stats.lost, 0);
+	client_close(&c);
+	assert_int_equal(client_record_close(&f), 0);
+	assert_non_null(in = fopen(path, "r"));
+	while (fgets(line, sizeof(line), in)) {
+		lines++;
+		ok += strncmp(line, "9,", 2) == 0 && strstr(line, ",ok,a,") != NULL;
+	}
+	fclose(in);
+	unlink(path);
+	assert_int_equal(lines, 600);
+	assert_int_equal(ok, 600);
+	loop_del(loop, &h);
+	close(fd);
+	loop_free(loop);
+}
+
+/* a client that cannot keep up (2,000,000 requests/s on loopback, to a
+ * port nobody listens on) runs its ticks back to back, not one loop turn
+ * each, and still sends every request of its schedule */
+static void test_ticks_back_to_back(void **state)
+{
+	struct sockaddr_in site = {.sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(site);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct loop *loop = loop_new();
+	struct client c;
+	struct client_cfg cfg = {.id = 3,
+				 .rate = 2000000,
+				 .timeout_ns = 20 * NSEC_PER_MSEC,
+				 .duration_ns = 20 * NSEC_PER_MSEC};
+
+	(void)state;
+	assert_true(fd != -1 && loop != NULL);
+	/* a port of the kernel's choice, closed again: nothing answers */
+	assert_int_equal(bind(fd, (struct sockaddr *)&site, sizeof(site)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&site, &len), 0);
+	close(fd);
+	cfg.target = site;
+	assert_int_equal(client_start(&c, loop, &cfg, NULL), 0);
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(&c);
+	assert_int_equal(c.stats.sent, 40000);
+	assert_int_equal(c.stats.ok + c.stats.lost + c.stats.errors, 40000);
+	assert_true(c.stats.busy_rounds > 0);
+	client_close(&c);
+	loop_free(loop);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,10 +552,14 @@ int main(void)
 	    cmocka_unit_test(test_sched_due_by),
 	    cmocka_unit_test(test_sched_total),
 	    cmocka_unit_test(test_record_lines),
+	    cmocka_unit_test(test_record_lines_as_snprintf),
+	    cmocka_unit_test(test_record_file_batches),
 	    cmocka_unit_test(test_record_header),
 	    cmocka_unit_test(test_site_clean),
 	    cmocka_unit_test(test_tally),
 	    cmocka_unit_test(test_replies_read_late),
+	    cmocka_unit_test(test_replies_read_by_tick),
+	    cmocka_unit_test(test_ticks_back_to_back),
 	};
 
 	return cmocka_run_group_tests_name("client", tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* The client population's pure parts: rate skews, phases, sticky
- * selection, the schedule heap, query ids, and the id scheme. */
+ * selection, the schedule (its ring and its heap), query ids, and the id
+ * scheme. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -194,6 +195,135 @@ static void test_schedule_poisson(void **state)
 	pop_free(&q);
 }
 
+/* pop_schedule_check: pops p from start to end in steps of step_ns, and
+ * checks that the requests come in the order of their due times, none
+ * later than the step it is popped in, none due at or after the end, and
+ * that paced clients keep their interval exactly; the requests popped */
+static uint64_t pop_schedule_check(struct pop *p, int64_t start, int64_t end, int64_t step_ns,
+				   int paced)
+{
+	int64_t *last = calloc(p->n, sizeof(*last)), prev = INT64_MIN, j;
+	uint64_t total = 0;
+
+	assert_non_null(last);
+	for (int64_t now = start; now < end + NSEC_PER_SEC; now += step_ns) {
+		for (;;) {
+			int64_t due = pop_next_ns(p);
+
+			if ((j = pop_due(p, now)) < 0)
+				break;
+			assert_true(due <= now);
+			assert_true(due >= prev); /* in due order */
+			assert_true(due >= start && due < end);
+			if (paced && last[j])
+				assert_int_equal(due - last[j], p->c[j].gap_ns);
+			last[j] = due;
+			prev = due;
+			total++;
+		}
+		assert_true(pop_next_ns(p) > now);
+	}
+	assert_int_equal(pop_next_ns(p), INT64_MAX);
+	assert_int_equal(p->nheap, 0);
+	free(last);
+	return total;
+}
+
+/* equal paced clients go round a ring in send order (O(1) a request); any
+ * other schedule is a heap; each gives the requests in due order, and
+ * paced ones exactly an interval apart, however coarse the steps */
+static void test_schedule_ring_and_heap(void **state)
+{
+	static const struct {
+		const char *skew;
+		int poisson;
+		uint32_t n;
+		int ring;
+	} cases[] = {
+	    {"equal", 0, 1, 1},	     {"equal", 0, 7, 1},      {"equal", 0, 1000, 1},
+	    {"equal", 0, 10000, 1},  {"list:3,1", 0, 100, 0}, {"harmonic", 0, 1000, 0},
+	    {"zipf:1.5", 0, 333, 0}, {"equal", 1, 1000, 0},   {"harmonic", 1, 500, 0},
+	};
+	int64_t start = 5 * NSEC_PER_SEC, dur = 2 * NSEC_PER_SEC;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		static const int64_t steps[] = {NSEC_PER_MSEC / 10, 7 * NSEC_PER_MSEC,
+						NSEC_PER_SEC};
+
+		for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+			struct pop p;
+			struct pop_rates r;
+			uint64_t total;
+
+			assert_int_equal(pop_rates_parse(cases[i].skew, &r), 0);
+			assert_int_equal(
+			    pop_init(&p, cases[i].n, 0, &r, 20000, cases[i].poisson, 3), 0);
+			pop_start(&p, start, dur);
+			assert_int_equal(p.ring != 0, cases[i].ring);
+			total =
+			    pop_schedule_check(&p, start, start + dur, steps[k], !cases[i].poisson);
+			/* 20,000/s for 2 s: within one request a client, or
+			 * Poisson's 5 sigma */
+			if (cases[i].poisson)
+				assert_true(fabs((double)total - 40000) < 5 * sqrt(40000));
+			else
+				assert_true(llabs((long long)total - 40000) <= cases[i].n);
+			pop_free(&p);
+		}
+	}
+}
+
+/* the ring (equal) and the heap (harmonic) give the requests a plain scan
+ * of every client's next due time gives, step by step */
+static void test_schedule_as_scan(void **state)
+{
+	static const char *const skews[] = {"equal", "harmonic"};
+	int64_t start = NSEC_PER_SEC, dur = NSEC_PER_SEC;
+	uint32_t n = 500;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct pop p;
+		struct pop_rates r;
+		int64_t *next = calloc(n, sizeof(*next));
+
+		assert_non_null(next);
+		pop_rates_parse(skews[k], &r);
+		assert_int_equal(pop_init(&p, n, 0, &r, 50000, 0, 1), 0);
+		pop_start(&p, start, dur);
+		assert_int_equal(p.ring != 0, k == 0);
+		for (uint32_t j = 0; j < n; j++)
+			next[j] = start + (int64_t)(pop_phase(j) * (double)p.c[j].gap_ns);
+		for (int64_t now = start; now < start + dur + NSEC_PER_MSEC;
+		     now += 50 * NSEC_PER_MSEC / 7) {
+			/* a step's requests as a set (equal due times come in
+			 * either order): how many, and a sum of their clients */
+			uint64_t sp = 0, ss = 0, np = 0, ns = 0;
+			int64_t j, first = INT64_MAX;
+
+			while ((j = pop_due(&p, now)) >= 0) {
+				sp += (uint64_t)j * (uint64_t)j + 1;
+				np++;
+			}
+			for (uint32_t c = 0; c < n; c++) {
+				while (next[c] <= now && next[c] < start + dur) {
+					ss += (uint64_t)c * c + 1;
+					ns++;
+					next[c] += p.c[c].gap_ns;
+				}
+				if (next[c] < start + dur && next[c] < first)
+					first = next[c];
+			}
+			assert_int_equal(np, ns);
+			assert_true(sp == ss);
+			assert_int_equal(pop_next_ns(&p), first);
+		}
+		pop_free(&p);
+		free(next);
+	}
+}
+
 static void test_dns_state(void **state)
 {
 	struct pop p;
@@ -298,10 +428,16 @@ static void test_id_scheme(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rates_parse),	   cmocka_unit_test(test_rates_skews),
-	    cmocka_unit_test(test_phase_spread),   cmocka_unit_test(test_sticky_selection),
-	    cmocka_unit_test(test_schedule_paced), cmocka_unit_test(test_schedule_poisson),
-	    cmocka_unit_test(test_dns_state),	   cmocka_unit_test(test_dns_weighted),
+	    cmocka_unit_test(test_rates_parse),
+	    cmocka_unit_test(test_rates_skews),
+	    cmocka_unit_test(test_phase_spread),
+	    cmocka_unit_test(test_sticky_selection),
+	    cmocka_unit_test(test_schedule_paced),
+	    cmocka_unit_test(test_schedule_poisson),
+	    cmocka_unit_test(test_schedule_ring_and_heap),
+	    cmocka_unit_test(test_schedule_as_scan),
+	    cmocka_unit_test(test_dns_state),
+	    cmocka_unit_test(test_dns_weighted),
 	    cmocka_unit_test(test_id_scheme),
 	};
 

@@ -6,8 +6,9 @@
  * started as the supervisor's agents with their command lines, zebra first
  * and listening, and what `down` removes after them: the state's frr/ by
  * what is in it, never following a link, and FRR's own /var/tmp/frr/
- * DAEMON.PID of a daemon that has ended. The daemons drop to the frr
- * user: those tests need root.
+ * DAEMON.PID of a daemon that has ended; and FRR's dry runs of every node
+ * at once, one bgpd for the nodes of one shape (lab/build/frrconf.c). The daemons drop to the frr user:
+ * those tests need root.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -238,6 +239,167 @@ static void test_start(void **state)
 	}
 }
 
+/* FRR's dry runs of every node at once (lab/build/frrconf.c): vtysh, here a
+ * script of the test's bind-mounted over it that rejects b's hostname line
+ * and logs each run, checks what steerlab wrote alone in one run; having
+ * rejected a line there, it checks each of those configurations alone, so
+ * that b's message names b's line; a's configuration, with an `frr =` line,
+ * is checked alone from the start, and the real bgpd's rejection of it is
+ * said first, in node order */
+static void test_dry_runs(void **state)
+{
+	static const char fake[] =
+	    "#!/bin/sh\n"
+	    "awk '/^hostname b$/ { print \"line \" NR \": % Unknown command[4]: \" $0; bad = 1 }\n"
+	    "     END { print NR >>\"/run/t20/vtysh.runs\"; exit bad ? 2 : 0 }' /dev/stdin\n";
+	char *sets[] = {"bfd=yes", "a.frr=bogus"}, *errs = NULL, *runs;
+	size_t len = 0;
+	int n = 0, total = 0, sum = 0;
+	FILE *err;
+
+	(void)state;
+	SANDBOX_REQUIRE_ROOT();
+	topo = new_topology();
+	load_ok(topo, LDATA "bgp.ini", sets, 2);
+	assert_true(mkdir("/run/t20", 0755) == 0 || errno == EEXIST);
+	test_write_file("/run/t20", "vtysh", fake);
+	assert_int_equal(chmod("/run/t20/vtysh", 0755), 0);
+	assert_int_equal(mount("/run/t20/vtysh", FRR_VTYSH, NULL, MS_BIND, NULL), 0);
+	err = open_memstream(&errs, &len);
+	assert_int_equal(frrconf_check(topo, err), -1);
+	fclose(err);
+	assert_int_equal(umount2(FRR_VTYSH, 0), 0);
+	assert_string_equal(errs, "steerlab: node a: FRR rejected its configuration (bgpd line 28: "
+				  "bogus; from --set a.frr=bogus)\n"
+				  "steerlab: node b: FRR rejected its configuration (vtysh line 3: "
+				  "% Unknown command[4]: hostname b)\n");
+	free(errs);
+	/* a's bgpd alone; the five others together, then each alone */
+	runs = sandbox_read("/run/t20/vtysh.runs");
+	assert_non_null(runs);
+	for (char *line = strtok(runs, "\n"); line; line = strtok(NULL, "\n"), n++)
+		total += atoi(line);
+	free(runs);
+	assert_int_equal(n, 7);
+	for (int k = 0; k < topo->nnodes; k++) {
+		for (int d = FRRCONF_BGPD; d <= FRRCONF_BFDD; d++) {
+			char *c = NULL;
+			size_t clen = 0;
+			FILE *fp;
+
+			if (!frrconf_node(topo, k) ||
+			    (d == FRRCONF_BGPD && k == topo_find(topo, "a")))
+				continue;
+			fp = open_memstream(&c, &clen);
+			frrconf_write(topo, k, (enum frrconf_daemon)d, fp, NULL);
+			fclose(fp);
+			for (char *p = c; (p = strchr(p, '\n')) != NULL; p++)
+				sum++;
+			free(c);
+		}
+	}
+	/* what the one run held and each alone again, and a's */
+	assert_int_equal(total, 2 * sum + 28);
+	unlink("/run/t20/vtysh.runs");
+	free(topo);
+}
+
+/* the line of node's bgpd configuration that begins with text, 1 first */
+static int conf_line(const char *node, const char *text)
+{
+	char *c = NULL, *line;
+	size_t clen = 0;
+	int n = 0, found = 0;
+	FILE *fp = open_memstream(&c, &clen);
+
+	frrconf_write(topo, topo_find(topo, node), FRRCONF_BGPD, fp, NULL);
+	fclose(fp);
+	for (line = strtok(c, "\n"); line && !found; line = strtok(NULL, "\n"))
+		if (++n && strncmp(line + strspn(line, " "), text, strlen(text)) == 0)
+			found = n;
+	free(c);
+	return found;
+}
+
+/* bgpd_runs: the hostnames the fake bgpd checked, sorted, as one line */
+static void bgpd_runs(char *buf, size_t len)
+{
+	char *runs = sandbox_read("/run/t20/bgpd.runs"), *names[8];
+	int n = 0;
+
+	assert_non_null(runs);
+	for (char *l = strtok(runs, "\n"); l && n < 8; l = strtok(NULL, "\n"))
+		names[n++] = l;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char *x = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = x;
+		}
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? " " : "", names[i]);
+	free(runs);
+	unlink("/run/t20/bgpd.runs");
+}
+
+/* One bgpd a shape (lab/build/frrconf.c): bgpd, here a script of the test's
+ * bind-mounted over it that logs each run's hostname, checks sites a and
+ * b, whose configurations differ only in their numbers and names, in one
+ * run (a's); when it rejects a's `set metric` line (with
+ * /run/t20/bgpd.reject), b is checked by a bgpd of its own, and each
+ * node's message names its own line */
+static void test_dry_run_shapes(void **state)
+{
+	static const char fake[] =
+	    "#!/bin/sh\n"
+	    "r=0; [ -e /run/t20/bgpd.reject ] && r=1\n"
+	    "awk -v reject=$r '/^hostname / { print $2 >>\"/run/t20/bgpd.runs\" }\n"
+	    "     /^ *set metric/ && reject { l = $0; sub(/^ */, \"\", l)\n"
+	    "         print \"No such command on config line \" NR \": \" l; bad = 1 }\n"
+	    "     END { exit bad ? 1 : 0 }' /dev/stdin\n";
+	char *errs = NULL, want[512], runs[64];
+	size_t len = 0;
+	int line;
+	FILE *err;
+
+	(void)state;
+	SANDBOX_REQUIRE_ROOT();
+	topo = new_topology();
+	load_ok(topo, LDATA "bgp.ini", NULL, 0);
+	assert_true(mkdir("/run/t20", 0755) == 0 || errno == EEXIST);
+	test_write_file("/run/t20", "bgpd", fake);
+	assert_int_equal(chmod("/run/t20/bgpd", 0755), 0);
+	assert_int_equal(mount("/run/t20/bgpd", FRR_BGPD, NULL, MS_BIND, NULL), 0);
+	unlink("/run/t20/bgpd.runs");
+	err = open_memstream(&errs, &len);
+	assert_int_equal(frrconf_check(topo, err), 0);
+	fclose(err);
+	assert_string_equal(errs, "");
+	free(errs);
+	bgpd_runs(runs, sizeof(runs));
+	assert_string_equal(runs, "a core");
+
+	test_write_file("/run/t20", "bgpd.reject", "");
+	errs = NULL;
+	err = open_memstream(&errs, &len);
+	assert_int_equal(frrconf_check(topo, err), -1);
+	fclose(err);
+	unlink("/run/t20/bgpd.reject");
+	assert_int_equal(umount2(FRR_BGPD, 0), 0);
+	line = conf_line("a", "set metric");
+	assert_int_equal(conf_line("b", "set metric"), line);
+	snprintf(want, sizeof(want),
+		 "steerlab: node a: FRR rejected its configuration (bgpd line %d: set metric 10)\n"
+		 "steerlab: node b: FRR rejected its configuration (bgpd line %d: set metric 20)\n",
+		 line, line);
+	assert_string_equal(errs, want);
+	free(errs);
+	bgpd_runs(runs, sizeof(runs));
+	assert_string_equal(runs, "a b core");
+	free(topo);
+}
+
 /* mkfile: dir/name holding text */
 static void mkfile(const char *dir, const char *name)
 {
@@ -331,8 +493,9 @@ static void test_forget(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_prepare), cmocka_unit_test(test_prepare_static),
-	    cmocka_unit_test(test_start),   cmocka_unit_test(test_remove),
+	    cmocka_unit_test(test_prepare),	   cmocka_unit_test(test_prepare_static),
+	    cmocka_unit_test(test_start),	   cmocka_unit_test(test_dry_runs),
+	    cmocka_unit_test(test_dry_run_shapes), cmocka_unit_test(test_remove),
 	    cmocka_unit_test(test_forget),
 	};
 

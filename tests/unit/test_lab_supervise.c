@@ -257,6 +257,186 @@ static void test_start_failures(void **state)
 	assert_no_child_left();
 }
 
+/* exe_of: where /proc/PID/exe points (malloc'd) */
+static char *exe_of(pid_t pid)
+{
+	char path[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/* lines: how many lines text has */
+static int lines(const char *text)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strchr(p, '\n')) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* a batch: every agent forked and recorded first, none of them run (each
+ * still this program, waiting), then all let go at once, each recorded
+ * before it ran */
+static void test_batch(void **state)
+{
+	static const char *const labels[] = {"collector", "sited", "prober", "client"};
+	char *self = exe_of(getpid()), *exe, *text, want[PATH_MAX];
+	int nodes[] = {topo_find(topo, "core"), nodea, nodea, nodec};
+
+	(void)state;
+	SANDBOX_REQUIRE();
+	lab_start_batch(&lab);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(start(nodes[i], labels[i], NULL), i);
+	assert_int_equal(lab.nagents, 4);
+	/* recorded for down, and not one has exec'd nor opened its log */
+	text = file_text(STATE, "agents.tsv");
+	assert_non_null(text);
+	assert_int_equal(lines(text), 4);
+	free(text);
+	for (int i = 0; i < 4; i++) {
+		char log[PATH_MAX];
+
+		exe = exe_of(lab.agents[i].pid);
+		assert_string_equal(exe, self);
+		free(exe);
+		snprintf(log, sizeof(log), "%s.%s.log", topo->nodes[nodes[i]].name, labels[i]);
+		assert_no_file(run, log);
+	}
+	assert_no_file(run, "agents.tsv");
+	assert_int_equal(lab_start_wait(&lab), 0);
+	/* once it returns, every one has exec'd its program */
+	for (int i = 0; i < 4; i++) {
+		exe = exe_of(lab.agents[i].pid);
+		snprintf(want, sizeof(want), BIN "/%s", lab_agent_prog(labels[i]));
+		assert_string_equal(exe, want);
+		free(exe);
+		wait_ready(nodes[i], labels[i]);
+	}
+	assert_file(run, "a.sited.log",
+		    "recorded: yes\nfds: 0 1 2\nstdin: /dev/null\nsession: own\nargv: sited\n");
+	text = file_text(run, "agents.tsv");
+	assert_non_null(text);
+	assert_int_equal(lines(text), 4);
+	free(text);
+	free(self);
+	/* a batch of none */
+	lab_start_batch(&lab);
+	assert_int_equal(lab_start_wait(&lab), 0);
+	assert_int_equal(lab.nagents, 4);
+}
+
+/* agents of a batch that cannot start: each said in the order of the batch,
+ * none left in the lab; the others run; an agent that cannot be forked
+ * ends the batch there, as it ended the starts one by one */
+static void test_batch_failures(void **state)
+{
+	char *err, want[1024], path[128], *text;
+
+	(void)state;
+	SANDBOX_REQUIRE();
+	test_write_file(BIN, "bad", "not a program\n");
+	assert_int_equal(chmod(BIN "/bad", 0755), 0);
+	snprintf(path, sizeof(path), "%s/a.prober.log", run);
+	assert_int_equal(symlink("/run/t20/planted", path), 0);
+	capture_begin();
+	lab_start_batch(&lab);
+	assert_int_equal(start(nodea, "sited", NULL), 0);
+	assert_int_equal(lab_start_agent_as(&lab, nodea, "bad", "routed", (char *[]){"bad", NULL}),
+			 1);
+	assert_int_equal(start(nodea, "prober", NULL), 2);
+	assert_int_equal(start(nodec, "client", NULL), 3);
+	assert_int_equal(
+	    lab_start_agent_as(&lab, nodea, "nosuch", "sited", (char *[]){"nosuch", NULL}), -1);
+	assert_int_equal(lab_start_wait(&lab), -1);
+	err = capture_end();
+	snprintf(want, sizeof(want),
+		 "steerlab: lab_start_agent_as: agent " BIN "/nosuch: No such file or directory\n"
+		 "steerlab: agent routed of node a: exec " BIN "/bad: Exec format error\n"
+		 "steerlab: agent prober of node a: %s is a symbolic link: not followed; remove "
+		 "it or choose another --out\n",
+		 path);
+	assert_string_equal(err, want);
+	free(err);
+	unlink(path);
+	/* the two that run, in their order, and only they */
+	assert_int_equal(lab.nagents, 2);
+	assert_string_equal(lab.agents[0].name, "sited");
+	assert_string_equal(lab.agents[1].name, "client");
+	wait_ready(nodea, "sited");
+	wait_ready(nodec, "client");
+	text = file_text(run, "agents.tsv");
+	assert_non_null(text);
+	assert_int_equal(lines(text), 2);
+	assert_non_null(strstr(text, "\ta\tsited\n"));
+	assert_non_null(strstr(text, "\tc1\tclient\n"));
+	free(text);
+	assert_no_file("/run/t20", "planted");
+	/* the next batch starts clean */
+	lab_start_batch(&lab);
+	assert_int_equal(start(nodea, "prober", NULL), 2);
+	assert_int_equal(lab_start_wait(&lab), 0);
+	wait_ready(nodea, "prober");
+	assert_int_equal(lab_down(&lab), 0);
+	assert_no_child_left();
+}
+
+/* a batch whose agent cannot be recorded: it never runs, those recorded
+ * before it do; an interrupt stops the batch the same way */
+static void test_batch_unrecorded(void **state)
+{
+	static volatile sig_atomic_t stop;
+	char *err, *text;
+
+	(void)state;
+	SANDBOX_REQUIRE();
+	lab_start_batch(&lab);
+	assert_int_equal(start(nodea, "sited", NULL), 0);
+	text = file_text(STATE, "agents.tsv");
+	assert_non_null(text);
+	assert_int_equal(rename(STATE "/agents.tsv", "/run/t20/agents.tsv"), 0);
+	assert_int_equal(symlink("/run/t20/planted", STATE "/agents.tsv"), 0);
+	capture_begin();
+	assert_int_equal(start(nodea, "prober", "exit=0"), -1);
+	assert_int_equal(lab_start_wait(&lab), -1);
+	err = capture_end();
+	assert_string_equal(err, "steerlab: " STATE "/agents.tsv is a symbolic link: not followed\n"
+				 "steerlab: " STATE "/agents.tsv: the agent cannot be recorded; "
+				 "not starting it\n");
+	free(err);
+	unlink(STATE "/agents.tsv");
+	assert_int_equal(rename("/run/t20/agents.tsv", STATE "/agents.tsv"), 0);
+	assert_file(STATE, "agents.tsv", text);
+	free(text);
+	assert_int_equal(lab.nagents, 1);
+	wait_ready(nodea, "sited");
+	assert_no_file(run, "a.prober.log");
+	assert_no_file("/run/t20", "planted");
+
+	lab.interrupt = &stop;
+	lab_start_batch(&lab);
+	assert_int_equal(start(nodec, "client", NULL), 1);
+	stop = 1;
+	capture_begin();
+	assert_int_equal(start(nodea, "prober", NULL), -1);
+	assert_int_equal(lab_start_wait(&lab), -1);
+	err = capture_end();
+	assert_string_equal(err, "steerlab: interrupted: agent prober of node a not started\n");
+	free(err);
+	lab.interrupt = NULL;
+	assert_int_equal(lab.nagents, 2);
+	wait_ready(nodec, "client");
+	assert_no_file(run, "a.prober.log");
+	assert_int_equal(lab_down(&lab), 0);
+	assert_no_child_left();
+}
+
 /* the one agent_exited event, checked against what is expected of it */
 static void assert_exited(const char *node, const char *agent, pid_t pid, int code, int sig,
 			  int expected)
@@ -734,6 +914,9 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_setup_teardown(test_start_records, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unrecorded_never_runs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_start_failures, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_batch_failures, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_batch_unrecorded, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exit_reported, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exit_phases, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_expected_ends, setup, teardown),

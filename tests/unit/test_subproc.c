@@ -1,7 +1,9 @@
 /*
  * lib/subproc: subproc_capture runs a program with PATH alone in its
  * environment and returns what it printed on both streams with its exit
- * status; a program that cannot be run is 127 with no pid. subproc_run_fds
+ * status; a program that cannot be run is 127 with no pid.
+ * subproc_capture_all runs several so, at most so many at once, each
+ * result in its own job. subproc_run_fds
  * gives the child each descriptor at its place, even one given for a
  * place that another descriptor given is at.
  */
@@ -42,6 +44,71 @@ static void test_capture(void **state)
 	assert_int_equal(subproc_capture(none, -1, &text, &pid), 127);
 	assert_int_equal(pid, 0);
 	free(text);
+}
+
+/* several at once, at most two at a time: jobs 0 and 1 wait for each
+ * other, then 2 and 3, so two must run side by side; the log of their
+ * starts and ends never has three running; each job's output and status
+ * in its own job */
+static void test_capture_all(void **state)
+{
+	static const char script[] =
+	    "d=$1; echo + >>$d/log; touch $d/$2; n=0; "
+	    "while [ ! -e $d/$3 ] && [ $n -lt 1000 ]; do sleep 0.01; n=$((n+1)); done; "
+	    "echo - >>$d/log; echo job $2; exit $2";
+	static const char *const name[] = {"0", "1", "2", "3"}, *const peer[] = {"1", "0", "3",
+										 "2"};
+	char dir[] = "/tmp/test-subproc-XXXXXX", path[64], *const none[] = {"/nonexistent/x", NULL};
+	char *argv[4][8], line[8];
+	struct subproc_job jobs[5];
+	int running = 0, most = 0;
+	FILE *log;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	memset(jobs, 0, sizeof(jobs));
+	for (int i = 0; i < 4; i++) {
+		argv[i][0] = "/bin/sh";
+		argv[i][1] = "-c";
+		argv[i][2] = (char *)script;
+		argv[i][3] = "sh";
+		argv[i][4] = dir;
+		argv[i][5] = (char *)name[i];
+		argv[i][6] = (char *)peer[i];
+		argv[i][7] = NULL;
+		jobs[i].argv = argv[i];
+		jobs[i].in = -1;
+	}
+	jobs[4].argv = none;
+	jobs[4].in = -1;
+	assert_int_equal(subproc_capture_all(jobs, 5, 2), 0);
+	for (int i = 0; i < 4; i++) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "job %d\n", i);
+		assert_int_equal(jobs[i].status, i);
+		assert_true(jobs[i].pid > 0);
+		assert_string_equal(jobs[i].text, want);
+		free(jobs[i].text);
+	}
+	assert_int_equal(jobs[4].status, 127);
+	assert_int_equal(jobs[4].pid, 0);
+	free(jobs[4].text);
+	snprintf(path, sizeof(path), "%s/log", dir);
+	assert_non_null(log = fopen(path, "r"));
+	while (fgets(line, sizeof(line), log)) {
+		running += line[0] == '+' ? 1 : -1;
+		if (running > most)
+			most = running;
+	}
+	fclose(log);
+	assert_int_equal(most, 2);
+	unlink(path);
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, name[i]);
+		unlink(path);
+	}
+	assert_int_equal(rmdir(dir), 0);
 }
 
 /* memfd_text: what a memory file holds */
@@ -98,6 +165,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_capture),
+	    cmocka_unit_test(test_capture_all),
 	    cmocka_unit_test(test_run_fds),
 	};
 
