@@ -117,6 +117,13 @@ $(EXPORT)/$(1): $(2)
 endef
 $(eval $(call export_rule,clocks/clocks.h,probes/clocks/clocks.h))
 $(eval $(call export_rule,report/report.h,probes/report/report.h))
+# lab/ is in rooms, each with one public header, each room above the ones it
+# uses: topology <- build <- run <- cli (docs/architecture.md). A room sees
+# its own headers, and the public header of each room below it, never of one
+# above, so no circle between rooms compiles.
+$(eval $(call export_rule,lab-topology/topology.h,lab/topology/topology.h))
+$(eval $(call export_rule,lab-build/lab.h,lab/build/lab.h))
+$(eval $(call export_rule,lab-run/run.h,lab/run/run.h))
 $(foreach h,$(LAB_AGENT_HEADERS),$(eval $(call export_rule,lab-agents/$(h),$(h))))
 
 $(BUILD)/obj/lib/%.o: INC := -Ilib
@@ -124,7 +131,12 @@ $(BUILD)/obj/agents/%.o: INC := -Ilib
 $(BUILD)/obj/probes/collector/%.o: INC := -Ilib
 $(BUILD)/obj/probes/clocks/%.o: INC := -Ilib
 $(BUILD)/obj/probes/report/%.o: INC := -Ilib -I$(EXPORT)/clocks
-$(BUILD)/obj/lab/%.o: INC := -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli -I$(EXPORT)/clocks -I$(EXPORT)/report -I$(EXPORT)/lab-agents
+$(BUILD)/obj/lab/topology/%.o: INC := -Ilib
+$(BUILD)/obj/lab/build/%.o: INC := -Ilib -I$(EXPORT)/lab-topology -I$(EXPORT)/lab-agents
+$(BUILD)/obj/lab/run/%.o: INC := -Ilib -I$(EXPORT)/lab-topology -I$(EXPORT)/lab-build -I$(EXPORT)/clocks \
+	-I$(EXPORT)/report
+$(BUILD)/obj/lab/cli/%.o: INC := -Ilib -I$(EXPORT)/lab-topology -I$(EXPORT)/lab-build -I$(EXPORT)/lab-run \
+	-I$(EXPORT)/clocks -I$(EXPORT)/report
 $(BUILD)/obj/tests/tools/%.o: INC := -Ilib -I$(EXPORT)/clocks
 $(BUILD)/obj/tests/unit/%.o: INC := -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli -Iprobes/clocks -Iprobes/report -I.
 

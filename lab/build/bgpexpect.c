@@ -11,12 +11,10 @@
  * at any router: FRR keeps the older route, which the topology does not
  * say, and the routers beyond may choose by it.
  */
-#include "bgpexpect.h"
+#include "lab.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "frrconf.h"
 
 #define BGPX_PATH_MAX 128
 #define BGPX_LP_DEFAULT 100

@@ -2,7 +2,7 @@
  * FRR's configurations of a lab's routers and sites, and FRR's dry run on
  * them; see frrconf.h.
  */
-#include "frrconf.h"
+#include "lab.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,8 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lab.h"
-#include "overrides.h"
 #include "realres.h"
 #include "strfmt.h"
 #include "subproc.h"

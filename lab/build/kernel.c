@@ -20,7 +20,7 @@
 
 #include "log.h"
 #include "nladdr.h"
-#include "netns.h"
+#include "lab.h"
 
 /* the links kern_ifindex has looked up: a router's routes name its few
  * links again and again, and a lookup is a netlink round trip (a handle

@@ -1,5 +1,5 @@
 /* Named network namespaces, as iproute2 makes them; see netns.h. */
-#include "netns.h"
+#include "lab.h"
 
 #include <dirent.h>
 #include <errno.h>

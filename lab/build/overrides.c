@@ -1,5 +1,5 @@
 /* --set ttl= and loading a topology with every override; see overrides.h. */
-#include "overrides.h"
+#include "lab.h"
 
 #include <stdint.h>
 #include <stdlib.h>

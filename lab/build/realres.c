@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agents/resolverd/resolverd_check.h"
+#include "lab.h"
 #include "resolvconf.h"
 #include "timeutil.h"
 

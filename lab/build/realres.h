@@ -78,8 +78,4 @@ int realres_write_hints(const struct realres_in *in, FILE *out);
  * none), else -1. Leaves no file. */
 int realres_check(const struct topology *t, FILE *err);
 
-/* realres_print: each real resolver's configuration as comments, as
- * `steerlab check` prints it. */
-void realres_print(const struct topology *t, FILE *out);
-
 #endif

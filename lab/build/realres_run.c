@@ -38,7 +38,6 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "netns.h"
 #include "realres.h"
 #include "rmtree.h"
 #include "strfmt.h"

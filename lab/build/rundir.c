@@ -1,5 +1,5 @@
 /* The rules of a run directory, for every command that makes one; see rundir.h. */
-#include "rundir.h"
+#include "lab.h"
 
 #include <dirent.h>
 #include <errno.h>

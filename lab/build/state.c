@@ -1,5 +1,5 @@
 /* A lab that is up, read back from its state directory; see state.h. */
-#include "state.h"
+#include "lab.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -9,9 +9,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "netns.h"
 #include "strfmt.h"
-#include "topology_int.h"
 
 void lab_state_line(const char *dir, const char *file, char *buf, size_t len)
 {

@@ -29,10 +29,8 @@
 
 #include "event.h"
 #include "log.h"
-#include "netns.h"
 #include "strfmt.h"
 #include "timeutil.h"
-#include "topology_int.h"
 
 /* proc_starttime: field 22 of /proc/PID/stat, and its state letter. */
 static int proc_starttime(pid_t pid, unsigned long long *start, char *state)

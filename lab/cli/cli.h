@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 
+#include "lab.h"
 #include "topology.h"
 
 struct cmd_args {
@@ -59,6 +60,14 @@ int cmd_nodes(const struct cmd_args *a, const char *bindir);
 int cmd_fail(const struct cmd_args *a, const char *bindir);
 int cmd_recover(const struct cmd_args *a, const char *bindir);
 int cmd_exec(int argc, char **argv); /* the arguments after "exec" */
+
+/* lab_nodes_print: the `steerlab nodes` text of a lab that is up, one
+ * block per node (nodes.c). */
+void lab_nodes_print(const struct lab_state *s, FILE *out);
+
+/* lab_nodes_json: the same as a JSON document (docs/inside.md has its
+ * shape). NULL: out of memory. */
+json_t *lab_nodes_json(const struct lab_state *s);
 
 int cmd_run(const struct cmd_args *a, const char *bindir);
 int cmd_sweep(const struct cmd_args *a, const char *bindir);

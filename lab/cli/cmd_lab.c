@@ -9,17 +9,13 @@
 
 #include "cli.h"
 #include "event.h"
-#include "frrconf.h"
-#include "realres.h"
+#include "lab.h"
 #include "hint.h"
 #include "inside.h"
-#include "lab.h"
 #include "run.h"
-#include "rundir.h"
 #include "strfmt.h"
 #include "timeutil.h"
 #include "topology.h"
-#include "topology_int.h"
 
 /* check_frr: every router's bgpd configuration into dir (and every
  * site's, with routing = bgp), each dry-run by FRR when it is installed.

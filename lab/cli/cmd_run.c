@@ -1,13 +1,12 @@
 /* The commands of experiments and their analysis; see cli.h. */
+#include "cli.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "repeat.h"
 #include "report.h"
 #include "run.h"
 #include "strtonum.h"
-#include "sweep.h"
 #include "timeutil.h"
 
 /* sweep_go: run a parsed sweep or repeat of the command cmd to the end;

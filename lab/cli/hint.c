@@ -7,7 +7,6 @@
 
 #include "hint.h"
 #include "topology.h"
-#include "topology_int.h"
 
 /* appendf: vsnprintf at *off in buf, which stays terminated; -1 once the
  * message no longer fits */
@@ -29,26 +28,21 @@ static int appendf(char *buf, size_t len, size_t *off, const char *fmt, ...)
 	return 0;
 }
 
-/* lab_key: the [lab] key called name (name is namelen bytes), or NULL */
-static const struct topo_key *lab_key(const char *name, size_t namelen)
+/* hint_lab_key_type: the type of the [lab] key called name (name is
+ * namelen bytes; ttl a duration), or -1 if there is none */
+static int hint_lab_key_type(const char *name, size_t namelen)
 {
-	static const struct topo_key ttl = {.name = "ttl", .type = TOPO_T_DURATION};
-	const struct topo_key *k;
-	int n, i;
+	int type = topo_key_type(-1, name, namelen);
 
-	k = topo_keys(-1, &n);
-	for (i = 0; i < n; i++)
-		if (strlen(k[i].name) == namelen && strncmp(k[i].name, name, namelen) == 0)
-			return &k[i];
-	if (namelen == 3 && strncmp(name, "ttl", 3) == 0)
-		return &ttl;
-	return NULL;
+	if (type == -1 && namelen == 3 && strncmp(name, "ttl", 3) == 0)
+		return TOPO_T_DURATION;
+	return type;
 }
 
 int hint_option(const char *opt, const char *next, char *buf, size_t len)
 {
-	const struct topo_key *k;
 	const char *name, *eq, *value = NULL;
+	int type;
 	size_t namelen, off = 0;
 
 	if (strncmp(opt, "--", 2) != 0 || opt[2] == '\0')
@@ -62,14 +56,14 @@ int hint_option(const char *opt, const char *next, char *buf, size_t len)
 		value = eq + 1;
 	else if (next && next[0] != '-' && next[0] != '\0')
 		value = next;
-	k = lab_key(name, namelen);
-	if (k == NULL && value == NULL)
+	type = hint_lab_key_type(name, namelen);
+	if (type == -1 && value == NULL)
 		return -1;
 	if (appendf(buf, len, &off, "--%.*s is not an option; ", (int)namelen, name) == -1)
 		return -1;
-	if (k && k->type == TOPO_T_DURATION)
+	if (type == TOPO_T_DURATION)
 		appendf(buf, len, &off, "durations and other topology keys are set with --set");
-	else if (k)
+	else if (type != -1)
 		appendf(buf, len, &off, "topology keys are set with --set");
 	else
 		appendf(buf, len, &off, "if %.*s is a topology key, set it with --set",

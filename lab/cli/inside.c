@@ -13,12 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "actions.h"
+#include "cli.h"
 #include "event.h"
 #include "hint.h"
-#include "netns.h"
+#include "lab.h"
 #include "run.h"
-#include "state.h"
 #include "strfmt.h"
 #include "timeutil.h"
 

@@ -5,7 +5,7 @@
  * check` prints as comments); the agents are those of agents.tsv, each
  * alive or not.
  */
-#include "state.h"
+#include "cli.h"
 
 #include <arpa/inet.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The timeline's actions on a lab that is up; see actions.h. */
-#include "actions.h"
+#include "run.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,10 +11,9 @@
 #include <unistd.h>
 
 #include "event.h"
-#include "jitter.h"
-#include "kernel.h"
+#include "topology.h"
 #include "log.h"
-#include "netns.h"
+#include "lab.h"
 #include "strfmt.h"
 #include "subproc.h"
 #include "timeutil.h"
@@ -550,17 +549,6 @@ static int action_lab_nft(struct lab *lab, int n, const char *script, char *said
 	return 0;
 }
 
-static int action_lab_link_set(struct lab *lab, int n, const char *ifname, int up)
-{
-	struct kern *k = kern_open(lab->nsfd[n]);
-	int ifindex, rc = -1;
-
-	if (k && (ifindex = kern_ifindex(k, ifname)) != -1)
-		rc = kern_link_set(k, ifindex, up);
-	kern_close(k);
-	return rc;
-}
-
 const struct action_ops action_lab_ops = {
     .watch = action_lab_watch,
     .kill_agent = lab_kill_agent,
@@ -569,5 +557,5 @@ const struct action_ops action_lab_ops = {
     .start_node = lab_start_node,
     .reconfigure_node = lab_reconfigure_node,
     .nft = action_lab_nft,
-    .link_set = action_lab_link_set,
+    .link_set = lab_link_set,
 };

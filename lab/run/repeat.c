@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
-#include "jitter.h"
+#include "topology.h"
 #include "log.h"
 #include "strfmt.h"
 #include "strtonum.h"
@@ -37,6 +37,12 @@ static int repeat_seed_set(const char *set, const char **v)
 	return 1;
 }
 
+static const struct sweep_hooks repeat_hooks = {
+    .seeds = repeat_seeds,
+    .progress = repeat_progress,
+    .results = repeat_results,
+};
+
 int repeat_parse(struct sweep *sw, const char *file, int n, char *const sets[], int nsets,
 		 FILE *err)
 {
@@ -47,6 +53,7 @@ int repeat_parse(struct sweep *sw, const char *file, int n, char *const sets[], 
 	memset(sw, 0, sizeof(*sw));
 	sw->file = file;
 	sw->repeat = n;
+	sw->hooks = &repeat_hooks;
 	strfmt(sw->key, sizeof(sw->key), "seed");
 	if (n < 1 || n > REPEAT_MAX) {
 		fprintf(err, "steerlab: run: --repeat %d: expected from 1 to %d runs\n", n,

@@ -37,16 +37,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sweep.h"
-
-#define REPEAT_MAX SWEEP_MAX_POINTS
-
-/* repeat_parse: a repeat of n runs of file with the overrides
- * sets[0..nsets): --set seed=S is the repeat's seed (else one is drawn),
- * the others are fixed; none may have several values. 0, or -1 with
- * "steerlab: run: ..." on err. */
-int repeat_parse(struct sweep *sw, const char *file, int n, char *const sets[], int nsets,
-		 FILE *err);
+#include "run.h"
 
 /* repeat_seeds: seed is the repeat's: each repetition's seed (values) and
  * directory (names) from it. */

@@ -16,17 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "actions.h"
-#include "bgpexpect.h"
+#include "lab.h"
 #include "clocks.h"
 #include "event.h"
-#include "jitter.h"
-#include "lab.h"
+#include "topology.h"
 #include "log.h"
-#include "netns.h"
 #include "progress.h"
 #include "report.h"
-#include "rundir.h"
 #include "strfmt.h"
 #include "strtonum.h"
 #include "timeutil.h"

@@ -1,5 +1,5 @@
 /* The sweep command: its arguments, its points, resuming; see sweep.h. */
-#include "sweep.h"
+#include "run.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,17 +14,12 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
-#include "jitter.h"
+#include "topology.h"
 #include "log.h"
-#include "frrconf.h"
-#include "overrides.h"
-#include "repeat.h"
-#include "run.h"
-#include "rundir.h"
+#include "lab.h"
 #include "subproc.h"
 #include "strfmt.h"
 #include "timeutil.h"
-#include "topology_int.h"
 
 /* sweep_trim: s without its leading and trailing blanks, in place */
 static char *sweep_trim(char *s)
@@ -158,9 +153,8 @@ int sweep_point_sets(const struct sweep *sw, int i, char *sets[], char *buf, siz
  * the tables (ttl, a resolver's key, ...) */
 static int sweep_key_type(const char *key, const struct topology *t)
 {
-	const struct topo_key *keys;
 	const char *dot = strrchr(key, '.'), *name = dot ? dot + 1 : key;
-	int kind = -1, n;
+	int kind = -1;
 
 	if (dot) {
 		char node[TOPO_NAME_MAX + 1];
@@ -173,11 +167,7 @@ static int sweep_key_type(const char *key, const struct topology *t)
 			return -1;
 		kind = (int)t->nodes[i].kind;
 	}
-	keys = topo_keys(kind, &n);
-	for (int i = 0; i < n; i++)
-		if (strcmp(keys[i].name, name) == 0)
-			return (int)keys[i].type;
-	return -1;
+	return topo_key_type(kind, name, strlen(name));
 }
 
 void sweep_axis(struct sweep *sw, const struct topology *t)
@@ -387,7 +377,7 @@ static int sweep_dir(struct sweep *sw, const char *dir)
 				off += (size_t)snprintf(have + off, sizeof(have) - off, "%s", line);
 		fclose(fp);
 		if (sw->repeat && !sw->seed_given && (seed = sweep_args_seed(have)) >= 0)
-			repeat_seeds(sw, (uint32_t)seed);
+			sw->hooks->seeds(sw, (uint32_t)seed);
 		sweep_args_text(sw, want, sizeof(want));
 		if (strcmp(have, want) != 0) {
 			fprintf(stderr, "steerlab: %s: %s holds another %s; its %s:\n", what, dir,
@@ -673,7 +663,7 @@ int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 		if (sweep_point_done(rundir)) {
 			done++;
 			if (sw->repeat)
-				repeat_progress(sw, dir, i);
+				sw->hooks->progress(sw, dir, i);
 		} else if (!run_interrupted) {
 			log_warnx("%s failed: see %s", what, rundir);
 			rc = -1;
@@ -683,7 +673,7 @@ int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 		printf("steerlab: %s interrupted: %d of %d %s done; resume with: %s\n",
 		       sw->repeat ? "repeat" : "sweep", done, sw->nvalues, points, cmd);
 		rc = -1;
-	} else if ((n = sw->repeat ? repeat_results(sw, dir) : sweep_results(sw, dir)) == -1) {
+	} else if ((n = sw->repeat ? sw->hooks->results(sw, dir) : sweep_results(sw, dir)) == -1) {
 		rc = -1;
 	} else if (done < sw->nvalues) {
 		printf("steerlab: %d of %d %s failed; rerun the same command to run them again\n",

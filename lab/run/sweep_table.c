@@ -10,7 +10,7 @@
  * (window_cut) is "≥ 4.003" in the table, flagged in the CSV and drawn as
  * a triangle pointing up. A scheme a point does not have is absent there.
  */
-#include "sweep.h"
+#include "run.h"
 
 #include <jansson.h>
 #include <limits.h>

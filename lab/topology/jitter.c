@@ -1,5 +1,5 @@
 /* Jittered event instants from a seed; see jitter.h. */
-#include "jitter.h"
+#include "topology.h"
 
 #include <errno.h>
 #include <sys/random.h>

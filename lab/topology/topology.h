@@ -540,4 +540,85 @@ uint64_t topo_capture_total(const struct topology *t, int router, int *nlinks);
 const char *topo_format_duration(int64_t ns, char *buf, size_t len);
 const char *topo_format_size(uint64_t bytes, char *buf, size_t len);
 
+/* The types of the topology's keys (the tables of topology_keys.c). */
+enum topo_type {
+	TOPO_T_NAME,	 /* char[TOPO_NAME_MAX + 1] */
+	TOPO_T_SERVICE,	 /* struct in_addr in 198.18.0.0/15, outside the links and resolvers */
+	TOPO_T_PORT,	 /* uint16_t, 1..65535 */
+	TOPO_T_UINT,	 /* unsigned, min..max */
+	TOPO_T_DURATION, /* int64_t ns, min..24h */
+	TOPO_T_SIZE,	 /* uint64_t bytes; "auto" is 0 */
+	TOPO_T_RATE,	 /* double, requests per second */
+	TOPO_T_BOOL,	 /* int, 0 or 1 */
+	TOPO_T_LINK,	 /* a router's name, resolved once the file is read */
+	TOPO_T_RESOLVER, /* struct topo_resolver_ref: a [dns] or [resolver] node, resolved
+			    once the file is read */
+	TOPO_T_SHARE,	 /* double, 0 <= q < 1 */
+	TOPO_T_FRACTION, /* double, 0 <= q <= 1 */
+	TOPO_T_CHOICE,	 /* int: the index of one of the words in choices */
+	TOPO_T_DNAME,	 /* char[TOPO_DNS_NAME_MAX + 2], a DNS name */
+	TOPO_T_SEED,	 /* int64_t: 0..JITTER_SEED_MAX, or -1 written "random" */
+	TOPO_T_BLOCK,	 /* struct topo_block: NET/LEN in 198.18.0.0/15 outside the plan's blocks */
+	TOPO_T_WEIGHTS,	 /* char[TOPO_WEIGHTS_LEN]: "W1,W2,...", each a decimal > 0 */
+	TOPO_T_ZONES,	 /* char[TOPO_ZONES_LEN]: DNS names or ".", as written; resolved to
+			    [zone] sections once the file is read (topology_tree.c) */
+};
+
+/* topo_key_type: the type of the key name (namelen bytes) of [lab] (kind
+ * -1) or of a node kind, or -1 if it is not in the tables (ttl, a
+ * resolver's key, ...). */
+int topo_key_type(int kind, const char *name, size_t namelen);
+
+#define TOPO_NAME_RULE                                                                             \
+	"expected a name of 1 to 12 characters from a-z, 0-9 and '-', starting with a letter or "  \
+	"digit"
+
+/* topo_check_name: 0 if s is a valid lab or node name (TOPO_NAME_RULE). */
+int topo_check_name(const char *s);
+
+/*
+ * Jittered event instants and the seeds they come from (jitter.c;
+ * docs/repeat.md).
+ *
+ * A failure scheduled at a nominal instant always falls at the same phase
+ * of the probers' cycle, so repeated runs of one topology give the same
+ * detection time to a few milliseconds. `fail_jitter = W` moves each event
+ * to an instant drawn uniformly from [at, at + W): the window opens at the
+ * nominal instant rather than around it, so `fail_at` stays the earliest
+ * the failure can happen and `fail_at + fail_jitter` its latest. Set W to
+ * the probe interval and repeated runs sample every probe phase once over.
+ *
+ * The draw is a pure function of (seed, event index): the same seed gives
+ * the same instants on any machine, so a run is reproduced with
+ * `--set seed=N`. The generator is SplitMix64 (Steele, Lea and Flood,
+ * "Fast splittable pseudorandom number generators", OOPSLA 2014) applied
+ * twice, once to the seed and once to that mixed with the event's index,
+ * which decorrelates events and neighbouring seeds. A seed is a whole
+ * number from 0 to 2^32 - 1, short enough to type and exact in any JSON
+ * reader; a run without one draws it from getrandom(2) and records it.
+ *
+ * A repetition of `steerlab run --repeat N` has a seed of its own, derived
+ * from the repeat's seed and its number (jitter_rep_seed), so the whole
+ * repeat is reproduced from one number and each repetition alone from its
+ * own.
+ */
+#define JITTER_SEED_MAX UINT32_MAX
+
+/* jitter_offset_ns: where event `index` (0 for today's single failure,
+ * then the timeline's events in order) falls in a window of window_ns
+ * for seed: a value in [0, window_ns), uniform; 0 if window_ns <= 0. */
+int64_t jitter_offset_ns(int64_t window_ns, uint32_t seed, unsigned index);
+
+/* jitter_instant_ns: the actual instant of an event nominally at at_ns:
+ * at_ns + jitter_offset_ns(window_ns, seed, index). */
+int64_t jitter_instant_ns(int64_t at_ns, int64_t window_ns, uint32_t seed, unsigned index);
+
+/* jitter_rep_seed: the seed of repetition rep (1, 2, ...) of a repeat
+ * whose seed is base. */
+uint32_t jitter_rep_seed(uint32_t base, unsigned rep);
+
+/* jitter_random_seed: a seed from getrandom(2) into *seed. 0, or -1 with
+ * errno set. */
+int jitter_random_seed(uint32_t *seed);
+
 #endif

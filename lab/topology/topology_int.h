@@ -40,36 +40,10 @@
  * places, and counted in units of 10^-15 where floors must be exact. */
 #define TOPO_SHARE_PLACES 15
 #define TOPO_SHARE_ONE 1000000000000000ull /* 10^TOPO_SHARE_PLACES */
-#define TOPO_NAME_RULE                                                                             \
-	"expected a name of 1 to 12 characters from a-z, 0-9 and '-', starting with a letter or "  \
-	"digit"
 #define TOPO_DNAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 #define TOPO_DNAME_RULE                                                                            \
 	"expected a DNS name such as www.lab.example: labels of 1 to 63 characters from a-z, "     \
 	"A-Z, 0-9, '-' and '_', separated by dots, at most 253 characters"
-
-enum topo_type {
-	TOPO_T_NAME,	 /* char[TOPO_NAME_MAX + 1] */
-	TOPO_T_SERVICE,	 /* struct in_addr in 198.18.0.0/15, outside the links and resolvers */
-	TOPO_T_PORT,	 /* uint16_t, 1..65535 */
-	TOPO_T_UINT,	 /* unsigned, min..max */
-	TOPO_T_DURATION, /* int64_t ns, min..24h */
-	TOPO_T_SIZE,	 /* uint64_t bytes; "auto" is 0 */
-	TOPO_T_RATE,	 /* double, requests per second */
-	TOPO_T_BOOL,	 /* int, 0 or 1 */
-	TOPO_T_LINK,	 /* a router's name, resolved once the file is read */
-	TOPO_T_RESOLVER, /* struct topo_resolver_ref: a [dns] or [resolver] node, resolved
-			    once the file is read */
-	TOPO_T_SHARE,	 /* double, 0 <= q < 1 */
-	TOPO_T_FRACTION, /* double, 0 <= q <= 1 */
-	TOPO_T_CHOICE,	 /* int: the index of one of the words in choices */
-	TOPO_T_DNAME,	 /* char[TOPO_DNS_NAME_MAX + 2], a DNS name */
-	TOPO_T_SEED,	 /* int64_t: 0..JITTER_SEED_MAX, or -1 written "random" */
-	TOPO_T_BLOCK,	 /* struct topo_block: NET/LEN in 198.18.0.0/15 outside the plan's blocks */
-	TOPO_T_WEIGHTS,	 /* char[TOPO_WEIGHTS_LEN]: "W1,W2,...", each a decimal > 0 */
-	TOPO_T_ZONES,	 /* char[TOPO_ZONES_LEN]: DNS names or ".", as written; resolved to
-			    [zone] sections once the file is read (topology_tree.c) */
-};
 
 struct topo_key {
 	const char *name;
@@ -150,8 +124,6 @@ int topo_resolverd_key(const char *name);
 /* topo_resolverd_keys: those keys, ", "-separated, for messages. */
 const char *topo_resolverd_keys(void);
 
-/* topo_check_name: 0 if s is a valid lab or node name (TOPO_NAME_RULE). */
-int topo_check_name(const char *s);
 /* topo_check_dname: 0 if s is a DNS name (TOPO_DNAME_RULE); a final dot is
  * allowed. */
 int topo_check_dname(const char *s);

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "jitter.h"
 #include "strtonum.h"
 #include "timeutil.h"
 #include "topology_int.h"
@@ -756,4 +755,16 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 	}
 	}
 	return buf;
+}
+
+int topo_key_type(int kind, const char *name, size_t namelen)
+{
+	const struct topo_key *k;
+	int n;
+
+	k = topo_keys(kind, &n);
+	for (int i = 0; i < n; i++)
+		if (strlen(k[i].name) == namelen && strncmp(k[i].name, name, namelen) == 0)
+			return (int)k[i].type;
+	return -1;
 }

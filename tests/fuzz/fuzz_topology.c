@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "overrides.h"
+#include "lab.h"
 #include "topology.h"
 
 static struct topology t1, t2;

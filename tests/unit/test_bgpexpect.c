@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "lab/build/bgpexpect.h"
+#include "lab/build/lab.h"
 #include "lab/topology/topology.h"
 #include "test_topology_util.h"
 

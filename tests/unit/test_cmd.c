@@ -33,12 +33,6 @@
 #include "test_labstate.h"
 #include "test_rundir.h"
 
-/* lab/cli/main.c's, which the tests do not link */
-void cli_usage(FILE *fp)
-{
-	fputs("usage: steerlab COMMAND ...\n", fp);
-}
-
 #define NEEDS_ROOT(cmd)                                                                            \
 	"steerlab: " cmd " needs root (network namespaces): try sudo steerlab " cmd " ...\n"
 
@@ -302,7 +296,8 @@ static void test_lab_up(void **state)
 
 	(void)state;
 	assert_int_equal(cmd(cmd_exec(1, help)), 0);
-	assert_string_equal(cap.out, "usage: steerlab COMMAND ...\n");
+	/* the usage text of steerlab --help (lab/cli/cli.c) */
+	assert_true(strncmp(cap.out, "usage: steerlab COMMAND [ARGS]\n", 31) == 0);
 	if (!root) {
 		print_message("%s\n", why);
 		skip();

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "lab/build/frrconf.h"
+#include "lab/build/lab.h"
 #include "lab/topology/topology.h"
 #include "test_topology_util.h"
 

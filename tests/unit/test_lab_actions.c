@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/run/actions.h"
+#include "lab/run/run.h"
 #include "lab/build/lab.h"
 #include "test_rundir.h"
 #include "test_topology_util.h"

@@ -7,8 +7,8 @@
  * and listening, and what `down` removes after them: the state's frr/ by
  * what is in it, never following a link, and FRR's own /var/tmp/frr/
  * DAEMON.PID of a daemon that has ended; and FRR's dry runs of every node
- * at once, one bgpd for the nodes of one shape (lab/build/frrconf.c). The daemons drop to the frr user:
- * those tests need root.
+ * at once, one bgpd for the nodes of one shape (lab/build/frrconf.c). The daemons drop to the frr
+ * user: those tests need root.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,7 +25,6 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/build/frrconf.h"
 #include "lab/build/lab.h"
 #include "lab/topology/topology.h"
 #include "test_sandbox.h"

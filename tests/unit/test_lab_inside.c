@@ -26,7 +26,7 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/run/actions.h"
+#include "lab/run/run.h"
 #include "lab/cli/inside.h"
 #include "lab/build/lab.h"
 #include "lab/topology/topology_int.h"

@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "lab/build/netns.h"
+#include "lab/build/lab.h"
 #include "test_sandbox.h"
 
 static const char *const names[] = {"t20ns-a", "t20ns-b"};

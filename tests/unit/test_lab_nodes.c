@@ -18,7 +18,8 @@
 #include <cmocka.h>
 
 #include "lab/cli/hint.h"
-#include "lab/build/state.h"
+#include "lab/build/lab.h"
+#include "lab/cli/cli.h"
 #include "test_file.h"
 
 #define GOLDEN "tests/unit/data/nodes/compare.golden"

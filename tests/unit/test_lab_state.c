@@ -20,8 +20,6 @@
 #include <cmocka.h>
 
 #include "lab/build/lab.h"
-#include "lab/build/netns.h"
-#include "lab/build/state.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"
 

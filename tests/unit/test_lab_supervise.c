@@ -26,7 +26,6 @@
 
 #include "event.h"
 #include "lab/build/lab.h"
-#include "lab/build/netns.h"
 #include "lab/topology/topology.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"

@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "lab/topology/jitter.h"
+#include "lab/topology/topology.h"
 #include "lab/run/repeat.h"
 #include "lab/topology/topology.h"
 #include "test_rundir.h"

@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "lab/build/overrides.h"
-#include "lab/run/sweep.h"
+#include "lab/build/lab.h"
+#include "lab/run/run.h"
 #include "lab/topology/topology.h"
 #include "test_file.h"
 

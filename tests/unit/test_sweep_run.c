@@ -24,7 +24,6 @@
 
 #include "lab/run/repeat.h"
 #include "lab/run/run.h"
-#include "lab/run/sweep.h"
 #include "test_capture.h"
 #include "test_file.h"
 #include "test_rundir.h"

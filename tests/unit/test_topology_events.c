@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "lab/run/actions.h"
-#include "lab/topology/jitter.h"
+#include "lab/run/run.h"
+#include "lab/topology/topology.h"
 #include "lab/topology/topology.h"
 #include "test_topology_util.h"
 
