@@ -56,14 +56,20 @@ monitor() {
 	eval "mon_$1=$!"
 }
 # start_monitors N: one route monitor per router, each as soon as its
-# namespace is there, until `up` (pid $up_pid) ends
+# namespace is there, until `up` (pid $up_pid) ends. A namespace is there
+# once mounted (nsfs), not the bare file before it: read in
+# /proc/self/mountinfo with builtins, no process a pass (a `stat` per router
+# and pass took the cores the bring-up measured needs, and a pass seconds)
 start_monitors() {
-	local n=$1 k started=0 p
-	declare -A on=()
+	local n=$1 k started=0 p _a _b _c _d mnt _rest
+	declare -A on=() mounted=()
 	while [ $started -lt "$n" ]; do
-		for k in $(seq 1 "$n"); do
-			# the namespace once mounted (nsfs), not the bare file before it
-			[ -n "${on[$k]:-}" ] || [ "$(stat -f -c %T "/run/netns/$lab-r$k" 2>/dev/null)" != nsfs ] && continue
+		mounted=()
+		while read -r _a _b _c _d mnt _rest; do
+			mounted[$mnt]=1
+		done </proc/self/mountinfo
+		for ((k = 1; k <= n; k++)); do
+			[ -n "${on[$k]:-}" ] || [ -z "${mounted[/run/netns/$lab-r$k]:-}" ] && continue
 			monitor "r$k" route
 			on[$k]=1 started=$((started + 1))
 		done
