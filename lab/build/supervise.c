@@ -1,15 +1,16 @@
 /*
- * The agent supervisor: start each agent inside its node's namespace, record
- * it, watch it, signal it, wait for it; and taking a lab down from its
- * recorded state, whether this process or an earlier `steerlab up` made it.
+ * The agent supervisor, while the process that started the agents lives
+ * (`up`, `run`): start each agent inside its node's namespace, record it,
+ * watch it, signal it, wait for it, and stop them all (lab_down). Taking a
+ * lab down from its recorded state, whether this process or an earlier
+ * `steerlab up` made it, is down.c's.
  *
  * Each agent this process starts is held by a pidfd, so an agent that ends
  * is noticed by poll() the moment it ends, wherever the run is waiting
- * (lab_watch), and no PID is ever signalled after it was reused. `down`
- * opens a pidfd on each recorded PID too, then checks that it is the
- * recorded process (start time) running one of the lab's programs, and only
- * then signals it through that pidfd.
+ * (lab_watch), and no PID is ever signalled after it was reused.
  */
+#include "supervise.h"
+
 #include "lab.h"
 
 #include <errno.h>
@@ -32,8 +33,8 @@
 #include "strfmt.h"
 #include "timeutil.h"
 
-/* proc_starttime: field 22 of /proc/PID/stat, and its state letter. */
-static int proc_starttime(pid_t pid, unsigned long long *start, char *state)
+/* supervise_starttime: field 22 of /proc/PID/stat, and its state letter. */
+int supervise_starttime(pid_t pid, unsigned long long *start, char *state)
 {
 	char path[64], buf[1024], *p;
 	ssize_t n;
@@ -58,7 +59,7 @@ static int proc_starttime(pid_t pid, unsigned long long *start, char *state)
 	return 0;
 }
 
-static void agent_close(struct lab_agent *a)
+void supervise_close(struct lab_agent *a)
 {
 	if (a->pidfd >= 0)
 		close(a->pidfd);
@@ -85,14 +86,14 @@ static int agent_reap(struct lab_agent *a)
 		return 0;
 	/* ECHILD: waited for elsewhere; how it ended is not known */
 	a->reaped = 1;
-	agent_close(a);
+	supervise_close(a);
 	return 1;
 }
 
-/* agent_alive: our child is reaped when it ends; another process's agent
+/* supervise_alive: our child is reaped when it ends; another process's agent
  * is checked through its pidfd, else /proc with the start time guarding
  * against a reused PID. */
-static int agent_alive(struct lab_agent *a)
+int supervise_alive(struct lab_agent *a)
 {
 	unsigned long long start;
 	char state;
@@ -106,11 +107,11 @@ static int agent_alive(struct lab_agent *a)
 		if (poll(&p, 1, 0) == 0)
 			return 1;
 		a->reaped = 1;
-		agent_close(a);
+		supervise_close(a);
 		return 0;
 	}
-	if (proc_starttime(a->pid, &start, &state) == -1 || start != a->starttime || state == 'Z' ||
-	    state == 'X') {
+	if (supervise_starttime(a->pid, &start, &state) == -1 || start != a->starttime ||
+	    state == 'Z' || state == 'X') {
 		a->reaped = 1;
 		return 0;
 	}
@@ -264,7 +265,7 @@ void lab_start_batch(struct lab *lab)
  * out of lab->agents */
 static void batch_drop(struct lab *lab, int i)
 {
-	agent_close(&lab->agents[i]);
+	supervise_close(&lab->agents[i]);
 	memmove(&lab->agents[i], &lab->agents[i + 1],
 		(size_t)(lab->nagents - i - 1) * sizeof(lab->agents[0]));
 	lab->nagents--;
@@ -363,7 +364,7 @@ static int agent_fork(struct lab *lab, int node, const char *prog, const char *n
 	if ((a->pidfd = pidfd_open(pid, 0)) == -1)
 		log_debug("pidfd_open %d: %s (polling instead)", (int)pid, strerror(errno));
 	/* its start time is the forked child's: exec keeps it */
-	if (proc_starttime(pid, &a->starttime, &state) == -1)
+	if (supervise_starttime(pid, &a->starttime, &state) == -1)
 		a->starttime = 0;
 	strfmt(line, sizeof(line), "%d\t%llu\t%s\t%s", (int)pid, a->starttime, nodename, name);
 	/* recorded before it may run: the state directory's copy serves
@@ -377,7 +378,7 @@ static int agent_fork(struct lab *lab, int node, const char *prog, const char *n
 		else
 			kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		agent_close(a);
+		supervise_close(a);
 		free(a->prog);
 		a->prog = NULL;
 		return -1;
@@ -596,7 +597,7 @@ void lab_signal_agents(struct lab *lab, const char *name, int sig)
 {
 	for (int i = 0; i < lab->nagents; i++) {
 		struct lab_agent *a = &lab->agents[i];
-		if (agent_matches(a, name) && agent_alive(a))
+		if (agent_matches(a, name) && supervise_alive(a))
 			agent_signal(a, sig);
 	}
 	lab_report_exits(lab);
@@ -612,7 +613,7 @@ static int agents_wait(struct lab_agent *agents, int n, const char *name, int64_
 	for (;;) {
 		int alive = 0, nfd = 0, unwatched = 0;
 		for (int i = 0; i < n; i++) {
-			if (!agent_matches(&agents[i], name) || !agent_alive(&agents[i]))
+			if (!agent_matches(&agents[i], name) || !supervise_alive(&agents[i]))
 				continue;
 			alive++;
 			if (agents[i].pidfd >= 0)
@@ -654,22 +655,22 @@ int lab_wait_agents(struct lab *lab, const char *name, int64_t timeout_ns)
  * then the rest; SIGKILL whatever outlives the grace period, and wait for
  * that too, bounded. How many were running and ended; *left: how many
  * could not be stopped. */
-static int agents_stop(struct lab_agent *agents, int n, int *left)
+int supervise_stop(struct lab_agent *agents, int n, int *left)
 {
 	int running = 0;
 
 	for (int i = 0; i < n; i++)
-		running += agent_alive(&agents[i]);
+		running += supervise_alive(&agents[i]);
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < n; i++) {
 			int is_client = strncmp(agents[i].name, "client", 6) == 0;
-			if (is_client == (pass == 0) && agent_alive(&agents[i]))
+			if (is_client == (pass == 0) && supervise_alive(&agents[i]))
 				agent_signal(&agents[i], SIGTERM);
 		}
 		agents_wait(agents, n, pass == 0 ? "client*" : NULL, LAB_GRACE_NS);
 	}
 	for (int i = 0; i < n; i++) {
-		if (agent_alive(&agents[i])) {
+		if (supervise_alive(&agents[i])) {
 			log_warnx("%s (pid %d) did not stop in time: killing it", agents[i].name,
 				  (int)agents[i].pid);
 			agent_signal(&agents[i], SIGKILL);
@@ -677,361 +678,10 @@ static int agents_stop(struct lab_agent *agents, int n, int *left)
 	}
 	*left = agents_wait(agents, n, NULL, LAB_GRACE_NS);
 	for (int i = 0; i < n; i++)
-		if (agent_alive(&agents[i]))
+		if (supervise_alive(&agents[i]))
 			log_warnx("%s (pid %d) could not be stopped", agents[i].name,
 				  (int)agents[i].pid);
 	return running - *left;
-}
-
-const char *lab_agent_prog(const char *label)
-{
-	static const char *const progs[] = {"routed", "collector", "sited",    "prober",
-					    "client", "authd",	   "resolverd"};
-	size_t len = strcspn(label, "-");
-
-	if (lab_frr_prog(label) || lab_realres_prog(label))
-		return label; /* exactly; its program is FRR's, or a real resolver's */
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
-		if (strlen(progs[i]) == len && strncmp(progs[i], label, len) == 0)
-			return label[len] == '\0' || topo_check_name(label + len + 1) == 0
-				   ? progs[i]
-				   : NULL;
-	return NULL;
-}
-
-int lab_ns_valid(const char *lab, const char *name)
-{
-	size_t len = strlen(lab);
-
-	return topo_check_name(lab) == 0 && strncmp(name, lab, len) == 0 && name[len] == '-' &&
-	       topo_check_name(name + len + 1) == 0;
-}
-
-int lab_parse_agent_line(const char *line, struct lab_agent *a)
-{
-	char node[TOPO_NAME_MAX + 2], name[sizeof(a->name) + 1];
-	unsigned long long start;
-	int pid, end = 0;
-
-	if (sscanf(line, "%d\t%llu\t%13[^\t\n]\t%16[^\t\n]%n", &pid, &start, node, name, &end) !=
-		4 ||
-	    (line[end] != '\0' && strcmp(line + end, "\n") != 0) || pid <= 1 ||
-	    topo_check_name(node) == -1 || strlen(name) >= sizeof(a->name) ||
-	    lab_agent_prog(name) == NULL)
-		return -1;
-	memset(a, 0, sizeof(*a));
-	a->pid = pid;
-	a->starttime = start;
-	a->node = -1;
-	a->pidfd = -1;
-	strfmt(a->name, sizeof(a->name), "%s", name);
-	strfmt(a->nodename, sizeof(a->nodename), "%s", node);
-	return 0;
-}
-
-int lab_state_read_agents(const char *statedir, struct lab_agent *agents, int max, int warn,
-			  int *refused)
-{
-	char path[PATH_MAX], *line = NULL;
-	size_t cap = 0;
-	int n = 0, lineno = 0;
-	FILE *fp;
-
-	strfmt(path, sizeof(path), "%s/agents.tsv", statedir);
-	if ((fp = lab_fopen_read(path)) == NULL)
-		return 0;
-	while (n < max && getline(&line, &cap, fp) != -1) {
-		lineno++;
-		if (lab_parse_agent_line(line, &agents[n]) == 0) {
-			agents[n++].line = lineno;
-			continue;
-		}
-		(*refused)++;
-		if (warn)
-			log_warnx("%s:%d: refused: expected PID, start time, node and agent label "
-				  "separated by tabs, got '%.*s'",
-				  path, lineno, (int)strcspn(line, "\n"), line);
-	}
-	free(line);
-	fclose(fp);
-	return n;
-}
-
-void lab_state_bindir(const char *statedir, char *buf, size_t len)
-{
-	char path[PATH_MAX], *nl;
-	FILE *fp;
-
-	strfmt(path, sizeof(path), "%s/bindir", statedir);
-	if ((fp = lab_fopen_read(path)) != NULL) {
-		if (fgets(buf, (int)len, fp) && buf[0] == '/') {
-			if ((nl = strchr(buf, '\n')) != NULL)
-				*nl = '\0';
-			fclose(fp);
-			return;
-		}
-		fclose(fp);
-	}
-	lab_agent_dir(buf, len);
-}
-
-void lab_agent_release(struct lab_agent *a)
-{
-	agent_close(a);
-}
-
-int lab_agent_claim(struct lab_agent *a, const char *bindir, const char *path, int warn)
-{
-	char link[64], exe[PATH_MAX], want[PATH_MAX], state;
-	unsigned long long start;
-	ssize_t n;
-
-	a->reaped = 1;
-	if ((a->pidfd = pidfd_open(a->pid, 0)) == -1 && errno == ESRCH)
-		return 0;
-	/* with the pidfd held, what /proc says from now on is that process's */
-	if (proc_starttime(a->pid, &start, &state) == -1 || start != a->starttime || state == 'Z' ||
-	    state == 'X') {
-		agent_close(a);
-		return 0;
-	}
-	if (lab_frr_prog(a->name))
-		strfmt(want, sizeof(want), "%s", lab_frr_prog(a->name));
-	else if (lab_realres_prog(a->name))
-		strfmt(want, sizeof(want), "%s", lab_realres_prog(a->name));
-	else
-		strfmt(want, sizeof(want), "%s/%s", bindir, lab_agent_prog(a->name));
-	strfmt(link, sizeof(link), "/proc/%d/exe", (int)a->pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	/* a program rebuilt while the lab was up reads "PATH (deleted)" */
-	if (n > 0 && (strcmp(exe, want) == 0 || (strncmp(exe, want, strlen(want)) == 0 &&
-						 strcmp(exe + strlen(want), " (deleted)") == 0))) {
-		a->reaped = 0;
-		return 1;
-	}
-	if (warn)
-		log_warnx("%s:%d: refused: pid %d runs %s, not %s (the %s agent of the lab); not "
-			  "signalled",
-			  path, a->line, (int)a->pid, n > 0 ? exe : "(unknown)", want, a->name);
-	agent_close(a);
-	return -1;
-}
-
-static void state_remove(const char *statedir)
-{
-	static const char *files[] = {"agents.tsv", "namespaces", "rundir", "bindir",
-				      "topology.ini"};
-	char path[PATH_MAX];
-
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		strfmt(path, sizeof(path), "%s/%s", statedir, files[i]);
-		unlink(path);
-	}
-	lab_frr_remove(statedir);
-	lab_realres_remove(statedir);
-	if (rmdir(statedir) == -1 && errno != ENOENT)
-		log_warn("%s: rmdir %s", __func__, statedir);
-}
-
-/* state_remove_namespaces: delete the namespaces named in statedir's
- * namespaces file that are of the lab's own form; refuse the other lines. */
-static int state_remove_namespaces(const char *statedir, const char *lab, int *removed,
-				   int *refused)
-{
-	char path[PATH_MAX], *line = NULL;
-	size_t cap = 0;
-	int lineno = 0, rc = 0;
-	FILE *fp;
-
-	strfmt(path, sizeof(path), "%s/namespaces", statedir);
-	if ((fp = lab_fopen_read(path)) == NULL)
-		return 0;
-	while (getline(&line, &cap, fp) != -1) {
-		lineno++;
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '\0')
-			continue;
-		if (!lab_ns_valid(lab, line)) {
-			log_warnx("%s:%d: refused: '%s' is not a namespace of lab %s (expected "
-				  "%s-NODE, NODE from a-z, 0-9 and '-'); not removed",
-				  path, lineno, line, lab, lab);
-			(*refused)++;
-			continue;
-		}
-		if (netns_delete(line) == 0) {
-			(*removed)++;
-		} else if (errno != ENOENT) {
-			log_warn("%s: namespace %s", __func__, line);
-			rc = -1;
-		}
-	}
-	free(line);
-	fclose(fp);
-	return rc;
-}
-
-int lab_state_lock(const char *statedir)
-{
-	struct stat st;
-	int fd = open(statedir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd == -1)
-		return -1;
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		if (errno != EWOULDBLOCK) {
-			close(fd);
-			return -1;
-		}
-		fprintf(stderr,
-			"steerlab: %s is held by another steerlab (bringing the lab up or "
-			"taking it down): waiting for it\n",
-			statedir);
-		while (flock(fd, LOCK_EX) == -1) {
-			if (errno != EINTR) {
-				close(fd);
-				return -1;
-			}
-		}
-	}
-	/* the other one removed it while we waited */
-	if (fstat(fd, &st) == -1 || st.st_nlink == 0) {
-		close(fd);
-		return -2;
-	}
-	return fd;
-}
-
-void lab_state_unlock(int fd)
-{
-	if (fd >= 0)
-		close(fd); /* the lock goes with it */
-}
-
-int lab_down_state(const char *statedir, FILE *out)
-{
-	int fd = lab_state_lock(statedir), rc;
-
-	if (fd == -2)
-		return 0; /* taken down by the other holder: nothing left */
-	if (fd == -1) {
-		log_warn("%s: %s", __func__, statedir);
-		return -1;
-	}
-	rc = lab_down_state_locked(statedir, out);
-	lab_state_unlock(fd);
-	return rc;
-}
-
-/* state_namespaces: the namespace names of statedir's namespaces file of
- * the lab's own form, malloc'd into names[0..max) (the caller frees them);
- * how many */
-static int state_namespaces(const char *statedir, const char *lab, char *names[], int max)
-{
-	char path[PATH_MAX], *line = NULL;
-	size_t cap = 0;
-	int n = 0;
-	FILE *fp;
-
-	strfmt(path, sizeof(path), "%s/namespaces", statedir);
-	if ((fp = lab_fopen_read(path)) == NULL)
-		return 0;
-	while (n < max && getline(&line, &cap, fp) != -1) {
-		line[strcspn(line, "\n")] = '\0';
-		if (lab_ns_valid(lab, line) && (names[n] = strdup(line)) != NULL)
-			n++;
-	}
-	free(line);
-	fclose(fp);
-	return n;
-}
-
-/* state_stop_strays: every process still inside the lab's namespaces after
- * its recorded agents were stopped (one it never recorded: an agent started
- * by an `up` killed before it wrote its line, a daemon's child, a shell of
- * `steerlab exec`), found by its namespace (netns_members), stopped as the
- * agents are; what they were said in said. How many were stopped; *left:
- * how many could not be. */
-static int state_stop_strays(const char *statedir, const char *lab, int *left, char *said,
-			     size_t len)
-{
-	static struct netns_member m[LAB_MAX_AGENTS];
-	static struct lab_agent strays[LAB_MAX_AGENTS];
-	char *names[TOPO_MAX_NODES];
-	int nnames = state_namespaces(statedir, lab, names, TOPO_MAX_NODES), n, stopped;
-	size_t off = 0;
-
-	*left = 0;
-	said[0] = '\0';
-	n = netns_members((const char *const *)names, nnames, m, LAB_MAX_AGENTS);
-	if (n == -1)
-		log_warn("%s: /proc", __func__);
-	for (int i = 0; i < n; i++) {
-		memset(&strays[i], 0, sizeof(strays[i]));
-		strays[i].pid = m[i].pid;
-		strays[i].pidfd = m[i].pidfd;
-		strays[i].node = -1;
-		strfmt(strays[i].name, sizeof(strays[i].name), "%s", m[i].comm);
-		log_warnx("%s: pid %d (%s) is in namespace %s but not in agents.tsv: stopping it",
-			  lab, m[i].pid, m[i].comm, names[m[i].ns]);
-		if (off < len)
-			off += (size_t)snprintf(said + off, len - off, "%s%s %d", i ? ", " : "",
-						m[i].comm, m[i].pid);
-	}
-	for (int i = 0; i < nnames; i++)
-		free(names[i]);
-	if (n <= 0)
-		return 0;
-	stopped = agents_stop(strays, n, left);
-	for (int i = 0; i < n; i++)
-		agent_close(&strays[i]);
-	return stopped;
-}
-
-int lab_down_state_locked(const char *statedir, FILE *out)
-{
-	static struct lab_agent agents[LAB_MAX_AGENTS];
-	const char *lab = strrchr(statedir, '/') ? strrchr(statedir, '/') + 1 : statedir;
-	char bindir[PATH_MAX], path[PATH_MAX], strays[512];
-	int nagents, stopped = 0, left = 0, removed = 0, refused = 0, rc = 0, nstrays, sleft;
-
-	if (lab_state_check(statedir) == -1)
-		return -1;
-	lab_state_bindir(statedir, bindir, sizeof(bindir));
-	strfmt(path, sizeof(path), "%s/agents.tsv", statedir);
-	nagents = lab_state_read_agents(statedir, agents, LAB_MAX_AGENTS, 1, &refused);
-	for (int i = 0; i < nagents; i++)
-		if (lab_agent_claim(&agents[i], bindir, path, 1) == -1)
-			refused++;
-	stopped = agents_stop(agents, nagents, &left);
-	for (int i = 0; i < nagents; i++) {
-		if (!agent_alive(&agents[i]))
-			lab_frr_forget(agents[i].name, agents[i].pid);
-		agent_close(&agents[i]);
-	}
-	/* nothing may outlive the namespaces unseen, in a namespace nobody
-	 * can name any more */
-	nstrays = state_stop_strays(statedir, lab, &sleft, strays, sizeof(strays));
-	left += sleft;
-	if (state_remove_namespaces(statedir, lab, &removed, &refused) == -1)
-		rc = -1;
-	if (rc == 0 && left == 0)
-		state_remove(statedir);
-	if (out) {
-		fprintf(out, "steerlab: %s down: %d agent%s stopped, %d namespace%s removed", lab,
-			stopped, stopped == 1 ? "" : "s", removed, removed == 1 ? "" : "s");
-		if (nstrays)
-			fprintf(out, "; %d process%s it had not recorded stopped (%s)", nstrays,
-				nstrays == 1 ? "" : "es", strays);
-		if (left)
-			fprintf(out, "; %d agent%s could not be stopped", left,
-				left == 1 ? "" : "s");
-		if (refused)
-			fprintf(out, "; %d line%s of its state refused (above)", refused,
-				refused == 1 ? "" : "s");
-		fprintf(out, "\n");
-	}
-	return rc == 0 && left == 0 && refused == 0 ? 0 : -1;
 }
 
 int lab_down(struct lab *lab)
@@ -1043,10 +693,10 @@ int lab_down(struct lab *lab)
 		lab->stopping = 1;
 		event_emit(lab->ev, "lab_stopping", NULL);
 	}
-	agents_stop(lab->agents, lab->nagents, &left);
+	supervise_stop(lab->agents, lab->nagents, &left);
 	lab_report_exits(lab);
 	for (int i = 0; i < lab->nagents; i++)
-		agent_close(&lab->agents[i]);
+		supervise_close(&lab->agents[i]);
 	for (int i = 0; i < TOPO_MAX_NODES; i++) {
 		if (lab->nsfd[i] != -1)
 			close(lab->nsfd[i]);
@@ -1064,26 +714,4 @@ int lab_down(struct lab *lab)
 		rc = -1;
 	event_emit(lab->ev, "lab_down", NULL);
 	return rc;
-}
-
-int lab_state_check(const char *dir)
-{
-	struct stat st;
-
-	if (lstat(dir, &st) == -1) {
-		log_warn("%s: %s", __func__, dir);
-		return -1;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		log_warnx("%s is a symbolic link: refused (expected a directory of root's)", dir);
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
-		log_warnx("%s: refused: expected a directory owned by root and writable only by "
-			  "it, got %s owned by uid %u, mode %04o",
-			  dir, S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
-			  (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-		return -1;
-	}
-	return 0;
 }
