@@ -1,5 +1,5 @@
 /*
- * Where BGP should converge; see bgpexpect.h.
+ * Where BGP should converge; see lab.h.
  *
  * A synchronous path-vector computation: sites hold their own route (an
  * empty AS path), and in each round every router takes the best of what

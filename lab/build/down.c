@@ -138,8 +138,8 @@ int lab_agent_claim(struct lab_agent *a, const char *bindir, const char *path, i
 	if ((a->pidfd = pidfd_open(a->pid, 0)) == -1 && errno == ESRCH)
 		return 0;
 	/* with the pidfd held, what /proc says from now on is that process's */
-	if (supervise_starttime(a->pid, &start, &state) == -1 || start != a->starttime || state == 'Z' ||
-	    state == 'X') {
+	if (supervise_starttime(a->pid, &start, &state) == -1 || start != a->starttime ||
+	    state == 'Z' || state == 'X') {
 		supervise_close(a);
 		return 0;
 	}
@@ -382,7 +382,6 @@ int lab_down_state_locked(const char *statedir, FILE *out)
 	return rc == 0 && left == 0 && refused == 0 ? 0 : -1;
 }
 
-
 int lab_state_check(const char *dir)
 {
 	struct stat st;
@@ -404,4 +403,3 @@ int lab_state_check(const char *dir)
 	}
 	return 0;
 }
-

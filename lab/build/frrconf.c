@@ -1,6 +1,6 @@
 /*
  * FRR's configurations of a lab's routers and sites, and FRR's dry run on
- * them; see frrconf.h.
+ * them; see lab.h.
  */
 #include "lab.h"
 

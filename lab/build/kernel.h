@@ -7,7 +7,7 @@
  * kern_open(nsfd) enters the namespace, opens the socket and comes back.
  *
  * This header is the seam of the lab's tests: tests/unit/test_lab_build.c
- * links a fake of every function declared here (and in netns.h) in place
+ * links a fake of every function declared here (and of netns.c, lab.h) in place
  * of kernel.c, and checks what a bring-up asks of the kernel without one;
  * tests/unit/test_lab_kernel.c checks kernel.c itself on the kernel, in a
  * network namespace of its own.

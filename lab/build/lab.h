@@ -335,9 +335,9 @@ int lab_nsname(char *buf, size_t len, const struct topology *t, int node);
  * with the namespace bind-mounted on it, so `ip netns exec NAME ...` works
  * for the user beside the lab.
  *
- * This is the only file that unshares, mounts and unmounts. Like kernel.h,
- * this header is a seam: tests/unit/test_lab_build.c links a fake of every
- * function here in place of netns.c; tests/unit/test_lab_netns.c checks
+ * netns.c is the only file that unshares, mounts and unmounts. Like
+ * kernel.h, these functions are a seam: tests/unit/test_lab_build.c links a
+ * fake of every one in place of netns.c; tests/unit/test_lab_netns.c checks
  * netns.c itself, in mount and network namespaces of its own.
  */
 
@@ -659,7 +659,7 @@ int frrconf_check(const struct topology *t, FILE *err);
  * it). 0, or -1 said on err as frrconf_check says it. */
 int frrconf_check_node(const struct topology *t, int n, FILE *err);
 
-/* frrconf_load: overrides_load (lab/build/overrides.h), then, if it loaded,
+/* frrconf_load: overrides_load (above), then, if it loaded,
  * frrconf_check and realres_check (lab/build/realres.h): what check, up, run and
  * sweep load. 0 or -1 (said). */
 int frrconf_load(struct topology *t, const char *path, char *const sets[], int nsets, FILE *err);

@@ -1,4 +1,4 @@
-/* Named network namespaces, as iproute2 makes them; see netns.h. */
+/* Named network namespaces, as iproute2 makes them; see lab.h. */
 #include "lab.h"
 
 #include <dirent.h>

@@ -1,4 +1,4 @@
-/* --set ttl= and loading a topology with every override; see overrides.h. */
+/* --set ttl= and loading a topology with every override; see lab.h. */
 #include "lab.h"
 
 #include <stdint.h>

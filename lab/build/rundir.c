@@ -1,4 +1,4 @@
-/* The rules of a run directory, for every command that makes one; see rundir.h. */
+/* The rules of a run directory, for every command that makes one; see lab.h. */
 #include "lab.h"
 
 #include <dirent.h>

@@ -1,4 +1,4 @@
-/* A lab that is up, read back from its state directory; see state.h. */
+/* A lab that is up, read back from its state directory; see lab.h. */
 #include "lab.h"
 
 #include <dirent.h>

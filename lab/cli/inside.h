@@ -5,7 +5,7 @@
  * adds to a lab's lab.events.jsonl so that an `up --traffic` lab failed by
  * hand can be analysed by `steerlab report` (docs/inside.md).
  *
- * Each command loads the lab's state (state.h) and refuses, with a message
+ * Each command loads the lab's state (lab.h) and refuses, with a message
  * on standard error naming what it expected, an unknown lab, an unknown
  * node, a node that is not a site (fail, recover), a site already failed
  * (fail) or still running (recover). Each returns the exit status of

@@ -1,6 +1,6 @@
 /*
  * `steerlab nodes`: what each node of a lab that is up is made of, as text
- * and as JSON, from a loaded state (state.h). The addresses are the plan
+ * and as JSON, from a loaded state (lab.h). The addresses are the plan
  * the topology implies (docs/man/steerlab.ini.5, ADDRESSES; what `steerlab
  * check` prints as comments); the agents are those of agents.tsv, each
  * alive or not.

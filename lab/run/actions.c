@@ -1,4 +1,4 @@
-/* The timeline's actions on a lab that is up; see actions.h. */
+/* The timeline's actions on a lab that is up; see run.h. */
 #include "run.h"
 
 #include <arpa/inet.h>

@@ -3,10 +3,10 @@
  * scenario N times, then the spread of every clock (docs/repeat.md).
  *
  * A repeat is a sweep whose axis is the repetition: it runs on the sweep's
- * machinery (lab/run/sweep.h: the directory and its args file, resuming, the
+ * machinery (lab/run/run.h: the directory and its args file, resuming, the
  * points, gnuplot) with one point per repetition, rep-1 .. rep-N, each run
  * with --set seed=S, S = jitter_rep_seed(the repeat's seed, its number)
- * (lab/topology/jitter.h). With fail_jitter set to the probe interval, each
+ * (lab/topology/topology.h). With fail_jitter set to the probe interval, each
  * repetition's failure falls at another phase of the probe cycle, and the
  * spread of the detection times is the model's: one probe interval. The
  * repeat's seed is --set seed=N, or drawn; DIR/repeat.args records it, and a

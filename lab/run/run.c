@@ -149,7 +149,7 @@ static int run_own_site_ok(const struct topology *t, int r, struct in_addr via)
 /* run_bgp_ready: routing = bgp: every site's prober has put the service on
  * its lo; the FIB of every router routes it, the routers with sites as
  * BGP's decision process will once every announcement is in
- * (lab/build/bgpexpect.h: local preference, AS path length with the prepends,
+ * (lab/build/bgpexpect.c: local preference, AS path length with the prepends,
  * MED; any of the next hops that tie); and no router's route to it has
  * changed for RUN_BGP_QUIET_NS (a tie between different AS paths, or a
  * lab bgpexpect does not model, would otherwise let a router still moving

@@ -39,7 +39,7 @@ struct run_opts {
  * all be written, -1 on error (nothing to analyse). It
  * refuses first (run_preflight) what it would refuse later. A random seed
  * (t->seed -1) is drawn into t->seed (run_seed) before topology.ini is
- * written; the failure falls at fail_at plus its jitter (lab/topology/jitter.h). */
+ * written; the failure falls at fail_at plus its jitter (lab/topology/topology.h). */
 int run_scenario(struct topology *t, const struct run_opts *o);
 
 /* run_seed: if t->seed is random (-1), a seed from getrandom into it. 0,
@@ -48,7 +48,7 @@ int run_seed(struct topology *t);
 
 /* run_preflight: what run_scenario would refuse, checked before anything is
  * made: no failing site, the lab or one of its namespaces already there, an
- * agent program missing, a run directory lab/build/rundir.h refuses (explicit_out:
+ * agent program missing, a run directory lab/build/rundir.c refuses (explicit_out:
  * it was given with --out). Each said on stderr. 0 or -1. */
 int run_preflight(const struct topology *t, const char *bindir, const char *rundir,
 		  int explicit_out);
@@ -160,7 +160,7 @@ struct action_step {
 
 /* action_plan: the steps of t's timeline in order into steps[0..max).
  * Their number (at most max). With [lab] fail_jitter, event i (in time
- * order) moves later by jitter_offset_ns(fail_jitter, seed, i) (lab/topology/jitter.h;
+ * order) moves later by jitter_offset_ns(fail_jitter, seed, i) (lab/topology/topology.h;
  * the fail = yes shorthand alone is event 0, as before the timeline), a
  * flap with all its cycles; an event never moves before the previous one on
  * its target ended (a recover stays after what it undoes). */

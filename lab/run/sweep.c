@@ -1,4 +1,4 @@
-/* The sweep command: its arguments, its points, resuming; see sweep.h. */
+/* The sweep command: its arguments, its points, resuming; see run.h. */
 #include "run.h"
 
 #include <dirent.h>
@@ -365,7 +365,7 @@ static int sweep_dir(struct sweep *sw, const char *dir)
 	int64_t seed;
 	FILE *fp;
 
-	/* the rules of every run directory (lab/build/rundir.h), this one's
+	/* the rules of every run directory (lab/build/rundir.c), this one's
 	 * marker making it resumable */
 	if (rundir_check(what, dir, args, 1, stderr) == -1 || rundir_make(dir) == -1)
 		return -1;

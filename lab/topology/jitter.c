@@ -1,4 +1,4 @@
-/* Jittered event instants from a seed; see jitter.h. */
+/* Jittered event instants from a seed; see topology.h. */
 #include "topology.h"
 
 #include <errno.h>

@@ -334,7 +334,7 @@ struct topology {
 	int64_t settle_ns;	 /* max wait for the lab to be ready */
 	uint64_t capture_buffer; /* bytes, per captured link; 0 (auto): topo_capture_ring */
 	/* the failure falls uniformly in [fail_at, fail_at + fail_jitter),
-	 * drawn from seed (lab/topology/jitter.h); seed -1: random, drawn by the run */
+	 * drawn from seed (lab/topology/topology.h); seed -1: random, drawn by the run */
 	int64_t fail_jitter_ns;
 	int64_t seed;
 

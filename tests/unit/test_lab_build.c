@@ -1,6 +1,6 @@
 /*
  * Bringing a lab up (lab/build/build.c) against a fake kernel: this file defines
- * every function of lab/build/kernel.h and lab/build/netns.h, so the linker takes
+ * every function of lab/build/kernel.h and of netns.c (lab/build/lab.h), so the linker takes
  * these instead of kernel.c's and netns.c's (the seam both headers state),
  * and each call the lab makes is written down: which namespace, which link,
  * which address or route. The calls for a topology are compared with a

@@ -5,7 +5,7 @@
  * `steerlab report` can analyse a lab failed by hand; `fail` and `recover`
  * on a lab's state (tests/unit/test_labstate.h): sited killed through its
  * pidfd and site_failed by hand, sited started again (a fake of the lab's
- * side, lab/run/actions.h) and site_recovered once it says sited_ready; and
+ * side, lab/run/run.h) and site_recovered once it says sited_ready; and
  * each command's refusals and exit status. Run from the repository root.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * `steerlab sweep` (lab/run/sweep.h) and `--set ttl=` (lab/build/overrides.h): which
+ * `steerlab sweep` (lab/run/run.h) and `--set ttl=` (lab/build/lab.h): which
  * --set is swept and the errors with their exact messages, the point
  * directories and their overrides, the x axis, the ttl override on the
  * [name] sections' raw pairs, and the combined table from fixture
