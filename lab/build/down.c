@@ -403,3 +403,35 @@ int lab_state_check(const char *dir)
 	}
 	return 0;
 }
+
+int lab_down(struct lab *lab)
+{
+	int left, rc;
+
+	if (!lab->stopping) {
+		lab_watch(lab, 0); /* the last exits before the stop are still reported */
+		lab->stopping = 1;
+		event_emit(lab->ev, "lab_stopping", NULL);
+	}
+	supervise_stop(lab->agents, lab->nagents, &left);
+	supervise_report_exits(lab);
+	for (int i = 0; i < lab->nagents; i++)
+		supervise_close(&lab->agents[i]);
+	for (int i = 0; i < TOPO_MAX_NODES; i++) {
+		if (lab->nsfd[i] != -1)
+			close(lab->nsfd[i]);
+		lab->nsfd[i] = -1;
+	}
+	/* lab_up holds the state's lock until the lab is up */
+	if (lab->lockfd >= 0) {
+		rc = lab_down_state_locked(lab->statedir, NULL);
+		lab_state_unlock(lab->lockfd);
+		lab->lockfd = -1;
+	} else {
+		rc = lab_down_state(lab->statedir, NULL);
+	}
+	if (left)
+		rc = -1;
+	event_emit(lab->ev, "lab_down", NULL);
+	return rc;
+}

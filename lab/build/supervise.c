@@ -1,9 +1,9 @@
 /*
  * The agent supervisor, while the process that started the agents lives
  * (`up`, `run`): start each agent inside its node's namespace, record it,
- * watch it, signal it, wait for it, and stop them all (lab_down). Taking a
- * lab down from its recorded state, whether this process or an earlier
- * `steerlab up` made it, is down.c's.
+ * watch it, signal it, wait for it. Taking a lab down (lab_down, and from
+ * its recorded state, whether this process or an earlier `steerlab up`
+ * made it) is down.c's; what both do to one agent, supervise_agent.c's.
  *
  * Each agent this process starts is held by a pidfd, so an agent that ends
  * is noticed by poll() the moment it ends, wherever the run is waiting
@@ -32,100 +32,6 @@
 #include "log.h"
 #include "strfmt.h"
 #include "timeutil.h"
-
-/* supervise_starttime: field 22 of /proc/PID/stat, and its state letter. */
-int supervise_starttime(pid_t pid, unsigned long long *start, char *state)
-{
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd;
-
-	strfmt(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL)
-		return -1;
-	/* after ") ": field 3 is the state; field 22 is 19 fields further */
-	if (sscanf(p + 2,
-		   "%c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-		   "%*s %*s %llu",
-		   state, start) != 2)
-		return -1;
-	return 0;
-}
-
-void supervise_close(struct lab_agent *a)
-{
-	if (a->pidfd >= 0)
-		close(a->pidfd);
-	a->pidfd = -1;
-}
-
-/* agent_reap: if a, our child, has ended, wait for it and keep how it
- * ended. 1 if it has ended. */
-static int agent_reap(struct lab_agent *a)
-{
-	siginfo_t si;
-	int r;
-
-	memset(&si, 0, sizeof(si));
-	if (a->pidfd >= 0)
-		r = waitid(P_PIDFD, (id_t)a->pidfd, &si, WEXITED | WNOHANG);
-	else
-		r = waitid(P_PID, (id_t)a->pid, &si, WEXITED | WNOHANG);
-	if (r == 0 && si.si_pid == 0)
-		return 0; /* still running */
-	if (r == 0)
-		a->exit = si;
-	else if (errno != ECHILD)
-		return 0;
-	/* ECHILD: waited for elsewhere; how it ended is not known */
-	a->reaped = 1;
-	supervise_close(a);
-	return 1;
-}
-
-/* supervise_alive: our child is reaped when it ends; another process's agent
- * is checked through its pidfd, else /proc with the start time guarding
- * against a reused PID. */
-int supervise_alive(struct lab_agent *a)
-{
-	unsigned long long start;
-	char state;
-
-	if (a->reaped)
-		return 0;
-	if (a->child)
-		return !agent_reap(a);
-	if (a->pidfd >= 0) {
-		struct pollfd p = {.fd = a->pidfd, .events = POLLIN};
-		if (poll(&p, 1, 0) == 0)
-			return 1;
-		a->reaped = 1;
-		supervise_close(a);
-		return 0;
-	}
-	if (supervise_starttime(a->pid, &start, &state) == -1 || start != a->starttime ||
-	    state == 'Z' || state == 'X') {
-		a->reaped = 1;
-		return 0;
-	}
-	return 1;
-}
-
-/* agent_signal: through the pidfd when there is one (no reused PID can be
- * hit), else kill(). */
-static int agent_signal(struct lab_agent *a, int sig)
-{
-	if (a->pidfd >= 0)
-		return pidfd_send_signal(a->pidfd, sig, NULL, 0);
-	return kill(a->pid, sig);
-}
 
 /* What a child that could not exec tells its parent, through its batch's
  * report pipe (its copy closed by exec): the step that failed and its
@@ -423,19 +329,6 @@ fail:
 	return -1;
 }
 
-/* agent_matches: name NULL matches all; "client*" every label it begins. */
-static int agent_matches(const struct lab_agent *a, const char *name)
-{
-	size_t len;
-
-	if (name == NULL)
-		return 1;
-	len = strlen(name);
-	if (len > 0 && name[len - 1] == '*')
-		return strncmp(a->name, name, len - 1) == 0;
-	return strcmp(a->name, name) == 0;
-}
-
 /* agent_exit_text: "died (signal 9)", "exited (status 1)" */
 static void agent_exit_text(const struct lab_agent *a, char *buf, size_t len)
 {
@@ -466,10 +359,10 @@ static int agent_expected(const struct lab *lab, const struct lab_agent *a, int6
 	return now >= lab->clients_until - early;
 }
 
-/* lab_report_exits: agent_exited for each agent newly found ended, and a
+/* supervise_report_exits: agent_exited for each agent newly found ended, and a
  * terminal line for each that was not meant to end. Not once the lab is
  * stopping them on purpose. */
-static void lab_report_exits(struct lab *lab)
+void supervise_report_exits(struct lab *lab)
 {
 	int64_t now = now_mono_ns();
 
@@ -553,11 +446,11 @@ int lab_watch(struct lab *lab, int64_t timeout_ns)
 	if (r > 0 || unwatched || timeout_ns <= 0) {
 		for (int i = 0; i < lab->nagents; i++) {
 			struct lab_agent *a = &lab->agents[i];
-			if (a->child && !a->reaped && agent_reap(a))
+			if (a->child && !a->reaped && supervise_reap(a))
 				ended++;
 		}
 	}
-	lab_report_exits(lab);
+	supervise_report_exits(lab);
 	if (r == -1 && errno == EINTR && ended == 0)
 		return -1;
 	return ended;
@@ -574,7 +467,7 @@ int lab_kill_agent(struct lab *lab, int i)
 		return -1;
 	}
 	a->expect_kill = 1;
-	if (agent_signal(a, SIGKILL) == -1) {
+	if (supervise_signal(a, SIGKILL) == -1) {
 		a->expect_kill = 0;
 		return -1;
 	}
@@ -590,47 +483,17 @@ int lab_signal_agent(struct lab *lab, int i, int sig)
 		errno = ESRCH;
 		return -1;
 	}
-	return agent_signal(a, sig);
+	return supervise_signal(a, sig);
 }
 
 void lab_signal_agents(struct lab *lab, const char *name, int sig)
 {
 	for (int i = 0; i < lab->nagents; i++) {
 		struct lab_agent *a = &lab->agents[i];
-		if (agent_matches(a, name) && supervise_alive(a))
-			agent_signal(a, sig);
+		if (supervise_matches(a, name) && supervise_alive(a))
+			supervise_signal(a, sig);
 	}
-	lab_report_exits(lab);
-}
-
-/* agents_wait: up to timeout_ns for the agents called name to end; how many
- * are left. Polls their pidfds; agents without one every 5 ms. */
-static int agents_wait(struct lab_agent *agents, int n, const char *name, int64_t timeout_ns)
-{
-	static struct pollfd pfd[LAB_MAX_AGENTS];
-	int64_t deadline = now_mono_ns() + timeout_ns;
-
-	for (;;) {
-		int alive = 0, nfd = 0, unwatched = 0;
-		for (int i = 0; i < n; i++) {
-			if (!agent_matches(&agents[i], name) || !supervise_alive(&agents[i]))
-				continue;
-			alive++;
-			if (agents[i].pidfd >= 0)
-				pfd[nfd++] =
-				    (struct pollfd){.fd = agents[i].pidfd, .events = POLLIN};
-			else
-				unwatched++;
-		}
-		int64_t left = deadline - now_mono_ns();
-		if (alive == 0 || left <= 0)
-			return alive;
-		int ms = (int)((left + 999999) / 1000000);
-		if (unwatched && ms > 5)
-			ms = 5;
-		if (poll(pfd, (nfds_t)nfd, ms) == -1 && errno == EINTR)
-			return alive;
-	}
+	supervise_report_exits(lab);
 }
 
 int lab_wait_agents(struct lab *lab, const char *name, int64_t timeout_ns)
@@ -641,7 +504,7 @@ int lab_wait_agents(struct lab *lab, const char *name, int64_t timeout_ns)
 	for (;;) {
 		alive = 0;
 		for (int i = 0; i < lab->nagents; i++)
-			if (agent_matches(&lab->agents[i], name) && !lab->agents[i].reaped)
+			if (supervise_matches(&lab->agents[i], name) && !lab->agents[i].reaped)
 				alive++;
 		int64_t left = deadline - now_mono_ns();
 		if (alive == 0 || left <= 0)
@@ -649,69 +512,4 @@ int lab_wait_agents(struct lab *lab, const char *name, int64_t timeout_ns)
 		if (lab_watch(lab, left) == -1)
 			return alive; /* a signal: the caller looks at why */
 	}
-}
-
-/* Stop agents: clients first (so their last requests are still captured),
- * then the rest; SIGKILL whatever outlives the grace period, and wait for
- * that too, bounded. How many were running and ended; *left: how many
- * could not be stopped. */
-int supervise_stop(struct lab_agent *agents, int n, int *left)
-{
-	int running = 0;
-
-	for (int i = 0; i < n; i++)
-		running += supervise_alive(&agents[i]);
-	for (int pass = 0; pass < 2; pass++) {
-		for (int i = 0; i < n; i++) {
-			int is_client = strncmp(agents[i].name, "client", 6) == 0;
-			if (is_client == (pass == 0) && supervise_alive(&agents[i]))
-				agent_signal(&agents[i], SIGTERM);
-		}
-		agents_wait(agents, n, pass == 0 ? "client*" : NULL, LAB_GRACE_NS);
-	}
-	for (int i = 0; i < n; i++) {
-		if (supervise_alive(&agents[i])) {
-			log_warnx("%s (pid %d) did not stop in time: killing it", agents[i].name,
-				  (int)agents[i].pid);
-			agent_signal(&agents[i], SIGKILL);
-		}
-	}
-	*left = agents_wait(agents, n, NULL, LAB_GRACE_NS);
-	for (int i = 0; i < n; i++)
-		if (supervise_alive(&agents[i]))
-			log_warnx("%s (pid %d) could not be stopped", agents[i].name,
-				  (int)agents[i].pid);
-	return running - *left;
-}
-
-int lab_down(struct lab *lab)
-{
-	int left, rc;
-
-	if (!lab->stopping) {
-		lab_watch(lab, 0); /* the last exits before the stop are still reported */
-		lab->stopping = 1;
-		event_emit(lab->ev, "lab_stopping", NULL);
-	}
-	supervise_stop(lab->agents, lab->nagents, &left);
-	lab_report_exits(lab);
-	for (int i = 0; i < lab->nagents; i++)
-		supervise_close(&lab->agents[i]);
-	for (int i = 0; i < TOPO_MAX_NODES; i++) {
-		if (lab->nsfd[i] != -1)
-			close(lab->nsfd[i]);
-		lab->nsfd[i] = -1;
-	}
-	/* lab_up holds the state's lock until the lab is up */
-	if (lab->lockfd >= 0) {
-		rc = lab_down_state_locked(lab->statedir, NULL);
-		lab_state_unlock(lab->lockfd);
-		lab->lockfd = -1;
-	} else {
-		rc = lab_down_state(lab->statedir, NULL);
-	}
-	if (left)
-		rc = -1;
-	event_emit(lab->ev, "lab_down", NULL);
-	return rc;
 }
