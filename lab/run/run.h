@@ -141,7 +141,7 @@ int run_count_events(const char *path, const char *event, const char *key, const
  *
  * What a step does to the lab goes through one table of calls, struct
  * action_ops: the agents' signals and starts (lab/build/supervise.c), a node's
- * routes (lab/build/build.c), an nftables script in a node's namespace, a link's
+ * routes and links (lab/build/build.c), an nftables script in a node's namespace, a link's
  * end up or down (lab/build/kernel.c). The rest, which step does what to whom,
  * which script, which events, is decided here and unit-tested against a
  * fake table (tests/unit/test_lab_actions.c); action_lab_ops is the lab's.

@@ -1,7 +1,9 @@
 /*
- * Inside the topology parser, private to lab/topology*.c:
+ * Inside the topology parser, private to lab/topology/:
  *
  *   topology.c        reading the file: lines, headers, key = value pairs
+ *   topology_set.c    one key's value set (the file's pairs and --set)
+ *   topology_util.c   errors with file:line, a section's keys and label
  *   topology_check.c  after the file: --set, defaults, links, checks
  *   topology_keys.c   the keys and their value types
  *   topology_events.c the timeline: [event] sections and their checks
