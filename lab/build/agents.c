@@ -42,9 +42,9 @@ struct lab_argv {
 	int overflow;
 };
 
-static void argv_add(struct lab_argv *a, const char *fmt, ...)
+static void agents_argv_add(struct lab_argv *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void argv_add(struct lab_argv *a, const char *fmt, ...)
+static void agents_argv_add(struct lab_argv *a, const char *fmt, ...)
 {
 	size_t room = sizeof(a->store) - a->used;
 	va_list ap;
@@ -63,9 +63,9 @@ static void argv_add(struct lab_argv *a, const char *fmt, ...)
 	a->used += (size_t)len + 1;
 }
 
-/* argv_start: PROG -n NODE -e RUNDIR/NODE.LABEL.events.jsonl */
-static void argv_start(struct lab_argv *a, const struct lab *lab, int node, const char *prog,
-		       const char *label)
+/* agents_argv_start: PROG -n NODE -e RUNDIR/NODE.LABEL.events.jsonl */
+static void agents_argv_start(struct lab_argv *a, const struct lab *lab, int node, const char *prog,
+			      const char *label)
 {
 	/* not a memset of its 70 kB: each page written after a fork is a
 	 * page copied (the agents forked before it share it until they exec) */
@@ -73,15 +73,15 @@ static void argv_start(struct lab_argv *a, const struct lab *lab, int node, cons
 	a->used = 0;
 	a->overflow = 0;
 	a->argv[0] = NULL;
-	argv_add(a, "%s", prog);
-	argv_add(a, "-n");
-	argv_add(a, "%s", lab->t->nodes[node].name);
-	argv_add(a, "-e");
-	argv_add(a, "%s/%s.%s.events.jsonl", lab->rundir, lab->t->nodes[node].name, label);
+	agents_argv_add(a, "%s", prog);
+	agents_argv_add(a, "-n");
+	agents_argv_add(a, "%s", lab->t->nodes[node].name);
+	agents_argv_add(a, "-e");
+	agents_argv_add(a, "%s/%s.%s.events.jsonl", lab->rundir, lab->t->nodes[node].name, label);
 }
 
-static int argv_run(struct lab *lab, int node, const char *prog, const char *label,
-		    struct lab_argv *a)
+static int agents_argv_run(struct lab *lab, int node, const char *prog, const char *label,
+			   struct lab_argv *a)
 {
 	if (a->overflow) {
 		log_warnx("%s of %s: command line too long", label, lab->t->nodes[node].name);
@@ -90,7 +90,7 @@ static int argv_run(struct lab *lab, int node, const char *prog, const char *lab
 	return lab_start_agent_as(lab, node, prog, label, a->argv) == -1 ? -1 : 0;
 }
 
-static const char *ip(struct in_addr a, char *buf)
+static const char *agents_ip(struct in_addr a, char *buf)
 {
 	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
 }
@@ -108,26 +108,26 @@ static int lab_start_collectors(struct lab *lab, int n)
 	struct lab_argv a;
 	int ncap = 0;
 
-	argv_start(&a, lab, n, "collector", "collector");
-	argv_add(&a, "-o");
-	argv_add(&a, "%s", lab->rundir);
-	argv_add(&a, "-f");
-	argv_add(&a, "udp port %u", t->port);
-	argv_add(&a, "-P");
-	argv_add(&a, "%s/32", ip(t->service, svc));
+	agents_argv_start(&a, lab, n, "collector", "collector");
+	agents_argv_add(&a, "-o");
+	agents_argv_add(&a, "%s", lab->rundir);
+	agents_argv_add(&a, "-f");
+	agents_argv_add(&a, "udp port %u", t->port);
+	agents_argv_add(&a, "-P");
+	agents_argv_add(&a, "%s/32", agents_ip(t->service, svc));
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
 		if (l->router != n || t->nodes[l->node].kind != TOPO_SITE)
 			continue;
-		argv_add(&a, "-c");
-		argv_add(&a, "%s=%s:%llu", l->router_ifname, t->nodes[l->node].name,
-			 (unsigned long long)topo_capture_ring(t, i));
+		agents_argv_add(&a, "-c");
+		agents_argv_add(&a, "%s=%s:%llu", l->router_ifname, t->nodes[l->node].name,
+				(unsigned long long)topo_capture_ring(t, i));
 		if (!topo_captured_bgp(t, i))
 			continue;
-		argv_add(&a, "-b");
-		argv_add(&a, "%s=link-%s-%s:%llu", l->router_ifname, t->nodes[n].name,
-			 t->nodes[l->node].name,
-			 (unsigned long long)topo_capture_ring_rlink(t, -1));
+		agents_argv_add(&a, "-b");
+		agents_argv_add(&a, "%s=link-%s-%s:%llu", l->router_ifname, t->nodes[n].name,
+				t->nodes[l->node].name,
+				(unsigned long long)topo_capture_ring_rlink(t, -1));
 	}
 	/* a [link R1 R2] is captured once, by R1: its BGP (the requests that
 	 * cross it are counted on the site links) */
@@ -135,35 +135,36 @@ static int lab_start_collectors(struct lab *lab, int n)
 		const struct topo_rlink *rl = &t->rlinks[i];
 		if (rl->a != n)
 			continue;
-		argv_add(&a, "-b");
-		argv_add(&a, "%s=link-%s-%s:%llu", rl->a_ifname, t->nodes[rl->a].name,
-			 t->nodes[rl->b].name, (unsigned long long)topo_capture_ring_rlink(t, i));
+		agents_argv_add(&a, "-b");
+		agents_argv_add(&a, "%s=link-%s-%s:%llu", rl->a_ifname, t->nodes[rl->a].name,
+				t->nodes[rl->b].name,
+				(unsigned long long)topo_capture_ring_rlink(t, i));
 	}
 	/* in every router, sites or not: every FIB's route to the service
 	 * is recorded (with -P, the collector runs with no capture too) */
-	if (argv_run(lab, n, "collector", "collector", &a) == -1)
+	if (agents_argv_run(lab, n, "collector", "collector", &a) == -1)
 		return -1;
 	/* the DNS of each authd's link (the queries that reach it: the upstream
 	 * load of DNS steering) and of each [resolver]'s (its clients' queries,
 	 * its answers, its own queries upstream: what it answered from cache) */
 	ncap = 0;
-	argv_start(&a, lab, n, "collector", "collector-dns");
-	argv_add(&a, "-o");
-	argv_add(&a, "%s", lab->rundir);
-	argv_add(&a, "-f");
-	argv_add(&a, "udp port 53");
+	agents_argv_start(&a, lab, n, "collector", "collector-dns");
+	agents_argv_add(&a, "-o");
+	agents_argv_add(&a, "%s", lab->rundir);
+	agents_argv_add(&a, "-f");
+	agents_argv_add(&a, "udp port 53");
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
 		enum topo_kind kind = t->nodes[l->node].kind;
 		if (l->router != n || (kind != TOPO_DNS && kind != TOPO_RESOLVER))
 			continue;
-		argv_add(&a, "-c");
-		argv_add(&a, "%s=%s-%s:%llu", l->router_ifname,
-			 kind == TOPO_DNS ? "dns" : "resolver", t->nodes[l->node].name,
-			 (unsigned long long)topo_capture_ring(t, i));
+		agents_argv_add(&a, "-c");
+		agents_argv_add(&a, "%s=%s-%s:%llu", l->router_ifname,
+				kind == TOPO_DNS ? "dns" : "resolver", t->nodes[l->node].name,
+				(unsigned long long)topo_capture_ring(t, i));
 		ncap++;
 	}
-	return ncap ? argv_run(lab, n, "collector", "collector-dns", &a) : 0;
+	return ncap ? agents_argv_run(lab, n, "collector", "collector-dns", &a) : 0;
 }
 
 /* lab_start_routed: routing = static, router n's routed */
@@ -184,9 +185,9 @@ static int lab_start_routed(struct lab *lab, int n)
 	 * prefix (agents/routed/acl.h). A site of another router is routed
 	 * via the next hop toward it, hops * 2^24 above its metric:
 	 * routing = static, every router told at once */
-	argv_start(&a, lab, n, "routed", "routed");
-	argv_add(&a, "-P");
-	argv_add(&a, "%s/32", ip(t->service, svc));
+	agents_argv_start(&a, lab, n, "routed", "routed");
+	agents_argv_add(&a, "-P");
+	agents_argv_add(&a, "%s/32", agents_ip(t->service, svc));
 	topo_paths(t, n, path);
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
@@ -197,46 +198,47 @@ static int lab_start_routed(struct lab *lab, int n)
 		hops = topo_route_to(t, n, path, l->node, &via, &ifname);
 		if (hops < 0)
 			continue;
-		argv_add(&a, "-a");
+		agents_argv_add(&a, "-a");
 		if (hops == 0)
-			argv_add(&a, "%s=%s", t->nodes[l->node].name, ip(l->node_addr, addr));
+			agents_argv_add(&a, "%s=%s", t->nodes[l->node].name,
+					agents_ip(l->node_addr, addr));
 		else
-			argv_add(&a, "%s=%s,via=%s,hops=%d", t->nodes[l->node].name,
-				 ip(l->node_addr, addr), ip(via, nh), hops);
+			agents_argv_add(&a, "%s=%s,via=%s,hops=%d", t->nodes[l->node].name,
+					agents_ip(l->node_addr, addr), agents_ip(via, nh), hops);
 		nsites++;
 	}
 	if (nsites == 0) {
-		argv_add(&a, "-a");
-		argv_add(&a, "none");
+		agents_argv_add(&a, "-a");
+		agents_argv_add(&a, "none");
 	}
 	/* the hold timer: a site that stops announcing (crashed, frozen) is
 	 * withdrawn after static_hold */
-	argv_add(&a, "-H");
-	argv_add(&a, "%lldus", (long long)t->static_hold_ns / 1000);
-	return argv_run(lab, n, "routed", "routed", &a);
+	agents_argv_add(&a, "-H");
+	agents_argv_add(&a, "%lldus", (long long)t->static_hold_ns / 1000);
+	return agents_argv_run(lab, n, "routed", "routed", &a);
 }
 
-static void argv_probe_timing(struct lab_argv *a, const struct topo_node *node)
+static void agents_probe_timing(struct lab_argv *a, const struct topo_node *node)
 {
-	argv_add(a, "-i");
-	argv_add(a, "%lldus", (long long)node->probe_interval_ns / 1000);
-	argv_add(a, "-w");
-	argv_add(a, "%lldus", (long long)node->probe_timeout_ns / 1000);
-	argv_add(a, "-d");
-	argv_add(a, "%u", node->probe_down);
-	argv_add(a, "-u");
-	argv_add(a, "%u", node->probe_up);
+	agents_argv_add(a, "-i");
+	agents_argv_add(a, "%lldus", (long long)node->probe_interval_ns / 1000);
+	agents_argv_add(a, "-w");
+	agents_argv_add(a, "%lldus", (long long)node->probe_timeout_ns / 1000);
+	agents_argv_add(a, "-d");
+	agents_argv_add(a, "%u", node->probe_down);
+	agents_argv_add(a, "-u");
+	agents_argv_add(a, "%u", node->probe_up);
 }
 
 int lab_start_sited(struct lab *lab, int n)
 {
 	struct lab_argv a;
 
-	argv_start(&a, lab, n, "sited", "sited");
-	argv_add(&a, "-s");
-	argv_add(&a, "%s", lab->t->nodes[n].name);
-	argv_add(&a, "-p");
-	argv_add(&a, "%u", lab->t->port);
+	agents_argv_start(&a, lab, n, "sited", "sited");
+	agents_argv_add(&a, "-s");
+	agents_argv_add(&a, "%s", lab->t->nodes[n].name);
+	agents_argv_add(&a, "-p");
+	agents_argv_add(&a, "%u", lab->t->port);
 	if (a.overflow) {
 		log_warnx("sited of %s: command line too long", lab->t->nodes[n].name);
 		return -1;
@@ -252,34 +254,34 @@ static int lab_start_site_prober(struct lab *lab, int n)
 	struct lab_argv a;
 	char buf[INET_ADDRSTRLEN];
 
-	argv_start(&a, lab, n, "prober", "prober");
-	argv_add(&a, "-s");
-	argv_add(&a, "%s", node->name);
-	argv_add(&a, "-t");
-	argv_add(&a, "127.0.0.1:%u", t->port);
-	argv_add(&a, "-P");
-	argv_add(&a, "%s/32", ip(t->service, buf));
+	agents_argv_start(&a, lab, n, "prober", "prober");
+	agents_argv_add(&a, "-s");
+	agents_argv_add(&a, "%s", node->name);
+	agents_argv_add(&a, "-t");
+	agents_argv_add(&a, "127.0.0.1:%u", t->port);
+	agents_argv_add(&a, "-P");
+	agents_argv_add(&a, "%s/32", agents_ip(t->service, buf));
 	if (t->routing == TOPO_ROUTING_BGP) {
 		/* the address on lo while healthy; bgpd announces it */
-		argv_add(&a, "-L");
+		agents_argv_add(&a, "-L");
 	} else {
-		argv_add(&a, "-m");
-		argv_add(&a, "%u", node->metric);
-		argv_add(&a, "-R");
-		argv_add(&a, "%s", ip(t->links[node->link].router_addr, buf));
+		agents_argv_add(&a, "-m");
+		agents_argv_add(&a, "%u", node->metric);
+		agents_argv_add(&a, "-R");
+		agents_argv_add(&a, "%s", agents_ip(t->links[node->link].router_addr, buf));
 		/* and every other router, at its id: one withdrawal, every FIB */
 		for (int r = 0; r < t->nnodes; r++) {
 			if (t->nodes[r].kind != TOPO_ROUTER || r == t->links[node->link].router)
 				continue;
-			argv_add(&a, "-R");
-			argv_add(&a, "%s", ip(t->nodes[r].router_id, buf));
+			agents_argv_add(&a, "-R");
+			agents_argv_add(&a, "%s", agents_ip(t->nodes[r].router_id, buf));
 		}
 		/* the verdict repeated, so that the routers' hold timers keep it */
-		argv_add(&a, "-k");
-		argv_add(&a, "%lldus", (long long)t->static_refresh_ns / 1000);
+		agents_argv_add(&a, "-k");
+		agents_argv_add(&a, "%lldus", (long long)t->static_refresh_ns / 1000);
 	}
-	argv_probe_timing(&a, node);
-	return argv_run(lab, n, "prober", "prober", &a);
+	agents_probe_timing(&a, node);
+	return agents_argv_run(lab, n, "prober", "prober", &a);
 }
 
 static int lab_start_dns(struct lab *lab, int n)
@@ -300,24 +302,24 @@ static int lab_start_dns(struct lab *lab, int n)
 		log_warn("%s: %s", __func__, conf);
 		return -1;
 	}
-	argv_start(&a, lab, n, "authd", "authd");
-	argv_add(&a, "-c");
-	argv_add(&a, "%s", conf);
+	agents_argv_start(&a, lab, n, "authd", "authd");
+	agents_argv_add(&a, "-c");
+	agents_argv_add(&a, "%s", conf);
 	/* health reports only from the [prober] nodes, each under its own id
 	 * from its link address (agents/authd/allow.h) */
 	for (int i = 0; i < lab->t->nnodes; i++) {
 		if (lab->t->nodes[i].kind != TOPO_PROBER)
 			continue;
-		argv_add(&a, "-a");
-		argv_add(&a, "%s=%s", lab->t->nodes[i].name,
-			 ip(lab->t->links[lab->t->nodes[i].link].node_addr, addr));
+		agents_argv_add(&a, "-a");
+		agents_argv_add(&a, "%s=%s", lab->t->nodes[i].name,
+				agents_ip(lab->t->links[lab->t->nodes[i].link].node_addr, addr));
 		nprobers++;
 	}
 	if (nprobers == 0) {
-		argv_add(&a, "-a");
-		argv_add(&a, "none");
+		agents_argv_add(&a, "-a");
+		agents_argv_add(&a, "none");
 	}
-	return argv_run(lab, n, "authd", "authd", &a);
+	return agents_argv_run(lab, n, "authd", "authd", &a);
 }
 
 /* resolverd: the node's caches, forwarding to every authd; or the real
@@ -342,12 +344,12 @@ static int lab_start_resolver(struct lab *lab, int n)
 		log_warn("%s: %s", __func__, conf);
 		return -1;
 	}
-	argv_start(&a, lab, n, "resolverd", "resolverd");
-	argv_add(&a, "-c");
-	argv_add(&a, "%s", conf);
-	argv_add(&a, "-o");
-	argv_add(&a, "%s/upstream-%s.csv", lab->rundir, node->name);
-	return argv_run(lab, n, "resolverd", "resolverd", &a);
+	agents_argv_start(&a, lab, n, "resolverd", "resolverd");
+	agents_argv_add(&a, "-c");
+	agents_argv_add(&a, "%s", conf);
+	agents_argv_add(&a, "-o");
+	agents_argv_add(&a, "%s/upstream-%s.csv", lab->rundir, node->name);
+	return agents_argv_run(lab, n, "resolverd", "resolverd", &a);
 }
 
 /* A vantage point: probes every site's own address, tells every authd. */
@@ -358,22 +360,23 @@ static int lab_start_remote_prober(struct lab *lab, int n)
 	struct lab_argv a;
 	char buf[INET_ADDRSTRLEN];
 
-	argv_start(&a, lab, n, "prober", "prober");
-	argv_add(&a, "-I");
-	argv_add(&a, "%s", node->name);
+	agents_argv_start(&a, lab, n, "prober", "prober");
+	agents_argv_add(&a, "-I");
+	agents_argv_add(&a, "%s", node->name);
 	for (int i = 0; i < t->nnodes; i++) {
 		if (t->nodes[i].kind == TOPO_DNS) {
-			argv_add(&a, "-A");
-			argv_add(&a, "%s:%d", ip(t->links[t->nodes[i].link].node_addr, buf),
-				 DNSCONF_CONTROL_PORT);
+			agents_argv_add(&a, "-A");
+			agents_argv_add(&a, "%s:%d",
+					agents_ip(t->links[t->nodes[i].link].node_addr, buf),
+					DNSCONF_CONTROL_PORT);
 		} else if (t->nodes[i].kind == TOPO_SITE) {
-			argv_add(&a, "-T");
-			argv_add(&a, "%s=%s:%u", t->nodes[i].name, ip(t->nodes[i].address, buf),
-				 t->port);
+			agents_argv_add(&a, "-T");
+			agents_argv_add(&a, "%s=%s:%u", t->nodes[i].name,
+					agents_ip(t->nodes[i].address, buf), t->port);
 		}
 	}
-	argv_probe_timing(&a, node);
-	return argv_run(lab, n, "prober", "prober", &a);
+	agents_probe_timing(&a, node);
+	return agents_argv_run(lab, n, "prober", "prober", &a);
 }
 
 /*
@@ -392,17 +395,17 @@ static int lab_start_remote_prober(struct lab *lab, int n)
  *   4. every zebra of step 3 listening on its zserv.api, then bfdd and bgpd
  *      of every FRR node (bfdd that finds no zebra may never register)
  */
-static int step_dns(struct lab *lab, int n)
+static int agents_step_dns(struct lab *lab, int n)
 {
 	return lab->t->nodes[n].kind == TOPO_DNS ? lab_start_dns(lab, n) : 0;
 }
 
-static int step_resolver(struct lab *lab, int n)
+static int agents_step_resolver(struct lab *lab, int n)
 {
 	return lab->t->nodes[n].kind == TOPO_RESOLVER ? lab_start_resolver(lab, n) : 0;
 }
 
-static int step_node(struct lab *lab, int n)
+static int agents_step_node(struct lab *lab, int n)
 {
 	switch (lab->t->nodes[n].kind) {
 	case TOPO_ROUTER:
@@ -435,9 +438,9 @@ static int agents_step(struct lab *lab, int from, int to, int (*step)(struct lab
 
 static int agents_start(struct lab *lab, int from, int to)
 {
-	if (agents_step(lab, from, to, step_dns) == -1 ||
-	    agents_step(lab, from, to, step_resolver) == -1 ||
-	    agents_step(lab, from, to, step_node) == -1 ||
+	if (agents_step(lab, from, to, agents_step_dns) == -1 ||
+	    agents_step(lab, from, to, agents_step_resolver) == -1 ||
+	    agents_step(lab, from, to, agents_step_node) == -1 ||
 	    lab_frr_wait_zebra(lab, from, to) == -1 ||
 	    agents_step(lab, from, to, lab_frr_start_bgp) == -1)
 		return -1;
@@ -457,23 +460,24 @@ int lab_start_infra(struct lab *lab)
 /* lab_population_args: a population's -P, -k, -a (docs/agents.md) */
 static void lab_population_args(struct lab_argv *a, const struct topo_node *node)
 {
-	argv_add(a, "-P");
-	argv_add(a, "%u", node->population);
-	argv_add(a, "-k");
+	agents_argv_add(a, "-P");
+	agents_argv_add(a, "%u", node->population);
+	agents_argv_add(a, "-k");
 	if (node->skew == TOPO_SKEW_HARMONIC)
-		argv_add(a, "harmonic");
+		agents_argv_add(a, "harmonic");
 	else if (node->skew == TOPO_SKEW_ZIPF)
-		argv_add(a, "zipf:%.15g", node->zipf_exponent);
+		agents_argv_add(a, "zipf:%.15g", node->zipf_exponent);
 	else
-		argv_add(a, "equal");
-	argv_add(a, "-a");
-	argv_add(a, "%s", node->arrivals == TOPO_ARRIVALS_POISSON ? "poisson" : "paced");
+		agents_argv_add(a, "equal");
+	agents_argv_add(a, "-a");
+	agents_argv_add(a, "%s", node->arrivals == TOPO_ARRIVALS_POISSON ? "poisson" : "paced");
 	if (node->source_block.len > 0) {
 		char net[INET_ADDRSTRLEN];
 
-		argv_add(a, "-A");
-		argv_add(a, "%s/%d", inet_ntop(AF_INET, &node->source_block.net, net, sizeof(net)),
-			 node->source_block.len);
+		agents_argv_add(a, "-A");
+		agents_argv_add(a, "%s/%d",
+				inet_ntop(AF_INET, &node->source_block.net, net, sizeof(net)),
+				node->source_block.len);
 	}
 }
 
@@ -486,12 +490,13 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 	struct lab_argv a;
 	char buf[INET_ADDRSTRLEN];
 
-	argv_start(&a, lab, n, "client", label);
-	argv_add(&a, "-i");
+	agents_argv_start(&a, lab, n, "client", label);
+	agents_argv_add(&a, "-i");
 	if (node->population)
-		argv_add(&a, "%u", LAB_POP_ID(node->client_id, dns));
+		agents_argv_add(&a, "%u", LAB_POP_ID(node->client_id, dns));
 	else
-		argv_add(&a, "%u", dns ? LAB_DNS_CLIENT_ID(node->client_id) : node->client_id);
+		agents_argv_add(&a, "%u",
+				dns ? LAB_DNS_CLIENT_ID(node->client_id) : node->client_id);
 	if (node->population)
 		lab_population_args(&a, node);
 	if (dns) {
@@ -499,53 +504,56 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 		 * population's clients every cache of it in turn */
 		if (node->resolver_all) {
 			for (unsigned k = 1; k <= t->nodes[node->resolver].count; k++) {
-				argv_add(&a, "-R");
-				argv_add(&a, "%s",
-					 ip(topo_resolver_addr(t, node->resolver, (int)k), buf));
+				agents_argv_add(&a, "-R");
+				agents_argv_add(
+				    &a, "%s",
+				    agents_ip(topo_resolver_addr(t, node->resolver, (int)k), buf));
 			}
 			if (node->resolver_weights[0]) {
-				argv_add(&a, "-W");
-				argv_add(&a, "%s", node->resolver_weights);
+				agents_argv_add(&a, "-W");
+				agents_argv_add(&a, "%s", node->resolver_weights);
 			}
 		} else {
-			argv_add(&a, "-R");
-			argv_add(&a, "%s", ip(topo_client_resolver(t, n), buf));
+			agents_argv_add(&a, "-R");
+			agents_argv_add(&a, "%s", agents_ip(topo_client_resolver(t, n), buf));
 		}
-		argv_add(&a, "-q");
-		argv_add(&a, "%s", node->dns_name);
-		argv_add(&a, "-p");
-		argv_add(&a, "%u", t->port);
+		agents_argv_add(&a, "-q");
+		agents_argv_add(&a, "%s", node->dns_name);
+		agents_argv_add(&a, "-p");
+		agents_argv_add(&a, "%u", t->port);
 		if (node->sticky_ns > 0) {
-			argv_add(&a, "-S");
-			argv_add(&a, "%lldus", (long long)node->sticky_ns / 1000);
+			agents_argv_add(&a, "-S");
+			agents_argv_add(&a, "%lldus", (long long)node->sticky_ns / 1000);
 		} else if (node->population && t->sticky_share > 0) {
 			/* [lab] sticky_share within the population */
-			argv_add(&a, "-S");
-			argv_add(&a, "%lldus", (long long)t->sticky_ns / 1000);
-			argv_add(&a, "-Q");
-			argv_add(&a, "%.15g", t->sticky_share);
+			agents_argv_add(&a, "-S");
+			agents_argv_add(&a, "%lldus", (long long)t->sticky_ns / 1000);
+			agents_argv_add(&a, "-Q");
+			agents_argv_add(&a, "%.15g", t->sticky_share);
 		}
 	} else {
-		argv_add(&a, "-t");
-		argv_add(&a, "%s:%u", ip(t->service, buf), t->port);
+		agents_argv_add(&a, "-t");
+		agents_argv_add(&a, "%s:%u", agents_ip(t->service, buf), t->port);
 	}
-	argv_add(&a, "-r");
-	argv_add(&a, "%g", node->rate);
-	argv_add(&a, "-w");
-	argv_add(&a, "%lldus", (long long)node->timeout_ns / 1000);
+	agents_argv_add(&a, "-r");
+	agents_argv_add(&a, "%g", node->rate);
+	agents_argv_add(&a, "-w");
+	agents_argv_add(&a, "%lldus", (long long)node->timeout_ns / 1000);
 	if (t->records != TOPO_RECORDS_BINARY) {
-		argv_add(&a, "-o");
-		argv_add(&a, "%s/requests-%s%s.csv", lab->rundir, node->name, dns ? "-dns" : "");
+		agents_argv_add(&a, "-o");
+		agents_argv_add(&a, "%s/requests-%s%s.csv", lab->rundir, node->name,
+				dns ? "-dns" : "");
 	}
 	if (t->records != TOPO_RECORDS_CSV) {
-		argv_add(&a, "-B");
-		argv_add(&a, "%s/requests-%s%s.bin", lab->rundir, node->name, dns ? "-dns" : "");
+		agents_argv_add(&a, "-B");
+		agents_argv_add(&a, "%s/requests-%s%s.bin", lab->rundir, node->name,
+				dns ? "-dns" : "");
 	}
 	if (duration_ns) {
-		argv_add(&a, "-d");
-		argv_add(&a, "%lldus", (long long)duration_ns / 1000);
+		agents_argv_add(&a, "-d");
+		agents_argv_add(&a, "%lldus", (long long)duration_ns / 1000);
 	}
-	return argv_run(lab, n, "client", label, &a);
+	return agents_argv_run(lab, n, "client", label, &a);
 }
 
 int lab_start_clients(struct lab *lab, int64_t duration_ns)

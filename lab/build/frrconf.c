@@ -28,8 +28,9 @@ struct frrconf_out {
 	int err;
 };
 
-static void put(struct frrconf_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct frrconf_out *o, const char *fmt, ...)
+static void frrconf_put(struct frrconf_out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void frrconf_put(struct frrconf_out *o, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -40,7 +41,7 @@ static void put(struct frrconf_out *o, const char *fmt, ...)
 	o->lines++;
 }
 
-static const char *ip(struct in_addr a, char *buf)
+static const char *frrconf_ip(struct in_addr a, char *buf)
 {
 	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
 }
@@ -144,7 +145,7 @@ static unsigned frrconf_local_pref(const struct topology *t, int n,
 	return e < 0 ? 0 : t->rlinks[nb->rlink].local_pref[e];
 }
 
-static long long secs(int64_t ns)
+static long long frrconf_secs(int64_t ns)
 {
 	return (long long)(ns / NSEC_PER_SEC);
 }
@@ -167,16 +168,16 @@ static void frrconf_policy(struct frrconf_out *o, const struct topology *t, int 
 			for (unsigned k = 0; k < prepend; k++)
 				used += (size_t)snprintf(path + used, sizeof(path) - used, "%s%u",
 							 k ? " " : "", topo_node_asn(t, n));
-			put(o, "route-map %s-TO-%s permit 10", FRRCONF_PREFIX,
-			    t->nodes[nb[i].node].name);
-			put(o, " set as-path prepend %s", path);
-			put(o, "exit");
+			frrconf_put(o, "route-map %s-TO-%s permit 10", FRRCONF_PREFIX,
+				    t->nodes[nb[i].node].name);
+			frrconf_put(o, " set as-path prepend %s", path);
+			frrconf_put(o, "exit");
 		}
 		if (lp) {
-			put(o, "route-map %s-FROM-%s permit 10", FRRCONF_PREFIX,
-			    t->nodes[nb[i].node].name);
-			put(o, " set local-preference %u", lp);
-			put(o, "exit");
+			frrconf_put(o, "route-map %s-FROM-%s permit 10", FRRCONF_PREFIX,
+				    t->nodes[nb[i].node].name);
+			frrconf_put(o, " set local-preference %u", lp);
+			frrconf_put(o, "exit");
 		}
 	}
 }
@@ -188,56 +189,62 @@ static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n,
 	const struct topo_node *node = &t->nodes[n];
 	char a[INET_ADDRSTRLEN];
 
-	put(o, "router bgp %u", topo_node_asn(t, n));
-	put(o, " bgp router-id %s", ip(topo_router_id(t, n), a));
+	frrconf_put(o, "router bgp %u", topo_node_asn(t, n));
+	frrconf_put(o, " bgp router-id %s", frrconf_ip(topo_router_id(t, n), a));
 	/* announcements are filtered where they start (a site's route-map) */
-	put(o, " no bgp ebgp-requires-policy");
+	frrconf_put(o, " no bgp ebgp-requires-policy");
 	/* the sites' metrics are MEDs, compared across their ASes */
-	put(o, " bgp always-compare-med");
+	frrconf_put(o, " bgp always-compare-med");
 	if (t->ecmp)
-		put(o, " bgp bestpath as-path multipath-relax");
-	put(o, " timers bgp %lld %lld", secs(node->bgp_keepalive_ns), secs(node->bgp_hold_ns));
+		frrconf_put(o, " bgp bestpath as-path multipath-relax");
+	frrconf_put(o, " timers bgp %lld %lld", frrconf_secs(node->bgp_keepalive_ns),
+		    frrconf_secs(node->bgp_hold_ns));
 	for (int i = 0; i < nn; i++) {
 		const struct topo_rlink *rl = nb[i].rlink >= 0 ? &t->rlinks[nb[i].rlink] : NULL;
 
-		ip(nb[i].addr, a);
-		put(o, " neighbor %s remote-as %u", a, nb[i].asn);
-		put(o, " neighbor %s description %s %s", a,
-		    topo_kind_name(t->nodes[nb[i].node].kind), t->nodes[nb[i].node].name);
-		put(o, " neighbor %s timers connect %lld", a, secs(t->bgp_connect_retry_ns));
+		frrconf_ip(nb[i].addr, a);
+		frrconf_put(o, " neighbor %s remote-as %u", a, nb[i].asn);
+		frrconf_put(o, " neighbor %s description %s %s", a,
+			    topo_kind_name(t->nodes[nb[i].node].kind), t->nodes[nb[i].node].name);
+		frrconf_put(o, " neighbor %s timers connect %lld", a,
+			    frrconf_secs(t->bgp_connect_retry_ns));
 		/* a [link]'s own timers, for its session only */
 		if (rl && (rl->bgp_keepalive_ns >= 0 || rl->bgp_hold_ns >= 0))
-			put(o, " neighbor %s timers %lld %lld", a,
-			    secs(rl->bgp_keepalive_ns >= 0 ? rl->bgp_keepalive_ns
-							   : node->bgp_keepalive_ns),
-			    secs(rl->bgp_hold_ns >= 0 ? rl->bgp_hold_ns : node->bgp_hold_ns));
-		put(o, " neighbor %s advertisement-interval %lld", a,
-		    secs(rl && rl->bgp_mrai_ns >= 0 ? rl->bgp_mrai_ns : node->bgp_mrai_ns));
+			frrconf_put(o, " neighbor %s timers %lld %lld", a,
+				    frrconf_secs(rl->bgp_keepalive_ns >= 0
+						     ? rl->bgp_keepalive_ns
+						     : node->bgp_keepalive_ns),
+				    frrconf_secs(rl->bgp_hold_ns >= 0 ? rl->bgp_hold_ns
+								      : node->bgp_hold_ns));
+		frrconf_put(
+		    o, " neighbor %s advertisement-interval %lld", a,
+		    frrconf_secs(rl && rl->bgp_mrai_ns >= 0 ? rl->bgp_mrai_ns : node->bgp_mrai_ns));
 		/* iBGP between routers of one AS: the routes they pass on
 		 * leave by the router that passes them */
 		if (nb[i].asn == topo_node_asn(t, n))
-			put(o, " neighbor %s next-hop-self", a);
+			frrconf_put(o, " neighbor %s next-hop-self", a);
 		if (frrconf_session_bfd(t, n, &nb[i]))
-			put(o, " neighbor %s bfd profile %s", a, FRRCONF_PROFILE);
+			frrconf_put(o, " neighbor %s bfd profile %s", a, FRRCONF_PROFILE);
 	}
-	put(o, " address-family ipv4 unicast");
+	frrconf_put(o, " address-family ipv4 unicast");
 	if (node->kind == TOPO_SITE)
-		put(o, "  redistribute connected route-map %s", FRRCONF_MAP);
+		frrconf_put(o, "  redistribute connected route-map %s", FRRCONF_MAP);
 	for (int i = 0; i < nn; i++) {
-		ip(nb[i].addr, a);
+		frrconf_ip(nb[i].addr, a);
 		if (frrconf_prepend(t, n, &nb[i]))
-			put(o, "  neighbor %s route-map %s-TO-%s out", a, FRRCONF_PREFIX,
-			    t->nodes[nb[i].node].name);
+			frrconf_put(o, "  neighbor %s route-map %s-TO-%s out", a, FRRCONF_PREFIX,
+				    t->nodes[nb[i].node].name);
 		if (frrconf_local_pref(t, n, &nb[i]))
-			put(o, "  neighbor %s route-map %s-FROM-%s in", a, FRRCONF_PREFIX,
-			    t->nodes[nb[i].node].name);
+			frrconf_put(o, "  neighbor %s route-map %s-FROM-%s in", a, FRRCONF_PREFIX,
+				    t->nodes[nb[i].node].name);
 	}
-	put(o, "  maximum-paths %d", t->ecmp ? 64 : 1);
+	frrconf_put(o, "  maximum-paths %d", t->ecmp ? 64 : 1);
 	if (t->damping)
-		put(o, "  bgp dampening %lld %u %u %lld", secs(t->damping_half_life_ns) / 60,
-		    t->damping_reuse, t->damping_suppress, secs(t->damping_max_suppress_ns) / 60);
-	put(o, " exit-address-family");
-	put(o, "exit");
+		frrconf_put(o, "  bgp dampening %lld %u %u %lld",
+			    frrconf_secs(t->damping_half_life_ns) / 60, t->damping_reuse,
+			    t->damping_suppress, frrconf_secs(t->damping_max_suppress_ns) / 60);
+	frrconf_put(o, " exit-address-family");
+	frrconf_put(o, "exit");
 }
 
 /* frrconf_announce: what a site announces of its connected routes: the
@@ -248,15 +255,17 @@ static void frrconf_announce(struct frrconf_out *o, const struct topology *t, in
 	const struct topo_node *node = &t->nodes[n];
 	char a[INET_ADDRSTRLEN];
 
-	put(o, "ip prefix-list STEERLAB-SERVICE seq 5 permit %s/32", ip(t->service, a));
-	put(o, "ip prefix-list STEERLAB-UNICAST seq 5 permit %s/32", ip(node->address, a));
-	put(o, "route-map %s permit 10", FRRCONF_MAP);
-	put(o, " match ip address prefix-list STEERLAB-SERVICE");
-	put(o, " set metric %u", node->metric);
-	put(o, "exit");
-	put(o, "route-map %s permit 20", FRRCONF_MAP);
-	put(o, " match ip address prefix-list STEERLAB-UNICAST");
-	put(o, "exit");
+	frrconf_put(o, "ip prefix-list STEERLAB-SERVICE seq 5 permit %s/32",
+		    frrconf_ip(t->service, a));
+	frrconf_put(o, "ip prefix-list STEERLAB-UNICAST seq 5 permit %s/32",
+		    frrconf_ip(node->address, a));
+	frrconf_put(o, "route-map %s permit 10", FRRCONF_MAP);
+	frrconf_put(o, " match ip address prefix-list STEERLAB-SERVICE");
+	frrconf_put(o, " set metric %u", node->metric);
+	frrconf_put(o, "exit");
+	frrconf_put(o, "route-map %s permit 20", FRRCONF_MAP);
+	frrconf_put(o, " match ip address prefix-list STEERLAB-UNICAST");
+	frrconf_put(o, "exit");
 }
 
 int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *out, int *raw_from)
@@ -264,20 +273,21 @@ int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *
 	struct frrconf_out o = {.fp = out};
 	int raw = 0;
 
-	put(&o, "! FRR %s configuration of %s %s, lab %s: written by steerlab from %s",
-	    d == FRRCONF_BGPD ? "bgpd" : "bfdd", topo_kind_name(t->nodes[n].kind), t->nodes[n].name,
-	    t->name, t->path);
-	put(&o, "frr defaults datacenter");
-	put(&o, "hostname %s", t->nodes[n].name);
+	frrconf_put(&o, "! FRR %s configuration of %s %s, lab %s: written by steerlab from %s",
+		    d == FRRCONF_BGPD ? "bgpd" : "bfdd", topo_kind_name(t->nodes[n].kind),
+		    t->nodes[n].name, t->name, t->path);
+	frrconf_put(&o, "frr defaults datacenter");
+	frrconf_put(&o, "hostname %s", t->nodes[n].name);
 	if (d == FRRCONF_BFDD) {
-		put(&o, "bfd");
-		put(&o, " profile %s", FRRCONF_PROFILE);
-		put(&o, "  receive-interval %lld", (long long)(t->bfd_interval_ns / NSEC_PER_MSEC));
-		put(&o, "  transmit-interval %lld",
-		    (long long)(t->bfd_interval_ns / NSEC_PER_MSEC));
-		put(&o, "  detect-multiplier %u", t->bfd_multiplier);
-		put(&o, " exit");
-		put(&o, "exit");
+		frrconf_put(&o, "bfd");
+		frrconf_put(&o, " profile %s", FRRCONF_PROFILE);
+		frrconf_put(&o, "  receive-interval %lld",
+			    (long long)(t->bfd_interval_ns / NSEC_PER_MSEC));
+		frrconf_put(&o, "  transmit-interval %lld",
+			    (long long)(t->bfd_interval_ns / NSEC_PER_MSEC));
+		frrconf_put(&o, "  detect-multiplier %u", t->bfd_multiplier);
+		frrconf_put(&o, " exit");
+		frrconf_put(&o, "exit");
 	} else {
 		static struct frrconf_neighbor nb[FRRCONF_MAX_NEIGHBORS];
 		int nn = frrconf_neighbors(t, n, nb, FRRCONF_MAX_NEIGHBORS);
@@ -295,7 +305,7 @@ int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *
 				continue;
 			if (raw == 0)
 				raw = o.lines + 1;
-			put(&o, "%s", t->frr_lines[i].text);
+			frrconf_put(&o, "%s", t->frr_lines[i].text);
 		}
 	}
 	if (raw_from)

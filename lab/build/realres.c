@@ -196,7 +196,7 @@ static int realres_knobs(const struct topology *t, int node, struct realres_knob
 	return rc;
 }
 
-static const char *ip(struct in_addr a, char *buf)
+static const char *realres_ip(struct in_addr a, char *buf)
 {
 	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
 }
@@ -230,7 +230,7 @@ static void realres_unbound(const struct topology *t, int node, const struct rea
 		"\taccess-control: 198.18.0.0/15 allow\n"
 		"\tdo-not-query-localhost: yes\n"
 		"\tede: yes\n",
-		ip(in->addr, a), a);
+		realres_ip(in->addr, a), a);
 	/* no validator: the lab's zones are unsigned */
 	fprintf(out, "\tmodule-config: \"%s\"\n", k->ecs ? "subnetcache iterator" : "iterator");
 	if (k->ecs)
@@ -257,7 +257,7 @@ static void realres_unbound(const struct topology *t, int node, const struct rea
 		"\tnum-queries-per-thread: %u\n",
 		k->r.prefetch_pct ? "yes" : "no", k->qname_min ? "yes" : "no", k->r.max_pending);
 	for (int i = 0; k->ecs && i < in->nservers; i++)
-		fprintf(out, "\tsend-client-subnet: %s\n", ip(in->servers[i], a));
+		fprintf(out, "\tsend-client-subnet: %s\n", realres_ip(in->servers[i], a));
 	fprintf(out,
 		"remote-control:\n"
 		"\tcontrol-enable: yes\n"
@@ -267,7 +267,7 @@ static void realres_unbound(const struct topology *t, int node, const struct rea
 	if (!in->iterate) {
 		fprintf(out, "forward-zone:\n\tname: \".\"\n");
 		for (int i = 0; i < in->nservers; i++)
-			fprintf(out, "\tforward-addr: %s\n", ip(in->servers[i], a));
+			fprintf(out, "\tforward-addr: %s\n", realres_ip(in->servers[i], a));
 	}
 }
 
@@ -284,7 +284,7 @@ static void realres_kresd(const struct topology *t, int node, const struct realr
 		"net.outgoing_v4('%s')\n"
 		"-- bound: from here on as knot-resolver\n"
 		"user('knot-resolver', 'knot-resolver')\n",
-		t->nodes[node].name, t->path, ip(in->addr, a), a);
+		t->nodes[node].name, t->path, realres_ip(in->addr, a), a);
 	/* nothing that asks the real root or validates (unsigned zones) */
 	fprintf(out, "modules.unload('priming')\n"
 		     "modules.unload('detect_time_skew')\n"
@@ -304,7 +304,7 @@ static void realres_kresd(const struct topology *t, int node, const struct realr
 	fprintf(out, "modules.load('hints > iterate')\nhints.root({");
 	for (int i = 0; i < in->nservers; i++)
 		fprintf(out, "%s['r%d.lab-roots.'] = { '%s' }", i ? ", " : " ", i + 1,
-			ip(in->servers[i], a));
+			realres_ip(in->servers[i], a));
 	fprintf(out, " })\n");
 	if (k->r.serve_stale)
 		/* serve_stale's callback refuses (-1) an entry expired
@@ -321,7 +321,7 @@ static void realres_kresd(const struct topology *t, int node, const struct realr
 	if (!in->iterate) {
 		fprintf(out, "policy.add(policy.all(policy.STUB({");
 		for (int i = 0; i < in->nservers; i++)
-			fprintf(out, "%s'%s'", i ? ", " : " ", ip(in->servers[i], a));
+			fprintf(out, "%s'%s'", i ? ", " : " ", realres_ip(in->servers[i], a));
 		fprintf(out, " })))\n");
 	}
 }
@@ -341,7 +341,8 @@ static void realres_bind(const struct topology *t, int node, const struct realre
 		"\tlisten-on port 53 { %s; };\n"
 		"\tlisten-on-v6 { none; };\n"
 		"\tquery-source address %s;\n",
-		t->nodes[node].name, t->path, in->dir, in->dir, in->dir, ip(in->addr, a), a);
+		t->nodes[node].name, t->path, in->dir, in->dir, in->dir, realres_ip(in->addr, a),
+		a);
 	fprintf(out, "\trecursion yes;\n"
 		     "\tallow-query { 198.18.0.0/15; };\n"
 		     "\tallow-recursion { 198.18.0.0/15; };\n"
@@ -351,7 +352,7 @@ static void realres_bind(const struct topology *t, int node, const struct realre
 	if (!in->iterate) {
 		fprintf(out, "\tforward only;\n\tforwarders {");
 		for (int i = 0; i < in->nservers; i++)
-			fprintf(out, " %s;", ip(in->servers[i], a));
+			fprintf(out, " %s;", realres_ip(in->servers[i], a));
 		fprintf(out, " };\n");
 	}
 	fprintf(out,
@@ -411,6 +412,7 @@ int realres_write_hints(const struct realres_in *in, FILE *out)
 	for (int i = 0; i < in->nservers; i++)
 		fprintf(out, ".\t3600000\tNS\tr%d.lab-roots.\n", i + 1);
 	for (int i = 0; i < in->nservers; i++)
-		fprintf(out, "r%d.lab-roots.\t3600000\tA\t%s\n", i + 1, ip(in->servers[i], a));
+		fprintf(out, "r%d.lab-roots.\t3600000\tA\t%s\n", i + 1,
+			realres_ip(in->servers[i], a));
 	return ferror(out) ? -1 : 0;
 }

@@ -161,7 +161,7 @@ struct status_lab {
 	struct lab_agent agents[LAB_MAX_AGENTS];
 };
 
-static void status_read(const char *name, const char *dir, struct status_lab *l)
+static void state_status_read(const char *name, const char *dir, struct status_lab *l)
 {
 	char path[PATH_MAX], bindir[PATH_MAX], *ns = NULL;
 	size_t cap = 0;
@@ -190,7 +190,7 @@ static void status_read(const char *name, const char *dir, struct status_lab *l)
 			lab_agent_release(&l->agents[i]);
 }
 
-static int status_current(const struct status_lab *l, int i)
+static int state_status_current(const struct status_lab *l, int i)
 {
 	return agents_current(l->agents, l->nagents, i);
 }
@@ -230,9 +230,9 @@ int lab_status(FILE *out, int json, const char *only)
 		strfmt(dir, sizeof(dir), "%s/%s", LAB_STATE_DIR, de->d_name);
 		if (topo_check_name(de->d_name) == -1 || lab_state_check(dir) == -1)
 			continue;
-		status_read(de->d_name, dir, &l);
+		state_status_read(de->d_name, dir, &l);
 		for (int i = 0; i < l.nagents; i++) {
-			if (!status_current(&l, i))
+			if (!state_status_current(&l, i))
 				continue;
 			current++;
 			l.alive += !l.agents[i].reaped;
@@ -245,7 +245,7 @@ int lab_status(FILE *out, int json, const char *only)
 					"agents", "alive", l.alive, "recorded", current, "dead",
 					dead);
 			for (int i = 0; dead && lab && i < l.nagents; i++)
-				if (status_current(&l, i) && l.agents[i].reaped)
+				if (state_status_current(&l, i) && l.agents[i].reaped)
 					json_array_append_new(
 					    dead, json_pack("{s:s, s:s, s:i}", "node",
 							    l.agents[i].nodename, "agent",
@@ -267,7 +267,7 @@ int lab_status(FILE *out, int json, const char *only)
 		fprintf(out, "%-14s %-11s %-11s %s\n", de->d_name, nsbuf, agbuf,
 			l.rundir[0] ? l.rundir : "-");
 		for (int i = 0; i < l.nagents; i++)
-			if (status_current(&l, i) && l.agents[i].reaped)
+			if (state_status_current(&l, i) && l.agents[i].reaped)
 				fprintf(out, "  dead: %s of node %s (pid %d)\n", l.agents[i].name,
 					l.agents[i].nodename, (int)l.agents[i].pid);
 	}

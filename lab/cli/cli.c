@@ -79,7 +79,7 @@ void cli_usage(FILE *fp)
 	fputs(usage_text, fp);
 }
 
-static void on_signal(int sig)
+static void cli_on_signal(int sig)
 {
 	(void)sig;
 	run_interrupted = 1;
@@ -87,7 +87,7 @@ static void on_signal(int sig)
 
 void cli_catch_signals(void)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = {.sa_handler = cli_on_signal};
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

@@ -17,11 +17,11 @@
 #include "timeutil.h"
 #include "topology.h"
 
-/* check_frr: every router's bgpd configuration into dir (and every
+/* cmd_check_frr: every router's bgpd configuration into dir (and every
  * site's, with routing = bgp), each dry-run by FRR when it is installed.
  * With routing = static a router's has its [link]s only: a preview. 0, or
  * -1 (said). */
-static int check_frr(const char *dir)
+static int cmd_check_frr(const char *dir)
 {
 	char file[TOPO_NAME_MAX + 16], path[PATH_MAX];
 	int have = access(FRR_BGPD, X_OK) == 0 && access(FRR_VTYSH, X_OK) == 0, rc = 0;
@@ -63,16 +63,16 @@ int cmd_check(const struct cmd_args *a, const char *bindir)
 	topo_print_timeline(&cli_topo, stdout);
 	frrconf_print(&cli_topo, stdout);
 	realres_print(&cli_topo, stdout);
-	if (a->frr && check_frr(a->frr) == -1)
+	if (a->frr && cmd_check_frr(a->frr) == -1)
 		return 1;
 	printf("# configuration OK\n");
 	return 0;
 }
 
-/* dir_bytes: the size of the files under a directory, summed by nftw */
+/* cmd_dir_bytes: the size of the files under a directory, summed by nftw */
 static long long dir_total;
 
-static int dir_add(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int cmd_dir_add(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)path;
 	(void)ftw;
@@ -81,18 +81,18 @@ static int dir_add(const char *path, const struct stat *st, int type, struct FTW
 	return 0;
 }
 
-static long long dir_bytes(const char *path)
+static long long cmd_dir_bytes(const char *path)
 {
 	dir_total = 0;
-	if (nftw(path, dir_add, 16, FTW_PHYS) == -1)
+	if (nftw(path, cmd_dir_add, 16, FTW_PHYS) == -1)
 		return -1;
 	return dir_total;
 }
 
-/* up_traffic: start the clients, then measure over 1 s how fast the run
+/* cmd_up_traffic: start the clients, then measure over 1 s how fast the run
  * directory grows (their captures and logs), watching the agents. Returns
  * the number of client nodes sending, or -1. */
-static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
+static int cmd_up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 {
 	const struct topology *t = lab->t;
 	int64_t t0, t1, deadline;
@@ -106,7 +106,7 @@ static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 	/* until down (duration 0), which writes traffic_stopped: a lab failed
 	 * by hand can then be analysed (docs/inside.md) */
 	event_emit(lab->ev, "traffic_started", "{s:i}", "duration_ns", 0);
-	s0 = dir_bytes(rundir);
+	s0 = cmd_dir_bytes(rundir);
 	t0 = now_mono_ns();
 	deadline = t0 + 1000000000LL;
 	while ((t1 = now_mono_ns()) < deadline && !lab->unexpected && !run_interrupted)
@@ -114,7 +114,7 @@ static int up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 	lab_watch(lab, 0);
 	if (lab->unexpected || run_interrupted)
 		return -1;
-	s1 = dir_bytes(rundir);
+	s1 = cmd_dir_bytes(rundir);
 	*mb_min =
 	    s0 < 0 || s1 < s0 || t1 <= t0 ? 0 : (double)(s1 - s0) / 1e6 * 60e9 / (double)(t1 - t0);
 	return clients;
@@ -158,7 +158,7 @@ int cmd_up(const struct cmd_args *a, const char *bindir)
 		if (run_wait_ready(&lab) == -1 && (lab.unexpected || run_interrupted))
 			goto down;
 		lab.phase = LAB_UP;
-		if (a->traffic && (clients = up_traffic(&lab, rundir, &mb_min)) == -1)
+		if (a->traffic && (clients = cmd_up_traffic(&lab, rundir, &mb_min)) == -1)
 			goto down;
 		lab_watch(&lab, 0);
 		if (lab.unexpected)
@@ -262,9 +262,9 @@ int cmd_down(const struct cmd_args *a, const char *bindir)
 	return inside_down(statedir, stdout) == 0 ? 0 : 1;
 }
 
-/* need_lab: cmd was given a lab name that is one (a file is answered with
+/* cmd_need_lab: cmd was given a lab name that is one (a file is answered with
  * its lab's name); 0, or the exit status */
-static int need_lab(const char *cmd, const char *name)
+static int cmd_need_lab(const char *cmd, const char *name)
 {
 	if (name == NULL) {
 		fprintf(stderr, "steerlab: %s: which lab? (steerlab status lists them)\n", cmd);
@@ -290,7 +290,7 @@ int cmd_status(const struct cmd_args *a, const char *bindir)
 
 	(void)bindir;
 
-	if (a->file && (rc = need_lab("status", a->file)) != 0)
+	if (a->file && (rc = cmd_need_lab("status", a->file)) != 0)
 		return rc;
 	return lab_status(stdout, a->json, a->file) == 0 ? 0 : 1;
 }
@@ -301,17 +301,17 @@ int cmd_nodes(const struct cmd_args *a, const char *bindir)
 
 	(void)bindir;
 
-	if ((rc = need_lab("nodes", a->file)) != 0)
+	if ((rc = cmd_need_lab("nodes", a->file)) != 0)
 		return rc;
 	return inside_nodes(a->file, a->json, stdout);
 }
 
-/* fail_or_recover: fail or recover LAB SITE */
-static int fail_or_recover(const char *cmd, const struct cmd_args *a)
+/* cmd_fail_or_recover: fail or recover LAB SITE */
+static int cmd_fail_or_recover(const char *cmd, const struct cmd_args *a)
 {
 	int rc;
 
-	if ((rc = need_lab(cmd, a->file)) != 0)
+	if ((rc = cmd_need_lab(cmd, a->file)) != 0)
 		return rc;
 	if (a->arg2 == NULL)
 		return inside_which_node(cmd, a->file, 1);
@@ -323,13 +323,13 @@ static int fail_or_recover(const char *cmd, const struct cmd_args *a)
 int cmd_fail(const struct cmd_args *a, const char *bindir)
 {
 	(void)bindir;
-	return fail_or_recover("fail", a);
+	return cmd_fail_or_recover("fail", a);
 }
 
 int cmd_recover(const struct cmd_args *a, const char *bindir)
 {
 	(void)bindir;
-	return fail_or_recover("recover", a);
+	return cmd_fail_or_recover("recover", a);
 }
 
 /* cmd_exec: exec LAB NODE [--] [CMD ...] */
@@ -341,7 +341,7 @@ int cmd_exec(int n, char **args)
 		cli_usage(stdout);
 		return 0;
 	}
-	if ((rc = need_lab("exec", n > 0 ? args[0] : NULL)) != 0)
+	if ((rc = cmd_need_lab("exec", n > 0 ? args[0] : NULL)) != 0)
 		return rc;
 	if (n < 2)
 		return inside_which_node("exec", args[0], 0);

@@ -8,9 +8,9 @@
 #include "hint.h"
 #include "topology.h"
 
-/* appendf: vsnprintf at *off in buf, which stays terminated; -1 once the
+/* hint_appendf: vsnprintf at *off in buf, which stays terminated; -1 once the
  * message no longer fits */
-static int appendf(char *buf, size_t len, size_t *off, const char *fmt, ...)
+static int hint_appendf(char *buf, size_t len, size_t *off, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -59,16 +59,18 @@ int hint_option(const char *opt, const char *next, char *buf, size_t len)
 	type = hint_lab_key_type(name, namelen);
 	if (type == -1 && value == NULL)
 		return -1;
-	if (appendf(buf, len, &off, "--%.*s is not an option; ", (int)namelen, name) == -1)
+	if (hint_appendf(buf, len, &off, "--%.*s is not an option; ", (int)namelen, name) == -1)
 		return -1;
 	if (type == TOPO_T_DURATION)
-		appendf(buf, len, &off, "durations and other topology keys are set with --set");
+		hint_appendf(buf, len, &off,
+			     "durations and other topology keys are set with --set");
 	else if (type != -1)
-		appendf(buf, len, &off, "topology keys are set with --set");
+		hint_appendf(buf, len, &off, "topology keys are set with --set");
 	else
-		appendf(buf, len, &off, "if %.*s is a topology key, set it with --set",
-			(int)namelen, name);
-	appendf(buf, len, &off, ": --set %.*s=%s", (int)namelen, name, value ? value : "VALUE");
+		hint_appendf(buf, len, &off, "if %.*s is a topology key, set it with --set",
+			     (int)namelen, name);
+	hint_appendf(buf, len, &off, ": --set %.*s=%s", (int)namelen, name,
+		     value ? value : "VALUE");
 	return off < len ? 0 : -1;
 }
 
@@ -77,18 +79,19 @@ int hint_lab_file(const char *cmd, const char *arg, const char *name, char *buf,
 	size_t off = 0;
 
 	if (name)
-		appendf(buf, len, &off, "%s takes the lab's name, not its file: steerlab %s %s",
-			cmd, cmd, name);
+		hint_appendf(buf, len, &off,
+			     "%s takes the lab's name, not its file: steerlab %s %s", cmd, cmd,
+			     name);
 	else
-		appendf(buf, len, &off,
-			"%s takes a lab's name, not a file ('%s'; steerlab status "
-			"lists the labs that are up)",
-			cmd, arg);
+		hint_appendf(buf, len, &off,
+			     "%s takes a lab's name, not a file ('%s'; steerlab status "
+			     "lists the labs that are up)",
+			     cmd, arg);
 	return off < len ? 0 : -1;
 }
 
-/* takes_value: a steerlab option whose value is the next argument */
-static int takes_value(const char *a)
+/* hint_takes_value: a steerlab option whose value is the next argument */
+static int hint_takes_value(const char *a)
 {
 	static const char *const opts[] = {"--out", "--set", "--bucket", "--slo", "-o", "-s", NULL};
 	int i;
@@ -115,17 +118,17 @@ int hint_options_first(int n, char *const args[], char *buf, size_t len)
 			cmd = i;
 			break;
 		}
-		if (takes_value(args[i]))
+		if (hint_takes_value(args[i]))
 			i++;
 	}
-	appendf(buf, len, &off, "options go after the command: steerlab %s",
-		cmd >= 0 ? args[cmd] : "COMMAND");
+	hint_appendf(buf, len, &off, "options go after the command: steerlab %s",
+		     cmd >= 0 ? args[cmd] : "COMMAND");
 	for (i = cmd + 1; cmd >= 0 && i < n; i++)
-		appendf(buf, len, &off, " %s", args[i]);
+		hint_appendf(buf, len, &off, " %s", args[i]);
 	if (cmd < 0)
-		appendf(buf, len, &off, " ...");
+		hint_appendf(buf, len, &off, " ...");
 	for (i = 0; i < (cmd >= 0 ? cmd : n); i++)
-		appendf(buf, len, &off, " %s", args[i]);
+		hint_appendf(buf, len, &off, " %s", args[i]);
 	return off < len ? 0 : -1;
 }
 
@@ -135,17 +138,17 @@ int hint_directory(const char *path, char *const names[], int n, char *buf, size
 	const char *sep = plen && path[plen - 1] == '/' ? "" : "/";
 	int i;
 
-	appendf(buf, len, &off, "%s: is a directory; expected a topology file such as ", path);
+	hint_appendf(buf, len, &off, "%s: is a directory; expected a topology file such as ", path);
 	if (n > 0)
-		appendf(buf, len, &off, "%s%s%s", path, sep, names[0]);
+		hint_appendf(buf, len, &off, "%s%s%s", path, sep, names[0]);
 	else
-		appendf(buf, len, &off, "topology/anycast.ini");
+		hint_appendf(buf, len, &off, "topology/anycast.ini");
 	if (n > 0) {
-		appendf(buf, len, &off, "\n  topology files in %s:", path);
+		hint_appendf(buf, len, &off, "\n  topology files in %s:", path);
 		for (i = 0; i < n; i++)
-			appendf(buf, len, &off, " %s", names[i]);
+			hint_appendf(buf, len, &off, " %s", names[i]);
 	} else {
-		appendf(buf, len, &off, " (%s holds no .ini file)", path);
+		hint_appendf(buf, len, &off, " (%s holds no .ini file)", path);
 	}
 	return off < len ? 0 : -1;
 }
@@ -157,10 +160,10 @@ int hint_which_node(const char *cmd, const char *lab, const char *what, char *co
 
 	if (n == 0)
 		return -1;
-	appendf(buf, len, &off, "%s: which %s of lab %s? its %ss:", cmd, what, lab, what);
+	hint_appendf(buf, len, &off, "%s: which %s of lab %s? its %ss:", cmd, what, lab, what);
 	for (int i = 0; i < n; i++)
-		appendf(buf, len, &off, "%s %s", i ? "," : "", names[i]);
-	appendf(buf, len, &off, " (e.g. steerlab %s %s %s%s)", cmd, lab, names[0],
-		strcmp(cmd, "exec") == 0 ? " -- ip route" : "");
+		hint_appendf(buf, len, &off, "%s %s", i ? "," : "", names[i]);
+	hint_appendf(buf, len, &off, " (e.g. steerlab %s %s %s%s)", cmd, lab, names[0],
+		     strcmp(cmd, "exec") == 0 ? " -- ip route" : "");
 	return off < len ? 0 : -1;
 }

@@ -20,10 +20,10 @@
 #include "lab.h"
 #include "log.h"
 
-/* std_fds_open: 0, 1 and 2 open (on /dev/null if they were closed), so
+/* main_std_fds_open: 0, 1 and 2 open (on /dev/null if they were closed), so
  * that nothing steerlab opens (a state file, an agent's start-up pipe)
  * takes the place of a standard stream. */
-static void std_fds_open(void)
+static void main_std_fds_open(void)
 {
 	int fd;
 
@@ -33,10 +33,10 @@ static void std_fds_open(void)
 		close(fd);
 }
 
-/* bad_option: the option getopt_long refused just now (optopt: its letter,
+/* main_bad_option: the option getopt_long refused just now (optopt: its letter,
  * or 0 for a long option it does not know), with the fix when hint.c knows
  * one */
-static void bad_option(int argc, char **argv, int opt)
+static void main_bad_option(int argc, char **argv, int opt)
 {
 	const char *arg = argv[optind - 1];
 	char hint[512];
@@ -54,7 +54,7 @@ static void bad_option(int argc, char **argv, int opt)
 			opt);
 }
 
-static int parse_args(int argc, char **argv, struct cmd_args *a)
+static int main_parse_args(int argc, char **argv, struct cmd_args *a)
 {
 	static const struct option opts[] = {
 	    {"out", required_argument, NULL, 'o'}, {"set", required_argument, NULL, 's'},
@@ -124,7 +124,7 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 				argv[optind - 1]);
 			return -1;
 		default:
-			bad_option(argc, argv, optopt);
+			main_bad_option(argc, argv, optopt);
 			return -1;
 		}
 	}
@@ -139,10 +139,10 @@ static int parse_args(int argc, char **argv, struct cmd_args *a)
 	return 0;
 }
 
-/* env_sets: STEERLAB_SET's overrides after the command line's (they win);
+/* main_env_sets: STEERLAB_SET's overrides after the command line's (they win);
  * when the topology loads with the command line's alone, a refusal of
  * theirs is told under the variable's name, not as if it were a --set */
-static int env_sets(struct cmd_args *a)
+static int main_env_sets(struct cmd_args *a)
 {
 	static struct topology scratch;
 
@@ -154,15 +154,15 @@ static int env_sets(struct cmd_args *a)
 	return overrides_env_check(&scratch, a->file, a->sets, a->nsets, a->nenv, stderr);
 }
 
-/* dir_hint: -1 (and the hint) when the topology given is a directory */
-static int ini_name(const struct dirent *d)
+/* main_dir_hint: -1 (and the hint) when the topology given is a directory */
+static int main_ini_name(const struct dirent *d)
 {
 	size_t n = strlen(d->d_name);
 
 	return d->d_name[0] != '.' && n > 4 && strcmp(d->d_name + n - 4, ".ini") == 0;
 }
 
-static int dir_hint(const char *file)
+static int main_dir_hint(const char *file)
 {
 	struct dirent **ents = NULL;
 	char *names[64];
@@ -172,7 +172,7 @@ static int dir_hint(const char *file)
 
 	if (file == NULL || stat(file, &st) == -1 || !S_ISDIR(st.st_mode))
 		return 0;
-	n = scandir(file, &ents, ini_name, alphasort);
+	n = scandir(file, &ents, main_ini_name, alphasort);
 	for (i = 0; i < n && i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		names[i] = ents[i]->d_name;
 	if (hint_directory(file, names, i, hint, sizeof(hint)) == 0)
@@ -219,9 +219,9 @@ static const struct command {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-/* refuse_option: an option the command does not take; names the commands
+/* main_refuse_option: an option the command does not take; names the commands
  * that do. 2 (usage), or 0 if it takes it or it was not given. */
-static int refuse_option(const struct command *c, int given, unsigned bit, const char *opt)
+static int main_refuse_option(const struct command *c, int given, unsigned bit, const char *opt)
 {
 	char who[128] = "";
 	size_t i, n = 0;
@@ -248,7 +248,7 @@ int main(int argc, char **argv)
 	/* what steerlab writes (state, run directories, captures) is never
 	 * writable by others, whatever umask sudo passed on */
 	umask(022);
-	std_fds_open();
+	main_std_fds_open();
 	if (argc < 2) {
 		cli_usage(stderr);
 		return 2;
@@ -278,21 +278,21 @@ int main(int argc, char **argv)
 		cli_usage(stderr);
 		return 2;
 	}
-	if (parse_args(argc - 1, argv + 1, &a) == -1)
+	if (main_parse_args(argc - 1, argv + 1, &a) == -1)
 		return 2;
 	if (a.arg2 && !(c->takes & TAKES_ARG2)) {
 		fprintf(stderr, "steerlab: unexpected argument '%s'\n", a.arg2);
 		return 2;
 	}
-	if ((rc = refuse_option(c, a.json, TAKES_JSON, "--json")) ||
-	    (rc = refuse_option(c, a.traffic, TAKES_TRAFFIC, "--traffic")) ||
-	    (rc = refuse_option(c, a.no_agents, TAKES_TRAFFIC, "--no-agents")) ||
-	    (rc = refuse_option(c, a.frr != NULL, TAKES_FRR, "--frr")) ||
-	    (rc = refuse_option(c, a.repeat != NULL, TAKES_REPEAT, "--repeat")) ||
-	    (rc = refuse_option(c, a.check, TAKES_CHECK, "--check")) ||
-	    (rc = refuse_option(c, a.bucket != NULL, TAKES_REPORT, "--bucket")) ||
-	    (rc = refuse_option(c, a.slo != NULL, TAKES_REPORT, "--slo")) ||
-	    (rc = refuse_option(c, a.times, TAKES_REPORT, "--times")))
+	if ((rc = main_refuse_option(c, a.json, TAKES_JSON, "--json")) ||
+	    (rc = main_refuse_option(c, a.traffic, TAKES_TRAFFIC, "--traffic")) ||
+	    (rc = main_refuse_option(c, a.no_agents, TAKES_TRAFFIC, "--no-agents")) ||
+	    (rc = main_refuse_option(c, a.frr != NULL, TAKES_FRR, "--frr")) ||
+	    (rc = main_refuse_option(c, a.repeat != NULL, TAKES_REPEAT, "--repeat")) ||
+	    (rc = main_refuse_option(c, a.check, TAKES_CHECK, "--check")) ||
+	    (rc = main_refuse_option(c, a.bucket != NULL, TAKES_REPORT, "--bucket")) ||
+	    (rc = main_refuse_option(c, a.slo != NULL, TAKES_REPORT, "--slo")) ||
+	    (rc = main_refuse_option(c, a.times, TAKES_REPORT, "--times")))
 		return rc;
 	if (a.traffic && a.no_agents) {
 		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");
@@ -302,9 +302,9 @@ int main(int argc, char **argv)
 	 * command that takes one (README.md, "Exit status") */
 	if ((c->takes & TAKES_TOPOLOGY) && cli_need_file(&a, c->name) == -1)
 		return 2;
-	if ((c->takes & TAKES_TOPOLOGY) && dir_hint(a.file) == -1)
+	if ((c->takes & TAKES_TOPOLOGY) && main_dir_hint(a.file) == -1)
 		return 2;
-	if ((c->takes & TAKES_TOPOLOGY) && env_sets(&a) == -1)
+	if ((c->takes & TAKES_TOPOLOGY) && main_env_sets(&a) == -1)
 		return 1;
 	lab_agent_dir(bindir, sizeof(bindir));
 	log_debug("agents: %s", bindir);
