@@ -5,13 +5,14 @@
  * STEERLAB_LIBEXECDIR. The agents beside the binary win, so a checkout's
  * bin/steerlab never runs an installed copy's agents.
  */
+#include "lab.h"
+
 #include <libgen.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lab.h"
 #include "strfmt.h"
 
 #ifndef STEERLAB_LIBEXECDIR

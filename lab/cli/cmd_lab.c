@@ -1,4 +1,6 @@
 /* The commands of a lab's life and of what is inside it; see cli.h. */
+#include "cli.h"
+
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -7,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "event.h"
 #include "lab.h"
 #include "hint.h"

@@ -1,11 +1,12 @@
 /*
  * lab/hint: usage errors that suggest the fix (hint.h).
  */
+#include "hint.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "hint.h"
 #include "topology.h"
 
 /* hint_appendf: vsnprintf at *off in buf, which stays terminated; -1 once the

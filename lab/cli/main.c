@@ -5,6 +5,8 @@
  * This file reads the command line and hands it to one command (lab/cli/cli.h):
  * which options and arguments each command takes is the table below.
  */
+#include "cli.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -15,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "hint.h"
 #include "lab.h"
 #include "log.h"

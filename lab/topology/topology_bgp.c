@@ -12,10 +12,11 @@
  * connect-retry 10 s, MRAI 0; BFD at FRR's own defaults (300 ms, x3);
  * damping off as RIPE-580 advises, its values RIPE-580's when on.
  */
+#include "topology_int.h"
+
 #include <string.h>
 
 #include "timeutil.h"
-#include "topology_int.h"
 
 #define MIN_NS (60 * NSEC_PER_SEC)
 

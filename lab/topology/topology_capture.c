@@ -1,7 +1,7 @@
 /* The kernel ring of each captured link, sized by what it carries; see topology.h. */
-#include <stdio.h>
-
 #include "topology.h"
+
+#include <stdio.h>
 
 /* the ring a capture takes per packet: TPACKET_V3's 48-byte header and the
  * link address, aligned, then a request's 90 bytes (192), rounded up: a DNS

@@ -8,11 +8,11 @@
  * clients [lab]
  * sticky_share makes sticky. Each error points where the key was set.
  */
+#include "topology_int.h"
+
 #include <arpa/inet.h>
 #include <math.h>
 #include <string.h>
-
-#include "topology_int.h"
 
 /* topo_later: of two places a key was set, the one that took effect last
  * (--set after the file, later lines after earlier ones; 0 never). */

@@ -11,11 +11,12 @@
  * already out, a recover with nothing to recover, or anything during a flap
  * of the same target is refused at the line that caused it.
  */
+#include "topology_int.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "timeutil.h"
-#include "topology_int.h"
 
 #define EV(f) offsetof(struct topo_event, f)
 #define TOPO_FLAP_PERIOD_MIN (20 * NSEC_PER_MSEC)

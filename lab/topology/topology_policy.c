@@ -9,12 +9,13 @@
  * may come later), and resolved once the routers are: `prepend = t1:2`
  * names the end by its router.
  */
+#include "topology_int.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "strtonum.h"
 #include "timeutil.h"
-#include "topology_int.h"
 
 #define RL(f) offsetof(struct topo_rlink, f)
 #define LOCAL_PREF_MAX 4294967295LL

@@ -5,10 +5,10 @@
  * two different routers of the file, once (either order), and the routers
  * form one connected graph (an island is named with its routers).
  */
+#include "topology_int.h"
+
 #include <arpa/inet.h>
 #include <string.h>
-
-#include "topology_int.h"
 
 /* topo_rlink_resolve: the j-th [link] section as written; 0, -1 (said: a
  * name that is not a router, which may be the link missing) or -2 (said: a
