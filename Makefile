@@ -10,7 +10,7 @@
 #   probes/clocks/*.c     -> $(BUILD)/libclocks.a       the clocks of a run and its verdict
 #   probes/report/*.c     -> $(BUILD)/libreport.a       the report on the clocks; both linked
 #                                                       into steerlab
-#   lab/*.c               -> bin/steerlab               lab/main.c holds main()
+#   lab/ROOM/*.c          -> bin/steerlab               lab/cli/main.c holds main()
 #   tests/unit/test_*.c   -> $(BUILD)/tests/test_*      cmocka, linked with all of the above
 #
 # `make SAN=1 BUILD=build/asan unit` builds and runs the unit tests under
@@ -38,7 +38,7 @@ $(shell mkdir -p $(BUILD) && [ "$$(cat $(VERSION_STAMP) 2>/dev/null)" = '$(STEER
 
 # Where `make install` puts things (DESTDIR is prepended to each; see the
 # install target). LIBEXECDIR is compiled into steerlab, which looks there for
-# its agents when they are not beside it (lab/agentdir.c); like the version,
+# its agents when they are not beside it (lab/build/agentdir.c); like the version,
 # a stamp file rebuilds that one object when it changes.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -72,8 +72,8 @@ LIBCLOCKS := $(BUILD)/libclocks.a
 REPORT_SRC := $(wildcard probes/report/*.c)
 LIBREPORT := $(BUILD)/libreport.a
 
-LAB_MAIN := lab/main.c
-LAB_SRC := $(filter-out $(LAB_MAIN),$(wildcard lab/*.c))
+LAB_MAIN := lab/cli/main.c
+LAB_SRC := $(filter-out $(LAB_MAIN),$(wildcard lab/*/*.c))
 LIBLAB := $(BUILD)/liblab.a
 
 AGENTS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard agents/*/*.c)))))
@@ -106,7 +106,7 @@ all: $(PROGRAMS) $(TOOL_BINS)
 # white-box: they see every directory.
 EXPORT := $(BUILD)/include
 # the agents' declared checks, the one function each the lab calls to check
-# the configuration it writes (lab/dnsconf.c, lab/resolvconf.c), by path
+# the configuration it writes (lab/build/dnsconf.c, lab/build/resolvconf.c), by path
 LAB_AGENT_HEADERS := agents/authd/authd_check.h agents/resolverd/resolverd_check.h
 
 define export_rule
@@ -120,6 +120,13 @@ endef
 CLOCKS_PUBLIC_H := $(filter-out %_int.h,$(wildcard probes/clocks/*.h))
 $(foreach h,$(CLOCKS_PUBLIC_H),$(eval $(call export_rule,clocks/$(notdir $(h)),$(h))))
 $(eval $(call export_rule,report/report.h,probes/report/report.h))
+# lab/ is in rooms, each with one public header, each room above the ones it
+# uses: topology <- build <- run <- cli (docs/architecture.md). A room sees
+# its own headers, and the public header of each room below it, never of one
+# above, so no circle between rooms compiles.
+$(eval $(call export_rule,lab-topology/topology.h,lab/topology/topology.h))
+$(eval $(call export_rule,lab-build/lab.h,lab/build/lab.h))
+$(eval $(call export_rule,lab-run/run.h,lab/run/run.h))
 $(foreach h,$(LAB_AGENT_HEADERS),$(eval $(call export_rule,lab-agents/$(h),$(h))))
 
 $(BUILD)/obj/lib/%.o: INC := -Ilib
@@ -127,9 +134,14 @@ $(BUILD)/obj/agents/%.o: INC := -Ilib
 $(BUILD)/obj/probes/collector/%.o: INC := -Ilib
 $(BUILD)/obj/probes/clocks/%.o: INC := -Ilib
 $(BUILD)/obj/probes/report/%.o: INC := -Ilib -I$(EXPORT)/clocks
-$(BUILD)/obj/lab/%.o: INC := -Ilib -I$(EXPORT)/clocks -I$(EXPORT)/report -I$(EXPORT)/lab-agents
+$(BUILD)/obj/lab/topology/%.o: INC := -Ilib
+$(BUILD)/obj/lab/build/%.o: INC := -Ilib -I$(EXPORT)/lab-topology -I$(EXPORT)/lab-agents
+$(BUILD)/obj/lab/run/%.o: INC := -Ilib -I$(EXPORT)/lab-topology -I$(EXPORT)/lab-build -I$(EXPORT)/clocks \
+	-I$(EXPORT)/report
+$(BUILD)/obj/lab/cli/%.o: INC := -Ilib -I$(EXPORT)/lab-topology -I$(EXPORT)/lab-build -I$(EXPORT)/lab-run \
+	-I$(EXPORT)/clocks -I$(EXPORT)/report
 $(BUILD)/obj/tests/tools/%.o: INC := -Ilib -I$(EXPORT)/clocks
-$(BUILD)/obj/tests/unit/%.o: INC := -Ilib -Ilab -Iprobes/clocks -Iprobes/report -I.
+$(BUILD)/obj/tests/unit/%.o: INC := -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli -Iprobes/clocks -Iprobes/report -I.
 
 $(BUILD)/obj/%.o: %.c | $(EXPORTS)
 	@mkdir -p $(dir $@)
@@ -138,8 +150,8 @@ $(BUILD)/obj/%.o: %.c | $(EXPORTS)
 $(BUILD)/obj/probes/report/report_env.o: $(VERSION_STAMP)
 $(BUILD)/obj/probes/report/report_env.o: ALL_CFLAGS += -DSTEERLAB_VERSION='"$(STEERLAB_VERSION)"'
 
-$(BUILD)/obj/lab/agentdir.o: $(PATHS_STAMP)
-$(BUILD)/obj/lab/agentdir.o: ALL_CFLAGS += -DSTEERLAB_LIBEXECDIR='"$(LIBEXECDIR)"'
+$(BUILD)/obj/lab/build/agentdir.o: $(PATHS_STAMP)
+$(BUILD)/obj/lab/build/agentdir.o: ALL_CFLAGS += -DSTEERLAB_LIBEXECDIR='"$(LIBEXECDIR)"'
 
 $(LIBSTEER): $(call obj,$(LIB_SRC))
 	@mkdir -p $(dir $@)
@@ -372,7 +384,8 @@ bench-links:
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab -Iprobes/clocks -I. \
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli \
+	-Iprobes/clocks -I. \
 	$(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
 FUZZ_TARGETS := authd resolverd-answer resolverd-query resolverd-walk topology pcap events requests
 
@@ -386,9 +399,8 @@ FUZZ_SRC_resolverd-query := $(FUZZ_RSV_SRC)
 FUZZ_SRC_resolverd-walk := $(FUZZ_RSV_SRC)
 # as `steerlab check` loads it: authd's and resolverd's parsers check the
 # DNS sections
-FUZZ_SRC_topology := $(addprefix lab/,topology.c topology_bgp.c topology_capture.c topology_check.c topology_keys.c \
-	topology_paths.c topology_policy.c topology_routers.c topology_events.c \
-	topology_print.c topology_tree.c overrides.c dnsconf.c resolvconf.c) $(FUZZ_SRC_authd) \
+FUZZ_SRC_topology := $(wildcard lab/topology/*.c) $(addprefix lab/build/,overrides.c dnsconf.c resolvconf.c) \
+	$(FUZZ_SRC_authd) \
 	$(addprefix agents/resolverd/,check.c config.c config_check.c config_keys.c)
 FUZZ_SRC_pcap := $(CLOCKS_SRC)
 # the records written back as events, for the round trip
@@ -422,7 +434,7 @@ fuzz: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
 fuzz-run: $(addprefix fuzz-run-,$(FUZZ_TARGETS))
 
 # make install: steerlab to BINDIR, its agents and the collector to
-# LIBEXECDIR (where steerlab looks for them, lab/agentdir.c), the example
+# LIBEXECDIR (where steerlab looks for them, lab/build/agentdir.c), the example
 # topologies and the Wireshark dissector to DATADIR, README.md and docs/*.md
 # to DOCDIR, the man pages to MANDIR; DESTDIR is prepended to every path
 # (staged installs, packages). Every file installed, and every directory that

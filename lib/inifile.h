@@ -1,5 +1,5 @@
 /*
- * inifile: the one INI front-end of the lab's files (lab/topology.c,
+ * inifile: the one INI front-end of the lab's files (lab/topology/topology.c,
  * agents/authd/conf.c, agents/resolverd/config.c).
  *
  * It reads a file line by line and hands its user three things: section
@@ -52,7 +52,7 @@
 #define INI_HEADER_STRICT 4 /* nothing, not even a comment, after a header's ']' */
 /* a comment line "#line N" numbers the next line N: a file another file
  * was made from (authd's from a topology) names that file's lines, and a
- * generated line the line it was generated from (lab/dnsconf.h) */
+ * generated line the line it was generated from (lab/build/dnsconf.h) */
 #define INI_LINE_MARKS 8
 
 struct inifile {

@@ -1,6 +1,6 @@
 /*
  * An IPv4 address on an interface, added or removed through netlink
- * (libnl's rtnl_addr): the lab's addresses (lab/kernel.c) and, with
+ * (libnl's rtnl_addr): the lab's addresses (lab/build/kernel.c) and, with
  * routing = bgp, the anycast address a site's prober keeps on lo while the
  * service is healthy (agents/prober/loaddr.c).
  */

@@ -9,7 +9,7 @@
  * remembered, not reported at each cell: the table says so when printed.
  *
  * The report's tables (probes/report/report_tables.c) and the sweep's
- * (lab/sweep_table.c) are built on it.
+ * (lab/run/sweep_table.c) are built on it.
  */
 #ifndef STEERLAB_TEXTTABLE_H
 #define STEERLAB_TEXTTABLE_H

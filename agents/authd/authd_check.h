@@ -2,7 +2,7 @@
  * authd_check: what another program calls to check a configuration of
  * authd's, as `authd -t` does, without authd's internals (conf.h, db.h).
  * The lab checks the configuration it writes for its [dns] nodes with it
- * (lab/dnsconf.c), before anything is built.
+ * (lab/build/dnsconf.c), before anything is built.
  */
 #ifndef STEERLAB_AUTHD_CHECK_H
 #define STEERLAB_AUTHD_CHECK_H

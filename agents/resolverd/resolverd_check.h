@@ -2,7 +2,7 @@
  * resolverd_check: what another program calls to check a configuration of
  * resolverd's, as `resolverd -t` does, without resolverd's internals
  * (config.h). The lab checks the configuration it writes for each
- * [resolver] node with it (lab/resolvconf.c), before anything is built.
+ * [resolver] node with it (lab/build/resolvconf.c), before anything is built.
  */
 #ifndef STEERLAB_RESOLVERD_CHECK_H
 #define STEERLAB_RESOLVERD_CHECK_H
@@ -18,7 +18,7 @@ int resolverd_check_stream(FILE *f, const char *path, FILE *err);
 
 /* The knobs of resolverd's first cache as resolverd reads them, every
  * default filled in: what the lab maps onto a real resolver's options
- * (lab/realres.c), so a knob means the same whatever runs it. */
+ * (lab/build/realres.c), so a knob means the same whatever runs it. */
 struct resolverd_knobs {
 	uint32_t min_ttl, max_ttl, neg_max_ttl, stale_ttl; /* seconds */
 	int serve_stale;

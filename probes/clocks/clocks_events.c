@@ -977,7 +977,7 @@ static int clocks_read_each(const char *rundir, const char *agent, int prefix, c
 		const char *dot = strchr(names[i], '.'), *label_of = dot ? dot + 1 : "";
 		size_t llen = strlen(names[i]) - (size_t)(label_of - names[i]);
 
-		/* node names have no dot (lab/topology.c); the label is what
+		/* node names have no dot (lab/topology/topology.c); the label is what
 		 * lies between the node and CLOCKS_EVENTS_SUFFIX */
 		if (dot == NULL || (size_t)(dot - names[i]) >= sizeof(node) ||
 		    llen < strlen(CLOCKS_EVENTS_SUFFIX))

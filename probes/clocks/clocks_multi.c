@@ -374,7 +374,7 @@ void clocks_multi_print(FILE *out, const struct clocks_input *in, const struct c
 }
 
 /* clocks_multi_covered: h, a step that takes a site out, is one of the
- * failures (their t0 is the step's instant: lab/actions.c stamps both) */
+ * failures (their t0 is the step's instant: lab/run/actions.c stamps both) */
 static int clocks_multi_covered(const struct clocks_input *in, const struct clocks_hit *h)
 {
 	for (size_t i = 0; i < in->nfailures; i++)

@@ -1,6 +1,6 @@
 /*
  * The DNS side of a run's recorded topology: from plan.json, the facts the
- * lab resolved (lab/planjson.c), or in a run directory from before it from
+ * lab resolved (lab/topology/planjson.c), or in a run directory from before it from
  * topology.ini as the lab printed it back, worked out again: which
  * [resolver] nodes there are and in which order (the k-th has the k-th
  * block of lib/addrplan.h), which level of the DNS tree each [dns] node

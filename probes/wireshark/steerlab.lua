@@ -17,7 +17,7 @@
 -- and one field derived from the client id, steerlab.scheme: "probe" for 0
 -- (a prober's health probe), "anycast" for 1..99999 (a client's anycast
 -- flow), "dns" from 100000 (a client's DNS-steered flow, 100000 + its id;
--- lab/lab.h, LAB_DNS_CLIENT_ID); a population's logical clients (ids from
+-- lab/build/lab.h, LAB_DNS_CLIENT_ID); a population's logical clients (ids from
 -- 2^31, lib/wire.h WIRE_POP_ID) by bit 30, 1 for "dns".
 --
 -- Registered on UDP port 7000, the default request port, which Wireshark

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: loading a topology as `steerlab check` does
- * (lab/overrides.h: the topology parser, the --set overrides, then
+ * (lab/build/overrides.c: the topology parser, the --set overrides, then
  * authd's and resolverd's parsers on their sections), and the property its
  * golden tests rest on: what topo_print writes of a topology loads again
  * (without the overrides, which it records) and prints the same. Leading
@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "overrides.h"
+#include "lab.h"
 #include "topology.h"
 
 static struct topology t1, t2;

@@ -105,7 +105,7 @@ only "$out/flip" c3 0 $end c "prepend t2:1, throughout"
 run_valid "$out/backup.txt" "$topo" --quiet --set a.prepend=2 --out "$out/backup" ||
 	{ cat "$out/backup.txt"; fail "a.prepend=2: run exited with status $?"; }
 [ "$(json "$out/backup/clocks.json" .valid)" = true ] || fail "a.prepend=2: the run is not valid"
-# (the warm-up waits for t1's route via t2: lab/bgpexpect.h)
+# (the warm-up waits for t1's route via t2: lab/build/bgpexpect.c)
 only "$out/backup" c1 0 $end b "a.prepend=2, throughout"
 only "$out/backup" c2 0 $end b "a.prepend=2, throughout"
 

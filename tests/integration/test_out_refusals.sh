@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every command that makes a run directory (run, up, sweep, run --repeat)
-# applies the same rules, before anything is made (lab/rundir.h): an --out
+# applies the same rules, before anything is made (lab/build/rundir.c): an --out
 # that is a symbolic link (to /etc), a directory that is not empty, a path
 # with a newline, and a lab that is already up are each refused with exit
 # status 1, and then nothing exists that did not: no run directory, no

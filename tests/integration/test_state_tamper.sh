@@ -2,7 +2,7 @@
 # steerlab's files and state cannot be turned against the machine:
 # (d) a symbolic link planted in an `up --out` directory (an agent's log,
 #     an agent's events file, the lab's events file) is not followed: up
-#     refuses the directory (not empty: lab/rundir.h) before it makes
+#     refuses the directory (not empty: lab/build/rundir.c) before it makes
 #     anything, its target is untouched, nothing of the lab remains;
 # (e) `down` of a lab whose state was tampered with (a namespaces line
 #     ../../VICTIM and a foreign namespace; an agents.tsv line with the PID

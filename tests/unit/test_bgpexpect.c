@@ -1,5 +1,5 @@
 /*
- * Where BGP should converge (lab/bgpexpect.c): topology/bgp.ini's routers
+ * Where BGP should converge (lab/build/bgpexpect.c): topology/bgp.ini's routers
  * before and after site a withdraws, with the knobs that move catchments
  * (a [link]'s prepend and local_pref, a site's prepend), and what it
  * does not model (ties between AS paths, iBGP, routing = static). What
@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "lab/bgpexpect.h"
-#include "lab/topology.h"
+#include "lab/build/lab.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 
 #define BGPNET "topology/bgp.ini"

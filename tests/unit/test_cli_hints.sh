@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The guesses a newcomer makes get an error that suggests the fix, and exit
-# status 2 (lab/hint.c; the wording is tests/unit/test_hint.c's). No root:
+# status 2 (lab/cli/hint.c; the wording is tests/unit/test_hint.c's). No root:
 # none of these reaches a lab.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -58,7 +58,7 @@ static void route(struct fixture *f, const char *router, int64_t t, const char *
 	feed(f, router, "collector", line);
 }
 
-/* a flap step of e1 on site a, as lab/actions.c writes it */
+/* a flap step of e1 on site a, as lab/run/actions.c writes it */
 static void step(struct fixture *f, int64_t t, const char *which, int cycle)
 {
 	char line[1024];

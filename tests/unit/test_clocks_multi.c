@@ -75,7 +75,7 @@ static void site_failed(struct fixture *f, int64_t t, const char *site, const ch
 	     (long long)t, site, via, addr, how, event);
 }
 
-/* event_applied of event (action on site), as lab/actions.c writes it */
+/* event_applied of event (action on site), as lab/run/actions.c writes it */
 static void applied(struct fixture *f, int64_t t, const char *event, const char *action,
 		    const char *site, const char *step, int cycle)
 {

@@ -1,5 +1,5 @@
 /*
- * FRR's configurations (lab/topology_bgp.c, lab/frrconf.c): the knobs and
+ * FRR's configurations (lab/topology/topology_bgp.c, lab/build/frrconf.c): the knobs and
  * their errors, the ASNs and BGP neighbours (sites, [link]s between
  * routers, in the peer's AS), the configurations written for
  * topology/bgp-simple.ini (golden files in tests/unit/data/frrconf/), the
@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "lab/frrconf.h"
-#include "lab/topology.h"
+#include "lab/build/lab.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 
 #define BGP "topology/bgp-simple.ini"

@@ -66,7 +66,10 @@ echo "ok: make install DESTDIR: $(wc -l <"$tmp/want") files, where expected, wit
 
 # 2. the installed steerlab, from another directory
 steerlab=$D/usr/local/bin/steerlab
-(cd / && "$steerlab" --help) | grep '^usage: steerlab' >/dev/null || fail "installed steerlab --help"
+# (the help read whole first: grep -q stops at its first line, and with
+# pipefail the usage text's second write would fail on SIGPIPE)
+help=$(cd / && "$steerlab" --help) || fail "installed steerlab --help: exit status $?"
+grep -q '^usage: steerlab' <<<"$help" || fail "installed steerlab --help"
 for t in "$D"/usr/local/share/steerlab/topology/*.ini; do
 	(cd / && "$steerlab" check "$t" --set name=i-install) >"$tmp/check.out" 2>&1 ||
 		{ cat "$tmp/check.out" >&2; fail "installed steerlab check $t"; }

@@ -1,5 +1,5 @@
 /*
- * The timeline's actions (lab/actions.c) on a fake lab (struct action_ops):
+ * The timeline's actions (lab/run/actions.c) on a fake lab (struct action_ops):
  * which agent each step kills, signals or starts, which nftables script it
  * runs in which node, which link ends it sets down or up, what it says, and
  * the events it writes to lab.events.jsonl: event_applied for every step,
@@ -23,8 +23,8 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/actions.h"
-#include "lab/lab.h"
+#include "lab/run/run.h"
+#include "lab/build/lab.h"
 #include "test_rundir.h"
 #include "test_topology_util.h"
 

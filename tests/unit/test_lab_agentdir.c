@@ -1,5 +1,5 @@
 /*
- * Where steerlab finds its agents (lab/agentdir.c): beside itself when sited
+ * Where steerlab finds its agents (lab/build/agentdir.c): beside itself when sited
  * is there (a checkout's bin/), else the installed LIBEXECDIR, else beside
  * itself again, so that the missing program is named where make builds it.
  */
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "lab/lab.h"
+#include "lab/build/lab.h"
 
 struct dirs {
 	char root[64], self[PATH_MAX], libexec[PATH_MAX];

@@ -1,5 +1,5 @@
 /*
- * Which agents each node runs and the command line each gets (lab/agents.c),
+ * Which agents each node runs and the command line each gets (lab/build/agents.c),
  * as the agents themselves see it: the lab starts fake agents
  * (tests/unit/test_sandbox.h) that write their argv to their logs, and the
  * lines, in the order the agents were started, are compared with a golden
@@ -21,10 +21,10 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/dnsconf.h"
-#include "lab/lab.h"
-#include "lab/resolvconf.h"
-#include "lab/topology.h"
+#include "lab/build/dnsconf.h"
+#include "lab/build/lab.h"
+#include "lab/build/resolvconf.h"
+#include "lab/topology/topology.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"
 #include "timeutil.h"

@@ -1,6 +1,6 @@
 /*
- * Bringing a lab up (lab/build.c) against a fake kernel: this file defines
- * every function of lab/kernel.h and lab/netns.h, so the linker takes
+ * Bringing a lab up (lab/build/build.c) against a fake kernel: this file defines
+ * every function of lab/build/kernel.h and of netns.c (lab/build/lab.h), so the linker takes
  * these instead of kernel.c's and netns.c's (the seam both headers state),
  * and each call the lab makes is written down: which namespace, which link,
  * which address or route. The calls for a topology are compared with a
@@ -29,10 +29,9 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/kernel.h"
-#include "lab/lab.h"
-#include "lab/netns.h"
-#include "lab/topology.h"
+#include "lab/build/kernel.h"
+#include "lab/build/lab.h"
+#include "lab/topology/topology.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"
 

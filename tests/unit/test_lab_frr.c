@@ -1,5 +1,5 @@
 /*
- * FRR in a lab (lab/frr.c), in the sandbox of tests/unit/test_sandbox.h:
+ * FRR in a lab (lab/build/frr.c), in the sandbox of tests/unit/test_sandbox.h:
  * the files a routing = bgp lab prepares under its state directory (each
  * node's configurations, also kept in the run directory; a directory of
  * frr's for each node's sockets), the real zebra, bfdd and bgpd of a router
@@ -7,8 +7,8 @@
  * and listening, and what `down` removes after them: the state's frr/ by
  * what is in it, never following a link, and FRR's own /var/tmp/frr/
  * DAEMON.PID of a daemon that has ended; and FRR's dry runs of every node
- * at once, one bgpd for the nodes of one shape (lab/frrconf.c). The daemons drop to the frr user:
- * those tests need root.
+ * at once, one bgpd for the nodes of one shape (lab/build/frrconf.c). The daemons drop to the frr
+ * user: those tests need root.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,9 +25,8 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/frrconf.h"
-#include "lab/lab.h"
-#include "lab/topology.h"
+#include "lab/build/lab.h"
+#include "lab/topology/topology.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"
 
@@ -239,7 +238,7 @@ static void test_start(void **state)
 	}
 }
 
-/* FRR's dry runs of every node at once (lab/frrconf.c): vtysh, here a
+/* FRR's dry runs of every node at once (lab/build/frrconf.c): vtysh, here a
  * script of the test's bind-mounted over it that rejects b's hostname line
  * and logs each run, checks what steerlab wrote alone in one run; having
  * rejected a line there, it checks each of those configurations alone, so
@@ -343,7 +342,7 @@ static void bgpd_runs(char *buf, size_t len)
 	unlink("/run/t20/bgpd.runs");
 }
 
-/* One bgpd a shape (lab/frrconf.c): bgpd, here a script of the test's
+/* One bgpd a shape (lab/build/frrconf.c): bgpd, here a script of the test's
  * bind-mounted over it that logs each run's hostname, checks sites a and
  * b, whose configurations differ only in their numbers and names, in one
  * run (a's); when it rejects a's `set metric` line (with

@@ -1,11 +1,11 @@
 /*
- * Inside a running lab (lab/inside.c), from a process other than the one
+ * Inside a running lab (lab/cli/inside.c), from a process other than the one
  * that brought it up: what `down` appends to an `up` lab's
  * lab.events.jsonl (the traffic's end, lab_stopping, lab_down) so that
  * `steerlab report` can analyse a lab failed by hand; `fail` and `recover`
  * on a lab's state (tests/unit/test_labstate.h): sited killed through its
  * pidfd and site_failed by hand, sited started again (a fake of the lab's
- * side, lab/actions.h) and site_recovered once it says sited_ready; and
+ * side, lab/run/run.h) and site_recovered once it says sited_ready; and
  * each command's refusals and exit status. Run from the repository root.
  */
 #include <errno.h>
@@ -26,10 +26,10 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/actions.h"
-#include "lab/inside.h"
-#include "lab/lab.h"
-#include "lab/topology_int.h"
+#include "lab/run/run.h"
+#include "lab/cli/inside.h"
+#include "lab/build/lab.h"
+#include "lab/topology/topology_int.h"
 #include "test_capture.h"
 #include "test_file.h"
 #include "test_labstate.h"

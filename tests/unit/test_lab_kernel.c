@@ -1,5 +1,5 @@
 /*
- * The lab's netlink calls (lab/kernel.c) on the kernel, as `ip` then shows
+ * The lab's netlink calls (lab/build/kernel.c) on the kernel, as `ip` then shows
  * them: veth ends made in the namespaces asked, down; links set up and
  * down, forwarding on; addresses, routes (via a gateway, or on the link)
  * and local routes with their metrics and protocol; what is already there
@@ -21,7 +21,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "lab/kernel.h"
+#include "lab/build/kernel.h"
 #include "test_sandbox.h"
 
 /* new_ns: a new network namespace, held by the descriptor returned; the

@@ -1,5 +1,5 @@
 /*
- * Named network namespaces (lab/netns.c) for real, as `ip netns` sees them:
+ * Named network namespaces (lab/build/netns.c) for real, as `ip netns` sees them:
  * a file under /run/netns with the namespace bind-mounted on it, /run/netns
  * a shared mount, the caller left in its own namespace; entering one and
  * coming back; deleting it; a name in use or too long refused; the
@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "lab/netns.h"
+#include "lab/build/lab.h"
 #include "test_sandbox.h"
 
 static const char *const names[] = {"t20ns-a", "t20ns-b"};

@@ -1,11 +1,11 @@
 /*
- * `steerlab nodes` (lab/nodes.c) on topology/compare.ini, which has a node
+ * `steerlab nodes` (lab/cli/nodes.c) on topology/compare.ini, which has a node
  * of every kind, and a hand-made agent list: each node's kind, namespace,
  * addresses and links as the topology's address plan has them, each
  * agent alive or dead, a superseded agents.tsv line (a sited started
  * again by recover) not listed; the text against a golden file
  * (UPDATE_GOLDEN=1 writes one that differs to FILE.new), the JSON field by field. Also the
- * state look-ups (lab/state.c) and the hint for a missing node.
+ * state look-ups (lab/build/state.c) and the hint for a missing node.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,8 +17,9 @@
 
 #include <cmocka.h>
 
-#include "lab/hint.h"
-#include "lab/state.h"
+#include "lab/cli/hint.h"
+#include "lab/build/lab.h"
+#include "lab/cli/cli.h"
 #include "test_file.h"
 
 #define GOLDEN "tests/unit/data/nodes/compare.golden"

@@ -1,14 +1,14 @@
 /*
  * Real resolvers in a lab, in the sandbox of tests/unit/test_sandbox.h.
  *
- * lab/realres_check.c: each implementation's own tool checks the
+ * lab/build/realres_check.c: each implementation's own tool checks the
  * configuration in a temporary directory that is gone afterwards; a
  * rejection is said in one line, the tool's words without kresd's start-up
  * noise and tracebacks; a tool that is not there is named. (Where a tool's
  * verdict is needed, a script of the test's is bind-mounted over it, in the
  * test's own mount namespace.) realres_print is what `check` shows.
  *
- * lab/realres_run.c: the files prepared under the state directory (the
+ * lab/build/realres_run.c: the files prepared under the state directory (the
  * node's directory its daemon's user owns, its configuration and root
  * hints, the configuration kept in the run directory), unbound, kresd and
  * named started by the supervisor with their command lines, asked the
@@ -32,10 +32,10 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/kernel.h"
-#include "lab/lab.h"
-#include "lab/realres.h"
-#include "lab/topology.h"
+#include "lab/build/kernel.h"
+#include "lab/build/lab.h"
+#include "lab/build/realres.h"
+#include "lab/topology/topology.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"
 #include "timeutil.h"

@@ -1,5 +1,5 @@
 /*
- * The run's decisions that need no lab (lab/run.c): when the warm-up is
+ * The run's decisions that need no lab (lab/run/run.c): when the warm-up is
  * over (run_ready, run_wait_ready), read from the agents' event files of a
  * recorded run (tests/unit/data/report/run) and of hand-made BGP labs:
  * captures ready, every site's route in every router, authd and resolverd
@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "lab/lab.h"
-#include "lab/run.h"
+#include "lab/build/lab.h"
+#include "lab/run/run.h"
 #include "test_capture.h"
 #include "test_file.h"
 #include "test_rundir.h"

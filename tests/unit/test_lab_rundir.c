@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "rundir.h"
+#include "lab.h"
 #include "test_file.h"
 #include "test_rundir.h"
 

@@ -1,11 +1,11 @@
 /*
- * What `steerlab down` accepts from a lab's state directory (lab/lab.h):
+ * What `steerlab down` accepts from a lab's state directory (lab/build/lab.h):
  * namespace names of the lab's own form only, agents.tsv lines of the form
  * `up` writes, labels of steerlab's own agents. The rest is refused, since a
  * state file that was tampered with must not turn `down` against the
  * machine (issue 8).
  *
- * A lab that is up, read back by a later process (lab/state.c: `nodes`,
+ * A lab that is up, read back by a later process (lab/build/state.c: `nodes`,
  * `exec`, `fail`, `recover`, `status`): a state directory written as `up`
  * writes it, in the sandbox of tests/unit/test_sandbox.h, with fake agents
  * alive and agents gone; each agent found alive or not, the one a later
@@ -19,9 +19,7 @@
 
 #include <cmocka.h>
 
-#include "lab/lab.h"
-#include "lab/netns.h"
-#include "lab/state.h"
+#include "lab/build/lab.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"
 

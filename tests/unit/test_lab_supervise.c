@@ -1,5 +1,5 @@
 /*
- * The supervisor (lab/supervise.c), run for real in a sandbox of the test's
+ * The supervisor (lab/build/supervise.c), run for real in a sandbox of the test's
  * own (tests/unit/test_sandbox.h) on fake agents that say what they were
  * given: an agent is recorded in agents.tsv before it may run, and never
  * runs if it cannot be; it gets its log, /dev/null, its namespace, a
@@ -25,9 +25,8 @@
 #include <cmocka.h>
 
 #include "event.h"
-#include "lab/lab.h"
-#include "lab/netns.h"
-#include "lab/topology.h"
+#include "lab/build/lab.h"
+#include "lab/topology/topology.h"
 #include "test_sandbox.h"
 #include "test_topology_util.h"
 #include "timeutil.h"

@@ -1,5 +1,5 @@
 /*
- * A lab that is up, as the commands of a later process find it (lab/state.h):
+ * A lab that is up, as the commands of a later process find it (lab/build/lab.h):
  * its state directory /run/steerlab/LAB (topology.ini, rundir, bindir,
  * namespaces, agents.tsv) and its namespaces' files under /run/netns, made
  * by the test in a /run of its own: labstate_private_run puts the test

@@ -1,5 +1,5 @@
 /*
- * plan.json (lab/planjson.c): what the lab writes of a topology, read back
+ * plan.json (lab/topology/planjson.c): what the lab writes of a topology, read back
  * by the clocks (probes/clocks/clocks_topo.c). For every topology of
  * topology/, the DNS side read from plan.json is the one worked out from
  * topology.ini as before; an old run directory without plan.json, or with
@@ -21,8 +21,7 @@
 
 #include "addrplan.h"
 #include "clocks_int.h"
-#include "lab/planjson.h"
-#include "lab/topology.h"
+#include "topology.h"
 #include "test_rundir.h"
 #include "wire.h"
 

@@ -1,5 +1,5 @@
 /*
- * The live status line of a run (lab/progress.h): its formatting in every
+ * The live status line of a run (lab/run/progress.h): its formatting in every
  * phase and at every width, the client_progress and capture_progress
  * events it reads, and the share "to the dead site" it computes from them;
  * the line as a run draws it, from the event files of a fake lab's clients
@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "clocks.h"
-#include "lab/lab.h"
-#include "lab/progress.h"
+#include "lab/build/lab.h"
+#include "lab/run/progress.h"
 #include "test_file.h"
 #include "test_rundir.h"
 #include "timeutil.h"

@@ -1,5 +1,5 @@
 /*
- * Real resolvers on [resolver] nodes (lab/realres.h): each implementation's
+ * Real resolvers on [resolver] nodes (lab/build/realres.h): each implementation's
  * configuration written from the node's knobs, compared with golden files
  * in tests/unit/data/realres/ (UPDATE_GOLDEN=1 writes one that differs to
  * FILE.new, read like code), in forward and iterate mode; the root hints; the
@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "lab/lab.h"
-#include "lab/realres.h"
-#include "lab/topology.h"
+#include "lab/build/lab.h"
+#include "lab/build/realres.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 
 #define RDATA "tests/unit/data/realres/"

@@ -1,5 +1,5 @@
 /*
- * fail_jitter and `steerlab run --repeat` (lab/jitter.h, lab/repeat.h): the
+ * fail_jitter and `steerlab run --repeat` (lab/topology/topology.h, lab/run/repeat.h): the
  * jittered instant (the same for a seed, inside its window, uniform, the
  * nominal one without a window), the repetitions' seeds, the arguments of a
  * repeat and their errors, the fail_jitter and seed keys of a topology, the
@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "lab/jitter.h"
-#include "lab/repeat.h"
-#include "lab/topology.h"
+#include "lab/topology/topology.h"
+#include "lab/run/repeat.h"
+#include "lab/topology/topology.h"
 #include "test_rundir.h"
 
 #define MS 1000000LL

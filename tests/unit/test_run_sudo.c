@@ -1,4 +1,4 @@
-/* lab/runowner.c: the user a run directory is given back to (SUDO_UID,
+/* lab/run/runowner.c: the user a run directory is given back to (SUDO_UID,
  * SUDO_GID), and the walk that gives it. */
 #include <fcntl.h>
 #include <ftw.h>

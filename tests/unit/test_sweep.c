@@ -1,5 +1,5 @@
 /*
- * `steerlab sweep` (lab/sweep.h) and `--set ttl=` (lab/overrides.h): which
+ * `steerlab sweep` (lab/run/run.h) and `--set ttl=` (lab/build/lab.h): which
  * --set is swept and the errors with their exact messages, the point
  * directories and their overrides, the x axis, the ttl override on the
  * [name] sections' raw pairs, and the combined table from fixture
@@ -22,9 +22,9 @@
 
 #include <cmocka.h>
 
-#include "lab/overrides.h"
-#include "lab/sweep.h"
-#include "lab/topology.h"
+#include "lab/build/lab.h"
+#include "lab/run/run.h"
+#include "lab/topology/topology.h"
 #include "test_file.h"
 
 #define DATA "tests/unit/data/sweep/"

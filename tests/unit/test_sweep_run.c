@@ -1,6 +1,6 @@
 /*
- * A sweep's and a repeat's directory as sweep_run keeps it (lab/sweep.c,
- * lab/repeat.c): its args file, made once and checked on every rerun; the
+ * A sweep's and a repeat's directory as sweep_run keeps it (lab/run/sweep.c,
+ * lab/run/repeat.c): its args file, made once and checked on every rerun; the
  * points that are done (clocks.json, traffic not interrupted) skipped, an
  * unfinished one removed and run again; a point that fails counted; the
  * tables and plots once every point is done; a repeat resumed with the
@@ -22,9 +22,8 @@
 
 #include <cmocka.h>
 
-#include "lab/repeat.h"
-#include "lab/run.h"
-#include "lab/sweep.h"
+#include "lab/run/repeat.h"
+#include "lab/run/run.h"
 #include "test_capture.h"
 #include "test_file.h"
 #include "test_rundir.h"

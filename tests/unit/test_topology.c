@@ -1,5 +1,5 @@
 /*
- * Topology files (lab/topology.h): values and defaults, addresses, --set
+ * Topology files (lab/topology/topology.h): values and defaults, addresses, --set
  * overrides, every kind of error with its exact message, and the golden
  * test of topo_print. Run from the repository root: the fixtures are under
  * tests/unit/data/topology/.
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "lab/topology.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 #include "timeutil.h"
 

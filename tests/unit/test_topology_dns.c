@@ -1,5 +1,5 @@
 /*
- * Topology files for DNS steering labs (lab/topology.h): the [dns] and
+ * Topology files for DNS steering labs (lab/topology/topology.h): the [dns] and
  * [prober] kinds, the DNS keys of [lab], [site] and [client], the sticky
  * clients [lab] sticky_share chooses, the [zone] and [name] sections kept
  * as written for authd, their errors with their exact messages, and the
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "lab/topology.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 #include "timeutil.h"
 

@@ -1,9 +1,9 @@
 /*
- * The timeline of a topology (lab/topology_events.c): [event] sections,
+ * The timeline of a topology (lab/topology/topology_events.c): [event] sections,
  * their targets (a node, a link by its two ends in either order, a node's
  * one link), the order and what each recover undoes, fail = yes desugared
  * into a kill, --set EVENT.KEY, every error with its line, the printed form
- * read back, and the schedule of steps the run follows (lab/actions.c).
+ * read back, and the schedule of steps the run follows (lab/run/actions.c).
  * Run from the repository root.
  */
 #include <arpa/inet.h>
@@ -18,9 +18,9 @@
 
 #include <cmocka.h>
 
-#include "lab/actions.h"
-#include "lab/jitter.h"
-#include "lab/topology.h"
+#include "lab/run/run.h"
+#include "lab/topology/topology.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 
 #define S 1000000000LL

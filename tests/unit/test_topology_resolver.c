@@ -1,8 +1,8 @@
 /*
- * Topology files with caching resolvers (lab/topology.h): the [resolver]
+ * Topology files with caching resolvers (lab/topology/topology.h): the [resolver]
  * kind, its addresses, the clients' choice of cache (in turn, or NAME.N),
  * the resolverd keys kept as written, the configuration the lab makes for
- * resolverd (lab/resolvconf.c) and resolverd's own parser run on it, the
+ * resolverd (lab/build/resolvconf.c) and resolverd's own parser run on it, the
  * errors with their exact messages, and the golden test of topo_print for
  * resolver.ini. Run from the repository root.
  */
@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "agents/resolverd/config.h"
-#include "lab/resolvconf.h"
-#include "lab/topology.h"
+#include "lab/build/resolvconf.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 #include "timeutil.h"
 

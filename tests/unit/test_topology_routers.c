@@ -1,5 +1,5 @@
 /*
- * Routers linked to routers (lab/topology_routers.c, topology_paths.c): the
+ * Routers linked to routers (lab/topology/topology_routers.c, topology_paths.c): the
  * address plan of [link] sections, AS numbers and router ids, the shortest
  * paths and their tie rule, the static routes toward each site, every
  * error of a [link] and of the graph, and the printed form (golden, read
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "lab/topology.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 #include "timeutil.h"
 

@@ -1,10 +1,10 @@
 /*
- * The lab's own DNS tree (lab/topology_tree.c, docs/topology.md "The
+ * The lab's own DNS tree (lab/topology/topology_tree.c, docs/topology.md "The
  * lab's DNS tree"): [dns] zones and its default, the root and TLD zones
  * and nodes [lab] dns_tree adds, the delegations and apex records the lab
  * generates, the root hints (topo_dns_roots), each [resolver] node's mode
- * and what the lab writes for authd (lab/dnsconf.c, checked by authd's own
- * parser) and resolverd (lab/resolvconf.c); the errors with their exact
+ * and what the lab writes for authd (lab/build/dnsconf.c, checked by authd's own
+ * parser) and resolverd (lab/build/resolvconf.c); the errors with their exact
  * messages; the golden test of topo_print for tree.ini, and its output
  * read back. Run from the repository root.
  */
@@ -21,9 +21,9 @@
 #include <cmocka.h>
 
 #include "agents/authd/authd_check.h"
-#include "lab/dnsconf.h"
-#include "lab/resolvconf.h"
-#include "lab/topology.h"
+#include "lab/build/dnsconf.h"
+#include "lab/build/resolvconf.h"
+#include "lab/topology/topology.h"
 #include "test_topology_util.h"
 
 #define TREE DATA "tree.ini"

@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "lab/topology.h"
+#include "lab/topology/topology.h"
 #include "test_file.h"
 
 #define DATA "tests/unit/data/topology/"

@@ -772,7 +772,7 @@ static void test_failed_again(void **state)
 }
 
 /* second_failure: site b fails too at t0 + at (site_failed and its step,
- * as lab/actions.c writes both) */
+ * as lab/run/actions.c writes both) */
 static void second_failure(const char *dir, int64_t at)
 {
 	ev(dir, "lab.events.jsonl", T0 + at, "site_failed",

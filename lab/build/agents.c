@@ -1,0 +1,573 @@
+/*
+ * Which agents each node runs, and their command lines (docs/agents.md):
+ *
+ *   router   routed (routes to every site's announcement); a collector
+ *            watching its FIB's route to the service, capturing every link
+ *            to a site of its own and the [link]s it is the first end of
+ *            (BGP, TCP port 179: capture-link-R1-R2.pcap)
+ *   site     sited; a prober announcing the anycast address while healthy,
+ *            to every router
+ *   dns      authd, configured from the topology (dnsconf.c)
+ *   prober   a prober in remote mode: every site's address, to every authd
+ *   resolver resolverd, its caches configured from the topology (resolvconf.c);
+ *            or, with impl, unbound, kresd or named (realres.c, realres_run.c)
+ *
+ * With routing = bgp, routers and sites run FRR (zebra, bgpd; lab/build/frr.c),
+ * routers no routed, and a site's prober keeps the anycast address on the
+ * site's lo while healthy (-L) for bgpd to announce. Every node's agents
+ * are started at once, in steps (agents_start, below).
+ *   client   a client per flow: anycast, DNS-steered, or both
+ */
+#include "lab.h"
+
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dnsconf.h"
+#include "log.h"
+#include "resolvconf.h"
+#include "strfmt.h"
+
+/* An argument vector and the strings it points into. Room for a few
+ * arguments per node of the largest lab: a router's collector and routed, and
+ * authd, take one or two per site or prober (a few hundred bytes each). */
+#define LAB_ARGV_MAX (4 * TOPO_MAX_NODES + 32)
+struct lab_argv {
+	char *argv[LAB_ARGV_MAX];
+	int n;
+	char store[LAB_ARGV_MAX * 64];
+	size_t used;
+	int overflow;
+};
+
+static void agents_argv_add(struct lab_argv *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void agents_argv_add(struct lab_argv *a, const char *fmt, ...)
+{
+	size_t room = sizeof(a->store) - a->used;
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(a->store + a->used, room, fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= room ||
+	    a->n + 1 >= (int)(sizeof(a->argv) / sizeof(a->argv[0]))) {
+		a->overflow = 1;
+		return;
+	}
+	a->argv[a->n++] = a->store + a->used;
+	a->argv[a->n] = NULL;
+	a->used += (size_t)len + 1;
+}
+
+/* agents_argv_start: PROG -n NODE -e RUNDIR/NODE.LABEL.events.jsonl */
+static void agents_argv_start(struct lab_argv *a, const struct lab *lab, int node, const char *prog,
+			      const char *label)
+{
+	/* not a memset of its 70 kB: each page written after a fork is a
+	 * page copied (the agents forked before it share it until they exec) */
+	a->n = 0;
+	a->used = 0;
+	a->overflow = 0;
+	a->argv[0] = NULL;
+	agents_argv_add(a, "%s", prog);
+	agents_argv_add(a, "-n");
+	agents_argv_add(a, "%s", lab->t->nodes[node].name);
+	agents_argv_add(a, "-e");
+	agents_argv_add(a, "%s/%s.%s.events.jsonl", lab->rundir, lab->t->nodes[node].name, label);
+}
+
+static int agents_argv_run(struct lab *lab, int node, const char *prog, const char *label,
+			   struct lab_argv *a)
+{
+	if (a->overflow) {
+		log_warnx("%s of %s: command line too long", label, lab->t->nodes[node].name);
+		return -1;
+	}
+	return lab_start_agent_as(lab, node, prog, label, a->argv) == -1 ? -1 : 0;
+}
+
+static const char *agents_ip(struct in_addr a, char *buf)
+{
+	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
+}
+
+/* lab_start_collectors: a router's collector, in every router: its FIB's
+ * route to the service, its site links (the requests and their replies;
+ * with routing = bgp, the site's BGP session apart, whole), the [link]s it
+ * is the first end of; and collector-dns if it has authd or [resolver]
+ * links; each capture with the kernel ring its link needs
+ * (topo_capture_ring) */
+static int lab_start_collectors(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	char svc[INET_ADDRSTRLEN];
+	struct lab_argv a;
+	int ncap = 0;
+
+	agents_argv_start(&a, lab, n, "collector", "collector");
+	agents_argv_add(&a, "-o");
+	agents_argv_add(&a, "%s", lab->rundir);
+	agents_argv_add(&a, "-f");
+	agents_argv_add(&a, "udp port %u", t->port);
+	agents_argv_add(&a, "-P");
+	agents_argv_add(&a, "%s/32", agents_ip(t->service, svc));
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		if (l->router != n || t->nodes[l->node].kind != TOPO_SITE)
+			continue;
+		agents_argv_add(&a, "-c");
+		agents_argv_add(&a, "%s=%s:%llu", l->router_ifname, t->nodes[l->node].name,
+				(unsigned long long)topo_capture_ring(t, i));
+		if (!topo_captured_bgp(t, i))
+			continue;
+		agents_argv_add(&a, "-b");
+		agents_argv_add(&a, "%s=link-%s-%s:%llu", l->router_ifname, t->nodes[n].name,
+				t->nodes[l->node].name,
+				(unsigned long long)topo_capture_ring_rlink(t, -1));
+	}
+	/* a [link R1 R2] is captured once, by R1: its BGP (the requests that
+	 * cross it are counted on the site links) */
+	for (int i = 0; i < t->nrlinks; i++) {
+		const struct topo_rlink *rl = &t->rlinks[i];
+		if (rl->a != n)
+			continue;
+		agents_argv_add(&a, "-b");
+		agents_argv_add(&a, "%s=link-%s-%s:%llu", rl->a_ifname, t->nodes[rl->a].name,
+				t->nodes[rl->b].name,
+				(unsigned long long)topo_capture_ring_rlink(t, i));
+	}
+	/* in every router, sites or not: every FIB's route to the service
+	 * is recorded (with -P, the collector runs with no capture too) */
+	if (agents_argv_run(lab, n, "collector", "collector", &a) == -1)
+		return -1;
+	/* the DNS of each authd's link (the queries that reach it: the upstream
+	 * load of DNS steering) and of each [resolver]'s (its clients' queries,
+	 * its answers, its own queries upstream: what it answered from cache) */
+	ncap = 0;
+	agents_argv_start(&a, lab, n, "collector", "collector-dns");
+	agents_argv_add(&a, "-o");
+	agents_argv_add(&a, "%s", lab->rundir);
+	agents_argv_add(&a, "-f");
+	agents_argv_add(&a, "udp port 53");
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		enum topo_kind kind = t->nodes[l->node].kind;
+		if (l->router != n || (kind != TOPO_DNS && kind != TOPO_RESOLVER))
+			continue;
+		agents_argv_add(&a, "-c");
+		agents_argv_add(&a, "%s=%s-%s:%llu", l->router_ifname,
+				kind == TOPO_DNS ? "dns" : "resolver", t->nodes[l->node].name,
+				(unsigned long long)topo_capture_ring(t, i));
+		ncap++;
+	}
+	return ncap ? agents_argv_run(lab, n, "collector", "collector-dns", &a) : 0;
+}
+
+/* lab_start_routed: routing = static, router n's routed */
+static int lab_start_routed(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	struct lab_argv a;
+	static struct topo_path path[TOPO_MAX_NODES];
+	char svc[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], nh[INET_ADDRSTRLEN];
+	int nsites = 0;
+	struct in_addr via;
+	const char *ifname;
+
+	if (t->routing == TOPO_ROUTING_BGP) /* zebra installs the routes */
+		return 0;
+	/* routed takes announcements only from the sites' probers, each from
+	 * its site's link address and for its site, and only of the service
+	 * prefix (agents/routed/acl.h). A site of another router is routed
+	 * via the next hop toward it, hops * 2^24 above its metric:
+	 * routing = static, every router told at once */
+	agents_argv_start(&a, lab, n, "routed", "routed");
+	agents_argv_add(&a, "-P");
+	agents_argv_add(&a, "%s/32", agents_ip(t->service, svc));
+	topo_paths(t, n, path);
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		int hops;
+
+		if (t->nodes[l->node].kind != TOPO_SITE)
+			continue;
+		hops = topo_route_to(t, n, path, l->node, &via, &ifname);
+		if (hops < 0)
+			continue;
+		agents_argv_add(&a, "-a");
+		if (hops == 0)
+			agents_argv_add(&a, "%s=%s", t->nodes[l->node].name,
+					agents_ip(l->node_addr, addr));
+		else
+			agents_argv_add(&a, "%s=%s,via=%s,hops=%d", t->nodes[l->node].name,
+					agents_ip(l->node_addr, addr), agents_ip(via, nh), hops);
+		nsites++;
+	}
+	if (nsites == 0) {
+		agents_argv_add(&a, "-a");
+		agents_argv_add(&a, "none");
+	}
+	/* the hold timer: a site that stops announcing (crashed, frozen) is
+	 * withdrawn after static_hold */
+	agents_argv_add(&a, "-H");
+	agents_argv_add(&a, "%lldus", (long long)t->static_hold_ns / 1000);
+	return agents_argv_run(lab, n, "routed", "routed", &a);
+}
+
+static void agents_probe_timing(struct lab_argv *a, const struct topo_node *node)
+{
+	agents_argv_add(a, "-i");
+	agents_argv_add(a, "%lldus", (long long)node->probe_interval_ns / 1000);
+	agents_argv_add(a, "-w");
+	agents_argv_add(a, "%lldus", (long long)node->probe_timeout_ns / 1000);
+	agents_argv_add(a, "-d");
+	agents_argv_add(a, "%u", node->probe_down);
+	agents_argv_add(a, "-u");
+	agents_argv_add(a, "%u", node->probe_up);
+}
+
+int lab_start_sited(struct lab *lab, int n)
+{
+	struct lab_argv a;
+
+	agents_argv_start(&a, lab, n, "sited", "sited");
+	agents_argv_add(&a, "-s");
+	agents_argv_add(&a, "%s", lab->t->nodes[n].name);
+	agents_argv_add(&a, "-p");
+	agents_argv_add(&a, "%u", lab->t->port);
+	if (a.overflow) {
+		log_warnx("sited of %s: command line too long", lab->t->nodes[n].name);
+		return -1;
+	}
+	return lab_start_agent_as(lab, n, "sited", "sited", a.argv);
+}
+
+/* lab_start_site_prober: site n's prober, probing its sited */
+static int lab_start_site_prober(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	const struct topo_node *node = &t->nodes[n];
+	struct lab_argv a;
+	char buf[INET_ADDRSTRLEN];
+
+	agents_argv_start(&a, lab, n, "prober", "prober");
+	agents_argv_add(&a, "-s");
+	agents_argv_add(&a, "%s", node->name);
+	agents_argv_add(&a, "-t");
+	agents_argv_add(&a, "127.0.0.1:%u", t->port);
+	agents_argv_add(&a, "-P");
+	agents_argv_add(&a, "%s/32", agents_ip(t->service, buf));
+	if (t->routing == TOPO_ROUTING_BGP) {
+		/* the address on lo while healthy; bgpd announces it */
+		agents_argv_add(&a, "-L");
+	} else {
+		agents_argv_add(&a, "-m");
+		agents_argv_add(&a, "%u", node->metric);
+		agents_argv_add(&a, "-R");
+		agents_argv_add(&a, "%s", agents_ip(t->links[node->link].router_addr, buf));
+		/* and every other router, at its id: one withdrawal, every FIB */
+		for (int r = 0; r < t->nnodes; r++) {
+			if (t->nodes[r].kind != TOPO_ROUTER || r == t->links[node->link].router)
+				continue;
+			agents_argv_add(&a, "-R");
+			agents_argv_add(&a, "%s", agents_ip(t->nodes[r].router_id, buf));
+		}
+		/* the verdict repeated, so that the routers' hold timers keep it */
+		agents_argv_add(&a, "-k");
+		agents_argv_add(&a, "%lldus", (long long)t->static_refresh_ns / 1000);
+	}
+	agents_probe_timing(&a, node);
+	return agents_argv_run(lab, n, "prober", "prober", &a);
+}
+
+static int lab_start_dns(struct lab *lab, int n)
+{
+	const struct topo_node *node = &lab->t->nodes[n];
+	char conf[PATH_MAX], addr[INET_ADDRSTRLEN];
+	struct lab_argv a;
+	int rc, nprobers = 0;
+	FILE *fp;
+
+	if (strfmt(conf, sizeof(conf), "%s/%s.authd.ini", lab->rundir, node->name) == -1)
+		return -1;
+	/* not through a link planted in an --out directory */
+	if ((fp = lab_fopen_write(lab->rundir, conf + strlen(lab->rundir) + 1)) == NULL)
+		return -1;
+	rc = dnsconf_write(lab->t, n, fp);
+	if (fclose(fp) == EOF || rc == -1) {
+		log_warn("%s: %s", __func__, conf);
+		return -1;
+	}
+	agents_argv_start(&a, lab, n, "authd", "authd");
+	agents_argv_add(&a, "-c");
+	agents_argv_add(&a, "%s", conf);
+	/* health reports only from the [prober] nodes, each under its own id
+	 * from its link address (agents/authd/allow.h) */
+	for (int i = 0; i < lab->t->nnodes; i++) {
+		if (lab->t->nodes[i].kind != TOPO_PROBER)
+			continue;
+		agents_argv_add(&a, "-a");
+		agents_argv_add(&a, "%s=%s", lab->t->nodes[i].name,
+				agents_ip(lab->t->links[lab->t->nodes[i].link].node_addr, addr));
+		nprobers++;
+	}
+	if (nprobers == 0) {
+		agents_argv_add(&a, "-a");
+		agents_argv_add(&a, "none");
+	}
+	return agents_argv_run(lab, n, "authd", "authd", &a);
+}
+
+/* resolverd: the node's caches, forwarding to every authd; or the real
+ * resolver the node names (lab/build/realres_run.c). */
+static int lab_start_resolver(struct lab *lab, int n)
+{
+	const struct topo_node *node = &lab->t->nodes[n];
+	char conf[PATH_MAX];
+	struct lab_argv a;
+	FILE *fp;
+	int rc;
+
+	if (node->impl != TOPO_IMPL_RESOLVERD) /* unbound, kresd, named */
+		return lab_realres_start(lab, n);
+	if (strfmt(conf, sizeof(conf), "%s/%s.resolverd.ini", lab->rundir, node->name) == -1)
+		return -1;
+	/* not through a link planted in an --out directory */
+	if ((fp = lab_fopen_write(lab->rundir, conf + strlen(lab->rundir) + 1)) == NULL)
+		return -1;
+	rc = resolvconf_write(lab->t, n, fp);
+	if (fclose(fp) == EOF || rc == -1) {
+		log_warn("%s: %s", __func__, conf);
+		return -1;
+	}
+	agents_argv_start(&a, lab, n, "resolverd", "resolverd");
+	agents_argv_add(&a, "-c");
+	agents_argv_add(&a, "%s", conf);
+	agents_argv_add(&a, "-o");
+	agents_argv_add(&a, "%s/upstream-%s.csv", lab->rundir, node->name);
+	return agents_argv_run(lab, n, "resolverd", "resolverd", &a);
+}
+
+/* A vantage point: probes every site's own address, tells every authd. */
+static int lab_start_remote_prober(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	const struct topo_node *node = &t->nodes[n];
+	struct lab_argv a;
+	char buf[INET_ADDRSTRLEN];
+
+	agents_argv_start(&a, lab, n, "prober", "prober");
+	agents_argv_add(&a, "-I");
+	agents_argv_add(&a, "%s", node->name);
+	for (int i = 0; i < t->nnodes; i++) {
+		if (t->nodes[i].kind == TOPO_DNS) {
+			agents_argv_add(&a, "-A");
+			agents_argv_add(&a, "%s:%d",
+					agents_ip(t->links[t->nodes[i].link].node_addr, buf),
+					DNSCONF_CONTROL_PORT);
+		} else if (t->nodes[i].kind == TOPO_SITE) {
+			agents_argv_add(&a, "-T");
+			agents_argv_add(&a, "%s=%s:%u", t->nodes[i].name,
+					agents_ip(t->nodes[i].address, buf), t->port);
+		}
+	}
+	agents_probe_timing(&a, node);
+	return agents_argv_run(lab, n, "prober", "prober", &a);
+}
+
+/*
+ * The agents of nodes [from, to) in steps; each step's agents of every
+ * node are started at once (lab_start_batch: forked and recorded one after
+ * the other, then let run together), and each step begins once the one
+ * before has exec'd:
+ *
+ *   1. authd: the remote probers report to it from their first probe
+ *   2. the resolvers: resolverd asks authd from the first client query
+ *   3. in file order, a router's collectors (first: the route monitor sees
+ *      every route come, the router links' captures the BGP sessions open),
+ *      its zebra (routing = bgp) or routed; a site's zebra, sited and
+ *      prober (which starts UNKNOWN: a probe before sited listens only
+ *      delays its first verdict); a remote prober
+ *   4. every zebra of step 3 listening on its zserv.api, then bfdd and bgpd
+ *      of every FRR node (bfdd that finds no zebra may never register)
+ */
+static int agents_step_dns(struct lab *lab, int n)
+{
+	return lab->t->nodes[n].kind == TOPO_DNS ? lab_start_dns(lab, n) : 0;
+}
+
+static int agents_step_resolver(struct lab *lab, int n)
+{
+	return lab->t->nodes[n].kind == TOPO_RESOLVER ? lab_start_resolver(lab, n) : 0;
+}
+
+static int agents_step_node(struct lab *lab, int n)
+{
+	switch (lab->t->nodes[n].kind) {
+	case TOPO_ROUTER:
+		if (lab_start_collectors(lab, n) == -1 || lab_frr_start_zebra(lab, n) == -1)
+			return -1;
+		return lab_start_routed(lab, n);
+	case TOPO_SITE:
+		if (lab_frr_start_zebra(lab, n) == -1 || lab_start_sited(lab, n) == -1)
+			return -1;
+		return lab_start_site_prober(lab, n);
+	case TOPO_PROBER:
+		return lab_start_remote_prober(lab, n);
+	default:
+		return 0;
+	}
+}
+
+/* agents_step: step's agents of nodes [from, to), as one batch */
+static int agents_step(struct lab *lab, int from, int to, int (*step)(struct lab *, int))
+{
+	int rc = 0;
+
+	lab_start_batch(lab);
+	for (int n = from; n < to && rc == 0; n++)
+		rc = step(lab, n);
+	if (lab_start_wait(lab) == -1)
+		rc = -1;
+	return rc;
+}
+
+static int agents_start(struct lab *lab, int from, int to)
+{
+	if (agents_step(lab, from, to, agents_step_dns) == -1 ||
+	    agents_step(lab, from, to, agents_step_resolver) == -1 ||
+	    agents_step(lab, from, to, agents_step_node) == -1 ||
+	    lab_frr_wait_zebra(lab, from, to) == -1 ||
+	    agents_step(lab, from, to, lab_frr_start_bgp) == -1)
+		return -1;
+	return 0;
+}
+
+int lab_start_node(struct lab *lab, int n)
+{
+	return agents_start(lab, n, n + 1);
+}
+
+int lab_start_infra(struct lab *lab)
+{
+	return agents_start(lab, 0, lab->t->nnodes);
+}
+
+/* lab_population_args: a population's -P, -k, -a (docs/agents.md) */
+static void lab_population_args(struct lab_argv *a, const struct topo_node *node)
+{
+	agents_argv_add(a, "-P");
+	agents_argv_add(a, "%u", node->population);
+	agents_argv_add(a, "-k");
+	if (node->skew == TOPO_SKEW_HARMONIC)
+		agents_argv_add(a, "harmonic");
+	else if (node->skew == TOPO_SKEW_ZIPF)
+		agents_argv_add(a, "zipf:%.15g", node->zipf_exponent);
+	else
+		agents_argv_add(a, "equal");
+	agents_argv_add(a, "-a");
+	agents_argv_add(a, "%s", node->arrivals == TOPO_ARRIVALS_POISSON ? "poisson" : "paced");
+	if (node->source_block.len > 0) {
+		char net[INET_ADDRSTRLEN];
+
+		agents_argv_add(a, "-A");
+		agents_argv_add(a, "%s/%d",
+				inet_ntop(AF_INET, &node->source_block.net, net, sizeof(net)),
+				node->source_block.len);
+	}
+}
+
+/* One client flow: -t for anycast, -R/-q for DNS steering. */
+static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
+{
+	const struct topology *t = lab->t;
+	const struct topo_node *node = &t->nodes[n];
+	const char *label = dns ? "client-dns" : "client";
+	struct lab_argv a;
+	char buf[INET_ADDRSTRLEN];
+
+	agents_argv_start(&a, lab, n, "client", label);
+	agents_argv_add(&a, "-i");
+	if (node->population)
+		agents_argv_add(&a, "%u", LAB_POP_ID(node->client_id, dns));
+	else
+		agents_argv_add(&a, "%u",
+				dns ? LAB_DNS_CLIENT_ID(node->client_id) : node->client_id);
+	if (node->population)
+		lab_population_args(&a, node);
+	if (dns) {
+		/* the [dns] node itself, or its cache of a [resolver] node; a
+		 * population's clients every cache of it in turn */
+		if (node->resolver_all) {
+			for (unsigned k = 1; k <= t->nodes[node->resolver].count; k++) {
+				agents_argv_add(&a, "-R");
+				agents_argv_add(
+				    &a, "%s",
+				    agents_ip(topo_resolver_addr(t, node->resolver, (int)k), buf));
+			}
+			if (node->resolver_weights[0]) {
+				agents_argv_add(&a, "-W");
+				agents_argv_add(&a, "%s", node->resolver_weights);
+			}
+		} else {
+			agents_argv_add(&a, "-R");
+			agents_argv_add(&a, "%s", agents_ip(topo_client_resolver(t, n), buf));
+		}
+		agents_argv_add(&a, "-q");
+		agents_argv_add(&a, "%s", node->dns_name);
+		agents_argv_add(&a, "-p");
+		agents_argv_add(&a, "%u", t->port);
+		if (node->sticky_ns > 0) {
+			agents_argv_add(&a, "-S");
+			agents_argv_add(&a, "%lldus", (long long)node->sticky_ns / 1000);
+		} else if (node->population && t->sticky_share > 0) {
+			/* [lab] sticky_share within the population */
+			agents_argv_add(&a, "-S");
+			agents_argv_add(&a, "%lldus", (long long)t->sticky_ns / 1000);
+			agents_argv_add(&a, "-Q");
+			agents_argv_add(&a, "%.15g", t->sticky_share);
+		}
+	} else {
+		agents_argv_add(&a, "-t");
+		agents_argv_add(&a, "%s:%u", agents_ip(t->service, buf), t->port);
+	}
+	agents_argv_add(&a, "-r");
+	agents_argv_add(&a, "%g", node->rate);
+	agents_argv_add(&a, "-w");
+	agents_argv_add(&a, "%lldus", (long long)node->timeout_ns / 1000);
+	if (t->records != TOPO_RECORDS_BINARY) {
+		agents_argv_add(&a, "-o");
+		agents_argv_add(&a, "%s/requests-%s%s.csv", lab->rundir, node->name,
+				dns ? "-dns" : "");
+	}
+	if (t->records != TOPO_RECORDS_CSV) {
+		agents_argv_add(&a, "-B");
+		agents_argv_add(&a, "%s/requests-%s%s.bin", lab->rundir, node->name,
+				dns ? "-dns" : "");
+	}
+	if (duration_ns) {
+		agents_argv_add(&a, "-d");
+		agents_argv_add(&a, "%lldus", (long long)duration_ns / 1000);
+	}
+	return agents_argv_run(lab, n, "client", label, &a);
+}
+
+int lab_start_clients(struct lab *lab, int64_t duration_ns)
+{
+	const struct topology *t = lab->t;
+
+	for (int n = 0; n < t->nnodes; n++) {
+		const struct topo_node *node = &t->nodes[n];
+		if (node->kind != TOPO_CLIENT)
+			continue;
+		if (node->mode != TOPO_MODE_DNS && lab_start_flow(lab, n, 0, duration_ns) == -1)
+			return -1;
+		if (node->mode != TOPO_MODE_ANYCAST && lab_start_flow(lab, n, 1, duration_ns) == -1)
+			return -1;
+	}
+	return 0;
+}

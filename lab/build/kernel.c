@@ -1,0 +1,285 @@
+/* libnl links, addresses and routes in the lab's namespaces; see kernel.h. */
+#include "kernel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netlink/netlink.h>
+#include <netlink/route/addr.h>
+#include <linux/ip.h>
+#include <netlink/route/link.h>
+#include <netlink/route/link/inet.h>
+#include <netlink/route/link/veth.h>
+#include <netlink/route/route.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "nladdr.h"
+#include "lab.h"
+
+/* the links kern_ifindex has looked up: a router's routes name its few
+ * links again and again, and a lookup is a netlink round trip (a handle
+ * lives for one node's configuration or one action: no link is renamed
+ * or replaced meanwhile) */
+#define KERN_IFCACHE 16
+
+struct kern {
+	struct nl_sock *sk;
+	int exist_ok; /* kern_again: an address or route already there is no error */
+	int nifs;
+	struct {
+		char name[IFNAMSIZ];
+		int ifindex;
+	} ifs[KERN_IFCACHE];
+};
+
+struct kern *kern_open(int nsfd)
+{
+	struct kern *k = calloc(1, sizeof(*k));
+	int err;
+
+	if (k == NULL)
+		return NULL;
+	if (nsfd != -1 && netns_enter(nsfd) == -1) {
+		log_warn("%s: setns", __func__);
+		free(k);
+		return NULL;
+	}
+	k->sk = nl_socket_alloc();
+	if (k->sk == NULL) {
+		log_warnx("%s: nl_socket_alloc failed", __func__);
+		goto fail;
+	}
+	if ((err = nl_connect(k->sk, NETLINK_ROUTE)) < 0) {
+		log_warnx("%s: netlink connect: %s", __func__, nl_geterror(err));
+		goto fail;
+	}
+	if (nsfd != -1 && netns_enter_root() == -1)
+		fatal("%s: setns back to the root namespace", __func__);
+	return k;
+fail:
+	if (nsfd != -1 && netns_enter_root() == -1)
+		fatal("%s: setns back to the root namespace", __func__);
+	kern_close(k);
+	return NULL;
+}
+
+void kern_close(struct kern *k)
+{
+	if (k == NULL)
+		return;
+	if (k->sk)
+		nl_socket_free(k->sk);
+	free(k);
+}
+
+int kern_veth(struct kern *k, const char *name_a, int nsfd_a, const char *name_b, int nsfd_b)
+{
+	struct rtnl_link *link = rtnl_link_veth_alloc(), *peer;
+	int err, rc = -1;
+
+	if (link == NULL)
+		return -1;
+	peer = rtnl_link_veth_get_peer(link);
+	rtnl_link_set_name(link, name_a);
+	rtnl_link_set_ns_fd(link, nsfd_a);
+	rtnl_link_set_name(peer, name_b);
+	rtnl_link_set_ns_fd(peer, nsfd_b);
+	err = rtnl_link_add(k->sk, link, NLM_F_CREATE | NLM_F_EXCL);
+	if (err < 0)
+		log_warnx("%s: veth %s/%s: %s", __func__, name_a, name_b, nl_geterror(err));
+	else
+		rc = 0;
+	rtnl_link_put(peer);
+	rtnl_link_put(link);
+	return rc;
+}
+
+int kern_ifindex(struct kern *k, const char *name)
+{
+	struct rtnl_link *link;
+	int err, ifindex;
+
+	for (int i = 0; i < k->nifs; i++)
+		if (strcmp(k->ifs[i].name, name) == 0)
+			return k->ifs[i].ifindex;
+	err = rtnl_link_get_kernel(k->sk, 0, name, &link);
+	if (err < 0) {
+		log_warnx("%s: link %s: %s", __func__, name, nl_geterror(err));
+		return -1;
+	}
+	ifindex = rtnl_link_get_ifindex(link);
+	rtnl_link_put(link);
+	if (k->nifs < KERN_IFCACHE && strlen(name) < IFNAMSIZ) {
+		strcpy(k->ifs[k->nifs].name, name);
+		k->ifs[k->nifs++].ifindex = ifindex;
+	}
+	return ifindex;
+}
+
+int kern_link_up(struct kern *k, int ifindex)
+{
+	struct rtnl_link *orig = rtnl_link_alloc(), *change = rtnl_link_alloc();
+	int err = -NLE_NOMEM;
+
+	if (orig && change) {
+		rtnl_link_set_ifindex(orig, ifindex);
+		rtnl_link_set_flags(change, IFF_UP);
+		err = rtnl_link_change(k->sk, orig, change, 0);
+	}
+	if (err < 0)
+		log_warnx("%s: link %d up: %s", __func__, ifindex, nl_geterror(err));
+	rtnl_link_put(orig);
+	rtnl_link_put(change);
+	return err < 0 ? -1 : 0;
+}
+
+int kern_link_set(struct kern *k, int ifindex, int up)
+{
+	struct rtnl_link *orig = rtnl_link_alloc(), *change = rtnl_link_alloc();
+	int err = -NLE_NOMEM;
+
+	if (orig && change) {
+		rtnl_link_set_ifindex(orig, ifindex);
+		if (up)
+			rtnl_link_set_flags(change, IFF_UP);
+		else
+			rtnl_link_unset_flags(change, IFF_UP);
+		err = rtnl_link_change(k->sk, orig, change, 0);
+	}
+	if (err < 0)
+		log_warnx("%s: link %d %s: %s", __func__, ifindex, up ? "up" : "down",
+			  nl_geterror(err));
+	rtnl_link_put(orig);
+	rtnl_link_put(change);
+	return err < 0 ? -1 : 0;
+}
+
+void kern_again(struct kern *k)
+{
+	k->exist_ok = 1;
+}
+
+int kern_link_forwarding(struct kern *k, int ifindex)
+{
+	struct rtnl_link *orig = rtnl_link_alloc(), *change = rtnl_link_alloc();
+	int err = -NLE_NOMEM;
+
+	if (orig && change) {
+		rtnl_link_set_ifindex(orig, ifindex);
+		err = rtnl_link_inet_set_conf(change, IPV4_DEVCONF_FORWARDING, 1);
+		if (err >= 0)
+			err = rtnl_link_change(k->sk, orig, change, 0);
+	}
+	if (err < 0)
+		log_warnx("%s: link %d forwarding: %s", __func__, ifindex, nl_geterror(err));
+	rtnl_link_put(orig);
+	rtnl_link_put(change);
+	return err < 0 ? -1 : 0;
+}
+
+static struct nl_addr *kern_nladdr(struct in_addr a, int prefixlen)
+{
+	struct nl_addr *na = nl_addr_build(AF_INET, &a, sizeof(a));
+
+	if (na)
+		nl_addr_set_prefixlen(na, prefixlen);
+	return na;
+}
+
+int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixlen)
+{
+	int err = nladdr_change(k->sk, ifindex, addr, prefixlen, 1);
+
+	if (err == -NLE_EXIST && k->exist_ok)
+		err = 0;
+	if (err < 0) {
+		char buf[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &addr, buf, sizeof(buf));
+		log_warnx("%s: address %s/%d on link %d: %s", __func__, buf, prefixlen, ifindex,
+			  nl_geterror(err));
+	}
+	return err < 0 ? -1 : 0;
+}
+
+int kern_local_add(struct kern *k, struct in_addr dst, unsigned metric)
+{
+	struct rtnl_route *route = rtnl_route_alloc();
+	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
+	struct nl_addr *ndst = kern_nladdr(dst, 32);
+	int err = -NLE_NOMEM;
+
+	if (route == NULL || nh == NULL || ndst == NULL)
+		goto out;
+	rtnl_route_set_family(route, AF_INET);
+	rtnl_route_set_dst(route, ndst);
+	rtnl_route_set_priority(route, metric);
+	rtnl_route_set_table(route, RT_TABLE_LOCAL);
+	rtnl_route_set_type(route, RTN_LOCAL);
+	rtnl_route_set_scope(route, RT_SCOPE_HOST);
+	rtnl_route_set_protocol(route, RTPROT_STATIC);
+	rtnl_route_nh_set_ifindex(nh, 1); /* lo */
+	rtnl_route_add_nexthop(route, nh);
+	nh = NULL; /* owned by the route now */
+	err = rtnl_route_add(k->sk, route, NLM_F_CREATE | NLM_F_EXCL);
+	if (err == -NLE_EXIST && k->exist_ok)
+		err = 0;
+out:
+	if (err < 0) {
+		char buf[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &dst, buf, sizeof(buf));
+		log_warnx("%s: local route %s/32: %s", __func__, buf, nl_geterror(err));
+	}
+	if (nh)
+		rtnl_route_nh_free(nh);
+	nl_addr_put(ndst);
+	rtnl_route_put(route);
+	return err < 0 ? -1 : 0;
+}
+
+int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,
+		   int ifindex, unsigned metric)
+{
+	struct rtnl_route *route = rtnl_route_alloc();
+	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
+	struct nl_addr *ndst = kern_nladdr(dst, prefixlen), *ngw = NULL;
+	int err = -NLE_NOMEM;
+
+	if (route == NULL || nh == NULL || ndst == NULL)
+		goto out;
+	rtnl_route_set_family(route, AF_INET);
+	rtnl_route_set_dst(route, ndst);
+	rtnl_route_set_priority(route, metric);
+	rtnl_route_set_table(route, RT_TABLE_MAIN);
+	rtnl_route_set_protocol(route, RTPROT_STATIC);
+	rtnl_route_nh_set_ifindex(nh, ifindex);
+	if (gw.s_addr) {
+		if ((ngw = kern_nladdr(gw, 32)) == NULL)
+			goto out;
+		rtnl_route_nh_set_gateway(nh, ngw);
+	} else {
+		rtnl_route_set_scope(route, RT_SCOPE_LINK);
+	}
+	rtnl_route_add_nexthop(route, nh);
+	nh = NULL; /* owned by the route now */
+	err = rtnl_route_add(k->sk, route, NLM_F_CREATE | NLM_F_EXCL);
+	if (err == -NLE_EXIST && k->exist_ok)
+		err = 0;
+out:
+	if (err < 0) {
+		char buf[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &dst, buf, sizeof(buf));
+		log_warnx("%s: route %s/%d: %s", __func__, buf, prefixlen, nl_geterror(err));
+	}
+	if (nh)
+		rtnl_route_nh_free(nh);
+	nl_addr_put(ngw);
+	nl_addr_put(ndst);
+	rtnl_route_put(route);
+	return err < 0 ? -1 : 0;
+}

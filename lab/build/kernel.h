@@ -1,0 +1,64 @@
+/*
+ * The lab's kernel-facing code: links, addresses, routes and forwarding of the
+ * lab's namespaces, through libnl (no shelling out to `ip`), as bgpd keeps
+ * its kernel code in kroute.c. Everything else in lab/ is kernel-free.
+ *
+ * A kernel socket (struct kern) is bound to the namespace it was opened in:
+ * kern_open(nsfd) enters the namespace, opens the socket and comes back.
+ *
+ * This header is the seam of the lab's tests: tests/unit/test_lab_build.c
+ * links a fake of every function declared here (and of netns.c, lab.h) in place
+ * of kernel.c, and checks what a bring-up asks of the kernel without one;
+ * tests/unit/test_lab_kernel.c checks kernel.c itself on the kernel, in a
+ * network namespace of its own.
+ */
+#ifndef STEERLAB_KERNEL_H
+#define STEERLAB_KERNEL_H
+
+#include <netinet/in.h>
+
+struct kern;
+
+/* kern_open: nsfd -1 for the caller's namespace. NULL on failure (logged). */
+struct kern *kern_open(int nsfd);
+void kern_close(struct kern *k);
+
+/* kern_veth: create a veth pair, end a named name_a in namespace nsfd_a and
+ * end b in nsfd_b (down: the kernel refuses IFF_UP on a peer created in
+ * another namespace). k is any socket (the kernel places the ends). */
+int kern_veth(struct kern *k, const char *name_a, int nsfd_a, const char *name_b, int nsfd_b);
+
+/* kern_ifindex: index of the link called name in k's namespace, or -1. */
+int kern_ifindex(struct kern *k, const char *name);
+
+/* kern_link_up: set IFF_UP on ifindex. */
+int kern_link_up(struct kern *k, int ifindex);
+
+/* kern_link_set: set (up) or clear IFF_UP on ifindex: link-down and
+ * link-up of the timeline (the kernel drops the routes through a link that
+ * goes down; kern_again lets them be added back). */
+int kern_link_set(struct kern *k, int ifindex, int up);
+
+/* kern_again: from now on, kern_addr_add and kern_route_add on k take an
+ * address or route that is already there as done (configuring a node a
+ * second time, after a link came back up). */
+void kern_again(struct kern *k);
+
+/* kern_link_forwarding: IPv4 forwarding on ifindex (the per-link
+ * net.ipv4.conf.IF.forwarding, set through IFLA_AF_SPEC as libnl does). */
+int kern_link_forwarding(struct kern *k, int ifindex);
+
+/* kern_addr_add: add addr/prefixlen on ifindex. */
+int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixlen);
+
+/* kern_local_add: dst/32 delivered to this node (a local route on lo in
+ * the local table, at metric, with no address: AnyIP), so that it keeps
+ * being answered whatever addresses come and go. */
+int kern_local_add(struct kern *k, struct in_addr dst, unsigned metric);
+
+/* kern_route_add: dst/prefixlen via gw (gw.s_addr 0: directly on ifindex)
+ * with the given priority (metric). */
+int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,
+		   int ifindex, unsigned metric);
+
+#endif

@@ -1,0 +1,129 @@
+/* The commands of experiments and their analysis; see cli.h. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+#include "run.h"
+#include "strtonum.h"
+#include "timeutil.h"
+
+/* sweep_go: run a parsed sweep or repeat of the command cmd to the end;
+ * the exit status (3: a point, or a repetition, is invalid: docs/clocks.md,
+ * "Verdict") */
+static int sweep_go(struct sweep *sw, const char *cmd, const struct cmd_args *a, const char *bindir)
+{
+	struct sweep_opts o = {.out = a->out, .bindir = bindir, .quiet = a->quiet};
+	char lab[TOPO_NAME_MAX + 1];
+
+	if (sweep_check(sw, lab, bindir) == -1)
+		return 1;
+	if (a->check) {
+		printf("steerlab: %s: the %d points of %s load and check (", cmd, sw->nvalues,
+		       sw->key);
+		for (int i = 0; i < sw->nvalues; i++)
+			printf("%s%s", i ? ", " : "", sw->values[i]);
+		printf("): nothing run (--check)\n");
+		return 0;
+	}
+	if (cli_need_root(cmd) == -1)
+		return 1;
+	cli_catch_signals();
+	switch (sweep_run(sw, lab, &o)) {
+	case 0:
+		return 0;
+	case SWEEP_INVALID:
+		return 3;
+	default:
+		return 1;
+	}
+}
+
+/* cmd_repeat: run --repeat N, on the sweep's machinery (lab/run/repeat.h) */
+static int cmd_repeat(const struct cmd_args *a, const char *bindir)
+{
+	static struct sweep sw;
+	const char *errstr;
+	int n;
+
+	n = (int)strtonum(a->repeat, 1, REPEAT_MAX, &errstr);
+	if (errstr != NULL) {
+		fprintf(stderr,
+			"steerlab: run: --repeat %s: expected a number of runs from 1 to %d\n",
+			a->repeat, REPEAT_MAX);
+		return 2;
+	}
+	if (cli_need_file(a, "run") == -1 ||
+	    repeat_parse(&sw, a->file, n, a->sets, a->nsets, stderr) == -1)
+		return 2;
+	return sweep_go(&sw, "run", a, bindir);
+}
+
+int cmd_run(const struct cmd_args *a, const char *bindir)
+{
+	struct run_opts o = {.rundir = a->out, .bindir = bindir, .quiet = a->quiet};
+
+	if (a->repeat)
+		return cmd_repeat(a, bindir);
+	if (cli_load(a, "run") == -1 || cli_need_root("run") == -1)
+		return 1;
+	cli_catch_signals();
+	switch (run_scenario(&cli_topo, &o)) {
+	case 0:
+		return 0;
+	case RUN_INVALID:
+		return 3;
+	case RUN_UNSAVED:
+		return 4; /* as report's: the tables printed, a file not written */
+	default:
+		return 1;
+	}
+}
+
+int cmd_sweep(const struct cmd_args *a, const char *bindir)
+{
+	static struct sweep sw;
+
+	if (cli_need_file(a, "sweep") == -1 ||
+	    sweep_parse(&sw, a->file, a->sets, a->nsets, stderr) == -1)
+		return 2;
+	return sweep_go(&sw, "sweep", a, bindir);
+}
+
+int cmd_report(const struct cmd_args *a, const char *bindir)
+{
+	struct report_opts o = {0};
+	int rc;
+
+	(void)bindir;
+
+	if (a->file == NULL) {
+		fprintf(stderr, "steerlab: report: which run directory?\n");
+		return 2;
+	}
+	if (a->bucket && (parse_duration_ns(a->bucket, &o.bucket_ns) == -1 || o.bucket_ns <= 0)) {
+		fprintf(stderr,
+			"steerlab: report: --bucket: expected a duration such as 100ms or "
+			"1s, got '%s'\n",
+			a->bucket);
+		return 2;
+	}
+	if (a->slo && report_parse_slo(a->slo, &o.slo_pct) == -1) {
+		fprintf(stderr,
+			"steerlab: report: --slo: expected a percentage between 0 and 100 "
+			"such as 99.9, got '%s'\n",
+			a->slo);
+		return 2;
+	}
+	if (a->times)
+		o.times = stderr;
+	rc = report_run(a->file, &o, stdout);
+	/* what root wrote in the user's run directory stays the user's */
+	run_chown(a->file);
+	if (rc == -1)
+		return 1;
+	if (rc & REPORT_UNSAVED)
+		return 4;		     /* printed, not saved: the error names the file */
+	return rc == REPORT_INVALID ? 3 : 0; /* docs/clocks.md, "Verdict" */
+}

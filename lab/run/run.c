@@ -1,0 +1,644 @@
+/* The scenario runner; see run.h. */
+#include "run.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lab.h"
+#include "clocks.h"
+#include "event.h"
+#include "events.h"
+#include "topology.h"
+#include "log.h"
+#include "progress.h"
+#include "report.h"
+#include "strfmt.h"
+#include "strtonum.h"
+#include "timeutil.h"
+
+volatile sig_atomic_t run_interrupted;
+
+static struct lab run_lab;
+static struct action_step run_steps[ACTION_MAX_STEPS];
+static struct progress run_progress;
+
+const char *run_runs_dir(void)
+{
+	const char *d = getenv(RUN_RUNS_ENV);
+
+	return d && *d ? d : "runs";
+}
+
+void run_default_dir(char *buf, size_t len, const char *lab)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[32];
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
+	strfmt(buf, len, "%s/%s-%s", run_runs_dir(), lab, when);
+}
+
+int run_count_events(const char *path, const char *event, const char *key, const char *value)
+{
+	char line[4096];
+	int n = 0;
+	FILE *fp = fopen(path, "r");
+
+	if (fp == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		json_t *obj = json_loads(line, 0, NULL);
+		const char *ev = json_string_value(json_object_get(obj, "event"));
+		if (ev && strcmp(ev, event) == 0) {
+			const char *v = key ? json_string_value(json_object_get(obj, key)) : NULL;
+			if (key == NULL || (v && strcmp(v, value) == 0))
+				n++;
+		}
+		json_decref(obj);
+	}
+	fclose(fp);
+	return n;
+}
+
+/* run_fib_via: the next hop of the last route change to prefix the
+ * collector at path saw: 1 and *via if it was an addition with one, 0 if
+ * none (or a deletion); *last, that change's t (0: none). */
+static int run_fib_via(const char *path, const char *prefix, struct in_addr *via, int64_t *last)
+{
+	char line[4096];
+	int have = 0;
+	FILE *fp = fopen(path, "r");
+
+	*last = 0;
+
+	if (fp == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		json_t *obj = json_loads(line, 0, NULL);
+		const char *ev = json_string_value(json_object_get(obj, "event"));
+		const char *p = json_string_value(json_object_get(obj, "prefix"));
+		const char *v = json_string_value(json_object_get(obj, "via"));
+
+		if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, EVENTS_ROUTE_DELETED) == 0)
+			have = 0;
+		else if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, EVENTS_ROUTE_ADDED) == 0)
+			have = v && inet_pton(AF_INET, v, via) == 1;
+		if (ev && p && strcmp(p, prefix) == 0)
+			*last = json_integer_value(json_object_get(obj, "t"));
+		json_decref(obj);
+	}
+	fclose(fp);
+	return have;
+}
+
+/* run_local_pref: router r sets a local preference on what one of its
+ * [link]s brings (it may then prefer a route from afar to its own site's). */
+static int run_local_pref(const struct topology *t, int r)
+{
+	for (int j = 0; j < t->nrlinks; j++)
+		if ((t->rlinks[j].a == r && t->rlinks[j].local_pref[0]) ||
+		    (t->rlinks[j].b == r && t->rlinks[j].local_pref[1]))
+			return 1;
+	return 0;
+}
+
+/* run_own_site_ok: without a model of the lab's BGP (bgpx_compute: iBGP),
+ * router r's route via one of its own sites of the lowest metric among
+ * those that do not prepend; any route if it has none such, or prefers
+ * what a [link] brings (local_pref). */
+static int run_own_site_ok(const struct topology *t, int r, struct in_addr via)
+{
+	unsigned best = UINT_MAX;
+	int own = 0;
+
+	for (int j = 0; j < t->nlinks; j++)
+		if (t->links[j].router == r && t->nodes[t->links[j].node].kind == TOPO_SITE &&
+		    t->nodes[t->links[j].node].prepend == 0 &&
+		    t->nodes[t->links[j].node].metric <= best) {
+			best = t->nodes[t->links[j].node].metric;
+			own = 1;
+		}
+	if (!own || run_local_pref(t, r))
+		return 1;
+	for (int j = 0; j < t->nlinks; j++)
+		if (t->links[j].router == r && t->nodes[t->links[j].node].kind == TOPO_SITE &&
+		    t->nodes[t->links[j].node].prepend == 0 &&
+		    t->nodes[t->links[j].node].metric == best &&
+		    t->links[j].node_addr.s_addr == via.s_addr)
+			return 1;
+	return 0;
+}
+
+/* BGP is still settling while a route to the service changed this
+ * recently in some router's FIB */
+#define RUN_BGP_QUIET_NS (500 * 1000000LL)
+
+/* run_bgp_ready: routing = bgp: every site's prober has put the service on
+ * its lo; the FIB of every router routes it, the routers with sites as
+ * BGP's decision process will once every announcement is in
+ * (lab/build/bgpexpect.c: local preference, AS path length with the prepends,
+ * MED; any of the next hops that tie); and no router's route to it has
+ * changed for RUN_BGP_QUIET_NS (a tie between different AS paths, or a
+ * lab bgpexpect does not model, would otherwise let a router still moving
+ * pass): BGP has converged. */
+static int run_bgp_ready(const struct topology *t, const char *rundir)
+{
+	static struct bgpx x;
+	static struct in_addr via[TOPO_MAX_NODES];
+	char path[PATH_MAX], prefix[INET_ADDRSTRLEN + 4], svc[INET_ADDRSTRLEN];
+	int64_t last, now = now_real_ns();
+
+	inet_ntop(AF_INET, &t->service, svc, sizeof(svc));
+	strfmt(prefix, sizeof(prefix), "%s/32", svc);
+	for (int n = 0; n < t->nnodes; n++) {
+		if (t->nodes[n].kind != TOPO_SITE)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s.prober.events.jsonl", rundir, t->nodes[n].name);
+		if (run_count_events(path, EVENTS_ADDRESS_ADDED, "site", t->nodes[n].name) == 0)
+			return 0;
+	}
+	if (bgpx_compute(t, -1, &x) == -1)
+		x.known = 0;
+	/* each router's route, read once: every router has one that has
+	 * not changed for RUN_BGP_QUIET_NS, and a router with sites has the
+	 * one BGP will choose */
+	for (int r = 0; r < t->nnodes; r++) {
+		if (t->nodes[r].kind != TOPO_ROUTER)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
+		       t->nodes[r].name);
+		if (!run_fib_via(path, prefix, &via[r], &last) || now - last < RUN_BGP_QUIET_NS)
+			return 0;
+	}
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+
+		if (t->nodes[l->node].kind != TOPO_SITE)
+			continue;
+		if (x.known ? !bgpx_via_ok(&x, l->router, via[l->router])
+			    : !run_own_site_ok(t, l->router, via[l->router]))
+			return 0;
+	}
+	return 1;
+}
+
+/* The lab is ready when every site link is being captured, every site's
+ * route has been applied by every router (routing = bgp: BGP has
+ * converged, run_bgp_ready), and every authd and resolverd answers (the
+ * real resolvers are asked by run_warm_up, lab_realres_ready). */
+int run_ready(const struct topology *t, const char *rundir)
+{
+	char path[PATH_MAX];
+
+	if (t->routing == TOPO_ROUTING_BGP && !run_bgp_ready(t, rundir))
+		return 0;
+
+	for (int n = 0; n < t->nnodes; n++) {
+		if (t->nodes[n].kind == TOPO_DNS) {
+			strfmt(path, sizeof(path), "%s/%s.authd.events.jsonl", rundir,
+			       t->nodes[n].name);
+			if (run_count_events(path, EVENTS_AUTHD_READY, NULL, NULL) == 0)
+				return 0;
+		} else if (t->nodes[n].kind == TOPO_RESOLVER &&
+			   t->nodes[n].impl == TOPO_IMPL_RESOLVERD) {
+			/* a real resolver is asked instead (lab_realres_ready) */
+			strfmt(path, sizeof(path), "%s/%s.resolverd.events.jsonl", rundir,
+			       t->nodes[n].name);
+			if (run_count_events(path, EVENTS_RESOLVERD_READY, NULL, NULL) == 0)
+				return 0;
+		}
+	}
+
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+		const char *router = t->nodes[l->router].name, *site = t->nodes[l->node].name;
+		if (t->nodes[l->node].kind == TOPO_DNS || t->nodes[l->node].kind == TOPO_RESOLVER) {
+			char label[TOPO_NAME_MAX + 16];
+			strfmt(label, sizeof(label), "%s-%s",
+			       t->nodes[l->node].kind == TOPO_DNS ? "dns" : "resolver", site);
+			strfmt(path, sizeof(path), "%s/%s.collector-dns.events.jsonl", rundir,
+			       router);
+			if (run_count_events(path, EVENTS_CAPTURE_READY, "label", label) == 0)
+				return 0;
+		}
+		if (t->nodes[l->node].kind != TOPO_SITE)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir, router);
+		if (run_count_events(path, EVENTS_CAPTURE_READY, "label", site) == 0)
+			return 0;
+		if (t->routing == TOPO_ROUTING_BGP)
+			continue;
+		/* every router's routed has its route (routing = static) */
+		for (int r = 0; r < t->nnodes; r++) {
+			if (t->nodes[r].kind != TOPO_ROUTER)
+				continue;
+			strfmt(path, sizeof(path), "%s/%s.routed.events.jsonl", rundir,
+			       t->nodes[r].name);
+			if (run_count_events(path, EVENTS_ROUTE_APPLIED, "site", site) == 0)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* run_sleep_until: wait until deadline (CLOCK_MONOTONIC), watching the
+ * agents and keeping the progress line going. -1 if interrupted. */
+static int run_sleep_until(struct lab *lab, int64_t deadline)
+{
+	int64_t now;
+
+	while ((now = now_mono_ns()) < deadline && !run_interrupted) {
+		lab_watch(lab, deadline - now < PROGRESS_TTY_NS ? deadline - now : PROGRESS_TTY_NS);
+		progress_tick(&run_progress);
+	}
+	return run_interrupted ? -1 : 0;
+}
+
+static void run_before_say(void)
+{
+	progress_clear(&run_progress);
+}
+
+/* run_warm_up: wait, at most settle, until the lab is ready (run_ready),
+ * watching its agents. 0 when ready; -1 (said) if an agent ended, settle
+ * passed, or the run was interrupted. */
+static int run_warm_up(struct lab *lab)
+{
+	const struct topology *t = lab->t;
+	int64_t ready_by = now_mono_ns() + t->settle_ns;
+
+	lab->phase = LAB_WARMUP;
+	progress_phase(&run_progress, PROGRESS_WARMUP);
+	for (;;) {
+		lab_watch(lab, 0);
+		if (lab->unexpected) {
+			log_warnx(
+			    "the lab is not ready: an agent ended during the warm-up (above)");
+			return -1;
+		}
+		if (run_ready(t, lab->rundir) && lab_realres_ready(lab))
+			return 0;
+		if (run_interrupted)
+			return -1;
+		if (now_mono_ns() >= ready_by) {
+			if (t->routing == TOPO_ROUTING_BGP && !run_bgp_ready(t, lab->rundir))
+				log_warnx("BGP had not converged within %.1f s (settle): the "
+					  "router's FIB has no route to the service via the "
+					  "preferred site; see the *.bgpd.log files in %s, or "
+					  "raise settle",
+					  (double)t->settle_ns / NSEC_PER_SEC, lab->rundir);
+			else
+				log_warnx("the lab was not ready within %.1f s (settle): see the "
+					  "*.log files in %s",
+					  (double)t->settle_ns / NSEC_PER_SEC, lab->rundir);
+			return -1;
+		}
+		lab_watch(lab, 20 * 1000000LL);
+		progress_tick(&run_progress);
+	}
+}
+
+int run_wait_ready(struct lab *lab)
+{
+	return run_warm_up(lab);
+}
+
+static void run_say(const struct run_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void run_say(const struct run_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->quiet)
+		return;
+	progress_clear(&run_progress);
+	va_start(ap, fmt);
+	printf("steerlab: ");
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+	va_end(ap);
+}
+
+/* run_timeline: every step of the timeline (steps[0..n), action_plan) at
+ * its instant from start (CLOCK_MONOTONIC), each said on the terminal ("at 3.0 s: crash site a")
+ * and written as event_applied. The steps applied into *applied. 0, or -1
+ * if the run was interrupted or a step could not be applied (said). */
+static int run_timeline(struct lab *lab, const struct run_opts *o, int64_t start,
+			const struct action_step *steps, int n, int *applied)
+{
+	int failed = 0;
+	char said[256];
+
+	action_reset();
+	for (int i = 0; i < n; i++) {
+		const struct action_step *s = &steps[i];
+
+		if (run_sleep_until(lab, start + s->at_ns) == -1)
+			return -1;
+		int64_t t0 = now_real_ns();
+		if (action_apply(lab, s, "timeline", said, sizeof(said)) == -1) {
+			run_before_say();
+			log_warnx("at %.1f s: %s", (double)s->at_ns / NSEC_PER_SEC, said);
+			return -1;
+		}
+		(*applied)++;
+		if (!failed && action_sites_failed() > 0) {
+			failed = 1;
+			progress_failed(&run_progress, t0);
+		}
+		run_say(o, "at %.1f s: %s", (double)s->at_ns / NSEC_PER_SEC, said);
+	}
+	return 0;
+}
+
+int run_failing_site(const struct topology *t)
+{
+	return topo_first_failure(t, NULL);
+}
+
+/* run_programs: every agent program the topology needs is in bindir (else
+ * said, for cmd). */
+static int run_programs(const char *cmd, const struct topology *t, const char *bindir)
+{
+	const char *progs[7] = {"routed", "collector", "sited", "prober", "client"};
+	char path[PATH_MAX];
+	int rc = 0;
+
+	for (int i = 0; i < t->nnodes; i++) {
+		if (t->nodes[i].kind == TOPO_DNS)
+			progs[5] = "authd";
+		else if (t->nodes[i].kind == TOPO_RESOLVER)
+			progs[6] = "resolverd";
+	}
+	for (int i = 0; i < 7; i++) {
+		if (progs[i] == NULL)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s", bindir, progs[i]);
+		if (access(path, X_OK) == -1) {
+			log_warn("%s: agent program %s (make builds it)", cmd, path);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+int run_preflight_lab(const char *cmd, const struct topology *t, const char *bindir)
+{
+	char statedir[PATH_MAX], ns[64];
+	int rc = 0;
+
+	lab_statedir(statedir, sizeof(statedir), t->name);
+	if (access(statedir, F_OK) == 0) {
+		fprintf(stderr,
+			"steerlab: %s: lab '%s' is already up (%s): take it down first with: "
+			"steerlab down %s\n",
+			cmd, t->name, statedir, t->name);
+		rc = -1;
+	} else {
+		for (int i = 0; i < t->nnodes; i++) {
+			lab_nsname(ns, sizeof(ns), t, i);
+			if (netns_exists(ns)) {
+				fprintf(stderr,
+					"steerlab: %s: namespace %s already exists: remove it or "
+					"rename the lab (--set name=...)\n",
+					cmd, ns);
+				rc = -1;
+				break;
+			}
+		}
+	}
+	if (bindir && run_programs(cmd, t, bindir) == -1)
+		rc = -1;
+	return rc;
+}
+
+int run_preflight(const struct topology *t, const char *bindir, const char *rundir,
+		  int explicit_out)
+{
+	int rc = 0;
+
+	if (run_failing_site(t) < 0) {
+		fprintf(
+		    stderr,
+		    "steerlab: run: %s: no event takes a site out: nothing to fail over (add an "
+		    "[event] that kills, crashes, freezes, drains or cuts the link of a site, "
+		    "or set fail = yes in one [site] section, or --set SITE.fail=yes)\n",
+		    t->path);
+		rc = -1;
+	}
+	if (run_preflight_lab("run", t, bindir) == -1)
+		rc = -1;
+	if (rundir_check("run", rundir, NULL, explicit_out, stderr) == -1)
+		rc = -1;
+	return rc;
+}
+
+/* The room kept in the run directory, from before the lab comes up to the
+ * analysis, for the analysis's files: a disk the captures filled still
+ * takes clocks.json, its verdict and the report (a few hundred KB). */
+#define RUN_RESERVE_BYTES (1 << 20)
+#define RUN_RESERVE_FILE ".analysis-reserve"
+
+/* run_reserve: RUN_RESERVE_BYTES allocated in rundir (not on a disk already
+ * full: then the analysis says what it could not write) */
+static void run_reserve(const char *rundir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (strfmt(path, sizeof(path), "%s/%s", rundir, RUN_RESERVE_FILE) == -1)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1)
+		return;
+	if (posix_fallocate(fd, 0, RUN_RESERVE_BYTES) != 0) {
+		log_debug("%s: cannot reserve room for the analysis", path);
+		unlink(path);
+	}
+	close(fd);
+}
+
+/* run_unreserve: that room given back, for the analysis to use */
+static void run_unreserve(const char *rundir)
+{
+	char path[PATH_MAX];
+
+	if (strfmt(path, sizeof(path), "%s/%s", rundir, RUN_RESERVE_FILE) == 0)
+		unlink(path);
+}
+
+int run_seed(struct topology *t)
+{
+	uint32_t seed;
+
+	if (t->seed >= 0)
+		return 0;
+	if (jitter_random_seed(&seed) == -1) {
+		log_warn("%s: getrandom", __func__);
+		return -1;
+	}
+	t->seed = seed;
+	return 0;
+}
+
+int run_scenario(struct topology *t, const struct run_opts *o)
+{
+	struct lab *lab = &run_lab;
+	char rundir[PATH_MAX], err[PATH_MAX + 128];
+	int64_t start = 0, before, stopped = 0, fail_at, nominal;
+	int failed = 0, applied = 0, rc = -1, r, nsteps;
+	FILE *fp;
+
+	if (o->rundir)
+		strfmt(rundir, sizeof(rundir), "%s", o->rundir);
+	else
+		run_default_dir(rundir, sizeof(rundir), t->name);
+	/* what would be refused later is refused now, before anything is made */
+	if (run_preflight(t, o->bindir, rundir, o->rundir != NULL) == -1)
+		return -1;
+	if (lab_init(lab, t, rundir, o->bindir) == -1)
+		return -1;
+	lab->interrupt = &run_interrupted;
+	/* drawn before topology.ini is written, which then reproduces the run */
+	if (run_seed(t) == -1)
+		return -1;
+	/* the timeline's steps, each event moved by its jitter */
+	nsteps = action_plan(t, run_steps, ACTION_MAX_STEPS);
+	fail_at = action_fail_at(t, run_steps, nsteps, &nominal);
+	lab->before_say = run_before_say;
+	if ((fp = lab_fopen_new(rundir, "topology.ini")) != NULL) {
+		topo_print(t, fp);
+		fclose(fp);
+	}
+	if (planjson_write(t, rundir, err, sizeof(err)) == -1)
+		log_warnx("%s", err);
+	run_reserve(rundir);
+	run_say(o, "run directory %s", rundir);
+	progress_init(&run_progress, t, progress_mode_for(stdout, o->quiet), stdout, o->label);
+
+	start = now_mono_ns();
+	run_progress.fail_at_ns = fail_at;
+	if (lab_up(lab) == -1)
+		goto out;
+	run_say(o, "lab %s up: %d namespaces, %d links, %d agents in %.2f s", t->name, t->nnodes,
+		t->nlinks, lab->nagents, (double)(now_mono_ns() - start) / NSEC_PER_SEC);
+
+	run_say(o, "warm-up: waiting for captures and routes (at most %.1f s)",
+		(double)t->settle_ns / NSEC_PER_SEC);
+	if (run_warm_up(lab) == -1)
+		goto down;
+
+	/* from here an agent that ends invalidates the run; clients may end
+	 * once their duration is over */
+	before = now_mono_ns();
+	lab->phase = LAB_TRAFFIC;
+	lab->traffic_start = before;
+	lab->clients_until = before + t->duration_ns;
+	if (lab_start_clients(lab, t->duration_ns) == -1)
+		goto down;
+	start = now_mono_ns();
+	progress_traffic(&run_progress, start, lab);
+	/* fail_at_ns: when the first failure of a site is due, jitter
+	 * included */
+	event_emit(lab->ev, EVENTS_TRAFFIC_STARTED, "{s:I, s:I, s:I, s:I, s:I, s:i}", "fail_at_ns",
+		   (json_int_t)fail_at, "duration_ns", (json_int_t)t->duration_ns,
+		   "nominal_fail_at_ns", (json_int_t)nominal, "fail_jitter_ns",
+		   (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed, "events",
+		   t->nevents);
+	if (t->fail_jitter_ns > 0)
+		run_say(o,
+			"traffic: clients sending for %.1f s; %d event%s, the first failure at "
+			"%.3f s (%.3f s + %.3f s of jitter, seed %lld)",
+			(double)t->duration_ns / NSEC_PER_SEC, t->nevents,
+			t->nevents == 1 ? "" : "s", (double)fail_at / NSEC_PER_SEC,
+			(double)nominal / NSEC_PER_SEC, (double)(fail_at - nominal) / NSEC_PER_SEC,
+			(long long)t->seed);
+	else
+		run_say(
+		    o,
+		    "traffic: clients sending for %.1f s; %d event%s, the first failure at %.1f s",
+		    (double)t->duration_ns / NSEC_PER_SEC, t->nevents, t->nevents == 1 ? "" : "s",
+		    (double)fail_at / NSEC_PER_SEC);
+	r = run_timeline(lab, o, start, run_steps, nsteps, &applied);
+	failed = action_sites_failed() > 0;
+	if (r == -1)
+		goto stop;
+	run_say(o, "observing until the traffic ends (%.1f s)",
+		(double)t->duration_ns / NSEC_PER_SEC);
+	/* clients stop by themselves after duration, then wait out their timeout */
+	while (lab_wait_agents(lab, "client*", PROGRESS_TTY_NS) > 0) {
+		progress_tick(&run_progress);
+		if (run_interrupted)
+			break;
+		if (now_mono_ns() > start + t->duration_ns + 2 * 5 * NSEC_PER_SEC) {
+			log_warnx("clients did not finish in time");
+			break;
+		}
+	}
+stop:
+	stopped = now_mono_ns();
+	event_emit(lab->ev, EVENTS_TRAFFIC_STOPPED, "{s:b}", "interrupted", run_interrupted != 0);
+down:
+	progress_free(&run_progress);
+	if (run_interrupted)
+		run_say(o, "interrupted: taking the lab down and keeping what was captured");
+	if (lab_down(lab) == -1)
+		log_warnx("lab %s: take-down incomplete; try: steerlab down %s", t->name, t->name);
+	else
+		run_say(o, "lab %s down", t->name);
+	run_unreserve(rundir);
+	if (failed) {
+		run_say(o, "analysing the captures, events and records");
+		r = report_run(rundir, NULL, stdout);
+		if (r != -1 && !(r & REPORT_UNSAVED))
+			run_say(o, "results in %s (report.md, clocks.json)", rundir);
+		fflush(stdout);
+		if (r == -1)
+			rc = -1;
+		else if (r & REPORT_UNSAVED)
+			rc = RUN_UNSAVED; /* measured, printed, not all saved: said */
+		else if (r == REPORT_INVALID || run_interrupted || lab->unexpected)
+			rc = RUN_INVALID;
+		else
+			rc = 0;
+		if (lab->unexpected)
+			fprintf(
+			    stderr,
+			    "steerlab: %d agent%s ended during the run (above, and agent_exited "
+			    "in %s/lab.events.jsonl): this run is invalid\n",
+			    lab->unexpected, lab->unexpected == 1 ? "" : "s", rundir);
+		if (run_interrupted)
+			fprintf(stderr,
+				"steerlab: the run was interrupted at %.1f s of %.1f s of traffic: "
+				"its figures cover the traffic until then, not a full run\n",
+				(double)(stopped - start) / NSEC_PER_SEC,
+				(double)t->duration_ns / NSEC_PER_SEC);
+	} else if (run_interrupted) {
+		fprintf(stderr,
+			"steerlab: interrupted before the failure: nothing to "
+			"analyse (what was captured is in %s)\n",
+			rundir);
+	}
+out:
+	run_unreserve(rundir);
+	progress_free(&run_progress);
+	event_close(lab->ev);
+	lab->ev = NULL;
+	run_chown(rundir);
+	return rc;
+}

@@ -1,0 +1,416 @@
+/*
+ * The scenario runner behind `steerlab run`: up, warm-up, failure,
+ * observation, down, analysis, in one run directory.
+ */
+#ifndef STEERLAB_RUN_H
+#define STEERLAB_RUN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "lab.h"
+#include "topology.h"
+
+/* Set by SIGINT/SIGTERM: the run stops early, keeps what was captured,
+ * tears the lab down and analyses what it has. */
+extern volatile sig_atomic_t run_interrupted;
+
+struct run_opts {
+	const char *rundir; /* NULL: runs/LAB-YYYYmmdd-HHMMSS */
+	const char *bindir;
+	int quiet;
+	const char *label; /* before the progress line: a sweep's point */
+};
+
+/* run_scenario returns RUN_INVALID for a run that was analysed but cannot
+ * be trusted: its verdict is invalid (report_run), an agent ended during it,
+ * or it was interrupted. `steerlab run` exits 3 for it. */
+#define RUN_INVALID 1
+/* RUN_UNSAVED: analysed and printed, but a file of the analysis could not
+ * be written in the run directory (a full disk): `steerlab run` exits 4,
+ * as `steerlab report` does */
+#define RUN_UNSAVED 2
+
+/* run_scenario: 0 if the run and its analysis completed and the run is
+ * valid, RUN_INVALID if it is not, RUN_UNSAVED if its analysis could not
+ * all be written, -1 on error (nothing to analyse). It
+ * refuses first (run_preflight) what it would refuse later. A random seed
+ * (t->seed -1) is drawn into t->seed (run_seed) before topology.ini is
+ * written; the failure falls at fail_at plus its jitter (lab/topology/topology.h). */
+int run_scenario(struct topology *t, const struct run_opts *o);
+
+/* run_seed: if t->seed is random (-1), a seed from getrandom into it. 0,
+ * or -1 (logged). */
+int run_seed(struct topology *t);
+
+/* run_preflight: what run_scenario would refuse, checked before anything is
+ * made: no failing site, the lab or one of its namespaces already there, an
+ * agent program missing, a run directory lab/build/rundir.c refuses (explicit_out:
+ * it was given with --out). Each said on stderr. 0 or -1. */
+int run_preflight(const struct topology *t, const char *bindir, const char *rundir,
+		  int explicit_out);
+
+/* run_preflight_lab: what bringing the lab of t up would refuse, said on
+ * stderr as "steerlab: CMD: ...": the lab already up, one of its namespaces
+ * already there, an agent program missing from bindir (NULL: not checked).
+ * 0 or -1. */
+int run_preflight_lab(const char *cmd, const struct topology *t, const char *bindir);
+
+/* run_failing_site: the site the timeline takes out first
+ * (topo_first_failure), or -1: a run needs one. */
+int run_failing_site(const struct topology *t);
+
+struct lab;
+
+/* run_ready: 1 when every site link is being captured, every site's route
+ * applied, and every authd and resolverd answers (their events in rundir). */
+int run_ready(const struct topology *t, const char *rundir);
+
+/* run_wait_ready: wait, at most settle, until the lab is ready, watching its
+ * agents. 0 when ready; -1 (said) if an agent ended or settle passed. */
+int run_wait_ready(struct lab *lab);
+
+/* run_runs_dir: where the default run directories go: $STEERLAB_RUNS if set
+ * and not empty, else runs (under the current directory). */
+#define RUN_RUNS_ENV "STEERLAB_RUNS"
+const char *run_runs_dir(void);
+
+/* run_default_dir: RUNS/LAB-YYYYmmdd-HHMMSS into buf (RUNS: run_runs_dir). */
+void run_default_dir(char *buf, size_t len, const char *lab);
+
+/* run_sudo_owner: the user and group who ran sudo (SUDO_UID, SUDO_GID)
+ * into *uid and *gid: 0; -1 if either is unset, or not a number from 0
+ * to 2^32 - 2 (said: never taken for uid 0). */
+int run_sudo_owner(uid_t *uid, gid_t *gid);
+
+/* run_chown: when root, give dir and everything under it that root made
+ * (owned by uid 0) to the user who ran sudo (SUDO_UID, SUDO_GID), if any,
+ * and the default parent runs/ if sudo made it; never any other parent.
+ * No symbolic link is followed (each entry is opened O_NOFOLLOW relative to
+ * its directory and changed through that descriptor), and a file with more
+ * than one link stays root's. Errors are logged with -v only: a file that
+ * cannot be given away is still there for root. (lab/run/runowner.c) */
+void run_chown(const char *dir);
+
+/* run_count_events: lines of the JSON Lines file path whose "event" is
+ * event (and, if key is not NULL, whose key equals value). */
+int run_count_events(const char *path, const char *event, const char *key, const char *value);
+
+/*
+ * The timeline's actions on a lab that is up (topology.h's enum
+ * topo_action; docs/man/steerlab.ini.5 says what each does in the kernel,
+ * docs/topology.md which incident it stands for):
+ *
+ *   kill           SIGKILL of the site's sited
+ *   crash          SIGKILL of every agent the lab runs at the node, as
+ *                  agents.tsv records them by node: sited, prober, and a
+ *                  BGP speaker's daemons wherever the lab starts some
+ *   freeze         an nftables table in the node's namespace dropping every
+ *                  packet in and out but loopback's: the processes run, the
+ *                  links stay up, nothing is answered
+ *   drain/undrain  SIGUSR1/SIGUSR2 to sited: it keeps answering, and flags
+ *                  its replies "draining", so every prober (the site's, and
+ *                  the vantage points reporting to authd) takes it out
+ *   link-down/up   IFF_UP cleared/set on both veth ends (libnl); on the way
+ *                  up both ends' routes are added back
+ *   dns-down/up    an nftables table dropping DNS (UDP and TCP port 53) to
+ *                  the [dns] node: resolvers time out
+ *   resolver-down/up  the same at a [resolver] node, for all its caches or
+ *                  one (instance)
+ *   recover        undoes the event the parser found it undoes: sited or the
+ *                  node's agents started again with up's command lines, the
+ *                  table deleted, the link up, the drain lifted
+ *   flap           count cycles of the site's kill/recover or the link's
+ *                  down/up, period apart, up at half of each
+ *
+ * Where routing = bgp (issue 11) plugs in: crash kills whatever agents.tsv
+ * records at the node, FRR's daemons included once the lab records them
+ * there, and recover starts them again through lab_start_node; drain goes
+ * through the probers' own verdict (a draining reply is a failed probe), so
+ * a prober that withdraws by removing the anycast /32 from lo drains that
+ * way too; freeze drops the BGP session's packets with the rest.
+ *
+ * One step is one call: the caller (lab/run/run.c) schedules them. Every step
+ * writes event_applied to lab.events.jsonl at the instant it was applied;
+ * the first step that takes a site out (kill, crash, freeze, drain, its
+ * link down, a flap's first down) also writes site_failed, stamped before
+ * the step (t0), which the clocks measure from.
+ *
+ * What a step does to the lab goes through one table of calls, struct
+ * action_ops: the agents' signals and starts (lab/build/supervise.c), a node's
+ * routes and links (lab/build/build.c), an nftables script in a node's namespace, a link's
+ * end up or down (lab/build/kernel.c). The rest, which step does what to whom,
+ * which script, which events, is decided here and unit-tested against a
+ * fake table (tests/unit/test_lab_actions.c); action_lab_ops is the lab's.
+ */
+
+/* One scheduled step of the timeline. */
+struct action_step {
+	int64_t at_ns;	    /* from the traffic's start, fail_jitter included */
+	int64_t nominal_ns; /* as written (a flap's cycle's instant) */
+	int event;	    /* index in t->events */
+	int cycle;	    /* flap: 1..count; 0 otherwise */
+	int up;		    /* flap: the cycle's way back */
+};
+
+#define ACTION_MAX_STEPS 2048
+
+/* action_plan: the steps of t's timeline in order into steps[0..max).
+ * Their number (at most max). With [lab] fail_jitter, event i (in time
+ * order) moves later by jitter_offset_ns(fail_jitter, seed, i) (lab/topology/topology.h;
+ * the fail = yes shorthand alone is event 0, as before the timeline), a
+ * flap with all its cycles; an event never moves before the previous one on
+ * its target ended (a recover stays after what it undoes). */
+int action_plan(const struct topology *t, struct action_step *steps, int max);
+
+/* action_fail_at: the instant of the first step that takes a site out
+ * (topo_first_failure's event), jitter included, and as written into
+ * *nominal; t->fail_at_ns (both) if none. */
+int64_t action_fail_at(const struct topology *t, const struct action_step *steps, int n,
+		       int64_t *nominal);
+
+/* action_reset: forget which sites failed (a new run). */
+void action_reset(void);
+
+/* action_sites_failed: how many sites a step took out since action_reset
+ * (each wrote its site_failed). */
+int action_sites_failed(void);
+
+/* action_apply: apply one step to the lab now, writing its events to
+ * lab->ev; by is "timeline" or "hand". A line saying what was done goes to
+ * said. 0, or -1 (said, with why) if the step could not be applied. */
+int action_apply(struct lab *lab, const struct action_step *s, const char *by, char *said,
+		 size_t len);
+
+/* The lab's side of the actions: what each call does to the lab of the
+ * real table, action_lab_ops. Agent i is lab->agents[i], node n
+ * lab->t->nodes[n]. */
+struct action_ops {
+	/* report the agents that have ended (lab_watch(lab, 0)): a killed
+	 * agent's end is then told from one that ended before */
+	void (*watch)(struct lab *lab);
+	/* SIGKILL agent i on purpose (lab_kill_agent); any signal to it
+	 * (lab_signal_agent). 0, or -1 with errno (ESRCH: it had ended) */
+	int (*kill_agent)(struct lab *lab, int i);
+	int (*signal_agent)(struct lab *lab, int i, int sig);
+	/* node n's sited (its index in lab->agents), or every agent of the
+	 * node (0), started again with up's command lines; -1 (logged) */
+	int (*start_sited)(struct lab *lab, int n);
+	int (*start_node)(struct lab *lab, int n);
+	/* node n's addresses and routes again, after a link came back up.
+	 * 0 or -1 (logged) */
+	int (*reconfigure_node)(struct lab *lab, int n);
+	/* `nft -f -` with script in node n's namespace. 0, or -1 with why in
+	 * said */
+	int (*nft)(struct lab *lab, int n, const char *script, char *said, size_t len);
+	/* IFF_UP set (up) or cleared on node n's interface ifname. 0 or -1
+	 * (logged) */
+	int (*link_set)(struct lab *lab, int n, const char *ifname, int up);
+};
+
+extern const struct action_ops action_lab_ops;
+
+/* action_set_ops: the table action_apply uses from now on (NULL: the
+ * lab's, action_lab_ops, as at start). */
+void action_set_ops(const struct action_ops *ops);
+
+/* action_describe: "crash site a" for the step, into buf. */
+const char *action_describe(const struct topology *t, const struct action_step *s, char *buf,
+			    size_t len);
+
+/*
+ * `steerlab sweep FILE --set KEY=V1,V2,... [--set K=V ...] [--out DIR]`: one
+ * `steerlab run` per value of one parameter, then one table of the clocks
+ * (docs/sweeps.md).
+ *
+ * The one --set whose value has commas is the swept parameter; the others
+ * are fixed overrides, the same at every point. DIR (by default
+ * runs/sweep-LAB-KEY-YYYYmmdd-HHMMSS) holds:
+ *
+ *   sweep.args           what DIR is a sweep of: a rerun with --out DIR must match
+ *   KEY-VALUE/           each point's run directory (ttl-30/, c1.rate-500/)
+ *   sweep.csv, sweep.md  the combined table, from each point's clocks.json
+ *   sweep.gp, sweep.png  the plot: gnuplot sweep.gp (in DIR) writes sweep.png
+ *
+ * A point is done when its clocks.json exists and its run was not
+ * interrupted (lab.events.jsonl's traffic_stopped). Rerunning the command
+ * with --out DIR skips the points that are done and runs the others again
+ * from an empty directory, so an interrupted sweep resumes where it
+ * stopped.
+ *
+ * A point whose clocks.json says "valid": false is done, but its run is
+ * not to be trusted: the table marks it invalid with its codes, the plot
+ * leaves it out, and the sweep exits with SWEEP_INVALID. A window that is a
+ * lower bound (window_cut) is shown "≥ 4.003" and plotted as such; a scheme
+ * a point does not have is absent from it, not zero.
+ *
+ * sweep.c parses the arguments and runs the points; sweep_table.c reads
+ * the clocks and writes the table and the plot script, with no other I/O
+ * than the files it is given (the unit tests' golden files).
+ */
+
+#define SWEEP_MAX_POINTS 64
+#define SWEEP_MAX_SCHEMES 4
+#define SWEEP_KEY_MAX 64
+#define SWEEP_POINT_NAME_MAX 96
+
+struct sweep {
+	const char *file;	 /* the topology file */
+	char key[SWEEP_KEY_MAX]; /* the swept parameter: ttl, rate, c1.rate */
+	const char *swept;	 /* its --set, as given */
+	int nvalues;
+	char *values[SWEEP_MAX_POINTS];			    /* each value, trimmed (into store) */
+	char names[SWEEP_MAX_POINTS][SWEEP_POINT_NAME_MAX]; /* point directories: KEY-VALUE */
+	char *fixed[TOPO_MAX_SETS];			    /* the other --set, as given */
+	int nfixed;
+	char store[4096];
+
+	/* the plot's x axis (sweep_axis): each value as a number in the unit
+	 * of xlabel, if every value is one; else the points are evenly spaced */
+	int numeric;
+	double x[SWEEP_MAX_POINTS];
+	char xlabel[128];
+
+	/* a repeat (`steerlab run --repeat N`, lab/run/repeat.h): N runs of one
+	 * scenario, the points rep-1 .. rep-N, key "seed" and each value the
+	 * repetition's seed, jitter_rep_seed(seed, i + 1); 0 for a sweep */
+	int repeat;
+	uint32_t seed;	/* the repeat's own */
+	int seed_given; /* by --set seed=N (else drawn, or read back on resume) */
+	/* a repeat's own steps (repeat_parse sets them; NULL for a sweep), so
+	 * that the sweep calls them without depending on the repeat */
+	const struct sweep_hooks *hooks;
+};
+
+/* What a repeat does differently in sweep_run (lab/run/repeat.c): its
+ * seeds when a resumed directory holds them, the line after each
+ * repetition, its results instead of the sweep's table. */
+struct sweep_hooks {
+	void (*seeds)(struct sweep *sw, uint32_t seed);
+	void (*progress)(const struct sweep *sw, const char *dir, int i);
+	int (*results)(const struct sweep *sw, const char *dir);
+};
+
+/*
+ * sweep_parse: the swept parameter and the fixed overrides of sets[0..nsets)
+ * for a sweep of file. Exactly one set may have commas; every value must
+ * be non-empty and different. 0, or -1 with "steerlab: sweep: ..." on err.
+ */
+int sweep_parse(struct sweep *sw, const char *file, char *const sets[], int nsets, FILE *err);
+
+/* sweep_point_sets: the --set of point i (the fixed ones, then KEY=VALUE)
+ * into sets (TOPO_MAX_SETS + 1 entries), the strings in buf. Their count,
+ * or -1 if buf is too small. */
+int sweep_point_sets(const struct sweep *sw, int i, char *sets[], char *buf, size_t len);
+
+/* sweep_axis: the x axis for the key's type in topology t (the first
+ * point's): durations and TTLs in seconds, rates in requests per second. */
+void sweep_axis(struct sweep *sw, const struct topology *t);
+
+/* sweep_logx: the plot's x axis is logarithmic: the values are numbers
+ * (sweep_axis), all above zero, and span a decade or more (max/min >= 10). */
+int sweep_logx(const struct sweep *sw);
+
+/* sweep_command: "steerlab sweep FILE --set ... [--out DIR]" into buf. */
+void sweep_command(const struct sweep *sw, const char *dir, char *buf, size_t len);
+
+/* One scheme's clocks at one point; NAN and -1 where clocks.json has
+ * null or nothing. lb_*: the value is a lower bound (window_cut). */
+struct sweep_clocks {
+	int present; /* the point's clocks.json has this scheme */
+	double detect, steer, window, p50, p99, max;
+	double remote_dead; /* DNS: a remote prober's declared_dead */
+	int64_t lost_client, lost_capture, upstream;
+	int lb_window, lb_p50, lb_p99, lb_max;
+};
+
+#define SWEEP_CODES_MAX 160
+
+struct sweep_table {
+	char lab[64];
+	int nschemes; /* in the order of the first clocks.json */
+	char schemes[SWEEP_MAX_SCHEMES][16];
+	int has_upstream[SWEEP_MAX_SCHEMES]; /* some point has upstream_queries */
+	int has_remote[SWEEP_MAX_SCHEMES];   /* some point has remote_dead_s */
+	/* clocks.json's failed.jitter_offset_s: how far fail_jitter moved t0
+	 * past fail_at; NAN if not recorded */
+	double offset[SWEEP_MAX_POINTS];
+	int done[SWEEP_MAX_POINTS]; /* the point's clocks.json was read */
+	/* 1 valid, 0 invalid, -1 not said (a clocks.json from before the
+	 * verdict); invalid: the invalidating codes, comma-separated */
+	int valid[SWEEP_MAX_POINTS];
+	char invalid[SWEEP_MAX_POINTS][SWEEP_CODES_MAX];
+	struct sweep_clocks clocks[SWEEP_MAX_POINTS][SWEEP_MAX_SCHEMES];
+};
+
+/* sweep_table_load: DIR/NAME/clocks.json of every point. A point without
+ * one is not done; a clocks.json that does not parse is an error. 0, or -1
+ * with the file and why on err. */
+int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table *tb, FILE *err);
+
+/* sweep_write_csv: a header, then one line per point: the value, each
+ * scheme's clocks (seconds; empty when unknown), the run directory. */
+void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE *out);
+
+/* sweep_write_md: one Markdown table per scheme, a row per point. */
+void sweep_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE *out);
+
+/* sweep_write_gp: a gnuplot script, run in DIR, that writes sweep.png:
+ * the window and the requests lost against the swept value, per scheme;
+ * the lower bounds as such, the invalid points left out. */
+void sweep_write_gp(const struct sweep *sw, const struct sweep_table *tb, FILE *out);
+
+/* sweep_gp_text: the same script; to_stdout: its PNG to gnuplot's
+ * standard output instead of sweep.png (what the sweep runs) */
+void sweep_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *out, int to_stdout);
+
+/* sweep_invalid: how many done points are invalid */
+int sweep_invalid(const struct sweep *sw, const struct sweep_table *tb);
+
+/* sweep_write_file: DIR/NAME (dirfd: DIR's, lib/atomicfile.h) through a
+ * temporary file renamed into place, its text from fn. 0, or -1 logged. */
+int sweep_write_file(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
+		     const char *dir, const char *name,
+		     void (*fn)(const struct sweep *, const struct sweep_table *, FILE *));
+
+/* sweep_gnuplot: gnuplot in dir, the script from fill(fp, arg) on its
+ * standard input, its PNG on its standard output into DIR/png through a
+ * temporary file; an older png is removed first. 0, 1 if gnuplot is not
+ * installed, -1 (logged). */
+int sweep_gnuplot(int dirfd, const char *dir, const char *png, void (*fill)(FILE *, const void *),
+		  const void *arg);
+
+struct sweep_opts {
+	const char *out; /* DIR; NULL: runs/sweep-LAB-KEY-YYYYmmdd-HHMMSS */
+	const char *bindir;
+	int quiet;
+};
+
+/* sweep_check: load the topology of every point (errors to stderr), check
+ * that its lab can come up (run_preflight_lab: not up already, the agent
+ * programs in bindir) and set the axis. The lab's name into lab
+ * (TOPO_NAME_MAX + 1). 0 or -1. */
+int sweep_check(struct sweep *sw, char *lab, const char *bindir);
+
+/* sweep_run: run the points that are not done, then write the table and
+ * the plot. 0 if every point is done and valid; SWEEP_INVALID if every
+ * point is done but some are invalid; -1 if one failed or the sweep was
+ * interrupted (run_interrupted). Needs root. */
+#define SWEEP_INVALID 1
+int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o);
+
+/* A repeat (lab/run/repeat.c, repeat.h): a sweep over the repetitions
+ * (`steerlab run --repeat N`). */
+#define REPEAT_MAX SWEEP_MAX_POINTS
+
+/* repeat_parse: a repeat of n runs of file with the overrides
+ * sets[0..nsets): --set seed=S is the repeat's seed (else one is drawn),
+ * the others are fixed; none may have several values. 0, or -1 with
+ * "steerlab: run: ..." on err. */
+int repeat_parse(struct sweep *sw, const char *file, int n, char *const sets[], int nsets,
+		 FILE *err);
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * What every file of the topology room shares (topology_int.h): the
+ * parser's errors with their file:line, a section's keys and label, where
+ * a key was set; and the lookups of a parsed topology (topology.h): a node
+ * by name, a kind's name, a resolver's address. Below the parser's driver
+ * (topology.c) and every file it calls, so none of them calls back up.
+ */
+#include "topology.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeutil.h"
+#include "topology_int.h"
+
+void topo_error(struct topo_parse *p, int where, const char *fmt, ...)
+{
+	char *set = NULL;
+	va_list ap;
+
+	if (where < 0 && asprintf(&set, "--set %s", p->sets[-where - 1]) < 0)
+		set = NULL;
+	va_start(ap, fmt);
+	inifile_verror(&p->in, where, where < 0 ? (set ? set : "--set") : NULL, fmt, ap);
+	va_end(ap);
+	free(set);
+}
+
+const struct topo_key *topo_sect_keys(const struct topo_parse *p, int sect, int *n)
+{
+	if (sect == TOPO_SECT_LAB)
+		return topo_keys(-1, n);
+	return topo_keys((int)p->t->nodes[sect].kind, n);
+}
+
+const char *topo_label(const struct topo_parse *p, int sect, char *buf, size_t len)
+{
+	const struct topo_node *node;
+
+	if (sect == TOPO_SECT_LAB) {
+		snprintf(buf, len, "[lab]");
+		return buf;
+	}
+	node = &p->t->nodes[sect];
+	snprintf(buf, len, "[%s %s]", topo_kind_name(node->kind), node->name);
+	return buf;
+}
+
+int *topo_where(struct topo_parse *p, int sect, int key)
+{
+	return sect == TOPO_SECT_LAB ? &p->lab_where[key] : &p->meta[sect].where[key];
+}
+
+unsigned char *topo_bad(struct topo_parse *p, int sect, int key)
+{
+	return sect == TOPO_SECT_LAB ? &p->lab_bad[key] : &p->meta[sect].bad[key];
+}
+
+int topo_find(const struct topology *t, const char *name)
+{
+	for (int i = 0; i < t->nnodes; i++)
+		if (strcmp(t->nodes[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+const char *topo_kind_name(enum topo_kind kind)
+{
+	switch (kind) {
+	case TOPO_ROUTER:
+		return "router";
+	case TOPO_SITE:
+		return "site";
+	case TOPO_CLIENT:
+		return "client";
+	case TOPO_DNS:
+		return "dns";
+	case TOPO_PROBER:
+		return "prober";
+	case TOPO_RESOLVER:
+		return "resolver";
+	}
+	return "?";
+}
+
+struct in_addr topo_resolver_addr(const struct topology *t, int node, int instance)
+{
+	struct in_addr a;
+
+	a.s_addr = htonl(ntohl(t->nodes[node].resolver_net.s_addr) + (uint32_t)instance);
+	return a;
+}
+
+struct in_addr topo_client_resolver(const struct topology *t, int node)
+{
+	const struct topo_node *c = &t->nodes[node];
+
+	if (t->nodes[c->resolver].kind == TOPO_RESOLVER)
+		return topo_resolver_addr(t, c->resolver, c->resolver_instance);
+	return t->links[t->nodes[c->resolver].link].node_addr;
+}
