@@ -214,6 +214,9 @@ dq() {
 	ip netns exec $ns_rsv dig @$r +time=3 +tries=1 "$@" || fail "dig @$r $*: no answer"
 }
 status_of() { sed -n 's/.*, status: \([A-Z0-9]*\),.*/\1/p' <<<"$1"; }
+# dig's own time from its query to the answer: what the resolver took, not
+# the start of ip netns exec and dig on a loaded machine
+query_ms() { sed -n 's/^;; Query time: \([0-9]*\) msec$/\1/p' <<<"$1"; }
 # the answer section as "OWNER TTL TYPE DATA|..."
 answer_of() { awk '/^;; ANSWER SECTION:/ { a = 1; next } /^$/ { a = 0 } a { $3 = ""; print }' <<<"$1" | tr -s ' ' | paste -sd'|'; }
 expect() {
@@ -330,23 +333,19 @@ expect "ns.lab.example resolved at lab.example" "$(queries $r_plain $lab ns.lab.
 expect "then www.glueless.example asked of it" "$(queries $r_plain $gl www.glueless.example)" 1
 
 # ---- a tree that loops: the work bound ends the walk ---------------------------------
-t0=$(date +%s%3N)
 r=$(dq $r_plain www.loop.example A)
-t1=$(date +%s%3N)
 expect "loop.example and loop2.example each served by a name in the other: SERVFAIL" \
 	"$(status_of "$r")" SERVFAIL
-assert_le $((t1 - t0)) 1000 "the looping walk ended (ms)"
+assert_le "$(query_ms "$r")" 1000 "the looping walk ended (ms, dig's query time; dig waits 3000)"
 flush
 loop_queries=$(tshark -r "$out/tree.pcap" -Y "dns.flags.response == 0 && ip.src == $r_plain && dns.qry.name contains \"loop\"" \
 	-T fields -e frame.number 2>/dev/null | wc -l)
 assert_le "$loop_queries" 32 "queries of the looping walk (at most 32 per walk)"
 assert_ge "$loop_queries" 2 "queries of the looping walk"
 # again, the loop's cuts cached: the walk may not even start, and still answers
-t0=$(date +%s%3N)
 r=$(dq $r_plain www.loop.example A)
-t1=$(date +%s%3N)
 expect "the looping tree again: SERVFAIL" "$(status_of "$r")" SERVFAIL
-assert_le $((t1 - t0)) 1000 "the second looping walk ended (ms)"
+assert_le "$(query_ms "$r")" 1000 "the second looping walk ended (ms, dig's query time)"
 
 # ---- qname minimisation (RFC 9156) ---------------------------------------------------
 # asked_names SRC DST: the names SRC asked of DST, sorted, space-separated

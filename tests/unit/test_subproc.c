@@ -83,7 +83,7 @@ static void test_capture_all(void **state)
 	jobs[4].in = -1;
 	assert_int_equal(subproc_capture_all(jobs, 5, 2), 0);
 	for (int i = 0; i < 4; i++) {
-		char want[16];
+		char want[32];
 
 		snprintf(want, sizeof(want), "job %d\n", i);
 		assert_int_equal(jobs[i].status, i);
