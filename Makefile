@@ -88,7 +88,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc \
-	frr nftables clang-format knot-resolver bind9
+	frr nftables clang-format knot-resolver bind9 libnetfilter-queue-dev libmnl-dev libnftnl-dev
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
@@ -177,9 +177,13 @@ $(BUILD)/libagent_$(1).a: $(call obj,$(filter-out agents/$(1)/$(1).c,$(wildcard 
 
 $(OUTBIN)/$(1): $(call obj,$(wildcard agents/$(1)/*.c)) $(LIBSTEER)
 	@mkdir -p $$(dir $$@)
-	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(LDLIBS) $$(LDLIBS_$(1))
 endef
 $(foreach a,$(AGENTS),$(eval $(call agent_rule,$(a))))
+
+# linkd's own libraries: NFQUEUE and nftables (agents/linkd/nfqueue.c, nftable.c)
+LINKD_PKGS := libnetfilter_queue libmnl libnftnl
+LDLIBS_linkd := $(shell pkg-config --libs $(LINKD_PKGS) 2>/dev/null)
 
 $(OUTBIN)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
 	@mkdir -p $(dir $@)
@@ -229,7 +233,8 @@ unit-asan:
 # Unit tests in shell (tests/unit/test_*.sh), no root either: the Wireshark
 # dissector read by tshark against the analysis (test_dissector.sh), make
 # install and uninstall into a temporary DESTDIR (test_install.sh), every
-# agent's command-line errors and help (test_agent_opts.sh, of OUTBIN's).
+# agent's command-line errors and help (test_agent_opts.sh, of OUTBIN's),
+# no pipe into grep -q or head under pipefail (test_sh_pipes.sh).
 UNIT_SH := $(wildcard tests/unit/test_*.sh)
 unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
 	@BUILD=$(BUILD) OUTBIN=$(OUTBIN) tests/run-unit.sh $(UNIT_SH)
@@ -240,7 +245,7 @@ unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
 # (our pages are not in it until installed), so it is left out, and each
 # .Xr is checked instead: to a page of docs/man, or to one of MAN_EXTERNAL.
 MAN_PAGES := $(wildcard docs/man/*.[1-9])
-MAN_EXTERNAL := dig.1 gnuplot.1 tshark.1 getrandom.2 recvmmsg.2 sendmmsg.2 pcap-filter.7 ip-netns.8 ip-route.8 sudo.8 tcpdump.8
+MAN_EXTERNAL := dig.1 gnuplot.1 tshark.1 getrandom.2 recvmmsg.2 sendmmsg.2 pcap-filter.7 ip-netns.8 ip-route.8 nft.8 sudo.8 tc-netem.8 tcpdump.8
 man-lint:
 	@command -v mandoc >/dev/null || { echo "man-lint: no mandoc (sudo make deps)" >&2; exit 1; }
 	@out=$$(mandoc -Tlint -Wstyle $(MAN_PAGES) 2>&1 | \
@@ -342,6 +347,15 @@ bench-bgp:
 bench-load:
 	$(MAKE) all tools
 	bench/load/run.sh
+
+# The delay line (linkd) against what it was told: one-way delay and loss of
+# blast's datagrams captured across a veth, with 10 ms, then 10 ms with a
+# 1 ms normal jitter and 1 % loss (bench/links/run.sh [SECONDS [RATE]];
+# root).
+.PHONY: bench-links
+bench-links:
+	$(MAKE) all tools
+	bench/links/run.sh
 
 # libFuzzer targets (clang and libclang-rt-14-dev), one per reader of
 # untrusted bytes, each tests/fuzz/fuzz_NAME.c with its seed corpus in

@@ -13,7 +13,7 @@ logs=${BENCH_LOGS:-$(mktemp -d /tmp/steerlab-bench-all.XXXXXX)}
 mkdir -p "$logs"
 export BENCH_SUMMARY=$logs/summary.tsv
 : >"$BENCH_SUMMARY"
-for b in ${BENCH_ONLY:-bringup dns-qps analysis bgp load}; do
+for b in ${BENCH_ONLY:-bringup dns-qps analysis bgp load links}; do
 	[ -x "bench/$b/run.sh" ] || { echo "bench/all: no bench/$b/run.sh" >&2; exit 2; }
 	echo "== bench/$b ($(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))"
 	args=BENCH_ARGS_${b//-/_}

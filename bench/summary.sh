@@ -14,7 +14,8 @@ awk -F'\t' '{ printf "%-9s %-52s %10s %10s %s\n", $2, $3, $4, $5, $6 }' "$f"
 awk -F'\t' '$6 == "PASS" { p++ } $6 == "FAIL" { x++ } END { printf "%d PASS, %d FAIL\n", p, x }' "$f"
 # the history row: these keys in this order, "-" for one not measured
 keys="dns.simple dns.geolocation dns.weighted analysis.tcpdump analysis.tshark load.floor load.cpu
-	bgp.withdraw10 bgp.withdraw30 bgp.up60.static bgp.up60.bgp bringup.up"
+	bgp.withdraw10 bgp.withdraw30 bgp.up60.static bgp.up60.bgp bringup.up
+	links.delay.p99 links.jitter.p99"
 echo
 echo "history row (docs/benchmarks.md, \"make bench: the summary\"):"
 row="| $(date -u +%Y-%m-%d) | $(git describe --always --dirty 2>/dev/null || echo unknown) |"

@@ -42,7 +42,7 @@ done | tee "$build/coverage.txt"
 total=$(awk '{ h += $2; n += $3 } END { printf "%.1f %d %d", 100 * h / n, h, n }' "$build/covered.txt")
 echo "coverage: $total (lines: percent, hit, of) by the unit tests"
 for f in $floor; do
-	line=$(grep " $f\$\| $f " "$build/coverage.txt" | head -1)
+	line=$(grep " $f\$\| $f " "$build/coverage.txt" | sed -n 1p)
 	# the table's lines start with spaces (the percentage right-aligned)
 	pct=$(echo "$line" | awk '{ print $1 }')
 	if awk -v p="${pct:-0}" 'BEGIN { exit !(p < 50) }'; then

@@ -113,7 +113,7 @@ check_steerlab() {
 		.schemes.dns.captured_after_t0.a, .schemes.dns.captured_after_t0.b,
 		.schemes.anycast.lost_capture, .schemes.dns.lost_capture] | map(tostring) | join(" ")' "$run/clocks.json")
 	[ "$got" = "$want" ] || { echo "bench/analysis: steerlab counts $got, synthrun wrote $want" >&2; exit 1; }
-	[ "${1:-}" = noplot ] || grep -q "plots: decay.png" "$tmp/out" ||
+	[ "${1:-}" = noplot ] || grep "plots: decay.png" "$tmp/out" >/dev/null ||
 		{ echo "bench/analysis: no plots drawn:" >&2; tail -3 "$tmp/out" >&2; exit 1; }
 }
 check_noplot() { check_steerlab noplot; }

@@ -22,7 +22,7 @@ limit=300
 [ "$(id -u)" = 0 ] || { echo "bench/bgp needs root: sudo make bench-bgp" >&2; exit 1; }
 [ -x /usr/lib/frr/bgpd ] || { echo "bench/bgp: FRR is not installed (sudo make deps)" >&2; exit 1; }
 [[ $rounds =~ ^[0-9]+$ ]] && [ "$rounds" -ge 1 ] || { echo "bench/bgp: ROUNDS: expected a number, got '$rounds'" >&2; exit 2; }
-[ -e /run/steerlab/$lab ] || ip netns list | grep -q "^$lab-" &&
+[ -e /run/steerlab/$lab ] || ip netns list | grep "^$lab-" >/dev/null &&
 	{ echo "bench/bgp: lab $lab (or a namespace $lab-*) exists: a bench is running, or remove it (steerlab down $lab)" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/steerlab-bbgp.XXXXXX)
 mons=()

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 n=${1:-50} rounds=${2:-7}
 [ "$(id -u)" = 0 ] || { echo "bench/bringup needs root: sudo make bench" >&2; exit 1; }
 for ns in bstar-hub bip-hub; do
-	ip netns list | grep -q "^$ns\b" && { echo "bench/bringup: namespace $ns exists; remove the previous bench run first" >&2; exit 1; }
+	ip netns list | grep "^$ns\b" >/dev/null && { echo "bench/bringup: namespace $ns exists; remove the previous bench run first" >&2; exit 1; }
 done
 tmp=$(mktemp -d /tmp/steerlab-bench.XXXXXX)
 trap 'bin/steerlab down bstar >/dev/null 2>&1 || true; bench/bringup/ipbatch.sh down '"$n"' >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
@@ -24,7 +24,7 @@ median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 # check PREFIX: both builds must be the same network: the last node reaches
 # the first through the router.
 check() {
-	ip -n "$1-n$n" route | grep -q "^default via" || { echo "bench/bringup: $1 has no default route" >&2; exit 1; }
+	ip -n "$1-n$n" route | grep "^default via" >/dev/null || { echo "bench/bringup: $1 has no default route" >&2; exit 1; }
 	ip netns exec "$1-n$n" ping -c 1 -W 1 198.18.0.2 >/dev/null 2>&1 ||
 		{ command -v ping >/dev/null && { echo "bench/bringup: $1-n$n cannot reach s1" >&2; exit 1; }; }
 	return 0

@@ -268,7 +268,7 @@ measure() {
 		[ "$(tail -1 "$tmp/tries" | field others)" -le 10 ] && break
 	done
 	for k in "${!fields[@]}"; do [ "${fields[$k]}" = others ] && break; done
-	sort -t' ' -k$((k + 1)),$((k + 1))g "$tmp/tries" | head -1 >>"$tmp/res-$s"
+	sort -t' ' -k$((k + 1)),$((k + 1))g "$tmp/tries" | sed -n 1p >>"$tmp/res-$s"
 	tries=$(wc -l <"$tmp/tries")
 }
 

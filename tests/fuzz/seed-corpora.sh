@@ -112,7 +112,7 @@ for d in "$@"; do
 			if [ $nw -ge 12 ]; then break 2; fi
 			{
 				printf '%b' "\\x0$f"
-				awk -v r="$r" '$4 == r { print $5 }' "$tmp/walk" | head -n 8 |
+				awk -v r="$r" '$4 == r { print $5 }' "$tmp/walk" | sed -n 1,8p |
 					while read -r hex; do
 						printf '%04x%s\n' $((${#hex} / 2)) "$hex" | unhex
 					done
@@ -154,7 +154,7 @@ for d in "$@"; do
 		[ -e "$f" ] || continue
 		{
 			head -n 9 "$f"
-			tail -n +10 "$f" | grep -v ',ok,' | head -n 8 || true
+			tail -n +10 "$f" | grep -v ',ok,' | sed -n 1,8p || true
 			tail -n +10 "$f" | tail -n 4
 		} | awk '!seen[$0]++' >"$tmp/req"
 		seed requests csv "$tmp/req"

@@ -58,7 +58,7 @@ link_up() {
 	local l
 	for l in "$ns1 r2" "$ns2 r1" "$ns1 r2b" "$ns2 r1b"; do
 		set -- $l
-		ip -n "$1" link show "$2" | grep -q LOWER_UP || return 1
+		ip -n "$1" link show "$2" | grep LOWER_UP >/dev/null || return 1
 	done
 }
 wait_until 5 link_up || fail "the veth does not come up"
@@ -102,9 +102,9 @@ pcap=$out/capture-link-r1-r2.pcap
 types=$(tshark -r "$pcap" -Y bgp -T fields -e bgp.type 2>/dev/null | tr '\n,' '  ' | xargs)
 echo "BGP message types in capture-link-r1-r2.pcap: $types"
 [ "$types" = "1 4 2 2" ] || fail "tshark shows BGP types '$types', expected OPEN, KEEPALIVE, UPDATE, UPDATE (1 4 2 2)"
-tshark -r "$pcap" -Y 'bgp.type == 2 && bgp.nlri_prefix == 198.19.0.1' 2>/dev/null | grep -q . ||
+tshark -r "$pcap" -Y 'bgp.type == 2 && bgp.nlri_prefix == 198.19.0.1' 2>/dev/null | grep . >/dev/null ||
 	fail "no UPDATE announcing 198.19.0.1/32"
-tshark -r "$pcap" -Y 'bgp.type == 2 && bgp.withdrawn_prefix == 198.19.0.1' 2>/dev/null | grep -q . ||
+tshark -r "$pcap" -Y 'bgp.type == 2 && bgp.withdrawn_prefix == 198.19.0.1' 2>/dev/null | grep . >/dev/null ||
 	fail "no UPDATE withdrawing 198.19.0.1/32"
 assert_eq "$(tshark -r "$pcap" -Y udp 2>/dev/null | wc -l)" 0 "UDP packets in the BGP capture"
 echo "ok: tshark shows the OPEN, the KEEPALIVE, the announcement and the withdrawal; no UDP"

@@ -50,7 +50,7 @@ leave() {
 	t=$(jq -r 'select(.event == "event_applied" and .name == "e1") | .t' "$1/lab.events.jsonl")
 	moved=$(jq -r --argjson t "$t" 'select((.event == "route_added" or .event == "route_deleted")
 		and .prefix == "198.19.0.1/32" and .t > $t) | "\(.t) \(.event) \(.via)"' \
-		"$1/core.collector.events.jsonl" | head -1)
+		"$1/core.collector.events.jsonl" | sed -n 1p)
 	[ -n "$moved" ] || fail "$1: core's route to the service never changed after the freeze"
 	read -r mt ev via <<<"$moved"
 	awk -v a="$mt" -v b="$t" -v ev="$ev" -v via="$via" 'BEGIN { printf "%.3f %s %s\n", (a - b) / 1e9, ev, via }'

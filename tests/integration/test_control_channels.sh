@@ -73,7 +73,7 @@ routed_rejected() {
 wait_until 5 routed_rejected || fail "routed reported $(rejected_count "$routed_ev") of 5 drops: $(cat "$routed_ev")"
 echo "--- routed's control_rejected events"
 grep '"control_rejected"' "$routed_ev"
-grep '"control_rejected"' "$routed_ev" | grep -q "\"from\":\"$c1\",\"reason\":\"sender not allowed\"" ||
+grep '"control_rejected"' "$routed_ev" | grep "\"from\":\"$c1\",\"reason\":\"sender not allowed\"" >/dev/null ||
 	fail "no control_rejected from $c1 (sender not allowed)"
 grep -q "rejected announcement from $c1: sender not allowed" "$rundir/core.routed.log" ||
 	fail "routed's log does not say it rejected announcements: $(cat "$rundir/core.routed.log")"
@@ -102,7 +102,7 @@ authd_rejected() {
 wait_until 5 authd_rejected || fail "authd reported $(rejected_count "$authd_ev") of 73 drops: $(grep control_rejected "$authd_ev")"
 echo "--- authd's control_rejected events"
 grep '"control_rejected"' "$authd_ev"
-grep '"control_rejected"' "$authd_ev" | grep -q "\"from\":\"$c1\"" || fail "no control_rejected from $c1"
+grep '"control_rejected"' "$authd_ev" | grep "\"from\":\"$c1\"" >/dev/null || fail "no control_rejected from $c1"
 [ "$(answer)" = 198.19.1.1 ] || fail "authd answers $(answer) after forged reports, expected site a"
 [ "$(count_events "$authd_ev" health_changed)" = "$health_before" ] ||
 	fail "a forged report changed a site's health: $(grep health_changed "$authd_ev")"

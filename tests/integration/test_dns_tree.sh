@@ -78,7 +78,7 @@ printf '\n[resolver i]\nlink = core\n' >>"$out/tree.ini"
 
 $STEERLAB check "$out/tree.ini" >"$out/check.txt" 2>&1 || { cat "$out/check.txt"; fail "check refused the tree lab"; }
 # addr NODE: the node's link address, from check's print ("# link 9: core:root ... <-> root:eth0 A/30")
-addr() { sed -n "s|^# link [0-9]*: core:$1 .* <-> $1:eth0 \([0-9.]*\)/30\$|\1|p" "$out/check.txt" | head -1; }
+addr() { sed -n "s|^# link [0-9]*: core:$1 .* <-> $1:eth0 \([0-9.]*\)/30\$|\1|p" "$out/check.txt" | sed -n 1p; }
 root=$(addr root) tld=$(addr tld) ns=$(addr ns) edge=$(addr edge)
 for v in root tld ns edge; do
 	[ -n "${!v}" ] || fail "check does not print the link of node $v"
@@ -102,7 +102,7 @@ $STEERLAB up "$out/bad.ini" --out "$out/bad" >"$out/bad.log" 2>&1 || rc=$?
 assert_eq $rc 1 "exit status of up with a zone nobody serves"
 grep -q "^$out/bad.ini:[0-9]*: \[zone edge.lab.example\] is served by no \[dns\] node" "$out/bad.log" ||
 	fail "up: expected the zone nobody serves named at its line: $(cat "$out/bad.log")"
-! ip netns list | grep -q "^$lab-" || fail "up of a refused topology left namespaces"
+! ip netns list | grep "^$lab-" >/dev/null || fail "up of a refused topology left namespaces"
 echo "ok: up refuses a zone nobody serves at its line and builds nothing: $(head -1 "$out/bad.log")"
 
 $STEERLAB up "$out/tree.ini" --out "$rundir" >"$out/up.log" 2>&1 || { cat "$out/up.log"; fail "steerlab up failed"; }
@@ -118,9 +118,9 @@ referral() {
 	grep -q "status: NOERROR" <<<"$r" || fail "@$1 $2: not NOERROR: $r"
 	grep -q "^;; flags: qr;" <<<"$r" || fail "@$1 $2: a referral has no aa flag: $r"
 	[ -z "$(section "$r" ANSWER)" ] || fail "@$1 $2: a referral has no answer: $r"
-	section "$r" AUTHORITY | grep -Eq "^$3[[:space:]]+[0-9]+[[:space:]]+IN[[:space:]]+NS[[:space:]]+$4\$" ||
+	section "$r" AUTHORITY | grep -E "^$3[[:space:]]+[0-9]+[[:space:]]+IN[[:space:]]+NS[[:space:]]+$4\$" >/dev/null ||
 		fail "@$1 $2: expected $3 NS $4 in the authority section: $r"
-	section "$r" ADDITIONAL | grep -Eq "^$4[[:space:]]+[0-9]+[[:space:]]+IN[[:space:]]+A[[:space:]]+$5\$" ||
+	section "$r" ADDITIONAL | grep -E "^$4[[:space:]]+[0-9]+[[:space:]]+IN[[:space:]]+A[[:space:]]+$5\$" >/dev/null ||
 		fail "@$1 $2: expected the glue $4 A $5: $r"
 	echo "ok: @$1 refers $2 to $3 ($4 at $5)"
 }
@@ -129,10 +129,10 @@ answer() {
 	local r
 	r=$(q "$1" "$2")
 	grep -q "^;; flags: qr aa;" <<<"$r" || fail "@$1 $2: expected an authoritative answer: $r"
-	section "$r" ANSWER | grep -Eq "[[:space:]]A[[:space:]]+$3\$" || fail "@$1 $2: expected $3: $r"
+	section "$r" ANSWER | grep -E "[[:space:]]A[[:space:]]+$3\$" >/dev/null || fail "@$1 $2: expected $3: $r"
 	echo "ok: @$1 answers $2 with $3"
 }
-dig_ok() { $STEERLAB exec $lab c1 -- dig +time=1 +tries=1 +short "@$1" "$2" | grep -qx "$3"; }
+dig_ok() { $STEERLAB exec $lab c1 -- dig +time=1 +tries=1 +short "@$1" "$2" | grep -x "$3" >/dev/null; }
 
 wait_until 10 dig_ok "$ns" www.lab.example 198.19.1.1 || fail "ns does not answer www.lab.example"
 referral "$root" www.lab.example example. ns-tld.example. "$tld"
@@ -170,7 +170,7 @@ remote-control:
 EOF
 ip netns exec $lab-c1 unbound -d -c "$out/unbound.conf" &
 unbound_pid=$!
-walk_ok() { $STEERLAB exec $lab c1 -- dig +time=1 +tries=1 +short -p 5399 "@$c1" "$1" | grep -qx "$2"; }
+walk_ok() { $STEERLAB exec $lab c1 -- dig +time=1 +tries=1 +short -p 5399 "@$c1" "$1" | grep -x "$2" >/dev/null; }
 wait_until 10 walk_ok www.lab.example 198.19.1.1 || fail "unbound, from the lab's root, does not resolve www.lab.example: $(tail -5 "$out/unbound.log")"
 wait_until 5 walk_ok x.edge.lab.example 198.19.9.9 || fail "unbound does not resolve x.edge.lab.example"
 echo "ok: unbound, hinted at the lab's root only, resolves www.lab.example and x.edge.lab.example"

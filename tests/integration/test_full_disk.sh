@@ -42,7 +42,7 @@ grep -qE 'capture-[a-z]+\.pcap: No space left on device' "$log" ||
 	fail "the collector's log does not name the file and the error: $(cat "$log")"
 echo "ok: the collector's log names the file and the error"
 # written counts what the file holds: less than what was captured
-label=$(jq -r 'select(.event == "capture_error") | .label' "$ev" | head -1)
+label=$(jq -r 'select(.event == "capture_error") | .label' "$ev" | sed -n 1p)
 written=$(jq -r --arg l "$label" 'select(.event == "capture_stats" and .label == $l) | .written' "$ev")
 packets=$(jq -r --arg l "$label" 'select(.event == "capture_stats" and .label == $l) | .packets' "$ev")
 assert_lt "$written" "$packets" "capture $label: capture_stats written < packets"

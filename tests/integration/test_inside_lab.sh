@@ -65,7 +65,7 @@ echo "ok: every agent of agents.tsv listed alive"
 # exec: the address nodes printed is the node's; the exit status passes through
 addr=$(jq -r '.nodes[] | select(.name == "a") | .addresses[] | select(.role == "link") | "\(.address)/\(.prefixlen)"' "$out/nodes.json")
 grep -q "  iface eth0 *$addr *link to core (a)" "$out/nodes.txt" || fail "nodes text lacks $addr"
-$STEERLAB exec $lab a -- ip -o -4 addr show dev eth0 | grep -q "inet $addr " || fail "exec: a's eth0 has not $addr"
+$STEERLAB exec $lab a -- ip -o -4 addr show dev eth0 | grep "inet $addr " >/dev/null || fail "exec: a's eth0 has not $addr"
 echo "ok: exec $lab a: eth0 has $addr"
 [ "$($STEERLAB exec $lab a -- ls /sys/class/net | sort | tr '\n' ' ')" = "eth0 lo " ] ||
 	fail "exec: /sys/class/net is not a's: $($STEERLAB exec $lab a -- ls /sys/class/net | tr '\n' ' ')"
@@ -108,7 +108,7 @@ for e in traffic_stopped lab_stopping lab_down; do
 done
 rc=0
 $STEERLAB report "$rundir" >"$out/report.txt" 2>&1 || rc=$?
-cat "$out/report.txt" | head -12
+sed -n 1,12p "$out/report.txt"
 assert_eq "$rc" 0 "report of the lab failed by hand: exit status"
 [ "$(jq .valid "$rundir/clocks.json")" = true ] || fail "report: not a valid run: $(grep -i invalid "$out/report.txt")"
 assert_gt "$(jq '.schemes.anycast.window_s' "$rundir/clocks.json")" 0 "anycast window (s)"

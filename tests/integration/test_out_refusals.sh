@@ -26,7 +26,7 @@ refused() {
 	[ "$rc" = 1 ] || { cat "$out/cmd.log"; fail "$what: exit status $rc, expected 1"; }
 	grep -qF -- "$expect" "$out/cmd.log" || { cat "$out/cmd.log"; fail "$what: no '$expect'"; }
 	[ -e /run/steerlab/$lab ] && fail "$what: made the lab's state directory"
-	if ip netns list | grep -q "^$lab-"; then fail "$what: made namespaces"; fi
+	if ip netns list | grep "^$lab-" >/dev/null; then fail "$what: made namespaces"; fi
 	echo "ok: $what: refused ($expect)"
 }
 

@@ -30,7 +30,7 @@ lines=$(grep -c '^steerlab: \[' "$out/run.log" || true)
 [ "$lines" -ge 2 ] || { cat "$out/run.log"; fail "fewer than 2 progress lines"; }
 wide=$(grep '^steerlab: \[' "$out/run.log" | awk 'length($0) > 80' || true)
 [ -z "$wide" ] || fail "progress lines wider than 80 columns: $wide"
-grep '^steerlab: \[observing\]' "$out/run.log" | grep -Eq 'any(cast)? ([0-9]+%|-).* dns ([0-9]+%|-)' ||
+grep '^steerlab: \[observing\]' "$out/run.log" | grep -E 'any(cast)? ([0-9]+%|-).* dns ([0-9]+%|-)' >/dev/null ||
 	{ cat "$out/run.log"; fail "no observing line with both schemes"; }
 echo "ok: $lines plain progress lines, all within 80 columns, e.g.:"
 grep '^steerlab: \[observing\]' "$out/run.log" | tail -1

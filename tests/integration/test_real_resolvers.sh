@@ -44,7 +44,7 @@ for r in $resolvers; do
 	[ "$(ps -o user= -p "$pid")" = "$user" ] || fail "$label of $node runs as $(ps -o user= -p "$pid"), expected $user"
 	[ -s "$out/up/$node.$label.log" ] || fail "no log $out/up/$node.$label.log"
 	[ -s "$out/up/$node.$label.conf" ] || fail "no configuration $out/up/$node.$label.conf"
-	$STEERLAB nodes $lab | grep -q "agent $label .* alive" || fail "steerlab nodes does not show $label alive"
+	$STEERLAB nodes $lab | grep "agent $label .* alive" >/dev/null || fail "steerlab nodes does not show $label alive"
 	echo "ok: $label of $node runs as $user, its log and configuration in the run directory"
 done
 $STEERLAB down $lab >/dev/null
@@ -96,10 +96,10 @@ fi
 grep -qF "$out/bad.ini:$line: phase: unbound cannot express this (" "$out/bad.log" ||
 	fail "up's error does not name line $line's phase: $(cat "$out/bad.log")"
 echo "ok: $(head -1 "$out/bad.log")"
-ip netns list | awk '{print $1}' | grep -q "^$lab-" && fail "namespaces of $lab were made"
+ip netns list | awk '{print $1}' | grep "^$lab-" >/dev/null && fail "namespaces of $lab were made"
 [ -e "/run/steerlab/$lab" ] && fail "state directory /run/steerlab/$lab was made"
 [ -e "$out/bad/agents.tsv" ] && fail "agents were started: $out/bad/agents.tsv"
-ps -eo args | grep -v grep | grep -q "/run/steerlab/$lab/" && fail "a process of $lab runs"
+ps -eo args | grep -v grep | grep "/run/steerlab/$lab/" >/dev/null && fail "a process of $lab runs"
 assert_eq "$(find /tmp -maxdepth 1 -name 'steerlab-realres-*' | wc -l)" "$before" \
 	"temporary check directories left"
 echo "ok: the rejected knob left no namespace, state, process or temporary file"

@@ -102,7 +102,7 @@ assert_le "$(w r2)" "$(awk -v a="$(w r1)" 'BEGIN { print a + 0.1 }')" "r2 (max_t
 assert_le "$(awk -v a="$(w r1)" 'BEGIN { print a + 1 }')" "$(w r4)" "r4 (min_ttl 4) leaves at least 1 s after r1"
 
 grep -q '^## Resolvers' "$rundir/report.md" || fail "report.md has no Resolvers section"
-head -1 "$rundir/upstream.csv" | grep -q ',r1_zone,r2_zone,r3_zone,r4_zone$' ||
+head -1 "$rundir/upstream.csv" | grep ',r1_zone,r2_zone,r3_zone,r4_zone$' >/dev/null ||
 	fail "upstream.csv has no per-node level columns: $(head -1 "$rundir/upstream.csv")"
 
 assert_no_leftovers $lab "$rundir"

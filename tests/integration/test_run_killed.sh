@@ -38,8 +38,8 @@ tail -3 "$out/report.log"
 [ "$rc" = 3 ] || fail "report of the killed run: exit status $rc, expected 3"
 [ "$(json "$rundir/clocks.json" .valid)" = false ] || fail "clocks.json says the run is valid"
 json "$rundir/clocks.json" '.warnings[] | select(.code == "interrupted") | .message' |
-	grep -q "^steerlab run never finished this run" || fail "no interrupted warning naming the killed run"
-json "$rundir/clocks.json" '.warnings[].code' | grep -qx client_behind &&
+	grep "^steerlab run never finished this run" >/dev/null || fail "no interrupted warning naming the killed run"
+json "$rundir/clocks.json" '.warnings[].code' | grep -x client_behind >/dev/null &&
 	fail "the killed run is blamed on client_behind: $(jq -c .warnings "$rundir/clocks.json")"
 grep -q "INVALID RUN (.*interrupted" "$out/report.log" || fail "the report does not say interrupted"
 echo "ok: report exits 3: interrupted, not client_behind"

@@ -38,7 +38,7 @@ echo "ok: traffic_stopped interrupted true"
 grep -q "^steerlab: the run was interrupted at [0-9.]* s of 20.0 s of traffic" "$out/run.out" || fail "the terminal does not say the run was interrupted"
 [ -s "$rundir/clocks.json" ] || fail "the interrupted run was not analysed"
 [ "$(json "$rundir/clocks.json" .valid)" = false ] || fail "clocks.json: valid is not false"
-json "$rundir/clocks.json" '.warnings[].code' | grep -qx interrupted ||
+json "$rundir/clocks.json" '.warnings[].code' | grep -x interrupted >/dev/null ||
 	fail "clocks.json: no interrupted warning"
 echo "ok: clocks.json: valid false, warning interrupted"
 # the rates are over the traffic actually run (about 3 s of the 20),
@@ -60,7 +60,7 @@ grep -q "^steerlab: run: $rundir is not empty (it has lab.events.jsonl: a run)" 
 [ "$(sums)" = "$before" ] || fail "the existing run directory changed"
 echo "ok: --out an existing run is refused and the run is untouched"
 [ -e /run/steerlab/$lab ] && fail "the refused run made its state directory"
-ip netns list | grep -q "^$lab-" && fail "the refused run made namespaces"
+ip netns list | grep "^$lab-" >/dev/null && fail "the refused run made namespaces"
 
 # no failing site: refused before anything is made
 rc=0

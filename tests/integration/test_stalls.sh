@@ -55,9 +55,9 @@ stall() {
 
 # invalid CODE: clocks.json has CODE, invalidating
 invalid() {
-	json "$rundir/clocks.json" '.warnings[] | select(.invalidates) | .code' | grep -qx "$1" ||
+	json "$rundir/clocks.json" '.warnings[] | select(.invalidates) | .code' | grep -x "$1" >/dev/null ||
 		fail "no invalidating $1: $(jq -c .warnings "$rundir/clocks.json")"
-	echo "ok: $1: $(json "$rundir/clocks.json" ".warnings[] | select(.code == \"$1\") | .message" | head -1 | head -c 200)..."
+	echo "ok: $1: $(json "$rundir/clocks.json" ".warnings[] | select(.code == \"$1\") | .message" | sed -n 1p | cut -c 1-200)..."
 }
 
 # the collector, 0.5 s before t0 (the route leaves ~0.3 s after t0), 1.8 s
@@ -66,7 +66,7 @@ ev=$rundir/core.collector.events.jsonl
 stalled=$(jq -r 'select(.event == "collector_stalled") | .stalled_ns' "$ev" | sort -n | tail -1)
 assert_ge "$stalled" 1000000000 "the collector's longest collector_stalled, ns"
 late=$(jq -r 'select(.event == "route_deleted" or .event == "route_added")
-	| select(.prefix == "198.19.0.1/32" and .stalled_ns != null) | .stalled_ns' "$ev" | head -1)
+	| select(.prefix == "198.19.0.1/32" and .stalled_ns != null) | .stalled_ns' "$ev" | sed -n 1p)
 assert_ge "${late:-none}" 1000000000 "stalled_ns of the route change read after the stall"
 invalid route_monitor_stalled
 invalid steer_after_window
@@ -74,6 +74,6 @@ invalid steer_after_window
 # the client, from 0.5 s before t0 for 1 s
 stall c1 client 2500 1
 invalid client_stalled
-json "$rundir/clocks.json" '.warnings[] | select(.code == "client_behind")' | grep -q . &&
+json "$rundir/clocks.json" '.warnings[] | select(.code == "client_behind")' | grep . >/dev/null &&
 	fail "the stalled client is blamed on client_behind"
 echo "ok: not client_behind: the client caught up"

@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.."
 lab=it-tamper
 foreign=it-foreign
 lab_guard $lab
-ip netns list | awk '{print $1}' | grep -qx $foreign && fail "namespace $foreign already exists"
+ip netns list | awk '{print $1}' | grep -x $foreign >/dev/null && fail "namespace $foreign already exists"
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 victim=$out/victim
 sleep_pid=
@@ -28,7 +28,7 @@ cleanup() {
 	set +e # every step, whatever the one before returned
 	lab_cleanup $lab
 	[ -n "$sleep_pid" ] && kill "$sleep_pid" 2>/dev/null
-	ip netns list | awk '{print $1}' | grep -qx $foreign && ip netns delete $foreign
+	ip netns list | awk '{print $1}' | grep -x $foreign >/dev/null && ip netns delete $foreign
 	rm -rf "$out"
 }
 trap cleanup EXIT
@@ -50,7 +50,7 @@ for planted in a.sited.log a.prober.events.jsonl lab.events.jsonl; do
 	[ -L "$rundir/$planted" ] || fail "$planted is no longer the planted link"
 	[ "$(sha256sum <"$victim")" = "$victim_sum" ] || fail "the victim file was written through $planted"
 	[ -e /run/steerlab/$lab ] && fail "up with $planted planted left its state"
-	ip netns list | grep -q "^$lab-" && fail "up with $planted planted left namespaces"
+	ip netns list | grep "^$lab-" >/dev/null && fail "up with $planted planted left namespaces"
 	echo "ok: $planted planted: not followed, the victim is untouched, nothing remains"
 done
 
@@ -98,7 +98,7 @@ grep -q "agents.tsv:[0-9]*: refused: pid $sleep_pid runs .*sleep, not /usr/lib/f
 grep -q "^steerlab: $lab down: 7 agents stopped, 4 namespaces removed; 4 lines of its state refused" "$out/down.out" ||
 	fail "down's summary"
 [ "$(sha256sum <"$victim")" = "$victim_sum" ] || fail "the victim file changed"
-ip netns list | awk '{print $1}' | grep -qx $foreign || fail "the foreign namespace $foreign was removed"
+ip netns list | awk '{print $1}' | grep -x $foreign >/dev/null || fail "the foreign namespace $foreign was removed"
 kill -0 $sleep_pid || fail "the sleep (pid $sleep_pid) was signalled"
 echo "ok: the victim, $foreign and the sleep are untouched"
 assert_no_leftovers $lab "$rundir"

@@ -35,7 +35,7 @@ lab_procs() {
 
 assert_clean() {
 	local what=$1 left
-	if ip netns list | grep -q "^$lab-"; then
+	if ip netns list | grep "^$lab-" >/dev/null; then
 		fail "$what: namespaces remain: $(ip netns list | grep "^$lab-" | tr '\n' ' ')"
 	fi
 	[ -e /run/steerlab/$lab ] && fail "$what: the state directory remains"
@@ -100,7 +100,7 @@ wait $d1 || rc1=$?
 wait $d2 || rc2=$?
 cat "$out/d1.log" "$out/d2.log"
 [ $((rc1 + rc2)) = 1 ] || fail "two downs at once: exit statuses $rc1 and $rc2, expected 0 and 1"
-grep -h "agents stopped" "$out/d1.log" "$out/d2.log" | grep -q "6 agents stopped" ||
+grep -h "agents stopped" "$out/d1.log" "$out/d2.log" | grep "6 agents stopped" >/dev/null ||
 	fail "the down that took the lab down did not stop its 6 agents"
 [ "$(grep -c "agents stopped" "$out/d1.log" "$out/d2.log" | awk -F: '{s += $2} END {print s}')" = 1 ] ||
 	fail "both downs say they stopped agents"

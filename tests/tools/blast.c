@@ -2,14 +2,16 @@
  * blast: a fast UDP sender of steerlab request datagrams, to test that the
  * collector drops nothing at high rates.
  *
- *   blast -t ADDR:PORT [-r RATE] [-d DURATION] [-b BATCH] [-i ID]
+ *   blast -t ADDR:PORT [-r RATE] [-d DURATION] [-b BATCH] [-i ID] [-f FLOWS]
  *
  * Sends RATE requests per second (default 200000) for DURATION (default 3s)
  * with sendmmsg(2), BATCH datagrams per call (default 64), on an absolute
  * schedule: batch k is due at start + k * BATCH / RATE, so a late wake-up
  * catches up. Each datagram is a lib/wire.h request with client id ID,
  * sequence 0, 1, ... and the send time, so the clocks can decode the capture.
- * Prints what it sent and how many sends the kernel refused.
+ * With -f FLOWS, datagram k goes to PORT + (k mod FLOWS): as many flows
+ * (bench/links, whose delay line keeps each flow's order). Prints what it
+ * sent and how many sends the kernel refused.
  *
  * Build without the Makefile:
  *   cc -O2 -D_GNU_SOURCE -Ilib -o build/release/tools/blast tests/tools/blast.c \
@@ -31,7 +33,9 @@
 
 static void blast_usage(void)
 {
-	fprintf(stderr, "usage: blast -t ADDR:PORT [-r RATE] [-d DURATION] [-b BATCH] [-i ID]\n");
+	fprintf(
+	    stderr,
+	    "usage: blast -t ADDR:PORT [-r RATE] [-d DURATION] [-b BATCH] [-i ID] [-f FLOWS]\n");
 	exit(2);
 }
 
@@ -60,14 +64,15 @@ int main(int argc, char *argv[])
 	static uint8_t bufs[BLAST_BATCH_MAX][WIRE_LEN];
 	static struct mmsghdr msgs[BLAST_BATCH_MAX];
 	static struct iovec iovs[BLAST_BATCH_MAX];
+	static struct sockaddr_in sas[BLAST_BATCH_MAX];
 	struct sockaddr_in sa;
 	struct wire_msg m = {.type = WIRE_REQUEST, .client_id = 1};
 	double rate = 200000;
 	int64_t duration = 3 * NSEC_PER_SEC, start, elapsed;
 	uint64_t total, sent = 0, refused = 0, calls = 0;
-	int batch = 64, have_target = 0, ch, fd, sndbuf = 4 << 20;
+	int batch = 64, have_target = 0, ch, fd, sndbuf = 4 << 20, flows = 1;
 
-	while ((ch = getopt(argc, argv, "t:r:d:b:i:")) != -1) {
+	while ((ch = getopt(argc, argv, "t:r:d:b:i:f:")) != -1) {
 		switch (ch) {
 		case 't':
 			if (blast_target(optarg, &sa) == -1)
@@ -87,11 +92,15 @@ int main(int argc, char *argv[])
 		case 'i':
 			m.client_id = (uint32_t)strtoul(optarg, NULL, 10);
 			break;
+		case 'f':
+			flows = atoi(optarg);
+			break;
 		default:
 			blast_usage();
 		}
 	}
-	if (!have_target || rate <= 0 || batch < 1 || batch > BLAST_BATCH_MAX)
+	if (!have_target || rate <= 0 || batch < 1 || batch > BLAST_BATCH_MAX || flows < 1 ||
+	    flows > 65535 - ntohs(sa.sin_port) + 1)
 		blast_usage();
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	/* not connected: ICMP errors from the far end are not reported to us */
@@ -105,7 +114,8 @@ int main(int argc, char *argv[])
 		iovs[i].iov_len = WIRE_LEN;
 		msgs[i].msg_hdr.msg_iov = &iovs[i];
 		msgs[i].msg_hdr.msg_iovlen = 1;
-		msgs[i].msg_hdr.msg_name = &sa;
+		sas[i] = sa;
+		msgs[i].msg_hdr.msg_name = &sas[i];
 		msgs[i].msg_hdr.msg_namelen = sizeof(sa);
 	}
 	total = (uint64_t)(rate * (double)duration / 1e9);
@@ -129,6 +139,8 @@ int main(int argc, char *argv[])
 		for (int i = 0; i < n; i++) {
 			m.seq = done + (uint64_t)i;
 			m.sent_ns = (uint64_t)t;
+			sas[i].sin_port =
+			    htons((uint16_t)(ntohs(sa.sin_port) + m.seq % (uint64_t)flows));
 			wire_encode(&m, bufs[i], WIRE_LEN);
 		}
 		k = sendmmsg(fd, msgs, (unsigned)n, 0);

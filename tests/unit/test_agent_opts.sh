@@ -52,7 +52,7 @@ compare() {
 	fi
 }
 
-for a in prober authd resolverd routed sited client collector; do
+for a in prober authd resolverd routed sited client collector linkd; do
 	[ -x "$bin/$a" ] || { echo "FAIL: no $bin/$a (make)" >&2; exit 1; }
 	: >"$tmp/$a"
 done
@@ -221,6 +221,30 @@ case_ collector -c lo=a:1X
 case_ collector -o runs/x -P 198.19.0.1/33
 case_ collector -P 198.19.0.1/33
 compare collector
+
+# linkd: every case stops in the parse (no -M, which needs root)
+case_ linkd
+case_ linkd -h
+case_ linkd -x
+case_ linkd -i
+case_ linkd -i veth0 extra
+case_ linkd -d 15ms
+case_ linkd -i abcdefghijklmnop
+case_ linkd -i 'a b'
+case_ linkd -i veth0 -i veth0
+case_ linkd -i veth0 -d x
+case_ linkd -i veth0 -d -1ms
+case_ linkd -i veth0 -j '2ms gaussian'
+case_ linkd -i veth0 -l 1
+case_ linkd -i veth0 -l '1% 2% 3%'
+case_ linkd -i veth0 -r 100
+case_ linkd -i veth0 -R 5%
+case_ linkd -i veth0 -q 65535 -i veth1
+case_ linkd -i veth0 -p 0
+case_ linkd -i veth0 -Q 0
+case_ linkd -i veth0 -t 'a b'
+case_ linkd -M -i veth0
+compare linkd
 
 [ "$failed" -eq 0 ] || exit 1
 echo "test_agent_opts: ok"
