@@ -671,6 +671,11 @@ int topo_node_egress(const struct topology *t, int n, struct topo_egress *e, int
 int64_t topo_owd_ns(const struct topology *t, int from, int to);
 int64_t topo_rtt_ns(const struct topology *t, int a, int b);
 
+/* topo_loss_pct: the share of packets the links' loss keys drop on the
+ * way from node from to node to (percent; each link's independently, the
+ * correlations left out); -1 if there is no path. */
+double topo_loss_pct(const struct topology *t, int from, int to);
+
 /* topo_path_text: the nodes of the path from `from` to `to`, "c1 core a",
  * into buf; buf. */
 const char *topo_path_text(const struct topology *t, int from, int to, char *buf, size_t len);

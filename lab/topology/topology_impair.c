@@ -15,7 +15,7 @@
 #include "timeutil.h"
 #include "topology_int.h"
 
-static const char *const topo_impair_names[] = {"delay",     "jitter",  "loss",
+static const char *const topo_impair_names[] = {"delay",     "jitter",	"loss",
 						"duplicate", "reorder", "rate"};
 #define TOPO_IMPAIR_NKEYS ((int)(sizeof(topo_impair_names) / sizeof(topo_impair_names[0])))
 
@@ -348,6 +348,21 @@ int64_t topo_rtt_ns(const struct topology *t, int a, int b)
 	int64_t there = topo_owd_ns(t, a, b), back = topo_owd_ns(t, b, a);
 
 	return there < 0 || back < 0 ? -1 : there + back;
+}
+
+static void topo_impair_add_loss(void *arg, const struct impair *im, int next)
+{
+	(void)next;
+	*(double *)arg *= 1 - im->loss_pct / 100;
+}
+
+double topo_loss_pct(const struct topology *t, int from, int to)
+{
+	double delivered = 1;
+
+	if (topo_impair_walk(t, from, to, topo_impair_add_loss, &delivered) == -1)
+		return -1;
+	return 100 * (1 - delivered);
 }
 
 struct topo_impair_text {

@@ -152,8 +152,7 @@ static void test_golden_and_roundtrip(void **state)
 	for (int l = 0; l < t->nlinks; l++)
 		assert_memory_equal(t->links[l].impair, u->links[l].impair,
 				    sizeof(t->links[l].impair));
-	assert_memory_equal(t->rlinks[0].impair, u->rlinks[0].impair,
-			    sizeof(t->rlinks[0].impair));
+	assert_memory_equal(t->rlinks[0].impair, u->rlinks[0].impair, sizeof(t->rlinks[0].impair));
 	free(got);
 	free(again);
 	free(t);
@@ -191,9 +190,12 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_directions),	 cmocka_unit_test(test_path_delay),
-	    cmocka_unit_test(test_egress),	 cmocka_unit_test(test_check_lines),
-	    cmocka_unit_test(test_golden_and_roundtrip), cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_directions),
+	    cmocka_unit_test(test_path_delay),
+	    cmocka_unit_test(test_egress),
+	    cmocka_unit_test(test_check_lines),
+	    cmocka_unit_test(test_golden_and_roundtrip),
+	    cmocka_unit_test(test_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
