@@ -494,6 +494,27 @@ struct clocks_request {
 	char site[WIRE_SITE_LEN + 1];
 };
 
+/*
+ * A client's path to a site as the lab configured its links (lab.events.jsonl's
+ * impairments: docs/events.md) and as the run measured it (clocks_impair.c;
+ * docs/clocks.md, "Impairments"): the p50 of the RTT of the client's
+ * requests the site answered before t0.
+ */
+#define CLOCKS_IMPAIR_TOL_NS 500000LL /* impairment_mismatch: max(0.5 ms, */
+#define CLOCKS_IMPAIR_TOL_SHARE 0.05  /* 5 % of the configured RTT) */
+
+struct clocks_impair_path {
+	char client[CLOCKS_NAME_MAX]; /* the client node */
+	char site[CLOCKS_NAME_MAX];
+	int64_t rtt_ns;	 /* configured: the links' delays there and back */
+	double loss_pct; /* configured: lost there or back, percent */
+	/* measured (clocks_impair_measure): its requests answered by site
+	 * before t0, and their RTT's p50 (CLOCKS_NONE: none) */
+	int64_t n;
+	int64_t p50_ns;
+	int mismatch; /* p50 and rtt differ by more than the tolerance */
+};
+
 struct clocks_input {
 	char lab[CLOCKS_NAME_MAX];
 	uint16_t port; /* the request port, for telling requests in captures */
@@ -571,6 +592,11 @@ struct clocks_input {
 	struct clocks_request *requests;
 	size_t nrequests, caprequests;
 	int have_requests; /* at least one requests-*.csv was read */
+	/* lab.events.jsonl's impairments: the mechanism ("" when the lab
+	 * impaired no link) and every client's path as configured */
+	char impair_mech[CLOCKS_NAME_MAX];
+	struct clocks_impair_path *impair;
+	size_t nimpair, capimpair;
 
 	struct clocks_notes notes; /* from loading: truncated files, ... */
 	/* every failure's clocks when there are several, computed once for
@@ -1034,6 +1060,23 @@ int64_t clocks_observation_end(const struct clocks_input *in);
 
 void clocks_verdict(const struct clocks_input *in, const struct clocks_result *res, int nres,
 		    struct clocks_notes *v);
+
+/* clocks_impair_measure: in's configured paths (in->impair) into out
+ * (in->nimpair of them), each with its measure: the requests of the
+ * client's flows (both schemes, a population's too) the site answered
+ * (status ok) sent before t0, their RTT's p50, and mismatch when it
+ * differs from the configured RTT by more than max(CLOCKS_IMPAIR_TOL_NS,
+ * CLOCKS_IMPAIR_TOL_SHARE of it); a path configured at 0 is not judged.
+ * 0, or -1 (out of memory). clocks_impair_verdict: impairment_mismatch
+ * (invalidating) for each such path into v. */
+int clocks_impair_measure(const struct clocks_input *in, struct clocks_impair_path *out);
+void clocks_impair_verdict(const struct clocks_input *in, struct clocks_notes *v);
+
+/* clocks_impair_loss: the requests of scheme's flows a configured loss
+ * may explain: the 99 % upper bound of a binomial count, each request of
+ * a client node drawn with its paths' highest configured loss; 0 when no
+ * path is lossy. */
+int64_t clocks_impair_loss(const struct clocks_input *in, enum clocks_scheme scheme);
 
 /* clocks_warnings: every note of v (may be NULL), in and the schemes
  * present in res, the invalidating ones first, each once, as pointers

@@ -578,6 +578,7 @@ void clocks_verdict(const struct clocks_input *in, const struct clocks_result *r
 		verdict_losses(in, verdict_flows(&res[i]), &res[i], v);
 	}
 	verdict_healthy(in, v);
+	clocks_impair_verdict(in, v);
 	for (int i = 0, done = 0; i < nres && !done; i++)
 		if ((done = strcmp(res[i].scheme, "anycast") == 0))
 			verdict_routes(in, &res[i], v);
