@@ -1,4 +1,4 @@
-/* The links' impairments in a lab: the mechanism chosen once, netem applied or linkd started; see lab.h. */
+/* The links' impairments in a lab: netem set, or linkd started; see lab.h. */
 #include "lab.h"
 
 #include <errno.h>
