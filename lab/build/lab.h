@@ -336,8 +336,8 @@ const char *lab_realres_prog(const char *label);
  * into *mech, and why the delay line if it is (the kernel's refusal) into
  * why; then every impaired direction of t as it applies them: each one it
  * cannot (duplicate with the delay line) said on err as FILE:LINE. 0; -1
- * when one cannot be applied, or the mechanism is not known (why says
- * why: detecting needs root). lab_impair_mech_text: "netem" or "delayline
+ * when one cannot be applied; -2 when the mechanism is not known (why
+ * says why: detecting needs root). lab_impair_mech_text: "netem" or "delayline
  * (linkd)". lab_impair_apply: the impairments into the lab's namespaces,
  * and with the delay line each linkd started and ready (linkd_ready, at
  * most settle); the mechanism and every client's paths as configured as

@@ -60,7 +60,7 @@ int lab_impair_mech(const struct topology *t, enum impair_mech *mech, char *why,
 	if (!linkimpair_known) {
 		if (impair_detect(&linkimpair_mech, linkimpair_why, sizeof(linkimpair_why)) == -1) {
 			(void)strfmt(why, len, "%s", linkimpair_why);
-			return -1;
+			return -2;
 		}
 		linkimpair_known = 1;
 	}
@@ -198,10 +198,12 @@ int lab_impair_apply(struct lab *lab)
 
 	if (!topo_impaired(t))
 		return 0;
-	if (lab_impair_mech(t, &mech, why, sizeof(why), stderr) == -1) {
-		if (why[0])
-			log_warnx("impairments: %s", why);
+	switch (lab_impair_mech(t, &mech, why, sizeof(why), stderr)) {
+	case -2:
+		log_warnx("impairments: %s", why);
 		return -1;
+	case -1:
+		return -1; /* each link said */
 	}
 	event_emit(lab->ev, "impairments", "{s:s, s:s, s:o?}", "mechanism", impair_mech_name(mech),
 		   "why", why, "paths", linkimpair_paths(t));

@@ -66,8 +66,8 @@ static int check_impair(void)
 		return 0;
 	fflush(stdout);
 	rc = lab_impair_mech(&cli_topo, &mech, why, sizeof(why), stderr);
-	if (rc == -1 && why[0]) {
-		strfmt(text, sizeof(text), "not known: %s", why);
+	if (rc == -2) {
+		strfmt(text, sizeof(text), "netem or delayline (linkd), not known here (%s)", why);
 		topo_print_impair(&cli_topo, text, stdout);
 		return 0;
 	}

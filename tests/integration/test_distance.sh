@@ -4,7 +4,8 @@
 # 15ms, tests/integration/data/distance.ini). `check` prints the link per
 # direction, the mechanism this kernel needs (netem, or the delay line
 # linkd) and the 30 ms RTT of each of its paths, and refuses a client
-# timeout shorter than that; while the lab is up the impairment is in place
+# timeout shorter than that (and run, a duplicate the delay line cannot
+# make); while the lab is up the impairment is in place
 # (a netem qdisc, or linkd and its nftables table in each impaired
 # namespace); a run is valid and its client's RTT p50 before t0 is 30 ms
 # within 5 %, in the records and in clocks.json's impairments; after `down`
@@ -43,6 +44,20 @@ $STEERLAB check $topo --set name=$lab --set c1.timeout=20ms >/dev/null 2>"$out/r
 want="--set c1.timeout=20ms: [client c1] timeout: 20ms is shorter than the configured RTT of its path to site 'a', 30ms (c1 core a); expected at least 30ms"
 grep -qxF -- "$want" "$out/refused.txt" || fail "check's refusal: $(cat "$out/refused.txt")"
 echo "ok: a timeout shorter than the path's RTT is refused, naming both"
+
+# what the delay line cannot do (duplicate) is refused by run before anything is made
+if [ "$mech" = delayline ]; then
+	{ cat $topo; echo "duplicate = 1%"; } >"$out/dup.ini"
+	line=$(wc -l <"$out/dup.ini")
+	rc=0
+	$STEERLAB run "$out/dup.ini" --set name=$lab --out "$out/dup" >"$out/dup.txt" 2>&1 || rc=$?
+	[ "$rc" = 1 ] || fail "run with duplicate over the delay line: exit $rc, expected 1"
+	want="$out/dup.ini:$((line - 2)): c1>core: duplicate: the delay line (linkd) cannot duplicate packets; only netem can (mechanism: delayline (linkd))"
+	grep -qxF -- "$want" "$out/dup.txt" || fail "run's refusal of duplicate: $(cat "$out/dup.txt")"
+	[ -e "$out/dup" ] && fail "the refused run made its run directory"
+	[ -e /run/steerlab/$lab ] && fail "the refused run made its state directory"
+	echo "ok: duplicate over the delay line is refused before anything is made"
+fi
 
 # up: the impairment in place where it should be, and gone after down
 $STEERLAB up $topo --set name=$lab --out "$out/up" >"$out/up.log" 2>&1 || fail "up: $(cat "$out/up.log")"
