@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# about 12 s
+# about 20 s
 # Distance: a client whose own link is 15 ms each way ([link c1 core] delay =
 # 15ms, tests/integration/data/distance.ini). `check` prints the link per
 # direction, the mechanism this kernel needs (netem, or the delay line
@@ -9,7 +9,9 @@
 # (a netem qdisc, or linkd and its nftables table in each impaired
 # namespace); a run is valid and its client's RTT p50 before t0 is 30 ms
 # within 5 %, in the records and in clocks.json's impairments; after `down`
-# no linkd runs and no namespace (nor its table) is left.
+# no linkd runs and no namespace (nor its table) is left. With 2 % loss
+# towards the client, a run is still valid: its losses are the configured
+# loss's (loss_configured), not unexplained_loss.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -111,4 +113,20 @@ if [ "$mech" = delayline ]; then
 	has_event "$rundir/c1.linkd.events.jsonl" linkd_summary || fail "c1's linkd did not stop cleanly"
 	echo "ok: c1's linkd stopped cleanly (linkd_summary)"
 fi
+
+# a lossy link (2 % towards the client): its losses are the configured loss's, not the failure's
+{ cat $topo; echo "core>c1.loss = 2%"; } >"$out/loss.ini"
+run_valid "$out/loss.log" "$out/loss.ini" --set name=$lab --out "$out/loss"
+clocks=$out/loss/clocks.json
+[ "$(json "$clocks" .valid)" = true ] || fail "the lossy run is not valid: $(run_codes "$out/loss")"
+assert_eq "$(json "$clocks" '[.warnings[] | select(.code == "unexplained_loss")] | length')" 0 \
+	"lossy link: no unexplained_loss"
+assert_eq "$(json "$clocks" '[.warnings[] | select(.code == "loss_configured")] | length')" 1 \
+	"lossy link: its losses are loss_configured"
+json "$clocks" '.warnings[] | select(.code == "loss_configured") | .message'
+assert_eq "$(json "$clocks" '[.warnings[] | select(.code == "loss_unchecked")] | length')" 1 \
+	"lossy link: loss_mismatch not checked (loss_unchecked)"
+assert_eq "$(json "$clocks" '.impairments.paths[] | select(.site == "a") | .configured_loss_pct')" 2 \
+	"clocks.json: configured loss c1 to a"
+assert_no_leftovers $lab "$out/loss"
 rm -rf "$out"
