@@ -16,6 +16,7 @@ const struct events_def events_table[] = {
     {EVENTS_TRAFFIC_STOPPED, "steerlab", "interrupted"},
     {EVENTS_LAB_STOPPING, "steerlab", ""},
     {EVENTS_LAB_DOWN, "steerlab", ""},
+    {EVENTS_IMPAIRMENTS, "steerlab", "mechanism why paths"},
     {EVENTS_SITED_READY, "sited", "site port"},
     {EVENTS_SITED_DRAINING, "sited", "site"},
     {EVENTS_SITED_UNDRAINED, "sited", "site"},

@@ -444,6 +444,8 @@ int lab_up(struct lab *lab)
 	for (int n = 0; n < t->nnodes; n++)
 		if (lab_interrupted(lab) || lab_configure_node(lab, n, 0) == -1)
 			goto fail;
+	if (!lab->no_agents && lab_impair_apply(lab) == -1)
+		goto fail;
 	if (!lab->no_agents && (lab_frr_prepare(lab) == -1 || lab_realres_prepare(lab) == -1 ||
 				lab_start_infra(lab) == -1))
 		goto fail;

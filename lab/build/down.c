@@ -34,8 +34,8 @@
 
 const char *lab_agent_prog(const char *label)
 {
-	static const char *const progs[] = {"routed", "collector", "sited",    "prober",
-					    "client", "authd",	   "resolverd"};
+	static const char *const progs[] = {"routed", "collector", "sited",	"prober",
+					    "client", "authd",	   "resolverd", "linkd"};
 	size_t len = strcspn(label, "-");
 
 	if (lab_frr_prog(label) || lab_realres_prog(label))

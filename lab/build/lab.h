@@ -326,6 +326,29 @@ int lab_realres_ready(struct lab *lab);
 int lab_realres_remove(const char *statedir);
 const char *lab_realres_prog(const char *label);
 
+/*
+ * The links' impairments (lab/build/linkimpair.c; docs/topology.md,
+ * "Distance"): applied once the links are made, before any other agent
+ * starts, by netem where the kernel has sch_netem, else by one linkd per
+ * namespace with impaired egress interfaces, supervised like every agent.
+ *
+ * lab_impair_mech: the mechanism (detected once a process: impair_detect)
+ * into *mech, and why the delay line if it is (the kernel's refusal) into
+ * why; then every impaired direction of t as it applies them: each one it
+ * cannot (duplicate with the delay line) said on err as FILE:LINE. 0; -1
+ * when one cannot be applied; -2 when the mechanism is not known (why
+ * says why: detecting needs root). lab_impair_mech_text: "netem" or "delayline
+ * (linkd)". lab_impair_apply: the impairments into the lab's namespaces,
+ * and with the delay line each linkd started and ready (linkd_ready, at
+ * most settle); the mechanism and every client's paths as configured as
+ * the event impairments (docs/events.md). 0 or -1 (said).
+ */
+#define LAB_LINKD_PRIO 50 /* linkd's SCHED_FIFO priority */
+int lab_impair_mech(const struct topology *t, enum impair_mech *mech, char *why, size_t len,
+		    FILE *err);
+const char *lab_impair_mech_text(enum impair_mech mech);
+int lab_impair_apply(struct lab *lab);
+
 /* lab_nsname: LAB-NODE into buf. */
 int lab_nsname(char *buf, size_t len, const struct topology *t, int node);
 

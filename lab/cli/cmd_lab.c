@@ -56,6 +56,30 @@ static int cmd_check_frr(const char *dir)
 	return rc;
 }
 
+/* check_impair: the impaired links and the paths' RTT, with the mechanism
+ * that will apply them (not known without root: said). 0, or -1 (said) if
+ * one cannot be applied by it. */
+static int check_impair(void)
+{
+	enum impair_mech mech;
+	char why[256], text[320];
+	int rc;
+
+	if (!topo_impaired(&cli_topo))
+		return 0;
+	fflush(stdout);
+	rc = lab_impair_mech(&cli_topo, &mech, why, sizeof(why), stderr);
+	if (rc == -2) {
+		strfmt(text, sizeof(text), "netem or delayline (linkd), not known here (%s)", why);
+		topo_print_impair(&cli_topo, text, stdout);
+		return 0;
+	}
+	topo_print_impair(&cli_topo, lab_impair_mech_text(mech), stdout);
+	if (mech == IMPAIR_MECH_DELAYLINE && why[0])
+		printf("# (no netem: %s)\n", why);
+	return rc;
+}
+
 int cmd_check(const struct cmd_args *a, const char *bindir)
 {
 	(void)bindir;
@@ -64,6 +88,8 @@ int cmd_check(const struct cmd_args *a, const char *bindir)
 	topo_print(&cli_topo, stdout);
 	printf("\n");
 	topo_print_timeline(&cli_topo, stdout);
+	if (check_impair() == -1)
+		return 1;
 	frrconf_print(&cli_topo, stdout);
 	realres_print(&cli_topo, stdout);
 	if (a->frr && cmd_check_frr(a->frr) == -1)

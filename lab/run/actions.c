@@ -291,6 +291,10 @@ static int action_kill(struct lab *lab, int n, const char *name, int *killed, in
 
 		if (a->node != n || a->reaped || (name && strcmp(a->name, name) != 0))
 			continue;
+		/* the delay line is the link's, not the node's: a crashed node's
+		 * links keep their impairment, and come back with it */
+		if (name == NULL && strcmp(a->name, "linkd") == 0)
+			continue;
 		if (action_ops->kill_agent(lab, i) == -1) {
 			if (errno == ESRCH)
 				continue;

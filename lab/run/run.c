@@ -375,7 +375,7 @@ int run_failing_site(const struct topology *t)
  * said, for cmd). */
 static int run_programs(const char *cmd, const struct topology *t, const char *bindir)
 {
-	const char *progs[7] = {"routed", "collector", "sited", "prober", "client"};
+	const char *progs[8] = {"routed", "collector", "sited", "prober", "client"};
 	char path[PATH_MAX];
 	int rc = 0;
 
@@ -385,7 +385,9 @@ static int run_programs(const char *cmd, const struct topology *t, const char *b
 		else if (t->nodes[i].kind == TOPO_RESOLVER)
 			progs[6] = "resolverd";
 	}
-	for (int i = 0; i < 7; i++) {
+	if (topo_impaired(t))
+		progs[7] = "linkd"; /* when the kernel has no netem */
+	for (int i = 0; i < 8; i++) {
 		if (progs[i] == NULL)
 			continue;
 		strfmt(path, sizeof(path), "%s/%s", bindir, progs[i]);
@@ -424,6 +426,21 @@ int run_preflight_lab(const char *cmd, const struct topology *t, const char *bin
 	}
 	if (bindir && run_programs(cmd, t, bindir) == -1)
 		rc = -1;
+	/* an impairment the mechanism of this kernel cannot apply (each said);
+	 * telling the mechanism needs root, which a command that builds a lab
+	 * needs anyway (sweep --check does not) */
+	if (bindir && topo_impaired(t) && geteuid() == 0) {
+		enum impair_mech mech;
+		char why[256];
+
+		switch (lab_impair_mech(t, &mech, why, sizeof(why), stderr)) {
+		case -2:
+			fprintf(stderr, "steerlab: %s: impairments: %s\n", cmd, why);
+			/* fall through */
+		case -1:
+			rc = -1;
+		}
+	}
 	return rc;
 }
 

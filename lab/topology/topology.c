@@ -137,7 +137,8 @@ static void topo_raw_pair(struct topo_parse *p, const char *name, const char *va
 static void topo_link_header(struct topo_parse *p, const char *a, const char *b)
 {
 	if (a == NULL || b == NULL || p->in.header_words != 3) {
-		topo_error(p, p->in.lineno, "expected two router names: [link ROUTER ROUTER]");
+		topo_error(p, p->in.lineno,
+			   "expected two names: [link ROUTER ROUTER] or [link NODE ROUTER]");
 		return;
 	}
 	if (topo_check_name(a) < 0 || topo_check_name(b) < 0) {

@@ -34,6 +34,7 @@
 #include <stdio.h>
 
 #include "addrplan.h"
+#include "impair.h"
 
 #define TOPO_NAME_MAX 12 /* lab and node names: [a-z0-9-], keeps ifnames short */
 #define TOPO_MAX_NODES 256
@@ -298,6 +299,11 @@ struct topo_link {
 	int prefixlen;		/* 30 */
 	char router_ifname[16]; /* in the router's namespace: the peer's name */
 	char node_ifname[16];	/* in the node's namespace: "eth0" */
+	/* [link NODE ROUTER]'s impairments (topology_impair.c): [0] leaving the
+	 * node (its eth0), [1] leaving the router; impair_line: the section's
+	 * header, 0 if none */
+	struct impair impair[2];
+	int impair_line;
 };
 
 /* A [link R1 R2] section: a veth between two routers. */
@@ -318,6 +324,8 @@ struct topo_rlink {
 	int prefixlen;	   /* 30 */
 	char a_ifname[16]; /* a's end, in a's namespace: named after b */
 	char b_ifname[16]; /* b's end: named after a */
+	/* impairments: [0] leaving a (a to b), [1] leaving b */
+	struct impair impair[2];
 };
 
 struct topology {
@@ -636,5 +644,62 @@ json_t *planjson_build(const struct topology *t);
 /* planjson_write: write rundir/plan.json for t through lib/atomicfile.h.
  * 0, or -1 with err set ("DIR/plan.json: what: why"). */
 int planjson_write(const struct topology *t, const char *rundir, char *err, size_t errlen);
+
+/*
+ * Impairments (lab/topology/topology_impair.c; docs/man/steerlab.ini.5,
+ * IMPAIRMENTS): a link's delay, jitter, loss, duplicate, reorder and rate,
+ * per direction, from the keys of its [link] section: [link R1 R2] between
+ * routers, [link NODE ROUTER] for a node's own link. The configured delay
+ * of a path follows the static routes (topology_paths.c: the fewest hops,
+ * the tie rule); with routing = bgp, BGP may choose another path.
+ */
+
+/* An interface that sends impaired packets, as bring-up applies it in its
+ * node's namespace: its name there, the impairment, the node at the other
+ * end. */
+struct topo_egress {
+	const char *ifname;
+	const struct impair *im;
+	int peer;
+};
+
+/* topo_impair_key_name: the k-th impairment key (from 0: delay, jitter,
+ * loss, duplicate, reorder, rate), NULL past the last. topo_impair_value:
+ * that key's value in im as a [link] writes it ("15ms", "2ms normal", "1%
+ * 25%", "100mbit") into buf, or NULL if im does not set it. */
+const char *topo_impair_key_name(int k);
+const char *topo_impair_value(const struct impair *im, int k, char *buf, size_t len);
+
+/* topo_impair_none: 1 if im impairs nothing */
+int topo_impair_none(const struct impair *im);
+
+/* topo_impaired: how many directions of t's links are impaired */
+int topo_impaired(const struct topology *t);
+
+/* topo_node_egress: node n's impaired interfaces into e[0..max), in link
+ * order (its own link, then its [link]s); how many there are. */
+int topo_node_egress(const struct topology *t, int n, struct topo_egress *e, int max);
+
+/* topo_owd_ns: the configured one-way delay (the links' delay keys, jitter
+ * left out) from node from to node to along the routes; -1 if there is no
+ * path. topo_rtt_ns: there and back. */
+int64_t topo_owd_ns(const struct topology *t, int from, int to);
+int64_t topo_rtt_ns(const struct topology *t, int a, int b);
+
+/* topo_loss_pct: the share of packets the links' loss keys drop on the
+ * way from node from to node to (percent; each link's independently, the
+ * correlations left out); -1 if there is no path. */
+double topo_loss_pct(const struct topology *t, int from, int to);
+
+/* topo_path_text: the nodes of the path from `from` to `to`, "c1 core a",
+ * into buf; buf. */
+const char *topo_path_text(const struct topology *t, int from, int to, char *buf, size_t len);
+
+/* topo_print_impair: what `steerlab check` prints of the impairments, as
+ * comments: each impaired link per direction and mech, the mechanism that
+ * will apply it (its name, with why if it is not known); then the
+ * configured RTT of every client-to-site and prober-to-site path. Nothing
+ * if no link is impaired. */
+void topo_print_impair(const struct topology *t, const char *mech, FILE *out);
 
 #endif

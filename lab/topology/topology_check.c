@@ -649,4 +649,5 @@ void topo_check(struct topo_parse *p)
 	topo_check_bgp(p);
 	topo_check_events(p);
 	topo_check_policy(p);
+	topo_check_impair(p);
 }

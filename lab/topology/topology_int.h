@@ -189,8 +189,8 @@ struct topo_parse {
 	/* their keys as written, resolved with them (topology_policy.c) */
 	int nrlkeys;
 	struct {
-		int rl; /* index in rl */
-		char key[24];
+		int rl;	      /* index in rl */
+		char key[40]; /* the longest: NODE>NODE.duplicate */
 		char value[64];
 		int line;
 	} rlkeys[TOPO_MAX_RLINK_KEYS];
@@ -263,5 +263,17 @@ void topo_zone_norm(const char *name, char *out);
 void topo_rlink_key(struct topo_parse *p, const char *name, const char *value);
 void topo_check_policy(struct topo_parse *p);
 void topo_print_rlink_keys(const struct topology *t, int j, FILE *out);
+
+/* topology_impair.c: the impairment keys of [link] sections.
+ * topo_impair_key: 1 if a [link]'s key as written ("delay",
+ * "c1>core.delay") is one. topo_check_impair: once the links are made,
+ * [link NODE ROUTER] sections resolved to the node's link, every
+ * impairment key into its link's directions, and each client's and
+ * prober's timeout against its paths' configured RTT.
+ * topo_print_impair_keys: [link]'s impairment keys (rlink j, or node link
+ * l if j is -1) as topo_load reads them back. */
+int topo_impair_key(const char *key);
+void topo_check_impair(struct topo_parse *p);
+void topo_print_impair_keys(const struct topology *t, int j, int l, FILE *out);
 
 #endif

@@ -31,7 +31,9 @@ static const struct topo_key topo_rlink_keys[] = {
     {"bfd", TOPO_T_BOOL, RL(bfd), 0, 0, -1, NULL},
 };
 #define NKEYS ((int)(sizeof(topo_rlink_keys) / sizeof(topo_rlink_keys[0])))
-#define KEY_NAMES "prepend, local_pref, bgp_keepalive, bgp_hold, bgp_mrai, bfd"
+#define KEY_NAMES                                                                                  \
+	"prepend, local_pref, bgp_keepalive, bgp_hold, bgp_mrai, bfd; delay, jitter, loss, "       \
+	"duplicate, reorder, rate, each also as A>B.KEY for one direction"
 
 void topo_rlink_key(struct topo_parse *p, const char *name, const char *value)
 {
@@ -39,7 +41,7 @@ void topo_rlink_key(struct topo_parse *p, const char *name, const char *value)
 
 	for (k = 0; k < NKEYS && strcmp(topo_rlink_keys[k].name, name) != 0; k++)
 		;
-	if (k == NKEYS) {
+	if (k == NKEYS && !topo_impair_key(name)) {
 		topo_error(p, p->in.lineno, "unknown key '%s' in [link %s %s] (expected: %s)", name,
 			   p->rl[j].a, p->rl[j].b, KEY_NAMES);
 		return;
@@ -205,7 +207,7 @@ void topo_check_policy(struct topo_parse *p)
 	char label[2 * TOPO_NAME_MAX + 16];
 
 	for (int i = 0; i < p->nrlkeys; i++)
-		if (p->rl[p->rlkeys[i].rl].rlink >= 0)
+		if (p->rl[p->rlkeys[i].rl].rlink >= 0 && !topo_impair_key(p->rlkeys[i].key))
 			topo_rlink_value(p, i);
 	/* a [link]'s timers, against each end's own where the link sets
 	 * only one of keepalive and hold */

@@ -403,6 +403,14 @@ void topo_print(const struct topology *t, FILE *out)
 			t->nodes[t->rlinks[j].b].name);
 		topo_print_rlink(t, j, out);
 		topo_print_rlink_keys(t, j, out);
+		topo_print_impair_keys(t, j, -1, out);
+	}
+	for (int l = 0; l < t->nlinks; l++) {
+		if (t->links[l].impair_line == 0)
+			continue;
+		fprintf(out, "\n[link %s %s]\n", t->nodes[t->links[l].node].name,
+			t->nodes[t->links[l].router].name);
+		topo_print_impair_keys(t, -1, l, out);
 	}
 	topo_print_events(t, out);
 	for (int s = 0; s < t->nraw_sections; s++) {

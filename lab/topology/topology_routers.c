@@ -29,16 +29,17 @@ static int topo_rlink_resolve(struct topo_parse *p, int j)
 				   names[0], names[1], names[e]);
 			return -1;
 		}
-		if (t->nodes[ends[e]].kind != TOPO_ROUTER) {
-			topo_error(
-			    p, line,
-			    "[link %s %s]: '%s' is a %s, not a router (a %s is linked by its "
-			    "own link = ROUTER)",
-			    names[0], names[1], names[e], topo_kind_name(t->nodes[ends[e]].kind),
-			    topo_kind_name(t->nodes[ends[e]].kind));
-			return -1;
-		}
 	}
+	if (t->nodes[ends[0]].kind != TOPO_ROUTER && t->nodes[ends[1]].kind != TOPO_ROUTER) {
+		topo_error(p, line,
+			   "[link %s %s]: neither is a router; expected two [router] nodes, or a "
+			   "node and the router of its link = ROUTER",
+			   names[0], names[1]);
+		return -1;
+	}
+	/* a node's own link: resolved with the links (topology_impair.c) */
+	if (t->nodes[ends[0]].kind != TOPO_ROUTER || t->nodes[ends[1]].kind != TOPO_ROUTER)
+		return 0;
 	if (ends[0] == ends[1]) {
 		topo_error(p, line, "[link %s %s]: a router cannot be linked to itself", names[0],
 			   names[1]);

@@ -341,6 +341,7 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->routes);
 	free(in->stats);
 	free(in->requests);
+	free(in->impair);
 	free(in->exits);
 	free(in->cerrors);
 	free(in->mlosses);

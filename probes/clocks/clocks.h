@@ -18,6 +18,7 @@
 #include "clocks_explain.h"
 #include "clocks_fib.h"
 #include "clocks_flap.h"
+#include "clocks_impair.h"
 #include "clocks_input.h"
 #include "clocks_multi.h"
 #include "clocks_outage.h"

@@ -271,11 +271,53 @@ static int clocks_lab_addresses(struct clocks_input *in, const struct clocks_lin
 	return 0;
 }
 
+/* clocks_lab_impairments: the lab's impairments, its configured paths */
+static int clocks_lab_impairments(struct clocks_input *in, const struct clocks_line *l)
+{
+	json_t *paths = json_object_get(l->obj, "paths"), *p;
+	size_t i;
+
+	if (clocks_get_name(l, "mechanism", in->impair_mech) == -1)
+		return -1;
+	if (!json_is_array(paths))
+		return clocks_fail(l, "has no array", "paths");
+	in->nimpair = 0;
+	json_array_foreach(paths, i, p)
+	{
+		json_t *c = json_object_get(p, "client"), *s = json_object_get(p, "site");
+		json_t *rtt = json_object_get(p, "rtt_ns"), *loss = json_object_get(p, "loss_pct");
+		struct clocks_impair_path *ip;
+
+		if (!json_is_string(c) || json_string_length(c) == 0 ||
+		    json_string_length(c) >= CLOCKS_NAME_MAX || !json_is_string(s) ||
+		    json_string_length(s) == 0 || json_string_length(s) >= CLOCKS_NAME_MAX ||
+		    !json_is_integer(rtt) || json_integer_value(rtt) < 0 || !json_is_number(loss) ||
+		    json_number_value(loss) < 0 || json_number_value(loss) > 100)
+			return clocks_fail(l,
+					   "has an entry that is not {client, site, rtt_ns, "
+					   "loss_pct} in",
+					   "paths");
+		if (clocks_grow((void **)&in->impair, &in->capimpair, in->nimpair,
+				sizeof(*in->impair)) == -1)
+			return clocks_fail(l, "cannot be stored:", "out of memory");
+		ip = &in->impair[in->nimpair++];
+		memset(ip, 0, sizeof(*ip));
+		memcpy(ip->client, json_string_value(c), json_string_length(c) + 1);
+		memcpy(ip->site, json_string_value(s), json_string_length(s) + 1);
+		ip->rtt_ns = json_integer_value(rtt);
+		ip->loss_pct = json_number_value(loss);
+		ip->p50_ns = CLOCKS_NONE;
+	}
+	return 0;
+}
+
 static int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	struct clocks_failure f;
 	json_t *port, *v;
 
+	if (strcmp(l->event, EVENTS_IMPAIRMENTS) == 0)
+		return clocks_lab_impairments(in, l);
 	if (strcmp(l->event, EVENTS_LAB_UP) == 0) {
 		if (in->lab[0] != '\0')
 			return 0;

@@ -35,6 +35,27 @@ struct clocks_request {
 	char site[WIRE_SITE_LEN + 1];
 };
 
+/*
+ * A client's path to a site as the lab configured its links (lab.events.jsonl's
+ * impairments: docs/events.md) and as the run measured it (clocks_impair.c;
+ * docs/clocks.md, "Impairments"): the p50 of the RTT of the client's
+ * requests the site answered before t0.
+ */
+#define CLOCKS_IMPAIR_TOL_NS 500000LL /* impairment_mismatch: max(0.5 ms, */
+#define CLOCKS_IMPAIR_TOL_SHARE 0.05  /* 5 % of the configured RTT) */
+
+struct clocks_impair_path {
+	char client[CLOCKS_NAME_MAX]; /* the client node */
+	char site[CLOCKS_NAME_MAX];
+	int64_t rtt_ns;	 /* configured: the links' delays there and back */
+	double loss_pct; /* configured: lost there or back, percent */
+	/* measured (clocks_impair_measure): its requests answered by site
+	 * before t0, and their RTT's p50 (CLOCKS_NONE: none) */
+	int64_t n;
+	int64_t p50_ns;
+	int mismatch; /* p50 and rtt differ by more than the tolerance */
+};
+
 struct clocks_input {
 	char lab[CLOCKS_NAME_MAX];
 	uint16_t port; /* the request port, for telling requests in captures */
@@ -112,6 +133,11 @@ struct clocks_input {
 	struct clocks_request *requests;
 	size_t nrequests, caprequests;
 	int have_requests; /* at least one requests-*.csv was read */
+	/* lab.events.jsonl's impairments: the mechanism ("" when the lab
+	 * impaired no link) and every client's path as configured */
+	char impair_mech[CLOCKS_NAME_MAX];
+	struct clocks_impair_path *impair;
+	size_t nimpair, capimpair;
 
 	struct clocks_notes notes; /* from loading: truncated files, ... */
 	/* every failure's clocks when there are several, computed once for

@@ -390,6 +390,32 @@ static json_t *clocks_json_explain(const struct clocks_input *in, const struct c
 	return o;
 }
 
+/* clocks_json_impairments: the mechanism and each client's path, as
+ * configured and as measured (docs/clocks.md, "Impairments") */
+static json_t *clocks_json_impairments(const struct clocks_input *in)
+{
+	struct clocks_impair_path *ip = calloc(in->nimpair, sizeof(*ip));
+	json_t *o, *paths = json_array();
+
+	if (ip == NULL || clocks_impair_measure(in, ip) == -1) {
+		free(ip);
+		json_decref(paths);
+		return json_null();
+	}
+	for (size_t p = 0; p < in->nimpair; p++)
+		json_array_append_new(
+		    paths, json_pack("{s:s, s:s, s:o, s:f, s:I, s:o, s:o}", "client", ip[p].client,
+				     "site", ip[p].site, "configured_rtt_s",
+				     clocks_json_s(ip[p].rtt_ns), "configured_loss_pct",
+				     ip[p].loss_pct, "requests", (json_int_t)ip[p].n,
+				     "measured_rtt_p50_s", clocks_json_s(ip[p].p50_ns), "mismatch",
+				     ip[p].rtt_ns > 0 && ip[p].n > 0 ? json_boolean(ip[p].mismatch)
+								     : json_null()));
+	free(ip);
+	o = json_pack("{s:s, s:o}", "mechanism", in->impair_mech, "paths", paths);
+	return o;
+}
+
 static json_t *clocks_json_warning(const char *code, const char *msg, int invalidates)
 {
 	return json_pack("{s:s, s:s, s:b}", "code", code, "message", msg, "invalidates",
@@ -460,6 +486,8 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 		if (rsv)
 			json_object_set_new(root, "resolvers", rsv);
 	}
+	if (in->nimpair)
+		json_object_set_new(root, "impairments", clocks_json_impairments(in));
 	if (ex)
 		json_object_set_new(root, "explain", clocks_json_explain(in, res, nres, ex));
 	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);

@@ -583,6 +583,7 @@ void clocks_verdict(const struct clocks_input *in, const struct clocks_result *r
 		clocks_verdict_losses(in, clocks_verdict_flows(&res[i]), &res[i], v);
 	}
 	clocks_verdict_healthy(in, v);
+	clocks_impair_verdict(in, v);
 	for (int i = 0, done = 0; i < nres && !done; i++)
 		if ((done = strcmp(res[i].scheme, "anycast") == 0))
 			clocks_verdict_routes(in, &res[i], v);

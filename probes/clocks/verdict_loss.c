@@ -194,6 +194,18 @@ static void clocks_verdict_unexplained(const struct clocks_input *in, const stru
 		total += at[i];
 	if (total == 0)
 		goto out;
+	/* a lossy link loses requests whatever the failure: as many as its
+	 * configured loss makes likely are its (docs/clocks.md, "Impairments") */
+	int64_t allowed = clocks_impair_loss(in, fl->scheme);
+	if ((int64_t)total <= allowed) {
+		clocks_warn(v, "loss_configured",
+			    "%s: %zu of the %lld requests the clients lost are not the failure "
+			    "of %s's, within what the links' configured loss explains (at most "
+			    "%lld: the 99 %% bound)",
+			    r->scheme, total, (long long)r->lost_client, in->failure.site,
+			    (long long)allowed);
+		goto out;
+	}
 	len = snprintf(msg, sizeof(msg),
 		       "%s: %zu of the %lld requests the clients lost are not explained by the "
 		       "failure of %s:",
@@ -212,6 +224,10 @@ static void clocks_verdict_unexplained(const struct clocks_input *in, const stru
 				"the first at %s;",
 				early, early == 1 ? "was" : "were", (double)tol / NSEC_PER_SEC,
 				clocks_verdict_at(when, sizeof(when), in, first_early));
+	if (allowed && len < (int)sizeof(msg))
+		len += snprintf(msg + len, sizeof(msg) - (size_t)len,
+				" the links' configured loss explains at most %lld;",
+				(long long)allowed);
 	if (len > 0 && len < (int)sizeof(msg))
 		msg[len - 1] = '\0'; /* the last ';' */
 	clocks_invalid(v, "unexplained_loss", "%s", msg);
@@ -345,6 +361,15 @@ static void clocks_verdict_mismatch(const struct clocks_input *in, const struct 
 			    "and the capture's count is the first failure's",
 			    r->scheme, (long long)a, in->failure.site, (long long)b,
 			    in->failure.site, h->name, h->cycle ? ", a flap's next down" : "");
+		return;
+	}
+	/* a lossy link: the clients lose requests no capture counts */
+	if (clocks_impair_loss(in, strcmp(r->scheme, "dns") == 0 ? CLOCKS_SCHEME_DNS
+								 : CLOCKS_SCHEME_ANYCAST) > 0) {
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are not compared with the capture's at "
+			    "%s (%lld): a link on their paths has a configured loss",
+			    r->scheme, (long long)a, in->failure.site, (long long)b);
 		return;
 	}
 	if (clocks_verdict_link_cut(in) && strcmp(in->failure.how, "link-down") != 0) {

@@ -91,14 +91,14 @@ static int report_env_ini_section(void *user, const char *kind, const char *name
 {
 	struct report_env_delays *d = user;
 
-	snprintf(d->section, sizeof(d->section), "%s%s%s", kind, name ? " " : "", name ? name : "");
-	(void)extra;
+	snprintf(d->section, sizeof(d->section), "%s%s%s%s%s", kind, name ? " " : "",
+		 name ? name : "", extra ? " " : "", extra ? extra : "");
 	return 0;
 }
 
-/* a key of the topology that sets a link delay: none exists today; the
- * names a delay key would have are looked for, so that a topology that
- * sets one is never reported as without */
+/* a key of the topology that sets a link delay or jitter: a [link]'s
+ * (steerlab.ini(5), IMPAIRMENTS), or any key named like one, so that a
+ * topology that sets one is never reported as without */
 static void report_env_ini_delay(void *user, const char *name, const char *value)
 {
 	struct report_env_delays *d = user;

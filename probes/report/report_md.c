@@ -3,13 +3,15 @@
  * reads as plain text. Its title, then the verdict when the run is invalid
  * or warned (each warning once, in a banner no reader can miss; an invalid
  * run's title says so too), then the clocks as the terminal shows them,
- * the error budget, the decay at readable marks, the upstream load, the plots, every
+ * the error budget, the routing, the impairments (configured against
+ * measured), the decay at readable marks, the upstream load, the plots, every
  * parameter (the topology as used, the analysis options), the files, and
  * last the machine it was written on (versions, kernel, sch_netem): the
  * only lines that change when the same run is reported elsewhere.
  */
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -158,6 +160,59 @@ static void report_md_routing(const struct report *r, FILE *fp)
 		"\"Catchments\").\n",
 		CLOCKS_CATCH_LAST);
 	report_md_table(fp, report_catch_table, r);
+}
+
+/* report_md_impairments: each client's path as configured and as measured, when
+ * the lab impaired links (docs/clocks.md, "Impairments") */
+static void report_md_impairments(const struct report *r, FILE *fp)
+{
+	const struct clocks_input *in = &r->in;
+	struct clocks_impair_path *ip;
+	struct texttable t;
+
+	if (in->nimpair == 0)
+		return;
+	if ((ip = calloc(in->nimpair, sizeof(*ip))) == NULL ||
+	    clocks_impair_measure(in, ip) == -1) {
+		free(ip);
+		fprintf(fp, "## Impairments\n\nNot measured: out of memory.\n\n");
+		return;
+	}
+	fprintf(fp,
+		"## Impairments\n\n"
+		"Each client's path to each site, as its links were configured (applied by %s) "
+		"and as measured: the p50 of the RTT of its requests the site answered before "
+		"t0; more than max(0.5 ms, 5 %%) apart is `impairment_mismatch` (docs/clocks.md, "
+		"\"Impairments\").\n",
+		in->impair_mech);
+	texttable_init(&t, 6);
+	texttable_row(&t);
+	texttable_cell(&t, "client");
+	texttable_cell(&t, "site");
+	texttable_cell(&t, "configured RTT (ms)");
+	texttable_cell(&t, "configured loss");
+	texttable_cell(&t, "requests");
+	texttable_cell(&t, "measured RTT p50 (ms)");
+	texttable_align(&t, 0, 1);
+	texttable_align(&t, 1, 1);
+	for (size_t p = 0; p < in->nimpair; p++) {
+		texttable_row(&t);
+		texttable_cell(&t, "%s", ip[p].client);
+		texttable_cell(&t, "%s", ip[p].site);
+		texttable_cell(&t, "%.3f", (double)ip[p].rtt_ns / 1e6);
+		texttable_cell(&t, "%g %%", ip[p].loss_pct);
+		texttable_cell(&t, "%lld", (long long)ip[p].n);
+		if (ip[p].p50_ns == CLOCKS_NONE)
+			texttable_cell(&t, "-");
+		else
+			texttable_cell(&t, "%.3f%s", (double)ip[p].p50_ns / 1e6,
+				       ip[p].mismatch ? " (mismatch)" : "");
+	}
+	fputc('\n', fp);
+	texttable_print(&t, fp, 1);
+	fputc('\n', fp);
+	texttable_free(&t);
+	free(ip);
 }
 
 static void report_md_timeline(const struct report *r, FILE *fp)
@@ -384,6 +439,7 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 	report_md_budget(r, fp);
 	report_md_timeline(r, fp);
 	report_md_routing(r, fp);
+	report_md_impairments(r, fp);
 	report_md_decay(r, fp);
 	report_md_upstream(r, fp);
 	report_md_resolvers(r, fp);

@@ -440,7 +440,8 @@ static void test_policy_errors(void **state)
 	expect_errors(
 	    "tests/unit/data/frrconf/err_policy.ini", NULL, 0,
 	    "tests/unit/data/frrconf/err_policy.ini:18: unknown key 'cost' in [link t1 t2] "
-	    "(expected: prepend, local_pref, bgp_keepalive, bgp_hold, bgp_mrai, bfd)\n"
+	    "(expected: prepend, local_pref, bgp_keepalive, bgp_hold, bgp_mrai, bfd; delay, "
+	    "jitter, loss, duplicate, reorder, rate, each also as A>B.KEY for one direction)\n"
 	    "tests/unit/data/frrconf/err_policy.ini:23: [link t2 t3] prepend: set twice (first "
 	    "at line 22)\n"
 	    "tests/unit/data/frrconf/err_policy.ini:33: [site a] prepend: expected a whole "

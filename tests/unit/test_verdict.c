@@ -145,6 +145,9 @@ static void lab_events(const char *dir, int interrupted, int64_t stop)
  * probers', the collector's, authd's. with_dns: with the DNS client, its
  * query capture and authd's events; else anycast alone.
  */
+/* the RTT of every answered request of valid_run */
+static int64_t valid_rtt_ns = 2000000;
+
 static void valid_run_as(const char *dir, int with_dns)
 {
 	size_t na, nb;
@@ -162,7 +165,7 @@ static void valid_run_as(const char *dir, int with_dns)
 		    dead   ? ""
 		    : at_a ? "a"
 			   : "b",
-		    dead ? 0 : 2000000);
+		    dead ? 0 : (int)valid_rtt_ns);
 	}
 	client_events(dir, "c1", "client", 1, RATE, NREQ, 1);
 	if (with_dns) {
@@ -175,7 +178,7 @@ static void valid_run_as(const char *dir, int with_dns)
 			    dead   ? ""
 			    : at_a ? "a"
 				   : "b",
-			    dead ? 0 : 2000000);
+			    dead ? 0 : (int)valid_rtt_ns);
 		}
 		client_events(dir, "c1", "client-dns", DNS_ID(1), RATE, NREQ, 1);
 	}
@@ -1398,10 +1401,131 @@ static void test_report_invalid(void **state)
 	free(text);
 }
 
+/* empty_dir: every file of dir removed, for a second run in it */
+static void empty_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[512];
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		assert_int_equal(unlink(path), 0);
+	}
+	closedir(d);
+}
+
+/* impairments: lab.events.jsonl's configured paths of c1, a at rtt_ms
+ * (loss a_loss %), b at 30 ms */
+static void impairments(const char *dir, double rtt_ms, double a_loss)
+{
+	char extra[512];
+
+	snprintf(extra, sizeof(extra),
+		 ",\"mechanism\":\"delayline\",\"why\":\"\",\"paths\":["
+		 "{\"client\":\"c1\",\"site\":\"a\",\"rtt_ns\":%lld,\"loss_pct\":%g},"
+		 "{\"client\":\"c1\",\"site\":\"b\",\"rtt_ns\":30000000,\"loss_pct\":0}]",
+		 (long long)(rtt_ms * 1e6), a_loss);
+	ev(dir, "lab.events.jsonl", T0 - 4 * S, "impairments", extra);
+}
+
+/* measured, not assumed: the RTT of c1's requests a answered before t0
+ * (both flows, 30 each), against the configured 30 ms: 40 ms invalidates,
+ * 31 ms (3.3 %) does not; clocks.json lists both paths */
+static void test_impairment_mismatch(void **state)
+{
+	const char *dir = *state;
+	json_t *root, *paths, *a;
+
+	valid_rtt_ns = 40 * MS;
+	valid_run(dir);
+	valid_rtt_ns = 2 * MS;
+	impairments(dir, 30, 0);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "impairment_mismatch",
+		    "client c1 to site a: the RTT of its 60 requests answered before t0 was "
+		    "40.000 ms (p50), the links were configured for 30.000 ms (delayline): they "
+		    "differ by 10.000 ms, more than 1.500 ms (max(0.5 ms, 5 %))",
+		    1);
+	paths = json_object_get(json_object_get(root, "impairments"), "paths");
+	assert_int_equal(json_array_size(paths), 2);
+	a = json_array_get(paths, 0);
+	assert_string_equal(json_string_value(json_object_get(a, "site")), "a");
+	assert_seconds(a, "configured_rtt_s", 0.030);
+	assert_seconds(a, "measured_rtt_p50_s", 0.040);
+	assert_count(a, "requests", 60);
+	assert_true(json_is_true(json_object_get(a, "mismatch")));
+	/* b answered before t0 none of c1's: not measured, not judged */
+	assert_json_null(json_array_get(paths, 1), "measured_rtt_p50_s");
+	assert_json_null(json_array_get(paths, 1), "mismatch");
+	json_decref(root);
+	empty_dir(dir);
+
+	valid_rtt_ns = 31 * MS;
+	valid_run(dir);
+	valid_rtt_ns = 2 * MS;
+	impairments(dir, 30, 0);
+	root = expect(dir, 1, NULL);
+	assert_no_code(root, "impairment_mismatch");
+	json_decref(root);
+	empty_dir(dir);
+
+	/* a short path (2 ms measured): 0.5 ms is the floor of the tolerance */
+	valid_run(dir);
+	impairments(dir, 1.6, 0);
+	json_decref(expect(dir, 1, NULL));
+	empty_dir(dir);
+	valid_run(dir);
+	impairments(dir, 1.4, 0);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "impairment_mismatch", "differ by 0.600 ms, more than 0.500 ms", 1);
+	json_decref(root);
+}
+
+/* a lossy link: losses it explains are not unexplained_loss (up to the
+ * 99 % bound of the requests drawn at its loss), and loss_mismatch is not
+ * checked */
+static void test_configured_loss(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	/* c1's 100 requests at 5 %: 5 expected, 12 at most */
+	valid_run(dir);
+	for (int k = 0; k < 4; k++)
+		put(dir, "requests-c1.csv", "1,%d,%lld,timeout,,0\n", 200 + k,
+		    (long long)(T0 - 2 * S + k * MS));
+	impairments(dir, 2, 5);
+	root = expect(dir, 1, NULL);
+	assert_no_code(root, "unexplained_loss");
+	assert_code(root, "loss_configured",
+		    "anycast: 4 of the 7 requests the clients lost are not the failure of a's, "
+		    "within what the links' configured loss explains (at most 12: the 99 % "
+		    "bound)",
+		    0);
+	assert_code(root, "loss_unchecked", "a link on their paths has a configured loss", 0);
+	json_decref(root);
+	empty_dir(dir);
+	/* more than the bound: unexplained, the bound said */
+	valid_run(dir);
+	for (int k = 0; k < 20; k++)
+		put(dir, "requests-c1.csv", "1,%d,%lld,timeout,,0\n", 200 + k,
+		    (long long)(T0 - 2 * S + k * MS));
+	impairments(dir, 2, 5);
+	root = expect(dir, 0, NULL);
+	assert_code(root, "unexplained_loss", "the links' configured loss explains at most 13", 1);
+	json_decref(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_valid_run, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_impairment_mismatch, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_configured_loss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_agent_exited, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_behind, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_killed, setup, teardown),

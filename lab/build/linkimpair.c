@@ -1,0 +1,246 @@
+/* The links' impairments in a lab: netem set, or linkd started; see lab.h. */
+#include "lab.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "event.h"
+#include "events.h"
+#include "log.h"
+#include "strfmt.h"
+#include "timeutil.h"
+
+/* the mechanism, detected once a process (impair_detect forks a child) */
+static int linkimpair_known;
+static enum impair_mech linkimpair_mech;
+static char linkimpair_why[256];
+
+const char *lab_impair_mech_text(enum impair_mech mech)
+{
+	return mech == IMPAIR_MECH_NETEM ? "netem" : "delayline (linkd)";
+}
+
+/* linkimpair_check: every impaired direction as mech applies it; each one
+ * it cannot is said on err, at its [link]'s line. 0 or -1. */
+static int linkimpair_check(const struct topology *t, enum impair_mech mech, FILE *err)
+{
+	char why[256];
+	int rc = 0;
+
+	for (int n = 0; n < t->nnodes; n++) {
+		struct topo_egress e[TOPO_MAX_NODES];
+		int k = topo_node_egress(t, n, e, TOPO_MAX_NODES);
+
+		for (int i = 0; i < k && i < TOPO_MAX_NODES; i++) {
+			int line = 0;
+
+			if (impair_check(e[i].im, mech, why, sizeof(why)) == 0)
+				continue;
+			for (int l = 0; l < t->nlinks && line == 0; l++)
+				if (e[i].im == &t->links[l].impair[0] ||
+				    e[i].im == &t->links[l].impair[1])
+					line = t->links[l].impair_line;
+			for (int j = 0; j < t->nrlinks && line == 0; j++)
+				if (e[i].im == &t->rlinks[j].impair[0] ||
+				    e[i].im == &t->rlinks[j].impair[1])
+					line = t->rlinks[j].line;
+			fprintf(err, "%s:%d: %s>%s: %s (mechanism: %s)\n", t->path, line,
+				t->nodes[n].name, t->nodes[e[i].peer].name, why,
+				lab_impair_mech_text(mech));
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+int lab_impair_mech(const struct topology *t, enum impair_mech *mech, char *why, size_t len,
+		    FILE *err)
+{
+	if (!linkimpair_known) {
+		if (impair_detect(&linkimpair_mech, linkimpair_why, sizeof(linkimpair_why)) == -1) {
+			(void)strfmt(why, len, "%s", linkimpair_why);
+			return -2;
+		}
+		linkimpair_known = 1;
+	}
+	*mech = linkimpair_mech;
+	(void)strfmt(why, len, "%s", linkimpair_why);
+	return linkimpair_check(t, linkimpair_mech, err);
+}
+
+/* linkimpair_netem: node n's impaired interfaces, each a netem qdisc (with
+ * a tbf under it for a rate), set from inside its namespace. 0 or -1. */
+static int linkimpair_netem(struct lab *lab, int n, const struct topo_egress *e, int k)
+{
+	char err[256];
+	int rc = 0;
+
+	if (netns_enter(lab->nsfd[n]) == -1) {
+		log_warn("%s: setns %s", __func__, lab->t->nodes[n].name);
+		return -1;
+	}
+	for (int i = 0; i < k && rc == 0; i++) {
+		if (impair_netem_apply(e[i].ifname, e[i].im, err, sizeof(err)) == -1) {
+			log_warnx("%s: %s: netem: %s", lab->t->nodes[n].name, e[i].ifname, err);
+			rc = -1;
+		}
+	}
+	if (netns_enter_root() == -1)
+		fatal("%s: setns back to the root namespace", __func__);
+	return rc;
+}
+
+/* A linkd's command line: room for every impaired interface of a router
+ * of the largest lab, each with its five keys. */
+#define LINKIMPAIR_ARGS (12 * TOPO_MAX_NODES + 16)
+
+/* linkimpair_linkd: node n's linkd, started (inside the open batch) with
+ * each impaired interface's -i and keys. 0 or -1 (said). */
+static int linkimpair_linkd(struct lab *lab, int n, const struct topo_egress *e, int k)
+{
+	/* the keys linkd takes, by topo_impair_key_name's index: duplicate
+	 * has none (lab_impair_mech refused it) */
+	static const char opt[6][3] = {"-d", "-j", "-l", "", "-R", "-r"};
+	static char *argv[LINKIMPAIR_ARGS];
+	static char store[LINKIMPAIR_ARGS][128];
+	int a = 0;
+
+#define LINKIMPAIR_ARG(...)                                                                        \
+	do {                                                                                       \
+		if (a + 1 >= LINKIMPAIR_ARGS ||                                                    \
+		    strfmt(store[a], sizeof(store[a]), __VA_ARGS__) == -1) {                       \
+			log_warnx("linkd of %s: command line too long", lab->t->nodes[n].name);    \
+			return -1;                                                                 \
+		}                                                                                  \
+		argv[a] = store[a];                                                                \
+		a++;                                                                               \
+	} while (0)
+	LINKIMPAIR_ARG("linkd");
+	LINKIMPAIR_ARG("-n");
+	LINKIMPAIR_ARG("%s", lab->t->nodes[n].name);
+	LINKIMPAIR_ARG("-e");
+	LINKIMPAIR_ARG("%s/%s.linkd.events.jsonl", lab->rundir, lab->t->nodes[n].name);
+	/* the delay line is a clock: a busy machine makes it late */
+	LINKIMPAIR_ARG("-p");
+	LINKIMPAIR_ARG("%d", LAB_LINKD_PRIO);
+	/* the seed of the draws: the node's index, so a run is repeatable */
+	LINKIMPAIR_ARG("-s");
+	LINKIMPAIR_ARG("%d", n + 1);
+	for (int i = 0; i < k; i++) {
+		char v[128];
+
+		LINKIMPAIR_ARG("-i");
+		LINKIMPAIR_ARG("%s", e[i].ifname);
+		for (int key = 0; topo_impair_key_name(key); key++) {
+			if (!opt[key][0] || !topo_impair_value(e[i].im, key, v, sizeof(v)))
+				continue;
+			LINKIMPAIR_ARG("%s", opt[key]);
+			LINKIMPAIR_ARG("%s", v);
+		}
+	}
+#undef LINKIMPAIR_ARG
+	argv[a] = NULL;
+	return lab_start_agent_as(lab, n, "linkd", "linkd", argv) == -1 ? -1 : 0;
+}
+
+/* linkimpair_ready: NODE.linkd.events.jsonl has linkd_ready */
+static int linkimpair_ready(const struct lab *lab, int n)
+{
+	char path[PATH_MAX], line[1024];
+	int ready = 0;
+	FILE *fp;
+
+	if (strfmt(path, sizeof(path), "%s/%s.linkd.events.jsonl", lab->rundir,
+		   lab->t->nodes[n].name) == -1 ||
+	    (fp = lab_fopen_read(path)) == NULL)
+		return 0;
+	while (!ready && fgets(line, sizeof(line), fp))
+		ready = strstr(line, "\"linkd_ready\"") != NULL;
+	fclose(fp);
+	return ready;
+}
+
+/* linkimpair_paths: every client's path to every site as configured, for
+ * the analysis (lab.events.jsonl's impairments; docs/events.md) */
+static json_t *linkimpair_paths(const struct topology *t)
+{
+	json_t *a = json_array();
+
+	for (int c = 0; c < t->nnodes && a; c++) {
+		if (t->nodes[c].kind != TOPO_CLIENT)
+			continue;
+		for (int s = 0; s < t->nnodes; s++) {
+			double there, back;
+			int64_t rtt;
+
+			if (t->nodes[s].kind != TOPO_SITE || (rtt = topo_rtt_ns(t, c, s)) < 0)
+				continue;
+			there = topo_loss_pct(t, c, s);
+			back = topo_loss_pct(t, s, c);
+			json_array_append_new(
+			    a, json_pack("{s:s, s:s, s:I, s:f}", "client", t->nodes[c].name, "site",
+					 t->nodes[s].name, "rtt_ns", (json_int_t)rtt, "loss_pct",
+					 100 * (1 - (1 - there / 100) * (1 - back / 100))));
+		}
+	}
+	return a;
+}
+
+int lab_impair_apply(struct lab *lab)
+{
+	const struct topology *t = lab->t;
+	static struct topo_egress e[TOPO_MAX_NODES];
+	enum impair_mech mech;
+	char why[256];
+	int64_t deadline;
+	int rc = 0, waiting;
+
+	if (!topo_impaired(t))
+		return 0;
+	switch (lab_impair_mech(t, &mech, why, sizeof(why), stderr)) {
+	case -2:
+		log_warnx("impairments: %s", why);
+		return -1;
+	case -1:
+		return -1; /* each link said */
+	}
+	event_emit(lab->ev, EVENTS_IMPAIRMENTS, "{s:s, s:s, s:o?}", "mechanism",
+		   impair_mech_name(mech), "why", why, "paths", linkimpair_paths(t));
+	if (mech == IMPAIR_MECH_NETEM) {
+		for (int n = 0; n < t->nnodes && rc == 0; n++) {
+			int k = topo_node_egress(t, n, e, TOPO_MAX_NODES);
+
+			if (k > 0)
+				rc = linkimpair_netem(lab, n, e, k);
+		}
+		return rc;
+	}
+	lab_start_batch(lab);
+	for (int n = 0; n < t->nnodes && rc == 0; n++) {
+		int k = topo_node_egress(t, n, e, TOPO_MAX_NODES);
+
+		if (k > 0)
+			rc = linkimpair_linkd(lab, n, e, k);
+	}
+	if (lab_start_wait(lab) == -1 || rc == -1)
+		return -1;
+	/* the warm-up, and every agent started after this, see the delayed
+	 * paths: each linkd has its table in place */
+	deadline = now_mono_ns() + t->settle_ns;
+	do {
+		waiting = 0;
+		for (int n = 0; n < t->nnodes; n++)
+			if (topo_node_egress(t, n, e, 0) > 0 && !linkimpair_ready(lab, n))
+				waiting++;
+		if (waiting == 0)
+			return 0;
+		if (lab_watch(lab, 10 * NSEC_PER_MSEC) > 0 && lab->unexpected)
+			break;
+	} while (now_mono_ns() < deadline && !(lab->interrupt && *lab->interrupt));
+	log_warnx("impairments: %d linkd not ready (linkd_ready) within %.1f s (settle); see "
+		  "NODE.linkd.log in %s",
+		  waiting, (double)t->settle_ns / 1e9, lab->rundir);
+	return -1;
+}

@@ -1,0 +1,519 @@
+/*
+ * Impairments in a topology: the keys of [link] sections (delay, jitter,
+ * loss, duplicate, reorder, rate, lib/impair.h), per direction; [link NODE
+ * ROUTER] for a node's own link; the configured delay of a path, and the
+ * timeouts checked against it. See topology.h.
+ *
+ * A key applies to both directions of its link unless written A>B.KEY, which
+ * sets the direction leaving A only, whatever the order of the lines: the
+ * plain keys are applied first.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "strfmt.h"
+#include "timeutil.h"
+#include "topology_int.h"
+
+static const char *const topo_impair_names[] = {"delay",     "jitter",	"loss",
+						"duplicate", "reorder", "rate"};
+#define TOPO_IMPAIR_NKEYS ((int)(sizeof(topo_impair_names) / sizeof(topo_impair_names[0])))
+
+/* topo_impair_split: a key as written, "KEY" or "A>B.KEY": its impairment
+ * key's index (-1: not one), and the direction as written into dir ("" if
+ * none). */
+static int topo_impair_split(const char *key, char *dir, size_t dirlen)
+{
+	const char *dot = strrchr(key, '.'), *name = dot ? dot + 1 : key;
+
+	if (dir && dirlen)
+		dir[0] = '\0';
+	for (int k = 0; k < TOPO_IMPAIR_NKEYS; k++) {
+		if (strcmp(name, topo_impair_names[k]) != 0)
+			continue;
+		if (dot && dir && (size_t)(dot - key) < dirlen) {
+			memcpy(dir, key, (size_t)(dot - key));
+			dir[dot - key] = '\0';
+		}
+		return k;
+	}
+	return -1;
+}
+
+int topo_impair_key(const char *key)
+{
+	return topo_impair_split(key, NULL, 0) >= 0;
+}
+
+int topo_impair_none(const struct impair *im)
+{
+	return im->delay_ns == 0 && im->jitter_ns == 0 && im->loss_pct == 0 &&
+	       im->duplicate_pct == 0 && im->reorder_pct == 0 && im->rate_bps == 0;
+}
+
+/* A [link] section resolved: its two directions, the ends' names in the
+ * order of the directions ([0] sends on impair[0]) */
+struct topo_impair_link {
+	struct impair *impair;
+	const char *from[2];
+};
+
+/* topo_impair_node_link: [link A B] j, one of which is not a router, to
+ * the node's own link. Its index in t->links, or -1 (said). */
+static int topo_impair_node_link(struct topo_parse *p, int j, const int *seen)
+{
+	struct topology *t = p->t;
+	const char *a = p->rl[j].a, *b = p->rl[j].b;
+	int ia = topo_find(t, a), ib = topo_find(t, b), node, router, l;
+
+	if (ia < 0 || ib < 0)
+		return -1; /* said by topo_check_routers */
+	node = t->nodes[ia].kind == TOPO_ROUTER ? ib : ia;
+	router = node == ia ? ib : ia;
+	l = t->nodes[node].link;
+	if (l < 0)
+		return -1; /* its link = is missing or wrong: said */
+	if (t->links[l].router != router) {
+		topo_error(p, p->rl[j].line,
+			   "[link %s %s]: %s's link is to router '%s' (line %d), not '%s'; "
+			   "expected [link %s %s]",
+			   a, b, t->nodes[node].name, t->nodes[t->links[l].router].name,
+			   t->links[l].line, t->nodes[router].name, t->nodes[node].name,
+			   t->nodes[t->links[l].router].name);
+		return -1;
+	}
+	if (seen[l] >= 0) {
+		topo_error(p, p->rl[j].line,
+			   "[link %s %s]: duplicate: %s's link is already described at line %d", a,
+			   b, t->nodes[node].name, p->rl[seen[l]].line);
+		return -1;
+	}
+	return l;
+}
+
+/* topo_impair_set: pair i into its link's directions (dirs: 3 for both,
+ * 1 for [0], 2 for [1]). */
+static void topo_impair_set(struct topo_parse *p, int i, const struct topo_impair_link *tl)
+{
+	const char *key = p->rlkeys[i].key, *value = p->rlkeys[i].value, *what;
+	int k = topo_impair_split(key, NULL, 0), j = p->rlkeys[i].rl;
+	char dir[64], why[200], want[2 * TOPO_NAME_MAX + 8], other[2 * TOPO_NAME_MAX + 8];
+	int dirs = 3;
+
+	topo_impair_split(key, dir, sizeof(dir));
+	if (dir[0]) {
+		strfmt(want, sizeof(want), "%s>%s", tl->from[0], tl->from[1]);
+		strfmt(other, sizeof(other), "%s>%s", tl->from[1], tl->from[0]);
+		if (strcmp(dir, want) == 0) {
+			dirs = 1;
+		} else if (strcmp(dir, other) == 0) {
+			dirs = 2;
+		} else {
+			topo_error(p, p->rlkeys[i].line,
+				   "[link %s %s] %s: expected %s.%s or %s.%s (the direction: from "
+				   "one end of the link to the other), got '%s'",
+				   p->rl[j].a, p->rl[j].b, key, want, topo_impair_names[k], other,
+				   topo_impair_names[k], dir);
+			return;
+		}
+	}
+	for (int d = 0; d < 2; d++) {
+		if (!(dirs & (1 << d)))
+			continue;
+		if (impair_parse(&tl->impair[d], topo_impair_names[k], value, &what) == -1) {
+			impair_error(why, sizeof(why), key, value, what);
+			topo_error(p, p->rlkeys[i].line, "[link %s %s] %s", p->rl[j].a, p->rl[j].b,
+				   why);
+			return;
+		}
+	}
+}
+
+/* topo_impair_where: where key name of section sect was set (0: not) */
+static int topo_impair_where(struct topo_parse *p, int sect, const char *name)
+{
+	const struct topo_key *keys;
+	int n;
+
+	keys = topo_sect_keys(p, sect, &n);
+	for (int k = 0; k < n; k++)
+		if (strcmp(keys[k].name, name) == 0)
+			return *topo_where(p, sect, k);
+	return 0;
+}
+
+/* topo_check_timeout: node i's timeout key name (value v) against the
+ * configured RTT of its path to every site: the longest that exceeds it is
+ * said, where the timeout was set (the node's, the lab's, or the node's
+ * header for the default). */
+static void topo_check_timeout(struct topo_parse *p, int i, const char *name, int64_t v)
+{
+	const struct topology *t = p->t;
+	int64_t worst = -1;
+	int site = -1, where;
+	char label[TOPO_NAME_MAX + 16], vt[32], rt[32], path[200];
+
+	for (int s = 0; s < t->nnodes; s++) {
+		int64_t rtt;
+
+		if (t->nodes[s].kind != TOPO_SITE || (rtt = topo_rtt_ns(t, i, s)) <= v)
+			continue;
+		if (rtt > worst) {
+			worst = rtt;
+			site = s;
+		}
+	}
+	if (site < 0)
+		return;
+	if ((where = topo_impair_where(p, i, name)) == 0 &&
+	    (where = topo_impair_where(p, TOPO_SECT_LAB, name)) == 0)
+		where = t->nodes[i].line;
+	topo_error(p, where,
+		   "%s %s: %s is shorter than the configured RTT of its path to site '%s', %s "
+		   "(%s); expected at least %s",
+		   topo_label(p, i, label, sizeof(label)), name,
+		   topo_format_duration(v, vt, sizeof(vt)), t->nodes[site].name,
+		   topo_format_duration(worst, rt, sizeof(rt)),
+		   topo_path_text(t, i, site, path, sizeof(path)), rt);
+}
+
+void topo_check_impair(struct topo_parse *p)
+{
+	struct topology *t = p->t;
+	static struct topo_impair_link tl[TOPO_MAX_RLINKS];
+	static int seen[TOPO_MAX_NODES];
+	int bad = 0;
+
+	for (int l = 0; l < TOPO_MAX_NODES; l++)
+		seen[l] = -1;
+	for (int j = 0; j < p->nrl; j++) {
+		tl[j].impair = NULL;
+		if (p->rl[j].rlink >= 0) {
+			const struct topo_rlink *rl = &t->rlinks[p->rl[j].rlink];
+
+			tl[j].impair = t->rlinks[p->rl[j].rlink].impair;
+			tl[j].from[0] = t->nodes[rl->a].name;
+			tl[j].from[1] = t->nodes[rl->b].name;
+			continue;
+		}
+		int ia = topo_find(t, p->rl[j].a), ib = topo_find(t, p->rl[j].b), l;
+
+		/* a [link] of two routers refused, or one of a node */
+		if (ia < 0 || ib < 0 ||
+		    (t->nodes[ia].kind == TOPO_ROUTER) == (t->nodes[ib].kind == TOPO_ROUTER))
+			continue;
+		if ((l = topo_impair_node_link(p, j, seen)) < 0)
+			continue;
+		seen[l] = j;
+		t->links[l].impair_line = p->rl[j].line;
+		tl[j].impair = t->links[l].impair;
+		tl[j].from[0] = t->nodes[t->links[l].node].name;
+		tl[j].from[1] = t->nodes[t->links[l].router].name;
+	}
+	/* both directions first, then each direction's own */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < p->nrlkeys; i++) {
+			const char *key = p->rlkeys[i].key;
+			int j = p->rlkeys[i].rl;
+
+			if (tl[j].impair == NULL)
+				continue;
+			if (!topo_impair_key(key)) {
+				if (pass == 0 && p->rl[j].rlink < 0)
+					topo_error(p, p->rlkeys[i].line,
+						   "[link %s %s] %s: a node's link takes only "
+						   "the impairment keys (delay, jitter, loss, "
+						   "duplicate, reorder, rate)",
+						   p->rl[j].a, p->rl[j].b, key);
+				continue;
+			}
+			if ((strchr(key, '.') != NULL) == pass)
+				topo_impair_set(p, i, &tl[j]);
+		}
+	}
+	/* what no mechanism does: a reorder with no delay to send ahead of */
+	for (int j = 0; j < p->nrl; j++) {
+		char why[200];
+
+		for (int d = 0; tl[j].impair && d < 2; d++) {
+			if (impair_check(&tl[j].impair[d], IMPAIR_MECH_NETEM, why, sizeof(why)) ==
+			    0)
+				continue;
+			topo_error(p, p->rl[j].line, "[link %s %s] %s>%s: %s", p->rl[j].a,
+				   p->rl[j].b, tl[j].from[d], tl[j].from[1 - d], why);
+			bad = 1;
+		}
+	}
+	if (bad || p->in.nerrors || !topo_impaired(t))
+		return;
+	for (int i = 0; i < t->nnodes; i++) {
+		if (t->nodes[i].kind == TOPO_CLIENT)
+			topo_check_timeout(p, i, "timeout", t->nodes[i].timeout_ns);
+		else if (t->nodes[i].kind == TOPO_PROBER)
+			topo_check_timeout(p, i, "probe_timeout", t->nodes[i].probe_timeout_ns);
+	}
+}
+
+int topo_impaired(const struct topology *t)
+{
+	int n = 0;
+
+	for (int l = 0; l < t->nlinks; l++)
+		for (int d = 0; d < 2; d++)
+			n += !topo_impair_none(&t->links[l].impair[d]);
+	for (int j = 0; j < t->nrlinks; j++)
+		for (int d = 0; d < 2; d++)
+			n += !topo_impair_none(&t->rlinks[j].impair[d]);
+	return n;
+}
+
+int topo_node_egress(const struct topology *t, int n, struct topo_egress *e, int max)
+{
+	int k = 0;
+
+#define TOPO_EGRESS(name, imp, other)                                                              \
+	do {                                                                                       \
+		if (!topo_impair_none(imp)) {                                                      \
+			if (k < max)                                                               \
+				e[k] = (struct topo_egress){(name), (imp), (other)};               \
+			k++;                                                                       \
+		}                                                                                  \
+	} while (0)
+	if (t->nodes[n].kind != TOPO_ROUTER && t->nodes[n].link >= 0) {
+		const struct topo_link *l = &t->links[t->nodes[n].link];
+
+		TOPO_EGRESS(l->node_ifname, &l->impair[0], l->router);
+	}
+	for (int i = 0; t->nodes[n].kind == TOPO_ROUTER && i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+
+		if (l->router == n)
+			TOPO_EGRESS(l->router_ifname, &l->impair[1], l->node);
+	}
+	for (int j = 0; j < t->nrlinks; j++) {
+		const struct topo_rlink *rl = &t->rlinks[j];
+
+		if (rl->a == n)
+			TOPO_EGRESS(rl->a_ifname, &rl->impair[0], rl->b);
+		else if (rl->b == n)
+			TOPO_EGRESS(rl->b_ifname, &rl->impair[1], rl->a);
+	}
+#undef TOPO_EGRESS
+	return k;
+}
+
+/* topo_impair_walk: the path from node from to node to, each hop's
+ * direction given to hop(arg, impair, next node), the first hop's from
+ * `from`. 0, or -1 if there is none. */
+static int topo_impair_walk(const struct topology *t, int from, int to,
+			    void (*hop)(void *arg, const struct impair *im, int next), void *arg)
+{
+	static struct topo_path path[TOPO_MAX_NODES];
+	int cur = topo_node_router(t, from), last = topo_node_router(t, to);
+
+	if (cur < 0 || last < 0)
+		return -1;
+	if (from != cur)
+		hop(arg, &t->links[t->nodes[from].link].impair[0], cur);
+	while (cur != last) {
+		const struct topo_rlink *rl;
+
+		topo_paths(t, cur, path);
+		if (path[last].hops < 0)
+			return -1;
+		rl = &t->rlinks[path[last].rlink];
+		hop(arg, &rl->impair[rl->a == cur ? 0 : 1], rl->a == cur ? rl->b : rl->a);
+		cur = rl->a == cur ? rl->b : rl->a;
+	}
+	if (to != last)
+		hop(arg, &t->links[t->nodes[to].link].impair[1], to);
+	return 0;
+}
+
+static void topo_impair_add_delay(void *arg, const struct impair *im, int next)
+{
+	(void)next;
+	*(int64_t *)arg += im->delay_ns;
+}
+
+int64_t topo_owd_ns(const struct topology *t, int from, int to)
+{
+	int64_t sum = 0;
+
+	return topo_impair_walk(t, from, to, topo_impair_add_delay, &sum) == -1 ? -1 : sum;
+}
+
+int64_t topo_rtt_ns(const struct topology *t, int a, int b)
+{
+	int64_t there = topo_owd_ns(t, a, b), back = topo_owd_ns(t, b, a);
+
+	return there < 0 || back < 0 ? -1 : there + back;
+}
+
+static void topo_impair_add_loss(void *arg, const struct impair *im, int next)
+{
+	(void)next;
+	*(double *)arg *= 1 - im->loss_pct / 100;
+}
+
+double topo_loss_pct(const struct topology *t, int from, int to)
+{
+	double delivered = 1;
+
+	if (topo_impair_walk(t, from, to, topo_impair_add_loss, &delivered) == -1)
+		return -1;
+	return 100 * (1 - delivered);
+}
+
+struct topo_impair_text {
+	const struct topology *t;
+	char *buf;
+	size_t len, used;
+};
+
+static void topo_impair_add_name(void *arg, const struct impair *im, int next)
+{
+	struct topo_impair_text *x = arg;
+
+	(void)im;
+	if (x->used < x->len)
+		x->used += (size_t)snprintf(x->buf + x->used, x->len - x->used, " %s",
+					    x->t->nodes[next].name);
+}
+
+const char *topo_path_text(const struct topology *t, int from, int to, char *buf, size_t len)
+{
+	struct topo_impair_text x = {t, buf, len, 0};
+
+	x.used = (size_t)snprintf(buf, len, "%s", t->nodes[from].name);
+	if (topo_impair_walk(t, from, to, topo_impair_add_name, &x) == -1)
+		snprintf(buf, len, "%s, no path to %s", t->nodes[from].name, t->nodes[to].name);
+	return buf;
+}
+
+const char *topo_impair_key_name(int k)
+{
+	return k >= 0 && k < TOPO_IMPAIR_NKEYS ? topo_impair_names[k] : NULL;
+}
+
+const char *topo_impair_value(const struct impair *im, int k, char *buf, size_t len)
+{
+	struct impair one = {0};
+	char all[128];
+	const char *sp;
+
+	switch (k) {
+	case 0:
+		one.delay_ns = im->delay_ns;
+		break;
+	case 1:
+		one.jitter_ns = im->jitter_ns;
+		one.dist = im->dist;
+		break;
+	case 2:
+		one.loss_pct = im->loss_pct;
+		one.loss_corr_pct = im->loss_corr_pct;
+		break;
+	case 3:
+		one.duplicate_pct = im->duplicate_pct;
+		one.duplicate_corr_pct = im->duplicate_corr_pct;
+		break;
+	case 4:
+		one.reorder_pct = im->reorder_pct;
+		one.reorder_corr_pct = im->reorder_corr_pct;
+		break;
+	default:
+		one.rate_bps = im->rate_bps;
+		break;
+	}
+	if (topo_impair_none(&one))
+		return NULL;
+	impair_format(&one, all, sizeof(all));
+	sp = strchr(all, ' ');
+	snprintf(buf, len, "%s", sp ? sp + 1 : all);
+	return buf;
+}
+
+void topo_print_impair_keys(const struct topology *t, int j, int l, FILE *out)
+{
+	const struct impair *im;
+	const char *from[2];
+	char v[2][128];
+
+	if (j >= 0) {
+		im = t->rlinks[j].impair;
+		from[0] = t->nodes[t->rlinks[j].a].name;
+		from[1] = t->nodes[t->rlinks[j].b].name;
+	} else {
+		im = t->links[l].impair;
+		from[0] = t->nodes[t->links[l].node].name;
+		from[1] = t->nodes[t->links[l].router].name;
+	}
+	for (int k = 0; k < TOPO_IMPAIR_NKEYS; k++) {
+		const char *a = topo_impair_value(&im[0], k, v[0], sizeof(v[0]));
+		const char *b = topo_impair_value(&im[1], k, v[1], sizeof(v[1]));
+
+		if (a && b && strcmp(a, b) == 0) {
+			fprintf(out, "%s = %s\n", topo_impair_names[k], a);
+			continue;
+		}
+		if (a)
+			fprintf(out, "%s>%s.%s = %s\n", from[0], from[1], topo_impair_names[k], a);
+		if (b)
+			fprintf(out, "%s>%s.%s = %s\n", from[1], from[0], topo_impair_names[k], b);
+	}
+}
+
+/* topo_print_dir: one direction of a link, if impaired */
+static void topo_print_dir(const struct impair *im, const char *from, const char *to, FILE *out)
+{
+	char buf[256];
+
+	if (topo_impair_none(im))
+		return;
+	impair_format(im, buf, sizeof(buf));
+	fprintf(out, "#   %s>%s: %s\n", from, to, buf);
+}
+
+void topo_print_impair(const struct topology *t, const char *mech, FILE *out)
+{
+	char rtt[32], path[256];
+
+	if (!topo_impaired(t))
+		return;
+	fprintf(out, "# impaired links, per direction, applied by %s:\n", mech);
+	for (int l = 0; l < t->nlinks; l++) {
+		const struct topo_link *k = &t->links[l];
+		const char *n = t->nodes[k->node].name, *r = t->nodes[k->router].name;
+
+		if (topo_impair_none(&k->impair[0]) && topo_impair_none(&k->impair[1]))
+			continue;
+		fprintf(out, "# link %s %s\n", n, r);
+		topo_print_dir(&k->impair[0], n, r, out);
+		topo_print_dir(&k->impair[1], r, n, out);
+	}
+	for (int j = 0; j < t->nrlinks; j++) {
+		const struct topo_rlink *rl = &t->rlinks[j];
+		const char *a = t->nodes[rl->a].name, *b = t->nodes[rl->b].name;
+
+		if (topo_impair_none(&rl->impair[0]) && topo_impair_none(&rl->impair[1]))
+			continue;
+		fprintf(out, "# link %s %s\n", a, b);
+		topo_print_dir(&rl->impair[0], a, b, out);
+		topo_print_dir(&rl->impair[1], b, a, out);
+	}
+	fprintf(out, "# configured RTT of each path (the links' delays, there and back):\n");
+	for (int i = 0; i < t->nnodes; i++) {
+		if (t->nodes[i].kind != TOPO_CLIENT && t->nodes[i].kind != TOPO_PROBER)
+			continue;
+		for (int s = 0; s < t->nnodes; s++) {
+			int64_t v;
+
+			if (t->nodes[s].kind != TOPO_SITE || (v = topo_rtt_ns(t, i, s)) < 0)
+				continue;
+			fprintf(out, "#   rtt %s %s: %s (%s)\n", t->nodes[i].name, t->nodes[s].name,
+				topo_format_duration(v, rtt, sizeof(rtt)),
+				topo_path_text(t, i, s, path, sizeof(path)));
+		}
+	}
+}
