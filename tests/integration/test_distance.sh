@@ -65,16 +65,16 @@ fi
 $STEERLAB up $topo --set name=$lab --out "$out/up" >"$out/up.log" 2>&1 || fail "up: $(cat "$out/up.log")"
 for node in c1 core; do
 	if [ "$mech" = delayline ]; then
-		ip netns exec $lab-$node nft list tables | grep -qx 'table inet linkd' ||
+		ip netns exec $lab-$node nft list tables | grep -x 'table inet linkd' >/dev/null ||
 			fail "no nftables table inet linkd in $lab-$node"
-		awk -v n=$node '$3 == n && $4 == "linkd"' "$out/up/agents.tsv" | grep -q . ||
+		awk -v n=$node '$3 == n && $4 == "linkd"' "$out/up/agents.tsv" | grep . >/dev/null ||
 			fail "no linkd of $node in agents.tsv"
 	else
-		ip netns exec $lab-$node tc qdisc show | grep -q netem || fail "no netem qdisc in $lab-$node"
+		ip netns exec $lab-$node tc qdisc show | grep netem >/dev/null || fail "no netem qdisc in $lab-$node"
 	fi
 done
 for node in a b; do
-	awk -v n=$node '$3 == n && $4 == "linkd"' "$out/up/agents.tsv" | grep -q . &&
+	awk -v n=$node '$3 == n && $4 == "linkd"' "$out/up/agents.tsv" | grep . >/dev/null &&
 		fail "a linkd runs in $node, which has no impaired link"
 done
 echo "ok: up: the impairment is in place in c1 and core ($mech), not in the sites"
