@@ -234,6 +234,9 @@ static int clocks_hit_event(struct clocks_input *in, const struct clocks_line *l
 	h->at_ns = json_is_integer(v) ? json_integer_value(v) : CLOCKS_NONE;
 	v = json_object_get(l->obj, "nominal_at_ns");
 	h->nominal_at_ns = json_is_integer(v) ? json_integer_value(v) : CLOCKS_NONE;
+	v = json_object_get(l->obj, "done_ns");
+	h->done_ns = json_is_integer(v) && json_integer_value(v) >= h->t_ns ? json_integer_value(v)
+									    : CLOCKS_NONE;
 	in->nhits++;
 	return 0;
 }

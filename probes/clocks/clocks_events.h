@@ -66,6 +66,9 @@ struct clocks_hit {
 	/* the step's instant as applied (fail_jitter included) and as written,
 	 * from the clients' start; CLOCKS_NONE: not recorded */
 	int64_t at_ns, nominal_at_ns;
+	/* when the step was in place (event_applied's done_ns: a rule loaded,
+	 * a process gone), t_ns being when it began; CLOCKS_NONE: not recorded */
+	int64_t done_ns;
 	int nvias;
 	struct in_addr vias[CLOCKS_MAX_ADDRS];
 };

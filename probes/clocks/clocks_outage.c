@@ -20,21 +20,30 @@ const char *const clocks_dns_outcome_names[CLOCKS_DNS_OUTCOMES] = {
     "fresh", "stale", "servfail", "rcode", "timeout",
 };
 
-/* clocks_outage_until: the first step after from that undoes the outage of
- * target: its dns-up, resolver-up or recover; CLOCKS_NONE if none */
+/* clocks_outage_effect: when step h was in effect: its done_ns (the rule
+ * loaded), else when it began. A query sent while the rule was being
+ * loaded may still be answered: it is not the outage's. */
+static int64_t clocks_outage_effect(const struct clocks_hit *h)
+{
+	return h->done_ns != CLOCKS_NONE ? h->done_ns : h->t_ns;
+}
+
+/* clocks_outage_until: when the first step after down that undoes the
+ * outage of its target (its dns-up, resolver-up or recover) was in
+ * effect; CLOCKS_NONE if none */
 static int64_t clocks_outage_until(const struct clocks_input *in, const struct clocks_hit *down)
 {
-	int64_t best = CLOCKS_NONE;
+	const struct clocks_hit *best = NULL;
 
 	for (size_t i = 0; i < in->nhits; i++) {
 		const struct clocks_hit *h = &in->hits[i];
 
 		if (!h->up || h->t_ns <= down->t_ns || strcmp(h->target, down->target) != 0)
 			continue;
-		if (best == CLOCKS_NONE || h->t_ns < best)
-			best = h->t_ns;
+		if (best == NULL || h->t_ns < best->t_ns)
+			best = h;
 	}
-	return best;
+	return best ? clocks_outage_effect(best) : CLOCKS_NONE;
 }
 
 static const char *clocks_outage_resolver_of(const struct clocks_input *in, uint32_t client)
@@ -76,9 +85,9 @@ void clocks_outages(const struct clocks_input *in, struct clocks_outages *out)
 		snprintf(o->name, sizeof(o->name), "%s", h->name);
 		snprintf(o->action, sizeof(o->action), "%s", h->action);
 		snprintf(o->target, sizeof(o->target), "%s", h->target);
-		o->from_ns = h->t_ns;
+		o->from_ns = clocks_outage_effect(h);
 		o->until_ns = clocks_outage_until(in, h);
-		span = end != CLOCKS_NONE && end > h->t_ns ? end - h->t_ns : 0;
+		span = end != CLOCKS_NONE && end > o->from_ns ? end - o->from_ns : 0;
 		o->nbuckets = (int)((span + CLOCKS_OUTAGE_BUCKET_NS - 1) / CLOCKS_OUTAGE_BUCKET_NS);
 		if (o->nbuckets > CLOCKS_OUTAGE_BUCKETS)
 			o->nbuckets = CLOCKS_OUTAGE_BUCKETS;

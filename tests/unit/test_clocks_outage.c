@@ -49,6 +49,21 @@ static void step(struct fixture *f, int64_t t, const char *name, const char *act
 	assert_int_equal(feed(f, "lab", "steerlab", line), 0);
 }
 
+/* step_done: a step that began at t and was in place (its rule loaded) at
+ * done, as lab/run/actions.c writes it */
+static void step_done(struct fixture *f, int64_t t, int64_t done, const char *name,
+		      const char *action)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line),
+		 "{\"t\":%lld,\"event\":\"event_applied\",\"name\":\"%s\",\"action\":\"%s\","
+		 "\"target\":\"ns\",\"kind\":\"dns\",\"site\":null,\"step\":null,\"cycle\":0,"
+		 "\"vias\":[],\"done_ns\":%lld,\"at_ns\":0,\"nominal_at_ns\":0}\n",
+		 (long long)t, name, action, (long long)done);
+	assert_int_equal(feed(f, "lab", "steerlab", line), 0);
+}
+
 /* a resolution of client id, learned at t, its query sent latency before */
 static void res(struct fixture *f, const char *node, uint32_t id, int64_t t, const char *outcome,
 		int64_t latency)
@@ -162,6 +177,34 @@ static void test_outage_open(void **state)
 	assert_int_equal(res_of(&f->out.o[0], "198.18.128.1")->during[CLOCKS_DNS_TIMEOUT], 1);
 }
 
+/* The outage counts from when its rule was in place, not from when
+ * steerlab began to load it (nft in the namespace takes tens of ms on a
+ * loaded machine): a query sent meanwhile and answered is not the outage's;
+ * likewise its end is when the dns-up's removal was done. */
+static void test_outage_in_effect(void **state)
+{
+	struct fixture *f = *state;
+	const struct clocks_outage_resolver *r1;
+	const struct clocks_outage *o;
+
+	lab(f);
+	step_done(f, T0 + 1000 * MS, T0 + 1040 * MS, "out", "dns-down");
+	step_done(f, T0 + 4000 * MS, T0 + 4030 * MS, "back", "dns-up");
+	res(f, "c1", 100001, T0 + 1021 * MS, "fresh", MS);	    /* sent at 1.020 s: loading */
+	res(f, "c1", 100001, T0 + 2041 * MS, "timeout", 1000 * MS); /* sent at 1.041 s */
+	res(f, "c1", 100001, T0 + 5020 * MS, "timeout", 1000 * MS); /* sent at 4.020 s: removing */
+	res(f, "c1", 100001, T0 + 4041 * MS, "fresh", MS);	    /* sent at 4.040 s: after */
+	clocks_outages(&f->in, &f->out);
+
+	assert_int_equal(f->out.n, 1);
+	o = &f->out.o[0];
+	assert_int_equal(o->from_ns, T0 + 1040 * MS);
+	assert_int_equal(o->until_ns, T0 + 4030 * MS);
+	r1 = res_of(o, "198.18.128.1");
+	assert_int_equal(r1->during[CLOCKS_DNS_FRESH], 0);
+	assert_int_equal(r1->during[CLOCKS_DNS_TIMEOUT], 2);
+}
+
 static void test_bad_resolution(void **state)
 {
 	struct fixture *f = *state;
@@ -184,6 +227,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_outage, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outage_open, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outage_in_effect, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_resolution, setup, teardown),
 	};
 
