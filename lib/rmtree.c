@@ -8,25 +8,41 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int rmtree_at(int parent, const char *name, int depth)
+DIR *rmtree_opendir(int parent, const char *name)
 {
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc = 0;
-	struct dirent *de;
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d;
 
 	if (fd == -1)
-		return errno == ENOENT ? 0 : -1;
-	if ((d = fdopendir(fd)) == NULL) {
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL)
 		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		struct stat st;
+	return d;
+}
 
+struct dirent *rmtree_next(DIR *d, struct stat *st)
+{
+	struct dirent *de;
+
+	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
-			continue;
+		if (fstatat(dirfd(d), de->d_name, st, AT_SYMLINK_NOFOLLOW) == 0)
+			return de;
+	}
+	return NULL;
+}
+
+int rmtree_at(int parent, const char *name, int depth)
+{
+	struct dirent *de;
+	struct stat st;
+	int rc = 0;
+	DIR *d;
+
+	if ((d = rmtree_opendir(parent, name)) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	while ((de = rmtree_next(d, &st)) != NULL) {
 		if (S_ISDIR(st.st_mode)) {
 			if (depth <= 0) {
 				errno = EISDIR;

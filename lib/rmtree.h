@@ -5,11 +5,22 @@
 #ifndef STEERLAB_RMTREE_H
 #define STEERLAB_RMTREE_H
 
+#include <dirent.h>
+#include <sys/stat.h>
+
 /* rmtree_at: remove the directory name in parent (a descriptor) and what
  * it holds, with at most depth levels of directories below it (0: files
  * only; a deeper directory is left and is an error). A link is removed,
  * never followed. A missing name is not an error. 0, or -1 (errno of the
  * last failure; the rest is removed anyway). */
 int rmtree_at(int parent, const char *name, int depth);
+
+/* rmtree_opendir: the directory name in parent, opened following no link
+ * (a link is ENOTDIR), for rmtree_next; closedir closes it. NULL with
+ * errno set. rmtree_next: its next entry but "." and "..", with its
+ * lstat in *st (an entry gone meanwhile is skipped); NULL at the end.
+ * rmtree_at's walk, and lab/build/frr.c's, which removes only nodes'. */
+DIR *rmtree_opendir(int parent, const char *name);
+struct dirent *rmtree_next(DIR *d, struct stat *st);
 
 #endif

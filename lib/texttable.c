@@ -142,3 +142,18 @@ void texttable_free(struct texttable *t)
 	free(t->cells);
 	memset(t, 0, sizeof(*t));
 }
+
+void texttable_csv_field(FILE *out, const char *s)
+{
+	if (strpbrk(s, ",\"\n") == NULL) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}

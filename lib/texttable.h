@@ -42,4 +42,9 @@ void texttable_cell(struct texttable *t, const char *fmt, ...)
 void texttable_print(const struct texttable *t, FILE *out, int markdown);
 void texttable_free(struct texttable *t);
 
+/* texttable_csv_field: s to out as one field of a CSV line (RFC 4180):
+ * quoted, its quotes doubled, if it holds a comma, a quote or a newline. The
+ * sweep's and the repeat's CSV (lab/run/sweep_table.c, repeat_table.c). */
+void texttable_csv_field(FILE *out, const char *s);
+
 #endif

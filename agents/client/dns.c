@@ -120,6 +120,23 @@ out:
 	return rc;
 }
 
+int client_dns_open(const char *name, char *namebuf, uint8_t *qname)
+{
+	int fd;
+
+	if (strlen(name) > CLIENT_DNS_NAME_MAX ||
+	    knot_dname_from_str(qname, name, CLIENT_DNS_NAME_MAX + 1) == NULL) {
+		log_warnx("not a domain name: '%s'", name);
+		return -1;
+	}
+	strcpy(namebuf, name);
+	knot_dname_to_lower(qname);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		log_warn("%s: socket", __func__);
+	return fd;
+}
+
 int client_dns_init(struct client_dns *d, const struct sockaddr_in *resolver, const char *name,
 		    int64_t sticky_ns)
 {
@@ -127,18 +144,8 @@ int client_dns_init(struct client_dns *d, const struct sockaddr_in *resolver, co
 	d->fd = -1;
 	d->resolver = *resolver;
 	d->sticky_ns = sticky_ns;
-	if (strlen(name) > CLIENT_DNS_NAME_MAX ||
-	    knot_dname_from_str(d->qname, name, sizeof(d->qname)) == NULL) {
-		log_warnx("not a domain name: '%s'", name);
+	if ((d->fd = client_dns_open(name, d->name, d->qname)) == -1)
 		return -1;
-	}
-	strcpy(d->name, name);
-	knot_dname_to_lower(d->qname);
-	d->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (d->fd == -1) {
-		log_warn("%s: socket", __func__);
-		return -1;
-	}
 	return 0;
 }
 

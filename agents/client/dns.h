@@ -53,6 +53,12 @@ struct client_dns {
 	int64_t last_latency_ns;	 /* from its query */
 };
 
+/* client_dns_open: name (at most CLIENT_DNS_NAME_MAX) copied to
+ * namebuf[CLIENT_DNS_NAME_MAX + 1], its wire form in lower case to
+ * qname[CLIENT_DNS_NAME_MAX + 1], and a non-blocking UDP socket to ask for
+ * it: the socket, or -1 (logged). client_dns_init's and popdns_open's. */
+int client_dns_open(const char *name, char *namebuf, uint8_t *qname);
+
 /* client_dns_build_query: an A query for qname (wire form) with id into
  * buf. Returns its length, or -1. */
 int client_dns_build_query(const uint8_t *qname, uint16_t id, uint8_t *buf, size_t len);

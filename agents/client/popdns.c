@@ -28,18 +28,8 @@ int popdns_open(struct popdns *d, struct pop *pop, const struct sockaddr_in *res
 	d->nres = nres;
 	d->sticky_ns = sticky_ns;
 	memcpy(d->res, res, (size_t)nres * sizeof(*res));
-	if (strlen(name) > CLIENT_DNS_NAME_MAX ||
-	    knot_dname_from_str(d->qname, name, sizeof(d->qname)) == NULL) {
-		log_warnx("not a domain name: '%s'", name);
+	if ((d->fd = client_dns_open(name, d->name, d->qname)) == -1)
 		return -1;
-	}
-	strcpy(d->name, name);
-	knot_dname_to_lower(d->qname);
-	d->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (d->fd == -1) {
-		log_warn("%s: socket", __func__);
-		return -1;
-	}
 	if (setsockopt(d->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz, sizeof(bufsz)) == -1)
 		(void)setsockopt(d->fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
 	return 0;

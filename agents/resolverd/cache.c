@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hmap.h"
 #include "timeutil.h"
 
 #define RSV_CACHE_BUCKETS_MIN 16u
@@ -27,9 +28,7 @@ int rsv_cache_init(struct rsv_cache *c, const struct rsv_cache_cfg *cfg)
 	c->cfg = *cfg;
 	if (c->cfg.max_entries == 0)
 		c->cfg.max_entries = 1;
-	c->nbuckets = RSV_CACHE_BUCKETS_MIN;
-	c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
-	return c->buckets ? 0 : -1;
+	return hmap_init(&c->map, RSV_CACHE_BUCKETS_MIN);
 }
 
 void rsv_cache_free(struct rsv_cache *c)
@@ -41,7 +40,7 @@ void rsv_cache_free(struct rsv_cache *c)
 		free(e->msg);
 		free(e);
 	}
-	free(c->buckets);
+	hmap_free(&c->map);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -60,19 +59,21 @@ int rsv_cache_key(struct rsv_key *k, const uint8_t *name, size_t len, uint16_t t
 	return 0;
 }
 
-static int rsv_cache_match(const struct rsv_entry *e, uint32_t h, const struct rsv_key *k)
+/* rsv_cache_match: e is k's (hmap_first and hmap_next gave one of its hash) */
+static int rsv_cache_match(const struct rsv_entry *e, const struct rsv_key *k)
 {
-	return e->hash == h && e->type == k->type && e->cls == k->cls && e->name_len == k->len &&
+	return e->type == k->type && e->cls == k->cls && e->name_len == k->len &&
 	       memcmp(e->name, k->name, k->len) == 0;
 }
 
 static struct rsv_entry *rsv_cache_find(struct rsv_cache *c, const struct rsv_key *k, uint32_t h)
 {
-	struct rsv_entry *e;
+	for (struct hmap_node *n = hmap_first(&c->map, h); n; n = hmap_next(n)) {
+		struct rsv_entry *e = HMAP_ENTRY(n, struct rsv_entry, node);
 
-	for (e = c->buckets[h & (c->nbuckets - 1)]; e; e = e->hnext)
-		if (rsv_cache_match(e, h, k))
+		if (rsv_cache_match(e, k))
 			return e;
+	}
 	return NULL;
 }
 
@@ -110,41 +111,11 @@ static void rsv_cache_touch(struct rsv_cache *c, struct rsv_entry *e)
 
 static void rsv_cache_remove(struct rsv_cache *c, struct rsv_entry *e)
 {
-	struct rsv_entry **pp = &c->buckets[e->hash & (c->nbuckets - 1)];
-
-	while (*pp != e)
-		pp = &(*pp)->hnext;
-	*pp = e->hnext;
+	hmap_remove(&c->map, &e->node);
 	rsv_cache_lru_unlink(c, e);
 	c->count--;
 	free(e->msg);
 	free(e);
-}
-
-/* rsv_cache_grow: doubles the buckets when the load passes 1; a failed
- * allocation only leaves the chains longer. */
-static void rsv_cache_grow(struct rsv_cache *c)
-{
-	uint32_t n = c->nbuckets * 2;
-	struct rsv_entry **b;
-
-	if (c->count <= c->nbuckets || n == 0 || n > (1u << 26))
-		return;
-	b = calloc(n, sizeof(*b));
-	if (b == NULL)
-		return;
-	for (uint32_t i = 0; i < c->nbuckets; i++) {
-		struct rsv_entry *e, *next;
-
-		for (e = c->buckets[i]; e; e = next) {
-			next = e->hnext;
-			e->hnext = b[e->hash & (n - 1)];
-			b[e->hash & (n - 1)] = e;
-		}
-	}
-	free(c->buckets);
-	c->buckets = b;
-	c->nbuckets = n;
 }
 
 uint32_t rsv_cache_clamp(const struct rsv_cache_cfg *cfg, enum rsv_kind kind, uint32_t ttl)
@@ -241,16 +212,13 @@ static struct rsv_entry *rsv_cache_new_entry(struct rsv_cache *c, const struct r
 	e = calloc(1, sizeof(*e) + k->len);
 	if (e == NULL)
 		return NULL;
-	e->hash = h;
 	e->type = k->type;
 	e->cls = k->cls;
 	e->name_len = k->len;
 	memcpy(e->name, k->name, k->len);
-	e->hnext = c->buckets[h & (c->nbuckets - 1)];
-	c->buckets[h & (c->nbuckets - 1)] = e;
+	hmap_insert(&c->map, &e->node, h);
 	rsv_cache_lru_front(c, e);
 	c->count++;
-	rsv_cache_grow(c);
 	return e;
 }
 

@@ -49,6 +49,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hmap.h"
+
 #define RSV_DNAME_MAX 255
 #define RSV_TTL_MAX 0x7fffffffu
 
@@ -86,9 +88,8 @@ struct rsv_key {
 };
 
 struct rsv_entry {
-	struct rsv_entry *hnext;	 /* hash chain */
+	struct hmap_node node;		 /* in the cache's map, by key */
 	struct rsv_entry *newer, *older; /* LRU list */
-	uint32_t hash;
 	enum rsv_kind kind;
 	uint32_t ttl; /* seconds, after the clamps, before the phase */
 	int64_t stored_at, expires_at;
@@ -118,8 +119,7 @@ struct rsv_lookup {
 
 struct rsv_cache {
 	struct rsv_cache_cfg cfg;
-	struct rsv_entry **buckets;
-	uint32_t nbuckets; /* a power of two */
+	struct hmap map; /* the entries by key */
 	unsigned count;
 	struct rsv_entry *newest, *oldest;
 	uint64_t evictions;

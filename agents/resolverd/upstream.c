@@ -59,14 +59,14 @@ int rsv_up_init(struct rsv_ctx *ctx)
 
 	memset(u, 0, sizeof(*u));
 	u->max = ctx->conf->max_pending;
-	u->nbuckets = 64;
-	while (u->nbuckets < u->max && u->nbuckets < (1u << 20))
-		u->nbuckets <<= 1;
-	u->by_id = calloc(u->nbuckets, sizeof(*u->by_id));
-	u->by_key = calloc(u->nbuckets, sizeof(*u->by_key));
+	if (hmap_init(&u->by_id, u->max < (1u << 20) ? u->max : (1u << 20)) == -1 ||
+	    hmap_init(&u->by_key, u->max < (1u << 20) ? u->max : (1u << 20)) == -1) {
+		log_warn("%s: calloc", __func__);
+		return -1;
+	}
 	if ((u->batch = calloc(1, sizeof(*u->batch))) != NULL)
 		u->batch->rx = udp_batch_new(RSV_UP_BATCH, RSV_UP_RXLEN, 0);
-	if (u->by_id == NULL || u->by_key == NULL || u->batch == NULL || u->batch->rx == NULL) {
+	if (u->batch == NULL || u->batch->rx == NULL) {
 		log_warn("%s: calloc", __func__);
 		return -1;
 	}
@@ -112,11 +112,13 @@ struct rsv_pending *rsv_up_find(struct rsv_inst *in, const struct rsv_key *k)
 	struct rsv_upstream *u = &in->ctx->up;
 	uint32_t h = rsv_key_hash(in, k);
 
-	for (struct rsv_pending *p = u->by_key[h & (u->nbuckets - 1)]; p; p = p->key_next)
-		if (p->key_hash == h && p->inst == in && p->key.type == k->type &&
-		    p->key.cls == k->cls && p->key.len == k->len &&
-		    memcmp(p->key.name, k->name, k->len) == 0)
+	for (struct hmap_node *n = hmap_first(&u->by_key, h); n; n = hmap_next(n)) {
+		struct rsv_pending *p = HMAP_ENTRY(n, struct rsv_pending, key_node);
+
+		if (p->inst == in && p->key.type == k->type && p->key.cls == k->cls &&
+		    p->key.len == k->len && memcmp(p->key.name, k->name, k->len) == 0)
 			return p;
+	}
 	return NULL;
 }
 
@@ -124,10 +126,13 @@ static struct rsv_pending *rsv_up_by_id(struct rsv_inst *in, uint16_t id)
 {
 	struct rsv_upstream *u = &in->ctx->up;
 
-	for (struct rsv_pending *p = u->by_id[rsv_id_hash(in, id) & (u->nbuckets - 1)]; p;
-	     p = p->id_next)
+	for (struct hmap_node *n = hmap_first(&u->by_id, rsv_id_hash(in, id)); n;
+	     n = hmap_next(n)) {
+		struct rsv_pending *p = HMAP_ENTRY(n, struct rsv_pending, id_node);
+
 		if (p->inst == in && p->id == id)
 			return p;
+	}
 	return NULL;
 }
 
@@ -180,15 +185,9 @@ static void rsv_up_free(struct loop_handler *h)
 static void rsv_up_release(struct rsv_pending *p)
 {
 	struct rsv_upstream *u = &p->inst->ctx->up;
-	struct rsv_pending **pp;
 
-	for (pp = &u->by_id[rsv_id_hash(p->inst, p->id) & (u->nbuckets - 1)]; *pp != p;
-	     pp = &(*pp)->id_next)
-		;
-	*pp = p->id_next;
-	for (pp = &u->by_key[p->key_hash & (u->nbuckets - 1)]; *pp != p; pp = &(*pp)->key_next)
-		;
-	*pp = p->key_next;
+	hmap_remove(&u->by_id, &p->id_node);
+	hmap_remove(&u->by_key, &p->key_node);
 	rsv_queue_remove(u, p);
 	rsv_up_tcp_close(p);
 	u->count--;
@@ -254,7 +253,6 @@ struct rsv_pending *rsv_up_start(struct rsv_inst *in, const struct rsv_key *k,
 {
 	struct rsv_upstream *u = &in->ctx->up;
 	struct rsv_pending *p;
-	uint32_t b;
 
 	if (u->count >= u->max)
 		return NULL;
@@ -263,7 +261,6 @@ struct rsv_pending *rsv_up_start(struct rsv_inst *in, const struct rsv_key *k,
 	p->inst = in;
 	p->key = *k;
 	p->ask = &p->key;
-	p->key_hash = rsv_key_hash(in, k);
 	p->reason = reason;
 	p->attempt = 1;
 	p->tcp_fd.fd = -1;
@@ -271,12 +268,8 @@ struct rsv_pending *rsv_up_start(struct rsv_inst *in, const struct rsv_key *k,
 	do
 		p->id = (uint16_t)(rsv_up_rand(u) >> 48);
 	while (rsv_up_by_id(in, p->id));
-	b = rsv_id_hash(in, p->id) & (u->nbuckets - 1);
-	p->id_next = u->by_id[b];
-	u->by_id[b] = p;
-	b = p->key_hash & (u->nbuckets - 1);
-	p->key_next = u->by_key[b];
-	u->by_key[b] = p;
+	hmap_insert(&u->by_id, &p->id_node, rsv_id_hash(in, p->id));
+	hmap_insert(&u->by_key, &p->key_node, rsv_key_hash(in, k));
 	u->count++;
 	in->pending++;
 	if (in->ctx->conf->mode == RSV_MODE_ITERATE) {
@@ -313,19 +306,12 @@ void rsv_up_new_id(struct rsv_pending *p)
 {
 	struct rsv_inst *in = p->inst;
 	struct rsv_upstream *u = &in->ctx->up;
-	struct rsv_pending **pp;
-	uint32_t b;
 
-	for (pp = &u->by_id[rsv_id_hash(in, p->id) & (u->nbuckets - 1)]; *pp != p;
-	     pp = &(*pp)->id_next)
-		;
-	*pp = p->id_next;
+	hmap_remove(&u->by_id, &p->id_node);
 	do
 		p->id = (uint16_t)(rsv_up_rand(u) >> 48);
 	while (rsv_up_by_id(in, p->id));
-	b = rsv_id_hash(in, p->id) & (u->nbuckets - 1);
-	p->id_next = u->by_id[b];
-	u->by_id[b] = p;
+	hmap_insert(&u->by_id, &p->id_node, rsv_id_hash(in, p->id));
 }
 
 int rsv_up_wait(struct rsv_pending *p, const struct rsv_client *who, const uint8_t *query,
@@ -496,11 +482,10 @@ void rsv_up_finish(struct rsv_ctx *ctx)
 			rsv_stats_attempt(ctx, p, "abandoned", -1, 0);
 		rsv_up_release(p);
 	}
-	free(u->by_id);
-	free(u->by_key);
+	hmap_free(&u->by_id);
+	hmap_free(&u->by_key);
 	if (u->batch)
 		udp_batch_free(u->batch->rx);
 	free(u->batch);
-	u->by_id = u->by_key = NULL;
 	u->batch = NULL;
 }

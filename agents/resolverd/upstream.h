@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 
+#include "hmap.h"
 #include "resolver.h"
 
 enum rsv_reason {
@@ -39,15 +40,14 @@ struct rsv_waiter {
 struct rsv_walk;
 
 struct rsv_pending {
-	struct rsv_pending *id_next, *key_next; /* hash chains */
-	struct rsv_pending *q_prev, *q_next;	/* the deadline queue, */
-	int queued;				/* if in it */
+	struct hmap_node id_node, key_node;  /* in the upstream's maps */
+	struct rsv_pending *q_prev, *q_next; /* the deadline queue, */
+	int queued;			     /* if in it */
 	struct rsv_inst *inst;
 	struct rsv_key key;	   /* the client's question */
 	const struct rsv_key *ask; /* the one asked now: key, or the walk's */
 	struct sockaddr_in to;	   /* the server asked now */
 	struct rsv_walk *walk;	   /* mode = iterate (iter.h); NULL when forwarding */
-	uint32_t key_hash;
 	uint16_t id;
 	enum rsv_reason reason;
 	unsigned attempt; /* 1 = the first */
@@ -68,8 +68,7 @@ struct rsv_pending {
 struct rsv_up_batch;
 
 struct rsv_upstream {
-	struct rsv_pending **by_id, **by_key;
-	uint32_t nbuckets; /* a power of two, both tables */
+	struct hmap by_id, by_key; /* the pending queries by (instance, id), by question */
 	struct rsv_pending *q_head, *q_tail;
 	unsigned count, max;
 	uint64_t rng;

@@ -217,28 +217,19 @@ int lab_frr_remove(const char *statedir)
 {
 	char dir[PATH_MAX];
 	struct dirent *de;
-	int fd, rc = 0;
+	struct stat st;
+	int rc = 0;
 	DIR *d;
 
 	strfmt(dir, sizeof(dir), "%s/frr", statedir);
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1) {
+	if ((d = rmtree_opendir(AT_FDCWD, dir)) == NULL) {
 		if (errno == ENOENT)
 			return 0;
 		log_warn("%s: %s", __func__, dir);
 		return -1;
 	}
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		struct stat st;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
-			continue;
+	/* only nodes' directories, each holding files only */
+	while ((de = rmtree_next(d, &st)) != NULL) {
 		if (S_ISDIR(st.st_mode) && topo_check_name(de->d_name) == 0) {
 			if (rmtree_at(dirfd(d), de->d_name, 0) == -1) {
 				log_warn("%s: %s/%s", __func__, dir, de->d_name);

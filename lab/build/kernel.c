@@ -207,43 +207,10 @@ int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixle
 	return err < 0 ? -1 : 0;
 }
 
-int kern_local_add(struct kern *k, struct in_addr dst, unsigned metric)
-{
-	struct rtnl_route *route = rtnl_route_alloc();
-	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
-	struct nl_addr *ndst = kern_nladdr(dst, 32);
-	int err = -NLE_NOMEM;
-
-	if (route == NULL || nh == NULL || ndst == NULL)
-		goto out;
-	rtnl_route_set_family(route, AF_INET);
-	rtnl_route_set_dst(route, ndst);
-	rtnl_route_set_priority(route, metric);
-	rtnl_route_set_table(route, RT_TABLE_LOCAL);
-	rtnl_route_set_type(route, RTN_LOCAL);
-	rtnl_route_set_scope(route, RT_SCOPE_HOST);
-	rtnl_route_set_protocol(route, RTPROT_STATIC);
-	rtnl_route_nh_set_ifindex(nh, 1); /* lo */
-	rtnl_route_add_nexthop(route, nh);
-	nh = NULL; /* owned by the route now */
-	err = rtnl_route_add(k->sk, route, NLM_F_CREATE | NLM_F_EXCL);
-	if (err == -NLE_EXIST && k->exist_ok)
-		err = 0;
-out:
-	if (err < 0) {
-		char buf[INET_ADDRSTRLEN];
-		inet_ntop(AF_INET, &dst, buf, sizeof(buf));
-		log_warnx("%s: local route %s/32: %s", __func__, buf, nl_geterror(err));
-	}
-	if (nh)
-		rtnl_route_nh_free(nh);
-	nl_addr_put(ndst);
-	rtnl_route_put(route);
-	return err < 0 ? -1 : 0;
-}
-
-int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,
-		   int ifindex, unsigned metric)
+/* kern_route_put: dst/prefixlen via gw on ifindex (gw.s_addr 0: directly),
+ * or (local) delivered to this node through lo; errors logged as fn's */
+static int kern_route_put(struct kern *k, const char *fn, int local, struct in_addr dst,
+			  int prefixlen, struct in_addr gw, int ifindex, unsigned metric)
 {
 	struct rtnl_route *route = rtnl_route_alloc();
 	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
@@ -255,10 +222,14 @@ int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_
 	rtnl_route_set_family(route, AF_INET);
 	rtnl_route_set_dst(route, ndst);
 	rtnl_route_set_priority(route, metric);
-	rtnl_route_set_table(route, RT_TABLE_MAIN);
+	rtnl_route_set_table(route, local ? RT_TABLE_LOCAL : RT_TABLE_MAIN);
+	if (local)
+		rtnl_route_set_type(route, RTN_LOCAL);
 	rtnl_route_set_protocol(route, RTPROT_STATIC);
 	rtnl_route_nh_set_ifindex(nh, ifindex);
-	if (gw.s_addr) {
+	if (local) {
+		rtnl_route_set_scope(route, RT_SCOPE_HOST);
+	} else if (gw.s_addr) {
 		if ((ngw = kern_nladdr(gw, 32)) == NULL)
 			goto out;
 		rtnl_route_nh_set_gateway(nh, ngw);
@@ -274,7 +245,8 @@ out:
 	if (err < 0) {
 		char buf[INET_ADDRSTRLEN];
 		inet_ntop(AF_INET, &dst, buf, sizeof(buf));
-		log_warnx("%s: route %s/%d: %s", __func__, buf, prefixlen, nl_geterror(err));
+		log_warnx("%s: %sroute %s/%d: %s", fn, local ? "local " : "", buf, prefixlen,
+			  nl_geterror(err));
 	}
 	if (nh)
 		rtnl_route_nh_free(nh);
@@ -282,4 +254,17 @@ out:
 	nl_addr_put(ndst);
 	rtnl_route_put(route);
 	return err < 0 ? -1 : 0;
+}
+
+int kern_local_add(struct kern *k, struct in_addr dst, unsigned metric)
+{
+	struct in_addr none = {0};
+
+	return kern_route_put(k, __func__, 1, dst, 32, none, 1 /* lo */, metric);
+}
+
+int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,
+		   int ifindex, unsigned metric)
+{
+	return kern_route_put(k, __func__, 0, dst, prefixlen, gw, ifindex, metric);
 }

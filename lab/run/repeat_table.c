@@ -156,22 +156,6 @@ static void repeat_put(FILE *out, double v, int count)
 		fprintf(out, count ? "%.3f" : "%.6f", v);
 }
 
-/* repeat_csv_field: s as a CSV field (quoted if it must be) */
-static void repeat_csv_field(FILE *out, const char *s)
-{
-	if (strpbrk(s, ",\"\n") == NULL) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 void repeat_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE *out)
 {
 	fputs("rep,seed,jitter_offset_s", out);
@@ -200,14 +184,7 @@ void repeat_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE
 			if (c->present && !isnan(c->window))
 				fputc(c->lb_window ? '1' : '0', out);
 		}
-		fputc(',', out);
-		if (tb->done[i] && tb->valid[i] >= 0)
-			fputc(tb->valid[i] ? '1' : '0', out);
-		fputc(',', out);
-		repeat_csv_field(out, tb->done[i] ? tb->invalid[i] : "");
-		fputc(',', out);
-		repeat_csv_field(out, sw->names[i]);
-		fputc('\n', out);
+		sweep_csv_point_end(sw, tb, i, out);
 	}
 }
 

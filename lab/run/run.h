@@ -354,6 +354,9 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 /* sweep_write_csv: a header, then one line per point: the value, each
  * scheme's clocks (seconds; empty when unknown), the run directory. */
 void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE *out);
+/* sweep_csv_point_end: the end of point i's CSV line, its last columns
+ * (",valid,invalid_codes,run"), for the sweep's CSV and the repeat's */
+void sweep_csv_point_end(const struct sweep *sw, const struct sweep_table *tb, int i, FILE *out);
 
 /* sweep_write_md: one Markdown table per scheme, a row per point. */
 void sweep_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE *out);

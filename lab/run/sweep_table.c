@@ -156,28 +156,24 @@ static void sweep_put_n(FILE *out, int64_t v, const char *missing)
 		fprintf(out, "%lld", (long long)v);
 }
 
-/* sweep_csv_field: a value as a CSV field (quoted if it must be) */
-static void sweep_csv_field(FILE *out, const char *s)
-{
-	if (strpbrk(s, ",\"\n") == NULL) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static const char *const sweep_s_cols[] = {"detect_s",	 "steer_s",    "window_s",
 					   "last_p50_s", "last_p99_s", "last_max_s"};
 
+void sweep_csv_point_end(const struct sweep *sw, const struct sweep_table *tb, int i, FILE *out)
+{
+	fputc(',', out);
+	if (tb->done[i] && tb->valid[i] >= 0)
+		fputc(tb->valid[i] ? '1' : '0', out);
+	fputc(',', out);
+	texttable_csv_field(out, tb->done[i] ? tb->invalid[i] : "");
+	fputc(',', out);
+	texttable_csv_field(out, sw->names[i]);
+	fputc('\n', out);
+}
+
 void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE *out)
 {
-	sweep_csv_field(out, sw->key);
+	texttable_csv_field(out, sw->key);
 	for (int s = 0; s < tb->nschemes; s++) {
 		for (size_t k = 0; k < sizeof(sweep_s_cols) / sizeof(sweep_s_cols[0]); k++)
 			fprintf(out, ",%s_%s", tb->schemes[s], sweep_s_cols[k]);
@@ -188,7 +184,7 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
 	}
 	fputs(",valid,invalid_codes,run\n", out);
 	for (int i = 0; i < sw->nvalues; i++) {
-		sweep_csv_field(out, sw->values[i]);
+		texttable_csv_field(out, sw->values[i]);
 		for (int s = 0; s < tb->nschemes; s++) {
 			const struct sweep_clocks *c = &tb->clocks[i][s];
 			const double v[] = {c->detect, c->steer, c->window, c->p50, c->p99, c->max};
@@ -208,14 +204,7 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
 				sweep_put_n(out, c->present ? c->upstream : -1, "");
 			}
 		}
-		fputc(',', out);
-		if (tb->done[i] && tb->valid[i] >= 0)
-			fputc(tb->valid[i] ? '1' : '0', out);
-		fputc(',', out);
-		sweep_csv_field(out, tb->done[i] ? tb->invalid[i] : "");
-		fputc(',', out);
-		sweep_csv_field(out, sw->names[i]);
-		fputc('\n', out);
+		sweep_csv_point_end(sw, tb, i, out);
 	}
 }
 

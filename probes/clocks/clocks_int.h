@@ -270,7 +270,7 @@ int64_t clocks_rank(const int64_t *v, size_t n, int p);
 /* clocks_explain_count: the cause of p, a request to the dead site after
  * t0, counted in xs (its entry's requests, first and last); the cause, for
  * the decay's curve by cause. clocks_explain_finish: the window of each
- * scheme held, the scheme that left first, the words (clocks_explain.c) */
+ * scheme held, the scheme that left first, the words (clocks_explain.c, clocks_explain_words.c) */
 enum clocks_cause clocks_explain_count(struct clocks_explain_scheme *xs,
 				       const struct clocks_packet *p, int64_t t0);
 void clocks_explain_finish(const struct clocks_input *in, const struct clocks_result *res, int nres,
@@ -295,5 +295,9 @@ void clocks_catch_windows(const struct clocks_fib *fib, struct clocks_catchments
  * set), after the FIB's last change (fib); clocks_catch_pop.c */
 void clocks_catch_pops(const struct clocks_input *in, const struct clocks_fib *fib,
 		       struct clocks_catchments *cs);
+
+/* clocks_per_s: r's upstream queries per second of traffic, or a negative
+ * number if unknown; clocks.json's and the table's (clocks_write.c) */
+double clocks_per_s(const struct clocks_result *r);
 
 #endif

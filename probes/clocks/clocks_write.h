@@ -1,7 +1,7 @@
 /*
  * The writers (docs/clocks.md, "clocks.json", "The table"): clocks.json
  * (clocks_write.c), through lib/atomicfile.h, and the table for the
- * terminal (also clocks_write.c), with the warnings and the verdict in one line.
+ * terminal (clocks_write_table.c), with the warnings and the verdict in one line.
  */
 #ifndef STEERLAB_CLOCKS_WRITE_H
 #define STEERLAB_CLOCKS_WRITE_H

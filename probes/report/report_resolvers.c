@@ -109,22 +109,11 @@ static void report_rsv_decay_row(const struct report *r, struct texttable *t, in
 {
 	const struct clocks_decay *d = &r->decay;
 	int64_t k = clocks_bucket_of(at_ns, d->bucket_ns);
-	char pct[32];
 
 	texttable_row(t);
 	texttable_cell(t, "%s", label);
 	for (int i = 0; i < d->nrsv; i++) {
-		const struct clocks_decay_series *s = &d->rsv[i];
-
-		if (!s->known)
-			texttable_cell(t, "n/a");
-		else if (s->all[k] == 0)
-			texttable_cell(t, "no requests");
-		else
-			texttable_cell(t, "%s (%lld of %lld)",
-				       report_fmt_pct(pct, sizeof(pct),
-						      (double)s->dead[k] / (double)s->all[k]),
-				       (long long)s->dead[k], (long long)s->all[k]);
+		report_decay_cell(t, &d->rsv[i], k);
 	}
 }
 

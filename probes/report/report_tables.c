@@ -135,12 +135,26 @@ static const char *report_mark_label(char *buf, size_t len, int64_t ns)
 	return buf;
 }
 
+void report_decay_cell(struct texttable *t, const struct clocks_decay_series *s, int64_t k)
+{
+	char pct[32];
+
+	if (!s->known)
+		texttable_cell(t, "n/a");
+	else if (s->all[k] == 0)
+		texttable_cell(t, "no requests");
+	else
+		texttable_cell(
+		    t, "%s (%lld of %lld)",
+		    report_fmt_pct(pct, sizeof(pct), (double)s->dead[k] / (double)s->all[k]),
+		    (long long)s->dead[k], (long long)s->all[k]);
+}
+
 static void report_decay_row(const struct report *r, struct texttable *t, int64_t at_ns,
 			     const char *label)
 {
 	const struct clocks_decay *d = &r->decay;
 	int64_t k = clocks_bucket_of(at_ns, d->bucket_ns);
-	char pct[32];
 
 	texttable_row(t);
 	texttable_cell(t, "%s", label);
@@ -149,15 +163,7 @@ static void report_decay_row(const struct report *r, struct texttable *t, int64_
 
 		if (!report_present(r, i))
 			continue;
-		if (!s->known)
-			texttable_cell(t, "n/a");
-		else if (s->all[k] == 0)
-			texttable_cell(t, "no requests");
-		else
-			texttable_cell(t, "%s (%lld of %lld)",
-				       report_fmt_pct(pct, sizeof(pct),
-						      (double)s->dead[k] / (double)s->all[k]),
-				       (long long)s->dead[k], (long long)s->all[k]);
+		report_decay_cell(t, s, k);
 	}
 }
 

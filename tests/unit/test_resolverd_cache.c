@@ -428,7 +428,7 @@ static void test_many_keys_grow(void **state)
 	}
 	assert_int_equal(c.count, 5000);
 	assert_int_equal(c.evictions, 1000);
-	assert_true(c.nbuckets >= 4096);
+	assert_true(c.map.nbuckets >= 4096);
 	for (int i = 0; i < 6000; i++) {
 		uint32_t ttl;
 
