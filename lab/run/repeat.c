@@ -169,14 +169,9 @@ void repeat_progress(const struct sweep *sw, const char *dir, int i)
 }
 
 /* repeat_plot_fill: spread.png's script for gnuplot's standard input */
-struct repeat_plot_arg {
-	const struct sweep *sw;
-	const struct sweep_table *tb;
-};
-
 static void repeat_plot_fill(FILE *fp, const void *arg)
 {
-	const struct repeat_plot_arg *a = arg;
+	const struct sweep_plot_arg *a = arg;
 
 	repeat_gp_text(a->sw, a->tb, fp, 1);
 }
@@ -186,56 +181,25 @@ static void repeat_write_gp(const struct sweep *sw, const struct sweep_table *tb
 	repeat_gp_text(sw, tb, out, 0);
 }
 
+static void repeat_say_invalid(const struct sweep *sw, int invalid)
+{
+	printf("steerlab: repeat: %d of %d runs INVALID, left out of the statistics (see "
+	       "stats.md and each run's report.md)\n",
+	       invalid, sw->nvalues);
+}
+
 int repeat_results(const struct sweep *sw, const char *dir)
 {
-	struct sweep_table *tb = calloc(1, sizeof(*tb));
-	struct repeat_plot_arg arg = {sw, tb};
-	char err[PATH_MAX + 128];
-	int rc = -1, plot = 1, dirfd = -1, invalid, used = 0;
+	static const struct sweep_output out = {
+	    .what = "repeat",
+	    .nfiles = 4,
+	    .files = {"repeat.csv", "stats.csv", "stats.md", "spread.gp"},
+	    .writers = {repeat_write_csv, repeat_write_stats_csv, repeat_write_md, repeat_write_gp},
+	    .shown = repeat_write_md,
+	    .png = "spread.png",
+	    .fill = repeat_plot_fill,
+	    .invalid = repeat_say_invalid,
+	};
 
-	if (tb == NULL || sweep_table_load(sw, dir, tb, stderr) == -1)
-		goto out;
-	if ((dirfd = atomicfile_dir(dir, err, sizeof(err))) == -1) {
-		log_warnx("%s", err);
-		goto out;
-	}
-	if (sweep_write_file(sw, tb, dirfd, dir, "repeat.csv", repeat_write_csv) == -1 ||
-	    sweep_write_file(sw, tb, dirfd, dir, "stats.csv", repeat_write_stats_csv) == -1 ||
-	    sweep_write_file(sw, tb, dirfd, dir, "stats.md", repeat_write_md) == -1 ||
-	    sweep_write_file(sw, tb, dirfd, dir, "spread.gp", repeat_write_gp) == -1)
-		goto out;
-	rc = 0;
-	printf("\n");
-	repeat_write_md(sw, tb, stdout);
-	printf("\n");
-	for (int i = 0; i < sw->nvalues; i++)
-		used += tb->done[i] && tb->valid[i] != 0;
-	if (used > 0)
-		plot = sweep_gnuplot(dirfd, dir, "spread.png", repeat_plot_fill, &arg);
-	else if (unlinkat(dirfd, "spread.png", 0) == -1 && errno != ENOENT)
-		log_warn("%s: %s/spread.png", __func__, dir);
-	if (used > 0 && plot == 1)
-		printf("steerlab: repeat: gnuplot is not installed (sudo make deps, or apt-get "
-		       "install gnuplot-nox): no spread.png; plot later with: cd %s && gnuplot "
-		       "spread.gp\n",
-		       dir);
-	else if (plot == -1)
-		log_warnx("gnuplot %s/spread.gp failed (above): no spread.png", dir);
-	printf("steerlab: repeat results in %s/: repeat.csv, stats.csv, stats.md%s\n", dir,
-	       plot == 0 ? ", spread.png" : "");
-	if (plot == -1)
-		rc = -1;
-	invalid = sweep_invalid(sw, tb);
-	if (invalid > 0) {
-		printf("steerlab: repeat: %d of %d runs INVALID, left out of the statistics (see "
-		       "stats.md and each run's report.md)\n",
-		       invalid, sw->nvalues);
-		if (rc == 0)
-			rc = SWEEP_INVALID;
-	}
-out:
-	if (dirfd != -1)
-		close(dirfd);
-	free(tb);
-	return rc;
+	return sweep_output_write(sw, dir, &out);
 }

@@ -379,6 +379,33 @@ int sweep_write_file(const struct sweep *sw, const struct sweep_table *tb, int d
 		     const char *dir, const char *name,
 		     void (*fn)(const struct sweep *, const struct sweep_table *, FILE *));
 
+/* What a sweep or a repeat writes once its points are done: its files (in
+ * order, the last one its gnuplot script), the one also printed on stdout,
+ * its plot (fill gets a struct sweep_plot_arg), and what it says of
+ * invalid points. */
+#define SWEEP_OUTPUT_FILES 4
+typedef void (*sweep_writer)(const struct sweep *, const struct sweep_table *, FILE *);
+struct sweep_output {
+	const char *what; /* "sweep", "repeat": the messages' word */
+	int nfiles;
+	const char *files[SWEEP_OUTPUT_FILES];
+	sweep_writer writers[SWEEP_OUTPUT_FILES];
+	sweep_writer shown; /* printed on stdout */
+	const char *png;
+	void (*fill)(FILE *, const void *);
+	void (*invalid)(const struct sweep *sw, int invalid);
+};
+
+struct sweep_plot_arg {
+	const struct sweep *sw;
+	const struct sweep_table *tb;
+};
+
+/* sweep_output_write: out's files in dir, its table on stdout, its plot
+ * once a point is measured and valid (else an older plot removed). 0,
+ * SWEEP_INVALID if a point is invalid, or -1 (logged). */
+int sweep_output_write(const struct sweep *sw, const char *dir, const struct sweep_output *out);
+
 /* sweep_gnuplot: gnuplot in dir, the script from fill(fp, arg) on its
  * standard input, its PNG on its standard output into DIR/png through a
  * temporary file; an older png is removed first. 0, 1 if gnuplot is not

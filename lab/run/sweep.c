@@ -458,11 +458,6 @@ static void sweep_default_dir(char *buf, size_t len, const char *lab, const stru
 }
 
 /* sweep_plot_fill: the plot script for gnuplot's standard input */
-struct sweep_plot_arg {
-	const struct sweep *sw;
-	const struct sweep_table *tb;
-};
-
 static void sweep_plot_fill(FILE *fp, const void *arg)
 {
 	const struct sweep_plot_arg *a = arg;
@@ -509,15 +504,6 @@ int sweep_gnuplot(int dirfd, const char *dir, const char *png, void (*fill)(FILE
 	return 0;
 }
 
-/* sweep_plot: sweep.png */
-static int sweep_plot(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
-		      const char *dir)
-{
-	struct sweep_plot_arg arg = {sw, tb};
-
-	return sweep_gnuplot(dirfd, dir, "sweep.png", sweep_plot_fill, &arg);
-}
-
 int sweep_write_file(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
 		     const char *dir, const char *name,
 		     void (*fn)(const struct sweep *, const struct sweep_table *, FILE *))
@@ -537,13 +523,13 @@ int sweep_write_file(const struct sweep *sw, const struct sweep_table *tb, int d
 	return 0;
 }
 
-/* sweep_results: the table, the plot, and the table on stdout. 0,
- * SWEEP_INVALID if a point is invalid, or -1. */
-static int sweep_results(const struct sweep *sw, const char *dir)
+int sweep_output_write(const struct sweep *sw, const char *dir, const struct sweep_output *o)
 {
 	struct sweep_table *tb = calloc(1, sizeof(*tb));
-	char err[PATH_MAX + 128];
+	struct sweep_plot_arg arg = {sw, tb};
+	char err[PATH_MAX + 128], listed[256] = "";
 	int rc = -1, plot = 1, dirfd = -1, invalid, used = 0;
+	const char *gp = o->files[o->nfiles - 1];
 
 	if (tb == NULL || sweep_table_load(sw, dir, tb, stderr) == -1)
 		goto out;
@@ -551,38 +537,39 @@ static int sweep_results(const struct sweep *sw, const char *dir)
 		log_warnx("%s", err);
 		goto out;
 	}
-	if (sweep_write_file(sw, tb, dirfd, dir, "sweep.csv", sweep_write_csv) == -1 ||
-	    sweep_write_file(sw, tb, dirfd, dir, "sweep.md", sweep_write_md) == -1 ||
-	    sweep_write_file(sw, tb, dirfd, dir, "sweep.gp", sweep_write_gp) == -1)
-		goto out;
+	for (int f = 0; f < o->nfiles; f++) {
+		if (sweep_write_file(sw, tb, dirfd, dir, o->files[f], o->writers[f]) == -1)
+			goto out;
+		if (f < o->nfiles - 1) /* the files a person reads: not the script */
+			strfmt(listed + strlen(listed), sizeof(listed) - strlen(listed), "%s%s",
+			       f ? ", " : "", o->files[f]);
+	}
 	rc = 0;
 	printf("\n");
-	sweep_write_md(sw, tb, stdout);
+	o->shown(sw, tb, stdout);
 	printf("\n");
 	/* a plot of no point is gnuplot's error (and an older one, of other
 	 * points, would mislead): plotted once a point is measured and valid */
 	for (int i = 0; i < sw->nvalues; i++)
 		used += tb->done[i] && tb->valid[i] != 0;
 	if (used > 0)
-		plot = sweep_plot(sw, tb, dirfd, dir);
-	else if (unlinkat(dirfd, "sweep.png", 0) == -1 && errno != ENOENT)
-		log_warn("%s: %s/sweep.png", __func__, dir);
+		plot = sweep_gnuplot(dirfd, dir, o->png, o->fill, &arg);
+	else if (unlinkat(dirfd, o->png, 0) == -1 && errno != ENOENT)
+		log_warn("%s: %s/%s", __func__, dir, o->png);
 	if (used > 0 && plot == 1)
-		printf("steerlab: sweep: gnuplot is not installed (sudo make deps, or apt-get "
-		       "install gnuplot-nox): no sweep.png; plot later with: cd %s && gnuplot "
-		       "sweep.gp\n",
-		       dir);
+		printf("steerlab: %s: gnuplot is not installed (sudo make deps, or apt-get "
+		       "install gnuplot-nox): no %s; plot later with: cd %s && gnuplot "
+		       "%s\n",
+		       o->what, o->png, dir, gp);
 	else if (plot == -1)
-		log_warnx("gnuplot %s/sweep.gp failed (above): no sweep.png", dir);
-	printf("steerlab: sweep results in %s/: sweep.csv, sweep.md%s\n", dir,
-	       plot == 0 ? ", sweep.png" : "");
+		log_warnx("gnuplot %s/%s failed (above): no %s", dir, gp, o->png);
+	printf("steerlab: %s results in %s/: %s%s%s\n", o->what, dir, listed, plot == 0 ? ", " : "",
+	       plot == 0 ? o->png : "");
 	if (plot == -1)
 		rc = -1;
 	invalid = sweep_invalid(sw, tb);
 	if (invalid > 0) {
-		printf("steerlab: sweep: %d point%s INVALID (see sweep.md and each point's "
-		       "report.md): their clocks must not be quoted\n",
-		       invalid, invalid == 1 ? " is" : "s are");
+		o->invalid(sw, invalid);
 		if (rc == 0)
 			rc = SWEEP_INVALID;
 	}
@@ -592,6 +579,27 @@ out:
 	free(tb);
 	return rc;
 }
+
+static void sweep_say_invalid(const struct sweep *sw, int invalid)
+{
+	(void)sw;
+	printf("steerlab: sweep: %d point%s INVALID (see sweep.md and each point's "
+	       "report.md): their clocks must not be quoted\n",
+	       invalid, invalid == 1 ? " is" : "s are");
+}
+
+/* sweep_results: sweep.csv, sweep.md, sweep.gp and sweep.png, and the
+ * table on stdout (sweep_output_write) */
+static const struct sweep_output sweep_out = {
+    .what = "sweep",
+    .nfiles = 3,
+    .files = {"sweep.csv", "sweep.md", "sweep.gp"},
+    .writers = {sweep_write_csv, sweep_write_md, sweep_write_gp},
+    .shown = sweep_write_md,
+    .png = "sweep.png",
+    .fill = sweep_plot_fill,
+    .invalid = sweep_say_invalid,
+};
 
 /* sweep_point_label: "point ttl=30", or a repeat's "repetition 2 (seed N)" */
 static void sweep_point_label(const struct sweep *sw, int i, char *buf, size_t len)
@@ -674,7 +682,8 @@ int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 		printf("steerlab: %s interrupted: %d of %d %s done; resume with: %s\n",
 		       sw->repeat ? "repeat" : "sweep", done, sw->nvalues, points, cmd);
 		rc = -1;
-	} else if ((n = sw->repeat ? sw->hooks->results(sw, dir) : sweep_results(sw, dir)) == -1) {
+	} else if ((n = sw->repeat ? sw->hooks->results(sw, dir)
+				   : sweep_output_write(sw, dir, &sweep_out)) == -1) {
 		rc = -1;
 	} else if (done < sw->nvalues) {
 		printf("steerlab: %d of %d %s failed; rerun the same command to run them again\n",
