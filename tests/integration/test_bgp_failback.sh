@@ -9,7 +9,7 @@
 # comes back; and the timeline is in clocks.json and report.md. (A restarted
 # bgpd's session takes about 2 s to come up again with FRR's defaults: the
 # lab's connect retry of 1 s keeps it short.)
-# about 12 s
+# about 14 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -23,7 +23,7 @@ cat >"$out/fback.ini" <<EOF2
 [lab]
 name = $lab
 routing = bgp
-duration = 7s
+duration = 9s
 # the restarted site's session comes up at the next connect retry
 bgp_connect_retry = 1s
 [router core]
@@ -86,9 +86,16 @@ for scheme in anycast dns; do
 	# needs probes to see the site up again, so healthy comes after R
 	assert_gt "$healthy" 0 "$scheme: recovered < healthy (s after the recovery)"
 	assert_le "$healthy" "$steer" "$scheme: healthy <= steer"
-	assert_le "$steer" "$first" "$scheme: steer <= first client back"
+	# the collector stamps a route when it reads the kernel's notification
+	# (the kernel gives none), after the kernel forwards by it: a client's
+	# request can be on a's link some microseconds before; a lag past 50 ms
+	# would be a stall the run reports (route_monitor_stalled, docs/clocks.md)
+	assert_le "$(awk -v s="$steer" 'BEGIN { printf "%.6f", s - 0.05 }')" "$first" \
+		"$scheme: steer (less the collector's 50 ms read lag) <= first client back"
 	assert_le "$first" "$last" "$scheme: first client <= last client back"
-	assert_le "$last" 3.0 "$scheme: the last client back within 3 s of the recovery"
+	# a restarted bgpd, its session, its update: about 2 s; 4.5 s under a
+	# loaded gate, and the run goes on 5.5 s after the recovery
+	assert_le "$last" 4.5 "$scheme: the last client back within 4.5 s of the recovery"
 	assert_eq "$(jq -r .clients_back <<<"$fb")" "$(jq -r .clients <<<"$fb")" "$scheme: every client back at a"
 done
 assert_eq "$(json "$r/clocks.json" '[.timeline[] | .name] | join(",")' | sed 's/^e1,e2$/1/')" 1 \
