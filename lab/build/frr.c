@@ -144,7 +144,21 @@ static int frr_start(struct lab *lab, int n, const char *label)
 
 int lab_frr_start_zebra(struct lab *lab, int n)
 {
-	return frrconf_node(lab->t, n) ? frr_start(lab, n, "zebra") : 0;
+	char zserv[PATH_MAX];
+
+	if (!frrconf_node(lab->t, n))
+		return 0;
+	/* a zebra killed (a crash, then a recover) leaves its zserv.api: gone
+	 * before the new one starts, lab_frr_wait_zebra waits for the new
+	 * zebra's socket, not the dead one's (bgpd that found the dead one
+	 * retries zebra only after FRR's back-off of seconds, and announces
+	 * nothing until then: its log says zclient_send_message() failed) */
+	strfmt(zserv, sizeof(zserv), "%s/frr/%s/zserv.api", lab->statedir, lab->t->nodes[n].name);
+	if (unlink(zserv) == -1 && errno != ENOENT) {
+		log_warn("zebra of node %s: %s", lab->t->nodes[n].name, zserv);
+		return -1;
+	}
+	return frr_start(lab, n, "zebra");
 }
 
 /* how long a zebra may take to listen, counted from the last one that
