@@ -377,7 +377,7 @@ bench-links:
 #   requests           the requests CSV reader
 #
 # `make fuzz` builds them all (build/fuzz/fuzz_NAME); `make fuzz-run` runs
-# each for FUZZ_SECONDS (30: 4 min in all; make check gives each 20) from its
+# each for FUZZ_SECONDS (30: 4 min in all; make check gives each 10) from its
 # seed corpus, which it replays first (a crash found once and kept there
 # stays a test);
 # `make fuzz-run-NAME FUZZ_SECONDS=600` runs one. New inputs go to

@@ -5,10 +5,10 @@
 # the integration tests (root: namespaces) in parallel
 # (tests/run-integration.sh). From the end of the release build on, beside
 # the rest at a lower priority: the build under AddressSanitizer and
-# UndefinedBehaviorSanitizer and its unit tests, and at the same time the
-# fuzzers' build and run (FUZZ_SECONDS each, as many at once as CPUs). A lab
-# mostly waits on its clocks: what it leaves of the CPU goes to those. At
-# the end, the wall time of every stage, and the result.
+# UndefinedBehaviorSanitizer, then its unit tests beside the fuzzers' build
+# and run (FUZZ_SECONDS each, 10 here, as many at once as CPUs). What the
+# labs leave of the CPU goes to those. At the end, the wall time of every
+# stage, and the result.
 #
 # Without root the integration tests cannot run, and make check fails at
 # once, unless STEERLAB_SKIP_ROOT=1 asks for the rest without them (their
@@ -17,7 +17,7 @@
 cd "$(dirname "$0")/.." || exit 1
 make=${MAKE:-make}
 jobs=${CHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}
-fuzz_seconds=${FUZZ_SECONDS:-20}
+fuzz_seconds=${FUZZ_SECONDS:-10}
 logs=$(mktemp -d /tmp/steerlab-check.XXXXXX)
 begin=$(date +%s)
 names=() secs=() results=()
@@ -47,9 +47,12 @@ stage() {
 	return "$rc"
 }
 
-# background: the sanitizers' build and unit tests, then the fuzzers; each
-# step's name, wall time and status in $logs/bg.times, its output in
-# $logs/bg.log
+# background: the sanitizers' build, then its unit tests beside the
+# fuzzers' build and run; each step's name, wall time and status in
+# $logs/bg.times, its output in $logs/bg.log. The sanitizers' build goes
+# first, alone: its unit tests run one suite at a time, so they must be
+# done while the integration tests still keep the other core busy, and the
+# fuzzers (as many at once as CPUs) fill the end.
 background() {
 	step() { # step NAME CMD...
 		local name=$1 t rc=0
@@ -59,11 +62,10 @@ background() {
 		echo "$name $(($(date +%s) - t)) $rc" >>"$logs/bg.times"
 		return "$rc"
 	}
-	{
-		step unit-asan-build nice -n 10 "$make" -j"$jobs" --no-print-directory SAN=1 \
-			BUILD=build/asan unit-build &&
-			step unit-asan "$make" --no-print-directory SAN=1 BUILD=build/asan unit-run
-	} &
+	if step unit-asan-build nice -n 10 "$make" -j"$jobs" --no-print-directory SAN=1 \
+		BUILD=build/asan unit-build; then
+		step unit-asan "$make" --no-print-directory SAN=1 BUILD=build/asan unit-run &
+	fi
 	step fuzz-build nice -n 10 "$make" -j"$jobs" --no-print-directory fuzz &&
 		step fuzz-run nice -n 19 "$make" -j"$jobs" --no-print-directory fuzz-run \
 			FUZZ_SECONDS="$fuzz_seconds"
