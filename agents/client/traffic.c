@@ -192,8 +192,7 @@ static int client_send_round(struct client *c, int64_t now)
 			loop_stop(c->loop);
 			return 0;
 		}
-		if (c->periodic)
-			client_read_replies(c, CLIENT_TICK_RECV_ROUNDS);
+		client_read_replies(c, CLIENT_TICK_RECV_ROUNDS);
 		if (pop_next_ns(c->pop) == INT64_MAX) {
 			client_drain(c);
 			return 0;
@@ -218,8 +217,7 @@ static int client_send_round(struct client *c, int64_t now)
 		}
 		budget -= n;
 	}
-	if (c->periodic)
-		client_read_replies(c, CLIENT_TICK_RECV_ROUNDS);
+	client_read_replies(c, CLIENT_TICK_RECV_ROUNDS);
 	if (c->ring.head >= c->sched.total) {
 		client_drain(c);
 		return 0;
@@ -425,14 +423,15 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 		return -1;
 	}
 	/* re-arming a timerfd per wake-up costs more than the sends at high
-	 * rates: there a periodic tick sends whatever fell due since the last,
-	 * and reads the replies that came meanwhile; the socket is watched only
-	 * once the sends are over. A reply does not wake the client (two
-	 * context switches, the costliest part of a request here), nor does
-	 * each request leaving the socket poke its watchers (sock_wfree). */
+	 * rates: there a periodic tick sends whatever fell due since the last.
+	 * At every rate each wake-up of the send timer reads the replies that
+	 * came meanwhile, and the socket is watched only once the sends are
+	 * over: a reply does not wake the client (two context switches, the
+	 * costliest part of a request here), nor does each request leaving the
+	 * socket poke its watchers (sock_wfree). A reply's time is the
+	 * kernel's stamp, not the read's, and client_expire reads what is
+	 * waiting before it calls a request lost. */
 	c->periodic = cfg->rate * CLIENT_TICK_NS >= NSEC_PER_SEC;
-	if (!c->periodic && client_watch_replies(c) == -1)
-		return -1;
 	now = now_mono_ns();
 	client_sched_init(&c->sched, now, cfg->rate, cfg->duration_ns);
 	if (loop_timer_add(loop, &c->expire_timer, now + tick, tick, client_on_expire_timer, c) ==
