@@ -232,7 +232,7 @@ static const char *rsv_expected(const struct rsv_ckey *k, char *buf, size_t len)
 	case RSV_K_PORT:
 		return "a port from 1 to 65535";
 	case RSV_K_ADDR:
-		return "a unicast IPv4 address such as 198.18.64.1";
+		return "a unicast IPv4 address (a.b.c.d)";
 	}
 	return "?";
 }

@@ -195,7 +195,7 @@ static void test_value_errors(void **state)
 	    "r.ini:7: stats_interval: expected a duration of at least 10ms such as 30s, "
 	    "got '1ms'\n"
 	    "r.ini:8: [resolverd]: duplicate key 'upstream' (first set at line 2)\n"
-	    "r.ini:10: address: expected a unicast IPv4 address such as 198.18.64.1, got "
+	    "r.ini:10: address: expected a unicast IPv4 address (a.b.c.d), got "
 	    "'224.0.0.1'\n"
 	    "r.ini:11: min_ttl: expected a TTL in whole seconds such as 300 or 5m, got "
 	    "'1.5s'\n"
