@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # make check (README.md): the gate, every stage, in under 10 minutes on two
-# cores. The formatting, the build (release, with the unit tests and the
-# tools), then the integration tests (root: namespaces) in parallel
-# (tests/run-integration.sh), and beside them, each a little lower in
-# priority: the unit tests, the man pages and the shell unit tests; the
-# build under AddressSanitizer and UndefinedBehaviorSanitizer, then its
-# unit tests beside the fuzzers' build and run (FUZZ_SECONDS each, 10 here,
-# as many at once as CPUs). The labs are what takes the most wall time, so
-# they start first, and the rest fills what they leave of the CPU. At the
-# end, the wall time of every stage, and the result.
+# cores. In order: the formatting, the build (release, with the unit tests
+# and the tools), the unit tests, the man pages, the shell unit tests, then
+# the integration tests (root: namespaces) in parallel
+# (tests/run-integration.sh). From the end of the release build on, beside
+# the rest at a lower priority: the build under AddressSanitizer and
+# UndefinedBehaviorSanitizer, then its unit tests, and at the same time the
+# fuzzers' build and run (FUZZ_SECONDS each, 10 here, as many at once as
+# CPUs). What the labs leave of the CPU goes to those. At the end, the wall
+# time of every stage, and the result.
 #
 # Without root the integration tests cannot run, and make check fails at
 # once, unless STEERLAB_SKIP_ROOT=1 asks for the rest without them (their
@@ -58,25 +58,17 @@ step() {
 	return "$rc"
 }
 
-# beside_unit: the unit tests, the man pages and the shell unit tests,
-# beside the integration tests, a little below them
-beside_unit() {
-	step unit nice -n 5 "$make" --no-print-directory unit-run
-	step man-lint nice -n 5 "$make" --no-print-directory man-lint
-	step unit-sh nice -n 5 "$make" --no-print-directory unit-sh
-}
-
-# beside_san: the sanitizers' build, then its unit tests beside the
-# fuzzers' build and run. The sanitizers' build goes first, alone: its unit
-# tests run one suite at a time, so they must be done while the integration
-# tests still keep the other core busy, and the fuzzers (as many at once as
-# CPUs) fill the end.
-beside_san() {
-	if step unit-asan-build nice -n 10 "$make" -j"$jobs" --no-print-directory SAN=1 \
-		BUILD=build/asan unit-build; then
-		step unit-asan nice -n 5 "$make" --no-print-directory SAN=1 BUILD=build/asan unit-run &
-	fi
-	step fuzz-build nice -n 10 "$make" -j"$jobs" --no-print-directory fuzz &&
+# beside: the sanitizers' build and then its unit tests, and the fuzzers'
+# build (lower: its run fills the end, as many at once as CPUs) and run.
+# The sanitizers' unit tests run one suite at a time: they must be done
+# while the integration tests still keep the other core busy.
+beside() {
+	{
+		step unit-asan-build nice -n 10 "$make" -j"$jobs" --no-print-directory SAN=1 \
+			BUILD=build/asan unit-build &&
+			step unit-asan nice -n 5 "$make" --no-print-directory SAN=1 BUILD=build/asan unit-run
+	} &
+	step fuzz-build nice -n 15 "$make" -j"$jobs" --no-print-directory fuzz &&
 		step fuzz-run nice -n 19 "$make" -j"$jobs" --no-print-directory fuzz-run \
 			FUZZ_SECONDS="$fuzz_seconds"
 	wait
@@ -96,13 +88,14 @@ summary() {
 stage format-check "$make" --no-print-directory format-check || { summary; exit 1; }
 stage build "$make" -j"$jobs" --no-print-directory all tools unit-build || { summary; exit 1; }
 
-# everything else starts as soon as the release build is done, beside the
-# integration tests, which need the most wall time
-beside_unit >"$logs/unit.log" 2>&1 &
-unit_pid=$!
-beside_san >"$logs/bg.log" 2>&1 &
+# the sanitizers and the fuzzers start as soon as the release build is done
+beside >"$logs/bg.log" 2>&1 &
 bg=$!
-trap 'kill -TERM -- -$bg -$unit_pid 2>/dev/null; kill -TERM $bg $unit_pid 2>/dev/null' INT TERM HUP
+trap 'kill -TERM -- -$bg 2>/dev/null; kill -TERM $bg 2>/dev/null' INT TERM HUP
+
+stage unit "$make" --no-print-directory unit-run
+stage man-lint "$make" --no-print-directory man-lint
+stage unit-sh "$make" --no-print-directory unit-sh
 
 if [ "$(id -u)" = 0 ]; then
 	stage integration tests/run-integration.sh
@@ -112,30 +105,24 @@ else
 	record "integration (skipped: $n)" 0 0
 fi
 
-echo "== check: waiting for the unit tests, the sanitizers' and the fuzzers"
-wait "$unit_pid" "$bg"
-# beside NAME... LOG WHAT: record each step of a background chain; its
-# output's last 80 lines when one failed
-beside() {
-	local log=${*: -2:1} what=${*: -1} line fail=0 want name took rc
-	for want in "${@:1:$#-2}"; do
-		line=$(grep "^$want " "$logs/bg.times" 2>/dev/null)
-		if [ -z "$line" ]; then
-			record "$want (not run)" 0 1
-			fail=1
-		else
-			read -r name took rc <<<"$line"
-			record "$name (beside)" "$took" "$rc"
-			[ "$rc" = 0 ] || fail=1
-		fi
-	done
-	if [ "$fail" = 1 ]; then
-		echo "== check: $what output (its last 80 lines; all of it in $log):"
-		tail -n 80 "$log"
+echo "== check: waiting for the sanitizers' unit tests and the fuzzers"
+wait "$bg"
+bgfail=0
+for want in unit-asan-build unit-asan fuzz-build fuzz-run; do
+	line=$(grep "^$want " "$logs/bg.times" 2>/dev/null)
+	if [ -z "$line" ]; then
+		record "$want (not run)" 0 1
+		bgfail=1
+	else
+		read -r name took rc <<<"$line"
+		record "$name (beside)" "$took" "$rc"
+		[ "$rc" = 0 ] || bgfail=1
 	fi
-}
-beside unit man-lint unit-sh "$logs/unit.log" "the unit tests'"
-beside unit-asan-build unit-asan fuzz-build fuzz-run "$logs/bg.log" "the sanitizers' and fuzzers'"
+done
+if [ "$bgfail" = 1 ]; then
+	echo "== check: the sanitizers' and fuzzers' output (its last 80 lines; all of it in $logs/bg.log):"
+	tail -n 80 "$logs/bg.log"
+fi
 summary
 [ "$failed" = 0 ] && rm -rf "$logs"
 exit "$failed"
