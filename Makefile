@@ -190,6 +190,8 @@ $(foreach a,$(AGENTS),$(eval $(call agent_rule,$(a))))
 # linkd's own libraries: NFQUEUE and nftables (agents/linkd/nfqueue.c, nftable.c)
 LINKD_PKGS := libnetfilter_queue libmnl libnftnl
 LDLIBS_linkd := $(shell pkg-config --libs $(LINKD_PKGS) 2>/dev/null)
+# the unit tests of linkd's kernel side link them too
+$(BUILD)/tests/test_linkd_kernel: LDLIBS += $(LDLIBS_linkd)
 
 $(OUTBIN)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
 	@mkdir -p $(dir $@)
