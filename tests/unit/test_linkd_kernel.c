@@ -235,11 +235,10 @@ static void test_nftable_errors(void **state)
 		assert_int_equal(nftable_create(name, absent, 1), -1);
 	}
 	err = test_stderr_end(saved);
-	assert_log(err,
-			    "steerlab: nftable_send: removing the nftables table: No such file "
-			    "or directory\n"
-			    "steerlab: nftable_send: creating the nftables table: Numerical "
-			    "result out of range\n");
+	assert_log(err, "steerlab: nftable_send: removing the nftables table: No such file "
+			"or directory\n"
+			"steerlab: nftable_send: creating the nftables table: Numerical "
+			"result out of range\n");
 }
 
 /* a datagram sent from a socket to another on lo, its verdict given */
@@ -378,9 +377,9 @@ static void test_nfqueue_verdicts(void **state)
 		assert_int_equal(nfqueue_read(&q, 4, on_packet, &s), 1);
 		err = test_stderr_end(saved);
 		assert_int_equal(q.errors, 1);
-		assert_log(err,
-		    "steerlab: nfqueue_packet: the kernel refused a message: No such file or "
-		    "directory\n");
+		assert_log(
+		    err, "steerlab: nfqueue_packet: the kernel refused a message: No such file or "
+			 "directory\n");
 	}
 
 	assert_int_equal(nftable_delete(TABLE), 0);
@@ -404,8 +403,7 @@ static void test_nfqueue_bind_refused(void **state)
 	saved = test_stderr_begin();
 	assert_int_equal(nfqueue_bind(&other, 9, 10), -1);
 	err = test_stderr_end(saved);
-	assert_log(err,
-			    "steerlab: nfqueue_ack: queue 9: bind: Operation not permitted\n");
+	assert_log(err, "steerlab: nfqueue_ack: queue 9: bind: Operation not permitted\n");
 	nfqueue_close(&other);
 	nfqueue_close(&q);
 	/* closed twice is harmless: close clears it */
