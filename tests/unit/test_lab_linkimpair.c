@@ -163,8 +163,9 @@ static void test_mech(void **state)
 	err = capture_end();
 	free(topo);
 	topo = NULL;
-	assert_string_equal(err, DUP_INI ":13: c1>core: duplicate: the delay line (linkd) cannot "
-				 "duplicate packets; only netem can (mechanism: delayline (linkd))\n");
+	assert_string_equal(err, DUP_INI
+			    ":13: c1>core: duplicate: the delay line (linkd) cannot "
+			    "duplicate packets; only netem can (mechanism: delayline (linkd))\n");
 	free(err);
 }
 
@@ -180,8 +181,10 @@ static void test_apply(void **state)
 	/* one linkd for each namespace with an impaired egress: c1 (towards
 	 * core) and core (towards c1 and a); none for a, b (nothing leaves
 	 * them impaired) */
-	assert_argv("c1", "linkd -n c1 -e /run/t20/run1/c1.linkd.events.jsonl -p 50 -s 4 -i eth0 -d 15ms -j 1ms normal");
-	assert_argv("core", "linkd -n core -e /run/t20/run1/core.linkd.events.jsonl -p 50 -s 1 -i a -r 100mbit -i c1 -d 15ms -j 1ms normal -l 1%");
+	assert_argv("c1", "linkd -n c1 -e /run/t20/run1/c1.linkd.events.jsonl -p 50 -s 4 "
+			  "-i eth0 -d 15ms -j 1ms normal");
+	assert_argv("core", "linkd -n core -e /run/t20/run1/core.linkd.events.jsonl -p 50 -s 1 "
+			    "-i a -r 100mbit -i c1 -d 15ms -j 1ms normal -l 1%");
 	assert_null(argv_of("a"));
 	assert_null(argv_of("b"));
 	snprintf(path, sizeof(path), "%s/lab.events.jsonl", run);
@@ -223,8 +226,9 @@ static void test_not_ready(void **state)
 	capture_begin();
 	assert_int_equal(lab_impair_apply(&lab), -1);
 	err = capture_end();
-	assert_string_equal(err, "steerlab: impairments: 2 linkd not ready (linkd_ready) within 0.2 s "
-				 "(settle); see NODE.linkd.log in /run/t20/run2\n");
+	assert_string_equal(err,
+			    "steerlab: impairments: 2 linkd not ready (linkd_ready) within 0.2 s "
+			    "(settle); see NODE.linkd.log in /run/t20/run2\n");
 	free(err);
 	lab_done();
 }
