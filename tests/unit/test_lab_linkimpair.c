@@ -38,6 +38,18 @@ static const char no_netem[] =
     "lo: the kernel has no sch_netem (netem qdisc: Object not found); impairments need the "
     "delay line (linkd) on this kernel";
 
+/* REQUIRE_ROOT: the machine's root, which impair_detect's probe and the
+ * namespaces' fds of a lab take; else skipped, saying so */
+#define REQUIRE_ROOT()                                                                             \
+	do {                                                                                       \
+		SANDBOX_REQUIRE();                                                                 \
+		if (!sandbox_root) {                                                               \
+			print_message(                                                             \
+			    "skipped: needs root (the netem probe, a lab's namespaces)\n");        \
+			skip();                                                                    \
+		}                                                                                  \
+	} while (0)
+
 static struct topology *topo;
 static struct lab lab;
 static char run[64];
@@ -140,7 +152,7 @@ static void test_mech(void **state)
 	enum impair_mech mech = IMPAIR_MECH_NETEM;
 
 	(void)state;
-	SANDBOX_REQUIRE_ROOT();
+	REQUIRE_ROOT();
 	assert_string_equal(lab_impair_mech_text(IMPAIR_MECH_NETEM), "netem");
 	assert_string_equal(lab_impair_mech_text(IMPAIR_MECH_DELAYLINE), "delayline (linkd)");
 
@@ -175,7 +187,7 @@ static void test_apply(void **state)
 	json_t *ev, *e, *paths;
 
 	(void)state;
-	SANDBOX_REQUIRE_ROOT();
+	REQUIRE_ROOT();
 	lab_of(INI, NULL, 0);
 	assert_int_equal(lab_impair_apply(&lab), 0);
 	/* one linkd for each namespace with an impaired egress: c1 (towards
@@ -220,7 +232,7 @@ static void test_not_ready(void **state)
 	char *err;
 
 	(void)state;
-	SANDBOX_REQUIRE_ROOT();
+	REQUIRE_ROOT();
 	setenv(MUTE_ENV, "1", 1);
 	lab_of(INI, sets, 1);
 	capture_begin();
