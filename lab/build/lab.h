@@ -347,6 +347,9 @@ const char *lab_realres_prog(const char *label);
 int lab_impair_mech(const struct topology *t, enum impair_mech *mech, char *why, size_t len,
 		    FILE *err);
 const char *lab_impair_mech_text(enum impair_mech mech);
+/* lab_impair_mech_pin: the mechanism decided without detecting it, why as
+ * lab_impair_mech gives it (the delay line's tests, on any kernel) */
+void lab_impair_mech_pin(enum impair_mech mech, const char *why);
 int lab_impair_apply(struct lab *lab);
 
 /* lab_nsname: LAB-NODE into buf. */

@@ -55,6 +55,13 @@ static int linkimpair_check(const struct topology *t, enum impair_mech mech, FIL
 	return rc;
 }
 
+void lab_impair_mech_pin(enum impair_mech mech, const char *why)
+{
+	linkimpair_known = 1;
+	linkimpair_mech = mech;
+	(void)strfmt(linkimpair_why, sizeof(linkimpair_why), "%s", why);
+}
+
 int lab_impair_mech(const struct topology *t, enum impair_mech *mech, char *why, size_t len,
 		    FILE *err)
 {
