@@ -40,9 +40,9 @@
 struct fixture {
 	struct nl_sock *sk;
 	struct rtmon *m;
-	int n;		   /* routes seen */
-	int main_only;	   /* leave out routes of other tables (a dump's local ones) */
-	int64_t t_min;	   /* every route's t_ns at or after this */
+	int n;		    /* routes seen */
+	int main_only;	    /* leave out routes of other tables (a dump's local ones) */
+	int64_t t_min;	    /* every route's t_ns at or after this */
 	char text[1 << 15]; /* one line a route seen */
 	size_t at;
 };
@@ -251,14 +251,15 @@ static void test_add_replace_append_delete(void **state)
 	route(f, ADD, "198.19.2.1/32", 0, NULL);
 	route(f, DEL, "198.19.2.1/32", 0, NULL);
 	assert_int_equal(wait_routes(f, 7), 0);
-	assert_string_equal(seen(f),
-			    "add 198.19.1.0/24 via 198.18.0.2 dev t0 metric 10 table 254 proto 4 unicast\n"
-			    "replace 198.19.1.0/24 via 198.18.0.3 dev t0 metric 10 table 254 proto 4 unicast\n"
-			    "add 198.19.1.0/24 via 198.18.0.4 dev t0 metric 20 table 254 proto 4 unicast\n"
-			    "append 198.19.1.0/24 via 198.18.0.5 dev t0 metric 20 table 254 proto 4 unicast\n"
-			    "del 198.19.1.0/24 via 198.18.0.3 dev t0 metric 10 table 254 proto 4 unicast deleted\n"
-			    "add 198.19.2.1/32 dev - metric 0 table 254 proto 4 blackhole\n"
-			    "del 198.19.2.1/32 dev - metric 0 table 254 proto 4 blackhole deleted\n");
+	assert_string_equal(
+	    seen(f),
+	    "add 198.19.1.0/24 via 198.18.0.2 dev t0 metric 10 table 254 proto 4 unicast\n"
+	    "replace 198.19.1.0/24 via 198.18.0.3 dev t0 metric 10 table 254 proto 4 unicast\n"
+	    "add 198.19.1.0/24 via 198.18.0.4 dev t0 metric 20 table 254 proto 4 unicast\n"
+	    "append 198.19.1.0/24 via 198.18.0.5 dev t0 metric 20 table 254 proto 4 unicast\n"
+	    "del 198.19.1.0/24 via 198.18.0.3 dev t0 metric 10 table 254 proto 4 unicast deleted\n"
+	    "add 198.19.2.1/32 dev - metric 0 table 254 proto 4 blackhole\n"
+	    "del 198.19.2.1/32 dev - metric 0 table 254 proto 4 blackhole deleted\n");
 	/* nothing more is pending */
 	assert_int_equal(rtmon_read(f->m), 0);
 	assert_int_equal(f->n, 0);
@@ -285,8 +286,10 @@ static void test_dump(void **state)
 	assert_int_equal(rtmon_dump(f->m), 0);
 	f->main_only = 0;
 	assert_int_equal(wait_routes(f, 3), 0);
-	assert_non_null(strstr(f->text, "present 198.18.0.1/32 dev t0 metric 0 table 255 proto 2 local\n"));
-	assert_non_null(strstr(f->text, "present 127.0.0.1/32 dev lo metric 0 table 255 proto 2 local\n"));
+	assert_non_null(
+	    strstr(f->text, "present 198.18.0.1/32 dev t0 metric 0 table 255 proto 2 local\n"));
+	assert_non_null(
+	    strstr(f->text, "present 127.0.0.1/32 dev lo metric 0 table 255 proto 2 local\n"));
 	/* the dump ended with it: what comes next is a change */
 	assert_int_equal(rtmon_read(f->m), 0);
 	seen(f);
@@ -317,10 +320,11 @@ static void test_multipath(void **state)
 	many[RTMON_MAX_NEXTHOPS + 1] = NULL;
 	route(f, REPLACE, "198.19.3.0/24", 0, many);
 	assert_int_equal(wait_routes(f, 1), 0);
-	at = (size_t)snprintf(want, sizeof(want),
-			      "replace 198.19.3.0/24 via 198.18.0.2 dev t0 metric 0 table 254 proto 4 "
-			      "unicast multipath %d of %d:",
-			      RTMON_MAX_NEXTHOPS, RTMON_MAX_NEXTHOPS + 1);
+	at = (size_t)snprintf(
+	    want, sizeof(want),
+	    "replace 198.19.3.0/24 via 198.18.0.2 dev t0 metric 0 table 254 proto 4 "
+	    "unicast multipath %d of %d:",
+	    RTMON_MAX_NEXTHOPS, RTMON_MAX_NEXTHOPS + 1);
 	for (int i = 0; i < RTMON_MAX_NEXTHOPS; i++)
 		at += (size_t)snprintf(want + at, sizeof(want) - at, " %s", addr[i]);
 	snprintf(want + at, sizeof(want) - at, "\n");
@@ -364,8 +368,9 @@ static void test_left_out(void **state)
 	fake.rtm.rtm_family = AF_INET;
 	fake.rtm.rtm_dst_len = 8;
 	assert_true((fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE)) != -1);
-	assert_int_equal(sendto(fd, &fake, fake.nlh.nlmsg_len, 0, (struct sockaddr *)&me, sizeof(me)),
-			 (ssize_t)fake.nlh.nlmsg_len);
+	assert_int_equal(
+	    sendto(fd, &fake, fake.nlh.nlmsg_len, 0, (struct sockaddr *)&me, sizeof(me)),
+	    (ssize_t)fake.nlh.nlmsg_len);
 	close(fd);
 	route(f, ADD, "198.19.5.0/24", 0, GWS("198.18.0.2"));
 	/* the first route seen is the IPv4 one added after both */
@@ -399,7 +404,8 @@ static void test_overrun(void **state)
 	seen(f);
 	route(f, ADD, "198.19.7.0/24", 0, NULL);
 	assert_int_equal(wait_routes(f, 1), 0);
-	assert_string_equal(seen(f), "add 198.19.7.0/24 dev - metric 0 table 254 proto 4 blackhole\n");
+	assert_string_equal(seen(f),
+			    "add 198.19.7.0/24 dev - metric 0 table 254 proto 4 blackhole\n");
 }
 
 /* the errors, with what the collector logs: a socket that fails (here, no
@@ -420,22 +426,29 @@ static void test_errors(void **state)
 	assert_int_equal(rtmon_dump(f->m), -1);
 	err = test_stderr_end(saved);
 	text = test_strip_stamps(err);
-	assert_string_equal(text,
-			    "collector: rtmon_read: netlink receive: Socket operation on non-socket\n"
-			    "collector: rtmon_dump: netlink route dump: Socket operation on non-socket\n");
+	assert_string_equal(
+	    text, "collector: rtmon_read: netlink receive: Socket operation on non-socket\n"
+		  "collector: rtmon_dump: netlink route dump: Socket operation on non-socket\n");
 	free(text);
 	free(err);
 }
 
 static void open_no_fd(void *arg)
 {
-	struct rlimit none = {0, 0};
+	struct rlimit none = {0, 0}, was;
+	struct rtmon *m;
 
 	(void)arg;
 	log_init("collector", 0);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	none.rlim_max = was.rlim_max;
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
-	if (rtmon_open(on_route, NULL) != NULL)
+	m = rtmon_open(on_route, NULL);
+	/* back, for what the exit does (the sanitizers' report) */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	if (m != NULL)
 		fprintf(stderr, "rtmon_open: opened without a descriptor\n");
+	rtmon_close(m);
 }
 
 static void test_open_fails(void **state)
@@ -457,8 +470,8 @@ int main(void)
 	static struct fixture fx;
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names),
-	    cmocka_unit_test_prestate_setup_teardown(test_add_replace_append_delete, NULL,
-						      teardown, &fx),
+	    cmocka_unit_test_prestate_setup_teardown(test_add_replace_append_delete, NULL, teardown,
+						     &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_dump, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_multipath, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_nexthop_object, NULL, teardown, &fx),
