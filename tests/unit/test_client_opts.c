@@ -130,12 +130,16 @@ static void test_population(void **state)
 static void test_refusals(void **state)
 {
 	(void)state;
-	expect(1, "client: -i ID and either -t ADDR:PORT or -R RESOLVER with -q NAME are required\n" CLIENT_USAGE,
+	expect(1,
+	       "client: -i ID and either -t ADDR:PORT or -R RESOLVER with -q NAME are "
+	       "required\n" CLIENT_USAGE,
 	       "-i", "1", NULL);
-	expect(1, "client: -i ID and either -t ADDR:PORT or -R RESOLVER with -q NAME are required\n" CLIENT_USAGE,
+	expect(1,
+	       "client: -i ID and either -t ADDR:PORT or -R RESOLVER with -q NAME are "
+	       "required\n" CLIENT_USAGE,
 	       "-t", TARGET, NULL);
-	expect(1, "client: -r: expected a rate in requests per second, got '0'\n" CLIENT_USAGE, "-i",
-	       "1", "-t", TARGET, "-r", "0", NULL);
+	expect(1, "client: -r: expected a rate in requests per second, got '0'\n" CLIENT_USAGE,
+	       "-i", "1", "-t", TARGET, "-r", "0", NULL);
 	expect(1, "client: -r: expected a rate in requests per second, got '2e7'\n" CLIENT_USAGE,
 	       "-i", "1", "-t", TARGET, "-r", "2e7", NULL);
 	expect(1, "client: -W gives 2 weights for 0 resolvers (-R)\n" CLIENT_USAGE, "-i", "1", "-t",
@@ -148,13 +152,14 @@ static void test_refusals(void **state)
 	       "-i", "1", "-t", TARGET, "-k", "zipf:11", "-P", "10", NULL);
 	expect(1, "client: several -R, -k, -a, -Q and -s go with -P (a population)\n" CLIENT_USAGE,
 	       "-i", "1", "-t", TARGET, "-s", "5", NULL);
-	expect(1, "client: -Q goes with -S (how long the sticky ones keep an address)\n" CLIENT_USAGE,
-	       "-i", "1", "-P", "2", "-R", "198.18.128.1", "-q", "www.lab.example", "-Q", "0.5",
-	       NULL);
+	expect(
+	    1, "client: -Q goes with -S (how long the sticky ones keep an address)\n" CLIENT_USAGE,
+	    "-i", "1", "-P", "2", "-R", "198.18.128.1", "-q", "www.lab.example", "-Q", "0.5", NULL);
 	expect(1, "client: -i 4294967295 -P 2: the ids pass 4294967295\n", "-i", "4294967295", "-P",
 	       "2", "-t", TARGET, NULL);
-	expect(1, "client: -A: expected an IPv4 NET/LEN (LEN 1 to 32, host bits zero), got "
-		  "'198.18.64.1/18'\n" CLIENT_USAGE,
+	expect(1,
+	       "client: -A: expected an IPv4 NET/LEN (LEN 1 to 32, host bits zero), got "
+	       "'198.18.64.1/18'\n" CLIENT_USAGE,
 	       "-i", "1", "-P", "2", "-t", TARGET, "-A", "198.18.64.1/18", NULL);
 	expect(0, "", "-i", "1", "-t", TARGET, NULL);
 }
