@@ -52,26 +52,72 @@ void run_default_dir(char *buf, size_t len, const char *lab)
 	strfmt(buf, len, "%s/%s-%s", run_runs_dir(), lab, when);
 }
 
-int run_count_events(const char *path, const char *event, const char *key, const char *value)
+/* run_jsonl_each: fn on each object of the JSON Lines file path that has
+ * an "event"; nothing if the file is not there (not written yet) */
+static void run_jsonl_each(const char *path, void (*fn)(json_t *obj, const char *ev, void *arg),
+			   void *arg)
 {
 	char line[4096];
-	int n = 0;
 	FILE *fp = fopen(path, "r");
 
 	if (fp == NULL)
-		return 0;
+		return;
 	while (fgets(line, sizeof(line), fp)) {
 		json_t *obj = json_loads(line, 0, NULL);
 		const char *ev = json_string_value(json_object_get(obj, "event"));
-		if (ev && strcmp(ev, event) == 0) {
-			const char *v = key ? json_string_value(json_object_get(obj, key)) : NULL;
-			if (key == NULL || (v && strcmp(v, value) == 0))
-				n++;
-		}
+
+		if (ev)
+			fn(obj, ev, arg);
 		json_decref(obj);
 	}
 	fclose(fp);
-	return n;
+}
+
+struct run_count {
+	const char *event, *key, *value;
+	int n;
+};
+
+static void run_count_one(json_t *obj, const char *ev, void *arg)
+{
+	struct run_count *c = arg;
+	const char *v;
+
+	if (strcmp(ev, c->event) != 0)
+		return;
+	v = c->key ? json_string_value(json_object_get(obj, c->key)) : NULL;
+	if (c->key == NULL || (v && strcmp(v, c->value) == 0))
+		c->n++;
+}
+
+int run_count_events(const char *path, const char *event, const char *key, const char *value)
+{
+	struct run_count c = {event, key, value, 0};
+
+	run_jsonl_each(path, run_count_one, &c);
+	return c.n;
+}
+
+struct run_fib {
+	const char *prefix;
+	struct in_addr *via;
+	int64_t *last;
+	int have;
+};
+
+static void run_fib_one(json_t *obj, const char *ev, void *arg)
+{
+	struct run_fib *f = arg;
+	const char *p = json_string_value(json_object_get(obj, "prefix"));
+	const char *v = json_string_value(json_object_get(obj, "via"));
+
+	if (p == NULL || strcmp(p, f->prefix) != 0)
+		return;
+	if (strcmp(ev, EVENTS_ROUTE_DELETED) == 0)
+		f->have = 0;
+	else if (strcmp(ev, EVENTS_ROUTE_ADDED) == 0)
+		f->have = v && inet_pton(AF_INET, v, f->via) == 1;
+	*f->last = json_integer_value(json_object_get(obj, "t"));
 }
 
 /* run_fib_via: the next hop of the last route change to prefix the
@@ -79,30 +125,11 @@ int run_count_events(const char *path, const char *event, const char *key, const
  * none (or a deletion); *last, that change's t (0: none). */
 static int run_fib_via(const char *path, const char *prefix, struct in_addr *via, int64_t *last)
 {
-	char line[4096];
-	int have = 0;
-	FILE *fp = fopen(path, "r");
+	struct run_fib f = {prefix, via, last, 0};
 
 	*last = 0;
-
-	if (fp == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), fp)) {
-		json_t *obj = json_loads(line, 0, NULL);
-		const char *ev = json_string_value(json_object_get(obj, "event"));
-		const char *p = json_string_value(json_object_get(obj, "prefix"));
-		const char *v = json_string_value(json_object_get(obj, "via"));
-
-		if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, EVENTS_ROUTE_DELETED) == 0)
-			have = 0;
-		else if (ev && p && strcmp(p, prefix) == 0 && strcmp(ev, EVENTS_ROUTE_ADDED) == 0)
-			have = v && inet_pton(AF_INET, v, via) == 1;
-		if (ev && p && strcmp(p, prefix) == 0)
-			*last = json_integer_value(json_object_get(obj, "t"));
-		json_decref(obj);
-	}
-	fclose(fp);
-	return have;
+	run_jsonl_each(path, run_fib_one, &f);
+	return f.have;
 }
 
 /* run_local_pref: router r sets a local preference on what one of its
