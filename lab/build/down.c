@@ -78,32 +78,57 @@ int lab_parse_agent_line(const char *line, struct lab_agent *a)
 	return 0;
 }
 
-int lab_state_read_agents(const char *statedir, struct lab_agent *agents, int max, int warn,
-			  int *refused)
+/* state_each_line: fn on each line of statedir's file name, with the
+ * file's path and the line's number, until fn returns 1; nothing if the
+ * file cannot be read (said by lab_fopen_read unless it is not there) */
+static void state_each_line(const char *statedir, const char *name,
+			    int (*fn)(const char *path, int lineno, char *line, void *arg),
+			    void *arg)
 {
 	char path[PATH_MAX], *line = NULL;
 	size_t cap = 0;
-	int n = 0, lineno = 0;
+	int lineno = 0;
 	FILE *fp;
 
-	strfmt(path, sizeof(path), "%s/agents.tsv", statedir);
+	strfmt(path, sizeof(path), "%s/%s", statedir, name);
 	if ((fp = lab_fopen_read(path)) == NULL)
-		return 0;
-	while (n < max && getline(&line, &cap, fp) != -1) {
-		lineno++;
-		if (lab_parse_agent_line(line, &agents[n]) == 0) {
-			agents[n++].line = lineno;
-			continue;
-		}
-		(*refused)++;
-		if (warn)
-			log_warnx("%s:%d: refused: expected PID, start time, node and agent label "
-				  "separated by tabs, got '%.*s'",
-				  path, lineno, (int)strcspn(line, "\n"), line);
-	}
+		return;
+	while (getline(&line, &cap, fp) != -1)
+		if (fn(path, ++lineno, line, arg) == 1)
+			break;
 	free(line);
 	fclose(fp);
-	return n;
+}
+
+struct state_agents {
+	struct lab_agent *agents;
+	int n, max, warn, *refused;
+};
+
+static int state_agent_line(const char *path, int lineno, char *line, void *arg)
+{
+	struct state_agents *r = arg;
+
+	if (lab_parse_agent_line(line, &r->agents[r->n]) == 0) {
+		r->agents[r->n++].line = lineno;
+		return r->n >= r->max;
+	}
+	(*r->refused)++;
+	if (r->warn)
+		log_warnx("%s:%d: refused: expected PID, start time, node and agent label "
+			  "separated by tabs, got '%.*s'",
+			  path, lineno, (int)strcspn(line, "\n"), line);
+	return 0;
+}
+
+int lab_state_read_agents(const char *statedir, struct lab_agent *agents, int max, int warn,
+			  int *refused)
+{
+	struct state_agents r = {agents, 0, max, warn, refused};
+
+	if (max > 0)
+		state_each_line(statedir, "agents.tsv", state_agent_line, &r);
+	return r.n;
 }
 
 void lab_state_bindir(const char *statedir, char *buf, size_t len)
@@ -183,41 +208,43 @@ static void state_remove(const char *statedir)
 		log_warn("%s: rmdir %s", __func__, statedir);
 }
 
+struct state_namespaces {
+	const char *lab;
+	int *removed, *refused, rc;
+};
+
+static int state_namespace_line(const char *path, int lineno, char *line, void *arg)
+{
+	struct state_namespaces *r = arg;
+
+	line[strcspn(line, "\n")] = '\0';
+	if (line[0] == '\0')
+		return 0;
+	if (!lab_ns_valid(r->lab, line)) {
+		log_warnx("%s:%d: refused: '%s' is not a namespace of lab %s (expected "
+			  "%s-NODE, NODE from a-z, 0-9 and '-'); not removed",
+			  path, lineno, line, r->lab, r->lab);
+		(*r->refused)++;
+		return 0;
+	}
+	if (netns_delete(line) == 0) {
+		(*r->removed)++;
+	} else if (errno != ENOENT) {
+		log_warn("%s: namespace %s", "state_remove_namespaces", line);
+		r->rc = -1;
+	}
+	return 0;
+}
+
 /* state_remove_namespaces: delete the namespaces named in statedir's
  * namespaces file that are of the lab's own form; refuse the other lines. */
 static int state_remove_namespaces(const char *statedir, const char *lab, int *removed,
 				   int *refused)
 {
-	char path[PATH_MAX], *line = NULL;
-	size_t cap = 0;
-	int lineno = 0, rc = 0;
-	FILE *fp;
+	struct state_namespaces r = {lab, removed, refused, 0};
 
-	strfmt(path, sizeof(path), "%s/namespaces", statedir);
-	if ((fp = lab_fopen_read(path)) == NULL)
-		return 0;
-	while (getline(&line, &cap, fp) != -1) {
-		lineno++;
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '\0')
-			continue;
-		if (!lab_ns_valid(lab, line)) {
-			log_warnx("%s:%d: refused: '%s' is not a namespace of lab %s (expected "
-				  "%s-NODE, NODE from a-z, 0-9 and '-'); not removed",
-				  path, lineno, line, lab, lab);
-			(*refused)++;
-			continue;
-		}
-		if (netns_delete(line) == 0) {
-			(*removed)++;
-		} else if (errno != ENOENT) {
-			log_warn("%s: namespace %s", __func__, line);
-			rc = -1;
-		}
-	}
-	free(line);
-	fclose(fp);
-	return rc;
+	state_each_line(statedir, "namespaces", state_namespace_line, &r);
+	return r.rc;
 }
 
 int lab_state_lock(const char *statedir)
