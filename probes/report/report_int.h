@@ -109,9 +109,12 @@ void report_budget_why(const struct report *r, FILE *out);
 
 /* report_fmt_s: ns as seconds without trailing zeros ("0.1", "2", "0.25") */
 const char *report_fmt_s(char *buf, size_t len, int64_t ns);
-/* report_decay_cell: series s's cell at bucket k of the decay's tables:
- * "n/a" (unknown), "no requests", or "P (DEAD of ALL)"; report_tables.c */
-void report_decay_cell(struct texttable *t, const struct clocks_decay_series *s, int64_t k);
+/* report_decay_cell: series s's cell at bucket k of the decay's tables,
+ * count being its dead (the failure's tables) or back (the fail-back's):
+ * "n/a" (unknown, or count NULL), "no requests", or "P (COUNT of ALL)";
+ * report_tables.c */
+void report_decay_cell(struct texttable *t, const struct clocks_decay_series *s,
+		       const int64_t *count, int64_t k);
 /* report_fmt_pct: a fraction as a percentage, "-" if negative (unknown) */
 const char *report_fmt_pct(char *buf, size_t len, double fraction);
 /* report_fmt_budget: a budget in seconds as "43.2 min (2592 s)" */

@@ -113,7 +113,7 @@ static void report_rsv_decay_row(const struct report *r, struct texttable *t, in
 	texttable_row(t);
 	texttable_cell(t, "%s", label);
 	for (int i = 0; i < d->nrsv; i++) {
-		report_decay_cell(t, &d->rsv[i], k);
+		report_decay_cell(t, &d->rsv[i], d->rsv[i].dead, k);
 	}
 }
 

@@ -135,19 +135,20 @@ static const char *report_mark_label(char *buf, size_t len, int64_t ns)
 	return buf;
 }
 
-void report_decay_cell(struct texttable *t, const struct clocks_decay_series *s, int64_t k)
+void report_decay_cell(struct texttable *t, const struct clocks_decay_series *s,
+		       const int64_t *count, int64_t k)
 {
 	char pct[32];
 
-	if (!s->known)
+	if (!s->known || count == NULL)
 		texttable_cell(t, "n/a");
 	else if (s->all[k] == 0)
 		texttable_cell(t, "no requests");
 	else
 		texttable_cell(
 		    t, "%s (%lld of %lld)",
-		    report_fmt_pct(pct, sizeof(pct), (double)s->dead[k] / (double)s->all[k]),
-		    (long long)s->dead[k], (long long)s->all[k]);
+		    report_fmt_pct(pct, sizeof(pct), (double)count[k] / (double)s->all[k]),
+		    (long long)count[k], (long long)s->all[k]);
 }
 
 static void report_decay_row(const struct report *r, struct texttable *t, int64_t at_ns,
@@ -163,7 +164,7 @@ static void report_decay_row(const struct report *r, struct texttable *t, int64_
 
 		if (!report_present(r, i))
 			continue;
-		report_decay_cell(t, s, k);
+		report_decay_cell(t, s, s->dead, k);
 	}
 }
 
@@ -247,7 +248,7 @@ void report_failback_table(const struct report *r, struct texttable *t)
 {
 	const struct clocks_decay *d = &r->decay;
 	int64_t marks[REPORT_MAX_MARKS], rec = report_recovered_at(r);
-	char labels[REPORT_MAX_MARKS][REPORT_MARK_LABEL_LEN], pct[32];
+	char labels[REPORT_MAX_MARKS][REPORT_MARK_LABEL_LEN];
 	int n;
 
 	report_header(r, t, "after the recovery");
@@ -268,16 +269,7 @@ void report_failback_table(const struct report *r, struct texttable *t)
 
 			if (!report_present(r, i))
 				continue;
-			if (!s->known || s->back == NULL)
-				texttable_cell(t, "n/a");
-			else if (s->all[k] == 0)
-				texttable_cell(t, "no requests");
-			else
-				texttable_cell(
-				    t, "%s (%lld of %lld)",
-				    report_fmt_pct(pct, sizeof(pct),
-						   (double)s->back[k] / (double)s->all[k]),
-				    (long long)s->back[k], (long long)s->all[k]);
+			report_decay_cell(t, s, s->back, k);
 		}
 	}
 }
