@@ -6,7 +6,7 @@
 # (tests/run-integration.sh). From the end of the release build on, beside
 # the rest at a lower priority: the build under AddressSanitizer and
 # UndefinedBehaviorSanitizer, then its unit tests, and at the same time the
-# fuzzers' build and run (FUZZ_SECONDS each, 10 here, as many at once as
+# fuzzers' build and run (FUZZ_SECONDS each, 5 here, as many at once as
 # CPUs). What the labs leave of the CPU goes to those. At the end, the wall
 # time of every stage, and the result.
 #
@@ -17,7 +17,7 @@
 cd "$(dirname "$0")/.." || exit 1
 make=${MAKE:-make}
 jobs=${CHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}
-fuzz_seconds=${FUZZ_SECONDS:-10}
+fuzz_seconds=${FUZZ_SECONDS:-5}
 logs=$(mktemp -d /tmp/steerlab-check.XXXXXX)
 begin=$(date +%s)
 names=() secs=() results=()
