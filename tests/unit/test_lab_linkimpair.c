@@ -62,9 +62,10 @@ static struct topology *topo;
 static struct lab lab;
 static char run[64];
 
-/* fake_linkd: linkd_ready into the file after -e, as linkd once its table
- * is in place, then the sandbox's fake agent */
-static int fake_linkd(int argc, char **argv)
+/* fake_linkd_ready: linkd_ready into the file after -e, as linkd once its
+ * table is in place; after the sandbox's block (argv_of reads it once the
+ * lab saw linkd ready) */
+static void fake_linkd_ready(int argc, char **argv)
 {
 	for (int i = 1; i + 1 < argc && !getenv(MUTE_ENV); i++) {
 		FILE *fp;
@@ -75,6 +76,12 @@ static int fake_linkd(int argc, char **argv)
 		    fputs("{\"event\": \"linkd_ready\"}\n", fp) == EOF || fclose(fp) == EOF)
 			_exit(4);
 	}
+}
+
+/* fake_linkd: the sandbox's fake agent, which says linkd_ready */
+static int fake_linkd(int argc, char **argv)
+{
+	sandbox_agent_then = fake_linkd_ready;
 	return sandbox_agent_main(argc, argv);
 }
 

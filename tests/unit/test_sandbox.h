@@ -211,6 +211,11 @@ static inline const char *sandbox_recorded(const char *dir)
 	return found;
 }
 
+/* sandbox_agent_then: what a fake agent does once its block is written
+ * (a fake linkd says linkd_ready then, so that a test that saw it ready
+ * finds its block), or NULL */
+static void (*sandbox_agent_then)(int argc, char **argv);
+
 static inline int sandbox_agent_main(int argc, char **argv)
 {
 	char out[8192], target[PATH_MAX], *stops = getenv(SANDBOX_STOPS_ENV);
@@ -254,6 +259,8 @@ static inline int sandbox_agent_main(int argc, char **argv)
 		used += (size_t)snprintf(out + used, sizeof(out) - used, "\n");
 	if (write(STDOUT_FILENO, out, used < sizeof(out) ? used : sizeof(out)) < 0)
 		_exit(3);
+	if (sandbox_agent_then)
+		sandbox_agent_then(argc, argv);
 	if (code >= 0)
 		_exit(code);
 	for (;;)
