@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -75,6 +76,38 @@ void event_close(struct event_log *ev)
 	free(ev);
 }
 
+/* event_contract: whether the event is one lib/events.c defines, written
+ * by the program its row names, with none but its fields. A line that
+ * breaks the contract is not written (the analysis would misread it); the
+ * log says which part, and a test that needs the event fails. */
+static int event_contract(const struct event_log *ev, const char *event, json_t *extra)
+{
+	const struct events_def *def = events_find(event);
+	const char *key;
+	json_t *value;
+
+	if (def == NULL) {
+		log_warnx("event %s: not an event of lib/events.c (docs/events.md): not written",
+			  event);
+		return -1;
+	}
+	if (def->agent && strcmp(def->agent, ev->agent) != 0) {
+		log_warnx("event %s: lib/events.c has %s write it, not %s: not written", event,
+			  def->agent, ev->agent);
+		return -1;
+	}
+	json_object_foreach(extra, key, value)
+	{
+		if (!events_has_field(def, key)) {
+			log_warnx("event %s: %s is not one of its fields in lib/events.c "
+				  "(docs/events.md): not written",
+				  event, key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int event_vemit(struct event_log *ev, int64_t t, const char *event, const char *fields,
 		       va_list ap)
 {
@@ -88,10 +121,16 @@ static int event_vemit(struct event_log *ev, int64_t t, const char *event, const
 	json_object_set_new(obj, "node", json_string(ev->node));
 	json_object_set_new(obj, "agent", json_string(ev->agent));
 	json_object_set_new(obj, "event", json_string(event));
+	if (fields == NULL && event_contract(ev, event, NULL) == -1)
+		goto out;
 	if (fields) {
 		json_t *extra = json_vpack_ex(&err, 0, fields, ap);
 		if (extra == NULL) {
 			log_warnx("event %s: bad fields: %s", event, err.text);
+			goto out;
+		}
+		if (event_contract(ev, event, extra) == -1) {
+			json_decref(extra);
 			goto out;
 		}
 		json_object_update(obj, extra);

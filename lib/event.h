@@ -11,6 +11,10 @@
  *
  *   event_emit(ev, "declared_dead", "{s:s, s:i}", "site", "a", "failures", 3);
  *
+ * The name, the program and the fields must be those of the event's row in
+ * lib/events.c's table (events.h): a line that is not is not written, and
+ * the log says why (event_emit returns -1).
+ *
  * Each line is flushed when written: events are few, and a killed agent must
  * not lose the ones it wrote.
  */

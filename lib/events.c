@@ -1,6 +1,7 @@
 /* Every event's name and fields, in one table; see events.h. */
 #include "events.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const struct events_def events_table[] = {
@@ -13,7 +14,7 @@ const struct events_def events_table[] = {
      "name action target kind site step cycle vias done_ns by nominal_at_ns at_ns"},
     {EVENTS_SITE_RECOVERED, "steerlab", "site pid ready by"},
     {EVENTS_AGENT_EXITED, "steerlab", "node agent pid exit_code signal expected"},
-    {EVENTS_TRAFFIC_STOPPED, "steerlab", "interrupted"},
+    {EVENTS_TRAFFIC_STOPPED, "steerlab", "interrupted by"},
     {EVENTS_LAB_STOPPING, "steerlab", ""},
     {EVENTS_LAB_DOWN, "steerlab", ""},
     {EVENTS_IMPAIRMENTS, "steerlab", "mechanism why paths"},
@@ -90,4 +91,35 @@ const struct events_def *events_find(const char *name)
 		if (strcmp(events_table[i].name, name) == 0)
 			return &events_table[i];
 	return NULL;
+}
+
+int events_has_field(const struct events_def *e, const char *field)
+{
+	size_t len = strlen(field);
+
+	for (const char *p = e->fields; *p;) {
+		size_t word = strcspn(p, " ");
+
+		if (word == len && strncmp(p, field, len) == 0)
+			return 1;
+		p += word;
+		p += strspn(p, " ");
+	}
+	return 0;
+}
+
+void events_each(FILE *fp, void (*fn)(json_t *obj, const char *event, void *arg), void *arg)
+{
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (getline(&line, &cap, fp) != -1) {
+		json_t *obj = json_loads(line, 0, NULL);
+		const char *event = json_string_value(json_object_get(obj, "event"));
+
+		if (event)
+			fn(obj, event, arg);
+		json_decref(obj);
+	}
+	free(line);
 }

@@ -10,7 +10,9 @@
 #ifndef STEERLAB_EVENTS_H
 #define STEERLAB_EVENTS_H
 
+#include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define EVENTS_LAB_UP "lab_up"
 #define EVENTS_IMPAIRMENTS "impairments"
@@ -82,5 +84,15 @@ extern const size_t events_count;
 
 /* events_find: the entry of the event named name, or NULL (not an event). */
 const struct events_def *events_find(const char *name);
+
+/* events_has_field: whether field is one of e's fields (a word of
+ * e->fields), 1 or 0 */
+int events_has_field(const struct events_def *e, const char *field);
+
+/* events_each: fn on each line of the JSON Lines file fp, from where it
+ * is to its end, that is an object with an "event" (its name given);
+ * other lines (a line cut short by a killed writer) are passed over. The
+ * object is fn's to read, not to keep. */
+void events_each(FILE *fp, void (*fn)(json_t *obj, const char *event, void *arg), void *arg);
 
 #endif

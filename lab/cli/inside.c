@@ -363,24 +363,24 @@ out:
  * when down came: 0 none (never started, or stopped), 1 an `up --traffic`'s
  * (until down: duration 0), 2 a run's that never said traffic_stopped (its
  * steerlab died, or is being cut short by this down) */
+static void inside_traffic_one(json_t *obj, const char *event, void *arg)
+{
+	int *state = arg;
+
+	if (strcmp(event, EVENTS_TRAFFIC_STARTED) == 0)
+		*state = json_integer_value(json_object_get(obj, "duration_ns")) > 0 ? 2 : 1;
+	else if (strcmp(event, EVENTS_TRAFFIC_STOPPED) == 0)
+		*state = 0;
+}
+
 static int inside_traffic(const char *path)
 {
-	char line[4096];
 	int state = 0;
 	FILE *fp = lab_fopen_read(path);
 
 	if (fp == NULL)
 		return 0;
-	while (fgets(line, sizeof(line), fp)) {
-		json_t *obj = json_loads(line, 0, NULL);
-		const char *ev = json_string_value(json_object_get(obj, "event"));
-
-		if (ev && strcmp(ev, EVENTS_TRAFFIC_STARTED) == 0)
-			state = json_integer_value(json_object_get(obj, "duration_ns")) > 0 ? 2 : 1;
-		else if (ev && strcmp(ev, EVENTS_TRAFFIC_STOPPED) == 0)
-			state = 0;
-		json_decref(obj);
-	}
+	events_each(fp, inside_traffic_one, &state);
 	fclose(fp);
 	return state;
 }

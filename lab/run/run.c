@@ -52,24 +52,16 @@ void run_default_dir(char *buf, size_t len, const char *lab)
 	strfmt(buf, len, "%s/%s-%s", run_runs_dir(), lab, when);
 }
 
-/* run_jsonl_each: fn on each object of the JSON Lines file path that has
- * an "event"; nothing if the file is not there (not written yet) */
+/* run_jsonl_each: events_each on the JSON Lines file path; nothing if the
+ * file is not there (not written yet) */
 static void run_jsonl_each(const char *path, void (*fn)(json_t *obj, const char *ev, void *arg),
 			   void *arg)
 {
-	char line[4096];
 	FILE *fp = fopen(path, "r");
 
 	if (fp == NULL)
 		return;
-	while (fgets(line, sizeof(line), fp)) {
-		json_t *obj = json_loads(line, 0, NULL);
-		const char *ev = json_string_value(json_object_get(obj, "event"));
-
-		if (ev)
-			fn(obj, ev, arg);
-		json_decref(obj);
-	}
+	events_each(fp, fn, arg);
 	fclose(fp);
 }
 

@@ -403,11 +403,19 @@ static int sweep_dir(struct sweep *sw, const char *dir)
 				want);
 }
 
+static void sweep_point_stopped(json_t *obj, const char *event, void *arg)
+{
+	int *done = arg;
+
+	if (strcmp(event, EVENTS_TRAFFIC_STOPPED) == 0)
+		*done = json_is_false(json_object_get(obj, "interrupted"));
+}
+
 /* sweep_point_done: the point's clocks.json exists and its run was not
  * interrupted (a run stopped by Ctrl-C still analyses what it has) */
 static int sweep_point_done(const char *rundir)
 {
-	char path[PATH_MAX], line[4096];
+	char path[PATH_MAX];
 	int done = 0;
 	FILE *fp;
 
@@ -417,13 +425,7 @@ static int sweep_point_done(const char *rundir)
 	strfmt(path, sizeof(path), "%s/lab.events.jsonl", rundir);
 	if ((fp = fopen(path, "r")) == NULL)
 		return 0;
-	while (fgets(line, sizeof(line), fp)) {
-		json_t *o = json_loads(line, 0, NULL);
-		const char *ev = json_string_value(json_object_get(o, "event"));
-		if (ev && strcmp(ev, EVENTS_TRAFFIC_STOPPED) == 0)
-			done = json_is_false(json_object_get(o, "interrupted"));
-		json_decref(o);
-	}
+	events_each(fp, sweep_point_stopped, &done);
 	fclose(fp);
 	return done;
 }

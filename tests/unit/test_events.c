@@ -2,7 +2,10 @@
  * The events' one table (lib/events.c) against docs/events.md: every event
  * of the table is a row of the document, in the section of the program
  * that writes it, with each of its fields named there; every event the
- * document lists is in the table; and events_find finds each by name.
+ * document lists is in the table; and events_find finds each by name. And
+ * the writer holds to the table (lib/event.c): an event that is not in it,
+ * written by another program than its row's, or with a field its row does
+ * not name, is not written, and the log says why.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +17,10 @@
 
 #include <cmocka.h>
 
+#include "event.h"
 #include "events.h"
+#include "log.h"
+#include "test_capture.h"
 #include "test_file.h"
 
 #define DOC "docs/events.md"
@@ -154,12 +160,134 @@ static void test_find(void **state)
 			assert_string_not_equal(events_table[i].name, events_table[j].name);
 }
 
+static void test_has_field(void **state)
+{
+	const struct events_def *e = events_find(EVENTS_SITE_FAILED);
+
+	(void)state;
+	assert_int_equal(events_has_field(e, "site"), 1);
+	assert_int_equal(events_has_field(e, "jitter_offset_ns"), 1);
+	assert_int_equal(events_has_field(e, "via"), 1);
+	assert_int_equal(events_has_field(e, "vi"), 0);
+	assert_int_equal(events_has_field(e, "sites"), 0);
+	assert_int_equal(events_has_field(e, ""), 0);
+	assert_int_equal(events_has_field(events_find(EVENTS_LAB_DOWN), "lab"), 0);
+}
+
+/* test_events_emit: what writing event with one string field (field NULL:
+ * none) as agent wrote to the file, and the log's text; the return value */
+static int test_events_emit(const char *agent, const char *event, const char *field, char **file,
+			    char **log)
+{
+	char path[] = "/tmp/steerlab-test-events.XXXXXX";
+	int fd = mkstemp(path), rc;
+	struct event_log *ev;
+	struct capture c;
+
+	assert_int_not_equal(fd, -1);
+	close(fd);
+	assert_non_null(ev = event_open(path, "n1", agent));
+	capture_start(&c);
+	if (field)
+		rc = event_emit(ev, event, "{s:s}", field, "x");
+	else
+		rc = event_emit(ev, event, NULL);
+	capture_end(&c);
+	event_close(ev);
+	*file = test_read_file(path);
+	*log = c.err;
+	free(c.out);
+	unlink(path);
+	return rc;
+}
+
+static void test_emit_contract(void **state)
+{
+	char *file, *log;
+
+	(void)state;
+	log_init("steerlab", 0);
+	assert_int_equal(test_events_emit("prober", EVENTS_DECLARED_DEAD, "site", &file, &log), 0);
+	assert_non_null(strstr(file, "\"event\":\"declared_dead\",\"site\":\"x\"}\n"));
+	assert_string_equal(log, "");
+	free(file);
+	free(log);
+
+	assert_int_equal(test_events_emit("steerlab", EVENTS_LAB_DOWN, NULL, &file, &log), 0);
+	assert_non_null(strstr(file, "\"event\":\"lab_down\"}\n"));
+	free(file);
+	free(log);
+
+	assert_int_equal(test_events_emit("prober", "declared_gone", "site", &file, &log), -1);
+	assert_string_equal(file, "");
+	assert_string_equal(log, "steerlab: event declared_gone: not an event of lib/events.c "
+				 "(docs/events.md): not written\n");
+	free(file);
+	free(log);
+
+	assert_int_equal(test_events_emit("sited", EVENTS_DECLARED_DEAD, "site", &file, &log), -1);
+	assert_string_equal(file, "");
+	assert_string_equal(log, "steerlab: event declared_dead: lib/events.c has prober write it, "
+				 "not sited: not written\n");
+	free(file);
+	free(log);
+
+	assert_int_equal(test_events_emit("prober", EVENTS_DECLARED_DEAD, "prefix", &file, &log),
+			 -1);
+	assert_string_equal(file, "");
+	assert_string_equal(log,
+			    "steerlab: event declared_dead: prefix is not one of its fields in "
+			    "lib/events.c (docs/events.md): not written\n");
+	free(file);
+	free(log);
+
+	/* control_rejected: any program with a control channel */
+	assert_int_equal(test_events_emit("routed", EVENTS_CONTROL_REJECTED, "from", &file, &log),
+			 0);
+	assert_string_equal(log, "");
+	free(file);
+	free(log);
+}
+
+static void test_each_one(json_t *obj, const char *event, void *arg)
+{
+	char *seen = arg;
+	size_t len = strlen(seen);
+
+	snprintf(seen + len, 256 - len, "%s%s:%zu", len ? " " : "", event,
+		 strlen(json_string_value(json_object_get(obj, "pad")) ?: ""));
+}
+
+/* events_each: the objects with an event, a long line whole, a line cut
+ * short and one without an event passed over */
+static void test_each(void **state)
+{
+	char seen[256] = "", pad[10001];
+	FILE *fp = tmpfile();
+
+	(void)state;
+	assert_non_null(fp);
+	memset(pad, 'x', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	fprintf(fp, "{\"event\":\"lab_up\",\"pad\":\"%s\"}\n", pad);
+	fprintf(fp, "{\"t\":1}\n");
+	fprintf(fp, "{\"event\":\"traffic_started\"}\n");
+	fprintf(fp, "{\"event\":\"traffic_stop");
+	rewind(fp);
+	events_each(fp, test_each_one, seen);
+	fclose(fp);
+	assert_string_equal(seen, "lab_up:10000 traffic_started:0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_table_documented),
 	    cmocka_unit_test(test_documented_in_table),
 	    cmocka_unit_test(test_find),
+	    cmocka_unit_test(test_has_field),
+	    cmocka_unit_test(test_emit_contract),
+	    cmocka_unit_test(test_each),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
