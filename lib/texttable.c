@@ -60,6 +60,18 @@ void texttable_cell(struct texttable *t, const char *fmt, ...)
 	t->cells[(size_t)(t->nrows - 1) * (size_t)t->ncols + (size_t)t->col++] = s;
 }
 
+void texttable_titles(struct texttable *t, ...)
+{
+	va_list ap;
+	const char *cell;
+
+	texttable_row(t);
+	va_start(ap, t);
+	while ((cell = va_arg(ap, const char *)) != NULL)
+		texttable_cell(t, "%s", cell);
+	va_end(ap);
+}
+
 /* texttable_width: the columns s takes: its UTF-8 characters (the
  * tables hold "≥", three bytes in one column), and in Markdown the
  * backslash before each '|' */

@@ -38,6 +38,9 @@ void texttable_align(struct texttable *t, int col, int left);
 void texttable_row(struct texttable *t);
 void texttable_cell(struct texttable *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* texttable_titles: a row of the cells given, taken as they are (not
+ * formats), up to the NULL that ends them: a table's heading */
+void texttable_titles(struct texttable *t, ...) __attribute__((sentinel));
 /* texttable_print: aligned columns; markdown: a pipe table */
 void texttable_print(const struct texttable *t, FILE *out, int markdown);
 void texttable_free(struct texttable *t);

@@ -168,10 +168,7 @@ void report_catch_table(const struct report *r, struct texttable *t)
 	texttable_init(t, 5 + 2 * two);
 	for (int k = 1; k < 4 + two; k++)
 		texttable_align(t, k, 1);
-	texttable_row(t);
-	texttable_cell(t, "client");
-	texttable_cell(t, "node");
-	texttable_cell(t, "before t0");
+	texttable_titles(t, "client", "node", "before t0", NULL);
 	if (two) {
 		texttable_cell(t, "during the failure");
 		texttable_cell(t, "after the fail-back");

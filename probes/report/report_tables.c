@@ -281,12 +281,8 @@ void report_upstream_table(const struct report *r, struct texttable *t)
 	char addr[INET_ADDRSTRLEN];
 
 	texttable_init(t, 5);
-	texttable_row(t);
-	texttable_cell(t, "source");
-	texttable_cell(t, "queries");
-	texttable_cell(t, "at or before t0");
-	texttable_cell(t, "after t0");
-	texttable_cell(t, "per s of traffic");
+	texttable_titles(t, "source", "queries", "at or before t0", "after t0", "per s of traffic",
+			 NULL);
 	for (size_t k = 0; k <= u->nsrc; k++) {
 		int64_t b = k < u->nsrc ? u->before[k] : before,
 			a = k < u->nsrc ? u->after[k] : after;
@@ -315,13 +311,7 @@ void report_cause_table(const struct report *r, struct texttable *t)
 	texttable_init(t, 6);
 	texttable_align(t, 1, 1);
 	texttable_align(t, 2, 1);
-	texttable_row(t);
-	texttable_cell(t, "scheme");
-	texttable_cell(t, "cause");
-	texttable_cell(t, "who");
-	texttable_cell(t, "requests");
-	texttable_cell(t, "first (s)");
-	texttable_cell(t, "last (s)");
+	texttable_titles(t, "scheme", "cause", "who", "requests", "first (s)", "last (s)", NULL);
 	for (int i = 0; i < REPORT_NSCHEMES; i++) {
 		const struct clocks_explain_scheme *xs = &ex->s[i];
 		int done[CLOCKS_EXPLAIN_MAX] = {0};

@@ -30,13 +30,7 @@ void report_timeline_table(const struct report *r, struct texttable *t)
 	texttable_init(t, 6);
 	for (int i = 2; i < 6; i++)
 		texttable_align(t, i, 1);
-	texttable_row(t);
-	texttable_cell(t, "after t0 (s)");
-	texttable_cell(t, "at (s)");
-	texttable_cell(t, "event");
-	texttable_cell(t, "action");
-	texttable_cell(t, "target");
-	texttable_cell(t, "step");
+	texttable_titles(t, "after t0 (s)", "at (s)", "event", "action", "target", "step", NULL);
 	for (size_t i = 0; i < r->in.nhits; i++) {
 		const struct clocks_hit *h = &r->in.hits[i];
 
@@ -94,13 +88,8 @@ void report_flap_table(const struct report *r, struct texttable *t)
 	texttable_align(t, 1, 1);
 	texttable_align(t, 4, 1);
 	texttable_align(t, 5, 1);
-	texttable_row(t);
-	texttable_cell(t, "flap");
-	texttable_cell(t, "router");
-	texttable_cell(t, "changes");
-	texttable_cell(t, "suppressed");
-	texttable_cell(t, "change times (s after t0)");
-	texttable_cell(t, "back after each up (s)");
+	texttable_titles(t, "flap", "router", "changes", "suppressed", "change times (s after t0)",
+			 "back after each up (s)", NULL);
 	for (int k = 0; k < r->flaps->n; k++) {
 		const struct clocks_flap *f = &r->flaps->f[k];
 

@@ -79,11 +79,31 @@ static void test_markdown(void **state)
 	texttable_free(&t);
 }
 
+/* titles are taken as they are, not as formats; a row of titles longer
+ * than the table is cut at its columns */
+static void test_titles(void **state)
+{
+	struct texttable t;
+	char *s;
+
+	(void)state;
+	texttable_init(&t, 2);
+	texttable_titles(&t, "share %", "n", "dropped", NULL);
+	texttable_titles(&t, "a", NULL);
+	texttable_cell(&t, "%d", 3);
+	s = print(&t, 0);
+	assert_string_equal(s, "share %  n\n"
+			       "a        3\n");
+	free(s);
+	texttable_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_terminal),
 	    cmocka_unit_test(test_markdown),
+	    cmocka_unit_test(test_titles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
