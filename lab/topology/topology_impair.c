@@ -566,10 +566,10 @@ static void topo_print_dir(const struct topology *t, const struct impair *im, in
 {
 	char buf[256], d[32], h[32];
 
-	if (topo_impair_none(im))
+	if (topo_impair_none(im) && !autod)
 		return;
 	impair_format(im, buf, sizeof(buf));
-	fprintf(out, "#   %s>%s: %s\n", from, to, buf);
+	fprintf(out, "#   %s>%s: %s\n", from, to, topo_impair_none(im) ? "delay 0s" : buf);
 	if (autod)
 		fprintf(out,
 			"#     delay = auto: %.1f km between the locations at 2/3 c, %s, plus "
@@ -582,14 +582,16 @@ void topo_print_impair(const struct topology *t, const char *mech, FILE *out)
 {
 	char rtt[32], path[256];
 
-	if (!topo_impaired(t))
+	/* every delay = auto link, even one that comes to 0 */
+	if (!topo_impaired(t) && !topo_delay_auto(t))
 		return;
 	fprintf(out, "# impaired links, per direction, applied by %s:\n", mech);
 	for (int l = 0; l < t->nlinks; l++) {
 		const struct topo_link *k = &t->links[l];
 		const char *n = t->nodes[k->node].name, *r = t->nodes[k->router].name;
 
-		if (topo_impair_none(&k->impair[0]) && topo_impair_none(&k->impair[1]))
+		if (topo_impair_none(&k->impair[0]) && topo_impair_none(&k->impair[1]) &&
+		    !k->delay_auto[0] && !k->delay_auto[1])
 			continue;
 		fprintf(out, "# link %s %s\n", n, r);
 		topo_print_dir(t, &k->impair[0], k->delay_auto[0], k->distance_km, n, r, out);
@@ -599,7 +601,8 @@ void topo_print_impair(const struct topology *t, const char *mech, FILE *out)
 		const struct topo_rlink *rl = &t->rlinks[j];
 		const char *a = t->nodes[rl->a].name, *b = t->nodes[rl->b].name;
 
-		if (topo_impair_none(&rl->impair[0]) && topo_impair_none(&rl->impair[1]))
+		if (topo_impair_none(&rl->impair[0]) && topo_impair_none(&rl->impair[1]) &&
+		    !rl->delay_auto[0] && !rl->delay_auto[1])
 			continue;
 		fprintf(out, "# link %s %s\n", a, b);
 		topo_print_dir(t, &rl->impair[0], rl->delay_auto[0], rl->distance_km, a, b, out);

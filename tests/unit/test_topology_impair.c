@@ -223,6 +223,9 @@ static void test_distance_topology(void **state)
 	struct topology *t = new_topology();
 	char *sets[] = {"hop_delay=0"};
 	const struct topo_rlink *pl, *ln;
+	char *buf;
+	size_t len;
+	FILE *out;
 
 	(void)state;
 	load_ok(t, DATA "distance.ini", NULL, 0);
@@ -248,6 +251,14 @@ static void test_distance_topology(void **state)
 	load_ok(t, DATA "distance.ini", sets, 1);
 	assert_int_equal(t->rlinks[0].impair[0].delay_ns, 1719000);
 	assert_true(topo_impair_none(&link_of(t, "a")->impair[0]));
+	/* still printed by check: an auto link that comes to 0 */
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	topo_print_impair(t, "netem", out);
+	fclose(out);
+	assert_non_null(strstr(buf, "# link a par\n#   a>par: delay 0s\n#     delay = auto: 0.0 km "
+				    "between the locations at 2/3 c, 0s, plus hop_delay 0s\n"));
+	free(buf);
 	free(t);
 }
 
