@@ -4,7 +4,7 @@
 # when b34 dies, authd must answer g1 with b06 (198.19.1.3), not with the
 # default b35 (198.19.1.2) that it would choose without the map, and the
 # client must follow. One short run.
-# about 8 s
+# about 6 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
