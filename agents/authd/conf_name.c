@@ -104,8 +104,8 @@ static const char *conf_policy_keys[] = {
     [AUTHD_SIMPLE] = "sites",
     [AUTHD_MULTIVALUE] = "sites",
     [AUTHD_FAILOVER] = "primary secondary",
-    [AUTHD_WEIGHTED] = "weight weighted_mode",
-    [AUTHD_GEOLOCATION] = "geo default sites",
+    [AUTHD_WEIGHTED] = "weight weighted_mode pattern",
+    [AUTHD_GEOLOCATION] = "geo default sites fallback",
     [AUTHD_LATENCY] = "sites vantage",
 };
 
@@ -201,6 +201,95 @@ static void conf_name_weight(struct conf_parse *p, const char *label, const stru
 		nm->weight[slot] = (uint32_t)v;
 }
 
+/* conf_candidate: the slot of the site named w in key e, or -1 with the
+ * error said: unknown, or not one of nm's candidates. */
+static int conf_candidate(struct conf_parse *p, const char *label, const struct conf_entry *e,
+			  struct authd_name *nm, const char *w)
+{
+	char list[256] = "";
+	size_t used = 0;
+	int s = conf_site_ref(p, label, e, w), slot;
+
+	if (s == -1)
+		return -1;
+	if ((slot = conf_slot(nm, s, 0)) != -1)
+		return slot;
+	for (int k = 0; k < nm->nsites && used < sizeof(list); k++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", k ? ", " : "",
+					 p->db->sites[nm->sites[k]].name);
+	conf_error(p, e->line, "%s %s: site '%s' is not a candidate of this name (candidates: %s)",
+		   label, e->key, w, nm->nsites ? list : "none");
+	return -1;
+}
+
+/* conf_name_fallback: "A:B C:D ...": B takes A's users when A is dead */
+static void conf_name_fallback(struct conf_parse *p, const char *label, const struct conf_entry *e,
+			       struct authd_name *nm)
+{
+	char *copy = strdup(e->value), *save = NULL;
+	int n = 0;
+
+	if (copy == NULL)
+		return;
+	for (char *w = strtok_r(copy, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save), n++) {
+		char *colon = strchr(w, ':');
+		int a, b;
+
+		if (colon == NULL || colon == w || colon[1] == '\0' || strchr(colon + 1, ':')) {
+			conf_error(p, e->line,
+				   "%s fallback: expected SITE:FALLBACK pairs such as 'a:b b:a', "
+				   "got '%s'",
+				   label, w);
+			continue;
+		}
+		*colon = '\0';
+		if ((a = conf_candidate(p, label, e, nm, w)) == -1 ||
+		    (b = conf_candidate(p, label, e, nm, colon + 1)) == -1)
+			continue;
+		if (a == b)
+			conf_error(p, e->line, "%s fallback: site '%s' falls back to itself", label,
+				   w);
+		else if (nm->fallback[a])
+			conf_error(p, e->line, "%s fallback: site '%s' given two fallbacks", label,
+				   w);
+		else
+			nm->fallback[a] = b + 1;
+	}
+	if (n == 0)
+		conf_error(p, e->line,
+			   "%s fallback: expected SITE:FALLBACK pairs such as 'a:b b:a', got ''",
+			   label);
+	free(copy);
+}
+
+/* conf_name_pattern: "A B A C ...", the weighted rotation */
+static void conf_name_pattern(struct conf_parse *p, const char *label, const struct conf_entry *e,
+			      struct authd_name *nm)
+{
+	char *copy = strdup(e->value), *save = NULL;
+	int n = 0;
+
+	if (copy == NULL)
+		return;
+	for (char *w = strtok_r(copy, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
+		int s = conf_candidate(p, label, e, nm, w);
+
+		n++;
+		if (s == -1)
+			continue;
+		if (nm->npattern == AUTHD_PATTERN_MAX) {
+			conf_error(p, e->line, "%s pattern: expected at most %d sites", label,
+				   AUTHD_PATTERN_MAX);
+			break;
+		}
+		nm->pattern[nm->npattern++] = s;
+	}
+	if (n == 0)
+		conf_error(p, e->line,
+			   "%s pattern: expected SITE ... (a rotation of sites), got ''", label);
+	free(copy);
+}
+
 /* conf_name_policy: the keys of one policy into nm. */
 static void conf_name_policy(struct conf_parse *p, const struct conf_sect *s, const char *label,
 			     struct authd_name *nm)
@@ -267,6 +356,13 @@ static void conf_name_policy(struct conf_parse *p, const struct conf_sect *s, co
 					   "%s weighted_mode: expected swrr or random, got '%s'",
 					   label, e->value);
 		}
+		if ((e = conf_get(s, "pattern")) && nm->weighted_random)
+			conf_error(p, e->line,
+				   "%s pattern: a rotation is not random; expected no "
+				   "weighted_mode = random with it",
+				   label);
+		else if (e)
+			conf_name_pattern(p, label, e, nm);
 		break;
 	case AUTHD_GEOLOCATION:
 		if ((e = conf_get(s, "sites")))
@@ -286,6 +382,8 @@ static void conf_name_policy(struct conf_parse *p, const struct conf_sect *s, co
 			    "%s: policy geolocation needs 'geo = NETWORK/LEN SITE' lines or a "
 			    "'default = SITE'",
 			    label);
+		if ((e = conf_get(s, "fallback")))
+			conf_name_fallback(p, label, e, nm);
 		break;
 	}
 }

@@ -27,6 +27,7 @@
 #include "addr.h"
 
 #define AUTHD_MAX_SITES 64     /* site sets are uint64_t masks */
+#define AUTHD_PATTERN_MAX 256  /* weighted pattern: its entries */
 #define AUTHD_SITE_LEN 16      /* the wire's site field (lib/wire.h) */
 #define AUTHD_SITE_ADDRS 8     /* addresses of one family per site */
 #define AUTHD_MAX_LISTEN 8     /* listen addresses */
@@ -95,6 +96,14 @@ struct authd_name {
 	struct authd_vantage *vantage;
 	/* weighted, swrr: current weights, per family, parallel to sites */
 	int64_t swrr[2][AUTHD_MAX_SITES];
+	/* geolocation `fallback = A:B ...`: slot + 1 of the site that takes a
+	 * dead slot's users (0: none), parallel to sites */
+	int fallback[AUTHD_MAX_SITES];
+	/* weighted `pattern = A B ...`: the rotation, slots, answered in turn
+	 * (per family: pattern_pos) instead of smooth weighted round robin */
+	int npattern;
+	int pattern[AUTHD_PATTERN_MAX];
+	unsigned pattern_pos[2];
 };
 
 struct authd_zone;

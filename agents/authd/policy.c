@@ -122,6 +122,24 @@ static int authd_first(const struct authd_name *nm, const struct authd_site *sit
 	return -1;
 }
 
+/* authd_geo_fallback: with a fallback map, each slot of order[] (n) is
+ * followed by its chain of fallbacks (A's, then that one's...), each slot
+ * once: a dead region's users go where the map says before the rest of
+ * the order. Returns the new count. */
+static int authd_geo_fallback(const struct authd_name *nm, int *order, int n)
+{
+	int out[AUTHD_MAX_SITES], k = 0;
+	uint64_t used = 0;
+
+	for (int i = 0; i < n; i++)
+		for (int s = order[i]; s != -1 && !(used & (1ULL << s)); s = nm->fallback[s] - 1) {
+			used |= 1ULL << s;
+			out[k++] = s;
+		}
+	memcpy(order, out, (size_t)k * sizeof(*out));
+	return k;
+}
+
 /* authd_geo_order: the slots a geolocation querier may get, best first:
  * its matching entries, most specific first, then the default, then every
  * site (the fallback when those are dead). Empty when nothing matches and
@@ -170,7 +188,7 @@ static int authd_geo_order(const struct authd_name *nm, const struct authd_clien
 		order[n++] = nm->default_site;
 	for (int i = 0; i < nm->nsites; i++)
 		order[n++] = i;
-	return n;
+	return authd_geo_fallback(nm, order, n);
 }
 
 /* authd_vantage_of: the prober whose RTTs stand for c's network, or -1. */
@@ -269,6 +287,15 @@ int authd_policy_weighted_pick(struct authd_name *nm, int fam, const struct auth
 
 	if (p->n == 0)
 		return -1;
+	/* a pattern: its next entry that is eligible, the ones skipped
+	 * consumed; none of its sites eligible: the weights below */
+	for (int k = 0; k < nm->npattern; k++) {
+		int s = nm->pattern[nm->pattern_pos[fam]++ % (unsigned)nm->npattern];
+
+		for (int i = 0; i < p->n; i++)
+			if (p->slot[i] == s)
+				return s;
+	}
 	if (nm->weighted_random) {
 		uint64_t r;
 

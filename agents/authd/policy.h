@@ -10,7 +10,8 @@
  * pick, the multivalue shuffle, and the addresses of the chosen sites.
  *
  * Every policy consults health: a dead site is never chosen while a healthy
- * candidate exists. When every candidate is dead, fail-open runs the policy
+ * candidate exists; geolocation's fallback map says which one takes a dead
+ * site's users first. When every candidate is dead, fail-open runs the policy
  * as if all were healthy and fail-closed chooses nothing (NODATA).
  */
 #ifndef STEERLAB_AUTHD_POLICY_H
@@ -42,11 +43,11 @@ void authd_policy_select(const struct authd_name *nm, int fam, const struct auth
 			 enum authd_all_dead server, struct authd_pick *out);
 
 /* authd_policy_records: one answer's records from a selection: weighted
- * picks one site (smooth weighted round robin, updating nm's counters, or
- * random), multivalue shuffles and keeps AUTHD_MULTIVALUE_MAX, the others
- * take every address of every chosen site in order. Fills out[] with
- * pointers into the sites' rdatasets (at most max) and returns the count.
- * rng is a xorshift64 state (non-zero). */
+ * picks one site (the pattern's next eligible entry if it has one, else
+ * smooth weighted round robin, updating nm's counters, or random), multivalue shuffles and keeps
+ * AUTHD_MULTIVALUE_MAX, the others take every address of every chosen site in order. Fills out[]
+ * with pointers into the sites' rdatasets (at most max) and returns the count. rng is a xorshift64
+ * state (non-zero). */
 int authd_policy_records(struct authd_name *nm, int fam, const struct authd_pick *p,
 			 const struct authd_site *sites, uint64_t *rng, const knot_rdata_t **out,
 			 int max);

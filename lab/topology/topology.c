@@ -250,6 +250,7 @@ static void topo_defaults(struct topology *t)
 	t->sticky_ns = 60 * NSEC_PER_SEC;
 	t->static_refresh_ns = NSEC_PER_SEC;
 	t->static_hold_ns = 3 * NSEC_PER_SEC; /* three refreshes, unless refresh is set */
+	t->hop_delay_ns = TOPO_HOP_DELAY_NS;
 	topo_bgp_defaults(t);
 }
 

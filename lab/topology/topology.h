@@ -224,11 +224,19 @@ enum topo_rsv_mode {
 #define TOPO_POPULATION_MAX 131072
 #define TOPO_WEIGHTS_LEN 512
 
+/* A node's `location = LAT,LON`, in degrees (set: written); [link]s with
+ * `delay = auto` take their delay from their ends' (topology_impair.c) */
+struct topo_location {
+	double lat, lon;
+	int set;
+};
+
 struct topo_node {
 	enum topo_kind kind;
 	char name[TOPO_NAME_MAX + 1];
 	int line; /* line of the [kind name] header */
 	int link; /* index into topology.links, -1 for routers */
+	struct topo_location location;
 
 	/* router (and, with routing = bgp, site) */
 	unsigned asn;		  /* its AS number (topo_node_asn) */
@@ -304,6 +312,10 @@ struct topo_link {
 	 * header, 0 if none */
 	struct impair impair[2];
 	int impair_line;
+	/* `delay = auto` per direction: impair[d].delay_ns computed from the
+	 * ends' locations, distance_km apart (topo_auto_delay_ns) */
+	int delay_auto[2];
+	double distance_km;
 };
 
 /* A [link R1 R2] section: a veth between two routers. */
@@ -324,8 +336,11 @@ struct topo_rlink {
 	int prefixlen;	   /* 30 */
 	char a_ifname[16]; /* a's end, in a's namespace: named after b */
 	char b_ifname[16]; /* b's end: named after a */
-	/* impairments: [0] leaving a (a to b), [1] leaving b */
+	/* impairments: [0] leaving a (a to b), [1] leaving b; delay_auto and
+	 * distance_km as in struct topo_link */
 	struct impair impair[2];
+	int delay_auto[2];
+	double distance_km;
 };
 
 struct topology {
@@ -342,6 +357,9 @@ struct topology {
 	 * drawn from seed (lab/topology/topology.h); seed -1: random, drawn by the run */
 	int64_t fail_jitter_ns;
 	int64_t seed;
+	/* added to every `delay = auto` link's propagation delay: the
+	 * forwarding and queueing of a hop (TOPO_HOP_DELAY_NS by default) */
+	int64_t hop_delay_ns;
 
 	/* lab-wide defaults, copied into nodes that do not override them */
 	double rate;
@@ -567,6 +585,7 @@ enum topo_type {
 	TOPO_T_WEIGHTS,	 /* char[TOPO_WEIGHTS_LEN]: "W1,W2,...", each a decimal > 0 */
 	TOPO_T_ZONES,	 /* char[TOPO_ZONES_LEN]: DNS names or ".", as written; resolved to
 			    [zone] sections once the file is read (topology_tree.c) */
+	TOPO_T_LOCATION, /* struct topo_location: LAT,LON in degrees */
 };
 
 /* topo_key_type: the type of the key name (namelen bytes) of [lab] (kind
@@ -685,6 +704,22 @@ int topo_node_egress(const struct topology *t, int n, struct topo_egress *e, int
  * path. topo_rtt_ns: there and back. */
 int64_t topo_owd_ns(const struct topology *t, int from, int to);
 int64_t topo_rtt_ns(const struct topology *t, int a, int b);
+
+/*
+ * Distance (topology_impair.c, docs/topology.md "Distance"): a link with
+ * `delay = auto` is delayed one way by the great-circle distance between
+ * its ends' locations (haversine on a sphere of TOPO_EARTH_RADIUS_KM)
+ * travelled at 2/3 of the speed of light (light in fibre), rounded to the
+ * microsecond, plus [lab] hop_delay. topo_distance_km: the distance;
+ * topo_auto_delay_ns: the delay of km plus hop_ns.
+ */
+#define TOPO_EARTH_RADIUS_KM 6371.0		 /* the mean radius (IUGG) */
+#define TOPO_FIBRE_KM_PER_S (299792.458 * 2 / 3) /* 2/3 of c */
+#define TOPO_HOP_DELAY_NS 100000		 /* 0.1 ms */
+double topo_distance_km(const struct topo_location *a, const struct topo_location *b);
+int64_t topo_auto_delay_ns(double km, int64_t hop_ns);
+/* topo_delay_auto: how many link directions have delay = auto */
+int topo_delay_auto(const struct topology *t);
 
 /* topo_loss_pct: the share of packets the links' loss keys drop on the
  * way from node from to node to (percent; each link's independently, the

@@ -7,7 +7,12 @@
  * A key applies to both directions of its link unless written A>B.KEY, which
  * sets the direction leaving A only, whatever the order of the lines: the
  * plain keys are applied first.
+ *
+ * `delay = auto` (or A>B.delay = auto) takes the direction's delay from the
+ * ends' locations (topo_auto_delay_ns); a delay written as a duration for
+ * a direction overrides it, the way a network's path disagrees with the map.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +61,9 @@ int topo_impair_none(const struct impair *im)
 struct topo_impair_link {
 	struct impair *impair;
 	const char *from[2];
+	int end[2];	 /* node indexes of from[] */
+	int *delay_auto; /* [2] */
+	double *distance_km;
 };
 
 /* topo_impair_node_link: [link A B] j, one of which is not a router, to
@@ -120,7 +128,16 @@ static void topo_impair_set(struct topo_parse *p, int i, const struct topo_impai
 	for (int d = 0; d < 2; d++) {
 		if (!(dirs & (1 << d)))
 			continue;
+		if (k == 0) /* delay: auto, or a duration that overrides it */
+			tl->delay_auto[d] = strcmp(value, "auto") == 0;
+		if (k == 0 && tl->delay_auto[d]) {
+			tl->impair[d].delay_ns = 0;
+			continue;
+		}
 		if (impair_parse(&tl->impair[d], topo_impair_names[k], value, &what) == -1) {
+			if (k == 0)
+				what = "a duration such as 15ms, or auto (from the ends' "
+				       "locations)";
 			impair_error(why, sizeof(why), key, value, what);
 			topo_error(p, p->rlkeys[i].line, "[link %s %s] %s", p->rl[j].a, p->rl[j].b,
 				   why);
@@ -177,6 +194,64 @@ static void topo_check_timeout(struct topo_parse *p, int i, const char *name, in
 		   topo_path_text(t, i, site, path, sizeof(path)), rt);
 }
 
+double topo_distance_km(const struct topo_location *a, const struct topo_location *b)
+{
+	const double rad = M_PI / 180;
+	double dlat = (b->lat - a->lat) * rad, dlon = (b->lon - a->lon) * rad;
+	double h = sin(dlat / 2) * sin(dlat / 2) +
+		   cos(a->lat * rad) * cos(b->lat * rad) * sin(dlon / 2) * sin(dlon / 2);
+
+	/* haversine: well conditioned for short distances; h rounds above 1
+	 * only at the antipodes */
+	return 2 * TOPO_EARTH_RADIUS_KM * asin(sqrt(fmin(1, h)));
+}
+
+int64_t topo_auto_delay_ns(double km, int64_t hop_ns)
+{
+	int64_t us = llround(km / TOPO_FIBRE_KM_PER_S * 1e6);
+
+	return us * NSEC_PER_USEC + hop_ns;
+}
+
+int topo_delay_auto(const struct topology *t)
+{
+	int n = 0;
+
+	for (int l = 0; l < t->nlinks; l++)
+		n += t->links[l].delay_auto[0] + t->links[l].delay_auto[1];
+	for (int j = 0; j < t->nrlinks; j++)
+		n += t->rlinks[j].delay_auto[0] + t->rlinks[j].delay_auto[1];
+	return n;
+}
+
+/* topo_impair_auto: [link] j's delay = auto directions from its ends'
+ * locations; both ends are needed, and named when one lacks it */
+static void topo_impair_auto(struct topo_parse *p, int j, const struct topo_impair_link *tl)
+{
+	struct topology *t = p->t;
+	const struct topo_node *a = &t->nodes[tl->end[0]], *b = &t->nodes[tl->end[1]];
+	int64_t ns;
+
+	if (!tl->delay_auto[0] && !tl->delay_auto[1])
+		return;
+	if (!a->location.set || !b->location.set) {
+		topo_error(p, p->rl[j].line,
+			   "[link %s %s] delay = auto: expected location = LAT,LON on both "
+			   "ends, %s (line %d) and %s (line %d); %s%s%s %s none",
+			   p->rl[j].a, p->rl[j].b, a->name, a->line, b->name, b->line,
+			   a->location.set ? "" : a->name,
+			   !a->location.set && !b->location.set ? " and " : "",
+			   b->location.set ? "" : b->name,
+			   !a->location.set && !b->location.set ? "have" : "has");
+		return;
+	}
+	*tl->distance_km = topo_distance_km(&a->location, &b->location);
+	ns = topo_auto_delay_ns(*tl->distance_km, t->hop_delay_ns);
+	for (int d = 0; d < 2; d++)
+		if (tl->delay_auto[d])
+			tl->impair[d].delay_ns = ns;
+}
+
 void topo_check_impair(struct topo_parse *p)
 {
 	struct topology *t = p->t;
@@ -194,6 +269,10 @@ void topo_check_impair(struct topo_parse *p)
 			tl[j].impair = t->rlinks[p->rl[j].rlink].impair;
 			tl[j].from[0] = t->nodes[rl->a].name;
 			tl[j].from[1] = t->nodes[rl->b].name;
+			tl[j].end[0] = rl->a;
+			tl[j].end[1] = rl->b;
+			tl[j].delay_auto = t->rlinks[p->rl[j].rlink].delay_auto;
+			tl[j].distance_km = &t->rlinks[p->rl[j].rlink].distance_km;
 			continue;
 		}
 		int ia = topo_find(t, p->rl[j].a), ib = topo_find(t, p->rl[j].b), l;
@@ -209,6 +288,10 @@ void topo_check_impair(struct topo_parse *p)
 		tl[j].impair = t->links[l].impair;
 		tl[j].from[0] = t->nodes[t->links[l].node].name;
 		tl[j].from[1] = t->nodes[t->links[l].router].name;
+		tl[j].end[0] = t->links[l].node;
+		tl[j].end[1] = t->links[l].router;
+		tl[j].delay_auto = t->links[l].delay_auto;
+		tl[j].distance_km = &t->links[l].distance_km;
 	}
 	/* both directions first, then each direction's own */
 	for (int pass = 0; pass < 2; pass++) {
@@ -231,6 +314,9 @@ void topo_check_impair(struct topo_parse *p)
 				topo_impair_set(p, i, &tl[j]);
 		}
 	}
+	for (int j = 0; j < p->nrl; j++)
+		if (tl[j].impair)
+			topo_impair_auto(p, j, &tl[j]);
 	/* what no mechanism does: a reorder with no delay to send ahead of */
 	for (int j = 0; j < p->nrl; j++) {
 		char why[200];
@@ -437,21 +523,30 @@ const char *topo_impair_value(const struct impair *im, int k, char *buf, size_t 
 void topo_print_impair_keys(const struct topology *t, int j, int l, FILE *out)
 {
 	const struct impair *im;
+	const int *autod;
 	const char *from[2];
 	char v[2][128];
 
 	if (j >= 0) {
 		im = t->rlinks[j].impair;
+		autod = t->rlinks[j].delay_auto;
 		from[0] = t->nodes[t->rlinks[j].a].name;
 		from[1] = t->nodes[t->rlinks[j].b].name;
 	} else {
 		im = t->links[l].impair;
+		autod = t->links[l].delay_auto;
 		from[0] = t->nodes[t->links[l].node].name;
 		from[1] = t->nodes[t->links[l].router].name;
 	}
 	for (int k = 0; k < TOPO_IMPAIR_NKEYS; k++) {
 		const char *a = topo_impair_value(&im[0], k, v[0], sizeof(v[0]));
 		const char *b = topo_impair_value(&im[1], k, v[1], sizeof(v[1]));
+
+		/* computed again when read back: auto, not its value */
+		if (k == 0 && autod[0])
+			a = "auto";
+		if (k == 0 && autod[1])
+			b = "auto";
 
 		if (a && b && strcmp(a, b) == 0) {
 			fprintf(out, "%s = %s\n", topo_impair_names[k], a);
@@ -464,43 +559,54 @@ void topo_print_impair_keys(const struct topology *t, int j, int l, FILE *out)
 	}
 }
 
-/* topo_print_dir: one direction of a link, if impaired */
-static void topo_print_dir(const struct impair *im, const char *from, const char *to, FILE *out)
+/* topo_print_dir: one direction of a link, if impaired; a delay = auto
+ * one says what it was computed from */
+static void topo_print_dir(const struct topology *t, const struct impair *im, int autod, double km,
+			   const char *from, const char *to, FILE *out)
 {
-	char buf[256];
+	char buf[256], d[32], h[32];
 
-	if (topo_impair_none(im))
+	if (topo_impair_none(im) && !autod)
 		return;
 	impair_format(im, buf, sizeof(buf));
-	fprintf(out, "#   %s>%s: %s\n", from, to, buf);
+	fprintf(out, "#   %s>%s: %s\n", from, to, topo_impair_none(im) ? "delay 0s" : buf);
+	if (autod)
+		fprintf(out,
+			"#     delay = auto: %.1f km between the locations at 2/3 c, %s, plus "
+			"hop_delay %s\n",
+			km, topo_format_duration(im->delay_ns - t->hop_delay_ns, d, sizeof(d)),
+			topo_format_duration(t->hop_delay_ns, h, sizeof(h)));
 }
 
 void topo_print_impair(const struct topology *t, const char *mech, FILE *out)
 {
 	char rtt[32], path[256];
 
-	if (!topo_impaired(t))
+	/* every delay = auto link, even one that comes to 0 */
+	if (!topo_impaired(t) && !topo_delay_auto(t))
 		return;
 	fprintf(out, "# impaired links, per direction, applied by %s:\n", mech);
 	for (int l = 0; l < t->nlinks; l++) {
 		const struct topo_link *k = &t->links[l];
 		const char *n = t->nodes[k->node].name, *r = t->nodes[k->router].name;
 
-		if (topo_impair_none(&k->impair[0]) && topo_impair_none(&k->impair[1]))
+		if (topo_impair_none(&k->impair[0]) && topo_impair_none(&k->impair[1]) &&
+		    !k->delay_auto[0] && !k->delay_auto[1])
 			continue;
 		fprintf(out, "# link %s %s\n", n, r);
-		topo_print_dir(&k->impair[0], n, r, out);
-		topo_print_dir(&k->impair[1], r, n, out);
+		topo_print_dir(t, &k->impair[0], k->delay_auto[0], k->distance_km, n, r, out);
+		topo_print_dir(t, &k->impair[1], k->delay_auto[1], k->distance_km, r, n, out);
 	}
 	for (int j = 0; j < t->nrlinks; j++) {
 		const struct topo_rlink *rl = &t->rlinks[j];
 		const char *a = t->nodes[rl->a].name, *b = t->nodes[rl->b].name;
 
-		if (topo_impair_none(&rl->impair[0]) && topo_impair_none(&rl->impair[1]))
+		if (topo_impair_none(&rl->impair[0]) && topo_impair_none(&rl->impair[1]) &&
+		    !rl->delay_auto[0] && !rl->delay_auto[1])
 			continue;
 		fprintf(out, "# link %s %s\n", a, b);
-		topo_print_dir(&rl->impair[0], a, b, out);
-		topo_print_dir(&rl->impair[1], b, a, out);
+		topo_print_dir(t, &rl->impair[0], rl->delay_auto[0], rl->distance_km, a, b, out);
+		topo_print_dir(t, &rl->impair[1], rl->delay_auto[1], rl->distance_km, b, a, out);
 	}
 	fprintf(out, "# configured RTT of each path (the links' delays, there and back):\n");
 	for (int i = 0; i < t->nnodes; i++) {

@@ -71,6 +71,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"records", TOPO_T_CHOICE, LAB(records), 0, 0, -1, topo_records_words},
     /* the lab's DNS tree (topology_tree.c); printed when yes */
     {"dns_tree", TOPO_T_BOOL, LAB(dns_tree), 0, 0, -1, NULL},
+    /* added to each delay = auto link (topology_impair.c) */
+    {"hop_delay", TOPO_T_DURATION, LAB(hop_delay_ns), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_router_keys[] = {
@@ -81,6 +83,8 @@ static const struct topo_key topo_router_keys[] = {
     {"bgp_hold", TOPO_T_DURATION, NODE(bgp_hold_ns), 0, 0, LAB(bgp_hold_ns), NULL},
     {"bgp_mrai", TOPO_T_DURATION, NODE(bgp_mrai_ns), 0, 0, LAB(bgp_mrai_ns), NULL},
     {"bfd", TOPO_T_BOOL, NODE(bfd), 0, 0, LAB(bfd), NULL},
+    /* where it is: [link] delay = auto (topology_impair.c); printed when set */
+    {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_site_keys[] = {
@@ -101,6 +105,8 @@ static const struct topo_key topo_site_keys[] = {
     {"bgp_hold", TOPO_T_DURATION, NODE(bgp_hold_ns), 0, 0, LAB(bgp_hold_ns), NULL},
     {"bgp_mrai", TOPO_T_DURATION, NODE(bgp_mrai_ns), 0, 0, LAB(bgp_mrai_ns), NULL},
     {"bfd", TOPO_T_BOOL, NODE(bfd), 0, 0, LAB(bfd), NULL},
+    /* where it is: [link] delay = auto (topology_impair.c); printed when set */
+    {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_client_keys[] = {
@@ -118,6 +124,8 @@ static const struct topo_key topo_client_keys[] = {
     {"arrivals", TOPO_T_CHOICE, NODE(arrivals), 0, 0, -1, topo_arrivals_words},
     {"source_block", TOPO_T_BLOCK, NODE(source_block), 0, 0, -1, NULL},
     {"resolver_weights", TOPO_T_WEIGHTS, NODE(resolver_weights), 0, 0, -1, NULL},
+    /* where it is: [link] delay = auto (topology_impair.c); printed when set */
+    {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_dns_keys[] = {
@@ -125,6 +133,8 @@ static const struct topo_key topo_dns_keys[] = {
     {"quorum", TOPO_T_SHARE, NODE(quorum), 0, 0, -1, NULL},
     {"all_dead", TOPO_T_CHOICE, NODE(fail_closed), 0, 0, -1, topo_all_dead_words},
     {"zones", TOPO_T_ZONES, NODE(zones), 0, 0, -1, NULL},
+    /* where it is: [link] delay = auto (topology_impair.c); printed when set */
+    {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_prober_keys[] = {
@@ -134,6 +144,8 @@ static const struct topo_key topo_prober_keys[] = {
     {"probe_timeout", TOPO_T_DURATION, NODE(probe_timeout_ns), 1, 0, LAB(probe_timeout_ns), NULL},
     {"probe_down", TOPO_T_UINT, NODE(probe_down), 1, 1000, LAB(probe_down), NULL},
     {"probe_up", TOPO_T_UINT, NODE(probe_up), 1, 1000, LAB(probe_up), NULL},
+    /* where it is: [link] delay = auto (topology_impair.c); printed when set */
+    {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_resolver_keys[] = {
@@ -142,6 +154,8 @@ static const struct topo_key topo_resolver_keys[] = {
     {"impl", TOPO_T_CHOICE, NODE(impl), 0, 0, -1, topo_impl_words},
     /* forward or iterate: its default from the zones (topology_tree.c) */
     {"mode", TOPO_T_CHOICE, NODE(rsv_mode), 0, 0, -1, topo_rsv_mode_words},
+    /* where it is: [link] delay = auto (topology_impair.c); printed when set */
+    {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
 };
 
 /* resolverd's keys (docs/resolverd.md) a [resolver] node passes on as
@@ -450,6 +464,50 @@ static const char *topo_block(const char *s, struct topo_block *b)
 	return NULL;
 }
 
+/* topo_degrees: a decimal with an optional '-', blanks around it, from
+ * -max to max, into *v. */
+static int topo_degrees(const char *s, double max, double *v)
+{
+	char buf[32];
+	size_t len;
+	int neg;
+
+	s += strspn(s, " \t");
+	len = strlen(s);
+	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	neg = buf[0] == '-';
+	if (topo_decimal(buf + neg, v) == -1 || *v > max)
+		return -1;
+	if (neg)
+		*v = -*v;
+	return 0;
+}
+
+/* topo_location: "LAT,LON" in degrees. NULL, or what was expected. */
+static const char *topo_location(const char *s, struct topo_location *l)
+{
+	static const char *const rule =
+	    "expected LAT,LON in decimal degrees, latitude from -90 to 90 and longitude from "
+	    "-180 to 180, such as 48.8566,2.3522";
+	const char *comma = strchr(s, ',');
+	char lat[32];
+	double a, o;
+
+	if (comma == NULL || (size_t)(comma - s) >= sizeof(lat))
+		return rule;
+	memcpy(lat, s, (size_t)(comma - s));
+	lat[comma - s] = '\0';
+	if (topo_degrees(lat, 90, &a) == -1 || topo_degrees(comma + 1, 180, &o) == -1)
+		return rule;
+	*l = (struct topo_location){a, o, 1};
+	return NULL;
+}
+
 /* topo_resolver_ref: "NAME" or "NAME.N" (cache N of a [resolver] node). */
 static int topo_resolver_ref(const char *s, struct topo_resolver_ref *ref)
 {
@@ -536,6 +594,8 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 		return topo_weights(s, dst);
 	case TOPO_T_ZONES:
 		return topo_zones(s, dst);
+	case TOPO_T_LOCATION:
+		return topo_location(s, dst);
 	case TOPO_T_PORT:
 		if (topo_whole(s, 1, 65535, &u) < 0)
 			return "expected a port number from 1 to 65535";
@@ -648,6 +708,8 @@ size_t topo_value_size(enum topo_type type)
 		return TOPO_WEIGHTS_LEN;
 	case TOPO_T_ZONES:
 		return TOPO_ZONES_LEN;
+	case TOPO_T_LOCATION:
+		return sizeof(struct topo_location);
 	}
 	return 0;
 }
@@ -740,6 +802,12 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 	case TOPO_T_ZONES:
 		snprintf(buf, len, "%s", (const char *)src);
 		break;
+	case TOPO_T_LOCATION: {
+		const struct topo_location *l = src;
+
+		snprintf(buf, len, "%.15g,%.15g", l->lat, l->lon);
+		break;
+	}
 	case TOPO_T_BLOCK: {
 		const struct topo_block *b = src;
 		char a[INET_ADDRSTRLEN];

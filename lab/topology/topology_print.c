@@ -117,6 +117,11 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 			continue;
 		if (node == NULL && !t->dns_tree && strcmp(keys[k].name, "dns_tree") == 0)
 			continue;
+		/* what only distance uses: printed when it is */
+		if (keys[k].type == TOPO_T_LOCATION && !node->location.set)
+			continue;
+		if (node == NULL && !topo_delay_auto(t) && strcmp(keys[k].name, "hop_delay") == 0)
+			continue;
 		if (keys[k].type == TOPO_T_ZONES) {
 			topo_print_zones(t, node, out);
 			continue;

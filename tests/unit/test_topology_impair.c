@@ -187,6 +187,122 @@ static void test_errors(void **state)
 			   "least 50ms\n");
 }
 
+/*
+ * Distance: the great circle (haversine, R = 6371 km) at 2/3 c =
+ * 199861.639 km/s, rounded to the microsecond, plus hop_delay. By hand:
+ * one degree of the equator is 6371 * pi / 180 = 111.195 km, 556.36 us;
+ * pole to pole is 6371 * pi = 20015.087 km, 100144.71 us. Paris (48.8566,
+ * 2.3522) to London (51.5074, -0.1278): 343.556 km, 1718.97 us; London to
+ * New York (40.7128, -74.0060): 5570.222 km, 27870.39 us (the same
+ * formula in Python; the published great circles are 344 km and 5570 km).
+ */
+static void test_distance_numbers(void **state)
+{
+	struct topo_location eq0 = {0, 0, 1}, eq1 = {0, 1, 1}, n = {90, 0, 1}, s = {-90, 0, 1};
+	struct topo_location par = {48.8566, 2.3522, 1}, lon = {51.5074, -0.1278, 1};
+	struct topo_location nyc = {40.7128, -74.0060, 1};
+
+	(void)state;
+	assert_float_equal(topo_distance_km(&eq0, &eq1), 111.195, 0.001);
+	assert_int_equal(topo_auto_delay_ns(topo_distance_km(&eq0, &eq1), 0), 556000);
+	assert_int_equal(topo_auto_delay_ns(topo_distance_km(&eq0, &eq1), 100000), 656000);
+	assert_float_equal(topo_distance_km(&n, &s), 20015.087, 0.001);
+	assert_int_equal(topo_auto_delay_ns(topo_distance_km(&n, &s), 0), 100145000);
+	assert_float_equal(topo_distance_km(&par, &lon), 343.556, 0.001);
+	assert_float_equal(topo_distance_km(&lon, &par), 343.556, 0.001);
+	assert_int_equal(topo_auto_delay_ns(topo_distance_km(&par, &lon), 100000), 1819000);
+	assert_float_equal(topo_distance_km(&lon, &nyc), 5570.222, 0.001);
+	assert_int_equal(topo_auto_delay_ns(topo_distance_km(&lon, &nyc), 100000), 27970000);
+	assert_float_equal(topo_distance_km(&par, &par), 0, 0);
+}
+
+/* delay = auto in a topology: each direction from the locations, a
+ * written direction over it, the same spot gives hop_delay only */
+static void test_distance_topology(void **state)
+{
+	struct topology *t = new_topology();
+	char *sets[] = {"hop_delay=0"};
+	const struct topo_rlink *pl, *ln;
+	char *buf;
+	size_t len;
+	FILE *out;
+
+	(void)state;
+	load_ok(t, DATA "distance.ini", NULL, 0);
+	assert_true(node(t, "lon")->location.set && node(t, "lon")->location.lon == -0.1278);
+	assert_false(node(t, "b")->location.set);
+	pl = &t->rlinks[0];
+	ln = &t->rlinks[1];
+	assert_int_equal(pl->impair[0].delay_ns, 1819000);
+	assert_int_equal(pl->impair[1].delay_ns, 1819000);
+	assert_int_equal(ln->impair[0].delay_ns, 27970000); /* lon>nyc */
+	assert_int_equal(ln->impair[1].delay_ns, 40 * MS);  /* nyc>lon, written */
+	assert_true(ln->delay_auto[0] && !ln->delay_auto[1]);
+	assert_int_equal(link_of(t, "a")->impair[0].delay_ns, 100000);
+	assert_int_equal(link_of(t, "b")->impair[1].delay_ns, 2 * MS);
+	assert_int_equal(topo_delay_auto(t), 5);
+	/* c1 to a: lon>par, par>a; back a>par, par>lon */
+	assert_int_equal(topo_rtt_ns(t, node_index(t, "c1"), node_index(t, "a")),
+			 2 * (1819000 + 100000));
+	assert_int_equal(topo_rtt_ns(t, node_index(t, "c1"), node_index(t, "b")),
+			 27970000 + 2 * MS + 2 * MS + 40 * MS);
+	free(t);
+	t = new_topology();
+	load_ok(t, DATA "distance.ini", sets, 1);
+	assert_int_equal(t->rlinks[0].impair[0].delay_ns, 1719000);
+	assert_true(topo_impair_none(&link_of(t, "a")->impair[0]));
+	/* still printed by check: an auto link that comes to 0 */
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	topo_print_impair(t, "netem", out);
+	fclose(out);
+	assert_non_null(strstr(buf, "# link a par\n#   a>par: delay 0s\n#     delay = auto: 0.0 km "
+				    "between the locations at 2/3 c, 0s, plus hop_delay 0s\n"));
+	free(buf);
+	free(t);
+}
+
+/* what check prints of them, the printed form and reading it back */
+static void test_distance_print(void **state)
+{
+	struct topology *t = new_topology(), *u = new_topology();
+	char *buf, *again, tmp[64];
+	size_t len;
+	FILE *out;
+
+	(void)state;
+	load_ok(t, DATA "distance.ini", NULL, 0);
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	topo_print_impair(t, "delayline (linkd)", out);
+	fclose(out);
+	test_assert_golden(DATA "distance_check.golden", buf);
+	free(buf);
+	buf = print_to_string(t);
+	test_assert_golden(DATA "distance.golden", buf);
+	write_temp(tmp, buf, strlen(buf));
+	load_ok(u, tmp, NULL, 0);
+	unlink(tmp);
+	again = print_to_string(u);
+	assert_string_equal(buf, again);
+	for (int j = 0; j < t->nrlinks; j++)
+		assert_memory_equal(t->rlinks[j].impair, u->rlinks[j].impair,
+				    sizeof(t->rlinks[j].impair));
+	free(buf);
+	free(again);
+	free(t);
+	free(u);
+}
+
+static void test_distance_errors(void **state)
+{
+	char *expected = test_read_file(DATA "err_distance.expected");
+
+	(void)state;
+	expect_errors(DATA "err_distance.ini", NULL, 0, expected);
+	free(expected);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +312,10 @@ int main(void)
 	    cmocka_unit_test(test_check_lines),
 	    cmocka_unit_test(test_golden_and_roundtrip),
 	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_distance_numbers),
+	    cmocka_unit_test(test_distance_topology),
+	    cmocka_unit_test(test_distance_print),
+	    cmocka_unit_test(test_distance_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
