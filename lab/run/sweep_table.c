@@ -105,6 +105,7 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 			strfmt(tb->lab, sizeof(tb->lab), "%s",
 			       json_string_value(json_object_get(root, "lab")));
 		tb->offset[i] = sweep_json_s(json_object_get(root, "failed"), "jitter_offset_s");
+		json_t *steer = json_object_get(json_object_get(root, "steering"), "schemes");
 		json_object_foreach(schemes, name, o)
 		{
 			int s = sweep_scheme(tb, name);
@@ -131,6 +132,9 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 			c->upstream = sweep_json_n(o, "upstream_queries");
 			if (json_object_get(o, "upstream_queries"))
 				tb->has_upstream[s] = 1;
+			c->deviation = sweep_json_s(json_object_get(steer, name), "deviation");
+			if (!isnan(c->deviation))
+				tb->has_deviation[s] = 1;
 		}
 		sweep_verdict(tb, i, root);
 		tb->done[i] = 1;
@@ -181,6 +185,8 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
 		fprintf(out, ",%s_lost_client,%s_lost_capture", tb->schemes[s], tb->schemes[s]);
 		if (tb->has_upstream[s])
 			fprintf(out, ",%s_upstream_queries", tb->schemes[s]);
+		if (tb->has_deviation[s])
+			fprintf(out, ",%s_deviation", tb->schemes[s]);
 	}
 	fputs(",valid,invalid_codes,run\n", out);
 	for (int i = 0; i < sw->nvalues; i++) {
@@ -202,6 +208,10 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
 			if (tb->has_upstream[s]) {
 				fputc(',', out);
 				sweep_put_n(out, c->present ? c->upstream : -1, "");
+			}
+			if (tb->has_deviation[s]) {
+				fputc(',', out);
+				sweep_put_s(out, c->present ? c->deviation : NAN, "%.6f", "");
 			}
 		}
 		sweep_csv_point_end(sw, tb, i, out);
@@ -238,15 +248,15 @@ static void sweep_cell_n(struct texttable *t, int64_t v, const char *missing)
 
 static const char *const sweep_md_cols[] = {
     "detect (s)",   "steer (s)",     "window (s)",     "last p50 (s)",	   "last p99 (s)",
-    "last max (s)", "lost (client)", "lost (capture)", "upstream queries",
+    "last max (s)", "lost (client)", "lost (capture)", "upstream queries", "deviation",
 };
 
 /* sweep_md_scheme: the table of scheme s, through lib/texttable (the
  * report's table writer), every column aligned right */
 static void sweep_md_scheme(const struct sweep *sw, const struct sweep_table *tb, int s, FILE *out)
 {
-	int ncols = 1 + (int)(sizeof(sweep_md_cols) / sizeof(sweep_md_cols[0])) -
-		    (tb->has_upstream[s] ? 0 : 1);
+	int nfixed = 1 + 8; /* the key, detect .. lost (capture) */
+	int ncols = nfixed + !!tb->has_upstream[s] + !!tb->has_deviation[s];
 	struct texttable t;
 
 	texttable_init(&t, ncols);
@@ -254,8 +264,12 @@ static void sweep_md_scheme(const struct sweep *sw, const struct sweep_table *tb
 		texttable_align(&t, c, 0);
 	texttable_row(&t);
 	texttable_cell(&t, "%s", sw->key);
-	for (int c = 1; c < ncols; c++)
+	for (int c = 1; c < nfixed; c++)
 		texttable_cell(&t, "%s", sweep_md_cols[c - 1]);
+	if (tb->has_upstream[s])
+		texttable_cell(&t, "%s", sweep_md_cols[8]);
+	if (tb->has_deviation[s])
+		texttable_cell(&t, "%s", sweep_md_cols[9]);
 	for (int i = 0; i < sw->nvalues; i++) {
 		const struct sweep_clocks *c = &tb->clocks[i][s];
 		const double v[] = {c->detect, c->steer, c->window, c->p50, c->p99, c->max};
@@ -272,6 +286,12 @@ static void sweep_md_scheme(const struct sweep *sw, const struct sweep_table *tb
 		sweep_cell_n(&t, c->present ? c->lost_capture : -1, none);
 		if (tb->has_upstream[s])
 			sweep_cell_n(&t, c->present ? c->upstream : -1, none);
+		if (tb->has_deviation[s]) {
+			if (c->present && !isnan(c->deviation))
+				texttable_cell(&t, "%.3f", c->deviation);
+			else
+				texttable_cell(&t, "%s", none);
+		}
 	}
 	texttable_print(&t, out, 1);
 	texttable_free(&t);

@@ -97,8 +97,8 @@ static int clocks_steer_site(const struct clocks_steering *s, const char *site)
 }
 
 /* clocks_steer_dns_target: the steered name's intended shares */
-static void clocks_steer_dns_target(const struct clocks_input *in,
-				    const struct clocks_steering *s, struct clocks_steer_row *r)
+static void clocks_steer_dns_target(const struct clocks_input *in, const struct clocks_steering *s,
+				    struct clocks_steer_row *r)
 {
 	const struct clocks_topo_name *n = &in->dnstopo.names[0];
 	int64_t total = 0;
@@ -196,8 +196,8 @@ static void clocks_steer_fill(const struct clocks_input *in, const struct clocks
 		double rec[CLOCKS_STEER_SITES] = {0};
 
 		for (int k = 0; k < s->nsites; k++) {
-			r->share[k] = r->ncaptured ? (double)r->captured[k] / (double)r->ncaptured
-						   : 0;
+			r->share[k] =
+			    r->ncaptured ? (double)r->captured[k] / (double)r->ncaptured : 0;
 			rec[k] = r->nanswered ? (double)r->answered[k] / (double)r->nanswered : 0;
 		}
 		if (r->ncaptured && r->nanswered)
@@ -208,6 +208,39 @@ static void clocks_steer_fill(const struct clocks_input *in, const struct clocks
 			clocks_steer_anycast_target(in, any, s, r);
 		if (r->has_target && r->ncaptured)
 			r->deviation = clocks_steer_deviation(r->share, r->target, s->nsites);
+	}
+}
+
+void clocks_steer_totals(struct clocks_steering *s)
+{
+	for (int sc = 0; sc < 3; sc++) {
+		struct clocks_steer_total *t = &s->total[sc];
+
+		memset(t, 0, sizeof(*t));
+		t->has_target = 1;
+		t->deviation = -1;
+		for (int i = 0; i < s->nrows; i++) {
+			const struct clocks_steer_row *r = &s->rows[i];
+
+			if (r->scheme != sc || r->ncaptured == 0)
+				continue;
+			t->n += r->ncaptured;
+			t->has_target &= r->has_target;
+			for (int k = 0; k < s->nsites; k++) {
+				t->share[k] += (double)r->captured[k];
+				t->target[k] += r->target[k] * (double)r->ncaptured;
+			}
+		}
+		if (t->n == 0) {
+			t->has_target = 0;
+			continue;
+		}
+		for (int k = 0; k < s->nsites; k++) {
+			t->share[k] /= (double)t->n;
+			t->target[k] /= (double)t->n;
+		}
+		if (t->has_target)
+			t->deviation = clocks_steer_deviation(t->share, t->target, s->nsites);
 	}
 }
 
@@ -229,7 +262,8 @@ static int clocks_steer_records(const struct clocks_input *in, struct clocks_ste
 			int site;
 
 			if (q->status != CLOCKS_OK || q->sent_ns < s->from_ns ||
-			    q->sent_ns >= s->until_ns || (int)clocks_scheme_of(q->client) != r->scheme ||
+			    q->sent_ns >= s->until_ns ||
+			    (int)clocks_scheme_of(q->client) != r->scheme ||
 			    strcmp(clocks_steer_node(in, q->client), r->group) != 0)
 				continue;
 			v[n++] = q->rtt_ns;
@@ -302,6 +336,7 @@ int clocks_steering(const struct clocks_input *in, const struct clocks_result *a
 	if (clocks_steer_records(in, s) == -1)
 		return -1;
 	clocks_steer_fill(in, anycast, s);
+	clocks_steer_totals(s);
 	s->upstream_queries = in->nqcaptures ? 0 : CLOCKS_NONE;
 	for (size_t i = 0; i < in->nqcaptures; i++)
 		for (size_t k = 0; k < in->qcaptures[i].n; k++)
@@ -344,8 +379,9 @@ void clocks_steering_print(FILE *out, const struct clocks_input *in)
 
 	if (s == NULL || s->nrows == 0)
 		return;
-	fprintf(out, "\nsteering (%s; shares from the site captures; docs/clocks.md, "
-		     "\"Steering\")\n",
+	fprintf(out,
+		"\nsteering (%s; shares from the site captures; docs/clocks.md, "
+		"\"Steering\")\n",
 		in->steady ? "the whole traffic" : "before t0");
 	fprintf(out, "%-8s %-12s |", "scheme", "group");
 	for (int k = 0; k < s->nsites; k++)
@@ -355,8 +391,7 @@ void clocks_steering_print(FILE *out, const struct clocks_input *in)
 	for (int i = 0; i < s->nrows; i++) {
 		const struct clocks_steer_row *r = &s->rows[i];
 
-		fprintf(out, "%-8s %-12.12s |",
-			r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
+		fprintf(out, "%-8s %-12.12s |", r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
 			r->group[0] ? r->group : "?");
 		for (int k = 0; k < s->nsites; k++)
 			fprintf(out, " %6.1f%%", r->share[k] * 100);
@@ -370,6 +405,20 @@ void clocks_steering_print(FILE *out, const struct clocks_input *in)
 			clocks_steer_ms(d, sizeof(d), r->rtt.p99_ns),
 			clocks_steer_ms(e, sizeof(e), r->resolution.p50_ns),
 			clocks_steer_ms(f, sizeof(f), r->resolution.p99_ns));
+	}
+	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++) {
+		const struct clocks_steer_total *t = &s->total[sc];
+
+		if (t->n == 0)
+			continue;
+		fprintf(out, "%-8s %-12s |", sc == CLOCKS_SCHEME_DNS ? "dns" : "anycast", "(all)");
+		for (int k = 0; k < s->nsites; k++)
+			fprintf(out, " %6.1f%%", t->share[k] * 100);
+		if (t->has_target)
+			snprintf(a, sizeof(a), "%.3f", t->deviation);
+		else
+			snprintf(a, sizeof(a), "-");
+		fprintf(out, " | %9s | %8lld |\n", a, (long long)t->n);
 	}
 	for (int i = 0; i < s->nrows; i++)
 		fprintf(out, "  %s %s: target %s\n",
@@ -388,8 +437,9 @@ static json_t *clocks_steer_json_ms(int64_t ns)
 static json_t *clocks_steer_json_dist(const struct clocks_steer_dist *d)
 {
 	return json_pack("{s:I, s:o, s:o, s:o}", "n", (json_int_t)d->n, "mean_ms",
-			 clocks_steer_json_ms(d->mean_ns), "p50_ms", clocks_steer_json_ms(d->p50_ns),
-			 "p99_ms", clocks_steer_json_ms(d->p99_ns));
+			 clocks_steer_json_ms(d->mean_ns), "p50_ms",
+			 clocks_steer_json_ms(d->p50_ns), "p99_ms",
+			 clocks_steer_json_ms(d->p99_ns));
 }
 
 json_t *clocks_steering_json(const struct clocks_input *in)
@@ -409,9 +459,9 @@ json_t *clocks_steering_json(const struct clocks_input *in)
 	json_object_set_new(o, "until_ns", json_integer(s->until_ns));
 	json_object_set_new(o, "shares_from", json_string("captures"));
 	json_object_set_new(o, "sites", sites);
-	json_object_set_new(o, "upstream_queries", s->upstream_queries == CLOCKS_NONE
-							? json_null()
-							: json_integer(s->upstream_queries));
+	json_object_set_new(o, "upstream_queries",
+			    s->upstream_queries == CLOCKS_NONE ? json_null()
+							       : json_integer(s->upstream_queries));
 	for (int i = 0; i < s->nrows; i++) {
 		const struct clocks_steer_row *r = &s->rows[i];
 		json_t *row = json_object(), *share = json_object(), *target = json_object();
@@ -424,8 +474,8 @@ json_t *clocks_steering_json(const struct clocks_input *in)
 			if (r->has_target)
 				json_object_set_new(target, s->sites[k], json_real(r->target[k]));
 		}
-		json_object_set_new(row, "scheme",
-				    json_string(r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast"));
+		json_object_set_new(
+		    row, "scheme", json_string(r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast"));
 		json_object_set_new(row, "group", json_string(r->group));
 		json_object_set_new(row, "requests", json_integer(r->ncaptured));
 		json_object_set_new(row, "share", share);
@@ -444,10 +494,37 @@ json_t *clocks_steering_json(const struct clocks_input *in)
 		json_object_set_new(row, "target_from", json_string(r->target_from));
 		json_object_set_new(row, "rtt", clocks_steer_json_dist(&r->rtt));
 		if (r->scheme == CLOCKS_SCHEME_DNS)
-			json_object_set_new(row, "resolution", clocks_steer_json_dist(&r->resolution));
+			json_object_set_new(row, "resolution",
+					    clocks_steer_json_dist(&r->resolution));
 		json_array_append_new(rows, row);
 	}
 	json_object_set_new(o, "groups", rows);
+	json_t *schemes = json_object();
+	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++) {
+		const struct clocks_steer_total *t = &s->total[sc];
+		json_t *to = json_object(), *share = json_object(), *target = json_object();
+
+		if (t->n == 0) {
+			json_decref(to);
+			json_decref(share);
+			json_decref(target);
+			continue;
+		}
+		for (int k = 0; k < s->nsites; k++) {
+			json_object_set_new(share, s->sites[k], json_real(t->share[k]));
+			json_object_set_new(target, s->sites[k], json_real(t->target[k]));
+		}
+		json_object_set_new(to, "requests", json_integer(t->n));
+		json_object_set_new(to, "share", share);
+		if (t->has_target) {
+			json_object_set_new(to, "target", target);
+			json_object_set_new(to, "deviation", json_real(t->deviation));
+		} else {
+			json_decref(target);
+		}
+		json_object_set_new(schemes, sc == CLOCKS_SCHEME_DNS ? "dns" : "anycast", to);
+	}
+	json_object_set_new(o, "schemes", schemes);
 	return o;
 }
 
@@ -484,11 +561,26 @@ void clocks_steering_md(FILE *out, const struct clocks_input *in)
 			clocks_steer_ms(e, sizeof(e), r->resolution.p50_ns),
 			clocks_steer_ms(f, sizeof(f), r->resolution.p99_ns));
 	}
+	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++) {
+		const struct clocks_steer_total *t = &s->total[sc];
+
+		if (t->n == 0)
+			continue;
+		fprintf(out, "| %s | (all) |", sc == CLOCKS_SCHEME_DNS ? "dns" : "anycast");
+		for (int k = 0; k < s->nsites; k++)
+			fprintf(out, " %.1f %% |", t->share[k] * 100);
+		if (t->has_target)
+			snprintf(a, sizeof(a), "%.3f", t->deviation);
+		else
+			snprintf(a, sizeof(a), "-");
+		fprintf(out, " %s | %lld | | | | | |\n", a, (long long)t->n);
+	}
 	fputc('\n', out);
 	for (int i = 0; i < s->nrows; i++) {
 		const struct clocks_steer_row *r = &s->rows[i];
 
-		fprintf(out, "- %s %s: target %s", r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
+		fprintf(out, "- %s %s: target %s",
+			r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
 			r->group[0] ? r->group : "?", r->target_from);
 		if (r->disagreement >= 0)
 			fprintf(out, "; the clients' records (%lld ok) give shares %.3f away",

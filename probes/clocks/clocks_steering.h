@@ -35,10 +35,20 @@ struct clocks_steer_row {
 	double target[CLOCKS_STEER_SITES]; /* when has_target */
 	int has_target;
 	char target_from[192]; /* where the target comes from, or why there is none */
-	double deviation;     /* sum |share - target| / 2; -1: no target */
-	double disagreement;  /* the same between captured and answered shares; -1: no records */
+	double deviation;      /* sum |share - target| / 2; -1: no target */
+	double disagreement;   /* the same between captured and answered shares; -1: no records */
 	struct clocks_steer_dist rtt;	     /* ok records' RTT */
 	struct clocks_steer_dist resolution; /* dns_resolution's latency (answers) */
+};
+
+/* a scheme's requests over all its client nodes: seed 000's row (its
+ * share of all requests against the target, the rows' targets weighted by
+ * their requests) */
+struct clocks_steer_total {
+	int64_t n;
+	double share[CLOCKS_STEER_SITES], target[CLOCKS_STEER_SITES];
+	int has_target;	  /* every row with requests has one */
+	double deviation; /* -1: no target */
 };
 
 struct clocks_steering {
@@ -47,7 +57,8 @@ struct clocks_steering {
 	char sites[CLOCKS_STEER_SITES][CLOCKS_NAME_MAX];
 	int nrows;
 	struct clocks_steer_row rows[CLOCKS_STEER_ROWS];
-	int lost_rows; /* past CLOCKS_STEER_ROWS */
+	int lost_rows;			    /* past CLOCKS_STEER_ROWS */
+	struct clocks_steer_total total[3]; /* by enum clocks_scheme */
 	/* DNS queries captured on the authd links in the period; CLOCKS_NONE:
 	 * no such capture */
 	int64_t upstream_queries;
@@ -58,6 +69,9 @@ double clocks_steer_deviation(const double *share, const double *target, int n);
 
 /* clocks_steer_dist: the distribution of the n values v (sorted here) */
 void clocks_steer_dist(struct clocks_steer_dist *d, int64_t *v, size_t n);
+
+/* clocks_steer_totals: s->total from s->rows */
+void clocks_steer_totals(struct clocks_steering *s);
 
 /* clocks_steering: s from in (and res[0], the anycast result, for the FIB
  * the anycast targets come from; NULL: none). Returns 0, or -1 out of

@@ -447,6 +447,11 @@ static void test_table_golden(void **state)
 	assert_true(tb.done[0] && tb.done[1] && !tb.done[2]);
 	assert_true(isnan(tb.clocks[1][1].detect));
 	assert_int_equal(tb.clocks[0][1].upstream, 19);
+	/* the steering's deviation: DNS's only (anycast has no steering there) */
+	assert_false(tb.has_deviation[0]);
+	assert_true(tb.has_deviation[1]);
+	assert_true(fabs(tb.clocks[0][1].deviation - 0.022) < 1e-9);
+	assert_true(fabs(tb.clocks[1][1].deviation - 0.195) < 1e-9);
 	assert_int_equal(tb.valid[0], 1);
 	assert_int_equal(tb.valid[1], 0);
 	assert_string_equal(tb.invalid[1], "agent_exited");
