@@ -421,7 +421,7 @@ void clocks_steering_print(FILE *out, const struct clocks_input *in)
 		fprintf(out, " | %9s | %8lld |\n", a, (long long)t->n);
 	}
 	for (int i = 0; i < s->nrows; i++)
-		fprintf(out, "  %s %s: target %s\n",
+		fprintf(out, "  %s %s: target: %s\n",
 			s->rows[i].scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
 			s->rows[i].group[0] ? s->rows[i].group : "?", s->rows[i].target_from);
 	if (s->upstream_queries != CLOCKS_NONE)
@@ -579,7 +579,7 @@ void clocks_steering_md(FILE *out, const struct clocks_input *in)
 	for (int i = 0; i < s->nrows; i++) {
 		const struct clocks_steer_row *r = &s->rows[i];
 
-		fprintf(out, "- %s %s: target %s",
+		fprintf(out, "- %s %s: target: %s",
 			r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
 			r->group[0] ? r->group : "?", r->target_from);
 		if (r->disagreement >= 0)
