@@ -288,6 +288,84 @@ static int clocks_steer_records(const struct clocks_input *in, struct clocks_ste
 	return 0;
 }
 
+/* what clocks_steer_txn collects for one row from one resolver capture */
+struct clocks_steer_txns {
+	const struct clocks_input *in;
+	const struct clocks_steering *s;
+	const char *group;
+	const char *only; /* the one client node of the resolver node, "" if several */
+	int64_t *v[2];	  /* hit, miss */
+	size_t n[2], cap[2];
+	int nomem;
+};
+
+static void clocks_steer_txn(void *arg, const struct clocks_cache_txn *tx)
+{
+	struct clocks_steer_txns *x = arg;
+	const char *node = NULL;
+	int miss = tx->upstream != 0;
+
+	if (tx->servfail || tx->t_ns < x->s->from_ns || tx->t_ns >= x->s->until_ns)
+		return;
+	/* who asked: the node of the query's source address */
+	for (size_t i = 0; i < x->in->naddrs && node == NULL; i++)
+		if (x->in->addrs[i].addr.s_addr == tx->client.s_addr)
+			node = x->in->addrs[i].node;
+	if (node == NULL)
+		node = x->only;
+	if (strcmp(node, x->group) != 0)
+		return;
+	if (clocks_grow((void **)&x->v[miss], &x->cap[miss], x->n[miss], sizeof(int64_t)) == -1) {
+		x->nomem = 1;
+		return;
+	}
+	x->v[miss][x->n[miss]++] = tx->latency_ns;
+}
+
+/* clocks_steer_caches: each dns row's queries to a [resolver] node's
+ * caches, hit and miss, from the node's link capture */
+static int clocks_steer_caches(const struct clocks_input *in, struct clocks_steering *s)
+{
+	const size_t plen = strlen("resolver-");
+
+	for (int i = 0; i < s->nrows; i++) {
+		struct clocks_steer_row *r = &s->rows[i];
+		struct clocks_steer_txns x = {.in = in, .s = s, .group = r->group, .only = ""};
+
+		if (r->scheme != CLOCKS_SCHEME_DNS)
+			continue;
+		for (size_t c = 0; c < in->nrcaptures; c++) {
+			const struct clocks_rsv_capture *rc = &in->rcaptures[c];
+			int k = -1, nasking = 0;
+
+			if (strncmp(rc->label, "resolver-", plen) != 0)
+				continue;
+			for (int j = 0; j < in->dnstopo.nrsv; j++)
+				if (strcmp(in->dnstopo.rsv[j].name, rc->label + plen) == 0)
+					k = j;
+			if (k < 0)
+				continue;
+			for (int j = 0; j < in->dnstopo.nclients; j++)
+				if (in->dnstopo.clients[j].rsv == k) {
+					nasking++;
+					x.only = in->dnstopo.clients[j].name;
+				}
+			if (nasking != 1)
+				x.only = "";
+			if (clocks_cache_each(rc->msgs, rc->n, CLOCKS_RSV_BLOCK(k), CLOCKS_NONE,
+					      clocks_steer_txn, &x) == -1)
+				x.nomem = 1;
+		}
+		clocks_steer_dist(&r->cache_hit, x.v[0], x.n[0]);
+		clocks_steer_dist(&r->cache_miss, x.v[1], x.n[1]);
+		free(x.v[0]);
+		free(x.v[1]);
+		if (x.nomem)
+			return -1;
+	}
+	return 0;
+}
+
 int clocks_steering(const struct clocks_input *in, const struct clocks_result *anycast,
 		    struct clocks_steering *s)
 {
@@ -333,7 +411,7 @@ int clocks_steering(const struct clocks_input *in, const struct clocks_result *a
 	}
 	/* anycast first, then dns; each by client node: the table's order */
 	qsort(s->rows, (size_t)s->nrows, sizeof(s->rows[0]), clocks_steer_row_cmp);
-	if (clocks_steer_records(in, s) == -1)
+	if (clocks_steer_records(in, s) == -1 || clocks_steer_caches(in, s) == -1)
 		return -1;
 	clocks_steer_fill(in, anycast, s);
 	clocks_steer_totals(s);
@@ -420,10 +498,24 @@ void clocks_steering_print(FILE *out, const struct clocks_input *in)
 			snprintf(a, sizeof(a), "-");
 		fprintf(out, " | %9s | %8lld |\n", a, (long long)t->n);
 	}
-	for (int i = 0; i < s->nrows; i++)
+	for (int i = 0; i < s->nrows; i++) {
+		const struct clocks_steer_row *r = &s->rows[i];
+
 		fprintf(out, "  %s %s: target: %s\n",
-			s->rows[i].scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
-			s->rows[i].group[0] ? s->rows[i].group : "?", s->rows[i].target_from);
+			r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
+			r->group[0] ? r->group : "?", r->target_from);
+		if (r->cache_hit.n + r->cache_miss.n > 0)
+			fprintf(
+			    out,
+			    "  %s %s: cache hits %lld (p50 %s ms, p99 %s ms), misses %lld (p50 %s "
+			    "ms, p99 %s ms)\n",
+			    "dns", r->group[0] ? r->group : "?", (long long)r->cache_hit.n,
+			    clocks_steer_ms(b, sizeof(b), r->cache_hit.p50_ns),
+			    clocks_steer_ms(c, sizeof(c), r->cache_hit.p99_ns),
+			    (long long)r->cache_miss.n,
+			    clocks_steer_ms(d, sizeof(d), r->cache_miss.p50_ns),
+			    clocks_steer_ms(e, sizeof(e), r->cache_miss.p99_ns));
+	}
 	if (s->upstream_queries != CLOCKS_NONE)
 		fprintf(out, "upstream DNS queries in the period: %lld\n",
 			(long long)s->upstream_queries);
@@ -493,9 +585,14 @@ json_t *clocks_steering_json(const struct clocks_input *in)
 		}
 		json_object_set_new(row, "target_from", json_string(r->target_from));
 		json_object_set_new(row, "rtt", clocks_steer_json_dist(&r->rtt));
-		if (r->scheme == CLOCKS_SCHEME_DNS)
+		if (r->scheme == CLOCKS_SCHEME_DNS) {
 			json_object_set_new(row, "resolution",
 					    clocks_steer_json_dist(&r->resolution));
+			json_object_set_new(row, "cache_hit",
+					    clocks_steer_json_dist(&r->cache_hit));
+			json_object_set_new(row, "cache_miss",
+					    clocks_steer_json_dist(&r->cache_miss));
+		}
 		json_array_append_new(rows, row);
 	}
 	json_object_set_new(o, "groups", rows);
@@ -585,6 +682,17 @@ void clocks_steering_md(FILE *out, const struct clocks_input *in)
 		if (r->disagreement >= 0)
 			fprintf(out, "; the clients' records (%lld ok) give shares %.3f away",
 				(long long)r->nanswered, r->disagreement);
+		if (r->cache_hit.n + r->cache_miss.n > 0)
+			fprintf(
+			    out,
+			    "; its queries to the caches (resolver captures): %lld hits, p50 %s "
+			    "ms, p99 %s ms; %lld misses, p50 %s ms, p99 %s ms",
+			    (long long)r->cache_hit.n,
+			    clocks_steer_ms(b, sizeof(b), r->cache_hit.p50_ns),
+			    clocks_steer_ms(c, sizeof(c), r->cache_hit.p99_ns),
+			    (long long)r->cache_miss.n,
+			    clocks_steer_ms(d, sizeof(d), r->cache_miss.p50_ns),
+			    clocks_steer_ms(e, sizeof(e), r->cache_miss.p99_ns));
 		fprintf(out, "\n");
 	}
 	if (s->upstream_queries != CLOCKS_NONE)

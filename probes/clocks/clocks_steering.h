@@ -39,6 +39,10 @@ struct clocks_steer_row {
 	double disagreement;   /* the same between captured and answered shares; -1: no records */
 	struct clocks_steer_dist rtt;	     /* ok records' RTT */
 	struct clocks_steer_dist resolution; /* dns_resolution's latency (answers) */
+	/* the node's queries to a [resolver] node's caches in its link's
+	 * capture, query to answer: a hit (no upstream answer reached the
+	 * cache between) and a miss (one did); n = 0: no such capture */
+	struct clocks_steer_dist cache_hit, cache_miss;
 };
 
 /* a scheme's requests over all its client nodes: seed 000's row (its

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <math.h>
 #include <setjmp.h>
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,6 +319,73 @@ static void test_steady(void **state)
 	assert_int_equal(s.until_ns, T0 + 20000 * MS + 1);
 }
 
+static struct clocks_dnsmsg msg(int64_t t, uint32_t src, uint32_t dst, uint16_t sport,
+				uint16_t dport, uint16_t id, int qr)
+{
+	struct clocks_dnsmsg m = {0};
+
+	m.t_ns = t;
+	m.src.s_addr = htonl(src);
+	m.dst.s_addr = htonl(dst);
+	m.sport = sport;
+	m.dport = dport;
+	m.id = id;
+	m.qr = (uint8_t)qr;
+	return m;
+}
+
+/* c1's queries to resolver node r's cache 1, on r's link: one answered at
+ * once (a hit, 0.1 ms), one after an upstream answer reached the cache (a
+ * miss, 0.6 ms), one of c9 (not c1's), one after t0 (not counted) */
+static void test_cache_split(void **state)
+{
+	static struct clocks_input in;
+	static struct clocks_steering s;
+	static struct clocks_rsv_capture rc;
+	static struct clocks_dnsmsg m[16];
+	static struct clocks_addr_node addrs[2];
+	const struct clocks_steer_row *r;
+	uint32_t cache = CLOCKS_RSV_BLOCK(0) | 1, c1 = 0xc612000a, c9 = 0xc612000b;
+	uint32_t up = 0xc6120063; /* a server above the cache */
+	size_t n = 0;
+
+	(void)state;
+	build(&in, "weighted");
+	in.dnstopo.nrsv = 1;
+	snprintf(in.dnstopo.rsv[0].name, CLOCKS_NAME_MAX, "r");
+	in.dnstopo.clients[0].rsv = 0;
+	in.dnstopo.clients[1].rsv = 0;
+	m[n++] = msg(T0 + 10 * MS, c1, cache, 5000, 53, 1, 0);
+	m[n++] = msg(T0 + 10 * MS + 100000, cache, c1, 53, 5000, 1, 1);
+	m[n++] = msg(T0 + 20 * MS, c1, cache, 5000, 53, 2, 0);
+	m[n++] = msg(T0 + 20 * MS + 100000, cache, up, 4000, 53, 9, 0);
+	m[n++] = msg(T0 + 20 * MS + 500000, up, cache, 53, 4000, 9, 1);
+	m[n++] = msg(T0 + 20 * MS + 600000, cache, c1, 53, 5000, 2, 1);
+	m[n++] = msg(T0 + 30 * MS, c9, cache, 5001, 53, 3, 0);
+	m[n++] = msg(T0 + 30 * MS + 200000, cache, c9, 53, 5001, 3, 1);
+	m[n++] = msg(T0 + 10500 * MS, c1, cache, 5000, 53, 4, 0);
+	m[n++] = msg(T0 + 10500 * MS + 100000, cache, c1, 53, 5000, 4, 1);
+	snprintf(rc.label, sizeof(rc.label), "resolver-r");
+	rc.msgs = m;
+	rc.n = n;
+	in.rcaptures = &rc;
+	in.nrcaptures = 1;
+	addrs[0].addr.s_addr = htonl(c1);
+	snprintf(addrs[0].node, CLOCKS_NAME_MAX, "c1");
+	addrs[1].addr.s_addr = htonl(c9);
+	snprintf(addrs[1].node, CLOCKS_NAME_MAX, "c9");
+	in.addrs = addrs;
+	in.naddrs = 2;
+	assert_int_equal(clocks_steering(&in, NULL, &s), 0);
+	r = row(&s, CLOCKS_SCHEME_DNS, "c1");
+	assert_int_equal(r->cache_hit.n, 1);
+	assert_int_equal(r->cache_hit.p50_ns, 100000);
+	assert_int_equal(r->cache_miss.n, 1);
+	assert_int_equal(r->cache_miss.p50_ns, 600000);
+	r = row(&s, CLOCKS_SCHEME_DNS, "c2");
+	assert_int_equal(r->cache_hit.n + r->cache_miss.n, 0);
+}
+
 static char *print(void (*fn)(FILE *, const struct clocks_input *), struct clocks_input *in)
 {
 	char *buf;
@@ -354,7 +422,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_deviation), cmocka_unit_test(test_dist),
 	    cmocka_unit_test(test_weighted),  cmocka_unit_test(test_targets),
-	    cmocka_unit_test(test_steady),    cmocka_unit_test(test_golden),
+	    cmocka_unit_test(test_steady),    cmocka_unit_test(test_cache_split),
+	    cmocka_unit_test(test_golden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
