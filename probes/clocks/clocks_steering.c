@@ -434,6 +434,19 @@ void clocks_steering_prepare(struct clocks_input *in, const struct clocks_result
 		clocks_warn(&in->notes, "limit", "steering: out of memory, not measured");
 		return;
 	}
+	/* the two counts of the shares should agree: a capture that missed
+	 * requests, or records that name another site, shows here */
+	for (int i = 0; i < s->nrows; i++) {
+		const struct clocks_steer_row *r = &s->rows[i];
+
+		if (r->disagreement > CLOCKS_STEER_AGREE && r->nanswered >= 100)
+			clocks_warn(&in->notes, "steering_records",
+				    "%s %s: the shares of the clients' records (%lld ok) are %.3f "
+				    "from the captures' (%lld requests), more than %.2f",
+				    r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast", r->group,
+				    (long long)r->nanswered, r->disagreement,
+				    (long long)r->ncaptured, CLOCKS_STEER_AGREE);
+	}
 	if (s->lost_rows)
 		clocks_warn(&in->notes, "limit",
 			    "steering: more than %d client groups, %d not counted",

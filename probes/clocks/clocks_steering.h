@@ -18,6 +18,9 @@
 
 #define CLOCKS_STEER_SITES 16
 #define CLOCKS_STEER_ROWS 64
+/* steering_records: the records' shares further than this from the
+ * captures' (half L1), with 100 ok records or more */
+#define CLOCKS_STEER_AGREE 0.01
 
 /* mean, p50 and p99 (nearest rank) of n values; CLOCKS_NONE when n = 0 */
 struct clocks_steer_dist {

@@ -70,7 +70,7 @@ static void test_dist(void **state)
 
 static struct clocks_capture caps[3];
 static struct clocks_packet pk[3][64];
-static struct clocks_request reqs[64];
+static struct clocks_request reqs[256];
 static struct clocks_client clients[3];
 static struct clocks_resolution rsv[4];
 static struct clocks_query queries[8];
@@ -386,6 +386,30 @@ static void test_cache_split(void **state)
 	assert_int_equal(r->cache_hit.n + r->cache_miss.n, 0);
 }
 
+/* the records' shares far from the captures': said, with 100 ok or more */
+static void test_records_warning(void **state)
+{
+	static struct clocks_input in;
+
+	(void)state;
+	build(&in, "weighted");
+	clocks_steering_prepare(&in, NULL);
+	assert_int_equal(in.notes.n, 0); /* c1's 0.125 is over 8 records only */
+	free(in.steering);
+	in.steering = NULL;
+	for (int i = 0; i < 100; i++)
+		add_request(&in, DNS2, T0 + i * MS, MS, "c");
+	clocks_steering_prepare(&in, NULL);
+	assert_int_equal(in.notes.n, 1);
+	assert_string_equal(in.notes.w[0].code, "steering_records");
+	assert_string_equal(
+	    in.notes.w[0].msg,
+	    "dns c2: the shares of the clients' records (100 ok) are 1.000 from the "
+	    "captures' (4 requests), more than 0.01");
+	assert_int_equal(in.notes.w[0].invalidates, 0);
+	free(in.steering);
+}
+
 static char *print(void (*fn)(FILE *, const struct clocks_input *), struct clocks_input *in)
 {
 	char *buf;
@@ -420,10 +444,10 @@ static void test_golden(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_deviation), cmocka_unit_test(test_dist),
-	    cmocka_unit_test(test_weighted),  cmocka_unit_test(test_targets),
-	    cmocka_unit_test(test_steady),    cmocka_unit_test(test_cache_split),
-	    cmocka_unit_test(test_golden),
+	    cmocka_unit_test(test_deviation),	    cmocka_unit_test(test_dist),
+	    cmocka_unit_test(test_weighted),	    cmocka_unit_test(test_targets),
+	    cmocka_unit_test(test_steady),	    cmocka_unit_test(test_cache_split),
+	    cmocka_unit_test(test_records_warning), cmocka_unit_test(test_golden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
