@@ -338,7 +338,10 @@ struct sweep_table {
 	char schemes[SWEEP_MAX_SCHEMES][16];
 	int has_upstream[SWEEP_MAX_SCHEMES];  /* some point has upstream_queries */
 	int has_deviation[SWEEP_MAX_SCHEMES]; /* some point has a steering deviation */
-	int has_remote[SWEEP_MAX_SCHEMES];    /* some point has remote_dead_s */
+	/* every point measured is a steady-state run (no failure, no clocks):
+	 * the tables and the plot show the steering instead */
+	int steady;
+	int has_remote[SWEEP_MAX_SCHEMES]; /* some point has remote_dead_s */
 	/* clocks.json's failed.jitter_offset_s: how far fail_jitter moved t0
 	 * past fail_at; NAN if not recorded */
 	double offset[SWEEP_MAX_POINTS];
