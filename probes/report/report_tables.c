@@ -284,8 +284,9 @@ void report_upstream_table(const struct report *r, struct texttable *t)
 	texttable_row(t);
 	texttable_cell(t, "source");
 	texttable_cell(t, "queries");
-	texttable_cell(t, "at or before t0");
-	texttable_cell(t, "after t0");
+	/* a steady-state run's t0 is the traffic's end */
+	texttable_cell(t, r->in.steady ? "during the traffic" : "at or before t0");
+	texttable_cell(t, r->in.steady ? "after it" : "after t0");
 	texttable_cell(t, "per s of traffic");
 	for (size_t k = 0; k <= u->nsrc; k++) {
 		int64_t b = k < u->nsrc ? u->before[k] : before,
