@@ -233,6 +233,10 @@ static void report_md_impairments(const struct report *r, FILE *fp)
 static void report_md_timeline(const struct report *r, FILE *fp)
 {
 	fprintf(fp, "## Timeline\n\n");
+	if (!report_has_timeline(r) && r->in.steady) {
+		fprintf(fp, "No event was applied: a steady-state run.\n\n");
+		return;
+	}
 	if (!report_has_timeline(r)) {
 		fprintf(fp,
 			"No `event_applied` in lab.events.jsonl (a run from before the "
