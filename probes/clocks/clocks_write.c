@@ -538,7 +538,7 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 	}
 	if (in->nimpair)
 		json_object_set_new(root, "impairments", clocks_json_impairments(in));
-	if (ex)
+	if (ex && !in->steady) /* no failure to explain */
 		json_object_set_new(root, "explain", clocks_json_explain(in, res, nres, ex));
 	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
 	for (int k = 0; k < n; k++)
