@@ -26,7 +26,7 @@ clocks=$rundir/clocks.json
 [ "$(json "$clocks" .failure)" = "steady state: no failure" ] || fail "clocks.json: no failure text"
 [ "$(json "$clocks" .valid)" = true ] || fail "the steady-state run is not valid: $(run_codes "$rundir")"
 # no failover clock, not even a null one
-for k in t0_ns failed; do
+for k in t0_ns failed explain; do
 	[ "$(jq "has(\"$k\")" "$clocks")" = false ] || fail "clocks.json has $k"
 done
 for k in detect_s steer_s window_s last_per_client_s lost_capture; do
