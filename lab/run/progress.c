@@ -121,6 +121,8 @@ void progress_init(struct progress *p, const struct topology *t, enum progress_m
 	int n = topo_first_failure(t, &p->fail_at_ns);
 	if (n >= 0)
 		strfmt(p->dead, sizeof(p->dead), "%s", t->nodes[n].name);
+	else
+		p->fail_at_ns = -1; /* a steady-state run: no failure to show */
 }
 
 int progress_parse(const char *line, const char *dead, struct progress_sample *s)

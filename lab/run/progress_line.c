@@ -144,7 +144,11 @@ static void progress_fields(struct progress_field *f, const struct progress_view
 	progress_set(&f[PF_TIME], 1, " %.1f/%.0fs", progress_s(v->elapsed_ns),
 		     progress_s(v->total_ns));
 	progress_set(&f[PF_TIME], 2, " %.1fs", progress_s(v->elapsed_ns));
-	if (v->phase == PROGRESS_TRAFFIC) {
+	if (v->phase == PROGRESS_TRAFFIC && v->fail_at_ns < 0) { /* steady state */
+		progress_set(&f[PF_FAIL], 0, "%s", ", steady state");
+		progress_set(&f[PF_FAIL], 1, "%s", " steady");
+		progress_set(&f[PF_FAIL], 2, "%s", "");
+	} else if (v->phase == PROGRESS_TRAFFIC) {
 		progress_set(&f[PF_FAIL], 0, ", failure at %.1f s", progress_s(v->fail_at_ns));
 		progress_set(&f[PF_FAIL], 1, " fail@%.1fs", progress_s(v->fail_at_ns));
 		progress_set(&f[PF_FAIL], 2, "%s", "");

@@ -468,15 +468,8 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 {
 	int rc = 0;
 
-	if (run_failing_site(t) < 0) {
-		fprintf(
-		    stderr,
-		    "steerlab: run: %s: no event takes a site out: nothing to fail over (add an "
-		    "[event] that kills, crashes, freezes, drains or cuts the link of a site, "
-		    "or set fail = yes in one [site] section, or --set SITE.fail=yes)\n",
-		    t->path);
-		rc = -1;
-	}
+	/* no event takes a site out: a steady-state run (docs/topology.md,
+	 * "Steady-state runs"), measured for its steering, not its clocks */
 	if (run_preflight_lab("run", t, bindir) == -1)
 		rc = -1;
 	if (rundir_check("run", rundir, NULL, explicit_out, stderr) == -1)
@@ -537,7 +530,7 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 	struct lab *lab = &run_lab;
 	char rundir[PATH_MAX], err[PATH_MAX + 128];
 	int64_t start = 0, before, stopped = 0, fail_at, nominal;
-	int failed = 0, applied = 0, rc = -1, r, nsteps;
+	int failed = 0, applied = 0, rc = -1, r, nsteps, steady;
 	FILE *fp;
 
 	if (o->rundir)
@@ -556,6 +549,7 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 	/* the timeline's steps, each event moved by its jitter */
 	nsteps = action_plan(t, run_steps, ACTION_MAX_STEPS);
 	fail_at = action_fail_at(t, run_steps, nsteps, &nominal);
+	steady = run_failing_site(t) < 0;
 	lab->before_say = run_before_say;
 	if ((fp = lab_fopen_new(rundir, "topology.ini")) != NULL) {
 		topo_print(t, fp);
@@ -568,7 +562,7 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 	progress_init(&run_progress, t, progress_mode_for(stdout, o->quiet), stdout, o->label);
 
 	start = now_mono_ns();
-	run_progress.fail_at_ns = fail_at;
+	run_progress.fail_at_ns = steady ? -1 : fail_at;
 	if (lab_up(lab) == -1)
 		goto out;
 	run_say(o, "lab %s up: %d namespaces, %d links, %d agents in %.2f s", t->name, t->nnodes,
@@ -591,12 +585,17 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 	progress_traffic(&run_progress, start, lab);
 	/* fail_at_ns: when the first failure of a site is due, jitter
 	 * included */
-	event_emit(lab->ev, EVENTS_TRAFFIC_STARTED, "{s:I, s:I, s:I, s:I, s:I, s:i}", "fail_at_ns",
-		   (json_int_t)fail_at, "duration_ns", (json_int_t)t->duration_ns,
-		   "nominal_fail_at_ns", (json_int_t)nominal, "fail_jitter_ns",
-		   (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed, "events",
-		   t->nevents);
-	if (t->fail_jitter_ns > 0)
+	/* a steady-state run's fail_at_ns are null: it has no failure */
+	event_emit(
+	    lab->ev, EVENTS_TRAFFIC_STARTED, "{s:o, s:I, s:o, s:I, s:I, s:i}", "fail_at_ns",
+	    steady ? json_null() : json_integer(fail_at), "duration_ns", (json_int_t)t->duration_ns,
+	    "nominal_fail_at_ns", steady ? json_null() : json_integer(nominal), "fail_jitter_ns",
+	    (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed, "events", t->nevents);
+	if (steady)
+		run_say(
+		    o, "traffic: clients sending for %.1f s; %d event%s; steady state: no failure",
+		    (double)t->duration_ns / NSEC_PER_SEC, t->nevents, t->nevents == 1 ? "" : "s");
+	else if (t->fail_jitter_ns > 0)
 		run_say(o,
 			"traffic: clients sending for %.1f s; %d event%s, the first failure at "
 			"%.3f s (%.3f s + %.3f s of jitter, seed %lld)",
@@ -638,7 +637,8 @@ down:
 	else
 		run_say(o, "lab %s down", t->name);
 	run_unreserve(rundir);
-	if (failed) {
+	/* a steady-state run is analysed once its traffic ran (stopped) */
+	if (failed || (steady && stopped != 0)) {
 		run_say(o, "analysing the captures, events and records");
 		r = report_run(rundir, NULL, stdout);
 		if (r != -1 && !(r & REPORT_UNSAVED))

@@ -324,6 +324,9 @@ struct sweep_clocks {
 	double detect, steer, window, p50, p99, max;
 	double remote_dead; /* DNS: a remote prober's declared_dead */
 	int64_t lost_client, lost_capture, upstream;
+	/* clocks.json's steering.schemes.SCHEME.deviation: the scheme's
+	 * shares against their target; NAN when it has none */
+	double deviation;
 	int lb_window, lb_p50, lb_p99, lb_max;
 };
 
@@ -333,8 +336,12 @@ struct sweep_table {
 	char lab[64];
 	int nschemes; /* in the order of the first clocks.json */
 	char schemes[SWEEP_MAX_SCHEMES][16];
-	int has_upstream[SWEEP_MAX_SCHEMES]; /* some point has upstream_queries */
-	int has_remote[SWEEP_MAX_SCHEMES];   /* some point has remote_dead_s */
+	int has_upstream[SWEEP_MAX_SCHEMES];  /* some point has upstream_queries */
+	int has_deviation[SWEEP_MAX_SCHEMES]; /* some point has a steering deviation */
+	/* every point measured is a steady-state run (no failure, no clocks):
+	 * the tables and the plot show the steering instead */
+	int steady;
+	int has_remote[SWEEP_MAX_SCHEMES]; /* some point has remote_dead_s */
 	/* clocks.json's failed.jitter_offset_s: how far fail_jitter moved t0
 	 * past fail_at; NAN if not recorded */
 	double offset[SWEEP_MAX_POINTS];

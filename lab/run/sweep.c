@@ -262,19 +262,6 @@ int sweep_check(struct sweep *sw, char *lab, const char *bindir)
 					"steerlab: sweep: the point %s=%s does not load (above)\n",
 					sw->key, sw->values[i]);
 			rc = -1;
-		} else if (run_failing_site(t) < 0) {
-			/* what run would refuse at every point, refused once */
-			if (sw->repeat)
-				fprintf(stderr,
-					"steerlab: run: %s: no event takes a site out: nothing to "
-					"fail over\n",
-					sw->file);
-			else
-				fprintf(stderr,
-					"steerlab: sweep: at the point %s=%s no event takes a site "
-					"out: nothing to fail over\n",
-					sw->key, sw->values[i]);
-			rc = -1;
 		} else if (sw->repeat && i == 0 && t->fail_jitter_ns == 0) {
 			printf("steerlab: note: fail_jitter is 0: every run fails at the same "
 			       "instant of the probe cycle, and the detection times will barely "

@@ -82,6 +82,8 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 	char path[PATH_MAX];
 	json_error_t jerr;
 
+	int ndone = 0, nsteady = 0;
+
 	memset(tb, 0, sizeof(*tb));
 	for (int i = 0; i < sw->nvalues; i++) {
 		json_t *root, *schemes, *o;
@@ -105,6 +107,7 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 			strfmt(tb->lab, sizeof(tb->lab), "%s",
 			       json_string_value(json_object_get(root, "lab")));
 		tb->offset[i] = sweep_json_s(json_object_get(root, "failed"), "jitter_offset_s");
+		json_t *steer = json_object_get(json_object_get(root, "steering"), "schemes");
 		json_object_foreach(schemes, name, o)
 		{
 			int s = sweep_scheme(tb, name);
@@ -131,11 +134,17 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 			c->upstream = sweep_json_n(o, "upstream_queries");
 			if (json_object_get(o, "upstream_queries"))
 				tb->has_upstream[s] = 1;
+			c->deviation = sweep_json_s(json_object_get(steer, name), "deviation");
+			if (!isnan(c->deviation))
+				tb->has_deviation[s] = 1;
 		}
 		sweep_verdict(tb, i, root);
 		tb->done[i] = 1;
+		ndone++;
+		nsteady += json_is_true(json_object_get(root, "steady_state"));
 		json_decref(root);
 	}
+	tb->steady = ndone > 0 && nsteady == ndone;
 	return 0;
 }
 
@@ -181,6 +190,8 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
 		fprintf(out, ",%s_lost_client,%s_lost_capture", tb->schemes[s], tb->schemes[s]);
 		if (tb->has_upstream[s])
 			fprintf(out, ",%s_upstream_queries", tb->schemes[s]);
+		if (tb->has_deviation[s])
+			fprintf(out, ",%s_deviation", tb->schemes[s]);
 	}
 	fputs(",valid,invalid_codes,run\n", out);
 	for (int i = 0; i < sw->nvalues; i++) {
@@ -202,6 +213,10 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
 			if (tb->has_upstream[s]) {
 				fputc(',', out);
 				sweep_put_n(out, c->present ? c->upstream : -1, "");
+			}
+			if (tb->has_deviation[s]) {
+				fputc(',', out);
+				sweep_put_s(out, c->present ? c->deviation : NAN, "%.6f", "");
 			}
 		}
 		sweep_csv_point_end(sw, tb, i, out);
@@ -238,15 +253,17 @@ static void sweep_cell_n(struct texttable *t, int64_t v, const char *missing)
 
 static const char *const sweep_md_cols[] = {
     "detect (s)",   "steer (s)",     "window (s)",     "last p50 (s)",	   "last p99 (s)",
-    "last max (s)", "lost (client)", "lost (capture)", "upstream queries",
+    "last max (s)", "lost (client)", "lost (capture)", "upstream queries", "deviation",
 };
 
 /* sweep_md_scheme: the table of scheme s, through lib/texttable (the
  * report's table writer), every column aligned right */
 static void sweep_md_scheme(const struct sweep *sw, const struct sweep_table *tb, int s, FILE *out)
 {
-	int ncols = 1 + (int)(sizeof(sweep_md_cols) / sizeof(sweep_md_cols[0])) -
-		    (tb->has_upstream[s] ? 0 : 1);
+	/* the key, detect .. lost (capture); a steady-state sweep has no
+	 * clocks: the key and lost (client) */
+	int nfixed = tb->steady ? 2 : 1 + 8;
+	int ncols = nfixed + !!tb->has_upstream[s] + !!tb->has_deviation[s];
 	struct texttable t;
 
 	texttable_init(&t, ncols);
@@ -254,8 +271,12 @@ static void sweep_md_scheme(const struct sweep *sw, const struct sweep_table *tb
 		texttable_align(&t, c, 0);
 	texttable_row(&t);
 	texttable_cell(&t, "%s", sw->key);
-	for (int c = 1; c < ncols; c++)
-		texttable_cell(&t, "%s", sweep_md_cols[c - 1]);
+	for (int c = 1; c < nfixed; c++)
+		texttable_cell(&t, "%s", sweep_md_cols[tb->steady ? 6 : c - 1]);
+	if (tb->has_upstream[s])
+		texttable_cell(&t, "%s", sweep_md_cols[8]);
+	if (tb->has_deviation[s])
+		texttable_cell(&t, "%s", sweep_md_cols[9]);
 	for (int i = 0; i < sw->nvalues; i++) {
 		const struct sweep_clocks *c = &tb->clocks[i][s];
 		const double v[] = {c->detect, c->steer, c->window, c->p50, c->p99, c->max};
@@ -266,12 +287,19 @@ static void sweep_md_scheme(const struct sweep *sw, const struct sweep_table *tb
 		texttable_row(&t);
 		texttable_cell(&t, "%s%s", sw->values[i],
 			       tb->done[i] && tb->valid[i] == 0 ? " (invalid)" : "");
-		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]) && !tb->steady; k++)
 			sweep_cell_s(&t, c->present ? v[k] : NAN, lb[k], none);
 		sweep_cell_n(&t, c->present ? c->lost_client : -1, none);
-		sweep_cell_n(&t, c->present ? c->lost_capture : -1, none);
+		if (!tb->steady)
+			sweep_cell_n(&t, c->present ? c->lost_capture : -1, none);
 		if (tb->has_upstream[s])
 			sweep_cell_n(&t, c->present ? c->upstream : -1, none);
+		if (tb->has_deviation[s]) {
+			if (c->present && !isnan(c->deviation))
+				texttable_cell(&t, "%.3f", c->deviation);
+			else
+				texttable_cell(&t, "%s", none);
+		}
 	}
 	texttable_print(&t, out, 1);
 	texttable_free(&t);
@@ -288,11 +316,21 @@ void sweep_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE *
 	for (int i = 0; i < sw->nfixed; i++)
 		fprintf(out, " --set %s", sw->fixed[i]);
 	fprintf(out, " --set %s\n\n", sw->swept);
-	fprintf(out,
-		"One run per value of %s, in the directory %s-VALUE beside this file. Times in "
-		"seconds\nafter t0 (the failure), lost in requests; docs/clocks.md defines "
-		"each column.\n",
-		sw->key, sw->key);
+	if (tb->steady)
+		fprintf(out,
+			"One run per value of %s, in the directory %s-VALUE beside this file. "
+			"Steady-state\nruns (no failure, no clocks): lost in requests, the "
+			"upstream queries, and the deviation\nfrom the target shares; "
+			"docs/clocks.md (\"Steering\") defines each column.\n",
+			sw->key, sw->key);
+	else
+		fprintf(out,
+			"One run per value of %s, in the directory %s-VALUE beside this file. "
+			"Times in "
+			"seconds\nafter t0 (the failure), lost in requests; docs/clocks.md "
+			"defines "
+			"each column.\n",
+			sw->key, sw->key);
 	for (int s = 0; s < tb->nschemes; s++) {
 		fprintf(out, "\n## %s\n\n", tb->schemes[s]);
 		sweep_md_scheme(sw, tb, s, out);
@@ -367,10 +405,13 @@ void sweep_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *o
 		"set terminal pngcairo size 960,800 noenhanced\n"
 		"%s\n"
 		"set datafile missing '?'\n\n"
-		"# x, then per scheme (%d): window (s), lost (client), window if it is a\n"
-		"# lower bound (window_cut); an invalid point has none of them\n"
+		"# x, then per scheme (%d): %s\n"
 		"$points << EOD\n",
-		to_stdout ? "set output" : "set output 'sweep.png'", tb->nschemes);
+		to_stdout ? "set output" : "set output 'sweep.png'", tb->nschemes,
+		tb->steady ? "deviation, upstream queries, unused (steady-state runs);\n"
+			     "# an invalid point has none of them"
+			   : "window (s), lost (client), window if it is a\n"
+			     "# lower bound (window_cut); an invalid point has none of them");
 	for (int i = 0; i < sw->nvalues; i++) {
 		int ok = !(tb->done[i] && tb->valid[i] == 0);
 
@@ -379,10 +420,14 @@ void sweep_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *o
 			const struct sweep_clocks *c = &tb->clocks[i][s];
 			int have = c->present && ok;
 
+			/* a steady-state sweep: the deviation and the upstream
+			 * queries in their places */
 			fputc(' ', out);
-			sweep_put_s(out, have ? c->window : NAN, "%.9g", "?");
+			sweep_put_s(out, have ? (tb->steady ? c->deviation : c->window) : NAN,
+				    "%.9g", "?");
 			fputc(' ', out);
-			sweep_put_n(out, have ? c->lost_client : -1, "?");
+			sweep_put_n(out, have ? (tb->steady ? c->upstream : c->lost_client) : -1,
+				    "?");
 			fputc(' ', out);
 			sweep_put_s(out, have && c->lb_window ? c->window : NAN, "%.9g", "?");
 			lb[s] |= have && c->lb_window;
@@ -420,10 +465,15 @@ void sweep_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *o
 		fprintf(out, " %.9g", sw->x[i]);
 	}
 	fputs(")\n", out);
-	const char *const what[2][2] = {
+	const char *const failover[2][2] = {
 	    {"failover window: last request to the dead site after t0", "window (s)"},
 	    {"requests lost (client timeouts)", "lost requests"},
 	};
+	const char *const steady[2][2] = {
+	    {"steady state: deviation from the target shares (half L1)", "deviation"},
+	    {"upstream DNS queries (authd links)", "queries"},
+	};
+	const char *const(*what)[2] = tb->steady ? steady : failover;
 	for (int k = 0; k < 2; k++) {
 		fputs("set title ", out);
 		sweep_gp_string(out, what[k][0]);

@@ -127,7 +127,9 @@ void clocks_anycast(const struct clocks_input *in, struct clocks_result *r)
 		r->catchments = NULL;
 		clocks_warn(&r->notes, "limit", "anycast: no FIB clocks: out of memory");
 	}
-	clocks_detect(in, r);
-	clocks_steer(in, r);
+	if (!in->steady) { /* a steady-state run has no failover clocks */
+		clocks_detect(in, r);
+		clocks_steer(in, r);
+	}
 	clocks_scheme_measure(in, &clocks_anycast_flows, r);
 }

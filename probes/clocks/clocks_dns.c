@@ -175,6 +175,11 @@ static void clocks_upstream(const struct clocks_input *in, struct clocks_result 
 void clocks_dns(const struct clocks_input *in, struct clocks_result *r)
 {
 	clocks_scheme_init(in, &clocks_dns_flows, r);
+	if (in->steady) { /* no failure: its counts and the upstream queries */
+		clocks_scheme_measure(in, &clocks_dns_flows, r);
+		clocks_upstream(in, r);
+		return;
+	}
 	if (!in->failure.has_address) {
 		/* every DNS clock needs the site's own address */
 		r->remote_dead_ns = r->remote_dead_at_ns = CLOCKS_NONE;

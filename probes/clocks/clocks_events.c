@@ -277,8 +277,16 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 		return -1;
 	}
 	if (in->failure.site[0] == '\0') {
-		snprintf(err, errlen, "%s: no site_failed event: the run has no t0", path);
-		return -1;
+		/* a steady-state run: the whole traffic comes before its "t0" */
+		in->steady = 1;
+		in->failure.t0_ns = clocks_traffic_end(in);
+		if (in->failure.t0_ns == CLOCKS_NONE) {
+			snprintf(err, errlen,
+				 "%s: no site_failed event and no traffic_started: the run has "
+				 "neither a t0 nor a traffic to measure",
+				 path);
+			return -1;
+		}
 	}
 	if (clocks_read_each(rundir, "prober", 0, clocks_prober_event, in, NULL, err, errlen) ==
 		-1 ||

@@ -212,6 +212,7 @@ struct clocks_resolution {
 	int64_t sent_ns;
 	uint32_t client;
 	enum clocks_dns_outcome outcome;
+	int64_t latency_ns; /* its latency_ns: from the query to the response */
 };
 
 /* a DNS client's dns_answer: from t_ns on it sends to addr, which it keeps

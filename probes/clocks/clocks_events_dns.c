@@ -63,6 +63,7 @@ static int clocks_resolution_event(struct clocks_input *in, const struct clocks_
 	r->sent_ns = l->t - json_integer_value(lat);
 	r->client = (uint32_t)json_integer_value(id);
 	r->outcome = (enum clocks_dns_outcome)k;
+	r->latency_ns = json_integer_value(lat);
 	return 0;
 }
 

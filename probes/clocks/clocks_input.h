@@ -60,6 +60,10 @@ struct clocks_input {
 	char lab[CLOCKS_NAME_MAX];
 	uint16_t port; /* the request port, for telling requests in captures */
 	struct clocks_failure failure;
+	/* no site_failed: a steady-state run (docs/clocks.md, "Steady state"):
+	 * failure.t0_ns is then the end of the traffic, so that every request
+	 * is "before t0" and no failover clock is computed or written */
+	int steady;
 	/* every failure of the timeline, by t0, the first being failure
 	 * (clocks_load): each site_failed, and each step that took a site
 	 * out again after its recovery (a flap's downs are the flap clocks') */
@@ -144,6 +148,9 @@ struct clocks_input {
 	 * the verdict, clocks.json and the table (clocks_multi_prepare); NULL:
 	 * each of them computes its own */
 	struct clocks_multi *multi;
+	/* the steering's shares and distances (clocks_steering_prepare), for
+	 * clocks.json, the table and the report; NULL: not measured */
+	struct clocks_steering *steering;
 };
 
 /* clocks_load: read rundir into *in (which it initialises). Returns 0, or

@@ -43,7 +43,8 @@ struct clocks_rsv_pending {
 /* clocks_rsv_classify: clocks_cache_classify, each query counted for its cache
  * in by[its last octet] */
 static int clocks_rsv_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block,
-			       int64_t from_ns, struct clocks_cache_counts *by)
+			       int64_t from_ns, struct clocks_cache_counts *by,
+			       clocks_cache_fn each, void *arg)
 {
 	struct clocks_rsv_pending *p = NULL;
 	size_t np = 0, cap = 0;
@@ -87,15 +88,24 @@ static int clocks_rsv_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t
 				    p[k].id != x->id)
 					continue;
 				c = &by[clocks_rsv_cache_of(x->src)];
+				int up =
+				    upstream[clocks_rsv_cache_of(x->src)] != p[k].upstream_seen;
+				int sf = !up && x->rcode == CLOCKS_RSV_SERVFAIL;
+
 				if (p[k].counted) {
 					c->answered++;
-					if (upstream[clocks_rsv_cache_of(x->src)] !=
-					    p[k].upstream_seen)
+					if (up)
 						c->upstream++;
-					else if (x->rcode == CLOCKS_RSV_SERVFAIL)
+					else if (sf)
 						c->servfail++;
 					else
 						c->cache++;
+				}
+				if (p[k].counted && each) {
+					struct clocks_cache_txn tx = {
+					    p[k].t_ns, x->t_ns - p[k].t_ns, p[k].client, up, sf};
+
+					each(arg, &tx);
 				}
 				p[k] = p[--np];
 				break;
@@ -118,7 +128,7 @@ int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t bloc
 	if (by == NULL)
 		return -1;
 	memset(by, 0, CLOCKS_RSV_CACHES * sizeof(*by));
-	if (clocks_rsv_classify(m, n, block, from_ns, by) == -1) {
+	if (clocks_rsv_classify(m, n, block, from_ns, by, NULL, NULL) == -1) {
 		if (by != by_cache)
 			free(by);
 		return -1;
@@ -134,6 +144,19 @@ int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t bloc
 	if (by != by_cache)
 		free(by);
 	return 0;
+}
+
+int clocks_cache_each(const struct clocks_dnsmsg *m, size_t n, uint32_t block, int64_t from_ns,
+		      clocks_cache_fn each, void *arg)
+{
+	struct clocks_cache_counts *by = calloc(CLOCKS_RSV_CACHES, sizeof(*by));
+	int rc;
+
+	if (by == NULL)
+		return -1;
+	rc = clocks_rsv_classify(m, n, block, from_ns, by, each, arg);
+	free(by);
+	return rc;
 }
 
 /* clocks_rsv_level_of: the level of the [dns] node whose link capture is label

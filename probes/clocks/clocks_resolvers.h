@@ -42,6 +42,23 @@ struct clocks_cache_counts {
 int clocks_cache_classify(const struct clocks_dnsmsg *m, size_t n, uint32_t block, int64_t from_ns,
 			  struct clocks_cache_counts *c, struct clocks_cache_counts *by_cache);
 
+/* one client query answered, as clocks_cache_classify saw it: when it
+ * reached the node, how long its answer took, who asked, and whether an
+ * upstream answer reached its cache between (upstream: a cache miss) or it
+ * was a SERVFAIL with none (servfail); else a cache hit */
+struct clocks_cache_txn {
+	int64_t t_ns, latency_ns;
+	struct in_addr client;
+	int upstream, servfail;
+};
+typedef void (*clocks_cache_fn)(void *arg, const struct clocks_cache_txn *tx);
+
+/* clocks_cache_each: fn(arg, tx) for every client query of m[0..n) that
+ * arrived after from_ns and was answered, classified as
+ * clocks_cache_classify does. 0, or -1 (out of memory). */
+int clocks_cache_each(const struct clocks_dnsmsg *m, size_t n, uint32_t block, int64_t from_ns,
+		      clocks_cache_fn fn, void *arg);
+
 struct clocks_rsv_result {
 	const struct clocks_rsv_node *node;
 	int nclients; /* DNS client ids asking it (the first CLOCKS_MAX_CLIENTS kept) */

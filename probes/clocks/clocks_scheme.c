@@ -440,10 +440,14 @@ static void clocks_drops(const struct clocks_input *in, struct clocks_result *r)
 void clocks_scheme_measure(const struct clocks_input *in, const struct clocks_flows *fl,
 			   struct clocks_result *r)
 {
-	clocks_captures(in, fl, r);
+	/* a steady-state run has no failed site to count losses at, nor a
+	 * fail-back: the clients' records and the drops only */
+	if (!in->steady)
+		clocks_captures(in, fl, r);
 	clocks_requests(in, fl, r);
 	clocks_drops(in, r);
-	clocks_failback(in, fl, r);
+	if (!in->steady)
+		clocks_failback(in, fl, r);
 }
 
 void clocks_result_free(struct clocks_result *r)

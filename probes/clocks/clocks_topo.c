@@ -79,11 +79,33 @@ static int clocks_topo_section(void *arg, const char *kind, const char *name, co
 	} else if (strcmp(kind, "zone") == 0 && s->nzones < CLOCKS_TOPO_MAX_ZONES) {
 		clocks_topo_copy(s->zones[s->nzones++], CLOCKS_DNS_NAME_MAX, name);
 	} else if (strcmp(kind, "name") == 0 && t->nnames < CLOCKS_MAX_DNS_NODES) {
+		memset(&t->names[t->nnames], 0, sizeof(t->names[0]));
 		clocks_topo_copy(t->names[t->nnames].name, CLOCKS_DNS_NAME_MAX, name);
 		t->names[t->nnames++].ttl_s = -1;
 		s->in = CLOCKS_TOPO_IN_NAME;
 	}
 	return 0;
+}
+
+/* clocks_topo_weight: "SITE N" of a weighted name */
+static void clocks_topo_weight(struct clocks_topo_name *n, const char *value)
+{
+	char site[CLOCKS_NAME_MAX];
+	const char *sp = strchr(value, ' '), *errstr;
+	long long w;
+
+	if (sp == NULL || n->nweights == CLOCKS_TOPO_WEIGHTS ||
+	    (size_t)(sp - value) >= sizeof(site))
+		return;
+	memcpy(site, value, (size_t)(sp - value));
+	site[sp - value] = '\0';
+	while (*sp == ' ')
+		sp++;
+	w = strtonum(sp, 1, 1000000, &errstr);
+	if (errstr)
+		return;
+	snprintf(n->wsite[n->nweights], CLOCKS_NAME_MAX, "%s", site);
+	n->weight[n->nweights++] = w;
 }
 
 static void clocks_topo_pair(void *arg, const char *key, const char *value)
@@ -110,6 +132,12 @@ static void clocks_topo_pair(void *arg, const char *key, const char *value)
 		long long ttl = strtonum(value, 0, INT32_MAX, &errstr);
 
 		t->names[t->nnames - 1].ttl_s = errstr ? -1 : ttl;
+	} else if (s->in == CLOCKS_TOPO_IN_NAME && strcmp(key, "policy") == 0) {
+		clocks_topo_copy(t->names[t->nnames - 1].policy, sizeof(t->names[0].policy), value);
+	} else if (s->in == CLOCKS_TOPO_IN_NAME && strcmp(key, "primary") == 0) {
+		clocks_topo_copy(t->names[t->nnames - 1].primary, CLOCKS_NAME_MAX, value);
+	} else if (s->in == CLOCKS_TOPO_IN_NAME && strcmp(key, "weight") == 0) {
+		clocks_topo_weight(&t->names[t->nnames - 1], value);
 	}
 }
 
@@ -367,6 +395,29 @@ out:
 	return rc;
 }
 
+/* clocks_topo_policies: plan.json has no policies: each [name]'s policy,
+ * primary and weights from topology.ini */
+static void clocks_topo_policies(const char *path, struct clocks_topo_dns *t)
+{
+	struct clocks_topo_scan *s = calloc(1, sizeof(*s));
+	struct clocks_topo_dns *ini = calloc(1, sizeof(*ini));
+
+	if (s && ini) {
+		s->t = ini;
+		if (inifile_scan(path, clocks_topo_section, clocks_topo_pair, s) != -1)
+			for (int i = 0; i < t->nnames; i++)
+				for (int k = 0; k < ini->nnames; k++)
+					if (strcmp(t->names[i].name, ini->names[k].name) == 0) {
+						int64_t ttl = t->names[i].ttl_s;
+
+						t->names[i] = ini->names[k];
+						t->names[i].ttl_s = ttl;
+					}
+	}
+	free(ini);
+	free(s);
+}
+
 void clocks_read_dns_topology(const char *rundir, struct clocks_input *in)
 {
 	struct clocks_topo_scan *s = calloc(1, sizeof(*s));
@@ -376,11 +427,12 @@ void clocks_read_dns_topology(const char *rundir, struct clocks_input *in)
 	if (s == NULL)
 		return; /* the resolver measurements then see no nodes */
 	s->t = &in->dnstopo;
+	snprintf(path, sizeof(path), "%s/topology.ini", rundir);
 	if (clocks_read_plan(rundir, s) == 0) {
+		clocks_topo_policies(path, &in->dnstopo);
 		free(s);
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/topology.ini", rundir);
 	/* the topology as the lab printed it back: clocks_read_topology has
 	 * said what is wrong with it, if anything */
 	if (inifile_scan(path, clocks_topo_section, clocks_topo_pair, s) != -1) {

@@ -30,6 +30,8 @@ enum clocks_level {
 
 extern const char *const clocks_level_names[CLOCKS_LEVELS]; /* "root", "tld", "zone" */
 
+#define CLOCKS_TOPO_WEIGHTS 16
+
 struct clocks_topo_dns {
 	int nrsv;
 	struct clocks_rsv_node {
@@ -53,6 +55,13 @@ struct clocks_topo_dns {
 	struct clocks_topo_name {
 		char name[CLOCKS_DNS_NAME_MAX];
 		int64_t ttl_s;
+		/* its policy, failover's primary and weighted's weights (the
+		 * steering's targets: clocks_steering.c); "" and 0 if not said */
+		char policy[16];
+		char primary[CLOCKS_NAME_MAX];
+		int nweights;
+		char wsite[CLOCKS_TOPO_WEIGHTS][CLOCKS_NAME_MAX];
+		int64_t weight[CLOCKS_TOPO_WEIGHTS];
 	} names[CLOCKS_MAX_DNS_NODES];
 };
 

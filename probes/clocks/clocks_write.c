@@ -213,8 +213,48 @@ static json_t *clocks_json_decay(const struct clocks_explain *ex, int i, int bac
 	return o;
 }
 
+static json_t *clocks_json_scheme_all(const struct clocks_input *in, const struct clocks_result *r,
+				      const struct clocks_explain *ex, int i);
+
+/* what a steady-state run has none of: the failover clocks, and what is
+ * counted from t0 on (docs/clocks.md, "Steady state"); absent, not null,
+ * so that nothing looks like a clock that failed to be measured */
+static const char *const clocks_failover_keys[] = {
+    "detect_s",
+    "steer_s",
+    "window_s",
+    "window_lower_bound",
+    "last_per_client_s",
+    "detect_at_ns",
+    "steer_at_ns",
+    "remote_dead_s",
+    "remote_dead_at_ns",
+    "remote_dead_prober",
+    "steer_name",
+    "last_packet_s",
+    "last_by_client_s",
+    "lower_bound_clients",
+    "captured_after_t0",
+    "failback",
+    "decay",
+    "budget",
+    "lost_capture",
+};
+
 static json_t *clocks_json_scheme(const struct clocks_input *in, const struct clocks_result *r,
 				  const struct clocks_explain *ex, int i)
+{
+	json_t *o = clocks_json_scheme_all(in, r, ex, i);
+
+	if (o && in->steady)
+		for (size_t k = 0;
+		     k < sizeof(clocks_failover_keys) / sizeof(clocks_failover_keys[0]); k++)
+			json_object_del(o, clocks_failover_keys[k]);
+	return o;
+}
+
+static json_t *clocks_json_scheme_all(const struct clocks_input *in, const struct clocks_result *r,
+				      const struct clocks_explain *ex, int i)
 {
 	json_t *o = json_object();
 	int dns = r->upstream_queries != CLOCKS_NA;
@@ -433,7 +473,13 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 	inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
 	json_object_set_new(root, "lab", json_string(in->lab));
 	json_object_set_new(root, "valid", json_boolean(clocks_valid(in, res, nres, v)));
-	json_object_set_new(root, "t0_ns", json_integer(f->t0_ns));
+	if (in->steady) {
+		json_object_set_new(root, "steady_state", json_true());
+		json_object_set_new(root, "failure", json_string("steady state: no failure"));
+	} else {
+		json_object_set_new(root, "steady_state", json_false());
+		json_object_set_new(root, "t0_ns", json_integer(f->t0_ns));
+	}
 	json_object_set_new(root, "schemes", schemes);
 	for (int i = 0; i < nres; i++) {
 		if (res[i].noflows)
@@ -453,7 +499,10 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 	json_object_set_new(failed, "jitter_offset_s", clocks_json_s(f->jitter_offset_ns));
 	json_object_set_new(root, "seed", clocks_json_n(in->seed));
 	json_object_set_new(root, "fail_jitter_s", clocks_json_s(in->fail_jitter_ns));
-	json_object_set_new(root, "failed", failed);
+	if (in->steady)
+		json_decref(failed);
+	else
+		json_object_set_new(root, "failed", failed);
 	json_object_set_new(root, "port", json_integer(in->port));
 	json_object_set_new(root, "timeline", clocks_json_timeline(in));
 	json_object_set_new(root, "failures", clocks_json_failures(in));
@@ -481,9 +530,15 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 		if (rsv)
 			json_object_set_new(root, "resolvers", rsv);
 	}
+	{
+		json_t *st = clocks_steering_json(in);
+
+		if (st)
+			json_object_set_new(root, "steering", st);
+	}
 	if (in->nimpair)
 		json_object_set_new(root, "impairments", clocks_json_impairments(in));
-	if (ex)
+	if (ex && !in->steady) /* no failure to explain */
 		json_object_set_new(root, "explain", clocks_json_explain(in, res, nres, ex));
 	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);
 	for (int k = 0; k < n; k++)

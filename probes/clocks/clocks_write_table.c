@@ -280,6 +280,40 @@ void clocks_print_verdict(FILE *out, const struct clocks_input *in, const struct
 		fprintf(out, "valid run: every self-check passed (docs/clocks.md, \"Verdict\")\n");
 }
 
+/* clocks_print_steady: a run without a failure: what was sent and answered,
+ * and no clock (docs/clocks.md, "Steady state") */
+static void clocks_print_steady(FILE *out, const struct clocks_input *in,
+				const struct clocks_result *res, int nres,
+				const struct clocks_notes *v, int flags)
+{
+	fprintf(out,
+		"lab %s: steady state: no failure (request port %u; no t0, no failover "
+		"clocks)\n",
+		in->lab, in->port);
+	if (flags & CLOCKS_PRINT_WARNINGS)
+		clocks_print_warnings(out, in, res, nres, v);
+	fputc('\n', out);
+	fprintf(out, "%-*s", CLOCKS_LABEL_W, "");
+	for (int i = 0; i < nres; i++)
+		if (!res[i].noflows)
+			fprintf(out, " %*s", CLOCKS_CELL_W, res[i].scheme);
+	fputc('\n', out);
+#define ROW(name, member, kind)                                                                    \
+	clocks_row(out, name, res, nres, offsetof(struct clocks_result, member), -1, kind)
+	ROW("requests sent", sent, CLOCKS_CELL_COUNT);
+	ROW("ok", ok, CLOCKS_CELL_COUNT);
+	ROW("lost (client)", lost_client, CLOCKS_CELL_COUNT);
+	ROW("errors", errors, CLOCKS_CELL_COUNT);
+	ROW("capture drops", capture_drops, CLOCKS_CELL_COUNT);
+	ROW("upstream DNS queries", upstream_queries, CLOCKS_CELL_COUNT);
+#undef ROW
+	clocks_rate_row(out, "upstream queries per s", res, nres);
+	clocks_count_rows(out, "replies from", res, nres, 0);
+	clocks_steering_print(out, in);
+	if (flags & CLOCKS_PRINT_VERDICT)
+		clocks_print_verdict(out, in, res, nres, v);
+}
+
 void clocks_print_table(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
 			int nres, const struct clocks_notes *v, int flags)
 {
@@ -294,6 +328,10 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 		inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
 	else
 		snprintf(addr, sizeof(addr), "unknown");
+	if (in->steady) {
+		clocks_print_steady(out, in, res, nres, v, flags);
+		return;
+	}
 	gmtime_r(&sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	fprintf(out, "lab %s: site %s failed at t0 = %s.%09lld UTC\n", in->lab, f->site, when,

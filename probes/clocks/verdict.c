@@ -427,7 +427,7 @@ static void clocks_verdict_captures(const struct clocks_input *in, struct clocks
 
 	for (size_t i = 0; i < in->ncaptures; i++)
 		have_dead |= strcmp(in->captures[i].label, in->failure.site) == 0;
-	if (!have_dead)
+	if (!have_dead && !in->steady)
 		clocks_invalid(v, "capture_missing",
 			       "no capture-%s.pcap of the failed site's link: no window, no "
 			       "losses at the site",
@@ -460,7 +460,7 @@ static void clocks_verdict_captures(const struct clocks_input *in, struct clocks
 				: "the window, lost (capture) and the upstream queries may be too "
 				  "low");
 		if (!clocks_verdict_capture(in, s->label, &records, &truncated)) {
-			if (strcmp(s->label, in->failure.site) != 0)
+			if (strcmp(s->label, in->failure.site) != 0 || in->steady)
 				clocks_invalid(v, "capture_missing",
 					       "no capture-%s.pcap, though the collector on %s "
 					       "captured link %s (capture_stats)",

@@ -102,6 +102,10 @@ static void report_summary(const struct report *r, FILE *out)
 	struct texttable t;
 	char b[32];
 
+	/* a steady-state run: no failure to budget, decay or explain; its
+	 * steering was in the table above */
+	if (r->in.steady)
+		goto upstream;
 	fprintf(out, "\nerror budget at SLO %g %%: %s in a 30-day month; failed = lost + errors\n",
 		r->slo_pct, report_fmt_budget(b, sizeof(b), r->res[0].budget.budget_s));
 	if (r->in.traffic_interrupted == 1)
@@ -163,13 +167,14 @@ static void report_summary(const struct report *r, FILE *out)
 		texttable_print(&t, out, 0);
 		texttable_free(&t);
 	}
+upstream:
 	if (r->up.known) {
 		fprintf(out, "\nupstream: DNS queries that reached authd, per source\n");
 		report_upstream_table(r, &t);
 		texttable_print(&t, out, 0);
 		texttable_free(&t);
 	}
-	if (report_has_resolvers(r)) {
+	if (report_has_resolvers(r) && !r->in.steady) {
 		fprintf(out,
 			"\nresolvers: each one's queries upstream after t0 per level, its "
 			"clients' queries answered from its cache, its clients' requests to "
@@ -188,7 +193,7 @@ static void report_summary(const struct report *r, FILE *out)
 			texttable_free(&t);
 		}
 	}
-	if (r->ex.nwords > 0) {
+	if (r->ex.nwords > 0 && !r->in.steady) {
 		fprintf(out,
 			"\nexplain: which scheme left %s first, and what held each "
 			"(docs/clocks.md, \"Explain\")\n",
@@ -246,6 +251,7 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 	}
 	/* once, for the verdict, clocks.json and the table */
 	clocks_multi_prepare(&r->in);
+	clocks_steering_prepare(&r->in, &r->res[0]);
 	report_stage_end(r, REPORT_STAGE_CLOCKS);
 	clocks_verdict(&r->in, r->res, REPORT_NSCHEMES, &r->verdict);
 	r->valid = clocks_valid(&r->in, r->res, REPORT_NSCHEMES, &r->verdict);

@@ -75,6 +75,21 @@ static void report_md_head(const struct report *r, FILE *fp)
 	/* an invalid run says so in its title: the first line anyone reads */
 	fprintf(fp, "# Run report: lab %s%s\n\n", r->in.lab, r->valid ? "" : " (INVALID RUN)");
 	report_md_banner(r, fp);
+	if (r->in.steady) {
+		/* no t0, no failover clocks: the counts, and the steering */
+		fprintf(fp,
+			"Steady state: no failure. No event took a site out, so the run has no "
+			"t0 and no failover clocks (docs/clocks.md, \"Steady state\"); it measures "
+			"the steering: each site's share of the requests, per scheme and client, "
+			"below. `steerlab report RUN_DIR` writes this page and every file it names "
+			"again from the recorded captures and events, without running "
+			"anything.\n\n");
+		fprintf(fp, "## Counts\n\nAs `steerlab report` prints them (docs/clocks.md).\n\n"
+			    "```text\n");
+		clocks_print_table(fp, &r->in, r->res, REPORT_NSCHEMES, &r->verdict, 0);
+		fprintf(fp, "```\n\n");
+		return;
+	}
 	fprintf(fp,
 		"Site %s failed at t0 = %s.%09lld UTC (`site_failed` in lab.events.jsonl). Times "
 		"are in seconds after t0. `steerlab report RUN_DIR` writes this page and every "
@@ -218,6 +233,10 @@ static void report_md_impairments(const struct report *r, FILE *fp)
 static void report_md_timeline(const struct report *r, FILE *fp)
 {
 	fprintf(fp, "## Timeline\n\n");
+	if (!report_has_timeline(r) && r->in.steady) {
+		fprintf(fp, "No event was applied: a steady-state run.\n\n");
+		return;
+	}
 	if (!report_has_timeline(r)) {
 		fprintf(fp,
 			"No `event_applied` in lab.events.jsonl (a run from before the "
@@ -426,6 +445,22 @@ static void report_md_files(const struct report *r, FILE *fp)
 		fprintf(fp, "Plots: %s.\n\n", r->plot_note);
 }
 
+/* report_md_steering: seed 000's table, measured (docs/clocks.md, "Steering") */
+static void report_md_steering(const struct report *r, FILE *fp)
+{
+	if (r->in.steering == NULL || r->in.steering->nrows == 0)
+		return;
+	fprintf(fp,
+		"## Steering\n\n%s, per scheme and client node: each site's share of "
+		"the requests its link captured, the deviation from the target shares (half "
+		"the L1 distance; the target's source below each table), the RTT per request "
+		"and the DNS resolution time from the clients' records (docs/clocks.md, "
+		"\"Steering\").\n\n",
+		r->in.steady ? "Over the whole traffic" : "Before t0");
+	clocks_steering_md(fp, &r->in);
+	fputc('\n', fp);
+}
+
 int report_write_md(const struct report *r, char *err, size_t errlen)
 {
 	struct atomicfile af;
@@ -435,14 +470,22 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 		return -1;
 	fp = af.fp;
 	report_md_head(r, fp);
-	report_md_explain(r, fp);
-	report_md_budget(r, fp);
+	/* a steady-state run has no failure to explain, budget, route
+	 * around or decay from */
+	if (!r->in.steady) {
+		report_md_explain(r, fp);
+		report_md_budget(r, fp);
+	}
+	report_md_steering(r, fp);
 	report_md_timeline(r, fp);
-	report_md_routing(r, fp);
+	if (!r->in.steady)
+		report_md_routing(r, fp);
 	report_md_impairments(r, fp);
-	report_md_decay(r, fp);
+	if (!r->in.steady)
+		report_md_decay(r, fp);
 	report_md_upstream(r, fp);
-	report_md_resolvers(r, fp);
+	if (!r->in.steady)
+		report_md_resolvers(r, fp);
 	report_md_params(r, fp);
 	report_md_files(r, fp);
 	fprintf(fp, "## Machine\n\nWhere this report was written:\n\n");

@@ -281,8 +281,10 @@ void report_upstream_table(const struct report *r, struct texttable *t)
 	char addr[INET_ADDRSTRLEN];
 
 	texttable_init(t, 5);
-	texttable_titles(t, "source", "queries", "at or before t0", "after t0", "per s of traffic",
-			 NULL);
+	/* a steady-state run's t0 is the traffic's end */
+	texttable_titles(t, "source", "queries",
+			 r->in.steady ? "during the traffic" : "at or before t0",
+			 r->in.steady ? "after it" : "after t0", "per s of traffic", NULL);
 	for (size_t k = 0; k <= u->nsrc; k++) {
 		int64_t b = k < u->nsrc ? u->before[k] : before,
 			a = k < u->nsrc ? u->after[k] : after;

@@ -447,6 +447,11 @@ static void test_table_golden(void **state)
 	assert_true(tb.done[0] && tb.done[1] && !tb.done[2]);
 	assert_true(isnan(tb.clocks[1][1].detect));
 	assert_int_equal(tb.clocks[0][1].upstream, 19);
+	/* the steering's deviation: DNS's only (anycast has no steering there) */
+	assert_false(tb.has_deviation[0]);
+	assert_true(tb.has_deviation[1]);
+	assert_true(fabs(tb.clocks[0][1].deviation - 0.022) < 1e-9);
+	assert_true(fabs(tb.clocks[1][1].deviation - 0.195) < 1e-9);
 	assert_int_equal(tb.valid[0], 1);
 	assert_int_equal(tb.valid[1], 0);
 	assert_string_equal(tb.invalid[1], "agent_exited");
@@ -455,6 +460,31 @@ static void test_table_golden(void **state)
 	golden("sweep.csv", &sw, &tb, sweep_write_csv);
 	golden("sweep.md", &sw, &tb, sweep_write_md);
 	golden("sweep.gp", &sw, &tb, sweep_write_gp);
+}
+
+/* a sweep of steady-state runs (tests/integration/data/steady.ini behind a
+ * [resolver] node of 8 caches, 6 s, ttl 1, 2, 5): no clocks, the steering's
+ * deviation beside the upstream queries, seed 000's TTL trade-off; the plot
+ * draws those two */
+static void test_table_steady(void **state)
+{
+	static struct sweep sw;
+	static struct sweep_table tb;
+	char *errs;
+
+	(void)state;
+	assert_int_equal(parse(&sw, &errs, 3, "name=stqttl", "duration=6s", "ttl=1,2,5"), 0);
+	free(errs);
+	sw.file = DATA "steady/steady-resolver.ini";
+	sweep_axis(&sw, NULL);
+	assert_int_equal(sweep_table_load(&sw, DATA "steady", &tb, stderr), 0);
+	assert_true(tb.steady);
+	assert_int_equal(tb.nschemes, 1);
+	assert_true(tb.has_deviation[0] && tb.has_upstream[0]);
+	assert_int_equal(tb.clocks[0][0].upstream, 53);
+	assert_true(isnan(tb.clocks[0][0].window));
+	golden("steady/sweep.md", &sw, &tb, sweep_write_md);
+	golden("steady/sweep.gp", &sw, &tb, sweep_write_gp);
 }
 
 /* what a user reads in the golden files: the lower bound, the invalid point */
@@ -638,6 +668,7 @@ int main(void)
 	    cmocka_unit_test(test_logx),
 	    cmocka_unit_test(test_env),
 	    cmocka_unit_test(test_table_golden),
+	    cmocka_unit_test(test_table_steady),
 	    cmocka_unit_test(test_table_absent_at_a_point),
 	    cmocka_unit_test(test_table_marks),
 	    cmocka_unit_test(test_table_absent_scheme),
