@@ -18,7 +18,8 @@ const struct events_def events_table[] = {
     {EVENTS_LAB_DOWN, "steerlab", ""},
     {EVENTS_IMPAIRMENTS, "steerlab", "mechanism why paths"},
     {EVENTS_LINK_IMPAIRED, "steerlab",
-     "name link from to interface impairment delay_ns jitter_ns loss_pct rate_bps mechanism by"},
+     "name link from to interface impairment delay_ns jitter_ns loss_pct rate_bps mechanism by "
+     "paths"},
     {EVENTS_SITED_READY, "sited", "site port"},
     {EVENTS_SITED_DRAINING, "sited", "site"},
     {EVENTS_SITED_UNDRAINED, "sited", "site"},

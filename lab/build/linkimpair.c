@@ -420,6 +420,32 @@ static int linkimpair_one(struct lab *lab, enum impair_mech mech, int n, const c
 	return 0;
 }
 
+/* linkimpair_paths_now: linkimpair_paths of the impairments in force: the
+ * topology's, each direction's replaced by its node's RUNDIR/NODE.impair
+ * lines if it has some */
+static json_t *linkimpair_paths_now(const struct lab *lab)
+{
+	static struct topology now;
+	char path[PATH_MAX], err[256];
+
+	now = *lab->t;
+	for (int l = 0; l < now.nlinks + now.nrlinks; l++) {
+		const struct impair *base[2];
+		const char *ifname[2];
+		int node[2], found;
+
+		topo_link_dirs(&now, l < now.nlinks ? l : -1, l < now.nlinks ? -1 : l - now.nlinks,
+			       node, ifname, base);
+		for (int d = 0; d < 2; d++) {
+			strfmt(path, sizeof(path), "%s/%s.impair", lab->rundir,
+			       now.nodes[node[d]].name);
+			(void)impair_file_read(path, ifname[d], (struct impair *)base[d], &found,
+					       err, sizeof(err));
+		}
+	}
+	return linkimpair_paths(&now);
+}
+
 int lab_impair_change(struct lab *lab, enum impair_mech mech, int link, int rlink,
 		      const struct impair chg[2], const unsigned set[2], const char *name,
 		      const char *by, char *said, size_t len)
@@ -466,24 +492,30 @@ int lab_impair_change(struct lab *lab, enum impair_mech mech, int link, int rlin
 			return -1;
 		}
 	}
+	int64_t t0[2] = {0, 0};
 	for (int d = 0; d < 2; d++) {
-		int64_t t0 = now_real_ns();
-
+		t0[d] = now_real_ns();
 		if (!set[d])
 			continue;
 		if (linkimpair_write(lab, node[d], ifname[d], &now[d], said, len) == -1 ||
 		    linkimpair_one(lab, mech, node[d], ifname[d], base[d], &now[d], said, len) ==
 			-1)
 			return -1;
+	}
+	json_t *paths = linkimpair_paths_now(lab);
+	for (int d = 0; d < 2; d++) {
+		if (!set[d])
+			continue;
 		impair_format(&now[d], desc, sizeof(desc));
-		event_emit_at(lab->ev, t0, EVENTS_LINK_IMPAIRED,
-			      "{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:f, s:I, s:s, s:s}",
+		event_emit_at(lab->ev, t0[d], EVENTS_LINK_IMPAIRED,
+			      "{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:f, s:I, s:s, s:s, s:O?}",
 			      "name", name, "link", tg, "from", t->nodes[node[d]].name, "to",
 			      t->nodes[node[1 - d]].name, "interface", ifname[d], "impairment",
 			      desc, "delay_ns", (json_int_t)now[d].delay_ns, "jitter_ns",
 			      (json_int_t)now[d].jitter_ns, "loss_pct", now[d].loss_pct, "rate_bps",
 			      (json_int_t)now[d].rate_bps, "mechanism", impair_mech_name(mech),
-			      "by", by);
+			      "by", by, "paths", paths);
 	}
+	json_decref(paths);
 	return 0;
 }

@@ -148,7 +148,8 @@ int64_t action_fail_at(const struct topology *t, const struct action_step *steps
 		const struct topo_event *e = &t->events[steps[i].event];
 		int site = action_site(t, e);
 
-		if (site != first || steps[i].up || !topo_event_failing(e->action) ||
+		if (site != first || steps[i].up ||
+		    (!topo_event_failing(e->action) && e->action != TOPO_A_IMPAIR) ||
 		    e->action == TOPO_A_DNS_DOWN || e->action == TOPO_A_RESOLVER_DOWN)
 			continue;
 		*nominal = steps[i].nominal_ns;
@@ -483,10 +484,13 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		rc = action_link(lab, e, 0, said, len);
 		how = "link-down";
 		break;
-	case TOPO_A_IMPAIR: /* a gray failure, if ever: the probers judge it */
+	case TOPO_A_IMPAIR:
 		rc = action_ops->impair ? action_ops->impair(lab, e, by, said, len) : -1;
 		if (!action_ops->impair)
 			strfmt(said, len, "impair: not supported here");
+		/* of a site's own link: a gray failure, slow or lossy, whose
+		 * detection is the probers' timeouts and thresholds against it */
+		how = "impair";
 		break;
 	default: /* recover, undrain, link-up, dns-up, resolver-up, a flap's up */
 		rc = action_undo(lab, e, undoing, &pid, said, len);

@@ -751,8 +751,10 @@ int topo_first_failure(const struct topology *t, int64_t *at_ns)
 		const struct topo_event *e = &t->events[i];
 		int site = -1;
 
-		if (!topo_event_failing(e->action) || e->action == TOPO_A_DNS_DOWN ||
-		    e->action == TOPO_A_RESOLVER_DOWN)
+		/* an impair of a site's own link is a gray failure: the site
+		 * slow or lossy, not out (docs/clocks.md, "Gray failures") */
+		if ((!topo_event_failing(e->action) && e->action != TOPO_A_IMPAIR) ||
+		    e->action == TOPO_A_DNS_DOWN || e->action == TOPO_A_RESOLVER_DOWN)
 			continue;
 		if (e->node >= 0 && t->nodes[e->node].kind == TOPO_SITE)
 			site = e->node;
