@@ -480,7 +480,8 @@ int run_preflight(const struct topology *t, const char *bindir, const char *rund
 		fprintf(
 		    stderr,
 		    "steerlab: run: %s: no event takes a site out: nothing to fail over (add an "
-		    "[event] that kills, crashes, freezes, drains or cuts the link of a site, "
+		    "[event] that kills, crashes, freezes, drains, impairs or cuts the link of a "
+		    "site, "
 		    "or set fail = yes in one [site] section, or --set SITE.fail=yes)\n",
 		    t->path);
 		rc = -1;

@@ -444,27 +444,28 @@ static void test_preflight(void **state)
 	capture_end(&c);
 	assert_int_equal(rc, -1);
 	d = dir;
-	snprintf(want, sizeof(want),
-		 "steerlab: run: %s/topology.ini: no event takes a site out: nothing to fail "
-		 "over (add an [event] that kills, crashes, freezes, drains or cuts the link of "
-		 "a site, or set fail = yes in one [site] section, or --set SITE.fail=yes)\n"
-		 "steerlab: run: agent program %s/bin/routed (make builds it): No such file or "
-		 "directory\n"
-		 "steerlab: run: agent program %s/bin/collector (make builds it): No such file "
-		 "or directory\n"
-		 "steerlab: run: agent program %s/bin/sited (make builds it): No such file or "
-		 "directory\n"
-		 "steerlab: run: agent program %s/bin/prober (make builds it): No such file or "
-		 "directory\n"
-		 "steerlab: run: agent program %s/bin/client (make builds it): No such file or "
-		 "directory\n"
-		 "steerlab: run: agent program %s/bin/authd (make builds it): No such file or "
-		 "directory\n"
-		 "steerlab: run: agent program %s/bin/resolverd (make builds it): No such file or "
-		 "directory\n"
-		 "steerlab: run: %s/topology.ini exists and is not a directory: choose another "
-		 "--out\n",
-		 d, d, d, d, d, d, d, d, d);
+	snprintf(
+	    want, sizeof(want),
+	    "steerlab: run: %s/topology.ini: no event takes a site out: nothing to fail "
+	    "over (add an [event] that kills, crashes, freezes, drains, impairs or cuts the link "
+	    "of a site, or set fail = yes in one [site] section, or --set SITE.fail=yes)\n"
+	    "steerlab: run: agent program %s/bin/routed (make builds it): No such file or "
+	    "directory\n"
+	    "steerlab: run: agent program %s/bin/collector (make builds it): No such file "
+	    "or directory\n"
+	    "steerlab: run: agent program %s/bin/sited (make builds it): No such file or "
+	    "directory\n"
+	    "steerlab: run: agent program %s/bin/prober (make builds it): No such file or "
+	    "directory\n"
+	    "steerlab: run: agent program %s/bin/client (make builds it): No such file or "
+	    "directory\n"
+	    "steerlab: run: agent program %s/bin/authd (make builds it): No such file or "
+	    "directory\n"
+	    "steerlab: run: agent program %s/bin/resolverd (make builds it): No such file or "
+	    "directory\n"
+	    "steerlab: run: %s/topology.ini exists and is not a directory: choose another "
+	    "--out\n",
+	    d, d, d, d, d, d, d, d, d);
 	assert_string_equal(c.err, want);
 	assert_int_equal(run_failing_site(topo), -1);
 	capture_free(&c);
