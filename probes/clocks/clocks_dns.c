@@ -76,6 +76,8 @@ static void clocks_remote_dead(const struct clocks_input *in, struct clocks_resu
 			first = d;
 	}
 	r->remote_dead_ns = r->remote_dead_at_ns = CLOCKS_NONE;
+	if (first == NULL && r->undetected)
+		return; /* gray_undetected said it */
 	if (first == NULL) {
 		clocks_missing(r,
 			       "remote prober: no declared_dead of site %s at or after t0 by a "

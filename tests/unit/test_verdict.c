@@ -1580,6 +1580,7 @@ static void test_gray_failure(void **state)
 	assert_int_equal(count_code(root, "gray_undetected"), 2);
 	assert_null(warning_of(root, "clock_missing", "dns: detect"));
 	assert_null(warning_of(root, "clock_missing", "dns: steer"));
+	assert_null(warning_of(root, "clock_missing", "dns: remote prober"));
 	assert_non_null(strstr(table, "\ngray failure: site a's link was impaired (slow or lossy, "
 				      "not out); not detected within the run: anycast, dns\n"));
 	free(table);
