@@ -65,7 +65,7 @@ static int check_impair(void)
 	char why[256], text[320];
 	int rc;
 
-	if (!topo_impaired(&cli_topo))
+	if (!topo_impaired(&cli_topo) && !topo_impair_events(&cli_topo))
 		return 0;
 	fflush(stdout);
 	rc = lab_impair_mech(&cli_topo, &mech, why, sizeof(why), stderr);

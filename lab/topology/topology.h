@@ -717,6 +717,9 @@ int topo_impair_none(const struct impair *im);
 /* topo_impaired: how many directions of t's links are impaired */
 int topo_impaired(const struct topology *t);
 
+/* topo_impair_events: how many events of the timeline are impair */
+int topo_impair_events(const struct topology *t);
+
 /* topo_node_egress: node n's impaired interfaces into e[0..max), in link
  * order (its own link, then its [link]s); how many there are. */
 int topo_node_egress(const struct topology *t, int n, struct topo_egress *e, int max);

@@ -267,6 +267,15 @@ int topo_impaired(const struct topology *t)
 	return n;
 }
 
+int topo_impair_events(const struct topology *t)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nevents; i++)
+		n += t->events[i].action == TOPO_A_IMPAIR;
+	return n;
+}
+
 int topo_node_egress(const struct topology *t, int n, struct topo_egress *e, int max)
 {
 	int k = 0;
