@@ -18,6 +18,9 @@ const struct events_def events_table[] = {
     {EVENTS_LAB_STOPPING, "steerlab", ""},
     {EVENTS_LAB_DOWN, "steerlab", ""},
     {EVENTS_IMPAIRMENTS, "steerlab", "mechanism why paths"},
+    {EVENTS_LINK_IMPAIRED, "steerlab",
+     "name link from to interface impairment delay_ns jitter_ns loss_pct rate_bps mechanism by "
+     "paths"},
     {EVENTS_SITED_READY, "sited", "site port"},
     {EVENTS_SITED_DRAINING, "sited", "site"},
     {EVENTS_SITED_UNDRAINED, "sited", "site"},
@@ -81,6 +84,8 @@ const struct events_def events_table[] = {
     {EVENTS_LINKD_READY, "linkd", "table interfaces"},
     {EVENTS_LINKD_SUMMARY, "linkd",
      "interface queue queued released dropped overflow reordered flushed"},
+    {EVENTS_LINKD_IMPAIRED, "linkd",
+     "interface impairment delay_ns jitter_ns loss_pct loss_corr_pct reorder_pct rate_bps"},
 };
 
 const size_t events_count = sizeof(events_table) / sizeof(events_table[0]);

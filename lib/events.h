@@ -69,6 +69,8 @@
 #define EVENTS_LINKD_INTERFACE "linkd_interface"
 #define EVENTS_LINKD_READY "linkd_ready"
 #define EVENTS_LINKD_SUMMARY "linkd_summary"
+#define EVENTS_LINKD_IMPAIRED "linkd_impaired"
+#define EVENTS_LINK_IMPAIRED "link_impaired"
 
 /* one event: its name, the program that writes it (NULL: any agent with a
  * control channel, lib/ctlreject.h) and its fields besides t, node, agent

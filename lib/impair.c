@@ -2,6 +2,7 @@
 #include "impair.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -432,4 +433,53 @@ int impair_sample_loss(struct impair_sampler *s)
 int impair_sample_reorder(struct impair_sampler *s)
 {
 	return s->reorder && s->reorder >= impair_crandom(&s->reorder_cor, &s->prng);
+}
+
+int impair_file_read(const char *path, const char *ifname, struct impair *im, int *found, char *err,
+		     size_t errlen)
+{
+	struct impair t = {0};
+	char line[256], why[256];
+	int lineno = 0, rc = 0;
+	FILE *fp;
+
+	*found = 0;
+	if ((fp = fopen(path, "re")) == NULL) {
+		if (errno == ENOENT)
+			return 0;
+		(void)strfmt(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && fgets(line, sizeof(line), fp)) {
+		char *save = NULL, *name, *key, *value;
+		const char *what;
+
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		name = strtok_r(line, " \t", &save);
+		if (name == NULL || strcmp(name, ifname) != 0)
+			continue;
+		*found = 1;
+		key = strtok_r(NULL, " \t", &save);
+		value = strtok_r(NULL, "", &save);
+		if (key && strcmp(key, "none") == 0 && value == NULL)
+			continue;
+		if (key == NULL || value == NULL) {
+			(void)strfmt(err, errlen, "%s:%d: expected IFNAME KEY VALUE or IFNAME none",
+				     path, lineno);
+			rc = -1;
+		} else if (impair_parse(&t, key, value, &what) == -1) {
+			impair_error(why, sizeof(why), key, value, what);
+			(void)strfmt(err, errlen, "%s:%d: %s", path, lineno, why);
+			rc = -1;
+		}
+	}
+	if (rc == 0 && ferror(fp)) {
+		(void)strfmt(err, errlen, "%s: read error", path);
+		rc = -1;
+	}
+	fclose(fp);
+	if (rc == 0 && *found)
+		*im = t;
+	return rc;
 }

@@ -76,6 +76,20 @@ int impair_check(const struct impair *im, enum impair_mech mech, char *buf, size
  * normal loss 1% 25% rate 100mbit"; "none"), into buf. */
 void impair_format(const struct impair *im, char *buf, size_t len);
 
+/*
+ * The impairments in force of a node's interfaces, as `steerlab impair` and
+ * the timeline's impair write them (RUNDIR/NODE.impair) and linkd re-reads
+ * them on SIGHUP (-c): one line per key, "IFNAME KEY VALUE" (VALUE as a
+ * [link] writes it: "eth0 loss 1% 25%"), or "IFNAME none".
+ */
+
+/* impair_file_read: ifname's impairment in the file at path into *im
+ * (from zero), *found 1 if the file has a line of it (0: im untouched).
+ * A file that does not exist is none found. 0, or -1 with "PATH:LINE:
+ * what was expected" in err. */
+int impair_file_read(const char *path, const char *ifname, struct impair *im, int *found, char *err,
+		     size_t errlen);
+
 const char *impair_dist_name(enum impair_dist dist);
 const char *impair_mech_name(enum impair_mech mech);
 

@@ -77,6 +77,12 @@ void dline_link_init(struct dline_link *l, const char *ifname, uint16_t queue,
 	impair_sampler_init(&l->s, im, seed);
 }
 
+void dline_link_set(struct dline_link *l, const struct impair *im, uint64_t seed)
+{
+	l->im = *im;
+	impair_sampler_init(&l->s, im, seed);
+}
+
 enum dline_verdict dline_decide(struct dline_link *l, int64_t arrival_ns, uint32_t flow,
 				int64_t *release_ns)
 {

@@ -69,6 +69,11 @@ struct dline_link {
 void dline_link_init(struct dline_link *l, const char *ifname, uint16_t queue,
 		     const struct impair *im, uint64_t seed);
 
+/* dline_link_set: l's impairment changed to im, its draws seeded again
+ * with seed; its flows keep their order (a packet is still not released
+ * before its flow's last), its counts go on. */
+void dline_link_set(struct dline_link *l, const struct impair *im, uint64_t seed);
+
 enum dline_verdict { DLINE_RELEASE, DLINE_DROP };
 
 /* dline_decide: the fate of a packet of flow (dline_flow_hash) arriving at

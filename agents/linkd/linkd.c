@@ -6,7 +6,11 @@
  * queue of its own (nfqueue.c); linkd decides each packet's fate as netem
  * would (dline.c, lib/impair: loss, delay and jitter, reorder) and gives
  * the kernel its verdict when the packet is due, from a timerfd armed for
- * the earliest. A rate is a tbf on the interface. On SIGINT or SIGTERM the
+ * the earliest. A rate is a tbf on the interface. On SIGHUP the impairments
+ * are read again from the file of -c (lib/impair.h: impair_file_read), as
+ * `steerlab impair` and the timeline's impair change them: each interface
+ * the file names takes its new impairment for the packets arriving from
+ * then on (those held keep their time). On SIGINT or SIGTERM the
  * table goes first, the packets still held are released, the queues and
  * the tbf are removed, and one summary line gives the counts.
  */
@@ -14,6 +18,7 @@
 #include <jansson.h>
 #include <net/if.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +64,7 @@ struct linkd_opts {
 	const char *table;
 	const char *node;
 	const char *events;
+	const char *ctl;
 	int rtprio;
 	int mech;
 	int verbose;
@@ -66,7 +72,7 @@ struct linkd_opts {
 
 #define LINKD_USAGE                                                                                \
 	"usage: linkd -i IF [-d DELAY] [-j JITTER] [-l LOSS] [-r RATE] [-R REORDER] [-i IF ...]\n" \
-	"             [-q QUEUE] [-Q MAXLEN] [-s SEED] [-t TABLE] [-p PRIO] [-v] [-h]\n"           \
+	"             [-q QUEUE] [-Q MAXLEN] [-s SEED] [-t TABLE] [-p PRIO] [-c FILE] [-v] [-h]\n" \
 	"       linkd -M\n"
 
 static void linkd_usage(FILE *fp)
@@ -87,6 +93,8 @@ static void linkd_usage(FILE *fp)
 		"  -p PRIO     run at SCHED_FIFO priority PRIO (1-99; default: not)\n"
 		"  -n NODE     lab node, written into every event (default: linkd)\n"
 		"  -e FILE     JSON Lines event file (default: standard output)\n"
+		"  -c FILE     on SIGHUP, each interface's impairment read again from FILE:\n"
+		"              lines 'IF KEY VALUE' or 'IF none' (default: SIGHUP is ignored)\n"
 		"  -M          print the mechanism this kernel's impairments need, netem or\n"
 		"              delayline (a netem qdisc tried in a throwaway namespace), and exit\n"
 		"  -v          debug logging\n"
@@ -155,6 +163,7 @@ static void linkd_parse(int argc, char **argv, struct linkd_opts *o)
 	    {OPT_INT('p', &o->rtprio, 1, 99, "a SCHED_FIFO priority (1-99)")},
 	    {OPT_STR('n', &o->node)},
 	    {OPT_STR('e', &o->events)},
+	    {OPT_STR('c', &o->ctl)},
 	    {OPT_FLAG('M', &o->mech)},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
@@ -195,6 +204,7 @@ struct linkd {
 	int64_t lead_ns;   /* the timer fires this much early: its wake-up's lateness */
 	int64_t real_off;  /* CLOCK_REALTIME - CLOCK_MONOTONIC at the last read */
 	int64_t read_mono; /* the last read's CLOCK_MONOTONIC */
+	int *tbf_made;	   /* per interface: its tbf is ours to remove */
 	int failed;
 };
 
@@ -443,6 +453,75 @@ static int linkd_start(struct linkd *d, int *table_made, int *tbf_made)
 	return 0;
 }
 
+/* linkd_reload: SIGHUP: the impairments of -c's file; an interface it
+ * does not name keeps its own. A file linkd cannot read, or a value it
+ * cannot apply, changes nothing of that interface (logged). */
+static void linkd_reload(struct linkd *d)
+{
+	char err[512], desc[256];
+
+	if (d->o->ctl == NULL) {
+		log_info("SIGHUP ignored: no -c");
+		return;
+	}
+	for (int i = 0; i < d->o->nifs; i++) {
+		struct linkd_if *f = &d->o->ifs[i];
+		struct dline_link *l = &d->links[i];
+		struct impair im;
+		int found;
+
+		if (impair_file_read(d->o->ctl, f->name, &im, &found, err, sizeof(err)) == -1) {
+			log_warnx("%s", err);
+			return;
+		}
+		if (!found)
+			continue;
+		if (impair_check(&im, IMPAIR_MECH_DELAYLINE, err, sizeof(err)) == -1) {
+			log_warnx("%s: %s: %s: kept its impairment", d->o->ctl, f->name, err);
+			continue;
+		}
+		if (im.rate_bps != f->im.rate_bps) {
+			if (im.rate_bps) {
+				if (impair_tbf_apply(f->name, im.rate_bps, err, sizeof(err)) ==
+				    -1) {
+					log_warnx("%s: kept its impairment", err);
+					continue;
+				}
+				d->tbf_made[i] = 1;
+			} else if (d->tbf_made[i]) {
+				if (impair_root_remove(f->name, err, sizeof(err)) == -1) {
+					log_warnx("%s: kept its impairment", err);
+					continue;
+				}
+				d->tbf_made[i] = 0;
+			}
+		}
+		f->im = im;
+		dline_link_set(l, &im, (uint64_t)d->o->seed * 1000003u + (uint64_t)i);
+		impair_format(&im, desc, sizeof(desc));
+		log_info("%s: %s (SIGHUP)", f->name, desc);
+		event_emit(d->ev, EVENTS_LINKD_IMPAIRED, "{s:s, s:s, s:I, s:I, s:f, s:f, s:f, s:I}",
+			   "interface", f->name, "impairment", desc, "delay_ns",
+			   (json_int_t)im.delay_ns, "jitter_ns", (json_int_t)im.jitter_ns,
+			   "loss_pct", im.loss_pct, "loss_corr_pct", im.loss_corr_pct,
+			   "reorder_pct", im.reorder_pct, "rate_bps", (json_int_t)im.rate_bps);
+	}
+}
+
+static void linkd_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct linkd *d = arg;
+	int sig = loop_signal_read(fd);
+
+	(void)events;
+	if (sig == SIGHUP) {
+		linkd_reload(d);
+		return;
+	}
+	log_info("signal %d: stopping", sig);
+	loop_stop(loop);
+}
+
 /* linkd_mech: -M, and why on stderr */
 static int linkd_mech(void)
 {
@@ -465,6 +544,8 @@ int main(int argc, char **argv)
 	struct linkd d = {.o = &o};
 	struct loop_handler sig;
 	int tbf_made[LINKD_IF_MAX] = {0}, table_made = 0, rc = 1;
+
+	d.tbf_made = tbf_made;
 	char err[512];
 
 	linkd_parse(argc, argv, &o);
@@ -488,11 +569,24 @@ int main(int argc, char **argv)
 	}
 	if ((d.ev = event_open(o.events, o.node, "linkd")) == NULL)
 		goto out;
+	/* started again by the supervisor: the impairments in force, not
+	 * those of its command line */
+	for (int i = 0; o.ctl && i < o.nifs; i++) {
+		struct impair im;
+		int found;
+
+		if (impair_file_read(o.ctl, o.ifs[i].name, &im, &found, err, sizeof(err)) == -1) {
+			log_warnx("%s", err);
+			goto out;
+		}
+		if (found)
+			o.ifs[i].im = im;
+	}
 	if ((d.loop = loop_new()) == NULL) {
 		log_warn("%s: loop_new", __func__);
 		goto out;
 	}
-	if (loop_signals(d.loop, &sig, loop_stop_on_signal, NULL) == -1) {
+	if (loop_signals(d.loop, &sig, linkd_on_signal, &d) == -1) {
 		log_warn("%s: signals", __func__);
 		goto out;
 	}

@@ -352,6 +352,24 @@ const char *lab_impair_mech_text(enum impair_mech mech);
 void lab_impair_mech_pin(enum impair_mech mech, const char *why);
 int lab_impair_apply(struct lab *lab);
 
+/*
+ * lab_impair_change: the impairment of link (t->links) or rlink
+ * (t->rlinks) changed while the lab runs (`steerlab impair`, the
+ * timeline's impair): in each direction d that set[d] names, the keys set
+ * of chg[d] replace those in force (RUNDIR/NODE.impair, else the
+ * topology's), the result is written back there, and mech applies it:
+ * netem's qdisc replaced in the node's namespace, or the node's linkd sent
+ * SIGHUP and waited for (linkd_impaired, LAB_IMPAIR_ACK_NS). The delay line
+ * changes only the interfaces it delays since bring-up: a direction that
+ * had no impairment there is refused, naming the fix. One link_impaired
+ * per direction in lab->ev (name: the event's, by: timeline or hand), t0
+ * before the change. 0, or -1 with why in said.
+ */
+#define LAB_IMPAIR_ACK_NS (2 * 1000000000LL)
+int lab_impair_change(struct lab *lab, enum impair_mech mech, int link, int rlink,
+		      const struct impair chg[2], const unsigned set[2], const char *name,
+		      const char *by, char *said, size_t len);
+
 /* lab_nsname: LAB-NODE into buf. */
 int lab_nsname(char *buf, size_t len, const struct topology *t, int node);
 

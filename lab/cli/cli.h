@@ -59,7 +59,8 @@ int cmd_status(const struct cmd_args *a, const char *bindir);
 int cmd_nodes(const struct cmd_args *a, const char *bindir);
 int cmd_fail(const struct cmd_args *a, const char *bindir);
 int cmd_recover(const struct cmd_args *a, const char *bindir);
-int cmd_exec(int argc, char **argv); /* the arguments after "exec" */
+int cmd_exec(int argc, char **argv);   /* the arguments after "exec" */
+int cmd_impair(int argc, char **argv); /* the arguments after "impair" */
 
 /* lab_nodes_print: the `steerlab nodes` text of a lab that is up, one
  * block per node (nodes.c). */

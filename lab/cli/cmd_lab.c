@@ -65,7 +65,7 @@ static int check_impair(void)
 	char why[256], text[320];
 	int rc;
 
-	if (!topo_impaired(&cli_topo))
+	if (!topo_impaired(&cli_topo) && !topo_impair_events(&cli_topo))
 		return 0;
 	fflush(stdout);
 	rc = lab_impair_mech(&cli_topo, &mech, why, sizeof(why), stderr);
@@ -361,6 +361,26 @@ int cmd_recover(const struct cmd_args *a, const char *bindir)
 {
 	(void)bindir;
 	return cmd_fail_or_recover("recover", a);
+}
+
+/* cmd_impair: impair LAB A B KEY=VALUE ... */
+int cmd_impair(int n, char **args)
+{
+	int rc;
+
+	if (n > 0 && (strcmp(args[0], "-h") == 0 || strcmp(args[0], "--help") == 0)) {
+		cli_usage(stdout);
+		return 0;
+	}
+	if ((rc = cmd_need_lab("impair", n > 0 ? args[0] : NULL)) != 0)
+		return rc;
+	if (n < 3) {
+		fprintf(stderr,
+			"steerlab: impair: expected LAB A B KEY=VALUE ... (the link as its "
+			"two ends, then delay, jitter, loss, duplicate, reorder or rate)\n");
+		return 2;
+	}
+	return inside_impair(args[0], args[1], args[2], n - 3, args + 3);
 }
 
 /* cmd_exec: exec LAB NODE [--] [CMD ...] */

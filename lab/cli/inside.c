@@ -359,6 +359,88 @@ out:
 	return rc;
 }
 
+int inside_impair(const char *lab, const char *a, const char *b, int n, char *const kv[])
+{
+	static struct lab l;
+	struct lab_state *s = &inside_state;
+	struct impair chg[2];
+	unsigned set[2];
+	const struct impair *base[2];
+	const char *ifname[2];
+	enum impair_mech mech = IMPAIR_MECH_DELAYLINE;
+	char err[1024], path[PATH_MAX];
+	struct event_log *ev = NULL;
+	int node[2], link, rlink, rc = 1, linkd = 0;
+
+	if (inside_load("impair", lab) == -1)
+		return 1;
+	if (topo_impair_args(&s->t, a, b, n, kv, &link, &rlink, chg, set, err, sizeof(err)) == -1) {
+		fprintf(stderr, "steerlab: impair: %s\n", err);
+		return 1;
+	}
+	topo_link_dirs(&s->t, link, rlink, node, ifname, base);
+	inside_lab(&l, NULL);
+	strfmt(path, sizeof(path), "%s/agents.tsv", s->dir);
+	/* each end's linkd, held by a pidfd (SIGHUP cannot reach a reused
+	 * PID), and namespace (netem) */
+	for (int d = 0; d < 2; d++) {
+		char ns[64];
+		int i = lab_state_find_agent(s, node[d], "linkd");
+
+		if (i >= 0 && lab_agent_claim(&s->agents[i], s->bindir, path, 1) == 1) {
+			l.agents[l.nagents] = s->agents[i];
+			l.agents[l.nagents].child = 0;
+			l.nagents++;
+			linkd = 1;
+		}
+		lab_nsname(ns, sizeof(ns), &s->t, node[d]);
+		if (!lab_state_has_ns(s, ns) || (l.nsfd[node[d]] = netns_open(ns)) == -1) {
+			fprintf(stderr, "steerlab: impair: namespace %s of lab %s: %s\n", ns, lab,
+				lab_state_has_ns(s, ns) ? strerror(errno) : "not one it made");
+			goto out;
+		}
+	}
+	/* the mechanism bring-up used: a lab with a linkd delays by linkd;
+	 * else this kernel's */
+	if (!linkd && lab_impair_mech(&s->t, &mech, err, sizeof(err), stderr) == -2) {
+		fprintf(stderr, "steerlab: impair: impairments: %s\n", err);
+		goto out;
+	}
+	if ((ev = inside_events("impair")) == NULL)
+		goto out;
+	l.ev = ev;
+	if (lab_impair_change(&l, mech, link, rlink, chg, set, "hand", "hand", err, sizeof(err)) ==
+	    -1) {
+		fprintf(stderr, "steerlab: impair: %s\n", err);
+		goto out;
+	}
+	for (int d = 0; d < 2; d++) {
+		struct impair im = *base[d];
+		char desc[256];
+		int found;
+
+		if (!set[d])
+			continue;
+		strfmt(path, sizeof(path), "%s/%s.impair", s->rundir, s->t.nodes[node[d]].name);
+		(void)impair_file_read(path, ifname[d], &im, &found, err, sizeof(err));
+		impair_format(&im, desc, sizeof(desc));
+		printf("steerlab: %s>%s of lab %s: %s (%s); link_impaired in %s/lab.events.jsonl\n",
+		       s->t.nodes[node[d]].name, s->t.nodes[node[1 - d]].name, lab, desc,
+		       lab_impair_mech_text(mech), s->rundir);
+	}
+	rc = 0;
+out:
+	for (int k = 0; k < l.nagents; k++)
+		if (l.agents[k].pidfd >= 0)
+			close(l.agents[k].pidfd);
+	for (int d = 0; d < 2; d++)
+		if (l.nsfd[node[d]] >= 0)
+			close(l.nsfd[node[d]]);
+	if (ev)
+		event_close(ev);
+	return rc;
+}
+
 /* inside_traffic: the traffic of lab.events.jsonl at path still running
  * when down came: 0 none (never started, or stopped), 1 an `up --traffic`'s
  * (until down: duration 0), 2 a run's that never said traffic_stopped (its

@@ -37,6 +37,12 @@ int inside_fail(const char *lab, const char *site);
  * site_recovered. */
 int inside_recover(const char *lab, const char *site);
 
+/* inside_impair: `steerlab impair LAB A B KEY=VALUE ...`: the link's
+ * impairment changed while the lab is up (lab_impair_change: netem, or its
+ * linkd's SIGHUP), link_impaired in lab.events.jsonl, the new impairment of
+ * each direction changed on stdout. */
+int inside_impair(const char *lab, const char *a, const char *b, int n, char *const kv[]);
+
 /* inside_down: lab_down_state(statedir, out), with traffic_stopped (if the
  * traffic `up --traffic` started has not stopped), lab_stopping and
  * lab_down appended to the lab's lab.events.jsonl, as a run writes them.

@@ -271,6 +271,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "exec") == 0)
 		return cmd_exec(argc - 2, argv + 2);
+	if (strcmp(cmd, "impair") == 0)
+		return cmd_impair(argc - 2, argv + 2);
 	for (size_t i = 0; i < NCOMMANDS && c == NULL; i++)
 		if (strcmp(cmd, commands[i].name) == 0)
 			c = &commands[i];

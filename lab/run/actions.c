@@ -148,7 +148,8 @@ int64_t action_fail_at(const struct topology *t, const struct action_step *steps
 		const struct topo_event *e = &t->events[steps[i].event];
 		int site = action_site(t, e);
 
-		if (site != first || steps[i].up || !topo_event_failing(e->action) ||
+		if (site != first || steps[i].up ||
+		    (!topo_event_failing(e->action) && e->action != TOPO_A_IMPAIR) ||
 		    e->action == TOPO_A_DNS_DOWN || e->action == TOPO_A_RESOLVER_DOWN)
 			continue;
 		*nominal = steps[i].nominal_ns;
@@ -483,6 +484,14 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		rc = action_link(lab, e, 0, said, len);
 		how = "link-down";
 		break;
+	case TOPO_A_IMPAIR:
+		rc = action_ops->impair ? action_ops->impair(lab, e, by, said, len) : -1;
+		if (!action_ops->impair)
+			strfmt(said, len, "impair: not supported here");
+		/* of a site's own link: a gray failure, slow or lossy, whose
+		 * detection is the probers' timeouts and thresholds against it */
+		how = "impair";
+		break;
 	default: /* recover, undrain, link-up, dns-up, resolver-up, a flap's up */
 		rc = action_undo(lab, e, undoing, &pid, said, len);
 		break;
@@ -505,7 +514,12 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		strfmt(said, len, "%s: %d process%s killed", what, killed, killed == 1 ? "" : "es");
 	else if (pid)
 		strfmt(said, len, "%s (sited pid %d)", what, pid);
-	else
+	else if (action == TOPO_A_IMPAIR) {
+		char keys[256];
+
+		strfmt(said, len, "%s: %s", what,
+		       topo_event_impair_text(t, e, ", ", keys, sizeof(keys)));
+	} else
 		strfmt(said, len, "%s", what);
 	return 0;
 }
@@ -554,6 +568,22 @@ static int action_lab_nft(struct lab *lab, int n, const char *script, char *said
 	return 0;
 }
 
+/* action_lab_impair: the impair through lab_impair_change, with the
+ * mechanism bring-up used */
+static int action_lab_impair(struct lab *lab, const struct topo_event *e, const char *by,
+			     char *said, size_t len)
+{
+	enum impair_mech mech;
+	char why[256];
+
+	if (lab_impair_mech(lab->t, &mech, why, sizeof(why), stderr) == -2) {
+		strfmt(said, len, "impairments: %s", why);
+		return -1;
+	}
+	return lab_impair_change(lab, mech, e->link, e->rlink, e->im, e->imset, e->name, by, said,
+				 len);
+}
+
 const struct action_ops action_lab_ops = {
     .watch = action_lab_watch,
     .kill_agent = lab_kill_agent,
@@ -563,4 +593,5 @@ const struct action_ops action_lab_ops = {
     .reconfigure_node = lab_reconfigure_node,
     .nft = action_lab_nft,
     .link_set = lab_link_set,
+    .impair = action_lab_impair,
 };

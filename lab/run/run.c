@@ -448,7 +448,7 @@ int run_preflight_lab(const char *cmd, const struct topology *t, const char *bin
 	/* an impairment the mechanism of this kernel cannot apply (each said);
 	 * telling the mechanism needs root, which a command that builds a lab
 	 * needs anyway (sweep --check does not) */
-	if (bindir && topo_impaired(t) && geteuid() == 0) {
+	if (bindir && (topo_impaired(t) || topo_impair_events(t)) && geteuid() == 0) {
 		enum impair_mech mech;
 		char why[256];
 

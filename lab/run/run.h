@@ -209,6 +209,10 @@ struct action_ops {
 	/* IFF_UP set (up) or cleared on node n's interface ifname. 0 or -1
 	 * (logged) */
 	int (*link_set)(struct lab *lab, int n, const char *ifname, int up);
+	/* the impair event e applied to its link (lab_impair_change, with the
+	 * lab's mechanism). 0, or -1 with why in said */
+	int (*impair)(struct lab *lab, const struct topo_event *e, const char *by, char *said,
+		      size_t len);
 };
 
 extern const struct action_ops action_lab_ops;

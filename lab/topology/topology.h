@@ -97,6 +97,7 @@ enum topo_action {
 	TOPO_A_RESOLVER_UP,   /* [resolver]: the drop removed */
 	TOPO_A_RECOVER,	      /* whatever the last action on the target stopped */
 	TOPO_A_FLAP,	      /* site or link: count down/up cycles, period apart */
+	TOPO_A_IMPAIR,	      /* link: its impairment changed to the event's keys */
 	TOPO_A_COUNT,
 };
 
@@ -115,6 +116,12 @@ struct topo_event {
 	int64_t period_ns; /* flap: from one down to the next (default 1s); up at half */
 	unsigned instance; /* resolver-down/up: one cache (1..count), 0 all */
 	int undoes;	   /* recover and the *-up actions: the event it undoes, -1 */
+	/* impair: the keys the event sets, per direction of its link ([0]
+	 * leaving its first end: the node of links, a of rlinks), each key
+	 * a bit (1 << its topo_impair_key_name index); the others keep the
+	 * value in force */
+	struct impair im[2];
+	unsigned imset[2];
 };
 
 /* [lab] routing: how the anycast service is routed (docs/topology.md) */
@@ -689,11 +696,48 @@ struct topo_egress {
 const char *topo_impair_key_name(int k);
 const char *topo_impair_value(const struct impair *im, int k, char *buf, size_t len);
 
+/* topo_impair_change: an impairment key as a [link] writes it ("delay",
+ * "A>B.delay") = value, for a link whose directions leave from[0] and
+ * from[1]: parsed into chg[d] and marked in set[d] for the directions it
+ * names. 0, or -1 with why ("KEY: expected ..., got '...'"). */
+int topo_impair_change(const char *const from[2], const char *key, const char *value,
+		       struct impair chg[2], unsigned set[2], char *why, size_t len);
+
+/* topo_impair_args: `steerlab impair LAB A B KEY=VALUE ...`'s arguments
+ * after the lab: the link between nodes a and b (either order) into *link
+ * or *rlink (the other -1), and the KEY=VALUE pairs (the keys of [link]:
+ * both directions, or A>B.KEY for one; both directions first, as [link])
+ * into chg and set. 0, or -1 with what was expected in err. */
+int topo_impair_args(const struct topology *t, const char *a, const char *b, int n,
+		     char *const kv[], int *link, int *rlink, struct impair chg[2], unsigned set[2],
+		     char *err, size_t len);
+
+/* topo_impair_merge: the keys set of chg into cur */
+void topo_impair_merge(struct impair *cur, const struct impair *chg, unsigned set);
+
+/* topo_impair_keys_text: the keys set, as a [link] writes them, joined by
+ * sep ("delay = 80ms", "a>core.loss = 30%"), into buf; buf. */
+const char *topo_impair_keys_text(const char *const from[2], const struct impair chg[2],
+				  const unsigned set[2], const char *sep, char *buf, size_t len);
+
+/* topo_event_impair_text: an impair event's keys (topo_impair_keys_text) */
+const char *topo_event_impair_text(const struct topology *t, const struct topo_event *e,
+				   const char *sep, char *buf, size_t len);
+
+/* topo_link_dirs: the two directions of link (t->links) or rlink
+ * (t->rlinks), whichever is >= 0: the node each leaves, its interface
+ * there, and the impairment bring-up gave it. */
+void topo_link_dirs(const struct topology *t, int link, int rlink, int node[2],
+		    const char *ifname[2], const struct impair *im[2]);
+
 /* topo_impair_none: 1 if im impairs nothing */
 int topo_impair_none(const struct impair *im);
 
 /* topo_impaired: how many directions of t's links are impaired */
 int topo_impaired(const struct topology *t);
+
+/* topo_impair_events: how many events of the timeline are impair */
+int topo_impair_events(const struct topology *t);
 
 /* topo_node_egress: node n's impaired interfaces into e[0..max), in link
  * order (its own link, then its [link]s); how many there are. */

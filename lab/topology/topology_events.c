@@ -34,11 +34,11 @@ static const struct topo_key topo_event_keys[TOPO_EV_KEYS] = {
 
 static const char *const topo_action_names[TOPO_A_COUNT] = {
     "kill",	"crash",  "freeze",	   "drain",	  "undrain", "link-down", "link-up",
-    "dns-down", "dns-up", "resolver-down", "resolver-up", "recover", "flap"};
+    "dns-down", "dns-up", "resolver-down", "resolver-up", "recover", "flap",	  "impair"};
 
 #define TOPO_ACTIONS                                                                               \
 	"kill, crash, freeze, drain, undrain, link-down, link-up, dns-down, dns-up, "              \
-	"resolver-down, resolver-up, recover or flap"
+	"resolver-down, resolver-up, recover, flap or impair"
 
 const char *topo_action_name(int action)
 {
@@ -146,6 +146,93 @@ void topo_event_header(struct topo_parse *p, const char *name, const char *extra
 	p->sect = TOPO_SECT_EVENT;
 }
 
+static int topo_event_where(const struct topo_parse *p, int ev, int k);
+
+/* topo_event_impair_key: an impairment key of event ev, kept as written
+ * until its target is known (topo_event_impair); a --set replaces the
+ * file's */
+static void topo_event_impair_key(struct topo_parse *p, int ev, const char *key, const char *value,
+				  int where)
+{
+	struct topo_ev_meta *m = &p->evm[ev];
+	int i;
+
+	for (i = 0; i < m->nik && strcmp(m->ik[i].key, key) != 0; i++)
+		;
+	if (i < m->nik && where > 0 && m->ik[i].where > 0) {
+		topo_error(p, where, "[event %s] %s: set twice (first at line %d)",
+			   p->t->events[ev].name, key, m->ik[i].where);
+		return;
+	}
+	if (i == m->nik && m->nik == TOPO_EV_IMPAIR_KEYS) {
+		topo_error(p, where, "[event %s] %s: too many impairment keys (at most %d)",
+			   p->t->events[ev].name, key, TOPO_EV_IMPAIR_KEYS);
+		return;
+	}
+	if (strlen(key) >= sizeof(m->ik[0].key) || strlen(value) >= sizeof(m->ik[0].value)) {
+		topo_error(p, where,
+			   "[event %s] %s: expected a key of at most %zu and a value of at most "
+			   "%zu characters",
+			   p->t->events[ev].name, key, sizeof(m->ik[0].key) - 1,
+			   sizeof(m->ik[0].value) - 1);
+		return;
+	}
+	if (i == m->nik)
+		m->nik++;
+	snprintf(m->ik[i].key, sizeof(m->ik[i].key), "%s", key);
+	snprintf(m->ik[i].value, sizeof(m->ik[i].value), "%s", value);
+	m->ik[i].where = where;
+}
+
+/* topo_event_impair: event ev's impairment keys into its im and imset,
+ * now that its link is known: both directions first, then each one's own,
+ * as in [link]. An impair takes at least one key, and only an impair
+ * takes them. 0, or -1 (said). */
+static int topo_event_impair(struct topo_parse *p, int ev)
+{
+	struct topology *t = p->t;
+	struct topo_event *e = &t->events[ev];
+	const struct topo_ev_meta *m = &p->evm[ev];
+	const struct impair *base[2];
+	const char *from[2], *ifname[2];
+	int node[2], rc = 0;
+	char why[256];
+
+	if (e->action != TOPO_A_IMPAIR) {
+		for (int i = 0; i < m->nik; i++) {
+			topo_error(p, m->ik[i].where,
+				   "[event %s] %s: only an impair takes it (action is %s)", e->name,
+				   m->ik[i].key, topo_action_name(e->action));
+			rc = -1;
+		}
+		return rc;
+	}
+	if (m->nik == 0) {
+		topo_error(p, topo_event_where(p, ev, EV_ACTION),
+			   "[event %s]: impair takes the new values as keys (delay, jitter, loss, "
+			   "duplicate, reorder, rate; A>B.KEY for one direction), got none",
+			   e->name);
+		return -1;
+	}
+	topo_link_dirs(t, e->link, e->rlink, node, ifname, base);
+	from[0] = t->nodes[node[0]].name;
+	from[1] = t->nodes[node[1]].name;
+	memset(e->im, 0, sizeof(e->im));
+	e->imset[0] = e->imset[1] = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < m->nik; i++) {
+			if ((strchr(m->ik[i].key, '.') != NULL) != pass)
+				continue;
+			if (topo_impair_change(from, m->ik[i].key, m->ik[i].value, e->im, e->imset,
+					       why, sizeof(why)) == -1) {
+				topo_error(p, m->ik[i].where, "[event %s] %s", e->name, why);
+				rc = -1;
+			}
+		}
+	}
+	return rc;
+}
+
 void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *value, int where)
 {
 	struct topo_event *e = &p->t->events[ev];
@@ -156,10 +243,15 @@ void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *v
 
 	for (k = 0; k < TOPO_EV_KEYS && strcmp(topo_event_keys[k].name, key) != 0; k++)
 		;
+	if (k == TOPO_EV_KEYS && topo_impair_key(key)) {
+		topo_event_impair_key(p, ev, key, value, where);
+		return;
+	}
 	if (k == TOPO_EV_KEYS) {
 		topo_error(p, where,
 			   "unknown key '%s' in [event %s] (expected: at, action, target, count, "
-			   "period, instance)",
+			   "period, instance; with action = impair: delay, jitter, loss, "
+			   "duplicate, reorder, rate)",
 			   key, e->name);
 		return;
 	}
@@ -262,7 +354,7 @@ static int topo_event_resolve(struct topo_parse *p, int ev)
 			   x < 0 ? copy : sp);
 		return -1;
 	}
-	link = a == TOPO_A_LINK_DOWN || a == TOPO_A_LINK_UP;
+	link = a == TOPO_A_LINK_DOWN || a == TOPO_A_LINK_UP || a == TOPO_A_IMPAIR;
 	if (sp) {
 		if (!link && a != TOPO_A_FLAP && a != TOPO_A_RECOVER) {
 			topo_error(p, where,
@@ -290,6 +382,7 @@ static int topo_event_resolve(struct topo_parse *p, int ev)
 	switch (a) {
 	case TOPO_A_LINK_DOWN:
 	case TOPO_A_LINK_UP:
+	case TOPO_A_IMPAIR:
 		topo_error(p, where,
 			   "[event %s] target: %s acts on a link ('%s ROUTER', or two routers), "
 			   "and router '%s' has several",
@@ -478,6 +571,8 @@ static void topo_event_walk(struct topo_parse *p)
 			    t->events[busy[key]].name, t->events[busy[key]].line);
 			continue;
 		}
+		if (e->action == TOPO_A_IMPAIR)
+			continue; /* changes the link, takes nothing out */
 		if (topo_event_failing(e->action)) {
 			if (out[key] >= 0) {
 				const struct topo_event *o = &t->events[out[key]];
@@ -563,7 +658,7 @@ void topo_check_events(struct topo_parse *p)
 			bad = 1;
 			continue;
 		}
-		if (topo_event_params(p, i) == -1)
+		if (topo_event_params(p, i) == -1 || topo_event_impair(p, i) == -1)
 			bad = 1;
 	}
 	if (bad || p->in.nerrors)
@@ -581,9 +676,22 @@ void topo_check_events(struct topo_parse *p)
 	topo_event_walk(p);
 }
 
+const char *topo_event_impair_text(const struct topology *t, const struct topo_event *e,
+				   const char *sep, char *buf, size_t len)
+{
+	const struct impair *base[2];
+	const char *from[2], *ifname[2];
+	int node[2];
+
+	topo_link_dirs(t, e->link, e->rlink, node, ifname, base);
+	from[0] = t->nodes[node[0]].name;
+	from[1] = t->nodes[node[1]].name;
+	return topo_impair_keys_text(from, e->im, e->imset, sep, buf, len);
+}
+
 void topo_print_events(const struct topology *t, FILE *out)
 {
-	char buf[32], tg[32];
+	char buf[32], tg[32], keys[512];
 
 	for (int i = 0; i < t->nevents; i++) {
 		const struct topo_event *e = &t->events[i];
@@ -601,12 +709,15 @@ void topo_print_events(const struct topology *t, FILE *out)
 		}
 		if (e->action == TOPO_A_RESOLVER_DOWN && e->instance)
 			fprintf(out, "instance = %u\n", e->instance);
+		if (e->action == TOPO_A_IMPAIR)
+			fprintf(out, "%s\n",
+				topo_event_impair_text(t, e, "\n", keys, sizeof(keys)));
 	}
 }
 
 void topo_print_timeline(const struct topology *t, FILE *out)
 {
-	char tg[32];
+	char tg[32], keys[512];
 
 	fprintf(out, "# timeline (from the traffic's start; docs/topology.md):\n");
 	if (t->nevents == 0)
@@ -623,6 +734,9 @@ void topo_print_timeline(const struct topology *t, FILE *out)
 				(double)e->period_ns / NSEC_PER_SEC);
 		if (e->instance)
 			fprintf(out, ", cache %u", e->instance);
+		if (e->action == TOPO_A_IMPAIR)
+			fprintf(out, ": %s",
+				topo_event_impair_text(t, e, ", ", keys, sizeof(keys)));
 		if (e->undoes >= 0)
 			fprintf(out, ", undoes %s", t->events[e->undoes].name);
 		if (e->shorthand)
@@ -637,8 +751,10 @@ int topo_first_failure(const struct topology *t, int64_t *at_ns)
 		const struct topo_event *e = &t->events[i];
 		int site = -1;
 
-		if (!topo_event_failing(e->action) || e->action == TOPO_A_DNS_DOWN ||
-		    e->action == TOPO_A_RESOLVER_DOWN)
+		/* an impair of a site's own link is a gray failure: the site
+		 * slow or lossy, not out (docs/clocks.md, "Gray failures") */
+		if ((!topo_event_failing(e->action) && e->action != TOPO_A_IMPAIR) ||
+		    e->action == TOPO_A_DNS_DOWN || e->action == TOPO_A_RESOLVER_DOWN)
 			continue;
 		if (e->node >= 0 && t->nodes[e->node].kind == TOPO_SITE)
 			site = e->node;

@@ -353,6 +353,15 @@ int topo_impaired(const struct topology *t)
 	return n;
 }
 
+int topo_impair_events(const struct topology *t)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nevents; i++)
+		n += t->events[i].action == TOPO_A_IMPAIR;
+	return n;
+}
+
 int topo_node_egress(const struct topology *t, int n, struct topo_egress *e, int max)
 {
 	int k = 0;
@@ -622,4 +631,208 @@ void topo_print_impair(const struct topology *t, const char *mech, FILE *out)
 				topo_path_text(t, i, s, path, sizeof(path)));
 		}
 	}
+}
+
+int topo_impair_change(const char *const from[2], const char *key, const char *value,
+		       struct impair chg[2], unsigned set[2], char *why, size_t len)
+{
+	char dir[64], want[2][2 * TOPO_NAME_MAX + 8];
+	const char *what;
+	int k = topo_impair_split(key, dir, sizeof(dir)), dirs = 3;
+
+	if (k < 0) {
+		impair_error(why, len, key, value, NULL);
+		return -1;
+	}
+	if (dir[0]) {
+		strfmt(want[0], sizeof(want[0]), "%s>%s", from[0], from[1]);
+		strfmt(want[1], sizeof(want[1]), "%s>%s", from[1], from[0]);
+		if (strcmp(dir, want[0]) == 0) {
+			dirs = 1;
+		} else if (strcmp(dir, want[1]) == 0) {
+			dirs = 2;
+		} else {
+			strfmt(why, len,
+			       "%s: expected %s.%s or %s.%s (the direction: from one end of the "
+			       "link to the other), got '%s'",
+			       key, want[0], topo_impair_names[k], want[1], topo_impair_names[k],
+			       dir);
+			return -1;
+		}
+	}
+	for (int d = 0; d < 2; d++) {
+		if (!(dirs & (1 << d)))
+			continue;
+		if (impair_parse(&chg[d], topo_impair_names[k], value, &what) == -1) {
+			impair_error(why, len, key, value, what);
+			return -1;
+		}
+		set[d] |= 1u << k;
+	}
+	return 0;
+}
+
+void topo_impair_merge(struct impair *cur, const struct impair *chg, unsigned set)
+{
+	if (set & 1u << 0)
+		cur->delay_ns = chg->delay_ns;
+	if (set & 1u << 1) {
+		cur->jitter_ns = chg->jitter_ns;
+		cur->dist = chg->dist;
+	}
+	if (set & 1u << 2) {
+		cur->loss_pct = chg->loss_pct;
+		cur->loss_corr_pct = chg->loss_corr_pct;
+	}
+	if (set & 1u << 3) {
+		cur->duplicate_pct = chg->duplicate_pct;
+		cur->duplicate_corr_pct = chg->duplicate_corr_pct;
+	}
+	if (set & 1u << 4) {
+		cur->reorder_pct = chg->reorder_pct;
+		cur->reorder_corr_pct = chg->reorder_corr_pct;
+	}
+	if (set & 1u << 5)
+		cur->rate_bps = chg->rate_bps;
+}
+
+/* topo_impair_value0: key k of im as written, a zero too ("0ms", "0%") */
+static const char *topo_impair_value0(const struct impair *im, int k, char *buf, size_t len)
+{
+	if (topo_impair_value(im, k, buf, len))
+		return buf;
+	snprintf(buf, len, "%s", k <= 1 ? "0ms" : k == 5 ? "0bit" : "0%");
+	return buf;
+}
+
+const char *topo_impair_keys_text(const char *const from[2], const struct impair chg[2],
+				  const unsigned set[2], const char *sep, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+#define TOPO_KEYS_ADD(...)                                                                         \
+	do {                                                                                       \
+		if (used < len)                                                                    \
+			used += (size_t)snprintf(buf + used, len - used, "%s", used ? sep : "");   \
+		if (used < len)                                                                    \
+			used += (size_t)snprintf(buf + used, len - used, __VA_ARGS__);             \
+	} while (0)
+	for (int k = 0; k < TOPO_IMPAIR_NKEYS; k++) {
+		char v[2][128];
+		int a = (set[0] >> k) & 1, b = (set[1] >> k) & 1;
+
+		if (a)
+			topo_impair_value0(&chg[0], k, v[0], sizeof(v[0]));
+		if (b)
+			topo_impair_value0(&chg[1], k, v[1], sizeof(v[1]));
+		if (a && b && strcmp(v[0], v[1]) == 0) {
+			TOPO_KEYS_ADD("%s = %s", topo_impair_names[k], v[0]);
+			continue;
+		}
+		if (a)
+			TOPO_KEYS_ADD("%s>%s.%s = %s", from[0], from[1], topo_impair_names[k],
+				      v[0]);
+		if (b)
+			TOPO_KEYS_ADD("%s>%s.%s = %s", from[1], from[0], topo_impair_names[k],
+				      v[1]);
+	}
+#undef TOPO_KEYS_ADD
+	return buf;
+}
+
+void topo_link_dirs(const struct topology *t, int link, int rlink, int node[2],
+		    const char *ifname[2], const struct impair *im[2])
+{
+	if (link >= 0) {
+		const struct topo_link *l = &t->links[link];
+
+		node[0] = l->node;
+		node[1] = l->router;
+		ifname[0] = l->node_ifname;
+		ifname[1] = l->router_ifname;
+		im[0] = &l->impair[0];
+		im[1] = &l->impair[1];
+		return;
+	}
+	const struct topo_rlink *rl = &t->rlinks[rlink];
+
+	node[0] = rl->a;
+	node[1] = rl->b;
+	ifname[0] = rl->a_ifname;
+	ifname[1] = rl->b_ifname;
+	im[0] = &rl->impair[0];
+	im[1] = &rl->impair[1];
+}
+
+int topo_impair_args(const struct topology *t, const char *a, const char *b, int n,
+		     char *const kv[], int *link, int *rlink, struct impair chg[2], unsigned set[2],
+		     char *err, size_t len)
+{
+	int x = topo_find(t, a), y = b ? topo_find(t, b) : -1, node[2];
+	const struct impair *base[2];
+	const char *ifname[2], *from[2];
+	char why[256];
+
+	*link = *rlink = -1;
+	memset(chg, 0, 2 * sizeof(chg[0]));
+	set[0] = set[1] = 0;
+	if (x < 0 || (b && y < 0)) {
+		strfmt(err, len, "no node named '%s'", x < 0 ? a : b);
+		return -1;
+	}
+	if (b == NULL) {
+		strfmt(err, len,
+		       "expected a link as its two ends after the lab ('%s ROUTER', 'r1 r2')", a);
+		return -1;
+	}
+	for (int i = 0; i < t->nlinks && *link < 0; i++)
+		if ((t->links[i].node == x && t->links[i].router == y) ||
+		    (t->links[i].node == y && t->links[i].router == x))
+			*link = i;
+	for (int i = 0; i < t->nrlinks && *link < 0 && *rlink < 0; i++)
+		if ((t->rlinks[i].a == x && t->rlinks[i].b == y) ||
+		    (t->rlinks[i].a == y && t->rlinks[i].b == x))
+			*rlink = i;
+	if (*link < 0 && *rlink < 0) {
+		strfmt(err, len,
+		       "no link between '%s' and '%s' (a node's link = ROUTER, or a [link %s %s] "
+		       "section)",
+		       a, b, a, b);
+		return -1;
+	}
+	if (n == 0) {
+		strfmt(
+		    err, len,
+		    "expected KEY=VALUE after the link (delay, jitter, loss, duplicate, reorder, "
+		    "rate; A>B.KEY for one direction), got none");
+		return -1;
+	}
+	topo_link_dirs(t, *link, *rlink, node, ifname, base);
+	from[0] = t->nodes[node[0]].name;
+	from[1] = t->nodes[node[1]].name;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < n; i++) {
+			const char *eq = strchr(kv[i], '=');
+			char key[64];
+
+			if (eq == NULL || eq == kv[i] || (size_t)(eq - kv[i]) >= sizeof(key)) {
+				strfmt(err, len,
+				       "'%s': expected KEY=VALUE (delay, jitter, loss, duplicate, "
+				       "reorder, rate; A>B.KEY for one direction)",
+				       kv[i]);
+				return -1;
+			}
+			memcpy(key, kv[i], (size_t)(eq - kv[i]));
+			key[eq - kv[i]] = '\0';
+			if ((strchr(key, '.') != NULL) != pass)
+				continue;
+			if (topo_impair_change(from, key, eq + 1, chg, set, why, sizeof(why)) ==
+			    -1) {
+				strfmt(err, len, "%s", why);
+				return -1;
+			}
+		}
+	}
+	return 0;
 }

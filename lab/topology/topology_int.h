@@ -154,10 +154,19 @@ struct topo_meta {
  * topology_events.c, in order: at, action, target, count, period,
  * instance), and the target as written, resolved once the file is read. */
 #define TOPO_EV_KEYS 6
+#define TOPO_EV_IMPAIR_KEYS 12
 struct topo_ev_meta {
 	int where[TOPO_EV_KEYS];
 	unsigned char bad[TOPO_EV_KEYS]; /* its value was refused (said) */
 	char target[2 * TOPO_NAME_MAX + 2];
+	/* action = impair: its impairment keys as written, resolved with the
+	 * target (the direction needs the link's ends) */
+	int nik;
+	struct {
+		char key[40]; /* the longest: NODE>NODE.duplicate */
+		char value[64];
+		int where;
+	} ik[TOPO_EV_IMPAIR_KEYS];
 };
 
 struct topo_parse {

@@ -67,7 +67,9 @@ static void clocks_detect(const struct clocks_input *in, struct clocks_result *r
 			r->detect_by_hold = 1;
 		}
 	}
-	if (r->detect_at_ns == CLOCKS_NONE)
+	if (r->detect_at_ns == CLOCKS_NONE && strcmp(f->how, "impair") == 0)
+		clocks_gray_undetected(r, f->site);
+	else if (r->detect_at_ns == CLOCKS_NONE)
 		clocks_missing(r,
 			       "detect: no declared_dead of site %s at or after t0 in "
 			       "%s.prober.events.jsonl, nor a route_expired that deleted its "
@@ -95,7 +97,9 @@ static void clocks_steer(const struct clocks_input *in, struct clocks_result *r)
 	if (r->fib && r->fib->left_at_ns != CLOCKS_NONE &&
 	    (r->steer_at_ns == CLOCKS_NONE || r->fib->left_at_ns < r->steer_at_ns))
 		r->steer_at_ns = r->fib->left_at_ns;
-	if (r->steer_at_ns == CLOCKS_NONE) {
+	if (r->steer_at_ns == CLOCKS_NONE && r->undetected) {
+		/* said once, by detect */
+	} else if (r->steer_at_ns == CLOCKS_NONE) {
 		inet_ntop(AF_INET, &f->via, via, sizeof(via));
 		inet_ntop(AF_INET, &f->prefix, prefix, sizeof(prefix));
 		clocks_missing(r,

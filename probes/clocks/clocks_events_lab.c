@@ -58,7 +58,8 @@ static int clocks_hit_event(struct clocks_input *in, const struct clocks_line *l
 		return -1;
 	const char *step = json_string_value(json_object_get(l->obj, "step"));
 	const char *kind = json_string_value(json_object_get(l->obj, "kind"));
-	h->link = kind && strcmp(kind, "link") == 0;
+	/* an impair changes a link, cuts none */
+	h->link = kind && strcmp(kind, "link") == 0 && strcmp(h->action, "impair") != 0;
 	h->up = strcmp(h->action, "recover") == 0 || strcmp(h->action, "undrain") == 0 ||
 		(strlen(h->action) > 3 && strcmp(h->action + strlen(h->action) - 3, "-up") == 0) ||
 		(step && strcmp(step, "up") == 0);
@@ -117,22 +118,23 @@ static int clocks_lab_addresses(struct clocks_input *in, const struct clocks_lin
 	return 0;
 }
 
-/* clocks_lab_impairments: the lab's impairments, its configured paths */
-static int clocks_lab_impairments(struct clocks_input *in, const struct clocks_line *l)
+/* clocks_lab_paths: the configured paths of l's "paths", in force from
+ * from_ns (0: bring-up's impairments, which replace all); a path whose
+ * RTT and loss are those in force already is no new entry */
+static int clocks_lab_paths(struct clocks_input *in, const struct clocks_line *l, int64_t from_ns)
 {
 	json_t *paths = json_object_get(l->obj, "paths"), *p;
 	size_t i;
 
-	if (clocks_get_name(l, "mechanism", in->impair_mech) == -1)
-		return -1;
 	if (!json_is_array(paths))
 		return clocks_line_fail(l, "has no array", "paths");
-	in->nimpair = 0;
+	if (from_ns == 0)
+		in->nimpair = 0;
 	json_array_foreach(paths, i, p)
 	{
 		json_t *c = json_object_get(p, "client"), *s = json_object_get(p, "site");
 		json_t *rtt = json_object_get(p, "rtt_ns"), *loss = json_object_get(p, "loss_pct");
-		struct clocks_impair_path *ip;
+		struct clocks_impair_path *ip, *last = NULL;
 
 		if (!json_is_string(c) || json_string_length(c) == 0 ||
 		    json_string_length(c) >= CLOCKS_NAME_MAX || !json_is_string(s) ||
@@ -143,6 +145,13 @@ static int clocks_lab_impairments(struct clocks_input *in, const struct clocks_l
 						"has an entry that is not {client, site, rtt_ns, "
 						"loss_pct} in",
 						"paths");
+		for (size_t k = 0; k < in->nimpair; k++)
+			if (strcmp(in->impair[k].client, json_string_value(c)) == 0 &&
+			    strcmp(in->impair[k].site, json_string_value(s)) == 0)
+				last = &in->impair[k];
+		if (last && last->rtt_ns == json_integer_value(rtt) &&
+		    last->loss_pct == json_number_value(loss))
+			continue;
 		if (clocks_grow((void **)&in->impair, &in->capimpair, in->nimpair,
 				sizeof(*in->impair)) == -1)
 			return clocks_line_fail(l, "cannot be stored:", "out of memory");
@@ -153,8 +162,17 @@ static int clocks_lab_impairments(struct clocks_input *in, const struct clocks_l
 		ip->rtt_ns = json_integer_value(rtt);
 		ip->loss_pct = json_number_value(loss);
 		ip->p50_ns = CLOCKS_NONE;
+		ip->from_ns = from_ns;
 	}
 	return 0;
+}
+
+/* clocks_lab_impairments: the lab's impairments, its configured paths */
+static int clocks_lab_impairments(struct clocks_input *in, const struct clocks_line *l)
+{
+	if (clocks_get_name(l, "mechanism", in->impair_mech) == -1)
+		return -1;
+	return clocks_lab_paths(in, l, 0);
 }
 
 /* clocks_fail_routes: site_failed's "routes", [{router, via, metric}],
@@ -198,6 +216,10 @@ int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 
 	if (strcmp(l->event, EVENTS_IMPAIRMENTS) == 0)
 		return clocks_lab_impairments(in, l);
+	/* a link's impairment changed: the paths in force from then on (a
+	 * run from before them has none) */
+	if (strcmp(l->event, EVENTS_LINK_IMPAIRED) == 0)
+		return json_object_get(l->obj, "paths") ? clocks_lab_paths(in, l, l->t) : 0;
 	if (strcmp(l->event, EVENTS_LAB_UP) == 0) {
 		if (in->lab[0] != '\0')
 			return 0;

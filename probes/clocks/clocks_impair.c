@@ -38,19 +38,58 @@ struct clocks_impair_rtts {
 	size_t n, cap;
 };
 
+/* clocks_impair_until: when entry p stopped being in force: the next
+ * entry's of its client and site, else INT64_MAX */
+static int64_t clocks_impair_until(const struct clocks_input *in, size_t p)
+{
+	int64_t until = INT64_MAX;
+
+	for (size_t k = 0; k < in->nimpair; k++)
+		if (in->impair[k].from_ns > in->impair[p].from_ns &&
+		    in->impair[k].from_ns < until &&
+		    strcmp(in->impair[k].client, in->impair[p].client) == 0 &&
+		    strcmp(in->impair[k].site, in->impair[p].site) == 0)
+			until = in->impair[k].from_ns;
+	return until;
+}
+
+/* clocks_impair_cut: the requests sent from then on are not measured: t0
+ * (the failure changes paths), or for a gray failure (an impair, which
+ * changes none) the timeline's next step after it that is no impair */
+static int64_t clocks_impair_cut(const struct clocks_input *in)
+{
+	const struct clocks_failure *f = &in->failure;
+	int64_t cut = INT64_MAX;
+
+	if (strcmp(f->how, "impair") != 0)
+		return f->t0_ns;
+	for (size_t i = 0; i < in->nhits; i++)
+		if (in->hits[i].t_ns > f->t0_ns && in->hits[i].t_ns < cut &&
+		    strcmp(in->hits[i].action, "impair") != 0)
+			cut = in->hits[i].t_ns;
+	return cut;
+}
+
 int clocks_impair_measure(const struct clocks_input *in, struct clocks_impair_path *out)
 {
 	struct clocks_impair_rtts *r = calloc(in->nimpair ? in->nimpair : 1, sizeof(*r));
+	int64_t *until = calloc(in->nimpair ? in->nimpair : 1, sizeof(*until));
+	int64_t cut = clocks_impair_cut(in);
 	uint32_t last = 0;
 	const char *node = NULL;
 	int rc = -1;
 
-	if (r == NULL)
+	if (r == NULL || until == NULL) {
+		free(r);
+		free(until);
 		return -1;
+	}
+	for (size_t p = 0; p < in->nimpair; p++)
+		until[p] = clocks_impair_until(in, p);
 	for (size_t i = 0; i < in->nrequests; i++) {
 		const struct clocks_request *q = &in->requests[i];
 
-		if (q->status != CLOCKS_OK || q->sent_ns >= in->failure.t0_ns || q->rtt_ns < 0)
+		if (q->status != CLOCKS_OK || q->sent_ns >= cut || q->rtt_ns < 0)
 			continue;
 		/* a file's records are one flow's: one look-up a flow */
 		if (node == NULL || q->client != last) {
@@ -62,8 +101,13 @@ int clocks_impair_measure(const struct clocks_input *in, struct clocks_impair_pa
 			struct clocks_impair_rtts *x = &r[p];
 
 			if (strcmp(in->impair[p].site, q->site) != 0 ||
-			    strcmp(in->impair[p].client, node) != 0)
+			    strcmp(in->impair[p].client, node) != 0 ||
+			    q->sent_ns < in->impair[p].from_ns || q->sent_ns >= until[p])
 				continue;
+			/* on its way when the impairment changed: neither's */
+			if (q->sent_ns + q->rtt_ns > until[p] ||
+			    (in->impair[p].from_ns > 0 && q->sent_ns < in->impair[p].from_ns))
+				break;
 			if (x->n == x->cap) {
 				size_t ncap = x->cap ? 2 * x->cap : 1024;
 				int64_t *nv = realloc(x->v, ncap * sizeof(*nv));
@@ -81,6 +125,7 @@ int clocks_impair_measure(const struct clocks_input *in, struct clocks_impair_pa
 		struct clocks_impair_path *ip = &out[p];
 
 		*ip = in->impair[p];
+		ip->until_ns = until[p];
 		ip->n = (int64_t)r[p].n;
 		ip->p50_ns = CLOCKS_NONE;
 		ip->mismatch = 0;
@@ -101,6 +146,7 @@ out:
 	for (size_t p = 0; p < in->nimpair; p++)
 		free(r[p].v);
 	free(r);
+	free(until);
 	return rc;
 }
 
@@ -124,10 +170,11 @@ void clocks_impair_verdict(const struct clocks_input *in, struct clocks_notes *v
 		if (tol < CLOCKS_IMPAIR_TOL_NS)
 			tol = CLOCKS_IMPAIR_TOL_NS;
 		clocks_invalid(v, "impairment_mismatch",
-			       "client %s to site %s: the RTT of its %lld requests answered before "
-			       "t0 was %.3f ms (p50), the links were configured for %.3f ms (%s): "
+			       "client %s to site %s: the RTT of its %lld requests answered %s "
+			       "was %.3f ms (p50), the links were configured for %.3f ms (%s): "
 			       "they differ by %.3f ms, more than %.3f ms (max(0.5 ms, 5 %%))",
 			       ip[p].client, ip[p].site, (long long)ip[p].n,
+			       ip[p].from_ns > 0 ? "after the impairment changed" : "before t0",
 			       (double)ip[p].p50_ns / 1e6, (double)ip[p].rtt_ns / 1e6,
 			       in->impair_mech, (double)llabs(ip[p].p50_ns - ip[p].rtt_ns) / 1e6,
 			       (double)tol / 1e6);

@@ -49,8 +49,14 @@ struct clocks_impair_path {
 	char site[CLOCKS_NAME_MAX];
 	int64_t rtt_ns;	 /* configured: the links' delays there and back */
 	double loss_pct; /* configured: lost there or back, percent */
+	/* in force from (a link_impaired's t; 0: from bring-up) until the
+	 * next entry of the same client and site (clocks_impair_measure:
+	 * INT64_MAX if none) */
+	int64_t from_ns, until_ns;
 	/* measured (clocks_impair_measure): its requests answered by site
-	 * before t0, and their RTT's p50 (CLOCKS_NONE: none) */
+	 * while it was in force, sent and answered, before t0 (after it too
+	 * when the failure is a gray one, until the timeline's next step
+	 * that is no impair), and their RTT's p50 (CLOCKS_NONE: none) */
 	int64_t n;
 	int64_t p50_ns;
 	int mismatch; /* p50 and rtt differ by more than the tolerance */

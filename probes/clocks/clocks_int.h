@@ -179,6 +179,11 @@ void clocks_scheme_init(const struct clocks_input *in, const struct clocks_flows
 void clocks_scheme_measure(const struct clocks_input *in, const struct clocks_flows *fl,
 			   struct clocks_result *r);
 
+/* clocks_gray_undetected: detect never came for a gray failure (how impair):
+ * r->undetected, and gray_undetected, which says so plainly (not a
+ * clock_missing: that is the finding, not a gap in the records) */
+void clocks_gray_undetected(struct clocks_result *r, const char *site);
+
 /* clocks_missing: a warning, "SCHEME: ...", that a clock is missing; none
  * for a scheme without flows, whose column is empty anyway. */
 void clocks_missing(struct clocks_result *r, const char *fmt, ...)

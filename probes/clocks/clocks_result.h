@@ -55,6 +55,7 @@ struct clocks_result {
 	const char *scheme; /* "anycast", "dns" */
 	int64_t detect_ns, detect_at_ns;
 	int detect_by_hold; /* anycast: detect is a routed's route_expired */
+	int undetected;	    /* a gray failure (how impair) no prober detected in the run */
 	int64_t steer_ns, steer_at_ns;
 	int64_t window_ns;
 	int64_t sent, ok, lost_client, errors; /* CLOCKS_NONE: no CSV */

@@ -24,6 +24,19 @@ void clocks_missing(struct clocks_result *r, const char *fmt, ...)
 	clocks_warn(&r->notes, "clock_missing", "%s: %s", r->scheme, msg);
 }
 
+void clocks_gray_undetected(struct clocks_result *r, const char *site)
+{
+	if (r->noflows)
+		return;
+	r->undetected = 1;
+	clocks_warn(&r->notes, "gray_undetected",
+		    "%s: site %s: not detected within the run: its link was impaired (a gray "
+		    "failure: slow or lossy, not out), and no prober declared it dead, so "
+		    "neither detect nor steer came (the probes' timeout and probe_down against "
+		    "the impaired path; docs/clocks.md, \"Gray failures\")",
+		    r->scheme, site);
+}
+
 static int clocks_cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

@@ -261,6 +261,9 @@ static json_t *clocks_json_scheme_all(const struct clocks_input *in, const struc
 
 	/* the shape docs/clocks.md promises first, then the details */
 	json_object_set_new(o, "detect_s", clocks_json_s(r->detect_ns));
+	/* a gray failure no prober detected: said, not a number */
+	if (r->undetected)
+		json_object_set_new(o, "detect_note", json_string("not detected within the run"));
 	json_object_set_new(o, "steer_s", clocks_json_s(r->steer_ns));
 	json_object_set_new(o, "window_s", clocks_json_s(r->window_ns));
 	json_object_set_new(o, "window_lower_bound", json_boolean(r->window_lb));
@@ -437,15 +440,19 @@ static json_t *clocks_json_impairments(const struct clocks_input *in)
 		json_decref(paths);
 		return json_null();
 	}
-	for (size_t p = 0; p < in->nimpair; p++)
-		json_array_append_new(
-		    paths, json_pack("{s:s, s:s, s:o, s:f, s:I, s:o, s:o}", "client", ip[p].client,
-				     "site", ip[p].site, "configured_rtt_s",
-				     clocks_json_s(ip[p].rtt_ns), "configured_loss_pct",
-				     ip[p].loss_pct, "requests", (json_int_t)ip[p].n,
-				     "measured_rtt_p50_s", clocks_json_s(ip[p].p50_ns), "mismatch",
-				     ip[p].rtt_ns > 0 && ip[p].n > 0 ? json_boolean(ip[p].mismatch)
-								     : json_null()));
+	for (size_t p = 0; p < in->nimpair; p++) {
+		json_t *e = json_pack(
+		    "{s:s, s:s, s:o, s:f, s:I, s:o, s:o}", "client", ip[p].client, "site",
+		    ip[p].site, "configured_rtt_s", clocks_json_s(ip[p].rtt_ns),
+		    "configured_loss_pct", ip[p].loss_pct, "requests", (json_int_t)ip[p].n,
+		    "measured_rtt_p50_s", clocks_json_s(ip[p].p50_ns), "mismatch",
+		    ip[p].rtt_ns > 0 && ip[p].n > 0 ? json_boolean(ip[p].mismatch) : json_null());
+
+		/* in force from a link_impaired on (bring-up's have no from) */
+		if (e && ip[p].from_ns > 0)
+			json_object_set_new(e, "from_ns", json_integer(ip[p].from_ns));
+		json_array_append_new(paths, e);
+	}
 	free(ip);
 	o = json_pack("{s:s, s:o}", "mechanism", in->impair_mech, "paths", paths);
 	return o;

@@ -340,6 +340,17 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 		"(site link %s, site address %s, service %s/%d, request port %u; clocks in "
 		"seconds after t0)\n",
 		via, addr, prefix, f->prefixlen, in->port);
+	if (strcmp(f->how, "impair") == 0) {
+		int n = 0;
+
+		fprintf(out, "gray failure: site %s's link was impaired (slow or lossy, not out)",
+			f->site);
+		for (int i = 0; i < nres; i++)
+			if (!res[i].noflows && res[i].undetected)
+				fprintf(out, "%s%s", n++ ? ", " : "; not detected within the run: ",
+					res[i].scheme);
+		fputc('\n', out);
+	}
 	if (flags & CLOCKS_PRINT_WARNINGS)
 		clocks_print_warnings(out, in, res, nres, v);
 	fputc('\n', out);

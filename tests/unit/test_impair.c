@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -104,6 +105,50 @@ static void test_impair_parse_errors(void **state)
 			    "duplicate or reorder)");
 	/* a failed parse leaves the impairment as it was */
 	assert_int_equal(im.delay_ns, 15000000000LL);
+}
+
+/* impair_file_read: an interface's lines of the file steerlab impair
+ * writes and linkd reads on SIGHUP, from zero; "none"; not named, or no
+ * file: not found; a bad line named with its line and what was expected */
+static void test_impair_file_read(void **state)
+{
+	char path[] = "/tmp/test_impair_file.XXXXXX", err[256];
+	struct impair im = {.delay_ns = 7};
+	int fd = mkstemp(path), found;
+	FILE *fp;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_non_null(fp = fdopen(fd, "w"));
+	fputs("eth0 delay 40ms\neth0 loss 1% 25%\nc1 none\neth0 jitter 2ms normal\n", fp);
+	fclose(fp);
+	assert_int_equal(impair_file_read(path, "eth0", &im, &found, err, sizeof(err)), 0);
+	assert_int_equal(found, 1);
+	assert_int_equal(im.delay_ns, 40000000);
+	assert_int_equal(im.jitter_ns, 2000000);
+	assert_int_equal(im.dist, IMPAIR_DIST_NORMAL);
+	assert_true(im.loss_pct == 1 && im.loss_corr_pct == 25);
+	assert_int_equal(impair_file_read(path, "c1", &im, &found, err, sizeof(err)), 0);
+	assert_int_equal(found, 1);
+	assert_int_equal(im.delay_ns, 0);
+	im.delay_ns = 7;
+	assert_int_equal(impair_file_read(path, "eth1", &im, &found, err, sizeof(err)), 0);
+	assert_int_equal(found, 0);
+	assert_int_equal(im.delay_ns, 7);
+	assert_non_null(fp = fopen(path, "a"));
+	fputs("eth0 delay soon\n", fp);
+	fclose(fp);
+	assert_int_equal(impair_file_read(path, "eth0", &im, &found, err, sizeof(err)), -1);
+	assert_int_equal(im.delay_ns, 7);
+	assert_non_null(strstr(err, ":5: delay: expected a duration such as 15ms, got 'soon'"));
+	assert_non_null(fp = fopen(path, "w"));
+	fputs("eth0 delay\n", fp);
+	fclose(fp);
+	assert_int_equal(impair_file_read(path, "eth0", &im, &found, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":1: expected IFNAME KEY VALUE or IFNAME none"));
+	unlink(path);
+	assert_int_equal(impair_file_read(path, "eth0", &im, &found, err, sizeof(err)), 0);
+	assert_int_equal(found, 0);
 }
 
 static void test_impair_check(void **state)
@@ -403,10 +448,10 @@ static void test_impair_netem_request(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_impair_parse),	 cmocka_unit_test(test_impair_parse_errors),
-	    cmocka_unit_test(test_impair_check),	 cmocka_unit_test(test_impair_tables),
-	    cmocka_unit_test(test_impair_sample_delay),	 cmocka_unit_test(test_impair_sample_loss),
-	    cmocka_unit_test(test_impair_netem_request),
+	    cmocka_unit_test(test_impair_parse),       cmocka_unit_test(test_impair_parse_errors),
+	    cmocka_unit_test(test_impair_check),       cmocka_unit_test(test_impair_tables),
+	    cmocka_unit_test(test_impair_file_read),   cmocka_unit_test(test_impair_sample_delay),
+	    cmocka_unit_test(test_impair_sample_loss), cmocka_unit_test(test_impair_netem_request),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

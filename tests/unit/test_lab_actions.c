@@ -178,6 +178,18 @@ static int fake_link_set(struct lab *l, int n, const char *ifname, int up)
 	return fk.link_rc;
 }
 
+static int fake_impair(struct lab *l, const struct topo_event *e, const char *by, char *said,
+		       size_t len)
+{
+	char keys[256];
+
+	fake_log("impair %s by %s: %s", e->name, by,
+		 topo_event_impair_text(l->t, e, ", ", keys, sizeof(keys)));
+	if (fk.link_rc == -1)
+		snprintf(said, len, "linkd of a is not running");
+	return fk.link_rc;
+}
+
 static const struct action_ops fake_ops = {
     .watch = fake_watch,
     .kill_agent = fake_kill,
@@ -187,6 +199,7 @@ static const struct action_ops fake_ops = {
     .reconfigure_node = fake_reconfigure,
     .nft = fake_nft,
     .link_set = fake_link_set,
+    .impair = fake_impair,
 };
 
 /* lab_of: base with events loaded into topo, and a lab of it whose agents
@@ -450,6 +463,39 @@ static void test_freeze(void **state)
 	assert_string_equal(str(json_array_get(evs, 0), "how"), "freeze");
 	assert_int_equal(num(json_array_get(evs, 0), "pid"), 0);
 	json_decref(evs);
+}
+
+/* impair: the ops' impair with the event's keys; of a site's link, a
+ * gray failure (site_failed how impair, once); of two routers', none;
+ * refused, nothing written */
+static void test_impair(void **state)
+{
+	char said[256];
+	json_t *evs;
+
+	(void)state;
+	lab_of("[event slow]\nat = 2s\naction = impair\ntarget = a\ndelay = 40ms\n"
+	       "[event wan]\nat = 3s\naction = impair\ntarget = core edge\ncore>edge.loss = 5%\n"
+	       "[event slower]\nat = 4s\naction = impair\ntarget = a core\ndelay = 80ms\n");
+	assert_int_equal(apply(0, said, sizeof(said)), 0);
+	assert_string_equal(said, "impair link a core: delay = 40ms");
+	assert_int_equal(apply(1, said, sizeof(said)), 0);
+	assert_string_equal(said, "impair link core edge: core>edge.loss = 5%");
+	assert_int_equal(apply(2, said, sizeof(said)), 0);
+	assert_string_equal(fk.log, "impair slow by timeline: delay = 40ms\n"
+				    "impair wan by timeline: core>edge.loss = 5%\n"
+				    "impair slower by timeline: delay = 80ms\n");
+	evs = events();
+	assert_string_equal(names(evs), "site_failed,event_applied slow,event_applied wan,"
+					"event_applied slower");
+	assert_string_equal(str(json_array_get(evs, 0), "how"), "impair");
+	assert_string_equal(str(json_array_get(evs, 0), "cause"), "slow");
+	assert_string_equal(str(json_array_get(evs, 1), "action"), "impair");
+	assert_string_equal(str(json_array_get(evs, 1), "target"), "a core");
+	json_decref(evs);
+	fk.link_rc = -1;
+	assert_int_equal(apply(0, said, sizeof(said)), -1);
+	assert_string_equal(said, "linkd of a is not running");
 }
 
 /* dns-down drops DNS to the [dns] node, resolver-down to one cache of a
@@ -826,6 +872,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_kill, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_crash, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_freeze, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_impair, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dns_down, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_drain, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_link, setup, teardown),

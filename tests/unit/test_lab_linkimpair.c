@@ -215,9 +215,11 @@ static void test_apply(void **state)
 	/* one linkd for each namespace with an impaired egress: c1 (towards
 	 * core) and core (towards c1 and a); none for a, b (nothing leaves
 	 * them impaired) */
-	assert_argv("c1", "linkd -n c1 -e /run/t20/run1/c1.linkd.events.jsonl -p 50 -s 4 "
+	assert_argv("c1", "linkd -n c1 -e /run/t20/run1/c1.linkd.events.jsonl -p 50 -c "
+			  "/run/t20/run1/c1.impair -s 4 "
 			  "-i eth0 -d 15ms -j 1ms normal");
-	assert_argv("core", "linkd -n core -e /run/t20/run1/core.linkd.events.jsonl -p 50 -s 1 "
+	assert_argv("core", "linkd -n core -e /run/t20/run1/core.linkd.events.jsonl -p 50 -c "
+			    "/run/t20/run1/core.impair -s 1 "
 			    "-i a -r 100mbit -i c1 -d 15ms -j 1ms normal -l 1%");
 	assert_null(argv_of("a"));
 	assert_null(argv_of("b"));

@@ -320,6 +320,139 @@ static void test_set(void **state)
 	free(t);
 }
 
+/* impair: its keys as [link] writes them, both directions or A>B.KEY for
+ * one, after the plain ones whatever the order; a site's name means its
+ * link; printed back as written; a --set replaces a key; an impair of a
+ * site's link is the run's failure (a gray one) */
+static void test_impair(void **state)
+{
+	struct topology *t = new_topology(), *t2 = new_topology();
+	char path[64], path2[64], *p1, *p2, keys[256];
+	char *sets[] = {"slow.loss=30% 25%"};
+	const struct topo_event *e;
+	int64_t at;
+
+	(void)state;
+	with_events(path, "[event slow]\nat = 2s\naction = impair\ntarget = a\n"
+			  "core>a.delay = 80ms\ndelay = 40ms\nloss = 1%\n"
+			  "[event wan]\nat = 3s\naction = impair\ntarget = edge core\n"
+			  "rate = 10mbit\njitter = 2ms normal\n");
+	load_ok(t, path, sets, 1);
+	e = &t->events[event_index(t, "slow")];
+	assert_int_equal(e->action, TOPO_A_IMPAIR);
+	assert_int_equal(e->link, node(t, "a")->link);
+	assert_int_equal(e->node, -1);
+	/* [0] leaves a, [1] leaves core: the direction's own key wins */
+	assert_int_equal(e->im[0].delay_ns, 40000000);
+	assert_int_equal(e->im[1].delay_ns, 80000000);
+	assert_true(e->im[0].loss_pct == 30 && e->im[0].loss_corr_pct == 25);
+	assert_int_equal(e->imset[0], 1u << 0 | 1u << 2);
+	assert_int_equal(e->imset[1], 1u << 0 | 1u << 2);
+	assert_string_equal(topo_event_impair_text(t, e, ", ", keys, sizeof(keys)),
+			    "a>core.delay = 40ms, core>a.delay = 80ms, loss = 30% 25%");
+	e = &t->events[event_index(t, "wan")];
+	assert_int_equal(e->rlink, 0);
+	assert_int_equal(e->im[1].rate_bps, 10000000);
+	assert_int_equal(e->im[0].dist, IMPAIR_DIST_NORMAL);
+	assert_int_equal(topo_first_failure(t, &at), topo_find(t, "a"));
+	assert_int_equal(at, 2 * S);
+	p1 = print_to_string(t);
+	assert_non_null(strstr(p1, "[event slow]\nat = 2s\naction = impair\ntarget = a core\n"
+				   "a>core.delay = 40ms\ncore>a.delay = 80ms\nloss = 30% 25%\n"));
+	write_temp(path2, p1, strlen(p1));
+	load_ok(t2, path2, NULL, 0);
+	p2 = print_to_string(t2);
+	assert_string_equal(p1, p2);
+	unlink(path);
+	unlink(path2);
+	free(p1);
+	free(p2);
+	free(t);
+	free(t2);
+}
+
+/* impair's errors, each at its line, naming what was expected */
+static void test_impair_errors(void **state)
+{
+	(void)state;
+	expect_event_errors(
+	    "[event e1]\nat = 3s\naction = impair\ntarget = a\n", NULL, 0,
+	    "F:22: [event e1]: impair takes the new values as keys (delay, jitter, "
+	    "loss, duplicate, reorder, rate; A>B.KEY for one direction), got none\n");
+	expect_event_errors("[event e1]\nat = 3s\naction = kill\ntarget = a\ndelay = 5ms\n", NULL,
+			    0,
+			    "F:24: [event e1] delay: only an impair takes it (action is kill)\n");
+	expect_event_errors(
+	    "[event e1]\nat = 3s\naction = impair\ntarget = a\ndelay = soon\n", NULL, 0,
+	    "F:24: [event e1] delay: expected a duration such as 15ms, got 'soon'\n");
+	expect_event_errors(
+	    "[event e1]\nat = 3s\naction = impair\ntarget = a\nb>core.loss = 5%\n", NULL, 0,
+	    "F:24: [event e1] b>core.loss: expected a>core.loss or core>a.loss (the direction: "
+	    "from one end of the link to the other), got 'b>core'\n");
+	expect_event_errors("[event e1]\nat = 3s\naction = impair\ntarget = a\nloss = 1%\n"
+			    "loss = 2%\n",
+			    NULL, 0, "F:25: [event e1] loss: set twice (first at line 24)\n");
+	expect_event_errors("[event e1]\nat = 3s\naction = impair\ntarget = core\nloss = 1%\n",
+			    NULL, 0,
+			    "F:23: [event e1] target: impair acts on a link ('core ROUTER', or two "
+			    "routers), and router 'core' has several\n");
+}
+
+/* `steerlab impair LAB A B KEY=VALUE ...`'s arguments */
+static void test_impair_args(void **state)
+{
+	struct topology *t = new_topology();
+	char path[64], err[512];
+	char *kv[] = {"core>a.delay=80ms", "delay=40ms", "loss=2%"}, *bad[] = {"delay"},
+	     *badv[] = {"rate=fast"}, *baddir[] = {"a>edge.delay=1ms"}, *unk[] = {"speed=1"};
+	struct impair chg[2];
+	unsigned set[2];
+	int link, rlink;
+
+	(void)state;
+	with_events(path, "");
+	load_ok(t, path, NULL, 0);
+	assert_int_equal(
+	    topo_impair_args(t, "core", "a", 3, kv, &link, &rlink, chg, set, err, sizeof(err)), 0);
+	assert_int_equal(link, node(t, "a")->link);
+	assert_int_equal(rlink, -1);
+	assert_int_equal(chg[0].delay_ns, 40000000);
+	assert_int_equal(chg[1].delay_ns, 80000000);
+	assert_true(chg[1].loss_pct == 2);
+	assert_int_equal(topo_impair_args(t, "edge", "core", 1, kv + 2, &link, &rlink, chg, set,
+					  err, sizeof(err)),
+			 0);
+	assert_int_equal(rlink, 0);
+#define BAD(a, b, n, v, want)                                                                      \
+	do {                                                                                       \
+		assert_int_equal(                                                                  \
+		    topo_impair_args(t, a, b, n, v, &link, &rlink, chg, set, err, sizeof(err)),    \
+		    -1);                                                                           \
+		assert_string_equal(err, want);                                                    \
+	} while (0)
+	BAD("a", "zz", 1, kv, "no node named 'zz'");
+	BAD("a", "edge", 1, kv,
+	    "no link between 'a' and 'edge' (a node's link = ROUTER, or a [link a edge] section)");
+	BAD("a", "core", 0, kv,
+	    "expected KEY=VALUE after the link (delay, jitter, loss, duplicate, reorder, rate; "
+	    "A>B.KEY for one direction), got none");
+	BAD("a", "core", 1, bad,
+	    "'delay': expected KEY=VALUE (delay, jitter, loss, duplicate, reorder, rate; A>B.KEY "
+	    "for one direction)");
+	BAD("a", "core", 1, badv,
+	    "rate: expected a rate such as 100mbit (bit, kbit, mbit, gbit, tbit; bps, kbps, mbps, "
+	    "gbps, tbps are bytes per second), got 'fast'");
+	BAD("a", "core", 1, baddir,
+	    "a>edge.delay: expected a>core.delay or core>a.delay (the direction: from one end of "
+	    "the link to the other), got 'a>edge'");
+	BAD("a", "core", 1, unk,
+	    "unknown impairment 'speed' (expected delay, jitter, loss, rate, duplicate or "
+	    "reorder)");
+#undef BAD
+	unlink(path);
+	free(t);
+}
+
 /* topo_print writes every event back; it reads back the same */
 static void test_print_round_trip(void **state)
 {
@@ -359,7 +492,7 @@ static void test_errors(void **state)
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = explode\ntarget = a\n", NULL, 0,
 	    "F:22: [event e1] action: expected kill, crash, freeze, drain, undrain, link-down, "
-	    "link-up, dns-down, dns-up, resolver-down, resolver-up, recover or flap, got "
+	    "link-up, dns-down, dns-up, resolver-down, resolver-up, recover, flap or impair, got "
 	    "'explode'\n");
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = kill\ntarget = c1\n", NULL, 0,
@@ -420,18 +553,19 @@ static void test_errors(void **state)
 	    "[event e1]\nat = 3s\n", NULL, 0,
 	    "F:20: [event e1] action: missing: expected one of kill, crash, freeze, "
 	    "drain, undrain, link-down, link-up, dns-down, dns-up, resolver-down, "
-	    "resolver-up, recover or flap\n"
+	    "resolver-up, recover, flap or impair\n"
 	    "F:20: [event e1] target: missing: expected a node, or a link as its "
 	    "two ends\n");
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = kill\ntarget = a\ncolour = red\n", NULL, 0,
 	    "F:24: unknown key 'colour' in [event e1] (expected: at, action, target, "
-	    "count, period, instance)\n");
+	    "count, period, instance; with action = impair: delay, jitter, loss, duplicate, "
+	    "reorder, rate)\n");
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = kill\ntarget = a\n", set_bad, 1,
 	    "--set e1.action=boom: [event e1] action: expected kill, crash, freeze, "
 	    "drain, undrain, link-down, link-up, dns-down, dns-up, resolver-down, "
-	    "resolver-up, recover or flap, got 'boom'\n");
+	    "resolver-up, recover, flap or impair, got 'boom'\n");
 	expect_event_errors("[event e1]\nat = 3s\naction = kill\ntarget = a\n", set_node, 1,
 			    "--set zz.at=1s: no node or event named 'zz'\n");
 }
@@ -446,6 +580,9 @@ int main(void)
 	    cmocka_unit_test(test_set),
 	    cmocka_unit_test(test_print_round_trip),
 	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_impair),
+	    cmocka_unit_test(test_impair_errors),
+	    cmocka_unit_test(test_impair_args),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

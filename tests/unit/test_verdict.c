@@ -1485,6 +1485,108 @@ static void test_impairment_mismatch(void **state)
 	json_decref(root);
 }
 
+/* link_impaired: the paths in force from its t. c1's requests to a take
+ * 30 ms; the links were configured for 10 ms at bring-up and changed to 30
+ * ms before any request: no mismatch (bring-up's alone would be one); a
+ * change to 20 ms is one, said as after the change, in its own entry */
+static void test_impairment_changed(void **state)
+{
+	const char *dir = *state;
+	char extra[512];
+	json_t *root, *paths, *p;
+
+	for (int ms = 30; ms >= 20; ms -= 10) {
+		valid_rtt_ns = 30 * MS;
+		valid_run(dir);
+		valid_rtt_ns = 2 * MS;
+		impairments(dir, 10, 0);
+		snprintf(
+		    extra, sizeof(extra),
+		    ",\"name\":\"slow\",\"link\":\"a core\",\"from\":\"a\",\"to\":\"core\","
+		    "\"paths\":[{\"client\":\"c1\",\"site\":\"a\",\"rtt_ns\":%d,\"loss_pct\":0},"
+		    "{\"client\":\"c1\",\"site\":\"b\",\"rtt_ns\":30000000,\"loss_pct\":0}]",
+		    ms * 1000000);
+		ev(dir, "lab.events.jsonl", T0 - 3500 * MS, "link_impaired", extra);
+		root = expect(dir, ms == 30, NULL);
+		paths = json_object_get(json_object_get(root, "impairments"), "paths");
+		/* b's did not change: no new entry */
+		assert_int_equal(json_array_size(paths), 3);
+		p = json_array_get(paths, 2);
+		assert_seconds(p, "configured_rtt_s", ms / 1000.0);
+		assert_count(p, "from_ns", T0 - 3500 * MS);
+		assert_count(p, "requests", 60);
+		/* bring-up's: no request while it was in force */
+		assert_count(json_array_get(paths, 0), "requests", 0);
+		if (ms == 30) {
+			assert_no_code(root, "impairment_mismatch");
+		} else {
+			assert_code(
+			    root, "impairment_mismatch",
+			    "client c1 to site a: the RTT of its 60 requests answered after "
+			    "the impairment changed was 30.000 ms (p50), the links were "
+			    "configured for 20.000 ms (delayline): they differ by 10.000 ms",
+			    1);
+		}
+		json_decref(root);
+		empty_dir(dir);
+	}
+}
+
+/* a gray failure (site_failed how impair): detected, its clocks as any
+ * failure's and the table says what it was; not detected, no clock but
+ * "not detected within the run", in clocks.json and the table */
+static void test_gray_failure(void **state)
+{
+	const char *dir = *state;
+	char *table;
+	json_t *root;
+
+	fail_extra = ",\"how\":\"impair\"";
+	valid_run(dir);
+	fail_extra = "";
+	root = expect(dir, 1, &table);
+	assert_seconds(anycast(root), "detect_s", 0.250);
+	assert_seconds(dns(root), "detect_s", 0.300);
+	assert_null(json_object_get(dns(root), "detect_note"));
+	assert_int_equal(count_code(root, "gray_undetected"), 0);
+	assert_non_null(strstr(table, "\ngray failure: site a's link was impaired (slow or lossy, "
+				      "not out)\n"));
+	free(table);
+	json_decref(root);
+	empty_dir(dir);
+
+	/* no prober declared a dead, authd never judged it */
+	fail_extra = ",\"how\":\"impair\"";
+	valid_run(dir);
+	fail_extra = "";
+	rm(dir, "a.prober.events.jsonl");
+	rm(dir, "p1.prober.events.jsonl");
+	rm(dir, "ns.authd.events.jsonl");
+	ev(dir, "ns.authd.events.jsonl", T0 - 4 * S, "answer_changed",
+	   ",\"name\":\"w.\",\"before\":[],\"after\":[\"" ADDR_A "\"]");
+	root = analyse(dir, &table);
+	assert_json_null(anycast(root), "detect_s");
+	assert_json_null(dns(root), "detect_s");
+	assert_json_null(dns(root), "steer_s");
+	assert_string_equal(json_string_value(json_object_get(dns(root), "detect_note")),
+			    "not detected within the run");
+	assert_string_equal(json_string_value(json_object_get(anycast(root), "detect_note")),
+			    "not detected within the run");
+	assert_code(root, "gray_undetected",
+		    "dns: site a: not detected within the run: its link was impaired (a gray "
+		    "failure: slow or lossy, not out), and no prober declared it dead, so neither "
+		    "detect nor steer came",
+		    0);
+	assert_int_equal(count_code(root, "gray_undetected"), 2);
+	assert_null(warning_of(root, "clock_missing", "dns: detect"));
+	assert_null(warning_of(root, "clock_missing", "dns: steer"));
+	assert_null(warning_of(root, "clock_missing", "dns: remote prober"));
+	assert_non_null(strstr(table, "\ngray failure: site a's link was impaired (slow or lossy, "
+				      "not out); not detected within the run: anycast, dns\n"));
+	free(table);
+	json_decref(root);
+}
+
 /* a lossy link: losses it explains are not unexplained_loss (up to the
  * 99 % bound of the requests drawn at its loss), and loss_mismatch is not
  * checked */
@@ -1526,6 +1628,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_valid_run, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_impairment_mismatch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_configured_loss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_impairment_changed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_gray_failure, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_agent_exited, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_behind, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_killed, setup, teardown),
