@@ -50,7 +50,7 @@ assert_near "$after" 0.080 "RTT after the impair"
 echo "ok: on the packets, the delay changed at the event (20 ms, then 80 ms there and back)"
 
 dead=$(jq -r --arg te "$te" 'select(.event == "declared_dead" and .site == "a" and .t > ($te | tonumber)) | .t' \
-	"$rundir/p1.prober.events.jsonl" | head -1)
+	"$rundir/p1.prober.events.jsonl" | sed -n 1p)
 [ -n "$dead" ] || fail "p1 did not declare a dead after the impair (probe_timeout 60ms, path 80ms)"
 detect=$(json "$rundir/clocks.json" .schemes.dns.detect_s)
 is_number "$detect" || fail "clocks.json: no detect for the gray failure: '$detect'"
