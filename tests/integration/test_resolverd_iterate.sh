@@ -411,11 +411,23 @@ expect "min_ttl = 20 raises the A's 10" "$(answer_of "$r")" "edge.cdn.example. 2
 r=$(dq $r_phase host.lab.example A)
 expect "phase = 50%: the first fill of a 30 s answer is given 15 s" "$(answer_of "$r")" \
 	"host.lab.example. 15 A 198.19.9.1"
-# prefetch = 50%: a hit with less than 1 s of short's 2 s left refreshes it
-dq $r_pre short.cdn.example A >/dev/null
-sleep 1.3
-r=$(dq $r_pre short.cdn.example A)
-expect "prefetch: the hit is answered from the cache" "$(answer_of "$r")" "short.cdn.example. 0 A 198.19.1.2"
+# prefetch = 50%: a hit with less than 1 s of short's 2 s left refreshes it.
+# The hit must come 1 to 2 s after the fill: when dig's own start on a busy
+# machine took it past 1.9 s (measured from the fill's answer), the entry
+# may have run out and the hit be a new fill: then once more, after it has
+# run out
+for try in 1 2; do
+	dq $r_pre short.cdn.example A >/dev/null
+	t1=$(date +%s.%N)
+	sleep 1.3
+	r=$(dq $r_pre short.cdn.example A)
+	took=$(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+	awk -v t="$took" 'BEGIN { exit !(t < 1.9) }' && break
+	echo "note: the hit came $took s after the fill's answer, short's 2 s may have run out: once more"
+	sleep 2.1
+done
+expect "prefetch: the hit is answered from the cache ($took s after the fill)" "$(answer_of "$r")" \
+	"short.cdn.example. 0 A 198.19.1.2"
 prefetched() { grep -q ",short.cdn.example.,A,prefetch,1,answer,NOERROR,[0-9]*,cdn.example.,short.cdn.example.,A$" "$out/knobs.csv"; }
 wait_until 3 prefetched || fail "no prefetch of short.cdn.example through the walk in knobs.csv"
 echo "ok: prefetch: short.cdn.example refreshed through the walk, from cdn.example's server"
