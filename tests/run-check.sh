@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make check (README.md): the gate, every stage, in under 10 minutes on two
 # cores. In order: the formatting, the build (release, with the unit tests
-# and the tools), the unit tests, the man pages, the shell unit tests, then
+# and the tools), the unit tests (as many suites at once as CPUs), the man
+# pages, the shell unit tests, then
 # the integration tests (root: namespaces) in parallel
 # (tests/run-integration.sh). From the end of the release build on, beside
 # the rest at a lower priority: the build under AddressSanitizer and
@@ -62,14 +63,16 @@ step() {
 }
 
 # beside: the sanitizers' build and then its unit tests, and the fuzzers'
-# build (lower) and run (every target at once).
-# The sanitizers' unit tests run one suite at a time: they must be done
-# while the integration tests still keep the other core busy.
+# build (lower) and run (every target at once). The sanitizers' unit tests
+# run as many suites at once as CPUs: starved by the labs, their build ends
+# about when the integration tests do, and they are what make check waits
+# for last.
 beside() {
 	{
 		step unit-asan-build nice -n 10 "$make" -j"$jobs" --no-print-directory SAN=1 \
 			BUILD=build/asan unit-build &&
-			step unit-asan nice -n 5 "$make" --no-print-directory SAN=1 BUILD=build/asan unit-run
+			step unit-asan nice -n 5 env UNIT_JOBS="$jobs" "$make" --no-print-directory SAN=1 \
+				BUILD=build/asan unit-run
 	} &
 	step fuzz-build nice -n 15 "$make" -j"$jobs" --no-print-directory fuzz &&
 		step fuzz-run nice -n 19 "$make" -j"$fuzz_targets" --no-print-directory fuzz-run \
@@ -96,7 +99,7 @@ beside >"$logs/bg.log" 2>&1 &
 bg=$!
 trap 'kill -TERM -- -$bg 2>/dev/null; kill -TERM $bg 2>/dev/null' INT TERM HUP
 
-stage unit "$make" --no-print-directory unit-run
+stage unit env UNIT_JOBS="$jobs" "$make" --no-print-directory unit-run
 stage man-lint "$make" --no-print-directory man-lint
 stage unit-sh "$make" --no-print-directory unit-sh
 
