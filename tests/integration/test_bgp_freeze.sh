@@ -63,8 +63,21 @@ for mode in hold bfd; do
 	# at bgpd's next connect, 2 s later): the warm-up may wait for that
 	[ $mode = bfd ] && set -- "$@" --set bfd=yes --set bfd_interval=100ms --set bfd_multiplier=3 \
 		--set settle=10s
-	rc=0
-	$STEERLAB run "$out/freeze.ini" -q "$@" --out "$out/$mode" >"$out/$mode.txt" 2>&1 || rc=$?
+	for try in 1 2; do
+		rc=0
+		$STEERLAB run "$out/freeze.ini" -q "$@" --out "$out/$mode" >"$out/$mode.txt" 2>&1 || rc=$?
+		# BFD must be what noticed: when core's bgpd says the hold timer
+		# did (a Notification sent, no "BFD down received"), its BFD
+		# session was not up at the freeze (a bfdd held back at bring-up
+		# on a loaded machine): that run cannot tell, once more
+		[ $mode = bfd ] && [ -d "$out/$mode" ] && ! grep -q "(a) in vrf default Down BFD down received" \
+			"$out/$mode/core.bgpd.log" && grep -q "(a) in vrf default Down BGP Notification send" \
+			"$out/$mode/core.bgpd.log" && [ $try = 1 ] || break
+		echo "note: bfd: core's session with a went down by the hold timer, not BFD (its BFD session was not up at the freeze): once more"
+		assert_no_leftovers $lab "$out/$mode"
+		rm -rf "$out/$mode.1"
+		mv "$out/$mode" "$out/$mode.1"
+	done
 	# a freeze is noticed by no prober of a's own: the run may carry warnings,
 	# even invalidating ones (said), and is judged on its events here
 	[ $rc = 0 ] || [ $rc = 3 ] || fail "$mode: run exited with status $rc: $(tail "$out/$mode.txt")"
