@@ -28,7 +28,7 @@
 # 3. An overloaded population is flagged as an overloaded client is: told
 #    1,000,000 requests/s, its base id is named in client_behind and the run
 #    is invalid (exit 3).
-# about 58 s
+# about 45 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
