@@ -62,6 +62,21 @@ static struct topology *topo;
 static struct lab lab;
 static char run[64];
 
+static const char *fake_events; /* the fake linkd's -e file */
+
+/* fake_linkd_hup: linkd_impaired into the events, as linkd once it has
+ * read its -c file again on SIGHUP */
+static void fake_linkd_hup(int sig)
+{
+	static const char line[] = "{\"event\": \"linkd_impaired\"}\n";
+	int fd = open(fake_events, O_WRONLY | O_APPEND);
+
+	(void)sig;
+	if (fd == -1 || write(fd, line, sizeof(line) - 1) != (ssize_t)sizeof(line) - 1)
+		_exit(5);
+	close(fd);
+}
+
 /* fake_linkd_ready: linkd_ready into the file after -e, as linkd once its
  * table is in place; after the sandbox's block (argv_of reads it once the
  * lab saw linkd ready) */
@@ -72,6 +87,8 @@ static void fake_linkd_ready(int argc, char **argv)
 
 		if (strcmp(argv[i], "-e") != 0)
 			continue;
+		fake_events = argv[i + 1];
+		signal(SIGHUP, fake_linkd_hup);
 		if ((fp = fopen(argv[i + 1], "a")) == NULL ||
 		    fputs("{\"event\": \"linkd_ready\"}\n", fp) == EOF || fclose(fp) == EOF)
 			_exit(4);
@@ -281,6 +298,69 @@ static void test_unimpaired(void **state)
 	lab_done();
 }
 
+/* lab_impair_change on the delay line: each direction's file of values in
+ * force rewritten (its lines replaced, not added to), its linkd told
+ * (SIGHUP) and heard (linkd_impaired), one link_impaired per direction;
+ * and a direction no linkd delays refused before anything changes */
+static void test_change(void **state)
+{
+	char *kv[] = {"delay=40ms", "c1>core.loss=2%"}, *kv_a[] = {"delay=5ms"};
+	char path[PATH_MAX], said[512], err[256], *text;
+	struct impair chg[2];
+	unsigned set[2];
+	int link, rlink;
+	json_t *ev;
+
+	(void)state;
+	REQUIRE_ROOT();
+	lab_impair_mech_pin(IMPAIR_MECH_DELAYLINE, no_netem);
+	lab_of(INI, NULL, 0);
+	assert_int_equal(lab_impair_apply(&lab), 0);
+	assert_int_equal(
+	    topo_impair_args(topo, "c1", "core", 2, kv, &link, &rlink, chg, set, err, sizeof(err)),
+	    0);
+	assert_int_equal(lab_impair_change(&lab, IMPAIR_MECH_DELAYLINE, link, rlink, chg, set,
+					   "slow", "steerlab impair", said, sizeof(said)),
+			 0);
+	snprintf(path, sizeof(path), "%s/c1.impair", run);
+	assert_non_null(text = sandbox_read(path));
+	assert_string_equal(text, "eth0 delay 40ms\neth0 jitter 1ms normal\neth0 loss 2%\n");
+	free(text);
+	/* core's: c1's (its loss kept: only c1>core's changed) */
+	snprintf(path, sizeof(path), "%s/core.impair", run);
+	assert_non_null(text = sandbox_read(path));
+	assert_string_equal(text, "c1 delay 40ms\nc1 jitter 1ms normal\nc1 loss 1%\n");
+	free(text);
+	/* a second change of core>c1 rewrites its lines, not adds to them */
+	assert_int_equal(lab_impair_change(&lab, IMPAIR_MECH_DELAYLINE, link, rlink, chg, set,
+					   "slow", "steerlab impair", said, sizeof(said)),
+			 0);
+	assert_non_null(text = sandbox_read(path));
+	assert_string_equal(text, "c1 delay 40ms\nc1 jitter 1ms normal\nc1 loss 1%\n");
+	free(text);
+	snprintf(path, sizeof(path), "%s/lab.events.jsonl", run);
+	ev = sandbox_events(path, "link_impaired");
+	assert_int_equal(json_array_size(ev), 4);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ev, 0), "impairment")),
+			    "delay 40ms jitter 1ms normal loss 2%");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ev, 1), "from")),
+			    "core");
+	json_decref(ev);
+
+	/* a>core: delayed by nothing at bring-up */
+	assert_int_equal(
+	    topo_impair_args(topo, "a", "core", 1, kv_a, &link, &rlink, chg, set, err, sizeof(err)),
+	    0);
+	assert_int_equal(lab_impair_change(&lab, IMPAIR_MECH_DELAYLINE, link, rlink, chg, set,
+					   "fast", "steerlab impair", said, sizeof(said)),
+			 -1);
+	assert_string_equal(said, "a>core: no linkd delays eth0 of a: the delay line (this kernel "
+				  "has no sch_netem) changes only the directions impaired at "
+				  "bring-up; expected the topology to impair it ([link a core] "
+				  "a>core.delay = 1us, say)");
+	lab_done();
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +368,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_teardown(test_apply, teardown),
 	    cmocka_unit_test_teardown(test_not_ready, teardown),
 	    cmocka_unit_test_teardown(test_unimpaired, teardown),
+	    cmocka_unit_test_teardown(test_change, teardown),
 	};
 
 	if (getenv(SANDBOX_AGENT_ENV) && strcmp(argv[0], "linkd") == 0)
