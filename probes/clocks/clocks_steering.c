@@ -463,10 +463,31 @@ static const char *clocks_steer_ms(char *buf, size_t len, int64_t ns)
 	return buf;
 }
 
+/* the texts of a row's cells that both tables print: its deviation ("-"
+ * without a target) and its five times in ms (RTT mean, p50, p99; DNS
+ * resolution p50, p99) */
+struct clocks_steer_text {
+	char dev[32], ms[5][32];
+};
+
+static void clocks_steer_text(const struct clocks_steer_row *r, struct clocks_steer_text *x)
+{
+	const int64_t ns[5] = {r->rtt.mean_ns, r->rtt.p50_ns, r->rtt.p99_ns, r->resolution.p50_ns,
+			       r->resolution.p99_ns};
+
+	if (r->deviation >= 0)
+		snprintf(x->dev, sizeof(x->dev), "%.3f", r->deviation);
+	else
+		snprintf(x->dev, sizeof(x->dev), "-");
+	for (int k = 0; k < 5; k++)
+		clocks_steer_ms(x->ms[k], sizeof(x->ms[k]), ns[k]);
+}
+
 void clocks_steering_print(FILE *out, const struct clocks_input *in)
 {
 	const struct clocks_steering *s = in->steering;
-	char a[32], b[32], c[32], d[32], e[32], f[32];
+	struct clocks_steer_text x;
+	char a[32], b[32], c[32], d[32], e[32];
 
 	if (s == NULL || s->nrows == 0)
 		return;
@@ -486,16 +507,9 @@ void clocks_steering_print(FILE *out, const struct clocks_input *in)
 			r->group[0] ? r->group : "?");
 		for (int k = 0; k < s->nsites; k++)
 			fprintf(out, " %6.1f%%", r->share[k] * 100);
-		if (r->deviation >= 0)
-			snprintf(a, sizeof(a), "%.3f", r->deviation);
-		else
-			snprintf(a, sizeof(a), "-");
-		fprintf(out, " | %9s | %8lld | %8s %8s %8s      | %7s %8s\n", a,
-			(long long)r->ncaptured, clocks_steer_ms(b, sizeof(b), r->rtt.mean_ns),
-			clocks_steer_ms(c, sizeof(c), r->rtt.p50_ns),
-			clocks_steer_ms(d, sizeof(d), r->rtt.p99_ns),
-			clocks_steer_ms(e, sizeof(e), r->resolution.p50_ns),
-			clocks_steer_ms(f, sizeof(f), r->resolution.p99_ns));
+		clocks_steer_text(r, &x);
+		fprintf(out, " | %9s | %8lld | %8s %8s %8s      | %7s %8s\n", x.dev,
+			(long long)r->ncaptured, x.ms[0], x.ms[1], x.ms[2], x.ms[3], x.ms[4]);
 	}
 	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++) {
 		const struct clocks_steer_total *t = &s->total[sc];
@@ -641,7 +655,8 @@ json_t *clocks_steering_json(const struct clocks_input *in)
 void clocks_steering_md(FILE *out, const struct clocks_input *in)
 {
 	const struct clocks_steering *s = in->steering;
-	char a[32], b[32], c[32], d[32], e[32], f[32];
+	struct clocks_steer_text x;
+	char a[32], b[32], c[32], d[32], e[32];
 
 	if (s == NULL || s->nrows == 0)
 		return;
@@ -660,16 +675,9 @@ void clocks_steering_md(FILE *out, const struct clocks_input *in)
 			r->group[0] ? r->group : "?");
 		for (int k = 0; k < s->nsites; k++)
 			fprintf(out, " %.1f %% |", r->share[k] * 100);
-		if (r->deviation >= 0)
-			snprintf(a, sizeof(a), "%.3f", r->deviation);
-		else
-			snprintf(a, sizeof(a), "-");
-		fprintf(out, " %s | %lld | %s | %s | %s | %s | %s |\n", a, (long long)r->ncaptured,
-			clocks_steer_ms(b, sizeof(b), r->rtt.mean_ns),
-			clocks_steer_ms(c, sizeof(c), r->rtt.p50_ns),
-			clocks_steer_ms(d, sizeof(d), r->rtt.p99_ns),
-			clocks_steer_ms(e, sizeof(e), r->resolution.p50_ns),
-			clocks_steer_ms(f, sizeof(f), r->resolution.p99_ns));
+		clocks_steer_text(r, &x);
+		fprintf(out, " %s | %lld | %s | %s | %s | %s | %s |\n", x.dev,
+			(long long)r->ncaptured, x.ms[0], x.ms[1], x.ms[2], x.ms[3], x.ms[4]);
 	}
 	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++) {
 		const struct clocks_steer_total *t = &s->total[sc];
