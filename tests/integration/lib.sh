@@ -51,6 +51,14 @@ assert_cmp() {
 # assert_le A B WHAT: A <= B; and its friends, each with the same refusal
 # of non-numbers (assert_cmp).
 assert_le() { assert_cmp '<=' "$@"; }
+# assert_near GOT WANT WHAT: GOT within max(0.5 ms, 5 %) of WANT (seconds),
+# the accuracy a configured delay is held to (docs/topology.md, "Distance")
+assert_near() {
+	local got=$1 want=$2 what=$3 tol
+	tol=$(awk -v w="$want" 'BEGIN { t = w * 0.05; if (t < 0.0005) t = 0.0005; print t }')
+	assert_ge "$got" "$(awk -v w="$want" -v t="$tol" 'BEGIN { print w - t }')" "$what >= $want - $tol"
+	assert_le "$got" "$(awk -v w="$want" -v t="$tol" 'BEGIN { print w + t }')" "$what <= $want + $tol"
+}
 assert_lt() { assert_cmp '<' "$@"; }
 assert_eq() { assert_cmp '==' "$@"; }
 assert_ge() { assert_cmp '>=' "$@"; }

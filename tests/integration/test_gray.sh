@@ -17,14 +17,6 @@ lab_guard $lab
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 rundir=$out/run
 
-# within LO..HI: max(0.5 ms, 5 %) around want (seconds)
-assert_near() {
-	local got=$1 want=$2 what=$3 tol
-	tol=$(awk -v w="$want" 'BEGIN { t = w * 0.05; if (t < 0.0005) t = 0.0005; print t }')
-	assert_ge "$got" "$(awk -v w="$want" -v t="$tol" 'BEGIN { print w - t }')" "$what >= $want - $tol"
-	assert_le "$got" "$(awk -v w="$want" -v t="$tol" 'BEGIN { print w + t }')" "$what <= $want + $tol"
-}
-
 # p50 of the RTT (s) of c1's requests a answered, sent in [FROM, TO) and
 # answered before TO
 p50() {
