@@ -28,7 +28,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <grp.h>
+#include <jansson.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +40,7 @@
 #include "log.h"
 #include "rmtree.h"
 #include "strfmt.h"
+#include "subproc.h"
 #include "timeutil.h"
 
 /* frr_write_conf: daemon d's configuration of node n into dir/NAME, new. */
@@ -139,7 +142,10 @@ static int frr_start(struct lab *lab, int n, const char *label)
 		argv[k++] = ctl;
 	}
 	argv[k] = NULL;
-	return lab_start_agent_as(lab, n, lab_frr_prog(label), label, argv) == -1 ? -1 : 0;
+	return lab_start_agent_rt(lab, n, lab_frr_prog(label), label, argv,
+				  strcmp(label, "bfdd") == 0 ? LAB_BFDD_PRIO : 0) == -1
+		   ? -1
+		   : 0;
 }
 
 int lab_frr_start_zebra(struct lab *lab, int n)
@@ -225,6 +231,58 @@ int lab_start_frr(struct lab *lab, int n)
 	if (lab_frr_start_zebra(lab, n) == -1 || lab_frr_wait_zebra(lab, n, n + 1) == -1)
 		return -1;
 	return lab_frr_start_bgp(lab, n);
+}
+
+int lab_frr_bfd_up(const struct lab *lab, int n, char *why, size_t len)
+{
+	static struct frrconf_neighbor nb[FRRCONF_MAX_NEIGHBORS];
+	char dir[PATH_MAX], *text = NULL;
+	char *argv[] = {FRR_VTYSH, "--vty_socket", dir, "-c", "show bfd peers json", NULL};
+	json_error_t jerr;
+	json_t *peers = NULL;
+	int nn, rc = 1, status;
+
+	if (!frrconf_bfd(lab->t, n))
+		return 1;
+	strfmt(dir, sizeof(dir), "%s/frr/%s", lab->statedir, lab->t->nodes[n].name);
+	status = subproc_capture(argv, -1, &text, NULL);
+	if (status != 0 || (peers = json_loads(text, 0, &jerr)) == NULL || !json_is_array(peers)) {
+		strfmt(why, len, "vtysh -c 'show bfd peers json' %s: %.200s",
+		       status == -1  ? strerror(errno)
+		       : status != 0 ? "failed"
+				     : "said no list",
+		       text ? text : "");
+		free(text);
+		json_decref(peers);
+		return -1;
+	}
+	free(text);
+	nn = frrconf_neighbors(lab->t, n, nb, FRRCONF_MAX_NEIGHBORS);
+	for (int i = 0; i < nn && rc == 1; i++) {
+		const char *state = "absent";
+		char addr[INET_ADDRSTRLEN];
+		size_t k;
+		json_t *p;
+
+		if (!frrconf_session_bfd(lab->t, n, &nb[i]))
+			continue;
+		inet_ntop(AF_INET, &nb[i].addr, addr, sizeof(addr));
+		json_array_foreach(peers, k, p)
+		{
+			const char *peer = json_string_value(json_object_get(p, "peer"));
+
+			if (peer && strcmp(peer, addr) == 0 &&
+			    json_is_string(json_object_get(p, "status")))
+				state = json_string_value(json_object_get(p, "status"));
+		}
+		if (strcmp(state, "up") != 0) {
+			strfmt(why, len, "BFD session of %s with %s (%s): %s",
+			       lab->t->nodes[n].name, lab->t->nodes[nb[i].node].name, addr, state);
+			rc = 0;
+		}
+	}
+	json_decref(peers);
+	return rc;
 }
 
 int lab_frr_remove(const char *statedir)

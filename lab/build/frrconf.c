@@ -19,7 +19,6 @@
 #define FRRCONF_PROFILE "steerlab" /* the BFD profile */
 #define FRRCONF_PREFIX "STEERLAB"
 #define FRRCONF_MAP FRRCONF_PREFIX "-ANNOUNCE"
-#define FRRCONF_MAX_NEIGHBORS TOPO_MAX_NODES
 
 /* the configuration being written, and its line count */
 struct frrconf_out {

@@ -159,6 +159,12 @@ int lab_link_set(struct lab *lab, int n, const char *ifname, int up);
 int lab_start_agent_as(struct lab *lab, int node, const char *prog, const char *label,
 		       char *const argv[]);
 
+/* lab_start_agent_rt: lab_start_agent_as at SCHED_FIFO priority rtprio
+ * (0: the default policy), set in the child before exec: an agent whose
+ * timing is what the lab measures (bfdd) */
+int lab_start_agent_rt(struct lab *lab, int node, const char *prog, const char *label,
+		       char *const argv[], int rtprio);
+
 /* lab_start_batch: from here to lab_start_wait, lab_start_agent_as forks
  * and records each agent, which waits; lab_start_wait lets every recorded
  * one run at once and waits until each has exec'd (or said why it could
@@ -312,6 +318,12 @@ int lab_frr_remove(const char *statedir);
 const char *lab_frr_prog(const char *label);
 void lab_frr_forget(const char *label, pid_t pid);
 
+/* lab_frr_bfd_up: 1 if node n's bfdd has every BFD session its
+ * configuration asks for up (vtysh "show bfd peers json" over the node's
+ * vty sockets), or n runs no bfdd; 0 if one is not, that peer and its
+ * status in why; -1 if bfdd could not be asked (why says so). */
+int lab_frr_bfd_up(const struct lab *lab, int n, char *why, size_t len);
+
 /* Real resolvers in the lab (lab/build/realres_run.c), impl = unbound |
  * knot-resolver | bind9 on a [resolver] node. lab_realres_prepare: their
  * directories, configurations and root hints under the state directory (and
@@ -344,6 +356,10 @@ const char *lab_realres_prog(const char *label);
  * the event impairments (docs/events.md). 0 or -1 (said).
  */
 #define LAB_LINKD_PRIO 50 /* linkd's SCHED_FIFO priority */
+/* bfdd's, below linkd's (its packets cross the delay line): BFD at 100 ms
+ * x 3 notices a scheduler that holds bfdd back 300 ms, which a loaded
+ * machine did at bring-up; routers run BFD in hardware or at priority */
+#define LAB_BFDD_PRIO 40
 int lab_impair_mech(const struct topology *t, enum impair_mech *mech, char *why, size_t len,
 		    FILE *err);
 const char *lab_impair_mech_text(enum impair_mech mech);
@@ -659,6 +675,8 @@ enum frrconf_daemon {
 	FRRCONF_BGPD,
 	FRRCONF_BFDD,
 };
+
+#define FRRCONF_MAX_NEIGHBORS TOPO_MAX_NODES /* a node's BGP neighbours, at most */
 
 struct frrconf_neighbor {
 	int node;	      /* the peer's node index */

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,7 @@
 /* What a child that could not exec tells its parent, through its batch's
  * report pipe (its copy closed by exec): the step that failed and its
  * errno. Smaller than PIPE_BUF: written at once, never interleaved. */
-enum agent_step { STEP_LOG, STEP_STDIN, STEP_NETNS, STEP_FDS, STEP_EXEC };
+enum agent_step { STEP_LOG, STEP_STDIN, STEP_NETNS, STEP_FDS, STEP_SCHED, STEP_EXEC };
 struct agent_start_err {
 	pid_t pid;
 	int step;
@@ -60,7 +61,7 @@ static void __attribute__((noreturn)) agent_child_fail(int fd, enum agent_step s
  * which the child must not hold: the EOF would never come. */
 static void __attribute__((noreturn))
 agent_child(const struct lab *lab, int node, const char *prog, const char *logpath,
-	    char *const argv[], int errfd, int gofd, int gowfd)
+	    char *const argv[], int rtprio, int errfd, int gofd, int gowfd)
 {
 	sigset_t none;
 	char go;
@@ -98,6 +99,10 @@ agent_child(const struct lab *lab, int node, const char *prog, const char *logpa
 	if ((errfd > 3 && close_range(3, (unsigned)errfd - 1, 0) == -1) ||
 	    close_range((unsigned)errfd + 1, ~0U, 0) == -1)
 		agent_child_fail(errfd, STEP_FDS);
+	/* exec keeps the policy, and the program's threads inherit it */
+	if (rtprio > 0 && sched_setscheduler(0, SCHED_FIFO,
+					     &(struct sched_param){.sched_priority = rtprio}) == -1)
+		agent_child_fail(errfd, STEP_SCHED);
 	execv(prog, argv);
 	agent_child_fail(errfd, STEP_EXEC);
 }
@@ -106,8 +111,8 @@ agent_child(const struct lab *lab, int node, const char *prog, const char *logpa
  * prog, said as the supervisor has always said it. */
 static void agent_start_said(const struct lab *lab, const struct lab_agent *a, const char *prog)
 {
-	static const char *const steps[] = {"its log", "/dev/null", "its namespace",
-					    "its descriptors", "exec"};
+	static const char *const steps[] = {"its log",	       "/dev/null",  "its namespace",
+					    "its descriptors", "SCHED_FIFO", "exec"};
 	const char *nodename = lab->t->nodes[a->node].name;
 	char logpath[PATH_MAX];
 
@@ -241,7 +246,7 @@ int lab_start_wait(struct lab *lab)
  * for the batch's go, and recorded in the state's agents.tsv. Its index,
  * or -1 (said): not forked, or forked and ended unrecorded. */
 static int agent_fork(struct lab *lab, int node, const char *prog, const char *name,
-		      char *const argv[])
+		      char *const argv[], int rtprio)
 {
 	const char *nodename = lab->t->nodes[node].name;
 	struct lab_batch *b = &lab->batch;
@@ -257,7 +262,8 @@ static int agent_fork(struct lab *lab, int node, const char *prog, const char *n
 	}
 	if (pid == 0) {
 		close(b->report[0]);
-		agent_child(lab, node, prog, logpath, argv, b->report[1], b->go[0], b->go[1]);
+		agent_child(lab, node, prog, logpath, argv, rtprio, b->report[1], b->go[0],
+			    b->go[1]);
 	}
 	a = &lab->agents[lab->nagents];
 	memset(a, 0, sizeof(*a));
@@ -293,8 +299,8 @@ static int agent_fork(struct lab *lab, int node, const char *prog, const char *n
 	return lab->nagents++;
 }
 
-int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const char *name,
-		       char *const argv[])
+int lab_start_agent_rt(struct lab *lab, int node, const char *prog_name, const char *name,
+		       char *const argv[], int rtprio)
 {
 	const char *nodename = lab->t->nodes[node].name;
 	int alone = !lab->batch.open, i;
@@ -319,7 +325,7 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const c
 	/* alone: a batch of one */
 	if (alone && batch_open(lab) == -1)
 		return -1;
-	if ((i = agent_fork(lab, node, prog, name, argv)) == -1)
+	if ((i = agent_fork(lab, node, prog, name, argv, rtprio)) == -1)
 		lab->batch.failed = 1;
 	if (alone)
 		return lab_start_wait(lab) == -1 ? -1 : i;
@@ -328,6 +334,12 @@ fail:
 	if (lab->batch.open)
 		lab->batch.failed = 1;
 	return -1;
+}
+
+int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const char *name,
+		       char *const argv[])
+{
+	return lab_start_agent_rt(lab, node, prog_name, name, argv, 0);
 }
 
 /* agent_exit_text: "died (signal 9)", "exited (status 1)" */

@@ -292,14 +292,47 @@ static void run_before_say(void)
 	progress_clear(&run_progress);
 }
 
-/* run_warm_up: wait, at most settle, until the lab is ready (run_ready),
- * watching its agents. 0 when ready; -1 (said) if an agent ended, settle
- * passed, or the run was interrupted. */
+/* how often the warm-up asks bfdd (a vtysh each FRR node with BFD) */
+#define RUN_BFD_ASK_NS (100 * 1000000LL)
+
+/* run_bfd_ready: with the rest of the lab ready, every BFD session is up
+ * (lab_frr_bfd_up), each node's asked at most every RUN_BFD_ASK_NS until
+ * it has been seen with all of them up: a BFD session that went down at
+ * bring-up (a loaded machine holding a bfdd back) and had not come back
+ * at the failure would leave BGP's hold timer to notice it, and the run
+ * would time the wrong thing. What is not up yet in why. */
+static int run_bfd_ready(struct lab *lab, char *up, int64_t *asked, char *why, size_t len)
+{
+	int64_t now = now_mono_ns();
+	int ready = 1;
+
+	if (now - *asked < RUN_BFD_ASK_NS)
+		return 0;
+	*asked = now;
+	for (int n = 0; n < lab->t->nnodes && ready; n++) {
+		if (up[n])
+			continue;
+		if (lab_frr_bfd_up(lab, n, why, len) == 1)
+			up[n] = 1;
+		else
+			ready = 0;
+	}
+	return ready;
+}
+
+/* run_warm_up: wait, at most settle, until the lab is ready (run_ready,
+ * and every BFD session up: run_bfd_ready), watching its agents. 0 when
+ * ready; -1 (said) if an agent ended, settle passed, or the run was
+ * interrupted. */
 static int run_warm_up(struct lab *lab)
 {
+	static char bfd_up[TOPO_MAX_NODES];
 	const struct topology *t = lab->t;
-	int64_t ready_by = now_mono_ns() + t->settle_ns;
+	int64_t ready_by = now_mono_ns() + t->settle_ns, bfd_asked = 0;
+	char bfd_why[512] = "";
+	int ready = 0;
 
+	memset(bfd_up, 0, sizeof(bfd_up));
 	lab->phase = LAB_WARMUP;
 	progress_phase(&run_progress, PROGRESS_WARMUP);
 	for (;;) {
@@ -309,12 +342,20 @@ static int run_warm_up(struct lab *lab)
 			    "the lab is not ready: an agent ended during the warm-up (above)");
 			return -1;
 		}
-		if (run_ready(t, lab->rundir) && lab_realres_ready(lab))
+		if ((ready = run_ready(t, lab->rundir) && lab_realres_ready(lab)) &&
+		    (t->routing != TOPO_ROUTING_BGP ||
+		     run_bfd_ready(lab, bfd_up, &bfd_asked, bfd_why, sizeof(bfd_why))))
 			return 0;
 		if (run_interrupted)
 			return -1;
 		if (now_mono_ns() >= ready_by) {
-			if (t->routing == TOPO_ROUTING_BGP && !run_bgp_ready(t, lab->rundir))
+			if (ready)
+				log_warnx(
+				    "BFD was not up within %.1f s (settle): %s (`vtysh -c "
+				    "'show bfd peers'` through steerlab exec, on a lab "
+				    "brought up with steerlab up, shows why), or raise settle",
+				    (double)t->settle_ns / NSEC_PER_SEC, bfd_why);
+			else if (t->routing == TOPO_ROUTING_BGP && !run_bgp_ready(t, lab->rundir))
 				log_warnx("BGP had not converged within %.1f s (settle): the "
 					  "router's FIB has no route to the service via the "
 					  "preferred site; see the *.bgpd.log files in %s, or "

@@ -9,8 +9,9 @@
 #      the hold time +- one keepalive (2 s .. 4 s);
 #   2. bfd = yes, 100 ms x 3: within BFD's detection time (< 0.6 s, and not
 #      before two intervals: BFD, not something else, noticed it).
+# Then a BFD session that never comes up fails the warm-up, naming it.
 # In both the route moves to b, and the anycast FIB clocks say so.
-# about 22 s
+# about 26 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -58,26 +59,11 @@ leave() {
 
 for mode in hold bfd; do
 	set -- --set name=$lab
-	# BFD at 100 ms x 3 goes down at bring-up when the machine holds a bfdd
-	# back 300 ms (a loaded gate did: the session was reset and came back
-	# at bgpd's next connect, 2 s later): the warm-up may wait for that
-	[ $mode = bfd ] && set -- "$@" --set bfd=yes --set bfd_interval=100ms --set bfd_multiplier=3 \
-		--set settle=10s
-	for try in 1 2; do
-		rc=0
-		$STEERLAB run "$out/freeze.ini" -q "$@" --out "$out/$mode" >"$out/$mode.txt" 2>&1 || rc=$?
-		# BFD must be what noticed: when core's bgpd says the hold timer
-		# did (Hold Timer Expired sent to a), its BFD session was not up
-		# at the freeze (a BFD reset at bring-up on a loaded machine, and
-		# the session not back by then): that run cannot tell, once more
-		[ $mode = bfd ] && [ -d "$out/$mode" ] &&
-			grep -q "sent to neighbor 198.18.0.2 4/0 (Hold Timer Expired)" "$out/$mode/core.bgpd.log" &&
-			[ $try = 1 ] || break
-		echo "note: bfd: core's session with a went down by the hold timer, not BFD (its BFD session was not up at the freeze): once more"
-		assert_no_leftovers $lab "$out/$mode"
-		rm -rf "$out/$mode.1"
-		mv "$out/$mode" "$out/$mode.1"
-	done
+	# the warm-up waits for every BFD session to be up (bfdd at SCHED_FIFO:
+	# at 100 ms x 3 a loaded machine holding it back went down at bring-up)
+	[ $mode = bfd ] && set -- "$@" --set bfd=yes --set bfd_interval=100ms --set bfd_multiplier=3
+	rc=0
+	$STEERLAB run "$out/freeze.ini" -q "$@" --out "$out/$mode" >"$out/$mode.txt" 2>&1 || rc=$?
 	# a freeze is noticed by no prober of a's own: the run may carry warnings,
 	# even invalidating ones (said), and is judged on its events here
 	[ $rc = 0 ] || [ $rc = 3 ] || fail "$mode: run exited with status $rc: $(tail "$out/$mode.txt")"
@@ -102,5 +88,28 @@ for mode in hold bfd; do
 		sed 's/true/1/;s/false/0/')" 1 "$mode: the FIB clocks' route after the freeze leads to b"
 	assert_no_leftovers $lab "$out/$mode"
 done
+# a BFD session that never comes up (a's bgpd asks for none: its bfdd
+# ignores core's): the warm-up fails at settle, naming it, with bfdd at
+# SCHED_FIFO 40 meanwhile
+sed 's/^\[site a\]$/[site a]\nfrr = router bgp 65101\nfrr =  no neighbor 198.18.0.1 bfd/' \
+	"$out/freeze.ini" >"$out/nobfd.ini"
+rc=0
+$STEERLAB run "$out/nobfd.ini" -q --set name=$lab --set bfd=yes --set settle=3s --out "$out/nobfd" \
+	>"$out/nobfd.txt" 2>&1 &
+run=$!
+bfdd_fifo() {
+	local pid
+	pid=$(awk '$3 == "core" && $4 == "bfdd" { print $1 }' "$out/nobfd/agents.tsv" 2>/dev/null)
+	[ -n "$pid" ] && chrt -p "$pid" 2>/dev/null | grep -q 'SCHED_FIFO' &&
+		chrt -p "$pid" | grep -q 'priority: 40$'
+}
+wait_until 10 bfdd_fifo || fail "core's bfdd never ran at SCHED_FIFO 40: $(chrt -p "$(awk '$4 == "bfdd" { print $1; exit }' "$out/nobfd/agents.tsv")" 2>&1)"
+echo "ok: bfdd runs at SCHED_FIFO 40"
+wait "$run" || rc=$?
+assert_eq "$rc" 1 "exit status of a run whose BFD session never came up"
+grep -qF "BFD was not up within 3.0 s (settle): BFD session of core with a (198.18.0.2): down" "$out/nobfd.txt" ||
+	fail "no 'BFD was not up' naming core's session with a: $(cat "$out/nobfd.txt")"
+echo "ok: $(grep -o 'BFD was not up.*: down' "$out/nobfd.txt")"
+assert_no_leftovers $lab "$out/nobfd"
 rm -rf "$out" # kept only when a check fails
 echo "PASS: test_bgp_freeze"
