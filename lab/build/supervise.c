@@ -315,7 +315,7 @@ int lab_start_agent_rt(struct lab *lab, int node, const char *prog_name, const c
 	else
 		strfmt(prog, sizeof(prog), "%s/%s", lab->bindir, prog_name);
 	if (access(prog, X_OK) == -1) {
-		log_warn("%s: agent %s", __func__, prog);
+		log_warn("agent %s of node %s: %s", name, nodename, prog);
 		goto fail;
 	}
 	if (lab->interrupt && *lab->interrupt) {

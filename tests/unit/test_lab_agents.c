@@ -232,7 +232,7 @@ static void test_start_fails(void **state)
 	assert_int_equal(lab_start_infra(&lab), -1);
 	err = capture_end();
 	assert_int_equal(rename(BIN "/sited.away", BIN "/sited"), 0);
-	assert_string_equal(err, "steerlab: lab_start_agent_as: agent " BIN
+	assert_string_equal(err, "steerlab: agent sited of node a: " BIN
 				 "/sited: No such file or directory\n");
 	free(err);
 	/* authd and the router's agents were started; nothing after sited */

@@ -234,17 +234,21 @@ static void test_start_failures(void **state)
 	assert_int_equal(chmod(BIN "/bad", 0755), 0);
 	assert_int_equal(lab_start_agent_as(&lab, nodea, "bad", "sited", (char *[]){"bad", NULL}),
 			 -1);
+	/* a real-time priority the kernel refuses (SCHED_FIFO's are 1-99) */
+	assert_int_equal(
+	    lab_start_agent_rt(&lab, nodea, "sited", "sited", (char *[]){"sited", NULL}, 100), -1);
 	/* interrupted: nothing forked, nothing recorded */
 	lab.interrupt = &stop;
 	assert_int_equal(start(nodea, "prober", NULL), -1);
 	lab.interrupt = NULL;
 	err = capture_end();
 	snprintf(want, sizeof(want),
-		 "steerlab: lab_start_agent_as: agent " BIN "/nosuch: No such file or directory\n"
+		 "steerlab: agent sited of node a: " BIN "/nosuch: No such file or directory\n"
 		 "steerlab: agent sited of node a: %s/a.sited.log is a symbolic link: not "
 		 "followed; remove it or choose another --out\n"
 		 "steerlab: agent sited of node a: its namespace: Invalid argument\n"
 		 "steerlab: agent sited of node a: exec " BIN "/bad: Exec format error\n"
+		 "steerlab: agent sited of node a: SCHED_FIFO: Invalid argument\n"
 		 "steerlab: interrupted: agent prober of node a not started\n",
 		 run);
 	assert_string_equal(err, want);
@@ -356,7 +360,7 @@ static void test_batch_failures(void **state)
 	assert_int_equal(lab_start_wait(&lab), -1);
 	err = capture_end();
 	snprintf(want, sizeof(want),
-		 "steerlab: lab_start_agent_as: agent " BIN "/nosuch: No such file or directory\n"
+		 "steerlab: agent sited of node a: " BIN "/nosuch: No such file or directory\n"
 		 "steerlab: agent routed of node a: exec " BIN "/bad: Exec format error\n"
 		 "steerlab: agent prober of node a: %s is a symbolic link: not followed; remove "
 		 "it or choose another --out\n",
