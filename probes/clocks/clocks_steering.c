@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "clocks_int.h"
 #include "wire.h"
@@ -96,35 +97,90 @@ static int clocks_steer_site(const struct clocks_steering *s, const char *site)
 	return -1;
 }
 
-/* clocks_steer_dns_target: the steered name's intended shares */
+/* clocks_steer_dname_eq: a and b are one DNS name in text (case and a
+ * final dot aside); "" is none */
+static int clocks_steer_dname_eq(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	la -= la > 1 && a[la - 1] == '.';
+	lb -= lb > 1 && b[lb - 1] == '.';
+	return la > 0 && la == lb && strncasecmp(a, b, la) == 0;
+}
+
+/* clocks_steer_name_of: the [name] that client node group asks (its name
+ * key; the only one if the topology has one and the node's is not known),
+ * or NULL; its name in name ("" if not known) */
+static const struct clocks_topo_name *
+clocks_steer_name_of(const struct clocks_input *in, const char *group, char *name, size_t len)
+{
+	const struct clocks_topo_dns *d = &in->dnstopo;
+
+	snprintf(name, len, "%s", "");
+	for (int c = 0; c < d->nclients; c++)
+		if (strcmp(d->clients[c].name, group) == 0)
+			snprintf(name, len, "%s", d->clients[c].dns_name);
+	if (name[0] == '\0' && d->nnames == 1)
+		snprintf(name, len, "%s", d->names[0].name);
+	for (int i = 0; i < d->nnames; i++)
+		if (clocks_steer_dname_eq(d->names[i].name, name))
+			return &d->names[i];
+	return NULL;
+}
+
+/* clocks_steer_shares: target from n pairs of site and weight; 0, or -1 if
+ * a site has no capture (said in why) */
+static int clocks_steer_shares(const struct clocks_steering *s, struct clocks_steer_row *r, int n,
+			       const char (*site)[CLOCKS_NAME_MAX], const double *w,
+			       const char *what)
+{
+	double total = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (clocks_steer_site(s, site[i]) < 0) {
+			snprintf(r->target_from, sizeof(r->target_from),
+				 "%s: site %.40s has no capture: no target", what, site[i]);
+			return -1;
+		}
+		total += w[i];
+	}
+	for (int i = 0; i < n; i++)
+		r->target[clocks_steer_site(s, site[i])] += w[i] / total;
+	return 0;
+}
+
+/* clocks_steer_dns_target: the intended shares of the name the row's
+ * node asks: weighted's weights, failover's primary, else the [lab]'s
+ * target_share */
 static void clocks_steer_dns_target(const struct clocks_input *in, const struct clocks_steering *s,
 				    struct clocks_steer_row *r)
 {
-	const struct clocks_topo_name *n = &in->dnstopo.names[0];
-	int64_t total = 0;
+	const struct clocks_topo_dns *d = &in->dnstopo;
+	const struct clocks_topo_name *n =
+	    clocks_steer_name_of(in, r->group, r->name, sizeof(r->name));
+	const char *policy;
+	double w[CLOCKS_TOPO_WEIGHTS];
 	int k;
 
-	if (in->dnstopo.nnames != 1) {
-		snprintf(r->target_from, sizeof(r->target_from), "%s",
-			 in->dnstopo.nnames ? "several steered names: no single target"
-					    : "no [name] known: no target");
+	if (n == NULL) {
+		if (d->nnames == 0)
+			snprintf(r->target_from, sizeof(r->target_from),
+				 "no [name] known: no target");
+		else
+			snprintf(r->target_from, sizeof(r->target_from),
+				 "%.60s%s is no [name] of the topology: no target",
+				 r->name[0] ? r->name : "the name it asks",
+				 r->name[0] ? "" : " (not known)");
 		return;
 	}
-	if (strcmp(n->policy, "weighted") == 0 && n->nweights > 0) {
-		for (int i = 0; i < n->nweights; i++) {
-			if ((k = clocks_steer_site(s, n->wsite[i])) < 0) {
-				snprintf(r->target_from, sizeof(r->target_from),
-					 "weighted: site %.40s has no capture: no target",
-					 n->wsite[i]);
-				return;
-			}
-			total += n->weight[i];
-		}
+	policy = n->policy[0] ? n->policy : "simple";
+	if (strcmp(policy, "weighted") == 0 && n->nweights > 0) {
 		for (int i = 0; i < n->nweights; i++)
-			r->target[clocks_steer_site(s, n->wsite[i])] +=
-			    (double)n->weight[i] / (double)total;
+			w[i] = (double)n->weight[i];
+		if (clocks_steer_shares(s, r, n->nweights, n->wsite, w, "weighted") == -1)
+			return;
 		snprintf(r->target_from, sizeof(r->target_from), "weighted: its weights");
-	} else if (strcmp(n->policy, "failover") == 0 && n->primary[0]) {
+	} else if (strcmp(policy, "failover") == 0 && n->primary[0]) {
 		if ((k = clocks_steer_site(s, n->primary)) < 0) {
 			snprintf(r->target_from, sizeof(r->target_from),
 				 "failover: primary %.40s has no capture: no target", n->primary);
@@ -133,10 +189,15 @@ static void clocks_steer_dns_target(const struct clocks_input *in, const struct 
 		r->target[k] = 1;
 		snprintf(r->target_from, sizeof(r->target_from), "failover: primary %.40s 100 %%",
 			 n->primary);
+	} else if (d->ntarget > 0) {
+		if (clocks_steer_shares(s, r, d->ntarget, d->tsite, d->tweight,
+					"[lab] target_share") == -1)
+			return;
+		snprintf(r->target_from, sizeof(r->target_from),
+			 "[lab] target_share (policy %.20s defines no shares)", policy);
 	} else {
 		snprintf(r->target_from, sizeof(r->target_from),
-			 "policy %.20s defines no shares: no target",
-			 n->policy[0] ? n->policy : "simple");
+			 "policy %.20s defines no shares: no target", policy);
 		return;
 	}
 	r->has_target = 1;
@@ -211,37 +272,68 @@ static void clocks_steer_fill(const struct clocks_input *in, const struct clocks
 	}
 }
 
+/* clocks_steer_total: t over the rows of scheme sc asking name (NULL:
+ * every row of the scheme) */
+static void clocks_steer_total(const struct clocks_steering *s, int sc, const char *name,
+			       struct clocks_steer_total *t)
+{
+	double rtt_sum = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->scheme = sc;
+	snprintf(t->name, sizeof(t->name), "%s", name ? name : "");
+	t->has_target = 1;
+	t->deviation = -1;
+	t->rtt_mean_ns = CLOCKS_NONE;
+	for (int i = 0; i < s->nrows; i++) {
+		const struct clocks_steer_row *r = &s->rows[i];
+
+		if (r->scheme != sc || r->ncaptured == 0 || (name && strcmp(r->name, name) != 0))
+			continue;
+		t->n += r->ncaptured;
+		t->has_target &= r->has_target;
+		for (int k = 0; k < s->nsites; k++) {
+			t->share[k] += (double)r->captured[k];
+			t->target[k] += r->target[k] * (double)r->ncaptured;
+		}
+		if (r->rtt.n > 0) {
+			t->rtt_n += r->rtt.n;
+			rtt_sum += (double)r->rtt.mean_ns * (double)r->rtt.n;
+		}
+	}
+	if (t->rtt_n > 0)
+		t->rtt_mean_ns = (int64_t)(rtt_sum / (double)t->rtt_n + 0.5);
+	if (t->n == 0) {
+		t->has_target = 0;
+		return;
+	}
+	for (int k = 0; k < s->nsites; k++) {
+		t->share[k] /= (double)t->n;
+		t->target[k] /= (double)t->n;
+	}
+	if (t->has_target)
+		t->deviation = clocks_steer_deviation(t->share, t->target, s->nsites);
+}
+
 void clocks_steer_totals(struct clocks_steering *s)
 {
-	for (int sc = 0; sc < 3; sc++) {
-		struct clocks_steer_total *t = &s->total[sc];
+	for (int sc = 0; sc < 3; sc++)
+		clocks_steer_total(s, sc, NULL, &s->total[sc]);
+	/* each name's, when the dns groups ask more than one */
+	s->nnames = 0;
+	for (int i = 0; i < s->nrows; i++) {
+		const struct clocks_steer_row *r = &s->rows[i];
+		int seen = 0;
 
-		memset(t, 0, sizeof(*t));
-		t->has_target = 1;
-		t->deviation = -1;
-		for (int i = 0; i < s->nrows; i++) {
-			const struct clocks_steer_row *r = &s->rows[i];
-
-			if (r->scheme != sc || r->ncaptured == 0)
-				continue;
-			t->n += r->ncaptured;
-			t->has_target &= r->has_target;
-			for (int k = 0; k < s->nsites; k++) {
-				t->share[k] += (double)r->captured[k];
-				t->target[k] += r->target[k] * (double)r->ncaptured;
-			}
-		}
-		if (t->n == 0) {
-			t->has_target = 0;
+		if (r->scheme != CLOCKS_SCHEME_DNS || r->name[0] == '\0')
 			continue;
-		}
-		for (int k = 0; k < s->nsites; k++) {
-			t->share[k] /= (double)t->n;
-			t->target[k] /= (double)t->n;
-		}
-		if (t->has_target)
-			t->deviation = clocks_steer_deviation(t->share, t->target, s->nsites);
+		for (int j = 0; j < s->nnames && !seen; j++)
+			seen = strcmp(s->names[j].name, r->name) == 0;
+		if (!seen && s->nnames < CLOCKS_STEER_NAMES)
+			clocks_steer_total(s, CLOCKS_SCHEME_DNS, r->name, &s->names[s->nnames++]);
 	}
+	if (s->nnames < 2)
+		s->nnames = 0;
 }
 
 /* clocks_steer_records: each row's records: answered per site, RTT, and
@@ -452,271 +544,4 @@ void clocks_steering_prepare(struct clocks_input *in, const struct clocks_result
 			    "steering: more than %d client groups, %d not counted",
 			    CLOCKS_STEER_ROWS, s->lost_rows);
 	in->steering = s;
-}
-
-static const char *clocks_steer_ms(char *buf, size_t len, int64_t ns)
-{
-	if (ns == CLOCKS_NONE)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.3f", (double)ns / 1e6);
-	return buf;
-}
-
-/* the texts of a row's cells that both tables print: its deviation ("-"
- * without a target) and its five times in ms (RTT mean, p50, p99; DNS
- * resolution p50, p99) */
-struct clocks_steer_text {
-	char dev[32], ms[5][32];
-};
-
-static void clocks_steer_text(const struct clocks_steer_row *r, struct clocks_steer_text *x)
-{
-	const int64_t ns[5] = {r->rtt.mean_ns, r->rtt.p50_ns, r->rtt.p99_ns, r->resolution.p50_ns,
-			       r->resolution.p99_ns};
-
-	if (r->deviation >= 0)
-		snprintf(x->dev, sizeof(x->dev), "%.3f", r->deviation);
-	else
-		snprintf(x->dev, sizeof(x->dev), "-");
-	for (int k = 0; k < 5; k++)
-		clocks_steer_ms(x->ms[k], sizeof(x->ms[k]), ns[k]);
-}
-
-void clocks_steering_print(FILE *out, const struct clocks_input *in)
-{
-	const struct clocks_steering *s = in->steering;
-	struct clocks_steer_text x;
-	char a[32], b[32], c[32], d[32], e[32];
-
-	if (s == NULL || s->nrows == 0)
-		return;
-	fprintf(out,
-		"\nsteering (%s; shares from the site captures; docs/clocks.md, "
-		"\"Steering\")\n",
-		in->steady ? "the whole traffic" : "before t0");
-	fprintf(out, "%-8s %-12s |", "scheme", "group");
-	for (int k = 0; k < s->nsites; k++)
-		fprintf(out, " %7.7s", s->sites[k]);
-	fprintf(out, " | deviation | requests | rtt mean  rtt p50  rtt p99 (ms) | dns p50  dns "
-		     "p99 (ms)\n");
-	for (int i = 0; i < s->nrows; i++) {
-		const struct clocks_steer_row *r = &s->rows[i];
-
-		fprintf(out, "%-8s %-12.12s |", r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
-			r->group[0] ? r->group : "?");
-		for (int k = 0; k < s->nsites; k++)
-			fprintf(out, " %6.1f%%", r->share[k] * 100);
-		clocks_steer_text(r, &x);
-		fprintf(out, " | %9s | %8lld | %8s %8s %8s      | %7s %8s\n", x.dev,
-			(long long)r->ncaptured, x.ms[0], x.ms[1], x.ms[2], x.ms[3], x.ms[4]);
-	}
-	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++) {
-		const struct clocks_steer_total *t = &s->total[sc];
-
-		if (t->n == 0)
-			continue;
-		fprintf(out, "%-8s %-12s |", sc == CLOCKS_SCHEME_DNS ? "dns" : "anycast", "(all)");
-		for (int k = 0; k < s->nsites; k++)
-			fprintf(out, " %6.1f%%", t->share[k] * 100);
-		if (t->has_target)
-			snprintf(a, sizeof(a), "%.3f", t->deviation);
-		else
-			snprintf(a, sizeof(a), "-");
-		fprintf(out, " | %9s | %8lld |\n", a, (long long)t->n);
-	}
-	for (int i = 0; i < s->nrows; i++) {
-		const struct clocks_steer_row *r = &s->rows[i];
-
-		fprintf(out, "  %s %s: target: %s\n",
-			r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
-			r->group[0] ? r->group : "?", r->target_from);
-		if (r->cache_hit.n + r->cache_miss.n > 0)
-			fprintf(
-			    out,
-			    "  %s %s: cache hits %lld (p50 %s ms, p99 %s ms), misses %lld (p50 %s "
-			    "ms, p99 %s ms)\n",
-			    "dns", r->group[0] ? r->group : "?", (long long)r->cache_hit.n,
-			    clocks_steer_ms(b, sizeof(b), r->cache_hit.p50_ns),
-			    clocks_steer_ms(c, sizeof(c), r->cache_hit.p99_ns),
-			    (long long)r->cache_miss.n,
-			    clocks_steer_ms(d, sizeof(d), r->cache_miss.p50_ns),
-			    clocks_steer_ms(e, sizeof(e), r->cache_miss.p99_ns));
-	}
-	if (s->upstream_queries != CLOCKS_NONE)
-		fprintf(out, "upstream DNS queries in the period: %lld\n",
-			(long long)s->upstream_queries);
-}
-
-static json_t *clocks_steer_json_ms(int64_t ns)
-{
-	return ns == CLOCKS_NONE ? json_null() : json_real((double)ns / 1e6);
-}
-
-static json_t *clocks_steer_json_dist(const struct clocks_steer_dist *d)
-{
-	return json_pack("{s:I, s:o, s:o, s:o}", "n", (json_int_t)d->n, "mean_ms",
-			 clocks_steer_json_ms(d->mean_ns), "p50_ms",
-			 clocks_steer_json_ms(d->p50_ns), "p99_ms",
-			 clocks_steer_json_ms(d->p99_ns));
-}
-
-json_t *clocks_steering_json(const struct clocks_input *in)
-{
-	const struct clocks_steering *s = in->steering;
-	json_t *o, *rows, *sites;
-
-	if (s == NULL)
-		return NULL;
-	o = json_object();
-	rows = json_array();
-	sites = json_array();
-	for (int k = 0; k < s->nsites; k++)
-		json_array_append_new(sites, json_string(s->sites[k]));
-	json_object_set_new(o, "period", json_string(in->steady ? "traffic" : "before_t0"));
-	json_object_set_new(o, "from_ns", json_integer(s->from_ns));
-	json_object_set_new(o, "until_ns", json_integer(s->until_ns));
-	json_object_set_new(o, "shares_from", json_string("captures"));
-	json_object_set_new(o, "sites", sites);
-	json_object_set_new(o, "upstream_queries",
-			    s->upstream_queries == CLOCKS_NONE ? json_null()
-							       : json_integer(s->upstream_queries));
-	for (int i = 0; i < s->nrows; i++) {
-		const struct clocks_steer_row *r = &s->rows[i];
-		json_t *row = json_object(), *share = json_object(), *target = json_object();
-		json_t *cap = json_object(), *ans = json_object();
-
-		for (int k = 0; k < s->nsites; k++) {
-			json_object_set_new(share, s->sites[k], json_real(r->share[k]));
-			json_object_set_new(cap, s->sites[k], json_integer(r->captured[k]));
-			json_object_set_new(ans, s->sites[k], json_integer(r->answered[k]));
-			if (r->has_target)
-				json_object_set_new(target, s->sites[k], json_real(r->target[k]));
-		}
-		json_object_set_new(
-		    row, "scheme", json_string(r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast"));
-		json_object_set_new(row, "group", json_string(r->group));
-		json_object_set_new(row, "requests", json_integer(r->ncaptured));
-		json_object_set_new(row, "share", share);
-		json_object_set_new(row, "captured", cap);
-		json_object_set_new(row, "answered", ans);
-		json_object_set_new(row, "answered_total", json_integer(r->nanswered));
-		json_object_set_new(row, "records_disagreement",
-				    r->disagreement < 0 ? json_null() : json_real(r->disagreement));
-		if (r->has_target) {
-			json_object_set_new(row, "target", target);
-			if (r->deviation >= 0)
-				json_object_set_new(row, "deviation", json_real(r->deviation));
-		} else {
-			json_decref(target);
-		}
-		json_object_set_new(row, "target_from", json_string(r->target_from));
-		json_object_set_new(row, "rtt", clocks_steer_json_dist(&r->rtt));
-		if (r->scheme == CLOCKS_SCHEME_DNS) {
-			json_object_set_new(row, "resolution",
-					    clocks_steer_json_dist(&r->resolution));
-			json_object_set_new(row, "cache_hit",
-					    clocks_steer_json_dist(&r->cache_hit));
-			json_object_set_new(row, "cache_miss",
-					    clocks_steer_json_dist(&r->cache_miss));
-		}
-		json_array_append_new(rows, row);
-	}
-	json_object_set_new(o, "groups", rows);
-	json_t *schemes = json_object();
-	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++) {
-		const struct clocks_steer_total *t = &s->total[sc];
-		json_t *to = json_object(), *share = json_object(), *target = json_object();
-
-		if (t->n == 0) {
-			json_decref(to);
-			json_decref(share);
-			json_decref(target);
-			continue;
-		}
-		for (int k = 0; k < s->nsites; k++) {
-			json_object_set_new(share, s->sites[k], json_real(t->share[k]));
-			json_object_set_new(target, s->sites[k], json_real(t->target[k]));
-		}
-		json_object_set_new(to, "requests", json_integer(t->n));
-		json_object_set_new(to, "share", share);
-		if (t->has_target) {
-			json_object_set_new(to, "target", target);
-			json_object_set_new(to, "deviation", json_real(t->deviation));
-		} else {
-			json_decref(target);
-		}
-		json_object_set_new(schemes, sc == CLOCKS_SCHEME_DNS ? "dns" : "anycast", to);
-	}
-	json_object_set_new(o, "schemes", schemes);
-	return o;
-}
-
-void clocks_steering_md(FILE *out, const struct clocks_input *in)
-{
-	const struct clocks_steering *s = in->steering;
-	struct clocks_steer_text x;
-	char a[32], b[32], c[32], d[32], e[32];
-
-	if (s == NULL || s->nrows == 0)
-		return;
-	fprintf(out, "| scheme | group |");
-	for (int k = 0; k < s->nsites; k++)
-		fprintf(out, " %s |", s->sites[k]);
-	fprintf(out, " deviation | requests | RTT mean (ms) | RTT p50 (ms) | RTT p99 (ms) | "
-		     "DNS p50 (ms) | DNS p99 (ms) |\n|---|---|");
-	for (int k = 0; k < s->nsites; k++)
-		fprintf(out, "---:|");
-	fprintf(out, "---:|---:|---:|---:|---:|---:|---:|\n");
-	for (int i = 0; i < s->nrows; i++) {
-		const struct clocks_steer_row *r = &s->rows[i];
-
-		fprintf(out, "| %s | %s |", r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
-			r->group[0] ? r->group : "?");
-		for (int k = 0; k < s->nsites; k++)
-			fprintf(out, " %.1f %% |", r->share[k] * 100);
-		clocks_steer_text(r, &x);
-		fprintf(out, " %s | %lld | %s | %s | %s | %s | %s |\n", x.dev,
-			(long long)r->ncaptured, x.ms[0], x.ms[1], x.ms[2], x.ms[3], x.ms[4]);
-	}
-	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++) {
-		const struct clocks_steer_total *t = &s->total[sc];
-
-		if (t->n == 0)
-			continue;
-		fprintf(out, "| %s | (all) |", sc == CLOCKS_SCHEME_DNS ? "dns" : "anycast");
-		for (int k = 0; k < s->nsites; k++)
-			fprintf(out, " %.1f %% |", t->share[k] * 100);
-		if (t->has_target)
-			snprintf(a, sizeof(a), "%.3f", t->deviation);
-		else
-			snprintf(a, sizeof(a), "-");
-		fprintf(out, " %s | %lld | | | | | |\n", a, (long long)t->n);
-	}
-	fputc('\n', out);
-	for (int i = 0; i < s->nrows; i++) {
-		const struct clocks_steer_row *r = &s->rows[i];
-
-		fprintf(out, "- %s %s: target: %s",
-			r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
-			r->group[0] ? r->group : "?", r->target_from);
-		if (r->disagreement >= 0)
-			fprintf(out, "; the clients' records (%lld ok) give shares %.3f away",
-				(long long)r->nanswered, r->disagreement);
-		if (r->cache_hit.n + r->cache_miss.n > 0)
-			fprintf(
-			    out,
-			    "; its queries to the caches (resolver captures): %lld hits, p50 %s "
-			    "ms, p99 %s ms; %lld misses, p50 %s ms, p99 %s ms",
-			    (long long)r->cache_hit.n,
-			    clocks_steer_ms(b, sizeof(b), r->cache_hit.p50_ns),
-			    clocks_steer_ms(c, sizeof(c), r->cache_hit.p99_ns),
-			    (long long)r->cache_miss.n,
-			    clocks_steer_ms(d, sizeof(d), r->cache_miss.p50_ns),
-			    clocks_steer_ms(e, sizeof(e), r->cache_miss.p99_ns));
-		fprintf(out, "\n");
-	}
-	if (s->upstream_queries != CLOCKS_NONE)
-		fprintf(out, "- upstream DNS queries (authd links) in the period: %lld\n",
-			(long long)s->upstream_queries);
 }

@@ -31,6 +31,7 @@ struct clocks_steer_dist {
 struct clocks_steer_row {
 	int scheme; /* enum clocks_scheme: anycast or dns */
 	char group[CLOCKS_NAME_MAX];
+	char name[CLOCKS_DNS_NAME_MAX];	      /* dns: the name the node asks; "" unknown */
 	int64_t captured[CLOCKS_STEER_SITES]; /* requests captured at each site */
 	int64_t answered[CLOCKS_STEER_SITES]; /* clients' ok records from each site */
 	int64_t ncaptured, nanswered;
@@ -48,15 +49,21 @@ struct clocks_steer_row {
 	struct clocks_steer_dist cache_hit, cache_miss;
 };
 
-/* a scheme's requests over all its client nodes: seed 000's row (its
- * share of all requests against the target, the rows' targets weighted by
- * their requests) */
+/* a scheme's requests over all its client nodes, or over those asking
+ * one name: seed 000's row (its share of all requests against the target,
+ * the rows' targets weighted by their requests, and the mean RTT per
+ * request, its "distance") */
 struct clocks_steer_total {
+	int scheme;
+	char name[CLOCKS_DNS_NAME_MAX]; /* a name's total; "" a scheme's */
 	int64_t n;
 	double share[CLOCKS_STEER_SITES], target[CLOCKS_STEER_SITES];
-	int has_target;	  /* every row with requests has one */
-	double deviation; /* -1: no target */
+	int has_target;		    /* every row with requests has one */
+	double deviation;	    /* -1: no target */
+	int64_t rtt_n, rtt_mean_ns; /* the rows' ok records; CLOCKS_NONE: none */
 };
+
+#define CLOCKS_STEER_NAMES 16
 
 struct clocks_steering {
 	int64_t from_ns, until_ns; /* the period measured: [from, until) */
@@ -66,6 +73,10 @@ struct clocks_steering {
 	struct clocks_steer_row rows[CLOCKS_STEER_ROWS];
 	int lost_rows;			    /* past CLOCKS_STEER_ROWS */
 	struct clocks_steer_total total[3]; /* by enum clocks_scheme */
+	/* the dns scheme's total per name, when its groups ask more than one
+	 * (seed 000's row per policy, the names side by side) */
+	int nnames;
+	struct clocks_steer_total names[CLOCKS_STEER_NAMES];
 	/* DNS queries captured on the authd links in the period; CLOCKS_NONE:
 	 * no such capture */
 	int64_t upstream_queries;
@@ -77,7 +88,7 @@ double clocks_steer_deviation(const double *share, const double *target, int n);
 /* clocks_steer_dist: the distribution of the n values v (sorted here) */
 void clocks_steer_dist(struct clocks_steer_dist *d, int64_t *v, size_t n);
 
-/* clocks_steer_totals: s->total from s->rows */
+/* clocks_steer_totals: s->total, and s->names, from s->rows */
 void clocks_steer_totals(struct clocks_steering *s);
 
 /* clocks_steering: s from in (and res[0], the anycast result, for the FIB

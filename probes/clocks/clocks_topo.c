@@ -108,6 +108,30 @@ static void clocks_topo_weight(struct clocks_topo_name *n, const char *value)
 	n->weight[n->nweights++] = w;
 }
 
+/* clocks_topo_target: [lab] target_share, "SITE:W SITE:W ..." (checked by
+ * the lab: a pair that does not read is skipped) */
+static void clocks_topo_target(struct clocks_topo_dns *t, const char *value)
+{
+	char buf[512], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", value);
+	t->ntarget = 0;
+	for (char *tok = strtok_r(buf, " \t", &save); tok && t->ntarget < CLOCKS_TOPO_WEIGHTS;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		char *colon = strchr(tok, ':'), *end;
+		double w;
+
+		if (colon == NULL || colon == tok)
+			continue;
+		*colon = '\0';
+		w = strtod(colon + 1, &end);
+		if (*end != '\0' || !(w > 0))
+			continue;
+		snprintf(t->tsite[t->ntarget], CLOCKS_NAME_MAX, "%s", tok);
+		t->tweight[t->ntarget++] = w;
+	}
+}
+
 static void clocks_topo_pair(void *arg, const char *key, const char *value)
 {
 	struct clocks_topo_scan *s = arg;
@@ -117,6 +141,8 @@ static void clocks_topo_pair(void *arg, const char *key, const char *value)
 	if (s->in == CLOCKS_TOPO_IN_LAB && strcmp(key, "dns_tree") == 0)
 		s->dns_tree = strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 ||
 			      strcmp(value, "1") == 0;
+	else if (s->in == CLOCKS_TOPO_IN_LAB && strcmp(key, "target_share") == 0)
+		clocks_topo_target(t, value);
 	else if (s->in == CLOCKS_TOPO_IN_RSV && strcmp(key, "impl") == 0)
 		clocks_topo_copy(t->rsv[t->nrsv - 1].impl, CLOCKS_NAME_MAX, value);
 	else if (s->in == CLOCKS_TOPO_IN_RSV && strcmp(key, "count") == 0)
@@ -126,6 +152,8 @@ static void clocks_topo_pair(void *arg, const char *key, const char *value)
 		s->dns_said[t->ndns - 1] = 1;
 	} else if (s->in == CLOCKS_TOPO_IN_CLIENT && strcmp(key, "resolver") == 0) {
 		clocks_topo_copy(s->client_rsv[t->nclients - 1], CLOCKS_NAME_MAX, value);
+	} else if (s->in == CLOCKS_TOPO_IN_CLIENT && strcmp(key, "name") == 0) {
+		clocks_topo_copy(t->clients[t->nclients - 1].dns_name, CLOCKS_DNS_NAME_MAX, value);
 	} else if (s->in == CLOCKS_TOPO_IN_CLIENT && strcmp(key, "link") == 0) {
 		clocks_topo_copy(t->clients[t->nclients - 1].router, CLOCKS_NAME_MAX, value);
 	} else if (s->in == CLOCKS_TOPO_IN_NAME && strcmp(key, "ttl") == 0) {
@@ -396,23 +424,32 @@ out:
 }
 
 /* clocks_topo_policies: plan.json has no policies: each [name]'s policy,
- * primary and weights from topology.ini */
+ * primary and weights, each client's name and the [lab]'s target_share
+ * from topology.ini */
 static void clocks_topo_policies(const char *path, struct clocks_topo_dns *t)
 {
 	struct clocks_topo_scan *s = calloc(1, sizeof(*s));
 	struct clocks_topo_dns *ini = calloc(1, sizeof(*ini));
 
-	if (s && ini) {
+	if (s)
 		s->t = ini;
-		if (inifile_scan(path, clocks_topo_section, clocks_topo_pair, s) != -1)
-			for (int i = 0; i < t->nnames; i++)
-				for (int k = 0; k < ini->nnames; k++)
-					if (strcmp(t->names[i].name, ini->names[k].name) == 0) {
-						int64_t ttl = t->names[i].ttl_s;
+	if (s && ini && inifile_scan(path, clocks_topo_section, clocks_topo_pair, s) != -1) {
+		for (int i = 0; i < t->nnames; i++)
+			for (int k = 0; k < ini->nnames; k++)
+				if (strcmp(t->names[i].name, ini->names[k].name) == 0) {
+					int64_t ttl = t->names[i].ttl_s;
 
-						t->names[i] = ini->names[k];
-						t->names[i].ttl_s = ttl;
-					}
+					t->names[i] = ini->names[k];
+					t->names[i].ttl_s = ttl;
+				}
+		for (int c = 0; c < t->nclients; c++)
+			for (int k = 0; k < ini->nclients; k++)
+				if (strcmp(t->clients[c].name, ini->clients[k].name) == 0)
+					memcpy(t->clients[c].dns_name, ini->clients[k].dns_name,
+					       sizeof(t->clients[c].dns_name));
+		t->ntarget = ini->ntarget;
+		memcpy(t->tsite, ini->tsite, sizeof(t->tsite));
+		memcpy(t->tweight, ini->tweight, sizeof(t->tweight));
 	}
 	free(ini);
 	free(s);

@@ -49,6 +49,7 @@ struct clocks_topo_dns {
 		char name[CLOCKS_NAME_MAX];
 		int rsv;		      /* the [resolver] node it asks (index), -1: none */
 		char router[CLOCKS_NAME_MAX]; /* its link key: its router; "" unknown */
+		char dns_name[CLOCKS_DNS_NAME_MAX]; /* its name key: what it asks; "" unknown */
 	} clients[CLOCKS_MAX_TOPO_CLIENTS];
 	/* the [name] sections: each steered name and its TTL (-1: not said) */
 	int nnames;
@@ -63,6 +64,12 @@ struct clocks_topo_dns {
 		char wsite[CLOCKS_TOPO_WEIGHTS][CLOCKS_NAME_MAX];
 		int64_t weight[CLOCKS_TOPO_WEIGHTS];
 	} names[CLOCKS_MAX_DNS_NODES];
+	/* [lab] target_share: the shares the operator intends each site to
+	 * carry (seed 000's T3), the target of a name whose policy defines
+	 * none; ntarget 0: not said */
+	int ntarget;
+	char tsite[CLOCKS_TOPO_WEIGHTS][CLOCKS_NAME_MAX];
+	double tweight[CLOCKS_TOPO_WEIGHTS];
 };
 
 /* clocks_dns_level: the level of a [dns] node serving the n zones (names

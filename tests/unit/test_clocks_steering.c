@@ -422,6 +422,86 @@ static char *print(void (*fn)(FILE *, const struct clocks_input *), struct clock
 	return buf;
 }
 
+/* two names side by side (seed 000's policies on one flow): c1 asks the
+ * weighted name (a 3, b 1), c2 a geolocation name, which defines no shares:
+ * its target is the [lab]'s target_share, a 1 b 1. Each name gets its own
+ * row, the mean RTT per request its rows' weighted by their records. */
+static void test_names(void **state)
+{
+	static struct clocks_input in;
+	static struct clocks_steering s;
+	struct clocks_topo_dns *d = &in.dnstopo;
+	const struct clocks_steer_row *r;
+	char *text, *md;
+	json_t *j;
+
+	(void)state;
+	build(&in, "weighted");
+	snprintf(d->names[0].name, CLOCKS_DNS_NAME_MAX, "w.lab.example");
+	d->nnames = 2;
+	memset(&d->names[1], 0, sizeof(d->names[1]));
+	snprintf(d->names[1].name, CLOCKS_DNS_NAME_MAX, "geo.lab.example");
+	snprintf(d->names[1].policy, sizeof(d->names[1].policy), "geolocation");
+	snprintf(d->clients[0].dns_name, CLOCKS_DNS_NAME_MAX, "W.lab.example.");
+	snprintf(d->clients[1].dns_name, CLOCKS_DNS_NAME_MAX, "geo.lab.example");
+	/* no target_share yet: the geolocation name has no target */
+	assert_int_equal(clocks_steering(&in, NULL, &s), 0);
+	r = row(&s, CLOCKS_SCHEME_DNS, "c2");
+	assert_false(r->has_target);
+	assert_string_equal(r->target_from, "policy geolocation defines no shares: no target");
+	assert_false(s.total[CLOCKS_SCHEME_DNS].has_target);
+
+	d->ntarget = 2;
+	snprintf(d->tsite[0], CLOCKS_NAME_MAX, "a");
+	snprintf(d->tsite[1], CLOCKS_NAME_MAX, "b");
+	d->tweight[0] = d->tweight[1] = 1;
+	assert_int_equal(clocks_steering(&in, NULL, &s), 0);
+	r = row(&s, CLOCKS_SCHEME_DNS, "c1");
+	assert_string_equal(r->name, "W.lab.example.");
+	assert_string_equal(r->target_from, "weighted: its weights");
+	r = row(&s, CLOCKS_SCHEME_DNS, "c2");
+	assert_string_equal(r->target_from,
+			    "[lab] target_share (policy geolocation defines no shares)");
+	assert_true(r->target[0] == 0.5 && r->target[1] == 0.5);
+	assert_true(fabs(r->deviation - 0.25) < 1e-12);
+	/* one row per name, in the order the groups name them */
+	assert_int_equal(s.nnames, 2);
+	assert_string_equal(s.names[0].name, "W.lab.example.");
+	assert_int_equal(s.names[0].n, 8);
+	assert_true(s.names[0].deviation == 0);
+	assert_int_equal(s.names[0].rtt_mean_ns, 4500000);
+	assert_int_equal(s.names[1].n, 4);
+	assert_true(fabs(s.names[1].deviation - 0.25) < 1e-12);
+	assert_true(s.names[1].rtt_mean_ns == CLOCKS_NONE); /* c2 has no records */
+	/* the scheme's: every row has a target now, weighted by requests */
+	assert_true(s.total[CLOCKS_SCHEME_DNS].has_target);
+	assert_true(fabs(s.total[CLOCKS_SCHEME_DNS].target[0] - (0.75 * 8 + 0.5 * 4) / 12) < 1e-12);
+
+	in.steering = &s;
+	text = print(clocks_steering_print, &in);
+	md = print(clocks_steering_md, &in);
+	test_assert_golden(DATA "steering-names.golden", text);
+	test_assert_golden(DATA "steering-names.md.golden", md);
+	j = clocks_steering_json(&in);
+	assert_true(
+	    fabs(json_real_value(json_object_get(
+		     json_object_get(
+			 json_object_get(json_object_get(json_object_get(j, "schemes"), "dns"),
+					 "names"),
+			 "geo.lab.example"),
+		     "deviation")) -
+		 0.25) < 1e-12);
+	json_decref(j);
+	in.steering = NULL;
+	free(text);
+	free(md);
+	/* a node asking a name that is no [name]'s */
+	snprintf(d->clients[1].dns_name, CLOCKS_DNS_NAME_MAX, "other.lab.example");
+	assert_int_equal(clocks_steering(&in, NULL, &s), 0);
+	assert_string_equal(row(&s, CLOCKS_SCHEME_DNS, "c2")->target_from,
+			    "other.lab.example is no [name] of the topology: no target");
+}
+
 static void test_golden(void **state)
 {
 	static struct clocks_input in;
@@ -447,7 +527,8 @@ int main(void)
 	    cmocka_unit_test(test_deviation),	    cmocka_unit_test(test_dist),
 	    cmocka_unit_test(test_weighted),	    cmocka_unit_test(test_targets),
 	    cmocka_unit_test(test_steady),	    cmocka_unit_test(test_cache_split),
-	    cmocka_unit_test(test_records_warning), cmocka_unit_test(test_golden),
+	    cmocka_unit_test(test_records_warning), cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_golden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
