@@ -100,8 +100,8 @@ run=$!
 bfdd_fifo() {
 	local pid
 	pid=$(awk '$3 == "core" && $4 == "bfdd" { print $1 }' "$out/nobfd/agents.tsv" 2>/dev/null)
-	[ -n "$pid" ] && chrt -p "$pid" 2>/dev/null | grep -q 'SCHED_FIFO' &&
-		chrt -p "$pid" | grep -q 'priority: 40$'
+	[ -n "$pid" ] && chrt -p "$pid" 2>/dev/null | grep 'SCHED_FIFO' >/dev/null &&
+		chrt -p "$pid" | grep 'priority: 40$' >/dev/null
 }
 wait_until 10 bfdd_fifo || fail "core's bfdd never ran at SCHED_FIFO 40: $(chrt -p "$(awk '$4 == "bfdd" { print $1; exit }' "$out/nobfd/agents.tsv")" 2>&1)"
 echo "ok: bfdd runs at SCHED_FIFO 40"
