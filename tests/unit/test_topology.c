@@ -527,12 +527,12 @@ static void test_error_missing_file(void **state)
 static void test_error_sets(void **state)
 {
 	char *sets[] = {
-	    "probe_interval=fast", "z.metric=3", "noeq",	 "s1.colour=1", "r1.x=1",
-	    "c1.rate=0",	   "name=",	 "s1.metric=abc"};
+	    "probe_interval=fast", "z.metric=3", "noeq",	  "s1.colour=1", "r1.x=1",
+	    "c1.rate=0",	   "name=",	 "s1.metric=abc", "colour=1"};
 
 	(void)state;
 	expect_errors(
-	    DATA "minimal.ini", sets, 8,
+	    DATA "minimal.ini", sets, 9,
 	    "--set probe_interval=fast: expected a duration such as 100ms or 2s\n"
 	    "--set z.metric=3: no node or event named 'z'\n"
 	    "--set noeq: expected key=value or node.key=value\n"
@@ -545,7 +545,15 @@ static void test_error_sets(void **state)
 	    "1000 or 0.5\n"
 	    "--set name=: expected a name of 1 to 12 characters from a-z, 0-9 and '-', "
 	    "starting with a letter or digit\n"
-	    "--set s1.metric=abc: expected a whole number from 0 to 4294967295\n");
+	    "--set s1.metric=abc: expected a whole number from 0 to 4294967295\n"
+	    /* every [lab] key, the last ones included */
+	    "--set colour=1: unknown key 'colour' in [lab] (expected: name, service, port, "
+	    "fail_at, duration, settle, capture_buffer, rate, timeout, probe_interval, "
+	    "probe_timeout, probe_down, probe_up, dns_name, sticky_share, sticky, routing, "
+	    "static_refresh, static_hold, fail_jitter, seed, bgp_keepalive, bgp_hold, "
+	    "bgp_connect_retry, bgp_mrai, bfd, bfd_interval, bfd_multiplier, damping, "
+	    "damping_half_life, damping_reuse, damping_suppress, damping_max_suppress, ecmp, "
+	    "records, dns_tree, hop_delay)\n");
 }
 
 static void test_error_set_checks(void **state)
