@@ -230,6 +230,7 @@ enum topo_rsv_mode {
 /* the largest population of a node: lib/wire.h, WIRE_POP_INDEX_MASK + 1 */
 #define TOPO_POPULATION_MAX 131072
 #define TOPO_WEIGHTS_LEN 512
+#define TOPO_TARGET_SHARE_LEN 512
 
 /* A node's `location = LAT,LON`, in degrees (set: written); [link]s with
  * `delay = auto` take their delay from their ends' (topology_impair.c) */
@@ -378,6 +379,12 @@ struct topology {
 	 * address sticky_ns (docs/man/steerlab.ini.5, CLIENTS: which ones) */
 	double sticky_share; /* 0 <= q <= 1 */
 	int64_t sticky_ns;   /* > 0 */
+	/* target_share: the share of the requests the operator intends each
+	 * site to carry, "SITE:W SITE:W ..." as written, single spaces (shares
+	 * W / sum W; "": none). Only the analysis reads it: the steering
+	 * table's target where a [name]'s policy defines none
+	 * (docs/topology.md, "Steady-state runs") */
+	char target_share[TOPO_TARGET_SHARE_LEN];
 	/* the clients' records: requests-NODE.csv, .bin or both (enum topo_records) */
 	int records;
 	/* the lab's own DNS tree: the root and TLD zones and their [dns] nodes
@@ -593,6 +600,9 @@ enum topo_type {
 	TOPO_T_ZONES,	 /* char[TOPO_ZONES_LEN]: DNS names or ".", as written; resolved to
 			    [zone] sections once the file is read (topology_tree.c) */
 	TOPO_T_LOCATION, /* struct topo_location: LAT,LON in degrees */
+	/* char[TOPO_TARGET_SHARE_LEN]: "SITE:W SITE:W ...", each W a decimal >
+	   0; the names resolved to [site]s once the file is read */
+	TOPO_T_SITE_SHARES,
 };
 
 /* topo_key_type: the type of the key name (namelen bytes) of [lab] (kind

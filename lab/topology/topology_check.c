@@ -4,9 +4,9 @@
  * checks that span keys (a link names a router, fail_at before duration,
  * at most one failing site, a resolver names a [dns] or [resolver] node and
  * one of its caches, site addresses differ, every client has a path to a
- * site; the routers and their [link]s are topology_routers.c's), and which
- * clients [lab]
- * sticky_share makes sticky. Each error points where the key was set.
+ * site, [lab] target_share names sites; the routers and their [link]s are
+ * topology_routers.c's), and which clients [lab] sticky_share makes sticky.
+ * Each error points where the key was set.
  */
 #include "topology_int.h"
 
@@ -515,6 +515,40 @@ static void topo_sticky(struct topo_parse *p)
 	}
 }
 
+/* topo_check_target_share: each SITE of [lab] target_share names a [site],
+ * at most once (the syntax is topology_keys.c's) */
+static void topo_check_target_share(struct topo_parse *p)
+{
+	const struct topology *t = p->t;
+	int where = p->lab_where[TOPO_K_TARGET_SHARE];
+	char buf[TOPO_TARGET_SHARE_LEN], *save = NULL, *tok;
+	char seen[TOPO_MAX_NODES] = {0};
+
+	if (where == 0)
+		return;
+	snprintf(buf, sizeof(buf), "%s", t->target_share);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		int s;
+
+		*strchr(tok, ':') = '\0';
+		s = topo_find(t, tok);
+		if (s < 0)
+			topo_error(p, where, "[lab] target_share: '%s' is not a site in this file",
+				   tok);
+		else if (t->nodes[s].kind != TOPO_SITE)
+			topo_error(p, where, "[lab] target_share: '%s' is a %s, not a site", tok,
+				   topo_kind_name(t->nodes[s].kind));
+		else if (seen[s])
+			topo_error(
+			    p, where,
+			    "[lab] target_share: site '%s' twice: expected each site at most "
+			    "once",
+			    tok);
+		else
+			seen[s] = 1;
+	}
+}
+
 /* topo_check_paths: a client has somewhere to send: a site on its router
  * or on a router connected to it (the run would be 100 % loss). The
  * routers' graph itself is topology_routers.c's. */
@@ -646,6 +680,7 @@ void topo_check(struct topo_parse *p)
 	topo_check_addresses(p);
 	topo_check_blocks(p);
 	topo_check_paths(p);
+	topo_check_target_share(p);
 	topo_check_bgp(p);
 	topo_check_events(p);
 	topo_check_policy(p);

@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -47,6 +48,9 @@ static const struct topo_key topo_lab_keys[] = {
     {"dns_name", TOPO_T_DNAME, LAB(dns_name), 0, 0, -1, NULL},
     {"sticky_share", TOPO_T_FRACTION, LAB(sticky_share), 0, 0, -1, NULL},
     {"sticky", TOPO_T_DURATION, LAB(sticky_ns), 1, 0, -1, NULL},
+    /* the analysis's target shares (topology_check.c resolves the sites);
+     * printed when set */
+    {"target_share", TOPO_T_SITE_SHARES, LAB(target_share), 0, 0, -1, NULL},
     /* routing, and FRR's knobs (topology_bgp.c checks their units) */
     {"routing", TOPO_T_CHOICE, LAB(routing), 0, 0, -1, topo_routing_words},
     /* routing = static: the probers' refresh and routed's hold time */
@@ -410,6 +414,39 @@ static const char *topo_weights(const char *s, char *dst)
 	return NULL;
 }
 
+/* topo_site_shares: "SITE:W SITE:W ..." separated by blanks, each SITE a
+ * node name, each W a decimal > 0; kept with single spaces. Whether each
+ * names a [site], and only once, is topology_check.c's. NULL, or what was
+ * expected. */
+static const char *topo_site_shares(const char *s, char *dst)
+{
+	static const char *const rule =
+	    "expected SITE:W pairs such as b34:5 b35:3, each W a number above 0";
+	char buf[TOPO_TARGET_SHARE_LEN], out[TOPO_TARGET_SHARE_LEN] = "", *save = NULL, *tok;
+	size_t len = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return rule;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		char *colon = strchr(tok, ':');
+		double w;
+
+		if (colon == NULL)
+			return rule;
+		*colon = '\0';
+		if (topo_check_name(tok) < 0 || topo_decimal(colon + 1, &w) == -1 || w <= 0 ||
+		    !isfinite(w))
+			return rule;
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s:%s", len ? " " : "",
+					tok, colon + 1);
+	}
+	if (len == 0)
+		return rule;
+	strcpy(dst, out);
+	return NULL;
+}
+
 /* topo_zones: "Z1 Z2 ..." separated by blanks, kept with single spaces;
  * whether each names a [zone] is topology_tree.c's (authd judges the names
  * themselves). NULL, or what was expected. */
@@ -594,6 +631,8 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 		return topo_weights(s, dst);
 	case TOPO_T_ZONES:
 		return topo_zones(s, dst);
+	case TOPO_T_SITE_SHARES:
+		return topo_site_shares(s, dst);
 	case TOPO_T_LOCATION:
 		return topo_location(s, dst);
 	case TOPO_T_PORT:
@@ -708,6 +747,8 @@ size_t topo_value_size(enum topo_type type)
 		return TOPO_WEIGHTS_LEN;
 	case TOPO_T_ZONES:
 		return TOPO_ZONES_LEN;
+	case TOPO_T_SITE_SHARES:
+		return TOPO_TARGET_SHARE_LEN;
 	case TOPO_T_LOCATION:
 		return sizeof(struct topo_location);
 	}
@@ -800,6 +841,7 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 		break;
 	case TOPO_T_WEIGHTS:
 	case TOPO_T_ZONES:
+	case TOPO_T_SITE_SHARES:
 		snprintf(buf, len, "%s", (const char *)src);
 		break;
 	case TOPO_T_LOCATION: {

@@ -16,6 +16,7 @@
 #include "topology.h"
 
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "topology_int.h"
@@ -83,11 +84,38 @@ static void topo_print_tree_node(const struct topology *t, int i, FILE *out)
 	topo_print_zones(t, node, out);
 }
 
+/* topo_print_site_shares: "SITE:W ..." as the shares they mean, a comment:
+ * "# target shares: b34 50.0%, b35 30.0%, b06 20.0% (W / sum W)" */
+static void topo_print_site_shares(const char *value, FILE *out)
+{
+	char buf[TOPO_TARGET_SHARE_LEN], *save = NULL, *tok;
+	double sum = 0;
+
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (const char *c = strchr(value, ':'); c; c = strchr(c + 1, ':'))
+		sum += strtod(c + 1, NULL);
+	fprintf(out, "# target shares:");
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *colon = strchr(tok, ':');
+
+		*colon = '\0';
+		fprintf(out, "%s %s %.1f%%", tok == buf ? "" : ",", tok,
+			100 * strtod(colon + 1, NULL) / sum);
+	}
+	fprintf(out, " (W / sum W)\n");
+}
+
+/* topo_print_keys' buffer holds the longest value: a list of weights or
+ * target shares */
+_Static_assert(TOPO_TARGET_SHARE_LEN >= TOPO_WEIGHTS_LEN &&
+		   TOPO_TARGET_SHARE_LEN >= TOPO_DNS_NAME_MAX + 2,
+	       "topo_print_keys: buf too short");
+
 static void topo_print_keys(const struct topology *t, const struct topo_node *node,
 			    const struct topo_key *keys, int n, FILE *out)
 {
 	const char *base = node ? (const char *)node : (const char *)t;
-	char buf[TOPO_DNS_NAME_MAX + 2];
+	char buf[TOPO_TARGET_SHARE_LEN];
 	struct in_addr cache;
 
 	for (int k = 0; k < n; k++) {
@@ -122,6 +150,12 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 			continue;
 		if (node == NULL && !topo_delay_auto(t) && strcmp(keys[k].name, "hop_delay") == 0)
 			continue;
+		/* what only the analysis reads: printed when set */
+		if (keys[k].type == TOPO_T_SITE_SHARES) {
+			if (base[keys[k].off] == '\0')
+				continue;
+			topo_print_site_shares(base + keys[k].off, out);
+		}
 		if (keys[k].type == TOPO_T_ZONES) {
 			topo_print_zones(t, node, out);
 			continue;

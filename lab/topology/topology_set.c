@@ -18,7 +18,9 @@
 static void topo_unknown_key(struct topo_parse *p, int where, const char *name, const char *label,
 			     const struct topo_key *keys, int n, const char *more)
 {
-	char list[384] = "";
+	/* every key of the longest table (names of at most 22 characters) and
+	 * resolverd's (topo_resolverd_keys) */
+	char list[TOPO_KEYS_MAX * 24 + 256] = "";
 	size_t used = 0;
 
 	if (n == 0) {

@@ -248,6 +248,88 @@ static void test_golden_anycast(void **state)
 	free(t);
 }
 
+/* [lab] target_share (seed 000's T3): kept as written with single spaces,
+ * printed by check with the shares it means, and only when set; --set
+ * replaces the file's */
+static void test_target_share(void **state)
+{
+	struct topology *t = new_topology();
+	char *got, *sets[] = {"target_share= b06:1   b34:0.5 "};
+
+	(void)state;
+	load_ok(t, DATA "target.ini", NULL, 0);
+	assert_string_equal(t->target_share, "b34:5 b35:3 b06:2");
+	got = print_to_string(t);
+	assert_non_null(strstr(got, "\nsticky = 60s\n"
+				    "# target shares: b34 50.0%, b35 30.0%, b06 20.0% (W / sum W)\n"
+				    "target_share = b34:5 b35:3 b06:2\n"
+				    "routing = static\n"));
+	test_assert_golden(DATA "target.golden", got);
+	free(got);
+
+	load_ok(t, DATA "target.ini", sets, 1);
+	assert_string_equal(t->target_share, "b06:1 b34:0.5");
+	got = print_to_string(t);
+	assert_non_null(strstr(got, "\n# target shares: b06 66.7%, b34 33.3% (W / sum W)\n"
+				    "target_share = b06:1 b34:0.5\n"));
+	free(got);
+
+	/* none by default, and none printed */
+	load_ok(t, DATA "minimal.ini", NULL, 0);
+	assert_string_equal(t->target_share, "");
+	got = print_to_string(t);
+	assert_null(strstr(got, "target_share"));
+	assert_null(strstr(got, "target shares"));
+	free(got);
+	sets[0] = "target_share=s1:1";
+	load_ok(t, DATA "minimal.ini", sets, 1);
+	assert_string_equal(t->target_share, "s1:1");
+	free(t);
+}
+
+/* Its values: each refused with the same rule, from --set as from a file
+ * (err_target_value); its sites checked where they were set. */
+static void test_target_share_errors(void **state)
+{
+	static const char *const bad[] = {
+	    "",	     "a",   "a:",   ":5",    "a:0",  "a:0.0",		"a:-1",
+	    "a:1e3", "a:x", "a:.5", "a:5.",  "A:5",  "a:5,b:3",		"a:5, b:3",
+	    "a:5:3", "a=5", "a 5",  "a:5 b", "a:5%", "toolongname12:1",
+	};
+	char set[64], expected[256], *sets[1];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(set, sizeof(set), "target_share=%s", bad[i]);
+		snprintf(expected, sizeof(expected),
+			 "--set %s: expected SITE:W pairs such as b34:5 b35:3, each W a number "
+			 "above 0\n",
+			 set);
+		sets[0] = set;
+		expect_errors(DATA "minimal.ini", sets, 1, expected);
+	}
+	/* blamed on the --set that named the sites */
+	sets[0] = "target_share=s1:1 c1:1 s2:1 s1:2";
+	expect_errors(DATA "minimal.ini", sets, 1,
+		      "--set target_share=s1:1 c1:1 s2:1 s1:2: [lab] target_share: 'c1' is a "
+		      "client, not a site\n"
+		      "--set target_share=s1:1 c1:1 s2:1 s1:2: [lab] target_share: 's2' is not a "
+		      "site in this file\n"
+		      "--set target_share=s1:1 c1:1 s2:1 s1:2: [lab] target_share: site 's1' "
+		      "twice: expected each site at most once\n");
+	/* a refused --set leaves the file's value, checked at its line */
+	sets[0] = "target_share=b:0";
+	expect_errors(DATA "err_target_share.ini", sets, 1,
+		      "--set target_share=b:0: expected SITE:W pairs such as b34:5 b35:3, each W "
+		      "a number above 0\n" DATA
+		      "err_target_share.ini:3: [lab] target_share: 'zz' is not a site in this "
+		      "file\n" DATA
+		      "err_target_share.ini:3: [lab] target_share: 'core' is a router, not a "
+		      "site\n" DATA
+		      "err_target_share.ini:3: [lab] target_share: site 'a' twice: expected each "
+		      "site at most once\n");
+}
+
 /* topo_capture_ring: each captured link's kernel ring by what it carries
  * (topology.h): a site link every client flow's rate held a second at 256 bytes a packet, in blocks
  * of 256 KiB, from 1 MiB to 64 MiB; capture_buffer set, that for every link; check prints them */
@@ -404,6 +486,7 @@ static void test_print_roundtrip(void **state)
 	roundtrip(DATA "sticky.ini", share_sets, 1);
 	roundtrip("topology/compare.ini", compare_sets, 2);
 	roundtrip(DATA "routers.ini", NULL, 0);
+	roundtrip(DATA "target.ini", NULL, 0);
 }
 
 static void test_format(void **state)
@@ -461,6 +544,8 @@ static void test_error_files(void **state)
 	    "err_names",	/* names in headers */
 	    "err_paths",	/* a second router, a client with no site */
 	    "err_population",	/* population keys without one, out of range */
+	    "err_target_share", /* [lab] target_share's sites: unknown, not a site, twice */
+	    "err_target_value", /* [lab] target_share's value */
 	};
 	char ini[128], exp[128], *expected;
 
@@ -527,12 +612,12 @@ static void test_error_missing_file(void **state)
 static void test_error_sets(void **state)
 {
 	char *sets[] = {
-	    "probe_interval=fast", "z.metric=3", "noeq",	 "s1.colour=1", "r1.x=1",
-	    "c1.rate=0",	   "name=",	 "s1.metric=abc"};
+	    "probe_interval=fast", "z.metric=3", "noeq",	  "s1.colour=1", "r1.x=1",
+	    "c1.rate=0",	   "name=",	 "s1.metric=abc", "colour=1"};
 
 	(void)state;
 	expect_errors(
-	    DATA "minimal.ini", sets, 8,
+	    DATA "minimal.ini", sets, 9,
 	    "--set probe_interval=fast: expected a duration such as 100ms or 2s\n"
 	    "--set z.metric=3: no node or event named 'z'\n"
 	    "--set noeq: expected key=value or node.key=value\n"
@@ -545,7 +630,15 @@ static void test_error_sets(void **state)
 	    "1000 or 0.5\n"
 	    "--set name=: expected a name of 1 to 12 characters from a-z, 0-9 and '-', "
 	    "starting with a letter or digit\n"
-	    "--set s1.metric=abc: expected a whole number from 0 to 4294967295\n");
+	    "--set s1.metric=abc: expected a whole number from 0 to 4294967295\n"
+	    /* every [lab] key, the last ones included */
+	    "--set colour=1: unknown key 'colour' in [lab] (expected: name, service, port, "
+	    "fail_at, duration, settle, capture_buffer, rate, timeout, probe_interval, "
+	    "probe_timeout, probe_down, probe_up, dns_name, sticky_share, sticky, target_share, "
+	    "routing, static_refresh, static_hold, fail_jitter, seed, bgp_keepalive, bgp_hold, "
+	    "bgp_connect_retry, bgp_mrai, bfd, bfd_interval, bfd_multiplier, damping, "
+	    "damping_half_life, damping_reuse, damping_suppress, damping_max_suppress, ecmp, "
+	    "records, dns_tree, hop_delay)\n");
 }
 
 static void test_error_set_checks(void **state)
@@ -649,6 +742,8 @@ int main(void)
 	    cmocka_unit_test(test_sizes_and_values),
 	    cmocka_unit_test(test_anycast),
 	    cmocka_unit_test(test_golden_anycast),
+	    cmocka_unit_test(test_target_share),
+	    cmocka_unit_test(test_target_share_errors),
 	    cmocka_unit_test(test_capture_rings),
 	    cmocka_unit_test(test_print_roundtrip),
 	    cmocka_unit_test(test_format),
