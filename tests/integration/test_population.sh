@@ -136,7 +136,7 @@ awk -F, 'NR > 1 { s = int($1 + 1e-9); d[s] += $4; a[s] += $5; if (s > last) last
 			if (a[s] == 0) continue
 			sh = d[s] / a[s]
 			# the first bucket under 3 % may still hold the end of the
-			# last cache's switch (its users leaving early in that
+			# switch of the last cache (its users leaving early in that
 			# second: 0.57 points at the next, seen once): the tail is
 			# judged from the second after it
 			if (sh < 0.03 && start == "") { start = s; continue }
