@@ -311,11 +311,11 @@ int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t e
 			in->failure.recovered_ns = in->hits[i].t_ns;
 	if (clocks_failures_find(in, err, errlen) == -1 ||
 	    clocks_read_topology(rundir, in, err, errlen) == -1 ||
-	    clocks_read_requests(rundir, in, err, errlen) == -1 ||
-	    clocks_read_captures(rundir, in, err, errlen) == -1)
+	    clocks_read_requests(rundir, in, err, errlen) == -1)
 		return -1;
+	/* before the captures: their queries are told apart by its names */
 	clocks_read_dns_topology(rundir, in);
-	return 0;
+	return clocks_read_captures(rundir, in, err, errlen);
 }
 
 void clocks_input_free(struct clocks_input *in)

@@ -45,6 +45,7 @@ struct clocks_capture {
 struct clocks_query {
 	int64_t t_ns;
 	struct in_addr src; /* who asked: a resolver, or a client asking directly */
+	int name;	    /* its question's [name]: 1 + its index in dnstopo.names; 0 another */
 };
 
 /* the queries of capture-dns-NODE.pcap (label dns-NODE), in file order */

@@ -31,7 +31,8 @@ int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t por
 #define CLOCKS_DNS_PORT 53
 #define CLOCKS_DNS_HEADER 12
 
-int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src)
+int clocks_decode_query_name(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src,
+			     const uint8_t **qname, size_t *qlen)
 {
 	struct udpframe u;
 
@@ -39,7 +40,17 @@ int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_
 	    u.have < CLOCKS_DNS_HEADER || (u.payload[2] & 0x80) /* QR: a response */)
 		return -1;
 	*src = u.src;
+	*qname = u.payload + CLOCKS_DNS_HEADER;
+	*qlen = u.have - CLOCKS_DNS_HEADER;
 	return 0;
+}
+
+int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src)
+{
+	const uint8_t *qname;
+	size_t qlen;
+
+	return clocks_decode_query_name(dlt, frame, caplen, src, &qname, &qlen);
 }
 
 int clocks_decode_dnsmsg(int dlt, const uint8_t *frame, size_t caplen, struct clocks_dnsmsg *m)

@@ -72,6 +72,12 @@ int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t
  * source address) and return 0; otherwise -1. */
 int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src);
 
+/* clocks_decode_query_name: clocks_decode_query, and the captured bytes
+ * from its question's name on in *qname and *qlen (the name is not
+ * checked: knot_dname_wire_check before reading it) */
+int clocks_decode_query_name(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src,
+			     const uint8_t **qname, size_t *qlen);
+
 /* clocks_request_of: clocks_decode_request for the capture reader, which
  * wants only the client id, sequence number and destination of each of
  * millions of requests: the same test (the unit tests compare the two), no

@@ -89,16 +89,18 @@ static int clocks_keep_query(struct clocks_input *in, void *capture, int dlt, in
 			     const u_char *data, size_t caplen)
 {
 	struct clocks_query_capture *c = capture;
+	const uint8_t *qname;
 	struct in_addr src;
+	size_t qlen;
 
-	(void)in;
-	if (clocks_decode_query(dlt, data, caplen, &src) == -1) {
+	if (clocks_decode_query_name(dlt, data, caplen, &src, &qname, &qlen) == -1) {
 		c->other++;
 		return 1;
 	}
 	if (clocks_grow((void **)&c->queries, &c->cap, c->n, sizeof(*c->queries)) == -1)
 		return -1;
-	c->queries[c->n++] = (struct clocks_query){t_ns, src};
+	c->queries[c->n++] =
+	    (struct clocks_query){t_ns, src, clocks_topo_name_of(&in->dnstopo, qname, qlen)};
 	return 0;
 }
 

@@ -508,10 +508,20 @@ int clocks_steering(const struct clocks_input *in, const struct clocks_result *a
 	clocks_steer_fill(in, anycast, s);
 	clocks_steer_totals(s);
 	s->upstream_queries = in->nqcaptures ? 0 : CLOCKS_NONE;
+	for (int j = 0; j < s->nnames; j++)
+		s->names[j].upstream = s->upstream_queries;
 	for (size_t i = 0; i < in->nqcaptures; i++)
-		for (size_t k = 0; k < in->qcaptures[i].n; k++)
-			s->upstream_queries += in->qcaptures[i].queries[k].t_ns >= s->from_ns &&
-					       in->qcaptures[i].queries[k].t_ns < s->until_ns;
+		for (size_t k = 0; k < in->qcaptures[i].n; k++) {
+			const struct clocks_query *q = &in->qcaptures[i].queries[k];
+
+			if (q->t_ns < s->from_ns || q->t_ns >= s->until_ns)
+				continue;
+			s->upstream_queries++;
+			/* the name's row: its own queries (the question's name) */
+			for (int j = 0; j < s->nnames && q->name > 0; j++)
+				s->names[j].upstream += clocks_steer_dname_eq(
+				    s->names[j].name, in->dnstopo.names[q->name - 1].name);
+		}
 	return 0;
 }
 

@@ -61,6 +61,9 @@ struct clocks_steer_total {
 	int has_target;		    /* every row with requests has one */
 	double deviation;	    /* -1: no target */
 	int64_t rtt_n, rtt_mean_ns; /* the rows' ok records; CLOCKS_NONE: none */
+	/* a name's: the queries for it captured on the authd links in the
+	 * period; CLOCKS_NONE: no such capture (a scheme's: upstream_queries) */
+	int64_t upstream;
 };
 
 #define CLOCKS_STEER_NAMES 16

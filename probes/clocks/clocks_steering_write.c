@@ -74,8 +74,11 @@ static void clocks_steer_total_line(FILE *out, const struct clocks_steering *s,
 		snprintf(a, sizeof(a), "%.3f", t->deviation);
 	else
 		snprintf(a, sizeof(a), "-");
-	fprintf(out, " | %9s | %8lld | %8s\n", a, (long long)t->n,
+	fprintf(out, " | %9s | %8lld | %8s", a, (long long)t->n,
 		clocks_steer_ms(m, sizeof(m), t->rtt_mean_ns));
+	if (t->name[0] && t->upstream != CLOCKS_NONE)
+		fprintf(out, "   upstream queries %lld", (long long)t->upstream);
+	fputc('\n', out);
 }
 
 void clocks_steering_print(FILE *out, const struct clocks_input *in)
@@ -164,6 +167,10 @@ static json_t *clocks_steer_json_total(const struct clocks_steering *s,
 		json_decref(target);
 	}
 	json_object_set_new(to, "rtt_mean_ms", clocks_steer_json_ms(t->rtt_mean_ns));
+	if (t->name[0])
+		json_object_set_new(to, "upstream_queries",
+				    t->upstream == CLOCKS_NONE ? json_null()
+							       : json_integer(t->upstream));
 	return to;
 }
 
@@ -295,6 +302,11 @@ void clocks_steering_md(FILE *out, const struct clocks_input *in)
 	fputc('\n', out);
 	if (s->nnames > 0)
 		fprintf(out, "- a row named by a DNS name: every dns group asking it\n");
+	for (int i = 0; i < s->nnames; i++)
+		if (s->names[i].upstream != CLOCKS_NONE)
+			fprintf(out,
+				"- %s: %lld upstream queries for it (authd links) in the period\n",
+				s->names[i].name, (long long)s->names[i].upstream);
 	for (int i = 0; i < s->nrows; i++) {
 		const struct clocks_steer_row *r = &s->rows[i];
 

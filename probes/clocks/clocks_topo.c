@@ -12,6 +12,7 @@
 
 #include <arpa/inet.h>
 #include <jansson.h>
+#include <libknot/libknot.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,6 +456,25 @@ static void clocks_topo_policies(const char *path, struct clocks_topo_dns *t)
 	free(s);
 }
 
+/* clocks_topo_wires: each [name]'s wire form */
+static void clocks_topo_wires(struct clocks_topo_dns *t)
+{
+	for (int i = 0; i < t->nnames; i++)
+		if (knot_dname_from_str(t->names[i].wire, t->names[i].name,
+					sizeof(t->names[i].wire)) == NULL)
+			t->names[i].wire[0] = 0;
+}
+
+int clocks_topo_name_of(const struct clocks_topo_dns *t, const uint8_t *qname, size_t n)
+{
+	if (t->nnames == 0 || knot_dname_wire_check(qname, qname + n, NULL) <= 0)
+		return 0;
+	for (int i = 0; i < t->nnames; i++)
+		if (t->names[i].wire[0] && knot_dname_is_case_equal(qname, t->names[i].wire))
+			return i + 1;
+	return 0;
+}
+
 void clocks_read_dns_topology(const char *rundir, struct clocks_input *in)
 {
 	struct clocks_topo_scan *s = calloc(1, sizeof(*s));
@@ -467,6 +487,7 @@ void clocks_read_dns_topology(const char *rundir, struct clocks_input *in)
 	snprintf(path, sizeof(path), "%s/topology.ini", rundir);
 	if (clocks_read_plan(rundir, s) == 0) {
 		clocks_topo_policies(path, &in->dnstopo);
+		clocks_topo_wires(&in->dnstopo);
 		free(s);
 		return;
 	}
@@ -475,6 +496,7 @@ void clocks_read_dns_topology(const char *rundir, struct clocks_input *in)
 	if (inifile_scan(path, clocks_topo_section, clocks_topo_pair, s) != -1) {
 		clocks_topo_levels(s);
 		clocks_topo_clients(s);
+		clocks_topo_wires(&in->dnstopo);
 	}
 	free(s);
 }

@@ -63,6 +63,9 @@ struct clocks_topo_dns {
 		int nweights;
 		char wsite[CLOCKS_TOPO_WEIGHTS][CLOCKS_NAME_MAX];
 		int64_t weight[CLOCKS_TOPO_WEIGHTS];
+		/* the name in wire form, to tell its queries on the authd
+		 * links (clocks_topo_name_of); wire[0] 0: none */
+		uint8_t wire[CLOCKS_DNS_NAME_MAX];
 	} names[CLOCKS_MAX_DNS_NODES];
 	/* [lab] target_share: the shares the operator intends each site to
 	 * carry (seed 000's T3), the target of a name whose policy defines
@@ -79,6 +82,11 @@ struct clocks_topo_dns {
 enum clocks_level clocks_dns_level(const char *const *zones, int n);
 
 struct clocks_input;
+
+/* clocks_topo_name_of: 1 + the index of the [name] whose name the n
+ * captured bytes at qname start with (a query's question), 0 if none
+ * does or they hold no name */
+int clocks_topo_name_of(const struct clocks_topo_dns *t, const uint8_t *qname, size_t n);
 
 /* clocks_rsv_of_addr: the [resolver] node (index) whose block holds a,
  * -1 if none does */

@@ -285,12 +285,13 @@ static void test_upstream_levels(void **state)
 	struct clocks_client cl[2];
 	struct clocks_query_capture qc[3];
 	struct clocks_capture sc[2];
-	struct clocks_query root[] = {{T0 - 5 * MS, ip(RSV1)}, {T0 + 5 * MS, ip(RSV1)}};
-	struct clocks_query tld[] = {{T0 + 6 * MS, ip(RSV1)}, {T0 + 7 * MS, ip("198.18.129.2")}};
-	struct clocks_query zone[] = {{T0 - 9 * MS, ip(RSV2)},
-				      {T0 + 8 * MS, ip(RSV2)},
-				      {T0 + 9 * MS, ip(RSV2)},
-				      {T0 + 10 * MS, ip(CLIENT)}};
+	struct clocks_query root[] = {{T0 - 5 * MS, ip(RSV1), 0}, {T0 + 5 * MS, ip(RSV1), 0}};
+	struct clocks_query tld[] = {{T0 + 6 * MS, ip(RSV1), 0},
+				     {T0 + 7 * MS, ip("198.18.129.2"), 0}};
+	struct clocks_query zone[] = {{T0 - 9 * MS, ip(RSV2), 0},
+				      {T0 + 8 * MS, ip(RSV2), 0},
+				      {T0 + 9 * MS, ip(RSV2), 0},
+				      {T0 + 10 * MS, ip(CLIENT), 0}};
 	struct clocks_resolvers *rs = malloc(sizeof(*rs));
 
 	(void)state;

@@ -164,7 +164,8 @@ static void build(struct clocks_input *in, const char *policy)
 	in->nresolutions = 4;
 
 	for (int i = 0; i < 8; i++)
-		queries[i].t_ns = T0 + (i < 6 ? i : 20 + i) * 1000 * MS; /* 6 before t0 */
+		queries[i] = (struct clocks_query){
+		    T0 + (i < 6 ? i : 20 + i) * 1000 * MS, {0}, 0}; /* 6 before t0 */
 	memset(&qcap, 0, sizeof(qcap));
 	qcap.queries = queries;
 	qcap.n = 8;
@@ -444,6 +445,10 @@ static void test_names(void **state)
 	snprintf(d->names[1].policy, sizeof(d->names[1].policy), "geolocation");
 	snprintf(d->clients[0].dns_name, CLOCKS_DNS_NAME_MAX, "W.lab.example.");
 	snprintf(d->clients[1].dns_name, CLOCKS_DNS_NAME_MAX, "geo.lab.example");
+	/* the authd link's queries in the period (6): 3 for w, 1 for geo, 2
+	 * for another name */
+	for (int i = 0; i < 8; i++)
+		queries[i].name = i < 3 ? 1 : i == 3 ? 2 : 0;
 	/* no target_share yet: the geolocation name has no target */
 	assert_int_equal(clocks_steering(&in, NULL, &s), 0);
 	r = row(&s, CLOCKS_SCHEME_DNS, "c2");
@@ -473,6 +478,9 @@ static void test_names(void **state)
 	assert_int_equal(s.names[1].n, 4);
 	assert_true(fabs(s.names[1].deviation - 0.25) < 1e-12);
 	assert_true(s.names[1].rtt_mean_ns == CLOCKS_NONE); /* c2 has no records */
+	assert_int_equal(s.names[0].upstream, 3);
+	assert_int_equal(s.names[1].upstream, 1);
+	assert_int_equal(s.upstream_queries, 6);
 	/* the scheme's: every row has a target now, weighted by requests */
 	assert_true(s.total[CLOCKS_SCHEME_DNS].has_target);
 	assert_true(fabs(s.total[CLOCKS_SCHEME_DNS].target[0] - (0.75 * 8 + 0.5 * 4) / 12) < 1e-12);
@@ -502,6 +510,25 @@ static void test_names(void **state)
 			    "other.lab.example is no [name] of the topology: no target");
 }
 
+/* a query's question told by its name, case aside; cut short or another:
+ * none */
+static void test_name_of(void **state)
+{
+	static struct clocks_topo_dns d;
+	static const uint8_t w[] = "\1w\3lab\7example", geo[] = "\3geo\3lab\7example";
+	static const uint8_t q[] = "\1W\3LAB\7example\0\0\1\0\1", other[] = "\1x\3lab\7example";
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(clocks_topo_name_of(&d, q, sizeof(q) - 1), 0); /* no names */
+	d.nnames = 2;
+	memcpy(d.names[0].wire, geo, sizeof(geo));
+	memcpy(d.names[1].wire, w, sizeof(w));
+	assert_int_equal(clocks_topo_name_of(&d, q, sizeof(q) - 1), 2);
+	assert_int_equal(clocks_topo_name_of(&d, q, 8), 0); /* the name cut short */
+	assert_int_equal(clocks_topo_name_of(&d, other, sizeof(other)), 0);
+}
+
 static void test_golden(void **state)
 {
 	static struct clocks_input in;
@@ -528,7 +555,7 @@ int main(void)
 	    cmocka_unit_test(test_weighted),	    cmocka_unit_test(test_targets),
 	    cmocka_unit_test(test_steady),	    cmocka_unit_test(test_cache_split),
 	    cmocka_unit_test(test_records_warning), cmocka_unit_test(test_names),
-	    cmocka_unit_test(test_golden),
+	    cmocka_unit_test(test_name_of),	    cmocka_unit_test(test_golden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -371,7 +371,7 @@ static void query(struct clocks_input *in, int64_t t, const char *src)
 
 	c->queries = realloc(c->queries, (c->n + 1) * sizeof(*c->queries));
 	assert_non_null(c->queries);
-	c->queries[c->n++] = (struct clocks_query){t, addr(src)};
+	c->queries[c->n++] = (struct clocks_query){t, addr(src), 0};
 }
 
 static void test_upstream_series(void **state)
