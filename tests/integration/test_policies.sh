@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Seed 000's policy table from packets (topology/policies.ini, shortened to
+# 5 s): three names side by side over the same 40 caches, one per policy.
+# The geolocation and latency rows do not depend on the TTL or the run's
+# length: each group's caches get one site (the table's, or the nearest by
+# the probers' RTTs), so each name's shares are the groups' request shares,
+# the seed's published ones (geolocation 57.6/25.3/17.1, deviation 0.076;
+# latency 55.1/25.3/19.6, 0.051) within 0.3 points: g3's and g4's
+# geolocation entries miss the nearest site, latency does not. The mean RTT
+# per request is the seed's distance (1.710 and 1.171 units, 20 ms each)
+# within 5 %; each name's row counts its own upstream queries; the run is
+# valid (the delay line's RTTs measured as configured).
+# about 12 s
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-policies
+lab_guard $lab
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+rundir=$out/run
+
+run_valid "$out/run.log" topology/policies.ini --set name=$lab --set duration=5s --out "$rundir" ||
+	{ cat "$out/run.log"; fail "steerlab run of topology/policies.ini failed"; }
+clocks=$rundir/clocks.json
+[ "$(json "$clocks" .valid)" = true ] || fail "the run is not valid: $(run_codes "$rundir")"
+
+# group NAME SITE: the group's share at SITE
+share() { jq -r --arg g "$1" --arg s "$2" '.steering.groups[] | select(.group == $g) | .share[$s]' "$clocks"; }
+for g in g1geo:b34 g2geo:b35 g3geo:b34 g4geo:b06 g1lat:b34 g2lat:b35 g3lat:b06 g4lat:b34; do
+	assert_eq "$(share "${g%:*}" "${g#*:}")" 1 "${g%:*}'s requests at ${g#*:}"
+done
+echo "ok: geolocation by the table (g3 to b34, g4 to b06), latency to the nearest (g3 to b06, g4 to b34)"
+
+# row NAME KEY: the name's row
+row() { jq -r --arg n "$1" ".steering.schemes.dns.names[\$n]$2" "$clocks"; }
+within() { assert_le "$(awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; print d < 0 ? -d : d }')" "$3" "$4 ($1 against the seed's $2)"; }
+check_row() {
+	local name=$1 b34=$2 b35=$3 b06=$4 dev=$5 dist=$6
+	within "$(row "$name" .share.b34)" "$b34" 0.003 "$name: share of b34"
+	within "$(row "$name" .share.b35)" "$b35" 0.003 "$name: share of b35"
+	within "$(row "$name" .share.b06)" "$b06" 0.003 "$name: share of b06"
+	within "$(row "$name" .deviation)" "$dev" 0.003 "$name: deviation from target_share"
+	assert_near "$(awk -v m="$(row "$name" .rtt_mean_ms)" 'BEGIN { print m / 1000 }')" \
+		"$(awk -v d="$dist" 'BEGIN { print d * 0.020 }')" "$name: RTT per request (s), the seed's distance x 20 ms"
+	assert_gt "$(row "$name" .upstream_queries)" 39 "$name: its upstream queries (one per cache at least)"
+}
+check_row geo.lab.example 0.576 0.253 0.171 0.076 1.710
+check_row lat.lab.example 0.551 0.253 0.196 0.051 1.171
+assert_gt "$(row w.lab.example .upstream_queries)" 39 "w.lab.example: its upstream queries"
+grep -q "^dns      w.lab.example " "$out/run.log" || fail "the terminal's table has no row for w.lab.example"
+echo "ok: seed 000's geolocation and latency rows from packets, each name's upstream queries"
+assert_no_leftovers $lab "$rundir"
+rm -rf "$out"
+echo "PASS: test_policies"
