@@ -161,9 +161,10 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 			continue;
 		}
 		if (node && node->resolver_all && keys[k].type == TOPO_T_RESOLVER) {
-			fprintf(out,
-				"# its logical clients ask the %u caches in turn\nresolver = %s\n",
-				t->nodes[node->resolver].count, t->nodes[node->resolver].name);
+			fprintf(out, "# its logical clients ask the %u caches %s\nresolver = %s\n",
+				t->nodes[node->resolver].count,
+				node->resolver_weights[0] ? "by resolver_weights" : "in turn",
+				t->nodes[node->resolver].name);
 			continue;
 		}
 		if (keys[k].type == TOPO_T_LINK) {
