@@ -182,9 +182,34 @@ void clocks_impair_verdict(const struct clocks_input *in, struct clocks_notes *v
 	free(ip);
 }
 
+/* clocks_impair_loss_at: the highest loss (a share) of the paths in
+ * idx[0..n) (one client node's) in force at t: each site's latest entry
+ * from before t */
+static double clocks_impair_loss_at(const struct clocks_input *in, const size_t *idx, size_t n,
+				    int64_t t)
+{
+	double p = 0;
+
+	for (size_t a = 0; a < n; a++) {
+		const struct clocks_impair_path *x = &in->impair[idx[a]];
+		int superseded = x->from_ns > t;
+
+		for (size_t b = 0; b < n && !superseded; b++) {
+			const struct clocks_impair_path *y = &in->impair[idx[b]];
+
+			superseded = strcmp(y->site, x->site) == 0 && y->from_ns > x->from_ns &&
+				     y->from_ns <= t;
+		}
+		if (!superseded && x->loss_pct / 100 > p)
+			p = x->loss_pct / 100;
+	}
+	return p;
+}
+
 int64_t clocks_impair_loss(const struct clocks_input *in, enum clocks_scheme scheme)
 {
 	double mean = 0, var = 0, p = 0;
+	size_t *idx, n = 0;
 	uint32_t last = 0;
 	int known = 0;
 
@@ -192,6 +217,8 @@ int64_t clocks_impair_loss(const struct clocks_input *in, enum clocks_scheme sch
 		p += in->impair[i].loss_pct;
 	if (p == 0)
 		return 0;
+	if ((idx = calloc(in->nimpair, sizeof(*idx))) == NULL)
+		return INT64_MAX; /* not known: nothing is called unexplained */
 	for (size_t i = 0; i < in->nrequests; i++) {
 		const struct clocks_request *q = &in->requests[i];
 		const char *node;
@@ -201,17 +228,19 @@ int64_t clocks_impair_loss(const struct clocks_input *in, enum clocks_scheme sch
 		if (!known || q->client != last) {
 			last = q->client;
 			known = 1;
-			p = 0;
+			n = 0;
 			if ((node = clocks_impair_node(in, q->client)) != NULL)
 				for (size_t k = 0; k < in->nimpair; k++)
-					if (strcmp(in->impair[k].client, node) == 0 &&
-					    in->impair[k].loss_pct > p)
-						p = in->impair[k].loss_pct;
-			p /= 100;
+					if (strcmp(in->impair[k].client, node) == 0)
+						idx[n++] = k;
 		}
+		/* the loss in force when it was sent: an impair may have
+		 * changed it during the run */
+		p = clocks_impair_loss_at(in, idx, n, q->sent_ns);
 		mean += p;
 		var += p * (1 - p);
 	}
+	free(idx);
 	if (mean == 0)
 		return 0;
 	/* the normal approximation's 99 % one-sided bound, and one for the

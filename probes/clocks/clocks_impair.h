@@ -23,8 +23,9 @@ void clocks_impair_verdict(const struct clocks_input *in, struct clocks_notes *v
 
 /* clocks_impair_loss: the requests of scheme's flows a configured loss
  * may explain: the 99 % upper bound of a binomial count, each request of
- * a client node drawn with its paths' highest configured loss; 0 when no
- * path is lossy. */
+ * a client node drawn with the highest loss of its paths in force when it
+ * was sent (an impair changes it); 0 when no path is lossy, INT64_MAX if
+ * it cannot be computed (out of memory). */
 int64_t clocks_impair_loss(const struct clocks_input *in, enum clocks_scheme scheme);
 
 #endif

@@ -1620,6 +1620,23 @@ static void test_configured_loss(void **state)
 	root = expect(dir, 0, NULL);
 	assert_code(root, "unexplained_loss", "the links' configured loss explains at most 13", 1);
 	json_decref(root);
+	empty_dir(dir);
+	/* 5 % at bring-up, none from an impair before the traffic: the loss
+	 * in force when each request was sent explains none of the 4 (the
+	 * highest the path ever had would have explained them) */
+	valid_run(dir);
+	for (int k = 0; k < 4; k++)
+		put(dir, "requests-c1.csv", "1,%d,%lld,timeout,,0\n", 200 + k,
+		    (long long)(T0 - 2 * S + k * MS));
+	impairments(dir, 2, 5);
+	ev(dir, "lab.events.jsonl", T0 - 3500 * MS, "link_impaired",
+	   ",\"name\":\"clean\",\"link\":\"a core\",\"from\":\"a\",\"to\":\"core\","
+	   "\"paths\":[{\"client\":\"c1\",\"site\":\"a\",\"rtt_ns\":2000000,\"loss_pct\":0},"
+	   "{\"client\":\"c1\",\"site\":\"b\",\"rtt_ns\":30000000,\"loss_pct\":0}]");
+	root = expect(dir, 0, NULL);
+	assert_no_code(root, "loss_configured");
+	assert_code(root, "unexplained_loss", "4 of the 7 requests the clients lost", 1);
+	json_decref(root);
 }
 
 int main(void)
