@@ -570,7 +570,7 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 {
 	struct lab *lab = &run_lab;
 	char rundir[PATH_MAX], err[PATH_MAX + 128];
-	int64_t start = 0, before, stopped = 0, fail_at, nominal;
+	int64_t start = 0, start_real, before, stopped = 0, fail_at, nominal;
 	int failed = 0, applied = 0, rc = -1, r, nsteps, steady;
 	FILE *fp;
 
@@ -623,15 +623,19 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 	if (lab_start_clients(lab, t->duration_ns) == -1)
 		goto down;
 	start = now_mono_ns();
+	/* traffic_started is stamped with the instant the timeline counts
+	 * from, not when it is written: a loaded machine wrote it 14 ms late */
+	start_real = now_real_ns();
 	progress_traffic(&run_progress, start, lab);
 	/* fail_at_ns: when the first failure of a site is due, jitter
 	 * included */
 	/* a steady-state run's fail_at_ns are null: it has no failure */
-	event_emit(
-	    lab->ev, EVENTS_TRAFFIC_STARTED, "{s:o, s:I, s:o, s:I, s:I, s:i}", "fail_at_ns",
-	    steady ? json_null() : json_integer(fail_at), "duration_ns", (json_int_t)t->duration_ns,
-	    "nominal_fail_at_ns", steady ? json_null() : json_integer(nominal), "fail_jitter_ns",
-	    (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed, "events", t->nevents);
+	event_emit_at(lab->ev, start_real, EVENTS_TRAFFIC_STARTED, "{s:o, s:I, s:o, s:I, s:I, s:i}",
+		      "fail_at_ns", steady ? json_null() : json_integer(fail_at), "duration_ns",
+		      (json_int_t)t->duration_ns, "nominal_fail_at_ns",
+		      steady ? json_null() : json_integer(nominal), "fail_jitter_ns",
+		      (json_int_t)t->fail_jitter_ns, "seed", (json_int_t)t->seed, "events",
+		      t->nevents);
 	if (steady)
 		run_say(
 		    o, "traffic: clients sending for %.1f s; %d event%s; steady state: no failure",
