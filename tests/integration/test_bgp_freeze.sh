@@ -7,8 +7,9 @@
 # route events):
 #   1. bgp_keepalive = 1s, bgp_hold = 3s, no BFD: the route leaves within
 #      the hold time +- one keepalive (2 s .. 4 s);
-#   2. bfd = yes, 100 ms x 3: within BFD's detection time (< 0.6 s, and not
-#      before two intervals: BFD, not something else, noticed it).
+#   2. bfd = yes, 100 ms x 3: BFD noticed (core's bgpd sent no Hold Timer
+#      Expired; not before two intervals, and before the hold timer could
+#      have: 0.2 s .. 2 s).
 # Then a BFD session that never comes up fails the warm-up, naming it.
 # In both the route moves to b, and the anycast FIB clocks say so.
 # about 26 s
@@ -79,9 +80,15 @@ for mode in hold bfd; do
 		assert_le "$s" "$(awk -v s="$slack" 'BEGIN { print 4.0 + s }')" \
 			"hold: within hold + keepalive, and the slack $slack (s)"
 	else
+		# BFD noticed, not the hold timer: core's bgpd sent a no Hold
+		# Timer Expired, and the route moved before the hold timer could
+		# have (hold - keepalive). BFD's 0.3 s is then bgpd's and zebra's
+		# time on top, which a loaded gate stretched to 0.68 s (0.30-0.35
+		# s on a quiet machine)
+		grep "sent to neighbor 198.18.0.2 4/0 (Hold Timer Expired)" "$out/$mode/core.bgpd.log" >/dev/null &&
+			fail "bfd: core's bgpd let the hold timer expire: BFD did not notice the freeze"
 		assert_ge "$s" 0.2 "bfd: not before two BFD intervals (s)"
-		assert_le "$s" "$(awk -v s="$slack" 'BEGIN { print 0.6 + s }')" \
-			"bfd: within BFD's detection time, 100 ms x 3, and zebra's, and the slack $slack (s)"
+		assert_lt "$s" 2.0 "bfd: before the hold timer could have (hold 3 s - keepalive 1 s)"
 	fi
 	# the FIB clocks see it too: core's route after is b's
 	assert_eq "$(json "$out/$mode/clocks.json" '.schemes.anycast.fib.routers.core.after.site == "b"' |
