@@ -97,11 +97,12 @@ for mode in hold bfd; do
 done
 # a BFD session that never comes up (a's bgpd asks for none: its bfdd
 # ignores core's): the warm-up fails at settle, naming it, with bfdd at
-# SCHED_FIFO 40 meanwhile
+# SCHED_FIFO 40 meanwhile (settle 8 s: BGP must converge first, which a
+# loaded gate took past 3 s)
 sed 's/^\[site a\]$/[site a]\nfrr = router bgp 65101\nfrr =  no neighbor 198.18.0.1 bfd/' \
 	"$out/freeze.ini" >"$out/nobfd.ini"
 rc=0
-$STEERLAB run "$out/nobfd.ini" -q --set name=$lab --set bfd=yes --set settle=3s --out "$out/nobfd" \
+$STEERLAB run "$out/nobfd.ini" -q --set name=$lab --set bfd=yes --set settle=8s --out "$out/nobfd" \
 	>"$out/nobfd.txt" 2>&1 &
 run=$!
 bfdd_fifo() {
@@ -114,7 +115,7 @@ wait_until 10 bfdd_fifo || fail "core's bfdd never ran at SCHED_FIFO 40: $(chrt 
 echo "ok: bfdd runs at SCHED_FIFO 40"
 wait "$run" || rc=$?
 assert_eq "$rc" 1 "exit status of a run whose BFD session never came up"
-grep -qF "BFD was not up within 3.0 s (settle): BFD session of core with a (198.18.0.2): down" "$out/nobfd.txt" ||
+grep -qF "BFD was not up within 8.0 s (settle): BFD session of core with a (198.18.0.2): down" "$out/nobfd.txt" ||
 	fail "no 'BFD was not up' naming core's session with a: $(cat "$out/nobfd.txt")"
 echo "ok: $(grep -o 'BFD was not up.*: down' "$out/nobfd.txt")"
 assert_no_leftovers $lab "$out/nobfd"
