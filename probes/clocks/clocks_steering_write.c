@@ -21,6 +21,16 @@ static const char *clocks_steer_ms(char *buf, size_t len, int64_t ns)
 	return buf;
 }
 
+/* clocks_steer_dev: a deviation as text, "-" for none (-1: no target) */
+static const char *clocks_steer_dev(char *buf, size_t len, double dev)
+{
+	if (dev >= 0)
+		snprintf(buf, len, "%.3f", dev);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
 /* the texts of a row's cells that both tables print: its deviation ("-"
  * without a target) and its five times in ms (RTT mean, p50, p99; DNS
  * resolution p50, p99) */
@@ -33,10 +43,7 @@ static void clocks_steer_text(const struct clocks_steer_row *r, struct clocks_st
 	const int64_t ns[5] = {r->rtt.mean_ns, r->rtt.p50_ns, r->rtt.p99_ns, r->resolution.p50_ns,
 			       r->resolution.p99_ns};
 
-	if (r->deviation >= 0)
-		snprintf(x->dev, sizeof(x->dev), "%.3f", r->deviation);
-	else
-		snprintf(x->dev, sizeof(x->dev), "-");
+	clocks_steer_dev(x->dev, sizeof(x->dev), r->deviation);
 	for (int k = 0; k < 5; k++)
 		clocks_steer_ms(x->ms[k], sizeof(x->ms[k]), ns[k]);
 }
@@ -70,10 +77,7 @@ static void clocks_steer_total_line(FILE *out, const struct clocks_steering *s,
 		t->name[0] ? t->name : "(all)");
 	for (int k = 0; k < s->nsites; k++)
 		fprintf(out, " %6.1f%%", t->share[k] * 100);
-	if (t->has_target)
-		snprintf(a, sizeof(a), "%.3f", t->deviation);
-	else
-		snprintf(a, sizeof(a), "-");
+	clocks_steer_dev(a, sizeof(a), t->has_target ? t->deviation : -1);
 	fprintf(out, " | %9s | %8lld | %8s", a, (long long)t->n,
 		clocks_steer_ms(m, sizeof(m), t->rtt_mean_ns));
 	if (t->name[0] && t->upstream != CLOCKS_NONE)
@@ -263,10 +267,7 @@ static void clocks_steer_total_md(FILE *out, const struct clocks_steering *s,
 	fprintf(out, "| %s | %s |", clocks_steer_scheme(t->scheme), t->name[0] ? t->name : "(all)");
 	for (int k = 0; k < s->nsites; k++)
 		fprintf(out, " %.1f %% |", t->share[k] * 100);
-	if (t->has_target)
-		snprintf(a, sizeof(a), "%.3f", t->deviation);
-	else
-		snprintf(a, sizeof(a), "-");
+	clocks_steer_dev(a, sizeof(a), t->has_target ? t->deviation : -1);
 	fprintf(out, " %s | %lld | %s | | | | |\n", a, (long long)t->n,
 		clocks_steer_ms(m, sizeof(m), t->rtt_mean_ns));
 }
@@ -290,7 +291,7 @@ void clocks_steering_md(FILE *out, const struct clocks_input *in)
 	for (int i = 0; i < s->nrows; i++) {
 		const struct clocks_steer_row *r = &s->rows[i];
 
-		fprintf(out, "| %s | %s |", r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
+		fprintf(out, "| %s | %s |", clocks_steer_scheme(r->scheme),
 			r->group[0] ? r->group : "?");
 		for (int k = 0; k < s->nsites; k++)
 			fprintf(out, " %.1f %% |", r->share[k] * 100);
@@ -310,8 +311,7 @@ void clocks_steering_md(FILE *out, const struct clocks_input *in)
 	for (int i = 0; i < s->nrows; i++) {
 		const struct clocks_steer_row *r = &s->rows[i];
 
-		fprintf(out, "- %s %s: target: %s",
-			r->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
+		fprintf(out, "- %s %s: target: %s", clocks_steer_scheme(r->scheme),
 			r->group[0] ? r->group : "?", r->target_from);
 		if (r->disagreement >= 0)
 			fprintf(out, "; the clients' records (%lld ok) give shares %.3f away",
