@@ -1587,6 +1587,17 @@ static void test_gray_failure(void **state)
 	json_decref(root);
 }
 
+/* lossy_run: valid_run, n more of c1's requests lost before t0, and c1's
+ * path to a configured at 5 % loss from bring-up */
+static void lossy_run(const char *dir, int n)
+{
+	valid_run(dir);
+	for (int k = 0; k < n; k++)
+		put(dir, "requests-c1.csv", "1,%d,%lld,timeout,,0\n", 200 + k,
+		    (long long)(T0 - 2 * S + k * MS));
+	impairments(dir, 2, 5);
+}
+
 /* a lossy link: losses it explains are not unexplained_loss (up to the
  * 99 % bound of the requests drawn at its loss), and loss_mismatch is not
  * checked */
@@ -1596,11 +1607,7 @@ static void test_configured_loss(void **state)
 	json_t *root;
 
 	/* c1's 100 requests at 5 %: 5 expected, 12 at most */
-	valid_run(dir);
-	for (int k = 0; k < 4; k++)
-		put(dir, "requests-c1.csv", "1,%d,%lld,timeout,,0\n", 200 + k,
-		    (long long)(T0 - 2 * S + k * MS));
-	impairments(dir, 2, 5);
+	lossy_run(dir, 4);
 	root = expect(dir, 1, NULL);
 	assert_no_code(root, "unexplained_loss");
 	assert_code(root, "loss_configured",
@@ -1612,11 +1619,7 @@ static void test_configured_loss(void **state)
 	json_decref(root);
 	empty_dir(dir);
 	/* more than the bound: unexplained, the bound said */
-	valid_run(dir);
-	for (int k = 0; k < 20; k++)
-		put(dir, "requests-c1.csv", "1,%d,%lld,timeout,,0\n", 200 + k,
-		    (long long)(T0 - 2 * S + k * MS));
-	impairments(dir, 2, 5);
+	lossy_run(dir, 20);
 	root = expect(dir, 0, NULL);
 	assert_code(root, "unexplained_loss", "the links' configured loss explains at most 13", 1);
 	json_decref(root);
@@ -1624,11 +1627,7 @@ static void test_configured_loss(void **state)
 	/* 5 % at bring-up, none from an impair before the traffic: the loss
 	 * in force when each request was sent explains none of the 4 (the
 	 * highest the path ever had would have explained them) */
-	valid_run(dir);
-	for (int k = 0; k < 4; k++)
-		put(dir, "requests-c1.csv", "1,%d,%lld,timeout,,0\n", 200 + k,
-		    (long long)(T0 - 2 * S + k * MS));
-	impairments(dir, 2, 5);
+	lossy_run(dir, 4);
 	ev(dir, "lab.events.jsonl", T0 - 3500 * MS, "link_impaired",
 	   ",\"name\":\"clean\",\"link\":\"a core\",\"from\":\"a\",\"to\":\"core\","
 	   "\"paths\":[{\"client\":\"c1\",\"site\":\"a\",\"rtt_ns\":2000000,\"loss_pct\":0},"
