@@ -514,8 +514,16 @@ int clocks_steering(const struct clocks_input *in, const struct clocks_result *a
 	clocks_steer_fill(in, anycast, s);
 	clocks_steer_totals(s);
 	s->upstream_queries = in->nqcaptures ? 0 : CLOCKS_NONE;
-	for (int j = 0; j < s->nnames; j++)
+	/* each name row's [name] (q->name's numbering), found once, not
+	 * compared as text for every query */
+	int of[CLOCKS_STEER_NAMES];
+	for (int j = 0; j < s->nnames; j++) {
 		s->names[j].upstream = s->upstream_queries;
+		of[j] = 0;
+		for (int i = 0; i < in->dnstopo.nnames && !of[j]; i++)
+			if (clocks_steer_dname_eq(s->names[j].name, in->dnstopo.names[i].name))
+				of[j] = i + 1;
+	}
 	for (size_t i = 0; i < in->nqcaptures; i++)
 		for (size_t k = 0; k < in->qcaptures[i].n; k++) {
 			const struct clocks_query *q = &in->qcaptures[i].queries[k];
@@ -525,8 +533,7 @@ int clocks_steering(const struct clocks_input *in, const struct clocks_result *a
 			s->upstream_queries++;
 			/* the name's row: its own queries (the question's name) */
 			for (int j = 0; j < s->nnames && q->name > 0; j++)
-				s->names[j].upstream += clocks_steer_dname_eq(
-				    s->names[j].name, in->dnstopo.names[q->name - 1].name);
+				s->names[j].upstream += of[j] == q->name;
 		}
 	return 0;
 }
