@@ -3,17 +3,19 @@
 
 #include <stdio.h>
 
+#include "capring.h"
+
 /* the ring a capture takes per packet: TPACKET_V3's 48-byte header and the
  * link address, aligned, then a request's 90 bytes (192), rounded up: a DNS
  * message cut at the snaplen of 128 takes 240 */
 #define TOPO_CAPTURE_PACKET_BYTES 256
-/* how long the ring holds the link's packets while the collector is away
- * (a busy machine): docs/agents.md measured a 1 s stall absorbed */
+/* how long a busy link's ring holds its packets while the collector is away
+ * (a busy machine): docs/agents.md measured a 1 s stall absorbed. A quiet
+ * link's ring holds its blocks times the timeout (lib/capring.h): the
+ * fewest blocks are what holds it */
 #define TOPO_CAPTURE_HOLD_S 1
-/* libpcap's TPACKET_V3 blocks are 256 KiB: at least four, so that the
- * kernel fills one while the collector reads another */
-#define TOPO_CAPTURE_BLOCK (256u << 10)
-#define TOPO_CAPTURE_MIN (4 * TOPO_CAPTURE_BLOCK)
+#define TOPO_CAPTURE_BLOCK CAPRING_BLOCK
+#define TOPO_CAPTURE_MIN (CAPRING_MIN_BLOCKS * TOPO_CAPTURE_BLOCK)
 /* the default of old, enough for 200,000 requests/s a link */
 #define TOPO_CAPTURE_MAX (64u << 20)
 

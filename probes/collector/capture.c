@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "capfile.h"
+#include "capring.h"
 #include "log.h"
 #include "udpframe.h"
 #include "wire.h"
@@ -68,7 +69,7 @@ static int capture_setup(struct capture *c, const struct capture_config *cfg)
 
 	if (pcap_set_snaplen(c->pcap, cfg->snaplen) != 0 ||
 	    pcap_set_buffer_size(c->pcap, cfg->buffer_bytes) != 0 ||
-	    pcap_set_timeout(c->pcap, CAPTURE_TIMEOUT_MS) != 0 ||
+	    pcap_set_timeout(c->pcap, CAPRING_TIMEOUT_MS) != 0 ||
 	    pcap_set_promisc(c->pcap, 0) != 0) {
 		log_warnx("%s: %s: cannot configure capture", __func__, c->iface);
 		return -1;

@@ -7,9 +7,9 @@
  * collector's lib/loop.h epoll loop watches pcap_get_selectable_fd() and
  * calls capture_read() when the ring has packets. It is not in immediate
  * mode: libpcap then uses TPACKET_V3, whose blocks the kernel hands over
- * when full or after CAPTURE_TIMEOUT_MS, which costs far fewer wake-ups at
- * high rates. Latency does not matter here: every packet carries its kernel
- * timestamp.
+ * when full or after CAPRING_TIMEOUT_MS (lib/capring.h, which says what a
+ * ring holds), which costs far fewer wake-ups at high rates. Latency does not
+ * matter here: every packet carries its kernel timestamp.
  *
  * The packets go to the file through capfile.h, which knows what reached
  * it: a write error (ENOSPC, EIO, ...) stops the file, the capture goes on
@@ -24,7 +24,6 @@
 
 #include <stdint.h>
 
-#define CAPTURE_TIMEOUT_MS 10
 #define CAPTURE_BUFFER_DEFAULT (64 << 20)
 #define CAPTURE_SNAPLEN_DEFAULT 128
 

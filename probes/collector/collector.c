@@ -50,6 +50,7 @@
 
 #include "addrplan.h"
 #include "announce.h"
+#include "capring.h"
 #include "capture.h"
 #include "event.h"
 #include "events.h"
@@ -63,7 +64,9 @@
 #define COLLECTOR_LABEL_MAX 64
 /* packets per callback, so one busy link does not starve the others */
 #define COLLECTOR_BATCH 8192
-#define COLLECTOR_DRAIN_NS (10 * CAPTURE_TIMEOUT_MS * NSEC_PER_MSEC)
+/* the last block is handed over CAPRING_TIMEOUT_MS after its first packet:
+ * three of them, read on a loaded machine */
+#define COLLECTOR_DRAIN_NS (3 * CAPRING_TIMEOUT_MS * NSEC_PER_MSEC)
 #define COLLECTOR_DEFAULT_FILTER "udp dst port 7000"
 /* the router-to-router links: BGP only (the requests that cross them are
  * counted on the site links) */
