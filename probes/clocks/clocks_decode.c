@@ -1,19 +1,20 @@
 /*
  * Telling request datagrams and DNS queries in captured frames: the UDP
- * datagram (lib/udpframe.h: link header, IPv4, UDP, every length checked),
+ * datagram (lib/ipframe.h: link header, IPv4, UDP, every length checked),
  * then the lib/wire.h request, or a DNS header. Pure: no I/O, a fuzz target.
  */
 #include <string.h>
 
 #include "clocks_int.h"
-#include "udpframe.h"
+#include "ipframe.h"
 
 int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
 			  struct wire_msg *msg, struct in_addr *dst)
 {
-	struct udpframe u;
+	struct ipframe u;
 
-	if (udpframe_decode(dlt, frame, caplen, &u) == -1 || u.dport != port || u.ulen < WIRE_LEN)
+	if (ipframe_decode_any(dlt, frame, caplen, &u) == -1 || u.dport != port ||
+	    u.ulen < WIRE_LEN)
 		return -1;
 	if (wire_decode(u.payload, u.have, msg) == -1 || msg->type != WIRE_REQUEST)
 		return -1;
@@ -25,7 +26,7 @@ int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t
 int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
 		      uint64_t *seq, struct in_addr *dst)
 {
-	return udpframe_request(dlt, frame, caplen, port, client, seq, dst);
+	return ipframe_request(dlt, frame, caplen, port, client, seq, dst);
 }
 
 #define CLOCKS_DNS_PORT 53
@@ -34,9 +35,9 @@ int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t por
 int clocks_decode_query_name(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src,
 			     const uint8_t **qname, size_t *qlen)
 {
-	struct udpframe u;
+	struct ipframe u;
 
-	if (udpframe_decode(dlt, frame, caplen, &u) == -1 || u.dport != CLOCKS_DNS_PORT ||
+	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.dport != CLOCKS_DNS_PORT ||
 	    u.have < CLOCKS_DNS_HEADER || (u.payload[2] & 0x80) /* QR: a response */)
 		return -1;
 	*src = u.src;
@@ -55,9 +56,9 @@ int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_
 
 int clocks_decode_dnsmsg(int dlt, const uint8_t *frame, size_t caplen, struct clocks_dnsmsg *m)
 {
-	struct udpframe u;
+	struct ipframe u;
 
-	if (udpframe_decode(dlt, frame, caplen, &u) == -1 ||
+	if (ipframe_decode(dlt, frame, caplen, &u) == -1 ||
 	    (u.dport != CLOCKS_DNS_PORT && u.sport != CLOCKS_DNS_PORT) ||
 	    u.have < CLOCKS_DNS_HEADER)
 		return -1;

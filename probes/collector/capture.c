@@ -10,7 +10,7 @@
 #include "capfile.h"
 #include "capring.h"
 #include "log.h"
-#include "udpframe.h"
+#include "ipframe.h"
 #include "wire.h"
 
 struct capture {
@@ -33,7 +33,7 @@ static void capture_count(struct capture *c, const struct pcap_pkthdr *h, const 
 {
 	uint32_t client;
 
-	if (udpframe_request(c->dlt, bytes, h->caplen, 0, &client, NULL, NULL) == -1) {
+	if (ipframe_request(c->dlt, bytes, h->caplen, 0, &client, NULL, NULL) == -1) {
 		c->requests.other++;
 		return;
 	}

@@ -1,0 +1,58 @@
+/*
+ * ipframe: the transport payload of an IPv4 frame, for the analysis
+ * (probes/clocks reads the pcap files) and the collector (which counts the
+ * requests it captures as they come): a UDP datagram, or a TCP segment
+ * (the lab's requests go over TCP too: lib/wire.h messages back to back on
+ * a connection). Link headers: Ethernet with up to two VLAN tags, Linux
+ * cooked v1/v2, raw IP. Every length is checked against what was captured
+ * and against what the headers claim; fragments are not decoded (a request
+ * is 48 bytes and a query a few dozen: neither is ever fragmented). Pure: no
+ * I/O, a fuzz target through clocks_decode.c.
+ */
+#ifndef STEERLAB_IPFRAME_H
+#define STEERLAB_IPFRAME_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IPFRAME_UDP 17
+#define IPFRAME_TCP 6
+/* TCP flags, as the header has them */
+#define IPFRAME_FIN 0x01
+#define IPFRAME_SYN 0x02
+#define IPFRAME_RST 0x04
+#define IPFRAME_ACK 0x10
+
+/* a UDP datagram or a TCP segment: its addresses, ports, and the payload
+ * bytes that were captured (at most what the headers claim) */
+struct ipframe {
+	struct in_addr src, dst;
+	uint16_t sport, dport;
+	uint8_t proto;	  /* IPFRAME_UDP or IPFRAME_TCP */
+	uint8_t tcpflags; /* a segment's flags (IPFRAME_SYN, ...); 0 for UDP */
+	size_t ulen;	  /* payload length the headers claim */
+	const uint8_t *payload;
+	size_t have; /* of it captured */
+};
+
+/* ipframe_decode: the UDP datagram of frame (caplen bytes captured, link
+ * type dlt, a DLT_ value) into *u: 0, or -1 if it is not an unfragmented
+ * IPv4 UDP datagram of a link type listed above. */
+int ipframe_decode(int dlt, const uint8_t *frame, size_t caplen, struct ipframe *u);
+
+/* ipframe_decode_any: the same for a UDP datagram or a TCP segment (u->proto
+ * says which). */
+int ipframe_decode_any(int dlt, const uint8_t *frame, size_t caplen, struct ipframe *u);
+
+/* ipframe_request: if frame is a lib/wire.h request to port port (0: any),
+ * a UDP datagram's or the first of a TCP segment's payload, its client id
+ * into *client (and, if not NULL, its sequence into *seq and its
+ * destination into *dst): 0; else -1. Checks only what wire_decode checks
+ * of a request (magic, version, type): cheap enough for every packet. A TCP
+ * segment that starts mid-request (a request split by the sender) is not
+ * one; the lab's client sends each request in a segment of its own. */
+int ipframe_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
+		    uint64_t *seq, struct in_addr *dst);
+
+#endif
