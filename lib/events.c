@@ -24,7 +24,9 @@ const struct events_def events_table[] = {
     {EVENTS_SITED_READY, "sited", "site port"},
     {EVENTS_SITED_DRAINING, "sited", "site"},
     {EVENTS_SITED_UNDRAINED, "sited", "site"},
-    {EVENTS_SITED_SUMMARY, "sited", "site requests replies bad"},
+    {EVENTS_SITED_SUMMARY, "sited",
+     "site requests replies bad tcp_requests tcp_accepted tcp_refused tcp_closed tcp_reset "
+     "tcp_aborted tcp_open"},
     {EVENTS_PROBE_FAILED, "prober", "site consecutive reason"},
     {EVENTS_DECLARED_DEAD, "prober", "site failures"},
     {EVENTS_DECLARED_ALIVE, "prober", "site successes"},

@@ -30,6 +30,9 @@
  * so WIRE_POP_ID(node, dns, 0) is the population's base, the id its agent
  * reports its counts under, and logical client j sends base + j.
  *
+ * Over TCP (sited's, agents/sited/tcp.h) the same messages go back to
+ * back on a connection, one reply per request, in order.
+ *
  * A reply echoes the request's client id, sequence and send time. The
  * collector reads the same fields from captured packets, so client-side and
  * capture-side counts cross-check each other.

@@ -2,7 +2,8 @@
  * sited: the service at a site (docs/agents.md).
  *
  * Answers every request datagram on UDP ADDR:PORT with a reply naming the
- * site, sent from the address the request was sent to. The lab kills it
+ * site, sent from the address the request was sent to, and the same
+ * requests as a stream on TCP ADDR:PORT (tcp.h). The lab kills it
  * to fail the site; the prober notices. SIGUSR1 drains the site (the
  * timeline's drain): it goes on answering, its replies flagged
  * WIRE_F_DRAINING, so that the probers take it out; SIGUSR2 lifts it.
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -23,6 +25,7 @@
 #include "opt.h"
 #include "loop.h"
 #include "serve.h"
+#include "tcp.h"
 
 struct sited_opts {
 	const char *node;
@@ -38,7 +41,7 @@ static void sited_usage(FILE *fp)
 {
 	fprintf(fp,
 		SITED_USAGE "  -s SITE   the site name put in every reply (at most %d characters)\n"
-			    "  -p PORT   UDP port to answer on (default %d)\n"
+			    "  -p PORT   UDP and TCP port to answer on (default %d)\n"
 			    "  -a ADDR   IPv4 address to bind (default 0.0.0.0: all)\n"
 			    "  -n NODE   lab node, written into every event (default: sited)\n"
 			    "  -e FILE   JSON Lines event file (default: standard output)\n"
@@ -63,7 +66,7 @@ static void sited_parse(int argc, char **argv, struct sited_opts *o)
 	    {OPT_STR('e', &o->events)},
 	    {OPT_NAME('s', &o->site, WIRE_SITE_LEN,
 		      "a site name of 1 to 16 letters, digits, '.', '_' or '-'")},
-	    {OPT_INT('p', &port, 1, 65535, "a UDP port (1-65535)")},
+	    {OPT_INT('p', &port, 1, 65535, "a port (1-65535)")},
 	    {OPT_CALL('a', sited_opt_addr, &o->addr.sin_addr, "an IPv4 address")},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
@@ -87,6 +90,38 @@ static void sited_on_request(struct loop *loop, int fd, uint32_t events, void *a
 	(void)events;
 	if (sited_server_serve(s) == -1)
 		loop_stop(loop);
+}
+
+/* descriptors kept for what is not a TCP connection: sockets, the loop,
+ * the event file, and the spare of tcp.h */
+#define SITED_FDS_OTHER 64
+
+/* sited_fds: raises the soft descriptor limit towards the hard one as far
+ * as the connections need, and returns how many connections fit under it. */
+static unsigned sited_fds(void)
+{
+	rlim_t need = SITED_TCP_CONNS + SITED_FDS_OTHER, fit;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
+		log_warn("%s: getrlimit", __func__);
+		return SITED_TCP_CONNS / 16;
+	}
+	if (rl.rlim_cur < need && rl.rlim_max > rl.rlim_cur) {
+		struct rlimit up = {.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need,
+				    .rlim_max = rl.rlim_max};
+
+		if (setrlimit(RLIMIT_NOFILE, &up) == -1)
+			log_warn("%s: setrlimit", __func__);
+		else
+			rl = up;
+	}
+	if (rl.rlim_cur >= need)
+		return SITED_TCP_CONNS;
+	fit = rl.rlim_cur > 2 * SITED_FDS_OTHER ? rl.rlim_cur - SITED_FDS_OTHER : rl.rlim_cur / 2;
+	log_info("%llu file descriptors: at most %llu TCP connections",
+		 (unsigned long long)rl.rlim_cur, (unsigned long long)fit);
+	return (unsigned)fit;
 }
 
 struct sited_drain {
@@ -113,10 +148,34 @@ static void sited_on_drain(struct loop *loop, int fd, uint32_t events, void *arg
 		   d->site);
 }
 
+/* sited_summary: both transports' counts, the log line and the event */
+static void sited_summary(struct event_log *ev, const char *site, const struct sited_counts *u,
+			  const struct sited_tcp_counts *t)
+{
+	uint64_t requests = u->requests + t->requests, replies = u->replies + t->replies,
+		 bad = u->bad + t->bad;
+
+	log_info("requests %llu replies %llu bad %llu; TCP: requests %llu, connections accepted "
+		 "%llu refused %llu closed %llu reset %llu aborted %llu open %llu",
+		 (unsigned long long)requests, (unsigned long long)replies, (unsigned long long)bad,
+		 (unsigned long long)t->requests, (unsigned long long)t->accepted,
+		 (unsigned long long)t->refused, (unsigned long long)t->closed,
+		 (unsigned long long)t->reset, (unsigned long long)t->aborted,
+		 (unsigned long long)t->open);
+	event_emit(ev, EVENTS_SITED_SUMMARY,
+		   "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "site", site,
+		   "requests", (json_int_t)requests, "replies", (json_int_t)replies, "bad",
+		   (json_int_t)bad, "tcp_requests", (json_int_t)t->requests, "tcp_accepted",
+		   (json_int_t)t->accepted, "tcp_refused", (json_int_t)t->refused, "tcp_closed",
+		   (json_int_t)t->closed, "tcp_reset", (json_int_t)t->reset, "tcp_aborted",
+		   (json_int_t)t->aborted, "tcp_open", (json_int_t)t->open);
+}
+
 int main(int argc, char **argv)
 {
 	struct sited_opts o;
 	struct sited_server srv = {.fd = -1, .local_fd = -1};
+	struct sited_tcp tcp = {.fd = -1, .spare = -1};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
 	struct loop_handler sig, req, local, drain;
@@ -135,7 +194,8 @@ int main(int argc, char **argv)
 		log_warn("%s: signals", __func__);
 		goto out;
 	}
-	if (sited_server_open(&srv, &o.addr, o.site) == -1)
+	if (sited_server_open(&srv, &o.addr, o.site) == -1 ||
+	    sited_tcp_open(&tcp, loop, &srv, &o.addr, sited_fds()) == -1)
 		goto out;
 	d = (struct sited_drain){.srv = &srv, .ev = ev, .site = o.site};
 	if (loop_add_signals(loop, &drain, (const int[]){SIGUSR1, SIGUSR2, 0}, sited_on_drain,
@@ -149,7 +209,7 @@ int main(int argc, char **argv)
 		log_warn("%s: loop_add", __func__);
 		goto out;
 	}
-	log_info("site %s answering on %s:%u", o.site, inet_ntoa(o.addr.sin_addr),
+	log_info("site %s answering on UDP and TCP %s:%u", o.site, inet_ntoa(o.addr.sin_addr),
 		 ntohs(o.addr.sin_port));
 	event_emit(ev, EVENTS_SITED_READY, "{s:s, s:i}", "site", o.site, "port",
 		   (int)ntohs(o.addr.sin_port));
@@ -157,14 +217,9 @@ int main(int argc, char **argv)
 		goto out;
 	rc = 0;
 out:
-	if (srv.batch) {
-		log_info(
-		    "requests %llu replies %llu bad %llu", (unsigned long long)srv.counts.requests,
-		    (unsigned long long)srv.counts.replies, (unsigned long long)srv.counts.bad);
-		event_emit(ev, EVENTS_SITED_SUMMARY, "{s:s, s:I, s:I, s:I}", "site", o.site,
-			   "requests", (json_int_t)srv.counts.requests, "replies",
-			   (json_int_t)srv.counts.replies, "bad", (json_int_t)srv.counts.bad);
-	}
+	if (srv.batch && tcp.fd != -1)
+		sited_summary(ev, o.site, &srv.counts, &tcp.counts);
+	sited_tcp_close(&tcp);
 	sited_server_close(&srv);
 	loop_free(loop);
 	event_close(ev);

@@ -1,0 +1,93 @@
+/*
+ * sited over TCP: the UDP service (serve.h) as a stream, on the same
+ * ADDR:PORT.
+ *
+ * A client writes requests of WIRE_LEN bytes back to back on a connection;
+ * each whole request is answered with one reply of WIRE_LEN bytes
+ * (sited_reply_build, the UDP path's: same site, same WIRE_F_DRAINING), in
+ * order, on that connection. A request split across reads is kept until it
+ * is whole; the replies to what one read brought are written with one
+ * send. A message that is not a request closes its connection, after the
+ * replies to the requests before it. What the kernel does not take is kept
+ * and written on EPOLLOUT while reading goes on, up to SITED_TCP_OUT_MAX
+ * bytes a connection; beyond, the connection is closed (a client that
+ * sends and never reads costs a bounded buffer).
+ *
+ * Beyond max_conns connections a new one is accepted and closed at once,
+ * so a flood of connections cannot take every descriptor; should the
+ * descriptors run out all the same, a spare one is closed to accept and
+ * close the connection waiting, else the listener would wake the loop
+ * forever. Every connection is a caller-owned handler of the loop
+ * (lib/loop.h), freed once the event being handled is done.
+ *
+ * Counts: accepted = closed + reset + aborted + open at any time.
+ */
+#ifndef STEERLAB_SITED_TCP_H
+#define STEERLAB_SITED_TCP_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "loop.h"
+#include "serve.h"
+#include "wire.h"
+
+#define SITED_TCP_CONNS 16384	     /* connections at most, by default */
+#define SITED_TCP_BACKLOG 1024	     /* listen(2)'s, before net.core.somaxconn */
+#define SITED_TCP_OUT_MAX (64 << 10) /* unsent reply bytes a connection may hold */
+#define SITED_TCP_RX (64 * WIRE_LEN) /* bytes one read asks for */
+
+struct sited_tcp_counts {
+	uint64_t accepted; /* connections served */
+	uint64_t refused;  /* accepted beyond max_conns (or without a descriptor), closed at once */
+	uint64_t closed;   /* closed by the peer (end of stream) */
+	uint64_t reset;	   /* reset by the peer (ECONNRESET, EPIPE) */
+	uint64_t aborted;  /* closed by sited: a bad message, SITED_TCP_OUT_MAX, another error */
+	uint64_t open;	   /* connections open now */
+	uint64_t requests; /* whole requests read */
+	uint64_t replies;  /* whole replies the kernel took */
+	uint64_t bad;	   /* messages that were not requests */
+};
+
+struct sited_tcp_conn {
+	struct loop_handler h;
+	struct sited_tcp *tcp;
+	int fd;
+	uint8_t in[WIRE_LEN]; /* the start of a request not yet whole */
+	size_t in_len;
+	uint8_t *out; /* replies the kernel has not taken; NULL when none */
+	size_t out_len, out_off, out_cap;
+	size_t out_part; /* bytes of a reply already taken, 0 to WIRE_LEN - 1 */
+	int eof;	 /* the peer closed: write what is left, then close */
+	TAILQ_ENTRY(sited_tcp_conn) entry;
+};
+
+struct sited_tcp {
+	struct loop *loop;
+	const struct sited_server *srv; /* the site's name and drain */
+	int fd;				/* the listener */
+	int spare;			/* a descriptor kept for when they run out */
+	unsigned max_conns;
+	struct loop_handler h;
+	TAILQ_HEAD(sited_tcp_conns, sited_tcp_conn) conns;
+	struct sited_tcp_counts counts;
+	uint8_t rx[WIRE_LEN + SITED_TCP_RX]; /* one read, after a kept start */
+	uint8_t tx[WIRE_LEN + SITED_TCP_RX]; /* the replies to one read */
+};
+
+/* sited_tcp_open: listens on TCP addr (port 0: one the kernel picks) in
+ * loop, answering in srv's name as srv->draining says, with at most
+ * max_conns connections. 0, or -1 (logged). */
+int sited_tcp_open(struct sited_tcp *t, struct loop *loop, const struct sited_server *srv,
+		   const struct sockaddr_in *addr, unsigned max_conns);
+
+/* sited_tcp_port: the port t listens on (host order), 0 if unknown. */
+uint16_t sited_tcp_port(const struct sited_tcp *t);
+
+/* sited_tcp_close: closes every connection and the listener; the counts
+ * stay. */
+void sited_tcp_close(struct sited_tcp *t);
+
+#endif
