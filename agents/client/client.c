@@ -23,6 +23,7 @@
 #include "pop.h"
 #include "popdns.h"
 #include "opts.h"
+#include "tcp.h"
 #include "traffic.h"
 
 static void client_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -62,6 +63,7 @@ static json_t *client_sites_json(const struct client *c)
 static void client_summary(struct event_log *ev, const struct client *c, int64_t sending_ns)
 {
 	json_t *sites = client_sites_json(c);
+	json_t *tcp = c->tcp ? client_tcp_json(c->tcp) : NULL;
 
 	log_info("sent %llu ok %llu lost %llu errors %llu late %llu stray %llu, %llu wake-ups, "
 		 "%llu ticks back to back",
@@ -69,11 +71,13 @@ static void client_summary(struct event_log *ev, const struct client *c, int64_t
 		 (unsigned long long)c->stats.lost, (unsigned long long)c->stats.errors,
 		 (unsigned long long)c->stats.late, (unsigned long long)c->stats.stray,
 		 (unsigned long long)c->stats.wakeups, (unsigned long long)c->stats.busy_rounds);
-	event_emit(ev, EVENTS_CLIENT_SUMMARY, "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o*}", "client",
-		   (json_int_t)c->cfg.id, "sent", (json_int_t)c->stats.sent, "ok",
+	if (c->tcp)
+		client_tcp_log(c->tcp);
+	event_emit(ev, EVENTS_CLIENT_SUMMARY, "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o*, s:o*}",
+		   "client", (json_int_t)c->cfg.id, "sent", (json_int_t)c->stats.sent, "ok",
 		   (json_int_t)c->stats.ok, "lost", (json_int_t)c->stats.lost, "errors",
 		   (json_int_t)c->stats.errors, "late", (json_int_t)c->stats.late, "sending_ns",
-		   (json_int_t)sending_ns, "sites", sites);
+		   (json_int_t)sending_ns, "sites", sites, "tcp", tcp);
 }
 
 /* The counts so far, every CLIENT_PROGRESS_NS: what `steerlab run` shows
@@ -316,8 +320,12 @@ int main(int argc, char **argv)
 		o.cfg.target.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
 		o.target = o.name;
 	}
-	if (!o.population && client_start(&c, loop, &o.cfg, csvfile.fp) == -1)
+	if (!o.population && o.tcp) {
+		if (client_start_tcp(&c, loop, &o.cfg, csvfile.fp, ev) == -1)
+			goto out;
+	} else if (!o.population && client_start(&c, loop, &o.cfg, csvfile.fp) == -1) {
 		goto out;
+	}
 	started = 1;
 	if (binfile.fp)
 		c.bin = &bin;
@@ -339,25 +347,26 @@ int main(int argc, char **argv)
 		log_info("%s is %s (ttl %us) from resolver %s%s", o.name, inet_ntoa(st.dns.addr),
 			 st.dns.ttl, o.resolver, o.sticky_ns ? ", sticky" : "");
 	}
-	log_info("client %u: %.0f requests/s to %s, timeout %lldms", o.cfg.id, o.cfg.rate, o.target,
-		 (long long)(o.cfg.timeout_ns / NSEC_PER_MSEC));
+	log_info("client %u: %.0f requests/s to %s over %s, timeout %lldms", o.cfg.id, o.cfg.rate,
+		 o.target, o.tcp ? "TCP" : "UDP", (long long)(o.cfg.timeout_ns / NSEC_PER_MSEC));
 	if (o.population) {
 		log_info("a population of %u logical clients, ids %u to %u, %s arrivals, %d "
 			 "resolver%s %s",
 			 o.population, o.cfg.id, o.cfg.id + o.population - 1,
 			 o.poisson ? "poisson" : "paced", o.nresolvers,
 			 o.nresolvers == 1 ? "" : "s", o.nweights ? "weighted" : "in turn");
-		event_emit(
-		    ev, EVENTS_CLIENT_STARTED, "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:I, s:s, s:f}",
-		    "client", (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate,
-		    "resolver", o.resolver, "mode", o.resolver ? "dns" : "anycast", "sticky_ns",
-		    (json_int_t)o.sticky_ns, "population", (json_int_t)o.population, "arrivals",
-		    o.poisson ? "poisson" : "paced", "sticky_share", o.sticky_share);
-	} else {
-		event_emit(ev, EVENTS_CLIENT_STARTED, "{s:I, s:s, s:f, s:s?, s:s?, s:I}", "client",
+		event_emit(ev, EVENTS_CLIENT_STARTED,
+			   "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:s, s:I, s:s, s:f}", "client",
 			   (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate, "resolver",
 			   o.resolver, "mode", o.resolver ? "dns" : "anycast", "sticky_ns",
-			   (json_int_t)o.sticky_ns);
+			   (json_int_t)o.sticky_ns, "proto", "udp", "population",
+			   (json_int_t)o.population, "arrivals", o.poisson ? "poisson" : "paced",
+			   "sticky_share", o.sticky_share);
+	} else {
+		event_emit(ev, EVENTS_CLIENT_STARTED, "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:s}",
+			   "client", (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate,
+			   "resolver", o.resolver, "mode", o.resolver ? "dns" : "anycast",
+			   "sticky_ns", (json_int_t)o.sticky_ns, "proto", o.tcp ? "tcp" : "udp");
 	}
 	if (o.resolver && !o.population) {
 		char first[INET_ADDRSTRLEN];

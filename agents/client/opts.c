@@ -41,6 +41,7 @@ static void client_usage(FILE *fp)
 		"  -d DURATION  stop sending after this long (default: at SIGTERM)\n"
 		"  -o CSV       per-request records (default requests-NODE.csv, unless -B)\n"
 		"  -B BIN       the same as binary records (docs/agents.md); with -o, both\n"
+		"  -T           over one long-lived TCP connection, not UDP (not with -P)\n"
 		"  -n NODE      lab node, written into every event (default: client)\n"
 		"  -e FILE      JSON Lines event file (default: standard output)\n"
 		"  -v           debug logging\n"
@@ -205,6 +206,7 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	    {OPT_DURATION('d', &o->cfg.duration_ns, 1, INT64_MAX, "a duration such as 10s")},
 	    {OPT_STR('o', &o->csv)},
 	    {OPT_STR('B', &o->bin)},
+	    {OPT_FLAG('T', &o->tcp)},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
 	};
@@ -224,6 +226,8 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	if (o->population == 0 && (o->nresolvers > 1 || o->sticky_share >= 0 ||
 				   o->rates.skew != POP_EQUAL || o->poisson || o->seed))
 		opt_refuse(&cmd, "several -R, -k, -a, -Q and -s go with -P (a population)");
+	if (o->population && o->tcp)
+		opt_refuse(&cmd, "TCP is not yet supported for a population (-P)");
 	if (o->nweights && o->nweights != o->nresolvers)
 		opt_refuse(&cmd, "-W gives %d weights for %d resolvers (-R)", o->nweights,
 			   o->nresolvers);

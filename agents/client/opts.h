@@ -17,7 +17,7 @@
 	"W,...]]\n"                                                                                \
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
 	"BIN]\n"                                                                                   \
-	"              [-v] [-h]\n"
+	"              [-T] [-v] [-h]\n"
 #define CLIENT_RATE_MAX 10e6
 
 struct client_opts {
@@ -43,6 +43,7 @@ struct client_opts {
 	int64_t sticky_ns;
 	struct client_cfg cfg;
 	int has_id;
+	int tcp; /* -T: over one TCP connection */
 	int verbose;
 };
 

@@ -7,7 +7,8 @@
  *
  * status ok: site is the site that answered and rtt_ns the round trip;
  * timeout: no reply within the timeout (site empty, rtt 0); error: the
- * kernel refused to send it (site empty, rtt 0). The first line of the file
+ * kernel refused to send it, or over TCP (tcp.h) no connection was up or it
+ * broke before the reply (site empty, rtt 0). The first line of the file
  * is that header. Site names come off the wire, so anything but
  * [A-Za-z0-9._-] in them is written as '_' to keep the CSV well formed.
  */

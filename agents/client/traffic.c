@@ -13,6 +13,7 @@
 #include "log.h"
 #include "pop.h"
 #include "popdns.h"
+#include "tcp.h"
 #include "timeutil.h"
 #include "udpbatch.h"
 #include "wire.h"
@@ -29,8 +30,8 @@
  * and the other timers wait a few ms at most */
 #define CLIENT_BUSY_ROUNDS 16
 
-static void client_record(struct client *c, const struct client_slot *s, enum client_status st,
-			  const char *site, int64_t rtt_ns)
+void client_record(struct client *c, const struct client_slot *s, enum client_status st,
+		   const char *site, int64_t rtt_ns)
 {
 	char line[128];
 	int n;
@@ -50,7 +51,7 @@ static void client_record(struct client *c, const struct client_slot *s, enum cl
 		fwrite(line, 1, (size_t)n, c->csv);
 }
 
-static void client_maybe_done(struct client *c)
+void client_maybe_done(struct client *c)
 {
 	if (c->draining && c->ring.pending == 0)
 		loop_stop(c->loop);
@@ -210,7 +211,7 @@ static int client_send_round(struct client *c, int64_t now)
 
 		if (n > budget)
 			n = budget;
-		if (client_send_batch(c, n) == -1) {
+		if ((c->tcp ? client_tcp_send(c->tcp, n) : client_send_batch(c, n)) == -1) {
 			c->failed = 1;
 			loop_stop(c->loop);
 			return 0;
@@ -269,27 +270,23 @@ static void client_on_expire_timer(struct loop *loop, int fd, uint32_t events, v
 	client_maybe_done(c);
 }
 
-/* client_on_datagram: a reply that arrived at arrived_ns (CLOCK_REALTIME,
- * the kernel's time stamp) */
-static void client_on_datagram(struct client *c, const uint8_t *buf, size_t len, int64_t arrived_ns)
+void client_take_reply(struct client *c, const struct wire_msg *m, int64_t arrived_ns)
 {
-	struct wire_msg m;
 	struct client_slot *s;
 	char site[WIRE_SITE_LEN + 1];
 	int64_t rtt;
 
-	if (wire_decode(buf, len, &m) == -1 || m.type != WIRE_REPLY ||
-	    (c->pop == NULL && m.client_id != c->cfg.id)) {
+	if (m->type != WIRE_REPLY || (c->pop == NULL && m->client_id != c->cfg.id)) {
 		c->stats.stray++;
 		return;
 	}
-	s = client_ring_find(&c->ring, m.seq);
-	if (s != NULL && s->client != m.client_id) {
+	s = client_ring_find(&c->ring, m->seq);
+	if (s != NULL && s->client != m->client_id) {
 		c->stats.stray++;
 		return;
 	}
 	if (s == NULL) {
-		if (m.seq < c->ring.head)
+		if (m->seq < c->ring.head)
 			c->stats.late++;
 		else
 			c->stats.stray++;
@@ -303,7 +300,7 @@ static void client_on_datagram(struct client *c, const uint8_t *buf, size_t len,
 		c->stats.lost++;
 		client_record(c, s, CLIENT_TIMEOUT, NULL, 0);
 	} else {
-		client_site_clean(m.site, site);
+		client_site_clean(m->site, site);
 		client_tally_add(&c->tally, site);
 		c->stats.ok++;
 		client_record(c, s, CLIENT_OK, site, rtt);
@@ -311,11 +308,28 @@ static void client_on_datagram(struct client *c, const uint8_t *buf, size_t len,
 	client_ring_resolve(&c->ring, s);
 }
 
+/* client_on_datagram: a reply that arrived at arrived_ns (CLOCK_REALTIME,
+ * the kernel's time stamp) */
+static void client_on_datagram(struct client *c, const uint8_t *buf, size_t len, int64_t arrived_ns)
+{
+	struct wire_msg m;
+
+	if (wire_decode(buf, len, &m) == -1) {
+		c->stats.stray++;
+		return;
+	}
+	client_take_reply(c, &m, arrived_ns);
+}
+
 /* client_read_replies: the replies waiting, at most rounds batches */
 static void client_read_replies(struct client *c, int rounds)
 {
 	struct udp_batch *io = c->io;
 
+	if (c->tcp) {
+		client_tcp_read(c->tcp);
+		return;
+	}
 	for (int round = 0; round < rounds && c->fd != -1; round++) {
 		int r = udp_recv(c->fd, io);
 		int64_t now = now_real_ns();
@@ -386,10 +400,11 @@ int64_t client_sending_ns(const struct client *c)
 	return (next > end ? next : end) - c->sched.start_ns;
 }
 
-int client_start(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv)
+/* client_prepare: a client's state before its transport: its ring. 0 or
+ * -1 (logged). */
+static int client_prepare(struct client *c, struct loop *loop, const struct client_cfg *cfg,
+			  FILE *csv)
 {
-	int64_t tick = cfg->timeout_ns / 10, now;
-	int bufsz = 32 << 20;
 	double window = cfg->rate * ((double)cfg->timeout_ns / NSEC_PER_SEC);
 
 	memset(c, 0, sizeof(*c));
@@ -397,15 +412,62 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 	c->loop = loop;
 	c->csv = csv;
 	c->fd = -1;
-	if (tick < NSEC_PER_MSEC)
-		tick = NSEC_PER_MSEC;
-	if (tick > 50 * NSEC_PER_MSEC)
-		tick = 50 * NSEC_PER_MSEC;
 	/* twice the requests one timeout holds, so the ring rarely grows */
 	if (client_ring_init(&c->ring, window > 1e8 ? (size_t)2e8 : (size_t)(2 * window) + 64)) {
 		log_warnx("%s: out of memory for the outstanding ring", __func__);
 		return -1;
 	}
+	return 0;
+}
+
+/* client_begin: the schedule from now, and its timers. 0 or -1 (logged). */
+static int client_begin(struct client *c)
+{
+	int64_t tick = c->cfg.timeout_ns / 10, now;
+
+	if (tick < NSEC_PER_MSEC)
+		tick = NSEC_PER_MSEC;
+	if (tick > 50 * NSEC_PER_MSEC)
+		tick = 50 * NSEC_PER_MSEC;
+	/* re-arming a timerfd per wake-up costs more than the sends at high
+	 * rates: there a periodic tick sends whatever fell due since the last.
+	 * At every rate each wake-up of the send timer reads the replies that
+	 * came meanwhile, and the socket is watched only once the sends are
+	 * over: a reply does not wake the client (two context switches, the
+	 * costliest part of a request here), nor does each request leaving the
+	 * socket poke its watchers (sock_wfree). A reply's time is the
+	 * kernel's stamp, not the read's, and client_expire reads what is
+	 * waiting before it calls a request lost. (Over TCP the connection is
+	 * watched all the time: tcp.c.) */
+	c->periodic = c->cfg.rate * CLIENT_TICK_NS >= NSEC_PER_SEC;
+	now = now_mono_ns();
+	client_sched_init(&c->sched, now, c->cfg.rate, c->cfg.duration_ns);
+	if (loop_timer_add(c->loop, &c->expire_timer, now + tick, tick, client_on_expire_timer,
+			   c) == -1 ||
+	    loop_timer_add(c->loop, &c->send_timer, now, c->periodic ? CLIENT_TICK_NS : 0,
+			   client_on_send_timer, c) == -1) {
+		log_warn("%s: timerfd", __func__);
+		return -1;
+	}
+	return 0;
+}
+
+int client_start_tcp(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
+		     struct event_log *ev)
+{
+	if (client_prepare(c, loop, cfg, csv) == -1)
+		return -1;
+	if ((c->tcp = client_tcp_open(c, ev)) == NULL)
+		return -1;
+	return client_begin(c);
+}
+
+int client_start(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv)
+{
+	int bufsz = 32 << 20;
+
+	if (client_prepare(c, loop, cfg, csv) == -1)
+		return -1;
 	if ((c->io = udp_batch_new(CLIENT_BATCH, CLIENT_RXLEN, WIRE_LEN)) == NULL) {
 		log_warn("%s: calloc", __func__);
 		return -1;
@@ -422,26 +484,7 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 		log_warn("%s: setsockopt SO_TIMESTAMPNS", __func__);
 		return -1;
 	}
-	/* re-arming a timerfd per wake-up costs more than the sends at high
-	 * rates: there a periodic tick sends whatever fell due since the last.
-	 * At every rate each wake-up of the send timer reads the replies that
-	 * came meanwhile, and the socket is watched only once the sends are
-	 * over: a reply does not wake the client (two context switches, the
-	 * costliest part of a request here), nor does each request leaving the
-	 * socket poke its watchers (sock_wfree). A reply's time is the
-	 * kernel's stamp, not the read's, and client_expire reads what is
-	 * waiting before it calls a request lost. */
-	c->periodic = cfg->rate * CLIENT_TICK_NS >= NSEC_PER_SEC;
-	now = now_mono_ns();
-	client_sched_init(&c->sched, now, cfg->rate, cfg->duration_ns);
-	if (loop_timer_add(loop, &c->expire_timer, now + tick, tick, client_on_expire_timer, c) ==
-		-1 ||
-	    loop_timer_add(loop, &c->send_timer, now, c->periodic ? CLIENT_TICK_NS : 0,
-			   client_on_send_timer, c) == -1) {
-		log_warn("%s: timerfd", __func__);
-		return -1;
-	}
-	return 0;
+	return client_begin(c);
 }
 
 void client_drain(struct client *c)
@@ -465,7 +508,7 @@ void client_finish(struct client *c)
 {
 	struct client_slot *s;
 
-	if (c->io != NULL)
+	if (c->io != NULL || c->tcp != NULL)
 		client_read_replies(c, INT_MAX);
 	while ((s = client_ring_oldest(&c->ring))) {
 		client_record(c, s, CLIENT_TIMEOUT, NULL, 0);
@@ -483,6 +526,8 @@ void client_close(struct client *c)
 		close(c->fd);
 	}
 	c->fd = -1;
+	client_tcp_close(c->tcp);
+	c->tcp = NULL;
 	client_ring_free(&c->ring);
 	udp_batch_free(c->io);
 	c->io = NULL;

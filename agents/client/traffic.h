@@ -17,6 +17,10 @@
  * A population (pop.h) sends the same way, but each request is the due
  * logical client's: its id, its DNS answer's address; the ring's slot
  * keeps the id, and a reply must echo it.
+ *
+ * With client_start_tcp the requests go over one TCP connection instead
+ * (tcp.h): the same schedule, ring, timeouts and records; the connection is
+ * in the loop all the time.
  */
 #ifndef STEERLAB_CLIENT_TRAFFIC_H
 #define STEERLAB_CLIENT_TRAFFIC_H
@@ -59,6 +63,8 @@ struct client_stats {
 struct udp_batch;
 struct pop;
 struct popdns;
+struct client_tcp;
+struct event_log;
 
 struct client {
 	struct client_cfg cfg;
@@ -78,6 +84,7 @@ struct client {
 	struct client_recbin *bin; /* binary records (record.h), or NULL */
 	struct pop *pop;	   /* a population (pop.h), or NULL: one client */
 	struct popdns *popdns;	   /* its DNS steering, or NULL: anycast */
+	struct client_tcp *tcp;	   /* the TCP transport (tcp.h), or NULL: UDP */
 };
 
 /* client_start: opens the socket and timers and schedules request 0 now.
@@ -93,6 +100,11 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 int client_start_pop(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
 		     struct pop *pop, struct popdns *popdns);
 
+/* client_start_tcp: the same for one client over TCP (tcp.h), its
+ * connection's events to ev. */
+int client_start_tcp(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
+		     struct event_log *ev);
+
 /* client_sending_ns: how long the sends took: up to when the next request
  * fell due, or sending stopped */
 int64_t client_sending_ns(const struct client *c);
@@ -105,5 +117,19 @@ void client_drain(struct client *c);
 void client_finish(struct client *c);
 
 void client_close(struct client *c);
+
+/* For a transport (tcp.c). client_record: request s's record, once its
+ * fate is known (site NULL unless ok). */
+void client_record(struct client *c, const struct client_slot *s, enum client_status st,
+		   const char *site, int64_t rtt_ns);
+
+/* client_take_reply: a decoded message that arrived at arrived_ns
+ * (CLOCK_REALTIME): the request it answers recorded, or counted stray or
+ * late as a UDP one. */
+void client_take_reply(struct client *c, const struct wire_msg *m, int64_t arrived_ns);
+
+/* client_maybe_done: stops the loop if draining and nothing is
+ * outstanding. */
+void client_maybe_done(struct client *c);
 
 #endif

@@ -1,0 +1,421 @@
+/*
+ * The client's TCP transport (agents/client/tcp.c): the reply stream's
+ * decoding (a reply split over two reads, three in one, a message that is
+ * not a reply), the reconnection backoff, the causes an errno stands for;
+ * and over loopback against a site the test plays in the client's own
+ * loop: requests answered on one connection, the requests outstanding when
+ * the site resets or closes the connection recorded as errors at once
+ * (tcp_failed says how many and why) and the client back on a new
+ * connection for the next ones; a target that refuses recorded as errors
+ * without a connection, retried with the backoff. No root.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "agents/client/tcp.h"
+#include "agents/client/traffic.h"
+#include "event.h"
+#include "loop.h"
+#include "timeutil.h"
+#include "wire.h"
+
+#define MS NSEC_PER_MSEC
+
+/* ---- the reply stream ---- */
+
+struct taken {
+	uint64_t seq[8];
+	char site[8][WIRE_SITE_LEN + 1];
+	int n;
+};
+
+static void take(const struct wire_msg *m, void *arg)
+{
+	struct taken *t = arg;
+
+	assert_true(t->n < 8);
+	t->seq[t->n] = m->seq;
+	strcpy(t->site[t->n], m->site);
+	t->n++;
+}
+
+/* reply: message seq (type 2, site "s") appended to rx */
+static void reply(struct client_tcp_rx *rx, uint64_t seq, uint8_t type)
+{
+	struct wire_msg m = {.type = type, .client_id = 1, .seq = seq, .sent_ns = 5};
+
+	strcpy(m.site, "s");
+	assert_int_equal(wire_encode(&m, rx->buf + rx->len, sizeof(rx->buf) - rx->len), WIRE_LEN);
+	rx->len += WIRE_LEN;
+}
+
+static void test_rx_split(void **state)
+{
+	struct client_tcp_rx rx = {0}, whole = {0};
+	struct taken t = {0};
+
+	(void)state;
+	reply(&whole, 7, WIRE_REPLY);
+	/* 20 bytes, then the other 28: one message, taken at the second */
+	memcpy(rx.buf, whole.buf, 20);
+	rx.len = 20;
+	assert_int_equal(client_tcp_rx_take(&rx, take, &t), 0);
+	assert_int_equal(rx.len, 20);
+	memcpy(rx.buf + rx.len, whole.buf + 20, WIRE_LEN - 20);
+	rx.len += WIRE_LEN - 20;
+	assert_int_equal(client_tcp_rx_take(&rx, take, &t), 1);
+	assert_int_equal(rx.len, 0);
+	assert_int_equal(t.n, 1);
+	assert_int_equal(t.seq[0], 7);
+	assert_string_equal(t.site[0], "s");
+}
+
+static void test_rx_coalesced(void **state)
+{
+	struct client_tcp_rx rx = {0}, next = {0};
+	struct taken t = {0};
+
+	(void)state;
+	reply(&rx, 1, WIRE_REPLY);
+	reply(&rx, 2, WIRE_REPLY);
+	reply(&rx, 3, WIRE_REPLY);
+	/* and the first 10 bytes of a fourth */
+	reply(&next, 4, WIRE_REPLY);
+	memcpy(rx.buf + rx.len, next.buf, 10);
+	rx.len += 10;
+	assert_int_equal(client_tcp_rx_take(&rx, take, &t), 3);
+	assert_int_equal(t.n, 3);
+	assert_int_equal(t.seq[0], 1);
+	assert_int_equal(t.seq[1], 2);
+	assert_int_equal(t.seq[2], 3);
+	/* the partial fourth kept, at the start */
+	assert_int_equal(rx.len, 10);
+	assert_memory_equal(rx.buf, next.buf, 10);
+	memcpy(rx.buf + rx.len, next.buf + 10, WIRE_LEN - 10);
+	rx.len += WIRE_LEN - 10;
+	assert_int_equal(client_tcp_rx_take(&rx, take, &t), 1);
+	assert_int_equal(t.seq[3], 4);
+}
+
+static void test_rx_bad(void **state)
+{
+	struct client_tcp_rx rx = {0};
+	struct taken t = {0};
+
+	(void)state;
+	/* a good reply, then one whose magic is wrong, then a good one: the
+	 * first is taken, the stream is lost at the second */
+	reply(&rx, 1, WIRE_REPLY);
+	reply(&rx, 2, WIRE_REPLY);
+	rx.buf[WIRE_LEN] = 'X';
+	reply(&rx, 3, WIRE_REPLY);
+	assert_int_equal(client_tcp_rx_take(&rx, take, &t), -1);
+	assert_int_equal(t.n, 1);
+	assert_int_equal(rx.len, 0);
+	/* a request where a reply should be is not one either */
+	t.n = 0;
+	reply(&rx, 4, WIRE_REQUEST);
+	assert_int_equal(client_tcp_rx_take(&rx, take, &t), -1);
+	assert_int_equal(t.n, 0);
+}
+
+/* ---- backoff and causes ---- */
+
+static void test_backoff(void **state)
+{
+	static const int64_t want[] = {0,	 100 * MS,  200 * MS, 400 * MS,
+				       800 * MS, 1000 * MS, 1000 * MS};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(client_tcp_backoff_ns(i + 1), want[i]);
+	assert_int_equal(client_tcp_backoff_ns(100), 1000 * MS);
+	assert_int_equal(client_tcp_backoff_ns(UINT32_MAX), 1000 * MS);
+	assert_int_equal(client_tcp_backoff_ns(0), 0);
+}
+
+static void test_causes(void **state)
+{
+	static const struct {
+		int err;
+		const char *name;
+	} cases[] = {
+	    {ECONNREFUSED, "refused"},	  {ECONNRESET, "reset"}, {ECONNABORTED, "reset"},
+	    {ETIMEDOUT, "timeout"},	  {EPIPE, "pipe"},	 {EHOSTUNREACH, "unreachable"},
+	    {ENETUNREACH, "unreachable"}, {EINVAL, "other"},	 {0, "other"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(client_tcp_cause_name(client_tcp_cause_of(cases[i].err)),
+				    cases[i].name);
+	assert_string_equal(client_tcp_cause_name(CLIENT_TCP_EOF), "eof");
+	assert_string_equal(client_tcp_cause_name(CLIENT_TCP_BAD), "bad");
+	assert_string_equal(client_tcp_cause_name(CLIENT_TCP_NCAUSES), "other");
+}
+
+/* ---- over loopback ---- */
+
+/* a site on 127.0.0.1 in the client's loop: it answers every request as
+ * site "t", but on its first connection none from seq silent_from on, and
+ * when seq break_at arrives there it resets the connection (RST) or closes
+ * it (FIN) */
+struct site {
+	struct loop *loop;
+	int lfd, cfd;
+	struct loop_handler lh, ch;
+	struct sockaddr_in addr;
+	uint64_t silent_from, break_at;
+	int reset; /* 1: RST, 0: FIN */
+	int accepted, broken, answered;
+	uint8_t buf[4096];
+	size_t len;
+};
+
+static void site_drop(struct site *s)
+{
+	loop_del(s->loop, &s->ch);
+	close(s->cfd);
+	s->cfd = -1;
+	s->len = 0;
+}
+
+static void site_on_conn(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct site *s = arg;
+	ssize_t r = read(fd, s->buf + s->len, sizeof(s->buf) - s->len);
+	size_t off = 0;
+
+	(void)loop;
+	(void)events;
+	if (r <= 0) {
+		site_drop(s);
+		return;
+	}
+	s->len += (size_t)r;
+	for (; s->len - off >= WIRE_LEN; off += WIRE_LEN) {
+		struct wire_msg m;
+		uint8_t out[WIRE_LEN];
+
+		assert_int_equal(wire_decode(s->buf + off, WIRE_LEN, &m), 0);
+		assert_int_equal(m.type, WIRE_REQUEST);
+		if (!s->broken && m.seq == s->break_at) {
+			struct linger l = {.l_onoff = 1, .l_linger = 0};
+
+			if (s->reset)
+				assert_int_equal(
+				    setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l)), 0);
+			s->broken = 1;
+			site_drop(s);
+			return;
+		}
+		if (!s->broken && m.seq >= s->silent_from)
+			continue;
+		m.type = WIRE_REPLY;
+		strcpy(m.site, "t");
+		wire_encode(&m, out, sizeof(out));
+		assert_int_equal(write(fd, out, WIRE_LEN), WIRE_LEN);
+		s->answered++;
+	}
+	memmove(s->buf, s->buf + off, s->len - off);
+	s->len -= off;
+}
+
+static void site_on_listen(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct site *s = arg;
+	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	(void)events;
+	assert_true(cfd != -1);
+	assert_int_equal(s->cfd, -1); /* one connection at a time */
+	s->cfd = cfd;
+	s->accepted++;
+	assert_int_equal(loop_add(loop, &s->ch, cfd, EPOLLIN, site_on_conn, s), 0);
+}
+
+static void site_open(struct site *s, struct loop *loop, int listen_too)
+{
+	socklen_t len = sizeof(s->addr);
+
+	s->loop = loop;
+	s->cfd = -1;
+	s->addr.sin_family = AF_INET;
+	s->addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true((s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0)) != -1);
+	assert_int_equal(bind(s->lfd, (struct sockaddr *)&s->addr, sizeof(s->addr)), 0);
+	assert_int_equal(getsockname(s->lfd, (struct sockaddr *)&s->addr, &len), 0);
+	if (!listen_too) {
+		/* a port of the kernel's choice that nothing listens on */
+		close(s->lfd);
+		s->lfd = -1;
+		return;
+	}
+	assert_int_equal(listen(s->lfd, 16), 0);
+	assert_int_equal(loop_add(loop, &s->lh, s->lfd, EPOLLIN, site_on_listen, s), 0);
+}
+
+static void site_close(struct site *s)
+{
+	if (s->cfd != -1)
+		site_drop(s);
+	if (s->lfd != -1) {
+		loop_del(s->loop, &s->lh);
+		close(s->lfd);
+	}
+}
+
+/* tcp_count: a count of the summary's tcp object */
+static json_int_t tcp_count(struct client *c, const char *name)
+{
+	json_t *o = client_tcp_json(c->tcp);
+	json_int_t v;
+
+	assert_non_null(o);
+	assert_non_null(json_object_get(o, name));
+	v = json_integer_value(json_object_get(o, name));
+	json_decref(o);
+	return v;
+}
+
+/* events_of: the events named name in the file, in order, as an array */
+static json_t *events_of(const char *path, const char *name)
+{
+	FILE *fp = fopen(path, "r");
+	json_t *all = json_array();
+	char line[1024];
+
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp)) {
+		json_t *o = json_loads(line, 0, NULL);
+
+		assert_non_null(o);
+		if (strcmp(json_string_value(json_object_get(o, "event")), name) == 0)
+			json_array_append(all, o);
+		json_decref(o);
+	}
+	fclose(fp);
+	return all;
+}
+
+/* break_run: 10 requests 50 ms apart to a site that answers seq 0 to 2,
+ * not 3, and breaks the connection (reset or not) when seq 4 arrives */
+static void break_run(int reset, const char *cause)
+{
+	struct loop *loop = loop_new();
+	struct site s = {.silent_from = 3, .break_at = 4, .reset = reset};
+	struct client c;
+	struct client_cfg cfg = {
+	    .id = 1, .rate = 20, .timeout_ns = 400 * MS, .duration_ns = 500 * MS};
+	char path[] = "/tmp/test_client_tcpXXXXXX";
+	struct event_log *ev;
+	json_t *failed, *connected, *f;
+	int fd;
+
+	assert_non_null(loop);
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	assert_non_null(ev = event_open(path, "c1", "client"));
+	site_open(&s, loop, 1);
+	cfg.target = s.addr;
+	/* the first connection is up before the first request falls due */
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev), 0);
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(&c);
+	event_close(ev);
+	assert_int_equal(c.stats.sent, 10);
+	/* 3 and 4 were outstanding on the broken connection: errors at once,
+	 * not timeouts; 5 to 9 went on the next one */
+	assert_int_equal(c.stats.ok, 8);
+	assert_int_equal(c.stats.errors, 2);
+	assert_int_equal(c.stats.lost, 0);
+	assert_int_equal(s.accepted, 2);
+	assert_int_equal(s.answered, 8);
+	assert_int_equal(tcp_count(&c, "connects"), 2);
+	assert_int_equal(tcp_count(&c, reset ? "resets" : "eofs"), 1);
+	assert_int_equal(tcp_count(&c, "unconnected"), 0);
+	connected = events_of(path, "tcp_connected");
+	assert_int_equal(json_array_size(connected), 2);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_array_get(connected, 1), "attempt")), 2);
+	failed = events_of(path, "tcp_failed");
+	assert_int_equal(json_array_size(failed), 1);
+	f = json_array_get(failed, 0);
+	assert_string_equal(json_string_value(json_object_get(f, "cause")), cause);
+	assert_int_equal(json_integer_value(json_object_get(f, "outstanding")), 2);
+	assert_true(json_is_true(json_object_get(f, "connected")));
+	/* the connection had carried replies: the next attempt at once */
+	assert_int_equal(json_integer_value(json_object_get(f, "retry_ns")), 0);
+	json_decref(connected);
+	json_decref(failed);
+	unlink(path);
+	client_close(&c);
+	site_close(&s);
+	loop_free(loop);
+}
+
+static void test_reset_mid_run(void **state)
+{
+	(void)state;
+	break_run(1, "reset");
+}
+
+static void test_eof_mid_run(void **state)
+{
+	(void)state;
+	break_run(0, "eof");
+}
+
+/* a target nothing listens on: every request an error (unconnected), the
+ * attempts refused at 0, at once, then after 100 ms, and none more before
+ * the run's 200 ms are over (the next is 200 ms after that) */
+static void test_refused_backoff(void **state)
+{
+	struct loop *loop = loop_new();
+	struct site s = {0};
+	struct client c;
+	struct client_cfg cfg = {
+	    .id = 2, .rate = 20, .timeout_ns = 400 * MS, .duration_ns = 250 * MS};
+
+	(void)state;
+	assert_non_null(loop);
+	site_open(&s, loop, 0);
+	cfg.target = s.addr;
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, NULL), 0);
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(&c);
+	assert_int_equal(c.stats.sent, 5);
+	assert_int_equal(c.stats.errors, 5);
+	assert_int_equal(c.stats.ok + c.stats.lost, 0);
+	assert_int_equal(tcp_count(&c, "unconnected"), 5);
+	assert_int_equal(tcp_count(&c, "connects"), 0);
+	assert_int_equal(tcp_count(&c, "refused"), 3);
+	client_close(&c);
+	loop_free(loop);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_rx_split),	cmocka_unit_test(test_rx_coalesced),
+	    cmocka_unit_test(test_rx_bad),	cmocka_unit_test(test_backoff),
+	    cmocka_unit_test(test_causes),	cmocka_unit_test(test_reset_mid_run),
+	    cmocka_unit_test(test_eof_mid_run), cmocka_unit_test(test_refused_backoff),
+	};
+
+	return cmocka_run_group_tests_name("client_tcp", tests, NULL, NULL);
+}
