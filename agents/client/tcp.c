@@ -59,6 +59,7 @@ static const struct {
     [CLIENT_TCP_UNREACHABLE] = {"unreachable", "unreachable"},
     [CLIENT_TCP_BAD] = {"bad", "bad"},
     [CLIENT_TCP_OTHER] = {"other", "other"},
+    [CLIENT_TCP_STALLED] = {"stalled", "stalls"},
 };
 
 enum client_tcp_cause client_tcp_cause_of(int err)
@@ -164,6 +165,12 @@ static void client_tcp_fail(struct client_tcp *t, enum client_tcp_cause cause)
 	int64_t wait;
 
 	if (t->fd != -1) {
+		/* aborted (an RST), not closed: the kernel would otherwise go
+		 * on retransmitting its unanswered requests to a silent site,
+		 * and the capture would count them as the client's */
+		struct linger abort_now = {.l_onoff = 1, .l_linger = 0};
+
+		(void)setsockopt(t->fd, SOL_SOCKET, SO_LINGER, &abort_now, sizeof(abort_now));
 		loop_del(c->loop, &t->conn);
 		close(t->fd);
 		t->fd = -1;
@@ -198,6 +205,12 @@ static void client_tcp_fail(struct client_tcp *t, enum client_tcp_cause cause)
 			  (long long)(wait / NSEC_PER_MSEC));
 	client_tcp_retry(t, now_mono_ns() + wait);
 	client_maybe_done(c);
+}
+
+void client_tcp_stalled(struct client_tcp *t)
+{
+	if (t->state == CLIENT_TCP_CONNECTED)
+		client_tcp_fail(t, CLIENT_TCP_STALLED);
 }
 
 static void client_tcp_connected(struct client_tcp *t)
@@ -517,11 +530,12 @@ json_t *client_tcp_json(const struct client_tcp *t)
 void client_tcp_log(const struct client_tcp *t)
 {
 	log_info("tcp: %llu connects; failed: %llu refused, %llu resets, %llu eofs, %llu "
-		 "timeouts, %llu other; %llu requests unconnected, %llu blocked",
+		 "timeouts, %llu stalled, %llu other; %llu requests unconnected, %llu blocked",
 		 (unsigned long long)t->connects, (unsigned long long)t->failed[CLIENT_TCP_REFUSED],
 		 (unsigned long long)t->failed[CLIENT_TCP_RESET],
 		 (unsigned long long)t->failed[CLIENT_TCP_EOF],
 		 (unsigned long long)t->failed[CLIENT_TCP_TIMEOUT],
+		 (unsigned long long)t->failed[CLIENT_TCP_STALLED],
 		 (unsigned long long)(t->failed[CLIENT_TCP_PIPE] +
 				      t->failed[CLIENT_TCP_UNREACHABLE] +
 				      t->failed[CLIENT_TCP_BAD] + t->failed[CLIENT_TCP_OTHER]),

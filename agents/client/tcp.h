@@ -37,6 +37,7 @@ enum client_tcp_cause {
 	CLIENT_TCP_UNREACHABLE, /* EHOSTUNREACH, ENETUNREACH, ... (an ICMP error) */
 	CLIENT_TCP_BAD,		/* a reply that does not decode: the stream is lost */
 	CLIENT_TCP_OTHER,	/* any other errno */
+	CLIENT_TCP_STALLED,	/* a request on it went unanswered for the timeout */
 	CLIENT_TCP_NCAUSES,
 };
 
@@ -45,7 +46,7 @@ enum client_tcp_cause {
 enum client_tcp_cause client_tcp_cause_of(int err);
 
 /* client_tcp_cause_name: "refused", "reset", "eof", "timeout", "pipe",
- * "unreachable", "bad", "other": the tcp_failed event's cause */
+ * "unreachable", "bad", "other", "stalled": the tcp_failed event's cause */
 const char *client_tcp_cause_name(enum client_tcp_cause cause);
 
 /* the first retry waits nothing, the next CLIENT_TCP_BACKOFF_NS, doubling
@@ -92,6 +93,14 @@ int client_tcp_send(struct client_tcp *t, unsigned n);
 
 /* client_tcp_read: the replies waiting on the connection, if any. */
 void client_tcp_read(struct client_tcp *t);
+
+/* client_tcp_stalled: a request sent on the connection went unanswered for
+ * the timeout (recorded lost): the connection is given up, as an HTTP
+ * client gives up one whose request timed out, its other outstanding
+ * requests recorded as errors (cause "stalled"), and a new one opened to
+ * the target as it is now (a DNS client's latest answer). Nothing when not
+ * connected. */
+void client_tcp_stalled(struct client_tcp *t);
 
 /* client_tcp_json: the counts for client_summary: {connects, refused,
  * resets, eofs, timeouts, pipes, unreachable, bad, other, unconnected,

@@ -66,6 +66,7 @@ static void client_read_replies(struct client *c, int rounds);
 static void client_expire(struct client *c, int64_t now)
 {
 	struct client_slot *s = client_ring_oldest(&c->ring);
+	unsigned expired = 0;
 
 	if (s == NULL || now - s->sent_mono_ns <= c->cfg.timeout_ns)
 		return;
@@ -74,7 +75,11 @@ static void client_expire(struct client *c, int64_t now)
 		client_record(c, s, CLIENT_TIMEOUT, NULL, 0);
 		c->stats.lost++;
 		client_ring_resolve(&c->ring, s);
+		expired++;
 	}
+	/* TCP: the connection that lost it is given up */
+	if (expired && c->tcp)
+		client_tcp_stalled(c->tcp);
 }
 
 /* a batch being sent: its first request's sequence number */

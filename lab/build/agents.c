@@ -112,7 +112,11 @@ static int lab_start_collectors(struct lab *lab, int n)
 	agents_argv_add(&a, "-o");
 	agents_argv_add(&a, "%s", lab->rundir);
 	agents_argv_add(&a, "-f");
-	agents_argv_add(&a, "udp port %u", t->port);
+	/* a client of proto = tcp: its connections' segments too */
+	if (topo_has_tcp(t))
+		agents_argv_add(&a, "udp port %u or tcp port %u", t->port, t->port);
+	else
+		agents_argv_add(&a, "udp port %u", t->port);
 	agents_argv_add(&a, "-P");
 	agents_argv_add(&a, "%s/32", agents_ip(t->service, svc));
 	for (int i = 0; i < t->nlinks; i++) {
@@ -535,6 +539,8 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 		agents_argv_add(&a, "-t");
 		agents_argv_add(&a, "%s:%u", agents_ip(t->service, buf), t->port);
 	}
+	if (node->proto == TOPO_PROTO_TCP)
+		agents_argv_add(&a, "-T");
 	agents_argv_add(&a, "-r");
 	agents_argv_add(&a, "%g", node->rate);
 	agents_argv_add(&a, "-w");

@@ -208,6 +208,12 @@ enum topo_records {
 	TOPO_RECORDS_BOTH,
 };
 
+/* what a client's requests travel on (docs/topology.md, "Connections") */
+enum topo_proto {
+	TOPO_PROTO_UDP, /* one datagram a request */
+	TOPO_PROTO_TCP, /* a long-lived connection, requests back to back */
+};
+
 enum topo_arrivals {
 	TOPO_ARRIVALS_PACED,
 	TOPO_ARRIVALS_POISSON,
@@ -273,6 +279,7 @@ struct topo_node {
 	double rate;	    /* requests per second */
 	int64_t timeout_ns; /* a request unanswered this long is lost */
 	uint32_t client_id; /* 1, 2, ... in file order */
+	int proto;	    /* enum topo_proto: UDP datagrams or a TCP connection */
 	/* a population (docs/topology.md, "Populations"): population logical
 	 * clients (0: one client) sharing rate by skew, arrivals paced or
 	 * poisson; resolver_all: they ask every cache of the [resolver] node
@@ -387,6 +394,8 @@ struct topology {
 	char target_share[TOPO_TARGET_SHARE_LEN];
 	/* the clients' records: requests-NODE.csv, .bin or both (enum topo_records) */
 	int records;
+	/* the clients' transport unless a [client] says (enum topo_proto) */
+	int proto;
 	/* the lab's own DNS tree: the root and TLD zones and their [dns] nodes
 	 * generated, every delegation with glue (lab/topology/topology_tree.c) */
 	int dns_tree;
@@ -570,6 +579,10 @@ uint64_t topo_capture_ring_rlink(const struct topology *t, int rlink);
 int topo_captured(const struct topology *t, int link);
 int topo_captured_bgp(const struct topology *t, int link);
 uint64_t topo_capture_total(const struct topology *t, int router, int *nlinks);
+
+/* topo_has_tcp: whether a [client] sends over TCP (proto = tcp): the site
+ * links' captures then take the request port's TCP segments too */
+int topo_has_tcp(const struct topology *t);
 
 /* topo_format_duration, topo_format_size: a value as topo_print writes it
  * and topo_load reads it back ("1500ms", "64M": K, M, G are powers of

@@ -88,6 +88,14 @@ uint64_t topo_capture_ring_rlink(const struct topology *t, int rlink)
 	return t->capture_buffer ? t->capture_buffer : TOPO_CAPTURE_MIN;
 }
 
+int topo_has_tcp(const struct topology *t)
+{
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].kind == TOPO_CLIENT && t->nodes[i].proto == TOPO_PROTO_TCP)
+			return 1;
+	return 0;
+}
+
 int topo_captured(const struct topology *t, int link)
 {
 	enum topo_kind kind = t->nodes[t->links[link].node].kind;

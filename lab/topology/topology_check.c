@@ -323,6 +323,13 @@ static void topo_check_population(struct topo_parse *p, int i)
 				   node->name, n, p->t->nodes[node->resolver].count,
 				   p->t->nodes[node->resolver].name);
 	}
+	if (node->population > 0 && node->proto != TOPO_PROTO_UDP)
+		topo_error(p,
+			   m->where[TOPO_K_PROTO] ? m->where[TOPO_K_PROTO]
+						  : m->where[TOPO_K_POPULATION],
+			   "[client %s] proto = tcp: a population sends UDP only (one connection a "
+			   "client is not there yet); set proto = udp for it",
+			   node->name);
 	if (node->population > 0 && node->client_id > 8191)
 		topo_error(p, m->where[TOPO_K_POPULATION],
 			   "[client %s] population: only the first 8191 clients may be "

@@ -28,6 +28,7 @@ static const char *const topo_arrivals_words[] = {"paced", "poisson", NULL}; /* 
 static const char *const topo_impl_words[] = {"resolverd", "unbound", "knot-resolver", "bind9",
 					      NULL};			       /* topo_impl */
 static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /* topo_rsv_mode */
+static const char *const topo_proto_words[] = {"udp", "tcp", NULL};	       /* topo_proto */
 
 /* The order of each table is the order of docs/man/steerlab.ini.5, of the
  * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */
@@ -77,6 +78,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"dns_tree", TOPO_T_BOOL, LAB(dns_tree), 0, 0, -1, NULL},
     /* added to each delay = auto link (topology_impair.c) */
     {"hop_delay", TOPO_T_DURATION, LAB(hop_delay_ns), 0, 0, -1, NULL},
+    /* the clients' transport; printed when not udp */
+    {"proto", TOPO_T_CHOICE, LAB(proto), 0, 0, -1, topo_proto_words},
 };
 
 static const struct topo_key topo_router_keys[] = {
@@ -128,6 +131,8 @@ static const struct topo_key topo_client_keys[] = {
     {"arrivals", TOPO_T_CHOICE, NODE(arrivals), 0, 0, -1, topo_arrivals_words},
     {"source_block", TOPO_T_BLOCK, NODE(source_block), 0, 0, -1, NULL},
     {"resolver_weights", TOPO_T_WEIGHTS, NODE(resolver_weights), 0, 0, -1, NULL},
+    /* its transport, the [lab]'s unless set; printed when not udp */
+    {"proto", TOPO_T_CHOICE, NODE(proto), 0, 0, LAB(proto), topo_proto_words},
     /* where it is: [link] delay = auto (topology_impair.c); printed when set */
     {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
 };

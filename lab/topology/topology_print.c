@@ -145,6 +145,10 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 			continue;
 		if (node == NULL && !t->dns_tree && strcmp(keys[k].name, "dns_tree") == 0)
 			continue;
+		/* every client's when the lab's is not udp: what it reads back */
+		if (t->proto == TOPO_PROTO_UDP && (node == NULL || node->proto == TOPO_PROTO_UDP) &&
+		    strcmp(keys[k].name, "proto") == 0)
+			continue;
 		/* what only distance uses: printed when it is */
 		if (keys[k].type == TOPO_T_LOCATION && !node->location.set)
 			continue;

@@ -320,8 +320,10 @@ int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t e
 
 void clocks_input_free(struct clocks_input *in)
 {
-	for (size_t i = 0; i < in->ncaptures; i++)
+	for (size_t i = 0; i < in->ncaptures; i++) {
 		free(in->captures[i].packets);
+		free(in->captures[i].tcp);
+	}
 	free(in->captures);
 	for (size_t i = 0; i < in->nqcaptures; i++)
 		free(in->qcaptures[i].queries);

@@ -12,6 +12,7 @@
 
 #include "clocks_base.h"
 #include "clocks_budget.h"
+#include "clocks_conn.h"
 #include "clocks_captures.h"
 #include "clocks_decay.h"
 #include "clocks_events.h"

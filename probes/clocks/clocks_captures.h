@@ -25,11 +25,24 @@ struct clocks_packet {
 	struct in_addr dst; /* the anycast address, or a site's own address */
 } __attribute__((packed, aligned(4)));
 
+/* one TCP segment of the request port that opens, closes or resets a
+ * connection (SYN, FIN or RST set), seen on a site link: the connection
+ * clocks' input (clocks_conn.h) */
+struct clocks_tcpseg {
+	int64_t t_ns;
+	struct in_addr client, server; /* server: the anycast address or a site's own */
+	uint16_t cport;		       /* the client's port */
+	uint8_t flags;		       /* lib/ipframe.h's IPFRAME_SYN, _FIN, _RST, _ACK */
+	uint8_t from_server;	       /* 1: the site sent it */
+};
+
 /* the request packets of capture-LABEL.pcap, in file order */
 struct clocks_capture {
 	char label[CLOCKS_NAME_MAX];
 	struct clocks_packet *packets;
 	size_t n, cap;
+	struct clocks_tcpseg *tcp; /* in file order; none unless a client speaks TCP */
+	size_t ntcp, captcp;
 	size_t other;	/* captured packets that are not requests */
 	size_t records; /* every packet record of the file */
 	int truncated;	/* the file ends cut short or damaged */

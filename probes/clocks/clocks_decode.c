@@ -29,6 +29,31 @@ int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t por
 	return ipframe_request(dlt, frame, caplen, port, client, seq, dst);
 }
 
+int clocks_decode_tcpseg(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
+			 struct clocks_tcpseg *seg)
+{
+	struct ipframe u;
+
+	if (ipframe_decode_any(dlt, frame, caplen, &u) == -1 || u.proto != IPFRAME_TCP ||
+	    !(u.tcpflags & (IPFRAME_SYN | IPFRAME_FIN | IPFRAME_RST)))
+		return -1;
+	if (u.dport == port) {
+		seg->client = u.src;
+		seg->server = u.dst;
+		seg->cport = u.sport;
+		seg->from_server = 0;
+	} else if (u.sport == port) {
+		seg->client = u.dst;
+		seg->server = u.src;
+		seg->cport = u.dport;
+		seg->from_server = 1;
+	} else {
+		return -1;
+	}
+	seg->flags = u.tcpflags;
+	return 0;
+}
+
 #define CLOCKS_DNS_PORT 53
 #define CLOCKS_DNS_HEADER 12
 

@@ -61,11 +61,17 @@ int clocks_read_requests_bin_stream(FILE *fp, const char *path, struct clocks_in
 int clocks_read_requests_bin(const char *path, struct clocks_input *in, char *err, size_t errlen);
 
 /* clocks_decode_request: if the frame (link type dlt, caplen bytes) is an
- * IPv4 UDP datagram to port whose payload is a wire request, fill *msg and
- * *dst (its destination address; dst may be NULL) and return 0; otherwise
- * -1. Checks every length. */
+ * IPv4 UDP datagram to port whose payload is a wire request, or a TCP
+ * segment to port whose payload starts with one, fill *msg and *dst (its
+ * destination address; dst may be NULL) and return 0; otherwise -1. Checks
+ * every length. */
 int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
 			  struct wire_msg *msg, struct in_addr *dst);
+
+/* clocks_decode_tcpseg: if the frame is a TCP segment from or to port with
+ * SYN, FIN or RST set, fill *seg (but t_ns) and return 0; otherwise -1 */
+int clocks_decode_tcpseg(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
+			 struct clocks_tcpseg *seg);
 
 /* clocks_decode_query: if the frame is an IPv4 UDP datagram to port 53
  * holding at least a DNS header with QR = 0 (a query), fill *src (its

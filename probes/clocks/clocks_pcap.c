@@ -60,7 +60,16 @@ static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, 
 	uint64_t seq;
 
 	if (clocks_request_of(dlt, data, caplen, in->port, &client, &seq, &dst) == -1) {
+		struct clocks_tcpseg seg;
+
 		c->other++;
+		/* not a request: a connection's SYN, FIN or RST is kept */
+		if (clocks_decode_tcpseg(dlt, data, caplen, in->port, &seg) == -1)
+			return 1;
+		if (clocks_grow((void **)&c->tcp, &c->captcp, c->ntcp, sizeof(*c->tcp)) == -1)
+			return -1;
+		seg.t_ns = t_ns;
+		c->tcp[c->ntcp++] = seg;
 		return 1;
 	}
 	if (c->n == c->cap &&

@@ -45,6 +45,7 @@ struct clocks_topo_scan {
 	char dns_zones[CLOCKS_MAX_DNS_NODES][CLOCKS_TOPO_ZONES_LEN]; /* "" not said */
 	int dns_said[CLOCKS_MAX_DNS_NODES];
 	char client_rsv[CLOCKS_MAX_TOPO_CLIENTS][CLOCKS_NAME_MAX]; /* its resolver key */
+	int lab_tcp;						   /* [lab] proto = tcp */
 };
 
 static void clocks_topo_copy(char *dst, size_t len, const char *src)
@@ -144,6 +145,10 @@ static void clocks_topo_pair(void *arg, const char *key, const char *value)
 			      strcmp(value, "1") == 0;
 	else if (s->in == CLOCKS_TOPO_IN_LAB && strcmp(key, "target_share") == 0)
 		clocks_topo_target(t, value);
+	else if (s->in == CLOCKS_TOPO_IN_LAB && strcmp(key, "proto") == 0)
+		s->lab_tcp = strcmp(value, "tcp") == 0;
+	else if (s->in == CLOCKS_TOPO_IN_CLIENT && strcmp(key, "proto") == 0)
+		t->clients[t->nclients - 1].proto = strcmp(value, "tcp") == 0 ? 2 : 1;
 	else if (s->in == CLOCKS_TOPO_IN_RSV && strcmp(key, "impl") == 0)
 		clocks_topo_copy(t->rsv[t->nrsv - 1].impl, CLOCKS_NAME_MAX, value);
 	else if (s->in == CLOCKS_TOPO_IN_RSV && strcmp(key, "count") == 0)
@@ -448,6 +453,10 @@ static void clocks_topo_policies(const char *path, struct clocks_topo_dns *t)
 				if (strcmp(t->clients[c].name, ini->clients[k].name) == 0)
 					memcpy(t->clients[c].dns_name, ini->clients[k].dns_name,
 					       sizeof(t->clients[c].dns_name));
+		/* any client over TCP, its own proto or the [lab]'s */
+		for (int k = 0; k < ini->nclients; k++)
+			t->tcp |= ini->clients[k].proto == 2 ||
+				  (ini->clients[k].proto == 0 && s->lab_tcp);
 		t->ntarget = ini->ntarget;
 		memcpy(t->tsite, ini->tsite, sizeof(t->tsite));
 		memcpy(t->tweight, ini->tweight, sizeof(t->tweight));
@@ -497,6 +506,9 @@ void clocks_read_dns_topology(const char *rundir, struct clocks_input *in)
 		clocks_topo_levels(s);
 		clocks_topo_clients(s);
 		clocks_topo_wires(&in->dnstopo);
+		for (int k = 0; k < in->dnstopo.nclients; k++)
+			in->dnstopo.tcp |= in->dnstopo.clients[k].proto == 2 ||
+					   (in->dnstopo.clients[k].proto == 0 && s->lab_tcp);
 	}
 	free(s);
 }

@@ -50,7 +50,11 @@ struct clocks_topo_dns {
 		int rsv;		      /* the [resolver] node it asks (index), -1: none */
 		char router[CLOCKS_NAME_MAX]; /* its link key: its router; "" unknown */
 		char dns_name[CLOCKS_DNS_NAME_MAX]; /* its name key: what it asks; "" unknown */
+		int proto; /* its proto key: 0 not said (the [lab]'s), 1 udp, 2 tcp */
 	} clients[CLOCKS_MAX_TOPO_CLIENTS];
+	/* a client sends over TCP ([lab] or [client] proto = tcp): the
+	 * verdict's checks that take one datagram for one request stand aside */
+	int tcp;
 	/* the [name] sections: each steered name and its TTL (-1: not said) */
 	int nnames;
 	struct clocks_topo_name {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "atomicfile.h"
+#include "clocks_conn.h"
 #include "clocks_int.h"
 
 #define CLOCKS_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
@@ -542,6 +543,12 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 
 		if (st)
 			json_object_set_new(root, "steering", st);
+	}
+	{
+		json_t *conn = clocks_conn_json(in);
+
+		if (conn)
+			json_object_set_new(root, "connections", conn);
 	}
 	if (in->nimpair)
 		json_object_set_new(root, "impairments", clocks_json_impairments(in));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clocks_conn.h"
 #include "clocks_int.h"
 
 #define CLOCKS_LABEL_W 26
@@ -310,6 +311,7 @@ static void clocks_print_steady(FILE *out, const struct clocks_input *in,
 	clocks_rate_row(out, "upstream queries per s", res, nres);
 	clocks_count_rows(out, "replies from", res, nres, 0);
 	clocks_steering_print(out, in);
+	clocks_conn_print(out, in);
 	if (flags & CLOCKS_PRINT_VERDICT)
 		clocks_print_verdict(out, in, res, nres, v);
 }
@@ -398,6 +400,7 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 	clocks_count_rows(out, "replies from", res, nres, 0);
 	clocks_count_rows(out, "captured after t0 at", res, nres, 1);
 	clocks_legend(out, in, res, nres);
+	clocks_conn_print(out, in);
 	clocks_multi_print_all(out, in);
 	if (flags & CLOCKS_PRINT_VERDICT)
 		clocks_print_verdict(out, in, res, nres, v);

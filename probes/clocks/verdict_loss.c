@@ -432,6 +432,20 @@ void clocks_verdict_losses(const struct clocks_input *in, const struct clocks_fl
 {
 	struct clocks_verdict_explained ex;
 
+	/* over TCP a request is not one datagram: one held in its connection
+	 * (the site silent, the kernel backing off) reaches no link, and one
+	 * retransmitted reaches it twice, so neither the losses' explanation
+	 * nor their count against the capture holds (docs/clocks.md,
+	 * "Connections") */
+	if (in->dnstopo.tcp) {
+		clocks_warn(v, "loss_unchecked",
+			    "%s: the clients' losses (%lld) are neither explained packet by packet "
+			    "nor compared with the capture's (%lld): clients send over TCP, "
+			    "whose requests may reach no link (held in their connection) or "
+			    "reach it twice (retransmitted)",
+			    r->scheme, (long long)r->lost_client, (long long)r->lost_capture);
+		return;
+	}
 	clocks_verdict_unexplained(in, fl, r, v, &ex);
 	if (clocks_verdict_edges(in, fl, &ex) == -1) {
 		clocks_warn(v, "limit", "%s: the losses' comparison: out of memory, not checked",

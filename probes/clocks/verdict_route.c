@@ -143,6 +143,11 @@ static void clocks_verdict_steer_packets(const struct clocks_input *in,
 
 	if (steer == CLOCKS_NONE || steer <= t0 || strcmp(f->how, "link-down") == 0)
 		return;
+	/* over TCP a client does not send at its rate to a silent site: its
+	 * connection holds the requests while the kernel backs off, so the
+	 * last one to reach S bounds nothing */
+	if (in->dnstopo.tcp)
+		return;
 	/* a link the timeline cut before the route left: the requests may have
 	 * stopped on the way */
 	for (size_t i = 0; i < in->nhits; i++)

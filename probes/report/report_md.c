@@ -461,6 +461,26 @@ static void report_md_steering(const struct report *r, FILE *fp)
 	fputc('\n', fp);
 }
 
+/* report_md_connections: the connection clocks, when a client spoke TCP */
+static void report_md_connections(const struct report *r, FILE *fp)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (mem == NULL)
+		return;
+	clocks_conn_print(mem, &r->in);
+	fclose(mem);
+	if (len > 0)
+		fprintf(fp,
+			"## Connections\n\nThe clients' TCP connections as the site links' "
+			"captures saw them open, close and reset (docs/clocks.md, "
+			"\"Connections\"):\n\n```\n%s```\n\n",
+			text);
+	free(text);
+}
+
 int report_write_md(const struct report *r, char *err, size_t errlen)
 {
 	struct atomicfile af;
@@ -477,6 +497,7 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 		report_md_budget(r, fp);
 	}
 	report_md_steering(r, fp);
+	report_md_connections(r, fp);
 	report_md_timeline(r, fp);
 	if (!r->in.steady)
 		report_md_routing(r, fp);

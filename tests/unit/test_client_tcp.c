@@ -244,7 +244,9 @@ static void site_on_listen(struct loop *loop, int fd, uint32_t events, void *arg
 	assert_true(cfd != -1);
 	assert_int_equal(s->cfd, -1); /* one connection at a time */
 	s->cfd = cfd;
-	s->accepted++;
+	/* a new connection is answered throughout */
+	if (++s->accepted > 1)
+		s->broken = 1;
 	assert_int_equal(loop_add(loop, &s->ch, cfd, EPOLLIN, site_on_conn, s), 0);
 }
 
@@ -380,6 +382,57 @@ static void test_eof_mid_run(void **state)
 	break_run(0, "eof");
 }
 
+/* a site that stops answering on its first connection from seq 3 on,
+ * keeping it open: when 3 has gone unanswered for the timeout it is lost,
+ * and the client gives the connection up (an HTTP client's request
+ * timeout): cause stalled, what was sent after 3 recorded as errors, and
+ * the requests after it go on a new connection, answered */
+static void test_stalled(void **state)
+{
+	struct loop *loop = loop_new();
+	struct site s = {.silent_from = 3, .break_at = UINT64_MAX};
+	struct client c;
+	struct client_cfg cfg = {
+	    .id = 1, .rate = 20, .timeout_ns = 120 * MS, .duration_ns = 500 * MS};
+	char path[] = "/tmp/test_client_tcpXXXXXX";
+	struct event_log *ev;
+	json_t *failed, *f;
+	int fd;
+
+	(void)state;
+	assert_non_null(loop);
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	assert_non_null(ev = event_open(path, "c1", "client"));
+	site_open(&s, loop, 1);
+	cfg.target = s.addr;
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev), 0);
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(&c);
+	event_close(ev);
+	assert_int_equal(c.stats.sent, 10);
+	/* 3 lost; 4 (sent 50 ms after it, 70 ms before it expired) and maybe 5
+	 * errors; the rest answered on the second connection */
+	assert_int_equal(c.stats.lost, 1);
+	assert_true(c.stats.errors >= 1 && c.stats.errors <= 2);
+	assert_int_equal(c.stats.ok + c.stats.errors + c.stats.lost, 10);
+	assert_int_equal(s.accepted, 2);
+	assert_int_equal(tcp_count(&c, "stalls"), 1);
+	assert_int_equal(tcp_count(&c, "connects"), 2);
+	failed = events_of(path, "tcp_failed");
+	assert_int_equal(json_array_size(failed), 1);
+	f = json_array_get(failed, 0);
+	assert_string_equal(json_string_value(json_object_get(f, "cause")), "stalled");
+	assert_int_equal(json_integer_value(json_object_get(f, "outstanding")),
+			 (json_int_t)c.stats.errors);
+	assert_true(json_is_true(json_object_get(f, "connected")));
+	json_decref(failed);
+	unlink(path);
+	client_close(&c);
+	site_close(&s);
+	loop_free(loop);
+}
+
 /* a target nothing listens on: every request an error (unconnected), the
  * attempts refused at 0, at once, then after 100 ms, and none more before
  * the run's 200 ms are over (the next is 200 ms after that) */
@@ -415,6 +468,7 @@ int main(void)
 	    cmocka_unit_test(test_rx_bad),	cmocka_unit_test(test_backoff),
 	    cmocka_unit_test(test_causes),	cmocka_unit_test(test_reset_mid_run),
 	    cmocka_unit_test(test_eof_mid_run), cmocka_unit_test(test_refused_backoff),
+	    cmocka_unit_test(test_stalled),
 	};
 
 	return cmocka_run_group_tests_name("client_tcp", tests, NULL, NULL);

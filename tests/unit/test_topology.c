@@ -377,6 +377,59 @@ static void test_capture_rings(void **state)
 	free(t);
 }
 
+/* proto: the clients' transport, the [lab]'s unless a [client] says; printed
+ * when not udp, every client's when the lab's is not (so that the printed
+ * form reads back the same); a population refuses tcp */
+static void test_proto(void **state)
+{
+	static const char text[] = "[lab]\nname = pt\n[router r]\n[site a]\nlink = r\n"
+				   "[client c1]\nlink = r\n[client c2]\nlink = r\nproto = tcp\n"
+				   "[client c3]\nlink = r\npopulation = 10\n";
+	struct topology *t = new_topology(), *back = new_topology();
+	char tmp[64], tmp2[64], want[256], *got, *sets[1] = {"proto=tcp"};
+	FILE *f;
+
+	(void)state;
+	write_temp(tmp, text, sizeof(text) - 1);
+	load_ok(t, tmp, NULL, 0);
+	assert_int_equal(t->proto, TOPO_PROTO_UDP);
+	assert_int_equal(node(t, "c1")->proto, TOPO_PROTO_UDP);
+	assert_int_equal(node(t, "c2")->proto, TOPO_PROTO_TCP);
+	got = print_to_string(t);
+	assert_null(strstr(got, "\nproto = udp\n"));
+	/* c2's, after its section's line */
+	assert_non_null(strstr(got, "\n[client c2]\n"));
+	assert_true(strstr(got, "\nproto = tcp\n") > strstr(got, "\n[client c2]\n"));
+	free(got);
+	/* the lab's tcp: c1 takes it, the population refuses it */
+	snprintf(want, sizeof(want),
+		 "%s:13: [client c3] proto = tcp: a population sends UDP only (one connection "
+		 "a client is not there yet); set proto = udp for it\n",
+		 tmp);
+	expect_errors(tmp, sets, 1, want);
+	unlink(tmp);
+	/* c3 set back to udp: every client's printed, and read back the same */
+	write_temp(tmp, text, sizeof(text) - 1);
+	f = fopen(tmp, "a");
+	assert_non_null(f);
+	fputs("proto = udp\n", f);
+	fclose(f);
+	load_ok(t, tmp, sets, 1);
+	assert_int_equal(node(t, "c1")->proto, TOPO_PROTO_TCP);
+	assert_int_equal(node(t, "c3")->proto, TOPO_PROTO_UDP);
+	got = print_to_string(t);
+	assert_non_null(strstr(got, "\nproto = udp\n"));
+	write_temp(tmp2, got, strlen(got));
+	load_ok(back, tmp2, NULL, 0);
+	for (int i = 0; i < t->nnodes; i++)
+		assert_int_equal(back->nodes[i].proto, t->nodes[i].proto);
+	free(got);
+	unlink(tmp);
+	unlink(tmp2);
+	free(t);
+	free(back);
+}
+
 /* roundtrip: what topo_print writes, topo_load reads back the same. */
 static void roundtrip(const char *path, char *const sets[], int nsets)
 {
@@ -638,7 +691,7 @@ static void test_error_sets(void **state)
 	    "routing, static_refresh, static_hold, fail_jitter, seed, bgp_keepalive, bgp_hold, "
 	    "bgp_connect_retry, bgp_mrai, bfd, bfd_interval, bfd_multiplier, damping, "
 	    "damping_half_life, damping_reuse, damping_suppress, damping_max_suppress, ecmp, "
-	    "records, dns_tree, hop_delay)\n");
+	    "records, dns_tree, hop_delay, proto)\n");
 }
 
 static void test_error_set_checks(void **state)
@@ -745,6 +798,7 @@ int main(void)
 	    cmocka_unit_test(test_target_share),
 	    cmocka_unit_test(test_target_share_errors),
 	    cmocka_unit_test(test_capture_rings),
+	    cmocka_unit_test(test_proto),
 	    cmocka_unit_test(test_print_roundtrip),
 	    cmocka_unit_test(test_format),
 	    cmocka_unit_test(test_find_and_kinds),

@@ -323,17 +323,18 @@ static void test_dns_sticky_errors(void **state)
 			   "err_sticky.ini:14: unknown key 'sticky_share' in [client c1] "
 			   "(expected: link, rate, timeout, mode, resolver, name, sticky, "
 			   "population, skew, zipf_exponent, arrivals, source_block, "
-			   "resolver_weights, location)\n" DATA
+			   "resolver_weights, proto, location)\n" DATA
 			   "err_sticky.ini:17: [client c2] sticky: expected a duration of at most "
 			   "24h, got '25h'\n");
-	expect_errors(DATA "sticky.ini", sets, 5,
-		      "--set sticky_share=1.01: expected a share from 0 to 1, such as 0.25\n"
-		      "--set sticky_share=-0.5: expected a share from 0 to 1, such as 0.25\n"
-		      "--set sticky_share=1e-3: expected a share from 0 to 1, such as 0.25\n"
-		      "--set sticky=0: expected a duration greater than zero\n"
-		      "--set c1.sticky_share=0.5: unknown key 'sticky_share' in [client c1] "
-		      "(expected: link, rate, timeout, mode, resolver, name, sticky, population, "
-		      "skew, zipf_exponent, arrivals, source_block, resolver_weights, location)\n");
+	expect_errors(
+	    DATA "sticky.ini", sets, 5,
+	    "--set sticky_share=1.01: expected a share from 0 to 1, such as 0.25\n"
+	    "--set sticky_share=-0.5: expected a share from 0 to 1, such as 0.25\n"
+	    "--set sticky_share=1e-3: expected a share from 0 to 1, such as 0.25\n"
+	    "--set sticky=0: expected a duration greater than zero\n"
+	    "--set c1.sticky_share=0.5: unknown key 'sticky_share' in [client c1] "
+	    "(expected: link, rate, timeout, mode, resolver, name, sticky, population, "
+	    "skew, zipf_exponent, arrivals, source_block, resolver_weights, proto, location)\n");
 	expect_errors(DATA "sticky.ini", share, 2,
 		      "--set sticky=0s: expected a duration greater than zero\n");
 }

@@ -1,0 +1,280 @@
+/* The connection clocks from the site links' TCP segments; see clocks_conn.h. */
+#include "clocks_conn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clocks_int.h"
+#include "ipframe.h"
+
+/* one connection a client opened at one site: its first SYN there, and the
+ * first FIN or RST of it there (CLOCKS_NONE: none) */
+struct clocks_conn_flow {
+	uint32_t client, server; /* network order */
+	uint16_t cport;
+	int site;
+	int64_t syn_ns, closed_ns;
+};
+
+static int clocks_conn_cmp(const void *a, const void *b)
+{
+	const struct clocks_conn_flow *x = a, *y = b;
+
+	if (x->client != y->client)
+		return x->client < y->client ? -1 : 1;
+	if (x->cport != y->cport)
+		return x->cport < y->cport ? -1 : 1;
+	if (x->server != y->server)
+		return x->server < y->server ? -1 : 1;
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return (x->syn_ns > y->syn_ns) - (x->syn_ns < y->syn_ns);
+}
+
+/* clocks_conn_key: the flow key of seg at site, ordered as clocks_conn_cmp
+ * orders flows without their time */
+static struct clocks_conn_flow clocks_conn_key(const struct clocks_tcpseg *seg, int site)
+{
+	return (struct clocks_conn_flow){seg->client.s_addr, seg->server.s_addr, seg->cport, site,
+					 INT64_MIN,	     CLOCKS_NONE};
+}
+
+/* clocks_conn_find: the flow of key (its time ignored), or NULL */
+static struct clocks_conn_flow *clocks_conn_find(struct clocks_conn_flow *flows, size_t n,
+						 const struct clocks_conn_flow *key)
+{
+	size_t lo = 0, hi = n;
+
+	/* the first flow not before key: key's time is the smallest */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (clocks_conn_cmp(&flows[mid], key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && flows[lo].client == key->client && flows[lo].cport == key->cport &&
+	    flows[lo].server == key->server && flows[lo].site == key->site)
+		return &flows[lo];
+	return NULL;
+}
+
+static int clocks_conn_client_syn(const struct clocks_tcpseg *seg)
+{
+	return !seg->from_server && (seg->flags & IPFRAME_SYN) && !(seg->flags & IPFRAME_ACK);
+}
+
+/* clocks_conn_flows: every connection opened at every site, distinct, in
+ * clocks_conn_cmp's order, with when each was first closed or reset there
+ * (*n of them; NULL with *n 0 when none or out of memory: *oom) */
+static struct clocks_conn_flow *clocks_conn_flows(const struct clocks_input *in, size_t *n,
+						  int *oom)
+{
+	struct clocks_conn_flow *flows = NULL;
+	size_t nf = 0, cap = 0, w = 0;
+
+	*oom = 0;
+	for (size_t i = 0; i < in->ncaptures; i++) {
+		const struct clocks_capture *c = &in->captures[i];
+
+		for (size_t k = 0; k < c->ntcp; k++) {
+			if (!clocks_conn_client_syn(&c->tcp[k]))
+				continue;
+			if (clocks_grow((void **)&flows, &cap, nf, sizeof(*flows)) == -1) {
+				*oom = 1;
+				free(flows);
+				*n = 0;
+				return NULL;
+			}
+			flows[nf] = clocks_conn_key(&c->tcp[k], (int)i);
+			flows[nf++].syn_ns = c->tcp[k].t_ns;
+		}
+	}
+	if (nf)
+		qsort(flows, nf, sizeof(*flows), clocks_conn_cmp);
+	/* the first SYN of each: a retransmission opens nothing new */
+	for (size_t k = 0; k < nf; k++)
+		if (w == 0 ||
+		    clocks_conn_cmp(&(struct clocks_conn_flow){flows[k].client, flows[k].server,
+							       flows[k].cport, flows[k].site,
+							       flows[w - 1].syn_ns, 0},
+				    &flows[w - 1]) != 0)
+			flows[w++] = flows[k];
+	nf = w;
+	for (size_t i = 0; i < in->ncaptures; i++) {
+		const struct clocks_capture *c = &in->captures[i];
+
+		for (size_t k = 0; k < c->ntcp; k++) {
+			struct clocks_conn_flow key = clocks_conn_key(&c->tcp[k], (int)i), *f;
+
+			if (!(c->tcp[k].flags & (IPFRAME_FIN | IPFRAME_RST)))
+				continue;
+			f = clocks_conn_find(flows, nf, &key);
+			if (f && f->syn_ns <= c->tcp[k].t_ns &&
+			    (f->closed_ns == CLOCKS_NONE || c->tcp[k].t_ns < f->closed_ns))
+				f->closed_ns = c->tcp[k].t_ns;
+		}
+	}
+	*n = nf;
+	return flows;
+}
+
+/* clocks_conn_after: whether t is in the failure's span: after t0, before
+ * the site recovered */
+static int clocks_conn_after(const struct clocks_failure *f, int64_t t)
+{
+	return t > f->t0_ns && (f->recovered_ns == 0 || t < f->recovered_ns);
+}
+
+/* clocks_conn_segment: seg, seen at site (failed: the failed site's), into s */
+static void clocks_conn_segment(const struct clocks_input *in, const struct clocks_tcpseg *seg,
+				int site, int failed, struct clocks_conn_flow *flows, size_t nf,
+				struct clocks_conn_scheme *s)
+{
+	const struct clocks_failure *f = &in->failure;
+	const struct clocks_conn_flow *fl;
+	struct clocks_conn_flow key;
+
+	if (clocks_conn_client_syn(seg))
+		s->syns++;
+	if (in->steady || !clocks_conn_after(f, seg->t_ns))
+		return;
+	if (failed && clocks_conn_client_syn(seg)) {
+		s->syns_failed++;
+		if (s->last_syn_ns == CLOCKS_NONE || seg->t_ns - f->t0_ns > s->last_syn_ns)
+			s->last_syn_ns = seg->t_ns - f->t0_ns;
+	}
+	if (!seg->from_server)
+		return;
+	if (failed) {
+		s->fins_failed += (seg->flags & IPFRAME_FIN) != 0;
+		s->rsts_failed += (seg->flags & IPFRAME_RST) != 0;
+		return;
+	}
+	if (!(seg->flags & IPFRAME_RST))
+		return;
+	key = clocks_conn_key(seg, site);
+	fl = clocks_conn_find(flows, nf, &key);
+	if (fl && fl->syn_ns <= seg->t_ns)
+		s->rsts_other++;
+	else
+		s->rsts_unknown++;
+}
+
+int clocks_conn(const struct clocks_input *in, struct clocks_conn *c)
+{
+	const struct clocks_failure *f = &in->failure;
+	struct clocks_conn_flow *flows;
+	size_t nf;
+	int oom;
+
+	memset(c, 0, sizeof(*c));
+	c->anycast.last_syn_ns = c->dns.last_syn_ns = CLOCKS_NONE;
+	c->steady = in->steady;
+	for (size_t i = 0; i < in->ncaptures; i++)
+		c->present |= in->captures[i].ntcp > 0;
+	if (!c->present)
+		return 0;
+	flows = clocks_conn_flows(in, &nf, &oom);
+	if (oom)
+		return -1;
+	for (size_t k = 0; k < nf; k++) {
+		struct clocks_conn_scheme *s =
+		    flows[k].server == f->prefix.s_addr ? &c->anycast : &c->dns;
+		int failed = strcmp(in->captures[flows[k].site].label, f->site) == 0;
+
+		s->opened++;
+		if (!in->steady && failed && flows[k].syn_ns < f->t0_ns &&
+		    (flows[k].closed_ns == CLOCKS_NONE || flows[k].closed_ns >= f->t0_ns))
+			s->open_at_t0++;
+	}
+	for (size_t i = 0; i < in->ncaptures; i++) {
+		const struct clocks_capture *cap = &in->captures[i];
+		int failed = strcmp(cap->label, f->site) == 0;
+
+		for (size_t k = 0; k < cap->ntcp; k++) {
+			const struct clocks_tcpseg *seg = &cap->tcp[k];
+
+			clocks_conn_segment(in, seg, (int)i, failed, flows, nf,
+					    seg->server.s_addr == f->prefix.s_addr ? &c->anycast
+										   : &c->dns);
+		}
+	}
+	free(flows);
+	return 0;
+}
+
+static const char *clocks_conn_s(char *buf, size_t len, int64_t ns)
+{
+	if (ns == CLOCKS_NONE)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+	return buf;
+}
+
+void clocks_conn_print(FILE *out, const struct clocks_input *in)
+{
+	const char *names[2] = {"anycast", "dns"};
+	struct clocks_conn c;
+	char buf[32];
+
+	if (clocks_conn(in, &c) == -1 || !c.present)
+		return;
+	for (int k = 0; k < 2; k++) {
+		const struct clocks_conn_scheme *s = k ? &c.dns : &c.anycast;
+
+		if (s->opened == 0 && s->syns == 0)
+			continue;
+		fprintf(out, "connections (%s): %lld opened (%lld SYNs)", names[k],
+			(long long)s->opened, (long long)s->syns);
+		if (c.steady) {
+			fputc('\n', out);
+			continue;
+		}
+		fprintf(out,
+			", %lld open on %s at t0; after t0: %lld SYNs reached %s (the last at %s), "
+			"%s closed %lld and reset %lld, other sites reset %lld they never opened "
+			"(RFC 7094) and %lld of their own\n",
+			(long long)s->open_at_t0, in->failure.site, (long long)s->syns_failed,
+			in->failure.site, clocks_conn_s(buf, sizeof(buf), s->last_syn_ns),
+			in->failure.site, (long long)s->fins_failed, (long long)s->rsts_failed,
+			(long long)s->rsts_unknown, (long long)s->rsts_other);
+	}
+}
+
+static json_t *clocks_conn_json_scheme(const struct clocks_conn *c,
+				       const struct clocks_conn_scheme *s)
+{
+	json_t *o = json_object();
+
+	if (o == NULL)
+		return NULL;
+	json_object_set_new(o, "opened", json_integer(s->opened));
+	json_object_set_new(o, "syns", json_integer(s->syns));
+	if (c->steady)
+		return o;
+	json_object_set_new(o, "open_at_t0", json_integer(s->open_at_t0));
+	json_object_set_new(o, "syns_to_failed", json_integer(s->syns_failed));
+	json_object_set_new(
+	    o, "last_syn_to_failed_s",
+	    s->last_syn_ns == CLOCKS_NONE ? json_null() : json_real((double)s->last_syn_ns / 1e9));
+	json_object_set_new(o, "fins_from_failed", json_integer(s->fins_failed));
+	json_object_set_new(o, "resets_from_failed", json_integer(s->rsts_failed));
+	json_object_set_new(o, "resets_unknown_flow", json_integer(s->rsts_unknown));
+	json_object_set_new(o, "resets_other", json_integer(s->rsts_other));
+	return o;
+}
+
+json_t *clocks_conn_json(const struct clocks_input *in)
+{
+	struct clocks_conn c;
+	json_t *o;
+
+	if (clocks_conn(in, &c) == -1 || !c.present || (o = json_object()) == NULL)
+		return NULL;
+	json_object_set_new(o, "anycast", clocks_conn_json_scheme(&c, &c.anycast));
+	json_object_set_new(o, "dns", clocks_conn_json_scheme(&c, &c.dns));
+	return o;
+}

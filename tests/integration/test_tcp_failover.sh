@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Connections through a failover (topology/tcp-anycast.ini, issue 25): c1
+# speaks TCP, one long-lived connection a flow, and site a freezes. Before
+# t0 both flows' replies come from a. Anycast: the route moves to b while
+# the connection is still open, b resets it, never having opened it (RFC
+# 7094), and the capture's count of such resets is the client's count of
+# connections reset; the client reconnects and b answers. DNS: the
+# connection to a's own address stalls, the client gives it up when a
+# request has waited the timeout (stalled), reconnects to what its cached
+# answer says, and ends on b's address, answered by b. Each flow had one
+# connection open on a at t0. The run is valid; its one warning is that
+# TCP's losses are not counted packet by packet (loss_unchecked).
+# about 10 s
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-tcpfo
+lab_guard $lab
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+trap 'set +e; lab_cleanup '$lab'; rm -rf "$out"' EXIT
+r=$out/run
+
+rc=0
+$STEERLAB run topology/tcp-anycast.ini --out "$r" --set name=$lab -q >"$out/run.log" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$out/run.log"; fail "run exited with status $rc (not a valid run)"; }
+codes=$(jq -r '[.warnings[].code] | unique | join(",")' "$r/clocks.json")
+[ "$codes" = loss_unchecked ] || fail "the run's warnings: '$codes', expected loss_unchecked alone"
+echo "ok: valid, warned of loss_unchecked alone"
+t0=$(jq -r 'select(.event == "site_failed") | .t' "$r/lab.events.jsonl")
+conn() { json "$r/clocks.json" ".connections.$1.$2"; }
+
+# sites FILE FROM TO: the sites that answered, "site=count" by name
+sites() {
+	awk -F, -v from="$2" -v to="$3" 'NR > 1 && $4 == "ok" && $3 >= from && $3 < to { n[$5]++ }
+		END { for (s in n) print s "=" n[s] }' "$1" | sort | paste -sd, -
+}
+for f in requests-c1.csv requests-c1-dns.csv; do
+	got=$(sites "$r/$f" 0 "$t0")
+	[[ $got =~ ^a=[0-9]+$ ]] || fail "$f before t0: replies from '$got', expected a only"
+	echo "ok: $f before t0: $got"
+done
+
+# anycast: b reset the connection a had opened, and the client saw it
+assert_eq "$(conn anycast open_at_t0)" 1 "anycast connections open on a at t0"
+unknown=$(conn anycast resets_unknown_flow)
+assert_ge "$unknown" 1 "anycast: b's resets of a connection it never opened (RFC 7094)"
+resets=$(jq -s '[.[] | select(.event == "tcp_failed" and .cause == "reset")] | length' \
+	"$r/c1.client.events.jsonl")
+assert_eq "$resets" "$unknown" "anycast: the client's connections reset, as the capture counts them"
+reset_at=$(jq -r 'select(.event == "tcp_failed" and .cause == "reset") | .t' \
+	"$r/c1.client.events.jsonl" | head -1)
+got=$(sites "$r/requests-c1.csv" "$reset_at" 9999999999999999999)
+[[ $got =~ ^b=[0-9]+$ ]] || fail "anycast after the reset: replies from '$got', expected b only"
+echo "ok: anycast after the reset at t0 + $(awk -v a="$reset_at" -v b="$t0" \
+	'BEGIN { printf "%.3f", (a - b) / 1e9 }') s: $got"
+
+# DNS: given up as stalled, then connected to b's own address
+assert_eq "$(conn dns open_at_t0)" 1 "DNS connections open on a at t0"
+first=$(jq -r 'select(.event == "tcp_failed") | .cause' "$r/c1.client-dns.events.jsonl" | head -1)
+[ "$first" = stalled ] || fail "the DNS flow's first broken connection: cause '$first', expected stalled"
+addr_b=$(jq -r '.nodes[] | select(.name == "b") | .address' "$r/plan.json")
+last=$(jq -r 'select(.event == "tcp_connected") | .address' "$r/c1.client-dns.events.jsonl" | tail -1)
+[ -n "$addr_b" ] && [ "$last" = "$addr_b" ] || fail "the DNS flow's last connection went to $last, not b's address"
+back=$(jq -r 'select(.event == "tcp_connected") | .t' "$r/c1.client-dns.events.jsonl" | tail -1)
+got=$(sites "$r/requests-c1-dns.csv" "$back" 9999999999999999999)
+[[ $got =~ ^b=[0-9]+$ ]] || fail "DNS after its last connection: replies from '$got', expected b only"
+echo "ok: DNS gave its connection up (stalled) and reconnected to $last at t0 + $(awk -v a="$back" \
+	-v b="$t0" 'BEGIN { printf "%.3f", (a - b) / 1e9 }') s: $got"
+$STEERLAB report "$r" >"$out/report.txt" 2>&1 || true
+grep "^connections (anycast): " "$out/report.txt" || fail "steerlab report prints no connections line"
+assert_no_leftovers $lab "$r"

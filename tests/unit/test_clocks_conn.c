@@ -1,0 +1,152 @@
+/*
+ * probes/clocks/clocks_conn.c: the connection clocks of a synthetic run
+ * whose client speaks TCP: the SYNs, FINs and RSTs of each site link's
+ * capture counted per scheme (the anycast address, or site a's own: DNS),
+ * a retransmitted SYN opening nothing new, the connections open on the
+ * failed site at t0, the last SYN that reached it after t0, and a reset by
+ * another site told apart by whether its link ever opened that connection
+ * (RFC 7094's catchment change) or not. A run without TCP has no
+ * "connections" at all.
+ */
+#include "test_clocks_util.h"
+
+#include "ipframe.h"
+
+#define CLIENT "198.18.0.22"
+
+/* tseg: one TCP segment of a capture: at t, between the client's port cport
+ * and server (the anycast address or a site's own) port 7000, flags, sent
+ * by the server if from_server */
+struct tseg {
+	int64_t t;
+	uint16_t cport;
+	const char *server;
+	uint8_t flags;
+	int from_server;
+};
+
+static size_t tcp_frame(uint8_t *f, const struct tseg *s)
+{
+	uint8_t *ip = f + 14, *tcp = ip + 20;
+
+	memset(f, 0, FRAME_MAX);
+	put16(f + 12, 0x0800);
+	ip[0] = 0x45;
+	put16(ip + 2, 20 + 20);
+	ip[8] = 64;
+	ip[9] = IPFRAME_TCP;
+	assert_int_equal(inet_pton(AF_INET, s->from_server ? s->server : CLIENT, ip + 12), 1);
+	assert_int_equal(inet_pton(AF_INET, s->from_server ? CLIENT : s->server, ip + 16), 1);
+	put16(tcp, s->from_server ? 7000 : s->cport);
+	put16(tcp + 2, s->from_server ? s->cport : 7000);
+	tcp[12] = 5 << 4;
+	tcp[13] = s->flags;
+	return 14 + 20 + 20;
+}
+
+static void write_tcp_pcap(const char *dir, const char *name, const struct tseg *s, size_t n)
+{
+	struct dumper w;
+	uint8_t f[FRAME_MAX];
+
+	dump_open(&w, dir, name, PCAP_TSTAMP_PRECISION_NANO);
+	for (size_t i = 0; i < n; i++)
+		dump_frame(&w, s[i].t, f, tcp_frame(f, &s[i]));
+	dump_close(&w);
+}
+
+#define SYN IPFRAME_SYN
+#define SYNACK (IPFRAME_SYN | IPFRAME_ACK)
+#define FIN (IPFRAME_FIN | IPFRAME_ACK)
+#define RST (IPFRAME_RST | IPFRAME_ACK)
+
+static void test_connections(void **state)
+{
+	const char *dir = *state;
+	const struct tseg a[] = {
+	    {T0 - 2000 * MS, 40001, ANY, SYN, 0},    /* anycast, open at t0 */
+	    {T0 - 1999 * MS, 40001, ANY, SYNACK, 1}, /* the site's: not a client's SYN */
+	    {T0 - 2000 * MS, 40002, ADDR_A, SYN, 0}, /* DNS, open at t0 */
+	    {T0 - 1500 * MS, 40005, ADDR_A, SYN, 0}, /* DNS, closed before t0 */
+	    {T0 - 1400 * MS, 40005, ADDR_A, FIN, 0},
+	    {T0 + 100 * MS, 40002, ADDR_A, FIN, 1},  /* a's kernel closes it */
+	    {T0 + 200 * MS, 40003, ADDR_A, SYN, 0},  /* reconnecting to a */
+	    {T0 + 201 * MS, 40003, ADDR_A, RST, 1},  /* nothing listens */
+	    {T0 + 1200 * MS, 40003, ADDR_A, SYN, 0}, /* the same SYN again */
+	};
+	const struct tseg b[] = {
+	    {T0 + 1500 * MS, 40001, ANY, RST, 1}, /* a flow b never opened: RFC 7094 */
+	    {T0 + 1600 * MS, 40004, ANY, SYN, 0},
+	    {T0 + 1700 * MS, 40004, ANY, RST, 1}, /* one of b's own */
+	};
+	char *table;
+	json_t *root, *c, *o;
+
+	lab(dir);
+	write_tcp_pcap(dir, "capture-a.pcap", a, sizeof(a) / sizeof(a[0]));
+	write_tcp_pcap(dir, "capture-b.pcap", b, sizeof(b) / sizeof(b[0]));
+	put(dir, "requests-c1.csv", "client,seq,sent_ns,status,site,rtt_ns\n");
+	root = analyse(dir, &table);
+	c = json_object_get(root, "connections");
+	assert_non_null(c);
+	o = json_object_get(c, "anycast");
+	assert_int_equal(json_integer_value(json_object_get(o, "opened")), 2);
+	assert_int_equal(json_integer_value(json_object_get(o, "syns")), 2);
+	assert_int_equal(json_integer_value(json_object_get(o, "open_at_t0")), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "syns_to_failed")), 0);
+	assert_json_null(o, "last_syn_to_failed_s");
+	assert_int_equal(json_integer_value(json_object_get(o, "fins_from_failed")), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "resets_from_failed")), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "resets_unknown_flow")), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "resets_other")), 1);
+	o = json_object_get(c, "dns");
+	assert_int_equal(json_integer_value(json_object_get(o, "opened")), 3);
+	assert_int_equal(json_integer_value(json_object_get(o, "syns")), 4);
+	assert_int_equal(json_integer_value(json_object_get(o, "open_at_t0")), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "syns_to_failed")), 2);
+	assert_seconds(o, "last_syn_to_failed_s", 1.2);
+	assert_int_equal(json_integer_value(json_object_get(o, "fins_from_failed")), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "resets_from_failed")), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "resets_unknown_flow")), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "resets_other")), 0);
+	assert_non_null(strstr(table,
+			       "\nconnections (anycast): 2 opened (2 SYNs), 1 open on a at t0; "
+			       "after t0: 0 SYNs reached a (the last at -), a closed 0 and "
+			       "reset 0, other sites reset 1 they never opened (RFC 7094) and "
+			       "1 of their own\n"));
+	assert_non_null(strstr(table,
+			       "\nconnections (dns): 3 opened (4 SYNs), 1 open on a at t0; "
+			       "after t0: 2 SYNs reached a (the last at 1.200 s), a closed 1 "
+			       "and reset 1, other sites reset 0 they never opened (RFC 7094) "
+			       "and 0 of their own\n"));
+	free(table);
+	json_decref(root);
+}
+
+/* UDP only: no "connections", no line */
+static void test_no_tcp(void **state)
+{
+	const char *dir = *state;
+	const struct tpkt a[] = {{T0 - 1000 * MS, 7000, WIRE_REQUEST, 1, ANY}};
+	char *table;
+	json_t *root;
+
+	lab(dir);
+	write_pcap(dir, "capture-a.pcap", a, 1, PCAP_TSTAMP_PRECISION_NANO);
+	put(dir, "requests-c1.csv", "client,seq,sent_ns,status,site,rtt_ns\n1,0,1,ok,a,10\n");
+	root = analyse(dir, &table);
+	assert_null(json_object_get(root, "connections"));
+	assert_null(strstr(table, "connections ("));
+	free(table);
+	json_decref(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_connections, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_tcp, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
