@@ -23,7 +23,11 @@
 -- Registered on UDP port 7000, the default request port, which Wireshark
 -- otherwise decodes as AFS (RX); another port with the preference
 -- steerlab.port (tshark -o steerlab.port:7100). Datagrams on other ports
--- are recognised by their magic and version (a heuristic).
+-- are recognised by their magic and version (a heuristic). Over TCP (a
+-- client with proto = tcp: docs/topology.md, "Connections") the same
+-- messages come back to back on a connection: registered on TCP port 7000
+-- too (and moved by the same preference), each segment's messages are
+-- decoded one by one, and one split across segments once reassembled.
 --
 --   tshark -X lua_script:probes/wireshark/steerlab.lua -r runs/RUN/capture-a.pcap \
 --          -T fields -e steerlab.client -e steerlab.seq -e steerlab.sent_ns
@@ -83,7 +87,7 @@ local function is_steerlab(tvb)
 	return types[tvb(5, 1):uint()] ~= nil
 end
 
-function steerlab.dissector(tvb, pinfo, tree)
+local function dissect_message(tvb, pinfo, tree)
 	if not is_steerlab(tvb) then
 		return 0
 	end
@@ -118,33 +122,53 @@ function steerlab.dissector(tvb, pinfo, tree)
 	t:add(f.site, tvb(32, 16), site)
 	return WIRE_LEN
 end
+steerlab.dissector = dissect_message
+
+-- over TCP: a stream of WIRE_LEN-byte messages
+local steerlab_tcp = Proto("steerlab_tcp", "steerlab request protocol over TCP")
+
+local function message_len(tvb, pinfo, offset)
+	return WIRE_LEN
+end
+
+function steerlab_tcp.dissector(tvb, pinfo, tree)
+	dissect_tcp_pdus(tvb, tree, WIRE_LEN, message_len, dissect_message, true)
+	return tvb:len()
+end
 
 -- the port's previous dissector (AFS's for 7000) gets it back when the
 -- preference moves steerlab to another port
-local udp_port = DissectorTable.get("udp.port")
+local tables = {
+	{ table = DissectorTable.get("udp.port"), proto = steerlab },
+	{ table = DissectorTable.get("tcp.port"), proto = steerlab_tcp },
+}
 local registered_port = DEFAULT_PORT
-local previous = udp_port:get_dissector(registered_port)
-udp_port:add(registered_port, steerlab)
+for _, t in ipairs(tables) do
+	t.previous = t.table:get_dissector(registered_port)
+	t.table:add(registered_port, t.proto)
+end
 
 function steerlab.prefs_changed()
 	local port = steerlab.prefs.port
 	if port == registered_port then
 		return
 	end
-	udp_port:remove(registered_port, steerlab)
-	if previous ~= nil then
-		udp_port:add(registered_port, previous)
+	for _, t in ipairs(tables) do
+		t.table:remove(registered_port, t.proto)
+		if t.previous ~= nil then
+			t.table:add(registered_port, t.previous)
+		end
+		t.previous = t.table:get_dissector(port)
+		t.table:add(port, t.proto)
 	end
 	registered_port = port
-	previous = udp_port:get_dissector(port)
-	udp_port:add(port, steerlab)
 end
 
 local function heuristic(tvb, pinfo, tree)
 	if not is_steerlab(tvb) then
 		return false
 	end
-	steerlab.dissector(tvb, pinfo, tree)
+	dissect_message(tvb, pinfo, tree)
 	return true
 end
 steerlab:register_heuristic("udp", heuristic)

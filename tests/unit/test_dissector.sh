@@ -79,6 +79,31 @@ done
 awk -F, '$1 >= 100000 { dns++ } $1 > 0 && $1 < 100000 { any++ } END { exit !(dns && any) }' "$tmp/a.csv" ||
 	fail "capture-a.pcap: expected requests of both schemes (client ids 1-99999 and 100000 up)"
 
+# Over TCP (proto = tcp): a request made here byte by byte (client 1,
+# sequence 7), twice in one segment to port 7000, is two requests; cut in
+# two segments (30 bytes, then 18), it is one, decoded once reassembled
+printf 'SLRQ\001\001\000\000\000\000\000\001\000\000\000\000\000\000\000\000\000\000\000\007' >"$tmp/req.bin"
+printf '\030\354\000\000\000\000\000\007\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' >>"$tmp/req.bin"
+[ "$(wc -c <"$tmp/req.bin")" = 48 ] || fail "the request made here is not 48 bytes"
+hexdump_of() { od -An -tx1 -v "$1" | awk '{ printf "%06x %s\n", (NR - 1) * 16, $0 }'; }
+cat "$tmp/req.bin" "$tmp/req.bin" >"$tmp/two.bin"
+hexdump_of "$tmp/two.bin" >"$tmp/two.txt"
+head -c 30 "$tmp/req.bin" >"$tmp/cut1.bin"
+tail -c 18 "$tmp/req.bin" >"$tmp/cut2.bin"
+{ hexdump_of "$tmp/cut1.bin"; hexdump_of "$tmp/cut2.bin"; } >"$tmp/cut.txt"
+for f in two cut; do
+	text2pcap -q -4 198.18.0.10,198.19.0.1 -T 40000,7000 "$tmp/$f.txt" "$tmp/$f.pcap" \
+		>"$tmp/text2pcap.out" 2>&1 || { cat "$tmp/text2pcap.out" >&2; fail "text2pcap -T"; }
+done
+got=$(dissect -r "$tmp/two.pcap" -Y steerlab -T fields -E "separator=;" -e frame.number \
+	-e steerlab.type -e steerlab.client -e steerlab.seq -e steerlab.scheme)
+[ "$got" = "1;1,1;1,1;7,7;anycast,anycast" ] ||
+	fail "two requests in one TCP segment: got '$got', expected frame 1 with two requests"
+got=$(dissect -r "$tmp/cut.pcap" -Y steerlab -T fields -E "separator=;" -e frame.number \
+	-e steerlab.client -e steerlab.seq)
+[ "$got" = "2;1;7" ] || fail "a request cut in two TCP segments: got '$got', expected it in frame 2"
+echo "ok: over TCP, two requests in a segment, and one cut across two, reassembled"
+
 # A reply, byte by byte as lib/wire.c writes it: type 2, flags 0x0005,
 # client 100003, sequence 2^32 + 42, send time 0x18ec000000000007, site
 # "site-b"; from port 7000, and from port 7100.
