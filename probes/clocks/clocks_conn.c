@@ -162,6 +162,121 @@ static void clocks_conn_segment(const struct clocks_input *in, const struct cloc
 		s->rsts_unknown++;
 }
 
+static int clocks_conn_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* clocks_conn_dist_of: d from the n values v (sorted here) */
+static void clocks_conn_dist_of(struct clocks_conn_dist *d, int64_t *v, size_t n)
+{
+	d->n = (int64_t)n;
+	d->p50 = d->p99 = d->max = CLOCKS_NONE;
+	if (n == 0)
+		return;
+	qsort(v, n, sizeof(*v), clocks_conn_i64);
+	/* the p-th percentile is the ceil(p n / 100)-th smallest */
+	d->p50 = v[(50 * n + 99) / 100 - 1];
+	d->p99 = v[(99 * n + 99) / 100 - 1];
+	d->max = v[n - 1];
+}
+
+/* clocks_conn_client: client id's fate from the records: 0 when a request
+ * it sent after t0 failed (*first, *back: CLOCKS_NONE if never answered
+ * again by another site, *failed), 1 when none did */
+static int clocks_conn_client(const struct clocks_input *in, uint32_t id, int64_t *first,
+			      int64_t *back, int64_t *failed)
+{
+	const struct clocks_failure *f = &in->failure;
+	int64_t t0 = f->t0_ns, bad = INT64_MAX, ok_sent = INT64_MAX;
+
+	*back = CLOCKS_NONE;
+	*failed = 0;
+	for (size_t i = 0; i < in->nrequests; i++) {
+		const struct clocks_request *q = &in->requests[i];
+
+		if (q->client == id && q->sent_ns > t0 && q->status != CLOCKS_OK &&
+		    q->sent_ns < bad)
+			bad = q->sent_ns;
+	}
+	if (bad == INT64_MAX)
+		return 1;
+	*first = bad - t0;
+	for (size_t i = 0; i < in->nrequests; i++) {
+		const struct clocks_request *q = &in->requests[i];
+
+		if (q->client == id && q->status == CLOCKS_OK && q->sent_ns > bad &&
+		    (strcmp(q->site, f->site) != 0 ||
+		     (f->recovered_ns != 0 && q->sent_ns >= f->recovered_ns)) &&
+		    q->sent_ns < ok_sent) {
+			ok_sent = q->sent_ns;
+			*back = q->sent_ns + q->rtt_ns - t0;
+		}
+	}
+	for (size_t i = 0; i < in->nrequests; i++) {
+		const struct clocks_request *q = &in->requests[i];
+
+		*failed += q->client == id && q->status != CLOCKS_OK && q->sent_ns > t0 &&
+			   q->sent_ns < ok_sent;
+	}
+	return 0;
+}
+
+/* clocks_conn_per_client: s->per_client of the scheme's process clients (a
+ * population's logical clients speak UDP: not here) */
+static int clocks_conn_per_client(const struct clocks_input *in, enum clocks_scheme scheme,
+				  struct clocks_conn_clients *pc)
+{
+	int64_t *first = NULL, *back = NULL, *failed = NULL;
+	uint32_t *ids = NULL;
+	size_t nids = 0, cap = 0, nh = 0, nb = 0;
+	int rc = -1;
+
+	memset(pc, 0, sizeof(*pc));
+	for (size_t i = 0; i < in->nrequests; i++) {
+		uint32_t id = in->requests[i].client;
+		size_t k;
+
+		if (clocks_scheme_of(id) != scheme || clocks_pop_of(id))
+			continue;
+		for (k = 0; k < nids && ids[k] != id; k++)
+			;
+		if (k < nids)
+			continue;
+		if (clocks_grow((void **)&ids, &cap, nids, sizeof(*ids)) == -1)
+			goto out;
+		ids[nids++] = id;
+	}
+	first = calloc(nids + 1, sizeof(*first));
+	back = calloc(nids + 1, sizeof(*back));
+	failed = calloc(nids + 1, sizeof(*failed));
+	if (first == NULL || back == NULL || failed == NULL)
+		goto out;
+	for (size_t k = 0; k < nids; k++) {
+		int64_t b;
+
+		if (clocks_conn_client(in, ids[k], &first[nh], &b, &failed[nh]) != 0)
+			continue;
+		nh++;
+		if (b != CLOCKS_NONE)
+			back[nb++] = b;
+	}
+	pc->clients = (int64_t)nids;
+	pc->hit = (int64_t)nh;
+	clocks_conn_dist_of(&pc->first_error_ns, first, nh);
+	clocks_conn_dist_of(&pc->recovered_ns, back, nb);
+	clocks_conn_dist_of(&pc->failed, failed, nh);
+	rc = 0;
+out:
+	free(ids);
+	free(first);
+	free(back);
+	free(failed);
+	return rc;
+}
+
 int clocks_conn(const struct clocks_input *in, struct clocks_conn *c)
 {
 	const struct clocks_failure *f = &in->failure;
@@ -202,6 +317,10 @@ int clocks_conn(const struct clocks_input *in, struct clocks_conn *c)
 		}
 	}
 	free(flows);
+	if (!in->steady &&
+	    (clocks_conn_per_client(in, CLOCKS_SCHEME_ANYCAST, &c->anycast.per_client) == -1 ||
+	     clocks_conn_per_client(in, CLOCKS_SCHEME_DNS, &c->dns.per_client) == -1))
+		return -1;
 	return 0;
 }
 
@@ -212,6 +331,33 @@ static const char *clocks_conn_s(char *buf, size_t len, int64_t ns)
 	else
 		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
 	return buf;
+}
+
+/* clocks_conn_print_clients: "clients (SCHEME): N of M hit; first failed
+ * request ..., a reply from another site ..., failed requests ..." */
+static void clocks_conn_print_clients(FILE *out, const char *scheme,
+				      const struct clocks_conn_clients *pc, const char *site)
+{
+	char a[32], b[32], c[32], d[32];
+
+	if (pc->clients == 0)
+		return;
+	fprintf(out, "clients (%s): %lld of %lld hit", scheme, (long long)pc->hit,
+		(long long)pc->clients);
+	if (pc->hit == 0) {
+		fputc('\n', out);
+		return;
+	}
+	fprintf(out,
+		"; after t0, their first failed request at %s (p50; max %s), their first reply "
+		"from a site other than %s at %s (p50; max %s; %lld never had one), failed "
+		"requests before it %lld (p50; max %lld)\n",
+		clocks_conn_s(a, sizeof(a), pc->first_error_ns.p50),
+		clocks_conn_s(b, sizeof(b), pc->first_error_ns.max), site,
+		clocks_conn_s(c, sizeof(c), pc->recovered_ns.p50),
+		clocks_conn_s(d, sizeof(d), pc->recovered_ns.max),
+		(long long)(pc->hit - pc->recovered_ns.n), (long long)pc->failed.p50,
+		(long long)pc->failed.max);
 }
 
 void clocks_conn_print(FILE *out, const struct clocks_input *in)
@@ -241,7 +387,37 @@ void clocks_conn_print(FILE *out, const struct clocks_input *in)
 			in->failure.site, clocks_conn_s(buf, sizeof(buf), s->last_syn_ns),
 			in->failure.site, (long long)s->fins_failed, (long long)s->rsts_failed,
 			(long long)s->rsts_unknown, (long long)s->rsts_other);
+		clocks_conn_print_clients(out, names[k], &s->per_client, in->failure.site);
 	}
+}
+
+static json_t *clocks_conn_json_dist(const struct clocks_conn_dist *d, int seconds)
+{
+	json_t *o = json_object();
+	const char *keys[3] = {"p50", "p99", "max"};
+	const int64_t v[3] = {d->p50, d->p99, d->max};
+
+	for (int k = 0; o && k < 3; k++)
+		json_object_set_new(o, keys[k],
+				    v[k] == CLOCKS_NONE ? json_null()
+				    : seconds		? json_real((double)v[k] / 1e9)
+							: json_integer(v[k]));
+	return o;
+}
+
+static json_t *clocks_conn_json_clients(const struct clocks_conn_clients *pc)
+{
+	json_t *o = json_object();
+
+	if (o == NULL)
+		return NULL;
+	json_object_set_new(o, "clients", json_integer(pc->clients));
+	json_object_set_new(o, "hit", json_integer(pc->hit));
+	json_object_set_new(o, "recovered", json_integer(pc->recovered_ns.n));
+	json_object_set_new(o, "first_error_s", clocks_conn_json_dist(&pc->first_error_ns, 1));
+	json_object_set_new(o, "recovered_s", clocks_conn_json_dist(&pc->recovered_ns, 1));
+	json_object_set_new(o, "failed", clocks_conn_json_dist(&pc->failed, 0));
+	return o;
 }
 
 static json_t *clocks_conn_json_scheme(const struct clocks_conn *c,
@@ -264,6 +440,7 @@ static json_t *clocks_conn_json_scheme(const struct clocks_conn *c,
 	json_object_set_new(o, "resets_from_failed", json_integer(s->rsts_failed));
 	json_object_set_new(o, "resets_unknown_flow", json_integer(s->rsts_unknown));
 	json_object_set_new(o, "resets_other", json_integer(s->rsts_other));
+	json_object_set_new(o, "clients", clocks_conn_json_clients(&s->per_client));
 	return o;
 }
 

@@ -21,6 +21,23 @@
 
 struct clocks_input;
 
+/* nearest-rank percentiles of n values (CLOCKS_NONE when n is 0) */
+struct clocks_conn_dist {
+	int64_t n, p50, p99, max;
+};
+
+/* what the failure did to each client of a scheme, from its records: the
+ * clients hit (a request sent after t0 failed: lost or an error), and of
+ * those, from t0 to the first failed request's send time, to the first
+ * reply from a site other than the failed one, or from it once the
+ * timeline recovered it (the reply's arrival), and the requests that
+ * failed in between. A client never answered again is hit
+ * but not in recovered_ns. */
+struct clocks_conn_clients {
+	int64_t clients, hit;
+	struct clocks_conn_dist first_error_ns, recovered_ns, failed;
+};
+
 struct clocks_conn_scheme {
 	int64_t syns;	    /* the clients' SYNs, retransmissions included */
 	int64_t opened;	    /* connections asked for: distinct SYNs */
@@ -32,6 +49,7 @@ struct clocks_conn_scheme {
 	int64_t rsts_failed;  /* RSTs the failed site sent (nothing listening any more) */
 	int64_t rsts_unknown; /* RSTs of another site for a connection its link never opened */
 	int64_t rsts_other;   /* RSTs of another site for one of its own connections */
+	struct clocks_conn_clients per_client;
 };
 
 struct clocks_conn {

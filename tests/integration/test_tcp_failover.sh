@@ -49,7 +49,7 @@ resets=$(jq -s '[.[] | select(.event == "tcp_failed" and .cause == "reset")] | l
 	"$r/c1.client.events.jsonl")
 assert_eq "$resets" "$unknown" "anycast: the client's connections reset, as the capture counts them"
 reset_at=$(jq -r 'select(.event == "tcp_failed" and .cause == "reset") | .t' \
-	"$r/c1.client.events.jsonl" | head -1)
+	"$r/c1.client.events.jsonl" | sed -n 1p)
 got=$(sites "$r/requests-c1.csv" "$reset_at" 9999999999999999999)
 [[ $got =~ ^b=[0-9]+$ ]] || fail "anycast after the reset: replies from '$got', expected b only"
 echo "ok: anycast after the reset at t0 + $(awk -v a="$reset_at" -v b="$t0" \
@@ -57,7 +57,7 @@ echo "ok: anycast after the reset at t0 + $(awk -v a="$reset_at" -v b="$t0" \
 
 # DNS: given up as stalled, then connected to b's own address
 assert_eq "$(conn dns open_at_t0)" 1 "DNS connections open on a at t0"
-first=$(jq -r 'select(.event == "tcp_failed") | .cause' "$r/c1.client-dns.events.jsonl" | head -1)
+first=$(jq -r 'select(.event == "tcp_failed") | .cause' "$r/c1.client-dns.events.jsonl" | sed -n 1p)
 [ "$first" = stalled ] || fail "the DNS flow's first broken connection: cause '$first', expected stalled"
 addr_b=$(jq -r '.nodes[] | select(.name == "b") | .address' "$r/plan.json")
 last=$(jq -r 'select(.event == "tcp_connected") | .address' "$r/c1.client-dns.events.jsonl" | tail -1)
@@ -67,6 +67,18 @@ got=$(sites "$r/requests-c1-dns.csv" "$back" 9999999999999999999)
 [[ $got =~ ^b=[0-9]+$ ]] || fail "DNS after its last connection: replies from '$got', expected b only"
 echo "ok: DNS gave its connection up (stalled) and reconnected to $last at t0 + $(awk -v a="$back" \
 	-v b="$t0" 'BEGIN { printf "%.3f", (a - b) / 1e9 }') s: $got"
+# the clients' clocks against what bounds them: the anycast client's first
+# reply from b cannot come before the route left a (steer), and the DNS
+# client's before its stalled connection was given up, a timeout (2 s) after
+# its first unanswered request
+for s in anycast dns; do
+	assert_eq "$(conn $s clients.hit)" 1 "$s: clients the failure hit"
+	assert_eq "$(conn $s clients.recovered)" 1 "$s: clients answered again by b"
+done
+steer=$(json "$r/clocks.json" .schemes.anycast.steer_s)
+assert_ge "$(conn anycast clients.recovered_s.max)" "$steer" "anycast: the client's first reply from b (s after t0) against steer"
+assert_ge "$(conn dns clients.recovered_s.max)" 2 "dns: the client's first reply from b (s after t0) against the 2 s timeout"
 $STEERLAB report "$r" >"$out/report.txt" 2>&1 || true
-grep "^connections (anycast): " "$out/report.txt" || fail "steerlab report prints no connections line"
+grep -E "^(connections|clients) \(" "$out/report.txt" || fail "steerlab report prints no connections line"
+[ "$(grep -cE "^(connections|clients) \(" "$out/report.txt")" = 4 ] || fail "steerlab report: not 4 connection lines"
 assert_no_leftovers $lab "$r"

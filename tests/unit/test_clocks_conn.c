@@ -85,7 +85,19 @@ static void test_connections(void **state)
 	lab(dir);
 	write_tcp_pcap(dir, "capture-a.pcap", a, sizeof(a) / sizeof(a[0]));
 	write_tcp_pcap(dir, "capture-b.pcap", b, sizeof(b) / sizeof(b[0]));
-	put(dir, "requests-c1.csv", "client,seq,sent_ns,status,site,rtt_ns\n");
+	/* c1's anycast flow: an error and a timeout after t0, then b answers
+	 * (sent 500 ms after t0, 1 ms of RTT); its DNS flow: a answers once
+	 * after t0 (no failure), then an error, then only a again */
+	put(dir, "requests-c1.csv",
+	    "client,seq,sent_ns,status,site,rtt_ns\n"
+	    "1,0,%lld,ok,a,1000000\n1,1,%lld,error,,0\n1,2,%lld,timeout,,0\n"
+	    "1,3,%lld,ok,b,1000000\n1,4,%lld,ok,b,1000000\n",
+	    (long long)(T0 - 100 * MS), (long long)(T0 + 10 * MS), (long long)(T0 + 20 * MS),
+	    (long long)(T0 + 500 * MS), (long long)(T0 + 600 * MS));
+	put(dir, "requests-c1-dns.csv",
+	    "client,seq,sent_ns,status,site,rtt_ns\n"
+	    "100001,0,%lld,ok,a,1000000\n100001,1,%lld,error,,0\n100001,2,%lld,ok,a,1000000\n",
+	    (long long)(T0 + 50 * MS), (long long)(T0 + 100 * MS), (long long)(T0 + 200 * MS));
 	root = analyse(dir, &table);
 	c = json_object_get(root, "connections");
 	assert_non_null(c);
@@ -109,6 +121,31 @@ static void test_connections(void **state)
 	assert_int_equal(json_integer_value(json_object_get(o, "resets_from_failed")), 1);
 	assert_int_equal(json_integer_value(json_object_get(o, "resets_unknown_flow")), 0);
 	assert_int_equal(json_integer_value(json_object_get(o, "resets_other")), 0);
+	o = json_object_get(json_object_get(c, "anycast"), "clients");
+	assert_int_equal(json_integer_value(json_object_get(o, "clients")), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "hit")), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "recovered")), 1);
+	assert_seconds(json_object_get(o, "first_error_s"), "max", 0.010);
+	assert_seconds(json_object_get(o, "recovered_s"), "p50", 0.501);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "failed"), "max")),
+			 2);
+	o = json_object_get(json_object_get(c, "dns"), "clients");
+	assert_int_equal(json_integer_value(json_object_get(o, "hit")), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "recovered")), 0);
+	assert_seconds(json_object_get(o, "first_error_s"), "p50", 0.100);
+	assert_json_null(json_object_get(o, "recovered_s"), "p50");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "failed"), "p50")),
+			 1);
+	assert_non_null(strstr(table,
+			       "\nclients (anycast): 1 of 1 hit; after t0, their first failed "
+			       "request at 0.010 s (p50; max 0.010 s), their first reply from a "
+			       "site other than a at 0.501 s (p50; max 0.501 s; 0 never had "
+			       "one), failed requests before it 2 (p50; max 2)\n"));
+	assert_non_null(strstr(table,
+			       "\nclients (dns): 1 of 1 hit; after t0, their first failed "
+			       "request at 0.100 s (p50; max 0.100 s), their first reply from a "
+			       "site other than a at - (p50; max -; 1 never had one), failed "
+			       "requests before it 1 (p50; max 1)\n"));
 	assert_non_null(strstr(table,
 			       "\nconnections (anycast): 2 opened (2 SYNs), 1 open on a at t0; "
 			       "after t0: 0 SYNs reached a (the last at -), a closed 0 and "
