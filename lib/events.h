@@ -28,6 +28,7 @@
 #define EVENTS_SITED_DRAINING "sited_draining"
 #define EVENTS_SITED_UNDRAINED "sited_undrained"
 #define EVENTS_SITED_SUMMARY "sited_summary"
+#define EVENTS_PROBER_STARTED "prober_started"
 #define EVENTS_PROBE_FAILED "probe_failed"
 #define EVENTS_DECLARED_DEAD "declared_dead"
 #define EVENTS_DECLARED_ALIVE "declared_alive"
