@@ -24,8 +24,11 @@ const struct events_def events_table[] = {
     {EVENTS_SITED_READY, "sited", "site port"},
     {EVENTS_SITED_DRAINING, "sited", "site"},
     {EVENTS_SITED_UNDRAINED, "sited", "site"},
+    {EVENTS_SITED_DEGRADED, "sited", "site"},
+    {EVENTS_SITED_RESTORED, "sited", "site"},
     {EVENTS_SITED_SUMMARY, "sited",
-     "site requests replies bad tcp_requests tcp_accepted tcp_refused tcp_closed tcp_reset "
+     "site requests replies bad degraded_dropped tcp_requests tcp_accepted tcp_refused tcp_closed "
+     "tcp_reset "
      "tcp_aborted tcp_open"},
     {EVENTS_PROBER_STARTED, "prober", "site check target interval_ns timeout_ns"},
     {EVENTS_PROBE_FAILED, "prober", "site check consecutive reason"},
