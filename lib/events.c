@@ -24,10 +24,14 @@ const struct events_def events_table[] = {
     {EVENTS_SITED_READY, "sited", "site port"},
     {EVENTS_SITED_DRAINING, "sited", "site"},
     {EVENTS_SITED_UNDRAINED, "sited", "site"},
+    {EVENTS_SITED_DEGRADED, "sited", "site"},
+    {EVENTS_SITED_RESTORED, "sited", "site"},
     {EVENTS_SITED_SUMMARY, "sited",
-     "site requests replies bad tcp_requests tcp_accepted tcp_refused tcp_closed tcp_reset "
+     "site requests replies bad degraded_dropped tcp_requests tcp_accepted tcp_refused tcp_closed "
+     "tcp_reset "
      "tcp_aborted tcp_open"},
-    {EVENTS_PROBE_FAILED, "prober", "site consecutive reason"},
+    {EVENTS_PROBER_STARTED, "prober", "site check target interval_ns timeout_ns"},
+    {EVENTS_PROBE_FAILED, "prober", "site check consecutive reason"},
     {EVENTS_DECLARED_DEAD, "prober", "site failures"},
     {EVENTS_DECLARED_ALIVE, "prober", "site successes"},
     {EVENTS_ADDRESS_ADDED, "prober", "site prefix dev"},
@@ -35,7 +39,7 @@ const struct events_def events_table[] = {
     {EVENTS_ANNOUNCE_SENT, "prober", "site prefix router"},
     {EVENTS_WITHDRAW_SENT, "prober", "site prefix router"},
     {EVENTS_HEALTH_SENT, "prober", "site state rtt_us authd"},
-    {EVENTS_PROBER_SUMMARY, "prober", "site probes failed"},
+    {EVENTS_PROBER_SUMMARY, "prober", "site check probes failed"},
     {EVENTS_ROUTE_APPLIED, "routed", "site prefix via metric"},
     {EVENTS_ROUTE_WITHDRAWN, "routed", "site prefix via"},
     {EVENTS_ROUTE_EXPIRED, "routed", "site prefix via metric last_t silent_s deleted"},

@@ -1,4 +1,4 @@
-/* The prober's probe socket; see probe.h. */
+/* The prober's udp check, and the table of checks; see probe.h. */
 #include "probe.h"
 
 #include <errno.h>
@@ -25,15 +25,23 @@ enum prober_reply prober_reply_check(const uint8_t *buf, size_t len, uint64_t se
 	return PROBER_REPLY_OK;
 }
 
-int prober_probe_open(struct prober_probe *p, const struct sockaddr_in *target, const char *site)
+int prober_probe_init(struct prober_probe *p, const struct sockaddr_in *target, const char *site)
 {
 	memset(p, 0, sizeof(*p));
+	p->fd = p->conn = -1;
+	p->target = *target;
 	if (strlen(site) > WIRE_SITE_LEN) {
 		log_warnx("site name '%s' longer than %d characters", site, WIRE_SITE_LEN);
-		p->fd = -1;
 		return -1;
 	}
 	strcpy(p->site, site);
+	return 0;
+}
+
+int prober_probe_open(struct prober_probe *p, const struct sockaddr_in *target, const char *site)
+{
+	if (prober_probe_init(p, target, site) == -1)
+		return -1;
 	p->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (p->fd == -1) {
 		log_warn("%s: socket", __func__);
@@ -80,4 +88,16 @@ void prober_probe_close(struct prober_probe *p)
 	if (p->fd != -1)
 		close(p->fd);
 	p->fd = -1;
+}
+
+const struct prober_check prober_check_udp = {"udp", prober_probe_open, prober_probe_send,
+					      prober_probe_read, prober_probe_close};
+
+const struct prober_check *prober_check_find(const char *name)
+{
+	if (strcmp(name, prober_check_udp.name) == 0)
+		return &prober_check_udp;
+	if (strcmp(name, prober_check_tcp.name) == 0)
+		return &prober_check_tcp;
+	return NULL;
 }

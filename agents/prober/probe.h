@@ -1,9 +1,22 @@
 /*
- * The prober's probe socket: one request at a time to the local service.
+ * The prober's probe: one at a time to a service, of one of two kinds
+ * behind the same calls (struct prober_check, picked by prober -C).
  *
- * The socket is connected to the service, unlike the client's, precisely so
- * that the ICMP port unreachable a dead sited leaves behind comes back as
- * ECONNREFUSED: the fastest sign that the service is gone.
+ * udp (probe.c), the deep check: a request of lib/wire.h, passed when
+ * sited answers it in the site's name, unflagged. The socket is connected
+ * to the service, unlike the client's, precisely so that the ICMP port
+ * unreachable a dead sited leaves behind comes back as ECONNREFUSED: the
+ * fastest sign that the service is gone.
+ *
+ * tcp (probe_tcp.c), the shallow check: a non-blocking TCP connect to the
+ * same ADDR:PORT, passed when the connection is established, and aborted
+ * at once (SO_LINGER 0: an RST, no TIME_WAIT left by ten probes a second);
+ * an RST to the SYN (ECONNREFUSED), an ICMP error, or no connection
+ * before the timeout fails it. The kernel completes the handshake, not
+ * the application: a site that accepts and never answers (a degraded
+ * sited) passes, and a drain, which only flags replies, is not seen. Its
+ * fd is an epoll descriptor watching the connection in flight, so that the
+ * caller watches one descriptor for the probe's life whichever the kind.
  */
 #ifndef STEERLAB_PROBER_PROBE_H
 #define STEERLAB_PROBER_PROBE_H
@@ -27,7 +40,9 @@ enum prober_reply {
 };
 
 struct prober_probe {
-	int fd;
+	int fd;	  /* what the caller watches for EPOLLIN: the socket, or tcp's epoll */
+	int conn; /* tcp: the connection in flight, -1 if none */
+	struct sockaddr_in target;
 	char site[WIRE_SITE_LEN + 1];
 	uint64_t seq; /* the probe in flight, or the last one sent */
 	int in_flight;
@@ -39,6 +54,10 @@ struct prober_probe {
  * from site. */
 enum prober_reply prober_reply_check(const uint8_t *buf, size_t len, uint64_t seq,
 				     const char *site);
+
+/* prober_probe_init: p zeroed, for site at target, without descriptors.
+ * 0, or -1 (logged: a site name longer than WIRE_SITE_LEN). */
+int prober_probe_init(struct prober_probe *p, const struct sockaddr_in *target, const char *site);
 
 /* prober_probe_open: a socket connected to target. 0, or -1 (logged). */
 int prober_probe_open(struct prober_probe *p, const struct sockaddr_in *target, const char *site);
@@ -53,5 +72,30 @@ int prober_probe_send(struct prober_probe *p, int64_t timeout_ns);
 int prober_probe_read(struct prober_probe *p);
 
 void prober_probe_close(struct prober_probe *p);
+
+/* prober_tcp_open, _send, _read, _close: the same for the tcp check.
+ * prober_tcp_send fails the connection still in flight, if any, and
+ * starts the next; -1 with errno if connect fails at once. prober_tcp_read
+ * returns PROBER_REPLY_OK once the connection is established, or -1 with
+ * errno: EAGAIN while it is not, else why it failed (ECONNREFUSED,
+ * EHOSTUNREACH, ...); either way the connection is closed. */
+int prober_tcp_open(struct prober_probe *p, const struct sockaddr_in *target, const char *site);
+int prober_tcp_send(struct prober_probe *p, int64_t timeout_ns);
+int prober_tcp_read(struct prober_probe *p);
+void prober_tcp_close(struct prober_probe *p);
+
+/* one kind of check: its name, as -C and the events say it, and its calls */
+struct prober_check {
+	const char *name;
+	int (*open)(struct prober_probe *p, const struct sockaddr_in *target, const char *site);
+	int (*send)(struct prober_probe *p, int64_t timeout_ns);
+	int (*read)(struct prober_probe *p);
+	void (*close)(struct prober_probe *p);
+};
+
+extern const struct prober_check prober_check_udp, prober_check_tcp;
+
+/* prober_check_find: the check named name ("udp", "tcp"), or NULL. */
+const struct prober_check *prober_check_find(const char *name);
 
 #endif

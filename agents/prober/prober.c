@@ -14,6 +14,10 @@
  * unicast addresses from afar with the same thresholds, measures their RTT,
  * and reports each verdict to authd as a health report (report.h). Both
  * modes can run in one prober: -A then also reports the local site.
+ *
+ * -C picks the check for every site (probe.h): udp, the request answered
+ * by sited (deep), or tcp, a connection established (shallow); what
+ * follows a probe's verdict is the same for both.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -49,7 +53,7 @@
 	"       prober -s SITE -t ADDR:PORT -P PREFIX -L\n"                                        \
 	"       prober -I ID -A AUTHD[:PORT] [-A ...] -T SITE=ADDR[:PORT] [-T ...]\n"              \
 	"              [-n NODE] [-e FILE] [-i INTERVAL] [-w TIMEOUT] [-d DOWN] [-u UP]\n"         \
-	"              [-k REFRESH] [-v] [-h]\n"
+	"              [-k REFRESH] [-C udp|tcp] [-v] [-h]\n"
 
 struct prober_opts {
 	const char *node;
@@ -64,6 +68,7 @@ struct prober_opts {
 	struct prober_routers routers;
 	int64_t interval_ns, timeout_ns, refresh_ns;
 	unsigned down, up;
+	const struct prober_check *check; /* -C */
 	int verbose;
 	/* remote mode */
 	const char *id;
@@ -112,6 +117,10 @@ static void prober_usage(FILE *fp)
 		"  -d DOWN          failures in a row that mean dead (default 3)\n"
 		"  -u UP            successes in a row that mean alive (default 3)\n"
 		"  -k REFRESH       the verdict is repeated this often (default 1s)\n"
+		"  -C udp|tcp       the check: udp, a request sited must answer (deep, the\n"
+		"                   default); tcp, a TCP connection established and aborted\n"
+		"                   at once (shallow: the kernel's handshake, not sited's\n"
+		"                   answer; blind to a drain)\n"
 		"  -I ID            remote mode: this prober's id in health reports\n"
 		"  -A AUTHD[:PORT]  an authd's control socket (port default %d); repeatable\n"
 		"  -T SITE=ADDR[:PORT] a site's service address (port default %d); repeatable\n"
@@ -162,6 +171,14 @@ static int prober_opt_remote(const char *arg, void *dst, const char **what)
 	return 0;
 }
 
+static int prober_opt_check(const char *arg, void *dst, const char **what)
+{
+	const struct prober_check **check = dst;
+
+	(void)what;
+	return (*check = prober_check_find(arg)) == NULL ? -1 : 0;
+}
+
 static void prober_parse(int argc, char **argv, struct prober_opts *o)
 {
 	static const struct opt_cmd cmd = {"prober", PROBER_USAGE, prober_usage, NULL};
@@ -184,6 +201,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	    {OPT_INT('d', &o->down, 1, 1000000, count)},
 	    {OPT_INT('u', &o->up, 1, 1000000, count)},
 	    {OPT_DURATION('k', &o->refresh_ns, 1, INT64_MAX, duration)},
+	    {OPT_CALL('C', prober_opt_check, &o->check, "a check, udp or tcp")},
 	    {OPT_NAME('I', &o->id, HEALTH_ID_LEN,
 		      "a prober id of 1 to 32 letters, digits, '.', '_' or '-'")},
 	    {OPT_CALL('A', prober_opt_authd, &o->authds, "an authd's IPv4 ADDR[:PORT]")},
@@ -202,6 +220,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	o->timeout_ns = 50 * NSEC_PER_MSEC;
 	o->refresh_ns = NSEC_PER_SEC;
 	o->down = o->up = 3;
+	o->check = &prober_check_udp;
 	opt_parse(&cmd, opts, argc, argv);
 	if (o->lo && (o->has_metric || o->routers.n))
 		opt_refuse(&cmd, "-L replaces -m and -R: give one or the other");
@@ -311,8 +330,9 @@ static void prober_result(struct prober_target *t, int ok, const char *reason)
 	if (!ok) {
 		log_debug("probe %llu of %s failed: %s", (unsigned long long)t->probe.seq, t->site,
 			  reason);
-		event_emit(p->ev, EVENTS_PROBE_FAILED, "{s:s, s:i, s:s}", "site", t->site,
-			   "consecutive", (int)t->fsm.failures, "reason", reason);
+		event_emit(p->ev, EVENTS_PROBE_FAILED, "{s:s, s:s, s:i, s:s}", "site", t->site,
+			   "check", p->o->check->name, "consecutive", (int)t->fsm.failures,
+			   "reason", reason);
 	}
 	if (v == PROBER_BECAME_DEAD) {
 		log_info("site %s declared dead after %u failures", t->site, t->fsm.failures);
@@ -346,7 +366,7 @@ static void prober_on_probe_timer(struct loop *loop, int fd, uint32_t events, vo
 		if (t->probe.in_flight) /* TIMEOUT >= INTERVAL */
 			prober_result(t, 0, "timeout");
 		t->probes++;
-		if (prober_probe_send(&t->probe, p->o->timeout_ns) == -1) {
+		if (p->o->check->send(&t->probe, p->o->timeout_ns) == -1) {
 			prober_result(t, 0, prober_errno_reason(errno));
 			continue;
 		}
@@ -381,7 +401,7 @@ static void prober_on_reply(struct loop *loop, int fd, uint32_t events, void *ar
 	(void)fd;
 	(void)events;
 	for (int i = 0; i < 64; i++) {
-		int r = prober_probe_read(&t->probe);
+		int r = t->p->o->check->read(&t->probe);
 
 		if (r == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
@@ -400,6 +420,18 @@ static void prober_on_reply(struct loop *loop, int fd, uint32_t events, void *ar
 			prober_result(t, 0, "drained");
 		}
 	}
+}
+
+/* prober_started: the event saying how target t is probed */
+static void prober_started(struct prober *p, struct prober_target *t)
+{
+	char target[INET_ADDRSTRLEN + 6], addr[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &t->addr.sin_addr, addr, sizeof(addr));
+	snprintf(target, sizeof(target), "%s:%u", addr, ntohs(t->addr.sin_port));
+	event_emit(p->ev, EVENTS_PROBER_STARTED, "{s:s, s:s, s:s, s:I, s:I}", "site", t->site,
+		   "check", p->o->check->name, "target", target, "interval_ns",
+		   (json_int_t)p->o->interval_ns, "timeout_ns", (json_int_t)p->o->timeout_ns);
 }
 
 static void prober_on_refresh(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -433,7 +465,7 @@ static void prober_targets(struct prober *p)
 	}
 	for (int i = 0; i < p->ntargets; i++) {
 		p->t[i].p = p;
-		p->t[i].probe.fd = -1;
+		p->t[i].probe.fd = p->t[i].probe.conn = -1;
 		prober_fsm_init(&p->t[i].fsm, o->down, o->up);
 	}
 }
@@ -461,7 +493,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < p.ntargets; i++) {
 		struct prober_target *t = &p.t[i];
 
-		if (prober_probe_open(&t->probe, &t->addr, t->site) == -1)
+		if (o.check->open(&t->probe, &t->addr, t->site) == -1)
 			goto out;
 		if (loop_add(p.loop, &t->reply, t->probe.fd, EPOLLIN, prober_on_reply, t) == -1) {
 			log_warn("%s: loop_add", __func__);
@@ -487,12 +519,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (o.site)
-		log_info("probing %s for site %s every %lldms, %d router(s)",
-			 inet_ntoa(o.target.sin_addr), o.site,
+		log_info("probing %s over %s for site %s every %lldms, %d router(s)",
+			 inet_ntoa(o.target.sin_addr), o.check->name, o.site,
 			 (long long)(o.interval_ns / NSEC_PER_MSEC), o.routers.n);
 	if (o.nremote)
-		log_info("prober %s: probing %d remote site(s) every %lldms, %d authd(s)", o.id,
-			 o.nremote, (long long)(o.interval_ns / NSEC_PER_MSEC), o.authds.n);
+		log_info("prober %s: probing %d remote site(s) over %s every %lldms, %d authd(s)",
+			 o.id, o.nremote, o.check->name, (long long)(o.interval_ns / NSEC_PER_MSEC),
+			 o.authds.n);
+	for (int i = 0; i < p.ntargets; i++)
+		prober_started(&p, &p.t[i]);
 	if (loop_run(p.loop) == -1)
 		goto out;
 	rc = 0;
@@ -502,11 +537,12 @@ out:
 
 		log_info("%s: %llu probes, %llu failed, state %s", t->site, t->probes, t->failed,
 			 prober_state_name(t->fsm.state));
-		event_emit(p.ev, EVENTS_PROBER_SUMMARY, "{s:s, s:I, s:I}", "site", t->site,
-			   "probes", (json_int_t)t->probes, "failed", (json_int_t)t->failed);
+		event_emit(p.ev, EVENTS_PROBER_SUMMARY, "{s:s, s:s, s:I, s:I}", "site", t->site,
+			   "check", o.check->name, "probes", (json_int_t)t->probes, "failed",
+			   (json_int_t)t->failed);
 	}
 	for (int i = 0; i < p.ntargets; i++)
-		prober_probe_close(&p.t[i].probe);
+		o.check->close(&p.t[i].probe);
 	prober_routers_close(&o.routers);
 	prober_lo_close(&o.loaddr);
 	prober_authds_close(&o.authds);

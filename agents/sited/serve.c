@@ -95,8 +95,8 @@ fail:
 	return -1;
 }
 
-/* sited_prepare: queues the reply to request i. 0, or -1 if it is not a
- * request (or came without its destination address). */
+/* sited_prepare: queues the reply to request i, none while degraded. 0, or
+ * -1 if it is not a request (or came without its destination address). */
 static int sited_prepare(struct sited_server *s, unsigned i)
 {
 	struct udp_batch *b = s->batch;
@@ -106,7 +106,10 @@ static int sited_prepare(struct sited_server *s, unsigned i)
 	if (sited_reply_build(udp_rx_data(b, i), udp_rx_len(b, i), s->site,
 			      s->draining ? WIRE_F_DRAINING : 0, udp_tx_buf(b), WIRE_LEN) == -1)
 		return -1;
-	udp_tx_reply(b, i, WIRE_LEN);
+	if (s->degraded)
+		s->counts.degraded_dropped++;
+	else
+		udp_tx_reply(b, i, WIRE_LEN);
 	return 0;
 }
 

@@ -16,8 +16,8 @@
  * backlog of hundreds of ms in the first socket, and
  * the prober does not declare a site dead that only has a queue (docs/
  * agents.md, "sited"). A site that is killed, crashed or frozen answers
- * neither socket, and a drained one flags the replies of both, so the
- * probers judge it as before. Probes from afar (remote probers, to the
+ * neither socket, a drained one flags the replies of both and a degraded
+ * one answers neither, so the probers judge it as before. Probes from afar (remote probers, to the
  * site's own address) share the first socket with the requests.
  */
 #ifndef STEERLAB_SITED_SERVE_H
@@ -30,10 +30,11 @@
 #include "wire.h"
 
 struct sited_counts {
-	uint64_t requests;    /* well-formed requests received */
-	uint64_t replies;     /* replies the kernel accepted */
-	uint64_t bad;	      /* datagrams that were not requests */
-	uint64_t send_errors; /* replies the kernel refused */
+	uint64_t requests;	   /* well-formed requests received */
+	uint64_t replies;	   /* replies the kernel accepted */
+	uint64_t bad;		   /* datagrams that were not requests */
+	uint64_t send_errors;	   /* replies the kernel refused */
+	uint64_t degraded_dropped; /* requests left unanswered while degraded */
 };
 
 struct sited_server {
@@ -43,6 +44,7 @@ struct sited_server {
 	struct sited_counts counts;
 	struct udp_batch *batch;
 	int draining; /* SIGUSR1 to SIGUSR2: replies carry WIRE_F_DRAINING */
+	int degraded; /* SITED_SIG_DEGRADE to _RESTORE: requests go unanswered (sited_signals.h) */
 };
 
 /* sited_reply_build: req/len is a received datagram. If it is a request,
@@ -58,7 +60,8 @@ int sited_reply_build(const uint8_t *req, size_t len, const char *site, uint16_t
 int sited_server_open(struct sited_server *s, const struct sockaddr_in *addr, const char *site);
 
 /* sited_server_serve: reads and answers what is waiting, without blocking,
- * the local prober's probes before the requests. 0, or -1 on a
+ * the local prober's probes before the requests; while s->degraded, reads
+ * the requests and drops them (counted in degraded_dropped). 0, or -1 on a
  * socket error other than "nothing more to read". */
 int sited_server_serve(struct sited_server *s);
 

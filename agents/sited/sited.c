@@ -7,6 +7,9 @@
  * to fail the site; the prober notices. SIGUSR1 drains the site (the
  * timeline's drain): it goes on answering, its replies flagged
  * WIRE_F_DRAINING, so that the probers take it out; SIGUSR2 lifts it.
+ * SIGRTMIN+1 degrades it (the application broken, the kernel not): it
+ * reads every request and answers none, while TCP connections are still
+ * accepted; SIGRTMIN+2 restores it (state.h, lib/sited_signals.h).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,6 +28,7 @@
 #include "opt.h"
 #include "loop.h"
 #include "serve.h"
+#include "state.h"
 #include "tcp.h"
 
 struct sited_opts {
@@ -124,51 +128,29 @@ static unsigned sited_fds(void)
 	return (unsigned)fit;
 }
 
-struct sited_drain {
-	struct sited_server *srv;
-	struct event_log *ev;
-	const char *site;
-};
-
-/* sited_on_drain: SIGUSR1 drains, SIGUSR2 lifts the drain */
-static void sited_on_drain(struct loop *loop, int fd, uint32_t events, void *arg)
-{
-	struct sited_drain *d = arg;
-	int sig = loop_signal_read(fd), was = d->srv->draining;
-
-	(void)loop;
-	(void)events;
-	if (sig != SIGUSR1 && sig != SIGUSR2)
-		return;
-	d->srv->draining = sig == SIGUSR1;
-	if (d->srv->draining == was)
-		return;
-	log_info("site %s %s", d->site, was ? "undrained" : "draining");
-	event_emit(d->ev, was ? EVENTS_SITED_UNDRAINED : EVENTS_SITED_DRAINING, "{s:s}", "site",
-		   d->site);
-}
-
 /* sited_summary: both transports' counts, the log line and the event */
 static void sited_summary(struct event_log *ev, const char *site, const struct sited_counts *u,
 			  const struct sited_tcp_counts *t)
 {
 	uint64_t requests = u->requests + t->requests, replies = u->replies + t->replies,
-		 bad = u->bad + t->bad;
+		 bad = u->bad + t->bad, dropped = u->degraded_dropped + t->degraded_dropped;
 
-	log_info("requests %llu replies %llu bad %llu; TCP: requests %llu, connections accepted "
-		 "%llu refused %llu closed %llu reset %llu aborted %llu open %llu",
+	log_info("requests %llu replies %llu bad %llu degraded_dropped %llu; TCP: requests %llu, "
+		 "connections accepted %llu refused %llu closed %llu reset %llu aborted %llu open "
+		 "%llu",
 		 (unsigned long long)requests, (unsigned long long)replies, (unsigned long long)bad,
-		 (unsigned long long)t->requests, (unsigned long long)t->accepted,
-		 (unsigned long long)t->refused, (unsigned long long)t->closed,
-		 (unsigned long long)t->reset, (unsigned long long)t->aborted,
-		 (unsigned long long)t->open);
+		 (unsigned long long)dropped, (unsigned long long)t->requests,
+		 (unsigned long long)t->accepted, (unsigned long long)t->refused,
+		 (unsigned long long)t->closed, (unsigned long long)t->reset,
+		 (unsigned long long)t->aborted, (unsigned long long)t->open);
 	event_emit(ev, EVENTS_SITED_SUMMARY,
-		   "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "site", site,
+		   "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "site", site,
 		   "requests", (json_int_t)requests, "replies", (json_int_t)replies, "bad",
-		   (json_int_t)bad, "tcp_requests", (json_int_t)t->requests, "tcp_accepted",
-		   (json_int_t)t->accepted, "tcp_refused", (json_int_t)t->refused, "tcp_closed",
-		   (json_int_t)t->closed, "tcp_reset", (json_int_t)t->reset, "tcp_aborted",
-		   (json_int_t)t->aborted, "tcp_open", (json_int_t)t->open);
+		   (json_int_t)bad, "degraded_dropped", (json_int_t)dropped, "tcp_requests",
+		   (json_int_t)t->requests, "tcp_accepted", (json_int_t)t->accepted, "tcp_refused",
+		   (json_int_t)t->refused, "tcp_closed", (json_int_t)t->closed, "tcp_reset",
+		   (json_int_t)t->reset, "tcp_aborted", (json_int_t)t->aborted, "tcp_open",
+		   (json_int_t)t->open);
 }
 
 int main(int argc, char **argv)
@@ -178,8 +160,8 @@ int main(int argc, char **argv)
 	struct sited_tcp tcp = {.fd = -1, .spare = -1};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
-	struct loop_handler sig, req, local, drain;
-	struct sited_drain d;
+	struct loop_handler sig, req, local;
+	struct sited_state state;
 	int rc = 1;
 
 	sited_parse(argc, argv, &o);
@@ -197,12 +179,8 @@ int main(int argc, char **argv)
 	if (sited_server_open(&srv, &o.addr, o.site) == -1 ||
 	    sited_tcp_open(&tcp, loop, &srv, &o.addr, sited_fds()) == -1)
 		goto out;
-	d = (struct sited_drain){.srv = &srv, .ev = ev, .site = o.site};
-	if (loop_add_signals(loop, &drain, (const int[]){SIGUSR1, SIGUSR2, 0}, sited_on_drain,
-			     &d) == -1) {
-		log_warn("%s: SIGUSR1, SIGUSR2", __func__);
+	if (sited_state_open(&state, loop, &srv, ev, o.site) == -1)
 		goto out;
-	}
 	if (loop_add(loop, &req, srv.fd, EPOLLIN, sited_on_request, &srv) == -1 ||
 	    (srv.local_fd != -1 &&
 	     loop_add(loop, &local, srv.local_fd, EPOLLIN, sited_on_request, &srv) == -1)) {

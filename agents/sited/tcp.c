@@ -174,7 +174,7 @@ static int sited_tcp_answer(struct sited_tcp_conn *c, size_t have)
 	size_t off = 0, out = 0;
 	int bad = 0;
 
-	for (; have - off >= WIRE_LEN; off += WIRE_LEN, out += WIRE_LEN) {
+	for (; have - off >= WIRE_LEN; off += WIRE_LEN) {
 		if (sited_reply_build(t->rx + off, WIRE_LEN, t->srv->site, flags, t->tx + out,
 				      WIRE_LEN) == -1) {
 			t->counts.bad++;
@@ -182,6 +182,10 @@ static int sited_tcp_answer(struct sited_tcp_conn *c, size_t have)
 			break;
 		}
 		t->counts.requests++;
+		if (t->srv->degraded) /* read, and left unanswered */
+			t->counts.degraded_dropped++;
+		else
+			out += WIRE_LEN;
 	}
 	if (!bad) {
 		c->in_len = have - off;

@@ -8,7 +8,9 @@
  * order, on that connection. A request split across reads is kept until it
  * is whole; the replies to what one read brought are written with one
  * send. A message that is not a request closes its connection, after the
- * replies to the requests before it. What the kernel does not take is kept
+ * replies to the requests before it. While the site is degraded
+ * (srv->degraded) whole requests are read and dropped unanswered, and the
+ * listener goes on accepting. What the kernel does not take is kept
  * and written on EPOLLOUT while reading goes on, up to SITED_TCP_OUT_MAX
  * bytes a connection; beyond, the connection is closed (a client that
  * sends and never reads costs a bounded buffer).
@@ -49,6 +51,7 @@ struct sited_tcp_counts {
 	uint64_t requests; /* whole requests read */
 	uint64_t replies;  /* whole replies the kernel took */
 	uint64_t bad;	   /* messages that were not requests */
+	uint64_t degraded_dropped; /* whole requests read and left unanswered: degraded */
 };
 
 struct sited_tcp_conn {
@@ -66,7 +69,7 @@ struct sited_tcp_conn {
 
 struct sited_tcp {
 	struct loop *loop;
-	const struct sited_server *srv; /* the site's name and drain */
+	const struct sited_server *srv; /* the site's name, drain and degradation */
 	int fd;				/* the listener */
 	int spare;			/* a descriptor kept for when they run out */
 	unsigned max_conns;
@@ -78,7 +81,7 @@ struct sited_tcp {
 };
 
 /* sited_tcp_open: listens on TCP addr (port 0: one the kernel picks) in
- * loop, answering in srv's name as srv->draining says, with at most
+ * loop, answering in srv's name as srv->draining and srv->degraded say, with at most
  * max_conns connections. 0, or -1 (logged). */
 int sited_tcp_open(struct sited_tcp *t, struct loop *loop, const struct sited_server *srv,
 		   const struct sockaddr_in *addr, unsigned max_conns);

@@ -81,6 +81,8 @@ case_ prober -w 0
 case_ prober -k 1x
 case_ prober -d 0
 case_ prober -u 1000001
+case_ prober -C icmp
+case_ prober -C TCP
 case_ prober -I ''
 case_ prober -I 'bad id'
 case_ prober -I abcdefghijklmnopqrstuvwxyz1234567

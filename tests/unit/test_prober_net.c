@@ -3,7 +3,9 @@
  * against sited's own service code (agents/sited/serve.h) on 127.0.0.1,
  * judged as the prober judges them: the answer from our site, from another
  * site, to an earlier probe, from a draining site; nothing yet; a closed
- * service port seen as ECONNREFUSED. Its announcements (routers.c): the
+ * service port seen as ECONNREFUSED. The tcp check (probe_tcp.c): a
+ * connection established and aborted, a closed port refused, a listener
+ * whose queue is full silent. Its announcements (routers.c): the
  * ANNOUNCE and WITHDRAW lines each router receives from the prober's
  * address, and a router the kernel will not send to logged once, then at
  * debug level, then said reachable again. No root.
@@ -183,6 +185,124 @@ static void test_probe_site_name_too_long(void **state)
 	free(err);
 }
 
+/* listener: a TCP socket on 127.0.0.1, a port of the kernel's choice,
+ * listening with backlog (-1: bound, not listening: a closed port) */
+static int listener(struct sockaddr_in *at, int backlog)
+{
+	struct sockaddr_in any = loopback(0);
+	socklen_t len = sizeof(*at);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&any, sizeof(any)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)at, &len), 0);
+	if (backlog >= 0)
+		assert_int_equal(listen(fd, backlog), 0);
+	return fd;
+}
+
+/* tcp_verdict: reads p once something is there, within WAIT_MS */
+static int tcp_verdict(struct prober_probe *p)
+{
+	wait_in(p->fd);
+	return prober_check_tcp.read(p);
+}
+
+/* the tcp check: a connection established passes, with its connect time
+ * as the RTT, and is aborted at once (the listener's end is reset: no
+ * TIME_WAIT); the next probe is a new connection */
+static void test_tcp_connected(void **state)
+{
+	struct sockaddr_in at;
+	int l = listener(&at, 16), a;
+	struct prober_probe p;
+	uint8_t b;
+
+	(void)state;
+	assert_ptr_equal(prober_check_find("tcp"), &prober_check_tcp);
+	assert_ptr_equal(prober_check_find("udp"), &prober_check_udp);
+	assert_null(prober_check_find("icmp"));
+	assert_int_equal(prober_check_tcp.open(&p, &at, "a"), 0);
+	assert_int_equal(prober_check_tcp.read(&p), -1);
+	assert_int_equal(errno, EAGAIN);
+	for (uint64_t i = 1; i <= 2; i++) {
+		assert_int_equal(prober_check_tcp.send(&p, NSEC_PER_SEC), 0);
+		assert_int_equal(p.seq, i);
+		assert_true(p.in_flight && p.conn != -1);
+		assert_int_equal(tcp_verdict(&p), PROBER_REPLY_OK);
+		/* the RTT prober.c takes: SYN to established, on loopback well under WAIT_MS */
+		assert_true(now_mono_ns() - p.sent > 0);
+		assert_true(now_mono_ns() - p.sent < WAIT_MS * NSEC_PER_MSEC);
+		assert_int_equal(p.conn, -1);
+		assert_true((a = accept(l, NULL, NULL)) != -1);
+		assert_int_equal(recv(a, &b, 1, 0), -1);
+		assert_int_equal(errno, ECONNRESET);
+		close(a);
+	}
+	/* read, nothing more: the connection is gone from the epoll set */
+	assert_int_equal(prober_check_tcp.read(&p), -1);
+	assert_int_equal(errno, EAGAIN);
+	prober_check_tcp.close(&p);
+	assert_int_equal(p.fd, -1);
+	prober_check_tcp.close(&p);
+	close(l);
+}
+
+/* a closed port: the RST to the SYN is ECONNREFUSED, the prober's
+ * "refused" */
+static void test_tcp_refused(void **state)
+{
+	struct sockaddr_in at;
+	int l = listener(&at, -1);
+	struct prober_probe p;
+
+	(void)state;
+	assert_int_equal(prober_check_tcp.open(&p, &at, "a"), 0);
+	assert_int_equal(prober_check_tcp.send(&p, NSEC_PER_SEC), 0);
+	assert_int_equal(tcp_verdict(&p), -1);
+	assert_int_equal(errno, ECONNREFUSED);
+	assert_int_equal(p.conn, -1);
+	prober_check_tcp.close(&p);
+	close(l);
+}
+
+/* a listener that never accepts, its queue full: the kernel drops the SYN,
+ * nothing comes before the timeout (prober.c's "timeout"); the next probe
+ * gives the connection up */
+static void test_tcp_not_connected(void **state)
+{
+	struct sockaddr_in at;
+	int l = listener(&at, 1), fill[16], n = 0, full = 0;
+	struct prober_probe p;
+	struct pollfd pf;
+
+	(void)state;
+	/* connections until one is not established within 200 ms */
+	while (!full && n < 16) {
+		fill[n] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		assert_true(fill[n] >= 0);
+		assert_true(connect(fill[n], (struct sockaddr *)&at, sizeof(at)) == 0 ||
+			    errno == EINPROGRESS);
+		pf = (struct pollfd){.fd = fill[n++], .events = POLLOUT};
+		full = poll(&pf, 1, 200) == 0;
+	}
+	assert_true(full);
+	assert_int_equal(prober_check_tcp.open(&p, &at, "a"), 0);
+	assert_int_equal(prober_check_tcp.send(&p, 200 * NSEC_PER_MSEC), 0);
+	pf = (struct pollfd){.fd = p.fd, .events = POLLIN};
+	assert_int_equal(poll(&pf, 1, 300), 0);
+	assert_int_equal(prober_check_tcp.read(&p), -1);
+	assert_int_equal(errno, EAGAIN);
+	assert_true(p.conn != -1);
+	assert_int_equal(prober_check_tcp.send(&p, 200 * NSEC_PER_MSEC), 0);
+	assert_int_equal(p.seq, 2);
+	prober_check_tcp.close(&p);
+	assert_int_equal(p.conn, -1);
+	while (n > 0)
+		close(fill[--n]);
+	close(l);
+}
+
 /* router: a UDP socket on 127.0.0.1 standing for routed */
 static int router(struct sockaddr_in *at)
 {
@@ -293,9 +413,15 @@ static void test_router_errors_logged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_probe_answered), cmocka_unit_test(test_probe_wrong_site),
-	    cmocka_unit_test(test_probe_refused),  cmocka_unit_test(test_probe_site_name_too_long),
-	    cmocka_unit_test(test_routers_told),   cmocka_unit_test(test_router_errors_logged),
+	    cmocka_unit_test(test_probe_answered),
+	    cmocka_unit_test(test_probe_wrong_site),
+	    cmocka_unit_test(test_probe_refused),
+	    cmocka_unit_test(test_probe_site_name_too_long),
+	    cmocka_unit_test(test_routers_told),
+	    cmocka_unit_test(test_router_errors_logged),
+	    cmocka_unit_test(test_tcp_connected),
+	    cmocka_unit_test(test_tcp_refused),
+	    cmocka_unit_test(test_tcp_not_connected),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
