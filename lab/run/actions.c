@@ -15,6 +15,7 @@
 #include "topology.h"
 #include "log.h"
 #include "lab.h"
+#include "sited_signals.h"
 #include "strfmt.h"
 #include "subproc.h"
 #include "timeutil.h"
@@ -396,14 +397,16 @@ static int action_link(struct lab *lab, const struct topo_event *e, int up, char
 	return 0;
 }
 
-/* action_signal_sited: drain (SIGUSR1) or undrain (SIGUSR2) */
-static int action_signal_sited(struct lab *lab, int n, int sig, int *pid, char *said, size_t len)
+/* action_signal_sited: drain, undrain, degrade or restore (lib/sited_signals.h),
+ * done: what it is said to be ("drained", ...) */
+static int action_signal_sited(struct lab *lab, int n, int sig, const char *done, int *pid,
+			       char *said, size_t len)
 {
 	int i = action_agent(lab, n, "sited");
 
 	if (i == -1 || action_ops->signal_agent(lab, i, sig) == -1) {
 		strfmt(said, len, "sited of %s is not running: it cannot be %s",
-		       lab->t->nodes[n].name, sig == SIGUSR1 ? "drained" : "undrained");
+		       lab->t->nodes[n].name, done);
 		return -1;
 	}
 	*pid = (int)lab->agents[i].pid;
@@ -435,7 +438,9 @@ static int action_undo(struct lab *lab, const struct topo_event *e, int undoing,
 		}
 		return 0;
 	case TOPO_A_DRAIN:
-		return action_signal_sited(lab, n, SIGUSR2, pid, said, len);
+		return action_signal_sited(lab, n, SITED_SIG_UNDRAIN, "undrained", pid, said, len);
+	case TOPO_A_DEGRADE:
+		return action_signal_sited(lab, n, SITED_SIG_RESTORE, "restored", pid, said, len);
 	case TOPO_A_LINK_DOWN:
 		return action_link(lab, e, 1, said, len);
 	case TOPO_A_FREEZE:
@@ -477,8 +482,15 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		rc = action_block(lab, e, action, said, len);
 		break;
 	case TOPO_A_DRAIN:
-		rc = action_signal_sited(lab, e->node, SIGUSR1, &pid, said, len);
+		rc = action_signal_sited(lab, e->node, SITED_SIG_DRAIN, "drained", &pid, said, len);
 		how = "drain";
+		break;
+	case TOPO_A_DEGRADE:
+		/* the application broken, the host not: it accepts connections
+		 * and answers no request */
+		rc = action_signal_sited(lab, e->node, SITED_SIG_DEGRADE, "degraded", &pid, said,
+					 len);
+		how = "degrade";
 		break;
 	case TOPO_A_LINK_DOWN:
 		rc = action_link(lab, e, 0, said, len);
@@ -492,7 +504,7 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		 * detection is the probers' timeouts and thresholds against it */
 		how = "impair";
 		break;
-	default: /* recover, undrain, link-up, dns-up, resolver-up, a flap's up */
+	default: /* recover, undrain, undegrade, link-up, dns-up, resolver-up, a flap's up */
 		rc = action_undo(lab, e, undoing, &pid, said, len);
 		break;
 	}

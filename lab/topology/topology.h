@@ -98,6 +98,8 @@ enum topo_action {
 	TOPO_A_RECOVER,	      /* whatever the last action on the target stopped */
 	TOPO_A_FLAP,	      /* site or link: count down/up cycles, period apart */
 	TOPO_A_IMPAIR,	      /* link: its impairment changed to the event's keys */
+	TOPO_A_DEGRADE,	      /* site: sited reads requests and answers none, accepts connections */
+	TOPO_A_UNDEGRADE,     /* site: answering again */
 	TOPO_A_COUNT,
 };
 
@@ -208,6 +210,12 @@ enum topo_records {
 	TOPO_RECORDS_BOTH,
 };
 
+/* how a prober judges a site (docs/topology.md, "Shallow and deep checks") */
+enum topo_check {
+	TOPO_CHECK_UDP, /* deep: a request, answered by the site's sited */
+	TOPO_CHECK_TCP, /* shallow: a TCP connection to it, accepted by its kernel */
+};
+
 /* what a client's requests travel on (docs/topology.md, "Connections") */
 enum topo_proto {
 	TOPO_PROTO_UDP, /* one datagram a request */
@@ -267,6 +275,7 @@ struct topo_node {
 	int fail;	 /* killed at fail_at */
 	int64_t probe_interval_ns, probe_timeout_ns;
 	unsigned probe_down, probe_up;
+	int check; /* a site's own prober's, or a [prober]'s (enum topo_check) */
 
 	struct in_addr address; /* unicast service address: what DNS answers */
 
@@ -396,6 +405,8 @@ struct topology {
 	int records;
 	/* the clients' transport unless a [client] says (enum topo_proto) */
 	int proto;
+	/* the probers' check unless a [site] or [prober] says (enum topo_check) */
+	int check;
 	/* the lab's own DNS tree: the root and TLD zones and their [dns] nodes
 	 * generated, every delegation with glue (lab/topology/topology_tree.c) */
 	int dns_tree;

@@ -33,12 +33,13 @@ static const struct topo_key topo_event_keys[TOPO_EV_KEYS] = {
 };
 
 static const char *const topo_action_names[TOPO_A_COUNT] = {
-    "kill",	"crash",  "freeze",	   "drain",	  "undrain", "link-down", "link-up",
-    "dns-down", "dns-up", "resolver-down", "resolver-up", "recover", "flap",	  "impair"};
+    "kill",    "crash",	   "freeze",  "drain",	       "undrain",     "link-down",
+    "link-up", "dns-down", "dns-up",  "resolver-down", "resolver-up", "recover",
+    "flap",    "impair",   "degrade", "undegrade"};
 
 #define TOPO_ACTIONS                                                                               \
-	"kill, crash, freeze, drain, undrain, link-down, link-up, dns-down, dns-up, "              \
-	"resolver-down, resolver-up, recover, flap or impair"
+	"kill, crash, freeze, drain, undrain, degrade, undegrade, link-down, link-up, dns-down, "  \
+	"dns-up, resolver-down, resolver-up, recover, flap or impair"
 
 const char *topo_action_name(int action)
 {
@@ -60,6 +61,7 @@ int topo_event_failing(int action)
 	case TOPO_A_CRASH:
 	case TOPO_A_FREEZE:
 	case TOPO_A_DRAIN:
+	case TOPO_A_DEGRADE:
 	case TOPO_A_LINK_DOWN:
 	case TOPO_A_DNS_DOWN:
 	case TOPO_A_RESOLVER_DOWN:
@@ -75,6 +77,8 @@ static int topo_action_up(int action)
 	switch (action) {
 	case TOPO_A_UNDRAIN:
 		return TOPO_A_DRAIN;
+	case TOPO_A_UNDEGRADE:
+		return TOPO_A_DEGRADE;
 	case TOPO_A_LINK_UP:
 		return TOPO_A_LINK_DOWN;
 	case TOPO_A_DNS_UP:

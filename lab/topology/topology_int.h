@@ -74,7 +74,7 @@ enum {
 	TOPO_K_FAIL = 3,
 	TOPO_K_PROBE_INTERVAL = 4,
 	TOPO_K_PROBE_TIMEOUT = 5,
-	TOPO_K_ASN = 8,
+	TOPO_K_ASN = 9,
 
 	TOPO_K_MODE = 3, /* [client] */
 	TOPO_K_RESOLVER = 4,

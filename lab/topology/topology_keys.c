@@ -29,6 +29,7 @@ static const char *const topo_impl_words[] = {"resolverd", "unbound", "knot-reso
 					      NULL};			       /* topo_impl */
 static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /* topo_rsv_mode */
 static const char *const topo_proto_words[] = {"udp", "tcp", NULL};	       /* topo_proto */
+static const char *const topo_check_words[] = {"udp", "tcp", NULL};	       /* topo_check */
 
 /* The order of each table is the order of docs/man/steerlab.ini.5, of the
  * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */
@@ -80,6 +81,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"hop_delay", TOPO_T_DURATION, LAB(hop_delay_ns), 0, 0, -1, NULL},
     /* the clients' transport; printed when not udp */
     {"proto", TOPO_T_CHOICE, LAB(proto), 0, 0, -1, topo_proto_words},
+    /* the probers' check; printed when not udp */
+    {"check", TOPO_T_CHOICE, LAB(check), 0, 0, -1, topo_check_words},
 };
 
 static const struct topo_key topo_router_keys[] = {
@@ -104,6 +107,8 @@ static const struct topo_key topo_site_keys[] = {
     {"probe_timeout", TOPO_T_DURATION, NODE(probe_timeout_ns), 1, 0, LAB(probe_timeout_ns), NULL},
     {"probe_down", TOPO_T_UINT, NODE(probe_down), 1, 1000, LAB(probe_down), NULL},
     {"probe_up", TOPO_T_UINT, NODE(probe_up), 1, 1000, LAB(probe_up), NULL},
+    /* its own prober's check, the [lab]'s unless set; printed when not udp */
+    {"check", TOPO_T_CHOICE, NODE(check), 0, 0, LAB(check), topo_check_words},
     {"asn", TOPO_T_UINT, NODE(asn), 1, 4294967294LL, -1, NULL}, /* routing = bgp */
     {"prepend", TOPO_T_UINT, NODE(prepend), 0, TOPO_PREPEND_MAX, -1, NULL},
     /* its own BGP timers and BFD, the [lab]'s unless set (routing = bgp;
@@ -153,6 +158,8 @@ static const struct topo_key topo_prober_keys[] = {
     {"probe_timeout", TOPO_T_DURATION, NODE(probe_timeout_ns), 1, 0, LAB(probe_timeout_ns), NULL},
     {"probe_down", TOPO_T_UINT, NODE(probe_down), 1, 1000, LAB(probe_down), NULL},
     {"probe_up", TOPO_T_UINT, NODE(probe_up), 1, 1000, LAB(probe_up), NULL},
+    /* its check, the [lab]'s unless set; printed when not udp */
+    {"check", TOPO_T_CHOICE, NODE(check), 0, 0, LAB(check), topo_check_words},
     /* where it is: [link] delay = auto (topology_impair.c); printed when set */
     {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
 };

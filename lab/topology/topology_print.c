@@ -145,6 +145,10 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 			continue;
 		if (node == NULL && !t->dns_tree && strcmp(keys[k].name, "dns_tree") == 0)
 			continue;
+		/* a site's or prober's check likewise */
+		if (t->check == TOPO_CHECK_UDP && (node == NULL || node->check == TOPO_CHECK_UDP) &&
+		    strcmp(keys[k].name, "check") == 0)
+			continue;
 		/* every client's when the lab's is not udp: what it reads back */
 		if (t->proto == TOPO_PROTO_UDP && (node == NULL || node->proto == TOPO_PROTO_UDP) &&
 		    strcmp(keys[k].name, "proto") == 0)

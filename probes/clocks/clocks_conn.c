@@ -60,6 +60,22 @@ static struct clocks_conn_flow *clocks_conn_find(struct clocks_conn_flow *flows,
 	return NULL;
 }
 
+/* clocks_conn_prober: whether a is a [prober]'s or another node's that is no
+ * client (lab_up's addresses: a remote prober's TCP check opens connections
+ * to the sites too, and they are no client's); 0 when the run says nothing */
+static int clocks_conn_prober(const struct clocks_input *in, struct in_addr a)
+{
+	for (size_t i = 0; i < in->naddrs; i++) {
+		if (in->addrs[i].addr.s_addr != a.s_addr)
+			continue;
+		for (int k = 0; k < in->dnstopo.nclients; k++)
+			if (strcmp(in->dnstopo.clients[k].name, in->addrs[i].node) == 0)
+				return 0;
+		return in->dnstopo.nclients > 0;
+	}
+	return 0;
+}
+
 static int clocks_conn_client_syn(const struct clocks_tcpseg *seg)
 {
 	return !seg->from_server && (seg->flags & IPFRAME_SYN) && !(seg->flags & IPFRAME_ACK);
@@ -79,7 +95,8 @@ static struct clocks_conn_flow *clocks_conn_flows(const struct clocks_input *in,
 		const struct clocks_capture *c = &in->captures[i];
 
 		for (size_t k = 0; k < c->ntcp; k++) {
-			if (!clocks_conn_client_syn(&c->tcp[k]))
+			if (!clocks_conn_client_syn(&c->tcp[k]) ||
+			    clocks_conn_prober(in, c->tcp[k].client))
 				continue;
 			if (clocks_grow((void **)&flows, &cap, nf, sizeof(*flows)) == -1) {
 				*oom = 1;
@@ -287,8 +304,10 @@ int clocks_conn(const struct clocks_input *in, struct clocks_conn *c)
 	memset(c, 0, sizeof(*c));
 	c->anycast.last_syn_ns = c->dns.last_syn_ns = CLOCKS_NONE;
 	c->steady = in->steady;
-	for (size_t i = 0; i < in->ncaptures; i++)
-		c->present |= in->captures[i].ntcp > 0;
+	/* a client's segments: a prober's TCP checks make no connections clock */
+	for (size_t i = 0; i < in->ncaptures && !c->present; i++)
+		for (size_t k = 0; k < in->captures[i].ntcp && !c->present; k++)
+			c->present = !clocks_conn_prober(in, in->captures[i].tcp[k].client);
 	if (!c->present)
 		return 0;
 	flows = clocks_conn_flows(in, &nf, &oom);
@@ -311,6 +330,8 @@ int clocks_conn(const struct clocks_input *in, struct clocks_conn *c)
 		for (size_t k = 0; k < cap->ntcp; k++) {
 			const struct clocks_tcpseg *seg = &cap->tcp[k];
 
+			if (clocks_conn_prober(in, seg->client))
+				continue;
 			clocks_conn_segment(in, seg, (int)i, failed, flows, nf,
 					    seg->server.s_addr == f->prefix.s_addr ? &c->anycast
 										   : &c->dns);

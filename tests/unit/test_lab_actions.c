@@ -114,9 +114,11 @@ static int fake_signal(struct lab *l, int i, int sig)
 	struct lab_agent *a = &l->agents[i];
 
 	fake_log("signal %s %s %d %s", node_name(a->node), a->name, (int)a->pid,
-		 sig == SIGUSR1	  ? "USR1"
-		 : sig == SIGUSR2 ? "USR2"
-				  : "other");
+		 sig == SIGUSR1	       ? "USR1"
+		 : sig == SIGUSR2      ? "USR2"
+		 : sig == SIGRTMIN + 1 ? "RTMIN+1"
+		 : sig == SIGRTMIN + 2 ? "RTMIN+2"
+				       : "other");
 	if (fk.signal_errno) {
 		errno = fk.signal_errno;
 		return -1;
@@ -576,6 +578,33 @@ static void test_drain(void **state)
 	json_decref(evs);
 }
 
+/* degrade is SIGRTMIN+1 to the site's sited (lib/sited_signals.h), a
+ * site failed by "degrade"; undegrade SIGRTMIN+2, and a recover of a
+ * degrade the same */
+static void test_degrade(void **state)
+{
+	char said[256];
+	json_t *evs;
+
+	(void)state;
+	lab_of("[event d]\nat = 2s\naction = degrade\ntarget = a\n"
+	       "[event u]\nat = 3s\naction = undegrade\ntarget = a\n"
+	       "[event d2]\nat = 4s\naction = degrade\ntarget = a\n"
+	       "[event rc]\nat = 5s\naction = recover\ntarget = a\n");
+	assert_int_equal(apply(0, said, sizeof(said)), 0);
+	assert_string_equal(said, "degrade site a (sited pid 101)");
+	assert_int_equal(apply(1, said, sizeof(said)), 0);
+	assert_string_equal(said, "undegrade site a (sited pid 101)");
+	assert_int_equal(apply(2, said, sizeof(said)), 0);
+	assert_int_equal(apply(3, said, sizeof(said)), 0);
+	assert_string_equal(fk.log, "signal a sited 101 RTMIN+1\nsignal a sited 101 RTMIN+2\n"
+				    "signal a sited 101 RTMIN+1\nsignal a sited 101 RTMIN+2\n");
+	evs = events();
+	assert_string_equal(str(json_array_get(evs, 0), "event"), "site_failed");
+	assert_string_equal(str(json_array_get(evs, 0), "how"), "degrade");
+	json_decref(evs);
+}
+
 /* link-down clears IFF_UP on both ends; link-up sets it and gives both
  * nodes their routes back */
 static void test_link(void **state)
@@ -875,6 +904,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_impair, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dns_down, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_drain, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_degrade, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_link, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recover, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_flap, setup, teardown),

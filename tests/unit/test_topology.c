@@ -430,6 +430,41 @@ static void test_proto(void **state)
 	free(back);
 }
 
+/* check: the probers' check, the [lab]'s unless a [site] (its own prober)
+ * or a [prober] says; printed when not udp, every one's when the lab's is
+ * not; read back the same */
+static void test_check_key(void **state)
+{
+	struct topology *t = new_topology(), *back = new_topology();
+	char tmp2[64], *got, *one[1] = {"a.check=tcp"}, *all[2] = {"check=tcp", "p2.check=udp"};
+
+	(void)state;
+	load_ok(t, "topology/dns.ini", one, 1);
+	assert_int_equal(t->check, TOPO_CHECK_UDP);
+	assert_int_equal(node(t, "a")->check, TOPO_CHECK_TCP);
+	assert_int_equal(node(t, "b")->check, TOPO_CHECK_UDP);
+	assert_int_equal(node(t, "p1")->check, TOPO_CHECK_UDP);
+	got = print_to_string(t);
+	assert_null(strstr(got, "\ncheck = udp\n"));
+	assert_true(strstr(got, "\ncheck = tcp\n") > strstr(got, "\n[site a]\n"));
+	assert_true(strstr(got, "\ncheck = tcp\n") < strstr(got, "\n[site b]\n"));
+	free(got);
+	/* the lab's tcp: b and p1 take it, p2 keeps its udp */
+	load_ok(t, "topology/dns.ini", all, 2);
+	assert_int_equal(node(t, "b")->check, TOPO_CHECK_TCP);
+	assert_int_equal(node(t, "p1")->check, TOPO_CHECK_TCP);
+	assert_int_equal(node(t, "p2")->check, TOPO_CHECK_UDP);
+	got = print_to_string(t);
+	write_temp(tmp2, got, strlen(got));
+	load_ok(back, tmp2, NULL, 0);
+	for (int i = 0; i < t->nnodes; i++)
+		assert_int_equal(back->nodes[i].check, t->nodes[i].check);
+	free(got);
+	unlink(tmp2);
+	free(t);
+	free(back);
+}
+
 /* roundtrip: what topo_print writes, topo_load reads back the same. */
 static void roundtrip(const char *path, char *const sets[], int nsets)
 {
@@ -675,7 +710,8 @@ static void test_error_sets(void **state)
 	    "--set z.metric=3: no node or event named 'z'\n"
 	    "--set noeq: expected key=value or node.key=value\n"
 	    "--set s1.colour=1: unknown key 'colour' in [site s1] (expected: link, address, "
-	    "metric, fail, probe_interval, probe_timeout, probe_down, probe_up, asn, prepend, "
+	    "metric, fail, probe_interval, probe_timeout, probe_down, probe_up, check, asn, "
+	    "prepend, "
 	    "bgp_keepalive, bgp_hold, bgp_mrai, bfd, location)\n"
 	    "--set r1.x=1: unknown key 'x' in [router r1] (expected: asn, bgp_keepalive, "
 	    "bgp_hold, bgp_mrai, bfd, location)\n"
@@ -691,7 +727,7 @@ static void test_error_sets(void **state)
 	    "routing, static_refresh, static_hold, fail_jitter, seed, bgp_keepalive, bgp_hold, "
 	    "bgp_connect_retry, bgp_mrai, bfd, bfd_interval, bfd_multiplier, damping, "
 	    "damping_half_life, damping_reuse, damping_suppress, damping_max_suppress, ecmp, "
-	    "records, dns_tree, hop_delay, proto)\n");
+	    "records, dns_tree, hop_delay, proto, check)\n");
 }
 
 static void test_error_set_checks(void **state)
@@ -799,6 +835,7 @@ int main(void)
 	    cmocka_unit_test(test_target_share_errors),
 	    cmocka_unit_test(test_capture_rings),
 	    cmocka_unit_test(test_proto),
+	    cmocka_unit_test(test_check_key),
 	    cmocka_unit_test(test_print_roundtrip),
 	    cmocka_unit_test(test_format),
 	    cmocka_unit_test(test_find_and_kinds),

@@ -491,9 +491,9 @@ static void test_errors(void **state)
 	(void)state;
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = explode\ntarget = a\n", NULL, 0,
-	    "F:22: [event e1] action: expected kill, crash, freeze, drain, undrain, link-down, "
-	    "link-up, dns-down, dns-up, resolver-down, resolver-up, recover, flap or impair, got "
-	    "'explode'\n");
+	    "F:22: [event e1] action: expected kill, crash, freeze, drain, undrain, degrade, "
+	    "undegrade, link-down, link-up, dns-down, dns-up, resolver-down, resolver-up, recover, "
+	    "flap or impair, got 'explode'\n");
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = kill\ntarget = c1\n", NULL, 0,
 	    "F:23: [event e1] target: kill acts on a [site], and 'c1' is a client\n");
@@ -552,8 +552,8 @@ static void test_errors(void **state)
 	expect_event_errors(
 	    "[event e1]\nat = 3s\n", NULL, 0,
 	    "F:20: [event e1] action: missing: expected one of kill, crash, freeze, "
-	    "drain, undrain, link-down, link-up, dns-down, dns-up, resolver-down, "
-	    "resolver-up, recover, flap or impair\n"
+	    "drain, undrain, degrade, undegrade, link-down, link-up, dns-down, dns-up, "
+	    "resolver-down, resolver-up, recover, flap or impair\n"
 	    "F:20: [event e1] target: missing: expected a node, or a link as its "
 	    "two ends\n");
 	expect_event_errors(
@@ -564,8 +564,8 @@ static void test_errors(void **state)
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = kill\ntarget = a\n", set_bad, 1,
 	    "--set e1.action=boom: [event e1] action: expected kill, crash, freeze, "
-	    "drain, undrain, link-down, link-up, dns-down, dns-up, resolver-down, "
-	    "resolver-up, recover, flap or impair, got 'boom'\n");
+	    "drain, undrain, degrade, undegrade, link-down, link-up, dns-down, dns-up, "
+	    "resolver-down, resolver-up, recover, flap or impair, got 'boom'\n");
 	expect_event_errors("[event e1]\nat = 3s\naction = kill\ntarget = a\n", set_node, 1,
 			    "--set zz.at=1s: no node or event named 'zz'\n");
 }

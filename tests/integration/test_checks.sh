@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Shallow and deep checks against a degraded site (topology/checks.ini,
+# issue 25): at 2 s site a degrades, its sited reading every request and
+# answering none while its kernel accepts connections. a's own prober checks
+# shallowly (check = tcp): it goes on connecting, never declares a dead, and
+# anycast's requests reach a to the end of the run (no detect, no steer, a
+# window cut by the end). The vantage point p1 checks deeply (a request
+# answered): it declares a dead within probe_down probes of the degrade, and
+# authd steers the DNS flow to b, answered there. sited's summary says it
+# dropped requests unanswered while accepting the shallow checks'
+# connections. The run is valid.
+# about 9 s
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-checks
+lab_guard $lab
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+trap 'set +e; lab_cleanup '$lab'; rm -rf "$out"' EXIT
+r=$out/run
+
+rc=0
+$STEERLAB run topology/checks.ini --out "$r" --set name=$lab -q >"$out/run.log" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$out/run.log"; fail "run exited with status $rc (not a valid run)"; }
+t0=$(jq -r 'select(.event == "site_failed") | .t' "$r/lab.events.jsonl")
+[ "$(jq -r 'select(.event == "site_failed") | .how' "$r/lab.events.jsonl")" = degrade ] ||
+	fail "site_failed is not a degrade"
+
+# the checks as the probers said they ran them
+checks=$(jq -r 'select(.event == "prober_started" and .site == "a") | "\(.node)=\(.check)"' \
+	"$r"/a.prober.events.jsonl "$r"/p1.prober.events.jsonl | sort | paste -sd, -)
+[ "$checks" = "a=tcp,p1=udp" ] || fail "the probers' checks of a: '$checks', expected a=tcp,p1=udp"
+echo "ok: a's own prober checks shallowly (tcp), p1 deeply (udp)"
+
+# shallow: never dead, anycast never moves
+dead=$(jq -s '[.[] | select(.event == "declared_dead")] | length' "$r/a.prober.events.jsonl")
+assert_eq "$dead" 0 "declared_dead by a's shallow prober"
+[ "$(json "$r/clocks.json" .schemes.anycast.detect_s)" = null ] || fail "anycast detected the degrade"
+[ "$(json "$r/clocks.json" .schemes.anycast.steer_s)" = null ] || fail "anycast steered away"
+assert_ge "$(json "$r/clocks.json" .schemes.anycast.window_s)" 3.5 \
+	"anycast: requests reaching a after t0 (s; the run's 4 s after t0)"
+
+# deep: dead within probe_down (3) probes of 100 ms, and DNS moves to b
+detect=$(json "$r/clocks.json" .schemes.dns.detect_s)
+is_number "$detect" || fail "dns: no detect"
+assert_le "$detect" 0.5 "dns: p1's deep check declared a dead (s after t0)"
+last=$(awk -F, 'NR > 1 && $4 == "ok" { s = $5 } END { print s }' "$r/requests-c1-dns.csv")
+[ "$last" = b ] || fail "the DNS flow's last reply came from '$last', not b"
+echo "ok: deep check detected a in $detect s; the DNS flow ends on b"
+
+# sited: requests dropped unanswered, connections accepted meanwhile
+read -r dropped accepted < <(jq -r 'select(.event == "sited_summary") |
+	"\(.degraded_dropped) \(.tcp_accepted)"' "$r/a.sited.events.jsonl")
+assert_gt "$dropped" 0 "requests a's sited dropped unanswered while degraded"
+assert_gt "$accepted" 20 "connections a's kernel accepted (the shallow prober's)"
+assert_no_leftovers $lab "$r"
