@@ -568,14 +568,12 @@ struct in_addr topo_router_id(const struct topology *t, int n);
  * The kernel ring of each captured link (lab/topology/topology_capture.c): with
  * [lab] capture_buffer = auto (the default), what the link will carry held
  * for a second (at 256 bytes a packet, in libpcap's blocks of 256 KiB,
- * from 2 MiB to 64 MiB: lib/capring.h): a site link every client flow's rate (any may end
- * there) and the [prober]s' probes, each request and its reply (with
- * routing = bgp the site's BGP session is a capture of its own, of 2 MiB,
- * labelled link-ROUTER-SITE); a [resolver]'s link four packets for
- * each DNS request of its clients (their query and its answer, its own
- * query upstream and that answer: at most one resolution a request); a
- * [dns] node's link two for each DNS request of the lab; a router link
- * (BGP) 2 MiB. capture_buffer set: that, for every capture.
+ * from 1 MiB, a site link's 2 MiB, to 64 MiB: lib/capring.h): a site link every client flow's rate
+ * (any may end there) and the [prober]s' probes, each request and its reply (with routing = bgp the
+ * site's BGP session is a capture of its own, of 1 MiB, labelled link-ROUTER-SITE); a [resolver]'s
+ * link four packets for each DNS request of its clients (their query and its answer, its own query
+ * upstream and that answer: at most one resolution a request); a [dns] node's link two for each DNS
+ * request of the lab; a router link (BGP) 1 MiB. capture_buffer set: that, for every capture.
  *
  * topo_capture_ring: the ring of link (an index of t->links) as its
  * router's collector captures it; topo_capture_ring_rlink: of the [link]

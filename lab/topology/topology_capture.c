@@ -16,11 +16,12 @@
 #define TOPO_CAPTURE_HOLD_S 1
 #define TOPO_CAPTURE_BLOCK CAPRING_BLOCK
 #define TOPO_CAPTURE_MIN (CAPRING_MIN_BLOCKS * TOPO_CAPTURE_BLOCK)
+#define TOPO_CAPTURE_SITE_MIN (CAPRING_SITE_MIN_BLOCKS * TOPO_CAPTURE_BLOCK)
 /* the default of old, enough for 200,000 requests/s a link */
 #define TOPO_CAPTURE_MAX (64u << 20)
 
-/* topo_capture_size: the ring for pps packets a second */
-static uint64_t topo_capture_size(double pps)
+/* topo_capture_size: the ring for pps packets a second, at least min */
+static uint64_t topo_capture_size(double pps, uint64_t min)
 {
 	double bytes = pps * TOPO_CAPTURE_PACKET_BYTES * TOPO_CAPTURE_HOLD_S;
 	uint64_t b;
@@ -29,7 +30,7 @@ static uint64_t topo_capture_size(double pps)
 		return TOPO_CAPTURE_MAX;
 	b = (uint64_t)bytes + TOPO_CAPTURE_BLOCK - 1;
 	b -= b % TOPO_CAPTURE_BLOCK;
-	return b < TOPO_CAPTURE_MIN ? TOPO_CAPTURE_MIN : b;
+	return b < min ? min : b;
 }
 
 /* topo_flows: the requests a second of client n's flows of one scheme
@@ -78,7 +79,8 @@ uint64_t topo_capture_ring(const struct topology *t, int link)
 			break;
 		}
 	}
-	return topo_capture_size(pps);
+	return topo_capture_size(pps,
+				 end->kind == TOPO_SITE ? TOPO_CAPTURE_SITE_MIN : TOPO_CAPTURE_MIN);
 }
 
 uint64_t topo_capture_ring_rlink(const struct topology *t, int rlink)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Captures sized to their link (docs/topology.md, "Capture rings"): a lab of
 # 40 [resolver] nodes (written below), one capture a resolver's link. Each capture's ring is what `steerlab
-# check` prints for its link (2 MiB for a resolver of a few requests/s, a
+# check` prints for its link (1 MiB for a resolver of a few requests/s, a
 # site's by its clients' rates); the last capture is ready within 1 s of
 # the last agent's start (with 64 MiB rings allocated one after the other
 # it took 7 s); `steerlab run` is ready within the default settle and its
@@ -60,7 +60,7 @@ $STEERLAB up "$ini" --out "$out/up" >"$out/up.log" 2>&1 || { cat "$out/up.log"; 
 rings "$out/up" >"$out/got.txt"
 diff "$out/want.txt" "$out/got.txt" >&2 || fail "the collectors' rings are not what check printed"
 echo "ok: 43 captures, each with the ring check printed"
-assert_eq "$(awk '$1 ~ /^resolver-/ && $2 != 2' "$out/got.txt" | wc -l)" 0 "resolver links with a ring other than 2 MiB"
+assert_eq "$(awk '$1 ~ /^resolver-/ && $2 != 1' "$out/got.txt" | wc -l)" 0 "resolver links with a ring other than 1 MiB"
 assert_le "$(ready_after "$out/up")" 1 "s from the last agent's start to the last capture ready"
 $STEERLAB down $lab >/dev/null
 

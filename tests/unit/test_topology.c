@@ -332,7 +332,8 @@ static void test_target_share_errors(void **state)
 
 /* topo_capture_ring: each captured link's kernel ring by what it carries
  * (topology.h): a site link every client flow's rate held a second at 256 bytes a packet, in blocks
- * of 256 KiB, from 2 MiB to 64 MiB; capture_buffer set, that for every link; check prints them */
+ * of 256 KiB, from 2 MiB (a site link's; other links 1 MiB) to 64 MiB; capture_buffer set, that for
+ * every link; check prints them */
 static void test_capture_rings(void **state)
 {
 	static const char text[] = "[lab]\nname = rings\n[router r1]\n[site s1]\nlink = r1\n"
