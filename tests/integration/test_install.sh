@@ -46,9 +46,23 @@ echo "ok: up: the $n agents run from $libexec"
 "$STEERLAB" down $lab >/dev/null || fail "installed steerlab down $lab"
 assert_no_leftovers $lab "$tmp/up"
 
-# run, from a directory of its own: the run directory is there
-(cd "$tmp/work" && "$STEERLAB" run "$prefix/share/steerlab/topology/anycast.ini" --set name=$lab \
-	--set duration=3s --set fail_at=1s --quiet) >"$tmp/run.log" 2>&1 || { cat "$tmp/run.log"; fail "installed steerlab run"; }
+# run, from a directory of its own: the run directory is there. Not a test
+# of the verdict: a run it finds invalid (exit status 3: a loaded machine
+# starved the collector) is said, with its codes, and run once more
+# (lib.sh's run_valid, for a run whose directory steerlab names)
+installed_run() {
+	(cd "$tmp/work" && "$STEERLAB" run "$prefix/share/steerlab/topology/anycast.ini" \
+		--set name=$lab --set duration=3s --set fail_at=1s --quiet) >"$tmp/run.log" 2>&1
+}
+rc=0
+installed_run || rc=$?
+if [ "$rc" = 3 ]; then
+	echo "note: an invalid run ($(run_codes "$(echo "$tmp"/work/runs/$lab-*)")); running it once more" >&2
+	mv "$tmp/work/runs" "$tmp/runs.invalid"
+	rc=0
+	installed_run || rc=$?
+fi
+[ "$rc" = 0 ] || { cat "$tmp/run.log"; fail "installed steerlab run: exit status $rc"; }
 rundir=$(echo "$tmp"/work/runs/$lab-*)
 [ -d "$rundir" ] || fail "no run directory under $tmp/work/runs"
 clocks=$rundir/clocks.json
