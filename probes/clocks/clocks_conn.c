@@ -16,47 +16,51 @@ struct clocks_conn_flow {
 	int64_t syn_ns, closed_ns;
 };
 
-static int clocks_conn_cmp(const void *a, const void *b)
+/* clocks_conn_key_cmp: by connection and site, the time left out */
+static int clocks_conn_key_cmp(const struct clocks_conn_flow *x, const struct clocks_conn_flow *y)
 {
-	const struct clocks_conn_flow *x = a, *y = b;
-
 	if (x->client != y->client)
 		return x->client < y->client ? -1 : 1;
 	if (x->cport != y->cport)
 		return x->cport < y->cport ? -1 : 1;
 	if (x->server != y->server)
 		return x->server < y->server ? -1 : 1;
-	if (x->site != y->site)
-		return x->site < y->site ? -1 : 1;
-	return (x->syn_ns > y->syn_ns) - (x->syn_ns < y->syn_ns);
+	return (x->site > y->site) - (x->site < y->site);
 }
 
-/* clocks_conn_key: the flow key of seg at site, ordered as clocks_conn_cmp
- * orders flows without their time */
+/* clocks_conn_cmp: by key, then by the first SYN's time (qsort's) */
+static int clocks_conn_cmp(const void *a, const void *b)
+{
+	const struct clocks_conn_flow *x = a, *y = b;
+	int c = clocks_conn_key_cmp(x, y);
+
+	return c ? c : (x->syn_ns > y->syn_ns) - (x->syn_ns < y->syn_ns);
+}
+
+/* clocks_conn_key: the flow key of seg at site */
 static struct clocks_conn_flow clocks_conn_key(const struct clocks_tcpseg *seg, int site)
 {
 	return (struct clocks_conn_flow){seg->client.s_addr, seg->server.s_addr, seg->cport, site,
 					 INT64_MIN,	     CLOCKS_NONE};
 }
 
-/* clocks_conn_find: the flow of key (its time ignored), or NULL */
+/* clocks_conn_find: the flow of key among the n distinct ones, or NULL */
 static struct clocks_conn_flow *clocks_conn_find(struct clocks_conn_flow *flows, size_t n,
 						 const struct clocks_conn_flow *key)
 {
 	size_t lo = 0, hi = n;
 
-	/* the first flow not before key: key's time is the smallest */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		int c = clocks_conn_key_cmp(&flows[mid], key);
 
-		if (clocks_conn_cmp(&flows[mid], key) < 0)
+		if (c == 0)
+			return &flows[mid];
+		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < n && flows[lo].client == key->client && flows[lo].cport == key->cport &&
-	    flows[lo].server == key->server && flows[lo].site == key->site)
-		return &flows[lo];
 	return NULL;
 }
 
@@ -112,11 +116,7 @@ static struct clocks_conn_flow *clocks_conn_flows(const struct clocks_input *in,
 		qsort(flows, nf, sizeof(*flows), clocks_conn_cmp);
 	/* the first SYN of each: a retransmission opens nothing new */
 	for (size_t k = 0; k < nf; k++)
-		if (w == 0 ||
-		    clocks_conn_cmp(&(struct clocks_conn_flow){flows[k].client, flows[k].server,
-							       flows[k].cport, flows[k].site,
-							       flows[w - 1].syn_ns, 0},
-				    &flows[w - 1]) != 0)
+		if (w == 0 || clocks_conn_key_cmp(&flows[k], &flows[w - 1]) != 0)
 			flows[w++] = flows[k];
 	nf = w;
 	for (size_t i = 0; i < in->ncaptures; i++) {
@@ -381,22 +381,40 @@ static void clocks_conn_print_clients(FILE *out, const char *scheme,
 		(long long)pc->failed.max);
 }
 
+void clocks_conn_prepare(struct clocks_input *in)
+{
+	struct clocks_conn *c = malloc(sizeof(*c));
+
+	free(in->conn);
+	in->conn = NULL;
+	if (c == NULL || clocks_conn(in, c) == -1) {
+		free(c);
+		clocks_warn(&in->notes, "limit", "connections: out of memory, not measured");
+		return;
+	}
+	if (!c->present) {
+		free(c);
+		return;
+	}
+	in->conn = c;
+}
+
 void clocks_conn_print(FILE *out, const struct clocks_input *in)
 {
 	const char *names[2] = {"anycast", "dns"};
-	struct clocks_conn c;
+	const struct clocks_conn *c = in->conn;
 	char buf[32];
 
-	if (clocks_conn(in, &c) == -1 || !c.present)
+	if (c == NULL)
 		return;
 	for (int k = 0; k < 2; k++) {
-		const struct clocks_conn_scheme *s = k ? &c.dns : &c.anycast;
+		const struct clocks_conn_scheme *s = k ? &c->dns : &c->anycast;
 
 		if (s->opened == 0 && s->syns == 0)
 			continue;
 		fprintf(out, "connections (%s): %lld opened (%lld SYNs)", names[k],
 			(long long)s->opened, (long long)s->syns);
-		if (c.steady) {
+		if (c->steady) {
 			fputc('\n', out);
 			continue;
 		}
@@ -467,12 +485,12 @@ static json_t *clocks_conn_json_scheme(const struct clocks_conn *c,
 
 json_t *clocks_conn_json(const struct clocks_input *in)
 {
-	struct clocks_conn c;
+	const struct clocks_conn *c = in->conn;
 	json_t *o;
 
-	if (clocks_conn(in, &c) == -1 || !c.present || (o = json_object()) == NULL)
+	if (c == NULL || (o = json_object()) == NULL)
 		return NULL;
-	json_object_set_new(o, "anycast", clocks_conn_json_scheme(&c, &c.anycast));
-	json_object_set_new(o, "dns", clocks_conn_json_scheme(&c, &c.dns));
+	json_object_set_new(o, "anycast", clocks_conn_json_scheme(c, &c->anycast));
+	json_object_set_new(o, "dns", clocks_conn_json_scheme(c, &c->dns));
 	return o;
 }

@@ -61,12 +61,16 @@ struct clocks_conn {
 /* clocks_conn: c from in's captures. 0, or -1 out of memory. */
 int clocks_conn(const struct clocks_input *in, struct clocks_conn *c);
 
-/* clocks_conn_print: the terminal's lines ("connections ..."), nothing
- * when no client spoke TCP */
+/* clocks_conn_prepare: in->conn computed once for the writers (NULL when
+ * no client spoke TCP; out of memory said as a "limit" note) */
+void clocks_conn_prepare(struct clocks_input *in);
+
+/* clocks_conn_print: the terminal's lines ("connections ..."), from
+ * in->conn; nothing when it is NULL */
 void clocks_conn_print(FILE *out, const struct clocks_input *in);
 
-/* clocks_conn_json: clocks.json's "connections" object, NULL when no client
- * spoke TCP */
+/* clocks_conn_json: clocks.json's "connections" object, NULL when in->conn
+ * is */
 json_t *clocks_conn_json(const struct clocks_input *in);
 
 #endif

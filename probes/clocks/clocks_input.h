@@ -157,6 +157,9 @@ struct clocks_input {
 	/* the steering's shares and distances (clocks_steering_prepare), for
 	 * clocks.json, the table and the report; NULL: not measured */
 	struct clocks_steering *steering;
+	/* the connection clocks (clocks_conn_prepare), for the same three;
+	 * NULL: no client spoke TCP, or not measured */
+	struct clocks_conn *conn;
 };
 
 /* clocks_load: read rundir into *in (which it initialises). Returns 0, or

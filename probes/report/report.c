@@ -252,6 +252,7 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 	/* once, for the verdict, clocks.json and the table */
 	clocks_multi_prepare(&r->in);
 	clocks_steering_prepare(&r->in, &r->res[0]);
+	clocks_conn_prepare(&r->in);
 	report_stage_end(r, REPORT_STAGE_CLOCKS);
 	clocks_verdict(&r->in, r->res, REPORT_NSCHEMES, &r->verdict);
 	r->valid = clocks_valid(&r->in, r->res, REPORT_NSCHEMES, &r->verdict);
