@@ -312,7 +312,7 @@ int main(int argc, char **argv)
 		if (client_pop_start(&o, &c, loop, csvfile.fp, ev, &pop, &pd, &pd_h) == -1)
 			goto out;
 	} else if (o.resolver) {
-		if (client_dns_init(&st.dns, &o.resolver_sin, o.name, o.sticky_ns) == -1 ||
+		if (client_dns_init(&st.dns, &o.resolver_sin, o.name, o.sticky_ns, o.pick) == -1 ||
 		    client_steer_first(&st.dns) == -1)
 			goto out;
 		o.cfg.target.sin_family = AF_INET;
@@ -321,7 +321,8 @@ int main(int argc, char **argv)
 		o.target = o.name;
 	}
 	if (!o.population && o.tcp) {
-		if (client_start_tcp(&c, loop, &o.cfg, csvfile.fp, ev) == -1)
+		if (client_start_tcp(&c, loop, &o.cfg, csvfile.fp, ev,
+				     o.resolver ? &st.dns : NULL) == -1)
 			goto out;
 	} else if (!o.population && client_start(&c, loop, &o.cfg, csvfile.fp) == -1) {
 		goto out;

@@ -108,16 +108,94 @@ int client_dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const
 			if (knot_dname_wire_check(rd->data, rd->data + rd->len, NULL) != rd->len)
 				break;
 			want = knot_cname_name(rd);
-		} else if (rr->type == KNOT_RRTYPE_A && rd->len == 4) {
-			memcpy(&r->addr.s_addr, rd->data, 4);
-			r->ttl = minttl;
-			rc = 0;
-			break;
+		} else if (rr->type == KNOT_RRTYPE_A) {
+			/* every A record of the name, an RR or an RRset each */
+			for (uint16_t k = 0; k < rr->rrs.count; k++) {
+				const knot_rdata_t *a = knot_rdataset_at(&rr->rrs, k);
+
+				if (a->len == 4 && r->naddrs < CLIENT_DNS_ADDRS_MAX)
+					memcpy(&r->addrs[r->naddrs++].s_addr, a->data, 4);
+			}
 		}
+	}
+	if (r->naddrs > 0) {
+		r->addr = r->addrs[0];
+		r->ttl = minttl;
+		rc = 0;
 	}
 out:
 	knot_pkt_free(pkt);
 	return rc;
+}
+
+static const char *const client_pick_words[] = {
+    [CLIENT_PICK_FIRST] = "first",
+    [CLIENT_PICK_RANDOM] = "random",
+    [CLIENT_PICK_SORTED] = "sorted",
+    [CLIENT_PICK_NEXT] = "next",
+};
+
+int client_pick_parse(const char *s, enum client_pick *pick)
+{
+	for (size_t i = 0; i < sizeof(client_pick_words) / sizeof(client_pick_words[0]); i++)
+		if (strcmp(s, client_pick_words[i]) == 0) {
+			*pick = (enum client_pick)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *client_pick_name(enum client_pick pick)
+{
+	return client_pick_words[pick];
+}
+
+/* client_dns_shared: the leading bits a and b have in common (0-32) */
+static unsigned client_dns_shared(struct in_addr a, struct in_addr b)
+{
+	uint32_t x = ntohl(a.s_addr) ^ ntohl(b.s_addr);
+
+	return x == 0 ? 32 : (unsigned)__builtin_clz(x);
+}
+
+void client_dns_order(const struct in_addr *in, unsigned n, enum client_pick pick,
+		      struct in_addr src, uint32_t draw, struct in_addr *out)
+{
+	unsigned first = pick == CLIENT_PICK_RANDOM ? draw % n : 0, k = 0;
+
+	out[k++] = in[first];
+	for (unsigned i = 0; i < n; i++)
+		if (i != first)
+			out[k++] = in[i];
+	if (pick != CLIENT_PICK_SORTED)
+		return;
+	/* insertion sort, stable: the longest shared prefix first */
+	for (unsigned i = 1; i < n; i++) {
+		struct in_addr a = out[i];
+		unsigned bits = client_dns_shared(a, src), j = i;
+
+		for (; j > 0 && client_dns_shared(out[j - 1], src) < bits; j--)
+			out[j] = out[j - 1];
+		out[j] = a;
+	}
+}
+
+/* client_dns_source: the address the client sends from towards to (a
+ * connected UDP socket's, no packet sent), or 0.0.0.0 */
+static struct in_addr client_dns_source(struct in_addr to)
+{
+	struct sockaddr_in peer = {.sin_family = AF_INET, .sin_port = htons(9), .sin_addr = to};
+	struct sockaddr_in local = {0};
+	socklen_t len = sizeof(local);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd != -1) {
+		if (connect(fd, (const struct sockaddr *)&peer, sizeof(peer)) == -1 ||
+		    getsockname(fd, (struct sockaddr *)&local, &len) == -1)
+			local.sin_addr.s_addr = 0;
+		close(fd);
+	}
+	return local.sin_addr;
 }
 
 int client_dns_open(const char *name, char *namebuf, uint8_t *qname)
@@ -138,12 +216,13 @@ int client_dns_open(const char *name, char *namebuf, uint8_t *qname)
 }
 
 int client_dns_init(struct client_dns *d, const struct sockaddr_in *resolver, const char *name,
-		    int64_t sticky_ns)
+		    int64_t sticky_ns, enum client_pick pick)
 {
 	memset(d, 0, sizeof(*d));
 	d->fd = -1;
 	d->resolver = *resolver;
 	d->sticky_ns = sticky_ns;
+	d->pick = pick;
 	if ((d->fd = client_dns_open(name, d->name, d->qname)) == -1)
 		return -1;
 	return 0;
@@ -179,6 +258,7 @@ int client_dns_receive(struct client_dns *d, int64_t now)
 	uint8_t buf[KNOT_WIRE_MAX_PKTSIZE];
 	struct client_dns_response r;
 	ssize_t n = recv(d->fd, buf, sizeof(buf), 0);
+	uint32_t draw = 0;
 	int64_t hold;
 	int rc;
 
@@ -198,10 +278,16 @@ int client_dns_receive(struct client_dns *d, int64_t now)
 	}
 	d->pending = 0;
 	d->answers++;
-	if (d->have && r.addr.s_addr != d->addr.s_addr)
+	if (d->pick == CLIENT_PICK_SORTED && d->src.s_addr == 0)
+		d->src = client_dns_source(r.addr);
+	if (d->pick == CLIENT_PICK_RANDOM && getrandom(&draw, sizeof(draw), 0) != sizeof(draw))
+		draw = (uint32_t)now;
+	client_dns_order(r.addrs, r.naddrs, d->pick, d->src, draw, d->addrs);
+	d->naddrs = r.naddrs;
+	if (d->have && d->addrs[0].s_addr != d->addr.s_addr)
 		d->changes++;
 	d->have = 1;
-	d->addr = r.addr;
+	d->addr = d->addrs[0];
 	d->ttl = r.ttl;
 	hold = d->sticky_ns > 0 ? d->sticky_ns : (int64_t)r.ttl * NSEC_PER_SEC;
 	if (hold < CLIENT_DNS_MIN_TTL_NS)

@@ -9,8 +9,15 @@
  * used from the moment its answer arrives. A TTL below CLIENT_DNS_MIN_TTL_NS
  * is raised to it, so a TTL of 0 does not become a query per request.
  *
- * The packet work (client_dns_build_query, client_dns_parse_answer) is pure,
- * through libknot, and unit-tested; client_dns_* with a socket are the I/O.
+ * An answer may hold several addresses (authd's multivalue policy, a
+ * resolver's RRset): the client keeps up to CLIENT_DNS_ADDRS_MAX of them in
+ * the order it will use them (enum client_pick, client_dns_order) and sends
+ * to the first; a TCP client that tries the next address on failure walks
+ * the rest (tcp.h).
+ *
+ * The packet work (client_dns_build_query, client_dns_parse_answer) and the
+ * ordering are pure, through libknot, and unit-tested; client_dns_* with a
+ * socket are the I/O.
  */
 #ifndef STEERLAB_CLIENT_DNS_H
 #define STEERLAB_CLIENT_DNS_H
@@ -25,28 +32,62 @@
 #define CLIENT_DNS_EDNS_PAYLOAD 1232
 #define CLIENT_DNS_RCODE_NOERROR 0
 #define CLIENT_DNS_RCODE_SERVFAIL 2
+#define CLIENT_DNS_ADDRS_MAX 8
+
+/* what a client does with an answer of several addresses (docs/agents.md,
+ * client, "Several addresses"), the libraries' choices seed 004 lists */
+enum client_pick {
+	CLIENT_PICK_FIRST,  /* the first, in the answer's order */
+	CLIENT_PICK_RANDOM, /* one at random, drawn again at each answer */
+	CLIENT_PICK_SORTED, /* RFC 6724 rule 9: the longest prefix shared with
+			     * the client's own address first, ties in the
+			     * answer's order */
+	CLIENT_PICK_NEXT,   /* the first, and over TCP the next one when a
+			     * connection to it fails (try-next) */
+};
+
+/* client_pick_parse: "first", "random", "sorted" or "next" into *pick.
+ * 0, or -1 for another word. */
+int client_pick_parse(const char *s, enum client_pick *pick);
+
+/* client_pick_name: the word of pick */
+const char *client_pick_name(enum client_pick pick);
 
 /* what a response to the client's query said */
 struct client_dns_response {
-	int rcode;	     /* the header's RCODE */
-	int stale;	     /* EDE 3 (Stale Answer, RFC 8914) in its OPT */
-	struct in_addr addr; /* the first A record, when there is one */
+	int rcode;				    /* the header's RCODE */
+	int stale;				    /* EDE 3 (Stale Answer, RFC 8914) in its OPT */
+	struct in_addr addr;			    /* the first A record, when there is one */
+	struct in_addr addrs[CLIENT_DNS_ADDRS_MAX]; /* every A record, in order */
+	unsigned naddrs;			    /* >= 1 when addr is */
 	uint32_t ttl;
 };
+
+/* client_dns_order: the n addresses of an answer (n >= 1, at most
+ * CLIENT_DNS_ADDRS_MAX) into out, in the order a client with pick uses
+ * them: out[0] is where its requests go. src: the client's own address
+ * (sorted); draw: a random number (random: out[0] is in[draw % n], the
+ * others follow in the answer's order). */
+void client_dns_order(const struct in_addr *in, unsigned n, enum client_pick pick,
+		      struct in_addr src, uint32_t draw, struct in_addr *out);
 
 struct client_dns {
 	struct sockaddr_in resolver;
 	char name[CLIENT_DNS_NAME_MAX + 1];
 	uint8_t qname[CLIENT_DNS_NAME_MAX + 1]; /* wire form */
-	int64_t sticky_ns;   /* > 0: keep each address this long, whatever the TTL */
-	int fd;		     /* UDP socket to the resolver */
-	uint16_t qid;	     /* id of the outstanding query */
-	int pending;	     /* a query is outstanding */
-	int64_t sent_ns;     /* CLOCK_MONOTONIC when it left */
+	int64_t sticky_ns; /* > 0: keep each address this long, whatever the TTL */
+	int fd;		   /* UDP socket to the resolver */
+	uint16_t qid;	   /* id of the outstanding query */
+	int pending;	   /* a query is outstanding */
+	int64_t sent_ns;   /* CLOCK_MONOTONIC when it left */
+	enum client_pick pick;
+	struct in_addr src;  /* the client's own address, for sorted (0: not known yet) */
 	int have;	     /* addr is known */
-	struct in_addr addr; /* the address requests go to */
-	uint32_t ttl;	     /* TTL of the last answer, seconds */
-	int64_t refresh_ns;  /* CLOCK_MONOTONIC when to ask again */
+	struct in_addr addr; /* the address requests go to: addrs[0] */
+	struct in_addr addrs[CLIENT_DNS_ADDRS_MAX]; /* the answer's, in pick's order */
+	unsigned naddrs;
+	uint32_t ttl;	    /* TTL of the last answer, seconds */
+	int64_t refresh_ns; /* CLOCK_MONOTONIC when to ask again */
 	uint64_t queries, answers, failures, changes;
 	int responded;			 /* the pending query had a response without an address */
 	struct client_dns_response last; /* the last response to a query */
@@ -77,9 +118,10 @@ int client_dns_parse_answer(const uint8_t *buf, size_t len, uint16_t id, const u
 int client_dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const uint8_t *qname,
 			      struct client_dns_response *r);
 
-/* client_dns_init: parse the name, open the socket. 0 or -1 (logged). */
+/* client_dns_init: parse the name, open the socket; pick says what to do
+ * with several addresses. 0 or -1 (logged). */
 int client_dns_init(struct client_dns *d, const struct sockaddr_in *resolver, const char *name,
-		    int64_t sticky_ns);
+		    int64_t sticky_ns, enum client_pick pick);
 
 /* client_dns_query: send a query now. 0 or -1. */
 int client_dns_query(struct client_dns *d, int64_t now);

@@ -27,6 +27,10 @@ static void client_usage(FILE *fp)
 		"  -q NAME      DNS mode: the service name (an A record)\n"
 		"  -p PORT      DNS mode: the requests' port (default %d)\n"
 		"  -S STICKY    DNS mode: keep each address this long whatever the TTL\n"
+		"  -m PICK      DNS mode, an answer of several addresses: first (default),\n"
+		"               random, sorted (longest prefix shared with this client's\n"
+		"               address first), next (first; with -T the next one when a\n"
+		"               connection fails)\n"
 		"  -P N         a population of N logical clients (1-%d), ids ID to ID+N-1\n"
 		"  -k SKEW      their shares of RATE: equal (default), harmonic, zipf:S,\n"
 		"               list:W1,W2,... (client j weighs W[j mod k])\n"
@@ -42,6 +46,8 @@ static void client_usage(FILE *fp)
 		"  -o CSV       per-request records (default requests-NODE.csv, unless -B)\n"
 		"  -B BIN       the same as binary records (docs/agents.md); with -o, both\n"
 		"  -T           over one long-lived TCP connection, not UDP (not with -P)\n"
+		"  -c CONNECT   with -T: a connection not made this long failed (default:\n"
+		"               the timeout, -w)\n"
 		"  -n NODE      lab node, written into every event (default: client)\n"
 		"  -e FILE      JSON Lines event file (default: standard output)\n"
 		"  -v           debug logging\n"
@@ -165,6 +171,12 @@ static int client_opt_share(const char *arg, void *dst, const char **what)
 	return 0;
 }
 
+static int client_opt_pick(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	return client_pick_parse(arg, dst);
+}
+
 /* client_opt_rate: -r, above 0 and at most CLIENT_RATE_MAX */
 static int client_opt_rate(const char *arg, void *dst, const char **what)
 {
@@ -207,6 +219,10 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	    {OPT_STR('o', &o->csv)},
 	    {OPT_STR('B', &o->bin)},
 	    {OPT_FLAG('T', &o->tcp)},
+	    {OPT_CALL('m', client_opt_pick, &o->pick, "first, random, sorted or next"),
+	     .seen = &o->has_pick},
+	    {OPT_DURATION('c', &o->cfg.connect_timeout_ns, 1, INT64_MAX,
+			  "a timeout such as 500ms")},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
 	};
@@ -226,6 +242,10 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	if (o->population == 0 && (o->nresolvers > 1 || o->sticky_share >= 0 ||
 				   o->rates.skew != POP_EQUAL || o->poisson || o->seed))
 		opt_refuse(&cmd, "several -R, -k, -a, -Q and -s go with -P (a population)");
+	if (o->has_pick && (o->resolver == NULL || o->population))
+		opt_refuse(&cmd, "-m goes with -R (DNS mode) of one client (not -P)");
+	if (o->cfg.connect_timeout_ns && !o->tcp)
+		opt_refuse(&cmd, "-c goes with -T (TCP)");
 	if (o->population && o->tcp)
 		opt_refuse(&cmd, "TCP is not yet supported for a population (-P)");
 	if (o->nweights && o->nweights != o->nresolvers)
@@ -242,4 +262,6 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		o->sticky_share = o->sticky_ns > 0 ? 1 : 0;
 	if (o->seed == 0)
 		o->seed = o->cfg.id + 1;
+	if (o->cfg.connect_timeout_ns == 0)
+		o->cfg.connect_timeout_ns = o->cfg.timeout_ns;
 }

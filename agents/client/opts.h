@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <stdint.h>
 
+#include "dns.h"
 #include "pop.h"
 #include "traffic.h"
 
@@ -17,7 +18,7 @@
 	"W,...]]\n"                                                                                \
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
 	"BIN]\n"                                                                                   \
-	"              [-T] [-v] [-h]\n"
+	"              [-T] [-m PICK] [-c CONNECT] [-v] [-h]\n"
 #define CLIENT_RATE_MAX 10e6
 
 struct client_opts {
@@ -43,7 +44,9 @@ struct client_opts {
 	int64_t sticky_ns;
 	struct client_cfg cfg;
 	int has_id;
-	int tcp; /* -T: over one TCP connection */
+	int tcp;	       /* -T: over one TCP connection */
+	enum client_pick pick; /* -m */
+	int has_pick;
 	int verbose;
 };
 

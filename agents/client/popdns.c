@@ -51,7 +51,7 @@ int popdns_first(struct popdns *d)
 	for (int k = 0; k < d->nres; k++) {
 		int ok = 0;
 
-		if (client_dns_init(&one, &d->res[k], d->name, 0) == -1)
+		if (client_dns_init(&one, &d->res[k], d->name, 0, CLIENT_PICK_FIRST) == -1)
 			return -1;
 		for (int i = 0; i < 5 && !ok; i++) {
 			int64_t deadline = now_mono_ns() + CLIENT_DNS_RETRY_NS;

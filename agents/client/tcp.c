@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "dns.h"
 #include "event.h"
 #include "events.h"
 #include "log.h"
@@ -34,12 +35,14 @@ struct client_tcp {
 	int fd;
 	enum client_tcp_state state;
 	struct loop_handler conn, timer;
-	uint32_t watched;  /* conn's events */
-	int64_t due_ns;	   /* CLOCK_MONOTONIC: the connect's deadline, or the next attempt */
-	unsigned attempts; /* connections tried, from 1 */
-	unsigned failures; /* failed in a row since one carried a reply */
-	int replied;	   /* the connection carried a reply */
-	uint16_t port;	   /* its local port */
+	uint32_t watched;	 /* conn's events */
+	int64_t due_ns;		 /* CLOCK_MONOTONIC: the connect's deadline, or the next attempt */
+	unsigned attempts;	 /* connections tried, from 1 */
+	unsigned failures;	 /* failed in a row since one carried a reply */
+	int replied;		 /* the connection carried a reply */
+	uint16_t port;		 /* its local port */
+	struct sockaddr_in addr; /* the connection's (or the attempt's) peer */
+	unsigned tried;		 /* try-next: the answer's address it is at */
 	struct client_tcp_rx rx;
 	uint8_t *tx; /* bytes to write: tx[txoff .. txlen) */
 	size_t txoff, txlen, txcap;
@@ -144,6 +147,15 @@ static int client_tcp_watch(struct client_tcp *t, uint32_t events)
 	return 0;
 }
 
+/* client_tcp_walk: how many addresses a try-next client walks (its DNS
+ * answer's), or 0: it connects to the target alone */
+static unsigned client_tcp_walk(const struct client_tcp *t)
+{
+	const struct client_dns *d = t->c->dns;
+
+	return d && d->pick == CLIENT_PICK_NEXT && d->have ? d->naddrs : 0;
+}
+
 /* client_tcp_retry: the next attempt at due_ns. */
 static void client_tcp_retry(struct client_tcp *t, int64_t due_ns)
 {
@@ -161,7 +173,8 @@ static void client_tcp_fail(struct client_tcp *t, enum client_tcp_cause cause)
 	struct client *c = t->c;
 	struct client_slot *s;
 	uint64_t outstanding = 0;
-	int was_connected = t->state == CLIENT_TCP_CONNECTED;
+	int was_connected = t->state == CLIENT_TCP_CONNECTED, next = 0;
+	char addr[INET_ADDRSTRLEN];
 	int64_t wait;
 
 	if (t->fd != -1) {
@@ -188,21 +201,32 @@ static void client_tcp_fail(struct client_tcp *t, enum client_tcp_cause cause)
 	if (t->replied)
 		t->failures = 0;
 	t->replied = 0;
-	t->failures++;
-	wait = client_tcp_backoff_ns(t->failures);
-	event_emit(t->ev, EVENTS_TCP_FAILED, "{s:I, s:s, s:I, s:I, s:b, s:I}", "client",
-		   (json_int_t)c->cfg.id, "cause", client_tcp_cause_name(cause), "outstanding",
-		   (json_int_t)outstanding, "attempt", (json_int_t)t->attempts, "connected",
-		   was_connected, "retry_ns", (json_int_t)wait);
+	if (!was_connected && t->tried + 1 < client_tcp_walk(t)) {
+		/* try-next: the answer's next address, at once */
+		next = 1;
+		t->tried++;
+		wait = 0;
+	} else {
+		t->tried = 0;
+		t->failures++;
+		wait = client_tcp_backoff_ns(t->failures);
+	}
+	inet_ntop(AF_INET, &t->addr.sin_addr, addr, sizeof(addr));
+	event_emit(t->ev, EVENTS_TCP_FAILED, "{s:I, s:s, s:s, s:I, s:I, s:b, s:I, s:b}", "client",
+		   (json_int_t)c->cfg.id, "cause", client_tcp_cause_name(cause), "address", addr,
+		   "outstanding", (json_int_t)outstanding, "attempt", (json_int_t)t->attempts,
+		   "connected", was_connected, "retry_ns", (json_int_t)wait, "next", next);
 	if (was_connected)
 		log_info("connection to %s from port %u broken: %s, %llu outstanding recorded as "
 			 "errors",
-			 inet_ntoa(c->cfg.target.sin_addr), t->port, client_tcp_cause_name(cause),
+			 addr, t->port, client_tcp_cause_name(cause),
 			 (unsigned long long)outstanding);
+	else if (next)
+		log_info("connection %u to %s failed: %s; trying the answer's next address",
+			 t->attempts, addr, client_tcp_cause_name(cause));
 	else
-		log_debug("connection %u to %s failed: %s; next in %lldms", t->attempts,
-			  inet_ntoa(c->cfg.target.sin_addr), client_tcp_cause_name(cause),
-			  (long long)(wait / NSEC_PER_MSEC));
+		log_debug("connection %u to %s failed: %s; next in %lldms", t->attempts, addr,
+			  client_tcp_cause_name(cause), (long long)(wait / NSEC_PER_MSEC));
 	client_tcp_retry(t, now_mono_ns() + wait);
 	client_maybe_done(c);
 }
@@ -225,10 +249,10 @@ static void client_tcp_connected(struct client_tcp *t)
 	t->port =
 	    getsockname(t->fd, (struct sockaddr *)&local, &len) == 0 ? ntohs(local.sin_port) : 0;
 	event_emit(t->ev, EVENTS_TCP_CONNECTED, "{s:I, s:s, s:i, s:I}", "client",
-		   (json_int_t)t->c->cfg.id, "address", inet_ntoa(t->c->cfg.target.sin_addr),
-		   "local_port", (int)t->port, "attempt", (json_int_t)t->attempts);
-	log_info("connected to %s from port %u (attempt %u)", inet_ntoa(t->c->cfg.target.sin_addr),
-		 t->port, t->attempts);
+		   (json_int_t)t->c->cfg.id, "address", inet_ntoa(t->addr.sin_addr), "local_port",
+		   (int)t->port, "attempt", (json_int_t)t->attempts);
+	log_info("connected to %s from port %u (attempt %u)", inet_ntoa(t->addr.sin_addr), t->port,
+		 t->attempts);
 }
 
 /* client_tcp_arrival: a message's arrival, the kernel's time stamp of the
@@ -289,7 +313,7 @@ void client_tcp_read(struct client_tcp *t)
 		t->rx.len += (size_t)r;
 		if (client_tcp_rx_take(&t->rx, client_tcp_on_msg, &a) == -1) {
 			log_warnx("connection to %s: a reply that is not one of lib/wire.h",
-				  inet_ntoa(t->c->cfg.target.sin_addr));
+				  inet_ntoa(t->addr.sin_addr));
 			client_tcp_fail(t, CLIENT_TCP_BAD);
 			return;
 		}
@@ -377,7 +401,7 @@ int client_tcp_send(struct client_tcp *t, unsigned n)
 			refused = &t->blocked;
 		if ((*refused)++ == 0)
 			log_warnx("requests to %s recorded as errors while %s (counted %s)",
-				  inet_ntoa(c->cfg.target.sin_addr),
+				  inet_ntoa(t->addr.sin_addr),
 				  refused == &t->blocked ? "the connection takes no more"
 							 : "not connected",
 				  refused == &t->blocked ? "blocked" : "unconnected");
@@ -432,7 +456,8 @@ static void client_tcp_on_timer(struct loop *loop, int fd, uint32_t events, void
 }
 
 /* client_tcp_connect: a new attempt, non-blocking: connected, connecting
- * until the request timeout, or failed (and retried) */
+ * until the connect timeout, or failed (and retried); to the target, or
+ * for a try-next client to its answer's address it is at */
 static void client_tcp_connect(struct client_tcp *t)
 {
 	struct client *c = t->c;
@@ -452,7 +477,10 @@ static void client_tcp_connect(struct client_tcp *t)
 	if (setsockopt(t->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) == -1)
 		log_warn("%s: setsockopt SO_TIMESTAMPNS", __func__);
 	t->watched = 0;
-	if (connect(t->fd, (const struct sockaddr *)&c->cfg.target, sizeof(c->cfg.target)) == 0) {
+	t->addr = c->cfg.target;
+	if (client_tcp_walk(t) > 0)
+		t->addr.sin_addr = c->dns->addrs[t->tried % client_tcp_walk(t)];
+	if (connect(t->fd, (const struct sockaddr *)&t->addr, sizeof(t->addr)) == 0) {
 		client_tcp_connected(t);
 		return;
 	}
@@ -463,7 +491,8 @@ static void client_tcp_connect(struct client_tcp *t)
 	if (client_tcp_watch(t, EPOLLOUT) == -1)
 		return;
 	t->state = CLIENT_TCP_CONNECTING;
-	t->due_ns = now_mono_ns() + c->cfg.timeout_ns;
+	t->due_ns = now_mono_ns() +
+		    (c->cfg.connect_timeout_ns > 0 ? c->cfg.connect_timeout_ns : c->cfg.timeout_ns);
 	if (loop_timer_set(&t->timer, t->due_ns, 0) == -1)
 		log_warn("%s: timerfd", __func__);
 }

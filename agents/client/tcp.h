@@ -12,7 +12,14 @@
  * outstanding on it is recorded as an error at that moment, and the client
  * reconnects: at once the first time, then after client_tcp_backoff_ns.
  * There is one connection at a time, so the requests outstanding are
- * exactly the ring's.
+ * exactly the ring's. A connection not made within the connect timeout
+ * (cfg.connect_timeout_ns, else the request timeout) failed.
+ *
+ * A DNS client that tries the next address (dns.h, CLIENT_PICK_NEXT)
+ * connects to its answer's addresses in turn, as getaddrinfo's callers
+ * do: each new connection starts at the first, and an attempt that fails
+ * (refused, unreachable, the connect timeout) goes on to the next at once;
+ * only when every address failed does it back off.
  *
  * The stream's decoding, the backoff and the causes are pure functions,
  * unit-tested without a socket (tests/unit/test_client_tcp.c).

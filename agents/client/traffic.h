@@ -43,9 +43,10 @@
 struct client_cfg {
 	uint32_t id;
 	struct sockaddr_in target;
-	double rate;	     /* requests per second */
-	int64_t timeout_ns;  /* a request unanswered this long is lost */
-	int64_t duration_ns; /* 0: until client_drain() */
+	double rate;		    /* requests per second */
+	int64_t timeout_ns;	    /* a request unanswered this long is lost */
+	int64_t duration_ns;	    /* 0: until client_drain() */
+	int64_t connect_timeout_ns; /* TCP: a connection not made this long failed */
 };
 
 struct client_stats {
@@ -64,6 +65,7 @@ struct udp_batch;
 struct pop;
 struct popdns;
 struct client_tcp;
+struct client_dns;
 struct event_log;
 
 struct client {
@@ -81,10 +83,11 @@ struct client {
 	struct client_stats stats;
 	FILE *csv;
 	struct udp_batch *io;
-	struct client_recbin *bin; /* binary records (record.h), or NULL */
-	struct pop *pop;	   /* a population (pop.h), or NULL: one client */
-	struct popdns *popdns;	   /* its DNS steering, or NULL: anycast */
-	struct client_tcp *tcp;	   /* the TCP transport (tcp.h), or NULL: UDP */
+	struct client_recbin *bin;    /* binary records (record.h), or NULL */
+	struct pop *pop;	      /* a population (pop.h), or NULL: one client */
+	struct popdns *popdns;	      /* its DNS steering, or NULL: anycast */
+	struct client_tcp *tcp;	      /* the TCP transport (tcp.h), or NULL: UDP */
+	const struct client_dns *dns; /* one client's DNS steering (dns.h), or NULL */
 };
 
 /* client_start: opens the socket and timers and schedules request 0 now.
@@ -101,9 +104,10 @@ int client_start_pop(struct client *c, struct loop *loop, const struct client_cf
 		     struct pop *pop, struct popdns *popdns);
 
 /* client_start_tcp: the same for one client over TCP (tcp.h), its
- * connection's events to ev. */
+ * connection's events to ev; dns: its DNS steering, whose answer's
+ * addresses a try-next client walks (NULL: anycast). */
 int client_start_tcp(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
-		     struct event_log *ev);
+		     struct event_log *ev, const struct client_dns *dns);
 
 /* client_sending_ns: how long the sends took: up to when the next request
  * fell due, or sending stopped */

@@ -546,6 +546,16 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 	}
 	if (node->proto == TOPO_PROTO_TCP)
 		agents_argv_add(&a, "-T");
+	if (dns && node->addresses != TOPO_ADDRESSES_FIRST) {
+		static const char *const pick[] = {"first", "random", "sorted", "next"};
+
+		agents_argv_add(&a, "-m");
+		agents_argv_add(&a, "%s", pick[node->addresses]);
+	}
+	if (node->proto == TOPO_PROTO_TCP && node->connect_timeout_ns > 0) {
+		agents_argv_add(&a, "-c");
+		agents_argv_add(&a, "%lldus", (long long)node->connect_timeout_ns / 1000);
+	}
 	agents_argv_add(&a, "-r");
 	agents_argv_add(&a, "%g", node->rate);
 	agents_argv_add(&a, "-w");

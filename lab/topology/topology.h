@@ -216,6 +216,15 @@ enum topo_check {
 	TOPO_CHECK_TCP, /* shallow: a TCP connection to it, accepted by its kernel */
 };
 
+/* what a DNS-steered client does with an answer of several addresses
+ * (docs/topology.md, "Several addresses"): the client's -m, in its order */
+enum topo_addresses {
+	TOPO_ADDRESSES_FIRST,
+	TOPO_ADDRESSES_RANDOM,
+	TOPO_ADDRESSES_SORTED,
+	TOPO_ADDRESSES_NEXT, /* try the next one when a connection fails (TCP) */
+};
+
 /* what a client's requests travel on (docs/topology.md, "Connections") */
 enum topo_proto {
 	TOPO_PROTO_UDP, /* one datagram a request */
@@ -284,11 +293,13 @@ struct topo_node {
 	int resolver;	       /* node index of the [dns] or [resolver] node it asks, -1 if none */
 	int resolver_instance; /* of a [resolver] node: its cache 1..count; 0 for [dns] */
 	char dns_name[TOPO_DNS_NAME_MAX + 2]; /* the DNS name it resolves (key `name`) */
-	int64_t sticky_ns;  /* > 0: keeps each address this long whatever the TTL */
-	double rate;	    /* requests per second */
-	int64_t timeout_ns; /* a request unanswered this long is lost */
-	uint32_t client_id; /* 1, 2, ... in file order */
-	int proto;	    /* enum topo_proto: UDP datagrams or a TCP connection */
+	int64_t sticky_ns;	    /* > 0: keeps each address this long whatever the TTL */
+	double rate;		    /* requests per second */
+	int64_t timeout_ns;	    /* a request unanswered this long is lost */
+	uint32_t client_id;	    /* 1, 2, ... in file order */
+	int proto;		    /* enum topo_proto: UDP datagrams or a TCP connection */
+	int addresses;		    /* enum topo_addresses */
+	int64_t connect_timeout_ns; /* TCP: 0, its timeout */
 	/* a population (docs/topology.md, "Populations"): population logical
 	 * clients (0: one client) sharing rate by skew, arrivals paced or
 	 * poisson; resolver_all: they ask every cache of the [resolver] node
@@ -405,6 +416,10 @@ struct topology {
 	int records;
 	/* the clients' transport unless a [client] says (enum topo_proto) */
 	int proto;
+	/* the clients' choice among several addresses (enum topo_addresses)
+	 * and connect timeout (0: their timeout), unless a [client] says */
+	int addresses;
+	int64_t connect_timeout_ns;
 	/* the probers' check unless a [site] or [prober] says (enum topo_check) */
 	int check;
 	/* the lab's own DNS tree: the root and TLD zones and their [dns] nodes

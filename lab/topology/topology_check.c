@@ -330,6 +330,20 @@ static void topo_check_population(struct topo_parse *p, int i)
 			   "[client %s] proto = tcp: a population sends UDP only (one connection a "
 			   "client is not there yet); set proto = udp for it",
 			   node->name);
+	if (node->addresses == TOPO_ADDRESSES_NEXT && node->proto == TOPO_PROTO_UDP)
+		topo_error(p,
+			   m->where[TOPO_K_ADDRESSES] ? m->where[TOPO_K_ADDRESSES]
+						      : p->lab_where[TOPO_K_LAB_ADDRESSES],
+			   "[client %s] addresses = next: tries the next address when a "
+			   "connection fails, so needs proto = tcp",
+			   node->name);
+	else if (node->population > 0 && node->addresses != TOPO_ADDRESSES_FIRST)
+		topo_error(p,
+			   m->where[TOPO_K_ADDRESSES] ? m->where[TOPO_K_ADDRESSES]
+						      : p->lab_where[TOPO_K_LAB_ADDRESSES],
+			   "[client %s] addresses: a population's logical clients take the first "
+			   "address of each answer; leave addresses = first for it",
+			   node->name);
 	if (node->population > 0 && node->client_id > 8191)
 		topo_error(p, m->where[TOPO_K_POPULATION],
 			   "[client %s] population: only the first 8191 clients may be "

@@ -34,7 +34,7 @@
 #include "inifile.h"
 #include "topology.h"
 
-#define TOPO_KEYS_MAX 40
+#define TOPO_KEYS_MAX 48
 /* Shares (TOPO_T_SHARE, TOPO_T_FRACTION) are written back to 15 decimal
  * places, and counted in units of 10^-15 where floors must be exact. */
 #define TOPO_SHARE_PLACES 15
@@ -66,6 +66,7 @@ enum {
 	TOPO_K_STATIC_REFRESH = 18,
 	TOPO_K_STATIC_HOLD = 19,
 	TOPO_K_FAIL_JITTER = 20,
+	TOPO_K_LAB_ADDRESSES = 40,
 
 	TOPO_K_LINK = 0, /* every node kind but [router] */
 
@@ -86,6 +87,7 @@ enum {
 	TOPO_K_SOURCE_BLOCK = 11,
 	TOPO_K_RESOLVER_WEIGHTS = 12,
 	TOPO_K_PROTO = 13,
+	TOPO_K_ADDRESSES = 15,
 
 	TOPO_K_PROBER_PROBE_INTERVAL = 1, /* [prober] */
 	TOPO_K_PROBER_PROBE_TIMEOUT = 2,

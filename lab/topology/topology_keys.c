@@ -30,6 +30,8 @@ static const char *const topo_impl_words[] = {"resolverd", "unbound", "knot-reso
 static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /* topo_rsv_mode */
 static const char *const topo_proto_words[] = {"udp", "tcp", NULL};	       /* topo_proto */
 static const char *const topo_check_words[] = {"udp", "tcp", NULL};	       /* topo_check */
+static const char *const topo_addresses_words[] = {"first", "random", "sorted", "next",
+						   NULL}; /* topo_addresses */
 
 /* The order of each table is the order of docs/man/steerlab.ini.5, of the
  * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */
@@ -83,6 +85,10 @@ static const struct topo_key topo_lab_keys[] = {
     {"proto", TOPO_T_CHOICE, LAB(proto), 0, 0, -1, topo_proto_words},
     /* the probers' check; printed when not udp */
     {"check", TOPO_T_CHOICE, LAB(check), 0, 0, -1, topo_check_words},
+    /* the clients' choice among several addresses; printed when not first */
+    {"addresses", TOPO_T_CHOICE, LAB(addresses), 0, 0, -1, topo_addresses_words},
+    /* the TCP clients' connect timeout (0: their timeout); printed when set */
+    {"connect_timeout", TOPO_T_DURATION, LAB(connect_timeout_ns), 1, 0, -1, NULL},
 };
 
 static const struct topo_key topo_router_keys[] = {
@@ -140,6 +146,11 @@ static const struct topo_key topo_client_keys[] = {
     {"proto", TOPO_T_CHOICE, NODE(proto), 0, 0, LAB(proto), topo_proto_words},
     /* where it is: [link] delay = auto (topology_impair.c); printed when set */
     {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
+    /* what it does with several addresses, the [lab]'s unless set; printed when not first */
+    {"addresses", TOPO_T_CHOICE, NODE(addresses), 0, 0, LAB(addresses), topo_addresses_words},
+    /* over TCP, the [lab]'s unless set; printed when set */
+    {"connect_timeout", TOPO_T_DURATION, NODE(connect_timeout_ns), 1, 0, LAB(connect_timeout_ns),
+     NULL},
 };
 
 static const struct topo_key topo_dns_keys[] = {

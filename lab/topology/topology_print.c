@@ -153,6 +153,13 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		if (t->proto == TOPO_PROTO_UDP && (node == NULL || node->proto == TOPO_PROTO_UDP) &&
 		    strcmp(keys[k].name, "proto") == 0)
 			continue;
+		if (t->addresses == TOPO_ADDRESSES_FIRST &&
+		    (node == NULL || node->addresses == TOPO_ADDRESSES_FIRST) &&
+		    strcmp(keys[k].name, "addresses") == 0)
+			continue;
+		if (t->connect_timeout_ns == 0 && (node == NULL || node->connect_timeout_ns == 0) &&
+		    strcmp(keys[k].name, "connect_timeout") == 0)
+			continue;
 		/* what only distance uses: printed when it is */
 		if (keys[k].type == TOPO_T_LOCATION && !node->location.set)
 			continue;

@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <libknot/libknot.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "agents/client/dns.h"
@@ -236,6 +237,81 @@ static void test_answer_ignores_other_classes(void **state)
 	assert_int_equal(ttl, 30);
 }
 
+/* authd's multivalue answer: every A record, in the answer's order, at most
+ * CLIENT_DNS_ADDRS_MAX; the TTL the smallest */
+static void test_response_keeps_every_address(void **state)
+{
+	static const struct rec recs[] = {
+	    {"www.lab.example.", KNOT_RRTYPE_A, 30, "198.19.1.2"},
+	    {"www.lab.example.", KNOT_RRTYPE_A, 20, "198.19.1.1"},
+	    {"www.lab.example.", KNOT_RRTYPE_A, 30, "198.19.1.3"},
+	};
+	struct rec many[CLIENT_DNS_ADDRS_MAX + 2];
+	char text[CLIENT_DNS_ADDRS_MAX + 2][16];
+	struct client_dns_response r;
+	uint8_t buf[1024];
+	size_t n = make_response(buf, sizeof(buf), 7, "www.lab.example.", 0, recs, 3);
+
+	(void)state;
+	assert_int_equal(client_dns_parse_response(buf, n, 7, qname, &r), 0);
+	assert_int_equal(r.naddrs, 3);
+	assert_string_equal(inet_ntoa(r.addr), "198.19.1.2");
+	assert_string_equal(inet_ntoa(r.addrs[1]), "198.19.1.1");
+	assert_string_equal(inet_ntoa(r.addrs[2]), "198.19.1.3");
+	assert_int_equal(r.ttl, 20);
+	for (int i = 0; i < CLIENT_DNS_ADDRS_MAX + 2; i++) {
+		snprintf(text[i], sizeof(text[i]), "198.19.2.%d", i + 1);
+		many[i] = (struct rec){"www.lab.example.", KNOT_RRTYPE_A, 30, text[i]};
+	}
+	n = make_response(buf, sizeof(buf), 7, "www.lab.example.", 0, many,
+			  CLIENT_DNS_ADDRS_MAX + 2);
+	assert_int_equal(client_dns_parse_response(buf, n, 7, qname, &r), 0);
+	assert_int_equal(r.naddrs, CLIENT_DNS_ADDRS_MAX);
+	assert_string_equal(inet_ntoa(r.addrs[CLIENT_DNS_ADDRS_MAX - 1]), "198.19.2.8");
+}
+
+static struct in_addr a4(const char *s)
+{
+	struct in_addr a;
+
+	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
+	return a;
+}
+
+/* what each pick makes of one answer */
+static void test_order_by_pick(void **state)
+{
+	const struct in_addr in[3] = {a4("198.19.1.1"), a4("198.18.7.9"), a4("198.19.1.3")};
+	struct in_addr src = a4("198.18.7.2"), out[3];
+	enum client_pick pick;
+
+	(void)state;
+	client_dns_order(in, 3, CLIENT_PICK_FIRST, src, 5, out);
+	assert_memory_equal(out, in, sizeof(in));
+	client_dns_order(in, 3, CLIENT_PICK_NEXT, src, 5, out);
+	assert_memory_equal(out, in, sizeof(in));
+	/* random: draw 5 picks in[2], the rest in the answer's order */
+	client_dns_order(in, 3, CLIENT_PICK_RANDOM, src, 5, out);
+	assert_string_equal(inet_ntoa(out[0]), "198.19.1.3");
+	assert_string_equal(inet_ntoa(out[1]), "198.19.1.1");
+	assert_string_equal(inet_ntoa(out[2]), "198.18.7.9");
+	client_dns_order(in, 3, CLIENT_PICK_RANDOM, src, 3, out);
+	assert_memory_equal(out, in, sizeof(in));
+	/* sorted: 198.18.7.9 shares 28 bits with 198.18.7.2, the others 15:
+	 * it goes first, the others keep their order */
+	client_dns_order(in, 3, CLIENT_PICK_SORTED, src, 5, out);
+	assert_string_equal(inet_ntoa(out[0]), "198.18.7.9");
+	assert_string_equal(inet_ntoa(out[1]), "198.19.1.1");
+	assert_string_equal(inet_ntoa(out[2]), "198.19.1.3");
+	/* one address: itself, whatever the pick */
+	client_dns_order(in, 1, CLIENT_PICK_RANDOM, src, 7, out);
+	assert_string_equal(inet_ntoa(out[0]), "198.19.1.1");
+	assert_int_equal(client_pick_parse("sorted", &pick), 0);
+	assert_int_equal(pick, CLIENT_PICK_SORTED);
+	assert_string_equal(client_pick_name(CLIENT_PICK_NEXT), "next");
+	assert_int_equal(client_pick_parse("last", &pick), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +321,8 @@ int main(void)
 	    cmocka_unit_test(test_answer_rejects_wrong_id_name_rcode_or_empty),
 	    cmocka_unit_test(test_answer_ignores_other_classes),
 	    cmocka_unit_test(test_response_outcomes),
+	    cmocka_unit_test(test_response_keeps_every_address),
+	    cmocka_unit_test(test_order_by_pick),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -10,6 +10,7 @@
  * without a connection, retried with the backoff. No root.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +27,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include "agents/client/dns.h"
 #include "agents/client/tcp.h"
 #include "agents/client/traffic.h"
 #include "event.h"
@@ -335,7 +337,7 @@ static void break_run(int reset, const char *cause)
 	site_open(&s, loop, 1);
 	cfg.target = s.addr;
 	/* the first connection is up before the first request falls due */
-	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev), 0);
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(&c);
 	event_close(ev);
@@ -406,7 +408,7 @@ static void test_stalled(void **state)
 	assert_non_null(ev = event_open(path, "c1", "client"));
 	site_open(&s, loop, 1);
 	cfg.target = s.addr;
-	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev), 0);
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(&c);
 	event_close(ev);
@@ -448,7 +450,7 @@ static void test_refused_backoff(void **state)
 	assert_non_null(loop);
 	site_open(&s, loop, 0);
 	cfg.target = s.addr;
-	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, NULL), 0);
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, NULL, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(&c);
 	assert_int_equal(c.stats.sent, 5);
@@ -461,6 +463,99 @@ static void test_refused_backoff(void **state)
 	loop_free(loop);
 }
 
+/* try_next_run: 10 requests to a DNS answer of two addresses whose first,
+ * 127.0.0.2, refuses (nothing listens there on the site's port) and whose
+ * second is the site; pick says what the client does with them. Its stats
+ * to *st, its tcp counts returned. */
+static json_t *try_next_run(enum client_pick pick, struct client_stats *st, const char *path)
+{
+	struct loop *loop = loop_new();
+	struct site s = {.silent_from = UINT64_MAX, .break_at = UINT64_MAX};
+	struct client_cfg cfg = {.id = 3,
+				 .rate = 20,
+				 .timeout_ns = 400 * MS,
+				 .connect_timeout_ns = 100 * MS,
+				 .duration_ns = 500 * MS};
+	struct client_dns d = {.pick = pick, .have = 1, .naddrs = 2};
+	struct event_log *ev;
+	struct client c;
+	json_t *counts;
+
+	assert_non_null(loop);
+	assert_non_null(ev = event_open(path, "c1", "client"));
+	site_open(&s, loop, 1);
+	d.addrs[0].s_addr = htonl(INADDR_LOOPBACK + 1);
+	d.addrs[1] = s.addr.sin_addr;
+	d.addr = d.addrs[0];
+	cfg.target = s.addr;
+	cfg.target.sin_addr = d.addr;
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, &d), 0);
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(&c);
+	event_close(ev);
+	assert_int_equal(c.stats.sent, 10);
+	*st = c.stats;
+	assert_non_null(counts = client_tcp_json(c.tcp));
+	client_close(&c);
+	site_close(&s);
+	loop_free(loop);
+	return counts;
+}
+
+static json_int_t count_of(json_t *counts, const char *name)
+{
+	assert_non_null(json_object_get(counts, name));
+	return json_integer_value(json_object_get(counts, name));
+}
+
+/* try-next: the refused first address, then the second at once, which
+ * answers the run; first only: refused throughout, every request an error */
+static void test_try_next(void **state)
+{
+	char path[] = "/tmp/test_client_tcpXXXXXX";
+	json_t *failed, *connected, *f, *counts;
+	struct client_stats st;
+	int fd;
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	counts = try_next_run(CLIENT_PICK_NEXT, &st, path);
+	assert_true(st.ok >= 9);
+	assert_int_equal(count_of(counts, "connects"), 1);
+	assert_int_equal(count_of(counts, "refused"), 1);
+	json_decref(counts);
+	failed = events_of(path, "tcp_failed");
+	assert_int_equal(json_array_size(failed), 1);
+	f = json_array_get(failed, 0);
+	assert_string_equal(json_string_value(json_object_get(f, "address")), "127.0.0.2");
+	assert_true(json_is_true(json_object_get(f, "next")));
+	assert_int_equal(json_integer_value(json_object_get(f, "retry_ns")), 0);
+	connected = events_of(path, "tcp_connected");
+	assert_int_equal(json_array_size(connected), 1);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(connected, 0), "address")),
+	    "127.0.0.1");
+	json_decref(failed);
+	json_decref(connected);
+
+	assert_true((fd = open(path, O_WRONLY | O_TRUNC)) != -1);
+	close(fd);
+	counts = try_next_run(CLIENT_PICK_FIRST, &st, path);
+	assert_int_equal(st.ok, 0);
+	assert_int_equal(st.errors, 10);
+	assert_int_equal(count_of(counts, "connects"), 0);
+	assert_true(count_of(counts, "refused") >= 3);
+	json_decref(counts);
+	failed = events_of(path, "tcp_failed");
+	assert_true(json_array_size(failed) >= 3);
+	f = json_array_get(failed, 0);
+	assert_string_equal(json_string_value(json_object_get(f, "address")), "127.0.0.2");
+	assert_false(json_is_true(json_object_get(f, "next")));
+	json_decref(failed);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,7 +563,7 @@ int main(void)
 	    cmocka_unit_test(test_rx_bad),	cmocka_unit_test(test_backoff),
 	    cmocka_unit_test(test_causes),	cmocka_unit_test(test_reset_mid_run),
 	    cmocka_unit_test(test_eof_mid_run), cmocka_unit_test(test_refused_backoff),
-	    cmocka_unit_test(test_stalled),
+	    cmocka_unit_test(test_try_next),	cmocka_unit_test(test_stalled),
 	};
 
 	return cmocka_run_group_tests_name("client_tcp", tests, NULL, NULL);
