@@ -85,6 +85,11 @@ static int clocks_conn_client_syn(const struct clocks_tcpseg *seg)
 	return !seg->from_server && (seg->flags & IPFRAME_SYN) && !(seg->flags & IPFRAME_ACK);
 }
 
+int clocks_conn_attempt(const struct clocks_input *in, const struct clocks_tcpseg *seg)
+{
+	return clocks_conn_client_syn(seg) && !clocks_conn_prober(in, seg->client);
+}
+
 /* clocks_conn_flows: every connection opened at every site, distinct, in
  * clocks_conn_cmp's order, with when each was first closed or reset there
  * (*n of them; NULL with *n 0 when none or out of memory: *oom) */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 struct clocks_input;
+struct clocks_tcpseg;
 
 /* nearest-rank percentiles of n values (CLOCKS_NONE when n is 0) */
 struct clocks_conn_dist {
@@ -57,6 +58,11 @@ struct clocks_conn {
 	int steady;  /* no failure: only the counts before any t0 */
 	struct clocks_conn_scheme anycast, dns;
 };
+
+/* clocks_conn_attempt: whether seg is a client's connection attempt (a SYN
+ * without ACK, retransmissions included) that a client node sent: a
+ * prober's TCP checks are not (clocks_decay's connection curve) */
+int clocks_conn_attempt(const struct clocks_input *in, const struct clocks_tcpseg *seg);
 
 /* clocks_conn: c from in's captures. 0, or -1 out of memory. */
 int clocks_conn(const struct clocks_input *in, struct clocks_conn *c);

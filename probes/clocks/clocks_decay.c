@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clocks_conn.h"
 #include "clocks_int.h"
 #include "timeutil.h"
 
@@ -71,6 +72,35 @@ static void clocks_decay_fill(const struct clocks_input *in, const struct clocks
 			if (dead && s->back && p->t_ns >= in->failure.recovered_ns &&
 			    (fl->to_dead == NULL || fl->to_dead(in, p)))
 				s->back[b]++;
+		}
+	}
+}
+
+/* clocks_decay_fill_syn: the connection attempts' curves of both schemes:
+ * a SYN to the anycast address is the anycast flows', one to a site's own
+ * address the DNS flows' (clocks_conn's split) */
+static void clocks_decay_fill_syn(const struct clocks_input *in, struct clocks_decay *d)
+{
+	int64_t t0 = in->failure.t0_ns;
+
+	for (size_t i = 0; i < in->ncaptures; i++) {
+		const struct clocks_capture *c = &in->captures[i];
+		int dead = strcmp(c->label, in->failure.site) == 0;
+
+		for (size_t k = 0; k < c->ntcp; k++) {
+			const struct clocks_tcpseg *seg = &c->tcp[k];
+			/* d->s[] in clocks_decay_flows' order: anycast, dns */
+			struct clocks_decay_series *s =
+			    &d->s[seg->server.s_addr == in->failure.prefix.s_addr ? 0 : 1];
+			int64_t b;
+
+			if (seg->t_ns <= t0 || !s->known || !clocks_conn_attempt(in, seg))
+				continue;
+			b = clocks_bucket_of(seg->t_ns - t0, d->bucket_ns);
+			if (b >= (int64_t)d->n)
+				continue;
+			s->syn_all[b]++;
+			s->syn_dead[b] += dead;
 		}
 	}
 }
@@ -177,7 +207,14 @@ int clocks_decay_explain(const struct clocks_input *in, int64_t bucket_ns, struc
 		if (s->known)
 			clocks_decay_fill(in, clocks_decay_flows[i], d, s,
 					  ex && ex->s[i].present && s->cause[0] ? &ex->s[i] : NULL);
+		if (in->conn && ((s->syn_dead = calloc(d->n, sizeof(*s->syn_dead))) == NULL ||
+				 (s->syn_all = calloc(d->n, sizeof(*s->syn_all))) == NULL)) {
+			snprintf(err, errlen, "decay: out of memory for %zu buckets", d->n);
+			return -1;
+		}
 	}
+	if (in->conn)
+		clocks_decay_fill_syn(in, d);
 	if (ex)
 		clocks_explain_finish(in, res, nres, d, ex);
 	if (in->dnstopo.nrsv == 0)
@@ -207,6 +244,8 @@ void clocks_decay_free(struct clocks_decay *d)
 		free(d->s[i].dead);
 		free(d->s[i].all);
 		free(d->s[i].back);
+		free(d->s[i].syn_dead);
+		free(d->s[i].syn_all);
 		for (int k = 0; k < CLOCKS_CAUSES; k++)
 			free(d->s[i].cause[k]);
 	}

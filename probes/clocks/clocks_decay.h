@@ -35,6 +35,11 @@ struct clocks_decay_series {
 	 * (clocks_decay_explain; else NULL): dead[k] = the sum over the causes
 	 * of cause[c][k] */
 	int64_t *cause[CLOCKS_CAUSES];
+	/* the connection attempts, when clients spoke TCP (in->conn; else
+	 * NULL): per bucket, the scheme's clients' SYNs captured on the dead
+	 * site's link and on every site link, retransmissions included (a
+	 * client that keeps connecting to a dead address keeps sending them) */
+	int64_t *syn_dead, *syn_all;
 };
 
 struct clocks_decay {

@@ -157,6 +157,15 @@ static void report_summary(const struct report *r, FILE *out)
 	report_decay_table(r, &t);
 	texttable_print(&t, out, 0);
 	texttable_free(&t);
+	if (report_has_conn_decay(r)) {
+		fprintf(out,
+			"\nconnection attempts: SYNs each scheme's clients sent to %s since t0, "
+			"of all their SYNs since t0 (retransmissions included)\n",
+			r->in.failure.site);
+		report_conn_decay_table(r, &t);
+		texttable_print(&t, out, 0);
+		texttable_free(&t);
+	}
 	if (report_has_failback_decay(r)) {
 		fprintf(out,
 			"\nfail-back: share of each scheme's requests sent to %s again after its "

@@ -4,7 +4,9 @@
  * are seconds after t0; a bucket runs from t_s (excluded) to t_end_s
  * (included). A share is a fraction from 0 to 1, empty when the bucket has
  * no request of the scheme; every field of a scheme that cannot be told is
- * empty. A scheme absent from the run has no columns.
+ * empty. A scheme absent from the run has no columns. When the clients
+ * spoke TCP, each scheme's connection attempts (SYNs) to the dead site and
+ * to every site close the line.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -49,6 +51,10 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 
 		fprintf(fp, ",resolver_%s_share,resolver_%s_dead,resolver_%s_all", n, n, n);
 	}
+	/* then the connection attempts, when the clients spoke TCP */
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		if (report_present(r, i) && d->s[i].syn_all)
+			fprintf(fp, ",%s_syn_dead,%s_syn_all", r->res[i].scheme, r->res[i].scheme);
 	fputc('\n', fp);
 	for (size_t k = 0; k < d->n; k++) {
 		int64_t end = (int64_t)(k + 1) * d->bucket_ns;
@@ -73,6 +79,17 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 		}
 		for (int i = 0; i < d->nrsv; i++)
 			report_decay_csv_cells(fp, &d->rsv[i], k);
+		for (int i = 0; i < REPORT_NSCHEMES; i++) {
+			const struct clocks_decay_series *s = &d->s[i];
+
+			if (!report_present(r, i) || s->syn_all == NULL)
+				continue;
+			if (s->known)
+				fprintf(fp, ",%lld,%lld", (long long)s->syn_dead[k],
+					(long long)s->syn_all[k]);
+			else
+				fprintf(fp, ",,");
+		}
 		fputc('\n', fp);
 	}
 	return report_file_close(&af, err, errlen);

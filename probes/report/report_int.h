@@ -86,6 +86,12 @@ int report_decay_marks(const struct report *r, int64_t *marks,
 		       char (*labels)[REPORT_MARK_LABEL_LEN]);
 int64_t report_recovered_at(const struct report *r);
 int report_has_failback_decay(const struct report *r);
+/* report_has_conn_decay: whether a present scheme has connection attempts'
+ * curves (clients spoke TCP); report_conn_decay_table: at the decay's
+ * marks, the SYNs each scheme's clients sent to the dead site since t0, of
+ * all their SYNs since t0 */
+int report_has_conn_decay(const struct report *r);
+void report_conn_decay_table(const struct report *r, struct texttable *t);
 void report_failback_table(const struct report *r, struct texttable *t);
 /* The resolver tables (report_resolvers.c), when the run has [resolver]
  * nodes: a row per node (upstream per level, answered from cache, its

@@ -310,6 +310,18 @@ static void report_md_decay(const struct report *r, FILE *fp)
 			r->in.failure.site);
 		report_md_table(fp, report_failback_table, r);
 	}
+	if (report_has_conn_decay(r)) {
+		fprintf(
+		    fp,
+		    "The clients spoke TCP. Their connection attempts decay too: at each time, the "
+		    "SYNs each scheme's clients sent to %s since t0 (captured on its link; "
+		    "retransmitted SYNs count, as a client still connecting to a dead address "
+		    "keeps sending them), of all their SYNs since t0 (decay.csv: "
+		    "`SCHEME_syn_dead`, "
+		    "`SCHEME_syn_all` per bucket; docs/clocks.md, \"Connections\"):\n",
+		    r->in.failure.site);
+		report_md_table(fp, report_conn_decay_table, r);
+	}
 	if (r->plot_decay && r->drawn)
 		fprintf(fp, "![The decay curves of both schemes](decay.png)\n\n");
 }

@@ -234,6 +234,47 @@ void report_decay_table(const struct report *r, struct texttable *t)
 		report_decay_row(r, t, marks[i], labels[i]);
 }
 
+int report_has_conn_decay(const struct report *r)
+{
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		if (report_present(r, i) && r->decay.s[i].syn_all)
+			return 1;
+	return 0;
+}
+
+void report_conn_decay_table(const struct report *r, struct texttable *t)
+{
+	const struct clocks_decay *d = &r->decay;
+	int64_t marks[REPORT_MAX_MARKS];
+	char labels[REPORT_MAX_MARKS][REPORT_MARK_LABEL_LEN];
+	int n = report_decay_marks(r, marks, labels);
+
+	report_header(r, t, "after t0");
+	for (int m = 0; m < n; m++) {
+		int64_t last = clocks_bucket_of(marks[m], d->bucket_ns);
+
+		texttable_row(t);
+		texttable_cell(t, "%s", labels[m]);
+		for (int i = 0; i < REPORT_NSCHEMES; i++) {
+			const struct clocks_decay_series *s = &d->s[i];
+			long long dead = 0, all = 0;
+
+			if (!report_present(r, i))
+				continue;
+			if (!s->known || s->syn_all == NULL) {
+				texttable_cell(t, "n/a");
+				continue;
+			}
+			/* every bucket from t0 to the one that ends at the mark */
+			for (int64_t k = 0; k <= last && k < (int64_t)d->n; k++) {
+				dead += s->syn_dead[k];
+				all += s->syn_all[k];
+			}
+			texttable_cell(t, "%lld of %lld", dead, all);
+		}
+	}
+}
+
 int report_has_failback_decay(const struct report *r)
 {
 	if (report_recovered_at(r) == CLOCKS_NONE)

@@ -11,6 +11,7 @@
 #include "test_clocks_util.h"
 
 #include "ipframe.h"
+#include "report.h"
 
 #define CLIENT "198.18.0.22"
 
@@ -59,6 +60,60 @@ static void write_tcp_pcap(const char *dir, const char *name, const struct tseg 
 #define SYNACK (IPFRAME_SYN | IPFRAME_ACK)
 #define FIN (IPFRAME_FIN | IPFRAME_ACK)
 #define RST (IPFRAME_RST | IPFRAME_ACK)
+
+/* syn_sums: the totals of decay.csv's connection attempts' columns
+ * (anycast_syn_dead, anycast_syn_all, dns_syn_dead, dns_syn_all: the last
+ * four), each bucket's cells numbers */
+static void syn_sums(const char *dir, long long sum[4])
+{
+	char path[512], line[1024];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/decay.csv", dir);
+	assert_non_null(fp = fopen(path, "r"));
+	assert_non_null(fgets(line, sizeof(line), fp));
+	assert_non_null(
+	    strstr(line, ",anycast_syn_dead,anycast_syn_all,dns_syn_dead,dns_syn_all\n"));
+	memset(sum, 0, 4 * sizeof(sum[0]));
+	while (fgets(line, sizeof(line), fp)) {
+		char *cell[64];
+		int n = 0;
+
+		for (char *p = line, *c; n < 64 && (c = strsep(&p, ",\n")) != NULL;)
+			cell[n++] = c;
+		/* the line's end leaves one empty cell after the last */
+		assert_true(n >= 5);
+		for (int k = 0; k < 4; k++)
+			sum[k] += atoll(cell[n - 5 + k]);
+	}
+	fclose(fp);
+}
+
+/* the connection attempts' decay of test_connections' run (report_run,
+ * buckets of 100 ms): the DNS flow's two SYNs to a after t0, at 200 ms and
+ * 1.2 s, both to the dead site; the anycast flow's one, at 1.6 s, to b; the
+ * terminal's table counts them up to each mark */
+static void conn_decay(const char *dir)
+{
+	struct report_opts o = {.bucket_ns = 100 * MS, .gnuplot = "true"};
+	long long sum[4];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	assert_true(report_run(dir, &o, out) >= 0);
+	fclose(out);
+	syn_sums(dir, sum);
+	assert_int_equal(sum[0], 0);
+	assert_int_equal(sum[1], 1);
+	assert_int_equal(sum[2], 2);
+	assert_int_equal(sum[3], 2);
+	assert_non_null(strstr(buf, "\nconnection attempts: SYNs each scheme's clients sent to a"));
+	assert_non_null(strstr(buf, "\n0.5 s       0 of 0  1 of 1\n1 s         0 of 0  1 of 1\n"
+				    "2 s         0 of 1  2 of 2\n"));
+	free(buf);
+}
 
 static void test_connections(void **state)
 {
@@ -158,6 +213,7 @@ static void test_connections(void **state)
 			       "and 0 of their own\n"));
 	free(table);
 	json_decref(root);
+	conn_decay(dir);
 }
 
 /* UDP only: no "connections", no line */
