@@ -14,9 +14,10 @@
 struct kroute_ctx {
 	struct nl_sock *sk;
 	uint32_t table;
+	enum kroute_ecmp ecmp;
 };
 
-struct kroute_ctx *kroute_open(uint32_t table)
+struct kroute_ctx *kroute_open(uint32_t table, enum kroute_ecmp ecmp)
 {
 	struct kroute_ctx *k = calloc(1, sizeof(*k));
 	int err;
@@ -26,6 +27,7 @@ struct kroute_ctx *kroute_open(uint32_t table)
 		return NULL;
 	}
 	k->table = table;
+	k->ecmp = ecmp;
 	if ((k->sk = nl_socket_alloc()) == NULL) {
 		log_warnx("%s: netlink: cannot allocate a socket", __func__);
 		goto fail;
@@ -49,19 +51,36 @@ void kroute_close(struct kroute_ctx *k)
 	free(k);
 }
 
-/* kroute_build: the libnl route for r, or NULL (out of memory). */
+/* kroute_nexthop: a next hop via gw added to route. 0, or -1 (out of memory). */
+static int kroute_nexthop(struct rtnl_route *route, struct in_addr gw)
+{
+	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
+	struct nl_addr *a = nl_addr_build(AF_INET, &gw, sizeof(gw));
+
+	if (nh == NULL || a == NULL) {
+		if (nh)
+			rtnl_route_nh_free(nh);
+		nl_addr_put(a);
+		return -1;
+	}
+	rtnl_route_nh_set_gateway(nh, a);
+	rtnl_route_add_nexthop(route, nh); /* the route owns nh from here */
+	nl_addr_put(a);
+	return 0;
+}
+
+/* kroute_build: the libnl route for r, or NULL (out of memory): its next
+ * hops r->vias (ECMP: one multipath route), else r->via, else none (a
+ * delete of whatever next hops the route has) */
 static struct rtnl_route *kroute_build(const struct kroute_ctx *k, const struct kroute *r,
 				       int with_metric)
 {
 	struct rtnl_route *route = rtnl_route_alloc();
-	struct rtnl_nexthop *nh = NULL;
-	struct nl_addr *dst = NULL, *gw = NULL;
+	struct nl_addr *dst = NULL;
 
 	if (route == NULL)
 		goto fail;
-	if ((dst = nl_addr_build(AF_INET, &r->prefix, sizeof(r->prefix))) == NULL ||
-	    (gw = nl_addr_build(AF_INET, &r->via, sizeof(r->via))) == NULL ||
-	    (nh = rtnl_route_nh_alloc()) == NULL)
+	if ((dst = nl_addr_build(AF_INET, &r->prefix, sizeof(r->prefix))) == NULL)
 		goto fail;
 	nl_addr_set_prefixlen(dst, r->prefixlen);
 	rtnl_route_set_family(route, AF_INET);
@@ -73,16 +92,15 @@ static struct rtnl_route *kroute_build(const struct kroute_ctx *k, const struct 
 	rtnl_route_set_type(route, RTN_UNICAST);
 	if (with_metric)
 		rtnl_route_set_priority(route, r->metric);
-	rtnl_route_nh_set_gateway(nh, gw);
-	rtnl_route_add_nexthop(route, nh); /* the route owns nh from here */
+	for (int i = 0; i < r->nvia; i++)
+		if (kroute_nexthop(route, r->vias[i]) == -1)
+			goto fail;
+	if (r->nvia == 0 && r->via.s_addr != 0 && kroute_nexthop(route, r->via) == -1)
+		goto fail;
 	nl_addr_put(dst);
-	nl_addr_put(gw);
 	return route;
 fail:
-	if (nh)
-		rtnl_route_nh_free(nh);
 	nl_addr_put(dst);
-	nl_addr_put(gw);
 	rtnl_route_put(route);
 	return NULL;
 }

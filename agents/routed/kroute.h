@@ -19,19 +19,32 @@
 
 #define KROUTE_PROTO 252
 
+#define KROUTE_VIAS_MAX 32
+
+/* how the next hops of one prefix and metric are installed (routed -E) */
+enum kroute_ecmp {
+	KROUTE_ECMP_NO,	       /* one gateway a route: the latest announcement's */
+	KROUTE_ECMP_HASH,      /* one multipath route (hash-threshold) */
+	KROUTE_ECMP_RESILIENT, /* a route to a resilient nexthop group */
+};
+
 struct kroute {
 	struct in_addr prefix;
 	int prefixlen;
-	struct in_addr via; /* the gateway */
+	struct in_addr via; /* the gateway (0.0.0.0 in a delete: any) */
 	unsigned metric;    /* route priority */
 	int any_metric;	    /* delete only: match whatever the priority */
+	/* ECMP (nvia > 0): every next hop of the prefix at this metric, in
+	 * the order of their addresses; via unused */
+	struct in_addr vias[KROUTE_VIAS_MAX];
+	int nvia;
 };
 
 struct kroute_ctx;
 
-/* kroute_open: a netlink route socket for table (RT_TABLE_MAIN: 254).
- * NULL on failure (logged). */
-struct kroute_ctx *kroute_open(uint32_t table);
+/* kroute_open: a netlink route socket for table (RT_TABLE_MAIN: 254),
+ * installing ECMP's routes as ecmp says. NULL on failure (logged). */
+struct kroute_ctx *kroute_open(uint32_t table, enum kroute_ecmp ecmp);
 void kroute_close(struct kroute_ctx *k);
 
 /* kroute_change: installs r, replacing a route of the same prefix and

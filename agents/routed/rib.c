@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void rib_init(struct rib *rib)
@@ -26,6 +27,80 @@ static void rib_remove(struct rib *rib, struct rib_entry *e)
 	*e = rib->entries[--rib->n];
 }
 
+static int rib_via_cmp(const void *a, const void *b)
+{
+	uint32_t x = ntohl(((const struct in_addr *)a)->s_addr);
+	uint32_t y = ntohl(((const struct in_addr *)b)->s_addr);
+
+	return (x > y) - (x < y);
+}
+
+/* rib_group: into kr, ECMP's route of prefix/len at metric: the next hops
+ * of every entry there but skip (NULL: none), and add (0.0.0.0: none),
+ * each once, in address order. How many. */
+static int rib_group(const struct rib *rib, struct in_addr prefix, int len, unsigned metric,
+		     const struct rib_entry *skip, struct in_addr add, struct kroute *kr)
+{
+	memset(kr, 0, sizeof(*kr));
+	kr->prefix = prefix;
+	kr->prefixlen = len;
+	kr->metric = metric;
+	if (add.s_addr != 0)
+		kr->vias[kr->nvia++] = add;
+	for (size_t i = 0; i < rib->n; i++) {
+		const struct rib_entry *e = &rib->entries[i];
+		int k;
+
+		if (e == skip || e->prefix.s_addr != prefix.s_addr || e->prefixlen != len ||
+		    e->metric != metric)
+			continue;
+		for (k = 0; k < kr->nvia && kr->vias[k].s_addr != e->via.s_addr; k++)
+			;
+		if (k == kr->nvia && kr->nvia < KROUTE_VIAS_MAX)
+			kr->vias[kr->nvia++] = e->via;
+	}
+	qsort(kr->vias, (size_t)kr->nvia, sizeof(kr->vias[0]), rib_via_cmp);
+	kr->via = kr->nvia ? kr->vias[0] : (struct in_addr){0};
+	return kr->nvia;
+}
+
+/* rib_group_set: kr (rib_group's) in the kernel: installed, or deleted
+ * when it has no next hop left. 0, 1 if there was nothing to delete, -1
+ * with the kernel's reason in err. */
+static int rib_group_set(const struct rib_kernel *k, const struct kroute *kr, char *err,
+			 size_t errlen)
+{
+	if (kr->nvia > 0)
+		return k->change(k->ctx, kr, err, errlen);
+	return k->remove(k->ctx, kr, err, errlen);
+}
+
+/* rib_drop: entry e's route out of the kernel: deleted, or with ECMP its
+ * prefix's route at e's metric installed again without e's next hop (or
+ * deleted if it was the last). remove()'s 0, 1 or -1. */
+static int rib_drop(const struct rib *rib, const struct rib_kernel *k, const struct rib_entry *e,
+		    char *err, size_t errlen)
+{
+	struct kroute old = {
+	    .prefix = e->prefix, .prefixlen = e->prefixlen, .via = e->via, .metric = e->metric};
+
+	if (rib->ecmp) {
+		rib_group(rib, e->prefix, e->prefixlen, e->metric, e, (struct in_addr){0}, &old);
+		return rib_group_set(k, &old, err, errlen);
+	}
+	return k->remove(k->ctx, &old, err, errlen);
+}
+
+/* rib_holds: whether some entry holds prefix/len */
+static int rib_holds(const struct rib *rib, struct in_addr prefix, int len)
+{
+	for (size_t i = 0; i < rib->n; i++)
+		if (rib->entries[i].prefix.s_addr == prefix.s_addr &&
+		    rib->entries[i].prefixlen == len)
+			return 1;
+	return 0;
+}
+
 static void rib_announce(struct rib *rib, const struct rib_kernel *k, const struct announce_msg *m,
 			 struct in_addr src, int64_t now_ns, struct rib_result *res)
 {
@@ -45,6 +120,8 @@ static void rib_announce(struct rib *rib, const struct rib_kernel *k, const stru
 		snprintf(res->error, sizeof(res->error), "table full (%d routes)", RIB_MAX);
 		return;
 	}
+	if (rib->ecmp)
+		rib_group(rib, m->prefix, m->prefixlen, m->metric, e, src, &want);
 	if (k->change(k->ctx, &want, res->error, sizeof(res->error)) == -1) {
 		res->outcome = RIB_ERROR;
 		return;
@@ -56,13 +133,9 @@ static void rib_announce(struct rib *rib, const struct rib_kernel *k, const stru
 	}
 	if (e && e->metric != m->metric) {
 		/* another metric is another kernel route: take the old one out */
-		struct kroute old = {.prefix = e->prefix,
-				     .prefixlen = e->prefixlen,
-				     .via = e->via,
-				     .metric = e->metric};
 		char err[128];
 
-		(void)k->remove(k->ctx, &old, err, sizeof(err));
+		(void)rib_drop(rib, k, e, err, sizeof(err));
 	}
 	if (e == NULL) {
 		e = &rib->entries[rib->n++];
@@ -92,7 +165,12 @@ static void rib_withdraw(struct rib *rib, const struct rib_kernel *k, const stru
 	}
 	res->via = old.via;
 	res->metric = old.metric;
-	rc = k->remove(k->ctx, &old, res->error, sizeof(res->error));
+	if (e)
+		rc = rib_drop(rib, k, e, res->error, sizeof(res->error));
+	else if (rib->ecmp && rib_holds(rib, m->prefix, m->prefixlen))
+		rc = 1; /* other sites' route: not this unknown one's to delete */
+	else
+		rc = k->remove(k->ctx, &old, res->error, sizeof(res->error));
 	if (rc == -1) {
 		/* keep the entry: the next refresh of the withdrawal retries */
 		res->outcome = RIB_ERROR;
@@ -124,8 +202,6 @@ size_t rib_expire(struct rib *rib, const struct rib_kernel *k, int64_t now_ns, i
 		return 0;
 	while (i < rib->n) {
 		struct rib_entry e = rib->entries[i];
-		struct kroute old = {
-		    .prefix = e.prefix, .prefixlen = e.prefixlen, .via = e.via, .metric = e.metric};
 		struct rib_result res;
 		int rc;
 
@@ -136,7 +212,7 @@ size_t rib_expire(struct rib *rib, const struct rib_kernel *k, int64_t now_ns, i
 		memset(&res, 0, sizeof(res));
 		res.via = e.via;
 		res.metric = e.metric;
-		rc = k->remove(k->ctx, &old, res.error, sizeof(res.error));
+		rc = rib_drop(rib, k, &rib->entries[i], res.error, sizeof(res.error));
 		if (rc == -1) {
 			res.outcome = RIB_ERROR;
 			i++; /* kept: tried again at the next check */

@@ -27,7 +27,12 @@
  *
  * Two sites announcing one prefix at the same metric share one kernel slot
  * (an IPv4 route is keyed by prefix and metric): the later announcement
- * wins it.
+ * wins it. With ECMP (rib->ecmp, routed -E), they share it as next hops:
+ * every change of the sites at a prefix and metric installs the whole set
+ * again (change() with kroute.vias, in address order, the same set a
+ * refresh), and the last one's withdrawal deletes the route (remove()
+ * with no gateway); a withdrawal of a site the table does not know leaves
+ * a prefix other sites hold alone.
  */
 #ifndef STEERLAB_ROUTED_RIB_H
 #define STEERLAB_ROUTED_RIB_H
@@ -59,6 +64,7 @@ struct rib_entry {
 struct rib {
 	struct rib_entry entries[RIB_MAX];
 	size_t n;
+	int ecmp; /* the sites of a prefix and metric share its route (kroute.h) */
 };
 
 enum rib_outcome {

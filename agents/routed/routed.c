@@ -36,7 +36,7 @@
 #include "timeutil.h"
 
 #define ROUTED_USAGE                                                                               \
-	"usage: routed [-n NODE] [-e FILE] [-l ADDR[:PORT]] [-T TABLE] [-H HOLD]\n"                \
+	"usage: routed [-n NODE] [-e FILE] [-l ADDR[:PORT]] [-T TABLE] [-H HOLD] [-E ECMP]\n"      \
 	"              [-a [SITE=]ADDR[,via=NEXTHOP][,hops=N]|none ...]\n"                         \
 	"              [-P PREFIX ...] [-v] [-h]\n"
 
@@ -52,6 +52,7 @@ struct routed_opts {
 	struct sockaddr_in listen;
 	uint32_t table;
 	int64_t hold_ns;
+	enum kroute_ecmp ecmp;
 	struct routed_acl acl;
 	int verbose;
 };
@@ -71,6 +72,11 @@ static void routed_usage(FILE *fp)
 		"  -a SITE=ADDR,via=NEXTHOP,hops=N\n"
 		"                  the same, for a site behind other routers: its route goes\n"
 		"                  via NEXTHOP at metric N * 16777216 + the announced one\n"
+		"  -E ECMP         sites announcing a prefix at one metric share its route:\n"
+		"                  hash (one multipath route: the kernel's hash-threshold)\n"
+		"                  or resilient (a resilient nexthop group: a next hop's\n"
+		"                  removal moves only its own flows). Default: the latest\n"
+		"                  announcement's site alone\n"
 		"  -P PREFIX       accept announcements only of PREFIX, e.g. " ADDRPLAN_SERVICE_TEXT
 		"/32;\n"
 		"                  repeatable. Without -P: any prefix (the lab always gives -P)\n"
@@ -100,6 +106,18 @@ static int routed_opt_table(const char *arg, void *dst, const char **what)
 	return 0;
 }
 
+static int routed_opt_ecmp(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	if (strcmp(arg, "hash") == 0)
+		*(enum kroute_ecmp *)dst = KROUTE_ECMP_HASH;
+	else if (strcmp(arg, "resilient") == 0)
+		*(enum kroute_ecmp *)dst = KROUTE_ECMP_RESILIENT;
+	else
+		return -1;
+	return 0;
+}
+
 static int routed_opt_sender(const char *arg, void *dst, const char **what)
 {
 	(void)what;
@@ -125,6 +143,7 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 			  "a duration such as 3s (at most 24h), or 0")},
 	    {OPT_CALL('a', routed_opt_sender, &o->acl,
 		      "ADDR, SITE=ADDR[,via=NEXTHOP][,hops=0-255] or none (at most 256)")},
+	    {OPT_CALL('E', routed_opt_ecmp, &o->ecmp, "hash or resilient")},
 	    {OPT_CALL('P', routed_opt_prefix, &o->acl,
 		      "an IPv4 PREFIX such as " ADDRPLAN_SERVICE_TEXT "/32 (at most 256)")},
 	    {OPT_COUNT('v', &o->verbose)},
@@ -271,13 +290,17 @@ int main(int argc, char **argv)
 		log_warn("%s: signals", __func__);
 		goto out;
 	}
-	if ((rm->kr = kroute_open(o.table)) == NULL)
+	if ((rm->kr = kroute_open(o.table, o.ecmp)) == NULL)
 		goto out;
 	rd = &rm->rd;
 	routed_control_init(
 	    rd, &(struct rib_kernel){routed_kernel_change, routed_kernel_remove, rm->kr}, ev, loop);
 	rd->acl = o.acl;
 	rd->hold_ns = o.hold_ns;
+	rd->rib.ecmp = o.ecmp != KROUTE_ECMP_NO;
+	if (o.ecmp != KROUTE_ECMP_NO)
+		log_info("ECMP: the sites of a prefix and metric share its route (%s)",
+			 o.ecmp == KROUTE_ECMP_HASH ? "hash" : "resilient nexthop group");
 	routed_log_acl(&rd->acl);
 	if (o.hold_ns > 0) {
 		int64_t check = routed_check_ns(o.hold_ns);

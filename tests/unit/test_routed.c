@@ -27,11 +27,19 @@ struct fake {
 
 static void fake_log(struct fake *f, const char *op, const struct kroute *r)
 {
-	char p[INET_ADDRSTRLEN], v[INET_ADDRSTRLEN];
+	char p[INET_ADDRSTRLEN], v[KROUTE_VIAS_MAX * INET_ADDRSTRLEN];
 	size_t n = strlen(f->log);
 
 	inet_ntop(AF_INET, &r->prefix, p, sizeof(p));
 	inet_ntop(AF_INET, &r->via, v, sizeof(v));
+	/* ECMP: every next hop, comma-separated */
+	for (int i = 0; i < r->nvia; i++) {
+		size_t m = i ? strlen(v) : 0;
+
+		if (i)
+			v[m++] = ',';
+		inet_ntop(AF_INET, &r->vias[i], v + m, sizeof(v) - m);
+	}
 	if (r->any_metric)
 		snprintf(f->log + n, sizeof(f->log) - n, "%s %s/%d via %s any;", op, p,
 			 r->prefixlen, v);
@@ -710,6 +718,49 @@ static void test_control_malformed_is_bad_not_rejected(void **state)
 	routed_control_close(&rd);
 }
 
+/* ECMP: the sites of one prefix and metric share its route, every change
+ * installing the whole set again in address order; the last one's
+ * withdrawal deletes it; an unknown site's withdrawal leaves the others'
+ * route alone; the hold timer takes one next hop out */
+static void test_ecmp_group(void **state)
+{
+	struct rib_result res;
+
+	(void)state;
+	rib.ecmp = 1;
+	assert_int_equal(apply(msg(0, "b", 10), "198.18.200.6", &res), RIB_APPLIED);
+	assert_string_equal(fk.log, "change 198.19.200.1/32 via 198.18.200.6 metric 10;");
+	assert_int_equal(apply(msg(0, "a", 10), "198.18.200.2", &res), RIB_APPLIED);
+	assert_string_equal(fk.log,
+			    "change 198.19.200.1/32 via 198.18.200.2,198.18.200.6 metric 10;");
+	/* a refresh installs the same set */
+	assert_int_equal(apply(msg(0, "b", 10), "198.18.200.6", &res), RIB_UNCHANGED);
+	assert_string_equal(fk.log,
+			    "change 198.19.200.1/32 via 198.18.200.2,198.18.200.6 metric 10;");
+	assert_int_equal(apply(msg(0, "c", 10), "198.18.200.10", &res), RIB_APPLIED);
+	assert_string_equal(fk.log, "change 198.19.200.1/32 via "
+				    "198.18.200.2,198.18.200.6,198.18.200.10 metric 10;");
+	/* c at another metric: a route of its own, and c out of the set */
+	assert_int_equal(apply(msg(0, "c", 20), "198.18.200.10", &res), RIB_APPLIED);
+	assert_string_equal(fk.log, "change 198.19.200.1/32 via 198.18.200.10 metric 20;"
+				    "change 198.19.200.1/32 via 198.18.200.2,198.18.200.6 metric "
+				    "10;");
+	assert_int_equal(apply(msg(1, "a", 10), "198.18.200.2", &res), RIB_WITHDRAWN);
+	assert_string_equal(fk.log, "change 198.19.200.1/32 via 198.18.200.6 metric 10;");
+	/* nobody the table knows: b's route stays */
+	assert_int_equal(apply(msg(1, "d", 10), "198.18.200.14", &res), RIB_UNCHANGED);
+	assert_string_equal(fk.log, "");
+	assert_int_equal(apply(msg(1, "b", 10), "198.18.200.6", &res), RIB_WITHDRAWN);
+	assert_string_equal(fk.log, "delete 198.19.200.1/32 via 0.0.0.0 metric 10;");
+	/* the hold timer: c silent, its route deleted */
+	fk.log[0] = '\0';
+	assert_int_equal(
+	    rib_expire(&rib, &kernel, fake_now + 10 * NSEC_PER_SEC, 3 * NSEC_PER_SEC, NULL, NULL),
+	    1);
+	assert_string_equal(fk.log, "delete 198.19.200.1/32 via 0.0.0.0 metric 20;");
+	rib.ecmp = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -738,6 +789,7 @@ int main(void)
 	    cmocka_unit_test(test_acl_via_hops_parse),
 	    cmocka_unit_test_setup(test_control_via_hops, setup),
 	    cmocka_unit_test_setup(test_control_expire_event, setup),
+	    cmocka_unit_test_setup(test_ecmp_group, setup),
 	};
 
 	return cmocka_run_group_tests_name("routed", tests, NULL, NULL);

@@ -28,6 +28,7 @@
 struct fixture {
 	struct nl_sock *sk;
 	struct kroute_ctx *k;
+	enum kroute_ecmp ecmp;
 	char err[256];
 };
 
@@ -48,7 +49,7 @@ static void lab(struct fixture *f, uint32_t table)
 	assert_int_equal(rtnl_addr_add(f->sk, a, 0), 0);
 	nl_addr_put(local);
 	rtnl_addr_put(a);
-	assert_non_null(f->k = kroute_open(table));
+	assert_non_null(f->k = kroute_open(table, f->ecmp));
 }
 
 static int teardown(void **state)
@@ -235,6 +236,66 @@ static void test_refused(void **state)
 	assert_string_equal(routes(f, RT_TABLE_MAIN), "");
 }
 
+/* multipath: the gateways of table's route to dst, "GW,GW,..." in the
+ * kernel's order ("" when there is none) */
+static const char *multipath(struct fixture *f, const char *dst_text)
+{
+	static char out[512];
+	struct nl_cache *cache;
+	size_t at = 0;
+
+	out[0] = '\0';
+	assert_int_equal(rtnl_route_alloc_cache(f->sk, AF_INET, 0, &cache), 0);
+	for (struct nl_object *o = nl_cache_get_first(cache); o; o = nl_cache_get_next(o)) {
+		struct rtnl_route *r = (struct rtnl_route *)o;
+		char dst[64], gw[64];
+
+		nl_addr2str(rtnl_route_get_dst(r), dst, sizeof(dst));
+		if (rtnl_route_get_table(r) != RT_TABLE_MAIN || strcmp(dst, dst_text) != 0)
+			continue;
+		assert_int_equal(rtnl_route_get_protocol(r), KROUTE_PROTO);
+		for (int i = 0; i < rtnl_route_get_nnexthops(r); i++) {
+			struct nl_addr *a = rtnl_route_nh_get_gateway(rtnl_route_nexthop_n(r, i));
+
+			assert_non_null(a);
+			at += (size_t)snprintf(out + at, sizeof(out) - at, "%s%s", at ? "," : "",
+					       nl_addr2str(a, gw, sizeof(gw)));
+		}
+	}
+	nl_cache_free(cache);
+	return out;
+}
+
+/* ECMP (hash): one route with every gateway as a next hop, replaced as a
+ * whole when the set changes, deleted without naming a gateway */
+static void test_ecmp_hash(void **state)
+{
+	struct fixture *f = *state;
+	struct kroute r = route("198.19.0.1", 32, "198.18.0.2", 10);
+
+	TEST_NETNS_ENTER();
+	f->ecmp = KROUTE_ECMP_HASH;
+	lab(f, RT_TABLE_MAIN);
+	r.nvia = 3;
+	assert_int_equal(inet_pton(AF_INET, "198.18.0.2", &r.vias[0]), 1);
+	assert_int_equal(inet_pton(AF_INET, "198.18.0.3", &r.vias[1]), 1);
+	assert_int_equal(inet_pton(AF_INET, "198.18.0.4", &r.vias[2]), 1);
+	change(f, r);
+	assert_string_equal(multipath(f, "198.19.0.1"), "198.18.0.2,198.18.0.3,198.18.0.4");
+	r.vias[1] = r.vias[2];
+	r.nvia = 2;
+	change(f, r);
+	assert_string_equal(multipath(f, "198.19.0.1"), "198.18.0.2,198.18.0.4");
+	r.nvia = 1;
+	change(f, r);
+	assert_string_equal(multipath(f, "198.19.0.1"), "198.18.0.2");
+	r.nvia = 0;
+	r.via.s_addr = 0;
+	assert_int_equal(kroute_delete(f->k, &r, f->err, sizeof(f->err)), 0);
+	assert_string_equal(multipath(f, "198.19.0.1"), "");
+	assert_int_equal(kroute_delete(f->k, &r, f->err, sizeof(f->err)), 1);
+}
+
 int main(void)
 {
 	static struct fixture fx;
@@ -245,6 +306,7 @@ int main(void)
 	    cmocka_unit_test_prestate_setup_teardown(test_delete_exactly, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_other_protocol_kept, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_refused, NULL, teardown, &fx),
+	    cmocka_unit_test_prestate_setup_teardown(test_ecmp_hash, NULL, teardown, &fx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
