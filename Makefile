@@ -188,6 +188,10 @@ $(OUTBIN)/$(1): $(call obj,$(wildcard agents/$(1)/*.c)) $(LIBSTEER)
 endef
 $(foreach a,$(AGENTS),$(eval $(call agent_rule,$(a))))
 
+# routed's resilient nexthop groups (agents/routed/knh.c)
+LDLIBS_routed := $(shell pkg-config --libs libmnl 2>/dev/null)
+$(BUILD)/tests/test_routed_kroute: LDLIBS += $(LDLIBS_routed)
+
 # linkd's own libraries: NFQUEUE and nftables (agents/linkd/nfqueue.c, nftable.c)
 LINKD_PKGS := libnetfilter_queue libmnl libnftnl
 LDLIBS_linkd := $(shell pkg-config --libs $(LINKD_PKGS) 2>/dev/null)

@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "knh.h"
 #include "log.h"
 
 struct kroute_ctx {
 	struct nl_sock *sk;
 	uint32_t table;
 	enum kroute_ecmp ecmp;
+	struct knh *nh; /* resilient: its nexthop objects */
 };
 
 struct kroute_ctx *kroute_open(uint32_t table, enum kroute_ecmp ecmp)
@@ -28,6 +30,8 @@ struct kroute_ctx *kroute_open(uint32_t table, enum kroute_ecmp ecmp)
 	}
 	k->table = table;
 	k->ecmp = ecmp;
+	if (ecmp == KROUTE_ECMP_RESILIENT && (k->nh = knh_open(table)) == NULL)
+		goto fail;
 	if ((k->sk = nl_socket_alloc()) == NULL) {
 		log_warnx("%s: netlink: cannot allocate a socket", __func__);
 		goto fail;
@@ -48,6 +52,7 @@ void kroute_close(struct kroute_ctx *k)
 		return;
 	if (k->sk)
 		nl_socket_free(k->sk);
+	knh_close(k->nh);
 	free(k);
 }
 
@@ -107,9 +112,12 @@ fail:
 
 int kroute_change(struct kroute_ctx *k, const struct kroute *r, char *err, size_t errlen)
 {
-	struct rtnl_route *route = kroute_build(k, r, 1);
+	struct rtnl_route *route;
 	int rc;
 
+	if (k->nh)
+		return knh_change(k->nh, r, err, errlen);
+	route = kroute_build(k, r, 1);
 	if (route == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -125,9 +133,12 @@ int kroute_change(struct kroute_ctx *k, const struct kroute *r, char *err, size_
 
 int kroute_delete(struct kroute_ctx *k, const struct kroute *r, char *err, size_t errlen)
 {
-	struct rtnl_route *route = kroute_build(k, r, !r->any_metric);
+	struct rtnl_route *route;
 	int rc;
 
+	if (k->nh)
+		return knh_delete(k->nh, r, err, errlen);
+	route = kroute_build(k, r, !r->any_metric);
 	if (route == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

@@ -219,6 +219,10 @@ static int lab_start_routed(struct lab *lab, int n)
 	 * withdrawn after static_hold */
 	agents_argv_add(&a, "-H");
 	agents_argv_add(&a, "%lldus", (long long)t->static_hold_ns / 1000);
+	if (t->ecmp != TOPO_ECMP_NO) {
+		agents_argv_add(&a, "-E");
+		agents_argv_add(&a, "%s", t->ecmp == TOPO_ECMP_RESILIENT ? "resilient" : "hash");
+	}
 	return agents_argv_run(lab, n, "routed", "routed", &a);
 }
 

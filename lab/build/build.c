@@ -283,6 +283,33 @@ static int lab_configure_router_links(struct kern *k, const struct topology *t, 
 	return 0;
 }
 
+/* lab_router_ecmp: router n's multipath hash, with ecmp (docs/topology.md,
+ * "ECMP"): per connection (l4) or per address pair (l3), seeded with the
+ * run's seed where the kernel takes one (fib_multipath_hash_seed, Linux
+ * 6.11), so that the same seed sends the same flows the same way; a kernel
+ * without it seeds the hash at random, said once. 0 or -1 (logged). */
+static int lab_router_ecmp(struct lab *lab, int n)
+{
+	static int unseeded_said;
+	const struct topology *t = lab->t;
+	char seed[32];
+	int rc;
+
+	if (kern_sysctl(lab->nsfd[n], "net/ipv4/fib_multipath_hash_policy",
+			t->ecmp_hash == TOPO_ECMP_HASH_L3 ? "0" : "1", 0) == -1)
+		return -1;
+	if (t->seed < 0)
+		return 0;
+	if (strfmt(seed, sizeof(seed), "%lld", (long long)t->seed) == -1)
+		return -1;
+	rc = kern_sysctl(lab->nsfd[n], "net/ipv4/fib_multipath_hash_seed", seed, 1);
+	if (rc == 1 && !unseeded_said++)
+		log_warnx("ecmp: this kernel has no net.ipv4.fib_multipath_hash_seed (Linux 6.11): "
+			  "the routers' multipath hash is seeded at random, and the same seed may "
+			  "send flows another way");
+	return rc == -1 ? -1 : 0;
+}
+
 /* Addresses and routes of one node, through a socket in its namespace;
  * again: a second time (lab_reconfigure_node), what is there is kept. */
 static int lab_configure_node(struct lab *lab, int n, int again)
@@ -290,10 +317,12 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 	const struct topology *t = lab->t;
 	const struct topo_node *node = &t->nodes[n];
 	struct in_addr any = {0};
-	struct kern *k = kern_open(lab->nsfd[n]);
+	struct kern *k;
 	int rc = -1, ifindex;
 
-	if (k == NULL)
+	if (node->kind == TOPO_ROUTER && t->ecmp != TOPO_ECMP_NO && lab_router_ecmp(lab, n) == -1)
+		return -1;
+	if ((k = kern_open(lab->nsfd[n])) == NULL)
 		return -1;
 	if (again)
 		kern_again(k);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "strfmt.h"
 #include "nladdr.h"
 #include "lab.h"
 
@@ -163,6 +164,38 @@ int kern_link_set(struct kern *k, int ifindex, int up)
 void kern_again(struct kern *k)
 {
 	k->exist_ok = 1;
+}
+
+int kern_sysctl(int nsfd, const char *name, const char *value, int optional)
+{
+	char path[256];
+	int fd, rc = -1, err = 0;
+	size_t len = strlen(value);
+
+	if (strfmt(path, sizeof(path), "/proc/sys/%s", name) == -1)
+		return -1;
+	if (netns_enter(nsfd) == -1) {
+		log_warn("%s: setns", __func__);
+		return -1;
+	}
+	/* /proc/sys/net is the namespace of whoever opens it */
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd == -1)
+		err = errno;
+	else if (write(fd, value, len) == (ssize_t)len)
+		rc = 0;
+	else
+		err = errno;
+	if (fd != -1)
+		close(fd);
+	if (netns_enter_root() == -1)
+		fatal("%s: setns back to the root namespace", __func__);
+	if (rc == 0)
+		return 0;
+	if (err == ENOENT && optional)
+		return 1;
+	log_warnx("%s = %s: %s", path, value, strerror(err));
+	return -1;
 }
 
 int kern_link_forwarding(struct kern *k, int ifindex)

@@ -44,6 +44,12 @@ int kern_link_set(struct kern *k, int ifindex, int up);
  * second time, after a link came back up). */
 void kern_again(struct kern *k);
 
+/* kern_sysctl: writes value to /proc/sys/NAME (NAME with slashes, such as
+ * net/ipv4/fib_multipath_hash_policy) in the network namespace nsfd. 0, 1
+ * if this kernel has no such setting (and optional: nothing logged), or
+ * -1 (logged). */
+int kern_sysctl(int nsfd, const char *name, const char *value, int optional);
+
 /* kern_link_forwarding: IPv4 forwarding on ifindex (the per-link
  * net.ipv4.conf.IF.forwarding, set through IFLA_AF_SPEC as libnl does). */
 int kern_link_forwarding(struct kern *k, int ifindex);

@@ -225,6 +225,21 @@ enum topo_addresses {
 	TOPO_ADDRESSES_NEXT, /* try the next one when a connection fails (TCP) */
 };
 
+/* how the anycast sites behind one router share its route (docs/topology.md,
+ * "ECMP"): routed's -E, in its order */
+enum topo_ecmp {
+	TOPO_ECMP_NO,	     /* one best path: the latest announcement's site alone */
+	TOPO_ECMP_YES,	     /* hash, as the key was first written (a boolean) */
+	TOPO_ECMP_HASH,	     /* one multipath route, hash-threshold */
+	TOPO_ECMP_RESILIENT, /* a resilient nexthop group (static routing) */
+};
+
+/* what the routers' multipath hash reads (fib_multipath_hash_policy) */
+enum topo_ecmp_hash {
+	TOPO_ECMP_HASH_L4, /* addresses, ports and protocol: per connection */
+	TOPO_ECMP_HASH_L3, /* addresses only: per client address */
+};
+
 /* what a client's requests travel on (docs/topology.md, "Connections") */
 enum topo_proto {
 	TOPO_PROTO_UDP, /* one datagram a request */
@@ -420,6 +435,8 @@ struct topology {
 	 * and connect timeout (0: their timeout), unless a [client] says */
 	int addresses;
 	int64_t connect_timeout_ns;
+	/* the routers' multipath hash (enum topo_ecmp_hash), with ecmp */
+	int ecmp_hash;
 	/* the probers' check unless a [site] or [prober] says (enum topo_check) */
 	int check;
 	/* the lab's own DNS tree: the root and TLD zones and their [dns] nodes
@@ -436,7 +453,7 @@ struct topology {
 	int damping; /* RFC 2439, off by default (RIPE-580) */
 	int64_t damping_half_life_ns, damping_max_suppress_ns;
 	unsigned damping_reuse, damping_suppress;
-	int ecmp;
+	int ecmp;	/* enum topo_ecmp: BGP's multipath, or routed's -E */
 	int nfrr_lines; /* in file order, then --set */
 	struct topo_frr_line frr_lines[TOPO_MAX_FRR_LINES];
 

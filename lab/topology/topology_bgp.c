@@ -53,7 +53,6 @@ int topo_bgp_only(const struct topology *t, const struct topo_node *node, const 
 	    "damping_reuse",
 	    "damping_suppress",
 	    "damping_max_suppress",
-	    "ecmp",
 	    "prepend",
 	    NULL,
 	};

@@ -121,6 +121,16 @@ static void topo_check_before(struct topo_parse *p, int sect, int ka, int64_t a,
 			   keys[ka].name, va, vb);
 }
 
+/* topo_check_ecmp: resilient nexthop groups are routed's (static routing):
+ * FRR's zebra installs BGP's multipath as a hash-threshold route */
+static void topo_check_ecmp(struct topo_parse *p)
+{
+	if (p->t->ecmp == TOPO_ECMP_RESILIENT && p->t->routing == TOPO_ROUTING_BGP)
+		topo_error(p, p->lab_where[TOPO_K_ECMP],
+			   "[lab] ecmp = resilient: routed's resilient nexthop groups are static "
+			   "routing's (routing = static); with routing = bgp, ecmp = hash");
+}
+
 /* topo_check_jitter: the latest instant the failure may fall at,
  * fail_at + fail_jitter, is before the end of the traffic (with a site's
  * fail = yes; the [event] sections' instants are topology_events.c's) */
@@ -627,6 +637,7 @@ void topo_check(struct topo_parse *p)
 	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_FAIL_AT, t->fail_at_ns, TOPO_K_DURATION,
 			  t->duration_ns);
 	topo_check_jitter(p);
+	topo_check_ecmp(p);
 	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_LAB_PROBE_TIMEOUT, t->probe_timeout_ns,
 			  TOPO_K_LAB_PROBE_INTERVAL, t->probe_interval_ns);
 	topo_check_routers(p);

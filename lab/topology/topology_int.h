@@ -66,6 +66,7 @@ enum {
 	TOPO_K_STATIC_REFRESH = 18,
 	TOPO_K_STATIC_HOLD = 19,
 	TOPO_K_FAIL_JITTER = 20,
+	TOPO_K_ECMP = 34,
 	TOPO_K_LAB_ADDRESSES = 40,
 
 	TOPO_K_LINK = 0, /* every node kind but [router] */

@@ -30,6 +30,9 @@ static const char *const topo_impl_words[] = {"resolverd", "unbound", "knot-reso
 static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /* topo_rsv_mode */
 static const char *const topo_proto_words[] = {"udp", "tcp", NULL};	       /* topo_proto */
 static const char *const topo_check_words[] = {"udp", "tcp", NULL};	       /* topo_check */
+static const char *const topo_ecmp_words[] = {"no", "yes", "hash", "resilient",
+					      NULL};		      /* topo_ecmp */
+static const char *const topo_ecmp_hash_words[] = {"l4", "l3", NULL}; /* topo_ecmp_hash */
 static const char *const topo_addresses_words[] = {"first", "random", "sorted", "next",
 						   NULL}; /* topo_addresses */
 
@@ -74,7 +77,7 @@ static const struct topo_key topo_lab_keys[] = {
     {"damping_reuse", TOPO_T_UINT, LAB(damping_reuse), 1, 20000, -1, NULL},
     {"damping_suppress", TOPO_T_UINT, LAB(damping_suppress), 1, 20000, -1, NULL},
     {"damping_max_suppress", TOPO_T_DURATION, LAB(damping_max_suppress_ns), 1, 0, -1, NULL},
-    {"ecmp", TOPO_T_BOOL, LAB(ecmp), 0, 0, -1, NULL},
+    {"ecmp", TOPO_T_CHOICE, LAB(ecmp), 0, 0, -1, topo_ecmp_words},
     /* the clients' records (docs/agents.md); printed when not csv */
     {"records", TOPO_T_CHOICE, LAB(records), 0, 0, -1, topo_records_words},
     /* the lab's DNS tree (topology_tree.c); printed when yes */
@@ -89,6 +92,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"addresses", TOPO_T_CHOICE, LAB(addresses), 0, 0, -1, topo_addresses_words},
     /* the TCP clients' connect timeout (0: their timeout); printed when set */
     {"connect_timeout", TOPO_T_DURATION, LAB(connect_timeout_ns), 1, 0, -1, NULL},
+    /* the routers' multipath hash; printed when ecmp is not no */
+    {"ecmp_hash", TOPO_T_CHOICE, LAB(ecmp_hash), 0, 0, -1, topo_ecmp_hash_words},
 };
 
 static const struct topo_key topo_router_keys[] = {

@@ -153,6 +153,10 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		if (t->proto == TOPO_PROTO_UDP && (node == NULL || node->proto == TOPO_PROTO_UDP) &&
 		    strcmp(keys[k].name, "proto") == 0)
 			continue;
+		/* printed when on: both routings read them */
+		if (node == NULL && t->ecmp == TOPO_ECMP_NO &&
+		    (strcmp(keys[k].name, "ecmp") == 0 || strcmp(keys[k].name, "ecmp_hash") == 0))
+			continue;
 		if (t->addresses == TOPO_ADDRESSES_FIRST &&
 		    (node == NULL || node->addresses == TOPO_ADDRESSES_FIRST) &&
 		    strcmp(keys[k].name, "addresses") == 0)

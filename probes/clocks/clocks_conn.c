@@ -178,10 +178,23 @@ static void clocks_conn_segment(const struct clocks_input *in, const struct cloc
 		return;
 	key = clocks_conn_key(seg, site);
 	fl = clocks_conn_find(flows, nf, &key);
-	if (fl && fl->syn_ns <= seg->t_ns)
+	if (fl && fl->syn_ns <= seg->t_ns) {
 		s->rsts_other++;
-	else
-		s->rsts_unknown++;
+		return;
+	}
+	s->rsts_unknown++;
+	/* opened at a third site, one that did not fail: the flow was moved
+	 * off a healthy site (ECMP's rehashing) */
+	for (size_t j = 0; j < in->ncaptures; j++) {
+		if ((int)j == site || strcmp(in->captures[j].label, f->site) == 0)
+			continue;
+		key.site = (int)j;
+		fl = clocks_conn_find(flows, nf, &key);
+		if (fl && fl->syn_ns <= seg->t_ns) {
+			s->rsts_collateral++;
+			return;
+		}
+	}
 }
 
 static int clocks_conn_i64(const void *a, const void *b)
@@ -426,11 +439,13 @@ void clocks_conn_print(FILE *out, const struct clocks_input *in)
 		fprintf(out,
 			", %lld open on %s at t0; after t0: %lld SYNs reached %s (the last at %s), "
 			"%s closed %lld and reset %lld, other sites reset %lld they never opened "
-			"(RFC 7094) and %lld of their own\n",
+			"(RFC 7094; %lld moved off a site that did not fail) and %lld of their "
+			"own\n",
 			(long long)s->open_at_t0, in->failure.site, (long long)s->syns_failed,
 			in->failure.site, clocks_conn_s(buf, sizeof(buf), s->last_syn_ns),
 			in->failure.site, (long long)s->fins_failed, (long long)s->rsts_failed,
-			(long long)s->rsts_unknown, (long long)s->rsts_other);
+			(long long)s->rsts_unknown, (long long)s->rsts_collateral,
+			(long long)s->rsts_other);
 		clocks_conn_print_clients(out, names[k], &s->per_client, in->failure.site);
 	}
 }
@@ -483,6 +498,7 @@ static json_t *clocks_conn_json_scheme(const struct clocks_conn *c,
 	json_object_set_new(o, "fins_from_failed", json_integer(s->fins_failed));
 	json_object_set_new(o, "resets_from_failed", json_integer(s->rsts_failed));
 	json_object_set_new(o, "resets_unknown_flow", json_integer(s->rsts_unknown));
+	json_object_set_new(o, "resets_collateral", json_integer(s->rsts_collateral));
 	json_object_set_new(o, "resets_other", json_integer(s->rsts_other));
 	json_object_set_new(o, "clients", clocks_conn_json_clients(&s->per_client));
 	return o;

@@ -5,7 +5,8 @@
  * a retransmitted SYN opening nothing new, the connections open on the
  * failed site at t0, the last SYN that reached it after t0, and a reset by
  * another site told apart by whether its link ever opened that connection
- * (RFC 7094's catchment change) or not. A run without TCP has no
+ * (RFC 7094's catchment change) or not, and of those the ones a third,
+ * healthy site had opened (ECMP's collateral). A run without TCP has no
  * "connections" at all.
  */
 #include "test_clocks_util.h"
@@ -133,6 +134,10 @@ static void test_connections(void **state)
 	    {T0 + 1500 * MS, 40001, ANY, RST, 1}, /* a flow b never opened: RFC 7094 */
 	    {T0 + 1600 * MS, 40004, ANY, SYN, 0},
 	    {T0 + 1700 * MS, 40004, ANY, RST, 1}, /* one of b's own */
+	    {T0 + 1800 * MS, 40006, ANY, RST, 1}, /* c's, moved off c: collateral */
+	};
+	const struct tseg c3[] = {
+	    {T0 - 1000 * MS, 40006, ANY, SYN, 0}, /* anycast at c, which did not fail */
 	};
 	char *table;
 	json_t *root, *c, *o;
@@ -140,6 +145,7 @@ static void test_connections(void **state)
 	lab(dir);
 	write_tcp_pcap(dir, "capture-a.pcap", a, sizeof(a) / sizeof(a[0]));
 	write_tcp_pcap(dir, "capture-b.pcap", b, sizeof(b) / sizeof(b[0]));
+	write_tcp_pcap(dir, "capture-c.pcap", c3, sizeof(c3) / sizeof(c3[0]));
 	/* c1's anycast flow: an error and a timeout after t0, then b answers
 	 * (sent 500 ms after t0, 1 ms of RTT); its DNS flow: a answers once
 	 * after t0 (no failure), then an error, then only a again */
@@ -157,14 +163,15 @@ static void test_connections(void **state)
 	c = json_object_get(root, "connections");
 	assert_non_null(c);
 	o = json_object_get(c, "anycast");
-	assert_int_equal(json_integer_value(json_object_get(o, "opened")), 2);
-	assert_int_equal(json_integer_value(json_object_get(o, "syns")), 2);
+	assert_int_equal(json_integer_value(json_object_get(o, "opened")), 3);
+	assert_int_equal(json_integer_value(json_object_get(o, "syns")), 3);
 	assert_int_equal(json_integer_value(json_object_get(o, "open_at_t0")), 1);
 	assert_int_equal(json_integer_value(json_object_get(o, "syns_to_failed")), 0);
 	assert_json_null(o, "last_syn_to_failed_s");
 	assert_int_equal(json_integer_value(json_object_get(o, "fins_from_failed")), 0);
 	assert_int_equal(json_integer_value(json_object_get(o, "resets_from_failed")), 0);
-	assert_int_equal(json_integer_value(json_object_get(o, "resets_unknown_flow")), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "resets_unknown_flow")), 2);
+	assert_int_equal(json_integer_value(json_object_get(o, "resets_collateral")), 1);
 	assert_int_equal(json_integer_value(json_object_get(o, "resets_other")), 1);
 	o = json_object_get(c, "dns");
 	assert_int_equal(json_integer_value(json_object_get(o, "opened")), 3);
@@ -175,6 +182,7 @@ static void test_connections(void **state)
 	assert_int_equal(json_integer_value(json_object_get(o, "fins_from_failed")), 1);
 	assert_int_equal(json_integer_value(json_object_get(o, "resets_from_failed")), 1);
 	assert_int_equal(json_integer_value(json_object_get(o, "resets_unknown_flow")), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "resets_collateral")), 0);
 	assert_int_equal(json_integer_value(json_object_get(o, "resets_other")), 0);
 	o = json_object_get(json_object_get(c, "anycast"), "clients");
 	assert_int_equal(json_integer_value(json_object_get(o, "clients")), 1);
@@ -202,15 +210,15 @@ static void test_connections(void **state)
 			       "site other than a at - (p50; max -; 1 never had one), failed "
 			       "requests before it 1 (p50; max 1)\n"));
 	assert_non_null(strstr(table,
-			       "\nconnections (anycast): 2 opened (2 SYNs), 1 open on a at t0; "
+			       "\nconnections (anycast): 3 opened (3 SYNs), 1 open on a at t0; "
 			       "after t0: 0 SYNs reached a (the last at -), a closed 0 and "
-			       "reset 0, other sites reset 1 they never opened (RFC 7094) and "
-			       "1 of their own\n"));
+			       "reset 0, other sites reset 2 they never opened (RFC 7094; 1 "
+			       "moved off a site that did not fail) and 1 of their own\n"));
 	assert_non_null(strstr(table,
 			       "\nconnections (dns): 3 opened (4 SYNs), 1 open on a at t0; "
 			       "after t0: 2 SYNs reached a (the last at 1.200 s), a closed 1 "
-			       "and reset 1, other sites reset 0 they never opened (RFC 7094) "
-			       "and 0 of their own\n"));
+			       "and reset 1, other sites reset 0 they never opened (RFC 7094; 0 "
+			       "moved off a site that did not fail) and 0 of their own\n"));
 	free(table);
 	json_decref(root);
 	conn_decay(dir);

@@ -195,6 +195,14 @@ void kern_again(struct kern *k)
 	fprintf(kf, "%s: again (what is there is kept)\n", ns_name(k->ns));
 }
 
+int kern_sysctl(int nsfd, const char *name, const char *value, int optional)
+{
+	struct kern k = {.ns = ns_of_fd(nsfd)};
+
+	(void)optional;
+	return fake_change(&k, "sysctl %s = %s", name, value);
+}
+
 int kern_link_forwarding(struct kern *k, int ifindex)
 {
 	return fake_change(k, "forwarding on %s", ifname(k, ifindex));

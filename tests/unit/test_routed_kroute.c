@@ -15,11 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 #include <netlink/route/route.h>
 
+#include "agents/routed/knh.h"
 #include "agents/routed/kroute.h"
 #include "test_netns.h"
 
@@ -296,6 +298,98 @@ static void test_ecmp_hash(void **state)
 	assert_int_equal(kroute_delete(f->k, &r, f->err, sizeof(f->err)), 1);
 }
 
+/* sh: the first line of cmd's output (ip in the test's namespace), or "" */
+static const char *sh(const char *cmd)
+{
+	static char out[4096];
+	FILE *p = popen(cmd, "r");
+	size_t n;
+
+	assert_non_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	pclose(p);
+	return out;
+}
+
+/* buckets: the gateway id of each bucket of group gid, "id id id ..." */
+static void buckets(uint32_t gid, unsigned *ids, int n)
+{
+	char cmd[128], line[256];
+	FILE *p;
+	int k = 0;
+
+	snprintf(cmd, sizeof(cmd), "ip nexthop bucket list id %u", gid);
+	assert_non_null(p = popen(cmd, "r"));
+	while (fgets(line, sizeof(line), p)) {
+		const char *at = strstr(line, "nhid ");
+		unsigned index;
+
+		assert_non_null(at);
+		assert_int_equal(sscanf(line, "id %*u index %u", &index), 1);
+		assert_true(index < (unsigned)n);
+		ids[index] = (unsigned)strtoul(at + 5, NULL, 10);
+		k++;
+	}
+	pclose(p);
+	assert_int_equal(k, n);
+}
+
+/* ECMP (resilient): the route points at a resilient group of the
+ * gateways' nexthop objects; a gateway's removal hands its buckets to the
+ * others and moves no other bucket; the route's deletion takes the group */
+static void test_ecmp_resilient(void **state)
+{
+	struct fixture *f = *state;
+	struct kroute r = route("198.19.0.1", 32, "198.18.0.2", 10);
+	unsigned before[KNH_BUCKETS], after[KNH_BUCKETS];
+	const uint32_t gid = KNH_GROUP_BASE + 1, gone = KNH_GW_BASE + 2;
+	char want[512];
+	int moved = 0;
+
+	TEST_NETNS_ENTER();
+	f->ecmp = KROUTE_ECMP_RESILIENT;
+	lab(f, RT_TABLE_MAIN);
+	r.nvia = 3;
+	assert_int_equal(inet_pton(AF_INET, "198.18.0.2", &r.vias[0]), 1);
+	assert_int_equal(inet_pton(AF_INET, "198.18.0.3", &r.vias[1]), 1);
+	assert_int_equal(inet_pton(AF_INET, "198.18.0.4", &r.vias[2]), 1);
+	change(f, r);
+	snprintf(want, sizeof(want),
+		 "198.19.0.1 nhid %u proto 252 metric 10 \n"
+		 "\tnexthop via 198.18.0.2 dev t0 weight 1 \n"
+		 "\tnexthop via 198.18.0.3 dev t0 weight 1 \n"
+		 "\tnexthop via 198.18.0.4 dev t0 weight 1 \n",
+		 gid);
+	assert_string_equal(sh("ip route show 198.19.0.1"), want);
+	buckets(gid, before, KNH_BUCKETS);
+	/* the same set again (a refresh): nothing moves */
+	change(f, r);
+	buckets(gid, after, KNH_BUCKETS);
+	assert_memory_equal(before, after, sizeof(before));
+	/* 198.18.0.3 leaves */
+	r.vias[1] = r.vias[2];
+	r.nvia = 2;
+	change(f, r);
+	buckets(gid, after, KNH_BUCKETS);
+	for (int i = 0; i < KNH_BUCKETS; i++) {
+		assert_true(after[i] != gone);
+		if (before[i] != gone)
+			assert_int_equal(after[i], before[i]);
+		else
+			moved++;
+	}
+	/* its share of the 64 buckets, a third, give or take the rounding */
+	assert_true(moved >= 21 && moved <= 22);
+	r.nvia = 0;
+	r.via.s_addr = 0;
+	assert_int_equal(kroute_delete(f->k, &r, f->err, sizeof(f->err)), 0);
+	assert_string_equal(sh("ip route show 198.19.0.1"), "");
+	snprintf(want, sizeof(want), "ip nexthop show id %u 2>/dev/null", gid);
+	assert_string_equal(sh(want), "");
+	assert_int_equal(kroute_delete(f->k, &r, f->err, sizeof(f->err)), 1);
+}
+
 int main(void)
 {
 	static struct fixture fx;
@@ -307,6 +401,7 @@ int main(void)
 	    cmocka_unit_test_prestate_setup_teardown(test_other_protocol_kept, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_refused, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_ecmp_hash, NULL, teardown, &fx),
+	    cmocka_unit_test_prestate_setup_teardown(test_ecmp_resilient, NULL, teardown, &fx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
