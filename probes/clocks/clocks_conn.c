@@ -14,6 +14,7 @@ struct clocks_conn_flow {
 	uint16_t cport;
 	int site;
 	int64_t syn_ns, closed_ns;
+	int moved; /* counted in rsts_collateral: reset by another site after t0 */
 };
 
 /* clocks_conn_key_cmp: by connection and site, the time left out */
@@ -41,7 +42,7 @@ static int clocks_conn_cmp(const void *a, const void *b)
 static struct clocks_conn_flow clocks_conn_key(const struct clocks_tcpseg *seg, int site)
 {
 	return (struct clocks_conn_flow){seg->client.s_addr, seg->server.s_addr, seg->cport, site,
-					 INT64_MIN,	     CLOCKS_NONE};
+					 INT64_MIN,	     CLOCKS_NONE,	 0};
 }
 
 /* clocks_conn_find: the flow of key among the n distinct ones, or NULL */
@@ -186,12 +187,16 @@ static void clocks_conn_segment(const struct clocks_input *in, const struct cloc
 	/* opened at a third site, one that did not fail: the flow was moved
 	 * off a healthy site (ECMP's rehashing) */
 	for (size_t j = 0; j < in->ncaptures; j++) {
+		struct clocks_conn_flow *moved;
+
 		if ((int)j == site || strcmp(in->captures[j].label, f->site) == 0)
 			continue;
 		key.site = (int)j;
-		fl = clocks_conn_find(flows, nf, &key);
-		if (fl && fl->syn_ns <= seg->t_ns) {
-			s->rsts_collateral++;
+		moved = clocks_conn_find(flows, nf, &key);
+		if (moved && moved->syn_ns <= seg->t_ns) {
+			/* a connection, however many of its segments were reset */
+			s->rsts_collateral += !moved->moved;
+			moved->moved = 1;
 			return;
 		}
 	}
@@ -439,8 +444,8 @@ void clocks_conn_print(FILE *out, const struct clocks_input *in)
 		fprintf(out,
 			", %lld open on %s at t0; after t0: %lld SYNs reached %s (the last at %s), "
 			"%s closed %lld and reset %lld, other sites reset %lld they never opened "
-			"(RFC 7094; %lld moved off a site that did not fail) and %lld of their "
-			"own\n",
+			"(RFC 7094; connections moved off sites that did not fail: %lld) and "
+			"%lld of their own\n",
 			(long long)s->open_at_t0, in->failure.site, (long long)s->syns_failed,
 			in->failure.site, clocks_conn_s(buf, sizeof(buf), s->last_syn_ns),
 			in->failure.site, (long long)s->fins_failed, (long long)s->rsts_failed,

@@ -49,8 +49,9 @@ struct clocks_conn_scheme {
 	int64_t fins_failed;  /* FINs the failed site sent (its process gone, the kernel closing) */
 	int64_t rsts_failed;  /* RSTs the failed site sent (nothing listening any more) */
 	int64_t rsts_unknown; /* RSTs of another site for a connection its link never opened */
-	int64_t rsts_collateral; /* of those, connections opened at a site that did not fail */
-	int64_t rsts_other;	 /* RSTs of another site for one of its own connections */
+	int64_t
+	    rsts_collateral; /* the connections, opened at a site that did not fail, they reset */
+	int64_t rsts_other;  /* RSTs of another site for one of its own connections */
 	struct clocks_conn_clients per_client;
 };
 

@@ -93,6 +93,27 @@ static void clocks_verdict_route_left(const struct clocks_input *in, const struc
 	struct clocks_verdict_gone *g = arg;
 	char via[INET_ADDRSTRLEN] = "no gateway";
 
+	/* a multipath route (ECMP) replaced by another: each next hop that is
+	 * not in the new one left, and is judged as a route of its own */
+	if (by && !by->deleted && (rt->nnh > 1 || by->nnh > 1)) {
+		for (int i = 0; i < rt->nnh; i++) {
+			struct clocks_route one = *rt;
+			int k;
+
+			for (k = 0; k < by->nnh && (!by->nh[k].has_via || !rt->nh[i].has_via ||
+						    by->nh[k].via.s_addr != rt->nh[i].via.s_addr);
+			     k++)
+				;
+			if (k < by->nnh)
+				continue;
+			one.has_via = rt->nh[i].has_via;
+			one.via = rt->nh[i].via;
+			one.nnh = 1;
+			one.nh[0] = rt->nh[i];
+			clocks_verdict_route_left(in, &one, NULL, arg);
+		}
+		return;
+	}
 	if (!clocks_verdict_measured(in, rt->t_ns) ||
 	    (rt->has_via && rt->via.s_addr == f->via.s_addr && rt->t_ns >= f->t0_ns) ||
 	    (rt->has_via && clocks_verdict_hit_via(in, rt->via, rt->t_ns)) ||

@@ -18,7 +18,8 @@ static const char *report_fib_s(char *buf, size_t len, const struct report *r, i
 	return buf;
 }
 
-/* report_fib_hop: "198.18.0.2 (a) -> a", the route's next hops and site */
+/* report_fib_hop: "198.18.0.2 (a) -> a", the route's next hops and site
+ * ("... -> ECMP (first: a)" for a multipath route) */
 static const char *report_fib_hop(char *buf, size_t len, const struct clocks_fib_route *rt)
 {
 	size_t at = 0;
@@ -37,8 +38,10 @@ static const char *report_fib_hop(char *buf, size_t len, const struct clocks_fib
 				       rt->nh[i].dev[0] ? " (" : "", rt->nh[i].dev,
 				       rt->nh[i].dev[0] ? ")" : "");
 	}
+	/* ECMP: each flow goes its hash's way; the site is the first's */
 	if (at < len)
-		snprintf(buf + at, len - at, " -> %s", rt->site[0] ? rt->site : "?");
+		snprintf(buf + at, len - at, " -> %s%s%s", rt->nnh > 1 ? "ECMP (first: " : "",
+			 rt->site[0] ? rt->site : "?", rt->nnh > 1 ? ")" : "");
 	return buf;
 }
 

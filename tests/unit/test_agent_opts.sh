@@ -143,6 +143,7 @@ case_ routed -H soon
 case_ routed -a 198.18.0
 case_ routed -a a=198.18.0.1,hops=256
 case_ routed -P 198.19.0.1/33
+case_ routed -E ecmp
 compare routed
 
 case_ sited

@@ -212,13 +212,15 @@ static void test_connections(void **state)
 	assert_non_null(strstr(table,
 			       "\nconnections (anycast): 3 opened (3 SYNs), 1 open on a at t0; "
 			       "after t0: 0 SYNs reached a (the last at -), a closed 0 and "
-			       "reset 0, other sites reset 2 they never opened (RFC 7094; 1 "
-			       "moved off a site that did not fail) and 1 of their own\n"));
+			       "reset 0, other sites reset 2 they never opened (RFC 7094; "
+			       "connections moved off sites that did not fail: 1) and 1 of their "
+			       "own\n"));
 	assert_non_null(strstr(table,
 			       "\nconnections (dns): 3 opened (4 SYNs), 1 open on a at t0; "
 			       "after t0: 2 SYNs reached a (the last at 1.200 s), a closed 1 "
-			       "and reset 1, other sites reset 0 they never opened (RFC 7094; 0 "
-			       "moved off a site that did not fail) and 0 of their own\n"));
+			       "and reset 1, other sites reset 0 they never opened (RFC 7094; "
+			       "connections moved off sites that did not fail: 0) and 0 of their "
+			       "own\n"));
 	free(table);
 	json_decref(root);
 	conn_decay(dir);
