@@ -131,6 +131,15 @@ static void topo_check_ecmp(struct topo_parse *p)
 			   "routing's (routing = static); with routing = bgp, ecmp = hash");
 }
 
+/* topo_has_fail_shorthand: whether a [site] says fail = yes */
+static int topo_has_fail_shorthand(const struct topology *t)
+{
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].kind == TOPO_SITE && t->nodes[i].fail)
+			return 1;
+	return 0;
+}
+
 /* topo_check_jitter: the latest instant the failure may fall at,
  * fail_at + fail_jitter, is before the end of the traffic (with a site's
  * fail = yes; the [event] sections' instants are topology_events.c's) */
@@ -634,8 +643,11 @@ void topo_check(struct topo_parse *p)
 				   names[k]);
 	topo_check_dns(p);
 	topo_tree_nodes(p); /* before the links are numbered: root and tld take the last */
-	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_FAIL_AT, t->fail_at_ns, TOPO_K_DURATION,
-			  t->duration_ns);
+	/* fail_at is a site's fail = yes's: a timeline of [event]s alone may
+	 * run shorter than its default */
+	if (p->lab_where[TOPO_K_FAIL_AT] != 0 || topo_has_fail_shorthand(t))
+		topo_check_before(p, TOPO_SECT_LAB, TOPO_K_FAIL_AT, t->fail_at_ns, TOPO_K_DURATION,
+				  t->duration_ns);
 	topo_check_jitter(p);
 	topo_check_ecmp(p);
 	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_LAB_PROBE_TIMEOUT, t->probe_timeout_ns,
