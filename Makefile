@@ -378,6 +378,7 @@ bench-links:
 #   pcap               the capture reader against libpcap on the same bytes
 #   events             the JSON Lines events reader
 #   requests           the requests CSV reader
+#   httpwire           the HTTP request and reply readers (lib/httpwire.c)
 #
 # `make fuzz` builds them all (build/fuzz/fuzz_NAME); `make fuzz-run` runs
 # each for FUZZ_SECONDS (30: 4 min in all; make check gives each 5) from its
@@ -393,7 +394,8 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 FUZZ_CFLAGS := -std=gnu11 -g1 -O1 -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli \
 	-Iprobes/clocks -I. \
 	$(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
-FUZZ_TARGETS := authd resolverd-answer resolverd-query resolverd-walk topology pcap events requests
+FUZZ_TARGETS := authd resolverd-answer resolverd-query resolverd-walk topology pcap events requests \
+	httpwire
 
 FUZZ_SRC_authd := $(filter-out agents/authd/authd.c agents/authd/net.c,$(wildcard agents/authd/*.c))
 # resolverd without its sockets: tests/fuzz/resolverd_env.c stands in for
