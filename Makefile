@@ -92,7 +92,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc \
-	frr nftables clang-format knot-resolver bind9 libnetfilter-queue-dev libmnl-dev libnftnl-dev
+	frr nftables clang-format knot-resolver bind9 libnetfilter-queue-dev libmnl-dev libnftnl-dev \
+	libmicrohttpd-dev libcurl4-openssl-dev
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
@@ -188,6 +189,10 @@ $(OUTBIN)/$(1): $(call obj,$(wildcard agents/$(1)/*.c)) $(LIBSTEER)
 endef
 $(foreach a,$(AGENTS),$(eval $(call agent_rule,$(a))))
 
+# sited's and the client's HTTP libraries (agents/sited/http.c, agents/client/http.c)
+LDLIBS_sited := $(shell pkg-config --libs libmicrohttpd 2>/dev/null)
+LDLIBS_client := $(shell pkg-config --libs libcurl 2>/dev/null)
+
 # linkd's own libraries: NFQUEUE and nftables (agents/linkd/nfqueue.c, nftable.c)
 LINKD_PKGS := libnetfilter_queue libmnl libnftnl
 LDLIBS_linkd := $(shell pkg-config --libs $(LINKD_PKGS) 2>/dev/null)
@@ -210,7 +215,7 @@ $(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) 
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(LDLIBS_sited) $(LDLIBS_client) -lcmocka
 
 # Test tools (tests/tools/*.c): small programs the tests and benches drive,
 # e.g. blast, a sendmmsg sender for the collector's drop test.

@@ -29,7 +29,7 @@ const struct events_def events_table[] = {
     {EVENTS_SITED_SUMMARY, "sited",
      "site requests replies bad degraded_dropped tcp_requests tcp_accepted tcp_refused tcp_closed "
      "tcp_reset "
-     "tcp_aborted tcp_open"},
+     "tcp_aborted tcp_open http"},
     {EVENTS_PROBER_STARTED, "prober", "site check target interval_ns timeout_ns"},
     {EVENTS_PROBE_FAILED, "prober", "site check consecutive reason"},
     {EVENTS_DECLARED_DEAD, "prober", "site failures"},
