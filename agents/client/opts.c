@@ -42,6 +42,8 @@ static void client_usage(FILE *fp)
 		"  -o CSV       per-request records (default requests-NODE.csv, unless -B)\n"
 		"  -B BIN       the same as binary records (docs/agents.md); with -o, both\n"
 		"  -T           over one long-lived TCP connection, not UDP (not with -P)\n"
+		"  -H           HTTP/1.1 GETs through libcurl, connections kept alive (not\n"
+		"               with -P or -T)\n"
 		"  -n NODE      lab node, written into every event (default: client)\n"
 		"  -e FILE      JSON Lines event file (default: standard output)\n"
 		"  -v           debug logging\n"
@@ -207,6 +209,7 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	    {OPT_STR('o', &o->csv)},
 	    {OPT_STR('B', &o->bin)},
 	    {OPT_FLAG('T', &o->tcp)},
+	    {OPT_FLAG('H', &o->http)},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
 	};
@@ -228,6 +231,10 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "several -R, -k, -a, -Q and -s go with -P (a population)");
 	if (o->population && o->tcp)
 		opt_refuse(&cmd, "TCP is not yet supported for a population (-P)");
+	if (o->population && o->http)
+		opt_refuse(&cmd, "HTTP is not yet supported for a population (-P)");
+	if (o->tcp && o->http)
+		opt_refuse(&cmd, "-T and -H: one transport, TCP or HTTP");
 	if (o->nweights && o->nweights != o->nresolvers)
 		opt_refuse(&cmd, "-W gives %d weights for %d resolvers (-R)", o->nweights,
 			   o->nresolvers);

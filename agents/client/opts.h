@@ -17,7 +17,7 @@
 	"W,...]]\n"                                                                                \
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
 	"BIN]\n"                                                                                   \
-	"              [-T] [-v] [-h]\n"
+	"              [-T | -H] [-v] [-h]\n"
 #define CLIENT_RATE_MAX 10e6
 
 struct client_opts {
@@ -43,7 +43,8 @@ struct client_opts {
 	int64_t sticky_ns;
 	struct client_cfg cfg;
 	int has_id;
-	int tcp; /* -T: over one TCP connection */
+	int tcp;  /* -T: over one TCP connection */
+	int http; /* -H: HTTP/1.1 through libcurl */
 	int verbose;
 };
 

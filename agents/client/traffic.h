@@ -20,7 +20,8 @@
  *
  * With client_start_tcp the requests go over one TCP connection instead
  * (tcp.h): the same schedule, ring, timeouts and records; the connection is
- * in the loop all the time.
+ * in the loop all the time. With client_start_http they are HTTP/1.1
+ * transfers through libcurl (http.h), libcurl's sockets in the loop.
  */
 #ifndef STEERLAB_CLIENT_TRAFFIC_H
 #define STEERLAB_CLIENT_TRAFFIC_H
@@ -64,6 +65,7 @@ struct udp_batch;
 struct pop;
 struct popdns;
 struct client_tcp;
+struct client_http;
 struct event_log;
 
 struct client {
@@ -85,6 +87,7 @@ struct client {
 	struct pop *pop;	   /* a population (pop.h), or NULL: one client */
 	struct popdns *popdns;	   /* its DNS steering, or NULL: anycast */
 	struct client_tcp *tcp;	   /* the TCP transport (tcp.h), or NULL: UDP */
+	struct client_http *http;  /* the HTTP transport (http.h), or NULL */
 };
 
 /* client_start: opens the socket and timers and schedules request 0 now.
@@ -104,6 +107,11 @@ int client_start_pop(struct client *c, struct loop *loop, const struct client_cf
  * connection's events to ev. */
 int client_start_tcp(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
 		     struct event_log *ev);
+
+/* client_start_http: the same for one client over HTTP (http.h), its URLs
+ * naming host (NULL: the target's address), its events to ev. */
+int client_start_http(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
+		      const char *host, struct event_log *ev);
 
 /* client_sending_ns: how long the sends took: up to when the next request
  * fell due, or sending stopped */
