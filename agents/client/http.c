@@ -31,6 +31,7 @@ struct client_http_xfer {
 	uint64_t seq;
 	int header; /* 1: the X-Steerlab header decoded into reply, -1: one did not */
 	struct wire_msg reply;
+	char server[48];	       /* the response's Server header, "" if none */
 	struct curl_slist *connect_to; /* the address pinned for it */
 	char url[sizeof("http://") + 256 + sizeof(":65535") + HTTPWIRE_PATH_MAX];
 	TAILQ_ENTRY(client_http_xfer) entry;
@@ -46,6 +47,7 @@ struct client_http {
 	char host[256]; /* the URL's: the service name, or the target's address */
 	struct client_http_xfers running, spare;
 	LIST_HEAD(, client_http_sock) socks; /* watched now */
+	char server[48];		     /* the first Server header of a reply: who answered */
 	uint64_t transfers, connects, reused;
 	uint64_t failed[CLIENT_HTTP_NCAUSES];
 };
@@ -243,6 +245,21 @@ static size_t client_http_on_header(char *buf, size_t size, size_t n, void *arg)
 
 	if (len >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
 		x->header = 0;
+		x->server[0] = '\0';
+		return len;
+	}
+	if (len > 7 && strncasecmp(buf, "Server:", 7) == 0) {
+		size_t from = 7, to = len;
+
+		while (from < to && (buf[from] == ' ' || buf[from] == '\t'))
+			from++;
+		while (to > from &&
+		       (buf[to - 1] == '\r' || buf[to - 1] == '\n' || buf[to - 1] == ' '))
+			to--;
+		if (to - from < sizeof(x->server)) {
+			memcpy(x->server, buf + from, to - from);
+			x->server[to - from] = '\0';
+		}
 		return len;
 	}
 	if (len <= name || buf[name] != ':' || strncasecmp(buf, HTTPWIRE_HEADER, name) != 0)
@@ -303,40 +320,57 @@ static void client_http_failed(struct client_http *t, struct client_http_xfer *x
 		   "address", ip && *ip ? ip : NULL, "local_port", (int)port, "reused", reused);
 }
 
+/* client_http_account: x's transfer, ended or aborted, counted: the
+ * connections it made (an http_connected event for the one it ended on),
+ * or the kept-alive one it used. Whether it went on a kept-alive one. */
+static int client_http_account(struct client_http *t, struct client_http_xfer *x)
+{
+	long conns = 0, port = 0;
+	char *ip = NULL;
+
+	curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &conns);
+	curl_easy_getinfo(x->easy, CURLINFO_LOCAL_PORT, &port);
+	curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip);
+	t->transfers++;
+	if (conns > 0) {
+		t->connects += (uint64_t)conns;
+		if (port != 0 && ip && *ip)
+			event_emit(t->ev, EVENTS_HTTP_CONNECTED, "{s:I, s:s, s:i}", "client",
+				   (json_int_t)t->c->cfg.id, "address", ip, "local_port",
+				   (int)port);
+		return 0;
+	}
+	if (port == 0)
+		return 0; /* never connected */
+	t->reused++;
+	return 1;
+}
+
 /* client_http_done: x's transfer ended with rc */
 static void client_http_done(struct client_http *t, struct client_http_xfer *x, CURLcode rc)
 {
 	struct client *c = t->c;
-	long status = 0, os_errno = 0, conns = 0, port = 0;
+	long status = 0, os_errno = 0;
 	enum client_http_cause cause;
-	char *ip = NULL;
+	int reused;
 
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(x->easy, CURLINFO_OS_ERRNO, &os_errno);
-	curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &conns);
 	cause = client_http_cause_of(rc, os_errno, status);
 	if (cause == CLIENT_HTTP_NCAUSES &&
 	    (x->header != 1 || x->reply.seq != x->seq || x->reply.client_id != c->cfg.id))
 		cause = CLIENT_HTTP_BAD;
-	t->transfers++;
-	if (conns > 0) {
-		t->connects += (uint64_t)conns;
-		curl_easy_getinfo(x->easy, CURLINFO_LOCAL_PORT, &port);
-		curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip);
-		if (port != 0 && ip && *ip)
-			event_emit(t->ev, EVENTS_HTTP_CONNECTED, "{s:I, s:s, s:i}", "client",
-				   (json_int_t)c->cfg.id, "address", ip, "local_port", (int)port);
-	} else {
-		t->reused++;
-	}
+	reused = client_http_account(t, x);
 	if (cause == CLIENT_HTTP_NCAUSES) {
+		if (t->server[0] == '\0' && x->server[0] != '\0')
+			memcpy(t->server, x->server, sizeof(t->server));
 		client_take_reply(c, &x->reply, now_real_ns());
 	} else {
 		if (t->failed[cause] == 0)
 			log_info("a request to %s failed: %s (%s), the first so", x->url,
 				 client_http_cause_name(cause),
 				 rc == CURLE_OK ? "HTTP status" : curl_easy_strerror(rc));
-		client_http_failed(t, x, cause, status, conns == 0);
+		client_http_failed(t, x, cause, status, reused);
 	}
 	client_http_finish(t, x);
 }
@@ -367,7 +401,7 @@ void client_http_expired(struct client_http *t)
 		next = TAILQ_NEXT(x, entry);
 		if (client_ring_find(&t->c->ring, x->seq) != NULL)
 			continue;
-		client_http_failed(t, x, CLIENT_HTTP_TIMEOUT, 0, 0);
+		client_http_failed(t, x, CLIENT_HTTP_TIMEOUT, 0, client_http_account(t, x));
 		client_http_finish(t, x);
 	}
 }
@@ -425,6 +459,7 @@ static int client_http_start(struct client_http *t, const struct client_slot *s)
 	m.sent_ns = (uint64_t)s->sent_real_ns;
 	x->seq = s->seq;
 	x->header = 0;
+	x->server[0] = '\0';
 	inet_ntop(AF_INET, &c->cfg.target.sin_addr, addr, sizeof(addr));
 	if (httpwire_path(&m, path, sizeof(path)) == -1 ||
 	    strfmt(x->url, sizeof(x->url), "http://%s:%u%s", t->host[0] ? t->host : addr, port,
@@ -532,9 +567,10 @@ fail:
 
 json_t *client_http_json(const struct client_http *t)
 {
-	json_t *o = json_pack("{s:s, s:I, s:I, s:I}", "library", client_http_library(), "transfers",
-			      (json_int_t)t->transfers, "connects", (json_int_t)t->connects,
-			      "reused", (json_int_t)t->reused);
+	json_t *o =
+	    json_pack("{s:s, s:s?, s:I, s:I, s:I}", "library", client_http_library(), "server",
+		      t->server[0] ? t->server : NULL, "transfers", (json_int_t)t->transfers,
+		      "connects", (json_int_t)t->connects, "reused", (json_int_t)t->reused);
 
 	for (int i = 0; o && i < CLIENT_HTTP_NCAUSES; i++)
 		json_object_set_new(o, client_http_causes[i].count,
@@ -544,12 +580,13 @@ json_t *client_http_json(const struct client_http *t)
 
 void client_http_log(const struct client_http *t)
 {
-	log_info("http (%s): %llu transfers, %llu connects, %llu on a kept-alive connection; "
+	log_info("http (%s, answered by %s): %llu transfers, %llu connects, %llu on a kept-alive "
+		 "connection; "
 		 "failed: %llu refused, %llu resets, %llu eofs, %llu timeouts, %llu unreachable, "
 		 "%llu 503, %llu other status, %llu bad, %llu other",
-		 client_http_library(), (unsigned long long)t->transfers,
-		 (unsigned long long)t->connects, (unsigned long long)t->reused,
-		 (unsigned long long)t->failed[CLIENT_HTTP_REFUSED],
+		 client_http_library(), t->server[0] ? t->server : "no server",
+		 (unsigned long long)t->transfers, (unsigned long long)t->connects,
+		 (unsigned long long)t->reused, (unsigned long long)t->failed[CLIENT_HTTP_REFUSED],
 		 (unsigned long long)t->failed[CLIENT_HTTP_RESET],
 		 (unsigned long long)t->failed[CLIENT_HTTP_EOF],
 		 (unsigned long long)t->failed[CLIENT_HTTP_TIMEOUT],

@@ -80,8 +80,11 @@ int client_http_send(struct client_http *t, unsigned n);
  * holds (expired: recorded lost) are aborted. */
 void client_http_expired(struct client_http *t);
 
-/* client_http_json: the counts for client_summary: {library, transfers,
- * connects, reused, and one count per cause: refused, resets, eofs,
+/* client_http_json: the counts for client_summary: {library, server (the
+ * Server header of the first reply, null if none), transfers (ended or
+ * aborted), connects (connections established), reused (transfers on a
+ * kept-alive connection),
+ * and one count per cause: refused, resets, eofs,
  * timeouts, unreachable, unavailable, status, bad, other}, or NULL if out
  * of memory */
 json_t *client_http_json(const struct client_http *t);

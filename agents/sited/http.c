@@ -75,6 +75,7 @@ static enum MHD_Result sited_http_on_request(void *cls, struct MHD_Connection *c
 		return MHD_NO;
 	/* added first: right after the Date libmicrohttpd writes */
 	if ((r.header[0] && MHD_add_response_header(resp, HTTPWIRE_HEADER, r.header) == MHD_NO) ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_SERVER, h->product) == MHD_NO ||
 	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain") == MHD_NO) {
 		MHD_destroy_response(resp);
 		return MHD_NO;
@@ -152,8 +153,11 @@ int sited_http_open(struct sited_http *h, struct loop *loop, const struct sited_
 	h->loop = loop;
 	h->srv = srv;
 	h->h.fd = h->timer.fd = -1;
-	if (strfmt(h->server, sizeof(h->server), "libmicrohttpd %s", MHD_get_version()) == -1)
+	if (strfmt(h->server, sizeof(h->server), "libmicrohttpd %s", MHD_get_version()) == -1 ||
+	    strfmt(h->product, sizeof(h->product), "libmicrohttpd/%s", MHD_get_version()) == -1) {
 		strfmt(h->server, sizeof(h->server), "libmicrohttpd");
+		strfmt(h->product, sizeof(h->product), "libmicrohttpd");
+	}
 	h->daemon = MHD_start_daemon(
 	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, sited_http_on_request, h,
 	    MHD_OPTION_EXTERNAL_LOGGER, sited_http_log, h, MHD_OPTION_SOCK_ADDR,

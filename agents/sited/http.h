@@ -10,8 +10,9 @@
  * Unavailable, with the same header, and connections are still accepted:
  * the application broken, not the host. A GET of any other target is the
  * site's health page (200 "ok", 503 while degraded), for HTTP health checks;
- * another method is 405. Connections are kept alive (HTTP/1.1) and never
- * timed out by the server: the client decides.
+ * another method is 405. Every answer names the server in a Server header
+ * (RFC 9110), so the clients can say which server answered them. Connections are kept alive
+ * (HTTP/1.1) and never timed out by the server: the client decides.
  *
  * libmicrohttpd runs in its "external epoll" mode: its epoll descriptor is
  * one handler of the loop (lib/loop.h) and a timerfd follows
@@ -49,7 +50,8 @@ struct sited_http {
 	struct MHD_Daemon *daemon;
 	struct loop_handler h, timer;
 	struct sited_http_counts counts;
-	char server[48]; /* "libmicrohttpd 0.9.75": who answered, for the summary */
+	char server[48];  /* "libmicrohttpd 0.9.75": who answered, for the summary */
+	char product[48]; /* the same as a Server header's product: "libmicrohttpd/0.9.75" */
 };
 
 /* what sited_http_answer decided */

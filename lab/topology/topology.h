@@ -218,8 +218,9 @@ enum topo_check {
 
 /* what a client's requests travel on (docs/topology.md, "Connections") */
 enum topo_proto {
-	TOPO_PROTO_UDP, /* one datagram a request */
-	TOPO_PROTO_TCP, /* a long-lived connection, requests back to back */
+	TOPO_PROTO_UDP,	 /* one datagram a request */
+	TOPO_PROTO_TCP,	 /* a long-lived connection, requests back to back */
+	TOPO_PROTO_HTTP, /* HTTP/1.1 GETs through libcurl, connections kept alive */
 };
 
 enum topo_arrivals {
@@ -288,7 +289,7 @@ struct topo_node {
 	double rate;	    /* requests per second */
 	int64_t timeout_ns; /* a request unanswered this long is lost */
 	uint32_t client_id; /* 1, 2, ... in file order */
-	int proto;	    /* enum topo_proto: UDP datagrams or a TCP connection */
+	int proto;	    /* enum topo_proto: UDP datagrams, a TCP connection or HTTP */
 	/* a population (docs/topology.md, "Populations"): population logical
 	 * clients (0: one client) sharing rate by skew, arrivals paced or
 	 * poisson; resolver_all: they ask every cache of the [resolver] node
@@ -589,9 +590,13 @@ int topo_captured(const struct topology *t, int link);
 int topo_captured_bgp(const struct topology *t, int link);
 uint64_t topo_capture_total(const struct topology *t, int router, int *nlinks);
 
-/* topo_has_tcp: whether a [client] sends over TCP (proto = tcp): the site
- * links' captures then take the request port's TCP segments too */
+/* topo_has_tcp: whether a [client] sends over TCP (proto = tcp or http):
+ * the site links' captures then take the request port's TCP segments too */
 int topo_has_tcp(const struct topology *t);
+
+/* topo_has_http: whether a [client] speaks HTTP (proto = http): the sites
+ * then serve HTTP on their TCP port (sited -H) */
+int topo_has_http(const struct topology *t);
 
 /* topo_format_duration, topo_format_size: a value as topo_print writes it
  * and topo_load reads it back ("1500ms", "64M": K, M, G are powers of

@@ -327,9 +327,9 @@ static void topo_check_population(struct topo_parse *p, int i)
 		topo_error(p,
 			   m->where[TOPO_K_PROTO] ? m->where[TOPO_K_PROTO]
 						  : m->where[TOPO_K_POPULATION],
-			   "[client %s] proto = tcp: a population sends UDP only (one connection a "
+			   "[client %s] proto = %s: a population sends UDP only (one connection a "
 			   "client is not there yet); set proto = udp for it",
-			   node->name);
+			   node->name, node->proto == TOPO_PROTO_HTTP ? "http" : "tcp");
 	if (node->population > 0 && node->client_id > 8191)
 		topo_error(p, m->where[TOPO_K_POPULATION],
 			   "[client %s] population: only the first 8191 clients may be "

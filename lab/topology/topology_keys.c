@@ -28,7 +28,7 @@ static const char *const topo_arrivals_words[] = {"paced", "poisson", NULL}; /* 
 static const char *const topo_impl_words[] = {"resolverd", "unbound", "knot-resolver", "bind9",
 					      NULL};			       /* topo_impl */
 static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /* topo_rsv_mode */
-static const char *const topo_proto_words[] = {"udp", "tcp", NULL};	       /* topo_proto */
+static const char *const topo_proto_words[] = {"udp", "tcp", "http", NULL};    /* topo_proto */
 static const char *const topo_check_words[] = {"udp", "tcp", NULL};	       /* topo_check */
 
 /* The order of each table is the order of docs/man/steerlab.ini.5, of the

@@ -207,6 +207,8 @@ case_ client -i 1 -R 198.18.0.2 -q n -P 2 -W 1,2
 case_ client -i 4294967295 -t 198.18.0.1 -P 2
 case_ client -i 4294967294 -t 198.18.0.1 -P 3
 case_ client -i 1 -t 198.18.0.1 -P 2 -T
+case_ client -i 1 -t 198.18.0.1 -P 2 -H
+case_ client -i 1 -t 198.18.0.1 -T -H
 compare client
 
 case_ collector

@@ -117,8 +117,10 @@ static void http_run(struct loop *loop, struct client *c, const struct sockaddr_
 }
 
 /* served_run: a site (degraded or not) in a loop of its own, the client's
- * run against it; the site's counts into *counts */
-static void served_run(int degraded, struct client *c, char *path, struct sited_http_counts *counts)
+ * run against it; the site's counts into *counts, the client's http
+ * summary into *summary */
+static void served_run(int degraded, struct client *c, char *path, struct sited_http_counts *counts,
+		       json_t **summary)
 {
 	struct sockaddr_in addr = {.sin_family = AF_INET,
 				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -132,6 +134,7 @@ static void served_run(int degraded, struct client *c, char *path, struct sited_
 	addr.sin_port = htons(sited_http_port(&h));
 	http_run(loop, c, &addr, path);
 	*counts = h.counts;
+	*summary = client_http_json(c->http);
 	client_close(c);
 	sited_http_close(&h);
 	loop_free(loop);
@@ -142,10 +145,10 @@ static void test_served(void **state)
 	char path[] = "/tmp/test_client_httpXXXXXX", path2[] = "/tmp/test_client_httpXXXXXX";
 	struct sited_http_counts n;
 	struct client c;
-	json_t *failed, *connected;
+	json_t *failed, *connected, *summary;
 
 	(void)state;
-	served_run(0, &c, path, &n);
+	served_run(0, &c, path, &n, &summary);
 	assert_int_equal(c.stats.ok, 10);
 	assert_int_equal(c.stats.errors + c.stats.lost + c.stats.stray + c.stats.late, 0);
 	assert_int_equal(c.tally.n, 1);
@@ -153,6 +156,13 @@ static void test_served(void **state)
 	/* one request at a time: one connection, kept alive */
 	assert_int_equal(n.accepted, 1);
 	assert_int_equal(n.replies, 10);
+	/* who answered, from the replies' Server header */
+	assert_int_equal(
+	    strncmp(json_string_value(json_object_get(summary, "server")), "libmicrohttpd/0.", 16),
+	    0);
+	assert_int_equal(json_integer_value(json_object_get(summary, "connects")), 1);
+	assert_int_equal(json_integer_value(json_object_get(summary, "reused")), 9);
+	json_decref(summary);
 	connected = events_of(path, "http_connected");
 	assert_int_equal(json_array_size(connected), 1);
 	assert_string_equal(
@@ -162,11 +172,15 @@ static void test_served(void **state)
 	unlink(path);
 
 	/* degraded: every answer a 503, an error at once */
-	served_run(1, &c, path2, &n);
+	served_run(1, &c, path2, &n, &summary);
 	assert_int_equal(c.stats.ok, 0);
 	assert_int_equal(c.stats.errors, 10);
 	assert_int_equal(c.stats.lost, 0);
 	assert_int_equal(n.unavailable, 10);
+	assert_int_equal(json_integer_value(json_object_get(summary, "unavailable")), 10);
+	/* a 503 is not a reply: no server said to have answered */
+	assert_true(json_is_null(json_object_get(summary, "server")));
+	json_decref(summary);
 	failed = events_of(path2, "http_failed");
 	assert_int_equal(json_array_size(failed), 10);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(failed, 0), "cause")),
@@ -223,6 +237,9 @@ static void test_silent(void **state)
 	assert_int_equal(c.stats.lost, 10);
 	assert_int_equal(c.stats.ok + c.stats.errors, 0);
 	assert_int_equal(http_count(&c, "timeouts"), 10);
+	/* each aborted transfer counted, its connection too */
+	assert_int_equal(http_count(&c, "transfers"), 10);
+	assert_true(http_count(&c, "connects") >= 1);
 	failed = events_of(path, "http_failed");
 	assert_int_equal(json_array_size(failed), 10);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(failed, 9), "cause")),

@@ -113,6 +113,7 @@ static void test_served(void **state)
 	assert_int_equal(m.seq, 1);
 	assert_int_equal(m.sent_ns, 99);
 	assert_null(strstr(buf, "Connection: close"));
+	assert_non_null(strstr(buf, "\r\nServer: libmicrohttpd/0."));
 	/* the same connection, kept alive: degraded, a 503 naming the site */
 	srv.degraded = 1;
 	n = http_exchange(loop, fd, "GET /steerlab/7/2/100 HTTP/1.1\r\nHost: x\r\n\r\n", buf,
