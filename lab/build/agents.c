@@ -232,10 +232,11 @@ static void agents_probe_timing(struct lab_argv *a, const struct topo_node *node
 	agents_argv_add(a, "%u", node->probe_down);
 	agents_argv_add(a, "-u");
 	agents_argv_add(a, "%u", node->probe_up);
-	/* a shallow check: a TCP connect, not a request answered */
-	if (node->check == TOPO_CHECK_TCP) {
+	/* a shallow check: a TCP connect, not a request answered; or a deep
+	 * one over HTTP */
+	if (node->check != TOPO_CHECK_UDP) {
 		agents_argv_add(a, "-C");
-		agents_argv_add(a, "tcp");
+		agents_argv_add(a, "%s", node->check == TOPO_CHECK_TCP ? "tcp" : "http");
 	}
 }
 

@@ -212,8 +212,9 @@ enum topo_records {
 
 /* how a prober judges a site (docs/topology.md, "Shallow and deep checks") */
 enum topo_check {
-	TOPO_CHECK_UDP, /* deep: a request, answered by the site's sited */
-	TOPO_CHECK_TCP, /* shallow: a TCP connection to it, accepted by its kernel */
+	TOPO_CHECK_UDP,	 /* deep: a request, answered by the site's sited */
+	TOPO_CHECK_TCP,	 /* shallow: a TCP connection to it, accepted by its kernel */
+	TOPO_CHECK_HTTP, /* deep: an HTTP GET, answered 200 by its sited (serving HTTP) */
 };
 
 /* what a client's requests travel on (docs/topology.md, "Connections") */
@@ -594,8 +595,9 @@ uint64_t topo_capture_total(const struct topology *t, int router, int *nlinks);
  * the site links' captures then take the request port's TCP segments too */
 int topo_has_tcp(const struct topology *t);
 
-/* topo_has_http: whether a [client] speaks HTTP (proto = http): the sites
- * then serve HTTP on their TCP port (sited -H) */
+/* topo_has_http: whether a [client] speaks HTTP (proto = http) or a
+ * prober checks with it (check = http): the sites then serve HTTP on their
+ * TCP port (sited -H) */
 int topo_has_http(const struct topology *t);
 
 /* topo_format_duration, topo_format_size: a value as topo_print writes it

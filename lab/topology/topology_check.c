@@ -337,6 +337,29 @@ static void topo_check_population(struct topo_parse *p, int i)
 			   node->name, node->client_id);
 }
 
+/* topo_check_tcp_kind: one TCP service a lab: a client of proto = tcp
+ * needs sited's stream on the port HTTP takes when a client speaks it or a
+ * prober checks with it */
+static void topo_check_tcp_kind(struct topo_parse *p)
+{
+	struct topology *t = p->t;
+
+	if (!topo_has_http(t))
+		return;
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *node = &t->nodes[i];
+
+		if (node->kind != TOPO_CLIENT || node->proto != TOPO_PROTO_TCP)
+			continue;
+		topo_error(
+		    p, p->meta[i].where[TOPO_K_PROTO] ? p->meta[i].where[TOPO_K_PROTO] : node->line,
+		    "[client %s] proto = tcp: the sites serve HTTP on their TCP port in this "
+		    "lab (a client with proto = http, or check = http); one TCP service a "
+		    "lab: set proto = http or udp for it",
+		    node->name);
+	}
+}
+
 static int topo_in_block(const struct topo_block *b, struct in_addr a)
 {
 	uint32_t mask = b->len == 32 ? 0xFFFFFFFFu : ~(0xFFFFFFFFu >> b->len);
@@ -685,6 +708,7 @@ void topo_check(struct topo_parse *p)
 	topo_tree_zones(p);
 	topo_sticky(p);
 	topo_check_addresses(p);
+	topo_check_tcp_kind(p);
 	topo_check_blocks(p);
 	topo_check_paths(p);
 	topo_check_target_share(p);

@@ -29,7 +29,7 @@ static const char *const topo_impl_words[] = {"resolverd", "unbound", "knot-reso
 					      NULL};			       /* topo_impl */
 static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /* topo_rsv_mode */
 static const char *const topo_proto_words[] = {"udp", "tcp", "http", NULL};    /* topo_proto */
-static const char *const topo_check_words[] = {"udp", "tcp", NULL};	       /* topo_check */
+static const char *const topo_check_words[] = {"udp", "tcp", "http", NULL};    /* topo_check */
 
 /* The order of each table is the order of docs/man/steerlab.ini.5, of the
  * "expected: ..." lists and of topo_print; TOPO_K_* index into them. */

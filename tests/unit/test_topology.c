@@ -389,7 +389,7 @@ static void test_proto(void **state)
 				   "[client c3]\nlink = r\npopulation = 10\n";
 	struct topology *t = new_topology(), *back = new_topology();
 	char tmp[64], tmp2[64], want[256], *got, *sets[1] = {"proto=tcp"},
-						 *http[1] = {"proto=http"};
+						 *http[2] = {"proto=http", "c2.proto=http"};
 	FILE *f;
 
 	(void)state;
@@ -416,7 +416,7 @@ static void test_proto(void **state)
 		 "%s:13: [client c3] proto = http: a population sends UDP only (one connection "
 		 "a client is not there yet); set proto = udp for it\n",
 		 tmp);
-	expect_errors(tmp, http, 1, want);
+	expect_errors(tmp, http, 2, want);
 	unlink(tmp);
 	/* c3 set back to udp: every client's printed, and read back the same */
 	write_temp(tmp, text, sizeof(text) - 1);
@@ -434,10 +434,11 @@ static void test_proto(void **state)
 	for (int i = 0; i < t->nnodes; i++)
 		assert_int_equal(back->nodes[i].proto, t->nodes[i].proto);
 	free(got);
-	/* http, the same way: c1 takes the lab's */
-	load_ok(t, tmp, http, 1);
+	/* http, the same way: c1 takes the lab's (c2 too: tcp beside http is
+	 * refused, test_check_key) */
+	load_ok(t, tmp, http, 2);
 	assert_int_equal(node(t, "c1")->proto, TOPO_PROTO_HTTP);
-	assert_int_equal(node(t, "c2")->proto, TOPO_PROTO_TCP);
+	assert_int_equal(node(t, "c2")->proto, TOPO_PROTO_HTTP);
 	assert_true(topo_has_http(t));
 	got = print_to_string(t);
 	assert_non_null(strstr(got, "\nproto = http\n"));
@@ -454,7 +455,8 @@ static void test_proto(void **state)
 
 /* check: the probers' check, the [lab]'s unless a [site] (its own prober)
  * or a [prober] says; printed when not udp, every one's when the lab's is
- * not; read back the same */
+ * not; read back the same; http makes the sites serve HTTP, which a client
+ * of proto = tcp cannot share */
 static void test_check_key(void **state)
 {
 	struct topology *t = new_topology(), *back = new_topology();
@@ -483,6 +485,24 @@ static void test_check_key(void **state)
 		assert_int_equal(back->nodes[i].check, t->nodes[i].check);
 	free(got);
 	unlink(tmp2);
+	assert_false(topo_has_http(t));
+	{
+		char *http[1] = {"p1.check=http"}, *clash[2] = {"p1.check=http", "proto=tcp"},
+		     want[512];
+
+		load_ok(t, "topology/dns.ini", http, 1);
+		assert_int_equal(node(t, "p1")->check, TOPO_CHECK_HTTP);
+		assert_true(topo_has_http(t));
+		got = print_to_string(t);
+		assert_non_null(strstr(got, "\ncheck = http\n"));
+		free(got);
+		snprintf(want, sizeof(want),
+			 "topology/dns.ini:%d: [client c1] proto = tcp: the sites serve HTTP on "
+			 "their TCP port in this lab (a client with proto = http, or check = "
+			 "http); one TCP service a lab: set proto = http or udp for it\n",
+			 node(t, "c1")->line);
+		expect_errors("topology/dns.ini", clash, 2, want);
+	}
 	free(t);
 	free(back);
 }
