@@ -92,7 +92,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc \
-	frr nftables clang-format knot-resolver bind9 libnetfilter-queue-dev libmnl-dev libnftnl-dev
+	frr nftables clang-format knot-resolver bind9 libnetfilter-queue-dev libmnl-dev libnftnl-dev \
+	libmicrohttpd-dev libcurl4-openssl-dev
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
@@ -191,6 +192,9 @@ $(foreach a,$(AGENTS),$(eval $(call agent_rule,$(a))))
 # routed's resilient nexthop groups (agents/routed/knh.c)
 LDLIBS_routed := $(shell pkg-config --libs libmnl 2>/dev/null)
 $(BUILD)/tests/test_routed_kroute: LDLIBS += $(LDLIBS_routed)
+# sited's and the client's HTTP libraries (agents/sited/http.c, agents/client/http.c)
+LDLIBS_sited := $(shell pkg-config --libs libmicrohttpd 2>/dev/null)
+LDLIBS_client := $(shell pkg-config --libs libcurl 2>/dev/null)
 
 # linkd's own libraries: NFQUEUE and nftables (agents/linkd/nfqueue.c, nftable.c)
 LINKD_PKGS := libnetfilter_queue libmnl libnftnl
@@ -214,7 +218,7 @@ $(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) 
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(LDLIBS_sited) $(LDLIBS_client) -lcmocka
 
 # Test tools (tests/tools/*.c): small programs the tests and benches drive,
 # e.g. blast, a sendmmsg sender for the collector's drop test.
@@ -382,6 +386,7 @@ bench-links:
 #   pcap               the capture reader against libpcap on the same bytes
 #   events             the JSON Lines events reader
 #   requests           the requests CSV reader
+#   httpwire           the HTTP request and reply readers (lib/httpwire.c)
 #
 # `make fuzz` builds them all (build/fuzz/fuzz_NAME); `make fuzz-run` runs
 # each for FUZZ_SECONDS (30: 4 min in all; make check gives each 5) from its
@@ -397,7 +402,8 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 FUZZ_CFLAGS := -std=gnu11 -g1 -O1 -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli \
 	-Iprobes/clocks -I. \
 	$(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
-FUZZ_TARGETS := authd resolverd-answer resolverd-query resolverd-walk topology pcap events requests
+FUZZ_TARGETS := authd resolverd-answer resolverd-query resolverd-walk topology pcap events requests \
+	httpwire
 
 FUZZ_SRC_authd := $(filter-out agents/authd/authd.c agents/authd/net.c,$(wildcard agents/authd/*.c))
 # resolverd without its sockets: tests/fuzz/resolverd_env.c stands in for

@@ -29,7 +29,7 @@ const struct events_def events_table[] = {
     {EVENTS_SITED_SUMMARY, "sited",
      "site requests replies bad degraded_dropped tcp_requests tcp_accepted tcp_refused tcp_closed "
      "tcp_reset "
-     "tcp_aborted tcp_open"},
+     "tcp_aborted tcp_open http"},
     {EVENTS_PROBER_STARTED, "prober", "site check target interval_ns timeout_ns"},
     {EVENTS_PROBE_FAILED, "prober", "site check consecutive reason"},
     {EVENTS_DECLARED_DEAD, "prober", "site failures"},
@@ -51,11 +51,13 @@ const struct events_def events_table[] = {
     {EVENTS_DNS_ANSWER, "client", "client name address previous ttl changed"},
     {EVENTS_DNS_RESOLUTION, "client", "client outcome rcode stale address latency_ns"},
     {EVENTS_CLIENT_PROGRESS, "client", "client sent ok lost errors sites"},
-    {EVENTS_CLIENT_SUMMARY, "client", "client sent ok lost errors sites late sending_ns tcp"},
+    {EVENTS_CLIENT_SUMMARY, "client", "client sent ok lost errors sites late sending_ns tcp http"},
     {EVENTS_DNS_SUMMARY, "client", "client queries answers failures changes population"},
     {EVENTS_TCP_CONNECTED, "client", "client address local_port attempt"},
     {EVENTS_TCP_FAILED, "client",
      "client cause address outstanding attempt connected retry_ns next"},
+    {EVENTS_HTTP_CONNECTED, "client", "client address local_port"},
+    {EVENTS_HTTP_FAILED, "client", "client seq cause status address local_port reused"},
     {EVENTS_AUTHD_READY, "authd", "listen control zones names sites"},
     {EVENTS_HEALTH_CHANGED, "authd", "site healthy up_reports reports prober"},
     {EVENTS_ANSWER_CHANGED, "authd", "name before after reason policy networks"},

@@ -54,6 +54,8 @@
 #define EVENTS_DNS_SUMMARY "dns_summary"
 #define EVENTS_TCP_CONNECTED "tcp_connected"
 #define EVENTS_TCP_FAILED "tcp_failed"
+#define EVENTS_HTTP_CONNECTED "http_connected"
+#define EVENTS_HTTP_FAILED "http_failed"
 #define EVENTS_AUTHD_READY "authd_ready"
 #define EVENTS_HEALTH_CHANGED "health_changed"
 #define EVENTS_ANSWER_CHANGED "answer_changed"

@@ -4,6 +4,7 @@
 #include <pcap/dlt.h>
 #include <string.h>
 
+#include "httpwire.h"
 #include "wire.h"
 
 #define ETHERTYPE_IPV4 0x0800
@@ -161,6 +162,22 @@ int ipframe_decode_any(int dlt, const uint8_t *frame, size_t caplen, struct ipfr
 #define IPFRAME_REQUEST_HEAD 6
 static uint8_t ipframe_request_head[IPFRAME_REQUEST_HEAD];
 
+/* ipframe_http_request: an HTTP request (httpwire.h) at the segment's
+ * start: its client id and sequence */
+static int ipframe_http_request(const struct ipframe *u, uint32_t *client, uint64_t *seq)
+{
+	struct wire_msg m;
+
+	if (u->proto != IPFRAME_TCP || u->have < sizeof(HTTPWIRE_METHOD) - 1 ||
+	    memcmp(u->payload, HTTPWIRE_METHOD, sizeof(HTTPWIRE_METHOD) - 1) != 0 ||
+	    httpwire_request_decode(u->payload, u->have, &m) == -1)
+		return -1;
+	*client = m.client_id;
+	if (seq)
+		*seq = m.seq;
+	return 0;
+}
+
 int ipframe_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
 		    uint64_t *seq, struct in_addr *dst)
 {
@@ -174,18 +191,38 @@ int ipframe_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
 		wire_encode(&req, buf, sizeof(buf));
 		memcpy(ipframe_request_head, buf, IPFRAME_REQUEST_HEAD);
 	}
-	if (ipframe_decode_any(dlt, frame, caplen, &u) == -1 || (port != 0 && u.dport != port) ||
-	    u.ulen < WIRE_LEN || u.have < WIRE_LEN ||
-	    memcmp(u.payload, ipframe_request_head, IPFRAME_REQUEST_HEAD) != 0)
+	if (ipframe_decode_any(dlt, frame, caplen, &u) == -1 || (port != 0 && u.dport != port))
 		return -1;
-	m = u.payload;
-	*client = (uint32_t)m[8] << 24 | (uint32_t)m[9] << 16 | (uint32_t)m[10] << 8 | m[11];
-	if (seq) {
-		*seq = 0;
-		for (int i = 16; i < 24; i++)
-			*seq = *seq << 8 | m[i];
+	if (u.ulen < WIRE_LEN || u.have < WIRE_LEN ||
+	    memcmp(u.payload, ipframe_request_head, IPFRAME_REQUEST_HEAD) != 0) {
+		if (ipframe_http_request(&u, client, seq) == -1)
+			return -1;
+	} else {
+		m = u.payload;
+		*client =
+		    (uint32_t)m[8] << 24 | (uint32_t)m[9] << 16 | (uint32_t)m[10] << 8 | m[11];
+		if (seq) {
+			*seq = 0;
+			for (int i = 16; i < 24; i++)
+				*seq = *seq << 8 | m[i];
+		}
 	}
 	if (dst)
 		*dst = u.dst;
 	return 0;
+}
+
+int ipframe_message(int dlt, const uint8_t *frame, size_t caplen, struct ipframe *u,
+		    struct wire_msg *msg)
+{
+	if (ipframe_decode_any(dlt, frame, caplen, u) == -1)
+		return -1;
+	if (u->have >= WIRE_LEN && wire_decode(u->payload, u->have, msg) == 0)
+		return IPFRAME_MSG_BINARY;
+	if (u->proto != IPFRAME_TCP)
+		return -1;
+	if (httpwire_request_decode(u->payload, u->have, msg) == 0 ||
+	    httpwire_reply_decode(u->payload, u->have, msg) == 0)
+		return IPFRAME_MSG_HTTP;
+	return -1;
 }

@@ -3,7 +3,8 @@
  * (probes/clocks reads the pcap files) and the collector (which counts the
  * requests it captures as they come): a UDP datagram, or a TCP segment
  * (the lab's requests go over TCP too: lib/wire.h messages back to back on
- * a connection). Link headers: Ethernet with up to two VLAN tags, Linux
+ * a connection, or HTTP/1.1 requests and replies, lib/httpwire.h, each
+ * read from the segment that starts it). Link headers: Ethernet with up to two VLAN tags, Linux
  * cooked v1/v2, raw IP. Every length is checked against what was captured
  * and against what the headers claim; fragments are not decoded (a request
  * is 48 bytes and a query a few dozen: neither is ever fragmented). Pure: no
@@ -15,6 +16,8 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "wire.h"
 
 #define IPFRAME_UDP 17
 #define IPFRAME_TCP 6
@@ -46,13 +49,27 @@ int ipframe_decode(int dlt, const uint8_t *frame, size_t caplen, struct ipframe 
 int ipframe_decode_any(int dlt, const uint8_t *frame, size_t caplen, struct ipframe *u);
 
 /* ipframe_request: if frame is a lib/wire.h request to port port (0: any),
- * a UDP datagram's or the first of a TCP segment's payload, its client id
+ * a UDP datagram's or the first of a TCP segment's payload, or an HTTP
+ * request line of lib/httpwire.h at a TCP segment's start, its client id
  * into *client (and, if not NULL, its sequence into *seq and its
- * destination into *dst): 0; else -1. Checks only what wire_decode checks
- * of a request (magic, version, type): cheap enough for every packet. A TCP
- * segment that starts mid-request (a request split by the sender) is not
- * one; the lab's client sends each request in a segment of its own. */
+ * destination into *dst): 0; else -1. Checks of a binary request only what
+ * wire_decode checks (magic, version, type), of an HTTP one its method and
+ * target: cheap enough for every packet. A TCP segment that starts
+ * mid-request (a request split by the sender) is not one; the lab's client
+ * sends each request in a segment of its own, and libcurl a request's head
+ * in one write. */
 int ipframe_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
 		    uint64_t *seq, struct in_addr *dst);
+
+/* what ipframe_message found */
+#define IPFRAME_MSG_BINARY 1 /* a lib/wire.h message */
+#define IPFRAME_MSG_HTTP 2   /* an HTTP request, or a reply's head (lib/httpwire.h) */
+
+/* ipframe_message: the segment or datagram of frame into *u and the
+ * request or reply at its payload's start into *msg: IPFRAME_MSG_BINARY
+ * or IPFRAME_MSG_HTTP, or -1 if the frame is not one or carries neither
+ * (an HTTP 503 is an answer, not a reply: -1). */
+int ipframe_message(int dlt, const uint8_t *frame, size_t caplen, struct ipframe *u,
+		    struct wire_msg *msg);
 
 #endif

@@ -20,6 +20,7 @@
 #include "strfmt.h"
 #include "timeutil.h"
 #include "dns.h"
+#include "http.h"
 #include "pop.h"
 #include "popdns.h"
 #include "opts.h"
@@ -64,6 +65,7 @@ static void client_summary(struct event_log *ev, const struct client *c, int64_t
 {
 	json_t *sites = client_sites_json(c);
 	json_t *tcp = c->tcp ? client_tcp_json(c->tcp) : NULL;
+	json_t *http = c->http ? client_http_json(c->http) : NULL;
 
 	log_info("sent %llu ok %llu lost %llu errors %llu late %llu stray %llu, %llu wake-ups, "
 		 "%llu ticks back to back",
@@ -73,11 +75,14 @@ static void client_summary(struct event_log *ev, const struct client *c, int64_t
 		 (unsigned long long)c->stats.wakeups, (unsigned long long)c->stats.busy_rounds);
 	if (c->tcp)
 		client_tcp_log(c->tcp);
-	event_emit(ev, EVENTS_CLIENT_SUMMARY, "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o*, s:o*}",
-		   "client", (json_int_t)c->cfg.id, "sent", (json_int_t)c->stats.sent, "ok",
+	if (c->http)
+		client_http_log(c->http);
+	event_emit(ev, EVENTS_CLIENT_SUMMARY,
+		   "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o*, s:o*, s:o*}", "client",
+		   (json_int_t)c->cfg.id, "sent", (json_int_t)c->stats.sent, "ok",
 		   (json_int_t)c->stats.ok, "lost", (json_int_t)c->stats.lost, "errors",
 		   (json_int_t)c->stats.errors, "late", (json_int_t)c->stats.late, "sending_ns",
-		   (json_int_t)sending_ns, "sites", sites, "tcp", tcp);
+		   (json_int_t)sending_ns, "sites", sites, "tcp", tcp, "http", http);
 }
 
 /* The counts so far, every CLIENT_PROGRESS_NS: what `steerlab run` shows
@@ -324,6 +329,10 @@ int main(int argc, char **argv)
 		if (client_start_tcp(&c, loop, &o.cfg, csvfile.fp, ev,
 				     o.resolver ? &st.dns : NULL) == -1)
 			goto out;
+	} else if (!o.population && o.http) {
+		if (client_start_http(&c, loop, &o.cfg, csvfile.fp, o.resolver ? o.name : NULL,
+				      ev) == -1)
+			goto out;
 	} else if (!o.population && client_start(&c, loop, &o.cfg, csvfile.fp) == -1) {
 		goto out;
 	}
@@ -349,7 +358,11 @@ int main(int argc, char **argv)
 			 st.dns.ttl, o.resolver, o.sticky_ns ? ", sticky" : "");
 	}
 	log_info("client %u: %.0f requests/s to %s over %s, timeout %lldms", o.cfg.id, o.cfg.rate,
-		 o.target, o.tcp ? "TCP" : "UDP", (long long)(o.cfg.timeout_ns / NSEC_PER_MSEC));
+		 o.target,
+		 o.tcp	  ? "TCP"
+		 : o.http ? client_http_library()
+			  : "UDP",
+		 (long long)(o.cfg.timeout_ns / NSEC_PER_MSEC));
 	if (o.population) {
 		log_info("a population of %u logical clients, ids %u to %u, %s arrivals, %d "
 			 "resolver%s %s",
@@ -367,7 +380,10 @@ int main(int argc, char **argv)
 		event_emit(ev, EVENTS_CLIENT_STARTED, "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:s}",
 			   "client", (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate,
 			   "resolver", o.resolver, "mode", o.resolver ? "dns" : "anycast",
-			   "sticky_ns", (json_int_t)o.sticky_ns, "proto", o.tcp ? "tcp" : "udp");
+			   "sticky_ns", (json_int_t)o.sticky_ns, "proto",
+			   o.tcp    ? "tcp"
+			   : o.http ? "http"
+				    : "udp");
 	}
 	if (o.resolver && !o.population) {
 		char first[INET_ADDRSTRLEN];

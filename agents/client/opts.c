@@ -48,6 +48,8 @@ static void client_usage(FILE *fp)
 		"  -T           over one long-lived TCP connection, not UDP (not with -P)\n"
 		"  -c CONNECT   with -T: a connection not made this long failed (default:\n"
 		"               the timeout, -w)\n"
+		"  -H           HTTP/1.1 GETs through libcurl, connections kept alive (not\n"
+		"               with -P or -T)\n"
 		"  -n NODE      lab node, written into every event (default: client)\n"
 		"  -e FILE      JSON Lines event file (default: standard output)\n"
 		"  -v           debug logging\n"
@@ -223,6 +225,7 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	     .seen = &o->has_pick},
 	    {OPT_DURATION('c', &o->cfg.connect_timeout_ns, 1, INT64_MAX,
 			  "a timeout such as 500ms")},
+	    {OPT_FLAG('H', &o->http)},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
 	};
@@ -248,6 +251,10 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "-c goes with -T (TCP)");
 	if (o->population && o->tcp)
 		opt_refuse(&cmd, "TCP is not yet supported for a population (-P)");
+	if (o->population && o->http)
+		opt_refuse(&cmd, "HTTP is not yet supported for a population (-P)");
+	if (o->tcp && o->http)
+		opt_refuse(&cmd, "-T and -H: one transport, TCP or HTTP");
 	if (o->nweights && o->nweights != o->nresolvers)
 		opt_refuse(&cmd, "-W gives %d weights for %d resolvers (-R)", o->nweights,
 			   o->nresolvers);

@@ -18,7 +18,7 @@
 	"W,...]]\n"                                                                                \
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
 	"BIN]\n"                                                                                   \
-	"              [-T] [-m PICK] [-c CONNECT] [-v] [-h]\n"
+	"              [-T | -H] [-m PICK] [-c CONNECT] [-v] [-h]\n"
 #define CLIENT_RATE_MAX 10e6
 
 struct client_opts {
@@ -45,6 +45,7 @@ struct client_opts {
 	struct client_cfg cfg;
 	int has_id;
 	int tcp;	       /* -T: over one TCP connection */
+	int http;	       /* -H: HTTP/1.1 through libcurl */
 	enum client_pick pick; /* -m */
 	int has_pick;
 	int verbose;

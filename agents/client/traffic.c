@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "http.h"
 #include "log.h"
 #include "pop.h"
 #include "popdns.h"
@@ -77,9 +78,11 @@ static void client_expire(struct client *c, int64_t now)
 		client_ring_resolve(&c->ring, s);
 		expired++;
 	}
-	/* TCP: the connection that lost it is given up */
+	/* TCP: the connection that lost it is given up; HTTP: the transfers */
 	if (expired && c->tcp)
 		client_tcp_stalled(c->tcp);
+	if (expired && c->http)
+		client_http_expired(c->http);
 }
 
 /* a batch being sent: its first request's sequence number */
@@ -216,7 +219,9 @@ static int client_send_round(struct client *c, int64_t now)
 
 		if (n > budget)
 			n = budget;
-		if ((c->tcp ? client_tcp_send(c->tcp, n) : client_send_batch(c, n)) == -1) {
+		if ((c->tcp    ? client_tcp_send(c->tcp, n)
+		     : c->http ? client_http_send(c->http, n)
+			       : client_send_batch(c, n)) == -1) {
 			c->failed = 1;
 			loop_stop(c->loop);
 			return 0;
@@ -468,6 +473,16 @@ int client_start_tcp(struct client *c, struct loop *loop, const struct client_cf
 	return client_begin(c);
 }
 
+int client_start_http(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
+		      const char *host, struct event_log *ev)
+{
+	if (client_prepare(c, loop, cfg, csv) == -1)
+		return -1;
+	if ((c->http = client_http_open(c, host, ev)) == NULL)
+		return -1;
+	return client_begin(c);
+}
+
 int client_start(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv)
 {
 	int bufsz = 32 << 20;
@@ -534,6 +549,8 @@ void client_close(struct client *c)
 	c->fd = -1;
 	client_tcp_close(c->tcp);
 	c->tcp = NULL;
+	client_http_close(c->http);
+	c->http = NULL;
 	client_ring_free(&c->ring);
 	udp_batch_free(c->io);
 	c->io = NULL;

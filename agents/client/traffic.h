@@ -20,7 +20,8 @@
  *
  * With client_start_tcp the requests go over one TCP connection instead
  * (tcp.h): the same schedule, ring, timeouts and records; the connection is
- * in the loop all the time.
+ * in the loop all the time. With client_start_http they are HTTP/1.1
+ * transfers through libcurl (http.h), libcurl's sockets in the loop.
  */
 #ifndef STEERLAB_CLIENT_TRAFFIC_H
 #define STEERLAB_CLIENT_TRAFFIC_H
@@ -66,6 +67,7 @@ struct pop;
 struct popdns;
 struct client_tcp;
 struct client_dns;
+struct client_http;
 struct event_log;
 
 struct client {
@@ -88,6 +90,7 @@ struct client {
 	struct popdns *popdns;	      /* its DNS steering, or NULL: anycast */
 	struct client_tcp *tcp;	      /* the TCP transport (tcp.h), or NULL: UDP */
 	const struct client_dns *dns; /* one client's DNS steering (dns.h), or NULL */
+	struct client_http *http;     /* the HTTP transport (http.h), or NULL */
 };
 
 /* client_start: opens the socket and timers and schedules request 0 now.
@@ -108,6 +111,11 @@ int client_start_pop(struct client *c, struct loop *loop, const struct client_cf
  * addresses a try-next client walks (NULL: anycast). */
 int client_start_tcp(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
 		     struct event_log *ev, const struct client_dns *dns);
+
+/* client_start_http: the same for one client over HTTP (http.h), its URLs
+ * naming host (NULL: the target's address), its events to ev. */
+int client_start_http(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
+		      const char *host, struct event_log *ev);
 
 /* client_sending_ns: how long the sends took: up to when the next request
  * fell due, or sending stopped */

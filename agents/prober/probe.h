@@ -17,6 +17,13 @@
  * sited) passes, and a drain, which only flags replies, is not seen. Its
  * fd is an epoll descriptor watching the connection in flight, so that the
  * caller watches one descriptor for the probe's life whichever the kind.
+ *
+ * http (probe_http.c), the deep check over HTTP/1.1, for sites serving it
+ * (sited -H): on a connection made as tcp's, a GET of a lab target
+ * (lib/httpwire.h, client id 0), passed when the answer is a 200 whose
+ * X-Steerlab header echoes the probe in the site's name, unflagged; a 503
+ * (a degraded site) or another status fails it (unavailable), and the
+ * connection is aborted once the response head is in.
  */
 #ifndef STEERLAB_PROBER_PROBE_H
 #define STEERLAB_PROBER_PROBE_H
@@ -31,12 +38,13 @@
 #define PROBER_CLIENT_ID 0
 
 enum prober_reply {
-	PROBER_REPLY_OK,	 /* the answer to the probe in flight, from our site */
-	PROBER_REPLY_WRONG_SITE, /* the answer to the probe in flight, from another site */
-	PROBER_REPLY_STALE,	 /* an answer to an earlier probe */
-	PROBER_REPLY_BAD,	 /* not a reply to a probe */
-	PROBER_REPLY_DRAINING,	 /* the answer to the probe in flight, from our site,
-				    which is being drained (WIRE_F_DRAINING): a failure */
+	PROBER_REPLY_OK,	  /* the answer to the probe in flight, from our site */
+	PROBER_REPLY_WRONG_SITE,  /* the answer to the probe in flight, from another site */
+	PROBER_REPLY_STALE,	  /* an answer to an earlier probe */
+	PROBER_REPLY_BAD,	  /* not a reply to a probe */
+	PROBER_REPLY_DRAINING,	  /* the answer to the probe in flight, from our site,
+				     which is being drained (WIRE_F_DRAINING): a failure */
+	PROBER_REPLY_UNAVAILABLE, /* http: a status other than 200 (a 503: degraded) */
 };
 
 struct prober_probe {
@@ -48,6 +56,10 @@ struct prober_probe {
 	int in_flight;
 	int64_t deadline; /* CLOCK_MONOTONIC: the probe in flight fails after */
 	int64_t sent;	  /* CLOCK_MONOTONIC: when it was sent (its RTT) */
+	/* http: the request written yet, and the response head read so far */
+	int http_sent;
+	uint8_t http_head[1024];
+	size_t http_len;
 };
 
 /* prober_reply_check: classifies a datagram against the probe seq expected
@@ -93,9 +105,21 @@ struct prober_check {
 	void (*close)(struct prober_probe *p);
 };
 
-extern const struct prober_check prober_check_udp, prober_check_tcp;
+/* prober_http_send, _read: the http check's (its open and close are tcp's).
+ * prober_http_read returns -1 with EAGAIN until the response head is in,
+ * then its classification (prober_http_check); -1 with errno if the
+ * connection failed or closed first. */
+int prober_http_send(struct prober_probe *p, int64_t timeout_ns);
+int prober_http_read(struct prober_probe *p);
 
-/* prober_check_find: the check named name ("udp", "tcp"), or NULL. */
+/* prober_http_check: classifies a response head (len bytes, its blank
+ * line included) against the probe seq expected from site. */
+enum prober_reply prober_http_check(const uint8_t *head, size_t len, uint64_t seq,
+				    const char *site);
+
+extern const struct prober_check prober_check_udp, prober_check_tcp, prober_check_http;
+
+/* prober_check_find: the check named name ("udp", "tcp", "http"), or NULL. */
 const struct prober_check *prober_check_find(const char *name);
 
 #endif

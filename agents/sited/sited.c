@@ -9,7 +9,9 @@
  * WIRE_F_DRAINING, so that the probers take it out; SIGUSR2 lifts it.
  * SIGRTMIN+1 degrades it (the application broken, the kernel not): it
  * reads every request and answers none, while TCP connections are still
- * accepted; SIGRTMIN+2 restores it (state.h, lib/sited_signals.h).
+ * accepted; SIGRTMIN+2 restores it (state.h, lib/sited_signals.h). With
+ * -H the TCP port speaks HTTP/1.1 through libmicrohttpd instead (http.h),
+ * a degraded site answering 503.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "http.h"
 #include "events.h"
 #include "log.h"
 #include "opt.h"
@@ -36,21 +39,24 @@ struct sited_opts {
 	const char *events;
 	const char *site;
 	struct sockaddr_in addr;
+	int http; /* -H: HTTP/1.1 on the TCP port */
 	int verbose;
 };
 
-#define SITED_USAGE "usage: sited -s SITE [-n NODE] [-e FILE] [-p PORT] [-a ADDR] [-v] [-h]\n"
+#define SITED_USAGE "usage: sited -s SITE [-n NODE] [-e FILE] [-p PORT] [-a ADDR] [-H] [-v] [-h]\n"
 
 static void sited_usage(FILE *fp)
 {
 	fprintf(fp,
-		SITED_USAGE "  -s SITE   the site name put in every reply (at most %d characters)\n"
-			    "  -p PORT   UDP and TCP port to answer on (default %d)\n"
-			    "  -a ADDR   IPv4 address to bind (default 0.0.0.0: all)\n"
-			    "  -n NODE   lab node, written into every event (default: sited)\n"
-			    "  -e FILE   JSON Lines event file (default: standard output)\n"
-			    "  -v        debug logging\n"
-			    "  -h        this help\n",
+		SITED_USAGE
+		"  -s SITE   the site name put in every reply (at most %d characters)\n"
+		"  -p PORT   UDP and TCP port to answer on (default %d)\n"
+		"  -a ADDR   IPv4 address to bind (default 0.0.0.0: all)\n"
+		"  -H        HTTP/1.1 on the TCP port (libmicrohttpd), not the lab's stream\n"
+		"  -n NODE   lab node, written into every event (default: sited)\n"
+		"  -e FILE   JSON Lines event file (default: standard output)\n"
+		"  -v        debug logging\n"
+		"  -h        this help\n",
 		WIRE_SITE_LEN, WIRE_PORT_DEFAULT);
 }
 
@@ -72,6 +78,7 @@ static void sited_parse(int argc, char **argv, struct sited_opts *o)
 		      "a site name of 1 to 16 letters, digits, '.', '_' or '-'")},
 	    {OPT_INT('p', &port, 1, 65535, "a port (1-65535)")},
 	    {OPT_CALL('a', sited_opt_addr, &o->addr.sin_addr, "an IPv4 address")},
+	    {OPT_FLAG('H', &o->http)},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
 	};
@@ -128,12 +135,16 @@ static unsigned sited_fds(void)
 	return (unsigned)fit;
 }
 
-/* sited_summary: both transports' counts, the log line and the event */
+/* sited_summary: the transports' counts, the log line and the event;
+ * http NULL unless -H */
 static void sited_summary(struct event_log *ev, const char *site, const struct sited_counts *u,
-			  const struct sited_tcp_counts *t)
+			  const struct sited_tcp_counts *t, const struct sited_http *http)
 {
-	uint64_t requests = u->requests + t->requests, replies = u->replies + t->replies,
-		 bad = u->bad + t->bad, dropped = u->degraded_dropped + t->degraded_dropped;
+	const struct sited_http_counts *hc = http ? &http->counts : NULL;
+	uint64_t requests = u->requests + t->requests + (hc ? hc->requests : 0),
+		 replies = u->replies + t->replies + (hc ? hc->replies : 0), bad = u->bad + t->bad,
+		 dropped = u->degraded_dropped + t->degraded_dropped;
+	json_t *hj = NULL;
 
 	log_info("requests %llu replies %llu bad %llu degraded_dropped %llu; TCP: requests %llu, "
 		 "connections accepted %llu refused %llu closed %llu reset %llu aborted %llu open "
@@ -143,14 +154,28 @@ static void sited_summary(struct event_log *ev, const char *site, const struct s
 		 (unsigned long long)t->accepted, (unsigned long long)t->refused,
 		 (unsigned long long)t->closed, (unsigned long long)t->reset,
 		 (unsigned long long)t->aborted, (unsigned long long)t->open);
+	if (hc) {
+		log_info("%s: requests %llu, 200 %llu, 503 %llu, other %llu, bad %llu; connections "
+			 "accepted %llu closed %llu",
+			 http->server, (unsigned long long)hc->requests,
+			 (unsigned long long)hc->replies, (unsigned long long)hc->unavailable,
+			 (unsigned long long)hc->other, (unsigned long long)hc->bad,
+			 (unsigned long long)hc->accepted, (unsigned long long)hc->closed);
+		hj = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "server", http->server,
+			       "requests", (json_int_t)hc->requests, "replies",
+			       (json_int_t)hc->replies, "unavailable", (json_int_t)hc->unavailable,
+			       "other", (json_int_t)hc->other, "bad", (json_int_t)hc->bad,
+			       "accepted", (json_int_t)hc->accepted, "closed",
+			       (json_int_t)hc->closed);
+	}
 	event_emit(ev, EVENTS_SITED_SUMMARY,
-		   "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "site", site,
-		   "requests", (json_int_t)requests, "replies", (json_int_t)replies, "bad",
+		   "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o*}", "site",
+		   site, "requests", (json_int_t)requests, "replies", (json_int_t)replies, "bad",
 		   (json_int_t)bad, "degraded_dropped", (json_int_t)dropped, "tcp_requests",
 		   (json_int_t)t->requests, "tcp_accepted", (json_int_t)t->accepted, "tcp_refused",
 		   (json_int_t)t->refused, "tcp_closed", (json_int_t)t->closed, "tcp_reset",
 		   (json_int_t)t->reset, "tcp_aborted", (json_int_t)t->aborted, "tcp_open",
-		   (json_int_t)t->open);
+		   (json_int_t)t->open, "http", hj);
 }
 
 int main(int argc, char **argv)
@@ -158,6 +183,7 @@ int main(int argc, char **argv)
 	struct sited_opts o;
 	struct sited_server srv = {.fd = -1, .local_fd = -1};
 	struct sited_tcp tcp = {.fd = -1, .spare = -1};
+	struct sited_http http = {0};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
 	struct loop_handler sig, req, local;
@@ -176,8 +202,10 @@ int main(int argc, char **argv)
 		log_warn("%s: signals", __func__);
 		goto out;
 	}
-	if (sited_server_open(&srv, &o.addr, o.site) == -1 ||
-	    sited_tcp_open(&tcp, loop, &srv, &o.addr, sited_fds()) == -1)
+	if (sited_server_open(&srv, &o.addr, o.site) == -1)
+		goto out;
+	if (o.http ? sited_http_open(&http, loop, &srv, &o.addr, sited_fds()) == -1
+		   : sited_tcp_open(&tcp, loop, &srv, &o.addr, sited_fds()) == -1)
 		goto out;
 	if (sited_state_open(&state, loop, &srv, ev, o.site) == -1)
 		goto out;
@@ -187,16 +215,17 @@ int main(int argc, char **argv)
 		log_warn("%s: loop_add", __func__);
 		goto out;
 	}
-	log_info("site %s answering on UDP and TCP %s:%u", o.site, inet_ntoa(o.addr.sin_addr),
-		 ntohs(o.addr.sin_port));
+	log_info("site %s answering on UDP and %s %s:%u", o.site, o.http ? http.server : "TCP",
+		 inet_ntoa(o.addr.sin_addr), ntohs(o.addr.sin_port));
 	event_emit(ev, EVENTS_SITED_READY, "{s:s, s:i}", "site", o.site, "port",
 		   (int)ntohs(o.addr.sin_port));
 	if (loop_run(loop) == -1)
 		goto out;
 	rc = 0;
 out:
-	if (srv.batch && tcp.fd != -1)
-		sited_summary(ev, o.site, &srv.counts, &tcp.counts);
+	if (srv.batch && (tcp.fd != -1 || http.daemon))
+		sited_summary(ev, o.site, &srv.counts, &tcp.counts, o.http ? &http : NULL);
+	sited_http_close(&http);
 	sited_tcp_close(&tcp);
 	sited_server_close(&srv);
 	loop_free(loop);

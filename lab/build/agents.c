@@ -112,7 +112,7 @@ static int lab_start_collectors(struct lab *lab, int n)
 	agents_argv_add(&a, "-o");
 	agents_argv_add(&a, "%s", lab->rundir);
 	agents_argv_add(&a, "-f");
-	/* a client of proto = tcp: its connections' segments too */
+	/* a client of proto = tcp or http: its connections' segments too */
 	if (topo_has_tcp(t))
 		agents_argv_add(&a, "udp port %u or tcp port %u", t->port, t->port);
 	else
@@ -236,10 +236,11 @@ static void agents_probe_timing(struct lab_argv *a, const struct topo_node *node
 	agents_argv_add(a, "%u", node->probe_down);
 	agents_argv_add(a, "-u");
 	agents_argv_add(a, "%u", node->probe_up);
-	/* a shallow check: a TCP connect, not a request answered */
-	if (node->check == TOPO_CHECK_TCP) {
+	/* a shallow check: a TCP connect, not a request answered; or a deep
+	 * one over HTTP */
+	if (node->check != TOPO_CHECK_UDP) {
 		agents_argv_add(a, "-C");
-		agents_argv_add(a, "tcp");
+		agents_argv_add(a, "%s", node->check == TOPO_CHECK_TCP ? "tcp" : "http");
 	}
 }
 
@@ -252,6 +253,9 @@ int lab_start_sited(struct lab *lab, int n)
 	agents_argv_add(&a, "%s", lab->t->nodes[n].name);
 	agents_argv_add(&a, "-p");
 	agents_argv_add(&a, "%u", lab->t->port);
+	/* HTTP on the TCP port when a client speaks it (one listener kind a run) */
+	if (topo_has_http(lab->t))
+		agents_argv_add(&a, "-H");
 	if (a.overflow) {
 		log_warnx("sited of %s: command line too long", lab->t->nodes[n].name);
 		return -1;
@@ -550,6 +554,8 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 	}
 	if (node->proto == TOPO_PROTO_TCP)
 		agents_argv_add(&a, "-T");
+	else if (node->proto == TOPO_PROTO_HTTP)
+		agents_argv_add(&a, "-H");
 	if (dns && node->addresses != TOPO_ADDRESSES_FIRST) {
 		static const char *const pick[] = {"first", "random", "sorted", "next"};
 

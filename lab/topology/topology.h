@@ -212,8 +212,9 @@ enum topo_records {
 
 /* how a prober judges a site (docs/topology.md, "Shallow and deep checks") */
 enum topo_check {
-	TOPO_CHECK_UDP, /* deep: a request, answered by the site's sited */
-	TOPO_CHECK_TCP, /* shallow: a TCP connection to it, accepted by its kernel */
+	TOPO_CHECK_UDP,	 /* deep: a request, answered by the site's sited */
+	TOPO_CHECK_TCP,	 /* shallow: a TCP connection to it, accepted by its kernel */
+	TOPO_CHECK_HTTP, /* deep: an HTTP GET, answered 200 by its sited (serving HTTP) */
 };
 
 /* what a DNS-steered client does with an answer of several addresses
@@ -242,8 +243,9 @@ enum topo_ecmp_hash {
 
 /* what a client's requests travel on (docs/topology.md, "Connections") */
 enum topo_proto {
-	TOPO_PROTO_UDP, /* one datagram a request */
-	TOPO_PROTO_TCP, /* a long-lived connection, requests back to back */
+	TOPO_PROTO_UDP,	 /* one datagram a request */
+	TOPO_PROTO_TCP,	 /* a long-lived connection, requests back to back */
+	TOPO_PROTO_HTTP, /* HTTP/1.1 GETs through libcurl, connections kept alive */
 };
 
 enum topo_arrivals {
@@ -312,7 +314,7 @@ struct topo_node {
 	double rate;		    /* requests per second */
 	int64_t timeout_ns;	    /* a request unanswered this long is lost */
 	uint32_t client_id;	    /* 1, 2, ... in file order */
-	int proto;		    /* enum topo_proto: UDP datagrams or a TCP connection */
+	int proto;		    /* enum topo_proto: UDP datagrams, a TCP connection or HTTP */
 	int addresses;		    /* enum topo_addresses */
 	int64_t connect_timeout_ns; /* TCP: 0, its timeout */
 	/* a population (docs/topology.md, "Populations"): population logical
@@ -621,9 +623,14 @@ int topo_captured(const struct topology *t, int link);
 int topo_captured_bgp(const struct topology *t, int link);
 uint64_t topo_capture_total(const struct topology *t, int router, int *nlinks);
 
-/* topo_has_tcp: whether a [client] sends over TCP (proto = tcp): the site
- * links' captures then take the request port's TCP segments too */
+/* topo_has_tcp: whether a [client] sends over TCP (proto = tcp or http):
+ * the site links' captures then take the request port's TCP segments too */
 int topo_has_tcp(const struct topology *t);
+
+/* topo_has_http: whether a [client] speaks HTTP (proto = http) or a
+ * prober checks with it (check = http): the sites then serve HTTP on their
+ * TCP port (sited -H) */
+int topo_has_http(const struct topology *t);
 
 /* topo_format_duration, topo_format_size: a value as topo_print writes it
  * and topo_load reads it back ("1500ms", "64M": K, M, G are powers of

@@ -93,7 +93,17 @@ uint64_t topo_capture_ring_rlink(const struct topology *t, int rlink)
 int topo_has_tcp(const struct topology *t)
 {
 	for (int i = 0; i < t->nnodes; i++)
-		if (t->nodes[i].kind == TOPO_CLIENT && t->nodes[i].proto == TOPO_PROTO_TCP)
+		if (t->nodes[i].kind == TOPO_CLIENT && t->nodes[i].proto != TOPO_PROTO_UDP)
+			return 1;
+	return 0;
+}
+
+int topo_has_http(const struct topology *t)
+{
+	for (int i = 0; i < t->nnodes; i++)
+		if ((t->nodes[i].kind == TOPO_CLIENT && t->nodes[i].proto == TOPO_PROTO_HTTP) ||
+		    ((t->nodes[i].kind == TOPO_SITE || t->nodes[i].kind == TOPO_PROBER) &&
+		     t->nodes[i].check == TOPO_CHECK_HTTP))
 			return 1;
 	return 0;
 }

@@ -346,10 +346,10 @@ static void topo_check_population(struct topo_parse *p, int i)
 		topo_error(p,
 			   m->where[TOPO_K_PROTO] ? m->where[TOPO_K_PROTO]
 						  : m->where[TOPO_K_POPULATION],
-			   "[client %s] proto = tcp: a population sends UDP only (one connection a "
+			   "[client %s] proto = %s: a population sends UDP only (one connection a "
 			   "client is not there yet); set proto = udp for it",
-			   node->name);
-	if (node->addresses == TOPO_ADDRESSES_NEXT && node->proto == TOPO_PROTO_UDP)
+			   node->name, node->proto == TOPO_PROTO_HTTP ? "http" : "tcp");
+	if (node->addresses == TOPO_ADDRESSES_NEXT && node->proto != TOPO_PROTO_TCP)
 		topo_error(p,
 			   m->where[TOPO_K_ADDRESSES] ? m->where[TOPO_K_ADDRESSES]
 						      : p->lab_where[TOPO_K_LAB_ADDRESSES],
@@ -368,6 +368,29 @@ static void topo_check_population(struct topo_parse *p, int i)
 			   "[client %s] population: only the first 8191 clients may be "
 			   "populations (the id scheme, docs/agents.md); this one is client %u",
 			   node->name, node->client_id);
+}
+
+/* topo_check_tcp_kind: one TCP service a lab: a client of proto = tcp
+ * needs sited's stream on the port HTTP takes when a client speaks it or a
+ * prober checks with it */
+static void topo_check_tcp_kind(struct topo_parse *p)
+{
+	struct topology *t = p->t;
+
+	if (!topo_has_http(t))
+		return;
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *node = &t->nodes[i];
+
+		if (node->kind != TOPO_CLIENT || node->proto != TOPO_PROTO_TCP)
+			continue;
+		topo_error(
+		    p, p->meta[i].where[TOPO_K_PROTO] ? p->meta[i].where[TOPO_K_PROTO] : node->line,
+		    "[client %s] proto = tcp: the sites serve HTTP on their TCP port in this "
+		    "lab (a client with proto = http, or check = http); one TCP service a "
+		    "lab: set proto = http or udp for it",
+		    node->name);
+	}
 }
 
 static int topo_in_block(const struct topo_block *b, struct in_addr a)
@@ -722,6 +745,7 @@ void topo_check(struct topo_parse *p)
 	topo_tree_zones(p);
 	topo_sticky(p);
 	topo_check_addresses(p);
+	topo_check_tcp_kind(p);
 	topo_check_blocks(p);
 	topo_check_paths(p);
 	topo_check_target_share(p);

@@ -422,6 +422,28 @@ void clocks_conn_prepare(struct clocks_input *in)
 	in->conn = c;
 }
 
+/* clocks_conn_names: the distinct names the clients said (their HTTP
+ * library, or the server that answered them: server set), joined with ", "
+ * into buf; "" if none said one */
+static void clocks_conn_names(const struct clocks_input *in, int server, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < in->nclients; i++) {
+		const char *name =
+		    server ? in->clients[i].http_server : in->clients[i].http_library;
+		int seen = 0;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(name, server ? in->clients[j].http_server
+						   : in->clients[j].http_library) == 0;
+		if (name[0] == '\0' || seen || used + strlen(name) + 3 > len)
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+	}
+}
+
 void clocks_conn_print(FILE *out, const struct clocks_input *in)
 {
 	const char *names[2] = {"anycast", "dns"};
@@ -452,6 +474,15 @@ void clocks_conn_print(FILE *out, const struct clocks_input *in)
 			(long long)s->rsts_unknown, (long long)s->rsts_collateral,
 			(long long)s->rsts_other);
 		clocks_conn_print_clients(out, names[k], &s->per_client, in->failure.site);
+	}
+	{
+		char libs[256], servers[256];
+
+		clocks_conn_names(in, 0, libs, sizeof(libs));
+		clocks_conn_names(in, 1, servers, sizeof(servers));
+		if (libs[0])
+			fprintf(out, "http: the clients spoke through %s, answered by %s\n", libs,
+				servers[0] ? servers : "no server (no reply)");
 	}
 }
 
@@ -518,5 +549,15 @@ json_t *clocks_conn_json(const struct clocks_input *in)
 		return NULL;
 	json_object_set_new(o, "anycast", clocks_conn_json_scheme(c, &c->anycast));
 	json_object_set_new(o, "dns", clocks_conn_json_scheme(c, &c->dns));
+	{
+		char libs[256], servers[256];
+
+		clocks_conn_names(in, 0, libs, sizeof(libs));
+		clocks_conn_names(in, 1, servers, sizeof(servers));
+		if (libs[0])
+			json_object_set_new(o, "http",
+					    json_pack("{s:s, s:s?}", "clients", libs, "servers",
+						      servers[0] ? servers : NULL));
+	}
 	return o;
 }

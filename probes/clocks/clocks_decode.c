@@ -1,7 +1,8 @@
 /*
  * Telling request datagrams and DNS queries in captured frames: the UDP
- * datagram (lib/ipframe.h: link header, IPv4, UDP, every length checked),
- * then the lib/wire.h request, or a DNS header. Pure: no I/O, a fuzz target.
+ * datagram or TCP segment (lib/ipframe.h: link header, IPv4, UDP or TCP,
+ * every length checked), then the lib/wire.h request or the HTTP one
+ * (lib/httpwire.h), or a DNS header. Pure: no I/O, a fuzz target.
  */
 #include <string.h>
 
@@ -13,10 +14,8 @@ int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t
 {
 	struct ipframe u;
 
-	if (ipframe_decode_any(dlt, frame, caplen, &u) == -1 || u.dport != port ||
-	    u.ulen < WIRE_LEN)
-		return -1;
-	if (wire_decode(u.payload, u.have, msg) == -1 || msg->type != WIRE_REQUEST)
+	if (ipframe_message(dlt, frame, caplen, &u, msg) == -1 || u.dport != port ||
+	    msg->type != WIRE_REQUEST)
 		return -1;
 	if (dst)
 		*dst = u.dst;

@@ -178,6 +178,8 @@ struct clocks_rejected {
 	int64_t count;
 };
 
+#define CLOCKS_HTTP_NAME_MAX 48
+
 /* a client flow, from its NODE.client*.events.jsonl: client_started (what
  * it was told) and client_summary (what it did) */
 struct clocks_client {
@@ -195,6 +197,11 @@ struct clocks_client {
 	 * (0: not sticky), and the share of a population that does */
 	int64_t sticky_ns;
 	double sticky_share;
+	/* over HTTP, client_summary's: the client library ("libcurl/7.88.1")
+	 * and the server that answered its first reply (a Server header); ""
+	 * when not said */
+	char http_library[CLOCKS_HTTP_NAME_MAX];
+	char http_server[CLOCKS_HTTP_NAME_MAX];
 };
 
 /* a DNS client's resolution (its dns_resolution event): the outcome of one

@@ -101,6 +101,19 @@ static int clocks_answer_event(struct clocks_input *in, const struct clocks_line
 	return 0;
 }
 
+/* clocks_client_http: client_summary's http {library, server}, each kept
+ * when it is a string that fits (what names a program, no more) */
+static void clocks_client_http(struct clocks_client *c, const json_t *http)
+{
+	const char *lib = json_string_value(json_object_get(http, "library")),
+		   *server = json_string_value(json_object_get(http, "server"));
+
+	if (lib && strlen(lib) < sizeof(c->http_library))
+		snprintf(c->http_library, sizeof(c->http_library), "%s", lib);
+	if (server && strlen(server) < sizeof(c->http_server))
+		snprintf(c->http_server, sizeof(c->http_server), "%s", server);
+}
+
 int clocks_client_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	int started = strcmp(l->event, EVENTS_CLIENT_STARTED) == 0, known = 1;
@@ -150,6 +163,7 @@ int clocks_client_event(struct clocks_input *in, const struct clocks_line *l)
 	if (json_object_get(l->obj, "sending_ns") &&
 	    clocks_get_count(l, "sending_ns", &c->sending_ns, &known) == -1)
 		return -1;
+	clocks_client_http(c, json_object_get(l->obj, "http"));
 	return 0;
 }
 

@@ -62,7 +62,8 @@ int clocks_read_requests_bin(const char *path, struct clocks_input *in, char *er
 
 /* clocks_decode_request: if the frame (link type dlt, caplen bytes) is an
  * IPv4 UDP datagram to port whose payload is a wire request, or a TCP
- * segment to port whose payload starts with one, fill *msg and *dst (its
+ * segment to port whose payload starts with one or with an HTTP request
+ * line of lib/httpwire.h, fill *msg and *dst (its
  * destination address; dst may be NULL) and return 0; otherwise -1. Checks
  * every length. */
 int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,

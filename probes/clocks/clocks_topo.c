@@ -45,7 +45,7 @@ struct clocks_topo_scan {
 	char dns_zones[CLOCKS_MAX_DNS_NODES][CLOCKS_TOPO_ZONES_LEN]; /* "" not said */
 	int dns_said[CLOCKS_MAX_DNS_NODES];
 	char client_rsv[CLOCKS_MAX_TOPO_CLIENTS][CLOCKS_NAME_MAX]; /* its resolver key */
-	int lab_tcp;						   /* [lab] proto = tcp */
+	int lab_tcp; /* [lab] proto = tcp or http: connections */
 };
 
 static void clocks_topo_copy(char *dst, size_t len, const char *src)
@@ -146,9 +146,10 @@ static void clocks_topo_pair(void *arg, const char *key, const char *value)
 	else if (s->in == CLOCKS_TOPO_IN_LAB && strcmp(key, "target_share") == 0)
 		clocks_topo_target(t, value);
 	else if (s->in == CLOCKS_TOPO_IN_LAB && strcmp(key, "proto") == 0)
-		s->lab_tcp = strcmp(value, "tcp") == 0;
+		s->lab_tcp = strcmp(value, "tcp") == 0 || strcmp(value, "http") == 0;
 	else if (s->in == CLOCKS_TOPO_IN_CLIENT && strcmp(key, "proto") == 0)
-		t->clients[t->nclients - 1].proto = strcmp(value, "tcp") == 0 ? 2 : 1;
+		t->clients[t->nclients - 1].proto =
+		    strcmp(value, "tcp") == 0 || strcmp(value, "http") == 0 ? 2 : 1;
 	else if (s->in == CLOCKS_TOPO_IN_RSV && strcmp(key, "impl") == 0)
 		clocks_topo_copy(t->rsv[t->nrsv - 1].impl, CLOCKS_NAME_MAX, value);
 	else if (s->in == CLOCKS_TOPO_IN_RSV && strcmp(key, "count") == 0)
@@ -453,7 +454,7 @@ static void clocks_topo_policies(const char *path, struct clocks_topo_dns *t)
 				if (strcmp(t->clients[c].name, ini->clients[k].name) == 0)
 					memcpy(t->clients[c].dns_name, ini->clients[k].dns_name,
 					       sizeof(t->clients[c].dns_name));
-		/* any client over TCP, its own proto or the [lab]'s */
+		/* any client over TCP (HTTP included), its own proto or the [lab]'s */
 		for (int k = 0; k < ini->nclients; k++)
 			t->tcp |= ini->clients[k].proto == 2 ||
 				  (ini->clients[k].proto == 0 && s->lab_tcp);

@@ -239,12 +239,13 @@ static int evw_clients(const struct clocks_input *in, FILE *out)
 					       "rate", c->rate, "resolver", evw_str(c->resolver),
 					       "population", (json_int_t)c->population));
 		if (c->summary_ns != CLOCKS_NONE)
-			rc |= evw_emit(out, c->summary_ns, "client_summary",
-				       json_pack("{s:I, s:I, s:I, s:I, s:I}", "client",
-						 (json_int_t)c->id, "sent", (json_int_t)c->sent,
-						 "lost", (json_int_t)c->lost, "late",
-						 (json_int_t)c->late, "sending_ns",
-						 (json_int_t)c->sending_ns));
+			rc |= evw_emit(
+			    out, c->summary_ns, "client_summary",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:{s:o, s:o}}", "client",
+				      (json_int_t)c->id, "sent", (json_int_t)c->sent, "lost",
+				      (json_int_t)c->lost, "late", (json_int_t)c->late,
+				      "sending_ns", (json_int_t)c->sending_ns, "http", "library",
+				      evw_str(c->http_library), "server", evw_str(c->http_server)));
 	}
 	for (size_t i = 0; i < in->nresolutions; i++) {
 		const struct clocks_resolution *r = &in->resolutions[i];

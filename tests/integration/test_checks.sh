@@ -10,7 +10,12 @@
 # dropped requests unanswered while accepting the shallow checks'
 # connections. The run is valid (an invalid one, on a loaded machine, is
 # said and run once more: run_valid).
-# about 9 s
+#
+# Then p1 checks over HTTP instead (--set p1.check=http, a shorter run):
+# every sited serves HTTP on its TCP port, a degraded one answering 503;
+# a's own shallow check still passes on that port, p1's GET fails
+# (unavailable), a is declared dead and the DNS flow ends on b.
+# about 16 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -56,3 +61,29 @@ read -r dropped accepted < <(jq -r 'select(.event == "sited_summary") |
 assert_gt "$dropped" 0 "requests a's sited dropped unanswered while degraded"
 assert_gt "$accepted" 20 "connections a's kernel accepted (the shallow prober's)"
 assert_no_leftovers $lab "$r"
+
+# ---- p1's deep check over HTTP ----
+h=$out/http
+rc=0
+run_valid "$out/http.log" topology/checks.ini --out "$h" --set name=$lab --set p1.check=http \
+	--set duration=5s -q || rc=$?
+[ $rc = 0 ] || { cat "$out/http.log"; fail "http: run exited with status $rc (not a valid run)"; }
+checks=$(jq -r 'select(.event == "prober_started" and .site == "a") | "\(.node)=\(.check)"' \
+	"$h"/a.prober.events.jsonl "$h"/p1.prober.events.jsonl | sort | paste -sd, -)
+[ "$checks" = "a=tcp,p1=http" ] || fail "http: the probers' checks of a: '$checks', expected a=tcp,p1=http"
+dead=$(jq -s '[.[] | select(.event == "declared_dead")] | length' "$h/a.prober.events.jsonl")
+assert_eq "$dead" 0 "http: declared_dead by a's shallow prober (on sited's HTTP port)"
+# after t0 (before it, at start-up, a probe may find sited not yet listening: refused)
+t0=$(jq -r 'select(.event == "site_failed") | .t' "$h/lab.events.jsonl")
+reasons=$(jq -r --argjson t0 "$t0" 'select(.event == "probe_failed" and .site == "a" and .t > $t0) |
+	.reason' "$h/p1.prober.events.jsonl" | sort -u | paste -sd, -)
+[ "$reasons" = unavailable ] || fail "http: p1's failed probes of a after t0: reasons '$reasons', expected unavailable (503)"
+detect=$(json "$h/clocks.json" .schemes.dns.detect_s)
+is_number "$detect" || fail "http: dns: no detect"
+assert_le "$detect" 0.5 "http: dns: p1's HTTP check declared a dead (s after t0)"
+last=$(awk -F, 'NR > 1 && $4 == "ok" { s = $5 } END { print s }' "$h/requests-c1-dns.csv")
+[ "$last" = b ] || fail "http: the DNS flow's last reply came from '$last', not b"
+unavailable=$(jq -r 'select(.event == "sited_summary") | .http.unavailable' "$h/a.sited.events.jsonl")
+assert_gt "$unavailable" 0 "http: a's sited answered 503 while degraded"
+echo "ok: http: p1's GET saw 503s (unavailable) and declared a dead in $detect s; the DNS flow ends on b"
+assert_no_leftovers $lab "$h"

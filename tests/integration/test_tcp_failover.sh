@@ -11,13 +11,24 @@
 # connection open on a at t0. The run is valid; its one warning is that
 # TCP's losses are not counted packet by packet (loss_unchecked); an
 # invalid run (a loaded machine) is said and run once more (run_valid).
-# about 10 s
+#
+# Then the same lab with --set proto=http: libcurl's clients, sited through
+# libmicrohttpd. Before t0 a answers both flows, after them b; each flow had
+# a connection open on a at t0; anycast: b reset a connection it never
+# opened (RFC 7094; libcurl retries such a request on a fresh connection, so
+# the client may record no error for it); DNS: SYNs kept reaching a after t0
+# (the cached answer), the requests that waited the timeout lost; every
+# reply the clients recorded is a request captured on the link of the site
+# that answered it; the report names the client library and the server.
+# about 20 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 
 lab=it-tcpfo
 lab_guard $lab
+capdump=${BUILD:-build/release}/tools/capdump
+[ -x "$capdump" ] || fail "no $capdump (make all)"
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 trap 'set +e; lab_cleanup '$lab'; rm -rf "$out"' EXIT
 r=$out/run
@@ -83,3 +94,45 @@ $STEERLAB report "$r" >"$out/report.txt" 2>&1 || true
 grep -E "^(connections|clients) \(" "$out/report.txt" || fail "steerlab report prints no connections line"
 [ "$(grep -cE "^(connections|clients) \(" "$out/report.txt")" = 4 ] || fail "steerlab report: not 4 connection lines"
 assert_no_leftovers $lab "$r"
+
+# ---- the same over HTTP/1.1 (proto = http) ----
+h=$out/http
+rc=0
+run_valid "$out/http.log" topology/tcp-anycast.ini --out "$h" --set name=$lab --set proto=http -q || rc=$?
+[ $rc = 0 ] || { cat "$out/http.log"; fail "http: run exited with status $rc (not a valid run)"; }
+hconn() { json "$h/clocks.json" ".connections.$1.$2"; }
+t0=$(jq -r 'select(.event == "site_failed") | .t' "$h/lab.events.jsonl")
+for f in requests-c1.csv requests-c1-dns.csv; do
+	got=$(sites "$h/$f" 0 "$t0")
+	[[ $got =~ ^a=[0-9]+$ ]] || fail "http: $f before t0: replies from '$got', expected a only"
+	last=$(awk -F, 'NR > 1 && $4 == "ok" { s = $5 } END { print s }' "$h/$f")
+	[ "$last" = b ] || fail "http: $f: the last reply from '$last', expected b"
+	echo "ok: http: $f before t0: $got; the last reply from b"
+done
+for s in anycast dns; do
+	assert_ge "$(hconn $s open_at_t0)" 1 "http: $s connections open on a at t0"
+done
+assert_ge "$(hconn anycast resets_unknown_flow)" 1 "http: anycast: b's resets of a connection it never opened (RFC 7094)"
+assert_ge "$(hconn dns syns_to_failed)" 1 "http: dns: SYNs to a after t0 (the cached answer)"
+lost=$(jq -r 'select(.event == "client_summary") | .lost' "$h/c1.client-dns.events.jsonl")
+timeouts=$(jq -r 'select(.event == "http_failed" and .cause == "timeout") | .seq' "$h/c1.client-dns.events.jsonl" | wc -l)
+assert_ge "$lost" 1 "http: dns: requests lost waiting on a"
+assert_eq "$timeouts" "$lost" "http: dns: http_failed timeouts, as the client's losses"
+# every reply recorded was captured as a request on the answering site's link
+"$capdump" "$h" | awk '{ print $1, $2, $3 }' | sort -u >"$out/captured"
+for f in requests-c1.csv requests-c1-dns.csv; do
+	awk -F, 'NR > 1 && $4 == "ok" { print $5, $1, $2 }' "$h/$f" | sort -u >"$out/ok"
+	n=$(wc -l <"$out/ok")
+	missing=$(comm -23 "$out/ok" "$out/captured" | wc -l)
+	assert_ge "$n" 100 "http: $f: replies recorded"
+	assert_eq "$missing" 0 "http: $f: replies whose request no capture of the answering site holds"
+done
+for lib in libcurl/ libmicrohttpd/; do
+	grep -F "$lib" "$h/report.md" >/dev/null || fail "http: report.md does not name $lib"
+done
+jq -e '.connections.http.clients | startswith("libcurl/")' "$h/clocks.json" >/dev/null ||
+	fail "http: clocks.json names no client library"
+jq -e 'select(.event == "sited_summary") | .http.server | startswith("libmicrohttpd ")' \
+	"$h/b.sited.events.jsonl" >/dev/null || fail "http: b's sited_summary names no server"
+echo "ok: http: $(grep -F 'http: the clients spoke' "$h/report.md" | sed -n 1p)"
+assert_no_leftovers $lab "$h"

@@ -4,7 +4,10 @@
  * Linux segment carries) is a request; a SYN, a RST and a segment that
  * starts mid-request are TCP segments but not requests; ipframe_decode
  * keeps to UDP (its callers read DNS); every truncation of a TCP frame is
- * refused or decoded within what was captured.
+ * refused or decoded within what was captured. HTTP (lib/httpwire.h): a
+ * request line at a segment's start is a request, and ipframe_message reads
+ * it and a reply's head as lib/wire.h messages; a 503, a request cut before
+ * its target's end, one mid-segment and one over UDP are not.
  */
 #include <arpa/inet.h>
 #include <pcap/dlt.h>
@@ -16,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "httpwire.h"
 #include "ipframe.h"
 #include "wire.h"
 
@@ -156,12 +160,92 @@ static void test_udp_unchanged(void **state)
 	assert_int_equal(ipframe_decode_any(DLT_RAW, f, n, &u), -1);
 }
 
+/* the response head sited writes through libmicrohttpd, to the client */
+static const char http_reply[] = "HTTP/1.1 200 OK\r\n"
+				 "X-Steerlab: site=b client=100001 seq=9 sent=1796204504123456789 "
+				 "flags=1\r\n"
+				 "Content-Length: 3\r\n"
+				 "Date: Wed, 02 Dec 2026 09:41:44 GMT\r\n\r\nok\n";
+
+static void test_http(void **state)
+{
+	static const char req[] = "GET /steerlab/100001/9/1796204504123456789 HTTP/1.1\r\n"
+				  "Host: 198.19.0.1:7000\r\nAccept: */*\r\n\r\n";
+	uint8_t f[512], d[8 + sizeof(req)] = {0x9c, 0x40, 0x1b, 0x58, 0, 8 + sizeof(req) - 1};
+	const size_t rlen = sizeof(req) - 1,
+		     cut = strlen("GET /steerlab/100001/9/1796204504123456789 ");
+	struct ipframe u;
+	struct wire_msg m;
+	struct in_addr dst;
+	uint32_t client;
+	uint64_t seq;
+	size_t n;
+
+	(void)state;
+	n = tcp_frame(f, IPFRAME_ACK | 0x08, (const uint8_t *)req, rlen);
+	assert_int_equal(ipframe_request(DLT_RAW, f, n, 7000, &client, &seq, &dst), 0);
+	assert_int_equal(client, WIRE_DNS_CLIENT_ID(1));
+	assert_int_equal(seq, 9);
+	assert_string_equal(inet_ntoa(dst), "198.19.0.1");
+	assert_int_equal(ipframe_message(DLT_RAW, f, n, &u, &m), IPFRAME_MSG_HTTP);
+	assert_int_equal(m.type, WIRE_REQUEST);
+	assert_int_equal(m.client_id, WIRE_DNS_CLIENT_ID(1));
+	assert_true(m.sent_ns == 1796204504123456789ULL);
+	assert_int_equal(u.dport, 7000);
+	/* cut by the snaplen: a request while its target's end was captured */
+	assert_int_equal(ipframe_request(DLT_RAW, f, n - rlen + cut, 0, &client, NULL, NULL), 0);
+	assert_int_equal(ipframe_request(DLT_RAW, f, n - rlen + cut - 1, 0, &client, NULL, NULL),
+			 -1);
+	/* a segment that continues a request is not one */
+	n = tcp_frame(f, IPFRAME_ACK, (const uint8_t *)req + 4, rlen - 4);
+	assert_int_equal(ipframe_request(DLT_RAW, f, n, 0, &client, NULL, NULL), -1);
+	assert_int_equal(ipframe_message(DLT_RAW, f, n, &u, &m), -1);
+	/* over UDP the same bytes are not a request */
+	memcpy(d + 8, req, rlen);
+	n = ip_frame(f, IPFRAME_UDP, d, 8 + rlen, NULL, 0);
+	assert_int_equal(ipframe_decode(DLT_RAW, f, n, &u), 0);
+	assert_int_equal(ipframe_request(DLT_RAW, f, n, 0, &client, NULL, NULL), -1);
+	assert_int_equal(ipframe_message(DLT_RAW, f, n, &u, &m), -1);
+}
+
+static void test_http_reply(void **state)
+{
+	uint8_t f[512], bin[WIRE_LEN];
+	char unavailable[sizeof(http_reply)];
+	struct ipframe u;
+	struct wire_msg m;
+	uint32_t client;
+	size_t n;
+
+	(void)state;
+	n = tcp_frame(f, IPFRAME_ACK | 0x08, (const uint8_t *)http_reply, sizeof(http_reply) - 1);
+	assert_int_equal(ipframe_message(DLT_RAW, f, n, &u, &m), IPFRAME_MSG_HTTP);
+	assert_int_equal(m.type, WIRE_REPLY);
+	assert_string_equal(m.site, "b");
+	assert_int_equal(m.client_id, WIRE_DNS_CLIENT_ID(1));
+	assert_int_equal(m.seq, 9);
+	assert_int_equal(m.flags, WIRE_F_DRAINING);
+	/* a reply is not a request */
+	assert_int_equal(ipframe_request(DLT_RAW, f, n, 0, &client, NULL, NULL), -1);
+	/* a 503 is not a reply */
+	memcpy(unavailable, http_reply, sizeof(http_reply));
+	memcpy(unavailable + 9, "503", 3);
+	n = tcp_frame(f, IPFRAME_ACK, (const uint8_t *)unavailable, sizeof(unavailable) - 1);
+	assert_int_equal(ipframe_message(DLT_RAW, f, n, &u, &m), -1);
+	/* the binary messages beside them */
+	request(bin, 7, 42);
+	n = tcp_frame(f, IPFRAME_ACK, bin, WIRE_LEN);
+	assert_int_equal(ipframe_message(DLT_RAW, f, n, &u, &m), IPFRAME_MSG_BINARY);
+	assert_int_equal(m.type, WIRE_REQUEST);
+	assert_int_equal(m.seq, 42);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tcp_request),
-	    cmocka_unit_test(test_tcp_control),
-	    cmocka_unit_test(test_udp_unchanged),
+	    cmocka_unit_test(test_tcp_request),	  cmocka_unit_test(test_tcp_control),
+	    cmocka_unit_test(test_udp_unchanged), cmocka_unit_test(test_http),
+	    cmocka_unit_test(test_http_reply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -380,14 +380,16 @@ static void test_capture_rings(void **state)
 
 /* proto: the clients' transport, the [lab]'s unless a [client] says; printed
  * when not udp, every client's when the lab's is not (so that the printed
- * form reads back the same); a population refuses tcp */
+ * form reads back the same); a population refuses tcp and http; http makes
+ * the sites serve HTTP and the captures take TCP */
 static void test_proto(void **state)
 {
 	static const char text[] = "[lab]\nname = pt\n[router r]\n[site a]\nlink = r\n"
 				   "[client c1]\nlink = r\n[client c2]\nlink = r\nproto = tcp\n"
 				   "[client c3]\nlink = r\npopulation = 10\n";
 	struct topology *t = new_topology(), *back = new_topology();
-	char tmp[64], tmp2[64], want[256], *got, *sets[1] = {"proto=tcp"};
+	char tmp[64], tmp2[64], want[256], *got, *sets[1] = {"proto=tcp"},
+						 *http[2] = {"proto=http", "c2.proto=http"};
 	FILE *f;
 
 	(void)state;
@@ -396,6 +398,8 @@ static void test_proto(void **state)
 	assert_int_equal(t->proto, TOPO_PROTO_UDP);
 	assert_int_equal(node(t, "c1")->proto, TOPO_PROTO_UDP);
 	assert_int_equal(node(t, "c2")->proto, TOPO_PROTO_TCP);
+	assert_true(topo_has_tcp(t));
+	assert_false(topo_has_http(t));
 	got = print_to_string(t);
 	assert_null(strstr(got, "\nproto = udp\n"));
 	/* c2's, after its section's line */
@@ -408,6 +412,11 @@ static void test_proto(void **state)
 		 "a client is not there yet); set proto = udp for it\n",
 		 tmp);
 	expect_errors(tmp, sets, 1, want);
+	snprintf(want, sizeof(want),
+		 "%s:13: [client c3] proto = http: a population sends UDP only (one connection "
+		 "a client is not there yet); set proto = udp for it\n",
+		 tmp);
+	expect_errors(tmp, http, 2, want);
 	unlink(tmp);
 	/* c3 set back to udp: every client's printed, and read back the same */
 	write_temp(tmp, text, sizeof(text) - 1);
@@ -425,6 +434,19 @@ static void test_proto(void **state)
 	for (int i = 0; i < t->nnodes; i++)
 		assert_int_equal(back->nodes[i].proto, t->nodes[i].proto);
 	free(got);
+	/* http, the same way: c1 takes the lab's (c2 too: tcp beside http is
+	 * refused, test_check_key) */
+	load_ok(t, tmp, http, 2);
+	assert_int_equal(node(t, "c1")->proto, TOPO_PROTO_HTTP);
+	assert_int_equal(node(t, "c2")->proto, TOPO_PROTO_HTTP);
+	assert_true(topo_has_http(t));
+	got = print_to_string(t);
+	assert_non_null(strstr(got, "\nproto = http\n"));
+	write_temp(tmp2, got, strlen(got));
+	load_ok(back, tmp2, NULL, 0);
+	for (int i = 0; i < t->nnodes; i++)
+		assert_int_equal(back->nodes[i].proto, t->nodes[i].proto);
+	free(got);
 	unlink(tmp);
 	unlink(tmp2);
 	free(t);
@@ -433,7 +455,8 @@ static void test_proto(void **state)
 
 /* check: the probers' check, the [lab]'s unless a [site] (its own prober)
  * or a [prober] says; printed when not udp, every one's when the lab's is
- * not; read back the same */
+ * not; read back the same; http makes the sites serve HTTP, which a client
+ * of proto = tcp cannot share */
 static void test_check_key(void **state)
 {
 	struct topology *t = new_topology(), *back = new_topology();
@@ -462,6 +485,24 @@ static void test_check_key(void **state)
 		assert_int_equal(back->nodes[i].check, t->nodes[i].check);
 	free(got);
 	unlink(tmp2);
+	assert_false(topo_has_http(t));
+	{
+		char *http[1] = {"p1.check=http"}, *clash[2] = {"p1.check=http", "proto=tcp"},
+		     want[512];
+
+		load_ok(t, "topology/dns.ini", http, 1);
+		assert_int_equal(node(t, "p1")->check, TOPO_CHECK_HTTP);
+		assert_true(topo_has_http(t));
+		got = print_to_string(t);
+		assert_non_null(strstr(got, "\ncheck = http\n"));
+		free(got);
+		snprintf(want, sizeof(want),
+			 "topology/dns.ini:%d: [client c1] proto = tcp: the sites serve HTTP on "
+			 "their TCP port in this lab (a client with proto = http, or check = "
+			 "http); one TCP service a lab: set proto = http or udp for it\n",
+			 node(t, "c1")->line);
+		expect_errors("topology/dns.ini", clash, 2, want);
+	}
 	free(t);
 	free(back);
 }

@@ -1,0 +1,203 @@
+/* sited's HTTP/1.1 service through libmicrohttpd; see http.h. */
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "strfmt.h"
+#include "timeutil.h"
+
+void sited_http_answer(const struct sited_server *srv, const char *method, const char *url,
+		       struct sited_http_reply *r, struct sited_http_counts *counts)
+{
+	struct wire_msg m;
+
+	r->header[0] = '\0';
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0) {
+		counts->bad++;
+		r->status = MHD_HTTP_METHOD_NOT_ALLOWED;
+		r->body = "GET only\n";
+		return;
+	}
+	if (httpwire_path_decode(url, strlen(url), &m) == -1) {
+		counts->other++;
+		r->status = srv->degraded ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK;
+		r->body = srv->degraded ? "degraded\n" : "ok\n";
+		return;
+	}
+	counts->requests++;
+	m.type = WIRE_REPLY;
+	m.flags = srv->draining ? WIRE_F_DRAINING : 0;
+	memcpy(m.site, srv->site, sizeof(m.site));
+	(void)httpwire_value(&m, r->header, sizeof(r->header));
+	if (srv->degraded) {
+		counts->unavailable++;
+		r->status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		r->body = "degraded\n";
+		return;
+	}
+	counts->replies++;
+	r->status = MHD_HTTP_OK;
+	r->body = "ok\n";
+}
+
+static enum MHD_Result sited_http_on_request(void *cls, struct MHD_Connection *conn,
+					     const char *url, const char *method,
+					     const char *version, const char *upload_data,
+					     size_t *upload_data_size, void **req_cls)
+{
+	struct sited_http *h = cls;
+	struct sited_http_reply r;
+	struct MHD_Response *resp;
+	enum MHD_Result rc;
+
+	(void)version;
+	(void)upload_data;
+	/* answered once the whole request is in: a response queued at the
+	 * first call, before libmicrohttpd knows there is no body, closes the
+	 * connection (no keep-alive) */
+	if (*req_cls == NULL) {
+		*req_cls = h;
+		return MHD_YES;
+	}
+	if (*upload_data_size != 0) {
+		*upload_data_size = 0; /* a body is read and ignored */
+		return MHD_YES;
+	}
+	sited_http_answer(h->srv, method, url, &r, &h->counts);
+	resp =
+	    MHD_create_response_from_buffer(strlen(r.body), (void *)r.body, MHD_RESPMEM_PERSISTENT);
+	if (resp == NULL)
+		return MHD_NO;
+	/* added first: right after the Date libmicrohttpd writes */
+	if ((r.header[0] && MHD_add_response_header(resp, HTTPWIRE_HEADER, r.header) == MHD_NO) ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_SERVER, h->product) == MHD_NO ||
+	    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain") == MHD_NO) {
+		MHD_destroy_response(resp);
+		return MHD_NO;
+	}
+	rc = MHD_queue_response(conn, r.status, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+static void sited_http_on_conn(void *cls, struct MHD_Connection *conn, void **socket_context,
+			       enum MHD_ConnectionNotificationCode toe)
+{
+	struct sited_http *h = cls;
+
+	(void)conn;
+	(void)socket_context;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+		h->counts.accepted++;
+	else if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
+		h->counts.closed++;
+}
+
+static void sited_http_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[256];
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	log_warnx("libmicrohttpd: %s", msg);
+}
+
+/* sited_http_rearm: the timer at what MHD_get_timeout says: now when it
+ * has data pending, never when it has nothing to time */
+static void sited_http_rearm(struct sited_http *h)
+{
+	MHD_UNSIGNED_LONG_LONG ms;
+	int64_t at = INT64_MAX;
+
+	if (MHD_get_timeout(h->daemon, &ms) == MHD_YES)
+		at = now_mono_ns() + (int64_t)(ms > 3600000 ? 3600000 : ms) * NSEC_PER_MSEC;
+	if (loop_timer_set(&h->timer, at, 0) == -1)
+		log_warn("%s: timerfd", __func__);
+}
+
+static void sited_http_run(struct sited_http *h)
+{
+	if (MHD_run(h->daemon) == MHD_NO)
+		log_warnx("%s: MHD_run failed", __func__);
+	sited_http_rearm(h);
+}
+
+static void sited_http_on_epoll(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop;
+	(void)fd;
+	(void)events;
+	sited_http_run(arg);
+}
+
+static void sited_http_on_timer(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	sited_http_run(arg);
+}
+
+int sited_http_open(struct sited_http *h, struct loop *loop, const struct sited_server *srv,
+		    const struct sockaddr_in *addr, unsigned max_conns)
+{
+	const union MHD_DaemonInfo *info;
+
+	memset(h, 0, sizeof(*h));
+	h->loop = loop;
+	h->srv = srv;
+	h->h.fd = h->timer.fd = -1;
+	if (strfmt(h->server, sizeof(h->server), "libmicrohttpd %s", MHD_get_version()) == -1 ||
+	    strfmt(h->product, sizeof(h->product), "libmicrohttpd/%s", MHD_get_version()) == -1) {
+		strfmt(h->server, sizeof(h->server), "libmicrohttpd");
+		strfmt(h->product, sizeof(h->product), "libmicrohttpd");
+	}
+	h->daemon = MHD_start_daemon(
+	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, sited_http_on_request, h,
+	    MHD_OPTION_EXTERNAL_LOGGER, sited_http_log, h, MHD_OPTION_SOCK_ADDR,
+	    (const struct sockaddr *)addr, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
+	    MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)SITED_HTTP_BACKLOG,
+	    MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
+	    MHD_OPTION_NOTIFY_CONNECTION, sited_http_on_conn, h, MHD_OPTION_END);
+	if (h->daemon == NULL) {
+		log_warnx("%s: libmicrohttpd did not start on %s:%u", __func__,
+			  inet_ntoa(addr->sin_addr), ntohs(addr->sin_port));
+		return -1;
+	}
+	if ((info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD)) == NULL ||
+	    loop_add(loop, &h->h, info->epoll_fd, EPOLLIN, sited_http_on_epoll, h) == -1 ||
+	    loop_timer_add(loop, &h->timer, INT64_MAX, 0, sited_http_on_timer, h) == -1) {
+		log_warn("%s: loop", __func__);
+		sited_http_close(h);
+		return -1;
+	}
+	sited_http_rearm(h);
+	return 0;
+}
+
+uint16_t sited_http_port(const struct sited_http *h)
+{
+	const union MHD_DaemonInfo *info;
+
+	if (h->daemon == NULL ||
+	    (info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT)) == NULL)
+		return 0;
+	return info->port;
+}
+
+void sited_http_close(struct sited_http *h)
+{
+	if (h->daemon == NULL)
+		return;
+	loop_del(h->loop, &h->h);
+	if (h->timer.fd != -1)
+		loop_timer_del(h->loop, &h->timer);
+	MHD_stop_daemon(h->daemon);
+	h->daemon = NULL;
+}

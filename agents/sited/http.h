@@ -1,0 +1,83 @@
+/*
+ * sited over HTTP/1.1 (-H): the TCP port served by libmicrohttpd instead of
+ * the lab's binary stream (tcp.h), for clients of proto = http
+ * (docs/agents.md, "sited", "HTTP").
+ *
+ * A GET of a lab target (lib/httpwire.h, /steerlab/CLIENT/SEQ/SENT) is
+ * answered 200 with the X-Steerlab header naming the site and echoing the
+ * request's fields, its flags WIRE_F_DRAINING while the site is drained;
+ * while it is degraded (srv->degraded, state.h) the answer is 503 Service
+ * Unavailable, with the same header, and connections are still accepted:
+ * the application broken, not the host. A GET of any other target is the
+ * site's health page (200 "ok", 503 while degraded), for HTTP health checks;
+ * another method is 405. Every answer names the server in a Server header
+ * (RFC 9110), so the clients can say which server answered them. Connections are kept alive
+ * (HTTP/1.1) and never timed out by the server: the client decides.
+ *
+ * libmicrohttpd runs in its "external epoll" mode: its epoll descriptor is
+ * one handler of the loop (lib/loop.h) and a timerfd follows
+ * MHD_get_timeout, so there is no thread. What to answer is
+ * sited_http_answer, pure and unit-tested without a socket.
+ */
+#ifndef STEERLAB_SITED_HTTP_H
+#define STEERLAB_SITED_HTTP_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "httpwire.h"
+#include "loop.h"
+#include "serve.h"
+
+#define SITED_HTTP_BACKLOG 1024
+
+struct sited_http_counts {
+	uint64_t accepted;    /* connections opened */
+	uint64_t closed;      /* connections closed, by either side */
+	uint64_t requests;    /* GETs of a lab target */
+	uint64_t replies;     /* of them answered 200 */
+	uint64_t unavailable; /* of them answered 503: degraded */
+	uint64_t other;	      /* GETs of another target (the health page) */
+	uint64_t bad;	      /* other methods: 405 */
+};
+
+struct MHD_Daemon;
+
+struct sited_http {
+	struct loop *loop;
+	const struct sited_server *srv; /* the site's name, drain and degradation */
+	struct MHD_Daemon *daemon;
+	struct loop_handler h, timer;
+	struct sited_http_counts counts;
+	char server[48];  /* "libmicrohttpd 0.9.75": who answered, for the summary */
+	char product[48]; /* the same as a Server header's product: "libmicrohttpd/0.9.75" */
+};
+
+/* what sited_http_answer decided */
+struct sited_http_reply {
+	unsigned status;		     /* 200, 503, 405 */
+	char header[HTTPWIRE_VALUE_MAX + 1]; /* X-Steerlab's value; "" for none */
+	const char *body;		     /* static text */
+};
+
+/* sited_http_answer: the answer to method and url (the request target, no
+ * query string) by srv (its site, draining, degraded): into *r, and counted
+ * in *counts. */
+void sited_http_answer(const struct sited_server *srv, const char *method, const char *url,
+		       struct sited_http_reply *r, struct sited_http_counts *counts);
+
+/* sited_http_open: serves HTTP on TCP addr (port 0: one the kernel picks)
+ * in loop, in srv's name, with at most max_conns connections. 0, or -1
+ * (logged). */
+int sited_http_open(struct sited_http *h, struct loop *loop, const struct sited_server *srv,
+		    const struct sockaddr_in *addr, unsigned max_conns);
+
+/* sited_http_port: the port h listens on (host order), 0 if unknown. */
+uint16_t sited_http_port(const struct sited_http *h);
+
+/* sited_http_close: stops the daemon (its connections closed); the counts
+ * stay. Nothing if it was not opened. */
+void sited_http_close(struct sited_http *h);
+
+#endif
