@@ -23,6 +23,7 @@
 #include "http.h"
 #include "pop.h"
 #include "popdns.h"
+#include "poptcp.h"
 #include "opts.h"
 #include "tcp.h"
 #include "traffic.h"
@@ -64,7 +65,9 @@ static json_t *client_sites_json(const struct client *c)
 static void client_summary(struct event_log *ev, const struct client *c, int64_t sending_ns)
 {
 	json_t *sites = client_sites_json(c);
-	json_t *tcp = c->tcp ? client_tcp_json(c->tcp) : NULL;
+	json_t *tcp = c->tcp	  ? client_tcp_json(c->tcp)
+		      : c->poptcp ? client_tcp_counts_json(poptcp_counts(c->poptcp))
+				  : NULL;
 	json_t *http = c->http ? client_http_json(c->http) : NULL;
 
 	log_info("sent %llu ok %llu lost %llu errors %llu late %llu stray %llu, %llu wake-ups, "
@@ -75,6 +78,8 @@ static void client_summary(struct event_log *ev, const struct client *c, int64_t
 		 (unsigned long long)c->stats.wakeups, (unsigned long long)c->stats.busy_rounds);
 	if (c->tcp)
 		client_tcp_log(c->tcp);
+	if (c->poptcp)
+		client_tcp_counts_log(poptcp_counts(c->poptcp));
 	if (c->http)
 		client_http_log(c->http);
 	event_emit(ev, EVENTS_CLIENT_SUMMARY,
@@ -240,7 +245,7 @@ static int client_pop_start(struct client_opts *o, struct client *c, struct loop
 			return -1;
 		}
 	}
-	return client_start_pop(c, loop, &o->cfg, csv, pop, o->resolver ? pd : NULL);
+	return client_start_pop(c, loop, &o->cfg, csv, pop, o->resolver ? pd : NULL, o->tcp);
 }
 
 /* client_steer_first: the first address, before any request can be sent:
@@ -373,7 +378,7 @@ int main(int argc, char **argv)
 			   "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:s, s:I, s:s, s:f}", "client",
 			   (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate, "resolver",
 			   o.resolver, "mode", o.resolver ? "dns" : "anycast", "sticky_ns",
-			   (json_int_t)o.sticky_ns, "proto", "udp", "population",
+			   (json_int_t)o.sticky_ns, "proto", o.tcp ? "tcp" : "udp", "population",
 			   (json_int_t)o.population, "arrivals", o.poisson ? "poisson" : "paced",
 			   "sticky_share", o.sticky_share);
 	} else {

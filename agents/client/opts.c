@@ -45,7 +45,8 @@ static void client_usage(FILE *fp)
 		"  -d DURATION  stop sending after this long (default: at SIGTERM)\n"
 		"  -o CSV       per-request records (default requests-NODE.csv, unless -B)\n"
 		"  -B BIN       the same as binary records (docs/agents.md); with -o, both\n"
-		"  -T           over one long-lived TCP connection, not UDP (not with -P)\n"
+		"  -T           over one long-lived TCP connection, not UDP (with -P: one\n"
+		"               a logical client)\n"
 		"  -c CONNECT   with -T: a connection not made this long failed (default:\n"
 		"               the timeout, -w)\n"
 		"  -H           HTTP/1.1 GETs through libcurl, connections kept alive (not\n"
@@ -249,8 +250,6 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "-m goes with -R (DNS mode) of one client (not -P)");
 	if (o->cfg.connect_timeout_ns && !o->tcp)
 		opt_refuse(&cmd, "-c goes with -T (TCP)");
-	if (o->population && o->tcp)
-		opt_refuse(&cmd, "TCP is not yet supported for a population (-P)");
 	if (o->population && o->http)
 		opt_refuse(&cmd, "HTTP is not yet supported for a population (-P)");
 	if (o->tcp && o->http)

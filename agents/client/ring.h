@@ -27,7 +27,8 @@ struct client_slot {
 	int64_t sent_real_ns; /* CLOCK_REALTIME, as put on the wire */
 	int64_t sent_mono_ns; /* CLOCK_MONOTONIC, for rtt and timeout */
 	uint32_t client;      /* its client id (a population's differ) */
-	int state;
+	uint8_t state;	      /* enum client_slot_state */
+	uint8_t gen;	      /* a population over TCP: its connection's (poptcp.h) */
 };
 
 struct client_ring {

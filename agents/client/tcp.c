@@ -545,30 +545,53 @@ struct client_tcp *client_tcp_open(struct client *c, struct event_log *ev)
 	return t;
 }
 
-json_t *client_tcp_json(const struct client_tcp *t)
+json_t *client_tcp_counts_json(const struct client_tcp_counts *n)
 {
-	json_t *o = json_pack("{s:I, s:I, s:I}", "connects", (json_int_t)t->connects, "unconnected",
-			      (json_int_t)t->unconnected, "blocked", (json_int_t)t->blocked);
+	json_t *o = json_pack("{s:I, s:I, s:I}", "connects", (json_int_t)n->connects, "unconnected",
+			      (json_int_t)n->unconnected, "blocked", (json_int_t)n->blocked);
 
 	for (int i = 0; o && i < CLIENT_TCP_NCAUSES; i++)
 		json_object_set_new(o, client_tcp_causes[i].count,
-				    json_integer((json_int_t)t->failed[i]));
+				    json_integer((json_int_t)n->failed[i]));
 	return o;
+}
+
+void client_tcp_counts_log(const struct client_tcp_counts *n)
+{
+	log_info("tcp: %llu connects; failed: %llu refused, %llu resets, %llu eofs, %llu "
+		 "timeouts, %llu stalled, %llu other; %llu requests unconnected, %llu blocked",
+		 (unsigned long long)n->connects, (unsigned long long)n->failed[CLIENT_TCP_REFUSED],
+		 (unsigned long long)n->failed[CLIENT_TCP_RESET],
+		 (unsigned long long)n->failed[CLIENT_TCP_EOF],
+		 (unsigned long long)n->failed[CLIENT_TCP_TIMEOUT],
+		 (unsigned long long)n->failed[CLIENT_TCP_STALLED],
+		 (unsigned long long)(n->failed[CLIENT_TCP_PIPE] +
+				      n->failed[CLIENT_TCP_UNREACHABLE] +
+				      n->failed[CLIENT_TCP_BAD] + n->failed[CLIENT_TCP_OTHER]),
+		 (unsigned long long)n->unconnected, (unsigned long long)n->blocked);
+}
+
+/* client_tcp_counts: t's counts */
+static struct client_tcp_counts client_tcp_counts(const struct client_tcp *t)
+{
+	struct client_tcp_counts n = {t->connects, t->unconnected, t->blocked, {0}};
+
+	memcpy(n.failed, t->failed, sizeof(n.failed));
+	return n;
+}
+
+json_t *client_tcp_json(const struct client_tcp *t)
+{
+	struct client_tcp_counts n = client_tcp_counts(t);
+
+	return client_tcp_counts_json(&n);
 }
 
 void client_tcp_log(const struct client_tcp *t)
 {
-	log_info("tcp: %llu connects; failed: %llu refused, %llu resets, %llu eofs, %llu "
-		 "timeouts, %llu stalled, %llu other; %llu requests unconnected, %llu blocked",
-		 (unsigned long long)t->connects, (unsigned long long)t->failed[CLIENT_TCP_REFUSED],
-		 (unsigned long long)t->failed[CLIENT_TCP_RESET],
-		 (unsigned long long)t->failed[CLIENT_TCP_EOF],
-		 (unsigned long long)t->failed[CLIENT_TCP_TIMEOUT],
-		 (unsigned long long)t->failed[CLIENT_TCP_STALLED],
-		 (unsigned long long)(t->failed[CLIENT_TCP_PIPE] +
-				      t->failed[CLIENT_TCP_UNREACHABLE] +
-				      t->failed[CLIENT_TCP_BAD] + t->failed[CLIENT_TCP_OTHER]),
-		 (unsigned long long)t->unconnected, (unsigned long long)t->blocked);
+	struct client_tcp_counts n = client_tcp_counts(t);
+
+	client_tcp_counts_log(&n);
 }
 
 void client_tcp_close(struct client_tcp *t)

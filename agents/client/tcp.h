@@ -109,6 +109,15 @@ void client_tcp_read(struct client_tcp *t);
  * connected. */
 void client_tcp_stalled(struct client_tcp *t);
 
+/* The counts of a TCP transport, one client's or a population's
+ * (poptcp.h): client_summary's tcp object and the log line. */
+struct client_tcp_counts {
+	uint64_t connects, unconnected, blocked;
+	uint64_t failed[CLIENT_TCP_NCAUSES];
+};
+json_t *client_tcp_counts_json(const struct client_tcp_counts *n);
+void client_tcp_counts_log(const struct client_tcp_counts *n);
+
 /* client_tcp_json: the counts for client_summary: {connects, refused,
  * resets, eofs, timeouts, pipes, unreachable, bad, other, unconnected,
  * blocked}, or NULL if out of memory */

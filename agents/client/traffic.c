@@ -14,6 +14,7 @@
 #include "log.h"
 #include "pop.h"
 #include "popdns.h"
+#include "poptcp.h"
 #include "tcp.h"
 #include "timeutil.h"
 #include "udpbatch.h"
@@ -66,13 +67,19 @@ static void client_read_replies(struct client *c, int rounds);
  * machine) does not call lost what arrived in time */
 static void client_expire(struct client *c, int64_t now)
 {
-	struct client_slot *s = client_ring_oldest(&c->ring);
+	struct client_slot *s;
 	unsigned expired = 0;
 
+	/* a population's connections that ended: their requests are errors */
+	if (c->poptcp)
+		poptcp_sweep(c->poptcp);
+	s = client_ring_oldest(&c->ring);
 	if (s == NULL || now - s->sent_mono_ns <= c->cfg.timeout_ns)
 		return;
 	client_read_replies(c, INT_MAX);
 	while ((s = client_ring_oldest(&c->ring)) && now - s->sent_mono_ns > c->cfg.timeout_ns) {
+		if (c->poptcp)
+			poptcp_expired(c->poptcp, s);
 		client_record(c, s, CLIENT_TIMEOUT, NULL, 0);
 		c->stats.lost++;
 		client_ring_resolve(&c->ring, s);
@@ -143,12 +150,36 @@ static int client_send_pop(struct client *c, int64_t now, unsigned budget)
 	struct udp_batch *io = c->io;
 	struct sockaddr_in to = c->cfg.target;
 	unsigned sent = 0;
+	int64_t j;
+
+	/* over TCP: each on its own logical client's connection */
+	while (c->poptcp && sent < budget && (j = pop_due(c->pop, now)) >= 0) {
+		struct wire_msg m = {.type = WIRE_REQUEST};
+		int64_t real = now_real_ns();
+		struct client_slot *s;
+
+		m.client_id = c->pop->base + (uint32_t)j;
+		m.seq = c->ring.head;
+		m.sent_ns = (uint64_t)real;
+		if ((s = client_ring_push(&c->ring, real, now)) == NULL) {
+			log_warnx("%s: out of memory for %llu outstanding requests", __func__,
+				  (unsigned long long)c->ring.pending);
+			return -1;
+		}
+		s->client = m.client_id;
+		if (c->popdns)
+			popdns_check(c->popdns, (uint32_t)j, now);
+		c->stats.sent++;
+		sent++;
+		poptcp_send(c->poptcp, (uint32_t)j, &m, s);
+	}
+	if (c->poptcp)
+		return (int)sent;
 
 	while (sent < budget) {
 		struct client_sending snd = {.c = c, .base = c->ring.head};
 		int64_t real = now_real_ns();
 		unsigned n = 0;
-		int64_t j;
 
 		while (n < CLIENT_BATCH && sent + n < budget && (j = pop_due(c->pop, now)) >= 0) {
 			struct wire_msg m = {.type = WIRE_REQUEST};
@@ -383,13 +414,26 @@ static int client_watch_replies(struct client *c)
 	return 0;
 }
 
+static int client_prepare(struct client *c, struct loop *loop, const struct client_cfg *cfg,
+			  FILE *csv);
+static int client_begin(struct client *c);
+
 int client_start_pop(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
-		     struct pop *pop, struct popdns *popdns)
+		     struct pop *pop, struct popdns *popdns, int tcp)
 {
-	if (client_start(c, loop, cfg, csv) == -1)
-		return -1;
-	c->pop = pop;
-	c->popdns = popdns;
+	if (tcp) {
+		if (client_prepare(c, loop, cfg, csv) == -1)
+			return -1;
+		c->pop = pop;
+		c->popdns = popdns;
+		if ((c->poptcp = poptcp_open(c)) == NULL || client_begin(c) == -1)
+			return -1;
+	} else {
+		if (client_start(c, loop, cfg, csv) == -1)
+			return -1;
+		c->pop = pop;
+		c->popdns = popdns;
+	}
 	pop_start(pop, c->sched.start_ns, cfg->duration_ns);
 	return 0;
 }
@@ -551,6 +595,8 @@ void client_close(struct client *c)
 	c->tcp = NULL;
 	client_http_close(c->http);
 	c->http = NULL;
+	poptcp_close(c->poptcp);
+	c->poptcp = NULL;
 	client_ring_free(&c->ring);
 	udp_batch_free(c->io);
 	c->io = NULL;

@@ -68,6 +68,7 @@ struct popdns;
 struct client_tcp;
 struct client_dns;
 struct client_http;
+struct poptcp;
 struct event_log;
 
 struct client {
@@ -91,6 +92,7 @@ struct client {
 	struct client_tcp *tcp;	      /* the TCP transport (tcp.h), or NULL: UDP */
 	const struct client_dns *dns; /* one client's DNS steering (dns.h), or NULL */
 	struct client_http *http;     /* the HTTP transport (http.h), or NULL */
+	struct poptcp *poptcp;	      /* a population's connections (poptcp.h), or NULL */
 };
 
 /* client_start: opens the socket and timers and schedules request 0 now.
@@ -102,9 +104,11 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 
 /* client_start_pop: the same for a population: pop (started at the same
  * time as its schedule) says who sends when; cfg->target is the anycast
- * target, or with popdns the port of the DNS-steered one. */
+ * target, or with popdns the port of the DNS-steered one; tcp: each
+ * logical client over its own connection (poptcp.h), all of them opened
+ * before the schedule starts. */
 int client_start_pop(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
-		     struct pop *pop, struct popdns *popdns);
+		     struct pop *pop, struct popdns *popdns, int tcp);
 
 /* client_start_tcp: the same for one client over TCP (tcp.h), its
  * connection's events to ev; dns: its DNS steering, whose answer's

@@ -207,7 +207,6 @@ case_ client -i 1 -R 198.18.0.2 -R 198.18.0.3 -q n -P 2 -W 1
 case_ client -i 1 -R 198.18.0.2 -q n -P 2 -W 1,2
 case_ client -i 4294967295 -t 198.18.0.1 -P 2
 case_ client -i 4294967294 -t 198.18.0.1 -P 3
-case_ client -i 1 -t 198.18.0.1 -P 2 -T
 case_ client -m last
 case_ client -c 0
 case_ client -i 1 -t 198.18.0.1 -m next

@@ -380,7 +380,7 @@ static void test_capture_rings(void **state)
 
 /* proto: the clients' transport, the [lab]'s unless a [client] says; printed
  * when not udp, every client's when the lab's is not (so that the printed
- * form reads back the same); a population refuses tcp and http; http makes
+ * form reads back the same); a population takes tcp, refuses http; http makes
  * the sites serve HTTP and the captures take TCP */
 static void test_proto(void **state)
 {
@@ -406,15 +406,18 @@ static void test_proto(void **state)
 	assert_non_null(strstr(got, "\n[client c2]\n"));
 	assert_true(strstr(got, "\nproto = tcp\n") > strstr(got, "\n[client c2]\n"));
 	free(got);
-	/* the lab's tcp: c1 takes it, the population refuses it */
+	/* the lab's tcp: c1 takes it, and the population, one connection a
+	 * logical client; http it refuses */
+	{
+		struct topology *pt = new_topology();
+
+		load_ok(pt, tmp, sets, 1);
+		assert_int_equal(node(pt, "c3")->proto, TOPO_PROTO_TCP);
+		free(pt);
+	}
 	snprintf(want, sizeof(want),
-		 "%s:13: [client c3] proto = tcp: a population sends UDP only (one connection "
-		 "a client is not there yet); set proto = udp for it\n",
-		 tmp);
-	expect_errors(tmp, sets, 1, want);
-	snprintf(want, sizeof(want),
-		 "%s:13: [client c3] proto = http: a population sends UDP only (one connection "
-		 "a client is not there yet); set proto = udp for it\n",
+		 "%s:13: [client c3] proto = http: a population sends over UDP or TCP (a libcurl "
+		 "handle a logical client is not there yet); set proto = udp or tcp for it\n",
 		 tmp);
 	expect_errors(tmp, http, 2, want);
 	unlink(tmp);
