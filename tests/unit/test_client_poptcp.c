@@ -42,7 +42,8 @@ struct run {
  * population of N over TCP sending rate requests/s for duration */
 static void run_start(struct run *r, int refuse, double rate, int64_t timeout, int64_t duration)
 {
-	struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in addr = {.sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	struct pop_rates equal = {.skew = POP_EQUAL};
 
 	memset(r, 0, sizeof(*r));
