@@ -101,5 +101,7 @@ const struct prober_check *prober_check_find(const char *name)
 		return &prober_check_tcp;
 	if (strcmp(name, prober_check_http.name) == 0)
 		return &prober_check_http;
+	if (strcmp(name, prober_check_icmp.name) == 0)
+		return &prober_check_icmp;
 	return NULL;
 }

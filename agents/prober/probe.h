@@ -24,6 +24,13 @@
  * X-Steerlab header echoes the probe in the site's name, unflagged; a 503
  * (a degraded site) or another status fails it (unavailable), and the
  * connection is aborted once the response head is in.
+ *
+ * icmp (probe_icmp.c), the shallowest: an ICMP echo request to the site's
+ * address on a raw socket (root), passed when its echo reply comes back:
+ * the host and the path to it are up, whatever runs there. A killed sited
+ * passes it; a frozen host or a cut link does not. Every raw ICMP socket
+ * of the namespace sees every echo reply: a probe's own are told apart by
+ * an id of its own, and the sequence number in the payload.
  */
 #ifndef STEERLAB_PROBER_PROBE_H
 #define STEERLAB_PROBER_PROBE_H
@@ -60,6 +67,7 @@ struct prober_probe {
 	int http_sent;
 	uint8_t http_head[1024];
 	size_t http_len;
+	uint16_t echo_id; /* icmp: the echo's identifier */
 };
 
 /* prober_reply_check: classifies a datagram against the probe seq expected
@@ -117,9 +125,28 @@ int prober_http_read(struct prober_probe *p);
 enum prober_reply prober_http_check(const uint8_t *head, size_t len, uint64_t seq,
 				    const char *site);
 
-extern const struct prober_check prober_check_udp, prober_check_tcp, prober_check_http;
+/* prober_icmp_open, _send, _read, _close: the icmp check's. _read returns
+ * PROBER_REPLY_OK for the echo reply to the probe in flight, _STALE for an
+ * earlier one's, or -1 with errno (EAGAIN: nothing of ours left). */
+int prober_icmp_open(struct prober_probe *p, const struct sockaddr_in *target, const char *site);
+int prober_icmp_send(struct prober_probe *p, int64_t timeout_ns);
+int prober_icmp_read(struct prober_probe *p);
+void prober_icmp_close(struct prober_probe *p);
 
-/* prober_check_find: the check named name ("udp", "tcp", "http"), or NULL. */
+/* prober_icmp_echo: an echo request of id carrying seq into buf (its
+ * checksum set); its length, or 0 if len is too small.
+ * prober_icmp_check: classifies a received IPv4 packet (its header first)
+ * against the echo reply of id and seq expected. prober_icmp_sum: the
+ * Internet checksum (RFC 1071) of len bytes. */
+size_t prober_icmp_echo(uint8_t *buf, size_t len, uint16_t id, uint64_t seq);
+enum prober_reply prober_icmp_check(const uint8_t *pkt, size_t len, uint16_t id, uint64_t seq);
+uint16_t prober_icmp_sum(const uint8_t *buf, size_t len);
+
+extern const struct prober_check prober_check_udp, prober_check_tcp, prober_check_http,
+    prober_check_icmp;
+
+/* prober_check_find: the check named name ("udp", "tcp", "http", "icmp"),
+ * or NULL. */
 const struct prober_check *prober_check_find(const char *name);
 
 #endif

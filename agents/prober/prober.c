@@ -16,8 +16,9 @@
  * modes can run in one prober: -A then also reports the local site.
  *
  * -C picks the check for every site (probe.h): udp, the request answered
- * by sited (deep), tcp, a connection established (shallow), or http, a GET
- * answered 200 (deep); what follows a probe's verdict is the same for all.
+ * by sited (deep), tcp, a connection established (shallow), http, a GET
+ * answered 200 (deep), or icmp, an echo answered by the host (shallowest);
+ * what follows a probe's verdict is the same for all.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -53,7 +54,7 @@
 	"       prober -s SITE -t ADDR:PORT -P PREFIX -L\n"                                        \
 	"       prober -I ID -A AUTHD[:PORT] [-A ...] -T SITE=ADDR[:PORT] [-T ...]\n"              \
 	"              [-n NODE] [-e FILE] [-i INTERVAL] [-w TIMEOUT] [-d DOWN] [-u UP]\n"         \
-	"              [-k REFRESH] [-C udp|tcp|http] [-v] [-h]\n"
+	"              [-k REFRESH] [-C udp|tcp|http|icmp] [-v] [-h]\n"
 
 struct prober_opts {
 	const char *node;
@@ -117,11 +118,12 @@ static void prober_usage(FILE *fp)
 		"  -d DOWN          failures in a row that mean dead (default 3)\n"
 		"  -u UP            successes in a row that mean alive (default 3)\n"
 		"  -k REFRESH       the verdict is repeated this often (default 1s)\n"
-		"  -C udp|tcp|http  the check: udp, a request sited must answer (deep, the\n"
+		"  -C CHECK         the check: udp, a request sited must answer (deep, the\n"
 		"                   default); tcp, a TCP connection established and aborted\n"
 		"                   at once (shallow: the kernel's handshake, not sited's\n"
 		"                   answer; blind to a drain); http, a GET sited -H must\n"
-		"                   answer 200 in the site's name (deep)\n"
+		"                   answer 200 in the site's name (deep); icmp, an echo\n"
+		"                   request the site's host answers (root; blind to sited)\n"
 		"  -I ID            remote mode: this prober's id in health reports\n"
 		"  -A AUTHD[:PORT]  an authd's control socket (port default %d); repeatable\n"
 		"  -T SITE=ADDR[:PORT] a site's service address (port default %d); repeatable\n"
@@ -202,7 +204,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	    {OPT_INT('d', &o->down, 1, 1000000, count)},
 	    {OPT_INT('u', &o->up, 1, 1000000, count)},
 	    {OPT_DURATION('k', &o->refresh_ns, 1, INT64_MAX, duration)},
-	    {OPT_CALL('C', prober_opt_check, &o->check, "a check, udp, tcp or http")},
+	    {OPT_CALL('C', prober_opt_check, &o->check, "a check, udp, tcp, http or icmp")},
 	    {OPT_NAME('I', &o->id, HEALTH_ID_LEN,
 		      "a prober id of 1 to 32 letters, digits, '.', '_' or '-'")},
 	    {OPT_CALL('A', prober_opt_authd, &o->authds, "an authd's IPv4 ADDR[:PORT]")},

@@ -239,8 +239,10 @@ static void agents_probe_timing(struct lab_argv *a, const struct topo_node *node
 	/* a shallow check: a TCP connect, not a request answered; or a deep
 	 * one over HTTP */
 	if (node->check != TOPO_CHECK_UDP) {
+		static const char *const check[] = {"udp", "tcp", "http", "icmp"};
+
 		agents_argv_add(a, "-C");
-		agents_argv_add(a, "%s", node->check == TOPO_CHECK_TCP ? "tcp" : "http");
+		agents_argv_add(a, "%s", check[node->check]);
 	}
 }
 

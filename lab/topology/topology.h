@@ -215,6 +215,7 @@ enum topo_check {
 	TOPO_CHECK_UDP,	 /* deep: a request, answered by the site's sited */
 	TOPO_CHECK_TCP,	 /* shallow: a TCP connection to it, accepted by its kernel */
 	TOPO_CHECK_HTTP, /* deep: an HTTP GET, answered 200 by its sited (serving HTTP) */
+	TOPO_CHECK_ICMP, /* shallowest: an echo its host answers ([prober] only) */
 };
 
 /* what a DNS-steered client does with an answer of several addresses

@@ -394,6 +394,26 @@ static void topo_check_tcp_kind(struct topo_parse *p)
 	}
 }
 
+/* topo_check_icmp: an icmp check is a vantage point's: a site's own
+ * prober would ping the site's own address, on its own lo */
+static void topo_check_icmp(struct topo_parse *p)
+{
+	struct topology *t = p->t;
+
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *node = &t->nodes[i];
+		int w = p->meta[i].where[TOPO_K_SITE_CHECK];
+
+		if (node->kind != TOPO_SITE || node->check != TOPO_CHECK_ICMP)
+			continue;
+		topo_error(p, w ? w : p->lab_where[TOPO_K_LAB_CHECK],
+			   "[site %s] check = icmp: its own prober would ping its own address, "
+			   "always answered; an icmp check is a [prober]'s (a vantage point's): "
+			   "set check = icmp there",
+			   node->name);
+	}
+}
+
 static int topo_in_block(const struct topo_block *b, struct in_addr a)
 {
 	uint32_t mask = b->len == 32 ? 0xFFFFFFFFu : ~(0xFFFFFFFFu >> b->len);
@@ -747,6 +767,7 @@ void topo_check(struct topo_parse *p)
 	topo_sticky(p);
 	topo_check_addresses(p);
 	topo_check_tcp_kind(p);
+	topo_check_icmp(p);
 	topo_check_blocks(p);
 	topo_check_paths(p);
 	topo_check_target_share(p);

@@ -67,6 +67,7 @@ enum {
 	TOPO_K_STATIC_HOLD = 19,
 	TOPO_K_FAIL_JITTER = 20,
 	TOPO_K_ECMP = 34,
+	TOPO_K_LAB_CHECK = 39,
 	TOPO_K_LAB_ADDRESSES = 40,
 
 	TOPO_K_LINK = 0, /* every node kind but [router] */
@@ -76,6 +77,7 @@ enum {
 	TOPO_K_FAIL = 3,
 	TOPO_K_PROBE_INTERVAL = 4,
 	TOPO_K_PROBE_TIMEOUT = 5,
+	TOPO_K_SITE_CHECK = 8,
 	TOPO_K_ASN = 9,
 
 	TOPO_K_MODE = 3, /* [client] */

@@ -29,7 +29,7 @@ static const char *const topo_impl_words[] = {"resolverd", "unbound", "knot-reso
 					      NULL};			       /* topo_impl */
 static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /* topo_rsv_mode */
 static const char *const topo_proto_words[] = {"udp", "tcp", "http", NULL};    /* topo_proto */
-static const char *const topo_check_words[] = {"udp", "tcp", "http", NULL};    /* topo_check */
+static const char *const topo_check_words[] = {"udp", "tcp", "http", "icmp", NULL}; /* topo_check */
 static const char *const topo_ecmp_words[] = {"no", "yes", "hash", "resilient",
 					      NULL};		      /* topo_ecmp */
 static const char *const topo_ecmp_hash_words[] = {"l4", "l3", NULL}; /* topo_ecmp_hash */

@@ -15,7 +15,11 @@
 # every sited serves HTTP on its TCP port, a degraded one answering 503;
 # a's own shallow check still passes on that port, p1's GET fails
 # (unavailable), a is declared dead and the DNS flow ends on b.
-# about 16 s
+#
+# Last, p1 pings (--set p1.check=icmp) and a's sited is killed: a's host
+# answers every echo, p1 never fails a probe and DNS stays on a, while a's
+# own tcp check (an RST to its SYN) detects the kill and anycast moves.
+# about 22 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -87,3 +91,24 @@ unavailable=$(jq -r 'select(.event == "sited_summary") | .http.unavailable' "$h/
 assert_gt "$unavailable" 0 "http: a's sited answered 503 while degraded"
 echo "ok: http: p1's GET saw 503s (unavailable) and declared a dead in $detect s; the DNS flow ends on b"
 assert_no_leftovers $lab "$h"
+
+# ---- p1's icmp check, and a killed sited: the host answers, the service is gone ----
+i=$out/icmp
+rc=0
+run_valid "$out/icmp.log" topology/checks.ini --out "$i" --set name=$lab --set p1.check=icmp \
+	--set e1.action=kill --set duration=4s -q || rc=$?
+[ $rc = 0 ] || { cat "$out/icmp.log"; fail "icmp: run exited with status $rc (not a valid run)"; }
+check=$(jq -r 'select(.event == "prober_started" and .site == "a") | .check' "$i/p1.prober.events.jsonl")
+[ "$check" = icmp ] || fail "icmp: p1's check of a: '$check', expected icmp"
+t0=$(jq -r 'select(.event == "site_failed") | .t' "$i/lab.events.jsonl")
+failed=$(jq -s --argjson t0 "$t0" '[.[] | select(.event == "probe_failed" and .site == "a" and .t > $t0)] |
+	length' "$i/p1.prober.events.jsonl")
+assert_eq "$failed" 0 "icmp: p1's failed probes of a after sited was killed"
+[ "$(json "$i/clocks.json" .schemes.dns.detect_s)" = null ] || fail "icmp: DNS detected a killed sited by ICMP"
+last=$(awk -F, 'NR > 1 && $4 == "ok" { s = $5 } END { print s }' "$i/requests-c1-dns.csv")
+[ "$last" = a ] || fail "icmp: the DNS flow's last reply came from '$last', expected a (before the kill)"
+# a's own shallow tcp check sees the kill (an RST to its SYN): anycast moves
+detect=$(json "$i/clocks.json" .schemes.anycast.detect_s)
+is_number "$detect" || fail "icmp: anycast: a's own tcp check did not detect the kill"
+echo "ok: icmp: p1's echoes answered throughout, DNS stayed on a; a's own tcp check detected the kill in $detect s"
+assert_no_leftovers $lab "$i"

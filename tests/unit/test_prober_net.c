@@ -221,7 +221,8 @@ static void test_tcp_connected(void **state)
 	(void)state;
 	assert_ptr_equal(prober_check_find("tcp"), &prober_check_tcp);
 	assert_ptr_equal(prober_check_find("udp"), &prober_check_udp);
-	assert_null(prober_check_find("icmp"));
+	assert_ptr_equal(prober_check_find("icmp"), &prober_check_icmp);
+	assert_null(prober_check_find("arp"));
 	assert_int_equal(prober_check_tcp.open(&p, &at, "a"), 0);
 	assert_int_equal(prober_check_tcp.read(&p), -1);
 	assert_int_equal(errno, EAGAIN);
