@@ -26,6 +26,7 @@ const struct events_def events_table[] = {
     {EVENTS_SITED_UNDRAINED, "sited", "site"},
     {EVENTS_SITED_DEGRADED, "sited", "site"},
     {EVENTS_SITED_RESTORED, "sited", "site"},
+    {EVENTS_SITED_SLOWED, "sited", "site delay_ns"},
     {EVENTS_SITED_SUMMARY, "sited",
      "site requests replies bad degraded_dropped tcp_requests tcp_accepted tcp_refused tcp_closed "
      "tcp_reset "

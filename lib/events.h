@@ -29,6 +29,7 @@
 #define EVENTS_SITED_UNDRAINED "sited_undrained"
 #define EVENTS_SITED_DEGRADED "sited_degraded"
 #define EVENTS_SITED_RESTORED "sited_restored"
+#define EVENTS_SITED_SLOWED "sited_slowed"
 #define EVENTS_SITED_SUMMARY "sited_summary"
 #define EVENTS_PROBER_STARTED "prober_started"
 #define EVENTS_PROBE_FAILED "probe_failed"

@@ -206,6 +206,17 @@ int loop_signal_read(int fd)
 	return (int)si.ssi_signo;
 }
 
+int loop_signal_read_value(int fd, int *value)
+{
+	struct signalfd_siginfo si;
+
+	*value = 0;
+	if (read(fd, &si, sizeof(si)) != sizeof(si))
+		return 0;
+	*value = si.ssi_int;
+	return (int)si.ssi_signo;
+}
+
 void loop_stop_on_signal(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	const char *note = arg;

@@ -80,6 +80,9 @@ int loop_add_signals(struct loop *loop, struct loop_handler *h, const int *signa
 /* loop_signals: loop_add_signals() of SIGINT, SIGTERM and SIGHUP. */
 int loop_signals(struct loop *loop, struct loop_handler *h, loop_cb cb, void *arg);
 int loop_signal_read(int fd);
+/* loop_signal_read_value: the same, and the value a sigqueue(3) sent with
+ * it (ssi_int; 0 for a plain kill) into *value */
+int loop_signal_read_value(int fd, int *value);
 
 /* loop_stop_on_signal: the handler most agents give loop_signals():
  * SIGINT and SIGTERM stop the loop, logged as "signal N: stopping" followed

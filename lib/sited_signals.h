@@ -12,6 +12,9 @@
  *            while the TCP listener goes on accepting: the application
  *            is broken, the kernel is not (docs/agents.md, "sited")
  *   restore  requests are answered again
+ *   slow     each reply held its value's microseconds before it is sent
+ *            (sigqueue's si_value, sival_int; 0: at once again), over UDP
+ *            and TCP (agents/sited/slow.h)
  */
 #ifndef STEERLAB_SITED_SIGNALS_H
 #define STEERLAB_SITED_SIGNALS_H
@@ -22,5 +25,6 @@
 #define SITED_SIG_UNDRAIN SIGUSR2
 #define SITED_SIG_DEGRADE (SIGRTMIN + 1)
 #define SITED_SIG_RESTORE (SIGRTMIN + 2)
+#define SITED_SIG_SLOW (SIGRTMIN + 3)
 
 #endif

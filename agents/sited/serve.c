@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "timeutil.h"
 #include "udpbatch.h"
 
 #define SITED_BATCH 64
@@ -75,6 +76,7 @@ int sited_server_open(struct sited_server *s, const struct sockaddr_in *addr, co
 		return -1;
 	}
 	strcpy(s->site, site);
+	s->slow = &s->slow_line;
 	s->batch = udp_batch_new(SITED_BATCH, SITED_RXLEN, WIRE_LEN);
 	if (s->batch == NULL) {
 		log_warn("%s: calloc", __func__);
@@ -95,21 +97,31 @@ fail:
 	return -1;
 }
 
-/* sited_prepare: queues the reply to request i, none while degraded. 0, or
- * -1 if it is not a request (or came without its destination address). */
-static int sited_prepare(struct sited_server *s, unsigned i)
+/* sited_prepare: queues the reply to request i that came in on fd, none
+ * while degraded, held while slow (at now). 0, or -1 if it is not a request
+ * (or came without its destination address). */
+static int sited_prepare(struct sited_server *s, int fd, unsigned i, int64_t now)
 {
 	struct udp_batch *b = s->batch;
+	const struct in_pktinfo *pi = udp_rx_pktinfo(b, i);
 
-	if (udp_rx_pktinfo(b, i) == NULL || udp_rx_fromlen(b, i) != sizeof(struct sockaddr_in))
+	if (pi == NULL || udp_rx_fromlen(b, i) != sizeof(struct sockaddr_in))
 		return -1;
 	if (sited_reply_build(udp_rx_data(b, i), udp_rx_len(b, i), s->site,
 			      s->draining ? WIRE_F_DRAINING : 0, udp_tx_buf(b), WIRE_LEN) == -1)
 		return -1;
-	if (s->degraded)
+	if (s->degraded) {
 		s->counts.degraded_dropped++;
-	else
+	} else if (s->slow_ns > 0) {
+		struct sited_slow_item it = {
+		    .due_ns = now + s->slow_ns, .fd = fd, .from = pi->ipi_addr};
+
+		memcpy(&it.to, udp_rx_from(b, i), sizeof(it.to));
+		memcpy(it.msg, udp_tx_buf(b), WIRE_LEN);
+		(void)sited_slow_push(s->slow, &it);
+	} else {
 		udp_tx_reply(b, i, WIRE_LEN);
+	}
 	return 0;
 }
 
@@ -133,8 +145,10 @@ static int sited_batch(struct sited_server *s, int fd)
 		log_warn("%s: recvmmsg", __func__);
 		return -1;
 	}
+	int64_t now = s->slow_ns > 0 ? now_mono_ns() : 0;
+
 	for (int i = 0; i < r; i++) {
-		if (sited_prepare(s, (unsigned)i) == -1) {
+		if (sited_prepare(s, fd, (unsigned)i, now) == -1) {
 			s->counts.bad++;
 			continue;
 		}
@@ -172,4 +186,5 @@ void sited_server_close(struct sited_server *s)
 	s->fd = s->local_fd = -1;
 	udp_batch_free(s->batch);
 	s->batch = NULL;
+	sited_slow_free(&s->slow_line);
 }

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slow.h"
 #include "wire.h"
 
 struct sited_counts {
@@ -45,6 +46,9 @@ struct sited_server {
 	struct udp_batch *batch;
 	int draining; /* SIGUSR1 to SIGUSR2: replies carry WIRE_F_DRAINING */
 	int degraded; /* SITED_SIG_DEGRADE to _RESTORE: requests go unanswered (sited_signals.h) */
+	int64_t slow_ns;	 /* SITED_SIG_SLOW: each reply held this long (slow.h) */
+	struct sited_slow *slow; /* the held replies, UDP's and TCP's: &slow_line */
+	struct sited_slow slow_line;
 };
 
 /* sited_reply_build: req/len is a received datagram. If it is a request,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "timeutil.h"
 
 #define SITED_TCP_READS 16   /* reads per event, so other sockets get a turn */
 #define SITED_TCP_ACCEPTS 64 /* accepts per event, likewise */
@@ -35,6 +36,9 @@ static void sited_tcp_end(struct sited_tcp_conn *c, uint64_t *why)
 	close(c->fd);
 	c->fd = -1;
 	TAILQ_REMOVE(&t->conns, c, entry);
+	/* its replies held by slowness go nowhere now */
+	if (t->srv->slow)
+		sited_slow_forget(t->srv->slow, c);
 	if (why) {
 		(*why)++;
 		t->counts.open--;
@@ -171,6 +175,7 @@ static int sited_tcp_answer(struct sited_tcp_conn *c, size_t have)
 {
 	struct sited_tcp *t = c->tcp;
 	uint16_t flags = t->srv->draining ? WIRE_F_DRAINING : 0;
+	int64_t slow = t->srv->slow_ns, now = slow > 0 ? now_mono_ns() : 0;
 	size_t off = 0, out = 0;
 	int bad = 0;
 
@@ -182,10 +187,16 @@ static int sited_tcp_answer(struct sited_tcp_conn *c, size_t have)
 			break;
 		}
 		t->counts.requests++;
-		if (t->srv->degraded) /* read, and left unanswered */
+		if (t->srv->degraded) { /* read, and left unanswered */
 			t->counts.degraded_dropped++;
-		else
+		} else if (slow > 0) { /* held, and sent in order later */
+			struct sited_slow_item it = {.due_ns = now + slow, .fd = -1, .conn = c};
+
+			memcpy(it.msg, t->tx + out, WIRE_LEN);
+			(void)sited_slow_push(t->srv->slow, &it);
+		} else {
 			out += WIRE_LEN;
+		}
 	}
 	if (!bad) {
 		c->in_len = have - off;
@@ -350,6 +361,15 @@ int sited_tcp_open(struct sited_tcp *t, struct loop *loop, const struct sited_se
 fail:
 	sited_tcp_close(t);
 	return -1;
+}
+
+void sited_tcp_deliver(struct sited_tcp_conn *c, const uint8_t *msg)
+{
+	if (c->fd == -1)
+		return;
+	/* a connection that ends on it is closed and counted by the send */
+	if (sited_tcp_send(c, msg, WIRE_LEN) == 0)
+		sited_tcp_watch(c);
 }
 
 uint16_t sited_tcp_port(const struct sited_tcp *t)

@@ -86,6 +86,10 @@ struct sited_tcp {
 int sited_tcp_open(struct sited_tcp *t, struct loop *loop, const struct sited_server *srv,
 		   const struct sockaddr_in *addr, unsigned max_conns);
 
+/* sited_tcp_deliver: a reply held by slowness (slow.h) written on c, kept
+ * if the kernel does not take it all; nothing if c has ended. */
+void sited_tcp_deliver(struct sited_tcp_conn *c, const uint8_t *msg);
+
 /* sited_tcp_port: the port t listens on (host order), 0 if unknown. */
 uint16_t sited_tcp_port(const struct sited_tcp *t);
 

@@ -185,6 +185,8 @@ void lab_signal_agents(struct lab *lab, const char *name, int sig);
 /* lab_signal_agent: sig to agent i, through its pidfd. 0, or -1 (errno;
  * ESRCH if it had ended). */
 int lab_signal_agent(struct lab *lab, int i, int sig);
+/* lab_signal_agent_value: the same, with a value (sigqueue(3)'s) */
+int lab_signal_agent_value(struct lab *lab, int i, int sig, int value);
 
 /* lab_kill_agent: SIGKILL agent i on purpose (the timeline): its exit is
  * reported as expected. 0, or -1 with errno (ESRCH: it had already ended). */

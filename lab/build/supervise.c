@@ -499,6 +499,18 @@ int lab_signal_agent(struct lab *lab, int i, int sig)
 	return supervise_signal(a, sig);
 }
 
+int lab_signal_agent_value(struct lab *lab, int i, int sig, int value)
+{
+	struct lab_agent *a = &lab->agents[i];
+
+	lab_watch(lab, 0);
+	if (a->reaped) {
+		errno = ESRCH;
+		return -1;
+	}
+	return supervise_signal_value(a, sig, value);
+}
+
 void lab_signal_agents(struct lab *lab, const char *name, int sig)
 {
 	for (int i = 0; i < lab->nagents; i++) {

@@ -37,6 +37,8 @@ int supervise_stop(struct lab_agent *agents, int n, int *left);
 /* supervise_signal: sig to a, through its pidfd when there is one (no
  * reused PID can be signalled then). 0, or -1 (errno). */
 int supervise_signal(struct lab_agent *a, int sig);
+/* supervise_signal_value: sig with value, as sigqueue(3) sends it */
+int supervise_signal_value(struct lab_agent *a, int sig, int value);
 
 /* supervise_matches: name NULL matches all; "client*" every label it
  * begins. */

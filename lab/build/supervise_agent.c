@@ -115,6 +115,21 @@ int supervise_alive(struct lab_agent *a)
 
 /* supervise_signal: through the pidfd when there is one (no reused PID can be
  * hit), else kill(). */
+int supervise_signal_value(struct lab_agent *a, int sig, int value)
+{
+	siginfo_t info;
+
+	memset(&info, 0, sizeof(info));
+	info.si_signo = sig;
+	info.si_code = SI_QUEUE; /* as sigqueue(3) sends it: the value is read */
+	info.si_pid = getpid();
+	info.si_uid = getuid();
+	info.si_value.sival_int = value;
+	if (a->pidfd >= 0)
+		return pidfd_send_signal(a->pidfd, sig, &info, 0);
+	return sigqueue(a->pid, sig, info.si_value);
+}
+
 int supervise_signal(struct lab_agent *a, int sig)
 {
 	if (a->pidfd >= 0)

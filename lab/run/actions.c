@@ -413,6 +413,23 @@ static int action_signal_sited(struct lab *lab, int n, int sig, const char *done
 	return 0;
 }
 
+/* action_slow_sited: node n's sited told to hold each reply slow_ns (0:
+ * not any more) */
+static int action_slow_sited(struct lab *lab, int n, int64_t slow_ns, int *pid, char *said,
+			     size_t len)
+{
+	int i = action_agent(lab, n, "sited");
+
+	if (i == -1 || action_ops->signal_agent_value == NULL ||
+	    action_ops->signal_agent_value(lab, i, SITED_SIG_SLOW, (int)(slow_ns / 1000)) == -1) {
+		strfmt(said, len, "sited of %s is not running: it cannot be %s",
+		       lab->t->nodes[n].name, slow_ns ? "slowed" : "sped up");
+		return -1;
+	}
+	*pid = (int)lab->agents[i].pid;
+	return 0;
+}
+
 /* action_undo: what a recover (or an *-up, or a flap's way back) does for
  * the earlier action `undoing` on e's target */
 static int action_undo(struct lab *lab, const struct topo_event *e, int undoing, int *pid,
@@ -441,6 +458,8 @@ static int action_undo(struct lab *lab, const struct topo_event *e, int undoing,
 		return action_signal_sited(lab, n, SITED_SIG_UNDRAIN, "undrained", pid, said, len);
 	case TOPO_A_DEGRADE:
 		return action_signal_sited(lab, n, SITED_SIG_RESTORE, "restored", pid, said, len);
+	case TOPO_A_SLOW:
+		return action_slow_sited(lab, n, 0, pid, said, len);
 	case TOPO_A_LINK_DOWN:
 		return action_link(lab, e, 1, said, len);
 	case TOPO_A_FREEZE:
@@ -492,6 +511,11 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 					 len);
 		how = "degrade";
 		break;
+	case TOPO_A_SLOW:
+		/* the application late, the host not: every reply held */
+		rc = action_slow_sited(lab, e->node, e->slow_ns, &pid, said, len);
+		how = "slow";
+		break;
 	case TOPO_A_LINK_DOWN:
 		rc = action_link(lab, e, 0, said, len);
 		how = "link-down";
@@ -504,7 +528,8 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		 * detection is the probers' timeouts and thresholds against it */
 		how = "impair";
 		break;
-	default: /* recover, undrain, undegrade, link-up, dns-up, resolver-up, a flap's up */
+	default: /* recover, undrain, undegrade, unslow, link-up, dns-up, resolver-up, a flap's up
+		  */
 		rc = action_undo(lab, e, undoing, &pid, said, len);
 		break;
 	}
@@ -600,6 +625,7 @@ const struct action_ops action_lab_ops = {
     .watch = action_lab_watch,
     .kill_agent = lab_kill_agent,
     .signal_agent = lab_signal_agent,
+    .signal_agent_value = lab_signal_agent_value,
     .start_sited = lab_start_sited,
     .start_node = lab_start_node,
     .reconfigure_node = lab_reconfigure_node,

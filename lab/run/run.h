@@ -196,6 +196,8 @@ struct action_ops {
 	 * (lab_signal_agent). 0, or -1 with errno (ESRCH: it had ended) */
 	int (*kill_agent)(struct lab *lab, int i);
 	int (*signal_agent)(struct lab *lab, int i, int sig);
+	/* sig with a value (lab_signal_agent_value); NULL: not supported */
+	int (*signal_agent_value)(struct lab *lab, int i, int sig, int value);
 	/* node n's sited (its index in lab->agents), or every agent of the
 	 * node (0), started again with up's command lines; -1 (logged) */
 	int (*start_sited)(struct lab *lab, int n);

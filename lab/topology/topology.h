@@ -100,6 +100,8 @@ enum topo_action {
 	TOPO_A_IMPAIR,	      /* link: its impairment changed to the event's keys */
 	TOPO_A_DEGRADE,	      /* site: sited reads requests and answers none, accepts connections */
 	TOPO_A_UNDEGRADE,     /* site: answering again */
+	TOPO_A_SLOW,	      /* site: sited answers each request slow_ns late */
+	TOPO_A_UNSLOW,	      /* site: answering at once again */
 	TOPO_A_COUNT,
 };
 
@@ -124,6 +126,7 @@ struct topo_event {
 	 * value in force */
 	struct impair im[2];
 	unsigned imset[2];
+	int64_t slow_ns; /* slow: the delay of every reply (its key delay) */
 };
 
 /* [lab] routing: how the anycast service is routed (docs/topology.md) */

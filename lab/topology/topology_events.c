@@ -35,11 +35,11 @@ static const struct topo_key topo_event_keys[TOPO_EV_KEYS] = {
 static const char *const topo_action_names[TOPO_A_COUNT] = {
     "kill",    "crash",	   "freeze",  "drain",	       "undrain",     "link-down",
     "link-up", "dns-down", "dns-up",  "resolver-down", "resolver-up", "recover",
-    "flap",    "impair",   "degrade", "undegrade"};
+    "flap",    "impair",   "degrade", "undegrade",     "slow",	      "unslow"};
 
 #define TOPO_ACTIONS                                                                               \
-	"kill, crash, freeze, drain, undrain, degrade, undegrade, link-down, link-up, dns-down, "  \
-	"dns-up, resolver-down, resolver-up, recover, flap or impair"
+	"kill, crash, freeze, drain, undrain, degrade, undegrade, slow, unslow, link-down, "       \
+	"link-up, dns-down, dns-up, resolver-down, resolver-up, recover, flap or impair"
 
 const char *topo_action_name(int action)
 {
@@ -62,6 +62,7 @@ int topo_event_failing(int action)
 	case TOPO_A_FREEZE:
 	case TOPO_A_DRAIN:
 	case TOPO_A_DEGRADE:
+	case TOPO_A_SLOW:
 	case TOPO_A_LINK_DOWN:
 	case TOPO_A_DNS_DOWN:
 	case TOPO_A_RESOLVER_DOWN:
@@ -79,6 +80,8 @@ static int topo_action_up(int action)
 		return TOPO_A_DRAIN;
 	case TOPO_A_UNDEGRADE:
 		return TOPO_A_DEGRADE;
+	case TOPO_A_UNSLOW:
+		return TOPO_A_SLOW;
 	case TOPO_A_LINK_UP:
 		return TOPO_A_LINK_DOWN;
 	case TOPO_A_DNS_UP:
@@ -202,6 +205,29 @@ static int topo_event_impair(struct topo_parse *p, int ev)
 	int node[2], rc = 0;
 	char why[256];
 
+	if (e->action == TOPO_A_SLOW) {
+		/* one key, delay: how late sited answers */
+		for (int i = 0; i < m->nik; i++) {
+			if (strcmp(m->ik[i].key, "delay") != 0 ||
+			    parse_duration_ns(m->ik[i].value, &e->slow_ns) == -1 ||
+			    e->slow_ns <= 0 || e->slow_ns > 3600 * NSEC_PER_SEC) {
+				topo_error(p, m->ik[i].where,
+					   "[event %s] %s: slow takes delay alone, a duration from "
+					   "1us to 1h (how late sited answers), got %s = %s",
+					   e->name, m->ik[i].key, m->ik[i].key, m->ik[i].value);
+				rc = -1;
+			}
+		}
+		if (m->nik == 0) {
+			topo_error(
+			    p, topo_event_where(p, ev, EV_ACTION),
+			    "[event %s]: slow takes delay = DURATION (how late sited answers "
+			    "each request), got none",
+			    e->name);
+			rc = -1;
+		}
+		return rc;
+	}
 	if (e->action != TOPO_A_IMPAIR) {
 		for (int i = 0; i < m->nik; i++) {
 			topo_error(p, m->ik[i].where,
@@ -255,7 +281,7 @@ void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *v
 		topo_error(p, where,
 			   "unknown key '%s' in [event %s] (expected: at, action, target, count, "
 			   "period, instance; with action = impair: delay, jitter, loss, "
-			   "duplicate, reorder, rate)",
+			   "duplicate, reorder, rate; with action = slow: delay)",
 			   key, e->name);
 		return;
 	}
@@ -716,6 +742,9 @@ void topo_print_events(const struct topology *t, FILE *out)
 		if (e->action == TOPO_A_IMPAIR)
 			fprintf(out, "%s\n",
 				topo_event_impair_text(t, e, "\n", keys, sizeof(keys)));
+		if (e->action == TOPO_A_SLOW)
+			fprintf(out, "delay = %s\n",
+				topo_format_duration(e->slow_ns, buf, sizeof(buf)));
 	}
 }
 
@@ -741,6 +770,8 @@ void topo_print_timeline(const struct topology *t, FILE *out)
 		if (e->action == TOPO_A_IMPAIR)
 			fprintf(out, ": %s",
 				topo_event_impair_text(t, e, ", ", keys, sizeof(keys)));
+		if (e->action == TOPO_A_SLOW)
+			fprintf(out, ", %.3f s late", (double)e->slow_ns / NSEC_PER_SEC);
 		if (e->undoes >= 0)
 			fprintf(out, ", undoes %s", t->events[e->undoes].name);
 		if (e->shorthand)

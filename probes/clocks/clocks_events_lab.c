@@ -61,7 +61,7 @@ static int clocks_hit_event(struct clocks_input *in, const struct clocks_line *l
 	/* an impair changes a link, cuts none */
 	h->link = kind && strcmp(kind, "link") == 0 && strcmp(h->action, "impair") != 0;
 	h->up = strcmp(h->action, "recover") == 0 || strcmp(h->action, "undrain") == 0 ||
-		strcmp(h->action, "undegrade") == 0 ||
+		strcmp(h->action, "undegrade") == 0 || strcmp(h->action, "unslow") == 0 ||
 		(strlen(h->action) > 3 && strcmp(h->action + strlen(h->action) - 3, "-up") == 0) ||
 		(step && strcmp(step, "up") == 0);
 	site = json_string_value(json_object_get(l->obj, "site"));

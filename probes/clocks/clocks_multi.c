@@ -30,7 +30,7 @@ static const char *clocks_multi_how(const struct clocks_hit *h)
 	static const char *const takes[][2] = {
 	    {"kill", "sigkill"},    {"crash", "crash"},		{"freeze", "freeze"},
 	    {"drain", "drain"},	    {"link-down", "link-down"}, {"impair", "impair"},
-	    {"degrade", "degrade"},
+	    {"degrade", "degrade"}, {"slow", "slow"},
 	};
 
 	if (h->up || h->cycle != 0 || h->site[0] == '\0')

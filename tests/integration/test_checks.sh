@@ -19,7 +19,13 @@
 # Last, p1 pings (--set p1.check=icmp) and a's sited is killed: a's host
 # answers every echo, p1 never fails a probe and DNS stays on a, while a's
 # own tcp check (an RST to its SYN) detects the kill and anycast moves.
-# about 22 s
+#
+# Then a's sited is slowed instead (action = slow, delay = 300ms) and the
+# clients speak TCP: every request to a is answered, 300 ms late; a's
+# shallow check misses it, p1's deep one (a 50 ms timeout) declares a dead,
+# and yet both flows stay on a: their long-lived connections to it still
+# carry replies, whatever DNS now answers.
+# about 27 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -112,3 +118,31 @@ detect=$(json "$i/clocks.json" .schemes.anycast.detect_s)
 is_number "$detect" || fail "icmp: anycast: a's own tcp check did not detect the kill"
 echo "ok: icmp: p1's echoes answered throughout, DNS stayed on a; a's own tcp check detected the kill in $detect s"
 assert_no_leftovers $lab "$i"
+
+# ---- slow: a's sited answers every request 300 ms late, over TCP ----
+s=$out/slow
+rc=0
+run_valid "$out/slow.log" topology/checks.ini --out "$s" --set name=$lab --set e1.action=slow \
+	--set e1.delay=300ms --set proto=tcp --set duration=4s -q || rc=$?
+[ $rc = 0 ] || { cat "$out/slow.log"; fail "slow: run exited with status $rc (not a valid run)"; }
+delay=$(jq -r 'select(.event == "sited_slowed") | .delay_ns' "$s/a.sited.events.jsonl")
+assert_eq "$delay" 300000000 "slow: a's sited held its replies (ns)"
+# late: every request sent to a once its sited took the signal answered,
+# none before 300 ms
+slowed=$(jq -r 'select(.event == "sited_slowed") | .t' "$s/a.sited.events.jsonl")
+for f in requests-c1.csv requests-c1-dns.csv; do
+	read -r ok other fastest < <(awk -F, -v t0="$slowed" 'NR > 1 && $3 > t0 {
+		if ($4 == "ok" && $5 == "a") { ok++; if (min == "" || $6 < min) min = $6 } else other++ }
+		END { printf "%d %d %s\n", ok, other, min == "" ? 0 : min / 1e9 }' "$s/$f")
+	assert_gt "$ok" 100 "slow: $f: requests after the slowing answered by a over its connection"
+	assert_eq "$other" 0 "slow: $f: requests after the slowing not answered by a"
+	assert_ge "$fastest" 0.3 "slow: $f: the fastest of a's replies after the slowing (s)"
+done
+# the shallow own check misses it; the deep vantage point declares a dead,
+# yet the DNS flow's long-lived connection to a keeps it there
+[ "$(json "$s/clocks.json" .schemes.anycast.detect_s)" = null ] || fail "slow: a's shallow check detected it"
+detect=$(json "$s/clocks.json" .schemes.dns.detect_s)
+is_number "$detect" || fail "slow: p1 did not declare a dead"
+assert_le "$detect" 0.5 "slow: p1's deep check (a 50 ms timeout) declared a dead (s after t0)"
+echo "ok: slow: a answered 300 ms late over TCP; its shallow check passed, p1's deep one failed in $detect s, and the connections stayed on a"
+assert_no_leftovers $lab "$s"

@@ -492,8 +492,8 @@ static void test_errors(void **state)
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = explode\ntarget = a\n", NULL, 0,
 	    "F:22: [event e1] action: expected kill, crash, freeze, drain, undrain, degrade, "
-	    "undegrade, link-down, link-up, dns-down, dns-up, resolver-down, resolver-up, recover, "
-	    "flap or impair, got 'explode'\n");
+	    "undegrade, slow, unslow, link-down, link-up, dns-down, dns-up, resolver-down, "
+	    "resolver-up, recover, flap or impair, got 'explode'\n");
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = kill\ntarget = c1\n", NULL, 0,
 	    "F:23: [event e1] target: kill acts on a [site], and 'c1' is a client\n");
@@ -552,20 +552,28 @@ static void test_errors(void **state)
 	expect_event_errors(
 	    "[event e1]\nat = 3s\n", NULL, 0,
 	    "F:20: [event e1] action: missing: expected one of kill, crash, freeze, "
-	    "drain, undrain, degrade, undegrade, link-down, link-up, dns-down, dns-up, "
-	    "resolver-down, resolver-up, recover, flap or impair\n"
+	    "drain, undrain, degrade, undegrade, slow, unslow, link-down, link-up, dns-down, "
+	    "dns-up, resolver-down, resolver-up, recover, flap or impair\n"
 	    "F:20: [event e1] target: missing: expected a node, or a link as its "
 	    "two ends\n");
+	/* slow takes delay, and nothing else */
+	expect_event_errors("[event e1]\nat = 3s\naction = slow\ntarget = a\n", NULL, 0,
+			    "F:22: [event e1]: slow takes delay = DURATION (how late sited "
+			    "answers each request), got none\n");
+	expect_event_errors(
+	    "[event e1]\nat = 3s\naction = slow\ntarget = a\nloss = 5\n", NULL, 0,
+	    "F:24: [event e1] loss: slow takes delay alone, a duration from 1us to 1h (how late "
+	    "sited answers), got loss = 5\n");
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = kill\ntarget = a\ncolour = red\n", NULL, 0,
 	    "F:24: unknown key 'colour' in [event e1] (expected: at, action, target, "
 	    "count, period, instance; with action = impair: delay, jitter, loss, duplicate, "
-	    "reorder, rate)\n");
+	    "reorder, rate; with action = slow: delay)\n");
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = kill\ntarget = a\n", set_bad, 1,
 	    "--set e1.action=boom: [event e1] action: expected kill, crash, freeze, "
-	    "drain, undrain, degrade, undegrade, link-down, link-up, dns-down, dns-up, "
-	    "resolver-down, resolver-up, recover, flap or impair, got 'boom'\n");
+	    "drain, undrain, degrade, undegrade, slow, unslow, link-down, link-up, dns-down, "
+	    "dns-up, resolver-down, resolver-up, recover, flap or impair, got 'boom'\n");
 	expect_event_errors("[event e1]\nat = 3s\naction = kill\ntarget = a\n", set_node, 1,
 			    "--set zz.at=1s: no node or event named 'zz'\n");
 }
