@@ -59,6 +59,7 @@ const struct events_def events_table[] = {
      "client cause address outstanding attempt connected retry_ns next"},
     {EVENTS_HTTP_CONNECTED, "client", "client address local_port"},
     {EVENTS_HTTP_FAILED, "client", "client seq cause status address local_port reused"},
+    {EVENTS_HTTP_ADDRESS, "client", "client address previous"},
     {EVENTS_AUTHD_READY, "authd", "listen control zones names sites"},
     {EVENTS_HEALTH_CHANGED, "authd", "site healthy up_reports reports prober"},
     {EVENTS_ANSWER_CHANGED, "authd", "name before after reason policy networks"},

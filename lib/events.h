@@ -57,6 +57,7 @@
 #define EVENTS_TCP_FAILED "tcp_failed"
 #define EVENTS_HTTP_CONNECTED "http_connected"
 #define EVENTS_HTTP_FAILED "http_failed"
+#define EVENTS_HTTP_ADDRESS "http_address"
 #define EVENTS_AUTHD_READY "authd_ready"
 #define EVENTS_HEALTH_CHANGED "health_changed"
 #define EVENTS_ANSWER_CHANGED "answer_changed"

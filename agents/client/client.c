@@ -8,6 +8,8 @@
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/mount.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -214,6 +216,41 @@ static void client_on_popdns(struct loop *loop, int fd, uint32_t events, void *a
 	popdns_receive(arg, now_mono_ns());
 }
 
+/* client_private_resolv: a resolv.conf of this client's own, naming
+ * resolver, in place of the host's, for the system's resolver that
+ * libcurl's resolves through (-L): a mount namespace of the process's own
+ * (what `ip netns exec` does with /etc/netns/NAME/resolv.conf), the file
+ * bound over /etc/resolv.conf, then unlinked (the mount keeps it). 0, or
+ * -1 (logged). */
+static int client_private_resolv(const struct sockaddr_in *resolver)
+{
+	char path[] = "/tmp/steerlab-resolv.XXXXXX";
+	int fd = mkstemp(path), rc = -1;
+	FILE *fp;
+
+	if (fd == -1 || (fp = fdopen(fd, "w")) == NULL) {
+		log_warn("%s: a resolv.conf of its own", __func__);
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	fprintf(fp,
+		"# steerlab client -L: libcurl's resolver asks the lab's\n"
+		"nameserver %s\noptions timeout:1 attempts:1\n",
+		inet_ntoa(resolver->sin_addr));
+	if (fclose(fp) != 0)
+		log_warn("%s: %s", __func__, path);
+	else if (unshare(CLONE_NEWNS) == -1 ||
+		 mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) == -1)
+		log_warn("%s: a mount namespace of its own (root?)", __func__);
+	else if (mount(path, "/etc/resolv.conf", NULL, MS_BIND, NULL) == -1)
+		log_warn("%s: bind %s on /etc/resolv.conf", __func__, path);
+	else
+		rc = 0;
+	unlink(path);
+	return rc;
+}
+
 /* client_pop_start: a population's start-up: its rates, its DNS state and
  * first answers, its traffic. 0 or -1 (logged). */
 static int client_pop_start(struct client_opts *o, struct client *c, struct loop *loop, FILE *csv,
@@ -321,6 +358,13 @@ int main(int argc, char **argv)
 	if (o.population) {
 		if (client_pop_start(&o, &c, loop, csvfile.fp, ev, &pop, &pd, &pd_h) == -1)
 			goto out;
+	} else if (o.curl_dns) {
+		/* libcurl resolves: the name through the lab's resolver */
+		if (client_private_resolv(&o.resolver_sin) == -1)
+			goto out;
+		o.cfg.target.sin_family = AF_INET;
+		o.cfg.target.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
+		o.target = o.name;
 	} else if (o.resolver) {
 		if (client_dns_init(&st.dns, &o.resolver_sin, o.name, o.sticky_ns, o.pick) == -1 ||
 		    client_steer_first(&st.dns) == -1)
@@ -338,6 +382,8 @@ int main(int argc, char **argv)
 		if (client_start_http(&c, loop, &o.cfg, csvfile.fp, o.resolver ? o.name : NULL,
 				      ev) == -1)
 			goto out;
+		if (o.curl_dns)
+			client_http_resolve(c.http, (long)(o.curl_dns_cache_ns / NSEC_PER_SEC));
 	} else if (!o.population && client_start(&c, loop, &o.cfg, csvfile.fp) == -1) {
 		goto out;
 	}
@@ -350,7 +396,7 @@ int main(int argc, char **argv)
 		log_warn("%s: progress timer", __func__);
 		goto out;
 	}
-	if (o.resolver && !o.population) {
+	if (o.resolver && !o.population && !o.curl_dns) {
 		st.c = &c;
 		st.ev = ev;
 		if (loop_add(loop, &st.dns_h, st.dns.fd, EPOLLIN, client_on_dns, &st) == -1 ||
@@ -390,7 +436,7 @@ int main(int argc, char **argv)
 			   : o.http ? "http"
 				    : "udp");
 	}
-	if (o.resolver && !o.population) {
+	if (o.resolver && !o.population && !o.curl_dns) {
 		char first[INET_ADDRSTRLEN];
 		inet_ntop(AF_INET, &st.dns.addr, first, sizeof(first));
 		event_emit(ev, EVENTS_DNS_ANSWER, "{s:I, s:s, s:s, s:n, s:I, s:b}", "client",
@@ -417,7 +463,7 @@ out:
 				   (json_int_t)pd.queries, "answers", (json_int_t)pd.answers,
 				   "failures", (json_int_t)pd.failures, "changes",
 				   (json_int_t)pd.changes, "population", (json_int_t)o.population);
-		else if (o.resolver)
+		else if (o.resolver && !o.curl_dns)
 			event_emit(ev, EVENTS_DNS_SUMMARY, "{s:I, s:I, s:I, s:I, s:I}", "client",
 				   (json_int_t)o.cfg.id, "queries", (json_int_t)st.dns.queries,
 				   "answers", (json_int_t)st.dns.answers, "failures",

@@ -48,6 +48,8 @@ struct client_http {
 	struct client_http_xfers running, spare;
 	LIST_HEAD(, client_http_sock) socks; /* watched now */
 	char server[48];		     /* the first Server header of a reply: who answered */
+	long dns_cache_s;		     /* -1: the address pinned; else libcurl resolves */
+	char address[48];		     /* libcurl resolving: the last transfer's peer */
 	uint64_t transfers, connects, reused;
 	uint64_t failed[CLIENT_HTTP_NCAUSES];
 };
@@ -332,6 +334,15 @@ static int client_http_account(struct client_http *t, struct client_http_xfer *x
 	curl_easy_getinfo(x->easy, CURLINFO_LOCAL_PORT, &port);
 	curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip);
 	t->transfers++;
+	/* libcurl resolving: the address its DNS cache gave, said when it moves */
+	if (t->dns_cache_s >= 0 && ip && *ip && strcmp(ip, t->address) != 0) {
+		event_emit(t->ev, EVENTS_HTTP_ADDRESS, "{s:I, s:s, s:s?}", "client",
+			   (json_int_t)t->c->cfg.id, "address", ip, "previous",
+			   t->address[0] ? t->address : NULL);
+		log_info("libcurl now connects to %s (was %s)", ip,
+			 t->address[0] ? t->address : "none");
+		snprintf(t->address, sizeof(t->address), "%s", ip);
+	}
 	if (conns > 0) {
 		t->connects += (uint64_t)conns;
 		if (port != 0 && ip && *ip)
@@ -464,10 +475,19 @@ static int client_http_start(struct client_http *t, const struct client_slot *s)
 	if (httpwire_path(&m, path, sizeof(path)) == -1 ||
 	    strfmt(x->url, sizeof(x->url), "http://%s:%u%s", t->host[0] ? t->host : addr, port,
 		   path) == -1 ||
-	    strfmt(pin, sizeof(pin), "::%s:%u", addr, port) == -1 ||
-	    (x->connect_to = curl_slist_append(NULL, pin)) == NULL ||
-	    curl_easy_setopt(x->easy, CURLOPT_URL, x->url) != CURLE_OK ||
-	    curl_easy_setopt(x->easy, CURLOPT_CONNECT_TO, x->connect_to) != CURLE_OK) {
+	    curl_easy_setopt(x->easy, CURLOPT_URL, x->url) != CURLE_OK) {
+		log_warnx("%s: a transfer could not be set up", __func__);
+		goto fail;
+	}
+	/* libcurl resolving: its own DNS cache; else the client's address pinned */
+	if (t->dns_cache_s >= 0
+		? curl_easy_setopt(x->easy, CURLOPT_DNS_CACHE_TIMEOUT, t->dns_cache_s) !=
+			  CURLE_OK ||
+		      curl_easy_setopt(x->easy, CURLOPT_IPRESOLVE, (long)CURL_IPRESOLVE_V4) !=
+			  CURLE_OK
+		: strfmt(pin, sizeof(pin), "::%s:%u", addr, port) == -1 ||
+		      (x->connect_to = curl_slist_append(NULL, pin)) == NULL ||
+		      curl_easy_setopt(x->easy, CURLOPT_CONNECT_TO, x->connect_to) != CURLE_OK) {
 		log_warnx("%s: a transfer could not be set up", __func__);
 		goto fail;
 	}
@@ -531,6 +551,7 @@ struct client_http *client_http_open(struct client *c, const char *host, struct 
 	t->c = c;
 	t->ev = ev;
 	t->timer.fd = -1;
+	t->dns_cache_s = -1;
 	TAILQ_INIT(&t->running);
 	TAILQ_INIT(&t->spare);
 	LIST_INIT(&t->socks);
@@ -621,4 +642,9 @@ void client_http_close(struct client_http *t)
 	}
 	loop_timer_del(t->c->loop, &t->timer);
 	free(t);
+}
+
+void client_http_resolve(struct client_http *t, long cache_s)
+{
+	t->dns_cache_s = cache_s;
 }

@@ -71,6 +71,14 @@ struct event_log;
  * target's address); events to ev. The transport, or NULL (logged). */
 struct client_http *client_http_open(struct client *c, const char *host, struct event_log *ev);
 
+/* client_http_resolve: from now on libcurl resolves the URL's host itself
+ * (through the system's resolver: client.c gives the client a resolv.conf
+ * of its own), keeping each answer cache_s seconds in its DNS cache,
+ * whatever the TTL (CURLOPT_DNS_CACHE_TIMEOUT; libcurl's default is 60),
+ * instead of connecting to the address the client pins; each change of
+ * the address it connects to is an http_address event. */
+void client_http_resolve(struct client_http *t, long cache_s);
+
 /* client_http_send: the next n requests (seq c->ring.head on), each a
  * transfer started now. 0, or -1 if the ring or libcurl cannot take them
  * (logged). */

@@ -51,6 +51,10 @@ static void client_usage(FILE *fp)
 		"               the timeout, -w)\n"
 		"  -H           HTTP/1.1 GETs through libcurl, connections kept alive (not\n"
 		"               with -P or -T)\n"
+		"  -L CACHE     with -H in DNS mode: libcurl resolves NAME itself, through\n"
+		"               RESOLVER (port 53, a resolv.conf of the client's own), and\n"
+		"               keeps each answer CACHE whatever its TTL (libcurl's own\n"
+		"               default: 60s)\n"
 		"  -n NODE      lab node, written into every event (default: client)\n"
 		"  -e FILE      JSON Lines event file (default: standard output)\n"
 		"  -v           debug logging\n"
@@ -227,6 +231,9 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	    {OPT_DURATION('c', &o->cfg.connect_timeout_ns, 1, INT64_MAX,
 			  "a timeout such as 500ms")},
 	    {OPT_FLAG('H', &o->http)},
+	    {OPT_DURATION('L', &o->curl_dns_cache_ns, 0, 86400 * NSEC_PER_SEC,
+			  "a cache time such as 60s (at most 24h), or 0"),
+	     .seen = &o->curl_dns},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
 	};
@@ -254,6 +261,13 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "HTTP is not yet supported for a population (-P)");
 	if (o->tcp && o->http)
 		opt_refuse(&cmd, "-T and -H: one transport, TCP or HTTP");
+	if (o->curl_dns && (!o->http || o->resolver == NULL || o->population))
+		opt_refuse(&cmd, "-L goes with -H and -R (DNS mode) of one client (not -P)");
+	if (o->curl_dns && (o->sticky_ns || o->has_pick))
+		opt_refuse(&cmd, "-L: libcurl picks and keeps the address; not with -S or -m");
+	if (o->curl_dns && ntohs(o->resolver_sin.sin_port) != 53)
+		opt_refuse(&cmd, "-L: the system's resolver asks port 53; -R %s is another",
+			   o->resolver);
 	if (o->nweights && o->nweights != o->nresolvers)
 		opt_refuse(&cmd, "-W gives %d weights for %d resolvers (-R)", o->nweights,
 			   o->nresolvers);

@@ -18,7 +18,7 @@
 	"W,...]]\n"                                                                                \
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
 	"BIN]\n"                                                                                   \
-	"              [-T | -H] [-m PICK] [-c CONNECT] [-v] [-h]\n"
+	"              [-T | -H [-L CACHE]] [-m PICK] [-c CONNECT] [-v] [-h]\n"
 #define CLIENT_RATE_MAX 10e6
 
 struct client_opts {
@@ -48,6 +48,8 @@ struct client_opts {
 	int http;	       /* -H: HTTP/1.1 through libcurl */
 	enum client_pick pick; /* -m */
 	int has_pick;
+	int curl_dns;		   /* -L: libcurl resolves NAME itself */
+	int64_t curl_dns_cache_ns; /* its DNS cache */
 	int verbose;
 };
 

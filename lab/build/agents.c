@@ -564,6 +564,10 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 		agents_argv_add(&a, "-m");
 		agents_argv_add(&a, "%s", pick[node->addresses]);
 	}
+	if (dns && node->resolve == TOPO_RESOLVE_LIBCURL) {
+		agents_argv_add(&a, "-L");
+		agents_argv_add(&a, "%llds", (long long)(node->dns_cache_ns / 1000000000));
+	}
 	if (node->proto == TOPO_PROTO_TCP && node->connect_timeout_ns > 0) {
 		agents_argv_add(&a, "-c");
 		agents_argv_add(&a, "%lldus", (long long)node->connect_timeout_ns / 1000);

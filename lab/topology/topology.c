@@ -65,6 +65,7 @@ static void topo_node_header(struct topo_parse *p, enum topo_kind kind, const ch
 	node->zipf_exponent = 1;
 	node->quorum = 0.5;
 	node->count = 1;
+	node->dns_cache_ns = 60 * NSEC_PER_SEC; /* libcurl's own default */
 	p->sect = t->nnodes++;
 }
 

@@ -245,6 +245,13 @@ enum topo_ecmp_hash {
 	TOPO_ECMP_HASH_L3, /* addresses only: per client address */
 };
 
+/* who resolves an HTTP client's name (docs/topology.md, "libcurl's DNS
+ * cache"): the client, pinning libcurl to its answer, or libcurl itself */
+enum topo_resolve {
+	TOPO_RESOLVE_CLIENT,
+	TOPO_RESOLVE_LIBCURL,
+};
+
 /* what a client's requests travel on (docs/topology.md, "Connections") */
 enum topo_proto {
 	TOPO_PROTO_UDP,	 /* one datagram a request */
@@ -321,6 +328,8 @@ struct topo_node {
 	int proto;		    /* enum topo_proto: UDP datagrams, a TCP connection or HTTP */
 	int addresses;		    /* enum topo_addresses */
 	int64_t connect_timeout_ns; /* TCP: 0, its timeout */
+	int resolve;		    /* enum topo_resolve: who resolves its name over HTTP */
+	int64_t dns_cache_ns;	    /* resolve = libcurl: its DNS cache (default 60 s) */
 	/* a population (docs/topology.md, "Populations"): population logical
 	 * clients (0: one client) sharing rate by skew, arrivals paced or
 	 * poisson; resolver_all: they ask every cache of the [resolver] node

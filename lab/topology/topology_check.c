@@ -364,6 +364,20 @@ static void topo_check_population(struct topo_parse *p, int i)
 			   "[client %s] addresses: a population's logical clients take the first "
 			   "address of each answer; leave addresses = first for it",
 			   node->name);
+	if (node->resolve == TOPO_RESOLVE_LIBCURL &&
+	    (node->proto != TOPO_PROTO_HTTP || node->mode == TOPO_MODE_ANYCAST ||
+	     node->population > 0 || node->sticky_ns > 0 ||
+	     node->addresses != TOPO_ADDRESSES_FIRST))
+		topo_error(p, m->where[TOPO_K_RESOLVE],
+			   "[client %s] resolve = libcurl: libcurl resolves the name of an HTTP "
+			   "client's DNS flow (proto = http, mode = dns or both), one client (no "
+			   "population), keeping its answer as its DNS cache says (no sticky, "
+			   "addresses = first)",
+			   node->name);
+	else if (m->where[TOPO_K_DNS_CACHE] && node->resolve != TOPO_RESOLVE_LIBCURL)
+		topo_error(p, m->where[TOPO_K_DNS_CACHE],
+			   "[client %s] dns_cache: libcurl's DNS cache, with resolve = libcurl",
+			   node->name);
 	if (node->population > 0 && node->client_id > 8191)
 		topo_error(p, m->where[TOPO_K_POPULATION],
 			   "[client %s] population: only the first 8191 clients may be "

@@ -31,8 +31,9 @@ static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /
 static const char *const topo_proto_words[] = {"udp", "tcp", "http", NULL};    /* topo_proto */
 static const char *const topo_check_words[] = {"udp", "tcp", "http", "icmp", NULL}; /* topo_check */
 static const char *const topo_ecmp_words[] = {"no", "yes", "hash", "resilient",
-					      NULL};		      /* topo_ecmp */
-static const char *const topo_ecmp_hash_words[] = {"l4", "l3", NULL}; /* topo_ecmp_hash */
+					      NULL};			     /* topo_ecmp */
+static const char *const topo_ecmp_hash_words[] = {"l4", "l3", NULL};	     /* topo_ecmp_hash */
+static const char *const topo_resolve_words[] = {"client", "libcurl", NULL}; /* topo_resolve */
 static const char *const topo_addresses_words[] = {"first", "random", "sorted", "next",
 						   NULL}; /* topo_addresses */
 
@@ -156,6 +157,10 @@ static const struct topo_key topo_client_keys[] = {
     /* over TCP, the [lab]'s unless set; printed when set */
     {"connect_timeout", TOPO_T_DURATION, NODE(connect_timeout_ns), 1, 0, LAB(connect_timeout_ns),
      NULL},
+    /* over HTTP, who resolves its name; printed when libcurl */
+    {"resolve", TOPO_T_CHOICE, NODE(resolve), 0, 0, -1, topo_resolve_words},
+    /* libcurl's DNS cache; printed with resolve = libcurl */
+    {"dns_cache", TOPO_T_DURATION, NODE(dns_cache_ns), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_dns_keys[] = {

@@ -164,6 +164,10 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		if (t->connect_timeout_ns == 0 && (node == NULL || node->connect_timeout_ns == 0) &&
 		    strcmp(keys[k].name, "connect_timeout") == 0)
 			continue;
+		if (node && node->kind == TOPO_CLIENT && node->resolve != TOPO_RESOLVE_LIBCURL &&
+		    (strcmp(keys[k].name, "resolve") == 0 ||
+		     strcmp(keys[k].name, "dns_cache") == 0))
+			continue;
 		/* what only distance uses: printed when it is */
 		if (keys[k].type == TOPO_T_LOCATION && !node->location.set)
 			continue;

@@ -20,7 +20,7 @@
 # (the cached answer), the requests that waited the timeout lost; every
 # reply the clients recorded is a request captured on the link of the site
 # that answered it; the report names the client library and the server.
-# about 20 s
+# about 27 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -136,3 +136,29 @@ jq -e 'select(.event == "sited_summary") | .http.server | startswith("libmicroht
 	"$h/b.sited.events.jsonl" >/dev/null || fail "http: b's sited_summary names no server"
 echo "ok: http: $(grep -F 'http: the clients spoke' "$h/report.md" | sed -n 1p)"
 assert_no_leftovers $lab "$h"
+
+# ---- libcurl resolving the name itself: its DNS cache holds a past the TTL ----
+# The DNS flow's name resolved by libcurl (resolve = libcurl: the system's
+# resolver, given the lab's resolver r in a resolv.conf of the client's
+# own), kept 60 s in libcurl's DNS cache: past the answer's 2 s TTL and
+# authd's verdict, the flow still connects to a's address to the end, every
+# request after t0 lost; the address it connects to never changes.
+l=$out/libcurl
+rc=0
+run_valid "$out/libcurl.log" topology/tcp-anycast.ini --out "$l" --set name=$lab --set proto=http \
+	--set c1.resolve=libcurl --set duration=6s -q || rc=$?
+[ $rc = 0 ] || { cat "$out/libcurl.log"; fail "libcurl: run exited with status $rc (not a valid run)"; }
+addrs=$(jq -r 'select(.event == "http_address") | .address' "$l/c1.client-dns.events.jsonl" | paste -sd, -)
+addr_a=$(jq -r '.nodes[] | select(.name == "a") | .address' "$l/plan.json")
+[ "$addrs" = "$addr_a" ] || fail "libcurl: the addresses libcurl connected to: '$addrs', expected a's alone ($addr_a)"
+t0=$(jq -r 'select(.event == "site_failed") | .t' "$l/lab.events.jsonl")
+steer=$(json "$l/clocks.json" .schemes.dns.steer_s)
+is_number "$steer" || fail "libcurl: authd never stopped handing out a"
+# every request sent once the TTL (2 s) ran out after authd's change went unanswered
+after=$(awk -v t0="$t0" -v s="$steer" 'BEGIN { printf "%.0f", t0 + (s + 2.5) * 1e9 }')
+read -r ok failed < <(awk -F, -v from="$after" 'NR > 1 && $3 > from { if ($4 == "ok") ok++; else failed++ }
+	END { printf "%d %d\n", ok, failed }' "$l/requests-c1-dns.csv")
+assert_eq "$ok" 0 "libcurl: requests answered after authd's change + the TTL"
+assert_gt "$failed" 100 "libcurl: requests after authd's change + the TTL, every one lost on a"
+echo "ok: libcurl: connected to $addrs throughout: its DNS cache outlived the answer's 2 s TTL by the whole run"
+assert_no_leftovers $lab "$l"
