@@ -41,6 +41,10 @@
 
 #include "wire.h"
 
+/* what an http check with a body to match reads of the body, as Route 53
+ * does */
+#define PROBER_HTTP_BODY_MAX 5120
+
 /* the client id of probe requests: lab clients count from 1 */
 #define PROBER_CLIENT_ID 0
 
@@ -65,8 +69,13 @@ struct prober_probe {
 	int64_t sent;	  /* CLOCK_MONOTONIC: when it was sent (its RTT) */
 	/* http: the request written yet, and the response head read so far */
 	int http_sent;
-	uint8_t http_head[1024];
+	uint8_t http_head[1024 + PROBER_HTTP_BODY_MAX];
 	size_t http_len;
+	/* http: a path of the caller's (NULL: the lab's target), the status
+	 * that passes it and a string its body must hold (NULL: none) */
+	const char *http_path;
+	int http_status;
+	const char *http_body;
 	uint16_t echo_id; /* icmp: the echo's identifier */
 };
 
@@ -124,6 +133,15 @@ int prober_http_read(struct prober_probe *p);
  * line included) against the probe seq expected from site. */
 enum prober_reply prober_http_check(const uint8_t *head, size_t len, uint64_t seq,
 				    const char *site);
+
+/* prober_http_match: a response to a GET of the caller's path (len bytes:
+ * its head, then as much of its body as came): OK when its status is
+ * status and, if body is not NULL, body is in the first
+ * PROBER_HTTP_BODY_MAX bytes of its body; UNAVAILABLE when not, BAD when
+ * it is no HTTP response. *more: 1 when the body may still hold it
+ * (Content-Length says more is coming, under PROBER_HTTP_BODY_MAX). */
+enum prober_reply prober_http_match(const uint8_t *resp, size_t len, int status, const char *body,
+				    int *more);
 
 /* prober_icmp_open, _send, _read, _close: the icmp check's. _read returns
  * PROBER_REPLY_OK for the echo reply to the probe in flight, _STALE for an

@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -34,6 +37,51 @@ enum prober_reply prober_http_check(const uint8_t *head, size_t len, uint64_t se
 	return PROBER_REPLY_OK;
 }
 
+/* prober_http_length: the Content-Length of the head (its first len bytes,
+ * the blank line included), or -1 if it gives none */
+static long prober_http_length(const char *head, size_t len)
+{
+	static const char name[] = "\r\ncontent-length:";
+
+	for (size_t i = 0; i + sizeof(name) - 1 <= len; i++) {
+		char *end;
+		long n;
+
+		if (strncasecmp(head + i, name, sizeof(name) - 1) != 0)
+			continue;
+		n = strtol(head + i + sizeof(name) - 1, &end, 10);
+		return end == head + i + sizeof(name) - 1 || n < 0 ? -1 : n;
+	}
+	return -1;
+}
+
+enum prober_reply prober_http_match(const uint8_t *resp, size_t len, int status, const char *body,
+				    int *more)
+{
+	const char *text = (const char *)resp, *end;
+	size_t head, have, want;
+	long length;
+	int got = httpwire_status(resp, len);
+
+	*more = 0;
+	if (got == -1 || (end = memmem(text, len, "\r\n\r\n", 4)) == NULL)
+		return PROBER_REPLY_BAD;
+	if (got != status)
+		return PROBER_REPLY_UNAVAILABLE;
+	if (body == NULL)
+		return PROBER_REPLY_OK;
+	head = (size_t)(end - text) + 4;
+	have = len - head;
+	length = prober_http_length(text, head);
+	want = length < 0 || length > PROBER_HTTP_BODY_MAX ? PROBER_HTTP_BODY_MAX : (size_t)length;
+	if (have > want)
+		have = want;
+	if (memmem(text + head, have, body, strlen(body)) != NULL)
+		return PROBER_REPLY_OK;
+	*more = have < want;
+	return PROBER_REPLY_UNAVAILABLE;
+}
+
 /* prober_http_abort: closes the connection in flight with an RST */
 static void prober_http_abort(struct prober_probe *p)
 {
@@ -54,7 +102,9 @@ static int prober_http_request(struct prober_probe *p)
 
 	m.seq = p->seq;
 	m.sent_ns = (uint64_t)now_real_ns();
-	if (httpwire_path(&m, path, sizeof(path)) == -1 ||
+	if (p->http_path)
+		snprintf(path, sizeof(path), "%s", p->http_path);
+	if ((p->http_path == NULL && httpwire_path(&m, path, sizeof(path)) == -1) ||
 	    strfmt(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, p->site) == -1) {
 		errno = EINVAL;
 		return -1;
@@ -135,17 +185,31 @@ int prober_http_read(struct prober_probe *p)
 		return -1;
 	if (got == -1)
 		return prober_http_fail(p, errno);
-	if (got == 0)
+	if (got == 0 && (p->http_path == NULL || p->http_len == 0))
 		return prober_http_fail(p, ECONNRESET); /* closed before a whole head */
 	p->http_len += (size_t)got;
 	p->http_head[p->http_len] = '\0';
-	if (strstr((const char *)p->http_head, "\r\n\r\n") == NULL) {
+	if (memmem(p->http_head, p->http_len, "\r\n\r\n", 4) == NULL) {
+		if (got == 0)
+			return prober_http_fail(p, ECONNRESET);
 		if (p->http_len == sizeof(p->http_head) - 1)
 			return prober_http_fail(p, EMSGSIZE);
 		errno = EAGAIN;
 		return -1;
 	}
-	r = (int)prober_http_check(p->http_head, p->http_len, p->seq, p->site);
+	if (p->http_path) {
+		int more;
+
+		r = (int)prober_http_match(p->http_head, p->http_len, p->http_status, p->http_body,
+					   &more);
+		/* the body still coming, while the string is not in it yet */
+		if (more && got > 0 && p->http_len < sizeof(p->http_head) - 1) {
+			errno = EAGAIN;
+			return -1;
+		}
+	} else {
+		r = (int)prober_http_check(p->http_head, p->http_len, p->seq, p->site);
+	}
 	prober_http_abort(p);
 	return r;
 }

@@ -54,7 +54,8 @@
 	"       prober -s SITE -t ADDR:PORT -P PREFIX -L\n"                                        \
 	"       prober -I ID -A AUTHD[:PORT] [-A ...] -T SITE=ADDR[:PORT] [-T ...]\n"              \
 	"              [-n NODE] [-e FILE] [-i INTERVAL] [-w TIMEOUT] [-d DOWN] [-u UP]\n"         \
-	"              [-k REFRESH] [-C udp|tcp|http|icmp] [-v] [-h]\n"
+	"              [-k REFRESH] [-C udp|tcp|http|icmp] [-U PATH [-X STATUS] [-b BODY]]\n"      \
+	"              [-v] [-h]\n"
 
 struct prober_opts {
 	const char *node;
@@ -69,7 +70,10 @@ struct prober_opts {
 	struct prober_routers routers;
 	int64_t interval_ns, timeout_ns, refresh_ns;
 	unsigned down, up;
-	const struct prober_check *check; /* -C */
+	const struct prober_check *check;  /* -C */
+	const char *http_path, *http_body; /* -U, -b */
+	unsigned http_status;		   /* -X */
+	int has_status;
 	int verbose;
 	/* remote mode */
 	const char *id;
@@ -124,6 +128,9 @@ static void prober_usage(FILE *fp)
 		"                   answer; blind to a drain); http, a GET sited -H must\n"
 		"                   answer 200 in the site's name (deep); icmp, an echo\n"
 		"                   request the site's host answers (root; blind to sited)\n"
+		"  -U PATH          -C http: GET PATH instead of the lab's target, passed on\n"
+		"                   STATUS (-X, default 200) and, with -b, BODY in the first\n"
+		"                   5,120 bytes of the body (Route 53's string matching)\n"
 		"  -I ID            remote mode: this prober's id in health reports\n"
 		"  -A AUTHD[:PORT]  an authd's control socket (port default %d); repeatable\n"
 		"  -T SITE=ADDR[:PORT] a site's service address (port default %d); repeatable\n"
@@ -211,6 +218,10 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	    {OPT_CALL('T', prober_opt_remote, o,
 		      "SITE=ADDR[:PORT], a site name of 1 to 16 letters, digits, '.', '_' or '-' "
 		      "and an IPv4 address")},
+	    {OPT_STR('U', &o->http_path)},
+	    {OPT_INT('X', &o->http_status, 100, 599, "an HTTP status (100-599)"),
+	     .seen = &o->has_status},
+	    {OPT_STR('b', &o->http_body)},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
 	};
@@ -227,6 +238,20 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	opt_parse(&cmd, opts, argc, argv);
 	if (o->lo && (o->has_metric || o->routers.n))
 		opt_refuse(&cmd, "-L replaces -m and -R: give one or the other");
+	if ((o->http_path || o->has_status || o->http_body) && o->check != &prober_check_http)
+		opt_refuse(&cmd, "-U, -X and -b go with -C http");
+	if ((o->has_status || o->http_body) && o->http_path == NULL)
+		opt_refuse(&cmd, "-X and -b go with -U PATH (the lab's target passes on 200)");
+	if (o->http_path && (o->http_path[0] != '/' || strpbrk(o->http_path, " \r\n") ||
+			     strlen(o->http_path) > 200))
+		opt_refuse(&cmd,
+			   "-U: expected a path from /, without blanks, of at most 200 "
+			   "characters, got '%s'",
+			   o->http_path);
+	if (o->http_body && (strpbrk(o->http_body, "\r\n") || strlen(o->http_body) > 200))
+		opt_refuse(&cmd, "-b: expected one line of at most 200 characters");
+	if (o->http_path && !o->has_status)
+		o->http_status = 200;
 	if (o->site || o->has_target || o->has_prefix || o->has_metric || o->routers.n || o->lo ||
 	    !o->nremote) {
 		if (!o->site || !o->has_target || !o->has_prefix ||
@@ -500,6 +525,9 @@ int main(int argc, char **argv)
 
 		if (o.check->open(&t->probe, &t->addr, t->site) == -1)
 			goto out;
+		t->probe.http_path = o.http_path;
+		t->probe.http_status = (int)o.http_status;
+		t->probe.http_body = o.http_body;
 		if (loop_add(p.loop, &t->reply, t->probe.fd, EPOLLIN, prober_on_reply, t) == -1) {
 			log_warn("%s: loop_add", __func__);
 			goto out;

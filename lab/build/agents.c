@@ -226,7 +226,8 @@ static int lab_start_routed(struct lab *lab, int n)
 	return agents_argv_run(lab, n, "routed", "routed", &a);
 }
 
-static void agents_probe_timing(struct lab_argv *a, const struct topo_node *node)
+static void agents_probe_timing(struct lab_argv *a, const struct topology *t,
+				const struct topo_node *node)
 {
 	agents_argv_add(a, "-i");
 	agents_argv_add(a, "%lldus", (long long)node->probe_interval_ns / 1000);
@@ -243,6 +244,17 @@ static void agents_probe_timing(struct lab_argv *a, const struct topo_node *node
 
 		agents_argv_add(a, "-C");
 		agents_argv_add(a, "%s", check[node->check]);
+	}
+	/* an http check of the lab's own path */
+	if (node->check == TOPO_CHECK_HTTP && t->http_path[0]) {
+		agents_argv_add(a, "-U");
+		agents_argv_add(a, "%s", t->http_path);
+		agents_argv_add(a, "-X");
+		agents_argv_add(a, "%u", t->http_status);
+		if (t->http_body[0]) {
+			agents_argv_add(a, "-b");
+			agents_argv_add(a, "%s", t->http_body);
+		}
 	}
 }
 
@@ -299,7 +311,7 @@ static int lab_start_site_prober(struct lab *lab, int n)
 		agents_argv_add(&a, "-k");
 		agents_argv_add(&a, "%lldus", (long long)t->static_refresh_ns / 1000);
 	}
-	agents_probe_timing(&a, node);
+	agents_probe_timing(&a, t, node);
 	return agents_argv_run(lab, n, "prober", "prober", &a);
 }
 
@@ -394,7 +406,7 @@ static int lab_start_remote_prober(struct lab *lab, int n)
 					agents_ip(t->nodes[i].address, buf), t->port);
 		}
 	}
-	agents_probe_timing(&a, node);
+	agents_probe_timing(&a, t, node);
 	return agents_argv_run(lab, n, "prober", "prober", &a);
 }
 

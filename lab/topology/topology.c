@@ -243,6 +243,7 @@ static void topo_defaults(struct topology *t)
 	t->capture_buffer = 0; /* auto: each link's by what it carries */
 	t->rate = 1000;
 	t->timeout_ns = 500 * NSEC_PER_MSEC;
+	t->http_status = 200;
 	t->probe_interval_ns = 100 * NSEC_PER_MSEC;
 	t->probe_timeout_ns = 50 * NSEC_PER_MSEC;
 	t->probe_down = 3;

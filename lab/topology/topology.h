@@ -281,6 +281,7 @@ enum topo_rsv_mode {
 /* the largest population of a node: lib/wire.h, WIRE_POP_INDEX_MASK + 1 */
 #define TOPO_POPULATION_MAX 131072
 #define TOPO_WEIGHTS_LEN 512
+#define TOPO_TEXT_LEN 128
 #define TOPO_TARGET_SHARE_LEN 512
 
 /* A node's `location = LAT,LON`, in degrees (set: written); [link]s with
@@ -454,6 +455,13 @@ struct topology {
 	int ecmp_hash;
 	/* the probers' check unless a [site] or [prober] says (enum topo_check) */
 	int check;
+	/* an http check's GET and what passes it (docs/topology.md, "Shallow
+	 * and deep checks"): http_path "" is the lab's own target, answered
+	 * 200 in the site's name; else the status and, if not "", a string
+	 * in the first 5,120 bytes of the body */
+	char http_path[TOPO_TEXT_LEN];
+	unsigned http_status;
+	char http_body[TOPO_TEXT_LEN];
 	/* the lab's own DNS tree: the root and TLD zones and their [dns] nodes
 	 * generated, every delegation with glue (lab/topology/topology_tree.c) */
 	int dns_tree;
@@ -677,6 +685,7 @@ enum topo_type {
 	/* char[TOPO_TARGET_SHARE_LEN]: "SITE:W SITE:W ...", each W a decimal >
 	   0; the names resolved to [site]s once the file is read */
 	TOPO_T_SITE_SHARES,
+	TOPO_T_TEXT, /* char[TOPO_TEXT_LEN]: printable ASCII, no blank at either end */
 };
 
 /* topo_key_type: the type of the key name (namelen bytes) of [lab] (kind

@@ -408,6 +408,32 @@ static void topo_check_tcp_kind(struct topo_parse *p)
 	}
 }
 
+/* topo_check_http_keys: an http check's own GET: a path, and the status
+ * and body that pass it, for a lab whose probers check over HTTP */
+static void topo_check_http_keys(struct topo_parse *p)
+{
+	struct topology *t = p->t;
+	int wp = p->lab_where[TOPO_K_HTTP_PATH], any = 0;
+
+	for (int i = 0; i < t->nnodes; i++)
+		any |= (t->nodes[i].kind == TOPO_SITE || t->nodes[i].kind == TOPO_PROBER) &&
+		       t->nodes[i].check == TOPO_CHECK_HTTP;
+	if (wp && (t->http_path[0] != '/' || strchr(t->http_path, ' ') != NULL))
+		topo_error(p, wp,
+			   "[lab] http_path: expected a path from /, without blanks, got '%s'",
+			   t->http_path);
+	else if (wp && !any)
+		topo_error(p, wp,
+			   "[lab] http_path: no prober checks over HTTP (check = http on a "
+			   "[prober], [site] or the [lab])");
+	if (!wp && (p->lab_where[TOPO_K_HTTP_STATUS] || p->lab_where[TOPO_K_HTTP_BODY]))
+		topo_error(p,
+			   p->lab_where[TOPO_K_HTTP_STATUS] ? p->lab_where[TOPO_K_HTTP_STATUS]
+							    : p->lab_where[TOPO_K_HTTP_BODY],
+			   "[lab] http_status and http_body go with http_path (the lab's own "
+			   "target passes on 200 in the site's name)");
+}
+
 /* topo_check_slow: slow is sited's over UDP and TCP; its HTTP service
  * (libmicrohttpd's) answers at once */
 static void topo_check_slow(struct topo_parse *p)
@@ -800,6 +826,7 @@ void topo_check(struct topo_parse *p)
 	topo_check_tcp_kind(p);
 	topo_check_icmp(p);
 	topo_check_slow(p);
+	topo_check_http_keys(p);
 	topo_check_blocks(p);
 	topo_check_paths(p);
 	topo_check_target_share(p);

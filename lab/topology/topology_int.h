@@ -69,6 +69,9 @@ enum {
 	TOPO_K_ECMP = 34,
 	TOPO_K_LAB_CHECK = 39,
 	TOPO_K_LAB_ADDRESSES = 40,
+	TOPO_K_HTTP_PATH = 43,
+	TOPO_K_HTTP_STATUS = 44,
+	TOPO_K_HTTP_BODY = 45,
 
 	TOPO_K_LINK = 0, /* every node kind but [router] */
 

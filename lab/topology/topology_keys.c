@@ -95,6 +95,10 @@ static const struct topo_key topo_lab_keys[] = {
     {"connect_timeout", TOPO_T_DURATION, LAB(connect_timeout_ns), 1, 0, -1, NULL},
     /* the routers' multipath hash; printed when ecmp is not no */
     {"ecmp_hash", TOPO_T_CHOICE, LAB(ecmp_hash), 0, 0, -1, topo_ecmp_hash_words},
+    /* an http check's GET and what passes it; printed when set */
+    {"http_path", TOPO_T_TEXT, LAB(http_path), 0, 0, -1, NULL},
+    {"http_status", TOPO_T_UINT, LAB(http_status), 100, 599, -1, NULL},
+    {"http_body", TOPO_T_TEXT, LAB(http_body), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_router_keys[] = {
@@ -668,6 +672,14 @@ const char *topo_parse_value(const struct topo_key *k, const char *s, void *dst,
 		return topo_site_shares(s, dst);
 	case TOPO_T_LOCATION:
 		return topo_location(s, dst);
+	case TOPO_T_TEXT:
+		if (strlen(s) >= TOPO_TEXT_LEN)
+			return "expected at most 127 characters";
+		for (const char *c = s; *c; c++)
+			if (*c < 0x20 || *c > 0x7e)
+				return "expected printable ASCII";
+		snprintf(dst, TOPO_TEXT_LEN, "%s", s);
+		return NULL;
 	case TOPO_T_PORT:
 		if (topo_whole(s, 1, 65535, &u) < 0)
 			return "expected a port number from 1 to 65535";
@@ -784,6 +796,8 @@ size_t topo_value_size(enum topo_type type)
 		return TOPO_TARGET_SHARE_LEN;
 	case TOPO_T_LOCATION:
 		return sizeof(struct topo_location);
+	case TOPO_T_TEXT:
+		return TOPO_TEXT_LEN;
 	}
 	return 0;
 }
@@ -875,6 +889,7 @@ const char *topo_format_value(const struct topo_key *k, const void *src, char *b
 	case TOPO_T_WEIGHTS:
 	case TOPO_T_ZONES:
 	case TOPO_T_SITE_SHARES:
+	case TOPO_T_TEXT:
 		snprintf(buf, len, "%s", (const char *)src);
 		break;
 	case TOPO_T_LOCATION: {

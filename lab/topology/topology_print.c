@@ -153,6 +153,14 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		if (t->proto == TOPO_PROTO_UDP && (node == NULL || node->proto == TOPO_PROTO_UDP) &&
 		    strcmp(keys[k].name, "proto") == 0)
 			continue;
+		if (node == NULL && t->http_path[0] == '\0' &&
+		    (strcmp(keys[k].name, "http_path") == 0 ||
+		     strcmp(keys[k].name, "http_status") == 0 ||
+		     strcmp(keys[k].name, "http_body") == 0))
+			continue;
+		if (node == NULL && t->http_body[0] == '\0' &&
+		    strcmp(keys[k].name, "http_body") == 0)
+			continue;
 		/* printed when on: both routings read them */
 		if (node == NULL && t->ecmp == TOPO_ECMP_NO &&
 		    (strcmp(keys[k].name, "ecmp") == 0 || strcmp(keys[k].name, "ecmp_hash") == 0))

@@ -99,6 +99,10 @@ case_ prober -s a -t 198.18.0.1 -P 198.19.0.1 -L -I p
 case_ prober -T a=198.18.0.1
 case_ prober -T a=198.18.0.1 -I p
 case_ prober -T a=198.18.0.1 -A 198.18.0.2
+case_ prober -I p -A 198.18.0.2 -T a=198.18.0.1 -U /health
+case_ prober -I p -A 198.18.0.2 -T a=198.18.0.1 -C http -X 204
+case_ prober -I p -A 198.18.0.2 -T a=198.18.0.1 -C http -U health
+case_ prober -I p -A 198.18.0.2 -T a=198.18.0.1 -C http -U /h -X 600
 compare prober
 
 mapfile -t l9 < <(many -l 198.18.0.1 9)

@@ -115,11 +115,84 @@ static void test_against_sited(void **state)
 	loop_free(loop);
 }
 
+/* a GET of the caller's path: its status, and a string in the body's first
+ * 5,120 bytes, a body still coming said */
+static void test_match(void **state)
+{
+	static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n";
+	static const char gone[] = "HTTP/1.1 503 Service Unavailable\r\n\r\ndegraded\n";
+	static const char part[] = "HTTP/1.1 200 OK\r\nContent-length: 9000\r\n\r\nnot yet";
+	int more;
+
+	(void)state;
+	assert_int_equal(prober_http_match((const uint8_t *)ok, strlen(ok), 200, NULL, &more),
+			 PROBER_REPLY_OK);
+	assert_int_equal(prober_http_match((const uint8_t *)ok, strlen(ok), 200, "ok", &more),
+			 PROBER_REPLY_OK);
+	assert_int_equal(prober_http_match((const uint8_t *)ok, strlen(ok), 200, "ko", &more),
+			 PROBER_REPLY_UNAVAILABLE);
+	assert_int_equal(more, 0);
+	assert_int_equal(prober_http_match((const uint8_t *)ok, strlen(ok), 204, NULL, &more),
+			 PROBER_REPLY_UNAVAILABLE);
+	assert_int_equal(prober_http_match((const uint8_t *)gone, strlen(gone), 200, NULL, &more),
+			 PROBER_REPLY_UNAVAILABLE);
+	assert_int_equal(
+	    prober_http_match((const uint8_t *)gone, strlen(gone), 503, "degraded", &more),
+	    PROBER_REPLY_OK);
+	/* 9000 bytes announced: the first 5,120 may still hold it */
+	assert_int_equal(
+	    prober_http_match((const uint8_t *)part, strlen(part), 200, "ready", &more),
+	    PROBER_REPLY_UNAVAILABLE);
+	assert_int_equal(more, 1);
+	/* no head yet, or no HTTP */
+	assert_int_equal(prober_http_match((const uint8_t *)ok, 20, 200, NULL, &more),
+			 PROBER_REPLY_BAD);
+	assert_int_equal(
+	    prober_http_match((const uint8_t *)"SSH-2.0\r\n\r\n", 11, 200, NULL, &more),
+	    PROBER_REPLY_BAD);
+}
+
+/* the health page of sited -H: /health answered 200 "ok", 503 degraded */
+static void test_path_against_sited(void **state)
+{
+	struct sockaddr_in addr = {.sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sited_server srv = {.fd = -1, .local_fd = -1, .site = "a"};
+	struct loop *loop = loop_new();
+	struct prober_probe h;
+	struct sited_http s;
+
+	(void)state;
+	assert_non_null(loop);
+	assert_int_equal(sited_http_open(&s, loop, &srv, &addr, 16), 0);
+	addr.sin_port = htons(sited_http_port(&s));
+	assert_int_equal(prober_check_http.open(&h, &addr, "a"), 0);
+	h.http_path = "/health";
+	h.http_status = 200;
+	h.http_body = "ok";
+	assert_int_equal(prober_check_http.send(&h, NSEC_PER_SEC), 0);
+	assert_int_equal(verdict(loop, &prober_check_http, &h), PROBER_REPLY_OK);
+	srv.degraded = 1;
+	assert_int_equal(prober_check_http.send(&h, NSEC_PER_SEC), 0);
+	assert_int_equal(verdict(loop, &prober_check_http, &h), PROBER_REPLY_UNAVAILABLE);
+	/* a body string that is not there fails a 200 too */
+	srv.degraded = 0;
+	h.http_body = "ready";
+	assert_int_equal(prober_check_http.send(&h, NSEC_PER_SEC), 0);
+	assert_int_equal(verdict(loop, &prober_check_http, &h), PROBER_REPLY_UNAVAILABLE);
+	assert_int_equal(s.counts.other, 3);
+	prober_check_http.close(&h);
+	sited_http_close(&s);
+	loop_free(loop);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_classify),
 	    cmocka_unit_test(test_against_sited),
+	    cmocka_unit_test(test_match),
+	    cmocka_unit_test(test_path_against_sited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

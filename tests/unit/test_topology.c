@@ -772,7 +772,8 @@ static void test_error_sets(void **state)
 	    "routing, static_refresh, static_hold, fail_jitter, seed, bgp_keepalive, bgp_hold, "
 	    "bgp_connect_retry, bgp_mrai, bfd, bfd_interval, bfd_multiplier, damping, "
 	    "damping_half_life, damping_reuse, damping_suppress, damping_max_suppress, ecmp, "
-	    "records, dns_tree, hop_delay, proto, check, addresses, connect_timeout, ecmp_hash)\n");
+	    "records, dns_tree, hop_delay, proto, check, addresses, connect_timeout, ecmp_hash, "
+	    "http_path, http_status, http_body)\n");
 }
 
 static void test_error_set_checks(void **state)
