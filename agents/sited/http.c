@@ -5,9 +5,11 @@
 #include <microhttpd.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "state.h"
 #include "strfmt.h"
 #include "timeutil.h"
 
@@ -45,6 +47,9 @@ void sited_http_answer(const struct sited_server *srv, const char *method, const
 	r->body = "ok\n";
 }
 
+static void sited_http_tick(struct sited_http *h);
+static void sited_http_run(struct sited_http *h);
+
 static enum MHD_Result sited_http_on_request(void *cls, struct MHD_Connection *conn,
 					     const char *url, const char *method,
 					     const char *version, const char *upload_data,
@@ -55,17 +60,31 @@ static enum MHD_Result sited_http_on_request(void *cls, struct MHD_Connection *c
 	struct MHD_Response *resp;
 	enum MHD_Result rc;
 
+	struct sited_http_req *q = *req_cls;
+
 	(void)version;
 	(void)upload_data;
 	/* answered once the whole request is in: a response queued at the
 	 * first call, before libmicrohttpd knows there is no body, closes the
 	 * connection (no keep-alive) */
-	if (*req_cls == NULL) {
-		*req_cls = h;
+	if (q == NULL) {
+		if ((q = calloc(1, sizeof(*q))) == NULL)
+			return MHD_NO;
+		q->conn = conn;
+		*req_cls = q;
 		return MHD_YES;
 	}
 	if (*upload_data_size != 0) {
 		*upload_data_size = 0; /* a body is read and ignored */
+		return MHD_YES;
+	}
+	/* slow: held, and answered when resumed (slow.h's HTTP side) */
+	if (h->srv->slow_ns > 0 && !q->held) {
+		q->held = 1;
+		q->due_ns = now_mono_ns() + h->srv->slow_ns;
+		TAILQ_INSERT_TAIL(&h->held, q, entry);
+		MHD_suspend_connection(conn);
+		sited_http_tick(h);
 		return MHD_YES;
 	}
 	sited_http_answer(h->srv, method, url, &r, &h->counts);
@@ -83,6 +102,24 @@ static enum MHD_Result sited_http_on_request(void *cls, struct MHD_Connection *c
 	rc = MHD_queue_response(conn, r.status, resp);
 	MHD_destroy_response(resp);
 	return rc;
+}
+
+/* sited_http_on_done: a request's life over: its context freed (out of
+ * the held ones, should it be there) */
+static void sited_http_on_done(void *cls, struct MHD_Connection *conn, void **req_cls,
+			       enum MHD_RequestTerminationCode toe)
+{
+	struct sited_http *h = cls;
+	struct sited_http_req *q = *req_cls;
+
+	(void)conn;
+	(void)toe;
+	if (q == NULL)
+		return;
+	if (q->due_ns != 0)
+		TAILQ_REMOVE(&h->held, q, entry);
+	free(q);
+	*req_cls = NULL;
 }
 
 static void sited_http_on_conn(void *cls, struct MHD_Connection *conn, void **socket_context,
@@ -136,6 +173,46 @@ static void sited_http_on_epoll(struct loop *loop, int fd, uint32_t events, void
 	sited_http_run(arg);
 }
 
+/* sited_http_resume: the held requests due at now (all: INT64_MAX) let go */
+static int sited_http_resume(struct sited_http *h, int64_t now)
+{
+	struct sited_http_req *q;
+	int n = 0;
+
+	while ((q = TAILQ_FIRST(&h->held)) != NULL && q->due_ns <= now) {
+		TAILQ_REMOVE(&h->held, q, entry);
+		q->due_ns = 0;
+		MHD_resume_connection(q->conn);
+		n++;
+	}
+	return n;
+}
+
+static void sited_http_on_slow(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct sited_http *h = arg;
+
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	if (sited_http_resume(h, now_mono_ns()) > 0)
+		sited_http_run(h);
+	if (TAILQ_EMPTY(&h->held)) {
+		(void)loop_timer_set(&h->slow, INT64_MAX, 0);
+		h->ticking = 0;
+	}
+}
+
+static void sited_http_tick(struct sited_http *h)
+{
+	if (h->ticking)
+		return;
+	if (loop_timer_set(&h->slow, now_mono_ns() + SITED_SLOW_TICK_NS, SITED_SLOW_TICK_NS) == -1)
+		log_warn("%s: timerfd", __func__);
+	else
+		h->ticking = 1;
+}
+
 static void sited_http_on_timer(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	(void)loop;
@@ -152,14 +229,16 @@ int sited_http_open(struct sited_http *h, struct loop *loop, const struct sited_
 	memset(h, 0, sizeof(*h));
 	h->loop = loop;
 	h->srv = srv;
-	h->h.fd = h->timer.fd = -1;
+	h->h.fd = h->timer.fd = h->slow.fd = -1;
+	TAILQ_INIT(&h->held);
 	if (strfmt(h->server, sizeof(h->server), "libmicrohttpd %s", MHD_get_version()) == -1 ||
 	    strfmt(h->product, sizeof(h->product), "libmicrohttpd/%s", MHD_get_version()) == -1) {
 		strfmt(h->server, sizeof(h->server), "libmicrohttpd");
 		strfmt(h->product, sizeof(h->product), "libmicrohttpd");
 	}
 	h->daemon = MHD_start_daemon(
-	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, sited_http_on_request, h,
+	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL,
+	    sited_http_on_request, h, MHD_OPTION_NOTIFY_COMPLETED, sited_http_on_done, h,
 	    MHD_OPTION_EXTERNAL_LOGGER, sited_http_log, h, MHD_OPTION_SOCK_ADDR,
 	    (const struct sockaddr *)addr, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
 	    MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)SITED_HTTP_BACKLOG,
@@ -172,7 +251,8 @@ int sited_http_open(struct sited_http *h, struct loop *loop, const struct sited_
 	}
 	if ((info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD)) == NULL ||
 	    loop_add(loop, &h->h, info->epoll_fd, EPOLLIN, sited_http_on_epoll, h) == -1 ||
-	    loop_timer_add(loop, &h->timer, INT64_MAX, 0, sited_http_on_timer, h) == -1) {
+	    loop_timer_add(loop, &h->timer, INT64_MAX, 0, sited_http_on_timer, h) == -1 ||
+	    loop_timer_add(loop, &h->slow, INT64_MAX, 0, sited_http_on_slow, h) == -1) {
 		log_warn("%s: loop", __func__);
 		sited_http_close(h);
 		return -1;
@@ -198,6 +278,10 @@ void sited_http_close(struct sited_http *h)
 	loop_del(h->loop, &h->h);
 	if (h->timer.fd != -1)
 		loop_timer_del(h->loop, &h->timer);
+	if (h->slow.fd != -1)
+		loop_timer_del(h->loop, &h->slow);
+	/* libmicrohttpd stops only with no connection suspended */
+	(void)sited_http_resume(h, INT64_MAX);
 	MHD_stop_daemon(h->daemon);
 	h->daemon = NULL;
 }

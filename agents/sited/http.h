@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 #include "httpwire.h"
 #include "loop.h"
@@ -44,11 +45,23 @@ struct sited_http_counts {
 
 struct MHD_Daemon;
 
+/* a request held while the site is slow (suspended in libmicrohttpd) */
+struct sited_http_req {
+	int64_t due_ns; /* CLOCK_MONOTONIC; 0: not held */
+	int held;	/* it was (answered once resumed) */
+	struct MHD_Connection *conn;
+	TAILQ_ENTRY(sited_http_req) entry;
+};
+
 struct sited_http {
 	struct loop *loop;
-	const struct sited_server *srv; /* the site's name, drain and degradation */
+	const struct sited_server *srv; /* the site's name, drain, degradation, slowness */
 	struct MHD_Daemon *daemon;
 	struct loop_handler h, timer;
+	/* slow (srv->slow_ns): the requests held, in order, and their tick */
+	TAILQ_HEAD(sited_http_held, sited_http_req) held;
+	struct loop_handler slow;
+	int ticking;
 	struct sited_http_counts counts;
 	char server[48];  /* "libmicrohttpd 0.9.75": who answered, for the summary */
 	char product[48]; /* the same as a Server header's product: "libmicrohttpd/0.9.75" */

@@ -434,23 +434,6 @@ static void topo_check_http_keys(struct topo_parse *p)
 			   "target passes on 200 in the site's name)");
 }
 
-/* topo_check_slow: slow is sited's over UDP and TCP; its HTTP service
- * (libmicrohttpd's) answers at once */
-static void topo_check_slow(struct topo_parse *p)
-{
-	struct topology *t = p->t;
-
-	if (!topo_has_http(t))
-		return;
-	for (int i = 0; i < t->nevents; i++)
-		if (t->events[i].action == TOPO_A_SLOW)
-			topo_error(p, p->evm[i].where[1] ? p->evm[i].where[1] : t->events[i].line,
-				   "[event %s] action = slow: sited holds its UDP and TCP replies, "
-				   "not yet its HTTP ones (this lab speaks HTTP: proto or check = "
-				   "http)",
-				   t->events[i].name);
-}
-
 /* topo_check_icmp: an icmp check is a vantage point's: a site's own
  * prober would ping the site's own address, on its own lo */
 static void topo_check_icmp(struct topo_parse *p)
@@ -825,7 +808,6 @@ void topo_check(struct topo_parse *p)
 	topo_check_addresses(p);
 	topo_check_tcp_kind(p);
 	topo_check_icmp(p);
-	topo_check_slow(p);
 	topo_check_http_keys(p);
 	topo_check_blocks(p);
 	topo_check_paths(p);

@@ -152,7 +152,8 @@ static void test_match(void **state)
 	    PROBER_REPLY_BAD);
 }
 
-/* the health page of sited -H: /health answered 200 "ok", 503 degraded */
+/* the health page of sited -H: /health answered 200 "ok", 503 degraded,
+ * late while slow */
 static void test_path_against_sited(void **state)
 {
 	struct sockaddr_in addr = {.sin_family = AF_INET,
@@ -180,7 +181,18 @@ static void test_path_against_sited(void **state)
 	h.http_body = "ready";
 	assert_int_equal(prober_check_http.send(&h, NSEC_PER_SEC), 0);
 	assert_int_equal(verdict(loop, &prober_check_http, &h), PROBER_REPLY_UNAVAILABLE);
-	assert_int_equal(s.counts.other, 3);
+	/* slow: the answer held 100 ms (the request suspended in
+	 * libmicrohttpd, resumed by sited's tick) */
+	h.http_body = "ok";
+	srv.slow_ns = 100 * 1000000LL;
+	{
+		int64_t sent = now_mono_ns();
+
+		assert_int_equal(prober_check_http.send(&h, NSEC_PER_SEC), 0);
+		assert_int_equal(verdict(loop, &prober_check_http, &h), PROBER_REPLY_OK);
+		assert_true(now_mono_ns() - sent >= 100 * 1000000LL);
+	}
+	assert_int_equal(s.counts.other, 4);
 	prober_check_http.close(&h);
 	sited_http_close(&s);
 	loop_free(loop);
