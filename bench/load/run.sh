@@ -34,6 +34,13 @@
 # process's context). With no core left idle, the largest is what stopped
 # the rate.
 #
+# Then issue 25's connections, once: 10,000 users over TCP (BL_TCP_CLIENTS),
+# each with its own connection, at BL_TCP_RATE (default 20,000) requests/s:
+# the same columns, the captures' requests decoded by capdump (each once,
+# retransmissions aside), and agreeing with the requests that left the
+# client (sent, less those recorded as errors at once for want of a
+# connection: they never reach a wire). BL_TCP=0 leaves it out.
+#
 # Then issue 13's target, once: 10,000 logical clients at 100,000
 # requests/s for 60 s (BL_TARGET_SECS), a PASS when the run is valid, the
 # collector dropped nothing and the client's and the captures' counts
@@ -50,6 +57,8 @@ secs=${1:-20} rate=${2:-100000} sizes=${3:-"100 1000 10000 100000"}
 floor_rate=${BL_FLOOR_RATE:-400000}
 target=${BL_TARGET:-1} target_secs=${BL_TARGET_SECS:-60}
 aim=${BL_AIM:-1} aim_share=${BL_AIM_SHARE:-0.82} aim_clients=${BL_AIM_CLIENTS:-10000}
+tcp=${BL_TCP:-1} tcp_rate=${BL_TCP_RATE:-20000} tcp_clients=${BL_TCP_CLIENTS:-10000}
+CAPDUMP=${CAPDUMP:-build/release/tools/capdump}
 STEERLAB=${STEERLAB:-bin/steerlab}
 BLAST=${BLAST:-build/release/tools/blast}
 lab=${BL_LAB:-bl-load}
@@ -77,6 +86,12 @@ load() { cut -d' ' -f1 /proc/loadavg; }
 # every datagram to the service's port is a request)
 captured() {
 	local f n total=0
+	# over TCP: the requests the captures decode (capdump), each once
+	# however often it was retransmitted
+	if [ "${2:-udp}" = tcp ]; then
+		"$CAPDUMP" "$1" | awk '$2 != 0 { print $2, $3 }' | sort -u | wc -l
+		return
+	fi
 	for f in "$1"/capture-a.pcap "$1"/capture-b.pcap; do
 		n=$(tcpdump -r "$f" --count 'udp dst port 7000' 2>/dev/null | awk '/packets/ { print $1 }')
 		total=$((total + ${n:-0}))
@@ -220,11 +235,12 @@ why() {
 # clients; its line of the table, the reasons in OUT.why, where the cores
 # went in OUT.cores
 run_point() {
-	local n=$1 s=$2 r=$3 out=$4 l0 l1 runpid pid='' ticks=0 hwm=0 k v ev sent took cap d ok
+	local n=$1 s=$2 r=$3 out=$4 proto=${5:-udp} l0 l1 runpid pid='' ticks=0 hwm=0 k v ev sent
+	local took cap d ok wire
 	l0=$(load)
 	$STEERLAB run bench/load/load.ini --out "$out" --set name=$lab --set users.population="$n" \
-		--set rate="$r" --set duration="${s}s" --set fail_at="$((s / 2))s" --quiet \
-		>"$out.log" 2>&1 &
+		--set rate="$r" --set duration="${s}s" --set fail_at="$((s / 2))s" \
+		--set users.proto="$proto" --quiet >"$out.log" 2>&1 &
 	runpid=$!
 	cores_reset
 	while kill -0 $runpid 2>/dev/null; do
@@ -252,21 +268,26 @@ run_point() {
 	ev=$out/users.client.events.jsonl
 	sent=$(jq -s '[.[] | select(.event == "client_summary")][0].sent' "$ev")
 	took=$(jq -s '[.[] | select(.event == "client_summary")][0].sending_ns' "$ev")
-	cap=$(captured "$out")
+	cap=$(captured "$out" "$proto")
+	# over TCP a request without a connection is an error at once and
+	# never leaves: the captures hold the others
+	wire=$sent
+	[ "$proto" = tcp ] && wire=$(jq -s '[.[] | select(.event == "client_summary")][0] |
+		.sent - .tcp.unconnected - .tcp.blocked' "$ev")
 	d=$(drops "$out")
 	ok=$(why "$out")
 	jq -r '[.warnings[] | select(.invalidates) | "  " + .code + ": " + .message][0] // empty' \
 		"$out"/clocks.json >"$out.why" 2>/dev/null || true
 	[ -z "$base_kb" ] && base_kb=$hwm base_n=$n
 	awk -v n="$n" -v s="$sent" -v t="$took" -v f="$floor" -v tk="$ticks" -v hz="$(getconf CLK_TCK)" \
-		-v hwm="$hwm" -v bk="$base_kb" -v bn="$base_n" -v c="$cap" -v d="$d" -v v="$ok" \
+		-v hwm="$hwm" -v bk="$base_kb" -v bn="$base_n" -v c="$cap" -v d="$d" -v v="$ok" -v w="$wire" \
 		-v l="$l0-$l1" 'BEGIN {
 		r = s / (t / 1e9)
 		per = "-"
 		if (n > bn)
 			per = hwm >= bk ? sprintf("%.0f", (hwm - bk) * 1024 / (n - bn)) : "(noise)"
-		dd = s - c; if (dd < 0) dd = -dd
-		agree = (s > 0 && dd <= s * 0.001) ? "yes" : "no"
+		dd = w - c; if (dd < 0) dd = -dd
+		agree = (w > 0 && dd <= w * 0.001) ? "yes" : "no"
 		printf "%-8d %9.0f %7.1f%% %8.2f %7.1f %8s %9d %9d %6d %6s %-9s %s\n", n, r,
 			100 * r / f, tk / hz * 1e6 / s, hwm / 1024, per, s, c, d, agree, l, v }'
 }
@@ -300,6 +321,21 @@ done
 for n in $sizes; do
 	echo "$n: $(cat "$tmp/run-$n.cores")"
 done
+# issue 25's connections: the population over TCP, each user its own
+# connection; requests/s and CPU beside the UDP points, client and capture
+# agreeing
+if [ "$tcp" = 1 ]; then
+	echo
+	echo "issue 25's connections: $tcp_clients users over TCP, one connection each, $tcp_rate requests/s, $secs s"
+	header
+	base_kb=
+	run_point "$tcp_clients" "$secs" "$tcp_rate" "$tmp/tcp" tcp | tee "$tmp/line-tcp"
+	[ -s "$tmp/tcp.why" ] && cat "$tmp/tcp.why"
+	cat "$tmp/tcp.cores"
+	set -- $(cat "$tmp/line-tcp")
+	bench_result load.tcp load "$tcp_clients users over TCP at $tcp_rate/s: requests/s" "$2" \
+		"$tcp_rate" "$([ "${10}" = yes ] && [ "${12}" = yes ] && echo PASS || echo FAIL)"
+fi
 if [ "$target" = 1 ]; then
 	echo
 	echo "issue 13's target: 10000 logical clients, $rate requests/s, ${target_secs} s"
