@@ -205,6 +205,33 @@ int httpwire_status(const uint8_t *p, size_t have)
 	return (int)code;
 }
 
+long httpwire_response_len(const uint8_t *p, size_t have)
+{
+	static const char cl[] = "\r\ncontent-length:";
+	const char *s = (const char *)p, *end;
+	size_t head;
+	uint64_t body = 0;
+
+	if (httpwire_status(p, have) == -1)
+		return have < sizeof("HTTP/1.x NNN") - 1 ? 0 : -1;
+	if ((end = memmem(s, have, "\r\n\r\n", 4)) == NULL)
+		return 0;
+	head = (size_t)(end - s) + 4;
+	for (size_t i = 0; i + sizeof(cl) - 1 < head; i++) {
+		size_t off;
+
+		if (strncasecmp(s + i, cl, sizeof(cl) - 1) != 0)
+			continue;
+		off = i + sizeof(cl) - 1;
+		while (off < head && (s[off] == ' ' || s[off] == '\t'))
+			off++;
+		if (httpwire_number(s, head, &off, HTTPWIRE_BODY_MAX, &body) == -1)
+			return -1;
+		break;
+	}
+	return head + body <= have ? (long)(head + body) : 0;
+}
+
 /* httpwire_header_is: whether line[0 .. len) is HTTPWIRE_HEADER's, the
  * offset of its value into *value (names are case-insensitive, RFC 9110) */
 static int httpwire_header_is(const char *line, size_t len, size_t *value)

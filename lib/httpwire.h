@@ -71,6 +71,14 @@ int httpwire_value_decode(const char *v, size_t len, struct wire_msg *m);
  * ("HTTP/1.x NNN"), or -1 if it does not start with one. */
 int httpwire_status(const uint8_t *p, size_t have);
 
+/* httpwire_response_len: the length of the whole response at the start of
+ * p (have bytes): its head, to the blank line, and the Content-Length
+ * bytes of body it announces (none: no body); 0 while it is not all
+ * there, -1 if it is no HTTP response or its Content-Length is not a
+ * number of at most HTTPWIRE_BODY_MAX. */
+#define HTTPWIRE_BODY_MAX (1 << 20)
+long httpwire_response_len(const uint8_t *p, size_t have);
+
 /* httpwire_reply_decode: the start of a TCP payload (have bytes) as a
  * response head: a 200 with HTTPWIRE_HEADER among the headers captured
  * (before the blank line, or the end of what was captured), into *m: 0;

@@ -282,7 +282,8 @@ static int client_pop_start(struct client_opts *o, struct client *c, struct loop
 			return -1;
 		}
 	}
-	return client_start_pop(c, loop, &o->cfg, csv, pop, o->resolver ? pd : NULL, o->tcp);
+	return client_start_pop(c, loop, &o->cfg, csv, pop, o->resolver ? pd : NULL, o->tcp,
+				o->http, o->resolver ? o->name : NULL);
 }
 
 /* client_steer_first: the first address, before any request can be sent:
@@ -424,9 +425,12 @@ int main(int argc, char **argv)
 			   "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:s, s:I, s:s, s:f}", "client",
 			   (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate, "resolver",
 			   o.resolver, "mode", o.resolver ? "dns" : "anycast", "sticky_ns",
-			   (json_int_t)o.sticky_ns, "proto", o.tcp ? "tcp" : "udp", "population",
-			   (json_int_t)o.population, "arrivals", o.poisson ? "poisson" : "paced",
-			   "sticky_share", o.sticky_share);
+			   (json_int_t)o.sticky_ns, "proto",
+			   o.tcp    ? "tcp"
+			   : o.http ? "http"
+				    : "udp",
+			   "population", (json_int_t)o.population, "arrivals",
+			   o.poisson ? "poisson" : "paced", "sticky_share", o.sticky_share);
 	} else {
 		event_emit(ev, EVENTS_CLIENT_STARTED, "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:s}",
 			   "client", (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate,

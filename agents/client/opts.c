@@ -50,7 +50,8 @@ static void client_usage(FILE *fp)
 		"  -c CONNECT   with -T: a connection not made this long failed (default:\n"
 		"               the timeout, -w)\n"
 		"  -H           HTTP/1.1 GETs through libcurl, connections kept alive (not\n"
-		"               with -P or -T)\n"
+		"               with -T; with -P: one connection a logical client, steerlab's\n"
+		"               own HTTP/1.1)\n"
 		"  -L CACHE     with -H in DNS mode: libcurl resolves NAME itself, through\n"
 		"               RESOLVER (port 53, a resolv.conf of the client's own), and\n"
 		"               keeps each answer CACHE whatever its TTL (libcurl's own\n"
@@ -257,8 +258,6 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "-m goes with -R (DNS mode) of one client (not -P)");
 	if (o->cfg.connect_timeout_ns && !o->tcp)
 		opt_refuse(&cmd, "-c goes with -T (TCP)");
-	if (o->population && o->http)
-		opt_refuse(&cmd, "HTTP is not yet supported for a population (-P)");
 	if (o->tcp && o->http)
 		opt_refuse(&cmd, "-T and -H: one transport, TCP or HTTP");
 	if (o->curl_dns && (!o->http || o->resolver == NULL || o->population))

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "httpwire.h"
 #include "log.h"
 #include "pop.h"
 #include "ring.h"
@@ -21,6 +22,10 @@
 /* descriptors besides the connections: the agent's own sockets, timers,
  * files */
 #define POPTCP_FDS_OTHER 64
+/* HTTP: the requests a connection may hold behind the one on the wire;
+ * beyond, a request is an error (blocked) */
+#define POPTCP_HTTP_QUEUE 8
+#define POPTCP_HTTP_RX 2048
 
 enum poptcp_state {
 	POPTCP_WAITING, /* for the next attempt, at due_ns */
@@ -40,10 +45,19 @@ struct poptcp_conn {
 	uint8_t rxlen;	  /* bytes of a reply read so far */
 	uint8_t rx[WIRE_LEN];
 	int64_t due_ns; /* CONNECTING: the deadline; WAITING: the next attempt */
+	/* HTTP: one request on the wire at a time (no pipelining), the ones
+	 * that fall due meanwhile queued; the response read so far */
+	uint8_t busy, qn;
+	uint64_t inflight;
+	uint64_t q[POPTCP_HTTP_QUEUE];
+	uint8_t *hrx;
+	uint16_t hlen;
 };
 
 struct poptcp {
 	struct client *c;
+	int http;	/* HTTP/1.1 requests and responses (lib/httpwire.h) */
+	char host[256]; /* their Host header */
 	struct poptcp_conn *conn;
 	uint32_t n;
 	uint32_t down; /* connections not up */
@@ -110,6 +124,9 @@ static void poptcp_fail(struct poptcp *t, struct poptcp_conn *k, enum client_tcp
 		t->down++;
 		t->stale = 1;
 	}
+	/* HTTP: the queued requests are the connection's: swept with it */
+	k->busy = k->qn = 0;
+	k->hlen = 0;
 	t->counts.failed[cause]++;
 	if (k->replied)
 		k->failures = 0;
@@ -172,10 +189,122 @@ static void poptcp_connect(struct poptcp *t, struct poptcp_conn *k)
 	k->due_ns = now_mono_ns() + c->cfg.timeout_ns;
 }
 
+/* poptcp_http_write: the GET of request seq (sent at sent_ns) on k's
+ * connection, the one on the wire. 0, or -1 (the connection given up). */
+static int poptcp_http_write(struct poptcp *t, struct poptcp_conn *k, uint64_t seq, int64_t sent_ns)
+{
+	struct wire_msg m = {.type = WIRE_REQUEST,
+			     .client_id = t->c->pop->base + k->j,
+			     .seq = seq,
+			     .sent_ns = (uint64_t)sent_ns};
+	char path[HTTPWIRE_PATH_MAX + 1], req[HTTPWIRE_PATH_MAX + 320];
+	ssize_t w;
+	int n;
+
+	if (httpwire_path(&m, path, sizeof(path)) == -1 ||
+	    (n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, t->host)) <
+		0 ||
+	    (size_t)n >= sizeof(req)) {
+		poptcp_fail(t, k, CLIENT_TCP_OTHER);
+		return -1;
+	}
+	do
+		w = send(k->fd, req, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (w == -1 && errno == EINTR);
+	if (w != n) {
+		t->counts.blocked += w >= 0 || errno == EAGAIN;
+		poptcp_fail(t, k,
+			    w == -1 && errno != EAGAIN ? client_tcp_cause_of(errno)
+						       : CLIENT_TCP_OTHER);
+		return -1;
+	}
+	k->busy = 1;
+	k->inflight = seq;
+	return 0;
+}
+
+/* poptcp_http_next: the next queued request of k still pending, on the wire */
+static void poptcp_http_next(struct poptcp *t, struct poptcp_conn *k)
+{
+	while (!k->busy && k->qn > 0 && k->state == POPTCP_CONNECTED) {
+		uint64_t seq = k->q[0];
+		struct client_slot *s;
+
+		memmove(k->q, k->q + 1, (size_t)(k->qn - 1) * sizeof(k->q[0]));
+		k->qn--;
+		if ((s = client_ring_find(&t->c->ring, seq)) != NULL)
+			(void)poptcp_http_write(t, k, seq, s->sent_real_ns);
+	}
+}
+
+/* poptcp_http_read: the responses waiting on k's connection: a 200 of the
+ * request's is its reply, anything else an error of the request on the
+ * wire */
+static void poptcp_http_read(struct poptcp *t, struct poptcp_conn *k)
+{
+	struct client *c = t->c;
+
+	if (k->hrx == NULL && (k->hrx = malloc(POPTCP_HTTP_RX)) == NULL) {
+		poptcp_fail(t, k, CLIENT_TCP_OTHER);
+		return;
+	}
+	while (k->state == POPTCP_CONNECTED) {
+		ssize_t r = recv(k->fd, k->hrx + k->hlen, POPTCP_HTTP_RX - k->hlen, MSG_DONTWAIT);
+		int64_t at = now_real_ns();
+		long len;
+
+		if (r == 0) {
+			poptcp_fail(t, k, CLIENT_TCP_EOF);
+			return;
+		}
+		if (r == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				poptcp_fail(t, k, client_tcp_cause_of(errno));
+			return;
+		}
+		k->hlen += (uint16_t)r;
+		while ((len = httpwire_response_len(k->hrx, k->hlen)) > 0) {
+			struct wire_msg m;
+			struct client_slot *s;
+
+			if (!k->busy) { /* a response to nothing: the stream is lost */
+				poptcp_fail(t, k, CLIENT_TCP_BAD);
+				return;
+			}
+			k->busy = 0;
+			if (httpwire_reply_decode(k->hrx, (size_t)len, &m) == 0 &&
+			    m.seq == k->inflight) {
+				k->replied = 1;
+				client_take_reply(c, &m, at);
+			} else if ((s = client_ring_find(&c->ring, k->inflight)) != NULL) {
+				c->stats.errors++;
+				client_record(c, s, CLIENT_ERROR, NULL, 0);
+				client_ring_resolve(&c->ring, s);
+			}
+			memmove(k->hrx, k->hrx + len, (size_t)(k->hlen - len));
+			k->hlen -= (uint16_t)len;
+			poptcp_http_next(t, k);
+			if (k->state != POPTCP_CONNECTED)
+				return;
+		}
+		if (len == -1 || k->hlen == POPTCP_HTTP_RX) {
+			poptcp_fail(t, k, CLIENT_TCP_BAD);
+			return;
+		}
+	}
+}
+
 /* poptcp_read: the replies waiting on k's connection */
 static void poptcp_read(struct poptcp *t, struct poptcp_conn *k)
 {
 	uint8_t buf[WIRE_LEN * 64];
+
+	if (t->http) {
+		poptcp_http_read(t, k);
+		return;
+	}
 
 	while (k->state == POPTCP_CONNECTED) {
 		ssize_t r = recv(k->fd, buf, sizeof(buf), MSG_DONTWAIT);
@@ -264,7 +393,7 @@ static void poptcp_on_tick(struct loop *loop, int fd, uint32_t events, void *arg
 	}
 }
 
-struct poptcp *poptcp_open(struct client *c)
+struct poptcp *poptcp_open(struct client *c, int http, const char *host)
 {
 	struct poptcp *t = calloc(1, sizeof(*t));
 	int64_t deadline;
@@ -277,6 +406,14 @@ struct poptcp *poptcp_open(struct client *c)
 	t->c = c;
 	t->n = c->pop->n;
 	t->down = t->n;
+	t->http = http;
+	if (http) {
+		char addr[INET_ADDRSTRLEN];
+
+		snprintf(t->host, sizeof(t->host), "%s",
+			 host ? host
+			      : inet_ntop(AF_INET, &c->cfg.target.sin_addr, addr, sizeof(addr)));
+	}
 	if (poptcp_fds(t->n) == -1 ||
 	    loop_timer_add(c->loop, &t->tick, INT64_MAX, 0, poptcp_on_tick, t) == -1) {
 		free(t->conn);
@@ -317,7 +454,19 @@ void poptcp_send(struct poptcp *t, uint32_t j, const struct wire_msg *m, struct 
 	ssize_t w;
 
 	s->gen = k->gen;
-	if (k->state == POPTCP_CONNECTED) {
+	if (t->http && k->state == POPTCP_CONNECTED) {
+		/* one on the wire, the others queued behind it */
+		if (!k->busy) {
+			if (poptcp_http_write(t, k, m->seq, (int64_t)m->sent_ns) == 0)
+				return;
+		} else if (k->qn < POPTCP_HTTP_QUEUE) {
+			k->q[k->qn++] = m->seq;
+			return;
+		} else {
+			t->counts.blocked++; /* its queue full */
+		}
+		/* else written badly: the connection given up (counted) */
+	} else if (k->state == POPTCP_CONNECTED) {
 		wire_encode(m, buf, sizeof(buf));
 		do
 			w = send(k->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -384,11 +533,13 @@ void poptcp_close(struct poptcp *t)
 {
 	if (t == NULL)
 		return;
-	for (uint32_t j = 0; j < t->n; j++)
+	for (uint32_t j = 0; j < t->n; j++) {
 		if (t->conn[j].fd != -1) {
 			loop_del(t->c->loop, &t->conn[j].h);
 			close(t->conn[j].fd);
 		}
+		free(t->conn[j].hrx);
+	}
 	loop_timer_del(t->c->loop, &t->tick);
 	free(t->conn);
 	free(t);

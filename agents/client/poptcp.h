@@ -43,10 +43,11 @@ struct poptcp;
 
 /* poptcp_open: the connections of c's population (c->pop; DNS mode: its
  * answers, c->popdns), every one tried at once and waited for up to the
- * timeout. NULL (logged) when it cannot be set up: memory, descriptors
- * (the soft limit is raised as far as the hard one allows, and the
+ * timeout; http: the requests as HTTP/1.1 GETs (lib/httpwire.h, Host
+ * host, NULL: the target's address), one on a connection at a time. NULL (logged) when it cannot be
+ * set up: memory, descriptors (the soft limit is raised as far as the hard one allows, and the
  * population must fit under it). */
-struct poptcp *poptcp_open(struct client *c);
+struct poptcp *poptcp_open(struct client *c, int http, const char *host);
 
 /* poptcp_send: logical client j's request m (its slot s just pushed to the
  * ring) written on j's connection, or recorded as an error. */

@@ -419,14 +419,14 @@ static int client_prepare(struct client *c, struct loop *loop, const struct clie
 static int client_begin(struct client *c);
 
 int client_start_pop(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
-		     struct pop *pop, struct popdns *popdns, int tcp)
+		     struct pop *pop, struct popdns *popdns, int tcp, int http, const char *host)
 {
-	if (tcp) {
+	if (tcp || http) {
 		if (client_prepare(c, loop, cfg, csv) == -1)
 			return -1;
 		c->pop = pop;
 		c->popdns = popdns;
-		if ((c->poptcp = poptcp_open(c)) == NULL || client_begin(c) == -1)
+		if ((c->poptcp = poptcp_open(c, http, host)) == NULL || client_begin(c) == -1)
 			return -1;
 	} else {
 		if (client_start(c, loop, cfg, csv) == -1)

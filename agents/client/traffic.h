@@ -106,9 +106,9 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
  * time as its schedule) says who sends when; cfg->target is the anycast
  * target, or with popdns the port of the DNS-steered one; tcp: each
  * logical client over its own connection (poptcp.h), all of them opened
- * before the schedule starts. */
+ * before the schedule starts; http: HTTP/1.1 on them, Host host. */
 int client_start_pop(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
-		     struct pop *pop, struct popdns *popdns, int tcp);
+		     struct pop *pop, struct popdns *popdns, int tcp, int http, const char *host);
 
 /* client_start_tcp: the same for one client over TCP (tcp.h), its
  * connection's events to ev; dns: its DNS steering, whose answer's

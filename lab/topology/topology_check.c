@@ -342,14 +342,6 @@ static void topo_check_population(struct topo_parse *p, int i)
 				   node->name, n, p->t->nodes[node->resolver].count,
 				   p->t->nodes[node->resolver].name);
 	}
-	if (node->population > 0 && node->proto == TOPO_PROTO_HTTP)
-		topo_error(p,
-			   m->where[TOPO_K_PROTO] ? m->where[TOPO_K_PROTO]
-						  : m->where[TOPO_K_POPULATION],
-			   "[client %s] proto = http: a population sends over UDP or TCP (a "
-			   "libcurl handle a logical client is not there yet); set proto = udp or "
-			   "tcp for it",
-			   node->name);
 	if (node->addresses == TOPO_ADDRESSES_NEXT && node->proto != TOPO_PROTO_TCP)
 		topo_error(p,
 			   m->where[TOPO_K_ADDRESSES] ? m->where[TOPO_K_ADDRESSES]

@@ -216,7 +216,6 @@ case_ client -c 0
 case_ client -i 1 -t 198.18.0.1 -m next
 case_ client -i 1 -R 198.18.0.2 -q n -P 2 -m random
 case_ client -i 1 -t 198.18.0.1 -c 1s
-case_ client -i 1 -t 198.18.0.1 -P 2 -H
 case_ client -i 1 -t 198.18.0.1 -T -H
 case_ client -i 1 -t 198.18.0.1 -H -L 60s
 case_ client -i 1 -R 198.18.0.2:5353 -q n -H -L 60s

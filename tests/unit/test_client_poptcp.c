@@ -22,6 +22,7 @@
 #include "agents/client/pop.h"
 #include "agents/client/poptcp.h"
 #include "agents/client/traffic.h"
+#include "agents/sited/http.h"
 #include "agents/sited/tcp.h"
 #include "loop.h"
 #include "timeutil.h"
@@ -31,8 +32,10 @@
 
 struct run {
 	struct loop *loop;
+	int http; /* the site serves HTTP (sited -H), the population speaks it */
 	struct sited_server srv;
 	struct sited_tcp site;
+	struct sited_http web;
 	struct pop pop;
 	struct client c;
 	struct client_cfg cfg;
@@ -45,13 +48,20 @@ static void run_start(struct run *r, int refuse, double rate, int64_t timeout, i
 	struct sockaddr_in addr = {.sin_family = AF_INET,
 				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	struct pop_rates equal = {.skew = POP_EQUAL};
+	int http = r->http;
 
 	memset(r, 0, sizeof(*r));
+	r->http = http;
 	assert_non_null(r->loop = loop_new());
 	r->srv.fd = r->srv.local_fd = -1;
 	strcpy(r->srv.site, "p");
-	assert_int_equal(sited_tcp_open(&r->site, r->loop, &r->srv, &addr, 1024), 0);
-	addr.sin_port = htons(sited_tcp_port(&r->site));
+	if (http) {
+		assert_int_equal(sited_http_open(&r->web, r->loop, &r->srv, &addr, 1024), 0);
+		addr.sin_port = htons(sited_http_port(&r->web));
+	} else {
+		assert_int_equal(sited_tcp_open(&r->site, r->loop, &r->srv, &addr, 1024), 0);
+		addr.sin_port = htons(sited_tcp_port(&r->site));
+	}
 	if (refuse)
 		sited_tcp_close(&r->site);
 	assert_int_equal(pop_init(&r->pop, N, WIRE_POP_ID(1, 0, 0), &equal, rate, 0, 1), 0);
@@ -60,7 +70,9 @@ static void run_start(struct run *r, int refuse, double rate, int64_t timeout, i
 				     .rate = rate,
 				     .timeout_ns = timeout,
 				     .duration_ns = duration};
-	assert_int_equal(client_start_pop(&r->c, r->loop, &r->cfg, NULL, &r->pop, NULL, 1), 0);
+	assert_int_equal(
+	    client_start_pop(&r->c, r->loop, &r->cfg, NULL, &r->pop, NULL, !r->http, r->http, NULL),
+	    0);
 }
 
 /* run_end: the run to its end; the tcp counts returned (caller frees) */
@@ -72,7 +84,9 @@ static json_t *run_end(struct run *r, int refused)
 	client_finish(&r->c);
 	assert_non_null(o = client_tcp_counts_json(poptcp_counts(r->c.poptcp)));
 	client_close(&r->c);
-	if (!refused)
+	if (r->http)
+		sited_http_close(&r->web);
+	else if (!refused)
 		sited_tcp_close(&r->site);
 	pop_free(&r->pop);
 	loop_free(r->loop);
@@ -88,7 +102,7 @@ static json_int_t count(json_t *o, const char *k)
 /* every logical client its own connection, every request answered on it */
 static void test_answered(void **state)
 {
-	struct run *r = malloc(sizeof(*r));
+	struct run *r = calloc(1, sizeof(*r));
 	json_t *o;
 
 	(void)state;
@@ -107,7 +121,7 @@ static void test_answered(void **state)
  * timeout), its later requests are errors, and it is opened again */
 static void test_stalled(void **state)
 {
-	struct run *r = malloc(sizeof(*r));
+	struct run *r = calloc(1, sizeof(*r));
 	json_t *o;
 
 	(void)state;
@@ -129,7 +143,7 @@ static void test_stalled(void **state)
 /* nothing listens: every connection refused, every request an error */
 static void test_refused(void **state)
 {
-	struct run *r = malloc(sizeof(*r));
+	struct run *r = calloc(1, sizeof(*r));
 	json_t *o;
 
 	(void)state;
@@ -144,10 +158,37 @@ static void test_refused(void **state)
 	free(r);
 }
 
+/* over HTTP: every request a GET answered 200 by sited -H on its logical
+ * client's own connection; then the site degraded: every one a 503, an
+ * error, the connections kept */
+static void test_http(void **state)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	json_t *o;
+
+	(void)state;
+	r->http = 1;
+	run_start(r, 0, 400, 200 * MS, 300 * MS);
+	o = run_end(r, 0);
+	assert_int_equal(r->c.stats.sent, 120);
+	assert_int_equal(r->c.stats.ok, 120);
+	assert_int_equal(count(o, "connects"), N);
+	json_decref(o);
+	run_start(r, 0, 400, 200 * MS, 300 * MS);
+	r->srv.degraded = 1;
+	o = run_end(r, 0);
+	assert_int_equal(r->c.stats.ok, 0);
+	assert_int_equal(r->c.stats.errors, 120);
+	assert_int_equal(count(o, "connects"), N);
+	json_decref(o);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_answered),
+	    cmocka_unit_test(test_http),
 	    cmocka_unit_test(test_stalled),
 	    cmocka_unit_test(test_refused),
 	};

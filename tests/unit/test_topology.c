@@ -380,7 +380,7 @@ static void test_capture_rings(void **state)
 
 /* proto: the clients' transport, the [lab]'s unless a [client] says; printed
  * when not udp, every client's when the lab's is not (so that the printed
- * form reads back the same); a population takes tcp, refuses http; http makes
+ * form reads back the same); a population takes tcp and http; http makes
  * the sites serve HTTP and the captures take TCP */
 static void test_proto(void **state)
 {
@@ -388,8 +388,8 @@ static void test_proto(void **state)
 				   "[client c1]\nlink = r\n[client c2]\nlink = r\nproto = tcp\n"
 				   "[client c3]\nlink = r\npopulation = 10\n";
 	struct topology *t = new_topology(), *back = new_topology();
-	char tmp[64], tmp2[64], want[256], *got, *sets[1] = {"proto=tcp"},
-						 *http[2] = {"proto=http", "c2.proto=http"};
+	char tmp[64], tmp2[64], *got, *sets[1] = {"proto=tcp"},
+				      *http[2] = {"proto=http", "c2.proto=http"};
 	FILE *f;
 
 	(void)state;
@@ -407,7 +407,7 @@ static void test_proto(void **state)
 	assert_true(strstr(got, "\nproto = tcp\n") > strstr(got, "\n[client c2]\n"));
 	free(got);
 	/* the lab's tcp: c1 takes it, and the population, one connection a
-	 * logical client; http it refuses */
+	 * logical client; and http */
 	{
 		struct topology *pt = new_topology();
 
@@ -415,11 +415,13 @@ static void test_proto(void **state)
 		assert_int_equal(node(pt, "c3")->proto, TOPO_PROTO_TCP);
 		free(pt);
 	}
-	snprintf(want, sizeof(want),
-		 "%s:13: [client c3] proto = http: a population sends over UDP or TCP (a libcurl "
-		 "handle a logical client is not there yet); set proto = udp or tcp for it\n",
-		 tmp);
-	expect_errors(tmp, http, 2, want);
+	{
+		struct topology *ph = new_topology();
+
+		load_ok(ph, tmp, http, 2);
+		assert_int_equal(node(ph, "c3")->proto, TOPO_PROTO_HTTP);
+		free(ph);
+	}
 	unlink(tmp);
 	/* c3 set back to udp: every client's printed, and read back the same */
 	write_temp(tmp, text, sizeof(text) - 1);
