@@ -45,6 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	status = httpwire_status(data, size);
 	if (status != -1 && (status < 100 || status > 999))
 		abort();
+	/* a whole response is within what was given, and past its head */
+	{
+		long len = httpwire_response_len(data, size);
+
+		if (len > 0 && ((size_t)len > size || status == -1))
+			abort();
+	}
 	if (httpwire_reply_decode(data, size, &m) == 0) {
 		if (status != HTTPWIRE_OK || m.type != WIRE_REPLY ||
 		    (n = httpwire_value(&m, buf, sizeof(buf))) < 0 ||

@@ -223,12 +223,43 @@ static void test_reply_head(void **state)
 	assert_int_equal(httpwire_reply_decode(S("HTTP/1.1 200 OK\r\n\r\n"), &got), -1);
 }
 
+/* a whole response's length: its head to the blank line, and the body
+ * its Content-Length announces; 0 while it is not all there */
+static void test_response_len(void **state)
+{
+	static const char two[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n"
+				  "HTTP/1.1 503 Service Unavailable\r\ncontent-length:9\r\n\r\n"
+				  "degraded\n";
+	static const char nobody[] = "HTTP/1.1 204 No Content\r\nServer: x\r\n\r\nHTTP/1.1";
+	size_t first = strlen("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n");
+
+	(void)state;
+	assert_int_equal(httpwire_response_len((const uint8_t *)two, strlen(two)), (long)first);
+	assert_int_equal(httpwire_response_len((const uint8_t *)two + first, strlen(two) - first),
+			 (long)(strlen(two) - first));
+	/* the body not all there, the head not all there */
+	assert_int_equal(httpwire_response_len((const uint8_t *)two, first - 1), 0);
+	assert_int_equal(httpwire_response_len((const uint8_t *)two, 20), 0);
+	assert_int_equal(httpwire_response_len((const uint8_t *)two, 5), 0);
+	/* no Content-Length: no body */
+	assert_int_equal(httpwire_response_len((const uint8_t *)nobody, strlen(nobody)),
+			 (long)(strlen(nobody) - strlen("HTTP/1.1")));
+	/* not HTTP, or a length that is no number */
+	assert_int_equal(httpwire_response_len((const uint8_t *)"SSH-2.0-OpenSSH\r\n\r\n", 19), -1);
+	{
+		static const char bad[] = "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n";
+
+		assert_int_equal(httpwire_response_len((const uint8_t *)bad, strlen(bad)), -1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_path_round_trip), cmocka_unit_test(test_path_refused),
 	    cmocka_unit_test(test_request_line),    cmocka_unit_test(test_value_round_trip),
 	    cmocka_unit_test(test_value_refused),   cmocka_unit_test(test_reply_head),
+	    cmocka_unit_test(test_response_len),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
