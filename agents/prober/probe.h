@@ -76,6 +76,11 @@ struct prober_probe {
 	const char *http_path;
 	int http_status;
 	const char *http_body;
+	/* tcp, http: the connection's own timeout (0: the probe's timeout
+	 * covers all); http's response then has the probe's timeout from the
+	 * connection on, as Route 53 times its two steps */
+	int64_t connect_timeout_ns;
+	int64_t response_timeout_ns;
 	uint16_t echo_id; /* icmp: the echo's identifier */
 };
 

@@ -113,6 +113,9 @@ static int prober_http_request(struct prober_probe *p)
 	if (send(p->conn, req, n, MSG_NOSIGNAL) != (ssize_t)n)
 		return -1;
 	p->http_sent = 1;
+	/* connected: the response has its own time from now */
+	if (p->connect_timeout_ns > 0)
+		p->deadline = now_mono_ns() + p->response_timeout_ns;
 	return epoll_ctl(p->fd, EPOLL_CTL_MOD, p->conn, &ev);
 }
 
@@ -126,7 +129,8 @@ int prober_http_send(struct prober_probe *p, int64_t timeout_ns)
 	p->seq++;
 	p->in_flight = 1;
 	p->sent = now_mono_ns();
-	p->deadline = p->sent + timeout_ns;
+	p->deadline = p->sent + (p->connect_timeout_ns > 0 ? p->connect_timeout_ns : timeout_ns);
+	p->response_timeout_ns = timeout_ns;
 	p->http_sent = 0;
 	p->http_len = 0;
 	p->conn = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

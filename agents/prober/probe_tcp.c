@@ -41,7 +41,7 @@ int prober_tcp_send(struct prober_probe *p, int64_t timeout_ns)
 	p->seq++;
 	p->in_flight = 1;
 	p->sent = now_mono_ns();
-	p->deadline = p->sent + timeout_ns;
+	p->deadline = p->sent + (p->connect_timeout_ns > 0 ? p->connect_timeout_ns : timeout_ns);
 	p->conn = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (p->conn == -1)
 		return -1;

@@ -54,8 +54,8 @@
 	"       prober -s SITE -t ADDR:PORT -P PREFIX -L\n"                                        \
 	"       prober -I ID -A AUTHD[:PORT] [-A ...] -T SITE=ADDR[:PORT] [-T ...]\n"              \
 	"              [-n NODE] [-e FILE] [-i INTERVAL] [-w TIMEOUT] [-d DOWN] [-u UP]\n"         \
-	"              [-k REFRESH] [-C udp|tcp|http|icmp] [-U PATH [-X STATUS] [-b BODY]]\n"      \
-	"              [-v] [-h]\n"
+	"              [-k REFRESH] [-C udp|tcp|http|icmp] [-W CONNECT]\n"                         \
+	"              [-U PATH [-X STATUS] [-b BODY]] [-v] [-h]\n"
 
 struct prober_opts {
 	const char *node;
@@ -72,6 +72,7 @@ struct prober_opts {
 	unsigned down, up;
 	const struct prober_check *check;  /* -C */
 	const char *http_path, *http_body; /* -U, -b */
+	int64_t connect_timeout_ns;	   /* -W */
 	unsigned http_status;		   /* -X */
 	int has_status;
 	int verbose;
@@ -103,6 +104,7 @@ struct prober {
 	int ntargets;
 	struct prober_target t[PROBER_MAX_TARGETS];
 	struct loop_handler sig, timeout_timer, probe_timer, refresh_timer;
+	int64_t timeout_at; /* when timeout_timer fires (0: not armed) */
 };
 
 static void prober_usage(FILE *fp)
@@ -128,6 +130,9 @@ static void prober_usage(FILE *fp)
 		"                   answer; blind to a drain); http, a GET sited -H must\n"
 		"                   answer 200 in the site's name (deep); icmp, an echo\n"
 		"                   request the site's host answers (root; blind to sited)\n"
+		"  -W CONNECT       -C tcp or http: the connection within CONNECT; http's\n"
+		"                   response then within TIMEOUT of it (default: TIMEOUT\n"
+		"                   for the whole probe)\n"
 		"  -U PATH          -C http: GET PATH instead of the lab's target, passed on\n"
 		"                   STATUS (-X, default 200) and, with -b, BODY in the first\n"
 		"                   5,120 bytes of the body (Route 53's string matching)\n"
@@ -219,6 +224,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 		      "SITE=ADDR[:PORT], a site name of 1 to 16 letters, digits, '.', '_' or '-' "
 		      "and an IPv4 address")},
 	    {OPT_STR('U', &o->http_path)},
+	    {OPT_DURATION('W', &o->connect_timeout_ns, 1, INT64_MAX, duration)},
 	    {OPT_INT('X', &o->http_status, 100, 599, "an HTTP status (100-599)"),
 	     .seen = &o->has_status},
 	    {OPT_STR('b', &o->http_body)},
@@ -240,6 +246,9 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 		opt_refuse(&cmd, "-L replaces -m and -R: give one or the other");
 	if ((o->http_path || o->has_status || o->http_body) && o->check != &prober_check_http)
 		opt_refuse(&cmd, "-U, -X and -b go with -C http");
+	if (o->connect_timeout_ns && o->check != &prober_check_http &&
+	    o->check != &prober_check_tcp)
+		opt_refuse(&cmd, "-W goes with -C tcp or -C http (a connection)");
 	if ((o->has_status || o->http_body) && o->http_path == NULL)
 		opt_refuse(&cmd, "-X and -b go with -U PATH (the lab's target passes on 200)");
 	if (o->http_path && (o->http_path[0] != '/' || strpbrk(o->http_path, " \r\n") ||
@@ -403,6 +412,7 @@ static void prober_on_probe_timer(struct loop *loop, int fd, uint32_t events, vo
 	}
 	if (deadline && loop_timer_set(&p->timeout_timer, deadline, 0) == -1)
 		log_warn("%s: timerfd", __func__);
+	p->timeout_at = deadline;
 }
 
 static void prober_on_timeout_timer(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -413,12 +423,17 @@ static void prober_on_timeout_timer(struct loop *loop, int fd, uint32_t events, 
 	(void)loop;
 	(void)events;
 	loop_timer_read(fd);
+	p->timeout_at = 0;
 	for (int i = 0; i < p->ntargets; i++) {
 		struct prober_target *t = &p->t[i];
 
 		if (t->probe.in_flight && now >= t->probe.deadline)
 			prober_result(t, 0, "timeout");
+		else if (t->probe.in_flight && t->probe.deadline > p->timeout_at)
+			p->timeout_at = t->probe.deadline; /* moved on: connected */
 	}
+	if (p->timeout_at && loop_timer_set(&p->timeout_timer, p->timeout_at, 0) == -1)
+		log_warn("%s: timerfd", __func__);
 }
 
 static void prober_on_reply(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -528,6 +543,7 @@ int main(int argc, char **argv)
 		t->probe.http_path = o.http_path;
 		t->probe.http_status = (int)o.http_status;
 		t->probe.http_body = o.http_body;
+		t->probe.connect_timeout_ns = o.connect_timeout_ns;
 		if (loop_add(p.loop, &t->reply, t->probe.fd, EPOLLIN, prober_on_reply, t) == -1) {
 			log_warn("%s: loop_add", __func__);
 			goto out;

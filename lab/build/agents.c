@@ -245,6 +245,12 @@ static void agents_probe_timing(struct lab_argv *a, const struct topology *t,
 		agents_argv_add(a, "-C");
 		agents_argv_add(a, "%s", check[node->check]);
 	}
+	/* a connection's own timeout, for the checks that make one */
+	if ((node->check == TOPO_CHECK_TCP || node->check == TOPO_CHECK_HTTP) &&
+	    t->probe_connect_timeout_ns > 0) {
+		agents_argv_add(a, "-W");
+		agents_argv_add(a, "%lldus", (long long)t->probe_connect_timeout_ns / 1000);
+	}
 	/* an http check of the lab's own path */
 	if (node->check == TOPO_CHECK_HTTP && t->http_path[0]) {
 		agents_argv_add(a, "-U");

@@ -462,6 +462,9 @@ struct topology {
 	char http_path[TOPO_TEXT_LEN];
 	unsigned http_status;
 	char http_body[TOPO_TEXT_LEN];
+	/* tcp and http checks: the connection within this (0: probe_timeout
+	 * covers the whole probe); http's response then within probe_timeout */
+	int64_t probe_connect_timeout_ns;
 	/* the lab's own DNS tree: the root and TLD zones and their [dns] nodes
 	 * generated, every delegation with glue (lab/topology/topology_tree.c) */
 	int dns_tree;

@@ -72,6 +72,7 @@ enum {
 	TOPO_K_HTTP_PATH = 43,
 	TOPO_K_HTTP_STATUS = 44,
 	TOPO_K_HTTP_BODY = 45,
+	TOPO_K_PROBE_CONNECT_TIMEOUT = 46,
 
 	TOPO_K_LINK = 0, /* every node kind but [router] */
 

@@ -99,6 +99,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"http_path", TOPO_T_TEXT, LAB(http_path), 0, 0, -1, NULL},
     {"http_status", TOPO_T_UINT, LAB(http_status), 100, 599, -1, NULL},
     {"http_body", TOPO_T_TEXT, LAB(http_body), 0, 0, -1, NULL},
+    /* tcp and http checks: the connection's own timeout; printed when set */
+    {"probe_connect_timeout", TOPO_T_DURATION, LAB(probe_connect_timeout_ns), 1, 0, -1, NULL},
 };
 
 static const struct topo_key topo_router_keys[] = {

@@ -161,6 +161,9 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		if (node == NULL && t->http_body[0] == '\0' &&
 		    strcmp(keys[k].name, "http_body") == 0)
 			continue;
+		if (node == NULL && t->probe_connect_timeout_ns == 0 &&
+		    strcmp(keys[k].name, "probe_connect_timeout") == 0)
+			continue;
 		/* printed when on: both routings read them */
 		if (node == NULL && t->ecmp == TOPO_ECMP_NO &&
 		    (strcmp(keys[k].name, "ecmp") == 0 || strcmp(keys[k].name, "ecmp_hash") == 0))

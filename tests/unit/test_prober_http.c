@@ -192,7 +192,14 @@ static void test_path_against_sited(void **state)
 		assert_int_equal(verdict(loop, &prober_check_http, &h), PROBER_REPLY_OK);
 		assert_true(now_mono_ns() - sent >= 100 * 1000000LL);
 	}
-	assert_int_equal(s.counts.other, 4);
+	/* a connection's own timeout: the probe's deadline is the connect's
+	 * until the request is written, then the response's from there */
+	h.connect_timeout_ns = 20 * 1000000LL;
+	assert_int_equal(prober_check_http.send(&h, 500 * 1000000LL), 0);
+	assert_int_equal(h.deadline, h.sent + 20 * 1000000LL);
+	assert_int_equal(verdict(loop, &prober_check_http, &h), PROBER_REPLY_OK);
+	assert_true(h.deadline >= h.sent + 500 * 1000000LL);
+	assert_int_equal(s.counts.other, 5);
 	prober_check_http.close(&h);
 	sited_http_close(&s);
 	loop_free(loop);
