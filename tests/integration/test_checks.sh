@@ -17,11 +17,12 @@
 # (unavailable), a is declared dead and the DNS flow ends on b.
 #
 # Last, p1 pings (--set p1.check=icmp) and a's sited is killed: a's host
-# answers every echo, p1 never fails a probe and DNS stays on a, while a's
+# answers the echoes, p1 never declares a dead and DNS stays on a, while a's
 # own tcp check (an RST to its SYN) detects the kill and anycast moves.
 #
-# Then a's sited is slowed instead (action = slow, delay = 300ms) and the
-# clients speak TCP: every request to a is answered, 300 ms late; a's
+# Then a's sited is slowed instead (action = slow, delay = 200ms) and the
+# clients speak TCP (timeout 1 s): every request to a is answered, 200 ms
+# late; a's
 # shallow check misses it, p1's deep one (a 50 ms timeout) declares a dead,
 # and yet both flows stay on a: their long-lived connections to it still
 # carry replies, whatever DNS now answers.
@@ -107,9 +108,11 @@ run_valid "$out/icmp.log" topology/checks.ini --out "$i" --set name=$lab --set p
 check=$(jq -r 'select(.event == "prober_started" and .site == "a") | .check' "$i/p1.prober.events.jsonl")
 [ "$check" = icmp ] || fail "icmp: p1's check of a: '$check', expected icmp"
 t0=$(jq -r 'select(.event == "site_failed") | .t' "$i/lab.events.jsonl")
-failed=$(jq -s --argjson t0 "$t0" '[.[] | select(.event == "probe_failed" and .site == "a" and .t > $t0)] |
-	length' "$i/p1.prober.events.jsonl")
-assert_eq "$failed" 0 "icmp: p1's failed probes of a after sited was killed"
+# its host answers every echo: never declared dead (a loaded machine may
+# time one echo out, not three in a row)
+dead=$(jq -s '[.[] | select(.event == "declared_dead" and .site == "a")] | length' \
+	"$i/p1.prober.events.jsonl")
+assert_eq "$dead" 0 "icmp: p1 declared a dead after its sited was killed"
 [ "$(json "$i/clocks.json" .schemes.dns.detect_s)" = null ] || fail "icmp: DNS detected a killed sited by ICMP"
 last=$(awk -F, 'NR > 1 && $4 == "ok" { s = $5 } END { print s }' "$i/requests-c1-dns.csv")
 [ "$last" = a ] || fail "icmp: the DNS flow's last reply came from '$last', expected a (before the kill)"
@@ -119,16 +122,17 @@ is_number "$detect" || fail "icmp: anycast: a's own tcp check did not detect the
 echo "ok: icmp: p1's echoes answered throughout, DNS stayed on a; a's own tcp check detected the kill in $detect s"
 assert_no_leftovers $lab "$i"
 
-# ---- slow: a's sited answers every request 300 ms late, over TCP ----
+# ---- slow: a's sited answers every request 200 ms late, over TCP ----
 s=$out/slow
 rc=0
 run_valid "$out/slow.log" topology/checks.ini --out "$s" --set name=$lab --set e1.action=slow \
-	--set e1.delay=300ms --set proto=tcp --set duration=4s -q || rc=$?
+	--set e1.delay=200ms --set proto=tcp --set timeout=1s --set duration=4s -q || rc=$?
 [ $rc = 0 ] || { cat "$out/slow.log"; fail "slow: run exited with status $rc (not a valid run)"; }
 delay=$(jq -r 'select(.event == "sited_slowed") | .delay_ns' "$s/a.sited.events.jsonl")
-assert_eq "$delay" 300000000 "slow: a's sited held its replies (ns)"
-# late: every request sent to a once its sited took the signal answered,
-# none before 300 ms
+assert_eq "$delay" 200000000 "slow: a's sited held its replies (ns)"
+# late: every request sent to a once its sited took the signal answered
+# (within the clients' 1 s timeout, a loaded machine's stalls aside), none
+# before 200 ms
 slowed=$(jq -r 'select(.event == "sited_slowed") | .t' "$s/a.sited.events.jsonl")
 for f in requests-c1.csv requests-c1-dns.csv; do
 	read -r ok other fastest < <(awk -F, -v t0="$slowed" 'NR > 1 && $3 > t0 {
@@ -136,7 +140,7 @@ for f in requests-c1.csv requests-c1-dns.csv; do
 		END { printf "%d %d %s\n", ok, other, min == "" ? 0 : min / 1e9 }' "$s/$f")
 	assert_gt "$ok" 100 "slow: $f: requests after the slowing answered by a over its connection"
 	assert_eq "$other" 0 "slow: $f: requests after the slowing not answered by a"
-	assert_ge "$fastest" 0.3 "slow: $f: the fastest of a's replies after the slowing (s)"
+	assert_ge "$fastest" 0.2 "slow: $f: the fastest of a's replies after the slowing (s)"
 done
 # the shallow own check misses it; the deep vantage point declares a dead,
 # yet the DNS flow's long-lived connection to a keeps it there
@@ -144,5 +148,5 @@ done
 detect=$(json "$s/clocks.json" .schemes.dns.detect_s)
 is_number "$detect" || fail "slow: p1 did not declare a dead"
 assert_le "$detect" 0.5 "slow: p1's deep check (a 50 ms timeout) declared a dead (s after t0)"
-echo "ok: slow: a answered 300 ms late over TCP; its shallow check passed, p1's deep one failed in $detect s, and the connections stayed on a"
+echo "ok: slow: a answered 200 ms late over TCP; its shallow check passed, p1's deep one failed in $detect s, and the connections stayed on a"
 assert_no_leftovers $lab "$s"
