@@ -93,7 +93,7 @@ DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-
 	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc \
 	frr nftables clang-format knot-resolver bind9 libnetfilter-queue-dev libmnl-dev libnftnl-dev \
-	libmicrohttpd-dev libcurl4-openssl-dev
+	libmicrohttpd-dev libcurl4-openssl-dev nginx
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
@@ -302,7 +302,7 @@ deps:
 		chmod 755 $$prc && made=1; fi; \
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	rc=$$?; if [ -n "$$made" ]; then rm -f $$prc; trap - EXIT; fi; [ $$rc = 0 ] || exit 1; \
-	for p in $$missing; do case $$p in nsd|knot|unbound|frr) units=$$p;; bind9) units="named bind9";; \
+	for p in $$missing; do case $$p in nsd|knot|unbound|frr|nginx) units=$$p;; bind9) units="named bind9";; \
 		knot-resolver) units="kresd@1 kresd.target";; *) units=;; esac; \
 		for u in $$units; do \
 		if command -v systemctl >/dev/null && systemctl is-enabled $$u >/dev/null 2>&1; then \

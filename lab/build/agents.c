@@ -268,6 +268,8 @@ int lab_start_sited(struct lab *lab, int n)
 {
 	struct lab_argv a;
 
+	if (lab->t->nodes[n].site_impl == TOPO_SITE_NGINX)
+		return lab_start_nginx(lab, n);
 	agents_argv_start(&a, lab, n, "sited", "sited");
 	agents_argv_add(&a, "-s");
 	agents_argv_add(&a, "%s", lab->t->nodes[n].name);

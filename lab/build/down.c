@@ -38,8 +38,8 @@ const char *lab_agent_prog(const char *label)
 					    "client", "authd",	   "resolverd", "linkd"};
 	size_t len = strcspn(label, "-");
 
-	if (lab_frr_prog(label) || lab_realres_prog(label))
-		return label; /* exactly; its program is FRR's, or a real resolver's */
+	if (lab_frr_prog(label) || lab_realres_prog(label) || strcmp(label, "nginx") == 0)
+		return label; /* exactly; its program is FRR's, a real resolver's, nginx */
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		if (strlen(progs[i]) == len && strncmp(progs[i], label, len) == 0)
 			return label[len] == '\0' || topo_check_name(label + len + 1) == 0

@@ -135,6 +135,13 @@ int lab_start_infra(struct lab *lab);
  * lab->agents, or -1. */
 int lab_start_sited(struct lab *lab, int n);
 
+/* lab_start_nginx: nginx in place of site n's sited (impl = nginx,
+ * lab/build/nginx.c): its configuration written and checked (nginx -t),
+ * then started as an agent labelled nginx. 0 or -1 (logged). */
+int lab_start_nginx(struct lab *lab, int n);
+/* lab_nginx_prog: the program nginx runs as */
+const char *lab_nginx_prog(void);
+
 /* lab_start_node: every agent of node n but a client's, with the command
  * lines lab_up gives them (a crashed node recovering). The lab's agents of
  * the node are started here, so a node kind that gains agents (a BGP

@@ -485,7 +485,9 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 	action_describe(t, s, what, sizeof(what));
 	switch (action) {
 	case TOPO_A_KILL:
-		rc = action_kill(lab, e->node, "sited", &killed, &pid, said, len);
+		rc = action_kill(lab, e->node,
+				 t->nodes[e->node].site_impl == TOPO_SITE_NGINX ? "nginx" : "sited",
+				 &killed, &pid, said, len);
 		how = "sigkill";
 		break;
 	case TOPO_A_CRASH:

@@ -447,6 +447,14 @@ static int run_programs(const char *cmd, const struct topology *t, const char *b
 	}
 	if (topo_impaired(t))
 		progs[7] = "linkd"; /* when the kernel has no netem */
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].kind == TOPO_SITE && t->nodes[i].site_impl == TOPO_SITE_NGINX &&
+		    access(lab_nginx_prog(), X_OK) == -1) {
+			log_warnx("%s: site %s: impl = nginx, and %s is not there (sudo make deps)",
+				  cmd, t->nodes[i].name, lab_nginx_prog());
+			rc = -1;
+			break;
+		}
 	for (int i = 0; i < 8; i++) {
 		if (progs[i] == NULL)
 			continue;

@@ -245,6 +245,12 @@ enum topo_ecmp_hash {
 	TOPO_ECMP_HASH_L3, /* addresses only: per client address */
 };
 
+/* what answers at a site (docs/topology.md, "nginx at a site") */
+enum topo_site_impl {
+	TOPO_SITE_SITED,
+	TOPO_SITE_NGINX, /* Debian's nginx, its configuration the lab's */
+};
+
 /* who resolves an HTTP client's name (docs/topology.md, "libcurl's DNS
  * cache"): the client, pinning libcurl to its answer, or libcurl itself */
 enum topo_resolve {
@@ -330,6 +336,7 @@ struct topo_node {
 	int addresses;		    /* enum topo_addresses */
 	int64_t connect_timeout_ns; /* TCP: 0, its timeout */
 	int resolve;		    /* enum topo_resolve: who resolves its name over HTTP */
+	int site_impl;		    /* a site's server: enum topo_site_impl */
 	int64_t dns_cache_ns;	    /* resolve = libcurl: its DNS cache (default 60 s) */
 	/* a population (docs/topology.md, "Populations"): population logical
 	 * clients (0: one client) sharing rate by skew, arrivals paced or

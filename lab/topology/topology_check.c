@@ -426,6 +426,51 @@ static void topo_check_http_keys(struct topo_parse *p)
 			   "target passes on 200 in the site's name)");
 }
 
+/* topo_check_nginx: nginx answers HTTP and nothing else of sited's: every
+ * client speaks HTTP, the probers that check it connect, and the timeline
+ * does to it only what a host's processes can undergo */
+static void topo_check_nginx(struct topo_parse *p)
+{
+	struct topology *t = p->t;
+
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *s = &t->nodes[i];
+		int w = p->meta[i].where[TOPO_K_SITE_IMPL];
+
+		if (s->kind != TOPO_SITE || s->site_impl != TOPO_SITE_NGINX)
+			continue;
+		for (int j = 0; j < t->nnodes; j++) {
+			const struct topo_node *o = &t->nodes[j];
+
+			if (o->kind == TOPO_CLIENT && o->proto != TOPO_PROTO_HTTP)
+				topo_error(p, w,
+					   "[site %s] impl = nginx: nginx answers HTTP only, and "
+					   "client %s speaks %s; set proto = http",
+					   s->name, o->name,
+					   o->proto == TOPO_PROTO_TCP ? "tcp" : "udp");
+			else if ((o == s || o->kind == TOPO_PROBER) &&
+				 (o->check == TOPO_CHECK_UDP ||
+				  (o == s && o->check == TOPO_CHECK_ICMP)))
+				topo_error(p, w,
+					   "[site %s] impl = nginx: %s checks it with a request of "
+					   "sited's (check = udp); set check = http or tcp",
+					   s->name, o == s ? "its own prober" : o->name);
+		}
+		for (int e = 0; e < t->nevents; e++) {
+			int a = t->events[e].action;
+
+			if (t->events[e].node == i &&
+			    (a == TOPO_A_DRAIN || a == TOPO_A_UNDRAIN || a == TOPO_A_DEGRADE ||
+			     a == TOPO_A_UNDEGRADE || a == TOPO_A_SLOW || a == TOPO_A_UNSLOW))
+				topo_error(
+				    p, p->evm[e].where[1] ? p->evm[e].where[1] : t->events[e].line,
+				    "[event %s] action = %s: sited's, and site %s runs nginx "
+				    "(kill, crash, freeze, a link or an impairment fail it)",
+				    t->events[e].name, topo_action_name(a), s->name);
+		}
+	}
+}
+
 /* topo_check_icmp: an icmp check is a vantage point's: a site's own
  * prober would ping the site's own address, on its own lo */
 static void topo_check_icmp(struct topo_parse *p)
@@ -800,6 +845,7 @@ void topo_check(struct topo_parse *p)
 	topo_check_addresses(p);
 	topo_check_tcp_kind(p);
 	topo_check_icmp(p);
+	topo_check_nginx(p);
 	topo_check_http_keys(p);
 	topo_check_blocks(p);
 	topo_check_paths(p);

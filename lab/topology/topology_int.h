@@ -82,6 +82,7 @@ enum {
 	TOPO_K_PROBE_INTERVAL = 4,
 	TOPO_K_PROBE_TIMEOUT = 5,
 	TOPO_K_SITE_CHECK = 8,
+	TOPO_K_SITE_IMPL = 16,
 	TOPO_K_ASN = 9,
 
 	TOPO_K_MODE = 3, /* [client] */

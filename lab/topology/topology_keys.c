@@ -33,6 +33,7 @@ static const char *const topo_check_words[] = {"udp", "tcp", "http", "icmp", NUL
 static const char *const topo_ecmp_words[] = {"no", "yes", "hash", "resilient",
 					      NULL};			     /* topo_ecmp */
 static const char *const topo_ecmp_hash_words[] = {"l4", "l3", NULL};	     /* topo_ecmp_hash */
+static const char *const topo_site_impl_words[] = {"sited", "nginx", NULL};  /* topo_site_impl */
 static const char *const topo_resolve_words[] = {"client", "libcurl", NULL}; /* topo_resolve */
 static const char *const topo_addresses_words[] = {"first", "random", "sorted", "next",
 						   NULL}; /* topo_addresses */
@@ -137,6 +138,8 @@ static const struct topo_key topo_site_keys[] = {
     {"bfd", TOPO_T_BOOL, NODE(bfd), 0, 0, LAB(bfd), NULL},
     /* where it is: [link] delay = auto (topology_impair.c); printed when set */
     {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
+    /* what answers at the site: sited, or Debian's nginx; printed when nginx */
+    {"impl", TOPO_T_CHOICE, NODE(site_impl), 0, 0, -1, topo_site_impl_words},
 };
 
 static const struct topo_key topo_client_keys[] = {

@@ -20,7 +20,7 @@
 # (the cached answer), the requests that waited the timeout lost; every
 # reply the clients recorded is a request captured on the link of the site
 # that answered it; the report names the client library and the server.
-# about 27 s
+# about 34 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -162,3 +162,29 @@ assert_eq "$ok" 0 "libcurl: requests answered after authd's change + the TTL"
 assert_gt "$failed" 100 "libcurl: requests after authd's change + the TTL, every one lost on a"
 echo "ok: libcurl: connected to $addrs throughout: its DNS cache outlived the answer's 2 s TTL by the whole run"
 assert_no_leftovers $lab "$l"
+
+# ---- nginx at the sites: the server users run, failed by a kill ----
+# Both sites run Debian's nginx (impl = nginx) in place of sited, their
+# configuration the lab's (checked by nginx -t); the clients speak HTTP, the
+# probers check over HTTP; a's nginx is killed: its kernel resets every new
+# connection and the flows end on b. The report names nginx as who answered.
+n=$out/nginx
+rc=0
+run_valid "$out/nginx.log" topology/tcp-anycast.ini --out "$n" --set name=$lab --set proto=http \
+	--set check=http --set a.impl=nginx --set b.impl=nginx --set e1.action=kill \
+	--set duration=5s -q || rc=$?
+[ $rc = 0 ] || { cat "$out/nginx.log"; fail "nginx: run exited with status $rc (not a valid run)"; }
+[ "$(awk -F'\t' '$4 == "nginx" { n++ } END { print n + 0 }' "$n/agents.tsv")" = 2 ] ||
+	fail "nginx: agents.tsv does not hold two nginx"
+grep -F 'answered by nginx/' "$n/report.md" >/dev/null || fail "nginx: report.md does not name nginx"
+t0=$(jq -r 'select(.event == "site_failed") | .t' "$n/lab.events.jsonl")
+for f in requests-c1.csv requests-c1-dns.csv; do
+	got=$(sites "$n/$f" 0 "$t0")
+	[[ $got =~ ^a=[0-9]+$ ]] || fail "nginx: $f before t0: replies from '$got', expected a only"
+	last=$(awk -F, 'NR > 1 && $4 == "ok" { s = $5 } END { print s }' "$n/$f")
+	[ "$last" = b ] || fail "nginx: $f: the last reply from '$last', expected b"
+done
+assert_ge "$(json "$n/clocks.json" .connections.anycast.resets_from_failed)" 1 \
+	"nginx: anycast: connections a's kernel reset once nginx was killed"
+echo "ok: nginx: a's and b's nginx answered, a's killed, both flows end on b: $(grep -F 'answered by' "$n/report.md" | sed -n 1p)"
+assert_no_leftovers $lab "$n"

@@ -378,6 +378,41 @@ static void test_capture_rings(void **state)
 	free(t);
 }
 
+/* impl = nginx at a site: HTTP clients, probers that connect, no sited
+ * signal on the timeline; printed back */
+static void test_site_nginx(void **state)
+{
+	static const char text[] = "[lab]\nname = ng\nproto = http\ncheck = http\n[router r]\n"
+				   "[site a]\nlink = r\nimpl = nginx\n[site b]\nlink = r\n"
+				   "[client c1]\nlink = r\n";
+	struct topology *t = new_topology();
+	char tmp[64], want[1024], *got, *udp[1] = {"proto=udp"};
+	char *deg[3] = {"check=tcp", "c1.proto=http", "a.check=udp"};
+
+	(void)state;
+	write_temp(tmp, text, sizeof(text) - 1);
+	load_ok(t, tmp, NULL, 0);
+	assert_int_equal(node(t, "a")->site_impl, TOPO_SITE_NGINX);
+	assert_int_equal(node(t, "b")->site_impl, TOPO_SITE_SITED);
+	got = print_to_string(t);
+	assert_non_null(strstr(got, "\n[site a]\n"));
+	assert_non_null(strstr(got, "\nimpl = nginx\n"));
+	assert_null(strstr(got, "\nimpl = sited\n"));
+	free(got);
+	snprintf(want, sizeof(want),
+		 "%s:8: [site a] impl = nginx: nginx answers HTTP only, and client c1 speaks udp; "
+		 "set proto = http\n",
+		 tmp);
+	expect_errors(tmp, udp, 1, want);
+	snprintf(want, sizeof(want),
+		 "%s:8: [site a] impl = nginx: its own prober checks it with a request of sited's "
+		 "(check = udp); set check = http or tcp\n",
+		 tmp);
+	expect_errors(tmp, deg, 3, want);
+	unlink(tmp);
+	free(t);
+}
+
 /* proto: the clients' transport, the [lab]'s unless a [client] says; printed
  * when not udp, every client's when the lab's is not (so that the printed
  * form reads back the same); a population takes tcp and http; http makes
@@ -759,7 +794,7 @@ static void test_error_sets(void **state)
 	    "--set s1.colour=1: unknown key 'colour' in [site s1] (expected: link, address, "
 	    "metric, fail, probe_interval, probe_timeout, probe_down, probe_up, check, asn, "
 	    "prepend, "
-	    "bgp_keepalive, bgp_hold, bgp_mrai, bfd, location)\n"
+	    "bgp_keepalive, bgp_hold, bgp_mrai, bfd, location, impl)\n"
 	    "--set r1.x=1: unknown key 'x' in [router r1] (expected: asn, bgp_keepalive, "
 	    "bgp_hold, bgp_mrai, bfd, location)\n"
 	    "--set c1.rate=0: expected requests per second from 0.001 to 1000000, such as "
@@ -889,6 +924,7 @@ int main(void)
 	    cmocka_unit_test(test_target_share_errors),
 	    cmocka_unit_test(test_capture_rings),
 	    cmocka_unit_test(test_proto),
+	    cmocka_unit_test(test_site_nginx),
 	    cmocka_unit_test(test_check_key),
 	    cmocka_unit_test(test_print_roundtrip),
 	    cmocka_unit_test(test_format),
