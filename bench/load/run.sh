@@ -34,8 +34,9 @@
 # process's context). With no core left idle, the largest is what stopped
 # the rate.
 #
-# Then issue 25's connections, once: 10,000 users over TCP (BL_TCP_CLIENTS),
-# each with its own connection, at BL_TCP_RATE (default 20,000) requests/s:
+# Then issue 25's connections, once over TCP and once over HTTP/1.1: 10,000
+# users (BL_TCP_CLIENTS), each with its own kept-alive connection, at
+# BL_TCP_RATE (default 20,000) requests/s:
 # the same columns, the captures' requests decoded by capdump (each once,
 # retransmissions aside), and agreeing with the requests that left the
 # client (sent, less those recorded as errors at once for want of a
@@ -88,7 +89,7 @@ captured() {
 	local f n total=0
 	# over TCP: the requests the captures decode (capdump), each once
 	# however often it was retransmitted
-	if [ "${2:-udp}" = tcp ]; then
+	if [ "${2:-udp}" != udp ]; then
 		"$CAPDUMP" "$1" | awk '$2 != 0 { print $2, $3 }' | sort -u | wc -l
 		return
 	fi
@@ -272,7 +273,7 @@ run_point() {
 	# over TCP a request without a connection is an error at once and
 	# never leaves: the captures hold the others
 	wire=$sent
-	[ "$proto" = tcp ] && wire=$(jq -s '[.[] | select(.event == "client_summary")][0] |
+	[ "$proto" != udp ] && wire=$(jq -s '[.[] | select(.event == "client_summary")][0] |
 		.sent - .tcp.unconnected - .tcp.blocked' "$ev")
 	d=$(drops "$out")
 	ok=$(why "$out")
@@ -334,6 +335,16 @@ if [ "$tcp" = 1 ]; then
 	cat "$tmp/tcp.cores"
 	set -- $(cat "$tmp/line-tcp")
 	bench_result load.tcp load "$tcp_clients users over TCP at $tcp_rate/s: requests/s" "$2" \
+		"$tcp_rate" "$([ "${10}" = yes ] && [ "${12}" = yes ] && echo PASS || echo FAIL)"
+	echo
+	echo "issue 25's HTTP point: $tcp_clients users over HTTP/1.1 kept alive, one connection each, $tcp_rate requests/s, $secs s"
+	header
+	base_kb=
+	run_point "$tcp_clients" "$secs" "$tcp_rate" "$tmp/http" http | tee "$tmp/line-http"
+	[ -s "$tmp/http.why" ] && cat "$tmp/http.why"
+	cat "$tmp/http.cores"
+	set -- $(cat "$tmp/line-http")
+	bench_result load.http load "$tcp_clients users over HTTP at $tcp_rate/s: requests/s" "$2" \
 		"$tcp_rate" "$([ "${10}" = yes ] && [ "${12}" = yes ] && echo PASS || echo FAIL)"
 fi
 if [ "$target" = 1 ]; then
