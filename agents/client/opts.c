@@ -49,6 +49,8 @@ static void client_usage(FILE *fp)
 		"               a logical client)\n"
 		"  -c CONNECT   with -T: a connection not made this long failed (default:\n"
 		"               the timeout, -w)\n"
+		"  -b           with -T: reconnect at once, then every 100ms (default: at\n"
+		"               once, then after 100ms doubling up to 1s)\n"
 		"  -H           HTTP/1.1 GETs through libcurl, connections kept alive (not\n"
 		"               with -T; with -P: one connection a logical client, steerlab's\n"
 		"               own HTTP/1.1)\n"
@@ -227,6 +229,7 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	    {OPT_STR('o', &o->csv)},
 	    {OPT_STR('B', &o->bin)},
 	    {OPT_FLAG('T', &o->tcp)},
+	    {OPT_FLAG('b', &o->cfg.reconnect_now)},
 	    {OPT_CALL('m', client_opt_pick, &o->pick, "first, random, sorted or next"),
 	     .seen = &o->has_pick},
 	    {OPT_DURATION('c', &o->cfg.connect_timeout_ns, 1, INT64_MAX,
@@ -258,6 +261,9 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "-m goes with -R (DNS mode) of one client (not -P)");
 	if (o->cfg.connect_timeout_ns && !o->tcp)
 		opt_refuse(&cmd, "-c goes with -T (TCP)");
+	if (o->cfg.reconnect_now && !o->tcp && !(o->http && o->population))
+		opt_refuse(&cmd,
+			   "-b goes with -T (TCP), or -H with -P: the connections it reopens");
 	if (o->tcp && o->http)
 		opt_refuse(&cmd, "-T and -H: one transport, TCP or HTTP");
 	if (o->curl_dns && (!o->http || o->resolver == NULL || o->population))

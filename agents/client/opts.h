@@ -18,7 +18,7 @@
 	"W,...]]\n"                                                                                \
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
 	"BIN]\n"                                                                                   \
-	"              [-T | -H [-L CACHE]] [-m PICK] [-c CONNECT] [-v] [-h]\n"
+	"              [-T | -H [-L CACHE]] [-m PICK] [-c CONNECT] [-b] [-v] [-h]\n"
 #define CLIENT_RATE_MAX 10e6
 
 struct client_opts {

@@ -136,7 +136,7 @@ static void poptcp_fail(struct poptcp *t, struct poptcp_conn *k, enum client_tcp
 	k->gen++;
 	k->rxlen = 0;
 	k->state = POPTCP_WAITING;
-	k->due_ns = now_mono_ns() + client_tcp_backoff_ns(k->failures);
+	k->due_ns = now_mono_ns() + client_tcp_retry_ns(k->failures, t->c->cfg.reconnect_now);
 	poptcp_arm(t);
 }
 

@@ -94,6 +94,13 @@ const char *client_tcp_cause_name(enum client_tcp_cause cause)
 	return client_tcp_causes[cause].name;
 }
 
+int64_t client_tcp_retry_ns(unsigned failures, int immediate)
+{
+	if (immediate)
+		return failures <= 1 ? 0 : CLIENT_TCP_BACKOFF_NS;
+	return client_tcp_backoff_ns(failures);
+}
+
 int64_t client_tcp_backoff_ns(unsigned failures)
 {
 	int64_t wait = CLIENT_TCP_BACKOFF_NS;
@@ -209,7 +216,7 @@ static void client_tcp_fail(struct client_tcp *t, enum client_tcp_cause cause)
 	} else {
 		t->tried = 0;
 		t->failures++;
-		wait = client_tcp_backoff_ns(t->failures);
+		wait = client_tcp_retry_ns(t->failures, c->cfg.reconnect_now);
 	}
 	inet_ntop(AF_INET, &t->addr.sin_addr, addr, sizeof(addr));
 	event_emit(t->ev, EVENTS_TCP_FAILED, "{s:I, s:s, s:s, s:I, s:I, s:b, s:I, s:b}", "client",

@@ -66,6 +66,12 @@ const char *client_tcp_cause_name(enum client_tcp_cause cause);
  * that carried a reply: 0, 100 ms, 200 ms, 400 ms, 800 ms, then 1 s */
 int64_t client_tcp_backoff_ns(unsigned failures);
 
+/* client_tcp_retry_ns: the wait before the next attempt under the client's
+ * policy: backoff's (client_tcp_backoff_ns), or immediate's (-b): at once
+ * the first time, then every CLIENT_TCP_BACKOFF_NS, never longer (no
+ * doubling; not at once, or a refusing site would get a SYN a loop turn) */
+int64_t client_tcp_retry_ns(unsigned failures, int immediate);
+
 /* The bytes read and not yet decoded: at most one partial message once
  * client_tcp_rx_take has run. */
 #define CLIENT_TCP_RX_LEN (WIRE_LEN * 256)

@@ -48,6 +48,7 @@ struct client_cfg {
 	int64_t timeout_ns;	    /* a request unanswered this long is lost */
 	int64_t duration_ns;	    /* 0: until client_drain() */
 	int64_t connect_timeout_ns; /* TCP: a connection not made this long failed */
+	int reconnect_now;	    /* TCP: every reconnection at once, no backoff (-b) */
 };
 
 struct client_stats {

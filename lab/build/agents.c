@@ -588,6 +588,9 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 		agents_argv_add(&a, "-L");
 		agents_argv_add(&a, "%llds", (long long)(node->dns_cache_ns / 1000000000));
 	}
+	if (t->reconnect &&
+	    (node->proto == TOPO_PROTO_TCP || (node->proto == TOPO_PROTO_HTTP && node->population)))
+		agents_argv_add(&a, "-b");
 	if (node->proto == TOPO_PROTO_TCP && node->connect_timeout_ns > 0) {
 		agents_argv_add(&a, "-c");
 		agents_argv_add(&a, "%lldus", (long long)node->connect_timeout_ns / 1000);

@@ -472,6 +472,8 @@ struct topology {
 	/* tcp and http checks: the connection within this (0: probe_timeout
 	 * covers the whole probe); http's response then within probe_timeout */
 	int64_t probe_connect_timeout_ns;
+	/* the TCP clients' reconnections: 0 backoff, 1 immediate */
+	int reconnect;
 	/* the lab's own DNS tree: the root and TLD zones and their [dns] nodes
 	 * generated, every delegation with glue (lab/topology/topology_tree.c) */
 	int dns_tree;

@@ -31,9 +31,11 @@ static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /
 static const char *const topo_proto_words[] = {"udp", "tcp", "http", NULL};    /* topo_proto */
 static const char *const topo_check_words[] = {"udp", "tcp", "http", "icmp", NULL}; /* topo_check */
 static const char *const topo_ecmp_words[] = {"no", "yes", "hash", "resilient",
-					      NULL};			     /* topo_ecmp */
-static const char *const topo_ecmp_hash_words[] = {"l4", "l3", NULL};	     /* topo_ecmp_hash */
-static const char *const topo_site_impl_words[] = {"sited", "nginx", NULL};  /* topo_site_impl */
+					      NULL};			    /* topo_ecmp */
+static const char *const topo_ecmp_hash_words[] = {"l4", "l3", NULL};	    /* topo_ecmp_hash */
+static const char *const topo_site_impl_words[] = {"sited", "nginx", NULL}; /* topo_site_impl */
+static const char *const topo_reconnect_words[] = {"backoff", "immediate",
+						   NULL};		     /* topo_reconnect */
 static const char *const topo_resolve_words[] = {"client", "libcurl", NULL}; /* topo_resolve */
 static const char *const topo_addresses_words[] = {"first", "random", "sorted", "next",
 						   NULL}; /* topo_addresses */
@@ -102,6 +104,8 @@ static const struct topo_key topo_lab_keys[] = {
     {"http_body", TOPO_T_TEXT, LAB(http_body), 0, 0, -1, NULL},
     /* tcp and http checks: the connection's own timeout; printed when set */
     {"probe_connect_timeout", TOPO_T_DURATION, LAB(probe_connect_timeout_ns), 1, 0, -1, NULL},
+    /* the TCP clients' reconnections; printed when immediate */
+    {"reconnect", TOPO_T_CHOICE, LAB(reconnect), 0, 0, -1, topo_reconnect_words},
 };
 
 static const struct topo_key topo_router_keys[] = {

@@ -167,6 +167,8 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		if (node == NULL && t->probe_connect_timeout_ns == 0 &&
 		    strcmp(keys[k].name, "probe_connect_timeout") == 0)
 			continue;
+		if (node == NULL && t->reconnect == 0 && strcmp(keys[k].name, "reconnect") == 0)
+			continue;
 		/* printed when on: both routings read them */
 		if (node == NULL && t->ecmp == TOPO_ECMP_NO &&
 		    (strcmp(keys[k].name, "ecmp") == 0 || strcmp(keys[k].name, "ecmp_hash") == 0))

@@ -148,6 +148,11 @@ static void test_backoff(void **state)
 	assert_int_equal(client_tcp_backoff_ns(100), 1000 * MS);
 	assert_int_equal(client_tcp_backoff_ns(UINT32_MAX), 1000 * MS);
 	assert_int_equal(client_tcp_backoff_ns(0), 0);
+	/* the policies: backoff's, or immediate's at once then 100 ms */
+	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_int_equal(client_tcp_retry_ns(i + 1, 0), want[i]);
+		assert_int_equal(client_tcp_retry_ns(i + 1, 1), i == 0 ? 0 : 100 * MS);
+	}
 }
 
 static void test_causes(void **state)
