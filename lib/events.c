@@ -57,6 +57,7 @@ const struct events_def events_table[] = {
     {EVENTS_TCP_CONNECTED, "client", "client address local_port attempt"},
     {EVENTS_TCP_FAILED, "client",
      "client cause address outstanding attempt connected retry_ns next"},
+    {EVENTS_TCP_CLOSED, "client", "client reason address local_port requests"},
     {EVENTS_HTTP_CONNECTED, "client", "client address local_port"},
     {EVENTS_HTTP_FAILED, "client", "client seq cause status address local_port reused"},
     {EVENTS_HTTP_ADDRESS, "client", "client address previous"},

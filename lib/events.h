@@ -55,6 +55,7 @@
 #define EVENTS_DNS_SUMMARY "dns_summary"
 #define EVENTS_TCP_CONNECTED "tcp_connected"
 #define EVENTS_TCP_FAILED "tcp_failed"
+#define EVENTS_TCP_CLOSED "tcp_closed"
 #define EVENTS_HTTP_CONNECTED "http_connected"
 #define EVENTS_HTTP_FAILED "http_failed"
 #define EVENTS_HTTP_ADDRESS "http_address"

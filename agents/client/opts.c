@@ -51,6 +51,14 @@ static void client_usage(FILE *fp)
 		"               the timeout, -w)\n"
 		"  -b           with -T: reconnect at once, then every 100ms (default: at\n"
 		"               once, then after 100ms doubling up to 1s)\n"
+		"  -N REQS      with -T: close a connection after REQS requests (their\n"
+		"               replies in; a FIN) and open the next, the requests falling\n"
+		"               due meanwhile waiting for it (default: never)\n"
+		"  -I IDLE      with -T: close a connection idle this long (nothing\n"
+		"               outstanding); the next request opens one and waits for it\n"
+		"  -D DEPTH     with -T: at most DEPTH requests outstanding on the\n"
+		"               connection, the others waiting their turn, their rtt\n"
+		"               counted from when they fell due (default: no limit)\n"
 		"  -H           HTTP/1.1 GETs through libcurl, connections kept alive (not\n"
 		"               with -T; with -P: one connection a logical client, steerlab's\n"
 		"               own HTTP/1.1)\n"
@@ -234,6 +242,10 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	     .seen = &o->has_pick},
 	    {OPT_DURATION('c', &o->cfg.connect_timeout_ns, 1, INT64_MAX,
 			  "a timeout such as 500ms")},
+	    {OPT_INT('N', &o->cfg.requests_per_conn, 1, UINT32_MAX,
+		     "a number of requests (1-4294967295)")},
+	    {OPT_DURATION('I', &o->cfg.idle_timeout_ns, 1, INT64_MAX, "a duration such as 5s")},
+	    {OPT_INT('D', &o->cfg.pipeline, 1, 65536, "a pipelining depth (1-65536)")},
 	    {OPT_FLAG('H', &o->http)},
 	    {OPT_DURATION('L', &o->curl_dns_cache_ns, 0, 86400 * NSEC_PER_SEC,
 			  "a cache time such as 60s (at most 24h), or 0"),
@@ -264,6 +276,9 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	if (o->cfg.reconnect_now && !o->tcp && !(o->http && o->population))
 		opt_refuse(&cmd,
 			   "-b goes with -T (TCP), or -H with -P: the connections it reopens");
+	if ((o->cfg.requests_per_conn || o->cfg.idle_timeout_ns || o->cfg.pipeline) &&
+	    (!o->tcp || o->population))
+		opt_refuse(&cmd, "-N, -I and -D go with -T (TCP) of one client (not -P)");
 	if (o->tcp && o->http)
 		opt_refuse(&cmd, "-T and -H: one transport, TCP or HTTP");
 	if (o->curl_dns && (!o->http || o->resolver == NULL || o->population))

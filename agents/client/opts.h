@@ -18,7 +18,8 @@
 	"W,...]]\n"                                                                                \
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
 	"BIN]\n"                                                                                   \
-	"              [-T | -H [-L CACHE]] [-m PICK] [-c CONNECT] [-b] [-v] [-h]\n"
+	"              [-T [-N REQS] [-I IDLE] [-D DEPTH] | -H [-L CACHE]] [-m PICK]\n"            \
+	"              [-c CONNECT] [-b] [-v] [-h]\n"
 #define CLIENT_RATE_MAX 10e6
 
 struct client_opts {

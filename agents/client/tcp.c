@@ -22,11 +22,15 @@
  * nothing: its window and our send buffer full) are kept up to this many
  * bytes; beyond, a request is recorded as an error (blocked) */
 #define CLIENT_TCP_TX_MAX (4 << 20)
+/* a request written this long after it fell due waited (counted waited):
+ * for the pipeline, or for a connection replacing one closed on purpose */
+#define CLIENT_TCP_WAITED_NS (1 * 1000000LL)
 
 enum client_tcp_state {
 	CLIENT_TCP_WAITING,    /* for the next attempt, at due_ns */
 	CLIENT_TCP_CONNECTING, /* until due_ns at most */
-	CLIENT_TCP_CONNECTED,
+	CLIENT_TCP_CONNECTED,  /* idle from due_ns, if it has an idle timeout */
+	CLIENT_TCP_IDLE,       /* closed for idleness: the next request opens one */
 };
 
 struct client_tcp {
@@ -46,8 +50,19 @@ struct client_tcp {
 	struct client_tcp_rx rx;
 	uint8_t *tx; /* bytes to write: tx[txoff .. txlen) */
 	size_t txoff, txlen, txcap;
+	size_t txpart; /* of the request at txoff, the bytes already written */
+	/* the requests of the ring from next_seq on wait to be written (the
+	 * pipeline full, or a planned connection not up yet); written and
+	 * answered count those of this connection */
+	uint64_t next_seq;
+	uint64_t written, answered;
+	int retiring; /* written its requests_per_conn: closed once answered */
+	int planned;  /* the attempt under way replaces a connection closed on
+		       * purpose: requests falling due meanwhile wait for it */
+	int stall;    /* a request written on it timed out */
 	uint64_t connects, unconnected, blocked;
 	uint64_t failed[CLIENT_TCP_NCAUSES];
+	uint64_t rotated, idled, waited;
 };
 
 static const struct {
@@ -131,7 +146,6 @@ int client_tcp_rx_take(struct client_tcp_rx *rx, client_tcp_msg_fn fn, void *arg
 	return n;
 }
 
-static void client_tcp_connect(struct client_tcp *t);
 static void client_tcp_on_conn(struct loop *loop, int fd, uint32_t events, void *arg);
 
 /* client_tcp_watch: conn watched for events. 0 or -1 (logged, the client
@@ -196,14 +210,18 @@ static void client_tcp_fail(struct client_tcp *t, enum client_tcp_cause cause)
 		t->fd = -1;
 	}
 	t->rx.len = 0;
-	t->txoff = t->txlen = 0;
-	/* one connection at a time: whatever is outstanding was sent on it */
+	t->txoff = t->txlen = t->txpart = 0;
+	t->written = t->answered = 0;
+	t->retiring = t->planned = t->stall = 0;
+	/* one connection at a time: whatever is outstanding was sent on it, or
+	 * waited for it */
 	while ((s = client_ring_oldest(&c->ring))) {
 		client_record(c, s, CLIENT_ERROR, NULL, 0);
 		client_ring_resolve(&c->ring, s);
 		outstanding++;
 	}
 	c->stats.errors += outstanding;
+	t->next_seq = c->ring.head;
 	t->failed[cause]++;
 	if (t->replied)
 		t->failures = 0;
@@ -238,11 +256,24 @@ static void client_tcp_fail(struct client_tcp *t, enum client_tcp_cause cause)
 	client_maybe_done(c);
 }
 
+void client_tcp_expired(struct client_tcp *t, const struct client_slot *s)
+{
+	/* below next_seq and still pending: written on this connection (a
+	 * failure or a rotation leaves none from an earlier one) */
+	if (s->seq < t->next_seq)
+		t->stall = 1;
+}
+
 void client_tcp_stalled(struct client_tcp *t)
 {
-	if (t->state == CLIENT_TCP_CONNECTED)
+	int stall = t->stall;
+
+	t->stall = 0;
+	if (t->state == CLIENT_TCP_CONNECTED && stall)
 		client_tcp_fail(t, CLIENT_TCP_STALLED);
 }
+
+static void client_tcp_pump(struct client_tcp *t);
 
 static void client_tcp_connected(struct client_tcp *t)
 {
@@ -252,6 +283,10 @@ static void client_tcp_connected(struct client_tcp *t)
 	if (client_tcp_watch(t, EPOLLIN) == -1)
 		return;
 	t->state = CLIENT_TCP_CONNECTED;
+	t->planned = 0;
+	t->written = t->answered = 0;
+	t->retiring = 0;
+	t->due_ns = INT64_MAX;
 	t->connects++;
 	t->port =
 	    getsockname(t->fd, (struct sockaddr *)&local, &len) == 0 ? ntohs(local.sin_port) : 0;
@@ -260,6 +295,7 @@ static void client_tcp_connected(struct client_tcp *t)
 		   (int)t->port, "attempt", (json_int_t)t->attempts);
 	log_info("connected to %s from port %u (attempt %u)", inet_ntoa(t->addr.sin_addr), t->port,
 		 t->attempts);
+	client_tcp_pump(t);
 }
 
 /* client_tcp_arrival: a message's arrival, the kernel's time stamp of the
@@ -287,12 +323,66 @@ static void client_tcp_on_msg(const struct wire_msg *m, void *arg)
 	struct client_tcp_arrived *a = arg;
 
 	a->t->replied = 1;
+	a->t->answered++;
 	client_take_reply(a->t->c, m, a->at);
+}
+
+static void client_tcp_connect(struct client_tcp *t);
+
+/* client_tcp_done_with: the connection closed on purpose (reason "requests"
+ * or "idle"), nothing outstanding on it: a FIN, not an RST */
+static void client_tcp_done_with(struct client_tcp *t, const char *reason)
+{
+	char addr[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &t->addr.sin_addr, addr, sizeof(addr));
+	event_emit(t->ev, EVENTS_TCP_CLOSED, "{s:I, s:s, s:s, s:i, s:I}", "client",
+		   (json_int_t)t->c->cfg.id, "reason", reason, "address", addr, "local_port",
+		   (int)t->port, "requests", (json_int_t)t->written);
+	log_debug("connection to %s from port %u closed after %llu requests (%s)", addr, t->port,
+		  (unsigned long long)t->written, reason);
+	loop_del(t->c->loop, &t->conn);
+	close(t->fd);
+	t->fd = -1;
+	t->rx.len = 0;
+	t->txoff = t->txlen = t->txpart = 0;
+	t->written = t->answered = 0;
+	t->retiring = 0;
+	if (t->replied)
+		t->failures = 0;
+	t->replied = 0;
+	t->tried = 0;
+}
+
+/* client_tcp_answered: after replies: a connection that wrote its
+ * requests_per_conn and has them all answered is replaced (the requests
+ * falling due meanwhile wait for the new one); else the waiting ones go
+ * out, and one with nothing outstanding counts its idle time from now */
+static void client_tcp_answered(struct client_tcp *t)
+{
+	struct client *c = t->c;
+
+	if (t->retiring && t->answered >= t->written) {
+		client_tcp_done_with(t, "requests");
+		t->rotated++;
+		t->planned = 1;
+		client_tcp_connect(t);
+		return;
+	}
+	client_tcp_pump(t);
+	if (t->state == CLIENT_TCP_CONNECTED && c->cfg.idle_timeout_ns > 0 &&
+	    t->answered >= t->written && t->next_seq >= c->ring.head) {
+		t->due_ns = now_mono_ns() + c->cfg.idle_timeout_ns;
+		if (loop_timer_set(&t->timer, t->due_ns, 0) == -1)
+			log_warn("%s: timerfd", __func__);
+	}
 }
 
 void client_tcp_read(struct client_tcp *t)
 {
 	while (t->state == CLIENT_TCP_CONNECTED) {
+		int n;
+
 		union {
 			char buf[CMSG_SPACE(sizeof(struct timespec))];
 			struct cmsghdr align;
@@ -318,27 +408,36 @@ void client_tcp_read(struct client_tcp *t)
 		}
 		a.at = client_tcp_arrival(&h);
 		t->rx.len += (size_t)r;
-		if (client_tcp_rx_take(&t->rx, client_tcp_on_msg, &a) == -1) {
+		n = client_tcp_rx_take(&t->rx, client_tcp_on_msg, &a);
+		if (n == -1) {
 			log_warnx("connection to %s: a reply that is not one of lib/wire.h",
 				  inet_ntoa(t->addr.sin_addr));
 			client_tcp_fail(t, CLIENT_TCP_BAD);
 			return;
 		}
+		if (n > 0)
+			client_tcp_answered(t);
 		if ((size_t)r < iov.iov_len)
 			return;
 	}
 }
 
-/* client_tcp_flush: writes what the kernel takes; the rest waits for
- * EPOLLOUT */
+/* client_tcp_flush: writes what the kernel takes, a request a send with
+ * MSG_EOR, so that the kernel never puts two in one segment, sending or
+ * retransmitting (a capture reads a segment's first request only:
+ * lib/ipframe.h); the rest waits for EPOLLOUT */
 static void client_tcp_flush(struct client_tcp *t)
 {
 	while (t->txoff < t->txlen) {
-		ssize_t w =
-		    send(t->fd, t->tx + t->txoff, t->txlen - t->txoff, MSG_NOSIGNAL | MSG_DONTWAIT);
+		size_t chunk = WIRE_LEN - t->txpart;
+		ssize_t w;
 
+		if (chunk > t->txlen - t->txoff)
+			chunk = t->txlen - t->txoff;
+		w = send(t->fd, t->tx + t->txoff, chunk, MSG_NOSIGNAL | MSG_DONTWAIT | MSG_EOR);
 		if (w >= 0) {
 			t->txoff += (size_t)w;
+			t->txpart = (t->txpart + (size_t)w) % WIRE_LEN;
 			continue;
 		}
 		if (errno == EINTR)
@@ -350,7 +449,7 @@ static void client_tcp_flush(struct client_tcp *t)
 		client_tcp_fail(t, client_tcp_cause_of(errno));
 		return;
 	}
-	t->txoff = t->txlen = 0;
+	t->txoff = t->txlen = t->txpart = 0;
 	client_tcp_watch(t, EPOLLIN);
 }
 
@@ -380,15 +479,63 @@ static int client_tcp_room(struct client_tcp *t)
 	return 0;
 }
 
+/* client_tcp_blocked: s recorded as an error at once: no connection
+ * (counted unconnected) or one that takes no more (blocked) */
+static void client_tcp_refuse(struct client_tcp *t, struct client_slot *s, int blocked)
+{
+	struct client *c = t->c;
+	uint64_t *count = blocked ? &t->blocked : &t->unconnected;
+
+	if ((*count)++ == 0)
+		log_warnx("requests to %s recorded as errors while %s (counted %s)",
+			  inet_ntoa(t->addr.sin_addr),
+			  blocked ? "the connection takes no more" : "not connected",
+			  blocked ? "blocked" : "unconnected");
+	c->stats.errors++;
+	client_record(c, s, CLIENT_ERROR, NULL, 0);
+	client_ring_resolve(&c->ring, s);
+}
+
+/* client_tcp_pump: the waiting requests written, as many as the pipeline
+ * and requests_per_conn let; the bytes flushed */
+static void client_tcp_pump(struct client_tcp *t)
+{
+	struct client *c = t->c;
+
+	if (t->state != CLIENT_TCP_CONNECTED)
+		return;
+	while (t->next_seq < c->ring.head && !t->retiring &&
+	       (c->cfg.pipeline == 0 || t->written - t->answered < c->cfg.pipeline)) {
+		struct client_slot *s = client_ring_find(&c->ring, t->next_seq++);
+		struct wire_msg m = {.type = WIRE_REQUEST, .client_id = c->cfg.id};
+
+		if (s == NULL) /* timed out while it waited */
+			continue;
+		if (client_tcp_room(t) == -1) {
+			client_tcp_refuse(t, s, 1);
+			continue;
+		}
+		m.seq = s->seq;
+		m.sent_ns = (uint64_t)s->sent_real_ns;
+		wire_encode(&m, t->tx + t->txlen, WIRE_LEN);
+		t->txlen += WIRE_LEN;
+		t->written++;
+		if (now_mono_ns() - s->sent_mono_ns >= CLIENT_TCP_WAITED_NS)
+			t->waited++;
+		if (c->cfg.requests_per_conn && t->written >= c->cfg.requests_per_conn)
+			t->retiring = 1;
+	}
+	if (t->txlen > t->txoff && !(t->watched & EPOLLOUT))
+		client_tcp_flush(t);
+}
+
 int client_tcp_send(struct client_tcp *t, unsigned n)
 {
 	struct client *c = t->c;
 	int64_t real = now_real_ns(), mono = now_mono_ns();
 
 	for (unsigned i = 0; i < n; i++) {
-		struct wire_msg m = {.type = WIRE_REQUEST, .client_id = c->cfg.id};
 		struct client_slot *s = client_ring_push(&c->ring, real, mono);
-		uint64_t *refused = &t->unconnected;
 
 		if (s == NULL) {
 			log_warnx("%s: out of memory for %llu outstanding requests", __func__,
@@ -397,27 +544,19 @@ int client_tcp_send(struct client_tcp *t, unsigned n)
 		}
 		s->client = c->cfg.id;
 		c->stats.sent++;
-		if (t->state == CLIENT_TCP_CONNECTED && client_tcp_room(t) == 0) {
-			m.seq = s->seq;
-			m.sent_ns = (uint64_t)real;
-			wire_encode(&m, t->tx + t->txlen, WIRE_LEN);
-			t->txlen += WIRE_LEN;
+		/* up, idle or replaced on purpose: it waits for its turn */
+		if (t->state == CLIENT_TCP_CONNECTED || t->state == CLIENT_TCP_IDLE || t->planned)
 			continue;
-		}
-		if (t->state == CLIENT_TCP_CONNECTED)
-			refused = &t->blocked;
-		if ((*refused)++ == 0)
-			log_warnx("requests to %s recorded as errors while %s (counted %s)",
-				  inet_ntoa(t->addr.sin_addr),
-				  refused == &t->blocked ? "the connection takes no more"
-							 : "not connected",
-				  refused == &t->blocked ? "blocked" : "unconnected");
-		c->stats.errors++;
-		client_record(c, s, CLIENT_ERROR, NULL, 0);
-		client_ring_resolve(&c->ring, s);
+		client_tcp_refuse(t, s, 0);
+		if (t->next_seq == s->seq)
+			t->next_seq++;
 	}
-	if (t->state == CLIENT_TCP_CONNECTED && t->txlen > t->txoff && !(t->watched & EPOLLOUT))
-		client_tcp_flush(t);
+	if (t->state == CLIENT_TCP_IDLE && t->next_seq < c->ring.head) {
+		t->planned = 1;
+		client_tcp_connect(t);
+		return 0;
+	}
+	client_tcp_pump(t);
 	return 0;
 }
 
@@ -456,10 +595,18 @@ static void client_tcp_on_timer(struct loop *loop, int fd, uint32_t events, void
 	loop_timer_read(fd);
 	if (now_mono_ns() < t->due_ns)
 		return;
-	if (t->state == CLIENT_TCP_CONNECTING)
+	if (t->state == CLIENT_TCP_CONNECTING) {
 		client_tcp_fail(t, CLIENT_TCP_TIMEOUT);
-	else if (t->state == CLIENT_TCP_WAITING && !t->c->draining)
+	} else if (t->state == CLIENT_TCP_WAITING && !t->c->draining) {
 		client_tcp_connect(t);
+	} else if (t->state == CLIENT_TCP_CONNECTED && t->answered >= t->written &&
+		   t->next_seq >= t->c->ring.head) {
+		/* idle for idle_timeout (client_tcp_answered set due_ns) */
+		client_tcp_done_with(t, "idle");
+		t->idled++;
+		t->state = CLIENT_TCP_IDLE;
+		t->due_ns = INT64_MAX;
+	}
 }
 
 /* client_tcp_connect: a new attempt, non-blocking: connected, connecting
@@ -560,13 +707,19 @@ json_t *client_tcp_counts_json(const struct client_tcp_counts *n)
 	for (int i = 0; o && i < CLIENT_TCP_NCAUSES; i++)
 		json_object_set_new(o, client_tcp_causes[i].count,
 				    json_integer((json_int_t)n->failed[i]));
+	if (o) {
+		json_object_set_new(o, "rotated", json_integer((json_int_t)n->rotated));
+		json_object_set_new(o, "idled", json_integer((json_int_t)n->idled));
+		json_object_set_new(o, "waited", json_integer((json_int_t)n->waited));
+	}
 	return o;
 }
 
 void client_tcp_counts_log(const struct client_tcp_counts *n)
 {
 	log_info("tcp: %llu connects; failed: %llu refused, %llu resets, %llu eofs, %llu "
-		 "timeouts, %llu stalled, %llu other; %llu requests unconnected, %llu blocked",
+		 "timeouts, %llu stalled, %llu other; %llu requests unconnected, %llu blocked; "
+		 "closed %llu after their requests, %llu idle; %llu requests waited",
 		 (unsigned long long)n->connects, (unsigned long long)n->failed[CLIENT_TCP_REFUSED],
 		 (unsigned long long)n->failed[CLIENT_TCP_RESET],
 		 (unsigned long long)n->failed[CLIENT_TCP_EOF],
@@ -575,15 +728,20 @@ void client_tcp_counts_log(const struct client_tcp_counts *n)
 		 (unsigned long long)(n->failed[CLIENT_TCP_PIPE] +
 				      n->failed[CLIENT_TCP_UNREACHABLE] +
 				      n->failed[CLIENT_TCP_BAD] + n->failed[CLIENT_TCP_OTHER]),
-		 (unsigned long long)n->unconnected, (unsigned long long)n->blocked);
+		 (unsigned long long)n->unconnected, (unsigned long long)n->blocked,
+		 (unsigned long long)n->rotated, (unsigned long long)n->idled,
+		 (unsigned long long)n->waited);
 }
 
 /* client_tcp_counts: t's counts */
 static struct client_tcp_counts client_tcp_counts(const struct client_tcp *t)
 {
-	struct client_tcp_counts n = {t->connects, t->unconnected, t->blocked, {0}};
+	struct client_tcp_counts n = {t->connects, t->unconnected, t->blocked, {0}, 0, 0, 0};
 
 	memcpy(n.failed, t->failed, sizeof(n.failed));
+	n.rotated = t->rotated;
+	n.idled = t->idled;
+	n.waited = t->waited;
 	return n;
 }
 

@@ -107,8 +107,15 @@ int client_tcp_send(struct client_tcp *t, unsigned n);
 /* client_tcp_read: the replies waiting on the connection, if any. */
 void client_tcp_read(struct client_tcp *t);
 
-/* client_tcp_stalled: a request sent on the connection went unanswered for
- * the timeout (recorded lost): the connection is given up, as an HTTP
+struct client_slot;
+
+/* client_tcp_expired: s is about to be recorded lost (the expiry pass):
+ * noted if it was written on the connection, for client_tcp_stalled */
+void client_tcp_expired(struct client_tcp *t, const struct client_slot *s);
+
+/* client_tcp_stalled: after the expiry pass: if a request written on the
+ * connection went unanswered for the timeout (client_tcp_expired; one that
+ * waited to be written does not count), the connection is given up, as an HTTP
  * client gives up one whose request timed out, its other outstanding
  * requests recorded as errors (cause "stalled"), and a new one opened to
  * the target as it is now (a DNS client's latest answer). Nothing when not
@@ -120,6 +127,10 @@ void client_tcp_stalled(struct client_tcp *t);
 struct client_tcp_counts {
 	uint64_t connects, unconnected, blocked;
 	uint64_t failed[CLIENT_TCP_NCAUSES];
+	/* one client's only (0 for a population): connections closed after
+	 * requests_per_conn (-N) and for idleness (-I), requests that waited
+	 * to be written (the pipeline, -D, or such a connection's successor) */
+	uint64_t rotated, idled, waited;
 };
 json_t *client_tcp_counts_json(const struct client_tcp_counts *n);
 void client_tcp_counts_log(const struct client_tcp_counts *n);

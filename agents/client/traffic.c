@@ -80,6 +80,8 @@ static void client_expire(struct client *c, int64_t now)
 	while ((s = client_ring_oldest(&c->ring)) && now - s->sent_mono_ns > c->cfg.timeout_ns) {
 		if (c->poptcp)
 			poptcp_expired(c->poptcp, s);
+		if (c->tcp)
+			client_tcp_expired(c->tcp, s);
 		client_record(c, s, CLIENT_TIMEOUT, NULL, 0);
 		c->stats.lost++;
 		client_ring_resolve(&c->ring, s);

@@ -49,6 +49,12 @@ struct client_cfg {
 	int64_t duration_ns;	    /* 0: until client_drain() */
 	int64_t connect_timeout_ns; /* TCP: a connection not made this long failed */
 	int reconnect_now;	    /* TCP: every reconnection at once, no backoff (-b) */
+	/* TCP (tcp.h): 0 unlimited; a connection closed after this many
+	 * requests (-N), or this long idle (-I); at most this many requests
+	 * outstanding on it, the rest waiting (-D) */
+	uint64_t requests_per_conn;
+	int64_t idle_timeout_ns;
+	unsigned pipeline;
 };
 
 struct client_stats {

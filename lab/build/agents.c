@@ -591,6 +591,18 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns)
 	if (t->reconnect &&
 	    (node->proto == TOPO_PROTO_TCP || (node->proto == TOPO_PROTO_HTTP && node->population)))
 		agents_argv_add(&a, "-b");
+	if (node->proto == TOPO_PROTO_TCP && node->requests_per_conn > 0) {
+		agents_argv_add(&a, "-N");
+		agents_argv_add(&a, "%u", node->requests_per_conn);
+	}
+	if (node->proto == TOPO_PROTO_TCP && node->idle_timeout_ns > 0) {
+		agents_argv_add(&a, "-I");
+		agents_argv_add(&a, "%lldus", (long long)node->idle_timeout_ns / 1000);
+	}
+	if (node->proto == TOPO_PROTO_TCP && node->pipeline > 0) {
+		agents_argv_add(&a, "-D");
+		agents_argv_add(&a, "%u", node->pipeline);
+	}
 	if (node->proto == TOPO_PROTO_TCP && node->connect_timeout_ns > 0) {
 		agents_argv_add(&a, "-c");
 		agents_argv_add(&a, "%lldus", (long long)node->connect_timeout_ns / 1000);

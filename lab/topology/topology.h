@@ -338,6 +338,11 @@ struct topo_node {
 	int resolve;		    /* enum topo_resolve: who resolves its name over HTTP */
 	int site_impl;		    /* a site's server: enum topo_site_impl */
 	int64_t dns_cache_ns;	    /* resolve = libcurl: its DNS cache (default 60 s) */
+	/* proto = tcp, one client: 0 none; a connection closed after this
+	 * many requests, or this long idle; requests outstanding at most */
+	unsigned requests_per_conn;
+	int64_t idle_timeout_ns;
+	unsigned pipeline;
 	/* a population (docs/topology.md, "Populations"): population logical
 	 * clients (0: one client) sharing rate by skew, arrivals paced or
 	 * poisson; resolver_all: they ask every cache of the [resolver] node

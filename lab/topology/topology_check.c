@@ -370,6 +370,23 @@ static void topo_check_population(struct topo_parse *p, int i)
 		topo_error(p, m->where[TOPO_K_DNS_CACHE],
 			   "[client %s] dns_cache: libcurl's DNS cache, with resolve = libcurl",
 			   node->name);
+	{
+		static const struct {
+			int key;
+			const char *name;
+		} knobs[] = {{TOPO_K_REQUESTS_PER_CONN, "requests_per_connection"},
+			     {TOPO_K_IDLE_TIMEOUT, "idle_timeout"},
+			     {TOPO_K_PIPELINE, "pipeline"}};
+
+		for (size_t k = 0; k < sizeof(knobs) / sizeof(knobs[0]); k++)
+			if (m->where[knobs[k].key] &&
+			    (node->proto != TOPO_PROTO_TCP || node->population > 0))
+				topo_error(p, m->where[knobs[k].key],
+					   "[client %s] %s: the lab's own client over TCP "
+					   "(proto = tcp, one client, no population); libcurl "
+					   "keeps its own connections",
+					   node->name, knobs[k].name);
+	}
 	if (node->population > 0 && node->client_id > 8191)
 		topo_error(p, m->where[TOPO_K_POPULATION],
 			   "[client %s] population: only the first 8191 clients may be "

@@ -174,6 +174,11 @@ static const struct topo_key topo_client_keys[] = {
     {"resolve", TOPO_T_CHOICE, NODE(resolve), 0, 0, -1, topo_resolve_words},
     /* libcurl's DNS cache; printed with resolve = libcurl */
     {"dns_cache", TOPO_T_DURATION, NODE(dns_cache_ns), 0, 0, -1, NULL},
+    /* proto = tcp, one client: its connections' lifetime and pipelining
+     * depth (none unless set); printed when set */
+    {"requests_per_connection", TOPO_T_UINT, NODE(requests_per_conn), 1, 4294967295LL, -1, NULL},
+    {"idle_timeout", TOPO_T_DURATION, NODE(idle_timeout_ns), 1, 0, -1, NULL},
+    {"pipeline", TOPO_T_UINT, NODE(pipeline), 1, 65536, -1, NULL},
 };
 
 static const struct topo_key topo_dns_keys[] = {

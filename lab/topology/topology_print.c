@@ -180,6 +180,12 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		if (t->connect_timeout_ns == 0 && (node == NULL || node->connect_timeout_ns == 0) &&
 		    strcmp(keys[k].name, "connect_timeout") == 0)
 			continue;
+		if (node && node->kind == TOPO_CLIENT &&
+		    ((node->requests_per_conn == 0 &&
+		      strcmp(keys[k].name, "requests_per_connection") == 0) ||
+		     (node->idle_timeout_ns == 0 && strcmp(keys[k].name, "idle_timeout") == 0) ||
+		     (node->pipeline == 0 && strcmp(keys[k].name, "pipeline") == 0)))
+			continue;
 		if (node && node->kind == TOPO_CLIENT && node->resolve != TOPO_RESOLVE_LIBCURL &&
 		    (strcmp(keys[k].name, "resolve") == 0 ||
 		     strcmp(keys[k].name, "dns_cache") == 0))

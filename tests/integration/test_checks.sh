@@ -21,12 +21,14 @@
 # own tcp check (an RST to its SYN) detects the kill and anycast moves.
 #
 # Then a's sited is slowed instead (action = slow, delay = 200ms) and the
-# clients speak TCP (timeout 1 s): every request to a is answered, 200 ms
-# late; a's
-# shallow check misses it, p1's deep one (a 50 ms timeout) declares a dead,
-# and yet both flows stay on a: their long-lived connections to it still
-# carry replies, whatever DNS now answers.
-# about 27 s
+# clients speak TCP (timeout 1 s), each connection closed after 40
+# requests (requests_per_connection): every request to a is answered, 200 ms
+# late; a's shallow check misses it, p1's deep one (a 50 ms timeout)
+# declares a dead. The anycast flow stays on a, connection after
+# connection; the DNS flow's next connection after its answer changed goes
+# to b (a connection kept for the whole run would stay on a: docs/clocks.md,
+# "Connections").
+# about 30 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -126,7 +128,8 @@ assert_no_leftovers $lab "$i"
 s=$out/slow
 rc=0
 run_valid "$out/slow.log" topology/checks.ini --out "$s" --set name=$lab --set e1.action=slow \
-	--set e1.delay=200ms --set proto=tcp --set timeout=1s --set duration=4s -q || rc=$?
+	--set e1.delay=200ms --set proto=tcp --set timeout=1s --set duration=7s \
+	--set c1.requests_per_connection=40 -q || rc=$?
 [ $rc = 0 ] || { cat "$out/slow.log"; fail "slow: run exited with status $rc (not a valid run)"; }
 delay=$(jq -r 'select(.event == "sited_slowed") | .delay_ns' "$s/a.sited.events.jsonl")
 assert_eq "$delay" 200000000 "slow: a's sited held its replies (ns)"
@@ -134,19 +137,35 @@ assert_eq "$delay" 200000000 "slow: a's sited held its replies (ns)"
 # (within the clients' 1 s timeout, a loaded machine's stalls aside), none
 # before 200 ms
 slowed=$(jq -r 'select(.event == "sited_slowed") | .t' "$s/a.sited.events.jsonl")
+# the DNS flow's answer changing to b's address (the end of its time on a)
+moved=$(jq -r 'select(.event == "dns_answer" and .previous != null and .changed) | .t' \
+	"$s/c1.client-dns.events.jsonl" | sed -n 1p)
+is_number "$moved" || fail "slow: the DNS flow's answer never changed"
 for f in requests-c1.csv requests-c1-dns.csv; do
-	read -r ok other fastest < <(awk -F, -v t0="$slowed" 'NR > 1 && $3 > t0 {
-		if ($4 == "ok" && $5 == "a") { ok++; if (min == "" || $6 < min) min = $6 } else other++ }
-		END { printf "%d %d %s\n", ok, other, min == "" ? 0 : min / 1e9 }' "$s/$f")
-	assert_gt "$ok" 100 "slow: $f: requests after the slowing answered by a over its connection"
-	assert_eq "$other" 0 "slow: $f: requests after the slowing not answered by a"
+	# the DNS flow's up to a second before its answer changed: the requests
+	# due just before it may wait for the next connection, made to b
+	end=$([ $f = requests-c1.csv ] && echo 9e18 || echo "$moved")
+	read -r ok other fastest < <(awk -F, -v t0="$slowed" -v end="$end" 'NR > 1 && $3 > t0 &&
+		$3 < end - 1e9 { if ($4 == "ok" && $5 == "a") { ok++; if (min == "" || $6 < min) min = $6 }
+		else other++ } END { printf "%d %d %s\n", ok, other, min == "" ? 0 : min / 1e9 }' "$s/$f")
+	assert_gt "$ok" 100 "slow: $f: requests after the slowing answered by a"
+	assert_eq "$other" 0 "slow: $f: requests after the slowing (and a second before a new answer) not answered by a"
 	assert_ge "$fastest" 0.2 "slow: $f: the fastest of a's replies after the slowing (s)"
 done
-# the shallow own check misses it; the deep vantage point declares a dead,
-# yet the DNS flow's long-lived connection to a keeps it there
+# the DNS flow's connections: closed after 40 requests each, the next one
+# after the answer changed made to b, every request sent from a second
+# after the change on (a rotation takes 0.4 s here) answered by b
+rotated=$(jq -r 'select(.event == "client_summary") | .tcp.rotated' "$s/c1.client-dns.events.jsonl")
+assert_gt "$rotated" 10 "slow: the DNS flow's connections closed after their 40 requests"
+read -r on_b other < <(awk -F, -v from="$moved" 'NR > 1 && $3 > from + 1e9 {
+	if ($4 == "ok" && $5 == "b") b++; else other++ } END { printf "%d %d\n", b, other }' \
+	"$s/requests-c1-dns.csv")
+assert_gt "$on_b" 100 "slow: the DNS flow's requests answered by b a second after its answer changed"
+assert_eq "$other" 0 "slow: the DNS flow's requests a second after its answer changed, not answered by b"
+# the shallow own check misses it; the deep vantage point declares a dead
 [ "$(json "$s/clocks.json" .schemes.anycast.detect_s)" = null ] || fail "slow: a's shallow check detected it"
 detect=$(json "$s/clocks.json" .schemes.dns.detect_s)
 is_number "$detect" || fail "slow: p1 did not declare a dead"
 assert_le "$detect" 0.5 "slow: p1's deep check (a 50 ms timeout) declared a dead (s after t0)"
-echo "ok: slow: a answered 200 ms late over TCP; its shallow check passed, p1's deep one failed in $detect s, and the connections stayed on a"
+echo "ok: slow: a answered 200 ms late over TCP; its shallow check passed, p1's deep one failed in $detect s; anycast stayed on a, the DNS flow's next connection went to b"
 assert_no_leftovers $lab "$s"

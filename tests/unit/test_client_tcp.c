@@ -191,7 +191,37 @@ struct site {
 	int accepted, broken, answered;
 	uint8_t buf[4096];
 	size_t len;
+	/* replace: a new connection may come before the old one's FIN is
+	 * read (the client closed it on purpose); hold: replies held and
+	 * written every 30 ms by the timer th, the most held at once noted */
+	int replace, hold;
+	struct loop_handler th;
+	struct wire_msg held[256];
+	size_t nheld, most_held;
 };
+
+static void site_reply(struct site *s, int fd, struct wire_msg *m)
+{
+	uint8_t out[WIRE_LEN];
+
+	m->type = WIRE_REPLY;
+	strcpy(m->site, "t");
+	wire_encode(m, out, sizeof(out));
+	assert_int_equal(write(fd, out, WIRE_LEN), WIRE_LEN);
+	s->answered++;
+}
+
+static void site_on_tick(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct site *s = arg;
+
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	for (size_t i = 0; i < s->nheld && s->cfd != -1; i++)
+		site_reply(s, s->cfd, &s->held[i]);
+	s->nheld = 0;
+}
 
 static void site_drop(struct site *s)
 {
@@ -216,7 +246,6 @@ static void site_on_conn(struct loop *loop, int fd, uint32_t events, void *arg)
 	s->len += (size_t)r;
 	for (; s->len - off >= WIRE_LEN; off += WIRE_LEN) {
 		struct wire_msg m;
-		uint8_t out[WIRE_LEN];
 
 		assert_int_equal(wire_decode(s->buf + off, WIRE_LEN, &m), 0);
 		assert_int_equal(m.type, WIRE_REQUEST);
@@ -232,11 +261,14 @@ static void site_on_conn(struct loop *loop, int fd, uint32_t events, void *arg)
 		}
 		if (!s->broken && m.seq >= s->silent_from)
 			continue;
-		m.type = WIRE_REPLY;
-		strcpy(m.site, "t");
-		wire_encode(&m, out, sizeof(out));
-		assert_int_equal(write(fd, out, WIRE_LEN), WIRE_LEN);
-		s->answered++;
+		if (s->hold) {
+			assert_true(s->nheld < sizeof(s->held) / sizeof(s->held[0]));
+			s->held[s->nheld++] = m;
+			if (s->nheld > s->most_held)
+				s->most_held = s->nheld;
+			continue;
+		}
+		site_reply(s, fd, &m);
 	}
 	memmove(s->buf, s->buf + off, s->len - off);
 	s->len -= off;
@@ -249,6 +281,8 @@ static void site_on_listen(struct loop *loop, int fd, uint32_t events, void *arg
 
 	(void)events;
 	assert_true(cfd != -1);
+	if (s->replace && s->cfd != -1)
+		site_drop(s);
 	assert_int_equal(s->cfd, -1); /* one connection at a time */
 	s->cfd = cfd;
 	/* a new connection is answered throughout */
@@ -276,6 +310,10 @@ static void site_open(struct site *s, struct loop *loop, int listen_too)
 	}
 	assert_int_equal(listen(s->lfd, 16), 0);
 	assert_int_equal(loop_add(loop, &s->lh, s->lfd, EPOLLIN, site_on_listen, s), 0);
+	if (s->hold)
+		assert_int_equal(
+		    loop_timer_add(loop, &s->th, now_mono_ns() + 30 * MS, 30 * MS, site_on_tick, s),
+		    0);
 }
 
 static void site_close(struct site *s)
@@ -286,6 +324,8 @@ static void site_close(struct site *s)
 		loop_del(s->loop, &s->lh);
 		close(s->lfd);
 	}
+	if (s->hold)
+		loop_timer_del(s->loop, &s->th);
 }
 
 /* tcp_count: a count of the summary's tcp object */
@@ -561,14 +601,158 @@ static void test_try_next(void **state)
 	unlink(path);
 }
 
+/* knobs_run: requests at rate for duration to a site s (opened here),
+ * the client configured by cfg (target set here); the event file at path */
+static void knobs_run(struct site *s, struct client *c, struct client_cfg *cfg, const char *path)
+{
+	struct loop *loop = loop_new();
+	struct event_log *ev;
+
+	assert_non_null(loop);
+	assert_non_null(ev = event_open(path, "c1", "client"));
+	site_open(s, loop, 1);
+	cfg->target = s->addr;
+	assert_int_equal(client_start_tcp(c, loop, cfg, NULL, ev, NULL), 0);
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(c);
+	event_close(ev);
+}
+
+/* knobs_done: what knobs_run left */
+static void knobs_done(struct site *s, struct client *c, const char *path)
+{
+	struct loop *loop = c->loop;
+
+	unlink(path);
+	client_close(c);
+	site_close(s);
+	loop_free(loop);
+}
+
+/* -N 3: ten requests on four connections of 3, 3, 3 and 1, each closed
+ * (a FIN, tcp_closed "requests") once its three were answered; none lost,
+ * none an error: the requests falling due meanwhile waited for the next */
+static void test_requests_per_conn(void **state)
+{
+	struct site s = {.silent_from = UINT64_MAX, .break_at = UINT64_MAX, .replace = 1};
+	struct client_cfg cfg = {.id = 1,
+				 .rate = 20,
+				 .timeout_ns = 2000 * MS,
+				 .duration_ns = 500 * MS,
+				 .requests_per_conn = 3};
+	char path[] = "/tmp/test_client_tcpXXXXXX";
+	struct client c;
+	json_t *closed;
+	int fd;
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	knobs_run(&s, &c, &cfg, path);
+	assert_int_equal(c.stats.sent, 10);
+	assert_int_equal(c.stats.ok, 10);
+	assert_int_equal(c.stats.errors + c.stats.lost, 0);
+	assert_int_equal(s.accepted, 4);
+	assert_int_equal(tcp_count(&c, "connects"), 4);
+	assert_int_equal(tcp_count(&c, "rotated"), 3);
+	assert_int_equal(tcp_count(&c, "idled"), 0);
+	closed = events_of(path, "tcp_closed");
+	assert_int_equal(json_array_size(closed), 3);
+	for (size_t i = 0; i < 3; i++) {
+		json_t *e = json_array_get(closed, i);
+
+		assert_string_equal(json_string_value(json_object_get(e, "reason")), "requests");
+		assert_int_equal(json_integer_value(json_object_get(e, "requests")), 3);
+	}
+	json_decref(closed);
+	knobs_done(&s, &c, path);
+}
+
+/* -I 40ms at 10 requests/s: each connection closed idle after its reply,
+ * the next request opening a new one and waiting for it: five requests,
+ * five connections, every one answered */
+static void test_idle_timeout(void **state)
+{
+	struct site s = {.silent_from = UINT64_MAX, .break_at = UINT64_MAX, .replace = 1};
+	struct client_cfg cfg = {.id = 1,
+				 .rate = 10,
+				 .timeout_ns = 2000 * MS,
+				 .duration_ns = 500 * MS,
+				 .idle_timeout_ns = 40 * MS};
+	char path[] = "/tmp/test_client_tcpXXXXXX";
+	struct client c;
+	json_t *closed;
+	int fd;
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	knobs_run(&s, &c, &cfg, path);
+	assert_int_equal(c.stats.sent, 5);
+	assert_int_equal(c.stats.ok, 5);
+	assert_int_equal(s.accepted, 5);
+	assert_int_equal(tcp_count(&c, "connects"), 5);
+	/* the last connection may outlive the run */
+	assert_true(tcp_count(&c, "idled") >= 4);
+	assert_int_equal(tcp_count(&c, "rotated"), 0);
+	closed = events_of(path, "tcp_closed");
+	assert_true(json_array_size(closed) >= 4);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(closed, 0), "reason")),
+			    "idle");
+	json_decref(closed);
+	knobs_done(&s, &c, path);
+}
+
+/* a site that answers every 30 ms what it holds, at 100 requests/s: with
+ * no limit it holds three or so at once; -D 2 holds it to two, the others
+ * waiting in the client (counted waited), all answered in the end */
+static void test_pipeline(void **state)
+{
+	struct site s = {.silent_from = UINT64_MAX, .break_at = UINT64_MAX, .hold = 1};
+	struct client_cfg cfg = {
+	    .id = 1, .rate = 100, .timeout_ns = 2000 * MS, .duration_ns = 300 * MS};
+	char path[] = "/tmp/test_client_tcpXXXXXX";
+	struct client c;
+	int fd;
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	knobs_run(&s, &c, &cfg, path);
+	assert_int_equal(c.stats.ok, c.stats.sent);
+	assert_true(s.most_held >= 3);
+	assert_int_equal(tcp_count(&c, "waited"), 0);
+	knobs_done(&s, &c, path);
+
+	memset(&s, 0, sizeof(s));
+	s.silent_from = s.break_at = UINT64_MAX;
+	s.hold = 1;
+	cfg.pipeline = 2;
+	knobs_run(&s, &c, &cfg, path);
+	assert_int_equal(c.stats.sent, 30);
+	assert_int_equal(c.stats.ok, 30);
+	assert_int_equal(s.most_held, 2);
+	assert_true(tcp_count(&c, "waited") >= 5);
+	assert_int_equal(tcp_count(&c, "connects"), 1);
+	knobs_done(&s, &c, path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rx_split),	cmocka_unit_test(test_rx_coalesced),
-	    cmocka_unit_test(test_rx_bad),	cmocka_unit_test(test_backoff),
-	    cmocka_unit_test(test_causes),	cmocka_unit_test(test_reset_mid_run),
-	    cmocka_unit_test(test_eof_mid_run), cmocka_unit_test(test_refused_backoff),
-	    cmocka_unit_test(test_try_next),	cmocka_unit_test(test_stalled),
+	    cmocka_unit_test(test_rx_split),
+	    cmocka_unit_test(test_rx_coalesced),
+	    cmocka_unit_test(test_rx_bad),
+	    cmocka_unit_test(test_backoff),
+	    cmocka_unit_test(test_causes),
+	    cmocka_unit_test(test_reset_mid_run),
+	    cmocka_unit_test(test_eof_mid_run),
+	    cmocka_unit_test(test_refused_backoff),
+	    cmocka_unit_test(test_try_next),
+	    cmocka_unit_test(test_stalled),
+	    cmocka_unit_test(test_requests_per_conn),
+	    cmocka_unit_test(test_idle_timeout),
+	    cmocka_unit_test(test_pipeline),
 	};
 
 	return cmocka_run_group_tests_name("client_tcp", tests, NULL, NULL);

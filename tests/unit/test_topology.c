@@ -493,6 +493,60 @@ static void test_proto(void **state)
 	free(back);
 }
 
+/* requests_per_connection, idle_timeout, pipeline: a TCP client's own,
+ * printed when set and read back the same; refused on a UDP or HTTP
+ * client and on a population, naming the key's line */
+static void test_tcp_knobs(void **state)
+{
+	static const char text[] =
+	    "[lab]\nname = kn\n[router r]\n[site a]\nlink = r\n"
+	    "[client c1]\nlink = r\nproto = tcp\n"
+	    "requests_per_connection = 100\nidle_timeout = 5s\npipeline = 4\n"
+	    "[client c2]\nlink = r\n";
+	struct topology *t = new_topology(), *back = new_topology();
+	char tmp[64], tmp2[64], *got, *udp[1] = {"c2.pipeline=2"},
+				      *pop[2] = {"c1.population=10", "c1.rate=100"};
+	char want[1024];
+
+	(void)state;
+	write_temp(tmp, text, sizeof(text) - 1);
+	load_ok(t, tmp, NULL, 0);
+	assert_int_equal(node(t, "c1")->requests_per_conn, 100);
+	assert_int_equal(node(t, "c1")->idle_timeout_ns, 5 * NSEC_PER_SEC);
+	assert_int_equal(node(t, "c1")->pipeline, 4);
+	assert_int_equal(node(t, "c2")->pipeline, 0);
+	got = print_to_string(t);
+	assert_non_null(strstr(got, "\nrequests_per_connection = 100\n"));
+	assert_non_null(strstr(got, "\nidle_timeout = 5s\n"));
+	assert_non_null(strstr(got, "\npipeline = 4\n"));
+	/* c2's are not printed */
+	assert_null(strstr(strstr(got, "[client c2]"), "pipeline"));
+	write_temp(tmp2, got, strlen(got));
+	load_ok(back, tmp2, NULL, 0);
+	assert_int_equal(node(back, "c1")->requests_per_conn, 100);
+	assert_int_equal(node(back, "c1")->idle_timeout_ns, 5 * NSEC_PER_SEC);
+	assert_int_equal(node(back, "c1")->pipeline, 4);
+	free(got);
+	unlink(tmp2);
+	expect_errors(tmp, udp, 1,
+		      "--set c2.pipeline=2: [client c2] pipeline: the lab's own client over "
+		      "TCP (proto = tcp, one client, no population); libcurl keeps its own "
+		      "connections\n");
+	snprintf(want, sizeof(want),
+		 "%s:9: [client c1] requests_per_connection: the lab's own client over TCP "
+		 "(proto = tcp, one client, no population); libcurl keeps its own "
+		 "connections\n"
+		 "%s:10: [client c1] idle_timeout: the lab's own client over TCP (proto = tcp, "
+		 "one client, no population); libcurl keeps its own connections\n"
+		 "%s:11: [client c1] pipeline: the lab's own client over TCP (proto = tcp, one "
+		 "client, no population); libcurl keeps its own connections\n",
+		 tmp, tmp, tmp);
+	expect_errors(tmp, pop, 2, want);
+	unlink(tmp);
+	free(t);
+	free(back);
+}
+
 /* check: the probers' check, the [lab]'s unless a [site] (its own prober)
  * or a [prober] says; printed when not udp, every one's when the lab's is
  * not; read back the same; http makes the sites serve HTTP, which a client
@@ -924,6 +978,7 @@ int main(void)
 	    cmocka_unit_test(test_target_share_errors),
 	    cmocka_unit_test(test_capture_rings),
 	    cmocka_unit_test(test_proto),
+	    cmocka_unit_test(test_tcp_knobs),
 	    cmocka_unit_test(test_site_nginx),
 	    cmocka_unit_test(test_check_key),
 	    cmocka_unit_test(test_print_roundtrip),

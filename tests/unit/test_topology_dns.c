@@ -325,7 +325,7 @@ static void test_dns_sticky_errors(void **state)
 		      "(expected: link, rate, timeout, mode, resolver, name, sticky, "
 		      "population, skew, zipf_exponent, arrivals, source_block, "
 		      "resolver_weights, proto, location, addresses, connect_timeout, resolve, "
-		      "dns_cache)\n" DATA
+		      "dns_cache, requests_per_connection, idle_timeout, pipeline)\n" DATA
 		      "err_sticky.ini:17: [client c2] sticky: expected a duration of at most "
 		      "24h, got '25h'\n");
 	expect_errors(
@@ -337,7 +337,8 @@ static void test_dns_sticky_errors(void **state)
 	    "--set c1.sticky_share=0.5: unknown key 'sticky_share' in [client c1] "
 	    "(expected: link, rate, timeout, mode, resolver, name, sticky, population, "
 	    "skew, zipf_exponent, arrivals, source_block, resolver_weights, proto, location, "
-	    "addresses, connect_timeout, resolve, dns_cache)\n");
+	    "addresses, connect_timeout, resolve, dns_cache, requests_per_connection, "
+	    "idle_timeout, pipeline)\n");
 	expect_errors(DATA "sticky.ini", share, 2,
 		      "--set sticky=0s: expected a duration greater than zero\n");
 }
