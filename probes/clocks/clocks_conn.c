@@ -143,9 +143,7 @@ static struct clocks_conn_flow *clocks_conn_flows(const struct clocks_input *in,
 	return flows;
 }
 
-/* clocks_conn_after: whether t is in the failure's span: after t0, before
- * the site recovered */
-static int clocks_conn_after(const struct clocks_failure *f, int64_t t)
+int clocks_conn_after(const struct clocks_failure *f, int64_t t)
 {
 	return t > f->t0_ns && (f->recovered_ns == 0 || t < f->recovered_ns);
 }
@@ -361,6 +359,8 @@ int clocks_conn(const struct clocks_input *in, struct clocks_conn *c)
 		}
 	}
 	free(flows);
+	if (clocks_conn_retx(in, c) == -1)
+		return -1;
 	if (!in->steady &&
 	    (clocks_conn_per_client(in, CLOCKS_SCHEME_ANYCAST, &c->anycast.per_client) == -1 ||
 	     clocks_conn_per_client(in, CLOCKS_SCHEME_DNS, &c->dns.per_client) == -1))
@@ -460,19 +460,22 @@ void clocks_conn_print(FILE *out, const struct clocks_input *in)
 		fprintf(out, "connections (%s): %lld opened (%lld SYNs)", names[k],
 			(long long)s->opened, (long long)s->syns);
 		if (c->steady) {
-			fputc('\n', out);
+			fprintf(out, ", %lld request segments sent again\n",
+				(long long)s->retransmits);
 			continue;
 		}
 		fprintf(out,
 			", %lld open on %s at t0; after t0: %lld SYNs reached %s (the last at %s), "
 			"%s closed %lld and reset %lld, other sites reset %lld they never opened "
 			"(RFC 7094; connections moved off sites that did not fail: %lld) and "
-			"%lld of their own\n",
+			"%lld of their own; %lld request segments sent again (%lld to %s after "
+			"t0)\n",
 			(long long)s->open_at_t0, in->failure.site, (long long)s->syns_failed,
 			in->failure.site, clocks_conn_s(buf, sizeof(buf), s->last_syn_ns),
 			in->failure.site, (long long)s->fins_failed, (long long)s->rsts_failed,
 			(long long)s->rsts_unknown, (long long)s->rsts_collateral,
-			(long long)s->rsts_other);
+			(long long)s->rsts_other, (long long)s->retransmits,
+			(long long)s->retransmits_failed, in->failure.site);
 		clocks_conn_print_clients(out, names[k], &s->per_client, in->failure.site);
 	}
 	{
@@ -524,8 +527,10 @@ static json_t *clocks_conn_json_scheme(const struct clocks_conn *c,
 		return NULL;
 	json_object_set_new(o, "opened", json_integer(s->opened));
 	json_object_set_new(o, "syns", json_integer(s->syns));
+	json_object_set_new(o, "retransmits", json_integer(s->retransmits));
 	if (c->steady)
 		return o;
+	json_object_set_new(o, "retransmits_to_failed", json_integer(s->retransmits_failed));
 	json_object_set_new(o, "open_at_t0", json_integer(s->open_at_t0));
 	json_object_set_new(o, "syns_to_failed", json_integer(s->syns_failed));
 	json_object_set_new(

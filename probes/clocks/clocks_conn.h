@@ -2,7 +2,8 @@
  * The connection clocks (docs/clocks.md, "Connections"): what the site
  * links' captures say of the clients' TCP connections (a [client] with
  * proto = tcp) around the failure, per scheme. Only the segments that open,
- * close or reset a connection are read (SYN, FIN, RST: clocks_tcpseg); a
+ * close or reset a connection are read (SYN, FIN, RST: clocks_tcpseg), and
+ * the requests a capture holds twice (a kernel's retransmission); a
  * connection is its client address and port and the address it was opened
  * to (the anycast address: the anycast scheme; a site's own: DNS), at the
  * site whose link carried it.
@@ -19,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct clocks_failure;
 struct clocks_input;
 struct clocks_tcpseg;
 
@@ -52,6 +54,10 @@ struct clocks_conn_scheme {
 	int64_t
 	    rsts_collateral; /* the connections, opened at a site that did not fail, they reset */
 	int64_t rsts_other;  /* RSTs of another site for one of its own connections */
+	/* request segments sent again (clocks_conn_retx): a request a site
+	 * link's capture holds more than once, each copy after the first; of
+	 * them, those on the failed site's link after t0 (until it recovered) */
+	int64_t retransmits, retransmits_failed;
 	struct clocks_conn_clients per_client;
 };
 
@@ -65,6 +71,22 @@ struct clocks_conn {
  * without ACK, retransmissions included) that a client node sent: a
  * prober's TCP checks are not (clocks_decay's connection curve) */
 int clocks_conn_attempt(const struct clocks_input *in, const struct clocks_tcpseg *seg);
+
+/* clocks_conn_after: whether t is in failure f's span: after its t0, and
+ * before the site recovered (if it did) */
+int clocks_conn_after(const struct clocks_failure *f, int64_t t);
+
+/* clocks_conn_retx: c's retransmits and retransmits_failed per scheme,
+ * from the requests of in's site link captures sent by a client over TCP
+ * (client_started's proto tcp or http; probes and UDP clients are not
+ * read): a request (client id, sequence) a capture holds k times is k - 1
+ * segments sent again, counted at each later copy's time (the capture's
+ * order). A kernel retransmission restarts at the first unacknowledged
+ * byte, a request's start (each request is a write of its own), so its
+ * segment decodes as that request; several requests coalesced into it
+ * are one segment. Nothing is read when no client spoke TCP. 0, or -1 out
+ * of memory. */
+int clocks_conn_retx(const struct clocks_input *in, struct clocks_conn *c);
 
 /* clocks_conn: c from in's captures. 0, or -1 out of memory. */
 int clocks_conn(const struct clocks_input *in, struct clocks_conn *c);

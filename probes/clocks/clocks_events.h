@@ -192,6 +192,7 @@ struct clocks_client {
 	int64_t sent, lost, late;
 	int64_t sending_ns;		/* how long its sends took (client_summary); 0: unknown */
 	char resolver[CLOCKS_NAME_MAX]; /* client_started's; "" for none */
+	int tcp;			/* client_started's proto: tcp or http (a connection) */
 	int64_t population;		/* client_started's: its logical clients; 0: one user */
 	/* client_started's: how long it keeps an address whatever the TTL
 	 * (0: not sticky), and the share of a population that does */

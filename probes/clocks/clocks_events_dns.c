@@ -31,7 +31,7 @@ static struct clocks_client *clocks_client_of(struct clocks_input *in, const str
 	return c;
 }
 
-/* clocks_client_event: client_started {client, rate} and client_summary
+/* clocks_client_event: client_started {client, rate, proto} and client_summary
  * {client, sent, lost, late} */
 static int clocks_resolution_event(struct clocks_input *in, const struct clocks_line *l)
 {
@@ -142,6 +142,8 @@ int clocks_client_event(struct clocks_input *in, const struct clocks_line *l)
 		const char *rs = json_string_value(json_object_get(l->obj, "resolver"));
 		if (rs && strlen(rs) < sizeof(c->resolver))
 			snprintf(c->resolver, sizeof(c->resolver), "%s", rs);
+		const char *proto = json_string_value(json_object_get(l->obj, "proto"));
+		c->tcp = proto && (strcmp(proto, "tcp") == 0 || strcmp(proto, "http") == 0);
 		if (json_object_get(l->obj, "population") &&
 		    clocks_get_count(l, "population", &c->population, &known) == -1)
 			return -1;

@@ -487,8 +487,8 @@ static void report_md_connections(const struct report *r, FILE *fp)
 	if (len > 0)
 		fprintf(fp,
 			"## Connections\n\nThe clients' TCP connections as the site links' "
-			"captures saw them open, close and reset (docs/clocks.md, "
-			"\"Connections\"):\n\n```\n%s```\n\n",
+			"captures saw them open, close and reset, and the request segments "
+			"they sent again (docs/clocks.md, \"Connections\"):\n\n```\n%s```\n\n",
 			text);
 	free(text);
 }

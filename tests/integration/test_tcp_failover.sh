@@ -8,7 +8,9 @@
 # connection to a's own address stalls, the client gives it up when a
 # request has waited the timeout (stalled), reconnects to what its cached
 # answer says, and ends on b's address, answered by b. Each flow had one
-# connection open on a at t0. The run is valid; its one warning is that
+# connection open on a at t0, and its kernel sent its requests to the
+# silent a again: as many request segments on a's link after t0 as tshark
+# finds TCP retransmissions of data there. The run is valid; its one warning is that
 # TCP's losses are not counted packet by packet (loss_unchecked); an
 # invalid run (a loaded machine) is said and run once more (run_valid).
 #
@@ -17,7 +19,8 @@
 # a connection open on a at t0; anycast: b reset a connection it never
 # opened (RFC 7094; libcurl retries such a request on a fresh connection, so
 # the client may record no error for it); DNS: SYNs kept reaching a after t0
-# (the cached answer), the requests that waited the timeout lost; every
+# (the cached answer), the requests that waited the timeout lost; both
+# flows' requests were sent to a again after t0; every
 # reply the clients recorded is a request captured on the link of the site
 # that answered it; the report names the client library and the server.
 # about 34 s
@@ -90,6 +93,23 @@ done
 steer=$(json "$r/clocks.json" .schemes.anycast.steer_s)
 assert_ge "$(conn anycast clients.recovered_s.max)" "$steer" "anycast: the client's first reply from b (s after t0) against steer"
 assert_ge "$(conn dns clients.recovered_s.max)" 2 "dns: the client's first reply from b (s after t0) against the 2 s timeout"
+# the requests sent again: a acknowledged nothing after t0, and both flows'
+# kernels sent their requests to it again (a tail loss probe, then the
+# retransmission timer) before the route moved or the client gave up; the
+# count on a's link after t0 is tshark's, the clients' TCP retransmissions
+# carrying data there
+for s in anycast dns; do
+	assert_ge "$(conn $s retransmits_to_failed)" 1 "$s: request segments sent to the frozen a again after t0"
+	assert_ge "$(conn $s retransmits)" "$(conn $s retransmits_to_failed)" "$s: request segments sent again, all links"
+done
+command -v tshark >/dev/null || fail "no tshark (sudo make deps)"
+t0_ns=$(json "$r/clocks.json" .t0_ns)
+port=$(json "$r/clocks.json" .port)
+sent_again=$(tshark -r "$r/capture-a.pcap" -Y "tcp.analysis.retransmission && tcp.dstport == $port && \
+tcp.len > 0 && frame.time_epoch > ${t0_ns:0:${#t0_ns}-9}.${t0_ns: -9}" 2>/dev/null | wc -l)
+assert_eq "$(($(conn anycast retransmits_to_failed) + $(conn dns retransmits_to_failed)))" "$sent_again" \
+	"request segments sent to a again after t0, against tshark's retransmissions"
+echo "ok: request segments sent again to a after t0: anycast $(conn anycast retransmits_to_failed), dns $(conn dns retransmits_to_failed), tshark $sent_again"
 $STEERLAB report "$r" >"$out/report.txt" 2>&1 || true
 grep -E "^(connections|clients) \(" "$out/report.txt" || fail "steerlab report prints no connections line"
 [ "$(grep -cE "^(connections|clients) \(" "$out/report.txt")" = 4 ] || fail "steerlab report: not 4 connection lines"
@@ -114,6 +134,9 @@ for s in anycast dns; do
 done
 assert_ge "$(hconn anycast resets_unknown_flow)" 1 "http: anycast: b's resets of a connection it never opened (RFC 7094)"
 assert_ge "$(hconn dns syns_to_failed)" 1 "http: dns: SYNs to a after t0 (the cached answer)"
+for s in anycast dns; do
+	assert_ge "$(hconn $s retransmits_to_failed)" 1 "http: $s: request segments sent to the frozen a again after t0"
+done
 lost=$(jq -r 'select(.event == "client_summary") | .lost' "$h/c1.client-dns.events.jsonl")
 timeouts=$(jq -r 'select(.event == "http_failed" and .cause == "timeout") | .seq' "$h/c1.client-dns.events.jsonl" | wc -l)
 assert_ge "$lost" 1 "http: dns: requests lost waiting on a"
