@@ -7,13 +7,14 @@
 #include "clocks_int.h"
 #include "ipframe.h"
 
-/* one connection a client opened at one site: its first SYN there, and the
- * first FIN or RST of it there (CLOCKS_NONE: none) */
+/* one connection a client opened at one site: its first SYN there, the
+ * first FIN or RST of it there, and the client's first FIN of it there (a
+ * close on purpose: CLOCKS_NONE: none) */
 struct clocks_conn_flow {
 	uint32_t client, server; /* network order */
 	uint16_t cport;
 	int site;
-	int64_t syn_ns, closed_ns;
+	int64_t syn_ns, closed_ns, client_fin_ns;
 	int moved; /* counted in rsts_collateral: reset by another site after t0 */
 };
 
@@ -41,8 +42,8 @@ static int clocks_conn_cmp(const void *a, const void *b)
 /* clocks_conn_key: the flow key of seg at site */
 static struct clocks_conn_flow clocks_conn_key(const struct clocks_tcpseg *seg, int site)
 {
-	return (struct clocks_conn_flow){seg->client.s_addr, seg->server.s_addr, seg->cport, site,
-					 INT64_MIN,	     CLOCKS_NONE,	 0};
+	return (struct clocks_conn_flow){seg->client.s_addr, seg->server.s_addr, seg->cport,  site,
+					 INT64_MIN,	     CLOCKS_NONE,	 CLOCKS_NONE, 0};
 }
 
 /* clocks_conn_find: the flow of key among the n distinct ones, or NULL */
@@ -134,9 +135,13 @@ static struct clocks_conn_flow *clocks_conn_flows(const struct clocks_input *in,
 			if (!(c->tcp[k].flags & (IPFRAME_FIN | IPFRAME_RST)))
 				continue;
 			f = clocks_conn_find(flows, nf, &key);
-			if (f && f->syn_ns <= c->tcp[k].t_ns &&
-			    (f->closed_ns == CLOCKS_NONE || c->tcp[k].t_ns < f->closed_ns))
+			if (f == NULL || f->syn_ns > c->tcp[k].t_ns)
+				continue;
+			if (f->closed_ns == CLOCKS_NONE || c->tcp[k].t_ns < f->closed_ns)
 				f->closed_ns = c->tcp[k].t_ns;
+			if (!c->tcp[k].from_server && (c->tcp[k].flags & IPFRAME_FIN) &&
+			    (f->client_fin_ns == CLOCKS_NONE || c->tcp[k].t_ns < f->client_fin_ns))
+				f->client_fin_ns = c->tcp[k].t_ns;
 		}
 	}
 	*n = nf;
@@ -169,8 +174,16 @@ static void clocks_conn_segment(const struct clocks_input *in, const struct cloc
 	if (!seg->from_server)
 		return;
 	if (failed) {
-		s->fins_failed += (seg->flags & IPFRAME_FIN) != 0;
 		s->rsts_failed += (seg->flags & IPFRAME_RST) != 0;
+		if (!(seg->flags & IPFRAME_FIN))
+			return;
+		/* the site's half of a close the client began (a connection
+		 * closed on purpose: requests_per_connection, idle_timeout) is
+		 * no failure's */
+		key = clocks_conn_key(seg, site);
+		fl = clocks_conn_find(flows, nf, &key);
+		if (fl == NULL || fl->client_fin_ns == CLOCKS_NONE || fl->client_fin_ns > seg->t_ns)
+			s->fins_failed++;
 		return;
 	}
 	if (!(seg->flags & IPFRAME_RST))

@@ -48,7 +48,8 @@ struct clocks_conn_scheme {
 	/* after t0 (until the site recovered, if it did): */
 	int64_t syns_failed;  /* SYNs that reached the failed site */
 	int64_t last_syn_ns;  /* the last of them, from t0 (CLOCKS_NONE: none): the TCP window */
-	int64_t fins_failed;  /* FINs the failed site sent (its process gone, the kernel closing) */
+	int64_t fins_failed;  /* FINs the failed site sent first (its process gone, the kernel
+				 closing) */
 	int64_t rsts_failed;  /* RSTs the failed site sent (nothing listening any more) */
 	int64_t rsts_unknown; /* RSTs of another site for a connection its link never opened */
 	int64_t

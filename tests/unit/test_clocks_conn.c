@@ -159,6 +159,11 @@ static void test_connections(void **state)
 	    {T0 + 200 * MS, 40003, ADDR_A, SYN, 0},  /* reconnecting to a */
 	    {T0 + 201 * MS, 40003, ADDR_A, RST, 1},  /* nothing listens */
 	    {T0 + 1200 * MS, 40003, ADDR_A, SYN, 0}, /* the same SYN again */
+	    /* anycast, open at t0, closed on purpose by the client after it
+	     * (requests_per_connection): a's FIN answers, no failure's */
+	    {T0 - 500 * MS, 40007, ANY, SYN, 0},
+	    {T0 + 300 * MS, 40007, ANY, FIN, 0},
+	    {T0 + 301 * MS, 40007, ANY, FIN, 1},
 	};
 	/* anycast's request 5 sent again before t0 and after it, its 6 once at
 	 * a and once at b (no capture holds it twice); DNS's 9 after t0 three
@@ -216,9 +221,9 @@ static void test_connections(void **state)
 	c = json_object_get(root, "connections");
 	assert_non_null(c);
 	o = json_object_get(c, "anycast");
-	assert_int_equal(json_integer_value(json_object_get(o, "opened")), 3);
-	assert_int_equal(json_integer_value(json_object_get(o, "syns")), 3);
-	assert_int_equal(json_integer_value(json_object_get(o, "open_at_t0")), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "opened")), 4);
+	assert_int_equal(json_integer_value(json_object_get(o, "syns")), 4);
+	assert_int_equal(json_integer_value(json_object_get(o, "open_at_t0")), 2);
 	assert_int_equal(json_integer_value(json_object_get(o, "syns_to_failed")), 0);
 	assert_json_null(o, "last_syn_to_failed_s");
 	assert_int_equal(json_integer_value(json_object_get(o, "fins_from_failed")), 0);
@@ -267,7 +272,7 @@ static void test_connections(void **state)
 			       "site other than a at - (p50; max -; 1 never had one), failed "
 			       "requests before it 1 (p50; max 1)\n"));
 	assert_non_null(strstr(table,
-			       "\nconnections (anycast): 3 opened (3 SYNs), 1 open on a at t0; "
+			       "\nconnections (anycast): 4 opened (4 SYNs), 2 open on a at t0; "
 			       "after t0: 0 SYNs reached a (the last at -), a closed 0 and "
 			       "reset 0, other sites reset 2 they never opened (RFC 7094; "
 			       "connections moved off sites that did not fail: 1) and 1 of their "
