@@ -161,7 +161,7 @@ double model_detect_quantile(const struct model_probe *p, unsigned n, unsigned k
 #define MODEL_MAX_CACHES 256
 #define MODEL_MAX_CLIENTS 256
 #define MODEL_NAME_MAX 32
-#define MODEL_NOTE_MAX 256
+#define MODEL_NOTE_MAX 320
 #define MODEL_MAX_NOTES 48
 
 enum model_scheme { MODEL_ANYCAST, MODEL_DNS, MODEL_SCHEMES };

@@ -195,6 +195,11 @@ static void topo_caches(const struct topology *t, struct model_input *in, int ba
 			model_note(notes, 0,
 				   "[resolver] %s clamps the TTL %g s to %g s (min_ttl, max_ttl)",
 				   r->name, in->ttl_s, ttl);
+		if ((v = topo_rsv(t, n, "serve_stale")) && strcmp(v, "no") != 0)
+			model_note(notes, 0,
+				   "[resolver] %s: serve_stale = %s changes nothing while its "
+				   "upstream answers (it serves stale only when a refresh fails)",
+				   r->name, v);
 		if ((v = topo_rsv(t, n, "prefetch")) && strcmp(v, "no") != 0)
 			model_note(
 			    notes, 1,
@@ -285,8 +290,8 @@ static void topo_probers(const struct topology *t, struct model_input *in, int s
 	}
 	if (in->nprobers)
 		model_note(notes, 0,
-			   "dns detect: the %u-th of %d probers' verdicts (authd: healthy while "
-			   "more than quorum %g x the probers say up)",
+			   "dns detect: verdict %u of the %d probers' (authd: healthy while more "
+			   "than quorum %g x the probers say up)",
 			   model_quorum_needed((unsigned)in->nprobers, in->quorum), in->nprobers,
 			   in->quorum);
 }
@@ -403,7 +408,7 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 				       topo_probe(t, site, site, in->how, &in->site_probe) == 0;
 	model_note(notes, 0,
 		   "detect: the failure falls at a uniformly random phase of each prober's "
-		   "cycle (the probers start with the lab, not the traffic); a refused probe "
+		   "cycle (probers start with the lab, not the traffic); a refused probe "
 		   "fails its configured RTT after its send, an unanswered one probe_timeout "
 		   "after; probe_down in a row declare the site dead");
 	if (in->routing == MODEL_BGP && !in->anycast_limit[0])
