@@ -176,6 +176,8 @@ struct model_cache {
 	char name[MODEL_NAME_MAX];
 	double ttl_s;	/* the name's TTL after the cache's clamps */
 	double phase_s; /* its first fill expires ttl_s - phase_s after it */
+	int walk;	/* queries of its first fill above the name's zone (iterating: the
+			   root's, a TLD's), cached longer than the run */
 };
 
 /* a client's flow of one scheme */
@@ -294,11 +296,11 @@ int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
 int model_dns_draw(const struct model_input *in, const struct model_draw *d,
 		   struct model_clocks *c);
 
-/* model_dns_upstream: the queries for the name that reach the
- * authoritative server while the traffic runs: each cache's fills (the
+/* model_dns_upstream: the queries that reach the lab's authoritative
+ * servers while the traffic runs: each used cache's fills of the name (the
  * first, at the start of the traffic, and one each time a client asks it
- * once its entry has expired), and each query of a client that asks it
- * itself. */
+ * once its entry has expired) and its first walk's referrals (walk), and
+ * each query of a client that asks the name's server itself. */
 double model_dns_upstream(const struct model_input *in);
 
 /* model_lab: every clock of both schemes over in->samples draws. 0, or -1

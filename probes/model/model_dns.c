@@ -158,7 +158,7 @@ double model_dns_upstream(const struct model_input *in)
 		if (!used)
 			continue;
 		dns_fetched(in, c, end, &n);
-		total += (double)n;
+		total += (double)n + in->caches[c].walk;
 	}
 	for (int i = 0; i < in->nclients; i++) {
 		const struct model_client *cl = &in->clients[i];

@@ -166,7 +166,7 @@ static int topo_failure(const struct topology *t, struct model_input *in, int *s
 
 /* topo_caches: every [resolver] node's caches, their TTL for the name
  * (clamped) and first-fill phase; base[n] the index of node n's first */
-static void topo_caches(const struct topology *t, struct model_input *in, int base[],
+static void topo_caches(const struct topology *t, struct model_input *in, int base[], int walk,
 			struct model_notes *notes)
 {
 	for (int n = 0; n < t->nnodes; n++) {
@@ -215,6 +215,7 @@ static void topo_caches(const struct topology *t, struct model_input *in, int ba
 
 			snprintf(c->name, sizeof(c->name), "%s%u", r->name, k + 1);
 			c->ttl_s = ttl;
+			c->walk = r->rsv_mode == TOPO_RSV_ITERATE ? walk : 0;
 			if (ph && strcmp(ph, "spread") == 0)
 				f = (double)k / r->count;
 			else if (ph && ph[0] && ph[strlen(ph) - 1] == '%')
@@ -437,7 +438,13 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 					 "the DNS clients resolve several names: not modelled");
 		if (action >= 0)
 			topo_probers(t, in, site, notes);
-		topo_caches(t, in, base, notes);
+		int z = topo_name_zone(t, name), walk = 0;
+
+		/* an iterating cache's first fill asks every zone above the name's */
+		for (int p = z >= 0 ? t->raw_sections[z].parent : -1; p >= 0 && walk < 64;
+		     p = t->raw_sections[p].parent)
+			walk++;
+		topo_caches(t, in, base, walk, notes);
 	}
 	topo_clients(t, in, site, base, on_failed, notes);
 	if (in->dns_present)
@@ -455,9 +462,10 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 	if (in->dns_present)
 		model_note(
 		    notes, 0,
-		    "upstream queries: the name's at its authoritative server, each used "
-		    "cache's fills and the queries of clients asking it directly; the root's "
-		    "and TLD's referrals (cached a day) left out");
+		    "upstream queries: each used cache's fills of the name, and once (at its "
+		    "first fill) a query to each zone above it when it iterates (the root's "
+		    "and TLD's referrals, cached a day); the queries of clients asking the "
+		    "name's server directly");
 	if (topo_impaired(t) || topo_impair_events(t))
 		model_note(notes, 1,
 			   "link delays, jitter and loss: the requests' travel time and losses on "
