@@ -10,6 +10,8 @@
 #   probes/clocks/*.c     -> $(BUILD)/libclocks.a       the clocks of a run and its verdict
 #   probes/report/*.c     -> $(BUILD)/libreport.a       the report on the clocks; both linked
 #                                                       into steerlab
+#   probes/model/*.c      -> $(BUILD)/libmodel.a        the model of the clocks from a
+#                                                       topology (docs/model.md)
 #   lab/ROOM/*.c          -> bin/steerlab               lab/cli/main.c holds main()
 #   tests/unit/test_*.c   -> $(BUILD)/tests/test_*      cmocka, linked with all of the above
 #
@@ -76,6 +78,9 @@ LIBCLOCKS := $(BUILD)/libclocks.a
 REPORT_SRC := $(wildcard probes/report/*.c)
 LIBREPORT := $(BUILD)/libreport.a
 
+MODEL_SRC := $(wildcard probes/model/*.c)
+LIBMODEL := $(BUILD)/libmodel.a
+
 LAB_MAIN := lab/cli/main.c
 LAB_SRC := $(filter-out $(LAB_MAIN),$(wildcard lab/*/*.c))
 LIBLAB := $(BUILD)/liblab.a
@@ -125,6 +130,7 @@ endef
 CLOCKS_PUBLIC_H := $(filter-out %_int.h,$(wildcard probes/clocks/*.h))
 $(foreach h,$(CLOCKS_PUBLIC_H),$(eval $(call export_rule,clocks/$(notdir $(h)),$(h))))
 $(eval $(call export_rule,report/report.h,probes/report/report.h))
+$(eval $(call export_rule,model/model.h,probes/model/model.h))
 # lab/ is in rooms, each with one public header, each room above the ones it
 # uses: topology <- build <- run <- cli (docs/architecture.md). A room sees
 # its own headers, and the public header of each room below it, never of one
@@ -139,14 +145,17 @@ $(BUILD)/obj/agents/%.o: INC := -Ilib
 $(BUILD)/obj/probes/collector/%.o: INC := -Ilib
 $(BUILD)/obj/probes/clocks/%.o: INC := -Ilib
 $(BUILD)/obj/probes/report/%.o: INC := -Ilib -I$(EXPORT)/clocks
+# the model reads a loaded topology (model_topo.c)
+$(BUILD)/obj/probes/model/%.o: INC := -Ilib -I$(EXPORT)/lab-topology
 $(BUILD)/obj/lab/topology/%.o: INC := -Ilib
 $(BUILD)/obj/lab/build/%.o: INC := -Ilib -I$(EXPORT)/lab-topology -I$(EXPORT)/lab-agents
 $(BUILD)/obj/lab/run/%.o: INC := -Ilib -I$(EXPORT)/lab-topology -I$(EXPORT)/lab-build -I$(EXPORT)/clocks \
 	-I$(EXPORT)/report
 $(BUILD)/obj/lab/cli/%.o: INC := -Ilib -I$(EXPORT)/lab-topology -I$(EXPORT)/lab-build -I$(EXPORT)/lab-run \
-	-I$(EXPORT)/clocks -I$(EXPORT)/report
+	-I$(EXPORT)/clocks -I$(EXPORT)/report -I$(EXPORT)/model
 $(BUILD)/obj/tests/tools/%.o: INC := -Ilib -I$(EXPORT)/clocks
-$(BUILD)/obj/tests/unit/%.o: INC := -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli -Iprobes/clocks -Iprobes/report -I.
+$(BUILD)/obj/tests/unit/%.o: INC := -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli -Iprobes/clocks -Iprobes/report \
+	-Iprobes/model -I.
 
 $(BUILD)/obj/%.o: %.c | $(EXPORTS)
 	@mkdir -p $(dir $@)
@@ -167,6 +176,10 @@ $(LIBCLOCKS): $(call obj,$(CLOCKS_SRC))
 	rm -f $@ && ar rcs $@ $^
 
 $(LIBREPORT): $(call obj,$(REPORT_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBMODEL): $(call obj,$(MODEL_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -206,9 +219,10 @@ $(OUTBIN)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
+# $+, not $^: liblab twice (lab/cli uses the model, the model lab/topology)
+$(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBMODEL) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $+ $(LDLIBS)
 
 # The objects of tests and tools are made through pattern rules, so make
 # would take them for intermediates and delete them after linking, and every
@@ -216,9 +230,9 @@ $(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) 
 # .SECONDARY: without names would also let a deleted object go unrebuilt.)
 .SECONDARY: $(call obj,$(UNIT_SRC) $(wildcard tests/tools/*.c))
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBMODEL) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(LDLIBS_sited) $(LDLIBS_client) -lcmocka
+	$(CC) $(ALL_LDFLAGS) -o $@ $+ $(LDLIBS) $(LDLIBS_sited) $(LDLIBS_client) -lcmocka
 
 # Test tools (tests/tools/*.c): small programs the tests and benches drive,
 # e.g. blast, a sendmmsg sender for the collector's drop test.

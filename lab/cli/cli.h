@@ -7,6 +7,7 @@
  *                   status, nodes, exec, fail, recover
  *   lab/cli/cmd_run.c   experiments and their analysis: run (and run --repeat),
  *                   sweep, report
+ *   lab/cli/cmd_model.c the clocks predicted from the topology alone (probes/model)
  *
  * A command returns the process's exit status (README.md, "Exit status").
  */
@@ -29,7 +30,7 @@ struct cmd_args {
 	int quiet;
 	int no_agents;
 	int traffic;		  /* up: start the clients */
-	int json;		  /* nodes, status */
+	int json;		  /* nodes, status, model */
 	const char *bucket, *slo; /* report's options */
 	int times;		  /* report: --times */
 	const char *frr;	  /* check: where to write FRR's configuration */
@@ -73,5 +74,6 @@ json_t *lab_nodes_json(const struct lab_state *s);
 int cmd_run(const struct cmd_args *a, const char *bindir);
 int cmd_sweep(const struct cmd_args *a, const char *bindir);
 int cmd_report(const struct cmd_args *a, const char *bindir);
+int cmd_model(const struct cmd_args *a, const char *bindir);
 
 #endif

@@ -216,6 +216,7 @@ static const struct command {
     {"run", cmd_run, TAKES_TOPOLOGY | TAKES_REPEAT},
     {"sweep", cmd_sweep, TAKES_TOPOLOGY | TAKES_CHECK},
     {"report", cmd_report, TAKES_REPORT},
+    {"model", cmd_model, TAKES_TOPOLOGY | TAKES_JSON},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

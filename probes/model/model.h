@@ -1,0 +1,339 @@
+/*
+ * The model beside the measurement (docs/model.md): what each failover clock
+ * should be, computed from the settings alone, before anything is built.
+ *
+ * Pure functions, no I/O: the time is a number of seconds, the randomness a
+ * seed. Files by job:
+ *
+ *   model_seed000.c  seed 000's name-layer simulation (policies, TTL,
+ *                    detection, resolver shares 1/(j+1)), ported as printed
+ *   model_decay.c    seed 002's decay of the traffic still sent to a failed
+ *                    region, with a sticky share of clients
+ *   model_detect.c   the detect clock of probers: interval, the failure of a
+ *                    probe, a threshold, the failure's phase in the probe
+ *                    cycle, a quorum across probers
+ *   model_anycast.c  the anycast scheme's clocks of one draw of the phases
+ *   model_dns.c      the DNS scheme's clocks of one draw, and its queries
+ *   model_lab.c      the lab's clocks: draws of every random phase, their
+ *                    p5 / p50 / p95
+ *   model_topo.c     the lab's model input from a loaded topology, with the
+ *                    assumptions it makes and what it does not model
+ *   model_write.c    the predictions as a table and as JSON (clocks.json's
+ *                    keys)
+ */
+#ifndef STEERLAB_MODEL_H
+#define STEERLAB_MODEL_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * Seed 000 (../shared/seeds/000_b77c620cc6e702da.txt, name/model.mjs): one
+ * authoritative server, 40 resolvers, three zones b34 b35 b06, four client
+ * groups at an abstract distance, 514 requests a second divided among the
+ * resolvers by shares 1/(j+1) (the remainder to the largest fractional
+ * parts), each resolver's cache phase (j * 13) mod TTL, a health check that
+ * marks a dead zone 10 s after it fails. One step a second, as the seed's
+ * run() does; every rule is the seed's, in its order.
+ */
+#define MODEL_S0_ZONES 3
+#define MODEL_S0_GROUPS 4
+#define MODEL_S0_RESOLVERS 40
+#define MODEL_S0_RPS 514      /* K01's 513.89 requests/s, rounded up */
+#define MODEL_S0_DETECTION 10 /* T5, seconds */
+
+enum model_s0_zone { MODEL_S0_B34, MODEL_S0_B35, MODEL_S0_B06 };
+
+enum model_s0_policy {
+	MODEL_S0_GEOLOCATION,
+	MODEL_S0_LATENCY,
+	MODEL_S0_WEIGHTED,
+};
+
+/* the seed's names of its zones and policies */
+extern const char *const model_s0_zone_name[MODEL_S0_ZONES];
+extern const char *const model_s0_policy_name[3];
+/* T3: each zone's target share */
+extern const double model_s0_weight[MODEL_S0_ZONES];
+
+struct model_s0_result {
+	long long accepted, dropped, upstream, distance;
+	int window; /* seconds from the outage to the last dropped second, inclusive */
+	double share[MODEL_S0_ZONES];
+	double deviation;     /* half the sum of |share - target| */
+	double unit_distance; /* distance units per accepted request */
+};
+
+/* model_s0_requests: T4, the requests a second of each resolver: 514
+ * divided by shares 1/(j+1), floored, the remainder one each to the largest
+ * fractional parts. model_s0_equal_requests: the seed's sensitivity case,
+ * 13 each to the first 34 and 12 to the rest (514 in all). */
+void model_s0_requests(int req[MODEL_S0_RESOLVERS]);
+void model_s0_equal_requests(int req[MODEL_S0_RESOLVERS]);
+
+/* model_s0_run: the seed's run(): policy, ttl (s), the outage of b34 at
+ * outage_start (s; -1: none), for duration seconds counted from t = 1, the
+ * resolvers' requests a second req. 0, or -1 if ttl or duration is not
+ * positive. */
+int model_s0_run(int policy, int ttl, int outage_start, int duration,
+		 const int req[MODEL_S0_RESOLVERS], struct model_s0_result *r);
+
+/*
+ * Seed 002 (../shared/seeds/002_54385d33805160d4.txt): after a region fails,
+ * nothing moves until the health check notices (detect_s); then the caches'
+ * old answers, fetched at uniformly random moments of the last TTL, run out
+ * in a straight line over one TTL, and a sticky share of the clients keeps
+ * the address max(TTL, sticky_s) from detection.
+ */
+struct model_decay {
+	double detect_s;     /* until the health check notices */
+	double sticky_share; /* of the clients, 0..1 */
+	double sticky_s;     /* how long they keep an address at least */
+};
+
+/* model_decay_still_sent: the share of requests still sent to the failed
+ * region t seconds after it failed, with TTL ttl_s. */
+double model_decay_still_sent(const struct model_decay *d, double t, double ttl_s);
+
+/* model_decay_failed_requests: the requests sent to the failed region in
+ * the whole seconds 0 .. horizon_s - 1 at rate_per_s: the sum of the
+ * shares, times the rate (the seed's order of operations). */
+double model_decay_failed_requests(const struct model_decay *d, double ttl_s, int horizon_s,
+				   double rate_per_s);
+
+/* model_query_rate: the queries a second at the authoritative servers of
+ * resolvers that keep a name warm: each asks once per TTL. */
+double model_query_rate(double resolvers, double ttl_s);
+
+/*
+ * Detection (model_detect.c). A prober sends a probe every interval_s; a
+ * probe of a failed service fails fail_s after it was sent (the probe's
+ * round trip for a refusal, its timeout for silence); down failures in a
+ * row declare the service dead. The failure falls at a uniformly random
+ * phase u of the probe cycle: the first probe after it goes u * interval_s
+ * later, so
+ *
+ *   detect = fail_s + (down - 1) * interval_s + u * interval_s,  u ~ U[0, 1)
+ *
+ * from fail_s + (down - 1) * interval_s to fail_s + down * interval_s.
+ * With n probers of the same settings and independent phases, the verdict
+ * that counts is the k-th (model_quorum_needed): the k-th order statistic
+ * of n uniform phases, a Beta(k, n - k + 1).
+ */
+struct model_probe {
+	double interval_s;
+	double fail_s; /* from a probe's send to its failure */
+	unsigned down; /* failures in a row that declare the site dead */
+};
+
+/* model_detect_sample: the detect clock for phase u in [0, 1) */
+double model_detect_sample(const struct model_probe *p, double u);
+
+/* model_detect_min, model_detect_max: its bounds (u = 0, u = 1) */
+double model_detect_min(const struct model_probe *p);
+double model_detect_max(const struct model_probe *p);
+
+/* model_quorum_needed: how many of n probers must say down before a site
+ * is unhealthy when it stays healthy while more than quorum * n say up
+ * (authd's rule, docs/authd.md "Health"): the least k with n - k <= quorum
+ * * n. 0 if n is 0 (no prober: never). */
+unsigned model_quorum_needed(unsigned n, double quorum);
+
+/* model_order_cdf: P(the k-th smallest of n independent U[0, 1) <= x) */
+double model_order_cdf(unsigned n, unsigned k, double x);
+
+/* model_detect_quantile: the q-quantile (0 <= q <= 1) of the k-th verdict
+ * of n probers of settings p: fail_s + (down - 1) * interval + interval *
+ * the q-quantile of the k-th order statistic (by bisection, to 1e-12). */
+double model_detect_quantile(const struct model_probe *p, unsigned n, unsigned k, double q);
+
+/*
+ * The lab's model (model_lab.c, model_anycast.c, model_dns.c): the input is
+ * plain numbers (model_topo.c makes it from a topology), the result each
+ * clock's p5, p50, p95 and bounds over draws of every random phase: the
+ * failure's phase in each prober's cycle, and the failure's instant within
+ * fail_jitter. The phases the topology fixes (the caches' fills and the
+ * clients' resolutions, counted from the start of the traffic) are not
+ * drawn.
+ */
+#define MODEL_MAX_PROBERS 64
+#define MODEL_MAX_CACHES 256
+#define MODEL_MAX_CLIENTS 256
+#define MODEL_NAME_MAX 32
+#define MODEL_NOTE_MAX 320
+#define MODEL_MAX_NOTES 48
+
+enum model_scheme { MODEL_ANYCAST, MODEL_DNS, MODEL_SCHEMES };
+
+/* how the failed site fails */
+enum model_how { MODEL_KILL, MODEL_CRASH, MODEL_FREEZE, MODEL_HOW_OTHER };
+
+enum model_routing { MODEL_STATIC, MODEL_BGP };
+
+/* a DNS cache between clients and the authoritative server */
+struct model_cache {
+	char name[MODEL_NAME_MAX];
+	double ttl_s;	/* the name's TTL after the cache's clamps */
+	double phase_s; /* its first fill expires ttl_s - phase_s after it */
+	int walk;	/* queries of its first fill above the name's zone (iterating: the
+			   root's, a TLD's), cached longer than the run */
+};
+
+/* a client's flow of one scheme */
+struct model_client {
+	char name[MODEL_NAME_MAX];
+	int scheme;	   /* enum model_scheme */
+	double rate_per_s; /* requests a second */
+	int to_failed;	   /* at t0 its requests go to the failed site */
+	int cache;	   /* dns: its cache (index), -1: it asks the authoritative server */
+	double sticky_s;   /* dns: > 0, it keeps each address this long whatever the TTL */
+};
+
+/* what the model cannot say, and what it assumes: one line each */
+struct model_notes {
+	int n;
+	int not_modelled[MODEL_MAX_NOTES]; /* 1: a limit, 0: an assumption */
+	char text[MODEL_MAX_NOTES][MODEL_NOTE_MAX];
+};
+
+/* model_note: a line into notes (dropped past MODEL_MAX_NOTES, cut at
+ * MODEL_NOTE_MAX) */
+void model_note(struct model_notes *notes, int not_modelled, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+struct model_input {
+	char lab[MODEL_NAME_MAX];
+	char site[MODEL_NAME_MAX]; /* the failed site */
+	int how;		   /* enum model_how */
+	double fail_at_s;	   /* from the start of the traffic */
+	double fail_jitter_s;	   /* t0 uniform in [fail_at, fail_at + jitter) */
+	double duration_s;	   /* of the traffic */
+	double slo_pct;		   /* for the budget: 99.9 */
+
+	/* anycast: the failed site's own prober, and how its verdict is routed */
+	int anycast_present;
+	int anycast_detect_by_prober; /* the site's prober sees the failure */
+	struct model_probe site_probe;
+	int routing; /* enum model_routing */
+	double static_refresh_s, static_hold_s;
+	/* why anycast's steer, window and losses are not modelled ("": they are) */
+	char anycast_limit[MODEL_NOTE_MAX];
+
+	/* dns: the probers reporting to the authoritative server, its quorum */
+	int dns_present;
+	int nprobers;
+	struct model_probe probers[MODEL_MAX_PROBERS];
+	double quorum;
+	double ttl_s; /* the name's TTL as the authoritative server gives it */
+	char dns_limit[MODEL_NOTE_MAX];
+	/* why its upstream queries are not modelled ("": they are) */
+	char upstream_limit[MODEL_NOTE_MAX];
+
+	int ncaches;
+	struct model_cache caches[MODEL_MAX_CACHES];
+	int nclients;
+	struct model_client clients[MODEL_MAX_CLIENTS];
+
+	unsigned samples; /* draws (MODEL_SAMPLES) */
+	uint64_t seed;	  /* of the draws */
+};
+
+#define MODEL_SAMPLES 4000
+#define MODEL_SEED 26
+
+/* A predicted clock: known (or why not), and its distribution over the
+ * draws: nearest-rank p5, p50, p95, and min and max. */
+struct model_iv {
+	int known;
+	double p5, p50, p95, min, max;
+	char why[MODEL_NOTE_MAX]; /* not known: why */
+};
+
+struct model_scheme_result {
+	int present;
+	int clients;	   /* the scheme's client flows */
+	double rate_per_s; /* their requests a second */
+	struct model_iv detect, steer, window;
+	struct model_iv last_p50, last_p99, last_max; /* last packet per client */
+	struct model_iv lost, equivalent_downtime, budget_share;
+	struct model_iv upstream_queries, upstream_per_s; /* dns only */
+	struct model_iv client_last[MODEL_MAX_CLIENTS];	  /* per client, input order */
+	int client_index[MODEL_MAX_CLIENTS];		  /* into model_input.clients */
+};
+
+struct model_result {
+	struct model_scheme_result s[MODEL_SCHEMES];
+	double budget_s; /* the SLO's monthly budget */
+};
+
+/*
+ * One draw of the random phases (model_anycast.c, model_dns.c): u_site the
+ * failure's phase in the site prober's cycle, u_refresh in the refresh
+ * cycle of a static announcement and u_check in routed's hold check,
+ * u_probers[i] in remote prober i's, t0_s the failure's instant from the
+ * start of the traffic. Each clock in seconds after t0; < 0: none.
+ */
+struct model_draw {
+	double u_site, u_refresh, u_check;
+	double u_probers[MODEL_MAX_PROBERS];
+	double t0_s;
+};
+
+struct model_clocks {
+	double detect, steer;
+	double last[MODEL_MAX_CLIENTS]; /* per client of the scheme, input order */
+};
+
+/* model_anycast_draw: anycast's clocks in one draw; last[i] for every
+ * client of the input (0 for one that is not anycast's or not on the
+ * failed site). -1 if its detect is not modelled. */
+int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
+		       struct model_clocks *c);
+
+/* model_dns_draw: the DNS scheme's, likewise. -1 if its detect is not
+ * modelled (no prober reports to the authoritative server). */
+int model_dns_draw(const struct model_input *in, const struct model_draw *d,
+		   struct model_clocks *c);
+
+/* model_dns_upstream: the queries that reach the lab's authoritative
+ * servers while the traffic runs: each used cache's fills of the name (the
+ * first, at the start of the traffic, and one each time a client asks it
+ * once its entry has expired) and its first walk's referrals (walk), and
+ * each query of a client that asks the name's server itself. */
+double model_dns_upstream(const struct model_input *in);
+
+/* model_lab: every clock of both schemes over in->samples draws. 0, or -1
+ * (out of memory). */
+int model_lab(const struct model_input *in, struct model_result *r);
+
+/* model_budget_s: the monthly error budget at slo_pct (30 days) */
+double model_budget_s(double slo_pct);
+
+/*
+ * From a topology (model_topo.c): the lab's failure (its first), its
+ * sites, probers, caches and clients as model_input, with what that
+ * assumes and what it leaves out in notes. 0, or -1 with why in err (the
+ * timeline fails no site).
+ */
+struct topology;
+int model_from_topology(const struct topology *t, struct model_input *in, struct model_notes *notes,
+			char *err, size_t errlen);
+
+/* model_iv_text: "0.250 s (0.205-0.295)", "-" if not known, into buf */
+const char *model_iv_text(const struct model_iv *v, const char *unit, int decimals, char *buf,
+			  size_t len);
+
+/* model_print: the predictions as a table shaped as a run's (rows detect,
+ * steer, window, ... columns anycast and dns), then each client's last
+ * packet, the assumptions and what is not modelled. */
+void model_print(const struct model_input *in, const struct model_result *r,
+		 const struct model_notes *notes, FILE *out);
+
+/* model_json: the same as JSON, each scheme's keys those of clocks.json's
+ * schemes, each interval {p5, p50, p95, min, max} or null. NULL: out of
+ * memory. */
+json_t *model_json(const struct model_input *in, const struct model_result *r,
+		   const struct model_notes *notes);
+
+#endif

@@ -1,0 +1,171 @@
+/*
+ * The DNS scheme's clocks in one draw of the phases (docs/model.md, "DNS"):
+ * the probers' verdicts and the authoritative server's quorum, then each
+ * client's last request to the failed site: when the answer it uses next
+ * was fetched after the steer, through its cache's expiries (counted from
+ * the start of the traffic, when the clients' first queries fill the
+ * caches) or its own stickiness. See model.h.
+ */
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int dns_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* dns_polled: whether a client of cache c honours TTLs: it asks again the
+ * moment the cache's entry expires (the cache gives it what is left), so
+ * the cache fetches at every expiry */
+static int dns_polled(const struct model_input *in, int c)
+{
+	for (int i = 0; i < in->nclients; i++)
+		if (in->clients[i].scheme == MODEL_DNS && in->clients[i].cache == c &&
+		    in->clients[i].sticky_s <= 0)
+			return 1;
+	return 0;
+}
+
+/* dns_next_sticky: the first query instant > after of a sticky client of
+ * cache c (its resolutions at n * sticky from the start); INFINITY if none */
+static double dns_next_sticky(const struct model_input *in, int c, double after)
+{
+	double next = INFINITY;
+
+	for (int i = 0; i < in->nclients; i++) {
+		const struct model_client *cl = &in->clients[i];
+		double x;
+
+		if (cl->scheme != MODEL_DNS || cl->cache != c || cl->sticky_s <= 0)
+			continue;
+		x = (floor(after / cl->sticky_s) + 1) * cl->sticky_s;
+		if (x < next)
+			next = x;
+	}
+	return next;
+}
+
+/* dns_fetched: when cache c fetched the entry it answers from at instant x
+ * (its first fill at 0, the start of the traffic); *count, if not NULL,
+ * the fetches in [0, x] */
+static double dns_fetched(const struct model_input *in, int c, double x, long *count)
+{
+	const struct model_cache *k = &in->caches[c];
+	double first = k->ttl_s - k->phase_s, fetch = 0, exp = first;
+	long n = 1;
+
+	if (dns_polled(in, c)) {
+		/* a fetch at every expiry: first, first + ttl, ... */
+		if (x >= first) {
+			long m = (long)floor((x - first) / k->ttl_s);
+
+			fetch = first + m * k->ttl_s;
+			n += m + 1;
+		}
+	} else {
+		/* only when a sticky client asks once the entry has expired */
+		for (double y = dns_next_sticky(in, c, -1); y <= x; y = dns_next_sticky(in, c, y)) {
+			if (y >= exp) {
+				fetch = y;
+				exp = y + k->ttl_s;
+				n++;
+			}
+		}
+	}
+	if (count)
+		*count = n;
+	return fetch;
+}
+
+/* dns_client_last: client i's last request to the failed site, from the
+ * start of the traffic: when it next takes an answer fetched at or after
+ * the steer (steer_at, from the start) */
+static double dns_client_last(const struct model_input *in, int i, double t0, double steer_at)
+{
+	const struct model_client *cl = &in->clients[i];
+	double ttl = cl->cache >= 0 ? in->caches[cl->cache].ttl_s : in->ttl_s;
+
+	if (cl->sticky_s > 0) {
+		/* a sticky client resolves at n * sticky whatever the TTL */
+		for (double x = (floor(t0 / cl->sticky_s) + 1) * cl->sticky_s;; x += cl->sticky_s) {
+			if (x < steer_at)
+				continue;
+			if (cl->cache < 0 || dns_fetched(in, cl->cache, x, NULL) >= steer_at)
+				return x;
+			if (x > in->duration_s)
+				return x;
+		}
+	}
+	if (cl->cache < 0) /* its own hold: it asks every TTL from the start */
+		return ceil(steer_at / ttl) * ttl;
+	{
+		/* it asks as its cache's entry expires: the first expiry at or
+		 * after the steer */
+		const struct model_cache *k = &in->caches[cl->cache];
+		double first = k->ttl_s - k->phase_s;
+
+		if (steer_at <= first)
+			return first;
+		return first + ceil((steer_at - first) / k->ttl_s) * k->ttl_s;
+	}
+}
+
+int model_dns_draw(const struct model_input *in, const struct model_draw *d, struct model_clocks *c)
+{
+	double v[MODEL_MAX_PROBERS];
+	unsigned k = model_quorum_needed((unsigned)in->nprobers, in->quorum);
+
+	c->detect = c->steer = -1;
+	for (int i = 0; i < in->nclients; i++)
+		c->last[i] = 0;
+	if (in->nprobers == 0 || k == 0)
+		return -1;
+	for (int i = 0; i < in->nprobers; i++)
+		v[i] = model_detect_sample(&in->probers[i], d->u_probers[i]);
+	qsort(v, (size_t)in->nprobers, sizeof(v[0]), dns_cmp);
+	c->detect = v[k - 1];
+	if (!isfinite(c->detect)) /* the quorum needs a verdict that never comes */
+		return -1;
+	/* the authoritative server answers from its next verdict on */
+	c->steer = c->detect;
+	if (in->dns_limit[0])
+		return 0;
+	for (int i = 0; i < in->nclients; i++) {
+		const struct model_client *cl = &in->clients[i];
+
+		if (cl->scheme == MODEL_DNS && cl->to_failed)
+			c->last[i] = dns_client_last(in, i, d->t0_s, d->t0_s + c->steer) - d->t0_s;
+	}
+	return 0;
+}
+
+double model_dns_upstream(const struct model_input *in)
+{
+	double total = 0;
+	/* the instant just before the traffic ends */
+	double end = nextafter(in->duration_s, 0);
+
+	for (int c = 0; c < in->ncaches; c++) {
+		long n = 0;
+		int used = 0;
+
+		for (int i = 0; i < in->nclients; i++)
+			used |= in->clients[i].scheme == MODEL_DNS && in->clients[i].cache == c;
+		if (!used)
+			continue;
+		dns_fetched(in, c, end, &n);
+		total += (double)n + in->caches[c].walk;
+	}
+	for (int i = 0; i < in->nclients; i++) {
+		const struct model_client *cl = &in->clients[i];
+		double every = cl->sticky_s > 0 ? cl->sticky_s : in->ttl_s;
+
+		if (cl->scheme == MODEL_DNS && cl->cache < 0 && every > 0)
+			total += ceil(in->duration_s / every);
+	}
+	return total;
+}

@@ -1,0 +1,232 @@
+/*
+ * The lab's clocks (docs/model.md): in->samples draws of every random phase
+ * (SplitMix64 from in->seed: the same input gives the same figures), each
+ * scheme's clocks per draw (model_anycast.c, model_dns.c), then each
+ * clock's nearest-rank p5, p50, p95 and bounds. See model.h.
+ */
+#include "model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void model_note(struct model_notes *notes, int not_modelled, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (notes->n >= MODEL_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(notes->text[notes->n], MODEL_NOTE_MAX, fmt, ap);
+	va_end(ap);
+	notes->not_modelled[notes->n++] = not_modelled;
+}
+
+double model_budget_s(double slo_pct)
+{
+	return (100 - slo_pct) / 100 * 30 * 24 * 3600;
+}
+
+/* SplitMix64 (Steele, Lea and Flood, OOPSLA 2014), as lab/topology/jitter.c */
+static uint64_t lab_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* lab_uniform: in [0, 1), 53 bits */
+static double lab_uniform(uint64_t *s)
+{
+	return (double)(lab_next(s) >> 11) / 9007199254740992.0;
+}
+
+static int lab_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* lab_rank: the nearest-rank p-th percentile of sorted v[0..n): the
+ * ceil(p n / 100)-th smallest (docs/clocks.md's rule) */
+static double lab_rank(const double *v, size_t n, double p)
+{
+	size_t r = (size_t)ceil(p * (double)n / 100);
+
+	return v[r ? r - 1 : 0];
+}
+
+/* lab_iv: the distribution of v[0..n) (sorted here) into *iv */
+static void lab_iv(double *v, size_t n, struct model_iv *iv)
+{
+	qsort(v, n, sizeof(v[0]), lab_cmp);
+	iv->known = 1;
+	iv->why[0] = '\0';
+	iv->p5 = lab_rank(v, n, 5);
+	iv->p50 = lab_rank(v, n, 50);
+	iv->p95 = lab_rank(v, n, 95);
+	iv->min = v[0];
+	iv->max = v[n - 1];
+}
+
+static void lab_unknown(struct model_iv *iv, const char *why)
+{
+	memset(iv, 0, sizeof(*iv));
+	snprintf(iv->why, sizeof(iv->why), "%s", why);
+}
+
+/* the clocks of a scheme, one array of draws each */
+enum { K_DETECT, K_STEER, K_WINDOW, K_P50, K_P99, K_MAX, K_LOST, K_DOWN, K_BUDGET, K_COUNT };
+
+/* lab_scheme: scheme s's clocks over the draws */
+static int lab_scheme(const struct model_input *in, int s, struct model_scheme_result *sr,
+		      double budget_s)
+{
+	int (*draw)(const struct model_input *, const struct model_draw *, struct model_clocks *) =
+	    s == MODEL_ANYCAST ? model_anycast_draw : model_dns_draw;
+	const char *limit = s == MODEL_ANYCAST ? in->anycast_limit : in->dns_limit;
+	unsigned n = in->samples ? in->samples : MODEL_SAMPLES;
+	int nc = 0, rc = -1, detect_known = 1, rest_known = !limit[0];
+	double *k[K_COUNT] = {0}, *cl = NULL, last[MODEL_MAX_CLIENTS];
+	struct model_clocks *c = calloc(1, sizeof(*c));
+	uint64_t seed = in->seed ^ (uint64_t)(s + 1) * 0x2545f4914f6cdd1dULL;
+
+	for (int i = 0; i < in->nclients; i++)
+		if (in->clients[i].scheme == s) {
+			sr->client_index[nc++] = i;
+			sr->rate_per_s += in->clients[i].rate_per_s;
+		}
+	sr->clients = nc;
+	for (int j = 0; j < K_COUNT; j++)
+		if ((k[j] = calloc(n, sizeof(double))) == NULL)
+			goto out;
+	if (c == NULL || (cl = calloc((size_t)n * (size_t)(nc ? nc : 1), sizeof(double))) == NULL)
+		goto out;
+	for (unsigned d = 0; d < n; d++) {
+		struct model_draw dr;
+		double lost = 0, window = 0, end;
+
+		dr.u_site = lab_uniform(&seed);
+		dr.u_refresh = lab_uniform(&seed);
+		dr.u_check = lab_uniform(&seed);
+		for (int p = 0; p < in->nprobers; p++)
+			dr.u_probers[p] = lab_uniform(&seed);
+		dr.t0_s = in->fail_at_s + in->fail_jitter_s * lab_uniform(&seed);
+		if (draw(in, &dr, c) == -1) {
+			detect_known = 0;
+			break;
+		}
+		if (c->steer < 0)
+			rest_known = 0;
+		k[K_DETECT][d] = c->detect;
+		k[K_STEER][d] = c->steer;
+		/* the traffic ends duration after its start: nothing later */
+		end = in->duration_s - dr.t0_s;
+		for (int j = 0; j < nc; j++) {
+			const struct model_client *m = &in->clients[sr->client_index[j]];
+			double x = c->last[sr->client_index[j]];
+
+			if (x > end)
+				x = end;
+			last[j] = x;
+			cl[(size_t)j * n + d] = x;
+			lost += m->rate_per_s * x;
+			if (x > window)
+				window = x;
+		}
+		k[K_WINDOW][d] = window;
+		qsort(last, (size_t)nc, sizeof(last[0]), lab_cmp);
+		k[K_P50][d] = nc ? lab_rank(last, (size_t)nc, 50) : 0;
+		k[K_P99][d] = nc ? lab_rank(last, (size_t)nc, 99) : 0;
+		k[K_MAX][d] = window;
+		k[K_LOST][d] = lost;
+		k[K_DOWN][d] = sr->rate_per_s > 0 ? lost / sr->rate_per_s : 0;
+		k[K_BUDGET][d] = k[K_DOWN][d] / budget_s;
+	}
+	if (!detect_known) {
+		const char *why = limit[0]	       ? limit
+				  : s == MODEL_ANYCAST ? "the failed site's prober cannot see this "
+							 "failure, and no hold timer of static "
+							 "routing deletes its route"
+						       : "no [prober] that reports to authd sees "
+							 "this failure (a site no prober reported "
+							 "on stays healthy)";
+
+		lab_unknown(&sr->detect, why);
+		lab_unknown(&sr->steer, why);
+		rest_known = 0;
+		limit = why;
+	} else {
+		lab_iv(k[K_DETECT], n, &sr->detect);
+		if (k[K_STEER][0] >= 0)
+			lab_iv(k[K_STEER], n, &sr->steer);
+		else
+			lab_unknown(&sr->steer, limit[0] ? limit : "not modelled");
+	}
+	if (rest_known) {
+		lab_iv(k[K_WINDOW], n, &sr->window);
+		lab_iv(k[K_P50], n, &sr->last_p50);
+		lab_iv(k[K_P99], n, &sr->last_p99);
+		lab_iv(k[K_MAX], n, &sr->last_max);
+		lab_iv(k[K_LOST], n, &sr->lost);
+		lab_iv(k[K_DOWN], n, &sr->equivalent_downtime);
+		lab_iv(k[K_BUDGET], n, &sr->budget_share);
+		for (int j = 0; j < nc; j++)
+			lab_iv(cl + (size_t)j * n, n, &sr->client_last[j]);
+	} else {
+		const char *why = limit[0] ? limit : "not modelled";
+		struct model_iv *rest[] = {&sr->window,	     &sr->last_p50,
+					   &sr->last_p99,    &sr->last_max,
+					   &sr->lost,	     &sr->equivalent_downtime,
+					   &sr->budget_share};
+
+		for (size_t j = 0; j < sizeof(rest) / sizeof(rest[0]); j++)
+			lab_unknown(rest[j], why);
+		for (int j = 0; j < nc; j++)
+			lab_unknown(&sr->client_last[j], why);
+	}
+	rc = 0;
+out:
+	for (int j = 0; j < K_COUNT; j++)
+		free(k[j]);
+	free(cl);
+	free(c);
+	return rc;
+}
+
+int model_lab(const struct model_input *in, struct model_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->budget_s = model_budget_s(in->slo_pct);
+	for (int s = 0; s < MODEL_SCHEMES; s++) {
+		struct model_scheme_result *sr = &r->s[s];
+		int present = s == MODEL_ANYCAST ? in->anycast_present : in->dns_present;
+
+		if (!present)
+			continue;
+		sr->present = 1;
+		if (lab_scheme(in, s, sr, r->budget_s) == -1)
+			return -1;
+		if (s == MODEL_ANYCAST) {
+			lab_unknown(&sr->upstream_queries, "not a measure of anycast");
+			lab_unknown(&sr->upstream_per_s, "not a measure of anycast");
+		} else if (in->upstream_limit[0]) {
+			lab_unknown(&sr->upstream_queries, in->upstream_limit);
+			lab_unknown(&sr->upstream_per_s, in->upstream_limit);
+		} else {
+			double q = model_dns_upstream(in);
+			struct model_iv *u = &sr->upstream_queries, *ups = &sr->upstream_per_s;
+
+			u->known = ups->known = 1;
+			u->p5 = u->p50 = u->p95 = u->min = u->max = q;
+			q = in->duration_s > 0 ? q / in->duration_s : 0;
+			ups->p5 = ups->p50 = ups->p95 = ups->min = ups->max = q;
+		}
+	}
+	return 0;
+}

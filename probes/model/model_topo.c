@@ -1,0 +1,494 @@
+/*
+ * The lab's model input from a loaded topology (docs/model.md, "From the
+ * topology"): the first failure of the timeline, the probers that see it,
+ * the steered name's TTL and policy, the caches with their clamps and
+ * phases, and each client's flows; every assumption said in the notes, and
+ * everything the model does not cover said there as not modelled, with the
+ * clocks it would change left unknown rather than guessed. See model.h.
+ */
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "topology.h"
+
+#define NS 1e9
+
+/* topo_seconds: "300", "300s", "5m", "1500ms", "1d" in seconds; -1 if not
+ * one of those */
+static double topo_seconds(const char *v)
+{
+	static const struct {
+		const char *unit;
+		double s;
+	} units[] = {{"", 1},  {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3},
+		     {"s", 1}, {"m", 60},    {"h", 3600},  {"d", 86400}};
+	char *end;
+	double x = strtod(v, &end);
+
+	if (end == v || x < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].unit) == 0)
+			return x * units[i].s;
+	return -1;
+}
+
+/* topo_raw: the value of key in raw section s, or NULL */
+static const char *topo_raw(const struct topology *t, int s, const char *key)
+{
+	const char *v = NULL;
+
+	for (int i = 0; i < t->nraw_pairs; i++)
+		if (t->raw_pairs[i].section == s && strcmp(t->raw_pairs[i].key, key) == 0)
+			v = t->raw_pairs[i].value;
+	return v;
+}
+
+/* topo_rsv: the value of key of [resolver] node n, or NULL */
+static const char *topo_rsv(const struct topology *t, int n, const char *key)
+{
+	const char *v = NULL;
+
+	for (int i = 0; i < t->nrsv_pairs; i++)
+		if (t->rsv_pairs[i].node == n && strcmp(t->rsv_pairs[i].key, key) == 0)
+			v = t->rsv_pairs[i].value;
+	return v;
+}
+
+/* topo_same_name: DNS names equal, case and a final dot aside */
+static int topo_same_name(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	la -= la && a[la - 1] == '.';
+	lb -= lb && b[lb - 1] == '.';
+	return la == lb && strncasecmp(a, b, la) == 0;
+}
+
+/* topo_name_section: the [name] section of name, or -1 */
+static int topo_name_section(const struct topology *t, const char *name)
+{
+	for (int s = 0; s < t->nraw_sections; s++)
+		if (strcmp(t->raw_sections[s].kind, "name") == 0 &&
+		    topo_same_name(t->raw_sections[s].name, name))
+			return s;
+	return -1;
+}
+
+static const char *topo_how_name(int how)
+{
+	return how == MODEL_KILL ? "kill" : how == MODEL_CRASH ? "crash" : "freeze";
+}
+
+/* topo_probe: a prober's settings against the failure how of site s: the
+ * probe fails its configured RTT after its send when refused, its timeout
+ * after when unanswered. 0, or -1 if its check cannot see that failure. */
+static int topo_probe(const struct topology *t, int prober, int s, int how, struct model_probe *p)
+{
+	const struct topo_node *n = &t->nodes[prober];
+	int64_t rtt = prober == s ? 0 : topo_rtt_ns(t, prober, s);
+	double timeout = (double)n->probe_timeout_ns / NS;
+
+	p->interval_s = (double)n->probe_interval_ns / NS;
+	p->down = n->probe_down;
+	if (n->check == TOPO_CHECK_ICMP) /* the host answers whatever runs there */
+		return how == MODEL_FREEZE ? (p->fail_s = timeout, 0) : -1;
+	if (how == MODEL_FREEZE) {
+		if (n->check != TOPO_CHECK_UDP && t->probe_connect_timeout_ns > 0)
+			timeout = (double)t->probe_connect_timeout_ns / NS;
+		p->fail_s = timeout;
+		return 0;
+	}
+	/* kill, crash: the kernel refuses (ICMP port unreachable, an RST) */
+	p->fail_s = rtt > 0 ? (double)rtt / NS : 0;
+	return 0;
+}
+
+/* topo_catchment: 1 if client node c's router routes the anycast service to
+ * site s alone (the fewest router hops, then the lowest metric), 0 if to
+ * another site, -1 if s ties with another */
+static int topo_catchment(const struct topology *t, int c, int s)
+{
+	struct topo_path path[TOPO_MAX_NODES];
+	uint64_t best = UINT64_MAX, mine = UINT64_MAX;
+	int nbest = 0;
+
+	topo_paths(t, topo_node_router(t, c), path);
+	for (int n = 0; n < t->nnodes; n++) {
+		int r;
+		uint64_t key;
+
+		if (t->nodes[n].kind != TOPO_SITE)
+			continue;
+		r = topo_node_router(t, n);
+		if (path[r].hops < 0)
+			continue;
+		key = (uint64_t)path[r].hops * TOPO_HOPS_METRIC + t->nodes[n].metric;
+		if (n == s)
+			mine = key;
+		if (key < best) {
+			best = key;
+			nbest = 1;
+		} else if (key == best) {
+			nbest++;
+		}
+	}
+	if (mine != best)
+		return 0;
+	return nbest == 1 ? 1 : -1;
+}
+
+/* topo_failure: the first failure of the timeline: its site, how, when */
+static int topo_failure(const struct topology *t, struct model_input *in, int *site, int *action)
+{
+	int64_t at = 0;
+
+	*site = topo_first_failure(t, &at);
+	if (*site < 0)
+		return -1;
+	*action = -1;
+	for (int e = 0; e < t->nevents && *action < 0; e++)
+		if (t->events[e].node == *site && t->events[e].at_ns == at &&
+		    topo_event_failing(t->events[e].action))
+			*action = t->events[e].action;
+	in->how = *action == TOPO_A_KILL     ? MODEL_KILL
+		  : *action == TOPO_A_CRASH  ? MODEL_CRASH
+		  : *action == TOPO_A_FREEZE ? MODEL_FREEZE
+					     : MODEL_HOW_OTHER;
+	in->fail_at_s = (double)at / NS;
+	snprintf(in->site, sizeof(in->site), "%s", t->nodes[*site].name);
+	return 0;
+}
+
+/* topo_caches: every [resolver] node's caches, their TTL for the name
+ * (clamped) and first-fill phase; base[n] the index of node n's first */
+static void topo_caches(const struct topology *t, struct model_input *in, int base[], int walk,
+			struct model_notes *notes)
+{
+	for (int n = 0; n < t->nnodes; n++) {
+		const struct topo_node *r = &t->nodes[n];
+		const char *v;
+		double lo = 0, hi = 86400, ttl = in->ttl_s;
+
+		base[n] = -1;
+		if (r->kind != TOPO_RESOLVER)
+			continue;
+		if (r->impl != TOPO_IMPL_RESOLVERD) {
+			snprintf(in->dns_limit, sizeof(in->dns_limit),
+				 "[resolver] %s runs %s: its cache's behaviour is not modelled",
+				 r->name, topo_impl_name(r->impl));
+			continue;
+		}
+		if ((v = topo_rsv(t, n, "min_ttl")) && topo_seconds(v) >= 0)
+			lo = topo_seconds(v);
+		if ((v = topo_rsv(t, n, "max_ttl")) && topo_seconds(v) >= 0)
+			hi = topo_seconds(v);
+		/* resolverd: raised to min_ttl, then cut to max_ttl */
+		ttl = floor(ttl < lo ? lo : ttl);
+		if (ttl > hi)
+			ttl = floor(hi);
+		if (ttl != in->ttl_s)
+			model_note(notes, 0,
+				   "[resolver] %s clamps the TTL %g s to %g s (min_ttl, max_ttl)",
+				   r->name, in->ttl_s, ttl);
+		if ((v = topo_rsv(t, n, "serve_stale")) && strcmp(v, "no") != 0)
+			model_note(notes, 0,
+				   "[resolver] %s: serve_stale = %s changes nothing while its "
+				   "upstream answers (it serves stale only when a refresh fails)",
+				   r->name, v);
+		if ((v = topo_rsv(t, n, "prefetch")) && strcmp(v, "no") != 0)
+			model_note(
+			    notes, 1,
+			    "[resolver] %s: prefetch = %s (a refresh before the expiry when "
+			    "a hit finds little left): its caches are modelled refreshing at "
+			    "expiry",
+			    r->name, v);
+		base[n] = in->ncaches;
+		for (unsigned k = 0; k < r->count && in->ncaches < MODEL_MAX_CACHES; k++) {
+			struct model_cache *c = &in->caches[in->ncaches++];
+			const char *ph = topo_rsv(t, n, "phase");
+			double f = 0;
+
+			snprintf(c->name, sizeof(c->name), "%s%u", r->name, k + 1);
+			c->ttl_s = ttl;
+			c->walk = r->rsv_mode == TOPO_RSV_ITERATE ? walk : 0;
+			if (ph && strcmp(ph, "spread") == 0)
+				f = (double)k / r->count;
+			else if (ph && ph[0] && ph[strlen(ph) - 1] == '%')
+				f = strtod(ph, NULL) / 100;
+			else if (ph && strcmp(ph, "none") != 0 && topo_seconds(ph) > 0 && ttl > 0)
+				f = fmod(topo_seconds(ph), ttl) / ttl;
+			c->phase_s = f * ttl;
+		}
+		if (topo_rsv(t, n, "phase"))
+			model_note(
+			    notes, 0,
+			    "[resolver] %s: phase = %s: cache k of its %u first expires "
+			    "(1 - phase_k) x TTL after the start of the traffic, then every TTL",
+			    r->name, topo_rsv(t, n, "phase"), r->count);
+	}
+}
+
+/* topo_dns_name: the name the DNS clients resolve: its TTL, whether its
+ * policy sends them all to the failed site at t0 (*on_failed), the quorum
+ * of the [dns] node serving it */
+static void topo_dns_name(const struct topology *t, struct model_input *in, int site,
+			  const char *name, int *on_failed, struct model_notes *notes)
+{
+	int s = topo_name_section(t, name), z = topo_name_zone(t, name);
+	const char *policy = s >= 0 ? topo_raw(t, s, "policy") : NULL;
+	const char *ttl = s >= 0 ? topo_raw(t, s, "ttl") : NULL;
+	const char *primary = s >= 0 ? topo_raw(t, s, "primary") : NULL;
+
+	if (ttl == NULL && z >= 0)
+		ttl = topo_raw(t, z, "ttl");
+	in->ttl_s = ttl && topo_seconds(ttl) >= 0 ? topo_seconds(ttl) : 30;
+	in->quorum = 0.5;
+	for (int n = 0; n < t->nnodes; n++)
+		if (topo_dns_serves(t, n, z)) {
+			in->quorum = t->nodes[n].quorum;
+			break;
+		}
+	*on_failed = 0;
+	if (policy && strcmp(policy, "failover") == 0 && primary) {
+		*on_failed = strcmp(primary, t->nodes[site].name) == 0;
+		model_note(notes, 0,
+			   "dns: %s has policy failover, primary %s: every DNS client was on %s "
+			   "at t0",
+			   name, primary, *on_failed ? t->nodes[site].name : primary);
+	} else if (!in->dns_limit[0]) {
+		snprintf(
+		    in->dns_limit, sizeof(in->dns_limit),
+		    "%.100s has policy %.20s: which clients were on the failed site at t0 is not "
+		    "modelled",
+		    name, policy ? policy : "(none)");
+	}
+}
+
+/* topo_probers: the [prober] nodes, which report to authd, against the
+ * failure */
+static void topo_probers(const struct topology *t, struct model_input *in, int site,
+			 struct model_notes *notes)
+{
+	for (int n = 0; n < t->nnodes && in->nprobers < MODEL_MAX_PROBERS; n++) {
+		struct model_probe p;
+
+		if (t->nodes[n].kind != TOPO_PROBER)
+			continue;
+		if (topo_probe(t, n, site, in->how, &p) == -1) {
+			/* its verdict never comes: last of all */
+			p.interval_s = INFINITY;
+			model_note(notes, 0,
+				   "dns: prober %s's check cannot see a %s: it never "
+				   "declares the site dead",
+				   t->nodes[n].name, topo_how_name(in->how));
+		}
+		in->probers[in->nprobers++] = p;
+	}
+	if (in->nprobers)
+		model_note(notes, 0,
+			   "dns detect: verdict %u of the %d probers' (authd: healthy while more "
+			   "than quorum %g x the probers say up)",
+			   model_quorum_needed((unsigned)in->nprobers, in->quorum), in->nprobers,
+			   in->quorum);
+}
+
+/* topo_clients: each client node's flows */
+static void topo_clients(const struct topology *t, struct model_input *in, int site,
+			 const int base[], int dns_on_failed, struct model_notes *notes)
+{
+	for (int n = 0; n < t->nnodes && in->nclients < MODEL_MAX_CLIENTS - 1; n++) {
+		const struct topo_node *c = &t->nodes[n];
+
+		if (c->kind != TOPO_CLIENT)
+			continue;
+		if (c->population > 0) {
+			const char *why = "populations (logical clients, their skew and hold "
+					  "phases) are not modelled";
+
+			if (c->mode != TOPO_MODE_DNS && !in->anycast_limit[0])
+				snprintf(in->anycast_limit, sizeof(in->anycast_limit), "%s", why);
+			if (c->mode != TOPO_MODE_ANYCAST) {
+				snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", why);
+				snprintf(in->upstream_limit, sizeof(in->upstream_limit), "%s", why);
+			}
+		}
+		if (c->proto != TOPO_PROTO_UDP && !in->anycast_limit[0]) {
+			const char *why = "TCP and HTTP clients (connections, reconnections) are "
+					  "not modelled";
+
+			snprintf(in->anycast_limit, sizeof(in->anycast_limit), "%s", why);
+			snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", why);
+		}
+		if (c->mode != TOPO_MODE_DNS) {
+			struct model_client *m = &in->clients[in->nclients++];
+			int to = topo_catchment(t, n, site);
+
+			snprintf(m->name, sizeof(m->name), "%s", c->name);
+			m->scheme = MODEL_ANYCAST;
+			m->rate_per_s = c->rate;
+			m->to_failed = to == 1;
+			m->cache = -1;
+			in->anycast_present = 1;
+			if (to == -1 && !in->anycast_limit[0])
+				snprintf(in->anycast_limit, sizeof(in->anycast_limit),
+					 "%s's router has routes of equal cost to %s and another "
+					 "site: which one it uses is not modelled",
+					 c->name, t->nodes[site].name);
+		}
+		if (c->mode != TOPO_MODE_ANYCAST) {
+			struct model_client *m = &in->clients[in->nclients++];
+			int r = c->resolver;
+
+			snprintf(m->name, sizeof(m->name), "%s", c->name);
+			m->scheme = MODEL_DNS;
+			m->rate_per_s = c->rate;
+			m->to_failed = dns_on_failed;
+			m->sticky_s = (double)c->sticky_ns / NS;
+			m->cache = -1;
+			if (r >= 0 && t->nodes[r].kind == TOPO_RESOLVER && base[r] >= 0)
+				m->cache =
+				    base[r] +
+				    (c->resolver_instance > 0 ? c->resolver_instance - 1 : 0);
+			in->dns_present = 1;
+			if (m->sticky_s > 0)
+				model_note(
+				    notes, 0,
+				    "dns: %s is sticky: it resolves every %g s from the start "
+				    "of the traffic, whatever the TTL",
+				    c->name, m->sticky_s);
+		}
+	}
+}
+
+int model_from_topology(const struct topology *t, struct model_input *in, struct model_notes *notes,
+			char *err, size_t errlen)
+{
+	static int base[TOPO_MAX_NODES];
+	int site, action, on_failed = 0;
+	const char *name = NULL;
+
+	memset(in, 0, sizeof(*in));
+	memset(notes, 0, sizeof(*notes));
+	snprintf(in->lab, sizeof(in->lab), "%s", t->name);
+	if (topo_failure(t, in, &site, &action) == -1) {
+		snprintf(err, errlen,
+			 "%s: the timeline fails no site (fail = yes on a [site], or an [event] "
+			 "that kills, crashes, freezes, drains or cuts one): nothing to predict",
+			 t->path);
+		return -1;
+	}
+	in->fail_jitter_s = (double)t->fail_jitter_ns / NS;
+	in->duration_s = (double)t->duration_ns / NS;
+	in->slo_pct = 99.9;
+	in->samples = MODEL_SAMPLES;
+	in->seed = MODEL_SEED;
+	in->routing = t->routing == TOPO_ROUTING_BGP ? MODEL_BGP : MODEL_STATIC;
+	in->static_refresh_s = (double)t->static_refresh_ns / NS;
+	in->static_hold_s = (double)t->static_hold_ns / NS;
+	if (in->how == MODEL_HOW_OTHER) {
+		snprintf(in->anycast_limit, sizeof(in->anycast_limit),
+			 "a failure by %s is not modelled (kill, crash and freeze are)",
+			 topo_action_name(action));
+		snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", in->anycast_limit);
+		in->how = MODEL_FREEZE; /* detect left unknown below */
+		action = -1;
+	}
+	model_note(notes, 0,
+		   "failure: %s site %s %g s after the start of the traffic%s; clocks in s "
+		   "after t0",
+		   action < 0 ? "a failure of" : topo_how_name(in->how), in->site, in->fail_at_s,
+		   in->fail_jitter_s > 0 ? ", t0 uniform within fail_jitter after it" : "");
+	/* anycast: the site's own prober (over loopback: a freeze is not seen) */
+	in->anycast_detect_by_prober = action >= 0 && in->how != MODEL_CRASH &&
+				       in->how != MODEL_FREEZE &&
+				       topo_probe(t, site, site, in->how, &in->site_probe) == 0;
+	model_note(notes, 0,
+		   "detect: the failure falls at a uniformly random phase of each prober's "
+		   "cycle (probers start with the lab, not the traffic); a refused probe "
+		   "fails its configured RTT after its send, an unanswered one probe_timeout "
+		   "after; probe_down in a row declare the site dead");
+	if (in->routing == MODEL_BGP && !in->anycast_limit[0])
+		snprintf(in->anycast_limit, sizeof(in->anycast_limit),
+			 "routing = bgp: the withdrawal through FRR (MRAI, each hop's processing, "
+			 "hold timer, BFD) is not modelled");
+	else if (in->routing == MODEL_STATIC)
+		model_note(notes, 0,
+			   "anycast (routing = static): the verdict leaves every router's FIB at "
+			   "once, steer = detect; a crash or freeze by the routers' hold timer "
+			   "(static_hold %g s after the last refresh, every %g s)",
+			   in->static_hold_s, in->static_refresh_s);
+	if (action < 0)
+		in->anycast_detect_by_prober = 0;
+	for (int n = 0; n < t->nnodes && name == NULL; n++)
+		if (t->nodes[n].kind == TOPO_CLIENT && t->nodes[n].mode != TOPO_MODE_ANYCAST)
+			name = t->nodes[n].dns_name[0] ? t->nodes[n].dns_name : t->dns_name;
+	if (name) {
+		topo_dns_name(t, in, site, name, &on_failed, notes);
+		for (int n = 0; n < t->nnodes; n++)
+			if (t->nodes[n].kind == TOPO_CLIENT &&
+			    t->nodes[n].mode != TOPO_MODE_ANYCAST &&
+			    !topo_same_name(
+				t->nodes[n].dns_name[0] ? t->nodes[n].dns_name : t->dns_name, name))
+				snprintf(in->dns_limit, sizeof(in->dns_limit),
+					 "the DNS clients resolve several names: not modelled");
+		if (action >= 0)
+			topo_probers(t, in, site, notes);
+		int z = topo_name_zone(t, name), walk = 0;
+
+		/* an iterating cache's first fill asks every zone above the name's */
+		for (int p = z >= 0 ? t->raw_sections[z].parent : -1; p >= 0 && walk < 64;
+		     p = t->raw_sections[p].parent)
+			walk++;
+		topo_caches(t, in, base, walk, notes);
+	}
+	topo_clients(t, in, site, base, on_failed, notes);
+	if (in->dns_present)
+		model_note(
+		    notes, 0,
+		    "dns: each cache's first fill is its clients' first query, at the start "
+		    "of the traffic; a client that honours TTLs asks again as its cache's "
+		    "entry expires and leaves the failed site then (or up to 0.1 s later: its "
+		    "floor on a TTL of 0)");
+	model_note(notes, 0,
+		   "lost = each client's rate x its last packet after t0 (every request sent to "
+		   "the dead site is lost); equivalent downtime = lost / the scheme's rate; "
+		   "budget at %g %%: %g s a month",
+		   in->slo_pct, model_budget_s(in->slo_pct));
+	if (in->dns_present)
+		model_note(
+		    notes, 0,
+		    "upstream queries: each used cache's fills of the name, and once (at its "
+		    "first fill) a query to each zone above it when it iterates (the root's "
+		    "and TLD's referrals, cached a day); the queries of clients asking the "
+		    "name's server directly");
+	if (topo_impaired(t) || topo_impair_events(t))
+		model_note(notes, 1,
+			   "link delays, jitter and loss: the requests' travel time and losses on "
+			   "the way are left out (only the probes' configured RTT counts)");
+	for (int e = 0; e < t->nevents; e++)
+		if (t->events[e].action == TOPO_A_DNS_DOWN ||
+		    t->events[e].action == TOPO_A_RESOLVER_DOWN) {
+			model_note(notes, 1,
+				   "serve-stale and DNS outages (dns-down, resolver-down): not "
+				   "modelled");
+			break;
+		}
+	if (t->nevents > 1)
+		model_note(notes, 1,
+			   "the timeline's other events (recoveries, later failures, flaps): only "
+			   "its first failure is modelled");
+	model_note(notes, 1,
+		   "not modelled yet: BGP propagation, BFD and hold timers under routing = bgp; "
+		   "serve-stale and prefetch; populations and their skew; TCP and HTTP "
+		   "connections; link delays; policies other than failover");
+	if (in->anycast_limit[0])
+		model_note(notes, 1, "anycast: %s", in->anycast_limit);
+	if (in->dns_limit[0])
+		model_note(notes, 1, "dns: %s", in->dns_limit);
+	return 0;
+}
