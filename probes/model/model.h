@@ -217,6 +217,13 @@ struct model_input {
 	struct model_probe site_probe;
 	int routing; /* enum model_routing */
 	double static_refresh_s, static_hold_s;
+	/* routing = bgp, a failure the site's prober cannot see: its router's
+	 * session with it ends bgp_down_s after the last message the router
+	 * received from it, which came at a uniformly random phase of
+	 * bgp_period_s before t0 (BFD: multiplier x interval, interval; else
+	 * the hold time, the keepalive); a crash closes it at t0 (both 0) */
+	double bgp_down_s, bgp_period_s;
+	int bgp_bfd;
 	/* why anycast's steer, window and losses are not modelled ("": they are) */
 	char anycast_limit[MODEL_NOTE_MAX];
 
@@ -238,6 +245,16 @@ struct model_input {
 	unsigned samples; /* draws (MODEL_SAMPLES) */
 	uint64_t seed;	  /* of the draws */
 };
+
+/* FRR's withdrawal, measured in bench/bgp (docs/benchmarks.md, "What sets
+ * the floor"): from the service address leaving the site's loopback to its
+ * router's FIB, the site's zebra and bgpd work-queue holds (10 + 50 ms),
+ * the router's bgpd and zebra holds (50 + 10 ms), and 1-3 ms of work
+ * (121-123 ms); from a session's end at the router, its bgpd clearing the
+ * peer's routes (a work queue held 10 ms), then its bgpd's and zebra's
+ * holds: 72 ms measured three times after a crash (docs/model.md) */
+#define MODEL_BGP_FLOOR_S 0.122
+#define MODEL_BGP_ROUTER_S 0.072
 
 #define MODEL_SAMPLES 4000
 #define MODEL_SEED 26

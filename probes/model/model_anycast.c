@@ -1,8 +1,11 @@
 /*
  * The anycast scheme's clocks in one draw of the phases (docs/model.md,
- * "Anycast"): the failed site's own prober, or with routing = static the
- * routers' hold timer when the prober cannot tell (crash, freeze); the
- * withdrawal in every FIB at once (static). See model.h.
+ * "Anycast"): the failed site's own prober, or when the prober cannot tell
+ * (crash, freeze) with routing = static the routers' hold timer, with
+ * routing = bgp the router's session with the site (closed by a crash,
+ * timed out by BFD or the hold timer on a freeze); the withdrawal in every
+ * FIB at once (static), or through the site's and its router's FRR daemons
+ * (bgp: MODEL_BGP_FLOOR_S). See model.h.
  */
 #include "model.h"
 
@@ -25,6 +28,12 @@ int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
 		c->last[i] = 0;
 	if (in->anycast_detect_by_prober) {
 		c->detect = model_detect_sample(&in->site_probe, d->u_site);
+	} else if (in->routing == MODEL_BGP && in->how != MODEL_KILL) {
+		/* the session's end at the router: at t0 for a crash, else
+		 * bgp_down_s after the site's last message */
+		c->detect = in->bgp_down_s - d->u_refresh * in->bgp_period_s;
+		if (c->detect < 0)
+			c->detect = 0;
 	} else if (in->routing == MODEL_STATIC && in->static_hold_s > 0) {
 		/* the last refresh came u_refresh of a refresh before t0; the
 		 * route goes at the first check more than the hold after it */
@@ -35,10 +44,14 @@ int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
 	} else {
 		return -1;
 	}
-	if (in->anycast_limit[0] || in->routing != MODEL_STATIC)
+	if (in->anycast_limit[0])
 		return 0;
-	/* static: the verdict is one netlink call in every router's FIB */
-	c->steer = c->detect;
+	/* static: the verdict is one netlink call in every router's FIB; bgp:
+	 * the withdrawal through the site's FRR and its router's (the
+	 * prober's verdict), or the router's alone (the session's end) */
+	c->steer = in->routing == MODEL_STATIC	  ? c->detect
+		   : in->anycast_detect_by_prober ? c->detect + MODEL_BGP_FLOOR_S
+						  : c->detect + MODEL_BGP_ROUTER_S;
 	for (int i = 0; i < in->nclients; i++) {
 		const struct model_client *cl = &in->clients[i];
 

@@ -365,6 +365,73 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 	}
 }
 
+/* topo_bgp: routing = bgp: the withdrawal is modelled where it crosses one
+ * AS hop, from the failed site to its router, which has another site of
+ * its own (that site's path already in its table) and every anycast
+ * client; the session of that router with the site, for a crash or freeze */
+static void topo_bgp(const struct topology *t, struct model_input *in, int site,
+		     struct model_notes *notes)
+{
+	const struct topo_node *s = &t->nodes[site];
+	int r = topo_node_router(t, site), other = 0;
+	const struct topo_node *rt = &t->nodes[r];
+	int64_t hold, keep;
+
+	for (int n = 0; n < t->nnodes; n++)
+		other |= n != site && t->nodes[n].kind == TOPO_SITE && topo_node_router(t, n) == r;
+	if (!other && !in->anycast_limit[0])
+		snprintf(in->anycast_limit, sizeof(in->anycast_limit),
+			 "routing = bgp: %s's router %s has no other site of its own, so the path "
+			 "to another comes over AS hops after the withdrawal (path exploration): "
+			 "not modelled",
+			 s->name, rt->name);
+	for (int n = 0; n < t->nnodes && !in->anycast_limit[0]; n++)
+		if (t->nodes[n].kind == TOPO_CLIENT && t->nodes[n].mode != TOPO_MODE_DNS &&
+		    topo_node_router(t, n) != r)
+			snprintf(in->anycast_limit, sizeof(in->anycast_limit),
+				 "routing = bgp: %s's router %s is not %s's (%s): the withdrawal's "
+				 "travel over AS hops and path exploration are not modelled",
+				 t->nodes[n].name, t->nodes[topo_node_router(t, n)].name, s->name,
+				 rt->name);
+	hold = s->bgp_hold_ns < rt->bgp_hold_ns ? s->bgp_hold_ns : rt->bgp_hold_ns;
+	keep = s->bgp_keepalive_ns;
+	if (hold > 0 && keep > hold / 3)
+		keep = hold / 3;
+	in->bgp_bfd = s->bfd || rt->bfd;
+	if (in->how == MODEL_CRASH) {
+		in->bgp_down_s = in->bgp_period_s = 0;
+	} else if (in->bgp_bfd) {
+		in->bgp_period_s = (double)t->bfd_interval_ns / NS;
+		in->bgp_down_s = t->bfd_multiplier * in->bgp_period_s;
+	} else {
+		in->bgp_down_s = (double)hold / NS;
+		in->bgp_period_s = (double)keep / NS;
+		if (hold == 0 && in->how == MODEL_FREEZE && !in->anycast_limit[0])
+			snprintf(in->anycast_limit, sizeof(in->anycast_limit),
+				 "routing = bgp with bgp_hold = 0 and no BFD: nothing ends the "
+				 "session with a frozen site");
+	}
+	if (in->how == MODEL_KILL)
+		model_note(
+		    notes, 0,
+		    "anycast (routing = bgp): the withdrawal takes FRR's floor, %.0f ms from "
+		    "the prober's verdict to %s's FIB (two bgpd holds of 50 ms, two zebra "
+		    "holds of 10 ms: bench/bgp)",
+		    MODEL_BGP_FLOOR_S * 1000, rt->name);
+	else
+		model_note(notes, 0,
+			   "anycast (routing = bgp): %s, then %s's bgpd clears %s's routes and its "
+			   "bgpd and zebra holds follow (%.0f ms)",
+			   in->how == MODEL_CRASH ? "the crash closes the session at t0"
+			   : in->bgp_bfd	  ? "BFD ends the session after its multiplier of "
+						    "intervals without a packet (the last at a random "
+						    "phase of an interval)"
+					 : "the hold timer ends the session, the hold time after "
+					   "the site's last keepalive (at a random phase of the "
+					   "keepalive interval)",
+			   rt->name, s->name, MODEL_BGP_ROUTER_S * 1000);
+}
+
 int model_from_topology(const struct topology *t, struct model_input *in, struct model_notes *notes,
 			char *err, size_t errlen)
 {
@@ -412,11 +479,7 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 		   "cycle (probers start with the lab, not the traffic); a refused probe "
 		   "fails its configured RTT after its send, an unanswered one probe_timeout "
 		   "after; probe_down in a row declare the site dead");
-	if (in->routing == MODEL_BGP && !in->anycast_limit[0])
-		snprintf(in->anycast_limit, sizeof(in->anycast_limit),
-			 "routing = bgp: the withdrawal through FRR (MRAI, each hop's processing, "
-			 "hold timer, BFD) is not modelled");
-	else if (in->routing == MODEL_STATIC)
+	if (in->routing == MODEL_STATIC)
 		model_note(notes, 0,
 			   "anycast (routing = static): the verdict leaves every router's FIB at "
 			   "once, steer = detect; a crash or freeze by the routers' hold timer "
@@ -447,6 +510,8 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 		topo_caches(t, in, base, walk, notes);
 	}
 	topo_clients(t, in, site, base, on_failed, notes);
+	if (in->routing == MODEL_BGP && action >= 0)
+		topo_bgp(t, in, site, notes);
 	if (in->dns_present)
 		model_note(
 		    notes, 0,
@@ -483,7 +548,8 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 			   "the timeline's other events (recoveries, later failures, flaps): only "
 			   "its first failure is modelled");
 	model_note(notes, 1,
-		   "not modelled yet: BGP propagation, BFD and hold timers under routing = bgp; "
+		   "not modelled yet: BGP's withdrawal beyond the failed site's own router (AS "
+		   "hops, path exploration, MRAI); "
 		   "serve-stale and prefetch; populations and their skew; TCP and HTTP "
 		   "connections; link delays; policies other than failover");
 	if (in->anycast_limit[0])

@@ -23,9 +23,14 @@ for key in .schemes.anycast.detect_s.p5 .schemes.anycast.detect_s.p50 .schemes.a
 	.schemes.dns.upstream_queries.p50 .schemes.dns.upstream_queries_per_s.p50; do
 	jq -e "$key | numbers" "$tmp/m.json" >/dev/null || fail "model --json: no number at $key"
 done
-# what is not modelled is null with its reason, never a made-up zero
+# BGP across one AS hop: steer is detect plus FRR's floor of 122 ms
+jq -e '(.schemes.anycast.steer_s.p50 - .schemes.anycast.detect_s.p50 - 0.122) | fabs < 1e-6' \
+	"$tmp/m.json" >/dev/null || fail "model --json: anycast steer under BGP is not detect + 0.122"
+# what is not modelled is null with its reason, never a made-up zero: BGP
+# beyond the failed site's own router
+"$steerlab" model topology/bgp.ini --json >"$tmp/b.json"
 jq -e '.schemes.anycast.steer_s == null and (.schemes.anycast.not_modelled.steer_s | strings)' \
-	"$tmp/m.json" >/dev/null || fail "model --json: anycast steer under BGP not null with a reason"
+	"$tmp/b.json" >/dev/null || fail "model --json: anycast steer over AS hops not null with a reason"
 jq -e '.assumptions | length > 0' "$tmp/m.json" >/dev/null || fail "model --json: no assumptions"
 # the sticky client holds the DNS window: 8 s resolutions, the kill at 3 s
 jq -e '.schemes.dns.window_s.p50 == 5' "$tmp/m.json" >/dev/null ||

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -167,32 +168,103 @@ static void test_compare_phases(void **state)
 }
 
 /* routing = bgp: detect is a's prober's, the rest not modelled and said */
+/* BGP, a kill: the prober's verdict, then FRR's floor (122 ms) to core's
+ * FIB: the two anycast flows, both on core with a and b, leave a then */
 static void test_compare_bgp(void **state)
 {
+	const struct model_scheme_result *a;
 	json_t *o, *any;
-	int found = 0;
 
 	(void)state;
 	load(NULL, 0);
-	assert_true(res.s[MODEL_ANYCAST].detect.known);
-	assert_false(res.s[MODEL_ANYCAST].steer.known);
-	assert_non_null(strstr(res.s[MODEL_ANYCAST].steer.why, "routing = bgp"));
+	a = &res.s[MODEL_ANYCAST];
+	assert_true(a->detect.known);
+	assert_true(a->steer.known);
+	NEAR(a->steer.p50 - a->detect.p50, MODEL_BGP_FLOOR_S, 1e-9);
+	NEAR(a->steer.min - a->detect.min, MODEL_BGP_FLOOR_S, 1e-9);
+	NEAR(a->window.p95, a->steer.p95, 1e-9);
+	NEAR(client_last(MODEL_ANYCAST, "c1")->p50, a->steer.p50, 1e-9);
+	/* 2500 requests a second until the route leaves */
+	NEAR(a->lost.p50, 2500 * a->steer.p50, 1e-6);
 	assert_true(res.s[MODEL_DNS].window.known);
-	for (int i = 0; i < notes.n; i++)
-		found |= notes.not_modelled[i] && strstr(notes.text[i], "routing = bgp") != NULL;
-	assert_true(found);
 
 	o = model_json(&in, &res, &notes);
 	assert_non_null(o);
 	any = json_object_get(json_object_get(o, "schemes"), "anycast");
 	assert_true(json_is_object(json_object_get(any, "detect_s")));
 	assert_true(json_is_real(json_object_get(json_object_get(any, "detect_s"), "p95")));
-	assert_true(json_is_null(json_object_get(any, "steer_s")));
-	assert_true(
-	    json_is_string(json_object_get(json_object_get(any, "not_modelled"), "steer_s")));
+	assert_true(json_is_object(json_object_get(any, "steer_s")));
 	assert_true(json_is_object(json_object_get(
 	    json_object_get(json_object_get(o, "schemes"), "dns"), "upstream_queries")));
 	json_decref(o);
+}
+
+/* write_ini: text into a temporary file whose name goes to path */
+static void write_ini(char *path, size_t len, const char *text)
+{
+	int fd;
+	FILE *f;
+
+	snprintf(path, len, "/tmp/test_model_labXXXXXX");
+	assert_true((fd = mkstemp(path)) != -1);
+	assert_non_null(f = fdopen(fd, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* model_of: the topology text with the overrides, modelled */
+static void model_of(const char *text, char *const sets[], int nsets)
+{
+	char path[64], err[512];
+
+	write_ini(path, sizeof(path), text);
+	assert_int_equal(topo_load(&topo, path, sets, nsets, stderr), 0);
+	unlink(path);
+	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
+	assert_int_equal(model_lab(&in, &res), 0);
+}
+
+/* BGP, what a's prober cannot see: a freeze ends core's session with a
+ * when the hold time (3 s) has passed since a's last keepalive (every 1 s,
+ * at a random phase): detect from 2 to 3 s, steer 72 ms later; with BFD at
+ * 100 ms x 3, from 0.2 to 0.3 s; a crash closes it at once: 72 ms */
+static void test_bgp_session(void **state)
+{
+	static const char text[] = "[lab]\nname = bs\nrouting = bgp\nduration = 7s\n"
+				   "bgp_keepalive = 1s\nbgp_hold = 3s\n[router core]\n"
+				   "[site a]\nlink = core\nmetric = 10\n[site b]\nlink = core\n"
+				   "metric = 20\n[client c1]\nlink = core\nrate = 200\n"
+				   "[event e1]\nat = 1s\naction = freeze\ntarget = a\n";
+	char *bfd[] = {"bfd=yes", "bfd_interval=100ms", "bfd_multiplier=3"},
+	     *crash[] = {"e1.action=crash"};
+	const struct model_scheme_result *a = &res.s[MODEL_ANYCAST];
+
+	(void)state;
+	model_of(text, NULL, 0);
+	assert_true(a->steer.known);
+	assert_true(a->detect.min >= 2.0 - 1e-9 && a->detect.max <= 3.0 + 1e-9);
+	NEAR(a->detect.p50, 2.5, 0.05);
+	NEAR(a->steer.p50 - a->detect.p50, MODEL_BGP_ROUTER_S, 1e-9);
+	model_of(text, bfd, 3);
+	assert_true(a->detect.min >= 0.2 - 1e-9 && a->detect.max <= 0.3 + 1e-9);
+	NEAR(a->steer.p95 - a->detect.p95, MODEL_BGP_ROUTER_S, 1e-9);
+	model_of(text, crash, 1);
+	NEAR(a->steer.min, MODEL_BGP_ROUTER_S, 1e-9);
+	NEAR(a->steer.max, MODEL_BGP_ROUTER_S, 1e-9);
+}
+
+/* BGP beyond one AS hop: bgp.ini's clients sit behind other routers than
+ * the failed site's: said, not guessed */
+static void test_bgp_hops(void **state)
+{
+	char err[512];
+
+	(void)state;
+	assert_int_equal(topo_load(&topo, "topology/bgp.ini", NULL, 0, stderr), 0);
+	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
+	assert_int_equal(model_lab(&in, &res), 0);
+	assert_false(res.s[MODEL_ANYCAST].steer.known);
+	assert_non_null(strstr(res.s[MODEL_ANYCAST].steer.why, "routing = bgp"));
 }
 
 /* a crash under static routing: the prober dies with the site, the
@@ -223,6 +295,7 @@ int main(void)
 	    cmocka_unit_test(test_detect_exact),   cmocka_unit_test(test_detect_draws),
 	    cmocka_unit_test(test_compare_static), cmocka_unit_test(test_compare_phases),
 	    cmocka_unit_test(test_compare_bgp),	   cmocka_unit_test(test_crash_hold),
+	    cmocka_unit_test(test_bgp_session),	   cmocka_unit_test(test_bgp_hops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
