@@ -103,7 +103,7 @@ struct prober {
 	struct event_log *ev;
 	int ntargets;
 	struct prober_target t[PROBER_MAX_TARGETS];
-	struct loop_handler sig, timeout_timer, probe_timer, refresh_timer;
+	struct loop_handler sig, phase_sig, timeout_timer, probe_timer, refresh_timer;
 	int64_t timeout_at; /* when timeout_timer fires (0: not armed) */
 };
 
@@ -142,7 +142,10 @@ static void prober_usage(FILE *fp)
 		"  -n NODE          lab node, written into every event (default: prober)\n"
 		"  -e FILE          JSON Lines event file (default: standard output)\n"
 		"  -v               debug logging\n"
-		"  -h               this help\n",
+		"  -h               this help\n"
+		"SIGUSR1 sets the phase: the next probe half an interval later, then one\n"
+		"every interval; the next refresh half a refresh later (the lab sends it\n"
+		"when its traffic starts, so that probes come at a known phase of it).\n",
 		WIRE_PORT_DEFAULT, ANNOUNCE_PORT, PROBER_AUTHD_PORT, WIRE_PORT_DEFAULT);
 }
 
@@ -479,6 +482,32 @@ static void prober_started(struct prober *p, struct prober_target *t)
 		   (json_int_t)p->o->interval_ns, "timeout_ns", (json_int_t)p->o->timeout_ns);
 }
 
+/* prober_on_phase: SIGUSR1: the probes from now on half an interval from
+ * now and every interval after, the refreshes likewise (docs/agents.md,
+ * prober, "Phase"): the lab sends it as its traffic starts, so that a
+ * failure fail_at into the traffic falls at a phase of the probe cycle the
+ * topology states (docs/model.md, "Detect") */
+static void prober_on_phase(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct prober *p = arg;
+	int64_t now = now_mono_ns();
+
+	(void)loop;
+	(void)events;
+	if (loop_signal_read(fd) == -1)
+		return;
+	if (loop_timer_set(&p->probe_timer, now + p->o->interval_ns / 2, p->o->interval_ns) == -1 ||
+	    loop_timer_set(&p->refresh_timer, now + p->o->refresh_ns / 2, p->o->refresh_ns) == -1) {
+		log_warn("%s: timerfd", __func__);
+		return;
+	}
+	event_emit(p->ev, EVENTS_PROBER_PHASED, "{s:I, s:I}", "interval_ns",
+		   (json_int_t)p->o->interval_ns, "refresh_ns", (json_int_t)p->o->refresh_ns);
+	log_debug("phase: probes from %lld ms on, every %lld ms",
+		  (long long)(p->o->interval_ns / 2 / NSEC_PER_MSEC),
+		  (long long)(p->o->interval_ns / NSEC_PER_MSEC));
+}
+
 static void prober_on_refresh(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	struct prober *p = arg;
@@ -534,6 +563,14 @@ int main(int argc, char **argv)
 	if (loop_signals(p.loop, &p.sig, loop_stop_on_signal, NULL) == -1) {
 		log_warn("%s: signals", __func__);
 		goto out;
+	}
+	{
+		static const int phase[] = {SIGUSR1, 0};
+
+		if (loop_add_signals(p.loop, &p.phase_sig, phase, prober_on_phase, &p) == -1) {
+			log_warn("%s: signals", __func__);
+			goto out;
+		}
 	}
 	for (int i = 0; i < p.ntargets; i++) {
 		struct prober_target *t = &p.t[i];

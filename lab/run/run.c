@@ -631,6 +631,12 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 	if (lab_start_clients(lab, t->duration_ns) == -1)
 		goto down;
 	start = now_mono_ns();
+	/* the probers' cycles from the traffic's start: a probe half an
+	 * interval after it, then every interval, so that a failure fail_at
+	 * into the traffic falls at the phase the topology states, not at
+	 * wherever the warm-up ended in the cycle (it ends just after a round
+	 * of probes: the routes their verdicts carried) (docs/model.md) */
+	lab_signal_agents(lab, "prober", SIGUSR1);
 	/* traffic_started is stamped with the instant the timeline counts
 	 * from, not when it is written: a loaded machine wrote it 14 ms late */
 	start_real = now_real_ns();

@@ -242,6 +242,10 @@ struct model_input {
 	int nclients;
 	struct model_client clients[MODEL_MAX_CLIENTS];
 
+	/* 1: every prober's phase drawn on its own (the seeds' assumption: a
+	 * failure at a random instant of every cycle, checkers that do not
+	 * coordinate); 0: the lab's, each following from t0 (model_draw) */
+	int free_phases;
 	unsigned samples; /* draws (MODEL_SAMPLES) */
 	uint64_t seed;	  /* of the draws */
 };
@@ -285,14 +289,19 @@ struct model_result {
 };
 
 /*
- * One draw of the random phases (model_anycast.c, model_dns.c): u_site the
- * failure's phase in the site prober's cycle, u_refresh in the refresh
- * cycle of a static announcement and u_check in routed's hold check,
- * u_probers[i] in remote prober i's, t0_s the failure's instant from the
- * start of the traffic. Each clock in seconds after t0; < 0: none.
+ * One draw (model_anycast.c, model_dns.c): t0_s the failure's instant from
+ * the start of the traffic (random within fail_jitter); u_site the
+ * failure's phase in the site prober's cycle, u_probers[i] in remote prober
+ * i's, u_refresh in the refresh cycle of a static announcement, each
+ * following from t0_s, since the lab sets every prober's cycle at the
+ * traffic's start (a probe and a refresh half an interval after it:
+ * prober's SIGUSR1); random: u_check in routed's hold check, u_session the
+ * BGP session's keepalive or BFD cycle. Each clock in seconds after t0;
+ * < 0: none.
  */
 struct model_draw {
 	double u_site, u_refresh, u_check;
+	double u_session; /* bgp: the site's last message before t0, in its period */
 	double u_probers[MODEL_MAX_PROBERS];
 	double t0_s;
 };

@@ -31,7 +31,7 @@ int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
 	} else if (in->routing == MODEL_BGP && in->how != MODEL_KILL) {
 		/* the session's end at the router: at t0 for a crash, else
 		 * bgp_down_s after the site's last message */
-		c->detect = in->bgp_down_s - d->u_refresh * in->bgp_period_s;
+		c->detect = in->bgp_down_s - d->u_session * in->bgp_period_s;
 		if (c->detect < 0)
 			c->detect = 0;
 	} else if (in->routing == MODEL_STATIC && in->static_hold_s > 0) {

@@ -541,6 +541,15 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 			model_note(notes, 1,
 				   "serve-stale and DNS outages (dns-down, resolver-down): not "
 				   "modelled");
+			/* the answers the clients get depend on them */
+			if (in->dns_present && !in->dns_limit[0]) {
+				snprintf(in->dns_limit, sizeof(in->dns_limit),
+					 "a DNS outage (%s) on the timeline: serve-stale and "
+					 "SERVFAIL are not modelled",
+					 t->events[e].name);
+				snprintf(in->upstream_limit, sizeof(in->upstream_limit), "%s",
+					 in->dns_limit);
+			}
 			break;
 		}
 	if (t->nevents > 1)

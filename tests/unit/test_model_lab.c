@@ -70,12 +70,17 @@ static void test_detect_exact(void **state)
 	assert_int_equal(model_quorum_needed(0, 0.5), 0);
 }
 
-/* the draws agree with the exact distribution: two probers, quorum 0.5 */
+/* free phases (the seeds'): the draws agree with the exact distribution,
+ * the k-th of independent uniforms; the lab's phases (set at the traffic's
+ * start): two probers of equal settings say down together, the failure 50
+ * s into the traffic half an interval before a probe: 1.5 s; with a second
+ * of fail_jitter, anywhere in the interval, whatever the quorum */
 static void test_detect_draws(void **state)
 {
 	static struct model_input m;
 	static struct model_result r;
 	const struct model_probe p = {.interval_s = 1, .fail_s = 0, .down = 2};
+	const struct model_probe slow = {.interval_s = 3, .fail_s = 0, .down = 2};
 
 	(void)state;
 	m.dns_present = 1;
@@ -88,14 +93,39 @@ static void test_detect_draws(void **state)
 	m.slo_pct = 99.9;
 	m.samples = 20000;
 	m.seed = 7;
+	m.free_phases = 1;
 	assert_int_equal(model_lab(&m, &r), 0);
 	NEAR(r.s[MODEL_DNS].detect.p5, model_detect_quantile(&p, 2, 1, 0.05), 0.01);
 	NEAR(r.s[MODEL_DNS].detect.p50, model_detect_quantile(&p, 2, 1, 0.5), 0.01);
 	NEAR(r.s[MODEL_DNS].detect.p95, model_detect_quantile(&p, 2, 1, 0.95), 0.01);
-	/* quorum 0: both must say down, the later of the two */
 	m.quorum = 0;
 	assert_int_equal(model_lab(&m, &r), 0);
 	NEAR(r.s[MODEL_DNS].detect.p50, model_detect_quantile(&p, 2, 2, 0.5), 0.01);
+
+	m.free_phases = 0;
+	m.quorum = 0.5;
+	assert_int_equal(model_lab(&m, &r), 0);
+	NEAR(r.s[MODEL_DNS].detect.min, 1.5, 1e-9);
+	NEAR(r.s[MODEL_DNS].detect.max, 1.5, 1e-9);
+	m.fail_jitter_s = 1;
+	assert_int_equal(model_lab(&m, &r), 0);
+	NEAR(r.s[MODEL_DNS].detect.p5, 1.05, 0.01);
+	NEAR(r.s[MODEL_DNS].detect.p50, 1.5, 0.01);
+	NEAR(r.s[MODEL_DNS].detect.p95, 1.95, 0.01);
+	m.quorum = 0;
+	assert_int_equal(model_lab(&m, &r), 0);
+	NEAR(r.s[MODEL_DNS].detect.p50, 1.5, 0.01);
+	/* the first of a 1 s and a 3 s prober: the 1 s one's, from 1 to 2 s */
+	m.quorum = 0.5;
+	m.probers[1] = slow;
+	assert_int_equal(model_lab(&m, &r), 0);
+	NEAR(r.s[MODEL_DNS].detect.p50, 1.5, 0.01);
+	/* both (quorum 0): the 3 s prober's, from 3 to 6 s */
+	m.quorum = 0;
+	m.fail_jitter_s = 3;
+	assert_int_equal(model_lab(&m, &r), 0);
+	NEAR(r.s[MODEL_DNS].detect.p50, 4.5, 0.05);
+	assert_true(r.s[MODEL_DNS].detect.min >= 3 - 1e-9 && r.s[MODEL_DNS].detect.max < 6);
 	/* no prober: never steered, said */
 	m.nprobers = 0;
 	assert_int_equal(model_lab(&m, &r), 0);
@@ -125,10 +155,10 @@ static void test_compare_static(void **state)
 	load(sets, 1);
 	assert_true(any->present && dns->present);
 	assert_true(any->detect.known && any->steer.known && any->window.known);
-	NEAR(any->detect.p50, 0.25, 0.005);
-	NEAR(any->detect.p5, 0.205, 0.003);
-	NEAR(any->detect.p95, 0.295, 0.003);
-	assert_true(any->detect.min >= 0.2 && any->detect.max < 0.3);
+	/* the kill 3 s into the traffic, half an interval before a probe:
+	 * the third refusal 0.25 s after it, in every draw */
+	NEAR(any->detect.min, 0.25, 1e-9);
+	NEAR(any->detect.max, 0.25, 1e-9);
 	NEAR(any->steer.p50, any->detect.p50, 1e-12);
 	NEAR(any->window.p50, any->detect.p50, 1e-12);
 	NEAR(any->rate_per_s, 2500, 1e-9);
@@ -136,8 +166,9 @@ static void test_compare_static(void **state)
 	NEAR(any->equivalent_downtime.p50, any->window.p50, 1e-9);
 	assert_false(any->upstream_queries.known);
 
-	/* two [prober]s, quorum 0.5: the first verdict */
-	NEAR(dns->detect.p50, model_detect_quantile(&in.probers[0], 2, 1, 0.5), 0.005);
+	/* two [prober]s in phase, quorum 0.5: their verdict 0.25 s after t0
+	 * (a refused probe fails at once: 2 ms of RTT at most) */
+	NEAR(dns->detect.p50, 0.25, 0.003);
 	NEAR(client_last(MODEL_DNS, "c1")->p50, 1.0, 1e-9);
 	NEAR(client_last(MODEL_DNS, "c2")->p50, 0.5, 1e-9);
 	NEAR(client_last(MODEL_DNS, "c3")->p50, 5.0, 1e-9);
