@@ -488,6 +488,7 @@ install: $(PROGRAMS)
 	put 755 '$(BINDIR)' $(OUTBIN)/steerlab; \
 	put 755 '$(LIBEXECDIR)' $(addprefix $(OUTBIN)/,$(AGENTS) collector); \
 	put 644 '$(DATADIR)/topology' $(wildcard topology/*.ini); \
+	put 644 '$(DATADIR)/topology/presets' $(wildcard topology/presets/*.ini); \
 	put 644 '$(DATADIR)/wireshark' probes/wireshark/steerlab.lua; \
 	put 644 '$(DOCDIR)' README.md $(wildcard docs/*.md); \
 	put 644 '$(MANDIR)/man5' $(wildcard docs/man/*.5); \
