@@ -475,10 +475,11 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 				       in->how != MODEL_FREEZE &&
 				       topo_probe(t, site, site, in->how, &in->site_probe) == 0;
 	model_note(notes, 0,
-		   "detect: the failure falls at a uniformly random phase of each prober's "
-		   "cycle (probers start with the lab, not the traffic); a refused probe "
-		   "fails its configured RTT after its send, an unanswered one probe_timeout "
-		   "after; probe_down in a row declare the site dead");
+		   "detect: every prober probes half an interval after the start of the "
+		   "traffic, then every interval (the lab sets its cycle then), so the failure "
+		   "falls at the phase t0 gives (random only within fail_jitter); a refused "
+		   "probe fails its configured RTT after its send, an unanswered one "
+		   "probe_timeout after; probe_down in a row declare the site dead");
 	if (in->routing == MODEL_STATIC)
 		model_note(notes, 0,
 			   "anycast (routing = static): the verdict leaves every router's FIB at "
