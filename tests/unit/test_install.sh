@@ -41,6 +41,7 @@ expected() {
 		echo "755 usr/local/libexec/steerlab/$f"
 	done
 	for f in topology/*.ini; do echo "644 usr/local/share/steerlab/topology/${f##*/}"; done
+	for f in topology/presets/*.ini; do echo "644 usr/local/share/steerlab/topology/presets/${f##*/}"; done
 	echo "644 usr/local/share/steerlab/wireshark/steerlab.lua"
 	echo "644 usr/local/share/steerlab/install.manifest"
 	echo "644 usr/local/share/doc/steerlab/README.md"
@@ -70,7 +71,7 @@ steerlab=$D/usr/local/bin/steerlab
 # pipefail the usage text's second write would fail on SIGPIPE)
 help=$(cd / && "$steerlab" --help) || fail "installed steerlab --help: exit status $?"
 grep -q '^usage: steerlab' <<<"$help" || fail "installed steerlab --help"
-for t in "$D"/usr/local/share/steerlab/topology/*.ini; do
+for t in "$D"/usr/local/share/steerlab/topology/*.ini "$D"/usr/local/share/steerlab/topology/presets/*.ini; do
 	(cd / && "$steerlab" check "$t" --set name=i-install) >"$tmp/check.out" 2>&1 ||
 		{ cat "$tmp/check.out" >&2; fail "installed steerlab check $t"; }
 	tail -1 "$tmp/check.out" | grep 'configuration OK' >/dev/null || fail "check $t: no 'configuration OK'"
