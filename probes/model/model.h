@@ -237,6 +237,11 @@ struct model_input {
 
 	unsigned samples; /* draws (MODEL_SAMPLES) */
 	uint64_t seed;	  /* of the draws */
+	/* 1: the probers started together (the lab starts them all at
+	 * bring-up, within milliseconds), so one offset of the failure from
+	 * their start gives every prober's phase (model_draw_in_phase); 0:
+	 * each has a phase of its own, independent (a provider's checkers) */
+	int probers_in_phase;
 };
 
 #define MODEL_SAMPLES 4000
@@ -284,6 +289,14 @@ struct model_clocks {
 	double detect, steer;
 	double last[MODEL_MAX_CLIENTS]; /* per client of the scheme, input order */
 };
+
+/* model_draw_in_phase: the draw d made one of probers started together
+ * (in->probers_in_phase): d->u_site taken as the failure's offset from
+ * their common start, uniform over many cycles of the longest timer, and
+ * from it each prober's phase (u_site, u_probers: the time to its next
+ * probe, over its interval) and the last refresh's (u_refresh); probers of
+ * one interval share one phase (model_detect.c) */
+void model_draw_in_phase(const struct model_input *in, struct model_draw *d);
 
 /* model_anycast_draw: anycast's clocks in one draw; last[i] for every
  * client of the input (0 for one that is not anycast's or not on the

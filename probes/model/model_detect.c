@@ -67,3 +67,33 @@ double model_detect_quantile(const struct model_probe *p, unsigned n, unsigned k
 	}
 	return model_detect_sample(p, (lo + hi) / 2);
 }
+
+/* detect_next: the time from the failure, off after a timer of period
+ * interval started, to its next tick, over the period, in (0, 1] */
+static double detect_next(double off, double interval)
+{
+	return 1 - fmod(off, interval) / interval;
+}
+
+void model_draw_in_phase(const struct model_input *in, struct model_draw *d)
+{
+	double span = in->site_probe.interval_s, off;
+
+	if (in->static_refresh_s > span)
+		span = in->static_refresh_s;
+	for (int p = 0; p < in->nprobers; p++)
+		if (isfinite(in->probers[p].interval_s) && in->probers[p].interval_s > span)
+			span = in->probers[p].interval_s;
+	if (!(span > 0))
+		return;
+	/* many of the longest cycle: each shorter one's phase as uniform */
+	off = d->u_site * span * 4096;
+	if (in->site_probe.interval_s > 0)
+		d->u_site = detect_next(off, in->site_probe.interval_s);
+	for (int p = 0; p < in->nprobers; p++)
+		if (isfinite(in->probers[p].interval_s) && in->probers[p].interval_s > 0)
+			d->u_probers[p] = detect_next(off, in->probers[p].interval_s);
+	/* the refreshes of a static announcement: the site's prober's timer */
+	if (in->static_refresh_s > 0)
+		d->u_refresh = fmod(off, in->static_refresh_s) / in->static_refresh_s;
+}

@@ -117,6 +117,8 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		for (int p = 0; p < in->nprobers; p++)
 			dr.u_probers[p] = lab_uniform(&seed);
 		dr.t0_s = in->fail_at_s + in->fail_jitter_s * lab_uniform(&seed);
+		if (in->probers_in_phase)
+			model_draw_in_phase(in, &dr);
 		if (draw(in, &dr, c) == -1) {
 			detect_known = 0;
 			break;

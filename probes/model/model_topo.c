@@ -387,6 +387,8 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 	in->slo_pct = 99.9;
 	in->samples = MODEL_SAMPLES;
 	in->seed = MODEL_SEED;
+	/* the lab starts every prober at bring-up, within milliseconds */
+	in->probers_in_phase = 1;
 	in->routing = t->routing == TOPO_ROUTING_BGP ? MODEL_BGP : MODEL_STATIC;
 	in->static_refresh_s = (double)t->static_refresh_ns / NS;
 	in->static_hold_s = (double)t->static_hold_ns / NS;
@@ -408,10 +410,11 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 				       in->how != MODEL_FREEZE &&
 				       topo_probe(t, site, site, in->how, &in->site_probe) == 0;
 	model_note(notes, 0,
-		   "detect: the failure falls at a uniformly random phase of each prober's "
-		   "cycle (probers start with the lab, not the traffic); a refused probe "
-		   "fails its configured RTT after its send, an unanswered one probe_timeout "
-		   "after; probe_down in a row declare the site dead");
+		   "detect: the failure falls at a uniformly random phase of the probers' "
+		   "cycles, one for all (the lab starts every prober at bring-up, together, "
+		   "not with the traffic: probers of one interval probe in step); a refused "
+		   "probe fails its configured RTT after its send, an unanswered one "
+		   "probe_timeout after; probe_down in a row declare the site dead");
 	if (in->routing == MODEL_BGP && !in->anycast_limit[0])
 		snprintf(in->anycast_limit, sizeof(in->anycast_limit),
 			 "routing = bgp: the withdrawal through FRR (MRAI, each hop's processing, "
