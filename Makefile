@@ -420,7 +420,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 -g1 -O1 -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli \
-	-Iprobes/clocks -I. \
+	-Iprobes/clocks -Iprobes/model -I. \
 	$(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
 FUZZ_TARGETS := authd resolverd-answer resolverd-query resolverd-walk topology pcap events requests \
 	httpwire
@@ -438,11 +438,14 @@ FUZZ_SRC_resolverd-walk := $(FUZZ_RSV_SRC)
 FUZZ_SRC_topology := $(wildcard lab/topology/*.c) $(addprefix lab/build/,overrides.c dnsconf.c resolvconf.c) \
 	$(FUZZ_SRC_authd) \
 	$(addprefix agents/resolverd/,check.c config.c config_check.c config_keys.c)
-FUZZ_SRC_pcap := $(CLOCKS_SRC)
+# the analysis, with the model it sets beside the clocks (clocks_model.c)
+# and the topology's loader the model reads a run's topology.ini with
+FUZZ_CLOCKS_SRC := $(CLOCKS_SRC) $(MODEL_SRC) $(wildcard lab/topology/*.c)
+FUZZ_SRC_pcap := $(FUZZ_CLOCKS_SRC)
 # the records written back as events, for the round trip
-FUZZ_SRC_events := $(CLOCKS_SRC) tests/fuzz/events_write.c
+FUZZ_SRC_events := $(FUZZ_CLOCKS_SRC) tests/fuzz/events_write.c
 # the client's writer of the same records, for the round trip
-FUZZ_SRC_requests := $(CLOCKS_SRC) agents/client/record.c
+FUZZ_SRC_requests := $(FUZZ_CLOCKS_SRC) agents/client/record.c
 
 fuzz_obj = $(patsubst %.c,build/fuzz/obj/%.o,$(1))
 
