@@ -261,6 +261,15 @@ static void test_crash_hold(void **state)
 	assert_true(res.s[MODEL_ANYCAST].detect.known);
 	assert_true(res.s[MODEL_ANYCAST].detect.min >= in.static_hold_s - in.static_refresh_s);
 	assert_true(res.s[MODEL_ANYCAST].detect.max <= in.static_hold_s + 0.1);
+	/* a degrade is no death: the site's prober may go on refreshing the
+	 * announcement, so no hold timer stands in for a detect (measured:
+	 * topology/checks.ini's a kept its route, no anycast detect at all) */
+	assert_int_equal(topo_load(&topo, "topology/checks.ini", NULL, 0, stderr), 0);
+	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
+	assert_int_equal(model_lab(&in, &res), 0);
+	assert_true(res.s[MODEL_ANYCAST].present);
+	assert_false(res.s[MODEL_ANYCAST].detect.known);
+	assert_non_null(strstr(res.s[MODEL_ANYCAST].detect.why, "degrade"));
 }
 
 int main(void)
