@@ -352,7 +352,7 @@ int clocks_model_judge(const struct clocks_input *in, int i, enum clocks_model_c
 {
 	const struct clocks_model *m = in->model;
 	const struct clocks_model_iv *iv, *window;
-	double tol, next = clocks_model_next_step(in);
+	double tol, after, next = clocks_model_next_step(in);
 
 	if (m == NULL || !m->known || !m->s[i].present)
 		return CLOCKS_MODEL_UNKNOWN;
@@ -362,15 +362,24 @@ int clocks_model_judge(const struct clocks_input *in, int i, enum clocks_model_c
 	tol = clocks_model_tolerance(m, i, c);
 	window = &m->s[i].clock[CLOCKS_MODEL_WINDOW];
 	/* a later step of the timeline (a recovery, another failure) changes
-	 * what the clock measures: the model knows only the first failure */
-	if (c <= CLOCKS_MODEL_LAST_MAX && iv->max + tol >= next)
+	 * what a clock measures that could end after it: the model knows the
+	 * first failure alone. A detect or steer measured before the step was
+	 * not changed by it; a last packet may have been cut short. */
+	after = m->duration_s - m->t0_s;
+	if ((c == CLOCKS_MODEL_DETECT || c == CLOCKS_MODEL_STEER) && iv->max + tol >= next &&
+	    v >= next)
 		return CLOCKS_MODEL_LATER_STEP;
-	/* the losses add up to the window's end, the queries to the traffic's */
-	if (c >= CLOCKS_MODEL_LOST_CLIENT && c <= CLOCKS_MODEL_BUDGET_SHARE &&
+	if (c >= CLOCKS_MODEL_WINDOW && c <= CLOCKS_MODEL_LAST_MAX && iv->max + tol >= next)
+		return CLOCKS_MODEL_LATER_STEP;
+	/* the capture's losses add up to the window's end; the clients' (and
+	 * the budget from them) and the queries over the whole traffic */
+	if (c == CLOCKS_MODEL_LOST_CAPTURE &&
 	    (!window->known ||
 	     window->max + clocks_model_tolerance(m, i, CLOCKS_MODEL_WINDOW) >= next))
 		return CLOCKS_MODEL_LATER_STEP;
-	if (c >= CLOCKS_MODEL_UPSTREAM && next < m->duration_s - m->t0_s)
+	if ((c == CLOCKS_MODEL_LOST_CLIENT || c == CLOCKS_MODEL_DOWNTIME ||
+	     c == CLOCKS_MODEL_BUDGET_SHARE || c >= CLOCKS_MODEL_UPSTREAM) &&
+	    next < after)
 		return CLOCKS_MODEL_LATER_STEP;
 	if (v > iv->max + tol)
 		return CLOCKS_MODEL_OUTSIDE;

@@ -137,7 +137,9 @@ double clocks_model_tolerance(const struct clocks_model *m, int i, enum clocks_m
  * tolerance, or OUTSIDE them; or not judged: UNKNOWN (not modelled),
  * LOWER_BOUND (v is one, below the bounds' top), LATER_STEP (a step of the
  * timeline after the failure, a recovery or another failure, came before
- * the model's clock could end: the model knows the first failure alone) */
+ * the model's clock could end, or within the traffic for a count of the
+ * whole run (lost_client, the budget's, the upstream queries): the model
+ * knows the first failure alone) */
 enum clocks_model_judgement {
 	CLOCKS_MODEL_WITHIN,
 	CLOCKS_MODEL_OUTSIDE,
