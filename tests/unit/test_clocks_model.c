@@ -6,7 +6,7 @@
  * for a clock outside the model's bounds and not for one inside; a run
  * whose topology does not load says why; the judgement itself on a model
  * built by hand (the tolerance, a lower bound, a later step of the
- * timeline).
+ * timeline, for a clock and for a count of the whole run).
  */
 #include "test_clocks_util.h"
 
@@ -352,9 +352,26 @@ static void test_judge(void **state)
 			 CLOCKS_MODEL_LATER_STEP);
 	assert_int_equal(clocks_model_judge(&in, 0, CLOCKS_MODEL_LOST_CLIENT, 50, 0),
 			 CLOCKS_MODEL_LATER_STEP);
-	/* one after it: judged */
+	/* a detect measured before the step is judged, one after it is not */
+	m->s[0].clock[CLOCKS_MODEL_DETECT] = (struct clocks_model_iv){
+	    .known = 1, .p5 = 1.1, .p50 = 1.5, .p95 = 1.9, .min = 1, .max = 2};
+	assert_int_equal(clocks_model_judge(&in, 0, CLOCKS_MODEL_DETECT, 1.2, 0),
+			 CLOCKS_MODEL_WITHIN);
+	assert_int_equal(clocks_model_judge(&in, 0, CLOCKS_MODEL_DETECT, 1.6, 0),
+			 CLOCKS_MODEL_LATER_STEP);
+	/* one after the model's window: the window and the failure's own
+	 * losses judged; the clients' losses, of the whole run, are not */
 	in.hits[1].t_ns = T0 + 2500 * MS;
 	assert_int_equal(clocks_model_judge(&in, 0, CLOCKS_MODEL_WINDOW, 5, 0),
+			 CLOCKS_MODEL_OUTSIDE);
+	m->s[0].clock[CLOCKS_MODEL_LOST_CAPTURE] = *lost;
+	assert_int_equal(clocks_model_judge(&in, 0, CLOCKS_MODEL_LOST_CAPTURE, 50, 0),
+			 CLOCKS_MODEL_OUTSIDE);
+	assert_int_equal(clocks_model_judge(&in, 0, CLOCKS_MODEL_LOST_CLIENT, 50, 0),
+			 CLOCKS_MODEL_LATER_STEP);
+	/* after the traffic (t0 + 7 s): no step within it */
+	in.hits[1].t_ns = T0 + 7500 * MS;
+	assert_int_equal(clocks_model_judge(&in, 0, CLOCKS_MODEL_LOST_CLIENT, 50, 0),
 			 CLOCKS_MODEL_OUTSIDE);
 	clocks_input_free(&in);
 }
