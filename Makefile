@@ -7,7 +7,8 @@
 #                                                       so unit tests can link them
 #   probes/collector/*.c  -> bin/collector                collector.c holds main(); the other
 #                                                       files also go to $(BUILD)/libcollector.a
-#   probes/clocks/*.c     -> $(BUILD)/libclocks.a       the clocks of a run and its verdict
+#   probes/clocks/*.c     -> $(BUILD)/libclocks.a       the clocks of a run and its verdict, and
+#                                                       the model beside them (libmodel)
 #   probes/report/*.c     -> $(BUILD)/libreport.a       the report on the clocks; both linked
 #                                                       into steerlab
 #   probes/model/*.c      -> $(BUILD)/libmodel.a        the model of the clocks from a
@@ -144,6 +145,9 @@ $(BUILD)/obj/lib/%.o: INC := -Ilib
 $(BUILD)/obj/agents/%.o: INC := -Ilib
 $(BUILD)/obj/probes/collector/%.o: INC := -Ilib
 $(BUILD)/obj/probes/clocks/%.o: INC := -Ilib
+# the model beside the measurement: the run's topology.ini loaded, the
+# model of it (clocks_model.c alone; the rest of the analysis sees neither)
+$(BUILD)/obj/probes/clocks/clocks_model.o: INC := -Ilib -I$(EXPORT)/model -I$(EXPORT)/lab-topology
 $(BUILD)/obj/probes/report/%.o: INC := -Ilib -I$(EXPORT)/clocks
 # the model reads a loaded topology (model_topo.c)
 $(BUILD)/obj/probes/model/%.o: INC := -Ilib -I$(EXPORT)/lab-topology
@@ -219,8 +223,9 @@ $(OUTBIN)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# $+, not $^: liblab twice (lab/cli uses the model, the model lab/topology)
-$(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBMODEL) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
+# $+, not $^: liblab twice (lab/cli and lab/run use the report, the report the
+# clocks, the clocks and lab/cli the model, the model lab/topology)
+$(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(LIBMODEL) $(LIBLAB) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $+ $(LDLIBS)
 
@@ -230,7 +235,7 @@ $(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBMODEL) $(LIBLAB) $(LI
 # .SECONDARY: without names would also let a deleted object go unrebuilt.)
 .SECONDARY: $(call obj,$(UNIT_SRC) $(wildcard tests/tools/*.c))
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBMODEL) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(LIBMODEL) $(LIBLAB) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $+ $(LDLIBS) $(LDLIBS_sited) $(LDLIBS_client) -lcmocka
 
@@ -240,8 +245,9 @@ $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# capdump reads captures through the analysis (libclocks)
-$(BUILD)/tools/capdump: $(BUILD)/obj/tests/tools/capdump.o $(LIBCLOCKS) $(LIBSTEER)
+# capdump reads captures through the analysis (libclocks, which the model's
+# library and lab/topology's loader follow: clocks_model.c)
+$(BUILD)/tools/capdump: $(BUILD)/obj/tests/tools/capdump.o $(LIBCLOCKS) $(LIBMODEL) $(LIBLAB) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -414,7 +420,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 -g1 -O1 -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli \
-	-Iprobes/clocks -I. \
+	-Iprobes/clocks -Iprobes/model -I. \
 	$(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
 FUZZ_TARGETS := authd resolverd-answer resolverd-query resolverd-walk topology pcap events requests \
 	httpwire
@@ -432,11 +438,14 @@ FUZZ_SRC_resolverd-walk := $(FUZZ_RSV_SRC)
 FUZZ_SRC_topology := $(wildcard lab/topology/*.c) $(addprefix lab/build/,overrides.c dnsconf.c resolvconf.c) \
 	$(FUZZ_SRC_authd) \
 	$(addprefix agents/resolverd/,check.c config.c config_check.c config_keys.c)
-FUZZ_SRC_pcap := $(CLOCKS_SRC)
+# the analysis, with the model it sets beside the clocks (clocks_model.c)
+# and the topology's loader the model reads a run's topology.ini with
+FUZZ_CLOCKS_SRC := $(CLOCKS_SRC) $(MODEL_SRC) $(wildcard lab/topology/*.c)
+FUZZ_SRC_pcap := $(FUZZ_CLOCKS_SRC)
 # the records written back as events, for the round trip
-FUZZ_SRC_events := $(CLOCKS_SRC) tests/fuzz/events_write.c
+FUZZ_SRC_events := $(FUZZ_CLOCKS_SRC) tests/fuzz/events_write.c
 # the client's writer of the same records, for the round trip
-FUZZ_SRC_requests := $(CLOCKS_SRC) agents/client/record.c
+FUZZ_SRC_requests := $(FUZZ_CLOCKS_SRC) agents/client/record.c
 
 fuzz_obj = $(patsubst %.c,build/fuzz/obj/%.o,$(1))
 

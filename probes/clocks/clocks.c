@@ -353,6 +353,7 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->danswers);
 	free(in->steering);
 	free(in->conn);
+	clocks_model_free(in->model);
 	if (in->multi) {
 		clocks_multi_free(in->multi);
 		free(in->multi);
@@ -386,6 +387,7 @@ int clocks_analyse(const char *rundir, FILE *out)
 	clocks_multi_prepare(&in);
 	clocks_steering_prepare(&in, &res[0]);
 	clocks_conn_prepare(&in);
+	clocks_model_prepare(rundir, &in, CLOCKS_SLO_DEFAULT);
 	clocks_verdict(&in, res, CLOCKS_NSCHEMES, v);
 	if ((dirfd = atomicfile_dir(rundir, err, sizeof(err))) == -1 ||
 	    clocks_write_json(dirfd, rundir, "clocks.json", &in, res, CLOCKS_NSCHEMES, v, NULL, err,

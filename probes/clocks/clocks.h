@@ -21,6 +21,7 @@
 #include "clocks_flap.h"
 #include "clocks_impair.h"
 #include "clocks_input.h"
+#include "clocks_model.h"
 #include "clocks_multi.h"
 #include "clocks_outage.h"
 #include "clocks_pop.h"

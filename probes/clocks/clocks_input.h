@@ -160,6 +160,9 @@ struct clocks_input {
 	/* the connection clocks (clocks_conn_prepare), for the same three;
 	 * NULL: no client spoke TCP, or not measured */
 	struct clocks_conn *conn;
+	/* the model of the run beside its clocks (clocks_model_prepare), for
+	 * the same three and the decay; NULL: not computed */
+	struct clocks_model *model;
 };
 
 /* clocks_load: read rundir into *in (which it initialises). Returns 0, or

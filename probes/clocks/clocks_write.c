@@ -168,7 +168,8 @@ static json_t *clocks_json_failback(const struct clocks_failback *b)
 /* clocks_json_decay: scheme i's decay at the report's marks, up to the
  * recovery (back = 0: the share still sent to the dead site, by cause), or
  * the fail-back's from it (back = 1: the share sent to it again) */
-static json_t *clocks_json_decay(const struct clocks_explain *ex, int i, int back)
+static json_t *clocks_json_decay(const struct clocks_input *in, const struct clocks_explain *ex,
+				 int i, int back)
 {
 	const struct clocks_decay *d = ex->decay;
 	const struct clocks_decay_series *s = &d->s[i];
@@ -179,6 +180,13 @@ static json_t *clocks_json_decay(const struct clocks_explain *ex, int i, int bac
 			    : d->end_ns;
 	json_t *o = json_object(), *a = json_array();
 	int end, n = clocks_decay_marks(d, limit, marks, &end);
+	/* the model's share of the same buckets (clocks_model.h) */
+	double *model = back || d->n == 0 ? NULL : malloc(d->n * sizeof(double));
+
+	if (model && clocks_model_decay(in, i, d->bucket_ns, d->n, model) == -1) {
+		free(model);
+		model = NULL;
+	}
 
 	json_object_set_new(o, "bucket_s", json_real((double)d->bucket_ns / 1e9));
 	for (int m = 0; s->known && m < n; m++) {
@@ -199,6 +207,9 @@ static json_t *clocks_json_decay(const struct clocks_explain *ex, int i, int bac
 					      : json_null());
 		json_object_set_new(row, back ? "back" : "dead", json_integer(part));
 		json_object_set_new(row, "all", json_integer(s->all[k]));
+		if (model)
+			json_object_set_new(row, "model_share",
+					    model[k] >= 0 ? json_real(model[k]) : json_null());
 		if (!back && s->cause[0]) {
 			json_t *c = json_object();
 
@@ -211,6 +222,7 @@ static json_t *clocks_json_decay(const struct clocks_explain *ex, int i, int bac
 		json_array_append_new(a, row);
 	}
 	json_object_set_new(o, "marks", a);
+	free(model);
 	return o;
 }
 
@@ -310,13 +322,16 @@ static json_t *clocks_json_scheme_all(const struct clocks_input *in, const struc
 
 		/* the fail-back's own table, as the report prints it */
 		if (ex && ex->decay && i < CLOCKS_NSCHEMES && ex->recovered_ns != CLOCKS_NONE)
-			json_object_set_new(fb, "decay", clocks_json_decay(ex, i, 1));
+			json_object_set_new(fb, "decay", clocks_json_decay(in, ex, i, 1));
 		json_object_set_new(o, "failback", fb);
 	}
 	if (ex && ex->decay && i < CLOCKS_NSCHEMES)
-		json_object_set_new(o, "decay", clocks_json_decay(ex, i, 0));
+		json_object_set_new(o, "decay", clocks_json_decay(in, ex, i, 0));
 	if (r->has_budget)
 		json_object_set_new(o, "budget", clocks_json_budget(&r->budget));
+	/* the model beside each clock, with the same keys (clocks_model.h) */
+	if (in->model && in->model->known)
+		json_object_set_new(o, "model", clocks_model_json(in, r, i));
 	if (r->fib)
 		json_object_set_new(o, "fib", clocks_json_fib(in, r->fib));
 	if (r->catchments)
@@ -514,6 +529,8 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 	json_object_set_new(root, "port", json_integer(in->port));
 	json_object_set_new(root, "timeline", clocks_json_timeline(in));
 	json_object_set_new(root, "failures", clocks_json_failures(in));
+	if (in->model && !in->steady)
+		json_object_set_new(root, "model", clocks_model_json_run(in));
 	{
 		struct clocks_flaps *fl = malloc(sizeof(*fl));
 

@@ -25,15 +25,18 @@ int clocks_write_json(int dirfd, const char *dir, const char *name, const struct
 
 /* clocks_print: the readable table, one column per scheme present: its
  * title (the failure), the warnings (clocks_print_warnings), the table and
- * its legend, then the verdict (clocks_print_verdict). */
+ * its legend, the model beside it (clocks_model_print), then the verdict
+ * (clocks_print_verdict). */
 void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
 		  int nres, const struct clocks_notes *v);
 
 /* clocks_print_table: as clocks_print, with the warnings only if flags has
- * CLOCKS_PRINT_WARNINGS and the verdict only if it has
- * CLOCKS_PRINT_VERDICT: each is said once, where the caller wants it */
+ * CLOCKS_PRINT_WARNINGS, the verdict only if it has CLOCKS_PRINT_VERDICT
+ * and the model beside the clocks (clocks_model_print) only if it has
+ * CLOCKS_PRINT_MODEL: each is said once, where the caller wants it */
 #define CLOCKS_PRINT_WARNINGS 1
 #define CLOCKS_PRINT_VERDICT 2
+#define CLOCKS_PRINT_MODEL 4
 void clocks_print_table(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
 			int nres, const struct clocks_notes *v, int flags);
 

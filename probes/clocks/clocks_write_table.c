@@ -400,6 +400,8 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 	clocks_count_rows(out, "replies from", res, nres, 0);
 	clocks_count_rows(out, "captured after t0 at", res, nres, 1);
 	clocks_legend(out, in, res, nres);
+	if (flags & CLOCKS_PRINT_MODEL)
+		clocks_model_print(out, in, res, nres);
 	clocks_conn_print(out, in);
 	clocks_multi_print_all(out, in);
 	if (flags & CLOCKS_PRINT_VERDICT)
@@ -409,5 +411,6 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 void clocks_print(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
 		  int nres, const struct clocks_notes *v)
 {
-	clocks_print_table(out, in, res, nres, v, CLOCKS_PRINT_WARNINGS | CLOCKS_PRINT_VERDICT);
+	clocks_print_table(out, in, res, nres, v,
+			   CLOCKS_PRINT_WARNINGS | CLOCKS_PRINT_VERDICT | CLOCKS_PRINT_MODEL);
 }

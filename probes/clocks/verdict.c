@@ -601,6 +601,7 @@ void clocks_verdict(const struct clocks_input *in, const struct clocks_result *r
 			clocks_warn(v, "limit", "out of memory for the resolver checks");
 		free(rs);
 	}
+	clocks_model_verdict(in, res, nres, v);
 }
 
 int clocks_valid(const struct clocks_input *in, const struct clocks_result *res, int nres,

@@ -16,6 +16,8 @@
  *   model_dns.c      the DNS scheme's clocks of one draw, and its queries
  *   model_lab.c      the lab's clocks: draws of every random phase, their
  *                    p5 / p50 / p95
+ *   model_curve.c    the lab's decay curve: the share still sent to the
+ *                    failed site per bucket after t0, over the draws
  *   model_topo.c     the lab's model input from a loaded topology, with the
  *                    assumptions it makes and what it does not model
  *   model_write.c    the predictions as a table and as JSON (clocks.json's
@@ -311,6 +313,13 @@ struct model_clocks {
 	double last[MODEL_MAX_CLIENTS]; /* per client of the scheme, input order */
 };
 
+/* model_draw_phases: the phases of draw d that follow from its t0_s (set)
+ * in the lab: every prober probes half an interval after the traffic's start
+ * and every interval after, and refreshes likewise (the lab's SIGUSR1), so
+ * u_site, u_probers and u_refresh are set from t0_s; with in->free_phases
+ * (the seeds' independent phases) d is left as drawn */
+void model_draw_phases(const struct model_input *in, struct model_draw *d);
+
 /* model_anycast_draw: anycast's clocks in one draw; last[i] for every
  * client of the input (0 for one that is not anycast's or not on the
  * failed site). -1 if its detect is not modelled. */
@@ -332,6 +341,14 @@ double model_dns_upstream(const struct model_input *in);
 /* model_lab: every clock of both schemes over in->samples draws. 0, or -1
  * (out of memory). */
 int model_lab(const struct model_input *in, struct model_result *r);
+
+/* model_lab_decay: scheme s's decay curve (model_curve.c): in share[k]
+ * (k < n), the share of its requests sent to the failed site in the bucket
+ * (k bucket_s, (k + 1) bucket_s] after t0, each client's requests to it
+ * those it sends until its last packet, averaged over in->samples draws; -1
+ * for a bucket after the traffic's end. 0, or -1 if the scheme's last
+ * packets are not modelled (or out of memory). */
+int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t n, double *share);
 
 /* model_budget_s: the monthly error budget at slo_pct (30 days) */
 double model_budget_s(double slo_pct);

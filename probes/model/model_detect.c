@@ -67,3 +67,29 @@ double model_detect_quantile(const struct model_probe *p, unsigned n, unsigned k
 	}
 	return model_detect_sample(p, (lo + hi) / 2);
 }
+
+/* phase_next: the failure's phase in a cycle of interval iv whose ticks come
+ * at (k + 1/2) iv after the traffic's start: (the next tick after t0 - t0)
+ * / iv, in [0, 1) */
+static double phase_next(double t0, double iv)
+{
+	return fmod(1.5 - fmod(t0 / iv, 1.0), 1.0);
+}
+
+void model_draw_phases(const struct model_input *in, struct model_draw *d)
+{
+	double r;
+
+	if (in->free_phases)
+		return;
+	if (in->site_probe.interval_s > 0)
+		d->u_site = phase_next(d->t0_s, in->site_probe.interval_s);
+	for (int p = 0; p < in->nprobers; p++)
+		if (isfinite(in->probers[p].interval_s) && in->probers[p].interval_s > 0)
+			d->u_probers[p] = phase_next(d->t0_s, in->probers[p].interval_s);
+	/* the last refresh before t0, refreshes at (k + 1/2) refresh */
+	if (in->static_refresh_s > 0) {
+		r = fmod(d->t0_s / in->static_refresh_s - 0.5, 1.0);
+		d->u_refresh = r < 0 ? r + 1 : r;
+	}
+}

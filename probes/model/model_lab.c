@@ -80,31 +80,6 @@ static void lab_unknown(struct model_iv *iv, const char *why)
 	snprintf(iv->why, sizeof(iv->why), "%s", why);
 }
 
-/* lab_probe_phase: the failure's phase in a probe cycle of interval iv whose
- * probes come at (k + 1/2) iv after the traffic's start: (the next probe
- * after t0 - t0) / iv, in [0, 1) */
-static double lab_probe_phase(double t0, double iv)
-{
-	double r;
-
-	if (iv <= 0)
-		return 0;
-	r = fmod(t0 / iv, 1.0);
-	return fmod(1.5 - r, 1.0);
-}
-
-/* lab_refresh_phase: how long before t0 the last refresh came, in refresh
- * intervals, refreshes at (k + 1/2) refresh after the traffic's start */
-static double lab_refresh_phase(double t0, double refresh)
-{
-	double r;
-
-	if (refresh <= 0)
-		return 0;
-	r = fmod(t0 / refresh - 0.5, 1.0);
-	return r < 0 ? r + 1 : r;
-}
-
 /* the clocks of a scheme, one array of draws each */
 enum { K_DETECT, K_STEER, K_WINDOW, K_P50, K_P99, K_MAX, K_LOST, K_DOWN, K_BUDGET, K_COUNT };
 
@@ -136,24 +111,16 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		struct model_draw dr;
 		double lost = 0, window = 0, end;
 
+		dr.u_site = lab_uniform(&seed);
+		dr.u_refresh = lab_uniform(&seed);
 		dr.u_check = lab_uniform(&seed);
 		dr.u_session = lab_uniform(&seed);
-		dr.t0_s = in->fail_at_s + in->fail_jitter_s * lab_uniform(&seed);
-		/* every prober probes half an interval after the traffic's
-		 * start and every interval after (the lab's SIGUSR1), and
-		 * refreshes likewise: the failure's phases follow from t0 */
-		dr.u_site = lab_probe_phase(dr.t0_s, in->site_probe.interval_s);
 		for (int p = 0; p < in->nprobers; p++)
-			dr.u_probers[p] = lab_probe_phase(dr.t0_s, in->probers[p].interval_s);
-		dr.u_refresh = lab_refresh_phase(dr.t0_s, in->static_refresh_s);
-		if (in->free_phases) {
-			/* the seeds' failure: at a random instant of every cycle,
-			 * each independent of the others */
-			dr.u_site = lab_uniform(&seed);
-			for (int p = 0; p < in->nprobers; p++)
-				dr.u_probers[p] = lab_uniform(&seed);
-			dr.u_refresh = lab_uniform(&seed);
-		}
+			dr.u_probers[p] = lab_uniform(&seed);
+		dr.t0_s = in->fail_at_s + in->fail_jitter_s * lab_uniform(&seed);
+		/* the lab's phases follow from t0 (unless free_phases: the
+		 * seeds' independent ones, as drawn) */
+		model_draw_phases(in, &dr);
 		if (draw(in, &dr, c) == -1) {
 			detect_known = 0;
 			break;

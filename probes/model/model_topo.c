@@ -486,8 +486,13 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 			   "once, steer = detect; a crash or freeze by the routers' hold timer "
 			   "(static_hold %g s after the last refresh, every %g s)",
 			   in->static_hold_s, in->static_refresh_s);
-	if (action < 0)
+	/* a failure of another kind (a degrade) is not the site's death: its
+	 * prober may still refresh its announcement, the routers' hold timer
+	 * need not expire */
+	if (action < 0) {
 		in->anycast_detect_by_prober = 0;
+		in->static_hold_s = 0;
+	}
 	for (int n = 0; n < t->nnodes && name == NULL; n++)
 		if (t->nodes[n].kind == TOPO_CLIENT && t->nodes[n].mode != TOPO_MODE_ANYCAST)
 			name = t->nodes[n].dns_name[0] ? t->nodes[n].dns_name : t->dns_name;

@@ -262,6 +262,7 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 	clocks_multi_prepare(&r->in);
 	clocks_steering_prepare(&r->in, &r->res[0]);
 	clocks_conn_prepare(&r->in);
+	clocks_model_prepare(r->rundir, &r->in, r->slo_pct);
 	report_stage_end(r, REPORT_STAGE_CLOCKS);
 	clocks_verdict(&r->in, r->res, REPORT_NSCHEMES, &r->verdict);
 	r->valid = clocks_valid(&r->in, r->res, REPORT_NSCHEMES, &r->verdict);
@@ -287,6 +288,17 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 				 err, errlen) == -1 ||
 	    report_upstream_series(&r->in, &r->up, err, errlen) == -1)
 		return -1;
+	/* the model's curve over the same buckets */
+	for (int i = 0; i < REPORT_NSCHEMES && r->decay.n > 0; i++) {
+		if (!report_present(r, i) ||
+		    (r->model_share[i] = malloc(r->decay.n * sizeof(double))) == NULL)
+			continue;
+		if (clocks_model_decay(&r->in, i, r->decay.bucket_ns, r->decay.n,
+				       r->model_share[i]) == -1) {
+			free(r->model_share[i]);
+			r->model_share[i] = NULL;
+		}
+	}
 	if (r->in.dnstopo.nrsv > 0 && ((r->rsv = malloc(sizeof(*r->rsv))) == NULL ||
 				       clocks_resolvers(&r->in, r->rsv) == -1)) {
 		snprintf(err, errlen, "resolvers: out of memory");
@@ -301,7 +313,7 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 	/* the terminal's: the warnings after the title; the verdict is the
 	 * summary's last line */
 	clocks_print_table(mem, &r->in, r->res, REPORT_NSCHEMES, &r->verdict,
-			   CLOCKS_PRINT_WARNINGS);
+			   CLOCKS_PRINT_WARNINGS | CLOCKS_PRINT_MODEL);
 	fclose(mem);
 	report_stage_end(r, REPORT_STAGE_WRITERS);
 	return 0;
@@ -374,8 +386,10 @@ out:
 	if (r->dirfd != -1)
 		close(r->dirfd);
 	clocks_input_free(&r->in);
-	for (int i = 0; i < REPORT_NSCHEMES; i++)
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
 		clocks_result_free(&r->res[i]);
+		free(r->model_share[i]);
+	}
 	clocks_decay_free(&r->decay);
 	clocks_explain_free(&r->ex);
 	free(r->flaps);

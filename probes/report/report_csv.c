@@ -6,7 +6,8 @@
  * no request of the scheme; every field of a scheme that cannot be told is
  * empty. A scheme absent from the run has no columns. When the clients
  * spoke TCP, each scheme's connection attempts (SYNs) to the dead site and
- * to every site close the line.
+ * to every site follow; last, each scheme's share as the model predicts it
+ * (SCHEME_model_share: clocks_model_decay), when it has a model curve.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -55,6 +56,10 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		if (report_present(r, i) && d->s[i].syn_all)
 			fprintf(fp, ",%s_syn_dead,%s_syn_all", r->res[i].scheme, r->res[i].scheme);
+	/* and the model's curves, last */
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		if (report_present(r, i) && r->model_share[i])
+			fprintf(fp, ",%s_model_share", r->res[i].scheme);
 	fputc('\n', fp);
 	for (size_t k = 0; k < d->n; k++) {
 		int64_t end = (int64_t)(k + 1) * d->bucket_ns;
@@ -89,6 +94,14 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 					(long long)s->syn_all[k]);
 			else
 				fprintf(fp, ",,");
+		}
+		for (int i = 0; i < REPORT_NSCHEMES; i++) {
+			if (!report_present(r, i) || r->model_share[i] == NULL)
+				continue;
+			if (r->model_share[i][k] < 0)
+				fprintf(fp, ",");
+			else
+				fprintf(fp, ",%.6g", r->model_share[i][k]);
 		}
 		fputc('\n', fp);
 	}

@@ -27,6 +27,9 @@ struct report {
 	int valid;
 	int unsaved; /* a file could not be written: the error is in the log */
 	struct clocks_decay decay;
+	/* the model's share of each scheme's requests sent to the dead site,
+	 * per bucket of the decay (clocks_model_decay); NULL: no model curve */
+	double *model_share[REPORT_NSCHEMES];
 	struct clocks_explain ex;	/* what held each scheme (clocks_explain_init) */
 	struct clocks_flaps *flaps;	/* the flap clocks (clocks_flaps) */
 	struct clocks_outages *outages; /* the DNS outage clocks (clocks_outages) */

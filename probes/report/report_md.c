@@ -113,9 +113,45 @@ static void report_md_head(const struct report *r, FILE *fp)
 			(long long)r->in.seed);
 	fprintf(fp, "## Clocks\n\nAs `steerlab report` prints them; every clock is defined in "
 		    "docs/clocks.md.\n\n```text\n");
-	/* the warnings are above, the verdict too: the table alone */
-	clocks_print_table(fp, &r->in, r->res, REPORT_NSCHEMES, &r->verdict, 0);
+	/* the warnings are above, the verdict too: the table and the model */
+	clocks_print_table(fp, &r->in, r->res, REPORT_NSCHEMES, &r->verdict, CLOCKS_PRINT_MODEL);
 	fprintf(fp, "```\n\n");
+}
+
+/* report_md_model: what the model beside the clocks is, what it assumes
+ * and what it leaves out (its table is in the clocks' block) */
+static void report_md_model(const struct report *r, FILE *fp)
+{
+	const struct clocks_model *m = r->in.model;
+	int any = 0;
+
+	if (m == NULL)
+		return;
+	fprintf(fp, "## The model beside the measurement\n\n");
+	if (!m->known) {
+		fprintf(fp, "No model of this run: %s (docs/model.md).\n\n", m->why);
+		return;
+	}
+	fprintf(fp,
+		"The model under the clocks above is what `steerlab model` predicts for this run "
+		"from its own topology.ini (the topology as it ran, every `--set` applied), the "
+		"failure at the run's own instant, %.3f s into the traffic (docs/model.md). A "
+		"clock that depends on a random phase (the failure's in each prober's cycle) is "
+		"given as p50 (p5-p95) over %u draws; it *agrees* when the measured clock is "
+		"within the draws' bounds widened by %g s (a count by what that much changes: "
+		"docs/clocks.md, \"The model beside the measurement\"), and one that does not "
+		"raises the warning `model_disagrees` (docs/clocks.md, \"The verdict\"). "
+		"clocks.json has each scheme's `model`, with "
+		"the keys of its measured clocks; decay.csv the model's share per bucket "
+		"(`SCHEME_model_share`), drawn dashed on decay.png.\n\nThe model assumes:\n\n",
+		m->t0_s, m->samples, (double)CLOCKS_MODEL_TOL_NS / NSEC_PER_SEC);
+	for (int k = 0; k < m->nnotes; k++)
+		if (!m->not_modelled[k])
+			fprintf(fp, "- %s\n", m->note[k]);
+	for (int k = 0; k < m->nnotes; k++)
+		if (m->not_modelled[k])
+			fprintf(fp, "%s- %s\n", any++ ? "" : "\nNot modelled:\n\n", m->note[k]);
+	fputc('\n', fp);
 }
 
 /* report_md_explain: which scheme left first, and what held each, in words, then
@@ -502,6 +538,8 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 		return -1;
 	fp = af.fp;
 	report_md_head(r, fp);
+	if (!r->in.steady)
+		report_md_model(r, fp);
 	/* a steady-state run has no failure to explain, budget, route
 	 * around or decay from */
 	if (!r->in.steady) {

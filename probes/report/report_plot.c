@@ -54,6 +54,8 @@ static void report_plot_terminal(FILE *fp, const char *png)
 
 static const char *const report_plot_colour[REPORT_NSCHEMES] = {"#1f77b4", "#d62728"};
 static const char *const report_plot_title[REPORT_NSCHEMES] = {"anycast", "DNS steering"};
+/* the model's curves: the schemes' colours, darker */
+static const char *const report_plot_model_colour[REPORT_NSCHEMES] = {"#08306b", "#67000d"};
 /* the curves of the [resolver] nodes' clients */
 #define REPORT_PLOT_RSV_COLOURS 6
 static const char *const report_plot_rsv_colour[REPORT_PLOT_RSV_COLOURS] = {
@@ -309,6 +311,20 @@ static void report_plot_decay_text(const struct report *r, FILE *fp, const char 
 				n++ ? ", \\\n     " : "plot ", 3 + 3 * k + 2 * j,
 				report_plot_colour[i], report_plot_title[i], site);
 		j++;
+	}
+	/* the model's curves last, over the measured ones: dashed and darker,
+	 * from the last columns (after the resolvers' and the SYNs') */
+	int col = 3 + 3 * npresent + 2 * nback + 3 * d->nrsv;
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		col += 2 * (report_present(r, i) && d->s[i].syn_all != NULL);
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		if (!report_present(r, i) || r->model_share[i] == NULL)
+			continue;
+		fprintf(fp,
+			"%s\"decay.csv\" using 1:($%d * 100) with steps lw 2 dt 2 lc rgb \"%s\" "
+			"title \"%s: the model (steerlab model)\"",
+			n++ ? ", \\\n     " : "plot ", col++, report_plot_model_colour[i],
+			report_plot_title[i]);
 	}
 	fputc('\n', fp);
 }

@@ -156,6 +156,7 @@ static void report_decay_row(const struct report *r, struct texttable *t, int64_
 {
 	const struct clocks_decay *d = &r->decay;
 	int64_t k = clocks_bucket_of(at_ns, d->bucket_ns);
+	char pct[32];
 
 	texttable_row(t);
 	texttable_cell(t, "%s", label);
@@ -165,6 +166,13 @@ static void report_decay_row(const struct report *r, struct texttable *t, int64_
 		if (!report_present(r, i))
 			continue;
 		report_decay_cell(t, s, s->dead, k);
+		if (r->model_share[i] == NULL)
+			continue;
+		if (k < 0 || k >= (int64_t)d->n || r->model_share[i][k] < 0)
+			texttable_cell(t, "-");
+		else
+			texttable_cell(t, "%s",
+				       report_fmt_pct(pct, sizeof(pct), r->model_share[i][k]));
 	}
 }
 
@@ -227,9 +235,21 @@ void report_decay_table(const struct report *r, struct texttable *t)
 {
 	int64_t marks[REPORT_MAX_MARKS];
 	char labels[REPORT_MAX_MARKS][REPORT_MARK_LABEL_LEN];
-	int n = report_decay_marks(r, marks, labels);
+	int n = report_decay_marks(r, marks, labels), ncols = 1;
 
-	report_header(r, t, "after t0");
+	/* each scheme's column, then its model's when it has one */
+	for (int i = 0; i < REPORT_NSCHEMES; i++)
+		ncols += report_present(r, i) * (1 + (r->model_share[i] != NULL));
+	texttable_init(t, ncols);
+	texttable_row(t);
+	texttable_cell(t, "after t0");
+	for (int i = 0; i < REPORT_NSCHEMES; i++) {
+		if (!report_present(r, i))
+			continue;
+		texttable_cell(t, "%s", r->res[i].scheme);
+		if (r->model_share[i])
+			texttable_cell(t, "model");
+	}
 	for (int i = 0; i < n; i++)
 		report_decay_row(r, t, marks[i], labels[i]);
 }

@@ -133,6 +133,49 @@ static void test_detect_draws(void **state)
 	assert_non_null(strstr(r.s[MODEL_DNS].window.why, "prober"));
 }
 
+/* model_draw_phases: each prober probes half an interval after the
+ * traffic's start and every interval after, so the failure's phase is the
+ * time from t0 to its next probe over its interval; probers of one interval
+ * share it; a static announcement's refreshes likewise, the last one the
+ * given part of a refresh before t0; free_phases leaves the draw alone */
+static void test_draw_phases(void **state)
+{
+	static struct model_input m;
+	struct model_draw d = {0};
+
+	(void)state;
+	m.site_probe.interval_s = 0.3;
+	m.static_refresh_s = 1;
+	m.nprobers = 3;
+	m.probers[0].interval_s = m.probers[1].interval_s = 0.3;
+	m.probers[2].interval_s = 0.1;
+	for (int k = 0; k < 100; k++) {
+		double next = 0.15, refresh = 0.5;
+
+		d.t0_s = 3 + k * 0.0123;
+		while (next <= d.t0_s)
+			next += 0.3;
+		while (refresh + 1 <= d.t0_s)
+			refresh += 1;
+		model_draw_phases(&m, &d);
+		NEAR(d.u_site, (next - d.t0_s) / 0.3, 1e-6);
+		NEAR(d.u_probers[0], d.u_site, 1e-12);
+		NEAR(d.u_probers[1], d.u_site, 1e-12);
+		assert_true(d.u_probers[2] >= 0 && d.u_probers[2] < 1);
+		NEAR(fmod(d.u_probers[2] * 0.1 + d.t0_s - 0.05 + 1e-9, 0.1), 0, 1e-6);
+		NEAR(d.u_refresh, d.t0_s - refresh, 1e-6);
+	}
+	/* the kill 3 s in with 100 ms probes: half an interval before one */
+	m.site_probe.interval_s = 0.1;
+	d.t0_s = 3;
+	model_draw_phases(&m, &d);
+	NEAR(d.u_site, 0.5, 1e-9);
+	m.free_phases = 1;
+	d.u_site = 0.123;
+	model_draw_phases(&m, &d);
+	NEAR(d.u_site, 0.123, 1e-12);
+}
+
 /*
  * compare.ini, routing = static. Anycast: a's prober, 100 ms, 3 refused
  * probes: detect uniform in [0.2, 0.3), the route gone at once, c1 and c2
@@ -318,15 +361,25 @@ static void test_crash_hold(void **state)
 	assert_true(res.s[MODEL_ANYCAST].detect.known);
 	assert_true(res.s[MODEL_ANYCAST].detect.min >= in.static_hold_s - in.static_refresh_s);
 	assert_true(res.s[MODEL_ANYCAST].detect.max <= in.static_hold_s + 0.1);
+	/* a degrade is no death: the site's prober may go on refreshing the
+	 * announcement, so no hold timer stands in for a detect (measured:
+	 * topology/checks.ini's a kept its route, no anycast detect at all) */
+	assert_int_equal(topo_load(&topo, "topology/checks.ini", NULL, 0, stderr), 0);
+	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
+	assert_int_equal(model_lab(&in, &res), 0);
+	assert_true(res.s[MODEL_ANYCAST].present);
+	assert_false(res.s[MODEL_ANYCAST].detect.known);
+	assert_non_null(strstr(res.s[MODEL_ANYCAST].detect.why, "degrade"));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_detect_exact),   cmocka_unit_test(test_detect_draws),
-	    cmocka_unit_test(test_compare_static), cmocka_unit_test(test_compare_phases),
-	    cmocka_unit_test(test_compare_bgp),	   cmocka_unit_test(test_crash_hold),
-	    cmocka_unit_test(test_bgp_session),	   cmocka_unit_test(test_bgp_hops),
+	    cmocka_unit_test(test_draw_phases),	   cmocka_unit_test(test_compare_static),
+	    cmocka_unit_test(test_compare_phases), cmocka_unit_test(test_compare_bgp),
+	    cmocka_unit_test(test_crash_hold),	   cmocka_unit_test(test_bgp_session),
+	    cmocka_unit_test(test_bgp_hops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

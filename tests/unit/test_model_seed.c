@@ -265,7 +265,9 @@ static void test_s4_worked_example(void **state)
 	assert_true(dns->detect.max <= 90 && dns->detect.max > 89.9);
 	assert_true(dns->detect.min >= 60 && dns->detect.min < 60.1);
 	/* up to about 150 s until the client moves, and never before detect */
-	assert_true(dns->window.max <= 150 && dns->window.max > 149);
+	/* (its draws' greatest: the failure just after an expiry, the check
+	 * cycle's worst phase, both near their ends at once) */
+	assert_true(dns->window.max <= 150 && dns->window.max > 145);
 	assert_true(dns->window.min >= 60);
 	assert_true(dns->window.p50 > 100 && dns->window.p50 < 110);
 	/* its requests in the window are lost: rate x window */

@@ -720,7 +720,14 @@ static void test_decay_plot(void **state)
 	gp = test_read_file(path);
 	assert_null(strstr(gp, "title \"DNS via r (resolverd)\""));
 	assert_non_null(strstr(gp, "title \"DNS steering (all via r (resolverd))\""));
-	assert_int_equal(count(gp, "\"decay.csv\" using"), 2);
+	/* each scheme's curve, and its model's, dashed, from the last columns
+	 * of decay.csv (12 and 13: after the resolver's) */
+	assert_int_equal(count(gp, "\"decay.csv\" using"), 4);
+	assert_non_null(strstr(gp, "\"decay.csv\" using 1:($12 * 100) with steps lw 2 dt 2 lc rgb "
+				   "\"#08306b\" title \"anycast: the model (steerlab model)\""));
+	assert_non_null(strstr(gp,
+			       "\"decay.csv\" using 1:($13 * 100) with steps lw 2 dt 2 lc rgb "
+			       "\"#67000d\" title \"DNS steering: the model (steerlab model)\""));
 	assert_null(strstr(gp, "rotate by -90"));
 	assert_non_null(strstr(gp, "\nset xrange [-0.049"));
 	assert_non_null(strstr(gp, "\nset label \"fail: kill a\" at 0, graph 1 left offset"));

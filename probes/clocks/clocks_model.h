@@ -1,0 +1,177 @@
+/*
+ * The model beside the measurement (docs/clocks.md, "The model"; docs/model.md):
+ * what probes/model predicts for this run, from the run's own topology.ini
+ * (the topology as it ran, every --set applied) and the instant its failure
+ * came, set beside each measured clock. clocks_model_prepare computes it
+ * once for the verdict (model_disagrees: verdict_model.c), clocks.json (each
+ * scheme's "model", with the keys of its measured clocks), the table
+ * (clocks_model_write.c) and the report's decay (clocks_model_decay). The
+ * numbers are plain here: only clocks_model.c sees probes/model and the
+ * topology's loader.
+ */
+#ifndef STEERLAB_CLOCKS_MODEL_H
+#define STEERLAB_CLOCKS_MODEL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "clocks_base.h"
+
+struct clocks_input;
+struct clocks_result;
+struct texttable;
+
+/*
+ * model_disagrees: a measured clock outside the model's bounds (the least
+ * and the greatest of its draws) widened by CLOCKS_MODEL_TOL_NS; the losses
+ * by that time at the scheme's rate, and one more; the upstream queries to
+ * the model's count for a traffic that much shorter and longer. 100 ms:
+ * the DNS clients' polling floor (an answer of TTL 0 is asked again 100 ms
+ * later), three times the most a measured clock was off the model's in 24
+ * runs, three labs at once (each DNS client's schedule counted from its own
+ * start, up to 32 ms from the traffic's, from which the model counts).
+ */
+#define CLOCKS_MODEL_TOL_NS (100 * 1000000LL)
+#define CLOCKS_MODEL_WHY 320
+#define CLOCKS_MODEL_NOTES 48
+
+/* a predicted clock: its p5, p50, p95 and bounds over the model's draws
+ * (seconds or counts), or why it is not modelled */
+struct clocks_model_iv {
+	int known;
+	double p5, p50, p95, min, max;
+	char why[CLOCKS_MODEL_WHY];
+};
+
+/* the clocks the model predicts, in clocks.json's order */
+enum clocks_model_clock {
+	CLOCKS_MODEL_DETECT,
+	CLOCKS_MODEL_STEER,
+	CLOCKS_MODEL_WINDOW,
+	CLOCKS_MODEL_LAST_P50,
+	CLOCKS_MODEL_LAST_P99,
+	CLOCKS_MODEL_LAST_MAX,
+	CLOCKS_MODEL_LOST_CLIENT,  /* the model's lost requests, */
+	CLOCKS_MODEL_LOST_CAPTURE, /* for each of the two counts */
+	CLOCKS_MODEL_DOWNTIME,	   /* the budget's equivalent_downtime_s */
+	CLOCKS_MODEL_BUDGET_SHARE, /* budget_share_downtime */
+	CLOCKS_MODEL_UPSTREAM,	   /* dns only */
+	CLOCKS_MODEL_UPSTREAM_PER_S,
+	CLOCKS_MODEL_CLOCKS
+};
+
+/* the clocks of the table and the verdict, in their order: the label of
+ * the clocks' table, and the unit (1: seconds, 0: a count) */
+struct clocks_model_row {
+	const char *label;
+	enum clocks_model_clock c;
+	int seconds;
+};
+extern const struct clocks_model_row clocks_model_rows[];
+extern const int clocks_model_nrows;
+
+struct clocks_model_client {
+	uint32_t id; /* the client id of its flow of the scheme (lib/wire.h) */
+	char name[CLOCKS_NAME_MAX];
+	double rate_per_s;
+	struct clocks_model_iv last; /* its last packet to the failed site */
+};
+
+struct clocks_model_scheme {
+	int present; /* the model has clients of the scheme */
+	int clients;
+	double rate_per_s;
+	struct clocks_model_iv clock[CLOCKS_MODEL_CLOCKS];
+	/* dns: the upstream queries were the traffic CLOCKS_MODEL_TOL_NS
+	 * shorter or longer (a cache's fill at its very end counted or not):
+	 * the count's tolerance */
+	double upstream_lo, upstream_hi;
+	int nclients;
+	struct clocks_model_client client[CLOCKS_MAX_CLIENTS];
+};
+
+struct clocks_model {
+	int known;			      /* 0: no model of the run, and why */
+	char why[CLOCKS_WARNING_LEN];	      /* "" when known */
+	double t0_s;			      /* the failure from the start of the traffic */
+	double duration_s;		      /* of the traffic */
+	double slo_pct, budget_s;	      /* of the budget share */
+	unsigned samples;		      /* the model's draws */
+	int nnotes;			      /* its assumptions, and what it leaves out */
+	int not_modelled[CLOCKS_MODEL_NOTES]; /* 1: a limit, 0: an assumption */
+	char note[CLOCKS_MODEL_NOTES][CLOCKS_MODEL_WHY];
+	struct clocks_model_scheme s[CLOCKS_NSCHEMES]; /* anycast, dns */
+	void *input; /* the model's input (clocks_model.c), for the decay */
+};
+
+/* clocks_model_prepare: the model of the run in rundir (its topology.ini,
+ * and in's failure instant and traffic time) into in->model, for a budget
+ * at slo_pct; a run without a model (a steady state, no topology.ini, one
+ * the loader refuses, a timeline the model cannot read) gets known 0 and
+ * why. Out of memory leaves in->model NULL. Freed by clocks_input_free. */
+void clocks_model_prepare(const char *rundir, struct clocks_input *in, double slo_pct);
+void clocks_model_free(struct clocks_model *m);
+
+/* clocks_model_decay: in's model's share of scheme i's requests sent to
+ * the failed site in each bucket (k w, (k + 1) w] after t0 into
+ * share[0..n), w = bucket_ns; -1 for a bucket after the traffic, or from
+ * the timeline's next step on (the model knows the first failure alone).
+ * 0, or -1 if the model has no curve of the scheme. */
+int clocks_model_decay(const struct clocks_input *in, int i, int64_t bucket_ns, size_t n,
+		       double *share);
+
+/* clocks_model_measured: the measured value of clock c of result r in the
+ * model's unit (seconds, counts) into *v, *lb 1 if it is a lower bound
+ * (window_cut). 0, or -1 when the run did not measure it. */
+int clocks_model_measured(const struct clocks_input *in, const struct clocks_result *r,
+			  enum clocks_model_clock c, double *v, int *lb);
+
+/* clocks_model_tolerance: the tolerance of clock c of scheme i (seconds,
+ * or a count) */
+double clocks_model_tolerance(const struct clocks_model *m, int i, enum clocks_model_clock c);
+
+/* clocks_model_judge: whether measured v (a lower bound if lb) of clock c
+ * of scheme i agrees with in's model: WITHIN its bounds widened by the
+ * tolerance, or OUTSIDE them; or not judged: UNKNOWN (not modelled),
+ * LOWER_BOUND (v is one, below the bounds' top), LATER_STEP (a step of the
+ * timeline after the failure, a recovery or another failure, came before
+ * the model's clock could end, or within the traffic for a count of the
+ * whole run (lost_client, the budget's, the upstream queries): the model
+ * knows the first failure alone) */
+enum clocks_model_judgement {
+	CLOCKS_MODEL_WITHIN,
+	CLOCKS_MODEL_OUTSIDE,
+	CLOCKS_MODEL_UNKNOWN,
+	CLOCKS_MODEL_LOWER_BOUND,
+	CLOCKS_MODEL_LATER_STEP,
+};
+int clocks_model_judge(const struct clocks_input *in, int i, enum clocks_model_clock c, double v,
+		       int lb);
+
+/* clocks_model_table: the model beside the measurement, a row per scheme
+ * and modelled clock of the table (scheme, clock, measured, model p50
+ * (p5-p95), measured - p50, judged), into t (texttable_init'ed here);
+ * clocks_model_print: the same for the terminal under a title, then what is
+ * not modelled; nothing for a run without a model */
+void clocks_model_table(const struct clocks_input *in, const struct clocks_result *res, int nres,
+			struct texttable *t);
+void clocks_model_print(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+			int nres);
+
+/* clocks_model_json: scheme i's "model" object (r its result), with the keys of its
+ * measured clocks (each an interval {p5, p50, p95, min, max} or null, and
+ * "not_modelled" with the reasons), or null; clocks_model_json_run: the
+ * run's top-level "model" (how it was made, its notes, or why there is
+ * none). NULL: out of memory. */
+json_t *clocks_model_json(const struct clocks_input *in, const struct clocks_result *r, int i);
+json_t *clocks_model_json_run(const struct clocks_input *in);
+
+/* clocks_model_verdict: model_disagrees into v, a warning per scheme and
+ * clock of the table outside the model's bounds widened by the tolerance
+ * (verdict_model.c) */
+void clocks_model_verdict(const struct clocks_input *in, const struct clocks_result *res, int nres,
+			  struct clocks_notes *v);
+
+#endif

@@ -1,0 +1,37 @@
+/* The verdict's model_disagrees: a measured clock outside the model's
+ * bounds widened by the tolerance (docs/clocks.md, "The verdict"); see
+ * clocks_model.h. */
+#include "clocks_model.h"
+
+#include "clocks_int.h"
+
+void clocks_model_verdict(const struct clocks_input *in, const struct clocks_result *res, int nres,
+			  struct clocks_notes *v)
+{
+	const struct clocks_model *m = in->model;
+
+	if (m == NULL || !m->known || in->steady)
+		return;
+	for (int i = 0; i < nres && i < CLOCKS_NSCHEMES; i++) {
+		if (res[i].noflows || !m->s[i].present)
+			continue;
+		for (int k = 0; k < clocks_model_nrows; k++) {
+			const struct clocks_model_row *row = &clocks_model_rows[k];
+			const struct clocks_model_iv *iv = &m->s[i].clock[row->c];
+			double x, tol = clocks_model_tolerance(m, i, row->c);
+			int lb, d = row->seconds ? 3 : 0;
+
+			if (!iv->known ||
+			    clocks_model_measured(in, &res[i], row->c, &x, &lb) == -1 ||
+			    clocks_model_judge(in, i, row->c, x, lb) != CLOCKS_MODEL_OUTSIDE)
+				continue;
+			clocks_warn(v, "model_disagrees",
+				    "%s %s: measured %s%.*f, the model %.*f (p5-p95 %.*f-%.*f, "
+				    "bounds %.*f-%.*f, tolerance %.*f): a bug of the model or of "
+				    "the lab (docs/model.md)",
+				    res[i].scheme, row->label, lb ? ">= " : "",
+				    d + 3 * row->seconds, x, d, iv->p50, d, iv->p5, d, iv->p95, d,
+				    iv->min, d, iv->max, row->seconds ? 3 : 0, tol);
+		}
+	}
+}

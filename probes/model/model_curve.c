@@ -1,0 +1,106 @@
+/*
+ * The lab's decay curve (docs/model.md, "The decay of a run"): the share of
+ * a scheme's requests still sent to the failed site in each bucket after t0,
+ * from each client's last packet and rate, averaged over draws of the
+ * random phases drawn as model_lab.c draws them. See model.h.
+ */
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* SplitMix64 (Steele, Lea and Flood, OOPSLA 2014), as model_lab.c */
+static uint64_t curve_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* curve_uniform: in [0, 1), 53 bits */
+static double curve_uniform(uint64_t *s)
+{
+	return (double)(curve_next(s) >> 11) / 9007199254740992.0;
+}
+
+/* curve_add: rate x the length of (k w, (k + 1) w] within (0, until] into
+ * the buckets of v: whole buckets as a difference (v[0] up, v[k] down; the
+ * prefix sums make them), the last part bucket as itself into part */
+static void curve_add(double *v, double *part, size_t n, double w, double rate, double until)
+{
+	size_t whole;
+
+	if (until <= 0 || rate <= 0)
+		return;
+	whole = until / w >= (double)n ? n : (size_t)(until / w);
+	v[0] += rate * w;
+	if (whole < n)
+		v[whole] -= rate * w;
+	if (whole < n)
+		part[whole] += rate * (until - (double)whole * w);
+}
+
+int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t n, double *share)
+{
+	int (*draw)(const struct model_input *, const struct model_draw *, struct model_clocks *) =
+	    s == MODEL_ANYCAST ? model_anycast_draw : model_dns_draw;
+	const char *limit = s == MODEL_ANYCAST ? in->anycast_limit : in->dns_limit;
+	unsigned draws = in->samples ? in->samples : MODEL_SAMPLES;
+	int present = s == MODEL_ANYCAST ? in->anycast_present : in->dns_present;
+	double *dead = NULL, *all = NULL, *dpart = NULL, *apart = NULL, dsum = 0, asum = 0;
+	struct model_clocks *c = NULL;
+	uint64_t seed = in->seed ^ (uint64_t)(s + 1) * 0x9e3779b97f4a7c15ULL;
+	int rc = -1;
+
+	if (!present || limit[0] || bucket_s <= 0 || n == 0)
+		return -1;
+	if ((c = calloc(1, sizeof(*c))) == NULL || (dead = calloc(n, sizeof(double))) == NULL ||
+	    (all = calloc(n, sizeof(double))) == NULL ||
+	    (dpart = calloc(n, sizeof(double))) == NULL ||
+	    (apart = calloc(n, sizeof(double))) == NULL)
+		goto out;
+	for (unsigned d = 0; d < draws; d++) {
+		struct model_draw dr;
+		double end;
+
+		dr.u_site = curve_uniform(&seed);
+		dr.u_refresh = curve_uniform(&seed);
+		dr.u_check = curve_uniform(&seed);
+		for (int p = 0; p < in->nprobers; p++)
+			dr.u_probers[p] = curve_uniform(&seed);
+		dr.t0_s = in->fail_at_s + in->fail_jitter_s * curve_uniform(&seed);
+		model_draw_phases(in, &dr);
+		if (draw(in, &dr, c) == -1 || c->steer < 0)
+			goto out;
+		/* the traffic ends duration after its start: nothing is sent later */
+		end = in->duration_s - dr.t0_s;
+		for (int i = 0; i < in->nclients; i++) {
+			const struct model_client *m = &in->clients[i];
+
+			if (m->scheme != s)
+				continue;
+			curve_add(all, apart, n, bucket_s, m->rate_per_s, end);
+			curve_add(dead, dpart, n, bucket_s, m->rate_per_s,
+				  c->last[i] < end ? c->last[i] : end);
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		dsum += dead[k];
+		asum += all[k];
+		/* a bucket's whole part, the partial one added */
+		share[k] = asum + apart[k] > 1e-9 ? (dsum + dpart[k]) / (asum + apart[k]) : -1;
+		/* the sums' rounding is no share: to 1e-9 */
+		if (share[k] >= 0)
+			share[k] = round(share[k] * 1e9) / 1e9;
+	}
+	rc = 0;
+out:
+	free(c);
+	free(dead);
+	free(all);
+	free(dpart);
+	free(apart);
+	return rc;
+}
