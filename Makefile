@@ -132,6 +132,7 @@ CLOCKS_PUBLIC_H := $(filter-out %_int.h,$(wildcard probes/clocks/*.h))
 $(foreach h,$(CLOCKS_PUBLIC_H),$(eval $(call export_rule,clocks/$(notdir $(h)),$(h))))
 $(eval $(call export_rule,report/report.h,probes/report/report.h))
 $(eval $(call export_rule,model/model.h,probes/model/model.h))
+$(eval $(call export_rule,model/model_design.h,probes/model/model_design.h))
 # lab/ is in rooms, each with one public header, each room above the ones it
 # uses: topology <- build <- run <- cli (docs/architecture.md). A room sees
 # its own headers, and the public header of each room below it, never of one

@@ -8,6 +8,8 @@
  *   lab/cli/cmd_run.c   experiments and their analysis: run (and run --repeat),
  *                   sweep, report
  *   lab/cli/cmd_model.c the clocks predicted from the topology alone (probes/model)
+ *   lab/cli/cmd_design.c the settings that meet a target on them, cheapest
+ *                   first (model --target, --vary)
  *
  * A command returns the process's exit status (README.md, "Exit status").
  */
@@ -36,6 +38,11 @@ struct cmd_args {
 	const char *frr;	  /* check: where to write FRR's configuration */
 	const char *repeat;	  /* run: --repeat N */
 	int check;		  /* sweep: check every point, run nothing */
+	/* model: inverse design (lab/cli/cmd_design.c) */
+	const char *targets[8]; /* --target, as given */
+	int ntargets;
+	const char *varies[8]; /* --vary, as given */
+	int nvaries;
 };
 
 /* The topology a command loaded (cli_load), and the usage text. */
@@ -75,5 +82,10 @@ int cmd_run(const struct cmd_args *a, const char *bindir);
 int cmd_sweep(const struct cmd_args *a, const char *bindir);
 int cmd_report(const struct cmd_args *a, const char *bindir);
 int cmd_model(const struct cmd_args *a, const char *bindir);
+
+/* cmd_design: steerlab model --target ... [--vary ...]: the settings of a
+ * grid that meet the targets, cheapest first (docs/model.md, "Inverse
+ * design"). The command's exit status. */
+int cmd_design(const struct cmd_args *a);
 
 #endif

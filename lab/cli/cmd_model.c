@@ -16,6 +16,8 @@ int cmd_model(const struct cmd_args *a, const char *bindir)
 	int rc = 0;
 
 	(void)bindir;
+	if (a->ntargets || a->nvaries)
+		return cmd_design(a);
 	if (cli_load(a, "model") == -1)
 		return 1;
 	if (model_from_topology(&cli_topo, &in, &notes, err, sizeof(err)) == -1) {

@@ -58,13 +58,14 @@ static void main_bad_option(int argc, char **argv, int opt)
 static int main_parse_args(int argc, char **argv, struct cmd_args *a)
 {
 	static const struct option opts[] = {
-	    {"out", required_argument, NULL, 'o'}, {"set", required_argument, NULL, 's'},
-	    {"quiet", no_argument, NULL, 'q'},	   {"no-agents", no_argument, NULL, 'N'},
-	    {"traffic", no_argument, NULL, 'T'},   {"bucket", required_argument, NULL, 'B'},
-	    {"slo", required_argument, NULL, 'S'}, {"json", no_argument, NULL, 'J'},
-	    {"frr", required_argument, NULL, 'F'}, {"repeat", required_argument, NULL, 'R'},
-	    {"check", no_argument, NULL, 'C'},	   {"times", no_argument, NULL, 'M'},
-	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
+	    {"out", required_argument, NULL, 'o'},    {"set", required_argument, NULL, 's'},
+	    {"quiet", no_argument, NULL, 'q'},	      {"no-agents", no_argument, NULL, 'N'},
+	    {"traffic", no_argument, NULL, 'T'},      {"bucket", required_argument, NULL, 'B'},
+	    {"slo", required_argument, NULL, 'S'},    {"json", no_argument, NULL, 'J'},
+	    {"frr", required_argument, NULL, 'F'},    {"repeat", required_argument, NULL, 'R'},
+	    {"check", no_argument, NULL, 'C'},	      {"times", no_argument, NULL, 'M'},
+	    {"target", required_argument, NULL, 'G'}, {"vary", required_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -113,6 +114,18 @@ static int main_parse_args(int argc, char **argv, struct cmd_args *a)
 			break;
 		case 'M':
 			a->times = 1;
+			break;
+		case 'G':
+		case 'V':
+			if ((c == 'G' ? a->ntargets : a->nvaries) == 8) {
+				fprintf(stderr, "steerlab: at most 8 %s options\n",
+					c == 'G' ? "--target" : "--vary");
+				return -1;
+			}
+			if (c == 'G')
+				a->targets[a->ntargets++] = optarg;
+			else
+				a->varies[a->nvaries++] = optarg;
 			break;
 		case 'v':
 			log_init("steerlab", 1);
@@ -199,6 +212,7 @@ enum {
 	TAKES_REPEAT = 1 << 5,
 	TAKES_REPORT = 1 << 6, /* --bucket, --slo, --times */
 	TAKES_CHECK = 1 << 7,
+	TAKES_DESIGN = 1 << 8, /* --target, --vary */
 };
 
 static const struct command {
@@ -216,7 +230,7 @@ static const struct command {
     {"run", cmd_run, TAKES_TOPOLOGY | TAKES_REPEAT},
     {"sweep", cmd_sweep, TAKES_TOPOLOGY | TAKES_CHECK},
     {"report", cmd_report, TAKES_REPORT},
-    {"model", cmd_model, TAKES_TOPOLOGY | TAKES_JSON},
+    {"model", cmd_model, TAKES_TOPOLOGY | TAKES_JSON | TAKES_DESIGN},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -296,7 +310,9 @@ int main(int argc, char **argv)
 	    (rc = main_refuse_option(c, a.check, TAKES_CHECK, "--check")) ||
 	    (rc = main_refuse_option(c, a.bucket != NULL, TAKES_REPORT, "--bucket")) ||
 	    (rc = main_refuse_option(c, a.slo != NULL, TAKES_REPORT, "--slo")) ||
-	    (rc = main_refuse_option(c, a.times, TAKES_REPORT, "--times")))
+	    (rc = main_refuse_option(c, a.times, TAKES_REPORT, "--times")) ||
+	    (rc = main_refuse_option(c, a.ntargets, TAKES_DESIGN, "--target")) ||
+	    (rc = main_refuse_option(c, a.nvaries, TAKES_DESIGN, "--vary")))
 		return rc;
 	if (a.traffic && a.no_agents) {
 		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");

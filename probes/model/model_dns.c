@@ -43,6 +43,8 @@ static double dns_next_sticky(const struct model_input *in, int c, double after)
 		if (cl->scheme != MODEL_DNS || cl->cache != c || cl->sticky_s <= 0)
 			continue;
 		x = (floor(after / cl->sticky_s) + 1) * cl->sticky_s;
+		if (x <= after) /* after / sticky rounded down past a whole number */
+			x += cl->sticky_s;
 		if (x < next)
 			next = x;
 	}
@@ -81,6 +83,30 @@ static double dns_fetched(const struct model_input *in, int c, double x, long *c
 	return fetch;
 }
 
+/* dns_first_fetch: cache c's first fetch of the name at or after instant
+ * at (> 0), before the traffic ends; INFINITY if none */
+static double dns_first_fetch(const struct model_input *in, int c, double at)
+{
+	const struct model_cache *k = &in->caches[c];
+	double first = k->ttl_s - k->phase_s, exp = first;
+
+	if (dns_polled(in, c)) {
+		if (at <= first || k->ttl_s <= 0)
+			return at <= first ? first : at;
+		return first + ceil((at - first) / k->ttl_s) * k->ttl_s;
+	}
+	/* from one fetch to the next: the first sticky query at or after
+	 * the expiry (not every query between: a TTL may be a day) */
+	for (double y = dns_next_sticky(in, c, -1); y <= in->duration_s;
+	     y = dns_next_sticky(in, c, fmax(y, nextafter(exp, -INFINITY))))
+		if (y >= exp) {
+			if (y >= at)
+				return y;
+			exp = y + k->ttl_s;
+		}
+	return INFINITY;
+}
+
 /* dns_client_last: client i's last request to the failed site, from the
  * start of the traffic: when it next takes an answer fetched at or after
  * the steer (steer_at, from the start) */
@@ -90,15 +116,25 @@ static double dns_client_last(const struct model_input *in, int i, double t0, do
 	double ttl = cl->cache >= 0 ? in->caches[cl->cache].ttl_s : in->ttl_s;
 
 	if (cl->sticky_s > 0) {
-		/* a sticky client resolves at n * sticky whatever the TTL */
-		for (double x = (floor(t0 / cl->sticky_s) + 1) * cl->sticky_s;; x += cl->sticky_s) {
-			if (x < steer_at)
-				continue;
-			if (cl->cache < 0 || dns_fetched(in, cl->cache, x, NULL) >= steer_at)
-				return x;
-			if (x > in->duration_s)
-				return x;
+		/* a sticky client resolves at n * sticky whatever the TTL: the
+		 * first time after t0 that its cache answers from an entry
+		 * fetched after the steer (or the first after the traffic) */
+		double s = cl->sticky_s, x = (floor(t0 / s) + 1) * s;
+		double want = cl->cache < 0 ? steer_at : dns_first_fetch(in, cl->cache, steer_at);
+
+		if (want < steer_at)
+			want = steer_at;
+		if (x < want) {
+			double k = fmin(ceil(want / s), floor(in->duration_s / s) + 1);
+
+			/* want / s rounded up past a whole number */
+			if ((k - 1) * s >= want && (k - 1) * s > t0)
+				k--;
+			x = k * s;
+			if (x < want && x <= in->duration_s)
+				x += s;
 		}
+		return x;
 	}
 	if (cl->cache < 0) /* its own hold: it asks every TTL from the start */
 		return ceil(steer_at / ttl) * ttl;

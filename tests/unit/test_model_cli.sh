@@ -2,7 +2,9 @@
 # steerlab model (lab/cli/cmd_model.c, docs/model.md): the JSON of
 # topology/compare.ini parses and has clocks.json's scheme keys, each
 # interval {p5, p50, p95}; the table has its rows; bad input is refused as
-# steerlab check refuses it. No root: nothing is built.
+# steerlab check refuses it; inverse design (--target, --vary: every point
+# listed meets the target, cheapest first, as the model predicts it alone).
+# No root: nothing is built.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 steerlab=${OUTBIN:-bin}/steerlab
@@ -60,6 +62,70 @@ rc=0
 [ "$rc" = 1 ] || fail "model of a lab without a failure: exit status $rc, expected 1"
 grep -F "topology/policies.ini: the timeline fails no site" "$tmp/err" >/dev/null ||
 	fail "model of a lab without a failure: $(cat "$tmp/err")"
+
+# Inverse design (docs/model.md, "Inverse design"): the settings of a grid
+# that meet a target, cheapest first. Each point listed must meet it, and
+# be what `steerlab model` alone predicts for it over the same day of traffic.
+"$steerlab" model topology/compare.ini --target 'dns.window<=30s' \
+	--vary ttl=5..300,probe_interval=1s..30s --json >"$tmp/d.json"
+jq -e '.points == 120 and (.meet | length) > 0 and (.miss | length) > 0 and
+	((.meet | length) + (.miss | length) == 120)' "$tmp/d.json" >/dev/null ||
+	fail "design: not 120 points split into meet and miss"
+jq -e 'all(.meet[]; .targets[0].value <= 30 and .targets[0].met)' "$tmp/d.json" >/dev/null ||
+	fail "design: a listed point's window p95 is over 30 s"
+jq -e 'all(.miss[]; .targets[0].value > 30)' "$tmp/d.json" >/dev/null ||
+	fail "design: a point that misses has its window p95 within 30 s"
+# cheapest first: upstream queries a second, then probes a second, never down
+jq -e '[.meet[] | [.upstream_queries_per_s, .probes_per_s]] as $c |
+	$c == ($c | sort) and .meet[0].rank == 1' "$tmp/d.json" >/dev/null ||
+	fail "design: the points that meet are not cheapest first"
+# the cheapest and the last listed, modelled alone over a day: the same figures
+for i in 0 -1; do
+	ttl=$(jq -r ".meet[$i].set.ttl" "$tmp/d.json")
+	pi=$(jq -r ".meet[$i].set.probe_interval" "$tmp/d.json")
+	"$steerlab" model topology/compare.ini --set "ttl=$ttl" --set "probe_interval=$pi" \
+		--set duration=1d --json >"$tmp/one.json"
+	jq -e --slurpfile d "$tmp/d.json" --argjson i "$i" \
+		'.schemes.dns.window_s.p95 == $d[0].meet[$i].targets[0].value and
+		.schemes.dns.upstream_queries_per_s.p50 == $d[0].meet[$i].upstream_queries_per_s' \
+		"$tmp/one.json" >/dev/null ||
+		fail "design: ttl=$ttl probe_interval=$pi is not what model --set predicts"
+done
+# the table: the same points, the cheapest first
+"$steerlab" model topology/compare.ini --target 'dns.window<=30s' \
+	--vary ttl=5..300,probe_interval=1s..30s >"$tmp/d.txt"
+first=$(jq -r '.meet[0] | "\(.set.ttl) \(.set.probe_interval)"' "$tmp/d.json")
+row=$(awk '$1 == "1" { print $2, $3 }' "$tmp/d.txt")
+[ "$row" = "$first" ] || fail "design: the table's first row is '$row', the JSON's '$first'"
+grep -F "120 points, 4000 draws each: $(jq '.meet | length' "$tmp/d.json") meet" "$tmp/d.txt" \
+	>/dev/null || fail "design: no count of the points that meet: $(sed -n 6p "$tmp/d.txt")"
+
+# design_error RC TEXT ARGS...: steerlab model FILE ARGS exits RC saying TEXT
+design_error() {
+	local want_rc=$1 text=$2 rc=0
+	shift 2
+	"$steerlab" model topology/compare.ini "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = "$want_rc" ] || fail "model $*: exit status $rc, expected $want_rc"
+	grep -F -- "$text" "$tmp/err" >/dev/null || fail "model $*: $(cat "$tmp/err")"
+}
+design_error 2 "--target 'dns.windo<=30s': unknown clock 'windo' (expected detect, steer," \
+	--target 'dns.windo<=30s'
+design_error 2 "--vary 'ttl=300..5': expected KEY=LO..HI[:N]" \
+	--target 'dns.window<=30s' --vary ttl=300..5
+design_error 2 "--vary needs a --target" --vary ttl=5..300
+# a key --set refuses, refused as --set refuses it
+design_error 1 "--set bogus=1: unknown key 'bogus' in [lab]" \
+	--target 'dns.window<=30s' --vary bogus=1..5
+# a clock not modelled for the topology: bgp.ini's clients behind other
+# routers than the failed site's (BGP over AS hops)
+rc=0
+"$steerlab" model topology/bgp.ini --target 'anycast.window<=1s' >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" = 1 ] && grep -F -- "--target 'anycast.window p95 <= 1 s': not modelled for topology/bgp.ini: \
+routing = bgp" "$tmp/err" >/dev/null || fail "model bgp.ini --target anycast.window: exit status $rc: $(cat "$tmp/err")"
+rc=0
+"$steerlab" check topology/compare.ini --target 'dns.window<=30s' >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" = 2 ] && grep -F -- "--target is an option of model, not of check" "$tmp/err" >/dev/null ||
+	fail "check --target: exit status $rc: $(cat "$tmp/err")"
 
 [ "$failed" = 0 ] && echo "test_model_cli: ok"
 exit "$failed"
