@@ -5,11 +5,13 @@
  * DNS popdns.c.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mount.h>
 #include <sched.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -304,6 +306,31 @@ static int client_steer_first(struct client_dns *d)
 	return -1;
 }
 
+/* client_wait_start: sleeps until the CLOCK_MONOTONIC instant start_ns
+ * (-z), the lab's common start of its clients; one started after it begins
+ * at once, said. 0, or -1 if a signal to stop came meanwhile. */
+static int client_wait_start(int64_t start_ns)
+{
+	struct timespec at = {.tv_sec = start_ns / NSEC_PER_SEC,
+			      .tv_nsec = start_ns % NSEC_PER_SEC};
+	int64_t late = now_mono_ns() - start_ns;
+	int err;
+
+	if (late > NSEC_PER_MSEC)
+		log_info("started %.1f ms after the common start (-z): beginning at once",
+			 (double)late / NSEC_PER_MSEC);
+	/* SIGTERM and SIGINT are blocked for the loop's signalfd: pending
+	 * ones are read by the loop once it runs */
+	while ((err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL)) == EINTR)
+		;
+	if (err != 0) {
+		errno = err;
+		log_warn("%s: clock_nanosleep", __func__);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct client_opts o;
@@ -356,6 +383,8 @@ int main(int argc, char **argv)
 		log_warn("%s: signals", __func__);
 		goto out;
 	}
+	if (o.start_ns && client_wait_start(o.start_ns) == -1)
+		goto out;
 	if (o.population) {
 		if (client_pop_start(&o, &c, loop, csvfile.fp, ev, &pop, &pd, &pd_h) == -1)
 			goto out;

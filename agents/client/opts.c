@@ -66,6 +66,9 @@ static void client_usage(FILE *fp)
 		"               RESOLVER (port 53, a resolv.conf of the client's own), and\n"
 		"               keeps each answer CACHE whatever its TTL (libcurl's own\n"
 		"               default: 60s)\n"
+		"  -z START     begin (the first resolution, the first request, the\n"
+		"               schedule) at this CLOCK_MONOTONIC instant, in ns, not at\n"
+		"               once: the lab starts every client at one instant\n"
 		"  -n NODE      lab node, written into every event (default: client)\n"
 		"  -e FILE      JSON Lines event file (default: standard output)\n"
 		"  -v           debug logging\n"
@@ -250,6 +253,7 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	    {OPT_DURATION('L', &o->curl_dns_cache_ns, 0, 86400 * NSEC_PER_SEC,
 			  "a cache time such as 60s (at most 24h), or 0"),
 	     .seen = &o->curl_dns},
+	    {OPT_INT('z', &o->start_ns, 1, INT64_MAX, "a CLOCK_MONOTONIC instant in ns")},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
 	};

@@ -19,7 +19,7 @@
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
 	"BIN]\n"                                                                                   \
 	"              [-T [-N REQS] [-I IDLE] [-D DEPTH] | -H [-L CACHE]] [-m PICK]\n"            \
-	"              [-c CONNECT] [-b] [-v] [-h]\n"
+	"              [-c CONNECT] [-b] [-z START] [-v] [-h]\n"
 #define CLIENT_RATE_MAX 10e6
 
 struct client_opts {
@@ -51,6 +51,7 @@ struct client_opts {
 	int has_pick;
 	int curl_dns;		   /* -L: libcurl resolves NAME itself */
 	int64_t curl_dns_cache_ns; /* its DNS cache */
+	int64_t start_ns;	   /* -z: CLOCK_MONOTONIC, when to begin; 0: at once */
 	int verbose;
 };
 

@@ -117,8 +117,10 @@ int lab_init(struct lab *lab, const struct topology *t, const char *rundir, cons
 int lab_up(struct lab *lab);
 
 /* lab_start_clients: start the client agent of every client node, sending
- * for duration_ns (0: until stopped). */
-int lab_start_clients(struct lab *lab, int64_t duration_ns);
+ * for duration_ns (0: until stopped), each beginning (its first resolution,
+ * its first request) at the CLOCK_MONOTONIC instant start_ns (client -z;
+ * 0: at once). */
+int lab_start_clients(struct lab *lab, int64_t duration_ns, int64_t start_ns);
 
 /* A client node's DNS-steered flow carries this id, its anycast flow the
  * node's client_id, so captures tell the two apart. */

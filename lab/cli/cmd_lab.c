@@ -130,7 +130,7 @@ static int cmd_up_traffic(struct lab *lab, const char *rundir, double *mb_min)
 
 	for (n = 0; n < t->nnodes; n++)
 		clients += t->nodes[n].kind == TOPO_CLIENT;
-	if (lab_start_clients(lab, 0) == -1)
+	if (lab_start_clients(lab, 0, 0) == -1)
 		return -1;
 	/* until down (duration 0), which writes traffic_stopped: a lab failed
 	 * by hand can then be analysed (docs/inside.md) */

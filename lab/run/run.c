@@ -274,6 +274,22 @@ int run_ready(const struct topology *t, const char *rundir)
 	return 1;
 }
 
+static int run_sleep_until(struct lab *lab, int64_t deadline);
+
+/* the clients' common start this long after they begin to be started: room
+ * to fork and exec them one after the other (a few ms each), so that none
+ * is started after it on a quiet machine; one that is begins at once */
+static int64_t run_start_margin(const struct topology *t)
+{
+	int64_t flows = 0, margin;
+
+	for (int n = 0; n < t->nnodes; n++)
+		if (t->nodes[n].kind == TOPO_CLIENT)
+			flows += t->nodes[n].mode == TOPO_MODE_BOTH ? 2 : 1;
+	margin = 100 * NSEC_PER_MSEC + flows * 10 * NSEC_PER_MSEC;
+	return margin < 2 * NSEC_PER_SEC ? margin : 2 * NSEC_PER_SEC;
+}
+
 /* run_sleep_until: wait until deadline (CLOCK_MONOTONIC), watching the
  * agents and keeping the progress line going. -1 if interrupted. */
 static int run_sleep_until(struct lab *lab, int64_t deadline)
@@ -624,13 +640,21 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 
 	/* from here an agent that ends invalidates the run; clients may end
 	 * once their duration is over */
-	before = now_mono_ns();
+	/* every client begins at one instant, the traffic's start, however
+	 * long starting them one after the other takes: its first
+	 * resolution, its first request, its schedule (client -z), so that
+	 * the phases the topology states count from it (docs/model.md) */
+	before = now_mono_ns() + run_start_margin(t);
 	lab->phase = LAB_TRAFFIC;
 	lab->traffic_start = before;
 	lab->clients_until = before + t->duration_ns;
-	if (lab_start_clients(lab, t->duration_ns) == -1)
+	if (lab_start_clients(lab, t->duration_ns, before) == -1)
 		goto down;
-	start = now_mono_ns();
+	if (now_mono_ns() > before)
+		log_info("the clients took %.1f ms past their common start to be started",
+			 (double)(now_mono_ns() - before) / NSEC_PER_MSEC);
+	(void)run_sleep_until(lab, before);
+	start = before;
 	/* the probers' cycles from the traffic's start: a probe half an
 	 * interval after it, then every interval, so that a failure fail_at
 	 * into the traffic falls at the phase the topology states, not at
@@ -639,7 +663,7 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 	lab_signal_agents(lab, "prober", SIGUSR1);
 	/* traffic_started is stamped with the instant the timeline counts
 	 * from, not when it is written: a loaded machine wrote it 14 ms late */
-	start_real = now_real_ns();
+	start_real = now_real_ns() - (now_mono_ns() - start);
 	progress_traffic(&run_progress, start, lab);
 	/* fail_at_ns: when the first failure of a site is due, jitter
 	 * included */

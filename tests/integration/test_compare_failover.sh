@@ -5,7 +5,8 @@
 # [detect, detect + TTL + 0.5 s], the slowest of them after detect + TTL -
 # 0.5 s; the sticky client keeps sending to it for its 8 s; anycast fails
 # over within detect + 50 ms; every clock lies within the model's bounds
-# (no model_disagrees); nothing of the lab remains.
+# (no model_disagrees); every client begins at the traffic's start;
+# nothing of the lab remains.
 # about 11 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -64,6 +65,17 @@ echo "ok: every clock the model predicts within its bounds (no model_disagrees)"
 sed -n 1p "$rundir/decay.csv" | grep -F ',anycast_model_share,dns_model_share' >/dev/null ||
 	fail "decay.csv has no model columns"
 echo "ok: decay.csv has the model's curves"
+# every client began at the traffic's start, not one after the other:
+# client_started comes after its first resolution, from 0 to a few ms after
+# the traffic_started stamp (before the common start, -z: 32 ms before it
+# to 20 ms after), bounded here at 100 ms for a loaded machine
+ts=$(jq -r 'select(.event == "traffic_started") | .t' "$rundir/lab.events.jsonl")
+for f in "$rundir"/*.client*.events.jsonl; do
+	d=$(jq -r --argjson ts "$ts" 'select(.event == "client_started") | (.t - $ts) / 1e9' "$f")
+	assert_ge "$d" 0 "${f##*/}: client_started after the traffic's start (s)"
+	assert_lt "$d" 0.1 "${f##*/}: client_started within 0.1 s of the traffic's start (s)"
+done
+echo "ok: every client began at the traffic's start"
 
 assert_no_leftovers $lab "$rundir"
 rm -rf "$out"

@@ -132,7 +132,7 @@ static void test_command_lines(void **state)
 	up(LDATA "agents.ini");
 	assert_int_equal(lab_start_infra(&lab), 0);
 	n = lab.nagents;
-	assert_int_equal(lab_start_clients(&lab, 5 * NSEC_PER_SEC), 0);
+	assert_int_equal(lab_start_clients(&lab, 5 * NSEC_PER_SEC, 123456789), 0);
 	text = command_lines(0, lab.nagents);
 	test_assert_golden(LDATA "agents.golden", text);
 	free(text);
@@ -157,7 +157,7 @@ static void test_small_lab(void **state)
 	SANDBOX_REQUIRE();
 	up(LDATA "agents-small.ini");
 	assert_int_equal(lab_start_infra(&lab), 0);
-	assert_int_equal(lab_start_clients(&lab, 0), 0);
+	assert_int_equal(lab_start_clients(&lab, 0, 0), 0);
 	text = command_lines(0, lab.nagents);
 	test_assert_golden(LDATA "agents-small.golden", text);
 	free(text);
