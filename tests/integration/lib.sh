@@ -91,6 +91,21 @@ assert_no_leftovers() {
 	echo "ok: no namespace, state or process of $lab remains"
 }
 
+# route_changes DIR ROUTER T0 [PREFIX]: ROUTER's route events for PREFIX
+# (default the service, 198.19.0.1/32) after T0 while the traffic flowed,
+# "EVENT via VIA" one a line. From traffic_stopped on the lab's teardown
+# deletes every route: a fixed window after t0 once caught it, on a run
+# whose t0 was stamped late.
+route_changes() {
+	local stop
+	stop=$(jq -r 'select(.event == "traffic_stopped") | .t' "$1/lab.events.jsonl")
+	[ -n "$stop" ] || fail "$1: no traffic_stopped event"
+	jq -r --argjson t0 "$3" --argjson stop "$stop" --arg prefix "${4:-198.19.0.1/32}" \
+		'select((.event == "route_added" or .event == "route_deleted") and
+		.prefix == $prefix and .t > $t0 and .t < $stop) | "\(.event) via \(.via)"' \
+		"$1/$2.collector.events.jsonl"
+}
+
 # wait_until SECONDS COMMAND...: run COMMAND every 50 ms until it succeeds;
 # return 1 if it has not after SECONDS (a whole or decimal number). Polling
 # instead of a guessed sleep: quick when things are quick, patient when not.

@@ -41,13 +41,6 @@ only() {
 	[[ $got =~ ^$5=[0-9]+$ ]] || fail "$6: $2's replies came from '$got', expected $5 only"
 	echo "ok: $6: $2 -> $got"
 }
-# fib_after DIR T0 ROUTER: ROUTER's route changes to the service after t0 + 0..5 s
-fib_after() {
-	jq -r --argjson t0 "$2" 'select((.event == "route_added" or .event == "route_deleted")
-		and .prefix == "198.19.0.1/32" and .t > $t0 and .t < $t0 + 5000000000) | .via' \
-		"$1/$3.collector.events.jsonl"
-}
-
 # the run, in the background: while its traffic flows, before t0, t1's BGP
 # table as vtysh shows it
 start=$(date +%s%N)
@@ -102,7 +95,7 @@ t1=$(jq -r --argjson t0 "$t0" 'select(.event == "route_added" and .prefix == "19
 [ "$t1" = "before 198.18.0.2,after 198.18.32.2," ] ||
 	fail "t1's routes to the service: expected via a (the last before t0), then via t2, got '$t1'"
 for router in t2 t3; do
-	changed=$(fib_after "$r" "$t0" $router)
+	changed=$(route_changes "$r" $router "$t0")
 	[ -z "$changed" ] || fail "$router's route to the service changed after t0: $changed"
 done
 echo "ok: t1's FIB moved from a to t2 (b) by BGP; t2's and t3's did not change; window" \
