@@ -48,6 +48,7 @@ const struct events_def events_table[] = {
     {EVENTS_ROUTE_ERROR, "routed", "site prefix error"},
     {EVENTS_ROUTED_SUMMARY, "routed", "messages bad rejected applied withdrawn expired errors"},
     {EVENTS_CONTROL_REJECTED, NULL, "from reason count"},
+    {EVENTS_CLIENT_READY, "client", "client"},
     {EVENTS_CLIENT_STARTED, "client",
      "client target rate resolver mode sticky_ns proto population arrivals sticky_share"},
     {EVENTS_DNS_ANSWER, "client", "client name address previous ttl changed"},

@@ -48,6 +48,7 @@
 #define EVENTS_ROUTE_ERROR "route_error"
 #define EVENTS_ROUTED_SUMMARY "routed_summary"
 #define EVENTS_CONTROL_REJECTED "control_rejected"
+#define EVENTS_CLIENT_READY "client_ready"
 #define EVENTS_CLIENT_STARTED "client_started"
 #define EVENTS_DNS_ANSWER "dns_answer"
 #define EVENTS_DNS_RESOLUTION "dns_resolution"

@@ -331,6 +331,47 @@ static int client_wait_start(int64_t start_ns)
 	return 0;
 }
 
+/* client_wait_go: -Z BASE, the lab's barrier: says it is ready
+ * (client_ready) and waits for the go, SIGUSR2 whose sigqueue value is the
+ * start in us after BASE, then for that start (client_wait_start). The go
+ * is blocked before the word is out, so one sent at once waits pending.
+ * SIGTERM or SIGINT meanwhile (the lab stopping): *stopped, -1. */
+static int client_wait_go(struct event_log *ev, uint32_t id, int64_t base_ns, int *stopped)
+{
+	sigset_t set;
+	siginfo_t si;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1) {
+		log_warn("%s: sigprocmask", __func__);
+		return -1;
+	}
+	event_emit(ev, EVENTS_CLIENT_READY, "{s:I}", "client", (json_int_t)id);
+	/* SIGTERM and SIGINT are blocked already, for the loop's signalfd */
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	while ((sig = sigwaitinfo(&set, &si)) == -1 && errno == EINTR)
+		;
+	if (sig == -1) {
+		log_warn("%s: sigwaitinfo", __func__);
+		return -1;
+	}
+	if (sig != SIGUSR2) {
+		log_info("stopped before the go");
+		*stopped = 1;
+		return -1;
+	}
+	if (si.si_code != SI_QUEUE || si.si_value.sival_int < 0) {
+		log_warnx("a go without a start (SIGUSR2 from pid %d, not sigqueue'd with the "
+			  "start in us after -Z)",
+			  (int)si.si_pid);
+		return -1;
+	}
+	return client_wait_start(base_ns + (int64_t)si.si_value.sival_int * NSEC_PER_USEC);
+}
+
 int main(int argc, char **argv)
 {
 	struct client_opts o;
@@ -345,7 +386,7 @@ int main(int argc, char **argv)
 	char csvpath[256];
 	struct client_recfile csvfile = {0}, binfile = {0};
 	struct client_recbin bin;
-	int rc = 1, started = 0;
+	int rc = 1, started = 0, go_stopped = 0;
 
 	client_parse(argc, argv, &o);
 	log_init("client", o.verbose);
@@ -385,6 +426,11 @@ int main(int argc, char **argv)
 	}
 	if (o.start_ns && client_wait_start(o.start_ns) == -1)
 		goto out;
+	if (o.go_base_ns && client_wait_go(ev, o.cfg.id, o.go_base_ns, &go_stopped) == -1) {
+		/* stopped while waiting: nothing was sent, nothing failed */
+		rc = go_stopped ? 0 : 1;
+		goto out;
+	}
 	if (o.population) {
 		if (client_pop_start(&o, &c, loop, csvfile.fp, ev, &pop, &pd, &pd_h) == -1)
 			goto out;

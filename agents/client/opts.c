@@ -69,6 +69,10 @@ static void client_usage(FILE *fp)
 		"  -z START     begin (the first resolution, the first request, the\n"
 		"               schedule) at this CLOCK_MONOTONIC instant, in ns, not at\n"
 		"               once: the lab starts every client at one instant\n"
+		"  -Z BASE      say client_ready and wait for the go: SIGUSR2 whose value\n"
+		"               (sigqueue) is the start in us after BASE, a CLOCK_MONOTONIC\n"
+		"               instant in ns; then begin at that start, as -z does (the\n"
+		"               lab's barrier: it sends the go once every client is ready)\n"
 		"  -n NODE      lab node, written into every event (default: client)\n"
 		"  -e FILE      JSON Lines event file (default: standard output)\n"
 		"  -v           debug logging\n"
@@ -254,6 +258,7 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 			  "a cache time such as 60s (at most 24h), or 0"),
 	     .seen = &o->curl_dns},
 	    {OPT_INT('z', &o->start_ns, 1, INT64_MAX, "a CLOCK_MONOTONIC instant in ns")},
+	    {OPT_INT('Z', &o->go_base_ns, 1, INT64_MAX, "a CLOCK_MONOTONIC instant in ns")},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
 	};
@@ -289,6 +294,8 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "-L goes with -H and -R (DNS mode) of one client (not -P)");
 	if (o->curl_dns && (o->sticky_ns || o->has_pick))
 		opt_refuse(&cmd, "-L: libcurl picks and keeps the address; not with -S or -m");
+	if (o->start_ns && o->go_base_ns)
+		opt_refuse(&cmd, "-z and -Z: one start, given or waited for");
 	if (o->curl_dns && ntohs(o->resolver_sin.sin_port) != 53)
 		opt_refuse(&cmd, "-L: the system's resolver asks port 53; -R %s is another",
 			   o->resolver);

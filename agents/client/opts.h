@@ -52,6 +52,7 @@ struct client_opts {
 	int curl_dns;		   /* -L: libcurl resolves NAME itself */
 	int64_t curl_dns_cache_ns; /* its DNS cache */
 	int64_t start_ns;	   /* -z: CLOCK_MONOTONIC, when to begin; 0: at once */
+	int64_t go_base_ns;	   /* -Z: the go's value counts from it; 0: no go */
 	int verbose;
 };
 

@@ -521,7 +521,7 @@ static void lab_population_args(struct lab_argv *a, const struct topo_node *node
 }
 
 /* One client flow: -t for anycast, -R/-q for DNS steering. */
-static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns, int64_t start_ns)
+static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns, int64_t go_base_ns)
 {
 	const struct topology *t = lab->t;
 	const struct topo_node *node = &t->nodes[n];
@@ -625,14 +625,14 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns, 
 		agents_argv_add(&a, "-d");
 		agents_argv_add(&a, "%lldus", (long long)duration_ns / 1000);
 	}
-	if (start_ns) {
-		agents_argv_add(&a, "-z");
-		agents_argv_add(&a, "%lld", (long long)start_ns);
+	if (go_base_ns) {
+		agents_argv_add(&a, "-Z");
+		agents_argv_add(&a, "%lld", (long long)go_base_ns);
 	}
 	return agents_argv_run(lab, n, "client", label, &a);
 }
 
-int lab_start_clients(struct lab *lab, int64_t duration_ns, int64_t start_ns)
+int lab_start_clients(struct lab *lab, int64_t duration_ns, int64_t go_base_ns)
 {
 	const struct topology *t = lab->t;
 
@@ -641,10 +641,10 @@ int lab_start_clients(struct lab *lab, int64_t duration_ns, int64_t start_ns)
 		if (node->kind != TOPO_CLIENT)
 			continue;
 		if (node->mode != TOPO_MODE_DNS &&
-		    lab_start_flow(lab, n, 0, duration_ns, start_ns) == -1)
+		    lab_start_flow(lab, n, 0, duration_ns, go_base_ns) == -1)
 			return -1;
 		if (node->mode != TOPO_MODE_ANYCAST &&
-		    lab_start_flow(lab, n, 1, duration_ns, start_ns) == -1)
+		    lab_start_flow(lab, n, 1, duration_ns, go_base_ns) == -1)
 			return -1;
 	}
 	return 0;

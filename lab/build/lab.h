@@ -117,10 +117,15 @@ int lab_init(struct lab *lab, const struct topology *t, const char *rundir, cons
 int lab_up(struct lab *lab);
 
 /* lab_start_clients: start the client agent of every client node, sending
- * for duration_ns (0: until stopped), each beginning (its first resolution,
- * its first request) at the CLOCK_MONOTONIC instant start_ns (client -z;
- * 0: at once). */
-int lab_start_clients(struct lab *lab, int64_t duration_ns, int64_t start_ns);
+ * for duration_ns (0: until stopped). With go_base_ns (a CLOCK_MONOTONIC
+ * instant, client -Z) each says client_ready once set up and waits for the
+ * go (lab_clients_go) before its first resolution and its first request;
+ * 0: each begins at once. */
+int lab_start_clients(struct lab *lab, int64_t duration_ns, int64_t go_base_ns);
+
+/* lab_clients_go: every client agent's go (SIGUSR2, its value the start in
+ * us after go_base_ns): they all begin at the CLOCK_MONOTONIC start_ns */
+void lab_clients_go(struct lab *lab, int64_t go_base_ns, int64_t start_ns);
 
 /* A client node's DNS-steered flow carries this id, its anycast flow the
  * node's client_id, so captures tell the two apart. */

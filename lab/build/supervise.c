@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -517,6 +518,20 @@ void lab_signal_agents(struct lab *lab, const char *name, int sig)
 		struct lab_agent *a = &lab->agents[i];
 		if (supervise_matches(a, name) && supervise_alive(a))
 			supervise_signal(a, sig);
+	}
+	supervise_report_exits(lab);
+}
+
+void lab_clients_go(struct lab *lab, int64_t go_base_ns, int64_t start_ns)
+{
+	int64_t us = (start_ns - go_base_ns) / NSEC_PER_USEC;
+	int value = us < 0 ? 0 : us > INT_MAX ? INT_MAX : (int)us;
+
+	for (int i = 0; i < lab->nagents; i++) {
+		struct lab_agent *a = &lab->agents[i];
+		if (supervise_matches(a, "client*") && supervise_alive(a) &&
+		    supervise_signal_value(a, SIGUSR2, value) == -1)
+			log_warn("%s: %s of %s", __func__, a->name, lab->t->nodes[a->node].name);
 	}
 	supervise_report_exits(lab);
 }

@@ -276,18 +276,29 @@ int run_ready(const struct topology *t, const char *rundir)
 
 static int run_sleep_until(struct lab *lab, int64_t deadline);
 
-/* the clients' common start this long after they begin to be started: room
- * to fork and exec them one after the other (a few ms each), so that none
- * is started after it on a quiet machine; one that is begins at once */
-static int64_t run_start_margin(const struct topology *t)
-{
-	int64_t flows = 0, margin;
+/* the clients' go: how long after it their common start is (each is
+ * blocked waiting for the signal, then sleeps until the start) */
+#define RUN_GO_MARGIN_NS (20 * NSEC_PER_MSEC)
+/* how long the clients may take to be ready, at most */
+#define RUN_READY_NS (10 * NSEC_PER_SEC)
 
-	for (int n = 0; n < t->nnodes; n++)
-		if (t->nodes[n].kind == TOPO_CLIENT)
-			flows += t->nodes[n].mode == TOPO_MODE_BOTH ? 2 : 1;
-	margin = 100 * NSEC_PER_MSEC + flows * 10 * NSEC_PER_MSEC;
-	return margin < 2 * NSEC_PER_SEC ? margin : 2 * NSEC_PER_SEC;
+/* run_clients_ready: 1 once every client agent said client_ready (one
+ * that ended never will: it is not waited for), else 0 */
+static int run_clients_ready(struct lab *lab)
+{
+	char path[PATH_MAX];
+
+	for (int i = 0; i < lab->nagents; i++) {
+		const struct lab_agent *a = &lab->agents[i];
+
+		if (strncmp(a->name, "client", 6) != 0 || a->reaped)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s.%s.events.jsonl", lab->rundir,
+		       lab->t->nodes[a->node].name, a->name);
+		if (run_count_events(path, EVENTS_CLIENT_READY, NULL, NULL) == 0)
+			return 0;
+	}
+	return 1;
 }
 
 /* run_sleep_until: wait until deadline (CLOCK_MONOTONIC), watching the
@@ -594,7 +605,7 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 {
 	struct lab *lab = &run_lab;
 	char rundir[PATH_MAX], err[PATH_MAX + 128];
-	int64_t start = 0, start_real, before, stopped = 0, fail_at, nominal;
+	int64_t start = 0, start_real, before, go_base, stopped = 0, fail_at, nominal;
 	int failed = 0, applied = 0, rc = -1, r, nsteps, steady;
 	FILE *fp;
 
@@ -642,16 +653,34 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 	 * once their duration is over */
 	/* every client begins at one instant, the traffic's start, however
 	 * long starting them one after the other takes: its first
-	 * resolution, its first request, its schedule (client -z), so that
-	 * the phases the topology states count from it (docs/model.md) */
-	before = now_mono_ns() + run_start_margin(t);
+	 * resolution, its first request, its schedule, so that the phases
+	 * the topology states count from it (docs/model.md). A barrier: each
+	 * says client_ready once set up and waits for the go (client -Z),
+	 * sent when all are, the start 20 ms after it (a loaded machine once
+	 * took 266 ms to fork and exec them against a start fixed before) */
+	go_base = now_mono_ns();
 	lab->phase = LAB_TRAFFIC;
+	lab->traffic_start = go_base;
+	lab->clients_until = go_base + RUN_READY_NS + t->duration_ns;
+	if (lab_start_clients(lab, t->duration_ns, go_base) == -1)
+		goto down;
+	while (!run_clients_ready(lab) && !run_interrupted) {
+		if (now_mono_ns() - go_base > RUN_READY_NS) {
+			log_warnx("the clients were not all ready %.0f s after they were started "
+				  "(client_ready): starting the traffic without the others",
+				  (double)RUN_READY_NS / NSEC_PER_SEC);
+			break;
+		}
+		lab_watch(lab, 2 * NSEC_PER_MSEC);
+	}
+	log_debug("the clients were ready %.1f ms after they began to be started",
+		  (double)(now_mono_ns() - go_base) / NSEC_PER_MSEC);
+	before = now_mono_ns() + RUN_GO_MARGIN_NS;
 	lab->traffic_start = before;
 	lab->clients_until = before + t->duration_ns;
-	if (lab_start_clients(lab, t->duration_ns, before) == -1)
-		goto down;
+	lab_clients_go(lab, go_base, before);
 	if (now_mono_ns() > before)
-		log_info("the clients took %.1f ms past their common start to be started",
+		log_info("the clients' go took %.1f ms past their common start",
 			 (double)(now_mono_ns() - before) / NSEC_PER_MSEC);
 	(void)run_sleep_until(lab, before);
 	start = before;

@@ -67,10 +67,13 @@ sed -n 1p "$rundir/decay.csv" | grep -F ',anycast_model_share,dns_model_share' >
 echo "ok: decay.csv has the model's curves"
 # every client began at the traffic's start, not one after the other:
 # client_started comes after its first resolution, from 0 to a few ms after
-# the traffic_started stamp (before the common start, -z: 32 ms before it
-# to 20 ms after), bounded here at 100 ms for a loaded machine
+# the traffic_started stamp (before the common start: 32 ms before it
+# to 20 ms after), bounded here at 100 ms for a loaded machine; each said
+# client_ready before the stamp (the lab's barrier: the go once all are)
 ts=$(jq -r 'select(.event == "traffic_started") | .t' "$rundir/lab.events.jsonl")
 for f in "$rundir"/*.client*.events.jsonl; do
+	r=$(jq -r --argjson ts "$ts" 'select(.event == "client_ready") | (.t - $ts) / 1e9' "$f")
+	assert_lt "$r" 0 "${f##*/}: client_ready before the traffic's start (s)"
 	d=$(jq -r --argjson ts "$ts" 'select(.event == "client_started") | (.t - $ts) / 1e9' "$f")
 	assert_ge "$d" 0 "${f##*/}: client_started after the traffic's start (s)"
 	assert_lt "$d" 0.1 "${f##*/}: client_started within 0.1 s of the traffic's start (s)"
