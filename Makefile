@@ -99,7 +99,7 @@ DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-
 	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc \
 	frr nftables clang-format knot-resolver bind9 libnetfilter-queue-dev libmnl-dev libnftnl-dev \
-	libmicrohttpd-dev libcurl4-openssl-dev nginx
+	libmicrohttpd-dev libcurl4-openssl-dev nginx libnftables-dev
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
@@ -226,9 +226,12 @@ $(OUTBIN)/collector: $(call obj,$(wildcard probes/collector/*.c)) $(LIBSTEER)
 
 # $+, not $^: liblab twice (lab/cli and lab/run use the report, the report the
 # clocks, the clocks and lab/cli the model, the model lab/topology)
+# the timeline's nftables tables (a freeze, DNS outages) loaded in-process
+# through libnftables, in the node's namespace (lab/run/actions.c)
+LDLIBS_lab := $(shell pkg-config --libs libnftables 2>/dev/null)
 $(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(LIBMODEL) $(LIBLAB) $(BUILD)/libagent_authd.a $(BUILD)/libagent_resolverd.a $(LIBSTEER)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $+ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $+ $(LDLIBS) $(LDLIBS_lab)
 
 # The objects of tests and tools are made through pattern rules, so make
 # would take them for intermediates and delete them after linking, and every
@@ -238,7 +241,7 @@ $(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) 
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(LIBMODEL) $(LIBLAB) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $+ $(LDLIBS) $(LDLIBS_sited) $(LDLIBS_client) -lcmocka
+	$(CC) $(ALL_LDFLAGS) -o $@ $+ $(LDLIBS) $(LDLIBS_sited) $(LDLIBS_client) $(LDLIBS_lab) -lcmocka
 
 # Test tools (tests/tools/*.c): small programs the tests and benches drive,
 # e.g. blast, a sendmmsg sender for the collector's drop test.
@@ -283,7 +286,7 @@ unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
 # (our pages are not in it until installed), so it is left out, and each
 # .Xr is checked instead: to a page of docs/man, or to one of MAN_EXTERNAL.
 MAN_PAGES := $(wildcard docs/man/*.[1-9])
-MAN_EXTERNAL := dig.1 gnuplot.1 tshark.1 getrandom.2 recvmmsg.2 sendmmsg.2 pcap-filter.7 ip-netns.8 ip-route.8 nft.8 sudo.8 tc-netem.8 tcpdump.8
+MAN_EXTERNAL := dig.1 gnuplot.1 tshark.1 getrandom.2 sigqueue.3 recvmmsg.2 sendmmsg.2 pcap-filter.7 ip-netns.8 ip-route.8 nft.8 sudo.8 tc-netem.8 tcpdump.8
 man-lint:
 	@command -v mandoc >/dev/null || { echo "man-lint: no mandoc (sudo make deps)" >&2; exit 1; }
 	@out=$$(mandoc -Tlint -Wstyle $(MAN_PAGES) 2>&1 | \

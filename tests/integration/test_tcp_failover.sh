@@ -40,7 +40,8 @@ rc=0
 run_valid "$out/run.log" topology/tcp-anycast.ini --out "$r" --set name=$lab -q || rc=$?
 [ $rc = 0 ] || { cat "$out/run.log"; fail "run exited with status $rc (not a valid run)"; }
 codes=$(jq -r '[.warnings[].code] | unique | join(",")' "$r/clocks.json")
-[ "$codes" = loss_unchecked ] || fail "the run's warnings: '$codes', expected loss_unchecked alone"
+[ "$codes" = loss_unchecked ] || fail "the run's warnings: '$codes', expected loss_unchecked alone:
+$(jq -r '.warnings[] | select(.code != "loss_unchecked") | "\(.code): \(.message)"' "$r/clocks.json")"
 echo "ok: valid, warned of loss_unchecked alone"
 t0=$(jq -r 'select(.event == "site_failed") | .t' "$r/lab.events.jsonl")
 conn() { json "$r/clocks.json" ".connections.$1.$2"; }
