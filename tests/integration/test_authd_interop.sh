@@ -247,12 +247,13 @@ expect "opcode STATUS" "$(status_of "$(dq c1 +opcode=status lab.example SOA)")" 
 expect "EDNS version 1" "$(status_of "$(dq c1 +edns=1 +noednsnegotiation www.lab.example)")" BADVERS
 
 # raw_query HEX: send these bytes (printf escapes) to authd over UDP from c1,
-# print the reply as hex bytes, nothing if none came within 0.5 s. The bytes
+# print the reply as hex bytes, nothing if none came within 2 s (0.5 s was
+# too short once: a loaded gate's ip netns exec, bash and dd). The bytes
 # go through a file and one dd write: printf to the socket would send a
 # datagram per line, cut at every 0x0a.
 raw_query() {
 	printf "$1" >"$out/query.bin"
-	ip netns exec $lab-c1 timeout 0.5 bash -c \
+	ip netns exec $lab-c1 timeout 2 bash -c \
 		'exec 3<>/dev/udp/$1/53 && dd if="$2" bs=4096 count=1 >&3 2>/dev/null &&
 		dd bs=4096 count=1 <&3 2>/dev/null' _ "$ns_addr" "$out/query.bin" |
 		od -An -tx1 | paste -sd' ' | tr -s ' ' || true

@@ -57,5 +57,11 @@ conn() { json "$r/clocks.json" ".connections.dns.$1"; }
 assert_eq "$(conn clients.hit)" 2 "dns: clients the failure hit"
 assert_eq "$(conn clients.recovered)" 2 "dns: clients answered again by b"
 assert_ge "$(conn clients.recovered_s.max)" "$(s_after "$changed_c1")" "dns: the later recovery (s after t0) against c1's answer change"
-assert_le "$(conn clients.recovered_s.p50)" "$bound" "dns: the earlier recovery (s after t0) against c2's bound"
+# (its first reply on b: the bound with the stalls until then, and 50 ms
+# for the request's way there and back; a loaded gate's came 9 ms after the
+# connection's bound)
+rec=$(conn clients.recovered_s.p50)
+slack=$(sched_slack "$r" "$t0" "$(awk -v t="$t0" -v s="$rec" 'BEGIN { printf "%.0f", t + s * 1e9 }')")
+bound=$(awk -v s="$slack" 'BEGIN { print 1 + 0.3 + 0.2 + 0.05 + s }')
+assert_le "$rec" "$bound" "dns: the earlier recovery (s after t0) against c2's bound"
 assert_no_leftovers $lab "$r"
