@@ -19,6 +19,10 @@
 #include "topology.h"
 #include "wire.h"
 
+/* an action that returned sooner than this after t0 was in effect at t0
+ * (a kill: microseconds) */
+#define EFFECT_NOTE_NS 1000000LL
+
 #define NS 1e9
 
 const struct clocks_model_row clocks_model_rows[] = {
@@ -184,6 +188,16 @@ void clocks_model_prepare(const char *rundir, struct clocks_input *in, double sl
 			   "t0: the run's, %.3f s after the start of its traffic (fail_at %g s, "
 			   "fail_jitter drawn and the action's delay included)",
 			   mi->fail_at_s, at);
+		/* t0 is stamped as the action begins: it is in effect by when
+		 * it returned (a freeze's nftables table loaded) */
+		if (in->failure.killed_ns != CLOCKS_NONE &&
+		    in->failure.killed_ns - in->failure.t0_ns > EFFECT_NOTE_NS) {
+			mi->effect_s = (double)(in->failure.killed_ns - in->failure.t0_ns) / NS;
+			model_note(notes, 0,
+				   "the failure in effect uniformly within %.3f s after t0: its "
+				   "action (%s) took so long to return (site_failed's killed_ns)",
+				   mi->effect_s, in->failure.how);
+		}
 	}
 	if (traffic != CLOCKS_NONE && traffic > 0)
 		mi->duration_s = (double)traffic / NS;

@@ -210,6 +210,9 @@ struct model_input {
 	int how;		   /* enum model_how */
 	double fail_at_s;	   /* from the start of the traffic */
 	double fail_jitter_s;	   /* t0 uniform in [fail_at, fail_at + jitter) */
+	double effect_s;	   /* the failure in effect uniformly within [t0, t0 +
+				    * effect_s]: a run's action took so long (a freeze's
+				    * table loaded); clocks still from t0. 0: at t0 */
 	double duration_s;	   /* of the traffic */
 	double slo_pct;		   /* for the budget: 99.9 */
 

@@ -63,7 +63,7 @@ int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t
 		goto out;
 	for (unsigned d = 0; d < draws; d++) {
 		struct model_draw dr;
-		double end;
+		double end, effect;
 
 		dr.u_site = curve_uniform(&seed);
 		dr.u_refresh = curve_uniform(&seed);
@@ -71,19 +71,23 @@ int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t
 		for (int p = 0; p < in->nprobers; p++)
 			dr.u_probers[p] = curve_uniform(&seed);
 		dr.t0_s = in->fail_at_s + in->fail_jitter_s * curve_uniform(&seed);
+		/* in effect so long after t0 (model_lab's rule) */
+		effect = in->effect_s > 0 ? in->effect_s * curve_uniform(&seed) : 0;
+		dr.t0_s += effect;
 		model_draw_phases(in, &dr);
 		if (draw(in, &dr, c) == -1 || c->steer < 0)
 			goto out;
-		/* the traffic ends duration after its start: nothing is sent later */
+		/* the traffic ends duration after its start: nothing is sent
+		 * later (the buckets count from t0, before the effect) */
 		end = in->duration_s - dr.t0_s;
 		for (int i = 0; i < in->nclients; i++) {
 			const struct model_client *m = &in->clients[i];
+			double x = c->last[i] < end ? c->last[i] : end;
 
 			if (m->scheme != s)
 				continue;
-			curve_add(all, apart, n, bucket_s, m->rate_per_s, end);
-			curve_add(dead, dpart, n, bucket_s, m->rate_per_s,
-				  c->last[i] < end ? c->last[i] : end);
+			curve_add(all, apart, n, bucket_s, m->rate_per_s, end + effect);
+			curve_add(dead, dpart, n, bucket_s, m->rate_per_s, x > 0 ? x + effect : x);
 		}
 	}
 	for (size_t k = 0; k < n; k++) {

@@ -109,7 +109,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		goto out;
 	for (unsigned d = 0; d < n; d++) {
 		struct model_draw dr;
-		double lost = 0, window = 0, end;
+		double lost = 0, window = 0, end, effect;
 
 		dr.u_site = lab_uniform(&seed);
 		dr.u_refresh = lab_uniform(&seed);
@@ -118,6 +118,13 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		for (int p = 0; p < in->nprobers; p++)
 			dr.u_probers[p] = lab_uniform(&seed);
 		dr.t0_s = in->fail_at_s + in->fail_jitter_s * lab_uniform(&seed);
+		/* the failure in effect e after t0 (a run's action took so
+		 * long): the phases from then, the clocks still from t0; the
+		 * requests of those e seconds were answered, none lost (drawn
+		 * only when there is one, so that the draws are otherwise the
+		 * same) */
+		effect = in->effect_s > 0 ? in->effect_s * lab_uniform(&seed) : 0;
+		dr.t0_s += effect;
 		/* the lab's phases follow from t0 (unless free_phases: the
 		 * seeds' independent ones, as drawn) */
 		model_draw_phases(in, &dr);
@@ -127,8 +134,8 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		}
 		if (c->steer < 0)
 			rest_known = 0;
-		k[K_DETECT][d] = c->detect;
-		k[K_STEER][d] = c->steer;
+		k[K_DETECT][d] = c->detect + effect;
+		k[K_STEER][d] = c->steer >= 0 ? c->steer + effect : c->steer;
 		/* the traffic ends duration after its start: nothing later */
 		end = in->duration_s - dr.t0_s;
 		for (int j = 0; j < nc; j++) {
@@ -137,9 +144,11 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 
 			if (x > end)
 				x = end;
+			lost += m->rate_per_s * x;
+			if (x > 0)
+				x += effect;
 			last[j] = x;
 			cl[(size_t)j * n + d] = x;
-			lost += m->rate_per_s * x;
 			if (x > window)
 				window = x;
 		}

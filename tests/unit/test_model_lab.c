@@ -224,6 +224,31 @@ static void test_compare_static(void **state)
 	NEAR(dns->upstream_per_s.p50, 1.9, 1e-9);
 }
 
+/* the failure in effect up to 0.2 s after t0 (a run whose freeze took so
+ * long to load): the probes meet it at 3.05, 3.15 or 3.25, so the detect,
+ * still from t0, is 0.25, 0.35 or 0.45 s; the caches expire when they
+ * expire, so c1's last packet is 1 s after t0 whatever the delay, and the
+ * requests of the delay were answered: fewer lost */
+static void test_effect_delay(void **state)
+{
+	char *sets[] = {"routing=static"};
+	const struct model_scheme_result *any = &res.s[MODEL_ANYCAST], *dns = &res.s[MODEL_DNS];
+
+	(void)state;
+	load(sets, 1);
+	in.effect_s = 0.2;
+	assert_int_equal(model_lab(&in, &res), 0);
+	NEAR(any->detect.min, 0.25, 1e-9);
+	NEAR(any->detect.max, 0.45, 1e-9);
+	NEAR(any->detect.p50, 0.35, 1e-9);
+	NEAR(any->window.max, 0.45, 1e-9);
+	NEAR(client_last(MODEL_DNS, "c1")->min, 1.0, 1e-9);
+	NEAR(client_last(MODEL_DNS, "c1")->max, 1.0, 1e-9);
+	/* 2700 requests a second answered for the drawn delay, 0.1 s at p50 */
+	NEAR(dns->lost.p50, 3250 - 2700 * 0.1, 2700 * 0.01);
+	assert_true(dns->lost.max <= 3250 + 1e-6 && dns->lost.min >= 3250 - 2700 * 0.2 - 1e-6);
+}
+
 /* the kill half a second later: c1 leaves at 4 (0.5 s), c2 at 5.5 (2 s),
  * c3 at 8 (4.5 s); with a 100 ms fail_jitter, t0 moves and so do they */
 static void test_compare_phases(void **state)
@@ -375,11 +400,11 @@ static void test_crash_hold(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_detect_exact),   cmocka_unit_test(test_detect_draws),
-	    cmocka_unit_test(test_draw_phases),	   cmocka_unit_test(test_compare_static),
-	    cmocka_unit_test(test_compare_phases), cmocka_unit_test(test_compare_bgp),
-	    cmocka_unit_test(test_crash_hold),	   cmocka_unit_test(test_bgp_session),
-	    cmocka_unit_test(test_bgp_hops),
+	    cmocka_unit_test(test_detect_exact), cmocka_unit_test(test_detect_draws),
+	    cmocka_unit_test(test_draw_phases),	 cmocka_unit_test(test_compare_static),
+	    cmocka_unit_test(test_effect_delay), cmocka_unit_test(test_compare_phases),
+	    cmocka_unit_test(test_compare_bgp),	 cmocka_unit_test(test_crash_hold),
+	    cmocka_unit_test(test_bgp_session),	 cmocka_unit_test(test_bgp_hops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
