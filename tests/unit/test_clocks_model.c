@@ -115,6 +115,12 @@ static void test_inside(void **state)
 	assert_null(json_object_get(m, "upstream_queries"));
 	assert_int_equal(json_object_size(json_object_get(m, "not_modelled")), 0);
 	assert_int_equal(json_array_size(json_object_get(m, "outside")), 0);
+	assert_int_equal(json_array_size(json_object_get(m, "later_step")), 0);
+	/* the widening model_disagrees gives: 0.1 s, and c1's 10 requests/s x
+	 * 0.1 s + 1 for the losses; no upstream queries to widen */
+	assert_seconds(json_object_get(m, "tolerance"), "seconds", 0.1);
+	assert_seconds(json_object_get(m, "tolerance"), "lost", 2);
+	assert_null(json_object_get(json_object_get(m, "tolerance"), "upstream_queries"));
 	/* the run's model: from its topology, t0 at its own instant */
 	run = json_object_get(root, "model");
 	assert_string_equal(json_string_value(json_object_get(run, "from")), "topology.ini");
@@ -237,6 +243,8 @@ static void test_dns(void **state)
 	assert_iv(m, "lost_client", 10, 10);
 	/* five queries of its own, one per TTL: measured only with a capture */
 	assert_iv(m, "upstream_queries", 5, 5);
+	/* its tolerance: what a traffic 0.1 s longer asks more (a fill at 10 s) */
+	assert_seconds(json_object_get(m, "tolerance"), "upstream_queries", 1);
 	assert_no_code(root, "model_disagrees");
 	assert_non_null(
 	    strstr(table, "dns     lost (client)               10     10              +0  yes"));
