@@ -17,8 +17,11 @@
  *   rep-1/ .. rep-N/      each repetition's run directory
  *   repeat.csv            one row per repetition: its seed, its jitter
  *                         offset, every clock of every scheme, its verdict
- *   stats.csv, stats.md   per scheme and clock: n, min, median, p95, max
- *   spread.png            each clock's values, one strip per clock
+ *   stats.csv, stats.md   per scheme and clock: n, min, median, p95, max,
+ *                         the runs' model and whether the spread lies
+ *                         within it
+ *   spread.png            each clock's values, one strip per clock, and
+ *                         the model's interval beside it
  *
  * Statistics are over the valid repetitions only: an invalid one (its
  * clocks.json says "valid": false) keeps its row in repeat.csv, is left out
@@ -28,8 +31,8 @@
  * every statistic of its clock one, shown "≥".
  *
  * repeat.c parses the arguments and writes the files; repeat_table.c the
- * statistics and the tables, with no other I/O than the stream it is given
- * (tests/unit/test_repeat.c).
+ * statistics and the tables, repeat_model.c the model beside them, with no
+ * other I/O than the stream they are given (tests/unit/test_repeat.c).
  */
 #ifndef STEERLAB_REPEAT_H
 #define STEERLAB_REPEAT_H

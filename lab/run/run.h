@@ -253,9 +253,14 @@ const char *action_describe(const struct topology *t, const struct action_step *
  * lower bound (window_cut) is shown "≥ 4.003" and plotted as such; a scheme
  * a point does not have is absent from it, not zero.
  *
+ * Beside each point's clocks, its run's model (clocks.json's "model":
+ * docs/model.md, "In sweeps and repeats"): p50 (p5-p95) and the difference
+ * in the table, the model dashed on the plot.
+ *
  * sweep.c parses the arguments and runs the points; sweep_table.c reads
- * the clocks and writes the table and the plot script, with no other I/O
- * than the files it is given (the unit tests' golden files).
+ * the clocks and writes the table, sweep_plot.c the plot script,
+ * sweep_model.c the model's part of both (sweep_model.h), with no other
+ * I/O than the files they are given (the unit tests' golden files).
  */
 
 #define SWEEP_MAX_POINTS 64
