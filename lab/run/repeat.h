@@ -17,8 +17,11 @@
  *   rep-1/ .. rep-N/      each repetition's run directory
  *   repeat.csv            one row per repetition: its seed, its jitter
  *                         offset, every clock of every scheme, its verdict
- *   stats.csv, stats.md   per scheme and clock: n, min, median, p95, max
- *   spread.png            each clock's values, one strip per clock
+ *   stats.csv, stats.md   per scheme and clock: n, min, median, p95, max,
+ *                         the runs' model and whether the spread lies
+ *                         within it
+ *   spread.png            each clock's values, one strip per clock, and
+ *                         the model's interval beside it
  *
  * Statistics are over the valid repetitions only: an invalid one (its
  * clocks.json says "valid": false) keeps its row in repeat.csv, is left out
@@ -28,8 +31,8 @@
  * every statistic of its clock one, shown "≥".
  *
  * repeat.c parses the arguments and writes the files; repeat_table.c the
- * statistics and the tables, with no other I/O than the stream it is given
- * (tests/unit/test_repeat.c).
+ * statistics and the tables, repeat_model.c the model beside them, with no
+ * other I/O than the stream they are given (tests/unit/test_repeat.c).
  */
 #ifndef STEERLAB_REPEAT_H
 #define STEERLAB_REPEAT_H
@@ -87,6 +90,60 @@ enum repeat_clock {
  * 0, or -1 if no repetition's clocks.json has it (the row is left out). */
 int repeat_clock_stat(const struct sweep *sw, const struct sweep_table *tb, int s, int k,
 		      struct repeat_stat *st);
+
+/*
+ * The model beside the spread (repeat_model.c; docs/model.md, "In sweeps
+ * and repeats"): each repetition's clocks.json carries its run's model, at
+ * its own failure instant. Where the valid repetitions' models agree (their
+ * p50s within a tenth of the clock's tolerance), the model is the first
+ * one's; where they differ (fail_jitter moves each failure, and the model
+ * with it), the median of their p50s, the least p5 and min and the greatest
+ * p95 and max. The measured spread lies within the model when its min and
+ * max lie within those bounds widened by the tolerance each run's
+ * model_disagrees used (clocks.json's "tolerance"), as a run is judged.
+ */
+enum repeat_judged {
+	REPEAT_MODEL_NONE,	  /* not modelled, or nothing measured */
+	REPEAT_MODEL_WITHIN,	  /* the spread within the bounds */
+	REPEAT_MODEL_OUTSIDE,	  /* a run's value outside them */
+	REPEAT_MODEL_LOWER_BOUND, /* the values lower bounds, below the top */
+	REPEAT_MODEL_LATER_STEP,  /* a later step of a run's timeline came first */
+};
+
+struct repeat_model {
+	int n;			       /* valid repetitions whose model has the clock */
+	int same;		       /* every one's model the first's */
+	double p5, p50, p95, min, max; /* the model, as above */
+	double tol;		       /* the widest tolerance of the runs; NAN: not said */
+	enum repeat_judged judged;     /* the spread st against min - tol .. max + tol */
+	int runs_outside;	       /* repetitions whose model_disagrees named it */
+};
+
+/* repeat_model_stat: the model of clock k of scheme s over the valid
+ * repetitions of tb, judged against st (repeat_clock_stat's); 0, or -1 if
+ * the clock has no model (remote_dead) */
+int repeat_model_stat(const struct sweep *sw, const struct sweep_table *tb, int s, int k,
+		      const struct repeat_stat *st, struct repeat_model *rm);
+
+/* repeat_model_word: "yes", "NO", "lower bound", "later step" or "-" */
+const char *repeat_model_word(enum repeat_judged j);
+
+/* repeat_model_within: the judgement's word, and "(N runs NO)" after it
+ * when a run's own model_disagrees named the clock */
+const char *repeat_model_within(char *buf, size_t len, const struct repeat_model *rm);
+
+/* repeat_model_cell: rm as a cell, p50 (p5-p95), one value when they are
+ * the same, a "*" after it when the runs' models differ; "-" if none */
+const char *repeat_model_cell(char *buf, size_t len, const struct repeat_model *rm, int count);
+
+/* repeat_model_stats_head, repeat_model_stats_cells: stats.csv's model
+ * columns, and their cells for rm (empty when it has none) */
+void repeat_model_stats_head(FILE *out);
+void repeat_model_stats_cells(FILE *out, const struct repeat_model *rm, int count);
+
+/* repeat_model_md_notes: what the table's model and within columns say,
+ * and the repetitions whose model_disagrees named a clock */
+void repeat_model_md_notes(const struct sweep *sw, const struct sweep_table *tb, FILE *out);
 
 /* repeat_write_csv: repeat.csv: a header, then a row per repetition. */
 void repeat_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE *out);

@@ -190,9 +190,12 @@ void repeat_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE
 
 void repeat_write_stats_csv(const struct sweep *sw, const struct sweep_table *tb, FILE *out)
 {
+	struct repeat_model rm;
 	struct repeat_stat st;
 
-	fputs("scheme,clock,n,min,median,p95,max,lower_bound\n", out);
+	fputs("scheme,clock,n,min,median,p95,max,lower_bound", out);
+	repeat_model_stats_head(out);
+	fputc('\n', out);
 	for (int s = 0; s < tb->nschemes; s++) {
 		for (int k = 0; k < REPEAT_NCLOCKS; k++) {
 			if (repeat_clock_stat(sw, tb, s, k, &st) == -1)
@@ -203,7 +206,10 @@ void repeat_write_stats_csv(const struct sweep *sw, const struct sweep_table *tb
 				repeat_put(out, v[j], repeat_clocks[k].count);
 				fputc(',', out);
 			}
-			fprintf(out, "%d\n", st.lower_bound);
+			fprintf(out, "%d", st.lower_bound);
+			repeat_model_stat(sw, tb, s, k, &st, &rm);
+			repeat_model_stats_cells(out, &rm, repeat_clocks[k].count);
+			fputc('\n', out);
 		}
 	}
 }
@@ -222,13 +228,16 @@ static int repeat_count(const struct sweep *sw, const struct sweep_table *tb, in
 static void repeat_table(const struct sweep *sw, const struct sweep_table *tb, FILE *out,
 			 int markdown)
 {
-	static const char *const head[] = {"clock", "n", "min", "median", "p95", "max"};
+	static const char *const head[] = {"clock", "n",   "min",   "median",
+					   "p95",   "max", "model", "within"};
 	struct texttable t;
 	struct repeat_stat st;
+	struct repeat_model rm;
+	char cell[96];
 
-	texttable_init(&t, 6);
+	texttable_init(&t, 8);
 	texttable_row(&t);
-	for (int c = 0; c < 6; c++)
+	for (int c = 0; c < 8; c++)
 		texttable_cell(&t, "%s", head[c]);
 	for (int s = 0; s < tb->nschemes; s++) {
 		for (int k = 0; k < REPEAT_NCLOCKS; k++) {
@@ -248,6 +257,11 @@ static void repeat_table(const struct sweep *sw, const struct sweep_table *tb, F
 				else
 					texttable_cell(&t, "%s%.3f", ge, v[j]);
 			}
+			repeat_model_stat(sw, tb, s, k, &st, &rm);
+			texttable_cell(
+			    &t, "%s",
+			    repeat_model_cell(cell, sizeof(cell), &rm, repeat_clocks[k].count));
+			texttable_cell(&t, "%s", repeat_model_within(cell, sizeof(cell), &rm));
 		}
 	}
 	texttable_print(&t, out, markdown);
@@ -273,6 +287,7 @@ void repeat_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE 
 		"ranks (docs/repeat.md).\n\n",
 		sw->nvalues, sw->nvalues, used, used == 1 ? "" : "s");
 	repeat_table(sw, tb, out, 1);
+	repeat_model_md_notes(sw, tb, out);
 	if (missing) {
 		fputs("\nNot measured (no clocks.json):", out);
 		for (int i = 0, n = 0; i < sw->nvalues; i++)
@@ -320,6 +335,38 @@ static void repeat_gp_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* repeat_gp_model: the end of panel p's medians, then its model: per
+ * clock (x as the panel counts them) p50, p5, p95 and the bounds widened
+ * by the tolerance (by none if it is not said) */
+static int repeat_gp_model(const struct sweep *sw, const struct sweep_table *tb, int p, FILE *out)
+{
+	int x = 0, n = 0;
+
+	fprintf(out,
+		"EOD\n# x, the model: p50, p5, p95, min - tolerance, max + tolerance\n"
+		"$model%d << EOD\n",
+		p);
+	for (int s = 0; s < tb->nschemes; s++)
+		for (int k = 0; k < REPEAT_NCLOCKS; k++) {
+			struct repeat_stat st;
+			struct repeat_model rm;
+			double tol;
+
+			if (repeat_clocks[k].panel != p ||
+			    repeat_clock_stat(sw, tb, s, k, &st) == -1)
+				continue;
+			if (repeat_model_stat(sw, tb, s, k, &st, &rm) == 0 && rm.n > 0) {
+				tol = isnan(rm.tol) ? 0 : rm.tol;
+				fprintf(out, "%d %.9g %.9g %.9g %.9g %.9g\n", x, rm.p50, rm.p5,
+					rm.p95, rm.min - tol, rm.max + tol);
+				n++;
+			}
+			x++;
+		}
+	fputs("EOD\n", out);
+	return n;
+}
+
 void repeat_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *out, int to_stdout)
 {
 	static const char *const titles[3][2] = {
@@ -327,7 +374,7 @@ void repeat_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *
 	    {"failover window and last packets", "seconds after t0"},
 	    {"requests lost", "requests"},
 	};
-	int invalid = repeat_count(sw, tb, 1), used = 0;
+	int invalid = repeat_count(sw, tb, 1), used = 0, nmodel[3] = {0};
 	char title[256];
 
 	for (int i = 0; i < sw->nvalues; i++)
@@ -372,13 +419,19 @@ void repeat_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *
 					fprintf(out, "%d %.9g\n", x, st.median);
 				x++;
 			}
-		fputs("EOD\n", out);
+		nmodel[p] = repeat_gp_model(sw, tb, p, out);
 	}
 	snprintf(title, sizeof(title), "steerlab repeat%s%s: %d valid run%s%s",
 		 tb->lab[0] ? ", lab " : "", tb->lab, used, used == 1 ? "" : "s",
 		 invalid ? " (invalid runs left out)" : "");
-	fputs("\nset multiplot layout 3,1 title ", out);
-	repeat_gp_string(out, title);
+	/* a second line of the title: the model's marks */
+	fputs("\nset multiplot layout 3,1 title \"", out);
+	repeat_gp_chars(out, title);
+	if (nmodel[0] + nmodel[1] + nmodel[2] > 0)
+		fputs("\\nthe model (green): p5-p95 dashed, p50 a circle, its bounds widened by "
+		      "the tolerance the whiskers",
+		      out);
+	fputc('"', out);
 	fputs("\nset grid ytics\nset yrange [0:*]\nset key off\nset bmargin 3.5\n", out);
 	for (int p = 0; p < 3; p++) {
 		int x = 0;
@@ -400,10 +453,19 @@ void repeat_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *
 				fprintf(out, "\" %d", x++);
 			}
 		fprintf(out, ")\nset xrange [-0.5:%g]\n", x ? x - 0.5 : 0.5);
+		/* the model beside each clock: p5-p95 a dashed box, p50 a circle,
+		 * the bounds widened by the tolerance the whiskers */
 		fprintf(out,
 			"plot $values%d using 1:2 with points pt 7 ps 0.8 lc 1, "
-			"$medians%d using 1:2:(0.2) with xerrorbars pt -1 lw 2 lc 7\n",
+			"$medians%d using 1:2:(0.2) with xerrorbars pt -1 lw 2 lc 7",
 			p, p);
+		if (nmodel[p] > 0)
+			fprintf(out,
+				", $model%d using ($1 + 0.3):2:($1 + 0.25):($1 + 0.35):3:4 with "
+				"boxxyerror fs empty dt 2 lc 2, $model%d using ($1 + 0.3):2:5:6 "
+				"with yerrorbars pt 6 lc 2",
+				p, p);
+		fputc('\n', out);
 	}
 	fputs("unset multiplot\n", out);
 }

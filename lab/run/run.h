@@ -253,9 +253,14 @@ const char *action_describe(const struct topology *t, const struct action_step *
  * lower bound (window_cut) is shown "≥ 4.003" and plotted as such; a scheme
  * a point does not have is absent from it, not zero.
  *
+ * Beside each point's clocks, its run's model (clocks.json's "model":
+ * docs/model.md, "In sweeps and repeats"): p50 (p5-p95) and the difference
+ * in the table, the model dashed on the plot.
+ *
  * sweep.c parses the arguments and runs the points; sweep_table.c reads
- * the clocks and writes the table and the plot script, with no other I/O
- * than the files it is given (the unit tests' golden files).
+ * the clocks and writes the table, sweep_plot.c the plot script,
+ * sweep_model.c the model's part of both (sweep_model.h), with no other
+ * I/O than the files they are given (the unit tests' golden files).
  */
 
 #define SWEEP_MAX_POINTS 64
@@ -323,6 +328,40 @@ int sweep_logx(const struct sweep *sw);
 /* sweep_command: "steerlab sweep FILE --set ... [--out DIR]" into buf. */
 void sweep_command(const struct sweep *sw, const char *dir, char *buf, size_t len);
 
+/* The model's clocks a sweep and a repeat show beside the measured ones,
+ * from each run's clocks.json (a scheme's "model", docs/clocks.md, "The
+ * model beside the measurement"), in the order of the tables. */
+enum sweep_model_clock {
+	SWEEP_MODEL_DETECT,
+	SWEEP_MODEL_STEER,
+	SWEEP_MODEL_WINDOW,
+	SWEEP_MODEL_LAST_P50,
+	SWEEP_MODEL_LAST_P99,
+	SWEEP_MODEL_LAST_MAX,
+	SWEEP_MODEL_LOST_CLIENT,
+	SWEEP_MODEL_LOST_CAPTURE,
+	SWEEP_MODEL_UPSTREAM,
+	SWEEP_MODEL_CLOCKS
+};
+
+/* a clock of the model: p5, p50, p95 and bounds over its draws */
+struct sweep_model_iv {
+	int known; /* 0: null in clocks.json (not modelled) */
+	double p5, p50, p95, min, max;
+};
+
+/* a scheme's model at one run */
+struct sweep_model {
+	int present; /* the scheme's "model" is an object, not null or absent */
+	struct sweep_model_iv clock[SWEEP_MODEL_CLOCKS];
+	/* the widening model_disagrees gave each clock (seconds, or a count;
+	 * NAN when clocks.json does not say it) */
+	double tol[SWEEP_MODEL_CLOCKS];
+	/* bit c: the run judged clock c outside (model_disagrees), or did not
+	 * judge it because a later step of the timeline came first */
+	unsigned outside, later_step;
+};
+
 /* One scheme's clocks at one point; NAN and -1 where clocks.json has
  * null or nothing. lb_*: the value is a lower bound (window_cut). */
 struct sweep_clocks {
@@ -334,6 +373,7 @@ struct sweep_clocks {
 	 * shares against their target; NAN when it has none */
 	double deviation;
 	int lb_window, lb_p50, lb_p99, lb_max;
+	struct sweep_model model; /* the run's model of the scheme */
 };
 
 #define SWEEP_CODES_MAX 160
@@ -356,6 +396,9 @@ struct sweep_table {
 	 * verdict); invalid: the invalidating codes, comma-separated */
 	int valid[SWEEP_MAX_POINTS];
 	char invalid[SWEEP_MAX_POINTS][SWEEP_CODES_MAX];
+	/* why the point's run has no model (its clocks.json's "model":
+	 * {"none": why}); "" when it has one or does not say */
+	char model_none[SWEEP_MAX_POINTS][320];
 	struct sweep_clocks clocks[SWEEP_MAX_POINTS][SWEEP_MAX_SCHEMES];
 };
 

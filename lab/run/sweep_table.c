@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "strfmt.h"
+#include "sweep_model.h"
 #include "texttable.h"
 
 static double sweep_json_s(json_t *o, const char *key)
@@ -137,6 +138,7 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 			c->deviation = sweep_json_s(json_object_get(steer, name), "deviation");
 			if (!isnan(c->deviation))
 				tb->has_deviation[s] = 1;
+			sweep_model_load(tb, i, s, o, root);
 		}
 		sweep_verdict(tb, i, root);
 		tb->done[i] = 1;
@@ -192,6 +194,8 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
 			fprintf(out, ",%s_upstream_queries", tb->schemes[s]);
 		if (tb->has_deviation[s])
 			fprintf(out, ",%s_deviation", tb->schemes[s]);
+		if (!tb->steady)
+			sweep_model_csv_head(tb, s, out);
 	}
 	fputs(",valid,invalid_codes,run\n", out);
 	for (int i = 0; i < sw->nvalues; i++) {
@@ -218,6 +222,8 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
 				fputc(',', out);
 				sweep_put_s(out, c->present ? c->deviation : NAN, "%.6f", "");
 			}
+			if (!tb->steady)
+				sweep_model_csv_cells(tb, i, s, out);
 		}
 		sweep_csv_point_end(sw, tb, i, out);
 	}
@@ -300,6 +306,7 @@ static void sweep_md_scheme(const struct sweep *sw, const struct sweep_table *tb
 			else
 				texttable_cell(&t, "%s", none);
 		}
+		sweep_model_md_rows(tb, i, s, &t);
 	}
 	texttable_print(&t, out, 1);
 	texttable_free(&t);
@@ -326,15 +333,17 @@ void sweep_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE *
 	else
 		fprintf(out,
 			"One run per value of %s, in the directory %s-VALUE beside this file. "
-			"Times in "
-			"seconds\nafter t0 (the failure), lost in requests; docs/clocks.md "
-			"defines "
-			"each column.\n",
-			sw->key, sw->key);
+			"Times in seconds\nafter t0 (the failure), lost in requests; "
+			"docs/clocks.md defines each column.\n%s",
+			sw->key, sw->key,
+			tb->nschemes ? "Under each point, its run's model and the difference "
+				       "(after the tables).\n"
+				     : "");
 	for (int s = 0; s < tb->nschemes; s++) {
 		fprintf(out, "\n## %s\n\n", tb->schemes[s]);
 		sweep_md_scheme(sw, tb, s, out);
 	}
+	sweep_model_md_notes(sw, tb, out);
 	for (int i = 0; i < sw->nvalues; i++) {
 		if (tb->done[i])
 			continue;
@@ -361,145 +370,4 @@ void sweep_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE *
 				    "still sent to the dead site (window_cut); a longer duration "
 				    "after fail_at would measure it.\n",
 				    out);
-}
-
-/* sweep_gp_string: s in a gnuplot double-quoted string */
-static void sweep_gp_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-int sweep_logx(const struct sweep *sw)
-{
-	double lo = INFINITY, hi = -INFINITY;
-
-	if (!sw->numeric || sw->nvalues < 2)
-		return 0;
-	for (int i = 0; i < sw->nvalues; i++) {
-		lo = sw->x[i] < lo ? sw->x[i] : lo;
-		hi = sw->x[i] > hi ? sw->x[i] : hi;
-	}
-	return lo > 0 && hi / lo >= 10;
-}
-
-void sweep_write_gp(const struct sweep *sw, const struct sweep_table *tb, FILE *out)
-{
-	sweep_gp_text(sw, tb, out, 0);
-}
-
-void sweep_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *out, int to_stdout)
-{
-	double lo = INFINITY, hi = -INFINITY;
-	char title[512];
-	int logx, lb[SWEEP_MAX_SCHEMES] = {0}, off;
-
-	fprintf(out,
-		"# The plot of a steerlab sweep (docs/sweeps.md): run in this directory,\n"
-		"# `gnuplot sweep.gp` writes sweep.png.\n"
-		"set terminal pngcairo size 960,800 noenhanced\n"
-		"%s\n"
-		"set datafile missing '?'\n\n"
-		"# x, then per scheme (%d): %s\n"
-		"$points << EOD\n",
-		to_stdout ? "set output" : "set output 'sweep.png'", tb->nschemes,
-		tb->steady ? "deviation, upstream queries, unused (steady-state runs);\n"
-			     "# an invalid point has none of them"
-			   : "window (s), lost (client), window if it is a\n"
-			     "# lower bound (window_cut); an invalid point has none of them");
-	for (int i = 0; i < sw->nvalues; i++) {
-		int ok = !(tb->done[i] && tb->valid[i] == 0);
-
-		fprintf(out, "%.9g", sw->x[i]);
-		for (int s = 0; s < tb->nschemes; s++) {
-			const struct sweep_clocks *c = &tb->clocks[i][s];
-			int have = c->present && ok;
-
-			/* a steady-state sweep: the deviation and the upstream
-			 * queries in their places */
-			fputc(' ', out);
-			sweep_put_s(out, have ? (tb->steady ? c->deviation : c->window) : NAN,
-				    "%.9g", "?");
-			fputc(' ', out);
-			sweep_put_n(out, have ? (tb->steady ? c->upstream : c->lost_client) : -1,
-				    "?");
-			fputc(' ', out);
-			sweep_put_s(out, have && c->lb_window ? c->window : NAN, "%.9g", "?");
-			lb[s] |= have && c->lb_window;
-		}
-		fputc('\n', out);
-		lo = sw->x[i] < lo ? sw->x[i] : lo;
-		hi = sw->x[i] > hi ? sw->x[i] : hi;
-	}
-	fputs("EOD\n\n", out);
-	off = snprintf(title, sizeof(title), "steerlab sweep of %s%s%s", sw->key,
-		       tb->lab[0] ? ", lab " : "", tb->lab);
-	for (int i = 0, n = 0; i < sw->nvalues && off < (int)sizeof(title); i++)
-		if (tb->done[i] && tb->valid[i] == 0)
-			off += snprintf(title + off, sizeof(title) - (size_t)off, "%s%s=%s",
-					n++ ? ", " : " (invalid runs left out: ", sw->key,
-					sw->values[i]);
-	if (sweep_invalid(sw, tb) > 0 && off < (int)sizeof(title) - 1)
-		strfmt(title + off, sizeof(title) - (size_t)off, ")");
-	fputs("set multiplot layout 2,1 title ", out);
-	sweep_gp_string(out, title);
-	fputs("\nset grid\nset key outside right top\nset yrange [0:*]\nset xlabel ", out);
-	sweep_gp_string(out, sw->xlabel);
-	/* values a decade or more apart (TTLs of 30 s to 15 min) */
-	logx = sweep_logx(sw);
-	if (logx)
-		fputs("\nset logscale x", out);
-	/* every value a tic, as given, and in range even if it was not measured */
-	if (hi > lo)
-		fprintf(out, "\nset xrange [%.9g:%.9g]", logx ? lo / 1.25 : lo - (hi - lo) / 20,
-			logx ? hi * 1.25 : hi + (hi - lo) / 20);
-	fputs("\nset xtics (", out);
-	for (int i = 0; i < sw->nvalues; i++) {
-		fputs(i ? ", " : "", out);
-		sweep_gp_string(out, sw->values[i]);
-		fprintf(out, " %.9g", sw->x[i]);
-	}
-	fputs(")\n", out);
-	const char *const failover[2][2] = {
-	    {"failover window: last request to the dead site after t0", "window (s)"},
-	    {"requests lost (client timeouts)", "lost requests"},
-	};
-	const char *const steady[2][2] = {
-	    {"steady state: deviation from the target shares (half L1)", "deviation"},
-	    {"upstream DNS queries (authd links)", "queries"},
-	};
-	const char *const(*what)[2] = tb->steady ? steady : failover;
-	for (int k = 0; k < 2; k++) {
-		fputs("set title ", out);
-		sweep_gp_string(out, what[k][0]);
-		fputs("\nset ylabel ", out);
-		sweep_gp_string(out, what[k][1]);
-		fputs("\nplot", out);
-		for (int s = 0; s < tb->nschemes; s++) {
-			/* a scheme's line type is its column's: its lower bounds
-			 * are drawn in its colour */
-			fprintf(out, "%s $points using 1:%d with linespoints lt %d pt 7 title ",
-				s ? "," : "", 2 + 3 * s + k, s + 1);
-			sweep_gp_string(out, tb->schemes[s]);
-			if (k == 0 && lb[s]) {
-				char t[64];
-
-				strfmt(t, sizeof(t), "%s: lower bound (window_cut)",
-				       tb->schemes[s]);
-				fprintf(out,
-					", $points using 1:%d with points lt %d pt 9 ps 2 title ",
-					4 + 3 * s, s + 1);
-				sweep_gp_string(out, t);
-			}
-		}
-		if (tb->nschemes == 0)
-			fputs(" $points using 1:(NaN) notitle", out);
-		fputc('\n', out);
-	}
-	fputs("unset multiplot\n", out);
 }

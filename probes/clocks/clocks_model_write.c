@@ -222,7 +222,7 @@ json_t *clocks_model_json(const struct clocks_input *in, const struct clocks_res
 {
 	const struct clocks_model_scheme *s;
 	const struct clocks_model *m = in->model;
-	json_t *o, *by, *why, *outside;
+	json_t *o, *by, *why, *outside, *later, *tol;
 	char id[16];
 
 	if (i < 0 || i >= CLOCKS_NSCHEMES || r->noflows || m == NULL || !m->known ||
@@ -232,6 +232,7 @@ json_t *clocks_model_json(const struct clocks_input *in, const struct clocks_res
 	by = json_object();
 	why = json_object();
 	outside = json_array();
+	later = json_array();
 	for (int j = 0; by && j < s->nclients; j++) {
 		snprintf(id, sizeof(id), "%u", s->client[j].id);
 		json_object_set_new(by, id, clocks_model_iv_json(&s->client[j].last));
@@ -250,10 +251,16 @@ json_t *clocks_model_json(const struct clocks_input *in, const struct clocks_res
 	    m->slo_pct, "budget_s", round(m->budget_s * 1e6) / 1e6, "rate_per_s", s->rate_per_s,
 	    "equivalent_downtime_s", clocks_model_iv_json(&s->clock[CLOCKS_MODEL_DOWNTIME]),
 	    "budget_share_downtime", clocks_model_iv_json(&s->clock[CLOCKS_MODEL_BUDGET_SHARE]));
-	if (o == NULL || why == NULL || outside == NULL) {
+	/* the widening model_disagrees gives each kind of clock, so that a
+	 * reader (a repeat, lab/run/repeat_model.c) judges as the run did */
+	tol = json_pack("{s:f, s:f}", "seconds", (double)CLOCKS_MODEL_TOL_NS / NS, "lost",
+			clocks_model_tolerance(m, i, CLOCKS_MODEL_LOST_CLIENT));
+	if (o == NULL || why == NULL || outside == NULL || later == NULL || tol == NULL) {
 		json_decref(o);
 		json_decref(why);
 		json_decref(outside);
+		json_decref(later);
+		json_decref(tol);
 		return NULL;
 	}
 	if (r->upstream_queries != CLOCKS_NA) {
@@ -261,24 +268,33 @@ json_t *clocks_model_json(const struct clocks_input *in, const struct clocks_res
 				    clocks_model_iv_json(&s->clock[CLOCKS_MODEL_UPSTREAM]));
 		json_object_set_new(o, "upstream_queries_per_s",
 				    clocks_model_iv_json(&s->clock[CLOCKS_MODEL_UPSTREAM_PER_S]));
+		json_object_set_new(tol, "upstream_queries",
+				    json_real(clocks_model_tolerance(m, i, CLOCKS_MODEL_UPSTREAM)));
 	}
 	for (int c = 0; c < CLOCKS_MODEL_CLOCKS; c++) {
 		const struct clocks_model_iv *v = &s->clock[c];
 		double x;
-		int lb;
+		int lb, judged;
 
 		if (clocks_model_row_na(r, (enum clocks_model_clock)c))
 			continue;
-		if (!v->known)
+		if (!v->known) {
 			json_object_set_new(why, clocks_model_keys[c],
 					    json_string(v->why[0] ? v->why : "not modelled"));
-		else if (clocks_model_measured(in, r, (enum clocks_model_clock)c, &x, &lb) == 0 &&
-			 clocks_model_judge(in, i, (enum clocks_model_clock)c, x, lb) ==
-			     CLOCKS_MODEL_OUTSIDE)
+			continue;
+		}
+		if (clocks_model_measured(in, r, (enum clocks_model_clock)c, &x, &lb) == -1)
+			continue;
+		judged = clocks_model_judge(in, i, (enum clocks_model_clock)c, x, lb);
+		if (judged == CLOCKS_MODEL_OUTSIDE)
 			json_array_append_new(outside, json_string(clocks_model_keys[c]));
+		else if (judged == CLOCKS_MODEL_LATER_STEP)
+			json_array_append_new(later, json_string(clocks_model_keys[c]));
 	}
 	json_object_set_new(o, "not_modelled", why);
 	json_object_set_new(o, "outside", outside);
+	json_object_set_new(o, "later_step", later);
+	json_object_set_new(o, "tolerance", tol);
 	return o;
 }
 

@@ -10,7 +10,9 @@
 # the cycle gives (from 2 intervals less a timeout to 3 intervals and a
 # timeout, and the scheduling slack), and the five are distinct. A single
 # run with --set seed=S of one repetition fails at the same offset. The
-# same command again resumes: every repetition done, none run again.
+# same command again resumes: every repetition done, none run again. The
+# model of the runs is beside the spread: stats.csv's model columns are
+# numbers, the detects' bounds the runs' own, and the detects within them.
 # about 17 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -100,6 +102,48 @@ line=$(grep '^anycast,detect_s,' "$dir/stats.csv") || fail "stats.csv: no anycas
 [ "$(echo "$line" | cut -d, -f3)" = 5 ] || fail "stats.csv: anycast detect n is not 5: $line"
 assert_eq "$(echo "$line" | cut -d, -f4)" "$(printf '%s\n' "${detects[@]}" | sort -g | sed -n 1p)" "stats.csv min = repeat.csv's least detect"
 assert_eq "$(echo "$line" | cut -d, -f7)" "$(printf '%s\n' "${detects[@]}" | sort -g | tail -1)" "stats.csv max = repeat.csv's greatest detect"
+
+# the model beside the spread (docs/model.md, "In sweeps and repeats"): the
+# table has its column and the judgement's; stats.csv, for each clock the
+# model has, numbers in its model columns, ordered; each run's model is at
+# the run's own failure instant, so the five detects' models differ (the
+# offsets span at least 78 ms) and stats.csv's bounds are the least and the
+# greatest of the runs' (their clocks.json); the detects lie within them,
+# widened by the tolerance, and no run's own model_disagrees named one
+grep -Eq '^\| clock +\| n \| +min \| +median \| +p95 \| +max \| +model \| +within \|$' \
+	"$out/repeat.log" || { cat "$out/repeat.log"; fail "no model and within columns in the table"; }
+stats=$dir/stats.csv
+scol() { head -1 "$stats" | tr , '\n' | grep -n "^$1\$" | cut -d: -f1; }
+for c in model_p50 model_p5 model_p95 model_min model_max model_tolerance model_same model_within \
+	model_runs_outside; do
+	[ -n "$(scol $c)" ] || fail "stats.csv: no $c column"
+done
+for clock in detect_s steer_s window_s last_p50_s last_max_s lost_client lost_capture; do
+	line=$(grep "^anycast,$clock," "$stats") || fail "stats.csv: no anycast $clock"
+	get() { echo "$line" | cut -d, -f"$(scol "$1")"; }
+	for c in model_p50 model_p5 model_p95 model_min model_max model_tolerance; do
+		is_number "$(get $c)" || fail "stats.csv: anycast $clock $c is '$(get $c)', not a number"
+	done
+	assert_le "$(get model_min)" "$(get model_p5)" "anycast $clock: the model's min <= p5"
+	assert_le "$(get model_p5)" "$(get model_p50)" "anycast $clock: the model's p5 <= p50"
+	assert_le "$(get model_p50)" "$(get model_p95)" "anycast $clock: the model's p50 <= p95"
+	assert_le "$(get model_p95)" "$(get model_max)" "anycast $clock: the model's p95 <= max"
+	case $(get model_within) in
+	yes | no | lower_bound | later_step) ;;
+	*) fail "stats.csv: anycast $clock model_within is '$(get model_within)'" ;;
+	esac
+done
+line=$(grep "^anycast,detect_s," "$stats")
+get() { echo "$line" | cut -d, -f"$(scol "$1")"; }
+[ "$(get model_same)" = 0 ] || fail "stats.csv: the runs' models of detect are the same, with fail_jitter: $line"
+least=$(jq -s 'map(.schemes.anycast.model.detect_s.min) | min' "$dir"/rep-[1-5]/clocks.json)
+most=$(jq -s 'map(.schemes.anycast.model.detect_s.max) | max' "$dir"/rep-[1-5]/clocks.json)
+assert_near "$(get model_min)" "$least" "stats.csv's model_min of detect, the runs' least"
+assert_near "$(get model_max)" "$most" "stats.csv's model_max of detect, the runs' greatest"
+assert_cmp '==' "$(get model_tolerance)" 0.1 "the tolerance of a time (s)"
+[ "$(get model_within)" = yes ] || fail "the detects ($(get min) to $(get max) s) outside the model's $least to $most s, widened by 0.1: $line"
+[ "$(get model_runs_outside)" = 0 ] || fail "a run's own model_disagrees named its detect: $line"
+echo "ok: the model beside the spread: detect $(get min) to $(get max) s within the runs' models $least to $most s"
 
 # one repetition alone, from its seed: the same jittered instant
 row=$(grep ",rep-3\$" "$csv")

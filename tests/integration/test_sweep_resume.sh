@@ -5,7 +5,8 @@
 # point. It stops after taking down the lab it was running, leaving nothing
 # behind. The same command with the same --out then skips the first point
 # (its clocks.json untouched), runs the second again from an empty
-# directory and the third, and writes a table of three rows.
+# directory and the third, and writes a table of three rows, each point's
+# run's model beside it.
 # about 18 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -72,6 +73,31 @@ for n in 1 2 3; do
 	[ -n "$(echo "$row" | cut -d, -f"$col")" ] || fail "sweep.csv: ttl=$n has no DNS window"
 done
 echo "ok: sweep.csv has the three points, each with its DNS window"
+# the model of each point's run beside its clocks (docs/sweeps.md, "The
+# model beside each point"): sweep.csv's model columns are numbers at every
+# point, the DNS window's its run's clocks.json's; sweep.md has a model and
+# a difference row under each point of each scheme, sweep.gp the dashed lines
+for name in anycast_model_detect_s_p50 anycast_model_window_s_p5 anycast_model_lost_client_p95 \
+	dns_model_detect_s_p50 dns_model_window_s_p50 dns_model_window_s_p95 \
+	dns_model_last_p50_s_p50 dns_model_lost_client_p50 dns_model_upstream_queries_p50; do
+	c=$(head -1 "$csv" | tr , '\n' | grep -n "^$name\$" | cut -d: -f1)
+	[ -n "$c" ] || fail "sweep.csv: no $name column"
+	for n in 1 2 3; do
+		v=$(grep ",ttl-$n\$" "$csv" | cut -d, -f"$c")
+		is_number "$v" || fail "sweep.csv: $name at ttl=$n is '$v', not a number"
+	done
+done
+c=$(head -1 "$csv" | tr , '\n' | grep -n '^dns_model_window_s_p50$' | cut -d: -f1)
+for n in 1 2 3; do
+	assert_near "$(grep ",ttl-$n\$" "$csv" | cut -d, -f"$c")" \
+		"$(json "$dir/ttl-$n/clocks.json" .schemes.dns.model.window_s.p50)" \
+		"sweep.csv's model DNS window at ttl=$n, its clocks.json's"
+done
+[ "$(grep -Ec '^\| +model \| ' "$dir/sweep.md")" = 6 ] || { cat "$dir/sweep.md"; fail "sweep.md: not 6 model rows"; }
+[ "$(grep -Ec '^\| +difference \| ' "$dir/sweep.md")" = 6 ] ||
+	{ cat "$dir/sweep.md"; fail "sweep.md: not 6 difference rows"; }
+grep -q 'dt 2 pt 6 title "dns: the model (p50)"' "$dir/sweep.gp" || fail "sweep.gp: no dashed model line"
+echo "ok: the model of each point's run beside its clocks, in sweep.csv, sweep.md and sweep.gp"
 grep -Eq "^\| +3 \| " "$dir/sweep.md" || fail "sweep.md has no row for ttl=3"
 command -v gnuplot >/dev/null || fail "gnuplot is not installed (make deps installs it)"
 [ -s "$dir/sweep.png" ] || fail "no sweep.png"

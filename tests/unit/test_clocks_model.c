@@ -115,6 +115,12 @@ static void test_inside(void **state)
 	assert_null(json_object_get(m, "upstream_queries"));
 	assert_int_equal(json_object_size(json_object_get(m, "not_modelled")), 0);
 	assert_int_equal(json_array_size(json_object_get(m, "outside")), 0);
+	assert_int_equal(json_array_size(json_object_get(m, "later_step")), 0);
+	/* the widening model_disagrees gives: 0.1 s, and c1's 10 requests/s x
+	 * 0.1 s + 1 for the losses; no upstream queries to widen */
+	assert_seconds(json_object_get(m, "tolerance"), "seconds", 0.1);
+	assert_seconds(json_object_get(m, "tolerance"), "lost", 2);
+	assert_null(json_object_get(json_object_get(m, "tolerance"), "upstream_queries"));
 	/* the run's model: from its topology, t0 at its own instant */
 	run = json_object_get(root, "model");
 	assert_string_equal(json_string_value(json_object_get(run, "from")), "topology.ini");
@@ -180,6 +186,36 @@ static void test_tolerance(void **state)
 	json_decref(root);
 }
 
+/* a step of the timeline 150 ms after t0 (site a recovered), before the
+ * model's 0.25 s: the clocks it could have changed are not judged, and
+ * clocks.json names them under "later_step" (a repeat reads them:
+ * lab/run/repeat_model.c), none under "outside" */
+static void test_later_step(void **state)
+{
+	const char *dir = *state;
+	json_t *root, *m, *later;
+	int window = 0, lost = 0;
+	size_t i;
+
+	anycast_run(dir, 250, 200);
+	ev(dir, "lab.events.jsonl", T0 + 150 * MS, "event_applied",
+	   ",\"name\":\"e2\",\"action\":\"recover\",\"target\":\"a\",\"kind\":\"site\","
+	   "\"site\":\"a\",\"cycle\":0,\"vias\":[],\"by\":\"timeline\"");
+	root = analyse(dir, NULL);
+	m = json_object_get(anycast(root), "model");
+	later = json_object_get(m, "later_step");
+	assert_true(json_is_array(later));
+	for (i = 0; i < json_array_size(later); i++) {
+		const char *k = json_string_value(json_array_get(later, i));
+		window += k && strcmp(k, "window_s") == 0;
+		lost += k && strcmp(k, "lost_client") == 0;
+	}
+	assert_int_equal(window, 1);
+	assert_int_equal(lost, 1);
+	assert_int_equal(json_array_size(json_object_get(m, "outside")), 0);
+	json_decref(root);
+}
+
 /* DNS: c1 asks authd every TTL (2 s) from the start of the traffic, so it
  * leaves a at 4 s, 1 s after t0; its flow's id is 100001 */
 static void dns_run(const char *dir, int last_ms)
@@ -237,6 +273,8 @@ static void test_dns(void **state)
 	assert_iv(m, "lost_client", 10, 10);
 	/* five queries of its own, one per TTL: measured only with a capture */
 	assert_iv(m, "upstream_queries", 5, 5);
+	/* its tolerance: what a traffic 0.1 s longer asks more (a fill at 10 s) */
+	assert_seconds(json_object_get(m, "tolerance"), "upstream_queries", 1);
 	assert_no_code(root, "model_disagrees");
 	assert_non_null(
 	    strstr(table, "dns     lost (client)               10     10              +0  yes"));
@@ -380,6 +418,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_inside, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outside, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_later_step, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tolerance, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dns, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dns_outside, setup, teardown),

@@ -5,7 +5,8 @@
  * repeat and their errors, the fail_jitter and seed keys of a topology, the
  * median and p95 on known vectors, and the tables of a repeat built here
  * from clocks.json files: an invalid repetition is listed and left out of
- * the statistics, a lower bound is marked.
+ * the statistics, a lower bound is marked, and the runs' models (written
+ * here by hand) beside the spread, judged within, outside, or not at all.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -328,26 +329,52 @@ static void test_repeat_tables(void **state)
 	    "{\"lab\": \"rpt\", \"valid\": %s, \"seed\": 1, \"fail_jitter_s\": 0.1, "
 	    "\"failed\": {\"site\": \"a\", \"jitter_offset_s\": %s}, "
 	    "\"schemes\": {\"anycast\": {\"detect_s\": %s, \"steer_s\": 0.3, \"window_s\": 0.3, "
-	    "\"window_lower_bound\": false, \"lost_client\": %s, \"lost_capture\": 10}, "
+	    "\"window_lower_bound\": false, \"lost_client\": %s, \"lost_capture\": 10, "
+	    "\"model\": %s}, "
 	    "\"dns\": {\"detect_s\": %s, \"remote_dead_s\": 0.4, \"window_s\": 3.5, "
-	    "\"window_lower_bound\": %s, \"lost_client\": 100, \"upstream_queries\": 7}}, "
+	    "\"window_lower_bound\": %s, \"lost_client\": 100, \"upstream_queries\": 7, "
+	    "\"model\": %s}}, "
+	    "\"model\": {\"t0_s\": 1.0, \"tolerance_s\": 0.1}, "
 	    "\"warnings\": [%s]}";
-	const char *reps[4][7] = {
-	    {"true", "0.01", "0.2", "10", "0.2", "false", ""},
-	    {"true", "0.07", "0.3", "11", "0.3", "false", ""},
+	/* each run's model: anycast's detect at the run's own failure instant
+	 * (0.21, 0.28, the invalid run's 9, 0.26: they differ), its losses and
+	 * the DNS clocks the same in every run; rep-2's anycast window not
+	 * judged (a later step), its DNS window judged outside */
+	const char *any_model =
+	    "{\"detect_s\": {\"p5\": %s, \"p50\": %s, \"p95\": %s, \"min\": %s, \"max\": %s}, "
+	    "\"window_s\": {\"p5\": 0.25, \"p50\": 0.25, \"p95\": 0.25, \"min\": 0.25, \"max\": "
+	    "0.25}, \"lost_client\": {\"p5\": 11, \"p50\": 11, \"p95\": 11, \"min\": 11, \"max\": "
+	    "11}, \"steer_s\": null, \"outside\": [], \"later_step\": [%s], "
+	    "\"tolerance\": {\"seconds\": 0.1, \"lost\": 2}}";
+	const char *dns_model =
+	    "{\"detect_s\": {\"p5\": 0.205, \"p50\": 0.25, \"p95\": 0.295, \"min\": 0.2, \"max\": "
+	    "0.3}, \"window_s\": {\"p5\": 3, \"p50\": 3, \"p95\": 3, \"min\": 3, \"max\": 3}, "
+	    "\"lost_client\": {\"p5\": 100.4, \"p50\": 100.4, \"p95\": 100.4, \"min\": 100.4, "
+	    "\"max\": 100.4}, \"upstream_queries\": {\"p5\": 7, \"p50\": 7, \"p95\": 7, \"min\": "
+	    "7, \"max\": 7}, \"outside\": [%s], \"later_step\": [], "
+	    "\"tolerance\": {\"seconds\": 0.1, \"lost\": 1, \"upstream_queries\": 0}}";
+	const char *reps[4][10] = {
+	    {"true", "0.01", "0.2", "10", "0.2", "false", "", "0.21", "", ""},
+	    {"true", "0.07", "0.3", "11", "0.3", "false", "", "0.28", "\"window_s\"",
+	     "\"window_s\""},
 	    {"false", "0.05", "9.0", "500", "9.0", "false",
-	     "{\"code\": \"agent_exited\", \"message\": \"x\", \"invalidates\": true}"},
-	    {"true", "0.03", "0.25", "12", "0.25", "true", ""},
+	     "{\"code\": \"agent_exited\", \"message\": \"x\", \"invalidates\": true}", "9.0", "",
+	     ""},
+	    {"true", "0.03", "0.25", "12", "0.25", "true", "", "0.26", "", ""},
 	};
-	char json[2048];
+	char json[4096], am[1024], dm[1024];
 
 	(void)state;
 	assert_non_null(dir);
 	assert_int_equal(rparse(&sw, &errs, 4, 1, "seed=7"), 0);
 	free(errs);
 	for (int i = 0; i < 4; i++) {
+		const char *d = reps[i][7];
+
+		snprintf(am, sizeof(am), any_model, d, d, d, d, d, reps[i][8]);
+		snprintf(dm, sizeof(dm), dns_model, reps[i][9]);
 		snprintf(json, sizeof(json), fmt, reps[i][0], reps[i][1], reps[i][2], reps[i][3],
-			 reps[i][4], reps[i][5], reps[i][6]);
+			 am, reps[i][4], reps[i][5], dm, reps[i][6]);
 		put_clocks(dir, i + 1, json);
 	}
 	assert_int_equal(sweep_table_load(&sw, dir, &tb, stderr), 0);
@@ -372,17 +399,54 @@ static void test_repeat_tables(void **state)
 	assert_null(strstr(csv, "anycast_remote_dead_s"));
 
 	/* stats.csv: the valid three only */
-	assert_non_null(strstr(stats, "scheme,clock,n,min,median,p95,max,lower_bound\n"));
-	assert_non_null(
-	    strstr(stats, "\nanycast,detect_s,3,0.200000,0.250000,0.295000,0.300000,0\n"));
-	assert_non_null(strstr(stats, "\nanycast,lost_client,3,10,11,11.900,12,0\n"));
-	assert_non_null(strstr(stats, "\ndns,window_s,3,3.500000,3.500000,3.500000,3.500000,1\n"));
-	assert_non_null(strstr(stats, "\ndns,upstream_queries,3,7,7,7,7,0\n"));
+	assert_non_null(strstr(stats, "scheme,clock,n,min,median,p95,max,lower_bound,model_p50,"
+				      "model_p5,model_p95,model_min,model_max,model_tolerance,"
+				      "model_same,model_within,model_runs_outside\n"));
+	/* the model beside each: anycast's detect from models that differ (the
+	 * median of 0.21, 0.28 and 0.26; their least and greatest), the
+	 * spread 0.2-0.3 within 0.21-0.28 widened by 0.1 s */
+	assert_non_null(strstr(stats, "\nanycast,detect_s,3,0.200000,0.250000,0.295000,0.300000,0,"
+				      "0.260000,0.210000,0.280000,0.210000,0.280000,0.100000,0,"
+				      "yes,0\n"));
+	/* the same in every run: the first's; 10-12 within 11 +- 2 */
+	assert_non_null(strstr(stats, "\nanycast,lost_client,3,10,11,11.900,12,0,11.000,11.000,"
+				      "11.000,11.000,11.000,2.000,1,yes,0\n"));
+	/* rep-2's later step: not judged */
+	assert_non_null(strstr(stats, "\nanycast,window_s,3,0.300000,0.300000,0.300000,0.300000,0,"
+				      "0.250000,0.250000,0.250000,0.250000,0.250000,0.100000,1,"
+				      "later_step,0\n"));
+	assert_non_null(strstr(stats, "\ndns,detect_s,3,0.200000,0.250000,0.295000,0.300000,0,"
+				      "0.250000,0.205000,0.295000,0.200000,0.300000,0.100000,1,"
+				      "yes,0\n"));
+	/* 3.5 s, a lower bound, beyond 3 s + 0.1: outside, as rep-2 said */
+	assert_non_null(strstr(stats, "\ndns,window_s,3,3.500000,3.500000,3.500000,3.500000,1,"
+				      "3.000000,3.000000,3.000000,3.000000,3.000000,0.100000,1,no,"
+				      "1\n"));
+	assert_non_null(strstr(stats, "\ndns,upstream_queries,3,7,7,7,7,0,7.000,7.000,7.000,"
+				      "7.000,7.000,0.000,1,yes,0\n"));
+	/* no model of it: empty cells */
+	assert_non_null(strstr(
+	    stats, "\ndns,remote_dead_s,3,0.400000,0.400000,0.400000,0.400000,0,,,,,,,,,\n"));
+	assert_non_null(strstr(stats, "\nanycast,steer_s,3,0.300000,0.300000,0.300000,0.300000,0,"
+				      ",,,,,,,,\n"));
 	assert_null(strstr(stats, "9.0"));
 
 	/* the table: the statistics, the invalid run said loudly */
 	assert_non_null(strstr(md, "| anycast detect (s)          | 3 |   0.200 |   0.250 |   "
-				   "0.295 |   0.300 |"));
+				   "0.295 |   0.300 | 0.260 (0.210-0.280) * |           yes |\n"));
+	/* the model column and whether the spread lies within it */
+	assert_non_null(strstr(md, "|                 model |        within |\n"));
+	assert_non_null(strstr(md, "| dns detect (s)              | 3 |   0.200 |   0.250 |   "
+				   "0.295 |   0.300 |   0.250 (0.205-0.295) |           yes |\n"));
+	/* outside, and rep-2's own model_disagrees said so too */
+	assert_non_null(strstr(md, "| \u2265 3.500 |                 3.000 | NO (1 run NO) |\n"));
+	assert_non_null(strstr(md, "|                 0.250 |    later step |\n"));
+	assert_non_null(strstr(md, "| dns lost (client)           | 3 |     100 |     100 |     "
+				   "100 |     100 |                   100 |           yes |\n"));
+	assert_non_null(strstr(md, "| dns remote prober dead (s)  | 3 |   0.400 |   0.400 |   "
+				   "0.400 |   0.400 |                     - |             - |\n"));
+	assert_non_null(strstr(md, "\nRuns whose own model_disagrees named a clock:\n\n"
+				   "- rep-2/: dns window_s\n"));
 	/* a clock null in every run: no values, not zeros */
 	assert_non_null(strstr(md, "| dns steer (s)               | 0 |       - |       - |"));
 	assert_non_null(strstr(md, "| dns window (s)              | 3 | \u2265 3.500 |"));
@@ -398,6 +462,13 @@ static void test_repeat_tables(void **state)
 	assert_non_null(strstr(plot, "\"anycast\\ndetect\" 0"));
 	assert_non_null(strstr(plot, "(invalid runs left out)"));
 	assert_non_null(strstr(plot, "\nset output\n"));
+	/* the model beside each clock: p50, p5, p95, bounds -+ the tolerance */
+	assert_non_null(strstr(plot, "$model0 << EOD\n0 0.26 0.21 0.28 0.11 0.38\n"
+				     "2 0.25 0.205 0.295 0.1 0.4\nEOD\n"));
+	assert_non_null(strstr(plot, "$model2 << EOD\n0 11 11 11 9 13\n"));
+	assert_non_null(strstr(plot, ", $model1 using ($1 + 0.3):2:($1 + 0.25):($1 + 0.35):3:4 "
+				     "with boxxyerror fs empty dt 2 lc 2, $model1 using ($1 + "
+				     "0.3):2:5:6 with yerrorbars pt 6 lc 2\n"));
 
 	free(csv);
 	free(stats);

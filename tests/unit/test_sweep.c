@@ -505,8 +505,12 @@ static void test_table_marks(void **state)
 	sweep_write_md(&sw, &tb, out);
 	fclose(out);
 	/* "≥" is one column: the lower bounds line up with the numbers */
-	assert_non_null(strstr(md, "|           1 |      0.271 |     0.271 |    \u2265 3.002 |"));
-	assert_non_null(strstr(md, "| 2 (invalid) |          - |     0.291 |    \u2265 3.006 |"));
+	assert_non_null(strstr(
+	    md,
+	    "|           1 |               0.271 |               0.271 |          \u2265 3.002 |"));
+	assert_non_null(strstr(
+	    md,
+	    "| 2 (invalid) |                   - |               0.291 |          \u2265 3.006 |"));
 	assert_non_null(strstr(md, "\n|         ttl | detect (s) |"));
 	assert_non_null(strstr(md, "\n|------------:|-----------:|"));
 	assert_non_null(strstr(md, "**Invalid runs**"));
@@ -521,12 +525,171 @@ static void test_table_marks(void **state)
 	sweep_gp_text(&sw, &tb, out, 1);
 	fclose(out);
 	/* the invalid point is not drawn; the lower bounds are, as triangles */
-	assert_non_null(strstr(gp, "\n2 ? ? ? ? ? ?\n"));
+	assert_non_null(strstr(gp, "\n2 ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ?\n"));
 	assert_non_null(
 	    strstr(gp, "with points lt 2 pt 9 ps 2 title \"dns: lower bound (window_cut)\""));
 	assert_non_null(strstr(gp, "(invalid runs left out: ttl=2)"));
 	/* what the sweep runs writes to gnuplot's standard output */
 	assert_non_null(strstr(gp, "\nset output\n"));
+	free(gp);
+	free(csv);
+	free(md);
+}
+
+/* csv_cell: the cell of column col in the line of sweep.csv whose last
+ * field is run, into buf; NULL if there is no such column or line (the
+ * fields here are never quoted) */
+static const char *csv_cell(const char *csv, const char *col, const char *run, char *buf,
+			    size_t len)
+{
+	const char *line = csv, *end;
+	char head[8192], row[8192], *h, *r, *hs, *rs;
+	size_t n;
+
+	end = strchr(csv, '\n');
+	if (end == NULL || (size_t)(end - csv) >= sizeof(head))
+		return NULL;
+	memcpy(head, csv, (size_t)(end - csv));
+	head[end - csv] = '\0';
+	for (line = end + 1; *line; line = end + 1) {
+		if ((end = strchr(line, '\n')) == NULL)
+			return NULL;
+		n = (size_t)(end - line);
+		if (n >= sizeof(row))
+			return NULL;
+		memcpy(row, line, n);
+		row[n] = '\0';
+		r = strrchr(row, ',');
+		if (r && strcmp(r + 1, run) == 0)
+			break;
+	}
+	if (*line == '\0')
+		return NULL;
+	/* strsep keeps the empty fields */
+	hs = head;
+	rs = row;
+	while ((h = strsep(&hs, ",")) != NULL) {
+		r = strsep(&rs, ",");
+		if (r == NULL)
+			return NULL;
+		if (strcmp(h, col) == 0) {
+			snprintf(buf, len, "%s", r);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static void expect_cell(const char *csv, const char *col, const char *run, const char *want)
+{
+	char buf[256];
+	const char *got = csv_cell(csv, col, run, buf, sizeof(buf));
+
+	if (got == NULL || strcmp(got, want) != 0)
+		fail_msg("sweep.csv %s at %s: got %s, expected '%s'", col, run,
+			 got ? got : "(no such cell)", want);
+}
+
+/* the model beside the measurement: each point's clocks.json "model"
+ * (hand-written in the fixtures: ttl-1 has one, the DNS side's detect a
+ * p5-p95 and three clocks its run judged outside; ttl-2's run has none, and
+ * says why), read into the table and written as sweep.csv's columns,
+ * sweep.md's rows and sweep.gp's dashed lines */
+static void test_table_model(void **state)
+{
+	static struct sweep sw;
+	static struct sweep_table tb;
+	const struct sweep_model *any, *dns;
+	char *errs, *md, *csv, *gp;
+	size_t len;
+	FILE *out;
+
+	(void)state;
+	assert_int_equal(parse(&sw, &errs, 3, "name=swp2", "duration=4s", "ttl=1,2,5"), 0);
+	free(errs);
+	sweep_axis(&sw, NULL);
+	assert_int_equal(sweep_table_load(&sw, DATA, &tb, stderr), 0);
+	any = &tb.clocks[0][0].model;
+	dns = &tb.clocks[0][1].model;
+	assert_true(any->present && dns->present);
+	assert_false(tb.clocks[1][0].model.present || tb.clocks[1][1].model.present);
+	assert_string_equal(tb.model_none[0], "");
+	assert_string_equal(tb.model_none[1],
+			    "topology.ini: crafted for the sweep's unit test: no model");
+	assert_true(dns->clock[SWEEP_MODEL_DETECT].known);
+	assert_true(fabs(dns->clock[SWEEP_MODEL_DETECT].p5 - 0.205) < 1e-12);
+	assert_true(fabs(dns->clock[SWEEP_MODEL_DETECT].max - 0.3) < 1e-12);
+	assert_true(fabs(dns->clock[SWEEP_MODEL_LAST_P50].p50 - 0.75) < 1e-12);
+	assert_true(fabs(dns->clock[SWEEP_MODEL_UPSTREAM].p50 - 19) < 1e-12);
+	/* the widening: the scheme's own, per kind of clock */
+	assert_true(fabs(dns->tol[SWEEP_MODEL_WINDOW] - 0.1) < 1e-12);
+	assert_true(fabs(dns->tol[SWEEP_MODEL_LOST_CLIENT] - 151) < 1e-12);
+	assert_true(fabs(dns->tol[SWEEP_MODEL_UPSTREAM] - 1) < 1e-12);
+	assert_true(fabs(any->tol[SWEEP_MODEL_LOST_CAPTURE] - 61) < 1e-12);
+	assert_int_equal(dns->outside, (1u << SWEEP_MODEL_WINDOW) | (1u << SWEEP_MODEL_LAST_P99) |
+					   (1u << SWEEP_MODEL_LAST_MAX));
+	assert_int_equal(any->outside, 0);
+	assert_int_equal(dns->later_step, 0);
+
+	out = open_memstream(&csv, &len);
+	sweep_write_csv(&sw, &tb, out);
+	fclose(out);
+	expect_cell(csv, "anycast_model_detect_s_p50", "ttl-1", "0.250000");
+	expect_cell(csv, "anycast_model_lost_client_p95", "ttl-1", "150.000");
+	expect_cell(csv, "dns_model_detect_s_p5", "ttl-1", "0.205000");
+	expect_cell(csv, "dns_model_detect_s_p50", "ttl-1", "0.250000");
+	expect_cell(csv, "dns_model_detect_s_p95", "ttl-1", "0.295000");
+	expect_cell(csv, "dns_model_last_p50_s_p50", "ttl-1", "0.750000");
+	expect_cell(csv, "dns_model_lost_client_p5", "ttl-1", "1600.500");
+	expect_cell(csv, "dns_model_lost_capture_p95", "ttl-1", "1700.000");
+	expect_cell(csv, "dns_model_upstream_queries_p50", "ttl-1", "19.000");
+	expect_cell(csv, "dns_model_outside", "ttl-1",
+		    "window_s last_per_client_s.p99 last_per_client_s.max");
+	expect_cell(csv, "anycast_model_outside", "ttl-1", "");
+	/* no model, and a point not run: empty, not zero */
+	expect_cell(csv, "dns_model_detect_s_p50", "ttl-2", "");
+	expect_cell(csv, "dns_model_window_s_p95", "ttl-5", "");
+	/* the measured columns where they were */
+	expect_cell(csv, "dns_detect_s", "ttl-1", "0.270938");
+	expect_cell(csv, "dns_deviation", "ttl-1", "0.022000");
+	/* anycast has no upstream queries, measured or modelled */
+	assert_null(strstr(csv, "anycast_model_upstream"));
+
+	out = open_memstream(&md, &len);
+	sweep_write_md(&sw, &tb, out);
+	fclose(out);
+	/* under ttl=1: the model, then measured - p50 (0.270938 - 0.25) */
+	assert_non_null(strstr(md, "|       model | 0.250 (0.205-0.295) | 0.250 (0.205-0.295) |"
+				   "            2.500 |        0.750 |"));
+	assert_non_null(strstr(md, "|  difference |              +0.021 |              +0.021 | "
+				   "\u2265 +0.502 outside |       +0.062 |"));
+	/* 1691 - 1650, the p5-p95 of a count */
+	assert_non_null(strstr(md, "| 1650 (1600-1700) | 1650 (1600-1700) |               19 |"
+				   "         - |\n"));
+	assert_non_null(strstr(md, "|              +41 |              +41 |               +0 |"));
+	assert_non_null(strstr(md, "|       model |      0.250 |     0.250 |      0.250 |"));
+	assert_non_null(strstr(md, "|  difference |     +0.027 |    +0.027 |     +0.026 |"));
+	/* ttl=2 has none: a row of dashes, no difference; ttl=5 no rows */
+	assert_non_null(strstr(md,
+			       "| 2 (invalid) |      0.284 |     0.284 |      0.283 |        "
+			       "0.283 |        0.283 |        0.283 |           171 |            "
+			       "171 |\n|       model |          - |"));
+	assert_non_null(strstr(md, "|           5 |          - |         - |          - |"));
+	assert_non_null(strstr(md, "\nNo model:\n\n- ttl=2 (ttl-2/): topology.ini: crafted for "
+				   "the sweep's unit test: no model\n"));
+
+	out = open_memstream(&gp, &len);
+	sweep_write_gp(&sw, &tb, out);
+	fclose(out);
+	/* the model's window and lost (client) p50, p5, p95 after the measured */
+	assert_non_null(strstr(gp, "\n1 0.275540677 166 ? 0.25 0.25 0.25 150 150 150 3.00233528 "
+				   "1691 3.00233528 2.5 2.5 2.5 1650 1600.5 1700\n"));
+	assert_non_null(strstr(gp, "$points using 1:14 with linespoints lt 2 dt 2 pt 6 title "
+				   "\"dns: the model (p50)\""));
+	/* the p5-p95 drawn where it is not one value: dns's losses only */
+	assert_non_null(strstr(gp, "$points using 1:17:18:19 with yerrorbars lt 2 ps 0 title "
+				   "\"dns: the model's p5-p95\""));
+	assert_null(strstr(gp, "anycast: the model's p5-p95"));
 	free(gp);
 	free(csv);
 	free(md);
@@ -671,6 +834,7 @@ int main(void)
 	    cmocka_unit_test(test_table_steady),
 	    cmocka_unit_test(test_table_absent_at_a_point),
 	    cmocka_unit_test(test_table_marks),
+	    cmocka_unit_test(test_table_model),
 	    cmocka_unit_test(test_table_absent_scheme),
 	    cmocka_unit_test(test_table_bad_json),
 	};

@@ -4,12 +4,12 @@ set terminal pngcairo size 960,800 noenhanced
 set output 'sweep.png'
 set datafile missing '?'
 
-# x, then per scheme (1): deviation, upstream queries, unused (steady-state runs);
-# an invalid point has none of them
+# x, then per scheme (1): deviation, upstream queries, unused (steady-state runs),
+# six unused; an invalid point has none of them
 $points << EOD
-1 0.00708333333 53 ?
-2 0.01 31 ?
-5 0.0454166667 17 ?
+1 0.00708333333 53 ? ? ? ? ? ? ?
+2 0.01 31 ? ? ? ? ? ? ?
+5 0.0454166667 17 ? ? ? ? ? ? ?
 EOD
 
 set multiplot layout 2,1 title "steerlab sweep of ttl, lab stqttl"
