@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "clocks_int.h"
+#include "clocks_model.h"
 
 static const char *clocks_steer_ms(char *buf, size_t len, int64_t ns)
 {
@@ -50,17 +51,19 @@ static void clocks_steer_text(const struct clocks_steer_row *r, struct clocks_st
 
 /* clocks_steer_totals_each: fn for each total row: the schemes', then the
  * names' */
-static void clocks_steer_totals_each(const struct clocks_steering *s,
-				     void (*fn)(FILE *out, const struct clocks_steering *s,
+static void clocks_steer_totals_each(const struct clocks_input *in,
+				     void (*fn)(FILE *out, const struct clocks_input *in,
 						const struct clocks_steer_total *t),
 				     FILE *out)
 {
+	const struct clocks_steering *s = in->steering;
+
 	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++)
 		if (s->total[sc].n > 0)
-			fn(out, s, &s->total[sc]);
+			fn(out, in, &s->total[sc]);
 	for (int i = 0; i < s->nnames; i++)
 		if (s->names[i].n > 0)
-			fn(out, s, &s->names[i]);
+			fn(out, in, &s->names[i]);
 }
 
 static const char *clocks_steer_scheme(int sc)
@@ -68,9 +71,37 @@ static const char *clocks_steer_scheme(int sc)
 	return sc == CLOCKS_SCHEME_DNS ? "dns" : "anycast";
 }
 
-static void clocks_steer_total_line(FILE *out, const struct clocks_steering *s,
+/* clocks_steer_model_cells: the model's row w in the total's shape: its
+ * shares (p50) in the table's site order, the deviation's p50 into dev */
+static void clocks_steer_model_cells(const struct clocks_steering *s,
+				     const struct clocks_model_steer_row *w, double *share,
+				     char *dev, size_t len)
+{
+	for (int k = 0; k < s->nsites; k++) {
+		const struct clocks_model_iv *iv = clocks_model_steer_share(w, s->sites[k]);
+
+		share[k] = iv ? iv->p50 : -1;
+	}
+	clocks_steer_dev(dev, len, w->has_target && w->deviation.known ? w->deviation.p50 : -1);
+}
+
+/* clocks_steer_agrees: "yes", "NO" or "-" for total t against the model */
+static const char *clocks_steer_agrees(const struct clocks_input *in,
+				       const struct clocks_steer_total *t)
+{
+	const struct clocks_model_steer_row *w;
+	char text[8];
+	int n = clocks_model_steer_outside(in, t, &w, text, sizeof(text), NULL);
+
+	return n < 0 ? "-" : n ? "NO" : "yes";
+}
+
+static void clocks_steer_total_line(FILE *out, const struct clocks_input *in,
 				    const struct clocks_steer_total *t)
 {
+	const struct clocks_steering *s = in->steering;
+	const struct clocks_model_steer_row *w = clocks_model_steer_row(in, t->scheme, t->name);
+	double share[CLOCKS_STEER_SITES];
 	char a[32], m[32];
 
 	fprintf(out, "%-8s %-16.16s |", clocks_steer_scheme(t->scheme),
@@ -83,6 +114,86 @@ static void clocks_steer_total_line(FILE *out, const struct clocks_steering *s,
 	if (t->name[0] && t->upstream != CLOCKS_NONE)
 		fprintf(out, "   upstream queries %lld", (long long)t->upstream);
 	fputc('\n', out);
+	if (w == NULL || !w->known)
+		return;
+	/* the model's row under it, its p50s */
+	clocks_steer_model_cells(s, w, share, a, sizeof(a));
+	fprintf(out, "%-8s %-16.16s |", "  model", t->name[0] ? t->name : "(all)");
+	for (int k = 0; k < s->nsites; k++)
+		if (share[k] >= 0)
+			fprintf(out, " %6.1f%%", share[k] * 100);
+		else
+			fprintf(out, " %7s", "-");
+	fprintf(out, " | %9s | %8.0f | %8.3f", a, w->requests, w->rtt_ms.p50);
+	if (t->name[0] && w->upstream.known)
+		fprintf(out, "   upstream queries %.0f", w->upstream.p50);
+	fprintf(out, "   agrees: %s\n", clocks_steer_agrees(in, t));
+}
+
+/* clocks_steer_model_notes: how the model rows were made, each interval
+ * that the order of the fills makes, and what disagrees; prefix "  " for
+ * the terminal, "- " for Markdown */
+static void clocks_steer_model_notes(FILE *out, const struct clocks_input *in, const char *prefix)
+{
+	const struct clocks_steering *s = in->steering;
+	const struct clocks_model_steer *ms = in->model ? &in->model->steer : NULL;
+	const struct clocks_steer_total *list[2 + CLOCKS_STEER_NAMES];
+	int n = 0;
+
+	if (ms == NULL)
+		return;
+	if (!ms->known) {
+		fprintf(out, "%smodel of the steering: none (%s)\n", prefix, ms->why);
+		return;
+	}
+	fprintf(out,
+		"%smodel rows: the steady state of the steering from this run's topology.ini "
+		"(docs/model.md, \"Steady state\"), p50 over %u draws of the order of the fills; "
+		"agrees: every share and the deviation within the draws' bounds widened by %.2f, "
+		"a name's upstream queries by the fills within %g s of the period's end and one; "
+		"the RTT is the paths' configured one, not judged\n",
+		prefix, ms->samples, CLOCKS_MODEL_STEER_TOL, (double)CLOCKS_MODEL_TOL_NS / 1e9);
+	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++)
+		if (s->total[sc].n > 0)
+			list[n++] = &s->total[sc];
+	for (int i = 0; i < s->nnames; i++)
+		if (s->names[i].n > 0)
+			list[n++] = &s->names[i];
+	for (int i = 0; i < n; i++) {
+		const struct clocks_steer_total *t = list[i];
+		const struct clocks_model_steer_row *w;
+		char text[CLOCKS_WARNING_LEN], iv[96];
+		int out_n = clocks_model_steer_outside(in, t, &w, text, sizeof(text), NULL),
+		    any = 0;
+		const char *who = t->name[0] ? t->name : clocks_steer_scheme(t->scheme);
+
+		if (w && !w->known) {
+			fprintf(out, "%smodel %s: not modelled: %s\n", prefix, who, w->why);
+			continue;
+		}
+		if (out_n < 0)
+			continue;
+		/* the intervals the order of the fills makes, after a head */
+		snprintf(iv, sizeof(iv), "%smodel %.60s: p50 (p5-p95): ", prefix, who);
+		for (int k = 0; k < w->nsites; k++)
+			if (w->share[k].min != w->share[k].max)
+				fprintf(out, "%s%s %.1f (%.1f-%.1f) %%", any++ ? ", " : iv,
+					w->site[k], w->share[k].p50 * 100, w->share[k].p5 * 100,
+					w->share[k].p95 * 100);
+		if (any && w->deviation.known)
+			fprintf(out, ", deviation %.3f (%.3f-%.3f)", w->deviation.p50,
+				w->deviation.p5, w->deviation.p95);
+		if (any && w->rtt_ms.known)
+			fprintf(out, ", rtt %.2f (%.2f-%.2f) ms", w->rtt_ms.p50, w->rtt_ms.p5,
+				w->rtt_ms.p95);
+		if (w->upstream.known && w->upstream.min != w->upstream.max)
+			fprintf(out, "%supstream queries %.0f (%.0f-%.0f)", any++ ? ", " : iv,
+				w->upstream.p50, w->upstream.p5, w->upstream.p95);
+		if (any)
+			fputc('\n', out);
+		if (out_n > 0)
+			fprintf(out, "%smodel %s: disagrees: %s\n", prefix, who, text);
+	}
 }
 
 void clocks_steering_print(FILE *out, const struct clocks_input *in)
@@ -113,9 +224,10 @@ void clocks_steering_print(FILE *out, const struct clocks_input *in)
 		fprintf(out, " | %9s | %8lld | %8s %8s %8s      | %7s %8s\n", x.dev,
 			(long long)r->ncaptured, x.ms[0], x.ms[1], x.ms[2], x.ms[3], x.ms[4]);
 	}
-	clocks_steer_totals_each(s, clocks_steer_total_line, out);
+	clocks_steer_totals_each(in, clocks_steer_total_line, out);
 	if (s->nnames > 0)
 		fprintf(out, "  a row named by a DNS name: every dns group asking it\n");
+	clocks_steer_model_notes(out, in, "  ");
 	for (int i = 0; i < s->nrows; i++) {
 		const struct clocks_steer_row *r = &s->rows[i];
 
@@ -153,9 +265,13 @@ static json_t *clocks_steer_json_dist(const struct clocks_steer_dist *d)
 
 /* clocks_steer_json_total: a total row: requests, share, target and
  * deviation where every group has a target, rtt_mean_ms */
-static json_t *clocks_steer_json_total(const struct clocks_steering *s,
+static json_t *clocks_steer_json_total(const struct clocks_input *in,
 				       const struct clocks_steer_total *t)
 {
+	const struct clocks_steering *s = in->steering;
+	const struct clocks_model_steer_row *w;
+	json_t *outside = json_array();
+	char text[8];
 	json_t *to = json_object(), *share = json_object(), *target = json_object();
 
 	for (int k = 0; k < s->nsites; k++) {
@@ -175,6 +291,16 @@ static json_t *clocks_steer_json_total(const struct clocks_steering *s,
 		json_object_set_new(to, "upstream_queries",
 				    t->upstream == CLOCKS_NONE ? json_null()
 							       : json_integer(t->upstream));
+	/* the model beside it, with the same keys, and what lies outside it */
+	clocks_model_steer_outside(in, t, &w, text, sizeof(text), outside);
+	if (w && w->json) {
+		json_t *mo = json_deep_copy(w->json);
+
+		if (mo && outside)
+			json_object_set(mo, "outside", outside);
+		json_object_set_new(to, "model", mo ? mo : json_null());
+	}
+	json_decref(outside);
 	return to;
 }
 
@@ -246,22 +372,29 @@ json_t *clocks_steering_json(const struct clocks_input *in)
 	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++)
 		if (s->total[sc].n > 0)
 			json_object_set_new(schemes, clocks_steer_scheme(sc),
-					    clocks_steer_json_total(s, &s->total[sc]));
+					    clocks_steer_json_total(in, &s->total[sc]));
 	for (int i = 0; i < s->nnames; i++)
 		if (s->names[i].n > 0)
 			json_object_set_new(names, s->names[i].name,
-					    clocks_steer_json_total(s, &s->names[i]));
+					    clocks_steer_json_total(in, &s->names[i]));
 	if (s->nnames > 0 && json_object_get(schemes, "dns"))
 		json_object_set_new(json_object_get(schemes, "dns"), "names", names);
 	else
 		json_decref(names);
 	json_object_set_new(o, "schemes", schemes);
+	/* how the model rows were made (clocks_model.h) */
+	json_t *model = clocks_model_steer_json(in);
+	if (model)
+		json_object_set_new(o, "model", model);
 	return o;
 }
 
-static void clocks_steer_total_md(FILE *out, const struct clocks_steering *s,
+static void clocks_steer_total_md(FILE *out, const struct clocks_input *in,
 				  const struct clocks_steer_total *t)
 {
+	const struct clocks_steering *s = in->steering;
+	const struct clocks_model_steer_row *w = clocks_model_steer_row(in, t->scheme, t->name);
+	double share[CLOCKS_STEER_SITES];
 	char a[32], m[32];
 
 	fprintf(out, "| %s | %s |", clocks_steer_scheme(t->scheme), t->name[0] ? t->name : "(all)");
@@ -270,6 +403,17 @@ static void clocks_steer_total_md(FILE *out, const struct clocks_steering *s,
 	clocks_steer_dev(a, sizeof(a), t->has_target ? t->deviation : -1);
 	fprintf(out, " %s | %lld | %s | | | | |\n", a, (long long)t->n,
 		clocks_steer_ms(m, sizeof(m), t->rtt_mean_ns));
+	if (w == NULL || !w->known)
+		return;
+	clocks_steer_model_cells(s, w, share, a, sizeof(a));
+	fprintf(out, "| model (agrees: %s) | %s |", clocks_steer_agrees(in, t),
+		t->name[0] ? t->name : "(all)");
+	for (int k = 0; k < s->nsites; k++)
+		if (share[k] >= 0)
+			fprintf(out, " %.1f %% |", share[k] * 100);
+		else
+			fprintf(out, " - |");
+	fprintf(out, " %s | %.0f | %.3f | | | | |\n", a, w->requests, w->rtt_ms.p50);
 }
 
 void clocks_steering_md(FILE *out, const struct clocks_input *in)
@@ -299,15 +443,23 @@ void clocks_steering_md(FILE *out, const struct clocks_input *in)
 		fprintf(out, " %s | %lld | %s | %s | %s | %s | %s |\n", x.dev,
 			(long long)r->ncaptured, x.ms[0], x.ms[1], x.ms[2], x.ms[3], x.ms[4]);
 	}
-	clocks_steer_totals_each(s, clocks_steer_total_md, out);
+	clocks_steer_totals_each(in, clocks_steer_total_md, out);
 	fputc('\n', out);
 	if (s->nnames > 0)
 		fprintf(out, "- a row named by a DNS name: every dns group asking it\n");
 	for (int i = 0; i < s->nnames; i++)
-		if (s->names[i].upstream != CLOCKS_NONE)
+		if (s->names[i].upstream != CLOCKS_NONE) {
+			const struct clocks_model_steer_row *w =
+			    clocks_model_steer_row(in, CLOCKS_SCHEME_DNS, s->names[i].name);
+
 			fprintf(out,
-				"- %s: %lld upstream queries for it (authd links) in the period\n",
+				"- %s: %lld upstream queries for it (authd links) in the period",
 				s->names[i].name, (long long)s->names[i].upstream);
+			if (w && w->known && w->upstream.known)
+				fprintf(out, "; the model %.0f", w->upstream.p50);
+			fprintf(out, "\n");
+		}
+	clocks_steer_model_notes(out, in, "- ");
 	for (int i = 0; i < s->nrows; i++) {
 		const struct clocks_steer_row *r = &s->rows[i];
 
