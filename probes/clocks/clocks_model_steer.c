@@ -191,6 +191,8 @@ int clocks_model_steer_judge(const struct clocks_model_iv *iv, double v, double 
 		return CLOCKS_MODEL_UNKNOWN;
 	if (tol < 0)
 		tol = CLOCKS_MODEL_STEER_TOL;
+	/* to a billionth: a share at the tolerance's edge is within */
+	tol += 1e-9;
 	return v > iv->max + tol || v < iv->min - tol ? CLOCKS_MODEL_OUTSIDE : CLOCKS_MODEL_WITHIN;
 }
 

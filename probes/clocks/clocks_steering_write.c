@@ -175,11 +175,13 @@ static void clocks_steer_model_notes(FILE *out, const struct clocks_input *in, c
 			continue;
 		/* the intervals the order of the fills makes, after a head */
 		snprintf(iv, sizeof(iv), "%smodel %.60s: p50 (p5-p95): ", prefix, who);
-		for (int k = 0; k < w->nsites; k++)
-			if (w->share[k].min != w->share[k].max)
+		for (int k = 0; k < s->nsites; k++) {
+			const struct clocks_model_iv *v = clocks_model_steer_share(w, s->sites[k]);
+
+			if (v && v->min != v->max)
 				fprintf(out, "%s%s %.1f (%.1f-%.1f) %%", any++ ? ", " : iv,
-					w->site[k], w->share[k].p50 * 100, w->share[k].p5 * 100,
-					w->share[k].p95 * 100);
+					s->sites[k], v->p50 * 100, v->p5 * 100, v->p95 * 100);
+		}
 		if (any && w->deviation.known)
 			fprintf(out, ", deviation %.3f (%.3f-%.3f)", w->deviation.p50,
 				w->deviation.p5, w->deviation.p95);

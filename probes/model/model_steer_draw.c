@@ -306,9 +306,10 @@ int steer_draw(struct steer_state *st)
 	if (last == NULL)
 		return -1;
 	memset(st->acc, 0, (size_t)in->ngroups * sizeof(*st->acc));
+	/* around the run's own (or the model's, 0), never before the model's */
 	for (int g = 0; g < in->ngroups; g++)
-		st->late[g] =
-		    in->groups[g].late_s + in->start_jitter_s * (2 * model_uniform(&st->rng) - 1);
+		st->late[g] = fmax(0, in->groups[g].late_s +
+					  in->start_jitter_s * (2 * model_uniform(&st->rng) - 1));
 	st->late_p = model_uniform(&st->rng);
 	/* the whole traffic: until the last flow's last request */
 	st->period = in->period_s;

@@ -8,6 +8,7 @@
  */
 #include "model_steer.h"
 
+#include <math.h>
 #include <string.h>
 
 static const char *const steer_scheme_name[MODEL_SCHEMES] = {"anycast", "dns"};
@@ -165,7 +166,7 @@ json_t *model_steer_row_json(const struct model_steer_input *in, const struct mo
 	}
 	if (w->policy)
 		json_object_set_new(o, "policy", json_string(w->policy));
-	json_object_set_new(o, "requests", json_real(w->requests));
+	json_object_set_new(o, "requests", json_integer((json_int_t)llround(w->requests)));
 	json_object_set_new(o, "share", w->known ? share : (json_decref(share), json_null()));
 	if (w->has_target) {
 		json_object_set_new(o, "target", target);
