@@ -125,13 +125,25 @@ void model_steer_print(const struct model_steer_input *in, const struct model_st
 	}
 	for (int i = 0; i < r->nrows; i++) {
 		const struct model_steer_row *w = &r->rows[i];
+		int same = 0;
 
 		if (!steer_shown(w))
 			continue;
-		if (w->known && w->has_target && w->name[0]) {
-			fprintf(out, "  %s: target", w->name);
+		/* each name's target, once for names of one target */
+		for (int j = 0; j < i && w->name[0]; j++)
+			same |= r->rows[j].name[0] && !r->rows[j].group[0] && r->rows[j].known &&
+				r->rows[j].has_target &&
+				memcmp(r->rows[j].target, w->target, sizeof(w->target)) == 0;
+		if (w->known && w->has_target && w->name[0] && !same) {
+			fprintf(out, "  target");
 			for (int s = 0; s < in->nsites; s++)
 				fprintf(out, " %s %.1f%%", in->sites[s], w->target[s] * 100);
+			fprintf(out, ": %s", w->name);
+			for (int j = i + 1; j < r->nrows; j++)
+				if (steer_shown(&r->rows[j]) && r->rows[j].name[0] &&
+				    r->rows[j].known && r->rows[j].has_target &&
+				    memcmp(r->rows[j].target, w->target, sizeof(w->target)) == 0)
+					fprintf(out, ", %s", r->rows[j].name);
 			fputc('\n', out);
 		}
 		if (!w->known && (w->name[0] || !any++))
