@@ -24,11 +24,17 @@ static void steer_events(struct steer_build *b)
 	const struct topology *t = b->t;
 	struct model_steer_input *in = b->in;
 
+	int64_t failure = INT64_MAX;
+
+	/* the failure itself ends the period: before its instant as written
+	 * (a run's t0 comes a little later) */
+	if (topo_first_failure(t, &failure) < 0)
+		failure = INT64_MAX;
 	for (int e = 0; e < t->nevents; e++) {
 		const struct topo_event *ev = &t->events[e];
 		char why[MODEL_NOTE_MAX], tgt[32];
 
-		if ((double)ev->at_ns / NS >= in->period_s)
+		if ((double)ev->at_ns / NS >= in->period_s || ev->at_ns >= failure)
 			continue;
 		snprintf(why, sizeof(why),
 			 "the timeline's %s of %s at %g s changes the steering within the period",
