@@ -98,7 +98,7 @@ static void steer_rows(const struct model_steer_input *in, struct model_steer_re
 			any = 1;
 			if (sc == MODEL_DNS && (nm == NULL || nm->why[0]) && w->known) {
 				w->known = 0;
-				snprintf(w->why, sizeof(w->why), "%s: %s", gr->name,
+				snprintf(w->why, sizeof(w->why), "%.31s: %.280s", gr->name,
 					 nm ? nm->why : MODEL_STEER_NO_NAME);
 			}
 		}

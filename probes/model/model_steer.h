@@ -38,7 +38,7 @@
 #define MODEL_STEER_PATTERN 256
 #define MODEL_STEER_SAMPLES 1000
 #define MODEL_STEER_SEED 26
-#define MODEL_STEER_DNAME 254
+#define MODEL_STEER_DNAME 256
 /* latency: sites whose RTTs from the vantage prober are within this of the
  * lowest (the larger of the two) are a tie the lab's own time decides: the
  * analysis's tolerance of a measured RTT (docs/clocks.md, "Impairments") */
