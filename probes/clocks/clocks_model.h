@@ -244,6 +244,15 @@ int clocks_model_steer_outside(const struct clocks_input *in, const struct clock
 			       const struct clocks_model_steer_row **w, char *text, size_t len,
 			       json_t *keys);
 
+/* clocks_model_steer_print_row: the model's row under total t of the
+ * steering table, on the terminal or in Markdown (md), nothing without one;
+ * clocks_model_steer_print_notes: how the rows were made, the intervals of
+ * what varies, what disagrees, and in Markdown what the model assumes and
+ * leaves out (clocks_model_steer_write.c) */
+void clocks_model_steer_print_row(FILE *out, const struct clocks_input *in,
+				  const struct clocks_steer_total *t, int md);
+void clocks_model_steer_print_notes(FILE *out, const struct clocks_input *in, int md);
+
 /* clocks_model_steer_json: the steering's own "model" (how it was made, its
  * assumptions and limits, or why there is none); NULL without a model */
 json_t *clocks_model_steer_json(const struct clocks_input *in);
