@@ -100,7 +100,7 @@ static void steer_name_read(struct steer_build *b, int n, int sec)
 		site[0] = '\0';
 		if (strcmp(rp->key, "weight") == 0 &&
 		    sscanf(rp->value, "%63s %lf", site, &w) == 2 &&
-		    (s = steer_site(b->in, site)) >= 0) {
+		    (s = steer_site(b->in, site)) >= 0 && nm->norder < MODEL_STEER_SITES) {
 			nm->weight[s] = w;
 			nm->order[nm->norder++] = s;
 		} else if (strcmp(rp->key, "pattern") == 0) {
@@ -156,11 +156,13 @@ static void steer_name_read(struct steer_build *b, int n, int sec)
 		steer_why(nm, "a weighted name without weights");
 	/* the target, as the steering table takes it (docs/clocks.md) */
 	if (nm->policy == MODEL_P_WEIGHTED) {
+		double total = 0;
+
 		for (int i = 0; i < nm->norder; i++)
-			w = (i ? w : 0) + nm->weight[nm->order[i]];
-		for (int i = 0; i < nm->norder; i++)
-			nm->target[nm->order[i]] = nm->weight[nm->order[i]] / w;
-		nm->has_target = w > 0;
+			total += nm->weight[nm->order[i]];
+		for (int i = 0; i < nm->norder && total > 0; i++)
+			nm->target[nm->order[i]] = nm->weight[nm->order[i]] / total;
+		nm->has_target = total > 0;
 		snprintf(nm->target_from, sizeof(nm->target_from), "weighted: its weights");
 	} else if (nm->policy == MODEL_P_FAILOVER && sp->primary >= 0) {
 		nm->target[sp->primary] = 1;
