@@ -21,10 +21,11 @@
 
 #define NS 1e9
 /* a population asks its caches one after the other at its start, each
- * answer polled every millisecond (agents/client/popdns.c): measured 1.5 ms
- * an ask beyond the path's RTT (topology/policies.ini's g2: 82 ms a cache
- * over an 80.5 ms path) */
-#define STEER_POLL_S 0.0015
+ * answer polled every millisecond (agents/client/popdns.c): measured 1.8 to
+ * 2.5 ms an ask beyond the path's RTT (topology/policies.ini's g1, 1.8 ms a
+ * cache over no delay; its g3 and g2, 62.6 and 83.0 ms over 60.5 and 80.5 ms
+ * paths) */
+#define STEER_POLL_S 0.002
 /* a client whose hold ran out asks at most this often: CLIENT_DNS_MIN_TTL_NS */
 #define STEER_MIN_HOLD_S 0.1
 /* a unit per logical client of a population asking authd itself: at most */
