@@ -133,6 +133,7 @@ $(foreach h,$(CLOCKS_PUBLIC_H),$(eval $(call export_rule,clocks/$(notdir $(h)),$
 $(eval $(call export_rule,report/report.h,probes/report/report.h))
 $(eval $(call export_rule,model/model.h,probes/model/model.h))
 $(eval $(call export_rule,model/model_design.h,probes/model/model_design.h))
+$(eval $(call export_rule,model/model_steer.h,probes/model/model_steer.h))
 # lab/ is in rooms, each with one public header, each room above the ones it
 # uses: topology <- build <- run <- cli (docs/architecture.md). A room sees
 # its own headers, and the public header of each room below it, never of one
@@ -147,8 +148,10 @@ $(BUILD)/obj/agents/%.o: INC := -Ilib
 $(BUILD)/obj/probes/collector/%.o: INC := -Ilib
 $(BUILD)/obj/probes/clocks/%.o: INC := -Ilib
 # the model beside the measurement: the run's topology.ini loaded, the
-# model of it (clocks_model.c alone; the rest of the analysis sees neither)
+# model of it (clocks_model.c and, for the steering, clocks_model_steer.c
+# alone; the rest of the analysis sees neither)
 $(BUILD)/obj/probes/clocks/clocks_model.o: INC := -Ilib -I$(EXPORT)/model -I$(EXPORT)/lab-topology
+$(BUILD)/obj/probes/clocks/clocks_model_steer.o: INC := -Ilib -I$(EXPORT)/model -I$(EXPORT)/lab-topology
 $(BUILD)/obj/probes/report/%.o: INC := -Ilib -I$(EXPORT)/clocks
 # the model reads a loaded topology (model_topo.c)
 $(BUILD)/obj/probes/model/%.o: INC := -Ilib -I$(EXPORT)/lab-topology

@@ -74,26 +74,6 @@ void pop_rates_fill(const struct pop_rates *r, uint32_t n, double total, double 
 		rate[j] = total * rate[j] / sum;
 }
 
-double pop_phase(uint32_t j)
-{
-	/* (sqrt(5) - 1) / 2 */
-	double x = (double)j * 0.6180339887498949;
-
-	return x - floor(x);
-}
-
-double pop_hold_phase(uint32_t j)
-{
-	double x = (double)j * 0.41421356237309503;
-
-	return x - floor(x);
-}
-
-int pop_sticky(uint32_t j, double q)
-{
-	return floor((double)(j + 1) * q + 1e-9) > floor((double)j * q + 1e-9);
-}
-
 uint64_t pop_rand(uint64_t *state)
 {
 	uint64_t x = *state;
@@ -279,36 +259,12 @@ int64_t pop_due(struct pop *p, int64_t now)
 
 /* ---- DNS ---- */
 
-double pop_resolver_point(uint32_t j)
-{
-	double x = (double)j * 0.7320508075688772;
-
-	return x - floor(x);
-}
-
-/* pop_weighted: the resolver whose share of [0, 1) holds x */
-static int pop_weighted(const double *w, int n, double x)
-{
-	double sum = 0, acc = 0;
-
-	for (int k = 0; k < n; k++)
-		sum += w[k];
-	for (int k = 0; k < n - 1; k++) {
-		acc += w[k] / sum;
-		if (x < acc)
-			return k;
-	}
-	return n - 1;
-}
-
 int pop_dns_init(struct pop *p, int nresolvers, const double *weights, double q)
 {
 	if ((p->byqid = calloc(POP_QIDS, sizeof(*p->byqid))) == NULL)
 		return -1;
 	for (uint32_t j = 0; j < p->n; j++) {
-		p->c[j].resolver =
-		    (uint8_t)(weights ? pop_weighted(weights, nresolvers, pop_resolver_point(j))
-				      : (int)(j % (uint32_t)nresolvers));
+		p->c[j].resolver = (uint8_t)pop_resolver_of(weights, nresolvers, j);
 		if (pop_sticky(j, q))
 			p->c[j].flags |= POP_F_STICKY;
 	}

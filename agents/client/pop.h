@@ -44,6 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "popseq.h"
+
 #define POP_MAX 131072	      /* logical clients per agent: WIRE_POP_INDEX_MASK + 1 */
 #define POP_MAX_RESOLVERS 250 /* a [resolver] node's caches at most */
 #define POP_MAX_WEIGHTS 1024
@@ -68,19 +70,6 @@ int pop_rates_parse(const char *s, struct pop_rates *r);
 
 /* pop_rates_fill: rate[j] for j < n, adding up to total. */
 void pop_rates_fill(const struct pop_rates *r, uint32_t n, double total, double *rate);
-
-/* pop_phase: client j's phase in [0, 1): the fractional part of j times the
- * golden ratio, which spreads any first k of them evenly. */
-double pop_phase(uint32_t j);
-
-/* pop_hold_phase: client j's phase of its first DNS hold, in [0, 1): the
- * same kind of sequence on sqrt(2) - 1, independent of pop_phase: were it
- * the same, the sticky clients still holding an answer late would all be
- * the ones that send early in each second */
-double pop_hold_phase(uint32_t j);
-
-/* pop_sticky: whether client j is sticky at share q (0 <= q <= 1). */
-int pop_sticky(uint32_t j, double q);
 
 /* the generator of Poisson gaps: xorshift64*, seeded */
 uint64_t pop_rand(uint64_t *state);
@@ -161,12 +150,6 @@ static inline struct in_addr pop_source(const struct pop *p, uint32_t j)
  * one whose share of [0, 1) holds pop_resolver_point(j); and is sticky by
  * q. 0, or -1 if out of memory. */
 int pop_dns_init(struct pop *p, int nresolvers, const double *weights, double q);
-
-/* pop_resolver_point: client j's point in [0, 1) for a weighted choice of
- * resolver: frac(j (sqrt(3) - 1)), a sequence independent of the send and
- * hold phases, so the clients of one resolver do not all send early in
- * the second or expire first */
-double pop_resolver_point(uint32_t j);
 
 /* pop_dns_first: the first answer of resolver k (addr, hold_ns: the TTL's or
  * the stickiness') to its clients, each holding it a phase of hold_ns from

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "clocks_int.h"
+#include "popseq.h"
 #include "timeutil.h"
 
 const char *const clocks_cause_names[CLOCKS_CAUSES] = {
@@ -509,13 +510,6 @@ static struct clocks_xclient *clocks_explain_find(struct clocks_explain_map *m, 
 	return c;
 }
 
-/* the sticky logical clients of a population (agents/client/pop.c,
- * pop_sticky: the same arithmetic, so the same ones) */
-static int clocks_explain_pop_sticky(uint32_t j, double q)
-{
-	return floor((double)(j + 1) * q + 1e-9) > floor((double)j * q + 1e-9);
-}
-
 enum clocks_cause clocks_explain_count(struct clocks_explain_scheme *xs,
 				       const struct clocks_packet *p, int64_t t0)
 {
@@ -525,7 +519,7 @@ enum clocks_cause clocks_explain_count(struct clocks_explain_scheme *xs,
 	int at = xs->map->other;
 
 	if (c && c->sticky_entry >= 0 &&
-	    clocks_explain_pop_sticky(p->client & WIRE_POP_INDEX_MASK, c->sticky_share)) {
+	    pop_sticky(p->client & WIRE_POP_INDEX_MASK, c->sticky_share)) {
 		at = c->sticky_entry;
 	} else if (c && c->nseg) {
 		/* a client's requests come in time order: its cursor moves on */

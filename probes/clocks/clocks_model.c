@@ -42,6 +42,7 @@ void clocks_model_free(struct clocks_model *m)
 {
 	if (m == NULL)
 		return;
+	clocks_model_steer_free(&m->steer);
 	free(m->input);
 	free(m);
 }
@@ -153,17 +154,21 @@ void clocks_model_prepare(const char *rundir, struct clocks_input *in, double sl
 	if ((in->model = m = calloc(1, sizeof(*m))) == NULL)
 		return;
 	m->slo_pct = slo_pct;
-	if (in->steady) {
-		snprintf(m->why, sizeof(m->why), "a steady state: no failure to model");
-		return;
-	}
 	if ((t = calloc(1, sizeof(*t))) == NULL || (mi = calloc(1, sizeof(*mi))) == NULL ||
 	    (mr = calloc(1, sizeof(*mr))) == NULL || (notes = calloc(1, sizeof(*notes))) == NULL) {
 		snprintf(m->why, sizeof(m->why), "out of memory");
 		goto out;
 	}
-	if (clocks_model_load(rundir, t, m) == -1)
+	if (clocks_model_load(rundir, t, m) == -1) {
+		snprintf(m->steer.why, sizeof(m->steer.why), "%.300s", m->why);
 		goto out;
+	}
+	/* the steering's steady state, for every run; the clocks for a failure */
+	clocks_model_steer_prepare(t, in, m);
+	if (in->steady) {
+		snprintf(m->why, sizeof(m->why), "a steady state: no failure to model");
+		goto out;
+	}
 	if (model_from_topology(t, mi, notes, err, sizeof(err)) == -1) {
 		/* "DIR/topology.ini: ...": named as in the run directory */
 		const char *msg = strstr(err, "topology.ini: ");

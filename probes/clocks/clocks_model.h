@@ -92,6 +92,49 @@ struct clocks_model_scheme {
 	struct clocks_model_client client[CLOCKS_MAX_CLIENTS];
 };
 
+/*
+ * The steady state of the steering beside the steering table (docs/clocks.md,
+ * "Steering"; docs/model.md, "Steady state: shares, deviation, distance"):
+ * per scheme and per name, each site's share, the deviation, the mean RTT per
+ * request and a name's upstream queries over the model's draws of the order
+ * of the fills (clocks_model_steer.c). A measured share or deviation outside
+ * the draws' bounds widened by CLOCKS_MODEL_STEER_TOL, or a name's upstream
+ * queries outside theirs widened by the fills within CLOCKS_MODEL_TOL_NS of
+ * the period's end and one more, is model_disagrees. The RTT is shown, not
+ * judged: the hosts' and the delay line's own time add to every request, and
+ * the verdict's impairment_mismatch judges that.
+ */
+#define CLOCKS_MODEL_STEER_TOL 0.01
+#define CLOCKS_MODEL_STEER_SITES 16
+#define CLOCKS_MODEL_STEER_ROWS 18
+
+struct clocks_model_steer_row {
+	int scheme;			/* enum clocks_scheme: anycast or dns */
+	char name[CLOCKS_DNS_NAME_MAX]; /* a name's row; "" a scheme's */
+	int known;
+	char why[CLOCKS_MODEL_WHY];
+	const char *policy; /* a name's, static */
+	double requests;
+	int nsites;
+	char site[CLOCKS_MODEL_STEER_SITES][CLOCKS_NAME_MAX];
+	struct clocks_model_iv share[CLOCKS_MODEL_STEER_SITES];
+	int has_target;
+	struct clocks_model_iv deviation, rtt_ms;
+	struct clocks_model_iv upstream; /* a name's; not known: why in its why */
+	double upstream_tol;
+	json_t *json; /* the row as `steerlab model --json` writes it */
+};
+
+struct clocks_model_steer {
+	int known; /* 0: none, and why */
+	char why[CLOCKS_MODEL_WHY];
+	double period_s; /* from the traffic's start */
+	unsigned samples;
+	int nrows;
+	struct clocks_model_steer_row rows[CLOCKS_MODEL_STEER_ROWS];
+	json_t *notes; /* {"assumptions": [...], "not_modelled": [...]} */
+};
+
 struct clocks_model {
 	int known;			      /* 0: no model of the run, and why */
 	char why[CLOCKS_WARNING_LEN];	      /* "" when known */
@@ -103,7 +146,8 @@ struct clocks_model {
 	int not_modelled[CLOCKS_MODEL_NOTES]; /* 1: a limit, 0: an assumption */
 	char note[CLOCKS_MODEL_NOTES][CLOCKS_MODEL_WHY];
 	struct clocks_model_scheme s[CLOCKS_NSCHEMES]; /* anycast, dns */
-	void *input; /* the model's input (clocks_model.c), for the decay */
+	void *input;			 /* the model's input (clocks_model.c), for the decay */
+	struct clocks_model_steer steer; /* a steady state's too */
 };
 
 /* clocks_model_prepare: the model of the run in rundir (its topology.ini,
@@ -167,6 +211,51 @@ void clocks_model_print(FILE *out, const struct clocks_input *in, const struct c
  * none). NULL: out of memory. */
 json_t *clocks_model_json(const struct clocks_input *in, const struct clocks_result *r, int i);
 json_t *clocks_model_json_run(const struct clocks_input *in);
+
+/* clocks_model_steer_prepare: m->steer from the run's loaded topology t
+ * (clocks_model.c), over in->steering's period (clocks_model_steer.c) */
+struct topology;
+void clocks_model_steer_prepare(const struct topology *t, const struct clocks_input *in,
+				struct clocks_model *m);
+void clocks_model_steer_free(struct clocks_model_steer *s);
+
+/* clocks_model_steer_row: the model's row of scheme sc and name ("" or
+ * NULL: the scheme's), or NULL */
+const struct clocks_model_steer_row *clocks_model_steer_row(const struct clocks_input *in, int sc,
+							    const char *name);
+
+/* clocks_model_steer_share: row w's share of site, NULL if not modelled */
+const struct clocks_model_iv *clocks_model_steer_share(const struct clocks_model_steer_row *w,
+						       const char *site);
+
+/* clocks_model_steer_judge: measured v of iv (a share or deviation when
+ * tol < 0: CLOCKS_MODEL_STEER_TOL) within its bounds widened by tol:
+ * CLOCKS_MODEL_WITHIN, CLOCKS_MODEL_OUTSIDE, or CLOCKS_MODEL_UNKNOWN */
+int clocks_model_steer_judge(const struct clocks_model_iv *iv, double v, double tol);
+
+/* clocks_model_steer_outside: measured total t of the steering table
+ * (a scheme's or a name's) against the model's row (into *w, NULL if none):
+ * how many of its shares, its deviation and its upstream queries lie outside
+ * the model's bounds widened by their tolerance, said in text and, when
+ * keys is not NULL, their keys appended to it ("share.b34", "deviation",
+ * "upstream_queries"); -1 if the row is not modelled */
+struct clocks_steer_total;
+int clocks_model_steer_outside(const struct clocks_input *in, const struct clocks_steer_total *t,
+			       const struct clocks_model_steer_row **w, char *text, size_t len,
+			       json_t *keys);
+
+/* clocks_model_steer_print_row: the model's row under total t of the
+ * steering table, on the terminal or in Markdown (md), nothing without one;
+ * clocks_model_steer_print_notes: how the rows were made, the intervals of
+ * what varies, what disagrees, and in Markdown what the model assumes and
+ * leaves out (clocks_model_steer_write.c) */
+void clocks_model_steer_print_row(FILE *out, const struct clocks_input *in,
+				  const struct clocks_steer_total *t, int md);
+void clocks_model_steer_print_notes(FILE *out, const struct clocks_input *in, int md);
+
+/* clocks_model_steer_json: the steering's own "model" (how it was made, its
+ * assumptions and limits, or why there is none); NULL without a model */
+json_t *clocks_model_steer_json(const struct clocks_input *in);
 
 /* clocks_model_verdict: model_disagrees into v, a warning per scheme and
  * clock of the table outside the model's bounds widened by the tolerance

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "clocks_int.h"
+#include "clocks_model.h"
 
 static const char *clocks_steer_ms(char *buf, size_t len, int64_t ns)
 {
@@ -50,17 +51,19 @@ static void clocks_steer_text(const struct clocks_steer_row *r, struct clocks_st
 
 /* clocks_steer_totals_each: fn for each total row: the schemes', then the
  * names' */
-static void clocks_steer_totals_each(const struct clocks_steering *s,
-				     void (*fn)(FILE *out, const struct clocks_steering *s,
+static void clocks_steer_totals_each(const struct clocks_input *in,
+				     void (*fn)(FILE *out, const struct clocks_input *in,
 						const struct clocks_steer_total *t),
 				     FILE *out)
 {
+	const struct clocks_steering *s = in->steering;
+
 	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++)
 		if (s->total[sc].n > 0)
-			fn(out, s, &s->total[sc]);
+			fn(out, in, &s->total[sc]);
 	for (int i = 0; i < s->nnames; i++)
 		if (s->names[i].n > 0)
-			fn(out, s, &s->names[i]);
+			fn(out, in, &s->names[i]);
 }
 
 static const char *clocks_steer_scheme(int sc)
@@ -68,9 +71,10 @@ static const char *clocks_steer_scheme(int sc)
 	return sc == CLOCKS_SCHEME_DNS ? "dns" : "anycast";
 }
 
-static void clocks_steer_total_line(FILE *out, const struct clocks_steering *s,
+static void clocks_steer_total_line(FILE *out, const struct clocks_input *in,
 				    const struct clocks_steer_total *t)
 {
+	const struct clocks_steering *s = in->steering;
 	char a[32], m[32];
 
 	fprintf(out, "%-8s %-16.16s |", clocks_steer_scheme(t->scheme),
@@ -83,6 +87,8 @@ static void clocks_steer_total_line(FILE *out, const struct clocks_steering *s,
 	if (t->name[0] && t->upstream != CLOCKS_NONE)
 		fprintf(out, "   upstream queries %lld", (long long)t->upstream);
 	fputc('\n', out);
+	/* the model's row under it */
+	clocks_model_steer_print_row(out, in, t, 0);
 }
 
 void clocks_steering_print(FILE *out, const struct clocks_input *in)
@@ -113,9 +119,10 @@ void clocks_steering_print(FILE *out, const struct clocks_input *in)
 		fprintf(out, " | %9s | %8lld | %8s %8s %8s      | %7s %8s\n", x.dev,
 			(long long)r->ncaptured, x.ms[0], x.ms[1], x.ms[2], x.ms[3], x.ms[4]);
 	}
-	clocks_steer_totals_each(s, clocks_steer_total_line, out);
+	clocks_steer_totals_each(in, clocks_steer_total_line, out);
 	if (s->nnames > 0)
 		fprintf(out, "  a row named by a DNS name: every dns group asking it\n");
+	clocks_model_steer_print_notes(out, in, 0);
 	for (int i = 0; i < s->nrows; i++) {
 		const struct clocks_steer_row *r = &s->rows[i];
 
@@ -153,9 +160,13 @@ static json_t *clocks_steer_json_dist(const struct clocks_steer_dist *d)
 
 /* clocks_steer_json_total: a total row: requests, share, target and
  * deviation where every group has a target, rtt_mean_ms */
-static json_t *clocks_steer_json_total(const struct clocks_steering *s,
+static json_t *clocks_steer_json_total(const struct clocks_input *in,
 				       const struct clocks_steer_total *t)
 {
+	const struct clocks_steering *s = in->steering;
+	const struct clocks_model_steer_row *w;
+	json_t *outside = json_array();
+	char text[8];
 	json_t *to = json_object(), *share = json_object(), *target = json_object();
 
 	for (int k = 0; k < s->nsites; k++) {
@@ -175,6 +186,16 @@ static json_t *clocks_steer_json_total(const struct clocks_steering *s,
 		json_object_set_new(to, "upstream_queries",
 				    t->upstream == CLOCKS_NONE ? json_null()
 							       : json_integer(t->upstream));
+	/* the model beside it, with the same keys, and what lies outside it */
+	clocks_model_steer_outside(in, t, &w, text, sizeof(text), outside);
+	if (w && w->json) {
+		json_t *mo = json_deep_copy(w->json);
+
+		if (mo && outside)
+			json_object_set(mo, "outside", outside);
+		json_object_set_new(to, "model", mo ? mo : json_null());
+	}
+	json_decref(outside);
 	return to;
 }
 
@@ -246,22 +267,27 @@ json_t *clocks_steering_json(const struct clocks_input *in)
 	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++)
 		if (s->total[sc].n > 0)
 			json_object_set_new(schemes, clocks_steer_scheme(sc),
-					    clocks_steer_json_total(s, &s->total[sc]));
+					    clocks_steer_json_total(in, &s->total[sc]));
 	for (int i = 0; i < s->nnames; i++)
 		if (s->names[i].n > 0)
 			json_object_set_new(names, s->names[i].name,
-					    clocks_steer_json_total(s, &s->names[i]));
+					    clocks_steer_json_total(in, &s->names[i]));
 	if (s->nnames > 0 && json_object_get(schemes, "dns"))
 		json_object_set_new(json_object_get(schemes, "dns"), "names", names);
 	else
 		json_decref(names);
 	json_object_set_new(o, "schemes", schemes);
+	/* how the model rows were made (clocks_model.h) */
+	json_t *model = clocks_model_steer_json(in);
+	if (model)
+		json_object_set_new(o, "model", model);
 	return o;
 }
 
-static void clocks_steer_total_md(FILE *out, const struct clocks_steering *s,
+static void clocks_steer_total_md(FILE *out, const struct clocks_input *in,
 				  const struct clocks_steer_total *t)
 {
+	const struct clocks_steering *s = in->steering;
 	char a[32], m[32];
 
 	fprintf(out, "| %s | %s |", clocks_steer_scheme(t->scheme), t->name[0] ? t->name : "(all)");
@@ -270,6 +296,7 @@ static void clocks_steer_total_md(FILE *out, const struct clocks_steering *s,
 	clocks_steer_dev(a, sizeof(a), t->has_target ? t->deviation : -1);
 	fprintf(out, " %s | %lld | %s | | | | |\n", a, (long long)t->n,
 		clocks_steer_ms(m, sizeof(m), t->rtt_mean_ns));
+	clocks_model_steer_print_row(out, in, t, 1);
 }
 
 void clocks_steering_md(FILE *out, const struct clocks_input *in)
@@ -299,15 +326,23 @@ void clocks_steering_md(FILE *out, const struct clocks_input *in)
 		fprintf(out, " %s | %lld | %s | %s | %s | %s | %s |\n", x.dev,
 			(long long)r->ncaptured, x.ms[0], x.ms[1], x.ms[2], x.ms[3], x.ms[4]);
 	}
-	clocks_steer_totals_each(s, clocks_steer_total_md, out);
+	clocks_steer_totals_each(in, clocks_steer_total_md, out);
 	fputc('\n', out);
 	if (s->nnames > 0)
 		fprintf(out, "- a row named by a DNS name: every dns group asking it\n");
 	for (int i = 0; i < s->nnames; i++)
-		if (s->names[i].upstream != CLOCKS_NONE)
+		if (s->names[i].upstream != CLOCKS_NONE) {
+			const struct clocks_model_steer_row *w =
+			    clocks_model_steer_row(in, CLOCKS_SCHEME_DNS, s->names[i].name);
+
 			fprintf(out,
-				"- %s: %lld upstream queries for it (authd links) in the period\n",
+				"- %s: %lld upstream queries for it (authd links) in the period",
 				s->names[i].name, (long long)s->names[i].upstream);
+			if (w && w->known && w->upstream.known)
+				fprintf(out, "; the model %.0f", w->upstream.p50);
+			fprintf(out, "\n");
+		}
+	clocks_model_steer_print_notes(out, in, 1);
 	for (int i = 0; i < s->nrows; i++) {
 		const struct clocks_steer_row *r = &s->rows[i];
 

@@ -1,16 +1,50 @@
 /* The verdict's model_disagrees: a measured clock outside the model's
- * bounds widened by the tolerance (docs/clocks.md, "The verdict"); see
- * clocks_model.h. */
+ * bounds widened by the tolerance, or a share, deviation or upstream count
+ * of the steering table outside its steady state's (docs/clocks.md, "The
+ * verdict"); see clocks_model.h. */
 #include "clocks_model.h"
 
 #include "clocks_int.h"
+#include "clocks_steering.h"
+
+/* clocks_model_verdict_steer: each total row of the steering table (a
+ * scheme's, a name's) against the model's */
+static void clocks_model_verdict_steer(const struct clocks_input *in, struct clocks_notes *v)
+{
+	const struct clocks_steering *s = in->steering;
+	const struct clocks_steer_total *list[2 + CLOCKS_STEER_NAMES];
+	int n = 0;
+
+	if (s == NULL)
+		return;
+	for (int sc = CLOCKS_SCHEME_ANYCAST; sc <= CLOCKS_SCHEME_DNS; sc++)
+		if (s->total[sc].n > 0)
+			list[n++] = &s->total[sc];
+	for (int i = 0; i < s->nnames; i++)
+		if (s->names[i].n > 0)
+			list[n++] = &s->names[i];
+	for (int i = 0; i < n; i++) {
+		const struct clocks_model_steer_row *w;
+		char text[CLOCKS_WARNING_LEN - 128];
+
+		if (clocks_model_steer_outside(in, list[i], &w, text, sizeof(text), NULL) > 0)
+			clocks_warn(v, "model_disagrees",
+				    "steering %s %s: %s: a bug of the model or of the lab "
+				    "(docs/model.md)",
+				    list[i]->scheme == CLOCKS_SCHEME_DNS ? "dns" : "anycast",
+				    list[i]->name[0] ? list[i]->name : "(all)", text);
+	}
+}
 
 void clocks_model_verdict(const struct clocks_input *in, const struct clocks_result *res, int nres,
 			  struct clocks_notes *v)
 {
 	const struct clocks_model *m = in->model;
 
-	if (m == NULL || !m->known || in->steady)
+	if (m == NULL)
+		return;
+	clocks_model_verdict_steer(in, v);
+	if (!m->known || in->steady)
 		return;
 	for (int i = 0; i < nres && i < CLOCKS_NSCHEMES; i++) {
 		if (res[i].noflows || !m->s[i].present)

@@ -22,6 +22,9 @@
  *                    assumptions it makes and what it does not model
  *   model_write.c    the predictions as a table and as JSON (clocks.json's
  *                    keys)
+ *   model_steer*.c   the steady state of the steering: shares, deviation,
+ *                    RTT per request and upstream queries per name and
+ *                    scheme (model_steer.h)
  */
 #ifndef STEERLAB_MODEL_H
 #define STEERLAB_MODEL_H
@@ -352,6 +355,14 @@ int model_lab(const struct model_input *in, struct model_result *r);
  * for a bucket after the traffic's end. 0, or -1 if the scheme's last
  * packets are not modelled (or out of memory). */
 int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t n, double *share);
+
+/* model_uniform: the next draw in [0, 1) of the model's generator
+ * (SplitMix64, 53 bits) from *state */
+double model_uniform(uint64_t *state);
+
+/* model_iv_of: the distribution of the n (> 0) draws v (sorted here) into
+ * *iv: nearest-rank p5, p50, p95, and min and max */
+void model_iv_of(double *v, size_t n, struct model_iv *iv);
 
 /* model_budget_s: the monthly error budget at slo_pct (30 days) */
 double model_budget_s(double slo_pct);

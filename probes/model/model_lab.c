@@ -45,6 +45,11 @@ static double lab_uniform(uint64_t *s)
 	return (double)(lab_next(s) >> 11) / 9007199254740992.0;
 }
 
+double model_uniform(uint64_t *state)
+{
+	return lab_uniform(state);
+}
+
 static int lab_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -72,6 +77,11 @@ static void lab_iv(double *v, size_t n, struct model_iv *iv)
 	iv->p95 = lab_rank(v, n, 95);
 	iv->min = v[0];
 	iv->max = v[n - 1];
+}
+
+void model_iv_of(double *v, size_t n, struct model_iv *iv)
+{
+	lab_iv(v, n, iv);
 }
 
 static void lab_unknown(struct model_iv *iv, const char *why)

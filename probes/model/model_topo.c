@@ -13,13 +13,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model_topo_int.h"
 #include "topology.h"
 
 #define NS 1e9
 
-/* topo_seconds: "300", "300s", "5m", "1500ms", "1d" in seconds; -1 if not
- * one of those */
-static double topo_seconds(const char *v)
+double model_topo_seconds(const char *v)
 {
 	static const struct {
 		const char *unit;
@@ -37,8 +36,7 @@ static double topo_seconds(const char *v)
 	return -1;
 }
 
-/* topo_raw: the value of key in raw section s, or NULL */
-static const char *topo_raw(const struct topology *t, int s, const char *key)
+const char *model_topo_raw(const struct topology *t, int s, const char *key)
 {
 	const char *v = NULL;
 
@@ -48,8 +46,7 @@ static const char *topo_raw(const struct topology *t, int s, const char *key)
 	return v;
 }
 
-/* topo_rsv: the value of key of [resolver] node n, or NULL */
-static const char *topo_rsv(const struct topology *t, int n, const char *key)
+const char *model_topo_rsv(const struct topology *t, int n, const char *key)
 {
 	const char *v = NULL;
 
@@ -59,8 +56,7 @@ static const char *topo_rsv(const struct topology *t, int n, const char *key)
 	return v;
 }
 
-/* topo_same_name: DNS names equal, case and a final dot aside */
-static int topo_same_name(const char *a, const char *b)
+int model_topo_same_name(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 
@@ -69,12 +65,11 @@ static int topo_same_name(const char *a, const char *b)
 	return la == lb && strncasecmp(a, b, la) == 0;
 }
 
-/* topo_name_section: the [name] section of name, or -1 */
-static int topo_name_section(const struct topology *t, const char *name)
+int model_topo_name_section(const struct topology *t, const char *name)
 {
 	for (int s = 0; s < t->nraw_sections; s++)
 		if (strcmp(t->raw_sections[s].kind, "name") == 0 &&
-		    topo_same_name(t->raw_sections[s].name, name))
+		    model_topo_same_name(t->raw_sections[s].name, name))
 			return s;
 	return -1;
 }
@@ -108,10 +103,7 @@ static int topo_probe(const struct topology *t, int prober, int s, int how, stru
 	return 0;
 }
 
-/* topo_catchment: 1 if client node c's router routes the anycast service to
- * site s alone (the fewest router hops, then the lowest metric), 0 if to
- * another site, -1 if s ties with another */
-static int topo_catchment(const struct topology *t, int c, int s)
+int model_topo_catchment(const struct topology *t, int c, int s)
 {
 	struct topo_path path[TOPO_MAX_NODES];
 	uint64_t best = UINT64_MAX, mine = UINT64_MAX;
@@ -164,6 +156,33 @@ static int topo_failure(const struct topology *t, struct model_input *in, int *s
 	return 0;
 }
 
+double model_topo_cache_ttl(const struct topology *t, int n, double ttl)
+{
+	const char *v;
+	double lo = 0, hi = 86400;
+
+	if ((v = model_topo_rsv(t, n, "min_ttl")) && model_topo_seconds(v) >= 0)
+		lo = model_topo_seconds(v);
+	if ((v = model_topo_rsv(t, n, "max_ttl")) && model_topo_seconds(v) >= 0)
+		hi = model_topo_seconds(v);
+	/* resolverd: raised to min_ttl, then cut to max_ttl */
+	ttl = floor(ttl < lo ? lo : ttl);
+	return ttl > hi ? floor(hi) : ttl;
+}
+
+double model_topo_cache_phase(const struct topology *t, int n, unsigned k, double ttl)
+{
+	const char *ph = model_topo_rsv(t, n, "phase");
+
+	if (ph && strcmp(ph, "spread") == 0)
+		return (double)k / t->nodes[n].count;
+	if (ph && ph[0] && ph[strlen(ph) - 1] == '%')
+		return strtod(ph, NULL) / 100;
+	if (ph && strcmp(ph, "none") != 0 && model_topo_seconds(ph) > 0 && ttl > 0)
+		return fmod(model_topo_seconds(ph), ttl) / ttl;
+	return 0;
+}
+
 /* topo_caches: every [resolver] node's caches, their TTL for the name
  * (clamped) and first-fill phase; base[n] the index of node n's first */
 static void topo_caches(const struct topology *t, struct model_input *in, int base[], int walk,
@@ -172,7 +191,7 @@ static void topo_caches(const struct topology *t, struct model_input *in, int ba
 	for (int n = 0; n < t->nnodes; n++) {
 		const struct topo_node *r = &t->nodes[n];
 		const char *v;
-		double lo = 0, hi = 86400, ttl = in->ttl_s;
+		double ttl = in->ttl_s;
 
 		base[n] = -1;
 		if (r->kind != TOPO_RESOLVER)
@@ -183,24 +202,17 @@ static void topo_caches(const struct topology *t, struct model_input *in, int ba
 				 r->name, topo_impl_name(r->impl));
 			continue;
 		}
-		if ((v = topo_rsv(t, n, "min_ttl")) && topo_seconds(v) >= 0)
-			lo = topo_seconds(v);
-		if ((v = topo_rsv(t, n, "max_ttl")) && topo_seconds(v) >= 0)
-			hi = topo_seconds(v);
-		/* resolverd: raised to min_ttl, then cut to max_ttl */
-		ttl = floor(ttl < lo ? lo : ttl);
-		if (ttl > hi)
-			ttl = floor(hi);
+		ttl = model_topo_cache_ttl(t, n, ttl);
 		if (ttl != in->ttl_s)
 			model_note(notes, 0,
 				   "[resolver] %s clamps the TTL %g s to %g s (min_ttl, max_ttl)",
 				   r->name, in->ttl_s, ttl);
-		if ((v = topo_rsv(t, n, "serve_stale")) && strcmp(v, "no") != 0)
+		if ((v = model_topo_rsv(t, n, "serve_stale")) && strcmp(v, "no") != 0)
 			model_note(notes, 0,
 				   "[resolver] %s: serve_stale = %s changes nothing while its "
 				   "upstream answers (it serves stale only when a refresh fails)",
 				   r->name, v);
-		if ((v = topo_rsv(t, n, "prefetch")) && strcmp(v, "no") != 0)
+		if ((v = model_topo_rsv(t, n, "prefetch")) && strcmp(v, "no") != 0)
 			model_note(
 			    notes, 1,
 			    "[resolver] %s: prefetch = %s (a refresh before the expiry when "
@@ -210,26 +222,18 @@ static void topo_caches(const struct topology *t, struct model_input *in, int ba
 		base[n] = in->ncaches;
 		for (unsigned k = 0; k < r->count && in->ncaches < MODEL_MAX_CACHES; k++) {
 			struct model_cache *c = &in->caches[in->ncaches++];
-			const char *ph = topo_rsv(t, n, "phase");
-			double f = 0;
 
 			snprintf(c->name, sizeof(c->name), "%s%u", r->name, k + 1);
 			c->ttl_s = ttl;
 			c->walk = r->rsv_mode == TOPO_RSV_ITERATE ? walk : 0;
-			if (ph && strcmp(ph, "spread") == 0)
-				f = (double)k / r->count;
-			else if (ph && ph[0] && ph[strlen(ph) - 1] == '%')
-				f = strtod(ph, NULL) / 100;
-			else if (ph && strcmp(ph, "none") != 0 && topo_seconds(ph) > 0 && ttl > 0)
-				f = fmod(topo_seconds(ph), ttl) / ttl;
-			c->phase_s = f * ttl;
+			c->phase_s = model_topo_cache_phase(t, n, k, ttl) * ttl;
 		}
-		if (topo_rsv(t, n, "phase"))
+		if (model_topo_rsv(t, n, "phase"))
 			model_note(
 			    notes, 0,
 			    "[resolver] %s: phase = %s: cache k of its %u first expires "
 			    "(1 - phase_k) x TTL after the start of the traffic, then every TTL",
-			    r->name, topo_rsv(t, n, "phase"), r->count);
+			    r->name, model_topo_rsv(t, n, "phase"), r->count);
 	}
 }
 
@@ -239,14 +243,14 @@ static void topo_caches(const struct topology *t, struct model_input *in, int ba
 static void topo_dns_name(const struct topology *t, struct model_input *in, int site,
 			  const char *name, int *on_failed, struct model_notes *notes)
 {
-	int s = topo_name_section(t, name), z = topo_name_zone(t, name);
-	const char *policy = s >= 0 ? topo_raw(t, s, "policy") : NULL;
-	const char *ttl = s >= 0 ? topo_raw(t, s, "ttl") : NULL;
-	const char *primary = s >= 0 ? topo_raw(t, s, "primary") : NULL;
+	int s = model_topo_name_section(t, name), z = topo_name_zone(t, name);
+	const char *policy = s >= 0 ? model_topo_raw(t, s, "policy") : NULL;
+	const char *ttl = s >= 0 ? model_topo_raw(t, s, "ttl") : NULL;
+	const char *primary = s >= 0 ? model_topo_raw(t, s, "primary") : NULL;
 
 	if (ttl == NULL && z >= 0)
-		ttl = topo_raw(t, z, "ttl");
-	in->ttl_s = ttl && topo_seconds(ttl) >= 0 ? topo_seconds(ttl) : 30;
+		ttl = model_topo_raw(t, z, "ttl");
+	in->ttl_s = ttl && model_topo_seconds(ttl) >= 0 ? model_topo_seconds(ttl) : 30;
 	in->quorum = 0.5;
 	for (int n = 0; n < t->nnodes; n++)
 		if (topo_dns_serves(t, n, z)) {
@@ -326,7 +330,7 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 		}
 		if (c->mode != TOPO_MODE_DNS) {
 			struct model_client *m = &in->clients[in->nclients++];
-			int to = topo_catchment(t, n, site);
+			int to = model_topo_catchment(t, n, site);
 
 			snprintf(m->name, sizeof(m->name), "%s", c->name);
 			m->scheme = MODEL_ANYCAST;
@@ -501,7 +505,7 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 		for (int n = 0; n < t->nnodes; n++)
 			if (t->nodes[n].kind == TOPO_CLIENT &&
 			    t->nodes[n].mode != TOPO_MODE_ANYCAST &&
-			    !topo_same_name(
+			    !model_topo_same_name(
 				t->nodes[n].dns_name[0] ? t->nodes[n].dns_name : t->dns_name, name))
 				snprintf(in->dns_limit, sizeof(in->dns_limit),
 					 "the DNS clients resolve several names: not modelled");

@@ -8,8 +8,10 @@
 # latency 55.1/25.3/19.6, 0.051) within 0.3 points: g3's and g4's
 # geolocation entries miss the nearest site, latency does not. The mean RTT
 # per request is the seed's distance (1.710 and 1.171 units, 20 ms each)
-# within 5 % (above it, plus the clients' longest stall, measured); each name's row counts its own upstream queries; the run is
-# valid (the delay line's RTTs measured as configured), or, on a loaded
+# within 5 % (above it, plus the clients' longest stall, measured); each
+# name's row counts its own upstream queries; the model's rows of
+# geolocation and latency (one value each) are the measured within 0.3
+# points (docs/model.md, "Steady state"); the run is valid (the delay line's RTTs measured as configured), or, on a loaded
 # machine, invalid for impairment_mismatch alone, its distances then not
 # judged.
 # about 12 s
@@ -72,6 +74,26 @@ slack=$(sched_slack "$rundir" 0 9999999999999999999)
 check_row geo.lab.example 0.576 0.253 0.171 0.076 1.710
 check_row lat.lab.example 0.551 0.253 0.196 0.051 1.171
 assert_gt "$(row w.lab.example .upstream_queries)" 39 "w.lab.example: its upstream queries"
+
+# The model beside the measurement (docs/model.md, "Steady state"): the
+# run's steering table has each name's model from its own topology.ini;
+# geolocation and latency are deterministic (one value in every draw), the
+# groups' request shares, which the lab carries to a tenth of a point: the
+# model's within 0.3 points of the measured, the deviation within 0.003,
+# and nothing outside the model's bounds (no model_disagrees for them)
+for name in geo.lab.example lat.lab.example; do
+	for s in b34 b35 b06; do
+		jq -e --arg n "$name" --arg s "$s" '.steering.schemes.dns.names[$n].model.share[$s] |
+			.p5 == .p95' "$clocks" >/dev/null || fail "$name: the model's share of $s is not one value"
+		within "$(row "$name" ".share.$s")" "$(row "$name" ".model.share.$s.p50")" 0.003 \
+			"$name: the model's share of $s"
+	done
+	within "$(row "$name" .deviation)" "$(row "$name" .model.deviation.p50)" 0.003 \
+		"$name: the model's deviation"
+	assert_eq "$(row "$name" '.model.outside | length')" 0 "$name: values outside the model"
+done
+grep -q "^  model  geo.lab.example " "$out/run.log" || fail "the terminal's table has no model row"
+echo "ok: the model's geolocation and latency rows are the measured ones, within 0.3 points"
 grep -q "^dns      w.lab.example " "$out/run.log" || fail "the terminal's table has no row for w.lab.example"
 echo "ok: seed 000's geolocation and latency rows from packets, each name's upstream queries"
 assert_no_leftovers $lab "$rundir"

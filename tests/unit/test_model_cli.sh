@@ -57,11 +57,24 @@ grep -F -- "--set bogus=1: unknown key 'bogus' in [lab]" "$tmp/err" >/dev/null |
 rc=0
 "$steerlab" model >"$tmp/out" 2>"$tmp/err" || rc=$?
 [ "$rc" = 2 ] || fail "model without a file: exit status $rc, expected 2"
-rc=0
-"$steerlab" model topology/policies.ini >"$tmp/out" 2>"$tmp/err" || rc=$?
-[ "$rc" = 1 ] || fail "model of a lab without a failure: exit status $rc, expected 1"
-grep -F "topology/policies.ini: the timeline fails no site" "$tmp/err" >/dev/null ||
-	fail "model of a lab without a failure: $(cat "$tmp/err")"
+# a steady state: no failure, the model of its steering (docs/model.md,
+# "Steady state"): seed 000's geolocation and latency rows exactly, the
+# groups' request shares (195 + 101 and 195 + 88 of 514 at b34)
+"$steerlab" model topology/policies.ini >"$tmp/out" 2>"$tmp/err" ||
+	fail "model of a steady state: $(cat "$tmp/err")"
+grep -E '^dns +geo.lab.example +geolocation \| +57.6% +25.3% +17.1% \| +0.076 \| +30840 \| +34.202' \
+	"$tmp/out" >/dev/null || fail "model of policies.ini: no geolocation row: $(cat "$tmp/out")"
+"$steerlab" model topology/policies.ini --json >"$tmp/p.json"
+jq -e '.steady_state and
+	(.steering.schemes.dns.names["geo.lab.example"].share.b34.p50 - 296 / 514 | fabs < 1e-9) and
+	(.steering.schemes.dns.names["lat.lab.example"].share.b34.p50 - 283 / 514 | fabs < 1e-9) and
+	(.steering.schemes.dns.names["w.lab.example"].share.b34 | .p5 < .p95) and
+	(.steering.schemes.dns.names["w.lab.example"] | has("requests") and has("target") and
+		has("deviation") and has("rtt_mean_ms") and has("upstream_queries"))' \
+	"$tmp/p.json" >/dev/null || fail "model --json of policies.ini: steering not as expected"
+# a failure's lab: the steering before it too
+jq -e '.steering.schemes.dns.share.a.p50 == 1 and .steering.schemes.dns.names["www.lab.example"].policy == "failover"' \
+	"$tmp/m.json" >/dev/null || fail "model --json of compare.ini: no steering before the failure"
 
 # Inverse design (docs/model.md, "Inverse design"): the settings of a grid
 # that meet a target, cheapest first. Each point listed must meet it, and

@@ -1,0 +1,38 @@
+/*
+ * What the model's readers of a topology share (model_topo.c): a [name]'s
+ * and a [resolver]'s keys as written, a cache's TTL and phase as resolverd
+ * makes them, and the anycast catchment of the lab's static routes. Not
+ * exported: the model's own files only.
+ */
+#ifndef STEERLAB_MODEL_TOPO_INT_H
+#define STEERLAB_MODEL_TOPO_INT_H
+
+struct topology;
+
+/* model_topo_seconds: "300", "300s", "5m", "1500ms", "1d" in seconds; -1
+ * if not one of those */
+double model_topo_seconds(const char *v);
+
+/* model_topo_raw: the value of key in raw section s (the last one set), or
+ * NULL; model_topo_rsv: of [resolver] node n's key */
+const char *model_topo_raw(const struct topology *t, int s, const char *key);
+const char *model_topo_rsv(const struct topology *t, int n, const char *key);
+
+/* model_topo_same_name: DNS names equal, case and a final dot aside */
+int model_topo_same_name(const char *a, const char *b);
+
+/* model_topo_name_section: the [name] section of name, or -1 */
+int model_topo_name_section(const struct topology *t, const char *name);
+
+/* model_topo_catchment: 1 if client node c's router routes the anycast
+ * service to site s alone (the fewest router hops, then the lowest
+ * metric), 0 if to another site, -1 if s ties with another */
+int model_topo_catchment(const struct topology *t, int c, int s);
+
+/* model_topo_cache_ttl: a TTL as [resolver] node n's caches keep it
+ * (raised to min_ttl, cut to max_ttl, whole seconds); model_topo_cache_phase:
+ * cache k's first-fill phase f (its first entry lives (1 - f) x ttl) */
+double model_topo_cache_ttl(const struct topology *t, int n, double ttl);
+double model_topo_cache_phase(const struct topology *t, int n, unsigned k, double ttl);
+
+#endif
