@@ -11,7 +11,8 @@ const struct events_def events_table[] = {
     {EVENTS_SITE_FAILED, "steerlab",
      "site via prefix address how pid killed_ns routes cause by nominal_at_ns jitter_offset_ns"},
     {EVENTS_EVENT_APPLIED, "steerlab",
-     "name action target kind site step cycle vias done_ns by nominal_at_ns at_ns"},
+     "name action target kind site step cycle vias done_ns by nominal_at_ns at_ns change "
+     "serial"},
     {EVENTS_SITE_RECOVERED, "steerlab", "site pid ready by"},
     {EVENTS_AGENT_EXITED, "steerlab", "node agent pid exit_code signal expected"},
     {EVENTS_TRAFFIC_STOPPED, "steerlab", "interrupted by"},
@@ -66,10 +67,11 @@ const struct events_def events_table[] = {
     {EVENTS_AUTHD_READY, "authd", "listen control zones names sites"},
     {EVENTS_HEALTH_CHANGED, "authd", "site healthy up_reports reports prober"},
     {EVENTS_ANSWER_CHANGED, "authd", "name before after reason policy networks"},
+    {EVENTS_ZONE_CHANGED, "authd", "zone name what site type before after serial id"},
     {EVENTS_AUTHD_SUMMARY, "authd",
      "queries responses dropped truncated referrals nodata ecs rcodes udp_queries tcp_queries "
      "tcp_connections tcp_rejected send_errors reports bad_reports unknown_site_reports "
-     "rejected_reports"},
+     "rejected_reports changes bad_changes failed_changes rejected_changes"},
     {EVENTS_RESOLVERD_READY, "resolverd", "resolvers port tcp mode upstream root"},
     {EVENTS_RESOLVER_STATS, "resolverd",
      "resolver address queries hits negative_hits misses coalesced upstream_queries "

@@ -1,4 +1,5 @@
-/* Which sources may send health reports, under which prober ids; see allow.h. */
+/* Which sources may send health reports, under which prober ids, and zone
+ * changes; see allow.h. */
 #include "allow.h"
 
 #include <arpa/inet.h>
@@ -121,5 +122,38 @@ int authd_allow_check(struct authd_allow *a, const struct sockaddr_storage *from
 		snprintf(reason, len, "prober id %s not allowed from this sender", id);
 	else
 		snprintf(reason, len, "sender not allowed");
+	return -1;
+}
+
+int authd_allow_changer(struct authd_allow *a, const char *arg)
+{
+	struct authd_sender *s;
+
+	if (a->nchangers == AUTHD_MAX_CHANGERS)
+		return -1;
+	s = &a->changers[a->nchangers];
+	memset(s, 0, sizeof(*s));
+	if (inet_pton(AF_INET, arg, s->addr) == 1)
+		s->family = AF_INET;
+	else if (inet_pton(AF_INET6, arg, s->addr) == 1)
+		s->family = AF_INET6;
+	else
+		return -1;
+	a->nchangers++;
+	return 0;
+}
+
+int authd_allow_change(const struct authd_allow *a, const struct sockaddr_storage *from,
+		       char *reason, size_t len)
+{
+	unsigned char addr[16];
+	int family = authd_allow_addr(from, addr);
+
+	for (int i = 0; i < a->nchangers; i++)
+		if (a->changers[i].family == family && memcmp(a->changers[i].addr, addr, 16) == 0)
+			return 0;
+	snprintf(reason, len, "%s",
+		 a->nchangers ? "sender not allowed to change the zones"
+			      : "no -A: zone changes from nobody");
 	return -1;
 }

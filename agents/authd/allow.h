@@ -16,6 +16,12 @@
  * Without -a every source and every id is accepted, as far as the table
  * goes (an authd started by hand; it says so in its log). `-a none` accepts
  * no report at all (a lab without probers).
+ *
+ * Zone changes (zone_change.h) are another right: only the addresses -A
+ * lists may send them, and without -A nobody. The lab gives -A 127.0.0.1
+ * and sends its changes from inside the [dns] node's own namespace, the
+ * one place a datagram from 127.0.0.1 can come from (the kernel drops a
+ * loopback source arriving on any other interface).
  */
 #ifndef STEERLAB_AUTHD_ALLOW_H
 #define STEERLAB_AUTHD_ALLOW_H
@@ -33,10 +39,15 @@ struct authd_sender {
 	int id_given;		       /* -a ID=ADDR: the id is fixed */
 };
 
+#define AUTHD_MAX_CHANGERS 8
+
 struct authd_allow {
 	int set; /* -a was given: only these senders */
 	int n;
 	struct authd_sender senders[AUTHD_MAX_PROBERS];
+	/* -A: who may change the zones (CHANGE lines; nobody without -A) */
+	int nchangers;
+	struct authd_sender changers[AUTHD_MAX_CHANGERS];
 };
 
 /* authd_allow_add: one -a argument, "ADDR", "ID=ADDR" or "none" (ADDR IPv4
@@ -55,6 +66,16 @@ int authd_allow_fits(const struct authd_allow *a, char *const *vantage, int nvan
  * sender"). An IPv4-mapped IPv6 source is taken as the IPv4 address. */
 int authd_allow_check(struct authd_allow *a, const struct sockaddr_storage *from, const char *id,
 		      char *reason, size_t len);
+
+/* authd_allow_changer: one -A argument, an IPv4 or IPv6 address. 0, or
+ * -1 if malformed or AUTHD_MAX_CHANGERS are already given. */
+int authd_allow_changer(struct authd_allow *a, const char *arg);
+
+/* authd_allow_change: 0 if `from` may change the zones (an -A address),
+ * -1 if not, with the reason. Health reports and changes are entitled
+ * apart: a prober's address may not change a zone, nor -A's report. */
+int authd_allow_change(const struct authd_allow *a, const struct sockaddr_storage *from,
+		       char *reason, size_t len);
 
 /* authd_allow_addr_str: from's address alone, without the port. */
 const char *authd_allow_addr_str(const struct sockaddr_storage *from, char *buf, size_t len);

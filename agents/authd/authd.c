@@ -4,9 +4,12 @@
  * Serves the zones of its configuration file over UDP and TCP, answering
  * steered names by policy from the sites' health, which the probers report
  * on the control socket, from the senders the lab entitles (allow.h).
- * Writes `health_changed` when a site's verdict changes, `answer_changed`
- * when what a name hands out changes, and `control_rejected` for reports
- * from senders that are not entitled.
+ * Takes zone changes on the same socket from the senders -A entitles
+ * (change.h), answers each and bumps the zone's serial. Writes
+ * `health_changed` when a site's verdict changes, `answer_changed` when
+ * what a name hands out changes, `zone_changed` for each change, and
+ * `control_rejected` for reports and changes from senders that are not
+ * entitled.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,6 +22,7 @@
 #include <unistd.h>
 
 #include "allow.h"
+#include "change.h"
 #include "conf.h"
 #include "ctlreject.h"
 #include "event.h"
@@ -31,10 +35,11 @@
 #include "net.h"
 #include "respond.h"
 #include "timeutil.h"
+#include "zone_change.h"
 
 #define AUTHD_USAGE                                                                                \
 	"usage: authd -c CONFIG [-t] [-l ADDR[:PORT] ...] [-C ADDR[:PORT]|none] [-S SEED]\n"       \
-	"             [-a [ID=]ADDR|none ...] [-n NODE] [-e FILE] [-v] [-h]\n"
+	"             [-a [ID=]ADDR|none ...] [-A ADDR ...] [-n NODE] [-e FILE] [-v] [-h]\n"
 
 struct authd_opts {
 	const char *node;
@@ -61,8 +66,9 @@ struct authd {
 	struct authd_respond_ctx rc;
 	struct authd_net *net;
 	int has_latency;
-	struct ctl_reject rejects;
+	struct ctl_reject rejects, change_rejects;
 	uint64_t reports, bad_reports, unknown_site, rejected;
+	uint64_t changes, bad_changes, failed_changes, rejected_changes;
 };
 
 static void authd_usage(FILE *fp)
@@ -79,11 +85,14 @@ static void authd_usage(FILE *fp)
 		"                     or the first id it uses); repeatable, at most %d; none:\n"
 		"                     from nobody. Without -a: from anyone (the lab always\n"
 		"                     gives -a)\n"
+		"  -A ADDR            accept zone changes (CHANGE lines) from ADDR; repeatable,\n"
+		"                     at most %d. Without -A: from nobody (the lab gives\n"
+		"                     -A 127.0.0.1)\n"
 		"  -n NODE            lab node, written into every event (default: authd)\n"
 		"  -e FILE            JSON Lines event file (default: standard output)\n"
 		"  -v                 debug logging\n"
 		"  -h                 this help\n",
-		AUTHD_MAX_PROBERS);
+		AUTHD_MAX_PROBERS, AUTHD_MAX_CHANGERS);
 }
 
 /* authd_opt_listen: one -l, at most AUTHD_MAX_LISTEN */
@@ -136,6 +145,12 @@ static int authd_opt_allow(const char *arg, void *dst, const char **what)
 	return authd_allow_add(dst, arg);
 }
 
+static int authd_opt_changer(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	return authd_allow_changer(dst, arg);
+}
+
 static void authd_parse(int argc, char **argv, struct authd_opts *o)
 {
 	static const struct opt_cmd cmd = {"authd", AUTHD_USAGE, authd_usage, NULL};
@@ -148,6 +163,8 @@ static void authd_parse(int argc, char **argv, struct authd_opts *o)
 	    {OPT_CALL('a', authd_opt_allow, &o->allow,
 		      "ADDR, ID=ADDR (ID of [A-Za-z0-9._-], at most 32) or none, at most 64 of "
 		      "them")},
+	    {OPT_CALL('A', authd_opt_changer, &o->allow,
+		      "an IPv4 or IPv6 address, at most 8 of them")},
 	    {OPT_STR('n', &o->node)},
 	    {OPT_STR('e', &o->events)},
 	    {OPT_COUNT('v', &o->verbose)},
@@ -191,6 +208,69 @@ static void authd_evaluate(struct authd *a, const char *reason, int rtt_only)
 	}
 }
 
+/* authd_change_reply: the answer to a change, to its sender */
+static void authd_change_reply(struct authd *a, const struct sockaddr_storage *to, const char *id,
+			       int ok, uint32_t serial, const char *reason)
+{
+	struct zone_change_reply r = {.ok = ok, .serial = serial};
+	char buf[ZONE_CHANGE_LINE_MAX + 2];
+	int n;
+
+	snprintf(r.id, sizeof(r.id), "%s", id);
+	snprintf(r.reason, sizeof(r.reason), "%s", reason ? reason : "");
+	if ((n = zone_change_reply_format(&r, buf, sizeof(buf))) > 0 &&
+	    authd_net_control_reply(a->net, to, buf, (size_t)n) == -1)
+		log_warn("%s: answer to change %s", __func__, id[0] ? id : "-");
+}
+
+/* authd_on_change: one CHANGE line from the control socket */
+static void authd_on_change(struct authd *a, const char *line, size_t len,
+			    const struct sockaddr_storage *from)
+{
+	char who[INET6_ADDRSTRLEN + 8], why[ZONE_CHANGE_REASON_LEN + 1],
+	    reason[ZONE_CHANGE_LINE_MAX];
+	char zone[KNOT_DNAME_TXT_MAXLEN + 1];
+	struct authd_change_result r;
+	struct zone_change c;
+
+	/* before the change is even read: no answer to the unentitled */
+	if (authd_allow_change(&a->o->allow, from, why, sizeof(why)) == -1) {
+		a->rejected_changes++;
+		ctl_reject_drop(&a->change_rejects, now_mono_ns(),
+				authd_allow_addr_str(from, who, sizeof(who)), why);
+		return;
+	}
+	if (zone_change_parse(line, len, &c, why, sizeof(why)) == -1) {
+		a->bad_changes++;
+		log_warnx("malformed change from %s: %s",
+			  authd_allow_addr_str(from, who, sizeof(who)), why);
+		authd_change_reply(a, from, c.id, 0, 0, why);
+		return;
+	}
+	if (authd_change_apply(a->db, &c, &r, why, sizeof(why)) == -1) {
+		a->failed_changes++;
+		log_warnx("change %s refused: %s", c.id, why);
+		authd_change_reply(a, from, c.id, 0, 0, why);
+		return;
+	}
+	a->changes++;
+	knot_dname_to_str(zone, r.zone->apex, sizeof(zone));
+	log_info("change %s: %s %s%s%s, serial %u", c.id, zone_change_op_name(c.op), r.owner,
+		 c.op == ZONE_SET_WEIGHT ? " site " : "", c.op == ZONE_SET_WEIGHT ? c.site : "",
+		 r.serial);
+	event_emit(a->ev, EVENTS_ZONE_CHANGED, "{s:s, s:s, s:s, s:s?, s:s?, s:o, s:o, s:I, s:s}",
+		   "zone", zone, "name", r.owner, "what", zone_change_op_name(c.op), "site",
+		   c.op == ZONE_SET_WEIGHT ? c.site : NULL, "type", r.type[0] ? r.type : NULL,
+		   "before", r.before, "after", r.after, "serial", (json_int_t)r.serial, "id",
+		   c.id);
+	authd_change_reply(a, from, c.id, 1, r.serial, NULL);
+	if (c.op == ZONE_SET_WEIGHT) {
+		snprintf(reason, sizeof(reason), "weight of site %s %u (change %s)", c.site,
+			 c.value, c.id);
+		authd_evaluate(a, reason, 0);
+	}
+}
+
 static void authd_on_report(void *arg, const char *line, size_t len,
 			    const struct sockaddr_storage *from)
 {
@@ -199,6 +279,10 @@ static void authd_on_report(void *arg, const char *line, size_t len,
 	struct authd_health_change c;
 	char who[INET6_ADDRSTRLEN + 8], reason[128];
 
+	if (zone_change_is(line, len)) {
+		authd_on_change(a, line, len, from);
+		return;
+	}
 	a->reports++;
 	if (health_report_parse(line, len, &r) == -1) {
 		if (a->bad_reports++ == 0)
@@ -269,15 +353,17 @@ static void authd_summary(struct authd *a)
 	const struct authd_net_counts *n = authd_net_counts(a->net);
 
 	log_info("queries %llu responses %llu truncated %llu, udp %llu tcp %llu, reports %llu "
-		 "(bad %llu, rejected %llu)",
+		 "(bad %llu, rejected %llu), changes %llu (refused %llu, rejected %llu)",
 		 (unsigned long long)s->queries, (unsigned long long)s->responses,
 		 (unsigned long long)s->truncated, (unsigned long long)n->udp_queries,
 		 (unsigned long long)n->tcp_queries, (unsigned long long)a->reports,
 		 (unsigned long long)(a->bad_reports + a->unknown_site),
-		 (unsigned long long)a->rejected);
+		 (unsigned long long)a->rejected, (unsigned long long)a->changes,
+		 (unsigned long long)(a->bad_changes + a->failed_changes),
+		 (unsigned long long)a->rejected_changes);
 	event_emit(a->ev, EVENTS_AUTHD_SUMMARY,
 		   "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-		   "s:I, s:I}",
+		   "s:I, s:I, s:I, s:I, s:I, s:I}",
 		   "queries", (json_int_t)s->queries, "responses", (json_int_t)s->responses,
 		   "dropped", (json_int_t)s->dropped, "truncated", (json_int_t)s->truncated,
 		   "referrals", (json_int_t)s->referrals, "nodata", (json_int_t)s->nodata, "ecs",
@@ -287,7 +373,9 @@ static void authd_summary(struct authd *a)
 		   (json_int_t)n->tcp_rejected, "send_errors", (json_int_t)n->udp_send_errors,
 		   "reports", (json_int_t)a->reports, "bad_reports", (json_int_t)a->bad_reports,
 		   "unknown_site_reports", (json_int_t)a->unknown_site, "rejected_reports",
-		   (json_int_t)a->rejected);
+		   (json_int_t)a->rejected, "changes", (json_int_t)a->changes, "bad_changes",
+		   (json_int_t)a->bad_changes, "failed_changes", (json_int_t)a->failed_changes,
+		   "rejected_changes", (json_int_t)a->rejected_changes);
 }
 
 static void authd_ready(struct authd *a)
@@ -327,6 +415,10 @@ static void authd_log_allow(const struct authd_allow *al, int has_control)
 		inet_ntop(s->family, s->addr, buf, sizeof(buf));
 		log_info("accepting health reports from %s as %s", buf,
 			 s->id_given ? s->id : "the first prober id it uses");
+	}
+	for (int i = 0; i < al->nchangers; i++) {
+		inet_ntop(al->changers[i].family, al->changers[i].addr, buf, sizeof(buf));
+		log_info("accepting zone changes from %s", buf);
 	}
 }
 
@@ -380,6 +472,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ctl_reject_init(&a.rejects, a.loop, a.ev, "health report");
+	ctl_reject_init(&a.change_rejects, a.loop, a.ev, "zone change");
 	a.net = authd_net_open(a.loop, &a.db->server, &a.rc, authd_on_report, &a);
 	if (a.net == NULL)
 		goto out;
@@ -392,6 +485,7 @@ int main(int argc, char **argv)
 out:
 	if (a.net) {
 		ctl_reject_close(&a.rejects);
+		ctl_reject_close(&a.change_rejects);
 		authd_summary(&a);
 		authd_net_close(a.net);
 	}

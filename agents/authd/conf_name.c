@@ -3,8 +3,10 @@
 
 #include <string.h>
 
+#include "policy.h"
 #include "rdata.h"
 #include "timeutil.h"
+#include "zone_change.h"
 
 static int conf_site_index(const struct authd_db *db, const char *name)
 {
@@ -185,9 +187,9 @@ static void conf_name_weight(struct conf_parse *p, const char *label, const stru
 	int s, slot;
 
 	if (conf_two(e->value, site, sizeof(site), w, sizeof(w)) == -1 ||
-	    conf_ulong(w, 1, 1000000, &v) == -1) {
-		conf_error(p, e->line, "%s weight: expected SITE WEIGHT (1-1000000), got '%s'",
-			   label, e->value);
+	    conf_ulong(w, 0, ZONE_CHANGE_WEIGHT_MAX, &v) == -1) {
+		conf_error(p, e->line, "%s weight: expected SITE WEIGHT (0-%d), got '%s'", label,
+			   ZONE_CHANGE_WEIGHT_MAX, e->value);
 		return;
 	}
 	if ((s = conf_site_ref(p, label, e, site)) == -1)
@@ -348,6 +350,11 @@ static void conf_name_policy(struct conf_parse *p, const struct conf_sect *s, co
 		if (conf_get(s, "weight") == NULL)
 			conf_error(p, s->line,
 				   "%s: policy weighted needs 'weight = SITE WEIGHT' lines", label);
+		else if (nm->nsites > 0 && !authd_name_weighted(nm))
+			conf_error(p, s->line,
+				   "%s: expected a weight above 0 for at least one site (a site of "
+				   "weight 0 is handed out to no one)",
+				   label);
 		if ((e = conf_get(s, "weighted_mode"))) {
 			if (strcmp(e->value, "random") == 0)
 				nm->weighted_random = 1;

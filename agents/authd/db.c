@@ -92,15 +92,11 @@ const struct authd_node *authd_db_find(const struct authd_db *db, const knot_dna
 	return *authd_db_slot(db->hash, db->hash_mask, authd_db_hash(name, len), name, len);
 }
 
-/* authd_db_grow: keeps the table at most half full. */
-static int authd_db_grow(struct authd_db *db)
+/* authd_db_hash_build: a table of cap slots for the nodes */
+static int authd_db_hash_build(struct authd_db *db, size_t cap)
 {
-	size_t cap = db->hash ? (db->hash_mask + 1) * 2 : 64;
-	struct authd_node **hash;
+	struct authd_node **hash = calloc(cap, sizeof(*hash));
 
-	if (db->hash && db->nnodes + 1 <= (db->hash_mask + 1) / 2)
-		return 0;
-	hash = calloc(cap, sizeof(*hash));
 	if (hash == NULL)
 		return -1;
 	for (size_t i = 0; i < db->nnodes; i++) {
@@ -111,6 +107,36 @@ static int authd_db_grow(struct authd_db *db)
 	free(db->hash);
 	db->hash = hash;
 	db->hash_mask = cap - 1;
+	return 0;
+}
+
+/* authd_db_grow: keeps the table at most half full. */
+static int authd_db_grow(struct authd_db *db)
+{
+	size_t cap = db->hash ? (db->hash_mask + 1) * 2 : 64;
+
+	if (db->hash && db->nnodes + 1 <= (db->hash_mask + 1) / 2)
+		return 0;
+	return authd_db_hash_build(db, cap);
+}
+
+int authd_db_remove_node(struct authd_db *db, struct authd_node *n)
+{
+	size_t i;
+
+	for (i = 0; i < db->nnodes && db->nodes[i] != n; i++)
+		;
+	if (i == db->nnodes)
+		return -1;
+	memmove(&db->nodes[i], &db->nodes[i + 1], (db->nnodes - i - 1) * sizeof(db->nodes[0]));
+	db->nnodes--;
+	/* open addressing: the table is built again rather than holed; out
+	 * of memory, the old one (with n) stays */
+	if (authd_db_hash_build(db, db->hash_mask + 1) == -1) {
+		db->nodes[db->nnodes++] = n;
+		return -1;
+	}
+	authd_node_free(n);
 	return 0;
 }
 
@@ -338,9 +364,16 @@ static const knot_dname_t *authd_rdata_target(uint16_t type, const knot_rdata_t 
 }
 
 /* authd_db_glue: each NS, MX or SRV RRset gets the A and AAAA RRsets of
- * its targets that are in the same zone (for a delegation: glue). */
+ * its targets that are in the same zone (for a delegation: glue); what it
+ * had before is dropped (a change may have moved them). */
 static int authd_db_glue(struct authd_db *db)
 {
+	for (size_t i = 0; i < db->nnodes; i++)
+		for (int j = 0; j < db->nodes[i]->nrrsets; j++) {
+			free(db->nodes[i]->rrsets[j].extra);
+			db->nodes[i]->rrsets[j].extra = NULL;
+			db->nodes[i]->rrsets[j].nextra = 0;
+		}
 	for (size_t i = 0; i < db->nnodes; i++) {
 		struct authd_node *node = db->nodes[i];
 
@@ -471,12 +504,19 @@ int authd_db_finalize(struct authd_db *db, const char *path, FILE *err)
 		if (z->apex_node->line == 0)
 			z->apex_node->line = z->line;
 	}
+	if (authd_db_refresh(db) == -1)
+		return -1;
+	for (size_t i = 0; i < db->nnodes; i++)
+		authd_db_check_node(db->nodes[i], &nerr, path, err);
+	if (authd_db_site_rrs(db) == -1)
+		return -1;
+	return nerr;
+}
+
+int authd_db_refresh(struct authd_db *db)
+{
 	if (authd_db_ents(db) == -1)
 		return -1;
 	authd_db_cuts(db);
-	for (size_t i = 0; i < db->nnodes; i++)
-		authd_db_check_node(db->nodes[i], &nerr, path, err);
-	if (authd_db_glue(db) == -1 || authd_db_site_rrs(db) == -1)
-		return -1;
-	return nerr;
+	return authd_db_glue(db);
 }

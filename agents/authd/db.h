@@ -13,7 +13,10 @@
  * SRV RRset knows the address RRsets of its in-zone targets (glue).
  *
  * The database is built once by conf.c and then only read, apart from the
- * per-name smooth-weighted-round-robin counters that policy.c updates.
+ * per-name smooth-weighted-round-robin counters that policy.c updates and
+ * the changes of a run (change.h: a TTL, a weight, a record added or
+ * removed, the SOA serial), after which authd_db_refresh() computes again
+ * what the nodes imply.
  */
 #ifndef STEERLAB_AUTHD_DB_H
 #define STEERLAB_AUTHD_DB_H
@@ -204,6 +207,17 @@ int authd_db_add_rdata(struct authd_node *n, uint16_t type, uint32_t ttl, const 
  * other than glue) are written to err as "path:line: ..." and counted;
  * returns their number, or -1 out of memory. */
 int authd_db_finalize(struct authd_db *db, const char *path, FILE *err);
+
+/* authd_db_refresh: what the nodes imply, computed again after a change
+ * (change.h): every ancestor of a node a node (empty non-terminals), each
+ * node's zone and delegation, the glue of every NS, MX and SRV RRset.
+ * 0, or -1 out of memory. */
+int authd_db_refresh(struct authd_db *db);
+
+/* authd_db_remove_node: n out of the database and freed (the caller
+ * refreshes). 0, or -1 if n is not one of its nodes or out of memory
+ * (then it stays). */
+int authd_db_remove_node(struct authd_db *db, struct authd_node *n);
 
 /* authd_prefix_match: does p contain the first p->len bits of addr (a
  * family address)? */

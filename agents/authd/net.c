@@ -198,6 +198,15 @@ static void authd_control_read(struct authd_net *n, struct authd_sock *s)
 	}
 }
 
+int authd_net_control_reply(struct authd_net *n, const struct sockaddr_storage *to, const char *buf,
+			    size_t len)
+{
+	if (n->control.fd == -1 || sendto(n->control.fd, buf, len, 0, (const struct sockaddr *)to,
+					  authd_socklen(to)) == -1)
+		return -1;
+	return 0;
+}
+
 static void authd_sock_event(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	struct authd_sock *s = arg;

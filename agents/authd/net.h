@@ -8,8 +8,9 @@
  * length-prefixed (RFC 1035 4.2.2, RFC 7766): several queries per
  * connection, answered in order; a connection idle for tcp_idle is closed,
  * and beyond tcp_max connections a new one is closed at once. The control
- * socket receives the probers' health reports and hands each line to a
- * callback. Responses come from authd_respond() (respond.h).
+ * socket receives the probers' health reports and the lab's zone changes
+ * and hands each line to a callback; a change's answer leaves from it. Responses come from
+ * authd_respond() (respond.h).
  */
 #ifndef STEERLAB_AUTHD_NET_H
 #define STEERLAB_AUTHD_NET_H
@@ -43,5 +44,10 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 void authd_net_close(struct authd_net *n);
 
 const struct authd_net_counts *authd_net_counts(struct authd_net *n);
+
+/* authd_net_control_reply: buf sent from the control socket to `to` (the
+ * answer to a zone change). 0, or -1 with errno. */
+int authd_net_control_reply(struct authd_net *n, const struct sockaddr_storage *to, const char *buf,
+			    size_t len);
 
 #endif

@@ -96,6 +96,21 @@ static int authd_usable(const struct authd_name *nm, const struct authd_site *si
 	return sites[nm->sites[slot]].naddr[fam] > 0;
 }
 
+/* authd_weighed: slot is one the policy may hand out by weight: any slot
+ * of a policy without weights, a slot of weight above 0 of a weighted one */
+static int authd_weighed(const struct authd_name *nm, int slot)
+{
+	return nm->policy != AUTHD_WEIGHTED || nm->weight[slot] > 0;
+}
+
+int authd_name_weighted(const struct authd_name *nm)
+{
+	for (int i = 0; i < nm->nsites; i++)
+		if (nm->weight[i] > 0)
+			return 1;
+	return 0;
+}
+
 static int authd_healthy(const struct authd_name *nm, const struct authd_health *h, int slot)
 {
 	return h == NULL || h->healthy[nm->sites[slot]];
@@ -245,12 +260,14 @@ void authd_policy_select(const struct authd_name *nm, int fam, const struct auth
 	case AUTHD_SIMPLE:
 	case AUTHD_MULTIVALUE:
 	case AUTHD_WEIGHTED:
+		/* a weighted site of weight 0 is in no one's answer */
 		for (int i = 0; i < nm->nsites; i++)
-			if (authd_usable(nm, sites, i, fam) && authd_healthy(nm, h, i))
+			if (authd_usable(nm, sites, i, fam) && authd_healthy(nm, h, i) &&
+			    authd_weighed(nm, i))
 				authd_pick_add(out, i);
 		if (out->n == 0 && !closed)
 			for (int i = 0; i < nm->nsites; i++)
-				if (authd_usable(nm, sites, i, fam))
+				if (authd_usable(nm, sites, i, fam) && authd_weighed(nm, i))
 					authd_pick_add(out, i);
 		return;
 	case AUTHD_FAILOVER:

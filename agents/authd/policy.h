@@ -57,6 +57,10 @@ int authd_policy_records(struct authd_name *nm, int fam, const struct authd_pick
 int authd_policy_weighted_pick(struct authd_name *nm, int fam, const struct authd_pick *p,
 			       uint64_t *rng);
 
+/* authd_name_weighted: whether a weighted name has a site of weight above
+ * 0 (a site of weight 0 is handed out to no one: drained by weight). */
+int authd_name_weighted(const struct authd_name *nm);
+
 /* authd_rng_next: xorshift64*. */
 uint64_t authd_rng_next(uint64_t *state);
 

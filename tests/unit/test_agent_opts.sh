@@ -121,6 +121,8 @@ case_ authd -S 0x
 case_ authd -S 18446744073709551616
 case_ authd -a 'bad id=198.18.0.1'
 case_ authd -a 198.18.0
+case_ authd -A localhost
+case_ authd -A 127.0.0.1 -A 127.0.0.2 -A 127.0.0.3 -A 127.0.0.4 -A 127.0.0.5 -A 127.0.0.6 -A 127.0.0.7 -A 127.0.0.8 -A 127.0.0.9
 case_ authd -t -v
 compare authd
 

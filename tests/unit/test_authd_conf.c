@@ -222,11 +222,15 @@ static void test_name_errors(void **state)
 	       "test.ini:10: [name www.lab.example] weight: not a key of policy simple (its keys: "
 	       "sites)\n");
 	expect(ZONE SITES "[name w.lab.example]\npolicy = weighted\nweight = a x\n",
-	       "test.ini:9: [name w.lab.example] weight: expected SITE WEIGHT (1-1000000), got "
+	       "test.ini:9: [name w.lab.example] weight: expected SITE WEIGHT (0-1000000), got "
 	       "'a x'\n");
-	expect(ZONE SITES "[name w.lab.example]\npolicy = weighted\nweight = a 0\n",
-	       "test.ini:9: [name w.lab.example] weight: expected SITE WEIGHT (1-1000000), got "
-	       "'a 0'\n");
+	expect(ZONE SITES "[name w.lab.example]\npolicy = weighted\nweight = a 1000001\n",
+	       "test.ini:9: [name w.lab.example] weight: expected SITE WEIGHT (0-1000000), got "
+	       "'a 1000001'\n");
+	/* a site of weight 0 is drained by weight: not every one */
+	expect(ZONE SITES "[name w.lab.example]\npolicy = weighted\nweight = a 0\nweight = b 0\n",
+	       "test.ini:7: [name w.lab.example]: expected a weight above 0 for at least one site "
+	       "(a site of weight 0 is handed out to no one)\n");
 	expect(ZONE SITES "[name w.lab.example]\npolicy = weighted\nweighted_mode = fair\n",
 	       "test.ini:7: [name w.lab.example]: policy weighted needs 'weight = SITE WEIGHT' "
 	       "lines\n"
