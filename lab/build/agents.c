@@ -29,6 +29,7 @@
 #include "log.h"
 #include "resolvconf.h"
 #include "strfmt.h"
+#include "zone_change.h"
 
 /* An argument vector and the strings it points into. Room for a few
  * arguments per node of the largest lab: a router's collector and routed, and
@@ -358,6 +359,10 @@ static int lab_start_dns(struct lab *lab, int n)
 		agents_argv_add(&a, "-a");
 		agents_argv_add(&a, "none");
 	}
+	/* the timeline's DNS changes come from loopback, inside this node's
+	 * namespace (lib/zone_change.h) */
+	agents_argv_add(&a, "-A");
+	agents_argv_add(&a, "%s", ZONE_CHANGE_FROM);
 	return agents_argv_run(lab, n, "authd", "authd", &a);
 }
 

@@ -151,13 +151,34 @@ static int dnsconf_said(const char *said, const char *line)
 	return 0;
 }
 
-/* dnsconf_check_one: authd's parser on [dns] node's configuration in f;
- * its messages to err but for those in *said (said before), which gains
- * them. A message at a line the lab's generated records are numbered with
- * says so. */
+/* dnsconf_changes: the timeline's DNS changes to [dns] node `node`, in
+ * time order, into c (TOPO_MAX_EVENTS); their number */
+static int dnsconf_changes(const struct topology *t, int node, struct authd_check_change *c)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nevents; i++) {
+		const struct topo_event *e = &t->events[i];
+
+		if (!topo_event_dns(e->action) || e->node != node)
+			continue;
+		memset(&c[n], 0, sizeof(c[n]));
+		topo_event_change(e, &c[n].change);
+		c[n].line = e->line;
+		snprintf(c[n].label, sizeof(c[n].label), "[event %s]", e->name);
+		n++;
+	}
+	return n;
+}
+
+/* dnsconf_check_one: authd's parser on [dns] node's configuration in f,
+ * then the timeline's changes to it applied in order; its messages to err
+ * but for those in *said (said before), which gains them. A message at a
+ * line the lab's generated records are numbered with says so. */
 static int dnsconf_check_one(const struct topology *t, int node, FILE *f, FILE *err, char **said,
 			     size_t *saidlen)
 {
+	static struct authd_check_change changes[TOPO_MAX_EVENTS];
 	char *msgs = NULL, *line, *save = NULL, *text;
 	size_t len = 0, plen = strlen(t->path);
 	FILE *mem = open_memstream(&msgs, &len);
@@ -165,7 +186,7 @@ static int dnsconf_check_one(const struct topology *t, int node, FILE *f, FILE *
 
 	if (mem == NULL)
 		return -1;
-	rc = authd_check_stream(f, t->path, mem);
+	rc = authd_check_changes(f, t->path, changes, dnsconf_changes(t, node, changes), mem);
 	if (fclose(mem) == EOF) {
 		free(msgs);
 		return -1;

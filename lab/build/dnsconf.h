@@ -28,9 +28,10 @@
 int dnsconf_write(const struct topology *t, int node, FILE *out);
 
 /* dnsconf_check: run authd's parser on the configuration of every [dns]
- * node; problems go to err, named by the topology file's lines, each once
- * however many nodes share it. 0 if valid (or there is no [dns] node),
- * else -1. */
+ * node, and apply the timeline's DNS changes to it (set-ttl, set-weight,
+ * add-record, remove-record) in time order as authd will; problems go to
+ * err, named by the topology file's lines, each once however many nodes
+ * share it. 0 if valid (or there is no [dns] node), else -1. */
 int dnsconf_check(const struct topology *t, FILE *err);
 
 #endif

@@ -478,9 +478,10 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 	const struct topology *t = lab->t;
 	const struct topo_event *e = &t->events[s->event];
 	int undoing, action = action_effective(t, s, &undoing), site = action_site(t, e);
-	int pid = 0, killed = 0, rc = -1;
+	int pid = 0, killed = 0, rc = -1, dns = topo_event_dns(e->action);
 	const char *how = NULL;
-	char what[96], tg[32];
+	char what[96], tg[32], change[160] = "";
+	uint32_t serial = 0;
 	int64_t t0 = now_real_ns();
 
 	action_describe(t, s, what, sizeof(what));
@@ -531,6 +532,13 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		 * detection is the probers' timeouts and thresholds against it */
 		how = "impair";
 		break;
+	case TOPO_A_SET_TTL:
+	case TOPO_A_SET_WEIGHT:
+	case TOPO_A_ADD_RECORD:
+	case TOPO_A_REMOVE_RECORD: /* a zone changes: no site fails */
+		rc = action_dns(lab, e, action_ops, &serial, said, len);
+		topo_event_change_text(e, change, sizeof(change));
+		break;
 	default: /* recover, undrain, undegrade, unslow, link-up, dns-up, resolver-up, a flap's up
 		  */
 		rc = action_undo(lab, e, undoing, &pid, said, len);
@@ -542,15 +550,19 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 	if (how && site >= 0)
 		action_site_failed(lab, site, how, pid, t0, done, e->name, by, s);
 	event_emit_at(lab->ev, t0, EVENTS_EVENT_APPLIED,
-		      "{s:s, s:s, s:s, s:s, s:s?, s:s?, s:i, s:o, s:I, s:s, s:I, s:I}", "name",
-		      e->name, "action", topo_action_name(e->action), "target",
+		      "{s:s, s:s, s:s, s:s, s:s?, s:s?, s:i, s:o, s:I, s:s, s:I, s:I, s:s?, s:o?}",
+		      "name", e->name, "action", topo_action_name(e->action), "target",
 		      topo_event_target(t, e, tg, sizeof(tg)), "kind",
 		      e->node >= 0 ? topo_kind_name(t->nodes[e->node].kind) : "link", "site",
 		      site >= 0 ? t->nodes[site].name : NULL, "step",
 		      e->action == TOPO_A_FLAP ? (s->up ? "up" : "down") : NULL, "cycle", s->cycle,
 		      "vias", action_vias(t, e), "done_ns", (json_int_t)done, "by", by,
-		      "nominal_at_ns", (json_int_t)s->nominal_ns, "at_ns", (json_int_t)s->at_ns);
-	if (action == TOPO_A_CRASH)
+		      "nominal_at_ns", (json_int_t)s->nominal_ns, "at_ns", (json_int_t)s->at_ns,
+		      "change", dns ? change : NULL, "serial",
+		      dns ? json_integer((json_int_t)serial) : NULL);
+	if (dns)
+		strfmt(said, len, "%s: %s (serial %u)", what, change, serial);
+	else if (action == TOPO_A_CRASH)
 		strfmt(said, len, "%s: %d process%s killed", what, killed, killed == 1 ? "" : "es");
 	else if (pid)
 		strfmt(said, len, "%s (sited pid %d)", what, pid);
@@ -636,4 +648,5 @@ const struct action_ops action_lab_ops = {
     .nft = action_lab_nft,
     .link_set = lab_link_set,
     .impair = action_lab_impair,
+    .dns_change = action_lab_dns_change,
 };

@@ -13,6 +13,7 @@
 
 #include "lab.h"
 #include "topology.h"
+#include "zone_change.h"
 
 /* Set by SIGINT/SIGTERM: the run stops early, keeps what was captured,
  * tears the lab down and analyses what it has. */
@@ -125,6 +126,10 @@ int run_count_events(const char *path, const char *event, const char *key, const
  *                  table deleted, the link up, the drain lifted
  *   flap           count cycles of the site's kill/recover or the link's
  *                  down/up, period apart, up at half of each
+ *   set-ttl, set-weight, add-record, remove-record
+ *                  one CHANGE line to the [dns] node's authd, from loopback
+ *                  inside its namespace (actions_dns.c), and its answer: the
+ *                  zone's new serial, or why authd refused it
  *
  * Where routing = bgp (issue 11) plugs in: crash kills whatever agents.tsv
  * records at the node, FRR's daemons included once the lab records them
@@ -215,9 +220,22 @@ struct action_ops {
 	 * lab's mechanism). 0, or -1 with why in said */
 	int (*impair)(struct lab *lab, const struct topo_event *e, const char *by, char *said,
 		      size_t len);
+	/* a DNS change c sent to [dns] node n's authd, its answer into r
+	 * (action_lab_dns_change: from loopback in the node's namespace). 0,
+	 * or -1 with why in said (no answer) */
+	int (*dns_change)(struct lab *lab, int n, const struct zone_change *c,
+			  struct zone_change_reply *r, char *said, size_t len);
 };
 
 extern const struct action_ops action_lab_ops;
+
+/* action_dns: DNS change e sent through ops, the zone's serial after it
+ * into *serial (lab/run/actions_dns.c). 0, or -1 with why in said (authd
+ * refused it: its reason). */
+int action_dns(struct lab *lab, const struct topo_event *e, const struct action_ops *ops,
+	       uint32_t *serial, char *said, size_t len);
+int action_lab_dns_change(struct lab *lab, int n, const struct zone_change *c,
+			  struct zone_change_reply *r, char *said, size_t len);
 
 /* action_set_ops: the table action_apply uses from now on (NULL: the
  * lab's, action_lab_ops, as at start). */

@@ -58,6 +58,7 @@ enum topo_mode {
 
 #define TOPO_DNS_NAME_MAX 253
 #define TOPO_MAX_RAW 512
+#define TOPO_TEXT_LEN 128
 
 /* the [resolver] nodes' blocks (lib/addrplan.h): no site or service
  * address may be in them */
@@ -102,6 +103,12 @@ enum topo_action {
 	TOPO_A_UNDEGRADE,     /* site: answering again */
 	TOPO_A_SLOW,	      /* site: sited answers each request slow_ns late */
 	TOPO_A_UNSLOW,	      /* site: answering at once again */
+	/* [dns]: a change to authd's zones through its control channel
+	 * (topology_dnsev.c, lib/zone_change.h) */
+	TOPO_A_SET_TTL,	      /* a [name]'s TTL */
+	TOPO_A_SET_WEIGHT,    /* a site's weight in a weighted [name] */
+	TOPO_A_ADD_RECORD,    /* a record into a zone */
+	TOPO_A_REMOVE_RECORD, /* a record, or an RRset, out of it */
 	TOPO_A_COUNT,
 };
 
@@ -127,6 +134,14 @@ struct topo_event {
 	struct impair im[2];
 	unsigned imset[2];
 	int64_t slow_ns; /* slow: the delay of every reply (its key delay) */
+	/* a DNS change (topo_event_dns): its keys name, ttl, site, weight and
+	 * record; the target is the [dns] node serving the name's zone
+	 * unless the event says which */
+	char dns_name[TOPO_DNS_NAME_MAX + 2];
+	int64_t dns_ttl_ns;
+	char dns_site[TOPO_NAME_MAX + 1];
+	unsigned dns_weight;
+	char dns_record[TOPO_TEXT_LEN];
 };
 
 /* [lab] routing: how the anycast service is routed (docs/topology.md) */
@@ -287,7 +302,6 @@ enum topo_rsv_mode {
 /* the largest population of a node: lib/wire.h, WIRE_POP_INDEX_MASK + 1 */
 #define TOPO_POPULATION_MAX 131072
 #define TOPO_WEIGHTS_LEN 512
-#define TOPO_TEXT_LEN 128
 #define TOPO_TARGET_SHARE_LEN 512
 
 /* A node's `location = LAT,LON`, in degrees (set: written); [link]s with
@@ -546,6 +560,17 @@ const char *topo_event_target(const struct topology *t, const struct topo_event 
 /* topo_event_failing: the action takes its target out (kill, crash,
  * freeze, drain, link-down, dns-down, resolver-down, flap). */
 int topo_event_failing(int action);
+/* topo_event_dns: the action is a DNS change (set-ttl, set-weight,
+ * add-record, remove-record). */
+int topo_event_dns(int action);
+struct zone_change;
+/* topo_event_change: the CHANGE line's fields of DNS change e
+ * (lib/zone_change.h), its id the event's name. */
+void topo_event_change(const struct topo_event *e, struct zone_change *c);
+/* topo_event_change_text: what DNS change e does, for a person
+ * ("www.lab.example ttl 1s", "w.lab.example b weight 50",
+ * "new.lab.example A 198.19.1.9"), into buf. */
+const char *topo_event_change_text(const struct topo_event *e, char *buf, size_t len);
 /* topo_first_failure: the site the timeline takes out first (killed,
  * crashed, frozen, drained, its link down or flapping), and that event's
  * at into *at_ns (if not NULL); -1 if no event takes a site out. */

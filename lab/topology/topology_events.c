@@ -17,11 +17,10 @@
 #include <string.h>
 
 #include "timeutil.h"
+#include "zone_change.h"
 
 #define EV(f) offsetof(struct topo_event, f)
 #define TOPO_FLAP_PERIOD_MIN (20 * NSEC_PER_MSEC)
-
-enum { EV_AT, EV_ACTION, EV_TARGET, EV_COUNT, EV_PERIOD, EV_INSTANCE };
 
 static const struct topo_key topo_event_keys[TOPO_EV_KEYS] = {
     {"at", TOPO_T_DURATION, EV(at_ns), 0, 0, -1, NULL},
@@ -30,16 +29,23 @@ static const struct topo_key topo_event_keys[TOPO_EV_KEYS] = {
     {"count", TOPO_T_UINT, EV(count), 1, 1000, -1, NULL},
     {"period", TOPO_T_DURATION, EV(period_ns), 1, 0, -1, NULL},
     {"instance", TOPO_T_UINT, EV(instance), 1, TOPO_RESOLVER_COUNT_MAX, -1, NULL},
+    {"name", TOPO_T_DNAME, EV(dns_name), 0, 0, -1, NULL},
+    {"ttl", TOPO_T_DURATION, EV(dns_ttl_ns), 0, 0, -1, NULL},
+    {"site", TOPO_T_NAME, EV(dns_site), 0, 0, -1, NULL},
+    {"weight", TOPO_T_UINT, EV(dns_weight), 0, ZONE_CHANGE_WEIGHT_MAX, -1, NULL},
+    {"record", TOPO_T_TEXT, EV(dns_record), 0, 0, -1, NULL},
 };
 
 static const char *const topo_action_names[TOPO_A_COUNT] = {
-    "kill",    "crash",	   "freeze",  "drain",	       "undrain",     "link-down",
-    "link-up", "dns-down", "dns-up",  "resolver-down", "resolver-up", "recover",
-    "flap",    "impair",   "degrade", "undegrade",     "slow",	      "unslow"};
+    "kill",    "crash",	     "freeze",	   "drain",	    "undrain",	   "link-down",
+    "link-up", "dns-down",   "dns-up",	   "resolver-down", "resolver-up", "recover",
+    "flap",    "impair",     "degrade",	   "undegrade",	    "slow",	   "unslow",
+    "set-ttl", "set-weight", "add-record", "remove-record"};
 
 #define TOPO_ACTIONS                                                                               \
 	"kill, crash, freeze, drain, undrain, degrade, undegrade, slow, unslow, link-down, "       \
-	"link-up, dns-down, dns-up, resolver-down, resolver-up, recover, flap or impair"
+	"link-up, dns-down, dns-up, resolver-down, resolver-up, recover, flap, impair, set-ttl, "  \
+	"set-weight, add-record or remove-record"
 
 const char *topo_action_name(int action)
 {
@@ -220,7 +226,7 @@ static int topo_event_impair(struct topo_parse *p, int ev)
 		}
 		if (m->nik == 0) {
 			topo_error(
-			    p, topo_event_where(p, ev, EV_ACTION),
+			    p, topo_event_where(p, ev, TOPO_EV_ACTION),
 			    "[event %s]: slow takes delay = DURATION (how late sited answers "
 			    "each request), got none",
 			    e->name);
@@ -238,7 +244,7 @@ static int topo_event_impair(struct topo_parse *p, int ev)
 		return rc;
 	}
 	if (m->nik == 0) {
-		topo_error(p, topo_event_where(p, ev, EV_ACTION),
+		topo_error(p, topo_event_where(p, ev, TOPO_EV_ACTION),
 			   "[event %s]: impair takes the new values as keys (delay, jitter, loss, "
 			   "duplicate, reorder, rate; A>B.KEY for one direction), got none",
 			   e->name);
@@ -281,7 +287,8 @@ void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *v
 		topo_error(p, where,
 			   "unknown key '%s' in [event %s] (expected: at, action, target, count, "
 			   "period, instance; with action = impair: delay, jitter, loss, "
-			   "duplicate, reorder, rate; with action = slow: delay)",
+			   "duplicate, reorder, rate; with action = slow: delay; with a DNS "
+			   "change: name, ttl, site, weight, record)",
 			   key, e->name);
 		return;
 	}
@@ -290,7 +297,7 @@ void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *v
 			   m->where[k]);
 		return;
 	}
-	if (k == EV_ACTION) {
+	if (k == TOPO_EV_ACTION) {
 		if ((a = topo_action_find(value)) < 0) {
 			m->bad[k] = 1;
 			topo_error(p, where, "[event %s] action: expected %s, got '%s'", e->name,
@@ -298,7 +305,7 @@ void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *v
 			return;
 		}
 		e->action = a;
-	} else if (k == EV_TARGET) {
+	} else if (k == TOPO_EV_TARGET) {
 		char copy[sizeof(m->target) + 8], *w1, *w2, *w3, *save = NULL;
 
 		if (strlen(value) >= sizeof(copy)) {
@@ -372,7 +379,7 @@ static int topo_event_resolve(struct topo_parse *p, int ev)
 	struct topology *t = p->t;
 	struct topo_event *e = &t->events[ev];
 	char copy[sizeof(p->evm[0].target)], *sp;
-	int where = topo_event_where(p, ev, EV_TARGET), x, y = -1, link;
+	int where = topo_event_where(p, ev, TOPO_EV_TARGET), x, y = -1, link;
 	int a = e->action;
 
 	e->node = e->link = e->rlink = -1;
@@ -498,7 +505,7 @@ static void topo_event_shorthand(struct topo_parse *p)
 		e->action = TOPO_A_KILL;
 		e->node = i;
 		e->link = e->rlink = e->undoes = -1;
-		p->evm[t->nevents].where[EV_AT] = p->lab_where[TOPO_K_FAIL_AT];
+		p->evm[t->nevents].where[TOPO_EV_AT] = p->lab_where[TOPO_K_FAIL_AT];
 		snprintf(p->evm[t->nevents].target, sizeof(p->evm[0].target), "%s",
 			 t->nodes[i].name);
 		t->nevents++;
@@ -518,7 +525,7 @@ static int topo_event_params(struct topo_parse *p, int ev)
 
 	if (!e->shorthand && t->fail_jitter_ns > 0 && e->at_ns < t->duration_ns &&
 	    e->at_ns + t->fail_jitter_ns >= t->duration_ns) {
-		topo_error(p, topo_event_where(p, ev, EV_AT),
+		topo_error(p, topo_event_where(p, ev, TOPO_EV_AT),
 			   "[event %s] at: expected at + [lab] fail_jitter before duration (%s), "
 			   "got %s + %s: the event could fall after the traffic ends",
 			   e->name, topo_format_duration(t->duration_ns, d, sizeof(d)),
@@ -527,7 +534,7 @@ static int topo_event_params(struct topo_parse *p, int ev)
 		rc = -1;
 	}
 	if (e->at_ns >= t->duration_ns) {
-		topo_error(p, topo_event_where(p, ev, EV_AT),
+		topo_error(p, topo_event_where(p, ev, TOPO_EV_AT),
 			   "[event %s] at: expected less than [lab] duration (%s): the traffic's "
 			   "time, got %s",
 			   e->name, topo_format_duration(t->duration_ns, d, sizeof(d)),
@@ -535,7 +542,7 @@ static int topo_event_params(struct topo_parse *p, int ev)
 		rc = -1;
 	}
 	if (e->action == TOPO_A_FLAP && e->period_ns < TOPO_FLAP_PERIOD_MIN) {
-		topo_error(p, topo_event_where(p, ev, EV_PERIOD),
+		topo_error(p, topo_event_where(p, ev, TOPO_EV_PERIOD),
 			   "[event %s] period: expected at least %s (a flap's link or sited is "
 			   "down half of it), got %s",
 			   e->name, topo_format_duration(TOPO_FLAP_PERIOD_MIN, d, sizeof(d)),
@@ -543,7 +550,7 @@ static int topo_event_params(struct topo_parse *p, int ev)
 		rc = -1;
 	}
 	if (e->action != TOPO_A_FLAP) {
-		for (int k = EV_COUNT; k <= EV_PERIOD; k++)
+		for (int k = TOPO_EV_COUNT; k <= TOPO_EV_PERIOD; k++)
 			if (m->where[k]) {
 				topo_error(p, m->where[k],
 					   "[event %s] %s: only a flap takes it (action is %s)",
@@ -553,7 +560,7 @@ static int topo_event_params(struct topo_parse *p, int ev)
 			}
 	} else if (e->at_ns + (int64_t)e->count * e->period_ns > t->duration_ns) {
 		topo_error(
-		    p, topo_event_where(p, ev, EV_COUNT),
+		    p, topo_event_where(p, ev, TOPO_EV_COUNT),
 		    "[event %s]: a flap of %u cycles of %s from %s ends after [lab] "
 		    "duration (%s): expected fewer cycles, a shorter period or an earlier at",
 		    e->name, e->count, topo_format_duration(e->period_ns, per, sizeof(per)),
@@ -561,13 +568,13 @@ static int topo_event_params(struct topo_parse *p, int ev)
 		    topo_format_duration(t->duration_ns, d, sizeof(d)));
 		rc = -1;
 	}
-	if (m->where[EV_INSTANCE] && e->action != TOPO_A_RESOLVER_DOWN) {
-		topo_error(p, m->where[EV_INSTANCE],
+	if (m->where[TOPO_EV_INSTANCE] && e->action != TOPO_A_RESOLVER_DOWN) {
+		topo_error(p, m->where[TOPO_EV_INSTANCE],
 			   "[event %s] instance: only resolver-down takes it (action is %s)",
 			   e->name, topo_action_name(e->action));
 		rc = -1;
 	} else if (e->instance && e->node >= 0 && e->instance > t->nodes[e->node].count) {
-		topo_error(p, m->where[EV_INSTANCE],
+		topo_error(p, m->where[TOPO_EV_INSTANCE],
 			   "[event %s] instance: [resolver %s] has %u cache%s, got %u", e->name,
 			   t->nodes[e->node].name, t->nodes[e->node].count,
 			   t->nodes[e->node].count == 1 ? "" : "s", e->instance);
@@ -588,7 +595,7 @@ static void topo_event_walk(struct topo_parse *p)
 		out[k] = busy[k] = -1;
 	for (int i = 0; i < t->nevents; i++) {
 		struct topo_event *e = &t->events[i];
-		int key = topo_event_key_of(e), where = topo_event_where(p, i, EV_ACTION);
+		int key = topo_event_key_of(e), where = topo_event_where(p, i, TOPO_EV_ACTION);
 
 		topo_event_target(t, e, tg, sizeof(tg));
 		if (busy[key] >= 0 && e->at_ns < busy_until[key]) {
@@ -601,8 +608,8 @@ static void topo_event_walk(struct topo_parse *p)
 			    t->events[busy[key]].name, t->events[busy[key]].line);
 			continue;
 		}
-		if (e->action == TOPO_A_IMPAIR)
-			continue; /* changes the link, takes nothing out */
+		if (e->action == TOPO_A_IMPAIR || topo_event_dns(e->action))
+			continue; /* changes the link or a zone, takes nothing out */
 		if (topo_event_failing(e->action)) {
 			if (out[key] >= 0) {
 				const struct topo_event *o = &t->events[out[key]];
@@ -673,18 +680,26 @@ void topo_check_events(struct topo_parse *p)
 		}
 		if (e->shorthand)
 			continue;
-		for (int k = EV_AT; k <= EV_TARGET; k++) {
+		for (int k = TOPO_EV_AT; k <= TOPO_EV_TARGET; k++) {
+			/* a DNS change finds its [dns] node by its name's zone */
+			if (k == TOPO_EV_TARGET && topo_event_dns(e->action))
+				continue;
 			if (p->evm[i].where[k] == 0 && !p->evm[i].bad[k]) {
 				topo_error(p, e->line, "[event %s] %s: missing: expected %s",
 					   e->name, topo_event_keys[k].name,
-					   k == EV_AT	    ? "a duration from the traffic's start"
-					   : k == EV_ACTION ? "one of " TOPO_ACTIONS
-							    : "a node, or a link as its two ends");
+					   k == TOPO_EV_AT ? "a duration from the traffic's start"
+					   : k == TOPO_EV_ACTION
+					       ? "one of " TOPO_ACTIONS
+					       : "a node, or a link as its two ends");
 				bad = 1;
 			}
 		}
-		if (e->action < 0 || p->evm[i].where[EV_TARGET] == 0 ||
-		    topo_event_resolve(p, i) == -1) {
+		if (topo_dnsev_check(p, i) == -1)
+			bad = 1;
+		if (e->action < 0 || p->evm[i].bad[TOPO_EV_TARGET] ||
+		    (topo_event_dns(e->action)		    ? topo_dnsev_resolve(p, i)
+		     : p->evm[i].where[TOPO_EV_TARGET] == 0 ? -1
+							    : topo_event_resolve(p, i)) == -1) {
 			bad = 1;
 			continue;
 		}
@@ -745,6 +760,7 @@ void topo_print_events(const struct topology *t, FILE *out)
 		if (e->action == TOPO_A_SLOW)
 			fprintf(out, "delay = %s\n",
 				topo_format_duration(e->slow_ns, buf, sizeof(buf)));
+		topo_dnsev_print(e, out);
 	}
 }
 
@@ -772,6 +788,8 @@ void topo_print_timeline(const struct topology *t, FILE *out)
 				topo_event_impair_text(t, e, ", ", keys, sizeof(keys)));
 		if (e->action == TOPO_A_SLOW)
 			fprintf(out, ", %.3f s late", (double)e->slow_ns / NSEC_PER_SEC);
+		if (topo_event_dns(e->action))
+			fprintf(out, ": %s", topo_event_change_text(e, keys, sizeof(keys)));
 		if (e->undoes >= 0)
 			fprintf(out, ", undoes %s", t->events[e->undoes].name);
 		if (e->shorthand)

@@ -7,6 +7,7 @@
  *   topology_check.c  after the file: --set, defaults, links, checks
  *   topology_keys.c   the keys and their value types
  *   topology_events.c the timeline: [event] sections and their checks
+ *   topology_dnsev.c  the timeline's DNS changes: their keys and checks
  *   topology_print.c  topo_print
  *   topology_capture.c the kernel ring of each captured link (topology.h)
  *
@@ -170,8 +171,23 @@ struct topo_meta {
 /* An [event NAME] section as written: where each key was set (the keys of
  * topology_events.c, in order: at, action, target, count, period,
  * instance), and the target as written, resolved once the file is read. */
-#define TOPO_EV_KEYS 6
+#define TOPO_EV_KEYS 11
 #define TOPO_EV_IMPAIR_KEYS 12
+/* the keys of an [event], in topology_events.c's table */
+enum {
+	TOPO_EV_AT,
+	TOPO_EV_ACTION,
+	TOPO_EV_TARGET,
+	TOPO_EV_COUNT,
+	TOPO_EV_PERIOD,
+	TOPO_EV_INSTANCE,
+	TOPO_EV_NAME, /* a DNS change's (topology_dnsev.c) */
+	TOPO_EV_TTL,
+	TOPO_EV_SITE,
+	TOPO_EV_WEIGHT,
+	TOPO_EV_RECORD,
+};
+
 struct topo_ev_meta {
 	int where[TOPO_EV_KEYS];
 	unsigned char bad[TOPO_EV_KEYS]; /* its value was refused (said) */
@@ -255,6 +271,14 @@ void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *v
 int topo_find_event(const struct topology *t, const char *name);
 void topo_check_events(struct topo_parse *p);
 void topo_print_events(const struct topology *t, FILE *out);
+
+/* The timeline's DNS changes (topology_dnsev.c): topo_dnsev_check, a DNS
+ * change's keys there (and only there), each its action's; topo_dnsev_resolve,
+ * its [dns] node, the name's zone's, as target says or found; both 0, or
+ * -1 (said). topo_dnsev_print: its keys for topo_print. */
+int topo_dnsev_check(struct topo_parse *p, int ev);
+int topo_dnsev_resolve(struct topo_parse *p, int ev);
+void topo_dnsev_print(const struct topo_event *e, FILE *out);
 
 /* topo_check: once the file and the overrides are in: defaults into the
  * nodes, links and addresses, and the checks that span keys. */

@@ -63,6 +63,9 @@ struct fake {
 	int nft_rc;
 	int link_rc;
 	int next_pid;
+	int dns_rc;	     /* dns_change: -1 no answer */
+	int dns_refuse;	     /* dns_change: authd answers ERR */
+	uint32_t dns_serial; /* its answer's serial */
 };
 
 static struct fake fk;
@@ -192,6 +195,30 @@ static int fake_impair(struct lab *l, const struct topo_event *e, const char *by
 	return fk.link_rc;
 }
 
+static int fake_dns_change(struct lab *l, int n, const struct zone_change *c,
+			   struct zone_change_reply *r, char *said, size_t len)
+{
+	char line[ZONE_CHANGE_LINE_MAX + 2];
+
+	(void)l;
+	assert_true(zone_change_format(c, line, sizeof(line)) > 0);
+	fake_log("dns %s %s", node_name(n), line);
+	if (fk.dns_rc == -1) {
+		snprintf(said, len, "authd of %s did not answer change %s within 2000 ms",
+			 node_name(n), c->id);
+		return -1;
+	}
+	memset(r, 0, sizeof(*r));
+	snprintf(r->id, sizeof(r->id), "%s", c->id);
+	r->ok = !fk.dns_refuse;
+	r->serial = ++fk.dns_serial;
+	if (fk.dns_refuse)
+		snprintf(r->reason, sizeof(r->reason),
+			 "w.lab.example.: policy failover has no "
+			 "weights");
+	return 0;
+}
+
 static const struct action_ops fake_ops = {
     .watch = fake_watch,
     .kill_agent = fake_kill,
@@ -202,6 +229,7 @@ static const struct action_ops fake_ops = {
     .nft = fake_nft,
     .link_set = fake_link_set,
     .impair = fake_impair,
+    .dns_change = fake_dns_change,
 };
 
 /* lab_of: base with events loaded into topo, and a lab of it whose agents
@@ -414,6 +442,9 @@ static void test_kill(void **state)
 	assert_string_equal(dump(json_object_get(ea, "vias")), "[\"198.18.0.2\"]");
 	assert_string_equal(str(ea, "by"), "timeline");
 	assert_int_equal(num(ea, "at_ns"), 2 * S);
+	/* not a DNS change */
+	assert_true(json_is_null(json_object_get(ea, "change")));
+	assert_true(json_is_null(json_object_get(ea, "serial")));
 	json_decref(evs);
 }
 
@@ -882,6 +913,51 @@ static void test_undo_refusals(void **state)
 	assert_string_equal(said, "routes of c1 after its link came up: failed (above)");
 }
 
+/* a DNS change: one CHANGE line to the [dns] node of its name's zone,
+ * event_applied with what changed and the serial authd answered; no site
+ * fails; authd's refusal, or its silence, fails the step with the reason */
+static void test_dns_change(void **state)
+{
+	char said[256];
+	json_t *evs, *ea;
+
+	(void)state;
+	lab_of("[name w.lab.example]\npolicy = weighted\nweight = a 1\nweight = b 1\n"
+	       "[event low]\nat = 1s\naction = set-ttl\nname = w.lab.example\nttl = 1s\n"
+	       "[event drain]\nat = 2s\naction = set-weight\nname = w.lab.example\n"
+	       "site = a\nweight = 0\n");
+	fk.dns_serial = 41;
+	assert_int_equal(apply(0, said, sizeof(said)), 0);
+	assert_string_equal(said, "set-ttl dns ns: w.lab.example ttl 1s (serial 42)");
+	assert_int_equal(apply(1, said, sizeof(said)), 0);
+	assert_string_equal(said, "set-weight dns ns: w.lab.example a weight 0 (serial 43)");
+	assert_string_equal(fk.log, "dns ns CHANGE low set-ttl w.lab.example 1\n\n"
+				    "dns ns CHANGE drain set-weight w.lab.example a 0\n\n");
+	assert_int_equal(action_sites_failed(), 0);
+	evs = events();
+	assert_string_equal(names(evs), "event_applied low,event_applied drain");
+	ea = json_array_get(evs, 1);
+	assert_string_equal(str(ea, "action"), "set-weight");
+	assert_string_equal(str(ea, "target"), "ns");
+	assert_string_equal(str(ea, "kind"), "dns");
+	assert_true(json_is_null(json_object_get(ea, "site")));
+	assert_string_equal(str(ea, "change"), "w.lab.example a weight 0");
+	assert_int_equal(num(ea, "serial"), 43);
+	json_decref(evs);
+
+	fk.dns_refuse = 1;
+	assert_int_equal(apply(1, said, sizeof(said)), -1);
+	assert_string_equal(said, "authd of ns refused set-weight w.lab.example: w.lab.example.: "
+				  "policy failover has no weights");
+	fk.dns_rc = -1;
+	assert_int_equal(apply(0, said, sizeof(said)), -1);
+	assert_string_equal(said, "authd of ns did not answer change low within 2000 ms");
+	/* no event for a step not applied */
+	evs = events();
+	assert_int_equal(json_array_size(evs), 2);
+	json_decref(evs);
+}
+
 /* the lab's own table: a namespace that cannot be entered is said, and
  * nothing is run */
 static void test_lab_ops_no_namespace(void **state)
@@ -893,6 +969,19 @@ static void test_lab_ops_no_namespace(void **state)
 	action_set_ops(NULL);
 	assert_int_equal(apply(0, said, sizeof(said)), -1);
 	assert_string_equal(said, "entering the namespace of a: Bad file descriptor");
+}
+
+/* the lab's DNS change: no namespace, no datagram */
+static void test_lab_ops_dns_no_namespace(void **state)
+{
+	char said[256];
+
+	(void)state;
+	lab_of("[name w.lab.example]\npolicy = weighted\nweight = a 1\nweight = b 1\n"
+	       "[event low]\nat = 1s\naction = set-ttl\nname = w.lab.example\nttl = 1s\n");
+	action_set_ops(NULL);
+	assert_int_equal(apply(0, said, sizeof(said)), -1);
+	assert_string_equal(said, "entering the namespace of ns: Bad file descriptor");
 }
 
 int main(void)
@@ -914,6 +1003,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_undo_refusals, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lab_ops_no_namespace, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lab_ops_dns_no_namespace, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_dns_change, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,7 @@
 #include "lab/topology/topology.h"
 #include "lab/topology/topology.h"
 #include "test_topology_util.h"
+#include "zone_change.h"
 
 #define S 1000000000LL
 
@@ -493,7 +494,8 @@ static void test_errors(void **state)
 	    "[event e1]\nat = 3s\naction = explode\ntarget = a\n", NULL, 0,
 	    "F:22: [event e1] action: expected kill, crash, freeze, drain, undrain, degrade, "
 	    "undegrade, slow, unslow, link-down, link-up, dns-down, dns-up, resolver-down, "
-	    "resolver-up, recover, flap or impair, got 'explode'\n");
+	    "resolver-up, recover, flap, impair, set-ttl, set-weight, add-record or "
+	    "remove-record, got 'explode'\n");
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = kill\ntarget = c1\n", NULL, 0,
 	    "F:23: [event e1] target: kill acts on a [site], and 'c1' is a client\n");
@@ -553,7 +555,8 @@ static void test_errors(void **state)
 	    "[event e1]\nat = 3s\n", NULL, 0,
 	    "F:20: [event e1] action: missing: expected one of kill, crash, freeze, "
 	    "drain, undrain, degrade, undegrade, slow, unslow, link-down, link-up, dns-down, "
-	    "dns-up, resolver-down, resolver-up, recover, flap or impair\n"
+	    "dns-up, resolver-down, resolver-up, recover, flap, impair, set-ttl, set-weight, "
+	    "add-record or remove-record\n"
 	    "F:20: [event e1] target: missing: expected a node, or a link as its "
 	    "two ends\n");
 	/* slow takes delay, and nothing else */
@@ -568,14 +571,159 @@ static void test_errors(void **state)
 	    "[event e1]\nat = 3s\naction = kill\ntarget = a\ncolour = red\n", NULL, 0,
 	    "F:24: unknown key 'colour' in [event e1] (expected: at, action, target, "
 	    "count, period, instance; with action = impair: delay, jitter, loss, duplicate, "
-	    "reorder, rate; with action = slow: delay)\n");
+	    "reorder, rate; with action = slow: delay; with a DNS change: name, ttl, site, "
+	    "weight, record)\n");
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = kill\ntarget = a\n", set_bad, 1,
 	    "--set e1.action=boom: [event e1] action: expected kill, crash, freeze, "
 	    "drain, undrain, degrade, undegrade, slow, unslow, link-down, link-up, dns-down, "
-	    "dns-up, resolver-down, resolver-up, recover, flap or impair, got 'boom'\n");
+	    "dns-up, resolver-down, resolver-up, recover, flap, impair, set-ttl, set-weight, "
+	    "add-record or remove-record, got 'boom'\n");
 	expect_event_errors("[event e1]\nat = 3s\naction = kill\ntarget = a\n", set_node, 1,
 			    "--set zz.at=1s: no node or event named 'zz'\n");
+}
+
+/* a weighted [name] for the DNS changes, lines 20-24; events from 25 */
+#define DNS_NAME "[name w.lab.example]\npolicy = weighted\nweight = a 90\nweight = b 10\nttl = 10\n"
+
+/* DNS changes: their keys, the [dns] node found from the name's zone, the
+ * order with the other events, printed back, and the CHANGE line each
+ * becomes (lib/zone_change.h) */
+static void test_dns_changes(void **state)
+{
+	struct topology *t = new_topology(), *t2 = new_topology();
+	char path[64], path2[64], *p1, *p2, line[ZONE_CHANGE_LINE_MAX + 2], text[160];
+	char *set[] = {"up.weight=50"};
+	const struct topo_event *e;
+	struct zone_change c;
+
+	(void)state;
+	with_events(path,
+		    DNS_NAME "[event up]\nat = 2s\naction = set-weight\nname = "
+			     "w.lab.example\nsite = b\nweight = 20\n"
+			     "[event low]\nat = 1s\naction = set-ttl\nname = W.lab.example.\n"
+			     "ttl = 1s\n"
+			     "[event add]\nat = 3s\naction = add-record\nname = new.lab.example\n"
+			     "record = 60 A 198.19.9.1\n"
+			     "[event rm]\nat = 4s\naction = remove-record\ntarget = ns\n"
+			     "name = new.lab.example\nrecord = A\n"
+			     "[event k]\nat = 5s\naction = kill\ntarget = a\n");
+	load_ok(t, path, set, 1);
+	e = &t->events[event_index(t, "low")];
+	assert_int_equal(event_index(t, "low"), 0);
+	assert_int_equal(e->action, TOPO_A_SET_TTL);
+	assert_int_equal(e->node, topo_find(t, "ns"));
+	assert_int_equal(e->dns_ttl_ns, S);
+	topo_event_change(e, &c);
+	assert_true(zone_change_format(&c, line, sizeof(line)) > 0);
+	assert_string_equal(line, "CHANGE low set-ttl W.lab.example. 1\n");
+	e = &t->events[event_index(t, "up")];
+	assert_int_equal(e->dns_weight, 50); /* the --set */
+	topo_event_change(e, &c);
+	assert_true(zone_change_format(&c, line, sizeof(line)) > 0);
+	assert_string_equal(line, "CHANGE up set-weight w.lab.example b 50\n");
+	assert_string_equal(topo_event_change_text(e, text, sizeof(text)),
+			    "w.lab.example b weight 50");
+	topo_event_change(&t->events[event_index(t, "add")], &c);
+	assert_true(zone_change_format(&c, line, sizeof(line)) > 0);
+	assert_string_equal(line, "CHANGE add add-record new.lab.example 60 A 198.19.9.1\n");
+	/* a DNS change takes nothing out: the kill is still the first failure */
+	assert_int_equal(topo_first_failure(t, NULL), topo_find(t, "a"));
+	p1 = print_to_string(t);
+	assert_non_null(strstr(p1, "[event up]\nat = 2s\naction = set-weight\ntarget = ns\n"
+				   "name = w.lab.example\nsite = b\nweight = 50\n"));
+	assert_non_null(strstr(p1, "[event low]\nat = 1s\naction = set-ttl\ntarget = ns\n"
+				   "name = W.lab.example.\nttl = 1s\n"));
+	{
+		char *tl = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&tl, &len);
+
+		topo_print_timeline(t, f);
+		fclose(f);
+		assert_non_null(strstr(tl,
+				       "#   at 3.000 s: add-record dns ns (add: new.lab.example "
+				       "60 A 198.19.9.1)\n"));
+		free(tl);
+	}
+	write_temp(path2, p1, strlen(p1));
+	load_ok(t2, path2, NULL, 0);
+	p2 = print_to_string(t2);
+	assert_string_equal(p1, p2);
+	unlink(path);
+	unlink(path2);
+	free(p1);
+	free(p2);
+	free(t);
+	free(t2);
+}
+
+/* a DNS change's refusals: its keys, its name, its site, its target */
+static void test_dns_change_errors(void **state)
+{
+	(void)state;
+	expect_event_errors(DNS_NAME "[event e1]\nat = 1s\naction = set-ttl\nname = "
+				     "w.lab.example\n",
+			    NULL, 0,
+			    "F:25: [event e1] ttl: missing: set-ttl takes it: expected the new "
+			    "TTL, in whole seconds, such as 1s\n");
+	expect_event_errors(DNS_NAME "[event e1]\nat = 1s\naction = set-ttl\nname = "
+				     "w.lab.example\nttl = 1s\nweight = 5\n",
+			    NULL, 0,
+			    "F:30: [event e1] weight: set-ttl takes name and ttl, not weight\n");
+	expect_event_errors(DNS_NAME "[event e1]\nat = 1s\naction = kill\ntarget = a\n"
+				     "name = w.lab.example\n",
+			    NULL, 0,
+			    "F:29: [event e1] name: only a DNS change takes it (set-ttl, "
+			    "set-weight, add-record, remove-record; action is kill)\n");
+	expect_event_errors(DNS_NAME "[event e1]\nat = 1s\naction = set-ttl\nname = "
+				     "w.lab.example\nttl = 1500ms\n",
+			    NULL, 0,
+			    "F:29: [event e1] ttl: expected whole seconds (a DNS TTL), such as 1s "
+			    "or 30s, got 1500ms\n");
+	expect_event_errors(DNS_NAME "[event e1]\nat = 1s\naction = set-ttl\nname = "
+				     "www.other.example\nttl = 1s\n",
+			    NULL, 0,
+			    "F:28: [event e1] name: www.other.example is in no [zone] of the lab: "
+			    "expected a name of one\n");
+	expect_event_errors(DNS_NAME "[event e1]\nat = 1s\naction = set-ttl\nname = "
+				     "x.lab.example\nttl = 1s\n",
+			    NULL, 0,
+			    "F:28: [event e1] name: no [name x.lab.example] section: set-ttl "
+			    "changes a steered name's\n");
+	expect_event_errors(DNS_NAME "[event e1]\nat = 1s\naction = set-weight\nname = "
+				     "w.lab.example\nsite = c1\nweight = 5\n",
+			    NULL, 0, "F:29: [event e1] site: no [site] named 'c1'\n");
+	expect_event_errors(DNS_NAME "[event e1]\nat = 1s\naction = set-weight\nname = "
+				     "w.lab.example\nsite = a\nweight = 1000001\n",
+			    NULL, 0,
+			    "F:30: [event e1] weight: expected a whole number from 0 to 1000000, "
+			    "got '1000001'\n");
+	expect_event_errors(DNS_NAME "[event e1]\nat = 1s\naction = add-record\nname = "
+				     "n.lab.example\ntarget = r\nrecord = A 198.19.9.1\n",
+			    NULL, 0,
+			    "F:29: [event e1] target: add-record acts on a [dns] node, got 'r'\n");
+	/* two servers of the zone: which one, the event says */
+	expect_event_errors(DNS_NAME "[dns ns2]\nlink = core\n"
+				     "[event e1]\nat = 1s\naction = add-record\nname = "
+				     "n.lab.example\nrecord = A 198.19.9.1\n",
+			    NULL, 0,
+			    "F:27: [event e1]: zone lab.example. (of n.lab.example) is served by "
+			    "ns, ns2: expected target = one of them (an event per server)\n");
+	expect_event_errors(DNS_NAME "[dns ns2]\nlink = core\nzones = other.example\n"
+				     "[zone other.example]\n"
+				     "[event e1]\nat = 1s\naction = add-record\ntarget = ns2\n"
+				     "name = n.lab.example\nrecord = A 198.19.9.1\n",
+			    NULL, 0,
+			    "F:32: [event e1] target: ns2 does not serve zone lab.example. "
+			    "(n.lab.example): expected ns\n");
+	expect_event_errors(
+	    DNS_NAME "[event e1]\nat = 1s\naction = remove-record\nname = "
+		     "n.lab.example\n",
+	    NULL, 0,
+	    "F:25: [event e1] record: missing: remove-record takes it: expected "
+	    "the record: [TTL] TYPE DATA for add-record (A 198.19.9.1), TYPE [DATA] "
+	    "for remove-record\n");
 }
 
 int main(void)
@@ -591,6 +739,8 @@ int main(void)
 	    cmocka_unit_test(test_impair),
 	    cmocka_unit_test(test_impair_errors),
 	    cmocka_unit_test(test_impair_args),
+	    cmocka_unit_test(test_dns_changes),
+	    cmocka_unit_test(test_dns_change_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -334,6 +334,58 @@ static void test_tree_dnsconf_errors(void **state)
 	free(t);
 }
 
+/* the timeline's DNS changes, applied in order by authd's own code at
+ * check: each refusal names its event's line */
+static void test_tree_dnsconf_changes(void **state)
+{
+	static const char text[] = "[lab]\nname = e\n[router core]\n"		       /* 1 */
+				   "[site a]\nlink = core\n[site b]\nlink = core\n"    /* 4 */
+				   "[dns ns]\nlink = core\n[client c]\nlink = core\n"  /* 8 */
+				   "[zone lab.example]\n"			       /* 12 */
+				   "soa = ns hostmaster 1 3600 600 86400 5\n"	       /* 13 */
+				   "[name w.lab.example]\npolicy = weighted\n"	       /* 14 */
+				   "weight = a 1\nweight = b 1\n"		       /* 16 */
+				   "[name f.lab.example]\npolicy = failover\n"	       /* 18 */
+				   "primary = a\nsecondary = b\n"		       /* 20 */
+				   "[event e1]\nat = 1s\naction = set-weight\n"	       /* 22 */
+				   "name = w.lab.example\nsite = a\nweight = 0\n"      /* 25 */
+				   "[event e2]\nat = 2s\naction = set-weight\n"	       /* 28 */
+				   "name = w.lab.example\nsite = b\nweight = 0\n"      /* 31 */
+				   "[event e3]\nat = 1s\naction = set-weight\n"	       /* 34 */
+				   "name = f.lab.example\nsite = a\nweight = 5\n"      /* 37 */
+				   "[event e4]\nat = 3s\naction = remove-record\n"     /* 40 */
+				   "name = n.lab.example\nrecord = A\n"		       /* 43 */
+				   "[event e5]\nat = 2s\naction = add-record\n"	       /* 45 */
+				   "name = n.lab.example\nrecord = A 198.19.9.1\n"     /* 48 */
+				   "[event e6]\nat = 4s\naction = add-record\n"	       /* 50 */
+				   "name = n.lab.example\nrecord = 60 A 198.19.9.2\n"; /* 53 */
+	struct topology *t = new_topology();
+	char path[64], want[1024], *errs = NULL;
+	size_t len;
+	FILE *err;
+
+	(void)state;
+	write_temp(path, text, sizeof(text) - 1);
+	load_ok(t, path, NULL, 0);
+	err = open_memstream(&errs, &len);
+	assert_non_null(err);
+	assert_int_equal(dnsconf_check(t, err), -1);
+	fclose(err);
+	/* in time order: e3 (1s), e1, e2 and e5 (2s), e4 (3s: e5 added the
+	 * record it removes), e6 (4s: the record is gone, and a new RRset may
+	 * have its own TTL) */
+	snprintf(want, sizeof(want),
+		 "%s:34: [event e3]: f.lab.example.: policy failover has no weights (set-weight "
+		 "changes a weighted name's)\n"
+		 "%s:28: [event e2]: w.lab.example.: a weight of 0 for b would leave no site "
+		 "above 0 (expected another site's weight raised first)\n",
+		 path, path);
+	assert_string_equal(errs, want);
+	free(errs);
+	unlink(path);
+	free(t);
+}
+
 static void test_tree_resolvconf(void **state)
 {
 	struct topology *t = new_topology();
@@ -462,8 +514,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tree_nodes),		cmocka_unit_test(test_tree_records),
 	    cmocka_unit_test(test_tree_written),	cmocka_unit_test(test_tree_dnsconf),
-	    cmocka_unit_test(test_tree_dnsconf_errors), cmocka_unit_test(test_tree_resolvconf),
-	    cmocka_unit_test(test_tree_golden),		cmocka_unit_test(test_tree_errors),
+	    cmocka_unit_test(test_tree_dnsconf_errors), cmocka_unit_test(test_tree_dnsconf_changes),
+	    cmocka_unit_test(test_tree_resolvconf),	cmocka_unit_test(test_tree_golden),
+	    cmocka_unit_test(test_tree_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
