@@ -352,6 +352,9 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->resolutions);
 	free(in->danswers);
 	free(in->steering);
+	clocks_shares_free(in->shares);
+	free(in->shares);
+	free(in->zchanges);
 	free(in->conn);
 	clocks_model_free(in->model);
 	if (in->multi) {
@@ -386,6 +389,7 @@ int clocks_analyse(const char *rundir, FILE *out)
 	clocks_dns(&in, &res[1]);
 	clocks_multi_prepare(&in);
 	clocks_steering_prepare(&in, &res[0]);
+	clocks_shares_prepare(&in);
 	clocks_conn_prepare(&in);
 	clocks_model_prepare(rundir, &in, CLOCKS_SLO_DEFAULT);
 	clocks_verdict(&in, res, CLOCKS_NSCHEMES, v);

@@ -27,6 +27,7 @@
 #include "clocks_pop.h"
 #include "clocks_resolvers.h"
 #include "clocks_result.h"
+#include "clocks_shares.h"
 #include "clocks_steering.h"
 #include "clocks_topo.h"
 #include "clocks_write.h"

@@ -101,19 +101,29 @@ static int clocks_has_addr(const struct in_addr *list, int n, struct in_addr a)
 static void clocks_dns_steer(const struct clocks_input *in, struct clocks_result *r)
 {
 	const struct clocks_failure *f = &in->failure;
-	const struct clocks_answer *first = NULL;
+	const struct clocks_answer *first = NULL, *before = NULL;
 	char addr[INET_ADDRSTRLEN];
 
 	for (size_t i = 0; i < in->nanswers; i++) {
 		const struct clocks_answer *a = &in->answers[i];
-		if (a->t_ns >= f->t0_ns && clocks_has_addr(a->before, a->nbefore, f->address) &&
-		    !clocks_has_addr(a->after, a->nafter, f->address) &&
-		    (first == NULL || a->t_ns < first->t_ns))
+		if (!clocks_has_addr(a->before, a->nbefore, f->address) ||
+		    clocks_has_addr(a->after, a->nafter, f->address))
+			continue;
+		if (a->t_ns >= f->t0_ns && (first == NULL || a->t_ns < first->t_ns))
 			first = a;
+		/* a planned drain: the DNS change came before the failure */
+		if (a->t_ns < f->t0_ns && (before == NULL || a->t_ns > before->t_ns))
+			before = a;
 	}
 	if (first == NULL) {
 		inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
-		if (in->nauthd_files > 0 && !r->undetected)
+		if (in->nauthd_files > 0 && !r->undetected && before)
+			clocks_missing(r,
+				       "steer: no answer_changed at or after t0 that stops handing "
+				       "out %s: authd had stopped handing it out for %s %.3f s "
+				       "before t0 (a drain ahead of the failure)",
+				       addr, before->name, (double)(f->t0_ns - before->t_ns) / 1e9);
+		else if (in->nauthd_files > 0 && !r->undetected)
 			clocks_missing(r,
 				       "steer: no answer_changed at or after t0 that stops handing "
 				       "out %s in *.authd.events.jsonl",

@@ -71,6 +71,10 @@ struct clocks_hit {
 	int64_t done_ns;
 	int nvias;
 	struct in_addr vias[CLOCKS_MAX_ADDRS];
+	/* a DNS change: what it changed ("www.lab.example ttl 1s"; "": not one)
+	 * and the serial authd answered (CLOCKS_NONE: not said) */
+	char change[160];
+	int64_t serial;
 };
 
 /* declared_dead, from the probers' events; node is the prober's node (the
@@ -249,6 +253,18 @@ struct clocks_answer {
 	int nbefore, nafter;
 	struct in_addr before[CLOCKS_MAX_ADDRS];
 	struct in_addr after[CLOCKS_MAX_ADDRS];
+};
+
+/* authd's zone_changed: a DNS change of the timeline (docs/authd.md,
+ * "Changes"); after: a set-ttl's or set-weight's new value, else
+ * CLOCKS_NONE */
+struct clocks_zone_change {
+	int64_t t_ns;
+	char name[CLOCKS_DNS_NAME_MAX];
+	char what[16]; /* set-ttl, set-weight, add-record, remove-record */
+	char site[CLOCKS_NAME_MAX];
+	int64_t after;
+	int64_t serial;
 };
 
 #endif

@@ -169,6 +169,34 @@ int clocks_client_event(struct clocks_input *in, const struct clocks_line *l)
 	return 0;
 }
 
+/* clocks_zone_change_event: zone_changed {name, what, site, after, serial} */
+static int clocks_zone_change_event(struct clocks_input *in, const struct clocks_line *l)
+{
+	struct clocks_zone_change *z;
+	json_t *after = json_object_get(l->obj, "after"),
+	       *serial = json_object_get(l->obj, "serial");
+	const char *site = json_string_value(json_object_get(l->obj, "site"));
+
+	if (clocks_grow((void **)&in->zchanges, &in->capzchanges, in->nzchanges,
+			sizeof(*in->zchanges)) == -1)
+		return clocks_line_fail(l, "cannot be stored:", "out of memory");
+	z = &in->zchanges[in->nzchanges];
+	memset(z, 0, sizeof(*z));
+	z->t_ns = l->t;
+	if (clocks_get_string(l, "name", z->name, sizeof(z->name)) == -1 ||
+	    clocks_get_string(l, "what", z->what, sizeof(z->what)) == -1)
+		return -1;
+	if (site && strlen(site) < sizeof(z->site))
+		snprintf(z->site, sizeof(z->site), "%s", site);
+	z->after = json_is_integer(after) ? json_integer_value(after) : CLOCKS_NONE;
+	z->serial = json_is_integer(serial) ? json_integer_value(serial) : CLOCKS_NONE;
+	if (strcmp(z->what, "set-weight") == 0 && (z->site[0] == '\0' || z->after < 0))
+		return clocks_line_fail(l, "has no site and weight (integer >= 0) in",
+					"set-weight");
+	in->nzchanges++;
+	return 0;
+}
+
 int clocks_authd_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	struct clocks_health *h;
@@ -191,6 +219,8 @@ int clocks_authd_event(struct clocks_input *in, const struct clocks_line *l)
 		in->nhealth++;
 	} else if (strcmp(l->event, EVENTS_CONTROL_REJECTED) == 0) {
 		return clocks_rejected_event(in, l, "authd");
+	} else if (strcmp(l->event, EVENTS_ZONE_CHANGED) == 0) {
+		return clocks_zone_change_event(in, l);
 	} else if (strcmp(l->event, EVENTS_ANSWER_CHANGED) == 0) {
 		if (clocks_grow((void **)&in->answers, &in->capanswers, in->nanswers,
 				sizeof(*in->answers)) == -1)

@@ -79,6 +79,11 @@ static int clocks_hit_event(struct clocks_input *in, const struct clocks_line *l
 	h->at_ns = json_is_integer(v) ? json_integer_value(v) : CLOCKS_NONE;
 	v = json_object_get(l->obj, "nominal_at_ns");
 	h->nominal_at_ns = json_is_integer(v) ? json_integer_value(v) : CLOCKS_NONE;
+	const char *change = json_string_value(json_object_get(l->obj, "change"));
+	if (change && strlen(change) < sizeof(h->change))
+		snprintf(h->change, sizeof(h->change), "%s", change);
+	v = json_object_get(l->obj, "serial");
+	h->serial = json_is_integer(v) ? json_integer_value(v) : CLOCKS_NONE;
 	v = json_object_get(l->obj, "done_ns");
 	h->done_ns = json_is_integer(v) && json_integer_value(v) >= h->t_ns ? json_integer_value(v)
 									    : CLOCKS_NONE;

@@ -225,6 +225,11 @@ json_t *clocks_json_timeline(const struct clocks_input *in)
 				    h->nominal_at_ns == CLOCKS_NONE
 					? json_null()
 					: json_real((double)h->nominal_at_ns / 1e9));
+		/* a DNS change's, only where there is one */
+		if (h->change[0])
+			json_object_set_new(o, "change", json_string(h->change));
+		if (h->serial != CLOCKS_NONE)
+			json_object_set_new(o, "serial", json_integer(h->serial));
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -115,6 +115,8 @@ struct clocks_input {
 	size_t nhealth, caphealth;
 	struct clocks_answer *answers;
 	size_t nanswers, capanswers;
+	struct clocks_zone_change *zchanges; /* authd's zone_changed, in file order */
+	size_t nzchanges, capzchanges;
 	size_t nauthd_files; /* *.authd.events.jsonl read */
 	struct clocks_exit *exits;
 	size_t nexits, capexits;
@@ -157,6 +159,9 @@ struct clocks_input {
 	/* the steering's shares and distances (clocks_steering_prepare), for
 	 * clocks.json, the table and the report; NULL: not measured */
 	struct clocks_steering *steering;
+	/* the shares of the weighted names whose weights changed, per second
+	 * and per period (clocks_shares_prepare); NULL: no weight changed */
+	struct clocks_shares *shares;
 	/* the connection clocks (clocks_conn_prepare), for the same three;
 	 * NULL: no client spoke TCP, or not measured */
 	struct clocks_conn *conn;

@@ -269,8 +269,8 @@ static const char *clocks_shares_list(const struct clocks_shares_name *sn, const
 
 	buf[0] = '\0';
 	for (int k = 0; k < sn->nsites && used < len; k++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%.1f", k ? "/" : "",
-					 v[k] * 100);
+		used +=
+		    (size_t)snprintf(buf + used, len - used, "%s%.1f", k ? "/" : "", v[k] * 100);
 	return buf;
 }
 
@@ -310,17 +310,18 @@ static void clocks_shares_rows(FILE *out, const struct clocks_input *in, int md)
 			else
 				snprintf(st, sizeof(st), "-");
 			if (md)
-				fprintf(out,
-					"| %s | %s | %.3f | %.3f | %s | %lld | %s | %s | %s | %s | %s "
-					"|\n",
-					sn->name, sites, a, b, w, (long long)p->n, sh, dev, ttl, st,
-					sdev);
+				fprintf(
+				    out,
+				    "| %s | %s | %.3f | %.3f | %s | %lld | %s | %s | %s | %s | %s "
+				    "|\n",
+				    sn->name, sites, a, b, w, (long long)p->n, sh, dev, ttl, st,
+				    sdev);
 			else
 				fprintf(out,
 					"%-20s %-9s %8.3f %8.3f  %-12s %9lld  %-12s %9s  %4s %9s  "
 					"%-12s %9s\n",
-					sn->name, sites, a, b, w, (long long)p->n, sh, dev, ttl, from,
-					st, sdev);
+					sn->name, sites, a, b, w, (long long)p->n, sh, dev, ttl,
+					from, st, sdev);
 		}
 	}
 }
@@ -333,8 +334,8 @@ void clocks_shares_print(FILE *out, const struct clocks_input *in)
 		     "shares on the site captures\n(%%; docs/clocks.md, \"Weights that change\"; "
 		     "per second: shares.csv)\n");
 	fprintf(out, "%-20s %-9s %8s %8s  %-12s %9s  %-12s %9s  %4s %9s  %-12s %9s\n", "name",
-		"sites", "from (s)", "to (s)", "weights", "requests", "shares", "deviation",
-		"ttl", "after ttl", "shares then", "deviation");
+		"sites", "from (s)", "to (s)", "weights", "requests", "shares", "deviation", "ttl",
+		"after ttl", "shares then", "deviation");
 	clocks_shares_rows(out, in, 0);
 }
 
@@ -377,20 +378,20 @@ json_t *clocks_shares_json(const struct clocks_input *in)
 
 			json_array_append_new(
 			    periods,
-			    json_pack("{s:f, s:f, s:o, s:o, s:I, s:o, s:o, s:I, s:o, s:o}", "from_s",
-				      (double)(p->from_ns - s->start_ns) / 1e9, "until_s",
-				      (double)(p->until_ns - s->start_ns) / 1e9, "weights",
-				      clocks_shares_site_object(sn, p->weight), "ttl_s",
-				      p->ttl_s >= 0 ? json_integer(p->ttl_s) : json_null(),
-				      "requests", (json_int_t)p->n, "shares",
-				      p->n ? clocks_shares_site_object(sn, p->share) : json_null(),
-				      "deviation", p->n ? json_real(p->deviation) : json_null(),
-				      "settled_requests", (json_int_t)p->settled_n,
-				      "settled_shares",
-				      p->settled_n ? clocks_shares_site_object(sn, p->settled)
-						   : json_null(),
-				      "settled_deviation",
-				      p->settled_n ? json_real(p->settled_deviation) : json_null()));
+			    json_pack(
+				"{s:f, s:f, s:o, s:o, s:I, s:o, s:o, s:I, s:o, s:o}", "from_s",
+				(double)(p->from_ns - s->start_ns) / 1e9, "until_s",
+				(double)(p->until_ns - s->start_ns) / 1e9, "weights",
+				clocks_shares_site_object(sn, p->weight), "ttl_s",
+				p->ttl_s >= 0 ? json_integer(p->ttl_s) : json_null(), "requests",
+				(json_int_t)p->n, "shares",
+				p->n ? clocks_shares_site_object(sn, p->share) : json_null(),
+				"deviation", p->n ? json_real(p->deviation) : json_null(),
+				"settled_requests", (json_int_t)p->settled_n, "settled_shares",
+				p->settled_n ? clocks_shares_site_object(sn, p->settled)
+					     : json_null(),
+				"settled_deviation",
+				p->settled_n ? json_real(p->settled_deviation) : json_null()));
 		}
 		for (int k = 0; k < sn->nsites; k++) {
 			json_t *c = json_array(), *w = json_array();

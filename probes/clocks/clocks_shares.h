@@ -25,7 +25,7 @@
 #define CLOCKS_SHARES_BURST_NS 100000000LL
 
 struct clocks_shares_period {
-	int64_t from_ns, until_ns; /* absolute */
+	int64_t from_ns, until_ns;	   /* absolute */
 	double weight[CLOCKS_STEER_SITES]; /* the weights in force, as shares */
 	int64_t ttl_s;			   /* the name's TTL in force at from (-1 unknown) */
 	int64_t n, settled_n;		   /* requests: the period's; from one TTL on */
@@ -37,9 +37,9 @@ struct clocks_shares_name {
 	char name[CLOCKS_DNS_NAME_MAX];
 	int nsites; /* its weighted sites, in the [name]'s order */
 	char sites[CLOCKS_STEER_SITES][CLOCKS_NAME_MAX];
-	int64_t *count;	 /* nbuckets x nsites: requests captured at each site */
-	int64_t *total;	 /* nbuckets: its clients' requests captured at any site */
-	double *weight;	 /* nbuckets x nsites: the weights' shares at the bucket's middle */
+	int64_t *count; /* nbuckets x nsites: requests captured at each site */
+	int64_t *total; /* nbuckets: its clients' requests captured at any site */
+	double *weight; /* nbuckets x nsites: the weights' shares at the bucket's middle */
 	int nperiods;
 	struct clocks_shares_period periods[CLOCKS_SHARES_PERIODS];
 };

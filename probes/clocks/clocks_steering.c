@@ -47,9 +47,7 @@ void clocks_steer_dist(struct clocks_steer_dist *d, int64_t *v, size_t n)
 	d->p99_ns = clocks_rank(v, n, 99);
 }
 
-/* clocks_steer_node: the client node that sent client id's requests ("" if
- * no client_started said) */
-static const char *clocks_steer_node(const struct clocks_input *in, uint32_t client)
+const char *clocks_steer_node(const struct clocks_input *in, uint32_t client)
 {
 	uint32_t agent = wire_agent_of(client);
 
@@ -97,9 +95,7 @@ static int clocks_steer_site(const struct clocks_steering *s, const char *site)
 	return -1;
 }
 
-/* clocks_steer_dname_eq: a and b are one DNS name in text (case and a
- * final dot aside); "" is none */
-static int clocks_steer_dname_eq(const char *a, const char *b)
+int clocks_steer_dname_eq(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 
@@ -108,11 +104,8 @@ static int clocks_steer_dname_eq(const char *a, const char *b)
 	return la > 0 && la == lb && strncasecmp(a, b, la) == 0;
 }
 
-/* clocks_steer_name_of: the [name] that client node group asks (its name
- * key; the only one if the topology has one and the node's is not known),
- * or NULL; its name in name ("" if not known) */
-static const struct clocks_topo_name *
-clocks_steer_name_of(const struct clocks_input *in, const char *group, char *name, size_t len)
+const struct clocks_topo_name *clocks_steer_name_of(const struct clocks_input *in,
+						    const char *group, char *name, size_t len)
 {
 	const struct clocks_topo_dns *d = &in->dnstopo;
 
@@ -149,6 +142,18 @@ static int clocks_steer_shares(const struct clocks_steering *s, struct clocks_st
 	return 0;
 }
 
+/* clocks_steer_reweighted: a set-weight of name fell in the period */
+static int clocks_steer_reweighted(const struct clocks_input *in, const struct clocks_steering *s,
+				   const char *name)
+{
+	for (size_t i = 0; i < in->nzchanges; i++)
+		if (strcmp(in->zchanges[i].what, "set-weight") == 0 &&
+		    in->zchanges[i].t_ns >= s->from_ns && in->zchanges[i].t_ns < s->until_ns &&
+		    clocks_steer_dname_eq(in->zchanges[i].name, name))
+			return 1;
+	return 0;
+}
+
 /* clocks_steer_dns_target: the intended shares of the name the row's
  * node asks: weighted's weights, failover's primary, else the [lab]'s
  * target_share */
@@ -174,6 +179,12 @@ static void clocks_steer_dns_target(const struct clocks_input *in, const struct 
 		return;
 	}
 	policy = n->policy[0] ? n->policy : "simple";
+	if (strcmp(policy, "weighted") == 0 && clocks_steer_reweighted(in, s, n->name)) {
+		snprintf(r->target_from, sizeof(r->target_from),
+			 "weighted: its weights changed in the period (set-weight): no one "
+			 "target; the weights table has each period's");
+		return;
+	}
 	if (strcmp(policy, "weighted") == 0 && n->nweights > 0) {
 		for (int i = 0; i < n->nweights; i++)
 			w[i] = (double)n->weight[i];

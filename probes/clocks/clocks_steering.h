@@ -91,6 +91,20 @@ double clocks_steer_deviation(const double *share, const double *target, int n);
 /* clocks_steer_dist: the distribution of the n values v (sorted here) */
 void clocks_steer_dist(struct clocks_steer_dist *d, int64_t *v, size_t n);
 
+/* clocks_steer_node: the client node that sent client id's requests ("" if
+ * no client_started said) */
+const char *clocks_steer_node(const struct clocks_input *in, uint32_t client);
+
+/* clocks_steer_name_of: the [name] that client node group asks (its name
+ * key; the only one if the topology has one and the node's is not known),
+ * or NULL; its name in name ("" if not known) */
+const struct clocks_topo_name *clocks_steer_name_of(const struct clocks_input *in,
+						    const char *group, char *name, size_t len);
+
+/* clocks_steer_dname_eq: a and b are one DNS name in text (case and a
+ * final dot aside); "" is none */
+int clocks_steer_dname_eq(const char *a, const char *b);
+
 /* clocks_steer_totals: s->total, and s->names, from s->rows */
 void clocks_steer_totals(struct clocks_steering *s);
 

@@ -562,6 +562,12 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 			json_object_set_new(root, "steering", st);
 	}
 	{
+		json_t *w = clocks_shares_json(in);
+
+		if (w)
+			json_object_set_new(root, "weights", w);
+	}
+	{
 		json_t *conn = clocks_conn_json(in);
 
 		if (conn)

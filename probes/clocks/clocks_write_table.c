@@ -311,6 +311,7 @@ static void clocks_print_steady(FILE *out, const struct clocks_input *in,
 	clocks_rate_row(out, "upstream queries per s", res, nres);
 	clocks_count_rows(out, "replies from", res, nres, 0);
 	clocks_steering_print(out, in);
+	clocks_shares_print(out, in);
 	clocks_conn_print(out, in);
 	if (flags & CLOCKS_PRINT_VERDICT)
 		clocks_print_verdict(out, in, res, nres, v);
@@ -402,6 +403,7 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 	clocks_legend(out, in, res, nres);
 	if (flags & CLOCKS_PRINT_MODEL)
 		clocks_model_print(out, in, res, nres);
+	clocks_shares_print(out, in);
 	clocks_conn_print(out, in);
 	clocks_multi_print_all(out, in);
 	if (flags & CLOCKS_PRINT_VERDICT)

@@ -215,10 +215,12 @@ upstream:
 	}
 	fprintf(out, "\nreport: %s/report.md", r->rundir);
 	if (r->drawn)
-		fprintf(out, " (plots: %s%s%s%s)", r->plot_decay ? "decay.png" : "",
+		fprintf(out, " (plots: %s%s%s%s%s%s)", r->plot_decay ? "decay.png" : "",
 			r->plot_causes ? ", decay-causes.png" : "",
 			r->plot_decay && r->plot_upstream ? ", " : "",
-			r->plot_upstream ? "upstream.png" : "");
+			r->plot_upstream ? "upstream.png" : "",
+			r->plot_shares && (r->plot_decay || r->plot_upstream) ? ", " : "",
+			r->plot_shares ? "shares.png" : "");
 	fputc('\n', out);
 	if (r->plot_note[0])
 		fprintf(out, "plots: %s\n", r->plot_note);
@@ -261,6 +263,7 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 	/* once, for the verdict, clocks.json and the table */
 	clocks_multi_prepare(&r->in);
 	clocks_steering_prepare(&r->in, &r->res[0]);
+	clocks_shares_prepare(&r->in);
 	clocks_conn_prepare(&r->in);
 	clocks_model_prepare(r->rundir, &r->in, r->slo_pct);
 	report_stage_end(r, REPORT_STAGE_CLOCKS);
@@ -351,7 +354,8 @@ int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
 			      &r->verdict, &r->ex, err, sizeof(err)) == -1 ||
 	    report_write_decay_csv(r, err, sizeof(err)) == -1 ||
 	    report_write_causes_csv(r, err, sizeof(err)) == -1 ||
-	    report_write_upstream_csv(r, err, sizeof(err)) == -1)
+	    report_write_upstream_csv(r, err, sizeof(err)) == -1 ||
+	    report_write_shares_csv(r, err, sizeof(err)) == -1)
 		r->unsaved = 1;
 	report_stage_end(r, REPORT_STAGE_WRITERS);
 	if (!r->unsaved && report_plot(r, err, sizeof(err)) == -1)

@@ -39,7 +39,7 @@ struct report {
 	size_t clocks_len;
 	/* the plots: a script written for each (decay.gp, upstream.gp); drawn
 	 * when gnuplot ran on it; else plot_note says why not */
-	int plot_decay, plot_upstream, plot_causes;
+	int plot_decay, plot_upstream, plot_causes, plot_shares;
 	int drawn;
 	char plot_note[512];
 	char gnuplot_version[256]; /* its first line, or "not found (NAME)" */
@@ -152,6 +152,12 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen);
  * site by cause */
 int report_write_causes_csv(const struct report *r, char *err, size_t errlen);
 int report_write_upstream_csv(const struct report *r, char *err, size_t errlen);
+/* Weights that change (report_shares.c), when the timeline moved a
+ * weighted name's: shares.csv, shares.gp's text, report.md's section */
+int report_has_shares(const struct report *r);
+int report_write_shares_csv(const struct report *r, char *err, size_t errlen);
+void report_plot_shares_text(const struct report *r, FILE *fp, const char *png);
+void report_md_shares(const struct report *r, FILE *fp);
 /* report_plot: write the scripts and run gnuplot on them; a gnuplot that is
  * missing or fails is not an error (r->plot_note says what happened) */
 int report_plot(struct report *r, char *err, size_t errlen);

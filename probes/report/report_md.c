@@ -488,6 +488,15 @@ static void report_md_files(const struct report *r, FILE *fp)
 		fprintf(fp, "| upstream.gp%s | the upstream plot%s |\n",
 			r->drawn ? ", upstream.png" : "",
 			r->drawn ? "" : "'s script: gnuplot draws upstream.png from it");
+	if (report_has_shares(r))
+		fprintf(fp, "| shares.csv | per second from the traffic's start: `t_s,t_end_s`, "
+			    "then per weighted name whose weights changed its clients' requests "
+			    "(`NAME_all`) and per site its share, its weights' share and its "
+			    "requests (`NAME_SITE_share,NAME_SITE_weight,NAME_SITE`) |\n");
+	if (r->plot_shares)
+		fprintf(fp, "| shares.gp%s | the shares against the weights%s |\n",
+			r->drawn ? ", shares.png" : "",
+			r->drawn ? "" : ": gnuplot draws shares.png from it");
 	fprintf(fp, "| report.md | this page |\n\n");
 	if (r->plot_note[0])
 		fprintf(fp, "Plots: %s.\n\n", r->plot_note);
@@ -547,6 +556,7 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 		report_md_budget(r, fp);
 	}
 	report_md_steering(r, fp);
+	report_md_shares(r, fp);
 	report_md_connections(r, fp);
 	report_md_timeline(r, fp);
 	if (!r->in.steady)

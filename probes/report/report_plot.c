@@ -9,6 +9,9 @@
  *                                 requests (decay-causes.csv)
  *   upstream.gp  -> upstream.png  the queries that reached authd per second
  *                                 (upstream.csv), when there is a capture
+ *   shares.gp    -> shares.png    a weighted name's shares per second against
+ *                                 its weights (shares.csv), when the
+ *                                 timeline moved them (report_shares.c)
  *
  * gnuplot does not open a file of the run directory by its name: it reads
  * the scripts from a memory file on its standard input (the same scripts,
@@ -478,7 +481,7 @@ struct report_plot_chart {
 	report_plot_text_fn text;
 };
 
-#define REPORT_PLOT_MAX 3
+#define REPORT_PLOT_MAX 4
 #define REPORT_PLOT_VERSION_LEN sizeof(((struct report *)0)->gnuplot_version)
 
 /* report_plot_script: the script name, for a person to plot again with */
@@ -644,7 +647,8 @@ int report_plot(struct report *r, char *err, size_t errlen)
 		r->plot_decay |= r->decay.n > 0 && r->decay.s[i].known && report_present(r, i);
 	r->plot_upstream = r->up.known && r->up.n > 0;
 	r->plot_causes = r->plot_decay && report_has_causes(r);
-	if (!r->plot_decay && !r->plot_upstream) {
+	r->plot_shares = report_has_shares(r);
+	if (!r->plot_decay && !r->plot_upstream && !r->plot_shares) {
 		snprintf(r->plot_note, sizeof(r->plot_note),
 			 "nothing to plot: no scheme's requests after t0, no query capture");
 		report_plot_version_alone(r);
@@ -659,6 +663,9 @@ int report_plot(struct report *r, char *err, size_t errlen)
 	if (r->plot_upstream)
 		c[n++] = (struct report_plot_chart){"upstream.gp", "upstream.png",
 						    report_plot_upstream_text};
+	if (r->plot_shares)
+		c[n++] =
+		    (struct report_plot_chart){"shares.gp", "shares.png", report_plot_shares_text};
 	for (int k = 0; k < n; k++)
 		if (report_plot_script(r, &c[k], err, errlen) == -1)
 			return -1;

@@ -98,19 +98,21 @@ void report_plot_shares_text(const struct report *r, FILE *fp, const char *png)
 		"weights,\n# in lab %s (shares.csv), written by steerlab report.\n# Plot again "
 		"in this directory with: gnuplot shares.gp\n",
 		r->in.lab);
-	fprintf(fp, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-		    "\tset terminal pngcairo size 1000,%d font \"Sans,11\" noenhanced\n"
-		    "} else {\n"
-		    "\tset terminal png size 1000,%d noenhanced\n"
-		    "}\n",
+	fprintf(fp,
+		"if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+		"\tset terminal pngcairo size 1000,%d font \"Sans,11\" noenhanced\n"
+		"} else {\n"
+		"\tset terminal png size 1000,%d noenhanced\n"
+		"}\n",
 		300 + 300 * s->nnames, 300 + 300 * s->nnames);
 	fprintf(fp, "set output \"%s\"\n", png);
-	fprintf(fp, "set datafile separator \",\"\n"
-		    "set datafile columnheaders\n"
-		    "set grid\n"
-		    "set key outside right top\n"
-		    "set multiplot layout %d,1\n",
-		    s->nnames);
+	fprintf(fp,
+		"set datafile separator \",\"\n"
+		"set datafile columnheaders\n"
+		"set grid\n"
+		"set key outside right top\n"
+		"set multiplot layout %d,1\n",
+		s->nnames);
 	for (int i = 0; i < s->nnames; i++) {
 		const struct clocks_shares_name *sn = &s->names[i];
 
@@ -135,13 +137,14 @@ void report_plot_shares_text(const struct report *r, FILE *fp, const char *png)
 			const char *c = report_shares_colour[(size_t)k % REPORT_SHARES_COLOURS];
 
 			/* second k runs from t_s to t_end_s: a step over it */
-			fprintf(fp,
-				"%s\"shares.csv\" using 1:%d with steps lw 2 lc rgb \"%s\" title "
-				"\"%s measured\", \\\n"
-				"\t\"shares.csv\" using 1:%d with steps dt 2 lw 2 lc rgb \"%s\" title "
-				"\"%s weights\"",
-				k ? ", \\\n\t" : "", report_shares_column(s, i, k, 0), c,
-				sn->sites[k], report_shares_column(s, i, k, 1), c, sn->sites[k]);
+			fprintf(
+			    fp,
+			    "%s\"shares.csv\" using 1:%d with steps lw 2 lc rgb \"%s\" title "
+			    "\"%s measured\", \\\n"
+			    "\t\"shares.csv\" using 1:%d with steps dt 2 lw 2 lc rgb \"%s\" title "
+			    "\"%s weights\"",
+			    k ? ", \\\n\t" : "", report_shares_column(s, i, k, 0), c, sn->sites[k],
+			    report_shares_column(s, i, k, 1), c, sn->sites[k]);
 		}
 		fputc('\n', fp);
 	}

@@ -26,11 +26,20 @@ int report_has_timeline(const struct report *r)
 void report_timeline_table(const struct report *r, struct texttable *t)
 {
 	char a[32], b[32], c[32];
+	int changes = 0;
 
-	texttable_init(t, 6);
-	for (int i = 2; i < 6; i++)
+	/* a column for the DNS changes, when the timeline has one */
+	for (size_t i = 0; i < r->in.nhits; i++)
+		changes |= r->in.hits[i].change[0] != '\0';
+	texttable_init(t, changes ? 7 : 6);
+	for (int i = 2; i < (changes ? 7 : 6); i++)
 		texttable_align(t, i, 1);
-	texttable_titles(t, "after t0 (s)", "at (s)", "event", "action", "target", "step", NULL);
+	if (changes)
+		texttable_titles(t, "after t0 (s)", "at (s)", "event", "action", "target", "step",
+				 "change (serial)", NULL);
+	else
+		texttable_titles(t, "after t0 (s)", "at (s)", "event", "action", "target", "step",
+				 NULL);
 	for (size_t i = 0; i < r->in.nhits; i++) {
 		const struct clocks_hit *h = &r->in.hits[i];
 
@@ -46,6 +55,10 @@ void report_timeline_table(const struct report *r, struct texttable *t)
 		else
 			snprintf(c, sizeof(c), "-");
 		texttable_cell(t, "%s", c);
+		if (changes && h->change[0] && h->serial != CLOCKS_NONE)
+			texttable_cell(t, "%s (%lld)", h->change, (long long)h->serial);
+		else if (changes)
+			texttable_cell(t, "%s", h->change[0] ? h->change : "-");
 	}
 }
 

@@ -208,6 +208,39 @@ static void test_dns_errors(void **state)
 	expect_error(dir, "lab.events.jsonl:2:", "\"duration_ns\"");
 }
 
+/* authd's zone_changed: a set-weight's site and weight, a record change's
+ * none; a set-weight without its weight names its line */
+static void test_zone_changed(void **state)
+{
+	const char *dir = *state, *authd = "ns.authd.events.jsonl";
+	struct clocks_input in;
+	char path[512], err[1024];
+
+	lab(dir);
+	ev(dir, authd, T0, "zone_changed",
+	   ",\"zone\":\"lab.example.\",\"name\":\"w.lab.example.\",\"what\":\"set-weight\","
+	   "\"site\":\"a\",\"type\":null,\"before\":90,\"after\":50,\"serial\":7,\"id\":\"e1\"");
+	ev(dir, authd, T0 + 1, "zone_changed",
+	   ",\"zone\":\"lab.example.\",\"name\":\"n.lab.example.\",\"what\":\"add-record\","
+	   "\"site\":null,\"type\":\"A\",\"before\":[],\"after\":[\"198.19.9.1\"],\"serial\":8,"
+	   "\"id\":\"e2\"");
+	if (clocks_load(dir, &in, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(in.nzchanges, 2);
+	assert_string_equal(in.zchanges[0].name, "w.lab.example.");
+	assert_string_equal(in.zchanges[0].site, "a");
+	assert_int_equal(in.zchanges[0].after, 50);
+	assert_int_equal(in.zchanges[0].serial, 7);
+	assert_string_equal(in.zchanges[1].what, "add-record");
+	assert_true(in.zchanges[1].after == CLOCKS_NONE);
+	clocks_input_free(&in);
+	snprintf(path, sizeof(path), "%s/%s", dir, authd);
+	unlink(path);
+	ev(dir, authd, T0, "zone_changed",
+	   ",\"name\":\"w.lab.example.\",\"what\":\"set-weight\",\"site\":\"a\"");
+	expect_error(dir, "ns.authd.events.jsonl:1:", "set-weight");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +249,7 @@ int main(void)
 	    cmocka_unit_test(test_decode),
 	    cmocka_unit_test(test_decode_query),
 	    cmocka_unit_test_setup_teardown(test_dns_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_zone_changed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("clocks load", tests, NULL, NULL);
