@@ -3,7 +3,8 @@
  * "Weights that change"): shares.csv, each second of the traffic a line
  * with each weighted site's share of its name's requests beside the share
  * its weights meant; shares.gp, the plot of it (a panel per name: the
- * measured shares as steps, the weights' dashed, the changes as lines);
+ * measured shares as steps, the weights' dashed, the timeline's steps as
+ * dotted lines);
  * and report.md's section. Only when the timeline moved a name's weights.
  */
 #include <string.h>
@@ -119,19 +120,34 @@ void report_plot_shares_text(const struct report *r, FILE *fp, const char *png)
 		fprintf(fp,
 			"unset arrow\n"
 			"set title \"lab %s: %s, each site's share of its clients' requests per "
-			"second (solid) and its weights' (dashed)\"\n"
+			"second (solid) and its weights' (dashed)\" offset 0,1\n"
 			"set xlabel \"time from the traffic's start (s)\"\n"
 			"set ylabel \"share of the requests\"\n"
 			"set xrange [0:%zu]\n"
 			"set yrange [0:1.05]\n",
 			r->in.lab, sn->name, s->nbuckets);
-		/* each change of the weights: a dotted line */
-		for (int j = 1; j < sn->nperiods; j++)
+		/* each step of the timeline: a dotted line, named above the plot
+		 * (steps of one instant named together) */
+		fprintf(fp, "unset label\n");
+		for (size_t j = 0; j < r->in.nhits; j++) {
+			const struct clocks_hit *h = &r->in.hits[j];
+			double x = (double)(h->t_ns - s->start_ns) / 1e9;
+			char names[128];
+			size_t used = 0;
+
+			if (j > 0 && h->t_ns - r->in.hits[j - 1].t_ns < 50000000)
+				continue;
+			for (size_t k = j; k < r->in.nhits && used < sizeof(names) &&
+					   r->in.hits[k].t_ns - h->t_ns < 50000000;
+			     k++)
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+							 k > j ? ", " : "", r->in.hits[k].name);
 			fprintf(fp,
 				"set arrow from %.3f, graph 0 to %.3f, graph 1 nohead dt 3 lc rgb "
-				"\"#555555\"\n",
-				(double)(sn->periods[j].from_ns - s->start_ns) / 1e9,
-				(double)(sn->periods[j].from_ns - s->start_ns) / 1e9);
+				"\"#555555\"\n"
+				"set label \"%s\" at %.3f, graph 1.03 center font \",9\"\n",
+				x, x, names, x);
+		}
 		fprintf(fp, "plot ");
 		for (int k = 0; k < sn->nsites; k++) {
 			const char *c = report_shares_colour[(size_t)k % REPORT_SHARES_COLOURS];

@@ -1,9 +1,9 @@
 /*
  * Weights that change (probes/clocks/clocks_shares.c) on inputs built by
- * hand (test_clocks_load.c reads authd's zone_changed): a canary's shares per second and per period against its weights (a burst
- * of changes one change, the TTL from a set-ttl), requests of another name
- * or scheme not counted, nothing without a set-weight, and the steering's
- * target withdrawn for a name whose weights moved.
+ * hand (test_clocks_load.c reads authd's zone_changed): a canary's shares per second and per period
+ * against its weights (a burst of changes one change, the TTL from a set-ttl), requests of another
+ * name or scheme not counted, nothing without a set-weight, and the steering's target withdrawn for
+ * a name whose weights moved.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -195,12 +195,14 @@ static void test_shares_writers(void **state)
 	f = open_memstream(&text, &len);
 	clocks_shares_print(f, &in);
 	fclose(f);
-	assert_non_null(strstr(text, "w.lab.example        a/b          0.000   10.000  90.0/10.0   "
-				     "       100  90.0/10.0        0.000     5     5.000  90.0/10.0  "
-				     "      0.000\n"));
-	assert_non_null(strstr(text, "w.lab.example        a/b         10.000   20.000  50.0/50.0   "
-				     "       100  52.0/48.0        0.020     1    11.000  50.0/50.0  "
-				     "      0.000\n"));
+	assert_non_null(strstr(text,
+			       "w.lab.example        a/b          0.000   10.000  90.0/10.0   "
+			       "       100  90.0/10.0        0.000     5     5.000  90.0/10.0  "
+			       "      0.000\n"));
+	assert_non_null(strstr(text,
+			       "w.lab.example        a/b         10.000   20.000  50.0/50.0   "
+			       "       100  52.0/48.0        0.020     1    11.000  50.0/50.0  "
+			       "      0.000\n"));
 	free(text);
 	o = clocks_shares_json(&in);
 	assert_non_null(o);
