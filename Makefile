@@ -405,7 +405,7 @@ bench-links:
 # untrusted bytes, each tests/fuzz/fuzz_NAME.c with its seed corpus in
 # tests/fuzz/corpus/NAME/ (tests/fuzz/README.md):
 #
-#   authd              authd's response function and health-report parser
+#   authd              authd's response function, health-report and change parsers
 #   resolverd-answer   resolverd's handling of upstream answers
 #   resolverd-query    resolverd's handling of client queries
 #   resolverd-walk     resolverd's walk on the servers' answers when iterating

@@ -6,7 +6,11 @@
  * query's ID, opcode and RD bit, and its question when it has one (the
  * name byte for byte, its case kept). The same bytes are read as a
  * health report: one that parses is written again by the prober's
- * health_report_format and parses as the same report.
+ * health_report_format and parses as the same report. And as a zone change
+ * (lib/zone_change.h): one that parses is written again and parses as the
+ * same change, and is applied to a database of its own (agents/authd/
+ * change.h), which must still answer a query for the changed name as any
+ * query must be answered.
  *
  *   make fuzz       # build/fuzz/fuzz_authd
  *   make fuzz-run   # 60 s from the seed corpus tests/fuzz/corpus/authd/
@@ -19,9 +23,11 @@
 #include <arpa/inet.h>
 #include <libknot/libknot.h>
 
+#include "agents/authd/change.h"
 #include "agents/authd/conf.h"
 #include "agents/authd/health.h"
 #include "agents/authd/respond.h"
+#include "zone_change.h"
 
 static const char *fuzz_conf =
     "[server]\n"
@@ -180,6 +186,74 @@ static void fuzz_report_again(const uint8_t *data, size_t size)
 		fuzz_fail("a report written and read again is another report");
 }
 
+/* fuzz_query: a query of name (text) and type into q; its length, 0 if
+ * the name is not one */
+static size_t fuzz_query(const char *name, uint16_t type, uint8_t *q, size_t len)
+{
+	uint8_t qname[KNOT_DNAME_MAXLEN];
+	knot_pkt_t *p;
+	size_t n = 0;
+
+	if (knot_dname_from_str(qname, name, sizeof(qname)) == NULL)
+		return 0;
+	if ((p = knot_pkt_new(q, (uint16_t)len, NULL)) == NULL)
+		fuzz_fail("knot_pkt_new");
+	knot_pkt_clear(p);
+	knot_wire_set_id(q, 0x1234);
+	if (knot_pkt_put_question(p, qname, KNOT_CLASS_IN, type) == KNOT_EOK)
+		n = p->size;
+	knot_pkt_free(p);
+	return n;
+}
+
+/* fuzz_change: a change that parses is written and read again as itself,
+ * and applied to a database of its own, which still answers its name */
+static void fuzz_change(const uint8_t *data, size_t size)
+{
+	static const uint16_t types[] = {KNOT_RRTYPE_A, KNOT_RRTYPE_ANY, KNOT_RRTYPE_MX};
+	struct zone_change c, again;
+	struct authd_change_result r;
+	struct authd_health h;
+	struct authd_respond_ctx rc;
+	struct authd_db *db;
+	char why[ZONE_CHANGE_REASON_LEN + 1], line[ZONE_CHANGE_LINE_MAX + 2];
+	uint8_t q[512];
+	FILE *f;
+	int n;
+
+	if (zone_change_parse((const char *)data, size, &c, why, sizeof(why)) == -1)
+		return;
+	if ((n = zone_change_format(&c, line, sizeof(line))) <= 0)
+		fuzz_fail("a change read cannot be written");
+	if (zone_change_parse(line, (size_t)n, &again, why, sizeof(why)) == -1 ||
+	    strcmp(c.id, again.id) != 0 || c.op != again.op || strcmp(c.name, again.name) != 0 ||
+	    strcmp(c.site, again.site) != 0 || c.value != again.value ||
+	    strcmp(c.record, again.record) != 0)
+		fuzz_fail("a change written and read again is another change");
+	f = fmemopen((void *)fuzz_conf, strlen(fuzz_conf), "r");
+	db = authd_conf_load_stream(f, "fuzz.ini", stderr);
+	fclose(f);
+	if (db == NULL)
+		abort();
+	authd_health_init(&h, db);
+	if (authd_respond_init(&rc, db, &h, 1) == -1)
+		abort();
+	if (authd_change_apply(db, &c, &r, why, sizeof(why)) == 0) {
+		json_decref(r.before);
+		json_decref(r.after);
+	}
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		size_t qlen = fuzz_query(c.name, types[i], q, sizeof(q)), len;
+
+		if (qlen == 0)
+			break;
+		len = authd_respond(&rc, q, qlen, NULL, 1, fuzz_out, sizeof(fuzz_out));
+		fuzz_check(q, qlen, fuzz_question(q, qlen), len, sizeof(fuzz_out));
+	}
+	authd_respond_free(&rc);
+	authd_db_free(db);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sockaddr_in from = {.sin_family = AF_INET};
@@ -193,5 +267,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_check(data, size, qsize, len, sizeof(fuzz_out));
 	/* the same bytes as a health report line (not applied: keep the state) */
 	fuzz_report_again(data, size);
+	fuzz_change(data, size);
 	return 0;
 }
