@@ -91,8 +91,20 @@ spread=$(printf '%s\n' "${offsets[@]}" | awk '{ printf "%.6f\n", $1 / 1e6 % 100 
 		{ last = $1 } END { if (first + 100 - last > gap) gap = first + 100 - last
 		printf "%.6f", (100 - gap) / 1000 }')
 assert_ge "$spread" 0.078 "seed 669: the offsets' spread on the probe cycle (s)"
+# (a probe of a that failed in the 300 ms before t0, a stall's late reply,
+# counts towards the three: the bound is then an interval less for each; a
+# loaded gate's rep-5 had one, and its detect was 0.111 s)
+early() {
+	local t0
+	t0=$(jq -r 'select(.event == "site_failed") | .t' "$dir/rep-$1/lab.events.jsonl")
+	jq -s --argjson t0 "$t0" '[.[] | select(.event == "probe_failed" and .site == "a"
+		and .t < $t0 and .t > $t0 - 300000000)] | length' "$dir/rep-$1/a.prober.events.jsonl"
+}
 for i in 0 1 2 3 4; do
-	assert_ge "${detects[$i]}" 0.15 "rep-$((i + 1)): detect at least 2 probe intervals less a timeout (s)"
+	n=$(early $((i + 1)))
+	[ "$n" = 0 ] || echo "note: rep-$((i + 1)): $n probe(s) of a failed in the 300 ms before t0"
+	assert_ge "${detects[$i]}" "$(awk -v n="$n" 'BEGIN { print 0.15 - 0.1 * n }')" \
+		"rep-$((i + 1)): detect at least 2 probe intervals less a timeout, less one a failure before t0 (s)"
 	assert_le "${detects[$i]}" "$(awk -v s="${slacks[$i]}" 'BEGIN { print 0.35 + s }')" \
 		"rep-$((i + 1)): detect within 3 probe intervals and a timeout, and the slack (s)"
 done
