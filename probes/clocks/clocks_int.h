@@ -318,4 +318,10 @@ void clocks_catch_pops(const struct clocks_input *in, const struct clocks_fib *f
  * number if unknown; clocks.json's and the table's (clocks_write.c) */
 double clocks_per_s(const struct clocks_result *r);
 
+/* clocks_model_iv_copy: a model interval (probes/model) into the clocks'
+ * own (clocks_model.c; the failover's and the steering's models) */
+struct clocks_model_iv;
+struct model_iv;
+void clocks_model_iv_copy(struct clocks_model_iv *d, const struct model_iv *v);
+
 #endif

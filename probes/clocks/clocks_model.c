@@ -48,7 +48,7 @@ void clocks_model_free(struct clocks_model *m)
 }
 
 /* clocks_model_iv_copy: a model interval into the clocks' own */
-static void clocks_model_iv_copy(struct clocks_model_iv *d, const struct model_iv *v)
+void clocks_model_iv_copy(struct clocks_model_iv *d, const struct model_iv *v)
 {
 	d->known = v->known;
 	d->p5 = v->p5;

@@ -20,17 +20,6 @@
 
 #define NS 1e9
 
-static void clocks_model_steer_iv(struct clocks_model_iv *d, const struct model_iv *v)
-{
-	d->known = v->known;
-	d->p5 = v->p5;
-	d->p50 = v->p50;
-	d->p95 = v->p95;
-	d->min = v->min;
-	d->max = v->max;
-	snprintf(d->why, sizeof(d->why), "%s", v->known ? "" : v->why);
-}
-
 void clocks_model_steer_free(struct clocks_model_steer *s)
 {
 	for (int i = 0; i < s->nrows; i++)
@@ -88,12 +77,12 @@ static void clocks_model_steer_copy(const struct model_steer_input *si,
 		    si->nsites < CLOCKS_MODEL_STEER_SITES ? si->nsites : CLOCKS_MODEL_STEER_SITES;
 		for (int k = 0; k < d->nsites; k++) {
 			snprintf(d->site[k], sizeof(d->site[k]), "%s", si->sites[k]);
-			clocks_model_steer_iv(&d->share[k], &w->share[k]);
+			clocks_model_iv_copy(&d->share[k], &w->share[k]);
 		}
 		d->has_target = w->has_target;
-		clocks_model_steer_iv(&d->deviation, &w->deviation);
-		clocks_model_steer_iv(&d->rtt_ms, &w->rtt_ms);
-		clocks_model_steer_iv(&d->upstream, &w->upstream);
+		clocks_model_iv_copy(&d->deviation, &w->deviation);
+		clocks_model_iv_copy(&d->rtt_ms, &w->rtt_ms);
+		clocks_model_iv_copy(&d->upstream, &w->upstream);
 		if (!w->upstream_known) {
 			d->upstream.known = 0;
 			snprintf(d->upstream.why, sizeof(d->upstream.why), "%s", w->upstream_why);
