@@ -19,10 +19,16 @@
 #include "log.h"
 #include "test_child.h"
 
-/* the seconds of the UTC day now */
+/* the seconds of the UTC day now, by the clock lib/log stamps with:
+ * time(2) reads the kernel's coarse clock, up to a tick behind
+ * CLOCK_REALTIME, so a line stamped just after a second's turn could be
+ * "later" than a time() read after it (CI: 16:27:22.000 against :21) */
 static long day_s(void)
 {
-	return (long)(time(NULL) % 86400);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long)(ts.tv_sec % 86400);
 }
 
 static void quiet(void *arg)
