@@ -233,6 +233,7 @@ int64_t pop_due(struct pop *p, int64_t now)
 		return -1;
 	if (p->ring) {
 		e = p->heap[p->head];
+		p->due_ns = e.due_ns;
 		p->head = p->head + 1 == p->ring ? 0 : p->head + 1;
 		e.due_ns += p->ring_gap_ns;
 		if (e.due_ns < p->end_ns) {
@@ -246,6 +247,7 @@ int64_t pop_due(struct pop *p, int64_t now)
 		return e.j;
 	}
 	e = p->heap[0];
+	p->due_ns = e.due_ns;
 	e.due_ns += p->poisson ? pop_exp_ns(&p->rng, p->c[e.j].rate) : p->c[e.j].gap_ns;
 	if (e.due_ns >= p->end_ns) {
 		/* done: the last of the heap takes its place */

@@ -108,6 +108,7 @@ struct pop {
 	uint32_t head, ring;	    /* ring: the next one's index, the ring's size; heap: 0 */
 	int64_t ring_gap_ns;	    /* ring: every client's interval */
 	int64_t end_ns;		    /* no request is due at or after it; INT64_MAX: no end */
+	int64_t due_ns;		    /* when the request pop_due last gave was due */
 	uint32_t *byqid;	    /* DNS: qid -> client + 1 of the outstanding queries */
 	uint32_t src_net, src_size; /* source_block (host order); size 0: none */
 	uint32_t asking;	    /* outstanding queries */
@@ -131,7 +132,8 @@ static inline int64_t pop_next_ns(const struct pop *p)
 }
 
 /* pop_due: the client whose request is due at or before now, moved on to
- * its next request; -1 if none is due. */
+ * its next request (the instant that request was due in p->due_ns); -1 if
+ * none is due. */
 int64_t pop_due(struct pop *p, int64_t now);
 
 /* pop_source: client j's source address from the block: net + (j mod

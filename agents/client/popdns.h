@@ -32,7 +32,7 @@ struct popdns {
 int popdns_open(struct popdns *d, struct pop *pop, const struct sockaddr_in *res, int nres,
 		const char *name, int64_t sticky_ns, struct event_log *ev);
 
-/* popdns_first: ask each resolver once (up to 5 tries a second apart) and
+/* popdns_first: ask every resolver at once (up to 5 tries a second apart) and
  * give its answer to its clients (pop_dns_first). 0, or -1 (logged) if one
  * of them does not answer. */
 int popdns_first(struct popdns *d);

@@ -170,7 +170,7 @@ static int client_send_pop(struct client *c, int64_t now, unsigned budget)
 		}
 		s->client = m.client_id;
 		if (c->popdns)
-			popdns_check(c->popdns, (uint32_t)j, now);
+			popdns_check(c->popdns, (uint32_t)j, c->pop->due_ns);
 		c->stats.sent++;
 		sent++;
 		poptcp_send(c->poptcp, (uint32_t)j, &m, s);
@@ -199,7 +199,7 @@ static int client_send_pop(struct client *c, int64_t now, unsigned budget)
 			}
 			s->client = m.client_id;
 			if (c->popdns) {
-				popdns_check(c->popdns, (uint32_t)j, now);
+				popdns_check(c->popdns, (uint32_t)j, c->pop->due_ns);
 				to.sin_addr = c->pop->c[j].addr;
 			}
 			if (c->pop->src_size)

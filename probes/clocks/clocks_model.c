@@ -215,7 +215,7 @@ void clocks_model_prepare(const char *rundir, struct clocks_input *in, double sl
 	m->t0_s = mi->fail_at_s;
 	m->duration_s = mi->duration_s;
 	m->budget_s = mr->budget_s;
-	m->samples = mi->samples ? mi->samples : MODEL_SAMPLES;
+	m->samples = model_draws(mi);
 	for (int i = 0; i < notes->n && m->nnotes < CLOCKS_MODEL_NOTES; i++) {
 		m->not_modelled[m->nnotes] = notes->not_modelled[i];
 		snprintf(m->note[m->nnotes++], CLOCKS_MODEL_WHY, "%s", notes->text[i]);

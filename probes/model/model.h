@@ -193,6 +193,35 @@ struct model_client {
 	int to_failed;	   /* at t0 its requests go to the failed site */
 	int cache;	   /* dns: its cache (index), -1: it asks the authoritative server */
 	double sticky_s;   /* dns: > 0, it keeps each address this long whatever the TTL */
+	int pop;	   /* a population: 1 + its index in model_input.pops; 0: none */
+};
+
+/* a population (docs/agents.md, "Populations"): n logical clients of one
+ * client node, each laid out as the client agent lays it (lib/popseq.h):
+ * its rate by skew, its send phase, its first hold's phase, its cache, its
+ * stickiness; model_pop.c follows every one of them through the run */
+#define MODEL_MAX_POPS 8
+#define MODEL_POP_RES_MAX 250
+
+enum model_skew { MODEL_SKEW_EQUAL, MODEL_SKEW_HARMONIC, MODEL_SKEW_ZIPF };
+
+struct model_pop {
+	unsigned n;	   /* logical clients */
+	int skew;	   /* enum model_skew */
+	double zipf_s;	   /* skew = zipf: the exponent */
+	double rate_per_s; /* all of them */
+	double from_s;	   /* their first requests' schedule starts then (after the
+			    * first answers: every cache asked at once at the start) */
+	/* dns: the caches it asks (cache[k] an index into model_input.caches,
+	 * -1: the authoritative server itself, each answer fresh), weights
+	 * (nweights == nres) or in turn; sticky: every client (all_sticky) or
+	 * the share sticky_share, keeping an address sticky_s */
+	int nres;
+	int cache[MODEL_POP_RES_MAX];
+	int nweights;
+	double weight[MODEL_POP_RES_MAX];
+	int all_sticky;
+	double sticky_share, sticky_s;
 };
 
 /* what the model cannot say, and what it assumes: one line each */
@@ -249,6 +278,8 @@ struct model_input {
 	struct model_cache caches[MODEL_MAX_CACHES];
 	int nclients;
 	struct model_client clients[MODEL_MAX_CLIENTS];
+	int npops;
+	struct model_pop pops[MODEL_MAX_POPS];
 
 	/* 1: every prober's phase drawn on its own (the seeds' assumption: a
 	 * failure at a random instant of every cycle, checkers that do not
@@ -269,6 +300,8 @@ struct model_input {
 #define MODEL_BGP_ROUTER_S 0.072
 
 #define MODEL_SAMPLES 4000
+/* the draws when a population's every logical client is followed in each */
+#define MODEL_POP_SAMPLES 400
 #define MODEL_SEED 26
 
 /* A predicted clock: known (or why not), and its distribution over the
@@ -341,8 +374,38 @@ int model_dns_draw(const struct model_input *in, const struct model_draw *d,
  * servers while the traffic runs: each used cache's fills of the name (the
  * first, at the start of the traffic, and one each time a client asks it
  * once its entry has expired) and its first walk's referrals (walk), and
- * each query of a client that asks the name's server itself. */
+ * each query of a client that asks the name's server itself; a
+ * population's caches' fills as model_pop.c plays them. -1 if out of
+ * memory. */
 double model_dns_upstream(const struct model_input *in);
+
+/* model_pop_plan: the population of client i (clients[i].pop) followed
+ * through the run (model_pop.c): each logical client's requests and, for
+ * DNS, each query whose answer its cache fetched later than the one before
+ * (played through the cache in time order: a hit's TTL is what the entry
+ * has left, in whole seconds, a hold at least 0.1 s). NULL if out of
+ * memory. model_pop_plan_free frees it. */
+struct model_pop_plan;
+struct model_pop_plan *model_pop_plan(const struct model_input *in, int i);
+void model_pop_plan_free(struct model_pop_plan *pl);
+unsigned model_pop_users(const struct model_pop_plan *pl);
+double model_pop_rate(const struct model_pop_plan *pl, unsigned j);
+/* model_pop_fetches: its caches' fills of the name over the run */
+long model_pop_fetches(const struct model_pop_plan *pl);
+/* model_pop_last: logical client j's last request to the failed site (an
+ * instant from the start of the traffic) when t0 is the failure and
+ * steer_at the instant the answers (dns) or the route (anycast) change; -1
+ * if it sent none after t0 */
+double model_pop_last(const struct model_pop_plan *pl, unsigned j, double t0, double steer_at);
+/* model_pop_next_send: logical client j's first request at or after t;
+ * INFINITY if none before the traffic's end */
+double model_pop_next_send(const struct model_pop_plan *pl, unsigned j, double t);
+/* model_pop_sends: logical client j's requests in (a, b] */
+double model_pop_sends(const struct model_pop_plan *pl, unsigned j, double a, double b);
+
+/* model_draws: the draws model_lab makes: in->samples (MODEL_SAMPLES when
+ * 0), at most MODEL_POP_SAMPLES when a population is in the input */
+unsigned model_draws(const struct model_input *in);
 
 /* model_lab: every clock of both schemes over in->samples draws. 0, or -1
  * (out of memory). */

@@ -42,20 +42,56 @@ static void curve_add(double *v, double *part, size_t n, double w, double rate, 
 		part[whole] += rate * (until - (double)whole * w);
 }
 
+/* curve_pop: population client m's logical clients in draw dr: each
+ * one's rate until the traffic's end into v[0] (v[1] its part bucket), and
+ * each of its requests to the failed site into its bucket of v[3]: one by
+ * one, for a client's last request is one of its sends (the first after
+ * its cache's expiry), so the requests of a bucket are not its clients'
+ * rates over their last packets (at one request a second, the share of
+ * requests lags the share of clients gone by up to a second) */
+static void curve_pop(const struct model_pop_plan *pl, const struct model_client *m,
+		      const struct model_draw *dr, double steer, double end, double effect,
+		      double w, size_t n, double *const v[4])
+{
+	for (unsigned u = 0; u < model_pop_users(pl); u++) {
+		double r = model_pop_rate(pl, u), x = -1, until;
+
+		curve_add(v[0], v[1], n, w, r, end + effect);
+		if (m->to_failed && steer >= 0)
+			x = model_pop_last(pl, u, dr->t0_s, dr->t0_s + steer);
+		if (x < 0)
+			continue;
+		until = fmin(x, dr->t0_s + end);
+		for (double y = model_pop_next_send(pl, u, nextafter(dr->t0_s, INFINITY));
+		     y <= until; y = model_pop_next_send(pl, u, y + 0.5 / r)) {
+			double b = (y - dr->t0_s + effect) / w;
+
+			if (b < (double)n)
+				v[3][(size_t)b]++;
+		}
+	}
+}
+
 int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t n, double *share)
 {
 	int (*draw)(const struct model_input *, const struct model_draw *, struct model_clocks *) =
 	    s == MODEL_ANYCAST ? model_anycast_draw : model_dns_draw;
 	const char *limit = s == MODEL_ANYCAST ? in->anycast_limit : in->dns_limit;
-	unsigned draws = in->samples ? in->samples : MODEL_SAMPLES;
+	unsigned draws = model_draws(in);
 	int present = s == MODEL_ANYCAST ? in->anycast_present : in->dns_present;
 	double *dead = NULL, *all = NULL, *dpart = NULL, *apart = NULL, dsum = 0, asum = 0;
 	struct model_clocks *c = NULL;
 	uint64_t seed = in->seed ^ (uint64_t)(s + 1) * 0x9e3779b97f4a7c15ULL;
 	int rc = -1;
+	struct model_pop_plan *plan[MODEL_MAX_CLIENTS] = {0};
 
 	if (!present || limit[0] || bucket_s <= 0 || n == 0)
 		return -1;
+	for (int i = 0; i < in->nclients; i++)
+		if (in->clients[i].scheme == s && in->clients[i].pop) {
+			if ((plan[i] = model_pop_plan(in, i)) == NULL)
+				goto out;
+		}
 	if ((c = calloc(1, sizeof(*c))) == NULL || (dead = calloc(n, sizeof(double))) == NULL ||
 	    (all = calloc(n, sizeof(double))) == NULL ||
 	    (dpart = calloc(n, sizeof(double))) == NULL ||
@@ -86,6 +122,11 @@ int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t
 
 			if (m->scheme != s)
 				continue;
+			if (plan[i]) {
+				curve_pop(plan[i], m, &dr, c->steer, end, effect, bucket_s, n,
+					  (double *[]){all, apart, dead, dpart});
+				continue;
+			}
 			curve_add(all, apart, n, bucket_s, m->rate_per_s, end + effect);
 			curve_add(dead, dpart, n, bucket_s, m->rate_per_s, x > 0 ? x + effect : x);
 		}
@@ -101,6 +142,8 @@ int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t
 	}
 	rc = 0;
 out:
+	for (int i = 0; i < in->nclients; i++)
+		model_pop_plan_free(plan[i]);
 	free(c);
 	free(dead);
 	free(all);

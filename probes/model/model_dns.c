@@ -173,7 +173,8 @@ int model_dns_draw(const struct model_input *in, const struct model_draw *d, str
 	for (int i = 0; i < in->nclients; i++) {
 		const struct model_client *cl = &in->clients[i];
 
-		if (cl->scheme == MODEL_DNS && cl->to_failed)
+		/* a population's logical clients: model_pop.c, by the caller */
+		if (cl->scheme == MODEL_DNS && cl->to_failed && !cl->pop)
 			c->last[i] = dns_client_last(in, i, d->t0_s, d->t0_s + c->steer) - d->t0_s;
 	}
 	return 0;
@@ -200,8 +201,25 @@ double model_dns_upstream(const struct model_input *in)
 		const struct model_client *cl = &in->clients[i];
 		double every = cl->sticky_s > 0 ? cl->sticky_s : in->ttl_s;
 
-		if (cl->scheme == MODEL_DNS && cl->cache < 0 && every > 0)
+		if (cl->scheme == MODEL_DNS && cl->cache < 0 && every > 0 && !cl->pop)
 			total += ceil(in->duration_s / every);
+	}
+	/* a population's caches (its own: model_topo gives a cache shared
+	 * with other clients no upstream model), their fills played through */
+	for (int i = 0; i < in->nclients; i++) {
+		const struct model_client *cl = &in->clients[i];
+		const struct model_pop *p = &in->pops[cl->pop ? cl->pop - 1 : 0];
+		struct model_pop_plan *pl;
+
+		if (cl->scheme != MODEL_DNS || !cl->pop)
+			continue;
+		if ((pl = model_pop_plan(in, i)) == NULL)
+			return -1;
+		total += (double)model_pop_fetches(pl);
+		model_pop_plan_free(pl);
+		for (int k = 0; k < p->nres; k++)
+			if (p->cache[k] >= 0)
+				total += in->caches[p->cache[k]].walk;
 	}
 	return total;
 }

@@ -90,6 +90,46 @@ static void lab_unknown(struct model_iv *iv, const char *why)
 	snprintf(iv->why, sizeof(iv->why), "%s", why);
 }
 
+/* lab_pop: population client m's logical clients in draw dr (t0_s, the
+ * scheme's steer after it): each one's last packet after t0 (0: none,
+ * else plus the effect) into v, its requests to the failed site until then
+ * added to *lost; the population's last of all returned */
+static double lab_pop(const struct model_pop_plan *pl, const struct model_client *m,
+		      const struct model_draw *dr, double steer, double end, double effect,
+		      double *lost, double *v)
+{
+	double max = 0;
+
+	for (unsigned u = 0; u < model_pop_users(pl); u++) {
+		double x = m->to_failed && steer >= 0
+			       ? model_pop_last(pl, u, dr->t0_s, dr->t0_s + steer)
+			       : -1;
+
+		if (x < 0) {
+			v[u] = 0;
+			continue;
+		}
+		*lost += model_pop_sends(pl, u, dr->t0_s, x);
+		x -= dr->t0_s;
+		if (x > end)
+			x = end;
+		v[u] = x + effect;
+		if (v[u] > max)
+			max = v[u];
+	}
+	return max;
+}
+
+unsigned model_draws(const struct model_input *in)
+{
+	unsigned n = in->samples ? in->samples : MODEL_SAMPLES;
+
+	for (int i = 0; i < in->nclients; i++)
+		if (in->clients[i].pop && n > MODEL_POP_SAMPLES)
+			n = MODEL_POP_SAMPLES;
+	return n;
+}
+
 /* the clocks of a scheme, one array of draws each */
 enum { K_DETECT, K_STEER, K_WINDOW, K_P50, K_P99, K_MAX, K_LOST, K_DOWN, K_BUDGET, K_COUNT };
 
@@ -100,11 +140,13 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 	int (*draw)(const struct model_input *, const struct model_draw *, struct model_clocks *) =
 	    s == MODEL_ANYCAST ? model_anycast_draw : model_dns_draw;
 	const char *limit = s == MODEL_ANYCAST ? in->anycast_limit : in->dns_limit;
-	unsigned n = in->samples ? in->samples : MODEL_SAMPLES;
+	unsigned n = model_draws(in);
 	int nc = 0, rc = -1, detect_known = 1, rest_known = !limit[0];
-	double *k[K_COUNT] = {0}, *cl = NULL, last[MODEL_MAX_CLIENTS];
+	double *k[K_COUNT] = {0}, *cl = NULL, *last = NULL;
 	struct model_clocks *c = calloc(1, sizeof(*c));
 	uint64_t seed = in->seed ^ (uint64_t)(s + 1) * 0x2545f4914f6cdd1dULL;
+	struct model_pop_plan *plan[MODEL_MAX_CLIENTS] = {0};
+	size_t users = 0;
 
 	for (int i = 0; i < in->nclients; i++)
 		if (in->clients[i].scheme == s) {
@@ -112,10 +154,22 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 			sr->rate_per_s += in->clients[i].rate_per_s;
 		}
 	sr->clients = nc;
+	/* a population's logical clients each count as one (the measured
+	 * last packets are per logical client) */
+	for (int j = 0; j < nc; j++) {
+		if (in->clients[sr->client_index[j]].pop && rest_known) {
+			if ((plan[j] = model_pop_plan(in, sr->client_index[j])) == NULL)
+				goto out;
+			users += model_pop_users(plan[j]);
+		} else {
+			users++;
+		}
+	}
 	for (int j = 0; j < K_COUNT; j++)
 		if ((k[j] = calloc(n, sizeof(double))) == NULL)
 			goto out;
-	if (c == NULL || (cl = calloc((size_t)n * (size_t)(nc ? nc : 1), sizeof(double))) == NULL)
+	if (c == NULL || (cl = calloc((size_t)n * (size_t)(nc ? nc : 1), sizeof(double))) == NULL ||
+	    (last = calloc(users ? users : 1, sizeof(double))) == NULL)
 		goto out;
 	for (unsigned d = 0; d < n; d++) {
 		struct model_draw dr;
@@ -148,24 +202,31 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		k[K_STEER][d] = c->steer >= 0 ? c->steer + effect : c->steer;
 		/* the traffic ends duration after its start: nothing later */
 		end = in->duration_s - dr.t0_s;
+		users = 0;
 		for (int j = 0; j < nc; j++) {
 			const struct model_client *m = &in->clients[sr->client_index[j]];
 			double x = c->last[sr->client_index[j]];
 
-			if (x > end)
-				x = end;
-			lost += m->rate_per_s * x;
-			if (x > 0)
-				x += effect;
-			last[j] = x;
+			if (plan[j]) {
+				x = lab_pop(plan[j], m, &dr, c->steer, end, effect, &lost,
+					    last + users);
+				users += model_pop_users(plan[j]);
+			} else {
+				if (x > end)
+					x = end;
+				lost += m->rate_per_s * x;
+				if (x > 0)
+					x += effect;
+				last[users++] = x;
+			}
 			cl[(size_t)j * n + d] = x;
 			if (x > window)
 				window = x;
 		}
 		k[K_WINDOW][d] = window;
-		qsort(last, (size_t)nc, sizeof(last[0]), lab_cmp);
-		k[K_P50][d] = nc ? lab_rank(last, (size_t)nc, 50) : 0;
-		k[K_P99][d] = nc ? lab_rank(last, (size_t)nc, 99) : 0;
+		qsort(last, users, sizeof(last[0]), lab_cmp);
+		k[K_P50][d] = users ? lab_rank(last, users, 50) : 0;
+		k[K_P99][d] = users ? lab_rank(last, users, 99) : 0;
 		k[K_MAX][d] = window;
 		k[K_LOST][d] = lost;
 		k[K_DOWN][d] = sr->rate_per_s > 0 ? lost / sr->rate_per_s : 0;
@@ -217,6 +278,9 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 out:
 	for (int j = 0; j < K_COUNT; j++)
 		free(k[j]);
+	for (int j = 0; j < nc; j++)
+		model_pop_plan_free(plan[j]);
+	free(last);
 	free(cl);
 	free(c);
 	return rc;
@@ -243,6 +307,9 @@ int model_lab(const struct model_input *in, struct model_result *r)
 			lab_unknown(&sr->upstream_per_s, in->upstream_limit);
 		} else {
 			double q = model_dns_upstream(in);
+
+			if (q < 0)
+				return -1;
 			struct model_iv *u = &sr->upstream_queries, *ups = &sr->upstream_per_s;
 
 			u->known = ups->known = 1;

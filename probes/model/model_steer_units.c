@@ -7,7 +7,8 @@
  * phase its cache gives the name, the configured delays to authd (lab/
  * topology's topo_owd_ns and topo_rtt_ns), and who asks it again once it
  * expired: a population's paced clients at their known requests (its first
- * answers asked cache after cache at its start), the others at random phases.
+ * answers asked of every cache at once at its start), the others at random
+ * phases.
  */
 #include "model_steer_int.h"
 
@@ -20,11 +21,9 @@
 #include "popseq.h"
 
 #define NS 1e9
-/* a population asks its caches one after the other at its start, each
- * answer polled every millisecond (agents/client/popdns.c): measured 1.8 to
- * 2.5 ms an ask beyond the path's RTT (topology/policies.ini's g1, 1.8 ms a
- * cache over no delay; its g3 and g2, 62.6 and 83.0 ms over 60.5 and 80.5 ms
- * paths) */
+/* a population asks all its caches at once at its start, the answers
+ * polled every 0.2 ms (agents/client/popdns.c); its requests start once the
+ * last came: about 2 ms beyond the path's RTT */
 #define STEER_POLL_S 0.002
 /* a client whose hold ran out asks at most this often: CLIENT_DNS_MIN_TTL_NS */
 #define STEER_MIN_HOLD_S 0.1
@@ -275,8 +274,8 @@ void steer_cached(struct steer_build *b, int g, int node, int n, const double *r
 	snprintf(buf, sizeof(buf), "%s", c->resolver_weights);
 	for (char *x = strtok_r(buf, ",", &save); x && nw < count; x = strtok_r(NULL, ",", &save))
 		w[nw++] = strtod(x, NULL);
-	/* the first answers: asked one cache after the other at the start;
-	 * the requests from the last */
+	/* the first answers: every cache asked at once at the start; the
+	 * requests from the last answer */
 	for (int k = 0; k < count; k++) {
 		int key = (r * TOPO_RESOLVER_COUNT_MAX + k) * MODEL_STEER_NAMES + n, u = -1;
 
@@ -285,9 +284,9 @@ void steer_cached(struct steer_build *b, int g, int node, int n, const double *r
 		for (int i = 0; i < in->nunits && u < 0; i++)
 			if (ukey[i] == key)
 				u = i;
-		start[k] = from + steer_rtt(t, node, r);
-		from +=
-		    steer_rtt(t, node, r) + (u < 0 ? steer_rtt(t, r, sp->dns) : 0) + STEER_POLL_S;
+		start[k] = steer_rtt(t, node, r);
+		from = fmax(from, steer_rtt(t, node, r) + (u < 0 ? steer_rtt(t, r, sp->dns) : 0) +
+				      STEER_POLL_S);
 		if (u < 0 && (u = steer_unit(b, n, g, topo_resolver_addr(t, r, k + 1))) == -1)
 			return;
 		made[k] = ukey[u] != key;

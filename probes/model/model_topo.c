@@ -301,6 +301,77 @@ static void topo_probers(const struct topology *t, struct model_input *in, int s
 			   in->quorum);
 }
 
+/* topo_pop: client node n's population into in->pops (its caches from
+ * base), as the client agent lays it out (docs/agents.md, "Populations");
+ * -1 if there is no room (the node is left out, said) */
+static int topo_pop(const struct topology *t, struct model_input *in, int n, const int base[],
+		    struct model_notes *notes)
+{
+	const struct topo_node *c = &t->nodes[n];
+	struct model_pop *p;
+	int r = c->resolver;
+	double rtt = 0;
+
+	if (in->npops == MODEL_MAX_POPS) {
+		model_note(notes, 1, "client %s: more than %d populations: left out", c->name,
+			   MODEL_MAX_POPS);
+		return -1;
+	}
+	p = &in->pops[in->npops++];
+	memset(p, 0, sizeof(*p));
+	p->n = c->population;
+	p->skew = c->skew == TOPO_SKEW_HARMONIC ? MODEL_SKEW_HARMONIC
+		  : c->skew == TOPO_SKEW_ZIPF	? MODEL_SKEW_ZIPF
+						: MODEL_SKEW_EQUAL;
+	p->zipf_s = c->zipf_exponent;
+	p->rate_per_s = c->rate;
+	if (c->arrivals == TOPO_ARRIVALS_POISSON) {
+		const char *why = "a population with poisson arrivals (its clients' requests "
+				  "at random instants) is not modelled";
+
+		if (c->mode != TOPO_MODE_DNS && !in->anycast_limit[0])
+			snprintf(in->anycast_limit, sizeof(in->anycast_limit), "%s", why);
+		if (c->mode != TOPO_MODE_ANYCAST && !in->dns_limit[0])
+			snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", why);
+	}
+	if (c->mode != TOPO_MODE_ANYCAST && r >= 0) {
+		const struct topo_node *rn = &t->nodes[r];
+		int all = rn->kind == TOPO_RESOLVER && c->resolver_all;
+		int k0 = c->resolver_instance > 0 ? c->resolver_instance - 1 : 0;
+		char buf[TOPO_WEIGHTS_LEN], *save = NULL;
+
+		p->nres = all ? (int)rn->count : 1;
+		for (int k = 0; k < p->nres && k < MODEL_POP_RES_MAX; k++)
+			p->cache[k] = rn->kind == TOPO_RESOLVER && base[r] >= 0
+					  ? base[r] + (all ? k : k0)
+					  : -1;
+		snprintf(buf, sizeof(buf), "%s", c->resolver_weights);
+		for (char *x = strtok_r(buf, ",", &save); x && p->nweights < p->nres;
+		     x = strtok_r(NULL, ",", &save))
+			p->weight[p->nweights++] = strtod(x, NULL);
+		if (c->sticky_ns > 0) {
+			p->all_sticky = 1;
+			p->sticky_s = (double)c->sticky_ns / NS;
+		} else if (t->sticky_share > 0) {
+			p->sticky_share = t->sticky_share;
+			p->sticky_s = (double)t->sticky_ns / NS;
+		}
+		rtt = topo_rtt_ns(t, n, r) > 0 ? (double)topo_rtt_ns(t, n, r) / NS : 0;
+		model_note(
+		    notes, 0,
+		    "dns: population %s: each of its %u logical clients followed through "
+		    "its cache (docs/model.md, \"Populations\"): its first answer asked of "
+		    "every cache at once at the start and held a fraction of a hold, then a "
+		    "query at its first request after its hold ran out, the hold the TTL its "
+		    "cache has left (whole seconds, at least 0.1 s)%s",
+		    c->name, c->population,
+		    p->sticky_share > 0 || p->all_sticky ? ", or sticky's" : "");
+	}
+	/* its requests start once the first answers came: 2 ms of polling */
+	p->from_s = c->mode != TOPO_MODE_ANYCAST && r >= 0 ? rtt + 0.002 : 0;
+	return 0;
+}
+
 /* topo_clients: each client node's flows */
 static void topo_clients(const struct topology *t, struct model_input *in, int site,
 			 const int base[], int dns_on_failed, struct model_notes *notes)
@@ -310,17 +381,8 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 
 		if (c->kind != TOPO_CLIENT)
 			continue;
-		if (c->population > 0) {
-			const char *why = "populations (logical clients, their skew and hold "
-					  "phases) are not modelled";
-
-			if (c->mode != TOPO_MODE_DNS && !in->anycast_limit[0])
-				snprintf(in->anycast_limit, sizeof(in->anycast_limit), "%s", why);
-			if (c->mode != TOPO_MODE_ANYCAST) {
-				snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", why);
-				snprintf(in->upstream_limit, sizeof(in->upstream_limit), "%s", why);
-			}
-		}
+		if (c->population > 0 && topo_pop(t, in, n, base, notes) == -1)
+			continue;
 		if (c->proto != TOPO_PROTO_UDP && !in->anycast_limit[0]) {
 			const char *why = "TCP and HTTP clients (connections, reconnections) are "
 					  "not modelled";
@@ -337,6 +399,7 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 			m->rate_per_s = c->rate;
 			m->to_failed = to == 1;
 			m->cache = -1;
+			m->pop = c->population > 0 ? in->npops : 0;
 			in->anycast_present = 1;
 			if (to == -1 && !in->anycast_limit[0])
 				snprintf(in->anycast_limit, sizeof(in->anycast_limit),
@@ -354,7 +417,10 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 			m->to_failed = dns_on_failed;
 			m->sticky_s = (double)c->sticky_ns / NS;
 			m->cache = -1;
-			if (r >= 0 && t->nodes[r].kind == TOPO_RESOLVER && base[r] >= 0)
+			m->pop = c->population > 0 ? in->npops : 0;
+			if (m->pop)
+				; /* its caches: in its population's */
+			else if (r >= 0 && t->nodes[r].kind == TOPO_RESOLVER && base[r] >= 0)
 				m->cache =
 				    base[r] +
 				    (c->resolver_instance > 0 ? c->resolver_instance - 1 : 0);

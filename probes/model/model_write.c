@@ -81,7 +81,7 @@ void model_print(const struct model_input *in, const struct model_result *r,
 		in->how == MODEL_KILL	 ? "kill"
 		: in->how == MODEL_CRASH ? "crash"
 					 : "failure",
-		in->site, in->fail_at_s, in->samples ? in->samples : MODEL_SAMPLES);
+		in->site, in->fail_at_s, model_draws(in));
 	fprintf(out, "(clocks in seconds after t0: p50 (p5-p95) over the random phases; a single "
 		     "value: the same in every draw)\n\n");
 	fprintf(out, "%-28s", "");
@@ -212,8 +212,8 @@ json_t *model_json(const struct model_input *in, const struct model_result *r,
 		json_array_append_new(notes->not_modelled[i] ? nm : as,
 				      json_string(notes->text[i]));
 	o = json_pack("{s:s, s:i, s:I, s:{s:s, s:s, s:f, s:f}, s:o, s:o, s:o, s:o}", "lab", in->lab,
-		      "samples", (int)(in->samples ? in->samples : MODEL_SAMPLES), "seed",
-		      (json_int_t)in->seed, "failed", "site", in->site, "how",
+		      "samples", (int)(model_draws(in)), "seed", (json_int_t)in->seed, "failed",
+		      "site", in->site, "how",
 		      in->how == MODEL_KILL	? "kill"
 		      : in->how == MODEL_CRASH	? "crash"
 		      : in->how == MODEL_FREEZE ? "freeze"
