@@ -136,9 +136,11 @@ int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t
 		asum += all[k];
 		/* a bucket's whole part, the partial one added */
 		share[k] = asum + apart[k] > 1e-9 ? (dsum + dpart[k]) / (asum + apart[k]) : -1;
-		/* the sums' rounding is no share: to 1e-9 */
+		/* the sums' rounding is no share: to 1e-9; a population's
+		 * requests to the failed site counted one by one against its
+		 * rates' continuous count may pass 1 by a request: 1 */
 		if (share[k] >= 0)
-			share[k] = round(share[k] * 1e9) / 1e9;
+			share[k] = fmin(1, round(share[k] * 1e9) / 1e9);
 	}
 	rc = 0;
 out:

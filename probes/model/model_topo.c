@@ -635,7 +635,7 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 	model_note(notes, 1,
 		   "not modelled yet: BGP's withdrawal beyond the failed site's own router (AS "
 		   "hops, path exploration, MRAI); "
-		   "serve-stale and prefetch; populations and their skew; TCP and HTTP "
+		   "serve-stale and prefetch; populations of poisson arrivals; TCP and HTTP "
 		   "connections; link delays; policies other than failover");
 	if (in->anycast_limit[0])
 		model_note(notes, 1, "anycast: %s", in->anycast_limit);

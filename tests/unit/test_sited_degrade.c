@@ -60,9 +60,19 @@ static struct deg_fix *deg_fix_new(void)
 	snprintf(f->events, sizeof(f->events), "%s/sited.events.jsonl", f->dir);
 	assert_non_null(f->ev = event_open(f->events, "s1", "sited"));
 	assert_non_null(f->loop = loop_new());
-	assert_int_equal(sited_server_open(&f->srv, &lo, "deg"), 0);
-	assert_int_equal(getsockname(f->srv.fd, (struct sockaddr *)&f->at, &len), 0);
-	assert_int_equal(sited_tcp_open(&f->tcp, f->loop, &f->srv, &f->at, 16), 0);
+	/* the port the kernel gave the UDP side may be another process's TCP
+	 * port (an outgoing connection of a test beside this one, in the same
+	 * ephemeral range): then another UDP port, until the TCP side binds
+	 * too (it said EADDRINUSE in a gate's unit run) */
+	for (int tries = 0;; tries++) {
+		assert_int_equal(sited_server_open(&f->srv, &lo, "deg"), 0);
+		len = sizeof(f->at);
+		assert_int_equal(getsockname(f->srv.fd, (struct sockaddr *)&f->at, &len), 0);
+		if (sited_tcp_open(&f->tcp, f->loop, &f->srv, &f->at, 16) == 0)
+			break;
+		assert_true(tries < 20);
+		sited_server_close(&f->srv);
+	}
 	assert_int_equal(loop_add(f->loop, &f->udp, f->srv.fd, EPOLLIN, deg_on_udp, &f->srv), 0);
 	assert_int_equal(sited_state_open(&f->state, f->loop, &f->srv, f->ev, "deg"), 0);
 	return f;
