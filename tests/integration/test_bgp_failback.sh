@@ -81,7 +81,11 @@ for scheme in anycast dns; do
 	steer=$(jq -r .steer_s <<<"$fb")
 	first=$(jq -r .first_client_s <<<"$fb")
 	last=$(jq -r .last_client_s <<<"$fb")
-	assert_eq "$(awk -v r="$rec" 'BEGIN { printf "%.1f", r }')" 2.5 "$scheme: recovered 2.5 s after t0"
+	# the recovery is never early; a loaded machine may wake the lab's
+	# timeline late (CI's gate: 4 tests at a time beside the sanitizers'
+	# build), and every fail-back clock counts from the recovery as applied
+	assert_ge "$rec" 2.499 "$scheme: recovered 2.5 s after t0 (not earlier)"
+	assert_le "$rec" 3.0 "$scheme: recovered within 0.5 s of its schedule"
 	# healthy, steer, first and last are after the recovery (R): a prober
 	# needs probes to see the site up again, so healthy comes after R
 	assert_gt "$healthy" 0 "$scheme: recovered < healthy (s after the recovery)"
@@ -100,10 +104,11 @@ for scheme in anycast dns; do
 done
 assert_eq "$(json "$r/clocks.json" '[.timeline[] | .name] | join(",")' | sed 's/^e1,e2$/1/')" 1 \
 	"clocks.json's timeline: e1, e2"
-# e2 2.5 s after t0 as scheduled; the step is stamped when it begins,
-# within 50 ms of that either way
-grep -Eq '^\| 2\.(4[5-9]|5[0-4])[0-9] *\| *3\.500 \| e2 *\| recover \| a ' "$r/report.md" ||
-	fail "report.md's timeline has no row for e2: $(sed -n '/^## Timeline/,/^## Routing/p' "$r/report.md")"
+# e2's row: the recovery as applied (the clocks' recovered_s, stamped when
+# the step began), scheduled at 3.5 s
+e2=$(awk -v r="$(json "$r/clocks.json" .schemes.dns.failback.recovered_s)" 'BEGIN { printf "%.3f", r }')
+grep -Eq "^\| ${e2//./\\.} *\| *3\.500 \| e2 *\| recover \| a " "$r/report.md" ||
+	fail "report.md's timeline has no row for e2 at $e2 s: $(sed -n '/^## Timeline/,/^## Routing/p' "$r/report.md")"
 grep -q 'anycast_back_share' "$r/decay.csv" || fail "decay.csv has no fail-back columns"
 grep -q 'to a again after its recovery' "$r/decay.gp" || fail "decay.gp draws no fail-back curve"
 grep -q 'e2: recover a' "$r/decay.gp" || fail "decay.gp has no marker for e2"
