@@ -145,7 +145,9 @@ static void prober_usage(FILE *fp)
 		"  -h               this help\n"
 		"SIGUSR1 sets the phase: the next probe half an interval later, then one\n"
 		"every interval; the next refresh half a refresh later (the lab sends it\n"
-		"when its traffic starts, so that probes come at a known phase of it).\n",
+		"when its traffic starts, so that probes come at a known phase of it;\n"
+		"sigqueue'd with a value, the phase counts from the CLOCK_MONOTONIC\n"
+		"microseconds it gives, modulo 2^31, not from when it is read).\n",
 		WIRE_PORT_DEFAULT, ANNOUNCE_PORT, PROBER_AUTHD_PORT, WIRE_PORT_DEFAULT);
 }
 
@@ -491,11 +493,21 @@ static void prober_on_phase(struct loop *loop, int fd, uint32_t events, void *ar
 {
 	struct prober *p = arg;
 	int64_t now = now_mono_ns();
+	int value;
 
 	(void)loop;
 	(void)events;
-	if (loop_signal_read(fd) == -1)
+	if (loop_signal_read_value(fd, &value) == 0)
 		return;
+	/* a value: the start's CLOCK_MONOTONIC microseconds modulo 2^31,
+	 * the latest such instant not after now (the lab's, however late this
+	 * reads it); none (kill -USR1 by hand): now */
+	if (value > 0) {
+		int64_t us = now / NSEC_PER_USEC, back = (us - value) & 0x7fffffff;
+
+		if (back < 10 * 1000000LL)
+			now = (us - back) * NSEC_PER_USEC;
+	}
 	if (loop_timer_set(&p->probe_timer, now + p->o->interval_ns / 2, p->o->interval_ns) == -1 ||
 	    loop_timer_set(&p->refresh_timer, now + p->o->refresh_ns / 2, p->o->refresh_ns) == -1) {
 		log_warn("%s: timerfd", __func__);

@@ -536,6 +536,21 @@ void lab_clients_go(struct lab *lab, int64_t go_base_ns, int64_t start_ns)
 	supervise_report_exits(lab);
 }
 
+void lab_probers_phase(struct lab *lab, int64_t start_ns)
+{
+	/* the start's CLOCK_MONOTONIC microseconds, modulo 2^31 (35 minutes):
+	 * the prober takes the latest such instant not after its own now */
+	int value = (int)((start_ns / NSEC_PER_USEC) & 0x7fffffff);
+
+	for (int i = 0; i < lab->nagents; i++) {
+		struct lab_agent *a = &lab->agents[i];
+		if (supervise_matches(a, "prober") && supervise_alive(a) &&
+		    supervise_signal_value(a, SIGUSR1, value) == -1)
+			log_warn("%s: %s of %s", __func__, a->name, lab->t->nodes[a->node].name);
+	}
+	supervise_report_exits(lab);
+}
+
 int lab_wait_agents(struct lab *lab, const char *name, int64_t timeout_ns)
 {
 	int64_t deadline = now_mono_ns() + timeout_ns;
