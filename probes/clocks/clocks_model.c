@@ -73,7 +73,7 @@ static void clocks_model_scheme(const struct topology *t, const struct model_inp
 	    [CLOCKS_MODEL_LAST_P99] = &sr->last_p99,
 	    [CLOCKS_MODEL_LAST_MAX] = &sr->last_max,
 	    [CLOCKS_MODEL_LOST_CLIENT] = &sr->lost,
-	    [CLOCKS_MODEL_LOST_CAPTURE] = &sr->lost,
+	    [CLOCKS_MODEL_LOST_CAPTURE] = &sr->lost_site,
 	    [CLOCKS_MODEL_DOWNTIME] = &sr->equivalent_downtime,
 	    [CLOCKS_MODEL_BUDGET_SHARE] = &sr->budget_share,
 	    [CLOCKS_MODEL_UPSTREAM] = &sr->upstream_queries,

@@ -194,6 +194,13 @@ struct model_client {
 	int cache;	   /* dns: its cache (index), -1: it asks the authoritative server */
 	double sticky_s;   /* dns: > 0, it keeps each address this long whatever the TTL */
 	int pop;	   /* a population: 1 + its index in model_input.pops; 0: none */
+	/* anycast over BGP: its traffic last reaches the failed site this long
+	 * after the steer (the failed site's router's FIB; the withdrawal's
+	 * travel over AS hops), then reaches no site this much longer */
+	double after_s, lost_extra_s;
+	/* the same when FRR keeps the other of equal paths (the older, which the
+	 * model cannot know): each draw takes one of the two (u_tie) */
+	double alt_after_s, alt_lost_extra_s;
 };
 
 /* a population (docs/agents.md, "Populations"): n logical clients of one
@@ -280,6 +287,7 @@ struct model_input {
 	struct model_client clients[MODEL_MAX_CLIENTS];
 	int npops;
 	struct model_pop pops[MODEL_MAX_POPS];
+	int bgp_ties; /* a client's clocks differ as FRR keeps one of equal paths or another */
 
 	/* 1: every prober's phase drawn on its own (the seeds' assumption: a
 	 * failure at a random instant of every cycle, checkers that do not
@@ -319,6 +327,9 @@ struct model_scheme_result {
 	struct model_iv detect, steer, window;
 	struct model_iv last_p50, last_p99, last_max; /* last packet per client */
 	struct model_iv lost, equivalent_downtime, budget_share;
+	/* of lost, those sent to the failed site (the capture's count there):
+	 * not those lost on the way while BGP's routers disagree */
+	struct model_iv lost_site;
 	struct model_iv upstream_queries, upstream_per_s; /* dns only */
 	struct model_iv client_last[MODEL_MAX_CLIENTS];	  /* per client, input order */
 	int client_index[MODEL_MAX_CLIENTS];		  /* into model_input.clients */
@@ -343,6 +354,7 @@ struct model_result {
 struct model_draw {
 	double u_site, u_refresh, u_check;
 	double u_session; /* bgp: the site's last message before t0, in its period */
+	double u_tie;	  /* bgp: < 0.5, each client's after_s, else its alt_after_s */
 	double u_probers[MODEL_MAX_PROBERS];
 	double t0_s;
 };

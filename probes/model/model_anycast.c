@@ -56,7 +56,7 @@ int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
 		const struct model_client *cl = &in->clients[i];
 
 		if (cl->scheme == MODEL_ANYCAST && cl->to_failed)
-			c->last[i] = c->steer;
+			c->last[i] = c->steer + (d->u_tie < 0.5 ? cl->after_s : cl->alt_after_s);
 	}
 	return 0;
 }

@@ -58,7 +58,9 @@ static void curve_pop(const struct model_pop_plan *pl, const struct model_client
 
 		curve_add(v[0], v[1], n, w, r, end + effect);
 		if (m->to_failed && steer >= 0)
-			x = model_pop_last(pl, u, dr->t0_s, dr->t0_s + steer);
+			x = model_pop_last(pl, u, dr->t0_s,
+					   dr->t0_s + steer +
+					       (dr->u_tie < 0.5 ? m->after_s : m->alt_after_s));
 		if (x < 0)
 			continue;
 		until = fmin(x, dr->t0_s + end);
@@ -104,6 +106,9 @@ int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t
 		dr.u_site = curve_uniform(&seed);
 		dr.u_refresh = curve_uniform(&seed);
 		dr.u_check = curve_uniform(&seed);
+		/* bgp's own, drawn only there (the other labs' draws unchanged) */
+		dr.u_session = in->routing == MODEL_BGP ? curve_uniform(&seed) : 0;
+		dr.u_tie = in->bgp_ties ? curve_uniform(&seed) : 0;
 		for (int p = 0; p < in->nprobers; p++)
 			dr.u_probers[p] = curve_uniform(&seed);
 		dr.t0_s = in->fail_at_s + in->fail_jitter_s * curve_uniform(&seed);

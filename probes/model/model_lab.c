@@ -102,7 +102,9 @@ static double lab_pop(const struct model_pop_plan *pl, const struct model_client
 
 	for (unsigned u = 0; u < model_pop_users(pl); u++) {
 		double x = m->to_failed && steer >= 0
-			       ? model_pop_last(pl, u, dr->t0_s, dr->t0_s + steer)
+			       ? model_pop_last(pl, u, dr->t0_s,
+						dr->t0_s + steer +
+						    (dr->u_tie < 0.5 ? m->after_s : m->alt_after_s))
 			       : -1;
 
 		if (x < 0) {
@@ -131,7 +133,19 @@ unsigned model_draws(const struct model_input *in)
 }
 
 /* the clocks of a scheme, one array of draws each */
-enum { K_DETECT, K_STEER, K_WINDOW, K_P50, K_P99, K_MAX, K_LOST, K_DOWN, K_BUDGET, K_COUNT };
+enum {
+	K_DETECT,
+	K_STEER,
+	K_WINDOW,
+	K_P50,
+	K_P99,
+	K_MAX,
+	K_LOST,
+	K_DOWN,
+	K_BUDGET,
+	K_SITE,
+	K_COUNT
+};
 
 /* lab_scheme: scheme s's clocks over the draws */
 static int lab_scheme(const struct model_input *in, int s, struct model_scheme_result *sr,
@@ -173,12 +187,15 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		goto out;
 	for (unsigned d = 0; d < n; d++) {
 		struct model_draw dr;
-		double lost = 0, window = 0, end, effect;
+		double lost = 0, window = 0, end, effect, site;
 
 		dr.u_site = lab_uniform(&seed);
 		dr.u_refresh = lab_uniform(&seed);
 		dr.u_check = lab_uniform(&seed);
 		dr.u_session = lab_uniform(&seed);
+		/* drawn only when it decides something, so that the draws are
+		 * otherwise the same */
+		dr.u_tie = in->bgp_ties ? lab_uniform(&seed) : 0;
 		for (int p = 0; p < in->nprobers; p++)
 			dr.u_probers[p] = lab_uniform(&seed);
 		dr.t0_s = in->fail_at_s + in->fail_jitter_s * lab_uniform(&seed);
@@ -203,18 +220,27 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		/* the traffic ends duration after its start: nothing later */
 		end = in->duration_s - dr.t0_s;
 		users = 0;
+		site = 0;
 		for (int j = 0; j < nc; j++) {
 			const struct model_client *m = &in->clients[sr->client_index[j]];
 			double x = c->last[sr->client_index[j]];
 
 			if (plan[j]) {
+				double was = lost;
+
 				x = lab_pop(plan[j], m, &dr, c->steer, end, effect, &lost,
 					    last + users);
+				site += lost - was;
 				users += model_pop_users(plan[j]);
 			} else {
 				if (x > end)
 					x = end;
-				lost += m->rate_per_s * x;
+				site += m->rate_per_s * x;
+				/* and while its packets reach no site after that */
+				lost +=
+				    m->rate_per_s * (x + fmin(dr.u_tie < 0.5 ? m->lost_extra_s
+									     : m->alt_lost_extra_s,
+							      end - x));
 				if (x > 0)
 					x += effect;
 				last[users++] = x;
@@ -229,6 +255,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		k[K_P99][d] = users ? lab_rank(last, users, 99) : 0;
 		k[K_MAX][d] = window;
 		k[K_LOST][d] = lost;
+		k[K_SITE][d] = site;
 		k[K_DOWN][d] = sr->rate_per_s > 0 ? lost / sr->rate_per_s : 0;
 		k[K_BUDGET][d] = k[K_DOWN][d] / budget_s;
 	}
@@ -258,15 +285,20 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		lab_iv(k[K_P99], n, &sr->last_p99);
 		lab_iv(k[K_MAX], n, &sr->last_max);
 		lab_iv(k[K_LOST], n, &sr->lost);
+		lab_iv(k[K_SITE], n, &sr->lost_site);
 		lab_iv(k[K_DOWN], n, &sr->equivalent_downtime);
 		lab_iv(k[K_BUDGET], n, &sr->budget_share);
 		for (int j = 0; j < nc; j++)
 			lab_iv(cl + (size_t)j * n, n, &sr->client_last[j]);
 	} else {
 		const char *why = limit[0] ? limit : "not modelled";
-		struct model_iv *rest[] = {&sr->window,	     &sr->last_p50,
-					   &sr->last_p99,    &sr->last_max,
-					   &sr->lost,	     &sr->equivalent_downtime,
+		struct model_iv *rest[] = {&sr->window,
+					   &sr->last_p50,
+					   &sr->last_p99,
+					   &sr->last_max,
+					   &sr->lost,
+					   &sr->lost_site,
+					   &sr->equivalent_downtime,
 					   &sr->budget_share};
 
 		for (size_t j = 0; j < sizeof(rest) / sizeof(rest[0]); j++)

@@ -374,7 +374,8 @@ static int topo_pop(const struct topology *t, struct model_input *in, int n, con
 
 /* topo_clients: each client node's flows */
 static void topo_clients(const struct topology *t, struct model_input *in, int site,
-			 const int base[], int dns_on_failed, struct model_notes *notes)
+			 const int base[], int dns_on_failed,
+			 const struct model_topo_bgp_client *bgp, struct model_notes *notes)
 {
 	for (int n = 0; n < t->nnodes && in->nclients < MODEL_MAX_CLIENTS - 1; n++) {
 		const struct topo_node *c = &t->nodes[n];
@@ -392,12 +393,29 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 		}
 		if (c->mode != TOPO_MODE_DNS) {
 			struct model_client *m = &in->clients[in->nclients++];
-			int to = model_topo_catchment(t, n, site);
+			int to = bgp ? bgp[n].on : model_topo_catchment(t, n, site);
 
 			snprintf(m->name, sizeof(m->name), "%s", c->name);
 			m->scheme = MODEL_ANYCAST;
 			m->rate_per_s = c->rate;
 			m->to_failed = to == 1;
+			if (bgp && to == 1) {
+				m->after_s = bgp[n].after_s;
+				m->lost_extra_s = bgp[n].lost_extra_s;
+				m->alt_after_s = bgp[n].alt_after_s;
+				m->alt_lost_extra_s = bgp[n].alt_lost_extra_s;
+				if (m->alt_after_s != m->after_s ||
+				    m->alt_lost_extra_s != m->lost_extra_s) {
+					if (!in->bgp_ties)
+						model_note(
+						    notes, 0,
+						    "anycast (routing = bgp): of equal paths "
+						    "FRR keeps the older, which the model cannot "
+						    "tell (they came at bring-up, or at once): "
+						    "half the draws one way, half the other");
+					in->bgp_ties = 1;
+				}
+			}
 			m->cache = -1;
 			m->pop = c->population > 0 ? in->npops : 0;
 			in->anycast_present = 1;
@@ -449,20 +467,18 @@ static void topo_bgp(const struct topology *t, struct model_input *in, int site,
 
 	for (int n = 0; n < t->nnodes; n++)
 		other |= n != site && t->nodes[n].kind == TOPO_SITE && topo_node_router(t, n) == r;
+	for (int n = 0; n < t->nnodes; n++)
+		other &= t->nodes[n].kind != TOPO_CLIENT || t->nodes[n].mode == TOPO_MODE_DNS ||
+			 topo_node_router(t, n) == r;
 	if (!other && !in->anycast_limit[0])
-		snprintf(in->anycast_limit, sizeof(in->anycast_limit),
-			 "routing = bgp: %s's router %s has no other site of its own, so the path "
-			 "to another comes over AS hops after the withdrawal (path exploration): "
-			 "not modelled",
-			 s->name, rt->name);
-	for (int n = 0; n < t->nnodes && !in->anycast_limit[0]; n++)
-		if (t->nodes[n].kind == TOPO_CLIENT && t->nodes[n].mode != TOPO_MODE_DNS &&
-		    topo_node_router(t, n) != r)
-			snprintf(in->anycast_limit, sizeof(in->anycast_limit),
-				 "routing = bgp: %s's router %s is not %s's (%s): the withdrawal's "
-				 "travel over AS hops and path exploration are not modelled",
-				 t->nodes[n].name, t->nodes[topo_node_router(t, n)].name, s->name,
-				 rt->name);
+		model_note(
+		    notes, 0,
+		    "anycast (routing = bgp): the withdrawal travels over AS hops from %s's "
+		    "router %s, every router deciding %.0f ms after the first update it has "
+		    "not decided on and its FIB %.0f ms later (bench/bgp's 50 ms a hop); each "
+		    "client's packets follow the FIBs hop by hop (docs/model.md, \"BGP over AS "
+		    "hops\")",
+		    s->name, rt->name, 50.0, 10.0);
 	hold = s->bgp_hold_ns < rt->bgp_hold_ns ? s->bgp_hold_ns : rt->bgp_hold_ns;
 	keep = s->bgp_keepalive_ns;
 	if (hold > 0 && keep > hold / 3)
@@ -585,7 +601,25 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 			walk++;
 		topo_caches(t, in, base, walk, notes);
 	}
-	topo_clients(t, in, site, base, on_failed, notes);
+	if (in->routing == MODEL_BGP) {
+		static struct model_topo_bgp_client bgp[TOPO_MAX_NODES];
+		char why[MODEL_NOTE_MAX];
+
+		if (t->ecmp && !in->anycast_limit[0])
+			snprintf(
+			    in->anycast_limit, sizeof(in->anycast_limit),
+			    "routing = bgp with ecmp: which of the equal paths a flow takes is "
+			    "not modelled");
+		if (model_topo_bgp(t, site, bgp, why, sizeof(why)) == -1) {
+			if (!in->anycast_limit[0])
+				snprintf(in->anycast_limit, sizeof(in->anycast_limit), "%s", why);
+			topo_clients(t, in, site, base, on_failed, NULL, notes);
+		} else {
+			topo_clients(t, in, site, base, on_failed, bgp, notes);
+		}
+	} else {
+		topo_clients(t, in, site, base, on_failed, NULL, notes);
+	}
 	if (in->routing == MODEL_BGP && action >= 0)
 		topo_bgp(t, in, site, notes);
 	if (in->dns_present)
@@ -633,8 +667,7 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 			   "the timeline's other events (recoveries, later failures, flaps): only "
 			   "its first failure is modelled");
 	model_note(notes, 1,
-		   "not modelled yet: BGP's withdrawal beyond the failed site's own router (AS "
-		   "hops, path exploration, MRAI); "
+		   "not modelled yet: BGP's MRAI, iBGP and ECMP; "
 		   "serve-stale and prefetch; populations of poisson arrivals; TCP and HTTP "
 		   "connections; link delays; policies other than failover");
 	if (in->anycast_limit[0])

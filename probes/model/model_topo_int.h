@@ -7,6 +7,8 @@
 #ifndef STEERLAB_MODEL_TOPO_INT_H
 #define STEERLAB_MODEL_TOPO_INT_H
 
+#include <stddef.h>
+
 struct topology;
 
 /* model_topo_seconds: "300", "300s", "5m", "1500ms", "1d" in seconds; -1
@@ -28,6 +30,23 @@ int model_topo_name_section(const struct topology *t, const char *name);
  * service to site s alone (the fewest router hops, then the lowest
  * metric), 0 if to another site, -1 if s ties with another */
 int model_topo_catchment(const struct topology *t, int c, int s);
+
+/* model_topo_bgp: routing = bgp, site s's withdrawal played through every
+ * speaker (model_topo_bgp.c); for each client node n in out[n]: on, its
+ * traffic reached s before the failure; after_s, how long after s's
+ * router's FIB change (the scheme's steer) it last reaches s; lost_extra_s,
+ * the time beyond that its packets reach no site (no route, a loop) until
+ * they reach another; alt_ the same with every tie among equal paths that
+ * the model cannot break by age decided the other way. 0, or -1 with why
+ * said (the model cannot: iBGP, MRAI, a catchment that depends on a tie) */
+struct model_topo_bgp_client {
+	int on;
+	double after_s, lost_extra_s;
+	/* the same when FRR's choice among equal paths goes the other way */
+	double alt_after_s, alt_lost_extra_s;
+};
+int model_topo_bgp(const struct topology *t, int s, struct model_topo_bgp_client *out, char *why,
+		   size_t len);
 
 /* model_topo_cache_ttl: a TTL as [resolver] node n's caches keep it
  * (raised to min_ttl, cut to max_ttl, whole seconds); model_topo_cache_phase:

@@ -1,0 +1,489 @@
+/*
+ * routing = bgp beyond the failed site's own router (docs/model.md, "BGP
+ * over AS hops"): every BGP speaker of the topology (its routers and
+ * sites, each its own AS) and its sessions as lab/build/frrconf.c writes
+ * them (a [link]'s prepend and local_pref per end, a site's MED), the
+ * routes converged as the lab's warm-up leaves them, then the failed site's
+ * withdrawal played through them: each router decides 50 ms after the
+ * first update it has not yet decided on (bgpd's work-queue hold; updates
+ * that come meanwhile join that decision), sends its new best path to
+ * every neighbour at once, and changes its FIB 10 ms later (zebra's hold):
+ * the 50 ms an AS hop measured in bench/bgp (docs/benchmarks.md). Each
+ * anycast client's packets follow the routers' FIBs hop by hop, so its
+ * traffic reaches the failed site, another site, or nothing (no route, a
+ * loop) in each interval between two FIB changes. See model_topo_int.h.
+ */
+#include "model_topo_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology.h"
+
+#define BGP_PATH_MAX 64
+#define BGP_NB_MAX 64
+#define BGP_HOLD_S 0.050  /* bgpd's work-queue hold: update to decision */
+#define BGP_ZEBRA_S 0.010 /* zebra's: decision to the FIB */
+#define BGP_EVENTS_MAX 100000
+#define BGP_CHANGES_MAX 64 /* FIB changes a router, at most */
+
+struct bgp_route {
+	int valid;
+	int len;
+	unsigned as[BGP_PATH_MAX];
+	unsigned lp;
+	unsigned med;
+	int direct; /* from a site itself: its MED is its metric */
+};
+
+struct bgp_spk {
+	int node;
+	unsigned asn;
+	int site; /* a site: it originates the service (while up) */
+	int nnb;
+	int nb[BGP_NB_MAX];	      /* speakers */
+	int back[BGP_NB_MAX];	      /* my index in nb[k]'s list */
+	unsigned prepend[BGP_NB_MAX]; /* more times my AS toward nb[k] */
+	unsigned lp[BGP_NB_MAX];      /* what I set on what nb[k] sends (0: 100) */
+	struct bgp_route in[BGP_NB_MAX];
+	double got[BGP_NB_MAX]; /* when in[k] came (-1: before the failure) */
+	int best;		/* index into nb, -1 none, -2 its own (a site) */
+	int tie;		/* its best tied with another neighbour's path */
+	double due;		/* a decision pending then, else -1 */
+	int nchanges;
+	double when[BGP_CHANGES_MAX]; /* its FIB's changes */
+	int hop[BGP_CHANGES_MAX];     /* the next hop (a speaker) from then, -1 none */
+};
+
+struct bgp_net {
+	int n;
+	int pref; /* a tie FRR's age cannot break here: 0 the first neighbour wins, 1 the last */
+	struct bgp_spk *s;
+	int of[TOPO_MAX_NODES]; /* speaker of a node, -1 */
+};
+
+static int bgp_link(struct bgp_net *g, int a, int b, unsigned pa, unsigned pb, unsigned la,
+		    unsigned lb)
+{
+	struct bgp_spk *x = &g->s[a], *y = &g->s[b];
+
+	if (x->nnb == BGP_NB_MAX || y->nnb == BGP_NB_MAX)
+		return -1;
+	x->nb[x->nnb] = b;
+	y->nb[y->nnb] = a;
+	x->back[x->nnb] = y->nnb;
+	y->back[y->nnb] = x->nnb;
+	x->prepend[x->nnb] = pa;
+	y->prepend[y->nnb] = pb;
+	x->lp[x->nnb++] = la;
+	y->lp[y->nnb++] = lb;
+	return 0;
+}
+
+/* bgp_better: whether route a is preferred to route b (both valid) at a
+ * router; *tie set when neither is (what decides then is the older path,
+ * which the model cannot know) */
+static int bgp_better(const struct bgp_route *a, const struct bgp_route *b, int *tie)
+{
+	if (a->lp != b->lp)
+		return a->lp > b->lp;
+	if (a->len != b->len)
+		return a->len < b->len;
+	/* always-compare-med; a MED does not cross an AS (RFC 4271 5.1.4):
+	 * only the sites' own announcements carry theirs */
+	if (a->direct && b->direct && a->med != b->med)
+		return a->med < b->med;
+	*tie = 1;
+	return 0;
+}
+
+/* bgp_decide: speaker i's best path now; 1 if its next hop changed. Of
+ * paths equal in preference FRR keeps the older (eBGP): the one that came
+ * first when both came after the failure, else the net's pref decides and
+ * the speaker is marked (tie) */
+static int bgp_decide(struct bgp_net *g, int i)
+{
+	struct bgp_spk *s = &g->s[i];
+	int best = -1, tie = 0, was = s->best;
+
+	if (s->site)
+		return 0; /* a site forwards nothing: its own, or none */
+	for (int k = 0; k < s->nnb; k++) {
+		int t = 0;
+
+		if (!s->in[k].valid)
+			continue;
+		if (best < 0 || bgp_better(&s->in[k], &s->in[best], &t)) {
+			best = k;
+			tie = 0;
+		} else if (t) {
+			if (s->got[k] >= 0 && s->got[best] >= 0 && s->got[k] != s->got[best]) {
+				if (s->got[k] < s->got[best])
+					best = k;
+			} else {
+				tie = 1;
+				if (g->pref)
+					best = k;
+			}
+		}
+	}
+	s->best = best;
+	s->tie = tie;
+	return best != was;
+}
+
+/* bgp_export: what speaker i announces to its neighbour k */
+static void bgp_export(const struct bgp_net *g, int i, int k, struct bgp_route *r)
+{
+	const struct bgp_spk *s = &g->s[i];
+	const struct bgp_route *b = s->best >= 0 ? &s->in[s->best] : NULL;
+	int n = 1 + (int)s->prepend[k];
+
+	memset(r, 0, sizeof(*r));
+	if (s->site ? s->best != -2 : b == NULL)
+		return;
+	if (n + (b ? b->len : 0) > BGP_PATH_MAX)
+		return;
+	for (int j = 0; j < n; j++)
+		r->as[j] = s->asn;
+	if (b)
+		memcpy(r->as + n, b->as, (size_t)b->len * sizeof(unsigned));
+	r->len = n + (b ? b->len : 0);
+	r->valid = 1;
+	r->direct = s->site;
+}
+
+/* bgp_receive: speaker j takes what its neighbour (its k) announces at
+ * now (-1: before the failure); 1 if that changed what it holds */
+static int bgp_receive(struct bgp_net *g, int j, int k, const struct bgp_route *r, double now)
+{
+	struct bgp_spk *s = &g->s[j];
+	struct bgp_route in = *r;
+
+	/* its own AS in the path: a loop, dropped */
+	for (int a = 0; in.valid && a < in.len; a++)
+		if (in.as[a] == s->asn)
+			in.valid = 0;
+	if (in.valid) {
+		in.lp = s->lp[k] ? s->lp[k] : 100;
+	} else {
+		memset(&in, 0, sizeof(in));
+	}
+	if (memcmp(&in, &s->in[k], sizeof(in)) == 0)
+		return 0;
+	s->in[k] = in;
+	s->got[k] = now;
+	return 1;
+}
+
+/* bgp_send: speaker i's best to every neighbour; each one whose holding
+ * changed decides at now + hold (unless it already has a decision due) */
+static void bgp_send(struct bgp_net *g, const struct topology *t, int i, double now)
+{
+	struct bgp_spk *s = &g->s[i];
+
+	for (int k = 0; k < s->nnb; k++) {
+		struct bgp_route r;
+		int j = s->nb[k];
+
+		bgp_export(g, i, k, &r);
+		if (r.valid && r.direct)
+			r.med = t->nodes[s->node].metric;
+		if (bgp_receive(g, j, s->back[k], &r, now) && g->s[j].due < 0 && now >= 0)
+			g->s[j].due = now + BGP_HOLD_S;
+	}
+}
+
+/* bgp_fib: speaker s's FIB from when, if its next hop is not the one it
+ * had (initial: before the failure) */
+static void bgp_fib(struct bgp_spk *s, int initial, double when)
+{
+	int hop = s->best >= 0 ? s->nb[s->best] : -1;
+
+	if ((s->nchanges ? s->hop[s->nchanges - 1] : initial) == hop)
+		return;
+	if (s->nchanges == BGP_CHANGES_MAX) {
+		s->nchanges = BGP_CHANGES_MAX + 1; /* too many: said by the caller */
+		return;
+	}
+	if (s->nchanges > BGP_CHANGES_MAX)
+		return;
+	s->when[s->nchanges] = when;
+	s->hop[s->nchanges++] = hop;
+}
+
+/* bgp_build: the speakers and their sessions; -1 if the model cannot
+ * (said in why) */
+static int bgp_build(const struct topology *t, struct bgp_net *g, char *why, size_t len)
+{
+	for (int n = 0; n < TOPO_MAX_NODES; n++)
+		g->of[n] = -1;
+	if ((g->s = calloc((size_t)t->nnodes, sizeof(*g->s))) == NULL) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (int n = 0; n < t->nnodes; n++) {
+		const struct topo_node *x = &t->nodes[n];
+
+		if (x->kind != TOPO_ROUTER && x->kind != TOPO_SITE)
+			continue;
+		for (int i = 0; i < g->n; i++)
+			if (g->s[i].asn == topo_node_asn(t, n)) {
+				snprintf(
+				    why, len,
+				    "routing = bgp: %s and %s share AS %u: iBGP is not modelled",
+				    t->nodes[g->s[i].node].name, x->name, topo_node_asn(t, n));
+				return -1;
+			}
+		if (x->bgp_mrai_ns > 0) {
+			snprintf(
+			    why, len,
+			    "routing = bgp: %s's bgp_mrai (advertisement interval): not modelled",
+			    x->name);
+			return -1;
+		}
+		g->of[n] = g->n;
+		g->s[g->n].node = n;
+		g->s[g->n].asn = topo_node_asn(t, n);
+		g->s[g->n].site = x->kind == TOPO_SITE;
+		g->s[g->n].best = x->kind == TOPO_SITE ? -2 : -1;
+		g->s[g->n].due = -1;
+		g->n++;
+	}
+	for (int l = 0; l < t->nrlinks; l++) {
+		const struct topo_rlink *rl = &t->rlinks[l];
+
+		if (rl->bgp_mrai_ns > 0) {
+			snprintf(why, len,
+				 "routing = bgp: [link %s %s]'s bgp_mrai (advertisement interval): "
+				 "not modelled",
+				 t->nodes[rl->a].name, t->nodes[rl->b].name);
+			return -1;
+		}
+		if (bgp_link(g, g->of[rl->a], g->of[rl->b], rl->prepend[0], rl->prepend[1],
+			     rl->local_pref[0], rl->local_pref[1]) == -1)
+			goto many;
+	}
+	for (int n = 0; n < t->nnodes; n++) {
+		int r;
+
+		if (t->nodes[n].kind != TOPO_SITE)
+			continue;
+		if ((r = topo_node_router(t, n)) < 0 || g->of[r] < 0) {
+			snprintf(why, len, "routing = bgp: site %s has no router",
+				 t->nodes[n].name);
+			return -1;
+		}
+		if (bgp_link(g, g->of[n], g->of[r], t->nodes[n].prepend, 0, 0, 0) == -1)
+			goto many;
+	}
+	return 0;
+many:
+	snprintf(why, len, "routing = bgp: a speaker of more than %d sessions: not modelled",
+		 BGP_NB_MAX);
+	return -1;
+}
+
+/* bgp_converge: the routes as the warm-up leaves them (every update
+ * passed on until nothing changes) */
+static int bgp_converge(const struct topology *t, struct bgp_net *g)
+{
+	for (int round = 0; round < 4 * g->n + 8; round++) {
+		int changed = 0;
+
+		for (int i = 0; i < g->n; i++)
+			changed |= bgp_decide(g, i);
+		for (int i = 0; i < g->n; i++) {
+			struct bgp_spk *s = &g->s[i];
+
+			for (int k = 0; k < s->nnb; k++) {
+				struct bgp_route r;
+
+				bgp_export(g, i, k, &r);
+				if (r.valid && r.direct)
+					r.med = t->nodes[s->node].metric;
+				changed |= bgp_receive(g, s->nb[k], s->back[k], &r, -1);
+			}
+		}
+		if (!changed)
+			return 0;
+	}
+	return -1;
+}
+
+/* bgp_hop_at: speaker i's FIB next hop at instant x (its route before
+ * the failure when x precedes every change) */
+static int bgp_hop_at(const struct bgp_spk *s, int initial, double x)
+{
+	int hop = initial;
+
+	for (int c = 0; c < s->nchanges && s->when[c] <= x; c++)
+		hop = s->hop[c];
+	return hop;
+}
+
+/* bgp_dest: where a packet from router speaker r goes at instant x: the
+ * site speaker it reaches, -1 nowhere (no route, a loop); *tie if a router
+ * on its way had tied paths (initial state only, x < 0) */
+static int bgp_dest(const struct bgp_net *g, const int *initial, const int *itie, int r, double x,
+		    int *tie)
+{
+	for (int steps = 0; steps <= g->n; steps++) {
+		int hop = bgp_hop_at(&g->s[r], initial[r], x);
+
+		if (x < 0 && itie[r])
+			*tie = 1;
+		if (hop < 0)
+			return -1;
+		if (g->s[hop].site)
+			return hop;
+		r = hop;
+	}
+	return -1;
+}
+
+static int bgp_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* bgp_run: the withdrawal with ties the age cannot break decided by pref */
+static int bgp_run(const struct topology *t, int site, int pref, struct model_topo_bgp_client *out,
+		   char *why, size_t len)
+{
+	struct bgp_net g = {.pref = pref};
+	int rc = -1, fs, r1, *initial = NULL, *itie = NULL, events = 0;
+	double *at = NULL, first;
+	size_t nat = 0;
+
+	why[0] = '\0';
+	if (bgp_build(t, &g, why, len) == -1)
+		goto out;
+	if (bgp_converge(t, &g) == -1) {
+		snprintf(why, len, "routing = bgp: the routes do not converge (a dispute wheel?)");
+		goto out;
+	}
+	initial = calloc((size_t)g.n, sizeof(int));
+	itie = calloc((size_t)g.n, sizeof(int));
+	if (initial == NULL || itie == NULL) {
+		snprintf(why, len, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < g.n; i++) {
+		initial[i] = g.s[i].best >= 0 ? g.s[i].nb[g.s[i].best] : -1;
+		itie[i] = g.s[i].tie;
+	}
+	/* the failed site withdraws: its router decides at 0, its FIB at
+	 * BGP_ZEBRA_S (the caller's steer) */
+	fs = g.of[site];
+	g.s[fs].best = -1;
+	r1 = g.s[fs].nb[0];
+	bgp_send(&g, t, fs, -1);
+	g.s[r1].due = 0;
+	for (;;) {
+		int i = -1;
+
+		for (int j = 0; j < g.n; j++)
+			if (g.s[j].due >= 0 && (i < 0 || g.s[j].due < g.s[i].due))
+				i = j;
+		if (i < 0)
+			break;
+		if (++events > BGP_EVENTS_MAX) {
+			snprintf(why, len, "routing = bgp: the withdrawal does not converge");
+			goto out;
+		}
+		{
+			double now = g.s[i].due;
+
+			g.s[i].due = -1;
+			bgp_decide(&g, i);
+			bgp_fib(&g.s[i], initial[i], now + BGP_ZEBRA_S);
+			/* its path may change with its next hop the same: sent
+			 * all the same (only a change moves a neighbour) */
+			bgp_send(&g, t, i, now);
+		}
+	}
+	for (int i = 0; i < g.n; i++) {
+		if (g.s[i].nchanges > BGP_CHANGES_MAX) {
+			snprintf(why, len, "routing = bgp: %s's route changes more than %d times",
+				 t->nodes[g.s[i].node].name, BGP_CHANGES_MAX);
+			goto out;
+		}
+		nat += (size_t)g.s[i].nchanges;
+	}
+	if ((at = calloc(nat + 1, sizeof(double))) == NULL) {
+		snprintf(why, len, "out of memory");
+		goto out;
+	}
+	nat = 0;
+	for (int i = 0; i < g.n; i++)
+		for (int c = 0; c < g.s[i].nchanges; c++)
+			at[nat++] = g.s[i].when[c];
+	qsort(at, nat, sizeof(double), bgp_cmp);
+	first = BGP_ZEBRA_S; /* the site's router's FIB: the caller's steer */
+	for (int n = 0; n < t->nnodes; n++) {
+		struct model_topo_bgp_client *o = &out[n];
+		int r = topo_node_router(t, n), tie = 0, d;
+		double a_end = first, lost = 0;
+
+		memset(o, 0, sizeof(*o));
+		if (t->nodes[n].kind != TOPO_CLIENT || r < 0 || g.of[r] < 0)
+			continue;
+		d = bgp_dest(&g, initial, itie, g.of[r], -1, &tie);
+		o->on = d == fs;
+		if (!o->on)
+			continue;
+		/* each interval between two changes from the first: where its
+		 * packets go */
+		for (size_t k = 0; k < nat; k++) {
+			double from = at[k], to = k + 1 < nat ? at[k + 1] : 1e9;
+
+			if (to <= from || from < first)
+				continue;
+			d = bgp_dest(&g, initial, itie, g.of[r], from, &tie);
+			if (d == fs)
+				a_end = to;
+			if (d == fs || d < 0)
+				lost += to - from;
+		}
+		o->after_s = a_end - first;
+		o->lost_extra_s = lost - o->after_s;
+	}
+	rc = 0;
+out:
+	free(g.s);
+	free(initial);
+	free(itie);
+	free(at);
+	return rc;
+}
+
+int model_topo_bgp(const struct topology *t, int site, struct model_topo_bgp_client *out, char *why,
+		   size_t len)
+{
+	static struct model_topo_bgp_client other[TOPO_MAX_NODES];
+
+	/* where FRR keeps the older of equal paths and the model cannot tell
+	 * which is older (both came at bring-up, or at the same instant):
+	 * played both ways, the first neighbour winning every such tie and
+	 * the last; a client's site must not depend on it, its clocks may */
+	if (bgp_run(t, site, 0, out, why, len) == -1 || bgp_run(t, site, 1, other, why, len) == -1)
+		return -1;
+	for (int n = 0; n < t->nnodes; n++) {
+		if (out[n].on != other[n].on) {
+			snprintf(
+			    why, len,
+			    "routing = bgp: whether %s reached the failed site depends on which "
+			    "of equal paths FRR kept at bring-up (the older): not modelled",
+			    t->nodes[n].name);
+			return -1;
+		}
+		out[n].alt_after_s = other[n].after_s;
+		out[n].alt_lost_extra_s = other[n].lost_extra_s;
+	}
+	return 0;
+}
