@@ -18,9 +18,7 @@ int health_id_ok(const char *s, size_t max)
 	return n > 0 && n <= max && strspn(s, health_id_chars) == n;
 }
 
-/* health_word: copies the next space-separated word of [*p, end) into out
- * (at most max characters). 0, or -1 if missing or too long. */
-static int health_word(const char **p, const char *end, char *out, size_t max)
+int health_next_word(const char **p, const char *end, char *out, size_t max)
 {
 	const char *s = *p;
 	size_t n;
@@ -61,21 +59,21 @@ int health_report_parse(const char *line, size_t len, struct health_report *r)
 	if (memchr(line, '\0', (size_t)(end - line)) || memchr(line, '\n', (size_t)(end - line)))
 		return -1;
 	memset(r, 0, sizeof(*r));
-	if (health_word(&p, end, word, sizeof(word) - 1) == -1 || strcmp(word, "HEALTH") != 0)
+	if (health_next_word(&p, end, word, sizeof(word) - 1) == -1 || strcmp(word, "HEALTH") != 0)
 		return -1;
-	if (health_word(&p, end, r->prober, HEALTH_ID_LEN) == -1 ||
+	if (health_next_word(&p, end, r->prober, HEALTH_ID_LEN) == -1 ||
 	    !health_id_ok(r->prober, HEALTH_ID_LEN))
 		return -1;
-	if (health_word(&p, end, r->site, HEALTH_SITE_LEN) == -1 ||
+	if (health_next_word(&p, end, r->site, HEALTH_SITE_LEN) == -1 ||
 	    !health_id_ok(r->site, HEALTH_SITE_LEN))
 		return -1;
-	if (health_word(&p, end, word, sizeof(word) - 1) == -1)
+	if (health_next_word(&p, end, word, sizeof(word) - 1) == -1)
 		return -1;
 	if (strcmp(word, "up") == 0)
 		r->up = 1;
 	else if (strcmp(word, "down") != 0)
 		return -1;
-	if (health_word(&p, end, rtt, sizeof(rtt) - 1) == -1 || rtt[0] < '0' || rtt[0] > '9')
+	if (health_next_word(&p, end, rtt, sizeof(rtt) - 1) == -1 || rtt[0] < '0' || rtt[0] > '9')
 		return -1;
 	r->rtt_us = (uint32_t)strtonum(rtt, 0, UINT32_MAX - 1, &errstr); /* UINT32_MAX: "none" */
 	if (errstr != NULL)

@@ -30,6 +30,12 @@ struct health_report {
 /* health_id_ok: 1 if s is 1 to max characters of [A-Za-z0-9._-]. */
 int health_id_ok(const char *s, size_t max);
 
+/* health_next_word: the next space- or tab-separated word of [*p, end)
+ * into out (at most max characters), *p moved past it. 0, or -1 if missing
+ * or too long. The control lines' reader: HEALTH here, CHANGE in
+ * lib/zone_change.c. */
+int health_next_word(const char **p, const char *end, char *out, size_t max);
+
 /* health_report_format: the line for r, with '\n'. Its length, or -1 if it
  * does not fit or an id is not valid. */
 int health_report_format(const struct health_report *r, char *buf, size_t len);

@@ -23,25 +23,6 @@ int zone_change_op_find(const char *name)
 	return -1;
 }
 
-/* zone_word: the next space-separated word of [*p, end) into out (at most
- * max characters). 0, or -1 if missing or too long. */
-static int zone_word(const char **p, const char *end, char *out, size_t max)
-{
-	const char *s = *p;
-	size_t n;
-
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	for (n = 0; s + n < end && s[n] != ' ' && s[n] != '\t'; n++)
-		;
-	if (n == 0 || n > max)
-		return -1;
-	memcpy(out, s, n);
-	out[n] = '\0';
-	*p = s + n;
-	return 0;
-}
-
 /* zone_line: [line, *end) without its '\n' (and '\r'); -1 if a NUL or a
  * line break is inside */
 static int zone_line(const char *line, size_t len, const char **end)
@@ -148,30 +129,32 @@ int zone_change_parse(const char *line, size_t len, struct zone_change *c, char 
 		strfmt(why, wlen, "expected one line of text");
 		return -1;
 	}
-	if (zone_word(&p, end, word, sizeof(word) - 1) == -1 || strcmp(word, "CHANGE") != 0) {
+	if (health_next_word(&p, end, word, sizeof(word) - 1) == -1 ||
+	    strcmp(word, "CHANGE") != 0) {
 		strfmt(why, wlen, "expected CHANGE ID OP ...");
 		return -1;
 	}
-	if (zone_word(&p, end, c->id, ZONE_CHANGE_ID_LEN) == -1 ||
+	if (health_next_word(&p, end, c->id, ZONE_CHANGE_ID_LEN) == -1 ||
 	    !health_id_ok(c->id, ZONE_CHANGE_ID_LEN)) {
 		c->id[0] = '\0';
 		strfmt(why, wlen, "expected an id of 1 to %d letters, digits, '.', '_' or '-'",
 		       ZONE_CHANGE_ID_LEN);
 		return -1;
 	}
-	if (zone_word(&p, end, word, sizeof(word) - 1) == -1 ||
+	if (health_next_word(&p, end, word, sizeof(word) - 1) == -1 ||
 	    (op = zone_change_op_find(word)) < 0) {
 		strfmt(why, wlen, "expected set-ttl, set-weight, add-record or remove-record");
 		return -1;
 	}
 	c->op = (enum zone_change_op)op;
-	if (zone_word(&p, end, c->name, ZONE_CHANGE_NAME_LEN) == -1 || !zone_name_ok(c->name)) {
+	if (health_next_word(&p, end, c->name, ZONE_CHANGE_NAME_LEN) == -1 ||
+	    !zone_name_ok(c->name)) {
 		strfmt(why, wlen, "%s: expected a domain name", word);
 		return -1;
 	}
 	switch (c->op) {
 	case ZONE_SET_TTL:
-		if (zone_word(&p, end, num, sizeof(num) - 1) == -1 ||
+		if (health_next_word(&p, end, num, sizeof(num) - 1) == -1 ||
 		    zone_number(num, ZONE_CHANGE_TTL_MAX, &c->value) == -1) {
 			strfmt(why, wlen, "set-ttl NAME TTL: expected a TTL in seconds (0 to %u)",
 			       ZONE_CHANGE_TTL_MAX);
@@ -179,9 +162,9 @@ int zone_change_parse(const char *line, size_t len, struct zone_change *c, char 
 		}
 		break;
 	case ZONE_SET_WEIGHT:
-		if (zone_word(&p, end, c->site, HEALTH_SITE_LEN) == -1 ||
+		if (health_next_word(&p, end, c->site, HEALTH_SITE_LEN) == -1 ||
 		    !health_id_ok(c->site, HEALTH_SITE_LEN) ||
-		    zone_word(&p, end, num, sizeof(num) - 1) == -1 ||
+		    health_next_word(&p, end, num, sizeof(num) - 1) == -1 ||
 		    zone_number(num, ZONE_CHANGE_WEIGHT_MAX, &c->value) == -1) {
 			strfmt(why, wlen,
 			       "set-weight NAME SITE WEIGHT: expected a site and a weight "
@@ -253,8 +236,9 @@ int zone_change_reply_parse(const char *line, size_t len, struct zone_change_rep
 	size_t n;
 
 	memset(r, 0, sizeof(*r));
-	if (zone_line(line, len, &end) == -1 || zone_word(&p, end, word, sizeof(word) - 1) == -1 ||
-	    zone_word(&p, end, r->id, ZONE_CHANGE_ID_LEN) == -1)
+	if (zone_line(line, len, &end) == -1 ||
+	    health_next_word(&p, end, word, sizeof(word) - 1) == -1 ||
+	    health_next_word(&p, end, r->id, ZONE_CHANGE_ID_LEN) == -1)
 		return -1;
 	if (strcmp(r->id, "-") == 0)
 		r->id[0] = '\0';
@@ -262,7 +246,7 @@ int zone_change_reply_parse(const char *line, size_t len, struct zone_change_rep
 		return -1;
 	if (strcmp(word, "OK") == 0) {
 		r->ok = 1;
-		if (zone_word(&p, end, num, sizeof(num) - 1) == -1 ||
+		if (health_next_word(&p, end, num, sizeof(num) - 1) == -1 ||
 		    zone_number(num, UINT32_MAX, &r->serial) == -1)
 			return -1;
 		while (p < end && *p == ' ')
