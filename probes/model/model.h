@@ -128,8 +128,9 @@ double model_query_rate(double resolvers, double ttl_s);
  */
 struct model_probe {
 	double interval_s;
-	double fail_s; /* from a probe's send to its failure */
-	unsigned down; /* failures in a row that declare the site dead */
+	double fail_s;	 /* from a probe's send to its failure */
+	unsigned down;	 /* failures in a row that declare the site dead */
+	double report_s; /* a [prober]'s verdict's way to authd (its link delays) */
 };
 
 /* model_detect_sample: the detect clock for phase u in [0, 1) */
@@ -183,6 +184,10 @@ struct model_cache {
 	double phase_s; /* its first fill expires ttl_s - phase_s after it */
 	int walk;	/* queries of its first fill above the name's zone (iterating: the
 			   root's, a TLD's), cached longer than the run */
+	double fill_s;	/* a fill's way to authd and back (its link delays): its entry
+			   lives its TTL from the answer's arrival */
+	double drift_s; /* each fill later than the last expiry by a client's query's
+			   way to it and back and the fill's: its clients' least */
 };
 
 /* a client's flow of one scheme */
@@ -201,6 +206,12 @@ struct model_client {
 	/* the same when FRR keeps the other of equal paths (the older, which the
 	 * model cannot know): each draw takes one of the two (u_tie) */
 	double alt_after_s, alt_lost_extra_s;
+	/* the configured link delays (docs/model.md, "Link delays"): ask_s,
+	 * how long before the change a client's deciding packet leaves it
+	 * (anycast: a request's way to the failed site's router; dns: a fill
+	 * query's way to the authoritative server through its cache);
+	 * arrive_s, a request's way to the failed site's link */
+	double arrive_s, ask_s;
 };
 
 /* a population (docs/agents.md, "Populations"): n logical clients of one
@@ -261,6 +272,7 @@ struct model_input {
 	struct model_probe site_probe;
 	int routing; /* enum model_routing */
 	double static_refresh_s, static_hold_s;
+	double withdraw_s; /* the prober's withdrawal's way to the site's router */
 	/* routing = bgp, a failure the site's prober cannot see: its router's
 	 * session with it ends bgp_down_s after the last message the router
 	 * received from it, which came at a uniformly random phase of

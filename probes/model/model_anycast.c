@@ -49,14 +49,17 @@ int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
 	/* static: the verdict is one netlink call in every router's FIB; bgp:
 	 * the withdrawal through the site's FRR and its router's (the
 	 * prober's verdict), or the router's alone (the session's end) */
-	c->steer = in->routing == MODEL_STATIC	  ? c->detect
-		   : in->anycast_detect_by_prober ? c->detect + MODEL_BGP_FLOOR_S
+	c->steer = in->routing == MODEL_STATIC	  ? c->detect + in->withdraw_s
+		   : in->anycast_detect_by_prober ? c->detect + MODEL_BGP_FLOOR_S + in->withdraw_s
 						  : c->detect + MODEL_BGP_ROUTER_S;
 	for (int i = 0; i < in->nclients; i++) {
 		const struct model_client *cl = &in->clients[i];
 
 		if (cl->scheme == MODEL_ANYCAST && cl->to_failed)
-			c->last[i] = c->steer + (d->u_tie < 0.5 ? cl->after_s : cl->alt_after_s);
+			/* its last request through the change at the router, at
+			 * the site its way later */
+			c->last[i] = c->steer + (d->u_tie < 0.5 ? cl->after_s : cl->alt_after_s) -
+				     cl->ask_s + cl->arrive_s;
 	}
 	return 0;
 }

@@ -58,15 +58,17 @@ static void curve_pop(const struct model_pop_plan *pl, const struct model_client
 
 		curve_add(v[0], v[1], n, w, r, end + effect);
 		if (m->to_failed && steer >= 0)
-			x = model_pop_last(pl, u, dr->t0_s,
-					   dr->t0_s + steer +
+			x = model_pop_last(pl, u, dr->t0_s - m->arrive_s,
+					   dr->t0_s + steer - m->ask_s +
 					       (dr->u_tie < 0.5 ? m->after_s : m->alt_after_s));
 		if (x < 0)
 			continue;
-		until = fmin(x, dr->t0_s + end);
-		for (double y = model_pop_next_send(pl, u, nextafter(dr->t0_s, INFINITY));
+		/* each request in the bucket of its arrival at the site */
+		until = fmin(x, dr->t0_s + end - m->arrive_s);
+		for (double y =
+			 model_pop_next_send(pl, u, nextafter(dr->t0_s - m->arrive_s, INFINITY));
 		     y <= until; y = model_pop_next_send(pl, u, y + 0.5 / r)) {
-			double b = (y - dr->t0_s + effect) / w;
+			double b = (y + m->arrive_s - dr->t0_s + effect) / w;
 
 			if (b < (double)n)
 				v[3][(size_t)b]++;

@@ -61,11 +61,15 @@ static double dns_fetched(const struct model_input *in, int c, double x, long *c
 	long n = 1;
 
 	if (dns_polled(in, c)) {
-		/* a fetch at every expiry: first, first + ttl, ... */
-		if (x >= first) {
-			long m = (long)floor((x - first) / k->ttl_s);
+		/* a fetch at every expiry: first, first + period, ... (a
+		 * period: the TTL and the refill's way, dns_period) */
+		double p = k->ttl_s + k->drift_s;
 
-			fetch = first + m * k->ttl_s;
+		first += k->drift_s;
+		if (x >= first) {
+			long m = (long)floor((x - first) / p);
+
+			fetch = first + m * p;
 			n += m + 1;
 		}
 	} else {
@@ -91,9 +95,12 @@ static double dns_first_fetch(const struct model_input *in, int c, double at)
 	double first = k->ttl_s - k->phase_s, exp = first;
 
 	if (dns_polled(in, c)) {
-		if (at <= first || k->ttl_s <= 0)
+		double p = k->ttl_s + k->drift_s;
+
+		first += k->drift_s;
+		if (at <= first || p <= 0)
 			return at <= first ? first : at;
-		return first + ceil((at - first) / k->ttl_s) * k->ttl_s;
+		return first + ceil((at - first) / p) * p;
 	}
 	/* from one fetch to the next: the first sticky query at or after
 	 * the expiry (not every query between: a TTL may be a day) */
@@ -139,14 +146,18 @@ static double dns_client_last(const struct model_input *in, int i, double t0, do
 	if (cl->cache < 0) /* its own hold: it asks every TTL from the start */
 		return ceil(steer_at / ttl) * ttl;
 	{
-		/* it asks as its cache's entry expires: the first expiry at or
-		 * after the steer */
+		/* it asks as its cache's entry expires: the first of its
+		 * refilling queries at or after the steer (less its way to
+		 * authd: the caller's); with link delays each refill comes
+		 * the query's way there and back and the fill's after the
+		 * expiry, the period that much longer, and its requests go to
+		 * the old address until the answer is back */
 		const struct model_cache *k = &in->caches[cl->cache];
-		double first = k->ttl_s - k->phase_s;
+		double first = k->ttl_s - k->phase_s + k->drift_s, p = k->ttl_s + k->drift_s;
 
 		if (steer_at <= first)
-			return first;
-		return first + ceil((steer_at - first) / k->ttl_s) * k->ttl_s;
+			return first + k->drift_s;
+		return first + ceil((steer_at - first) / p) * p + k->drift_s;
 	}
 }
 
@@ -160,8 +171,10 @@ int model_dns_draw(const struct model_input *in, const struct model_draw *d, str
 		c->last[i] = 0;
 	if (in->nprobers == 0 || k == 0)
 		return -1;
+	/* each verdict counts once it reached authd */
 	for (int i = 0; i < in->nprobers; i++)
-		v[i] = model_detect_sample(&in->probers[i], d->u_probers[i]);
+		v[i] =
+		    model_detect_sample(&in->probers[i], d->u_probers[i]) + in->probers[i].report_s;
 	qsort(v, (size_t)in->nprobers, sizeof(v[0]), dns_cmp);
 	c->detect = v[k - 1];
 	if (!isfinite(c->detect)) /* the quorum needs a verdict that never comes */
@@ -174,8 +187,12 @@ int model_dns_draw(const struct model_input *in, const struct model_draw *d, str
 		const struct model_client *cl = &in->clients[i];
 
 		/* a population's logical clients: model_pop.c, by the caller */
+		/* an answer after the steer: its query reached authd after it;
+		 * the last request reached the site its way later */
 		if (cl->scheme == MODEL_DNS && cl->to_failed && !cl->pop)
-			c->last[i] = dns_client_last(in, i, d->t0_s, d->t0_s + c->steer) - d->t0_s;
+			c->last[i] =
+			    dns_client_last(in, i, d->t0_s, d->t0_s + c->steer - cl->ask_s) -
+			    d->t0_s + cl->arrive_s;
 	}
 	return 0;
 }

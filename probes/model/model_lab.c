@@ -101,9 +101,11 @@ static double lab_pop(const struct model_pop_plan *pl, const struct model_client
 	double max = 0;
 
 	for (unsigned u = 0; u < model_pop_users(pl); u++) {
+		/* dns: its answer after the steer if its query reached authd
+		 * after it; anycast: its route at its router's change */
 		double x = m->to_failed && steer >= 0
-			       ? model_pop_last(pl, u, dr->t0_s,
-						dr->t0_s + steer +
+			       ? model_pop_last(pl, u, dr->t0_s - m->arrive_s,
+						dr->t0_s + steer - m->ask_s +
 						    (dr->u_tie < 0.5 ? m->after_s : m->alt_after_s))
 			       : -1;
 
@@ -111,8 +113,9 @@ static double lab_pop(const struct model_pop_plan *pl, const struct model_client
 			v[u] = 0;
 			continue;
 		}
-		*lost += model_pop_sends(pl, u, dr->t0_s, x);
-		x -= dr->t0_s;
+		/* the requests that reached the site after t0 */
+		*lost += model_pop_sends(pl, u, dr->t0_s - m->arrive_s, x);
+		x += m->arrive_s - dr->t0_s;
 		if (x > end)
 			x = end;
 		v[u] = x + effect;

@@ -140,7 +140,8 @@ static int pop_play(const struct model_input *in, const struct model_pop *p,
 	int c = p->cache[k];
 	double ttl = c >= 0 ? in->caches[c].ttl_s : in->ttl_s;
 	/* the entry: its first fill at the start, expiring (1 - phase) TTL on */
-	double exp = c >= 0 ? in->caches[c].ttl_s - in->caches[c].phase_s : ttl, fetch = 0;
+	double fill = POP_FILL_S + (c >= 0 ? in->caches[c].fill_s : 0);
+	double exp = c >= 0 ? fill + in->caches[c].ttl_s - in->caches[c].phase_s : ttl, fetch = 0;
 	double first = floor(exp + 1e-9), hold;
 
 	h->n = 0;
@@ -165,7 +166,7 @@ static int pop_play(const struct model_input *in, const struct model_pop *p,
 		if (c < 0 || x >= exp) {
 			/* a fill: the authoritative server's answer now */
 			fetch = x;
-			exp = c < 0 ? INFINITY : x + POP_FILL_S + ttl;
+			exp = c < 0 ? INFINITY : x + fill + ttl;
 			pl->fetches++;
 			left = floor(ttl + 1e-9);
 		} else {

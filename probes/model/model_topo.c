@@ -183,6 +183,17 @@ double model_topo_cache_phase(const struct topology *t, int n, unsigned k, doubl
 	return 0;
 }
 
+/* the [dns] node serving the name's zone (topo_dns_name), -1 if none */
+static int topo_server = -1;
+
+/* topo_owd: the configured one-way delay from node a to node b, seconds */
+static double topo_owd(const struct topology *t, int a, int b)
+{
+	int64_t ns = a < 0 || b < 0 || a == b ? 0 : topo_owd_ns(t, a, b);
+
+	return ns > 0 ? (double)ns / NS : 0;
+}
+
 /* topo_caches: every [resolver] node's caches, their TTL for the name
  * (clamped) and first-fill phase; base[n] the index of node n's first */
 static void topo_caches(const struct topology *t, struct model_input *in, int base[], int walk,
@@ -227,6 +238,7 @@ static void topo_caches(const struct topology *t, struct model_input *in, int ba
 			c->ttl_s = ttl;
 			c->walk = r->rsv_mode == TOPO_RSV_ITERATE ? walk : 0;
 			c->phase_s = model_topo_cache_phase(t, n, k, ttl) * ttl;
+			c->fill_s = topo_owd(t, n, topo_server) + topo_owd(t, topo_server, n);
 		}
 		if (model_topo_rsv(t, n, "phase"))
 			model_note(
@@ -252,9 +264,11 @@ static void topo_dns_name(const struct topology *t, struct model_input *in, int 
 		ttl = model_topo_raw(t, z, "ttl");
 	in->ttl_s = ttl && model_topo_seconds(ttl) >= 0 ? model_topo_seconds(ttl) : 30;
 	in->quorum = 0.5;
+	topo_server = -1;
 	for (int n = 0; n < t->nnodes; n++)
 		if (topo_dns_serves(t, n, z)) {
 			in->quorum = t->nodes[n].quorum;
+			topo_server = n;
 			break;
 		}
 	*on_failed = 0;
@@ -291,6 +305,7 @@ static void topo_probers(const struct topology *t, struct model_input *in, int s
 				   "declares the site dead",
 				   t->nodes[n].name, topo_how_name(in->how));
 		}
+		p.report_s = topo_owd(t, n, topo_server);
 		in->probers[in->nprobers++] = p;
 	}
 	if (in->nprobers)
@@ -399,6 +414,8 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 			m->scheme = MODEL_ANYCAST;
 			m->rate_per_s = c->rate;
 			m->to_failed = to == 1;
+			m->ask_s = topo_owd(t, n, topo_node_router(t, site));
+			m->arrive_s = topo_owd(t, n, site);
 			if (bgp && to == 1) {
 				m->after_s = bgp[n].after_s;
 				m->lost_extra_s = bgp[n].lost_extra_s;
@@ -436,12 +453,26 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 			m->sticky_s = (double)c->sticky_ns / NS;
 			m->cache = -1;
 			m->pop = c->population > 0 ? in->npops : 0;
+			m->arrive_s = topo_owd(t, n, site);
+			m->ask_s = r >= 0 && t->nodes[r].kind == TOPO_RESOLVER
+				       ? topo_owd(t, n, r) + topo_owd(t, r, topo_server)
+				       : topo_owd(t, n, topo_server);
 			if (m->pop)
 				; /* its caches: in its population's */
-			else if (r >= 0 && t->nodes[r].kind == TOPO_RESOLVER && base[r] >= 0)
+			else if (r >= 0 && t->nodes[r].kind == TOPO_RESOLVER && base[r] >= 0) {
+				struct model_cache *k;
+				double d;
+
 				m->cache =
 				    base[r] +
 				    (c->resolver_instance > 0 ? c->resolver_instance - 1 : 0);
+				/* a TTL-honouring client refills it a query's way
+				 * there and back and a fill's after it expired */
+				k = &in->caches[m->cache];
+				d = topo_owd(t, n, r) + topo_owd(t, r, n) + k->fill_s;
+				if (m->sticky_s <= 0 && (k->drift_s <= 0 || d < k->drift_s))
+					k->drift_s = d;
+			}
 			in->dns_present = 1;
 			if (m->sticky_s > 0)
 				model_note(
@@ -527,6 +558,7 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 
 	memset(in, 0, sizeof(*in));
 	memset(notes, 0, sizeof(*notes));
+	topo_server = -1;
 	snprintf(in->lab, sizeof(in->lab), "%s", t->name);
 	if (topo_failure(t, in, &site, &action) == -1) {
 		snprintf(err, errlen,
@@ -620,6 +652,7 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 	} else {
 		topo_clients(t, in, site, base, on_failed, NULL, notes);
 	}
+	in->withdraw_s = topo_owd(t, site, topo_node_router(t, site));
 	if (in->routing == MODEL_BGP && action >= 0)
 		topo_bgp(t, in, site, notes);
 	if (in->dns_present)
@@ -643,8 +676,8 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 		    "name's server directly");
 	if (topo_impaired(t) || topo_impair_events(t))
 		model_note(notes, 1,
-			   "link delays, jitter and loss: the requests' travel time and losses on "
-			   "the way are left out (only the probes' configured RTT counts)");
+			   "link delays count (a request's, a query's, a verdict's, a withdrawal's "
+			   "way: docs/model.md, \"Link delays\"); jitter and loss are left out");
 	for (int e = 0; e < t->nevents; e++)
 		if (t->events[e].action == TOPO_A_DNS_DOWN ||
 		    t->events[e].action == TOPO_A_RESOLVER_DOWN) {
@@ -669,7 +702,7 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 	model_note(notes, 1,
 		   "not modelled yet: BGP's MRAI, iBGP and ECMP; "
 		   "serve-stale and prefetch; populations of poisson arrivals; TCP and HTTP "
-		   "connections; link delays; policies other than failover");
+		   "connections; jitter and loss; policies other than failover");
 	if (in->anycast_limit[0])
 		model_note(notes, 1, "anycast: %s", in->anycast_limit);
 	if (in->dns_limit[0])

@@ -9,9 +9,12 @@
 #   every user through its cache: the lab's assumptions) within 1 point;
 # - it is the seed's formula (../shared/seeds/002: still_sent, with the
 #   run's own detect, TTL 3 s, sticky 18 s, 2 %) one request interval
-#   (0.5 s) later, at the bucket's middle, within 1 point where the two
-#   agree on what happens: the users who honour the TTL (until 0.5 s after
-#   the last cache refill). The sticky tail is the lab's own: a sticky user
+#   (0.5 s) later, at the bucket's middle, where the two agree on what
+#   happens: the users who honour the TTL (until 0.5 s after the last cache
+#   refill). Within 1 point and half a cache's share: the seed's answers
+#   expire in a straight line, the lab's 64 caches each take 1/64 of the
+#   users (1.56 points) at once, a staircase about that line (measured:
+#   0.79 and 1.00 points at most). The sticky tail is the lab's own: a sticky user
 #   holds 18 s from its own resolution, through a cache that may still hold
 #   the old answer 3 s, where the seed's share leaves over 18 s from the
 #   detection; that part is printed beside the seed's, not compared.
@@ -57,7 +60,7 @@ $col["dns_share"] == "" || $col["dns_model_share"] == "" { next }
 	if (mid < detect + 3 + 0.5) {
 		ds = lab - seed; if (ds < 0) ds = -ds
 		if (ds > ms) { ms = ds; ats = t }
-		if (ds > 1) { printf "bucket ending %.1f s: lab %.2f %% against the seed %.2f %% (one interval later)\n", t, lab, seed; bad = 1 }
+		if (ds > 1 + 50 / 64) { printf "bucket ending %.1f s: lab %.2f %% against the seed %.2f %% (one interval later)\n", t, lab, seed; bad = 1 }
 	}
 	n++
 	# the seed table times, 100 times shorter
@@ -68,8 +71,8 @@ $col["dns_share"] == "" || $col["dns_model_share"] == "" { next }
 END {
 	printf "%d buckets: the model within %.2f points (at %.1f s), the seed one interval later within %.2f points (at %.1f s)\n", n, mm, atm, ms, ats
 	exit bad || n < 200
-}' "$r/decay.csv" || fail "the decay is not the model's or the seed's within 1 point"
-echo "ok: the decay is the model's and the seed's (one request interval later) within 1 point"
+}' "$r/decay.csv" || fail "the decay is not the model's within 1 point or the seed's within 1.78"
+echo "ok: the decay is the model's within 1 point, the seed's (one request interval later) within 1 and half a cache's share"
 assert_no_leftovers $lab "$r"
 rm -rf "$out" # kept only when a check fails
 echo "PASS: test_seed002"

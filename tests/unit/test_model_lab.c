@@ -403,6 +403,28 @@ static void test_bgp_hops(void **state)
 	assert_non_null(strstr(a->steer.why, "iBGP"));
 }
 
+/* link delays (topology/delays.ini, docs/model.md "Link delays"): the
+ * anycast WITHDRAW crosses a's 20 ms link (steer 0.270), c1's last request
+ * reaches a 20 ms after the change (0.290); p1's verdict takes 12 ms to
+ * authd (0.054 + 0.4 + 0.1 + 0.012 = 0.566); r1 refills 48 ms after each
+ * expiry (c2's query there and back, 32 ms; the fill, 16), every 2.048 s:
+ * c2's refill after the steer (its query reaching authd 24 ms after it
+ * leaves) is at 4.096 s, back at 4.144 s, its last request at a 33 ms
+ * later: 1.177 s after t0 (measured 0.2704, 0.2814, 0.5668, 1.1783) */
+static void test_delays(void **state)
+{
+	char err[512];
+
+	(void)state;
+	assert_int_equal(topo_load(&topo, "topology/delays.ini", NULL, 0, stderr), 0);
+	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
+	assert_int_equal(model_lab(&in, &res), 0);
+	assert_true(fabs(res.s[MODEL_ANYCAST].steer.p50 - 0.270) < 1e-9);
+	assert_true(fabs(res.s[MODEL_ANYCAST].window.p50 - 0.290) < 1e-9);
+	assert_true(fabs(res.s[MODEL_DNS].detect.p50 - 0.566) < 1e-9);
+	assert_true(fabs(res.s[MODEL_DNS].window.p50 - 1.177) < 1e-9);
+}
+
 /* a crash under static routing: the prober dies with the site, the
  * routers' hold timer deletes the route static_hold after the last
  * refresh (1 s): between 3 - 1 and 3 + 0.1 s */
@@ -442,6 +464,7 @@ int main(void)
 	    cmocka_unit_test(test_effect_delay), cmocka_unit_test(test_compare_phases),
 	    cmocka_unit_test(test_compare_bgp),	 cmocka_unit_test(test_crash_hold),
 	    cmocka_unit_test(test_bgp_session),	 cmocka_unit_test(test_bgp_hops),
+	    cmocka_unit_test(test_delays),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
