@@ -109,12 +109,22 @@ static void steer_anycast_group(struct steer_build *b, int g, int node)
 	struct model_steer_input *in = b->in;
 	struct model_steer_group *gr = &in->groups[g];
 	int site = -1;
+	static int bgp_site[TOPO_MAX_NODES];
+	char why[MODEL_NOTE_MAX];
 
-	if (t->routing == TOPO_ROUTING_BGP && !in->anycast_why[0])
-		snprintf(in->anycast_why, sizeof(in->anycast_why),
-			 "routing = bgp: BGP's best path (local_pref, AS path and its prepends, "
-			 "MED, router id)");
-	for (int s = 0; s < in->nsites; s++) {
+	/* BGP: the site its packets reach in the converged routes
+	 * (model_topo_bgp.c, FRR's decision) */
+	if (t->routing == TOPO_ROUTING_BGP) {
+		if (model_topo_bgp_sites(t, bgp_site, why, sizeof(why)) == -1) {
+			if (!in->anycast_why[0])
+				snprintf(in->anycast_why, sizeof(in->anycast_why), "%s", why);
+			return;
+		}
+		for (int s = 0; s < in->nsites; s++)
+			if (b->site_node[s] == bgp_site[node])
+				site = s;
+	}
+	for (int s = 0; s < in->nsites && t->routing != TOPO_ROUTING_BGP; s++) {
 		int to = model_topo_catchment(t, node, b->site_node[s]);
 
 		if (to == 1)
@@ -142,11 +152,12 @@ static void steer_notes(const struct steer_build *b, struct model_notes *notes)
 		   "shares of %g s of traffic from its start, each flow sending %g s from its "
 		   "first answer",
 		   in->period_s, in->duration_s);
-	model_note(notes, 0,
-		   "steering: a cache fills at its first client's query (a population asks its "
-		   "caches in turn at its start), then at the first query of a client after the "
-		   "entry expired; queries reach authd over the configured delays; each answer "
-		   "binds the cache's clients until the next");
+	model_note(
+	    notes, 0,
+	    "steering: a cache fills at its first client's query (a population asks all "
+	    "its caches at once at its start), then at the first query of a client after the "
+	    "entry expired; queries reach authd over the configured delays; each answer "
+	    "binds the cache's clients until the next");
 	for (int n = 0; n < in->nnames; n++) {
 		const struct model_steer_name *nm = &in->names[n];
 

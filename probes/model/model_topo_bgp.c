@@ -487,3 +487,63 @@ int model_topo_bgp(const struct topology *t, int site, struct model_topo_bgp_cli
 	}
 	return 0;
 }
+
+/* bgp_sites: the site node each client node's packets reach in the
+ * converged routes, -1 none, with ties decided by pref; -1 if the model
+ * cannot (why) */
+static int bgp_sites(const struct topology *t, int pref, int *site_of, char *why, size_t len)
+{
+	struct bgp_net g = {.pref = pref};
+	int rc = -1, *initial = NULL, *itie = NULL;
+
+	if (bgp_build(t, &g, why, len) == -1)
+		goto out;
+	if (bgp_converge(t, &g) == -1) {
+		snprintf(why, len, "routing = bgp: the routes do not converge (a dispute wheel?)");
+		goto out;
+	}
+	initial = calloc((size_t)g.n, sizeof(int));
+	itie = calloc((size_t)g.n, sizeof(int));
+	if (initial == NULL || itie == NULL) {
+		snprintf(why, len, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < g.n; i++) {
+		initial[i] = g.s[i].best >= 0 ? g.s[i].nb[g.s[i].best] : -1;
+		itie[i] = g.s[i].tie;
+	}
+	for (int n = 0; n < t->nnodes; n++) {
+		int r = topo_node_router(t, n), tie = 0, d;
+
+		site_of[n] = -1;
+		if (t->nodes[n].kind != TOPO_CLIENT || r < 0 || g.of[r] < 0)
+			continue;
+		d = bgp_dest(&g, initial, itie, g.of[r], -1, &tie);
+		site_of[n] = d >= 0 ? g.s[d].node : -1;
+	}
+	rc = 0;
+out:
+	free(g.s);
+	free(initial);
+	free(itie);
+	return rc;
+}
+
+int model_topo_bgp_sites(const struct topology *t, int *site_of, char *why, size_t len)
+{
+	static int other[TOPO_MAX_NODES];
+
+	why[0] = '\0';
+	if (bgp_sites(t, 0, site_of, why, len) == -1 || bgp_sites(t, 1, other, why, len) == -1)
+		return -1;
+	for (int n = 0; n < t->nnodes; n++)
+		if (site_of[n] != other[n]) {
+			snprintf(
+			    why, len,
+			    "routing = bgp: %s's site depends on which of equal paths FRR kept "
+			    "at bring-up (the older)",
+			    t->nodes[n].name);
+			return -1;
+		}
+	return 0;
+}

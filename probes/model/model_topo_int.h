@@ -48,6 +48,12 @@ struct model_topo_bgp_client {
 int model_topo_bgp(const struct topology *t, int s, struct model_topo_bgp_client *out, char *why,
 		   size_t len);
 
+/* model_topo_bgp_sites: routing = bgp, in the routes as the warm-up
+ * leaves them: the site node each client node's anycast packets reach
+ * (site_of[n]; -1 none, or not a client). 0, or -1 with why said (a site
+ * that depends on which of equal paths FRR kept, iBGP, MRAI) */
+int model_topo_bgp_sites(const struct topology *t, int *site_of, char *why, size_t len);
+
 /* model_topo_cache_ttl: a TTL as [resolver] node n's caches keep it
  * (raised to min_ttl, cut to max_ttl, whole seconds); model_topo_cache_phase:
  * cache k's first-fill phase f (its first entry lives (1 - f) x ttl) */
