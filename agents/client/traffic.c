@@ -497,7 +497,10 @@ static int client_begin(struct client *c)
 	 * watched all the time: tcp.c.) */
 	c->periodic = c->cfg.rate * CLIENT_TICK_NS >= NSEC_PER_SEC;
 	now = now_mono_ns();
-	client_sched_init(&c->sched, now, c->cfg.rate, c->cfg.duration_ns);
+	client_sched_init(
+	    &c->sched,
+	    c->cfg.sched_start_ns > 0 && c->cfg.sched_start_ns < now ? c->cfg.sched_start_ns : now,
+	    c->cfg.rate, c->cfg.duration_ns);
 	if (loop_timer_add(c->loop, &c->expire_timer, now + tick, tick, client_on_expire_timer,
 			   c) == -1 ||
 	    loop_timer_add(c->loop, &c->send_timer, now, c->periodic ? CLIENT_TICK_NS : 0,

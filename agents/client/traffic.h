@@ -55,6 +55,11 @@ struct client_cfg {
 	uint64_t requests_per_conn;
 	int64_t idle_timeout_ns;
 	unsigned pipeline;
+	/* the schedule's start (CLOCK_MONOTONIC), when it is not the moment
+	 * the traffic is set up: a DNS population's, the lab's common start,
+	 * however long its first answers took (requests due meanwhile go at
+	 * once); 0: that moment */
+	int64_t sched_start_ns;
 };
 
 struct client_stats {

@@ -297,7 +297,7 @@ static void clocks_verdict_gap_note(const struct clocks_input *in,
  * of CPU: it then catches up in a burst, so its rate passes client_behind)
  * leaves that moment unknown; so does a gap across t0, when no request
  * said where the route or the answer pointed. Gaps elsewhere move requests
- * but not the clocks. A population's logical clients are not checked. */
+ * but not the clocks. A population's own check: verdict_pop.c. */
 static void clocks_verdict_gaps(const struct clocks_input *in, const struct clocks_result *res,
 				int nres, struct clocks_notes *v)
 {
@@ -575,6 +575,7 @@ void clocks_verdict(const struct clocks_input *in, const struct clocks_result *r
 	clocks_verdict_exits(in, v);
 	clocks_verdict_clients(in, v);
 	clocks_verdict_gaps(in, res, nres, v);
+	clocks_verdict_pop_stalled(in, v);
 	for (int i = 0; i < nres; i++) {
 		if (res[i].noflows)
 			continue;

@@ -228,8 +228,7 @@ struct model_pop {
 	int skew;	   /* enum model_skew */
 	double zipf_s;	   /* skew = zipf: the exponent */
 	double rate_per_s; /* all of them */
-	double from_s;	   /* their first requests' schedule starts then (after the
-			    * first answers: every cache asked at once at the start) */
+	double from_s;	   /* their requests' schedule starts then (the lab's start: 0) */
 	/* dns: the caches it asks (cache[k] an index into model_input.caches,
 	 * -1: the authoritative server itself, each answer fresh), weights
 	 * (nweights == nres) or in turn; sticky: every client (all_sticky) or
@@ -367,6 +366,7 @@ struct model_draw {
 	double u_site, u_refresh, u_check;
 	double u_session; /* bgp: the site's last message before t0, in its period */
 	double u_tie;	  /* bgp: < 0.5, each client's after_s, else its alt_after_s */
+	uint64_t edges;	  /* a population's: model_pop_last's */
 	double u_probers[MODEL_MAX_PROBERS];
 	double t0_s;
 };
@@ -419,8 +419,11 @@ long model_pop_fetches(const struct model_pop_plan *pl);
 /* model_pop_last: logical client j's last request to the failed site (an
  * instant from the start of the traffic) when t0 is the failure and
  * steer_at the instant the answers (dns) or the route (anycast) change; -1
- * if it sent none after t0 */
-double model_pop_last(const struct model_pop_plan *pl, unsigned j, double t0, double steer_at);
+ * if it sent none after t0. edges: a draw's random word, hashed with j
+ * into whether a query of client j just before its entry's expiry came
+ * after it (POP_EDGE_S, model_pop.c) */
+double model_pop_last(const struct model_pop_plan *pl, unsigned j, double t0, double steer_at,
+		      uint64_t edges);
 /* model_pop_next_send: logical client j's first request at or after t;
  * INFINITY if none before the traffic's end */
 double model_pop_next_send(const struct model_pop_plan *pl, unsigned j, double t);

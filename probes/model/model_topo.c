@@ -325,8 +325,6 @@ static int topo_pop(const struct topology *t, struct model_input *in, int n, con
 	const struct topo_node *c = &t->nodes[n];
 	struct model_pop *p;
 	int r = c->resolver;
-	double rtt = 0;
-
 	if (in->npops == MODEL_MAX_POPS) {
 		model_note(notes, 1, "client %s: more than %d populations: left out", c->name,
 			   MODEL_MAX_POPS);
@@ -371,7 +369,6 @@ static int topo_pop(const struct topology *t, struct model_input *in, int n, con
 			p->sticky_share = t->sticky_share;
 			p->sticky_s = (double)t->sticky_ns / NS;
 		}
-		rtt = topo_rtt_ns(t, n, r) > 0 ? (double)topo_rtt_ns(t, n, r) / NS : 0;
 		model_note(
 		    notes, 0,
 		    "dns: population %s: each of its %u logical clients followed through "
@@ -382,8 +379,9 @@ static int topo_pop(const struct topology *t, struct model_input *in, int n, con
 		    c->name, c->population,
 		    p->sticky_share > 0 || p->all_sticky ? ", or sticky's" : "");
 	}
-	/* its requests start once the first answers came: 2 ms of polling */
-	p->from_s = c->mode != TOPO_MODE_ANYCAST && r >= 0 ? rtt + 0.002 : 0;
+	/* its requests are due from the start of the traffic (those due
+	 * before its first answers came go when they come) */
+	p->from_s = 0;
 	return 0;
 }
 

@@ -410,6 +410,63 @@ static void test_client_stalled(void **state)
 	json_decref(root);
 }
 
+/* pop_csv: a population of 100 logical clients (node 3, anycast: base
+ * 2^31 + 3 x 2^17) sending 1000 requests a second in all, paced, each
+ * answered by b; those due from t0 + gap_from to t0 + gap_to sent at the
+ * gap's end instead (starved of CPU, then its backlog in a burst) */
+static void pop_csv(const char *dir, int64_t gap_from, int64_t gap_to)
+{
+	uint32_t base = WIRE_POP_ID(3, 0, 0);
+	char extra[256], path[512];
+	long n = 0;
+
+	/* the ones before, if any */
+	snprintf(path, sizeof(path), "%s/requests-users.csv", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/users.client.events.jsonl", dir);
+	unlink(path);
+	put(dir, "requests-users.csv", "client,seq,sent_ns,status,site,rtt_ns\n");
+	for (int64_t t = T0 - 3 * S; t < T0 + 7 * S; t += MS, n++) {
+		int64_t sent = t > T0 + gap_from && t < T0 + gap_to ? T0 + gap_to : t;
+
+		put(dir, "requests-users.csv", "%u,%ld,%lld,ok,b,%d\n", base + (uint32_t)(n % 100),
+		    n, (long long)sent, (int)valid_rtt_ns);
+	}
+	snprintf(extra, sizeof(extra),
+		 ",\"client\":%u,\"target\":\"x\",\"rate\":1000.0,\"population\":100", base);
+	ev(dir, "users.client.events.jsonl", T0 - 3 * S, "client_started", extra);
+	snprintf(extra, sizeof(extra), ",\"client\":%u,\"sent\":%ld,\"ok\":%ld,\"lost\":0", base, n,
+		 n);
+	ev(dir, "users.client.events.jsonl", T0 + 7 * S + MS, "client_summary", extra);
+}
+
+/* a population starved of CPU for 300 ms after t0 sends its backlog in a
+ * burst: its total passes client_behind, but its 100 ms buckets do not
+ * (verdict_pop.c); one on schedule, or 50 ms late, passes */
+static void test_population_stalled(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	valid_run(dir);
+	pop_csv(dir, 0, 0);
+	root = analyse(dir, NULL);
+	assert_no_code(root, "client_stalled");
+	json_decref(root);
+	pop_csv(dir, 1000 * MS, 1050 * MS);
+	root = analyse(dir, NULL);
+	assert_no_code(root, "client_stalled");
+	json_decref(root);
+	pop_csv(dir, 1000 * MS, 1300 * MS);
+	root = analyse(dir, NULL);
+	assert_code(root, "client_stalled",
+		    "population 2147876864 (client on users, 100 logical clients) sent 0 requests "
+		    "from t0 + 1.000 s in 100 ms though its rate sends 100",
+		    1);
+	assert_no_code(root, "client_behind");
+	json_decref(root);
+}
+
 static void test_client_killed(void **state)
 {
 	const char *dir = *state;
@@ -1650,6 +1707,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_client_behind, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_killed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_stalled, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_population_stalled, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_client_rate_unchecked, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_loss_before_t0_explained, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unexplained_loss, setup, teardown),
