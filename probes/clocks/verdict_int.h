@@ -37,7 +37,7 @@ void clocks_verdict_losses(const struct clocks_input *in, const struct clocks_fl
 void clocks_verdict_healthy(const struct clocks_input *in, struct clocks_notes *v);
 
 /* clocks_verdict_pop_stalled: client_stalled of a population, a 100 ms
- * of its requests after t0 under 75 % of its rate (verdict_pop.c) */
+ * of its requests after t0 under 50 % of its rate (verdict_pop.c) */
 void clocks_verdict_pop_stalled(const struct clocks_input *in, struct clocks_notes *v);
 
 /* A route change read after the collector's loop stalled longer than this

@@ -442,7 +442,7 @@ static void pop_csv(const char *dir, int64_t gap_from, int64_t gap_to)
 
 /* a population starved of CPU for 300 ms after t0 sends its backlog in a
  * burst: its total passes client_behind, but its 100 ms buckets do not
- * (verdict_pop.c); one on schedule, or 50 ms late, passes */
+ * (verdict_pop.c); one on schedule, or 40 ms late, passes */
 static void test_population_stalled(void **state)
 {
 	const char *dir = *state;
@@ -453,7 +453,7 @@ static void test_population_stalled(void **state)
 	root = analyse(dir, NULL);
 	assert_no_code(root, "client_stalled");
 	json_decref(root);
-	pop_csv(dir, 1000 * MS, 1050 * MS);
+	pop_csv(dir, 1000 * MS, 1040 * MS);
 	root = analyse(dir, NULL);
 	assert_no_code(root, "client_stalled");
 	json_decref(root);
