@@ -366,7 +366,6 @@ struct model_draw {
 	double u_site, u_refresh, u_check;
 	double u_session; /* bgp: the site's last message before t0, in its period */
 	double u_tie;	  /* bgp: < 0.5, each client's after_s, else its alt_after_s */
-	uint64_t edges;	  /* a population's: model_pop_last's */
 	double u_probers[MODEL_MAX_PROBERS];
 	double t0_s;
 };
@@ -419,11 +418,8 @@ long model_pop_fetches(const struct model_pop_plan *pl);
 /* model_pop_last: logical client j's last request to the failed site (an
  * instant from the start of the traffic) when t0 is the failure and
  * steer_at the instant the answers (dns) or the route (anycast) change; -1
- * if it sent none after t0. edges: a draw's random word, hashed with j
- * into whether a query of client j just before its entry's expiry came
- * after it (POP_EDGE_S, model_pop.c) */
-double model_pop_last(const struct model_pop_plan *pl, unsigned j, double t0, double steer_at,
-		      uint64_t edges);
+ * if it sent none after t0 */
+double model_pop_last(const struct model_pop_plan *pl, unsigned j, double t0, double steer_at);
 /* model_pop_next_send: logical client j's first request at or after t;
  * INFINITY if none before the traffic's end */
 double model_pop_next_send(const struct model_pop_plan *pl, unsigned j, double t);

@@ -60,8 +60,7 @@ static void curve_pop(const struct model_pop_plan *pl, const struct model_client
 		if (m->to_failed && steer >= 0)
 			x = model_pop_last(pl, u, dr->t0_s - m->arrive_s,
 					   dr->t0_s + steer - m->ask_s +
-					       (dr->u_tie < 0.5 ? m->after_s : m->alt_after_s),
-					   dr->edges);
+					       (dr->u_tie < 0.5 ? m->after_s : m->alt_after_s));
 		if (x < 0)
 			continue;
 		/* each request in the bucket of its arrival at the site */
@@ -112,7 +111,6 @@ int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t
 		/* bgp's own, drawn only there (the other labs' draws unchanged) */
 		dr.u_session = in->routing == MODEL_BGP ? curve_uniform(&seed) : 0;
 		dr.u_tie = in->bgp_ties ? curve_uniform(&seed) : 0;
-		dr.edges = in->npops ? curve_next(&seed) : 0;
 		for (int p = 0; p < in->nprobers; p++)
 			dr.u_probers[p] = curve_uniform(&seed);
 		dr.t0_s = in->fail_at_s + in->fail_jitter_s * curve_uniform(&seed);

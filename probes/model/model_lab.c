@@ -106,8 +106,7 @@ static double lab_pop(const struct model_pop_plan *pl, const struct model_client
 		double x = m->to_failed && steer >= 0
 			       ? model_pop_last(pl, u, dr->t0_s - m->arrive_s,
 						dr->t0_s + steer - m->ask_s +
-						    (dr->u_tie < 0.5 ? m->after_s : m->alt_after_s),
-						dr->edges)
+						    (dr->u_tie < 0.5 ? m->after_s : m->alt_after_s))
 			       : -1;
 
 		if (x < 0) {
@@ -200,7 +199,6 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		/* drawn only when it decides something, so that the draws are
 		 * otherwise the same */
 		dr.u_tie = in->bgp_ties ? lab_uniform(&seed) : 0;
-		dr.edges = in->npops ? lab_next(&seed) : 0;
 		for (int p = 0; p < in->nprobers; p++)
 			dr.u_probers[p] = lab_uniform(&seed);
 		dr.t0_s = in->fail_at_s + in->fail_jitter_s * lab_uniform(&seed);

@@ -15,12 +15,6 @@
 
 /* a client whose hold ran out asks at most this often (CLIENT_DNS_MIN_TTL_NS) */
 #define POP_MIN_HOLD_S 0.1
-/* a query this close before its cache's entry expires may, on a busy
- * machine, reach it after (each fill drifts by the lab's own latencies):
- * then it is the fill, its answer fresh. Measured: a loaded gate's
- * seed002 run lost its last sticky user (window 20.30 s, the model's 21.10)
- * to a query the model had 2 ms before the expiry */
-#define POP_EDGE_S 0.005
 /* a fill's entry lives its TTL from the authoritative answer's arrival: the
  * query's way to the cache and from it to authd and back, about 0.2 ms over
  * the lab's links without delay; so the client whose request filled it,
@@ -34,12 +28,9 @@ struct model_pop_plan {
 	double end;	      /* no request at or after it */
 	double *rate, *first; /* client j's requests at first + m / rate */
 	/* dns: client j's queries whose answer was fetched later than its
-	 * previous one's, x[q0[j] .. q0[j] + nq[j]), each answer's fetch f[],
-	 * and those that came within POP_EDGE_S before their entry's expiry
-	 * (edge[] set: their answer may as well have been a fill of their own) */
+	 * previous one's, x[q0[j] .. q0[j] + nq[j]), each answer's fetch f[] */
 	unsigned *q0, *nq;
 	double *x, *f;
-	unsigned char *edge;
 	long fetches;
 };
 
@@ -47,7 +38,6 @@ struct model_pop_plan {
 struct pop_q {
 	unsigned j;
 	double x, f;
-	int edge;
 };
 
 struct pop_heap {
@@ -171,10 +161,8 @@ static int pop_play(const struct model_input *in, const struct model_pop *p,
 	while (h->n > 0 && isfinite(h->at[0])) {
 		unsigned j = h->who[0];
 		double x = h->at[0], left;
-		int edge;
 
 		heap_pop(h);
-		edge = c >= 0 && x < exp && x >= exp - POP_EDGE_S;
 		if (c < 0 || x >= exp) {
 			/* a fill: the authoritative server's answer now */
 			fetch = x;
@@ -192,7 +180,7 @@ static int pop_play(const struct model_input *in, const struct model_pop *p,
 				return -1;
 			*q = m;
 		}
-		(*q)[(*nq)++] = (struct pop_q){.j = j, .x = x, .f = fetch, .edge = edge};
+		(*q)[(*nq)++] = (struct pop_q){.j = j, .x = x, .f = fetch};
 		hold = held[j] < 0 ? fmax(p->sticky_s, POP_MIN_HOLD_S) : fmax(left, POP_MIN_HOLD_S);
 		heap_push(h, model_pop_next_send(pl, j, x + hold), j);
 	}
@@ -212,15 +200,14 @@ static int pop_by_client(struct model_pop_plan *pl, const struct pop_q *q, size_
 	for (unsigned j = 0; j < pl->n; j++)
 		last[j] = 0; /* the first answer's fetch */
 	for (size_t i = 0; i < n; i++)
-		if (q[i].f > last[q[i].j] || q[i].edge) {
-			last[q[i].j] = fmax(last[q[i].j], q[i].f);
+		if (q[i].f > last[q[i].j]) {
+			last[q[i].j] = q[i].f;
 			pl->nq[q[i].j]++;
 			total++;
 		}
 	pl->x = malloc((total ? total : 1) * sizeof(double));
 	pl->f = malloc((total ? total : 1) * sizeof(double));
-	pl->edge = malloc(total ? total : 1);
-	if (pl->x == NULL || pl->f == NULL || pl->edge == NULL)
+	if (pl->x == NULL || pl->f == NULL)
 		goto fail;
 	for (unsigned j = 0, o = 0; j < pl->n; j++) {
 		pl->q0[j] = at[j] = o;
@@ -228,10 +215,9 @@ static int pop_by_client(struct model_pop_plan *pl, const struct pop_q *q, size_
 		last[j] = 0;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (q[i].f > last[q[i].j] || q[i].edge) {
-			last[q[i].j] = fmax(last[q[i].j], q[i].f);
+		if (q[i].f > last[q[i].j]) {
+			last[q[i].j] = q[i].f;
 			pl->x[at[q[i].j]] = q[i].x;
-			pl->edge[at[q[i].j]] = (unsigned char)q[i].edge;
 			pl->f[at[q[i].j]++] = q[i].f;
 		}
 	free(last);
@@ -310,7 +296,6 @@ void model_pop_plan_free(struct model_pop_plan *pl)
 	free(pl->nq);
 	free(pl->x);
 	free(pl->f);
-	free(pl->edge);
 	free(pl);
 }
 
@@ -329,15 +314,14 @@ long model_pop_fetches(const struct model_pop_plan *pl)
 	return pl->fetches;
 }
 
-double model_pop_last(const struct model_pop_plan *pl, unsigned j, double t0, double steer_at,
-		      uint64_t edges)
+double model_pop_last(const struct model_pop_plan *pl, unsigned j, double t0, double steer_at)
 {
 	double x;
 
 	if (pl->scheme == MODEL_DNS) {
 		/* its first query answered from a fetch after the steer: the
 		 * request it sends then still goes to the address it held */
-		unsigned lo = pl->q0[j], hi = lo + pl->nq[j], e;
+		unsigned lo = pl->q0[j], hi = lo + pl->nq[j];
 
 		while (lo < hi) {
 			unsigned mid = lo + (hi - lo) / 2;
@@ -347,15 +331,6 @@ double model_pop_last(const struct model_pop_plan *pl, unsigned j, double t0, do
 			else
 				lo = mid + 1;
 		}
-		/* a query just before its entry's expiry, after the steer, may
-		 * have been the fill itself: in half the draws (edges' bit of
-		 * the client), its answer fresh */
-		for (e = pl->q0[j]; e < lo; e++)
-			if (pl->edge[e] && pl->x[e] >= steer_at &&
-			    ((edges ^ (j * 0x9e3779b97f4a7c15ULL)) * 0xbf58476d1ce4e5b9ULL) >> 63) {
-				lo = e;
-				break;
-			}
 		x = lo < pl->q0[j] + pl->nq[j] ? pl->x[lo] : pop_last_send(pl, j, pl->end);
 	} else {
 		/* its last request before its route changed */
