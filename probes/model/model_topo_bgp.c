@@ -351,6 +351,32 @@ static int bgp_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* bgp_start: g's speakers built and their routes converged as the
+ * warm-up leaves them; *initial each one's next hop then (a speaker, -1
+ * none), *itie whether its best tied (the caller frees both, and g->s).
+ * -1 if the model cannot (why) */
+static int bgp_start(const struct topology *t, struct bgp_net *g, int **initial, int **itie,
+		     char *why, size_t len)
+{
+	if (bgp_build(t, g, why, len) == -1)
+		return -1;
+	if (bgp_converge(t, g) == -1) {
+		snprintf(why, len, "routing = bgp: the routes do not converge (a dispute wheel?)");
+		return -1;
+	}
+	*initial = calloc((size_t)g->n, sizeof(int));
+	*itie = calloc((size_t)g->n, sizeof(int));
+	if (*initial == NULL || *itie == NULL) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < g->n; i++) {
+		(*initial)[i] = g->s[i].best >= 0 ? g->s[i].nb[g->s[i].best] : -1;
+		(*itie)[i] = g->s[i].tie;
+	}
+	return 0;
+}
+
 /* bgp_run: the withdrawal with ties the age cannot break decided by pref */
 static int bgp_run(const struct topology *t, int site, int pref, struct model_topo_bgp_client *out,
 		   char *why, size_t len)
@@ -361,22 +387,8 @@ static int bgp_run(const struct topology *t, int site, int pref, struct model_to
 	size_t nat = 0;
 
 	why[0] = '\0';
-	if (bgp_build(t, &g, why, len) == -1)
+	if (bgp_start(t, &g, &initial, &itie, why, len) == -1)
 		goto out;
-	if (bgp_converge(t, &g) == -1) {
-		snprintf(why, len, "routing = bgp: the routes do not converge (a dispute wheel?)");
-		goto out;
-	}
-	initial = calloc((size_t)g.n, sizeof(int));
-	itie = calloc((size_t)g.n, sizeof(int));
-	if (initial == NULL || itie == NULL) {
-		snprintf(why, len, "out of memory");
-		goto out;
-	}
-	for (int i = 0; i < g.n; i++) {
-		initial[i] = g.s[i].best >= 0 ? g.s[i].nb[g.s[i].best] : -1;
-		itie[i] = g.s[i].tie;
-	}
 	/* the failed site withdraws: its router decides at 0, its FIB at
 	 * BGP_ZEBRA_S (the caller's steer) */
 	fs = g.of[site];
@@ -496,22 +508,8 @@ static int bgp_sites(const struct topology *t, int pref, int *site_of, char *why
 	struct bgp_net g = {.pref = pref};
 	int rc = -1, *initial = NULL, *itie = NULL;
 
-	if (bgp_build(t, &g, why, len) == -1)
+	if (bgp_start(t, &g, &initial, &itie, why, len) == -1)
 		goto out;
-	if (bgp_converge(t, &g) == -1) {
-		snprintf(why, len, "routing = bgp: the routes do not converge (a dispute wheel?)");
-		goto out;
-	}
-	initial = calloc((size_t)g.n, sizeof(int));
-	itie = calloc((size_t)g.n, sizeof(int));
-	if (initial == NULL || itie == NULL) {
-		snprintf(why, len, "out of memory");
-		goto out;
-	}
-	for (int i = 0; i < g.n; i++) {
-		initial[i] = g.s[i].best >= 0 ? g.s[i].nb[g.s[i].best] : -1;
-		itie[i] = g.s[i].tie;
-	}
 	for (int n = 0; n < t->nnodes; n++) {
 		int r = topo_node_router(t, n), tie = 0, d;
 
