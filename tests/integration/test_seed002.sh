@@ -7,7 +7,10 @@
 # sticky tail's last users: below), and bucket by
 # bucket of decay.csv (100 ms each, until the traffic ends):
 # - the run's share of requests sent to a is the model's (which follows
-#   every user through its cache: the lab's assumptions) within 1 point;
+#   every user through its cache: the lab's assumptions) within 1 point and
+#   half a cache's share: each cache moves 1/64 of the users (1.56 points)
+#   at once, and on a loaded machine its switch may cross a bucket's edge a
+#   few ms from the model's (measured: 0.63 points alone, 1.10 on a gate);
 # - it is the seed's formula (../shared/seeds/002: still_sent, with the
 #   run's own detect, TTL 3 s, sticky 18 s, 2 %) one request interval
 #   (0.5 s) later, at the bucket's middle, where the two agree on what
@@ -66,7 +69,7 @@ $col["dns_share"] == "" || $col["dns_model_share"] == "" { next }
 	seed = still(mid - 0.5) * 100
 	dm = lab - model; if (dm < 0) dm = -dm
 	if (dm > mm) { mm = dm; atm = t }
-	if (dm > 1) { printf "bucket ending %.1f s: lab %.2f %% against the model %.2f %%\n", t, lab, model; bad = 1 }
+	if (dm > 1 + 50 / 64) { printf "bucket ending %.1f s: lab %.2f %% against the model %.2f %%\n", t, lab, model; bad = 1 }
 	if (mid < detect + 3 + 0.5) {
 		ds = lab - seed; if (ds < 0) ds = -ds
 		if (ds > ms) { ms = ds; ats = t }
@@ -81,8 +84,8 @@ $col["dns_share"] == "" || $col["dns_model_share"] == "" { next }
 END {
 	printf "%d buckets: the model within %.2f points (at %.1f s), the seed one interval later within %.2f points (at %.1f s)\n", n, mm, atm, ms, ats
 	exit bad || n < 200
-}' "$r/decay.csv" || fail "the decay is not the model's within 1 point or the seed's within 1.78"
-echo "ok: the decay is the model's within 1 point, the seed's (one request interval later) within 1 and half a cache's share"
+}' "$r/decay.csv" || fail "the decay is not the model's or the seed's within 1.78 points"
+echo "ok: the decay is the model's and the seed's (one request interval later) within 1 point and half a cache's share"
 assert_no_leftovers $lab "$r"
 rm -rf "$out" # kept only when a check fails
 echo "PASS: test_seed002"
