@@ -522,18 +522,25 @@ void lab_signal_agents(struct lab *lab, const char *name, int sig)
 	supervise_report_exits(lab);
 }
 
+/* lab_signal_value: sig with a sigqueue value to the live agents called
+ * name (supervise_matches), each refusal said */
+static void lab_signal_value(struct lab *lab, const char *name, int sig, int value)
+{
+	for (int i = 0; i < lab->nagents; i++) {
+		struct lab_agent *a = &lab->agents[i];
+		if (supervise_matches(a, name) && supervise_alive(a) &&
+		    supervise_signal_value(a, sig, value) == -1)
+			log_warn("%s: %s of %s", __func__, a->name, lab->t->nodes[a->node].name);
+	}
+	supervise_report_exits(lab);
+}
+
 void lab_clients_go(struct lab *lab, int64_t go_base_ns, int64_t start_ns)
 {
 	int64_t us = (start_ns - go_base_ns) / NSEC_PER_USEC;
 	int value = us < 0 ? 0 : us > INT_MAX ? INT_MAX : (int)us;
 
-	for (int i = 0; i < lab->nagents; i++) {
-		struct lab_agent *a = &lab->agents[i];
-		if (supervise_matches(a, "client*") && supervise_alive(a) &&
-		    supervise_signal_value(a, SIGUSR2, value) == -1)
-			log_warn("%s: %s of %s", __func__, a->name, lab->t->nodes[a->node].name);
-	}
-	supervise_report_exits(lab);
+	lab_signal_value(lab, "client*", SIGUSR2, value);
 }
 
 void lab_probers_phase(struct lab *lab, int64_t start_ns)
@@ -542,13 +549,7 @@ void lab_probers_phase(struct lab *lab, int64_t start_ns)
 	 * the prober takes the latest such instant not after its own now */
 	int value = (int)((start_ns / NSEC_PER_USEC) & 0x7fffffff);
 
-	for (int i = 0; i < lab->nagents; i++) {
-		struct lab_agent *a = &lab->agents[i];
-		if (supervise_matches(a, "prober") && supervise_alive(a) &&
-		    supervise_signal_value(a, SIGUSR1, value) == -1)
-			log_warn("%s: %s of %s", __func__, a->name, lab->t->nodes[a->node].name);
-	}
-	supervise_report_exits(lab);
+	lab_signal_value(lab, "prober", SIGUSR1, value);
 }
 
 int lab_wait_agents(struct lab *lab, const char *name, int64_t timeout_ns)

@@ -131,11 +131,18 @@ static void pop_rates(const struct model_pop *p, double *r)
 		r[j] *= p->rate_per_s / sum;
 }
 
+/* pop_is_sticky: whether client j keeps each address sticky_s (as the
+ * agent picks them: every one, or the share spread evenly) */
+static int pop_is_sticky(const struct model_pop *p, unsigned j)
+{
+	return p->all_sticky || (p->sticky_share > 0 && pop_sticky(j, p->sticky_share));
+}
+
 /* pop_play: the DNS queries of population p's clients of cache slot k, in
  * time order through the cache, appended to *q (*nq of *cap) */
 static int pop_play(const struct model_input *in, const struct model_pop *p,
 		    struct model_pop_plan *pl, int k, const int *slot, struct pop_q **q, size_t *nq,
-		    size_t *cap, struct pop_heap *h, double *held)
+		    size_t *cap, struct pop_heap *h)
 {
 	int c = p->cache[k];
 	double ttl = c >= 0 ? in->caches[c].ttl_s : in->ttl_s;
@@ -152,10 +159,9 @@ static int pop_play(const struct model_input *in, const struct model_pop *p,
 
 		if (slot[j] != k)
 			continue;
-		sticky = p->all_sticky || (p->sticky_share > 0 && pop_sticky(j, p->sticky_share));
+		sticky = pop_is_sticky(p, j);
 		hold = sticky ? fmax(p->sticky_s, POP_MIN_HOLD_S) : fmax(first, POP_MIN_HOLD_S);
 		/* its first answer, held a fraction of a whole hold */
-		held[j] = sticky ? -1 : 1;
 		heap_push(h, model_pop_next_send(pl, j, (1 - pop_hold_phase(j)) * hold), j);
 	}
 	while (h->n > 0 && isfinite(h->at[0])) {
@@ -181,7 +187,8 @@ static int pop_play(const struct model_input *in, const struct model_pop *p,
 			*q = m;
 		}
 		(*q)[(*nq)++] = (struct pop_q){.j = j, .x = x, .f = fetch};
-		hold = held[j] < 0 ? fmax(p->sticky_s, POP_MIN_HOLD_S) : fmax(left, POP_MIN_HOLD_S);
+		hold = pop_is_sticky(p, j) ? fmax(p->sticky_s, POP_MIN_HOLD_S)
+					   : fmax(left, POP_MIN_HOLD_S);
 		heap_push(h, model_pop_next_send(pl, j, x + hold), j);
 	}
 	return 0;
@@ -238,7 +245,6 @@ struct model_pop_plan *model_pop_plan(const struct model_input *in, int client)
 	struct pop_q *q = NULL;
 	size_t nq = 0, cap = 0;
 	int *slot = NULL;
-	double *held = NULL;
 
 	if (pl == NULL || p->n == 0)
 		goto fail;
@@ -257,29 +263,26 @@ struct model_pop_plan *model_pop_plan(const struct model_input *in, int client)
 	if (cl->scheme != MODEL_DNS)
 		return pl;
 	slot = malloc(p->n * sizeof(int));
-	held = malloc(p->n * sizeof(double));
 	h.at = malloc(p->n * sizeof(double));
 	h.who = malloc(p->n * sizeof(unsigned));
-	if (slot == NULL || held == NULL || h.at == NULL || h.who == NULL)
+	if (slot == NULL || h.at == NULL || h.who == NULL)
 		goto fail;
 	for (unsigned j = 0; j < p->n; j++)
 		slot[j] = pop_resolver_of(p->nweights == p->nres ? p->weight : NULL, p->nres, j);
 	for (int k = 0; k < p->nres; k++)
-		if (pop_play(in, p, pl, k, slot, &q, &nq, &cap, &h, held) == -1)
+		if (pop_play(in, p, pl, k, slot, &q, &nq, &cap, &h) == -1)
 			goto fail;
 	/* each client's queries are in time order within its cache's play */
 	if (pop_by_client(pl, q, nq) == -1)
 		goto fail;
 	free(q);
 	free(slot);
-	free(held);
 	free(h.at);
 	free(h.who);
 	return pl;
 fail:
 	free(q);
 	free(slot);
-	free(held);
 	free(h.at);
 	free(h.who);
 	model_pop_plan_free(pl);
