@@ -335,15 +335,22 @@ double clocks_model_tolerance(const struct clocks_model *m, int i, enum clocks_m
 	}
 }
 
-/* clocks_model_next_step: the timeline's first step after the failure, in
- * seconds after t0; INFINITY-like 1e300 if none */
+/* clocks_model_next_step: the timeline's first step after the failure
+ * that the model does not follow, in seconds after t0; INFINITY-like 1e300
+ * if none (the DNS outages it follows query by query: model_dns_sim.c) */
 static double clocks_model_next_step(const struct clocks_input *in)
 {
+	const struct model_input *mi = in->model ? in->model->input : NULL;
 	double next = 1e300;
 
 	for (size_t k = 0; k < in->nhits; k++) {
 		double at = (double)(in->hits[k].t_ns - in->failure.t0_ns) / NS;
+		const char *a = in->hits[k].action;
 
+		if (mi && mi->noutages &&
+		    (strcmp(a, "dns-down") == 0 || strcmp(a, "dns-up") == 0 ||
+		     strcmp(a, "resolver-down") == 0 || strcmp(a, "resolver-up") == 0))
+			continue;
 		if (in->hits[k].t_ns > in->failure.t0_ns && at < next)
 			next = at;
 	}

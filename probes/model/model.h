@@ -14,6 +14,8 @@
  *                    cycle, a quorum across probers
  *   model_anycast.c  the anycast scheme's clocks of one draw of the phases
  *   model_dns.c      the DNS scheme's clocks of one draw, and its queries
+ *   model_dns_sim.c  the DNS clients followed query by query through an
+ *                    outage of the authoritative server or a resolver
  *   model_lab.c      the lab's clocks: draws of every random phase, their
  *                    p5 / p50 / p95
  *   model_curve.c    the lab's decay curve: the share still sent to the
@@ -188,6 +190,23 @@ struct model_cache {
 			   lives its TTL from the answer's arrival */
 	double drift_s; /* each fill later than the last expiry by a client's query's
 			   way to it and back and the fill's: its clients' least */
+	double up_s;	/* of fill_s, the query's way to authd */
+	/* resolverd's upstream attempts and serve-stale (docs/resolverd.md),
+	 * for the DNS outages (model_dns_sim.c) */
+	double timeout_s;
+	unsigned retries;
+	int serve_stale;
+	double stale_ttl_s, max_stale_s, stale_recheck_s;
+};
+
+/* a DNS outage of the timeline (dns-down, resolver-down): the name's
+ * authoritative server (cache -1) or a cache's resolver (its index)
+ * unreachable on port 53 from from_s to to_s (from the start of the
+ * traffic; INFINITY: to the end) */
+#define MODEL_MAX_OUTAGES 32
+struct model_outage {
+	int cache;
+	double from_s, to_s;
 };
 
 /* a client's flow of one scheme */
@@ -212,6 +231,8 @@ struct model_client {
 	 * query's way to the authoritative server through its cache);
 	 * arrive_s, a request's way to the failed site's link */
 	double arrive_s, ask_s;
+	/* dns: its query's way to its cache and the answer's back */
+	double to_cache_s, from_cache_s;
 };
 
 /* a population (docs/agents.md, "Populations"): n logical clients of one
@@ -299,6 +320,10 @@ struct model_input {
 	int npops;
 	struct model_pop pops[MODEL_MAX_POPS];
 	int bgp_ties; /* a client's clocks differ as FRR keeps one of equal paths or another */
+	/* the timeline's DNS outages: the DNS clients followed query by query
+	 * (model_dns_sim.c) rather than by model_dns.c's closed forms */
+	int noutages;
+	struct model_outage outages[MODEL_MAX_OUTAGES];
 
 	/* 1: every prober's phase drawn on its own (the seeds' assumption: a
 	 * failure at a random instant of every cycle, checkers that do not
@@ -366,6 +391,7 @@ struct model_draw {
 	double u_site, u_refresh, u_check;
 	double u_session; /* bgp: the site's last message before t0, in its period */
 	double u_tie;	  /* bgp: < 0.5, each client's after_s, else its alt_after_s */
+	double u_tick;	  /* DNS outages: the phase of resolverd's timeout timer */
 	double u_probers[MODEL_MAX_PROBERS];
 	double t0_s;
 };
@@ -402,6 +428,19 @@ int model_dns_draw(const struct model_input *in, const struct model_draw *d,
  * memory. */
 double model_dns_upstream(const struct model_input *in);
 
+/* model_dns_sim: with DNS outages, every DNS client (not a population's)
+ * followed query by query (model_dns_sim.c): moved[i], when client i took
+ * an answer whose query reached authd at or after steer_at (an instant
+ * from the start of the traffic; INFINITY: never within the traffic);
+ * u_tick the phase of the resolvers' timeout timers; *upstream, if not
+ * NULL, the queries that reached the authoritative server's link (its
+ * capture: those it dropped too) and the first walks' referrals. 0, or -1
+ * (out of memory). model_dns_down: whether cache c (-1: the
+ * authoritative server) is unreachable at instant x. */
+int model_dns_sim(const struct model_input *in, double steer_at, double u_tick, double *moved,
+		  double *upstream);
+int model_dns_down(const struct model_input *in, int c, double x);
+
 /* model_pop_plan: the population of client i (clients[i].pop) followed
  * through the run (model_pop.c): each logical client's requests and, for
  * DNS, each query whose answer its cache fetched later than the one before
@@ -427,7 +466,8 @@ double model_pop_next_send(const struct model_pop_plan *pl, unsigned j, double t
 double model_pop_sends(const struct model_pop_plan *pl, unsigned j, double a, double b);
 
 /* model_draws: the draws model_lab makes: in->samples (MODEL_SAMPLES when
- * 0), at most MODEL_POP_SAMPLES when a population is in the input */
+ * 0), at most MODEL_POP_SAMPLES when a population or a DNS outage is in
+ * the input */
 unsigned model_draws(const struct model_input *in);
 
 /* model_lab: every clock of both schemes over in->samples draws. 0, or -1

@@ -132,6 +132,9 @@ unsigned model_draws(const struct model_input *in)
 	for (int i = 0; i < in->nclients; i++)
 		if (in->clients[i].pop && n > MODEL_POP_SAMPLES)
 			n = MODEL_POP_SAMPLES;
+	/* through DNS outages each draw plays every query (model_dns_sim.c) */
+	if (in->noutages && n > MODEL_POP_SAMPLES)
+		n = MODEL_POP_SAMPLES;
 	return n;
 }
 
@@ -199,6 +202,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		/* drawn only when it decides something, so that the draws are
 		 * otherwise the same */
 		dr.u_tie = in->bgp_ties ? lab_uniform(&seed) : 0;
+		dr.u_tick = in->noutages ? lab_uniform(&seed) : 0;
 		for (int p = 0; p < in->nprobers; p++)
 			dr.u_probers[p] = lab_uniform(&seed);
 		dr.t0_s = in->fail_at_s + in->fail_jitter_s * lab_uniform(&seed);

@@ -194,6 +194,29 @@ static double topo_owd(const struct topology *t, int a, int b)
 	return ns > 0 ? (double)ns / NS : 0;
 }
 
+/* topo_rsv_seconds: [resolver] node n's duration key, or def */
+static double topo_rsv_seconds(const struct topology *t, int n, const char *key, double def)
+{
+	const char *v = model_topo_rsv(t, n, key);
+
+	return v && model_topo_seconds(v) >= 0 ? model_topo_seconds(v) : def;
+}
+
+/* topo_cache_upstream: node n's upstream attempts and serve-stale, as
+ * resolverd defaults them (docs/resolverd.md) */
+static void topo_cache_upstream(const struct topology *t, int n, struct model_cache *c)
+{
+	const char *v = model_topo_rsv(t, n, "retries");
+
+	c->timeout_s = topo_rsv_seconds(t, n, "timeout", 0.5);
+	c->retries = v ? (unsigned)strtoul(v, NULL, 10) : 2;
+	v = model_topo_rsv(t, n, "serve_stale");
+	c->serve_stale = v && strcmp(v, "no") != 0;
+	c->stale_ttl_s = topo_rsv_seconds(t, n, "stale_ttl", 30);
+	c->max_stale_s = topo_rsv_seconds(t, n, "max_stale", 86400);
+	c->stale_recheck_s = topo_rsv_seconds(t, n, "stale_recheck", 30);
+}
+
 /* topo_caches: every [resolver] node's caches, their TTL for the name
  * (clamped) and first-fill phase; base[n] the index of node n's first */
 static void topo_caches(const struct topology *t, struct model_input *in, int base[], int walk,
@@ -238,7 +261,9 @@ static void topo_caches(const struct topology *t, struct model_input *in, int ba
 			c->ttl_s = ttl;
 			c->walk = r->rsv_mode == TOPO_RSV_ITERATE ? walk : 0;
 			c->phase_s = model_topo_cache_phase(t, n, k, ttl) * ttl;
-			c->fill_s = topo_owd(t, n, topo_server) + topo_owd(t, topo_server, n);
+			c->up_s = topo_owd(t, n, topo_server);
+			c->fill_s = c->up_s + topo_owd(t, topo_server, n);
+			topo_cache_upstream(t, n, c);
 		}
 		if (model_topo_rsv(t, n, "phase"))
 			model_note(
@@ -467,7 +492,9 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 				/* a TTL-honouring client refills it a query's way
 				 * there and back and a fill's after it expired */
 				k = &in->caches[m->cache];
-				d = topo_owd(t, n, r) + topo_owd(t, r, n) + k->fill_s;
+				m->to_cache_s = topo_owd(t, n, r);
+				m->from_cache_s = topo_owd(t, r, n);
+				d = m->to_cache_s + m->from_cache_s + k->fill_s;
 				if (m->sticky_s <= 0 && (k->drift_s <= 0 || d < k->drift_s))
 					k->drift_s = d;
 			}
@@ -480,6 +507,93 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 				    c->name, m->sticky_s);
 		}
 	}
+}
+
+/* topo_outage_why: why the DNS outages of the timeline cannot be followed
+ * (NULL: they can): what model_dns_sim.c does not play */
+static const char *topo_outage_why(const struct topology *t, const struct model_input *in,
+				   const char *name, int e)
+{
+	const struct topo_event *ev = &t->events[e];
+	int z = name ? topo_name_zone(t, name) : -1, servers = 0, upstreams = 0, fwd = 0;
+
+	for (int n = 0; n < t->nnodes; n++) {
+		servers += z >= 0 && topo_dns_serves(t, n, z);
+		upstreams += topo_rsv_upstream(t, n) != 0;
+		fwd |=
+		    t->nodes[n].kind == TOPO_RESOLVER && t->nodes[n].rsv_mode != TOPO_RSV_ITERATE;
+	}
+	if (ev->action == TOPO_A_DNS_DOWN && ev->node != topo_server)
+		return "a dns-down of a server other than the name's: not modelled";
+	if (servers > 1 || (fwd && upstreams > 1))
+		return "a DNS outage where the resolvers have several servers to try: not "
+		       "modelled";
+	if (in->fail_jitter_s > 0)
+		return "a DNS outage with fail_jitter (each event of the timeline moved on its "
+		       "own): not modelled";
+	for (int i = 0; i < in->nclients; i++)
+		if (in->clients[i].scheme == MODEL_DNS && in->clients[i].pop)
+			return "a population through a DNS outage: not modelled";
+	if (in->noutages == MODEL_MAX_OUTAGES)
+		return "more DNS outages than the model follows";
+	return NULL;
+}
+
+/* topo_outage_add: event e's outage of cache c (-1: the name's server) */
+static void topo_outage_add(const struct topology *t, struct model_input *in, int e, int c)
+{
+	struct model_outage *o = &in->outages[in->noutages++];
+
+	o->cache = c;
+	o->from_s = (double)t->events[e].at_ns / NS;
+	o->to_s = INFINITY;
+	for (int u = 0; u < t->nevents; u++)
+		if (t->events[u].undoes == e && (double)t->events[u].at_ns / NS < o->to_s)
+			o->to_s = (double)t->events[u].at_ns / NS;
+}
+
+/* topo_outages: the timeline's dns-down and resolver-down events as
+ * in->outages, the DNS clients then followed query by query
+ * (model_dns_sim.c); what the model cannot follow said, its clocks left
+ * unknown */
+static void topo_outages(const struct topology *t, struct model_input *in, const int base[],
+			 const char *name, struct model_notes *notes)
+{
+	for (int e = 0; e < t->nevents; e++) {
+		const struct topo_event *ev = &t->events[e];
+		const char *why;
+
+		if (ev->action != TOPO_A_DNS_DOWN && ev->action != TOPO_A_RESOLVER_DOWN)
+			continue;
+		if (!in->dns_present || in->dns_limit[0])
+			return;
+		if ((why = topo_outage_why(t, in, name, e)) != NULL) {
+			snprintf(in->dns_limit, sizeof(in->dns_limit), "%s (%s)", why, ev->name);
+			snprintf(in->upstream_limit, sizeof(in->upstream_limit), "%s",
+				 in->dns_limit);
+			in->noutages = 0;
+			return;
+		}
+		if (ev->action == TOPO_A_DNS_DOWN) {
+			topo_outage_add(t, in, e, -1);
+			continue;
+		}
+		if (base[ev->node] < 0)
+			continue;
+		for (unsigned k = 0; k < t->nodes[ev->node].count; k++)
+			if ((ev->instance == 0 || ev->instance == k + 1) &&
+			    in->noutages < MODEL_MAX_OUTAGES)
+				topo_outage_add(t, in, e, base[ev->node] + (int)k);
+	}
+	if (in->noutages)
+		model_note(
+		    notes, 0,
+		    "dns outages (dns-down, resolver-down): every DNS client followed query by "
+		    "query (docs/model.md, \"DNS outages\"): a query the outage drops asked "
+		    "again 1 s after it was sent; a cache's refresh tried 1 + retries times, "
+		    "timeout each (resolverd's 10 ms timer), then the expired entry answered "
+		    "stale (serve_stale, TTL stale_ttl) or SERVFAIL, the client keeping its "
+		    "address");
 }
 
 /* topo_bgp: routing = bgp: the withdrawal is modelled where it crosses one
@@ -676,30 +790,14 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 		model_note(notes, 1,
 			   "link delays count (a request's, a query's, a verdict's, a withdrawal's "
 			   "way: docs/model.md, \"Link delays\"); jitter and loss are left out");
-	for (int e = 0; e < t->nevents; e++)
-		if (t->events[e].action == TOPO_A_DNS_DOWN ||
-		    t->events[e].action == TOPO_A_RESOLVER_DOWN) {
-			model_note(notes, 1,
-				   "serve-stale and DNS outages (dns-down, resolver-down): not "
-				   "modelled");
-			/* the answers the clients get depend on them */
-			if (in->dns_present && !in->dns_limit[0]) {
-				snprintf(in->dns_limit, sizeof(in->dns_limit),
-					 "a DNS outage (%s) on the timeline: serve-stale and "
-					 "SERVFAIL are not modelled",
-					 t->events[e].name);
-				snprintf(in->upstream_limit, sizeof(in->upstream_limit), "%s",
-					 in->dns_limit);
-			}
-			break;
-		}
+	topo_outages(t, in, base, name, notes);
 	if (t->nevents > 1)
 		model_note(notes, 1,
 			   "the timeline's other events (recoveries, later failures, flaps): only "
 			   "its first failure is modelled");
 	model_note(notes, 1,
 		   "not modelled yet: BGP's MRAI, iBGP and ECMP; "
-		   "serve-stale and prefetch; populations of poisson arrivals; TCP and HTTP "
+		   "prefetch; populations of poisson arrivals; TCP and HTTP "
 		   "connections; jitter and loss; policies other than failover");
 	if (in->anycast_limit[0])
 		model_note(notes, 1, "anycast: %s", in->anycast_limit);

@@ -14,8 +14,14 @@
 #      query took: docs/model.md, and the scheduling);
 #      then with a second of fail_jitter, both inside the model's bounds;
 #   2. ebgp.ini with bfd = yes (BFD's own 300 ms x 3: no compression): the
-#      router's FIB leaves a within the model's bounds, 0.672 to 0.972 s.
-# about 45 s
+#      router's FIB leaves a within the model's bounds, 0.672 to 0.972 s;
+#   3. resolver-stale.ini with stale_ttl = 5 (a copy: resolverd's keys take
+#      no --set), ns back at 8.3 s, 14 s of traffic: the model follows every
+#      query through the outage (docs/model.md, "DNS outages"): c1 holds
+#      the stale a 5 s from 5.5 s, 7.5 s after t0; c2's SERVFAIL retries
+#      reach ns back at 8.5 s, 5.5 s after t0; every upstream query of the
+#      model's on ns's link, and no model_disagrees.
+# about 65 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -78,3 +84,30 @@ within "$(json "$c" .schemes.anycast.steer_s)" "$(json "$m" .schemes.anycast.ste
 	"$(json "$m" .schemes.anycast.steer_s.max)" "ebgp with BFD: the route via a leaves core's FIB (s after t0)"
 echo "ok: ebgp with BFD: steer inside the model's"
 assert_no_leftovers $lab "$out/bgp"
+
+# ---- resolver-stale, stale_ttl 5 s, ns back at 8.3 s ----
+sed 's/^stale_recheck = 0s$/stale_recheck = 0s\nstale_ttl = 5/' topology/presets/resolver-stale.ini \
+	>"$out/stale.ini"
+assert_eq "$(grep -c '^stale_ttl = 5$' "$out/stale.ini")" 1 "stale.ini: stale_ttl = 5 written"
+st=(--set name=$lab --set duration=14s --set back.at=8300ms)
+$STEERLAB model "$out/stale.ini" "${st[@]}" --json >"$out/stale.model.json"
+m=$out/stale.model.json
+# resolverd's 10 ms timer at the draws' phases: up to two ticks late
+assert_ge "$(json "$m" '.schemes.dns.last_by_client_s.c1.min')" 7.5 "stale: the model's c1 (s after t0)"
+assert_le "$(json "$m" '.schemes.dns.last_by_client_s.c1.max')" 7.52 "stale: the model's c1 (s after t0)"
+assert_ge "$(json "$m" '.schemes.dns.last_by_client_s.c2.min')" 5.5 "stale: the model's c2 (s after t0)"
+assert_le "$(json "$m" '.schemes.dns.last_by_client_s.c2.max')" 5.52 "stale: the model's c2 (s after t0)"
+rc=0
+run_valid "$out/stale.log" "$out/stale.ini" "${st[@]}" --out "$out/stale" -q || rc=$?
+[ $rc = 0 ] || { cat "$out/stale.log"; fail "stale: run exited with status $rc (not a valid run)"; }
+c=$out/stale/clocks.json
+for k in c1:100001 c2:100002; do
+	within "$(json "$c" ".schemes.dns.last_by_client_s[\"${k#*:}\"]")" \
+		"$(json "$m" ".schemes.dns.last_by_client_s.${k%:*}.min")" \
+		"$(json "$m" ".schemes.dns.last_by_client_s.${k%:*}.max")" "stale: ${k%:*}'s last packet to a (s after t0)"
+done
+assert_eq "$(json "$c" .schemes.dns.upstream_queries)" "$(json "$m" .schemes.dns.upstream_queries.p50)" \
+	"stale: upstream queries on ns's link, the outage's dropped attempts included"
+assert_eq "$(jq -r '.schemes.dns.model.outside | length' "$c")" 0 "stale: no clock outside the model's"
+echo "ok: resolver-stale: c1 (stale) and c2 (SERVFAIL) inside the model's, upstream as the model's"
+assert_no_leftovers $lab "$out/stale"
