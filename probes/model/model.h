@@ -197,6 +197,9 @@ struct model_cache {
 	unsigned retries;
 	int serve_stale;
 	double stale_ttl_s, max_stale_s, stale_recheck_s;
+	/* prefetch: a hit that finds less than this share of the TTL left
+	 * refreshes the entry in the background (0: none) */
+	double prefetch;
 };
 
 /* a DNS outage of the timeline (dns-down, resolver-down): the name's
@@ -324,6 +327,9 @@ struct model_input {
 	 * (model_dns_sim.c) rather than by model_dns.c's closed forms */
 	int noutages;
 	struct model_outage outages[MODEL_MAX_OUTAGES];
+	/* 1: the DNS clients followed query by query (model_dns_sim.c): a
+	 * DNS outage, or a cache that prefetches */
+	int dns_sim;
 
 	/* 1: every prober's phase drawn on its own (the seeds' assumption: a
 	 * failure at a random instant of every cycle, checkers that do not
@@ -391,7 +397,8 @@ struct model_draw {
 	double u_site, u_refresh, u_check;
 	double u_session; /* bgp: the site's last message before t0, in its period */
 	double u_tie;	  /* bgp: < 0.5, each client's after_s, else its alt_after_s */
-	double u_tick;	  /* DNS outages: the phase of resolverd's timeout timer */
+	double u_tick;	  /* dns_sim: the phase of resolverd's timeout timer */
+	double u_first;	  /* dns_sim: which of a cache's clients asks it first */
 	double u_probers[MODEL_MAX_PROBERS];
 	double t0_s;
 };
@@ -428,17 +435,19 @@ int model_dns_draw(const struct model_input *in, const struct model_draw *d,
  * memory. */
 double model_dns_upstream(const struct model_input *in);
 
-/* model_dns_sim: with DNS outages, every DNS client (not a population's)
+/* model_dns_sim: with DNS outages or prefetch (in->dns_sim), every DNS
+ * client (not a population's)
  * followed query by query (model_dns_sim.c): moved[i], when client i took
  * an answer whose query reached authd at or after steer_at (an instant
  * from the start of the traffic; INFINITY: never within the traffic);
- * u_tick the phase of the resolvers' timeout timers; *upstream, if not
+ * u_tick the phase of the resolvers' timeout timers, u_first which of each
+ * cache's clients asks first (the others 1 ms later); *upstream, if not
  * NULL, the queries that reached the authoritative server's link (its
  * capture: those it dropped too) and the first walks' referrals. 0, or -1
  * (out of memory). model_dns_down: whether cache c (-1: the
  * authoritative server) is unreachable at instant x. */
-int model_dns_sim(const struct model_input *in, double steer_at, double u_tick, double *moved,
-		  double *upstream);
+int model_dns_sim(const struct model_input *in, double steer_at, double u_tick, double u_first,
+		  double *moved, double *upstream);
 int model_dns_down(const struct model_input *in, int c, double x);
 
 /* model_pop_plan: the population of client i (clients[i].pop) followed
@@ -466,8 +475,8 @@ double model_pop_next_send(const struct model_pop_plan *pl, unsigned j, double t
 double model_pop_sends(const struct model_pop_plan *pl, unsigned j, double a, double b);
 
 /* model_draws: the draws model_lab makes: in->samples (MODEL_SAMPLES when
- * 0), at most MODEL_POP_SAMPLES when a population or a DNS outage is in
- * the input */
+ * 0), at most MODEL_POP_SAMPLES when a population is in the input or
+ * the DNS clients are followed query by query (dns_sim) */
 unsigned model_draws(const struct model_input *in);
 
 /* model_lab: every clock of both schemes over in->samples draws. 0, or -1

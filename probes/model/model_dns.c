@@ -183,12 +183,12 @@ int model_dns_draw(const struct model_input *in, const struct model_draw *d, str
 	c->steer = c->detect;
 	if (in->dns_limit[0])
 		return 0;
-	if (in->noutages) {
-		/* through the outages, query by query: when each took an
+	if (in->dns_sim) {
+		/* through the outages or prefetches, query by query: when each took an
 		 * answer whose query reached authd after the steer */
 		double moved[MODEL_MAX_CLIENTS];
 
-		if (model_dns_sim(in, d->t0_s + c->steer, d->u_tick, moved, NULL) == -1)
+		if (model_dns_sim(in, d->t0_s + c->steer, d->u_tick, d->u_first, moved, NULL) == -1)
 			return -1;
 		for (int i = 0; i < in->nclients; i++) {
 			const struct model_client *cl = &in->clients[i];
@@ -221,8 +221,8 @@ double model_dns_upstream(const struct model_input *in)
 
 	/* through outages: the attempts the sim sends (what they answer
 	 * does not change when they go) */
-	if (in->noutages)
-		return model_dns_sim(in, INFINITY, 0.5, moved, &total) == -1 ? -1 : total;
+	if (in->dns_sim)
+		return model_dns_sim(in, INFINITY, 0.5, 0, moved, &total) == -1 ? -1 : total;
 
 	for (int c = 0; c < in->ncaches; c++) {
 		long n = 0;

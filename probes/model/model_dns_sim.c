@@ -1,8 +1,8 @@
 /*
  * The DNS clients followed query by query (docs/model.md, "DNS outages"):
  * used when the timeline takes the authoritative server or a resolver out
- * (dns-down, resolver-down), where the closed forms of model_dns.c no
- * longer hold. Each client's queries, each cache's lookups, walks,
+ * (dns-down, resolver-down), or a cache prefetches, where the closed forms
+ * of model_dns.c no longer hold. Each client's queries, each cache's lookups, walks,
  * attempts, timeouts and answers are played in time order, as the client
  * agent (agents/client/dns.c) and resolverd (agents/resolverd/cache.c,
  * resolver.c) do them:
@@ -11,7 +11,9 @@
  *     TTL, or its stickiness, at least 0.1 s, from the answer's arrival);
  *     an unanswered query, or one answered SERVFAIL, is asked again 1 s
  *     after it was sent, the client meanwhile keeping its address;
- *   - a cache answers a live entry with its whole seconds left; an expired
+ *   - a cache answers a live entry with its whole seconds left (and, with
+ *     prefetch, refreshes it in the background, once, when less than its
+ *     share of the TTL is left: a failed prefetch leaves it as it was); an expired
  *     one stale at once within stale_recheck of a failed refresh (and
  *     max_stale of its expiry); otherwise the query waits for a walk, one
  *     at a time per cache, the others joining it;
@@ -35,6 +37,8 @@
 /* the client's least hold and its retry of a query (agents/client/dns.h) */
 #define SIM_MIN_HOLD_S 0.1
 #define SIM_RETRY_S 1.0
+/* the clients' first queries after the first one's (sim_first_ask) */
+#define SIM_LATER_S 0.001
 
 enum sim_kind { SIM_NONE, SIM_ADDR, SIM_SERVFAIL };
 
@@ -55,7 +59,7 @@ struct sim_client {
 };
 
 struct sim_cache {
-	int have, entry_new, failed;
+	int have, entry_new, failed, prefetched;
 	double expires, failed_at;
 	int walking;
 	unsigned attempt;
@@ -110,6 +114,15 @@ static double sim_tick(const struct sim_cache *k, double x)
 	return k->tick + ceil((x - k->tick) / SIM_TICK_S - 1e-9) * SIM_TICK_S;
 }
 
+/* sim_waiting: whether a client waits on cache c's walk */
+static int sim_waiting(const struct sim *s, int c)
+{
+	for (int i = 0; i < s->in->nclients; i++)
+		if (sim_used(s->in, i) && s->in->clients[i].cache == c && s->cl[i].waiting >= 0)
+			return 1;
+	return 0;
+}
+
 /* sim_waiters: every client waiting on cache c's walk answered at x */
 static void sim_waiters(struct sim *s, int c, double x, int kind, int fresh, double ttl)
 {
@@ -131,6 +144,16 @@ static void sim_lookup(struct sim *s, int i, long seq, double x)
 
 	if (k->have && x < k->expires) {
 		sim_answer(s, i, seq, back, SIM_ADDR, k->entry_new, floor(k->expires - x + 1e-9));
+		/* prefetch: little left, a refresh in the background */
+		if (mk->prefetch > 0 && !k->prefetched &&
+		    k->expires - x < mk->prefetch * mk->ttl_s) {
+			k->prefetched = 1;
+			if (!k->walking) {
+				k->walking = 1;
+				k->attempt = 1;
+				k->att_at = x;
+			}
+		}
 		return;
 	}
 	if (k->have && mk->serve_stale && k->failed && x - k->failed_at < mk->stale_recheck_s &&
@@ -183,7 +206,7 @@ static void sim_fill(struct sim *s, int c, double x)
 	k->expires = x + mk->ttl_s - (k->have ? 0 : mk->phase_s);
 	k->have = 1;
 	k->entry_new = k->fill_new;
-	k->failed = 0;
+	k->failed = k->prefetched = 0;
 	sim_waiters(s, c, x, SIM_ADDR, k->entry_new, floor(k->expires - x + 1e-9));
 }
 
@@ -195,6 +218,8 @@ static void sim_give_up(struct sim *s, int c, double x)
 
 	k->fail_at = INFINITY;
 	k->walking = 0;
+	if (!sim_waiting(s, c))
+		return; /* a prefetch: the entry is left as it is */
 	if (k->have && mk->serve_stale && x >= k->expires && x - k->expires < mk->max_stale_s) {
 		k->failed = 1;
 		k->failed_at = x;
@@ -281,8 +306,29 @@ static double sim_next(const struct sim *s, int *who, int *what)
 	return t;
 }
 
-int model_dns_sim(const struct model_input *in, double steer_at, double u_tick, double *moved,
-		  double *upstream)
+/* sim_first_ask: client i's first query: every one asks at the start, and
+ * which reaches its cache first the lab does not say (the clients' first
+ * queries come within a few ms): the draw's u_first picks one of each
+ * cache's clients, the others asking SIM_LATER_S later, so that they
+ * join its fill when it takes longer, else find its entry a little less
+ * than a TTL left (a whole second less, in whole seconds) */
+static double sim_first_ask(const struct model_input *in, int i, double u_first)
+{
+	int n = 0, k = 0, c = in->clients[i].cache;
+
+	if (c < 0)
+		return 0;
+	for (int j = 0; j < in->nclients; j++)
+		if (sim_used(in, j) && in->clients[j].cache == c) {
+			if (j == i)
+				k = n;
+			n++;
+		}
+	return k == (int)(u_first * n) ? 0 : SIM_LATER_S;
+}
+
+int model_dns_sim(const struct model_input *in, double steer_at, double u_tick, double u_first,
+		  double *moved, double *upstream)
 {
 	struct sim *s = calloc(1, sizeof(*s));
 	int who = 0, what;
@@ -297,7 +343,7 @@ int model_dns_sim(const struct model_input *in, double steer_at, double u_tick, 
 
 		c->q_at = c->a_at = c->moved = INFINITY;
 		c->waiting = -1;
-		c->next = sim_used(in, i) ? 0 : INFINITY; /* every one asks at the start */
+		c->next = sim_used(in, i) ? sim_first_ask(in, i, u_first) : INFINITY;
 	}
 	for (int c = 0; c < in->ncaches; c++) {
 		struct sim_cache *k = &s->ca[c];

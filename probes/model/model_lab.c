@@ -132,8 +132,9 @@ unsigned model_draws(const struct model_input *in)
 	for (int i = 0; i < in->nclients; i++)
 		if (in->clients[i].pop && n > MODEL_POP_SAMPLES)
 			n = MODEL_POP_SAMPLES;
-	/* through DNS outages each draw plays every query (model_dns_sim.c) */
-	if (in->noutages && n > MODEL_POP_SAMPLES)
+	/* through DNS outages or prefetches each draw plays every query
+	 * (model_dns_sim.c) */
+	if (in->dns_sim && n > MODEL_POP_SAMPLES)
 		n = MODEL_POP_SAMPLES;
 	return n;
 }
@@ -202,7 +203,8 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		/* drawn only when it decides something, so that the draws are
 		 * otherwise the same */
 		dr.u_tie = in->bgp_ties ? lab_uniform(&seed) : 0;
-		dr.u_tick = in->noutages ? lab_uniform(&seed) : 0;
+		dr.u_tick = in->dns_sim ? lab_uniform(&seed) : 0;
+		dr.u_first = in->dns_sim ? lab_uniform(&seed) : 0;
 		for (int p = 0; p < in->nprobers; p++)
 			dr.u_probers[p] = lab_uniform(&seed);
 		dr.t0_s = in->fail_at_s + in->fail_jitter_s * lab_uniform(&seed);
@@ -325,6 +327,29 @@ out:
 	return rc;
 }
 
+/* lab_upstream_sim: the upstream queries of DNS clients followed query by
+ * query, over as many choices of which client asks each cache first as
+ * the draws (what they answer does not change when they go) */
+static int lab_upstream_sim(const struct model_input *in, struct model_scheme_result *sr)
+{
+	unsigned n = model_draws(in);
+	double *q = calloc(n, sizeof(double)), moved[MODEL_MAX_CLIENTS];
+
+	if (q == NULL)
+		return -1;
+	for (unsigned d = 0; d < n; d++)
+		if (model_dns_sim(in, INFINITY, 0.5, (d + 0.5) / n, moved, &q[d]) == -1) {
+			free(q);
+			return -1;
+		}
+	lab_iv(q, n, &sr->upstream_queries);
+	for (unsigned d = 0; d < n; d++)
+		q[d] = in->duration_s > 0 ? q[d] / in->duration_s : 0;
+	lab_iv(q, n, &sr->upstream_per_s);
+	free(q);
+	return 0;
+}
+
 int model_lab(const struct model_input *in, struct model_result *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -344,6 +369,9 @@ int model_lab(const struct model_input *in, struct model_result *r)
 		} else if (in->upstream_limit[0]) {
 			lab_unknown(&sr->upstream_queries, in->upstream_limit);
 			lab_unknown(&sr->upstream_per_s, in->upstream_limit);
+		} else if (in->dns_sim) {
+			if (lab_upstream_sim(in, sr) == -1)
+				return -1;
 		} else {
 			double q = model_dns_upstream(in);
 

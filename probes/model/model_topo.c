@@ -202,6 +202,19 @@ static double topo_rsv_seconds(const struct topology *t, int n, const char *key,
 	return v && model_topo_seconds(v) >= 0 ? model_topo_seconds(v) : def;
 }
 
+/* topo_prefetch: [resolver] node n's prefetch as a share of the TTL (0:
+ * none), as resolverd reads it: yes 10 %, N% */
+static double topo_prefetch(const struct topology *t, int n)
+{
+	const char *v = model_topo_rsv(t, n, "prefetch");
+
+	if (v == NULL || strcasecmp(v, "no") == 0 || strcasecmp(v, "off") == 0)
+		return 0;
+	if (strcasecmp(v, "yes") == 0 || strcasecmp(v, "on") == 0)
+		return 0.10;
+	return strtod(v, NULL) / 100;
+}
+
 /* topo_cache_upstream: node n's upstream attempts and serve-stale, as
  * resolverd defaults them (docs/resolverd.md) */
 static void topo_cache_upstream(const struct topology *t, int n, struct model_cache *c)
@@ -215,6 +228,7 @@ static void topo_cache_upstream(const struct topology *t, int n, struct model_ca
 	c->stale_ttl_s = topo_rsv_seconds(t, n, "stale_ttl", 30);
 	c->max_stale_s = topo_rsv_seconds(t, n, "max_stale", 86400);
 	c->stale_recheck_s = topo_rsv_seconds(t, n, "stale_recheck", 30);
+	c->prefetch = topo_prefetch(t, n);
 }
 
 /* topo_caches: every [resolver] node's caches, their TTL for the name
@@ -246,13 +260,15 @@ static void topo_caches(const struct topology *t, struct model_input *in, int ba
 				   "[resolver] %s: serve_stale = %s changes nothing while its "
 				   "upstream answers (it serves stale only when a refresh fails)",
 				   r->name, v);
-		if ((v = model_topo_rsv(t, n, "prefetch")) && strcmp(v, "no") != 0)
-			model_note(
-			    notes, 1,
-			    "[resolver] %s: prefetch = %s (a refresh before the expiry when "
-			    "a hit finds little left): its caches are modelled refreshing at "
-			    "expiry",
-			    r->name, v);
+		if (topo_prefetch(t, n) > 0) {
+			in->dns_sim = 1;
+			model_note(notes, 0,
+				   "[resolver] %s: prefetch = %s: a hit that finds less than %g %% "
+				   "of the TTL left refreshes the entry in the background; its "
+				   "clients followed query by query (docs/model.md, \"Prefetch\")",
+				   r->name, model_topo_rsv(t, n, "prefetch"),
+				   topo_prefetch(t, n) * 100);
+		}
 		base[n] = in->ncaches;
 		for (unsigned k = 0; k < r->count && in->ncaches < MODEL_MAX_CACHES; k++) {
 			struct model_cache *c = &in->caches[in->ncaches++];
@@ -585,6 +601,7 @@ static void topo_outages(const struct topology *t, struct model_input *in, const
 			    in->noutages < MODEL_MAX_OUTAGES)
 				topo_outage_add(t, in, e, base[ev->node] + (int)k);
 	}
+	in->dns_sim |= in->noutages > 0;
 	if (in->noutages)
 		model_note(
 		    notes, 0,
@@ -791,13 +808,17 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 			   "link delays count (a request's, a query's, a verdict's, a withdrawal's "
 			   "way: docs/model.md, \"Link delays\"); jitter and loss are left out");
 	topo_outages(t, in, base, name, notes);
+	for (int i = 0; i < in->nclients && in->dns_sim && !in->dns_limit[0]; i++)
+		if (in->clients[i].scheme == MODEL_DNS && in->clients[i].pop)
+			snprintf(in->dns_limit, sizeof(in->dns_limit),
+				 "a population through a cache that prefetches: not modelled");
 	if (t->nevents > 1)
 		model_note(notes, 1,
 			   "the timeline's other events (recoveries, later failures, flaps): only "
 			   "its first failure is modelled");
 	model_note(notes, 1,
 		   "not modelled yet: BGP's MRAI, iBGP and ECMP; "
-		   "prefetch; populations of poisson arrivals; TCP and HTTP "
+		   "populations of poisson arrivals; TCP and HTTP "
 		   "connections; jitter and loss; policies other than failover");
 	if (in->anycast_limit[0])
 		model_note(notes, 1, "anycast: %s", in->anycast_limit);
