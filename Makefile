@@ -148,9 +148,11 @@ $(BUILD)/obj/agents/%.o: INC := -Ilib
 $(BUILD)/obj/probes/collector/%.o: INC := -Ilib
 $(BUILD)/obj/probes/clocks/%.o: INC := -Ilib
 # the model beside the measurement: the run's topology.ini loaded, the
-# model of it (clocks_model.c and, for the steering, clocks_model_steer.c
-# alone; the rest of the analysis sees neither)
+# model of it (clocks_model.c, for the timeline's later failures
+# clocks_model_fail.c and, for the steering, clocks_model_steer.c alone;
+# the rest of the analysis sees neither)
 $(BUILD)/obj/probes/clocks/clocks_model.o: INC := -Ilib -I$(EXPORT)/model -I$(EXPORT)/lab-topology
+$(BUILD)/obj/probes/clocks/clocks_model_fail.o: INC := -Ilib -I$(EXPORT)/model -I$(EXPORT)/lab-topology
 $(BUILD)/obj/probes/clocks/clocks_model_steer.o: INC := -Ilib -I$(EXPORT)/model -I$(EXPORT)/lab-topology
 $(BUILD)/obj/probes/report/%.o: INC := -Ilib -I$(EXPORT)/clocks
 # the model reads a loaded topology (model_topo.c)

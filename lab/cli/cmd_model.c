@@ -41,6 +41,32 @@ static int cmd_model_json(json_t *o, const struct model_steer_input *si,
 	return rc;
 }
 
+/* cmd_model_failures: every failure of the timeline modelled, the first
+ * in[0] and r[0] given; *n their count. 0, or -1 (out of memory, said) */
+static int cmd_model_failures(struct model_input **in, struct model_result **r, int *n)
+{
+	static struct model_notes notes;
+	char err[512];
+
+	*n = model_failures(&cli_topo);
+	if (*n < 2)
+		return 0;
+	if ((*in = realloc(*in, (size_t)*n * sizeof(**in))) == NULL ||
+	    (*r = realloc(*r, (size_t)*n * sizeof(**r))) == NULL) {
+		fprintf(stderr, "steerlab: model: out of memory\n");
+		return -1;
+	}
+	for (int k = 1; k < *n; k++) {
+		if (model_from_topology_failure(&cli_topo, k, &(*in)[k], &notes, err,
+						sizeof(err)) == -1 ||
+		    model_lab(&(*in)[k], &(*r)[k]) == -1) {
+			fprintf(stderr, "steerlab: model: failure %d: %s\n", k + 1, err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* cmd_model_notes: the steering's assumptions and limits */
 static void cmd_model_notes(const struct model_notes *notes)
 {
@@ -59,46 +85,64 @@ static void cmd_model_notes(const struct model_notes *notes)
 
 int cmd_model(const struct cmd_args *a, const char *bindir)
 {
-	static struct model_input in;
-	static struct model_result r;
+	struct model_input *ins = calloc(1, sizeof(*ins));
+	struct model_result *rs = calloc(1, sizeof(*rs));
 	static struct model_notes notes, snotes;
 	static struct model_steer_result sr;
 	struct model_steer_input *si;
 	char err[512];
-	int steady, rc = 0;
+	int steady, rc = 1, nf = 1;
+	json_t *o = NULL;
 
 	(void)bindir;
-	if (a->ntargets || a->nvaries)
+	si = NULL;
+	if (a->ntargets || a->nvaries) {
+		free(ins);
+		free(rs);
 		return cmd_design(a);
+	}
+	if (ins == NULL || rs == NULL) {
+		fprintf(stderr, "steerlab: model: out of memory\n");
+		goto out;
+	}
 	if (cli_load(a, "model") == -1)
-		return 1;
+		goto out;
 	steady = topo_first_failure(&cli_topo, NULL) < 0;
-	if (!steady && model_from_topology(&cli_topo, &in, &notes, err, sizeof(err)) == -1) {
+	if (!steady && model_from_topology(&cli_topo, ins, &notes, err, sizeof(err)) == -1) {
 		fprintf(stderr, "steerlab: model: %s\n", err);
-		return 1;
+		goto out;
 	}
 	if ((si = malloc(sizeof(*si))) == NULL) {
 		fprintf(stderr, "steerlab: model: out of memory\n");
-		return 1;
+		goto out;
 	}
 	model_steer_from_topology(&cli_topo, 0, si, &snotes);
-	if ((!steady && model_lab(&in, &r) == -1) || model_steer(si, &sr) == -1) {
+	if ((!steady && model_lab(ins, rs) == -1) || model_steer(si, &sr) == -1) {
 		fprintf(stderr, "steerlab: model: out of memory\n");
-		free(si);
-		return 1;
+		goto out;
 	}
+	if (!steady && cmd_model_failures(&ins, &rs, &nf) == -1)
+		goto out;
+	rc = 0;
 	if (a->json) {
-		rc = cmd_model_json(steady ? NULL : model_json(&in, &r, &notes), si, &sr, &snotes);
+		if (!steady && (o = model_json(ins, rs, &notes)) != NULL && nf > 1)
+			json_object_set_new(o, "failures", model_json_failures(ins, rs, nf));
+		rc = cmd_model_json(o, si, &sr, &snotes);
 	} else {
 		if (steady)
 			printf("lab %s: a steady state, no failure: the model of its steering "
 			       "(docs/model.md)\n",
 			       cli_topo.name);
 		else
-			model_print(&in, &r, &notes, stdout);
+			model_print(ins, rs, &notes, stdout);
+		if (!steady)
+			model_print_failures(ins, rs, nf, stdout);
 		model_steer_print(si, &sr, stdout);
 		cmd_model_notes(&snotes);
 	}
+out:
 	free(si);
+	free(ins);
+	free(rs);
 	return rc;
 }

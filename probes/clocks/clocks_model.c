@@ -232,6 +232,8 @@ void clocks_model_prepare(const char *rundir, struct clocks_input *in, double sl
 	mi->duration_s = m->duration_s;
 	m->input = mi; /* for the decay */
 	mi = NULL;
+	if (in->nfailures > 1)
+		clocks_model_failures_prepare(t, in, m);
 out:
 	free(t);
 	free(mi);

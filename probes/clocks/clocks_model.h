@@ -135,6 +135,30 @@ struct clocks_model_steer {
 	json_t *notes; /* {"assumptions": [...], "not_modelled": [...]} */
 };
 
+/* the model of a later failure of the timeline (clocks_model_fail.c):
+ * detect, steer, window, the last packet's max, lost by the clients and at
+ * the site, per scheme, beside the row of clocks_multi's table and in
+ * clocks.json's failures; the earlier failures modelled settled */
+enum clocks_model_fail_clock {
+	CLOCKS_MF_DETECT,
+	CLOCKS_MF_STEER,
+	CLOCKS_MF_WINDOW,
+	CLOCKS_MF_LAST_MAX,
+	CLOCKS_MF_LOST_CLIENT,
+	CLOCKS_MF_LOST_CAPTURE,
+	CLOCKS_MF_CLOCKS
+};
+#define CLOCKS_MODEL_FAILURES 16
+
+struct clocks_model_failure {
+	int known; /* 0: not modelled, and why */
+	char why[CLOCKS_MODEL_WHY];
+	double t0_s; /* from the start of the traffic: the run's */
+	int present[CLOCKS_NSCHEMES];
+	double rate_per_s[CLOCKS_NSCHEMES];
+	struct clocks_model_iv clock[CLOCKS_NSCHEMES][CLOCKS_MF_CLOCKS];
+};
+
 struct clocks_model {
 	int known;			      /* 0: no model of the run, and why */
 	char why[CLOCKS_WARNING_LEN];	      /* "" when known */
@@ -148,7 +172,28 @@ struct clocks_model {
 	struct clocks_model_scheme s[CLOCKS_NSCHEMES]; /* anycast, dns */
 	void *input;			 /* the model's input (clocks_model.c), for the decay */
 	struct clocks_model_steer steer; /* a steady state's too */
+	/* the timeline's later failures, by in->failures' index (0 unused) */
+	int nfailures;
+	struct clocks_model_failure failure[CLOCKS_MODEL_FAILURES];
 };
+
+/* clocks_model_failures_prepare: the model of each failure of in after the
+ * first (its site's, the nearest in time of the topology's), at the run's
+ * t0 of it, into m->failure (clocks_model_fail.c) */
+struct topology;
+void clocks_model_failures_prepare(const struct topology *t, const struct clocks_input *in,
+				   struct clocks_model *m);
+
+/* clocks_model_failure_row: the model's row under failure i's measured row r
+ * of scheme index k in the table "every failure of the timeline" (each
+ * clock's p50; the ones outside the model's bounds widened by the
+ * tolerance named after it); clocks_model_failure_json: the same as
+ * clocks.json's failures[i].schemes.SCHEME.model, NULL if none */
+struct clocks_result;
+void clocks_model_failure_row(FILE *out, const struct clocks_input *in, int i, int k,
+			      const struct clocks_result *r);
+json_t *clocks_model_failure_json(const struct clocks_input *in, int i, int k,
+				  const struct clocks_result *r);
 
 /* clocks_model_prepare: the model of the run in rundir (its topology.ini,
  * and in's failure instant and traffic time) into in->model, for a budget

@@ -17,6 +17,8 @@
  */
 #include "clocks_multi.h"
 
+#include "clocks_model.h"
+
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -309,9 +311,14 @@ json_t *clocks_json_failures(const struct clocks_input *in)
 		    o, "recovered_s",
 		    clocks_multi_s(f->recovered_ns ? f->recovered_ns - f->t0_ns : CLOCKS_NONE));
 		for (int k = 0; k < 2; k++)
-			if (!m->fc[i].res[k].noflows)
-				json_object_set_new(s, m->fc[i].res[k].scheme,
-						    clocks_multi_scheme(&m->fc[i].res[k]));
+			if (!m->fc[i].res[k].noflows) {
+				json_t *sc = clocks_multi_scheme(&m->fc[i].res[k]), *mo;
+
+				/* the model of this failure beside it */
+				if ((mo = clocks_model_failure_json(in, i, k, &m->fc[i].res[k])))
+					json_object_set_new(sc, "model", mo);
+				json_object_set_new(s, m->fc[i].res[k].scheme, sc);
+			}
 		json_object_set_new(o, "schemes", s);
 		json_array_append_new(a, o);
 	}
@@ -366,12 +373,14 @@ void clocks_multi_print(FILE *out, const struct clocks_input *in, const struct c
 			clocks_multi_cell(
 			    out, f->recovered_ns ? f->recovered_ns - f->t0_ns : CLOCKS_NONE, 1, 0);
 			fputc('\n', out);
+			clocks_model_failure_row(out, in, i, k, r);
 		}
 	}
 	if (m->lost)
 		fprintf(out, "(%d more failures not analysed)\n", m->lost);
 	fprintf(out, "t0 is relative to the first failure's; the first row's clocks are the "
-		     "table's above\n");
+		     "table's above; a model row: steerlab model's p50 for that failure, the ones "
+		     "before it settled (docs/model.md, \"Every failure\")\n");
 }
 
 /* clocks_multi_covered: h, a step that takes a site out, is one of the

@@ -279,15 +279,16 @@ void model_note(struct model_notes *notes, int not_modelled, const char *fmt, ..
 
 struct model_input {
 	char lab[MODEL_NAME_MAX];
-	char site[MODEL_NAME_MAX]; /* the failed site */
-	int how;		   /* enum model_how */
-	double fail_at_s;	   /* from the start of the traffic */
-	double fail_jitter_s;	   /* t0 uniform in [fail_at, fail_at + jitter) */
-	double effect_s;	   /* the failure in effect uniformly within [t0, t0 +
-				    * effect_s]: a run's action took so long (a freeze's
-				    * table loaded); clocks still from t0. 0: at t0 */
-	double duration_s;	   /* of the traffic */
-	double slo_pct;		   /* for the budget: 99.9 */
+	char site[MODEL_NAME_MAX];  /* the failed site */
+	char event[MODEL_NAME_MAX]; /* the [event] that fails it */
+	int how;		    /* enum model_how */
+	double fail_at_s;	    /* from the start of the traffic */
+	double fail_jitter_s;	    /* t0 uniform in [fail_at, fail_at + jitter) */
+	double effect_s;	    /* the failure in effect uniformly within [t0, t0 +
+				     * effect_s]: a run's action took so long (a freeze's
+				     * table loaded); clocks still from t0. 0: at t0 */
+	double duration_s;	    /* of the traffic */
+	double slo_pct;		    /* for the budget: 99.9 */
 
 	/* anycast: the failed site's own prober, and how its verdict is routed */
 	int anycast_present;
@@ -512,6 +513,16 @@ struct topology;
 int model_from_topology(const struct topology *t, struct model_input *in, struct model_notes *notes,
 			char *err, size_t errlen);
 
+/* model_failures: how many failures the timeline has (events that take a
+ * site out, as topo_first_failure counts them); model_from_topology_failure:
+ * the input of the k-th (from 0, in time order; 0: model_from_topology's),
+ * each site failed before it and not recovered by its t0 out, the clients
+ * where those failures left them (said: the earlier ones settled first,
+ * else its clocks not modelled). 0, or -1 with why in err. */
+int model_failures(const struct topology *t);
+int model_from_topology_failure(const struct topology *t, int k, struct model_input *in,
+				struct model_notes *notes, char *err, size_t errlen);
+
 /* model_iv_text: "0.250 s (0.205-0.295)", "-" if not known, into buf */
 const char *model_iv_text(const struct model_iv *v, const char *unit, int decimals, char *buf,
 			  size_t len);
@@ -521,6 +532,16 @@ const char *model_iv_text(const struct model_iv *v, const char *unit, int decima
  * packet, the assumptions and what is not modelled. */
 void model_print(const struct model_input *in, const struct model_result *r,
 		 const struct model_notes *notes, FILE *out);
+
+/* model_print_failures: with several failures on the timeline, the table
+ * "every failure of the timeline" of the n failures' inputs and results
+ * (in[k], r[k]: model_from_topology_failure's k-th), in the shape of a
+ * run's, and why a later one is not modelled; model_json_failures: the
+ * failures after the first as JSON, each {name, site, how, at_s, schemes}
+ * with the keys of model_json's schemes (clocks.json's failures). */
+void model_print_failures(const struct model_input *in, const struct model_result *r, int n,
+			  FILE *out);
+json_t *model_json_failures(const struct model_input *in, const struct model_result *r, int n);
 
 /* model_json: the same as JSON, each scheme's keys those of clocks.json's
  * schemes, each interval {p5, p50, p95, min, max} or null. NULL: out of

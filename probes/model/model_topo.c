@@ -103,6 +103,10 @@ static int topo_probe(const struct topology *t, int prober, int s, int how, stru
 	return 0;
 }
 
+/* the sites out at the failure modelled (an earlier failure's, not
+ * recovered): no route, no answer leads to them (topo_failure) */
+static int topo_dead[TOPO_MAX_NODES];
+
 int model_topo_catchment(const struct topology *t, int c, int s)
 {
 	struct topo_path path[TOPO_MAX_NODES];
@@ -114,7 +118,7 @@ int model_topo_catchment(const struct topology *t, int c, int s)
 		int r;
 		uint64_t key;
 
-		if (t->nodes[n].kind != TOPO_SITE)
+		if (t->nodes[n].kind != TOPO_SITE || topo_dead[n])
 			continue;
 		r = topo_node_router(t, n);
 		if (path[r].hops < 0)
@@ -134,19 +138,65 @@ int model_topo_catchment(const struct topology *t, int c, int s)
 	return nbest == 1 ? 1 : -1;
 }
 
-/* topo_failure: the first failure of the timeline: its site, how, when */
-static int topo_failure(const struct topology *t, struct model_input *in, int *site, int *action)
+/* topo_failure_site: the site event e takes out, as topo_first_failure
+ * counts it (an impair of a site's link: a gray failure), or -1 */
+static int topo_failure_site(const struct topology *t, int e)
 {
-	int64_t at = 0;
+	const struct topo_event *ev = &t->events[e];
 
-	*site = topo_first_failure(t, &at);
-	if (*site < 0)
+	if ((!topo_event_failing(ev->action) && ev->action != TOPO_A_IMPAIR) ||
+	    ev->action == TOPO_A_DNS_DOWN || ev->action == TOPO_A_RESOLVER_DOWN)
 		return -1;
-	*action = -1;
-	for (int e = 0; e < t->nevents && *action < 0; e++)
-		if (t->events[e].node == *site && t->events[e].at_ns == at &&
-		    topo_event_failing(t->events[e].action))
-			*action = t->events[e].action;
+	if (ev->node >= 0 && t->nodes[ev->node].kind == TOPO_SITE)
+		return ev->node;
+	if (ev->link >= 0 && t->nodes[t->links[ev->link].node].kind == TOPO_SITE)
+		return t->links[ev->link].node;
+	return -1;
+}
+
+/* topo_nth_failure: the event of the timeline's k-th failure (from 0, in
+ * time order), or -1 */
+static int topo_nth_failure(const struct topology *t, int k)
+{
+	for (int e = 0; e < t->nevents; e++)
+		if (topo_failure_site(t, e) >= 0 && k-- == 0)
+			return e;
+	return -1;
+}
+
+int model_failures(const struct topology *t)
+{
+	int n = 0;
+
+	while (topo_nth_failure(t, n) >= 0)
+		n++;
+	return n;
+}
+
+/* topo_failure: the timeline's k-th failure: its site, how, when; the
+ * sites of the failures before it, not recovered by then, out
+ * (topo_dead) */
+static int topo_failure(const struct topology *t, int k, struct model_input *in, int *site,
+			int *action)
+{
+	int e = topo_nth_failure(t, k);
+	int64_t at;
+
+	memset(topo_dead, 0, sizeof(topo_dead));
+	if (e < 0)
+		return -1;
+	*site = topo_failure_site(t, e);
+	at = t->events[e].at_ns;
+	*action = topo_event_failing(t->events[e].action) ? t->events[e].action : -1;
+	snprintf(in->event, sizeof(in->event), "%s", t->events[e].name);
+	for (int j = 0; j < k; j++) {
+		int ej = topo_nth_failure(t, j), back = 0;
+
+		for (int u = 0; u < t->nevents; u++)
+			back |= t->events[u].undoes == ej && t->events[u].at_ns <= at;
+		if (!back)
+			topo_dead[topo_failure_site(t, ej)] = 1;
+	}
 	in->how = *action == TOPO_A_KILL     ? MODEL_KILL
 		  : *action == TOPO_A_CRASH  ? MODEL_CRASH
 		  : *action == TOPO_A_FREEZE ? MODEL_FREEZE
@@ -185,6 +235,24 @@ double model_topo_cache_phase(const struct topology *t, int n, unsigned k, doubl
 
 /* the [dns] node serving the name's zone (topo_dns_name), -1 if none */
 static int topo_server = -1;
+
+/* topo_failover_answer: the site a failover name answers with while the
+ * sites of topo_dead are out: the first of primary, then secondary's
+ * sites in order, that is not; -1 if none */
+static int topo_failover_answer(const struct topology *t, const char *primary,
+				const char *secondary)
+{
+	char buf[256], *save = NULL;
+	int n = primary ? topo_find(t, primary) : -1;
+
+	if (n >= 0 && !topo_dead[n])
+		return n;
+	snprintf(buf, sizeof(buf), "%s", secondary ? secondary : "");
+	for (char *x = strtok_r(buf, " ,", &save); x; x = strtok_r(NULL, " ,", &save))
+		if ((n = topo_find(t, x)) >= 0 && !topo_dead[n])
+			return n;
+	return -1;
+}
 
 /* topo_owd: the configured one-way delay from node a to node b, seconds */
 static double topo_owd(const struct topology *t, int a, int b)
@@ -300,6 +368,7 @@ static void topo_dns_name(const struct topology *t, struct model_input *in, int 
 	const char *policy = s >= 0 ? model_topo_raw(t, s, "policy") : NULL;
 	const char *ttl = s >= 0 ? model_topo_raw(t, s, "ttl") : NULL;
 	const char *primary = s >= 0 ? model_topo_raw(t, s, "primary") : NULL;
+	const char *secondary = s >= 0 ? model_topo_raw(t, s, "secondary") : NULL;
 
 	if (ttl == NULL && z >= 0)
 		ttl = model_topo_raw(t, z, "ttl");
@@ -314,11 +383,13 @@ static void topo_dns_name(const struct topology *t, struct model_input *in, int 
 		}
 	*on_failed = 0;
 	if (policy && strcmp(policy, "failover") == 0 && primary) {
-		*on_failed = strcmp(primary, t->nodes[site].name) == 0;
+		int on = topo_failover_answer(t, primary, secondary);
+
+		*on_failed = on == site;
 		model_note(notes, 0,
 			   "dns: %s has policy failover, primary %s: every DNS client was on %s "
 			   "at t0",
-			   name, primary, *on_failed ? t->nodes[site].name : primary);
+			   name, primary, on >= 0 ? t->nodes[on].name : "no site");
 	} else if (!in->dns_limit[0]) {
 		snprintf(
 		    in->dns_limit, sizeof(in->dns_limit),
@@ -678,8 +749,28 @@ static void topo_bgp(const struct topology *t, struct model_input *in, int site,
 			   rt->name, s->name, MODEL_BGP_ROUTER_S * 1000);
 }
 
-int model_from_topology(const struct topology *t, struct model_input *in, struct model_notes *notes,
-			char *err, size_t errlen)
+/* topo_other_events: the timeline's events the model does not follow: not
+ * a failure, nor a DNS outage it follows */
+static int topo_other_events(const struct topology *t, const struct model_input *in)
+{
+	int n = 0;
+
+	for (int e = 0; e < t->nevents; e++) {
+		int a = t->events[e].action;
+
+		if (topo_failure_site(t, e) >= 0)
+			continue;
+		if (in->noutages && (a == TOPO_A_DNS_DOWN || a == TOPO_A_DNS_UP ||
+				     a == TOPO_A_RESOLVER_DOWN || a == TOPO_A_RESOLVER_UP))
+			continue;
+		n++;
+	}
+	return n;
+}
+
+/* topo_model: the model's input for the timeline's k-th failure */
+static int topo_model(const struct topology *t, int k, struct model_input *in,
+		      struct model_notes *notes, char *err, size_t errlen)
 {
 	static int base[TOPO_MAX_NODES];
 	int site, action, on_failed = 0;
@@ -689,7 +780,7 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 	memset(notes, 0, sizeof(*notes));
 	topo_server = -1;
 	snprintf(in->lab, sizeof(in->lab), "%s", t->name);
-	if (topo_failure(t, in, &site, &action) == -1) {
+	if (topo_failure(t, k, in, &site, &action) == -1) {
 		snprintf(err, errlen,
 			 "%s: the timeline fails no site (fail = yes on a [site], or an [event] "
 			 "that kills, crashes, freezes, drains or cuts one): nothing to predict",
@@ -812,10 +903,16 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 		if (in->clients[i].scheme == MODEL_DNS && in->clients[i].pop)
 			snprintf(in->dns_limit, sizeof(in->dns_limit),
 				 "a population through a cache that prefetches: not modelled");
-	if (t->nevents > 1)
+	if (model_failures(t) > 1)
+		model_note(notes, 0,
+			   "every failure of the timeline modelled on its own, the ones before it "
+			   "settled and their sites out (the table \"every failure of the "
+			   "timeline\"; docs/model.md, \"Every failure\")");
+	if (topo_other_events(t, in))
 		model_note(notes, 1,
-			   "the timeline's other events (recoveries, later failures, flaps): only "
-			   "its first failure is modelled");
+			   "the timeline's other events (recoveries and fail-backs, flaps, DNS "
+			   "changes) are not modelled, nor a failure that comes before the ones "
+			   "before it settled");
 	model_note(notes, 1,
 		   "not modelled yet: BGP's MRAI, iBGP and ECMP; "
 		   "populations of poisson arrivals; TCP and HTTP "
@@ -824,5 +921,107 @@ int model_from_topology(const struct topology *t, struct model_input *in, struct
 		model_note(notes, 1, "anycast: %s", in->anycast_limit);
 	if (in->dns_limit[0])
 		model_note(notes, 1, "dns: %s", in->dns_limit);
+	return 0;
+}
+
+/* topo_settled: the failures before the k-th (of in) done with, their
+ * clients moved, by its t0: each one's window (both schemes, its
+ * greatest draw) ends before it, else said in in's limits. The model of
+ * the k-th takes every client where the earlier ones left it. */
+static int topo_settled(const struct topology *t, int k, struct model_input *in,
+			struct model_notes *notes)
+{
+	struct model_input *mj = calloc(1, sizeof(*mj));
+	struct model_result *rj = calloc(1, sizeof(*rj));
+	struct model_notes *nj = calloc(1, sizeof(*nj));
+	char err[256], why[MODEL_NOTE_MAX] = "";
+	int rc = -1;
+
+	if (mj == NULL || rj == NULL || nj == NULL)
+		goto out;
+	for (int j = 0; j < k && !why[0]; j++) {
+		int ej = topo_nth_failure(t, j);
+
+		for (int u = 0; u < t->nevents && !why[0]; u++)
+			if (t->events[u].undoes == ej &&
+			    (double)t->events[u].at_ns / NS <= in->fail_at_s)
+				snprintf(
+				    why, sizeof(why),
+				    "%s brought %s back before %s: the fail-back is not modelled",
+				    t->events[u].name, t->nodes[topo_failure_site(t, ej)].name,
+				    in->event);
+		if (why[0] || topo_model(t, j, mj, nj, err, sizeof(err)) == -1)
+			continue;
+		if (strcmp(mj->site, in->site) == 0) {
+			snprintf(why, sizeof(why),
+				 "site %s failed before (%s): a failure after its recovery is not "
+				 "modelled",
+				 in->site, mj->event);
+			break;
+		}
+		mj->samples = 400;
+		if (model_lab(mj, rj) == -1)
+			goto out;
+		for (int s = 0; s < MODEL_SCHEMES && !why[0]; s++) {
+			const struct model_scheme_result *r = &rj->s[s];
+			int present = s == MODEL_ANYCAST ? in->anycast_present : in->dns_present;
+
+			if (!present || !r->present)
+				continue;
+			if (!r->window.known || mj->fail_at_s + r->window.max >= in->fail_at_s)
+				snprintf(why, sizeof(why),
+					 "%s comes before %s's clients had moved (%s's window %s): "
+					 "the model takes the earlier failures settled",
+					 in->event, mj->event,
+					 s == MODEL_ANYCAST ? "anycast" : "dns",
+					 r->window.known ? "ends after it" : "not modelled");
+		}
+	}
+	if (why[0]) {
+		if (!in->anycast_limit[0])
+			snprintf(in->anycast_limit, sizeof(in->anycast_limit), "%s", why);
+		if (!in->dns_limit[0])
+			snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", why);
+	}
+	model_note(notes, 0,
+		   "failure %d of the timeline (%s): the failures before it modelled settled, "
+		   "their sites out (no route, no answer leads to them) unless recovered by its "
+		   "t0",
+		   k + 1, in->event);
+	rc = 0;
+out:
+	free(mj);
+	free(rj);
+	free(nj);
+	return rc;
+}
+
+int model_from_topology(const struct topology *t, struct model_input *in, struct model_notes *notes,
+			char *err, size_t errlen)
+{
+	return topo_model(t, 0, in, notes, err, errlen);
+}
+
+int model_from_topology_failure(const struct topology *t, int k, struct model_input *in,
+				struct model_notes *notes, char *err, size_t errlen)
+{
+	static struct model_input keep;
+	static struct model_notes keep_notes;
+
+	if (k == 0)
+		return topo_model(t, 0, in, notes, err, errlen);
+	if (topo_model(t, k, in, notes, err, errlen) == -1)
+		return -1;
+	if (in->routing == MODEL_BGP && !in->anycast_limit[0])
+		snprintf(in->anycast_limit, sizeof(in->anycast_limit),
+			 "routing = bgp: a failure after the first is not modelled");
+	/* the earlier failures' models overwrite the file's statics: in is
+	 * kept aside meanwhile */
+	keep = *in;
+	keep_notes = *notes;
+	if (topo_settled(t, k, &keep, &keep_notes) == -1)
+		return -1;
+	*in = keep;
+	*notes = keep_notes;
 	return 0;
 }

@@ -228,3 +228,75 @@ fail:
 	json_decref(nm);
 	return NULL;
 }
+
+static const char *write_how(int how)
+{
+	return how == MODEL_KILL     ? "kill"
+	       : how == MODEL_CRASH  ? "crash"
+	       : how == MODEL_FREEZE ? "freeze"
+				     : "other";
+}
+
+void model_print_failures(const struct model_input *in, const struct model_result *r, int n,
+			  FILE *out)
+{
+	static const char *const hdr[] = {"detect", "steer", "window", "last max", "lost"};
+	int any = 0;
+
+	if (n < 2)
+		return;
+	fprintf(out, "\nevery failure of the timeline (the model of each, the ones before it "
+		     "settled; seconds after its own t0):\n");
+	fprintf(out, "%-10s %-8s %-7s %8s %-8s", "failure", "site", "how", "at (s)", "scheme");
+	for (size_t c = 0; c < sizeof(hdr) / sizeof(hdr[0]); c++)
+		fprintf(out, " %21s", hdr[c]);
+	fputc('\n', out);
+	for (int k = 0; k < n; k++)
+		for (int s = 0; s < MODEL_SCHEMES; s++) {
+			const struct model_scheme_result *sr = &r[k].s[s];
+			const struct model_iv *v[] = {&sr->detect, &sr->steer, &sr->window,
+						      &sr->last_max, &sr->lost};
+			char buf[96];
+
+			if (!sr->present)
+				continue;
+			fprintf(out, "%-10.10s %-8.8s %-7s %8.3f %-8s", in[k].event, in[k].site,
+				write_how(in[k].how), in[k].fail_at_s, write_scheme_name[s]);
+			for (size_t c = 0; c < sizeof(v) / sizeof(v[0]); c++)
+				fprintf(out, " %21s",
+					write_iv(v[c], 1, c == 4 ? 0 : 3, buf, sizeof(buf)));
+			fputc('\n', out);
+		}
+	for (int k = 1; k < n; k++)
+		for (int s = 0; s < MODEL_SCHEMES; s++) {
+			const struct model_scheme_result *sr = &r[k].s[s];
+			const struct model_iv *w = !sr->detect.known ? &sr->detect : &sr->window;
+
+			if (!sr->present || w->known)
+				continue;
+			if (!any++)
+				fprintf(out, "not modelled:\n");
+			fprintf(out, "  - %s %s: %s\n", in[k].event, write_scheme_name[s], w->why);
+		}
+}
+
+json_t *model_json_failures(const struct model_input *in, const struct model_result *r, int n)
+{
+	json_t *a = json_array();
+
+	for (int k = 1; a && k < n; k++) {
+		json_t *sc = json_object(), *o;
+
+		for (int s = 0; sc && s < MODEL_SCHEMES; s++)
+			if (r[k].s[s].present)
+				json_object_set_new(sc, write_scheme_name[s],
+						    write_scheme(&in[k], &r[k], s));
+		o = json_pack("{s:s, s:s, s:s, s:f, s:o}", "name", in[k].event, "site", in[k].site,
+			      "how", write_how(in[k].how), "at_s", in[k].fail_at_s, "schemes", sc);
+		if (o == NULL || json_array_append_new(a, o) == -1) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}

@@ -18,9 +18,12 @@
 #   the verdict compared them (no loss_unchecked, no loss_mismatch).
 # - The table "every failure of the timeline" on the terminal and in
 #   report.md, with b's row. Nothing of the lab remains.
+# - The model of b's failure beside its row (a settled and out by then),
+#   each clock inside it.
 # - The same lab with a killed at 1 s, recovered at 2 s and killed again at
 #   3.5 s: two failures of a, the first's window ending at the recovery, the
-#   second's clocks from its own t0, the losses e1's and e3's.
+#   second's clocks from its own t0, the losses e1's and e3's; the model of
+#   e3 says why there is none (a failure after its site's recovery).
 # about 15 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -94,6 +97,18 @@ for file in "$r.log" "$r/report.md"; do
 		fail "$file: no row of b's failure: $(grep -A6 'every failure' "$file")"
 done
 echo "ok: the table of every failure, with b's row, on the terminal and in report.md"
+# the model of b's failure beside it (docs/model.md, "Every failure"): a's
+# settled by then, a out: the anycast clients on b (metric 20 before c's
+# 30), the DNS answer b (a's secondary): b's prober 0.25 s, TTL 1 s
+for scheme in anycast dns; do
+	m="$f.schemes.$scheme.model"
+	assert_eq "$(json "$c" "$m.outside | length")" 0 "e2 $scheme: no clock outside the model's"
+	assert_ge "$(json "$c" "$m.window_s.p50")" 0.2 "e2 $scheme: the model's window (s)"
+	assert_le "$(json "$c" "$m.window_s.p50")" 1.01 "e2 $scheme: the model's window (s)"
+done
+grep -Eq "^ +model +0\.250 +0\.250 +1\.000 " "$r.log" ||
+	fail "no model row of b's DNS failure: $(grep -A8 'every failure' "$r.log")"
+echo "ok: the model of b's failure beside its clocks, none outside"
 assert_no_leftovers $lab "$r"
 
 # --- the same site again after its recovery: a killed at 1 s, recovered at
@@ -148,6 +163,10 @@ for code in loss_unchecked loss_mismatch unexplained_loss; do
 	assert_eq "$(json "$c" "[.warnings[] | select(.code == \"$code\")] | length")" 0 \
 		"again: $code warnings"
 done
+# a failure after its site's recovery: not modelled, said
+[ "$(json "$c" "$f.schemes.dns.model.window_s")" = null ] ||
+	fail "again: e3's model has a window: $(json "$c" "$f.schemes.dns.model" | tr -d '\n')"
+echo "ok: again: e3's model says why not: $(json "$c" "$f.schemes.dns.model.not_modelled.window_s")"
 assert_no_leftovers $lab "$r2"
 rm -rf "$out" # kept only when a check fails
 echo "PASS: test_two_failures"
