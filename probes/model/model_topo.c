@@ -103,10 +103,6 @@ static int topo_probe(const struct topology *t, int prober, int s, int how, stru
 	return 0;
 }
 
-/* the sites out at the failure modelled (an earlier failure's, not
- * recovered): no route, no answer leads to them (topo_failure) */
-static int topo_dead[TOPO_MAX_NODES];
-
 int model_topo_catchment(const struct topology *t, int c, int s)
 {
 	struct topo_path path[TOPO_MAX_NODES];
@@ -118,7 +114,7 @@ int model_topo_catchment(const struct topology *t, int c, int s)
 		int r;
 		uint64_t key;
 
-		if (t->nodes[n].kind != TOPO_SITE || topo_dead[n])
+		if (t->nodes[n].kind != TOPO_SITE || model_topo_dead(n))
 			continue;
 		r = topo_node_router(t, n);
 		if (path[r].hops < 0)
@@ -138,65 +134,22 @@ int model_topo_catchment(const struct topology *t, int c, int s)
 	return nbest == 1 ? 1 : -1;
 }
 
-/* topo_failure_site: the site event e takes out, as topo_first_failure
- * counts it (an impair of a site's link: a gray failure), or -1 */
-static int topo_failure_site(const struct topology *t, int e)
-{
-	const struct topo_event *ev = &t->events[e];
-
-	if ((!topo_event_failing(ev->action) && ev->action != TOPO_A_IMPAIR) ||
-	    ev->action == TOPO_A_DNS_DOWN || ev->action == TOPO_A_RESOLVER_DOWN)
-		return -1;
-	if (ev->node >= 0 && t->nodes[ev->node].kind == TOPO_SITE)
-		return ev->node;
-	if (ev->link >= 0 && t->nodes[t->links[ev->link].node].kind == TOPO_SITE)
-		return t->links[ev->link].node;
-	return -1;
-}
-
-/* topo_nth_failure: the event of the timeline's k-th failure (from 0, in
- * time order), or -1 */
-static int topo_nth_failure(const struct topology *t, int k)
-{
-	for (int e = 0; e < t->nevents; e++)
-		if (topo_failure_site(t, e) >= 0 && k-- == 0)
-			return e;
-	return -1;
-}
-
-int model_failures(const struct topology *t)
-{
-	int n = 0;
-
-	while (topo_nth_failure(t, n) >= 0)
-		n++;
-	return n;
-}
-
 /* topo_failure: the timeline's k-th failure: its site, how, when; the
  * sites of the failures before it, not recovered by then, out
- * (topo_dead) */
+ * (model_topo_set_dead) */
 static int topo_failure(const struct topology *t, int k, struct model_input *in, int *site,
 			int *action)
 {
-	int e = topo_nth_failure(t, k);
+	int e = model_topo_nth_failure(t, k);
 	int64_t at;
 
-	memset(topo_dead, 0, sizeof(topo_dead));
+	model_topo_set_dead(t, k);
 	if (e < 0)
 		return -1;
-	*site = topo_failure_site(t, e);
+	*site = model_topo_failure_site(t, e);
 	at = t->events[e].at_ns;
 	*action = topo_event_failing(t->events[e].action) ? t->events[e].action : -1;
 	snprintf(in->event, sizeof(in->event), "%s", t->events[e].name);
-	for (int j = 0; j < k; j++) {
-		int ej = topo_nth_failure(t, j), back = 0;
-
-		for (int u = 0; u < t->nevents; u++)
-			back |= t->events[u].undoes == ej && t->events[u].at_ns <= at;
-		if (!back)
-			topo_dead[topo_failure_site(t, ej)] = 1;
-	}
 	in->how = *action == TOPO_A_KILL     ? MODEL_KILL
 		  : *action == TOPO_A_CRASH  ? MODEL_CRASH
 		  : *action == TOPO_A_FREEZE ? MODEL_FREEZE
@@ -245,11 +198,11 @@ static int topo_failover_answer(const struct topology *t, const char *primary,
 	char buf[256], *save = NULL;
 	int n = primary ? topo_find(t, primary) : -1;
 
-	if (n >= 0 && !topo_dead[n])
+	if (n >= 0 && !model_topo_dead(n))
 		return n;
 	snprintf(buf, sizeof(buf), "%s", secondary ? secondary : "");
 	for (char *x = strtok_r(buf, " ,", &save); x; x = strtok_r(NULL, " ,", &save))
-		if ((n = topo_find(t, x)) >= 0 && !topo_dead[n])
+		if ((n = topo_find(t, x)) >= 0 && !model_topo_dead(n))
 			return n;
 	return -1;
 }
@@ -596,94 +549,6 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 	}
 }
 
-/* topo_outage_why: why the DNS outages of the timeline cannot be followed
- * (NULL: they can): what model_dns_sim.c does not play */
-static const char *topo_outage_why(const struct topology *t, const struct model_input *in,
-				   const char *name, int e)
-{
-	const struct topo_event *ev = &t->events[e];
-	int z = name ? topo_name_zone(t, name) : -1, servers = 0, upstreams = 0, fwd = 0;
-
-	for (int n = 0; n < t->nnodes; n++) {
-		servers += z >= 0 && topo_dns_serves(t, n, z);
-		upstreams += topo_rsv_upstream(t, n) != 0;
-		fwd |=
-		    t->nodes[n].kind == TOPO_RESOLVER && t->nodes[n].rsv_mode != TOPO_RSV_ITERATE;
-	}
-	if (ev->action == TOPO_A_DNS_DOWN && ev->node != topo_server)
-		return "a dns-down of a server other than the name's: not modelled";
-	if (servers > 1 || (fwd && upstreams > 1))
-		return "a DNS outage where the resolvers have several servers to try: not "
-		       "modelled";
-	if (in->fail_jitter_s > 0)
-		return "a DNS outage with fail_jitter (each event of the timeline moved on its "
-		       "own): not modelled";
-	for (int i = 0; i < in->nclients; i++)
-		if (in->clients[i].scheme == MODEL_DNS && in->clients[i].pop)
-			return "a population through a DNS outage: not modelled";
-	if (in->noutages == MODEL_MAX_OUTAGES)
-		return "more DNS outages than the model follows";
-	return NULL;
-}
-
-/* topo_outage_add: event e's outage of cache c (-1: the name's server) */
-static void topo_outage_add(const struct topology *t, struct model_input *in, int e, int c)
-{
-	struct model_outage *o = &in->outages[in->noutages++];
-
-	o->cache = c;
-	o->from_s = (double)t->events[e].at_ns / NS;
-	o->to_s = INFINITY;
-	for (int u = 0; u < t->nevents; u++)
-		if (t->events[u].undoes == e && (double)t->events[u].at_ns / NS < o->to_s)
-			o->to_s = (double)t->events[u].at_ns / NS;
-}
-
-/* topo_outages: the timeline's dns-down and resolver-down events as
- * in->outages, the DNS clients then followed query by query
- * (model_dns_sim.c); what the model cannot follow said, its clocks left
- * unknown */
-static void topo_outages(const struct topology *t, struct model_input *in, const int base[],
-			 const char *name, struct model_notes *notes)
-{
-	for (int e = 0; e < t->nevents; e++) {
-		const struct topo_event *ev = &t->events[e];
-		const char *why;
-
-		if (ev->action != TOPO_A_DNS_DOWN && ev->action != TOPO_A_RESOLVER_DOWN)
-			continue;
-		if (!in->dns_present || in->dns_limit[0])
-			return;
-		if ((why = topo_outage_why(t, in, name, e)) != NULL) {
-			snprintf(in->dns_limit, sizeof(in->dns_limit), "%s (%s)", why, ev->name);
-			snprintf(in->upstream_limit, sizeof(in->upstream_limit), "%s",
-				 in->dns_limit);
-			in->noutages = 0;
-			return;
-		}
-		if (ev->action == TOPO_A_DNS_DOWN) {
-			topo_outage_add(t, in, e, -1);
-			continue;
-		}
-		if (base[ev->node] < 0)
-			continue;
-		for (unsigned k = 0; k < t->nodes[ev->node].count; k++)
-			if ((ev->instance == 0 || ev->instance == k + 1) &&
-			    in->noutages < MODEL_MAX_OUTAGES)
-				topo_outage_add(t, in, e, base[ev->node] + (int)k);
-	}
-	in->dns_sim |= in->noutages > 0;
-	if (in->noutages)
-		model_note(
-		    notes, 0,
-		    "dns outages (dns-down, resolver-down): every DNS client followed query by "
-		    "query (docs/model.md, \"DNS outages\"): a query the outage drops asked "
-		    "again 1 s after it was sent; a cache's refresh tried 1 + retries times, "
-		    "timeout each (resolverd's 10 ms timer), then the expired entry answered "
-		    "stale (serve_stale, TTL stale_ttl) or SERVFAIL, the client keeping its "
-		    "address");
-}
-
 /* topo_bgp: routing = bgp: the withdrawal is modelled where it crosses one
  * AS hop, from the failed site to its router, which has another site of
  * its own (that site's path already in its table) and every anycast
@@ -749,28 +614,8 @@ static void topo_bgp(const struct topology *t, struct model_input *in, int site,
 			   rt->name, s->name, MODEL_BGP_ROUTER_S * 1000);
 }
 
-/* topo_other_events: the timeline's events the model does not follow: not
- * a failure, nor a DNS outage it follows */
-static int topo_other_events(const struct topology *t, const struct model_input *in)
-{
-	int n = 0;
-
-	for (int e = 0; e < t->nevents; e++) {
-		int a = t->events[e].action;
-
-		if (topo_failure_site(t, e) >= 0)
-			continue;
-		if (in->noutages && (a == TOPO_A_DNS_DOWN || a == TOPO_A_DNS_UP ||
-				     a == TOPO_A_RESOLVER_DOWN || a == TOPO_A_RESOLVER_UP))
-			continue;
-		n++;
-	}
-	return n;
-}
-
-/* topo_model: the model's input for the timeline's k-th failure */
-static int topo_model(const struct topology *t, int k, struct model_input *in,
-		      struct model_notes *notes, char *err, size_t errlen)
+int model_topo_input(const struct topology *t, int k, struct model_input *in,
+		     struct model_notes *notes, char *err, size_t errlen)
 {
 	static int base[TOPO_MAX_NODES];
 	int site, action, on_failed = 0;
@@ -898,7 +743,7 @@ static int topo_model(const struct topology *t, int k, struct model_input *in,
 		model_note(notes, 1,
 			   "link delays count (a request's, a query's, a verdict's, a withdrawal's "
 			   "way: docs/model.md, \"Link delays\"); jitter and loss are left out");
-	topo_outages(t, in, base, name, notes);
+	model_topo_outages(t, in, base, name, topo_server, notes);
 	for (int i = 0; i < in->nclients && in->dns_sim && !in->dns_limit[0]; i++)
 		if (in->clients[i].scheme == MODEL_DNS && in->clients[i].pop)
 			snprintf(in->dns_limit, sizeof(in->dns_limit),
@@ -908,7 +753,7 @@ static int topo_model(const struct topology *t, int k, struct model_input *in,
 			   "every failure of the timeline modelled on its own, the ones before it "
 			   "settled and their sites out (the table \"every failure of the "
 			   "timeline\"; docs/model.md, \"Every failure\")");
-	if (topo_other_events(t, in))
+	if (model_topo_other_events(t, in))
 		model_note(notes, 1,
 			   "the timeline's other events (recoveries and fail-backs, flaps, DNS "
 			   "changes) are not modelled, nor a failure that comes before the ones "
@@ -921,107 +766,5 @@ static int topo_model(const struct topology *t, int k, struct model_input *in,
 		model_note(notes, 1, "anycast: %s", in->anycast_limit);
 	if (in->dns_limit[0])
 		model_note(notes, 1, "dns: %s", in->dns_limit);
-	return 0;
-}
-
-/* topo_settled: the failures before the k-th (of in) done with, their
- * clients moved, by its t0: each one's window (both schemes, its
- * greatest draw) ends before it, else said in in's limits. The model of
- * the k-th takes every client where the earlier ones left it. */
-static int topo_settled(const struct topology *t, int k, struct model_input *in,
-			struct model_notes *notes)
-{
-	struct model_input *mj = calloc(1, sizeof(*mj));
-	struct model_result *rj = calloc(1, sizeof(*rj));
-	struct model_notes *nj = calloc(1, sizeof(*nj));
-	char err[256], why[MODEL_NOTE_MAX] = "";
-	int rc = -1;
-
-	if (mj == NULL || rj == NULL || nj == NULL)
-		goto out;
-	for (int j = 0; j < k && !why[0]; j++) {
-		int ej = topo_nth_failure(t, j);
-
-		for (int u = 0; u < t->nevents && !why[0]; u++)
-			if (t->events[u].undoes == ej &&
-			    (double)t->events[u].at_ns / NS <= in->fail_at_s)
-				snprintf(
-				    why, sizeof(why),
-				    "%s brought %s back before %s: the fail-back is not modelled",
-				    t->events[u].name, t->nodes[topo_failure_site(t, ej)].name,
-				    in->event);
-		if (why[0] || topo_model(t, j, mj, nj, err, sizeof(err)) == -1)
-			continue;
-		if (strcmp(mj->site, in->site) == 0) {
-			snprintf(why, sizeof(why),
-				 "site %s failed before (%s): a failure after its recovery is not "
-				 "modelled",
-				 in->site, mj->event);
-			break;
-		}
-		mj->samples = 400;
-		if (model_lab(mj, rj) == -1)
-			goto out;
-		for (int s = 0; s < MODEL_SCHEMES && !why[0]; s++) {
-			const struct model_scheme_result *r = &rj->s[s];
-			int present = s == MODEL_ANYCAST ? in->anycast_present : in->dns_present;
-
-			if (!present || !r->present)
-				continue;
-			if (!r->window.known || mj->fail_at_s + r->window.max >= in->fail_at_s)
-				snprintf(why, sizeof(why),
-					 "%s comes before %s's clients had moved (%s's window %s): "
-					 "the model takes the earlier failures settled",
-					 in->event, mj->event,
-					 s == MODEL_ANYCAST ? "anycast" : "dns",
-					 r->window.known ? "ends after it" : "not modelled");
-		}
-	}
-	if (why[0]) {
-		if (!in->anycast_limit[0])
-			snprintf(in->anycast_limit, sizeof(in->anycast_limit), "%s", why);
-		if (!in->dns_limit[0])
-			snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", why);
-	}
-	model_note(notes, 0,
-		   "failure %d of the timeline (%s): the failures before it modelled settled, "
-		   "their sites out (no route, no answer leads to them) unless recovered by its "
-		   "t0",
-		   k + 1, in->event);
-	rc = 0;
-out:
-	free(mj);
-	free(rj);
-	free(nj);
-	return rc;
-}
-
-int model_from_topology(const struct topology *t, struct model_input *in, struct model_notes *notes,
-			char *err, size_t errlen)
-{
-	return topo_model(t, 0, in, notes, err, errlen);
-}
-
-int model_from_topology_failure(const struct topology *t, int k, struct model_input *in,
-				struct model_notes *notes, char *err, size_t errlen)
-{
-	static struct model_input keep;
-	static struct model_notes keep_notes;
-
-	if (k == 0)
-		return topo_model(t, 0, in, notes, err, errlen);
-	if (topo_model(t, k, in, notes, err, errlen) == -1)
-		return -1;
-	if (in->routing == MODEL_BGP && !in->anycast_limit[0])
-		snprintf(in->anycast_limit, sizeof(in->anycast_limit),
-			 "routing = bgp: a failure after the first is not modelled");
-	/* the earlier failures' models overwrite the file's statics: in is
-	 * kept aside meanwhile */
-	keep = *in;
-	keep_notes = *notes;
-	if (topo_settled(t, k, &keep, &keep_notes) == -1)
-		return -1;
-	*in = keep;
-	*notes = keep_notes;
 	return 0;
 }

@@ -60,4 +60,31 @@ int model_topo_bgp_sites(const struct topology *t, int *site_of, char *why, size
 double model_topo_cache_ttl(const struct topology *t, int n, double ttl);
 double model_topo_cache_phase(const struct topology *t, int n, unsigned k, double ttl);
 
+/* The timeline (model_topo_timeline.c). model_topo_failure_site: the site
+ * event e takes out, as topo_first_failure counts failures (-1: none);
+ * model_topo_nth_failure: the event of the k-th failure, in time order (-1:
+ * none); model_topo_set_dead: the sites of the failures before the k-th,
+ * not recovered by its t0, out; model_topo_dead: whether site node n is
+ * (model_topo_catchment and a failover name skip it) */
+struct model_input;
+struct model_notes;
+int model_topo_failure_site(const struct topology *t, int e);
+int model_topo_nth_failure(const struct topology *t, int k);
+void model_topo_set_dead(const struct topology *t, int k);
+int model_topo_dead(int n);
+
+/* model_topo_outages: the timeline's dns-down (of the name's server,
+ * node server) and resolver-down events as in->outages (caches from
+ * base), or why they cannot be followed in in's limits;
+ * model_topo_other_events: how many events the model does not follow */
+void model_topo_outages(const struct topology *t, struct model_input *in, const int base[],
+			const char *name, int server, struct model_notes *notes);
+int model_topo_other_events(const struct topology *t, const struct model_input *in);
+
+/* model_topo_input: the model's input for the timeline's k-th failure,
+ * the sites of the earlier ones out (model_from_topology_failure checks
+ * they settled); 0, or -1 with why in err */
+int model_topo_input(const struct topology *t, int k, struct model_input *in,
+		     struct model_notes *notes, char *err, size_t errlen);
+
 #endif
