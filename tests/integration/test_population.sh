@@ -29,6 +29,7 @@
 #    1,000,000 requests/s, its base id is named in client_behind and the run
 #    is invalid (exit 3).
 # about 45 s
+# heavy: 10,000 users at 20,000 requests/s, and an overloaded population
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

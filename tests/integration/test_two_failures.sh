@@ -106,7 +106,9 @@ for scheme in anycast dns; do
 	assert_ge "$(json "$c" "$m.window_s.p50")" 0.2 "e2 $scheme: the model's window (s)"
 	assert_le "$(json "$c" "$m.window_s.p50")" 1.01 "e2 $scheme: the model's window (s)"
 done
-grep -Eq "^ +model +0\.250 +0\.250 +1\.000 " "$r.log" ||
+# the model at the run's own t0 of b's failure: b's probes keep their
+# phase from the traffic's start, so a step a few ms late moves them
+grep -Eq "^ +model +0\.2[0-9]{2} +0\.2[0-9]{2} +(0\.99[0-9]|1\.00[0-9]) " "$r.log" ||
 	fail "no model row of b's DNS failure: $(grep -A8 'every failure' "$r.log")"
 echo "ok: the model of b's failure beside its clocks, none outside"
 assert_no_leftovers $lab "$r"
