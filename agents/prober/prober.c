@@ -505,7 +505,10 @@ static void prober_on_phase(struct loop *loop, int fd, uint32_t events, void *ar
 	if (value > 0) {
 		int64_t us = now / NSEC_PER_USEC, back = (us - value) & 0x7fffffff;
 
-		if (back < 10 * 1000000LL)
+		/* within 20 minutes: the lab may set a cycle up to an
+		 * interval back (probe_phase = random); an instant ahead of now
+		 * wraps to over 35 minutes back and is not taken */
+		if (back < 20 * 60 * 1000000LL)
 			now = (us - back) * NSEC_PER_USEC;
 	}
 	if (loop_timer_set(&p->probe_timer, now + p->o->interval_ns / 2, p->o->interval_ns) == -1 ||

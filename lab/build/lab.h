@@ -192,9 +192,11 @@ int lab_start_agent_rt(struct lab *lab, int node, const char *prog, const char *
 void lab_start_batch(struct lab *lab);
 int lab_start_wait(struct lab *lab);
 
-/* lab_probers_phase: every prober's phase (SIGUSR1, its value the start's
+/* lab_probers_phase: every prober's phase (SIGUSR1, its value an instant's
  * CLOCK_MONOTONIC microseconds modulo 2^31): its probes half an interval
- * after start_ns and every interval after, however late it reads it */
+ * after start_ns and every interval after, however late it reads it; with
+ * probe_phase = random its cycle topo_probe_offset_ns later (the offset
+ * within its interval drawn from the run's seed) */
 void lab_probers_phase(struct lab *lab, int64_t start_ns);
 
 /* lab_signal_agents: send sig to the lab's agents called name (NULL: all;

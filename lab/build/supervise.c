@@ -545,11 +545,26 @@ void lab_clients_go(struct lab *lab, int64_t go_base_ns, int64_t start_ns)
 
 void lab_probers_phase(struct lab *lab, int64_t start_ns)
 {
-	/* the start's CLOCK_MONOTONIC microseconds, modulo 2^31 (35 minutes):
-	 * the prober takes the latest such instant not after its own now */
-	int value = (int)((start_ns / NSEC_PER_USEC) & 0x7fffffff);
+	for (int i = 0; i < lab->nagents; i++) {
+		struct lab_agent *a = &lab->agents[i];
+		int64_t at = start_ns;
+		int value;
 
-	lab_signal_value(lab, "prober", SIGUSR1, value);
+		if (!supervise_matches(a, "prober") || !supervise_alive(a) || a->node < 0)
+			continue;
+		/* probe_phase = random: its cycle offset within its interval,
+		 * an interval back so that the instant is not after now */
+		if (lab->t->nodes[a->node].probe_phase == TOPO_PROBE_PHASE_RANDOM)
+			at = start_ns + topo_probe_offset_ns(lab->t, a->node) -
+			     lab->t->nodes[a->node].probe_interval_ns;
+		/* the instant's CLOCK_MONOTONIC microseconds, modulo 2^31 (35
+		 * minutes): the prober takes the latest such instant not after
+		 * its own now */
+		value = (int)((at / NSEC_PER_USEC) & 0x7fffffff);
+		if (supervise_signal_value(a, SIGUSR1, value) == -1)
+			log_warn("%s: %s of %s", __func__, a->name, lab->t->nodes[a->node].name);
+	}
+	supervise_report_exits(lab);
 }
 
 int lab_wait_agents(struct lab *lab, const char *name, int64_t timeout_ns)

@@ -50,3 +50,13 @@ int jitter_random_seed(uint32_t *seed)
 		errno = EIO;
 	return -1;
 }
+
+int64_t topo_probe_offset_ns(const struct topology *t, int node)
+{
+	const struct topo_node *n = &t->nodes[node];
+
+	if (n->probe_phase != TOPO_PROBE_PHASE_RANDOM || t->seed < 0)
+		return 0;
+	return jitter_offset_ns(n->probe_interval_ns, (uint32_t)t->seed,
+				JITTER_PROBER_INDEX + (unsigned)node);
+}

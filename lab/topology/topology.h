@@ -229,6 +229,15 @@ enum topo_records {
 };
 
 /* how a prober judges a site (docs/topology.md, "Shallow and deep checks") */
+/* a prober's cycle (docs/topology.md, "Probe phases"): its first probe
+ * half an interval after the traffic's start (start), or at a phase of its
+ * own, uniform within its interval and drawn from the lab's seed (random:
+ * checkers that do not coordinate, as Route 53's) */
+enum topo_probe_phase {
+	TOPO_PROBE_PHASE_START,
+	TOPO_PROBE_PHASE_RANDOM,
+};
+
 enum topo_check {
 	TOPO_CHECK_UDP,	 /* deep: a request, answered by the site's sited */
 	TOPO_CHECK_TCP,	 /* shallow: a TCP connection to it, accepted by its kernel */
@@ -333,7 +342,8 @@ struct topo_node {
 	int fail;	 /* killed at fail_at */
 	int64_t probe_interval_ns, probe_timeout_ns;
 	unsigned probe_down, probe_up;
-	int check; /* a site's own prober's, or a [prober]'s (enum topo_check) */
+	int check;	 /* a site's own prober's, or a [prober]'s (enum topo_check) */
+	int probe_phase; /* its prober's cycle (enum topo_probe_phase) */
 
 	struct in_addr address; /* unicast service address: what DNS answers */
 
@@ -481,6 +491,9 @@ struct topology {
 	int ecmp_hash;
 	/* the probers' check unless a [site] or [prober] says (enum topo_check) */
 	int check;
+	/* the probers' cycles unless a [site] or [prober] says (enum
+	 * topo_probe_phase) */
+	int probe_phase;
 	/* an http check's GET and what passes it (docs/topology.md, "Shallow
 	 * and deep checks"): http_path "" is the lab's own target, answered
 	 * 200 in the site's name; else the status and, if not "", a string
@@ -778,6 +791,14 @@ int64_t jitter_offset_ns(int64_t window_ns, uint32_t seed, unsigned index);
 /* jitter_instant_ns: the actual instant of an event nominally at at_ns:
  * at_ns + jitter_offset_ns(window_ns, seed, index). */
 int64_t jitter_instant_ns(int64_t at_ns, int64_t window_ns, uint32_t seed, unsigned index);
+
+/* topo_probe_offset_ns: with probe_phase = random, where node's prober's
+ * cycle falls within its interval: its first probe that much plus half an
+ * interval after the traffic's start (jitter_offset_ns of its interval for
+ * the lab's seed, an index of its own past the timeline's events'); 0 with
+ * probe_phase = start, or no seed yet (t->seed < 0: drawn per run) */
+#define JITTER_PROBER_INDEX 100000u
+int64_t topo_probe_offset_ns(const struct topology *t, int node);
 
 /* jitter_rep_seed: the seed of repetition rep (1, 2, ...) of a repeat
  * whose seed is base. */

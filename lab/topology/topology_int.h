@@ -35,7 +35,7 @@
 #include "inifile.h"
 #include "topology.h"
 
-#define TOPO_KEYS_MAX 48
+#define TOPO_KEYS_MAX 64
 /* Shares (TOPO_T_SHARE, TOPO_T_FRACTION) are written back to 15 decimal
  * places, and counted in units of 10^-15 where floors must be exact. */
 #define TOPO_SHARE_PLACES 15

@@ -30,6 +30,8 @@ static const char *const topo_impl_words[] = {"resolverd", "unbound", "knot-reso
 static const char *const topo_rsv_mode_words[] = {"forward", "iterate", NULL}; /* topo_rsv_mode */
 static const char *const topo_proto_words[] = {"udp", "tcp", "http", NULL};    /* topo_proto */
 static const char *const topo_check_words[] = {"udp", "tcp", "http", "icmp", NULL}; /* topo_check */
+static const char *const topo_probe_phase_words[] = {"start", "random",
+						     NULL}; /* topo_probe_phase */
 static const char *const topo_ecmp_words[] = {"no", "yes", "hash", "resilient",
 					      NULL};			    /* topo_ecmp */
 static const char *const topo_ecmp_hash_words[] = {"l4", "l3", NULL};	    /* topo_ecmp_hash */
@@ -106,6 +108,9 @@ static const struct topo_key topo_lab_keys[] = {
     {"probe_connect_timeout", TOPO_T_DURATION, LAB(probe_connect_timeout_ns), 1, 0, -1, NULL},
     /* the TCP clients' reconnections; printed when immediate */
     {"reconnect", TOPO_T_CHOICE, LAB(reconnect), 0, 0, -1, topo_reconnect_words},
+    /* (last: the TOPO_K_ indices before it stay) the probers' cycles: set at the traffic's start,
+     * or each at a phase of its own drawn from the seed; printed when random */
+    {"probe_phase", TOPO_T_CHOICE, LAB(probe_phase), 0, 0, -1, topo_probe_phase_words},
 };
 
 static const struct topo_key topo_router_keys[] = {
@@ -144,6 +149,9 @@ static const struct topo_key topo_site_keys[] = {
     {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
     /* what answers at the site: sited, or Debian's nginx; printed when nginx */
     {"impl", TOPO_T_CHOICE, NODE(site_impl), 0, 0, -1, topo_site_impl_words},
+    /* its own prober's cycle, the [lab]'s unless set; printed when random */
+    {"probe_phase", TOPO_T_CHOICE, NODE(probe_phase), 0, 0, LAB(probe_phase),
+     topo_probe_phase_words},
 };
 
 static const struct topo_key topo_client_keys[] = {
@@ -201,6 +209,9 @@ static const struct topo_key topo_prober_keys[] = {
     {"check", TOPO_T_CHOICE, NODE(check), 0, 0, LAB(check), topo_check_words},
     /* where it is: [link] delay = auto (topology_impair.c); printed when set */
     {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
+    /* its cycle, the [lab]'s unless set; printed when random */
+    {"probe_phase", TOPO_T_CHOICE, NODE(probe_phase), 0, 0, LAB(probe_phase),
+     topo_probe_phase_words},
 };
 
 static const struct topo_key topo_resolver_keys[] = {

@@ -152,6 +152,10 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		if (t->check == TOPO_CHECK_UDP && (node == NULL || node->check == TOPO_CHECK_UDP) &&
 		    strcmp(keys[k].name, "check") == 0)
 			continue;
+		if (t->probe_phase == TOPO_PROBE_PHASE_START &&
+		    (node == NULL || node->probe_phase == TOPO_PROBE_PHASE_START) &&
+		    strcmp(keys[k].name, "probe_phase") == 0)
+			continue;
 		/* every client's when the lab's is not udp: what it reads back */
 		if (t->proto == TOPO_PROTO_UDP && (node == NULL || node->proto == TOPO_PROTO_UDP) &&
 		    strcmp(keys[k].name, "proto") == 0)

@@ -133,6 +133,12 @@ struct model_probe {
 	double fail_s;	 /* from a probe's send to its failure */
 	unsigned down;	 /* failures in a row that declare the site dead */
 	double report_s; /* a [prober]'s verdict's way to authd (its link delays) */
+	/* probe_phase = random: its cycle phase_s later than the traffic's
+	 * start's (the lab draws it from the lab's seed: known when the
+	 * topology sets seed), or, the seed drawn per run, at a phase of its
+	 * own in each draw (free_phase) */
+	int free_phase;
+	double phase_s;
 };
 
 /* model_detect_sample: the detect clock for phase u in [0, 1) */
@@ -296,6 +302,10 @@ struct model_input {
 	struct model_probe site_probe;
 	int routing; /* enum model_routing */
 	double static_refresh_s, static_hold_s;
+	/* the site's prober's refreshes begin this much later than the
+	 * traffic's start's cycle (probe_phase = random: its cycle's offset
+	 * less an interval, as the lab sets it; 0 otherwise) */
+	double refresh_shift_s;
 	double withdraw_s; /* the prober's withdrawal's way to the site's router */
 	/* routing = bgp, a failure the site's prober cannot see: its router's
 	 * session with it ends bgp_down_s after the last message the router

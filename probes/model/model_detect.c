@@ -82,14 +82,18 @@ void model_draw_phases(const struct model_input *in, struct model_draw *d)
 
 	if (in->free_phases)
 		return;
-	if (in->site_probe.interval_s > 0)
-		d->u_site = phase_next(d->t0_s, in->site_probe.interval_s);
+	/* a prober of probe_phase = random keeps its phase as drawn */
+	if (in->site_probe.interval_s > 0 && !in->site_probe.free_phase)
+		d->u_site = phase_next(d->t0_s - in->site_probe.phase_s, in->site_probe.interval_s);
 	for (int p = 0; p < in->nprobers; p++)
-		if (isfinite(in->probers[p].interval_s) && in->probers[p].interval_s > 0)
-			d->u_probers[p] = phase_next(d->t0_s, in->probers[p].interval_s);
-	/* the last refresh before t0, refreshes at (k + 1/2) refresh */
-	if (in->static_refresh_s > 0) {
-		r = fmod(d->t0_s / in->static_refresh_s - 0.5, 1.0);
+		if (isfinite(in->probers[p].interval_s) && in->probers[p].interval_s > 0 &&
+		    !in->probers[p].free_phase)
+			d->u_probers[p] =
+			    phase_next(d->t0_s - in->probers[p].phase_s, in->probers[p].interval_s);
+	/* the last refresh before t0, refreshes at (k + 1/2) refresh after the
+	 * site's prober's cycle began */
+	if (in->static_refresh_s > 0 && !in->site_probe.free_phase) {
+		r = fmod((d->t0_s - in->refresh_shift_s) / in->static_refresh_s - 0.5, 1.0);
 		d->u_refresh = r < 0 ? r + 1 : r;
 	}
 }

@@ -88,6 +88,8 @@ static int topo_probe(const struct topology *t, int prober, int s, int how, stru
 	int64_t rtt = prober == s ? 0 : topo_rtt_ns(t, prober, s);
 	double timeout = (double)n->probe_timeout_ns / NS;
 
+	p->free_phase = n->probe_phase == TOPO_PROBE_PHASE_RANDOM && t->seed < 0;
+	p->phase_s = (double)topo_probe_offset_ns(t, prober) / NS;
 	p->interval_s = (double)n->probe_interval_ns / NS;
 	p->down = n->probe_down;
 	if (n->check == TOPO_CHECK_ICMP) /* the host answers whatever runs there */
@@ -657,12 +659,31 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 	in->anycast_detect_by_prober = action >= 0 && in->how != MODEL_CRASH &&
 				       in->how != MODEL_FREEZE &&
 				       topo_probe(t, site, site, in->how, &in->site_probe) == 0;
+	/* its refreshes share its cycle: random too with probe_phase = random */
+	in->site_probe.free_phase =
+	    t->nodes[site].probe_phase == TOPO_PROBE_PHASE_RANDOM && t->seed < 0;
+	in->site_probe.phase_s = (double)topo_probe_offset_ns(t, site) / NS;
+	if (t->nodes[site].probe_phase == TOPO_PROBE_PHASE_RANDOM)
+		in->refresh_shift_s =
+		    in->site_probe.phase_s - (double)t->nodes[site].probe_interval_ns / NS;
 	model_note(notes, 0,
 		   "detect: every prober probes half an interval after the start of the "
 		   "traffic, then every interval (the lab sets its cycle then), so the failure "
 		   "falls at the phase t0 gives (random only within fail_jitter); a refused "
 		   "probe fails its configured RTT after its send, an unanswered one "
 		   "probe_timeout after; probe_down in a row declare the site dead");
+	for (int n = 0; n < t->nnodes; n++)
+		if ((t->nodes[n].kind == TOPO_PROBER || n == site) &&
+		    t->nodes[n].probe_phase == TOPO_PROBE_PHASE_RANDOM) {
+			model_note(
+			    notes, 0,
+			    "detect: probe_phase = random: each prober so set probes at a "
+			    "phase of its own, uniform within its interval, that the lab draws "
+			    "from the seed: %s",
+			    t->seed >= 0 ? "the topology's, so the model knows it"
+					 : "drawn per run, so drawn in each of the model's draws");
+			break;
+		}
 	if (in->routing == MODEL_STATIC)
 		model_note(notes, 0,
 			   "anycast (routing = static): the verdict leaves every router's FIB at "

@@ -849,7 +849,7 @@ static void test_error_sets(void **state)
 	    "--set s1.colour=1: unknown key 'colour' in [site s1] (expected: link, address, "
 	    "metric, fail, probe_interval, probe_timeout, probe_down, probe_up, check, asn, "
 	    "prepend, "
-	    "bgp_keepalive, bgp_hold, bgp_mrai, bfd, location, impl)\n"
+	    "bgp_keepalive, bgp_hold, bgp_mrai, bfd, location, impl, probe_phase)\n"
 	    "--set r1.x=1: unknown key 'x' in [router r1] (expected: asn, bgp_keepalive, "
 	    "bgp_hold, bgp_mrai, bfd, location)\n"
 	    "--set c1.rate=0: expected requests per second from 0.001 to 1000000, such as "
@@ -865,7 +865,7 @@ static void test_error_sets(void **state)
 	    "bgp_connect_retry, bgp_mrai, bfd, bfd_interval, bfd_multiplier, damping, "
 	    "damping_half_life, damping_reuse, damping_suppress, damping_max_suppress, ecmp, "
 	    "records, dns_tree, hop_delay, proto, check, addresses, connect_timeout, ecmp_hash, "
-	    "http_path, http_status, http_body, probe_connect_timeout, reconnect)\n");
+	    "http_path, http_status, http_body, probe_connect_timeout, reconnect, probe_phase)\n");
 }
 
 static void test_error_set_checks(void **state)
