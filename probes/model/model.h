@@ -316,6 +316,9 @@ struct model_input {
 	int bgp_bfd;
 	/* why anycast's steer, window and losses are not modelled ("": they are) */
 	char anycast_limit[MODEL_NOTE_MAX];
+	/* why the clients' clocks (window, last packets, losses) of both
+	 * schemes are not, their detect and steer being ("": they are) */
+	char clients_limit[MODEL_NOTE_MAX];
 
 	/* dns: the probers reporting to the authoritative server, its quorum */
 	int dns_present;

@@ -52,6 +52,8 @@ int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
 	c->steer = in->routing == MODEL_STATIC	  ? c->detect + in->withdraw_s
 		   : in->anycast_detect_by_prober ? c->detect + MODEL_BGP_FLOOR_S + in->withdraw_s
 						  : c->detect + MODEL_BGP_ROUTER_S;
+	if (in->clients_limit[0])
+		return 0;
 	for (int i = 0; i < in->nclients; i++) {
 		const struct model_client *cl = &in->clients[i];
 

@@ -81,6 +81,9 @@ int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t
 	int (*draw)(const struct model_input *, const struct model_draw *, struct model_clocks *) =
 	    s == MODEL_ANYCAST ? model_anycast_draw : model_dns_draw;
 	const char *limit = s == MODEL_ANYCAST ? in->anycast_limit : in->dns_limit;
+
+	if (!limit[0])
+		limit = in->clients_limit;
 	unsigned draws = model_draws(in);
 	int present = s == MODEL_ANYCAST ? in->anycast_present : in->dns_present;
 	double *dead = NULL, *all = NULL, *dpart = NULL, *apart = NULL, dsum = 0, asum = 0;

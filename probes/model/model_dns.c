@@ -181,7 +181,7 @@ int model_dns_draw(const struct model_input *in, const struct model_draw *d, str
 		return -1;
 	/* the authoritative server answers from its next verdict on */
 	c->steer = c->detect;
-	if (in->dns_limit[0])
+	if (in->dns_limit[0] || in->clients_limit[0])
 		return 0;
 	if (in->dns_sim) {
 		/* through the outages or prefetches, query by query: when each took an

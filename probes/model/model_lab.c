@@ -162,7 +162,9 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 	    s == MODEL_ANYCAST ? model_anycast_draw : model_dns_draw;
 	const char *limit = s == MODEL_ANYCAST ? in->anycast_limit : in->dns_limit;
 	unsigned n = model_draws(in);
-	int nc = 0, rc = -1, detect_known = 1, rest_known = !limit[0];
+	/* the clients' clocks alone (TCP): detect and steer are the scheme's */
+	const char *clients = limit[0] ? limit : in->clients_limit;
+	int nc = 0, rc = -1, detect_known = 1, rest_known = !clients[0];
 	double *k[K_COUNT] = {0}, *cl = NULL, *last = NULL;
 	struct model_clocks *c = calloc(1, sizeof(*c));
 	uint64_t seed = in->seed ^ (uint64_t)(s + 1) * 0x2545f4914f6cdd1dULL;
@@ -280,7 +282,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		lab_unknown(&sr->detect, why);
 		lab_unknown(&sr->steer, why);
 		rest_known = 0;
-		limit = why;
+		clients = why;
 	} else {
 		lab_iv(k[K_DETECT], n, &sr->detect);
 		if (k[K_STEER][0] >= 0)
@@ -300,7 +302,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		for (int j = 0; j < nc; j++)
 			lab_iv(cl + (size_t)j * n, n, &sr->client_last[j]);
 	} else {
-		const char *why = limit[0] ? limit : "not modelled";
+		const char *why = clients[0] ? clients : "not modelled";
 		struct model_iv *rest[] = {&sr->window,
 					   &sr->last_p50,
 					   &sr->last_p99,

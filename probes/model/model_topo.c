@@ -464,13 +464,11 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 			continue;
 		if (c->population > 0 && topo_pop(t, in, n, base, notes) == -1)
 			continue;
-		if (c->proto != TOPO_PROTO_UDP && !in->anycast_limit[0]) {
-			const char *why = "TCP and HTTP clients (connections, reconnections) are "
-					  "not modelled";
-
-			snprintf(in->anycast_limit, sizeof(in->anycast_limit), "%s", why);
-			snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", why);
-		}
+		/* their detect and steer are any client's */
+		if (c->proto != TOPO_PROTO_UDP && !in->clients_limit[0])
+			snprintf(in->clients_limit, sizeof(in->clients_limit),
+				 "TCP and HTTP clients (connections, reconnections) are not "
+				 "modelled");
 		if (c->mode != TOPO_MODE_DNS) {
 			struct model_client *m = &in->clients[in->nclients++];
 			int to = bgp ? bgp[n].on : model_topo_catchment(t, n, site);
@@ -787,5 +785,8 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 		model_note(notes, 1, "anycast: %s", in->anycast_limit);
 	if (in->dns_limit[0])
 		model_note(notes, 1, "dns: %s", in->dns_limit);
+	if (in->clients_limit[0])
+		model_note(notes, 1, "the clients' clocks (window, last packets, losses): %s",
+			   in->clients_limit);
 	return 0;
 }
