@@ -35,6 +35,10 @@ const struct clocks_model_row clocks_model_rows[] = {
     {"lost (client)", CLOCKS_MODEL_LOST_CLIENT, 0},
     {"lost (capture)", CLOCKS_MODEL_LOST_CAPTURE, 0},
     {"upstream DNS queries", CLOCKS_MODEL_UPSTREAM, 0},
+    {"fail-back healthy (s)", CLOCKS_MODEL_FB_HEALTHY, 1},
+    {"fail-back steer (s)", CLOCKS_MODEL_FB_STEER, 1},
+    {"fail-back first (s)", CLOCKS_MODEL_FB_FIRST, 1},
+    {"fail-back last (s)", CLOCKS_MODEL_FB_LAST, 1},
 };
 const int clocks_model_nrows = sizeof(clocks_model_rows) / sizeof(clocks_model_rows[0]);
 
@@ -78,6 +82,10 @@ static void clocks_model_scheme(const struct topology *t, const struct model_inp
 	    [CLOCKS_MODEL_BUDGET_SHARE] = &sr->budget_share,
 	    [CLOCKS_MODEL_UPSTREAM] = &sr->upstream_queries,
 	    [CLOCKS_MODEL_UPSTREAM_PER_S] = &sr->upstream_per_s,
+	    [CLOCKS_MODEL_FB_HEALTHY] = &sr->fb_healthy,
+	    [CLOCKS_MODEL_FB_STEER] = &sr->fb_steer,
+	    [CLOCKS_MODEL_FB_FIRST] = &sr->fb_first,
+	    [CLOCKS_MODEL_FB_LAST] = &sr->fb_last,
 	};
 
 	ms->present = sr->present;
@@ -213,6 +221,7 @@ void clocks_model_prepare(const char *rundir, struct clocks_input *in, double sl
 	}
 	m->known = 1;
 	m->t0_s = mi->fail_at_s;
+	m->recover_s = mi->recover_at_s >= 0 ? mi->recover_at_s - mi->fail_at_s : -1;
 	m->duration_s = mi->duration_s;
 	m->budget_s = mr->budget_s;
 	m->samples = model_draws(mi);
@@ -302,6 +311,14 @@ int clocks_model_measured(const struct clocks_input *in, const struct clocks_res
 	case CLOCKS_MODEL_UPSTREAM_PER_S:
 		*v = clocks_per_s(r);
 		return *v >= 0 ? 0 : -1;
+	case CLOCKS_MODEL_FB_HEALTHY:
+		return r->has_failback ? clocks_model_ns(r->failback.healthy_ns, v) : -1;
+	case CLOCKS_MODEL_FB_STEER:
+		return r->has_failback ? clocks_model_ns(r->failback.steer_ns, v) : -1;
+	case CLOCKS_MODEL_FB_FIRST:
+		return r->has_failback ? clocks_model_ns(r->failback.first_ns, v) : -1;
+	case CLOCKS_MODEL_FB_LAST:
+		return r->has_failback ? clocks_model_ns(r->failback.last_ns, v) : -1;
 	case CLOCKS_MODEL_CLOCKS:
 		break;
 	}
@@ -359,6 +376,20 @@ static double clocks_model_next_step(const struct clocks_input *in)
 	return next;
 }
 
+/* clocks_model_step_after: the timeline's first step after instant at_ns
+ * (CLOCK_REALTIME ns), in seconds after it; 1e300 if none, or no instant */
+static double clocks_model_step_after(const struct clocks_input *in, int64_t at_ns)
+{
+	double next = 1e300;
+
+	if (at_ns <= 0)
+		return next;
+	for (size_t k = 0; k < in->nhits; k++)
+		if (in->hits[k].t_ns > at_ns && (double)(in->hits[k].t_ns - at_ns) / NS < next)
+			next = (double)(in->hits[k].t_ns - at_ns) / NS;
+	return next;
+}
+
 int clocks_model_decay(const struct clocks_input *in, int i, int64_t bucket_ns, size_t n,
 		       double *share)
 {
@@ -388,6 +419,17 @@ int clocks_model_judge(const struct clocks_input *in, int i, enum clocks_model_c
 	if (!iv->known)
 		return CLOCKS_MODEL_UNKNOWN;
 	tol = clocks_model_tolerance(m, i, c);
+	/* the fail-back's clocks count from the recovery: a step after it
+	 * may change them */
+	if (clocks_model_fb(c)) {
+		double after = clocks_model_step_after(in, in->failure.recovered_ns);
+
+		if (iv->max + tol >= after)
+			return CLOCKS_MODEL_LATER_STEP;
+		if (v > iv->max + tol)
+			return CLOCKS_MODEL_OUTSIDE;
+		return v < iv->min - tol ? CLOCKS_MODEL_OUTSIDE : CLOCKS_MODEL_WITHIN;
+	}
 	window = &m->s[i].clock[CLOCKS_MODEL_WINDOW];
 	/* a later step of the timeline (a recovery, another failure) changes
 	 * what a clock measures that could end after it: the model knows the

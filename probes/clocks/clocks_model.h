@@ -59,8 +59,16 @@ enum clocks_model_clock {
 	CLOCKS_MODEL_BUDGET_SHARE, /* budget_share_downtime */
 	CLOCKS_MODEL_UPSTREAM,	   /* dns only */
 	CLOCKS_MODEL_UPSTREAM_PER_S,
+	/* the fail-back's, seconds after the recovery (clocks.json's failback) */
+	CLOCKS_MODEL_FB_HEALTHY,
+	CLOCKS_MODEL_FB_STEER,
+	CLOCKS_MODEL_FB_FIRST,
+	CLOCKS_MODEL_FB_LAST,
 	CLOCKS_MODEL_CLOCKS
 };
+
+/* clocks_model_fb: c is one of the fail-back's */
+#define clocks_model_fb(c) ((c) >= CLOCKS_MODEL_FB_HEALTHY && (c) <= CLOCKS_MODEL_FB_LAST)
 
 /* the clocks of the table and the verdict, in their order: the label of
  * the clocks' table, and the unit (1: seconds, 0: a count) */
@@ -163,6 +171,7 @@ struct clocks_model {
 	int known;			      /* 0: no model of the run, and why */
 	char why[CLOCKS_WARNING_LEN];	      /* "" when known */
 	double t0_s;			      /* the failure from the start of the traffic */
+	double recover_s;		      /* its recovery's, after t0; < 0: none */
 	double duration_s;		      /* of the traffic */
 	double slo_pct, budget_s;	      /* of the budget share */
 	unsigned samples;		      /* the model's draws */

@@ -54,11 +54,12 @@ static const char *clocks_model_agrees(int judged)
 }
 
 /* clocks_model_row_na: the row is no measure of the scheme (upstream
- * queries of anycast) */
+ * queries of anycast), or of the run (a fail-back without a recovery) */
 static int clocks_model_row_na(const struct clocks_result *r, enum clocks_model_clock c)
 {
-	return (c == CLOCKS_MODEL_UPSTREAM || c == CLOCKS_MODEL_UPSTREAM_PER_S) &&
-	       r->upstream_queries == CLOCKS_NA;
+	return ((c == CLOCKS_MODEL_UPSTREAM || c == CLOCKS_MODEL_UPSTREAM_PER_S) &&
+		r->upstream_queries == CLOCKS_NA) ||
+	       (clocks_model_fb(c) && !r->has_failback);
 }
 
 /* clocks_model_shown: scheme i is in the run and in the model */
@@ -216,6 +217,10 @@ static const char *const clocks_model_keys[CLOCKS_MODEL_CLOCKS] = {
     [CLOCKS_MODEL_BUDGET_SHARE] = "budget.budget_share_downtime",
     [CLOCKS_MODEL_UPSTREAM] = "upstream_queries",
     [CLOCKS_MODEL_UPSTREAM_PER_S] = "upstream_queries_per_s",
+    [CLOCKS_MODEL_FB_HEALTHY] = "failback.healthy_s",
+    [CLOCKS_MODEL_FB_STEER] = "failback.steer_s",
+    [CLOCKS_MODEL_FB_FIRST] = "failback.first_client_s",
+    [CLOCKS_MODEL_FB_LAST] = "failback.last_client_s",
 };
 
 json_t *clocks_model_json(const struct clocks_input *in, const struct clocks_result *r, int i)
@@ -271,6 +276,16 @@ json_t *clocks_model_json(const struct clocks_input *in, const struct clocks_res
 		json_object_set_new(tol, "upstream_queries",
 				    json_real(clocks_model_tolerance(m, i, CLOCKS_MODEL_UPSTREAM)));
 	}
+	/* the fail-back's, when the timeline recovered the site */
+	if (m->recover_s >= 0)
+		json_object_set_new(
+		    o, "failback",
+		    json_pack(
+			"{s:o, s:o, s:o, s:o}", "healthy_s",
+			clocks_model_iv_json(&s->clock[CLOCKS_MODEL_FB_HEALTHY]), "steer_s",
+			clocks_model_iv_json(&s->clock[CLOCKS_MODEL_FB_STEER]), "first_client_s",
+			clocks_model_iv_json(&s->clock[CLOCKS_MODEL_FB_FIRST]), "last_client_s",
+			clocks_model_iv_json(&s->clock[CLOCKS_MODEL_FB_LAST])));
 	for (int c = 0; c < CLOCKS_MODEL_CLOCKS; c++) {
 		const struct clocks_model_iv *v = &s->clock[c];
 		double x;

@@ -132,6 +132,7 @@ struct model_probe {
 	double interval_s;
 	double fail_s;	 /* from a probe's send to its failure */
 	unsigned down;	 /* failures in a row that declare the site dead */
+	unsigned up;	 /* successes in a row that declare it alive again */
 	double report_s; /* a [prober]'s verdict's way to authd (its link delays) */
 	/* probe_phase = random: its cycle phase_s later than the traffic's
 	 * start's (the lab draws it from the lab's seed: known when the
@@ -341,6 +342,15 @@ struct model_input {
 	 * (model_dns_sim.c) rather than by model_dns.c's closed forms */
 	int noutages;
 	struct model_outage outages[MODEL_MAX_OUTAGES];
+	/* the fail-back (model_failback.c): the first failure's recovery by
+	 * the timeline, from the start of the traffic (< 0: none); whether it
+	 * started the site's agents again (a crash's: its prober's cycle at a
+	 * phase of its own); the site's own prober; why not modelled ("": it
+	 * is) */
+	double recover_at_s;
+	int recover_restart;
+	struct model_probe back_probe;
+	char failback_limit[MODEL_NOTE_MAX];
 	/* 1: the DNS clients followed query by query (model_dns_sim.c): a
 	 * DNS outage, or a cache that prefetches */
 	int dns_sim;
@@ -387,8 +397,12 @@ struct model_scheme_result {
 	 * not those lost on the way while BGP's routers disagree */
 	struct model_iv lost_site;
 	struct model_iv upstream_queries, upstream_per_s; /* dns only */
-	struct model_iv client_last[MODEL_MAX_CLIENTS];	  /* per client, input order */
-	int client_index[MODEL_MAX_CLIENTS];		  /* into model_input.clients */
+	/* the fail-back, after the recovery (in->recover_at_s >= 0): the site
+	 * declared alive again, the route or the answer back, the first and
+	 * the last of its clients back */
+	struct model_iv fb_healthy, fb_steer, fb_first, fb_last;
+	struct model_iv client_last[MODEL_MAX_CLIENTS]; /* per client, input order */
+	int client_index[MODEL_MAX_CLIENTS];		/* into model_input.clients */
 };
 
 struct model_result {
@@ -413,6 +427,7 @@ struct model_draw {
 	double u_tie;	  /* bgp: < 0.5, each client's after_s, else its alt_after_s */
 	double u_tick;	  /* dns_sim: the phase of resolverd's timeout timer */
 	double u_first;	  /* dns_sim: which of a cache's clients asks it first */
+	double u_back;	  /* a crash's recovery: the restarted prober's phase */
 	double u_probers[MODEL_MAX_PROBERS];
 	double t0_s;
 };
@@ -439,6 +454,24 @@ int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
  * modelled (no prober reports to the authoritative server). */
 int model_dns_draw(const struct model_input *in, const struct model_draw *d,
 		   struct model_clocks *c);
+
+/* model_failback_draw: scheme s's fail-back clocks in draw d (seconds after
+ * the recovery), the failure's clocks of the draw c: fb[0] healthy, fb[1]
+ * steer, fb[2] the first client back, fb[3] the last (-1: none of its
+ * clients was on the site); a client whose last packet to the site came
+ * after the recovery never left, and is back with its first request after
+ * it. -1 if not modelled (in->failback_limit says why). */
+int model_failback_draw(const struct model_input *in, int s, const struct model_draw *d,
+			const struct model_clocks *c, double fb[4]);
+
+/* model_dns_client_take: when DNS client i (not a population's, no
+ * outage) takes an answer fetched after steer_at, the first after t0 (both
+ * from the start of the traffic), by model_dns.c's closed forms */
+double model_dns_client_take(const struct model_input *in, int i, double t0, double steer_at);
+
+/* model_tick_after: the first tick at or after x of a cycle whose ticks
+ * come at (k + 1/2) iv + phase after the start of the traffic */
+double model_tick_after(double x, double iv, double phase);
 
 /* model_dns_upstream: the queries that reach the lab's authoritative
  * servers while the traffic runs: each used cache's fills of the name (the

@@ -161,6 +161,11 @@ static double dns_client_last(const struct model_input *in, int i, double t0, do
 	}
 }
 
+double model_dns_client_take(const struct model_input *in, int i, double t0, double steer_at)
+{
+	return dns_client_last(in, i, t0, steer_at);
+}
+
 int model_dns_draw(const struct model_input *in, const struct model_draw *d, struct model_clocks *c)
 {
 	double v[MODEL_MAX_PROBERS];

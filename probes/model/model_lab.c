@@ -151,6 +151,10 @@ enum {
 	K_DOWN,
 	K_BUDGET,
 	K_SITE,
+	K_FB_HEALTHY, /* the fail-back's, when modelled */
+	K_FB_STEER,
+	K_FB_FIRST,
+	K_FB_LAST,
 	K_COUNT
 };
 
@@ -165,6 +169,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 	/* the clients' clocks alone (TCP): detect and steer are the scheme's */
 	const char *clients = limit[0] ? limit : in->clients_limit;
 	int nc = 0, rc = -1, detect_known = 1, rest_known = !clients[0];
+	int fb_known = in->recover_at_s >= 0, fb_first = 0;
 	double *k[K_COUNT] = {0}, *cl = NULL, *last = NULL;
 	struct model_clocks *c = calloc(1, sizeof(*c));
 	uint64_t seed = in->seed ^ (uint64_t)(s + 1) * 0x2545f4914f6cdd1dULL;
@@ -207,6 +212,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		dr.u_tie = in->bgp_ties ? lab_uniform(&seed) : 0;
 		dr.u_tick = in->dns_sim ? lab_uniform(&seed) : 0;
 		dr.u_first = in->dns_sim ? lab_uniform(&seed) : 0;
+		dr.u_back = in->recover_restart ? lab_uniform(&seed) : 0;
 		for (int p = 0; p < in->nprobers; p++)
 			dr.u_probers[p] = lab_uniform(&seed);
 		dr.t0_s = in->fail_at_s + in->fail_jitter_s * lab_uniform(&seed);
@@ -260,6 +266,17 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 			if (x > window)
 				window = x;
 		}
+		if (fb_known) {
+			double fb[4];
+
+			if (model_failback_draw(in, s, &dr, c, fb) == -1) {
+				fb_known = 0;
+			} else {
+				for (int j = 0; j < 4; j++)
+					k[K_FB_HEALTHY + j][d] = fb[j];
+				fb_first |= fb[2] >= 0;
+			}
+		}
 		k[K_WINDOW][d] = window;
 		qsort(last, users, sizeof(last[0]), lab_cmp);
 		k[K_P50][d] = users ? lab_rank(last, users, 50) : 0;
@@ -289,6 +306,29 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 			lab_iv(k[K_STEER], n, &sr->steer);
 		else
 			lab_unknown(&sr->steer, limit[0] ? limit : "not modelled");
+	}
+	if (fb_known && detect_known) {
+		lab_iv(k[K_FB_HEALTHY], n, &sr->fb_healthy);
+		lab_iv(k[K_FB_STEER], n, &sr->fb_steer);
+		if (fb_first) {
+			lab_iv(k[K_FB_FIRST], n, &sr->fb_first);
+			lab_iv(k[K_FB_LAST], n, &sr->fb_last);
+		} else {
+			lab_unknown(&sr->fb_first, "none of its clients was on the site");
+			lab_unknown(&sr->fb_last, "none of its clients was on the site");
+		}
+	} else {
+		const char *why = in->recover_at_s < 0	  ? "no recovery on the timeline"
+				  : in->failback_limit[0] ? in->failback_limit
+				  : s == MODEL_ANYCAST
+				      ? "the route's return with routing = bgp: not "
+					"modelled"
+				      : "no quorum of [prober]s sees the site again";
+
+		lab_unknown(&sr->fb_healthy, why);
+		lab_unknown(&sr->fb_steer, why);
+		lab_unknown(&sr->fb_first, why);
+		lab_unknown(&sr->fb_last, why);
 	}
 	if (rest_known) {
 		lab_iv(k[K_WINDOW], n, &sr->window);

@@ -92,6 +92,7 @@ static int topo_probe(const struct topology *t, int prober, int s, int how, stru
 	p->phase_s = (double)topo_probe_offset_ns(t, prober) / NS;
 	p->interval_s = (double)n->probe_interval_ns / NS;
 	p->down = n->probe_down;
+	p->up = n->probe_up;
 	if (n->check == TOPO_CHECK_ICMP) /* the host answers whatever runs there */
 		return how == MODEL_FREEZE ? (p->fail_s = timeout, 0) : -1;
 	if (how == MODEL_FREEZE) {
@@ -549,6 +550,52 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 	}
 }
 
+/* topo_failback: the recovery of the k-th failure by the timeline, if
+ * any (its first event undoing it): when, whether the site's agents start
+ * again, its own prober; what the fail-back model leaves out */
+static void topo_failback(const struct topology *t, int k, struct model_input *in, int site,
+			  struct model_notes *notes)
+{
+	int e = model_topo_nth_failure(t, k);
+	const char *why = NULL;
+
+	in->recover_at_s = -1;
+	for (int u = 0; e >= 0 && u < t->nevents; u++)
+		if (t->events[u].undoes == e &&
+		    (in->recover_at_s < 0 || (double)t->events[u].at_ns / NS < in->recover_at_s))
+			in->recover_at_s = (double)t->events[u].at_ns / NS;
+	if (in->recover_at_s < 0)
+		return;
+	in->recover_restart = in->how == MODEL_CRASH;
+	topo_probe(t, site, site, MODEL_KILL, &in->back_probe);
+	if (in->how == MODEL_HOW_OTHER)
+		why = "a fail-back from a failure other than kill, crash or freeze";
+	else if (in->fail_jitter_s > 0)
+		why = "a fail-back with fail_jitter (each event of the timeline moved on its own)";
+	else if (in->dns_sim)
+		why = "a fail-back through a DNS outage or a prefetching cache";
+	else if (in->npops)
+		why = "a population's fail-back";
+	else if (in->clients_limit[0])
+		why = in->clients_limit;
+	if (why) {
+		snprintf(in->failback_limit, sizeof(in->failback_limit), "%.290s: not modelled",
+			 why);
+		return;
+	}
+	model_note(notes, 0,
+		   "fail-back: %s back %g s into the traffic; each prober's first probe after it "
+		   "succeeds%s, probe_up in a row declare the site alive, the route comes back "
+		   "(static) or authd answers it again (its quorum), and the clients return: "
+		   "anycast's at the route, DNS's as they take an answer fetched after it "
+		   "(docs/model.md, \"Fail-back\")",
+		   in->site, in->recover_at_s,
+		   in->recover_restart
+		       ? " (the site's own prober, started again with it, at a phase "
+			 "of its own)"
+		       : "");
+}
+
 /* topo_bgp: routing = bgp: the withdrawal is modelled where it crosses one
  * AS hop, from the failed site to its router, which has another site of
  * its own (that site's path already in its table) and every anycast
@@ -767,6 +814,7 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 		if (in->clients[i].scheme == MODEL_DNS && in->clients[i].pop)
 			snprintf(in->dns_limit, sizeof(in->dns_limit),
 				 "a population through a cache that prefetches: not modelled");
+	topo_failback(t, k, in, site, notes);
 	if (model_failures(t) > 1)
 		model_note(notes, 0,
 			   "every failure of the timeline modelled on its own, the ones before it "
@@ -774,7 +822,7 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 			   "timeline\"; docs/model.md, \"Every failure\")");
 	if (model_topo_other_events(t, in))
 		model_note(notes, 1,
-			   "the timeline's other events (recoveries and fail-backs, flaps, DNS "
+			   "the timeline's other events (a later failure's recovery, flaps, DNS "
 			   "changes) are not modelled, nor a failure that comes before the ones "
 			   "before it settled");
 	model_note(notes, 1,

@@ -180,6 +180,10 @@ int model_topo_other_events(const struct topology *t, const struct model_input *
 		if (in->noutages && (a == TOPO_A_DNS_DOWN || a == TOPO_A_DNS_UP ||
 				     a == TOPO_A_RESOLVER_DOWN || a == TOPO_A_RESOLVER_UP))
 			continue;
+		/* the first failure's recovery: its fail-back modelled */
+		if (in->recover_at_s >= 0 && !in->failback_limit[0] &&
+		    t->events[e].undoes == model_topo_nth_failure(t, 0))
+			continue;
 		n++;
 	}
 	return n;

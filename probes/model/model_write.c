@@ -70,6 +70,34 @@ static const struct write_row write_rows[] = {
     ROW("upstream queries per s", upstream_per_s, 1, 2, 1),
 };
 
+/* after the recovery, when the timeline has one (s after it) */
+static const struct write_row write_fb_rows[] = {
+    ROW("fail-back healthy (s)", fb_healthy, 1, 3, 0),
+    ROW("fail-back steer (s)", fb_steer, 1, 3, 0),
+    ROW("fail-back first (s)", fb_first, 1, 3, 0),
+    ROW("fail-back last (s)", fb_last, 1, 3, 0),
+};
+
+/* write_row_line: row w of every present scheme */
+static void write_row_line(const struct model_result *r, const struct write_row *w, FILE *out)
+{
+	char buf[128];
+
+	fprintf(out, "%-28s", w->label);
+	for (int s = 0; s < MODEL_SCHEMES; s++) {
+		const struct model_iv *v =
+		    (const struct model_iv *)((const char *)&r->s[s] + w->off);
+
+		if (!r->s[s].present)
+			continue;
+		if (w->dns_only && s != MODEL_DNS)
+			fprintf(out, "%26s", "n/a");
+		else
+			fprintf(out, "%26s", write_iv(v, w->scale, w->decimals, buf, sizeof(buf)));
+	}
+	fprintf(out, "\n");
+}
+
 void model_print(const struct model_input *in, const struct model_result *r,
 		 const struct model_notes *notes, FILE *out)
 {
@@ -89,23 +117,16 @@ void model_print(const struct model_input *in, const struct model_result *r,
 		if (r->s[s].present)
 			fprintf(out, "%26s", write_scheme_name[s]);
 	fprintf(out, "\n");
-	for (size_t i = 0; i < sizeof(write_rows) / sizeof(write_rows[0]); i++) {
-		const struct write_row *w = &write_rows[i];
-
-		fprintf(out, "%-28s", w->label);
-		for (int s = 0; s < MODEL_SCHEMES; s++) {
-			const struct model_iv *v =
-			    (const struct model_iv *)((const char *)&r->s[s] + w->off);
-
-			if (!r->s[s].present)
-				continue;
-			if (w->dns_only && s != MODEL_DNS)
-				fprintf(out, "%26s", "n/a");
-			else
-				fprintf(out, "%26s",
-					write_iv(v, w->scale, w->decimals, buf, sizeof(buf)));
-		}
+	for (size_t i = 0; i < sizeof(write_rows) / sizeof(write_rows[0]); i++)
+		write_row_line(r, &write_rows[i], out);
+	if (in->recover_at_s >= 0) {
+		fprintf(out, "recovered (s)%15s", "");
+		for (int s = 0; s < MODEL_SCHEMES; s++)
+			if (r->s[s].present)
+				fprintf(out, "%26.3f", in->recover_at_s - in->fail_at_s);
 		fprintf(out, "\n");
+		for (size_t i = 0; i < sizeof(write_fb_rows) / sizeof(write_fb_rows[0]); i++)
+			write_row_line(r, &write_fb_rows[i], out);
 	}
 	fprintf(out, "%-28s", "clients");
 	for (int s = 0; s < MODEL_SCHEMES; s++)
@@ -185,6 +206,17 @@ static json_t *write_scheme(const struct model_input *in, const struct model_res
 	write_why(why, "window_s", &sr->window);
 	write_why(why, "last_per_client_s", &sr->last_max);
 	write_why(why, "lost_client", &sr->lost);
+	if (in->recover_at_s >= 0) {
+		/* clocks.json's failback keys, seconds after the recovery */
+		json_object_set_new(o, "failback",
+				    json_pack("{s:f, s:o, s:o, s:o, s:o}", "recovered_s",
+					      in->recover_at_s - in->fail_at_s, "healthy_s",
+					      write_iv_json(&sr->fb_healthy), "steer_s",
+					      write_iv_json(&sr->fb_steer), "first_client_s",
+					      write_iv_json(&sr->fb_first), "last_client_s",
+					      write_iv_json(&sr->fb_last)));
+		write_why(why, "failback", &sr->fb_healthy);
+	}
 	json_object_set_new(o, "not_modelled", why);
 	return o;
 }

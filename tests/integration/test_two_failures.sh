@@ -22,8 +22,9 @@
 #   each clock inside it.
 # - The same lab with a killed at 1 s, recovered at 2 s and killed again at
 #   3.5 s: two failures of a, the first's window ending at the recovery, the
-#   second's clocks from its own t0, the losses e1's and e3's; the model of
-#   e3 says why there is none (a failure after its site's recovery).
+#   second's clocks from its own t0, the losses e1's and e3's; e1's
+#   fail-back within its model; the model of e3 says why there is none (a
+#   failure after its site's recovery).
 # about 15 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -164,6 +165,15 @@ done
 for code in loss_unchecked loss_mismatch unexplained_loss; do
 	assert_eq "$(json "$c" "[.warnings[] | select(.code == \"$code\")] | length")" 0 \
 		"again: $code warnings"
+done
+# e1's fail-back beside its model (docs/model.md, "Fail-back"): a's prober's
+# probes keep their cycle, probe_up of them declare it alive; none of the
+# fail-back's clocks outside the model's
+for scheme in anycast dns; do
+	assert_gt "$(json "$c" ".schemes.$scheme.model.failback.healthy_s.p50")" 0 \
+		"again: e1 $scheme: the model's fail-back healthy (s)"
+	assert_eq "$(json "$c" "[.schemes.$scheme.model.outside[] | select(startswith(\"failback\"))] | length")" 0 \
+		"again: e1 $scheme: fail-back clocks outside the model's"
 done
 # a failure after its site's recovery: not modelled, said
 [ "$(json "$c" "$f.schemes.dns.model.window_s")" = null ] ||

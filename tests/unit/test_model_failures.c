@@ -7,7 +7,8 @@
  * b, a's secondary; b's own prober and the vantage points see the kill in
  * 0.25 s, static routing withdraws at once, the TTL is 1 s); a later
  * failure that comes before the earlier one's clients moved, and one of a
- * site that failed before, said rather than guessed.
+ * site that failed before, said rather than guessed; the fail-back of a
+ * recovery (model_failback.c).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -114,12 +115,53 @@ static void test_recovered(void **state)
 	assert_non_null(strstr(res.s[MODEL_DNS].window.why, "back brought a back before e2"));
 }
 
+/* the fail-back (docs/model.md, "Fail-back"): topology/recovery.ini with a
+ * killed at 3 s and recovered at 6 s. a's own prober and the vantage
+ * points keep their cycles, probes at (k + 1/2) x 100 ms: the first after
+ * the recovery at 6.05 s succeeds, the third in a row at 6.25 s declares a
+ * alive: healthy and steer 0.25 s after it, anycast's clients back with the
+ * route; the DNS clients as their answers are fetched again: r's entry and
+ * c2's own hold both run out at 8 s, 2 s after the recovery (measured:
+ * 0.2505, 0.2507, 0.2515-0.2524 s; 0.2504, 0.2504, 2.004-2.007 s). A crash's
+ * recovery starts a's prober again, at its own phase: anycast's healthy
+ * from 0.2 to 0.35 s (measured 0.318 s) */
+static void test_failback(void **state)
+{
+	char *kill[] = {"e1.action=kill"};
+	char err[512];
+	const struct model_scheme_result *a = &res.s[MODEL_ANYCAST], *d = &res.s[MODEL_DNS];
+
+	(void)state;
+	assert_int_equal(topo_load(&topo, "topology/recovery.ini", kill, 1, stderr), 0);
+	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
+	assert_int_equal(model_lab(&in, &res), 0);
+	assert_true(fabs(in.recover_at_s - 6) < 1e-9);
+	assert_true(fabs(a->fb_healthy.p50 - 0.25) < 1e-9 && fabs(a->fb_steer.p50 - 0.25) < 1e-9);
+	assert_true(fabs(a->fb_first.p50 - 0.25) < 1e-9 && fabs(a->fb_last.p50 - 0.25) < 1e-9);
+	assert_true(fabs(d->fb_healthy.p50 - 0.25) < 1e-9 && fabs(d->fb_steer.p50 - 0.25) < 1e-9);
+	assert_true(fabs(d->fb_first.p50 - 2) < 1e-9 && fabs(d->fb_last.p50 - 2) < 1e-9);
+
+	assert_int_equal(topo_load(&topo, "topology/recovery.ini", NULL, 0, stderr), 0);
+	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
+	assert_int_equal(model_lab(&in, &res), 0);
+	assert_true(in.recover_restart);
+	assert_true(a->fb_healthy.min >= 0.2 - 1e-9 && a->fb_healthy.max <= 0.35 + 1e-9);
+	assert_true(a->fb_healthy.min < 0.318 && 0.318 < a->fb_healthy.max);
+	/* no recovery: said */
+	assert_int_equal(topo_load(&topo, "topology/compare.ini", NULL, 0, stderr), 0);
+	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
+	assert_int_equal(model_lab(&in, &res), 0);
+	assert_false(d->fb_healthy.known);
+	assert_non_null(strstr(d->fb_healthy.why, "no recovery"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_second),
 	    cmocka_unit_test(test_unsettled),
 	    cmocka_unit_test(test_recovered),
+	    cmocka_unit_test(test_failback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
