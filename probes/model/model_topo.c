@@ -690,7 +690,7 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 	if (in->how == MODEL_HOW_OTHER) {
 		snprintf(in->anycast_limit, sizeof(in->anycast_limit),
 			 "a failure by %s is not modelled (kill, crash and freeze are)",
-			 topo_action_name(action));
+			 topo_action_name(t->events[model_topo_nth_failure(t, k)].action));
 		snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", in->anycast_limit);
 		in->how = MODEL_FREEZE; /* detect left unknown below */
 		action = -1;
