@@ -24,6 +24,10 @@ static int back_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* a client that moved this close to the recovery, either way: whether
+ * before it or after, the lab's order of microseconds, each draw decides */
+#define BACK_EDGE_S 0.01
+
 /* a restarted prober starts within this of the recovery (the node's
  * agents forked and exec'd: 18 ms measured on recovery.ini) */
 #define BACK_START_S 0.05
@@ -71,12 +75,13 @@ int model_failback_draw(const struct model_input *in, int s, const struct model_
 	}
 	for (int i = 0; i < in->nclients; i++) {
 		const struct model_client *cl = &in->clients[i];
-		double x;
+		double x, left;
 
 		if (cl->scheme != s || !cl->to_failed || cl->pop)
 			continue;
 		/* its last packet to the site after the recovery: it never left */
-		if (d->t0_s + c->last[i] - cl->arrive_s >= r)
+		left = d->t0_s + c->last[i] - cl->arrive_s;
+		if (left >= r + BACK_EDGE_S || (left > r - BACK_EDGE_S && d->u_edge < 0.5))
 			x = r + cl->arrive_s;
 		else if (s == MODEL_ANYCAST)
 			x = steer - cl->ask_s + cl->arrive_s;
