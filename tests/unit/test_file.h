@@ -43,6 +43,20 @@ static inline void test_write_file(const char *dir, const char *name, const char
 	assert_int_equal(fclose(fp), 0);
 }
 
+/* test_temp_file: a new file under /tmp holding text, its name into path
+ * (at least 32 bytes); the caller unlinks it. */
+static inline void test_temp_file(char *path, size_t len, const char *text)
+{
+	int fd;
+	FILE *fp;
+
+	snprintf(path, len, "/tmp/steerlab-testXXXXXX");
+	assert_true((fd = mkstemp(path)) != -1);
+	assert_non_null(fp = fdopen(fd, "w"));
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
 /* test_assert_golden: text is what the golden file at path holds. With
  * UPDATE_GOLDEN set in the environment, a text that differs is written to
  * PATH.new and the test still fails: a person compares the two and copies

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "test_file.h"
 #include "topology.h"
 
 static struct topology topo;
@@ -95,15 +96,10 @@ static void test_recovered(void **state)
 	    "[zone lab.example]\nsoa = ns.lab.example. hostmaster.lab.example. 1 3600 600 86400 5\n"
 	    "ttl = 60\nrecord = @ NS ns.lab.example.\nrecord = ns A 198.18.0.10\n"
 	    "[name www.lab.example]\npolicy = failover\nprimary = a\nsecondary = b\nttl = 1\n";
-	char path[] = "/tmp/test_model_failuresXXXXXX";
-	int fd = mkstemp(path);
-	FILE *f;
+	char path[64];
 
 	(void)state;
-	assert_true(fd != -1);
-	assert_non_null(f = fdopen(fd, "w"));
-	fputs(text, f);
-	fclose(f);
+	test_temp_file(path, sizeof(path), text);
 	assert_int_equal(topo_load(&topo, path, NULL, 0, stderr), 0);
 	unlink(path);
 	assert_int_equal(model_failures(&topo), 2);

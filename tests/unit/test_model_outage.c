@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "test_file.h"
 #include "topology.h"
 
 static struct topology topo;
@@ -121,15 +122,10 @@ static void test_prefetch(void **state)
 	    "record = @ NS ns.lab.example.\nrecord = ns A 198.18.0.10\n"
 	    "[name www.lab.example]\npolicy = failover\nprimary = a\nsecondary = b\nttl = 2\n";
 	const struct model_scheme_result *d = &res.s[MODEL_DNS];
-	char path[] = "/tmp/test_model_outageXXXXXX";
-	int fd = mkstemp(path);
-	FILE *f;
+	char path[64];
 
 	(void)state;
-	assert_true(fd != -1);
-	assert_non_null(f = fdopen(fd, "w"));
-	fputs(text, f);
-	fclose(f);
+	test_temp_file(path, sizeof(path), text);
 	load(path, NULL, 0);
 	unlink(path);
 	assert_true(in.dns_sim && in.noutages == 0);
