@@ -79,10 +79,7 @@ static const char *topo_how_name(int how)
 	return how == MODEL_KILL ? "kill" : how == MODEL_CRASH ? "crash" : "freeze";
 }
 
-/* topo_probe: a prober's settings against the failure how of site s: the
- * probe fails its configured RTT after its send when refused, its timeout
- * after when unanswered. 0, or -1 if its check cannot see that failure. */
-static int topo_probe(const struct topology *t, int prober, int s, int how, struct model_probe *p)
+int model_topo_probe(const struct topology *t, int prober, int s, int how, struct model_probe *p)
 {
 	const struct topo_node *n = &t->nodes[prober];
 	int64_t rtt = prober == s ? 0 : topo_rtt_ns(t, prober, s);
@@ -365,7 +362,7 @@ static void topo_probers(const struct topology *t, struct model_input *in, int s
 
 		if (t->nodes[n].kind != TOPO_PROBER)
 			continue;
-		if (topo_probe(t, n, site, in->how, &p) == -1) {
+		if (model_topo_probe(t, n, site, in->how, &p) == -1) {
 			/* its verdict never comes: last of all */
 			p.interval_s = INFINITY;
 			model_note(notes, 0,
@@ -550,52 +547,6 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 	}
 }
 
-/* topo_failback: the recovery of the k-th failure by the timeline, if
- * any (its first event undoing it): when, whether the site's agents start
- * again, its own prober; what the fail-back model leaves out */
-static void topo_failback(const struct topology *t, int k, struct model_input *in, int site,
-			  struct model_notes *notes)
-{
-	int e = model_topo_nth_failure(t, k);
-	const char *why = NULL;
-
-	in->recover_at_s = -1;
-	for (int u = 0; e >= 0 && u < t->nevents; u++)
-		if (t->events[u].undoes == e &&
-		    (in->recover_at_s < 0 || (double)t->events[u].at_ns / NS < in->recover_at_s))
-			in->recover_at_s = (double)t->events[u].at_ns / NS;
-	if (in->recover_at_s < 0)
-		return;
-	in->recover_restart = in->how == MODEL_CRASH;
-	topo_probe(t, site, site, MODEL_KILL, &in->back_probe);
-	if (in->how == MODEL_HOW_OTHER)
-		why = "a fail-back from a failure other than kill, crash or freeze";
-	else if (in->fail_jitter_s > 0)
-		why = "a fail-back with fail_jitter (each event of the timeline moved on its own)";
-	else if (in->dns_sim)
-		why = "a fail-back through a DNS outage or a prefetching cache";
-	else if (in->npops)
-		why = "a population's fail-back";
-	else if (in->clients_limit[0])
-		why = in->clients_limit;
-	if (why) {
-		snprintf(in->failback_limit, sizeof(in->failback_limit), "%.290s: not modelled",
-			 why);
-		return;
-	}
-	model_note(notes, 0,
-		   "fail-back: %s back %g s into the traffic; each prober's first probe after it "
-		   "succeeds%s, probe_up in a row declare the site alive, the route comes back "
-		   "(static) or authd answers it again (its quorum), and the clients return: "
-		   "anycast's at the route, DNS's as they take an answer fetched after it "
-		   "(docs/model.md, \"Fail-back\")",
-		   in->site, in->recover_at_s,
-		   in->recover_restart
-		       ? " (the site's own prober, started again with it, at a phase "
-			 "of its own)"
-		       : "");
-}
-
 /* topo_bgp: routing = bgp: the withdrawal is modelled where it crosses one
  * AS hop, from the failed site to its router, which has another site of
  * its own (that site's path already in its table) and every anycast
@@ -701,9 +652,9 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 		   action < 0 ? "a failure of" : topo_how_name(in->how), in->site, in->fail_at_s,
 		   in->fail_jitter_s > 0 ? ", t0 uniform within fail_jitter after it" : "");
 	/* anycast: the site's own prober (over loopback: a freeze is not seen) */
-	in->anycast_detect_by_prober = action >= 0 && in->how != MODEL_CRASH &&
-				       in->how != MODEL_FREEZE &&
-				       topo_probe(t, site, site, in->how, &in->site_probe) == 0;
+	in->anycast_detect_by_prober =
+	    action >= 0 && in->how != MODEL_CRASH && in->how != MODEL_FREEZE &&
+	    model_topo_probe(t, site, site, in->how, &in->site_probe) == 0;
 	/* its refreshes share its cycle: random too with probe_phase = random */
 	in->site_probe.free_phase =
 	    t->nodes[site].probe_phase == TOPO_PROBE_PHASE_RANDOM && t->seed < 0;
@@ -814,7 +765,7 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 		if (in->clients[i].scheme == MODEL_DNS && in->clients[i].pop)
 			snprintf(in->dns_limit, sizeof(in->dns_limit),
 				 "a population through a cache that prefetches: not modelled");
-	topo_failback(t, k, in, site, notes);
+	model_topo_failback(t, k, in, site, notes);
 	if (model_failures(t) > 1)
 		model_note(notes, 0,
 			   "every failure of the timeline modelled on its own, the ones before it "

@@ -81,6 +81,16 @@ void model_topo_outages(const struct topology *t, struct model_input *in, const 
 			const char *name, int server, struct model_notes *notes);
 int model_topo_other_events(const struct topology *t, const struct model_input *in);
 
+/* model_topo_probe: a prober's settings against the failure how of site s:
+ * the probe fails its configured RTT after its send when refused, its
+ * timeout after when unanswered. 0, or -1 if its check cannot see that
+ * failure. model_topo_failback: the k-th failure's recovery by the
+ * timeline into in (its fail-back), said in notes or in its limit. */
+struct model_probe;
+int model_topo_probe(const struct topology *t, int prober, int s, int how, struct model_probe *p);
+void model_topo_failback(const struct topology *t, int k, struct model_input *in, int site,
+			 struct model_notes *notes);
+
 /* model_topo_input: the model's input for the timeline's k-th failure,
  * the sites of the earlier ones out (model_from_topology_failure checks
  * they settled); 0, or -1 with why in err */

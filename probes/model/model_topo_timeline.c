@@ -2,8 +2,9 @@
  * The timeline as the model reads it (model_topo_int.h; docs/model.md,
  * "Every failure", "DNS outages"): which events are failures and in what
  * order, the sites out at each one, the DNS outages the model follows query
- * by query, the events it does not follow, and the model of each failure
- * after the first with the ones before it settled.
+ * by query, the first failure's recovery (its fail-back, model_failback.c),
+ * the events it does not follow, and the model of each failure after the
+ * first with the ones before it settled.
  */
 #include "model.h"
 
@@ -164,6 +165,52 @@ void model_topo_outages(const struct topology *t, struct model_input *in, const 
 		    "timeout each (resolverd's 10 ms timer), then the expired entry answered "
 		    "stale (serve_stale, TTL stale_ttl) or SERVFAIL, the client keeping its "
 		    "address");
+}
+
+/* model_topo_failback: the recovery of the k-th failure by the timeline, if
+ * any (its first event undoing it): when, whether the site's agents start
+ * again, its own prober; what the fail-back model leaves out */
+void model_topo_failback(const struct topology *t, int k, struct model_input *in, int site,
+			 struct model_notes *notes)
+{
+	int e = model_topo_nth_failure(t, k);
+	const char *why = NULL;
+
+	in->recover_at_s = -1;
+	for (int u = 0; e >= 0 && u < t->nevents; u++)
+		if (t->events[u].undoes == e &&
+		    (in->recover_at_s < 0 || (double)t->events[u].at_ns / NS < in->recover_at_s))
+			in->recover_at_s = (double)t->events[u].at_ns / NS;
+	if (in->recover_at_s < 0)
+		return;
+	in->recover_restart = in->how == MODEL_CRASH;
+	model_topo_probe(t, site, site, MODEL_KILL, &in->back_probe);
+	if (in->how == MODEL_HOW_OTHER)
+		why = "a fail-back from a failure other than kill, crash or freeze";
+	else if (in->fail_jitter_s > 0)
+		why = "a fail-back with fail_jitter (each event of the timeline moved on its own)";
+	else if (in->dns_sim)
+		why = "a fail-back through a DNS outage or a prefetching cache";
+	else if (in->npops)
+		why = "a population's fail-back";
+	else if (in->clients_limit[0])
+		why = in->clients_limit;
+	if (why) {
+		snprintf(in->failback_limit, sizeof(in->failback_limit), "%.290s: not modelled",
+			 why);
+		return;
+	}
+	model_note(notes, 0,
+		   "fail-back: %s back %g s into the traffic; each prober's first probe after it "
+		   "succeeds%s, probe_up in a row declare the site alive, the route comes back "
+		   "(static) or authd answers it again (its quorum), and the clients return: "
+		   "anycast's at the route, DNS's as they take an answer fetched after it "
+		   "(docs/model.md, \"Fail-back\")",
+		   in->site, in->recover_at_s,
+		   in->recover_restart
+		       ? " (the site's own prober, started again with it, at a phase "
+			 "of its own)"
+		       : "");
 }
 
 /* model_topo_other_events: the timeline's events the model does not follow: not
