@@ -427,7 +427,7 @@ struct model_draw {
 	double u_tie;	  /* bgp: < 0.5, each client's after_s, else its alt_after_s */
 	double u_tick;	  /* dns_sim: the phase of resolverd's timeout timer */
 	double u_first;	  /* dns_sim: which of a cache's clients asks it first */
-	double u_back;	  /* a crash's recovery: the restarted prober's phase */
+	double u_back;	  /* a recovery: when the site's restarted agents answer */
 	double u_edge;	  /* a recovery: < 0.5, a client that moved with it had not */
 	double u_probers[MODEL_MAX_PROBERS];
 	double t0_s;

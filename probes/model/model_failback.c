@@ -28,19 +28,21 @@ static int back_cmp(const void *a, const void *b)
  * before it or after, the lab's order of microseconds, each draw decides */
 #define BACK_EDGE_S 0.01
 
-/* a restarted prober starts within this of the recovery (the node's
- * agents forked and exec'd: 18 ms measured on recovery.ini) */
-#define BACK_START_S 0.05
+/* the site's agents started again (sited after a kill, every agent after a
+ * crash) answer within this of the recovery: 18 ms measured on
+ * recovery.ini alone, more than 48 ms on a loaded gate */
+#define BACK_START_S 0.1
 
 /* back_alive: when prober p declares the site alive again after r: its
- * first probe at or after r succeeds, then probe_up - 1 more. A prober
- * started again with the site (a crash's recovery) probes at its own
- * start, when sited, started beside it, may not listen yet: its first
- * success anywhere from r to one interval after its start (the draw's u) */
+ * first probe once the site answers, u x BACK_START_S after r (a draw's),
+ * succeeds, then probe_up - 1 more. A prober started again with the site
+ * (a crash's recovery) probes at its own start, when sited, started beside
+ * it, may not listen yet: its first success anywhere from r to one
+ * interval after the site's start */
 static double back_alive(const struct model_probe *p, double r, int restart, double u)
 {
 	double first = restart ? r + u * (p->interval_s + BACK_START_S)
-			       : model_tick_after(r, p->interval_s, p->phase_s);
+			       : model_tick_after(r + u * BACK_START_S, p->interval_s, p->phase_s);
 
 	return first + (p->up > 0 ? p->up - 1 : 0) * p->interval_s;
 }
@@ -49,13 +51,15 @@ int model_failback_draw(const struct model_input *in, int s, const struct model_
 			const struct model_clocks *c, double fb[4])
 {
 	double r = in->recover_at_s, healthy, steer, lo = INFINITY, hi = -INFINITY;
+	/* when the site's restarted agents answer (a freeze's site never stopped) */
+	double u = in->how == MODEL_FREEZE ? 0 : d->u_back;
 
 	if (r < 0 || in->failback_limit[0])
 		return -1;
 	if (s == MODEL_ANYCAST) {
 		if (in->routing != MODEL_STATIC || in->back_probe.interval_s <= 0)
 			return -1;
-		healthy = back_alive(&in->back_probe, r, in->recover_restart, d->u_back);
+		healthy = back_alive(&in->back_probe, r, in->recover_restart, u);
 		/* the announcement's way to the router, every FIB at once */
 		steer = healthy + in->withdraw_s;
 	} else {
@@ -65,7 +69,7 @@ int model_failback_draw(const struct model_input *in, int s, const struct model_
 		for (int p = 0; p < in->nprobers; p++)
 			if (isfinite(in->probers[p].interval_s) && in->probers[p].interval_s > 0)
 				v[n++] =
-				    back_alive(&in->probers[p], r, 0, 0) + in->probers[p].report_s;
+				    back_alive(&in->probers[p], r, 0, u) + in->probers[p].report_s;
 		/* healthy while more than quorum x n say up */
 		need = (unsigned)floor(in->quorum * in->nprobers + 1e-9) + 1;
 		if (n < need || need == 0)

@@ -212,7 +212,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		dr.u_tie = in->bgp_ties ? lab_uniform(&seed) : 0;
 		dr.u_tick = in->dns_sim ? lab_uniform(&seed) : 0;
 		dr.u_first = in->dns_sim ? lab_uniform(&seed) : 0;
-		dr.u_back = in->recover_restart ? lab_uniform(&seed) : 0;
+		dr.u_back = in->recover_at_s >= 0 ? lab_uniform(&seed) : 0;
 		dr.u_edge = in->recover_at_s >= 0 ? lab_uniform(&seed) : 0;
 		for (int p = 0; p < in->nprobers; p++)
 			dr.u_probers[p] = lab_uniform(&seed);

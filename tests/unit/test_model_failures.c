@@ -115,12 +115,13 @@ static void test_recovered(void **state)
  * killed at 3 s and recovered at 6 s. a's own prober and the vantage
  * points keep their cycles, probes at (k + 1/2) x 100 ms: the first after
  * the recovery at 6.05 s succeeds, the third in a row at 6.25 s declares a
- * alive: healthy and steer 0.25 s after it, anycast's clients back with the
- * route; the DNS clients as their answers are fetched again: r's entry and
+ * alive: healthy and steer 0.25 s after it (0.35 s when sited, started
+ * again, takes more than 50 ms to answer: a loaded gate's did), anycast's
+ * clients back with the route; the DNS clients as their answers are fetched again: r's entry and
  * c2's own hold both run out at 8 s, 2 s after the recovery (measured:
  * 0.2505, 0.2507, 0.2515-0.2524 s; 0.2504, 0.2504, 2.004-2.007 s). A crash's
  * recovery starts a's prober again, at its own phase: anycast's healthy
- * from 0.2 to 0.35 s (measured 0.318 s) */
+ * from 0.2 to 0.4 s (measured 0.318 s) */
 static void test_failback(void **state)
 {
 	char *kill[] = {"e1.action=kill"};
@@ -132,16 +133,24 @@ static void test_failback(void **state)
 	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
 	assert_int_equal(model_lab(&in, &res), 0);
 	assert_true(fabs(in.recover_at_s - 6) < 1e-9);
-	assert_true(fabs(a->fb_healthy.p50 - 0.25) < 1e-9 && fabs(a->fb_steer.p50 - 0.25) < 1e-9);
-	assert_true(fabs(a->fb_first.p50 - 0.25) < 1e-9 && fabs(a->fb_last.p50 - 0.25) < 1e-9);
-	assert_true(fabs(d->fb_healthy.p50 - 0.25) < 1e-9 && fabs(d->fb_steer.p50 - 0.25) < 1e-9);
-	assert_true(fabs(d->fb_first.p50 - 2) < 1e-9 && fabs(d->fb_last.p50 - 2) < 1e-9);
+	/* sited, started again, answers within 100 ms: the probe at 6.05 s or
+	 * the one at 6.15 s is the first to pass */
+	for (int k = 0; k < 2; k++) {
+		const struct model_scheme_result *x = k ? d : a;
+
+		assert_true(fabs(x->fb_healthy.min - 0.25) < 1e-9);
+		assert_true(fabs(x->fb_healthy.max - 0.35) < 1e-9);
+		assert_true(fabs(x->fb_steer.max - x->fb_healthy.max) < 1e-9);
+	}
+	assert_true(fabs(a->fb_first.min - 0.25) < 1e-9 && fabs(a->fb_last.max - 0.35) < 1e-9);
+	/* either way the DNS clients' answers are fetched again at 8 s */
+	assert_true(fabs(d->fb_first.min - 2) < 1e-9 && fabs(d->fb_last.max - 2) < 1e-9);
 
 	assert_int_equal(topo_load(&topo, "topology/recovery.ini", NULL, 0, stderr), 0);
 	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
 	assert_int_equal(model_lab(&in, &res), 0);
 	assert_true(in.recover_restart);
-	assert_true(a->fb_healthy.min >= 0.2 - 1e-9 && a->fb_healthy.max <= 0.35 + 1e-9);
+	assert_true(a->fb_healthy.min >= 0.2 - 1e-9 && a->fb_healthy.max <= 0.4 + 1e-9);
 	assert_true(a->fb_healthy.min < 0.318 && 0.318 < a->fb_healthy.max);
 	/* no recovery: said */
 	assert_int_equal(topo_load(&topo, "topology/compare.ini", NULL, 0, stderr), 0);
