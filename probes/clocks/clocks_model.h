@@ -186,6 +186,9 @@ struct clocks_model {
 	struct clocks_model_failure failure[CLOCKS_MODEL_FAILURES];
 };
 
+/* clocks_model_iv_json: {p5, p50, p95, min, max}, or null if not known */
+json_t *clocks_model_iv_json(const struct clocks_model_iv *v);
+
 /* clocks_model_failures_prepare: the model of each failure of in after the
  * first (its site's, the nearest in time of the topology's), at the run's
  * t0 of it, into m->failure (clocks_model_fail.c) */

@@ -21,6 +21,10 @@
 
 static const char *const fail_keys[CLOCKS_MF_CLOCKS] = {
     "detect_s", "steer_s", "window_s", "last_packet_max_s", "lost_client", "lost_capture"};
+/* each as the first failure's clock it is */
+static const enum clocks_model_clock fail_as[CLOCKS_MF_CLOCKS] = {
+    CLOCKS_MODEL_DETECT,   CLOCKS_MODEL_STEER,	     CLOCKS_MODEL_WINDOW,
+    CLOCKS_MODEL_LAST_MAX, CLOCKS_MODEL_LOST_CLIENT, CLOCKS_MODEL_LOST_CAPTURE};
 static const char *const fail_names[CLOCKS_MF_CLOCKS] = {"detect",   "steer",	 "window",
 							 "last pkt", "lost cli", "lost cap"};
 
@@ -99,54 +103,18 @@ out:
 	free(notes);
 }
 
-/* fail_measured: clock c of failure row r into *v, *lb; -1 if not measured */
-static int fail_measured(const struct clocks_result *r, int c, double *v, int *lb)
-{
-	int64_t x = CLOCKS_NONE;
-
-	*lb = 0;
-	switch (c) {
-	case CLOCKS_MF_DETECT:
-		x = r->detect_ns;
-		break;
-	case CLOCKS_MF_STEER:
-		x = r->steer_ns;
-		break;
-	case CLOCKS_MF_WINDOW:
-		x = r->window_ns;
-		*lb = r->window_lb;
-		break;
-	case CLOCKS_MF_LAST_MAX:
-		x = r->last_packet.n > 0 ? r->last_packet.max_ns : CLOCKS_NONE;
-		*lb = r->last_packet.lb_max;
-		break;
-	case CLOCKS_MF_LOST_CLIENT:
-	case CLOCKS_MF_LOST_CAPTURE:
-		x = c == CLOCKS_MF_LOST_CLIENT ? r->lost_client : r->lost_capture;
-		if (x == CLOCKS_NONE || x == CLOCKS_NA)
-			return -1;
-		*v = (double)x;
-		return 0;
-	}
-	if (x == CLOCKS_NONE || x == CLOCKS_NA)
-		return -1;
-	*v = (double)x / NS;
-	return 0;
-}
-
 /* fail_outside: whether failure row r's clock c lies outside the model's
- * bounds widened by the tolerance (clocks_model_tolerance's rule) */
-static int fail_outside(const struct clocks_model_failure *mf, int k, int c,
-			const struct clocks_result *r)
+ * bounds widened by the tolerance, as clocks_model_judge widens the first
+ * failure's (the same clients: the same rate) */
+static int fail_outside(const struct clocks_input *in, const struct clocks_model_failure *mf, int k,
+			int c, const struct clocks_result *r)
 {
 	const struct clocks_model_iv *iv = &mf->clock[k][c];
-	double v, tol = (double)CLOCKS_MODEL_TOL_NS / NS;
+	double v, tol = clocks_model_tolerance(in->model, k, fail_as[c]);
 	int lb;
 
-	if (!iv->known || fail_measured(r, c, &v, &lb) == -1)
+	if (!iv->known || clocks_model_measured(in, r, fail_as[c], &v, &lb) == -1)
 		return 0;
-	if (c == CLOCKS_MF_LOST_CLIENT || c == CLOCKS_MF_LOST_CAPTURE)
-		tol = mf->rate_per_s[k] * tol + 1;
 	return v > iv->max + tol || (!lb && v < iv->min - tol);
 }
 
@@ -185,7 +153,7 @@ void clocks_model_failure_row(FILE *out, const struct clocks_input *in, int i, i
 		fprintf(out, " %9s", buf);
 	}
 	for (int c = 0; c < CLOCKS_MF_CLOCKS; c++)
-		if (fail_outside(mf, k, c, r))
+		if (fail_outside(in, mf, k, c, r))
 			fprintf(out, "%s%s", any++ ? ", " : "           outside: ", fail_names[c]);
 	fputc('\n', out);
 	for (int c = 0; c < CLOCKS_MF_CLOCKS && !mf->clock[k][c].known; c++)
@@ -213,16 +181,10 @@ json_t *clocks_model_failure_json(const struct clocks_input *in, int i, int k,
 	for (int c = 0; c < CLOCKS_MF_CLOCKS; c++) {
 		const struct clocks_model_iv *iv = &mf->clock[k][c];
 
-		if (iv->known)
-			json_object_set_new(o, fail_keys[c],
-					    json_pack("{s:f, s:f, s:f, s:f, s:f}", "p5", iv->p5,
-						      "p50", iv->p50, "p95", iv->p95, "min",
-						      iv->min, "max", iv->max));
-		else {
-			json_object_set_new(o, fail_keys[c], json_null());
+		json_object_set_new(o, fail_keys[c], clocks_model_iv_json(iv));
+		if (!iv->known)
 			json_object_set_new(why, fail_keys[c], json_string(iv->why));
-		}
-		if (fail_outside(mf, k, c, r))
+		if (fail_outside(in, mf, k, c, r))
 			json_array_append_new(outside, json_string(fail_keys[c]));
 	}
 	json_object_set_new(o, "t0_s", json_real(mf->t0_s));

@@ -193,8 +193,7 @@ void clocks_model_print(FILE *out, const struct clocks_input *in, const struct c
 	clocks_model_print_missing(out, in, res, nres);
 }
 
-/* clocks_model_iv_json: {p5, p50, p95, min, max}, or null */
-static json_t *clocks_model_iv_json(const struct clocks_model_iv *v)
+json_t *clocks_model_iv_json(const struct clocks_model_iv *v)
 {
 	if (!v->known)
 		return json_null();

@@ -114,10 +114,10 @@ static double dns_first_fetch(const struct model_input *in, int c, double at)
 	return INFINITY;
 }
 
-/* dns_client_last: client i's last request to the failed site, from the
+/* model_dns_client_take: client i's last request to the failed site, from the
  * start of the traffic: when it next takes an answer fetched at or after
  * the steer (steer_at, from the start) */
-static double dns_client_last(const struct model_input *in, int i, double t0, double steer_at)
+double model_dns_client_take(const struct model_input *in, int i, double t0, double steer_at)
 {
 	const struct model_client *cl = &in->clients[i];
 	double ttl = cl->cache >= 0 ? in->caches[cl->cache].ttl_s : in->ttl_s;
@@ -159,11 +159,6 @@ static double dns_client_last(const struct model_input *in, int i, double t0, do
 			return first + k->drift_s;
 		return first + ceil((steer_at - first) / p) * p + k->drift_s;
 	}
-}
-
-double model_dns_client_take(const struct model_input *in, int i, double t0, double steer_at)
-{
-	return dns_client_last(in, i, t0, steer_at);
 }
 
 int model_dns_draw(const struct model_input *in, const struct model_draw *d, struct model_clocks *c)
@@ -211,7 +206,7 @@ int model_dns_draw(const struct model_input *in, const struct model_draw *d, str
 		 * the last request reached the site its way later */
 		if (cl->scheme == MODEL_DNS && cl->to_failed && !cl->pop)
 			c->last[i] =
-			    dns_client_last(in, i, d->t0_s, d->t0_s + c->steer - cl->ask_s) -
+			    model_dns_client_take(in, i, d->t0_s, d->t0_s + c->steer - cl->ask_s) -
 			    d->t0_s + cl->arrive_s;
 	}
 	return 0;

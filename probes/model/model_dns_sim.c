@@ -78,7 +78,7 @@ struct sim {
 	double upstream;
 };
 
-/* sim_down: whether the cache c (-1: the authoritative server) is
+/* model_dns_down: whether the cache c (-1: the authoritative server) is
  * unreachable at instant x */
 int model_dns_down(const struct model_input *in, int c, double x)
 {
@@ -108,10 +108,11 @@ static void sim_answer(struct sim *s, int i, long seq, double x, int kind, int f
 	c->a_ttl = ttl;
 }
 
-/* sim_tick: the instant resolverd's 10 ms timer sees deadline x */
+/* sim_tick: the instant resolverd's 10 ms timer, ticking at its phase
+ * k->tick, sees deadline x */
 static double sim_tick(const struct sim_cache *k, double x)
 {
-	return k->tick + ceil((x - k->tick) / SIM_TICK_S - 1e-9) * SIM_TICK_S;
+	return model_tick_after(x, SIM_TICK_S, k->tick - SIM_TICK_S / 2);
 }
 
 /* sim_waiting: whether a client waits on cache c's walk */

@@ -14,7 +14,7 @@
 
 double model_tick_after(double x, double iv, double phase)
 {
-	return phase + (ceil((x - phase) / iv - 0.5 - 1e-12) + 0.5) * iv;
+	return phase + (ceil((x - phase) / iv - 0.5 - 1e-9) + 0.5) * iv;
 }
 
 static int back_cmp(const void *a, const void *b)

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "test_file.h"
 #include "topology.h"
 
 static struct topology topo;
@@ -298,25 +299,12 @@ static void test_compare_bgp(void **state)
 	json_decref(o);
 }
 
-/* write_ini: text into a temporary file whose name goes to path */
-static void write_ini(char *path, size_t len, const char *text)
-{
-	int fd;
-	FILE *f;
-
-	snprintf(path, len, "/tmp/test_model_labXXXXXX");
-	assert_true((fd = mkstemp(path)) != -1);
-	assert_non_null(f = fdopen(fd, "w"));
-	fputs(text, f);
-	fclose(f);
-}
-
 /* model_of: the topology text with the overrides, modelled */
 static void model_of(const char *text, char *const sets[], int nsets)
 {
 	char path[64], err[512];
 
-	write_ini(path, sizeof(path), text);
+	test_temp_file(path, sizeof(path), text);
 	assert_int_equal(topo_load(&topo, path, sets, nsets, stderr), 0);
 	unlink(path);
 	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
