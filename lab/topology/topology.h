@@ -229,6 +229,9 @@ enum topo_records {
 };
 
 /* how a prober judges a site (docs/topology.md, "Shallow and deep checks") */
+/* [lab] settle's default with routing = bgp (5 s otherwise) */
+#define TOPO_SETTLE_BGP_NS (10 * 1000000000LL)
+
 /* a prober's cycle (docs/topology.md, "Probe phases"): its first probe
  * half an interval after the traffic's start (start), or at a phase of its
  * own, uniform within its interval and drawn from the lab's seed (random:

@@ -29,9 +29,6 @@ routing = bgp
 duration = 7s
 bgp_keepalive = 1s
 bgp_hold = 3s
-# a gate's fresh-check saw BGP unconverged after the default 5 s, beside
-# three other labs (compare.ini and bgp-explore.ini say 10 s for the same)
-settle = 10s
 [router core]
 [site a]
 link = core
