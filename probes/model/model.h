@@ -181,8 +181,23 @@ double model_detect_quantile(const struct model_probe *p, unsigned n, unsigned k
 
 enum model_scheme { MODEL_ANYCAST, MODEL_DNS, MODEL_SCHEMES };
 
-/* how the failed site fails */
-enum model_how { MODEL_KILL, MODEL_CRASH, MODEL_FREEZE, MODEL_HOW_OTHER };
+/* how the failed site fails: the timeline's kill, crash, freeze, drain
+ * (it answers, flagged draining), degrade (it reads requests and answers
+ * none) and link-down (its link to its router cut); MODEL_HOW_OTHER: an
+ * action the model does not follow (slow, flap, impair) */
+enum model_how {
+	MODEL_KILL,
+	MODEL_CRASH,
+	MODEL_FREEZE,
+	MODEL_DRAIN,
+	MODEL_DEGRADE,
+	MODEL_LINK_DOWN,
+	MODEL_HOW_OTHER
+};
+
+/* model_how_name: its name as the timeline spells it ("other" for
+ * MODEL_HOW_OTHER) */
+const char *model_how_name(int how);
 
 enum model_routing { MODEL_STATIC, MODEL_BGP };
 

@@ -3,7 +3,8 @@
  * "Anycast"): the failed site's own prober, or when the prober cannot tell
  * (crash, freeze) with routing = static the routers' hold timer, with
  * routing = bgp the router's session with the site (closed by a crash,
- * timed out by BFD or the hold timer on a freeze); the withdrawal in every
+ * timed out by BFD or the hold timer on a freeze); a cut link at t0, by the
+ * router's kernel (static) or bgpd's session (bgp); the withdrawal in every
  * FIB at once (static), or through the site's and its router's FRR daemons
  * (bgp: MODEL_BGP_FLOOR_S). See model.h.
  */
@@ -28,13 +29,19 @@ int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
 		c->last[i] = 0;
 	if (in->anycast_detect_by_prober) {
 		c->detect = model_detect_sample(&in->site_probe, d->u_site);
-	} else if (in->routing == MODEL_BGP && in->how != MODEL_KILL) {
+	} else if (in->how == MODEL_LINK_DOWN) {
+		/* the link's end: the router's kernel drops the routes through
+		 * it (static), bgpd the session (bgp), at t0 */
+		c->detect = 0;
+	} else if (in->routing == MODEL_BGP &&
+		   (in->how == MODEL_CRASH || in->how == MODEL_FREEZE)) {
 		/* the session's end at the router: at t0 for a crash, else
 		 * bgp_down_s after the site's last message */
 		c->detect = in->bgp_down_s - d->u_session * in->bgp_period_s;
 		if (c->detect < 0)
 			c->detect = 0;
-	} else if (in->routing == MODEL_STATIC && in->static_hold_s > 0) {
+	} else if (in->routing == MODEL_STATIC && in->static_hold_s > 0 &&
+		   (in->how == MODEL_CRASH || in->how == MODEL_FREEZE)) {
 		/* the last refresh came u_refresh of a refresh before t0; the
 		 * route goes at the first check more than the hold after it */
 		c->detect = in->static_hold_s - d->u_refresh * in->static_refresh_s +
@@ -49,7 +56,8 @@ int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
 	/* static: the verdict is one netlink call in every router's FIB; bgp:
 	 * the withdrawal through the site's FRR and its router's (the
 	 * prober's verdict), or the router's alone (the session's end) */
-	c->steer = in->routing == MODEL_STATIC	  ? c->detect + in->withdraw_s
+	c->steer = in->routing == MODEL_STATIC && in->how == MODEL_LINK_DOWN ? c->detect
+		   : in->routing == MODEL_STATIC  ? c->detect + in->withdraw_s
 		   : in->anycast_detect_by_prober ? c->detect + MODEL_BGP_FLOOR_S + in->withdraw_s
 						  : c->detect + MODEL_BGP_ROUTER_S;
 	if (in->clients_limit[0])

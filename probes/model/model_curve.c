@@ -148,6 +148,10 @@ int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t
 		asum += all[k];
 		/* a bucket's whole part, the partial one added */
 		share[k] = asum + apart[k] > 1e-9 ? (dsum + dpart[k]) / (asum + apart[k]) : -1;
+		/* a cut link: the requests sent its way reach no site, the
+		 * captures count the others' alone */
+		if (in->how == MODEL_LINK_DOWN)
+			share[k] = asum + apart[k] - dsum - dpart[k] > 1e-9 ? 0 : -1;
 		/* the sums' rounding is no share: to 1e-9; a population's
 		 * requests to the failed site counted one by one against its
 		 * rates' continuous count may pass 1 by a request: 1 */

@@ -15,10 +15,7 @@ static const char write_rule[] =
 
 static const char *write_how(const struct model_input *in)
 {
-	return in->how == MODEL_KILL	 ? "kill"
-	       : in->how == MODEL_CRASH	 ? "crash"
-	       : in->how == MODEL_FREEZE ? "freeze"
-					 : "failure";
+	return in->how == MODEL_HOW_OTHER ? "failure" : model_how_name(in->how);
 }
 
 /* write_unit_label: a column's unit for clock i */

@@ -51,8 +51,11 @@ int model_failback_draw(const struct model_input *in, int s, const struct model_
 			const struct model_clocks *c, double fb[4])
 {
 	double r = in->recover_at_s, healthy, steer, lo = INFINITY, hi = -INFINITY;
-	/* when the site's restarted agents answer (a freeze's site never stopped) */
-	double u = in->how == MODEL_FREEZE ? 0 : d->u_back;
+	/* when the site's restarted agents answer (a frozen, drained or degraded
+	 * site's never stopped) */
+	double u = in->how == MODEL_FREEZE || in->how == MODEL_DRAIN || in->how == MODEL_DEGRADE
+		       ? 0
+		       : d->u_back;
 
 	if (r < 0 || in->failback_limit[0])
 		return -1;

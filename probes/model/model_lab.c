@@ -171,6 +171,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 	int nc = 0, rc = -1, detect_known = 1, rest_known = !clients[0];
 	int fb_known = in->recover_at_s >= 0, fb_first = 0;
 	double *k[K_COUNT] = {0}, *cl = NULL, *last = NULL;
+	char blind[MODEL_NOTE_MAX]; /* why detect is not known, the rest with it */
 	struct model_clocks *c = calloc(1, sizeof(*c));
 	uint64_t seed = in->seed ^ (uint64_t)(s + 1) * 0x2545f4914f6cdd1dULL;
 	struct model_pop_plan *plan[MODEL_MAX_CLIENTS] = {0};
@@ -241,7 +242,8 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		site = 0;
 		for (int j = 0; j < nc; j++) {
 			const struct model_client *m = &in->clients[sr->client_index[j]];
-			double x = c->last[sr->client_index[j]];
+			double x = c->last[sr->client_index[j]], was_lost = lost, was_site = site;
+			size_t first = users;
 
 			if (plan[j]) {
 				double was = lost;
@@ -262,6 +264,17 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 				if (x > 0)
 					x += effect;
 				last[users++] = x;
+			}
+			/* a drained site answers what reaches it; a cut link
+			 * lets nothing reach it, every request sent its way lost
+			 * on the way */
+			if (in->how == MODEL_DRAIN)
+				lost = was_lost;
+			if (in->how == MODEL_LINK_DOWN) {
+				site = was_site;
+				x = 0;
+				for (size_t u = first; u < users; u++)
+					last[u] = 0;
 			}
 			cl[(size_t)j * n + d] = x;
 			if (x > window)
@@ -289,13 +302,25 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		k[K_BUDGET][d] = k[K_DOWN][d] / budget_s;
 	}
 	if (!detect_known) {
-		const char *why = limit[0]	       ? limit
-				  : s == MODEL_ANYCAST ? "the failed site's prober cannot see this "
-							 "failure, and no hold timer of static "
-							 "routing deletes its route"
-						       : "no [prober] that reports to authd sees "
-							 "this failure (a site no prober reported "
-							 "on stays healthy)";
+		const char *why = blind;
+
+		if (limit[0])
+			why = limit;
+		else if (s == MODEL_ANYCAST && in->how != MODEL_CRASH && in->how != MODEL_FREEZE)
+			snprintf(blind, sizeof(blind),
+				 "the failed site's prober cannot see a %s: it goes on announcing "
+				 "the site, whose route nothing else takes out",
+				 model_how_name(in->how));
+		else if (s == MODEL_ANYCAST)
+			snprintf(blind, sizeof(blind),
+				 "the failed site's prober cannot see a %s, and no hold timer of "
+				 "static routing deletes its route",
+				 model_how_name(in->how));
+		else
+			snprintf(blind, sizeof(blind),
+				 "no [prober] that reports to authd sees a %s (a site no prober "
+				 "reported on stays healthy)",
+				 model_how_name(in->how));
 
 		lab_unknown(&sr->detect, why);
 		lab_unknown(&sr->steer, why);

@@ -74,11 +74,6 @@ int model_topo_name_section(const struct topology *t, const char *name)
 	return -1;
 }
 
-static const char *topo_how_name(int how)
-{
-	return how == MODEL_KILL ? "kill" : how == MODEL_CRASH ? "crash" : "freeze";
-}
-
 int model_topo_probe(const struct topology *t, int prober, int s, int how, struct model_probe *p)
 {
 	const struct topo_node *n = &t->nodes[prober];
@@ -90,6 +85,13 @@ int model_topo_probe(const struct topology *t, int prober, int s, int how, struc
 	p->interval_s = (double)n->probe_interval_ns / NS;
 	p->down = n->probe_down;
 	p->up = n->probe_up;
+	/* a cut link: the site's own prober, over loopback, sees it answer;
+	 * the others' probes vanish on the way (measured: no ICMP error comes
+	 * back) */
+	if (how == MODEL_LINK_DOWN && prober == s)
+		return -1;
+	if (how == MODEL_LINK_DOWN)
+		how = MODEL_FREEZE;
 	if (n->check == TOPO_CHECK_ICMP) /* the host answers whatever runs there */
 		return how == MODEL_FREEZE ? (p->fail_s = timeout, 0) : -1;
 	if (how == MODEL_FREEZE) {
@@ -98,7 +100,20 @@ int model_topo_probe(const struct topology *t, int prober, int s, int how, struc
 		p->fail_s = timeout;
 		return 0;
 	}
-	/* kill, crash: the kernel refuses (ICMP port unreachable, an RST) */
+	/* drain and degrade: the kernel's handshake goes on, so a shallow
+	 * check sees neither */
+	if ((how == MODEL_DRAIN || how == MODEL_DEGRADE) && n->check == TOPO_CHECK_TCP)
+		return -1;
+	if (how == MODEL_DEGRADE) {
+		/* no answer: http's response waited for from the connection
+		 * (probe_connect_timeout set) or from the send */
+		p->fail_s = timeout;
+		if (n->check == TOPO_CHECK_HTTP && t->probe_connect_timeout_ns > 0)
+			p->fail_s += rtt > 0 ? (double)rtt / NS : 0;
+		return 0;
+	}
+	/* kill, crash: the kernel refuses (ICMP port unreachable, an RST);
+	 * drain: sited answers, flagged draining */
 	p->fail_s = rtt > 0 ? (double)rtt / NS : 0;
 	return 0;
 }
@@ -150,10 +165,31 @@ static int topo_failure(const struct topology *t, int k, struct model_input *in,
 	at = t->events[e].at_ns;
 	*action = topo_event_failing(t->events[e].action) ? t->events[e].action : -1;
 	snprintf(in->event, sizeof(in->event), "%s", t->events[e].name);
-	in->how = *action == TOPO_A_KILL     ? MODEL_KILL
-		  : *action == TOPO_A_CRASH  ? MODEL_CRASH
-		  : *action == TOPO_A_FREEZE ? MODEL_FREEZE
-					     : MODEL_HOW_OTHER;
+	switch (*action) {
+	case TOPO_A_KILL:
+		in->how = MODEL_KILL;
+		break;
+	case TOPO_A_CRASH:
+		in->how = MODEL_CRASH;
+		break;
+	case TOPO_A_FREEZE:
+		in->how = MODEL_FREEZE;
+		break;
+	case TOPO_A_DRAIN:
+		in->how = MODEL_DRAIN;
+		break;
+	case TOPO_A_DEGRADE:
+		in->how = MODEL_DEGRADE;
+		break;
+	case TOPO_A_LINK_DOWN:
+		/* the site's own link to its router */
+		in->how = t->events[e].link >= 0 && t->links[t->events[e].link].node == *site
+			      ? MODEL_LINK_DOWN
+			      : MODEL_HOW_OTHER;
+		break;
+	default:
+		in->how = MODEL_HOW_OTHER;
+	}
 	in->fail_at_s = (double)at / NS;
 	snprintf(in->site, sizeof(in->site), "%s", t->nodes[*site].name);
 	return 0;
@@ -368,7 +404,7 @@ static void topo_probers(const struct topology *t, struct model_input *in, int s
 			model_note(notes, 0,
 				   "dns: prober %s's check cannot see a %s: it never "
 				   "declares the site dead",
-				   t->nodes[n].name, topo_how_name(in->how));
+				   t->nodes[n].name, model_how_name(in->how));
 		}
 		p.report_s = topo_owd(t, n, topo_server);
 		in->probers[in->nprobers++] = p;
@@ -578,7 +614,7 @@ static void topo_bgp(const struct topology *t, struct model_input *in, int site,
 	if (hold > 0 && keep > hold / 3)
 		keep = hold / 3;
 	in->bgp_bfd = s->bfd || rt->bfd;
-	if (in->how == MODEL_CRASH) {
+	if (in->how == MODEL_CRASH || in->how == MODEL_LINK_DOWN) {
 		in->bgp_down_s = in->bgp_period_s = 0;
 	} else if (in->bgp_bfd) {
 		in->bgp_period_s = (double)t->bfd_interval_ns / NS;
@@ -603,9 +639,12 @@ static void topo_bgp(const struct topology *t, struct model_input *in, int site,
 			   "anycast (routing = bgp): %s, then %s's bgpd clears %s's routes and its "
 			   "bgpd and zebra holds follow (%.0f ms)",
 			   in->how == MODEL_CRASH ? "the crash closes the session at t0"
-			   : in->bgp_bfd	  ? "BFD ends the session after its multiplier of "
-						    "intervals without a packet (the last at a random "
-						    "phase of an interval)"
+			   : in->how == MODEL_LINK_DOWN
+			       ? "the session ends at t0 with the link (bgpd's fast external "
+				 "failover)"
+			   : in->bgp_bfd ? "BFD ends the session after its multiplier of "
+					   "intervals without a packet (the last at a random "
+					   "phase of an interval)"
 					 : "the hold timer ends the session, the hold time after "
 					   "the site's last keepalive (at a random phase of the "
 					   "keepalive interval)",
@@ -639,17 +678,21 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 	in->static_refresh_s = (double)t->static_refresh_ns / NS;
 	in->static_hold_s = (double)t->static_hold_ns / NS;
 	if (in->how == MODEL_HOW_OTHER) {
+		int e = model_topo_nth_failure(t, k);
+
 		snprintf(in->anycast_limit, sizeof(in->anycast_limit),
-			 "a failure by %s is not modelled (kill, crash and freeze are)",
-			 topo_action_name(t->events[model_topo_nth_failure(t, k)].action));
+			 "a failure by %s%s is not modelled (kill, crash, freeze, drain, degrade "
+			 "and the site's link down are)",
+			 topo_action_name(t->events[e].action),
+			 t->events[e].action == TOPO_A_LINK_DOWN ? " of a link beyond the site's"
+								 : "");
 		snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", in->anycast_limit);
-		in->how = MODEL_FREEZE; /* detect left unknown below */
-		action = -1;
+		action = -1; /* detect left unknown below */
 	}
 	model_note(notes, 0,
 		   "failure: %s site %s %g s after the start of the traffic%s; clocks in s "
 		   "after t0",
-		   action < 0 ? "a failure of" : topo_how_name(in->how), in->site, in->fail_at_s,
+		   action < 0 ? "a failure of" : model_how_name(in->how), in->site, in->fail_at_s,
 		   in->fail_jitter_s > 0 ? ", t0 uniform within fail_jitter after it" : "");
 	/* anycast: the site's own prober (over loopback: a freeze is not seen) */
 	in->anycast_detect_by_prober =
@@ -686,6 +729,29 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 			   "once, steer = detect; a crash or freeze by the routers' hold timer "
 			   "(static_hold %g s after the last refresh, every %g s)",
 			   in->static_hold_s, in->static_refresh_s);
+	if (in->how == MODEL_DRAIN)
+		model_note(notes, 0,
+			   "drain: %s answers every request that reaches it, flagged draining: a "
+			   "deep check's probe fails as it comes back, a shallow (tcp) one never; "
+			   "nothing is lost (lost = 0), the window is the traffic it still takes",
+			   in->site);
+	if (in->how == MODEL_DEGRADE)
+		model_note(notes, 0,
+			   "degrade: %s reads every request and answers none: a deep check's "
+			   "probe fails probe_timeout after its send (its own prober's too), a "
+			   "shallow (tcp) one never",
+			   in->site);
+	if (in->how == MODEL_LINK_DOWN)
+		model_note(notes, 0,
+			   "link-down: nothing reaches %s after t0 (its window 0): every request "
+			   "still sent its way is lost on the way; the probes of the other probers "
+			   "go unanswered (probe_timeout), its own prober, over loopback, sees "
+			   "nothing; %s",
+			   in->site,
+			   in->routing == MODEL_STATIC
+			       ? "the router's kernel drops the routes through the link at t0, the "
+				 "other sites' in its FIB already (steer 0)"
+			       : "the router's session with it ends with the link (detect 0)");
 	/* a failure of another kind (a degrade) is not the site's death: its
 	 * prober may still refresh its announcement, the routers' hold timer
 	 * need not expire */

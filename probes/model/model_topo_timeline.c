@@ -186,7 +186,10 @@ void model_topo_failback(const struct topology *t, int k, struct model_input *in
 	in->recover_restart = in->how == MODEL_CRASH;
 	model_topo_probe(t, site, site, MODEL_KILL, &in->back_probe);
 	if (in->how == MODEL_HOW_OTHER)
-		why = "a fail-back from a failure other than kill, crash or freeze";
+		why = "a fail-back from a failure other than kill, crash, freeze, drain or "
+		      "degrade";
+	else if (in->how == MODEL_LINK_DOWN)
+		why = "a fail-back from a link-down (the routes' return with the link)";
 	else if (in->fail_jitter_s > 0)
 		why = "a fail-back with fail_jitter (each event of the timeline moved on its own)";
 	else if (in->dns_sim)

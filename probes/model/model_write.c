@@ -105,11 +105,8 @@ void model_print(const struct model_input *in, const struct model_result *r,
 	int any = 0;
 
 	fprintf(out, "lab %s: the model of a %s of site %s at %g s (%u draws; docs/model.md)\n",
-		in->lab,
-		in->how == MODEL_KILL	 ? "kill"
-		: in->how == MODEL_CRASH ? "crash"
-					 : "failure",
-		in->site, in->fail_at_s, model_draws(in));
+		in->lab, in->how == MODEL_HOW_OTHER ? "failure" : model_how_name(in->how), in->site,
+		in->fail_at_s, model_draws(in));
 	fprintf(out, "(clocks in seconds after t0: p50 (p5-p95) over the random phases; a single "
 		     "value: the same in every draw)\n\n");
 	fprintf(out, "%-28s", "");
@@ -245,13 +242,9 @@ json_t *model_json(const struct model_input *in, const struct model_result *r,
 				      json_string(notes->text[i]));
 	o = json_pack("{s:s, s:i, s:I, s:{s:s, s:s, s:f, s:f}, s:o, s:o, s:o, s:o}", "lab", in->lab,
 		      "samples", (int)(model_draws(in)), "seed", (json_int_t)in->seed, "failed",
-		      "site", in->site, "how",
-		      in->how == MODEL_KILL	? "kill"
-		      : in->how == MODEL_CRASH	? "crash"
-		      : in->how == MODEL_FREEZE ? "freeze"
-						: "other",
-		      "at_s", in->fail_at_s, "jitter_s", in->fail_jitter_s, "schemes", schemes,
-		      "schemes_absent", absent, "assumptions", as, "not_modelled", nm);
+		      "site", in->site, "how", model_how_name(in->how), "at_s", in->fail_at_s,
+		      "jitter_s", in->fail_jitter_s, "schemes", schemes, "schemes_absent", absent,
+		      "assumptions", as, "not_modelled", nm);
 	return o;
 fail:
 	json_decref(schemes);
@@ -261,12 +254,16 @@ fail:
 	return NULL;
 }
 
-static const char *write_how(int how)
+const char *model_how_name(int how)
 {
-	return how == MODEL_KILL     ? "kill"
-	       : how == MODEL_CRASH  ? "crash"
-	       : how == MODEL_FREEZE ? "freeze"
-				     : "other";
+	static const char *const name[] = {
+	    [MODEL_KILL] = "kill",	 [MODEL_CRASH] = "crash",
+	    [MODEL_FREEZE] = "freeze",	 [MODEL_DRAIN] = "drain",
+	    [MODEL_DEGRADE] = "degrade", [MODEL_LINK_DOWN] = "link-down",
+	    [MODEL_HOW_OTHER] = "other",
+	};
+
+	return how >= 0 && how <= MODEL_HOW_OTHER ? name[how] : "other";
 }
 
 void model_print_failures(const struct model_input *in, const struct model_result *r, int n,
@@ -293,7 +290,7 @@ void model_print_failures(const struct model_input *in, const struct model_resul
 			if (!sr->present)
 				continue;
 			fprintf(out, "%-10.10s %-8.8s %-7s %8.3f %-8s", in[k].event, in[k].site,
-				write_how(in[k].how), in[k].fail_at_s, write_scheme_name[s]);
+				model_how_name(in[k].how), in[k].fail_at_s, write_scheme_name[s]);
 			for (size_t c = 0; c < sizeof(v) / sizeof(v[0]); c++)
 				fprintf(out, " %21s",
 					write_iv(v[c], 1, c == 4 ? 0 : 3, buf, sizeof(buf)));
@@ -324,7 +321,8 @@ json_t *model_json_failures(const struct model_input *in, const struct model_res
 				json_object_set_new(sc, write_scheme_name[s],
 						    write_scheme(&in[k], &r[k], s));
 		o = json_pack("{s:s, s:s, s:s, s:f, s:o}", "name", in[k].event, "site", in[k].site,
-			      "how", write_how(in[k].how), "at_s", in[k].fail_at_s, "schemes", sc);
+			      "how", model_how_name(in[k].how), "at_s", in[k].fail_at_s, "schemes",
+			      sc);
 		if (o == NULL || json_array_append_new(a, o) == -1) {
 			json_decref(a);
 			return NULL;

@@ -4,7 +4,8 @@
 # the requests still on their way to a while the withdrawal travels are
 # answered all the same (a's local route for the service, AnyIP): the
 # anycast clients lose no request, the route leaves the router's FIB
-# (steer), and the run is valid.
+# (steer), and the run is valid. The model agrees (no model_disagrees)
+# and says nothing is lost.
 # about 9 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,5 +27,9 @@ assert_gt "$(json "$clocks" "$any.steer_s")" 0 "a's route left the FIB after the
 assert_eq "$(json "$clocks" "$any.lost_client")" 0 "anycast requests lost in the drain"
 assert_gt "$(json "$clocks" "$any.lost_capture")" 0 "requests that reached a after t0, answered"
 assert_eq "$(json "$clocks" ".schemes.dns.lost_client")" 0 "DNS requests lost in the drain"
+assert_eq "$(json "$clocks" "$any.model.lost_client.max")" 0 "the model's anycast losses"
+disagree=$(jq -r '.warnings[] | select(.code == "model_disagrees") | .message' "$clocks")
+[ -z "$disagree" ] || fail "model_disagrees: $disagree"
+echo "ok: every clock the model predicts within its bounds (no model_disagrees)"
 assert_no_leftovers $lab "$rundir"
 echo "PASS: a drain on BGP loses nothing"
