@@ -161,8 +161,13 @@ int lab_realres_start(struct lab *lab, int n)
 											       : 0;
 }
 
-/* realres_answers: 1 if node n's resolver answers the lab's name (NOERROR,
- * an answer) within REALRES_READY_WAIT_MS, asked from its own namespace. */
+/* realres_answers: 1 if node n's resolver answers the SOA of the lab's
+ * name's zone (NOERROR, an answer) within REALRES_READY_WAIT_MS, asked from
+ * its own namespace: the tree walked down to the zone's server, the name
+ * itself left uncached, so that its first fill is its clients' first query
+ * at the start of the traffic, the phase the topology states (a fill here
+ * expired at a phase of its own: unbound's and kresd's clients left a dead
+ * site 3.0 s after t0 with a 2 s TTL, bind9's 1.0 s) */
 static int realres_answers(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
@@ -172,7 +177,7 @@ static int realres_answers(struct lab *lab, int n)
 	uint16_t id = (uint16_t)(random() & 0xFFFF);
 	struct pollfd p;
 	ssize_t len;
-	int fd, ok = 0;
+	int fd, z, ok = 0;
 
 	if (netns_enter(lab->nsfd[n]) == -1)
 		return 0;
@@ -182,9 +187,12 @@ static int realres_answers(struct lab *lab, int n)
 	if (fd == -1)
 		return 0;
 	to.sin_addr = topo_resolver_addr(t, n, 1);
-	if (knot_dname_from_str(qname, t->dns_name, sizeof(qname)) == NULL ||
+	z = topo_name_zone(t, t->dns_name);
+	if (knot_dname_from_str(qname, z >= 0 ? t->raw_sections[z].name : t->dns_name,
+				sizeof(qname)) == NULL ||
 	    (q = knot_pkt_new(NULL, KNOT_WIRE_MIN_PKTSIZE, NULL)) == NULL ||
-	    knot_pkt_put_question(q, qname, KNOT_CLASS_IN, KNOT_RRTYPE_A) != KNOT_EOK)
+	    knot_pkt_put_question(q, qname, KNOT_CLASS_IN,
+				  z >= 0 ? KNOT_RRTYPE_SOA : KNOT_RRTYPE_A) != KNOT_EOK)
 		goto out;
 	knot_wire_set_id(q->wire, id);
 	knot_wire_set_rd(q->wire);

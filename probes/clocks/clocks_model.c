@@ -212,6 +212,16 @@ void clocks_model_prepare(const char *rundir, struct clocks_input *in, double sl
 				   mi->effect_s, in->failure.how);
 		}
 	}
+	/* the real resolvers' whole seconds: the wall clock's phase is the
+	 * run's */
+	if (in->traffic_start_ns != CLOCKS_NONE && model_dns_whole(mi)) {
+		mi->wall_known = 1;
+		mi->wall_s = (double)(in->traffic_start_ns % 1000000000) / NS;
+		model_note(notes, 0,
+			   "the caches of whole seconds: the wall clock at %.3f of a second as the "
+			   "run's traffic started",
+			   mi->wall_s);
+	}
 	if (traffic != CLOCKS_NONE && traffic > 0)
 		mi->duration_s = (double)traffic / NS;
 	mi->slo_pct = slo_pct;

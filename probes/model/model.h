@@ -222,6 +222,12 @@ struct model_cache {
 	/* prefetch: a hit that finds less than this share of the TTL left
 	 * refreshes the entry in the background (0: none) */
 	double prefetch;
+	/* its clock in whole seconds (docs/model.md, "Real resolvers"): 1, an
+	 * entry fetched in wall second s is answered until second s + TTL
+	 * ends (unbound, kresd: up to a second past its TTL, TTL 0 in that
+	 * last part); -1, until second s + TTL begins (bind9: up to a second
+	 * short of it); 0, its TTL to the instant (resolverd) */
+	int whole;
 };
 
 /* a DNS outage of the timeline (dns-down, resolver-down): the name's
@@ -369,6 +375,11 @@ struct model_input {
 	/* 1: the DNS clients followed query by query (model_dns_sim.c): a
 	 * DNS outage, or a cache that prefetches */
 	int dns_sim;
+	/* the caches of whole seconds (model_cache.whole): 1, the wall
+	 * clock's fraction of a second at the start of the traffic known,
+	 * wall_s (a run's); 0, drawn in each draw (u_wall) */
+	int wall_known;
+	double wall_s;
 
 	/* 1: every prober's phase drawn on its own (the seeds' assumption: a
 	 * failure at a random instant of every cycle, checkers that do not
@@ -444,6 +455,8 @@ struct model_draw {
 	double u_first;	  /* dns_sim: which of a cache's clients asks it first */
 	double u_back;	  /* a recovery: when the site's restarted agents answer */
 	double u_edge;	  /* a recovery: < 0.5, a client that moved with it had not */
+	double u_wall;	  /* a cache of whole seconds: the wall clock's fraction of a
+			     second at the start of the traffic */
 	double u_probers[MODEL_MAX_PROBERS];
 	double t0_s;
 };
@@ -482,8 +495,15 @@ int model_failback_draw(const struct model_input *in, int s, const struct model_
 
 /* model_dns_client_take: when DNS client i (not a population's, no
  * outage) takes an answer fetched after steer_at, the first after t0 (both
- * from the start of the traffic), by model_dns.c's closed forms */
-double model_dns_client_take(const struct model_input *in, int i, double t0, double steer_at);
+ * from the start of the traffic), by model_dns.c's closed forms (a cache of
+ * whole seconds: its fetches one by one, the wall clock's fraction of a
+ * second at the traffic's start wall) */
+double model_dns_client_take(const struct model_input *in, int i, double t0, double steer_at,
+			     double wall);
+
+/* model_dns_whole: whether a cache of the input keeps whole seconds (its
+ * expiries then depend on the draw's u_wall) */
+int model_dns_whole(const struct model_input *in);
 
 /* model_tick_after: the first tick at or after x of a cycle whose ticks
  * come at (k + 1/2) iv + phase after the start of the traffic */

@@ -51,16 +51,60 @@ static double dns_next_sticky(const struct model_input *in, int c, double after)
 	return next;
 }
 
+/* a client that honours TTLs asks again this long after an answer of TTL
+ * 0 (agents/client: its hold at least 0.1 s) */
+#define DNS_MIN_HOLD_S 0.1
+
+/* the wall clock's phases the upstream count of a cache of whole seconds
+ * is averaged over */
+#define DNS_WALL_STEPS 20
+
+int model_dns_whole(const struct model_input *in)
+{
+	for (int c = 0; c < in->ncaches; c++)
+		if (in->caches[c].whole)
+			return 1;
+	return 0;
+}
+
+/* dns_expiry: when cache k stops answering an entry fetched at f, the wall
+ * clock's fraction of a second at the traffic's start w */
+static double dns_expiry(const struct model_cache *k, double f, double w)
+{
+	if (k->whole == 0)
+		return f + k->ttl_s;
+	return floor(f + w) + k->ttl_s + (k->whole > 0 ? 1 : 0) - w;
+}
+
+/* dns_refill: a polled cache of whole seconds' next fetch after the one at
+ * f: its clients' copies expire the TTL after it, and while the cache still
+ * answers (TTL 0) they ask every DNS_MIN_HOLD_S, the first query after its
+ * expiry fetching */
+static double dns_refill(const struct model_cache *k, double f, double w)
+{
+	double q = f + k->ttl_s + k->drift_s, e = dns_expiry(k, f, w);
+
+	if (q < e)
+		q += ceil((e - q) / DNS_MIN_HOLD_S - 1e-9) * DNS_MIN_HOLD_S;
+	return q;
+}
+
 /* dns_fetched: when cache c fetched the entry it answers from at instant x
  * (its first fill at 0, the start of the traffic); *count, if not NULL,
  * the fetches in [0, x] */
-static double dns_fetched(const struct model_input *in, int c, double x, long *count)
+static double dns_fetched(const struct model_input *in, int c, double x, double w, long *count)
 {
 	const struct model_cache *k = &in->caches[c];
-	double first = k->ttl_s - k->phase_s, fetch = 0, exp = first;
+	double first = k->ttl_s - k->phase_s, fetch = 0;
+	double exp = k->whole ? dns_expiry(k, 0, w) : first;
 	long n = 1;
 
-	if (dns_polled(in, c)) {
+	if (dns_polled(in, c) && k->whole) {
+		for (double f = dns_refill(k, 0, w); f <= x; f = dns_refill(k, f, w)) {
+			fetch = f;
+			n++;
+		}
+	} else if (dns_polled(in, c)) {
 		/* a fetch at every expiry: first, first + period, ... (a
 		 * period: the TTL and the refill's way, dns_period) */
 		double p = k->ttl_s + k->drift_s;
@@ -77,7 +121,7 @@ static double dns_fetched(const struct model_input *in, int c, double x, long *c
 		for (double y = dns_next_sticky(in, c, -1); y <= x; y = dns_next_sticky(in, c, y)) {
 			if (y >= exp) {
 				fetch = y;
-				exp = y + k->ttl_s;
+				exp = dns_expiry(k, y, w);
 				n++;
 			}
 		}
@@ -89,11 +133,19 @@ static double dns_fetched(const struct model_input *in, int c, double x, long *c
 
 /* dns_first_fetch: cache c's first fetch of the name at or after instant
  * at (> 0), before the traffic ends; INFINITY if none */
-static double dns_first_fetch(const struct model_input *in, int c, double at)
+static double dns_first_fetch(const struct model_input *in, int c, double at, double w)
 {
 	const struct model_cache *k = &in->caches[c];
-	double first = k->ttl_s - k->phase_s, exp = first;
+	double first = k->ttl_s - k->phase_s;
+	double exp = k->whole ? dns_expiry(k, 0, w) : first;
 
+	if (dns_polled(in, c) && k->whole) {
+		double f = dns_refill(k, 0, w);
+
+		while (f < at)
+			f = dns_refill(k, f, w);
+		return f;
+	}
 	if (dns_polled(in, c)) {
 		double p = k->ttl_s + k->drift_s;
 
@@ -109,7 +161,7 @@ static double dns_first_fetch(const struct model_input *in, int c, double at)
 		if (y >= exp) {
 			if (y >= at)
 				return y;
-			exp = y + k->ttl_s;
+			exp = dns_expiry(k, y, w);
 		}
 	return INFINITY;
 }
@@ -117,7 +169,8 @@ static double dns_first_fetch(const struct model_input *in, int c, double at)
 /* model_dns_client_take: client i's last request to the failed site, from the
  * start of the traffic: when it next takes an answer fetched at or after
  * the steer (steer_at, from the start) */
-double model_dns_client_take(const struct model_input *in, int i, double t0, double steer_at)
+double model_dns_client_take(const struct model_input *in, int i, double t0, double steer_at,
+			     double wall)
 {
 	const struct model_client *cl = &in->clients[i];
 	double ttl = cl->cache >= 0 ? in->caches[cl->cache].ttl_s : in->ttl_s;
@@ -127,7 +180,8 @@ double model_dns_client_take(const struct model_input *in, int i, double t0, dou
 		 * first time after t0 that its cache answers from an entry
 		 * fetched after the steer (or the first after the traffic) */
 		double s = cl->sticky_s, x = (floor(t0 / s) + 1) * s;
-		double want = cl->cache < 0 ? steer_at : dns_first_fetch(in, cl->cache, steer_at);
+		double want =
+		    cl->cache < 0 ? steer_at : dns_first_fetch(in, cl->cache, steer_at, wall);
 
 		if (want < steer_at)
 			want = steer_at;
@@ -155,6 +209,8 @@ double model_dns_client_take(const struct model_input *in, int i, double t0, dou
 		const struct model_cache *k = &in->caches[cl->cache];
 		double first = k->ttl_s - k->phase_s + k->drift_s, p = k->ttl_s + k->drift_s;
 
+		if (k->whole)
+			return dns_first_fetch(in, cl->cache, steer_at, wall) + k->drift_s;
 		if (steer_at <= first)
 			return first + k->drift_s;
 		return first + ceil((steer_at - first) / p) * p + k->drift_s;
@@ -206,7 +262,8 @@ int model_dns_draw(const struct model_input *in, const struct model_draw *d, str
 		 * the last request reached the site its way later */
 		if (cl->scheme == MODEL_DNS && cl->to_failed && !cl->pop)
 			c->last[i] =
-			    model_dns_client_take(in, i, d->t0_s, d->t0_s + c->steer - cl->ask_s) -
+			    model_dns_client_take(in, i, d->t0_s, d->t0_s + c->steer - cl->ask_s,
+						  d->u_wall) -
 			    d->t0_s + cl->arrive_s;
 	}
 	return 0;
@@ -232,7 +289,19 @@ double model_dns_upstream(const struct model_input *in)
 			used |= in->clients[i].scheme == MODEL_DNS && in->clients[i].cache == c;
 		if (!used)
 			continue;
-		dns_fetched(in, c, end, &n);
+		if (in->caches[c].whole) {
+			/* the fetches of whole seconds depend on the wall
+			 * clock's phase: their mean over it */
+			double sum = 0;
+
+			for (int j = 0; j < DNS_WALL_STEPS; j++) {
+				dns_fetched(in, c, end, (j + 0.5) / DNS_WALL_STEPS, &n);
+				sum += (double)n;
+			}
+			total += sum / DNS_WALL_STEPS + in->caches[c].walk;
+			continue;
+		}
+		dns_fetched(in, c, end, 0, &n);
 		total += (double)n + in->caches[c].walk;
 	}
 	for (int i = 0; i < in->nclients; i++) {

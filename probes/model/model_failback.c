@@ -93,7 +93,8 @@ int model_failback_draw(const struct model_input *in, int s, const struct model_
 		else if (s == MODEL_ANYCAST)
 			x = steer - cl->ask_s + cl->arrive_s;
 		else
-			x = model_dns_client_take(in, i, r, steer - cl->ask_s) + cl->arrive_s;
+			x = model_dns_client_take(in, i, r, steer - cl->ask_s, d->u_wall) +
+			    cl->arrive_s;
 		lo = fmin(lo, x);
 		hi = fmax(hi, x);
 	}

@@ -169,7 +169,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 	/* the clients' clocks alone (TCP): detect and steer are the scheme's */
 	const char *clients = limit[0] ? limit : in->clients_limit;
 	int nc = 0, rc = -1, detect_known = 1, rest_known = !clients[0];
-	int fb_known = in->recover_at_s >= 0, fb_first = 0;
+	int fb_known = in->recover_at_s >= 0, fb_first = 0, whole = model_dns_whole(in);
 	double *k[K_COUNT] = {0}, *cl = NULL, *last = NULL;
 	char blind[MODEL_NOTE_MAX]; /* why detect is not known, the rest with it */
 	struct model_clocks *c = calloc(1, sizeof(*c));
@@ -215,6 +215,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		dr.u_first = in->dns_sim ? lab_uniform(&seed) : 0;
 		dr.u_back = in->recover_at_s >= 0 ? lab_uniform(&seed) : 0;
 		dr.u_edge = in->recover_at_s >= 0 ? lab_uniform(&seed) : 0;
+		dr.u_wall = !whole ? 0 : in->wall_known ? in->wall_s : lab_uniform(&seed);
 		for (int p = 0; p < in->nprobers; p++)
 			dr.u_probers[p] = lab_uniform(&seed);
 		dr.t0_s = in->fail_at_s + in->fail_jitter_s * lab_uniform(&seed);

@@ -301,12 +301,18 @@ static void topo_caches(const struct topology *t, struct model_input *in, int ba
 		base[n] = -1;
 		if (r->kind != TOPO_RESOLVER)
 			continue;
-		if (r->impl != TOPO_IMPL_RESOLVERD) {
-			snprintf(in->dns_limit, sizeof(in->dns_limit),
-				 "[resolver] %s runs %s: its cache's behaviour is not modelled",
-				 r->name, topo_impl_name(r->impl));
-			continue;
-		}
+		if (r->impl != TOPO_IMPL_RESOLVERD)
+			model_note(
+			    notes, 0,
+			    "[resolver] %s runs %s: its cache keeps whole seconds, an entry "
+			    "fetched in second s answered %s (docs/model.md, \"Real "
+			    "resolvers\"); the wall clock's fraction of a second at the start "
+			    "of the traffic drawn",
+			    r->name, topo_impl_name(r->impl),
+			    r->impl == TOPO_IMPL_BIND
+				? "until second s + TTL begins"
+				: "until second s + TTL ends, with TTL 0 in that last part, "
+				  "its TTL-honouring clients asking every 0.1 s then");
 		ttl = model_topo_cache_ttl(t, n, ttl);
 		if (ttl != in->ttl_s)
 			model_note(notes, 0,
@@ -337,6 +343,9 @@ static void topo_caches(const struct topology *t, struct model_input *in, int ba
 			c->up_s = topo_owd(t, n, topo_server);
 			c->fill_s = c->up_s + topo_owd(t, topo_server, n);
 			topo_cache_upstream(t, n, c);
+			c->whole = r->impl == TOPO_IMPL_RESOLVERD ? 0
+				   : r->impl == TOPO_IMPL_BIND	  ? -1
+								  : 1;
 		}
 		if (model_topo_rsv(t, n, "phase"))
 			model_note(
@@ -344,6 +353,82 @@ static void topo_caches(const struct topology *t, struct model_input *in, int ba
 			    "[resolver] %s: phase = %s: cache k of its %u first expires "
 			    "(1 - phase_k) x TTL after the start of the traffic, then every TTL",
 			    r->name, model_topo_rsv(t, n, "phase"), r->count);
+	}
+}
+
+/* topo_late_outages: with real resolvers, whether every DNS outage of the
+ * timeline begins after every DNS client has moved at the latest (t0's
+ * latest, the last verdict, then the longest time from one fetch to the
+ * next: a TTL, the second past it, a client's 0.1 s hold and the refill's
+ * way; a sticky client's hold on top): the failover's clocks then do not
+ * see them, and the closed forms hold */
+static int topo_late_outages(struct model_input *in, struct model_notes *notes)
+{
+	double steer = 0, period = 0, sticky = 0, from = INFINITY, by;
+
+	for (int p = 0; p < in->nprobers; p++)
+		steer = fmax(steer, model_detect_max(&in->probers[p]) + in->probers[p].report_s);
+	for (int c = 0; c < in->ncaches; c++) {
+		if (in->caches[c].prefetch > 0)
+			return 0;
+		period = fmax(period, in->caches[c].ttl_s + 1 + 0.1 + 2 * in->caches[c].drift_s);
+	}
+	for (int i = 0; i < in->nclients; i++)
+		if (in->clients[i].scheme == MODEL_DNS) {
+			sticky = fmax(sticky, in->clients[i].sticky_s);
+			if (in->clients[i].cache < 0)
+				period = fmax(period, in->ttl_s + 0.1);
+		}
+	for (int o = 0; o < in->noutages; o++)
+		from = fmin(from, in->outages[o].from_s);
+	by = in->fail_at_s + in->fail_jitter_s + steer + period + sticky;
+	if (!isfinite(steer) || in->noutages == 0 || by >= from)
+		return 0;
+	model_note(notes, 0,
+		   "the DNS outages begin %g s into the traffic, after every DNS client has moved "
+		   "(by %.3f s at the latest): the failover's clocks do not see them",
+		   from, by);
+	return 1;
+}
+
+/* topo_real_limits: what the model does not follow through a real
+ * resolver (one of whole seconds): a DNS outage before its clients moved
+ * or a prefetch (their own upstream timers, docs/resolvers.md), a
+ * population */
+static void topo_real_limits(const struct topology *t, struct model_input *in,
+			     struct model_notes *notes)
+{
+	for (int n = 0; n < t->nnodes; n++) {
+		const struct topo_node *r = &t->nodes[n];
+		int pop = 0;
+
+		if (r->kind != TOPO_RESOLVER || r->impl == TOPO_IMPL_RESOLVERD)
+			continue;
+		if (!in->upstream_limit[0])
+			snprintf(
+			    in->upstream_limit, sizeof(in->upstream_limit),
+			    "[resolver] %s runs %s: its queries upstream beside the name's "
+			    "fills (its priming of the root, the lab's readiness query) are its "
+			    "own: not modelled",
+			    r->name, topo_impl_name(r->impl));
+		for (int c = 0; c < t->nnodes; c++)
+			pop |= t->nodes[c].kind == TOPO_CLIENT && t->nodes[c].resolver == n &&
+			       t->nodes[c].population > 0;
+		if (in->dns_limit[0])
+			continue;
+		if (in->dns_sim && topo_late_outages(in, notes)) {
+			/* the closed forms; the fail-back's through the
+			 * outages not modelled (model_topo_failback) */
+			in->dns_sim = 0;
+		} else if (in->dns_sim) {
+			snprintf(in->dns_limit, sizeof(in->dns_limit),
+				 "[resolver] %s runs %s: a DNS outage before its clients moved, "
+				 "or a prefetch (its own upstream timers): not modelled",
+				 r->name, topo_impl_name(r->impl));
+		} else if (pop)
+			snprintf(in->dns_limit, sizeof(in->dns_limit),
+				 "[resolver] %s runs %s: a population through it: not modelled",
+				 r->name, topo_impl_name(r->impl));
 	}
 }
 
@@ -831,6 +916,7 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 		if (in->clients[i].scheme == MODEL_DNS && in->clients[i].pop)
 			snprintf(in->dns_limit, sizeof(in->dns_limit),
 				 "a population through a cache that prefetches: not modelled");
+	topo_real_limits(t, in, notes);
 	model_topo_failback(t, k, in, site, notes);
 	if (model_failures(t) > 1)
 		model_note(notes, 0,

@@ -156,7 +156,8 @@ void model_topo_outages(const struct topology *t, struct model_input *in, const 
 				timeline_outage_add(t, in, e, base[ev->node] + (int)k);
 	}
 	in->dns_sim |= in->noutages > 0;
-	if (in->noutages)
+	/* through real resolvers: model_topo.c's topo_real_limits decides */
+	if (in->noutages && !model_dns_whole(in))
 		model_note(
 		    notes, 0,
 		    "dns outages (dns-down, resolver-down): every DNS client followed query by "
@@ -192,7 +193,7 @@ void model_topo_failback(const struct topology *t, int k, struct model_input *in
 		why = "a fail-back from a link-down (the routes' return with the link)";
 	else if (in->fail_jitter_s > 0)
 		why = "a fail-back with fail_jitter (each event of the timeline moved on its own)";
-	else if (in->dns_sim)
+	else if (in->dns_sim || in->noutages)
 		why = "a fail-back through a DNS outage or a prefetching cache";
 	else if (in->npops)
 		why = "a population's fail-back";

@@ -9,7 +9,8 @@
 #      (resolver-down): each client moves to site b within steer + TTL
 #      (2 s) + 1.5 s (clocks.json; unbound keeps an entry up to 1 s past its TTL), each resolver's upstream queries are
 #      counted from its cache address, and named's clients time out while
-#      it is down.
+#      it is down; every clock within the model's interval (each client's
+#      last request as its resolver's whole seconds make it).
 #   3. a knob unbound cannot express (phase): up fails naming the line and
 #      leaves no namespace, state directory, process or temporary file.
 #   The lab has a DNS tree (dns_tree = yes): each resolver walks it from the
@@ -80,6 +81,19 @@ done
 during() { # ADDRESS OUTCOME: rbdown's resolutions through ADDRESS by outcome
 	json "$clocks" ".dns_outages[] | select(.name == \"rbdown\") | .resolvers[\"$1\"].during.$2"
 }
+# the model of each client's last request, the run's wall clock known
+# (docs/model.md, "Real resolvers"): unbound and kresd keep the entry to
+# the whole second past its TTL, named drops it at the whole second before
+for r in $resolvers; do
+	IFS=: read -r node label user client addr <<<"$r"
+	id=$(json "$out/run/$client.client-dns.events.jsonl" 'select(.event == "client_started") | .client')
+	m=$(json "$clocks" ".schemes.dns.model.last_by_client_s[\"$id\"].p50")
+	[ "$m" != null ] || fail "$client via $label: no model of its last request"
+	echo "$client (via $label): the model's last request $m s after t0"
+done
+disagree=$(jq -r '.warnings[] | select(.code == "model_disagrees") | .message' "$clocks")
+[ -z "$disagree" ] || fail "model_disagrees: $disagree"
+echo "ok: every clock the model predicts within its bounds (no model_disagrees)"
 assert_gt "$(during 198.18.130.1 timeout)" 0 "resolver-down rb: named's clients' lookups timed out"
 assert_eq "$(during 198.18.130.1 fresh)" 0 "resolver-down rb: named's clients' fresh answers"
 assert_gt "$(during 198.18.128.1 fresh)" 0 "resolver-down rb: unbound's clients still answered"

@@ -356,7 +356,7 @@ static pid_t fake_authd(struct in_addr addr)
 		socklen_t flen = sizeof(from);
 		ssize_t n = recvfrom(fd, q, sizeof(q), 0, (struct sockaddr *)&from, &flen);
 		size_t end = 12;
-		int a;
+		int a, soa;
 
 		if (n < 17)
 			continue;
@@ -365,15 +365,24 @@ static pid_t fake_authd(struct in_addr addr)
 		end += 5; /* the root label, type, class */
 		if (end > (size_t)n)
 			continue;
-		a = q[end - 4] == 0 && q[end - 3] == 1; /* type A */
+		a = q[end - 4] == 0 && q[end - 3] == 1;	  /* type A */
+		soa = q[end - 4] == 0 && q[end - 3] == 6; /* the readiness query's */
 		memcpy(r, q, end);
-		r[2] = 0x84 | (q[2] & 0x01); /* QR, AA, RD as asked */
-		r[3] = 0x80;		     /* RA, NOERROR */
-		r[6] = 0, r[7] = (uint8_t)a; /* answers */
+		r[2] = 0x84 | (q[2] & 0x01);	     /* QR, AA, RD as asked */
+		r[3] = 0x80;			     /* RA, NOERROR */
+		r[6] = 0, r[7] = (uint8_t)(a | soa); /* answers */
 		r[8] = r[9] = r[10] = r[11] = 0;
 		if (a) {
 			const uint8_t rr[] = {0xc0, 12, 0, 1, 0,   1,  0, 0,
 					      0,    60, 0, 4, 198, 19, 1, 1};
+			memcpy(r + end, rr, sizeof(rr));
+			end += sizeof(rr);
+		}
+		if (soa) {
+			/* ". . 1 3600 600 86400 5" */
+			const uint8_t rr[] = {0xc0, 12, 0, 6, 0,  1,   0, 0, 0,	 60, 0, 22,
+					      0,    0,	0, 0, 0,  1,   0, 0, 14, 16, 0, 0,
+					      2,    88, 0, 1, 81, 128, 0, 0, 0,	 5};
 			memcpy(r + end, rr, sizeof(rr));
 			end += sizeof(rr);
 		}
@@ -444,7 +453,7 @@ static void test_start_ready_down(void **state)
 		assert_string_equal(got, want[i]);
 		free(got);
 	}
-	/* until every one answers the lab's name: each try waits for an
+	/* until every one answers the SOA of the lab's zone: each try waits for an
 	 * answer, at most 100 ms a node; a daemon that ends fails it */
 	for (int i = 0; i < 200 && !ready; i++) {
 		ready = lab_realres_ready(&lab);
