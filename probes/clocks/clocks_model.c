@@ -34,6 +34,7 @@ const struct clocks_model_row clocks_model_rows[] = {
     {"last packet max (s)", CLOCKS_MODEL_LAST_MAX, 1},
     {"lost (client)", CLOCKS_MODEL_LOST_CLIENT, 0},
     {"lost (capture)", CLOCKS_MODEL_LOST_CAPTURE, 0},
+    {"errors", CLOCKS_MODEL_ERRORS, 0},
     {"upstream DNS queries", CLOCKS_MODEL_UPSTREAM, 0},
     {"fail-back healthy (s)", CLOCKS_MODEL_FB_HEALTHY, 1},
     {"fail-back steer (s)", CLOCKS_MODEL_FB_STEER, 1},
@@ -78,6 +79,7 @@ static void clocks_model_scheme(const struct topology *t, const struct model_inp
 	    [CLOCKS_MODEL_LAST_MAX] = &sr->last_max,
 	    [CLOCKS_MODEL_LOST_CLIENT] = &sr->lost,
 	    [CLOCKS_MODEL_LOST_CAPTURE] = &sr->lost_site,
+	    [CLOCKS_MODEL_ERRORS] = &sr->errors,
 	    [CLOCKS_MODEL_DOWNTIME] = &sr->equivalent_downtime,
 	    [CLOCKS_MODEL_BUDGET_SHARE] = &sr->budget_share,
 	    [CLOCKS_MODEL_UPSTREAM] = &sr->upstream_queries,
@@ -93,6 +95,14 @@ static void clocks_model_scheme(const struct topology *t, const struct model_inp
 	ms->rate_per_s = sr->rate_per_s;
 	for (int c = 0; c < CLOCKS_MODEL_CLOCKS; c++)
 		clocks_model_iv_copy(&ms->clock[c], from[c]);
+	/* errors: a TCP or HTTP client's; a UDP one loses requests */
+	ms->tcp = sr->tcp;
+	if (!sr->tcp) {
+		ms->clock[CLOCKS_MODEL_ERRORS].known = 0;
+		snprintf(ms->clock[CLOCKS_MODEL_ERRORS].why,
+			 sizeof(ms->clock[CLOCKS_MODEL_ERRORS].why),
+			 "no TCP or HTTP client: a request is lost, not an error");
+	}
 	for (int j = 0; j < sr->clients && ms->nclients < CLOCKS_MAX_CLIENTS; j++) {
 		const struct model_client *mc = &mi->clients[sr->client_index[j]];
 		struct clocks_model_client *c = &ms->client[ms->nclients++];
@@ -306,6 +316,8 @@ int clocks_model_measured(const struct clocks_input *in, const struct clocks_res
 		return clocks_model_count(r->lost_client, v);
 	case CLOCKS_MODEL_LOST_CAPTURE:
 		return clocks_model_count(r->lost_capture, v);
+	case CLOCKS_MODEL_ERRORS:
+		return clocks_model_count(r->errors, v);
 	case CLOCKS_MODEL_DOWNTIME:
 		if (!r->has_budget || r->budget.downtime_s < 0)
 			return -1;
@@ -351,6 +363,7 @@ double clocks_model_tolerance(const struct clocks_model *m, int i, enum clocks_m
 	switch (c) {
 	case CLOCKS_MODEL_LOST_CLIENT:
 	case CLOCKS_MODEL_LOST_CAPTURE:
+	case CLOCKS_MODEL_ERRORS:
 		/* each client's last packet tol later: its rate x tol more */
 		return s->rate_per_s * tol + 1;
 	case CLOCKS_MODEL_BUDGET_SHARE:
@@ -457,8 +470,9 @@ int clocks_model_judge(const struct clocks_input *in, int i, enum clocks_model_c
 	    (!window->known ||
 	     window->max + clocks_model_tolerance(m, i, CLOCKS_MODEL_WINDOW) >= next))
 		return CLOCKS_MODEL_LATER_STEP;
-	if ((c == CLOCKS_MODEL_LOST_CLIENT || c == CLOCKS_MODEL_DOWNTIME ||
-	     c == CLOCKS_MODEL_BUDGET_SHARE || c >= CLOCKS_MODEL_UPSTREAM) &&
+	if ((c == CLOCKS_MODEL_LOST_CLIENT || c == CLOCKS_MODEL_ERRORS ||
+	     c == CLOCKS_MODEL_DOWNTIME || c == CLOCKS_MODEL_BUDGET_SHARE ||
+	     c >= CLOCKS_MODEL_UPSTREAM) &&
 	    next < after)
 		return CLOCKS_MODEL_LATER_STEP;
 	if (v > iv->max + tol)

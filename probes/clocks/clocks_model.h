@@ -55,6 +55,7 @@ enum clocks_model_clock {
 	CLOCKS_MODEL_LAST_MAX,
 	CLOCKS_MODEL_LOST_CLIENT,  /* the model's lost requests, */
 	CLOCKS_MODEL_LOST_CAPTURE, /* for each of the two counts */
+	CLOCKS_MODEL_ERRORS,	   /* TCP and HTTP clients' failed requests */
 	CLOCKS_MODEL_DOWNTIME,	   /* the budget's equivalent_downtime_s */
 	CLOCKS_MODEL_BUDGET_SHARE, /* budget_share_downtime */
 	CLOCKS_MODEL_UPSTREAM,	   /* dns only */
@@ -89,6 +90,7 @@ struct clocks_model_client {
 
 struct clocks_model_scheme {
 	int present; /* the model has clients of the scheme */
+	int tcp;     /* of them TCP or HTTP clients (the errors row) */
 	int clients;
 	double rate_per_s;
 	struct clocks_model_iv clock[CLOCKS_MODEL_CLOCKS];

@@ -146,7 +146,8 @@ static void clocks_model_print_missing(FILE *out, const struct clocks_input *in,
 			const struct clocks_model_iv *v = &s->clock[clocks_model_rows[k].c];
 			int n = 0;
 
-			if (done[k] || v->known ||
+			/* errors: said where lost is */
+			if (done[k] || v->known || clocks_model_rows[k].c == CLOCKS_MODEL_ERRORS ||
 			    clocks_model_row_na(&res[i], clocks_model_rows[k].c))
 				continue;
 			fprintf(out, "not modelled: %s ", res[i].scheme);
@@ -212,6 +213,7 @@ static const char *const clocks_model_keys[CLOCKS_MODEL_CLOCKS] = {
     [CLOCKS_MODEL_LAST_MAX] = "last_per_client_s.max",
     [CLOCKS_MODEL_LOST_CLIENT] = "lost_client",
     [CLOCKS_MODEL_LOST_CAPTURE] = "lost_capture",
+    [CLOCKS_MODEL_ERRORS] = "errors",
     [CLOCKS_MODEL_DOWNTIME] = "budget.equivalent_downtime_s",
     [CLOCKS_MODEL_BUDGET_SHARE] = "budget.budget_share_downtime",
     [CLOCKS_MODEL_UPSTREAM] = "upstream_queries",
@@ -267,6 +269,9 @@ json_t *clocks_model_json(const struct clocks_input *in, const struct clocks_res
 		json_decref(tol);
 		return NULL;
 	}
+	if (s->tcp)
+		json_object_set_new(o, "errors",
+				    clocks_model_iv_json(&s->clock[CLOCKS_MODEL_ERRORS]));
 	if (r->upstream_queries != CLOCKS_NA) {
 		json_object_set_new(o, "upstream_queries",
 				    clocks_model_iv_json(&s->clock[CLOCKS_MODEL_UPSTREAM]));
@@ -290,7 +295,8 @@ json_t *clocks_model_json(const struct clocks_input *in, const struct clocks_res
 		double x;
 		int lb, judged;
 
-		if (clocks_model_row_na(r, (enum clocks_model_clock)c))
+		if (clocks_model_row_na(r, (enum clocks_model_clock)c) ||
+		    (c == CLOCKS_MODEL_ERRORS && !s->tcp))
 			continue;
 		if (!v->known) {
 			json_object_set_new(why, clocks_model_keys[c],

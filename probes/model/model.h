@@ -264,7 +264,24 @@ struct model_client {
 	double arrive_s, ask_s;
 	/* dns: its query's way to its cache and the answer's back */
 	double to_cache_s, from_cache_s;
+	/* what its requests travel on (docs/model.md, "Connections"): enum
+	 * model_proto; tcp_now, a TCP client that reconnects every 100 ms
+	 * rather than backing off */
+	int proto;
+	int tcp_now;
 };
+
+/* a client's requests: datagrams (each one sent to a dead site lost), one
+ * TCP connection (reconnecting with a backoff), HTTP through libcurl (a
+ * connection for a request when none is open) */
+enum model_proto { MODEL_UDP, MODEL_TCP, MODEL_HTTP };
+
+/* model_tcp_reconnect: a TCP client whose connection broke at 0 (a
+ * killed site's kernel closed it) and whose connections are refused until
+ * `moved`: the attempt that is not, its first at once, then after 100 ms,
+ * 200 ms, 400 ms ... up to 1 s between them (agents/client/tcp.c;
+ * every 100 ms with now) */
+double model_tcp_reconnect(double moved, int now);
 
 /* a population (docs/agents.md, "Populations"): n logical clients of one
  * client node, each laid out as the client agent lays it (lib/popseq.h):
@@ -422,6 +439,11 @@ struct model_scheme_result {
 	/* of lost, those sent to the failed site (the capture's count there):
 	 * not those lost on the way while BGP's routers disagree */
 	struct model_iv lost_site;
+	/* requests that failed at once rather than being lost (a TCP or HTTP
+	 * client's, refused or with no connection); tcp: the scheme has TCP or
+	 * HTTP clients (else the row is not drawn) */
+	struct model_iv errors;
+	int tcp;
 	struct model_iv upstream_queries, upstream_per_s; /* dns only */
 	/* the fail-back, after the recovery (in->recover_at_s >= 0): the site
 	 * declared alive again, the route or the answer back, the first and

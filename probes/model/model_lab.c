@@ -125,6 +125,20 @@ static double lab_pop(const struct model_pop_plan *pl, const struct model_client
 	return max;
 }
 
+double model_tcp_reconnect(double moved, int now)
+{
+	double at = 0, wait = 0.1;
+
+	/* the first attempt at once, then the waits (agents/client/tcp.c,
+	 * client_tcp_retry_ns) */
+	while (at < moved) {
+		at += wait;
+		if (!now && wait < 1)
+			wait = fmin(wait * 2, 1);
+	}
+	return at;
+}
+
 unsigned model_draws(const struct model_input *in)
 {
 	unsigned n = in->samples ? in->samples : MODEL_SAMPLES;
@@ -148,6 +162,7 @@ enum {
 	K_P99,
 	K_MAX,
 	K_LOST,
+	K_ERRORS,
 	K_DOWN,
 	K_BUDGET,
 	K_SITE,
@@ -181,6 +196,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		if (in->clients[i].scheme == s) {
 			sr->client_index[nc++] = i;
 			sr->rate_per_s += in->clients[i].rate_per_s;
+			sr->tcp |= in->clients[i].proto != MODEL_UDP;
 		}
 	sr->clients = nc;
 	/* a population's logical clients each count as one (the measured
@@ -202,7 +218,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		goto out;
 	for (unsigned d = 0; d < n; d++) {
 		struct model_draw dr;
-		double lost = 0, window = 0, end, effect, site;
+		double lost = 0, window = 0, end, effect, site, errors = 0;
 
 		dr.u_site = lab_uniform(&seed);
 		dr.u_refresh = lab_uniform(&seed);
@@ -277,6 +293,22 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 				for (size_t u = first; u < users; u++)
 					last[u] = 0;
 			}
+			/* over TCP or HTTP a killed site's kernel refuses every
+			 * connection: the requests fail at once (errors) until
+			 * the client connects elsewhere, none reaches the site */
+			if (m->proto != MODEL_UDP && x > 0) {
+				double until =
+				    m->proto == MODEL_TCP
+					? model_tcp_reconnect(x - effect, m->tcp_now) + effect
+					: x;
+
+				errors += m->rate_per_s * fmin(until, end + effect);
+				lost = was_lost;
+				site = was_site;
+				x = 0;
+				for (size_t u = first; u < users; u++)
+					last[u] = 0;
+			}
 			cl[(size_t)j * n + d] = x;
 			if (x > window)
 				window = x;
@@ -298,8 +330,9 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		k[K_P99][d] = users ? lab_rank(last, users, 99) : 0;
 		k[K_MAX][d] = window;
 		k[K_LOST][d] = lost;
+		k[K_ERRORS][d] = errors;
 		k[K_SITE][d] = site;
-		k[K_DOWN][d] = sr->rate_per_s > 0 ? lost / sr->rate_per_s : 0;
+		k[K_DOWN][d] = sr->rate_per_s > 0 ? (lost + errors) / sr->rate_per_s : 0;
 		k[K_BUDGET][d] = k[K_DOWN][d] / budget_s;
 	}
 	if (!detect_known) {
@@ -363,6 +396,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		lab_iv(k[K_P99], n, &sr->last_p99);
 		lab_iv(k[K_MAX], n, &sr->last_max);
 		lab_iv(k[K_LOST], n, &sr->lost);
+		lab_iv(k[K_ERRORS], n, &sr->errors);
 		lab_iv(k[K_SITE], n, &sr->lost_site);
 		lab_iv(k[K_DOWN], n, &sr->equivalent_downtime);
 		lab_iv(k[K_BUDGET], n, &sr->budget_share);
@@ -370,14 +404,10 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 			lab_iv(cl + (size_t)j * n, n, &sr->client_last[j]);
 	} else {
 		const char *why = clients[0] ? clients : "not modelled";
-		struct model_iv *rest[] = {&sr->window,
-					   &sr->last_p50,
-					   &sr->last_p99,
-					   &sr->last_max,
-					   &sr->lost,
-					   &sr->lost_site,
-					   &sr->equivalent_downtime,
-					   &sr->budget_share};
+		struct model_iv *rest[] = {
+		    &sr->window,      &sr->last_p50, &sr->last_p99,  &sr->last_max,
+		    &sr->lost,	      &sr->errors,   &sr->lost_site, &sr->equivalent_downtime,
+		    &sr->budget_share};
 
 		for (size_t j = 0; j < sizeof(rest) / sizeof(rest[0]); j++)
 			lab_unknown(rest[j], why);

@@ -571,6 +571,34 @@ static int topo_pop(const struct topology *t, struct model_input *in, int n, con
 	return 0;
 }
 
+/* topo_tcp_limit: why TCP or HTTP client c's window and losses are not
+ * modelled, into in->clients_limit (docs/model.md, "Connections"): a kill
+ * or a crash (the site's kernel refuses at once) of a client that keeps one
+ * connection, or HTTP's, resolving for itself, is */
+static void topo_tcp_limit(const struct topology *t, struct model_input *in,
+			   const struct topo_node *c)
+{
+	const char *why = NULL;
+
+	(void)t;
+	if (in->how != MODEL_KILL && in->how != MODEL_CRASH)
+		why = "over a connection, only a kill's or a crash's (the site's kernel refusing "
+		      "at once)";
+	else if (c->population > 0)
+		why = "a population over TCP or HTTP";
+	else if (c->requests_per_conn || c->idle_timeout_ns || c->pipeline)
+		why = "a TCP client that closes its connections itself (requests_per_conn, "
+		      "idle_timeout) or limits what is outstanding on one (pipeline)";
+	else if (c->addresses == TOPO_ADDRESSES_NEXT)
+		why = "a TCP client that tries an answer's next address";
+	else if (c->proto == TOPO_PROTO_HTTP && c->resolve == TOPO_RESOLVE_LIBCURL)
+		why = "an HTTP client that lets libcurl resolve (its own DNS cache)";
+	if (why)
+		snprintf(in->clients_limit, sizeof(in->clients_limit),
+			 "TCP and HTTP clients (connections, reconnections): %s; not modelled",
+			 why);
+}
+
 /* topo_clients: each client node's flows */
 static void topo_clients(const struct topology *t, struct model_input *in, int site,
 			 const int base[], int dns_on_failed,
@@ -585,15 +613,17 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 			continue;
 		/* their detect and steer are any client's */
 		if (c->proto != TOPO_PROTO_UDP && !in->clients_limit[0])
-			snprintf(in->clients_limit, sizeof(in->clients_limit),
-				 "TCP and HTTP clients (connections, reconnections) are not "
-				 "modelled");
+			topo_tcp_limit(t, in, c);
 		if (c->mode != TOPO_MODE_DNS) {
 			struct model_client *m = &in->clients[in->nclients++];
 			int to = bgp ? bgp[n].on : model_topo_catchment(t, n, site);
 
 			snprintf(m->name, sizeof(m->name), "%s", c->name);
 			m->scheme = MODEL_ANYCAST;
+			m->proto = c->proto == TOPO_PROTO_TCP	 ? MODEL_TCP
+				   : c->proto == TOPO_PROTO_HTTP ? MODEL_HTTP
+								 : MODEL_UDP;
+			m->tcp_now = t->reconnect == 1;
 			m->rate_per_s = c->rate;
 			m->to_failed = to == 1;
 			m->ask_s = topo_owd(t, n, topo_node_router(t, site));
@@ -630,6 +660,10 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 
 			snprintf(m->name, sizeof(m->name), "%s", c->name);
 			m->scheme = MODEL_DNS;
+			m->proto = c->proto == TOPO_PROTO_TCP	 ? MODEL_TCP
+				   : c->proto == TOPO_PROTO_HTTP ? MODEL_HTTP
+								 : MODEL_UDP;
+			m->tcp_now = t->reconnect == 1;
 			m->rate_per_s = c->rate;
 			m->to_failed = dns_on_failed;
 			m->sticky_s = (double)c->sticky_ns / NS;
@@ -885,6 +919,15 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 	} else {
 		topo_clients(t, in, site, base, on_failed, NULL, notes);
 	}
+	/* a SYN that reaches no site waits for its retransmission (1 s) */
+	for (int i = 0; i < in->nclients && !in->clients_limit[0]; i++)
+		if (in->clients[i].proto != MODEL_UDP &&
+		    (in->clients[i].lost_extra_s > 0 || in->clients[i].alt_lost_extra_s > 0))
+			snprintf(in->clients_limit, sizeof(in->clients_limit),
+				 "TCP and HTTP clients (connections, reconnections): %s's packets "
+				 "reach no site while BGP's routers disagree (a lost SYN waits for "
+				 "its retransmission); not modelled",
+				 in->clients[i].name);
 	in->withdraw_s = topo_owd(t, site, topo_node_router(t, site));
 	if (in->routing == MODEL_BGP && action >= 0)
 		topo_bgp(t, in, site, notes);

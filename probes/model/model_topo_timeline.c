@@ -199,6 +199,10 @@ void model_topo_failback(const struct topology *t, int k, struct model_input *in
 		why = "a population's fail-back";
 	else if (in->clients_limit[0])
 		why = in->clients_limit;
+	for (int i = 0; i < in->nclients && why == NULL; i++)
+		if (in->clients[i].proto != MODEL_UDP)
+			why = "a fail-back of TCP or HTTP clients (a connection stays where it was "
+			      "made until it breaks)";
 	if (why) {
 		snprintf(in->failback_limit, sizeof(in->failback_limit), "%.290s: not modelled",
 			 why);

@@ -48,7 +48,7 @@ struct write_row {
 	size_t off; /* of the struct model_iv in struct model_scheme_result */
 	double scale;
 	int decimals;
-	int dns_only;
+	int dns_only; /* 1: a DNS row; 2: a row of TCP and HTTP clients alone */
 };
 
 #define ROW(l, f, sc, d, o)                                                                        \
@@ -64,6 +64,7 @@ static const struct write_row write_rows[] = {
     ROW("last packet p99 (s)", last_p99, 1, 3, 0),
     ROW("last packet max (s)", last_max, 1, 3, 0),
     ROW("lost (requests)", lost, 1, 0, 0),
+    ROW("errors (requests)", errors, 1, 0, 2),
     ROW("equivalent downtime (s)", equivalent_downtime, 1, 3, 0),
     ROW("budget used: downtime (%)", budget_share, 100, 4, 0),
     ROW("upstream DNS queries", upstream_queries, 1, 0, 1),
@@ -90,7 +91,7 @@ static void write_row_line(const struct model_result *r, const struct write_row 
 
 		if (!r->s[s].present)
 			continue;
-		if (w->dns_only && s != MODEL_DNS)
+		if (w->dns_only == 1 && s != MODEL_DNS)
 			fprintf(out, "%26s", "n/a");
 		else
 			fprintf(out, "%26s", write_iv(v, w->scale, w->decimals, buf, sizeof(buf)));
@@ -115,7 +116,8 @@ void model_print(const struct model_input *in, const struct model_result *r,
 			fprintf(out, "%26s", write_scheme_name[s]);
 	fprintf(out, "\n");
 	for (size_t i = 0; i < sizeof(write_rows) / sizeof(write_rows[0]); i++)
-		write_row_line(r, &write_rows[i], out);
+		if (write_rows[i].dns_only != 2 || r->s[MODEL_ANYCAST].tcp || r->s[MODEL_DNS].tcp)
+			write_row_line(r, &write_rows[i], out);
 	if (in->recover_at_s >= 0) {
 		fprintf(out, "recovered (s)%15s", "");
 		for (int s = 0; s < MODEL_SCHEMES; s++)
@@ -183,14 +185,18 @@ static json_t *write_scheme(const struct model_input *in, const struct model_res
 		      sr->clients, "p50", write_iv_json(&sr->last_p50), "p99",
 		      write_iv_json(&sr->last_p99), "max", write_iv_json(&sr->last_max),
 		      "last_by_client_s", by, "lost_client", write_iv_json(&sr->lost),
-		      "lost_capture", write_iv_json(&sr->lost), "budget", "slo_pct", in->slo_pct,
-		      "budget_s", r->budget_s, "rate_per_s", sr->rate_per_s,
+		      "lost_capture", write_iv_json(&sr->lost_site), "budget", "slo_pct",
+		      in->slo_pct, "budget_s", r->budget_s, "rate_per_s", sr->rate_per_s,
 		      "equivalent_downtime_s", write_iv_json(&sr->equivalent_downtime),
 		      "budget_share_downtime", write_iv_json(&sr->budget_share));
 	if (o == NULL || why == NULL) {
 		json_decref(o);
 		json_decref(why);
 		return NULL;
+	}
+	if (sr->tcp) {
+		json_object_set_new(o, "errors", write_iv_json(&sr->errors));
+		write_why(why, "errors", &sr->errors);
 	}
 	if (s == MODEL_DNS) {
 		json_object_set_new(o, "upstream_queries", write_iv_json(&sr->upstream_queries));
