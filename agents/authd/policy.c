@@ -3,16 +3,7 @@
 
 #include <string.h>
 
-uint64_t authd_rng_next(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x ? x : 0x9e3779b97f4a7c15ULL;
-	return x * 0x2545f4914f6cdd1dULL;
-}
+#include "rng.h"
 
 void authd_client_from_sockaddr(struct authd_client *c, const struct sockaddr *sa)
 {
@@ -318,7 +309,7 @@ int authd_policy_weighted_pick(struct authd_name *nm, int fam, const struct auth
 
 		for (int i = 0; i < p->n; i++)
 			total += nm->weight[p->slot[i]];
-		r = authd_rng_next(rng) % (uint64_t)total;
+		r = rng_next(rng) % (uint64_t)total;
 		for (int i = 0; i < p->n; i++) {
 			uint64_t w = nm->weight[p->slot[i]];
 
@@ -371,7 +362,7 @@ int authd_policy_records(struct authd_name *nm, int fam, const struct authd_pick
 	/* a random AUTHD_MULTIVALUE_MAX of them, in random order */
 	keep = n < AUTHD_MULTIVALUE_MAX ? n : AUTHD_MULTIVALUE_MAX;
 	for (int i = 0; i < keep; i++) {
-		int j = i + (int)(authd_rng_next(rng) % (uint64_t)(n - i));
+		int j = i + (int)(rng_next(rng) % (uint64_t)(n - i));
 		const knot_rdata_t *t = out[i];
 
 		out[i] = out[j];

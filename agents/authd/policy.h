@@ -61,9 +61,6 @@ int authd_policy_weighted_pick(struct authd_name *nm, int fam, const struct auth
  * 0 (a site of weight 0 is handed out to no one: drained by weight). */
 int authd_name_weighted(const struct authd_name *nm);
 
-/* authd_rng_next: xorshift64*. */
-uint64_t authd_rng_next(uint64_t *state);
-
 /* authd_client_from_sockaddr: the querier as its source address says
  * (IPv4-mapped IPv6 as IPv4). */
 void authd_client_from_sockaddr(struct authd_client *c, const struct sockaddr *sa);

@@ -26,7 +26,13 @@ struct popdns {
 	struct pop *pop;
 	struct event_log *ev;
 	uint64_t queries, answers, failures, changes;
+	uint64_t rng;	      /* the queries' ids (lib/rng.h) */
+	struct udp_batch *io; /* queries queued, answers read, POPDNS_BATCH at once */
 };
+
+#define POPDNS_BATCH 64
+#define POPDNS_QUERY_MAX 512
+#define POPDNS_ANSWER_MAX 4096 /* an answer for a name's A records; a longer one is cut */
 
 /* popdns_open: the socket; the name; the resolvers' list. 0 or -1 (logged). */
 int popdns_open(struct popdns *d, struct pop *pop, const struct sockaddr_in *res, int nres,
@@ -40,6 +46,10 @@ int popdns_first(struct popdns *d);
 /* popdns_check: client j is about to send at now: it asks if its hold has
  * run out, or asks again if its query went unanswered CLIENT_DNS_RETRY_NS. */
 void popdns_check(struct popdns *d, uint32_t j, int64_t now);
+
+/* popdns_flush: sends the queries popdns_check queued (with the requests'
+ * batch, before it: a client's query leaves before its request). */
+void popdns_flush(struct popdns *d);
 
 /* popdns_receive: reads the answers waiting. */
 void popdns_receive(struct popdns *d, int64_t now);

@@ -175,8 +175,11 @@ static int client_send_pop(struct client *c, int64_t now, unsigned budget)
 		sent++;
 		poptcp_send(c->poptcp, (uint32_t)j, &m, s);
 	}
-	if (c->poptcp)
+	if (c->poptcp) {
+		if (c->popdns)
+			popdns_flush(c->popdns);
 		return (int)sent;
+	}
 
 	while (sent < budget) {
 		struct client_sending snd = {.c = c, .base = c->ring.head};
@@ -212,6 +215,8 @@ static int client_send_pop(struct client *c, int64_t now, unsigned budget)
 			break;
 		c->stats.sent += n;
 		sent += n;
+		if (c->popdns)
+			popdns_flush(c->popdns);
 		udp_send(c->fd, io, client_refused, &snd);
 		if (n < CLIENT_BATCH)
 			break;

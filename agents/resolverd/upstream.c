@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include "iter_msg.h"
 #include "log.h"
 #include "msg.h"
+#include "rng.h"
 #include "timeutil.h"
 #include "udpbatch.h"
 #include "upstream_int.h"
@@ -29,15 +29,6 @@ struct rsv_up_batch {
 	struct udp_batch *rx; /* the upstreams' answers */
 	uint8_t query[KNOT_WIRE_MIN_PKTSIZE];
 };
-
-static uint64_t rsv_up_rand(struct rsv_upstream *u)
-{
-	/* xorshift64*: unpredictable enough for a lab, and cheap */
-	u->rng ^= u->rng >> 12;
-	u->rng ^= u->rng << 25;
-	u->rng ^= u->rng >> 27;
-	return u->rng * 2685821657736338717ULL;
-}
 
 static uint32_t rsv_id_hash(const struct rsv_inst *in, uint16_t id)
 {
@@ -70,10 +61,7 @@ int rsv_up_init(struct rsv_ctx *ctx)
 		log_warn("%s: calloc", __func__);
 		return -1;
 	}
-	if (getrandom(&u->rng, sizeof(u->rng), GRND_NONBLOCK) != sizeof(u->rng))
-		u->rng = (uint64_t)now_real_ns() ^ ((uint64_t)getpid() << 32);
-	if (u->rng == 0)
-		u->rng = 0x9e3779b97f4a7c15ULL;
+	u->rng = rng_seed();
 	return 0;
 }
 
@@ -266,7 +254,7 @@ struct rsv_pending *rsv_up_start(struct rsv_inst *in, const struct rsv_key *k,
 	p->tcp_fd.fd = -1;
 	p->wtail = &p->waiters;
 	do
-		p->id = (uint16_t)(rsv_up_rand(u) >> 48);
+		p->id = (uint16_t)(rng_next(&u->rng) >> 48);
 	while (rsv_up_by_id(in, p->id));
 	hmap_insert(&u->by_id, &p->id_node, rsv_id_hash(in, p->id));
 	hmap_insert(&u->by_key, &p->key_node, rsv_key_hash(in, k));
@@ -309,7 +297,7 @@ void rsv_up_new_id(struct rsv_pending *p)
 
 	hmap_remove(&u->by_id, &p->id_node);
 	do
-		p->id = (uint16_t)(rsv_up_rand(u) >> 48);
+		p->id = (uint16_t)(rng_next(&u->rng) >> 48);
 	while (rsv_up_by_id(in, p->id));
 	hmap_insert(&u->by_id, &p->id_node, rsv_id_hash(in, p->id));
 }

@@ -300,12 +300,14 @@ static void test_asks_when_hold_runs_out(void **state)
 	/* not due yet: no query */
 	t = f->pop.c[0].refresh_ns - 1;
 	popdns_check(&f->d, 0, t);
+	popdns_flush(&f->d);
 	assert_int_equal(f->d.queries, 2);
 	nothing_waiting(f->fd[0]);
 
 	/* due: asks its resolver, and takes the new answer */
 	t = f->pop.c[0].refresh_ns;
 	popdns_check(&f->d, 0, t);
+	popdns_flush(&f->d);
 	assert_int_equal(f->d.queries, 3);
 	assert_true(f->pop.c[0].flags & POP_F_ASKING);
 	serve(f, 0, "198.19.1.9", 20, 1, NULL);
@@ -321,6 +323,7 @@ static void test_asks_when_hold_runs_out(void **state)
 	/* the same answer again: counted, no event; a TTL of 0 held 100 ms */
 	t = f->pop.c[1].refresh_ns;
 	popdns_check(&f->d, 1, t);
+	popdns_flush(&f->d);
 	serve(f, 1, "198.19.2.1", 0, 1, NULL);
 	receive(f, t);
 	assert_int_equal(f->pop.c[1].refresh_ns, t + CLIENT_DNS_MIN_TTL_NS);
@@ -328,6 +331,7 @@ static void test_asks_when_hold_runs_out(void **state)
 	/* the sticky client holds whatever it gets for its 60 s */
 	t = f->pop.c[3].refresh_ns;
 	popdns_check(&f->d, 3, t);
+	popdns_flush(&f->d);
 	serve(f, 1, "198.19.2.7", 5, 1, NULL);
 	receive(f, t);
 	assert_string_equal(addr_of(f, 3), "198.19.2.7");
@@ -356,13 +360,16 @@ static void test_unanswered_asked_again(void **state)
 	free(first(f));
 	t = f->pop.c[2].refresh_ns;
 	popdns_check(&f->d, 2, t);
+	popdns_flush(&f->d);
 	serve(f, 0, NULL, 0, 0, &id1); /* lost */
 	/* within the retry time: it waits */
 	popdns_check(&f->d, 2, t + CLIENT_DNS_RETRY_NS - 1);
+	popdns_flush(&f->d);
 	nothing_waiting(f->fd[0]);
 	assert_int_equal(f->d.queries, 3);
 	/* then asks again, the first counted as a failure */
 	popdns_check(&f->d, 2, t + CLIENT_DNS_RETRY_NS);
+	popdns_flush(&f->d);
 	assert_int_equal(f->d.queries, 4);
 	assert_int_equal(f->d.failures, 1);
 	/* the answer comes twice: taken once */
@@ -390,6 +397,7 @@ static void test_own_source_addresses(void **state)
 		int64_t t = f->pop.c[j].refresh_ns;
 
 		popdns_check(&f->d, j, t);
+		popdns_flush(&f->d);
 		src = serve(f, (int)(j % 2), "198.19.3.3", 30, 1, NULL);
 		inet_ntop(AF_INET, &src, a, sizeof(a));
 		assert_string_equal(a, j % 2 ? "127.0.0.3" : "127.0.0.2");
