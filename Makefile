@@ -431,12 +431,8 @@ bench-links:
 # -fsanitize=fuzzer-no-link, address and undefined.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
-# make check builds them at -O0 in a directory of their own (FUZZ_OPT,
-# FUZZ_DIR: a third of -O1's compile time, for its 5 s of each)
-FUZZ_OPT ?= -O1
-FUZZ_DIR ?= build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=gnu11 -g1 $(FUZZ_OPT) -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli \
+FUZZ_CFLAGS := -std=gnu11 -g1 -O1 -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli \
 	-Iprobes/clocks -Iprobes/model -I. \
 	$(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
 FUZZ_TARGETS := authd resolverd-answer resolverd-query resolverd-walk topology pcap events requests \
@@ -464,26 +460,26 @@ FUZZ_SRC_events := $(FUZZ_CLOCKS_SRC) tests/fuzz/events_write.c
 # the client's writer of the same records, for the round trip
 FUZZ_SRC_requests := $(FUZZ_CLOCKS_SRC) agents/client/record.c
 
-fuzz_obj = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(1))
+fuzz_obj = $(patsubst %.c,build/fuzz/obj/%.o,$(1))
 
-$(FUZZ_DIR)/obj/%.o: %.c
+build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
 define fuzz_rule
-$(FUZZ_DIR)/fuzz_$(1): $(call fuzz_obj,tests/fuzz/fuzz_$(subst -,_,$(1)).c $(FUZZ_SRC_$(1)) $(LIB_SRC))
-	$(FUZZ_CC) $(FUSE_LD) $(FUZZ_SAN) -fsanitize=fuzzer -o $$@ $$^ $(PKG_LIBS) -lm
+build/fuzz/fuzz_$(1): $(call fuzz_obj,tests/fuzz/fuzz_$(subst -,_,$(1)).c $(FUZZ_SRC_$(1)) $(LIB_SRC))
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $$@ $$^ $(PKG_LIBS) -lm
 
 .PHONY: fuzz-run-$(1)
-fuzz-run-$(1): $(FUZZ_DIR)/fuzz_$(1)
-	@mkdir -p $(FUZZ_DIR)/corpus-$(1)
-	$(FUZZ_DIR)/fuzz_$(1) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-		-artifact_prefix=$(FUZZ_DIR)/$(1)- $(FUZZ_DIR)/corpus-$(1) tests/fuzz/corpus/$(1)
+fuzz-run-$(1): build/fuzz/fuzz_$(1)
+	@mkdir -p build/fuzz/corpus-$(1)
+	build/fuzz/fuzz_$(1) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		-artifact_prefix=build/fuzz/$(1)- build/fuzz/corpus-$(1) tests/fuzz/corpus/$(1)
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rule,$(t))))
 
 .PHONY: fuzz fuzz-run
-fuzz: $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))
+fuzz: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
 
 # libFuzzer takes a core each: make -jN fuzz-run runs N at once (make check
 # runs them as many as there are CPUs, FUZZ_SECONDS each)

@@ -7,8 +7,7 @@
 # (tests/run-integration.sh). From the end of the release build on, beside
 # the rest at a lower priority: the build under AddressSanitizer and
 # UndefinedBehaviorSanitizer, then its unit tests, and at the same time the
-# fuzzers' build (at -O0, in build/fuzz-check) and run (all at once, each
-# for FUZZ_SECONDS of wall time,
+# fuzzers' build and run (all at once, each for FUZZ_SECONDS of wall time,
 # 5 here: libFuzzer's budget is the clock's, so eight at once take 5 s and
 # what CPU there is, where two at a time took 20 s and two cores). What the
 # labs leave of the CPU goes to those. At the end, the wall time of every
@@ -23,9 +22,6 @@ make=${MAKE:-make}
 jobs=${CHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}
 fuzz_seconds=${FUZZ_SECONDS:-5}
 fuzz_targets=$(ls tests/fuzz/fuzz_*.c | wc -l)
-# the fuzzers at -O0, apart from `make fuzz`'s -O1 (46 CPU-s to build
-# against 80: the gate's two cores are busy from its start to its end)
-fuzz_build="FUZZ_DIR=build/fuzz-check FUZZ_OPT=-O0"
 logs=$(mktemp -d /tmp/steerlab-check.XXXXXX)
 begin=$(date +%s)
 names=() secs=() results=()
@@ -78,9 +74,9 @@ beside() {
 			step unit-asan nice -n 5 env UNIT_JOBS="$jobs" "$make" --no-print-directory SAN=1 \
 				BUILD=build/asan unit-run
 	} &
-	step fuzz-build nice -n 15 "$make" -j"$jobs" --no-print-directory $fuzz_build fuzz &&
-		step fuzz-run nice -n 19 "$make" -j"$fuzz_targets" --no-print-directory $fuzz_build \
-			fuzz-run FUZZ_SECONDS="$fuzz_seconds"
+	step fuzz-build nice -n 15 "$make" -j"$jobs" --no-print-directory fuzz &&
+		step fuzz-run nice -n 19 "$make" -j"$fuzz_targets" --no-print-directory fuzz-run \
+			FUZZ_SECONDS="$fuzz_seconds"
 	wait
 }
 
