@@ -31,8 +31,14 @@ for s in anycast dns; do
 	assert_gt "$e" 0 "$s: requests refused while the clients were on a"
 	assert_eq "$(json "$clocks" ".schemes.$s.lost_client")" 0 "$s: requests lost"
 done
-assert_eq "$(json "$clocks" ".schemes.anycast.model.errors.p50")" 300 "the model's anycast errors (0.3 s at 1000/s)"
-assert_eq "$(json "$clocks" ".schemes.dns.model.errors.p50")" 2500 "the model's DNS errors (2.5 s at 1000/s)"
+# 0.3 s and 2.5 s at 1000/s, and the kill's own return on a loaded machine
+# (the model draws the failure within it: a gate's run gave 302.7)
+m=$(json "$clocks" ".schemes.anycast.model.errors.p50")
+assert_ge "$m" 300 "the model's anycast errors (0.3 s at 1000/s)"
+assert_lt "$m" 320 "the model's anycast errors (0.3 s at 1000/s, the kill's delay)"
+m=$(json "$clocks" ".schemes.dns.model.errors.p50")
+assert_ge "$m" 2500 "the model's DNS errors (2.5 s at 1000/s)"
+assert_lt "$m" 2520 "the model's DNS errors (2.5 s at 1000/s, the kill's delay)"
 disagree=$(jq -r '.warnings[] | select(.code == "model_disagrees") | .message' "$clocks")
 [ -z "$disagree" ] || fail "model_disagrees: $disagree"
 echo "ok: every clock the model predicts within its bounds (no model_disagrees)"
