@@ -149,6 +149,20 @@ int model_topo_catchment(const struct topology *t, int c, int s)
 	return nbest == 1 ? 1 : -1;
 }
 
+/* topo_how: how the model names timeline action a (MODEL_HOW_OTHER for one
+ * it does not follow) */
+static int topo_how(int a)
+{
+	static const int how[TOPO_A_COUNT] = {
+	    [TOPO_A_KILL] = MODEL_KILL + 1,	  [TOPO_A_CRASH] = MODEL_CRASH + 1,
+	    [TOPO_A_FREEZE] = MODEL_FREEZE + 1,	  [TOPO_A_DRAIN] = MODEL_DRAIN + 1,
+	    [TOPO_A_DEGRADE] = MODEL_DEGRADE + 1, [TOPO_A_LINK_DOWN] = MODEL_LINK_DOWN + 1,
+	};
+
+	/* stored + 1: 0, an action left out */
+	return a >= 0 && a < TOPO_A_COUNT && how[a] ? how[a] - 1 : MODEL_HOW_OTHER;
+}
+
 /* topo_failure: the timeline's k-th failure: its site, how, when; the
  * sites of the failures before it, not recovered by then, out
  * (model_topo_set_dead) */
@@ -165,31 +179,11 @@ static int topo_failure(const struct topology *t, int k, struct model_input *in,
 	at = t->events[e].at_ns;
 	*action = topo_event_failing(t->events[e].action) ? t->events[e].action : -1;
 	snprintf(in->event, sizeof(in->event), "%s", t->events[e].name);
-	switch (*action) {
-	case TOPO_A_KILL:
-		in->how = MODEL_KILL;
-		break;
-	case TOPO_A_CRASH:
-		in->how = MODEL_CRASH;
-		break;
-	case TOPO_A_FREEZE:
-		in->how = MODEL_FREEZE;
-		break;
-	case TOPO_A_DRAIN:
-		in->how = MODEL_DRAIN;
-		break;
-	case TOPO_A_DEGRADE:
-		in->how = MODEL_DEGRADE;
-		break;
-	case TOPO_A_LINK_DOWN:
-		/* the site's own link to its router */
-		in->how = t->events[e].link >= 0 && t->links[t->events[e].link].node == *site
-			      ? MODEL_LINK_DOWN
-			      : MODEL_HOW_OTHER;
-		break;
-	default:
-		in->how = MODEL_HOW_OTHER;
-	}
+	/* the site's own link to its router, not another */
+	in->how = *action == TOPO_A_LINK_DOWN &&
+			  (t->events[e].link < 0 || t->links[t->events[e].link].node != *site)
+		      ? MODEL_HOW_OTHER
+		      : topo_how(*action);
 	in->fail_at_s = (double)at / NS;
 	snprintf(in->site, sizeof(in->site), "%s", t->nodes[*site].name);
 	return 0;
@@ -278,12 +272,10 @@ static int topo_pop(const struct topology *t, struct model_input *in, int n, con
  * modelled, into in->clients_limit (docs/model.md, "Connections"): a kill
  * or a crash (the site's kernel refuses at once) of a client that keeps one
  * connection, or HTTP's, resolving for itself, is */
-static void topo_tcp_limit(const struct topology *t, struct model_input *in,
-			   const struct topo_node *c)
+static void topo_tcp_limit(struct model_input *in, const struct topo_node *c)
 {
 	const char *why = NULL;
 
-	(void)t;
 	if (in->how != MODEL_KILL && in->how != MODEL_CRASH)
 		why = "over a connection, only a kill's or a crash's (the site's kernel refusing "
 		      "at once)";
@@ -316,7 +308,7 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 			continue;
 		/* their detect and steer are any client's */
 		if (c->proto != TOPO_PROTO_UDP && !in->clients_limit[0])
-			topo_tcp_limit(t, in, c);
+			topo_tcp_limit(in, c);
 		if (c->mode != TOPO_MODE_DNS) {
 			struct model_client *m = &in->clients[in->nclients++];
 			int to = bgp ? bgp[n].on : model_topo_catchment(t, n, site);
