@@ -342,11 +342,11 @@ deps:
 			echo "deps: $$p was just installed as a service ($$u); stopping and disabling it (steerlab runs its own)"; \
 			systemctl disable --now $$u >/dev/null 2>&1 || true; fi; done; done; fi
 
-# The gate (tests/run-check.sh): the formatting, the three builds (release,
-# the sanitizers', the fuzzers'), the man pages, then the integration tests
-# in parallel while the unit tests, the shell unit tests, the sanitizers'
-# unit tests and the fuzzers run beside them at a lower priority; the wall
-# time of each stage at the end.
+# The gate (tests/run-check.sh): the formatting, the release build, its
+# unit tests (the sanitizers' build beside them), the sanitizers' and the
+# fuzzers' builds, the man pages, then the integration tests in parallel
+# while the shell unit tests, the sanitizers' unit tests and the fuzzers run
+# beside them at a lower priority; the wall time of each stage at the end.
 # Root for the integration tests (STEERLAB_SKIP_ROOT=1 skips them, counted).
 check: deps
 	@MAKE="$(MAKE)" tests/run-check.sh

@@ -228,6 +228,13 @@ struct topology;
 void model_steer_from_topology(const struct topology *t, double period_s,
 			       struct model_steer_input *in, struct model_notes *notes);
 
+/* model_steer_on_site: for the failover clocks of a name whose policy is
+ * not failover: on[n] = 1 for each DNS client node n whose answers before
+ * the failure (every site healthy) send it to site node site_node, else 0.
+ * 0; or -1 with why when an answer is not one site known in advance (a
+ * weighted rotation, a latency tie, a pick at random among several). */
+int model_steer_on_site(const struct topology *t, int site_node, int on[], char *why, size_t len);
+
 /* model_steer: the rows over in->samples draws. 0, or -1 (out of memory). */
 int model_steer(const struct model_steer_input *in, struct model_steer_result *r);
 

@@ -252,3 +252,92 @@ out:
 	free(b);
 	free(ukey);
 }
+
+/* steer_unit_site: the one site unit u's answers before the failure give
+ * its clients, or -1 with why (several, one drawn or rotated) */
+static int steer_unit_site(const struct model_steer_input *in, const struct model_steer_unit *u,
+			   char *why, size_t len)
+{
+	const struct model_steer_name *nm = &in->names[u->name];
+
+	if (nm->policy == MODEL_P_WEIGHTED) {
+		snprintf(why, len,
+			 "%.100s is weighted: which caches held the failed site at t0 is the "
+			 "rotation's order at authd, not modelled",
+			 nm->name);
+		return -1;
+	}
+	if (u->tie >= 0) {
+		snprintf(why, len,
+			 "%.100s: the latency of two sites is a tie the lab's own time decides: "
+			 "which one its clients held at t0 is not modelled",
+			 nm->name);
+		return -1;
+	}
+	if (u->nsites == 1 || (u->pick == MODEL_PICK_FIRST && nm->policy != MODEL_P_MULTIVALUE))
+		return u->nsites ? u->site[0] : -1;
+	snprintf(why, len,
+		 "%.100s gives several sites and its clients take one at random: which "
+		 "clients were on the failed site at t0 is not modelled",
+		 nm->name);
+	return -1;
+}
+
+int model_steer_on_site(const struct topology *t, int site_node, int on[], char *why, size_t len)
+{
+	struct model_steer_input *in = calloc(1, sizeof(*in));
+	int site = -1, rc = 0;
+
+	if (in == NULL) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	model_steer_from_topology(t, 0, in, NULL);
+	for (int s = 0; s < in->nsites; s++)
+		if (strcmp(in->sites[s], t->nodes[site_node].name) == 0)
+			site = s;
+	for (int g = 0; g < in->ngroups && rc == 0; g++) {
+		const struct model_steer_group *gr = &in->groups[g];
+		int node = -1, flows = 0;
+
+		if (gr->scheme != MODEL_DNS)
+			continue;
+		for (int n = 0; n < t->nnodes; n++)
+			if (t->nodes[n].kind == TOPO_CLIENT &&
+			    strcmp(t->nodes[n].name, gr->name) == 0)
+				node = n;
+		if (node < 0)
+			continue;
+		on[node] = 0;
+		if (gr->name_index < 0 || in->names[gr->name_index].why[0]) {
+			snprintf(why, len, "%s's answers before the failure: %s", gr->name,
+				 gr->name_index < 0 ? "no [name] of the topology"
+						    : in->names[gr->name_index].why);
+			rc = -1;
+		}
+		for (int f = 0; f < in->nflows && rc == 0; f++) {
+			const struct model_steer_flow *fl = &in->flows[f];
+			int s;
+
+			if (fl->group != g)
+				continue;
+			flows++;
+			s = fl->unit >= 0 ? steer_unit_site(in, &in->units[fl->unit], why, len)
+					  : fl->site;
+			if (s < 0 && !why[0])
+				snprintf(why, len, "%s's answer before the failure is no site",
+					 gr->name);
+			if (s < 0)
+				rc = -1;
+			else
+				on[node] |= s == site;
+		}
+		if (rc == 0 && flows == 0) {
+			snprintf(why, len, "%s's answers before the failure are not modelled",
+				 gr->name);
+			rc = -1;
+		}
+	}
+	free(in);
+	return rc;
+}

@@ -296,7 +296,7 @@ static void topo_tcp_limit(struct model_input *in, const struct topo_node *c)
 
 /* topo_clients: each client node's flows */
 static void topo_clients(const struct topology *t, struct model_input *in, int site,
-			 const int base[], int dns_on_failed,
+			 const int base[], const int dns_on_failed[],
 			 const struct model_topo_bgp_client *bgp, struct model_notes *notes)
 {
 	for (int n = 0; n < t->nnodes && in->nclients < MODEL_MAX_CLIENTS - 1; n++) {
@@ -360,7 +360,7 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 								 : MODEL_UDP;
 			m->tcp_now = t->reconnect == 1;
 			m->rate_per_s = c->rate;
-			m->to_failed = dns_on_failed;
+			m->to_failed = dns_on_failed[n];
 			m->sticky_s = (double)c->sticky_ns / NS;
 			m->cache = -1;
 			m->pop = c->population > 0 ? in->npops : 0;
@@ -469,9 +469,11 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 		     struct model_notes *notes, char *err, size_t errlen)
 {
 	static int base[TOPO_MAX_NODES];
-	int site, action, on_failed = 0;
+	static int on_failed[TOPO_MAX_NODES];
+	int site, action;
 	const char *name = NULL;
 
+	memset(on_failed, 0, sizeof(on_failed));
 	memset(in, 0, sizeof(*in));
 	memset(notes, 0, sizeof(*notes));
 	topo_server = -1;
@@ -578,7 +580,7 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 			name = t->nodes[n].dns_name[0] ? t->nodes[n].dns_name : t->dns_name;
 	if (name) {
 		topo_server =
-		    model_topo_dns(t, in, site, name, action >= 0, base, &on_failed, notes);
+		    model_topo_dns(t, in, site, name, action >= 0, base, on_failed, notes);
 		for (int n = 0; n < t->nnodes; n++)
 			if (t->nodes[n].kind == TOPO_CLIENT &&
 			    t->nodes[n].mode != TOPO_MODE_ANYCAST &&
@@ -661,7 +663,8 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 	model_note(notes, 1,
 		   "not modelled yet: BGP's MRAI, iBGP and ECMP; "
 		   "populations of poisson arrivals; TCP and HTTP "
-		   "connections; jitter and loss; policies other than failover");
+		   "connections through failures other than kill and crash; jitter and loss; "
+		   "a weighted, multivalue or random pick of the name before the failure");
 	if (in->anycast_limit[0])
 		model_note(notes, 1, "anycast: %s", in->anycast_limit);
 	if (in->dns_limit[0])

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model_steer.h"
 #include "model_topo_int.h"
 #include "topology.h"
 
@@ -245,11 +246,49 @@ void model_topo_real_limits(const struct topology *t, struct model_input *in,
 	}
 }
 
-/* topo_dns_name: the name the DNS clients resolve: its TTL, whether its
- * policy sends them all to the failed site at t0 (*on_failed), the quorum
- * of the [dns] node serving it */
+/* topo_policy_on: a name whose policy is not failover: the DNS client
+ * nodes on the failed site at t0 are those its answers sent there before
+ * it, every site healthy (the steady state's units, model_steer_on_site);
+ * not modelled for a population, or where an answer was one of several */
+static void topo_policy_on(const struct topology *t, struct model_input *in, int site,
+			   const char *name, const char *policy, int on_failed[],
+			   struct model_notes *notes)
+{
+	char why[MODEL_NOTE_MAX] = "", on[256] = "";
+	size_t len = 0;
+
+	for (int n = 0; n < t->nnodes; n++)
+		if (t->nodes[n].kind == TOPO_CLIENT && t->nodes[n].mode != TOPO_MODE_ANYCAST &&
+		    t->nodes[n].population > 0) {
+			snprintf(in->dns_limit, sizeof(in->dns_limit),
+				 "%.100s has policy %.20s: which of population %s's clients were "
+				 "on the failed site at t0 is not modelled",
+				 name, policy ? policy : "(none)", t->nodes[n].name);
+			return;
+		}
+	if (model_steer_on_site(t, site, on_failed, why, sizeof(why)) == -1) {
+		snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", why);
+		return;
+	}
+	for (int n = 0; n < t->nnodes && len < sizeof(on) - 1; n++)
+		if (t->nodes[n].kind == TOPO_CLIENT && on_failed[n]) {
+			int w = snprintf(on + len, sizeof(on) - len, "%s%s", len ? ", " : "",
+					 t->nodes[n].name);
+
+			len += w > 0 ? (size_t)w : 0;
+		}
+	model_note(notes, 0,
+		   "dns: %s has policy %s: before the failure, every site healthy, its answers "
+		   "sent %s to %s (the steady state's, docs/model.md \"Steady state\"); the "
+		   "other DNS clients never were on it",
+		   name, policy ? policy : "(none)", len ? on : "no client", t->nodes[site].name);
+}
+
+/* topo_dns_name: the name the DNS clients resolve: its TTL, which DNS
+ * client nodes its policy had on the failed site at t0 (on_failed[node]),
+ * the quorum of the [dns] node serving it */
 static void topo_dns_name(const struct topology *t, struct model_input *in, int site,
-			  const char *name, int *on_failed, struct model_notes *notes)
+			  const char *name, int on_failed[], struct model_notes *notes)
 {
 	int s = model_topo_name_section(t, name), z = topo_name_zone(t, name);
 	const char *policy = s >= 0 ? model_topo_raw(t, s, "policy") : NULL;
@@ -268,21 +307,19 @@ static void topo_dns_name(const struct topology *t, struct model_input *in, int 
 			dns_server = n;
 			break;
 		}
-	*on_failed = 0;
+	for (int n = 0; n < t->nnodes; n++)
+		on_failed[n] = 0;
 	if (policy && strcmp(policy, "failover") == 0 && primary) {
 		int on = topo_failover_answer(t, primary, secondary);
 
-		*on_failed = on == site;
+		for (int n = 0; n < t->nnodes; n++)
+			on_failed[n] = on == site;
 		model_note(notes, 0,
 			   "dns: %s has policy failover, primary %s: every DNS client was on %s "
 			   "at t0",
 			   name, primary, on >= 0 ? t->nodes[on].name : "no site");
 	} else if (!in->dns_limit[0]) {
-		snprintf(
-		    in->dns_limit, sizeof(in->dns_limit),
-		    "%.100s has policy %.20s: which clients were on the failed site at t0 is not "
-		    "modelled",
-		    name, policy ? policy : "(none)");
+		topo_policy_on(t, in, site, name, policy, on_failed, notes);
 	}
 }
 
@@ -316,7 +353,7 @@ static void topo_probers(const struct topology *t, struct model_input *in, int s
 }
 
 int model_topo_dns(const struct topology *t, struct model_input *in, int site, const char *name,
-		   int probers, int base[], int *on_failed, struct model_notes *notes)
+		   int probers, int base[], int on_failed[], struct model_notes *notes)
 {
 	int z = topo_name_zone(t, name), walk = 0;
 

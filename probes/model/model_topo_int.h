@@ -92,8 +92,8 @@ void model_topo_failback(const struct topology *t, int k, struct model_input *in
 			 struct model_notes *notes);
 
 /* The DNS side (model_topo_dns.c). model_topo_dns: the name the DNS
- * clients resolve (its TTL; *on_failed, whether its policy sends them all
- * to the failed site at t0), its server's quorum, with probers the
+ * clients resolve (its TTL; on_failed[node], whether its policy had DNS
+ * client node on the failed site at t0), its server's quorum, with probers the
  * [prober]s reporting to it, and every [resolver] node's caches (base[n]
  * the index of node n's first); the [dns] node serving the name returned,
  * -1 if none. model_topo_real_limits: what the model does not follow
@@ -101,7 +101,7 @@ void model_topo_failback(const struct topology *t, int k, struct model_input *in
  * model_topo_owd: the configured one-way delay from node a to node b, in
  * seconds (0 from a node to itself or to none) */
 int model_topo_dns(const struct topology *t, struct model_input *in, int site, const char *name,
-		   int probers, int base[], int *on_failed, struct model_notes *notes);
+		   int probers, int base[], int on_failed[], struct model_notes *notes);
 void model_topo_real_limits(const struct topology *t, struct model_input *in,
 			    struct model_notes *notes);
 double model_topo_owd(const struct topology *t, int a, int b);

@@ -99,14 +99,18 @@ static json_int_t count(json_t *o, const char *k)
 	return json_integer_value(json_object_get(o, k));
 }
 
-/* every logical client its own connection, every request answered on it */
+/* every logical client its own connection, every request answered on it
+ * (within a timeout of 2 s: the site answers in the same loop, and a
+ * machine busy enough to keep this process off the CPU for the 200 ms of
+ * a timeout the test does not judge would make late answers lost: 8 of
+ * 120 answered in a gate that ran the unit tests beside four labs) */
 static void test_answered(void **state)
 {
 	struct run *r = calloc(1, sizeof(*r));
 	json_t *o;
 
 	(void)state;
-	run_start(r, 0, 400, 200 * MS, 300 * MS);
+	run_start(r, 0, 400, 2000 * MS, 300 * MS);
 	o = run_end(r, 0);
 	assert_int_equal(r->c.stats.sent, 120);
 	assert_int_equal(r->c.stats.ok, 120);
@@ -160,7 +164,7 @@ static void test_refused(void **state)
 
 /* over HTTP: every request a GET answered 200 by sited -H on its logical
  * client's own connection; then the site degraded: every one a 503, an
- * error, the connections kept */
+ * error, the connections kept (timeouts of 2 s, as test_answered's) */
 static void test_http(void **state)
 {
 	struct run *r = calloc(1, sizeof(*r));
@@ -168,13 +172,13 @@ static void test_http(void **state)
 
 	(void)state;
 	r->http = 1;
-	run_start(r, 0, 400, 200 * MS, 300 * MS);
+	run_start(r, 0, 400, 2000 * MS, 300 * MS);
 	o = run_end(r, 0);
 	assert_int_equal(r->c.stats.sent, 120);
 	assert_int_equal(r->c.stats.ok, 120);
 	assert_int_equal(count(o, "connects"), N);
 	json_decref(o);
-	run_start(r, 0, 400, 200 * MS, 300 * MS);
+	run_start(r, 0, 400, 2000 * MS, 300 * MS);
 	r->srv.degraded = 1;
 	o = run_end(r, 0);
 	assert_int_equal(r->c.stats.ok, 0);
