@@ -22,14 +22,19 @@ topo=topology/anycast.ini
 # wherever their network namespace (one already deleted included), in this
 # test's mount namespace: tests/run-integration.sh gives each test its own,
 # and another test's labs run the same programs beside this one
+# (two finds: the processes of this mount namespace, then which of them run
+# an agent; a readlink per agent process of every test's labs was 890
+# programs started a gate)
 mnt=$(readlink /proc/self/ns/mnt)
+mnt_pattern=${mnt//[/\\[} mnt_pattern=${mnt_pattern//]/\\]}
 lab_procs() {
-	local p
-	find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$bindir/*" \
-		! -lname "$bindir/steerlab*" -printf '%h %l\n' 2>/dev/null |
-		while read -r p rest; do
-			[ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$mnt" ] && echo "$p $rest"
-		done
+	local p exes=()
+	for p in $(find /proc/[0-9]*/ns/mnt -maxdepth 0 -lname "$mnt_pattern" 2>/dev/null); do
+		exes+=("${p%/ns/mnt}/exe")
+	done
+	[ ${#exes[@]} -gt 0 ] || return 0
+	find "${exes[@]}" -maxdepth 0 -lname "$bindir/*" ! -lname "$bindir/steerlab*" \
+		-printf '%h %l\n' 2>/dev/null
 	return 0
 }
 
