@@ -16,14 +16,7 @@ lab=it-delays
 lab_guard $lab
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 r=$out/run
-rc=0
-run_valid "$out/run.txt" topology/delays.ini -q --set name=$lab --out "$r" || rc=$?
-[ $rc = 0 ] || fail "run exited with status $rc: $(tail -20 "$out/run.txt")"
-echo "ok: the run is valid"
-sed -n '/^scheme   clock/,/^$/p' "$out/run.txt"
-codes=$(jq -r '[.warnings[]? | .code] | join(",")' "$r/clocks.json")
-case ",$codes," in *,model_disagrees,*) fail "a clock outside the model's interval: $(grep 'model_disagrees' "$out/run.txt")" ;; esac
-echo "ok: every clock within the model's interval"
+run_model_agrees "$out/run.txt" "$r" topology/delays.ini --set name=$lab
 steer=$(json "$r/clocks.json" .schemes.anycast.steer_s)
 detect=$(json "$r/clocks.json" .schemes.anycast.detect_s)
 # the WITHDRAW crosses a's 20 ms link to core's routed
