@@ -304,6 +304,9 @@ struct model_pop {
 	 * the share sticky_share, keeping an address sticky_s */
 	int nres;
 	int cache[MODEL_POP_RES_MAX];
+	/* off[k]: cache slot k's answers never sent its clients to the failed
+	 * site (a policy other than failover: model_topo_dns.c) */
+	int off[MODEL_POP_RES_MAX];
 	int nweights;
 	double weight[MODEL_POP_RES_MAX];
 	int all_sticky;
@@ -565,6 +568,9 @@ struct model_pop_plan;
 struct model_pop_plan *model_pop_plan(const struct model_input *in, int i);
 void model_pop_plan_free(struct model_pop_plan *pl);
 unsigned model_pop_users(const struct model_pop_plan *pl);
+/* model_pop_off: logical client j's cache never sent it to the failed site
+ * (model_pop.off); 0 for an anycast population */
+int model_pop_off(const struct model_pop_plan *pl, unsigned j);
 double model_pop_rate(const struct model_pop_plan *pl, unsigned j);
 /* model_pop_fetches: its caches' fills of the name over the run */
 long model_pop_fetches(const struct model_pop_plan *pl);

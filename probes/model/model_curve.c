@@ -57,7 +57,7 @@ static void curve_pop(const struct model_pop_plan *pl, const struct model_client
 		double r = model_pop_rate(pl, u), x = -1, until;
 
 		curve_add(v[0], v[1], n, w, r, end + effect);
-		if (m->to_failed && steer >= 0)
+		if (m->to_failed && steer >= 0 && !model_pop_off(pl, u))
 			x = model_pop_last(pl, u, dr->t0_s - m->arrive_s,
 					   dr->t0_s + steer - m->ask_s +
 					       (dr->u_tie < 0.5 ? m->after_s : m->alt_after_s));

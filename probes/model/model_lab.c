@@ -103,7 +103,7 @@ static double lab_pop(const struct model_pop_plan *pl, const struct model_client
 	for (unsigned u = 0; u < model_pop_users(pl); u++) {
 		/* dns: its answer after the steer if its query reached authd
 		 * after it; anycast: its route at its router's change */
-		double x = m->to_failed && steer >= 0
+		double x = m->to_failed && steer >= 0 && !model_pop_off(pl, u)
 			       ? model_pop_last(pl, u, dr->t0_s - m->arrive_s,
 						dr->t0_s + steer - m->ask_s +
 						    (dr->u_tie < 0.5 ? m->after_s : m->alt_after_s))

@@ -31,6 +31,7 @@ struct model_pop_plan {
 	 * previous one's, x[q0[j] .. q0[j] + nq[j]), each answer's fetch f[] */
 	unsigned *q0, *nq;
 	double *x, *f;
+	unsigned char *off; /* dns: client j's cache was never on the failed site */
 	long fetches;
 };
 
@@ -267,8 +268,12 @@ struct model_pop_plan *model_pop_plan(const struct model_input *in, int client)
 	h.who = malloc(p->n * sizeof(unsigned));
 	if (slot == NULL || h.at == NULL || h.who == NULL)
 		goto fail;
-	for (unsigned j = 0; j < p->n; j++)
+	if ((pl->off = calloc(p->n, 1)) == NULL)
+		goto fail;
+	for (unsigned j = 0; j < p->n; j++) {
 		slot[j] = pop_resolver_of(p->nweights == p->nres ? p->weight : NULL, p->nres, j);
+		pl->off[j] = p->off[slot[j]] != 0;
+	}
 	for (int k = 0; k < p->nres; k++)
 		if (pop_play(in, p, pl, k, slot, &q, &nq, &cap, &h) == -1)
 			goto fail;
@@ -297,9 +302,15 @@ void model_pop_plan_free(struct model_pop_plan *pl)
 	free(pl->first);
 	free(pl->q0);
 	free(pl->nq);
+	free(pl->off);
 	free(pl->x);
 	free(pl->f);
 	free(pl);
+}
+
+int model_pop_off(const struct model_pop_plan *pl, unsigned j)
+{
+	return pl->off != NULL && pl->off[j];
 }
 
 unsigned model_pop_users(const struct model_pop_plan *pl)

@@ -131,6 +131,7 @@ struct model_steer_unit {
 	double gap_s;
 	int nasking;
 	int first_of;	    /* -1, or the unit whose first fill this one shares */
+	uint32_t querier;   /* the address authd sees it ask from (host order) */
 	double fills_per_s; /* ttl_s 0: its clients' queries a second, each a fill */
 };
 
@@ -230,10 +231,13 @@ void model_steer_from_topology(const struct topology *t, double period_s,
 
 /* model_steer_on_site: for the failover clocks of a name whose policy is
  * not failover: on[n] = 1 for each DNS client node n whose answers before
- * the failure (every site healthy) send it to site node site_node, else 0.
- * 0; or -1 with why when an answer is not one site known in advance (a
- * weighted rotation, a latency tie, a pick at random among several). */
-int model_steer_on_site(const struct topology *t, int site_node, int on[], char *why, size_t len);
+ * the failure (every site healthy) send it to site node site_node, else 0;
+ * and q_on[i] the same for the cache asking from querier address q[i]
+ * (host order; i < nq), one of a population's. 0; or -1 with why when an
+ * answer is not one site known in advance (a weighted rotation, a latency
+ * tie, a pick at random among several). */
+int model_steer_on_site(const struct topology *t, int site_node, int on[], const uint32_t *q,
+			int nq, int *q_on, char *why, size_t len);
 
 /* model_steer: the rows over in->samples draws. 0, or -1 (out of memory). */
 int model_steer(const struct model_steer_input *in, struct model_steer_result *r);

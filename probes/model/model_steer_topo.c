@@ -283,7 +283,8 @@ static int steer_unit_site(const struct model_steer_input *in, const struct mode
 	return -1;
 }
 
-int model_steer_on_site(const struct topology *t, int site_node, int on[], char *why, size_t len)
+int model_steer_on_site(const struct topology *t, int site_node, int on[], const uint32_t *q,
+			int nq, int *q_on, char *why, size_t len)
 {
 	struct model_steer_input *in = calloc(1, sizeof(*in));
 	int site = -1, rc = 0;
@@ -309,10 +310,19 @@ int model_steer_on_site(const struct topology *t, int site_node, int on[], char 
 		if (node < 0)
 			continue;
 		on[node] = 0;
-		if (gr->name_index < 0 || in->names[gr->name_index].why[0]) {
+		if (gr->name_index < 0) {
+			const char *asks =
+			    t->nodes[node].dns_name[0] ? t->nodes[node].dns_name : t->dns_name;
+
+			snprintf(why, len,
+				 "%s asks %.100s, which no [name] steers (a CNAME or a static "
+				 "record): which clients were on the failed site at t0 is not "
+				 "modelled",
+				 gr->name, asks);
+			rc = -1;
+		} else if (in->names[gr->name_index].why[0]) {
 			snprintf(why, len, "%s's answers before the failure: %s", gr->name,
-				 gr->name_index < 0 ? "no [name] of the topology"
-						    : in->names[gr->name_index].why);
+				 in->names[gr->name_index].why);
 			rc = -1;
 		}
 		for (int f = 0; f < in->nflows && rc == 0; f++) {
@@ -336,6 +346,20 @@ int model_steer_on_site(const struct topology *t, int site_node, int on[], char 
 			snprintf(why, len, "%s's answers before the failure are not modelled",
 				 gr->name);
 			rc = -1;
+		}
+	}
+	for (int i = 0; i < nq && rc == 0; i++) {
+		int u = 0, s;
+
+		while (u < in->nunits && in->units[u].querier != q[i])
+			u++;
+		if (u == in->nunits) {
+			snprintf(why, len, "a population's cache asks nothing before the failure");
+			rc = -1;
+		} else if ((s = steer_unit_site(in, &in->units[u], why, len)) < 0) {
+			rc = -1;
+		} else {
+			q_on[i] = s == site;
 		}
 	}
 	free(in);

@@ -97,6 +97,7 @@ static int steer_unit(struct steer_build *b, int n, int g, struct in_addr addr)
 	u->name = n;
 	u->group = g;
 	u->first_of = -1;
+	u->querier = ntohl(addr.s_addr);
 	if (steer_answer(b, n, ntohl(addr.s_addr), u) == -1) {
 		steer_why(&in->names[n], "a querier of it matches no geo prefix and it has no "
 					 "default: authd answers NODATA");

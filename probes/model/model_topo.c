@@ -237,10 +237,12 @@ static int topo_pop(const struct topology *t, struct model_input *in, int n, con
 		char buf[TOPO_WEIGHTS_LEN], *save = NULL;
 
 		p->nres = all ? (int)rn->count : 1;
-		for (int k = 0; k < p->nres && k < MODEL_POP_RES_MAX; k++)
+		for (int k = 0; k < p->nres && k < MODEL_POP_RES_MAX; k++) {
 			p->cache[k] = rn->kind == TOPO_RESOLVER && base[r] >= 0
 					  ? base[r] + (all ? k : k0)
 					  : -1;
+			p->off[k] = model_topo_pop_off(n, k);
+		}
 		snprintf(buf, sizeof(buf), "%s", c->resolver_weights);
 		for (char *x = strtok_r(buf, ",", &save); x && p->nweights < p->nres;
 		     x = strtok_r(NULL, ",", &save))

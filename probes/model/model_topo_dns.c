@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <arpa/inet.h>
+
 #include "model_steer.h"
 #include "model_topo_int.h"
 #include "topology.h"
@@ -246,30 +248,74 @@ void model_topo_real_limits(const struct topology *t, struct model_input *in,
 	}
 }
 
+/* pop_off[n][k]: population node n's cache slot k never sent its clients
+ * to the failed site (topo_policy_on; model_topo_pop_off) */
+static unsigned char pop_off[TOPO_MAX_NODES][MODEL_POP_RES_MAX];
+
+int model_topo_pop_off(int node, int k)
+{
+	return node >= 0 && node < TOPO_MAX_NODES && k >= 0 && k < MODEL_POP_RES_MAX &&
+	       pop_off[node][k];
+}
+
+/* topo_pop_slot_addr: the address population node n's cache slot k asks
+ * from, as model_topo.c's topo_pop lays its slots out */
+static uint32_t topo_pop_slot_addr(const struct topology *t, int n, int k)
+{
+	const struct topo_node *c = &t->nodes[n];
+	int k0 = c->resolver_instance > 0 ? c->resolver_instance - 1 : 0;
+
+	return ntohl(topo_resolver_addr(t, c->resolver, (c->resolver_all ? k : k0) + 1).s_addr);
+}
+
 /* topo_policy_on: a name whose policy is not failover: the DNS client
  * nodes on the failed site at t0 are those its answers sent there before
- * it, every site healthy (the steady state's units, model_steer_on_site);
- * not modelled for a population, or where an answer was one of several */
+ * it, every site healthy (the steady state's units, model_steer_on_site),
+ * and of a population through a [resolver], the clients of the caches
+ * sent there; not modelled for a population asking authd itself, or where
+ * an answer was one of several */
 static void topo_policy_on(const struct topology *t, struct model_input *in, int site,
 			   const char *name, const char *policy, int on_failed[],
 			   struct model_notes *notes)
 {
 	char why[MODEL_NOTE_MAX] = "", on[256] = "";
+	static uint32_t q[TOPO_MAX_NODES * 8];
+	static int q_on[TOPO_MAX_NODES * 8], q_node[TOPO_MAX_NODES * 8], q_k[TOPO_MAX_NODES * 8];
+	int nq = 0, pops = 0;
 	size_t len = 0;
 
-	for (int n = 0; n < t->nnodes; n++)
-		if (t->nodes[n].kind == TOPO_CLIENT && t->nodes[n].mode != TOPO_MODE_ANYCAST &&
-		    t->nodes[n].population > 0) {
+	memset(pop_off, 0, sizeof(pop_off));
+	for (int n = 0; n < t->nnodes; n++) {
+		const struct topo_node *c = &t->nodes[n];
+		int nres;
+
+		if (c->kind != TOPO_CLIENT || c->mode == TOPO_MODE_ANYCAST || c->population == 0)
+			continue;
+		nres = c->resolver >= 0 && t->nodes[c->resolver].kind == TOPO_RESOLVER
+			   ? (c->resolver_all ? (int)t->nodes[c->resolver].count : 1)
+			   : 0;
+		if (nres == 0 || nres > MODEL_POP_RES_MAX ||
+		    nq + nres > (int)(sizeof(q) / sizeof(q[0]))) {
 			snprintf(in->dns_limit, sizeof(in->dns_limit),
 				 "%.100s has policy %.20s: which of population %s's clients were "
-				 "on the failed site at t0 is not modelled",
-				 name, policy ? policy : "(none)", t->nodes[n].name);
+				 "on the failed site at t0 is not modelled (%s)",
+				 name, policy ? policy : "(none)", c->name,
+				 nres == 0 ? "it asks no [resolver]" : "too many caches");
 			return;
 		}
-	if (model_steer_on_site(t, site, on_failed, why, sizeof(why)) == -1) {
+		for (int k = 0; k < nres; k++) {
+			q_node[nq] = n;
+			q_k[nq] = k;
+			q[nq++] = topo_pop_slot_addr(t, n, k);
+		}
+		pops++;
+	}
+	if (model_steer_on_site(t, site, on_failed, q, nq, q_on, why, sizeof(why)) == -1) {
 		snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", why);
 		return;
 	}
+	for (int i = 0; i < nq; i++)
+		pop_off[q_node[i]][q_k[i]] = !q_on[i];
 	for (int n = 0; n < t->nnodes && len < sizeof(on) - 1; n++)
 		if (t->nodes[n].kind == TOPO_CLIENT && on_failed[n]) {
 			int w = snprintf(on + len, sizeof(on) - len, "%s%s", len ? ", " : "",
@@ -280,8 +326,9 @@ static void topo_policy_on(const struct topology *t, struct model_input *in, int
 	model_note(notes, 0,
 		   "dns: %s has policy %s: before the failure, every site healthy, its answers "
 		   "sent %s to %s (the steady state's, docs/model.md \"Steady state\"); the "
-		   "other DNS clients never were on it",
-		   name, policy ? policy : "(none)", len ? on : "no client", t->nodes[site].name);
+		   "other DNS clients never were on it%s",
+		   name, policy ? policy : "(none)", len ? on : "no client", t->nodes[site].name,
+		   pops ? "; of a population, the clients of the caches sent there" : "");
 }
 
 /* topo_dns_name: the name the DNS clients resolve: its TTL, which DNS
@@ -309,6 +356,7 @@ static void topo_dns_name(const struct topology *t, struct model_input *in, int 
 		}
 	for (int n = 0; n < t->nnodes; n++)
 		on_failed[n] = 0;
+	memset(pop_off, 0, sizeof(pop_off));
 	if (policy && strcmp(policy, "failover") == 0 && primary) {
 		int on = topo_failover_answer(t, primary, secondary);
 

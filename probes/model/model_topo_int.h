@@ -102,6 +102,10 @@ void model_topo_failback(const struct topology *t, int k, struct model_input *in
  * seconds (0 from a node to itself or to none) */
 int model_topo_dns(const struct topology *t, struct model_input *in, int site, const char *name,
 		   int probers, int base[], int on_failed[], struct model_notes *notes);
+/* model_topo_pop_off: after model_topo_dns, population node n's cache slot
+ * k never sent its clients to the failed site (a policy other than
+ * failover) */
+int model_topo_pop_off(int node, int k);
 void model_topo_real_limits(const struct topology *t, struct model_input *in,
 			    struct model_notes *notes);
 double model_topo_owd(const struct topology *t, int a, int b);
