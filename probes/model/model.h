@@ -175,6 +175,11 @@ double model_detect_quantile(const struct model_probe *p, unsigned n, unsigned k
 #define MODEL_MAX_PROBERS 64
 #define MODEL_MAX_CACHES 256
 #define MODEL_MAX_CLIENTS 256
+/* routing = bgp with an advertisement interval: the withdrawal played at
+ * this many phases of the monotonic clock's second, each both ways of
+ * FRR's choice among equal paths */
+#define MODEL_BGP_PHASES 10
+#define MODEL_BGP_PLAYS (2 * MODEL_BGP_PHASES)
 #define MODEL_NAME_MAX 32
 #define MODEL_NOTE_MAX 320
 #define MODEL_MAX_NOTES 48
@@ -256,6 +261,11 @@ struct model_client {
 	/* the same when FRR keeps the other of equal paths (the older, which the
 	 * model cannot know): each draw takes one of the two (u_tie) */
 	double alt_after_s, alt_lost_extra_s;
+	/* every play of the withdrawal (nplays > 2: an advertisement interval,
+	 * played at phases of the monotonic clock; model_topo_bgp.c): each
+	 * draw takes one (u_tie); 0 plays: after_s or alt_after_s as above */
+	int nplays;
+	double play_after_s[MODEL_BGP_PLAYS], play_lost_extra_s[MODEL_BGP_PLAYS];
 	/* the configured link delays (docs/model.md, "Link delays"): ask_s,
 	 * how long before the change a client's deciding packet leaves it
 	 * (anycast: a request's way to the failed site's router; dns: a fill
@@ -379,6 +389,9 @@ struct model_input {
 	int npops;
 	struct model_pop pops[MODEL_MAX_POPS];
 	int bgp_ties; /* a client's clocks differ as FRR keeps one of equal paths or another */
+	/* the notes of the advertisement interval and of equal paths are in
+	 * (model_topo.c) */
+	int bgp_mrai_note, bgp_tie_note;
 	/* the timeline's DNS outages: the DNS clients followed query by query
 	 * (model_dns_sim.c) rather than by model_dns.c's closed forms */
 	int noutages;
@@ -475,7 +488,7 @@ struct model_result {
 struct model_draw {
 	double u_site, u_refresh, u_check;
 	double u_session; /* bgp: the site's last message before t0, in its period */
-	double u_tie;	  /* bgp: < 0.5, each client's after_s, else its alt_after_s */
+	double u_tie;	  /* bgp: each client's play of the withdrawal (model_client_after) */
 	double u_tick;	  /* dns_sim: the phase of resolverd's timeout timer */
 	double u_first;	  /* dns_sim: which of a cache's clients asks it first */
 	double u_back;	  /* a recovery: when the site's restarted agents answer */
@@ -568,6 +581,11 @@ struct model_pop_plan;
 struct model_pop_plan *model_pop_plan(const struct model_input *in, int i);
 void model_pop_plan_free(struct model_pop_plan *pl);
 unsigned model_pop_users(const struct model_pop_plan *pl);
+/* model_client_after: anycast over BGP, client m's after_s in a draw whose
+ * u_tie is u (the play it takes: model_client.nplays); and its
+ * lost_extra_s */
+double model_client_after(const struct model_client *m, double u);
+double model_client_lost_extra(const struct model_client *m, double u);
 /* model_pop_off: logical client j's cache never sent it to the failed site
  * (model_pop.off); 0 for an anycast population */
 int model_pop_off(const struct model_pop_plan *pl, unsigned j);

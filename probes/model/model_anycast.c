@@ -68,8 +68,34 @@ int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
 		if (cl->scheme == MODEL_ANYCAST && cl->to_failed)
 			/* its last request through the change at the router, at
 			 * the site its way later */
-			c->last[i] = c->steer + (d->u_tie < 0.5 ? cl->after_s : cl->alt_after_s) -
-				     cl->ask_s + cl->arrive_s;
+			c->last[i] =
+			    c->steer + model_client_after(cl, d->u_tie) - cl->ask_s + cl->arrive_s;
 	}
 	return 0;
+}
+
+/* client_play: the play of m that a draw of u_tie u takes (-1: none, the
+ * two of after_s and alt_after_s) */
+static int client_play(const struct model_client *m, double u)
+{
+	int p;
+
+	if (m->nplays <= 0)
+		return -1;
+	p = (int)(u * m->nplays);
+	return p < 0 ? 0 : p >= m->nplays ? m->nplays - 1 : p;
+}
+
+double model_client_after(const struct model_client *m, double u)
+{
+	int p = client_play(m, u);
+
+	return p >= 0 ? m->play_after_s[p] : u < 0.5 ? m->after_s : m->alt_after_s;
+}
+
+double model_client_lost_extra(const struct model_client *m, double u)
+{
+	int p = client_play(m, u);
+
+	return p >= 0 ? m->play_lost_extra_s[p] : u < 0.5 ? m->lost_extra_s : m->alt_lost_extra_s;
 }

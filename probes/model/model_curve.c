@@ -60,7 +60,7 @@ static void curve_pop(const struct model_pop_plan *pl, const struct model_client
 		if (m->to_failed && steer >= 0 && !model_pop_off(pl, u))
 			x = model_pop_last(pl, u, dr->t0_s - m->arrive_s,
 					   dr->t0_s + steer - m->ask_s +
-					       (dr->u_tie < 0.5 ? m->after_s : m->alt_after_s));
+					       model_client_after(m, dr->u_tie));
 		if (x < 0)
 			continue;
 		/* each request in the bucket of its arrival at the site */

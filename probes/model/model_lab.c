@@ -106,7 +106,7 @@ static double lab_pop(const struct model_pop_plan *pl, const struct model_client
 		double x = m->to_failed && steer >= 0 && !model_pop_off(pl, u)
 			       ? model_pop_last(pl, u, dr->t0_s - m->arrive_s,
 						dr->t0_s + steer - m->ask_s +
-						    (dr->u_tie < 0.5 ? m->after_s : m->alt_after_s))
+						    model_client_after(m, dr->u_tie))
 			       : -1;
 
 		if (x < 0) {
@@ -274,10 +274,8 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 					x = end;
 				site += m->rate_per_s * x;
 				/* and while its packets reach no site after that */
-				lost +=
-				    m->rate_per_s * (x + fmin(dr.u_tie < 0.5 ? m->lost_extra_s
-									     : m->alt_lost_extra_s,
-							      end - x));
+				lost += m->rate_per_s *
+					(x + fmin(model_client_lost_extra(m, dr.u_tie), end - x));
 				if (x > 0)
 					x += effect;
 				last[users++] = x;

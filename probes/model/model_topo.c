@@ -296,6 +296,20 @@ static void topo_tcp_limit(struct model_input *in, const struct topo_node *c)
 			 why);
 }
 
+/* topo_plays_differ: anycast over BGP, client m's plays of the
+ * withdrawal (FRR's choice among equal paths, the monotonic clock's phase
+ * against an advertisement interval) do not all agree */
+static int topo_plays_differ(const struct model_client *m)
+{
+	if (m->alt_after_s != m->after_s || m->alt_lost_extra_s != m->lost_extra_s)
+		return 1;
+	for (int p = 1; p < m->nplays; p++)
+		if (m->play_after_s[p] != m->play_after_s[0] ||
+		    m->play_lost_extra_s[p] != m->play_lost_extra_s[0])
+			return 1;
+	return 0;
+}
+
 /* topo_clients: each client node's flows */
 static void topo_clients(const struct topology *t, struct model_input *in, int site,
 			 const int base[], const int dns_on_failed[],
@@ -330,15 +344,35 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 				m->lost_extra_s = bgp[n].lost_extra_s;
 				m->alt_after_s = bgp[n].alt_after_s;
 				m->alt_lost_extra_s = bgp[n].alt_lost_extra_s;
-				if (m->alt_after_s != m->after_s ||
-				    m->alt_lost_extra_s != m->lost_extra_s) {
-					if (!in->bgp_ties)
+				m->nplays = bgp[n].nplays;
+				memcpy(m->play_after_s, bgp[n].play_after_s,
+				       sizeof(m->play_after_s));
+				memcpy(m->play_lost_extra_s, bgp[n].play_lost_extra_s,
+				       sizeof(m->play_lost_extra_s));
+				if (m->nplays > 2 && !in->bgp_mrai_note) {
+					model_note(
+					    notes, 0,
+					    "anycast (routing = bgp): an advertisement interval "
+					    "(bgp_mrai) holds a speaker's update to a neighbour "
+					    "that comes within the interval's whole seconds of the "
+					    "monotonic clock after its last one (FRR's "
+					    "bgp_adjust_routeadv): the withdrawal played at %d "
+					    "phases of that clock's second, one drawn",
+					    MODEL_BGP_PHASES);
+					in->bgp_mrai_note = 1;
+				}
+				if (topo_plays_differ(m)) {
+					if (!in->bgp_tie_note &&
+					    (m->alt_after_s != m->after_s ||
+					     m->alt_lost_extra_s != m->lost_extra_s)) {
+						in->bgp_tie_note = 1;
 						model_note(
 						    notes, 0,
 						    "anycast (routing = bgp): of equal paths "
 						    "FRR keeps the older, which the model cannot "
 						    "tell (they came at bring-up, or at once): "
 						    "half the draws one way, half the other");
+					}
 					in->bgp_ties = 1;
 				}
 			}
@@ -663,7 +697,7 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 			   "changes) are not modelled, nor a failure that comes before the ones "
 			   "before it settled");
 	model_note(notes, 1,
-		   "not modelled yet: BGP's MRAI, iBGP and ECMP; "
+		   "not modelled yet: BGP's iBGP and ECMP; "
 		   "populations of poisson arrivals; TCP and HTTP "
 		   "connections through failures other than kill and crash; jitter and loss; "
 		   "a weighted, multivalue or random pick of the name before the failure");

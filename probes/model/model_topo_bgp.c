@@ -11,7 +11,14 @@
  * the 50 ms an AS hop measured in bench/bgp (docs/benchmarks.md). Each
  * anycast client's packets follow the routers' FIBs hop by hop, so its
  * traffic reaches the failed site, another site, or nothing (no route, a
- * loop) in each interval between two FIB changes. See model_topo_int.h.
+ * loop) in each interval between two FIB changes. With an advertisement
+ * interval (bgp_mrai, whole seconds as FRR keeps it) a speaker's update to
+ * a neighbour waits as FRR's bgp_adjust_routeadv makes it: at once when the
+ * last update to that neighbour was more than the interval of whole
+ * seconds of the monotonic clock ago (every first one after the warm-up),
+ * else the interval less those whole seconds later, carrying what the
+ * speaker holds then. Where the monotonic clock's second begins is not
+ * known: played at MODEL_BGP_PHASES phases. See model_topo_int.h.
  */
 #include "model_topo_int.h"
 
@@ -48,10 +55,18 @@ struct bgp_spk {
 	unsigned prepend[BGP_NB_MAX]; /* more times my AS toward nb[k] */
 	unsigned lp[BGP_NB_MAX];      /* what I set on what nb[k] sends (0: 100) */
 	struct bgp_route in[BGP_NB_MAX];
+	/* what it last sent nb[k]: an update goes out when what it exports
+	 * changes, even one the neighbour drops (its own AS in the path: FRR
+	 * sends it all the same), and counts for the advertisement interval */
+	struct bgp_route sent[BGP_NB_MAX];
 	double got[BGP_NB_MAX]; /* when in[k] came (-1: before the failure) */
 	int best;		/* index into nb, -1 none, -2 its own (a site) */
 	int tie;		/* its best tied with another neighbour's path */
 	double due;		/* a decision pending then, else -1 */
+	/* the advertisement interval toward nb[k] (whole seconds, 0: none),
+	 * the last update sent it after the failure (-INFINITY: none), and
+	 * the interval's timer, pending until then (-1: none) */
+	double mrai[BGP_NB_MAX], last_upd[BGP_NB_MAX], adv_at[BGP_NB_MAX];
 	int nchanges;
 	double when[BGP_CHANGES_MAX]; /* its FIB's changes */
 	int hop[BGP_CHANGES_MAX];     /* the next hop (a speaker) from then, -1 none */
@@ -60,6 +75,7 @@ struct bgp_spk {
 struct bgp_net {
 	int n;
 	int pref; /* a tie FRR's age cannot break here: 0 the first neighbour wins, 1 the last */
+	double phase; /* the monotonic clock's second at play time 0 began this long before */
 	struct bgp_spk *s;
 	int of[TOPO_MAX_NODES]; /* speaker of a node, -1 */
 };
@@ -178,21 +194,57 @@ static int bgp_receive(struct bgp_net *g, int j, int k, const struct bgp_route *
 	return 1;
 }
 
-/* bgp_send: speaker i's best to every neighbour; each one whose holding
- * changed decides at now + hold (unless it already has a decision due) */
+/* bgp_deliver: speaker i's best to its neighbour k at now; 1 if it is
+ * not what it last sent (an update goes out); a neighbour whose holding
+ * that changed decides at now + hold (unless it already has a decision
+ * due) */
+static int bgp_deliver(struct bgp_net *g, const struct topology *t, int i, int k, double now)
+{
+	struct bgp_spk *s = &g->s[i];
+	struct bgp_route r;
+	int j = s->nb[k];
+
+	bgp_export(g, i, k, &r);
+	if (r.valid && r.direct)
+		r.med = t->nodes[s->node].metric;
+	if (memcmp(&r, &s->sent[k], sizeof(r)) == 0)
+		return 0;
+	s->sent[k] = r;
+	if (bgp_receive(g, j, s->back[k], &r, now) && g->s[j].due < 0 && now >= 0)
+		g->s[j].due = now + BGP_HOLD_S;
+	return 1;
+}
+
+/* bgp_mrai_at: when speaker s may send neighbour k an update that is due
+ * at now: FRR's bgp_adjust_routeadv on whole seconds of the monotonic
+ * clock (time_t): at once if the last update went more than the interval
+ * of them ago, else the interval less the whole seconds since */
+static double bgp_mrai_at(const struct bgp_net *g, const struct bgp_spk *s, int k, double now)
+{
+	double diff;
+
+	if (s->mrai[k] <= 0 || now < 0 || isinf(s->last_upd[k]))
+		return now;
+	diff = floor(now + g->phase) - floor(s->last_upd[k] + g->phase);
+	return diff > s->mrai[k] ? now : now + (s->mrai[k] - diff);
+}
+
+/* bgp_send: speaker i's best to every neighbour, at once or when the
+ * advertisement interval lets it (a timer already pending that fires
+ * sooner is kept, as FRR keeps it) */
 static void bgp_send(struct bgp_net *g, const struct topology *t, int i, double now)
 {
 	struct bgp_spk *s = &g->s[i];
 
 	for (int k = 0; k < s->nnb; k++) {
-		struct bgp_route r;
-		int j = s->nb[k];
+		double at = bgp_mrai_at(g, s, k, now);
 
-		bgp_export(g, i, k, &r);
-		if (r.valid && r.direct)
-			r.med = t->nodes[s->node].metric;
-		if (bgp_receive(g, j, s->back[k], &r, now) && g->s[j].due < 0 && now >= 0)
-			g->s[j].due = now + BGP_HOLD_S;
+		if (at > now) {
+			if (s->adv_at[k] < 0 || at < s->adv_at[k])
+				s->adv_at[k] = at;
+		} else if (s->adv_at[k] < 0 && bgp_deliver(g, t, i, k, now) && now >= 0) {
+			s->last_upd[k] = now;
+		}
 	}
 }
 
@@ -212,6 +264,44 @@ static void bgp_fib(struct bgp_spk *s, int initial, double when)
 		return;
 	s->when[s->nchanges] = when;
 	s->hop[s->nchanges++] = hop;
+}
+
+/* bgp_intervals: each session's advertisement interval as
+ * lab/build/frrconf.c writes it (the [link]'s own, else the speaker's, in
+ * whole seconds), no update sent yet, no timer */
+static void bgp_intervals(const struct topology *t, struct bgp_net *g)
+{
+	for (int i = 0; i < g->n; i++) {
+		struct bgp_spk *s = &g->s[i];
+		int a = s->node;
+
+		for (int k = 0; k < s->nnb; k++) {
+			int b = g->s[s->nb[k]].node;
+			int64_t ns = t->nodes[a].bgp_mrai_ns;
+
+			for (int l = 0; l < t->nrlinks; l++) {
+				const struct topo_rlink *rl = &t->rlinks[l];
+
+				if (((rl->a == a && rl->b == b) || (rl->a == b && rl->b == a)) &&
+				    rl->bgp_mrai_ns >= 0)
+					ns = rl->bgp_mrai_ns;
+			}
+			s->mrai[k] = (double)(ns / 1000000000);
+			s->last_upd[k] = -INFINITY;
+			s->adv_at[k] = -1;
+		}
+	}
+}
+
+/* bgp_mrai_max: the longest advertisement interval of g's sessions (s) */
+static double bgp_mrai_max(const struct bgp_net *g)
+{
+	double m = 0;
+
+	for (int i = 0; i < g->n; i++)
+		for (int k = 0; k < g->s[i].nnb; k++)
+			m = fmax(m, g->s[i].mrai[k]);
+	return m;
 }
 
 /* bgp_build: the speakers and their sessions; -1 if the model cannot
@@ -237,13 +327,6 @@ static int bgp_build(const struct topology *t, struct bgp_net *g, char *why, siz
 				    t->nodes[g->s[i].node].name, x->name, topo_node_asn(t, n));
 				return -1;
 			}
-		if (x->bgp_mrai_ns > 0) {
-			snprintf(
-			    why, len,
-			    "routing = bgp: %s's bgp_mrai (advertisement interval): not modelled",
-			    x->name);
-			return -1;
-		}
 		g->of[n] = g->n;
 		g->s[g->n].node = n;
 		g->s[g->n].asn = topo_node_asn(t, n);
@@ -255,13 +338,6 @@ static int bgp_build(const struct topology *t, struct bgp_net *g, char *why, siz
 	for (int l = 0; l < t->nrlinks; l++) {
 		const struct topo_rlink *rl = &t->rlinks[l];
 
-		if (rl->bgp_mrai_ns > 0) {
-			snprintf(why, len,
-				 "routing = bgp: [link %s %s]'s bgp_mrai (advertisement interval): "
-				 "not modelled",
-				 t->nodes[rl->a].name, t->nodes[rl->b].name);
-			return -1;
-		}
 		if (bgp_link(g, g->of[rl->a], g->of[rl->b], rl->prepend[0], rl->prepend[1],
 			     rl->local_pref[0], rl->local_pref[1]) == -1)
 			goto many;
@@ -279,6 +355,7 @@ static int bgp_build(const struct topology *t, struct bgp_net *g, char *why, siz
 		if (bgp_link(g, g->of[n], g->of[r], t->nodes[n].prepend, 0, 0, 0) == -1)
 			goto many;
 	}
+	bgp_intervals(t, g);
 	return 0;
 many:
 	snprintf(why, len, "routing = bgp: a speaker of more than %d sessions: not modelled",
@@ -298,14 +375,8 @@ static int bgp_converge(const struct topology *t, struct bgp_net *g)
 		for (int i = 0; i < g->n; i++) {
 			struct bgp_spk *s = &g->s[i];
 
-			for (int k = 0; k < s->nnb; k++) {
-				struct bgp_route r;
-
-				bgp_export(g, i, k, &r);
-				if (r.valid && r.direct)
-					r.med = t->nodes[s->node].metric;
-				changed |= bgp_receive(g, s->nb[k], s->back[k], &r, -1);
-			}
+			for (int k = 0; k < s->nnb; k++)
+				changed |= bgp_deliver(g, t, i, k, -1);
 		}
 		if (!changed)
 			return 0;
@@ -377,11 +448,12 @@ static int bgp_start(const struct topology *t, struct bgp_net *g, int **initial,
 	return 0;
 }
 
-/* bgp_run: the withdrawal with ties the age cannot break decided by pref */
-static int bgp_run(const struct topology *t, int site, int pref, struct model_topo_bgp_client *out,
-		   char *why, size_t len)
+/* bgp_run: the withdrawal with ties the age cannot break decided by pref,
+ * the monotonic clock's second begun phase before play time 0 */
+static int bgp_run(const struct topology *t, int site, int pref, double phase,
+		   struct model_topo_bgp_client *out, char *why, size_t len)
 {
-	struct bgp_net g = {.pref = pref};
+	struct bgp_net g = {.pref = pref, .phase = phase};
 	int rc = -1, fs, r1, *initial = NULL, *itie = NULL, events = 0;
 	double *at = NULL, first;
 	size_t nat = 0;
@@ -397,16 +469,32 @@ static int bgp_run(const struct topology *t, int site, int pref, struct model_to
 	bgp_send(&g, t, fs, -1);
 	g.s[r1].due = 0;
 	for (;;) {
-		int i = -1;
+		int i = -1, ti = -1, tk = -1;
 
 		for (int j = 0; j < g.n; j++)
 			if (g.s[j].due >= 0 && (i < 0 || g.s[j].due < g.s[i].due))
 				i = j;
-		if (i < 0)
+		/* an advertisement interval's timer that fires first */
+		for (int j = 0; j < g.n; j++)
+			for (int k = 0; k < g.s[j].nnb; k++)
+				if (g.s[j].adv_at[k] >= 0 &&
+				    (ti < 0 || g.s[j].adv_at[k] < g.s[ti].adv_at[tk])) {
+					ti = j;
+					tk = k;
+				}
+		if (i < 0 && ti < 0)
 			break;
 		if (++events > BGP_EVENTS_MAX) {
 			snprintf(why, len, "routing = bgp: the withdrawal does not converge");
 			goto out;
+		}
+		if (ti >= 0 && (i < 0 || g.s[ti].adv_at[tk] < g.s[i].due)) {
+			double now = g.s[ti].adv_at[tk];
+
+			g.s[ti].adv_at[tk] = -1;
+			if (bgp_deliver(&g, t, ti, tk, now))
+				g.s[ti].last_upd[tk] = now;
+			continue;
 		}
 		{
 			double now = g.s[i].due;
@@ -442,7 +530,8 @@ static int bgp_run(const struct topology *t, int site, int pref, struct model_to
 		int r = topo_node_router(t, n), tie = 0, d;
 		double a_end = first, lost = 0;
 
-		memset(o, 0, sizeof(*o));
+		o->on = 0;
+		o->after_s = o->lost_extra_s = 0;
 		if (t->nodes[n].kind != TOPO_CLIENT || r < 0 || g.of[r] < 0)
 			continue;
 		d = bgp_dest(&g, initial, itie, g.of[r], -1, &tie);
@@ -477,25 +566,68 @@ out:
 int model_topo_bgp(const struct topology *t, int site, struct model_topo_bgp_client *out, char *why,
 		   size_t len)
 {
-	static struct model_topo_bgp_client other[TOPO_MAX_NODES];
+	static struct model_topo_bgp_client play[TOPO_MAX_NODES];
+	struct bgp_net g = {0};
+	int *initial = NULL, *itie = NULL, phases = 1;
+	double mrai;
+	int64_t first = 0;
 
+	/* an advertisement interval: the play depends on where the monotonic
+	 * clock's second begins, played at MODEL_BGP_PHASES of them; the
+	 * warm-up's last updates must be older than the interval */
+	if (bgp_start(t, &g, &initial, &itie, why, len) == -1) {
+		free(g.s);
+		free(initial);
+		free(itie);
+		return -1;
+	}
+	mrai = bgp_mrai_max(&g);
+	free(g.s);
+	free(initial);
+	free(itie);
+	if (mrai > 0) {
+		phases = MODEL_BGP_PHASES;
+		if (topo_first_failure(t, &first) < 0 || (double)first / 1e9 < mrai + 1) {
+			snprintf(
+			    why, len,
+			    "routing = bgp: bgp_mrai %g s: the warm-up's last updates may still "
+			    "hold the interval at the failure (%g s into the traffic): not "
+			    "modelled",
+			    mrai, (double)first / 1e9);
+			return -1;
+		}
+	}
 	/* where FRR keeps the older of equal paths and the model cannot tell
 	 * which is older (both came at bring-up, or at the same instant):
 	 * played both ways, the first neighbour winning every such tie and
 	 * the last; a client's site must not depend on it, its clocks may */
-	if (bgp_run(t, site, 0, out, why, len) == -1 || bgp_run(t, site, 1, other, why, len) == -1)
-		return -1;
-	for (int n = 0; n < t->nnodes; n++) {
-		if (out[n].on != other[n].on) {
-			snprintf(
-			    why, len,
-			    "routing = bgp: whether %s reached the failed site depends on which "
-			    "of equal paths FRR kept at bring-up (the older): not modelled",
-			    t->nodes[n].name);
-			return -1;
+	for (int pref = 0; pref < 2; pref++)
+		for (int ph = 0; ph < phases; ph++) {
+			int p = pref * phases + ph;
+
+			if (bgp_run(t, site, pref, (ph + 0.5) / phases, p ? play : out, why, len) ==
+			    -1)
+				return -1;
+			for (int n = 0; n < t->nnodes; n++) {
+				const struct model_topo_bgp_client *x = p ? &play[n] : &out[n];
+
+				if (p && play[n].on != out[n].on) {
+					snprintf(
+					    why, len,
+					    "routing = bgp: whether %s reached the failed site "
+					    "depends on which of equal paths FRR kept at "
+					    "bring-up (the older): not modelled",
+					    t->nodes[n].name);
+					return -1;
+				}
+				out[n].play_after_s[p] = x->after_s;
+				out[n].play_lost_extra_s[p] = x->lost_extra_s;
+				out[n].nplays = 2 * phases;
+			}
 		}
-		out[n].alt_after_s = other[n].after_s;
-		out[n].alt_lost_extra_s = other[n].lost_extra_s;
+	for (int n = 0; n < t->nnodes; n++) {
+		out[n].alt_after_s = out[n].play_after_s[phases];
+		out[n].alt_lost_extra_s = out[n].play_lost_extra_s[phases];
 	}
 	return 0;
 }

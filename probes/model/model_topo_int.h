@@ -8,6 +8,7 @@
 #define STEERLAB_MODEL_TOPO_INT_H
 
 #include <stddef.h>
+#include "model.h"
 
 struct topology;
 
@@ -38,12 +39,18 @@ int model_topo_catchment(const struct topology *t, int c, int s);
  * the time beyond that its packets reach no site (no route, a loop) until
  * they reach another; alt_ the same with every tie among equal paths that
  * the model cannot break by age decided the other way. 0, or -1 with why
- * said (the model cannot: iBGP, MRAI, a catchment that depends on a tie) */
+ * said (the model cannot: iBGP, an advertisement interval the warm-up's
+ * updates may still hold, a catchment that depends on a tie) */
 struct model_topo_bgp_client {
 	int on;
 	double after_s, lost_extra_s;
 	/* the same when FRR's choice among equal paths goes the other way */
 	double alt_after_s, alt_lost_extra_s;
+	/* every play: FRR's choice (the first half one way, the second the
+	 * other), and within each half the monotonic clock's phase when an
+	 * advertisement interval is set (model.h MODEL_BGP_PHASES) */
+	int nplays;
+	double play_after_s[MODEL_BGP_PLAYS], play_lost_extra_s[MODEL_BGP_PLAYS];
 };
 int model_topo_bgp(const struct topology *t, int s, struct model_topo_bgp_client *out, char *why,
 		   size_t len);
@@ -51,7 +58,7 @@ int model_topo_bgp(const struct topology *t, int s, struct model_topo_bgp_client
 /* model_topo_bgp_sites: routing = bgp, in the routes as the warm-up
  * leaves them: the site node each client node's anycast packets reach
  * (site_of[n]; -1 none, or not a client). 0, or -1 with why said (a site
- * that depends on which of equal paths FRR kept, iBGP, MRAI) */
+ * that depends on which of equal paths FRR kept, iBGP) */
 int model_topo_bgp_sites(const struct topology *t, int *site_of, char *why, size_t len);
 
 /* model_topo_cache_ttl: a TTL as [resolver] node n's caches keep it
