@@ -166,12 +166,32 @@ static int run_own_site_ok(const struct topology *t, int r, struct in_addr via)
  * recently in some router's FIB */
 #define RUN_BGP_QUIET_NS (500 * 1000000LL)
 
+/* run_bgp_quiet_ns: how long every router's route must have stayed put:
+ * RUN_BGP_QUIET_NS, or with an advertisement interval (bgp_mrai) the
+ * longest of the lab's and a second more: FRR holds an update up to the
+ * interval of whole seconds of its clock after the last one, so a route
+ * quiet for less may still have a held update on its way (bgp-explore.ini
+ * with 2 s: b's route left t3's FIB 1.5 s into the traffic, after a
+ * warm-up of 500 ms quiet) */
+static int64_t run_bgp_quiet_ns(const struct topology *t)
+{
+	int64_t mrai = 0;
+
+	for (int n = 0; n < t->nnodes; n++)
+		if (t->nodes[n].kind == TOPO_ROUTER || t->nodes[n].kind == TOPO_SITE)
+			mrai = t->nodes[n].bgp_mrai_ns > mrai ? t->nodes[n].bgp_mrai_ns : mrai;
+	for (int l = 0; l < t->nrlinks; l++)
+		mrai = t->rlinks[l].bgp_mrai_ns > mrai ? t->rlinks[l].bgp_mrai_ns : mrai;
+	mrai = mrai / NSEC_PER_SEC * NSEC_PER_SEC; /* FRR's whole seconds */
+	return mrai > 0 ? mrai + NSEC_PER_SEC : RUN_BGP_QUIET_NS;
+}
+
 /* run_bgp_ready: routing = bgp: every site's prober has put the service on
  * its lo; the FIB of every router routes it, the routers with sites as
  * BGP's decision process will once every announcement is in
  * (lab/build/bgpexpect.c: local preference, AS path length with the prepends,
  * MED; any of the next hops that tie); and no router's route to it has
- * changed for RUN_BGP_QUIET_NS (a tie between different AS paths, or a
+ * changed for run_bgp_quiet_ns (a tie between different AS paths, or a
  * lab bgpexpect does not model, would otherwise let a router still moving
  * pass): BGP has converged. */
 static int run_bgp_ready(const struct topology *t, const char *rundir)
@@ -193,14 +213,14 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 	if (bgpx_compute(t, -1, &x) == -1)
 		x.known = 0;
 	/* each router's route, read once: every router has one that has
-	 * not changed for RUN_BGP_QUIET_NS, and a router with sites has the
+	 * not changed for run_bgp_quiet_ns, and a router with sites has the
 	 * one BGP will choose */
 	for (int r = 0; r < t->nnodes; r++) {
 		if (t->nodes[r].kind != TOPO_ROUTER)
 			continue;
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
 		       t->nodes[r].name);
-		if (!run_fib_via(path, prefix, &via[r], &last) || now - last < RUN_BGP_QUIET_NS)
+		if (!run_fib_via(path, prefix, &via[r], &last) || now - last < run_bgp_quiet_ns(t))
 			return 0;
 	}
 	for (int i = 0; i < t->nlinks; i++) {
