@@ -175,14 +175,8 @@ static int run_own_site_ok(const struct topology *t, int r, struct in_addr via)
  * warm-up of 500 ms quiet) */
 static int64_t run_bgp_quiet_ns(const struct topology *t)
 {
-	int64_t mrai = 0;
+	int64_t mrai = topo_bgp_mrai_max_ns(t);
 
-	for (int n = 0; n < t->nnodes; n++)
-		if (t->nodes[n].kind == TOPO_ROUTER || t->nodes[n].kind == TOPO_SITE)
-			mrai = t->nodes[n].bgp_mrai_ns > mrai ? t->nodes[n].bgp_mrai_ns : mrai;
-	for (int l = 0; l < t->nrlinks; l++)
-		mrai = t->rlinks[l].bgp_mrai_ns > mrai ? t->rlinks[l].bgp_mrai_ns : mrai;
-	mrai = mrai / NSEC_PER_SEC * NSEC_PER_SEC; /* FRR's whole seconds */
 	return mrai > 0 ? mrai + NSEC_PER_SEC : RUN_BGP_QUIET_NS;
 }
 

@@ -673,6 +673,11 @@ int topo_route_to(const struct topology *t, int r, const struct topo_path *path,
  * for the other kinds. */
 unsigned topo_node_asn(const struct topology *t, int n);
 
+/* topo_bgp_mrai_max_ns: routing = bgp, the longest advertisement interval
+ * (bgp_mrai) of the lab's routers, sites and [link]s, in the whole seconds
+ * FRR takes (lab/build/frrconf.c); 0: none */
+int64_t topo_bgp_mrai_max_ns(const struct topology *t);
+
 /* topo_router_id: n's BGP router id: a router's id (on its loopback), a
  * site's its own end of its link. */
 struct in_addr topo_router_id(const struct topology *t, int n);

@@ -241,3 +241,17 @@ struct in_addr topo_router_id(const struct topology *t, int n)
 		return t->nodes[n].router_id;
 	return t->nodes[n].link >= 0 ? t->links[t->nodes[n].link].node_addr : none;
 }
+
+int64_t topo_bgp_mrai_max_ns(const struct topology *t)
+{
+	int64_t m = 0;
+
+	for (int n = 0; n < t->nnodes; n++)
+		if ((t->nodes[n].kind == TOPO_ROUTER || t->nodes[n].kind == TOPO_SITE) &&
+		    t->nodes[n].bgp_mrai_ns > m)
+			m = t->nodes[n].bgp_mrai_ns;
+	for (int l = 0; l < t->nrlinks; l++)
+		if (t->rlinks[l].bgp_mrai_ns > m)
+			m = t->rlinks[l].bgp_mrai_ns;
+	return m / NSEC_PER_SEC * NSEC_PER_SEC;
+}

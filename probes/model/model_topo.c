@@ -301,8 +301,7 @@ static void topo_tcp_limit(struct model_input *in, const struct topo_node *c)
  * against an advertisement interval) do not all agree */
 static int topo_plays_differ(const struct model_client *m)
 {
-	if (m->alt_after_s != m->after_s || m->alt_lost_extra_s != m->lost_extra_s)
-		return 1;
+	/* after_s and alt_after_s are plays 0 and nplays / 2 */
 	for (int p = 1; p < m->nplays; p++)
 		if (m->play_after_s[p] != m->play_after_s[0] ||
 		    m->play_lost_extra_s[p] != m->play_lost_extra_s[0])

@@ -231,7 +231,7 @@ static double bgp_mrai_at(const struct bgp_net *g, const struct bgp_spk *s, int 
 
 /* bgp_send: speaker i's best to every neighbour, at once or when the
  * advertisement interval lets it (a timer already pending that fires
- * sooner is kept, as FRR keeps it) */
+ * sooner is kept, as FRR keeps it; one that may go at once cancels it) */
 static void bgp_send(struct bgp_net *g, const struct topology *t, int i, double now)
 {
 	struct bgp_spk *s = &g->s[i];
@@ -242,9 +242,12 @@ static void bgp_send(struct bgp_net *g, const struct topology *t, int i, double 
 		if (at > now) {
 			if (s->adv_at[k] < 0 || at < s->adv_at[k])
 				s->adv_at[k] = at;
-		} else if (s->adv_at[k] < 0 && bgp_deliver(g, t, i, k, now) && now >= 0) {
-			s->last_upd[k] = now;
+			continue;
 		}
+		/* at once, a pending timer with it (FRR's case I) */
+		s->adv_at[k] = -1;
+		if (bgp_deliver(g, t, i, k, now) && now >= 0)
+			s->last_upd[k] = now;
 	}
 }
 
@@ -291,17 +294,6 @@ static void bgp_intervals(const struct topology *t, struct bgp_net *g)
 			s->adv_at[k] = -1;
 		}
 	}
-}
-
-/* bgp_mrai_max: the longest advertisement interval of g's sessions (s) */
-static double bgp_mrai_max(const struct bgp_net *g)
-{
-	double m = 0;
-
-	for (int i = 0; i < g->n; i++)
-		for (int k = 0; k < g->s[i].nnb; k++)
-			m = fmax(m, g->s[i].mrai[k]);
-	return m;
 }
 
 /* bgp_build: the speakers and their sessions; -1 if the model cannot
@@ -567,24 +559,13 @@ int model_topo_bgp(const struct topology *t, int site, struct model_topo_bgp_cli
 		   size_t len)
 {
 	static struct model_topo_bgp_client play[TOPO_MAX_NODES];
-	struct bgp_net g = {0};
-	int *initial = NULL, *itie = NULL, phases = 1;
-	double mrai;
+	int phases = 1;
+	double mrai = (double)topo_bgp_mrai_max_ns(t) / 1e9;
 	int64_t first = 0;
 
 	/* an advertisement interval: the play depends on where the monotonic
 	 * clock's second begins, played at MODEL_BGP_PHASES of them; the
 	 * warm-up's last updates must be older than the interval */
-	if (bgp_start(t, &g, &initial, &itie, why, len) == -1) {
-		free(g.s);
-		free(initial);
-		free(itie);
-		return -1;
-	}
-	mrai = bgp_mrai_max(&g);
-	free(g.s);
-	free(initial);
-	free(itie);
 	if (mrai > 0) {
 		phases = MODEL_BGP_PHASES;
 		if (topo_first_failure(t, &first) < 0 || (double)first / 1e9 < mrai + 1) {
