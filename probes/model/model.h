@@ -491,6 +491,7 @@ struct model_draw {
 	double u_tie;	  /* bgp: each client's play of the withdrawal (model_client_after) */
 	double u_tick;	  /* dns_sim: the phase of resolverd's timeout timer */
 	double u_first;	  /* dns_sim: which of a cache's clients asks it first */
+	double u_order;	  /* dns_sim: the seed of each query's lateness after its hold */
 	double u_back;	  /* a recovery: when the site's restarted agents answer */
 	double u_edge;	  /* a recovery: < 0.5, a client that moved with it had not */
 	double u_wall;	  /* a cache of whole seconds: the wall clock's fraction of a
@@ -561,13 +562,14 @@ double model_dns_upstream(const struct model_input *in);
  * followed query by query (model_dns_sim.c): moved[i], when client i took
  * an answer whose query reached authd at or after steer_at (an instant
  * from the start of the traffic; INFINITY: never within the traffic);
- * u_tick the phase of the resolvers' timeout timers, u_first which of each
- * cache's clients asks first (the others 1 ms later); *upstream, if not
+ * from draw d: u_tick the phase of the resolvers' timeout timers, u_first
+ * which of each cache's clients asks first (the others 1 ms later),
+ * u_order each query's lateness after its hold; *upstream, if not
  * NULL, the queries that reached the authoritative server's link (its
  * capture: those it dropped too) and the first walks' referrals. 0, or -1
  * (out of memory). model_dns_down: whether cache c (-1: the
  * authoritative server) is unreachable at instant x. */
-int model_dns_sim(const struct model_input *in, double steer_at, double u_tick, double u_first,
+int model_dns_sim(const struct model_input *in, double steer_at, const struct model_draw *d,
 		  double *moved, double *upstream);
 int model_dns_down(const struct model_input *in, int c, double x);
 

@@ -116,6 +116,7 @@ int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t
 		dr.u_tie = in->bgp_ties ? curve_uniform(&seed) : 0;
 		dr.u_tick = in->dns_sim ? curve_uniform(&seed) : 0;
 		dr.u_first = in->dns_sim ? curve_uniform(&seed) : 0;
+		dr.u_order = in->dns_sim ? curve_uniform(&seed) : 0;
 		dr.u_wall = !model_dns_whole(in) ? 0
 			    : in->wall_known	 ? in->wall_s
 						 : curve_uniform(&seed);

@@ -244,7 +244,7 @@ int model_dns_draw(const struct model_input *in, const struct model_draw *d, str
 		 * answer whose query reached authd after the steer */
 		double moved[MODEL_MAX_CLIENTS];
 
-		if (model_dns_sim(in, d->t0_s + c->steer, d->u_tick, d->u_first, moved, NULL) == -1)
+		if (model_dns_sim(in, d->t0_s + c->steer, d, moved, NULL) == -1)
 			return -1;
 		for (int i = 0; i < in->nclients; i++) {
 			const struct model_client *cl = &in->clients[i];
@@ -278,8 +278,11 @@ double model_dns_upstream(const struct model_input *in)
 
 	/* through outages: the attempts the sim sends (what they answer
 	 * does not change when they go) */
-	if (in->dns_sim)
-		return model_dns_sim(in, INFINITY, 0.5, 0, moved, &total) == -1 ? -1 : total;
+	if (in->dns_sim) {
+		struct model_draw d = {.u_tick = 0.5};
+
+		return model_dns_sim(in, INFINITY, &d, moved, &total) == -1 ? -1 : total;
+	}
 
 	for (int c = 0; c < in->ncaches; c++) {
 		long n = 0;

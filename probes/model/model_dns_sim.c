@@ -8,7 +8,8 @@
  * resolver.c) do them:
  *
  *   - a client asks at the start, then as its hold runs out (the answer's
- *     TTL, or its stickiness, at least 0.1 s, from the answer's arrival);
+ *     TTL, or its stickiness, at least 0.1 s, from the answer's arrival),
+ *     a little late each time (sim_late);
  *     an unanswered query, or one answered SERVFAIL, is asked again 1 s
  *     after it was sent, the client meanwhile keeping its address;
  *   - a cache answers a live entry with its whole seconds left (and, with
@@ -37,8 +38,14 @@
 /* the client's least hold and its retry of a query (agents/client/dns.h) */
 #define SIM_MIN_HOLD_S 0.1
 #define SIM_RETRY_S 1.0
-/* the clients' first queries after the first one's (sim_first_ask) */
-#define SIM_LATER_S 0.001
+/* the clients' first queries after the first one's, up to so late
+ * (sim_first_ask) */
+#define SIM_LATER_S 0.002
+/* each query after its hold, up to this late; a share of them up to a
+ * slow one's (sim_late) */
+#define SIM_LATE_S 0.0006
+#define SIM_LATE_SLOW 0.05
+#define SIM_LATE_SLOW_S 0.004
 
 enum sim_kind { SIM_NONE, SIM_ADDR, SIM_SERVFAIL };
 
@@ -76,6 +83,7 @@ struct sim {
 	struct sim_client cl[MODEL_MAX_CLIENTS];
 	struct sim_cache ca[MODEL_MAX_CACHES];
 	double upstream;
+	uint64_t late; /* sim_late's generator */
 };
 
 /* model_dns_down: whether the cache c (-1: the authoritative server) is
@@ -255,6 +263,23 @@ static void sim_send(struct sim *s, int i, double x)
 			   s->in->ttl_s);
 }
 
+/* sim_late: how late a query comes after its hold. In the lab the
+ * client's timer and the answer's way make each query 0.1 to 0.6 ms late
+ * at rest, and about one in twenty 3 to 4 ms on a loaded machine (two busy
+ * programs beside a run), added up query after query. Two clients' queries
+ * that the holds bring to the same instant (c2 every 0.7 s, c1 every 1 s
+ * from 0.1 s: both at 2.1 s) then reach their cache in either order, and
+ * which goes first can decide who prefetches, and so every later answer:
+ * the draws play both. */
+static double sim_late(struct sim *s)
+{
+	double u = model_uniform(&s->late);
+
+	if (u < SIM_LATE_SLOW)
+		return SIM_LATE_SLOW_S * u / SIM_LATE_SLOW;
+	return SIM_LATE_S * (u - SIM_LATE_SLOW) / (1 - SIM_LATE_SLOW);
+}
+
 /* sim_receive: client i's answer arrives at x */
 static void sim_receive(struct sim *s, int i, double x)
 {
@@ -271,7 +296,7 @@ static void sim_receive(struct sim *s, int i, double x)
 		c->moved = x;
 	}
 	hold = m->sticky_s > 0 ? m->sticky_s : c->a_ttl;
-	c->next = x + fmax(hold, SIM_MIN_HOLD_S);
+	c->next = x + fmax(hold, SIM_MIN_HOLD_S) + sim_late(s);
 }
 
 /* sim_min: the earliest of the next events: *who the client or cache,
@@ -313,8 +338,9 @@ static double sim_next(const struct sim *s, int *who, int *what)
  * cache's clients, the others asking SIM_LATER_S later, so that they
  * join its fill when it takes longer, else find its entry a little less
  * than a TTL left (a whole second less, in whole seconds) */
-static double sim_first_ask(const struct model_input *in, int i, double u_first)
+static double sim_first_ask(struct sim *s, int i, double u_first)
 {
+	const struct model_input *in = s->in;
 	int n = 0, k = 0, c = in->clients[i].cache;
 
 	if (c < 0)
@@ -325,10 +351,10 @@ static double sim_first_ask(const struct model_input *in, int i, double u_first)
 				k = n;
 			n++;
 		}
-	return k == (int)(u_first * n) ? 0 : SIM_LATER_S;
+	return k == (int)(u_first * n) ? 0 : SIM_LATER_S * model_uniform(&s->late);
 }
 
-int model_dns_sim(const struct model_input *in, double steer_at, double u_tick, double u_first,
+int model_dns_sim(const struct model_input *in, double steer_at, const struct model_draw *d,
 		  double *moved, double *upstream)
 {
 	struct sim *s = calloc(1, sizeof(*s));
@@ -339,19 +365,20 @@ int model_dns_sim(const struct model_input *in, double steer_at, double u_tick, 
 		return -1;
 	s->in = in;
 	s->steer_at = steer_at;
+	s->late = (uint64_t)(d->u_order * 9007199254740992.0) ^ 0x9e3779b97f4a7c15ULL;
 	for (int i = 0; i < in->nclients; i++) {
 		struct sim_client *c = &s->cl[i];
 
 		c->q_at = c->a_at = c->moved = INFINITY;
 		c->waiting = -1;
-		c->next = sim_used(in, i) ? sim_first_ask(in, i, u_first) : INFINITY;
+		c->next = sim_used(in, i) ? sim_first_ask(s, i, d->u_first) : INFINITY;
 	}
 	for (int c = 0; c < in->ncaches; c++) {
 		struct sim_cache *k = &s->ca[c];
 
 		k->att_at = k->fill_at = k->fail_at = INFINITY;
 		/* each resolver's timer at a phase of its own */
-		k->tick = fmod(u_tick + c * 0.6180339887498949, 1.0) * SIM_TICK_S;
+		k->tick = fmod(d->u_tick + c * 0.6180339887498949, 1.0) * SIM_TICK_S;
 	}
 	while ((t = sim_next(s, &who, &what)) < in->duration_s) {
 		switch (what) {

@@ -229,6 +229,7 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		dr.u_tie = in->bgp_ties ? lab_uniform(&seed) : 0;
 		dr.u_tick = in->dns_sim ? lab_uniform(&seed) : 0;
 		dr.u_first = in->dns_sim ? lab_uniform(&seed) : 0;
+		dr.u_order = in->dns_sim ? lab_uniform(&seed) : 0;
 		dr.u_back = in->recover_at_s >= 0 ? lab_uniform(&seed) : 0;
 		dr.u_edge = in->recover_at_s >= 0 ? lab_uniform(&seed) : 0;
 		dr.u_wall = !whole ? 0 : in->wall_known ? in->wall_s : lab_uniform(&seed);
@@ -434,11 +435,16 @@ static int lab_upstream_sim(const struct model_input *in, struct model_scheme_re
 
 	if (q == NULL)
 		return -1;
-	for (unsigned d = 0; d < n; d++)
-		if (model_dns_sim(in, INFINITY, 0.5, (d + 0.5) / n, moved, &q[d]) == -1) {
+	for (unsigned d = 0; d < n; d++) {
+		struct model_draw dr = {.u_tick = 0.5,
+					.u_first = (d + 0.5) / n,
+					.u_order = fmod((d + 0.5) * 0.6180339887498949, 1.0)};
+
+		if (model_dns_sim(in, INFINITY, &dr, moved, &q[d]) == -1) {
 			free(q);
 			return -1;
 		}
+	}
 	lab_iv(q, n, &sr->upstream_queries);
 	for (unsigned d = 0; d < n; d++)
 		q[d] = in->duration_s > 0 ? q[d] / in->duration_s : 0;

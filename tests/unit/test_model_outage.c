@@ -95,8 +95,9 @@ static void test_resolver_down(void **state)
 	(void)state;
 	load("topology/presets/resolver-stale.ini", sets, 5);
 	assert_int_equal(in.noutages, 1);
-	assert_true(fabs(client_last("c1")->p50 - 1.0) < 1e-9);
-	assert_true(fabs(client_last("c2")->p50 - 12.0) < 1e-9);
+	/* each query a little late, as in the lab (model_dns_sim.c, sim_late) */
+	assert_true(fabs(client_last("c1")->p50 - 1.0) < 0.005);
+	assert_true(fabs(client_last("c2")->p50 - 12.0) < 0.005);
 }
 
 /* prefetch = 50 % at r, TTL 2 s, a killed at 3 s (p1: dead at 3.25 s); c1
@@ -108,7 +109,10 @@ static void test_resolver_down(void **state)
  * 1.2 s after t0. c2 first (the measured run: c1 1.2025, c2 1.9016 s, 312
  * lost, 10 upstream): c1's re-asks prefetch at 1.0, 2.1, 3.1 and 4.2 s,
  * the last b: c1 1.2 s, and c2, whose queries fall at 0.7 s steps past
- * them, 1.9 s. */
+ * them, 1.9 s. At 2.1 s c1's re-ask and c2's query come within a ms of
+ * each other, in either order; c1 first, its prefetches fall at 3.2 s,
+ * before the steer, and 4.3 s: c1 1.4 s, c2 1.9 s (a run in CI: 1.4045
+ * and 1.9041 s, 332 lost). */
 static void test_prefetch(void **state)
 {
 	static const char text[] =
@@ -129,10 +133,10 @@ static void test_prefetch(void **state)
 	load(path, NULL, 0);
 	unlink(path);
 	assert_true(in.dns_sim && in.noutages == 0);
-	assert_true(fabs(client_last("c1")->min - 1.1) < 0.002);
-	assert_true(fabs(client_last("c1")->max - 1.2) < 0.002);
-	assert_true(fabs(client_last("c2")->min - 1.2) < 0.002);
-	assert_true(fabs(client_last("c2")->max - 1.9) < 0.002);
+	assert_true(fabs(client_last("c1")->min - 1.1) < 0.005);
+	assert_true(fabs(client_last("c1")->max - 1.4) < 0.01);
+	assert_true(fabs(client_last("c2")->min - 1.2) < 0.005);
+	assert_true(fabs(client_last("c2")->max - 1.9) < 0.01);
 	assert_true(d->upstream_queries.min == 9 && d->upstream_queries.max == 10);
 }
 
@@ -142,20 +146,23 @@ static void same_as_closed(const char *path)
 	double moved[MODEL_MAX_CLIENTS], up = 0;
 	const struct model_scheme_result *d = &res.s[MODEL_DNS];
 	double t0, steer;
+	struct model_draw dr = {.u_tick = 0.5, .u_order = 0.25};
 
 	load(path, NULL, 0);
 	t0 = in.fail_at_s;
 	steer = d->steer.p50;
 	assert_int_equal(in.noutages, 0);
 	assert_true(d->window.known && d->steer.p5 == d->steer.p95);
-	assert_int_equal(model_dns_sim(&in, t0 + steer, 0.5, 0, moved, &up), 0);
+	assert_int_equal(model_dns_sim(&in, t0 + steer, &dr, moved, &up), 0);
 	for (int j = 0; j < d->clients; j++) {
 		int i = d->client_index[j];
 		const struct model_client *m = &in.clients[i];
 
 		if (!m->to_failed || m->pop)
 			continue;
-		assert_true(fabs(moved[i] - t0 + m->arrive_s - d->client_last[j].p50) < 1e-6);
+		/* the sim's queries a little late each (sim_late), the
+		 * closed forms' on time: a few ms apart after a few queries */
+		assert_true(fabs(moved[i] - t0 + m->arrive_s - d->client_last[j].p50) < 0.005);
 	}
 	assert_true(fabs(up - d->upstream_queries.p50) < 1e-9);
 }
