@@ -435,6 +435,10 @@ struct model_input {
 #define MODEL_SAMPLES 4000
 /* the draws when a population's every logical client is followed in each */
 #define MODEL_POP_SAMPLES 400
+/* the share of draws whose populations lag behind their schedule, by up
+ * to MODEL_POP_LAG_S (model_lab.c, lab_pop_lag) */
+#define MODEL_POP_LAG_SHARE 0.04
+#define MODEL_POP_LAG_S 0.1
 #define MODEL_SEED 26
 
 /* A predicted clock: known (or why not), and its distribution over the
@@ -492,6 +496,7 @@ struct model_draw {
 	double u_tick;	  /* dns_sim: the phase of resolverd's timeout timer */
 	double u_first;	  /* dns_sim: which of a cache's clients asks it first */
 	double u_order;	  /* dns_sim: the seed of each query's lateness after its hold */
+	double u_lag;	  /* a population's lag behind its schedule (model_lab.c) */
 	double u_back;	  /* a recovery: when the site's restarted agents answer */
 	double u_edge;	  /* a recovery: < 0.5, a client that moved with it had not */
 	double u_wall;	  /* a cache of whole seconds: the wall clock's fraction of a

@@ -459,9 +459,13 @@ static void test_stalled(void **state)
 	event_close(ev);
 	assert_int_equal(c.stats.sent, 10);
 	/* 3 lost; 4 (sent 50 ms after it, 70 ms before it expired) and maybe 5
-	 * errors; the rest answered on the second connection */
+	 * outstanding on the connection given up, errors, and one falling due
+	 * while the client connects again, if the expiry came late (a loaded
+	 * gate's sanitizer build: 30 ms, 6 unconnected); the rest answered on
+	 * the second connection */
 	assert_int_equal(c.stats.lost, 1);
-	assert_true(c.stats.errors >= 1 && c.stats.errors <= 2);
+	assert_true(c.stats.errors >= 1 && c.stats.errors <= 3);
+	assert_true(c.stats.ok >= 1);
 	assert_int_equal(c.stats.ok + c.stats.errors + c.stats.lost, 10);
 	assert_int_equal(s.accepted, 2);
 	assert_int_equal(tcp_count(&c, "stalls"), 1);
@@ -470,8 +474,10 @@ static void test_stalled(void **state)
 	assert_int_equal(json_array_size(failed), 1);
 	f = json_array_get(failed, 0);
 	assert_string_equal(json_string_value(json_object_get(f, "cause")), "stalled");
-	assert_int_equal(json_integer_value(json_object_get(f, "outstanding")),
+	assert_int_equal(json_integer_value(json_object_get(f, "outstanding")) +
+			     tcp_count(&c, "unconnected"),
 			 (json_int_t)c.stats.errors);
+	assert_true(json_integer_value(json_object_get(f, "outstanding")) >= 1);
 	assert_true(json_is_true(json_object_get(f, "connected")));
 	json_decref(failed);
 	unlink(path);
