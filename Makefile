@@ -103,7 +103,8 @@ DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-
 	libjansson-dev libcmocka-dev libknot-dev iproute2 iputils-ping tcpdump procps jq \
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc \
 	frr nftables clang-format knot-resolver bind9 libnetfilter-queue-dev libmnl-dev libnftnl-dev \
-	libmicrohttpd-dev libcurl4-openssl-dev nginx libnftables-dev
+	libmicrohttpd-dev libcurl4-openssl-dev nginx libnftables-dev pdns-server pdns-backend-bind \
+	gdnsd
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
@@ -122,7 +123,8 @@ all: $(PROGRAMS) $(TOOL_BINS)
 EXPORT := $(BUILD)/include
 # the agents' declared checks, the one function each the lab calls to check
 # the configuration it writes (lab/build/dnsconf.c, lab/build/resolvconf.c), by path
-LAB_AGENT_HEADERS := agents/authd/authd_check.h agents/resolverd/resolverd_check.h
+LAB_AGENT_HEADERS := agents/authd/authd_check.h agents/authd/authd_export.h \
+	agents/resolverd/resolverd_check.h
 
 define export_rule
 EXPORTS += $(EXPORT)/$(1)
@@ -335,7 +337,7 @@ deps:
 		chmod 755 $$prc && made=1; fi; \
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	rc=$$?; if [ -n "$$made" ]; then rm -f $$prc; trap - EXIT; fi; [ $$rc = 0 ] || exit 1; \
-	for p in $$missing; do case $$p in nsd|knot|unbound|frr|nginx) units=$$p;; bind9) units="named bind9";; \
+	for p in $$missing; do case $$p in nsd|knot|unbound|frr|nginx|gdnsd) units=$$p;; pdns-server) units=pdns;; bind9) units="named bind9";; \
 		knot-resolver) units="kresd@1 kresd.target";; *) units=;; esac; \
 		for u in $$units; do \
 		if command -v systemctl >/dev/null && systemctl is-enabled $$u >/dev/null 2>&1; then \

@@ -332,6 +332,8 @@ static int lab_start_dns(struct lab *lab, int n)
 	int rc, nprobers = 0;
 	FILE *fp;
 
+	if (node->dns_impl != TOPO_DNS_AUTHD) /* PowerDNS: lab/build/authority_run.c */
+		return lab_authority_start(lab, n);
 	if (strfmt(conf, sizeof(conf), "%s/%s.authd.ini", lab->rundir, node->name) == -1)
 		return -1;
 	/* not through a link planted in an --out directory */
@@ -408,7 +410,8 @@ static int lab_start_remote_prober(struct lab *lab, int n)
 	agents_argv_add(&a, "-I");
 	agents_argv_add(&a, "%s", node->name);
 	for (int i = 0; i < t->nnodes; i++) {
-		if (t->nodes[i].kind == TOPO_DNS) {
+		/* PowerDNS checks the sites itself: no report */
+		if (t->nodes[i].kind == TOPO_DNS && t->nodes[i].dns_impl == TOPO_DNS_AUTHD) {
 			agents_argv_add(&a, "-A");
 			agents_argv_add(&a, "%s:%d",
 					agents_ip(t->links[t->nodes[i].link].node_addr, buf),

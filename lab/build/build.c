@@ -476,7 +476,7 @@ int lab_up(struct lab *lab)
 	if (!lab->no_agents && lab_impair_apply(lab) == -1)
 		goto fail;
 	if (!lab->no_agents && (lab_frr_prepare(lab) == -1 || lab_realres_prepare(lab) == -1 ||
-				lab_start_infra(lab) == -1))
+				lab_authority_prepare(lab) == -1 || lab_start_infra(lab) == -1))
 		goto fail;
 	if (lab_interrupted(lab))
 		goto fail;

@@ -38,8 +38,10 @@ const char *lab_agent_prog(const char *label)
 					    "client", "authd",	   "resolverd", "linkd"};
 	size_t len = strcspn(label, "-");
 
-	if (lab_frr_prog(label) || lab_realres_prog(label) || strcmp(label, "nginx") == 0)
-		return label; /* exactly; its program is FRR's, a real resolver's, nginx */
+	if (lab_frr_prog(label) || lab_realres_prog(label) || lab_authority_prog(label) ||
+	    strcmp(label, "nginx") == 0)
+		return label; /* exactly; its program is FRR's, a real resolver's or
+			       * authoritative server's, nginx */
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		if (strlen(progs[i]) == len && strncmp(progs[i], label, len) == 0)
 			return label[len] == '\0' || topo_check_name(label + len + 1) == 0
@@ -173,6 +175,8 @@ int lab_agent_claim(struct lab_agent *a, const char *bindir, const char *path, i
 		strfmt(want, sizeof(want), "%s", lab_frr_prog(a->name));
 	else if (lab_realres_prog(a->name))
 		strfmt(want, sizeof(want), "%s", lab_realres_prog(a->name));
+	else if (lab_authority_prog(a->name))
+		strfmt(want, sizeof(want), "%s", lab_authority_prog(a->name));
 	else
 		strfmt(want, sizeof(want), "%s/%s", bindir, lab_agent_prog(a->name));
 	strfmt(link, sizeof(link), "/proc/%d/exe", (int)a->pid);
@@ -204,6 +208,7 @@ static void state_remove(const char *statedir)
 	}
 	lab_frr_remove(statedir);
 	lab_realres_remove(statedir);
+	lab_authority_remove(statedir);
 	if (rmdir(statedir) == -1 && errno != ENOENT)
 		log_warn("%s: rmdir %s", __func__, statedir);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "authority.h"
 #include "realres.h"
 #include "strfmt.h"
 #include "subproc.h"
@@ -672,6 +673,9 @@ int frrconf_load(struct topology *t, const char *path, char *const sets[], int n
 	rc = frrconf_check(t, err);
 	/* the real resolvers' configurations, by their own tools */
 	if (realres_check(t, err) == -1)
+		rc = -1;
+	/* the real authoritative servers' likewise */
+	if (authority_check(t, err) == -1)
 		rc = -1;
 	return rc;
 }

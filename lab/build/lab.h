@@ -356,6 +356,22 @@ int lab_frr_bfd_up(const struct lab *lab, int n, char *why, size_t len);
  * lab_realres_prog: the program of a label (unbound, kresd, named), or
  * NULL. */
 int lab_realres_prepare(struct lab *lab);
+
+/* Real authoritative servers (lab/build/authority_run.c), impl = pdns on a
+ * [dns] node, likewise: lab_authority_prepare, _start (node n's), _ready
+ * (1 when every one answers), _remove, _prog (the program of a label,
+ * pdns, or NULL). */
+int lab_authority_prepare(struct lab *lab);
+int lab_authority_start(struct lab *lab, int n);
+int lab_authority_ready(struct lab *lab);
+int lab_authority_remove(const char *statedir);
+const char *lab_authority_prog(const char *label);
+
+/* lab_dns_answers: 1 if addr answers name's type (NOERROR, an answer)
+ * within 100 ms, asked from node n's namespace (with rd: recursion
+ * desired) */
+int lab_dns_answers(struct lab *lab, int n, struct in_addr addr, const char *name, uint16_t type,
+		    int rd);
 int lab_realres_start(struct lab *lab, int n);
 int lab_realres_ready(struct lab *lab);
 int lab_realres_remove(const char *statedir);

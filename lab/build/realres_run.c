@@ -161,23 +161,16 @@ int lab_realres_start(struct lab *lab, int n)
 											       : 0;
 }
 
-/* realres_answers: 1 if node n's resolver answers the SOA of the lab's
- * name's zone (NOERROR, an answer) within REALRES_READY_WAIT_MS, asked from
- * its own namespace: the tree walked down to the zone's server, the name
- * itself left uncached, so that its first fill is its clients' first query
- * at the start of the traffic, the phase the topology states (a fill here
- * expired at a phase of its own: unbound's and kresd's clients left a dead
- * site 3.0 s after t0 with a 2 s TTL, bind9's 1.0 s) */
-static int realres_answers(struct lab *lab, int n)
+int lab_dns_answers(struct lab *lab, int n, struct in_addr addr, const char *name, uint16_t type,
+		    int rd)
 {
-	const struct topology *t = lab->t;
-	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(53)};
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(53), .sin_addr = addr};
 	uint8_t buf[1232], qname[KNOT_DNAME_MAXLEN];
 	knot_pkt_t *q = NULL;
 	uint16_t id = (uint16_t)(random() & 0xFFFF);
 	struct pollfd p;
 	ssize_t len;
-	int fd, z, ok = 0;
+	int fd, ok = 0;
 
 	if (netns_enter(lab->nsfd[n]) == -1)
 		return 0;
@@ -186,16 +179,13 @@ static int realres_answers(struct lab *lab, int n)
 		fatal("%s: back to the root namespace", __func__);
 	if (fd == -1)
 		return 0;
-	to.sin_addr = topo_resolver_addr(t, n, 1);
-	z = topo_name_zone(t, t->dns_name);
-	if (knot_dname_from_str(qname, z >= 0 ? t->raw_sections[z].name : t->dns_name,
-				sizeof(qname)) == NULL ||
+	if (knot_dname_from_str(qname, name, sizeof(qname)) == NULL ||
 	    (q = knot_pkt_new(NULL, KNOT_WIRE_MIN_PKTSIZE, NULL)) == NULL ||
-	    knot_pkt_put_question(q, qname, KNOT_CLASS_IN,
-				  z >= 0 ? KNOT_RRTYPE_SOA : KNOT_RRTYPE_A) != KNOT_EOK)
+	    knot_pkt_put_question(q, qname, KNOT_CLASS_IN, type) != KNOT_EOK)
 		goto out;
 	knot_wire_set_id(q->wire, id);
-	knot_wire_set_rd(q->wire);
+	if (rd)
+		knot_wire_set_rd(q->wire);
 	if (sendto(fd, q->wire, q->size, 0, (struct sockaddr *)&to, sizeof(to)) == -1)
 		goto out;
 	p = (struct pollfd){.fd = fd, .events = POLLIN};
@@ -212,6 +202,23 @@ out:
 	knot_pkt_free(q);
 	close(fd);
 	return ok;
+}
+
+/* realres_answers: 1 if node n's resolver answers the SOA of the lab's
+ * name's zone (NOERROR, an answer) within REALRES_READY_WAIT_MS, asked from
+ * its own namespace: the tree walked down to the zone's server, the name
+ * itself left uncached, so that its first fill is its clients' first query
+ * at the start of the traffic, the phase the topology states (a fill here
+ * expired at a phase of its own: unbound's and kresd's clients left a dead
+ * site 3.0 s after t0 with a 2 s TTL, bind9's 1.0 s) */
+static int realres_answers(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	int z = topo_name_zone(t, t->dns_name);
+
+	return lab_dns_answers(lab, n, topo_resolver_addr(t, n, 1),
+			       z >= 0 ? t->raw_sections[z].name : t->dns_name,
+			       z >= 0 ? KNOT_RRTYPE_SOA : KNOT_RRTYPE_A, 1);
 }
 
 int lab_realres_ready(struct lab *lab)

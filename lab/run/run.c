@@ -241,7 +241,8 @@ int run_ready(const struct topology *t, const char *rundir)
 		return 0;
 
 	for (int n = 0; n < t->nnodes; n++) {
-		if (t->nodes[n].kind == TOPO_DNS) {
+		if (t->nodes[n].kind == TOPO_DNS && t->nodes[n].dns_impl == TOPO_DNS_AUTHD) {
+			/* PowerDNS is asked instead (lab_authority_ready) */
 			strfmt(path, sizeof(path), "%s/%s.authd.events.jsonl", rundir,
 			       t->nodes[n].name);
 			if (run_count_events(path, EVENTS_AUTHD_READY, NULL, NULL) == 0)
@@ -383,7 +384,8 @@ static int run_warm_up(struct lab *lab)
 			    "the lab is not ready: an agent ended during the warm-up (above)");
 			return -1;
 		}
-		if ((ready = run_ready(t, lab->rundir) && lab_realres_ready(lab)) &&
+		if ((ready = run_ready(t, lab->rundir) && lab_realres_ready(lab) &&
+			     lab_authority_ready(lab)) &&
 		    (t->routing != TOPO_ROUTING_BGP ||
 		     run_bfd_ready(lab, bfd_up, &bfd_asked, bfd_why, sizeof(bfd_why))))
 			return 0;
@@ -481,7 +483,7 @@ static int run_programs(const char *cmd, const struct topology *t, const char *b
 	int rc = 0;
 
 	for (int i = 0; i < t->nnodes; i++) {
-		if (t->nodes[i].kind == TOPO_DNS)
+		if (t->nodes[i].kind == TOPO_DNS && t->nodes[i].dns_impl == TOPO_DNS_AUTHD)
 			progs[5] = "authd";
 		else if (t->nodes[i].kind == TOPO_RESOLVER)
 			progs[6] = "resolverd";

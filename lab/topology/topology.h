@@ -278,6 +278,16 @@ enum topo_site_impl {
 	TOPO_SITE_NGINX, /* Debian's nginx, its configuration the lab's */
 };
 
+/* what answers at a [dns] node (docs/authorities.md) */
+enum topo_dns_impl {
+	TOPO_DNS_AUTHD, /* authd, told by the lab's probers */
+	TOPO_DNS_PDNS,	/* Debian's PowerDNS (pdns_server), LUA records, its own checks */
+};
+/* PowerDNS's own defaults for its checks (lua-health-checks-interval, and
+ * ifportup's timeout) */
+#define TOPO_PDNS_CHECK_INTERVAL_NS (5 * NSEC_PER_SEC)
+#define TOPO_PDNS_CHECK_TIMEOUT_NS (2 * NSEC_PER_SEC)
+
 /* who resolves an HTTP client's name (docs/topology.md, "libcurl's DNS
  * cache"): the client, pinning libcurl to its answer, or libcurl itself */
 enum topo_resolve {
@@ -394,8 +404,11 @@ struct topo_node {
 	int fail_closed; /* all candidates dead: 0 hand out all, 1 empty answer */
 	/* zones = Z1 Z2 ..., as written ("": every zone no other node claims) */
 	char zones[TOPO_ZONES_LEN];
-	uint64_t zone_set; /* the [zone] sections it serves: bit i, raw_sections[i] */
-	int generated;	   /* added by [lab] dns_tree (root, tld): printed as comments */
+	uint64_t zone_set;	   /* the [zone] sections it serves: bit i, raw_sections[i] */
+	int generated;		   /* added by [lab] dns_tree (root, tld): printed as comments */
+	int dns_impl;		   /* enum topo_dns_impl */
+	int64_t check_interval_ns; /* impl = pdns: its checks' interval and timeout */
+	int64_t check_timeout_ns;
 
 	/* resolver */
 	int rsv_mode;		     /* enum topo_rsv_mode */

@@ -1,0 +1,69 @@
+/*
+ * authd_export: what another program calls to read a configuration of
+ * authd's as data, without authd's internals (conf.h, db.h): every zone's
+ * static records as master-file text, and every steered name's policy, its
+ * candidate sites in order and their addresses. The lab turns them into
+ * another authoritative server's configuration (lab/build/authority.c:
+ * PowerDNS's zone files and LUA records), so that a [zone] or [name] means
+ * the same whatever serves it.
+ */
+#ifndef STEERLAB_AUTHD_EXPORT_H
+#define STEERLAB_AUTHD_EXPORT_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define AUTHD_EXPORT_SITES 64 /* AUTHD_MAX_SITES */
+#define AUTHD_EXPORT_ADDRS 8  /* AUTHD_SITE_ADDRS */
+
+enum authd_export_policy {
+	AUTHD_EXPORT_SIMPLE,
+	AUTHD_EXPORT_MULTIVALUE,
+	AUTHD_EXPORT_FAILOVER,
+	AUTHD_EXPORT_WEIGHTED,
+	AUTHD_EXPORT_GEOLOCATION,
+	AUTHD_EXPORT_LATENCY,
+};
+
+/* a candidate site of a name, in the policy's order */
+struct authd_export_site {
+	char name[17];
+	uint32_t weight; /* weighted: its weight, else 0 */
+	int naddr;	 /* its IPv4 addresses */
+	struct in_addr addr[AUTHD_EXPORT_ADDRS];
+	int naddr6; /* and IPv6: none of the exports carry them yet */
+};
+
+/* a steered name */
+struct authd_export_name {
+	char owner[256]; /* absolute, with its final dot */
+	int line;	 /* its [name] section's, in the configuration */
+	enum authd_export_policy policy;
+	const char *policy_name; /* "failover", ... as docs/authd.md writes it */
+	uint32_t ttl;
+	int fail_closed; /* every candidate dead: 1 nothing, 0 the policy as if all were up */
+	int weighted_random;
+	int pattern;  /* weighted: an explicit rotation (`pattern`) */
+	int geo;      /* geolocation: its map's entries */
+	int vantage;  /* latency: its vantage lines */
+	int fallback; /* geolocation: a `fallback` map */
+	int nsites;
+	struct authd_export_site sites[AUTHD_EXPORT_SITES];
+};
+
+/* authd_export_fn: zone apex (absolute, with its final dot) and its
+ * records as master-file text, every owner absolute, one record a line,
+ * its SOA first (with the delegations of the zones below it that this
+ * configuration serves too, and their glue); then names[0..n), the
+ * steered names in it. 0 to go on, -1 to stop. */
+typedef int (*authd_export_fn)(void *arg, const char *apex, const char *records,
+			       const struct authd_export_name *names, int n);
+
+/* authd_export_stream: reads a configuration from f (named path in the
+ * messages), and calls fn for each of its zones, in the configuration's
+ * order. 0, or -1 if it is not valid (every problem on err as authd -t
+ * writes them), out of memory, or fn stopped. */
+int authd_export_stream(FILE *f, const char *path, FILE *err, authd_export_fn fn, void *arg);
+
+#endif

@@ -1,0 +1,423 @@
+/* PowerDNS's configuration for a [dns] node; see authority.h. */
+#include "authority.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agents/authd/authd_export.h"
+#include "dnsconf.h"
+#include "lab.h"
+#include "log.h"
+#include "rmtree.h"
+#include "strfmt.h"
+#include "timeutil.h"
+
+/* a master file's quoted string holds at most 255 bytes: the LUA code is
+ * written in segments, which PowerDNS joins */
+#define AUTHORITY_SEGMENT 200
+
+int authority_node(const struct topology *t, int n)
+{
+	return t->nodes[n].kind == TOPO_DNS && t->nodes[n].dns_impl == TOPO_DNS_PDNS;
+}
+
+struct authority_ctx {
+	const struct topology *t;
+	int node;
+	const char *dir;
+	FILE *named, *err;
+	int bad;
+};
+
+/* authority_refuse: name x's policy, which pdns cannot express */
+static void authority_refuse(struct authority_ctx *c, const struct authd_export_name *x,
+			     const char *why)
+{
+	fprintf(c->err, "%s:%d: [name %.*s] policy = %s: pdns cannot express this (%s)\n",
+		c->t->path, x->line, (int)strlen(x->owner) - 1, x->owner, x->policy_name, why);
+	c->bad = 1;
+}
+
+/* authority_addrs: Lua's list of the addresses of sites [from, to) of x:
+ * {'a1', 'a2'} */
+static void authority_addrs(FILE *out, const struct authd_export_name *x, int from, int to)
+{
+	char buf[INET_ADDRSTRLEN];
+	int first = 1;
+
+	fputc('{', out);
+	for (int i = from; i < to; i++)
+		for (int k = 0; k < x->sites[i].naddr; k++) {
+			fprintf(out, "%s'%s'", first ? "" : ", ",
+				inet_ntop(AF_INET, &x->sites[i].addr[k], buf, sizeof(buf)));
+			first = 0;
+		}
+	fputc('}', out);
+}
+
+/* authority_lua: the LUA code of x's policy into out; -1 if pdns cannot
+ * express it (said) */
+static int authority_lua(struct authority_ctx *c, const struct authd_export_name *x, FILE *out)
+{
+	const struct topo_node *node = &c->t->nodes[c->node];
+
+	if (x->fail_closed) {
+		authority_refuse(c, x,
+				 "all_dead = fail-closed: an ifportup() with no site up answers "
+				 "every address, as fail-open does");
+		return -1;
+	}
+	switch (x->policy) {
+	case AUTHD_EXPORT_GEOLOCATION:
+		authority_refuse(c, x, "geolocation: not mapped yet (docs/authorities.md)");
+		return -1;
+	case AUTHD_EXPORT_LATENCY:
+		authority_refuse(c, x, "latency: not mapped yet (docs/authorities.md)");
+		return -1;
+	case AUTHD_EXPORT_WEIGHTED:
+		if (x->pattern) {
+			authority_refuse(c, x,
+					 "pattern: pickwrandom() draws each answer at random, it "
+					 "keeps no rotation");
+			return -1;
+		}
+		break;
+	default:
+		break;
+	}
+	/* the sites' addresses that answer: ifportup() with every one, all
+	 * when none does (backupSelector), as authd's fail-open */
+	fprintf(out, ";local up = ifportup(%u, ", (unsigned)c->t->port);
+	authority_addrs(out, x, 0, x->nsites);
+	fprintf(out,
+		", {selector='all', backupSelector='all', timeout='%lld'}) local has = {} for _, a "
+		"in ipairs(up) do has[a] = true end ",
+		(long long)(node->check_timeout_ns / NSEC_PER_SEC));
+	switch (x->policy) {
+	case AUTHD_EXPORT_FAILOVER:
+		/* the first site in order with an address up */
+		fputs("for _, s in ipairs({", out);
+		for (int i = 0; i < x->nsites; i++) {
+			fputs(i ? ", " : "", out);
+			authority_addrs(out, x, i, i + 1);
+		}
+		fputs("}) do local r = {} for _, a in ipairs(s) do if has[a] then table.insert(r, "
+		      "a) end end if #r > 0 then return r end end return up",
+		      out);
+		break;
+	case AUTHD_EXPORT_WEIGHTED: {
+		char buf[INET_ADDRSTRLEN];
+		int first = 1;
+
+		fputs("local w = {} for _, e in ipairs({", out);
+		for (int i = 0; i < x->nsites; i++)
+			for (int k = 0; k < x->sites[i].naddr; k++) {
+				fprintf(out, "%s{%u, '%s'}", first ? "" : ", ", x->sites[i].weight,
+					inet_ntop(AF_INET, &x->sites[i].addr[k], buf, sizeof(buf)));
+				first = 0;
+			}
+		fputs("}) do if has[e[2]] and e[1] > 0 then table.insert(w, e) end end if #w == 0 "
+		      "then return up end return pickwrandom(w)",
+		      out);
+		break;
+	}
+	default: /* multivalue: every site up */
+		fputs("return up", out);
+		break;
+	}
+	return 0;
+}
+
+/* authority_name: x as a record line of its zone file */
+static int authority_name(struct authority_ctx *c, const struct authd_export_name *x, FILE *zone)
+{
+	char *code = NULL, buf[INET_ADDRSTRLEN];
+	size_t len = 0, at = 0;
+	FILE *out;
+	int rc;
+
+	if (x->policy == AUTHD_EXPORT_SIMPLE) {
+		/* its sites, unchecked, as authd hands them out */
+		for (int i = 0; i < x->nsites; i++)
+			for (int k = 0; k < x->sites[i].naddr; k++)
+				fprintf(zone, "%s %u IN A %s\n", x->owner, x->ttl,
+					inet_ntop(AF_INET, &x->sites[i].addr[k], buf, sizeof(buf)));
+		return 0;
+	}
+	if ((out = open_memstream(&code, &len)) == NULL)
+		return -1;
+	rc = authority_lua(c, x, out);
+	if (fclose(out) == EOF || rc == -1) {
+		free(code);
+		return rc == -1 ? 0 : -1; /* a refusal is counted in c->bad */
+	}
+	fprintf(zone, "%s %u IN LUA A (", x->owner, x->ttl);
+	while (at < len) {
+		size_t n = len - at;
+
+		/* cut after a space, which the segments keep */
+		if (n > AUTHORITY_SEGMENT) {
+			n = AUTHORITY_SEGMENT;
+			while (n > 1 && code[at + n - 1] != ' ')
+				n--;
+		}
+		fprintf(zone, "\n\t\"%.*s\"", (int)n, code + at);
+		at += n;
+	}
+	fputs(" )\n", zone);
+	free(code);
+	return 0;
+}
+
+/* authority_zone: authd_export_fn: the zone's file and its named.conf entry */
+static int authority_zone(void *arg, const char *apex, const char *records,
+			  const struct authd_export_name *names, int n)
+{
+	struct authority_ctx *c = arg;
+	char file[300];
+	FILE *zone;
+	int rc = 0;
+
+	/* lab.example. as lab.example.zone, the root as root.zone */
+	strfmt(file, sizeof(file), "%.*szone", strcmp(apex, ".") == 0 ? 5 : (int)strlen(apex),
+	       strcmp(apex, ".") == 0 ? "root." : apex);
+	if ((zone = lab_fopen_write(c->dir, file)) == NULL) {
+		log_warn("%s: %s/%s", __func__, c->dir, file);
+		return -1;
+	}
+	fprintf(zone, "; zone %s of [dns %s], written by steerlab from %s\n$ORIGIN .\n%s", apex,
+		c->t->nodes[c->node].name, c->t->path, records);
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = authority_name(c, &names[i], zone);
+	if (fclose(zone) == EOF || rc == -1) {
+		log_warn("%s: %s/%s", __func__, c->dir, file);
+		return -1;
+	}
+	fprintf(c->named, "zone \"%s\" { type master; file \"%s/%s\"; };\n", apex, c->dir, file);
+	return 0;
+}
+
+/* authority_pdns_conf: pdns.conf into dir */
+static int authority_pdns_conf(const struct topology *t, int n, const char *dir)
+{
+	const struct topo_node *node = &t->nodes[n];
+	char addr[INET_ADDRSTRLEN];
+	FILE *fp = lab_fopen_write(dir, "pdns.conf");
+
+	if (fp == NULL) {
+		log_warn("%s: %s/pdns.conf", __func__, dir);
+		return -1;
+	}
+	inet_ntop(AF_INET, &t->links[node->link].node_addr, addr, sizeof(addr));
+	fprintf(fp,
+		"# [dns %s] of %s, impl = pdns: written by steerlab (docs/authorities.md)\n"
+		"launch=bind\n"
+		"bind-config=%s/named.conf\n"
+		"enable-lua-records=yes\n"
+		"lua-health-checks-interval=%lld\n"
+		"local-address=%s\n"
+		"local-port=53\n"
+		"socket-dir=%s\n"
+		"setuid=%s\n"
+		"setgid=%s\n"
+		"daemon=no\n"
+		"guardian=no\n"
+		"disable-syslog=yes\n"
+		"loglevel=6\n"
+		"disable-axfr=yes\n"
+		"webserver=no\n"
+		"security-poll-suffix=\n",
+		node->name, t->path, dir, (long long)(node->check_interval_ns / NSEC_PER_SEC), addr,
+		dir, AUTHORITY_PDNS_USER, AUTHORITY_PDNS_USER);
+	if (fclose(fp) == EOF) {
+		log_warn("%s: %s/pdns.conf", __func__, dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* authority_changes: the timeline's DNS changes sent to node n, which
+ * pdns does not take (said) */
+static int authority_changes(const struct topology *t, int n, FILE *err)
+{
+	int bad = 0;
+
+	for (int e = 0; e < t->nevents; e++) {
+		const struct topo_event *ev = &t->events[e];
+
+		if (ev->action < TOPO_A_SET_TTL || ev->action > TOPO_A_REMOVE_RECORD ||
+		    ev->node != n)
+			continue;
+		fprintf(err,
+			"%s:%d: [event %s] action = %s: [dns %s] impl = pdns does not take the "
+			"timeline's DNS changes yet (docs/authorities.md)\n",
+			t->path, ev->line, ev->name, topo_action_name(ev->action),
+			t->nodes[n].name);
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}
+
+/* authority_check_node: the node's checks, whole seconds as PowerDNS
+ * counts them (said) */
+static int authority_check_node(const struct topology *t, int n, FILE *err)
+{
+	const struct topo_node *node = &t->nodes[n];
+	int bad = 0;
+
+	if (node->check_interval_ns % NSEC_PER_SEC || node->check_interval_ns < NSEC_PER_SEC) {
+		fprintf(err,
+			"%s:%d: [dns %s] check_interval = %.3f s: pdns checks every whole "
+			"second (lua-health-checks-interval): expected 1s, 2s, ...\n",
+			t->path, node->line, node->name, (double)node->check_interval_ns / 1e9);
+		bad = 1;
+	}
+	if (node->check_timeout_ns % NSEC_PER_SEC || node->check_timeout_ns < NSEC_PER_SEC) {
+		fprintf(err,
+			"%s:%d: [dns %s] check_timeout = %.3f s: pdns's ifportup() takes whole "
+			"seconds (timeout): expected 1s, 2s, ...\n",
+			t->path, node->line, node->name, (double)node->check_timeout_ns / 1e9);
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}
+
+int authority_write(const struct topology *t, int n, const char *dir, FILE *err)
+{
+	struct authority_ctx c = {.t = t, .node = n, .dir = dir, .err = err};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem, *in;
+	int rc = -1;
+
+	if (authority_check_node(t, n, err) == -1 || authority_changes(t, n, err) == -1)
+		return -1;
+	if ((mem = open_memstream(&text, &len)) == NULL)
+		return -1;
+	if (dnsconf_write(t, n, mem) == -1) {
+		fclose(mem);
+		free(text);
+		return -1;
+	}
+	if (fclose(mem) == EOF || (in = fmemopen(text, len, "r")) == NULL) {
+		free(text);
+		return -1;
+	}
+	if ((c.named = lab_fopen_write(dir, "named.conf")) == NULL) {
+		log_warn("%s: %s/named.conf", __func__, dir);
+		goto out;
+	}
+	rc = authd_export_stream(in, t->path, err, authority_zone, &c);
+	if (fclose(c.named) == EOF)
+		rc = -1;
+	if (rc == 0 && !c.bad)
+		rc = authority_pdns_conf(t, n, dir);
+	else
+		rc = -1;
+out:
+	fclose(in);
+	free(text);
+	return rc;
+}
+
+/* authority_pdnsutil: pdnsutil check-all-zones on dir's configuration,
+ * its output on out. 0 if it passed. */
+static int authority_pdnsutil(const char *dir, FILE *out)
+{
+	char arg[PATH_MAX + 16];
+	int pipefd[2], status;
+	pid_t pid;
+	ssize_t r;
+	char buf[4096];
+
+	strfmt(arg, sizeof(arg), "--config-dir=%s", dir);
+	if (pipe(pipefd) == -1)
+		return -1;
+	if ((pid = fork()) == -1) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(pipefd[1], STDERR_FILENO);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		execl("/usr/bin/pdnsutil", "pdnsutil", arg, "check-all-zones", (char *)NULL);
+		fprintf(stderr, "cannot run /usr/bin/pdnsutil: %s (sudo make deps)\n",
+			strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while ((r = read(pipefd[0], buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)r, out);
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* authority_probers: a [prober] node reports to authd; with PowerDNS
+ * alone there is none to report to (said) */
+static int authority_probers(const struct topology *t, FILE *err)
+{
+	int authd = 0, pdns = 0;
+
+	for (int n = 0; n < t->nnodes; n++) {
+		authd |= t->nodes[n].kind == TOPO_DNS && t->nodes[n].dns_impl == TOPO_DNS_AUTHD;
+		pdns |= authority_node(t, n);
+	}
+	for (int n = 0; n < t->nnodes && pdns && !authd; n++)
+		if (t->nodes[n].kind == TOPO_PROBER) {
+			fprintf(
+			    err,
+			    "%s:%d: [prober %s] reports to authd, and every [dns] node runs "
+			    "pdns, which checks the sites itself: expected no [prober] node, or "
+			    "a [dns] node with impl = authd\n",
+			    t->path, t->nodes[n].line, t->nodes[n].name);
+			return -1;
+		}
+	return 0;
+}
+
+int authority_check(const struct topology *t, FILE *err)
+{
+	int rc = authority_probers(t, err);
+
+	for (int n = 0; n < t->nnodes; n++) {
+		char dir[] = "/tmp/steerlab-pdns.XXXXXX", *out = NULL;
+		size_t len = 0;
+		FILE *mem;
+
+		if (!authority_node(t, n))
+			continue;
+		if (mkdtemp(dir) == NULL) {
+			fprintf(err, "steerlab: node %s: a temporary directory: %s\n",
+				t->nodes[n].name, strerror(errno));
+			return -1;
+		}
+		if (authority_write(t, n, dir, err) == -1) {
+			rc = -1;
+		} else if ((mem = open_memstream(&out, &len)) != NULL) {
+			int ok = authority_pdnsutil(dir, mem);
+
+			fclose(mem);
+			if (ok == -1) {
+				/* the lines that say what is wrong, not its progress */
+				fprintf(err,
+					"steerlab: node %s: pdns rejected its configuration "
+					"(pdnsutil check-all-zones):\n%s",
+					t->nodes[n].name, out ? out : "");
+				rc = -1;
+			}
+			free(out);
+		}
+		rmtree_at(AT_FDCWD, dir, 0);
+	}
+	return rc;
+}

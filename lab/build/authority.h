@@ -1,0 +1,47 @@
+/*
+ * Real authoritative servers on a lab's [dns] node (`impl = pdns`,
+ * docs/authorities.md): PowerDNS's configuration, written from the same
+ * [zone] and [name] sections authd would serve, and PowerDNS's own check
+ * of it.
+ *
+ * The sections are read by authd's own parser (authd_export.h), so that a
+ * zone or a policy means the same whatever serves it: each zone becomes a
+ * zone file of the bind backend, each steered name a LUA record whose
+ * ifportup() checks the sites itself, every check_interval (PowerDNS's
+ * lua-health-checks-interval) with a timeout of check_timeout, from the
+ * node, on the sites' request port over TCP (a connection established,
+ * no request sent). A policy PowerDNS cannot express is an error at its
+ * line ("topology/x.ini:31: [name www.lab.example] policy: pdns cannot
+ * express this (...)"). The mapping table is docs/authorities.md's.
+ *
+ * Nothing here runs a server; authority_check runs `pdnsutil
+ * check-all-zones` on what it writes, in a temporary directory, before
+ * anything is built.
+ */
+#ifndef STEERLAB_AUTHORITY_H
+#define STEERLAB_AUTHORITY_H
+
+#include <stdio.h>
+
+#include "topology.h"
+
+#define AUTHORITY_DIR "authorities" /* under the state directory: NODE/, its files */
+#define AUTHORITY_PDNS_PROG "/usr/sbin/pdns_server"
+#define AUTHORITY_PDNS_LABEL "pdns"
+#define AUTHORITY_PDNS_USER "pdns"
+
+/* authority_node: whether [dns] node n runs a real authoritative server */
+int authority_node(const struct topology *t, int n);
+
+/* authority_write: node n's files into directory dir (pdns.conf,
+ * named.conf, one ZONE.zone per zone; dir as they will name it). 0, or -1
+ * with every problem on err ("FILE:LINE: ..."), or if a file fails. */
+int authority_write(const struct topology *t, int n, const char *dir, FILE *err);
+
+/* authority_check: every [dns] node with impl = pdns written in a
+ * temporary directory and checked by pdnsutil: "steerlab: node ns: pdns
+ * rejected its configuration (...)". 0 if all pass (or there are none),
+ * else -1. Leaves no file. */
+int authority_check(const struct topology *t, FILE *err);
+
+#endif

@@ -1,0 +1,141 @@
+/*
+ * Real authoritative servers in a lab (impl = pdns on a [dns] node,
+ * docs/authorities.md): their files, starting them, asking them whether
+ * they answer, and removing what they leave.
+ *
+ * PowerDNS starts as root (port 53) and drops to its user, pdns, which
+ * must read its files. Under the state directory:
+ *
+ *   STATEDIR/authorities/        root's, 0711: traversed, not listed
+ *   STATEDIR/authorities/NODE/   pdns's, 0750: pdns.conf, named.conf, the
+ *                                zone files (root's, 0644) and its control
+ *                                socket
+ *
+ * The configuration is also kept in the run directory, NODE.pdns/ (the
+ * same files, naming that directory). `down` removes them by what is in
+ * them, never following a link.
+ *
+ * pdns_server runs in the foreground (daemon=no, guardian=no), forked by
+ * the supervisor like the agents (lab_start_agent_as), its log (standard
+ * error) in RUNDIR/NODE.pdns.log; agents.tsv records it as pdns.
+ */
+#include "lab.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libknot/libknot.h>
+#include <pwd.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "authority.h"
+#include "log.h"
+#include "rmtree.h"
+#include "strfmt.h"
+
+const char *lab_authority_prog(const char *label)
+{
+	return strcmp(label, AUTHORITY_PDNS_LABEL) == 0 ? AUTHORITY_PDNS_PROG : NULL;
+}
+
+int lab_authority_prepare(struct lab *lab)
+{
+	const struct topology *t = lab->t;
+	char dir[PATH_MAX], node[PATH_MAX], copy[PATH_MAX];
+	struct passwd *pw;
+	int any = 0;
+
+	for (int n = 0; n < t->nnodes; n++)
+		any |= authority_node(t, n);
+	if (!any)
+		return 0;
+	if ((pw = getpwnam(AUTHORITY_PDNS_USER)) == NULL) {
+		log_warnx("no user '%s': PowerDNS (pdns-server) is not installed (sudo make deps)",
+			  AUTHORITY_PDNS_USER);
+		return -1;
+	}
+	/* pdns, as its user, traverses the state directory */
+	if (chmod(lab->statedir, 0711) == -1) {
+		log_warn("%s: chmod %s", __func__, lab->statedir);
+		return -1;
+	}
+	strfmt(dir, sizeof(dir), "%s/%s", lab->statedir, AUTHORITY_DIR);
+	if (mkdir(dir, 0711) == -1 || chmod(dir, 0711) == -1) {
+		log_warn("%s: mkdir %s", __func__, dir);
+		return -1;
+	}
+	for (int n = 0; n < t->nnodes; n++) {
+		if (!authority_node(t, n))
+			continue;
+		strfmt(node, sizeof(node), "%s/%s", dir, t->nodes[n].name);
+		strfmt(copy, sizeof(copy), "%s/%s.%s", lab->rundir, t->nodes[n].name,
+		       AUTHORITY_PDNS_LABEL);
+		if (mkdir(node, 0750) == -1 || chown(node, pw->pw_uid, pw->pw_gid) == -1) {
+			log_warn("%s: %s", __func__, node);
+			return -1;
+		}
+		if (mkdir(copy, 0755) == -1) {
+			log_warn("%s: %s", __func__, copy);
+			return -1;
+		}
+		/* checked when the topology was loaded */
+		if (authority_write(t, n, node, stderr) == -1 ||
+		    authority_write(t, n, copy, stderr) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+int lab_authority_start(struct lab *lab, int n)
+{
+	char dir[PATH_MAX], arg[PATH_MAX + 16];
+	char *argv[] = {"pdns_server", arg, NULL};
+
+	strfmt(dir, sizeof(dir), "%s/%s/%s", lab->statedir, AUTHORITY_DIR, lab->t->nodes[n].name);
+	strfmt(arg, sizeof(arg), "--config-dir=%s", dir);
+	return lab_start_agent_as(lab, n, AUTHORITY_PDNS_PROG, AUTHORITY_PDNS_LABEL, argv) == -1
+		   ? -1
+		   : 0;
+}
+
+/* authority_answers: 1 if node n's server answers the lab's name (A) if
+ * it serves its zone, else the SOA of its first zone: the name asked once
+ * so that its checks have begun before the traffic (ifportup() starts
+ * checking an address when an answer first needs it) */
+static int authority_answers(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	struct in_addr addr = t->links[t->nodes[n].link].node_addr;
+	int z = topo_name_zone(t, t->dns_name);
+
+	if (z >= 0 && (t->nodes[n].zone_set >> z & 1))
+		return lab_dns_answers(lab, n, addr, t->dns_name, KNOT_RRTYPE_A, 0);
+	for (int i = 0; i < t->nraw_sections; i++)
+		if (t->nodes[n].zone_set >> i & 1)
+			return lab_dns_answers(lab, n, addr, t->raw_sections[i].name,
+					       KNOT_RRTYPE_SOA, 0);
+	return 1;
+}
+
+int lab_authority_ready(struct lab *lab)
+{
+	for (int n = 0; n < lab->t->nnodes; n++)
+		if (authority_node(lab->t, n) && !authority_answers(lab, n))
+			return 0;
+	return 1;
+}
+
+int lab_authority_remove(const char *statedir)
+{
+	int fd = open(statedir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+
+	if (fd == -1)
+		return errno == ENOENT ? 0 : -1;
+	/* authorities/NODE/ */
+	rc = rmtree_at(fd, AUTHORITY_DIR, 1);
+	close(fd);
+	if (rc == -1)
+		log_warn("%s: %s/%s", __func__, statedir, AUTHORITY_DIR);
+	return rc;
+}
