@@ -102,6 +102,15 @@ static const char *agents_ip(struct in_addr a, char *buf)
  * is the first end of; and collector-dns if it has authd or [resolver]
  * links; each capture with the kernel ring its link needs
  * (topo_capture_ring) */
+/* agents_has_pdns: whether a [dns] node runs PowerDNS */
+static int agents_has_pdns(const struct topology *t)
+{
+	for (int n = 0; n < t->nnodes; n++)
+		if (t->nodes[n].kind == TOPO_DNS && t->nodes[n].dns_impl == TOPO_DNS_PDNS)
+			return 1;
+	return 0;
+}
+
 static int lab_start_collectors(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
@@ -113,9 +122,16 @@ static int lab_start_collectors(struct lab *lab, int n)
 	agents_argv_add(&a, "-o");
 	agents_argv_add(&a, "%s", lab->rundir);
 	agents_argv_add(&a, "-f");
-	/* a client of proto = tcp or http: its connections' segments too */
+	/* a client of proto = tcp or http: its connections' segments too;
+	 * PowerDNS's checks: their SYN, SYN-ACK, RST and FIN
+	 * (probes/clocks/clocks_pdns.c) */
 	if (topo_has_tcp(t))
 		agents_argv_add(&a, "udp port %u or tcp port %u", t->port, t->port);
+	else if (agents_has_pdns(t))
+		agents_argv_add(&a,
+				"udp port %u or (tcp port %u and "
+				"tcp[tcpflags] & (tcp-syn|tcp-fin|tcp-rst) != 0)",
+				t->port, t->port);
 	else
 		agents_argv_add(&a, "udp port %u", t->port);
 	agents_argv_add(&a, "-P");

@@ -315,7 +315,11 @@ int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t e
 		return -1;
 	/* before the captures: their queries are told apart by its names */
 	clocks_read_dns_topology(rundir, in);
-	return clocks_read_captures(rundir, in, err, errlen);
+	if (clocks_read_captures(rundir, in, err, errlen) == -1)
+		return -1;
+	/* PowerDNS's verdicts and answers, from its checks and responses on
+	 * the captures, as authd's events would say them */
+	return clocks_pdns_events(in);
 }
 
 void clocks_input_free(struct clocks_input *in)
@@ -325,8 +329,10 @@ void clocks_input_free(struct clocks_input *in)
 		free(in->captures[i].tcp);
 	}
 	free(in->captures);
-	for (size_t i = 0; i < in->nqcaptures; i++)
+	for (size_t i = 0; i < in->nqcaptures; i++) {
 		free(in->qcaptures[i].queries);
+		free(in->qcaptures[i].responses);
+	}
 	free(in->qcaptures);
 	free(in->lcaptures);
 	for (size_t i = 0; i < in->nrcaptures; i++)

@@ -61,11 +61,26 @@ struct clocks_query {
 	int name;	    /* its question's [name]: 1 + its index in dnstopo.names; 0 another */
 };
 
-/* the queries of capture-dns-NODE.pcap (label dns-NODE), in file order */
+/* a response of a [dns] node (its capture): its question's [name] and
+ * the IPv4 addresses it answers (A records of the answer section, at most
+ * CLOCKS_RESPONSE_ADDRS) */
+#define CLOCKS_RESPONSE_ADDRS 16
+struct clocks_response {
+	int64_t t_ns;
+	struct in_addr src; /* the server */
+	int name;	    /* as clocks_query's */
+	int naddr;
+	struct in_addr addr[CLOCKS_RESPONSE_ADDRS];
+};
+
+/* the queries of capture-dns-NODE.pcap (label dns-NODE), in file order,
+ * and the node's responses to the [name]s */
 struct clocks_query_capture {
 	char label[CLOCKS_NAME_MAX];
 	struct clocks_query *queries;
 	size_t n, cap;
+	struct clocks_response *responses;
+	size_t nresp, capresp;
 	size_t other; /* captured packets that are not UDP DNS queries */
 	size_t records;
 	int truncated;

@@ -4,6 +4,7 @@
  * every length checked), then the lib/wire.h request or the HTTP one
  * (lib/httpwire.h), or a DNS header. Pure: no I/O, a fuzz target.
  */
+#include <libknot/libknot.h>
 #include <string.h>
 
 #include "clocks_int.h"
@@ -94,4 +95,43 @@ int clocks_decode_dnsmsg(int dlt, const uint8_t *frame, size_t caplen, struct cl
 	m->qr = (u.payload[2] & 0x80) != 0;
 	m->rcode = u.payload[3] & 0x0f;
 	return 0;
+}
+
+int clocks_decode_response(int dlt, const uint8_t *frame, size_t caplen, struct clocks_response *r,
+			   const uint8_t **qname, size_t *qlen)
+{
+	struct ipframe u;
+	knot_pkt_t *pkt;
+	int rc = -1;
+
+	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.sport != CLOCKS_DNS_PORT ||
+	    u.have < CLOCKS_DNS_HEADER || !(u.payload[2] & 0x80))
+		return -1;
+	/* parsed in place: the packet only points into the frame */
+	if ((pkt = knot_pkt_new((void *)u.payload, u.have, NULL)) == NULL)
+		return -1;
+	if (knot_pkt_parse(pkt, 0) != KNOT_EOK || knot_pkt_qname(pkt) == NULL)
+		goto out;
+	r->src = u.src;
+	r->naddr = 0;
+	*qname = u.payload + CLOCKS_DNS_HEADER;
+	*qlen = u.have - CLOCKS_DNS_HEADER;
+	{
+		const knot_pktsection_t *an = knot_pkt_section(pkt, KNOT_ANSWER);
+
+		for (uint16_t i = 0; i < an->count; i++) {
+			const knot_rrset_t *rr = knot_pkt_rr(an, i);
+			knot_rdata_t *rd = rr->rrs.rdata;
+
+			if (rr->type != KNOT_RRTYPE_A)
+				continue;
+			for (uint16_t k = 0; k < rr->rrs.count; k++, rd = knot_rdataset_next(rd))
+				if (rd->len == 4 && r->naddr < CLOCKS_RESPONSE_ADDRS)
+					memcpy(&r->addr[r->naddr++], rd->data, 4);
+		}
+	}
+	rc = 0;
+out:
+	knot_pkt_free(pkt);
+	return rc;
 }

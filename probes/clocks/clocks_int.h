@@ -42,6 +42,12 @@ ssize_t clocks_read_line(FILE *fp, char **line, size_t *cap, int *complete);
 int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 int clocks_read_captures(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
+
+/* clocks_pdns_events: for each [dns] node of impl = pdns, its checks of
+ * the sites (on the sites' captures) as health changes and its responses
+ * (on its own capture) as answer changes, into in->health and in->answers
+ * (clocks_pdns.c). 0, or -1 out of memory. */
+int clocks_pdns_events(struct clocks_input *in);
 /* clocks_read_dns_topology: in->dnstopo from rundir/topology.ini (nothing
  * if it cannot be read: the resolver measurements then have no nodes) */
 void clocks_read_dns_topology(const char *rundir, struct clocks_input *in);
@@ -96,6 +102,13 @@ int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t por
  * port 53 holding at least a DNS header, fill *m (but t_ns) and return 0;
  * otherwise -1 (clocks_decode.c) */
 int clocks_decode_dnsmsg(int dlt, const uint8_t *frame, size_t caplen, struct clocks_dnsmsg *m);
+
+/* clocks_decode_response: if the frame is an IPv4 UDP DNS response from
+ * port 53, its source, its question's name (wire form, in the frame) and
+ * the A records of its answer section into r (naddr, addr; the rest
+ * untouched). 0, or -1 if it is not one. */
+int clocks_decode_response(int dlt, const uint8_t *frame, size_t caplen, struct clocks_response *r,
+			   const uint8_t **qname, size_t *qlen);
 
 /* clocks_packet_fn: one packet of a capture, at t_ns, caplen bytes of
  * data of link type dlt: keep it (0), skip it (1), or fail (-1: out of

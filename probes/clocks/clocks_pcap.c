@@ -103,7 +103,19 @@ static int clocks_keep_query(struct clocks_input *in, void *capture, int dlt, in
 	size_t qlen;
 
 	if (clocks_decode_query_name(dlt, data, caplen, &src, &qname, &qlen) == -1) {
+		struct clocks_response r;
+
 		c->other++;
+		/* a response to a [name]: kept (PowerDNS's answers: clocks_pdns.c) */
+		if (in->dnstopo.nnames == 0 ||
+		    clocks_decode_response(dlt, data, caplen, &r, &qname, &qlen) == -1 ||
+		    (r.name = clocks_topo_name_of(&in->dnstopo, qname, qlen)) == 0)
+			return 1;
+		if (clocks_grow((void **)&c->responses, &c->capresp, c->nresp,
+				sizeof(*c->responses)) == -1)
+			return -1;
+		r.t_ns = t_ns;
+		c->responses[c->nresp++] = r;
 		return 1;
 	}
 	if (clocks_grow((void **)&c->queries, &c->cap, c->n, sizeof(*c->queries)) == -1)

@@ -341,6 +341,18 @@ static int clocks_plan_dns(json_t *nodes, struct clocks_topo_dns *t)
 				continue;
 			clocks_topo_copy(t->dns[t->ndns].name, CLOCKS_NAME_MAX,
 					 clocks_plan_string(n, "name"));
+			/* PowerDNS's (a run from before it has none: topology.ini's
+			 * reading leaves them 0, as here for authd) */
+			t->dns[t->ndns].pdns = strcmp(clocks_plan_string(n, "impl"), "pdns") == 0;
+			if (t->dns[t->ndns].pdns) {
+				inet_pton(AF_INET,
+					  clocks_plan_string(json_object_get(n, "link"), "address"),
+					  &t->dns[t->ndns].addr);
+				t->dns[t->ndns].check_timeout_ns =
+				    (int64_t)(json_number_value(
+						  json_object_get(n, "check_timeout_s")) *
+					      1e9);
+			}
 			if (clocks_plan_level(clocks_plan_string(n, "dns_level"),
 					      &t->dns[t->ndns++].level) == -1)
 				return -1;

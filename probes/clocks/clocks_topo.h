@@ -43,6 +43,9 @@ struct clocks_topo_dns {
 	struct clocks_dns_node {
 		char name[CLOCKS_NAME_MAX];
 		enum clocks_level level;
+		int pdns;		  /* impl = pdns: it checks the sites itself */
+		struct in_addr addr;	  /* its link address (plan.json; 0: not said) */
+		int64_t check_timeout_ns; /* pdns: its checks' timeout */
 	} dns[CLOCKS_MAX_DNS_NODES];
 	int nclients;
 	struct clocks_topo_client {

@@ -392,6 +392,10 @@ struct model_input {
 	/* the notes of the advertisement interval and of equal paths are in
 	 * (model_topo.c) */
 	int bgp_mrai_note, bgp_tie_note;
+	/* the name's server is PowerDNS (impl = pdns): its own check is the
+	 * one prober; its steer is measured on the wire, at the first answer
+	 * a resolver asks for after it decided, which the model does not draw */
+	int pdns;
 	/* the timeline's DNS outages: the DNS clients followed query by query
 	 * (model_dns_sim.c) rather than by model_dns.c's closed forms */
 	int noutages;

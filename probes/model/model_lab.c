@@ -378,6 +378,11 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 				 "the failed site's prober cannot see a %s, and no hold timer of "
 				 "static routing deletes its route",
 				 model_how_name(in->how));
+		else if (in->pdns)
+			snprintf(blind, sizeof(blind),
+				 "pdns checks the sites with a TCP connection, which a %s leaves "
+				 "open: it never declares the site dead",
+				 model_how_name(in->how));
 		else
 			snprintf(blind, sizeof(blind),
 				 "no [prober] that reports to authd sees a %s (a site no prober "
@@ -390,7 +395,11 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		clients = why;
 	} else {
 		lab_iv(k[K_DETECT], n, &sr->detect);
-		if (k[K_STEER][0] >= 0)
+		if (s == MODEL_DNS && in->pdns)
+			lab_unknown(&sr->steer,
+				    "pdns decides at detect; its steer is measured on the wire, at "
+				    "the first answer asked for after that, not modelled");
+		else if (k[K_STEER][0] >= 0)
 			lab_iv(k[K_STEER], n, &sr->steer);
 		else
 			lab_unknown(&sr->steer, limit[0] ? limit : "not modelled");

@@ -371,11 +371,59 @@ static void topo_dns_name(const struct topology *t, struct model_input *in, int 
 	}
 }
 
+/* topo_pdns_check: PowerDNS's own check of site s from [dns] node dns
+ * (impl = pdns, docs/authorities.md): a TCP connection every
+ * check_interval, at a phase of its own (its cycle began at its first
+ * answer, in the warm-up), one failure declares the site down (PowerDNS
+ * 4.7 counts no more), its answers follow at once. -1 if it never sees the
+ * failure: a drained or degraded site still completes the handshake. */
+static int topo_pdns_check(const struct topology *t, int dns, int s, int how, struct model_probe *p)
+{
+	const struct topo_node *n = &t->nodes[dns];
+
+	memset(p, 0, sizeof(*p));
+	p->free_phase = 1;
+	p->interval_s = (double)n->check_interval_ns / 1e9;
+	p->down = p->up = 1;
+	if (how == MODEL_FREEZE || how == MODEL_LINK_DOWN) {
+		p->fail_s = (double)n->check_timeout_ns / 1e9;
+		return 0;
+	}
+	if (how == MODEL_DRAIN || how == MODEL_DEGRADE)
+		return -1;
+	/* kill, crash: the site's kernel refuses, an RST one RTT after the SYN */
+	p->fail_s = (double)topo_rtt_ns(t, dns, s) / 1e9;
+	return 0;
+}
+
 /* topo_probers: the [prober] nodes, which report to authd, against the
- * failure */
+ * failure; or the checks of PowerDNS when it serves the name */
 static void topo_probers(const struct topology *t, struct model_input *in, int site,
 			 struct model_notes *notes)
 {
+	if (dns_server >= 0 && t->nodes[dns_server].dns_impl == TOPO_DNS_PDNS) {
+		struct model_probe p;
+
+		in->quorum = 0;
+		in->pdns = 1;
+		if (topo_pdns_check(t, dns_server, site, in->how, &p) == -1) {
+			p.interval_s = INFINITY;
+			model_note(
+			    notes, 0,
+			    "dns: pdns on %s checks the sites with a TCP connection, which a "
+			    "%s leaves open: it never declares the site dead",
+			    t->nodes[dns_server].name, model_how_name(in->how));
+		} else {
+			model_note(
+			    notes, 0,
+			    "dns detect: pdns on %s checks each site itself (ifportup) every "
+			    "%g s at a phase of its own, one failure declaring it down "
+			    "(PowerDNS 4.7), its answers changing at once: steer = detect",
+			    t->nodes[dns_server].name, p.interval_s);
+		}
+		in->probers[in->nprobers++] = p;
+		return;
+	}
 	for (int n = 0; n < t->nnodes && in->nprobers < MODEL_MAX_PROBERS; n++) {
 		struct model_probe p;
 
