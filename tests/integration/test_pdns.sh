@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# PowerDNS as the steering authority (docs/authorities.md), with
+# topology/pdns.ini: ns runs pdns_server, www.lab.example a LUA record
+# whose ifportup() checks the sites itself every second.
+#   1. run, site a killed at 3 s: valid, every clock within the model's
+#      interval (run_model_agrees); detect is a failed check of PowerDNS's
+#      own on a's capture (its SYN answered by an RST) within one
+#      check_interval of t0, steer its first answer without a after detect
+#      (on ns's capture), both clients end on b; the configuration it ran
+#      with in the run directory (ns.pdns/, the LUA record), its log there,
+#      and nothing left (namespace, state directory, process).
+#   2. what it cannot express is refused at check, naming the line: a
+#      geolocation name, a check_interval of 1.5 s, a [prober] node with
+#      no authd to report to; no temporary directory left.
+# about 15 s
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-pdns
+lab_guard $lab
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+trap 'lab_cleanup '$lab'; rm -rf "$out"' EXIT
+r=$out/run
+
+# --- 1. a run
+run_model_agrees "$out/run.txt" "$r" topology/pdns.ini --set name=$lab
+clocks=$r/clocks.json
+detect=$(json "$clocks" .schemes.dns.detect_s)
+steer=$(json "$clocks" .schemes.dns.steer_s)
+assert_gt "$detect" 0 "detect: PowerDNS's first failed check after t0"
+assert_le "$detect" 1.05 "detect: within one check_interval (1 s) of t0"
+assert_ge "$steer" "$detect" "steer: its first answer without a, after detect"
+# the failed check on the packets: ns's SYN to a, answered RST
+rsts=$(tcpdump -nn -r "$r/capture-a.pcap" 'tcp[tcpflags] & tcp-rst != 0 and dst host 198.18.0.10' 2>/dev/null | wc -l)
+assert_ge "$rsts" 1 "RSTs from a to ns's checks on a's capture"
+for c in 100001 100002; do
+	site=$(awk -F, -v c=$c '$1 == c && $4 == "ok" { s = $5 } END { print s }' "$r"/requests-c*-dns.csv)
+	[ "$site" = b ] || fail "client $c's last answered request was from '$site', not b"
+done
+echo "ok: both clients ended on b"
+grep -q "LUA A" "$r/ns.pdns/lab.example.zone" || fail "no LUA record in ns.pdns/lab.example.zone"
+grep -q "ifportup(7000" "$r/ns.pdns/lab.example.zone" || fail "the LUA record checks no site"
+grep -q "declaring TCP/IP 198.19.1.1:7000 DOWN" "$r/ns.pdns.log" ||
+	fail "PowerDNS's log says nothing of a going down: $(tail -5 "$r/ns.pdns.log")"
+echo "ok: the configuration and PowerDNS's log in the run directory"
+assert_no_leftovers $lab "$r"
+
+# --- 2. refusals at check
+before=$(ls -d /tmp/steerlab-pdns.* 2>/dev/null | wc -l)
+refused() { # WHAT PATTERN ARGS...: check fails, printing PATTERN
+	local what=$1 pattern=$2 rc=0
+	shift 2
+	$STEERLAB check "$@" >"$out/check.txt" 2>&1 || rc=$?
+	[ "$rc" != 0 ] || fail "$what: check passed"
+	grep -q -- "$pattern" "$out/check.txt" || fail "$what: not '$pattern' in: $(cat "$out/check.txt")"
+	echo "ok: $what refused: $(grep -m1 -- "$pattern" "$out/check.txt")"
+}
+sed 's/^policy = failover$/policy = geolocation\ngeo = 198.18.0.0\/24 a\ndefault = b/;/^primary\|^secondary/d' \
+	topology/pdns.ini >"$out/geo.ini"
+refused "a geolocation name" "geo.ini:[0-9]*: \[name www.lab.example\] policy = geolocation: pdns cannot express this" "$out/geo.ini"
+refused "check_interval = 1500ms" "pdns.ini:[0-9]*: \[dns ns\] check_interval = 1.500 s: pdns checks every whole second" \
+	topology/pdns.ini --set ns.check_interval=1500ms
+cp topology/pdns.ini "$out/prober.ini"
+printf '\n[prober p1]\nlink = core\n' >>"$out/prober.ini"
+refused "a [prober] with only pdns" "\[prober p1\] reports to authd, and every \[dns\] node runs pdns" "$out/prober.ini"
+after=$(ls -d /tmp/steerlab-pdns.* 2>/dev/null | wc -l)
+assert_eq "$after" "$before" "temporary directories of the checks left"
+rm -rf "$out" # kept only when a check fails
+echo "PASS: test_pdns"
