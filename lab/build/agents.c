@@ -102,11 +102,11 @@ static const char *agents_ip(struct in_addr a, char *buf)
  * is the first end of; and collector-dns if it has authd or [resolver]
  * links; each capture with the kernel ring its link needs
  * (topo_capture_ring) */
-/* agents_has_pdns: whether a [dns] node runs PowerDNS */
-static int agents_has_pdns(const struct topology *t)
+/* agents_has_own_checks: whether a [dns] node checks the sites itself (pdns, gdnsd) */
+static int agents_has_own_checks(const struct topology *t)
 {
 	for (int n = 0; n < t->nnodes; n++)
-		if (t->nodes[n].kind == TOPO_DNS && t->nodes[n].dns_impl == TOPO_DNS_PDNS)
+		if (t->nodes[n].kind == TOPO_DNS && t->nodes[n].dns_impl != TOPO_DNS_AUTHD)
 			return 1;
 	return 0;
 }
@@ -127,7 +127,7 @@ static int lab_start_collectors(struct lab *lab, int n)
 	 * (probes/clocks/clocks_pdns.c) */
 	if (topo_has_tcp(t))
 		agents_argv_add(&a, "udp port %u or tcp port %u", t->port, t->port);
-	else if (agents_has_pdns(t))
+	else if (agents_has_own_checks(t))
 		agents_argv_add(&a,
 				"udp port %u or (tcp port %u and "
 				"tcp[tcpflags] & (tcp-syn|tcp-fin|tcp-rst) != 0)",
@@ -455,12 +455,25 @@ static int lab_start_remote_prober(struct lab *lab, int n)
  *      its zebra (routing = bgp) or routed; a site's zebra, sited and
  *      prober (which starts UNKNOWN: a probe before sited listens only
  *      delays its first verdict); a remote prober
+ *   3b. PowerDNS and gdnsd, which check the sites themselves
  *   4. every zebra of step 3 listening on its zserv.api, then bfdd and bgpd
  *      of every FRR node (bfdd that finds no zebra may never register)
  */
 static int agents_step_dns(struct lab *lab, int n)
 {
-	return lab->t->nodes[n].kind == TOPO_DNS ? lab_start_dns(lab, n) : 0;
+	return lab->t->nodes[n].kind == TOPO_DNS && lab->t->nodes[n].dns_impl == TOPO_DNS_AUTHD
+		   ? lab_start_dns(lab, n)
+		   : 0;
+}
+
+/* a server that checks the sites itself (pdns, gdnsd) starts once they
+ * have: gdnsd checks every site before it answers, and a site not yet
+ * listening would start DOWN, for up_thresh intervals */
+static int agents_step_authority(struct lab *lab, int n)
+{
+	return lab->t->nodes[n].kind == TOPO_DNS && lab->t->nodes[n].dns_impl != TOPO_DNS_AUTHD
+		   ? lab_start_dns(lab, n)
+		   : 0;
 }
 
 static int agents_step_resolver(struct lab *lab, int n)
@@ -504,6 +517,7 @@ static int agents_start(struct lab *lab, int from, int to)
 	if (agents_step(lab, from, to, agents_step_dns) == -1 ||
 	    agents_step(lab, from, to, agents_step_resolver) == -1 ||
 	    agents_step(lab, from, to, agents_step_node) == -1 ||
+	    agents_step(lab, from, to, agents_step_authority) == -1 ||
 	    lab_frr_wait_zebra(lab, from, to) == -1 ||
 	    agents_step(lab, from, to, lab_frr_start_bgp) == -1)
 		return -1;

@@ -6,10 +6,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agents/authd/authd_export.h"
+#include "authority_int.h"
 #include "dnsconf.h"
 #include "lab.h"
 #include "log.h"
@@ -23,23 +24,19 @@
 
 int authority_node(const struct topology *t, int n)
 {
-	return t->nodes[n].kind == TOPO_DNS && t->nodes[n].dns_impl == TOPO_DNS_PDNS;
+	return t->nodes[n].kind == TOPO_DNS && t->nodes[n].dns_impl != TOPO_DNS_AUTHD;
 }
 
-struct authority_ctx {
-	const struct topology *t;
-	int node;
-	const char *dir;
-	FILE *named, *err;
-	int bad;
-};
-
-/* authority_refuse: name x's policy, which pdns cannot express */
-static void authority_refuse(struct authority_ctx *c, const struct authd_export_name *x,
-			     const char *why)
+const char *authority_impl_name(int impl)
 {
-	fprintf(c->err, "%s:%d: [name %.*s] policy = %s: pdns cannot express this (%s)\n",
-		c->t->path, x->line, (int)strlen(x->owner) - 1, x->owner, x->policy_name, why);
+	return impl == TOPO_DNS_GDNSD ? "gdnsd" : impl == TOPO_DNS_PDNS ? "pdns" : "authd";
+}
+
+void authority_refuse(struct authority_ctx *c, const struct authd_export_name *x, const char *why)
+{
+	fprintf(c->err, "%s:%d: [name %.*s] policy = %s: %s cannot express this (%s)\n", c->t->path,
+		x->line, (int)strlen(x->owner) - 1, x->owner, x->policy_name,
+		authority_impl_name(c->t->nodes[c->node].dns_impl), why);
 	c->bad = 1;
 }
 
@@ -141,6 +138,8 @@ static int authority_name(struct authority_ctx *c, const struct authd_export_nam
 	FILE *out;
 	int rc;
 
+	if (x->policy != AUTHD_EXPORT_SIMPLE && c->t->nodes[c->node].dns_impl == TOPO_DNS_GDNSD)
+		return authority_gdnsd_name(c, x, zone);
 	if (x->policy == AUTHD_EXPORT_SIMPLE) {
 		/* its sites, unchecked, as authd hands them out */
 		for (int i = 0; i < x->nsites; i++)
@@ -183,22 +182,32 @@ static int authority_zone(void *arg, const char *apex, const char *records,
 	FILE *zone;
 	int rc = 0;
 
-	/* lab.example. as lab.example.zone, the root as root.zone */
-	strfmt(file, sizeof(file), "%.*szone", strcmp(apex, ".") == 0 ? 5 : (int)strlen(apex),
-	       strcmp(apex, ".") == 0 ? "root." : apex);
+	int gdnsd = c->t->nodes[c->node].dns_impl == TOPO_DNS_GDNSD, root = strcmp(apex, ".") == 0;
+
+	/* pdns: lab.example. as lab.example.zone, the root as root.zone;
+	 * gdnsd: zones/lab.example, zones/ROOT_ZONE, as it names them */
+	if (gdnsd)
+		strfmt(file, sizeof(file), "zones/%.*s", root ? 9 : (int)strlen(apex) - 1,
+		       root ? "ROOT_ZONE" : apex);
+	else
+		strfmt(file, sizeof(file), "%.*szone", root ? 5 : (int)strlen(apex),
+		       root ? "root." : apex);
 	if ((zone = lab_fopen_write(c->dir, file)) == NULL) {
 		log_warn("%s: %s/%s", __func__, c->dir, file);
 		return -1;
 	}
-	fprintf(zone, "; zone %s of [dns %s], written by steerlab from %s\n$ORIGIN .\n%s", apex,
-		c->t->nodes[c->node].name, c->t->path, records);
+	/* every owner absolute (gdnsd takes no $ORIGIN outside the zone) */
+	fprintf(zone, "; zone %s of [dns %s], written by steerlab from %s\n%s%s", apex,
+		c->t->nodes[c->node].name, c->t->path, gdnsd ? "" : "$ORIGIN .\n", records);
 	for (int i = 0; i < n && rc == 0; i++)
 		rc = authority_name(c, &names[i], zone);
 	if (fclose(zone) == EOF || rc == -1) {
 		log_warn("%s: %s/%s", __func__, c->dir, file);
 		return -1;
 	}
-	fprintf(c->named, "zone \"%s\" { type master; file \"%s/%s\"; };\n", apex, c->dir, file);
+	if (c->named)
+		fprintf(c->named, "zone \"%s\" { type master; file \"%s/%s\"; };\n", apex, c->dir,
+			file);
 	return 0;
 }
 
@@ -263,34 +272,70 @@ static int authority_changes(const struct topology *t, int n, FILE *err)
 	return bad ? -1 : 0;
 }
 
-/* authority_check_node: the node's checks, whole seconds as PowerDNS
- * counts them (said) */
+/* authority_check_node: the node's checks as its implementation counts
+ * them: whole seconds; PowerDNS 4.7 one failure and one success, gdnsd a
+ * timeout below its interval (said) */
 static int authority_check_node(const struct topology *t, int n, FILE *err)
 {
 	const struct topo_node *node = &t->nodes[n];
-	int bad = 0;
+	const char *impl = authority_impl_name(node->dns_impl);
+	int bad = 0, gdnsd = node->dns_impl == TOPO_DNS_GDNSD;
 
-	if (node->check_interval_ns % NSEC_PER_SEC || node->check_interval_ns < NSEC_PER_SEC) {
+	if (node->check_interval_ns % NSEC_PER_SEC || node->check_interval_ns < NSEC_PER_SEC ||
+	    (gdnsd && node->check_interval_ns > 255 * NSEC_PER_SEC)) {
 		fprintf(err,
-			"%s:%d: [dns %s] check_interval = %.3f s: pdns checks every whole "
-			"second (lua-health-checks-interval): expected 1s, 2s, ...\n",
-			t->path, node->line, node->name, (double)node->check_interval_ns / 1e9);
+			"%s:%d: [dns %s] check_interval = %.3f s: %s checks every whole "
+			"second (%s): expected 1s, 2s, ...%s\n",
+			t->path, node->line, node->name, (double)node->check_interval_ns / 1e9,
+			impl, gdnsd ? "service_types interval" : "lua-health-checks-interval",
+			gdnsd ? " up to 255s" : "");
 		bad = 1;
 	}
-	if (node->check_timeout_ns % NSEC_PER_SEC || node->check_timeout_ns < NSEC_PER_SEC) {
+	if (node->check_timeout_ns % NSEC_PER_SEC || node->check_timeout_ns < NSEC_PER_SEC ||
+	    (gdnsd && node->check_timeout_ns >= node->check_interval_ns)) {
 		fprintf(err,
-			"%s:%d: [dns %s] check_timeout = %.3f s: pdns's ifportup() takes whole "
-			"seconds (timeout): expected 1s, 2s, ...\n",
-			t->path, node->line, node->name, (double)node->check_timeout_ns / 1e9);
+			"%s:%d: [dns %s] check_timeout = %.3f s: %s takes whole seconds%s: "
+			"expected 1s, 2s, ...%s\n",
+			t->path, node->line, node->name, (double)node->check_timeout_ns / 1e9, impl,
+			gdnsd ? ", below the interval" : " (ifportup's timeout)",
+			gdnsd ? " less than check_interval" : "");
+		bad = 1;
+	}
+	if (!gdnsd && (node->check_down != 1 || node->check_up != 1)) {
+		fprintf(err,
+			"%s:%d: [dns %s] check_down = %u, check_up = %u: pdns 4.7 takes one "
+			"failed check for down and one passed for up: expected 1 and 1\n",
+			t->path, node->line, node->name, node->check_down, node->check_up);
 		bad = 1;
 	}
 	return bad ? -1 : 0;
 }
 
+/* authority_streams: gdnsd's plugin streams open (1) or closed (0: what
+ * they hold kept in c's buffers). 0, or -1. */
+static int authority_streams(struct authority_ctx *c, int open)
+{
+	FILE **f[] = {&c->metafo, &c->multifo, &c->weighted};
+	char **b[] = {&c->metafo_buf, &c->multifo_buf, &c->weighted_buf};
+	size_t *l[] = {&c->metafo_len, &c->multifo_len, &c->weighted_len};
+	int rc = 0;
+
+	for (int i = 0; i < 3; i++) {
+		if (open && (*f[i] = open_memstream(b[i], l[i])) == NULL)
+			rc = -1;
+		if (!open && *f[i] && fclose(*f[i]) == EOF)
+			rc = -1;
+		if (!open)
+			*f[i] = NULL;
+	}
+	return rc;
+}
+
 int authority_write(const struct topology *t, int n, const char *dir, FILE *err)
 {
 	struct authority_ctx c = {.t = t, .node = n, .dir = dir, .err = err};
-	char *text = NULL;
+	int gdnsd = t->nodes[n].dns_impl == TOPO_DNS_GDNSD;
+	char *text = NULL, zones[PATH_MAX];
 	size_t len = 0;
 	FILE *mem, *in;
 	int rc = -1;
@@ -308,26 +353,41 @@ int authority_write(const struct topology *t, int n, const char *dir, FILE *err)
 		free(text);
 		return -1;
 	}
-	if ((c.named = lab_fopen_write(dir, "named.conf")) == NULL) {
+	if (gdnsd) {
+		strfmt(zones, sizeof(zones), "%s/zones", dir);
+		if ((mkdir(zones, 0755) == -1 && errno != EEXIST) ||
+		    authority_streams(&c, 1) == -1) {
+			log_warn("%s: %s", __func__, zones);
+			goto out;
+		}
+	} else if ((c.named = lab_fopen_write(dir, "named.conf")) == NULL) {
 		log_warn("%s: %s/named.conf", __func__, dir);
 		goto out;
 	}
 	rc = authd_export_stream(in, t->path, err, authority_zone, &c);
-	if (fclose(c.named) == EOF)
+	if (c.named && fclose(c.named) == EOF)
+		rc = -1;
+	if (gdnsd && authority_streams(&c, 0) == -1)
 		rc = -1;
 	if (rc == 0 && !c.bad)
-		rc = authority_pdns_conf(t, n, dir);
+		rc = gdnsd ? authority_gdnsd_conf(&c) : authority_pdns_conf(t, n, dir);
 	else
 		rc = -1;
 out:
+	if (gdnsd)
+		authority_streams(&c, 0);
+	free(c.metafo_buf);
+	free(c.multifo_buf);
+	free(c.weighted_buf);
 	fclose(in);
 	free(text);
 	return rc;
 }
 
-/* authority_pdnsutil: pdnsutil check-all-zones on dir's configuration,
- * its output on out. 0 if it passed. */
-static int authority_pdnsutil(const char *dir, FILE *out)
+/* authority_tool: the implementation's own check of dir's configuration
+ * (pdnsutil check-all-zones, gdnsd checkconf), its output on out. 0 if it
+ * passed. */
+static int authority_tool(int impl, const char *dir, FILE *out)
 {
 	char arg[PATH_MAX + 16];
 	int pipefd[2], status;
@@ -348,8 +408,13 @@ static int authority_pdnsutil(const char *dir, FILE *out)
 		dup2(pipefd[1], STDERR_FILENO);
 		close(pipefd[0]);
 		close(pipefd[1]);
-		execl("/usr/bin/pdnsutil", "pdnsutil", arg, "check-all-zones", (char *)NULL);
-		fprintf(stderr, "cannot run /usr/bin/pdnsutil: %s (sudo make deps)\n",
+		if (impl == TOPO_DNS_GDNSD)
+			execl(AUTHORITY_GDNSD_PROG, "gdnsd", "-c", dir, "checkconf", (char *)NULL);
+		else
+			execl("/usr/bin/pdnsutil", "pdnsutil", arg, "check-all-zones",
+			      (char *)NULL);
+		fprintf(stderr, "cannot run %s: %s (sudo make deps)\n",
+			impl == TOPO_DNS_GDNSD ? AUTHORITY_GDNSD_PROG : "/usr/bin/pdnsutil",
 			strerror(errno));
 		_exit(127);
 	}
@@ -377,7 +442,8 @@ static int authority_probers(const struct topology *t, FILE *err)
 			fprintf(
 			    err,
 			    "%s:%d: [prober %s] reports to authd, and every [dns] node runs "
-			    "pdns, which checks the sites itself: expected no [prober] node, or "
+			    "pdns or gdnsd, which check the sites themselves: expected no [prober] "
+			    "node, or "
 			    "a [dns] node with impl = authd\n",
 			    t->path, t->nodes[n].line, t->nodes[n].name);
 			return -1;
@@ -404,20 +470,22 @@ int authority_check(const struct topology *t, FILE *err)
 		if (authority_write(t, n, dir, err) == -1) {
 			rc = -1;
 		} else if ((mem = open_memstream(&out, &len)) != NULL) {
-			int ok = authority_pdnsutil(dir, mem);
+			int impl = t->nodes[n].dns_impl, ok = authority_tool(impl, dir, mem);
 
 			fclose(mem);
 			if (ok == -1) {
-				/* the lines that say what is wrong, not its progress */
-				fprintf(err,
-					"steerlab: node %s: pdns rejected its configuration "
-					"(pdnsutil check-all-zones):\n%s",
-					t->nodes[n].name, out ? out : "");
+				fprintf(
+				    err,
+				    "steerlab: node %s: %s rejected its configuration (%s):\n%s",
+				    t->nodes[n].name, authority_impl_name(impl),
+				    impl == TOPO_DNS_GDNSD ? "gdnsd checkconf"
+							   : "pdnsutil check-all-zones",
+				    out ? out : "");
 				rc = -1;
 			}
 			free(out);
 		}
-		rmtree_at(AT_FDCWD, dir, 0);
+		rmtree_at(AT_FDCWD, dir, 1); /* gdnsd's zones/ */
 	}
 	return rc;
 }

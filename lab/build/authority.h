@@ -29,6 +29,10 @@
 #define AUTHORITY_PDNS_PROG "/usr/sbin/pdns_server"
 #define AUTHORITY_PDNS_LABEL "pdns"
 #define AUTHORITY_PDNS_USER "pdns"
+#define AUTHORITY_GDNSD_PROG "/usr/sbin/gdnsd"
+#define AUTHORITY_GDNSD_LABEL "gdnsd"
+#define AUTHORITY_GDNSD_USER "gdnsd"
+#define AUTHORITY_GDNSDCTL_PROG "/usr/bin/gdnsdctl"
 
 /* authority_node: whether [dns] node n runs a real authoritative server */
 int authority_node(const struct topology *t, int n);

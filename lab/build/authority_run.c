@@ -23,6 +23,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
+#include <sys/wait.h>
 #include <libknot/libknot.h>
 #include <pwd.h>
 #include <string.h>
@@ -30,13 +32,28 @@
 #include <unistd.h>
 
 #include "authority.h"
+#include "kernel.h"
 #include "log.h"
 #include "rmtree.h"
 #include "strfmt.h"
 
 const char *lab_authority_prog(const char *label)
 {
-	return strcmp(label, AUTHORITY_PDNS_LABEL) == 0 ? AUTHORITY_PDNS_PROG : NULL;
+	if (strcmp(label, AUTHORITY_PDNS_LABEL) == 0)
+		return AUTHORITY_PDNS_PROG;
+	return strcmp(label, AUTHORITY_GDNSD_LABEL) == 0 ? AUTHORITY_GDNSD_PROG : NULL;
+}
+
+/* authority_label, authority_user: node n's agent label and user */
+static const char *authority_label(const struct topology *t, int n)
+{
+	return t->nodes[n].dns_impl == TOPO_DNS_GDNSD ? AUTHORITY_GDNSD_LABEL
+						      : AUTHORITY_PDNS_LABEL;
+}
+
+static const char *authority_user(const struct topology *t, int n)
+{
+	return t->nodes[n].dns_impl == TOPO_DNS_GDNSD ? AUTHORITY_GDNSD_USER : AUTHORITY_PDNS_USER;
 }
 
 int lab_authority_prepare(struct lab *lab)
@@ -50,12 +67,7 @@ int lab_authority_prepare(struct lab *lab)
 		any |= authority_node(t, n);
 	if (!any)
 		return 0;
-	if ((pw = getpwnam(AUTHORITY_PDNS_USER)) == NULL) {
-		log_warnx("no user '%s': PowerDNS (pdns-server) is not installed (sudo make deps)",
-			  AUTHORITY_PDNS_USER);
-		return -1;
-	}
-	/* pdns, as its user, traverses the state directory */
+	/* each, as its user, traverses the state directory */
 	if (chmod(lab->statedir, 0711) == -1) {
 		log_warn("%s: chmod %s", __func__, lab->statedir);
 		return -1;
@@ -68,9 +80,14 @@ int lab_authority_prepare(struct lab *lab)
 	for (int n = 0; n < t->nnodes; n++) {
 		if (!authority_node(t, n))
 			continue;
+		if ((pw = getpwnam(authority_user(t, n))) == NULL) {
+			log_warnx("node %s: no user '%s': %s is not installed (sudo make deps)",
+				  t->nodes[n].name, authority_user(t, n), authority_label(t, n));
+			return -1;
+		}
 		strfmt(node, sizeof(node), "%s/%s", dir, t->nodes[n].name);
 		strfmt(copy, sizeof(copy), "%s/%s.%s", lab->rundir, t->nodes[n].name,
-		       AUTHORITY_PDNS_LABEL);
+		       authority_label(t, n));
 		if (mkdir(node, 0750) == -1 || chown(node, pw->pw_uid, pw->pw_gid) == -1) {
 			log_warn("%s: %s", __func__, node);
 			return -1;
@@ -91,8 +108,26 @@ int lab_authority_start(struct lab *lab, int n)
 {
 	char dir[PATH_MAX], arg[PATH_MAX + 16];
 	char *argv[] = {"pdns_server", arg, NULL};
+	char *gargv[] = {"gdnsd", "-c", dir, "start", NULL};
+	struct passwd *pw;
 
 	strfmt(dir, sizeof(dir), "%s/%s/%s", lab->statedir, AUTHORITY_DIR, lab->t->nodes[n].name);
+	if (lab->t->nodes[n].dns_impl == TOPO_DNS_GDNSD) {
+		/* gdnsd drops no privilege itself: it runs as gdnsd, and its
+		 * node's namespace lets anyone bind port 53 (the namespace is
+		 * the lab's, nothing else listens there) */
+		if ((pw = getpwnam(AUTHORITY_GDNSD_USER)) == NULL) {
+			log_warnx("node %s: no user '%s' (sudo make deps)", lab->t->nodes[n].name,
+				  AUTHORITY_GDNSD_USER);
+			return -1;
+		}
+		if (kern_sysctl(lab->nsfd[n], "net/ipv4/ip_unprivileged_port_start", "53", 0) == -1)
+			return -1;
+		return lab_start_agent_user(lab, n, AUTHORITY_GDNSD_PROG, AUTHORITY_GDNSD_LABEL,
+					    gargv, pw->pw_uid, pw->pw_gid) == -1
+			   ? -1
+			   : 0;
+	}
 	strfmt(arg, sizeof(arg), "--config-dir=%s", dir);
 	return lab_start_agent_as(lab, n, AUTHORITY_PDNS_PROG, AUTHORITY_PDNS_LABEL, argv) == -1
 		   ? -1
@@ -118,11 +153,71 @@ static int authority_answers(struct lab *lab, int n)
 	return 1;
 }
 
+/* authority_gdnsd_up: 1 if every one of node n's gdnsd monitors says UP
+ * (`gdnsdctl states`): gdnsd starts them DOWN when its first round fails,
+ * and the traffic must find the sites as the topology has them */
+static int authority_gdnsd_up(struct lab *lab, int n)
+{
+	char dir[PATH_MAX], buf[8192];
+	size_t len = 0;
+	int pipefd[2], up = 1, status;
+	json_t *o, *v;
+	const char *key;
+	ssize_t r;
+	pid_t pid;
+
+	strfmt(dir, sizeof(dir), "%s/%s/%s", lab->statedir, AUTHORITY_DIR, lab->t->nodes[n].name);
+	if (pipe(pipefd) == -1)
+		return 0;
+	if ((pid = fork()) == -1) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return 0;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(pipefd[1], STDOUT_FILENO);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		execl(AUTHORITY_GDNSDCTL_PROG, "gdnsdctl", "-c", dir, "states", (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while ((r = read(pipefd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)r;
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	buf[len] = '\0';
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+	    (o = json_loads(buf, 0, NULL)) == NULL)
+		return 0;
+	json_object_foreach(o, key, v)
+	{
+		const char *state = json_string_value(json_object_get(v, "state"));
+		size_t k = strlen(key);
+
+		/* the monitors of the lab's service type, not the plugins' own */
+		if (k > 9 && strcmp(key + k - 9, "/steerlab") == 0 &&
+		    (state == NULL || strcmp(state, "UP") != 0))
+			up = 0;
+	}
+	json_decref(o);
+	return up;
+}
+
 int lab_authority_ready(struct lab *lab)
 {
-	for (int n = 0; n < lab->t->nnodes; n++)
-		if (authority_node(lab->t, n) && !authority_answers(lab, n))
+	for (int n = 0; n < lab->t->nnodes; n++) {
+		if (!authority_node(lab->t, n))
+			continue;
+		if (!authority_answers(lab, n) ||
+		    (lab->t->nodes[n].dns_impl == TOPO_DNS_GDNSD && !authority_gdnsd_up(lab, n)))
 			return 0;
+	}
 	return 1;
 }
 
@@ -132,8 +227,8 @@ int lab_authority_remove(const char *statedir)
 
 	if (fd == -1)
 		return errno == ENOENT ? 0 : -1;
-	/* authorities/NODE/ */
-	rc = rmtree_at(fd, AUTHORITY_DIR, 1);
+	/* authorities/NODE/ and gdnsd's NODE/zones/, run/, state/ */
+	rc = rmtree_at(fd, AUTHORITY_DIR, 2);
 	close(fd);
 	if (rc == -1)
 		log_warn("%s: %s/%s", __func__, statedir, AUTHORITY_DIR);

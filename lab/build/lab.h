@@ -179,6 +179,12 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog, const char *
 int lab_start_agent_rt(struct lab *lab, int node, const char *prog, const char *label,
 		       char *const argv[], int rtprio);
 
+/* lab_start_agent_user: lab_start_agent_as, run as uid and gid (its
+ * supplementary groups none), set in the child before exec: a program that
+ * does not drop root itself (gdnsd) */
+int lab_start_agent_user(struct lab *lab, int node, const char *prog, const char *label,
+			 char *const argv[], uid_t uid, gid_t gid);
+
 /* lab_start_batch: from here to lab_start_wait, lab_start_agent_as forks
  * and records each agent, which waits; lab_start_wait lets every recorded
  * one run at once and waits until each has exec'd (or said why it could

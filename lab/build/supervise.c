@@ -14,6 +14,7 @@
 #include "lab.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
@@ -39,7 +40,15 @@
 /* What a child that could not exec tells its parent, through its batch's
  * report pipe (its copy closed by exec): the step that failed and its
  * errno. Smaller than PIPE_BUF: written at once, never interleaved. */
-enum agent_step { STEP_LOG, STEP_STDIN, STEP_NETNS, STEP_FDS, STEP_SCHED, STEP_EXEC };
+enum agent_step { STEP_LOG, STEP_STDIN, STEP_NETNS, STEP_FDS, STEP_SCHED, STEP_USER, STEP_EXEC };
+
+/* how an agent runs: its SCHED_FIFO priority (0: none), its user (uid 0:
+ * root's, as forked) */
+struct agent_spawn {
+	int rtprio;
+	uid_t uid;
+	gid_t gid;
+};
 struct agent_start_err {
 	pid_t pid;
 	int step;
@@ -62,7 +71,7 @@ static void __attribute__((noreturn)) agent_child_fail(int fd, enum agent_step s
  * which the child must not hold: the EOF would never come. */
 static void __attribute__((noreturn))
 agent_child(const struct lab *lab, int node, const char *prog, const char *logpath,
-	    char *const argv[], int rtprio, int errfd, int gofd, int gowfd)
+	    char *const argv[], const struct agent_spawn *sp, int errfd, int gofd, int gowfd)
 {
 	sigset_t none;
 	char go;
@@ -101,9 +110,14 @@ agent_child(const struct lab *lab, int node, const char *prog, const char *logpa
 	    close_range((unsigned)errfd + 1, ~0U, 0) == -1)
 		agent_child_fail(errfd, STEP_FDS);
 	/* exec keeps the policy, and the program's threads inherit it */
-	if (rtprio > 0 && sched_setscheduler(0, SCHED_FIFO,
-					     &(struct sched_param){.sched_priority = rtprio}) == -1)
+	if (sp->rtprio > 0 &&
+	    sched_setscheduler(0, SCHED_FIFO,
+			       &(struct sched_param){.sched_priority = sp->rtprio}) == -1)
 		agent_child_fail(errfd, STEP_SCHED);
+	/* a program that does not drop root itself (gdnsd) runs as its user */
+	if (sp->uid != 0 &&
+	    (setgroups(0, NULL) == -1 || setgid(sp->gid) == -1 || setuid(sp->uid) == -1))
+		agent_child_fail(errfd, STEP_USER);
 	execv(prog, argv);
 	agent_child_fail(errfd, STEP_EXEC);
 }
@@ -112,8 +126,9 @@ agent_child(const struct lab *lab, int node, const char *prog, const char *logpa
  * prog, said as the supervisor has always said it. */
 static void agent_start_said(const struct lab *lab, const struct lab_agent *a, const char *prog)
 {
-	static const char *const steps[] = {"its log",	       "/dev/null",  "its namespace",
-					    "its descriptors", "SCHED_FIFO", "exec"};
+	static const char *const steps[] = {
+	    "its log",	  "/dev/null", "its namespace", "its descriptors",
+	    "SCHED_FIFO", "its user",  "exec"};
 	const char *nodename = lab->t->nodes[a->node].name;
 	char logpath[PATH_MAX];
 
@@ -247,7 +262,7 @@ int lab_start_wait(struct lab *lab)
  * for the batch's go, and recorded in the state's agents.tsv. Its index,
  * or -1 (said): not forked, or forked and ended unrecorded. */
 static int agent_fork(struct lab *lab, int node, const char *prog, const char *name,
-		      char *const argv[], int rtprio)
+		      char *const argv[], const struct agent_spawn *sp)
 {
 	const char *nodename = lab->t->nodes[node].name;
 	struct lab_batch *b = &lab->batch;
@@ -263,8 +278,7 @@ static int agent_fork(struct lab *lab, int node, const char *prog, const char *n
 	}
 	if (pid == 0) {
 		close(b->report[0]);
-		agent_child(lab, node, prog, logpath, argv, rtprio, b->report[1], b->go[0],
-			    b->go[1]);
+		agent_child(lab, node, prog, logpath, argv, sp, b->report[1], b->go[0], b->go[1]);
 	}
 	a = &lab->agents[lab->nagents];
 	memset(a, 0, sizeof(*a));
@@ -300,8 +314,8 @@ static int agent_fork(struct lab *lab, int node, const char *prog, const char *n
 	return lab->nagents++;
 }
 
-int lab_start_agent_rt(struct lab *lab, int node, const char *prog_name, const char *name,
-		       char *const argv[], int rtprio)
+static int agent_start(struct lab *lab, int node, const char *prog_name, const char *name,
+		       char *const argv[], const struct agent_spawn *sp)
 {
 	const char *nodename = lab->t->nodes[node].name;
 	int alone = !lab->batch.open, i;
@@ -326,7 +340,7 @@ int lab_start_agent_rt(struct lab *lab, int node, const char *prog_name, const c
 	/* alone: a batch of one */
 	if (alone && batch_open(lab) == -1)
 		return -1;
-	if ((i = agent_fork(lab, node, prog, name, argv, rtprio)) == -1)
+	if ((i = agent_fork(lab, node, prog, name, argv, sp)) == -1)
 		lab->batch.failed = 1;
 	if (alone)
 		return lab_start_wait(lab) == -1 ? -1 : i;
@@ -335,6 +349,20 @@ fail:
 	if (lab->batch.open)
 		lab->batch.failed = 1;
 	return -1;
+}
+
+int lab_start_agent_rt(struct lab *lab, int node, const char *prog_name, const char *name,
+		       char *const argv[], int rtprio)
+{
+	return agent_start(lab, node, prog_name, name, argv,
+			   &(struct agent_spawn){.rtprio = rtprio});
+}
+
+int lab_start_agent_user(struct lab *lab, int node, const char *prog_name, const char *name,
+			 char *const argv[], uid_t uid, gid_t gid)
+{
+	return agent_start(lab, node, prog_name, name, argv,
+			   &(struct agent_spawn){.uid = uid, .gid = gid});
 }
 
 int lab_start_agent_as(struct lab *lab, int node, const char *prog_name, const char *name,

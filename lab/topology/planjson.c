@@ -99,13 +99,17 @@ static json_t *planjson_node(const struct topology *t, int n)
 		json_object_set_new(o, "generated", json_boolean(node->generated));
 		/* what answers there, and PowerDNS's own checks (their failures
 		 * on the sites' captures: probes/clocks/clocks_pdns.c) */
-		json_object_set_new(
-		    o, "impl", json_string(node->dns_impl == TOPO_DNS_PDNS ? "pdns" : "authd"));
-		if (node->dns_impl == TOPO_DNS_PDNS) {
+		json_object_set_new(o, "impl",
+				    json_string(node->dns_impl == TOPO_DNS_PDNS	   ? "pdns"
+						: node->dns_impl == TOPO_DNS_GDNSD ? "gdnsd"
+										   : "authd"));
+		if (node->dns_impl != TOPO_DNS_AUTHD) {
 			json_object_set_new(o, "check_interval_s",
 					    json_real((double)node->check_interval_ns / 1e9));
 			json_object_set_new(o, "check_timeout_s",
 					    json_real((double)node->check_timeout_ns / 1e9));
+			json_object_set_new(o, "check_down", json_integer(node->check_down));
+			json_object_set_new(o, "check_up", json_integer(node->check_up));
 		}
 		break;
 	case TOPO_RESOLVER:

@@ -66,8 +66,7 @@ static void topo_node_header(struct topo_parse *p, enum topo_kind kind, const ch
 	node->quorum = 0.5;
 	node->count = 1;
 	node->dns_cache_ns = 60 * NSEC_PER_SEC; /* libcurl's own default */
-	node->check_interval_ns = TOPO_PDNS_CHECK_INTERVAL_NS;
-	node->check_timeout_ns = TOPO_PDNS_CHECK_TIMEOUT_NS;
+	/* check_*: 0 until the implementation's defaults (topology_check.c) */
 	p->sect = t->nnodes++;
 }
 

@@ -282,11 +282,18 @@ enum topo_site_impl {
 enum topo_dns_impl {
 	TOPO_DNS_AUTHD, /* authd, told by the lab's probers */
 	TOPO_DNS_PDNS,	/* Debian's PowerDNS (pdns_server), LUA records, its own checks */
+	TOPO_DNS_GDNSD, /* Debian's gdnsd, its plugins and tcp_connect monitors */
 };
-/* PowerDNS's own defaults for its checks (lua-health-checks-interval, and
- * ifportup's timeout) */
+/* each one's own defaults for its checks, where the node does not say
+ * (topology_check.c): PowerDNS's lua-health-checks-interval and ifportup's
+ * timeout, one failure and one success (4.7 counts no more); gdnsd's
+ * service_types interval, timeout (half the interval), down_thresh and
+ * up_thresh */
 #define TOPO_PDNS_CHECK_INTERVAL_NS (5 * NSEC_PER_SEC)
 #define TOPO_PDNS_CHECK_TIMEOUT_NS (2 * NSEC_PER_SEC)
+#define TOPO_GDNSD_CHECK_INTERVAL_NS (10 * NSEC_PER_SEC)
+#define TOPO_GDNSD_CHECK_DOWN 10
+#define TOPO_GDNSD_CHECK_UP 20
 
 /* who resolves an HTTP client's name (docs/topology.md, "libcurl's DNS
  * cache"): the client, pinning libcurl to its answer, or libcurl itself */
@@ -407,8 +414,9 @@ struct topo_node {
 	uint64_t zone_set;	   /* the [zone] sections it serves: bit i, raw_sections[i] */
 	int generated;		   /* added by [lab] dns_tree (root, tld): printed as comments */
 	int dns_impl;		   /* enum topo_dns_impl */
-	int64_t check_interval_ns; /* impl = pdns: its checks' interval and timeout */
+	int64_t check_interval_ns; /* impl = pdns, gdnsd: its checks' interval and timeout, */
 	int64_t check_timeout_ns;
+	unsigned check_down, check_up; /* the failures that take a site out, the successes back */
 
 	/* resolver */
 	int rsv_mode;		     /* enum topo_rsv_mode */

@@ -14,6 +14,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "timeutil.h"
+
 /* topo_later: of two places a key was set, the one that took effect last
  * (--set after the file, later lines after earlier ones; 0 never). */
 static int topo_later(int a, int b)
@@ -669,6 +671,31 @@ static void topo_check_dns(struct topo_parse *p)
 	}
 }
 
+/* topo_dns_checks: a [dns] node's checks, where it does not say them: its
+ * implementation's own defaults (authd has none: the probers check) */
+static void topo_dns_checks(struct topo_parse *p)
+{
+	for (int i = 0; i < p->t->nnodes; i++) {
+		struct topo_node *n = &p->t->nodes[i];
+		int gdnsd = n->dns_impl == TOPO_DNS_GDNSD;
+
+		if (n->kind != TOPO_DNS || n->dns_impl == TOPO_DNS_AUTHD)
+			continue;
+		if (n->check_interval_ns == 0)
+			n->check_interval_ns =
+			    gdnsd ? TOPO_GDNSD_CHECK_INTERVAL_NS : TOPO_PDNS_CHECK_INTERVAL_NS;
+		/* gdnsd: half the interval, in whole seconds */
+		if (n->check_timeout_ns == 0)
+			n->check_timeout_ns =
+			    gdnsd ? n->check_interval_ns / 2 / NSEC_PER_SEC * NSEC_PER_SEC
+				  : TOPO_PDNS_CHECK_TIMEOUT_NS;
+		if (n->check_down == 0)
+			n->check_down = gdnsd ? TOPO_GDNSD_CHECK_DOWN : 1;
+		if (n->check_up == 0)
+			n->check_up = gdnsd ? TOPO_GDNSD_CHECK_UP : 1;
+	}
+}
+
 /* topo_sticky: which clients [lab] sticky_share makes sticky. Of the
  * clients in mode dns or both without a sticky of their own (in the file or
  * by --set), in file order, the k-th (from 1) keeps each address [lab]
@@ -863,6 +890,7 @@ void topo_check(struct topo_parse *p)
 		}
 	}
 	topo_tree_zones(p);
+	topo_dns_checks(p);
 	topo_sticky(p);
 	topo_check_addresses(p);
 	topo_check_tcp_kind(p);

@@ -36,7 +36,8 @@ static const char *const topo_ecmp_words[] = {"no", "yes", "hash", "resilient",
 					      NULL};			    /* topo_ecmp */
 static const char *const topo_ecmp_hash_words[] = {"l4", "l3", NULL};	    /* topo_ecmp_hash */
 static const char *const topo_site_impl_words[] = {"sited", "nginx", NULL}; /* topo_site_impl */
-static const char *const topo_dns_impl_words[] = {"authd", "pdns", NULL};   /* topo_dns_impl */
+static const char *const topo_dns_impl_words[] = {"authd", "pdns", "gdnsd",
+						  NULL}; /* topo_dns_impl */
 static const char *const topo_reconnect_words[] = {"backoff", "immediate",
 						   NULL};		     /* topo_reconnect */
 static const char *const topo_resolve_words[] = {"client", "libcurl", NULL}; /* topo_resolve */
@@ -200,6 +201,8 @@ static const struct topo_key topo_dns_keys[] = {
     {"impl", TOPO_T_CHOICE, NODE(dns_impl), 0, 0, -1, topo_dns_impl_words},
     {"check_interval", TOPO_T_DURATION, NODE(check_interval_ns), 1, 0, -1, NULL},
     {"check_timeout", TOPO_T_DURATION, NODE(check_timeout_ns), 1, 0, -1, NULL},
+    {"check_down", TOPO_T_UINT, NODE(check_down), 1, 65535, -1, NULL},
+    {"check_up", TOPO_T_UINT, NODE(check_up), 1, 65535, -1, NULL},
     /* where it is: [link] delay = auto (topology_impair.c); printed when set */
     {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
 };

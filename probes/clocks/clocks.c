@@ -319,7 +319,7 @@ int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t e
 		return -1;
 	/* PowerDNS's verdicts and answers, from its checks and responses on
 	 * the captures, as authd's events would say them */
-	return clocks_pdns_events(in);
+	return clocks_authority_events(in);
 }
 
 void clocks_input_free(struct clocks_input *in)

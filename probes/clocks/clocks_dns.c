@@ -51,9 +51,9 @@ static void clocks_dns_detect(const struct clocks_input *in, struct clocks_resul
 	}
 	if (r->detect_at_ns != CLOCKS_NONE)
 		r->detect_ns = r->detect_at_ns - f->t0_ns;
-	else if (in->nauthd_files + in->npdns > 0 && strcmp(f->how, "impair") == 0)
+	else if (in->nauthd_files + in->nauthority > 0 && strcmp(f->how, "impair") == 0)
 		clocks_gray_undetected(r, f->site);
-	else if (in->nauthd_files + in->npdns == 0)
+	else if (in->nauthd_files + in->nauthority == 0)
 		clocks_missing(r, "detect, steer: no *.authd.events.jsonl");
 	else
 		clocks_missing(r,
@@ -78,7 +78,7 @@ static void clocks_remote_dead(const struct clocks_input *in, struct clocks_resu
 	r->remote_dead_ns = r->remote_dead_at_ns = CLOCKS_NONE;
 	if (first == NULL && r->undetected)
 		return; /* gray_undetected said it */
-	if (first == NULL && in->nauthd_files == 0 && in->npdns > 0)
+	if (first == NULL && in->nauthd_files == 0 && in->nauthority > 0)
 		return; /* PowerDNS alone: no [prober] node (they report to authd) */
 	if (first == NULL) {
 		clocks_missing(r,
@@ -119,13 +119,13 @@ static void clocks_dns_steer(const struct clocks_input *in, struct clocks_result
 	}
 	if (first == NULL) {
 		inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
-		if (in->nauthd_files + in->npdns > 0 && !r->undetected && before)
+		if (in->nauthd_files + in->nauthority > 0 && !r->undetected && before)
 			clocks_missing(r,
 				       "steer: no answer_changed at or after t0 that stops handing "
 				       "out %s: authd had stopped handing it out for %s %.3f s "
 				       "before t0 (a drain ahead of the failure)",
 				       addr, before->name, (double)(f->t0_ns - before->t_ns) / 1e9);
-		else if (in->nauthd_files + in->npdns > 0 && !r->undetected)
+		else if (in->nauthd_files + in->nauthority > 0 && !r->undetected)
 			clocks_missing(r,
 				       "steer: no answer_changed at or after t0 that stops handing "
 				       "out %s in *.authd.events.jsonl",

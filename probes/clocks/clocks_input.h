@@ -118,8 +118,8 @@ struct clocks_input {
 	struct clocks_zone_change *zchanges; /* authd's zone_changed, in file order */
 	size_t nzchanges, capzchanges;
 	size_t nauthd_files; /* *.authd.events.jsonl read */
-	size_t npdns;	     /* [dns] nodes of impl = pdns: their health and
-				answers from the captures (clocks_pdns.c) */
+	size_t nauthority;   /* [dns] nodes of impl = pdns: their health and
+			answers from the captures (clocks_authority.c) */
 	struct clocks_exit *exits;
 	size_t nexits, capexits;
 	struct clocks_capture_error *cerrors;

@@ -43,11 +43,11 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 int clocks_read_captures(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 
-/* clocks_pdns_events: for each [dns] node of impl = pdns, its checks of
+/* clocks_authority_events: for each [dns] node of impl = pdns, its checks of
  * the sites (on the sites' captures) as health changes and its responses
  * (on its own capture) as answer changes, into in->health and in->answers
- * (clocks_pdns.c). 0, or -1 out of memory. */
-int clocks_pdns_events(struct clocks_input *in);
+ * (clocks_authority.c). 0, or -1 out of memory. */
+int clocks_authority_events(struct clocks_input *in);
 /* clocks_read_dns_topology: in->dnstopo from rundir/topology.ini (nothing
  * if it cannot be read: the resolver measurements then have no nodes) */
 void clocks_read_dns_topology(const char *rundir, struct clocks_input *in);

@@ -106,7 +106,7 @@ static int clocks_keep_query(struct clocks_input *in, void *capture, int dlt, in
 		struct clocks_response r;
 
 		c->other++;
-		/* a response to a [name]: kept (PowerDNS's answers: clocks_pdns.c) */
+		/* a response to a [name]: kept (PowerDNS's answers: clocks_authority.c) */
 		if (in->dnstopo.nnames == 0 ||
 		    clocks_decode_response(dlt, data, caplen, &r, &qname, &qlen) == -1 ||
 		    (r.name = clocks_topo_name_of(&in->dnstopo, qname, qlen)) == 0)

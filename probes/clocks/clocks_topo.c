@@ -341,17 +341,28 @@ static int clocks_plan_dns(json_t *nodes, struct clocks_topo_dns *t)
 				continue;
 			clocks_topo_copy(t->dns[t->ndns].name, CLOCKS_NAME_MAX,
 					 clocks_plan_string(n, "name"));
-			/* PowerDNS's (a run from before it has none: topology.ini's
-			 * reading leaves them 0, as here for authd) */
-			t->dns[t->ndns].pdns = strcmp(clocks_plan_string(n, "impl"), "pdns") == 0;
-			if (t->dns[t->ndns].pdns) {
-				inet_pton(AF_INET,
-					  clocks_plan_string(json_object_get(n, "link"), "address"),
-					  &t->dns[t->ndns].addr);
-				t->dns[t->ndns].check_timeout_ns =
-				    (int64_t)(json_number_value(
-						  json_object_get(n, "check_timeout_s")) *
-					      1e9);
+			/* PowerDNS's and gdnsd's (a run from before them has none:
+			 * topology.ini's reading leaves them 0, as here for authd) */
+			{
+				const char *impl = clocks_plan_string(n, "impl");
+				struct clocks_dns_node *d = &t->dns[t->ndns];
+
+				d->gdnsd = strcmp(impl, "gdnsd") == 0;
+				d->own_checks = d->gdnsd || strcmp(impl, "pdns") == 0;
+				if (d->own_checks) {
+					inet_pton(AF_INET,
+						  clocks_plan_string(json_object_get(n, "link"),
+								     "address"),
+						  &d->addr);
+					d->check_timeout_ns =
+					    (int64_t)(json_number_value(
+							  json_object_get(n, "check_timeout_s")) *
+						      1e9);
+					d->check_down = (int)json_integer_value(
+					    json_object_get(n, "check_down"));
+					d->check_up =
+					    (int)json_integer_value(json_object_get(n, "check_up"));
+				}
 			}
 			if (clocks_plan_level(clocks_plan_string(n, "dns_level"),
 					      &t->dns[t->ndns++].level) == -1)

@@ -43,9 +43,12 @@ struct clocks_topo_dns {
 	struct clocks_dns_node {
 		char name[CLOCKS_NAME_MAX];
 		enum clocks_level level;
-		int pdns;		  /* impl = pdns: it checks the sites itself */
+		/* impl = pdns or gdnsd: it checks the sites itself (gdnsd:
+		 * its failure counter too, reset by CLOCKS_GDNSD_OK in a row) */
+		int own_checks, gdnsd;
 		struct in_addr addr;	  /* its link address (plan.json; 0: not said) */
-		int64_t check_timeout_ns; /* pdns: its checks' timeout */
+		int64_t check_timeout_ns; /* its checks' timeout */
+		int check_down, check_up; /* failures that take a site out, successes back */
 	} dns[CLOCKS_MAX_DNS_NODES];
 	int nclients;
 	struct clocks_topo_client {

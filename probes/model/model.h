@@ -392,10 +392,14 @@ struct model_input {
 	/* the notes of the advertisement interval and of equal paths are in
 	 * (model_topo.c) */
 	int bgp_mrai_note, bgp_tie_note;
-	/* the name's server is PowerDNS (impl = pdns): its own check is the
+	/* the name's server checks the sites itself (impl = pdns, gdnsd): its
 	 * one prober; its steer is measured on the wire, at the first answer
 	 * a resolver asks for after it decided, which the model does not draw */
-	int pdns;
+	int own_checks;
+	/* how long after its verdict the name's server answers by it: gdnsd
+	 * hands its monitors' changes to its DNS threads a second later
+	 * (measured 0.9 to 1.06 s); 0 for authd and PowerDNS */
+	double answer_lag_s;
 	/* the timeline's DNS outages: the DNS clients followed query by query
 	 * (model_dns_sim.c) rather than by model_dns.c's closed forms */
 	int noutages;
@@ -439,6 +443,8 @@ struct model_input {
 #define MODEL_SAMPLES 4000
 /* the draws when a population's every logical client is followed in each */
 #define MODEL_POP_SAMPLES 400
+/* gdnsd's delay from a monitor's change to its answers (model_topo_dns.c) */
+#define MODEL_GDNSD_LAG_S 1.0
 /* the share of draws whose populations lag behind their schedule, by up
  * to MODEL_POP_LAG_S (model_lab.c, lab_pop_lag) */
 #define MODEL_POP_LAG_SHARE 0.04

@@ -236,7 +236,7 @@ int model_dns_draw(const struct model_input *in, const struct model_draw *d, str
 	if (!isfinite(c->detect)) /* the quorum needs a verdict that never comes */
 		return -1;
 	/* the authoritative server answers from its next verdict on */
-	c->steer = c->detect;
+	c->steer = c->detect + in->answer_lag_s;
 	if (in->dns_limit[0] || in->clients_limit[0])
 		return 0;
 	if (in->dns_sim) {

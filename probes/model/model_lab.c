@@ -378,9 +378,10 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 				 "the failed site's prober cannot see a %s, and no hold timer of "
 				 "static routing deletes its route",
 				 model_how_name(in->how));
-		else if (in->pdns)
+		else if (in->own_checks)
 			snprintf(blind, sizeof(blind),
-				 "pdns checks the sites with a TCP connection, which a %s leaves "
+				 "the name's server checks the sites with a TCP connection, which "
+				 "a %s leaves "
 				 "open: it never declares the site dead",
 				 model_how_name(in->how));
 		else
@@ -395,9 +396,10 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		clients = why;
 	} else {
 		lab_iv(k[K_DETECT], n, &sr->detect);
-		if (s == MODEL_DNS && in->pdns)
+		if (s == MODEL_DNS && in->own_checks)
 			lab_unknown(&sr->steer,
-				    "pdns decides at detect; its steer is measured on the wire, at "
+				    "the name's server decides at detect; its steer is measured on "
+				    "the wire, at "
 				    "the first answer asked for after that, not modelled");
 		else if (k[K_STEER][0] >= 0)
 			lab_iv(k[K_STEER], n, &sr->steer);

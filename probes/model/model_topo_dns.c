@@ -371,20 +371,22 @@ static void topo_dns_name(const struct topology *t, struct model_input *in, int 
 	}
 }
 
-/* topo_pdns_check: PowerDNS's own check of site s from [dns] node dns
- * (impl = pdns, docs/authorities.md): a TCP connection every
- * check_interval, at a phase of its own (its cycle began at its first
- * answer, in the warm-up), one failure declares the site down (PowerDNS
- * 4.7 counts no more), its answers follow at once. -1 if it never sees the
- * failure: a drained or degraded site still completes the handshake. */
-static int topo_pdns_check(const struct topology *t, int dns, int s, int how, struct model_probe *p)
+/* topo_own_check: the check of a [dns] node that checks the sites itself
+ * (impl = pdns or gdnsd, docs/authorities.md) of site s: a TCP connection
+ * every check_interval, at a phase of its own (its cycle began in the
+ * warm-up, not with the traffic), check_down failures in a row declaring
+ * the site down (PowerDNS 4.7: one), its answers following at once. -1 if
+ * it never sees the failure: a drained or degraded site still completes
+ * the handshake. */
+static int topo_own_check(const struct topology *t, int dns, int s, int how, struct model_probe *p)
 {
 	const struct topo_node *n = &t->nodes[dns];
 
 	memset(p, 0, sizeof(*p));
 	p->free_phase = 1;
 	p->interval_s = (double)n->check_interval_ns / 1e9;
-	p->down = p->up = 1;
+	p->down = n->check_down;
+	p->up = n->check_up;
 	if (how == MODEL_FREEZE || how == MODEL_LINK_DOWN) {
 		p->fail_s = (double)n->check_timeout_ns / 1e9;
 		return 0;
@@ -397,29 +399,34 @@ static int topo_pdns_check(const struct topology *t, int dns, int s, int how, st
 }
 
 /* topo_probers: the [prober] nodes, which report to authd, against the
- * failure; or the checks of PowerDNS when it serves the name */
+ * failure; or the checks of PowerDNS or gdnsd when it serves the name */
 static void topo_probers(const struct topology *t, struct model_input *in, int site,
 			 struct model_notes *notes)
 {
-	if (dns_server >= 0 && t->nodes[dns_server].dns_impl == TOPO_DNS_PDNS) {
+	if (dns_server >= 0 && t->nodes[dns_server].dns_impl != TOPO_DNS_AUTHD) {
+		const char *impl =
+		    t->nodes[dns_server].dns_impl == TOPO_DNS_GDNSD ? "gdnsd" : "pdns";
 		struct model_probe p;
 
 		in->quorum = 0;
-		in->pdns = 1;
-		if (topo_pdns_check(t, dns_server, site, in->how, &p) == -1) {
+		in->own_checks = 1;
+		in->answer_lag_s =
+		    t->nodes[dns_server].dns_impl == TOPO_DNS_GDNSD ? MODEL_GDNSD_LAG_S : 0;
+		if (topo_own_check(t, dns_server, site, in->how, &p) == -1) {
 			p.interval_s = INFINITY;
-			model_note(
-			    notes, 0,
-			    "dns: pdns on %s checks the sites with a TCP connection, which a "
-			    "%s leaves open: it never declares the site dead",
-			    t->nodes[dns_server].name, model_how_name(in->how));
+			model_note(notes, 0,
+				   "dns: %s on %s checks the sites with a TCP connection, which a "
+				   "%s leaves open: it never declares the site dead",
+				   impl, t->nodes[dns_server].name, model_how_name(in->how));
 		} else {
 			model_note(
 			    notes, 0,
-			    "dns detect: pdns on %s checks each site itself (ifportup) every "
-			    "%g s at a phase of its own, one failure declaring it down "
-			    "(PowerDNS 4.7), its answers changing at once: steer = detect",
-			    t->nodes[dns_server].name, p.interval_s);
+			    "dns detect: %s on %s checks each site itself (a TCP connection) "
+			    "every %g s at a phase of its own, %u failure(s) declaring it down, "
+			    "its answers changing %s",
+			    impl, t->nodes[dns_server].name, p.interval_s, p.down,
+			    in->answer_lag_s > 0 ? "a second later (gdnsd's own delay)"
+						 : "at once");
 		}
 		in->probers[in->nprobers++] = p;
 		return;

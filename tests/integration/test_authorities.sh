@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# PowerDNS as the steering authority (docs/authorities.md), with
-# topology/pdns.ini: ns runs pdns_server, www.lab.example a LUA record
-# whose ifportup() checks the sites itself every second.
-#   1. run, site a killed at 3 s: valid, every clock within the model's
+# PowerDNS and gdnsd as the steering authority (docs/authorities.md), with
+# topology/pdns.ini (ns runs pdns_server, www.lab.example a LUA record
+# whose ifportup() checks the sites itself every second) and
+# topology/gdnsd.ini (gdnsd, a metafo DYNA record, tcp_connect every 2 s).
+#   1. pdns.ini, site a killed at 3 s: valid, every clock within the model's
 #      interval (run_model_agrees); detect is a failed check of PowerDNS's
 #      own on a's capture (its SYN answered by an RST) within one
 #      check_interval of t0, steer its first answer without a after detect
 #      (on ns's capture), both clients end on b; the configuration it ran
 #      with in the run directory (ns.pdns/, the LUA record), its log there,
 #      and nothing left (namespace, state directory, process).
-#   2. what it cannot express is refused at check, naming the line: a
+#   2. gdnsd.ini likewise: valid, within the model (its answers a second
+#      after its verdict), detect within one interval, steer after it,
+#      both clients on b, gdnsd run as its user, its files and log kept.
+#   3. what they cannot express is refused at check, naming the line: a
 #      geolocation name, a check_interval of 1.5 s, a [prober] node with
-#      no authd to report to; no temporary directory left.
-# about 15 s
+#      no authd to report to, a gdnsd timeout not below its interval, a
+#      pdns check_down of 3; no temporary directory left.
+# about 30 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -46,7 +51,34 @@ grep -q "declaring TCP/IP 198.19.1.1:7000 DOWN" "$r/ns.pdns.log" ||
 echo "ok: the configuration and PowerDNS's log in the run directory"
 assert_no_leftovers $lab "$r"
 
-# --- 2. refusals at check
+# --- 2. gdnsd
+g=$out/grun
+run_model_agrees "$out/grun.txt" "$g" topology/gdnsd.ini --set name=$lab
+gdetect=$(json "$g/clocks.json" .schemes.dns.detect_s)
+gsteer=$(json "$g/clocks.json" .schemes.dns.steer_s)
+assert_gt "$gdetect" 0 "gdnsd's detect: its first failed check after t0"
+assert_le "$gdetect" 2.05 "gdnsd's detect: within one check_interval (2 s) of t0"
+assert_ge "$gsteer" "$gdetect" "gdnsd's steer: its first answer without a, after detect"
+for c in 100001 100002; do
+	site=$(awk -F, -v c=$c '$1 == c && $4 == "ok" { s = $5 } END { print s }' "$g"/requests-c*-dns.csv)
+	[ "$site" = b ] || fail "gdnsd: client $c's last answered request was from '$site', not b"
+done
+grep -q "DYNA metafo!www_lab_example" "$g/ns.gdnsd/zones/lab.example" || fail "no DYNA record in ns.gdnsd/zones/lab.example"
+grep -q "plugin => tcp_connect" "$g/ns.gdnsd/config" || fail "no tcp_connect monitor in ns.gdnsd/config"
+grep -q "198.19.1.1/steerlab' changed from UP" "$g/ns.gdnsd.log" ||
+	fail "gdnsd's log says nothing of a going down: $(tail -5 "$g/ns.gdnsd.log")"
+echo "ok: gdnsd's files and log in the run directory"
+assert_no_leftovers $lab "$g"
+# it runs as its own user, not root
+$STEERLAB up topology/gdnsd.ini --set name=$lab --out "$out/up" >"$out/up.log" 2>&1 ||
+	fail "up: $(cat "$out/up.log")"
+pid=$(awk '$4 == "gdnsd" { print $1 }' "$out/up/agents.tsv")
+[ "$(ps -o user= -p "$pid")" = gdnsd ] || fail "gdnsd (pid $pid) runs as '$(ps -o user= -p "$pid")', not gdnsd"
+echo "ok: gdnsd runs as gdnsd (pid $pid)"
+$STEERLAB down $lab >/dev/null
+assert_no_leftovers $lab "$out/up"
+
+# --- 3. refusals at check
 before=$(ls -d /tmp/steerlab-pdns.* 2>/dev/null | wc -l)
 refused() { # WHAT PATTERN ARGS...: check fails, printing PATTERN
 	local what=$1 pattern=$2 rc=0
@@ -63,8 +95,12 @@ refused "check_interval = 1500ms" "pdns.ini:[0-9]*: \[dns ns\] check_interval = 
 	topology/pdns.ini --set ns.check_interval=1500ms
 cp topology/pdns.ini "$out/prober.ini"
 printf '\n[prober p1]\nlink = core\n' >>"$out/prober.ini"
-refused "a [prober] with only pdns" "\[prober p1\] reports to authd, and every \[dns\] node runs pdns" "$out/prober.ini"
+refused "a [prober] with only pdns" "\[prober p1\] reports to authd, and every \[dns\] node runs pdns or gdnsd" "$out/prober.ini"
+refused "a gdnsd timeout not below its interval" "gdnsd.ini:[0-9]*: \[dns ns\] check_timeout = 2.000 s: gdnsd takes whole seconds, below the interval" \
+	topology/gdnsd.ini --set ns.check_timeout=2s
+refused "a pdns check_down of 3" "\[dns ns\] check_down = 3, check_up = 1: pdns 4.7 takes one failed check" \
+	topology/pdns.ini --set ns.check_down=3
 after=$(ls -d /tmp/steerlab-pdns.* 2>/dev/null | wc -l)
 assert_eq "$after" "$before" "temporary directories of the checks left"
 rm -rf "$out" # kept only when a check fails
-echo "PASS: test_pdns"
+echo "PASS: test_authorities"

@@ -1,0 +1,173 @@
+/*
+ * gdnsd's configuration for a [dns] node (impl = gdnsd, docs/authorities.md;
+ * see authority.h): each steered name a DYNA record of one of gdnsd's
+ * plugins, whose tcp_connect monitors (the service type "steerlab")
+ * check the sites: failover as metafo's datacenters in order, multivalue as
+ * multifo, weighted as weighted. A DYNA TTL is MAX/MIN and gdnsd moves it
+ * with its monitors' state; the lab writes the name's TTL as both, fixed as
+ * authd's.
+ */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "authority.h"
+#include "authority_int.h"
+#include "lab.h"
+#include "log.h"
+#include "strfmt.h"
+#include "timeutil.h"
+
+/* gdnsd_resource: the resource name of owner: its labels joined by '_'
+ * (www.lab.example. as www_lab_example) */
+static void gdnsd_resource(const char *owner, char *buf, size_t len)
+{
+	size_t i = 0;
+
+	for (; owner[i] && i + 1 < len; i++)
+		buf[i] = owner[i] == '.' ? '_' : owner[i];
+	while (i > 0 && buf[i - 1] == '_')
+		i--;
+	buf[i] = '\0';
+}
+
+/* gdnsd_addrs: a vscf list of site i's addresses: [ a1, a2 ] */
+static void gdnsd_addrs(FILE *out, const struct authd_export_site *s)
+{
+	char buf[INET_ADDRSTRLEN];
+
+	fputs("[ ", out);
+	for (int k = 0; k < s->naddr; k++)
+		fprintf(out, "%s%s", k ? ", " : "",
+			inet_ntop(AF_INET, &s->addr[k], buf, sizeof(buf)));
+	fputs(" ]", out);
+}
+
+int authority_gdnsd_name(struct authority_ctx *c, const struct authd_export_name *x, FILE *zone)
+{
+	char res[256], buf[INET_ADDRSTRLEN];
+	const char *plugin;
+	int weighted = 0;
+
+	if (x->fail_closed) {
+		authority_refuse(c, x,
+				 "all_dead = fail-closed: with every site down its plugins answer "
+				 "every address, as fail-open does");
+		return 0;
+	}
+	gdnsd_resource(x->owner, res, sizeof(res));
+	switch (x->policy) {
+	case AUTHD_EXPORT_FAILOVER:
+		/* the first datacenter in order with an address up */
+		plugin = "metafo";
+		fprintf(c->metafo, "      %s => {\n        datacenters => [", res);
+		for (int i = 0; i < x->nsites; i++)
+			fprintf(c->metafo, "%s %s", i ? "," : "", x->sites[i].name);
+		fputs(" ]\n        dcmap => {\n", c->metafo);
+		for (int i = 0; i < x->nsites; i++) {
+			fprintf(c->metafo, "          %s => ", x->sites[i].name);
+			gdnsd_addrs(c->metafo, &x->sites[i]);
+			fputc('\n', c->metafo);
+		}
+		fputs("        }\n      }\n", c->metafo);
+		break;
+	case AUTHD_EXPORT_MULTIVALUE:
+		/* every address up; none: all (up_thresh as low as it goes) */
+		plugin = "multifo";
+		fprintf(c->multifo, "    %s => {\n      up_thresh => 0.01\n", res);
+		for (int i = 0; i < x->nsites; i++)
+			for (int k = 0; k < x->sites[i].naddr; k++)
+				fprintf(c->multifo, "      %s_%d => %s\n", x->sites[i].name, k + 1,
+					inet_ntop(AF_INET, &x->sites[i].addr[k], buf, sizeof(buf)));
+		fputs("    }\n", c->multifo);
+		break;
+	case AUTHD_EXPORT_WEIGHTED:
+		if (x->pattern) {
+			authority_refuse(
+			    c, x,
+			    "pattern: its weighted plugin draws each answer at random, "
+			    "it keeps no rotation");
+			return 0;
+		}
+		plugin = "weighted";
+		fprintf(c->weighted, "    %s => {\n      up_thresh => 0.01\n", res);
+		for (int i = 0; i < x->nsites; i++)
+			for (int k = 0; k < x->sites[i].naddr && x->sites[i].weight > 0; k++) {
+				fprintf(c->weighted, "      %s_%d => [ %s, %u ]\n",
+					x->sites[i].name, k + 1,
+					inet_ntop(AF_INET, &x->sites[i].addr[k], buf, sizeof(buf)),
+					x->sites[i].weight);
+				weighted++;
+			}
+		fputs("    }\n", c->weighted);
+		if (weighted == 0) {
+			authority_refuse(c, x, "every weight 0: its weighted plugin needs one");
+			return 0;
+		}
+		break;
+	case AUTHD_EXPORT_GEOLOCATION:
+		authority_refuse(c, x, "geolocation: not mapped yet (docs/authorities.md)");
+		return 0;
+	default:
+		authority_refuse(c, x, "latency: not mapped yet (docs/authorities.md)");
+		return 0;
+	}
+	/* the name's TTL as both MAX and MIN: fixed, as authd's */
+	fprintf(zone, "%s %u/%u DYNA %s!%s\n", x->owner, x->ttl, x->ttl, plugin, res);
+	return 0;
+}
+
+int authority_gdnsd_conf(struct authority_ctx *c)
+{
+	const struct topology *t = c->t;
+	const struct topo_node *node = &t->nodes[c->node];
+	char addr[INET_ADDRSTRLEN];
+	FILE *fp = lab_fopen_write(c->dir, "config");
+
+	if (fp == NULL) {
+		log_warn("%s: %s/config", __func__, c->dir);
+		return -1;
+	}
+	inet_ntop(AF_INET, &t->links[node->link].node_addr, addr, sizeof(addr));
+	fprintf(fp,
+		"# [dns %s] of %s, impl = gdnsd: written by steerlab (docs/authorities.md)\n"
+		"options => {\n"
+		"  listen => [ %s ]\n"
+		"  run_dir => %s/run\n"
+		"  state_dir => %s/state\n"
+		"  # the names' TTLs as the topology says them (its default clamps below 5 s)\n"
+		"  min_ttl => 0\n"
+		"}\n"
+		"# every site's request port, connected to and closed (no request)\n"
+		"service_types => {\n"
+		"  steerlab => {\n"
+		"    plugin => tcp_connect\n"
+		"    port => %u\n"
+		"    interval => %lld\n"
+		"    timeout => %lld\n"
+		"    down_thresh => %u\n"
+		"    up_thresh => %u\n"
+		"  }\n"
+		"}\n"
+		"plugins => {\n",
+		node->name, t->path, addr, c->dir, c->dir, (unsigned)t->port,
+		(long long)(node->check_interval_ns / NSEC_PER_SEC),
+		(long long)(node->check_timeout_ns / NSEC_PER_SEC), node->check_down,
+		node->check_up);
+	if (c->metafo_len)
+		fprintf(fp,
+			"  metafo => {\n    service_types => steerlab\n    resources => {\n%s    "
+			"}\n  }\n",
+			c->metafo_buf);
+	if (c->multifo_len)
+		fprintf(fp, "  multifo => {\n    service_types => steerlab\n%s  }\n",
+			c->multifo_buf);
+	if (c->weighted_len)
+		fprintf(fp, "  weighted => {\n    service_types => steerlab\n%s  }\n",
+			c->weighted_buf);
+	fputs("}\n", fp);
+	if (fclose(fp) == EOF) {
+		log_warn("%s: %s/config", __func__, c->dir);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,43 @@
+/*
+ * Inside lab/build/authority.c and authority_gdnsd.c: what writing one
+ * [dns] node's configuration carries from zone to zone.
+ */
+#ifndef STEERLAB_AUTHORITY_INT_H
+#define STEERLAB_AUTHORITY_INT_H
+
+#include <stdio.h>
+
+#include "agents/authd/authd_export.h"
+#include "topology.h"
+
+struct authority_ctx {
+	const struct topology *t;
+	int node;
+	const char *dir;
+	FILE *err;
+	int bad; /* a refusal was said */
+	/* pdns: named.conf's zone statements */
+	FILE *named;
+	/* gdnsd: each plugin's resources, written into config at the end */
+	FILE *metafo, *multifo, *weighted;
+	char *metafo_buf, *multifo_buf, *weighted_buf;
+	size_t metafo_len, multifo_len, weighted_len;
+};
+
+/* authority_impl_name: pdns, gdnsd */
+const char *authority_impl_name(int impl);
+
+/* authority_refuse: name x's policy, which the node's implementation
+ * cannot express, said with why: "FILE:LINE: [name N] policy = P: IMPL
+ * cannot express this (why)" */
+void authority_refuse(struct authority_ctx *c, const struct authd_export_name *x, const char *why);
+
+/* authority_gdnsd_name: x as a DYNA record line of zone, its resource
+ * into c's plugin streams. 0, or -1 if a file fails (a refusal is c->bad). */
+int authority_gdnsd_name(struct authority_ctx *c, const struct authd_export_name *x, FILE *zone);
+
+/* authority_gdnsd_conf: gdnsd's config into dir (its plugins' resources
+ * from c). 0 or -1. */
+int authority_gdnsd_conf(struct authority_ctx *c);
+
+#endif
