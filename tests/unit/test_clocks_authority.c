@@ -1,0 +1,205 @@
+/*
+ * The verdicts and answers of a server that checks the sites itself
+ * (probes/clocks/clocks_authority.c), from synthetic captures: its checks
+ * on a site's link (SYN, then SYN-ACK or RST or nothing) and its responses
+ * on its own link.
+ */
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "clocks_int.h"
+#include "ipframe.h"
+
+#define T0 1700000000000000000LL
+#define MS 1000000LL
+#define NS_ADDR "198.18.0.10"
+#define A_ADDR "198.19.1.1"
+#define B_ADDR "198.19.1.2"
+
+static struct in_addr ip(const char *s)
+{
+	struct in_addr a;
+
+	inet_pton(AF_INET, s, &a);
+	return a;
+}
+
+/* a server at NS_ADDR, checks timing out after 1 s, down after `down`
+ * failures (gdnsd: its count reset by 10 passes), up after `up` passes */
+static void setup(struct clocks_input *in, int gdnsd, int down, int up)
+{
+	clocks_input_init(in);
+	in->dnstopo.ndns = 1;
+	strcpy(in->dnstopo.dns[0].name, "ns");
+	in->dnstopo.dns[0].own_checks = 1;
+	in->dnstopo.dns[0].gdnsd = gdnsd;
+	in->dnstopo.dns[0].addr = ip(NS_ADDR);
+	in->dnstopo.dns[0].check_timeout_ns = 1000 * MS;
+	in->dnstopo.dns[0].check_down = down;
+	in->dnstopo.dns[0].check_up = up;
+	in->dnstopo.nnames = 1;
+	strcpy(in->dnstopo.names[0].name, "www.lab.example");
+}
+
+/* check k of site a's capture, its SYN at t ms: outcome 'o' passed (SYN-ACK
+ * 1 ms later), 'r' refused (RST 1 ms later), 't' unanswered */
+static void check(struct clocks_capture *c, int k, int64_t t, char outcome)
+{
+	struct clocks_tcpseg syn = {.t_ns = T0 + t * MS,
+				    .client = ip(NS_ADDR),
+				    .server = ip(A_ADDR),
+				    .cport = (uint16_t)(40000 + k),
+				    .flags = IPFRAME_SYN};
+
+	c->tcp[c->ntcp++] = syn;
+	if (outcome == 't')
+		return;
+	syn.t_ns += MS;
+	syn.from_server = 1;
+	syn.flags = outcome == 'o' ? IPFRAME_SYN | IPFRAME_ACK : IPFRAME_RST | IPFRAME_ACK;
+	c->tcp[c->ntcp++] = syn;
+}
+
+static void respond(struct clocks_query_capture *q, int64_t t, const char *addr)
+{
+	q->responses[q->nresp++] = (struct clocks_response){
+	    .t_ns = T0 + t * MS, .src = ip(NS_ADDR), .name = 1, .naddr = 1, .addr = {ip(addr)}};
+}
+
+static void captures(struct clocks_input *in, struct clocks_capture *c,
+		     struct clocks_query_capture *q)
+{
+	strcpy(c->label, "a");
+	strcpy(q->label, "dns-ns");
+	in->captures = c;
+	in->ncaptures = 1;
+	in->qcaptures = q;
+	in->nqcaptures = 1;
+}
+
+static void release(struct clocks_input *in)
+{
+	free(in->health);
+	free(in->answers);
+}
+
+/* PowerDNS: one failure takes a out, at the RST; the first response after
+ * it that differs (b) is the answer change, from what it answered before */
+static void test_pdns_first_failure(void **state)
+{
+	struct clocks_input in;
+	struct clocks_tcpseg segs[32];
+	struct clocks_response resp[8];
+	struct clocks_capture c = {.tcp = segs};
+	struct clocks_query_capture q = {.responses = resp};
+
+	(void)state;
+	setup(&in, 0, 1, 1);
+	captures(&in, &c, &q);
+	check(&c, 1, -1000, 'o');
+	check(&c, 2, 0, 'o');
+	check(&c, 3, 1000, 'r'); /* a killed at 500 ms */
+	check(&c, 4, 2000, 'r');
+	respond(&q, -500, A_ADDR);
+	respond(&q, 1500, B_ADDR);
+	assert_int_equal(clocks_authority_events(&in), 0);
+	assert_int_equal(in.nauthority, 1);
+	assert_int_equal(in.nhealth, 1);
+	assert_false(in.health[0].healthy);
+	assert_string_equal(in.health[0].site, "a");
+	assert_true(in.health[0].t_ns == T0 + 1001 * MS);
+	assert_int_equal(in.nanswers, 1);
+	assert_true(in.answers[0].t_ns == T0 + 1500 * MS);
+	assert_int_equal(in.answers[0].nbefore, 1);
+	assert_true(in.answers[0].before[0].s_addr == ip(A_ADDR).s_addr);
+	assert_true(in.answers[0].after[0].s_addr == ip(B_ADDR).s_addr);
+	release(&in);
+}
+
+/* gdnsd, down after 3 failures: two failures, then 10 passes reset the
+ * count; then an unanswered check fails at its timeout, and two refused
+ * ones make three: down at the third's RST. Its answers lag: a response
+ * after the verdict that still says a is no change; the first b is. */
+static void test_gdnsd_thresholds_and_lag(void **state)
+{
+	struct clocks_input in;
+	struct clocks_tcpseg segs[64];
+	struct clocks_response resp[8];
+	struct clocks_capture c = {.tcp = segs};
+	struct clocks_query_capture q = {.responses = resp};
+	int k = 0;
+	int64_t t = 0;
+
+	(void)state;
+	setup(&in, 1, 3, 2);
+	captures(&in, &c, &q);
+	check(&c, ++k, t, 'r');
+	check(&c, ++k, t += 2000, 'r');
+	for (int i = 0; i < 10; i++)
+		check(&c, ++k, t += 2000, 'o');
+	check(&c, ++k, t += 2000, 't'); /* failure 1 of the new count, at + 1 s */
+	check(&c, ++k, t += 2000, 'r'); /* 2 */
+	check(&c, ++k, t += 2000, 'r'); /* 3: down */
+	int64_t down = t + 1;
+	check(&c, ++k, t += 2000, 'o');
+	check(&c, ++k, t += 2000, 'o'); /* 2 in a row: up */
+	int64_t up = t + 1;
+	respond(&q, down - 100, A_ADDR);
+	respond(&q, down + 500, A_ADDR); /* the lag: no change yet */
+	respond(&q, down + 1200, B_ADDR);
+	assert_int_equal(clocks_authority_events(&in), 0);
+	assert_int_equal(in.nhealth, 2);
+	assert_false(in.health[0].healthy);
+	assert_true(in.health[0].t_ns == T0 + down * MS);
+	assert_true(in.health[1].healthy);
+	assert_true(in.health[1].t_ns == T0 + up * MS);
+	assert_int_equal(in.nanswers, 1);
+	assert_true(in.answers[0].t_ns == T0 + (down + 1200) * MS);
+	release(&in);
+}
+
+/* a check answered by nothing fails at its timeout, when the capture goes
+ * on past it; one cut by the capture's end says nothing */
+static void test_timeout(void **state)
+{
+	struct clocks_input in;
+	struct clocks_tcpseg segs[8];
+	struct clocks_response resp[1];
+	struct clocks_capture c = {.tcp = segs};
+	struct clocks_query_capture q = {.responses = resp};
+
+	(void)state;
+	setup(&in, 0, 1, 1);
+	captures(&in, &c, &q);
+	check(&c, 1, 0, 't');
+	assert_int_equal(clocks_authority_events(&in), 0);
+	assert_int_equal(in.nhealth, 0);
+	release(&in);
+	setup(&in, 0, 1, 1);
+	c.ntcp = 0;
+	captures(&in, &c, &q);
+	check(&c, 1, 0, 't');
+	check(&c, 2, 1500, 't');
+	assert_int_equal(clocks_authority_events(&in), 0);
+	assert_int_equal(in.nhealth, 1);
+	assert_true(in.health[0].t_ns == T0 + 1000 * MS);
+	release(&in);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_pdns_first_failure),
+	    cmocka_unit_test(test_gdnsd_thresholds_and_lag),
+	    cmocka_unit_test(test_timeout),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
