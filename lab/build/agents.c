@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "authority.h"
 #include "dnsconf.h"
 #include "log.h"
 #include "resolvconf.h"
@@ -102,15 +103,6 @@ static const char *agents_ip(struct in_addr a, char *buf)
  * is the first end of; and collector-dns if it has authd or [resolver]
  * links; each capture with the kernel ring its link needs
  * (topo_capture_ring) */
-/* agents_has_own_checks: whether a [dns] node checks the sites itself (pdns, gdnsd) */
-static int agents_has_own_checks(const struct topology *t)
-{
-	for (int n = 0; n < t->nnodes; n++)
-		if (t->nodes[n].kind == TOPO_DNS && t->nodes[n].dns_impl != TOPO_DNS_AUTHD)
-			return 1;
-	return 0;
-}
-
 static int lab_start_collectors(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
@@ -127,7 +119,7 @@ static int lab_start_collectors(struct lab *lab, int n)
 	 * (probes/clocks/clocks_pdns.c) */
 	if (topo_has_tcp(t))
 		agents_argv_add(&a, "udp port %u or tcp port %u", t->port, t->port);
-	else if (agents_has_own_checks(t))
+	else if (authority_any(t))
 		agents_argv_add(&a,
 				"udp port %u or (tcp port %u and "
 				"tcp[tcpflags] & (tcp-syn|tcp-fin|tcp-rst) != 0)",

@@ -1,4 +1,6 @@
-/* PowerDNS's configuration for a [dns] node; see authority.h. */
+/* A real authoritative server's configuration for a [dns] node: the zones,
+ * PowerDNS's files, the checks (gdnsd's own: authority_gdnsd.c); see
+ * authority.h. */
 #include "authority.h"
 
 #include <arpa/inet.h>
@@ -25,6 +27,14 @@
 int authority_node(const struct topology *t, int n)
 {
 	return t->nodes[n].kind == TOPO_DNS && t->nodes[n].dns_impl != TOPO_DNS_AUTHD;
+}
+
+int authority_any(const struct topology *t)
+{
+	for (int n = 0; n < t->nnodes; n++)
+		if (authority_node(t, n))
+			return 1;
+	return 0;
 }
 
 const char *authority_impl_name(int impl)
@@ -211,18 +221,31 @@ static int authority_zone(void *arg, const char *apex, const char *records,
 	return 0;
 }
 
-/* authority_pdns_conf: pdns.conf into dir */
-static int authority_pdns_conf(const struct topology *t, int n, const char *dir)
+FILE *authority_conf_open(const struct authority_ctx *c, const char *file,
+			  char addr[INET_ADDRSTRLEN])
 {
-	const struct topo_node *node = &t->nodes[n];
-	char addr[INET_ADDRSTRLEN];
-	FILE *fp = lab_fopen_write(dir, "pdns.conf");
+	const struct topology *t = c->t;
+	FILE *fp = lab_fopen_write(c->dir, file);
 
-	if (fp == NULL) {
-		log_warn("%s: %s/pdns.conf", __func__, dir);
+	if (fp == NULL)
+		log_warn("%s: %s/%s", __func__, c->dir, file);
+	else
+		inet_ntop(AF_INET, &t->links[t->nodes[c->node].link].node_addr, addr,
+			  INET_ADDRSTRLEN);
+	return fp;
+}
+
+/* authority_pdns_conf: pdns.conf into c's directory */
+static int authority_pdns_conf(const struct authority_ctx *c)
+{
+	const struct topology *t = c->t;
+	const struct topo_node *node = &t->nodes[c->node];
+	const char *dir = c->dir;
+	char addr[INET_ADDRSTRLEN];
+	FILE *fp = authority_conf_open(c, "pdns.conf", addr);
+
+	if (fp == NULL)
 		return -1;
-	}
-	inet_ntop(AF_INET, &t->links[node->link].node_addr, addr, sizeof(addr));
 	fprintf(fp,
 		"# [dns %s] of %s, impl = pdns: written by steerlab (docs/authorities.md)\n"
 		"launch=bind\n"
@@ -251,7 +274,7 @@ static int authority_pdns_conf(const struct topology *t, int n, const char *dir)
 }
 
 /* authority_changes: the timeline's DNS changes sent to node n, which
- * pdns does not take (said) */
+ * neither pdns nor gdnsd takes yet (said) */
 static int authority_changes(const struct topology *t, int n, FILE *err)
 {
 	int bad = 0;
@@ -263,10 +286,10 @@ static int authority_changes(const struct topology *t, int n, FILE *err)
 		    ev->node != n)
 			continue;
 		fprintf(err,
-			"%s:%d: [event %s] action = %s: [dns %s] impl = pdns does not take the "
+			"%s:%d: [event %s] action = %s: [dns %s] impl = %s does not take the "
 			"timeline's DNS changes yet (docs/authorities.md)\n",
-			t->path, ev->line, ev->name, topo_action_name(ev->action),
-			t->nodes[n].name);
+			t->path, ev->line, ev->name, topo_action_name(ev->action), t->nodes[n].name,
+			authority_impl_name(t->nodes[n].dns_impl));
 		bad = 1;
 	}
 	return bad ? -1 : 0;
@@ -370,7 +393,7 @@ int authority_write(const struct topology *t, int n, const char *dir, FILE *err)
 	if (gdnsd && authority_streams(&c, 0) == -1)
 		rc = -1;
 	if (rc == 0 && !c.bad)
-		rc = gdnsd ? authority_gdnsd_conf(&c) : authority_pdns_conf(t, n, dir);
+		rc = gdnsd ? authority_gdnsd_conf(&c) : authority_pdns_conf(&c);
 	else
 		rc = -1;
 out:
@@ -427,17 +450,17 @@ static int authority_tool(int impl, const char *dir, FILE *out)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* authority_probers: a [prober] node reports to authd; with PowerDNS
- * alone there is none to report to (said) */
+/* authority_probers: a [prober] node reports to authd; with PowerDNS or
+ * gdnsd alone there is none to report to (said) */
 static int authority_probers(const struct topology *t, FILE *err)
 {
-	int authd = 0, pdns = 0;
+	int authd = 0;
 
-	for (int n = 0; n < t->nnodes; n++) {
+	for (int n = 0; n < t->nnodes; n++)
 		authd |= t->nodes[n].kind == TOPO_DNS && t->nodes[n].dns_impl == TOPO_DNS_AUTHD;
-		pdns |= authority_node(t, n);
-	}
-	for (int n = 0; n < t->nnodes && pdns && !authd; n++)
+	if (authd || !authority_any(t))
+		return 0;
+	for (int n = 0; n < t->nnodes; n++)
 		if (t->nodes[n].kind == TOPO_PROBER) {
 			fprintf(
 			    err,

@@ -34,8 +34,10 @@
 #define AUTHORITY_GDNSD_USER "gdnsd"
 #define AUTHORITY_GDNSDCTL_PROG "/usr/bin/gdnsdctl"
 
-/* authority_node: whether [dns] node n runs a real authoritative server */
+/* authority_node: whether [dns] node n runs a real authoritative server
+ * (one that checks the sites itself); authority_any: whether one does */
 int authority_node(const struct topology *t, int n);
+int authority_any(const struct topology *t);
 
 /* authority_write: node n's files into directory dir (pdns.conf,
  * named.conf, one ZONE.zone per zone; dir as they will name it). 0, or -1

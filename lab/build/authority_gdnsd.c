@@ -121,13 +121,10 @@ int authority_gdnsd_conf(struct authority_ctx *c)
 	const struct topology *t = c->t;
 	const struct topo_node *node = &t->nodes[c->node];
 	char addr[INET_ADDRSTRLEN];
-	FILE *fp = lab_fopen_write(c->dir, "config");
+	FILE *fp = authority_conf_open(c, "config", addr);
 
-	if (fp == NULL) {
-		log_warn("%s: %s/config", __func__, c->dir);
+	if (fp == NULL)
 		return -1;
-	}
-	inet_ntop(AF_INET, &t->links[node->link].node_addr, addr, sizeof(addr));
 	fprintf(fp,
 		"# [dns %s] of %s, impl = gdnsd: written by steerlab (docs/authorities.md)\n"
 		"options => {\n"

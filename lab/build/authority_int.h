@@ -5,6 +5,7 @@
 #ifndef STEERLAB_AUTHORITY_INT_H
 #define STEERLAB_AUTHORITY_INT_H
 
+#include <netinet/in.h>
 #include <stdio.h>
 
 #include "agents/authd/authd_export.h"
@@ -31,6 +32,11 @@ const char *authority_impl_name(int impl);
  * cannot express, said with why: "FILE:LINE: [name N] policy = P: IMPL
  * cannot express this (why)" */
 void authority_refuse(struct authority_ctx *c, const struct authd_export_name *x, const char *why);
+
+/* authority_conf_open: the server's configuration file `file` in c's
+ * directory, new (said if it fails), and the node's address into addr */
+FILE *authority_conf_open(const struct authority_ctx *c, const char *file,
+			  char addr[INET_ADDRSTRLEN]);
 
 /* authority_gdnsd_name: x as a DYNA record line of zone, its resource
  * into c's plugin streams. 0, or -1 if a file fails (a refusal is c->bad). */

@@ -61,11 +61,8 @@ int lab_authority_prepare(struct lab *lab)
 	const struct topology *t = lab->t;
 	char dir[PATH_MAX], node[PATH_MAX], copy[PATH_MAX];
 	struct passwd *pw;
-	int any = 0;
 
-	for (int n = 0; n < t->nnodes; n++)
-		any |= authority_node(t, n);
-	if (!any)
+	if (!authority_any(t))
 		return 0;
 	/* each, as its user, traverses the state directory */
 	if (chmod(lab->statedir, 0711) == -1) {

@@ -106,8 +106,9 @@ static int clocks_keep_query(struct clocks_input *in, void *capture, int dlt, in
 		struct clocks_response r;
 
 		c->other++;
-		/* a response to a [name]: kept (PowerDNS's answers: clocks_authority.c) */
-		if (in->dnstopo.nnames == 0 ||
+		/* a response to a [name] of a server that checks the sites
+		 * itself: kept (clocks_authority.c); authd's are its events */
+		if (in->dnstopo.nown == 0 || in->dnstopo.nnames == 0 ||
 		    clocks_decode_response(dlt, data, caplen, &r, &qname, &qlen) == -1 ||
 		    (r.name = clocks_topo_name_of(&in->dnstopo, qname, qlen)) == 0)
 			return 1;

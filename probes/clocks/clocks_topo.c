@@ -350,6 +350,7 @@ static int clocks_plan_dns(json_t *nodes, struct clocks_topo_dns *t)
 				d->gdnsd = strcmp(impl, "gdnsd") == 0;
 				d->own_checks = d->gdnsd || strcmp(impl, "pdns") == 0;
 				if (d->own_checks) {
+					t->nown++;
 					inet_pton(AF_INET,
 						  clocks_plan_string(json_object_get(n, "link"),
 								     "address"),

@@ -40,6 +40,7 @@ struct clocks_topo_dns {
 		int count;		    /* caches; 0 if not said */
 	} rsv[CLOCKS_MAX_RSV_NODES];
 	int ndns;
+	int nown; /* of them, those that check the sites themselves (own_checks) */
 	struct clocks_dns_node {
 		char name[CLOCKS_NAME_MAX];
 		enum clocks_level level;

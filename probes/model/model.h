@@ -578,7 +578,7 @@ double model_dns_upstream(const struct model_input *in);
  * an answer whose query reached authd at or after steer_at (an instant
  * from the start of the traffic; INFINITY: never within the traffic);
  * from draw d: u_tick the phase of the resolvers' timeout timers, u_first
- * which of each cache's clients asks first (the others 1 ms later),
+ * which of each cache's clients asks first (the others up to 2 ms later),
  * u_order each query's lateness after its hold; *upstream, if not
  * NULL, the queries that reached the authoritative server's link (its
  * capture: those it dropped too) and the first walks' referrals. 0, or -1

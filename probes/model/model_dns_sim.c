@@ -335,7 +335,7 @@ static double sim_next(const struct sim *s, int *who, int *what)
 /* sim_first_ask: client i's first query: every one asks at the start, and
  * which reaches its cache first the lab does not say (the clients' first
  * queries come within a few ms): the draw's u_first picks one of each
- * cache's clients, the others asking SIM_LATER_S later, so that they
+ * cache's clients, the others asking up to SIM_LATER_S later, so that they
  * join its fill when it takes longer, else find its entry a little less
  * than a TTL left (a whole second less, in whole seconds) */
 static double sim_first_ask(struct sim *s, int i, double u_first)
