@@ -447,7 +447,10 @@ static int lab_start_remote_prober(struct lab *lab, int n)
  *      its zebra (routing = bgp) or routed; a site's zebra, sited and
  *      prober (which starts UNKNOWN: a probe before sited listens only
  *      delays its first verdict); a remote prober
- *   3b. PowerDNS and gdnsd, which check the sites themselves
+ *   3b. PowerDNS and gdnsd, which check the sites themselves: at bring-up
+ *      left to the warm-up (lab_authority_start_later), once every site's
+ *      route is in, or they would find the sites unreachable and gdnsd
+ *      start them DOWN, for up_thresh intervals
  *   4. every zebra of step 3 listening on its zserv.api, then bfdd and bgpd
  *      of every FRR node (bfdd that finds no zebra may never register)
  */
@@ -459,11 +462,11 @@ static int agents_step_dns(struct lab *lab, int n)
 }
 
 /* a server that checks the sites itself (pdns, gdnsd) starts once they
- * have: gdnsd checks every site before it answers, and a site not yet
- * listening would start DOWN, for up_thresh intervals */
+ * have, and at bring-up once they are reachable (lab_authority_start_later) */
 static int agents_step_authority(struct lab *lab, int n)
 {
-	return lab->t->nodes[n].kind == TOPO_DNS && lab->t->nodes[n].dns_impl != TOPO_DNS_AUTHD
+	return lab->t->nodes[n].kind == TOPO_DNS && lab->t->nodes[n].dns_impl != TOPO_DNS_AUTHD &&
+		       !lab->authority_later
 		   ? lab_start_dns(lab, n)
 		   : 0;
 }
@@ -523,7 +526,16 @@ int lab_start_node(struct lab *lab, int n)
 
 int lab_start_infra(struct lab *lab)
 {
+	lab->authority_later = 1;
 	return agents_start(lab, 0, lab->t->nnodes);
+}
+
+int lab_authority_start_later(struct lab *lab)
+{
+	if (!lab->authority_later)
+		return 0;
+	lab->authority_later = 0;
+	return agents_step(lab, 0, lab->t->nnodes, agents_step_authority);
 }
 
 /* lab_population_args: a population's -P, -k, -a (docs/agents.md) */

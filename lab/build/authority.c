@@ -37,16 +37,11 @@ int authority_any(const struct topology *t)
 	return 0;
 }
 
-const char *authority_impl_name(int impl)
-{
-	return impl == TOPO_DNS_GDNSD ? "gdnsd" : impl == TOPO_DNS_PDNS ? "pdns" : "authd";
-}
-
 void authority_refuse(struct authority_ctx *c, const struct authd_export_name *x, const char *why)
 {
 	fprintf(c->err, "%s:%d: [name %.*s] policy = %s: %s cannot express this (%s)\n", c->t->path,
 		x->line, (int)strlen(x->owner) - 1, x->owner, x->policy_name,
-		authority_impl_name(c->t->nodes[c->node].dns_impl), why);
+		topo_dns_impl_name(c->t->nodes[c->node].dns_impl), why);
 	c->bad = 1;
 }
 
@@ -289,7 +284,7 @@ static int authority_changes(const struct topology *t, int n, FILE *err)
 			"%s:%d: [event %s] action = %s: [dns %s] impl = %s does not take the "
 			"timeline's DNS changes yet (docs/authorities.md)\n",
 			t->path, ev->line, ev->name, topo_action_name(ev->action), t->nodes[n].name,
-			authority_impl_name(t->nodes[n].dns_impl));
+			topo_dns_impl_name(t->nodes[n].dns_impl));
 		bad = 1;
 	}
 	return bad ? -1 : 0;
@@ -301,7 +296,7 @@ static int authority_changes(const struct topology *t, int n, FILE *err)
 static int authority_check_node(const struct topology *t, int n, FILE *err)
 {
 	const struct topo_node *node = &t->nodes[n];
-	const char *impl = authority_impl_name(node->dns_impl);
+	const char *impl = topo_dns_impl_name(node->dns_impl);
 	int bad = 0, gdnsd = node->dns_impl == TOPO_DNS_GDNSD;
 
 	if (node->check_interval_ns % NSEC_PER_SEC || node->check_interval_ns < NSEC_PER_SEC ||
@@ -479,13 +474,13 @@ int authority_check(const struct topology *t, FILE *err)
 	int rc = authority_probers(t, err);
 
 	for (int n = 0; n < t->nnodes; n++) {
-		char dir[] = "/tmp/steerlab-pdns.XXXXXX", *out = NULL;
+		char dir[PATH_MAX], *out = NULL;
 		size_t len = 0;
 		FILE *mem;
 
 		if (!authority_node(t, n))
 			continue;
-		if (mkdtemp(dir) == NULL) {
+		if (rmtree_mkdtemp(dir, sizeof(dir), "steerlab-authority") == -1) {
 			fprintf(err, "steerlab: node %s: a temporary directory: %s\n",
 				t->nodes[n].name, strerror(errno));
 			return -1;
@@ -500,7 +495,7 @@ int authority_check(const struct topology *t, FILE *err)
 				fprintf(
 				    err,
 				    "steerlab: node %s: %s rejected its configuration (%s):\n%s",
-				    t->nodes[n].name, authority_impl_name(impl),
+				    t->nodes[n].name, topo_dns_impl_name(impl),
 				    impl == TOPO_DNS_GDNSD ? "gdnsd checkconf"
 							   : "pdnsutil check-all-zones",
 				    out ? out : "");

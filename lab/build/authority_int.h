@@ -25,9 +25,6 @@ struct authority_ctx {
 	size_t metafo_len, multifo_len, weighted_len;
 };
 
-/* authority_impl_name: pdns, gdnsd */
-const char *authority_impl_name(int impl);
-
 /* authority_refuse: name x's policy, which the node's implementation
  * cannot express, said with why: "FILE:LINE: [name N] policy = P: IMPL
  * cannot express this (why)" */

@@ -131,19 +131,28 @@ int lab_authority_start(struct lab *lab, int n)
 		   : 0;
 }
 
-/* authority_answers: 1 if node n's server answers the lab's name (A) if
- * it serves its zone, else the SOA of its first zone: the name asked once
- * so that its checks have begun before the traffic (ifportup() starts
- * checking an address when an answer first needs it) */
+/* authority_answers: 1 if node n's server answers every [name] in the
+ * zones it serves (A), or without any the SOA of its first zone: each name
+ * asked once so that its checks have begun before the traffic (ifportup()
+ * starts checking an address when an answer first needs it) */
 static int authority_answers(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
 	struct in_addr addr = t->links[t->nodes[n].link].node_addr;
-	int z = topo_name_zone(t, t->dns_name);
+	int asked = 0;
 
-	if (z >= 0 && (t->nodes[n].zone_set >> z & 1))
-		return lab_dns_answers(lab, n, addr, t->dns_name, KNOT_RRTYPE_A, 0);
-	for (int i = 0; i < t->nraw_sections; i++)
+	for (int i = 0; i < t->nraw_sections; i++) {
+		const struct topo_raw_section *r = &t->raw_sections[i];
+		int z;
+
+		if (strcmp(r->kind, "name") != 0 || (z = topo_name_zone(t, r->name)) < 0 ||
+		    !(t->nodes[n].zone_set >> z & 1))
+			continue;
+		if (!lab_dns_answers(lab, n, addr, r->name, KNOT_RRTYPE_A, 0))
+			return 0;
+		asked = 1;
+	}
+	for (int i = 0; i < t->nraw_sections && !asked; i++)
 		if (t->nodes[n].zone_set >> i & 1)
 			return lab_dns_answers(lab, n, addr, t->raw_sections[i].name,
 					       KNOT_RRTYPE_SOA, 0);
@@ -206,14 +215,24 @@ static int authority_gdnsd_up(struct lab *lab, int n)
 	return up;
 }
 
-int lab_authority_ready(struct lab *lab)
+int lab_authority_ready(struct lab *lab, char *why, size_t len)
 {
 	for (int n = 0; n < lab->t->nnodes; n++) {
+		const struct topo_node *d = &lab->t->nodes[n];
+		const char *not_yet = NULL;
+
 		if (!authority_node(lab->t, n))
 			continue;
-		if (!authority_answers(lab, n) ||
-		    (lab->t->nodes[n].dns_impl == TOPO_DNS_GDNSD && !authority_gdnsd_up(lab, n)))
+		if (!authority_answers(lab, n))
+			not_yet = "does not answer yet";
+		else if (d->dns_impl == TOPO_DNS_GDNSD && !authority_gdnsd_up(lab, n))
+			not_yet = "has a site's monitor not UP yet (gdnsdctl states)";
+		if (not_yet != NULL) {
+			if (why != NULL && len > 0)
+				snprintf(why, len, "%s on %s %s", topo_dns_impl_name(d->dns_impl),
+					 d->name, not_yet);
 			return 0;
+		}
 	}
 	return 1;
 }

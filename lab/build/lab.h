@@ -88,6 +88,8 @@ struct lab {
 	 * made */
 	const volatile sig_atomic_t *interrupt;
 	int lockfd; /* the state directory's lock while lab_up holds it, else -1 */
+	/* bring-up left PowerDNS and gdnsd to lab_authority_start_later */
+	int authority_later;
 
 	/* the supervisor's */
 	enum lab_phase phase;
@@ -357,7 +359,8 @@ int lab_frr_bfd_up(const struct lab *lab, int n, char *why, size_t len);
  * knot-resolver | bind9 on a [resolver] node. lab_realres_prepare: their
  * directories, configurations and root hints under the state directory (and
  * the configurations in the run directory). lab_realres_start: node n's.
- * lab_realres_ready: 1 when every one answers the lab's name.
+ * lab_realres_ready: 1 when every one answers the lab's name, else what
+ * does not yet in why (if not NULL).
  * lab_realres_remove: what they left under statedir, and the directory.
  * lab_realres_prog: the program of a label (unbound, kresd, named), or
  * NULL. */
@@ -365,11 +368,15 @@ int lab_realres_prepare(struct lab *lab);
 
 /* Real authoritative servers (lab/build/authority_run.c), impl = pdns on a
  * [dns] node, likewise: lab_authority_prepare, _start (node n's), _ready
- * (1 when every one answers), _remove, _prog (the program of a label,
+ * (1 when every one answers, else which does not in why), _remove, _prog (the program of a label,
  * pdns, or NULL). */
 int lab_authority_prepare(struct lab *lab);
 int lab_authority_start(struct lab *lab, int n);
-int lab_authority_ready(struct lab *lab);
+int lab_authority_ready(struct lab *lab, char *why, size_t len);
+/* lab_authority_start_later: start the PowerDNS and gdnsd servers that
+ * bring-up (lab_start_infra) left for when every site is reachable, the
+ * warm-up's call once the rest is ready; 0 if none is left, or -1 */
+int lab_authority_start_later(struct lab *lab);
 int lab_authority_remove(const char *statedir);
 const char *lab_authority_prog(const char *label);
 
@@ -379,7 +386,7 @@ const char *lab_authority_prog(const char *label);
 int lab_dns_answers(struct lab *lab, int n, struct in_addr addr, const char *name, uint16_t type,
 		    int rd);
 int lab_realres_start(struct lab *lab, int n);
-int lab_realres_ready(struct lab *lab);
+int lab_realres_ready(struct lab *lab, char *why, size_t len);
 int lab_realres_remove(const char *statedir);
 const char *lab_realres_prog(const char *label);
 

@@ -221,11 +221,16 @@ static int realres_answers(struct lab *lab, int n)
 			       z >= 0 ? KNOT_RRTYPE_SOA : KNOT_RRTYPE_A, 1);
 }
 
-int lab_realres_ready(struct lab *lab)
+int lab_realres_ready(struct lab *lab, char *why, size_t len)
 {
 	for (int n = 0; n < lab->t->nnodes; n++)
-		if (realres_node(lab->t, n) && !realres_answers(lab, n))
+		if (realres_node(lab->t, n) && !realres_answers(lab, n)) {
+			if (why != NULL && len > 0)
+				snprintf(why, len, "%s on %s does not answer yet",
+					 topo_impl_name(lab->t->nodes[n].impl),
+					 lab->t->nodes[n].name);
 			return 0;
+		}
 	return 1;
 }
 

@@ -229,16 +229,32 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 	return 1;
 }
 
+/* run_not_yet: say in why (if any) what the lab still waits for; 0 */
+static int run_not_yet(char *why, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int run_not_yet(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why == NULL || len == 0)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
 /* The lab is ready when every site link is being captured, every site's
  * route has been applied by every router (routing = bgp: BGP has
  * converged, run_bgp_ready), and every authd and resolverd answers (the
- * real resolvers are asked by run_warm_up, lab_realres_ready). */
-int run_ready(const struct topology *t, const char *rundir)
+ * real resolvers are asked by run_warm_up, lab_realres_ready). What it
+ * still waits for goes in why. */
+int run_ready_why(const struct topology *t, const char *rundir, char *why, size_t len)
 {
 	char path[PATH_MAX];
 
 	if (t->routing == TOPO_ROUTING_BGP && !run_bgp_ready(t, rundir))
-		return 0;
+		return run_not_yet(why, len, "BGP has not converged");
 
 	for (int n = 0; n < t->nnodes; n++) {
 		if (t->nodes[n].kind == TOPO_DNS && t->nodes[n].dns_impl == TOPO_DNS_AUTHD) {
@@ -246,14 +262,16 @@ int run_ready(const struct topology *t, const char *rundir)
 			strfmt(path, sizeof(path), "%s/%s.authd.events.jsonl", rundir,
 			       t->nodes[n].name);
 			if (run_count_events(path, EVENTS_AUTHD_READY, NULL, NULL) == 0)
-				return 0;
+				return run_not_yet(why, len, "authd on %s is not ready",
+						   t->nodes[n].name);
 		} else if (t->nodes[n].kind == TOPO_RESOLVER &&
 			   t->nodes[n].impl == TOPO_IMPL_RESOLVERD) {
 			/* a real resolver is asked instead (lab_realres_ready) */
 			strfmt(path, sizeof(path), "%s/%s.resolverd.events.jsonl", rundir,
 			       t->nodes[n].name);
 			if (run_count_events(path, EVENTS_RESOLVERD_READY, NULL, NULL) == 0)
-				return 0;
+				return run_not_yet(why, len, "resolverd on %s is not ready",
+						   t->nodes[n].name);
 		}
 	}
 
@@ -267,13 +285,15 @@ int run_ready(const struct topology *t, const char *rundir)
 			strfmt(path, sizeof(path), "%s/%s.collector-dns.events.jsonl", rundir,
 			       router);
 			if (run_count_events(path, EVENTS_CAPTURE_READY, "label", label) == 0)
-				return 0;
+				return run_not_yet(why, len, "%s's link to %s is not captured",
+						   site, router);
 		}
 		if (t->nodes[l->node].kind != TOPO_SITE)
 			continue;
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir, router);
 		if (run_count_events(path, EVENTS_CAPTURE_READY, "label", site) == 0)
-			return 0;
+			return run_not_yet(why, len, "site %s's link to %s is not captured", site,
+					   router);
 		if (t->routing == TOPO_ROUTING_BGP)
 			continue;
 		/* every router's routed has its route (routing = static) */
@@ -283,10 +303,17 @@ int run_ready(const struct topology *t, const char *rundir)
 			strfmt(path, sizeof(path), "%s/%s.routed.events.jsonl", rundir,
 			       t->nodes[r].name);
 			if (run_count_events(path, EVENTS_ROUTE_APPLIED, "site", site) == 0)
-				return 0;
+				return run_not_yet(why, len,
+						   "router %s has not applied site %s's route",
+						   t->nodes[r].name, site);
 		}
 	}
 	return 1;
+}
+
+int run_ready(const struct topology *t, const char *rundir)
+{
+	return run_ready_why(t, rundir, NULL, 0);
 }
 
 static int run_sleep_until(struct lab *lab, int64_t deadline);
@@ -371,7 +398,7 @@ static int run_warm_up(struct lab *lab)
 	static char bfd_up[TOPO_MAX_NODES];
 	const struct topology *t = lab->t;
 	int64_t ready_by = now_mono_ns() + t->settle_ns, bfd_asked = 0;
-	char bfd_why[512] = "";
+	char bfd_why[512] = "", why[512] = "";
 	int ready = 0;
 
 	memset(bfd_up, 0, sizeof(bfd_up));
@@ -384,8 +411,16 @@ static int run_warm_up(struct lab *lab)
 			    "the lab is not ready: an agent ended during the warm-up (above)");
 			return -1;
 		}
-		if ((ready = run_ready(t, lab->rundir) && lab_realres_ready(lab) &&
-			     lab_authority_ready(lab)) &&
+		/* PowerDNS and gdnsd check the sites from their start: they
+		 * start once the sites' routes are in */
+		if ((ready = run_ready_why(t, lab->rundir, why, sizeof(why))) &&
+		    lab_authority_start_later(lab) == -1) {
+			log_warnx("the lab is not ready: PowerDNS or gdnsd could not start "
+				  "(above)");
+			return -1;
+		}
+		if ((ready = ready && lab_realres_ready(lab, why, sizeof(why)) &&
+			     lab_authority_ready(lab, why, sizeof(why))) &&
 		    (t->routing != TOPO_ROUTING_BGP ||
 		     run_bfd_ready(lab, bfd_up, &bfd_asked, bfd_why, sizeof(bfd_why))))
 			return 0;
@@ -405,9 +440,9 @@ static int run_warm_up(struct lab *lab)
 					  "raise settle",
 					  (double)t->settle_ns / NSEC_PER_SEC, lab->rundir);
 			else
-				log_warnx("the lab was not ready within %.1f s (settle): see the "
-					  "*.log files in %s",
-					  (double)t->settle_ns / NSEC_PER_SEC, lab->rundir);
+				log_warnx("the lab was not ready within %.1f s (settle): %s; see "
+					  "the *.log files in %s, or raise settle",
+					  (double)t->settle_ns / NSEC_PER_SEC, why, lab->rundir);
 			return -1;
 		}
 		lab_watch(lab, 20 * 1000000LL);

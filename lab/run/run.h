@@ -69,6 +69,8 @@ struct lab;
 /* run_ready: 1 when every site link is being captured, every site's route
  * applied, and every authd and resolverd answers (their events in rundir). */
 int run_ready(const struct topology *t, const char *rundir);
+/* run_ready_why: run_ready, and what the lab still waits for in why */
+int run_ready_why(const struct topology *t, const char *rundir, char *why, size_t len);
 
 /* run_wait_ready: wait, at most settle, until the lab is ready, watching its
  * agents. 0 when ready; -1 (said) if an agent ended or settle passed. */

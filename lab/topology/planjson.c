@@ -99,10 +99,7 @@ static json_t *planjson_node(const struct topology *t, int n)
 		json_object_set_new(o, "generated", json_boolean(node->generated));
 		/* what answers there, and PowerDNS's own checks (their failures
 		 * on the sites' captures: probes/clocks/clocks_pdns.c) */
-		json_object_set_new(o, "impl",
-				    json_string(node->dns_impl == TOPO_DNS_PDNS	   ? "pdns"
-						: node->dns_impl == TOPO_DNS_GDNSD ? "gdnsd"
-										   : "authd"));
+		json_object_set_new(o, "impl", json_string(topo_dns_impl_name(node->dns_impl)));
 		if (node->dns_impl != TOPO_DNS_AUTHD) {
 			json_object_set_new(o, "check_interval_s",
 					    json_real((double)node->check_interval_ns / 1e9));

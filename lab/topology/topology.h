@@ -624,6 +624,10 @@ struct in_addr topo_resolver_addr(const struct topology *t, int node, int instan
  * ("resolverd", "unbound", "knot-resolver", "bind9"). */
 const char *topo_impl_name(int impl);
 
+/* topo_dns_impl_name: what `impl` of a [dns] node is written as
+ * ("authd", "pdns", "gdnsd"). */
+const char *topo_dns_impl_name(int impl);
+
 /* topo_client_resolver: where client node `node`'s DNS flow sends its
  * queries: the [dns] node's link address, or its cache of a [resolver]
  * node. Only for a client whose resolver is not -1. */

@@ -696,6 +696,29 @@ static void topo_dns_checks(struct topo_parse *p)
 	}
 }
 
+/* topo_settle: [lab] settle's default, when it is not said, long enough
+ * for every site's prober to declare it alive and announce its route: a
+ * first probe lost (sited not yet listening), then probe_up good ones, and
+ * a second for the rest of the lab (probe_interval = 2s took a lab past
+ * the 5 s default) */
+static void topo_settle(struct topo_parse *p)
+{
+	struct topology *t = p->t;
+
+	if (p->lab_where[TOPO_K_SETTLE] != 0)
+		return;
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *n = &t->nodes[i];
+		int64_t need;
+
+		if (n->kind != TOPO_SITE)
+			continue;
+		need = (int64_t)(n->probe_up + 1) * n->probe_interval_ns + NSEC_PER_SEC;
+		if (need > t->settle_ns)
+			t->settle_ns = need;
+	}
+}
+
 /* topo_sticky: which clients [lab] sticky_share makes sticky. Of the
  * clients in mode dns or both without a sticky of their own (in the file or
  * by --set), in file order, the k-th (from 1) keeps each address [lab]
@@ -891,6 +914,7 @@ void topo_check(struct topo_parse *p)
 	}
 	topo_tree_zones(p);
 	topo_dns_checks(p);
+	topo_settle(p);
 	topo_sticky(p);
 	topo_check_addresses(p);
 	topo_check_tcp_kind(p);

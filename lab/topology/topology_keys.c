@@ -263,6 +263,11 @@ const char *topo_impl_name(int impl)
 	return impl >= 0 && impl <= TOPO_IMPL_BIND ? topo_impl_words[impl] : "?";
 }
 
+const char *topo_dns_impl_name(int impl)
+{
+	return impl >= 0 && impl <= TOPO_DNS_GDNSD ? topo_dns_impl_words[impl] : "?";
+}
+
 int topo_resolverd_key(const char *name)
 {
 	for (int i = 0; topo_resolverd_passed[i]; i++)

@@ -349,8 +349,8 @@ static void test_wait_ready(void **state)
 	capture_end(&c);
 	assert_int_equal(rc, -1);
 	snprintf(want, sizeof(want),
-		 "steerlab: the lab was not ready within 0.0 s (settle): see the *.log files in "
-		 "%s\n",
+		 "steerlab: the lab was not ready within 0.0 s (settle): resolverd on r is not "
+		 "ready; see the *.log files in %s, or raise settle\n",
 		 dir);
 	assert_string_equal(c.err, want);
 	assert_string_equal(c.out, "");
