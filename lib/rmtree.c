@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -58,4 +60,19 @@ int rmtree_at(int parent, const char *name, int depth)
 	if (unlinkat(parent, name, AT_REMOVEDIR) == -1 && errno != ENOENT)
 		rc = -1;
 	return rc;
+}
+
+int rmtree_mkdtemp(char *buf, size_t len, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	int n;
+
+	if (tmp == NULL || tmp[0] == '\0')
+		tmp = "/tmp";
+	n = snprintf(buf, len, "%s/%s.XXXXXX", tmp, name);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkdtemp(buf) == NULL ? -1 : 0;
 }

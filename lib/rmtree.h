@@ -1,6 +1,7 @@
 /*
  * Removing a directory the lab made under its state directory (an FRR
- * node's, a real resolver's), by descriptor, never following a link.
+ * node's, a real resolver's), by descriptor, never following a link; and
+ * making a temporary one.
  */
 #ifndef STEERLAB_RMTREE_H
 #define STEERLAB_RMTREE_H
@@ -22,5 +23,12 @@ int rmtree_at(int parent, const char *name, int depth);
  * rmtree_at's walk, and lab/build/frr.c's, which removes only nodes'. */
 DIR *rmtree_opendir(int parent, const char *name);
 struct dirent *rmtree_next(DIR *d, struct stat *st);
+
+/* rmtree_mkdtemp: a new directory "$TMPDIR/NAME.XXXXXX" (/tmp when TMPDIR
+ * is unset or empty) into buf of len bytes, for the checks' scratch files
+ * (rmtree_at removes it). 0, or -1 with errno set (ENAMETOOLONG: buf too
+ * short). */
+#include <stddef.h>
+int rmtree_mkdtemp(char *buf, size_t len, const char *name);
 
 #endif

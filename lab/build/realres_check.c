@@ -153,13 +153,12 @@ int realres_check(const struct topology *t, FILE *err)
 	int rc = 0;
 
 	for (int n = 0; n < t->nnodes; n++) {
-		char dir[] = "/tmp/steerlab-realres-XXXXXX", name[TOPO_NAME_MAX + 16], *conf,
-		     *hints;
+		char dir[PATH_MAX], name[TOPO_NAME_MAX + 16], *conf, *hints;
 		struct realres_in in;
 
 		if (t->nodes[n].kind != TOPO_RESOLVER || t->nodes[n].impl == TOPO_IMPL_RESOLVERD)
 			continue;
-		if (mkdtemp(dir) == NULL) {
+		if (rmtree_mkdtemp(dir, sizeof(dir), "steerlab-realres") == -1) {
 			fprintf(err, "steerlab: node %s: mkdtemp: %s\n", t->nodes[n].name,
 				strerror(errno));
 			return -1;

@@ -46,11 +46,16 @@
 
 static struct topology *topo;
 
+/* the checks' TMPDIR: this test's own, where nothing else runs */
+static char tmpdir[] = "/tmp/test_lab_realres.XXXXXX";
+
 static int group_setup(void **state)
 {
 	(void)state;
 	topo = new_topology();
 	load_ok(topo, LDATA "realres.ini", NULL, 0);
+	if (mkdtemp(tmpdir) == NULL || setenv("TMPDIR", tmpdir, 1) == -1)
+		return -1;
 	return 0;
 }
 
@@ -58,15 +63,17 @@ static int group_teardown(void **state)
 {
 	(void)state;
 	free(topo);
-	return 0;
+	unsetenv("TMPDIR");
+	return rmdir(tmpdir);
 }
 
-/* leftovers: the names in /tmp that begin with prefix, space-separated */
+/* leftovers: the names in the checks' TMPDIR that begin with prefix,
+ * space-separated */
 static char *leftovers(const char *prefix)
 {
 	static char names[1024];
 	struct dirent *de;
-	DIR *d = opendir("/tmp");
+	DIR *d = opendir(tmpdir);
 
 	names[0] = '\0';
 	while (d && (de = readdir(d)) != NULL)
@@ -92,7 +99,7 @@ static void test_check_passes(void **state)
 	assert_string_equal(errs, "");
 	free(errs);
 	/* the tools' directories are gone, with what the tools made there */
-	assert_string_equal(leftovers("steerlab-realres-"), "");
+	assert_string_equal(leftovers("steerlab-realres."), "");
 }
 
 /* cover: over the program at path, for the test alone, a script printing
@@ -149,7 +156,7 @@ static void test_check_rejects(void **state)
 			    "(error: check.lua:2: no such thing)\n"
 			    "steerlab: node rb: bind9 rejected its configuration (no message)\n");
 	free(errs);
-	assert_string_equal(leftovers("steerlab-realres-"), "");
+	assert_string_equal(leftovers("steerlab-realres."), "");
 }
 
 static void test_check_missing(void **state)
@@ -172,12 +179,12 @@ static void test_check_missing(void **state)
 				  "/usr/bin/named-checkconf: not installed (sudo make deps)\n");
 	free(errs);
 	/* nowhere to write the configuration */
-	assert_int_equal(mount("none", "/tmp", "tmpfs", MS_RDONLY, NULL), 0);
+	assert_int_equal(mount("none", tmpdir, "tmpfs", MS_RDONLY, NULL), 0);
 	errs = NULL;
 	err = open_memstream(&errs, &len);
 	assert_int_equal(realres_check(topo, err), -1);
 	fclose(err);
-	assert_int_equal(umount2("/tmp", 0), 0);
+	assert_int_equal(umount2(tmpdir, 0), 0);
 	assert_string_equal(errs, "steerlab: node ru: mkdtemp: Read-only file system\n");
 	free(errs);
 }
@@ -325,7 +332,7 @@ static void test_prepare_none(void **state)
 	assert_int_equal(mkdir("/run/steerlab/t20small", 0700), 0);
 	assert_int_equal(lab_realres_prepare(&lab), 0);
 	assert_int_equal(access("/run/steerlab/t20small/resolvers", F_OK), -1);
-	assert_int_equal(lab_realres_ready(&lab), 1);
+	assert_int_equal(lab_realres_ready(&lab, NULL, 0), 1);
 	assert_owner("/run/steerlab/t20small", 0, 0, 0700);
 	assert_int_equal(lab_realres_remove("/run/steerlab/t20small"), 0);
 	assert_int_equal(lab_realres_remove("/run/steerlab/none"), 0);
@@ -440,7 +447,7 @@ static void test_start_ready_down(void **state)
 
 	assert_int_equal(lab_realres_prepare(&lab), 0);
 	/* nothing answers yet */
-	assert_int_equal(lab_realres_ready(&lab), 0);
+	assert_int_equal(lab_realres_ready(&lab, NULL, 0), 0);
 	assert_int_equal(lab_realres_start(&lab, topo_find(topo, "ru")), 0);
 	assert_int_equal(lab_realres_start(&lab, topo_find(topo, "rk")), 0);
 	assert_int_equal(lab_realres_start(&lab, topo_find(topo, "rb")), 0);
@@ -456,7 +463,7 @@ static void test_start_ready_down(void **state)
 	/* until every one answers the SOA of the lab's zone: each try waits for an
 	 * answer, at most 100 ms a node; a daemon that ends fails it */
 	for (int i = 0; i < 200 && !ready; i++) {
-		ready = lab_realres_ready(&lab);
+		ready = lab_realres_ready(&lab, NULL, 0);
 		if (!ready && lab_watch(&lab, 10 * 1000000LL) > 0)
 			fail_msg("a resolver ended before it answered (see %s)", run);
 	}
