@@ -127,6 +127,12 @@ int cmd_model(const struct cmd_args *a, const char *bindir)
 	if (a->json) {
 		if (!steady && (o = model_json(ins, rs, &notes)) != NULL && nf > 1)
 			json_object_set_new(o, "failures", model_json_failures(ins, rs, nf));
+		if (o != NULL) {
+			json_t *auths = model_json_authorities(&cli_topo, NULL);
+
+			if (auths)
+				json_object_set_new(o, "authorities", auths);
+		}
 		rc = cmd_model_json(o, si, &sr, &snotes);
 	} else {
 		if (steady)
@@ -137,6 +143,8 @@ int cmd_model(const struct cmd_args *a, const char *bindir)
 			model_print(ins, rs, &notes, stdout);
 		if (!steady)
 			model_print_failures(ins, rs, nf, stdout);
+		if (!steady)
+			model_print_authorities(&cli_topo, NULL, stdout);
 		model_steer_print(si, &sr, stdout);
 		cmd_model_notes(&snotes);
 	}

@@ -57,7 +57,8 @@ static int auth_check_end(const struct clocks_capture *c, size_t i, int64_t time
 	return c->ntcp && c->tcp[c->ntcp - 1].t_ns >= *at ? 0 : -1;
 }
 
-static int auth_add_health(struct clocks_input *in, int64_t t, const char *site, int healthy)
+static int auth_add_health(struct clocks_input *in, const char *node, int64_t t, const char *site,
+			   int healthy)
 {
 	struct clocks_health *h;
 
@@ -68,6 +69,7 @@ static int auth_add_health(struct clocks_input *in, int64_t t, const char *site,
 	memset(h, 0, sizeof(*h));
 	h->t_ns = t;
 	snprintf(h->site, sizeof(h->site), "%s", site);
+	snprintf(h->node, sizeof(h->node), "%s", node);
 	h->healthy = healthy;
 	return 0;
 }
@@ -108,7 +110,7 @@ static int auth_checks(struct clocks_input *in, const struct clocks_dns_node *p,
 			up = 1, fails = 0;
 		if (up == was)
 			continue;
-		if (auth_add_health(in, at, c->label, up) == -1 ||
+		if (auth_add_health(in, p->name, at, c->label, up) == -1 ||
 		    clocks_grow((void **)changes, capch, *nch, sizeof(**changes)) == -1)
 			return -1;
 		(*changes)[(*nch)++] = at;
@@ -146,6 +148,7 @@ static int auth_answers(struct clocks_input *in, const struct clocks_dns_node *p
 	int have = 0, pending = 0;
 
 	memset(&a, 0, sizeof(a));
+	snprintf(a.node, sizeof(a.node), "%s", p->name);
 	snprintf(a.name, sizeof(a.name), "%s", in->dnstopo.names[k - 1].name);
 	for (size_t q = 0; q < in->nqcaptures; q++) {
 		const struct clocks_query_capture *c = &in->qcaptures[q];

@@ -92,7 +92,7 @@ static void clocks_remote_dead(const struct clocks_input *in, struct clocks_resu
 	snprintf(r->remote_prober, sizeof(r->remote_prober), "%s", first->node);
 }
 
-static int clocks_has_addr(const struct in_addr *list, int n, struct in_addr a)
+int clocks_has_addr(const struct in_addr *list, int n, struct in_addr a)
 {
 	for (int i = 0; i < n; i++)
 		if (list[i].s_addr == a.s_addr)

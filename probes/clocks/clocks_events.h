@@ -243,12 +243,14 @@ struct clocks_health {
 	int64_t t_ns;
 	char site[CLOCKS_NAME_MAX];
 	int healthy;
+	char node[CLOCKS_NAME_MAX]; /* the [dns] node whose verdict it is */
 };
 
 /* authd's answer_changed: what a name hands out, before and after; only
  * the IPv4 addresses of the lists are kept */
 struct clocks_answer {
 	int64_t t_ns;
+	char node[CLOCKS_NAME_MAX]; /* the [dns] node that answers so */
 	char name[CLOCKS_DNS_NAME_MAX];
 	int nbefore, nafter;
 	struct in_addr before[CLOCKS_MAX_ADDRS];

@@ -210,6 +210,7 @@ int clocks_authd_event(struct clocks_input *in, const struct clocks_line *l)
 		h = &in->health[in->nhealth];
 		memset(h, 0, sizeof(*h));
 		h->t_ns = l->t;
+		snprintf(h->node, sizeof(h->node), "%s", l->node ? l->node : "");
 		if (clocks_get_name(l, "site", h->site) == -1)
 			return -1;
 		v = json_object_get(l->obj, "healthy");
@@ -228,6 +229,7 @@ int clocks_authd_event(struct clocks_input *in, const struct clocks_line *l)
 		a = &in->answers[in->nanswers];
 		memset(a, 0, sizeof(*a));
 		a->t_ns = l->t;
+		snprintf(a->node, sizeof(a->node), "%s", l->node ? l->node : "");
 		if (clocks_get_string(l, "name", a->name, sizeof(a->name)) == -1 ||
 		    clocks_get_addrs(l, "before", a->before, &a->nbefore) == -1 ||
 		    clocks_get_addrs(l, "after", a->after, &a->nafter) == -1)

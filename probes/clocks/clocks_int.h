@@ -43,6 +43,9 @@ int clocks_read_events(const char *rundir, struct clocks_input *in, char *err, s
 int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 int clocks_read_captures(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 
+/* clocks_has_addr: a is one of list[0..n) (clocks_dns.c) */
+int clocks_has_addr(const struct in_addr *list, int n, struct in_addr a);
+
 /* clocks_authority_events: for each [dns] node of impl = pdns, its checks of
  * the sites (on the sites' captures) as health changes and its responses
  * (on its own capture) as answer changes, into in->health and in->answers

@@ -158,6 +158,34 @@ static int clocks_model_load(const char *rundir, struct topology *t, struct cloc
 	return rc;
 }
 
+/* clocks_model_auths: each authority's detect and steer into m->auth, the
+ * run's t0, traffic and wall clock as m's own input (m->input) has them;
+ * mr is scratch */
+static void clocks_model_auths(const struct topology *t, struct clocks_model *m,
+			       struct model_result *mr)
+{
+	int n = model_topo_authorities(t, NULL, 0);
+	struct model_input *mi;
+	char err[CLOCKS_WARNING_LEN];
+
+	if (n < 2 || m->input == NULL || (mi = malloc(sizeof(*mi))) == NULL)
+		return;
+	for (int a = 0; a < n && a < CLOCKS_MODEL_FAILURES; a++) {
+		struct clocks_model_auth *x = &m->auth[m->nauth++];
+		const char *node = "?";
+
+		if (model_authority(t, a, m->input, mi, mr, &node, err, sizeof(err)) == -1) {
+			snprintf(x->detect.why, sizeof(x->detect.why), "%.300s", err);
+			snprintf(x->steer.why, sizeof(x->steer.why), "%.300s", err);
+		} else {
+			clocks_model_iv_copy(&x->detect, &mr->s[MODEL_DNS].detect);
+			clocks_model_iv_copy(&x->steer, &mr->s[MODEL_DNS].steer);
+		}
+		snprintf(x->node, sizeof(x->node), "%s", node);
+	}
+	free(mi);
+}
+
 void clocks_model_prepare(const char *rundir, struct clocks_input *in, double slo_pct)
 {
 	struct clocks_model *m;
@@ -263,6 +291,7 @@ void clocks_model_prepare(const char *rundir, struct clocks_input *in, double sl
 	mi = NULL;
 	if (in->nfailures > 1)
 		clocks_model_failures_prepare(t, in, m);
+	clocks_model_auths(t, m, mr);
 out:
 	free(t);
 	free(mi);

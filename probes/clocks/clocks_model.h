@@ -186,6 +186,14 @@ struct clocks_model {
 	/* the timeline's later failures, by in->failures' index (0 unused) */
 	int nfailures;
 	struct clocks_model_failure failure[CLOCKS_MODEL_FAILURES];
+	/* the authorities side by side (clocks_auths.h), when the DNS
+	 * clients' names are served by several [dns] nodes: each one's detect
+	 * and steer as the model of the lab with every DNS client asking it */
+	int nauth;
+	struct clocks_model_auth {
+		char node[CLOCKS_NAME_MAX];
+		struct clocks_model_iv detect, steer;
+	} auth[CLOCKS_MODEL_FAILURES];
 };
 
 /* clocks_model_iv_json: {p5, p50, p95, min, max}, or null if not known */

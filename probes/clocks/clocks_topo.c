@@ -83,6 +83,7 @@ static int clocks_topo_section(void *arg, const char *kind, const char *name, co
 	} else if (strcmp(kind, "name") == 0 && t->nnames < CLOCKS_MAX_DNS_NODES) {
 		memset(&t->names[t->nnames], 0, sizeof(t->names[0]));
 		clocks_topo_copy(t->names[t->nnames].name, CLOCKS_DNS_NAME_MAX, name);
+		t->names[t->nnames].server = -1; /* plan.json's */
 		t->names[t->nnames++].ttl_s = -1;
 		s->in = CLOCKS_TOPO_IN_NAME;
 	}
@@ -140,7 +141,9 @@ static void clocks_topo_pair(void *arg, const char *key, const char *value)
 	struct clocks_topo_dns *t = s->t;
 	const char *errstr;
 
-	if (s->in == CLOCKS_TOPO_IN_LAB && strcmp(key, "dns_tree") == 0)
+	if (s->in == CLOCKS_TOPO_IN_LAB && strcmp(key, "dns_name") == 0)
+		clocks_topo_copy(t->lab_name, CLOCKS_DNS_NAME_MAX, value);
+	else if (s->in == CLOCKS_TOPO_IN_LAB && strcmp(key, "dns_tree") == 0)
 		s->dns_tree = strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 ||
 			      strcmp(value, "1") == 0;
 	else if (s->in == CLOCKS_TOPO_IN_LAB && strcmp(key, "target_share") == 0)
@@ -267,8 +270,30 @@ static void clocks_topo_tree_node(struct clocks_topo_scan *s, const char *name, 
 
 /* clocks_topo_levels: each [dns] node's level: from its zones key, or (without
  * one) from every [zone] no other node claims, as the lab gives it */
+static int clocks_in_zone(const char *name, const char *z);
+
+/* clocks_topo_server: node i serving the n zones w: the server of each
+ * [name] in one closer than its server's so far (best: their labels) */
+static void clocks_topo_server(struct clocks_topo_dns *t, int i, const char *const *w, int n,
+			       int *best)
+{
+	for (int k = 0; k < t->nnames; k++)
+		for (int j = 0; j < n; j++) {
+			int labels = clocks_in_zone(t->names[k].name, w[j]);
+
+			if (labels > best[k]) {
+				best[k] = labels;
+				t->names[k].server = i;
+			}
+		}
+}
+
 static void clocks_topo_levels(struct clocks_topo_scan *s)
 {
+	int best[CLOCKS_MAX_DNS_NODES];
+
+	for (int k = 0; k < CLOCKS_MAX_DNS_NODES; k++)
+		best[k] = -1;
 	if (s->dns_tree) {
 		clocks_topo_tree_node(s, "root", ".");
 		clocks_topo_tree_node(s, "tld", "tld.");
@@ -287,6 +312,7 @@ static void clocks_topo_levels(struct clocks_topo_scan *s)
 					w[n++] = s->zones[z];
 		}
 		s->t->dns[i].level = clocks_dns_level(w, n);
+		clocks_topo_server(s->t, i, w, n, best);
 	}
 }
 
@@ -373,6 +399,67 @@ static int clocks_plan_dns(json_t *nodes, struct clocks_topo_dns *t)
 	return 0;
 }
 
+/* clocks_in_zone: the labels of zone z (text, final dot or not; "." the
+ * root) that name ends with, -1 if it is not in z */
+static int clocks_in_zone(const char *name, const char *z)
+{
+	size_t n = strlen(name), k = strlen(z);
+
+	if (n > 0 && name[n - 1] == '.')
+		n--;
+	if (k > 0 && z[k - 1] == '.')
+		k--;
+	if (k == 0)
+		return 0;
+	if (k > n || strncasecmp(name + n - k, z, k) != 0 || (k < n && name[n - k - 1] != '.'))
+		return -1;
+	return clocks_topo_labels(z);
+}
+
+/* clocks_plan_servers: each [name]'s server, the [dns] node of plan.json
+ * whose zones hold its closest enclosing one */
+static void clocks_plan_servers(json_t *nodes, struct clocks_topo_dns *t)
+{
+	for (int k = 0; k < t->nnames; k++) {
+		int best = -1;
+
+		t->names[k].server = -1;
+		for (int d = 0; d < t->ndns; d++) {
+			json_t *n, *z;
+			size_t i, j;
+
+			json_array_foreach(nodes, i, n)
+			{
+				if (strcmp(clocks_plan_string(n, "kind"), "dns") != 0 ||
+				    strcmp(clocks_plan_string(n, "name"), t->dns[d].name) != 0)
+					continue;
+				json_array_foreach(json_object_get(n, "zones"), j, z)
+				{
+					const char *zone = json_string_value(z);
+					int labels =
+					    zone ? clocks_in_zone(t->names[k].name, zone) : -1;
+
+					if (labels > best) {
+						best = labels;
+						t->names[k].server = d;
+					}
+				}
+			}
+		}
+	}
+}
+
+int clocks_topo_server_of_client(const struct clocks_topo_dns *t, int c)
+{
+	const char *name = t->clients[c].dns_name[0] ? t->clients[c].dns_name : t->lab_name;
+
+	for (int k = 0; k < t->nnames; k++)
+		if (clocks_in_zone(name, t->names[k].name) >= 0 &&
+		    clocks_in_zone(t->names[k].name, name) >= 0)
+			return t->names[k].server;
+	return -1;
+}
+
 /* clocks_plan_nodes: the [resolver] nodes and the clients, in file order */
 static void clocks_plan_nodes(json_t *nodes, struct clocks_topo_dns *t,
 			      char (*client_rsv)[CLOCKS_NAME_MAX])
@@ -445,6 +532,7 @@ static int clocks_read_plan(const char *rundir, struct clocks_topo_scan *s)
 	if (clocks_plan_dns(nodes, t) == -1)
 		goto out;
 	clocks_plan_names(json_object_get(root, "names"), t);
+	clocks_plan_servers(nodes, t);
 	clocks_topo_clients(s);
 	rc = 0;
 out:
@@ -469,9 +557,11 @@ static void clocks_topo_policies(const char *path, struct clocks_topo_dns *t)
 			for (int k = 0; k < ini->nnames; k++)
 				if (strcmp(t->names[i].name, ini->names[k].name) == 0) {
 					int64_t ttl = t->names[i].ttl_s;
+					int server = t->names[i].server;
 
 					t->names[i] = ini->names[k];
 					t->names[i].ttl_s = ttl;
+					t->names[i].server = server;
 				}
 		for (int c = 0; c < t->nclients; c++)
 			for (int k = 0; k < ini->nclients; k++)
@@ -482,6 +572,8 @@ static void clocks_topo_policies(const char *path, struct clocks_topo_dns *t)
 		for (int k = 0; k < ini->nclients; k++)
 			t->tcp |= ini->clients[k].proto == 2 ||
 				  (ini->clients[k].proto == 0 && s->lab_tcp);
+		if (ini->lab_name[0])
+			memcpy(t->lab_name, ini->lab_name, sizeof(t->lab_name));
 		t->ntarget = ini->ntarget;
 		memcpy(t->tsite, ini->tsite, sizeof(t->tsite));
 		memcpy(t->tweight, ini->tweight, sizeof(t->tweight));
@@ -518,6 +610,8 @@ void clocks_read_dns_topology(const char *rundir, struct clocks_input *in)
 	if (s == NULL)
 		return; /* the resolver measurements then see no nodes */
 	s->t = &in->dnstopo;
+	/* the lab's default (lab/topology/topology.c) */
+	snprintf(in->dnstopo.lab_name, sizeof(in->dnstopo.lab_name), "www.lab.example");
 	snprintf(path, sizeof(path), "%s/topology.ini", rundir);
 	if (clocks_read_plan(rundir, s) == 0) {
 		clocks_topo_policies(path, &in->dnstopo);

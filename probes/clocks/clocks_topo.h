@@ -77,7 +77,12 @@ struct clocks_topo_dns {
 		/* the name in wire form, to tell its queries on the authd
 		 * links (clocks_topo_name_of); wire[0] 0: none */
 		uint8_t wire[CLOCKS_DNS_NAME_MAX];
+		/* the [dns] node (index in dns[]) that serves it: the one
+		 * with the closest enclosing zone (plan.json); -1: none */
+		int server;
 	} names[CLOCKS_MAX_DNS_NODES];
+	/* [lab] dns_name: what a client without a name key asks */
+	char lab_name[CLOCKS_DNS_NAME_MAX];
 	/* [lab] target_share: the shares the operator intends each site to
 	 * carry (seed 000's T3), the target of a name whose policy defines
 	 * none; ntarget 0: not said */
@@ -93,6 +98,10 @@ struct clocks_topo_dns {
 enum clocks_level clocks_dns_level(const char *const *zones, int n);
 
 struct clocks_input;
+
+/* clocks_topo_server_of_client: the [dns] node (index in t->dns) serving
+ * the name client c (index in t->clients) asks, -1 if none known */
+int clocks_topo_server_of_client(const struct clocks_topo_dns *t, int c);
 
 /* clocks_topo_name_of: 1 + the index of the [name] whose name the n
  * captured bytes at qname start with (a query's question), 0 if none

@@ -19,6 +19,7 @@
 
 #include "atomicfile.h"
 #include "clocks_conn.h"
+#include "clocks_auths.h"
 #include "clocks_int.h"
 
 #define CLOCKS_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
@@ -554,6 +555,12 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 
 		if (rsv)
 			json_object_set_new(root, "resolvers", rsv);
+	}
+	{
+		json_t *auths = clocks_auths_json(in);
+
+		if (auths)
+			json_object_set_new(root, "authorities", auths);
 	}
 	{
 		json_t *st = clocks_steering_json(in);

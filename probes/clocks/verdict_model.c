@@ -4,6 +4,10 @@
  * verdict"); see clocks_model.h. */
 #include "clocks_model.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "clocks_auths.h"
 #include "clocks_int.h"
 #include "clocks_steering.h"
 
@@ -36,6 +40,44 @@ static void clocks_model_verdict_steer(const struct clocks_input *in, struct clo
 	}
 }
 
+/* clocks_model_verdict_auths: each authority's detect and steer (the side
+ * by side, clocks_auths.h) against its model, widened by the tolerance */
+static void clocks_model_verdict_auths(const struct clocks_input *in, struct clocks_notes *v)
+{
+	const struct clocks_model *m = in->model;
+	struct clocks_auths *x;
+
+	if (m->nauth == 0 || (x = malloc(sizeof(*x))) == NULL)
+		return;
+	clocks_auths(in, x);
+	for (int i = 0; i < x->n; i++)
+		for (int k = 0; k < m->nauth; k++) {
+			const struct clocks_model_auth *ma = &m->auth[k];
+			const struct clocks_model_iv *iv[2] = {&ma->detect, &ma->steer};
+			int64_t measured[2] = {x->a[i].detect_ns, x->a[i].steer_ns};
+			const char *what[2] = {"detect", "steer"};
+			double tol = (double)CLOCKS_MODEL_TOL_NS / 1e9;
+
+			if (strcmp(ma->node, x->a[i].node) != 0)
+				continue;
+			for (int c = 0; c < 2; c++) {
+				double s = (double)measured[c] / 1e9;
+
+				if (!iv[c]->known || measured[c] == CLOCKS_NONE ||
+				    (s >= iv[c]->min - tol && s <= iv[c]->max + tol))
+					continue;
+				clocks_warn(
+				    v, "model_disagrees",
+				    "dns %s of %s (%s): measured %.3f s, the model %.3f "
+				    "(p5-p95 %.3f-%.3f, bounds %.3f-%.3f, tolerance %.3f): a "
+				    "bug of the model or of the lab (docs/model.md)",
+				    what[c], x->a[i].node, x->a[i].impl, s, iv[c]->p50, iv[c]->p5,
+				    iv[c]->p95, iv[c]->min, iv[c]->max, tol);
+			}
+		}
+	free(x);
+}
+
 void clocks_model_verdict(const struct clocks_input *in, const struct clocks_result *res, int nres,
 			  struct clocks_notes *v)
 {
@@ -46,6 +88,7 @@ void clocks_model_verdict(const struct clocks_input *in, const struct clocks_res
 	clocks_model_verdict_steer(in, v);
 	if (!m->known || in->steady)
 		return;
+	clocks_model_verdict_auths(in, v);
 	for (int i = 0; i < nres && i < CLOCKS_NSCHEMES; i++) {
 		if (res[i].noflows || !m->s[i].present)
 			continue;

@@ -379,6 +379,10 @@ struct model_input {
 	double quorum;
 	double ttl_s; /* the name's TTL as the authoritative server gives it */
 	char dns_limit[MODEL_NOTE_MAX];
+	/* why the scheme's detect and steer are not modelled ("": they are):
+	 * its DNS clients' names are served by several [dns] nodes, each
+	 * with a verdict of its own (the first of any is measured) */
+	char dns_detect_limit[MODEL_NOTE_MAX];
 	/* why its upstream queries are not modelled ("": they are) */
 	char upstream_limit[MODEL_NOTE_MAX];
 
@@ -657,6 +661,32 @@ double model_budget_s(double slo_pct);
 struct topology;
 int model_from_topology(const struct topology *t, struct model_input *in, struct model_notes *notes,
 			char *err, size_t errlen);
+
+/* model_topo_authorities: how many [dns] nodes serve the names the lab's
+ * DNS clients ask (each name's zone's first server), and for each, in
+ * node order, the first client asking one of its names (its node index)
+ * into name_of[0..max) (NULL: not wanted). Two or more: the authorities
+ * side by side (docs/clocks.md, "Authorities"). */
+int model_topo_authorities(const struct topology *t, int *name_of, int max);
+
+/* model_from_topology_authority: model_from_topology for authority a (0
+ * .. model_topo_authorities - 1) alone: the lab with every DNS client
+ * asking a name of a's (its detect and steer are a's; its clients' clocks
+ * every DNS client's, as if they all asked it). 0, or -1 with why in err. */
+int model_from_topology_authority(const struct topology *t, int a, struct model_input *in,
+				  struct model_notes *notes, char *err, size_t errlen);
+
+/* model_authority: authority a's model into *r, its input in *in, its
+ * [dns] node's name into *node; the failure's instant, the traffic and the
+ * wall clock those of run (a run's own: clocks_model.c), NULL: the
+ * topology's. 0, or -1 with why in err. model_print_authorities,
+ * model_json_authorities: every authority's detect and steer for `steerlab
+ * model` (nothing, NULL, when fewer than two). */
+int model_authority(const struct topology *t, int a, const struct model_input *run,
+		    struct model_input *in, struct model_result *r, const char **node, char *err,
+		    size_t errlen);
+void model_print_authorities(const struct topology *t, const struct model_input *run, FILE *out);
+json_t *model_json_authorities(const struct topology *t, const struct model_input *run);
 
 /* model_failures: how many failures the timeline has (events that take a
  * site out, as topo_first_failure counts them); model_from_topology_failure:

@@ -394,6 +394,9 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		lab_unknown(&sr->steer, why);
 		rest_known = 0;
 		clients = why;
+	} else if (s == MODEL_DNS && in->dns_detect_limit[0]) {
+		lab_unknown(&sr->detect, in->dns_detect_limit);
+		lab_unknown(&sr->steer, in->dns_detect_limit);
 	} else {
 		lab_iv(k[K_DETECT], n, &sr->detect);
 		if (s == MODEL_DNS && in->own_checks)

@@ -623,6 +623,12 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 				t->nodes[n].dns_name[0] ? t->nodes[n].dns_name : t->dns_name, name))
 				snprintf(in->dns_limit, sizeof(in->dns_limit),
 					 "the DNS clients resolve several names: not modelled");
+		if (model_topo_authorities(t, NULL, 0) > 1)
+			snprintf(in->dns_detect_limit, sizeof(in->dns_detect_limit),
+				 "the DNS clients' names are served by several [dns] nodes, "
+				 "each deciding on its own: the first of any is measured, "
+				 "each one's modelled beside its own (`steerlab model`'s "
+				 "authorities; docs/clocks.md, \"Authorities\")");
 	}
 	if (in->routing == MODEL_BGP) {
 		static struct model_topo_bgp_client bgp[TOPO_MAX_NODES];

@@ -202,6 +202,16 @@ upstream:
 			texttable_free(&t);
 		}
 	}
+	if (report_has_auths(r)) {
+		fprintf(out,
+			"\nauthorities: each [dns] node's own clocks of %s, its clients' "
+			"requests to it, the model's beside them (docs/clocks.md, "
+			"\"Authorities\")\n",
+			r->in.failure.site);
+		report_auths_table(r, &t);
+		texttable_print(&t, out, 0);
+		texttable_free(&t);
+	}
 	if (r->ex.nwords > 0 && !r->in.steady) {
 		fprintf(out,
 			"\nexplain: which scheme left %s first, and what held each "
@@ -307,6 +317,11 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 		snprintf(err, errlen, "resolvers: out of memory");
 		return -1;
 	}
+	if ((r->auths = malloc(sizeof(*r->auths))) == NULL) {
+		snprintf(err, errlen, "authorities: out of memory");
+		return -1;
+	}
+	clocks_auths(&r->in, r->auths);
 	report_stage_end(r, REPORT_STAGE_CLOCKS);
 	mem = open_memstream(&r->clocks_text, &r->clocks_len);
 	if (mem == NULL) {
@@ -399,6 +414,7 @@ out:
 	free(r->flaps);
 	free(r->outages);
 	free(r->rsv);
+	free(r->auths);
 	report_upstream_series_free(&r->up);
 	free(r->clocks_text);
 	free(r);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "atomicfile.h"
+#include "clocks_auths.h"
 #include "report.h"
 #include "texttable.h"
 
@@ -35,6 +36,7 @@ struct report {
 	struct clocks_outages *outages; /* the DNS outage clocks (clocks_outages) */
 	struct report_upstream_series up;
 	struct clocks_resolvers *rsv; /* NULL: no [resolver] node */
+	struct clocks_auths *auths;   /* NULL: fewer than two authorities */
 	char *clocks_text;	      /* clocks_print's table, for report.md */
 	size_t clocks_len;
 	/* the plots: a script written for each (decay.gp, upstream.gp); drawn
@@ -106,6 +108,13 @@ void report_resolver_table(const struct report *r, struct texttable *t);
 void report_resolver_decay_table(const struct report *r, struct texttable *t);
 const char *report_rsv_name(char *buf, size_t len, const struct clocks_rsv_node *n);
 int report_rsv_level_present(const struct report *r, int l);
+/* The authorities side by side (report_auths.c), when the DNS clients'
+ * names are served by several [dns] nodes: a row per node with its own
+ * clocks and the model's beside them; report_auths_md: its section of
+ * report.md */
+int report_has_auths(const struct report *r);
+void report_auths_table(const struct report *r, struct texttable *t);
+void report_auths_md(const struct report *r, FILE *fp);
 /* report_cause_table: what held each scheme at the dead site, a row per
  * cause and who (the terminal prints clocks_explain_print's) */
 void report_cause_table(const struct report *r, struct texttable *t);

@@ -567,6 +567,7 @@ int report_write_md(const struct report *r, char *err, size_t errlen)
 	report_md_upstream(r, fp);
 	if (!r->in.steady)
 		report_md_resolvers(r, fp);
+	report_auths_md(r, fp);
 	report_md_params(r, fp);
 	report_md_files(r, fp);
 	fprintf(fp, "## Machine\n\nWhere this report was written:\n\n");

@@ -10,9 +10,14 @@
 #      (on ns's capture), both clients end on b; the configuration it ran
 #      with in the run directory (ns.pdns/, the LUA record), its log there,
 #      and nothing left (namespace, state directory, process).
-#   2. gdnsd.ini likewise: valid, within the model (its answers a second
-#      after its verdict), detect within one interval, steer after it,
-#      both clients on b, gdnsd run as its user, its files and log kept.
+#   2. authorities.ini: authd, PowerDNS and gdnsd side by side, each with
+#      its own zone, resolver and client: valid, within the model (each
+#      authority's detect and steer beside its own, gdnsd's answers a
+#      second after its verdict); the authorities table of clocks.json
+#      has the three, each detecting within its interval (authd: its
+#      prober's three failures), steering after it, its client ending on
+#      b; gdnsd run as its user (started by `up` once the sites' routes
+#      are in), its files and log kept.
 #   3. what they cannot express is refused at check, naming the line: a
 #      geolocation name, a check_interval of 1.5 s, a [prober] node with
 #      no authd to report to, a gdnsd timeout not below its interval, a
@@ -59,31 +64,52 @@ grep -q "declaring TCP/IP 198.19.1.1:7000 DOWN" "$r/ns.pdns.log" ||
 echo "ok: the configuration and PowerDNS's log in the run directory"
 assert_no_leftovers $lab "$r"
 
-# --- 2. gdnsd
+# --- 2. authd, PowerDNS and gdnsd side by side
 g=$out/grun
-run_model_agrees "$out/grun.txt" "$g" topology/gdnsd.ini --set name=$lab
-steered gdnsd "$g" 2
-grep -q "DYNA metafo!www_lab_example" "$g/ns.gdnsd/zones/lab.example" || fail "no DYNA record in ns.gdnsd/zones/lab.example"
-grep -q "plugin => tcp_connect" "$g/ns.gdnsd/config" || fail "no tcp_connect monitor in ns.gdnsd/config"
-grep -q "198.19.1.1/steerlab' changed from UP" "$g/ns.gdnsd.log" ||
-	fail "gdnsd's log says nothing of a going down: $(tail -5 "$g/ns.gdnsd.log")"
+run_model_agrees "$out/grun.txt" "$g" topology/authorities.ini --set name=$lab
+sed -n '/^authorities:/,/^$/p' "$out/grun.txt"
+# side NODE IMPL LO HI CLIENT: authorities[] has NODE of IMPL, its detect
+# within LO-HI s of t0, its steer after it, and its client CLIENT ended on b
+side() {
+	local node=$1 impl=$2 lo=$3 hi=$4 c=$5 detect steer site
+	[ "$(jq -r --arg n "$node" '.authorities[] | select(.node == $n) | .impl' "$g/clocks.json")" = "$impl" ] ||
+		fail "no authority $node ($impl) in clocks.json: $(jq -c .authorities "$g/clocks.json")"
+	detect=$(jq -r --arg n "$node" '.authorities[] | select(.node == $n) | .detect_s' "$g/clocks.json")
+	steer=$(jq -r --arg n "$node" '.authorities[] | select(.node == $n) | .steer_s' "$g/clocks.json")
+	assert_ge "$detect" "$lo" "$node's detect"
+	assert_le "$detect" "$hi" "$node's detect"
+	assert_ge "$steer" "$detect" "$node's steer: its first answer without a, after its detect"
+	site=$(awk -F, '$4 == "ok" { s = $5 } END { print s }' "$g/requests-$c-dns.csv")
+	[ "$site" = b ] || fail "$node: client $c's last answered request was from '$site', not b"
+	echo "ok: $node ($impl): detect $detect s, steer $steer s, $c ended on b"
+}
+assert_eq "$(jq '.authorities | length' "$g/clocks.json")" 3 "authorities side by side"
+side nsa authd 2.45 3.05 ca
+side nsp pdns 0 1.05 cp
+side nsg gdnsd 0 2.05 cg
+grep -q "DYNA metafo!www_gdnsd_example" "$g/nsg.gdnsd/zones/gdnsd.example" || fail "no DYNA record in nsg.gdnsd/zones/gdnsd.example"
+grep -q "plugin => tcp_connect" "$g/nsg.gdnsd/config" || fail "no tcp_connect monitor in nsg.gdnsd/config"
+grep -q "198.19.1.1/steerlab' changed from UP" "$g/nsg.gdnsd.log" ||
+	fail "gdnsd's log says nothing of a going down: $(tail -5 "$g/nsg.gdnsd.log")"
 echo "ok: gdnsd's files and log in the run directory"
 assert_no_leftovers $lab "$g"
-# it runs as its own user, not root
-$STEERLAB up topology/gdnsd.ini --set name=$lab --out "$out/up" >"$out/up.log" 2>&1 ||
+# it runs as its own user, not root; `up` starts it once the routes are in
+$STEERLAB up topology/authorities.ini --set name=$lab --out "$out/up" >"$out/up.log" 2>&1 ||
 	fail "up: $(cat "$out/up.log")"
 pid=$(awk '$4 == "gdnsd" { print $1 }' "$out/up/agents.tsv")
+[ -n "$pid" ] || fail "up started no gdnsd: $(cat "$out/up/agents.tsv")"
 [ "$(ps -o user= -p "$pid")" = gdnsd ] || fail "gdnsd (pid $pid) runs as '$(ps -o user= -p "$pid")', not gdnsd"
 echo "ok: gdnsd runs as gdnsd (pid $pid)"
 $STEERLAB down $lab >/dev/null
 assert_no_leftovers $lab "$out/up"
 
 # --- 3. refusals at check
-before=$(ls -d /tmp/steerlab-pdns.* 2>/dev/null | wc -l)
+# the checks' temporary directories, in a TMPDIR of the test's own
+mkdir "$out/tmp"
 refused() { # WHAT PATTERN ARGS...: check fails, printing PATTERN
 	local what=$1 pattern=$2 rc=0
 	shift 2
-	$STEERLAB check "$@" >"$out/check.txt" 2>&1 || rc=$?
+	TMPDIR=$out/tmp $STEERLAB check "$@" >"$out/check.txt" 2>&1 || rc=$?
 	[ "$rc" != 0 ] || fail "$what: check passed"
 	grep -q -- "$pattern" "$out/check.txt" || fail "$what: not '$pattern' in: $(cat "$out/check.txt")"
 	echo "ok: $what refused: $(grep -m1 -- "$pattern" "$out/check.txt")"
@@ -100,7 +126,6 @@ refused "a gdnsd timeout not below its interval" "gdnsd.ini:[0-9]*: \[dns ns\] c
 	topology/gdnsd.ini --set ns.check_timeout=2s
 refused "a pdns check_down of 3" "\[dns ns\] check_down = 3, check_up = 1: pdns 4.7 takes one failed check" \
 	topology/pdns.ini --set ns.check_down=3
-after=$(ls -d /tmp/steerlab-pdns.* 2>/dev/null | wc -l)
-assert_eq "$after" "$before" "temporary directories of the checks left"
+assert_eq "$(find "$out/tmp" -mindepth 1 | wc -l)" 0 "temporary directories of the checks left"
 rm -rf "$out" # kept only when a check fails
 echo "PASS: test_authorities"

@@ -2,7 +2,8 @@
  * The verdicts and answers of a server that checks the sites itself
  * (probes/clocks/clocks_authority.c), from synthetic captures: its checks
  * on a site's link (SYN, then SYN-ACK or RST or nothing) and its responses
- * on its own link.
+ * on its own link. And the authorities side by side (clocks_auths.c): each
+ * [dns] node's own clocks, its clients told by the names they ask.
  */
 #include <arpa/inet.h>
 #include <setjmp.h>
@@ -14,8 +15,10 @@
 
 #include <cmocka.h>
 
+#include "clocks_auths.h"
 #include "clocks_int.h"
 #include "ipframe.h"
+#include "wire.h"
 
 #define T0 1700000000000000000LL
 #define MS 1000000LL
@@ -193,11 +196,123 @@ static void test_timeout(void **state)
 	release(&in);
 }
 
+static void side_health(struct clocks_health *h, const char *node, int64_t t, int healthy)
+{
+	memset(h, 0, sizeof(*h));
+	h->t_ns = T0 + t * MS;
+	strcpy(h->site, "a");
+	strcpy(h->node, node);
+	h->healthy = healthy;
+}
+
+static void side_answer(struct clocks_answer *x, const char *node, int64_t t)
+{
+	memset(x, 0, sizeof(*x));
+	x->t_ns = T0 + t * MS;
+	strcpy(x->node, node);
+	x->nbefore = x->nafter = 1;
+	x->before[0] = ip(A_ADDR);
+	x->after[0] = ip(B_ADDR);
+}
+
+/* two authorities: nsa (authd) serves authd.example, ns (pdns)
+ * pdns.example; c1 asks the lab's name (www.authd.example), c2 its own
+ * (www.pdns.example), c3 the lab's too. Each row has its own node's
+ * verdict and answer (not the other's, nor one before t0), its clients'
+ * requests to a after t0 and the last of them; a lab of one authority has
+ * no rows. */
+static void test_side_by_side(void **state)
+{
+	struct clocks_input in;
+	struct clocks_health h[4];
+	struct clocks_answer ans[3];
+	struct clocks_packet pk[6];
+	struct clocks_client cl[3];
+	struct clocks_capture c = {.packets = pk};
+	struct clocks_auths out;
+	const char *names[] = {"c1", "c2", "c3"};
+	uint32_t ids[3];
+
+	(void)state;
+	clocks_input_init(&in);
+	in.dnstopo.ndns = 2;
+	strcpy(in.dnstopo.dns[0].name, "nsa");
+	strcpy(in.dnstopo.dns[1].name, "ns");
+	in.dnstopo.dns[1].own_checks = 1;
+	in.dnstopo.nnames = 2;
+	strcpy(in.dnstopo.names[0].name, "www.authd.example");
+	in.dnstopo.names[0].server = 0;
+	strcpy(in.dnstopo.names[1].name, "www.pdns.example.");
+	in.dnstopo.names[1].server = 1;
+	strcpy(in.dnstopo.lab_name, "WWW.authd.example.");
+	in.dnstopo.nclients = 3;
+	memset(cl, 0, sizeof(cl));
+	for (int i = 0; i < 3; i++) {
+		strcpy(in.dnstopo.clients[i].name, names[i]);
+		strcpy(cl[i].node, names[i]);
+		cl[i].id = ids[i] = WIRE_DNS_CLIENT_BASE + 1 + (uint32_t)i;
+		cl[i].summary_ns = T0;
+		cl[i].sent = 1000;
+		cl[i].lost = 10 * (i + 1);
+	}
+	strcpy(in.dnstopo.clients[1].dns_name, "www.pdns.example");
+	assert_int_equal(clocks_topo_server_of_client(&in.dnstopo, 0), 0);
+	assert_int_equal(clocks_topo_server_of_client(&in.dnstopo, 1), 1);
+	in.clients = cl;
+	in.nclients = 3;
+	in.failure.t0_ns = T0;
+	strcpy(in.failure.site, "a");
+	in.failure.has_address = 1;
+	in.failure.address = ip(A_ADDR);
+	side_health(&h[0], "ns", -500, 0); /* before t0: not its detect */
+	side_health(&h[1], "ns", 900, 0);
+	side_health(&h[2], "nsa", 2500, 0);
+	side_health(&h[3], "nsa", 300, 1);
+	in.health = h;
+	in.nhealth = 4;
+	side_answer(&ans[0], "ns", 1000);
+	side_answer(&ans[1], "nsa", 2501);
+	side_answer(&ans[2], "nsa", -100);
+	in.answers = ans;
+	in.nanswers = 3;
+	strcpy(c.label, "a");
+	pk[c.n++] = (struct clocks_packet){T0 + 100 * MS, ids[0], 1, ip(A_ADDR)};
+	pk[c.n++] = (struct clocks_packet){T0 + 2900 * MS, ids[0], 2, ip(A_ADDR)};
+	pk[c.n++] = (struct clocks_packet){T0 + 3000 * MS, ids[2], 1, ip(A_ADDR)};
+	pk[c.n++] = (struct clocks_packet){T0 - 100 * MS, ids[1], 1, ip(A_ADDR)};
+	pk[c.n++] = (struct clocks_packet){T0 + 1005 * MS, ids[1], 2, ip(A_ADDR)};
+	pk[c.n++] = (struct clocks_packet){T0 + 1100 * MS, ids[1], 3, ip(B_ADDR)};
+	in.captures = &c;
+	in.ncaptures = 1;
+	assert_int_equal(clocks_auths(&in, &out), 1);
+	assert_int_equal(out.n, 2);
+	assert_string_equal(out.a[0].node, "nsa");
+	assert_string_equal(out.a[0].impl, "authd");
+	assert_int_equal(out.a[0].clients, 2);
+	assert_true(out.a[0].detect_ns == 2500 * MS);
+	assert_true(out.a[0].steer_ns == 2501 * MS);
+	assert_true(out.a[0].window_ns == 3000 * MS);
+	assert_true(out.a[0].to_dead == 3);
+	assert_true(out.a[0].lost == 40 && out.a[0].sent == 2000);
+	assert_string_equal(out.a[1].node, "ns");
+	assert_string_equal(out.a[1].impl, "pdns");
+	assert_int_equal(out.a[1].clients, 1);
+	assert_true(out.a[1].detect_ns == 900 * MS);
+	assert_true(out.a[1].steer_ns == 1000 * MS);
+	assert_true(out.a[1].window_ns == 1005 * MS);
+	assert_true(out.a[1].to_dead == 1);
+	/* every client asking nsa: one authority, no side by side */
+	strcpy(in.dnstopo.clients[1].dns_name, "www.authd.example");
+	assert_int_equal(clocks_auths(&in, &out), 0);
+	assert_int_equal(out.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pdns_first_failure),
 	    cmocka_unit_test(test_gdnsd_thresholds_and_lag),
+	    cmocka_unit_test(test_side_by_side),
 	    cmocka_unit_test(test_timeout),
 	};
 
