@@ -65,6 +65,7 @@
 #define EVENTS_HEALTH_CHANGED "health_changed"
 #define EVENTS_ANSWER_CHANGED "answer_changed"
 #define EVENTS_ZONE_CHANGED "zone_changed"
+#define EVENTS_AUTHORITY_CHANGED "authority_changed"
 #define EVENTS_AUTHD_SUMMARY "authd_summary"
 #define EVENTS_RESOLVERD_READY "resolverd_ready"
 #define EVENTS_RESOLVER_STATS "resolver_stats"

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "zone_change.h"
+
 #define AUTHD_EXPORT_SITES 64 /* AUTHD_MAX_SITES */
 #define AUTHD_EXPORT_ADDRS 8  /* AUTHD_SITE_ADDRS */
 
@@ -65,5 +67,24 @@ typedef int (*authd_export_fn)(void *arg, const char *apex, const char *records,
  * order. 0, or -1 if it is not valid (every problem on err as authd -t
  * writes them), out of memory, or fn stopped. */
 int authd_export_stream(FILE *f, const char *path, FILE *err, authd_export_fn fn, void *arg);
+
+/* the timeline's DNS changes (lib/zone_change.h) of a node, c[0..n) in
+ * the order they came, applied by authd's own code (change.h) before the
+ * export, as authd would hold its zones after them: ok 1 and the serial
+ * of the last one's zone after it, or ok 0 and why the first one refused
+ * was (the export then not made) */
+struct authd_export_changes {
+	const struct zone_change *c;
+	int n;
+	int ok;
+	uint32_t serial;
+	char reason[ZONE_CHANGE_REASON_LEN + 1];
+};
+
+/* authd_export_stream_changed: authd_export_stream of the configuration
+ * with ch's changes applied (ch->ok 0: one refused, -1 returned, fn not
+ * called) */
+int authd_export_stream_changed(FILE *f, const char *path, FILE *err,
+				struct authd_export_changes *ch, authd_export_fn fn, void *arg);
 
 #endif

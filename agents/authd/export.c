@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "change.h"
 #include "conf.h"
 #include "db.h"
 
@@ -139,15 +140,39 @@ out:
 	return rc;
 }
 
-int authd_export_stream(FILE *f, const char *path, FILE *err, authd_export_fn fn, void *arg)
+int authd_export_stream_changed(FILE *f, const char *path, FILE *err,
+				struct authd_export_changes *ch, authd_export_fn fn, void *arg)
 {
 	struct authd_db *db = authd_conf_load_stream(f, path, err);
 	int rc = 0;
 
 	if (db == NULL)
 		return -1;
+	if (ch != NULL) {
+		ch->ok = 1;
+		ch->serial = 0;
+		ch->reason[0] = '\0';
+	}
+	for (int i = 0; ch != NULL && i < ch->n; i++) {
+		struct authd_change_result r;
+
+		memset(&r, 0, sizeof(r));
+		if (authd_change_apply(db, &ch->c[i], &r, ch->reason, sizeof(ch->reason)) == -1) {
+			ch->ok = 0;
+			authd_db_free(db);
+			return -1;
+		}
+		ch->serial = r.serial;
+		json_decref(r.before);
+		json_decref(r.after);
+	}
 	for (int i = 0; i < db->nzones && rc == 0; i++)
 		rc = export_zone(db, db->zones[i], fn, arg);
 	authd_db_free(db);
 	return rc;
+}
+
+int authd_export_stream(FILE *f, const char *path, FILE *err, authd_export_fn fn, void *arg)
+{
+	return authd_export_stream_changed(f, path, err, NULL, fn, arg);
 }

@@ -17,7 +17,9 @@
 #include "lab.h"
 #include "log.h"
 #include "rmtree.h"
+#include "zone_change.h"
 #include "strfmt.h"
+#include "subproc.h"
 #include "timeutil.h"
 
 /* a master file's quoted string holds at most 255 bytes: the LUA code is
@@ -268,8 +270,9 @@ static int authority_pdns_conf(const struct authority_ctx *c)
 	return 0;
 }
 
-/* authority_changes: the timeline's DNS changes sent to node n, which
- * neither pdns nor gdnsd takes yet (said) */
+/* authority_changes: the timeline's DNS changes sent to node n that its
+ * implementation cannot take (said): gdnsd reads a weighted name's
+ * weights from its configuration, which only a restart reads again */
 static int authority_changes(const struct topology *t, int n, FILE *err)
 {
 	int bad = 0;
@@ -277,17 +280,63 @@ static int authority_changes(const struct topology *t, int n, FILE *err)
 	for (int e = 0; e < t->nevents; e++) {
 		const struct topo_event *ev = &t->events[e];
 
-		if (ev->action < TOPO_A_SET_TTL || ev->action > TOPO_A_REMOVE_RECORD ||
-		    ev->node != n)
+		if (ev->action != TOPO_A_SET_WEIGHT || ev->node != n ||
+		    t->nodes[n].dns_impl != TOPO_DNS_GDNSD)
 			continue;
 		fprintf(err,
-			"%s:%d: [event %s] action = %s: [dns %s] impl = %s does not take the "
-			"timeline's DNS changes yet (docs/authorities.md)\n",
-			t->path, ev->line, ev->name, topo_action_name(ev->action), t->nodes[n].name,
-			topo_dns_impl_name(t->nodes[n].dns_impl));
+			"%s:%d: [event %s] action = set-weight: [dns %s] impl = gdnsd keeps a "
+			"weighted name's weights in its configuration, which only a restart "
+			"(gdnsdctl replace) reads again: expected the name on authd or pdns "
+			"(docs/authorities.md, \"DNS changes\")\n",
+			t->path, ev->line, ev->name, t->nodes[n].name);
 		bad = 1;
 	}
 	return bad ? -1 : 0;
+}
+
+int authority_node_changes(const struct topology *t, int n, int *events, int max)
+{
+	int k = 0;
+
+	for (int e = 0; e < t->nevents; e++) {
+		const struct topo_event *ev = &t->events[e];
+		int at;
+
+		if (ev->action < TOPO_A_SET_TTL || ev->action > TOPO_A_REMOVE_RECORD ||
+		    ev->node != n || k == max)
+			continue;
+		/* in time order, file order among equals */
+		for (at = k; at > 0 && t->events[events[at - 1]].at_ns > ev->at_ns; at--)
+			events[at] = events[at - 1];
+		events[at] = e;
+		k++;
+	}
+	return k;
+}
+
+/* authority_check_changes: node n's DNS changes applied one after the
+ * other in time order, as the run will, into dir: the first one refused
+ * said at its [event]'s line. 0, or -1. */
+static int authority_check_changes(const struct topology *t, int n, const char *dir, FILE *err)
+{
+	static struct zone_change list[TOPO_MAX_EVENTS];
+	int events[TOPO_MAX_EVENTS], k = authority_node_changes(t, n, events, TOPO_MAX_EVENTS);
+
+	for (int i = 0; i < k; i++) {
+		struct authd_export_changes ch = {.c = list, .n = i + 1};
+		const struct topo_event *ev = &t->events[events[i]];
+
+		topo_event_change(ev, &list[i]);
+		if (authority_write_changed(t, n, dir, &ch, err) == 0)
+			continue;
+		if (!ch.ok)
+			fprintf(err,
+				"%s:%d: [event %s] action = %s: [dns %s] would refuse it: %s\n",
+				t->path, ev->line, ev->name, topo_action_name(ev->action),
+				t->nodes[n].name, ch.reason);
+		return -1;
+	}
+	return 0;
 }
 
 /* authority_check_node: the node's checks as its implementation counts
@@ -351,6 +400,12 @@ static int authority_streams(struct authority_ctx *c, int open)
 
 int authority_write(const struct topology *t, int n, const char *dir, FILE *err)
 {
+	return authority_write_changed(t, n, dir, NULL, err);
+}
+
+int authority_write_changed(const struct topology *t, int n, const char *dir,
+			    struct authd_export_changes *ch, FILE *err)
+{
 	struct authority_ctx c = {.t = t, .node = n, .dir = dir, .err = err};
 	int gdnsd = t->nodes[n].dns_impl == TOPO_DNS_GDNSD;
 	char *text = NULL, zones[PATH_MAX];
@@ -382,7 +437,7 @@ int authority_write(const struct topology *t, int n, const char *dir, FILE *err)
 		log_warn("%s: %s/named.conf", __func__, dir);
 		goto out;
 	}
-	rc = authd_export_stream(in, t->path, err, authority_zone, &c);
+	rc = authd_export_stream_changed(in, t->path, err, ch, authority_zone, &c);
 	if (c.named && fclose(c.named) == EOF)
 		rc = -1;
 	if (gdnsd && authority_streams(&c, 0) == -1)
@@ -407,42 +462,20 @@ out:
  * passed. */
 static int authority_tool(int impl, const char *dir, FILE *out)
 {
-	char arg[PATH_MAX + 16];
-	int pipefd[2], status;
-	pid_t pid;
-	ssize_t r;
-	char buf[4096];
+	char arg[PATH_MAX + 16], *text = NULL;
+	char *pdns[] = {"/usr/bin/pdnsutil", arg, "check-all-zones", NULL};
+	char *gdnsd[] = {AUTHORITY_GDNSD_PROG, "-c", (char *)dir, "checkconf", NULL};
+	int status;
 
 	strfmt(arg, sizeof(arg), "--config-dir=%s", dir);
-	if (pipe(pipefd) == -1)
-		return -1;
-	if ((pid = fork()) == -1) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(pipefd[1], STDOUT_FILENO);
-		dup2(pipefd[1], STDERR_FILENO);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		if (impl == TOPO_DNS_GDNSD)
-			execl(AUTHORITY_GDNSD_PROG, "gdnsd", "-c", dir, "checkconf", (char *)NULL);
-		else
-			execl("/usr/bin/pdnsutil", "pdnsutil", arg, "check-all-zones",
-			      (char *)NULL);
-		fprintf(stderr, "cannot run %s: %s (sudo make deps)\n",
-			impl == TOPO_DNS_GDNSD ? AUTHORITY_GDNSD_PROG : "/usr/bin/pdnsutil",
-			strerror(errno));
-		_exit(127);
-	}
-	close(pipefd[1]);
-	while ((r = read(pipefd[0], buf, sizeof(buf))) > 0)
-		fwrite(buf, 1, (size_t)r, out);
-	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	status = subproc_capture(impl == TOPO_DNS_GDNSD ? gdnsd : pdns, -1, &text, NULL);
+	if (status == 127 || status == -1)
+		fprintf(out, "cannot run %s (sudo make deps)\n",
+			impl == TOPO_DNS_GDNSD ? gdnsd[0] : pdns[0]);
+	else if (text != NULL)
+		fputs(text, out);
+	free(text);
+	return status == 0 ? 0 : -1;
 }
 
 /* authority_probers: a [prober] node reports to authd; with PowerDNS or
@@ -485,7 +518,10 @@ int authority_check(const struct topology *t, FILE *err)
 				t->nodes[n].name, strerror(errno));
 			return -1;
 		}
-		if (authority_write(t, n, dir, err) == -1) {
+		/* the configuration it starts with, then (the tool checks the
+		 * last) as the timeline's changes leave it */
+		if (authority_write(t, n, dir, err) == -1 ||
+		    authority_check_changes(t, n, dir, err) == -1) {
 			rc = -1;
 		} else if ((mem = open_memstream(&out, &len)) != NULL) {
 			int impl = t->nodes[n].dns_impl, ok = authority_tool(impl, dir, mem);

@@ -33,6 +33,7 @@
 #define AUTHORITY_GDNSD_LABEL "gdnsd"
 #define AUTHORITY_GDNSD_USER "gdnsd"
 #define AUTHORITY_GDNSDCTL_PROG "/usr/bin/gdnsdctl"
+#define AUTHORITY_PDNS_CONTROL_PROG "/usr/bin/pdns_control"
 
 /* authority_node: whether [dns] node n runs a real authoritative server
  * (one that checks the sites itself); authority_any: whether one does */
@@ -43,6 +44,18 @@ int authority_any(const struct topology *t);
  * named.conf, one ZONE.zone per zone; dir as they will name it). 0, or -1
  * with every problem on err ("FILE:LINE: ..."), or if a file fails. */
 int authority_write(const struct topology *t, int n, const char *dir, FILE *err);
+
+/* authority_write_changed: authority_write with the timeline's DNS changes
+ * ch->c[0..n) applied in order, as authd would hold them (authd_export.h);
+ * one refused: -1, ch->ok 0 and its reason, nothing written but
+ * directories */
+struct authd_export_changes;
+int authority_write_changed(const struct topology *t, int n, const char *dir,
+			    struct authd_export_changes *ch, FILE *err);
+
+/* authority_node_changes: the timeline's DNS changes to node n, their
+ * [event]s' indices into events[0..max) in time order; how many */
+int authority_node_changes(const struct topology *t, int n, int *events, int max);
 
 /* authority_check: every [dns] node with impl = pdns written in a
  * temporary directory and checked by pdnsutil: "steerlab: node ns: pdns

@@ -38,6 +38,7 @@
 
 #include "topology.h"
 #include "wire.h"
+#include "zone_change.h"
 
 #define LAB_STATE_DIR "/run/steerlab"
 #define LAB_MAX_AGENTS (4 * TOPO_MAX_NODES)
@@ -90,6 +91,11 @@ struct lab {
 	int lockfd; /* the state directory's lock while lab_up holds it, else -1 */
 	/* bring-up left PowerDNS and gdnsd to lab_authority_start_later */
 	int authority_later;
+	/* the timeline's DNS changes PowerDNS and gdnsd took, in order, and
+	 * the node of each (lab_authority_change) */
+	int nauthority_changes;
+	int authority_change_node[TOPO_MAX_EVENTS];
+	struct zone_change authority_changes[TOPO_MAX_EVENTS];
 
 	/* the supervisor's */
 	enum lab_phase phase;
@@ -373,6 +379,13 @@ int lab_realres_prepare(struct lab *lab);
 int lab_authority_prepare(struct lab *lab);
 int lab_authority_start(struct lab *lab, int n);
 int lab_authority_ready(struct lab *lab, char *why, size_t len);
+/* lab_authority_change: the timeline's DNS change c to node n's PowerDNS
+ * or gdnsd: its zones written as authd would hold them after it, and the
+ * server told to read them (lab/build/authority_change.c); its outcome in
+ * r as authd's answer would be (refused: r->ok 0 and why). 0, or -1 with
+ * what failed in said. */
+int lab_authority_change(struct lab *lab, int n, const struct zone_change *c,
+			 struct zone_change_reply *r, char *said, size_t len);
 /* lab_authority_start_later: start the PowerDNS and gdnsd servers that
  * bring-up (lab_start_infra) left for when every site is reachable, the
  * warm-up's call once the rest is ready; 0 if none is left, or -1 */

@@ -43,8 +43,10 @@ int action_dns(struct lab *lab, const struct topo_event *e, const struct action_
 	if (ops->dns_change(lab, e->node, &c, &r, said, len) == -1)
 		return -1;
 	if (!r.ok) {
-		strfmt(said, len, "authd of %s refused %s %s: %s", lab->t->nodes[e->node].name,
-		       topo_action_name(e->action), e->dns_name, r.reason);
+		strfmt(said, len, "%s of %s refused %s %s: %s",
+		       topo_dns_impl_name(lab->t->nodes[e->node].dns_impl),
+		       lab->t->nodes[e->node].name, topo_action_name(e->action), e->dns_name,
+		       r.reason);
 		return -1;
 	}
 	*serial = r.serial;
@@ -79,7 +81,8 @@ static int action_dns_socket(struct lab *lab, int n, char *said, size_t len)
 	return fd;
 }
 
-/* action_lab_dns_change: c to node n's authd, its answer into r */
+/* action_lab_dns_change: c to node n's authd, its answer into r (or to its
+ * PowerDNS or gdnsd: lab_authority_change) */
 int action_lab_dns_change(struct lab *lab, int n, const struct zone_change *c,
 			  struct zone_change_reply *r, char *said, size_t len)
 {
@@ -88,6 +91,9 @@ int action_lab_dns_change(struct lab *lab, int n, const struct zone_change *c,
 	int64_t deadline = now_mono_ns() + (int64_t)ACTION_DNS_WAIT_MS * 1000000;
 	int fd, k;
 
+	/* PowerDNS, gdnsd: their zone files and their own reload */
+	if (lab->t->nodes[n].dns_impl != TOPO_DNS_AUTHD)
+		return lab_authority_change(lab, n, c, r, said, len);
 	if ((k = zone_change_format(c, line, sizeof(line))) == -1) {
 		strfmt(said, len, "the change of %s does not fit a CHANGE line", c->id);
 		return -1;

@@ -170,7 +170,7 @@ int clocks_client_event(struct clocks_input *in, const struct clocks_line *l)
 }
 
 /* clocks_zone_change_event: zone_changed {name, what, site, after, serial} */
-static int clocks_zone_change_event(struct clocks_input *in, const struct clocks_line *l)
+int clocks_zone_change_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	struct clocks_zone_change *z;
 	json_t *after = json_object_get(l->obj, "after"),

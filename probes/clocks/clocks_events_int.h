@@ -62,6 +62,9 @@ int clocks_collector_event(struct clocks_input *in, const struct clocks_line *l)
 int clocks_routed_event(struct clocks_input *in, const struct clocks_line *l);
 int clocks_client_event(struct clocks_input *in, const struct clocks_line *l);
 int clocks_authd_event(struct clocks_input *in, const struct clocks_line *l);
+/* clocks_zone_change_event: authd's zone_changed, or the lab's
+ * authority_changed (PowerDNS's and gdnsd's), into in->zchanges */
+int clocks_zone_change_event(struct clocks_input *in, const struct clocks_line *l);
 /* clocks_rejected_event: control_rejected {from, reason, count} of agent
  * (routed or authd) */
 int clocks_rejected_event(struct clocks_input *in, const struct clocks_line *l, const char *agent);

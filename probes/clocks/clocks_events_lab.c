@@ -222,6 +222,10 @@ int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 
 	if (strcmp(l->event, EVENTS_IMPAIRMENTS) == 0)
 		return clocks_lab_impairments(in, l);
+	/* a DNS change PowerDNS or gdnsd took, as the lab applied it: as
+	 * authd's zone_changed */
+	if (strcmp(l->event, EVENTS_AUTHORITY_CHANGED) == 0)
+		return clocks_zone_change_event(in, l);
 	/* a link's impairment changed: the paths in force from then on (a
 	 * run from before them has none) */
 	if (strcmp(l->event, EVENTS_LINK_IMPAIRED) == 0)

@@ -14,6 +14,7 @@
 
 #include "agents/authd/allow.h"
 #include "agents/authd/authd_check.h"
+#include "agents/authd/authd_export.h"
 #include "agents/authd/change.h"
 #include "agents/authd/health.h"
 #include "agents/authd/policy.h"
@@ -514,13 +515,77 @@ static void test_check_changes(void **state)
 	fclose(f);
 }
 
+/* what authd_export_stream_changed handed on: the zone's records and its
+ * names' TTLs and weights */
+struct export_seen {
+	int calls;
+	char records[4096];
+	uint32_t ttl[4], weight_b;
+};
+
+static int export_collect(void *arg, const char *apex, const char *records,
+			  const struct authd_export_name *names, int n)
+{
+	struct export_seen *x = arg;
+
+	(void)apex;
+	x->calls++;
+	snprintf(x->records, sizeof(x->records), "%s", records);
+	for (int i = 0; i < n && i < 4; i++) {
+		x->ttl[i] = names[i].ttl;
+		if (strcmp(names[i].owner, "w.lab.example.") == 0)
+			x->weight_b = names[i].sites[1].weight;
+	}
+	return 0;
+}
+
+/* the export PowerDNS's and gdnsd's files are written from, with the
+ * timeline's changes applied in order (lab/build/authority_change.c): the
+ * TTL, the weight, the record, the serial of the last; a change authd
+ * would refuse refuses the whole, with its reason, and nothing is handed
+ * on */
+static void test_export_changed(void **state)
+{
+	struct zone_change c[3];
+	struct authd_export_changes ch = {.c = c, .n = 3};
+	struct export_seen x;
+	FILE *f;
+
+	(void)state;
+	c[0] = change("CHANGE lower set-ttl www.lab.example 2");
+	c[1] = change("CHANGE add add-record new.lab.example A 198.19.3.9");
+	c[2] = change("CHANGE drain set-weight w.lab.example b 0");
+	memset(&x, 0, sizeof(x));
+	f = fmemopen((void *)change_conf, strlen(change_conf), "r");
+	assert_int_equal(authd_export_stream_changed(f, "t.ini", stderr, &ch, export_collect, &x),
+			 0);
+	fclose(f);
+	assert_int_equal(ch.ok, 1);
+	assert_int_equal(ch.serial, 2024010104);
+	assert_int_equal(x.calls, 1);
+	assert_non_null(strstr(x.records, "new.lab.example."));
+	assert_non_null(strstr(x.records, "198.19.3.9"));
+	assert_non_null(strstr(x.records, "2024010104"));
+	assert_int_equal(x.ttl[0], 2);
+	assert_int_equal(x.weight_b, 0);
+	c[1] = change("CHANGE gone remove-record new.lab.example A");
+	memset(&x, 0, sizeof(x));
+	f = fmemopen((void *)change_conf, strlen(change_conf), "r");
+	assert_int_equal(authd_export_stream_changed(f, "t.ini", stderr, &ch, export_collect, &x),
+			 -1);
+	fclose(f);
+	assert_int_equal(ch.ok, 0);
+	assert_true(ch.reason[0] != '\0');
+	assert_int_equal(x.calls, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_change_parse),	cmocka_unit_test(test_change_ttl),
 	    cmocka_unit_test(test_change_weight),	cmocka_unit_test(test_change_records),
 	    cmocka_unit_test(test_change_serial_wraps), cmocka_unit_test(test_change_entitled),
-	    cmocka_unit_test(test_check_changes),
+	    cmocka_unit_test(test_check_changes),	cmocka_unit_test(test_export_changed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The timeline's DNS changes on PowerDNS and gdnsd (docs/authorities.md,
+# "DNS changes"; tests/integration/data/authority-changes.ini): their zone
+# files rewritten as authd would hold them, then pdns_control
+# bind-reload-now / gdnsdctl reload-zones.
+#   1. PowerDNS: a valid run; each change an event_applied with the zone's
+#      next serial and an authority_changed; on ns's link (tshark): the
+#      first answer for www.lab.example after the set-ttl has TTL 1 (4
+#      before), new.lab.example NXDOMAIN before the add-record and its
+#      address after, w.lab.example never a after the drain (a before it);
+#      the weights' table sees the change.
+#   2. gdnsd (ns.impl = gdnsd, without the drain): the same TTL and record
+#      on its link, the same serials.
+#   3. refused at check, naming the [event]'s line: a set-weight on gdnsd
+#      (its weights are its configuration's), a remove-record of a record
+#      that is not there.
+# about 25 s
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-authchg
+lab_guard $lab
+command -v tshark >/dev/null || fail "no tshark (sudo make deps)"
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+trap 'lab_cleanup '$lab'' EXIT
+ini=tests/integration/data/authority-changes.ini
+
+# applied DIR EVENT SERIAL: EVENT's event_applied and authority_changed
+# carry SERIAL; prints the authority_changed's t
+applied() {
+	local dir=$1 ev=$2 serial=$3 t
+	[ "$(json "$dir/lab.events.jsonl" "select(.event == \"event_applied\" and .name == \"$ev\") | .serial")" = "$serial" ] ||
+		fail "event_applied of $ev does not carry serial $serial"
+	t=$(json "$dir/lab.events.jsonl" "select(.event == \"authority_changed\" and .id == \"$ev\" and .serial == $serial) | .t")
+	[ -n "$t" ] || fail "no authority_changed of $ev with serial $serial"
+	echo "$t"
+}
+
+# answers DIR: ns's responses on its link, "T_NS NAME RCODE TTL ADDRESS"
+answers() {
+	tshark -r "$1/capture-dns-ns.pcap" -Y 'dns.flags.response == 1' \
+		-T fields -e frame.time_epoch -e dns.qry.name -e dns.flags.rcode -e dns.resp.ttl -e dns.a 2>/dev/null |
+		awk '{ split($1, p, "."); print p[1] substr(p[2] "000000000", 1, 9), $2, $3, $4, $5 }'
+}
+
+# ttl_and_record WHO DIR: the set-ttl and the add-record on the wire
+ttl_and_record() {
+	local who=$1 dir=$2 t_lower t_add
+	t_lower=$(applied "$dir" lower 2024010102)
+	t_add=$(applied "$dir" add 2024010103)
+	answers "$dir" >"$dir/answers"
+	assert_eq "$(awk '$2 == "www.lab.example" { print $4; exit }' "$dir/answers")" 4 \
+		"$who: www.lab.example's first answer's TTL"
+	assert_eq "$(awk -v t="$t_lower" '$2 == "www.lab.example" && $1 > t { print $4; exit }' "$dir/answers")" 1 \
+		"$who: www.lab.example's first answer's TTL after the set-ttl"
+	assert_ge "$(awk -v t="$t_add" '$2 == "new.lab.example" && $3 == 3 && $1 < t' "$dir/answers" | wc -l)" 1 \
+		"$who: NXDOMAINs for new.lab.example before the add-record"
+	assert_eq "$(awk -v t="$t_add" '$2 == "new.lab.example" && $1 > t && $3 != 0' "$dir/answers" | wc -l)" 0 \
+		"$who: answers for new.lab.example other than NOERROR after the add-record"
+	assert_ge "$(awk -v t="$t_add" '$2 == "new.lab.example" && $1 > t && $5 == "198.19.1.2"' "$dir/answers" | wc -l)" 1 \
+		"$who: answers for new.lab.example with its address after the add-record"
+}
+
+# --- 1. PowerDNS
+r=$out/pdns
+run_valid "$out/pdns.txt" "$ini" --set name=$lab -q --out "$r" || fail "the run: $(tail -20 "$out/pdns.txt")"
+ttl_and_record PowerDNS "$r"
+t_drain=$(applied "$r" drain 2024010104)
+assert_ge "$(awk -v t="$t_drain" '$2 == "w.lab.example" && $1 < t && $5 == "198.19.1.1"' "$r/answers" | wc -l)" 1 \
+	"PowerDNS: answers of a for w.lab.example before the drain"
+assert_eq "$(awk -v t="$t_drain" '$2 == "w.lab.example" && $1 > t && $5 == "198.19.1.1"' "$r/answers" | wc -l)" 0 \
+	"PowerDNS: answers of a for w.lab.example after the drain"
+assert_eq "$(jq -r '.weights.names["w.lab.example"].periods | length' "$r/clocks.json")" 2 \
+	"the weights' periods of w.lab.example (the drain began the second)"
+assert_eq "$(jq -r '.weights.names["w.lab.example"].periods[1].weights.a' "$r/clocks.json")" 0 \
+	"a's weight in the second period"
+grep -q "Zone 'lab.example' .* reloaded" "$r/ns.pdns.log" || fail "PowerDNS's log says no reload"
+echo "ok: PowerDNS took the three changes, each on the wire"
+assert_no_leftovers $lab "$r"
+
+# --- 2. gdnsd, without the drain
+sed -e 's/^impl = pdns$/impl = gdnsd/' -e '/^\[event drain\]/,$d' "$ini" >"$out/gdnsd.ini"
+g=$out/gdnsd
+run_valid "$out/gdnsd.txt" "$out/gdnsd.ini" --set name=$lab -q --out "$g" || fail "the run: $(tail -20 "$out/gdnsd.txt")"
+ttl_and_record gdnsd "$g"
+grep -q "Reloading zone data successful" "$g/ns.gdnsd.log" || fail "gdnsd's log says no reload"
+echo "ok: gdnsd took the two changes, each on the wire"
+assert_no_leftovers $lab "$g"
+
+# --- 3. refused at check
+mkdir "$out/tmp"
+refused() { # WHAT PATTERN FILE: check fails, printing PATTERN
+	local what=$1 pattern=$2 rc=0
+	TMPDIR=$out/tmp $STEERLAB check "$3" >"$out/check.txt" 2>&1 || rc=$?
+	[ "$rc" != 0 ] || fail "$what: check passed"
+	grep -q -- "$pattern" "$out/check.txt" || fail "$what: not '$pattern' in: $(cat "$out/check.txt")"
+	echo "ok: $what refused: $(grep -m1 -- "$pattern" "$out/check.txt")"
+}
+sed -e 's/^impl = pdns$/impl = gdnsd/' "$ini" >"$out/weight.ini"
+refused "a set-weight on gdnsd" "weight.ini:[0-9]*: \[event drain\] action = set-weight: \[dns ns\] impl = gdnsd keeps a weighted name's weights in its configuration" "$out/weight.ini"
+sed -e 's/^action = add-record$/action = remove-record/' "$ini" >"$out/remove.ini"
+refused "a remove-record of nothing" "remove.ini:[0-9]*: \[event add\]: new.lab.example. has no A record" "$out/remove.ini"
+assert_eq "$(find "$out/tmp" -mindepth 1 | wc -l)" 0 "temporary directories of the checks left"
+rm -rf "$out" # kept only when a check fails
+echo "PASS: test_authority_changes"
