@@ -18,6 +18,7 @@
 
 #define AUTHD_EXPORT_SITES 64 /* AUTHD_MAX_SITES */
 #define AUTHD_EXPORT_ADDRS 8  /* AUTHD_SITE_ADDRS */
+#define AUTHD_EXPORT_GEO 64   /* geolocation entries exported */
 
 enum authd_export_policy {
 	AUTHD_EXPORT_SIMPLE,
@@ -52,6 +53,19 @@ struct authd_export_name {
 	int fallback; /* geolocation: a `fallback` map */
 	int nsites;
 	struct authd_export_site sites[AUTHD_EXPORT_SITES];
+	/* geolocation: its IPv4 `geo` entries in configuration order (ngeo4
+	 * of geo), each a network and the slot (index in sites) it maps to;
+	 * its `default` (a slot, -1: none); its `fallback` map (slot + 1 of
+	 * the site taking a dead slot's users, 0: none). sites is its
+	 * fallback order. */
+	int ngeo4;
+	struct authd_export_geo {
+		struct in_addr net;
+		int len;
+		int site;
+	} geo4[AUTHD_EXPORT_GEO];
+	int default_site;
+	int fallback_to[AUTHD_EXPORT_SITES];
 };
 
 /* authd_export_fn: zone apex (absolute, with its final dot) and its

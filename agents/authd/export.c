@@ -85,11 +85,21 @@ static void export_name(const struct authd_db *db, const struct authd_name *nm,
 	x->vantage = nm->nvantage;
 	for (int i = 0; i < nm->nsites; i++)
 		x->fallback |= nm->fallback[i] != 0;
+	x->default_site = nm->default_site;
+	for (int i = 0; i < nm->ngeo && x->ngeo4 < AUTHD_EXPORT_GEO; i++)
+		if (nm->geo[i].net.family == AF_INET) {
+			struct authd_export_geo *g = &x->geo4[x->ngeo4++];
+
+			memcpy(&g->net, nm->geo[i].net.addr, 4);
+			g->len = nm->geo[i].net.len;
+			g->site = nm->geo[i].site;
+		}
 	x->nsites = nm->nsites;
 	for (int i = 0; i < nm->nsites && i < AUTHD_EXPORT_SITES; i++) {
 		const struct authd_site *s = &db->sites[nm->sites[i]];
 		struct authd_export_site *e = &x->sites[i];
 
+		x->fallback_to[i] = nm->fallback[i];
 		snprintf(e->name, sizeof(e->name), "%s", s->name);
 		e->weight = nm->weight[i];
 		e->naddr = s->naddr[AUTHD_V4];

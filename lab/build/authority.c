@@ -77,11 +77,10 @@ static int authority_lua(struct authority_ctx *c, const struct authd_export_name
 		return -1;
 	}
 	switch (x->policy) {
-	case AUTHD_EXPORT_GEOLOCATION:
-		authority_refuse(c, x, "geolocation: not mapped yet (docs/authorities.md)");
-		return -1;
 	case AUTHD_EXPORT_LATENCY:
-		authority_refuse(c, x, "latency: not mapped yet (docs/authorities.md)");
+		authority_refuse(c, x,
+				 "latency: pickclosest() ranks addresses by a GeoIP database's "
+				 "coordinates, not by measured round trips");
 		return -1;
 	case AUTHD_EXPORT_WEIGHTED:
 		if (x->pattern) {
@@ -130,6 +129,9 @@ static int authority_lua(struct authority_ctx *c, const struct authd_export_name
 		      out);
 		break;
 	}
+	case AUTHD_EXPORT_GEOLOCATION:
+		authority_geo_lua(x, out);
+		break;
 	default: /* multivalue: every site up */
 		fputs("return up", out);
 		break;
@@ -382,12 +384,14 @@ static int authority_check_node(const struct topology *t, int n, FILE *err)
  * they hold kept in c's buffers). 0, or -1. */
 static int authority_streams(struct authority_ctx *c, int open)
 {
-	FILE **f[] = {&c->metafo, &c->multifo, &c->weighted};
-	char **b[] = {&c->metafo_buf, &c->multifo_buf, &c->weighted_buf};
-	size_t *l[] = {&c->metafo_len, &c->multifo_len, &c->weighted_len};
+	FILE **f[] = {&c->metafo, &c->multifo, &c->weighted, &c->geoip_maps, &c->geoip_res};
+	char **b[] = {&c->metafo_buf, &c->multifo_buf, &c->weighted_buf, &c->geoip_maps_buf,
+		      &c->geoip_res_buf};
+	size_t *l[] = {&c->metafo_len, &c->multifo_len, &c->weighted_len, &c->geoip_maps_len,
+		       &c->geoip_res_len};
 	int rc = 0;
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		if (open && (*f[i] = open_memstream(b[i], l[i])) == NULL)
 			rc = -1;
 		if (!open && *f[i] && fclose(*f[i]) == EOF)
@@ -452,6 +456,8 @@ out:
 	free(c.metafo_buf);
 	free(c.multifo_buf);
 	free(c.weighted_buf);
+	free(c.geoip_maps_buf);
+	free(c.geoip_res_buf);
 	fclose(in);
 	free(text);
 	return rc;

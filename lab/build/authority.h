@@ -10,9 +10,9 @@
  * ifportup() checks the sites itself, every check_interval (PowerDNS's
  * lua-health-checks-interval) with a timeout of check_timeout, from the
  * node, on the sites' request port over TCP (a connection established,
- * no request sent). A policy PowerDNS cannot express is an error at its
- * line ("topology/x.ini:31: [name www.lab.example] policy: pdns cannot
- * express this (...)"). The mapping table is docs/authorities.md's.
+ * no request sent); geolocation by netmask() (authority_geo.c). A policy
+ * PowerDNS cannot express is an error at its line ("topology/x.ini:31: [name www.lab.example]
+ * policy: pdns cannot express this (...)"). The mapping table is docs/authorities.md's.
  *
  * Nothing here runs a server; authority_check runs `pdnsutil
  * check-all-zones` on what it writes, in a temporary directory, before

@@ -3,9 +3,8 @@
  * see authority.h): each steered name a DYNA record of one of gdnsd's
  * plugins, whose tcp_connect monitors (the service type "steerlab")
  * check the sites: failover as metafo's datacenters in order, multivalue as
- * multifo, weighted as weighted. A DYNA TTL is MAX/MIN and gdnsd moves it
- * with its monitors' state; the lab writes the name's TTL as both, fixed as
- * authd's.
+ * multifo, weighted as weighted, geolocation as geoip with a nets map. A DYNA TTL is MAX/MIN and
+ * gdnsd moves it with its monitors' state; the lab writes the name's TTL as both, fixed as authd's.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -105,10 +104,15 @@ int authority_gdnsd_name(struct authority_ctx *c, const struct authd_export_name
 		}
 		break;
 	case AUTHD_EXPORT_GEOLOCATION:
-		authority_refuse(c, x, "geolocation: not mapped yet (docs/authorities.md)");
-		return 0;
+		/* its classes of queriers as a nets map (authority_geo.c) */
+		plugin = "geoip";
+		if (authority_geo_gdnsd(c, x, res) == -1)
+			return 0;
+		break;
 	default:
-		authority_refuse(c, x, "latency: not mapped yet (docs/authorities.md)");
+		authority_refuse(c, x,
+				 "latency: its plugins choose by health, weights or the "
+				 "querier's network, not by measured round trips");
 		return 0;
 	}
 	/* the name's TTL as both MAX and MIN: fixed, as authd's */
@@ -161,6 +165,11 @@ int authority_gdnsd_conf(struct authority_ctx *c)
 	if (c->weighted_len)
 		fprintf(fp, "  weighted => {\n    service_types => steerlab\n%s  }\n",
 			c->weighted_buf);
+	if (c->geoip_res_len)
+		fprintf(fp,
+			"  geoip => {\n    maps => {\n%s    }\n    resources => {\n%s    }\n  "
+			"}\n",
+			c->geoip_maps_buf, c->geoip_res_buf);
 	fputs("}\n", fp);
 	if (fclose(fp) == EOF) {
 		log_warn("%s: %s/config", __func__, c->dir);

@@ -20,9 +20,9 @@ struct authority_ctx {
 	/* pdns: named.conf's zone statements */
 	FILE *named;
 	/* gdnsd: each plugin's resources, written into config at the end */
-	FILE *metafo, *multifo, *weighted;
-	char *metafo_buf, *multifo_buf, *weighted_buf;
-	size_t metafo_len, multifo_len, weighted_len;
+	FILE *metafo, *multifo, *weighted, *geoip_maps, *geoip_res;
+	char *metafo_buf, *multifo_buf, *weighted_buf, *geoip_maps_buf, *geoip_res_buf;
+	size_t metafo_len, multifo_len, weighted_len, geoip_maps_len, geoip_res_len;
 };
 
 /* authority_refuse: name x's policy, which the node's implementation
@@ -38,6 +38,14 @@ FILE *authority_conf_open(const struct authority_ctx *c, const char *file,
 /* authority_gdnsd_name: x as a DYNA record line of zone, its resource
  * into c's plugin streams. 0, or -1 if a file fails (a refusal is c->bad). */
 int authority_gdnsd_name(struct authority_ctx *c, const struct authd_export_name *x, FILE *zone);
+
+/* authority_geo_lua: geolocation name x's choice of site as LUA code,
+ * after the code that sets `has` (every address up); authority_geo_gdnsd:
+ * x as gdnsd's geoip resource res and its map, into c's streams (-1: a
+ * refusal said). lab/build/authority_geo.c. */
+void authority_geo_lua(const struct authd_export_name *x, FILE *out);
+int authority_geo_gdnsd(struct authority_ctx *c, const struct authd_export_name *x,
+			const char *res);
 
 /* authority_gdnsd_conf: gdnsd's config into dir (its plugins' resources
  * from c). 0 or -1. */

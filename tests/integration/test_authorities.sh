@@ -19,7 +19,7 @@
 #      b; gdnsd run as its user (started by `up` once the sites' routes
 #      are in), its files and log kept.
 #   3. what they cannot express is refused at check, naming the line: a
-#      geolocation name, a check_interval of 1.5 s, a [prober] node with
+#      weighted pattern, a check_interval of 1.5 s, a [prober] node with
 #      no authd to report to, a gdnsd timeout not below its interval, a
 #      pdns check_down of 3; no temporary directory left.
 # about 30 s
@@ -114,9 +114,9 @@ refused() { # WHAT PATTERN ARGS...: check fails, printing PATTERN
 	grep -q -- "$pattern" "$out/check.txt" || fail "$what: not '$pattern' in: $(cat "$out/check.txt")"
 	echo "ok: $what refused: $(grep -m1 -- "$pattern" "$out/check.txt")"
 }
-sed 's/^policy = failover$/policy = geolocation\ngeo = 198.18.0.0\/24 a\ndefault = b/;/^primary\|^secondary/d' \
-	topology/pdns.ini >"$out/geo.ini"
-refused "a geolocation name" "geo.ini:[0-9]*: \[name www.lab.example\] policy = geolocation: pdns cannot express this" "$out/geo.ini"
+sed 's/^policy = failover$/policy = weighted\nweight = a 1\nweight = b 1\npattern = a b b/;/^primary\|^secondary/d' \
+	topology/pdns.ini >"$out/pattern.ini"
+refused "a weighted pattern" "pattern.ini:[0-9]*: \[name www.lab.example\] policy = weighted: pdns cannot express this (pattern:" "$out/pattern.ini"
 refused "check_interval = 1500ms" "pdns.ini:[0-9]*: \[dns ns\] check_interval = 1.500 s: pdns checks every whole second" \
 	topology/pdns.ini --set ns.check_interval=1500ms
 cp topology/pdns.ini "$out/prober.ini"
