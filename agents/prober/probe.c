@@ -103,5 +103,7 @@ const struct prober_check *prober_check_find(const char *name)
 		return &prober_check_http;
 	if (strcmp(name, prober_check_icmp.name) == 0)
 		return &prober_check_icmp;
+	if (strcmp(name, prober_check_dns.name) == 0)
+		return &prober_check_dns;
 	return NULL;
 }

@@ -1,5 +1,5 @@
 /*
- * The prober's probe: one at a time to a service, of one of two kinds
+ * The prober's probe: one at a time to a service, of one of several kinds
  * behind the same calls (struct prober_check, picked by prober -C).
  *
  * udp (probe.c), the deep check: a request of lib/wire.h, passed when
@@ -24,6 +24,12 @@
  * X-Steerlab header echoes the probe in the site's name, unflagged; a 503
  * (a degraded site) or another status fails it (unavailable), and the
  * connection is aborted once the response head is in.
+ *
+ * dns (probe_dns.c), a name server's: a query for the SOA of a zone (-Q)
+ * on a socket connected to the server's port 53, passed when the answer
+ * is its own (the probe's id, the zone asked), authoritative, NOERROR,
+ * with the SOA: a [dns] node's own prober, which announces its anycast
+ * address while it passes (docs/topology.md, "Anycast name servers").
  *
  * icmp (probe_icmp.c), the shallowest: an ICMP echo request to the site's
  * address on a raw socket (root), passed when its echo reply comes back:
@@ -81,7 +87,8 @@ struct prober_probe {
 	 * connection on, as Route 53 times its two steps */
 	int64_t connect_timeout_ns;
 	int64_t response_timeout_ns;
-	uint16_t echo_id; /* icmp: the echo's identifier */
+	uint16_t echo_id;     /* icmp: the echo's identifier */
+	const char *dns_zone; /* dns: the zone whose SOA is asked (NULL: the root) */
 };
 
 /* prober_reply_check: classifies a datagram against the probe seq expected
@@ -165,11 +172,20 @@ size_t prober_icmp_echo(uint8_t *buf, size_t len, uint16_t id, uint64_t seq);
 enum prober_reply prober_icmp_check(const uint8_t *pkt, size_t len, uint16_t id, uint64_t seq);
 uint16_t prober_icmp_sum(const uint8_t *buf, size_t len);
 
-extern const struct prober_check prober_check_udp, prober_check_tcp, prober_check_http,
-    prober_check_icmp;
+/* prober_dns_send, _read: the dns check's (its open and close are udp's).
+ * prober_dns_check: classifies a datagram against the answer to probe seq
+ * (its id, seq's low 16 bits) for zone's SOA: OK, STALE (another id),
+ * UNAVAILABLE (not an authoritative NOERROR answer), BAD (no answer to a
+ * question of the zone). */
+int prober_dns_send(struct prober_probe *p, int64_t timeout_ns);
+int prober_dns_read(struct prober_probe *p);
+enum prober_reply prober_dns_check(const uint8_t *buf, size_t len, uint64_t seq, const char *zone);
 
-/* prober_check_find: the check named name ("udp", "tcp", "http", "icmp"),
- * or NULL. */
+extern const struct prober_check prober_check_udp, prober_check_tcp, prober_check_http,
+    prober_check_icmp, prober_check_dns;
+
+/* prober_check_find: the check named name ("udp", "tcp", "http", "icmp",
+ * "dns"), or NULL. */
 const struct prober_check *prober_check_find(const char *name);
 
 #endif

@@ -72,6 +72,7 @@ struct prober_opts {
 	unsigned down, up;
 	const struct prober_check *check;  /* -C */
 	const char *http_path, *http_body; /* -U, -b */
+	const char *dns_zone;		   /* -Q */
 	int64_t connect_timeout_ns;	   /* -W */
 	unsigned http_status;		   /* -X */
 	int has_status;
@@ -129,7 +130,9 @@ static void prober_usage(FILE *fp)
 		"                   at once (shallow: the kernel's handshake, not sited's\n"
 		"                   answer; blind to a drain); http, a GET sited -H must\n"
 		"                   answer 200 in the site's name (deep); icmp, an echo\n"
-		"                   request the site's host answers (root; blind to sited)\n"
+		"                   request the site's host answers (root; blind to sited);\n"
+		"                   dns, a name server answers the SOA of ZONE (-Q)\n"
+		"  -Q ZONE          -C dns: the zone asked (default: the root)\n"
 		"  -W CONNECT       -C tcp or http: the connection within CONNECT; http's\n"
 		"                   response then within TIMEOUT of it (default: TIMEOUT\n"
 		"                   for the whole probe)\n"
@@ -221,7 +224,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	    {OPT_INT('d', &o->down, 1, 1000000, count)},
 	    {OPT_INT('u', &o->up, 1, 1000000, count)},
 	    {OPT_DURATION('k', &o->refresh_ns, 1, INT64_MAX, duration)},
-	    {OPT_CALL('C', prober_opt_check, &o->check, "a check, udp, tcp, http or icmp")},
+	    {OPT_CALL('C', prober_opt_check, &o->check, "a check, udp, tcp, http, icmp or dns")},
 	    {OPT_NAME('I', &o->id, HEALTH_ID_LEN,
 		      "a prober id of 1 to 32 letters, digits, '.', '_' or '-'")},
 	    {OPT_CALL('A', prober_opt_authd, &o->authds, "an authd's IPv4 ADDR[:PORT]")},
@@ -229,6 +232,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 		      "SITE=ADDR[:PORT], a site name of 1 to 16 letters, digits, '.', '_' or '-' "
 		      "and an IPv4 address")},
 	    {OPT_STR('U', &o->http_path)},
+	    {OPT_STR('Q', &o->dns_zone)},
 	    {OPT_DURATION('W', &o->connect_timeout_ns, 1, INT64_MAX, duration)},
 	    {OPT_INT('X', &o->http_status, 100, 599, "an HTTP status (100-599)"),
 	     .seen = &o->has_status},
@@ -254,6 +258,10 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	if (o->connect_timeout_ns && o->check != &prober_check_http &&
 	    o->check != &prober_check_tcp)
 		opt_refuse(&cmd, "-W goes with -C tcp or -C http (a connection)");
+	if (o->dns_zone && o->check != &prober_check_dns)
+		opt_refuse(&cmd, "-Q goes with -C dns");
+	if (o->dns_zone && strlen(o->dns_zone) > 253)
+		opt_refuse(&cmd, "-Q: expected a zone's name, got '%s'", o->dns_zone);
 	if ((o->has_status || o->http_body) && o->http_path == NULL)
 		opt_refuse(&cmd, "-X and -b go with -U PATH (the lab's target passes on 200)");
 	if (o->http_path && (o->http_path[0] != '/' || strpbrk(o->http_path, " \r\n") ||
@@ -593,6 +601,7 @@ int main(int argc, char **argv)
 		if (o.check->open(&t->probe, &t->addr, t->site) == -1)
 			goto out;
 		t->probe.http_path = o.http_path;
+		t->probe.dns_zone = o.dns_zone;
 		t->probe.http_status = (int)o.http_status;
 		t->probe.http_body = o.http_body;
 		t->probe.connect_timeout_ns = o.connect_timeout_ns;
