@@ -201,12 +201,27 @@ static int lab_start_routed(struct lab *lab, int n)
 	agents_argv_start(&a, lab, n, "routed", "routed");
 	agents_argv_add(&a, "-P");
 	agents_argv_add(&a, "%s/32", agents_ip(t->service, svc));
+	/* and every anycast name server's address, each once */
+	for (int i = 0; i < t->nnodes; i++) {
+		int seen = 0;
+
+		if (t->nodes[i].kind != TOPO_DNS || t->nodes[i].anycast.s_addr == 0)
+			continue;
+		for (int j = 0; j < i; j++)
+			seen |= t->nodes[j].kind == TOPO_DNS &&
+				t->nodes[j].anycast.s_addr == t->nodes[i].anycast.s_addr;
+		if (seen)
+			continue;
+		agents_argv_add(&a, "-P");
+		agents_argv_add(&a, "%s/32", agents_ip(t->nodes[i].anycast, svc));
+	}
 	topo_paths(t, n, path);
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
 		int hops;
 
-		if (t->nodes[l->node].kind != TOPO_SITE)
+		if (t->nodes[l->node].kind != TOPO_SITE &&
+		    !(t->nodes[l->node].kind == TOPO_DNS && t->nodes[l->node].anycast.s_addr))
 			continue;
 		hops = topo_route_to(t, n, path, l->node, &via, &ifname);
 		if (hops < 0)
@@ -294,6 +309,27 @@ int lab_start_sited(struct lab *lab, int n)
 	return lab_start_agent_as(lab, n, "sited", "sited", a.argv);
 }
 
+/* agents_prober_routers: a prober's routeds (routing = static): its own
+ * router's, then every other router's at its id (one withdrawal, every
+ * FIB), and its verdict repeated every static_refresh, so that the
+ * routers' hold timers keep it */
+static void agents_prober_routers(struct lab_argv *a, const struct topology *t,
+				  const struct topo_node *node)
+{
+	char buf[INET_ADDRSTRLEN];
+
+	agents_argv_add(a, "-R");
+	agents_argv_add(a, "%s", agents_ip(t->links[node->link].router_addr, buf));
+	for (int r = 0; r < t->nnodes; r++) {
+		if (t->nodes[r].kind != TOPO_ROUTER || r == t->links[node->link].router)
+			continue;
+		agents_argv_add(a, "-R");
+		agents_argv_add(a, "%s", agents_ip(t->nodes[r].router_id, buf));
+	}
+	agents_argv_add(a, "-k");
+	agents_argv_add(a, "%lldus", (long long)t->static_refresh_ns / 1000);
+}
+
 /* lab_start_site_prober: site n's prober, probing its sited */
 static int lab_start_site_prober(struct lab *lab, int n)
 {
@@ -315,20 +351,53 @@ static int lab_start_site_prober(struct lab *lab, int n)
 	} else {
 		agents_argv_add(&a, "-m");
 		agents_argv_add(&a, "%u", node->metric);
-		agents_argv_add(&a, "-R");
-		agents_argv_add(&a, "%s", agents_ip(t->links[node->link].router_addr, buf));
-		/* and every other router, at its id: one withdrawal, every FIB */
-		for (int r = 0; r < t->nnodes; r++) {
-			if (t->nodes[r].kind != TOPO_ROUTER || r == t->links[node->link].router)
-				continue;
-			agents_argv_add(&a, "-R");
-			agents_argv_add(&a, "%s", agents_ip(t->nodes[r].router_id, buf));
-		}
-		/* the verdict repeated, so that the routers' hold timers keep it */
-		agents_argv_add(&a, "-k");
-		agents_argv_add(&a, "%lldus", (long long)t->static_refresh_ns / 1000);
+		agents_prober_routers(&a, t, node);
 	}
 	agents_probe_timing(&a, t, node);
+	return agents_argv_run(lab, n, "prober", "prober", &a);
+}
+
+/* lab_start_anycast_prober: anycast name server n's prober, asking its
+ * server for its first zone's SOA on its link address, announcing its
+ * anycast address to every router while it answers (routing = static),
+ * at a metric of its rank among the instances sharing the address */
+static int lab_start_anycast_prober(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	const struct topo_node *node = &t->nodes[n];
+	struct lab_argv a;
+	char buf[INET_ADDRSTRLEN];
+	unsigned rank = 1;
+	int z = -1;
+
+	for (int i = 0; i < t->nraw_sections && z < 0; i++)
+		if (node->zone_set >> i & 1)
+			z = i;
+	for (int j = 0; j < n; j++)
+		rank += t->nodes[j].kind == TOPO_DNS &&
+			t->nodes[j].anycast.s_addr == node->anycast.s_addr;
+	agents_argv_start(&a, lab, n, "prober", "prober");
+	agents_argv_add(&a, "-s");
+	agents_argv_add(&a, "%s", node->name);
+	agents_argv_add(&a, "-C");
+	agents_argv_add(&a, "dns");
+	agents_argv_add(&a, "-Q");
+	agents_argv_add(&a, "%s", z >= 0 ? t->raw_sections[z].apex : ".");
+	agents_argv_add(&a, "-t");
+	agents_argv_add(&a, "%s:53", agents_ip(t->links[node->link].node_addr, buf));
+	agents_argv_add(&a, "-P");
+	agents_argv_add(&a, "%s/32", agents_ip(node->anycast, buf));
+	agents_argv_add(&a, "-m");
+	agents_argv_add(&a, "%u", 10 * rank);
+	agents_prober_routers(&a, t, node);
+	agents_argv_add(&a, "-i");
+	agents_argv_add(&a, "%lldus", (long long)t->probe_interval_ns / 1000);
+	agents_argv_add(&a, "-w");
+	agents_argv_add(&a, "%lldus", (long long)t->probe_timeout_ns / 1000);
+	agents_argv_add(&a, "-d");
+	agents_argv_add(&a, "%u", t->probe_down);
+	agents_argv_add(&a, "-u");
+	agents_argv_add(&a, "%u", t->probe_up);
 	return agents_argv_run(lab, n, "prober", "prober", &a);
 }
 
@@ -489,6 +558,8 @@ static int agents_step_node(struct lab *lab, int n)
 		return lab_start_site_prober(lab, n);
 	case TOPO_PROBER:
 		return lab_start_remote_prober(lab, n);
+	case TOPO_DNS:
+		return lab->t->nodes[n].anycast.s_addr != 0 ? lab_start_anycast_prober(lab, n) : 0;
 	default:
 		return 0;
 	}

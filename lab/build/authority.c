@@ -221,16 +221,21 @@ static int authority_zone(void *arg, const char *apex, const char *records,
 }
 
 FILE *authority_conf_open(const struct authority_ctx *c, const char *file,
-			  char addr[INET_ADDRSTRLEN])
+			  char addr[AUTHORITY_LISTEN_LEN])
 {
-	const struct topology *t = c->t;
+	const struct topo_node *node = &c->t->nodes[c->node];
 	FILE *fp = lab_fopen_write(c->dir, file);
+	char any[INET_ADDRSTRLEN];
 
-	if (fp == NULL)
+	if (fp == NULL) {
 		log_warn("%s: %s/%s", __func__, c->dir, file);
-	else
-		inet_ntop(AF_INET, &t->links[t->nodes[c->node].link].node_addr, addr,
-			  INET_ADDRSTRLEN);
+		return NULL;
+	}
+	inet_ntop(AF_INET, &c->t->links[node->link].node_addr, addr, INET_ADDRSTRLEN);
+	/* an anycast name server listens on its anycast address too */
+	if (node->anycast.s_addr != 0)
+		snprintf(addr + strlen(addr), AUTHORITY_LISTEN_LEN - strlen(addr), ", %s",
+			 inet_ntop(AF_INET, &node->anycast, any, sizeof(any)));
 	return fp;
 }
 
@@ -240,7 +245,7 @@ static int authority_pdns_conf(const struct authority_ctx *c)
 	const struct topology *t = c->t;
 	const struct topo_node *node = &t->nodes[c->node];
 	const char *dir = c->dir;
-	char addr[INET_ADDRSTRLEN];
+	char addr[AUTHORITY_LISTEN_LEN];
 	FILE *fp = authority_conf_open(c, "pdns.conf", addr);
 
 	if (fp == NULL)

@@ -124,7 +124,7 @@ int authority_gdnsd_conf(struct authority_ctx *c)
 {
 	const struct topology *t = c->t;
 	const struct topo_node *node = &t->nodes[c->node];
-	char addr[INET_ADDRSTRLEN];
+	char addr[AUTHORITY_LISTEN_LEN];
 	FILE *fp = authority_conf_open(c, "config", addr);
 
 	if (fp == NULL)

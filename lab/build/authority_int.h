@@ -31,9 +31,11 @@ struct authority_ctx {
 void authority_refuse(struct authority_ctx *c, const struct authd_export_name *x, const char *why);
 
 /* authority_conf_open: the server's configuration file `file` in c's
- * directory, new (said if it fails), and the node's address into addr */
+ * directory, new (said if it fails), and the addresses it listens on into
+ * addr: the node's, and its anycast one after ", " */
+#define AUTHORITY_LISTEN_LEN (2 * INET_ADDRSTRLEN + 2)
 FILE *authority_conf_open(const struct authority_ctx *c, const char *file,
-			  char addr[INET_ADDRSTRLEN]);
+			  char addr[AUTHORITY_LISTEN_LEN]);
 
 /* authority_gdnsd_name: x as a DYNA record line of zone, its resource
  * into c's plugin streams. 0, or -1 if a file fails (a refusal is c->bad). */

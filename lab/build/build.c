@@ -389,6 +389,11 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 			goto out;
 		if (node->kind == TOPO_SITE && kern_addr_add(k, 1, node->address, 32) == -1)
 			goto out;
+		/* an anycast name server's address, which its server listens on
+		 * and its prober announces while it answers */
+		if (node->kind == TOPO_DNS && node->anycast.s_addr != 0 &&
+		    kern_addr_add(k, 1, node->anycast, 32) == -1)
+			goto out;
 		/* one address per cache of a resolver node, which resolverd
 		 * listens on and sends its upstream queries from */
 		for (unsigned i = 1; node->kind == TOPO_RESOLVER && i <= node->count; i++)

@@ -106,6 +106,10 @@ int dnsconf_write(const struct topology *t, int node, FILE *out)
 		"[server]\nlisten = %s:53\ncontrol = %s:%d\nquorum = %.15g\nall_dead = %s\n",
 		t->path, addr, addr, DNSCONF_CONTROL_PORT, dns->quorum,
 		dns->fail_closed ? "fail-closed" : "fail-open");
+	/* an anycast name server answers on its anycast address too */
+	if (dns->anycast.s_addr != 0)
+		fprintf(out, "listen = %s:53\n",
+			inet_ntop(AF_INET, &dns->anycast, addr, sizeof(addr)));
 	for (int n = 0; n < t->nnodes; n++) {
 		if (t->nodes[n].kind != TOPO_SITE)
 			continue;

@@ -244,6 +244,25 @@ static int run_not_yet(char *why, size_t len, const char *fmt, ...)
 	return 0;
 }
 
+/* run_routes_applied: every router's routed has applied node's route
+ * (routing = static: a site's, an anycast name server's); else what is
+ * missing in why */
+static int run_routes_applied(const struct topology *t, const char *rundir, const char *node,
+			      char *why, size_t len)
+{
+	char path[PATH_MAX];
+
+	for (int r = 0; r < t->nnodes; r++) {
+		if (t->nodes[r].kind != TOPO_ROUTER)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s.routed.events.jsonl", rundir, t->nodes[r].name);
+		if (run_count_events(path, EVENTS_ROUTE_APPLIED, "site", node) == 0)
+			return run_not_yet(why, len, "router %s has not applied %s's route",
+					   t->nodes[r].name, node);
+	}
+	return 1;
+}
+
 /* The lab is ready when every site link is being captured, every site's
  * route has been applied by every router (routing = bgp: BGP has
  * converged, run_bgp_ready), and every authd and resolverd answers (the
@@ -296,18 +315,18 @@ int run_ready_why(const struct topology *t, const char *rundir, char *why, size_
 					   router);
 		if (t->routing == TOPO_ROUTING_BGP)
 			continue;
-		/* every router's routed has its route (routing = static) */
-		for (int r = 0; r < t->nnodes; r++) {
-			if (t->nodes[r].kind != TOPO_ROUTER)
-				continue;
-			strfmt(path, sizeof(path), "%s/%s.routed.events.jsonl", rundir,
-			       t->nodes[r].name);
-			if (run_count_events(path, EVENTS_ROUTE_APPLIED, "site", site) == 0)
-				return run_not_yet(why, len,
-						   "router %s has not applied site %s's route",
-						   t->nodes[r].name, site);
-		}
+		if (!run_routes_applied(t, rundir, site, why, len))
+			return 0;
 	}
+	return 1;
+}
+
+int run_anycast_ns_ready(const struct topology *t, const char *rundir, char *why, size_t len)
+{
+	for (int n = 0; n < t->nnodes; n++)
+		if (t->nodes[n].kind == TOPO_DNS && t->nodes[n].anycast.s_addr != 0 &&
+		    !run_routes_applied(t, rundir, t->nodes[n].name, why, len))
+			return 0;
 	return 1;
 }
 
@@ -420,7 +439,8 @@ static int run_warm_up(struct lab *lab)
 			return -1;
 		}
 		if ((ready = ready && lab_realres_ready(lab, why, sizeof(why)) &&
-			     lab_authority_ready(lab, why, sizeof(why))) &&
+			     lab_authority_ready(lab, why, sizeof(why)) &&
+			     run_anycast_ns_ready(t, lab->rundir, why, sizeof(why))) &&
 		    (t->routing != TOPO_ROUTING_BGP ||
 		     run_bfd_ready(lab, bfd_up, &bfd_asked, bfd_why, sizeof(bfd_why))))
 			return 0;

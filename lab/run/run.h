@@ -69,6 +69,10 @@ struct lab;
 /* run_ready: 1 when every site link is being captured, every site's route
  * applied, and every authd and resolverd answers (their events in rundir). */
 int run_ready(const struct topology *t, const char *rundir);
+/* run_anycast_ns_ready: every anycast name server's route applied by
+ * every router (its prober found its server answering: after PowerDNS
+ * and gdnsd start), else what is missing in why */
+int run_anycast_ns_ready(const struct topology *t, const char *rundir, char *why, size_t len);
 /* run_ready_why: run_ready, and what the lab still waits for in why */
 int run_ready_why(const struct topology *t, const char *rundir, char *why, size_t len);
 

@@ -100,6 +100,13 @@ static json_t *planjson_node(const struct topology *t, int n)
 		/* what answers there, and PowerDNS's own checks (their failures
 		 * on the sites' captures: probes/clocks/clocks_pdns.c) */
 		json_object_set_new(o, "impl", json_string(topo_dns_impl_name(node->dns_impl)));
+		if (node->anycast.s_addr != 0) {
+			char a[INET_ADDRSTRLEN];
+
+			json_object_set_new(
+			    o, "anycast",
+			    json_string(inet_ntop(AF_INET, &node->anycast, a, sizeof(a))));
+		}
 		if (node->dns_impl != TOPO_DNS_AUTHD) {
 			json_object_set_new(o, "check_interval_s",
 					    json_real((double)node->check_interval_ns / 1e9));

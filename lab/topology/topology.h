@@ -366,6 +366,9 @@ struct topo_node {
 	int probe_phase; /* its prober's cycle (enum topo_probe_phase) */
 
 	struct in_addr address; /* unicast service address: what DNS answers */
+	/* [dns]: the anycast address it also serves on, announced by its own
+	 * prober while it answers (0.0.0.0: none) */
+	struct in_addr anycast;
 
 	/* client */
 	enum topo_mode mode;
@@ -623,6 +626,9 @@ struct in_addr topo_resolver_addr(const struct topology *t, int node, int instan
 /* topo_impl_name: what `impl` of a [resolver] node is written as
  * ("resolverd", "unbound", "knot-resolver", "bind9"). */
 const char *topo_impl_name(int impl);
+
+/* topo_anycast_any: whether a [dns] node serves on an anycast address */
+int topo_anycast_any(const struct topology *t);
 
 /* topo_dns_impl_name: what `impl` of a [dns] node is written as
  * ("authd", "pdns", "gdnsd"). */

@@ -112,6 +112,7 @@ enum {
 	TOPO_K_RSV_MODE = 3,
 
 	TOPO_K_ZONES = 3, /* [dns] */
+	TOPO_K_DNS_ANYCAST = 10,
 };
 
 /* A client's `resolver = NAME` or `resolver = NAME.N` as written. */
@@ -119,6 +120,12 @@ struct topo_resolver_ref {
 	char name[TOPO_NAME_MAX + 1];
 	unsigned instance; /* N, 1..TOPO_RESOLVER_COUNT_MAX; 0 if not written */
 };
+
+/* topo_check_anycast: each [dns] node's anycast address: not the
+ * service's or a site's, routing = static, the same zones as the nodes it
+ * shares it with (topology_anycast.c); after the zones are known */
+struct topo_parse;
+void topo_check_anycast(struct topo_parse *p);
 
 /* topo_keys: the keys of [lab] (kind -1) or of a node kind, in the order
  * they are printed; *n is set to their number. */

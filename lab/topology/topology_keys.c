@@ -205,6 +205,8 @@ static const struct topo_key topo_dns_keys[] = {
     {"check_up", TOPO_T_UINT, NODE(check_up), 1, 65535, -1, NULL},
     /* where it is: [link] delay = auto (topology_impair.c); printed when set */
     {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
+    /* an anycast address it serves on too (topology_anycast.c) */
+    {"anycast", TOPO_T_SERVICE, NODE(anycast), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_prober_keys[] = {

@@ -146,6 +146,9 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		if (node && node->kind == TOPO_DNS && node->dns_impl == TOPO_DNS_AUTHD &&
 		    (strcmp(keys[k].name, "impl") == 0 || strncmp(keys[k].name, "check_", 6) == 0))
 			continue;
+		if (node && node->kind == TOPO_DNS && node->anycast.s_addr == 0 &&
+		    strcmp(keys[k].name, "anycast") == 0)
+			continue;
 		if (node == NULL && t->records == TOPO_RECORDS_CSV &&
 		    strcmp(keys[k].name, "records") == 0)
 			continue;

@@ -135,6 +135,18 @@ static void topo_ns_name(const struct topology *t, int n, const char *apex, char
 	snprintf(out, len, "ns-%s.%s", t->nodes[n].name, strcmp(apex, ".") == 0 ? "" : apex);
 }
 
+/* topo_anycast_twin: server s of zone section sec shares its anycast
+ * address with an earlier server of it: one NS name stands for them all */
+static int topo_anycast_twin(const struct topology *t, const struct topo_raw_section *sec, int s)
+{
+	const struct topo_node *d = &t->nodes[sec->servers[s]];
+
+	for (int e = 0; e < s && d->anycast.s_addr; e++)
+		if (t->nodes[sec->servers[e]].anycast.s_addr == d->anycast.s_addr)
+			return 1;
+	return 0;
+}
+
 /* topo_zone_servers: the servers of zone section sec as records at its
  * line: their NS records at its apex if ns, then each one's address */
 static void topo_zone_servers(const struct topology *t, const struct topo_raw_section *sec, int ns,
@@ -143,6 +155,8 @@ static void topo_zone_servers(const struct topology *t, const struct topo_raw_se
 	char name[TOPO_DNS_NAME_MAX + 24], rec[2 * TOPO_DNS_NAME_MAX + 64], a[INET_ADDRSTRLEN];
 
 	for (int s = 0; s < sec->nservers && ns; s++) {
+		if (topo_anycast_twin(t, sec, s))
+			continue;
 		topo_ns_name(t, sec->servers[s], sec->apex, name, sizeof(name));
 		snprintf(rec, sizeof(rec), "%s NS %s", sec->apex, name);
 		emit(arg, rec, sec->line);
@@ -150,8 +164,13 @@ static void topo_zone_servers(const struct topology *t, const struct topo_raw_se
 	for (int s = 0; s < sec->nservers; s++) {
 		const struct topo_node *d = &t->nodes[sec->servers[s]];
 
+		if (topo_anycast_twin(t, sec, s))
+			continue;
 		topo_ns_name(t, sec->servers[s], sec->apex, name, sizeof(name));
-		inet_ntop(AF_INET, &t->links[d->link].node_addr, a, sizeof(a));
+		/* an anycast server by its anycast address (docs/topology.md,
+		 * "Anycast name servers") */
+		inet_ntop(AF_INET, d->anycast.s_addr ? &d->anycast : &t->links[d->link].node_addr,
+			  a, sizeof(a));
 		snprintf(rec, sizeof(rec), "%s A %s", name, a);
 		emit(arg, rec, sec->line);
 	}

@@ -105,8 +105,15 @@ void clocks_outages(const struct clocks_input *in, struct clocks_outages *out)
 			r = clocks_outage_res(o, clocks_outage_resolver_of(in, rs->client));
 			if (r == NULL)
 				continue;
-			if (o->until_ns == CLOCKS_NONE || rs->sent_ns < o->until_ns)
+			if (o->until_ns == CLOCKS_NONE || rs->sent_ns < o->until_ns) {
 				r->during[rs->outcome]++;
+				if (rs->outcome != CLOCKS_DNS_TIMEOUT &&
+				    rs->latency_ns >= CLOCKS_OUTAGE_SLOW_NS)
+					r->slow++;
+				if (rs->outcome != CLOCKS_DNS_TIMEOUT &&
+				    rs->latency_ns > r->slowest_ns)
+					r->slowest_ns = rs->latency_ns;
+			}
 			b = (rs->sent_ns - o->from_ns) / CLOCKS_OUTAGE_BUCKET_NS;
 			if (b < o->nbuckets)
 				r->b[b][rs->outcome]++;
@@ -146,6 +153,9 @@ json_t *clocks_json_outages(const struct clocks_input *in, const struct clocks_o
 			json_t *jr = json_object(), *bs = json_array();
 
 			json_object_set_new(jr, "during", clocks_outage_counts(r->during));
+			json_object_set_new(jr, "slow", json_integer(r->slow));
+			json_object_set_new(jr, "slowest_s",
+					    json_real((double)r->slowest_ns / 1e9));
 			for (int b = 0; b < o->nbuckets; b++) {
 				json_t *jb = clocks_outage_counts(r->b[b]);
 

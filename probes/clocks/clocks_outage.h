@@ -16,9 +16,17 @@
 #define CLOCKS_OUTAGE_BUCKET_NS 1000000000LL
 #define CLOCKS_OUTAGE_BUCKETS 120
 
+/* a resolution that took this long or more was slow: its first server
+ * did not answer and its resolver asked another (resolverd's timeout is
+ * 500 ms), or it waited on an outage */
+#define CLOCKS_OUTAGE_SLOW_NS (100 * 1000000LL)
+
 struct clocks_outage_resolver {
 	char resolver[CLOCKS_NAME_MAX]; /* "" when the clients did not say */
 	int64_t during[CLOCKS_DNS_OUTCOMES];
+	/* while it lasted: the resolutions answered CLOCKS_OUTAGE_SLOW_NS or
+	 * more after their query, and the slowest answered one (0: none) */
+	int64_t slow, slowest_ns;
 	int64_t b[CLOCKS_OUTAGE_BUCKETS][CLOCKS_DNS_OUTCOMES];
 };
 

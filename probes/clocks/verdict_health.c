@@ -154,6 +154,11 @@ int clocks_verdict_hit_site(const struct clocks_input *in, const char *site, int
 			continue;
 		if (h->site[0] && strcmp(h->site, site) == 0)
 			return 1;
+		/* an anycast name server's own prober, told of its dns-down (or
+		 * a crash, a freeze of its node) as a site's of its failure */
+		if (h->site[0] == '\0' && strcmp(h->kind, "dns") == 0 &&
+		    strcmp(h->target, site) == 0 && !h->up)
+			return 1;
 		/* a link between routers cut: any site may be out of a
 		 * vantage point's reach from then on */
 		if (h->site[0] == '\0' && h->link && !h->up)

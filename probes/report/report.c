@@ -96,6 +96,20 @@ int report_file_close(struct atomicfile *af, char *err, size_t errlen)
 	return atomicfile_commit(af, err, errlen);
 }
 
+/* report_print_outages: the DNS outages' table, if the timeline had one */
+static void report_print_outages(const struct report *r, FILE *out)
+{
+	struct texttable t;
+
+	if (!report_has_outages(r))
+		return;
+	fprintf(out, "\nDNS outages: the DNS clients' resolutions while each lasted, per "
+		     "resolver, by outcome, and those answered slowly (report.md: per second)\n");
+	report_outage_table(r, &t);
+	texttable_print(&t, out, 0);
+	texttable_free(&t);
+}
+
 /* report_summary: what the terminal gets after the clocks */
 static void report_summary(const struct report *r, FILE *out)
 {
@@ -103,9 +117,11 @@ static void report_summary(const struct report *r, FILE *out)
 	char b[32];
 
 	/* a steady-state run: no failure to budget, decay or explain; its
-	 * steering was in the table above */
-	if (r->in.steady)
+	 * steering was in the table above, its DNS outages here */
+	if (r->in.steady) {
+		report_print_outages(r, out);
 		goto upstream;
+	}
 	fprintf(out, "\nerror budget at SLO %g %%: %s in a 30-day month; failed = lost + errors\n",
 		r->slo_pct, report_fmt_budget(b, sizeof(b), r->res[0].budget.budget_s));
 	if (r->in.traffic_interrupted == 1)
@@ -130,13 +146,7 @@ static void report_summary(const struct report *r, FILE *out)
 		texttable_print(&t, out, 0);
 		texttable_free(&t);
 	}
-	if (report_has_outages(r)) {
-		fprintf(out, "\nDNS outages: the DNS clients' resolutions while each lasted, per "
-			     "resolver, by outcome (report.md: per second)\n");
-		report_outage_table(r, &t);
-		texttable_print(&t, out, 0);
-		texttable_free(&t);
-	}
+	report_print_outages(r, out);
 	if (report_has_fib(r) && report_present(r, 0)) {
 		fprintf(out, "\nFIB: each router's route to the service after t0\n");
 		report_fib_table(r, &t);

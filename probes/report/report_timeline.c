@@ -173,7 +173,9 @@ static void report_timeline_outcome_head(struct texttable *t, int ncols, const c
 
 void report_outage_table(const struct report *r, struct texttable *t)
 {
-	report_timeline_outcome_head(t, 2 + CLOCKS_DNS_OUTCOMES, "outage", "resolver");
+	report_timeline_outcome_head(t, 4 + CLOCKS_DNS_OUTCOMES, "outage", "resolver");
+	texttable_cell(t, "slow (>= %lld ms)", CLOCKS_OUTAGE_SLOW_NS / 1000000);
+	texttable_cell(t, "slowest (ms)");
 	for (int i = 0; i < r->outages->n; i++) {
 		const struct clocks_outage *o = &r->outages->o[i];
 
@@ -182,6 +184,11 @@ void report_outage_table(const struct report *r, struct texttable *t)
 			texttable_cell(t, "%s %s %s", o->name, o->action, o->target);
 			texttable_cell(t, "%s", o->r[j].resolver[0] ? o->r[j].resolver : "?");
 			report_timeline_outcome_cells(t, o->r[j].during);
+			texttable_cell(t, "%lld", (long long)o->r[j].slow);
+			if (o->r[j].slowest_ns > 0)
+				texttable_cell(t, "%.1f", (double)o->r[j].slowest_ns / 1e6);
+			else
+				texttable_cell(t, "-");
 		}
 	}
 }

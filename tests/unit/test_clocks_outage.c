@@ -143,6 +143,11 @@ static void test_outage(void **state)
 	assert_int_equal(r2->during[CLOCKS_DNS_SERVFAIL], 1);
 	assert_int_equal(r2->during[CLOCKS_DNS_TIMEOUT], 2);
 	assert_int_equal(r2->during[CLOCKS_DNS_FRESH], 0);
+	/* answered slowly (100 ms or more), the timeouts not counted */
+	assert_int_equal(r1->slow, 1);
+	assert_true(r1->slowest_ns == 200 * MS);
+	assert_int_equal(r2->slow, 1);
+	assert_true(r2->slowest_ns == 100 * MS);
 	assert_int_equal(r2->b[1][CLOCKS_DNS_SERVFAIL], 1);
 	assert_int_equal(r2->b[1][CLOCKS_DNS_TIMEOUT], 1);
 	assert_int_equal(r2->b[2][CLOCKS_DNS_TIMEOUT], 1);
