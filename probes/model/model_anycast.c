@@ -60,6 +60,10 @@ int model_anycast_draw(const struct model_input *in, const struct model_draw *d,
 		   : in->routing == MODEL_STATIC  ? c->detect + in->withdraw_s
 		   : in->anycast_detect_by_prober ? c->detect + MODEL_BGP_FLOOR_S + in->withdraw_s
 						  : c->detect + MODEL_BGP_ROUTER_S;
+	/* through the site's FRR and the router's: four queues to retry */
+	if (in->routing == MODEL_BGP && in->anycast_detect_by_prober &&
+	    d->u_frr > 1 - MODEL_BGP_RETRY_SHARE)
+		c->steer += MODEL_BGP_RETRY_S;
 	if (in->clients_limit[0])
 		return 0;
 	for (int i = 0; i < in->nclients; i++) {

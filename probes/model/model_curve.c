@@ -126,6 +126,8 @@ int model_lab_decay(const struct model_input *in, int s, double bucket_s, size_t
 		/* in effect so long after t0 (model_lab's rule) */
 		effect = in->effect_s > 0 ? in->effect_s * curve_uniform(&seed) : 0;
 		dr.t0_s += effect;
+		dr.u_frr = 0; /* the curve: FRR without its retry */
+		dr.u_lag = 0;
 		model_draw_phases(in, &dr);
 		if (draw(in, &dr, c) == -1 || c->steer < 0)
 			goto out;

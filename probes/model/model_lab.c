@@ -272,6 +272,9 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 		 * same) */
 		effect = in->effect_s > 0 ? in->effect_s * lab_uniform(&seed) : 0;
 		dr.t0_s += effect;
+		/* FRR's retry: bgp's anycast alone, drawn last (the other
+		 * draws as they were) */
+		dr.u_frr = in->routing == MODEL_BGP && s == MODEL_ANYCAST ? lab_uniform(&seed) : 0;
 		/* the lab's phases follow from t0 (unless free_phases: the
 		 * seeds' independent ones, as drawn) */
 		model_draw_phases(in, &dr);

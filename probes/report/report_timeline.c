@@ -5,6 +5,7 @@
  * to the flapping site was withheld. For the terminal and report.md alike.
  */
 #include <stdio.h>
+#include <arpa/inet.h>
 #include <string.h>
 
 #include "report_int.h"
@@ -171,8 +172,27 @@ static void report_timeline_outcome_head(struct texttable *t, int ncols, const c
 		texttable_cell(t, "%s", clocks_dns_outcome_names[k]);
 }
 
+/* report_outage_resolver: the resolver a resolution table names: its
+ * [resolver] node and cache ("r1.1 (198.18.128.1)") when the address is
+ * one of a node's, else the address as the clients said it */
+static const char *report_outage_resolver(const struct report *r, const char *addr, char *buf,
+					  size_t len)
+{
+	struct in_addr a;
+	int k;
+
+	if (addr[0] == '\0')
+		return "?";
+	if (inet_pton(AF_INET, addr, &a) != 1 || (k = clocks_rsv_of_addr(&r->in, a)) < 0)
+		return addr;
+	snprintf(buf, len, "%s.%u (%s)", r->in.dnstopo.rsv[k].name, ntohl(a.s_addr) & 0xffu, addr);
+	return buf;
+}
+
 void report_outage_table(const struct report *r, struct texttable *t)
 {
+	char name[CLOCKS_NAME_MAX + 32];
+
 	report_timeline_outcome_head(t, 4 + CLOCKS_DNS_OUTCOMES, "outage", "resolver");
 	texttable_cell(t, "slow (>= %lld ms)", CLOCKS_OUTAGE_SLOW_NS / 1000000);
 	texttable_cell(t, "slowest (ms)");
@@ -182,7 +202,9 @@ void report_outage_table(const struct report *r, struct texttable *t)
 		for (int j = 0; j < o->nresolvers; j++) {
 			texttable_row(t);
 			texttable_cell(t, "%s %s %s", o->name, o->action, o->target);
-			texttable_cell(t, "%s", o->r[j].resolver[0] ? o->r[j].resolver : "?");
+			texttable_cell(
+			    t, "%s",
+			    report_outage_resolver(r, o->r[j].resolver, name, sizeof(name)));
 			report_timeline_outcome_cells(t, o->r[j].during);
 			texttable_cell(t, "%lld", (long long)o->r[j].slow);
 			if (o->r[j].slowest_ns > 0)
@@ -196,6 +218,7 @@ void report_outage_table(const struct report *r, struct texttable *t)
 void report_outage_buckets_table(const struct report *r, struct texttable *t)
 {
 	char when[CLOCKS_NAME_MAX + 32]; /* "-123.456 (NAME)" */
+	char name[CLOCKS_NAME_MAX + 32];
 
 	report_timeline_outcome_head(t, 2 + CLOCKS_DNS_OUTCOMES, "from (s after t0)", "resolver");
 	for (int i = 0; i < r->outages->n; i++) {
@@ -219,7 +242,8 @@ void report_outage_buckets_table(const struct report *r, struct texttable *t)
 				texttable_row(t);
 				texttable_cell(t, "%s", when);
 				texttable_cell(t, "%s",
-					       o->r[j].resolver[0] ? o->r[j].resolver : "?");
+					       report_outage_resolver(r, o->r[j].resolver, name,
+								      sizeof(name)));
 				report_timeline_outcome_cells(t, o->r[j].b[b]);
 			}
 	}

@@ -225,6 +225,14 @@ expect() {
 		# (a gate once counted 17 of lab.example's 31, once)
 		echo "the capture's queries as of the last flush, by source and destination:" >&2
 		cut -f1,2 "$out/queries.tsv" 2>/dev/null | sort | uniq -c >&2 || true
+		# a capture behind (the same read a second later) or a packet
+		# the kernel dropped (tcpdump's counts, on SIGUSR1), or a
+		# resolver that did not ask
+		kill -USR1 "$tcpdump_pid" 2>/dev/null || true
+		sleep 1
+		echo "the same a second later:" >&2
+		capture_queries "dst port 53" | cut -f1,2 | sort | uniq -c >&2 || true
+		echo "tcpdump: $(tail -n 3 "$out/tcpdump.log" | tr '\n' ' ')" >&2
 		fail "$1: got '$2', expected '$3'"
 	fi
 	echo "ok: $1: $2"
