@@ -399,7 +399,7 @@ expect "unbound, NODATA with the SOA" "$(status_of "$r") $(count_of "$r" ANSWER)
 # captured while unbound is asked at t = 0, 0.5 s and 3 s; 2 queries reach
 # authd, the first and the last
 pcap=$out/ns-queries.pcap
-ip netns exec $lab-ns tcpdump -i eth0 -n -U --immediate-mode -Z root -w "$pcap" \
+ip netns exec $lab-ns tcpdump -i eth0 -n -U --immediate-mode -s 512 -B 8192 -Z root -w "$pcap" \
 	"udp dst port 53" >"$out/tcpdump.log" 2>&1 &
 tcpdump_pid=$!
 tcpdump_listening() { grep -q "listening on eth0" "$out/tcpdump.log"; }
