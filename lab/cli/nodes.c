@@ -55,6 +55,9 @@ static int nodes_addrs(const struct topology *t, int n, struct nodes_addr *out)
 		out[k++] = (struct nodes_addr){"lo", t->service, 32, "service"};
 		out[k++] = (struct nodes_addr){"lo", node->address, 32, "site"};
 	}
+	/* an anycast name server's address */
+	if (node->kind == TOPO_DNS && node->anycast.s_addr != 0)
+		out[k++] = (struct nodes_addr){"lo", node->anycast, 32, "anycast"};
 	for (unsigned i = 1; node->kind == TOPO_RESOLVER && i <= node->count; i++)
 		out[k++] = (struct nodes_addr){"lo", topo_resolver_addr(t, n, (int)i), 32, "cache"};
 	return k;
@@ -110,6 +113,8 @@ static void nodes_print_addrs(const struct topology *t, int n, FILE *out)
 			strfmt(desc, sizeof(desc), "the service (anycast)");
 		} else if (strcmp(addrs[i].role, "site") == 0) {
 			strfmt(desc, sizeof(desc), "the site's own (what DNS hands out)");
+		} else if (strcmp(addrs[i].role, "anycast") == 0) {
+			strfmt(desc, sizeof(desc), "the name server's anycast address");
 		} else {
 			/* a resolver's caches: one line for the block */
 			const struct topo_node *node = &t->nodes[n];
