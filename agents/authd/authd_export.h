@@ -47,10 +47,7 @@ struct authd_export_name {
 	uint32_t ttl;
 	int fail_closed; /* every candidate dead: 1 nothing, 0 the policy as if all were up */
 	int weighted_random;
-	int pattern;  /* weighted: an explicit rotation (`pattern`) */
-	int geo;      /* geolocation: its map's entries */
-	int vantage;  /* latency: its vantage lines */
-	int fallback; /* geolocation: a `fallback` map */
+	int pattern; /* weighted: an explicit rotation (`pattern`) */
 	int nsites;
 	struct authd_export_site sites[AUTHD_EXPORT_SITES];
 	/* geolocation: its IPv4 `geo` entries in configuration order (ngeo4
@@ -65,7 +62,7 @@ struct authd_export_name {
 		int site;
 	} geo4[AUTHD_EXPORT_GEO];
 	int default_site;
-	int fallback_to[AUTHD_EXPORT_SITES];
+	int fallback[AUTHD_EXPORT_SITES];
 };
 
 /* authd_export_fn: zone apex (absolute, with its final dot) and its
@@ -85,13 +82,14 @@ int authd_export_stream(FILE *f, const char *path, FILE *err, authd_export_fn fn
 /* the timeline's DNS changes (lib/zone_change.h) of a node, c[0..n) in
  * the order they came, applied by authd's own code (change.h) before the
  * export, as authd would hold its zones after them: ok 1 and the serial
- * of the last one's zone after it, or ok 0 and why the first one refused
- * was (the export then not made) */
+ * of the last one's zone after it, or ok 0, the first one refused (its
+ * index, failed) and why (the export then not made) */
 struct authd_export_changes {
 	const struct zone_change *c;
 	int n;
 	int ok;
 	uint32_t serial;
+	int failed;
 	char reason[ZONE_CHANGE_REASON_LEN + 1];
 };
 

@@ -81,10 +81,6 @@ static void export_name(const struct authd_db *db, const struct authd_name *nm,
 							     : nm->all_dead) == AUTHD_FAIL_CLOSED;
 	x->weighted_random = nm->weighted_random;
 	x->pattern = nm->npattern;
-	x->geo = nm->ngeo;
-	x->vantage = nm->nvantage;
-	for (int i = 0; i < nm->nsites; i++)
-		x->fallback |= nm->fallback[i] != 0;
 	x->default_site = nm->default_site;
 	for (int i = 0; i < nm->ngeo && x->ngeo4 < AUTHD_EXPORT_GEO; i++)
 		if (nm->geo[i].net.family == AF_INET) {
@@ -99,7 +95,7 @@ static void export_name(const struct authd_db *db, const struct authd_name *nm,
 		const struct authd_site *s = &db->sites[nm->sites[i]];
 		struct authd_export_site *e = &x->sites[i];
 
-		x->fallback_to[i] = nm->fallback[i];
+		x->fallback[i] = nm->fallback[i];
 		snprintf(e->name, sizeof(e->name), "%s", s->name);
 		e->weight = nm->weight[i];
 		e->naddr = s->naddr[AUTHD_V4];
@@ -169,6 +165,7 @@ int authd_export_stream_changed(FILE *f, const char *path, FILE *err,
 		memset(&r, 0, sizeof(r));
 		if (authd_change_apply(db, &ch->c[i], &r, ch->reason, sizeof(ch->reason)) == -1) {
 			ch->ok = 0;
+			ch->failed = i;
 			authd_db_free(db);
 			return -1;
 		}

@@ -250,17 +250,25 @@ static int lab_start_routed(struct lab *lab, int n)
 	return agents_argv_run(lab, n, "routed", "routed", &a);
 }
 
+/* agents_probe_counts: a prober's interval, timeout and thresholds */
+static void agents_probe_counts(struct lab_argv *a, int64_t interval_ns, int64_t timeout_ns,
+				unsigned down, unsigned up)
+{
+	agents_argv_add(a, "-i");
+	agents_argv_add(a, "%lldus", (long long)interval_ns / 1000);
+	agents_argv_add(a, "-w");
+	agents_argv_add(a, "%lldus", (long long)timeout_ns / 1000);
+	agents_argv_add(a, "-d");
+	agents_argv_add(a, "%u", down);
+	agents_argv_add(a, "-u");
+	agents_argv_add(a, "%u", up);
+}
+
 static void agents_probe_timing(struct lab_argv *a, const struct topology *t,
 				const struct topo_node *node)
 {
-	agents_argv_add(a, "-i");
-	agents_argv_add(a, "%lldus", (long long)node->probe_interval_ns / 1000);
-	agents_argv_add(a, "-w");
-	agents_argv_add(a, "%lldus", (long long)node->probe_timeout_ns / 1000);
-	agents_argv_add(a, "-d");
-	agents_argv_add(a, "%u", node->probe_down);
-	agents_argv_add(a, "-u");
-	agents_argv_add(a, "%u", node->probe_up);
+	agents_probe_counts(a, node->probe_interval_ns, node->probe_timeout_ns, node->probe_down,
+			    node->probe_up);
 	/* a shallow check: a TCP connect, not a request answered; or a deep
 	 * one over HTTP */
 	if (node->check != TOPO_CHECK_UDP) {
@@ -390,14 +398,9 @@ static int lab_start_anycast_prober(struct lab *lab, int n)
 	agents_argv_add(&a, "-m");
 	agents_argv_add(&a, "%u", 10 * rank);
 	agents_prober_routers(&a, t, node);
-	agents_argv_add(&a, "-i");
-	agents_argv_add(&a, "%lldus", (long long)t->probe_interval_ns / 1000);
-	agents_argv_add(&a, "-w");
-	agents_argv_add(&a, "%lldus", (long long)t->probe_timeout_ns / 1000);
-	agents_argv_add(&a, "-d");
-	agents_argv_add(&a, "%u", t->probe_down);
-	agents_argv_add(&a, "-u");
-	agents_argv_add(&a, "%u", t->probe_up);
+	/* the [lab]'s probe settings ([dns] nodes have none of their own) */
+	agents_probe_counts(&a, t->probe_interval_ns, t->probe_timeout_ns, t->probe_down,
+			    t->probe_up);
 	return agents_argv_run(lab, n, "prober", "prober", &a);
 }
 

@@ -301,7 +301,9 @@ static int authority_changes(const struct topology *t, int n, FILE *err)
 	return bad ? -1 : 0;
 }
 
-int authority_node_changes(const struct topology *t, int n, int *events, int max)
+/* authority_node_changes: the timeline's DNS changes to node n, their
+ * [event]s' indices into events[0..max) in time order; how many */
+static int authority_node_changes(const struct topology *t, int n, int *events, int max)
 {
 	int k = 0;
 
@@ -321,29 +323,30 @@ int authority_node_changes(const struct topology *t, int n, int *events, int max
 	return k;
 }
 
-/* authority_check_changes: node n's DNS changes applied one after the
- * other in time order, as the run will, into dir: the first one refused
- * said at its [event]'s line. 0, or -1. */
+/* authority_check_changes: node n's files as its DNS changes leave them,
+ * applied in time order as the run will, into dir (for the product's own
+ * check); one refused said at its [event]'s line. 0, or -1. */
 static int authority_check_changes(const struct topology *t, int n, const char *dir, FILE *err)
 {
 	static struct zone_change list[TOPO_MAX_EVENTS];
-	int events[TOPO_MAX_EVENTS], k = authority_node_changes(t, n, events, TOPO_MAX_EVENTS);
+	int events[TOPO_MAX_EVENTS];
+	struct authd_export_changes ch = {.c = list};
+	const struct topo_event *ev;
 
-	for (int i = 0; i < k; i++) {
-		struct authd_export_changes ch = {.c = list, .n = i + 1};
-		const struct topo_event *ev = &t->events[events[i]];
-
-		topo_event_change(ev, &list[i]);
-		if (authority_write_changed(t, n, dir, &ch, err) == 0)
-			continue;
-		if (!ch.ok)
-			fprintf(err,
-				"%s:%d: [event %s] action = %s: [dns %s] would refuse it: %s\n",
-				t->path, ev->line, ev->name, topo_action_name(ev->action),
-				t->nodes[n].name, ch.reason);
-		return -1;
+	ch.n = authority_node_changes(t, n, events, TOPO_MAX_EVENTS);
+	if (ch.n == 0)
+		return 0;
+	for (int i = 0; i < ch.n; i++)
+		topo_event_change(&t->events[events[i]], &list[i]);
+	if (authority_write_changed(t, n, dir, &ch, err) == 0)
+		return 0;
+	if (!ch.ok) {
+		ev = &t->events[events[ch.failed]];
+		fprintf(err, "%s:%d: [event %s] action = %s: [dns %s] would refuse it: %s\n",
+			t->path, ev->line, ev->name, topo_action_name(ev->action), t->nodes[n].name,
+			ch.reason);
 	}
-	return 0;
+	return -1;
 }
 
 /* authority_check_node: the node's checks as its implementation counts

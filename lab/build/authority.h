@@ -53,10 +53,6 @@ struct authd_export_changes;
 int authority_write_changed(const struct topology *t, int n, const char *dir,
 			    struct authd_export_changes *ch, FILE *err);
 
-/* authority_node_changes: the timeline's DNS changes to node n, their
- * [event]s' indices into events[0..max) in time order; how many */
-int authority_node_changes(const struct topology *t, int n, int *events, int max);
-
 /* authority_check: every [dns] node with impl = pdns written in a
  * temporary directory and checked by pdnsutil: "steerlab: node ns: pdns
  * rejected its configuration (...)". 0 if all pass (or there are none),

@@ -44,7 +44,7 @@ static int geo_holds(const struct authd_export_geo *g, struct in_addr net, int l
 /* geo_add: slot s to c's order, and the chain of its fallbacks, each once */
 static void geo_add(const struct authd_export_name *x, struct geo_class *c, int s)
 {
-	for (; s >= 0 && s < x->nsites; s = x->fallback_to[s] - 1) {
+	for (; s >= 0 && s < x->nsites; s = x->fallback[s] - 1) {
 		for (int i = 0; i < c->n; i++)
 			if (c->order[i] == s)
 				return;

@@ -627,9 +627,6 @@ struct in_addr topo_resolver_addr(const struct topology *t, int node, int instan
  * ("resolverd", "unbound", "knot-resolver", "bind9"). */
 const char *topo_impl_name(int impl);
 
-/* topo_anycast_any: whether a [dns] node serves on an anycast address */
-int topo_anycast_any(const struct topology *t);
-
 /* topo_dns_impl_name: what `impl` of a [dns] node is written as
  * ("authd", "pdns", "gdnsd"). */
 const char *topo_dns_impl_name(int impl);

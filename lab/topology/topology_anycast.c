@@ -55,11 +55,3 @@ void topo_check_anycast(struct topo_parse *p)
 		}
 	}
 }
-
-int topo_anycast_any(const struct topology *t)
-{
-	for (int i = 0; i < t->nnodes; i++)
-		if (t->nodes[i].kind == TOPO_DNS && t->nodes[i].anycast.s_addr != 0)
-			return 1;
-	return 0;
-}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "clocks_auths.h"
 #include "clocks_int.h"
 #include "inifile.h"
 #include "log.h"
@@ -360,6 +361,7 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->steering);
 	clocks_shares_free(in->shares);
 	free(in->shares);
+	free(in->auths);
 	free(in->zchanges);
 	free(in->conn);
 	clocks_model_free(in->model);
@@ -396,6 +398,7 @@ int clocks_analyse(const char *rundir, FILE *out)
 	clocks_multi_prepare(&in);
 	clocks_steering_prepare(&in, &res[0]);
 	clocks_shares_prepare(&in);
+	clocks_auths_prepare(&in);
 	clocks_conn_prepare(&in);
 	clocks_model_prepare(rundir, &in, CLOCKS_SLO_DEFAULT);
 	clocks_verdict(&in, res, CLOCKS_NSCHEMES, v);

@@ -13,6 +13,7 @@
 
 #include "clocks_int.h"
 #include "clocks_model.h"
+#include "clocks_steering.h"
 #include "wire.h"
 
 /* a DNS client agent and the authority (index in out->a) it belongs to */
@@ -30,14 +31,14 @@ static int auth_agent_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* auth_of_node: the authority of client node `node` (its [dns] node's
- * index in dnstopo), -1 if not known */
+/* auth_of_node: the authority of client node `node`: the [dns] node (its
+ * index in dnstopo) serving the [name] it asks, -1 if not known */
 static int auth_of_node(const struct clocks_input *in, const char *node)
 {
-	for (int c = 0; c < in->dnstopo.nclients; c++)
-		if (strcmp(in->dnstopo.clients[c].name, node) == 0)
-			return clocks_topo_server_of_client(&in->dnstopo, c);
-	return -1;
+	char name[CLOCKS_DNS_NAME_MAX];
+	const struct clocks_topo_name *nm = clocks_steer_name_of(in, node, name, sizeof(name));
+
+	return nm ? nm->server : -1;
 }
 
 /* auth_index: d's row in out, added if new (-1: too many) */
@@ -178,15 +179,25 @@ static json_t *auth_n_json(int64_t n)
 	return n == CLOCKS_NONE ? json_null() : json_integer(n);
 }
 
-json_t *clocks_auths_json(const struct clocks_input *in)
+void clocks_auths_prepare(struct clocks_input *in)
 {
 	struct clocks_auths *x = malloc(sizeof(*x));
-	json_t *arr = NULL;
 
-	if (x == NULL || clocks_auths(in, x) == 0) {
+	free(in->auths);
+	in->auths = NULL;
+	if (x != NULL && clocks_auths(in, x) == 1)
+		in->auths = x;
+	else
 		free(x);
+}
+
+json_t *clocks_auths_json(const struct clocks_input *in)
+{
+	const struct clocks_auths *x = in->auths;
+	json_t *arr;
+
+	if (x == NULL)
 		return NULL;
-	}
 	arr = json_array();
 	for (int i = 0; i < x->n; i++) {
 		const struct clocks_auth *a = &x->a[i];
@@ -210,6 +221,5 @@ json_t *clocks_auths_json(const struct clocks_input *in)
 			      "to_dead_after_t0", (json_int_t)a->to_dead, "sent",
 			      auth_n_json(a->sent), "lost", auth_n_json(a->lost), "model", model));
 	}
-	free(x);
 	return arr;
 }

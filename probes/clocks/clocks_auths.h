@@ -40,13 +40,17 @@ struct clocks_auths {
 
 /* clocks_auths: the authorities of in's DNS clients, each with its clocks,
  * into *out. 1 when there are two or more (the side by side applies), 0
- * when fewer or the run has no failure with a site address. */
+ * when fewer or the run has no failure with a site address.
+ * clocks_auths_prepare: the same once into in->auths (left NULL when it
+ * does not apply, or out of memory), for the verdict, clocks.json and the
+ * report; freed by clocks_input_free. */
 int clocks_auths(const struct clocks_input *in, struct clocks_auths *out);
+void clocks_auths_prepare(struct clocks_input *in);
 
-/* clocks_auths_json: clocks.json's "authorities": an array of an object
- * per authority (node, impl, users, detect_s, steer_s, window_s,
- * to_dead_after_t0, sent, lost; null where none came) with the model's
- * detect and steer, or NULL when the side by side does not apply */
+/* clocks_auths_json: clocks.json's "authorities" from in->auths: an array
+ * of an object per authority (node, impl, users, detect_s, steer_s,
+ * window_s, to_dead_after_t0, sent, lost; null where none came) with the
+ * model's detect and steer, or NULL when the side by side does not apply */
 json_t *clocks_auths_json(const struct clocks_input *in);
 
 #endif

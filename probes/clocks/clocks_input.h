@@ -164,6 +164,9 @@ struct clocks_input {
 	/* the shares of the weighted names whose weights changed, per second
 	 * and per period (clocks_shares_prepare); NULL: no weight changed */
 	struct clocks_shares *shares;
+	/* the authorities side by side (clocks_auths_prepare); NULL: fewer
+	 * than two [dns] nodes serve the DNS clients' names */
+	struct clocks_auths *auths;
 	/* the connection clocks (clocks_conn_prepare), for the same three;
 	 * NULL: no client spoke TCP, or not measured */
 	struct clocks_conn *conn;

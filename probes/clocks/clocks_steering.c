@@ -109,15 +109,26 @@ const struct clocks_topo_name *clocks_steer_name_of(const struct clocks_input *i
 {
 	const struct clocks_topo_dns *d = &in->dnstopo;
 
+	int said = 0;
+
 	snprintf(name, len, "%s", "");
 	for (int c = 0; c < d->nclients; c++)
 		if (strcmp(d->clients[c].name, group) == 0)
 			snprintf(name, len, "%s", d->clients[c].dns_name);
-	if (name[0] == '\0' && d->nnames == 1)
-		snprintf(name, len, "%s", d->names[0].name);
+	said = name[0] != '\0';
+	/* without a name key: the [lab]'s dns_name, or the only [name] (the
+	 * lab's may lead to it by a CNAME) */
+	if (!said)
+		snprintf(name, len, "%s", d->lab_name);
 	for (int i = 0; i < d->nnames; i++)
 		if (clocks_steer_dname_eq(d->names[i].name, name))
 			return &d->names[i];
+	if (!said && d->nnames == 1) {
+		snprintf(name, len, "%s", d->names[0].name);
+		return &d->names[0];
+	}
+	if (!said)
+		name[0] = '\0';
 	return NULL;
 }
 

@@ -96,8 +96,8 @@ void clocks_steer_dist(struct clocks_steer_dist *d, int64_t *v, size_t n);
 const char *clocks_steer_node(const struct clocks_input *in, uint32_t client);
 
 /* clocks_steer_name_of: the [name] that client node group asks (its name
- * key; the only one if the topology has one and the node's is not known),
- * or NULL; its name in name ("" if not known) */
+ * key; without one the [lab]'s dns_name, or the only [name] if the
+ * topology has one), or NULL; its name in name ("" if not known) */
 const struct clocks_topo_name *clocks_steer_name_of(const struct clocks_input *in,
 						    const char *group, char *name, size_t len);
 

@@ -268,9 +268,22 @@ static void clocks_topo_tree_node(struct clocks_topo_scan *s, const char *name, 
 	s->dns_said[t->ndns++] = 1;
 }
 
-/* clocks_topo_levels: each [dns] node's level: from its zones key, or (without
- * one) from every [zone] no other node claims, as the lab gives it */
-static int clocks_in_zone(const char *name, const char *z);
+/* clocks_in_zone: the labels of zone z (text, final dot or not; "." the
+ * root) that name ends with, -1 if it is not in z */
+static int clocks_in_zone(const char *name, const char *z)
+{
+	size_t n = strlen(name), k = strlen(z);
+
+	if (n > 0 && name[n - 1] == '.')
+		n--;
+	if (k > 0 && z[k - 1] == '.')
+		k--;
+	if (k == 0)
+		return 0;
+	if (k > n || strncasecmp(name + n - k, z, k) != 0 || (k < n && name[n - k - 1] != '.'))
+		return -1;
+	return clocks_topo_labels(z);
+}
 
 /* clocks_topo_server: node i serving the n zones w: the server of each
  * [name] in one closer than its server's so far (best: their labels) */
@@ -288,6 +301,9 @@ static void clocks_topo_server(struct clocks_topo_dns *t, int i, const char *con
 		}
 }
 
+/* clocks_topo_levels: each [dns] node's level: from its zones key, or (without
+ * one) from every [zone] no other node claims, as the lab gives it; and the
+ * server of each [name] */
 static void clocks_topo_levels(struct clocks_topo_scan *s)
 {
 	int best[CLOCKS_MAX_DNS_NODES];
@@ -399,65 +415,32 @@ static int clocks_plan_dns(json_t *nodes, struct clocks_topo_dns *t)
 	return 0;
 }
 
-/* clocks_in_zone: the labels of zone z (text, final dot or not; "." the
- * root) that name ends with, -1 if it is not in z */
-static int clocks_in_zone(const char *name, const char *z)
-{
-	size_t n = strlen(name), k = strlen(z);
-
-	if (n > 0 && name[n - 1] == '.')
-		n--;
-	if (k > 0 && z[k - 1] == '.')
-		k--;
-	if (k == 0)
-		return 0;
-	if (k > n || strncasecmp(name + n - k, z, k) != 0 || (k < n && name[n - k - 1] != '.'))
-		return -1;
-	return clocks_topo_labels(z);
-}
-
 /* clocks_plan_servers: each [name]'s server, the [dns] node of plan.json
- * whose zones hold its closest enclosing one */
+ * whose zones hold its closest enclosing one (clocks_topo_server) */
 static void clocks_plan_servers(json_t *nodes, struct clocks_topo_dns *t)
 {
+	int best[CLOCKS_MAX_DNS_NODES];
+	json_t *n, *z;
+	size_t i, j;
+
 	for (int k = 0; k < t->nnames; k++) {
-		int best = -1;
-
+		best[k] = -1;
 		t->names[k].server = -1;
-		for (int d = 0; d < t->ndns; d++) {
-			json_t *n, *z;
-			size_t i, j;
-
-			json_array_foreach(nodes, i, n)
-			{
-				if (strcmp(clocks_plan_string(n, "kind"), "dns") != 0 ||
-				    strcmp(clocks_plan_string(n, "name"), t->dns[d].name) != 0)
-					continue;
-				json_array_foreach(json_object_get(n, "zones"), j, z)
-				{
-					const char *zone = json_string_value(z);
-					int labels =
-					    zone ? clocks_in_zone(t->names[k].name, zone) : -1;
-
-					if (labels > best) {
-						best = labels;
-						t->names[k].server = d;
-					}
-				}
-			}
-		}
 	}
-}
+	for (int d = 0; d < t->ndns; d++)
+		json_array_foreach(nodes, i, n)
+		{
+			const char *w[CLOCKS_TOPO_MAX_ZONES];
+			int nz = 0;
 
-int clocks_topo_server_of_client(const struct clocks_topo_dns *t, int c)
-{
-	const char *name = t->clients[c].dns_name[0] ? t->clients[c].dns_name : t->lab_name;
-
-	for (int k = 0; k < t->nnames; k++)
-		if (clocks_in_zone(name, t->names[k].name) >= 0 &&
-		    clocks_in_zone(t->names[k].name, name) >= 0)
-			return t->names[k].server;
-	return -1;
+			if (strcmp(clocks_plan_string(n, "kind"), "dns") != 0 ||
+			    strcmp(clocks_plan_string(n, "name"), t->dns[d].name) != 0)
+				continue;
+			json_array_foreach(json_object_get(n, "zones"), j,
+					   z) if (json_is_string(z) && nz < CLOCKS_TOPO_MAX_ZONES)
+			    w[nz++] = json_string_value(z);
+			clocks_topo_server(t, d, w, nz, best);
+		}
 }
 
 /* clocks_plan_nodes: the [resolver] nodes and the clients, in file order */

@@ -99,10 +99,6 @@ enum clocks_level clocks_dns_level(const char *const *zones, int n);
 
 struct clocks_input;
 
-/* clocks_topo_server_of_client: the [dns] node (index in t->dns) serving
- * the name client c (index in t->clients) asks, -1 if none known */
-int clocks_topo_server_of_client(const struct clocks_topo_dns *t, int c);
-
 /* clocks_topo_name_of: 1 + the index of the [name] whose name the n
  * captured bytes at qname start with (a query's question), 0 if none
  * does or they hold no name */

@@ -4,7 +4,6 @@
  * verdict"); see clocks_model.h. */
 #include "clocks_model.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "clocks_auths.h"
@@ -45,12 +44,9 @@ static void clocks_model_verdict_steer(const struct clocks_input *in, struct clo
 static void clocks_model_verdict_auths(const struct clocks_input *in, struct clocks_notes *v)
 {
 	const struct clocks_model *m = in->model;
-	struct clocks_auths *x;
+	const struct clocks_auths *x = in->auths;
 
-	if (m->nauth == 0 || (x = malloc(sizeof(*x))) == NULL)
-		return;
-	clocks_auths(in, x);
-	for (int i = 0; i < x->n; i++)
+	for (int i = 0; x != NULL && i < x->n; i++)
 		for (int k = 0; k < m->nauth; k++) {
 			const struct clocks_model_auth *ma = &m->auth[k];
 			const struct clocks_model_iv *iv[2] = {&ma->detect, &ma->steer};
@@ -63,8 +59,8 @@ static void clocks_model_verdict_auths(const struct clocks_input *in, struct clo
 			for (int c = 0; c < 2; c++) {
 				double s = (double)measured[c] / 1e9;
 
-				if (!iv[c]->known || measured[c] == CLOCKS_NONE ||
-				    (s >= iv[c]->min - tol && s <= iv[c]->max + tol))
+				if (measured[c] == CLOCKS_NONE ||
+				    clocks_model_steer_judge(iv[c], s, tol) != CLOCKS_MODEL_OUTSIDE)
 					continue;
 				clocks_warn(
 				    v, "model_disagrees",
@@ -75,7 +71,6 @@ static void clocks_model_verdict_auths(const struct clocks_input *in, struct clo
 				    iv[c]->p95, iv[c]->min, iv[c]->max, tol);
 			}
 		}
-	free(x);
 }
 
 void clocks_model_verdict(const struct clocks_input *in, const struct clocks_result *res, int nres,

@@ -284,6 +284,7 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 	clocks_multi_prepare(&r->in);
 	clocks_steering_prepare(&r->in, &r->res[0]);
 	clocks_shares_prepare(&r->in);
+	clocks_auths_prepare(&r->in);
 	clocks_conn_prepare(&r->in);
 	clocks_model_prepare(r->rundir, &r->in, r->slo_pct);
 	report_stage_end(r, REPORT_STAGE_CLOCKS);
@@ -327,11 +328,6 @@ static int report_compute(struct report *r, char *err, size_t errlen)
 		snprintf(err, errlen, "resolvers: out of memory");
 		return -1;
 	}
-	if ((r->auths = malloc(sizeof(*r->auths))) == NULL) {
-		snprintf(err, errlen, "authorities: out of memory");
-		return -1;
-	}
-	clocks_auths(&r->in, r->auths);
 	report_stage_end(r, REPORT_STAGE_CLOCKS);
 	mem = open_memstream(&r->clocks_text, &r->clocks_len);
 	if (mem == NULL) {
@@ -424,7 +420,6 @@ out:
 	free(r->flaps);
 	free(r->outages);
 	free(r->rsv);
-	free(r->auths);
 	report_upstream_series_free(&r->up);
 	free(r->clocks_text);
 	free(r);

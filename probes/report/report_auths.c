@@ -15,7 +15,7 @@
 
 int report_has_auths(const struct report *r)
 {
-	return r->auths != NULL && r->auths->n >= 2;
+	return r->in.auths != NULL;
 }
 
 /* auths_model: the model's row of node, NULL if none */
@@ -62,8 +62,8 @@ void report_auths_table(const struct report *r, struct texttable *t)
 	texttable_cell(t, "to dead after t0");
 	texttable_cell(t, "lost (client)");
 	texttable_cell(t, "of sent");
-	for (int i = 0; i < r->auths->n; i++) {
-		const struct clocks_auth *a = &r->auths->a[i];
+	for (int i = 0; i < r->in.auths->n; i++) {
+		const struct clocks_auth *a = &r->in.auths->a[i];
 		const struct clocks_model_auth *m = auths_model(r, a->node);
 
 		texttable_row(t);
@@ -102,7 +102,7 @@ void report_auths_md(const struct report *r, FILE *fp)
 		"requests; beside them the model of the lab with every DNS client asking "
 		"that node (docs/clocks.md, \"Authorities\"). clocks.json's `authorities` "
 		"has the same.\n",
-		r->auths->n, r->in.failure.site);
+		r->in.auths->n, r->in.failure.site);
 	report_auths_table(r, &t);
 	fputc('\n', fp);
 	texttable_print(&t, fp, 1);

@@ -36,7 +36,6 @@ struct report {
 	struct clocks_outages *outages; /* the DNS outage clocks (clocks_outages) */
 	struct report_upstream_series up;
 	struct clocks_resolvers *rsv; /* NULL: no [resolver] node */
-	struct clocks_auths *auths;   /* NULL: fewer than two authorities */
 	char *clocks_text;	      /* clocks_print's table, for report.md */
 	size_t clocks_len;
 	/* the plots: a script written for each (decay.gp, upstream.gp); drawn

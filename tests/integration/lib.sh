@@ -194,6 +194,23 @@ run_model_agrees() {
 	echo "ok: every clock within the model's interval"
 }
 
+# check_refused WHAT PATTERN ARGS...: `steerlab check ARGS` fails, printing
+# PATTERN (a grep pattern: the file, line and what was expected). Its
+# temporary directories (the products' checks) go to $out/tmp, a TMPDIR of
+# the test's own that check_left_nothing then finds empty.
+check_refused() {
+	local what=$1 pattern=$2 rc=0
+	shift 2
+	mkdir -p "$out/tmp"
+	TMPDIR=$out/tmp $STEERLAB check "$@" >"$out/check.txt" 2>&1 || rc=$?
+	[ "$rc" != 0 ] || fail "$what: check passed"
+	grep -q -- "$pattern" "$out/check.txt" || fail "$what: not '$pattern' in: $(cat "$out/check.txt")"
+	echo "ok: $what refused: $(grep -m1 -- "$pattern" "$out/check.txt")"
+}
+check_left_nothing() {
+	assert_eq "$(find "$out/tmp" -mindepth 1 | wc -l)" 0 "temporary directories the checks left"
+}
+
 # run_codes DIR: the invalidating codes of DIR's verdict
 run_codes() {
 	jq -r '[.warnings[]? | select(.invalidates) | .code] | unique | join(", ")' "$1/clocks.json" 2>/dev/null ||

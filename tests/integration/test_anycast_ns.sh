@@ -43,17 +43,10 @@ assert_no_leftovers $lab "$r"
 
 # refused at check: an anycast name server with routing = bgp, and two
 # instances of one address serving other zones
-refused() { # WHAT PATTERN ARGS...
-	local what=$1 pattern=$2 rc=0
-	shift 2
-	$STEERLAB check "$@" >"$out/check.txt" 2>&1 || rc=$?
-	[ "$rc" != 0 ] || fail "$what: check passed"
-	grep -q -- "$pattern" "$out/check.txt" || fail "$what: not '$pattern' in: $(cat "$out/check.txt")"
-	echo "ok: $what refused: $(grep -m1 -- "$pattern" "$out/check.txt")"
-}
-refused "routing = bgp" "dns-anycast.ini:[0-9]*: \[dns ns1\] anycast: an anycast name server with routing = bgp is not taken yet" \
+check_refused "routing = bgp" "dns-anycast.ini:[0-9]*: \[dns ns1\] anycast: an anycast name server with routing = bgp is not taken yet" \
 	topology/dns-anycast.ini --set routing=bgp
-refused "instances of other zones" "\[dns ns3\] anycast: 198.19.53.1 is also \[dns ns1\]'s, which serves other zones" \
+check_refused "instances of other zones" "\[dns ns3\] anycast: 198.19.53.1 is also \[dns ns1\]'s, which serves other zones" \
 	topology/dns-anycast.ini --set ns3.anycast=198.19.53.1
+check_left_nothing
 rm -rf "$out"
 echo "PASS: test_anycast_ns"

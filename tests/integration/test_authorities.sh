@@ -104,28 +104,18 @@ $STEERLAB down $lab >/dev/null
 assert_no_leftovers $lab "$out/up"
 
 # --- 3. refusals at check
-# the checks' temporary directories, in a TMPDIR of the test's own
-mkdir "$out/tmp"
-refused() { # WHAT PATTERN ARGS...: check fails, printing PATTERN
-	local what=$1 pattern=$2 rc=0
-	shift 2
-	TMPDIR=$out/tmp $STEERLAB check "$@" >"$out/check.txt" 2>&1 || rc=$?
-	[ "$rc" != 0 ] || fail "$what: check passed"
-	grep -q -- "$pattern" "$out/check.txt" || fail "$what: not '$pattern' in: $(cat "$out/check.txt")"
-	echo "ok: $what refused: $(grep -m1 -- "$pattern" "$out/check.txt")"
-}
 sed 's/^policy = failover$/policy = weighted\nweight = a 1\nweight = b 1\npattern = a b b/;/^primary\|^secondary/d' \
 	topology/pdns.ini >"$out/pattern.ini"
-refused "a weighted pattern" "pattern.ini:[0-9]*: \[name www.lab.example\] policy = weighted: pdns cannot express this (pattern:" "$out/pattern.ini"
-refused "check_interval = 1500ms" "pdns.ini:[0-9]*: \[dns ns\] check_interval = 1.500 s: pdns checks every whole second" \
+check_refused "a weighted pattern" "pattern.ini:[0-9]*: \[name www.lab.example\] policy = weighted: pdns cannot express this (pattern:" "$out/pattern.ini"
+check_refused "check_interval = 1500ms" "pdns.ini:[0-9]*: \[dns ns\] check_interval = 1.500 s: pdns checks every whole second" \
 	topology/pdns.ini --set ns.check_interval=1500ms
 cp topology/pdns.ini "$out/prober.ini"
 printf '\n[prober p1]\nlink = core\n' >>"$out/prober.ini"
-refused "a [prober] with only pdns" "\[prober p1\] reports to authd, and every \[dns\] node runs pdns or gdnsd" "$out/prober.ini"
-refused "a gdnsd timeout not below its interval" "gdnsd.ini:[0-9]*: \[dns ns\] check_timeout = 2.000 s: gdnsd takes whole seconds, below the interval" \
+check_refused "a [prober] with only pdns" "\[prober p1\] reports to authd, and every \[dns\] node runs pdns or gdnsd" "$out/prober.ini"
+check_refused "a gdnsd timeout not below its interval" "gdnsd.ini:[0-9]*: \[dns ns\] check_timeout = 2.000 s: gdnsd takes whole seconds, below the interval" \
 	topology/gdnsd.ini --set ns.check_timeout=2s
-refused "a pdns check_down of 3" "\[dns ns\] check_down = 3, check_up = 1: pdns 4.7 takes one failed check" \
+check_refused "a pdns check_down of 3" "\[dns ns\] check_down = 3, check_up = 1: pdns 4.7 takes one failed check" \
 	topology/pdns.ini --set ns.check_down=3
-assert_eq "$(find "$out/tmp" -mindepth 1 | wc -l)" 0 "temporary directories of the checks left"
+check_left_nothing
 rm -rf "$out" # kept only when a check fails
 echo "PASS: test_authorities"

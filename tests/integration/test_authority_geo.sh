@@ -48,22 +48,14 @@ grep -q "198.18.0.16/30 => \[ a, c, b \]" "$out/gdnsd/ns.gdnsd/config" || fail "
 assert_no_leftovers $lab "$out/gdnsd"
 
 # --- refusals at check
-mkdir "$out/tmp"
-refused() { # WHAT PATTERN FILE
-	local what=$1 pattern=$2 rc=0
-	TMPDIR=$out/tmp $STEERLAB check "$3" >"$out/check.txt" 2>&1 || rc=$?
-	[ "$rc" != 0 ] || fail "$what: check passed"
-	grep -q -- "$pattern" "$out/check.txt" || fail "$what: not '$pattern' in: $(cat "$out/check.txt")"
-	echo "ok: $what refused: $(grep -m1 -- "$pattern" "$out/check.txt")"
-}
 sed -e '/^geo = \|^default = \|^fallback = \|^# g1/d' -e 's/^policy = geolocation$/policy = latency/' \
 	-e 's/^sites = a b c$/sites = a b c\nvantage = 0.0.0.0\/0 p1/' "$ini" >"$out/latency.ini"
 printf '\n[prober p1]\nlink = core\n' >>"$out/latency.ini"
-refused "latency on pdns" "latency.ini:[0-9]*: \[name www.lab.example\] policy = latency: pdns cannot express this (latency: pickclosest()" "$out/latency.ini"
+check_refused "latency on pdns" "latency.ini:[0-9]*: \[name www.lab.example\] policy = latency: pdns cannot express this (latency: pickclosest()" "$out/latency.ini"
 sed -i 's/^impl = pdns$/impl = gdnsd/' "$out/latency.ini"
-refused "latency on gdnsd" "latency.ini:[0-9]*: \[name www.lab.example\] policy = latency: gdnsd cannot express this" "$out/latency.ini"
+check_refused "latency on gdnsd" "latency.ini:[0-9]*: \[name www.lab.example\] policy = latency: gdnsd cannot express this" "$out/latency.ini"
 sed -e '/^default = b$/d' "$out/gdnsd.ini" >"$out/nodefault.ini"
-refused "a geolocation without a default on gdnsd" "nodefault.ini:[0-9]*: \[name www.lab.example\] policy = geolocation: gdnsd cannot express this (geolocation without a default" "$out/nodefault.ini"
-assert_eq "$(find "$out/tmp" -mindepth 1 | wc -l)" 0 "temporary directories of the checks left"
+check_refused "a geolocation without a default on gdnsd" "nodefault.ini:[0-9]*: \[name www.lab.example\] policy = geolocation: gdnsd cannot express this (geolocation without a default" "$out/nodefault.ini"
+check_left_nothing
 rm -rf "$out"
 echo "PASS: test_authority_geo"

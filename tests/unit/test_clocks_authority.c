@@ -17,6 +17,7 @@
 
 #include "clocks_auths.h"
 #include "clocks_int.h"
+#include "clocks_steering.h"
 #include "ipframe.h"
 #include "wire.h"
 
@@ -231,6 +232,7 @@ static void test_side_by_side(void **state)
 	struct clocks_capture c = {.packets = pk};
 	struct clocks_auths out;
 	const char *names[] = {"c1", "c2", "c3"};
+	char name[CLOCKS_DNS_NAME_MAX];
 	uint32_t ids[3];
 
 	(void)state;
@@ -256,8 +258,8 @@ static void test_side_by_side(void **state)
 		cl[i].lost = 10 * (i + 1);
 	}
 	strcpy(in.dnstopo.clients[1].dns_name, "www.pdns.example");
-	assert_int_equal(clocks_topo_server_of_client(&in.dnstopo, 0), 0);
-	assert_int_equal(clocks_topo_server_of_client(&in.dnstopo, 1), 1);
+	assert_int_equal(clocks_steer_name_of(&in, "c1", name, sizeof(name))->server, 0);
+	assert_int_equal(clocks_steer_name_of(&in, "c2", name, sizeof(name))->server, 1);
 	in.clients = cl;
 	in.nclients = 3;
 	in.failure.t0_ns = T0;
