@@ -71,7 +71,8 @@ const struct events_def events_table[] = {
     {EVENTS_ZONE_CHANGED, "authd", "zone name what site type before after serial id"},
     {EVENTS_AUTHD_SUMMARY, "authd",
      "queries responses dropped truncated referrals nodata ecs rcodes udp_queries tcp_queries "
-     "tcp_connections tcp_rejected send_errors reports bad_reports unknown_site_reports "
+     "tcp_connections tcp_rejected send_errors reports bad_reports proximity_reports "
+     "unknown_site_reports "
      "rejected_reports changes bad_changes failed_changes rejected_changes"},
     {EVENTS_RESOLVERD_READY, "resolverd", "resolvers port tcp mode upstream root"},
     {EVENTS_RESOLVER_STATS, "resolverd",

@@ -65,9 +65,11 @@ struct authd {
 	struct authd_handouts handouts;
 	struct authd_respond_ctx rc;
 	struct authd_net *net;
-	int has_latency;
+	int has_latency; /* a latency or proximity name: RTTs change answers */
+	int has_proximity;
+	struct loop_handler expire_timer;
 	struct ctl_reject rejects, change_rejects;
-	uint64_t reports, bad_reports, unknown_site, rejected;
+	uint64_t reports, bad_reports, unknown_site, rejected, prox_reports;
 	uint64_t changes, bad_changes, failed_changes, rejected_changes;
 };
 
@@ -179,7 +181,8 @@ static void authd_parse(int argc, char **argv, struct authd_opts *o)
 }
 
 /* authd_evaluate: recomputes every name's handout; answer_changed for each
- * that changed. rtt_only: only latency names can have changed. */
+ * that changed. rtt_only: only latency and proximity names can have
+ * changed. */
 static void authd_evaluate(struct authd *a, const char *reason, int rtt_only)
 {
 	for (int i = 0; i < a->db->nnames; i++) {
@@ -187,7 +190,7 @@ static void authd_evaluate(struct authd *a, const char *reason, int rtt_only)
 		uint64_t before[2], after[2];
 		json_t *nets;
 
-		if (rtt_only && nm->policy != AUTHD_LATENCY)
+		if (rtt_only && nm->policy != AUTHD_LATENCY && nm->policy != AUTHD_PROXIMITY)
 			continue;
 		if (!authd_handout_update(&a->handouts, a->db, &a->health, i, before, after))
 			continue;
@@ -271,6 +274,48 @@ static void authd_on_change(struct authd *a, const char *line, size_t len,
 	}
 }
 
+/* authd_on_proximity: one PROXIMITY line from an entitled prober */
+static void authd_on_proximity(struct authd *a, const struct health_report *r)
+{
+	struct authd_health_change c;
+	char reason[128], q[INET_ADDRSTRLEN];
+
+	if (authd_health_apply_prox(&a->health, r, now_mono_ns(), &c) == -1) {
+		if (a->unknown_site++ == 0)
+			log_warnx("proximity report on unknown site '%s' from prober %s (or more "
+				  "than %d queriers)",
+				  r->site, r->prober, AUTHD_PROX_MAX);
+		return;
+	}
+	a->prox_reports++;
+	if (!c.rtt_changed || !a->has_proximity)
+		return;
+	inet_ntop(AF_INET, &r->querier, q, sizeof(q));
+	log_debug("rtt from site %s to %s: %u us", r->site, q, r->rtt_us);
+	snprintf(reason, sizeof(reason), "rtt from site %s to %s", r->site, q);
+	authd_evaluate(a, reason, 1);
+}
+
+/* authd_on_expire: proximity measurements too old to stand for anything */
+static void authd_on_expire(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct authd *a = arg;
+	char reason[128], q[INET_ADDRSTRLEN];
+	int querier = 0, site = 0, n;
+
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	n = authd_health_expire(&a->health, now_mono_ns(), a->db->server.proximity_stale_ns,
+				&querier, &site);
+	if (n == 0)
+		return;
+	inet_ntop(AF_INET, a->health.prox[querier].addr, q, sizeof(q));
+	snprintf(reason, sizeof(reason), "rtt from site %s to %s stale%s", a->db->sites[site].name,
+		 q, n > 1 ? " (and more)" : "");
+	authd_evaluate(a, reason, 1);
+}
+
 static void authd_on_report(void *arg, const char *line, size_t len,
 			    const struct sockaddr_storage *from)
 {
@@ -300,6 +345,10 @@ static void authd_on_report(void *arg, const char *line, size_t len,
 		a->rejected++;
 		ctl_reject_drop(&a->rejects, now_mono_ns(),
 				authd_allow_addr_str(from, who, sizeof(who)), reason);
+		return;
+	}
+	if (r.proximity) {
+		authd_on_proximity(a, &r);
 		return;
 	}
 	if (authd_health_apply(&a->health, &r, &c) == -1) {
@@ -363,7 +412,7 @@ static void authd_summary(struct authd *a)
 		 (unsigned long long)a->rejected_changes);
 	event_emit(a->ev, EVENTS_AUTHD_SUMMARY,
 		   "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-		   "s:I, s:I, s:I, s:I, s:I, s:I}",
+		   "s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 		   "queries", (json_int_t)s->queries, "responses", (json_int_t)s->responses,
 		   "dropped", (json_int_t)s->dropped, "truncated", (json_int_t)s->truncated,
 		   "referrals", (json_int_t)s->referrals, "nodata", (json_int_t)s->nodata, "ecs",
@@ -372,10 +421,11 @@ static void authd_summary(struct authd *a)
 		   "tcp_connections", (json_int_t)n->tcp_accepted, "tcp_rejected",
 		   (json_int_t)n->tcp_rejected, "send_errors", (json_int_t)n->udp_send_errors,
 		   "reports", (json_int_t)a->reports, "bad_reports", (json_int_t)a->bad_reports,
-		   "unknown_site_reports", (json_int_t)a->unknown_site, "rejected_reports",
-		   (json_int_t)a->rejected, "changes", (json_int_t)a->changes, "bad_changes",
-		   (json_int_t)a->bad_changes, "failed_changes", (json_int_t)a->failed_changes,
-		   "rejected_changes", (json_int_t)a->rejected_changes);
+		   "proximity_reports", (json_int_t)a->prox_reports, "unknown_site_reports",
+		   (json_int_t)a->unknown_site, "rejected_reports", (json_int_t)a->rejected,
+		   "changes", (json_int_t)a->changes, "bad_changes", (json_int_t)a->bad_changes,
+		   "failed_changes", (json_int_t)a->failed_changes, "rejected_changes",
+		   (json_int_t)a->rejected_changes);
 }
 
 static void authd_ready(struct authd *a)
@@ -453,8 +503,10 @@ int main(int argc, char **argv)
 	}
 	if (o.seed == 0 && getrandom(&o.seed, sizeof(o.seed), 0) != sizeof(o.seed))
 		o.seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL;
-	for (int i = 0; i < a.db->nnames; i++)
-		a.has_latency |= a.db->names[i]->policy == AUTHD_LATENCY;
+	for (int i = 0; i < a.db->nnames; i++) {
+		a.has_proximity |= a.db->names[i]->policy == AUTHD_PROXIMITY;
+		a.has_latency |= a.db->names[i]->policy == AUTHD_LATENCY || a.has_proximity;
+	}
 	authd_health_init(&a.health, a.db);
 	if (authd_respond_init(&a.rc, a.db, &a.health, o.seed | 1) == -1 ||
 	    authd_handouts_init(&a.handouts, a.db) == -1) {
@@ -477,6 +529,17 @@ int main(int argc, char **argv)
 	if (a.net == NULL)
 		goto out;
 	authd_log_allow(&o.allow, a.db->server.has_control);
+	/* a tenth of proximity_stale late at most, and not busier than 10/s */
+	if (a.has_proximity) {
+		int64_t every = a.db->server.proximity_stale_ns / 10;
+
+		every = every < 100000000 ? 100000000 : every;
+		if (loop_timer_add(a.loop, &a.expire_timer, now_mono_ns() + every, every,
+				   authd_on_expire, &a) == -1) {
+			log_warn("%s: timerfd", __func__);
+			goto out;
+		}
+	}
 	authd_ready(&a);
 	authd_evaluate(&a, "start", 0);
 	if (loop_run(a.loop) == -1)

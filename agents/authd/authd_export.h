@@ -27,6 +27,7 @@ enum authd_export_policy {
 	AUTHD_EXPORT_WEIGHTED,
 	AUTHD_EXPORT_GEOLOCATION,
 	AUTHD_EXPORT_LATENCY,
+	AUTHD_EXPORT_PROXIMITY,
 };
 
 /* a candidate site of a name, in the policy's order */

@@ -23,8 +23,8 @@ struct conf_key {
 };
 
 static const struct conf_key conf_server_keys[] = {
-    {"listen", 1},  {"control", 0},  {"quorum", 0},  {"all_dead", 0},
-    {"udp_max", 0}, {"tcp_idle", 0}, {"tcp_max", 0}, {NULL, 0},
+    {"listen", 1},   {"control", 0}, {"quorum", 0},	     {"all_dead", 0}, {"udp_max", 0},
+    {"tcp_idle", 0}, {"tcp_max", 0}, {"proximity_stale", 0}, {NULL, 0},
 };
 static const struct conf_key conf_zone_keys[] = {
     {"soa", 0},
@@ -226,6 +226,20 @@ int conf_ulong(const char *v, unsigned long min, unsigned long max, unsigned lon
  * Interpreting.
  */
 
+/* conf_duration: [server] KEY = a duration above 0 into *out, else an
+ * error naming an example */
+static void conf_duration(struct conf_parse *p, const struct conf_entry *e, const char *example,
+			  int64_t *out)
+{
+	int64_t ns;
+
+	if (parse_duration_ns(e->value, &ns) == -1 || ns <= 0)
+		conf_error(p, e->line, "[server] %s: expected a duration such as %s, got '%s'",
+			   e->key, example, e->value);
+	else
+		*out = ns;
+}
+
 static void conf_server(struct conf_parse *p, const struct conf_sect *s)
 {
 	struct authd_server_conf *sv = &p->db->server;
@@ -284,16 +298,10 @@ static void conf_server(struct conf_parse *p, const struct conf_sect *s)
 					   e->value);
 			else
 				sv->udp_max = (uint16_t)v;
+		} else if (strcmp(e->key, "proximity_stale") == 0) {
+			conf_duration(p, e, "3s", &sv->proximity_stale_ns);
 		} else if (strcmp(e->key, "tcp_idle") == 0) {
-			int64_t ns;
-
-			if (parse_duration_ns(e->value, &ns) == -1 || ns <= 0)
-				conf_error(p, e->line,
-					   "[server] tcp_idle: expected a duration such as 10s, "
-					   "got '%s'",
-					   e->value);
-			else
-				sv->tcp_idle_ns = ns;
+			conf_duration(p, e, "10s", &sv->tcp_idle_ns);
 		} else if (strcmp(e->key, "tcp_max") == 0) {
 			if (conf_ulong(e->value, 1, 65536, &v) == -1)
 				conf_error(p, e->line,

@@ -109,6 +109,7 @@ static const char *conf_policy_keys[] = {
     [AUTHD_WEIGHTED] = "weight weighted_mode pattern",
     [AUTHD_GEOLOCATION] = "geo default sites fallback",
     [AUTHD_LATENCY] = "sites vantage",
+    [AUTHD_PROXIMITY] = "sites",
 };
 
 /* conf_key_allowed: does the policy take this key? */
@@ -310,6 +311,7 @@ static void conf_name_policy(struct conf_parse *p, const struct conf_sect *s, co
 	case AUTHD_SIMPLE:
 	case AUTHD_MULTIVALUE:
 	case AUTHD_LATENCY:
+	case AUTHD_PROXIMITY:
 		if ((e = conf_get(s, "sites")) == NULL)
 			conf_error(p, s->line, "%s: policy %s needs 'sites = SITE ...'", label,
 				   authd_policy_name(nm->policy));
@@ -397,8 +399,8 @@ static void conf_name_policy(struct conf_parse *p, const struct conf_sect *s, co
 
 void conf_name(struct conf_parse *p, const struct conf_sect *s)
 {
-	static const char *policies = "simple, multivalue, failover, weighted, geolocation or "
-				      "latency";
+	static const char *policies = "simple, multivalue, failover, weighted, geolocation, "
+				      "latency or proximity";
 	uint8_t owner[KNOT_DNAME_MAXLEN];
 	char label[KNOT_DNAME_TXT_MAXLEN + 16];
 	const struct conf_entry *e;
@@ -426,10 +428,10 @@ void conf_name(struct conf_parse *p, const struct conf_sect *s)
 		conf_error(p, s->line, "%s: expected 'policy = %s'", label, policies);
 		return;
 	}
-	for (k = AUTHD_SIMPLE; k <= AUTHD_LATENCY; k++)
+	for (k = AUTHD_SIMPLE; k <= AUTHD_PROXIMITY; k++)
 		if (strcmp(e->value, authd_policy_name((enum authd_policy_kind)k)) == 0)
 			break;
-	if (k > AUTHD_LATENCY) {
+	if (k > AUTHD_PROXIMITY) {
 		conf_error(p, e->line, "%s policy: expected %s, got '%s'", label, policies,
 			   e->value);
 		return;

@@ -16,6 +16,7 @@ struct authd_db *authd_db_new(void)
 	db->server.all_dead = AUTHD_FAIL_OPEN;
 	db->server.udp_max = 1232;
 	db->server.tcp_idle_ns = 10LL * 1000000000LL;
+	db->server.proximity_stale_ns = 3LL * 1000000000LL;
 	db->server.tcp_max = 128;
 	return db;
 }
@@ -254,8 +255,8 @@ int authd_prefix_match(const struct addr_prefix *p, int family, const uint8_t *a
 
 const char *authd_policy_name(enum authd_policy_kind k)
 {
-	static const char *names[] = {"simple",	  "multivalue",	 "failover",
-				      "weighted", "geolocation", "latency"};
+	static const char *names[] = {"simple",	     "multivalue", "failover", "weighted",
+				      "geolocation", "latency",	   "proximity"};
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
 }

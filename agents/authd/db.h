@@ -43,6 +43,7 @@ enum authd_policy_kind {
 	AUTHD_WEIGHTED,
 	AUTHD_GEOLOCATION,
 	AUTHD_LATENCY,
+	AUTHD_PROXIMITY,
 };
 
 enum authd_all_dead {
@@ -107,6 +108,9 @@ struct authd_name {
 	int npattern;
 	int pattern[AUTHD_PATTERN_MAX];
 	unsigned pattern_pos[2];
+	/* proximity: the round robin's next turn when the querier is not
+	 * measured, per family */
+	unsigned rr_pos[2];
 };
 
 struct authd_zone;
@@ -151,6 +155,8 @@ struct authd_server_conf {
 	uint16_t udp_max; /* the largest UDP response, with EDNS */
 	int64_t tcp_idle_ns;
 	int tcp_max; /* concurrent TCP connections */
+	/* a proximity measurement older than this stands for nothing */
+	int64_t proximity_stale_ns;
 };
 
 struct authd_db {

@@ -31,12 +31,14 @@ int authd_handouts_init(struct authd_handouts *hs, const struct authd_db *db)
 			n += nm->ngeo;
 		else if (nm->policy == AUTHD_LATENCY)
 			n += nm->nvantage;
+		else if (nm->policy == AUTHD_PROXIMITY)
+			n += AUTHD_PROX_MAX; /* each querier measured, once it is */
 		h->nclasses = n;
 		h->label = calloc((size_t)n, sizeof(*h->label));
 		h->mask = calloc((size_t)n, sizeof(*h->mask));
 		if (h->label == NULL || h->mask == NULL)
 			return -1;
-		for (int k = 0; k + 1 < n; k++)
+		for (int k = 0; k + 1 < n && nm->policy != AUTHD_PROXIMITY; k++)
 			authd_prefix_label(nm->policy == AUTHD_GEOLOCATION ? &nm->geo[k].net
 									   : &nm->vantage[k].net,
 					   h->label[k], sizeof(h->label[k]));
@@ -56,19 +58,30 @@ void authd_handouts_free(struct authd_handouts *hs)
 }
 
 /* authd_class_client: a querier standing for class k: inside the k-th
- * network (with exactly its bits known), or unknown for the last class. */
-static void authd_class_client(const struct authd_name *nm, int k, int nclasses,
-			       struct authd_client *c)
+ * network (with exactly its bits known), or unknown for the last class;
+ * for proximity the k-th querier measured. 0, or -1 if class k has no
+ * querier yet. */
+static int authd_class_client(const struct authd_name *nm, int k, int nclasses,
+			      const struct authd_health *health, struct authd_client *c)
 {
 	const struct addr_prefix *p = NULL;
 
 	memset(c, 0, sizeof(*c));
 	if (k == nclasses - 1)
-		return;
+		return 0;
+	if (nm->policy == AUTHD_PROXIMITY) {
+		if (health == NULL || k >= health->nprox)
+			return -1;
+		c->family = AF_INET;
+		memcpy(c->addr, health->prox[k].addr, 4);
+		c->source_len = 32;
+		return 0;
+	}
 	p = nm->policy == AUTHD_GEOLOCATION ? &nm->geo[k].net : &nm->vantage[k].net;
 	c->family = p->family;
 	memcpy(c->addr, p->addr, sizeof(c->addr));
 	c->source_len = p->len;
+	return 0;
 }
 
 int authd_handout_update(struct authd_handouts *hs, const struct authd_db *db,
@@ -83,7 +96,10 @@ int authd_handout_update(struct authd_handouts *hs, const struct authd_db *db,
 	for (int k = 0; k < h->nclasses; k++) {
 		struct authd_client c;
 
-		authd_class_client(nm, k, h->nclasses, &c);
+		if (authd_class_client(nm, k, h->nclasses, health, &c) == -1)
+			continue;
+		if (nm->policy == AUTHD_PROXIMITY && k + 1 < h->nclasses)
+			inet_ntop(AF_INET, c.addr, h->label[k], sizeof(h->label[k]));
 		for (int fam = 0; fam < 2; fam++) {
 			struct authd_pick p;
 			uint64_t mask = 0;
@@ -128,11 +144,14 @@ json_t *authd_handout_networks(const struct authd_handouts *hs, const struct aut
 	const struct authd_handout *h = &hs->h[i];
 	json_t *o;
 
-	if (db->names[i]->policy != AUTHD_GEOLOCATION && db->names[i]->policy != AUTHD_LATENCY)
+	if (db->names[i]->policy != AUTHD_GEOLOCATION && db->names[i]->policy != AUTHD_LATENCY &&
+	    db->names[i]->policy != AUTHD_PROXIMITY)
 		return NULL;
 	if ((o = json_object()) == NULL)
 		return NULL;
 	for (int k = 0; k < h->nclasses; k++)
-		json_object_set_new(o, h->label[k], authd_handout_addresses(db, h->mask[k]));
+		if (h->label[k][0])
+			json_object_set_new(o, h->label[k],
+					    authd_handout_addresses(db, h->mask[k]));
 	return o;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 void authd_health_init(struct authd_health *h, const struct authd_db *db)
 {
@@ -74,4 +75,75 @@ uint32_t authd_health_rtt(const struct authd_health *h, int prober, int site)
 	    h->state[prober][site] != 1)
 		return AUTHD_RTT_NONE;
 	return h->rtt[prober][site];
+}
+
+int authd_health_apply_prox(struct authd_health *h, const struct health_report *r, int64_t now,
+			    struct authd_health_change *c)
+{
+	int s = authd_health_site(h, r->site), q;
+	uint32_t rtt = r->up ? r->rtt_us : AUTHD_RTT_NONE;
+	struct authd_prox *e;
+
+	if (s == -1)
+		return -1;
+	for (q = 0; q < h->nprox; q++)
+		if (memcmp(h->prox[q].addr, &r->querier, 4) == 0)
+			break;
+	if (q == h->nprox) {
+		if (h->nprox == AUTHD_PROX_MAX)
+			return -1;
+		e = &h->prox[h->nprox++];
+		memcpy(e->addr, &r->querier, 4);
+		memset(e->rtt, 0xff, sizeof(e->rtt)); /* AUTHD_RTT_NONE */
+		memset(e->at, 0, sizeof(e->at));
+	}
+	e = &h->prox[q];
+	memset(c, 0, sizeof(*c));
+	c->site = s;
+	c->prober = q;
+	c->rtt_changed = e->rtt[s] != rtt;
+	e->rtt[s] = rtt;
+	e->at[s] = now;
+	return 0;
+}
+
+int authd_health_expire(struct authd_health *h, int64_t now, int64_t stale_ns, int *querier,
+			int *site)
+{
+	int n = 0;
+
+	for (int q = 0; q < h->nprox; q++)
+		for (int s = 0; s < h->nsites; s++) {
+			struct authd_prox *e = &h->prox[q];
+
+			if (e->at[s] == 0 || e->at[s] >= now - stale_ns)
+				continue;
+			if (e->rtt[s] != AUTHD_RTT_NONE && n++ == 0) {
+				if (querier)
+					*querier = q;
+				if (site)
+					*site = s;
+			}
+			e->rtt[s] = AUTHD_RTT_NONE;
+			e->at[s] = 0;
+		}
+	return n;
+}
+
+int authd_health_prox_of(const struct authd_health *h, int family, const uint8_t *addr,
+			 unsigned source_len)
+{
+	if (h == NULL || family != AF_INET)
+		return -1;
+	for (int q = 0; q < h->nprox; q++) {
+		unsigned full = source_len > 32 ? 4 : source_len / 8, rest = source_len % 8;
+
+		if (memcmp(h->prox[q].addr, addr, full) != 0)
+			continue;
+		if (source_len < 32 && rest &&
+		    ((h->prox[q].addr[full] ^ addr[full]) & (uint8_t)(0xff << (8 - rest))) != 0)
+			continue;
+		return q;
+	}
+	return -1;
 }

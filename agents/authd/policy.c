@@ -237,6 +237,31 @@ static int authd_lowest_rtt(const struct authd_name *nm, const struct authd_site
 	return best;
 }
 
+/* authd_closest: among usable healthy slots, the one measured closest to
+ * proximity table entry q (the earlier slot on a tie); -1 if no such slot
+ * has a measurement */
+static int authd_closest(const struct authd_name *nm, const struct authd_site *sites,
+			 const struct authd_health *h, int fam, int q)
+{
+	int best = -1;
+	uint32_t best_rtt = AUTHD_RTT_NONE;
+
+	if (h == NULL || q < 0)
+		return -1;
+	for (int i = 0; i < nm->nsites; i++) {
+		uint32_t rtt = h->prox[q].rtt[nm->sites[i]];
+
+		if (rtt == AUTHD_RTT_NONE || !authd_usable(nm, sites, i, fam) ||
+		    !authd_healthy(nm, h, i))
+			continue;
+		if (best == -1 || rtt < best_rtt) {
+			best = i;
+			best_rtt = rtt;
+		}
+	}
+	return best;
+}
+
 void authd_policy_select(const struct authd_name *nm, int fam, const struct authd_client *c,
 			 const struct authd_health *h, const struct authd_site *sites,
 			 enum authd_all_dead server, struct authd_pick *out)
@@ -274,6 +299,22 @@ void authd_policy_select(const struct authd_name *nm, int fam, const struct auth
 		if (s == -1 && !closed)
 			s = authd_first(nm, sites, h, fam, order, n, 0);
 		break;
+	case AUTHD_PROXIMITY:
+		/* the closest live site measured; else, as the seed's PDNS
+		 * without its database, round robin over the live ones */
+		out->scope = c->family == AF_INET ? c->source_len : 0;
+		s = authd_closest(nm, sites, h, fam,
+				  authd_health_prox_of(h, c->family, c->addr, c->source_len));
+		if (s != -1)
+			break;
+		for (int i = 0; i < nm->nsites; i++)
+			if (authd_usable(nm, sites, i, fam) && authd_healthy(nm, h, i))
+				authd_pick_add(out, i);
+		if (out->n == 0 && !closed)
+			for (int i = 0; i < nm->nsites; i++)
+				if (authd_usable(nm, sites, i, fam))
+					authd_pick_add(out, i);
+		return;
 	case AUTHD_LATENCY:
 		prober = authd_vantage_of(nm, c, &out->scope);
 		s = authd_lowest_rtt(nm, sites, h, fam, prober, 1);
@@ -354,6 +395,11 @@ int authd_policy_records(struct authd_name *nm, int fam, const struct authd_pick
 		int s = authd_policy_weighted_pick(nm, fam, p, rng);
 
 		return s == -1 ? 0 : authd_add_site_records(&sites[nm->sites[s]], fam, out, 0, max);
+	}
+	if (nm->policy == AUTHD_PROXIMITY && p->n > 1) {
+		int s = p->slot[nm->rr_pos[fam]++ % (unsigned)p->n];
+
+		return authd_add_site_records(&sites[nm->sites[s]], fam, out, 0, max);
 	}
 	for (int i = 0; i < p->n; i++)
 		n = authd_add_site_records(&sites[nm->sites[p->slot[i]]], fam, out, n, max);

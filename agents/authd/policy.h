@@ -44,7 +44,8 @@ void authd_policy_select(const struct authd_name *nm, int fam, const struct auth
 
 /* authd_policy_records: one answer's records from a selection: weighted
  * picks one site (the pattern's next eligible entry if it has one, else
- * smooth weighted round robin, updating nm's counters, or random), multivalue shuffles and keeps
+ * smooth weighted round robin, updating nm's counters, or random), proximity
+ * with several candidates (no measurement) the next in turn, multivalue shuffles and keeps
  * AUTHD_MULTIVALUE_MAX, the others take every address of every chosen site in order. Fills out[]
  * with pointers into the sites' rdatasets (at most max) and returns the count. rng is a xorshift64
  * state (non-zero). */

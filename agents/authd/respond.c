@@ -127,7 +127,8 @@ static int authd_policy_rrset(struct authd_query *x, struct authd_name *nm, uint
 
 	authd_policy_select(nm, fam, &x->client, c->health, c->db->sites, c->db->server.all_dead,
 			    &pick);
-	if (nm->policy == AUTHD_GEOLOCATION || nm->policy == AUTHD_LATENCY)
+	if (nm->policy == AUTHD_GEOLOCATION || nm->policy == AUTHD_LATENCY ||
+	    nm->policy == AUTHD_PROXIMITY)
 		x->scope = pick.scope > x->scope ? pick.scope : x->scope;
 	n = authd_policy_records(nm, fam, &pick, c->db->sites, &c->rng, recs, AUTHD_RECORDS_MAX);
 	if (n == 0)

@@ -15,6 +15,12 @@
  * and reports each verdict to authd as a health report (report.h). Both
  * modes can run in one prober: -A then also reports the local site.
  *
+ * Proximity mode (-Y SITE with remote mode) stands at SITE and probes the
+ * queriers of authd (-T NAME=ADDR: resolvers, clients asking authd
+ * directly) instead of sites: each report is a PROXIMITY line, the smoothed
+ * RTT from SITE to the querier, 0 while it does not answer (the seed's
+ * data centres probing the local DNS servers; docs/authd.md, "Proximity").
+ *
  * -C picks the check for every site (probe.h): udp, the request answered
  * by sited (deep), tcp, a connection established (shallow), http, a GET
  * answered 200 (deep), or icmp, an echo answered by the host (shallowest);
@@ -54,7 +60,7 @@
 	"       prober -s SITE -t ADDR:PORT -P PREFIX -L\n"                                        \
 	"       prober -I ID -A AUTHD[:PORT] [-A ...] -T SITE=ADDR[:PORT] [-T ...]\n"              \
 	"              [-n NODE] [-e FILE] [-i INTERVAL] [-w TIMEOUT] [-d DOWN] [-u UP]\n"         \
-	"              [-k REFRESH] [-C udp|tcp|http|icmp] [-W CONNECT]\n"                         \
+	"              [-k REFRESH] [-C udp|tcp|http|icmp] [-W CONNECT] [-Y SITE]\n"               \
 	"              [-U PATH [-X STATUS] [-b BODY]] [-v] [-h]\n"
 
 struct prober_opts {
@@ -79,6 +85,7 @@ struct prober_opts {
 	int verbose;
 	/* remote mode */
 	const char *id;
+	const char *prox_site; /* -Y: the -T targets are queriers, measured from it */
 	struct prober_authds authds;
 	int nremote;
 	char remote_site[PROBER_MAX_TARGETS][WIRE_SITE_LEN + 1];
@@ -142,6 +149,9 @@ static void prober_usage(FILE *fp)
 		"  -I ID            remote mode: this prober's id in health reports\n"
 		"  -A AUTHD[:PORT]  an authd's control socket (port default %d); repeatable\n"
 		"  -T SITE=ADDR[:PORT] a site's service address (port default %d); repeatable\n"
+		"  -Y SITE          proximity: this prober stands at SITE and each -T is a\n"
+		"                   querier of authd's (NAME=ADDR); it reports the RTT from\n"
+		"                   SITE to each (PROXIMITY lines, 0 while unanswered)\n"
 		"  -n NODE          lab node, written into every event (default: prober)\n"
 		"  -e FILE          JSON Lines event file (default: standard output)\n"
 		"  -v               debug logging\n"
@@ -231,6 +241,8 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	    {OPT_CALL('T', prober_opt_remote, o,
 		      "SITE=ADDR[:PORT], a site name of 1 to 16 letters, digits, '.', '_' or '-' "
 		      "and an IPv4 address")},
+	    {OPT_NAME('Y', &o->prox_site, WIRE_SITE_LEN,
+		      "a site name of 1 to 16 letters, digits, '.', '_' or '-'")},
 	    {OPT_STR('U', &o->http_path)},
 	    {OPT_STR('Q', &o->dns_zone)},
 	    {OPT_DURATION('W', &o->connect_timeout_ns, 1, INT64_MAX, duration)},
@@ -287,6 +299,8 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	}
 	if ((o->nremote || o->authds.n || o->id) && (!o->id || !o->authds.n))
 		opt_refuse(&cmd, "remote mode needs -I ID and at least one -A AUTHD");
+	if (o->prox_site && (o->site || !o->nremote))
+		opt_refuse(&cmd, "-Y goes with remote mode (-I, -A, -T), without -s");
 }
 
 /* prober_announce: sends the local verdict to every router; on a change
@@ -338,7 +352,12 @@ static void prober_report(struct prober *p, struct prober_target *t, int change)
 	int n;
 
 	strfmt(r.prober, sizeof(r.prober), "%s", o->id);
-	strfmt(r.site, sizeof(r.site), "%s", t->site);
+	strfmt(r.site, sizeof(r.site), "%s", o->prox_site ? o->prox_site : t->site);
+	if (o->prox_site) { /* the RTT from our site to querier t */
+		r.proximity = 1;
+		r.querier = t->addr.sin_addr;
+		r.rtt_us = up ? (t->srtt_us ? t->srtt_us : 1) : 0;
+	}
 	n = health_report_format(&r, line, sizeof(line));
 
 	if (n == -1)

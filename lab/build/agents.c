@@ -117,7 +117,9 @@ static int lab_start_collectors(struct lab *lab, int n)
 	/* a client of proto = tcp or http: its connections' segments too;
 	 * PowerDNS's checks: their SYN, SYN-ACK, RST and FIN
 	 * (probes/clocks/clocks_pdns.c) */
-	if (topo_has_tcp(t))
+	if (topo_has_proximity(t)) /* and the sites' echoes to the queriers */
+		agents_argv_add(&a, "udp port %u or tcp port %u or icmp", t->port, t->port);
+	else if (topo_has_tcp(t))
 		agents_argv_add(&a, "udp port %u or tcp port %u", t->port, t->port);
 	else if (authority_any(t))
 		agents_argv_add(&a,
@@ -365,6 +367,49 @@ static int lab_start_site_prober(struct lab *lab, int n)
 	return agents_argv_run(lab, n, "prober", "prober", &a);
 }
 
+/* lab_start_prox_prober: site n's proximity prober (a [name] of policy =
+ * proximity): an echo to every querier of the lab's authds, from the site,
+ * each RTT reported to every authd as the site's (docs/authd.md,
+ * "Proximity") */
+static int lab_start_prox_prober(struct lab *lab, int n)
+{
+	const struct topology *t = lab->t;
+	const struct topo_node *node = &t->nodes[n];
+	struct in_addr q[63];
+	char label[63][17], buf[INET_ADDRSTRLEN];
+	struct lab_argv a;
+	int nq, more;
+
+	nq = topo_proximity_queriers(t, q, label, 63, &more);
+	if (nq == 0)
+		return 0;
+	if (more)
+		log_warnx("site %s measures %d queriers, not the %d others", node->name, nq, more);
+	agents_argv_start(&a, lab, n, "prober", "prober-px");
+	agents_argv_add(&a, "-I");
+	agents_argv_add(&a, "px-%s", node->name);
+	agents_argv_add(&a, "-Y");
+	agents_argv_add(&a, "%s", node->name);
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].kind == TOPO_DNS && t->nodes[i].dns_impl == TOPO_DNS_AUTHD) {
+			agents_argv_add(&a, "-A");
+			agents_argv_add(&a, "%s:%d",
+					agents_ip(t->links[t->nodes[i].link].node_addr, buf),
+					DNSCONF_CONTROL_PORT);
+		}
+	for (int i = 0; i < nq; i++) {
+		agents_argv_add(&a, "-T");
+		agents_argv_add(&a, "%s=%s", label[i], agents_ip(q[i], buf));
+	}
+	agents_argv_add(&a, "-C");
+	agents_argv_add(&a, "icmp");
+	agents_probe_counts(&a, t->probe_interval_ns, t->probe_timeout_ns, t->probe_down,
+			    t->probe_up);
+	agents_argv_add(&a, "-k");
+	agents_argv_add(&a, "%lldus", (long long)t->static_refresh_ns / 1000);
+	return agents_argv_run(lab, n, "prober", "prober-px", &a);
+}
+
 /* lab_start_anycast_prober: anycast name server n's prober, asking its
  * server for its first zone's SOA on its link address, announcing its
  * anycast address to every router while it answers (routing = static),
@@ -434,6 +479,15 @@ static int lab_start_dns(struct lab *lab, int n)
 			continue;
 		agents_argv_add(&a, "-a");
 		agents_argv_add(&a, "%s=%s", lab->t->nodes[i].name,
+				agents_ip(lab->t->links[lab->t->nodes[i].link].node_addr, addr));
+		nprobers++;
+	}
+	/* and the sites' proximity probers (lab_start_prox_prober) */
+	for (int i = 0; topo_has_proximity(lab->t) && i < lab->t->nnodes; i++) {
+		if (lab->t->nodes[i].kind != TOPO_SITE)
+			continue;
+		agents_argv_add(&a, "-a");
+		agents_argv_add(&a, "px-%s=%s", lab->t->nodes[i].name,
 				agents_ip(lab->t->links[lab->t->nodes[i].link].node_addr, addr));
 		nprobers++;
 	}
@@ -556,9 +610,10 @@ static int agents_step_node(struct lab *lab, int n)
 			return -1;
 		return lab_start_routed(lab, n);
 	case TOPO_SITE:
-		if (lab_frr_start_zebra(lab, n) == -1 || lab_start_sited(lab, n) == -1)
+		if (lab_frr_start_zebra(lab, n) == -1 || lab_start_sited(lab, n) == -1 ||
+		    lab_start_site_prober(lab, n) == -1)
 			return -1;
-		return lab_start_site_prober(lab, n);
+		return topo_has_proximity(lab->t) ? lab_start_prox_prober(lab, n) : 0;
 	case TOPO_PROBER:
 		return lab_start_remote_prober(lab, n);
 	case TOPO_DNS:

@@ -82,6 +82,11 @@ static int authority_lua(struct authority_ctx *c, const struct authd_export_name
 				 "latency: pickclosest() ranks addresses by a GeoIP database's "
 				 "coordinates, not by measured round trips");
 		return -1;
+	case AUTHD_EXPORT_PROXIMITY:
+		authority_refuse(c, x,
+				 "proximity: no Lua function of PowerDNS's hears the round "
+				 "trips the sites measure to its queriers");
+		return -1;
 	case AUTHD_EXPORT_WEIGHTED:
 		if (x->pattern) {
 			authority_refuse(c, x,

@@ -111,8 +111,12 @@ int authority_gdnsd_name(struct authority_ctx *c, const struct authd_export_name
 		break;
 	default:
 		authority_refuse(c, x,
-				 "latency: its plugins choose by health, weights or the "
-				 "querier's network, not by measured round trips");
+				 x->policy == AUTHD_EXPORT_LATENCY
+				     ? "latency: its plugins choose by health, weights or the "
+				       "querier's network, not by measured round trips"
+				     : "proximity: its plugins choose by health, weights or the "
+				       "querier's network, not by round trips measured from the "
+				       "sites");
 		return 0;
 	}
 	/* the name's TTL as both MAX and MIN: fixed, as authd's */

@@ -26,6 +26,7 @@
 #define ACTION_T_FREEZE "steerlab_freeze"
 #define ACTION_T_DNS "steerlab_dns_down"
 #define ACTION_T_RESOLVER "steerlab_resolver_down"
+#define ACTION_T_ICMP "steerlab_icmp_down"
 
 static unsigned char action_failed[TOPO_MAX_NODES]; /* site_failed written */
 static const struct action_ops *action_ops = &action_lab_ops;
@@ -152,7 +153,8 @@ int64_t action_fail_at(const struct topology *t, const struct action_step *steps
 
 		if (site != first || steps[i].up ||
 		    (!topo_event_failing(e->action) && e->action != TOPO_A_IMPAIR) ||
-		    e->action == TOPO_A_DNS_DOWN || e->action == TOPO_A_RESOLVER_DOWN)
+		    e->action == TOPO_A_DNS_DOWN || e->action == TOPO_A_RESOLVER_DOWN ||
+		    e->action == TOPO_A_ICMP_DOWN)
 			continue;
 		*nominal = steps[i].nominal_ns;
 		return steps[i].at_ns;
@@ -337,6 +339,15 @@ static int action_block(struct lab *lab, const struct topo_event *e, int action,
 		       "}\n");
 		return action_ops->nft(lab, e->node, script, said, len);
 	}
+	if (action == TOPO_A_ICMP_DOWN) {
+		/* the proximity probes: the caches answer DNS, not echoes */
+		strfmt(script, sizeof(script),
+		       "table inet " ACTION_T_ICMP " {\n"
+		       "  chain input { type filter hook input priority -300; policy accept; "
+		       "icmp type echo-request drop; }\n"
+		       "}\n");
+		return action_ops->nft(lab, e->node, script, said, len);
+	}
 	if (action == TOPO_A_RESOLVER_DOWN && e->instance) {
 		struct in_addr a = topo_resolver_addr(t, e->node, (int)e->instance);
 		strfmt(daddr, sizeof(daddr), "ip daddr %s ",
@@ -356,9 +367,10 @@ static int action_unblock(struct lab *lab, int n, int action, char *said, size_t
 	char script[128];
 
 	strfmt(script, sizeof(script), "delete table inet %s\n",
-	       action == TOPO_A_FREEZE	   ? ACTION_T_FREEZE
-	       : action == TOPO_A_DNS_DOWN ? ACTION_T_DNS
-					   : ACTION_T_RESOLVER);
+	       action == TOPO_A_FREEZE	    ? ACTION_T_FREEZE
+	       : action == TOPO_A_DNS_DOWN  ? ACTION_T_DNS
+	       : action == TOPO_A_ICMP_DOWN ? ACTION_T_ICMP
+					    : ACTION_T_RESOLVER);
 	return action_ops->nft(lab, n, script, said, len);
 }
 
@@ -466,6 +478,7 @@ static int action_undo(struct lab *lab, const struct topo_event *e, int undoing,
 	case TOPO_A_FREEZE:
 	case TOPO_A_DNS_DOWN:
 	case TOPO_A_RESOLVER_DOWN:
+	case TOPO_A_ICMP_DOWN:
 		return action_unblock(lab, n, undoing, said, len);
 	}
 	strfmt(said, len, "nothing to undo");
@@ -502,6 +515,7 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		break;
 	case TOPO_A_DNS_DOWN:
 	case TOPO_A_RESOLVER_DOWN: /* no site fails: DNS does */
+	case TOPO_A_ICMP_DOWN:	   /* nor here: the sites' proximity probes do */
 		rc = action_block(lab, e, action, said, len);
 		break;
 	case TOPO_A_DRAIN:

@@ -109,6 +109,8 @@ enum topo_action {
 	TOPO_A_SET_WEIGHT,    /* a site's weight in a weighted [name] */
 	TOPO_A_ADD_RECORD,    /* a record into a zone */
 	TOPO_A_REMOVE_RECORD, /* a record, or an RRset, out of it */
+	TOPO_A_ICMP_DOWN,     /* [resolver]: drops the echo requests to its caches (proximity) */
+	TOPO_A_ICMP_UP,	      /* [resolver]: the drop removed */
 	TOPO_A_COUNT,
 };
 
@@ -635,6 +637,19 @@ const char *topo_dns_impl_name(int impl);
  * queries: the [dns] node's link address, or its cache of a [resolver]
  * node. Only for a client whose resolver is not -1. */
 struct in_addr topo_client_resolver(const struct topology *t, int node);
+
+/* topo_has_proximity: whether a [name] of the lab has policy = proximity
+ * (every site then measures its round trips to the queriers). */
+int topo_has_proximity(const struct topology *t);
+
+/* topo_proximity_queriers: the addresses that ask the lab's [dns] nodes,
+ * which the sites measure for the proximity policy (docs/authd.md,
+ * "Proximity"): every cache of every [resolver] node, then every client
+ * (not a population) whose resolver is a [dns] node itself; at most max,
+ * each with a label ("ra.1", "c1") of at most 16 characters. The number
+ * written; *more the number left out (if not NULL). */
+int topo_proximity_queriers(const struct topology *t, struct in_addr *out, char (*label)[17],
+			    int max, int *more);
 
 /* topo_dns_roots: the link addresses of the [dns] nodes serving the root
  * zone `.`, at most max of them into out, in file order (the generated

@@ -40,12 +40,12 @@ static const char *const topo_action_names[TOPO_A_COUNT] = {
     "kill",    "crash",	     "freeze",	   "drain",	    "undrain",	   "link-down",
     "link-up", "dns-down",   "dns-up",	   "resolver-down", "resolver-up", "recover",
     "flap",    "impair",     "degrade",	   "undegrade",	    "slow",	   "unslow",
-    "set-ttl", "set-weight", "add-record", "remove-record"};
+    "set-ttl", "set-weight", "add-record", "remove-record", "icmp-down",   "icmp-up"};
 
 #define TOPO_ACTIONS                                                                               \
 	"kill, crash, freeze, drain, undrain, degrade, undegrade, slow, unslow, link-down, "       \
 	"link-up, dns-down, dns-up, resolver-down, resolver-up, recover, flap, impair, set-ttl, "  \
-	"set-weight, add-record or remove-record"
+	"set-weight, add-record, remove-record, icmp-down or icmp-up"
 
 const char *topo_action_name(int action)
 {
@@ -72,6 +72,7 @@ int topo_event_failing(int action)
 	case TOPO_A_LINK_DOWN:
 	case TOPO_A_DNS_DOWN:
 	case TOPO_A_RESOLVER_DOWN:
+	case TOPO_A_ICMP_DOWN:
 	case TOPO_A_FLAP:
 		return 1;
 	}
@@ -94,6 +95,8 @@ static int topo_action_up(int action)
 		return TOPO_A_DNS_DOWN;
 	case TOPO_A_RESOLVER_UP:
 		return TOPO_A_RESOLVER_DOWN;
+	case TOPO_A_ICMP_UP:
+		return TOPO_A_ICMP_DOWN;
 	}
 	return -1;
 }
@@ -432,6 +435,8 @@ static int topo_event_resolve(struct topo_parse *p, int ev)
 		break;
 	case TOPO_A_RESOLVER_DOWN:
 	case TOPO_A_RESOLVER_UP:
+	case TOPO_A_ICMP_DOWN:
+	case TOPO_A_ICMP_UP:
 		want = TOPO_RESOLVER;
 		what = "a [resolver] node";
 		break;
@@ -650,8 +655,8 @@ static void topo_event_walk(struct topo_parse *p)
 				   topo_format_duration(e->at_ns, at, sizeof(at)),
 				   up >= 0 ? "bring back" : "recover",
 				   up >= 0 ? topo_action_name(up)
-					   : "kill, crash, freeze, drain, link-down, dns-down or "
-					     "resolver-down");
+					   : "kill, crash, freeze, drain, link-down, dns-down, "
+					     "resolver-down or icmp-down");
 			continue;
 		}
 		e->undoes = out[key];
@@ -807,7 +812,8 @@ int topo_first_failure(const struct topology *t, int64_t *at_ns)
 		/* an impair of a site's own link is a gray failure: the site
 		 * slow or lossy, not out (docs/clocks.md, "Gray failures") */
 		if ((!topo_event_failing(e->action) && e->action != TOPO_A_IMPAIR) ||
-		    e->action == TOPO_A_DNS_DOWN || e->action == TOPO_A_RESOLVER_DOWN)
+		    e->action == TOPO_A_DNS_DOWN || e->action == TOPO_A_RESOLVER_DOWN ||
+		    e->action == TOPO_A_ICMP_DOWN)
 			continue;
 		if (e->node >= 0 && t->nodes[e->node].kind == TOPO_SITE)
 			site = e->node;

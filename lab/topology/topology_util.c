@@ -94,6 +94,56 @@ struct in_addr topo_resolver_addr(const struct topology *t, int node, int instan
 	return a;
 }
 
+int topo_has_proximity(const struct topology *t)
+{
+	for (int i = 0; i < t->nraw_pairs; i++) {
+		const struct topo_raw_pair *rp = &t->raw_pairs[i];
+
+		if (strcmp(t->raw_sections[rp->section].kind, "name") == 0 &&
+		    strcmp(rp->key, "policy") == 0 && strcmp(rp->value, "proximity") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* topo_querier_add: one querier into out[*n], if there is room */
+static void topo_querier_add(struct in_addr a, const char *name, unsigned k, struct in_addr *out,
+			     char (*label)[17], int max, int *n, int *more)
+{
+	if (*n == max) {
+		(*more)++;
+		return;
+	}
+	out[*n] = a;
+	if ((k ? snprintf(label[*n], 17, "%s.%u", name, k) : snprintf(label[*n], 17, "%s", name)) >=
+	    17)
+		snprintf(label[*n], 17, "q%d", *n + 1);
+	(*n)++;
+}
+
+int topo_proximity_queriers(const struct topology *t, struct in_addr *out, char (*label)[17],
+			    int max, int *more)
+{
+	int n = 0, left = 0;
+
+	for (int i = 0; i < t->nnodes; i++)
+		for (unsigned k = 1; t->nodes[i].kind == TOPO_RESOLVER && k <= t->nodes[i].count;
+		     k++)
+			topo_querier_add(topo_resolver_addr(t, i, (int)k), t->nodes[i].name, k, out,
+					 label, max, &n, &left);
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *c = &t->nodes[i];
+
+		if (c->kind == TOPO_CLIENT && c->population == 0 && c->resolver >= 0 &&
+		    t->nodes[c->resolver].kind == TOPO_DNS)
+			topo_querier_add(t->links[c->link].node_addr, c->name, 0, out, label, max,
+					 &n, &left);
+	}
+	if (more)
+		*more = left;
+	return n;
+}
+
 struct in_addr topo_client_resolver(const struct topology *t, int node)
 {
 	const struct topo_node *c = &t->nodes[node];

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const model_policy_name[6] = {"simple",   "multivalue",  "failover",
-					  "weighted", "geolocation", "latency"};
+const char *const model_policy_name[7] = {"simple",	 "multivalue", "failover", "weighted",
+					  "geolocation", "latency",    "proximity"};
 
 /* the values of a row per draw: its shares, deviation, RTT, upstream */
 enum { V_DEV = MODEL_STEER_SITES, V_RTT, V_UP, V_COUNT };

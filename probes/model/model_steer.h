@@ -82,6 +82,7 @@ enum model_policy {
 	MODEL_P_WEIGHTED,
 	MODEL_P_GEOLOCATION,
 	MODEL_P_LATENCY,
+	MODEL_P_PROXIMITY,
 };
 
 /* which site of an answer of several a unit's clients send to */
@@ -219,7 +220,7 @@ struct model_steer_result {
 	unsigned samples;
 };
 
-extern const char *const model_policy_name[6];
+extern const char *const model_policy_name[7];
 
 /* model_steer_from_topology: in from topology t, its traffic measured over
  * period_s seconds from its start (<= 0: the whole traffic of a steady

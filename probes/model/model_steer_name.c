@@ -85,7 +85,7 @@ static void steer_name_read(struct steer_build *b, int n, int sec)
 	double w;
 
 	sp->deflt = sp->primary = sp->dns = -1;
-	for (int p = 0; p < 6; p++)
+	for (int p = 0; p < 7; p++)
 		if (v && strcmp(v, model_policy_name[p]) == 0)
 			nm->policy = p;
 	if ((v = model_topo_raw(t, sec, "weighted_mode")) && strcmp(v, "random") == 0)
@@ -214,6 +214,23 @@ int steer_name_of(struct steer_build *b, const char *name)
 	return in->nnames++;
 }
 
+/* steer_querier: the node whose address addr is: a [resolver]'s cache or
+ * a client asking a [dns] node itself (topo_proximity_queriers); -1 */
+static int steer_querier(const struct topology *t, uint32_t addr)
+{
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *nd = &t->nodes[i];
+
+		for (unsigned k = 1; nd->kind == TOPO_RESOLVER && k <= nd->count; k++)
+			if (ntohl(topo_resolver_addr(t, i, (int)k).s_addr) == addr)
+				return i;
+		if (nd->kind == TOPO_CLIENT && nd->link >= 0 &&
+		    ntohl(t->links[nd->link].node_addr.s_addr) == addr)
+			return i;
+	}
+	return -1;
+}
+
 /* steer_answer: what authd answers name n's querier at addr (every site
  * healthy) into u: the site of the longest geo prefix, the lowest RTT from
  * the vantage prober (a tie within the lab's own time: each of them, a tie
@@ -235,16 +252,22 @@ int steer_answer(struct steer_build *b, int n, uint32_t addr, struct model_steer
 		u->site[0] = best >= 0 ? sp->geo_site[best] : sp->deflt;
 		u->nsites = u->site[0] >= 0;
 		return u->nsites ? 0 : -1;
-	case MODEL_P_LATENCY: {
+	case MODEL_P_LATENCY:
+	case MODEL_P_PROXIMITY: {
 		double rtt[MODEL_STEER_SITES], low = INFINITY;
 
-		for (int i = 0; i < sp->nvan; i++)
+		/* latency: the vantage prober's RTT to each site; proximity:
+		 * each site's to the querier itself */
+		for (int i = 0; nm->policy == MODEL_P_LATENCY && i < sp->nvan; i++)
 			if (steer_in(addr, sp->van_net[i], sp->van_len[i]) &&
 			    (best < 0 || sp->van_len[i] > sp->van_len[best]))
 				best = i;
 		prober = best >= 0 ? sp->van_prober[best] : -1;
+		if (nm->policy == MODEL_P_PROXIMITY && (prober = steer_querier(b->t, addr)) < 0)
+			return -1;
 		for (int i = 0; i < nm->norder; i++) {
-			int64_t ns = prober >= 0 && b->t->nodes[prober].kind == TOPO_PROBER
+			int64_t ns = prober >= 0 && (b->t->nodes[prober].kind == TOPO_PROBER ||
+						     nm->policy == MODEL_P_PROXIMITY)
 					 ? topo_rtt_ns(b->t, prober, b->site_node[nm->order[i]])
 					 : -1;
 

@@ -78,14 +78,16 @@ static void steer_dns_group(struct steer_build *b, int g, int node, int *ukey)
 		/* its answers are authd's whoever asks when they do not depend
 		 * on the querier or the order: one cache, its upstream not known */
 		if (nm->policy == MODEL_P_WEIGHTED || nm->policy == MODEL_P_MULTIVALUE ||
-		    nm->policy == MODEL_P_GEOLOCATION || nm->policy == MODEL_P_LATENCY)
+		    nm->policy == MODEL_P_GEOLOCATION || nm->policy == MODEL_P_LATENCY ||
+		    nm->policy == MODEL_P_PROXIMITY)
 			steer_why(nm, "a [resolver] that is not resolverd: its caching and its "
 				      "address towards authd");
 		else
 			steer_other_resolver(b, g, node, n, rate);
 	} else {
 		if ((v = model_topo_rsv(t, r, "ecs")) && strcmp(v, "yes") == 0 &&
-		    (nm->policy == MODEL_P_GEOLOCATION || nm->policy == MODEL_P_LATENCY))
+		    (nm->policy == MODEL_P_GEOLOCATION || nm->policy == MODEL_P_LATENCY ||
+		     nm->policy == MODEL_P_PROXIMITY))
 			steer_why(nm, "a [resolver] passing the client's subnet on (ecs): its "
 				      "answers per subnet");
 		if (t->nodes[r].rsv_mode == TOPO_RSV_ITERATE && !nm->upstream_why[0])

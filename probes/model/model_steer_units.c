@@ -99,8 +99,11 @@ static int steer_unit(struct steer_build *b, int n, int g, struct in_addr addr)
 	u->first_of = -1;
 	u->querier = ntohl(addr.s_addr);
 	if (steer_answer(b, n, ntohl(addr.s_addr), u) == -1) {
-		steer_why(&in->names[n], "a querier of it matches no geo prefix and it has no "
-					 "default: authd answers NODATA");
+		steer_why(&in->names[n], in->names[n].policy == MODEL_P_PROXIMITY
+					     ? "a querier of it no site measures: authd hands the "
+					       "sites out in turn"
+					     : "a querier of it matches no geo prefix and it has "
+					       "no default: authd answers NODATA");
 		return -1;
 	}
 	return in->nunits++;

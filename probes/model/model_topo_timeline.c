@@ -24,7 +24,8 @@ int model_topo_failure_site(const struct topology *t, int e)
 	const struct topo_event *ev = &t->events[e];
 
 	if ((!topo_event_failing(ev->action) && ev->action != TOPO_A_IMPAIR) ||
-	    ev->action == TOPO_A_DNS_DOWN || ev->action == TOPO_A_RESOLVER_DOWN)
+	    ev->action == TOPO_A_DNS_DOWN || ev->action == TOPO_A_RESOLVER_DOWN ||
+	    ev->action == TOPO_A_ICMP_DOWN)
 		return -1;
 	if (ev->node >= 0 && t->nodes[ev->node].kind == TOPO_SITE)
 		return ev->node;

@@ -208,10 +208,10 @@ static void test_name_errors(void **state)
 	       "test.ini:7: [name www.other.example]: not in any [zone]\n");
 	expect(ZONE SITES "[name www.lab.example]\nsites = a\n",
 	       "test.ini:7: [name www.lab.example]: expected 'policy = simple, multivalue, "
-	       "failover, weighted, geolocation or latency'\n");
+	       "failover, weighted, geolocation, latency or proximity'\n");
 	expect(ZONE SITES "[name www.lab.example]\npolicy = best\n",
 	       "test.ini:8: [name www.lab.example] policy: expected simple, multivalue, failover, "
-	       "weighted, geolocation or latency, got 'best'\n");
+	       "weighted, geolocation, latency or proximity, got 'best'\n");
 	expect(ZONE SITES "[name www.lab.example]\npolicy = simple\n",
 	       "test.ini:7: [name www.lab.example]: policy simple needs 'sites = SITE ...'\n");
 	expect(ZONE SITES "[name www.lab.example]\npolicy = simple\nsites = a c\n",

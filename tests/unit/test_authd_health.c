@@ -76,6 +76,41 @@ static void test_report_parse(void **state)
 	assert_int_equal(health_report_parse("HEALTH p1 a\0 up 5", 17, &r), -1);
 }
 
+static void test_proximity_report(void **state)
+{
+	static const char *bad[] = {
+	    "PROXIMITY px-a a 198.18.128.1",	       "PROXIMITY px-a a 198.18.128 900",
+	    "PROXIMITY px-a a 2001:db8::1 900",	       "PROXIMITY px-a a 198.18.128.1 up",
+	    "PROXIMITY px-a a 198.18.128.1 900 extra", "proximity px-a a 198.18.128.1 900",
+	};
+	struct health_report r, back;
+	char line[HEALTH_REPORT_MAX];
+	int n;
+
+	(void)state;
+	assert_int_equal(health_report_parse("PROXIMITY px-a a 198.18.128.1 900\n", 34, &r), 0);
+	assert_int_equal(r.proximity, 1);
+	assert_string_equal(r.prober, "px-a");
+	assert_string_equal(r.site, "a");
+	assert_int_equal(r.querier.s_addr, inet_addr("198.18.128.1"));
+	assert_int_equal(r.rtt_us, 900);
+	assert_int_equal(r.up, 1);
+	/* 0: unanswered */
+	assert_int_equal(health_report_parse("PROXIMITY px-a a 198.18.128.1 0", 31, &r), 0);
+	assert_int_equal(r.up, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (health_report_parse(bad[i], strlen(bad[i]), &r) != -1)
+			fail_msg("accepted '%s'", bad[i]);
+	/* and back */
+	assert_int_equal(health_report_parse("PROXIMITY px-a a 198.18.128.1 0", 31, &r), 0);
+	r.rtt_us = 41000;
+	n = health_report_format(&r, line, sizeof(line));
+	assert_string_equal(line, "PROXIMITY px-a a 198.18.128.1 41000\n");
+	assert_int_equal(health_report_parse(line, (size_t)n, &back), 0);
+	assert_int_equal(back.rtt_us, 41000);
+	assert_int_equal(back.proximity, 1);
+}
+
 static void test_report_format_round_trip(void **state)
 {
 	struct health_report r = {.up = 1, .rtt_us = 777}, back;
@@ -432,6 +467,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_report_parse),
 	    cmocka_unit_test(test_report_format_round_trip),
+	    cmocka_unit_test(test_proximity_report),
 	    cmocka_unit_test_setup_teardown(test_no_reports_is_healthy, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_quorum_is_more_than, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_quorum_zero, setup, teardown),

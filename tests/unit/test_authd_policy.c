@@ -66,6 +66,9 @@ static const char *policy_conf = "[server]\n"
 				 "vantage = 198.18.2.0/24 west\n"
 				 "[name mv.lab.example]\n"
 				 "policy = multivalue\n"
+				 "sites = a b c\n"
+				 "[name px.lab.example]\n"
+				 "policy = proximity\n"
 				 "sites = a b c\n";
 
 struct fixture {
@@ -399,6 +402,93 @@ static void test_latency(void **state)
 	assert_string_equal(chosen(f, "lat.lab.example.", AUTHD_V6, &west, NULL), "a");
 }
 
+/* prox: a PROXIMITY report from site's prober, at t seconds: the RTT from
+ * site to querier q (0: unanswered) */
+static void prox(struct fixture *f, const char *site, const char *q, uint32_t rtt, int t)
+{
+	struct health_report r = {.proximity = 1, .up = rtt > 0, .rtt_us = rtt};
+	struct authd_health_change c;
+
+	snprintf(r.prober, sizeof(r.prober), "px-%s", site);
+	strcpy(r.site, site);
+	assert_int_equal(inet_pton(AF_INET, q, &r.querier), 1);
+	assert_int_equal(authd_health_apply_prox(&f->h, &r, (int64_t)t * 1000000000, &c), 0);
+}
+
+/* the sites of n answers to c in a row, as "a,b,a" */
+static const char *answers(struct fixture *f, const char *name, const struct authd_client *c, int n)
+{
+	static char out[256];
+	struct authd_name *nm = test_name(f->db, name);
+
+	out[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		const knot_rdata_t *recs[8];
+		struct authd_pick p;
+		char addr[INET_ADDRSTRLEN];
+
+		authd_policy_select(nm, AUTHD_V4, c, &f->h, f->db->sites, f->db->server.all_dead,
+				    &p);
+		/* one site's addresses */
+		assert_true(
+		    authd_policy_records(nm, AUTHD_V4, &p, f->db->sites, &f->rng, recs, 8) >= 1);
+		inet_ntop(AF_INET, recs[0]->data, addr, sizeof(addr));
+		for (int s = 0; s < f->db->nsites; s++)
+			if (memcmp(f->db->sites[s].addr[AUTHD_V4][0], recs[0]->data, 4) == 0) {
+				if (i)
+					strcat(out, ",");
+				strcat(out, f->db->sites[s].name);
+			}
+	}
+	return out;
+}
+
+static void test_proximity(void **state)
+{
+	struct fixture *f = *state;
+	struct authd_client r1, r2, net, other;
+	uint8_t scope;
+
+	client(&r1, "198.18.128.1", 32);
+	client(&r2, "198.18.129.1", 32);
+	client(&net, "198.18.129.0", 24); /* ECS: r2's network */
+	client(&other, "192.0.2.1", 32);
+	/* nothing measured: every live site, in turn */
+	assert_string_equal(chosen(f, "px.lab.example.", AUTHD_V4, &r1, NULL), "a,b,c");
+	assert_string_equal(answers(f, "px.lab.example.", &r1, 4), "a,b,c,a");
+	/* the sites measure: each querier gets its closest */
+	prox(f, "a", "198.18.128.1", 900, 1);
+	prox(f, "b", "198.18.128.1", 40000, 1);
+	prox(f, "c", "198.18.128.1", 20000, 1);
+	prox(f, "a", "198.18.129.1", 41000, 1);
+	prox(f, "b", "198.18.129.1", 700, 1);
+	assert_string_equal(chosen(f, "px.lab.example.", AUTHD_V4, &r1, &scope), "a");
+	assert_int_equal(scope, 32);
+	assert_string_equal(answers(f, "px.lab.example.", &r1, 3), "a,a,a");
+	assert_string_equal(chosen(f, "px.lab.example.", AUTHD_V4, &r2, NULL), "b");
+	/* an ECS prefix: the measured querier inside it, scope its length */
+	assert_string_equal(chosen(f, "px.lab.example.", AUTHD_V4, &net, &scope), "b");
+	assert_int_equal(scope, 24);
+	/* a querier no site measured: round robin */
+	assert_string_equal(chosen(f, "px.lab.example.", AUTHD_V4, &other, NULL), "a,b,c");
+	/* a dies: r1's next closest measured, c; r2 stays on b */
+	report(f, "p1", "a", 0, 0);
+	assert_string_equal(chosen(f, "px.lab.example.", AUTHD_V4, &r1, NULL), "c");
+	assert_string_equal(chosen(f, "px.lab.example.", AUTHD_V4, &r2, NULL), "b");
+	/* r2 stops answering b's probes: only a measures it, and a is dead:
+	 * round robin over the live sites */
+	prox(f, "b", "198.18.129.1", 0, 2);
+	assert_string_equal(chosen(f, "px.lab.example.", AUTHD_V4, &r2, NULL), "b,c");
+	/* the measurements age: the four of t = 1 s are stale at 4.5 s (3 s
+	 * old); b's unanswered one of 2 s was no measurement either way */
+	assert_int_equal(authd_health_expire(&f->h, 3900000000LL, 3000000000LL, NULL, NULL), 0);
+	assert_int_equal(authd_health_expire(&f->h, 4500000000LL, 3000000000LL, NULL, NULL), 4);
+	assert_string_equal(chosen(f, "px.lab.example.", AUTHD_V4, &r1, NULL), "b,c");
+	/* fresh again */
+	prox(f, "c", "198.18.128.1", 20000, 5);
+	assert_string_equal(chosen(f, "px.lab.example.", AUTHD_V4, &r1, NULL), "c");
+}
+
 static void test_multivalue(void **state)
 {
 	struct fixture *f = *state;
@@ -480,6 +570,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_geolocation_default_and_unmapped, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_geolocation_health_fallback, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latency, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_proximity, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_multivalue, setup, teardown),
 	    cmocka_unit_test(test_multivalue_at_most_8),
 	};

@@ -494,8 +494,8 @@ static void test_errors(void **state)
 	    "[event e1]\nat = 3s\naction = explode\ntarget = a\n", NULL, 0,
 	    "F:22: [event e1] action: expected kill, crash, freeze, drain, undrain, degrade, "
 	    "undegrade, slow, unslow, link-down, link-up, dns-down, dns-up, resolver-down, "
-	    "resolver-up, recover, flap, impair, set-ttl, set-weight, add-record or "
-	    "remove-record, got 'explode'\n");
+	    "resolver-up, recover, flap, impair, set-ttl, set-weight, add-record, "
+	    "remove-record, icmp-down or icmp-up, got 'explode'\n");
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = kill\ntarget = c1\n", NULL, 0,
 	    "F:23: [event e1] target: kill acts on a [site], and 'c1' is a client\n");
@@ -518,8 +518,8 @@ static void test_errors(void **state)
 			    "traffic's time, got 10s\n");
 	expect_event_errors("[event e1]\nat = 3s\naction = recover\ntarget = a\n", NULL, 0,
 			    "F:22: [event e1]: recover of 'a' at 3s: nothing to recover (expected "
-			    "an earlier kill, crash, freeze, drain, link-down, dns-down or "
-			    "resolver-down of it without a recover since)\n");
+			    "an earlier kill, crash, freeze, drain, link-down, dns-down, "
+			    "resolver-down or icmp-down of it without a recover since)\n");
 	expect_event_errors("[event e1]\nat = 3s\naction = kill\ntarget = a\n"
 			    "[event e2]\nat = 4s\naction = crash\ntarget = a\n",
 			    NULL, 0,
@@ -556,7 +556,7 @@ static void test_errors(void **state)
 	    "F:20: [event e1] action: missing: expected one of kill, crash, freeze, "
 	    "drain, undrain, degrade, undegrade, slow, unslow, link-down, link-up, dns-down, "
 	    "dns-up, resolver-down, resolver-up, recover, flap, impair, set-ttl, set-weight, "
-	    "add-record or remove-record\n"
+	    "add-record, remove-record, icmp-down or icmp-up\n"
 	    "F:20: [event e1] target: missing: expected a node, or a link as its "
 	    "two ends\n");
 	/* slow takes delay, and nothing else */
@@ -578,7 +578,7 @@ static void test_errors(void **state)
 	    "--set e1.action=boom: [event e1] action: expected kill, crash, freeze, "
 	    "drain, undrain, degrade, undegrade, slow, unslow, link-down, link-up, dns-down, "
 	    "dns-up, resolver-down, resolver-up, recover, flap, impair, set-ttl, set-weight, "
-	    "add-record or remove-record, got 'boom'\n");
+	    "add-record, remove-record, icmp-down or icmp-up, got 'boom'\n");
 	expect_event_errors("[event e1]\nat = 3s\naction = kill\ntarget = a\n", set_node, 1,
 			    "--set zz.at=1s: no node or event named 'zz'\n");
 }
