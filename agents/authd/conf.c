@@ -39,7 +39,7 @@ static const struct conf_key conf_site_keys[] = {
 static const struct conf_key conf_name_keys[] = {
     {"policy", 0},   {"ttl", 0},	   {"sites", 0},   {"primary", 0}, {"secondary", 0},
     {"weight", 1},   {"weighted_mode", 0}, {"geo", 1},	   {"default", 0}, {"vantage", 1},
-    {"all_dead", 0}, {"fallback", 0},	   {"pattern", 0}, {NULL, 0},
+    {"all_dead", 0}, {"fallback", 0},	   {"pattern", 0}, {"tier", 1},	   {NULL, 0},
 };
 static const struct conf_key *conf_keys[CONF_NKINDS] = {conf_server_keys, conf_zone_keys,
 							conf_site_keys, conf_name_keys};

@@ -1,6 +1,7 @@
 /* authd's [name] sections: the policies and their keys; see conf_int.h. */
 #include "conf_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "policy.h"
@@ -102,6 +103,65 @@ static int conf_two(const char *v, char *a, size_t alen, char *b, size_t blen)
 	return 0;
 }
 
+/* conf_name_tier: "TARGET SITE ...": a tier of proximity name nm, a CNAME
+ * to TARGET standing for its sites (which no other tier of nm has) */
+static void conf_name_tier(struct conf_parse *p, const char *label, const struct conf_entry *e,
+			   struct authd_name *nm)
+{
+	char *copy = strdup(e->value), *save = NULL, *w;
+	uint8_t target[KNOT_DNAME_MAXLEN];
+	struct authd_tier *t, *v;
+	size_t len;
+	int words = 0;
+
+	if (copy == NULL)
+		return;
+	w = strtok_r(copy, " \t,", &save);
+	if (w == NULL || authd_name_parse(w, NULL, target) == -1) {
+		conf_error(p, e->line,
+			   "%s tier: expected 'TARGET SITE ...', TARGET a domain name, "
+			   "got '%s'",
+			   label, e->value);
+		free(copy);
+		return;
+	}
+	if (nm->ntiers == AUTHD_MAX_SITES ||
+	    (v = realloc(nm->tiers, (size_t)(nm->ntiers + 1) * sizeof(*v))) == NULL) {
+		free(copy);
+		return;
+	}
+	nm->tiers = v;
+	t = &nm->tiers[nm->ntiers];
+	memset(t, 0, sizeof(*t));
+	len = knot_dname_size(target);
+	if ((t->cname = malloc(knot_rdata_size((uint16_t)len))) == NULL) {
+		free(copy);
+		return;
+	}
+	knot_rdata_init(t->cname, (uint16_t)len, target);
+	knot_dname_to_str(t->text, target, sizeof(t->text));
+	t->line = e->line;
+	for (w = strtok_r(NULL, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
+		int s = conf_site_ref(p, label, e, w), slot;
+
+		words++;
+		if (s == -1)
+			continue;
+		if ((slot = conf_slot(nm, s, 0)) != -1) {
+			conf_error(p, e->line, "%s tier: site '%s' is already in tier %s", label, w,
+				   nm->tiers[nm->tier_of[slot]].text);
+			continue;
+		}
+		if ((slot = conf_slot(nm, s, 1)) != -1)
+			nm->tier_of[slot] = (int8_t)nm->ntiers;
+	}
+	if (words == 0)
+		conf_error(p, e->line, "%s tier %s: expected the sites it stands for after it",
+			   label, t->text);
+	nm->ntiers++;
+	free(copy);
+}
+
 static const char *conf_policy_keys[] = {
     [AUTHD_SIMPLE] = "sites",
     [AUTHD_MULTIVALUE] = "sites",
@@ -109,7 +169,7 @@ static const char *conf_policy_keys[] = {
     [AUTHD_WEIGHTED] = "weight weighted_mode pattern",
     [AUTHD_GEOLOCATION] = "geo default sites fallback",
     [AUTHD_LATENCY] = "sites vantage",
-    [AUTHD_PROXIMITY] = "sites",
+    [AUTHD_PROXIMITY] = "sites tier",
 };
 
 /* conf_key_allowed: does the policy take this key? */
@@ -310,8 +370,22 @@ static void conf_name_policy(struct conf_parse *p, const struct conf_sect *s, co
 	switch (nm->policy) {
 	case AUTHD_SIMPLE:
 	case AUTHD_MULTIVALUE:
-	case AUTHD_LATENCY:
 	case AUTHD_PROXIMITY:
+		if (conf_get(s, "tier") && conf_get(s, "sites")) {
+			conf_error(p, conf_get(s, "sites")->line,
+				   "%s sites: a tiered name's sites are its tiers' (tier = TARGET "
+				   "SITE ...): expected one or the other",
+				   label);
+			break;
+		}
+		if (conf_get(s, "tier")) {
+			for (int i = 0; i < s->n; i++)
+				if (strcmp(s->e[i].key, "tier") == 0)
+					conf_name_tier(p, label, &s->e[i], nm);
+			break;
+		}
+		/* fall through */
+	case AUTHD_LATENCY:
 		if ((e = conf_get(s, "sites")) == NULL)
 			conf_error(p, s->line, "%s: policy %s needs 'sites = SITE ...'", label,
 				   authd_policy_name(nm->policy));

@@ -52,6 +52,9 @@ void authd_db_free(struct authd_db *db)
 		free(db->names[i]->owner);
 		free(db->names[i]->geo);
 		free(db->names[i]->vantage);
+		for (int k = 0; k < db->names[i]->ntiers; k++)
+			free(db->names[i]->tiers[k].cname);
+		free(db->names[i]->tiers);
 		free(db->names[i]);
 	}
 	free(db->names);

@@ -79,6 +79,14 @@ struct authd_vantage {
 	int line;
 };
 
+/* a proximity tier (`tier = TARGET SITE ...`): a level-2 name, handed out as
+ * a CNAME to it, standing for its sites (seed 003's tiered zones) */
+struct authd_tier {
+	knot_rdata_t *cname; /* the CNAME's rdata: TARGET in wire form */
+	char text[KNOT_DNAME_TXT_MAXLEN + 1];
+	int line;
+};
+
 struct authd_name {
 	knot_dname_t *owner;
 	char text[KNOT_DNAME_TXT_MAXLEN + 1];
@@ -111,6 +119,11 @@ struct authd_name {
 	/* proximity: the round robin's next turn when the querier is not
 	 * measured, per family */
 	unsigned rr_pos[2];
+	/* proximity with tiers: the candidates are the tiers; each slot
+	 * (site) belongs to tier_of[slot]; ntiers 0: no tiers */
+	int ntiers;
+	struct authd_tier *tiers;
+	int8_t tier_of[AUTHD_MAX_SITES];
 };
 
 struct authd_zone;

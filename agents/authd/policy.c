@@ -301,14 +301,17 @@ void authd_policy_select(const struct authd_name *nm, int fam, const struct auth
 		break;
 	case AUTHD_PROXIMITY:
 		/* the closest live site measured; else, as the seed's PDNS
-		 * without its database, round robin over the live ones */
+		 * without its database, round robin over the live ones. With
+		 * tiers: every live site of the closest one's tier, else of
+		 * every tier (the tiers in turn: authd_policy_tier) */
 		out->scope = c->family == AF_INET ? c->source_len : 0;
 		s = authd_closest(nm, sites, h, fam,
 				  authd_health_prox_of(h, c->family, c->addr, c->source_len));
-		if (s != -1)
+		if (s != -1 && nm->ntiers == 0)
 			break;
 		for (int i = 0; i < nm->nsites; i++)
-			if (authd_usable(nm, sites, i, fam) && authd_healthy(nm, h, i))
+			if (authd_usable(nm, sites, i, fam) && authd_healthy(nm, h, i) &&
+			    (s == -1 || nm->tier_of[i] == nm->tier_of[s]))
 				authd_pick_add(out, i);
 		if (out->n == 0 && !closed)
 			for (int i = 0; i < nm->nsites; i++)
@@ -326,6 +329,23 @@ void authd_policy_select(const struct authd_name *nm, int fam, const struct auth
 	}
 	if (s != -1)
 		authd_pick_add(out, s);
+}
+
+int authd_policy_tier(struct authd_name *nm, int fam, const struct authd_pick *p)
+{
+	int tiers[AUTHD_MAX_SITES], n = 0;
+
+	for (int i = 0; i < p->n; i++) {
+		int t = nm->tier_of[p->slot[i]], seen = 0;
+
+		for (int k = 0; k < n; k++)
+			seen |= tiers[k] == t;
+		if (!seen)
+			tiers[n++] = t;
+	}
+	if (n == 0)
+		return -1;
+	return n == 1 ? tiers[0] : tiers[nm->rr_pos[fam]++ % (unsigned)n];
 }
 
 int authd_policy_weighted_pick(struct authd_name *nm, int fam, const struct authd_pick *p,

@@ -53,6 +53,11 @@ int authd_policy_records(struct authd_name *nm, int fam, const struct authd_pick
 			 const struct authd_site *sites, uint64_t *rng, const knot_rdata_t **out,
 			 int max);
 
+/* authd_policy_tier: a tiered proximity name's answer from a selection:
+ * the tier of its sites, or with sites of several tiers (no measurement)
+ * the next of those tiers in turn; -1 if p is empty. */
+int authd_policy_tier(struct authd_name *nm, int fam, const struct authd_pick *p);
+
 /* authd_policy_weighted_pick: the weighted step alone: a slot of p, or -1
  * if p is empty. */
 int authd_policy_weighted_pick(struct authd_name *nm, int fam, const struct authd_pick *p,

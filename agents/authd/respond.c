@@ -151,6 +151,28 @@ static int authd_policy_rrset(struct authd_query *x, struct authd_name *nm, uint
 	return 1;
 }
 
+/* authd_tier_rrset: a tiered proximity name's answer, whatever the type
+ * asked: a CNAME to the tier chosen for the querier (the resolver follows
+ * it to the level-2 zone's servers). 0 if none (NODATA), 1. */
+static int authd_tier_rrset(struct authd_query *x, struct authd_name *nm, const knot_dname_t *owner,
+			    knot_rrset_t *rr)
+{
+	struct authd_respond_ctx *c = x->c;
+	struct authd_pick pick;
+	int t;
+
+	authd_policy_select(nm, AUTHD_V4, &x->client, c->health, c->db->sites,
+			    c->db->server.all_dead, &pick);
+	x->scope = pick.scope > x->scope ? pick.scope : x->scope;
+	if ((t = authd_policy_tier(nm, AUTHD_V4, &pick)) == -1)
+		return 0;
+	knot_rrset_init(rr, (knot_dname_t *)owner, KNOT_RRTYPE_CNAME, KNOT_CLASS_IN, nm->ttl);
+	rr->rrs.rdata = nm->tiers[t].cname;
+	rr->rrs.count = 1;
+	rr->rrs.size = (uint32_t)knot_rdata_size(nm->tiers[t].cname->len);
+	return 1;
+}
+
 /* authd_answer_type: the node's RRset(s) of qtype into the answer.
  * Returns the number of RRsets written, -1 truncated, -2 error. */
 static int authd_answer_type(struct authd_query *x, const struct authd_node *n, int at_qname)
@@ -158,6 +180,14 @@ static int authd_answer_type(struct authd_query *x, const struct authd_node *n, 
 	const knot_dname_t *owner = at_qname ? x->wire_qname : n->owner;
 	int written = 0, ret;
 
+	if (n->name && n->name->ntiers) {
+		knot_rrset_t rr;
+
+		if (authd_tier_rrset(x, n->name, owner, &rr) == 0)
+			return 0;
+		ret = authd_put(x, &rr, at_qname ? KNOT_COMPR_HINT_QNAME : KNOT_COMPR_HINT_NONE);
+		return ret < 0 ? ret : 1;
+	}
 	if (n->name && (x->qtype == KNOT_RRTYPE_A || x->qtype == KNOT_RRTYPE_AAAA ||
 			x->qtype == KNOT_RRTYPE_ANY)) {
 		static const uint16_t types[2] = {KNOT_RRTYPE_A, KNOT_RRTYPE_AAAA};

@@ -90,6 +90,12 @@ static void steer_name_read(struct steer_build *b, int n, int sec)
 			nm->policy = p;
 	if ((v = model_topo_raw(t, sec, "weighted_mode")) && strcmp(v, "random") == 0)
 		nm->random = 1;
+	if (model_topo_raw(t, sec, "tier")) {
+		steer_why(nm, "a tiered proximity name: a CNAME to a level-2 zone's name, whose "
+			      "servers choose the site");
+		snprintf(nm->upstream_why, sizeof(nm->upstream_why),
+			 "a tiered name's caches ask its level-2 zones' names too");
+	}
 	for (int i = 0; i < t->nraw_pairs; i++) {
 		const struct topo_raw_pair *rp = &t->raw_pairs[i];
 		int s = -1, len = 0;

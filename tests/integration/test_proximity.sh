@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # about 12 s
-# policy = proximity (topology/proximity.ini; issue 27, item 5; seed
+# policy = proximity (topology/proximity-flat.ini; issue 27, item 5; seed
 # 003_599641633a6483c6.txt): each site sends echo requests to every
 # resolver and reports the round trips to authd, which answers each
 # resolver with the closest live site, and hands the sites out in turn to a
@@ -20,11 +20,11 @@ out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 rundir=$out/run
 a=198.19.1.1 b=198.19.1.2 re=198.18.128.1 rw=198.18.129.1
 
-check_refused "proximity on PowerDNS" "proximity: no Lua function" topology/proximity.ini --set ns.impl=pdns
-check_refused "proximity on gdnsd" "proximity: its plugins" topology/proximity.ini --set ns.impl=gdnsd
+check_refused "proximity on PowerDNS" "proximity: no Lua function" topology/proximity-flat.ini --set ns.impl=pdns
+check_refused "proximity on gdnsd" "proximity: its plugins" topology/proximity-flat.ini --set ns.impl=gdnsd
 check_left_nothing
 
-run_model_agrees "$out/run.log" "$rundir" topology/proximity.ini --set name=$lab
+run_model_agrees "$out/run.log" "$rundir" topology/proximity-flat.ini --set name=$lab
 
 # authd's handout to QUERIER: "T ADDRESSES REASON" per answer_changed
 handout() {

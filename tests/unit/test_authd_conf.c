@@ -212,6 +212,17 @@ static void test_name_errors(void **state)
 	expect(ZONE SITES "[name www.lab.example]\npolicy = best\n",
 	       "test.ini:8: [name www.lab.example] policy: expected simple, multivalue, failover, "
 	       "weighted, geolocation, latency or proximity, got 'best'\n");
+	expect(ZONE SITES "[name www.lab.example]\npolicy = proximity\ntier = www.us.example a\n"
+			  "sites = b\n",
+	       "test.ini:10: [name www.lab.example] sites: a tiered name's sites are its tiers' "
+	       "(tier = TARGET SITE ...): expected one or the other\n");
+	expect(ZONE SITES "[name www.lab.example]\npolicy = proximity\ntier = www.us.example a\n"
+			  "tier = www.eu.example a\n",
+	       "test.ini:10: [name www.lab.example] tier: site 'a' is already in tier "
+	       "www.us.example.\n");
+	expect(ZONE SITES "[name www.lab.example]\npolicy = proximity\ntier = www.us.example\n",
+	       "test.ini:9: [name www.lab.example] tier www.us.example.: expected the sites it "
+	       "stands for after it\n");
 	expect(ZONE SITES "[name www.lab.example]\npolicy = simple\n",
 	       "test.ini:7: [name www.lab.example]: policy simple needs 'sites = SITE ...'\n");
 	expect(ZONE SITES "[name www.lab.example]\npolicy = simple\nsites = a c\n",

@@ -62,7 +62,12 @@ static const char *respond_conf =
     "[name geo.lab.example]\n"
     "policy = geolocation\n"
     "geo = 198.18.1.0/24 a\n"
-    "geo = 198.18.2.0/24 b\n";
+    "geo = 198.18.2.0/24 b\n"
+    "[name px.lab.example]\n"
+    "policy = proximity\n"
+    "tier = www.us.example. a\n"
+    "tier = www.eu.example. b\n"
+    "ttl = 5\n";
 
 struct fixture {
 	struct authd_db *db;
@@ -651,6 +656,50 @@ static void test_stats(void **state)
 	assert_int_equal(f->rc.stats.rcode[KNOT_RCODE_REFUSED], 1);
 }
 
+/* a tiered proximity name answers a CNAME to a tier, whatever the type:
+ * the tiers in turn until its sites measure the querier, then the tier of
+ * the closest healthy site */
+static void test_proximity_tiers(void **state)
+{
+	struct fixture *f = *state;
+	struct health_report r = {.proximity = 1, .up = 1};
+	struct authd_health_change c;
+	const char *us = "px.lab.example. 5 CNAME www.us.example.\n",
+		   *eu = "px.lab.example. 5 CNAME www.eu.example.\n";
+	char first[128];
+
+	ask(f, "px.lab.example.", KNOT_RRTYPE_A, NULL);
+	assert_int_equal(rcode(f), KNOT_RCODE_NOERROR);
+	snprintf(first, sizeof(first), "%s", section(f, KNOT_ANSWER));
+	assert_true(strcmp(first, us) == 0 || strcmp(first, eu) == 0);
+	ask(f, "px.lab.example.", KNOT_RRTYPE_A, NULL);
+	assert_string_equal(section(f, KNOT_ANSWER), strcmp(first, us) == 0 ? eu : us);
+	/* b measures the querier (198.18.1.20) closer than a */
+	strcpy(r.prober, "px-a");
+	strcpy(r.site, "a");
+	inet_pton(AF_INET, "198.18.1.20", &r.querier);
+	r.rtt_us = 40000;
+	assert_int_equal(authd_health_apply_prox(&f->h, &r, 1, &c), 0);
+	strcpy(r.prober, "px-b");
+	strcpy(r.site, "b");
+	r.rtt_us = 900;
+	assert_int_equal(authd_health_apply_prox(&f->h, &r, 1, &c), 0);
+	for (int i = 0; i < 3; i++) {
+		ask(f, "px.lab.example.", i == 2 ? KNOT_RRTYPE_AAAA : KNOT_RRTYPE_A, NULL);
+		assert_string_equal(section(f, KNOT_ANSWER), eu);
+	}
+	/* b dies: a's tier, the only one with a live site */
+	{
+		struct health_report h = {.up = 0};
+
+		strcpy(h.prober, "p1");
+		strcpy(h.site, "b");
+		assert_int_equal(authd_health_apply(&f->h, &h, &c), 0);
+	}
+	ask(f, "px.lab.example.", KNOT_RRTYPE_A, NULL);
+	assert_string_equal(section(f, KNOT_ANSWER), us);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -673,6 +722,7 @@ int main(void)
 	    T(test_referral),
 	    T(test_additional_and_any),
 	    T(test_health_steers_answers),
+	    T(test_proximity_tiers),
 	    T(test_stats),
 	};
 #undef T
