@@ -25,7 +25,7 @@ run_model_agrees "$out/run.log" "$rundir" topology/proximity.ini --set name=$lab
 # the sites' measurements, in ns
 measured() {
 	jq -r --arg q "$2" --arg a "$3" 'select(.event == "answer_changed" and (.reason | startswith("rtt from site")) and
-		((.networks[$q] // []) | join(",")) == $a) | .t' "$rundir/$1.authd.events.jsonl" | head -1
+		((.networks[$q] // []) | join(",")) == $a) | .t' "$rundir/$1.authd.events.jsonl" | sed -n 1p
 }
 # what NODE's DNS server sent QUERIER in [FROM, TO) ns: "A ADDR" or
 # "CNAME NAME" with its count
@@ -56,7 +56,7 @@ echo "nsus to re after its steer: $got"
 [[ "$got" =~ ^A\ $w:[0-9]+$ ]] || fail "nsus answered re other than w after e's crash: $got"
 
 # the clients with them (each resolver measured a second into the traffic)
-t_start=$(jq -r 'select(.event == "traffic_started") | .t' "$rundir/lab.events.jsonl" | head -1)
+t_start=$(jq -r 'select(.event == "traffic_started") | .t' "$rundir/lab.events.jsonl" | sed -n 1p)
 [ -n "$t_start" ] || t_start=$(awk -F, 'NR == 2 { print $3 }' "$rundir/requests-ce-dns.csv")
 sites() {
 	awk -F, -v f="$2" -v t="$3" 'NR > 1 && $4 == "ok" && $3 >= f && $3 < t { n[$5]++ } END { for (s in n) printf "%s:%d ", s, n[s]; print "" }' \
