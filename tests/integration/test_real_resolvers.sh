@@ -26,7 +26,8 @@ pfx=${IT_PREFIX:-rr}
 lab=$pfx-real
 lab_guard $lab
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
-trap 'lab_cleanup $lab; rm -rf "$out"' EXIT
+# the run directory kept when the test fails, for its captures and events
+trap 'lab_cleanup $lab; [ "${passed:-0}" = 0 ] && echo "kept: $out" >&2 || rm -rf "$out"' EXIT
 ini=topology/real-resolvers.ini
 # node, its impl's agent label and user, its client, its cache address
 resolvers="ru:unbound:unbound:cu:198.18.128.1 rk:kresd:knot-resolver:ck:198.18.129.1 rb:named:bind:cb:198.18.130.1"
@@ -92,7 +93,17 @@ for r in $resolvers; do
 	echo "$client (via $label): the model's last request $m s after t0"
 done
 disagree=$(jq -r '.warnings[] | select(.code == "model_disagrees") | .message' "$clocks")
-[ -z "$disagree" ] || fail "model_disagrees: $disagree"
+if [ -n "$disagree" ]; then
+	# what each resolver asked ns and got, from a second before t0 to 4 s after
+	t0=$(json "$clocks" '.t0_ns')
+	for r in $resolvers; do
+		IFS=: read -r node label user client addr <<<"$r"
+		echo "$label ($addr) and ns, s after t0:" >&2
+		tcpdump -tt -nr "$out/run/capture-dns-ns.pcap" "host $addr" 2>/dev/null |
+			awk -v t0="$t0" '{ t = $1 - t0 / 1e9 } t > -1 && t < 4 { $1 = sprintf("%.3f", t); print "  " $0 }' >&2
+	done
+	fail "model_disagrees: $disagree"
+fi
 echo "ok: every clock the model predicts within its bounds (no model_disagrees)"
 assert_gt "$(during 198.18.130.1 timeout)" 0 "resolver-down rb: named's clients' lookups timed out"
 assert_eq "$(during 198.18.130.1 fresh)" 0 "resolver-down rb: named's clients' fresh answers"
@@ -129,4 +140,5 @@ for r in $resolvers; do
 done
 $STEERLAB down $lab >/dev/null
 assert_no_leftovers $lab "$out/fwd"
+passed=1
 echo "PASS: test_real_resolvers"
