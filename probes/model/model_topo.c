@@ -692,7 +692,7 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 	for (int i = 0; i < t->nraw_pairs && !in->upstream_limit[0]; i++)
 		if (strcmp(t->raw_pairs[i].key, "tier") == 0)
 			snprintf(in->upstream_limit, sizeof(in->upstream_limit),
-				 "[name %s] is tiered: its caches also ask the level-2 zones' "
+				 "[name %.100s] is tiered: its caches also ask the level-2 zones' "
 				 "names: not modelled",
 				 t->raw_sections[t->raw_pairs[i].section].name);
 	model_topo_real_limits(t, in, notes);
