@@ -97,6 +97,27 @@ static const char *agents_ip(struct in_addr a, char *buf)
 	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
 }
 
+/* agents_anycast_prefixes: -P ADDRESS/32 for every anycast name server's
+ * address, each once */
+static void agents_anycast_prefixes(struct lab_argv *a, const struct topology *t)
+{
+	char buf[INET_ADDRSTRLEN];
+
+	for (int i = 0; i < t->nnodes; i++) {
+		int seen = 0;
+
+		if (t->nodes[i].kind != TOPO_DNS || t->nodes[i].anycast.s_addr == 0)
+			continue;
+		for (int j = 0; j < i; j++)
+			seen |= t->nodes[j].kind == TOPO_DNS &&
+				t->nodes[j].anycast.s_addr == t->nodes[i].anycast.s_addr;
+		if (seen)
+			continue;
+		agents_argv_add(a, "-P");
+		agents_argv_add(a, "%s/32", agents_ip(t->nodes[i].anycast, buf));
+	}
+}
+
 /* lab_start_collectors: a router's collector, in every router: its FIB's
  * route to the service, its site links (the requests and their replies;
  * with routing = bgp, the site's BGP session apart, whole), the [link]s it
@@ -130,6 +151,10 @@ static int lab_start_collectors(struct lab *lab, int n)
 		agents_argv_add(&a, "udp port %u", t->port);
 	agents_argv_add(&a, "-P");
 	agents_argv_add(&a, "%s/32", agents_ip(t->service, svc));
+	/* routing = bgp: the anycast name servers' routes too (the warm-up
+	 * waits for them, run_anycast_ns_ready) */
+	if (t->routing == TOPO_ROUTING_BGP)
+		agents_anycast_prefixes(&a, t);
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
 		if (l->router != n || t->nodes[l->node].kind != TOPO_SITE)
@@ -203,20 +228,8 @@ static int lab_start_routed(struct lab *lab, int n)
 	agents_argv_start(&a, lab, n, "routed", "routed");
 	agents_argv_add(&a, "-P");
 	agents_argv_add(&a, "%s/32", agents_ip(t->service, svc));
-	/* and every anycast name server's address, each once */
-	for (int i = 0; i < t->nnodes; i++) {
-		int seen = 0;
-
-		if (t->nodes[i].kind != TOPO_DNS || t->nodes[i].anycast.s_addr == 0)
-			continue;
-		for (int j = 0; j < i; j++)
-			seen |= t->nodes[j].kind == TOPO_DNS &&
-				t->nodes[j].anycast.s_addr == t->nodes[i].anycast.s_addr;
-		if (seen)
-			continue;
-		agents_argv_add(&a, "-P");
-		agents_argv_add(&a, "%s/32", agents_ip(t->nodes[i].anycast, svc));
-	}
+	/* and every anycast name server's address */
+	agents_anycast_prefixes(&a, t);
 	topo_paths(t, n, path);
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
@@ -440,9 +453,14 @@ static int lab_start_anycast_prober(struct lab *lab, int n)
 	agents_argv_add(&a, "%s:53", agents_ip(t->links[node->link].node_addr, buf));
 	agents_argv_add(&a, "-P");
 	agents_argv_add(&a, "%s/32", agents_ip(node->anycast, buf));
-	agents_argv_add(&a, "-m");
-	agents_argv_add(&a, "%u", 10 * rank);
-	agents_prober_routers(&a, t, node);
+	if (t->routing == TOPO_ROUTING_BGP) {
+		/* the address on lo while it answers; its bgpd announces it */
+		agents_argv_add(&a, "-L");
+	} else {
+		agents_argv_add(&a, "-m");
+		agents_argv_add(&a, "%u", 10 * rank);
+		agents_prober_routers(&a, t, node);
+	}
 	/* the [lab]'s probe settings ([dns] nodes have none of their own) */
 	agents_probe_counts(&a, t->probe_interval_ns, t->probe_timeout_ns, t->probe_down,
 			    t->probe_up);
@@ -617,7 +635,11 @@ static int agents_step_node(struct lab *lab, int n)
 	case TOPO_PROBER:
 		return lab_start_remote_prober(lab, n);
 	case TOPO_DNS:
-		return lab->t->nodes[n].anycast.s_addr != 0 ? lab_start_anycast_prober(lab, n) : 0;
+		if (lab->t->nodes[n].anycast.s_addr == 0)
+			return 0;
+		if (lab_frr_start_zebra(lab, n) == -1)
+			return -1;
+		return lab_start_anycast_prober(lab, n);
 	default:
 		return 0;
 	}

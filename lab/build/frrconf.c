@@ -48,8 +48,7 @@ static const char *frrconf_ip(struct in_addr a, char *buf)
 
 int frrconf_node(const struct topology *t, int n)
 {
-	return t->routing == TOPO_ROUTING_BGP &&
-	       (t->nodes[n].kind == TOPO_ROUTER || t->nodes[n].kind == TOPO_SITE);
+	return t->routing == TOPO_ROUTING_BGP && topo_bgp_speaker(t, n);
 }
 
 int frrconf_neighbors(const struct topology *t, int n, struct frrconf_neighbor *nb, int max)
@@ -132,6 +131,8 @@ static unsigned frrconf_prepend(const struct topology *t, int n, const struct fr
 
 	if (t->nodes[n].kind == TOPO_SITE)
 		return t->nodes[n].prepend;
+	if (t->nodes[n].kind == TOPO_DNS)
+		return 0;
 	return e < 0 ? 0 : t->rlinks[nb->rlink].prepend[e];
 }
 
@@ -227,7 +228,7 @@ static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n,
 			frrconf_put(o, " neighbor %s bfd profile %s", a, FRRCONF_PROFILE);
 	}
 	frrconf_put(o, " address-family ipv4 unicast");
-	if (node->kind == TOPO_SITE)
+	if (node->kind == TOPO_SITE || node->kind == TOPO_DNS)
 		frrconf_put(o, "  redistribute connected route-map %s", FRRCONF_MAP);
 	for (int i = 0; i < nn; i++) {
 		frrconf_ip(nb[i].addr, a);
@@ -255,6 +256,17 @@ static void frrconf_announce(struct frrconf_out *o, const struct topology *t, in
 	const struct topo_node *node = &t->nodes[n];
 	char a[INET_ADDRSTRLEN];
 
+	/* an anycast name server: its anycast address alone, its rank among
+	 * the instances as MED (as routing = static's metric) */
+	if (node->kind == TOPO_DNS) {
+		frrconf_put(o, "ip prefix-list STEERLAB-ANYCAST-NS seq 5 permit %s/32",
+			    frrconf_ip(node->anycast, a));
+		frrconf_put(o, "route-map %s permit 10", FRRCONF_MAP);
+		frrconf_put(o, " match ip address prefix-list STEERLAB-ANYCAST-NS");
+		frrconf_put(o, " set metric %u", node->metric);
+		frrconf_put(o, "exit");
+		return;
+	}
 	frrconf_put(o, "ip prefix-list STEERLAB-SERVICE seq 5 permit %s/32",
 		    frrconf_ip(t->service, a));
 	frrconf_put(o, "ip prefix-list STEERLAB-UNICAST seq 5 permit %s/32",
@@ -296,7 +308,7 @@ int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *
 		 * name them: named first and defined later, they would wait
 		 * for bgpd's route-map delay timer (5 s) before the first
 		 * announcement */
-		if (t->nodes[n].kind == TOPO_SITE)
+		if (t->nodes[n].kind == TOPO_SITE || t->nodes[n].kind == TOPO_DNS)
 			frrconf_announce(&o, t, n);
 		frrconf_policy(&o, t, n, nb, nn);
 		frrconf_bgp(&o, t, n, nb, nn);

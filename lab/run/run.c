@@ -321,12 +321,44 @@ int run_ready_why(const struct topology *t, const char *rundir, char *why, size_
 	return 1;
 }
 
+/* run_anycast_bgp_ready: routing = bgp: anycast name server n's prober has
+ * put its address on lo, and every router's FIB routes the address (the
+ * collectors' route monitors, lab_start_collectors); else why */
+static int run_anycast_bgp_ready(const struct topology *t, const char *rundir, int n, char *why,
+				 size_t len)
+{
+	char path[PATH_MAX], prefix[INET_ADDRSTRLEN + 4], a[INET_ADDRSTRLEN];
+	struct in_addr via;
+	int64_t last;
+
+	strfmt(path, sizeof(path), "%s/%s.prober.events.jsonl", rundir, t->nodes[n].name);
+	if (run_count_events(path, EVENTS_ADDRESS_ADDED, "site", t->nodes[n].name) == 0)
+		return run_not_yet(why, len, "%s has not put its anycast address on lo",
+				   t->nodes[n].name);
+	strfmt(prefix, sizeof(prefix), "%s/32",
+	       inet_ntop(AF_INET, &t->nodes[n].anycast, a, sizeof(a)));
+	for (int r = 0; r < t->nnodes; r++) {
+		if (t->nodes[r].kind != TOPO_ROUTER)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
+		       t->nodes[r].name);
+		if (!run_fib_via(path, prefix, &via, &last))
+			return run_not_yet(why, len, "router %s has no route to %s",
+					   t->nodes[r].name, prefix);
+	}
+	return 1;
+}
+
 int run_anycast_ns_ready(const struct topology *t, const char *rundir, char *why, size_t len)
 {
-	for (int n = 0; n < t->nnodes; n++)
-		if (t->nodes[n].kind == TOPO_DNS && t->nodes[n].anycast.s_addr != 0 &&
-		    !run_routes_applied(t, rundir, t->nodes[n].name, why, len))
+	for (int n = 0; n < t->nnodes; n++) {
+		if (t->nodes[n].kind != TOPO_DNS || t->nodes[n].anycast.s_addr == 0)
+			continue;
+		if (t->routing == TOPO_ROUTING_BGP
+			? !run_anycast_bgp_ready(t, rundir, n, why, len)
+			: !run_routes_applied(t, rundir, t->nodes[n].name, why, len))
 			return 0;
+	}
 	return 1;
 }
 

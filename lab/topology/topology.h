@@ -710,11 +710,17 @@ void topo_rlink_end(const struct topology *t, int rlink, int r, struct in_addr *
 int topo_route_to(const struct topology *t, int r, const struct topo_path *path, int node,
 		  struct in_addr *via, const char **ifname);
 
-/* topo_node_asn: the AS of router or site n: its `asn` (a router's
- * default TOPO_ASN_BASE + its index among the routers, a site's
- * TOPO_SITE_ASN_BASE + its index among the sites, both in file order). 0
- * for the other kinds. */
+/* topo_node_asn: the AS of BGP speaker n (topo_bgp_speaker): its `asn` (a
+ * router's default TOPO_ASN_BASE + its index among the routers, a site's
+ * TOPO_SITE_ASN_BASE + its index among the sites, both in file order; an
+ * anycast name server's the next after the sites', in file order). 0 for
+ * the other kinds. */
 unsigned topo_node_asn(const struct topology *t, int n);
+
+/* topo_bgp_speaker: whether node n runs FRR's bgpd with routing = bgp: a
+ * router, a site, or an anycast name server ([dns] anycast), which
+ * announces its anycast address while its prober keeps it on lo. */
+int topo_bgp_speaker(const struct topology *t, int n);
 
 /* topo_bgp_mrai_max_ns: routing = bgp, the longest advertisement interval
  * (bgp_mrai) of the lab's routers, sites and [link]s, in the whole seconds

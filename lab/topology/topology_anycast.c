@@ -1,7 +1,9 @@
 /*
  * Anycast name servers (docs/topology.md, "Anycast name servers"): a [dns]
  * node's `anycast` address, announced by its own prober while it answers
- * its zone, the lab's tree naming it as the zone's server. Several nodes
+ * its zone (routing = static: to every router's routed; routing = bgp: the
+ * address on lo while it answers, the node's own bgpd announcing it), the
+ * lab's tree naming it as the zone's server. Several nodes
  * may share one address (the instances of one server); they then serve the
  * same zones.
  */
@@ -23,11 +25,13 @@ void topo_check_anycast(struct topo_parse *p)
 		    p->meta[i].bad[TOPO_K_DNS_ANYCAST])
 			continue;
 		inet_ntop(AF_INET, &n->anycast, a, sizeof(a));
-		if (t->routing == TOPO_ROUTING_BGP) {
-			topo_error(p, w,
-				   "[dns %s] anycast: an anycast name server with routing = bgp is "
-				   "not taken yet: expected routing = static",
-				   n->name);
+		if (t->routing == TOPO_ROUTING_BGP && n->dns_impl != TOPO_DNS_AUTHD) {
+			topo_error(
+			    p, w,
+			    "[dns %s] anycast: with routing = bgp the prober takes the address "
+			    "off lo while the server fails, and %s binds its addresses once, "
+			    "at its start: expected impl = authd, or routing = static",
+			    n->name, topo_dns_impl_name(n->dns_impl));
 			continue;
 		}
 		if (n->anycast.s_addr == t->service.s_addr) {

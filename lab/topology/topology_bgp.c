@@ -215,6 +215,24 @@ void topo_check_bgp(struct topo_parse *p)
 			node->asn = TOPO_SITE_ASN_BASE + sites;
 		sites++;
 	}
+	/* an anycast name server: an AS after the sites', the [lab]'s BGP
+	 * timers, and its rank among the instances of its address as MED */
+	for (int i = 0; i < t->nnodes; i++) {
+		struct topo_node *node = &t->nodes[i];
+
+		if (node->kind != TOPO_DNS || node->anycast.s_addr == 0)
+			continue;
+		node->asn = TOPO_SITE_ASN_BASE + sites++;
+		node->bgp_keepalive_ns = t->bgp_keepalive_ns;
+		node->bgp_hold_ns = t->bgp_hold_ns;
+		node->bgp_mrai_ns = t->bgp_mrai_ns;
+		node->metric = 10;
+		for (int j = 0; j < i; j++)
+			node->metric += t->nodes[j].kind == TOPO_DNS &&
+						t->nodes[j].anycast.s_addr == node->anycast.s_addr
+					    ? 10
+					    : 0;
+	}
 	if (t->routing != TOPO_ROUTING_BGP) {
 		if (t->nfrr_lines)
 			topo_error(p, t->frr_lines[0].where,
@@ -226,11 +244,15 @@ void topo_check_bgp(struct topo_parse *p)
 	topo_check_asns(p);
 }
 
+int topo_bgp_speaker(const struct topology *t, int n)
+{
+	return t->nodes[n].kind == TOPO_ROUTER || t->nodes[n].kind == TOPO_SITE ||
+	       (t->nodes[n].kind == TOPO_DNS && t->nodes[n].anycast.s_addr != 0);
+}
+
 unsigned topo_node_asn(const struct topology *t, int n)
 {
-	if (t->nodes[n].kind == TOPO_SITE || t->nodes[n].kind == TOPO_ROUTER)
-		return t->nodes[n].asn;
-	return 0;
+	return topo_bgp_speaker(t, n) ? t->nodes[n].asn : 0;
 }
 
 struct in_addr topo_router_id(const struct topology *t, int n)
@@ -247,8 +269,7 @@ int64_t topo_bgp_mrai_max_ns(const struct topology *t)
 	int64_t m = 0;
 
 	for (int n = 0; n < t->nnodes; n++)
-		if ((t->nodes[n].kind == TOPO_ROUTER || t->nodes[n].kind == TOPO_SITE) &&
-		    t->nodes[n].bgp_mrai_ns > m)
+		if (topo_bgp_speaker(t, n) && t->nodes[n].bgp_mrai_ns > m)
 			m = t->nodes[n].bgp_mrai_ns;
 	for (int l = 0; l < t->nrlinks; l++)
 		if (t->rlinks[l].bgp_mrai_ns > m)

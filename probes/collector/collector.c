@@ -99,15 +99,17 @@ struct collector_link {
 	struct collector *col;
 };
 
+#define COLLECTOR_MAX_PREFIXES 8
+
 struct collector {
 	struct loop *loop;
 	struct event_log *ev;
 	struct rtmon *rtmon;
 	struct collector_link links[COLLECTOR_MAX_LINKS];
 	int nlinks;
-	int has_prefix;
-	struct in_addr prefix;
-	int prefixlen;
+	int nprefix; /* -P: route events only for these (0: every route) */
+	struct in_addr prefix[COLLECTOR_MAX_PREFIXES];
+	int prefixlen[COLLECTOR_MAX_PREFIXES];
 	const char *filter, *bgp_filter; /* of the -c captures, of the -b ones */
 	int draining;
 	struct loop_handler sig, rtmon_h, drain_timer, flush_timer, progress_timer, watch_timer;
@@ -121,7 +123,7 @@ struct collector {
 #define COLLECTOR_USAGE                                                                            \
 	"usage: collector -o DIR [-c IFACE=LABEL[:BYTES] ...] [-b IFACE=LABEL[:BYTES] ...]\n"      \
 	"                 [-n NODE] [-e FILE] [-f FILTER] [-F FILTER] [-B BYTES] [-s SNAPLEN]\n"   \
-	"                 [-P PREFIX] [-v] [-h]\n"
+	"                 [-P PREFIX ...] [-v] [-h]\n"
 
 static void collector_usage(FILE *fp)
 {
@@ -138,8 +140,9 @@ static void collector_usage(FILE *fp)
 		"                  64M)\n"
 		"  -s SNAPLEN      bytes kept of each packet (default %d)\n"
 		"  -P PREFIX       route events only for this prefix, e.g. " ADDRPLAN_SERVICE_TEXT
-		"/32;\n"
-		"                  with -P, no capture is needed: a route monitor alone\n"
+		"/32\n"
+		"                  (repeatable, at most 8); with -P, no capture is needed:\n"
+		"                  a route monitor alone\n"
 		"  -n NODE         lab node, written into every event (default: collector)\n"
 		"  -e FILE         JSON Lines event file (default: standard output)\n"
 		"  -v              debug logging\n"
@@ -269,9 +272,16 @@ static void collector_route(const struct rtmon_route *r, void *arg)
 
 	if (r->table != RT_TABLE_MAIN)
 		return;
-	if (col->has_prefix &&
-	    (r->dst.s_addr != col->prefix.s_addr || r->dst_len != col->prefixlen))
-		return;
+	if (col->nprefix) {
+		int k;
+
+		for (k = 0; k < col->nprefix; k++)
+			if (r->dst.s_addr == col->prefix[k].s_addr &&
+			    r->dst_len == col->prefixlen[k])
+				break;
+		if (k == col->nprefix)
+			return;
+	}
 	inet_ntop(AF_INET, &r->dst, via, sizeof(via));
 	snprintf(prefix, sizeof(prefix), "%s/%d", via, r->dst_len);
 	inet_ntop(AF_INET, &r->gateway, via, sizeof(via));
@@ -646,6 +656,20 @@ static int collector_opt_bgp(const char *arg, void *dst, const char **what)
 	return collector_add_link(dst, arg, 1);
 }
 
+static int collector_opt_prefix(const char *arg, void *dst, const char **what)
+{
+	struct collector *col = dst;
+
+	if (col->nprefix == COLLECTOR_MAX_PREFIXES) {
+		*what = "at most 8 prefixes";
+		return -1;
+	}
+	if (parse_prefix(arg, &col->prefix[col->nprefix], &col->prefixlen[col->nprefix]) == -1)
+		return -1;
+	col->nprefix++;
+	return 0;
+}
+
 static int collector_opt_size(const char *arg, void *dst, const char **what)
 {
 	(void)what;
@@ -660,7 +684,7 @@ int main(int argc, char *argv[])
 				     .snaplen = CAPTURE_SNAPLEN_DEFAULT};
 	static const struct opt_cmd cmd = {"collector", COLLECTOR_USAGE, collector_usage,
 					   collector_opt_error};
-	const char *node = "collector", *evpath = NULL, *prefix = NULL;
+	const char *node = "collector", *evpath = NULL;
 	int verbose = 0, rc = 1;
 	const struct opt opts[] = {
 	    {OPT_STR('n', &node)},
@@ -672,7 +696,8 @@ int main(int argc, char *argv[])
 	    {OPT_STR('F', &col.bgp_filter)},
 	    {OPT_CALL('B', collector_opt_size, &cfg.buffer_bytes, "a size such as 64M")},
 	    {OPT_INT('s', &cfg.snaplen, 1, 262144, "a snaplen of 1 to 262144")},
-	    {OPT_STR('P', &prefix)},
+	    {OPT_CALL('P', collector_opt_prefix, &col,
+		      "an IPv4 prefix such as " ADDRPLAN_SERVICE_TEXT "/32")},
 	    {OPT_COUNT('v', &verbose)},
 	    {0},
 	};
@@ -682,18 +707,11 @@ int main(int argc, char *argv[])
 	col.bgp_filter = COLLECTOR_BGP_FILTER;
 	opt_parse(&cmd, opts, argc, argv);
 	/* nothing to capture is fine for a route monitor (-P) alone */
-	if (cfg.dir == NULL || (col.nlinks == 0 && prefix == NULL)) {
+	if (cfg.dir == NULL || (col.nlinks == 0 && col.nprefix == 0)) {
 		collector_usage(stderr);
 		return 1;
 	}
 	log_init("collector", verbose);
-	if (prefix) {
-		if (parse_prefix(prefix, &col.prefix, &col.prefixlen) == -1)
-			fatalx("-P %s: expected an IPv4 prefix such as " ADDRPLAN_SERVICE_TEXT
-			       "/32",
-			       prefix);
-		col.has_prefix = 1;
-	}
 	if (cfg.snaplen < 96)
 		log_warnx("snaplen %d cuts request payloads: the clocks cannot decode them",
 			  cfg.snaplen);
