@@ -88,6 +88,7 @@ int cmd_check(const struct cmd_args *a, const char *bindir)
 	topo_print(&cli_topo, stdout);
 	printf("\n");
 	topo_print_timeline(&cli_topo, stdout);
+	topo_print_proximity(&cli_topo, stdout);
 	if (check_impair() == -1)
 		return 1;
 	frrconf_print(&cli_topo, stdout);

@@ -651,6 +651,10 @@ int topo_has_proximity(const struct topology *t);
 int topo_proximity_queriers(const struct topology *t, struct in_addr *out, char (*label)[17],
 			    int max, int *more);
 
+/* topo_print_proximity: with a proximity [name], what each site's prober
+ * will measure (topo_proximity_queriers), as comments (`steerlab check`). */
+void topo_print_proximity(const struct topology *t, FILE *out);
+
 /* topo_dns_roots: the link addresses of the [dns] nodes serving the root
  * zone `.`, at most max of them into out, in file order (the generated
  * root last); the number written, 0 if the lab has no root zone. The root

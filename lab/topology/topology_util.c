@@ -144,6 +144,30 @@ int topo_proximity_queriers(const struct topology *t, struct in_addr *out, char 
 	return n;
 }
 
+void topo_print_proximity(const struct topology *t, FILE *out)
+{
+	struct in_addr q[63];
+	char label[63][17], a[INET_ADDRSTRLEN];
+	int n, more;
+
+	if (!topo_has_proximity(t))
+		return;
+	n = topo_proximity_queriers(t, q, label, 63, &more);
+	fprintf(
+	    out,
+	    "# proximity: every site sends an echo request to each of these queriers every "
+	    "%lld ms and reports its round trips every %lld ms (prober -Y, SITE.prober-px.*):\n",
+	    (long long)(t->probe_interval_ns / 1000000),
+	    (long long)(t->static_refresh_ns / 1000000));
+	for (int i = 0; i < n; i++)
+		fprintf(out, "#   %s %s\n", label[i], inet_ntop(AF_INET, &q[i], a, sizeof(a)));
+	if (n == 0)
+		fprintf(out, "#   none: no [resolver] and no client asking a [dns] node itself "
+			     "(every answer is round robin)\n");
+	if (more)
+		fprintf(out, "#   and %d more, not measured (at most 63)\n", more);
+}
+
 struct in_addr topo_client_resolver(const struct topology *t, int node)
 {
 	const struct topo_node *c = &t->nodes[node];

@@ -10,7 +10,7 @@
 # With ROUTING=bgp (test_anycast_ns_bgp.sh) the same lab on FRR: ns1's
 # prober took the address off lo, its bgpd withdrew it, and the router's
 # FIB moved to ns2.
-# about 20 s
+# about 15 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -23,7 +23,7 @@ out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 trap 'lab_cleanup '$lab'' EXIT
 r=$out/run
 
-run_valid "$out/run.txt" topology/dns-anycast.ini --set name=$lab --set routing=$routing -q --out "$r" || fail "the run: $(tail -20 "$out/run.txt")"
+run_valid "$out/run.txt" topology/dns-anycast.ini --set name=$lab --set routing=$routing --set duration=9s -q --out "$r" || fail "the run: $(tail -20 "$out/run.txt")"
 grep -q "ns-ns1.any.example. A 198.19.53.1" "$r/tld.authd.ini" || fail "the TLD's glue for any.example is not the anycast address"
 grep -q "ns-ns2.any.example" "$r/tld.authd.ini" && fail "the TLD names ns2 besides ns1: one NS for the anycast address"
 echo "ok: the TLD refers any.example to ns-ns1.any.example at 198.19.53.1"
