@@ -431,11 +431,13 @@ bench-links:
 # `make fuzz-run-NAME FUZZ_SECONDS=600` runs one. New inputs go to
 # build/fuzz/corpus-NAME/; a crash fails the run and leaves its input as
 # build/fuzz/NAME-crash-*. Objects are built once for every target, with
-# -fsanitize=fuzzer-no-link, address and undefined.
+# -fsanitize=fuzzer-no-link, address and undefined, at -O0: the gate builds
+# them on its critical path (-O1 took 57 s, -O0 34 s on two cores), and
+# runs each for 5 s, through its seed corpus whatever the speed.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=gnu11 -g1 -O1 -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli \
+FUZZ_CFLAGS := -std=gnu11 -g1 -O0 -Wall -Wextra -D_GNU_SOURCE -Ilib -Ilab/topology -Ilab/build -Ilab/run -Ilab/cli \
 	-Iprobes/clocks -Iprobes/model -I. \
 	$(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
 FUZZ_TARGETS := authd resolverd-answer resolverd-query resolverd-walk topology pcap events requests \

@@ -4,7 +4,7 @@
 # and the tools); its unit tests (as many suites at once as CPUs), with the
 # build under AddressSanitizer and UndefinedBehaviorSanitizer beside them
 # at a lower priority, then that build to its end and the fuzzers' build;
-# the man pages; then the integration tests (root: namespaces), five at a
+# the man pages; then the integration tests (root: namespaces), four at a
 # time (tests/run-integration.sh), and beside them, at a lower priority,
 # what only needs CPU: the shell unit tests, the sanitizers' unit tests and
 # the fuzzers (all at once, each for FUZZ_SECONDS of wall time, 5 here:
