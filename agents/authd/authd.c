@@ -65,8 +65,8 @@ struct authd {
 	struct authd_handouts handouts;
 	struct authd_respond_ctx rc;
 	struct authd_net *net;
-	int has_latency; /* a latency or proximity name: RTTs change answers */
-	int has_proximity;
+	int has_latency;   /* a latency name: the probers' RTTs change answers */
+	int has_proximity; /* a proximity name: the sites' RTTs do */
 	struct loop_handler expire_timer;
 	struct ctl_reject rejects, change_rejects;
 	uint64_t reports, bad_reports, unknown_site, rejected, prox_reports;
@@ -505,7 +505,7 @@ int main(int argc, char **argv)
 		o.seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL;
 	for (int i = 0; i < a.db->nnames; i++) {
 		a.has_proximity |= a.db->names[i]->policy == AUTHD_PROXIMITY;
-		a.has_latency |= a.db->names[i]->policy == AUTHD_LATENCY || a.has_proximity;
+		a.has_latency |= a.db->names[i]->policy == AUTHD_LATENCY;
 	}
 	authd_health_init(&a.health, a.db);
 	if (authd_respond_init(&a.rc, a.db, &a.health, o.seed | 1) == -1 ||

@@ -368,8 +368,6 @@ static void conf_name_policy(struct conf_parse *p, const struct conf_sect *s, co
 				   conf_policy_keys[nm->policy]);
 	}
 	switch (nm->policy) {
-	case AUTHD_SIMPLE:
-	case AUTHD_MULTIVALUE:
 	case AUTHD_PROXIMITY:
 		if (conf_get(s, "tier") && conf_get(s, "sites")) {
 			conf_error(p, conf_get(s, "sites")->line,
@@ -384,7 +382,10 @@ static void conf_name_policy(struct conf_parse *p, const struct conf_sect *s, co
 					conf_name_tier(p, label, &s->e[i], nm);
 			break;
 		}
+		/* its sites, as simple's */
 		/* fall through */
+	case AUTHD_SIMPLE:
+	case AUTHD_MULTIVALUE:
 	case AUTHD_LATENCY:
 		if ((e = conf_get(s, "sites")) == NULL)
 			conf_error(p, s->line, "%s: policy %s needs 'sites = SITE ...'", label,

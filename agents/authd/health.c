@@ -133,17 +133,14 @@ int authd_health_expire(struct authd_health *h, int64_t now, int64_t stale_ns, i
 int authd_health_prox_of(const struct authd_health *h, int family, const uint8_t *addr,
 			 unsigned source_len)
 {
+	struct addr_prefix net = {.family = AF_INET,
+				  .len = (uint8_t)(source_len > 32 ? 32 : source_len)};
+
 	if (h == NULL || family != AF_INET)
 		return -1;
-	for (int q = 0; q < h->nprox; q++) {
-		unsigned full = source_len > 32 ? 4 : source_len / 8, rest = source_len % 8;
-
-		if (memcmp(h->prox[q].addr, addr, full) != 0)
-			continue;
-		if (source_len < 32 && rest &&
-		    ((h->prox[q].addr[full] ^ addr[full]) & (uint8_t)(0xff << (8 - rest))) != 0)
-			continue;
-		return q;
-	}
+	memcpy(net.addr, addr, 4);
+	for (int q = 0; q < h->nprox; q++)
+		if (authd_prefix_match(&net, AF_INET, h->prox[q].addr))
+			return q;
 	return -1;
 }

@@ -97,6 +97,21 @@ static const char *agents_ip(struct in_addr a, char *buf)
 	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
 }
 
+/* agents_authds: -A for every authd's control socket, where a prober's
+ * reports go (PowerDNS and gdnsd check the sites themselves: none) */
+static void agents_authds(struct lab_argv *a, const struct topology *t)
+{
+	char buf[INET_ADDRSTRLEN];
+
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].kind == TOPO_DNS && t->nodes[i].dns_impl == TOPO_DNS_AUTHD) {
+			agents_argv_add(a, "-A");
+			agents_argv_add(a, "%s:%d",
+					agents_ip(t->links[t->nodes[i].link].node_addr, buf),
+					DNSCONF_CONTROL_PORT);
+		}
+}
+
 /* agents_anycast_prefixes: -P ADDRESS/32 for every anycast name server's
  * address, each once */
 static void agents_anycast_prefixes(struct lab_argv *a, const struct topology *t)
@@ -393,7 +408,7 @@ static int lab_start_prox_prober(struct lab *lab, int n)
 	struct lab_argv a;
 	int nq, more;
 
-	nq = topo_proximity_queriers(t, q, label, 63, &more);
+	nq = topo_proximity_queriers(t, q, label, NULL, 63, &more);
 	if (nq == 0)
 		return 0;
 	if (more)
@@ -403,13 +418,7 @@ static int lab_start_prox_prober(struct lab *lab, int n)
 	agents_argv_add(&a, "px-%s", node->name);
 	agents_argv_add(&a, "-Y");
 	agents_argv_add(&a, "%s", node->name);
-	for (int i = 0; i < t->nnodes; i++)
-		if (t->nodes[i].kind == TOPO_DNS && t->nodes[i].dns_impl == TOPO_DNS_AUTHD) {
-			agents_argv_add(&a, "-A");
-			agents_argv_add(&a, "%s:%d",
-					agents_ip(t->links[t->nodes[i].link].node_addr, buf),
-					DNSCONF_CONTROL_PORT);
-		}
+	agents_authds(&a, t);
 	for (int i = 0; i < nq; i++) {
 		agents_argv_add(&a, "-T");
 		agents_argv_add(&a, "%s=%s", label[i], agents_ip(q[i], buf));
@@ -433,15 +442,11 @@ static int lab_start_anycast_prober(struct lab *lab, int n)
 	const struct topo_node *node = &t->nodes[n];
 	struct lab_argv a;
 	char buf[INET_ADDRSTRLEN];
-	unsigned rank = 1;
 	int z = -1;
 
 	for (int i = 0; i < t->nraw_sections && z < 0; i++)
 		if (node->zone_set >> i & 1)
 			z = i;
-	for (int j = 0; j < n; j++)
-		rank += t->nodes[j].kind == TOPO_DNS &&
-			t->nodes[j].anycast.s_addr == node->anycast.s_addr;
 	agents_argv_start(&a, lab, n, "prober", "prober");
 	agents_argv_add(&a, "-s");
 	agents_argv_add(&a, "%s", node->name);
@@ -458,7 +463,7 @@ static int lab_start_anycast_prober(struct lab *lab, int n)
 		agents_argv_add(&a, "-L");
 	} else {
 		agents_argv_add(&a, "-m");
-		agents_argv_add(&a, "%u", 10 * rank);
+		agents_argv_add(&a, "%u", node->metric); /* 10 x its rank (topo_check_bgp) */
 		agents_prober_routers(&a, t, node);
 	}
 	/* the [lab]'s probe settings ([dns] nodes have none of their own) */
@@ -561,19 +566,13 @@ static int lab_start_remote_prober(struct lab *lab, int n)
 	agents_argv_start(&a, lab, n, "prober", "prober");
 	agents_argv_add(&a, "-I");
 	agents_argv_add(&a, "%s", node->name);
-	for (int i = 0; i < t->nnodes; i++) {
-		/* PowerDNS checks the sites itself: no report */
-		if (t->nodes[i].kind == TOPO_DNS && t->nodes[i].dns_impl == TOPO_DNS_AUTHD) {
-			agents_argv_add(&a, "-A");
-			agents_argv_add(&a, "%s:%d",
-					agents_ip(t->links[t->nodes[i].link].node_addr, buf),
-					DNSCONF_CONTROL_PORT);
-		} else if (t->nodes[i].kind == TOPO_SITE) {
+	agents_authds(&a, t);
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].kind == TOPO_SITE) {
 			agents_argv_add(&a, "-T");
 			agents_argv_add(&a, "%s=%s:%u", t->nodes[i].name,
 					agents_ip(t->nodes[i].address, buf), t->port);
 		}
-	}
 	agents_probe_timing(&a, t, node);
 	return agents_argv_run(lab, n, "prober", "prober", &a);
 }

@@ -248,6 +248,17 @@ static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n,
 	frrconf_put(o, "exit");
 }
 
+/* frrconf_permit: the announcing route-map's entry seq, for prefix-list
+ * list, with metric (the MED; -1: none) */
+static void frrconf_permit(struct frrconf_out *o, int seq, const char *list, long long metric)
+{
+	frrconf_put(o, "route-map %s permit %d", FRRCONF_MAP, seq);
+	frrconf_put(o, " match ip address prefix-list %s", list);
+	if (metric >= 0)
+		frrconf_put(o, " set metric %lld", metric);
+	frrconf_put(o, "exit");
+}
+
 /* frrconf_announce: what a site announces of its connected routes: the
  * anycast service while the prober keeps it on lo, with the metric as
  * MED; its own unicast address, always there. */
@@ -261,23 +272,15 @@ static void frrconf_announce(struct frrconf_out *o, const struct topology *t, in
 	if (node->kind == TOPO_DNS) {
 		frrconf_put(o, "ip prefix-list STEERLAB-ANYCAST-NS seq 5 permit %s/32",
 			    frrconf_ip(node->anycast, a));
-		frrconf_put(o, "route-map %s permit 10", FRRCONF_MAP);
-		frrconf_put(o, " match ip address prefix-list STEERLAB-ANYCAST-NS");
-		frrconf_put(o, " set metric %u", node->metric);
-		frrconf_put(o, "exit");
+		frrconf_permit(o, 10, "STEERLAB-ANYCAST-NS", node->metric);
 		return;
 	}
 	frrconf_put(o, "ip prefix-list STEERLAB-SERVICE seq 5 permit %s/32",
 		    frrconf_ip(t->service, a));
 	frrconf_put(o, "ip prefix-list STEERLAB-UNICAST seq 5 permit %s/32",
 		    frrconf_ip(node->address, a));
-	frrconf_put(o, "route-map %s permit 10", FRRCONF_MAP);
-	frrconf_put(o, " match ip address prefix-list STEERLAB-SERVICE");
-	frrconf_put(o, " set metric %u", node->metric);
-	frrconf_put(o, "exit");
-	frrconf_put(o, "route-map %s permit 20", FRRCONF_MAP);
-	frrconf_put(o, " match ip address prefix-list STEERLAB-UNICAST");
-	frrconf_put(o, "exit");
+	frrconf_permit(o, 10, "STEERLAB-SERVICE", node->metric);
+	frrconf_permit(o, 20, "STEERLAB-UNICAST", -1);
 }
 
 int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *out, int *raw_from)

@@ -360,7 +360,9 @@ struct topo_node {
 	unsigned prepend;
 
 	/* site */
-	unsigned metric; /* route priority of its announcement (lower wins) */
+	unsigned metric; /* route priority of its announcement (lower wins); an
+			  * anycast name server's: 10 x its rank among the
+			  * instances of its address */
 	int fail;	 /* killed at fail_at */
 	int64_t probe_interval_ns, probe_timeout_ns;
 	unsigned probe_down, probe_up;
@@ -646,10 +648,11 @@ int topo_has_proximity(const struct topology *t);
  * which the sites measure for the proximity policy (docs/authd.md,
  * "Proximity"): every cache of every [resolver] node, then every client
  * (not a population) whose resolver is a [dns] node itself; at most max,
- * each with a label ("ra.1", "c1") of at most 16 characters. The number
- * written; *more the number left out (if not NULL). */
+ * each with a label ("ra.1", "c1") of at most 16 characters and (node not
+ * NULL) its node. The number written; *more the number left out (if not
+ * NULL). */
 int topo_proximity_queriers(const struct topology *t, struct in_addr *out, char (*label)[17],
-			    int max, int *more);
+			    int *node, int max, int *more);
 
 /* topo_print_proximity: with a proximity [name], what each site's prober
  * will measure (topo_proximity_queriers), as comments (`steerlab check`). */

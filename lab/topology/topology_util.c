@@ -106,42 +106,53 @@ int topo_has_proximity(const struct topology *t)
 	return 0;
 }
 
-/* topo_querier_add: one querier into out[*n], if there is room */
-static void topo_querier_add(struct in_addr a, const char *name, unsigned k, struct in_addr *out,
-			     char (*label)[17], int max, int *n, int *more)
+/* the queriers written so far, and where */
+struct topo_queriers {
+	struct in_addr *out;
+	char (*label)[17];
+	int *node;
+	int max, n, left;
+};
+
+/* topo_querier_add: querier k (0: the node's only one) of node i, if there
+ * is room */
+static void topo_querier_add(const struct topology *t, struct topo_queriers *q, int i, unsigned k,
+			     struct in_addr a)
 {
-	if (*n == max) {
-		(*more)++;
+	const char *name = t->nodes[i].name;
+
+	if (q->n == q->max) {
+		q->left++;
 		return;
 	}
-	out[*n] = a;
-	if ((k ? snprintf(label[*n], 17, "%s.%u", name, k) : snprintf(label[*n], 17, "%s", name)) >=
-	    17)
-		snprintf(label[*n], 17, "q%d", *n + 1);
-	(*n)++;
+	q->out[q->n] = a;
+	if (q->label && (k ? snprintf(q->label[q->n], 17, "%s.%u", name, k)
+			   : snprintf(q->label[q->n], 17, "%s", name)) >= 17)
+		snprintf(q->label[q->n], 17, "q%d", q->n + 1);
+	if (q->node)
+		q->node[q->n] = i;
+	q->n++;
 }
 
 int topo_proximity_queriers(const struct topology *t, struct in_addr *out, char (*label)[17],
-			    int max, int *more)
+			    int *node, int max, int *more)
 {
-	int n = 0, left = 0;
+	struct topo_queriers q = {out, label, node, max, 0, 0};
 
 	for (int i = 0; i < t->nnodes; i++)
 		for (unsigned k = 1; t->nodes[i].kind == TOPO_RESOLVER && k <= t->nodes[i].count;
 		     k++)
-			topo_querier_add(topo_resolver_addr(t, i, (int)k), t->nodes[i].name, k, out,
-					 label, max, &n, &left);
+			topo_querier_add(t, &q, i, k, topo_resolver_addr(t, i, (int)k));
 	for (int i = 0; i < t->nnodes; i++) {
 		const struct topo_node *c = &t->nodes[i];
 
 		if (c->kind == TOPO_CLIENT && c->population == 0 && c->resolver >= 0 &&
 		    t->nodes[c->resolver].kind == TOPO_DNS)
-			topo_querier_add(t->links[c->link].node_addr, c->name, 0, out, label, max,
-					 &n, &left);
+			topo_querier_add(t, &q, i, 0, t->links[c->link].node_addr);
 	}
 	if (more)
-		*more = left;
-	return n;
+		*more = q.left;
+	return q.n;
 }
 
 void topo_print_proximity(const struct topology *t, FILE *out)
@@ -152,7 +163,7 @@ void topo_print_proximity(const struct topology *t, FILE *out)
 
 	if (!topo_has_proximity(t))
 		return;
-	n = topo_proximity_queriers(t, q, label, 63, &more);
+	n = topo_proximity_queriers(t, q, label, NULL, 63, &more);
 	fprintf(
 	    out,
 	    "# proximity: every site sends an echo request to each of these queriers every "

@@ -220,20 +220,18 @@ int steer_name_of(struct steer_build *b, const char *name)
 	return in->nnames++;
 }
 
-/* steer_querier: the node whose address addr is: a [resolver]'s cache or
- * a client asking a [dns] node itself (topo_proximity_queriers); -1 */
+/* steer_querier: the node of querier addr, as the sites measure them
+ * (topo_proximity_queriers: a [resolver]'s cache, or a client asking a
+ * [dns] node itself); -1 if no site measures it */
 static int steer_querier(const struct topology *t, uint32_t addr)
 {
-	for (int i = 0; i < t->nnodes; i++) {
-		const struct topo_node *nd = &t->nodes[i];
+	struct in_addr q[63];
+	int node[63];
+	int n = topo_proximity_queriers(t, q, NULL, node, 63, NULL);
 
-		for (unsigned k = 1; nd->kind == TOPO_RESOLVER && k <= nd->count; k++)
-			if (ntohl(topo_resolver_addr(t, i, (int)k).s_addr) == addr)
-				return i;
-		if (nd->kind == TOPO_CLIENT && nd->link >= 0 &&
-		    ntohl(t->links[nd->link].node_addr.s_addr) == addr)
-			return i;
-	}
+	for (int i = 0; i < n; i++)
+		if (ntohl(q[i].s_addr) == addr)
+			return node[i];
 	return -1;
 }
 
