@@ -163,11 +163,15 @@ static void test_served(void **state)
 	assert_int_equal(
 	    strncmp(json_string_value(json_object_get(summary, "server")), "libmicrohttpd/0.", 16),
 	    0);
-	assert_int_equal(json_integer_value(json_object_get(summary, "connects")), 1);
-	assert_int_equal(json_integer_value(json_object_get(summary, "reused")), 9);
+	/* the client counts the connections the site accepted, and every
+	 * other request went on one of them: a reply held past the next
+	 * request's time (a gate's sanitizer unit tests beside four labs)
+	 * makes libcurl open a second, as the site's count above allows */
+	assert_int_equal(json_integer_value(json_object_get(summary, "connects")), n.accepted);
+	assert_int_equal(json_integer_value(json_object_get(summary, "reused")), 10 - n.accepted);
 	json_decref(summary);
 	connected = events_of(path, "http_connected");
-	assert_int_equal(json_array_size(connected), 1);
+	assert_int_equal(json_array_size(connected), n.accepted);
 	assert_string_equal(
 	    json_string_value(json_object_get(json_array_get(connected, 0), "address")),
 	    "127.0.0.1");
