@@ -112,6 +112,22 @@ static void agents_authds(struct lab_argv *a, const struct topology *t)
 		}
 }
 
+/* agents_service_prefixes: -P ADDRESS/32 for every anycast address the
+ * sites announce: the [lab] service, the front doors (topo_services) */
+static void agents_service_prefixes(struct lab_argv *a, const struct topology *t)
+{
+	struct in_addr svc[TOPO_MAX_NODES];
+	char buf[INET_ADDRSTRLEN];
+	int nsvc = topo_services(t, svc, TOPO_MAX_NODES);
+
+	if (nsvc == 0) /* no site: the service all the same */
+		svc[nsvc++] = t->service;
+	for (int i = 0; i < nsvc; i++) {
+		agents_argv_add(a, "-P");
+		agents_argv_add(a, "%s/32", agents_ip(svc[i], buf));
+	}
+}
+
 /* agents_anycast_prefixes: -P ADDRESS/32 for every anycast name server's
  * address, each once */
 static void agents_anycast_prefixes(struct lab_argv *a, const struct topology *t)
@@ -142,7 +158,6 @@ static void agents_anycast_prefixes(struct lab_argv *a, const struct topology *t
 static int lab_start_collectors(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
-	char svc[INET_ADDRSTRLEN];
 	struct lab_argv a;
 	int ncap = 0;
 
@@ -164,8 +179,7 @@ static int lab_start_collectors(struct lab *lab, int n)
 				t->port, t->port);
 	else
 		agents_argv_add(&a, "udp port %u", t->port);
-	agents_argv_add(&a, "-P");
-	agents_argv_add(&a, "%s/32", agents_ip(t->service, svc));
+	agents_service_prefixes(&a, t);
 	/* routing = bgp: the anycast name servers' routes too (the warm-up
 	 * waits for them, run_anycast_ns_ready) */
 	if (t->routing == TOPO_ROUTING_BGP)
@@ -228,7 +242,7 @@ static int lab_start_routed(struct lab *lab, int n)
 	const struct topology *t = lab->t;
 	struct lab_argv a;
 	static struct topo_path path[TOPO_MAX_NODES];
-	char svc[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], nh[INET_ADDRSTRLEN];
+	char addr[INET_ADDRSTRLEN], nh[INET_ADDRSTRLEN];
 	int nsites = 0;
 	struct in_addr via;
 	const char *ifname;
@@ -241,8 +255,7 @@ static int lab_start_routed(struct lab *lab, int n)
 	 * via the next hop toward it, hops * 2^24 above its metric:
 	 * routing = static, every router told at once */
 	agents_argv_start(&a, lab, n, "routed", "routed");
-	agents_argv_add(&a, "-P");
-	agents_argv_add(&a, "%s/32", agents_ip(t->service, svc));
+	agents_service_prefixes(&a, t);
 	/* and every anycast name server's address */
 	agents_anycast_prefixes(&a, t);
 	topo_paths(t, n, path);
@@ -381,8 +394,8 @@ static int lab_start_site_prober(struct lab *lab, int n)
 	agents_argv_add(&a, "%s", node->name);
 	agents_argv_add(&a, "-t");
 	agents_argv_add(&a, "127.0.0.1:%u", t->port);
-	agents_argv_add(&a, "-P");
-	agents_argv_add(&a, "%s/32", agents_ip(t->service, buf));
+	agents_argv_add(&a, "-P"); /* the service, or its front door */
+	agents_argv_add(&a, "%s/32", agents_ip(topo_site_service(t, n), buf));
 	if (t->routing == TOPO_ROUTING_BGP) {
 		/* the address on lo while healthy; bgpd announces it */
 		agents_argv_add(&a, "-L");

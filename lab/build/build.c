@@ -382,10 +382,10 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 		 * the requests still on their way while the withdrawal travels
 		 * are answered (a drain loses none) */
 		if (node->kind == TOPO_SITE && t->routing != TOPO_ROUTING_BGP &&
-		    kern_addr_add(k, 1, t->service, 32) == -1)
+		    kern_addr_add(k, 1, topo_site_service(t, n), 32) == -1)
 			goto out;
 		if (node->kind == TOPO_SITE && t->routing == TOPO_ROUTING_BGP &&
-		    kern_local_add(k, t->service, 1) == -1)
+		    kern_local_add(k, topo_site_service(t, n), 1) == -1)
 			goto out;
 		if (node->kind == TOPO_SITE && kern_addr_add(k, 1, node->address, 32) == -1)
 			goto out;

@@ -113,7 +113,9 @@ int dnsconf_write(const struct topology *t, int node, FILE *out)
 	for (int n = 0; n < t->nnodes; n++) {
 		if (t->nodes[n].kind != TOPO_SITE)
 			continue;
-		inet_ntop(AF_INET, &t->nodes[n].address, addr, sizeof(addr));
+		struct in_addr answer = topo_site_answer(t, n); /* its front door */
+
+		inet_ntop(AF_INET, &answer, addr, sizeof(addr));
 		fprintf(out, "\n[site %s]\naddress = %s\n", t->nodes[n].name, addr);
 	}
 	return ferror(out) ? -1 : 0;

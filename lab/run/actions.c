@@ -231,13 +231,18 @@ static void action_site_failed(struct lab *lab, int n, const char *how, int pid,
 	const struct topology *t = lab->t;
 	char via[INET_ADDRSTRLEN], service[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN + 4],
 	    address[INET_ADDRSTRLEN];
+	struct in_addr answer, svc;
 
 	if (n < 0 || action_failed[n])
 		return;
 	action_failed[n] = 1;
-	inet_ntop(AF_INET, &t->nodes[n].address, address, sizeof(address));
+	/* what DNS hands out for it and what it announces: its front door */
+	answer = topo_site_answer(t, n);
+	svc = topo_site_service(t, n);
+
+	inet_ntop(AF_INET, &answer, address, sizeof(address));
 	inet_ntop(AF_INET, &t->links[t->nodes[n].link].node_addr, via, sizeof(via));
-	inet_ntop(AF_INET, &t->service, service, sizeof(service));
+	inet_ntop(AF_INET, &svc, service, sizeof(service));
 	strfmt(prefix, sizeof(prefix), "%s/32", service);
 	if (strcmp(by, "timeline") == 0) /* and where fail_jitter put it */
 		event_emit_at(lab->ev, t0, EVENTS_SITE_FAILED,

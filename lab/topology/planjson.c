@@ -79,6 +79,8 @@ static json_t *planjson_node(const struct topology *t, int n)
 	case TOPO_SITE:
 		json_object_set_new(o, "address", planjson_addr(node->address));
 		json_object_set_new(o, "metric", json_integer(node->metric));
+		if (node->front_door.s_addr) /* its region's anycast front door */
+			json_object_set_new(o, "front_door", planjson_addr(node->front_door));
 		break;
 	case TOPO_CLIENT:
 		json_object_set_new(o, "client_id", json_integer(node->client_id));

@@ -373,6 +373,11 @@ struct topo_node {
 	/* [dns]: the anycast address it also serves on, announced by its own
 	 * prober while it answers (0.0.0.0: none) */
 	struct in_addr anycast;
+	/* [site]: the anycast address it announces instead of the [lab]
+	 * service, and that DNS hands out for it instead of its own address:
+	 * its region's front door, shared with the sites of its region
+	 * (0.0.0.0: none; topology_anycast.c) */
+	struct in_addr front_door;
 
 	/* client */
 	enum topo_mode mode;
@@ -643,6 +648,19 @@ struct in_addr topo_client_resolver(const struct topology *t, int node);
 /* topo_has_proximity: whether a [name] of the lab has policy = proximity
  * (every site then measures its round trips to the queriers). */
 int topo_has_proximity(const struct topology *t);
+
+/* topo_site_service: the anycast address site n announces: its front_door,
+ * else the [lab] service */
+struct in_addr topo_site_service(const struct topology *t, int n);
+
+/* topo_site_answer: the address DNS hands out for site n: its front_door,
+ * else its own */
+struct in_addr topo_site_answer(const struct topology *t, int n);
+
+/* topo_services: the distinct anycast addresses the sites announce (the
+ * [lab] service first when a site announces it), into out (max); their
+ * number */
+int topo_services(const struct topology *t, struct in_addr *out, int max);
 
 /* topo_proximity_queriers: the addresses that ask the lab's [dns] nodes,
  * which the sites measure for the proximity policy (docs/authd.md,

@@ -914,6 +914,7 @@ void topo_check(struct topo_parse *p)
 	}
 	topo_tree_zones(p);
 	topo_check_anycast(p);
+	topo_check_front_doors(p);
 	topo_dns_checks(p);
 	topo_settle(p);
 	topo_sticky(p);

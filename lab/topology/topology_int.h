@@ -86,6 +86,7 @@ enum {
 	TOPO_K_SITE_CHECK = 8,
 	TOPO_K_SITE_IMPL = 16,
 	TOPO_K_ASN = 9,
+	TOPO_K_FRONT_DOOR = 18,
 
 	TOPO_K_MODE = 3, /* [client] */
 	TOPO_K_RESOLVER = 4,
@@ -126,6 +127,12 @@ struct topo_resolver_ref {
  * shares it with (topology_anycast.c); after the zones are known */
 struct topo_parse;
 void topo_check_anycast(struct topo_parse *p);
+
+/* topo_check_front_doors: each [site]'s front_door: routing = static, not
+ * the service's, a site's or an anycast name server's address, authd
+ * beside it, at most 8 anycast prefixes, no anycast client left without
+ * the service (topology_anycast.c) */
+void topo_check_front_doors(struct topo_parse *p);
 
 /* topo_keys: the keys of [lab] (kind -1) or of a node kind, in the order
  * they are printed; *n is set to their number. */

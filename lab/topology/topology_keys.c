@@ -154,6 +154,8 @@ static const struct topo_key topo_site_keys[] = {
     /* its own prober's cycle, the [lab]'s unless set; printed when random */
     {"probe_phase", TOPO_T_CHOICE, NODE(probe_phase), 0, 0, LAB(probe_phase),
      topo_probe_phase_words},
+    /* its region's anycast front door (topology_anycast.c); printed when set */
+    {"front_door", TOPO_T_SERVICE, NODE(front_door), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_client_keys[] = {

@@ -149,6 +149,9 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		if (node && node->kind == TOPO_DNS && node->anycast.s_addr == 0 &&
 		    strcmp(keys[k].name, "anycast") == 0)
 			continue;
+		if (node && node->kind == TOPO_SITE && node->front_door.s_addr == 0 &&
+		    strcmp(keys[k].name, "front_door") == 0)
+			continue;
 		if (node == NULL && t->records == TOPO_RECORDS_CSV &&
 		    strcmp(keys[k].name, "records") == 0)
 			continue;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clocks_fib.h"
 #include "clocks_int.h"
 
 static int clocks_to_address(const struct clocks_input *in, const struct clocks_packet *p)
@@ -98,6 +99,82 @@ int clocks_has_addr(const struct in_addr *list, int n, struct in_addr a)
 		if (list[i].s_addr == a.s_addr)
 			return 1;
 	return 0;
+}
+
+int clocks_out_at(const struct clocks_input *in, const char *site, int64_t t)
+{
+	for (size_t i = 0; i < in->nfailures; i++) {
+		const struct clocks_failure *g = &in->failures[i];
+
+		if (strcmp(g->site, site) == 0 && g->t0_ns <= t &&
+		    (g->recovered_ns == 0 || g->recovered_ns > t))
+			return 1;
+	}
+	return 0;
+}
+
+/* clocks_front_door_kept: another site that announced the failed site's
+ * front door and was not out at t0 (docs/clocks.md, "Front doors"): DNS
+ * keeps handing the address out, and routing moves its requests; NULL if
+ * none (or the failed site has no front door) */
+static const char *clocks_front_door_kept(const struct clocks_input *in)
+{
+	const struct clocks_topo_dns *t = &in->dnstopo;
+	const struct clocks_failure *f = &in->failure;
+	int mine = -1;
+
+	for (int i = 0; i < t->nfront && mine < 0; i++)
+		if (strcmp(t->front[i].site, f->site) == 0)
+			mine = i;
+	for (int i = 0; mine >= 0 && i < t->nfront; i++)
+		if (i != mine && t->front[i].addr.s_addr == t->front[mine].addr.s_addr &&
+		    !clocks_out_at(in, t->front[i].site, f->t0_ns))
+			return t->front[i].site;
+	return NULL;
+}
+
+/* clocks_dns_kept: the steer of a front door another site still serves:
+ * the first FIB change that takes a route of it via the failed site out,
+ * as the anycast scheme's steer */
+static void clocks_dns_kept(const struct clocks_input *in, struct clocks_result *r, const char *by)
+{
+	const struct clocks_failure *f = &in->failure;
+	struct clocks_fib *fib = malloc(sizeof(*fib));
+	char addr[INET_ADDRSTRLEN];
+
+	snprintf(r->kept_by, sizeof(r->kept_by), "%s", by);
+	inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
+	if (fib == NULL) {
+		clocks_warn(&r->notes, "limit", "dns: no FIB clocks: out of memory");
+		return;
+	}
+	clocks_fib(in, fib);
+	for (size_t i = 0; i < in->nroutes; i++) {
+		const struct clocks_route *rt = &in->routes[i];
+
+		if (rt->deleted && rt->has_via && rt->via.s_addr == f->via.s_addr &&
+		    rt->t_ns >= f->t0_ns && rt->prefixlen == f->prefixlen &&
+		    rt->prefix.s_addr == f->prefix.s_addr &&
+		    (r->steer_at_ns == CLOCKS_NONE || rt->t_ns < r->steer_at_ns))
+			r->steer_at_ns = rt->t_ns;
+	}
+	if (fib->left_at_ns != CLOCKS_NONE &&
+	    (r->steer_at_ns == CLOCKS_NONE || fib->left_at_ns < r->steer_at_ns))
+		r->steer_at_ns = fib->left_at_ns;
+	r->fib = fib; /* clocks.json's schemes.dns.fib, the explanation's routers */
+	if (r->steer_at_ns == CLOCKS_NONE) {
+		clocks_missing(r,
+			       "steer: site %s's front door %s stayed in the answers (site %s "
+			       "served it), and no route of it via the failed site left a FIB",
+			       f->site, addr, by);
+		return;
+	}
+	r->steer_ns = r->steer_at_ns - f->t0_ns;
+	clocks_warn(&r->notes, "front_door",
+		    "dns: site %s's front door %s stayed in the answers, served by site %s: "
+		    "routing moved its requests, and steer is the first FIB change away from "
+		    "%s (docs/clocks.md, \"Front doors\")",
+		    f->site, addr, by, f->site);
 }
 
 static void clocks_dns_steer(const struct clocks_input *in, struct clocks_result *r)
@@ -207,7 +284,10 @@ void clocks_dns(const struct clocks_input *in, struct clocks_result *r)
 	}
 	clocks_dns_detect(in, r);
 	clocks_remote_dead(in, r);
-	clocks_dns_steer(in, r);
+	if (clocks_front_door_kept(in))
+		clocks_dns_kept(in, r, clocks_front_door_kept(in));
+	else
+		clocks_dns_steer(in, r);
 	clocks_scheme_measure(in, &clocks_dns_flows, r);
 	clocks_upstream(in, r);
 }

@@ -200,27 +200,37 @@ static int clocks_explain_ids(const struct clocks_input *in, const struct clocks
 
 /* clocks_explain_anycast: each anycast client's segments: detection (the site's
  * prober, or a router's hold timer), then its router's route still to the
- * site, then other (in flight) */
+ * site, then other (in flight). Also a DNS client's at a front door another
+ * site kept serving (r->kept_by): routing moved it, detection the routers'
+ * hold timer's when it was what withdrew the route. */
 static int clocks_explain_anycast(const struct clocks_input *in, const struct clocks_result *r,
 				  struct clocks_explain_scheme *xs)
 {
+	const struct clocks_flows *fl = r->kept_by[0] ? &clocks_dns_flows : &clocks_anycast_flows;
 	struct clocks_explain_left *left = calloc(1, sizeof(*left));
+	int64_t det_at = r->kept_by[0] ? CLOCKS_NONE : r->detect_at_ns;
+	const char *who = in->failure.site;
+	int hold = !r->kept_by[0] && r->detect_by_hold;
 	uint32_t *ids = NULL;
 	size_t nids = 0;
 	int det = -1, rc = -1;
 
-	if (left == NULL || clocks_explain_ids(in, &clocks_anycast_flows, r, &ids, &nids) == -1)
+	if (left == NULL || clocks_explain_ids(in, fl, r, &ids, &nids) == -1)
 		goto out;
-	if (r->detect_at_ns != CLOCKS_NONE) {
-		const char *who = in->failure.site;
+	/* the router whose hold timer noticed it first */
+	for (size_t i = 0; (hold || r->kept_by[0]) && i < in->nexpired; i++) {
+		const struct clocks_dead *d = &in->expired[i];
 
-		/* the router whose hold timer noticed it first */
-		for (size_t i = 0; r->detect_by_hold && i < in->nexpired; i++)
-			if (in->expired[i].t_ns == r->detect_at_ns)
-				who = in->expired[i].node;
-		det = clocks_explain_entry(
-		    xs, r->detect_by_hold ? CLOCKS_CAUSE_HOLD : CLOCKS_CAUSE_DETECT, who);
+		if (hold ? d->t_ns == det_at
+			 : d->t_ns >= in->failure.t0_ns && strcmp(d->site, in->failure.site) == 0 &&
+			       (det_at == CLOCKS_NONE || d->t_ns < det_at)) {
+			who = d->node;
+			det_at = d->t_ns;
+			hold = 1;
+		}
 	}
+	if (det_at != CLOCKS_NONE)
+		det = clocks_explain_entry(xs, hold ? CLOCKS_CAUSE_HOLD : CLOCKS_CAUSE_DETECT, who);
 	for (size_t i = 0; i < nids; i++) {
 		const struct clocks_client *info = clocks_explain_info(in, ids[i]);
 		const char *router = clocks_explain_router(in, r->fib, info ? info->node : NULL);
@@ -234,7 +244,7 @@ static int clocks_explain_anycast(const struct clocks_input *in, const struct cl
 		if ((c = clocks_explain_client(xs->map, pop ? wire_agent_of(ids[i]) : ids[i],
 					       pop)) == NULL)
 			goto out;
-		if (det >= 0 && clocks_explain_seg(c, r->detect_at_ns, det) == -1)
+		if (det >= 0 && clocks_explain_seg(c, det_at, det) == -1)
 			goto out;
 		until = router[0] && r->fib ? clocks_explain_left_of(in, r->fib, left, router)
 					    : INT64_MAX;
@@ -468,8 +478,8 @@ int clocks_explain_init(const struct clocks_input *in, const struct clocks_resul
 			return -1;
 		for (int k = 0; k < 256; k++)
 			xs->map->hot[k].at = -1;
-		if ((dns ? clocks_explain_dns(in, &res[i], xs)
-			 : clocks_explain_anycast(in, &res[i], xs)) == -1)
+		if ((dns && !res[i].kept_by[0] ? clocks_explain_dns(in, &res[i], xs)
+					       : clocks_explain_anycast(in, &res[i], xs)) == -1)
 			return -1;
 		xs->map->other = clocks_explain_entry(xs, CLOCKS_CAUSE_OTHER, "?");
 		qsort(xs->map->c, xs->map->n, sizeof(*xs->map->c), clocks_explain_cmp);

@@ -83,9 +83,14 @@ struct clocks_result {
 	int64_t remote_dead_ns, remote_dead_at_ns; /* the first remote prober's verdict */
 	char remote_prober[CLOCKS_NAME_MAX];	   /* its node */
 	char steer_name[CLOCKS_DNS_NAME_MAX];	   /* the name whose answer changed */
-	int64_t upstream_queries;		   /* CLOCKS_NONE: no query capture */
-	int64_t traffic_ns;			   /* for per second; CLOCKS_NONE: unknown */
-	struct clocks_addr_count *resolvers;	   /* queries per source address, by address */
+	/* a front door's failure while another site of its region served it
+	 * (clocks_dns.c): that site; DNS kept handing the front door out, and
+	 * steer is routing's, the first FIB change away from the failed site;
+	 * "" otherwise */
+	char kept_by[CLOCKS_NAME_MAX];
+	int64_t upstream_queries;	     /* CLOCKS_NONE: no query capture */
+	int64_t traffic_ns;		     /* for per second; CLOCKS_NONE: unknown */
+	struct clocks_addr_count *resolvers; /* queries per source address, by address */
 	size_t nresolvers;
 	/* anycast only (NULL for dns): the FIB clocks and the catchments */
 	struct clocks_fib *fib;

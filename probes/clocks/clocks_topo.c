@@ -473,6 +473,11 @@ static void clocks_plan_nodes(json_t *nodes, struct clocks_topo_dns *t,
 			c->rsv = -1;
 			clocks_topo_copy(client_rsv[t->nclients++], CLOCKS_NAME_MAX,
 					 clocks_plan_string(n, "resolver"));
+		} else if (strcmp(kind, "site") == 0 && t->nfront < CLOCKS_MAX_DNS_NODES &&
+			   inet_pton(AF_INET, clocks_plan_string(n, "front_door"),
+				     &t->front[t->nfront].addr) == 1) {
+			clocks_topo_copy(t->front[t->nfront++].site, CLOCKS_NAME_MAX,
+					 clocks_plan_string(n, "name"));
 		}
 	}
 }

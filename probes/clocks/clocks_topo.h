@@ -89,6 +89,13 @@ struct clocks_topo_dns {
 	int ntarget;
 	char tsite[CLOCKS_TOPO_WEIGHTS][CLOCKS_NAME_MAX];
 	double tweight[CLOCKS_TOPO_WEIGHTS];
+	/* the sites with a front_door (plan.json): the anycast address each
+	 * announces and DNS hands out for it, shared with its region's */
+	int nfront;
+	struct clocks_front_door {
+		char site[CLOCKS_NAME_MAX];
+		struct in_addr addr;
+	} front[CLOCKS_MAX_DNS_NODES];
 };
 
 /* clocks_dns_level: the level of a [dns] node serving the n zones (names

@@ -82,6 +82,8 @@ static void clocks_json_dns(json_t *o, const struct clocks_result *r)
 	json_object_set_new(o, "remote_dead_at_ns", clocks_json_n(r->remote_dead_at_ns));
 	json_object_set_new(o, "remote_dead_prober", clocks_json_str(r->remote_prober));
 	json_object_set_new(o, "steer_name", clocks_json_str(r->steer_name));
+	/* a front door another site kept serving: steer is routing's */
+	json_object_set_new(o, "kept_by", clocks_json_str(r->kept_by));
 	json_object_set_new(o, "upstream_queries_per_s",
 			    per_s < 0 ? json_null() : json_real(per_s));
 	for (size_t i = 0; i < r->nresolvers; i++) {
@@ -245,6 +247,7 @@ static const char *const clocks_failover_keys[] = {
     "remote_dead_at_ns",
     "remote_dead_prober",
     "steer_name",
+    "kept_by",
     "last_packet_s",
     "last_by_client_s",
     "lower_bound_clients",

@@ -57,9 +57,33 @@ static int clocks_verdict_link_cut(const struct clocks_input *in)
 	return 0;
 }
 
+int clocks_door_closed(const struct clocks_input *in, uint32_t client, int64_t t)
+{
+	const struct clocks_topo_dns *d = &in->dnstopo;
+	const struct clocks_dns_answer *last = NULL;
+	int any = 0;
+
+	if (d->nfront == 0)
+		return 0;
+	for (size_t i = 0; i < in->ndanswers; i++)
+		if (in->danswers[i].client == client && in->danswers[i].t_ns <= t)
+			last = &in->danswers[i];
+	if (last == NULL)
+		return 0;
+	for (int i = 0; i < d->nfront; i++) {
+		if (d->front[i].addr.s_addr != last->addr.s_addr)
+			continue;
+		if (!clocks_out_at(in, d->front[i].site, t))
+			return 0;
+		any = 1;
+	}
+	return any;
+}
+
 /* the losses the failure explains that the capture of S after t0 does not
  * count (loss_mismatch adds them to it) */
 struct clocks_verdict_explained {
+	int64_t closed;	    /* sent to a front door none of whose sites was up */
 	int64_t transit;    /* lost on the way while routing converged */
 	int64_t queued;	    /* reached S's link before t0: queued in S when it failed */
 	int64_t answered;   /* reached S's link after t0 and answered by S all the same */
@@ -83,10 +107,12 @@ static void clocks_verdict_unexplained(const struct clocks_input *in, const stru
 				       struct clocks_verdict_explained *ex)
 {
 	int64_t t0 = in->failure.t0_ns, tol = in->client_timeout_ns, first_early = INT64_MAX;
+	int64_t closed_first = 0, closed_last = INT64_MIN;
 	int64_t converged = r->fib && r->fib->last_at_ns != CLOCKS_NONE ? r->fib->last_at_ns : 0;
 	const struct clocks_capture *dead = NULL;
 	struct clocks_verdict_lost *set = NULL;
-	size_t nlost = 0, cap = 64, early = 0, nowhere = 0, transit = 0, queued = 0, *at = NULL;
+	size_t nlost = 0, cap = 64, early = 0, nowhere = 0, transit = 0, queued = 0, closed = 0,
+	       *at = NULL;
 	char msg[CLOCKS_WARNING_LEN], when[48];
 	int len;
 
@@ -159,7 +185,13 @@ static void clocks_verdict_unexplained(const struct clocks_input *in, const stru
 		if (set[k].where == -1) {
 			/* a cut link: requests toward it die at the router; while
 			 * the routers did not agree, in a loop or a hole */
-			if (converged && set[k].sent_ns <= converged)
+			if (clocks_door_closed(in, (uint32_t)(set[k].key >> 32), set[k].sent_ns)) {
+				closed_first = closed++ == 0 || set[k].sent_ns < closed_first
+						   ? set[k].sent_ns
+						   : closed_first;
+				if (set[k].sent_ns > closed_last)
+					closed_last = set[k].sent_ns;
+			} else if (converged && set[k].sent_ns <= converged)
 				transit++;
 			else if (!clocks_verdict_link_cut(in))
 				nowhere++;
@@ -187,6 +219,16 @@ static void clocks_verdict_unexplained(const struct clocks_input *in, const stru
 		    "failed (the failure's; counted with the capture's losses)",
 		    r->scheme, queued, (long long)r->lost_client, in->failure.site,
 		    in->failure.site);
+	if (closed)
+		clocks_warn(v, "lost_closed_door",
+			    "%s: %zu of the %lld requests the clients lost reached no site's link: "
+			    "sent to a front door whose every site was out (from t0 + %.3f s to "
+			    "t0 + %.3f s), they had no route: a region's failure until DNS moved "
+			    "its clients (counted with the captures' losses)",
+			    r->scheme, closed, (long long)r->lost_client,
+			    (double)(closed_first - t0) / NSEC_PER_SEC,
+			    (double)(closed_last - t0) / NSEC_PER_SEC);
+	ex->closed = (int64_t)closed;
 	ex->transit = (int64_t)transit;
 	ex->queued = (int64_t)queued;
 	size_t total = early + nowhere;
@@ -333,7 +375,7 @@ static void clocks_verdict_mismatch(const struct clocks_input *in, const struct 
 				    struct clocks_notes *v)
 {
 	int64_t a = r->lost_client, b = r->lost_capture, diff, larger;
-	int64_t transit = ex->transit + ex->queued + ex->restarting - ex->answered;
+	int64_t transit = ex->closed + ex->transit + ex->queued + ex->restarting - ex->answered;
 
 	if (a == CLOCKS_NONE || b == CLOCKS_NONE)
 		return;

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <arpa/inet.h>
 #include <string.h>
 #include <strings.h>
 
@@ -695,6 +696,28 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 				 "[name %.100s] is tiered: its caches also ask the level-2 zones' "
 				 "names: not modelled",
 				 t->raw_sections[t->raw_pairs[i].section].name);
+	if (t->nodes[site].front_door.s_addr && !in->dns_limit[0]) {
+		char door[INET_ADDRSTRLEN];
+		int kept = -1;
+
+		inet_ntop(AF_INET, &t->nodes[site].front_door, door, sizeof(door));
+		for (int n = 0; n < t->nnodes && kept < 0; n++)
+			if (n != site && t->nodes[n].kind == TOPO_SITE &&
+			    t->nodes[n].front_door.s_addr == t->nodes[site].front_door.s_addr &&
+			    !model_topo_dead(n))
+				kept = n;
+		snprintf(in->dns_limit, sizeof(in->dns_limit),
+			 "%.100s is behind the front door %s: its requests move by routing while "
+			 "another site serves the door, and have no route while none does: not "
+			 "modelled",
+			 t->nodes[site].name, door);
+		/* DNS keeps the door: steer is routing's (docs/clocks.md, "Front doors") */
+		if (kept >= 0)
+			snprintf(in->dns_detect_limit, sizeof(in->dns_detect_limit),
+				 "%.100s's front door %s stays in the answers while %.100s serves "
+				 "it: steer is routing's, not modelled",
+				 t->nodes[site].name, door, t->nodes[kept].name);
+	}
 	model_topo_real_limits(t, in, notes);
 	model_topo_failback(t, k, in, site, notes);
 	if (model_failures(t) > 1)

@@ -849,7 +849,7 @@ static void test_error_sets(void **state)
 	    "--set s1.colour=1: unknown key 'colour' in [site s1] (expected: link, address, "
 	    "metric, fail, probe_interval, probe_timeout, probe_down, probe_up, check, asn, "
 	    "prepend, "
-	    "bgp_keepalive, bgp_hold, bgp_mrai, bfd, location, impl, probe_phase)\n"
+	    "bgp_keepalive, bgp_hold, bgp_mrai, bfd, location, impl, probe_phase, front_door)\n"
 	    "--set r1.x=1: unknown key 'x' in [router r1] (expected: asn, bgp_keepalive, "
 	    "bgp_hold, bgp_mrai, bfd, location)\n"
 	    "--set c1.rate=0: expected requests per second from 0.001 to 1000000, such as "

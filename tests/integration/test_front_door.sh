@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Front doors (docs/topology.md, "Front doors"; topology/front-door.ini;
+# seed 002): us1, us2 announce the US door 198.19.80.1, eu1, eu2 the EU
+# door 198.19.81.1; authd hands out a site's door (geolocation: cus's
+# resolver the US one, ceu's the EU one). us1 crashes at 3 s: the router's
+# hold timer withdraws its route and the US door's requests go to us2, DNS
+# keeps the door (clocks.json: dns kept_by us2, steer the FIB's); us2 is
+# killed at 6 s: the door has no site, cus's requests no route
+# (lost_closed_door) until its answer moves to the EU door; ceu loses
+# nothing. Refused at check: a front door with routing = bgp, the service's
+# address, a site's, PowerDNS beside it.
+# about 15 s
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-frontdoor
+lab_guard $lab
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+trap 'lab_cleanup '$lab'' EXIT
+r=$out/run
+
+run_valid "$out/run.txt" topology/front-door.ini --set name=$lab -q --out "$r" || fail "the run: $(tail -20 "$out/run.txt")"
+answers() { jq -r 'select(.event == "dns_answer") | .address' "$r/$1.client-dns.events.jsonl" | sort -u | tr '\n' ' '; }
+first() { jq -r 'select(.event == "dns_answer") | .address' "$r/$1.client-dns.events.jsonl" | sed -n 1p; }
+[ "$(first cus)" = 198.19.80.1 ] || fail "cus's first answer: $(first cus), not the US door 198.19.80.1"
+[ "$(answers ceu)" = "198.19.81.1 " ] || fail "ceu's answers: $(answers ceu), not the EU door 198.19.81.1 alone"
+echo "ok: cus given the US door, ceu the EU door"
+
+# the PoP's failure: DNS kept the door, routing moved it to us2
+t0=$(json "$r/lab.events.jsonl" 'select(.event == "site_failed" and .site == "us1") | .t')
+t1=$(json "$r/lab.events.jsonl" 'select(.event == "site_failed" and .site == "us2") | .t')
+[ -n "$t0" ] && [ -n "$t1" ] || fail "no site_failed of us1 and of us2"
+kept=$(json "$r/clocks.json" '.schemes.dns.kept_by')
+[ "$kept" = us2 ] || fail "the site that kept us1's front door: $kept, not us2"
+steer=$(json "$r/clocks.json" '.schemes.dns.steer_s')
+assert_ge "$steer" 0.2 "us1's steer (the route's hold timer, static_hold 600 ms after a refresh)"
+assert_le "$steer" 1.0 "us1's steer"
+moved=$(jq -r --arg a "$t0" --arg b "$t1" 'select(.event == "dns_answer" and .address != "198.19.80.1" and .t > ($a | tonumber) and .t < ($b | tonumber)) | .address' \
+	"$r/cus.client-dns.events.jsonl" | wc -l)
+assert_eq "$moved" 0 "cus's answers other than the US door between the two failures"
+after=$(jq -r '.schemes.dns.captured_after_t0.us2 // 0' "$r/clocks.json")
+assert_ge "$after" 500 "requests captured at us2 after us1's failure"
+echo "ok: us1 out: the US door kept in DNS, routing moved it to us2 ${steer} s after t0 ($after requests there)"
+
+# the region's failure: the door closed until DNS moved cus to the EU door
+t_eu=$(jq -r --arg b "$t1" 'select(.event == "dns_answer" and .address == "198.19.81.1" and .t > ($b | tonumber)) | .t' \
+	"$r/cus.client-dns.events.jsonl" | sed -n 1p)
+[ -n "$t_eu" ] || fail "cus never given the EU door after us2's failure"
+moved_s=$(awk -v a="$t1" -v b="$t_eu" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+assert_le "$moved_s" 2.5 "cus's move to the EU door after us2's failure (detect 0.25 s + TTL 1 s)"
+closed=$(jq -r '[.warnings[]? | select(.code == "lost_closed_door")] | length' "$r/clocks.json")
+assert_eq "$closed" 1 "lost_closed_door warnings"
+grep -m1 'lost_closed_door' "$out/run.txt" || true
+assert_eq "$(jq -r 'select(.event == "client_summary") | .lost' "$r/ceu.client-dns.events.jsonl")" 0 "ceu's lost requests"
+echo "ok: us2 out: cus on the EU door $moved_s s later, ceu lost nothing"
+assert_no_leftovers $lab "$r"
+
+check_refused "a front door with BGP" "front-door.ini:[0-9]*: \[site us1\] front_door: expected routing = static" \
+	topology/front-door.ini --set routing=bgp
+check_refused "the service as a front door" "\[site us1\] front_door: 198.19.0.1 is the \[lab\] service's address" \
+	topology/front-door.ini --set us1.front_door=198.19.0.1
+check_refused "PowerDNS beside front doors" "front_door: \[dns ns\] is impl = pdns" \
+	topology/front-door.ini --set ns.impl=pdns
+check_left_nothing
+rm -rf "$out"
+echo "PASS: test_front_door"
