@@ -132,6 +132,11 @@ static int bgpx_round(const struct topology *t, const struct bgpx_path *cur, str
 
 int bgpx_compute(const struct topology *t, int without, struct bgpx *x)
 {
+	return bgpx_compute_door(t, without, t->service, x);
+}
+
+int bgpx_compute_door(const struct topology *t, int without, struct in_addr door, struct bgpx *x)
+{
 	struct bgpx_path *cur, *next, *tmp;
 	struct frrconf_neighbor *nb;
 	int settled = 0;
@@ -149,7 +154,8 @@ int bgpx_compute(const struct topology *t, int without, struct bgpx *x)
 		return -1;
 	}
 	for (int n = 0; n < t->nnodes; n++)
-		cur[n].have = t->nodes[n].kind == TOPO_SITE && n != without;
+		cur[n].have = t->nodes[n].kind == TOPO_SITE && n != without &&
+			      topo_site_service(t, n).s_addr == door.s_addr;
 	for (int round = 0; round < 2 * t->nnodes + 2 && !settled; round++) {
 		settled = !bgpx_round(t, cur, next, nb);
 		tmp = cur;

@@ -276,7 +276,7 @@ static void frrconf_announce(struct frrconf_out *o, const struct topology *t, in
 		return;
 	}
 	frrconf_put(o, "ip prefix-list STEERLAB-SERVICE seq 5 permit %s/32",
-		    frrconf_ip(t->service, a));
+		    frrconf_ip(topo_site_service(t, n), a)); /* or its front door */
 	frrconf_put(o, "ip prefix-list STEERLAB-UNICAST seq 5 permit %s/32",
 		    frrconf_ip(node->address, a));
 	frrconf_permit(o, 10, "STEERLAB-SERVICE", node->metric);

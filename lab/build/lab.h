@@ -702,6 +702,11 @@ struct bgpx {
  * announcing it. 0, or -1 if out of memory. */
 int bgpx_compute(const struct topology *t, int without, struct bgpx *x);
 
+/* bgpx_compute_door: the same for the anycast address door, announced by
+ * the sites whose service it is (the [lab] service, or a front door:
+ * topo_site_service) */
+int bgpx_compute_door(const struct topology *t, int without, struct in_addr door, struct bgpx *x);
+
 /* bgpx_via_ok: router r may route the service via `via` (x known). */
 int bgpx_via_ok(const struct bgpx *x, int r, struct in_addr via);
 

@@ -139,13 +139,14 @@ static int run_local_pref(const struct topology *t, int r)
  * router r's route via one of its own sites of the lowest metric among
  * those that do not prepend; any route if it has none such, or prefers
  * what a [link] brings (local_pref). */
-static int run_own_site_ok(const struct topology *t, int r, struct in_addr via)
+static int run_own_site_ok(const struct topology *t, int r, struct in_addr door, struct in_addr via)
 {
 	unsigned best = UINT_MAX;
 	int own = 0;
 
 	for (int j = 0; j < t->nlinks; j++)
 		if (t->links[j].router == r && t->nodes[t->links[j].node].kind == TOPO_SITE &&
+		    topo_site_service(t, t->links[j].node).s_addr == door.s_addr &&
 		    t->nodes[t->links[j].node].prepend == 0 &&
 		    t->nodes[t->links[j].node].metric <= best) {
 			best = t->nodes[t->links[j].node].metric;
@@ -155,6 +156,7 @@ static int run_own_site_ok(const struct topology *t, int r, struct in_addr via)
 		return 1;
 	for (int j = 0; j < t->nlinks; j++)
 		if (t->links[j].router == r && t->nodes[t->links[j].node].kind == TOPO_SITE &&
+		    topo_site_service(t, t->links[j].node).s_addr == door.s_addr &&
 		    t->nodes[t->links[j].node].prepend == 0 &&
 		    t->nodes[t->links[j].node].metric == best &&
 		    t->links[j].node_addr.s_addr == via.s_addr)
@@ -191,12 +193,11 @@ static int64_t run_bgp_quiet_ns(const struct topology *t)
 static int run_bgp_ready(const struct topology *t, const char *rundir)
 {
 	static struct bgpx x;
-	static struct in_addr via[TOPO_MAX_NODES];
+	static struct in_addr via[TOPO_MAX_NODES], doors[TOPO_MAX_NODES];
 	char path[PATH_MAX], prefix[INET_ADDRSTRLEN + 4], svc[INET_ADDRSTRLEN];
 	int64_t last, now = now_real_ns();
+	int ndoors = topo_services(t, doors, TOPO_MAX_NODES);
 
-	inet_ntop(AF_INET, &t->service, svc, sizeof(svc));
-	strfmt(prefix, sizeof(prefix), "%s/32", svc);
 	for (int n = 0; n < t->nnodes; n++) {
 		if (t->nodes[n].kind != TOPO_SITE)
 			continue;
@@ -204,27 +205,35 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 		if (run_count_events(path, EVENTS_ADDRESS_ADDED, "site", t->nodes[n].name) == 0)
 			return 0;
 	}
-	if (bgpx_compute(t, -1, &x) == -1)
-		x.known = 0;
-	/* each router's route, read once: every router has one that has
-	 * not changed for run_bgp_quiet_ns, and a router with sites has the
-	 * one BGP will choose */
-	for (int r = 0; r < t->nnodes; r++) {
-		if (t->nodes[r].kind != TOPO_ROUTER)
-			continue;
-		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
-		       t->nodes[r].name);
-		if (!run_fib_via(path, prefix, &via[r], &last) || now - last < run_bgp_quiet_ns(t))
-			return 0;
-	}
-	for (int i = 0; i < t->nlinks; i++) {
-		const struct topo_link *l = &t->links[i];
+	/* each anycast address the sites announce: the service, the front
+	 * doors (docs/topology.md, "Front doors") */
+	for (int d = 0; d < ndoors; d++) {
+		inet_ntop(AF_INET, &doors[d], svc, sizeof(svc));
+		strfmt(prefix, sizeof(prefix), "%s/32", svc);
+		if (bgpx_compute_door(t, -1, doors[d], &x) == -1)
+			x.known = 0;
+		/* each router's route, read once: every router has one that has
+		 * not changed for run_bgp_quiet_ns, and a router with sites has the
+		 * one BGP will choose */
+		for (int r = 0; r < t->nnodes; r++) {
+			if (t->nodes[r].kind != TOPO_ROUTER)
+				continue;
+			strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
+			       t->nodes[r].name);
+			if (!run_fib_via(path, prefix, &via[r], &last) ||
+			    now - last < run_bgp_quiet_ns(t))
+				return 0;
+		}
+		for (int i = 0; i < t->nlinks; i++) {
+			const struct topo_link *l = &t->links[i];
 
-		if (t->nodes[l->node].kind != TOPO_SITE)
-			continue;
-		if (x.known ? !bgpx_via_ok(&x, l->router, via[l->router])
-			    : !run_own_site_ok(t, l->router, via[l->router]))
-			return 0;
+			if (t->nodes[l->node].kind != TOPO_SITE ||
+			    topo_site_service(t, l->node).s_addr != doors[d].s_addr)
+				continue;
+			if (x.known ? !bgpx_via_ok(&x, l->router, via[l->router])
+				    : !run_own_site_ok(t, l->router, doors[d], via[l->router]))
+				return 0;
+		}
 	}
 	return 1;
 }

@@ -135,13 +135,6 @@ void topo_check_front_doors(struct topo_parse *p)
 		if (first < 0)
 			first = i;
 		inet_ntop(AF_INET, &n->front_door, a, sizeof(a));
-		if (t->routing == TOPO_ROUTING_BGP) {
-			topo_error(p, w,
-				   "[site %s] front_door: expected routing = static: with BGP the "
-				   "lab's warm-up and route expectations know one service prefix",
-				   n->name);
-			continue;
-		}
 		if (n->front_door.s_addr == t->service.s_addr) {
 			topo_error(p, w,
 				   "[site %s] front_door: %s is the [lab] service's address, which "

@@ -128,7 +128,7 @@ struct topo_resolver_ref {
 struct topo_parse;
 void topo_check_anycast(struct topo_parse *p);
 
-/* topo_check_front_doors: each [site]'s front_door: routing = static, not
+/* topo_check_front_doors: each [site]'s front_door: not
  * the service's, a site's or an anycast name server's address, authd
  * beside it, at most 8 anycast prefixes, no anycast client left without
  * the service (topology_anycast.c) */
