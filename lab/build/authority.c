@@ -220,8 +220,8 @@ static int authority_zone(void *arg, const char *apex, const char *records,
 		return -1;
 	}
 	if (c->named)
-		fprintf(c->named, "zone \"%s\" { type master; file \"%s/%s\"; };\n", apex, c->dir,
-			file);
+		fprintf(c->named, "zone \"%s\" { type master; file \"%s/%s\"; };\n", apex,
+			c->namedir, file);
 	return 0;
 }
 
@@ -282,30 +282,6 @@ static int authority_pdns_conf(const struct authority_ctx *c)
 	return 0;
 }
 
-/* authority_changes: the timeline's DNS changes sent to node n that its
- * implementation cannot take (said): gdnsd reads a weighted name's
- * weights from its configuration, which only a restart reads again */
-static int authority_changes(const struct topology *t, int n, FILE *err)
-{
-	int bad = 0;
-
-	for (int e = 0; e < t->nevents; e++) {
-		const struct topo_event *ev = &t->events[e];
-
-		if (ev->action != TOPO_A_SET_WEIGHT || ev->node != n ||
-		    t->nodes[n].dns_impl != TOPO_DNS_GDNSD)
-			continue;
-		fprintf(err,
-			"%s:%d: [event %s] action = set-weight: [dns %s] impl = gdnsd keeps a "
-			"weighted name's weights in its configuration, which only a restart "
-			"(gdnsdctl replace) reads again: expected the name on authd or pdns "
-			"(docs/authorities.md, \"DNS changes\")\n",
-			t->path, ev->line, ev->name, t->nodes[n].name);
-		bad = 1;
-	}
-	return bad ? -1 : 0;
-}
-
 /* authority_node_changes: the timeline's DNS changes to node n, their
  * [event]s' indices into events[0..max) in time order; how many */
 static int authority_node_changes(const struct topology *t, int n, int *events, int max)
@@ -343,7 +319,7 @@ static int authority_check_changes(const struct topology *t, int n, const char *
 		return 0;
 	for (int i = 0; i < ch.n; i++)
 		topo_event_change(&t->events[events[i]], &list[i]);
-	if (authority_write_changed(t, n, dir, &ch, err) == 0)
+	if (authority_write_changed(t, n, dir, NULL, &ch, err) == 0)
 		return 0;
 	if (!ch.ok) {
 		ev = &t->events[events[ch.failed]];
@@ -417,20 +393,21 @@ static int authority_streams(struct authority_ctx *c, int open)
 
 int authority_write(const struct topology *t, int n, const char *dir, FILE *err)
 {
-	return authority_write_changed(t, n, dir, NULL, err);
+	return authority_write_changed(t, n, dir, NULL, NULL, err);
 }
 
-int authority_write_changed(const struct topology *t, int n, const char *dir,
+int authority_write_changed(const struct topology *t, int n, const char *dir, const char *named,
 			    struct authd_export_changes *ch, FILE *err)
 {
-	struct authority_ctx c = {.t = t, .node = n, .dir = dir, .err = err};
+	struct authority_ctx c = {
+	    .t = t, .node = n, .dir = dir, .namedir = named ? named : dir, .err = err};
 	int gdnsd = t->nodes[n].dns_impl == TOPO_DNS_GDNSD;
 	char *text = NULL, zones[PATH_MAX];
 	size_t len = 0;
 	FILE *mem, *in;
 	int rc = -1;
 
-	if (authority_check_node(t, n, err) == -1 || authority_changes(t, n, err) == -1)
+	if (authority_check_node(t, n, err) == -1)
 		return -1;
 	if ((mem = open_memstream(&text, &len)) == NULL)
 		return -1;

@@ -48,9 +48,10 @@ int authority_write(const struct topology *t, int n, const char *dir, FILE *err)
 /* authority_write_changed: authority_write with the timeline's DNS changes
  * ch->c[0..n) applied in order, as authd would hold them (authd_export.h);
  * one refused: -1, ch->ok 0 and its reason, nothing written but
- * directories */
+ * directories. The files go to dir; the configurations name named (the
+ * directory they will be read from once installed; NULL: dir). */
 struct authd_export_changes;
-int authority_write_changed(const struct topology *t, int n, const char *dir,
+int authority_write_changed(const struct topology *t, int n, const char *dir, const char *named,
 			    struct authd_export_changes *ch, FILE *err);
 
 /* authority_check: every [dns] node with impl = pdns written in a

@@ -33,8 +33,8 @@
 #include "strfmt.h"
 #include "subproc.h"
 
-/* change_install: every zone file of next (pdns: NAME.zone; gdnsd: zones/NAME)
- * renamed over its namesake in live; 0, or -1 (said in said) */
+/* change_install: every zone file of next (pdns: NAME.zone; gdnsd: zones/NAME,
+ * and its config) renamed over its namesake in live; 0, or -1 (said in said) */
 static int change_install(const char *next, const char *live, int gdnsd, char *said, size_t len)
 {
 	char from[PATH_MAX], to[PATH_MAX], dir[PATH_MAX];
@@ -60,19 +60,32 @@ static int change_install(const char *next, const char *live, int gdnsd, char *s
 			rc = -1;
 		}
 	}
+	/* gdnsd's configuration, a weighted name's weights in it: read by the
+	 * instance that replaces the running one (change_reload) */
+	strfmt(from, sizeof(from), "%s/config", next);
+	strfmt(to, sizeof(to), "%s/config", live);
+	if (gdnsd && rc == 0 && rename(from, to) == -1) {
+		strfmt(said, len, "%s: %s", to, strerror(errno));
+		rc = -1;
+	}
 	closedir(d);
 	return rc;
 }
 
 /* change_reload: node n's server told to read its zones again; 0, or -1
  * with its output in said */
-static int change_reload(struct lab *lab, int n, const char *live, char *said, size_t len)
+static int change_reload(struct lab *lab, int n, const char *live, const struct zone_change *c,
+			 char *said, size_t len)
 {
 	const struct topology *t = lab->t;
 	char arg[PATH_MAX + 16], *out = NULL;
 	char *argv[64 + 4];
 	int gdnsd = t->nodes[n].dns_impl == TOPO_DNS_GDNSD, k = 0, status;
 
+	/* gdnsd reads a weighted name's weights from its configuration,
+	 * which a new instance reads: gdnsd -R takes over from the old */
+	if (gdnsd && c->op == ZONE_SET_WEIGHT)
+		return lab_authority_replace(lab, n, said, len);
 	if (gdnsd) {
 		argv[k++] = AUTHORITY_GDNSDCTL_PROG;
 		argv[k++] = "-c";
@@ -134,12 +147,12 @@ int lab_authority_change(struct lab *lab, int n, const struct zone_change *c,
 		close(fd);
 		return -1;
 	}
-	rc = authority_write_changed(t, n, next, &ch, stderr);
+	rc = authority_write_changed(t, n, next, live, &ch, stderr);
 	if (rc == -1 && !ch.ok) {
 		/* refused as authd refuses it: nothing changes */
 		snprintf(r->reason, sizeof(r->reason), "%s", ch.reason);
 	} else if (rc == 0 && change_install(next, live, gdnsd, said, len) == 0 &&
-		   change_reload(lab, n, live, said, len) == 0) {
+		   change_reload(lab, n, live, c, said, len) == 0) {
 		r->ok = 1;
 		r->serial = ch.serial;
 		lab->authority_change_node[lab->nauthority_changes] = n;

@@ -154,7 +154,7 @@ int authority_gdnsd_conf(struct authority_ctx *c)
 		"  }\n"
 		"}\n"
 		"plugins => {\n",
-		node->name, t->path, addr, c->dir, c->dir, (unsigned)t->port,
+		node->name, t->path, addr, c->namedir, c->namedir, (unsigned)t->port,
 		(long long)(node->check_interval_ns / NSEC_PER_SEC),
 		(long long)(node->check_timeout_ns / NSEC_PER_SEC), node->check_down,
 		node->check_up);

@@ -15,6 +15,7 @@ struct authority_ctx {
 	const struct topology *t;
 	int node;
 	const char *dir;
+	const char *namedir; /* the directory the configurations name (installed) */
 	FILE *err;
 	int bad; /* a refusal was said */
 	/* pdns: named.conf's zone statements */

@@ -36,6 +36,7 @@
 #include "log.h"
 #include "rmtree.h"
 #include "strfmt.h"
+#include "timeutil.h"
 
 const char *lab_authority_prog(const char *label)
 {
@@ -129,6 +130,45 @@ int lab_authority_start(struct lab *lab, int n)
 	return lab_start_agent_as(lab, n, AUTHORITY_PDNS_PROG, AUTHORITY_PDNS_LABEL, argv) == -1
 		   ? -1
 		   : 0;
+}
+
+/* how long a gdnsd replacement may take to hand over */
+#define AUTHORITY_REPLACE_NS (10 * NSEC_PER_SEC)
+
+int lab_authority_replace(struct lab *lab, int n, char *said, size_t len)
+{
+	const char *node = lab->t->nodes[n].name;
+	char dir[PATH_MAX];
+	char *gargv[] = {"gdnsd", "-c", dir, "-R", "start", NULL};
+	int old = lab_agent_find(lab, n, AUTHORITY_GDNSD_LABEL), new;
+	int64_t until = now_mono_ns() + AUTHORITY_REPLACE_NS;
+	struct passwd *pw = getpwnam(AUTHORITY_GDNSD_USER);
+
+	if (old < 0 || pw == NULL) {
+		strfmt(said, len, "node %s: %s", node,
+		       old < 0 ? "its gdnsd is not running" : "no user gdnsd (sudo make deps)");
+		return -1;
+	}
+	strfmt(dir, sizeof(dir), "%s/%s/%s", lab->statedir, AUTHORITY_DIR, node);
+	lab->agents[old].replaced = 1;
+	new = lab_start_agent_user(lab, n, AUTHORITY_GDNSD_PROG, AUTHORITY_GDNSD_LABEL, gargv,
+				   pw->pw_uid, pw->pw_gid);
+	if (new < 0) {
+		lab->agents[old].replaced = 0;
+		strfmt(said, len, "node %s: the replacing gdnsd did not start", node);
+		return -1;
+	}
+	/* the old instance exits once the new one has its sockets */
+	while (!lab->agents[old].reaped && !lab->agents[new].reaped && now_mono_ns() < until)
+		if (lab_watch(lab, 20 * NSEC_PER_MSEC) == -1 && errno != EINTR)
+			break;
+	if (lab->agents[old].reaped && !lab->agents[new].reaped)
+		return 0;
+	strfmt(said, len, "node %s: gdnsd -R did not take over from pid %d within %.0f s (%s)",
+	       node, (int)lab->agents[old].pid, (double)AUTHORITY_REPLACE_NS / NSEC_PER_SEC,
+	       lab->agents[new].reaped ? "the new instance ended: NODE.gdnsd.log"
+				       : "the old one still runs");
+	return -1;
 }
 
 /* authority_answers: 1 if node n's server answers every [name] in the

@@ -54,6 +54,7 @@ struct lab_agent {
 	int reaped;	 /* it has exited (and, if our child, been waited for) */
 	int pidfd;	 /* -1: none (not ours, or not opened yet) */
 	int expect_kill; /* the timeline kills it: its SIGKILL is expected */
+	int replaced;	 /* a new instance took over from it: its exit is expected */
 	int reported;	 /* agent_exited written (or not to be: teardown) */
 	int child;	 /* started by this process: ours to wait for */
 	int line;	 /* its line in agents.tsv, for down's warnings */
@@ -233,6 +234,9 @@ int lab_kill_agent(struct lab *lab, int i);
  * wait. */
 int lab_watch(struct lab *lab, int64_t timeout_ns);
 
+/* lab_agent_find: the index of node's live agent labelled label, or -1 */
+int lab_agent_find(const struct lab *lab, int node, const char *label);
+
 /* lab_wait_agents: wait up to timeout_ns for the agents called name (NULL:
  * all) to exit, reporting any agent that ends meanwhile (lab_watch).
  * Returns how many are still running. A signal cuts the wait short. */
@@ -390,6 +394,11 @@ int lab_authority_change(struct lab *lab, int n, const struct zone_change *c,
  * bring-up (lab_start_infra) left for when every site is reachable, the
  * warm-up's call once the rest is ready; 0 if none is left, or -1 */
 int lab_authority_start_later(struct lab *lab);
+/* lab_authority_replace: node n's gdnsd replaced by a new instance that
+ * reads its configuration again (`gdnsd -R start`: it takes the sockets
+ * over, and the old one exits, expected); 0 once the old one has, or -1
+ * with why in said */
+int lab_authority_replace(struct lab *lab, int n, char *said, size_t len);
 int lab_authority_remove(const char *statedir);
 const char *lab_authority_prog(const char *label);
 

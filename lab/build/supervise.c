@@ -393,6 +393,9 @@ static int agent_expected(const struct lab *lab, const struct lab_agent *a, int6
 
 	if (a->expect_kill && a->exit.si_code == CLD_KILLED && a->exit.si_status == SIGKILL)
 		return 1;
+	/* an instance that handed over to its replacement (gdnsd -R) */
+	if (a->replaced && a->exit.si_code == CLD_EXITED && a->exit.si_status == 0)
+		return 1;
 	if (strncmp(a->name, "client", 6) != 0 || a->exit.si_code != CLD_EXITED ||
 	    a->exit.si_status != 0 || lab->clients_until <= 0)
 		return 0;
@@ -496,6 +499,15 @@ int lab_watch(struct lab *lab, int64_t timeout_ns)
 	if (r == -1 && errno == EINTR && ended == 0)
 		return -1;
 	return ended;
+}
+
+int lab_agent_find(const struct lab *lab, int node, const char *label)
+{
+	for (int i = lab->nagents - 1; i >= 0; i--)
+		if (lab->agents[i].node == node && !lab->agents[i].reaped &&
+		    strcmp(lab->agents[i].name, label) == 0)
+			return i;
+	return -1;
 }
 
 int lab_kill_agent(struct lab *lab, int i)
