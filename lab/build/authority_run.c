@@ -110,6 +110,13 @@ int lab_authority_start(struct lab *lab, int n)
 	struct passwd *pw;
 
 	strfmt(dir, sizeof(dir), "%s/%s/%s", lab->statedir, AUTHORITY_DIR, lab->t->nodes[n].name);
+	/* an anycast name server on BGP: its prober keeps the address on lo
+	 * only while the server answers, so the server may start while it is
+	 * not there; it binds it all the same (docs/topology.md, "Anycast name
+	 * servers") */
+	if (lab->t->nodes[n].anycast.s_addr != 0 && lab->t->routing == TOPO_ROUTING_BGP &&
+	    kern_sysctl(lab->nsfd[n], "net/ipv4/ip_nonlocal_bind", "1", 0) == -1)
+		return -1;
 	if (lab->t->nodes[n].dns_impl == TOPO_DNS_GDNSD) {
 		/* gdnsd drops no privilege itself: it runs as gdnsd, and its
 		 * node's namespace lets anyone bind port 53 (the namespace is

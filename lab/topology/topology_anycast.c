@@ -25,15 +25,6 @@ void topo_check_anycast(struct topo_parse *p)
 		    p->meta[i].bad[TOPO_K_DNS_ANYCAST])
 			continue;
 		inet_ntop(AF_INET, &n->anycast, a, sizeof(a));
-		if (t->routing == TOPO_ROUTING_BGP && n->dns_impl != TOPO_DNS_AUTHD) {
-			topo_error(
-			    p, w,
-			    "[dns %s] anycast: with routing = bgp the prober takes the address "
-			    "off lo while the server fails, and %s binds its addresses once, "
-			    "at its start: expected impl = authd, or routing = static",
-			    n->name, topo_dns_impl_name(n->dns_impl));
-			continue;
-		}
 		if (n->anycast.s_addr == t->service.s_addr) {
 			topo_error(p, w, "[dns %s] anycast: %s is the [lab] service's address",
 				   n->name, a);
