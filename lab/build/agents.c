@@ -132,20 +132,13 @@ static void agents_service_prefixes(struct lab_argv *a, const struct topology *t
  * address, each once */
 static void agents_anycast_prefixes(struct lab_argv *a, const struct topology *t)
 {
+	struct in_addr any[TOPO_MAX_NODES];
 	char buf[INET_ADDRSTRLEN];
+	int n = topo_anycast_ns_addrs(t, any, TOPO_MAX_NODES);
 
-	for (int i = 0; i < t->nnodes; i++) {
-		int seen = 0;
-
-		if (t->nodes[i].kind != TOPO_DNS || t->nodes[i].anycast.s_addr == 0)
-			continue;
-		for (int j = 0; j < i; j++)
-			seen |= t->nodes[j].kind == TOPO_DNS &&
-				t->nodes[j].anycast.s_addr == t->nodes[i].anycast.s_addr;
-		if (seen)
-			continue;
+	for (int i = 0; i < n; i++) {
 		agents_argv_add(a, "-P");
-		agents_argv_add(a, "%s/32", agents_ip(t->nodes[i].anycast, buf));
+		agents_argv_add(a, "%s/32", agents_ip(any[i], buf));
 	}
 }
 

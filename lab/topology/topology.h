@@ -657,6 +657,10 @@ struct in_addr topo_site_service(const struct topology *t, int n);
  * else its own */
 struct in_addr topo_site_answer(const struct topology *t, int n);
 
+/* topo_anycast_ns_addrs: the distinct anycast addresses of the [dns]
+ * nodes, in file order, into out (max); their number */
+int topo_anycast_ns_addrs(const struct topology *t, struct in_addr *out, int max);
+
 /* topo_services: the distinct anycast addresses the sites announce (the
  * [lab] service first when a site announces it), into out (max); their
  * number */

@@ -88,24 +88,30 @@ int topo_services(const struct topology *t, struct in_addr *out, int max)
 	return k;
 }
 
-/* topo_anycast_prefixes: the distinct anycast prefixes the routers route
- * (the sites' services, the anycast name servers' addresses) */
-static int topo_anycast_count(const struct topology *t)
+int topo_anycast_ns_addrs(const struct topology *t, struct in_addr *out, int max)
 {
-	struct in_addr s[TOPO_MAX_NODES];
-	int n = topo_services(t, s, TOPO_MAX_NODES);
+	int k = 0;
 
 	for (int i = 0; i < t->nnodes; i++) {
 		int seen = 0;
 
 		if (t->nodes[i].kind != TOPO_DNS || t->nodes[i].anycast.s_addr == 0)
 			continue;
-		for (int j = 0; j < i; j++)
-			seen |= t->nodes[j].kind == TOPO_DNS &&
-				t->nodes[j].anycast.s_addr == t->nodes[i].anycast.s_addr;
-		n += !seen;
+		for (int j = 0; j < k; j++)
+			seen |= out[j].s_addr == t->nodes[i].anycast.s_addr;
+		if (!seen && k < max)
+			out[k++] = t->nodes[i].anycast;
 	}
-	return n;
+	return k;
+}
+
+/* topo_anycast_count: the distinct anycast prefixes the routers route
+ * (the sites' services, the anycast name servers' addresses) */
+static int topo_anycast_count(const struct topology *t)
+{
+	static struct in_addr s[TOPO_MAX_NODES];
+
+	return topo_services(t, s, TOPO_MAX_NODES) + topo_anycast_ns_addrs(t, s, TOPO_MAX_NODES);
 }
 
 void topo_check_front_doors(struct topo_parse *p)

@@ -11,7 +11,7 @@
 # `down` no FRR process, socket, pid file or namespace remains; a bgpd that
 # dies mid-run makes the run invalid (exit status 3, agent_exited), and its
 # crash directory is removed.
-# about 50 s
+# about 40 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -46,9 +46,10 @@ ip netns list | awk '{print $1}' | grep "^$lab-" >/dev/null && fail "a refused l
 ps -eo args | grep -v grep | grep "/run/steerlab/$lab/" >/dev/null && fail "a refused lab left an FRR process"
 echo "ok: FRR's rejection refused the lab before anything was built"
 
-# one run with BGP, one with static routing: both valid
+# one run with BGP, one with static routing: both valid (5 s, the kill at
+# 2 s: the withdrawal takes well under a second)
 for mode in bgp static; do
-	run_valid "$out/$mode.txt" $topo --quiet --set name=$lab --set routing=$mode --out "$out/$mode" || fail "routing = $mode: run exited with status $?"
+	run_valid "$out/$mode.txt" $topo --quiet --set name=$lab --set routing=$mode --set duration=5s --set fail_at=2s --out "$out/$mode" || fail "routing = $mode: run exited with status $?"
 	clocks=$out/$mode/clocks.json
 	[ "$(json "$clocks" .valid)" = true ] || fail "routing = $mode: the run is not valid"
 	detect=$(json "$clocks" .schemes.anycast.detect_s)
@@ -83,7 +84,7 @@ echo "failover window: bgp $bgp_window s, static $static_window s (steer: bgp $b
 # two routers in their own ASes ([link r1 r2]): r1 reaches the service via
 # its own site a, then, once a withdraws, via r2 (b's route passed on by
 # eBGP); r2 keeps b throughout
-run_valid "$out/two.txt" topology/two-routers.ini --quiet --set name=$lab --set routing=bgp --out "$out/two" || fail "two routers, routing = bgp: run exited with status $?"
+run_valid "$out/two.txt" topology/two-routers.ini --quiet --set name=$lab --set routing=bgp --set duration=5s --set fail_at=2s --out "$out/two" || fail "two routers, routing = bgp: run exited with status $?"
 [ "$(json "$out/two/clocks.json" .valid)" = true ] || fail "two routers: the run is not valid"
 t0=$(jq -r 'select(.event == "site_failed") | .t' "$out/two/lab.events.jsonl")
 # (while the lab came up r1 may have had r2's route before a's, as the
