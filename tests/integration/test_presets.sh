@@ -47,7 +47,7 @@ within() {
 
 # ---- route53, 30 times faster ----
 r53=(--set name=$lab --set probe_interval=1s --set probe_connect_timeout=133ms
-	--set probe_timeout=67ms --set ttl=2 --set duration=12s --set fail_at=3s --set settle=10s)
+	--set probe_timeout=67ms --set ttl=2 --set duration=9s --set fail_at=3s --set settle=10s)
 for jitter in 0s 1s; do
 	d=$out/r53-$jitter
 	# with jitter, the checkers also at phases of their own (probe_phase =
