@@ -78,4 +78,37 @@ int addrplan_in_lab(struct in_addr a);
  * the plan's blocks (links, routers, resolvers) */
 int addrplan_reserved(uint32_t net, uint32_t last);
 
+/*
+ * IPv6 ([lab] ip = dual), in 2001:2::/48, the range reserved for network
+ * benchmarking (RFC 5180), the same plan a /64 for each of the IPv4 plan's
+ * /30s and /24s, the 16 bits of the subnet saying which:
+ *
+ *   2001:2:0:i::/64        node link i, the router end ::1, the node end ::2
+ *   2001:2:0:1000+j::/64   router link j (hex), ::1 the first router, ::2
+ *   2001:2:0:2000::k+1     the k-th router's loopback address
+ *   2001:2:0:8000+k::/64   the k-th [resolver] node's block, cache i on ::i
+ *   2001:2:0:ff00::1       the service address
+ *   2001:2:0:ff01::N       the N-th site's own address
+ */
+#define ADDRPLAN6_NET_TEXT "2001:2::/48"
+#define ADDRPLAN6_LINKS 0x0000u	     /* subnet of node link i: + i */
+#define ADDRPLAN6_RLINKS 0x1000u     /* router link j: + j */
+#define ADDRPLAN6_ROUTER_IDS 0x2000u /* the routers' loopbacks */
+#define ADDRPLAN6_RESOLVERS 0x8000u  /* [resolver] k: + k */
+#define ADDRPLAN6_SERVICE 0xff00u    /* the service, ::1 */
+#define ADDRPLAN6_SITES 0xff01u	     /* site N: ::N */
+#define ADDRPLAN6_SERVICE_TEXT "2001:2:0:ff00::1"
+#define ADDRPLAN6_LINK_RULE_TEXT "2001:2:0:i::/64"
+
+/* addrplan6: 2001:2:0:SUBNET::HOST */
+struct in6_addr addrplan6(unsigned subnet, unsigned host);
+struct in6_addr addrplan6_link(unsigned i, int node_end);
+struct in6_addr addrplan6_rlink(unsigned j, int second);
+struct in6_addr addrplan6_router_id(unsigned k);
+struct in6_addr addrplan6_resolver_cache(unsigned k, unsigned i);
+struct in6_addr addrplan6_site(unsigned n);
+struct in6_addr addrplan6_service(void);
+/* addrplan6_in_lab: whether a is in 2001:2::/48 */
+int addrplan6_in_lab(const struct in6_addr *a);
+
 #endif

@@ -174,6 +174,8 @@ static int lab_make_namespaces(struct lab *lab)
 			log_warn("%s: open namespace %s", __func__, ns);
 			return -1;
 		}
+		if (lab_namespace6(lab, i) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -400,7 +402,8 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 			if (kern_addr_add(k, 1, topo_resolver_addr(t, n, (int)i), 32) == -1)
 				goto out;
 	}
-	rc = 0;
+	/* ip = dual: the same in IPv6 */
+	rc = lab_configure_node6(lab, k, n);
 out:
 	kern_close(k);
 	return rc;

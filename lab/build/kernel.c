@@ -8,6 +8,7 @@
 #include <net/if.h>
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
+#include <linux/if_addr.h>
 #include <linux/ip.h>
 #include <netlink/route/link.h>
 #include <netlink/route/link/inet.h>
@@ -300,4 +301,83 @@ int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_
 		   int ifindex, unsigned metric)
 {
 	return kern_route_put(k, __func__, 0, dst, prefixlen, gw, ifindex, metric);
+}
+
+/* kern_nladdr6: a libnl IPv6 address of prefixlen; NULL if out of memory */
+static struct nl_addr *kern_nladdr6(const struct in6_addr *a, int prefixlen)
+{
+	struct nl_addr *na = nl_addr_build(AF_INET6, a, sizeof(*a));
+
+	if (na)
+		nl_addr_set_prefixlen(na, prefixlen);
+	return na;
+}
+
+int kern_addr6_add(struct kern *k, int ifindex, const struct in6_addr *addr, int prefixlen)
+{
+	struct rtnl_addr *ra = rtnl_addr_alloc();
+	struct nl_addr *local = kern_nladdr6(addr, prefixlen);
+	int err = -NLE_NOMEM;
+
+	if (ra && local) {
+		rtnl_addr_set_ifindex(ra, ifindex);
+		rtnl_addr_set_family(ra, AF_INET6);
+		rtnl_addr_set_prefixlen(ra, prefixlen);
+		rtnl_addr_set_flags(ra, IFA_F_NODAD);
+		err = rtnl_addr_set_local(ra, local);
+		if (err == 0)
+			err = rtnl_addr_add(k->sk, ra, NLM_F_EXCL);
+	}
+	if (err == -NLE_EXIST && k->exist_ok)
+		err = 0;
+	if (err < 0) {
+		char buf[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, addr, buf, sizeof(buf));
+		log_warnx("%s: address %s/%d on link %d: %s", __func__, buf, prefixlen, ifindex,
+			  nl_geterror(err));
+	}
+	nl_addr_put(local);
+	rtnl_addr_put(ra);
+	return err < 0 ? -1 : 0;
+}
+
+int kern_route6_add(struct kern *k, const struct in6_addr *dst, int prefixlen,
+		    const struct in6_addr *gw, int ifindex)
+{
+	struct rtnl_route *route = rtnl_route_alloc();
+	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
+	struct nl_addr *ndst = kern_nladdr6(dst, prefixlen), *ngw = NULL;
+	int err = -NLE_NOMEM;
+
+	if (route == NULL || nh == NULL || ndst == NULL ||
+	    (gw && (ngw = kern_nladdr6(gw, 128)) == NULL))
+		goto out;
+	rtnl_route_set_family(route, AF_INET6);
+	rtnl_route_set_dst(route, ndst);
+	rtnl_route_set_table(route, RT_TABLE_MAIN);
+	rtnl_route_set_protocol(route, RTPROT_STATIC);
+	rtnl_route_nh_set_ifindex(nh, ifindex);
+	if (ngw)
+		rtnl_route_nh_set_gateway(nh, ngw);
+	else
+		rtnl_route_set_scope(route, RT_SCOPE_LINK);
+	rtnl_route_add_nexthop(route, nh);
+	nh = NULL; /* owned by the route now */
+	err = rtnl_route_add(k->sk, route, NLM_F_CREATE | NLM_F_EXCL);
+	if (err == -NLE_EXIST && k->exist_ok)
+		err = 0;
+out:
+	if (err < 0) {
+		char buf[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, dst, buf, sizeof(buf));
+		log_warnx("%s: route %s/%d: %s", __func__, buf, prefixlen, nl_geterror(err));
+	}
+	if (nh)
+		rtnl_route_nh_free(nh);
+	nl_addr_put(ngw);
+	nl_addr_put(ndst);
+	rtnl_route_put(route);
+	return err < 0 ? -1 : 0;
 }

@@ -54,6 +54,16 @@ int kern_sysctl(int nsfd, const char *name, const char *value, int optional);
  * net.ipv4.conf.IF.forwarding, set through IFLA_AF_SPEC as libnl does). */
 int kern_link_forwarding(struct kern *k, int ifindex);
 
+/* kern_addr6_add: add the IPv6 addr/prefixlen on ifindex, usable at once
+ * (no duplicate address detection: the lab's plan gives each address
+ * once). */
+int kern_addr6_add(struct kern *k, int ifindex, const struct in6_addr *addr, int prefixlen);
+
+/* kern_route6_add: the IPv6 dst/prefixlen via gw on ifindex (gw NULL:
+ * directly on it). */
+int kern_route6_add(struct kern *k, const struct in6_addr *dst, int prefixlen,
+		    const struct in6_addr *gw, int ifindex);
+
 /* kern_addr_add: add addr/prefixlen on ifindex. */
 int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixlen);
 

@@ -400,6 +400,15 @@ int lab_authority_start_later(struct lab *lab);
  * with why in said */
 int lab_authority_replace(struct lab *lab, int n, char *said, size_t len);
 int lab_authority_remove(const char *statedir);
+
+/* lab_configure_node6: [lab] ip = dual: node n's IPv6 addresses and routes
+ * through k, its namespace's kernel socket (lab/build/addr6.c); 0 (also
+ * when the lab is IPv4 only), or -1 (logged) */
+struct kern;
+int lab_configure_node6(struct lab *lab, struct kern *k, int n);
+/* lab_namespace6: ip = dual: node n's new namespace set for IPv6 before
+ * its links are made (no duplicate address detection); 0, or -1 */
+int lab_namespace6(struct lab *lab, int n);
 const char *lab_authority_prog(const char *label);
 
 /* lab_dns_answers: 1 if addr answers name's type (NOERROR, an answer)

@@ -52,7 +52,8 @@ static int nodes_addrs(const struct topology *t, int n, struct nodes_addr *out)
 					       t->links[node->link].node_addr,
 					       t->links[node->link].prefixlen, "link"};
 	if (node->kind == TOPO_SITE) {
-		out[k++] = (struct nodes_addr){"lo", t->service, 32, "service"};
+		/* the service, or its region's front door */
+		out[k++] = (struct nodes_addr){"lo", topo_site_service(t, n), 32, "service"};
 		out[k++] = (struct nodes_addr){"lo", node->address, 32, "site"};
 	}
 	/* an anycast name server's address */

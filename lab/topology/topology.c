@@ -236,6 +236,7 @@ static void topo_pair(void *arg, const char *name, const char *value)
 static void topo_defaults(struct topology *t)
 {
 	t->service = addrplan_service();
+	t->service6 = addrplan6_service();
 	t->port = 7000;
 	t->fail_at_ns = 3 * NSEC_PER_SEC;
 	t->duration_ns = 10 * NSEC_PER_SEC;

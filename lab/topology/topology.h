@@ -274,6 +274,13 @@ enum topo_ecmp_hash {
 	TOPO_ECMP_HASH_L3, /* addresses only: per client address */
 };
 
+/* [lab] ip (docs/topology.md, "Addresses") */
+enum topo_ip {
+	TOPO_IP_4,    /* IPv4 only */
+	TOPO_IP_6,    /* IPv6 only: not yet (check refuses it) */
+	TOPO_IP_DUAL, /* both: every node, link and route in both families */
+};
+
 /* what answers at a site (docs/topology.md, "nginx at a site") */
 enum topo_site_impl {
 	TOPO_SITE_SITED,
@@ -370,6 +377,9 @@ struct topo_node {
 	int probe_phase; /* its prober's cycle (enum topo_probe_phase) */
 
 	struct in_addr address; /* unicast service address: what DNS answers */
+	/* ip = dual: a site's own IPv6 address, a router's loopback, a
+	 * [resolver] node's /64 (cache i on ::i) */
+	struct in6_addr address6;
 	/* [dns]: the anycast address it also serves on, announced by its own
 	 * prober while it answers (0.0.0.0: none) */
 	struct in_addr anycast;
@@ -442,9 +452,10 @@ struct topo_link {
 	int node;   /* node index of the other end */
 	int line;   /* line of the `link =` key */
 	struct in_addr router_addr, node_addr;
-	int prefixlen;		/* 30 */
-	char router_ifname[16]; /* in the router's namespace: the peer's name */
-	char node_ifname[16];	/* in the node's namespace: "eth0" */
+	int prefixlen;				  /* 30 */
+	struct in6_addr router_addr6, node_addr6; /* its /64 (ip = dual) */
+	char router_ifname[16];			  /* in the router's namespace: the peer's name */
+	char node_ifname[16];			  /* in the node's namespace: "eth0" */
 	/* [link NODE ROUTER]'s impairments (topology_impair.c): [0] leaving the
 	 * node (its eth0), [1] leaving the router; impair_line: the section's
 	 * header, 0 if none */
@@ -471,9 +482,10 @@ struct topo_rlink {
 	int64_t bgp_keepalive_ns, bgp_hold_ns, bgp_mrai_ns;
 	int bfd;
 	struct in_addr a_addr, b_addr;
-	int prefixlen;	   /* 30 */
-	char a_ifname[16]; /* a's end, in a's namespace: named after b */
-	char b_ifname[16]; /* b's end: named after a */
+	struct in6_addr a_addr6, b_addr6; /* its /64 (ip = dual) */
+	int prefixlen;			  /* 30 */
+	char a_ifname[16];		  /* a's end, in a's namespace: named after b */
+	char b_ifname[16];		  /* b's end: named after a */
 	/* impairments: [0] leaving a (a to b), [1] leaving b; delay_auto and
 	 * distance_km as in struct topo_link */
 	struct impair impair[2];
@@ -530,6 +542,9 @@ struct topology {
 	/* the probers' cycles unless a [site] or [prober] says (enum
 	 * topo_probe_phase) */
 	int probe_phase;
+	/* [lab] ip: the network's address families (enum topo_ip) */
+	int ip;
+	struct in6_addr service6; /* the service's IPv6 address (ip = dual) */
 	/* an http check's GET and what passes it (docs/topology.md, "Shallow
 	 * and deep checks"): http_path "" is the lab's own target, answered
 	 * 200 in the site's name; else the status and, if not "", a string

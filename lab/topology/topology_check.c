@@ -198,6 +198,8 @@ static void topo_link_node(struct topo_parse *p, int i)
 	l->line = where > 0 ? where : 0;
 	l->router_addr = addrplan_link((unsigned)node->link, 0);
 	l->node_addr = addrplan_link((unsigned)node->link, 1);
+	l->router_addr6 = addrplan6_link((unsigned)node->link, 0);
+	l->node_addr6 = addrplan6_link((unsigned)node->link, 1);
 	l->prefixlen = 30;
 	_Static_assert(sizeof(node->name) <= sizeof(l->router_ifname), "ifname too short");
 	memcpy(l->router_ifname, node->name, sizeof(node->name));
@@ -887,6 +889,7 @@ void topo_check(struct topo_parse *p)
 				    node->metric);
 			if (m->where[TOPO_K_ADDRESS] == 0)
 				node->address = addrplan_site((unsigned)sites);
+			node->address6 = addrplan6_site((unsigned)sites);
 			if (node->fail && failing >= 0)
 				topo_error(p, m->where[TOPO_K_FAIL],
 					   "[site %s] fail: at most one site may fail, and site "
@@ -905,6 +908,7 @@ void topo_check(struct topo_parse *p)
 					   node->name, TOPO_MAX_RESOLVERS);
 			else
 				node->resolver_net = addrplan_resolver_block((unsigned)resolvers);
+			node->address6 = addrplan6_resolver_cache((unsigned)resolvers, 0);
 			resolvers++;
 			break;
 		case TOPO_ROUTER:
@@ -915,6 +919,11 @@ void topo_check(struct topo_parse *p)
 	topo_tree_zones(p);
 	topo_check_anycast(p);
 	topo_check_front_doors(p);
+	if (t->ip == TOPO_IP_6 && !p->lab_bad[TOPO_K_IP])
+		topo_error(p, p->lab_where[TOPO_K_IP],
+			   "[lab] ip = 6: not yet: the agents (the sites, clients, probers, "
+			   "routed, the resolvers) speak IPv4; expected 4, or dual (every node, "
+			   "link and route in both families, the traffic over IPv4)");
 	topo_dns_checks(p);
 	topo_settle(p);
 	topo_sticky(p);

@@ -78,6 +78,8 @@ enum {
 
 	TOPO_K_LINK = 0, /* every node kind but [router] */
 
+	TOPO_K_IP = 49, /* [lab] */
+
 	TOPO_K_ADDRESS = 1, /* [site] */
 	TOPO_K_METRIC = 2,
 	TOPO_K_FAIL = 3,

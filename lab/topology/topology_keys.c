@@ -35,6 +35,7 @@ static const char *const topo_probe_phase_words[] = {"start", "random",
 static const char *const topo_ecmp_words[] = {"no", "yes", "hash", "resilient",
 					      NULL};			    /* topo_ecmp */
 static const char *const topo_ecmp_hash_words[] = {"l4", "l3", NULL};	    /* topo_ecmp_hash */
+static const char *const topo_ip_words[] = {"4", "6", "dual", NULL};	    /* topo_ip */
 static const char *const topo_site_impl_words[] = {"sited", "nginx", NULL}; /* topo_site_impl */
 static const char *const topo_dns_impl_words[] = {"authd", "pdns", "gdnsd",
 						  NULL}; /* topo_dns_impl */
@@ -113,6 +114,9 @@ static const struct topo_key topo_lab_keys[] = {
     /* (last: the TOPO_K_ indices before it stay) the probers' cycles: set at the traffic's start,
      * or each at a phase of its own drawn from the seed; printed when random */
     {"probe_phase", TOPO_T_CHOICE, LAB(probe_phase), 0, 0, -1, topo_probe_phase_words},
+    /* the address families of the lab's network (docs/topology.md,
+     * "Addresses"); printed when not 4 */
+    {"ip", TOPO_T_CHOICE, LAB(ip), 0, 0, -1, topo_ip_words},
 };
 
 static const struct topo_key topo_router_keys[] = {

@@ -31,6 +31,13 @@ static void topo_print_link(const struct topology *t, int i, FILE *out)
 	fprintf(out, "# link %d: %s:%s %s/%d <-> %s:%s %s/%d\n", i, t->nodes[l->router].name,
 		l->router_ifname, ra, l->prefixlen, t->nodes[l->node].name, l->node_ifname, na,
 		l->prefixlen);
+	if (t->ip == TOPO_IP_DUAL) {
+		char ra6[INET6_ADDRSTRLEN], na6[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, &l->router_addr6, ra6, sizeof(ra6));
+		inet_ntop(AF_INET6, &l->node_addr6, na6, sizeof(na6));
+		fprintf(out, "#   IPv6: %s/64 <-> %s/64\n", ra6, na6);
+	}
 }
 
 /* topo_print_zones: a [dns] node's zones, every one by name as written */
@@ -182,6 +189,8 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 			continue;
 		if (node == NULL && t->reconnect == 0 && strcmp(keys[k].name, "reconnect") == 0)
 			continue;
+		if (node == NULL && t->ip == TOPO_IP_4 && strcmp(keys[k].name, "ip") == 0)
+			continue;
 		/* printed when on: both routings read them */
 		if (node == NULL && t->ecmp == TOPO_ECMP_NO &&
 		    (strcmp(keys[k].name, "ecmp") == 0 || strcmp(keys[k].name, "ecmp_hash") == 0))
@@ -262,6 +271,13 @@ static void topo_print_rlink(const struct topology *t, int j, FILE *out)
 	fprintf(out, "# router link %d: %s:%s %s/%d <-> %s:%s %s/%d\n", j, t->nodes[rl->a].name,
 		rl->a_ifname, aa, rl->prefixlen, t->nodes[rl->b].name, rl->b_ifname, ba,
 		rl->prefixlen);
+	if (t->ip == TOPO_IP_DUAL) {
+		char aa6[INET6_ADDRSTRLEN], ba6[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, &rl->a_addr6, aa6, sizeof(aa6));
+		inet_ntop(AF_INET6, &rl->b_addr6, ba6, sizeof(ba6));
+		fprintf(out, "#   IPv6: %s/64 <-> %s/64\n", aa6, ba6);
+	}
 }
 
 /* topo_print_mib: bytes as MiB, to the hundredth, no trailing zeros */
@@ -360,6 +376,12 @@ static void topo_print_router(const struct topology *t, int i, FILE *out)
 
 	inet_ntop(AF_INET, &t->nodes[i].router_id, id, sizeof(id));
 	fprintf(out, "# router %d, id %s/32 on lo\n", t->nodes[i].router_index, id);
+	if (t->ip == TOPO_IP_DUAL) {
+		char id6[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, &t->nodes[i].address6, id6, sizeof(id6));
+		fprintf(out, "#   IPv6: %s/128 on lo\n", id6);
+	}
 	for (int j = 0; j < t->nrlinks; j++)
 		if (t->rlinks[j].a == i || t->rlinks[j].b == i)
 			topo_print_rlink(t, j, out);
@@ -462,6 +484,13 @@ void topo_print(const struct topology *t, FILE *out)
 		fprintf(out, "# The k-th [resolver] (from 0) has " ADDRPLAN_RESOLVER_RULE_TEXT
 			     ": cache i "
 			     "at .i.\n");
+	if (t->ip == TOPO_IP_DUAL)
+		fprintf(out,
+			"# IPv6 (ip = dual): the same plan in " ADDRPLAN6_NET_TEXT
+			", a /64 each: link i 2001:2:0:i::/64 (hex),\n"
+			"# router link j 2001:2:0:1000+j::/64, router k 2001:2:0:2000::(k + 1), "
+			"the k-th [resolver]\n# 2001:2:0:8000+k::/64, site N 2001:2:0:ff01::N "
+			"(docs/topology.md, \"Addresses\").\n");
 	topo_print_capture_total(t, out);
 	fprintf(out, "\n[lab]\n");
 	keys = topo_keys(-1, &n);
@@ -476,6 +505,15 @@ void topo_print(const struct topology *t, FILE *out)
 		fprintf(out, "\n[%s %s]\n", topo_kind_name(node->kind), node->name);
 		if (node->kind == TOPO_CLIENT)
 			fprintf(out, "# client_id %u\n", node->client_id);
+		if (t->ip == TOPO_IP_DUAL &&
+		    (node->kind == TOPO_SITE || node->kind == TOPO_RESOLVER)) {
+			char a6[INET6_ADDRSTRLEN];
+
+			inet_ntop(AF_INET6, &node->address6, a6, sizeof(a6));
+			fprintf(out, "# IPv6: %s%s\n", a6,
+				node->kind == TOPO_SITE ? " (its own, on lo)"
+							: "/64 (cache i on ::i, on lo)");
+		}
 		if (node->kind == TOPO_RESOLVER)
 			topo_print_caches(t, i, out);
 		if (node->kind == TOPO_ROUTER)

@@ -64,6 +64,8 @@ static int topo_rlink_resolve(struct topo_parse *p, int j)
 	rl->line = line;
 	rl->a_addr = addrplan_rlink((unsigned)t->nrlinks, 0);
 	rl->b_addr = addrplan_rlink((unsigned)t->nrlinks, 1);
+	rl->a_addr6 = addrplan6_rlink((unsigned)t->nrlinks, 0);
+	rl->b_addr6 = addrplan6_rlink((unsigned)t->nrlinks, 1);
 	rl->prefixlen = 30;
 	rl->bgp_keepalive_ns = rl->bgp_hold_ns = rl->bgp_mrai_ns = -1;
 	rl->bfd = -1;
@@ -140,6 +142,7 @@ void topo_check_routers(struct topo_parse *p)
 			continue;
 		r->router_index = k;
 		r->router_id = addrplan_router_id((unsigned)k);
+		r->address6 = addrplan6_router_id((unsigned)k);
 		if (p->meta[i].where[0] == 0) /* asn, its first key */
 			r->asn = TOPO_ASN_BASE + (unsigned)k;
 		k++;

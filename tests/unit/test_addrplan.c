@@ -40,6 +40,35 @@ static void assert_block(const char *text, uint32_t net, uint32_t mask)
 	assert_int_equal(len == 0 ? 0u : ~(0xFFFFFFFFu >> len), mask);
 }
 
+static void assert_addr6(struct in6_addr a, const char *want)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	assert_non_null(inet_ntop(AF_INET6, &a, buf, sizeof(buf)));
+	assert_string_equal(buf, want);
+	assert_true(addrplan6_in_lab(&a));
+}
+
+/* the IPv6 plan: each address, in 2001:2::/48, the texts agreeing */
+static void test_addresses6(void **state)
+{
+	struct in6_addr out;
+
+	(void)state;
+	assert_addr6(addrplan6_link(0, 0), "2001:2::1");
+	assert_addr6(addrplan6_link(0, 1), "2001:2::2");
+	assert_addr6(addrplan6_link(255, 1), "2001:2:0:ff::2");
+	assert_addr6(addrplan6_rlink(3, 1), "2001:2:0:1003::2");
+	assert_addr6(addrplan6_router_id(0), "2001:2:0:2000::1");
+	assert_addr6(addrplan6_resolver_cache(2, 5), "2001:2:0:8002::5");
+	assert_addr6(addrplan6_site(2), "2001:2:0:ff01::2");
+	assert_addr6(addrplan6_service(), ADDRPLAN6_SERVICE_TEXT);
+	assert_int_equal(inet_pton(AF_INET6, "2001:3::1", &out), 1);
+	assert_false(addrplan6_in_lab(&out));
+	assert_int_equal(inet_pton(AF_INET6, "2001:2:1::1", &out), 1);
+	assert_false(addrplan6_in_lab(&out));
+}
+
 static void test_addresses(void **state)
 {
 	(void)state;
@@ -138,9 +167,8 @@ static void test_texts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_addresses),
-	    cmocka_unit_test(test_resolver_of),
-	    cmocka_unit_test(test_blocks),
+	    cmocka_unit_test(test_addresses),	cmocka_unit_test(test_addresses6),
+	    cmocka_unit_test(test_resolver_of), cmocka_unit_test(test_blocks),
 	    cmocka_unit_test(test_texts),
 	};
 

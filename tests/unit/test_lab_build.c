@@ -215,6 +215,26 @@ int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixle
 	return fake_change(k, "address %s/%d on %s", ip(addr, a), prefixlen, ifname(k, ifindex));
 }
 
+int kern_addr6_add(struct kern *k, int ifindex, const struct in6_addr *addr, int prefixlen)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	return fake_change(k, "address %s/%d on %s", inet_ntop(AF_INET6, addr, a, sizeof(a)),
+			   prefixlen, ifname(k, ifindex));
+}
+
+int kern_route6_add(struct kern *k, const struct in6_addr *dst, int prefixlen,
+		    const struct in6_addr *gw, int ifindex)
+{
+	char d[INET6_ADDRSTRLEN], g[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, dst, d, sizeof(d));
+	if (gw == NULL)
+		return fake_change(k, "route %s/%d on %s", d, prefixlen, ifname(k, ifindex));
+	return fake_change(k, "route %s/%d via %s on %s", d, prefixlen,
+			   inet_ntop(AF_INET6, gw, g, sizeof(g)), ifname(k, ifindex));
+}
+
 int kern_local_add(struct kern *k, struct in_addr dst, unsigned metric)
 {
 	char a[INET_ADDRSTRLEN];
@@ -479,6 +499,15 @@ static void test_bgp_lab(void **state)
 	up_and_down(LDATA "bgp.ini", LDATA "bgp.kernel.golden");
 }
 
+/* ip = dual: every address and route again in 2001:2::/48, by the same
+ * paths (lab/build/addr6.c) */
+static void test_dual_lab(void **state)
+{
+	(void)state;
+	SANDBOX_REQUIRE();
+	up_and_down(LDATA "dual.ini", LDATA "dual.kernel.golden");
+}
+
 /* lines_of: the lines of log that begin with prefix, in order */
 static char *lines_of(const char *log, const char *prefix)
 {
@@ -740,10 +769,15 @@ static void test_files(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_static_lab),	   cmocka_unit_test(test_bgp_lab),
-	    cmocka_unit_test(test_reconfigure),	   cmocka_unit_test(test_failure_takes_down),
-	    cmocka_unit_test(test_interrupted),	   cmocka_unit_test(test_name_in_use),
-	    cmocka_unit_test(test_up_with_agents), cmocka_unit_test(test_files),
+	    cmocka_unit_test(test_static_lab),
+	    cmocka_unit_test(test_bgp_lab),
+	    cmocka_unit_test(test_dual_lab),
+	    cmocka_unit_test(test_reconfigure),
+	    cmocka_unit_test(test_failure_takes_down),
+	    cmocka_unit_test(test_interrupted),
+	    cmocka_unit_test(test_name_in_use),
+	    cmocka_unit_test(test_up_with_agents),
+	    cmocka_unit_test(test_files),
 	};
 
 	SANDBOX_MAIN(argc, argv);

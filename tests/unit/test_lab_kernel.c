@@ -343,6 +343,56 @@ static void test_routes(void **state)
 	assert_int_equal(kern_local_add(ka, addr("198.19.0.1"), 1), 0);
 }
 
+static struct in6_addr addr6(const char *s)
+{
+	struct in6_addr a;
+
+	assert_int_equal(inet_pton(AF_INET6, s, &a), 1);
+	return a;
+}
+
+/* ip = dual (lab/build/addr6.c): an IPv6 address usable at once (no
+ * duplicate address detection), a route via a gateway on its /64 and one
+ * straight on the link */
+static void test_ipv6(void **state)
+{
+	struct in6_addr local = addr6("2001:2::1"), net = addr6("2001:2:0:ff01::"),
+			gw = addr6("2001:2::2"), any = addr6("::");
+	json_t *addrs, *routes, *a, *info, *r;
+
+	(void)state;
+	SANDBOX_REQUIRE();
+	assert_int_equal(kern_link_up(ka, ifa), 0);
+	assert_int_equal(kern_addr6_add(ka, ifa, &local, 64), 0);
+	assert_int_equal(kern_route6_add(ka, &net, 64, &gw, ifa), 0);
+	assert_int_equal(kern_route6_add(ka, &any, 0, NULL, ifa), 0);
+	addrs = ip_json(nsa, "-6 addr show scope global");
+	a = find(addrs, "ifname", "t20a");
+	assert_non_null(a);
+	info = json_array_get(json_object_get(a, "addr_info"), 0);
+	assert_string_equal(json_string_value(json_object_get(info, "local")), "2001:2::1");
+	assert_int_equal(json_integer_value(json_object_get(info, "prefixlen")), 64);
+	assert_null(json_object_get(info, "tentative"));
+	json_decref(addrs);
+	routes = ip_json(nsa, "-6 route show");
+	r = find(routes, "dst", "2001:2:0:ff01::/64");
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "gateway")), "2001:2::2");
+	assert_string_equal(json_string_value(json_object_get(r, "dev")), "t20a");
+	assert_string_equal(json_string_value(json_object_get(r, "protocol")), "static");
+	r = find(routes, "dst", "default");
+	assert_non_null(r);
+	assert_null(json_object_get(r, "gateway"));
+	json_decref(routes);
+	/* there already: refused, then done once configured again */
+	capture_begin();
+	assert_int_equal(kern_addr6_add(ka, ifa, &local, 64), -1);
+	free(capture_end());
+	kern_again(ka);
+	assert_int_equal(kern_addr6_add(ka, ifa, &local, 64), 0);
+	assert_int_equal(kern_route6_add(ka, &net, 64, &gw, ifa), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +400,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_setup_teardown(test_link_flags, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_addresses, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_routes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ipv6, setup, teardown),
 	};
 
 	SANDBOX_MAIN(argc, argv);

@@ -865,7 +865,8 @@ static void test_error_sets(void **state)
 	    "bgp_connect_retry, bgp_mrai, bfd, bfd_interval, bfd_multiplier, damping, "
 	    "damping_half_life, damping_reuse, damping_suppress, damping_max_suppress, ecmp, "
 	    "records, dns_tree, hop_delay, proto, check, addresses, connect_timeout, ecmp_hash, "
-	    "http_path, http_status, http_body, probe_connect_timeout, reconnect, probe_phase)\n");
+	    "http_path, http_status, http_body, probe_connect_timeout, reconnect, probe_phase, "
+	    "ip)\n");
 }
 
 static void test_error_set_checks(void **state)

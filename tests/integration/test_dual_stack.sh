@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# [lab] ip = dual (docs/topology.md, "Addresses: IPv4 and dual stack";
+# issue 28, item 1): the network in both families. check prints each IPv6
+# address beside its IPv4 twin and refuses ip = 6 (not yet); `up` of
+# topology/two-routers.ini gives every node its link's ::2, every router
+# its ::1s, its loopback and a route by the IPv4 path to every node, site
+# and resolver cache; every node reaches every site's own IPv6 address,
+# every resolver cache and every router across the router link (ping -6);
+# every global IPv6 address of the lab's namespaces is in 2001:2::/48; a
+# run of the same lab (the traffic IPv4) is valid; nothing remains after
+# `down`.
+# about 20 s
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-dual
+lab_guard $lab
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+trap 'lab_cleanup '$lab'; rm -rf "$out"' EXIT
+
+$STEERLAB check topology/two-routers.ini --set name=$lab --set ip=dual >"$out/check.out"
+for want in 'ip = dual' '#   IPv6: 2001:2:0:1000::1/64 <-> 2001:2:0:1000::2/64' \
+	'#   IPv6: 2001:2:0:2000::2/128 on lo' '# IPv6: 2001:2:0:ff01::1 (its own, on lo)'; do
+	grep -qxF -- "$want" "$out/check.out" || fail "check does not print '$want'"
+done
+echo "ok: check prints the IPv6 plan"
+check_refused "ip = 6" "\[lab\] ip = 6: not yet" topology/anycast.ini --set ip=6
+
+$STEERLAB up topology/two-routers.ini --set name=$lab --set ip=dual --out "$out/up" >"$out/up.txt" 2>&1 ||
+	fail "up: $(tail -5 "$out/up.txt")"
+nodes=$(ip netns list | awk -v p="$lab-" 'index($1, p) == 1 { print substr($1, length(p) + 1) }' | sort)
+[ -n "$nodes" ] || fail "no namespace of $lab"
+# every global IPv6 address: the plan's, in 2001:2::/48
+addrs=$(for n in $nodes; do ip -n "$lab-$n" -6 -o addr show scope global | awk '{ print $4 }'; done | sort)
+assert_ge "$(echo "$addrs" | wc -l)" 20 "the lab's global IPv6 addresses"
+stray=$(echo "$addrs" | grep -v '^2001:2:' || true)
+[ -z "$stray" ] || fail "IPv6 addresses outside 2001:2::/48: $stray"
+echo "ok: $(echo "$addrs" | wc -l) global IPv6 addresses, all in 2001:2::/48"
+# from every node that is not a router, every site, cache and router loopback
+targets="2001:2:0:ff01::1 2001:2:0:ff01::2 2001:2:0:8000::1 2001:2:0:2000::1 2001:2:0:2000::2"
+for n in $nodes; do
+	case $n in r1 | r2) continue ;; esac
+	for a in $targets; do
+		ip netns exec "$lab-$n" ping -6 -n -q -c 1 -W 2 "$a" >/dev/null ||
+			fail "$n does not reach $a over IPv6: $(ip -n "$lab-$n" -6 route)"
+	done
+done
+echo "ok: every node reaches both sites, the resolver cache and both routers over IPv6"
+$STEERLAB down $lab >/dev/null
+assert_no_leftovers $lab "$out/up"
+
+# the traffic is still IPv4: a run of the dual lab is valid
+run_valid "$out/run.txt" topology/two-routers.ini --set name=$lab --set ip=dual --set duration=4s \
+	--set fail_at=2s -q --out "$out/run" || fail "the run: $(tail -20 "$out/run.txt")"
+echo "ok: a run of the dual lab is valid"
+assert_no_leftovers $lab "$out/run"
+check_left_nothing
+echo "PASS: test_dual_stack"
