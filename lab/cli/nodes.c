@@ -64,6 +64,54 @@ static int nodes_addrs(const struct topology *t, int n, struct nodes_addr *out)
 	return k;
 }
 
+/* One IPv6 address of a node ([lab] ip = dual). */
+struct nodes_addr6 {
+	const char *ifname;
+	struct in6_addr addr;
+	int prefixlen;
+	const char *role; /* link, rlink, id, site, cache */
+};
+
+/* nodes_addrs6: node n's IPv6 addresses (ip = dual; none else), in the
+ * order lab/build/addr6.c configures them */
+static int nodes_addrs6(const struct topology *t, int n, struct nodes_addr6 *out)
+{
+	const struct topo_node *node = &t->nodes[n];
+	int k = 0;
+
+	if (t->ip != TOPO_IP_DUAL)
+		return 0;
+	if (node->kind == TOPO_ROUTER) {
+		out[k++] = (struct nodes_addr6){"lo", node->address6, 128, "id"};
+		for (int i = 0; i < t->nlinks; i++)
+			if (t->links[i].router == n)
+				out[k++] =
+				    (struct nodes_addr6){t->links[i].router_ifname,
+							 t->links[i].router_addr6, 64, "link"};
+		for (int i = 0; i < t->nrlinks; i++) {
+			const struct topo_rlink *rl = &t->rlinks[i];
+
+			if (rl->a == n || rl->b == n)
+				out[k++] = (struct nodes_addr6){
+				    rl->a == n ? rl->a_ifname : rl->b_ifname,
+				    rl->a == n ? rl->a_addr6 : rl->b_addr6, 64, "rlink"};
+		}
+		return k;
+	}
+	if (node->link >= 0)
+		out[k++] = (struct nodes_addr6){t->links[node->link].node_ifname,
+						t->links[node->link].node_addr6, 64, "link"};
+	if (node->kind == TOPO_SITE)
+		out[k++] = (struct nodes_addr6){"lo", node->address6, 128, "site"};
+	for (unsigned i = 1; node->kind == TOPO_RESOLVER && i <= node->count; i++) {
+		struct in6_addr c = node->address6;
+
+		c.s6_addr[15] = (uint8_t)i;
+		out[k++] = (struct nodes_addr6){"lo", c, 128, "cache"};
+	}
+	return k;
+}
+
 /* nodes_peer: link l seen from node n: its interface there, the peer node
  * and the peer's interface */
 static void nodes_peer(const struct topology *t, int n, const struct topo_link *l,
@@ -131,6 +179,19 @@ static void nodes_print_addrs(const struct topology *t, int n, FILE *out)
 		}
 		fprintf(out, "  iface %-12s %-18s %s\n", addrs[i].ifname, a, desc);
 	}
+	{
+		static struct nodes_addr6 addrs6[NODES_MAX_ADDRS];
+		int k6 = nodes_addrs6(t, n, addrs6);
+		char a6[INET6_ADDRSTRLEN + 5];
+
+		for (int i = 0; i < k6; i++) {
+			inet_ntop(AF_INET6, &addrs6[i].addr, a6, INET6_ADDRSTRLEN);
+			strfmt(a6 + strlen(a6), sizeof(a6) - strlen(a6), "/%d",
+			       addrs6[i].prefixlen);
+			fprintf(out, "  iface %-12s %-18s IPv6, %s\n", addrs6[i].ifname, a6,
+				addrs6[i].role);
+		}
+	}
 }
 
 void lab_nodes_print(const struct lab_state *s, FILE *out)
@@ -182,11 +243,26 @@ static json_t *nodes_json_node(const struct lab_state *s, int n)
 	}
 	for (int i = 0; i < k; i++) {
 		inet_ntop(AF_INET, &addrs[i].addr, a, sizeof(a));
-		if (json_array_append_new(addrj, json_pack("{s:s, s:s, s:i, s:s}", "interface",
+		if (json_array_append_new(addrj, json_pack("{s:s, s:s, s:i, s:s, s:i}", "interface",
 							   addrs[i].ifname, "address", a,
 							   "prefixlen", addrs[i].prefixlen, "role",
-							   addrs[i].role)) == -1)
+							   addrs[i].role, "family", 4)) == -1)
 			goto fail;
+	}
+	{
+		static struct nodes_addr6 addrs6[NODES_MAX_ADDRS];
+		int k6 = nodes_addrs6(t, n, addrs6);
+		char a6[INET6_ADDRSTRLEN];
+
+		for (int i = 0; i < k6; i++) {
+			inet_ntop(AF_INET6, &addrs6[i].addr, a6, sizeof(a6));
+			if (json_array_append_new(
+				addrj, json_pack("{s:s, s:s, s:i, s:s, s:i}", "interface",
+						 addrs6[i].ifname, "address", a6, "prefixlen",
+						 addrs6[i].prefixlen, "role", addrs6[i].role,
+						 "family", 6)) == -1)
+				goto fail;
+		}
 	}
 	for (int l = 0; l < t->nlinks; l++) {
 		const char *ifname, *peer, *peer_ifname;

@@ -6,7 +6,8 @@
 # its ::1s, its loopback and a route by the IPv4 path to every node, site
 # and resolver cache; every node reaches every site's own IPv6 address,
 # every resolver cache and every router across the router link (ping -6);
-# every global IPv6 address of the lab's namespaces is in 2001:2::/48; a
+# every global IPv6 address of the lab's namespaces is in 2001:2::/48;
+# `steerlab nodes --json` lists them (family 6); a
 # run of the same lab (the traffic IPv4) is valid; nothing remains after
 # `down`.
 # about 20 s
@@ -47,6 +48,10 @@ for n in $nodes; do
 	done
 done
 echo "ok: every node reaches both sites, the resolver cache and both routers over IPv6"
+# steerlab nodes lists them (family 6), as up made them
+got=$($STEERLAB nodes $lab --json | jq -r '.nodes[] | select(.name == "b") | .addresses[] | select(.family == 6) | "\(.interface) \(.address)/\(.prefixlen) \(.role)"' | tr '\n' ',')
+[ "$got" = "eth0 2001:2:0:1::2/64 link,lo 2001:2:0:ff01::2/128 site," ] || fail "steerlab nodes: b's IPv6 addresses: $got"
+echo "ok: steerlab nodes lists b's IPv6 addresses: $got"
 $STEERLAB down $lab >/dev/null
 assert_no_leftovers $lab "$out/up"
 
