@@ -90,7 +90,7 @@ int dnsconf_write(const struct topology *t, int node, FILE *out)
 {
 	const struct topo_node *dns = &t->nodes[node];
 	struct dnsconf_out o = {.out = out, .line = 1};
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET_ADDRSTRLEN], addr6[INET6_ADDRSTRLEN];
 
 	/* authd's sections at their own lines: its errors name the topology's */
 	for (int s = 0; s < t->nraw_sections; s++)
@@ -110,6 +110,10 @@ int dnsconf_write(const struct topology *t, int node, FILE *out)
 	if (dns->anycast.s_addr != 0)
 		fprintf(out, "listen = %s:53\n",
 			inet_ntop(AF_INET, &dns->anycast, addr, sizeof(addr)));
+	/* ip = dual: on its link's IPv6 address too */
+	if (t->ip == TOPO_IP_DUAL)
+		fprintf(out, "listen = [%s]:53\n",
+			inet_ntop(AF_INET6, &t->links[dns->link].node_addr6, addr6, sizeof(addr6)));
 	for (int n = 0; n < t->nnodes; n++) {
 		if (t->nodes[n].kind != TOPO_SITE)
 			continue;
@@ -117,6 +121,11 @@ int dnsconf_write(const struct topology *t, int node, FILE *out)
 
 		inet_ntop(AF_INET, &answer, addr, sizeof(addr));
 		fprintf(out, "\n[site %s]\naddress = %s\n", t->nodes[n].name, addr);
+		/* ip = dual: its own IPv6 address, for AAAA queries (a front
+		 * door is IPv4's only: none) */
+		if (t->ip == TOPO_IP_DUAL && t->nodes[n].front_door.s_addr == 0)
+			fprintf(out, "address = %s\n",
+				inet_ntop(AF_INET6, &t->nodes[n].address6, addr6, sizeof(addr6)));
 	}
 	return ferror(out) ? -1 : 0;
 }

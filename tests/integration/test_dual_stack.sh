@@ -7,7 +7,8 @@
 # and resolver cache; every node reaches every site's own IPv6 address,
 # every resolver cache and every router across the router link (ping -6);
 # every global IPv6 address of the lab's namespaces is in 2001:2::/48;
-# `steerlab nodes --json` lists them (family 6); a
+# `steerlab nodes --json` lists them (family 6); authd answers over IPv6,
+# www.lab.example's AAAA a's own IPv6 address until a fails, then b's; a
 # run of the same lab (the traffic IPv4) is valid; nothing remains after
 # `down`.
 # about 20 s
@@ -52,6 +53,14 @@ echo "ok: every node reaches both sites, the resolver cache and both routers ove
 got=$($STEERLAB nodes $lab --json | jq -r '.nodes[] | select(.name == "b") | .addresses[] | select(.family == 6) | "\(.interface) \(.address)/\(.prefixlen) \(.role)"' | tr '\n' ',')
 [ "$got" = "eth0 2001:2:0:1::2/64 link,lo 2001:2:0:ff01::2/128 site," ] || fail "steerlab nodes: b's IPv6 addresses: $got"
 echo "ok: steerlab nodes lists b's IPv6 addresses: $got"
+# authd answers over IPv6, and a steered name's AAAA follows its policy:
+# a's own IPv6 address, then b's once a is out
+aaaa() { ip netns exec "$lab-c1" dig +short +time=1 +tries=1 AAAA www.lab.example @2001:2:0:2::2; }
+[ "$(aaaa)" = 2001:2:0:ff01::1 ] || fail "AAAA of www.lab.example over IPv6 before a fails: '$(aaaa)'"
+$STEERLAB fail $lab a >/dev/null
+aaaa_is() { [ "$(aaaa)" = "$1" ]; }
+wait_until 5 aaaa_is 2001:2:0:ff01::2 || fail "AAAA still '$(aaaa)' 5 s after a failed"
+echo "ok: authd answers AAAA over IPv6: a's 2001:2:0:ff01::1, then b's once a failed"
 $STEERLAB down $lab >/dev/null
 assert_no_leftovers $lab "$out/up"
 
