@@ -169,11 +169,6 @@ extern const struct clocks_flows clocks_dns_flows;
  * at or before t, not yet recovered; clocks_dns.c) */
 int clocks_out_at(const struct clocks_input *in, const char *site, int64_t t);
 
-/* clocks_door_closed: whether DNS client `client`'s address at t (its
- * last dns_answer before) was a front door none of whose sites was up then:
- * a request it sent reached no site (verdict_loss.c) */
-int clocks_door_closed(const struct clocks_input *in, uint32_t client, int64_t t);
-
 /* clocks_is_flow: is captured request p one of the scheme's? (This and
  * clocks_is_dead are inline: they are asked of every captured request.) */
 static inline int clocks_is_flow(const struct clocks_input *in, const struct clocks_flows *fl,

@@ -57,17 +57,64 @@ static int clocks_verdict_link_cut(const struct clocks_input *in)
 	return 0;
 }
 
-int clocks_door_closed(const struct clocks_input *in, uint32_t client, int64_t t)
+/* the clients' dns_answers by client, then time (indexes into
+ * in->danswers), for clocks_door_closed's binary search */
+struct clocks_door_index {
+	const struct clocks_dns_answer *a;
+	size_t *by;
+	size_t n;
+};
+
+static int clocks_door_cmp(const void *x, const void *y, void *arg)
+{
+	const struct clocks_dns_answer *all = arg, *a = &all[*(const size_t *)x],
+				       *b = &all[*(const size_t *)y];
+
+	if (a->client != b->client)
+		return a->client < b->client ? -1 : 1;
+	return (a->t_ns > b->t_ns) - (a->t_ns < b->t_ns);
+}
+
+/* clocks_door_index: in's answers sorted, when the run has front doors;
+ * ix->by NULL if not (or out of memory: no loss is then put on a door) */
+static void clocks_door_index(const struct clocks_input *in, struct clocks_door_index *ix)
+{
+	memset(ix, 0, sizeof(*ix));
+	if (in->dnstopo.nfront == 0 || in->ndanswers == 0 ||
+	    (ix->by = malloc(in->ndanswers * sizeof(*ix->by))) == NULL)
+		return;
+	for (size_t i = 0; i < in->ndanswers; i++)
+		ix->by[i] = i;
+	qsort_r(ix->by, in->ndanswers, sizeof(*ix->by), clocks_door_cmp, in->danswers);
+	ix->a = in->danswers;
+	ix->n = in->ndanswers;
+}
+
+/* clocks_door_closed: whether DNS client `client`'s address at t (its
+ * last dns_answer before) was a front door none of whose sites was up then:
+ * a request it sent reached no site */
+static int clocks_door_closed(const struct clocks_input *in, const struct clocks_door_index *ix,
+			      uint32_t client, int64_t t)
 {
 	const struct clocks_topo_dns *d = &in->dnstopo;
 	const struct clocks_dns_answer *last = NULL;
+	size_t lo = 0, hi = ix->n;
 	int any = 0;
 
-	if (d->nfront == 0)
+	if (ix->by == NULL)
 		return 0;
-	for (size_t i = 0; i < in->ndanswers; i++)
-		if (in->danswers[i].client == client && in->danswers[i].t_ns <= t)
-			last = &in->danswers[i];
+	/* the first answer after (client, t): the one before it is the last */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct clocks_dns_answer *m = &ix->a[ix->by[mid]];
+
+		if (m->client < client || (m->client == client && m->t_ns <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && ix->a[ix->by[lo - 1]].client == client)
+		last = &ix->a[ix->by[lo - 1]];
 	if (last == NULL)
 		return 0;
 	for (int i = 0; i < d->nfront; i++) {
@@ -108,6 +155,7 @@ static void clocks_verdict_unexplained(const struct clocks_input *in, const stru
 {
 	int64_t t0 = in->failure.t0_ns, tol = in->client_timeout_ns, first_early = INT64_MAX;
 	int64_t closed_first = 0, closed_last = INT64_MIN;
+	struct clocks_door_index doors = {0};
 	int64_t converged = r->fib && r->fib->last_at_ns != CLOCKS_NONE ? r->fib->last_at_ns : 0;
 	const struct clocks_capture *dead = NULL;
 	struct clocks_verdict_lost *set = NULL;
@@ -175,6 +223,7 @@ static void clocks_verdict_unexplained(const struct clocks_input *in, const stru
 				set[k].where = (int)i;
 		}
 	}
+	clocks_door_index(in, &doors);
 	for (size_t k = 0; k < cap; k++) {
 		if (set[k].key == 0)
 			continue;
@@ -185,7 +234,8 @@ static void clocks_verdict_unexplained(const struct clocks_input *in, const stru
 		if (set[k].where == -1) {
 			/* a cut link: requests toward it die at the router; while
 			 * the routers did not agree, in a loop or a hole */
-			if (clocks_door_closed(in, (uint32_t)(set[k].key >> 32), set[k].sent_ns)) {
+			if (clocks_door_closed(in, &doors, (uint32_t)(set[k].key >> 32),
+					       set[k].sent_ns)) {
 				closed_first = closed++ == 0 || set[k].sent_ns < closed_first
 						   ? set[k].sent_ns
 						   : closed_first;
@@ -274,6 +324,7 @@ static void clocks_verdict_unexplained(const struct clocks_input *in, const stru
 		msg[len - 1] = '\0'; /* the last ';' */
 	clocks_invalid(v, "unexplained_loss", "%s", msg);
 out:
+	free(doors.by);
 	free(set);
 	free(at);
 }
