@@ -207,19 +207,29 @@ static struct in_addr lab_net(struct in_addr a, int prefixlen)
 	return n;
 }
 
-/* lab_route_via: dst/prefixlen via the next hop toward node `to`. */
+/* lab_route_via: dst/prefixlen via the next hop toward node `to`, and
+ * (ip = dual, dst6 not NULL) dst6/prefixlen6 via its IPv6 twin */
 static int lab_route_via(struct kern *k, const struct topology *t, int r,
-			 const struct topo_path *path, int to, struct in_addr dst, int prefixlen)
+			 const struct topo_path *path, int to, struct in_addr dst, int prefixlen,
+			 const struct in6_addr *dst6, int prefixlen6)
 {
+	struct in6_addr via6, net6;
 	struct in_addr via;
 	const char *ifname;
 	int ifindex;
 
 	if (topo_route_to(t, r, path, to, &via, &ifname) <= 0)
 		return 0; /* its own, or itself: connected */
-	if ((ifindex = kern_ifindex(k, ifname)) == -1)
+	if ((ifindex = kern_ifindex(k, ifname)) == -1 ||
+	    kern_route_add(k, dst, prefixlen, via, ifindex, 0) == -1)
 		return -1;
-	return kern_route_add(k, dst, prefixlen, via, ifindex, 0);
+	if (dst6 == NULL || t->ip != TOPO_IP_DUAL)
+		return 0;
+	topo_route_to6(t, r, path, to, &via6);
+	net6 = *dst6; /* the prefix: the host bits off */
+	for (int b = prefixlen6; b < 128; b++)
+		net6.s6_addr[b / 8] &= (uint8_t) ~(0x80u >> (b % 8));
+	return kern_route6_add(k, &net6, prefixlen6, &via6, ifindex);
 }
 
 /*
@@ -236,7 +246,8 @@ static int lab_configure_router_links(struct kern *k, const struct topology *t, 
 	const char *ifname;
 	int ifindex;
 
-	if (kern_addr_add(k, 1, t->nodes[r].router_id, 32) == -1)
+	if (kern_addr_add(k, 1, t->nodes[r].router_id, 32) == -1 ||
+	    (t->ip == TOPO_IP_DUAL && kern_addr6_add(k, 1, &t->nodes[r].address6, 128) == -1))
 		return -1;
 	for (int j = 0; j < t->nrlinks; j++) {
 		const struct topo_rlink *rl = &t->rlinks[j];
@@ -245,7 +256,10 @@ static int lab_configure_router_links(struct kern *k, const struct topology *t, 
 		topo_rlink_end(t, j, r, &local, NULL, &ifname);
 		if ((ifindex = kern_ifindex(k, ifname)) == -1 || kern_link_up(k, ifindex) == -1 ||
 		    kern_link_forwarding(k, ifindex) == -1 ||
-		    kern_addr_add(k, ifindex, local, rl->prefixlen) == -1)
+		    kern_addr_add(k, ifindex, local, rl->prefixlen) == -1 ||
+		    (t->ip == TOPO_IP_DUAL &&
+		     kern_addr6_add(k, ifindex, rl->a == r ? &rl->a_addr6 : &rl->b_addr6, 64) ==
+			 -1))
 			return -1;
 	}
 	if (t->nrouters < 2)
@@ -256,18 +270,21 @@ static int lab_configure_router_links(struct kern *k, const struct topology *t, 
 		int rc = 0;
 
 		if (node->kind == TOPO_ROUTER) {
-			rc = lab_route_via(k, t, r, path, i, node->router_id, 32);
+			rc = lab_route_via(k, t, r, path, i, node->router_id, 32, &node->address6,
+					   128);
 		} else if (node->link >= 0) {
 			const struct topo_link *l = &t->links[node->link];
 			rc = lab_route_via(k, t, r, path, i, lab_net(l->node_addr, l->prefixlen),
-					   l->prefixlen);
+					   l->prefixlen, &l->node_addr6, 64);
 			if (rc == 0 && node->kind == TOPO_SITE)
-				rc = lab_route_via(k, t, r, path, i, node->address, 32);
+				rc = lab_route_via(k, t, r, path, i, node->address, 32,
+						   &node->address6, 128);
 			if (rc == 0 && node->kind == TOPO_RESOLVER)
-				rc = lab_route_via(k, t, r, path, i, node->resolver_net, 24);
+				rc = lab_route_via(k, t, r, path, i, node->resolver_net, 24,
+						   &node->address6, 64);
 			if (rc == 0 && node->kind == TOPO_CLIENT && node->source_block.len > 0)
 				rc = lab_route_via(k, t, r, path, i, node->source_block.net,
-						   node->source_block.len);
+						   node->source_block.len, NULL, 0);
 		}
 		if (rc == -1)
 			return -1;
@@ -279,7 +296,7 @@ static int lab_configure_router_links(struct kern *k, const struct topology *t, 
 		if (rl->a == r || rl->b == r)
 			continue;
 		if (lab_route_via(k, t, r, path, to, lab_net(rl->a_addr, rl->prefixlen),
-				  rl->prefixlen) == -1)
+				  rl->prefixlen, &rl->a_addr6, 64) == -1)
 			return -1;
 	}
 	return 0;
@@ -338,7 +355,8 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 			if ((ifindex = kern_ifindex(k, l->router_ifname)) == -1 ||
 			    kern_link_up(k, ifindex) == -1 ||
 			    kern_link_forwarding(k, ifindex) == -1 ||
-			    kern_addr_add(k, ifindex, l->router_addr, l->prefixlen) == -1)
+			    kern_addr_add(k, ifindex, l->router_addr, l->prefixlen) == -1 ||
+			    lab_router_link6(lab, k, l, ifindex) == -1)
 				goto out;
 			/* a site's unicast address is routed statically: only the
 			 * anycast address is steered by routing */

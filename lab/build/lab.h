@@ -406,6 +406,10 @@ int lab_authority_remove(const char *statedir);
  * when the lab is IPv4 only), or -1 (logged) */
 struct kern;
 int lab_configure_node6(struct lab *lab, struct kern *k, int n);
+/* lab_router_link6: ip = dual: a router's end of node link l (on ifindex)
+ * in IPv6, and its routes to the node's site or cache addresses */
+struct topo_link;
+int lab_router_link6(struct lab *lab, struct kern *k, const struct topo_link *l, int ifindex);
 /* lab_namespace6: ip = dual: node n's new namespace set for IPv6 before
  * its links are made (no duplicate address detection); 0, or -1 */
 int lab_namespace6(struct lab *lab, int n);

@@ -754,6 +754,12 @@ void topo_rlink_end(const struct topology *t, int rlink, int r, struct in_addr *
 int topo_route_to(const struct topology *t, int r, const struct topo_path *path, int node,
 		  struct in_addr *via, const char **ifname);
 
+/* topo_route_to6: the same next hop in IPv6 ([lab] ip = dual): the node's
+ * link ::2, or the neighbour router's end of the first router link; the
+ * hops as topo_route_to's (the interface is its *ifname). */
+int topo_route_to6(const struct topology *t, int r, const struct topo_path *path, int node,
+		   struct in6_addr *via6);
+
 /* topo_node_asn: the AS of BGP speaker n (topo_bgp_speaker): its `asn` (a
  * router's default TOPO_ASN_BASE + its index among the routers, a site's
  * TOPO_SITE_ASN_BASE + its index among the sites, both in file order; an

@@ -87,3 +87,23 @@ int topo_route_to(const struct topology *t, int r, const struct topo_path *path,
 	topo_rlink_end(t, path[o].rlink, r, NULL, via, ifname);
 	return path[o].hops;
 }
+
+int topo_route_to6(const struct topology *t, int r, const struct topo_path *path, int node,
+		   struct in6_addr *via6)
+{
+	struct in_addr via;
+	const char *ifname;
+	int hops = topo_route_to(t, r, path, node, &via, &ifname);
+	const struct topo_rlink *rl;
+
+	memset(via6, 0, sizeof(*via6));
+	if (hops < 0 || (hops == 0 && node == r))
+		return hops;
+	if (hops == 0) {
+		*via6 = t->links[t->nodes[node].link].node_addr6;
+		return 0;
+	}
+	rl = &t->rlinks[path[topo_node_router(t, node)].rlink];
+	*via6 = rl->a == r ? rl->b_addr6 : rl->a_addr6;
+	return hops;
+}
