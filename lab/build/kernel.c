@@ -217,9 +217,12 @@ int kern_link_forwarding(struct kern *k, int ifindex)
 	return err < 0 ? -1 : 0;
 }
 
-static struct nl_addr *kern_nladdr(struct in_addr a, int prefixlen)
+/* kern_nladdr: a libnl address of family (AF_INET: a is a struct in_addr,
+ * AF_INET6 a struct in6_addr) and prefixlen; NULL if out of memory */
+static struct nl_addr *kern_nladdr(int family, const void *a, int prefixlen)
 {
-	struct nl_addr *na = nl_addr_build(AF_INET, &a, sizeof(a));
+	struct nl_addr *na = nl_addr_build(
+	    family, a, family == AF_INET6 ? sizeof(struct in6_addr) : sizeof(struct in_addr));
 
 	if (na)
 		nl_addr_set_prefixlen(na, prefixlen);
@@ -241,19 +244,20 @@ int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixle
 	return err < 0 ? -1 : 0;
 }
 
-/* kern_route_put: dst/prefixlen via gw on ifindex (gw.s_addr 0: directly),
- * or (local) delivered to this node through lo; errors logged as fn's */
-static int kern_route_put(struct kern *k, const char *fn, int local, struct in_addr dst,
-			  int prefixlen, struct in_addr gw, int ifindex, unsigned metric)
+/* kern_route_put: dst/prefixlen of family (AF_INET, AF_INET6: dst and gw
+ * point to its address) via gw on ifindex (gw NULL: directly), or (local)
+ * delivered to this node through lo; errors logged as fn's */
+static int kern_route_put(struct kern *k, const char *fn, int local, int family, const void *dst,
+			  int prefixlen, const void *gw, int ifindex, unsigned metric)
 {
 	struct rtnl_route *route = rtnl_route_alloc();
 	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
-	struct nl_addr *ndst = kern_nladdr(dst, prefixlen), *ngw = NULL;
+	struct nl_addr *ndst = kern_nladdr(family, dst, prefixlen), *ngw = NULL;
 	int err = -NLE_NOMEM;
 
 	if (route == NULL || nh == NULL || ndst == NULL)
 		goto out;
-	rtnl_route_set_family(route, AF_INET);
+	rtnl_route_set_family(route, (uint8_t)family);
 	rtnl_route_set_dst(route, ndst);
 	rtnl_route_set_priority(route, metric);
 	rtnl_route_set_table(route, local ? RT_TABLE_LOCAL : RT_TABLE_MAIN);
@@ -263,8 +267,8 @@ static int kern_route_put(struct kern *k, const char *fn, int local, struct in_a
 	rtnl_route_nh_set_ifindex(nh, ifindex);
 	if (local) {
 		rtnl_route_set_scope(route, RT_SCOPE_HOST);
-	} else if (gw.s_addr) {
-		if ((ngw = kern_nladdr(gw, 32)) == NULL)
+	} else if (gw) {
+		if ((ngw = kern_nladdr(family, gw, family == AF_INET6 ? 128 : 32)) == NULL)
 			goto out;
 		rtnl_route_nh_set_gateway(nh, ngw);
 	} else {
@@ -277,8 +281,8 @@ static int kern_route_put(struct kern *k, const char *fn, int local, struct in_a
 		err = 0;
 out:
 	if (err < 0) {
-		char buf[INET_ADDRSTRLEN];
-		inet_ntop(AF_INET, &dst, buf, sizeof(buf));
+		char buf[INET6_ADDRSTRLEN];
+		inet_ntop(family, dst, buf, sizeof(buf));
 		log_warnx("%s: %sroute %s/%d: %s", fn, local ? "local " : "", buf, prefixlen,
 			  nl_geterror(err));
 	}
@@ -292,31 +296,20 @@ out:
 
 int kern_local_add(struct kern *k, struct in_addr dst, unsigned metric)
 {
-	struct in_addr none = {0};
-
-	return kern_route_put(k, __func__, 1, dst, 32, none, 1 /* lo */, metric);
+	return kern_route_put(k, __func__, 1, AF_INET, &dst, 32, NULL, 1 /* lo */, metric);
 }
 
 int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,
 		   int ifindex, unsigned metric)
 {
-	return kern_route_put(k, __func__, 0, dst, prefixlen, gw, ifindex, metric);
-}
-
-/* kern_nladdr6: a libnl IPv6 address of prefixlen; NULL if out of memory */
-static struct nl_addr *kern_nladdr6(const struct in6_addr *a, int prefixlen)
-{
-	struct nl_addr *na = nl_addr_build(AF_INET6, a, sizeof(*a));
-
-	if (na)
-		nl_addr_set_prefixlen(na, prefixlen);
-	return na;
+	return kern_route_put(k, __func__, 0, AF_INET, &dst, prefixlen, gw.s_addr ? &gw : NULL,
+			      ifindex, metric);
 }
 
 int kern_addr6_add(struct kern *k, int ifindex, const struct in6_addr *addr, int prefixlen)
 {
 	struct rtnl_addr *ra = rtnl_addr_alloc();
-	struct nl_addr *local = kern_nladdr6(addr, prefixlen);
+	struct nl_addr *local = kern_nladdr(AF_INET6, addr, prefixlen);
 	int err = -NLE_NOMEM;
 
 	if (ra && local) {
@@ -345,39 +338,5 @@ int kern_addr6_add(struct kern *k, int ifindex, const struct in6_addr *addr, int
 int kern_route6_add(struct kern *k, const struct in6_addr *dst, int prefixlen,
 		    const struct in6_addr *gw, int ifindex)
 {
-	struct rtnl_route *route = rtnl_route_alloc();
-	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
-	struct nl_addr *ndst = kern_nladdr6(dst, prefixlen), *ngw = NULL;
-	int err = -NLE_NOMEM;
-
-	if (route == NULL || nh == NULL || ndst == NULL ||
-	    (gw && (ngw = kern_nladdr6(gw, 128)) == NULL))
-		goto out;
-	rtnl_route_set_family(route, AF_INET6);
-	rtnl_route_set_dst(route, ndst);
-	rtnl_route_set_table(route, RT_TABLE_MAIN);
-	rtnl_route_set_protocol(route, RTPROT_STATIC);
-	rtnl_route_nh_set_ifindex(nh, ifindex);
-	if (ngw)
-		rtnl_route_nh_set_gateway(nh, ngw);
-	else
-		rtnl_route_set_scope(route, RT_SCOPE_LINK);
-	rtnl_route_add_nexthop(route, nh);
-	nh = NULL; /* owned by the route now */
-	err = rtnl_route_add(k->sk, route, NLM_F_CREATE | NLM_F_EXCL);
-	if (err == -NLE_EXIST && k->exist_ok)
-		err = 0;
-out:
-	if (err < 0) {
-		char buf[INET6_ADDRSTRLEN];
-
-		inet_ntop(AF_INET6, dst, buf, sizeof(buf));
-		log_warnx("%s: route %s/%d: %s", __func__, buf, prefixlen, nl_geterror(err));
-	}
-	if (nh)
-		rtnl_route_nh_free(nh);
-	nl_addr_put(ngw);
-	nl_addr_put(ndst);
-	rtnl_route_put(route);
-	return err < 0 ? -1 : 0;
+	return kern_route_put(k, __func__, 0, AF_INET6, dst, prefixlen, gw, ifindex, 0);
 }
