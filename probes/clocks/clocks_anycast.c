@@ -79,24 +79,31 @@ static void clocks_detect(const struct clocks_input *in, struct clocks_result *r
 		r->detect_ns = r->detect_at_ns - f->t0_ns;
 }
 
-static void clocks_steer(const struct clocks_input *in, struct clocks_result *r)
+int64_t clocks_route_left_at(const struct clocks_input *in, const struct clocks_fib *fib)
 {
 	const struct clocks_failure *f = &in->failure;
-	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN];
+	int64_t at = CLOCKS_NONE;
 
 	for (size_t i = 0; i < in->nroutes; i++) {
 		const struct clocks_route *rt = &in->routes[i];
 		int gone = rt->deleted && rt->has_via && rt->via.s_addr == f->via.s_addr;
 
 		if (gone && rt->t_ns >= f->t0_ns && rt->prefixlen == f->prefixlen &&
-		    rt->prefix.s_addr == f->prefix.s_addr &&
-		    (r->steer_at_ns == CLOCKS_NONE || rt->t_ns < r->steer_at_ns))
-			r->steer_at_ns = rt->t_ns;
+		    rt->prefix.s_addr == f->prefix.s_addr && (at == CLOCKS_NONE || rt->t_ns < at))
+			at = rt->t_ns;
 	}
 	/* or replaced by a route not via it (a routing daemon's way) */
-	if (r->fib && r->fib->left_at_ns != CLOCKS_NONE &&
-	    (r->steer_at_ns == CLOCKS_NONE || r->fib->left_at_ns < r->steer_at_ns))
-		r->steer_at_ns = r->fib->left_at_ns;
+	if (fib && fib->left_at_ns != CLOCKS_NONE && (at == CLOCKS_NONE || fib->left_at_ns < at))
+		at = fib->left_at_ns;
+	return at;
+}
+
+static void clocks_steer(const struct clocks_input *in, struct clocks_result *r)
+{
+	const struct clocks_failure *f = &in->failure;
+	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN];
+
+	r->steer_at_ns = clocks_route_left_at(in, r->fib);
 	if (r->steer_at_ns == CLOCKS_NONE && r->undetected) {
 		/* said once, by detect */
 	} else if (r->steer_at_ns == CLOCKS_NONE) {

@@ -149,18 +149,7 @@ static void clocks_dns_kept(const struct clocks_input *in, struct clocks_result 
 		return;
 	}
 	clocks_fib(in, fib);
-	for (size_t i = 0; i < in->nroutes; i++) {
-		const struct clocks_route *rt = &in->routes[i];
-
-		if (rt->deleted && rt->has_via && rt->via.s_addr == f->via.s_addr &&
-		    rt->t_ns >= f->t0_ns && rt->prefixlen == f->prefixlen &&
-		    rt->prefix.s_addr == f->prefix.s_addr &&
-		    (r->steer_at_ns == CLOCKS_NONE || rt->t_ns < r->steer_at_ns))
-			r->steer_at_ns = rt->t_ns;
-	}
-	if (fib->left_at_ns != CLOCKS_NONE &&
-	    (r->steer_at_ns == CLOCKS_NONE || fib->left_at_ns < r->steer_at_ns))
-		r->steer_at_ns = fib->left_at_ns;
+	r->steer_at_ns = clocks_route_left_at(in, fib);
 	r->fib = fib; /* clocks.json's schemes.dns.fib, the explanation's routers */
 	if (r->steer_at_ns == CLOCKS_NONE) {
 		clocks_missing(r,
@@ -267,6 +256,8 @@ static void clocks_upstream(const struct clocks_input *in, struct clocks_result 
 
 void clocks_dns(const struct clocks_input *in, struct clocks_result *r)
 {
+	const char *kept;
+
 	clocks_scheme_init(in, &clocks_dns_flows, r);
 	if (in->steady) { /* no failure: its counts and the upstream queries */
 		clocks_scheme_measure(in, &clocks_dns_flows, r);
@@ -284,8 +275,8 @@ void clocks_dns(const struct clocks_input *in, struct clocks_result *r)
 	}
 	clocks_dns_detect(in, r);
 	clocks_remote_dead(in, r);
-	if (clocks_front_door_kept(in))
-		clocks_dns_kept(in, r, clocks_front_door_kept(in));
+	if ((kept = clocks_front_door_kept(in)) != NULL)
+		clocks_dns_kept(in, r, kept);
 	else
 		clocks_dns_steer(in, r);
 	clocks_scheme_measure(in, &clocks_dns_flows, r);

@@ -165,6 +165,13 @@ struct clocks_flows {
 extern const struct clocks_flows clocks_anycast_flows;
 extern const struct clocks_flows clocks_dns_flows;
 
+/* clocks_route_left_at: the first FIB change at or after t0 that took a
+ * route of the failed site's prefix via its link address out (deleted, or
+ * replaced by one not via it: fib's left_at_ns; fib may be NULL), the
+ * anycast scheme's steer (clocks_anycast.c); CLOCKS_NONE if none */
+struct clocks_fib;
+int64_t clocks_route_left_at(const struct clocks_input *in, const struct clocks_fib *fib);
+
 /* clocks_out_at: whether the timeline had site out at t (a failure of it
  * at or before t, not yet recovered; clocks_dns.c) */
 int clocks_out_at(const struct clocks_input *in, const char *site, int64_t t);
