@@ -102,12 +102,34 @@ int lab_authority_prepare(struct lab *lab)
 	return 0;
 }
 
+/* authority_gdnsd_spawn: node n's gdnsd started (replace: `-R`, taking
+ * the running one's sockets over): its index in lab->agents, or -1 */
+static int authority_gdnsd_spawn(struct lab *lab, int n, int replace)
+{
+	char dir[PATH_MAX];
+	char *gargv[] = {"gdnsd", "-c", dir, replace ? "-R" : "start", replace ? "start" : NULL,
+			 NULL};
+	struct passwd *pw;
+
+	strfmt(dir, sizeof(dir), "%s/%s/%s", lab->statedir, AUTHORITY_DIR, lab->t->nodes[n].name);
+	/* gdnsd drops no privilege itself: it runs as gdnsd, and its node's
+	 * namespace lets anyone bind port 53 (the namespace is the lab's,
+	 * nothing else listens there) */
+	if ((pw = getpwnam(AUTHORITY_GDNSD_USER)) == NULL) {
+		log_warnx("node %s: no user '%s' (sudo make deps)", lab->t->nodes[n].name,
+			  AUTHORITY_GDNSD_USER);
+		return -1;
+	}
+	if (kern_sysctl(lab->nsfd[n], "net/ipv4/ip_unprivileged_port_start", "53", 0) == -1)
+		return -1;
+	return lab_start_agent_user(lab, n, AUTHORITY_GDNSD_PROG, AUTHORITY_GDNSD_LABEL, gargv,
+				    pw->pw_uid, pw->pw_gid);
+}
+
 int lab_authority_start(struct lab *lab, int n)
 {
 	char dir[PATH_MAX], arg[PATH_MAX + 16];
 	char *argv[] = {"pdns_server", arg, NULL};
-	char *gargv[] = {"gdnsd", "-c", dir, "start", NULL};
-	struct passwd *pw;
 
 	strfmt(dir, sizeof(dir), "%s/%s/%s", lab->statedir, AUTHORITY_DIR, lab->t->nodes[n].name);
 	/* an anycast name server on BGP: its prober keeps the address on lo
@@ -117,22 +139,8 @@ int lab_authority_start(struct lab *lab, int n)
 	if (lab->t->nodes[n].anycast.s_addr != 0 && lab->t->routing == TOPO_ROUTING_BGP &&
 	    kern_sysctl(lab->nsfd[n], "net/ipv4/ip_nonlocal_bind", "1", 0) == -1)
 		return -1;
-	if (lab->t->nodes[n].dns_impl == TOPO_DNS_GDNSD) {
-		/* gdnsd drops no privilege itself: it runs as gdnsd, and its
-		 * node's namespace lets anyone bind port 53 (the namespace is
-		 * the lab's, nothing else listens there) */
-		if ((pw = getpwnam(AUTHORITY_GDNSD_USER)) == NULL) {
-			log_warnx("node %s: no user '%s' (sudo make deps)", lab->t->nodes[n].name,
-				  AUTHORITY_GDNSD_USER);
-			return -1;
-		}
-		if (kern_sysctl(lab->nsfd[n], "net/ipv4/ip_unprivileged_port_start", "53", 0) == -1)
-			return -1;
-		return lab_start_agent_user(lab, n, AUTHORITY_GDNSD_PROG, AUTHORITY_GDNSD_LABEL,
-					    gargv, pw->pw_uid, pw->pw_gid) == -1
-			   ? -1
-			   : 0;
-	}
+	if (lab->t->nodes[n].dns_impl == TOPO_DNS_GDNSD)
+		return authority_gdnsd_spawn(lab, n, 0) == -1 ? -1 : 0;
 	strfmt(arg, sizeof(arg), "--config-dir=%s", dir);
 	return lab_start_agent_as(lab, n, AUTHORITY_PDNS_PROG, AUTHORITY_PDNS_LABEL, argv) == -1
 		   ? -1
@@ -145,22 +153,15 @@ int lab_authority_start(struct lab *lab, int n)
 int lab_authority_replace(struct lab *lab, int n, char *said, size_t len)
 {
 	const char *node = lab->t->nodes[n].name;
-	char dir[PATH_MAX];
-	char *gargv[] = {"gdnsd", "-c", dir, "-R", "start", NULL};
 	int old = lab_agent_find(lab, n, AUTHORITY_GDNSD_LABEL), new;
 	int64_t until = now_mono_ns() + AUTHORITY_REPLACE_NS;
-	struct passwd *pw = getpwnam(AUTHORITY_GDNSD_USER);
 
-	if (old < 0 || pw == NULL) {
-		strfmt(said, len, "node %s: %s", node,
-		       old < 0 ? "its gdnsd is not running" : "no user gdnsd (sudo make deps)");
+	if (old < 0) {
+		strfmt(said, len, "node %s: its gdnsd is not running", node);
 		return -1;
 	}
-	strfmt(dir, sizeof(dir), "%s/%s/%s", lab->statedir, AUTHORITY_DIR, node);
 	lab->agents[old].replaced = 1;
-	new = lab_start_agent_user(lab, n, AUTHORITY_GDNSD_PROG, AUTHORITY_GDNSD_LABEL, gargv,
-				   pw->pw_uid, pw->pw_gid);
-	if (new < 0) {
+	if ((new = authority_gdnsd_spawn(lab, n, 1)) < 0) {
 		lab->agents[old].replaced = 0;
 		strfmt(said, len, "node %s: the replacing gdnsd did not start", node);
 		return -1;
