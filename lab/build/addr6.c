@@ -64,9 +64,8 @@ int lab_configure_node6(struct lab *lab, struct kern *k, int n)
 	if (node->kind == TOPO_SITE && kern_addr6_add(k, 1, &node->address6, 128) == -1)
 		return -1;
 	for (unsigned i = 1; node->kind == TOPO_RESOLVER && i <= node->count; i++) {
-		struct in6_addr cache = node->address6;
+		struct in6_addr cache = topo_resolver_addr6(t, n, (int)i);
 
-		cache.s6_addr[15] = (uint8_t)i;
 		if (kern_addr6_add(k, 1, &cache, 128) == -1)
 			return -1;
 	}

@@ -103,12 +103,9 @@ static int nodes_addrs6(const struct topology *t, int n, struct nodes_addr6 *out
 						t->links[node->link].node_addr6, 64, "link"};
 	if (node->kind == TOPO_SITE)
 		out[k++] = (struct nodes_addr6){"lo", node->address6, 128, "site"};
-	for (unsigned i = 1; node->kind == TOPO_RESOLVER && i <= node->count; i++) {
-		struct in6_addr c = node->address6;
-
-		c.s6_addr[15] = (uint8_t)i;
-		out[k++] = (struct nodes_addr6){"lo", c, 128, "cache"};
-	}
+	for (unsigned i = 1; node->kind == TOPO_RESOLVER && i <= node->count; i++)
+		out[k++] =
+		    (struct nodes_addr6){"lo", topo_resolver_addr6(t, n, (int)i), 128, "cache"};
 	return k;
 }
 

@@ -212,9 +212,9 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 		strfmt(prefix, sizeof(prefix), "%s/32", svc);
 		if (bgpx_compute_door(t, -1, doors[d], &x) == -1)
 			x.known = 0;
-		/* each router's route, read once: every router has one that has
-		 * not changed for run_bgp_quiet_ns, and a router with sites has the
-		 * one BGP will choose */
+		/* each router's route to the door: every router has one that
+		 * has not changed for run_bgp_quiet_ns, and a router with sites
+		 * has the one BGP will choose */
 		for (int r = 0; r < t->nnodes; r++) {
 			if (t->nodes[r].kind != TOPO_ROUTER)
 				continue;

@@ -646,6 +646,9 @@ void topo_print_timeline(const struct topology *t, FILE *out);
 /* topo_resolver_addr: the address cache `instance` (1..count) of
  * [resolver] node `node` listens on. */
 struct in_addr topo_resolver_addr(const struct topology *t, int node, int instance);
+/* topo_resolver_addr6: the same cache's IPv6 address (ip = dual): ::instance
+ * of the node's /64 */
+struct in6_addr topo_resolver_addr6(const struct topology *t, int node, int instance);
 
 /* topo_impl_name: what `impl` of a [resolver] node is written as
  * ("resolverd", "unbound", "knot-resolver", "bind9"). */

@@ -94,6 +94,14 @@ struct in_addr topo_resolver_addr(const struct topology *t, int node, int instan
 	return a;
 }
 
+struct in6_addr topo_resolver_addr6(const struct topology *t, int node, int instance)
+{
+	struct in6_addr a = t->nodes[node].address6; /* its /64 (ip = dual) */
+
+	a.s6_addr[15] = (uint8_t)instance; /* at most TOPO_RESOLVER_COUNT_MAX */
+	return a;
+}
+
 int topo_has_proximity(const struct topology *t)
 {
 	for (int i = 0; i < t->nraw_pairs; i++) {
