@@ -1,7 +1,7 @@
 /*
  * Telling request datagrams and DNS queries in captured frames: the UDP
- * datagram or TCP segment (lib/ipframe.h: link header, IPv4, UDP or TCP,
- * every length checked), then the lib/wire.h request or the HTTP one
+ * datagram or TCP segment (lib/ipframe.h: link header, IPv4 or IPv6, UDP
+ * or TCP, every length checked), then the lib/wire.h request or the HTTP one
  * (lib/httpwire.h), or a DNS header. Pure: no I/O, a fuzz target.
  */
 #include <libknot/libknot.h>
@@ -18,15 +18,17 @@ int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t
 	if (ipframe_message(dlt, frame, caplen, &u, msg) == -1 || u.dport != port ||
 	    msg->type != WIRE_REQUEST)
 		return -1;
+	/* an IPv6 request is one still, the same test as clocks_request_of's;
+	 * its destination has no IPv4 address here */
 	if (dst)
-		*dst = u.dst;
+		*dst = u.family == AF_INET ? u.dst : (struct in_addr){0};
 	return 0;
 }
 
 int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
-		      uint64_t *seq, struct in_addr *dst)
+		      uint64_t *seq, struct ipframe *u)
 {
-	return ipframe_request(dlt, frame, caplen, port, client, seq, dst);
+	return ipframe_request(dlt, frame, caplen, port, client, seq, u);
 }
 
 int clocks_decode_tcpseg(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
@@ -34,8 +36,9 @@ int clocks_decode_tcpseg(int dlt, const uint8_t *frame, size_t caplen, uint16_t 
 {
 	struct ipframe u;
 
-	if (ipframe_decode_any(dlt, frame, caplen, &u) == -1 || u.proto != IPFRAME_TCP ||
-	    !(u.tcpflags & (IPFRAME_SYN | IPFRAME_FIN | IPFRAME_RST)))
+	/* IPv4 only for now: what it fills keeps IPv4 addresses */
+	if (ipframe_decode_any(dlt, frame, caplen, &u) == -1 || u.family != AF_INET ||
+	    u.proto != IPFRAME_TCP || !(u.tcpflags & (IPFRAME_SYN | IPFRAME_FIN | IPFRAME_RST)))
 		return -1;
 	if (u.dport == port) {
 		seg->client = u.src;
@@ -62,8 +65,10 @@ int clocks_decode_query_name(int dlt, const uint8_t *frame, size_t caplen, struc
 {
 	struct ipframe u;
 
-	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.dport != CLOCKS_DNS_PORT ||
-	    u.have < CLOCKS_DNS_HEADER || (u.payload[2] & 0x80) /* QR: a response */)
+	/* IPv4 only for now: what it fills keeps IPv4 addresses */
+	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.family != AF_INET ||
+	    u.dport != CLOCKS_DNS_PORT || u.have < CLOCKS_DNS_HEADER ||
+	    (u.payload[2] & 0x80) /* QR: a response */)
 		return -1;
 	*src = u.src;
 	*qname = u.payload + CLOCKS_DNS_HEADER;
@@ -83,7 +88,8 @@ int clocks_decode_dnsmsg(int dlt, const uint8_t *frame, size_t caplen, struct cl
 {
 	struct ipframe u;
 
-	if (ipframe_decode(dlt, frame, caplen, &u) == -1 ||
+	/* IPv4 only for now: what it fills keeps IPv4 addresses */
+	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.family != AF_INET ||
 	    (u.dport != CLOCKS_DNS_PORT && u.sport != CLOCKS_DNS_PORT) ||
 	    u.have < CLOCKS_DNS_HEADER)
 		return -1;
@@ -104,8 +110,9 @@ int clocks_decode_response(int dlt, const uint8_t *frame, size_t caplen, struct 
 	knot_pkt_t *pkt;
 	int rc = -1;
 
-	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.sport != CLOCKS_DNS_PORT ||
-	    u.have < CLOCKS_DNS_HEADER || !(u.payload[2] & 0x80))
+	/* IPv4 only for now: what it fills keeps IPv4 addresses */
+	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.family != AF_INET ||
+	    u.sport != CLOCKS_DNS_PORT || u.have < CLOCKS_DNS_HEADER || !(u.payload[2] & 0x80))
 		return -1;
 	/* parsed in place: the packet only points into the frame */
 	if ((pkt = knot_pkt_new((void *)u.payload, u.have, NULL)) == NULL)

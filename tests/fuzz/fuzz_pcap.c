@@ -80,7 +80,8 @@ static int can_frame(int dlt, const u_char *data, size_t caplen)
 static int own_packet(struct clocks_input *in, void *capture, int dlt, int64_t t_ns,
 		      const u_char *data, size_t caplen)
 {
-	struct in_addr d1, d2, src;
+	struct in_addr d1, src;
+	struct ipframe u;
 	struct clocks_dnsmsg dm;
 	struct wire_msg m;
 	uint32_t client;
@@ -90,9 +91,10 @@ static int own_packet(struct clocks_input *in, void *capture, int dlt, int64_t t
 	(void)in;
 	add(capture, dlt, t_ns, data, caplen);
 	a = clocks_decode_request(dlt, data, caplen, 7000, &m, &d1);
-	b = clocks_request_of(dlt, data, caplen, 7000, &client, &seq, &d2);
-	if (a != b ||
-	    (a == 0 && (client != m.client_id || seq != m.seq || d1.s_addr != d2.s_addr))) {
+	b = clocks_request_of(dlt, data, caplen, 7000, &client, &seq, &u);
+	/* clocks_decode_request has an IPv4 destination only: 0 for IPv6 */
+	if (a != b || (a == 0 && (client != m.client_id || seq != m.seq ||
+				  d1.s_addr != (u.family == AF_INET ? u.dst.s_addr : 0)))) {
 		fprintf(stderr, "clocks_request_of and clocks_decode_request differ\n");
 		abort();
 	}

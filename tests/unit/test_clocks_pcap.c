@@ -816,7 +816,8 @@ static void test_request_of(void **state)
 			for (size_t i = 0; i < n; i++) {
 				for (size_t v = 0; v < sizeof(values); v++) {
 					struct wire_msg m;
-					struct in_addr d1, d2;
+					struct in_addr d1;
+					struct ipframe u;
 					uint32_t client;
 					uint64_t seq;
 					int a, b;
@@ -826,12 +827,13 @@ static void test_request_of(void **state)
 					a = clocks_decode_request(link_dlt[l], g, len, 7000, &m,
 								  &d1);
 					b = clocks_request_of(link_dlt[l], g, len, 7000, &client,
-							      &seq, &d2);
+							      &seq, &u);
 					assert_int_equal(a, b);
 					if (a == 0) {
 						assert_int_equal(client, m.client_id);
 						assert_true(seq == m.seq);
-						assert_int_equal(d1.s_addr, d2.s_addr);
+						assert_int_equal(u.family, AF_INET);
+						assert_int_equal(d1.s_addr, u.dst.s_addr);
 					}
 				}
 			}
