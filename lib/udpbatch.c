@@ -127,44 +127,53 @@ struct in_addr udp_reply_source(const struct in_pktinfo *pi)
 	return pi->ipi_addr;
 }
 
-void udp_reply_cmsg(const struct msghdr *rx, struct msghdr *tx, union udp_cmsg *buf)
+int udp_reply_pktinfo(const struct msghdr *rx, union udp_pktinfo *out)
 {
-	tx->msg_control = NULL;
-	tx->msg_controllen = 0;
+	memset(out, 0, sizeof(*out));
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(rx); c; c = CMSG_NXTHDR((struct msghdr *)rx, c)) {
-		struct cmsghdr *o;
-
 		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
-			struct in_pktinfo in, out = {0};
+			struct in_pktinfo in;
 
 			memcpy(&in, CMSG_DATA(c), sizeof(in));
-			out.ipi_spec_dst = udp_reply_source(&in);
-			tx->msg_control = buf->buf;
-			tx->msg_controllen = CMSG_SPACE(sizeof(out));
-			o = CMSG_FIRSTHDR(tx);
-			o->cmsg_level = IPPROTO_IP;
-			o->cmsg_type = IP_PKTINFO;
-			o->cmsg_len = CMSG_LEN(sizeof(out));
-			memcpy(CMSG_DATA(o), &out, sizeof(out));
-			return;
+			out->v4.ipi_spec_dst = udp_reply_source(&in);
+			return AF_INET;
 		}
 		if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
-			struct in6_pktinfo in;
-
-			memcpy(&in, CMSG_DATA(c), sizeof(in));
+			memcpy(&out->v6, CMSG_DATA(c), sizeof(out->v6));
 			/* the kernel picks a unicast source for a multicast query */
-			if (IN6_IS_ADDR_MULTICAST(&in.ipi6_addr))
-				return;
-			tx->msg_control = buf->buf;
-			tx->msg_controllen = CMSG_SPACE(sizeof(in));
-			o = CMSG_FIRSTHDR(tx);
-			o->cmsg_level = IPPROTO_IPV6;
-			o->cmsg_type = IPV6_PKTINFO;
-			o->cmsg_len = CMSG_LEN(sizeof(in));
-			memcpy(CMSG_DATA(o), &in, sizeof(in));
-			return;
+			if (IN6_IS_ADDR_MULTICAST(&out->v6.ipi6_addr))
+				return 0;
+			return AF_INET6;
 		}
 	}
+	return 0;
+}
+
+void udp_pktinfo_cmsg(struct msghdr *tx, union udp_cmsg *buf, int family,
+		      const union udp_pktinfo *pi)
+{
+	size_t len = family == AF_INET6 ? sizeof(pi->v6) : sizeof(pi->v4);
+	struct cmsghdr *c;
+
+	tx->msg_control = NULL;
+	tx->msg_controllen = 0;
+	if (family != AF_INET && family != AF_INET6)
+		return;
+	memset(buf, 0, sizeof(*buf));
+	tx->msg_control = buf->buf;
+	tx->msg_controllen = CMSG_SPACE(len);
+	c = CMSG_FIRSTHDR(tx);
+	c->cmsg_level = family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP;
+	c->cmsg_type = family == AF_INET6 ? IPV6_PKTINFO : IP_PKTINFO;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), pi, len);
+}
+
+void udp_reply_cmsg(const struct msghdr *rx, struct msghdr *tx, union udp_cmsg *buf)
+{
+	union udp_pktinfo pi;
+
+	udp_pktinfo_cmsg(tx, buf, udp_reply_pktinfo(rx, &pi), &pi);
 }
 
 /* udp_tx_queue: the next queued datagram, len bytes, to `to`. */
@@ -202,18 +211,9 @@ void udp_tx_to_from(struct udp_batch *b, const struct sockaddr_in *to, struct in
 		    size_t len)
 {
 	struct msghdr *th = udp_tx_queue(b, (const struct sockaddr *)to, sizeof(*to), len);
-	union udp_cmsg *buf = &b->tx_cmsg[b->ntx - 1];
-	struct in_pktinfo pi = {.ipi_spec_dst = from};
-	struct cmsghdr *c;
+	union udp_pktinfo pi = {.v4.ipi_spec_dst = from};
 
-	memset(buf, 0, sizeof(*buf));
-	th->msg_control = buf->buf;
-	th->msg_controllen = CMSG_SPACE(sizeof(pi));
-	c = CMSG_FIRSTHDR(th);
-	c->cmsg_level = IPPROTO_IP;
-	c->cmsg_type = IP_PKTINFO;
-	c->cmsg_len = CMSG_LEN(sizeof(pi));
-	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+	udp_pktinfo_cmsg(th, &b->tx_cmsg[b->ntx - 1], AF_INET, &pi);
 }
 
 unsigned udp_send(int fd, struct udp_batch *b, udp_refused_cb refused, void *arg)

@@ -9,7 +9,9 @@
  * with udp_tx_to().
  *
  * The rule for a reply's source address is one function,
- * udp_reply_cmsg(), in the manner of Knot's cmsg_handle(): the reply
+ * udp_reply_pktinfo(), which udp_reply_cmsg() puts into a reply's control
+ * data (and a program that holds a reply keeps for later, as sited's
+ * slowness does), in the manner of Knot's cmsg_handle(): the reply
  * leaves from the address the query was sent to, so that a query to an
  * anycast or secondary address, or to a wildcard (INADDR_ANY) listener, is
  * answered from that address; for a broadcast, multicast or unspecified
@@ -110,9 +112,24 @@ void udp_tx_to(struct udp_batch *b, const struct sockaddr *to, socklen_t tolen, 
 void udp_tx_to_from(struct udp_batch *b, const struct sockaddr_in *to, struct in_addr from,
 		    size_t len);
 
+/* a datagram's source, as the pktinfo of its family sets it */
+union udp_pktinfo {
+	struct in_pktinfo v4;  /* ipi_spec_dst */
+	struct in6_pktinfo v6; /* ipi6_addr, and ipi6_ifindex for a link-local one */
+};
+
 /* udp_reply_cmsg: the reply source rule (see above): fills tx's control
  * data from rx's pktinfo, in buf; none if rx has no pktinfo. */
 void udp_reply_cmsg(const struct msghdr *rx, struct msghdr *tx, union udp_cmsg *buf);
+/* udp_reply_pktinfo: the same rule for a reply sent later (one held): the
+ * source of a reply to rx into *out. Its family (AF_INET, AF_INET6), or 0
+ * when the reply carries none (rx has no pktinfo, or an IPv6 multicast
+ * one). */
+int udp_reply_pktinfo(const struct msghdr *rx, union udp_pktinfo *out);
+/* udp_pktinfo_cmsg: tx's control data, in buf: the source pi of family
+ * (udp_reply_pktinfo's); none for family 0. */
+void udp_pktinfo_cmsg(struct msghdr *tx, union udp_cmsg *buf, int family,
+		      const union udp_pktinfo *pi);
 /* udp_reply_source: the IPv4 part of the rule: the source for a reply to
  * a datagram that arrived with pi. */
 struct in_addr udp_reply_source(const struct in_pktinfo *pi);

@@ -1,7 +1,6 @@
 /* sited's HTTP/1.1 service through libmicrohttpd; see http.h. */
 #include "http.h"
 
-#include <arpa/inet.h>
 #include <microhttpd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -145,24 +144,33 @@ static void sited_http_log(void *cls, const char *fmt, va_list ap)
 	log_warnx("libmicrohttpd: %s", msg);
 }
 
-/* sited_http_rearm: the timer at what MHD_get_timeout says: now when it
+/* sited_http_rearm: m's timer at what MHD_get_timeout says: now when it
  * has data pending, never when it has nothing to time */
-static void sited_http_rearm(struct sited_http *h)
+static void sited_http_rearm(struct sited_http_mhd *m)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
 	int64_t at = INT64_MAX;
 
-	if (MHD_get_timeout(h->daemon, &ms) == MHD_YES)
+	if (MHD_get_timeout(m->daemon, &ms) == MHD_YES)
 		at = now_mono_ns() + (int64_t)(ms > 3600000 ? 3600000 : ms) * NSEC_PER_MSEC;
-	if (loop_timer_set(&h->timer, at, 0) == -1)
+	if (loop_timer_set(&m->timer, at, 0) == -1)
 		log_warn("%s: timerfd", __func__);
 }
 
+static void sited_http_run_one(struct sited_http_mhd *m)
+{
+	if (MHD_run(m->daemon) == MHD_NO)
+		log_warnx("%s: MHD_run failed", __func__);
+	sited_http_rearm(m);
+}
+
+/* sited_http_run: every daemon run, as after resuming requests held: a
+ * connection is one of them, which one is not kept */
 static void sited_http_run(struct sited_http *h)
 {
-	if (MHD_run(h->daemon) == MHD_NO)
-		log_warnx("%s: MHD_run failed", __func__);
-	sited_http_rearm(h);
+	for (int i = 0; i < SITED_LISTENERS; i++)
+		if (h->mhd[i].daemon)
+			sited_http_run_one(&h->mhd[i]);
 }
 
 static void sited_http_on_epoll(struct loop *loop, int fd, uint32_t events, void *arg)
@@ -170,7 +178,7 @@ static void sited_http_on_epoll(struct loop *loop, int fd, uint32_t events, void
 	(void)loop;
 	(void)fd;
 	(void)events;
-	sited_http_run(arg);
+	sited_http_run_one(arg);
 }
 
 /* sited_http_resume: the held requests due at now (all: INT64_MAX) let go */
@@ -218,46 +226,76 @@ static void sited_http_on_timer(struct loop *loop, int fd, uint32_t events, void
 	(void)loop;
 	(void)events;
 	loop_timer_read(fd);
-	sited_http_run(arg);
+	sited_http_run_one(arg);
+}
+
+/* sited_http_start: m's daemon serving h on the listening socket fd (its
+ * own from then on, closed by MHD_stop_daemon), in h's loop. 0, or -1
+ * (logged). */
+static int sited_http_start(struct sited_http *h, struct sited_http_mhd *m, int fd,
+			    unsigned max_conns)
+{
+	const union MHD_DaemonInfo *info;
+
+	m->daemon = MHD_start_daemon(
+	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL,
+	    sited_http_on_request, h, MHD_OPTION_EXTERNAL_LOGGER, sited_http_log, h,
+	    MHD_OPTION_NOTIFY_COMPLETED, sited_http_on_done, h, MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
+	    MHD_OPTION_NOTIFY_CONNECTION, sited_http_on_conn, h, MHD_OPTION_END);
+	if (m->daemon == NULL) {
+		/* fd not closed: libmicrohttpd closes it on some of its
+		 * failures and not on others; better a descriptor left at a
+		 * failed start than one closed twice */
+		log_warnx("%s: libmicrohttpd did not start", __func__);
+		return -1;
+	}
+	if ((info = MHD_get_daemon_info(m->daemon, MHD_DAEMON_INFO_EPOLL_FD)) == NULL ||
+	    loop_add(h->loop, &m->h, info->epoll_fd, EPOLLIN, sited_http_on_epoll, m) == -1 ||
+	    loop_timer_add(h->loop, &m->timer, INT64_MAX, 0, sited_http_on_timer, m) == -1) {
+		log_warn("%s: loop", __func__);
+		return -1;
+	}
+	sited_http_rearm(m);
+	return 0;
 }
 
 int sited_http_open(struct sited_http *h, struct loop *loop, const struct sited_server *srv,
-		    const struct sockaddr_in *addr, unsigned max_conns)
+		    union sited_addr addr, unsigned max_conns)
 {
-	const union MHD_DaemonInfo *info;
+	int fds[SITED_LISTENERS], no_ipv6 = srv->no_ipv6;
 
 	memset(h, 0, sizeof(*h));
 	h->loop = loop;
 	h->srv = srv;
-	h->h.fd = h->timer.fd = h->slow.fd = -1;
+	h->slow.fd = -1;
+	for (int i = 0; i < SITED_LISTENERS; i++)
+		h->mhd[i].h.fd = h->mhd[i].timer.fd = -1;
 	TAILQ_INIT(&h->held);
 	if (strfmt(h->server, sizeof(h->server), "libmicrohttpd %s", MHD_get_version()) == -1 ||
 	    strfmt(h->product, sizeof(h->product), "libmicrohttpd/%s", MHD_get_version()) == -1) {
 		strfmt(h->server, sizeof(h->server), "libmicrohttpd");
 		strfmt(h->product, sizeof(h->product), "libmicrohttpd");
 	}
-	h->daemon = MHD_start_daemon(
-	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL,
-	    sited_http_on_request, h, MHD_OPTION_NOTIFY_COMPLETED, sited_http_on_done, h,
-	    MHD_OPTION_EXTERNAL_LOGGER, sited_http_log, h, MHD_OPTION_SOCK_ADDR,
-	    (const struct sockaddr *)addr, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
-	    MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)SITED_HTTP_BACKLOG,
-	    MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
-	    MHD_OPTION_NOTIFY_CONNECTION, sited_http_on_conn, h, MHD_OPTION_END);
-	if (h->daemon == NULL) {
-		log_warnx("%s: libmicrohttpd did not start on %s:%u", __func__,
-			  inet_ntoa(addr->sin_addr), ntohs(addr->sin_port));
+	if (sited_listen(addr, SOCK_STREAM, 0, SITED_HTTP_BACKLOG, fds, &no_ipv6) == -1)
 		return -1;
+	for (int i = 0; i < SITED_LISTENERS; i++) {
+		if (fds[i] == -1)
+			continue;
+		if (sited_http_start(h, &h->mhd[i], fds[i], max_conns) == -1) {
+			/* the sockets not yet given to a daemon */
+			for (int j = i + 1; j < SITED_LISTENERS; j++)
+				if (fds[j] != -1)
+					close(fds[j]);
+			sited_http_close(h);
+			return -1;
+		}
 	}
-	if ((info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD)) == NULL ||
-	    loop_add(loop, &h->h, info->epoll_fd, EPOLLIN, sited_http_on_epoll, h) == -1 ||
-	    loop_timer_add(loop, &h->timer, INT64_MAX, 0, sited_http_on_timer, h) == -1 ||
-	    loop_timer_add(loop, &h->slow, INT64_MAX, 0, sited_http_on_slow, h) == -1) {
+	if (loop_timer_add(loop, &h->slow, INT64_MAX, 0, sited_http_on_slow, h) == -1) {
 		log_warn("%s: loop", __func__);
 		sited_http_close(h);
 		return -1;
 	}
-	sited_http_rearm(h);
 	return 0;
 }
 
@@ -265,23 +303,38 @@ uint16_t sited_http_port(const struct sited_http *h)
 {
 	const union MHD_DaemonInfo *info;
 
-	if (h->daemon == NULL ||
-	    (info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT)) == NULL)
+	if (h->mhd[0].daemon == NULL ||
+	    (info = MHD_get_daemon_info(h->mhd[0].daemon, MHD_DAEMON_INFO_BIND_PORT)) == NULL)
 		return 0;
 	return info->port;
 }
 
+/* sited_http_opened: h has a daemon */
+static int sited_http_opened(const struct sited_http *h)
+{
+	for (int i = 0; i < SITED_LISTENERS; i++)
+		if (h->mhd[i].daemon)
+			return 1;
+	return 0;
+}
+
 void sited_http_close(struct sited_http *h)
 {
-	if (h->daemon == NULL)
+	if (!sited_http_opened(h))
 		return;
-	loop_del(h->loop, &h->h);
-	if (h->timer.fd != -1)
-		loop_timer_del(h->loop, &h->timer);
 	if (h->slow.fd != -1)
 		loop_timer_del(h->loop, &h->slow);
 	/* libmicrohttpd stops only with no connection suspended */
 	(void)sited_http_resume(h, INT64_MAX);
-	MHD_stop_daemon(h->daemon);
-	h->daemon = NULL;
+	for (int i = 0; i < SITED_LISTENERS; i++) {
+		struct sited_http_mhd *m = &h->mhd[i];
+
+		if (m->daemon == NULL)
+			continue;
+		loop_del(h->loop, &m->h);
+		if (m->timer.fd != -1)
+			loop_timer_del(h->loop, &m->timer);
+		MHD_stop_daemon(m->daemon);
+		m->daemon = NULL;
+	}
 }

@@ -16,8 +16,10 @@
  *
  * libmicrohttpd runs in its "external epoll" mode: its epoll descriptor is
  * one handler of the loop (lib/loop.h) and a timerfd follows
- * MHD_get_timeout, so there is no thread. What to answer is
- * sited_http_answer, pure and unit-tested without a socket.
+ * MHD_get_timeout, so there is no thread. It listens on a socket sited
+ * binds (sited_listen, serve.h), one a daemon: beside the IPv4 wildcard a
+ * second daemon takes [::]'s, with the same callbacks and counts. What to
+ * answer is sited_http_answer, pure and unit-tested without a socket.
  */
 #ifndef STEERLAB_SITED_HTTP_H
 #define STEERLAB_SITED_HTTP_H
@@ -53,11 +55,18 @@ struct sited_http_req {
 	TAILQ_ENTRY(sited_http_req) entry;
 };
 
+/* one libmicrohttpd daemon: one listener's (it takes one socket) */
+struct sited_http_mhd {
+	struct MHD_Daemon *daemon; /* NULL: none */
+	struct loop_handler h, timer;
+};
+
 struct sited_http {
 	struct loop *loop;
 	const struct sited_server *srv; /* the site's name, drain, degradation, slowness */
-	struct MHD_Daemon *daemon;
-	struct loop_handler h, timer;
+	/* ADDR's daemon, and [::]'s beside the IPv4 wildcard: the same
+	 * callbacks, requests, held list and counts */
+	struct sited_http_mhd mhd[SITED_LISTENERS];
 	/* slow (srv->slow_ns): the requests held, in order, and their tick */
 	TAILQ_HEAD(sited_http_held, sited_http_req) held;
 	struct loop_handler slow;
@@ -80,11 +89,12 @@ struct sited_http_reply {
 void sited_http_answer(const struct sited_server *srv, const char *method, const char *url,
 		       struct sited_http_reply *r, struct sited_http_counts *counts);
 
-/* sited_http_open: serves HTTP on TCP addr (port 0: one the kernel picks)
- * in loop, in srv's name, with at most max_conns connections. 0, or -1
- * (logged). */
+/* sited_http_open: serves HTTP on TCP addr, IPv4 or IPv6 (port 0: one the
+ * kernel picks), and on [::] beside the IPv4 wildcard unless srv->no_ipv6
+ * (sited_listen), in loop, in srv's name, with at most max_conns
+ * connections a listener. 0, or -1 (logged). */
 int sited_http_open(struct sited_http *h, struct loop *loop, const struct sited_server *srv,
-		    const struct sockaddr_in *addr, unsigned max_conns);
+		    union sited_addr addr, unsigned max_conns);
 
 /* sited_http_port: the port h listens on (host order), 0 if unknown. */
 uint16_t sited_http_port(const struct sited_http *h);

@@ -3,10 +3,12 @@
  *
  * Answers every request datagram on UDP ADDR:PORT with a reply naming the
  * site, sent from the address the request was sent to, and the same
- * requests as a stream on TCP ADDR:PORT (tcp.h). The lab kills it
- * to fail the site; the prober notices. SIGUSR1 drains the site (the
- * timeline's drain): it goes on answering, its replies flagged
- * WIRE_F_DRAINING, so that the probers take it out; SIGUSR2 lifts it.
+ * requests as a stream on TCP ADDR:PORT (tcp.h). ADDR is the wildcard
+ * unless -a says, and the wildcard is both families': 0.0.0.0 and [::]
+ * (serve.h). The lab kills it to fail the site; the prober notices.
+ * SIGUSR1 drains the site (the timeline's drain): it goes on answering,
+ * its replies flagged WIRE_F_DRAINING, so that the probers take it out;
+ * SIGUSR2 lifts it.
  * SIGRTMIN+1 degrades it (the application broken, the kernel not): it
  * reads every request and answers none, while TCP connections are still
  * accepted; SIGRTMIN+2 restores it (state.h, lib/sited_signals.h). With
@@ -38,7 +40,8 @@ struct sited_opts {
 	const char *node;
 	const char *events;
 	const char *site;
-	struct sockaddr_in addr;
+	struct sockaddr_storage addr; /* AF_INET or AF_INET6, its port */
+	uint16_t port;
 	int http; /* -H: HTTP/1.1 on the TCP port */
 	int verbose;
 };
@@ -51,7 +54,7 @@ static void sited_usage(FILE *fp)
 		SITED_USAGE
 		"  -s SITE   the site name put in every reply (at most %d characters)\n"
 		"  -p PORT   UDP and TCP port to answer on (default %d)\n"
-		"  -a ADDR   IPv4 address to bind (default 0.0.0.0: all)\n"
+		"  -a ADDR   IPv4 or IPv6 address to bind, alone (default: all of both)\n"
 		"  -H        HTTP/1.1 on the TCP port (libmicrohttpd), not the lab's stream\n"
 		"  -n NODE   lab node, written into every event (default: sited)\n"
 		"  -e FILE   JSON Lines event file (default: standard output)\n"
@@ -60,24 +63,35 @@ static void sited_usage(FILE *fp)
 		WIRE_SITE_LEN, WIRE_PORT_DEFAULT);
 }
 
-/* sited_opt_addr: an IPv4 address alone (the port is -p) */
+/* sited_opt_addr: an IPv4 or IPv6 address alone (the port is -p) */
 static int sited_opt_addr(const char *arg, void *dst, const char **what)
 {
+	struct sockaddr_in *sin = dst;
+	struct sockaddr_in6 *sin6 = dst;
+
 	(void)what;
-	return inet_pton(AF_INET, arg, dst) == 1 ? 0 : -1;
+	if (inet_pton(AF_INET, arg, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		return 0;
+	}
+	memset(dst, 0, sizeof(struct sockaddr_storage));
+	if (inet_pton(AF_INET6, arg, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		return 0;
+	}
+	return -1;
 }
 
 static void sited_parse(int argc, char **argv, struct sited_opts *o)
 {
 	static const struct opt_cmd cmd = {"sited", SITED_USAGE, sited_usage, NULL};
-	uint16_t port = WIRE_PORT_DEFAULT;
 	const struct opt opts[] = {
 	    {OPT_STR('n', &o->node)},
 	    {OPT_STR('e', &o->events)},
 	    {OPT_NAME('s', &o->site, WIRE_SITE_LEN,
 		      "a site name of 1 to 16 letters, digits, '.', '_' or '-'")},
-	    {OPT_INT('p', &port, 1, 65535, "a port (1-65535)")},
-	    {OPT_CALL('a', sited_opt_addr, &o->addr.sin_addr, "an IPv4 address")},
+	    {OPT_INT('p', &o->port, 1, 65535, "a port (1-65535)")},
+	    {OPT_CALL('a', sited_opt_addr, &o->addr, "an IPv4 or IPv6 address")},
 	    {OPT_FLAG('H', &o->http)},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
@@ -85,10 +99,15 @@ static void sited_parse(int argc, char **argv, struct sited_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->node = "sited";
-	o->addr.sin_family = AF_INET;
-	o->addr.sin_addr.s_addr = htonl(INADDR_ANY);
+	o->port = WIRE_PORT_DEFAULT;
+	/* 0.0.0.0, and [::] beside it (serve.h) */
+	((struct sockaddr_in *)&o->addr)->sin_family = AF_INET;
+	((struct sockaddr_in *)&o->addr)->sin_addr.s_addr = htonl(INADDR_ANY);
 	opt_parse(&cmd, opts, argc, argv);
-	o->addr.sin_port = htons(port);
+	if (o->addr.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&o->addr)->sin6_port = htons(o->port);
+	else
+		((struct sockaddr_in *)&o->addr)->sin_port = htons(o->port);
 	if (o->site == NULL)
 		opt_refuse(&cmd, "-s SITE is required");
 }
@@ -181,12 +200,13 @@ static void sited_summary(struct event_log *ev, const char *site, const struct s
 int main(int argc, char **argv)
 {
 	struct sited_opts o;
-	struct sited_server srv = {.fd = -1, .local_fd = -1};
-	struct sited_tcp tcp = {.fd = -1, .spare = -1};
+	struct sited_server srv = {.fd = -1, .fd6 = -1, .local_fd = -1};
+	struct sited_tcp tcp = {.fd = -1, .fd6 = -1, .spare = -1};
 	struct sited_http http = {0};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
-	struct loop_handler sig, req, local;
+	struct loop_handler sig, req, req6, local;
+	char name[SITED_ADDRSTRLEN];
 	struct sited_state state;
 	int rc = 1;
 
@@ -209,21 +229,23 @@ int main(int argc, char **argv)
 		goto out;
 	if (sited_state_open(&state, loop, &srv, ev, o.site) == -1)
 		goto out;
+	/* every socket the same: sited_server_serve reads them all */
 	if (loop_add(loop, &req, srv.fd, EPOLLIN, sited_on_request, &srv) == -1 ||
+	    (srv.fd6 != -1 &&
+	     loop_add(loop, &req6, srv.fd6, EPOLLIN, sited_on_request, &srv) == -1) ||
 	    (srv.local_fd != -1 &&
 	     loop_add(loop, &local, srv.local_fd, EPOLLIN, sited_on_request, &srv) == -1)) {
 		log_warn("%s: loop_add", __func__);
 		goto out;
 	}
-	log_info("site %s answering on UDP and %s %s:%u", o.site, o.http ? http.server : "TCP",
-		 inet_ntoa(o.addr.sin_addr), ntohs(o.addr.sin_port));
-	event_emit(ev, EVENTS_SITED_READY, "{s:s, s:i}", "site", o.site, "port",
-		   (int)ntohs(o.addr.sin_port));
+	log_info("site %s answering on UDP and %s %s%s", o.site, o.http ? http.server : "TCP",
+		 sited_addr_str(&o.addr, name, sizeof(name)), srv.fd6 != -1 ? " and [::]" : "");
+	event_emit(ev, EVENTS_SITED_READY, "{s:s, s:i}", "site", o.site, "port", (int)o.port);
 	if (loop_run(loop) == -1)
 		goto out;
 	rc = 0;
 out:
-	if (srv.batch && (tcp.fd != -1 || http.daemon))
+	if (srv.batch && (tcp.fd != -1 || http.mhd[0].daemon))
 		sited_summary(ev, o.site, &srv.counts, &tcp.counts, o.http ? &http : NULL);
 	sited_http_close(&http);
 	sited_tcp_close(&tcp);

@@ -62,25 +62,15 @@ void sited_slow_forget(struct sited_slow *s, const struct sited_tcp_conn *conn)
 
 int sited_slow_send(const struct sited_slow_item *item)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
-		struct cmsghdr align;
-	} c;
+	union udp_cmsg c;
 	struct iovec iov = {(void *)item->msg, WIRE_LEN};
 	struct msghdr h = {.msg_name = (void *)&item->to,
-			   .msg_namelen = sizeof(item->to),
+			   .msg_namelen = item->to.sa.sa_family == AF_INET6 ? sizeof(item->to.sin6)
+									    : sizeof(item->to.sin),
 			   .msg_iov = &iov,
-			   .msg_iovlen = 1,
-			   .msg_control = c.buf,
-			   .msg_controllen = sizeof(c.buf)};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&h);
-	struct in_pktinfo pi = {.ipi_spec_dst = item->from};
+			   .msg_iovlen = 1};
 
-	memset(c.buf, 0, sizeof(c.buf));
-	cm->cmsg_level = IPPROTO_IP;
-	cm->cmsg_type = IP_PKTINFO;
-	cm->cmsg_len = CMSG_LEN(sizeof(pi));
-	memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+	udp_pktinfo_cmsg(&h, &c, item->to.sa.sa_family, &item->src);
 	return sendmsg(item->fd, &h, MSG_DONTWAIT) == WIRE_LEN ? 0 : -1;
 }
 

@@ -4,11 +4,12 @@
  *
  * While srv->slow_ns is above 0 each reply, UDP or TCP, is built when its
  * request is read, as always, and held slow_ns before it is sent: UDP's
- * from the address its request was sent to, TCP's on its connection, in
- * order. The delay is one for all, so the FIFO is in the order of the
- * replies' times; a new delay applies to the requests read from then on
- * (a shorter one waits behind the replies already held). A connection that
- * ends drops its held replies (counted). The line holds at most
+ * from the address its request was sent to (IPv4 or IPv6, the source
+ * udp_reply_pktinfo gives), TCP's on its connection, in order. The delay
+ * is one for all, so the FIFO is in the order of the replies' times; a
+ * new delay applies to the requests read from then on (a shorter one
+ * waits behind the replies already held). A connection that ends drops
+ * its held replies (counted). The line holds at most
  * SITED_SLOW_MAX replies: beyond, a reply is dropped (counted), as an
  * application's full queue would.
  *
@@ -22,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "udpbatch.h"
 #include "wire.h"
 
 #define SITED_SLOW_MAX (1u << 20)
@@ -29,10 +31,14 @@
 struct sited_tcp_conn;
 
 struct sited_slow_item {
-	int64_t due_ns;		     /* CLOCK_MONOTONIC */
-	int fd;			     /* UDP: the socket it came in on; -1: TCP */
-	struct sockaddr_in to;	     /* UDP: the requester */
-	struct in_addr from;	     /* UDP: the address the request was sent to */
+	int64_t due_ns; /* CLOCK_MONOTONIC */
+	int fd;		/* UDP: the socket it came in on; -1: TCP */
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in sin;
+		struct sockaddr_in6 sin6;
+	} to;			     /* UDP: the requester, of the socket's family */
+	union udp_pktinfo src;	     /* UDP: the reply's source, of to's (udp_reply_pktinfo) */
 	struct sited_tcp_conn *conn; /* TCP: its connection */
 	uint8_t msg[WIRE_LEN];
 };

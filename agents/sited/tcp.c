@@ -260,16 +260,17 @@ static void sited_tcp_on_conn(struct loop *loop, int fd, uint32_t events, void *
 	sited_tcp_watch(c);
 }
 
-/* sited_tcp_shed: the descriptors ran out with a connection waiting: the
- * spare one makes room to accept and close it. 0, or -1 if none could. */
-static int sited_tcp_shed(struct sited_tcp *t)
+/* sited_tcp_shed: the descriptors ran out with a connection waiting on
+ * the listener lfd: the spare one makes room to accept and close it. 0, or
+ * -1 if none could. */
+static int sited_tcp_shed(struct sited_tcp *t, int lfd)
 {
 	int fd;
 
 	if (t->spare == -1)
 		return -1;
 	close(t->spare);
-	fd = accept4(t->fd, NULL, NULL, SOCK_CLOEXEC);
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd != -1) {
 		close(fd);
 		t->counts.refused++;
@@ -290,7 +291,7 @@ static void sited_tcp_on_accept(struct loop *loop, int lfd, uint32_t events, voi
 
 		if (fd == -1 && (errno == EINTR || errno == ECONNABORTED))
 			continue;
-		if (fd == -1 && (errno == EMFILE || errno == ENFILE) && sited_tcp_shed(t) == 0)
+		if (fd == -1 && (errno == EMFILE || errno == ENFILE) && sited_tcp_shed(t, lfd) == 0)
 			continue;
 		if (fd == -1) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
@@ -321,39 +322,28 @@ static void sited_tcp_on_accept(struct loop *loop, int lfd, uint32_t events, voi
 }
 
 int sited_tcp_open(struct sited_tcp *t, struct loop *loop, const struct sited_server *srv,
-		   const struct sockaddr_in *addr, unsigned max_conns)
+		   union sited_addr addr, unsigned max_conns)
 {
-	int one = 1;
+	int fds[SITED_LISTENERS], no_ipv6 = srv->no_ipv6;
 
 	memset(t, 0, sizeof(*t));
 	t->loop = loop;
 	t->srv = srv;
 	t->max_conns = max_conns;
-	t->spare = -1;
+	t->fd = t->fd6 = t->spare = -1;
 	TAILQ_INIT(&t->conns);
-	t->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (t->fd == -1) {
-		log_warn("%s: socket", __func__);
+	if (sited_listen(addr, SOCK_STREAM, 0, SITED_TCP_BACKLOG, fds, &no_ipv6) == -1)
 		return -1;
-	}
-	if (setsockopt(t->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1) {
-		log_warn("%s: setsockopt SO_REUSEADDR", __func__);
-		goto fail;
-	}
-	if (bind(t->fd, (const struct sockaddr *)addr, sizeof(*addr)) == -1) {
-		log_warn("%s: bind TCP %s:%u", __func__, inet_ntoa(addr->sin_addr),
-			 ntohs(addr->sin_port));
-		goto fail;
-	}
-	if (listen(t->fd, SITED_TCP_BACKLOG) == -1) {
-		log_warn("%s: listen", __func__);
-		goto fail;
-	}
+	t->fd = fds[0];
+	t->fd6 = fds[1];
 	if ((t->spare = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1) {
 		log_warn("%s: open /dev/null", __func__);
 		goto fail;
 	}
-	if (loop_add(loop, &t->h, t->fd, EPOLLIN, sited_tcp_on_accept, t) == -1) {
+	/* one handler a listener, both the same */
+	if (loop_add(loop, &t->h, t->fd, EPOLLIN, sited_tcp_on_accept, t) == -1 ||
+	    (t->fd6 != -1 &&
+	     loop_add(loop, &t->h6, t->fd6, EPOLLIN, sited_tcp_on_accept, t) == -1)) {
 		log_warn("%s: loop_add", __func__);
 		goto fail;
 	}
@@ -374,12 +364,13 @@ void sited_tcp_deliver(struct sited_tcp_conn *c, const uint8_t *msg)
 
 uint16_t sited_tcp_port(const struct sited_tcp *t)
 {
-	struct sockaddr_in sin;
-	socklen_t len = sizeof(sin);
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
 
-	if (t->fd == -1 || getsockname(t->fd, (struct sockaddr *)&sin, &len) == -1)
+	if (t->fd == -1 || getsockname(t->fd, (struct sockaddr *)&ss, &len) == -1)
 		return 0;
-	return ntohs(sin.sin_port);
+	return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					      : ((struct sockaddr_in *)&ss)->sin_port);
 }
 
 void sited_tcp_close(struct sited_tcp *t)
@@ -390,7 +381,11 @@ void sited_tcp_close(struct sited_tcp *t)
 		loop_del(t->loop, &t->h);
 		close(t->fd);
 	}
+	if (t->fd6 != -1) {
+		loop_del(t->loop, &t->h6);
+		close(t->fd6);
+	}
 	if (t->spare != -1)
 		close(t->spare);
-	t->fd = t->spare = -1;
+	t->fd = t->fd6 = t->spare = -1;
 }

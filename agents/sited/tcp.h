@@ -1,6 +1,7 @@
 /*
  * sited over TCP: the UDP service (serve.h) as a stream, on the same
- * ADDR:PORT.
+ * ADDR:PORT (and [::]:PORT beside the IPv4 wildcard, its connections the
+ * same and counted with the others).
  *
  * A client writes requests of WIRE_LEN bytes back to back on a connection;
  * each whole request is answered with one reply of WIRE_LEN bytes
@@ -70,21 +71,24 @@ struct sited_tcp_conn {
 struct sited_tcp {
 	struct loop *loop;
 	const struct sited_server *srv; /* the site's name, drain and degradation */
-	int fd;				/* the listener */
+	int fd;				/* the listener on ADDR */
+	int fd6;			/* on [::] beside the IPv4 wildcard (serve.h); -1 if none */
 	int spare;			/* a descriptor kept for when they run out */
 	unsigned max_conns;
-	struct loop_handler h;
+	struct loop_handler h, h6; /* fd's, fd6's */
 	TAILQ_HEAD(sited_tcp_conns, sited_tcp_conn) conns;
 	struct sited_tcp_counts counts;
 	uint8_t rx[WIRE_LEN + SITED_TCP_RX]; /* one read, after a kept start */
 	uint8_t tx[WIRE_LEN + SITED_TCP_RX]; /* the replies to one read */
 };
 
-/* sited_tcp_open: listens on TCP addr (port 0: one the kernel picks) in
- * loop, answering in srv's name as srv->draining and srv->degraded say, with at most
- * max_conns connections. 0, or -1 (logged). */
+/* sited_tcp_open: listens on TCP addr, IPv4 or IPv6 (port 0: one the
+ * kernel picks), and on [::] beside the IPv4 wildcard unless srv->no_ipv6
+ * (sited_listen), in loop, answering in srv's name as srv->draining and
+ * srv->degraded say, with at most max_conns connections of both. 0, or -1
+ * (logged). */
 int sited_tcp_open(struct sited_tcp *t, struct loop *loop, const struct sited_server *srv,
-		   const struct sockaddr_in *addr, unsigned max_conns);
+		   union sited_addr addr, unsigned max_conns);
 
 /* sited_tcp_deliver: a reply held by slowness (slow.h) written on c, kept
  * if the kernel does not take it all; nothing if c has ended. */
@@ -93,7 +97,7 @@ void sited_tcp_deliver(struct sited_tcp_conn *c, const uint8_t *msg);
 /* sited_tcp_port: the port t listens on (host order), 0 if unknown. */
 uint16_t sited_tcp_port(const struct sited_tcp *t);
 
-/* sited_tcp_close: closes every connection and the listener; the counts
+/* sited_tcp_close: closes every connection and the listeners; the counts
  * stay. */
 void sited_tcp_close(struct sited_tcp *t);
 

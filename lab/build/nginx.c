@@ -5,8 +5,9 @@
  *
  * Its configuration is the lab's, written into the run directory
  * (NODE.nginx.conf, its temporary files under NODE.nginx/): one server on
- * the lab's port, every address of the site's namespace; a location that
- * matches lib/httpwire.h's request target and answers 200 with the
+ * the lab's port, every address of the site's namespace (in a lab with
+ * IPv6, [::] too, ipv6only as sited's: agents/sited/serve.h); a location
+ * that matches lib/httpwire.h's request target and answers 200 with the
  * X-Steerlab header naming the site and echoing the request's client id,
  * sequence and send time (flags 0: nginx knows no drain), as sited -H
  * does; every other path its health page, 200 "ok". Connections are kept
@@ -67,7 +68,13 @@ static int nginx_conf(const struct lab *lab, int n, const char *path, const char
 		"\tkeepalive_timeout 3600s;\n"
 		"\tkeepalive_requests 1000000000;\n"
 		"\tserver {\n"
-		"\t\tlisten %u reuseport;\n"
+		"\t\tlisten %u reuseport;\n",
+		site, dir, dir, dir, dir, dir, dir, t->port);
+	/* [::] where the lab gives the site IPv6 addresses: an IPv4 lab's
+	 * nginx listens as it did */
+	if (t->ip != TOPO_IP_4)
+		fprintf(fp, "\t\tlisten [::]:%u reuseport ipv6only=on;\n", t->port);
+	fprintf(fp,
 		"\t\t# lib/httpwire.h's request: /steerlab/CLIENT/SEQ/SENT\n"
 		"\t\tlocation ~ \"^/steerlab/(0|[1-9][0-9]*)/(0|[1-9][0-9]*)/(0|[1-9][0-9]*)$\" {\n"
 		"\t\t\tdefault_type text/plain;\n"
@@ -80,7 +87,7 @@ static int nginx_conf(const struct lab *lab, int n, const char *path, const char
 		"\t\t}\n"
 		"\t}\n"
 		"}\n",
-		site, dir, dir, dir, dir, dir, dir, t->port, site);
+		site);
 	if (fclose(fp) != 0) {
 		log_warn("nginx of %s: %s", site, path);
 		return -1;

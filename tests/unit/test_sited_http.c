@@ -2,11 +2,13 @@
  * (a lab target answered 200 naming the site, the drain flag, 503 while
  * degraded, the health page, another method), then libmicrohttpd on
  * 127.0.0.1 with a port the kernel picks, the test playing the client on one
- * kept-alive connection and turning the loop. */
+ * kept-alive connection and turning the loop; and on the wildcard, a GET
+ * over [::1] answered as one over 127.0.0.1, in the same counts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -134,11 +136,63 @@ static void test_served(void **state)
 	loop_free(loop);
 }
 
+/* http_get: a GET of the lab's target on a new connection to `to`: the
+ * site the answer names */
+static void http_get(struct loop *loop, union sited_addr to, uint64_t seq, const char *site)
+{
+	char req[128], buf[2048];
+	struct wire_msg m;
+	size_t n;
+	int fd = socket(to.sa->sa_family, SOCK_STREAM, 0);
+
+	assert_true(fd != -1);
+	assert_int_equal(connect(fd, to.sa, sited_addr_len(to)), 0);
+	snprintf(req, sizeof(req), "GET /steerlab/7/%llu/99 HTTP/1.1\r\nHost: x\r\n\r\n",
+		 (unsigned long long)seq);
+	n = http_exchange(loop, fd, req, buf, sizeof(buf));
+	assert_int_equal(httpwire_status((const uint8_t *)buf, n), 200);
+	assert_int_equal(httpwire_reply_decode((const uint8_t *)buf, n, &m), 0);
+	assert_string_equal(m.site, site);
+	assert_int_equal(m.seq, seq);
+	close(fd);
+}
+
+/* on the wildcard, a second daemon listens on [::]: a GET over [::1] is
+ * answered as one over 127.0.0.1, both in one count */
+static void test_served6(void **state)
+{
+	struct sockaddr_in any = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)},
+			   lo = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in6 lo6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	struct sited_server srv = {.fd = -1, .fd6 = -1, .local_fd = -1, .site = "http-6"};
+	struct loop *loop = loop_new();
+	struct sited_http h;
+
+	(void)state;
+	assert_non_null(loop);
+	assert_int_equal(sited_http_open(&h, loop, &srv, &any, 16), 0);
+	assert_non_null(h.mhd[1].daemon);
+	lo.sin_port = lo6.sin6_port = htons(sited_http_port(&h));
+	assert_true(lo.sin_port != 0);
+	http_get(loop, &lo6, 1, "http-6");
+	http_get(loop, &lo, 2, "http-6");
+	http_get(loop, &lo6, 3, "http-6");
+	assert_int_equal(h.counts.accepted, 3);
+	assert_int_equal(h.counts.requests, 3);
+	assert_int_equal(h.counts.replies, 3);
+	for (int i = 0; i < 100 && h.counts.closed < 3; i++)
+		assert_true(loop_once(loop, 10) >= 0);
+	assert_int_equal(h.counts.closed, 3);
+	sited_http_close(&h);
+	loop_free(loop);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_answer),
 	    cmocka_unit_test(test_served),
+	    cmocka_unit_test(test_served6),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,7 @@
  * sited's held replies (agents/sited/slow.c): released in order once due,
  * not before; a ring that grows and wraps keeps the order; a connection
  * that ends drops its own held replies and no other's; a UDP reply held is
- * sent from the address its request was sent to.
+ * sent from the address its request was sent to, in IPv4 and in IPv6.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -91,8 +91,8 @@ static void test_send(void **state)
 	assert_int_equal(bind(rx, (struct sockaddr *)&peer, sizeof(peer)), 0);
 	assert_int_equal(getsockname(rx, (struct sockaddr *)&peer, &len), 0);
 	it.fd = tx;
-	it.to = peer;
-	it.from.s_addr = htonl(INADDR_LOOPBACK);
+	it.to.sin = peer;
+	it.src.v4.ipi_spec_dst.s_addr = htonl(INADDR_LOOPBACK);
 	memset(it.msg, 0x5a, sizeof(it.msg));
 	assert_int_equal(sited_slow_send(&it), 0);
 	len = sizeof(from);
@@ -104,12 +104,45 @@ static void test_send(void **state)
 	close(rx);
 }
 
+/* the same in IPv6: from ::1, through a socket bound to [::] */
+static void test_send6(void **state)
+{
+	struct sockaddr_in6 any = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT},
+			    peer = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT},
+			    from;
+	socklen_t len = sizeof(peer);
+	struct sited_slow_item it = {.due_ns = 0};
+	int one = 1, tx = socket(AF_INET6, SOCK_DGRAM, 0), rx = socket(AF_INET6, SOCK_DGRAM, 0);
+	uint8_t buf[64];
+
+	(void)state;
+	assert_true(tx != -1 && rx != -1);
+	assert_int_equal(setsockopt(tx, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)), 0);
+	assert_int_equal(bind(tx, (struct sockaddr *)&any, sizeof(any)), 0);
+	assert_int_equal(bind(rx, (struct sockaddr *)&peer, sizeof(peer)), 0);
+	assert_int_equal(getsockname(rx, (struct sockaddr *)&peer, &len), 0);
+	it.fd = tx;
+	it.to.sin6 = peer;
+	it.src.v6.ipi6_addr = in6addr_loopback;
+	memset(it.msg, 0xa5, sizeof(it.msg));
+	assert_int_equal(sited_slow_send(&it), 0);
+	len = sizeof(from);
+	assert_int_equal(recvfrom(rx, buf, sizeof(buf), 0, (struct sockaddr *)&from, &len),
+			 WIRE_LEN);
+	assert_int_equal(buf[0], 0xa5);
+	assert_int_equal(len, sizeof(from));
+	assert_true(IN6_IS_ADDR_LOOPBACK(&from.sin6_addr));
+	close(tx);
+	close(rx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_order_and_due),
 	    cmocka_unit_test(test_forget),
 	    cmocka_unit_test(test_send),
+	    cmocka_unit_test(test_send6),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,9 @@
  * picks, the test playing the client and turning the loop: a request split
  * across reads, several in one, a bad message closing, the drain flag,
  * what the peer's close and reset count, the cap on connections, the
- * descriptors running out, and a reader too slow for its replies. */
+ * descriptors running out, and a reader too slow for its replies; on the
+ * wildcard, requests over [::1] served as over 127.0.0.1, and on ::1
+ * alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,20 +31,28 @@ struct tcp_fix {
 	uint16_t port;
 };
 
-static struct tcp_fix *tcp_fix_new(unsigned max_conns)
+/* tcp_fix_new_at: sited's TCP side on addr (port 0) */
+static struct tcp_fix *tcp_fix_new_at(union sited_addr addr, unsigned max_conns)
 {
-	struct sockaddr_in addr = {.sin_family = AF_INET,
-				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	struct tcp_fix *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
 	assert_non_null(f->loop = loop_new());
-	f->srv.fd = f->srv.local_fd = -1;
+	f->srv.fd = f->srv.fd6 = f->srv.local_fd = -1;
 	strcpy(f->srv.site, "tcp-a");
-	assert_int_equal(sited_tcp_open(&f->t, f->loop, &f->srv, &addr, max_conns), 0);
+	assert_int_equal(sited_tcp_open(&f->t, f->loop, &f->srv, addr, max_conns), 0);
 	f->port = sited_tcp_port(&f->t);
 	assert_true(f->port != 0);
 	return f;
+}
+
+/* tcp_fix_new: on 127.0.0.1 */
+static struct tcp_fix *tcp_fix_new(unsigned max_conns)
+{
+	struct sockaddr_in addr = {.sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+
+	return tcp_fix_new_at(&addr, max_conns);
 }
 
 static void tcp_fix_free(struct tcp_fix *f)
@@ -75,22 +85,39 @@ static void tcp_until(struct tcp_fix *f, const uint64_t *v, uint64_t want)
 	assert_true(*v >= want);
 }
 
-/* tcp_connect: a client connected to f, once f has accepted it */
+/* tcp_connect_to: a client connected to f at to, once f has accepted it */
+static int tcp_connect_to(struct tcp_fix *f, union sited_addr to, int rcvbuf)
+{
+	uint64_t had = f->t.counts.accepted + f->t.counts.refused;
+	int fd = socket(to.sa->sa_family, SOCK_STREAM, 0);
+
+	assert_true(fd != -1);
+	if (rcvbuf > 0)
+		assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)), 0);
+	assert_int_equal(connect(fd, to.sa, sited_addr_len(to)), 0);
+	while (f->t.counts.accepted + f->t.counts.refused == had)
+		tcp_turn(f);
+	return fd;
+}
+
+/* tcp_connect: the same at 127.0.0.1 */
 static int tcp_connect(struct tcp_fix *f, int rcvbuf)
 {
 	struct sockaddr_in to = {.sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
 				 .sin_port = htons(f->port)};
-	uint64_t had = f->t.counts.accepted + f->t.counts.refused;
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
-	assert_true(fd != -1);
-	if (rcvbuf > 0)
-		assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)), 0);
-	assert_int_equal(connect(fd, (struct sockaddr *)&to, sizeof(to)), 0);
-	while (f->t.counts.accepted + f->t.counts.refused == had)
-		tcp_turn(f);
-	return fd;
+	return tcp_connect_to(f, &to, rcvbuf);
+}
+
+/* tcp_connect6: the same at [::1] */
+static int tcp_connect6(struct tcp_fix *f)
+{
+	struct sockaddr_in6 to = {.sin6_family = AF_INET6,
+				  .sin6_addr = IN6ADDR_LOOPBACK_INIT,
+				  .sin6_port = htons(f->port)};
+
+	return tcp_connect_to(f, &to, 0);
 }
 
 /* tcp_request: request seq of client 9 into buf (WIRE_LEN bytes) */
@@ -419,13 +446,80 @@ static void test_tcp_slow_reader(void **state)
 	tcp_fix_free(f);
 }
 
+/* on the wildcard, sited listens on [::] too: a request over [::1] is
+ * answered as over 127.0.0.1, drained and degraded alike, the connections
+ * of both families under one cap and in one count */
+static void test_tcp_ipv6(void **state)
+{
+	struct sockaddr_in any = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
+	struct tcp_fix *f = tcp_fix_new_at(&any, 2);
+	int a = tcp_connect6(f), b = tcp_connect(f, 0), c = tcp_connect6(f);
+	uint8_t buf[WIRE_LEN];
+
+	(void)state;
+	assert_true(f->t.fd6 != -1);
+	assert_int_equal(f->t.counts.accepted, 2);
+	assert_int_equal(f->t.counts.refused, 1);
+	tcp_closed_by_site(f, c);
+	tcp_request(buf, 1);
+	tcp_write(f, a, buf, WIRE_LEN);
+	tcp_expect(f, a, 1, 0);
+	f->srv.draining = 1;
+	tcp_request(buf, 2);
+	tcp_write(f, a, buf, WIRE_LEN);
+	tcp_expect(f, a, 2, WIRE_F_DRAINING);
+	f->srv.draining = 0;
+	f->srv.degraded = 1;
+	tcp_request(buf, 3);
+	tcp_write(f, a, buf, WIRE_LEN);
+	tcp_until(f, &f->t.counts.degraded_dropped, 1);
+	f->srv.degraded = 0;
+	tcp_request(buf, 4);
+	tcp_write(f, a, buf, WIRE_LEN);
+	tcp_expect(f, a, 4, 0); /* 3 went unanswered */
+	tcp_request(buf, 5);
+	tcp_write(f, b, buf, WIRE_LEN);
+	tcp_expect(f, b, 5, 0);
+	assert_int_equal(f->t.counts.requests, 5);
+	assert_int_equal(f->t.counts.replies, 4);
+	close(a);
+	close(b);
+	close(c);
+	tcp_until(f, &f->t.counts.closed, 2);
+	tcp_fix_free(f);
+}
+
+/* given ::1, sited listens there alone */
+static void test_tcp_ipv6_alone(void **state)
+{
+	struct sockaddr_in6 lo6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	struct tcp_fix *f = tcp_fix_new_at(&lo6, 16);
+	int fd = tcp_connect6(f);
+	uint8_t buf[WIRE_LEN];
+
+	(void)state;
+	assert_int_equal(f->t.fd6, -1);
+	tcp_request(buf, 6);
+	tcp_write(f, fd, buf, WIRE_LEN);
+	tcp_expect(f, fd, 6, 0);
+	close(fd);
+	tcp_until(f, &f->t.counts.closed, 1);
+	tcp_fix_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tcp_split),		cmocka_unit_test(test_tcp_three_in_one),
-	    cmocka_unit_test(test_tcp_bad_closes),	cmocka_unit_test(test_tcp_draining),
-	    cmocka_unit_test(test_tcp_close_and_reset), cmocka_unit_test(test_tcp_cap),
-	    cmocka_unit_test(test_tcp_no_descriptors),	cmocka_unit_test(test_tcp_slow_reader),
+	    cmocka_unit_test(test_tcp_split),
+	    cmocka_unit_test(test_tcp_three_in_one),
+	    cmocka_unit_test(test_tcp_bad_closes),
+	    cmocka_unit_test(test_tcp_draining),
+	    cmocka_unit_test(test_tcp_close_and_reset),
+	    cmocka_unit_test(test_tcp_cap),
+	    cmocka_unit_test(test_tcp_no_descriptors),
+	    cmocka_unit_test(test_tcp_slow_reader),
+	    cmocka_unit_test(test_tcp_ipv6),
+	    cmocka_unit_test(test_tcp_ipv6_alone),
 	};
 
 	return cmocka_run_group_tests_name("sited_tcp", tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* lib/udpbatch.c: batched receive and send over loopback, the reply source
- * rule (a wildcard listener answers from the address it was reached at),
- * refused datagrams skipped, truncation. No root: 127.0.0.0/8 is local. */
+ * rule (a wildcard listener answers from the address it was reached at, in
+ * IPv4 and in IPv6), refused datagrams skipped, truncation. No root:
+ * 127.0.0.0/8 and ::1 are local. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -106,6 +107,82 @@ static void test_wildcard_listener_replies_from_destination(void **state)
 	assert_int_equal(recvfrom(c, got, sizeof(got), 0, (struct sockaddr *)&from, &flen), 4);
 	assert_memory_equal(got, "pong", 4);
 	assert_string_equal(inet_ntop(AF_INET, &from.sin_addr, a, sizeof(a)), "127.0.0.3");
+	udp_batch_free(b);
+	close(s);
+	close(c);
+}
+
+/* rx6: a received datagram's control data holding only pktinfo pi */
+static void rx6(struct msghdr *h, union udp_cmsg *buf, const struct in6_pktinfo *pi)
+{
+	struct cmsghdr *c;
+
+	memset(h, 0, sizeof(*h));
+	memset(buf, 0, sizeof(*buf));
+	h->msg_control = buf->buf;
+	h->msg_controllen = CMSG_SPACE(sizeof(*pi));
+	c = CMSG_FIRSTHDR(h);
+	c->cmsg_level = IPPROTO_IPV6;
+	c->cmsg_type = IPV6_PKTINFO;
+	c->cmsg_len = CMSG_LEN(sizeof(*pi));
+	memcpy(CMSG_DATA(c), pi, sizeof(*pi));
+}
+
+/* the IPv6 rule: from the destination, its interface kept (a link-local
+ * one needs it); none for a multicast one; and a [::] listener answers a
+ * datagram to ::1 from ::1, through IPV6_PKTINFO */
+static void test_reply_source6(void **state)
+{
+	struct in6_pktinfo pi = {.ipi6_ifindex = 3}, got;
+	struct sockaddr_in6 srv = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT},
+			    cli = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT},
+			    from;
+	socklen_t len = sizeof(srv);
+	union udp_cmsg rbuf, tbuf;
+	struct msghdr rh, th = {0};
+	union udp_pktinfo out;
+	struct udp_batch *b = udp_batch_new(2, 64, 64);
+	int one = 1, s = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK, 0),
+	    c = socket(AF_INET6, SOCK_DGRAM, 0);
+	char got_buf[8];
+
+	(void)state;
+	inet_pton(AF_INET6, "2001:2:0:ff00::1", &pi.ipi6_addr);
+	rx6(&rh, &rbuf, &pi);
+	assert_int_equal(udp_reply_pktinfo(&rh, &out), AF_INET6);
+	assert_memory_equal(&out.v6, &pi, sizeof(pi));
+	udp_reply_cmsg(&rh, &th, &tbuf);
+	assert_non_null(th.msg_control);
+	assert_int_equal(CMSG_FIRSTHDR(&th)->cmsg_level, IPPROTO_IPV6);
+	assert_int_equal(CMSG_FIRSTHDR(&th)->cmsg_type, IPV6_PKTINFO);
+	memcpy(&got, CMSG_DATA(CMSG_FIRSTHDR(&th)), sizeof(got));
+	assert_memory_equal(&got, &pi, sizeof(pi));
+	inet_pton(AF_INET6, "ff02::1", &pi.ipi6_addr);
+	rx6(&rh, &rbuf, &pi);
+	assert_int_equal(udp_reply_pktinfo(&rh, &out), 0);
+	udp_reply_cmsg(&rh, &th, &tbuf);
+	assert_null(th.msg_control);
+
+	assert_true(s != -1 && c != -1 && b != NULL);
+	assert_int_equal(setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)), 0);
+	assert_int_equal(udp_pktinfo_on(s, AF_INET6), 0);
+	assert_int_equal(bind(s, (struct sockaddr *)&srv, sizeof(srv)), 0);
+	assert_int_equal(getsockname(s, (struct sockaddr *)&srv, &len), 0);
+	cli.sin6_port = srv.sin6_port;
+	assert_int_equal(sendto(c, "six", 3, 0, (struct sockaddr *)&cli, sizeof(cli)), 3);
+	assert_int_equal(udp_recv(s, b), 1);
+	assert_null(udp_rx_pktinfo(b, 0)); /* the IPv4 one */
+	assert_int_equal(udp_reply_pktinfo(&b->rx[0].msg_hdr, &out), AF_INET6);
+	assert_true(IN6_IS_ADDR_LOOPBACK(&out.v6.ipi6_addr));
+	memcpy(udp_tx_buf(b), "xis", 3);
+	udp_tx_reply(b, 0, 3);
+	assert_int_equal(CMSG_FIRSTHDR(&b->tx[0].msg_hdr)->cmsg_type, IPV6_PKTINFO);
+	assert_int_equal(udp_send(s, b, NULL, NULL), 1);
+	len = sizeof(from);
+	assert_int_equal(recvfrom(c, got_buf, sizeof(got_buf), 0, (struct sockaddr *)&from, &len),
+			 3);
+	assert_memory_equal(got_buf, "xis", 3);
+	assert_true(IN6_IS_ADDR_LOOPBACK(&from.sin6_addr));
 	udp_batch_free(b);
 	close(s);
 	close(c);
@@ -222,6 +299,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reply_source),
+	    cmocka_unit_test(test_reply_source6),
 	    cmocka_unit_test(test_wildcard_listener_replies_from_destination),
 	    cmocka_unit_test(test_arrival_time_stamp),
 	    cmocka_unit_test(test_refused_datagram_is_skipped),
