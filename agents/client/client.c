@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
+#include <libknot/libknot.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mount.h>
@@ -133,7 +134,7 @@ static void client_resolution(struct event_log *ev, const struct client_dns *d, 
 {
 	const struct client_dns_response *r = &d->last;
 	const char *outcome;
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
 
 	if (ev == NULL)
 		return;
@@ -149,31 +150,52 @@ static void client_resolution(struct event_log *ev, const struct client_dns *d, 
 		outcome = "servfail";
 	else
 		outcome = "rcode";
-	inet_ntop(AF_INET, &r->addr, addr, sizeof(addr));
+	if (r->qtype == KNOT_RRTYPE_AAAA)
+		inet_ntop(AF_INET6, &r->addr6, addr, sizeof(addr));
+	else
+		inet_ntop(AF_INET, &r->addr, addr, sizeof(addr));
 	event_emit(ev, EVENTS_DNS_RESOLUTION, "{s:I, s:s, s:i, s:b, s:s?, s:I}", "client",
 		   (json_int_t)id, "outcome", outcome, "rcode", r->rcode, "stale", r->stale,
 		   "address", d->pending ? NULL : addr, "latency_ns",
 		   (json_int_t)d->last_latency_ns);
 }
 
+/* client_steer_target: the address the answers gave into the target
+ * (an AAAA client's IPv6 one), and in text into buf */
+static const char *client_steer_target(const struct client_dns *d, union client_addr *target,
+				       char *buf, size_t len)
+{
+	if (d->qtype == KNOT_RRTYPE_AAAA) {
+		target->sin6.sin6_family = AF_INET6;
+		target->sin6.sin6_addr = d->addr6;
+		return inet_ntop(AF_INET6, &d->addr6, buf, (socklen_t)len);
+	}
+	target->sin.sin_family = AF_INET;
+	target->sin.sin_addr = d->addr;
+	return inet_ntop(AF_INET, &d->addr, buf, (socklen_t)len);
+}
+
 static void client_steer_answer(struct client_steer *st, int64_t now)
 {
 	struct client_dns *d = &st->dns;
-	struct in_addr before = st->c->cfg.target.sin_addr;
-	char was[INET_ADDRSTRLEN], now_addr[INET_ADDRSTRLEN];
-	int rc = client_dns_receive(d, now);
+	union client_addr *target = &st->c->cfg.target;
+	char was[INET6_ADDRSTRLEN], now_addr[INET6_ADDRSTRLEN];
+	int rc = client_dns_receive(d, now), changed;
 
 	if (rc == 1 || rc == 2)
 		client_resolution(st->ev, d, st->c->cfg.id, 0);
 	if (rc != 1)
 		return;
-	st->c->cfg.target.sin_addr = d->addr;
-	inet_ntop(AF_INET, &before, was, sizeof(was));
-	inet_ntop(AF_INET, &d->addr, now_addr, sizeof(now_addr));
+	if (target->sa.sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &target->sin6.sin6_addr, was, sizeof(was));
+	else
+		inet_ntop(AF_INET, &target->sin.sin_addr, was, sizeof(was));
+	client_steer_target(d, target, now_addr, sizeof(now_addr));
+	changed = strcmp(was, now_addr) != 0;
 	event_emit(st->ev, EVENTS_DNS_ANSWER, "{s:I, s:s, s:s, s:s, s:I, s:b}", "client",
 		   (json_int_t)st->c->cfg.id, "name", d->name, "address", now_addr, "previous", was,
-		   "ttl", (json_int_t)d->ttl, "changed", before.s_addr != d->addr.s_addr);
-	if (before.s_addr != d->addr.s_addr)
+		   "ttl", (json_int_t)d->ttl, "changed", changed);
+	if (changed)
 		log_info("%s now %s (was %s), ttl %us", d->name, now_addr, was, d->ttl);
 }
 
@@ -276,8 +298,8 @@ static int client_pop_start(struct client_opts *o, struct client *c, struct loop
 			-1 ||
 		    popdns_first(pd) == -1)
 			return -1;
-		o->cfg.target.sin_family = AF_INET;
-		o->cfg.target.sin_port = htons(o->port ? o->port : WIRE_PORT_DEFAULT);
+		o->cfg.target.sin.sin_family = AF_INET;
+		o->cfg.target.sin.sin_port = htons(o->port ? o->port : WIRE_PORT_DEFAULT);
 		o->target = o->name;
 		if (loop_add(loop, pd_h, pd->fd, EPOLLIN, client_on_popdns, pd) == -1) {
 			log_warn("%s: dns loop", __func__);
@@ -386,6 +408,7 @@ int main(int argc, char **argv)
 	struct pop pop = {0};
 	struct popdns pd = {.fd = -1};
 	char csvpath[256];
+	char first[INET6_ADDRSTRLEN] = "";
 	struct client_recfile csvfile = {0}, binfile = {0};
 	struct client_recbin bin;
 	int rc = 1, started = 0, go_stopped = 0;
@@ -448,16 +471,17 @@ int main(int argc, char **argv)
 		/* libcurl resolves: the name through the lab's resolver */
 		if (client_private_resolv(&o.resolver_sin) == -1)
 			goto out;
-		o.cfg.target.sin_family = AF_INET;
-		o.cfg.target.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
+		o.cfg.target.sin.sin_family = AF_INET;
+		o.cfg.target.sin.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
 		o.target = o.name;
 	} else if (o.resolver) {
-		if (client_dns_init(&st.dns, &o.resolver_sin, o.name, o.sticky_ns, o.pick) == -1 ||
+		if (client_dns_init_family(&st.dns, &o.resolver_sin, o.name, o.sticky_ns, o.pick,
+					   o.family6 ? AF_INET6 : AF_INET) == -1 ||
 		    client_steer_first(&st.dns) == -1)
 			goto out;
-		o.cfg.target.sin_family = AF_INET;
-		o.cfg.target.sin_addr = st.dns.addr;
-		o.cfg.target.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
+		client_steer_target(&st.dns, &o.cfg.target, first, sizeof(first));
+		/* the port sits at one offset in both families' sockaddr */
+		o.cfg.target.sin.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
 		o.target = o.name;
 	}
 	if (!o.population && o.tcp) {
@@ -491,8 +515,8 @@ int main(int argc, char **argv)
 			log_warn("%s: dns loop", __func__);
 			goto out;
 		}
-		log_info("%s is %s (ttl %us) from resolver %s%s", o.name, inet_ntoa(st.dns.addr),
-			 st.dns.ttl, o.resolver, o.sticky_ns ? ", sticky" : "");
+		log_info("%s is %s (ttl %us) from resolver %s%s", o.name, first, st.dns.ttl,
+			 o.resolver, o.sticky_ns ? ", sticky" : "");
 	}
 	log_info("client %u: %.0f requests/s to %s over %s, timeout %lldms", o.cfg.id, o.cfg.rate,
 		 o.target,
@@ -526,8 +550,6 @@ int main(int argc, char **argv)
 				    : "udp");
 	}
 	if (o.resolver && !o.population && !o.curl_dns) {
-		char first[INET_ADDRSTRLEN];
-		inet_ntop(AF_INET, &st.dns.addr, first, sizeof(first));
 		event_emit(ev, EVENTS_DNS_ANSWER, "{s:I, s:s, s:s, s:n, s:I, s:b}", "client",
 			   (json_int_t)o.cfg.id, "name", o.name, "address", first, "previous",
 			   "ttl", (json_int_t)st.dns.ttl, "changed", 1);

@@ -15,6 +15,12 @@
 
 int client_dns_build_query(const uint8_t *qname, uint16_t id, uint8_t *buf, size_t len)
 {
+	return client_dns_build_query_type(qname, KNOT_RRTYPE_A, id, buf, len);
+}
+
+int client_dns_build_query_type(const uint8_t *qname, uint16_t qtype, uint16_t id, uint8_t *buf,
+				size_t len)
+{
 	knot_rrset_t opt;
 	knot_pkt_t *pkt;
 	int n = -1;
@@ -29,7 +35,7 @@ int client_dns_build_query(const uint8_t *qname, uint16_t id, uint8_t *buf, size
 	knot_wire_set_rd(pkt->wire);
 	/* with an OPT, so that a resolver can say an answer is stale (EDE 3,
 	 * RFC 8914), as resolverd does */
-	if (knot_pkt_put_question(pkt, qname, KNOT_CLASS_IN, KNOT_RRTYPE_A) == KNOT_EOK &&
+	if (knot_pkt_put_question(pkt, qname, KNOT_CLASS_IN, qtype) == KNOT_EOK &&
 	    knot_edns_init(&opt, CLIENT_DNS_EDNS_PAYLOAD, 0, 0, NULL) == KNOT_EOK) {
 		if (knot_pkt_begin(pkt, KNOT_ADDITIONAL) == KNOT_EOK &&
 		    knot_pkt_put(pkt, KNOT_COMPR_HINT_NONE, &opt, 0) == KNOT_EOK)
@@ -86,6 +92,7 @@ int client_dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const
 	    !knot_dname_is_equal(knot_pkt_qname(pkt), qname))
 		goto out;
 	memset(r, 0, sizeof(*r));
+	r->qtype = knot_pkt_qtype(pkt);
 	r->rcode = knot_wire_get_rcode(pkt->wire);
 	r->stale = client_dns_stale(pkt);
 	rc = 1; /* a response to the query, with no address (yet) */
@@ -116,9 +123,21 @@ int client_dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const
 				if (a->len == 4 && r->naddrs < CLIENT_DNS_ADDRS_MAX)
 					memcpy(&r->addrs[r->naddrs++].s_addr, a->data, 4);
 			}
+		} else if (rr->type == KNOT_RRTYPE_AAAA) {
+			for (uint16_t k = 0; k < rr->rrs.count; k++) {
+				const knot_rdata_t *a = knot_rdataset_at(&rr->rrs, k);
+
+				if (a->len == 16 && r->naddrs6 < CLIENT_DNS_ADDRS_MAX)
+					memcpy(&r->addrs6[r->naddrs6++], a->data, 16);
+			}
 		}
 	}
-	if (r->naddrs > 0) {
+	/* an answer to an AAAA question is its IPv6 addresses */
+	if (r->qtype == KNOT_RRTYPE_AAAA && r->naddrs6 > 0) {
+		r->addr6 = r->addrs6[0];
+		r->ttl = minttl;
+		rc = 0;
+	} else if (r->qtype != KNOT_RRTYPE_AAAA && r->naddrs > 0) {
 		r->addr = r->addrs[0];
 		r->ttl = minttl;
 		rc = 0;
@@ -218,7 +237,14 @@ int client_dns_open(const char *name, char *namebuf, uint8_t *qname)
 int client_dns_init(struct client_dns *d, const struct sockaddr_in *resolver, const char *name,
 		    int64_t sticky_ns, enum client_pick pick)
 {
+	return client_dns_init_family(d, resolver, name, sticky_ns, pick, AF_INET);
+}
+
+int client_dns_init_family(struct client_dns *d, const struct sockaddr_in *resolver,
+			   const char *name, int64_t sticky_ns, enum client_pick pick, int family)
+{
 	memset(d, 0, sizeof(*d));
+	d->qtype = family == AF_INET6 ? KNOT_RRTYPE_AAAA : KNOT_RRTYPE_A;
 	d->fd = -1;
 	d->resolver = *resolver;
 	d->sticky_ns = sticky_ns;
@@ -235,7 +261,7 @@ int client_dns_query(struct client_dns *d, int64_t now)
 
 	if (getrandom(&d->qid, sizeof(d->qid), 0) != sizeof(d->qid))
 		d->qid = (uint16_t)now;
-	if ((n = client_dns_build_query(d->qname, d->qid, buf, sizeof(buf))) == -1) {
+	if ((n = client_dns_build_query_type(d->qname, d->qtype, d->qid, buf, sizeof(buf))) == -1) {
 		log_warnx("cannot build a query for %s", d->name);
 		return -1;
 	}
@@ -253,13 +279,24 @@ int client_dns_query(struct client_dns *d, int64_t now)
 	return 0;
 }
 
+/* client_dns_hold: an answer of ttl taken now: when to ask again. 1. */
+static int client_dns_hold(struct client_dns *d, uint32_t ttl, int64_t now)
+{
+	int64_t hold = d->sticky_ns > 0 ? d->sticky_ns : (int64_t)ttl * NSEC_PER_SEC;
+
+	if (hold < CLIENT_DNS_MIN_TTL_NS)
+		hold = CLIENT_DNS_MIN_TTL_NS;
+	d->ttl = ttl;
+	d->refresh_ns = now + hold;
+	return 1;
+}
+
 int client_dns_receive(struct client_dns *d, int64_t now)
 {
 	uint8_t buf[KNOT_WIRE_MAX_PKTSIZE];
 	struct client_dns_response r;
 	ssize_t n = recv(d->fd, buf, sizeof(buf), 0);
 	uint32_t draw = 0;
-	int64_t hold;
 	int rc;
 
 	if (n == -1)
@@ -278,6 +315,15 @@ int client_dns_receive(struct client_dns *d, int64_t now)
 	}
 	d->pending = 0;
 	d->answers++;
+	if (d->qtype == KNOT_RRTYPE_AAAA) {
+		/* IPv6: the first address (check allows no other pick) */
+		if (d->have && memcmp(&r.addr6, &d->addr6, sizeof(d->addr6)) != 0)
+			d->changes++;
+		d->have = 1;
+		d->addr6 = r.addr6;
+		d->naddrs = 0;
+		return client_dns_hold(d, r.ttl, now);
+	}
 	if (d->pick == CLIENT_PICK_SORTED && d->src.s_addr == 0)
 		d->src = client_dns_source(r.addr);
 	if (d->pick == CLIENT_PICK_RANDOM && getrandom(&draw, sizeof(draw), 0) != sizeof(draw))
@@ -288,12 +334,7 @@ int client_dns_receive(struct client_dns *d, int64_t now)
 		d->changes++;
 	d->have = 1;
 	d->addr = d->addrs[0];
-	d->ttl = r.ttl;
-	hold = d->sticky_ns > 0 ? d->sticky_ns : (int64_t)r.ttl * NSEC_PER_SEC;
-	if (hold < CLIENT_DNS_MIN_TTL_NS)
-		hold = CLIENT_DNS_MIN_TTL_NS;
-	d->refresh_ns = now + hold;
-	return 1;
+	return client_dns_hold(d, r.ttl, now);
 }
 
 int64_t client_dns_next_ns(const struct client_dns *d)

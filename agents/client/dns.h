@@ -55,11 +55,16 @@ const char *client_pick_name(enum client_pick pick);
 
 /* what a response to the client's query said */
 struct client_dns_response {
+	uint16_t qtype;				    /* its question's: A or AAAA */
 	int rcode;				    /* the header's RCODE */
 	int stale;				    /* EDE 3 (Stale Answer, RFC 8914) in its OPT */
 	struct in_addr addr;			    /* the first A record, when there is one */
 	struct in_addr addrs[CLIENT_DNS_ADDRS_MAX]; /* every A record, in order */
 	unsigned naddrs;			    /* >= 1 when addr is */
+	/* an AAAA question's: the first AAAA record, and every one */
+	struct in6_addr addr6;
+	struct in6_addr addrs6[CLIENT_DNS_ADDRS_MAX];
+	unsigned naddrs6;
 	uint32_t ttl;
 };
 
@@ -81,9 +86,11 @@ struct client_dns {
 	int pending;	   /* a query is outstanding */
 	int64_t sent_ns;   /* CLOCK_MONOTONIC when it left */
 	enum client_pick pick;
-	struct in_addr src;  /* the client's own address, for sorted (0: not known yet) */
-	int have;	     /* addr is known */
-	struct in_addr addr; /* the address requests go to: addrs[0] */
+	uint16_t qtype;	       /* A, or AAAA (client_dns_init_family AF_INET6) */
+	struct in6_addr addr6; /* AAAA: the address requests go to */
+	struct in_addr src;    /* the client's own address, for sorted (0: not known yet) */
+	int have;	       /* addr is known */
+	struct in_addr addr;   /* the address requests go to: addrs[0] */
 	struct in_addr addrs[CLIENT_DNS_ADDRS_MAX]; /* the answer's, in pick's order */
 	unsigned naddrs;
 	uint32_t ttl;	    /* TTL of the last answer, seconds */
@@ -104,6 +111,11 @@ int client_dns_open(const char *name, char *namebuf, uint8_t *qname);
  * buf. Returns its length, or -1. */
 int client_dns_build_query(const uint8_t *qname, uint16_t id, uint8_t *buf, size_t len);
 
+/* client_dns_build_query_type: the same for a question of qtype (A or
+ * AAAA) */
+int client_dns_build_query_type(const uint8_t *qname, uint16_t qtype, uint16_t id, uint8_t *buf,
+				size_t len);
+
 /* client_dns_parse_answer: the first A record of a response to query id
  * for qname (following CNAMEs in the answer section), and the smallest TTL
  * on the way. 0, or -1 if the packet is not that response, is an error
@@ -112,9 +124,9 @@ int client_dns_parse_answer(const uint8_t *buf, size_t len, uint16_t id, const u
 			    struct in_addr *addr, uint32_t *ttl);
 
 /* client_dns_parse_response: what a response to query id for qname says,
- * into *r: 0 an address (r->addr, r->ttl), 1 a response without one
- * (r->rcode: SERVFAIL, NXDOMAIN; or NOERROR with no A record), -1 not a
- * response to that query. r->stale either way. */
+ * into *r: 0 an address of the question's type (r->addr or r->addr6, r->ttl), 1 a response without
+ * one (r->rcode: SERVFAIL, NXDOMAIN; or NOERROR with no A record), -1 not a response to that query.
+ * r->stale either way. */
 int client_dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const uint8_t *qname,
 			      struct client_dns_response *r);
 
@@ -122,6 +134,12 @@ int client_dns_parse_response(const uint8_t *buf, size_t len, uint16_t id, const
  * with several addresses. 0 or -1 (logged). */
 int client_dns_init(struct client_dns *d, const struct sockaddr_in *resolver, const char *name,
 		    int64_t sticky_ns, enum client_pick pick);
+
+/* client_dns_init_family: the same for the addresses of family
+ * (AF_INET: A records, AF_INET6: AAAA records into addr6; pick must be
+ * first then) */
+int client_dns_init_family(struct client_dns *d, const struct sockaddr_in *resolver,
+			   const char *name, int64_t sticky_ns, enum client_pick pick, int family);
 
 /* client_dns_query: send a query now. 0 or -1. */
 int client_dns_query(struct client_dns *d, int64_t now);

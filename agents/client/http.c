@@ -462,7 +462,7 @@ static int client_http_start(struct client_http *t, const struct client_slot *s)
 	struct client_http_xfer *x = client_http_xfer_get(t);
 	char path[HTTPWIRE_PATH_MAX + 1], addr[INET_ADDRSTRLEN],
 	    pin[sizeof("::") + INET_ADDRSTRLEN + 6];
-	unsigned port = ntohs(c->cfg.target.sin_port);
+	unsigned port = ntohs(c->cfg.target.sin.sin_port);
 
 	if (x == NULL)
 		return -1;
@@ -471,7 +471,7 @@ static int client_http_start(struct client_http *t, const struct client_slot *s)
 	x->seq = s->seq;
 	x->header = 0;
 	x->server[0] = '\0';
-	inet_ntop(AF_INET, &c->cfg.target.sin_addr, addr, sizeof(addr));
+	inet_ntop(AF_INET, &c->cfg.target.sin.sin_addr, addr, sizeof(addr));
 	if (httpwire_path(&m, path, sizeof(path)) == -1 ||
 	    strfmt(x->url, sizeof(x->url), "http://%s:%u%s", t->host[0] ? t->host : addr, port,
 		   path) == -1 ||

@@ -20,11 +20,14 @@ static void client_usage(FILE *fp)
 	fprintf(fp,
 		CLIENT_USAGE
 		"  -i ID        client id carried in every request (0-4294967295)\n"
-		"  -t ADDR:PORT target of the requests (port default %d): anycast mode\n"
+		"  -t ADDR:PORT target of the requests (port default %d): anycast mode;\n"
+		"               [IPV6]:PORT for IPv6 (one UDP client)\n"
 		"  -R RESOLVER  DNS mode: ask this resolver (port default 53) for NAME and\n"
 		"               send the requests to the answer; ask again when its TTL ends\n"
 		"               (a population may list up to %d: client j asks the (j mod k)th)\n"
 		"  -q NAME      DNS mode: the service name (an A record)\n"
+		"  -6           DNS mode: ask for its AAAA record and send over IPv6\n"
+		"               (one UDP client)\n"
 		"  -p PORT      DNS mode: the requests' port (default %d)\n"
 		"  -S STICKY    DNS mode: keep each address this long whatever the TTL\n"
 		"  -m PICK      DNS mode, an answer of several addresses: first (default),\n"
@@ -146,8 +149,11 @@ static int client_opt_target(const char *arg, void *dst, const char **what)
 	struct client_opts *o = dst;
 
 	(void)what;
-	if (parse_addr_port(arg, WIRE_PORT_DEFAULT, &o->cfg.target) == -1)
+	struct sockaddr_storage ss;
+
+	if (addr_parse_sockaddr(arg, WIRE_PORT_DEFAULT, &ss) == -1)
 		return -1;
+	memcpy(&o->cfg.target, &ss, sizeof(o->cfg.target));
 	o->target = arg;
 	return 0;
 }
@@ -225,7 +231,7 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	    {OPT_STR('e', &o->events)},
 	    {OPT_INT('i', &o->cfg.id, 0, UINT32_MAX, "a client id (0-4294967295)"),
 	     .seen = &o->has_id},
-	    {OPT_CALL('t', client_opt_target, o, "an IPv4 ADDR:PORT")},
+	    {OPT_CALL('t', client_opt_target, o, "ADDR:PORT or [IPV6]:PORT")},
 	    {OPT_CALL('R', client_opt_resolver, o, "an IPv4 RESOLVER[:PORT]")},
 	    {OPT_INT('P', &o->population, 1, POP_MAX, "a number of logical clients (1-131072)")},
 	    {OPT_CALL('k', client_opt_skew, &o->rates,
@@ -243,6 +249,7 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	    {OPT_DURATION('d', &o->cfg.duration_ns, 1, INT64_MAX, "a duration such as 10s")},
 	    {OPT_STR('o', &o->csv)},
 	    {OPT_STR('B', &o->bin)},
+	    {OPT_FLAG('6', &o->family6)},
 	    {OPT_FLAG('T', &o->tcp)},
 	    {OPT_FLAG('b', &o->cfg.reconnect_now)},
 	    {OPT_CALL('m', client_opt_pick, &o->pick, "first, random, sorted or next"),
@@ -280,6 +287,13 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "several -R, -k, -a, -Q and -s go with -P (a population)");
 	if (o->has_pick && (o->resolver == NULL || o->population))
 		opt_refuse(&cmd, "-m goes with -R (DNS mode) of one client (not -P)");
+	if (o->family6 && (o->resolver == NULL || o->population || o->tcp || o->http ||
+			   (o->has_pick && o->pick != CLIENT_PICK_FIRST)))
+		opt_refuse(&cmd, "-6 goes with -R (DNS mode) of one UDP client that takes the "
+				 "first address (not -P, -T, -H or -m)");
+	if (o->target && o->cfg.target.sa.sa_family == AF_INET6 &&
+	    (o->population || o->tcp || o->http))
+		opt_refuse(&cmd, "-t [IPV6]:PORT goes with one UDP client (not -P, -T or -H)");
 	if (o->cfg.connect_timeout_ns && !o->tcp)
 		opt_refuse(&cmd, "-c goes with -T (TCP)");
 	if (o->cfg.reconnect_now && !o->tcp && !(o->http && o->population))

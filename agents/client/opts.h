@@ -13,7 +13,8 @@
 #include "traffic.h"
 
 #define CLIENT_USAGE                                                                               \
-	"usage: client -i ID (-t ADDR:PORT | -R RESOLVER[:PORT] -q NAME [-p PORT] [-S STICKY])\n"  \
+	"usage: client -i ID (-t ADDR:PORT | -R RESOLVER[:PORT] -q NAME [-6] [-p PORT] [-S "       \
+	"STICKY])\n"                                                                               \
 	"              [-P N [-k SKEW] [-a ARRIVALS] [-Q SHARE] [-s SEED] [-A NET/LEN] [-W "       \
 	"W,...]]\n"                                                                                \
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
@@ -49,6 +50,7 @@ struct client_opts {
 	int http;	       /* -H: HTTP/1.1 through libcurl */
 	enum client_pick pick; /* -m */
 	int has_pick;
+	int family6;		   /* -6: DNS mode over IPv6 (AAAA) */
 	int curl_dns;		   /* -L: libcurl resolves NAME itself */
 	int64_t curl_dns_cache_ns; /* its DNS cache */
 	int64_t start_ns;	   /* -z: CLOCK_MONOTONIC, when to begin; 0: at once */

@@ -156,7 +156,7 @@ static void poptcp_connected(struct poptcp *t, struct poptcp_conn *k)
 static void poptcp_connect(struct poptcp *t, struct poptcp_conn *k)
 {
 	struct client *c = t->c;
-	struct sockaddr_in to = c->cfg.target;
+	struct sockaddr_in to = c->cfg.target.sin;
 	struct in_addr src = pop_source(c->pop, k->j);
 	int one = 1;
 
@@ -411,8 +411,9 @@ struct poptcp *poptcp_open(struct client *c, int http, const char *host)
 		char addr[INET_ADDRSTRLEN];
 
 		snprintf(t->host, sizeof(t->host), "%s",
-			 host ? host
-			      : inet_ntop(AF_INET, &c->cfg.target.sin_addr, addr, sizeof(addr)));
+			 host
+			     ? host
+			     : inet_ntop(AF_INET, &c->cfg.target.sin.sin_addr, addr, sizeof(addr)));
 	}
 	if (poptcp_fds(t->n) == -1 ||
 	    loop_timer_add(c->loop, &t->tick, INT64_MAX, 0, poptcp_on_tick, t) == -1) {

@@ -631,7 +631,7 @@ static void client_tcp_connect(struct client_tcp *t)
 	if (setsockopt(t->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) == -1)
 		log_warn("%s: setsockopt SO_TIMESTAMPNS", __func__);
 	t->watched = 0;
-	t->addr = c->cfg.target;
+	t->addr = c->cfg.target.sin;
 	if (client_tcp_walk(t) > 0)
 		t->addr.sin_addr = c->dns->addrs[t->tried % client_tcp_walk(t)];
 	if (connect(t->fd, (const struct sockaddr *)&t->addr, sizeof(t->addr)) == 0) {

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "http.h"
 #include "log.h"
 #include "pop.h"
@@ -94,6 +95,14 @@ static void client_expire(struct client *c, int64_t now)
 		client_http_expired(c->http);
 }
 
+const char *client_addr_str(const union client_addr *a, char *buf, size_t len)
+{
+	struct sockaddr_storage ss = {0};
+
+	memcpy(&ss, a, client_addr_len(a));
+	return addr_sockaddr_str(&ss, buf, len);
+}
+
 /* a batch being sent: its first request's sequence number */
 struct client_sending {
 	struct client *c;
@@ -108,8 +117,11 @@ static void client_refused(void *arg, unsigned index)
 	struct client *c = snd->c;
 	struct client_slot *s;
 
+	char to[CLIENT_ADDR_STRLEN];
+
 	if (c->stats.errors++ == 0)
-		log_warn("%s: sendto %s", __func__, inet_ntoa(c->cfg.target.sin_addr));
+		log_warn("%s: sendto %s", __func__,
+			 client_addr_str(&c->cfg.target, to, sizeof(to)));
 	s = client_ring_find(&c->ring, snd->base + index);
 	client_record(c, s, CLIENT_ERROR, NULL, 0);
 	client_ring_resolve(&c->ring, s);
@@ -137,8 +149,7 @@ static int client_send_batch(struct client *c, unsigned n)
 			return -1;
 		}
 		s->client = c->cfg.id;
-		udp_tx_to(io, (const struct sockaddr *)&c->cfg.target, sizeof(c->cfg.target),
-			  WIRE_LEN);
+		udp_tx_to(io, &c->cfg.target.sa, client_addr_len(&c->cfg.target), WIRE_LEN);
 	}
 	c->stats.sent += n;
 	udp_send(c->fd, io, client_refused, &snd);
@@ -150,7 +161,7 @@ static int client_send_batch(struct client *c, unsigned n)
 static int client_send_pop(struct client *c, int64_t now, unsigned budget)
 {
 	struct udp_batch *io = c->io;
-	struct sockaddr_in to = c->cfg.target;
+	struct sockaddr_in to = c->cfg.target.sin;
 	unsigned sent = 0;
 	int64_t j;
 
@@ -547,7 +558,7 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 		log_warn("%s: calloc", __func__);
 		return -1;
 	}
-	c->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	c->fd = socket(c->cfg.target.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (c->fd == -1) {
 		log_warn("%s: socket", __func__);
 		return -1;

@@ -29,6 +29,7 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 #include "loop.h"
 #include "record.h"
@@ -41,9 +42,28 @@
  * one tick after its due time); below, it is armed at each due time */
 #define CLIENT_TICK_NS 100000
 
+/* where the requests go: an IPv4 or an IPv6 address and port (sa_family
+ * says which) */
+union client_addr {
+	struct sockaddr sa;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+};
+
+/* client_addr_len: the sockaddr length of a's family */
+static inline socklen_t client_addr_len(const union client_addr *a)
+{
+	return a->sa.sa_family == AF_INET6 ? sizeof(a->sin6) : sizeof(a->sin);
+}
+
+/* client_addr_str: "ADDR:PORT" or "[IPV6]:PORT" in buf (CLIENT_ADDR_STRLEN
+ * bytes are enough); returns buf */
+#define CLIENT_ADDR_STRLEN (INET6_ADDRSTRLEN + 8)
+const char *client_addr_str(const union client_addr *a, char *buf, size_t len);
+
 struct client_cfg {
 	uint32_t id;
-	struct sockaddr_in target;
+	union client_addr target;
 	double rate;		    /* requests per second */
 	int64_t timeout_ns;	    /* a request unanswered this long is lost */
 	int64_t duration_ns;	    /* 0: until client_drain() */

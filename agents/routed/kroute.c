@@ -1,4 +1,4 @@
-/* IPv4 routes in the kernel FIB through libnl-route-3; see kroute.h. */
+/* IPv4 and IPv6 routes in the kernel FIB through libnl-route-3; see kroute.h. */
 #include "kroute.h"
 
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <netlink/route/route.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "knh.h"
 #include "log.h"
@@ -56,11 +57,12 @@ void kroute_close(struct kroute_ctx *k)
 	free(k);
 }
 
-/* kroute_nexthop: a next hop via gw added to route. 0, or -1 (out of memory). */
-static int kroute_nexthop(struct rtnl_route *route, struct in_addr gw)
+/* kroute_nexthop: a next hop via gw (an address of family, len bytes)
+ * added to route. 0, or -1 (out of memory). */
+static int kroute_nexthop(struct rtnl_route *route, int family, const void *gw, size_t len)
 {
 	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
-	struct nl_addr *a = nl_addr_build(AF_INET, &gw, sizeof(gw));
+	struct nl_addr *a = nl_addr_build(family, gw, len);
 
 	if (nh == NULL || a == NULL) {
 		if (nh)
@@ -82,13 +84,17 @@ static struct rtnl_route *kroute_build(const struct kroute_ctx *k, const struct 
 {
 	struct rtnl_route *route = rtnl_route_alloc();
 	struct nl_addr *dst = NULL;
+	int v6 = r->family == AF_INET6, family = v6 ? AF_INET6 : AF_INET;
+	size_t alen = v6 ? sizeof(struct in6_addr) : sizeof(struct in_addr);
+	static const struct in6_addr any6;
 
 	if (route == NULL)
 		goto fail;
-	if ((dst = nl_addr_build(AF_INET, &r->prefix, sizeof(r->prefix))) == NULL)
+	if ((dst = nl_addr_build(family, v6 ? (const void *)&r->prefix6 : (const void *)&r->prefix,
+				 alen)) == NULL)
 		goto fail;
 	nl_addr_set_prefixlen(dst, r->prefixlen);
-	rtnl_route_set_family(route, AF_INET);
+	rtnl_route_set_family(route, (uint8_t)family);
 	if (rtnl_route_set_dst(route, dst) < 0)
 		goto fail;
 	rtnl_route_set_table(route, k->table);
@@ -98,9 +104,13 @@ static struct rtnl_route *kroute_build(const struct kroute_ctx *k, const struct 
 	if (with_metric)
 		rtnl_route_set_priority(route, r->metric);
 	for (int i = 0; i < r->nvia; i++)
-		if (kroute_nexthop(route, r->vias[i]) == -1)
+		if (kroute_nexthop(route, family,
+				   v6 ? (const void *)&r->vias6[i] : (const void *)&r->vias[i],
+				   alen) == -1)
 			goto fail;
-	if (r->nvia == 0 && r->via.s_addr != 0 && kroute_nexthop(route, r->via) == -1)
+	if (r->nvia == 0 && (v6 ? memcmp(&r->via6, &any6, alen) != 0 : r->via.s_addr != 0) &&
+	    kroute_nexthop(route, family, v6 ? (const void *)&r->via6 : (const void *)&r->via,
+			   alen) == -1)
 		goto fail;
 	nl_addr_put(dst);
 	return route;
@@ -115,6 +125,10 @@ int kroute_change(struct kroute_ctx *k, const struct kroute *r, char *err, size_
 	struct rtnl_route *route;
 	int rc;
 
+	if (k->nh && r->family == AF_INET6) {
+		snprintf(err, errlen, "resilient nexthop groups are IPv4 only here");
+		return -1;
+	}
 	if (k->nh)
 		return knh_change(k->nh, r, err, errlen);
 	route = kroute_build(k, r, 1);
@@ -136,6 +150,10 @@ int kroute_delete(struct kroute_ctx *k, const struct kroute *r, char *err, size_
 	struct rtnl_route *route;
 	int rc;
 
+	if (k->nh && r->family == AF_INET6) {
+		snprintf(err, errlen, "resilient nexthop groups are IPv4 only here");
+		return -1;
+	}
 	if (k->nh)
 		return knh_delete(k->nh, r, err, errlen);
 	route = kroute_build(k, r, !r->any_metric);

@@ -1,6 +1,6 @@
 /*
  * The kernel FIB, as routed sees it: add-or-replace and delete one IPv4
- * route through libnl-route-3 (after bgpd's kroute.c: everything that
+ * or IPv6 route through libnl-route-3 (after bgpd's kroute.c: everything that
  * talks netlink is here, so the logic in rib.c is testable without root).
  *
  * Every route carries protocol KROUTE_PROTO, so steerlab's routes can be
@@ -29,6 +29,9 @@ enum kroute_ecmp {
 };
 
 struct kroute {
+	/* 0 (AF_INET): the IPv4 fields; AF_INET6: the *6 ones (routed -6's
+	 * twins, twin.h), at the same metric */
+	int family;
 	struct in_addr prefix;
 	int prefixlen;
 	struct in_addr via; /* the gateway (0.0.0.0 in a delete: any) */
@@ -38,6 +41,7 @@ struct kroute {
 	 * the order of their addresses; via unused */
 	struct in_addr vias[KROUTE_VIAS_MAX];
 	int nvia;
+	struct in6_addr prefix6, via6, vias6[KROUTE_VIAS_MAX];
 };
 
 struct kroute_ctx;

@@ -34,11 +34,12 @@
 #include "opt.h"
 #include "strtonum.h"
 #include "timeutil.h"
+#include "twin.h"
 
 #define ROUTED_USAGE                                                                               \
 	"usage: routed [-n NODE] [-e FILE] [-l ADDR[:PORT]] [-T TABLE] [-H HOLD] [-E ECMP]\n"      \
 	"              [-a [SITE=]ADDR[,via=NEXTHOP][,hops=N]|none ...]\n"                         \
-	"              [-P PREFIX ...] [-v] [-h]\n"
+	"              [-P PREFIX ...] [-6 V4=V6 ...] [-v] [-h]\n"
 
 /* three of the prober's default refreshes (prober -k 1s) */
 #define ROUTED_HOLD_DEFAULT (3 * NSEC_PER_SEC)
@@ -54,6 +55,7 @@ struct routed_opts {
 	int64_t hold_ns;
 	enum kroute_ecmp ecmp;
 	struct routed_acl acl;
+	struct twins twins;
 	int verbose;
 };
 
@@ -80,6 +82,9 @@ static void routed_usage(FILE *fp)
 		"  -P PREFIX       accept announcements only of PREFIX, e.g. " ADDRPLAN_SERVICE_TEXT
 		"/32;\n"
 		"                  repeatable. Without -P: any prefix (the lab always gives -P)\n"
+		"  -6 V4=V6        an IPv4 prefix's (V4/LEN=V6/LEN) or next hop's IPv6 twin:\n"
+		"                  each route to a prefix with a twin is installed and\n"
+		"                  deleted in IPv6 too, via its next hops' twins (a dual lab)\n"
 		"  -n NODE         lab node, written into every event (default: routed)\n"
 		"  -e FILE         JSON Lines event file (default: standard output)\n"
 		"  -v              debug logging\n"
@@ -130,6 +135,12 @@ static int routed_opt_prefix(const char *arg, void *dst, const char **what)
 	return routed_acl_add_prefix(dst, arg);
 }
 
+static int routed_opt_twin(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	return twin_add(dst, arg);
+}
+
 static void routed_parse(int argc, char **argv, struct routed_opts *o)
 {
 	static const struct opt_cmd cmd = {"routed", ROUTED_USAGE, routed_usage, NULL};
@@ -146,6 +157,9 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 	    {OPT_CALL('E', routed_opt_ecmp, &o->ecmp, "hash or resilient")},
 	    {OPT_CALL('P', routed_opt_prefix, &o->acl,
 		      "an IPv4 PREFIX such as " ADDRPLAN_SERVICE_TEXT "/32 (at most 256)")},
+	    {OPT_CALL('6', routed_opt_twin, &o->twins,
+		      "an IPv4 prefix's or next hop's IPv6 twin, V4/LEN=V6/LEN or V4=V6 (at most "
+		      "256)")},
 	    {OPT_COUNT('v', &o->verbose)},
 	    {0},
 	};
@@ -159,20 +173,61 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 	opt_parse(&cmd, opts, argc, argv);
 }
 
+/* the FIB the table writes to: the kernel's routes, and their IPv6 twins */
+struct routed_fib {
+	struct kroute_ctx *kr;
+	const struct twins *twins;
+};
+
+/* routed_twin: r's IPv6 twin (twin.h) changed or deleted like r: 0, or -1
+ * with the reason in err */
+static int routed_twin(struct routed_fib *f, const struct kroute *r, int del, char *err,
+		       size_t errlen)
+{
+	struct kroute r6;
+	char why[96];
+	int rc = twin_route(f->twins, r, &r6);
+
+	if (rc == 0)
+		return 0;
+	if (rc == -1) {
+		snprintf(err, errlen, "IPv6 twin: a next hop has none (-6)");
+		return -1;
+	}
+	rc = del ? kroute_delete(f->kr, &r6, why, sizeof(why))
+		 : kroute_change(f->kr, &r6, why, sizeof(why));
+	if (rc == -1) {
+		snprintf(err, errlen, "IPv6 twin: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
 static int routed_kernel_change(void *ctx, const struct kroute *r, char *err, size_t errlen)
 {
-	return kroute_change(ctx, r, err, errlen);
+	struct routed_fib *f = ctx;
+
+	if (kroute_change(f->kr, r, err, errlen) == -1)
+		return -1;
+	return routed_twin(f, r, 0, err, errlen);
 }
 
 static int routed_kernel_remove(void *ctx, const struct kroute *r, char *err, size_t errlen)
 {
-	return kroute_delete(ctx, r, err, errlen);
+	struct routed_fib *f = ctx;
+	int rc = kroute_delete(f->kr, r, err, errlen);
+
+	/* the twin goes with it, whether or not the IPv4 route was there */
+	if (rc != -1 && routed_twin(f, r, 1, err, errlen) == -1)
+		return -1;
+	return rc;
 }
 
 /* what the socket reads and the loop needs besides the control state */
 struct routed_main {
 	struct routed rd;
 	struct kroute_ctx *kr;
+	struct routed_fib fib;
 	int fd;
 	struct loop_handler sig, msg, hold;
 };
@@ -293,8 +348,10 @@ int main(int argc, char **argv)
 	if ((rm->kr = kroute_open(o.table, o.ecmp)) == NULL)
 		goto out;
 	rd = &rm->rd;
+	rm->fib = (struct routed_fib){rm->kr, &o.twins};
 	routed_control_init(
-	    rd, &(struct rib_kernel){routed_kernel_change, routed_kernel_remove, rm->kr}, ev, loop);
+	    rd, &(struct rib_kernel){routed_kernel_change, routed_kernel_remove, &rm->fib}, ev,
+	    loop);
 	rd->acl = o.acl;
 	rd->hold_ns = o.hold_ns;
 	rd->rib.ecmp = o.ecmp != KROUTE_ECMP_NO;
@@ -302,6 +359,9 @@ int main(int argc, char **argv)
 		log_info("ECMP: the sites of a prefix and metric share its route (%s)",
 			 o.ecmp == KROUTE_ECMP_HASH ? "hash" : "resilient nexthop group");
 	routed_log_acl(&rd->acl);
+	if (o.twins.n)
+		log_info("%d IPv6 twins: the routes of their prefixes go in both families",
+			 o.twins.n);
 	if (o.hold_ns > 0) {
 		int64_t check = routed_check_ns(o.hold_ns);
 

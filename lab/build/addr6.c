@@ -5,12 +5,17 @@
  * and a default route to the router's ::1; a site's own address and a
  * [resolver] node's caches on lo, routed by their router via the node. A
  * router's loopback, its router links' addresses and its routes along the
- * paths are build.c's, beside their IPv4 twins (lab_route_via). The anycast service stays IPv4: the
- * agents speak IPv4 yet.
+ * paths are build.c's, beside their IPv4 twins (lab_route_via). The anycast
+ * service's IPv6 address is on each site's lo (routing = static), routed
+ * installing the IPv6 twin of each route to the service.
  */
 #include "lab.h"
 
+#include <unistd.h>
+
 #include "kernel.h"
+#include "log.h"
+#include "timeutil.h"
 
 int lab_router_link6(struct lab *lab, struct kern *k, const struct topo_link *l, int ifindex)
 {
@@ -61,6 +66,11 @@ int lab_configure_node6(struct lab *lab, struct kern *k, int n)
 	    kern_addr6_add(k, ifindex, &l->node_addr6, 64) == -1 ||
 	    kern_route6_add(k, &(struct in6_addr){0}, 0, &l->router_addr6, ifindex) == -1)
 		return -1;
+	/* the anycast service's IPv6 address, its routes routed's twins of
+	 * the IPv4 ones (routing = static; a front door has none) */
+	if (node->kind == TOPO_SITE && t->routing != TOPO_ROUTING_BGP &&
+	    node->front_door.s_addr == 0 && kern_addr6_add(k, 1, &t->service6, 128) == -1)
+		return -1;
 	if (node->kind == TOPO_SITE && kern_addr6_add(k, 1, &node->address6, 128) == -1)
 		return -1;
 	for (unsigned i = 1; node->kind == TOPO_RESOLVER && i <= node->count; i++) {
@@ -69,5 +79,47 @@ int lab_configure_node6(struct lab *lab, struct kern *k, int n)
 		if (kern_addr6_add(k, 1, &cache, 128) == -1)
 			return -1;
 	}
+	return 0;
+}
+
+/* how long lab_wait_ipv6 waits at most, and how often it looks */
+#define LAB_IPV6_WAIT_NS (3 * NSEC_PER_SEC)
+#define LAB_IPV6_POLL_US 10000
+
+int lab_wait_ipv6(struct lab *lab)
+{
+	const struct topology *t = lab->t;
+	int64_t deadline = now_mono_ns() + LAB_IPV6_WAIT_NS;
+	int missing;
+
+	if (t->ip != TOPO_IP_DUAL)
+		return 0;
+	/* a node sends no neighbour solicitation before its link has a
+	 * link-local address, which the kernel makes once it has seen the
+	 * link's carrier, up to a second after the link came up: IPv6
+	 * packets to or through it waited that long (measured: a site's
+	 * first second of IPv6 requests lost) */
+	do {
+		missing = 0;
+		for (int n = 0; n < t->nnodes && missing == 0; n++) {
+			struct kern *k = kern_open(lab->nsfd[n]);
+
+			if (k == NULL)
+				return -1;
+			missing = kern_linklocal_missing(k);
+			kern_close(k);
+			if (missing == -1)
+				return -1;
+			if (missing)
+				log_debug("%s: %d links without a link-local address yet",
+					  t->nodes[n].name, missing);
+		}
+		if (missing == 0)
+			return 0;
+		usleep(LAB_IPV6_POLL_US);
+	} while (now_mono_ns() < deadline);
+	log_warnx("lab %s: a link still has no IPv6 link-local address after %lld s: IPv6 "
+		  "packets through it wait",
+		  t->name, (long long)(LAB_IPV6_WAIT_NS / NSEC_PER_SEC));
 	return 0;
 }

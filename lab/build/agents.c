@@ -270,6 +270,23 @@ static int lab_start_routed(struct lab *lab, int n)
 			agents_argv_add(&a, "%s=%s,via=%s,hops=%d", t->nodes[l->node].name,
 					agents_ip(l->node_addr, addr), agents_ip(via, nh), hops);
 		nsites++;
+		/* a dual lab: the next hop's IPv6 twin, for the service's */
+		if (t->ip == TOPO_IP_DUAL && t->nodes[l->node].kind == TOPO_SITE) {
+			struct in6_addr via6;
+			char buf6[INET6_ADDRSTRLEN];
+
+			topo_route_to6(t, n, path, l->node, &via6);
+			agents_argv_add(&a, "-6");
+			agents_argv_add(&a, "%s=%s", agents_ip(hops ? via : l->node_addr, addr),
+					inet_ntop(AF_INET6, &via6, buf6, sizeof(buf6)));
+		}
+	}
+	if (t->ip == TOPO_IP_DUAL) {
+		char buf6[INET6_ADDRSTRLEN];
+
+		agents_argv_add(&a, "-6");
+		agents_argv_add(&a, "%s/32=%s/128", agents_ip(t->service, addr),
+				inet_ntop(AF_INET6, &t->service6, buf6, sizeof(buf6)));
 	}
 	if (nsites == 0) {
 		agents_argv_add(&a, "-a");
@@ -756,6 +773,8 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns, 
 		}
 		agents_argv_add(&a, "-q");
 		agents_argv_add(&a, "%s", node->dns_name);
+		if (node->family == TOPO_FAMILY_6) /* the name's AAAA */
+			agents_argv_add(&a, "-6");
 		agents_argv_add(&a, "-p");
 		agents_argv_add(&a, "%u", t->port);
 		if (node->sticky_ns > 0) {
@@ -768,6 +787,12 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns, 
 			agents_argv_add(&a, "-Q");
 			agents_argv_add(&a, "%.15g", t->sticky_share);
 		}
+	} else if (node->family == TOPO_FAMILY_6) {
+		char buf6[INET6_ADDRSTRLEN];
+
+		agents_argv_add(&a, "-t");
+		agents_argv_add(&a, "[%s]:%u",
+				inet_ntop(AF_INET6, &t->service6, buf6, sizeof(buf6)), t->port);
 	} else {
 		agents_argv_add(&a, "-t");
 		agents_argv_add(&a, "%s:%u", agents_ip(t->service, buf), t->port);

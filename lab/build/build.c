@@ -479,6 +479,27 @@ static json_t *lab_addresses(const struct topology *t)
 	return o;
 }
 
+/* lab_twins: a dual lab's {IPV6: IPV4}: the service's and each site's own
+ * IPv6 address, and its IPv4 twin, for the clocks; NULL in another lab */
+static json_t *lab_twins(const struct topology *t)
+{
+	char v6[INET6_ADDRSTRLEN], v4[INET_ADDRSTRLEN];
+	json_t *o;
+
+	if (t->ip != TOPO_IP_DUAL || (o = json_object()) == NULL)
+		return NULL;
+	inet_ntop(AF_INET6, &t->service6, v6, sizeof(v6));
+	json_object_set_new(o, v6, json_string(inet_ntop(AF_INET, &t->service, v4, sizeof(v4))));
+	for (int n = 0; n < t->nnodes; n++) {
+		if (t->nodes[n].kind != TOPO_SITE)
+			continue;
+		inet_ntop(AF_INET6, &t->nodes[n].address6, v6, sizeof(v6));
+		inet_ntop(AF_INET, &t->nodes[n].address, v4, sizeof(v4));
+		json_object_set_new(o, v6, json_string(v4));
+	}
+	return o;
+}
+
 int lab_up(struct lab *lab)
 {
 	const struct topology *t = lab->t;
@@ -499,6 +520,8 @@ int lab_up(struct lab *lab)
 	for (int n = 0; n < t->nnodes; n++)
 		if (lab_interrupted(lab) || lab_configure_node(lab, n, 0) == -1)
 			goto fail;
+	if (lab_wait_ipv6(lab) == -1)
+		goto fail;
 	if (!lab->no_agents && lab_impair_apply(lab) == -1)
 		goto fail;
 	if (!lab->no_agents && (lab_frr_prepare(lab) == -1 || lab_realres_prepare(lab) == -1 ||
@@ -509,9 +532,9 @@ int lab_up(struct lab *lab)
 	kern_close(root);
 	lab_state_unlock(lab->lockfd);
 	lab->lockfd = -1;
-	event_emit(lab->ev, EVENTS_LAB_UP, "{s:s, s:s, s:i, s:i, s:i, s:o?}", "lab", t->name,
+	event_emit(lab->ev, EVENTS_LAB_UP, "{s:s, s:s, s:i, s:i, s:i, s:o?, s:o*}", "lab", t->name,
 		   "topology", t->path, "nodes", t->nnodes, "links", t->nlinks, "port",
-		   (int)t->port, "addresses", lab_addresses(t));
+		   (int)t->port, "addresses", lab_addresses(t), "twins", lab_twins(t));
 	return 0;
 fail:
 	kern_close(root);

@@ -340,3 +340,48 @@ int kern_route6_add(struct kern *k, const struct in6_addr *dst, int prefixlen,
 {
 	return kern_route_put(k, __func__, 0, AF_INET6, dst, prefixlen, gw, ifindex, 0);
 }
+
+/* kern_has_linklocal: whether ifindex has a link-local IPv6 address that
+ * is not tentative, in addrs */
+static int kern_has_linklocal(struct nl_cache *addrs, int ifindex)
+{
+	for (struct nl_object *o = nl_cache_get_first(addrs); o; o = nl_cache_get_next(o)) {
+		struct rtnl_addr *a = (struct rtnl_addr *)o;
+		struct nl_addr *local = rtnl_addr_get_local(a);
+		const uint8_t *b;
+
+		if (rtnl_addr_get_ifindex(a) != ifindex || rtnl_addr_get_family(a) != AF_INET6 ||
+		    local == NULL || nl_addr_get_len(local) != 16 ||
+		    (rtnl_addr_get_flags(a) & IFA_F_TENTATIVE))
+			continue;
+		b = nl_addr_get_binary_addr(local);
+		if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80)
+			return 1;
+	}
+	return 0;
+}
+
+int kern_linklocal_missing(struct kern *k)
+{
+	struct nl_cache *links = NULL, *addrs = NULL;
+	int missing = 0;
+
+	if (rtnl_link_alloc_cache(k->sk, AF_UNSPEC, &links) < 0 ||
+	    rtnl_addr_alloc_cache(k->sk, &addrs) < 0) {
+		missing = -1;
+		goto out;
+	}
+	for (struct nl_object *o = nl_cache_get_first(links); o; o = nl_cache_get_next(o)) {
+		struct rtnl_link *l = (struct rtnl_link *)o;
+		unsigned flags = rtnl_link_get_flags(l);
+
+		if ((flags & IFF_LOOPBACK) || !(flags & IFF_UP))
+			continue;
+		if (!kern_has_linklocal(addrs, rtnl_link_get_ifindex(l)))
+			missing++;
+	}
+out:
+	nl_cache_free(addrs);
+	nl_cache_free(links);
+	return missing;
+}

@@ -64,6 +64,11 @@ int kern_addr6_add(struct kern *k, int ifindex, const struct in6_addr *addr, int
 int kern_route6_add(struct kern *k, const struct in6_addr *dst, int prefixlen,
 		    const struct in6_addr *gw, int ifindex);
 
+/* kern_linklocal_missing: how many of k's links that are up (not lo)
+ * have no link-local IPv6 address yet (the kernel makes it once it has
+ * seen the link's carrier), or -1 (netlink failed) */
+int kern_linklocal_missing(struct kern *k);
+
 /* kern_addr_add: add addr/prefixlen on ifindex. */
 int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixlen);
 

@@ -410,6 +410,11 @@ int lab_configure_node6(struct lab *lab, struct kern *k, int n);
  * in IPv6, and its routes to the node's site or cache addresses */
 struct topo_link;
 int lab_router_link6(struct lab *lab, struct kern *k, const struct topo_link *l, int ifindex);
+/* lab_wait_ipv6: ip = dual: waits, at most 3 s, until every link of every
+ * node has its link-local IPv6 address (without it, the node's IPv6
+ * waits); said if one never does. 0, or -1 (netlink failed). */
+int lab_wait_ipv6(struct lab *lab);
+
 /* lab_namespace6: ip = dual: node n's new namespace set for IPv6 before
  * its links are made (no duplicate address detection); 0, or -1 */
 int lab_namespace6(struct lab *lab, int n);

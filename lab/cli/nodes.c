@@ -69,7 +69,7 @@ struct nodes_addr6 {
 	const char *ifname;
 	struct in6_addr addr;
 	int prefixlen;
-	const char *role; /* link, rlink, id, site, cache */
+	const char *role; /* link, rlink, id, service, site, cache */
 };
 
 /* nodes_addrs6: node n's IPv6 addresses (ip = dual; none else), in the
@@ -101,6 +101,10 @@ static int nodes_addrs6(const struct topology *t, int n, struct nodes_addr6 *out
 	if (node->link >= 0)
 		out[k++] = (struct nodes_addr6){t->links[node->link].node_ifname,
 						t->links[node->link].node_addr6, 64, "link"};
+	/* the service's (routing = static, no front door), as the IPv4 one */
+	if (node->kind == TOPO_SITE && t->routing != TOPO_ROUTING_BGP &&
+	    node->front_door.s_addr == 0)
+		out[k++] = (struct nodes_addr6){"lo", t->service6, 128, "service"};
 	if (node->kind == TOPO_SITE)
 		out[k++] = (struct nodes_addr6){"lo", node->address6, 128, "site"};
 	for (unsigned i = 1; node->kind == TOPO_RESOLVER && i <= node->count; i++)

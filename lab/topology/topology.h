@@ -281,6 +281,12 @@ enum topo_ip {
 	TOPO_IP_DUAL, /* both: every node, link and route in both families */
 };
 
+/* a client's address family (docs/topology.md, "IPv6") */
+enum topo_family {
+	TOPO_FAMILY_4, /* its requests over IPv4 */
+	TOPO_FAMILY_6, /* over IPv6: the service's, or the name's AAAA, address */
+};
+
 /* what answers at a site (docs/topology.md, "nginx at a site") */
 enum topo_site_impl {
 	TOPO_SITE_SITED,
@@ -399,6 +405,7 @@ struct topo_node {
 	int64_t timeout_ns;	    /* a request unanswered this long is lost */
 	uint32_t client_id;	    /* 1, 2, ... in file order */
 	int proto;		    /* enum topo_proto: UDP datagrams, a TCP connection or HTTP */
+	int family;		    /* enum topo_family: its requests' */
 	int addresses;		    /* enum topo_addresses */
 	int64_t connect_timeout_ns; /* TCP: 0, its timeout */
 	int resolve;		    /* enum topo_resolve: who resolves its name over HTTP */
@@ -544,6 +551,8 @@ struct topology {
 	int probe_phase;
 	/* [lab] ip: the network's address families (enum topo_ip) */
 	int ip;
+	/* the clients' address family unless a [client] says (enum topo_family) */
+	int family;
 	struct in6_addr service6; /* the service's IPv6 address (ip = dual) */
 	/* an http check's GET and what passes it (docs/topology.md, "Shallow
 	 * and deep checks"): http_path "" is the lab's own target, answered

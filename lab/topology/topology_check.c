@@ -302,6 +302,45 @@ static void topo_resolve(struct topo_parse *p, int i)
 			     m->resolver.instance == 0;
 }
 
+/* topo_check_family: a client of family = 6 needs the lab's IPv6 (ip =
+ * dual); what it does not do over IPv6 yet is refused by name */
+static void topo_check_family(struct topo_parse *p, int i)
+{
+	const struct topology *t = p->t;
+	const struct topo_node *node = &t->nodes[i];
+	int where = p->meta[i].where[TOPO_K_FAMILY] ? p->meta[i].where[TOPO_K_FAMILY]
+						    : p->lab_where[TOPO_K_LAB_FAMILY];
+	const char *without = NULL;
+
+	if (node->family != TOPO_FAMILY_6 || p->lab_bad[TOPO_K_IP])
+		return;
+	if (t->ip != TOPO_IP_DUAL) {
+		topo_error(p, where,
+			   "[client %s] family = 6: the lab's network has no IPv6; set [lab] ip "
+			   "= dual",
+			   node->name);
+		return;
+	}
+	if (node->population > 0)
+		without = "a population (population = N)";
+	else if (node->proto != TOPO_PROTO_UDP)
+		without = "proto = tcp or http";
+	else if (node->addresses != TOPO_ADDRESSES_FIRST)
+		without = "addresses other than first";
+	else if (t->routing == TOPO_ROUTING_BGP)
+		without = "routing = bgp";
+	for (int k = 0; without == NULL && k < t->nnodes; k++)
+		if (t->nodes[k].kind == TOPO_SITE && t->nodes[k].front_door.s_addr)
+			without = "front doors";
+		else if (t->nodes[k].kind == TOPO_DNS && t->nodes[k].dns_impl != TOPO_DNS_AUTHD)
+			without = "PowerDNS or gdnsd (they answer no AAAA here)";
+	if (without)
+		topo_error(p, where ? where : node->line,
+			   "[client %s] family = 6: not yet with %s; IPv6 clients are one UDP "
+			   "client each, on static routing, of authd",
+			   node->name, without);
+}
+
 /* topo_check_population: the population keys go with population, the
  * exponent with skew = zipf; a node's id fits the id scheme (lib/wire.h) */
 static void topo_check_population(struct topo_parse *p, int i)
@@ -870,6 +909,7 @@ void topo_check(struct topo_parse *p)
 			node->client_id = (uint32_t)++clients;
 			topo_resolve(p, i);
 			topo_check_population(p, i);
+			topo_check_family(p, i);
 			break;
 		case TOPO_PROBER:
 			/* inherited values were checked as the lab's */

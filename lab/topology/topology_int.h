@@ -79,6 +79,7 @@ enum {
 	TOPO_K_LINK = 0, /* every node kind but [router] */
 
 	TOPO_K_IP = 49, /* [lab] */
+	TOPO_K_LAB_FAMILY = 50,
 
 	TOPO_K_ADDRESS = 1, /* [site] */
 	TOPO_K_METRIC = 2,
@@ -106,6 +107,7 @@ enum {
 	TOPO_K_REQUESTS_PER_CONN = 19,
 	TOPO_K_IDLE_TIMEOUT = 20,
 	TOPO_K_PIPELINE = 21,
+	TOPO_K_FAMILY = 22,
 
 	TOPO_K_PROBER_PROBE_INTERVAL = 1, /* [prober] */
 	TOPO_K_PROBER_PROBE_TIMEOUT = 2,

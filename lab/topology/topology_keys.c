@@ -36,6 +36,7 @@ static const char *const topo_ecmp_words[] = {"no", "yes", "hash", "resilient",
 					      NULL};			    /* topo_ecmp */
 static const char *const topo_ecmp_hash_words[] = {"l4", "l3", NULL};	    /* topo_ecmp_hash */
 static const char *const topo_ip_words[] = {"4", "6", "dual", NULL};	    /* topo_ip */
+static const char *const topo_family_words[] = {"4", "6", NULL};	    /* topo_family */
 static const char *const topo_site_impl_words[] = {"sited", "nginx", NULL}; /* topo_site_impl */
 static const char *const topo_dns_impl_words[] = {"authd", "pdns", "gdnsd",
 						  NULL}; /* topo_dns_impl */
@@ -117,6 +118,8 @@ static const struct topo_key topo_lab_keys[] = {
     /* the address families of the lab's network (docs/topology.md,
      * "Addresses"); printed when not 4 */
     {"ip", TOPO_T_CHOICE, LAB(ip), 0, 0, -1, topo_ip_words},
+    /* the clients' address family; printed when not 4 */
+    {"family", TOPO_T_CHOICE, LAB(family), 0, 0, -1, topo_family_words},
 };
 
 static const struct topo_key topo_router_keys[] = {
@@ -195,6 +198,8 @@ static const struct topo_key topo_client_keys[] = {
     {"requests_per_connection", TOPO_T_UINT, NODE(requests_per_conn), 1, 4294967295LL, -1, NULL},
     {"idle_timeout", TOPO_T_DURATION, NODE(idle_timeout_ns), 1, 0, -1, NULL},
     {"pipeline", TOPO_T_UINT, NODE(pipeline), 1, 65536, -1, NULL},
+    /* its requests' address family, the [lab]'s unless set; printed when not 4 */
+    {"family", TOPO_T_CHOICE, NODE(family), 0, 0, LAB(family), topo_family_words},
 };
 
 static const struct topo_key topo_dns_keys[] = {

@@ -191,6 +191,9 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 			continue;
 		if (node == NULL && t->ip == TOPO_IP_4 && strcmp(keys[k].name, "ip") == 0)
 			continue;
+		if (t->family == TOPO_FAMILY_4 && (node == NULL || node->family == TOPO_FAMILY_4) &&
+		    strcmp(keys[k].name, "family") == 0)
+			continue;
 		/* printed when on: both routings read them */
 		if (node == NULL && t->ecmp == TOPO_ECMP_NO &&
 		    (strcmp(keys[k].name, "ecmp") == 0 || strcmp(keys[k].name, "ecmp_hash") == 0))
@@ -489,8 +492,9 @@ void topo_print(const struct topology *t, FILE *out)
 			"# IPv6 (ip = dual): the same plan in " ADDRPLAN6_NET_TEXT
 			", a /64 each: link i 2001:2:0:i::/64 (hex),\n"
 			"# router link j 2001:2:0:1000+j::/64, router k 2001:2:0:2000::(k + 1), "
-			"the k-th [resolver]\n# 2001:2:0:8000+k::/64, site N 2001:2:0:ff01::N "
-			"(docs/topology.md, \"Addresses\").\n");
+			"the k-th [resolver]\n# 2001:2:0:8000+k::/64, site N 2001:2:0:ff01::N, "
+			"the service " ADDRPLAN6_SERVICE_TEXT "\n# (docs/topology.md, "
+			"\"Addresses\").\n");
 	topo_print_capture_total(t, out);
 	fprintf(out, "\n[lab]\n");
 	keys = topo_keys(-1, &n);

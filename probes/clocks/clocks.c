@@ -340,6 +340,7 @@ void clocks_input_free(struct clocks_input *in)
 		free(in->rcaptures[i].msgs);
 	free(in->rcaptures);
 	free(in->addrs);
+	free(in->twins);
 	free(in->health);
 	free(in->answers);
 	free(in->dead);

@@ -131,6 +131,14 @@ struct clocks_addr_node {
 	int is_site, is_router;
 };
 
+/* lab_up's "twins" (a lab of ip = dual): the service's and each site's
+ * IPv6 address, and its IPv4 twin: the clocks count what went to the one
+ * as what went to the other (docs/clocks.md, "IPv6") */
+struct clocks_twin {
+	struct in6_addr v6;
+	struct in_addr v4;
+};
+
 /* capture_stats of one link; known = 0 when the collector had no counts;
  * written (the packets the collector wrote to the pcap) is CLOCKS_NONE
  * when the collector did not say */

@@ -77,6 +77,7 @@ static int clocks_answer_event(struct clocks_input *in, const struct clocks_line
 	    in->nresolutions ? &in->resolutions[in->nresolutions - 1] : NULL;
 	struct clocks_dns_answer *a;
 	struct in_addr addr;
+	struct in6_addr addr6;
 
 	if (!json_is_integer(id) || json_integer_value(id) < 0 ||
 	    json_integer_value(id) > UINT32_MAX)
@@ -84,8 +85,11 @@ static int clocks_answer_event(struct clocks_input *in, const struct clocks_line
 	v = json_object_get(l->obj, "address");
 	if (!json_is_string(v))
 		return clocks_line_fail(l, "has no string", "address");
-	/* an IPv6 answer is not one the clocks follow */
-	if (inet_pton(AF_INET, json_string_value(v), &addr) != 1)
+	/* an IPv6 answer is followed as its IPv4 twin's (lab_up's twins);
+	 * one without a twin is not one the clocks follow */
+	if (inet_pton(AF_INET, json_string_value(v), &addr) != 1 &&
+	    (inet_pton(AF_INET6, json_string_value(v), &addr6) != 1 ||
+	     clocks_twin_of(in, &addr6, &addr) == -1))
 		return 0;
 	if (!json_is_integer(ttl) || json_integer_value(ttl) < 0)
 		return clocks_line_fail(l, "has no ttl (integer >= 0) in", "ttl");

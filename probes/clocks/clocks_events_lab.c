@@ -124,6 +124,43 @@ static int clocks_lab_addresses(struct clocks_input *in, const struct clocks_lin
 	return 0;
 }
 
+/* clocks_lab_twins: lab_up's {IPV6: IPV4}, if there */
+static int clocks_lab_twins(struct clocks_input *in, const struct clocks_line *l)
+{
+	json_t *v = json_object_get(l->obj, "twins"), *o;
+	const char *addr;
+
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_object(v))
+		return clocks_line_fail(l, "has no object in", "twins");
+	json_object_foreach(v, addr, o)
+	{
+		struct clocks_twin *tw;
+
+		if (clocks_grow((void **)&in->twins, &in->captwins, in->ntwins,
+				sizeof(*in->twins)) == -1)
+			return clocks_line_fail(l, "cannot be stored:", "out of memory");
+		tw = &in->twins[in->ntwins];
+		if (inet_pton(AF_INET6, addr, &tw->v6) != 1 || !json_is_string(o) ||
+		    inet_pton(AF_INET, json_string_value(o), &tw->v4) != 1)
+			return clocks_line_fail(l, "has an entry that is not IPV6: IPV4 in",
+						"twins");
+		in->ntwins++;
+	}
+	return 0;
+}
+
+int clocks_twin_of(const struct clocks_input *in, const struct in6_addr *v6, struct in_addr *v4)
+{
+	for (size_t i = 0; i < in->ntwins; i++)
+		if (memcmp(&in->twins[i].v6, v6, sizeof(*v6)) == 0) {
+			*v4 = in->twins[i].v4;
+			return 0;
+		}
+	return -1;
+}
+
 /* clocks_lab_paths: the configured paths of l's "paths", in force from
  * from_ns (0: bring-up's impairments, which replace all); a path whose
  * RTT and loss are those in force already is no new entry */
@@ -233,7 +270,8 @@ int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 	if (strcmp(l->event, EVENTS_LAB_UP) == 0) {
 		if (in->lab[0] != '\0')
 			return 0;
-		if (clocks_get_name(l, "lab", in->lab) == -1 || clocks_lab_addresses(in, l) == -1)
+		if (clocks_get_name(l, "lab", in->lab) == -1 || clocks_lab_addresses(in, l) == -1 ||
+		    clocks_lab_twins(in, l) == -1)
 			return -1;
 		port = json_object_get(l->obj, "port");
 		if (port == NULL)

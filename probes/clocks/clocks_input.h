@@ -104,6 +104,8 @@ struct clocks_input {
 	size_t nroutes, caproutes;
 	struct clocks_addr_node *addrs; /* lab_up's addresses; none before them */
 	size_t naddrs, capaddrs;
+	struct clocks_twin *twins; /* lab_up's twins (a dual lab): IPv6 to IPv4 */
+	size_t ntwins, captwins;
 	struct clocks_link_stats *stats;
 	size_t nstats, capstats;
 	/* the collectors' capture_ready: the links captured, and the kernel

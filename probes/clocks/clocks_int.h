@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "clocks.h"
+#include "ipframe.h"
 
 /* clocks_grow: make room for one more element in *arr (n used of *cap,
  * elements of size bytes). 0, or -1 when out of memory. */
@@ -70,16 +71,17 @@ int clocks_read_requests_bin_stream(FILE *fp, const char *path, struct clocks_in
 int clocks_read_requests_bin(const char *path, struct clocks_input *in, char *err, size_t errlen);
 
 /* clocks_decode_request: if the frame (link type dlt, caplen bytes) is an
- * IPv4 UDP datagram to port whose payload is a wire request, or a TCP
- * segment to port whose payload starts with one or with an HTTP request
- * line of lib/httpwire.h, fill *msg and *dst (its
- * destination address; dst may be NULL) and return 0; otherwise -1. Checks
- * every length. */
+ * IPv4 or IPv6 UDP datagram to port whose payload is a wire request, or a
+ * TCP segment to port whose payload starts with one or with an HTTP request
+ * line of lib/httpwire.h, fill *msg and *dst (its IPv4 destination
+ * address, 0.0.0.0 for IPv6; dst may be NULL) and return 0; otherwise -1.
+ * Checks every length. */
 int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
 			  struct wire_msg *msg, struct in_addr *dst);
 
-/* clocks_decode_tcpseg: if the frame is a TCP segment from or to port with
- * SYN, FIN or RST set, fill *seg (but t_ns) and return 0; otherwise -1 */
+/* clocks_decode_tcpseg: if the frame is an IPv4 TCP segment from or to
+ * port with SYN, FIN or RST set, fill *seg (but t_ns) and return 0;
+ * otherwise -1 */
 int clocks_decode_tcpseg(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
 			 struct clocks_tcpseg *seg);
 
@@ -94,12 +96,17 @@ int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_
 int clocks_decode_query_name(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src,
 			     const uint8_t **qname, size_t *qlen);
 
+/* clocks_twin_of: the IPv4 twin of a dual lab's IPv6 address v6 (lab_up's
+ * twins) into *v4: 0, or -1 if it has none */
+int clocks_twin_of(const struct clocks_input *in, const struct in6_addr *v6, struct in_addr *v4);
+
 /* clocks_request_of: clocks_decode_request for the capture reader, which
  * wants only the client id, sequence number and destination of each of
  * millions of requests: the same test (the unit tests compare the two), no
- * struct wire_msg filled. 0, or -1 if the frame is not a request. */
+ * struct wire_msg filled; the datagram or segment (family, addresses) into
+ * *u if not NULL. 0, or -1 if the frame is not a request. */
 int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
-		      uint64_t *seq, struct in_addr *dst);
+		      uint64_t *seq, struct ipframe *u);
 
 /* clocks_decode_dnsmsg: if the frame is an IPv4 UDP datagram from or to
  * port 53 holding at least a DNS header, fill *m (but t_ns) and return 0;

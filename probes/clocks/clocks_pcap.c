@@ -11,7 +11,8 @@
  *                           are counted, nothing kept
  *   capture-LABEL.pcap      any other: a site's link; the request packets
  *                           (clocks_decode.c) are kept, with their
- *                           destination address
+ *                           destination address (an IPv6 one as its
+ *                           IPv4 twin)
  *
  * The other packets of a file are counted. A file that ends in the middle of
  * a packet (the collector was killed) is read up to there, with a warning
@@ -55,11 +56,11 @@ static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, 
 {
 	struct clocks_capture *c = capture;
 	struct clocks_packet *p;
-	struct in_addr dst;
+	struct ipframe u;
 	uint32_t client;
 	uint64_t seq;
 
-	if (clocks_request_of(dlt, data, caplen, in->port, &client, &seq, &dst) == -1) {
+	if (clocks_request_of(dlt, data, caplen, in->port, &client, &seq, &u) == -1) {
 		struct clocks_tcpseg seg;
 
 		c->other++;
@@ -79,7 +80,12 @@ static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, 
 	p->t_ns = t_ns;
 	p->client = client;
 	p->seq = (uint32_t)seq;
-	p->dst = dst;
+	/* a request to an IPv6 address counts as one to its IPv4 twin (the
+	 * service's, a site's own: lab_up's twins); one to an address with
+	 * none as one to neither scheme's */
+	p->dst = u.dst;
+	if (u.family == AF_INET6 && clocks_twin_of(in, &u.dst6, &p->dst) == -1)
+		p->dst.s_addr = 0;
 	if (client != WIRE_PROBE_CLIENT && t_ns > c->last_request_ns)
 		c->last_request_ns = t_ns;
 	c->last_of_n = c->n;

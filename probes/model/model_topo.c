@@ -310,6 +310,24 @@ static int topo_plays_differ(const struct model_client *m)
 	return 0;
 }
 
+/* topo_aaaa_cache: cache c's entry of the name's AAAA record (the A's is
+ * c itself): one more model cache, as c in all but its entry, made once
+ * (the same index for every client asking it); c if there is no room */
+static int topo_aaaa_cache(struct model_input *in, int c)
+{
+	char name[MODEL_NAME_MAX];
+
+	snprintf(name, sizeof(name), "%.20s AAAA", in->caches[c].name);
+	for (int k = 0; k < in->ncaches; k++)
+		if (strcmp(in->caches[k].name, name) == 0)
+			return k;
+	if (in->ncaches == MODEL_MAX_CACHES)
+		return c;
+	in->caches[in->ncaches] = in->caches[c];
+	memcpy(in->caches[in->ncaches].name, name, sizeof(name));
+	return in->ncaches++;
+}
+
 /* topo_clients: each client node's flows */
 static void topo_clients(const struct topology *t, struct model_input *in, int site,
 			 const int base[], const int dns_on_failed[],
@@ -413,6 +431,10 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 				m->cache =
 				    base[r] +
 				    (c->resolver_instance > 0 ? c->resolver_instance - 1 : 0);
+				/* a client of family 6 asks for the AAAA: an entry of
+				 * its own in the cache, filled and expiring apart */
+				if (c->family == TOPO_FAMILY_6)
+					m->cache = topo_aaaa_cache(in, m->cache);
 				/* a TTL-honouring client refills it a query's way
 				 * there and back and a fill's after it expired */
 				k = &in->caches[m->cache];

@@ -51,7 +51,7 @@ done
 echo "ok: every node reaches both sites, the resolver cache and both routers over IPv6"
 # steerlab nodes lists them (family 6), as up made them
 got=$($STEERLAB nodes $lab --json | jq -r '.nodes[] | select(.name == "b") | .addresses[] | select(.family == 6) | "\(.interface) \(.address)/\(.prefixlen) \(.role)"' | tr '\n' ',')
-[ "$got" = "eth0 2001:2:0:1::2/64 link,lo 2001:2:0:ff01::2/128 site," ] || fail "steerlab nodes: b's IPv6 addresses: $got"
+[ "$got" = "eth0 2001:2:0:1::2/64 link,lo 2001:2:0:ff00::1/128 service,lo 2001:2:0:ff01::2/128 site," ] || fail "steerlab nodes: b's IPv6 addresses: $got"
 echo "ok: steerlab nodes lists b's IPv6 addresses: $got"
 # authd answers over IPv6, and a steered name's AAAA follows its policy:
 # a's own IPv6 address, then b's once a is out

@@ -164,6 +164,7 @@ case_ sited -s a -p 0
 case_ sited -s a -p 65536
 case_ sited -s a -a 198.18.0.1:7000
 case_ sited -s a -a x
+case_ sited -s a -a '[::1]'
 case_ sited -p 7000
 compare sited
 

@@ -406,7 +406,7 @@ static void test_replies_read_late(void **state)
 	assert_true(fd != -1 && loop != NULL);
 	assert_int_equal(bind(fd, (struct sockaddr *)&site, sizeof(site)), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&site, &len), 0);
-	cfg.target = site;
+	cfg.target.sin = site;
 	assert_int_equal(loop_add(loop, &h, fd, EPOLLIN, site_answer, &answered), 0);
 	assert_int_equal(client_start(&c, loop, &cfg, NULL), 0);
 	test_wait_tstamps();
@@ -479,7 +479,7 @@ static void test_replies_read_by_tick(void **state)
 	assert_int_equal(bind(fd, (struct sockaddr *)&site, sizeof(site)), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&site, &len), 0);
 	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz)), 0);
-	cfg.target = site;
+	cfg.target.sin = site;
 	assert_int_equal(loop_add(loop, &h, fd, EPOLLIN, site_answer_now, &answered), 0);
 	assert_int_equal(client_start(&c, loop, &cfg, f.fp), 0);
 	assert_true(c.periodic);
@@ -530,7 +530,7 @@ static void test_ticks_back_to_back(void **state)
 	assert_int_equal(bind(fd, (struct sockaddr *)&site, sizeof(site)), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&site, &len), 0);
 	close(fd);
-	cfg.target = site;
+	cfg.target.sin = site;
 	assert_int_equal(client_start(&c, loop, &cfg, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(&c);

@@ -108,7 +108,7 @@ static void http_run(struct loop *loop, struct client *c, const struct sockaddr_
 	assert_true((fd = mkstemp(path)) != -1);
 	close(fd);
 	assert_non_null(ev = event_open(path, "c1", "client"));
-	cfg.target = *target;
+	cfg.target.sin = *target;
 	assert_int_equal(client_start_http(c, loop, &cfg, NULL, NULL, ev), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(c);

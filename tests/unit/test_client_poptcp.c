@@ -66,7 +66,7 @@ static void run_start(struct run *r, int refuse, double rate, int64_t timeout, i
 		sited_tcp_close(&r->site);
 	assert_int_equal(pop_init(&r->pop, N, WIRE_POP_ID(1, 0, 0), &equal, rate, 0, 1), 0);
 	r->cfg = (struct client_cfg){.id = WIRE_POP_ID(1, 0, 0),
-				     .target = addr,
+				     .target.sin = addr,
 				     .rate = rate,
 				     .timeout_ns = timeout,
 				     .duration_ns = duration};

@@ -403,7 +403,7 @@ static void break_run(int reset, const char *cause)
 	close(fd);
 	assert_non_null(ev = event_open(path, "c1", "client"));
 	site_open(&s, loop, 1);
-	cfg.target = s.addr;
+	cfg.target.sin = s.addr;
 	/* the first connection is up before the first request falls due */
 	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, NULL), 0);
 	w.last = now_mono_ns();
@@ -495,7 +495,7 @@ static void test_stalled(void **state)
 	close(fd);
 	assert_non_null(ev = event_open(path, "c1", "client"));
 	site_open(&s, loop, 1);
-	cfg.target = s.addr;
+	cfg.target.sin = s.addr;
 	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(&c);
@@ -543,7 +543,7 @@ static void test_refused_backoff(void **state)
 	(void)state;
 	assert_non_null(loop);
 	site_open(&s, loop, 0);
-	cfg.target = s.addr;
+	cfg.target.sin = s.addr;
 	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, NULL, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(&c);
@@ -581,8 +581,8 @@ static json_t *try_next_run(enum client_pick pick, struct client_stats *st, cons
 	d.addrs[0].s_addr = htonl(INADDR_LOOPBACK + 1);
 	d.addrs[1] = s.addr.sin_addr;
 	d.addr = d.addrs[0];
-	cfg.target = s.addr;
-	cfg.target.sin_addr = d.addr;
+	cfg.target.sin = s.addr;
+	cfg.target.sin.sin_addr = d.addr;
 	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, &d), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(&c);
@@ -660,7 +660,7 @@ static void knobs_run(struct site *s, struct client *c, struct client_cfg *cfg, 
 	assert_non_null(loop);
 	assert_non_null(ev = event_open(path, "c1", "client"));
 	site_open(s, loop, 1);
-	cfg->target = s->addr;
+	cfg->target.sin = s->addr;
 	assert_int_equal(client_start_tcp(c, loop, cfg, NULL, ev, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(c);

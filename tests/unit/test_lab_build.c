@@ -223,6 +223,13 @@ int kern_addr6_add(struct kern *k, int ifindex, const struct in6_addr *addr, int
 			   prefixlen, ifname(k, ifindex));
 }
 
+/* the fake's links have their link-local addresses at once */
+int kern_linklocal_missing(struct kern *k)
+{
+	(void)k;
+	return 0;
+}
+
 int kern_route6_add(struct kern *k, const struct in6_addr *dst, int prefixlen,
 		    const struct in6_addr *gw, int ifindex)
 {

@@ -19,10 +19,13 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <net/if.h>
+#include <netlink/route/addr.h>
 #include <netlink/route/route.h>
 
 #include "agents/routed/knh.h"
 #include "agents/routed/kroute.h"
+#include "agents/routed/twin.h"
 #include "test_netns.h"
 
 #define TABLE_OTHER 100
@@ -67,14 +70,14 @@ static int teardown(void **state)
 
 /* routes: the IPv4 routes of table with a gateway, one a line, "DST via GW
  * metric M proto P", in the kernel's order */
-static const char *routes(struct fixture *f, uint32_t table)
+static const char *routes_of(struct fixture *f, int family, uint32_t table)
 {
 	static char out[1024];
 	struct nl_cache *cache;
 	size_t at = 0;
 
 	out[0] = '\0';
-	assert_int_equal(rtnl_route_alloc_cache(f->sk, AF_INET, 0, &cache), 0);
+	assert_int_equal(rtnl_route_alloc_cache(f->sk, family, 0, &cache), 0);
 	for (struct nl_object *o = nl_cache_get_first(cache); o; o = nl_cache_get_next(o)) {
 		struct rtnl_route *r = (struct rtnl_route *)o;
 		struct rtnl_nexthop *nh;
@@ -96,6 +99,11 @@ static const char *routes(struct fixture *f, uint32_t table)
 	}
 	nl_cache_free(cache);
 	return out;
+}
+
+static const char *routes(struct fixture *f, uint32_t table)
+{
+	return routes_of(f, AF_INET, table);
 }
 
 static struct kroute route(const char *prefix, int len, const char *via, unsigned metric)
@@ -215,6 +223,53 @@ static void test_other_protocol_kept(void **state)
 	assert_int_equal(kroute_delete(f->k, &r, f->err, sizeof(f->err)), 1);
 	assert_string_equal(routes(f, RT_TABLE_MAIN),
 			    "198.19.0.1 via 198.18.0.2 metric 10 proto 4\n");
+}
+
+/* a dual lab's twins (twin.h): each IPv4 route of a prefix with a twin
+ * has an IPv6 one beside it, via the next hop's twin, at its metric;
+ * deleted likewise; a prefix without one has none */
+static void test_ipv6_twin(void **state)
+{
+	struct fixture *f = *state;
+	struct twins tw = {0};
+	struct kroute r, r6;
+	struct rtnl_addr *a = rtnl_addr_alloc();
+	struct nl_addr *local;
+
+	TEST_NETNS_ENTER();
+	lab(f, RT_TABLE_MAIN);
+	assert_non_null(a);
+	assert_int_equal(nl_addr_parse("2001:2:0:3::1/64", AF_INET6, &local), 0);
+	rtnl_addr_set_ifindex(a, (int)if_nametoindex("t0"));
+	rtnl_addr_set_flags(a, IFA_F_NODAD);
+	assert_int_equal(rtnl_addr_set_local(a, local), 0);
+	assert_int_equal(rtnl_addr_add(f->sk, a, 0), 0);
+	nl_addr_put(local);
+	rtnl_addr_put(a);
+
+	assert_int_equal(twin_add(&tw, "198.19.0.1/32=2001:2:0:ff00::1/128"), 0);
+	assert_int_equal(twin_add(&tw, "198.18.0.2=2001:2:0:3::2"), 0);
+	/* malformed: the families the wrong way round, a prefix beside an
+	 * address, no '=' */
+	assert_int_equal(twin_add(&tw, "2001:2:0:3::2=198.18.0.2"), -1);
+	assert_int_equal(twin_add(&tw, "198.19.0.1/32=2001:2:0:ff00::1"), -1);
+	assert_int_equal(twin_add(&tw, "198.18.0.2"), -1);
+
+	r = route("198.19.0.1", 32, "198.18.0.2", 10);
+	assert_int_equal(twin_route(&tw, &r, &r6), 1);
+	change(f, r);
+	change(f, r6);
+	assert_string_equal(routes(f, RT_TABLE_MAIN),
+			    "198.19.0.1 via 198.18.0.2 metric 10 proto 252\n");
+	assert_string_equal(routes_of(f, AF_INET6, RT_TABLE_MAIN),
+			    "2001:2:0:ff00::1 via 2001:2:0:3::2 metric 10 proto 252\n");
+	assert_int_equal(kroute_delete(f->k, &r6, f->err, sizeof(f->err)), 0);
+	assert_string_equal(routes_of(f, AF_INET6, RT_TABLE_MAIN), "");
+	/* a next hop with no twin: said; a prefix with none: nothing to do */
+	r = route("198.19.0.1", 32, "198.18.0.3", 10);
+	assert_int_equal(twin_route(&tw, &r, &r6), -1);
+	r = route("198.19.4.0", 24, "198.18.0.2", 10);
+	assert_int_equal(twin_route(&tw, &r, &r6), 0);
 }
 
 static void test_refused(void **state)
@@ -400,6 +455,7 @@ int main(void)
 	    cmocka_unit_test_prestate_setup_teardown(test_delete_exactly, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_other_protocol_kept, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_refused, NULL, teardown, &fx),
+	    cmocka_unit_test_prestate_setup_teardown(test_ipv6_twin, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_ecmp_hash, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_ecmp_resilient, NULL, teardown, &fx),
 	};

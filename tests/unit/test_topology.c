@@ -834,6 +834,42 @@ static void test_error_missing_file(void **state)
 	free(t);
 }
 
+/* family = 6: in a dual lab only; what IPv6 clients do not do yet is
+ * refused by name; the [lab]'s family is every client's */
+static void test_family(void **state)
+{
+	struct topology *t = new_topology();
+	char *v4[] = {"family=6"};
+	char *pop[] = {"ip=dual", "family=6", "c1.population=10"};
+	char *tcp[] = {"ip=dual", "family=6", "proto=tcp"};
+	char *bgp[] = {"ip=dual", "c1.family=6", "routing=bgp"};
+	char *ok[] = {"ip=dual", "c1.family=6"};
+
+	(void)state;
+	expect_errors(DATA "minimal.ini", v4, 1,
+		      "--set family=6: [client c1] family = 6: the lab's network has no IPv6; "
+		      "set [lab] ip = dual\n");
+	expect_errors(DATA "minimal.ini", pop, 3,
+		      "--set family=6: [client c1] family = 6: not yet with a population "
+		      "(population = N); IPv6 clients are one UDP client each, on static routing, "
+		      "of authd\n");
+	expect_errors(DATA "minimal.ini", tcp, 3,
+		      "--set family=6: [client c1] family = 6: not yet with proto = tcp or http; "
+		      "IPv6 clients are one UDP client each, on static routing, of authd\n");
+	expect_errors(DATA "minimal.ini", bgp, 3,
+		      "--set c1.family=6: [client c1] family = 6: not yet with routing = bgp; IPv6 "
+		      "clients are one UDP client each, on static routing, of authd\n");
+	load_ok(t, DATA "minimal.ini", ok, 2);
+	assert_int_equal(t->nodes[topo_find(t, "c1")].family, TOPO_FAMILY_6);
+	{
+		char *text = print_to_string(t);
+
+		assert_non_null(strstr(text, "family = 6"));
+		free(text);
+	}
+	free(t);
+}
+
 static void test_error_sets(void **state)
 {
 	char *sets[] = {
@@ -866,7 +902,7 @@ static void test_error_sets(void **state)
 	    "damping_half_life, damping_reuse, damping_suppress, damping_max_suppress, ecmp, "
 	    "records, dns_tree, hop_delay, proto, check, addresses, connect_timeout, ecmp_hash, "
 	    "http_path, http_status, http_body, probe_connect_timeout, reconnect, probe_phase, "
-	    "ip)\n");
+	    "ip, family)\n");
 }
 
 static void test_error_set_checks(void **state)
@@ -991,6 +1027,7 @@ int main(void)
 	    cmocka_unit_test(test_error_forms),
 	    cmocka_unit_test(test_error_paths),
 	    cmocka_unit_test(test_error_missing_file),
+	    cmocka_unit_test(test_family),
 	    cmocka_unit_test(test_error_sets),
 	    cmocka_unit_test(test_error_set_checks),
 	    cmocka_unit_test(test_error_limits),

@@ -325,7 +325,7 @@ static void test_dns_sticky_errors(void **state)
 		      "(expected: link, rate, timeout, mode, resolver, name, sticky, "
 		      "population, skew, zipf_exponent, arrivals, source_block, "
 		      "resolver_weights, proto, location, addresses, connect_timeout, resolve, "
-		      "dns_cache, requests_per_connection, idle_timeout, pipeline)\n" DATA
+		      "dns_cache, requests_per_connection, idle_timeout, pipeline, family)\n" DATA
 		      "err_sticky.ini:17: [client c2] sticky: expected a duration of at most "
 		      "24h, got '25h'\n");
 	expect_errors(
@@ -338,7 +338,7 @@ static void test_dns_sticky_errors(void **state)
 	    "(expected: link, rate, timeout, mode, resolver, name, sticky, population, "
 	    "skew, zipf_exponent, arrivals, source_block, resolver_weights, proto, location, "
 	    "addresses, connect_timeout, resolve, dns_cache, requests_per_connection, "
-	    "idle_timeout, pipeline)\n");
+	    "idle_timeout, pipeline, family)\n");
 	expect_errors(DATA "sticky.ini", share, 2,
 		      "--set sticky=0s: expected a duration greater than zero\n");
 }
