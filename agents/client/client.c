@@ -74,6 +74,12 @@ static void client_summary(struct event_log *ev, const struct client *c, int64_t
 		      : c->poptcp ? client_tcp_counts_json(poptcp_counts(c->poptcp))
 				  : NULL;
 	json_t *http = c->http ? client_http_json(c->http) : NULL;
+	/* a client told its family: which answered, and Happy Eyeballs' copies */
+	json_t *family =
+	    c->cfg.family_column
+		? json_pack("{s:I, s:I, s:I}", "ok6", (json_int_t)c->stats.ok6, "ok4",
+			    (json_int_t)c->stats.ok4, "fell_back", (json_int_t)c->stats.fell_back)
+		: NULL;
 
 	log_info("sent %llu ok %llu lost %llu errors %llu late %llu stray %llu, %llu wake-ups, "
 		 "%llu ticks back to back",
@@ -87,12 +93,17 @@ static void client_summary(struct event_log *ev, const struct client *c, int64_t
 		client_tcp_counts_log(poptcp_counts(c->poptcp));
 	if (c->http)
 		client_http_log(c->http);
+	if (family)
+		log_info("answered over IPv6 %llu, over IPv4 %llu; %llu sent again over IPv4",
+			 (unsigned long long)c->stats.ok6, (unsigned long long)c->stats.ok4,
+			 (unsigned long long)c->stats.fell_back);
 	event_emit(ev, EVENTS_CLIENT_SUMMARY,
-		   "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o*, s:o*, s:o*}", "client",
+		   "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o*, s:o*, s:o*, s:o*}", "client",
 		   (json_int_t)c->cfg.id, "sent", (json_int_t)c->stats.sent, "ok",
 		   (json_int_t)c->stats.ok, "lost", (json_int_t)c->stats.lost, "errors",
 		   (json_int_t)c->stats.errors, "late", (json_int_t)c->stats.late, "sending_ns",
-		   (json_int_t)sending_ns, "sites", sites, "tcp", tcp, "http", http);
+		   (json_int_t)sending_ns, "sites", sites, "tcp", tcp, "http", http, "family",
+		   family);
 }
 
 /* The counts so far, every CLIENT_PROGRESS_NS: what `steerlab run` shows
@@ -125,6 +136,7 @@ struct client_steer {
 	struct client *c;
 	struct event_log *ev;
 	struct loop_handler dns_h, timer;
+	int fallback; /* Happy Eyeballs: the A lookup, its answer the IPv4 fallback */
 };
 
 /* client_resolution: one resolution's outcome (docs/events.md,
@@ -161,7 +173,8 @@ static void client_resolution(struct event_log *ev, const struct client_dns *d, 
 }
 
 /* client_steer_target: the address the answers gave into the target
- * (an AAAA client's IPv6 one), and in text into buf */
+ * (an AAAA client's IPv6 one; an A answer into a dual-stack socket's
+ * v4-mapped address, Happy Eyeballs' fallback), and in text into buf */
 static const char *client_steer_target(const struct client_dns *d, union client_addr *target,
 				       char *buf, size_t len)
 {
@@ -170,15 +183,30 @@ static const char *client_steer_target(const struct client_dns *d, union client_
 		target->sin6.sin6_addr = d->addr6;
 		return inet_ntop(AF_INET6, &d->addr6, buf, (socklen_t)len);
 	}
-	target->sin.sin_family = AF_INET;
-	target->sin.sin_addr = d->addr;
+	if (target->sa.sa_family == AF_INET6)
+		memcpy(&target->sin6.sin6_addr.s6_addr[12], &d->addr, 4);
+	else {
+		target->sin.sin_family = AF_INET;
+		target->sin.sin_addr = d->addr;
+	}
 	return inet_ntop(AF_INET, &d->addr, buf, (socklen_t)len);
+}
+
+/* client_target_text: the address of a target in text (a v4-mapped one
+ * as IPv4) */
+static const char *client_target_text(const union client_addr *a, char *buf, size_t len)
+{
+	if (a->sa.sa_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&a->sin6.sin6_addr))
+		return inet_ntop(AF_INET, &a->sin6.sin6_addr.s6_addr[12], buf, (socklen_t)len);
+	if (a->sa.sa_family == AF_INET6)
+		return inet_ntop(AF_INET6, &a->sin6.sin6_addr, buf, (socklen_t)len);
+	return inet_ntop(AF_INET, &a->sin.sin_addr, buf, (socklen_t)len);
 }
 
 static void client_steer_answer(struct client_steer *st, int64_t now)
 {
 	struct client_dns *d = &st->dns;
-	union client_addr *target = &st->c->cfg.target;
+	union client_addr *target = st->fallback ? &st->c->cfg.fallback : &st->c->cfg.target;
 	char was[INET6_ADDRSTRLEN], now_addr[INET6_ADDRSTRLEN];
 	int rc = client_dns_receive(d, now), changed;
 
@@ -186,10 +214,7 @@ static void client_steer_answer(struct client_steer *st, int64_t now)
 		client_resolution(st->ev, d, st->c->cfg.id, 0);
 	if (rc != 1)
 		return;
-	if (target->sa.sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &target->sin6.sin6_addr, was, sizeof(was));
-	else
-		inet_ntop(AF_INET, &target->sin.sin_addr, was, sizeof(was));
+	client_target_text(target, was, sizeof(was));
 	client_steer_target(d, target, now_addr, sizeof(now_addr));
 	changed = strcmp(was, now_addr) != 0;
 	event_emit(st->ev, EVENTS_DNS_ANSWER, "{s:I, s:s, s:s, s:s, s:I, s:b}", "client",
@@ -400,7 +425,8 @@ int main(int argc, char **argv)
 {
 	struct client_opts o;
 	struct client c = {.fd = -1};
-	struct client_steer st = {.dns = {.fd = -1}};
+	struct client_steer st = {.dns = {.fd = -1}}, st4 = {.dns = {.fd = -1}, .fallback = 1};
+	char first4[INET_ADDRSTRLEN] = "";
 	struct client_progress pr = {.c = &c};
 	struct event_log *ev = NULL;
 	struct loop *loop = NULL;
@@ -430,7 +456,7 @@ int main(int argc, char **argv)
 			log_warn("%s: %s", __func__, o.csv);
 			goto out;
 		}
-		fputs(CLIENT_CSV_HEADER, csvfile.fp);
+		fputs(o.family ? CLIENT_CSV_HEADER_FAMILY : CLIENT_CSV_HEADER, csvfile.fp);
 	}
 	if (o.bin) {
 		if (client_record_open(&binfile, o.bin) == -1) {
@@ -475,13 +501,25 @@ int main(int argc, char **argv)
 		o.cfg.target.sin.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
 		o.target = o.name;
 	} else if (o.resolver) {
+		/* IPv6 (and dual): the AAAA; dual: the A too, apart, each
+		 * asked again as its own TTL says, as the resolver caches them */
 		if (client_dns_init_family(&st.dns, &o.resolver_sin, o.name, o.sticky_ns, o.pick,
-					   o.family6 ? AF_INET6 : AF_INET) == -1 ||
+					   o.family == 6 || o.family == CLIENT_FAMILY_DUAL
+					       ? AF_INET6
+					       : AF_INET) == -1 ||
 		    client_steer_first(&st.dns) == -1)
 			goto out;
 		client_steer_target(&st.dns, &o.cfg.target, first, sizeof(first));
 		/* the port sits at one offset in both families' sockaddr */
 		o.cfg.target.sin.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
+		if (o.family == CLIENT_FAMILY_DUAL) {
+			if (client_dns_init_family(&st4.dns, &o.resolver_sin, o.name, o.sticky_ns,
+						   o.pick, AF_INET) == -1 ||
+			    client_steer_first(&st4.dns) == -1)
+				goto out;
+			client_steer_target(&st4.dns, &o.cfg.fallback, first4, sizeof(first4));
+			o.cfg.fallback.sin.sin_port = o.cfg.target.sin.sin_port;
+		}
 		o.target = o.name;
 	}
 	if (!o.population && o.tcp) {
@@ -517,6 +555,24 @@ int main(int argc, char **argv)
 		}
 		log_info("%s is %s (ttl %us) from resolver %s%s", o.name, first, st.dns.ttl,
 			 o.resolver, o.sticky_ns ? ", sticky" : "");
+	}
+	if (st4.dns.fd != -1) {
+		st4.c = &c;
+		st4.ev = ev;
+		if (loop_add(loop, &st4.dns_h, st4.dns.fd, EPOLLIN, client_on_dns, &st4) == -1 ||
+		    loop_timer_add(loop, &st4.timer, client_dns_next_ns(&st4.dns), 0,
+				   client_on_dns_timer, &st4) == -1) {
+			log_warn("%s: dns loop", __func__);
+			goto out;
+		}
+		log_info("%s is also %s (ttl %us): over IPv4 %lld ms after a request is sent over "
+			 "IPv6 and not answered (Happy Eyeballs)",
+			 o.name, first4, st4.dns.ttl,
+			 (long long)(o.cfg.attempt_delay_ns / NSEC_PER_MSEC));
+	} else if (o.family == CLIENT_FAMILY_DUAL) {
+		log_info("IPv4 %lld ms after a request is sent over IPv6 and not answered (Happy "
+			 "Eyeballs)",
+			 (long long)(o.cfg.attempt_delay_ns / NSEC_PER_MSEC));
 	}
 	log_info("client %u: %.0f requests/s to %s over %s, timeout %lldms", o.cfg.id, o.cfg.rate,
 		 o.target,
@@ -554,6 +610,10 @@ int main(int argc, char **argv)
 			   (json_int_t)o.cfg.id, "name", o.name, "address", first, "previous",
 			   "ttl", (json_int_t)st.dns.ttl, "changed", 1);
 	}
+	if (first4[0])
+		event_emit(ev, EVENTS_DNS_ANSWER, "{s:I, s:s, s:s, s:n, s:I, s:b}", "client",
+			   (json_int_t)o.cfg.id, "name", o.name, "address", first4, "previous",
+			   "ttl", (json_int_t)st4.dns.ttl, "changed", 1);
 	if (loop_run(loop) == -1 || c.failed)
 		goto out;
 	rc = 0;
@@ -582,8 +642,11 @@ out:
 				   (json_int_t)st.dns.changes);
 	}
 	loop_timer_del(loop, &st.timer);
+	loop_timer_del(loop, &st4.timer);
 	loop_timer_del(loop, &pr.timer);
 	loop_del(loop, &st.dns_h);
+	loop_del(loop, &st4.dns_h);
+	client_dns_close(&st4.dns);
 	client_dns_close(&st.dns);
 	loop_del(loop, &pd_h);
 	popdns_close(&pd);

@@ -21,13 +21,17 @@ static void client_usage(FILE *fp)
 		CLIENT_USAGE
 		"  -i ID        client id carried in every request (0-4294967295)\n"
 		"  -t ADDR:PORT target of the requests (port default %d): anycast mode;\n"
-		"               [IPV6]:PORT for IPv6 (one UDP client)\n"
+		"               [IPV6]:PORT with -F 6; one of each with -F dual\n"
 		"  -R RESOLVER  DNS mode: ask this resolver (port default 53) for NAME and\n"
 		"               send the requests to the answer; ask again when its TTL ends\n"
 		"               (a population may list up to %d: client j asks the (j mod k)th)\n"
 		"  -q NAME      DNS mode: the service name (an A record)\n"
-		"  -6           DNS mode: ask for its AAAA record and send over IPv6\n"
-		"               (one UDP client)\n"
+		"  -F FAMILY    4 (default), 6: the requests over IPv6 (anycast: -t\n"
+		"               [IPV6]:PORT; DNS mode: to the name's AAAA), or dual: over\n"
+		"               IPv6, each sent again over IPv4 when unanswered after -Y\n"
+		"               (Happy Eyeballs; anycast: -t of each family; DNS mode: the\n"
+		"               AAAA and the A); one UDP client\n"
+		"  -Y DELAY     -F dual: the attempt delay (default 250ms, RFC 8305)\n"
 		"  -p PORT      DNS mode: the requests' port (default %d)\n"
 		"  -S STICKY    DNS mode: keep each address this long whatever the TTL\n"
 		"  -m PICK      DNS mode, an answer of several addresses: first (default),\n"
@@ -144,6 +148,18 @@ static int client_opt_block(const char *arg, void *dst, const char **what)
 	return client_block(arg, &o->src_net, &o->src_size);
 }
 
+static int client_opt_family(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	if (strcmp(arg, "4") == 0 || strcmp(arg, "6") == 0)
+		*(int *)dst = arg[0] - '0';
+	else if (strcmp(arg, "dual") == 0)
+		*(int *)dst = CLIENT_FAMILY_DUAL;
+	else
+		return -1;
+	return 0;
+}
+
 static int client_opt_target(const char *arg, void *dst, const char **what)
 {
 	struct client_opts *o = dst;
@@ -153,8 +169,13 @@ static int client_opt_target(const char *arg, void *dst, const char **what)
 
 	if (addr_parse_sockaddr(arg, WIRE_PORT_DEFAULT, &ss) == -1)
 		return -1;
-	memcpy(&o->cfg.target, &ss, sizeof(o->cfg.target));
-	o->target = arg;
+	/* a second one: the other family's, for -F dual (checked below) */
+	if (o->target)
+		memcpy(&o->cfg.fallback, &ss, sizeof(o->cfg.fallback));
+	else
+		memcpy(&o->cfg.target, &ss, sizeof(o->cfg.target));
+	o->ntargets++;
+	o->target = o->target ? o->target : arg;
 	return 0;
 }
 
@@ -249,7 +270,9 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	    {OPT_DURATION('d', &o->cfg.duration_ns, 1, INT64_MAX, "a duration such as 10s")},
 	    {OPT_STR('o', &o->csv)},
 	    {OPT_STR('B', &o->bin)},
-	    {OPT_FLAG('6', &o->family6)},
+	    {OPT_CALL('F', client_opt_family, &o->family, "4, 6 or dual")},
+	    {OPT_DURATION('Y', &o->attempt_delay_ns, 1, 2 * NSEC_PER_SEC,
+			  "a delay such as 250ms (at most 2s)")},
 	    {OPT_FLAG('T', &o->tcp)},
 	    {OPT_FLAG('b', &o->cfg.reconnect_now)},
 	    {OPT_CALL('m', client_opt_pick, &o->pick, "first, random, sorted or next"),
@@ -287,13 +310,41 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "several -R, -k, -a, -Q and -s go with -P (a population)");
 	if (o->has_pick && (o->resolver == NULL || o->population))
 		opt_refuse(&cmd, "-m goes with -R (DNS mode) of one client (not -P)");
-	if (o->family6 && (o->resolver == NULL || o->population || o->tcp || o->http ||
-			   (o->has_pick && o->pick != CLIENT_PICK_FIRST)))
-		opt_refuse(&cmd, "-6 goes with -R (DNS mode) of one UDP client that takes the "
-				 "first address (not -P, -T, -H or -m)");
-	if (o->target && o->cfg.target.sa.sa_family == AF_INET6 &&
-	    (o->population || o->tcp || o->http))
-		opt_refuse(&cmd, "-t [IPV6]:PORT goes with one UDP client (not -P, -T or -H)");
+	if ((o->family == 6 || o->family == CLIENT_FAMILY_DUAL) &&
+	    (o->population || o->tcp || o->http || (o->has_pick && o->pick != CLIENT_PICK_FIRST)))
+		opt_refuse(&cmd,
+			   "-F %s goes with one UDP client that takes the first address "
+			   "(not -P, -T, -H or -m)",
+			   o->family == 6 ? "6" : "dual");
+	if (o->ntargets > 2 || (o->ntargets == 2) != (o->target && o->family == CLIENT_FAMILY_DUAL))
+		opt_refuse(&cmd, "-t twice, one IPv6 and one IPv4 target, goes with -F dual (and "
+				 "-F dual in anycast mode needs both)");
+	if (o->ntargets == 2) {
+		/* the IPv6 one first, the IPv4 one its fallback */
+		if (o->cfg.target.sa.sa_family == AF_INET &&
+		    o->cfg.fallback.sa.sa_family == AF_INET6) {
+			union client_addr a = o->cfg.target;
+
+			o->cfg.target = o->cfg.fallback;
+			o->cfg.fallback = a;
+		}
+		if (o->cfg.target.sa.sa_family != AF_INET6 ||
+		    o->cfg.fallback.sa.sa_family != AF_INET)
+			opt_refuse(&cmd, "-F dual: one -t of each family");
+	}
+	if (o->ntargets == 1 && (o->cfg.target.sa.sa_family == AF_INET6) != (o->family == 6))
+		opt_refuse(&cmd, "-t %s: an IPv%c target goes with -F %c", o->target,
+			   o->cfg.target.sa.sa_family == AF_INET6 ? '6' : '4',
+			   o->cfg.target.sa.sa_family == AF_INET6 ? '6' : '4');
+	if (o->attempt_delay_ns && o->family != CLIENT_FAMILY_DUAL)
+		opt_refuse(&cmd, "-Y goes with -F dual");
+	if (o->family == CLIENT_FAMILY_DUAL && o->attempt_delay_ns == 0)
+		o->attempt_delay_ns = CLIENT_ATTEMPT_DELAY_NS;
+	if (o->family == CLIENT_FAMILY_DUAL && o->attempt_delay_ns >= o->cfg.timeout_ns)
+		opt_refuse(&cmd, "-F dual: the attempt delay (-Y) must be shorter than the timeout "
+				 "(-w): a request goes to IPv4 that long after it left over IPv6");
+	o->cfg.attempt_delay_ns = o->family == CLIENT_FAMILY_DUAL ? o->attempt_delay_ns : 0;
+	o->cfg.family_column = o->family != 0;
 	if (o->cfg.connect_timeout_ns && !o->tcp)
 		opt_refuse(&cmd, "-c goes with -T (TCP)");
 	if (o->cfg.reconnect_now && !o->tcp && !(o->http && o->population))

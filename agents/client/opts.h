@@ -13,8 +13,8 @@
 #include "traffic.h"
 
 #define CLIENT_USAGE                                                                               \
-	"usage: client -i ID (-t ADDR:PORT | -R RESOLVER[:PORT] -q NAME [-6] [-p PORT] [-S "       \
-	"STICKY])\n"                                                                               \
+	"usage: client -i ID (-t ADDR:PORT | -R RESOLVER[:PORT] -q NAME [-p PORT] [-S STICKY])\n"  \
+	"              [-F 4|6|dual [-Y DELAY]]\n"                                                 \
 	"              [-P N [-k SKEW] [-a ARRIVALS] [-Q SHARE] [-s SEED] [-A NET/LEN] [-W "       \
 	"W,...]]\n"                                                                                \
 	"              [-n NODE] [-e FILE] [-r RATE] [-w TIMEOUT] [-d DURATION] [-o CSV] [-B "     \
@@ -22,6 +22,10 @@
 	"              [-T [-N REQS] [-I IDLE] [-D DEPTH] | -H [-L CACHE]] [-m PICK]\n"            \
 	"              [-c CONNECT] [-b] [-z START] [-v] [-h]\n"
 #define CLIENT_RATE_MAX 10e6
+/* -F dual: both families, IPv6 first (Happy Eyeballs, RFC 8305) */
+#define CLIENT_FAMILY_DUAL 46
+/* RFC 8305's recommended connection attempt delay */
+#define CLIENT_ATTEMPT_DELAY_NS (250 * NSEC_PER_MSEC)
 
 struct client_opts {
 	const char *node;
@@ -29,6 +33,7 @@ struct client_opts {
 	const char *csv;
 	const char *bin;
 	const char *target;
+	int ntargets; /* -t given: twice with -F dual */
 	const char *resolver;
 	const char *name;
 	struct sockaddr_in resolver_sin;
@@ -50,7 +55,8 @@ struct client_opts {
 	int http;	       /* -H: HTTP/1.1 through libcurl */
 	enum client_pick pick; /* -m */
 	int has_pick;
-	int family6;		   /* -6: DNS mode over IPv6 (AAAA) */
+	int family;		   /* -F: 0 (not given: 4), 4, 6, or CLIENT_FAMILY_DUAL */
+	int64_t attempt_delay_ns;  /* -Y: Happy Eyeballs' connection attempt delay */
 	int curl_dns;		   /* -L: libcurl resolves NAME itself */
 	int64_t curl_dns_cache_ns; /* its DNS cache */
 	int64_t start_ns;	   /* -z: CLOCK_MONOTONIC, when to begin; 0: at once */

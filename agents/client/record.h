@@ -23,6 +23,10 @@
 #include "wire.h"
 
 #define CLIENT_CSV_HEADER "client,seq,sent_ns,status,site,rtt_ns\n"
+/* a client told its address family (-F): two more columns, the family a
+ * request's reply came over (4 or 6; its last attempt's if none) and
+ * whether it was sent again over IPv4 (Happy Eyeballs: 1) */
+#define CLIENT_CSV_HEADER_FAMILY "client,seq,sent_ns,status,site,rtt_ns,family,fallback\n"
 #define CLIENT_MAX_SITES 64
 
 enum client_status {

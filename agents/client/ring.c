@@ -56,6 +56,9 @@ struct client_slot *client_ring_push(struct client_ring *r, int64_t sent_real_ns
 	s->sent_real_ns = sent_real_ns;
 	s->sent_mono_ns = sent_mono_ns;
 	s->state = CLIENT_SLOT_PENDING;
+	/* a slot is used again: what the last request in it did is not this one's */
+	s->fell_back = 0;
+	s->family = 0;
 	r->head++;
 	r->pending++;
 	return s;

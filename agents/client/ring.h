@@ -29,6 +29,8 @@ struct client_slot {
 	uint32_t client;      /* its client id (a population's differ) */
 	uint8_t state;	      /* enum client_slot_state */
 	uint8_t gen;	      /* a population over TCP: its connection's (poptcp.h) */
+	uint8_t fell_back;    /* Happy Eyeballs: sent again over IPv4 (traffic.h) */
+	uint8_t family;	      /* AF_INET or AF_INET6: its reply's (0: none yet) */
 };
 
 struct client_ring {

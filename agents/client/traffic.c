@@ -50,6 +50,17 @@ void client_record(struct client *c, const struct client_slot *s, enum client_st
 		return;
 	n = client_record_format(line, sizeof(line), s->client, s->seq, s->sent_real_ns, st, site,
 				 rtt_ns);
+	if (n > 0 && c->cfg.family_column) {
+		/* the reply's family, else the last attempt's; whether it was
+		 * sent again over IPv4 */
+		int family = s->family	    ? s->family
+			     : s->fell_back ? AF_INET
+					    : c->cfg.target.sa.sa_family;
+
+		n--; /* the newline */
+		n += snprintf(line + n, sizeof(line) - (size_t)n, ",%d,%d\n",
+			      family == AF_INET6 ? 6 : 4, s->fell_back);
+	}
 	if (n > 0)
 		fwrite(line, 1, (size_t)n, c->csv);
 }
@@ -127,6 +138,75 @@ static void client_refused(void *arg, unsigned index)
 	client_ring_resolve(&c->ring, s);
 }
 
+/* client_refused_copy: a Happy Eyeballs copy the kernel refused (no IPv4
+ * route): the request waits for its timeout, the first refusal logged */
+static void client_refused_copy(void *arg, unsigned index)
+{
+	struct client_sending *snd = arg;
+	char to[CLIENT_ADDR_STRLEN];
+
+	(void)index;
+	if (snd->c->stats.errors == 0)
+		log_warn("%s: sendto %s", __func__,
+			 client_addr_str(&snd->c->cfg.fallback, to, sizeof(to)));
+}
+
+/* client_fallback_arm: the attempt delay's timer at the end of slot s's */
+static void client_fallback_arm(struct client *c, const struct client_slot *s)
+{
+	if (loop_timer_set(&c->fallback_timer, s->sent_mono_ns + c->cfg.attempt_delay_ns, 0) == -1)
+		log_warn("%s: timerfd", __func__);
+	else
+		c->fallback_armed = 1;
+}
+
+/* client_fallback: Happy Eyeballs (RFC 8305, its connection attempt delay
+ * for a datagram): each request still unanswered attempt_delay_ns after it
+ * left over IPv6 is sent again, the same request, to the IPv4 address; the
+ * timer is armed again for the next one. The replies waiting are read
+ * first: one that came in time is no reason to fall back. */
+static void client_fallback(struct client *c, int64_t now)
+{
+	struct udp_batch *io = c->io;
+	struct client_sending snd = {.c = c, .base = 0};
+	uint64_t seq;
+
+	c->fallback_armed = 0;
+	client_read_replies(c, INT_MAX);
+	if (c->fallback_seq < c->ring.tail)
+		c->fallback_seq = c->ring.tail;
+	for (seq = c->fallback_seq; seq < c->ring.head; seq++) {
+		struct client_slot *s = client_ring_find(&c->ring, seq);
+		struct wire_msg m = {.type = WIRE_REQUEST, .client_id = c->cfg.id};
+
+		if (s == NULL || s->fell_back)
+			continue;
+		if (now - s->sent_mono_ns < c->cfg.attempt_delay_ns) {
+			client_fallback_arm(c, s);
+			break;
+		}
+		if (io->ntx == CLIENT_BATCH)
+			udp_send(c->fd, io, client_refused_copy, &snd);
+		m.seq = seq;
+		m.sent_ns = (uint64_t)s->sent_real_ns;
+		wire_encode(&m, udp_tx_buf(io), WIRE_LEN);
+		udp_tx_to(io, &c->cfg.fallback.sa, client_addr_len(&c->cfg.fallback), WIRE_LEN);
+		s->fell_back = 1;
+		c->stats.fell_back++;
+	}
+	c->fallback_seq = seq;
+	if (io->ntx)
+		udp_send(c->fd, io, client_refused_copy, &snd);
+}
+
+static void client_on_fallback_timer(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop;
+	(void)events;
+	loop_timer_read(fd);
+	client_fallback(arg, now_mono_ns());
+}
+
 /* client_send_batch: sends the next n (<= CLIENT_BATCH) requests. 0, or -1
  * if the ring cannot grow. */
 static int client_send_batch(struct client *c, unsigned n)
@@ -151,6 +231,8 @@ static int client_send_batch(struct client *c, unsigned n)
 		s->client = c->cfg.id;
 		udp_tx_to(io, &c->cfg.target.sa, client_addr_len(&c->cfg.target), WIRE_LEN);
 	}
+	if (c->cfg.fallback.sa.sa_family && !c->fallback_armed)
+		client_fallback_arm(c, client_ring_find(&c->ring, snd.base));
 	c->stats.sent += n;
 	udp_send(c->fd, io, client_refused, &snd);
 	return 0;
@@ -354,6 +436,7 @@ void client_take_reply(struct client *c, const struct wire_msg *m, int64_t arriv
 	/* from the wire to the socket: not the time this process took to
 	 * read it */
 	rtt = arrived_ns - s->sent_real_ns;
+	s->family = c->rx_family ? c->rx_family : c->cfg.target.sa.sa_family;
 	if (rtt > c->cfg.timeout_ns) {
 		c->stats.late++;
 		c->stats.lost++;
@@ -362,6 +445,10 @@ void client_take_reply(struct client *c, const struct wire_msg *m, int64_t arriv
 		client_site_clean(m->site, site);
 		client_tally_add(&c->tally, site);
 		c->stats.ok++;
+		if (s->family == AF_INET6)
+			c->stats.ok6++;
+		else
+			c->stats.ok4++;
 		client_record(c, s, CLIENT_OK, site, rtt);
 	}
 	client_ring_resolve(&c->ring, s);
@@ -378,6 +465,17 @@ static void client_on_datagram(struct client *c, const uint8_t *buf, size_t len,
 		return;
 	}
 	client_take_reply(c, &m, arrived_ns);
+}
+
+/* client_rx_family: the family a reply came over: AF_INET6, or AF_INET (an
+ * IPv4 one, or one of a dual-stack socket's, v4-mapped) */
+static int client_rx_family(const struct sockaddr *from)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)from;
+
+	if (from->sa_family != AF_INET6 || IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr))
+		return AF_INET;
+	return AF_INET6;
 }
 
 /* client_read_replies: the replies waiting, at most rounds batches */
@@ -400,9 +498,11 @@ static void client_read_replies(struct client *c, int rounds)
 		for (int i = 0; i < r; i++) {
 			int64_t at = udp_rx_time_ns(io, (unsigned)i);
 
+			c->rx_family = client_rx_family(udp_rx_from(io, (unsigned)i));
 			client_on_datagram(c, udp_rx_data(io, (unsigned)i),
 					   udp_rx_len(io, (unsigned)i), at == -1 ? now : at);
 		}
+		c->rx_family = 0;
 		if (r < CLIENT_BATCH)
 			break;
 	}
@@ -548,6 +648,35 @@ int client_start_http(struct client *c, struct loop *loop, const struct client_c
 	return client_begin(c);
 }
 
+/* client_dual_socket: Happy Eyeballs: the IPv6 socket takes IPv4 too
+ * (IPV6_V6ONLY off), the fallback written as its v4-mapped address, and
+ * the attempt delay's timer. 0 or -1 (logged). */
+static int client_dual_socket(struct client *c)
+{
+	struct sockaddr_in6 mapped = {.sin6_family = AF_INET6};
+	int off = 0;
+
+	if (c->cfg.target.sa.sa_family != AF_INET6 || c->cfg.fallback.sa.sa_family != AF_INET) {
+		log_warnx("%s: Happy Eyeballs needs an IPv6 target and an IPv4 fallback", __func__);
+		return -1;
+	}
+	if (setsockopt(c->fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) == -1) {
+		log_warn("%s: IPV6_V6ONLY off", __func__);
+		return -1;
+	}
+	mapped.sin6_port = c->cfg.fallback.sin.sin_port;
+	mapped.sin6_addr.s6_addr[10] = 0xff;
+	mapped.sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&mapped.sin6_addr.s6_addr[12], &c->cfg.fallback.sin.sin_addr, 4);
+	c->cfg.fallback.sin6 = mapped;
+	if (loop_timer_add(c->loop, &c->fallback_timer, now_mono_ns() + c->cfg.attempt_delay_ns, 0,
+			   client_on_fallback_timer, c) == -1) {
+		log_warn("%s: timerfd", __func__);
+		return -1;
+	}
+	return 0;
+}
+
 int client_start(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv)
 {
 	int bufsz = 32 << 20;
@@ -563,6 +692,8 @@ int client_start(struct client *c, struct loop *loop, const struct client_cfg *c
 		log_warn("%s: socket", __func__);
 		return -1;
 	}
+	if (c->cfg.fallback.sa.sa_family && client_dual_socket(c) == -1)
+		return -1;
 	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz, sizeof(bufsz)) == -1)
 		(void)setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
 	/* a reply's rtt ends when it reaches the socket (client_on_datagram) */
@@ -605,6 +736,7 @@ void client_finish(struct client *c)
 
 void client_close(struct client *c)
 {
+	loop_timer_del(c->loop, &c->fallback_timer); /* ignores a timer never added */
 	loop_timer_del(c->loop, &c->send_timer);
 	loop_timer_del(c->loop, &c->expire_timer);
 	if (c->fd != -1) {

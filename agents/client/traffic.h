@@ -64,6 +64,14 @@ const char *client_addr_str(const union client_addr *a, char *buf, size_t len);
 struct client_cfg {
 	uint32_t id;
 	union client_addr target;
+	/* Happy Eyeballs (RFC 8305; one UDP client of family dual): target is
+	 * IPv6, and a request still unanswered attempt_delay_ns after it left
+	 * is sent again, the same request, to fallback's IPv4 address; the
+	 * first reply counts. fallback's family 0: none */
+	union client_addr fallback;
+	int64_t attempt_delay_ns;
+	/* the records' family column (record.h): a client told its family */
+	int family_column;
 	double rate;		    /* requests per second */
 	int64_t timeout_ns;	    /* a request unanswered this long is lost */
 	int64_t duration_ns;	    /* 0: until client_drain() */
@@ -92,6 +100,8 @@ struct client_stats {
 	uint64_t wakeups;     /* send timer wake-ups, for the batching log line */
 	uint64_t busy_rounds; /* ticks run at once after a tick that took a whole one */
 	uint64_t unrecorded;  /* binary records that could not be written */
+	uint64_t ok6, ok4;    /* of ok, answered over IPv6, over IPv4 */
+	uint64_t fell_back;   /* requests sent again over IPv4 (Happy Eyeballs) */
 };
 
 struct udp_batch;
@@ -108,6 +118,12 @@ struct client {
 	struct loop *loop;
 	int fd;
 	struct loop_handler reply, send_timer, expire_timer;
+	/* Happy Eyeballs: the timer of the next request's attempt delay, and
+	 * the first sequence number it has not passed yet */
+	struct loop_handler fallback_timer;
+	int fallback_armed;
+	uint64_t fallback_seq;
+	int rx_family; /* the reply being taken's: AF_INET or AF_INET6 (0: the target's) */
 	int periodic;
 	int draining;
 	int64_t send_end_ns; /* CLOCK_MONOTONIC when sending stopped */

@@ -773,8 +773,6 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns, 
 		}
 		agents_argv_add(&a, "-q");
 		agents_argv_add(&a, "%s", node->dns_name);
-		if (node->family == TOPO_FAMILY_6) /* the name's AAAA */
-			agents_argv_add(&a, "-6");
 		agents_argv_add(&a, "-p");
 		agents_argv_add(&a, "%u", t->port);
 		if (node->sticky_ns > 0) {
@@ -787,15 +785,30 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns, 
 			agents_argv_add(&a, "-Q");
 			agents_argv_add(&a, "%.15g", t->sticky_share);
 		}
-	} else if (node->family == TOPO_FAMILY_6) {
+	} else {
 		char buf6[INET6_ADDRSTRLEN];
 
-		agents_argv_add(&a, "-t");
-		agents_argv_add(&a, "[%s]:%u",
-				inet_ntop(AF_INET6, &t->service6, buf6, sizeof(buf6)), t->port);
-	} else {
-		agents_argv_add(&a, "-t");
-		agents_argv_add(&a, "%s:%u", agents_ip(t->service, buf), t->port);
+		/* the service's IPv6 address (6), and its IPv4 one (4; dual:
+		 * both, Happy Eyeballs' fallback) */
+		if (node->family != TOPO_FAMILY_4) {
+			agents_argv_add(&a, "-t");
+			agents_argv_add(&a, "[%s]:%u",
+					inet_ntop(AF_INET6, &t->service6, buf6, sizeof(buf6)),
+					t->port);
+		}
+		if (node->family != TOPO_FAMILY_6) {
+			agents_argv_add(&a, "-t");
+			agents_argv_add(&a, "%s:%u", agents_ip(t->service, buf), t->port);
+		}
+	}
+	/* a dual lab: each client told its family (its records say which
+	 * family each request used) */
+	if (t->ip == TOPO_IP_DUAL) {
+		agents_argv_add(&a, "-F");
+		agents_argv_add(&a, "%s",
+				node->family == TOPO_FAMILY_DUAL ? "dual"
+				: node->family == TOPO_FAMILY_6	 ? "6"
+								 : "4");
 	}
 	if (node->proto == TOPO_PROTO_TCP)
 		agents_argv_add(&a, "-T");

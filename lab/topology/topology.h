@@ -281,10 +281,17 @@ enum topo_ip {
 	TOPO_IP_DUAL, /* both: every node, link and route in both families */
 };
 
+/* Happy Eyeballs' connection attempt delay (RFC 8305's recommended
+ * value): a family = dual client's requests go over IPv4 that long after
+ * they left over IPv6 unanswered (agents/client -Y) */
+#define TOPO_ATTEMPT_DELAY_NS (250 * 1000000LL)
+
 /* a client's address family (docs/topology.md, "IPv6") */
 enum topo_family {
-	TOPO_FAMILY_4, /* its requests over IPv4 */
-	TOPO_FAMILY_6, /* over IPv6: the service's, or the name's AAAA, address */
+	TOPO_FAMILY_4,	  /* its requests over IPv4 */
+	TOPO_FAMILY_6,	  /* over IPv6: the service's, or the name's AAAA, address */
+	TOPO_FAMILY_DUAL, /* over IPv6, each request sent again over IPv4 when
+			   * unanswered after 250 ms (Happy Eyeballs, RFC 8305) */
 };
 
 /* what answers at a site (docs/topology.md, "nginx at a site") */

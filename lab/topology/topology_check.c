@@ -302,8 +302,9 @@ static void topo_resolve(struct topo_parse *p, int i)
 			     m->resolver.instance == 0;
 }
 
-/* topo_check_family: a client of family = 6 needs the lab's IPv6 (ip =
- * dual); what it does not do over IPv6 yet is refused by name */
+/* topo_check_family: a client of family = 6 or dual needs the lab's IPv6
+ * (ip = dual), dual a timeout past the attempt delay; what it does not do
+ * over IPv6 yet is refused by name */
 static void topo_check_family(struct topo_parse *p, int i)
 {
 	const struct topology *t = p->t;
@@ -312,15 +313,23 @@ static void topo_check_family(struct topo_parse *p, int i)
 						    : p->lab_where[TOPO_K_LAB_FAMILY];
 	const char *without = NULL;
 
-	if (node->family != TOPO_FAMILY_6 || p->lab_bad[TOPO_K_IP])
+	const char *family = node->family == TOPO_FAMILY_DUAL ? "dual" : "6";
+
+	if (node->family == TOPO_FAMILY_4 || p->lab_bad[TOPO_K_IP])
 		return;
 	if (t->ip != TOPO_IP_DUAL) {
 		topo_error(p, where,
-			   "[client %s] family = 6: the lab's network has no IPv6; set [lab] ip "
+			   "[client %s] family = %s: the lab's network has no IPv6; set [lab] ip "
 			   "= dual",
-			   node->name);
+			   node->name, family);
 		return;
 	}
+	if (node->family == TOPO_FAMILY_DUAL && node->timeout_ns <= TOPO_ATTEMPT_DELAY_NS)
+		topo_error(p, where,
+			   "[client %s] family = dual: its timeout (%lld ms) must be longer than "
+			   "Happy Eyeballs' attempt delay, 250 ms: a request is sent again over "
+			   "IPv4 that long after it left over IPv6",
+			   node->name, (long long)(node->timeout_ns / 1000000));
 	if (node->population > 0)
 		without = "a population (population = N)";
 	else if (node->proto != TOPO_PROTO_UDP)
@@ -336,9 +345,9 @@ static void topo_check_family(struct topo_parse *p, int i)
 			without = "PowerDNS or gdnsd (they answer no AAAA here)";
 	if (without)
 		topo_error(p, where ? where : node->line,
-			   "[client %s] family = 6: not yet with %s; IPv6 clients are one UDP "
+			   "[client %s] family = %s: not yet with %s; IPv6 clients are one UDP "
 			   "client each, on static routing, of authd",
-			   node->name, without);
+			   node->name, family, without);
 }
 
 /* topo_check_population: the population keys go with population, the

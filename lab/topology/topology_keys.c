@@ -36,7 +36,7 @@ static const char *const topo_ecmp_words[] = {"no", "yes", "hash", "resilient",
 					      NULL};			    /* topo_ecmp */
 static const char *const topo_ecmp_hash_words[] = {"l4", "l3", NULL};	    /* topo_ecmp_hash */
 static const char *const topo_ip_words[] = {"4", "6", "dual", NULL};	    /* topo_ip */
-static const char *const topo_family_words[] = {"4", "6", NULL};	    /* topo_family */
+static const char *const topo_family_words[] = {"4", "6", "dual", NULL};    /* topo_family */
 static const char *const topo_site_impl_words[] = {"sited", "nginx", NULL}; /* topo_site_impl */
 static const char *const topo_dns_impl_words[] = {"authd", "pdns", "gdnsd",
 						  NULL}; /* topo_dns_impl */

@@ -4,6 +4,8 @@
  *
  *   client,seq,sent_ns,status,site,rtt_ns
  *
+ * (in a dual lab, two more: family,fallback)
+ *
  * Anything else is an error naming the file, the line and the field, except
  * a last line without its '\n' that does not parse: a client killed mid-line
  * wrote it, and it is ignored with a warning.
@@ -19,6 +21,11 @@
 
 #define CLOCKS_CSV_HEADER "client,seq,sent_ns,status,site,rtt_ns"
 #define CLOCKS_CSV_FIELDS 6
+/* a client told its address family (a dual lab): the family a request's
+ * reply came over (4 or 6; its last attempt's when none), and whether it
+ * was sent again over IPv4 (Happy Eyeballs) */
+#define CLOCKS_CSV_HEADER_FAMILY CLOCKS_CSV_HEADER ",family,fallback"
+#define CLOCKS_CSV_FIELDS_MAX 8
 
 static int clocks_csv_number(const char *s, uint64_t max, uint64_t *v)
 {
@@ -31,19 +38,20 @@ static int clocks_csv_number(const char *s, uint64_t max, uint64_t *v)
 	return errno || *end != '\0' || *v > max ? -1 : 0;
 }
 
-/* clocks_csv_parse: one record line (modified in place). Returns 0, or -1
- * with what is wrong in why. */
-static int clocks_csv_parse(char *line, struct clocks_request *r, char *why, size_t whylen)
+/* clocks_csv_parse: one record line (modified in place) of nfields (6, or
+ * 8 with the family columns). Returns 0, or -1 with what is wrong in why. */
+static int clocks_csv_parse(char *line, int nfields, struct clocks_request *r, char *why,
+			    size_t whylen)
 {
-	static const char *const names[CLOCKS_CSV_FIELDS] = {"client", "seq",  "sent_ns",
-							     "status", "site", "rtt_ns"};
-	char *field[CLOCKS_CSV_FIELDS];
+	static const char *const names[CLOCKS_CSV_FIELDS_MAX] = {
+	    "client", "seq", "sent_ns", "status", "site", "rtt_ns", "family", "fallback"};
+	char *field[CLOCKS_CSV_FIELDS_MAX];
 	uint64_t v;
 	int n = 0;
 
 	for (char *p = line;; p++) {
-		if (n == CLOCKS_CSV_FIELDS) {
-			snprintf(why, whylen, "more than %d fields", CLOCKS_CSV_FIELDS);
+		if (n == nfields) {
+			snprintf(why, whylen, "more than %d fields", nfields);
 			return -1;
 		}
 		field[n++] = p;
@@ -52,13 +60,14 @@ static int clocks_csv_parse(char *line, struct clocks_request *r, char *why, siz
 			break;
 		*p = '\0';
 	}
-	if (n != CLOCKS_CSV_FIELDS) {
-		snprintf(why, whylen, "%d fields, expected %d (%s)", n, CLOCKS_CSV_FIELDS,
-			 CLOCKS_CSV_HEADER);
+	if (n != nfields) {
+		snprintf(why, whylen, "%d fields, expected %d (%s)", n, nfields,
+			 nfields == CLOCKS_CSV_FIELDS ? CLOCKS_CSV_HEADER
+						      : CLOCKS_CSV_HEADER_FAMILY);
 		return -1;
 	}
 	memset(r, 0, sizeof(*r));
-	for (int i = 0; i < CLOCKS_CSV_FIELDS; i++) {
+	for (int i = 0; i < nfields; i++) {
 		const char *f = field[i];
 		int bad = 0;
 
@@ -90,6 +99,14 @@ static int clocks_csv_parse(char *line, struct clocks_request *r, char *why, siz
 			if (!bad)
 				strcpy(r->site, f);
 			break;
+		case 6:
+			bad = strcmp(f, "4") != 0 && strcmp(f, "6") != 0;
+			r->family = (uint8_t)(bad ? 0 : f[0] - '0');
+			break;
+		case 7:
+			bad = strcmp(f, "0") != 0 && strcmp(f, "1") != 0;
+			r->fell_back = f[0] == '1';
+			break;
 		}
 		if (bad) {
 			snprintf(why, whylen, "bad %s \"%.40s\"", names[i], f);
@@ -104,22 +121,24 @@ int clocks_read_requests_stream(FILE *fp, const char *path, struct clocks_input 
 {
 	char *line = NULL, why[128];
 	size_t cap = 0;
-	int lineno = 0, complete, rc = -1;
+	int lineno = 0, complete, rc = -1, nfields = CLOCKS_CSV_FIELDS;
 	ssize_t len;
 
 	while ((len = clocks_read_line(fp, &line, &cap, &complete)) != -1) {
 		struct clocks_request r;
 
 		if (++lineno == 1) {
-			if (strcmp(line, CLOCKS_CSV_HEADER) != 0) {
-				snprintf(err, errlen, "%s:1: expected the header %s", path,
-					 CLOCKS_CSV_HEADER);
+			if (strcmp(line, CLOCKS_CSV_HEADER_FAMILY) == 0) {
+				nfields = CLOCKS_CSV_FIELDS_MAX;
+			} else if (strcmp(line, CLOCKS_CSV_HEADER) != 0) {
+				snprintf(err, errlen, "%s:1: expected the header %s (or %s)", path,
+					 CLOCKS_CSV_HEADER, CLOCKS_CSV_HEADER_FAMILY);
 				goto out;
 			}
 			in->have_requests = 1;
 			continue;
 		}
-		if (clocks_csv_parse(line, &r, why, sizeof(why)) == -1) {
+		if (clocks_csv_parse(line, nfields, &r, why, sizeof(why)) == -1) {
 			if (!complete) {
 				clocks_warn(&in->notes, "file_cut",
 					    "%s:%d: last line cut short, ignored", path, lineno);

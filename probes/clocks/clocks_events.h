@@ -205,7 +205,11 @@ struct clocks_client {
 	int64_t sending_ns;		/* how long its sends took (client_summary); 0: unknown */
 	char resolver[CLOCKS_NAME_MAX]; /* client_started's; "" for none */
 	int tcp;			/* client_started's proto: tcp or http (a connection) */
-	int64_t population;		/* client_started's: its logical clients; 0: one user */
+	/* client_summary's family (a dual lab): requests answered over IPv6,
+	 * over IPv4, and sent again over IPv4 (Happy Eyeballs: a request
+	 * may reach a site's link twice) */
+	int64_t ok6, ok4, fell_back;
+	int64_t population; /* client_started's: its logical clients; 0: one user */
 	/* client_started's: how long it keeps an address whatever the TTL
 	 * (0: not sticky), and the share of a population that does */
 	int64_t sticky_ns;

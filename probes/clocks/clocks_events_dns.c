@@ -170,6 +170,13 @@ int clocks_client_event(struct clocks_input *in, const struct clocks_line *l)
 	    clocks_get_count(l, "sending_ns", &c->sending_ns, &known) == -1)
 		return -1;
 	clocks_client_http(c, json_object_get(l->obj, "http"));
+	if (json_is_object(json_object_get(l->obj, "family"))) {
+		json_t *f = json_object_get(l->obj, "family");
+
+		c->ok6 = json_integer_value(json_object_get(f, "ok6"));
+		c->ok4 = json_integer_value(json_object_get(f, "ok4"));
+		c->fell_back = json_integer_value(json_object_get(f, "fell_back"));
+	}
 	return 0;
 }
 

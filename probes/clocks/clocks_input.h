@@ -33,6 +33,8 @@ struct clocks_request {
 	int64_t rtt_ns;
 	enum clocks_status status;
 	char site[WIRE_SITE_LEN + 1];
+	uint8_t family;	   /* a dual lab's record: 4 or 6 (its reply's, else its last try's); 0 */
+	uint8_t fell_back; /* sent again over IPv4 (Happy Eyeballs) */
 };
 
 /*

@@ -60,9 +60,13 @@ struct clocks_result {
 	int64_t window_ns;
 	int64_t sent, ok, lost_client, errors; /* CLOCKS_NONE: no CSV */
 	int64_t lost_capture;		       /* CLOCKS_NONE: no capture */
-	int64_t capture_drops;		       /* CLOCKS_NONE: no capture_stats */
-	struct clocks_dist last_packet;	       /* clients that sent to the dead site after t0 */
-	struct clocks_dist last_per_client;    /* every client of the scheme, 0 if none */
+	/* a dual lab's Happy Eyeballs clients: their requests that reached the
+	 * dead site after t0 and were answered all the same, sent again over
+	 * IPv4 (not in lost_capture); CLOCKS_NONE: no client fell back */
+	int64_t rescued;
+	int64_t capture_drops;		    /* CLOCKS_NONE: no capture_stats */
+	struct clocks_dist last_packet;	    /* clients that sent to the dead site after t0 */
+	struct clocks_dist last_per_client; /* every client of the scheme, 0 if none */
 	/* each client's last request to the dead site after t0 (0 if none),
 	 * every client of the scheme, by client id (malloc'd; NULL with a
 	 * "limit" note when out of memory) */

@@ -98,7 +98,7 @@ void clocks_scheme_init(const struct clocks_input *in, const struct clocks_flows
 	memset(r, 0, sizeof(*r));
 	r->scheme = fl->name;
 	r->detect_ns = r->detect_at_ns = r->steer_ns = r->steer_at_ns = CLOCKS_NONE;
-	r->window_ns = r->lost_capture = r->capture_drops = CLOCKS_NONE;
+	r->window_ns = r->lost_capture = r->capture_drops = r->rescued = CLOCKS_NONE;
 	r->sent = r->ok = r->lost_client = r->errors = CLOCKS_NONE;
 	r->last_packet.p50_ns = r->last_packet.p99_ns = r->last_packet.max_ns = CLOCKS_NONE;
 	r->last_per_client.p50_ns = r->last_per_client.p99_ns = CLOCKS_NONE;
@@ -316,19 +316,75 @@ static void clocks_summarise(const struct clocks_input *in, struct clocks_result
 			    r->scheme, CLOCKS_MAX_POPS, lost);
 }
 
+/* clocks_fell_back: whether client id sent requests again over IPv4 (a
+ * dual lab's Happy Eyeballs: client_summary's fell_back) */
+static int clocks_fell_back(const struct clocks_input *in, uint32_t id)
+{
+	for (size_t i = 0; i < in->nclients; i++)
+		if (in->clients[i].id == id && in->clients[i].fell_back > 0)
+			return 1;
+	return 0;
+}
+
+static int clocks_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* clocks_rescued: of the n keys (client id << 32 | the low 32 bits of
+ * the sequence) of Happy Eyeballs clients' requests captured at the dead
+ * site after t0, sorted in place: *copies, those that repeat one before
+ * them (the same request over both families), and the return, the
+ * requests whose record says ok (answered over IPv4 all the same) */
+static int64_t clocks_rescued(const struct clocks_input *in, uint64_t *keys, size_t n,
+			      int64_t *copies)
+{
+	uint64_t *ok = NULL;
+	size_t nok = 0, capok = 0;
+	int64_t rescued = 0;
+
+	*copies = 0;
+	qsort(keys, n, sizeof(*keys), clocks_cmp_u64);
+	for (size_t i = 0; i < in->nrequests; i++) {
+		const struct clocks_request *q = &in->requests[i];
+
+		if (q->status != CLOCKS_OK || !q->fell_back)
+			continue;
+		if (clocks_grow((void **)&ok, &capok, nok, sizeof(*ok)) == -1)
+			break;
+		ok[nok++] = (uint64_t)q->client << 32 | (uint32_t)q->seq;
+	}
+	qsort(ok, nok, sizeof(*ok), clocks_cmp_u64);
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && keys[i] == keys[i - 1]) {
+			(*copies)++;
+			continue;
+		}
+		rescued += nok && bsearch(&keys[i], ok, nok, sizeof(*ok), clocks_cmp_u64) != NULL;
+	}
+	free(ok);
+	return rescued;
+}
+
 /* clocks_dead_site: window, lost_capture and the last request per client of
  * the requests to the dead site after t0, in its capture c; which of them
- * the end of the observation cut short */
+ * the end of the observation cut short. A Happy Eyeballs client's request
+ * that reached the site over both families is one request lost. */
 static void clocks_dead_site(const struct clocks_input *in, const struct clocks_flows *fl,
 			     const struct clocks_capture *c, struct clocks_result *r)
 {
 	int64_t t0 = in->failure.t0_ns, *last = NULL, *sent = NULL, mincut = INT64_MAX;
 	uint32_t *ids = NULL, *hit;
-	size_t nids = 0, nsent = 0, ncut = 0;
-	int *cut = NULL;
+	size_t nids = 0, nsent = 0, ncut = 0, nhe = 0, caphe = 0;
+	uint64_t *he = NULL;
+	int *cut = NULL, any_he = 0;
 
 	r->window_ns = 0;
 	r->lost_capture = 0;
+	for (size_t i = 0; i < in->nclients && !any_he; i++)
+		any_he = in->clients[i].fell_back > 0;
 	if (clocks_clients(in, fl, &ids, &nids) == -1 ||
 	    (nids > 0 && ((last = malloc(nids * sizeof(*last))) == NULL ||
 			  (sent = malloc(nids * sizeof(*sent))) == NULL ||
@@ -346,12 +402,22 @@ static void clocks_dead_site(const struct clocks_input *in, const struct clocks_
 		if (!clocks_is_dead(in, fl, p))
 			continue;
 		r->lost_capture++;
+		if (any_he && clocks_fell_back(in, p->client) &&
+		    clocks_grow((void **)&he, &caphe, nhe, sizeof(*he)) == 0)
+			he[nhe++] = (uint64_t)p->client << 32 | p->seq;
 		if (p->t_ns - t0 > r->window_ns)
 			r->window_ns = p->t_ns - t0;
 		hit = nids ? bsearch(&p->client, ids, nids, sizeof(*ids), clocks_cmp_u32) : NULL;
 		if (hit && p->t_ns > last[hit - ids])
 			last[hit - ids] = p->t_ns;
 	}
+	if (any_he) {
+		int64_t copies;
+
+		r->rescued = clocks_rescued(in, he, nhe, &copies);
+		r->lost_capture -= copies + r->rescued;
+	}
+	free(he);
 	if (nids > 0)
 		ncut = clocks_cut(in, ids, nids, last, cut);
 	/* last_packet over the clients that sent to the dead site after t0;

@@ -289,6 +289,8 @@ static json_t *clocks_json_scheme_all(const struct clocks_input *in, const struc
 	json_object_set_new(o, "sent", clocks_json_n(r->sent));
 	json_object_set_new(o, "lost_client", clocks_json_n(r->lost_client));
 	json_object_set_new(o, "lost_capture", clocks_json_n(r->lost_capture));
+	if (r->rescued != CLOCKS_NONE)
+		json_object_set_new(o, "rescued", clocks_json_n(r->rescued));
 	json_object_set_new(o, "capture_drops", clocks_json_n(r->capture_drops));
 	if (dns)
 		json_object_set_new(o, "upstream_queries", clocks_json_n(r->upstream_queries));

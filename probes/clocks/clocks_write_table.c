@@ -58,6 +58,15 @@ static int clocks_any_failback(const struct clocks_result *res, int nres)
 	return 0;
 }
 
+/* clocks_any_rescued: a present scheme has Happy Eyeballs clients */
+static int clocks_any_rescued(const struct clocks_result *res, int nres)
+{
+	for (int i = 0; i < nres; i++)
+		if (!res[i].noflows && res[i].rescued != CLOCKS_NONE)
+			return 1;
+	return 0;
+}
+
 /* clocks_row: a row of the int64_t at field of each present scheme; the
  * int at lbfield (if not -1) says it is a lower bound */
 static void clocks_row(FILE *out, const char *name, const struct clocks_result *res, int nres,
@@ -382,6 +391,8 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 	ROW("ok", ok, N);
 	ROW("lost (client)", lost_client, N);
 	ROW("lost (capture)", lost_capture, N);
+	if (clocks_any_rescued(res, nres))
+		ROW("rescued over IPv4", rescued, N);
 	ROW("errors", errors, N);
 	ROW("capture drops", capture_drops, N);
 	ROW("upstream DNS queries", upstream_queries, N);

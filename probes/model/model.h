@@ -279,6 +279,11 @@ struct model_client {
 	 * rather than backing off */
 	int proto;
 	int tcp_now;
+	/* Happy Eyeballs (family = dual, over UDP): each request unanswered
+	 * this long after it left over IPv6 goes again over IPv4, so one sent
+	 * to the dead site is lost only if its copy also goes there: those
+	 * sent up to attempt_s before its last request to it (0: none) */
+	double attempt_s;
 };
 
 /* a client's requests: datagrams (each one sent to a dead site lost), one

@@ -303,12 +303,17 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 				site += lost - was;
 				users += model_pop_users(plan[j]);
 			} else {
+				double xl;
+
 				if (x > end)
 					x = end;
-				site += m->rate_per_s * x;
+				/* Happy Eyeballs: the last attempt_s of them rescued
+				 * over IPv4 (not counted at the site either) */
+				xl = m->attempt_s > 0 ? fmax(0, x - m->attempt_s) : x;
+				site += m->rate_per_s * xl;
 				/* and while its packets reach no site after that */
 				lost += m->rate_per_s *
-					(x + fmin(model_client_lost_extra(m, dr.u_tie), end - x));
+					(xl + fmin(model_client_lost_extra(m, dr.u_tie), end - x));
 				if (x > 0)
 					x += effect;
 				last[users++] = x;

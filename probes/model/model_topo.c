@@ -353,6 +353,8 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 				   : c->proto == TOPO_PROTO_HTTP ? MODEL_HTTP
 								 : MODEL_UDP;
 			m->tcp_now = t->reconnect == 1;
+			m->attempt_s =
+			    c->family == TOPO_FAMILY_DUAL ? TOPO_ATTEMPT_DELAY_NS / NS : 0;
 			m->rate_per_s = c->rate;
 			m->to_failed = to == 1;
 			m->ask_s = model_topo_owd(t, n, topo_node_router(t, site));
@@ -413,6 +415,8 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 				   : c->proto == TOPO_PROTO_HTTP ? MODEL_HTTP
 								 : MODEL_UDP;
 			m->tcp_now = t->reconnect == 1;
+			m->attempt_s =
+			    c->family == TOPO_FAMILY_DUAL ? TOPO_ATTEMPT_DELAY_NS / NS : 0;
 			m->rate_per_s = c->rate;
 			m->to_failed = dns_on_failed[n];
 			m->sticky_s = (double)c->sticky_ns / NS;

@@ -6,9 +6,13 @@
 # holds c6's requests over IPv6, to 2001:2:0:ff00::1 and to a's own
 # 2001:2:0:ff01::1; c6's AAAA answers move from a's IPv6 address to b's;
 # each of c6's flows loses as many requests as c4's (the routers withdraw
-# both families' routes at once, authd steers the AAAA as the A); the
-# model counts the resolver's AAAA entry apart (upstream queries agree);
-# family = 6 without ip = dual, and over TCP, are refused at check.
+# both families' routes at once, authd steers the AAAA as the A); cd
+# (family = dual, Happy Eyeballs) sends each request still unanswered after
+# 250 ms again over IPv4: its records say so (family, fallback), and of
+# each flow the requests sent in the last 250 ms of its window are rescued
+# (clocks.json's rescued; the model's losses agree); the model counts the
+# resolver's AAAA entry apart (upstream queries agree); family = 6 without
+# ip = dual, over TCP, and dual with a timeout of 250 ms are refused.
 # about 14 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,6 +26,7 @@ r=$out/run
 
 check_refused "family = 6 in an IPv4 lab" "family = 6: the lab's network has no IPv6" topology/dual-stack.ini --set ip=4
 check_refused "family = 6 over TCP" "family = 6: not yet with proto = tcp" topology/dual-stack.ini --set c6.proto=tcp
+check_refused "family = dual within the attempt delay" "family = dual: its timeout (250 ms) must be longer" topology/dual-stack.ini --set cd.timeout=250ms
 
 run_model_agrees "$out/run.txt" "$r" topology/dual-stack.ini --set name=$lab
 
@@ -43,4 +48,25 @@ for flow in "" -dns; do
 	assert_le "$l6" $((l4 + 50)) "c6$flow's lost requests against c4$flow's ($l4)"
 	echo "ok: c6$flow lost $l6 requests, c4$flow $l4"
 done
+# cd, Happy Eyeballs: what its records and summary say, what it rescued
+for flow in "" -dns; do
+	read -r lost fb ok4 < <(awk -F, 'NR == 1 { if ($7 != "family" || $8 != "fallback") exit 1 }
+		NR > 1 { l += $4 == "timeout"; f += $8 == 1; o += $4 == "ok" && $7 == 4 }
+		END { print l + 0, f + 0, o + 0 }' "$r/requests-cd$flow.csv") || fail "requests-cd$flow.csv: no family,fallback columns"
+	l6=$(lost c6$flow)
+	# the requests of the last 250 ms (of 1000/s) of its window rescued
+	assert_ge "$lost" $((l6 - 250 - 40)) "cd$flow's lost requests against c6$flow's ($l6) less 250"
+	assert_le "$lost" $((l6 - 250 + 40)) "cd$flow's lost requests against c6$flow's ($l6) less 250"
+	assert_ge "$ok4" 200 "cd$flow's requests answered over IPv4"
+	assert_ge "$fb" "$((ok4 + lost))" "cd$flow's requests sent again over IPv4"
+	fbsum=$(jq -r 'select(.event == "client_summary") | .family.fell_back' "$r/cd.client$flow.events.jsonl")
+	assert_eq "$fbsum" "$fb" "client_summary's fell_back against the records'"
+	echo "ok: cd$flow lost $lost (c6$flow $l6), $ok4 answered over IPv4 of $fb sent again"
+done
+for s in anycast dns; do
+	resc=$(json "$r/clocks.json" ".schemes.$s.rescued")
+	assert_ge "$resc" 200 "$s: requests rescued over IPv4 (clocks.json)"
+	assert_le "$resc" 300 "$s: requests rescued over IPv4 (clocks.json)"
+done
+echo "ok: clocks.json: $(json "$r/clocks.json" .schemes.anycast.rescued) anycast and $(json "$r/clocks.json" .schemes.dns.rescued) DNS requests rescued over IPv4"
 assert_no_leftovers $lab "$r"

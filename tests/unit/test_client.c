@@ -358,6 +358,134 @@ static void test_tally(void **state)
 	assert_int_equal(t.other, 7); /* 2 + 62 named, the last 7 overflow */
 }
 
+/* ---- Happy Eyeballs ---- */
+
+/* a site of family af on loopback (127.0.0.1 or ::1) that answers each
+ * request at once, or (answer 0) reads and drops it; its port into *port */
+static int he_site(int af, int *port)
+{
+	struct sockaddr_storage ss = {0};
+	socklen_t len = af == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	int fd = socket(af, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+
+	assert_true(fd != -1);
+	ss.ss_family = (sa_family_t)af;
+	if (af == AF_INET6)
+		((struct sockaddr_in6 *)&ss)->sin6_addr = in6addr_loopback;
+	else
+		((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&ss, len), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&ss, &len), 0);
+	*port = ntohs(af == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+				     : ((struct sockaddr_in *)&ss)->sin_port);
+	return fd;
+}
+
+/* he_answer: every request waiting, answered from its family's address
+ * (arg: a counter), as a site does */
+static void he_answer(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	uint8_t buf[WIRE_LEN];
+	struct sockaddr_storage from;
+	socklen_t len = sizeof(from);
+	struct wire_msg m;
+	int *answered = arg;
+
+	(void)loop;
+	(void)events;
+	while (recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &len) ==
+	       WIRE_LEN) {
+		assert_int_equal(wire_decode(buf, WIRE_LEN, &m), 0);
+		m.type = WIRE_REPLY;
+		strcpy(m.site, "a");
+		wire_encode(&m, buf, sizeof(buf));
+		assert_int_equal(sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, len),
+				 WIRE_LEN);
+		(*answered)++;
+		len = sizeof(from);
+	}
+}
+
+static void he_drop(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	uint8_t buf[WIRE_LEN];
+
+	(void)loop;
+	(void)events;
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		(*(int *)arg)++;
+}
+
+/* he_run: 4 requests (100/s for 35 ms) to the IPv6 site, Happy Eyeballs
+ * after 20 ms to the IPv4 one; v6_answers: whether the IPv6 site answers */
+static void he_run(int v6_answers, struct client *c, int *got6, int *got4)
+{
+	int p6, p4, fd6 = he_site(AF_INET6, &p6), fd4 = he_site(AF_INET, &p4);
+	struct loop *loop = loop_new();
+	struct loop_handler h6, h4;
+	struct client_cfg cfg = {.id = 1,
+				 .rate = 100,
+				 .timeout_ns = 100 * NSEC_PER_MSEC,
+				 .duration_ns = 35 * NSEC_PER_MSEC,
+				 .attempt_delay_ns = 20 * NSEC_PER_MSEC,
+				 .family_column = 1};
+
+	assert_non_null(loop);
+	cfg.target.sin6 = (struct sockaddr_in6){.sin6_family = AF_INET6,
+						.sin6_port = htons((uint16_t)p6),
+						.sin6_addr = in6addr_loopback};
+	cfg.fallback.sin = (struct sockaddr_in){.sin_family = AF_INET,
+						.sin_port = htons((uint16_t)p4),
+						.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	assert_int_equal(loop_add(loop, &h6, fd6, EPOLLIN, v6_answers ? he_answer : he_drop, got6),
+			 0);
+	assert_int_equal(loop_add(loop, &h4, fd4, EPOLLIN, he_answer, got4), 0);
+	assert_int_equal(client_start(c, loop, &cfg, NULL), 0);
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(c);
+	client_close(c);
+	loop_del(loop, &h6);
+	loop_del(loop, &h4);
+	loop_free(loop);
+	close(fd6);
+	close(fd4);
+}
+
+/* an IPv6 site that never answers: each request goes again, the same one,
+ * to the IPv4 address after the attempt delay, and its reply counts */
+static void test_happy_eyeballs_falls_back(void **state)
+{
+	struct client c;
+	int got6 = 0, got4 = 0;
+
+	(void)state;
+	he_run(0, &c, &got6, &got4);
+	assert_int_equal(c.stats.sent, 4);
+	assert_int_equal(got6, 4);
+	assert_int_equal(got4, 4);
+	assert_int_equal(c.stats.fell_back, 4);
+	assert_int_equal(c.stats.ok, 4);
+	assert_int_equal(c.stats.ok4, 4);
+	assert_int_equal(c.stats.ok6, 0);
+	assert_int_equal(c.stats.lost, 0);
+}
+
+/* an IPv6 site that answers: nothing goes over IPv4 */
+static void test_happy_eyeballs_prefers_ipv6(void **state)
+{
+	struct client c;
+	int got6 = 0, got4 = 0;
+
+	(void)state;
+	he_run(1, &c, &got6, &got4);
+	assert_int_equal(c.stats.sent, 4);
+	assert_int_equal(got6, 4);
+	assert_int_equal(got4, 0);
+	assert_int_equal(c.stats.fell_back, 0);
+	assert_int_equal(c.stats.ok6, 4);
+	assert_int_equal(c.stats.lost, 0);
+}
+
 /* ---- replies read late ---- */
 
 /* a site on loopback in the client's own loop: it answers each request at
@@ -558,6 +686,8 @@ int main(void)
 	    cmocka_unit_test(test_site_clean),
 	    cmocka_unit_test(test_tally),
 	    cmocka_unit_test(test_replies_read_late),
+	    cmocka_unit_test(test_happy_eyeballs_falls_back),
+	    cmocka_unit_test(test_happy_eyeballs_prefers_ipv6),
 	    cmocka_unit_test(test_replies_read_by_tick),
 	    cmocka_unit_test(test_ticks_back_to_back),
 	};

@@ -103,7 +103,8 @@ static void record(struct clocks_input *in, uint32_t client, int64_t sent,
 {
 	in->requests = realloc(in->requests, (in->nrequests + 1) * sizeof(*in->requests));
 	assert_non_null(in->requests);
-	in->requests[in->nrequests++] = (struct clocks_request){client, 0, sent, 0, status, "a"};
+	in->requests[in->nrequests++] = (struct clocks_request){
+	    .client = client, .sent_ns = sent, .status = status, .site = "a"};
 }
 
 static void test_bucket_of(void **state)
