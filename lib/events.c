@@ -9,7 +9,8 @@ const struct events_def events_table[] = {
     {EVENTS_TRAFFIC_STARTED, "steerlab",
      "duration_ns fail_at_ns nominal_fail_at_ns fail_jitter_ns seed events"},
     {EVENTS_SITE_FAILED, "steerlab",
-     "site via prefix address how pid killed_ns routes cause by nominal_at_ns jitter_offset_ns"},
+     "site via prefix address how pid killed_ns routes cause by nominal_at_ns jitter_offset_ns "
+     "family"},
     {EVENTS_EVENT_APPLIED, "steerlab",
      "name action target kind site step cycle vias done_ns by nominal_at_ns at_ns change "
      "serial"},
@@ -52,7 +53,7 @@ const struct events_def events_table[] = {
     {EVENTS_CONTROL_REJECTED, NULL, "from reason count"},
     {EVENTS_CLIENT_READY, "client", "client"},
     {EVENTS_CLIENT_STARTED, "client",
-     "client target rate resolver mode sticky_ns proto population arrivals sticky_share"},
+     "client target rate resolver mode sticky_ns proto population arrivals sticky_share family"},
     {EVENTS_DNS_ANSWER, "client", "client name address previous ttl changed"},
     {EVENTS_DNS_RESOLUTION, "client", "client outcome rcode stale address latency_ns"},
     {EVENTS_CLIENT_PROGRESS, "client", "client sent ok lost errors sites"},

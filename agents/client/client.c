@@ -597,13 +597,18 @@ int main(int argc, char **argv)
 			   "population", (json_int_t)o.population, "arrivals",
 			   o.poisson ? "poisson" : "paced", "sticky_share", o.sticky_share);
 	} else {
-		event_emit(ev, EVENTS_CLIENT_STARTED, "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:s}",
+		event_emit(ev, EVENTS_CLIENT_STARTED, "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:s, s:s?}",
 			   "client", (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate,
 			   "resolver", o.resolver, "mode", o.resolver ? "dns" : "anycast",
 			   "sticky_ns", (json_int_t)o.sticky_ns, "proto",
 			   o.tcp    ? "tcp"
 			   : o.http ? "http"
-				    : "udp");
+				    : "udp",
+			   "family",
+			   o.family == CLIENT_FAMILY_DUAL ? "dual"
+			   : o.family == 6		  ? "6"
+			   : o.family == 4		  ? "4"
+							  : NULL);
 	}
 	if (o.resolver && !o.population && !o.curl_dns) {
 		event_emit(ev, EVENTS_DNS_ANSWER, "{s:I, s:s, s:s, s:n, s:I, s:b}", "client",

@@ -226,7 +226,7 @@ static json_t *action_fail_routes(const struct topology *t, int site)
  * out, stamped t0 (before the step); how: sigkill, crash, freeze, ... */
 static void action_site_failed(struct lab *lab, int n, const char *how, int pid, int64_t t0,
 			       int64_t done, const char *event, const char *by,
-			       const struct action_step *s)
+			       const struct action_step *s, int family)
 {
 	const struct topology *t = lab->t;
 	char via[INET_ADDRSTRLEN], service[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN + 4],
@@ -246,12 +246,13 @@ static void action_site_failed(struct lab *lab, int n, const char *how, int pid,
 	strfmt(prefix, sizeof(prefix), "%s/32", service);
 	if (strcmp(by, "timeline") == 0) /* and where fail_jitter put it */
 		event_emit_at(lab->ev, t0, EVENTS_SITE_FAILED,
-			      "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?, s:s, s:s, s:I, s:I}",
+			      "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?, s:s, s:s, s:I, s:I, s:o*}",
 			      "site", t->nodes[n].name, "via", via, "prefix", prefix, "address",
 			      address, "how", how, "pid", pid, "killed_ns", (json_int_t)done,
 			      "routes", action_fail_routes(t, n), "cause", event, "by", by,
 			      "nominal_at_ns", (json_int_t)s->nominal_ns, "jitter_offset_ns",
-			      (json_int_t)(s->at_ns - s->nominal_ns));
+			      (json_int_t)(s->at_ns - s->nominal_ns), "family",
+			      family ? json_integer(family) : NULL);
 	else
 		event_emit_at(lab->ev, t0, EVENTS_SITE_FAILED,
 			      "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o?, s:s, s:s}", "site",
@@ -334,6 +335,22 @@ static int action_block(struct lab *lab, const struct topo_event *e, int action,
 	const struct topology *t = lab->t;
 	char script[1024], daddr[64] = "", addr[INET_ADDRSTRLEN];
 
+	if (action == TOPO_A_FREEZE && e->family != TOPO_EV_FAMILY_BOTH) {
+		/* one family out: its packets dropped, the other's untouched
+		 * (the probes, the announcements and authd's checks are IPv4:
+		 * nothing in the lab notices an IPv6 freeze) */
+		const char *nf = e->family == TOPO_EV_FAMILY_6 ? "ipv6" : "ipv4";
+
+		strfmt(script, sizeof(script),
+		       "table inet " ACTION_T_FREEZE " {\n"
+		       "  chain input { type filter hook input priority -300; policy accept; "
+		       "iif != \"lo\" meta nfproto %s drop; }\n"
+		       "  chain output { type filter hook output priority -300; policy accept; "
+		       "oif != \"lo\" meta nfproto %s drop; }\n"
+		       "}\n",
+		       nf, nf);
+		return action_ops->nft(lab, e->node, script, said, len);
+	}
 	if (action == TOPO_A_FREEZE) {
 		strfmt(script, sizeof(script),
 		       "table inet " ACTION_T_FREEZE " {\n"
@@ -567,7 +584,10 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		return -1;
 	int64_t done = now_real_ns();
 	if (how && site >= 0)
-		action_site_failed(lab, site, how, pid, t0, done, e->name, by, s);
+		action_site_failed(lab, site, how, pid, t0, done, e->name, by, s,
+				   action == TOPO_A_FREEZE && e->family == TOPO_EV_FAMILY_6   ? 6
+				   : action == TOPO_A_FREEZE && e->family == TOPO_EV_FAMILY_4 ? 4
+											      : 0);
 	event_emit_at(lab->ev, t0, EVENTS_EVENT_APPLIED,
 		      "{s:s, s:s, s:s, s:s, s:s?, s:s?, s:i, s:o, s:I, s:s, s:I, s:I, s:s?, s:o?}",
 		      "name", e->name, "action", topo_action_name(e->action), "target",

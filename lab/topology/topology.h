@@ -144,6 +144,15 @@ struct topo_event {
 	char dns_site[TOPO_NAME_MAX + 1];
 	unsigned dns_weight;
 	char dns_record[TOPO_TEXT_LEN];
+	/* freeze: the address family it takes out (enum topo_ev_family) */
+	int family;
+};
+
+/* an [event]'s family: a freeze of one family (docs/topology.md, "IPv6") */
+enum topo_ev_family {
+	TOPO_EV_FAMILY_BOTH,
+	TOPO_EV_FAMILY_4,
+	TOPO_EV_FAMILY_6,
 };
 
 /* [lab] routing: how the anycast service is routed (docs/topology.md) */

@@ -22,6 +22,8 @@
 #define EV(f) offsetof(struct topo_event, f)
 #define TOPO_FLAP_PERIOD_MIN (20 * NSEC_PER_MSEC)
 
+static const char *const topo_ev_family_words[] = {"both", "4", "6", NULL}; /* topo_ev_family */
+
 static const struct topo_key topo_event_keys[TOPO_EV_KEYS] = {
     {"at", TOPO_T_DURATION, EV(at_ns), 0, 0, -1, NULL},
     {"action", TOPO_T_NAME, 0, 0, 0, -1, NULL},
@@ -34,6 +36,7 @@ static const struct topo_key topo_event_keys[TOPO_EV_KEYS] = {
     {"site", TOPO_T_NAME, EV(dns_site), 0, 0, -1, NULL},
     {"weight", TOPO_T_UINT, EV(dns_weight), 0, ZONE_CHANGE_WEIGHT_MAX, -1, NULL},
     {"record", TOPO_T_TEXT, EV(dns_record), 0, 0, -1, NULL},
+    {"family", TOPO_T_CHOICE, EV(family), 0, 0, -1, topo_ev_family_words},
 };
 
 static const char *const topo_action_names[TOPO_A_COUNT] = {
@@ -289,7 +292,7 @@ void topo_event_set(struct topo_parse *p, int ev, const char *key, const char *v
 	if (k == TOPO_EV_KEYS) {
 		topo_error(p, where,
 			   "unknown key '%s' in [event %s] (expected: at, action, target, count, "
-			   "period, instance; with action = impair: delay, jitter, loss, "
+			   "period, instance, family; with action = impair: delay, jitter, loss, "
 			   "duplicate, reorder, rate; with action = slow: delay; with a DNS "
 			   "change: name, ttl, site, weight, record)",
 			   key, e->name);
@@ -573,6 +576,15 @@ static int topo_event_params(struct topo_parse *p, int ev)
 		    topo_format_duration(t->duration_ns, d, sizeof(d)));
 		rc = -1;
 	}
+	if (m->where[TOPO_EV_FAMILY] && e->family != TOPO_EV_FAMILY_BOTH &&
+	    (e->action != TOPO_A_FREEZE || t->ip != TOPO_IP_DUAL)) {
+		topo_error(p, m->where[TOPO_EV_FAMILY],
+			   "[event %s] family: a freeze of one address family, in a lab of ip = "
+			   "dual (action is %s%s)",
+			   e->name, topo_action_name(e->action),
+			   t->ip != TOPO_IP_DUAL ? ", the lab's ip is not dual" : "");
+		rc = -1;
+	}
 	if (m->where[TOPO_EV_INSTANCE] && e->action != TOPO_A_RESOLVER_DOWN) {
 		topo_error(p, m->where[TOPO_EV_INSTANCE],
 			   "[event %s] instance: only resolver-down takes it (action is %s)",
@@ -759,6 +771,8 @@ void topo_print_events(const struct topology *t, FILE *out)
 		}
 		if (e->action == TOPO_A_RESOLVER_DOWN && e->instance)
 			fprintf(out, "instance = %u\n", e->instance);
+		if (e->family != TOPO_EV_FAMILY_BOTH)
+			fprintf(out, "family = %s\n", topo_ev_family_words[e->family]);
 		if (e->action == TOPO_A_IMPAIR)
 			fprintf(out, "%s\n",
 				topo_event_impair_text(t, e, "\n", keys, sizeof(keys)));
@@ -788,6 +802,8 @@ void topo_print_timeline(const struct topology *t, FILE *out)
 				(double)e->period_ns / NSEC_PER_SEC);
 		if (e->instance)
 			fprintf(out, ", cache %u", e->instance);
+		if (e->family != TOPO_EV_FAMILY_BOTH)
+			fprintf(out, ", IPv%s only", topo_ev_family_words[e->family]);
 		if (e->action == TOPO_A_IMPAIR)
 			fprintf(out, ": %s",
 				topo_event_impair_text(t, e, ", ", keys, sizeof(keys)));

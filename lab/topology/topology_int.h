@@ -190,7 +190,7 @@ struct topo_meta {
 /* An [event NAME] section as written: where each key was set (the keys of
  * topology_events.c, in order: at, action, target, count, period,
  * instance), and the target as written, resolved once the file is read. */
-#define TOPO_EV_KEYS 11
+#define TOPO_EV_KEYS 12
 #define TOPO_EV_IMPAIR_KEYS 12
 /* the keys of an [event], in topology_events.c's table */
 enum {
@@ -205,6 +205,7 @@ enum {
 	TOPO_EV_SITE,
 	TOPO_EV_WEIGHT,
 	TOPO_EV_RECORD,
+	TOPO_EV_FAMILY, /* a freeze of one address family (a dual lab) */
 };
 
 struct topo_ev_meta {

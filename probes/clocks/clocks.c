@@ -327,6 +327,7 @@ void clocks_input_free(struct clocks_input *in)
 {
 	for (size_t i = 0; i < in->ncaptures; i++) {
 		free(in->captures[i].packets);
+		free(in->captures[i].v6);
 		free(in->captures[i].tcp);
 	}
 	free(in->captures);

@@ -67,8 +67,8 @@ static void clocks_detect(const struct clocks_input *in, struct clocks_result *r
 			r->detect_by_hold = 1;
 		}
 	}
-	if (r->detect_at_ns == CLOCKS_NONE && strcmp(f->how, "impair") == 0)
-		clocks_gray_undetected(r, f->site);
+	if (r->detect_at_ns == CLOCKS_NONE && clocks_gray(f))
+		clocks_gray_undetected(r, f);
 	else if (r->detect_at_ns == CLOCKS_NONE)
 		clocks_missing(r,
 			       "detect: no declared_dead of site %s at or after t0 in "

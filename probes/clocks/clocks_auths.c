@@ -105,7 +105,7 @@ static void auth_requests(const struct clocks_input *in, struct clocks_auths *ou
 			struct auth_agent key = {wire_agent_of(p->client), 0, NULL, -1}, *e;
 			struct clocks_auth *a;
 
-			if (!clocks_is_dead(in, &clocks_dns_flows, p) ||
+			if (!clocks_is_dead(in, &clocks_dns_flows, c, j) ||
 			    (e = bsearch(&key, agents, nagents, sizeof(*agents), auth_agent_cmp)) ==
 				NULL ||
 			    e->row < 0)

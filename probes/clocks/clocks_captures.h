@@ -52,7 +52,17 @@ struct clocks_capture {
 	 * a capture filled otherwise (last_of_n != n) is looked through */
 	int64_t last_request_ns;
 	size_t last_of_n;
+	/* which packets went over IPv6 (a dual lab): bit k of v6[k / 64] for
+	 * packets[k]; NULL when none did (the packets keep their 20 bytes) */
+	uint64_t *v6;
+	size_t capv6; /* words */
 };
+
+/* clocks_packet_family: packets[k]'s address family: 6 or 4 */
+static inline int clocks_packet_family(const struct clocks_capture *c, size_t k)
+{
+	return c->v6 && k / 64 < c->capv6 && (c->v6[k / 64] >> (k % 64) & 1) ? 6 : 4;
+}
 
 /* one DNS query that reached an authd link */
 struct clocks_query {

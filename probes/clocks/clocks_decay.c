@@ -62,7 +62,7 @@ static void clocks_decay_fill(const struct clocks_input *in, const struct clocks
 			if (b >= (int64_t)d->n)
 				continue; /* not after clocks_observation_end */
 			s->all[b]++;
-			if (dead && clocks_is_dead(in, fl, p)) {
+			if (dead && clocks_is_dead(in, fl, c, k)) {
 				s->dead[b]++;
 				/* the explanation's one lookup, of these only */
 				if (xs)
@@ -130,7 +130,7 @@ static int clocks_decay_fill_rsv(const struct clocks_input *in, struct clocks_de
 			if (b >= (int64_t)d->n)
 				continue;
 			d->rsv[r].all[b]++;
-			if (dead && clocks_is_dead(in, fl, p))
+			if (dead && clocks_is_dead(in, fl, c, k))
 				d->rsv[r].dead[b]++;
 		}
 	}

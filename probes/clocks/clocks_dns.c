@@ -52,8 +52,8 @@ static void clocks_dns_detect(const struct clocks_input *in, struct clocks_resul
 	}
 	if (r->detect_at_ns != CLOCKS_NONE)
 		r->detect_ns = r->detect_at_ns - f->t0_ns;
-	else if (in->nauthd_files + in->nauthority > 0 && strcmp(f->how, "impair") == 0)
-		clocks_gray_undetected(r, f->site);
+	else if (in->nauthd_files + in->nauthority > 0 && clocks_gray(f))
+		clocks_gray_undetected(r, f);
 	else if (in->nauthd_files + in->nauthority == 0)
 		clocks_missing(r, "detect, steer: no *.authd.events.jsonl");
 	else

@@ -32,6 +32,10 @@ struct clocks_failure {
 	/* how the site failed: sigkill (also before the timeline), crash,
 	 * freeze, drain (it goes on answering), link-down (its link cut) */
 	char how[CLOCKS_NAME_MAX];
+	/* the address family the failure took out (a dual lab's freeze of
+	 * family = 6 or 4, site_failed's family): 6 or 4; 0 both, every
+	 * other failure */
+	int family;
 	/* when the timeline brought the site back (its first recover, undrain,
 	 * link-up or flap up after t0); 0: it did not. Requests that reach it
 	 * from then on are answered: not the failure's. */
@@ -209,6 +213,7 @@ struct clocks_client {
 	 * over IPv4, and sent again over IPv4 (Happy Eyeballs: a request
 	 * may reach a site's link twice) */
 	int64_t ok6, ok4, fell_back;
+	char family[8];	    /* client_started's: "4", "6", "dual" (a dual lab); "" */
 	int64_t population; /* client_started's: its logical clients; 0: one user */
 	/* client_started's: how long it keeps an address whatever the TTL
 	 * (0: not sticky), and the share of a population that does */

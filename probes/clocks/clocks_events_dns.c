@@ -146,6 +146,9 @@ int clocks_client_event(struct clocks_input *in, const struct clocks_line *l)
 		const char *rs = json_string_value(json_object_get(l->obj, "resolver"));
 		if (rs && strlen(rs) < sizeof(c->resolver))
 			snprintf(c->resolver, sizeof(c->resolver), "%s", rs);
+		const char *fam = json_string_value(json_object_get(l->obj, "family"));
+		if (fam && strlen(fam) < sizeof(c->family))
+			snprintf(c->family, sizeof(c->family), "%s", fam);
 		const char *proto = json_string_value(json_object_get(l->obj, "proto"));
 		c->tcp = proto && (strcmp(proto, "tcp") == 0 || strcmp(proto, "http") == 0);
 		if (json_object_get(l->obj, "population") &&

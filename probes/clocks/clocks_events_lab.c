@@ -297,6 +297,15 @@ int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 		const char *how = json_string_value(json_object_get(l->obj, "how"));
 		snprintf(f.how, sizeof(f.how), "%s",
 			 how && strlen(how) < sizeof(f.how) ? how : "sigkill");
+		/* one family out (a dual lab's freeze of family = 6): its
+		 * requests alone are the failure's */
+		if (json_is_integer(json_object_get(l->obj, "family"))) {
+			json_int_t fam = json_integer_value(json_object_get(l->obj, "family"));
+
+			if (fam != 4 && fam != 6)
+				return clocks_line_fail(l, "has no family 4 or 6 in", "family");
+			f.family = (int)fam;
+		}
 		/* nor, before issue 8, "killed_ns" */
 		int has_killed;
 		if (clocks_get_opt_int(l, "killed_ns", &f.killed_ns, &has_killed) == -1)

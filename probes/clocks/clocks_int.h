@@ -192,15 +192,19 @@ static inline int clocks_is_flow(const struct clocks_input *in, const struct clo
 	       (fl->is_flow == NULL || fl->is_flow(in, p));
 }
 
-/* clocks_is_dead: is p, captured on the failed site's link, one of the
- * scheme's requests to the dead site after t0 (and before the timeline
- * brought it back)? */
+/* clocks_is_dead: is packet k of c, the failed site's link's capture, one
+ * of the scheme's requests to the dead site after t0 (and before the
+ * timeline brought it back), of the family the failure took out (a
+ * failure of one family, docs/clocks.md, "IPv6": its family's alone)? */
 static inline int clocks_is_dead(const struct clocks_input *in, const struct clocks_flows *fl,
-				 const struct clocks_packet *p)
+				 const struct clocks_capture *c, size_t k)
 {
+	const struct clocks_packet *p = &c->packets[k];
+
 	return p->t_ns > in->failure.t0_ns &&
 	       (in->failure.recovered_ns == 0 || p->t_ns < in->failure.recovered_ns) &&
-	       clocks_is_flow(in, fl, p) && (fl->to_dead == NULL || fl->to_dead(in, p));
+	       clocks_is_flow(in, fl, p) && (fl->to_dead == NULL || fl->to_dead(in, p)) &&
+	       (in->failure.family == 0 || clocks_packet_family(c, k) == in->failure.family);
 }
 
 /* clocks_clients: the sorted distinct ids of the scheme's clients (from
@@ -226,10 +230,14 @@ void clocks_scheme_init(const struct clocks_input *in, const struct clocks_flows
 void clocks_scheme_measure(const struct clocks_input *in, const struct clocks_flows *fl,
 			   struct clocks_result *r);
 
-/* clocks_gray_undetected: detect never came for a gray failure (how impair):
+/* clocks_gray: whether failure f leaves the site answering: a gray
+ * failure (how impair), or one of an address family alone (f->family) */
+int clocks_gray(const struct clocks_failure *f);
+
+/* clocks_gray_undetected: detect never came for such a failure:
  * r->undetected, and gray_undetected, which says so plainly (not a
  * clock_missing: that is the finding, not a gap in the records) */
-void clocks_gray_undetected(struct clocks_result *r, const char *site);
+void clocks_gray_undetected(struct clocks_result *r, const struct clocks_failure *f);
 
 /* clocks_missing: a warning, "SCHEME: ...", that a clock is missing; none
  * for a scheme without flows, whose column is empty anyway. */

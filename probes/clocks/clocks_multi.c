@@ -138,7 +138,7 @@ static int64_t clocks_multi_lost(const struct clocks_input *in, const struct clo
 	if ((keys = malloc((c->n ? c->n : 1) * sizeof(*keys))) == NULL)
 		return CLOCKS_NONE;
 	for (size_t k = 0; k < c->n; k++)
-		if (clocks_is_dead(in, fl, &c->packets[k]))
+		if (clocks_is_dead(in, fl, c, k))
 			keys[n++] = (uint64_t)c->packets[k].client << 32 | c->packets[k].seq;
 	qsort(keys, n, sizeof(*keys), clocks_multi_u64cmp);
 	for (size_t i = 0; n > 0 && i < in->nrequests; i++) {

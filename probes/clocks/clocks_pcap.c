@@ -51,6 +51,25 @@
  * bounds the requests it holds */
 #define CLOCKS_PCAP_MIN_REQUEST (16 + 20 + 8 + WIRE_LEN)
 
+/* clocks_mark_v6: packet k of c went over IPv6. 0, or -1 out of memory. */
+static int clocks_mark_v6(struct clocks_capture *c, size_t k)
+{
+	if (k / 64 >= c->capv6) {
+		size_t cap = c->capv6 ? c->capv6 : 1024;
+		uint64_t *v;
+
+		while (k / 64 >= cap)
+			cap *= 2;
+		if ((v = realloc(c->v6, cap * sizeof(*v))) == NULL)
+			return -1;
+		memset(v + c->capv6, 0, (cap - c->capv6) * sizeof(*v));
+		c->v6 = v;
+		c->capv6 = cap;
+	}
+	c->v6[k / 64] |= 1ull << (k % 64);
+	return 0;
+}
+
 static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, int64_t t_ns,
 			       const u_char *data, size_t caplen)
 {
@@ -86,6 +105,8 @@ static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, 
 	p->dst = u.dst;
 	if (u.family == AF_INET6 && clocks_twin_of(in, &u.dst6, &p->dst) == -1)
 		p->dst.s_addr = 0;
+	if (u.family == AF_INET6 && clocks_mark_v6(c, c->n - 1) == -1)
+		return -1;
 	if (client != WIRE_PROBE_CLIENT && t_ns > c->last_request_ns)
 		c->last_request_ns = t_ns;
 	c->last_of_n = c->n;

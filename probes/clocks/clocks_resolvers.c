@@ -279,7 +279,7 @@ static int clocks_rsv_clients(const struct clocks_input *in, struct clocks_resol
 				continue;
 			}
 			rs->r[k].all_after++;
-			if (dead && clocks_is_dead(in, &clocks_dns_flows, p)) {
+			if (dead && clocks_is_dead(in, &clocks_dns_flows, c, j)) {
 				rs->r[k].dead_after++;
 				if (p->t_ns - in->failure.t0_ns > rs->r[k].window_ns)
 					rs->r[k].window_ns = p->t_ns - in->failure.t0_ns;

@@ -24,17 +24,32 @@ void clocks_missing(struct clocks_result *r, const char *fmt, ...)
 	clocks_warn(&r->notes, "clock_missing", "%s: %s", r->scheme, msg);
 }
 
-void clocks_gray_undetected(struct clocks_result *r, const char *site)
+void clocks_gray_undetected(struct clocks_result *r, const struct clocks_failure *f)
 {
 	if (r->noflows)
 		return;
 	r->undetected = 1;
-	clocks_warn(&r->notes, "gray_undetected",
-		    "%s: site %s: not detected within the run: its link was impaired (a gray "
-		    "failure: slow or lossy, not out), and no prober declared it dead, so "
-		    "neither detect nor steer came (the probes' timeout and probe_down against "
-		    "the impaired path; docs/clocks.md, \"Gray failures\")",
-		    r->scheme, site);
+	if (f->family)
+		clocks_warn(&r->notes, "gray_undetected",
+			    "%s: site %s: not detected within the run: IPv%d alone was taken out "
+			    "(a freeze of one family) and the site answered IPv%d all along, so "
+			    "the probers (over IPv4) %s, and neither detect nor steer came "
+			    "(docs/clocks.md, \"IPv6\")",
+			    r->scheme, f->site, f->family, f->family == 6 ? 4 : 6,
+			    f->family == 6 ? "never saw it" : "declared nothing");
+	else
+		clocks_warn(&r->notes, "gray_undetected",
+			    "%s: site %s: not detected within the run: its link was impaired (a "
+			    "gray failure: slow or lossy, not out), and no prober declared it "
+			    "dead, so neither detect nor steer came (the probes' timeout and "
+			    "probe_down against the impaired path; docs/clocks.md, \"Gray "
+			    "failures\")",
+			    r->scheme, f->site);
+}
+
+int clocks_gray(const struct clocks_failure *f)
+{
+	return strcmp(f->how, "impair") == 0 || f->family != 0;
 }
 
 static int clocks_cmp_u32(const void *a, const void *b)
@@ -399,7 +414,7 @@ static void clocks_dead_site(const struct clocks_input *in, const struct clocks_
 	for (size_t k = 0; k < c->n; k++) {
 		const struct clocks_packet *p = &c->packets[k];
 
-		if (!clocks_is_dead(in, fl, p))
+		if (!clocks_is_dead(in, fl, c, k))
 			continue;
 		r->lost_capture++;
 		if (any_he && clocks_fell_back(in, p->client) &&

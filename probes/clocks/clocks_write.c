@@ -20,6 +20,7 @@
 #include "atomicfile.h"
 #include "clocks_conn.h"
 #include "clocks_auths.h"
+#include "clocks_family.h"
 #include "clocks_int.h"
 
 #define CLOCKS_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
@@ -572,6 +573,12 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 
 		if (st)
 			json_object_set_new(root, "steering", st);
+	}
+	{
+		json_t *fam = clocks_family_json(in);
+
+		if (fam)
+			json_object_set_new(root, "families", fam);
 	}
 	{
 		json_t *w = clocks_shares_json(in);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "clocks_conn.h"
+#include "clocks_family.h"
 #include "clocks_int.h"
 
 #define CLOCKS_LABEL_W 26
@@ -352,7 +353,17 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 		"(site link %s, site address %s, service %s/%d, request port %u; clocks in "
 		"seconds after t0)\n",
 		via, addr, prefix, f->prefixlen, in->port);
-	if (strcmp(f->how, "impair") == 0) {
+	if (f->family) {
+		int n = 0;
+
+		fprintf(out, "failure of IPv%d alone: site %s answered IPv%d all along", f->family,
+			f->site, f->family == 6 ? 4 : 6);
+		for (int i = 0; i < nres; i++)
+			if (!res[i].noflows && res[i].undetected)
+				fprintf(out, "%s%s", n++ ? ", " : "; not detected within the run: ",
+					res[i].scheme);
+		fputc('\n', out);
+	} else if (strcmp(f->how, "impair") == 0) {
 		int n = 0;
 
 		fprintf(out, "gray failure: site %s's link was impaired (slow or lossy, not out)",
@@ -415,6 +426,7 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 	if (flags & CLOCKS_PRINT_MODEL)
 		clocks_model_print(out, in, res, nres);
 	clocks_shares_print(out, in);
+	clocks_family_print(out, in);
 	clocks_conn_print(out, in);
 	clocks_multi_print_all(out, in);
 	if (flags & CLOCKS_PRINT_VERDICT)

@@ -343,7 +343,7 @@ static int clocks_verdict_edges(const struct clocks_input *in, const struct cloc
 {
 	const struct clocks_capture *dead = NULL;
 	int64_t t0 = in->failure.t0_ns, back = in->failure.recovered_ns, again = INT64_MAX;
-	struct clocks_verdict_lost *set;
+	struct clocks_verdict_lost *set = NULL;
 	size_t cap = 64, n = 0;
 
 	for (size_t i = 0; i < in->ncaptures; i++)
@@ -370,6 +370,9 @@ static int clocks_verdict_edges(const struct clocks_input *in, const struct cloc
 			if (q->status == CLOCKS_OK ? q->sent_ns + q->rtt_ns <= t0 ||
 							 strcmp(q->site, in->failure.site) != 0
 						   : q->status != CLOCKS_TIMEOUT || back == 0)
+				continue;
+			/* Happy Eyeballs' copies: lost_capture has them apart */
+			if (q->fell_back)
 				continue;
 			if (clocks_scheme_of(q->client) != fl->scheme)
 				continue;
@@ -402,7 +405,8 @@ static int clocks_verdict_edges(const struct clocks_input *in, const struct cloc
 			continue;
 		k = clocks_verdict_slot(set, cap, clocks_verdict_key(p->client, p->seq));
 		if (set[k].key == 0 || !clocks_is_flow(in, fl, p) ||
-		    (fl->to_dead != NULL && !fl->to_dead(in, p)))
+		    (fl->to_dead != NULL && !fl->to_dead(in, p)) ||
+		    (in->failure.family && clocks_packet_family(dead, j) != in->failure.family))
 			continue;
 		set[k].where = back != 0 && p->t_ns >= back ? 2 : 1;
 	}

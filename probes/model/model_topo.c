@@ -181,8 +181,10 @@ static int topo_failure(const struct topology *t, int k, struct model_input *in,
 	*action = topo_event_failing(t->events[e].action) ? t->events[e].action : -1;
 	snprintf(in->event, sizeof(in->event), "%s", t->events[e].name);
 	/* the site's own link to its router, not another */
-	in->how = *action == TOPO_A_LINK_DOWN &&
-			  (t->events[e].link < 0 || t->links[t->events[e].link].node != *site)
+	/* a freeze of one family: not followed (its detection never comes) */
+	in->how = (*action == TOPO_A_LINK_DOWN &&
+		   (t->events[e].link < 0 || t->links[t->events[e].link].node != *site)) ||
+			  t->events[e].family != TOPO_EV_FAMILY_BOTH
 		      ? MODEL_HOW_OTHER
 		      : topo_how(*action);
 	in->fail_at_s = (double)at / NS;
@@ -562,8 +564,11 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 			 "a failure by %s%s is not modelled (kill, crash, freeze, drain, degrade "
 			 "and the site's link down are)",
 			 topo_action_name(t->events[e].action),
-			 t->events[e].action == TOPO_A_LINK_DOWN ? " of a link beyond the site's"
-								 : "");
+			 t->events[e].family != TOPO_EV_FAMILY_BOTH
+			     ? " of one address family (the probes are IPv4: nothing in the lab "
+			       "detects it)"
+			 : t->events[e].action == TOPO_A_LINK_DOWN ? " of a link beyond the site's"
+								   : "");
 		snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", in->anycast_limit);
 		action = -1; /* detect left unknown below */
 	}

@@ -859,6 +859,13 @@ static void test_family(void **state)
 	expect_errors(DATA "minimal.ini", bgp, 3,
 		      "--set c1.family=6: [client c1] family = 6: not yet with routing = bgp; IPv6 "
 		      "clients are one UDP client each, on static routing, of authd\n");
+	char *dual[] = {"ip=dual", "c1.family=dual", "timeout=250ms"};
+
+	expect_errors(
+	    DATA "minimal.ini", dual, 3,
+	    "--set c1.family=dual: [client c1] family = dual: its timeout (250 ms) must be "
+	    "longer than Happy Eyeballs' attempt delay, 250 ms: a request is sent again "
+	    "over IPv4 that long after it left over IPv6\n");
 	load_ok(t, DATA "minimal.ini", ok, 2);
 	assert_int_equal(t->nodes[topo_find(t, "c1")].family, TOPO_FAMILY_6);
 	{

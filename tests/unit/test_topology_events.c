@@ -570,7 +570,8 @@ static void test_errors(void **state)
 	expect_event_errors(
 	    "[event e1]\nat = 3s\naction = kill\ntarget = a\ncolour = red\n", NULL, 0,
 	    "F:24: unknown key 'colour' in [event e1] (expected: at, action, target, "
-	    "count, period, instance; with action = impair: delay, jitter, loss, duplicate, "
+	    "count, period, instance, family; with action = impair: delay, jitter, loss, "
+	    "duplicate, "
 	    "reorder, rate; with action = slow: delay; with a DNS change: name, ttl, site, "
 	    "weight, record)\n");
 	expect_event_errors(

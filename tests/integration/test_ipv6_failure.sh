@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# A failure of IPv6 alone (docs/topology.md, "IPv6 clients"; topology/
+# dual-stack.ini; issue 28): at 3 s site a's IPv6 is frozen (an [event] of
+# family = 6: nftables drops IPv6 in a's namespace, IPv4 untouched). The
+# probes and the announcements are IPv4: nothing detects it (gray_undetected
+# for both schemes), and the run is valid. c4 (IPv4) loses nothing; c6
+# (IPv6) loses every request it sends after t0; cd (dual: Happy Eyeballs)
+# loses none, each request answered over IPv4 250 ms late: the clocks'
+# families table (clocks.json's families) says so, as a share of each
+# family's clients that never noticed. site_failed says family 6; family
+# on another action, or in an IPv4 lab, is refused at check.
+# about 14 s
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-ipv6f
+lab_guard $lab
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+trap 'lab_cleanup '$lab'; rm -rf "$out"' EXIT
+r=$out/run
+
+check_refused "family on a kill" "\[event a-ipv6\] family: a freeze of one address family" topology/dual-stack.ini --set a-ipv6.action=kill
+check_refused "family in an IPv4 lab" "the lab's ip is not dual" topology/dual-stack.ini --set ip=4 --set family=4 --set c6.family=4 --set cd.family=4
+
+run_valid "$out/run.txt" topology/dual-stack.ini --set name=$lab -q --out "$r" || fail "the run: $(tail -20 "$out/run.txt")"
+echo "ok: the run is valid"
+[ "$(json "$r/lab.events.jsonl" 'select(.event == "site_failed") | .family')" = 6 ] || fail "site_failed has no family 6"
+for s in anycast dns; do
+	grep -q "warning (gray_undetected): $s: site a: not detected within the run: IPv6 alone" "$out/run.txt" ||
+		fail "no gray_undetected of $s: $(grep warning "$out/run.txt")"
+done
+echo "ok: site_failed says family 6; neither scheme detected it (gray_undetected)"
+
+fam() { json "$r/clocks.json" ".families[] | select(.family == \"$1\") | .$2"; }
+assert_eq "$(fam 4 lost_after_t0)" 0 "IPv4 clients' losses after t0"
+assert_eq "$(fam 4 unnoticed_clients)" 2 "IPv4 client flows that never noticed"
+# IPv6: every request after t0 but those in flight at the freeze
+assert_ge "$(fam 6 lost_after_t0)" "$(($(fam 6 sent_after_t0) - 60))" "IPv6 clients' losses after t0"
+assert_eq "$(fam 6 unnoticed_clients)" 0 "IPv6 client flows that never noticed"
+assert_eq "$(fam dual lost_after_t0)" 0 "dual clients' losses after t0"
+assert_ge "$(fam dual rescued)" "$(($(fam dual sent_after_t0) - 60))" "dual clients' requests rescued over IPv4"
+assert_eq "$(fam dual unnoticed_clients)" 2 "dual client flows that never noticed"
+p50=$(fam dual rescued_rtt_p50_s)
+assert_ge "$p50" 0.25 "the rescued requests' round trip (the attempt delay, 250 ms)"
+assert_le "$p50" 0.27 "the rescued requests' round trip"
+grep -q '^families: ' "$out/run.txt" || fail "run does not print the families table"
+echo "ok: families: IPv4 lost 0, IPv6 $(fam 6 lost_after_t0) of $(fam 6 sent_after_t0), dual rescued $(fam dual rescued) of $(fam dual sent_after_t0) at $p50 s"
+# the records: c4 and cd lost nothing, c6 everything after t0
+for f in c4 cd; do
+	assert_le "$(awk -F, 'NR > 1 && $4 == "timeout"' "$r/requests-$f.csv" | wc -l)" 0 "$f's lost requests"
+done
+assert_no_leftovers $lab "$r"
