@@ -117,8 +117,8 @@ void clocks_family_print(FILE *out, const struct clocks_input *in)
 			snprintf(p50, sizeof(p50), "%.3f s",
 				 (double)r->rescued_rtt_p50_ns / NSEC_PER_SEC);
 		fprintf(out, "%-7s %7d %13lld %9lld %9lld %17s %9d of %d\n", clocks_family_names[k],
-			r->clients, (long long)r->sent, (long long)r->lost,
-			(long long)r->rescued, p50, r->unnoticed, r->clients);
+			r->clients, (long long)r->sent, (long long)r->lost, (long long)r->rescued,
+			p50, r->unnoticed, r->clients);
 	}
 }
 

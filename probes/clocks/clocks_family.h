@@ -20,10 +20,10 @@
 enum clocks_family_kind { CLOCKS_FAMILY_4, CLOCKS_FAMILY_6, CLOCKS_FAMILY_DUAL, CLOCKS_FAMILIES };
 
 struct clocks_family_row {
-	int clients;	     /* client flows of the family */
-	int unnoticed;	     /* of them, those that lost nothing after t0 */
-	int64_t sent, lost;  /* their requests after t0, and of them lost */
-	int64_t rescued;     /* answered after going again over IPv4 */
+	int clients;		    /* client flows of the family */
+	int unnoticed;		    /* of them, those that lost nothing after t0 */
+	int64_t sent, lost;	    /* their requests after t0, and of them lost */
+	int64_t rescued;	    /* answered after going again over IPv4 */
 	int64_t rescued_rtt_p50_ns; /* their round trip's median; -1: none */
 };
 
