@@ -24,6 +24,10 @@ struct client_http_sock {
 	LIST_ENTRY(client_http_sock) entry;
 };
 
+/* the name a Happy Eyeballs client connects to (its two addresses given
+ * to libcurl, CURLOPT_RESOLVE): the URL keeps the service's */
+#define CLIENT_HTTP_RACE "happy-eyeballs.steerlab"
+
 /* one request's transfer */
 struct client_http_xfer {
 	CURL *easy;
@@ -33,6 +37,7 @@ struct client_http_xfer {
 	struct wire_msg reply;
 	char server[48];	       /* the response's Server header, "" if none */
 	struct curl_slist *connect_to; /* the address pinned for it */
+	struct curl_slist *resolve;    /* Happy Eyeballs: the two addresses it races */
 	char url[sizeof("http://") + 256 + sizeof(":65535") + HTTPWIRE_PATH_MAX];
 	TAILQ_ENTRY(client_http_xfer) entry;
 };
@@ -288,6 +293,8 @@ static void client_http_finish(struct client_http *t, struct client_http_xfer *x
 	curl_multi_remove_handle(t->multi, x->easy);
 	curl_slist_free_all(x->connect_to);
 	x->connect_to = NULL;
+	curl_slist_free_all(x->resolve);
+	x->resolve = NULL;
 	TAILQ_REMOVE(&t->running, x, entry);
 	TAILQ_INSERT_HEAD(&t->spare, x, entry);
 }
@@ -373,9 +380,15 @@ static void client_http_done(struct client_http *t, struct client_http_xfer *x, 
 		cause = CLIENT_HTTP_BAD;
 	reused = client_http_account(t, x);
 	if (cause == CLIENT_HTTP_NCAUSES) {
+		char *ip = NULL;
+
 		if (t->server[0] == '\0' && x->server[0] != '\0')
 			memcpy(t->server, x->server, sizeof(t->server));
+		/* the family of the connection it went on */
+		curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip);
+		c->rx_family = ip && strchr(ip, ':') ? AF_INET6 : AF_INET;
 		client_take_reply(c, &x->reply, now_real_ns());
+		c->rx_family = 0;
 	} else {
 		if (t->failed[cause] == 0)
 			log_info("a request to %s failed: %s (%s), the first so", x->url,
@@ -460,9 +473,11 @@ static int client_http_start(struct client_http *t, const struct client_slot *s)
 	struct client *c = t->c;
 	struct wire_msg m = {.type = WIRE_REQUEST, .client_id = c->cfg.id};
 	struct client_http_xfer *x = client_http_xfer_get(t);
-	char path[HTTPWIRE_PATH_MAX + 1], addr[INET_ADDRSTRLEN],
-	    pin[sizeof("::") + INET_ADDRSTRLEN + 6];
+	char path[HTTPWIRE_PATH_MAX + 1], addr[INET6_ADDRSTRLEN + 2], addr4[INET_ADDRSTRLEN],
+	    pin[sizeof("::") + INET6_ADDRSTRLEN + 8],
+	    race[2 * sizeof(CLIENT_HTTP_RACE) + 2 * INET6_ADDRSTRLEN + 16];
 	unsigned port = ntohs(c->cfg.target.sin.sin_port);
+	int v6 = c->cfg.target.sa.sa_family == AF_INET6;
 
 	if (x == NULL)
 		return -1;
@@ -471,7 +486,38 @@ static int client_http_start(struct client_http *t, const struct client_slot *s)
 	x->seq = s->seq;
 	x->header = 0;
 	x->server[0] = '\0';
-	inet_ntop(AF_INET, &c->cfg.target.sin.sin_addr, addr, sizeof(addr));
+	/* an IPv6 address in brackets, as a URL and CURLOPT_CONNECT_TO write it */
+	if (v6) {
+		addr[0] = '[';
+		inet_ntop(AF_INET6, &c->cfg.target.sin6.sin6_addr, addr + 1, sizeof(addr) - 2);
+		strcat(addr, "]");
+	} else {
+		inet_ntop(AF_INET, &c->cfg.target.sin.sin_addr, addr, sizeof(addr));
+	}
+	/* Happy Eyeballs (RFC 8305) is libcurl's own: the connection goes to a
+	 * name of the client's, given both addresses (CURLOPT_RESOLVE, the
+	 * IPv6 one first), and libcurl races the families, IPv4 once the
+	 * attempt delay has passed (CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS) */
+	if (c->cfg.fallback.sa.sa_family) {
+		const struct sockaddr_in6 *fb = &c->cfg.fallback.sin6;
+
+		inet_ntop(AF_INET,
+			  fb->sin6_family == AF_INET6 ? (const void *)&fb->sin6_addr.s6_addr[12]
+						      : (const void *)&c->cfg.fallback.sin.sin_addr,
+			  addr4, sizeof(addr4));
+		if (strfmt(race, sizeof(race), "-" CLIENT_HTTP_RACE ":%u", port) == -1 ||
+		    (x->resolve = curl_slist_append(NULL, race)) == NULL ||
+		    strfmt(race, sizeof(race), CLIENT_HTTP_RACE ":%u:%s,%s", port, addr, addr4) ==
+			-1 ||
+		    curl_slist_append(x->resolve, race) == NULL ||
+		    curl_easy_setopt(x->easy, CURLOPT_RESOLVE, x->resolve) != CURLE_OK ||
+		    curl_easy_setopt(x->easy, CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS,
+				     (long)(c->cfg.attempt_delay_ns / NSEC_PER_MSEC)) != CURLE_OK) {
+			log_warnx("%s: a transfer could not be set up", __func__);
+			goto fail;
+		}
+		snprintf(addr, sizeof(addr), "%s", CLIENT_HTTP_RACE);
+	}
 	if (httpwire_path(&m, path, sizeof(path)) == -1 ||
 	    strfmt(x->url, sizeof(x->url), "http://%s:%u%s", t->host[0] ? t->host : addr, port,
 		   path) == -1 ||
@@ -501,6 +547,8 @@ static int client_http_start(struct client_http *t, const struct client_slot *s)
 fail:
 	curl_slist_free_all(x->connect_to);
 	x->connect_to = NULL;
+	curl_slist_free_all(x->resolve);
+	x->resolve = NULL;
 	TAILQ_INSERT_HEAD(&t->spare, x, entry);
 	return -1;
 }

@@ -332,8 +332,10 @@ static void topo_check_family(struct topo_parse *p, int i)
 			   node->name, (long long)(node->timeout_ns / 1000000));
 	if (node->population > 0)
 		without = "a population (population = N)";
-	else if (node->proto != TOPO_PROTO_UDP)
-		without = "proto = tcp or http";
+	else if (node->proto == TOPO_PROTO_TCP)
+		without = "proto = tcp";
+	else if (node->resolve == TOPO_RESOLVE_LIBCURL)
+		without = "resolve = libcurl";
 	else if (node->addresses != TOPO_ADDRESSES_FIRST)
 		without = "addresses other than first";
 	else if (t->routing == TOPO_ROUTING_BGP)
@@ -346,7 +348,7 @@ static void topo_check_family(struct topo_parse *p, int i)
 	if (without)
 		topo_error(p, where ? where : node->line,
 			   "[client %s] family = %s: not yet with %s; IPv6 clients are one UDP "
-			   "client each, on static routing, of authd",
+			   "or HTTP client each, on static routing, of authd",
 			   node->name, family, without);
 }
 

@@ -26,7 +26,7 @@ trap 'lab_cleanup '$lab'; rm -rf "$out"' EXIT
 r=$out/run
 
 check_refused "family = 6 in an IPv4 lab" "family = 6: the lab's network has no IPv6" topology/dual-stack.ini --set ip=4
-check_refused "family = 6 over TCP" "family = 6: not yet with proto = tcp" topology/dual-stack.ini --set c6.proto=tcp
+check_refused "family = 6 over TCP" "family = 6: not yet with proto = tcp;" topology/dual-stack.ini --set c6.proto=tcp
 check_refused "family = dual within the attempt delay" "family = dual: its timeout (250 ms) must be longer" topology/dual-stack.ini --set cd.timeout=250ms
 
 run_model_agrees "$out/run.txt" "$r" topology/dual-stack.ini --set name=$lab --set a-ipv6.family=both

@@ -35,11 +35,22 @@ echo "ok: site_failed says family 6; neither scheme detected it (gray_undetected
 fam() { json "$r/clocks.json" ".families[] | select(.family == \"$1\") | .$2"; }
 assert_eq "$(fam 4 lost_after_t0)" 0 "IPv4 clients' losses after t0"
 assert_eq "$(fam 4 unnoticed_clients)" 2 "IPv4 client flows that never noticed"
-# IPv6: every request after t0 but those in flight at the freeze
-assert_ge "$(fam 6 lost_after_t0)" "$(($(fam 6 sent_after_t0) - 60))" "IPv6 clients' losses after t0"
+# IPv6: every request after t0 but those sent before the freeze's table
+# was in place (the action's killed_ns; on a loaded machine tens of ms)
+assert_ge "$(fam 6 lost_after_t0)" "$(($(fam 6 sent_after_t0) * 9 / 10))" "IPv6 clients' losses after t0"
 assert_eq "$(fam 6 unnoticed_clients)" 0 "IPv6 client flows that never noticed"
 assert_eq "$(fam dual lost_after_t0)" 0 "dual clients' losses after t0"
-assert_ge "$(fam dual rescued)" "$(($(fam dual sent_after_t0) - 60))" "dual clients' requests rescued over IPv4"
+assert_ge "$(fam dual rescued)" "$(($(fam dual sent_after_t0) * 9 / 10))" "dual clients' requests rescued over IPv4"
+# and from the records, exactly: once the freeze was in place, c6 lost every
+# request and cd had every one answered over IPv4 after falling back
+done_ns=$(json "$r/lab.events.jsonl" 'select(.event == "site_failed") | .killed_ns')
+for flow in "" -dns; do
+	read -r n6 ok6 < <(awk -F, -v d="$done_ns" 'NR > 1 && $3 > d { n++; o += $4 == "ok" } END { print n + 0, o + 0 }' "$r/requests-c6$flow.csv")
+	read -r nd fbd < <(awk -F, -v d="$done_ns" 'NR > 1 && $3 > d { n++; f += $4 == "ok" && $7 == 4 && $8 == 1 } END { print n + 0, f + 0 }' "$r/requests-cd$flow.csv")
+	assert_gt "$n6" 3000 "c6$flow's requests sent after the freeze"
+	assert_eq "$ok6" 0 "c6$flow's requests answered after the freeze (of $n6)"
+	assert_eq "$fbd" "$nd" "cd$flow's requests answered over IPv4 after falling back, after the freeze"
+done
 assert_eq "$(fam dual unnoticed_clients)" 2 "dual client flows that never noticed"
 p50=$(fam dual rescued_rtt_p50_s)
 assert_ge "$p50" 0.25 "the rescued requests' round trip (the attempt delay, 250 ms)"

@@ -851,14 +851,15 @@ static void test_family(void **state)
 		      "set [lab] ip = dual\n");
 	expect_errors(DATA "minimal.ini", pop, 3,
 		      "--set family=6: [client c1] family = 6: not yet with a population "
-		      "(population = N); IPv6 clients are one UDP client each, on static routing, "
+		      "(population = N); IPv6 clients are one UDP or HTTP client each, on static "
+		      "routing, "
 		      "of authd\n");
 	expect_errors(DATA "minimal.ini", tcp, 3,
-		      "--set family=6: [client c1] family = 6: not yet with proto = tcp or http; "
-		      "IPv6 clients are one UDP client each, on static routing, of authd\n");
+		      "--set family=6: [client c1] family = 6: not yet with proto = tcp; IPv6 "
+		      "clients are one UDP or HTTP client each, on static routing, of authd\n");
 	expect_errors(DATA "minimal.ini", bgp, 3,
 		      "--set c1.family=6: [client c1] family = 6: not yet with routing = bgp; IPv6 "
-		      "clients are one UDP client each, on static routing, of authd\n");
+		      "clients are one UDP or HTTP client each, on static routing, of authd\n");
 	char *dual[] = {"ip=dual", "c1.family=dual", "timeout=250ms"};
 
 	expect_errors(
