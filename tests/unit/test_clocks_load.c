@@ -210,6 +210,64 @@ static void test_dns_errors(void **state)
 
 /* authd's zone_changed: a set-weight's site and weight, a record change's
  * none; a set-weight without its weight names its line */
+/* a dual lab's records (docs/clocks.md, "IPv6"): the family columns
+ * parse, a bad one is an error naming the line; clocks.json's families
+ * group the client flows by client_started's family: the requests after
+ * t0, those lost, those rescued over IPv4 and their round trip, the
+ * flows that lost nothing */
+static void test_families(void **state)
+{
+	const char *dir = *state;
+	json_t *root, *fam, *row;
+	char path[512];
+	size_t i;
+
+	lab(dir);
+	put(dir, "requests-c1.csv",
+	    "client,seq,sent_ns,status,site,rtt_ns,family,fallback\n1,0,5,ok,a,1,5,0\n");
+	expect_error(dir, "requests-c1.csv:2:", "bad family \"5\"");
+	snprintf(path, sizeof(path), "%s/requests-c1.csv", dir);
+	unlink(path);
+	put(dir, "requests-c1.csv",
+	    "client,seq,sent_ns,status,site,rtt_ns,family,fallback\n"
+	    "1,0,%lld,ok,a,100000,6,0\n1,1,%lld,ok,a,250000000,4,1\n"
+	    "1,2,%lld,ok,a,251000000,4,1\n",
+	    (long long)(T0 - 10 * MS), (long long)(T0 + 10 * MS), (long long)(T0 + 20 * MS));
+	put(dir, "requests-c2.csv",
+	    "client,seq,sent_ns,status,site,rtt_ns,family,fallback\n"
+	    "2,0,%lld,ok,a,100000,6,0\n2,1,%lld,timeout,,0,6,0\n",
+	    (long long)(T0 - 10 * MS), (long long)(T0 + 10 * MS));
+	ev(dir, "c1.client.events.jsonl", T0 - 100 * MS, "client_started",
+	   ",\"client\":1,\"rate\":100,\"family\":\"dual\"");
+	ev(dir, "c2.client.events.jsonl", T0 - 100 * MS, "client_started",
+	   ",\"client\":2,\"rate\":100,\"family\":\"6\"");
+	root = analyse(dir, NULL);
+	fam = json_object_get(root, "families");
+	assert_true(json_is_array(fam));
+	assert_int_equal(json_array_size(fam), 2);
+	json_array_foreach(fam, i, row)
+	{
+		const char *f = json_string_value(json_object_get(row, "family"));
+
+		assert_count(row, "clients", 1);
+		if (strcmp(f, "dual") == 0) {
+			assert_count(row, "sent_after_t0", 2);
+			assert_count(row, "lost_after_t0", 0);
+			assert_count(row, "rescued", 2);
+			assert_seconds(row, "rescued_rtt_p50_s", 0.251);
+			assert_count(row, "unnoticed_clients", 1);
+		} else {
+			assert_string_equal(f, "6");
+			assert_count(row, "sent_after_t0", 1);
+			assert_count(row, "lost_after_t0", 1);
+			assert_count(row, "rescued", 0);
+			assert_json_null(row, "rescued_rtt_p50_s");
+			assert_count(row, "unnoticed_clients", 0);
+		}
+	}
+	json_decref(root);
+}
+
 static void test_zone_changed(void **state)
 {
 	const char *dir = *state, *authd = "ns.authd.events.jsonl";
@@ -250,6 +308,7 @@ int main(void)
 	    cmocka_unit_test(test_decode_query),
 	    cmocka_unit_test_setup_teardown(test_dns_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_zone_changed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_families, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("clocks load", tests, NULL, NULL);
