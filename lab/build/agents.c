@@ -229,6 +229,14 @@ static int lab_start_collectors(struct lab *lab, int n)
 	return ncap ? agents_argv_run(lab, n, "collector", "collector-dns", &a) : 0;
 }
 
+/* agents_twins: whether routed installs the service's IPv6 twins (a dual
+ * lab; not with resilient ECMP, whose nexthop groups are IPv4 only here:
+ * its IPv6 clients are refused at check) */
+static int agents_twins(const struct topology *t)
+{
+	return t->ip == TOPO_IP_DUAL && t->ecmp != TOPO_ECMP_RESILIENT;
+}
+
 /* lab_start_routed: routing = static, router n's routed */
 static int lab_start_routed(struct lab *lab, int n)
 {
@@ -271,7 +279,7 @@ static int lab_start_routed(struct lab *lab, int n)
 					agents_ip(l->node_addr, addr), agents_ip(via, nh), hops);
 		nsites++;
 		/* a dual lab: the next hop's IPv6 twin, for the service's */
-		if (t->ip == TOPO_IP_DUAL && t->nodes[l->node].kind == TOPO_SITE) {
+		if (agents_twins(t) && t->nodes[l->node].kind == TOPO_SITE) {
 			struct in6_addr via6;
 			char buf6[INET6_ADDRSTRLEN];
 
@@ -281,7 +289,7 @@ static int lab_start_routed(struct lab *lab, int n)
 					inet_ntop(AF_INET6, &via6, buf6, sizeof(buf6)));
 		}
 	}
-	if (t->ip == TOPO_IP_DUAL) {
+	if (agents_twins(t)) {
 		char buf6[INET6_ADDRSTRLEN];
 
 		agents_argv_add(&a, "-6");

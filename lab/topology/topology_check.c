@@ -340,6 +340,8 @@ static void topo_check_family(struct topo_parse *p, int i)
 		without = "addresses other than first";
 	else if (t->routing == TOPO_ROUTING_BGP)
 		without = "routing = bgp";
+	else if (t->ecmp == TOPO_ECMP_RESILIENT)
+		without = "ecmp = resilient (its nexthop groups are IPv4 only here)";
 	for (int k = 0; without == NULL && k < t->nnodes; k++)
 		if (t->nodes[k].kind == TOPO_SITE && t->nodes[k].front_door.s_addr)
 			without = "front doors";

@@ -213,6 +213,8 @@ struct model_cache {
 	double phase_s; /* its first fill expires ttl_s - phase_s after it */
 	int walk;	/* queries of its first fill above the name's zone (iterating: the
 			   root's, a TLD's), cached longer than the run */
+	int aaaa_of;	/* the AAAA entry of cache aaaa_of - 1 (model_topo.c), whose
+			   walk it shares; 0: a cache of its own */
 	double fill_s;	/* a fill's way to authd and back (its link delays): its entry
 			   lives its TTL from the answer's arrival */
 	double drift_s; /* each fill later than the last expiry by a client's query's
@@ -284,6 +286,10 @@ struct model_client {
 	 * to the dead site is lost only if its copy also goes there: those
 	 * sent up to attempt_s before its last request to it (0: none) */
 	double attempt_s;
+	/* a dual client's second entry of its cache (the A beside its cache's
+	 * AAAA, model_topo.c), fetched apart as its own clients ask it: its
+	 * index + 1; 0 none (a zeroed client asks one entry) */
+	int cache2;
 };
 
 /* a client's requests: datagrams (each one sent to a dead site lost), one

@@ -24,8 +24,19 @@ static int dns_cmp(const void *a, const void *b)
 static int dns_polled(const struct model_input *in, int c)
 {
 	for (int i = 0; i < in->nclients; i++)
-		if (in->clients[i].scheme == MODEL_DNS && in->clients[i].cache == c &&
+		if (in->clients[i].scheme == MODEL_DNS &&
+		    (in->clients[i].cache == c || in->clients[i].cache2 == c + 1) &&
 		    in->clients[i].sticky_s <= 0)
+			return 1;
+	return 0;
+}
+
+/* dns_used: whether a DNS client asks cache c (an entry of it) */
+static int dns_used(const struct model_input *in, int c)
+{
+	for (int i = 0; i < in->nclients; i++)
+		if (in->clients[i].scheme == MODEL_DNS &&
+		    (in->clients[i].cache == c || in->clients[i].cache2 == c + 1))
 			return 1;
 	return 0;
 }
@@ -40,7 +51,8 @@ static double dns_next_sticky(const struct model_input *in, int c, double after)
 		const struct model_client *cl = &in->clients[i];
 		double x;
 
-		if (cl->scheme != MODEL_DNS || cl->cache != c || cl->sticky_s <= 0)
+		if (cl->scheme != MODEL_DNS || (cl->cache != c && cl->cache2 != c + 1) ||
+		    cl->sticky_s <= 0)
 			continue;
 		x = (floor(after / cl->sticky_s) + 1) * cl->sticky_s;
 		if (x <= after) /* after / sticky rounded down past a whole number */
@@ -286,12 +298,14 @@ double model_dns_upstream(const struct model_input *in)
 
 	for (int c = 0; c < in->ncaches; c++) {
 		long n = 0;
-		int used = 0;
+		int used = dns_used(in, c), walk = in->caches[c].walk;
 
-		for (int i = 0; i < in->nclients; i++)
-			used |= in->clients[i].scheme == MODEL_DNS && in->clients[i].cache == c;
 		if (!used)
 			continue;
+		/* an AAAA entry beside a used A one: the walk above the zone
+		 * is the resolver's, made once */
+		if (in->caches[c].aaaa_of && dns_used(in, in->caches[c].aaaa_of - 1))
+			walk = 0;
 		if (in->caches[c].whole) {
 			/* the fetches of whole seconds depend on the wall
 			 * clock's phase: their mean over it */
@@ -301,11 +315,11 @@ double model_dns_upstream(const struct model_input *in)
 				dns_fetched(in, c, end, (j + 0.5) / DNS_WALL_STEPS, &n);
 				sum += (double)n;
 			}
-			total += sum / DNS_WALL_STEPS + in->caches[c].walk;
+			total += sum / DNS_WALL_STEPS + walk;
 			continue;
 		}
 		dns_fetched(in, c, end, 0, &n);
-		total += (double)n + in->caches[c].walk;
+		total += (double)n + walk;
 	}
 	for (int i = 0; i < in->nclients; i++) {
 		const struct model_client *cl = &in->clients[i];

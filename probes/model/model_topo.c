@@ -327,6 +327,7 @@ static int topo_aaaa_cache(struct model_input *in, int c)
 		return c;
 	in->caches[in->ncaches] = in->caches[c];
 	memcpy(in->caches[in->ncaches].name, name, sizeof(name));
+	in->caches[in->ncaches].aaaa_of = c + 1;
 	return in->ncaches++;
 }
 
@@ -438,8 +439,11 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 				    base[r] +
 				    (c->resolver_instance > 0 ? c->resolver_instance - 1 : 0);
 				/* a client of family 6 asks for the AAAA: an entry of
-				 * its own in the cache, filled and expiring apart */
-				if (c->family == TOPO_FAMILY_6)
+				 * its own in the cache, filled and expiring apart; a
+				 * dual one for both, its requests following the AAAA */
+				if (c->family == TOPO_FAMILY_DUAL)
+					m->cache2 = m->cache + 1;
+				if (c->family != TOPO_FAMILY_4)
 					m->cache = topo_aaaa_cache(in, m->cache);
 				/* a TTL-honouring client refills it a query's way
 				 * there and back and a fill's after it expired */
@@ -448,6 +452,10 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 				m->from_cache_s = model_topo_owd(t, r, n);
 				d = m->to_cache_s + m->from_cache_s + k->fill_s;
 				if (m->sticky_s <= 0 && (k->drift_s <= 0 || d < k->drift_s))
+					k->drift_s = d;
+				/* and of a dual client's A entry alike */
+				k = m->cache2 ? &in->caches[m->cache2 - 1] : NULL;
+				if (k && m->sticky_s <= 0 && (k->drift_s <= 0 || d < k->drift_s))
 					k->drift_s = d;
 			}
 			in->dns_present = 1;
