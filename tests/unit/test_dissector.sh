@@ -8,7 +8,8 @@
 #   - each client request's send time is the one its client recorded
 #     (requests-*.csv), the probes' client id is 0, the scheme follows the id;
 # and on a reply made here byte by byte (lib/wire.h), every field, on port
-# 7000 and, through the steerlab.port preference, on another port.
+# 7000 (over IPv4 and IPv6) and, through the steerlab.port preference, on
+# another port.
 # No root needed: tshark reads files. Nothing passes on zero counts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -124,6 +125,13 @@ want="2,100003,4294967338,1795810351413985287,site-b,0x0005,dns,1,SLRQ"
 got=$(dissect -r "$tmp/reply-7000.pcap" $fields)
 [ "$got" = "$want" ] || fail "a reply on port 7000: got '$got', expected '$want'"
 echo "ok: a reply on port 7000: $got"
+# the same reply over IPv6 (a dual lab's, to a site's 2001:2:0:ff01::N)
+text2pcap -q -6 2001:2:0:ff01::2,2001:2:0:6::2 -u 7000,40000 "$tmp/reply.txt" "$tmp/reply6.pcap" \
+	>"$tmp/text2pcap.out" 2>&1 || { cat "$tmp/text2pcap.out" >&2; fail "text2pcap -6"; }
+# shellcheck disable=SC2086
+got=$(dissect -r "$tmp/reply6.pcap" $fields)
+[ "$got" = "$want" ] || fail "a reply over IPv6: got '$got', expected '$want'"
+echo "ok: a reply over IPv6: $got"
 # on port 7100, with the heuristic (magic and version) off, only the preference decodes it
 # shellcheck disable=SC2086
 got=$(dissect --disable-heuristic steerlab_udp -r "$tmp/reply-7100.pcap" $fields)
