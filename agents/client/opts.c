@@ -30,8 +30,8 @@ static void client_usage(FILE *fp)
 		"               [IPV6]:PORT; DNS mode: to the name's AAAA), or dual: over\n"
 		"               IPv6, each sent again over IPv4 when unanswered after -Y\n"
 		"               (Happy Eyeballs; anycast: -t of each family; DNS mode: the\n"
-		"               AAAA and the A; with -H libcurl races the connections);\n"
-		"               one UDP or HTTP client\n"
+		"               AAAA and the A; over -T and -H the connections race);\n"
+		"               one client (not -P)\n"
 		"  -Y DELAY     -F dual: the attempt delay (default 250ms, RFC 8305)\n"
 		"  -p PORT      DNS mode: the requests' port (default %d)\n"
 		"  -S STICKY    DNS mode: keep each address this long whatever the TTL\n"
@@ -312,11 +312,10 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	if (o->has_pick && (o->resolver == NULL || o->population))
 		opt_refuse(&cmd, "-m goes with -R (DNS mode) of one client (not -P)");
 	if ((o->family == 6 || o->family == CLIENT_FAMILY_DUAL) &&
-	    (o->population || o->tcp || o->curl_dns ||
-	     (o->has_pick && o->pick != CLIENT_PICK_FIRST)))
+	    (o->population || o->curl_dns || (o->has_pick && o->pick != CLIENT_PICK_FIRST)))
 		opt_refuse(&cmd,
-			   "-F %s goes with one UDP or HTTP client that takes the first address "
-			   "(not -P, -T, -L or -m)",
+			   "-F %s goes with one client that takes the first address (not -P, -L "
+			   "or -m)",
 			   o->family == 6 ? "6" : "dual");
 	if (o->ntargets > 2 || (o->ntargets == 2) != (o->target && o->family == CLIENT_FAMILY_DUAL))
 		opt_refuse(&cmd, "-t twice, one IPv6 and one IPv4 target, goes with -F dual (and "

@@ -39,14 +39,14 @@ struct client_tcp {
 	int fd;
 	enum client_tcp_state state;
 	struct loop_handler conn, timer;
-	uint32_t watched;	 /* conn's events */
-	int64_t due_ns;		 /* CLOCK_MONOTONIC: the connect's deadline, or the next attempt */
-	unsigned attempts;	 /* connections tried, from 1 */
-	unsigned failures;	 /* failed in a row since one carried a reply */
-	int replied;		 /* the connection carried a reply */
-	uint16_t port;		 /* its local port */
-	struct sockaddr_in addr; /* the connection's (or the attempt's) peer */
-	unsigned tried;		 /* try-next: the answer's address it is at */
+	uint32_t watched;	/* conn's events */
+	int64_t due_ns;		/* CLOCK_MONOTONIC: the connect's deadline, or the next attempt */
+	unsigned attempts;	/* connections tried, from 1 */
+	unsigned failures;	/* failed in a row since one carried a reply */
+	int replied;		/* the connection carried a reply */
+	uint16_t port;		/* its local port */
+	union client_addr addr; /* the connection's (or the attempt's) peer */
+	unsigned tried;		/* try-next: the answer's address it is at */
 	struct client_tcp_rx rx;
 	uint8_t *tx; /* bytes to write: tx[txoff .. txlen) */
 	size_t txoff, txlen, txcap;
@@ -63,6 +63,12 @@ struct client_tcp {
 	uint64_t connects, unconnected, blocked;
 	uint64_t failed[CLIENT_TCP_NCAUSES];
 	uint64_t rotated, idled, waited;
+	/* Happy Eyeballs (RFC 8305, family dual): the IPv4 attempt racing the
+	 * IPv6 one (fd the IPv6 attempt's until one connects), started when
+	 * race_ns passes or the IPv6 attempt fails; -1, 0: none */
+	int fd4;
+	struct loop_handler conn4;
+	int64_t race_ns;
 };
 
 static const struct {
@@ -147,6 +153,89 @@ int client_tcp_rx_take(struct client_tcp_rx *rx, client_tcp_msg_fn fn, void *arg
 }
 
 static void client_tcp_on_conn(struct loop *loop, int fd, uint32_t events, void *arg);
+static void client_tcp_connected(struct client_tcp *t);
+static void client_tcp_fail(struct client_tcp *t, enum client_tcp_cause cause);
+
+/* client_tcp_race_end: the IPv4 attempt of a race closed, if any */
+static void client_tcp_race_end(struct client_tcp *t)
+{
+	t->race_ns = 0;
+	if (t->fd4 == -1)
+		return;
+	loop_del(t->c->loop, &t->conn4);
+	close(t->fd4);
+	t->fd4 = -1;
+}
+
+/* client_tcp_race_won: the IPv4 attempt connected first: it is the
+ * connection, the IPv6 one abandoned */
+static void client_tcp_race_won(struct client_tcp *t)
+{
+	loop_del(t->c->loop, &t->conn4);
+	if (t->fd != -1) {
+		if (t->conn.added)
+			loop_del(t->c->loop, &t->conn);
+		close(t->fd);
+	}
+	t->fd = t->fd4;
+	t->fd4 = -1;
+	t->race_ns = 0;
+	t->watched = 0;
+	t->addr = t->c->cfg.fallback;
+	client_tcp_connected(t);
+}
+
+static void client_tcp_on_conn4(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct client_tcp *t = arg;
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	(void)loop;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+		err = errno;
+	if (err == 0 && (events & EPOLLOUT)) {
+		client_tcp_race_won(t);
+		return;
+	}
+	if (err == 0 && !(events & (EPOLLERR | EPOLLHUP)))
+		return;
+	/* the IPv4 attempt failed: the IPv6 one, if still under way, goes on */
+	client_tcp_race_end(t);
+	if (t->fd == -1)
+		client_tcp_fail(t, err ? client_tcp_cause_of(err) : CLIENT_TCP_OTHER);
+}
+
+/* client_tcp_race: Happy Eyeballs' IPv4 attempt, beside the IPv6 one
+ * still connecting (or after it failed): to the fallback address. 0, or
+ * -1 if it could not start. */
+static int client_tcp_race(struct client_tcp *t)
+{
+	int one = 1;
+
+	t->race_ns = 0;
+	t->fd4 = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (t->fd4 == -1)
+		return -1;
+	(void)setsockopt(t->fd4, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	(void)setsockopt(t->fd4, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	if ((connect(t->fd4, &t->c->cfg.fallback.sa, client_addr_len(&t->c->cfg.fallback)) == -1 &&
+	     errno != EINPROGRESS) ||
+	    loop_add(t->c->loop, &t->conn4, t->fd4, EPOLLOUT, client_tcp_on_conn4, t) == -1) {
+		close(t->fd4);
+		t->fd4 = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/* client_tcp_peer: the peer's address in text (either family) */
+static const char *client_tcp_peer(const struct client_tcp *t, char *buf, size_t len)
+{
+	return t->addr.sa.sa_family == AF_INET6
+		   ? inet_ntop(AF_INET6, &t->addr.sin6.sin6_addr, buf, (socklen_t)len)
+		   : inet_ntop(AF_INET, &t->addr.sin.sin_addr, buf, (socklen_t)len);
+}
 
 /* client_tcp_watch: conn watched for events. 0 or -1 (logged, the client
  * stopped: its loop no longer works). */
@@ -195,9 +284,10 @@ static void client_tcp_fail(struct client_tcp *t, enum client_tcp_cause cause)
 	struct client_slot *s;
 	uint64_t outstanding = 0;
 	int was_connected = t->state == CLIENT_TCP_CONNECTED, next = 0;
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
 	int64_t wait;
 
+	client_tcp_race_end(t);
 	if (t->fd != -1) {
 		/* aborted (an RST), not closed: the kernel would otherwise go
 		 * on retransmitting its unanswered requests to a silent site,
@@ -236,7 +326,7 @@ static void client_tcp_fail(struct client_tcp *t, enum client_tcp_cause cause)
 		t->failures++;
 		wait = client_tcp_retry_ns(t->failures, c->cfg.reconnect_now);
 	}
-	inet_ntop(AF_INET, &t->addr.sin_addr, addr, sizeof(addr));
+	client_tcp_peer(t, addr, sizeof(addr));
 	event_emit(t->ev, EVENTS_TCP_FAILED, "{s:I, s:s, s:s, s:I, s:I, s:b, s:I, s:b}", "client",
 		   (json_int_t)c->cfg.id, "cause", client_tcp_cause_name(cause), "address", addr,
 		   "outstanding", (json_int_t)outstanding, "attempt", (json_int_t)t->attempts,
@@ -277,8 +367,9 @@ static void client_tcp_pump(struct client_tcp *t);
 
 static void client_tcp_connected(struct client_tcp *t)
 {
-	struct sockaddr_in local;
+	struct sockaddr_storage local;
 	socklen_t len = sizeof(local);
+	char addr[INET6_ADDRSTRLEN];
 
 	if (client_tcp_watch(t, EPOLLIN) == -1)
 		return;
@@ -288,13 +379,15 @@ static void client_tcp_connected(struct client_tcp *t)
 	t->retiring = 0;
 	t->due_ns = INT64_MAX;
 	t->connects++;
-	t->port =
-	    getsockname(t->fd, (struct sockaddr *)&local, &len) == 0 ? ntohs(local.sin_port) : 0;
+	/* the port sits at one offset in both families' sockaddr */
+	t->port = getsockname(t->fd, (struct sockaddr *)&local, &len) == 0
+		      ? ntohs(((struct sockaddr_in *)&local)->sin_port)
+		      : 0;
+	client_tcp_peer(t, addr, sizeof(addr));
 	event_emit(t->ev, EVENTS_TCP_CONNECTED, "{s:I, s:s, s:i, s:I}", "client",
-		   (json_int_t)t->c->cfg.id, "address", inet_ntoa(t->addr.sin_addr), "local_port",
-		   (int)t->port, "attempt", (json_int_t)t->attempts);
-	log_info("connected to %s from port %u (attempt %u)", inet_ntoa(t->addr.sin_addr), t->port,
-		 t->attempts);
+		   (json_int_t)t->c->cfg.id, "address", addr, "local_port", (int)t->port, "attempt",
+		   (json_int_t)t->attempts);
+	log_info("connected to %s from port %u (attempt %u)", addr, t->port, t->attempts);
 	client_tcp_pump(t);
 }
 
@@ -324,7 +417,9 @@ static void client_tcp_on_msg(const struct wire_msg *m, void *arg)
 
 	a->t->replied = 1;
 	a->t->answered++;
+	a->t->c->rx_family = a->t->addr.sa.sa_family;
 	client_take_reply(a->t->c, m, a->at);
+	a->t->c->rx_family = 0;
 }
 
 static void client_tcp_connect(struct client_tcp *t);
@@ -333,9 +428,9 @@ static void client_tcp_connect(struct client_tcp *t);
  * or "idle"), nothing outstanding on it: a FIN, not an RST */
 static void client_tcp_done_with(struct client_tcp *t, const char *reason)
 {
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
 
-	inet_ntop(AF_INET, &t->addr.sin_addr, addr, sizeof(addr));
+	client_tcp_peer(t, addr, sizeof(addr));
 	event_emit(t->ev, EVENTS_TCP_CLOSED, "{s:I, s:s, s:s, s:i, s:I}", "client",
 		   (json_int_t)t->c->cfg.id, "reason", reason, "address", addr, "local_port",
 		   (int)t->port, "requests", (json_int_t)t->written);
@@ -410,8 +505,10 @@ void client_tcp_read(struct client_tcp *t)
 		t->rx.len += (size_t)r;
 		n = client_tcp_rx_take(&t->rx, client_tcp_on_msg, &a);
 		if (n == -1) {
+			char addr[INET6_ADDRSTRLEN];
+
 			log_warnx("connection to %s: a reply that is not one of lib/wire.h",
-				  inet_ntoa(t->addr.sin_addr));
+				  client_tcp_peer(t, addr, sizeof(addr)));
 			client_tcp_fail(t, CLIENT_TCP_BAD);
 			return;
 		}
@@ -485,10 +582,11 @@ static void client_tcp_refuse(struct client_tcp *t, struct client_slot *s, int b
 {
 	struct client *c = t->c;
 	uint64_t *count = blocked ? &t->blocked : &t->unconnected;
+	char addr[INET6_ADDRSTRLEN];
 
 	if ((*count)++ == 0)
 		log_warnx("requests to %s recorded as errors while %s (counted %s)",
-			  inet_ntoa(t->addr.sin_addr),
+			  client_tcp_peer(t, addr, sizeof(addr)),
 			  blocked ? "the connection takes no more" : "not connected",
 			  blocked ? "blocked" : "unconnected");
 	c->stats.errors++;
@@ -570,11 +668,21 @@ static void client_tcp_on_conn(struct loop *loop, int fd, uint32_t events, void 
 	if (t->state == CLIENT_TCP_CONNECTING) {
 		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
 			err = errno;
+		if (err != 0 && t->c->cfg.fallback.sa.sa_family &&
+		    (t->fd4 != -1 || client_tcp_race(t) == 0)) {
+			/* Happy Eyeballs: the IPv6 attempt failed; the IPv4 one
+			 * goes on, or starts at once */
+			loop_del(t->c->loop, &t->conn);
+			close(t->fd);
+			t->fd = -1;
+			return;
+		}
 		if (err != 0)
 			client_tcp_fail(t, client_tcp_cause_of(err));
-		else if (events & EPOLLOUT)
+		else if (events & EPOLLOUT) {
+			client_tcp_race_end(t); /* IPv6 won */
 			client_tcp_connected(t);
-		else if (events & (EPOLLERR | EPOLLHUP))
+		} else if (events & (EPOLLERR | EPOLLHUP))
 			/* no error to say why, but epoll would say it again */
 			client_tcp_fail(t, CLIENT_TCP_OTHER);
 		return;
@@ -593,6 +701,14 @@ static void client_tcp_on_timer(struct loop *loop, int fd, uint32_t events, void
 	(void)loop;
 	(void)events;
 	loop_timer_read(fd);
+	if (t->state == CLIENT_TCP_CONNECTING && t->race_ns && now_mono_ns() >= t->race_ns &&
+	    t->fd4 == -1) {
+		/* the attempt delay passed: IPv4 joins the race */
+		if (client_tcp_race(t) == -1)
+			log_warn("%s: the IPv4 attempt", __func__);
+		if (loop_timer_set(&t->timer, t->due_ns, 0) == -1)
+			log_warn("%s: timerfd", __func__);
+	}
 	if (now_mono_ns() < t->due_ns)
 		return;
 	if (t->state == CLIENT_TCP_CONNECTING) {
@@ -618,7 +734,8 @@ static void client_tcp_connect(struct client_tcp *t)
 	int one = 1;
 
 	t->attempts++;
-	t->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	t->addr = c->cfg.target;
+	t->fd = socket(t->addr.sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (t->fd == -1) {
 		log_warn("%s: socket", __func__);
 		client_tcp_fail(t, client_tcp_cause_of(errno));
@@ -631,23 +748,37 @@ static void client_tcp_connect(struct client_tcp *t)
 	if (setsockopt(t->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) == -1)
 		log_warn("%s: setsockopt SO_TIMESTAMPNS", __func__);
 	t->watched = 0;
-	t->addr = c->cfg.target.sin;
 	if (client_tcp_walk(t) > 0)
-		t->addr.sin_addr = c->dns->addrs[t->tried % client_tcp_walk(t)];
-	if (connect(t->fd, (const struct sockaddr *)&t->addr, sizeof(t->addr)) == 0) {
+		t->addr.sin.sin_addr = c->dns->addrs[t->tried % client_tcp_walk(t)];
+	if (connect(t->fd, &t->addr.sa, client_addr_len(&t->addr)) == 0) {
 		client_tcp_connected(t);
 		return;
 	}
-	if (errno != EINPROGRESS) {
+	if (errno != EINPROGRESS && c->cfg.fallback.sa.sa_family) {
+		/* Happy Eyeballs: the IPv6 attempt refused at once; the IPv4
+		 * one starts now */
+		close(t->fd);
+		t->fd = -1;
+		if (client_tcp_race(t) == -1) {
+			client_tcp_fail(t, client_tcp_cause_of(errno));
+			return;
+		}
+	} else if (errno != EINPROGRESS) {
 		client_tcp_fail(t, client_tcp_cause_of(errno));
 		return;
-	}
-	if (client_tcp_watch(t, EPOLLOUT) == -1)
+	} else if (client_tcp_watch(t, EPOLLOUT) == -1) {
 		return;
+	}
 	t->state = CLIENT_TCP_CONNECTING;
 	t->due_ns = now_mono_ns() +
 		    (c->cfg.connect_timeout_ns > 0 ? c->cfg.connect_timeout_ns : c->cfg.timeout_ns);
-	if (loop_timer_set(&t->timer, t->due_ns, 0) == -1)
+	/* Happy Eyeballs: IPv4 joins the race after the attempt delay (at
+	 * once if the IPv6 attempt was refused: under way already) */
+	t->race_ns = c->cfg.fallback.sa.sa_family && t->fd4 == -1
+			 ? now_mono_ns() + c->cfg.attempt_delay_ns
+			 : 0;
+	if (loop_timer_set(&t->timer, t->race_ns && t->race_ns < t->due_ns ? t->race_ns : t->due_ns,
+			   0) == -1)
 		log_warn("%s: timerfd", __func__);
 }
 
@@ -655,19 +786,35 @@ static void client_tcp_connect(struct client_tcp *t)
  * outcome, so that the first request finds the connection up */
 static void client_tcp_first(struct client_tcp *t)
 {
-	struct pollfd p = {.events = POLLOUT};
 	int64_t left;
 
 	client_tcp_connect(t);
-	p.fd = t->fd;
 	while (t->state == CLIENT_TCP_CONNECTING && (left = t->due_ns - now_mono_ns()) > 0) {
-		int r = poll(&p, 1, (int)((left + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC));
+		/* the attempt, and Happy Eyeballs' IPv4 one racing it (poll
+		 * skips a -1) */
+		struct pollfd p[2] = {{.fd = t->fd, .events = POLLOUT},
+				      {.fd = t->fd4, .events = POLLOUT}};
+		int r;
 
+		if (t->race_ns && t->fd4 == -1) {
+			int64_t race = t->race_ns - now_mono_ns();
+
+			if (race <= 0) {
+				if (client_tcp_race(t) == -1)
+					log_warn("%s: the IPv4 attempt", __func__);
+				continue;
+			}
+			if (race < left)
+				left = race;
+		}
+		r = poll(p, 2, (int)((left + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC));
 		if (r == -1 && errno != EINTR)
 			break;
 		/* poll's POLLOUT, POLLERR and POLLHUP are epoll's */
-		if (r > 0)
-			client_tcp_on_conn(t->c->loop, t->fd, (uint32_t)p.revents, t);
+		if (r > 0 && p[0].fd != -1 && p[0].revents)
+			client_tcp_on_conn(t->c->loop, p[0].fd, (uint32_t)p[0].revents, t);
+		else if (r > 0 && p[1].fd != -1 && p[1].revents && p[1].fd == t->fd4)
+			client_tcp_on_conn4(t->c->loop, p[1].fd, (uint32_t)p[1].revents, t);
 	}
 	if (t->state == CLIENT_TCP_CONNECTING && now_mono_ns() >= t->due_ns)
 		client_tcp_fail(t, CLIENT_TCP_TIMEOUT);
@@ -683,7 +830,7 @@ struct client_tcp *client_tcp_open(struct client *c, struct event_log *ev)
 	}
 	t->c = c;
 	t->ev = ev;
-	t->fd = -1;
+	t->fd = t->fd4 = -1;
 	t->state = CLIENT_TCP_WAITING;
 	t->due_ns = INT64_MAX;
 	if (loop_timer_add(c->loop, &t->timer, INT64_MAX, 0, client_tcp_on_timer, t) == -1) {
@@ -763,6 +910,7 @@ void client_tcp_close(struct client_tcp *t)
 {
 	if (t == NULL)
 		return;
+	client_tcp_race_end(t);
 	if (t->fd != -1) {
 		loop_del(t->c->loop, &t->conn);
 		close(t->fd);

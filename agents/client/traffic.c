@@ -437,9 +437,11 @@ void client_take_reply(struct client *c, const struct wire_msg *m, int64_t arriv
 	 * read it */
 	rtt = arrived_ns - s->sent_real_ns;
 	s->family = c->rx_family ? c->rx_family : c->cfg.target.sa.sa_family;
-	/* HTTP's Happy Eyeballs (libcurl's): a request that went over IPv4 had
-	 * its IPv6 connection fail or lose the race */
-	if (c->http && c->cfg.fallback.sa.sa_family && s->family == AF_INET && !s->fell_back) {
+	/* over a connection (TCP, or HTTP through libcurl) Happy Eyeballs
+	 * races the connections: a request that went over IPv4 had its IPv6
+	 * attempt fail or lose the race */
+	if ((c->http || c->tcp) && c->cfg.fallback.sa.sa_family && s->family == AF_INET &&
+	    !s->fell_back) {
 		s->fell_back = 1;
 		c->stats.fell_back++;
 	}

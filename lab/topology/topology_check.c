@@ -332,8 +332,6 @@ static void topo_check_family(struct topo_parse *p, int i)
 			   node->name, (long long)(node->timeout_ns / 1000000));
 	if (node->population > 0)
 		without = "a population (population = N)";
-	else if (node->proto == TOPO_PROTO_TCP)
-		without = "proto = tcp";
 	else if (node->resolve == TOPO_RESOLVE_LIBCURL)
 		without = "resolve = libcurl";
 	else if (node->addresses != TOPO_ADDRESSES_FIRST)
@@ -349,8 +347,8 @@ static void topo_check_family(struct topo_parse *p, int i)
 			without = "PowerDNS or gdnsd (they answer no AAAA here)";
 	if (without)
 		topo_error(p, where ? where : node->line,
-			   "[client %s] family = %s: not yet with %s; IPv6 clients are one UDP "
-			   "or HTTP client each, on static routing, of authd",
+			   "[client %s] family = %s: not yet with %s; IPv6 clients are one "
+			   "client each, on static routing, of authd",
 			   node->name, family, without);
 }
 

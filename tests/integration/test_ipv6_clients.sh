@@ -13,7 +13,7 @@
 # each flow the requests sent in the last 250 ms of its window are rescued
 # (clocks.json's rescued; the model's losses agree); the model counts the
 # resolver's AAAA entry apart (upstream queries agree); family = 6 without
-# ip = dual, over TCP, and dual with a timeout of 250 ms are refused.
+# ip = dual, in a population, and dual with a timeout of 250 ms are refused.
 # about 14 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,7 +26,7 @@ trap 'lab_cleanup '$lab'; rm -rf "$out"' EXIT
 r=$out/run
 
 check_refused "family = 6 in an IPv4 lab" "family = 6: the lab's network has no IPv6" topology/dual-stack.ini --set ip=4
-check_refused "family = 6 over TCP" "family = 6: not yet with proto = tcp;" topology/dual-stack.ini --set c6.proto=tcp
+check_refused "family = 6 in a population" "family = 6: not yet with a population" topology/dual-stack.ini --set c6.population=10
 check_refused "family = dual within the attempt delay" "family = dual: its timeout (250 ms) must be longer" topology/dual-stack.ini --set cd.timeout=250ms
 
 run_model_agrees "$out/run.txt" "$r" topology/dual-stack.ini --set name=$lab --set a-ipv6.family=both

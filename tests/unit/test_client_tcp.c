@@ -678,6 +678,63 @@ static void knobs_done(struct site *s, struct client *c, const char *path)
 	loop_free(loop);
 }
 
+/* Happy Eyeballs (family dual): the IPv6 attempt refused at once (no
+ * listener on [::1]'s port), the IPv4 one starts without waiting for the
+ * attempt delay and carries every request, each recorded as over IPv4,
+ * fallen back; tcp_connected names the IPv4 address */
+static void test_happy_eyeballs(void **state)
+{
+	struct site s = {.silent_from = UINT64_MAX, .break_at = UINT64_MAX};
+	struct client_cfg cfg = {.id = 1,
+				 .rate = 20,
+				 .timeout_ns = 2000 * MS,
+				 .duration_ns = 200 * MS,
+				 .attempt_delay_ns = 1000 * MS,
+				 .family_column = 1};
+	struct loop *loop = loop_new();
+	char path[] = "/tmp/test_client_tcpXXXXXX";
+	struct sockaddr_in6 dead = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	socklen_t len = sizeof(dead);
+	struct event_log *ev;
+	struct client c;
+	json_t *connected;
+	int fd, probe;
+
+	(void)state;
+	assert_non_null(loop);
+	/* a free port on ::1: bound, then closed */
+	assert_true((probe = socket(AF_INET6, SOCK_STREAM, 0)) != -1);
+	assert_int_equal(bind(probe, (struct sockaddr *)&dead, sizeof(dead)), 0);
+	assert_int_equal(getsockname(probe, (struct sockaddr *)&dead, &len), 0);
+	close(probe);
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	assert_non_null(ev = event_open(path, "c1", "client"));
+	site_open(&s, loop, 1);
+	cfg.target.sin6 = dead;
+	cfg.fallback.sin = s.addr;
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, NULL), 0);
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(&c);
+	event_close(ev);
+	assert_int_equal(c.stats.sent, 4);
+	assert_int_equal(c.stats.ok, 4);
+	assert_int_equal(c.stats.ok4, 4);
+	assert_int_equal(c.stats.fell_back, 4);
+	assert_int_equal(c.stats.errors + c.stats.lost, 0);
+	assert_int_equal(s.accepted, 1);
+	connected = events_of(path, "tcp_connected");
+	assert_int_equal(json_array_size(connected), 1);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(connected, 0), "address")),
+	    "127.0.0.1");
+	json_decref(connected);
+	unlink(path);
+	client_close(&c);
+	site_close(&s);
+	loop_free(loop);
+}
+
 /* -N 3: ten requests on four connections of 3, 3, 3 and 1, each closed
  * (a FIN, tcp_closed "requests") once its three were answered; none lost,
  * none an error: the requests falling due meanwhile waited for the next */
@@ -791,19 +848,13 @@ static void test_pipeline(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rx_split),
-	    cmocka_unit_test(test_rx_coalesced),
-	    cmocka_unit_test(test_rx_bad),
-	    cmocka_unit_test(test_backoff),
-	    cmocka_unit_test(test_causes),
-	    cmocka_unit_test(test_reset_mid_run),
-	    cmocka_unit_test(test_eof_mid_run),
-	    cmocka_unit_test(test_refused_backoff),
-	    cmocka_unit_test(test_try_next),
-	    cmocka_unit_test(test_stalled),
-	    cmocka_unit_test(test_requests_per_conn),
-	    cmocka_unit_test(test_idle_timeout),
-	    cmocka_unit_test(test_pipeline),
+	    cmocka_unit_test(test_rx_split),	   cmocka_unit_test(test_rx_coalesced),
+	    cmocka_unit_test(test_rx_bad),	   cmocka_unit_test(test_backoff),
+	    cmocka_unit_test(test_causes),	   cmocka_unit_test(test_reset_mid_run),
+	    cmocka_unit_test(test_eof_mid_run),	   cmocka_unit_test(test_refused_backoff),
+	    cmocka_unit_test(test_try_next),	   cmocka_unit_test(test_stalled),
+	    cmocka_unit_test(test_happy_eyeballs), cmocka_unit_test(test_requests_per_conn),
+	    cmocka_unit_test(test_idle_timeout),   cmocka_unit_test(test_pipeline),
 	};
 
 	return cmocka_run_group_tests_name("client_tcp", tests, NULL, NULL);

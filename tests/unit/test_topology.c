@@ -841,7 +841,7 @@ static void test_family(void **state)
 	struct topology *t = new_topology();
 	char *v4[] = {"family=6"};
 	char *pop[] = {"ip=dual", "family=6", "c1.population=10"};
-	char *tcp[] = {"ip=dual", "family=6", "proto=tcp"};
+	char *lib[] = {"ip=dual", "family=6", "proto=http", "c1.resolve=libcurl", "c1.mode=dns"};
 	char *bgp[] = {"ip=dual", "c1.family=6", "routing=bgp"};
 	char *ok[] = {"ip=dual", "c1.family=6"};
 
@@ -851,15 +851,17 @@ static void test_family(void **state)
 		      "set [lab] ip = dual\n");
 	expect_errors(DATA "minimal.ini", pop, 3,
 		      "--set family=6: [client c1] family = 6: not yet with a population "
-		      "(population = N); IPv6 clients are one UDP or HTTP client each, on static "
-		      "routing, "
-		      "of authd\n");
-	expect_errors(DATA "minimal.ini", tcp, 3,
-		      "--set family=6: [client c1] family = 6: not yet with proto = tcp; IPv6 "
-		      "clients are one UDP or HTTP client each, on static routing, of authd\n");
+		      "(population = N); IPv6 clients are one client each, on static routing, of "
+		      "authd\n");
+	expect_errors(
+	    DATA "minimal.ini", lib, 5,
+	    "--set c1.mode=dns: [client c1] mode = dns needs resolver = NAME of a [dns] or "
+	    "[resolver] node\n"
+	    "--set family=6: [client c1] family = 6: not yet with resolve = libcurl; IPv6 "
+	    "clients are one client each, on static routing, of authd\n");
 	expect_errors(DATA "minimal.ini", bgp, 3,
 		      "--set c1.family=6: [client c1] family = 6: not yet with routing = bgp; IPv6 "
-		      "clients are one UDP or HTTP client each, on static routing, of authd\n");
+		      "clients are one client each, on static routing, of authd\n");
 	char *dual[] = {"ip=dual", "c1.family=dual", "timeout=250ms"};
 
 	expect_errors(
