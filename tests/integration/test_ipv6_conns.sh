@@ -7,12 +7,13 @@
 # or the TCP client (its IPv4 attempt 250 ms after the IPv6 one, the first
 # connected kept). The run is valid; c4 loses nothing, c6 nearly every
 # request after t0, cd only those on its IPv6 connections when they froze
-# and those waiting for a connection meanwhile (libcurl keeps at most six
-# to a host, as a browser; the TCP client one, given up when a request
-# times out), at most a timeout and an attempt delay's worth, 0.75 s of
-# requests (a few more: the timers' ticks), and none a second after t0;
-# the rest answered over new IPv4
-# connections (its records' family 4, fallback 1).
+# and those waiting for a connection meanwhile, the rest answered over new
+# IPv4 connections (its records' family 4, fallback 1). The TCP client has
+# one connection, given up when a request times out: at most a timeout
+# and an attempt delay's worth lost, 0.75 s of requests (a few more: the
+# timers' ticks), none a second after t0. libcurl keeps up to six to a
+# host, as a browser, and each kept-alive IPv6 one it picks again hangs
+# until a timeout, whenever that is: at most a quarter lost.
 # about 14 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,10 +38,17 @@ for flow in "" -dns; do
 	read -r nd ld fd < <(after cd$flow)
 	assert_eq "$l4" 0 "c4$flow's losses after t0"
 	assert_ge "$l6" $((n6 * 9 / 10)) "c6$flow's losses after t0 (of $n6)"
-	assert_le "$ld" 800 "cd$flow's losses after t0 (of $nd)"
-	assert_ge "$fd" $((nd * 8 / 10)) "cd$flow's requests answered over IPv4 after t0 (of $nd)"
-	read -r n1 l1 _ < <(after cd$flow 1)
-	assert_eq "$l1" 0 "cd$flow's losses from t0 + 1 s (of $n1)"
+	if [ "$proto" = tcp ]; then
+		assert_le "$ld" 800 "cd$flow's losses after t0 (of $nd)"
+		assert_ge "$fd" $((nd * 8 / 10)) "cd$flow's requests answered over IPv4 after t0 (of $nd)"
+		read -r n1 l1 _ < <(after cd$flow 1)
+		assert_eq "$l1" 0 "cd$flow's losses from t0 + 1 s (of $n1)"
+	else
+		# libcurl's pool: each kept-alive IPv6 connection it picks again
+		# hangs until a timeout, whenever it is picked
+		assert_le "$ld" $((nd / 4)) "cd$flow's losses after t0 (of $nd)"
+		assert_ge "$fd" $((nd / 2)) "cd$flow's requests answered over IPv4 after t0 (of $nd)"
+	fi
 	echo "ok: after t0, c4$flow lost $l4 of $n4, c6$flow $l6 of $n6, cd$flow $ld of $nd ($fd answered over IPv4)"
 done
 p50=$(json "$r/clocks.json" '.families[] | select(.family == "dual") | .rescued_rtt_p50_s')
