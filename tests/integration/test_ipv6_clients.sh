@@ -56,8 +56,9 @@ for flow in "" -dns; do
 		END { print l + 0, f + 0, o + 0 }' "$r/requests-cd$flow.csv") || fail "requests-cd$flow.csv: no family,fallback columns"
 	l6=$(lost c6$flow)
 	# the requests of the last 250 ms (of 1000/s) of its window rescued
-	assert_ge "$lost" $((l6 - 250 - 40)) "cd$flow's lost requests against c6$flow's ($l6) less 250"
-	assert_le "$lost" $((l6 - 250 + 40)) "cd$flow's lost requests against c6$flow's ($l6) less 250"
+	# (give or take 60: the fallback timer late on a loaded machine)
+	assert_ge "$lost" $((l6 - 250 - 60)) "cd$flow's lost requests against c6$flow's ($l6) less 250"
+	assert_le "$lost" $((l6 - 250 + 60)) "cd$flow's lost requests against c6$flow's ($l6) less 250"
 	assert_ge "$ok4" 200 "cd$flow's requests answered over IPv4"
 	assert_ge "$fb" "$((ok4 + lost))" "cd$flow's requests sent again over IPv4"
 	fbsum=$(jq -r 'select(.event == "client_summary") | .family.fell_back' "$r/cd.client$flow.events.jsonl")
