@@ -59,7 +59,7 @@ for flow in "" -dns; do
 	# (give or take 60: the fallback timer late on a loaded machine)
 	assert_ge "$lost" $((l6 - 250 - 60)) "cd$flow's lost requests against c6$flow's ($l6) less 250"
 	assert_le "$lost" $((l6 - 250 + 60)) "cd$flow's lost requests against c6$flow's ($l6) less 250"
-	assert_ge "$ok4" 200 "cd$flow's requests answered over IPv4"
+	assert_ge "$ok4" 180 "cd$flow's requests answered over IPv4"
 	assert_ge "$fb" "$((ok4 + lost))" "cd$flow's requests sent again over IPv4"
 	fbsum=$(jq -r 'select(.event == "client_summary") | .family.fell_back' "$r/cd.client$flow.events.jsonl")
 	assert_eq "$fbsum" "$fb" "client_summary's fell_back against the records'"
@@ -67,8 +67,8 @@ for flow in "" -dns; do
 done
 for s in anycast dns; do
 	resc=$(json "$r/clocks.json" ".schemes.$s.rescued")
-	assert_ge "$resc" 200 "$s: requests rescued over IPv4 (clocks.json)"
-	assert_le "$resc" 300 "$s: requests rescued over IPv4 (clocks.json)"
+	assert_ge "$resc" 180 "$s: requests rescued over IPv4 (clocks.json)"
+	assert_le "$resc" 320 "$s: requests rescued over IPv4 (clocks.json)"
 done
 echo "ok: clocks.json: $(json "$r/clocks.json" .schemes.anycast.rescued) anycast and $(json "$r/clocks.json" .schemes.dns.rescued) DNS requests rescued over IPv4"
 assert_no_leftovers $lab "$r"
