@@ -173,8 +173,7 @@ static void client_resolution(struct event_log *ev, const struct client_dns *d, 
 }
 
 /* client_steer_target: the address the answers gave into the target
- * (an AAAA client's IPv6 one; an A answer into a dual-stack socket's
- * v4-mapped address, Happy Eyeballs' fallback), and in text into buf */
+ * (an AAAA client's IPv6 one), and in text into buf */
 static const char *client_steer_target(const struct client_dns *d, union client_addr *target,
 				       char *buf, size_t len)
 {
@@ -183,24 +182,9 @@ static const char *client_steer_target(const struct client_dns *d, union client_
 		target->sin6.sin6_addr = d->addr6;
 		return inet_ntop(AF_INET6, &d->addr6, buf, (socklen_t)len);
 	}
-	if (target->sa.sa_family == AF_INET6)
-		memcpy(&target->sin6.sin6_addr.s6_addr[12], &d->addr, 4);
-	else {
-		target->sin.sin_family = AF_INET;
-		target->sin.sin_addr = d->addr;
-	}
+	target->sin.sin_family = AF_INET;
+	target->sin.sin_addr = d->addr;
 	return inet_ntop(AF_INET, &d->addr, buf, (socklen_t)len);
-}
-
-/* client_target_text: the address of a target in text (a v4-mapped one
- * as IPv4) */
-static const char *client_target_text(const union client_addr *a, char *buf, size_t len)
-{
-	if (a->sa.sa_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&a->sin6.sin6_addr))
-		return inet_ntop(AF_INET, &a->sin6.sin6_addr.s6_addr[12], buf, (socklen_t)len);
-	if (a->sa.sa_family == AF_INET6)
-		return inet_ntop(AF_INET6, &a->sin6.sin6_addr, buf, (socklen_t)len);
-	return inet_ntop(AF_INET, &a->sin.sin_addr, buf, (socklen_t)len);
 }
 
 static void client_steer_answer(struct client_steer *st, int64_t now)
@@ -214,7 +198,7 @@ static void client_steer_answer(struct client_steer *st, int64_t now)
 		client_resolution(st->ev, d, st->c->cfg.id, 0);
 	if (rc != 1)
 		return;
-	client_target_text(target, was, sizeof(was));
+	client_addr_text(target, was, sizeof(was));
 	client_steer_target(d, target, now_addr, sizeof(now_addr));
 	changed = strcmp(was, now_addr) != 0;
 	event_emit(st->ev, EVENTS_DNS_ANSWER, "{s:I, s:s, s:s, s:s, s:I, s:b}", "client",

@@ -499,12 +499,7 @@ static int client_http_start(struct client_http *t, const struct client_slot *s)
 	 * IPv6 one first), and libcurl races the families, IPv4 once the
 	 * attempt delay has passed (CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS) */
 	if (c->cfg.fallback.sa.sa_family) {
-		const struct sockaddr_in6 *fb = &c->cfg.fallback.sin6;
-
-		inet_ntop(AF_INET,
-			  fb->sin6_family == AF_INET6 ? (const void *)&fb->sin6_addr.s6_addr[12]
-						      : (const void *)&c->cfg.fallback.sin.sin_addr,
-			  addr4, sizeof(addr4));
+		inet_ntop(AF_INET, &c->cfg.fallback.sin.sin_addr, addr4, sizeof(addr4));
 		if (strfmt(race, sizeof(race), "-" CLIENT_HTTP_RACE ":%u", port) == -1 ||
 		    (x->resolve = curl_slist_append(NULL, race)) == NULL ||
 		    strfmt(race, sizeof(race), CLIENT_HTTP_RACE ":%u:%s,%s", port, addr, addr4) ==

@@ -229,14 +229,6 @@ static int client_tcp_race(struct client_tcp *t)
 	return 0;
 }
 
-/* client_tcp_peer: the peer's address in text (either family) */
-static const char *client_tcp_peer(const struct client_tcp *t, char *buf, size_t len)
-{
-	return t->addr.sa.sa_family == AF_INET6
-		   ? inet_ntop(AF_INET6, &t->addr.sin6.sin6_addr, buf, (socklen_t)len)
-		   : inet_ntop(AF_INET, &t->addr.sin.sin_addr, buf, (socklen_t)len);
-}
-
 /* client_tcp_watch: conn watched for events. 0 or -1 (logged, the client
  * stopped: its loop no longer works). */
 static int client_tcp_watch(struct client_tcp *t, uint32_t events)
@@ -326,7 +318,7 @@ static void client_tcp_fail(struct client_tcp *t, enum client_tcp_cause cause)
 		t->failures++;
 		wait = client_tcp_retry_ns(t->failures, c->cfg.reconnect_now);
 	}
-	client_tcp_peer(t, addr, sizeof(addr));
+	client_addr_text(&t->addr, addr, sizeof(addr));
 	event_emit(t->ev, EVENTS_TCP_FAILED, "{s:I, s:s, s:s, s:I, s:I, s:b, s:I, s:b}", "client",
 		   (json_int_t)c->cfg.id, "cause", client_tcp_cause_name(cause), "address", addr,
 		   "outstanding", (json_int_t)outstanding, "attempt", (json_int_t)t->attempts,
@@ -383,7 +375,7 @@ static void client_tcp_connected(struct client_tcp *t)
 	t->port = getsockname(t->fd, (struct sockaddr *)&local, &len) == 0
 		      ? ntohs(((struct sockaddr_in *)&local)->sin_port)
 		      : 0;
-	client_tcp_peer(t, addr, sizeof(addr));
+	client_addr_text(&t->addr, addr, sizeof(addr));
 	event_emit(t->ev, EVENTS_TCP_CONNECTED, "{s:I, s:s, s:i, s:I}", "client",
 		   (json_int_t)t->c->cfg.id, "address", addr, "local_port", (int)t->port, "attempt",
 		   (json_int_t)t->attempts);
@@ -430,7 +422,7 @@ static void client_tcp_done_with(struct client_tcp *t, const char *reason)
 {
 	char addr[INET6_ADDRSTRLEN];
 
-	client_tcp_peer(t, addr, sizeof(addr));
+	client_addr_text(&t->addr, addr, sizeof(addr));
 	event_emit(t->ev, EVENTS_TCP_CLOSED, "{s:I, s:s, s:s, s:i, s:I}", "client",
 		   (json_int_t)t->c->cfg.id, "reason", reason, "address", addr, "local_port",
 		   (int)t->port, "requests", (json_int_t)t->written);
@@ -508,7 +500,7 @@ void client_tcp_read(struct client_tcp *t)
 			char addr[INET6_ADDRSTRLEN];
 
 			log_warnx("connection to %s: a reply that is not one of lib/wire.h",
-				  client_tcp_peer(t, addr, sizeof(addr)));
+				  client_addr_text(&t->addr, addr, sizeof(addr)));
 			client_tcp_fail(t, CLIENT_TCP_BAD);
 			return;
 		}
@@ -586,7 +578,7 @@ static void client_tcp_refuse(struct client_tcp *t, struct client_slot *s, int b
 
 	if ((*count)++ == 0)
 		log_warnx("requests to %s recorded as errors while %s (counted %s)",
-			  client_tcp_peer(t, addr, sizeof(addr)),
+			  client_addr_text(&t->addr, addr, sizeof(addr)),
 			  blocked ? "the connection takes no more" : "not connected",
 			  blocked ? "blocked" : "unconnected");
 	c->stats.errors++;

@@ -106,6 +106,13 @@ static void client_expire(struct client *c, int64_t now)
 		client_http_expired(c->http);
 }
 
+const char *client_addr_text(const union client_addr *a, char *buf, size_t len)
+{
+	return a->sa.sa_family == AF_INET6
+		   ? inet_ntop(AF_INET6, &a->sin6.sin6_addr, buf, (socklen_t)len)
+		   : inet_ntop(AF_INET, &a->sin.sin_addr, buf, (socklen_t)len);
+}
+
 const char *client_addr_str(const union client_addr *a, char *buf, size_t len)
 {
 	struct sockaddr_storage ss = {0};
@@ -169,8 +176,13 @@ static void client_fallback(struct client *c, int64_t now)
 {
 	struct udp_batch *io = c->io;
 	struct client_sending snd = {.c = c, .base = 0};
+	/* the IPv4 address as the dual-stack socket writes it: v4-mapped */
+	struct sockaddr_in6 to = {.sin6_family = AF_INET6,
+				  .sin6_port = c->cfg.fallback.sin.sin_port,
+				  .sin6_addr.s6_addr = {[10] = 0xff, [11] = 0xff}};
 	uint64_t seq;
 
+	memcpy(&to.sin6_addr.s6_addr[12], &c->cfg.fallback.sin.sin_addr, 4);
 	c->fallback_armed = 0;
 	client_read_replies(c, INT_MAX);
 	if (c->fallback_seq < c->ring.tail)
@@ -190,7 +202,7 @@ static void client_fallback(struct client *c, int64_t now)
 		m.seq = seq;
 		m.sent_ns = (uint64_t)s->sent_real_ns;
 		wire_encode(&m, udp_tx_buf(io), WIRE_LEN);
-		udp_tx_to(io, &c->cfg.fallback.sa, client_addr_len(&c->cfg.fallback), WIRE_LEN);
+		udp_tx_to(io, (const struct sockaddr *)&to, sizeof(to), WIRE_LEN);
 		s->fell_back = 1;
 		c->stats.fell_back++;
 	}
@@ -657,11 +669,9 @@ int client_start_http(struct client *c, struct loop *loop, const struct client_c
 }
 
 /* client_dual_socket: Happy Eyeballs: the IPv6 socket takes IPv4 too
- * (IPV6_V6ONLY off), the fallback written as its v4-mapped address, and
- * the attempt delay's timer. 0 or -1 (logged). */
+ * (IPV6_V6ONLY off), and the attempt delay's timer. 0 or -1 (logged). */
 static int client_dual_socket(struct client *c)
 {
-	struct sockaddr_in6 mapped = {.sin6_family = AF_INET6};
 	int off = 0;
 
 	if (c->cfg.target.sa.sa_family != AF_INET6 || c->cfg.fallback.sa.sa_family != AF_INET) {
@@ -672,11 +682,6 @@ static int client_dual_socket(struct client *c)
 		log_warn("%s: IPV6_V6ONLY off", __func__);
 		return -1;
 	}
-	mapped.sin6_port = c->cfg.fallback.sin.sin_port;
-	mapped.sin6_addr.s6_addr[10] = 0xff;
-	mapped.sin6_addr.s6_addr[11] = 0xff;
-	memcpy(&mapped.sin6_addr.s6_addr[12], &c->cfg.fallback.sin.sin_addr, 4);
-	c->cfg.fallback.sin6 = mapped;
 	if (loop_timer_add(c->loop, &c->fallback_timer, now_mono_ns() + c->cfg.attempt_delay_ns, 0,
 			   client_on_fallback_timer, c) == -1) {
 		log_warn("%s: timerfd", __func__);

@@ -60,6 +60,8 @@ static inline socklen_t client_addr_len(const union client_addr *a)
  * bytes are enough); returns buf */
 #define CLIENT_ADDR_STRLEN (INET6_ADDRSTRLEN + 8)
 const char *client_addr_str(const union client_addr *a, char *buf, size_t len);
+/* client_addr_text: its address alone (INET6_ADDRSTRLEN bytes are enough) */
+const char *client_addr_text(const union client_addr *a, char *buf, size_t len);
 
 struct client_cfg {
 	uint32_t id;

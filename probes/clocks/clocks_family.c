@@ -2,6 +2,7 @@
 #include "clocks_family.h"
 
 #include <stdlib.h>
+#include <sys/types.h>
 #include <string.h>
 
 #include "clocks_int.h"
@@ -9,17 +10,24 @@
 
 static const char *const clocks_family_names[CLOCKS_FAMILIES] = {"4", "6", "dual"};
 
-/* clocks_family_of: client id's family (client_started's), or -1 */
-static int clocks_family_of(const struct clocks_input *in, uint32_t id)
+/* clocks_family_of: client c's family (client_started's), or -1 */
+static int clocks_family_of(const struct clocks_client *c)
 {
-	for (size_t i = 0; i < in->nclients; i++) {
-		if (in->clients[i].id != id)
-			continue;
-		for (int k = 0; k < CLOCKS_FAMILIES; k++)
-			if (strcmp(in->clients[i].family, clocks_family_names[k]) == 0)
-				return k;
-		return -1;
-	}
+	for (int k = 0; k < CLOCKS_FAMILIES; k++)
+		if (strcmp(c->family, clocks_family_names[k]) == 0)
+			return k;
+	return -1;
+}
+
+/* clocks_client_index: the index in in->clients of client id, or -1; *last
+ * the previous answer (a file's records are one client's: asked once) */
+static ssize_t clocks_client_index(const struct clocks_input *in, uint32_t id, ssize_t *last)
+{
+	if (*last >= 0 && in->clients[*last].id == id)
+		return *last;
+	for (size_t i = 0; i < in->nclients; i++)
+		if (in->clients[i].id == id)
+			return *last = (ssize_t)i;
 	return -1;
 }
 
@@ -34,34 +42,38 @@ int clocks_family(const struct clocks_input *in, struct clocks_family *f)
 {
 	int64_t t0 = in->failure.t0_ns, back = in->failure.recovered_ns, *rtt[CLOCKS_FAMILIES];
 	size_t nrtt[CLOCKS_FAMILIES] = {0}, caprtt[CLOCKS_FAMILIES] = {0};
-	int rc = 0;
+	ssize_t last = -1, ci;
+	int rc = 0, *noticed;
 
 	memset(f, 0, sizeof(*f));
 	memset(rtt, 0, sizeof(rtt));
 	for (size_t i = 0; i < in->nclients; i++) {
-		const struct clocks_client *c = &in->clients[i];
-		int k = clocks_family_of(in, c->id);
+		int k = clocks_family_of(&in->clients[i]);
 
 		if (k < 0)
 			continue;
 		f->present = 1;
 		f->row[k].clients++;
-		/* its losses after t0, counted below: one that lost none
-		 * never noticed */
+		/* less those that lose a request after t0, below */
 		f->row[k].unnoticed++;
 	}
 	if (!f->present || in->steady)
 		return 0;
+	if ((noticed = calloc(in->nclients, sizeof(*noticed))) == NULL)
+		return -1;
 	for (size_t i = 0; i < in->nrequests; i++) {
 		const struct clocks_request *q = &in->requests[i];
 		int k;
 
 		if (q->sent_ns <= t0 || (back && q->sent_ns >= back) ||
-		    (k = clocks_family_of(in, q->client)) < 0)
+		    (ci = clocks_client_index(in, q->client, &last)) < 0 ||
+		    (k = clocks_family_of(&in->clients[ci])) < 0)
 			continue;
 		f->row[k].sent++;
 		if (q->status != CLOCKS_OK) {
 			f->row[k].lost++;
+			if (!noticed[ci]++)
+				f->row[k].unnoticed--;
 		} else if (q->fell_back) {
 			f->row[k].rescued++;
 			if (clocks_grow((void **)&rtt[k], &caprtt[k], nrtt[k], sizeof(**rtt)) == -1)
@@ -70,22 +82,7 @@ int clocks_family(const struct clocks_input *in, struct clocks_family *f)
 				rtt[k][nrtt[k]++] = q->rtt_ns;
 		}
 	}
-	/* a client that lost a request after t0 noticed */
-	for (size_t i = 0; i < in->nclients; i++) {
-		const struct clocks_client *c = &in->clients[i];
-		int k = clocks_family_of(in, c->id);
-		int lost = 0;
-
-		if (k < 0)
-			continue;
-		for (size_t j = 0; j < in->nrequests && !lost; j++) {
-			const struct clocks_request *q = &in->requests[j];
-
-			lost = q->client == c->id && q->status != CLOCKS_OK && q->sent_ns > t0 &&
-			       (back == 0 || q->sent_ns < back);
-		}
-		f->row[k].unnoticed -= lost;
-	}
+	free(noticed);
 	for (int k = 0; k < CLOCKS_FAMILIES; k++) {
 		f->row[k].rescued_rtt_p50_ns = -1;
 		if (nrtt[k] > 0) {
