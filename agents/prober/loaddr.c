@@ -1,7 +1,8 @@
-/* The anycast address on lo through netlink; see loaddr.h. */
+/* The anycast addresses on lo through netlink; see loaddr.h. */
 #include "loaddr.h"
 
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <netlink/errno.h>
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
@@ -11,12 +12,16 @@
 
 #define LO_IFINDEX 1 /* the loopback of every namespace */
 
-int prober_lo_open(struct prober_lo *l, struct in_addr addr, int prefixlen)
+int prober_lo_open(struct prober_lo *l, struct in_addr addr, int prefixlen,
+		   const struct in6_addr *addr6)
 {
 	int err;
 
 	l->addr = addr;
 	l->prefixlen = prefixlen;
+	l->has6 = addr6 != NULL;
+	if (addr6)
+		l->addr6 = *addr6;
 	if ((l->sk = nl_socket_alloc()) == NULL) {
 		log_warnx("%s: netlink socket: out of memory", __func__);
 		return -1;
@@ -30,11 +35,10 @@ int prober_lo_open(struct prober_lo *l, struct in_addr addr, int prefixlen)
 	return 0;
 }
 
-int prober_lo_set(struct prober_lo *l, int present)
+/* prober_lo_said: what netlink said (err) to setting the address text:
+ * 1 if it changed lo, 0 if it already was so, -1 on error (logged) */
+static int prober_lo_said(int err, int present, const char *text)
 {
-	char a[INET_ADDRSTRLEN];
-	int err = nladdr_change(l->sk, LO_IFINDEX, l->addr, l->prefixlen, present);
-
 	if (err == 0)
 		return 1;
 	if ((present && err == -NLE_EXIST) || (!present && err == -NLE_NOADDR))
@@ -42,10 +46,28 @@ int prober_lo_set(struct prober_lo *l, int present)
 	/* a delete of an address that is not there may also say "not found" */
 	if (!present && (err == -NLE_OBJ_NOTFOUND || err == -NLE_NODEV))
 		return 0;
-	inet_ntop(AF_INET, &l->addr, a, sizeof(a));
-	log_warnx("%s %s/%d on lo: %s", present ? "adding" : "removing", a, l->prefixlen,
-		  nl_geterror(err));
+	log_warnx("%s %s on lo: %s", present ? "adding" : "removing", text, nl_geterror(err));
 	return -1;
+}
+
+int prober_lo_set(struct prober_lo *l, int present)
+{
+	char a[INET6_ADDRSTRLEN], text[INET6_ADDRSTRLEN + 8];
+	int rc4, rc6 = 0;
+
+	inet_ntop(AF_INET, &l->addr, a, sizeof(a));
+	snprintf(text, sizeof(text), "%s/%d", a, l->prefixlen);
+	rc4 = prober_lo_said(nladdr_change(l->sk, LO_IFINDEX, l->addr, l->prefixlen, present),
+			     present, text);
+	if (l->has6) {
+		inet_ntop(AF_INET6, &l->addr6, a, sizeof(a));
+		snprintf(text, sizeof(text), "%s/128", a);
+		rc6 = prober_lo_said(nladdr_change6(l->sk, LO_IFINDEX, &l->addr6, 128, present),
+				     present, text);
+	}
+	if (rc4 == -1 || rc6 == -1)
+		return -1;
+	return (rc4 ? PROBER_LO_CHANGED4 : 0) | (rc6 ? PROBER_LO_CHANGED6 : 0);
 }
 
 void prober_lo_close(struct prober_lo *l)

@@ -14,13 +14,22 @@ struct prober_lo {
 	struct nl_sock *sk;
 	struct in_addr addr;
 	int prefixlen;
+	int has6;
+	struct in6_addr addr6; /* with has6: kept beside addr, a /128 */
 };
 
-/* prober_lo_open: the netlink socket of this namespace. 0, or -1 (logged). */
-int prober_lo_open(struct prober_lo *l, struct in_addr addr, int prefixlen);
+/* prober_lo_open: the netlink socket of this namespace, for addr/prefixlen
+ * and, if addr6 is not NULL, addr6/128. 0, or -1 (logged). */
+int prober_lo_open(struct prober_lo *l, struct in_addr addr, int prefixlen,
+		   const struct in6_addr *addr6);
 
-/* prober_lo_set: the address on lo (present = 1) or not. 1 if that changed
- * lo, 0 if it already was so, -1 on error (logged). */
+/* what prober_lo_set changed */
+#define PROBER_LO_CHANGED4 1
+#define PROBER_LO_CHANGED6 2
+
+/* prober_lo_set: the addresses on lo (present = 1) or not. Which of them
+ * that changed (PROBER_LO_CHANGED4 | 6; 0 if they already were so), -1 on
+ * error (logged). */
 int prober_lo_set(struct prober_lo *l, int present);
 
 void prober_lo_close(struct prober_lo *l);

@@ -57,7 +57,7 @@
 
 #define PROBER_USAGE                                                                               \
 	"usage: prober -s SITE -t ADDR:PORT -P PREFIX -m METRIC -R ROUTER[:PORT] [-R ...]\n"       \
-	"       prober -s SITE -t ADDR:PORT -P PREFIX -L\n"                                        \
+	"       prober -s SITE -t ADDR:PORT -P PREFIX -L [-6 ADDRESS6]\n"                          \
 	"       prober -I ID -A AUTHD[:PORT] [-A ...] -T SITE=ADDR[:PORT] [-T ...]\n"              \
 	"              [-n NODE] [-e FILE] [-i INTERVAL] [-w TIMEOUT] [-d DOWN] [-u UP]\n"         \
 	"              [-k REFRESH] [-C udp|tcp|http|icmp] [-W CONNECT] [-Y SITE]\n"               \
@@ -71,6 +71,8 @@ struct prober_opts {
 	struct sockaddr_in target;
 	int has_prefix, has_target, has_metric;
 	int lo; /* -L: the prefix on lo while alive, not announcements */
+	int has_addr6;
+	struct in6_addr addr6; /* -6: with -L, this IPv6 address on lo too */
 	struct prober_lo loaddr;
 	struct announce_msg msg; /* site, prefix, metric */
 	struct prober_routers routers;
@@ -127,6 +129,8 @@ static void prober_usage(FILE *fp)
 		"  -L               instead of -m and -R: keep PREFIX on lo while the site is\n"
 		"                   alive, remove it when it is dead (routing = bgp: bgpd\n"
 		"                   announces what is there)\n"
+		"  -6 ADDRESS6      with -L: ADDRESS6/128 on lo beside PREFIX (the service's\n"
+		"                   IPv6 address in a dual-stack lab)\n"
 		"  -i INTERVAL      time between probes (default 100ms)\n"
 		"  -w TIMEOUT       a probe unanswered this long fails (default 50ms)\n"
 		"  -d DOWN          failures in a row that mean dead (default 3)\n"
@@ -204,6 +208,12 @@ static int prober_opt_remote(const char *arg, void *dst, const char **what)
 	return 0;
 }
 
+static int prober_opt_addr6(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	return inet_pton(AF_INET6, arg, dst) == 1 ? 0 : -1;
+}
+
 static int prober_opt_check(const char *arg, void *dst, const char **what)
 {
 	const struct prober_check **check = dst;
@@ -229,6 +239,8 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	     .seen = &o->has_metric},
 	    {OPT_CALL('R', prober_opt_router, &o->routers, "a router's IPv4 ADDR[:PORT]")},
 	    {OPT_FLAG('L', &o->lo)},
+	    {OPT_CALL('6', prober_opt_addr6, &o->addr6, "an IPv6 address such as 2001:2:0:ff00::1"),
+	     .seen = &o->has_addr6},
 	    {OPT_DURATION('i', &o->interval_ns, 1, INT64_MAX, duration)},
 	    {OPT_DURATION('w', &o->timeout_ns, 1, INT64_MAX, duration)},
 	    {OPT_INT('d', &o->down, 1, 1000000, count)},
@@ -265,6 +277,8 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	opt_parse(&cmd, opts, argc, argv);
 	if (o->lo && (o->has_metric || o->routers.n))
 		opt_refuse(&cmd, "-L replaces -m and -R: give one or the other");
+	if (o->has_addr6 && !o->lo)
+		opt_refuse(&cmd, "-6 goes with -L (an address kept on lo)");
 	if ((o->http_path || o->has_status || o->http_body) && o->check != &prober_check_http)
 		opt_refuse(&cmd, "-U, -X and -b go with -C http");
 	if (o->connect_timeout_ns && o->check != &prober_check_http &&
@@ -330,15 +344,25 @@ static void prober_lo(struct prober *p, struct prober_target *t)
 {
 	struct prober_opts *o = p->o;
 	int alive = t->fsm.state == PROBER_ALIVE;
-	char prefix[INET_ADDRSTRLEN + 4], addr[INET_ADDRSTRLEN];
+	char prefix[INET6_ADDRSTRLEN + 8], addr[INET6_ADDRSTRLEN];
+	int changed = prober_lo_set(&o->loaddr, alive);
 
-	if (prober_lo_set(&o->loaddr, alive) != 1)
+	if (changed <= 0)
 		return;
-	inet_ntop(AF_INET, &o->msg.prefix, addr, sizeof(addr));
-	snprintf(prefix, sizeof(prefix), "%s/%d", addr, o->msg.prefixlen);
-	log_info("%s %s %s lo", alive ? "added" : "removed", prefix, alive ? "to" : "from");
-	event_emit(p->ev, alive ? EVENTS_ADDRESS_ADDED : EVENTS_ADDRESS_REMOVED, "{s:s, s:s, s:s}",
-		   "site", o->site, "prefix", prefix, "dev", "lo");
+	for (int f = 0; f < 2; f++) {
+		if (!(changed & (f ? PROBER_LO_CHANGED6 : PROBER_LO_CHANGED4)))
+			continue;
+		if (f) {
+			inet_ntop(AF_INET6, &o->loaddr.addr6, addr, sizeof(addr));
+			snprintf(prefix, sizeof(prefix), "%s/128", addr);
+		} else {
+			inet_ntop(AF_INET, &o->msg.prefix, addr, sizeof(addr));
+			snprintf(prefix, sizeof(prefix), "%s/%d", addr, o->msg.prefixlen);
+		}
+		log_info("%s %s %s lo", alive ? "added" : "removed", prefix, alive ? "to" : "from");
+		event_emit(p->ev, alive ? EVENTS_ADDRESS_ADDED : EVENTS_ADDRESS_REMOVED,
+			   "{s:s, s:s, s:s}", "site", o->site, "prefix", prefix, "dev", "lo");
+	}
 }
 
 /* prober_report: sends the target's verdict to every authd; on a change
@@ -630,7 +654,8 @@ int main(int argc, char **argv)
 		}
 	}
 	/* -L: nothing is announced before the first verdict */
-	if (o.lo && (prober_lo_open(&o.loaddr, o.msg.prefix, o.msg.prefixlen) == -1 ||
+	if (o.lo && (prober_lo_open(&o.loaddr, o.msg.prefix, o.msg.prefixlen,
+				    o.has_addr6 ? &o.addr6 : NULL) == -1 ||
 		     prober_lo_set(&o.loaddr, 0) == -1))
 		goto out;
 	if ((o.routers.n && prober_routers_open(&o.routers) == -1) ||

@@ -173,6 +173,15 @@ static int lab_start_collectors(struct lab *lab, int n)
 	else
 		agents_argv_add(&a, "udp port %u", t->port);
 	agents_service_prefixes(&a, t);
+	/* and the service's IPv6 address: its routes (routed's twins, or
+	 * BGP's) are in the same FIB (the IPv6 FIB clocks) */
+	if (t->ip == TOPO_IP_DUAL) {
+		char buf6[INET6_ADDRSTRLEN];
+
+		agents_argv_add(&a, "-P");
+		agents_argv_add(&a, "%s/128",
+				inet_ntop(AF_INET6, &t->service6, buf6, sizeof(buf6)));
+	}
 	/* routing = bgp: the anycast name servers' routes too (the warm-up
 	 * waits for them, run_anycast_ns_ready) */
 	if (t->routing == TOPO_ROUTING_BGP)
@@ -415,8 +424,16 @@ static int lab_start_site_prober(struct lab *lab, int n)
 	agents_argv_add(&a, "-P"); /* the service, or its front door */
 	agents_argv_add(&a, "%s/32", agents_ip(topo_site_service(t, n), buf));
 	if (t->routing == TOPO_ROUTING_BGP) {
-		/* the address on lo while healthy; bgpd announces it */
+		/* the address on lo while healthy; bgpd announces it (and
+		 * the service's IPv6 address beside it) */
 		agents_argv_add(&a, "-L");
+		if (t->ip == TOPO_IP_DUAL && node->front_door.s_addr == 0) {
+			char buf6[INET6_ADDRSTRLEN];
+
+			agents_argv_add(&a, "-6");
+			agents_argv_add(&a, "%s",
+					inet_ntop(AF_INET6, &t->service6, buf6, sizeof(buf6)));
+		}
 	} else {
 		agents_argv_add(&a, "-m");
 		agents_argv_add(&a, "%u", node->metric);

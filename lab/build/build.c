@@ -479,23 +479,35 @@ static json_t *lab_addresses(const struct topology *t)
 	return o;
 }
 
-/* lab_twins: a dual lab's {IPV6: IPV4}: the service's and each site's own
- * IPv6 address, and its IPv4 twin, for the clocks; NULL in another lab */
-static json_t *lab_twins(const struct topology *t)
+/* lab_twin: v6 and v4 into o */
+static void lab_twin(json_t *o, const struct in6_addr *a6, struct in_addr a4)
 {
 	char v6[INET6_ADDRSTRLEN], v4[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, a6, v6, sizeof(v6));
+	json_object_set_new(o, v6, json_string(inet_ntop(AF_INET, &a4, v4, sizeof(v4))));
+}
+
+/* lab_twins: a dual lab's {IPV6: IPV4}: the service's and each site's own
+ * IPv6 address, every link address (a FIB's next hops), and its IPv4
+ * twin, for the clocks; NULL in another lab */
+static json_t *lab_twins(const struct topology *t)
+{
 	json_t *o;
 
 	if (t->ip != TOPO_IP_DUAL || (o = json_object()) == NULL)
 		return NULL;
-	inet_ntop(AF_INET6, &t->service6, v6, sizeof(v6));
-	json_object_set_new(o, v6, json_string(inet_ntop(AF_INET, &t->service, v4, sizeof(v4))));
-	for (int n = 0; n < t->nnodes; n++) {
-		if (t->nodes[n].kind != TOPO_SITE)
-			continue;
-		inet_ntop(AF_INET6, &t->nodes[n].address6, v6, sizeof(v6));
-		inet_ntop(AF_INET, &t->nodes[n].address, v4, sizeof(v4));
-		json_object_set_new(o, v6, json_string(v4));
+	lab_twin(o, &t->service6, t->service);
+	for (int n = 0; n < t->nnodes; n++)
+		if (t->nodes[n].kind == TOPO_SITE)
+			lab_twin(o, &t->nodes[n].address6, t->nodes[n].address);
+	for (int i = 0; i < t->nlinks; i++) {
+		lab_twin(o, &t->links[i].router_addr6, t->links[i].router_addr);
+		lab_twin(o, &t->links[i].node_addr6, t->links[i].node_addr);
+	}
+	for (int j = 0; j < t->nrlinks; j++) {
+		lab_twin(o, &t->rlinks[j].a_addr6, t->rlinks[j].a_addr);
+		lab_twin(o, &t->rlinks[j].b_addr6, t->rlinks[j].b_addr);
 	}
 	return o;
 }

@@ -46,6 +46,11 @@ static const char *frrconf_ip(struct in_addr a, char *buf)
 	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
 }
 
+static const char *frrconf_ip6(const struct in6_addr *a, char *buf)
+{
+	return inet_ntop(AF_INET6, a, buf, INET6_ADDRSTRLEN);
+}
+
 int frrconf_node(const struct topology *t, int n)
 {
 	return t->routing == TOPO_ROUTING_BGP && topo_bgp_speaker(t, n);
@@ -66,6 +71,8 @@ int frrconf_neighbors(const struct topology *t, int n, struct frrconf_neighbor *
 			continue;
 		nb[k].node = rl->a == n ? rl->b : rl->a;
 		topo_rlink_end(t, j, n, &nb[k].local, &nb[k].addr, NULL);
+		nb[k].addr6 = rl->a == n ? rl->b_addr6 : rl->a_addr6;
+		nb[k].local6 = rl->a == n ? rl->a_addr6 : rl->b_addr6;
 		nb[k].asn = topo_node_asn(t, nb[k].node);
 		nb[k].rlink = j;
 		k++;
@@ -86,6 +93,8 @@ int frrconf_neighbors(const struct topology *t, int n, struct frrconf_neighbor *
 		nb[k].node = peer;
 		nb[k].addr = peer == l->router ? l->router_addr : l->node_addr;
 		nb[k].local = peer == l->router ? l->node_addr : l->router_addr;
+		nb[k].addr6 = peer == l->router ? l->router_addr6 : l->node_addr6;
+		nb[k].local6 = peer == l->router ? l->node_addr6 : l->router_addr6;
 		nb[k].asn = topo_node_asn(t, peer);
 		nb[k].rlink = -1;
 		k++;
@@ -180,15 +189,97 @@ static void frrconf_policy(struct frrconf_out *o, const struct topology *t, int 
 			frrconf_put(o, " set local-preference %u", lp);
 			frrconf_put(o, "exit");
 		}
+		/* IPv6: the peer's global address as the next hop, not its
+		 * link-local one, so that the FIB names the IPv4 next hop's
+		 * twin (run_bgp_ready, the clocks) */
+		if (t->ip == TOPO_IP_DUAL) {
+			frrconf_put(o, "route-map %s-FROM6-%s permit 10", FRRCONF_PREFIX,
+				    t->nodes[nb[i].node].name);
+			frrconf_put(o, " set ipv6 next-hop prefer-global");
+			if (lp)
+				frrconf_put(o, " set local-preference %u", lp);
+			frrconf_put(o, "exit");
+		}
 	}
 }
 
-/* frrconf_bgp: router bgp, its neighbours and the IPv4 unicast family. */
+/* frrconf_session: the lines of node n's session with neighbour nb, at
+ * its address a (IPv4, or IPv6 in a lab of ip = dual) */
+static void frrconf_session(struct frrconf_out *o, const struct topology *t, int n,
+			    const struct frrconf_neighbor *nb, const char *a)
+{
+	const struct topo_node *node = &t->nodes[n];
+	const struct topo_rlink *rl = nb->rlink >= 0 ? &t->rlinks[nb->rlink] : NULL;
+
+	frrconf_put(o, " neighbor %s remote-as %u", a, nb->asn);
+	frrconf_put(o, " neighbor %s description %s %s", a, topo_kind_name(t->nodes[nb->node].kind),
+		    t->nodes[nb->node].name);
+	frrconf_put(o, " neighbor %s timers connect %lld", a,
+		    frrconf_secs(t->bgp_connect_retry_ns));
+	/* a [link]'s own timers, for its session only */
+	if (rl && (rl->bgp_keepalive_ns >= 0 || rl->bgp_hold_ns >= 0))
+		frrconf_put(
+		    o, " neighbor %s timers %lld %lld", a,
+		    frrconf_secs(rl->bgp_keepalive_ns >= 0 ? rl->bgp_keepalive_ns
+							   : node->bgp_keepalive_ns),
+		    frrconf_secs(rl->bgp_hold_ns >= 0 ? rl->bgp_hold_ns : node->bgp_hold_ns));
+	frrconf_put(o, " neighbor %s advertisement-interval %lld", a,
+		    frrconf_secs(rl && rl->bgp_mrai_ns >= 0 ? rl->bgp_mrai_ns : node->bgp_mrai_ns));
+	/* iBGP between routers of one AS: the routes they pass on leave by
+	 * the router that passes them */
+	if (nb->asn == topo_node_asn(t, n))
+		frrconf_put(o, " neighbor %s next-hop-self", a);
+	if (frrconf_session_bfd(t, n, nb))
+		frrconf_put(o, " neighbor %s bfd profile %s", a, FRRCONF_PROFILE);
+}
+
+/* frrconf_family: the address family block of node n (v6: IPv6 unicast,
+ * over the IPv6 sessions; else IPv4 unicast, over the IPv4 ones) */
+static void frrconf_family(struct frrconf_out *o, const struct topology *t, int n,
+			   const struct frrconf_neighbor *nb, int nn, int v6)
+{
+	const struct topo_node *node = &t->nodes[n];
+	char a[INET6_ADDRSTRLEN];
+
+	frrconf_put(o, " address-family %s unicast", v6 ? "ipv6" : "ipv4");
+	if (node->kind == TOPO_SITE || node->kind == TOPO_DNS)
+		frrconf_put(o, "  redistribute connected route-map %s", FRRCONF_MAP);
+	for (int i = 0; i < nn; i++) {
+		const char *name = t->nodes[nb[i].node].name;
+
+		if (v6)
+			frrconf_put(o, "  neighbor %s activate", frrconf_ip6(&nb[i].addr6, a));
+		else
+			frrconf_ip(nb[i].addr, a);
+		if (frrconf_prepend(t, n, &nb[i]))
+			frrconf_put(o, "  neighbor %s route-map %s-TO-%s out", a, FRRCONF_PREFIX,
+				    name);
+		if (v6)
+			frrconf_put(o, "  neighbor %s route-map %s-FROM6-%s in", a, FRRCONF_PREFIX,
+				    name);
+		else if (frrconf_local_pref(t, n, &nb[i]))
+			frrconf_put(o, "  neighbor %s route-map %s-FROM-%s in", a, FRRCONF_PREFIX,
+				    name);
+	}
+	/* the IPv6 sessions carry IPv6 alone */
+	for (int i = 0; !v6 && t->ip == TOPO_IP_DUAL && i < nn; i++)
+		frrconf_put(o, "  no neighbor %s activate", frrconf_ip6(&nb[i].addr6, a));
+	frrconf_put(o, "  maximum-paths %d", t->ecmp ? 64 : 1);
+	if (t->damping)
+		frrconf_put(o, "  bgp dampening %lld %u %u %lld",
+			    frrconf_secs(t->damping_half_life_ns) / 60, t->damping_reuse,
+			    t->damping_suppress, frrconf_secs(t->damping_max_suppress_ns) / 60);
+	frrconf_put(o, " exit-address-family");
+}
+
+/* frrconf_bgp: router bgp, its neighbours and the IPv4 unicast family; in
+ * a lab of ip = dual, a session over IPv6 beside each, for IPv6 unicast
+ * (the service's IPv6 address) */
 static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n,
 			const struct frrconf_neighbor *nb, int nn)
 {
 	const struct topo_node *node = &t->nodes[n];
-	char a[INET_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN];
 
 	frrconf_put(o, "router bgp %u", topo_node_asn(t, n));
 	frrconf_put(o, " bgp router-id %s", frrconf_ip(topo_router_id(t, n), a));
@@ -200,51 +291,13 @@ static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n,
 		frrconf_put(o, " bgp bestpath as-path multipath-relax");
 	frrconf_put(o, " timers bgp %lld %lld", frrconf_secs(node->bgp_keepalive_ns),
 		    frrconf_secs(node->bgp_hold_ns));
-	for (int i = 0; i < nn; i++) {
-		const struct topo_rlink *rl = nb[i].rlink >= 0 ? &t->rlinks[nb[i].rlink] : NULL;
-
-		frrconf_ip(nb[i].addr, a);
-		frrconf_put(o, " neighbor %s remote-as %u", a, nb[i].asn);
-		frrconf_put(o, " neighbor %s description %s %s", a,
-			    topo_kind_name(t->nodes[nb[i].node].kind), t->nodes[nb[i].node].name);
-		frrconf_put(o, " neighbor %s timers connect %lld", a,
-			    frrconf_secs(t->bgp_connect_retry_ns));
-		/* a [link]'s own timers, for its session only */
-		if (rl && (rl->bgp_keepalive_ns >= 0 || rl->bgp_hold_ns >= 0))
-			frrconf_put(o, " neighbor %s timers %lld %lld", a,
-				    frrconf_secs(rl->bgp_keepalive_ns >= 0
-						     ? rl->bgp_keepalive_ns
-						     : node->bgp_keepalive_ns),
-				    frrconf_secs(rl->bgp_hold_ns >= 0 ? rl->bgp_hold_ns
-								      : node->bgp_hold_ns));
-		frrconf_put(
-		    o, " neighbor %s advertisement-interval %lld", a,
-		    frrconf_secs(rl && rl->bgp_mrai_ns >= 0 ? rl->bgp_mrai_ns : node->bgp_mrai_ns));
-		/* iBGP between routers of one AS: the routes they pass on
-		 * leave by the router that passes them */
-		if (nb[i].asn == topo_node_asn(t, n))
-			frrconf_put(o, " neighbor %s next-hop-self", a);
-		if (frrconf_session_bfd(t, n, &nb[i]))
-			frrconf_put(o, " neighbor %s bfd profile %s", a, FRRCONF_PROFILE);
-	}
-	frrconf_put(o, " address-family ipv4 unicast");
-	if (node->kind == TOPO_SITE || node->kind == TOPO_DNS)
-		frrconf_put(o, "  redistribute connected route-map %s", FRRCONF_MAP);
-	for (int i = 0; i < nn; i++) {
-		frrconf_ip(nb[i].addr, a);
-		if (frrconf_prepend(t, n, &nb[i]))
-			frrconf_put(o, "  neighbor %s route-map %s-TO-%s out", a, FRRCONF_PREFIX,
-				    t->nodes[nb[i].node].name);
-		if (frrconf_local_pref(t, n, &nb[i]))
-			frrconf_put(o, "  neighbor %s route-map %s-FROM-%s in", a, FRRCONF_PREFIX,
-				    t->nodes[nb[i].node].name);
-	}
-	frrconf_put(o, "  maximum-paths %d", t->ecmp ? 64 : 1);
-	if (t->damping)
-		frrconf_put(o, "  bgp dampening %lld %u %u %lld",
-			    frrconf_secs(t->damping_half_life_ns) / 60, t->damping_reuse,
-			    t->damping_suppress, frrconf_secs(t->damping_max_suppress_ns) / 60);
-	frrconf_put(o, " exit-address-family");
+	for (int i = 0; i < nn; i++)
+		frrconf_session(o, t, n, &nb[i], frrconf_ip(nb[i].addr, a));
+	for (int i = 0; t->ip == TOPO_IP_DUAL && i < nn; i++)
+		frrconf_session(o, t, n, &nb[i], frrconf_ip6(&nb[i].addr6, a));
+	frrconf_family(o, t, n, nb, nn, 0);
+	if (t->ip == TOPO_IP_DUAL)
+		frrconf_family(o, t, n, nb, nn, 1);
 	frrconf_put(o, "exit");
 }
 
@@ -253,7 +306,7 @@ static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n,
 static void frrconf_permit(struct frrconf_out *o, int seq, const char *list, long long metric)
 {
 	frrconf_put(o, "route-map %s permit %d", FRRCONF_MAP, seq);
-	frrconf_put(o, " match ip address prefix-list %s", list);
+	frrconf_put(o, " match %s address prefix-list %s", strstr(list, "6") ? "ipv6" : "ip", list);
 	if (metric >= 0)
 		frrconf_put(o, " set metric %lld", metric);
 	frrconf_put(o, "exit");
@@ -281,6 +334,15 @@ static void frrconf_announce(struct frrconf_out *o, const struct topology *t, in
 		    frrconf_ip(node->address, a));
 	frrconf_permit(o, 10, "STEERLAB-SERVICE", node->metric);
 	frrconf_permit(o, 20, "STEERLAB-UNICAST", -1);
+	/* the service's IPv6 address while the prober keeps it on lo (its own
+	 * IPv6 address is routed statically, by path) */
+	if (t->ip == TOPO_IP_DUAL && node->front_door.s_addr == 0) {
+		char a6[INET6_ADDRSTRLEN];
+
+		frrconf_put(o, "ipv6 prefix-list STEERLAB-SERVICE6 seq 5 permit %s/128",
+			    frrconf_ip6(&t->service6, a6));
+		frrconf_permit(o, 30, "STEERLAB-SERVICE6", node->metric);
+	}
 }
 
 int frrconf_write(const struct topology *t, int n, enum frrconf_daemon d, FILE *out, int *raw_from)

@@ -776,11 +776,12 @@ enum frrconf_daemon {
 #define FRRCONF_MAX_NEIGHBORS TOPO_MAX_NODES /* a node's BGP neighbours, at most */
 
 struct frrconf_neighbor {
-	int node;	      /* the peer's node index */
-	struct in_addr addr;  /* the peer's address on the shared link */
-	struct in_addr local; /* ours on it */
-	unsigned asn;	      /* the peer's AS */
-	int rlink;	      /* the [link] to it, or -1 (a site's link) */
+	int node;		       /* the peer's node index */
+	struct in_addr addr;	       /* the peer's address on the shared link */
+	struct in_addr local;	       /* ours on it */
+	struct in6_addr addr6, local6; /* the same in IPv6 (ip = dual) */
+	unsigned asn;		       /* the peer's AS */
+	int rlink;		       /* the [link] to it, or -1 (a site's link) */
 };
 
 /* frrconf_node: 1 if node n runs FRR (routing = bgp, a router or a site). */

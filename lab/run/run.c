@@ -91,11 +91,33 @@ int run_count_events(const char *path, const char *event, const char *key, const
 }
 
 struct run_fib {
+	const struct topology *t;
 	const char *prefix;
 	struct in_addr *via;
 	int64_t *last;
 	int have;
 };
+
+/* run_twin4: the IPv4 twin of a dual lab's link address v6 (a FIB's IPv6
+ * next hop, BGP's global one); 0 if it is none */
+static int run_twin4(const struct topology *t, const struct in6_addr *v6, struct in_addr *v4)
+{
+	for (int i = 0; i < t->nlinks; i++)
+		for (int e = 0; e < 2; e++)
+			if (memcmp(e ? &t->links[i].node_addr6 : &t->links[i].router_addr6, v6,
+				   sizeof(*v6)) == 0) {
+				*v4 = e ? t->links[i].node_addr : t->links[i].router_addr;
+				return 1;
+			}
+	for (int j = 0; j < t->nrlinks; j++)
+		for (int e = 0; e < 2; e++)
+			if (memcmp(e ? &t->rlinks[j].b_addr6 : &t->rlinks[j].a_addr6, v6,
+				   sizeof(*v6)) == 0) {
+				*v4 = e ? t->rlinks[j].b_addr : t->rlinks[j].a_addr;
+				return 1;
+			}
+	return 0;
+}
 
 static void run_fib_one(json_t *obj, const char *ev, void *arg)
 {
@@ -107,17 +129,23 @@ static void run_fib_one(json_t *obj, const char *ev, void *arg)
 		return;
 	if (strcmp(ev, EVENTS_ROUTE_DELETED) == 0)
 		f->have = 0;
-	else if (strcmp(ev, EVENTS_ROUTE_ADDED) == 0)
+	else if (strcmp(ev, EVENTS_ROUTE_ADDED) == 0 && v && strchr(v, ':')) {
+		struct in6_addr v6;
+
+		f->have = inet_pton(AF_INET6, v, &v6) == 1 && run_twin4(f->t, &v6, f->via);
+	} else if (strcmp(ev, EVENTS_ROUTE_ADDED) == 0)
 		f->have = v && inet_pton(AF_INET, v, f->via) == 1;
 	*f->last = json_integer_value(json_object_get(obj, "t"));
 }
 
 /* run_fib_via: the next hop of the last route change to prefix the
- * collector at path saw: 1 and *via if it was an addition with one, 0 if
- * none (or a deletion); *last, that change's t (0: none). */
-static int run_fib_via(const char *path, const char *prefix, struct in_addr *via, int64_t *last)
+ * collector at path saw: 1 and *via if it was an addition with one (an
+ * IPv6 one as its IPv4 twin), 0 if none (or a deletion); *last, that
+ * change's t (0: none). */
+static int run_fib_via(const struct topology *t, const char *path, const char *prefix,
+		       struct in_addr *via, int64_t *last)
 {
-	struct run_fib f = {prefix, via, last, 0};
+	struct run_fib f = {t, prefix, via, last, 0};
 
 	*last = 0;
 	run_jsonl_each(path, run_fib_one, &f);
@@ -190,12 +218,48 @@ static int64_t run_bgp_quiet_ns(const struct topology *t)
  * changed for run_bgp_quiet_ns (a tie between different AS paths, or a
  * lab bgpexpect does not model, would otherwise let a router still moving
  * pass): BGP has converged. */
+/* run_bgp_door_ready: every router's route to prefix, the anycast address
+ * door (or the service's IPv6 address, its twin), as BGP will have it
+ * (x: bgpx_compute_door's, known or not) and quiet since run_bgp_quiet_ns
+ * before now */
+static int run_bgp_door_ready(const struct topology *t, const char *rundir, struct in_addr door,
+			      const char *prefix, const struct bgpx *x, int64_t now)
+{
+	static struct in_addr via[TOPO_MAX_NODES];
+	char path[PATH_MAX];
+	int64_t last;
+
+	/* each router's route to the door: every router has one that has not
+	 * changed for run_bgp_quiet_ns, and a router with sites has the one
+	 * BGP will choose */
+	for (int r = 0; r < t->nnodes; r++) {
+		if (t->nodes[r].kind != TOPO_ROUTER)
+			continue;
+		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
+		       t->nodes[r].name);
+		if (!run_fib_via(t, path, prefix, &via[r], &last) ||
+		    now - last < run_bgp_quiet_ns(t))
+			return 0;
+	}
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct topo_link *l = &t->links[i];
+
+		if (t->nodes[l->node].kind != TOPO_SITE ||
+		    topo_site_service(t, l->node).s_addr != door.s_addr)
+			continue;
+		if (x->known ? !bgpx_via_ok(x, l->router, via[l->router])
+			     : !run_own_site_ok(t, l->router, door, via[l->router]))
+			return 0;
+	}
+	return 1;
+}
+
 static int run_bgp_ready(const struct topology *t, const char *rundir)
 {
 	static struct bgpx x;
-	static struct in_addr via[TOPO_MAX_NODES], doors[TOPO_MAX_NODES];
-	char path[PATH_MAX], prefix[INET_ADDRSTRLEN + 4], svc[INET_ADDRSTRLEN];
-	int64_t last, now = now_real_ns();
+	static struct in_addr doors[TOPO_MAX_NODES];
+	char path[PATH_MAX], prefix[INET6_ADDRSTRLEN + 4], svc[INET6_ADDRSTRLEN];
+	int64_t now = now_real_ns();
 	int ndoors = topo_services(t, doors, TOPO_MAX_NODES);
 
 	for (int n = 0; n < t->nnodes; n++) {
@@ -206,34 +270,21 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 			return 0;
 	}
 	/* each anycast address the sites announce: the service, the front
-	 * doors (docs/topology.md, "Front doors") */
+	 * doors (docs/topology.md, "Front doors"); in a dual lab the
+	 * service's IPv6 address too, over BGP's IPv6 sessions */
 	for (int d = 0; d < ndoors; d++) {
 		inet_ntop(AF_INET, &doors[d], svc, sizeof(svc));
 		strfmt(prefix, sizeof(prefix), "%s/32", svc);
 		if (bgpx_compute_door(t, -1, doors[d], &x) == -1)
 			x.known = 0;
-		/* each router's route to the door: every router has one that
-		 * has not changed for run_bgp_quiet_ns, and a router with sites
-		 * has the one BGP will choose */
-		for (int r = 0; r < t->nnodes; r++) {
-			if (t->nodes[r].kind != TOPO_ROUTER)
-				continue;
-			strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
-			       t->nodes[r].name);
-			if (!run_fib_via(path, prefix, &via[r], &last) ||
-			    now - last < run_bgp_quiet_ns(t))
-				return 0;
-		}
-		for (int i = 0; i < t->nlinks; i++) {
-			const struct topo_link *l = &t->links[i];
-
-			if (t->nodes[l->node].kind != TOPO_SITE ||
-			    topo_site_service(t, l->node).s_addr != doors[d].s_addr)
-				continue;
-			if (x.known ? !bgpx_via_ok(&x, l->router, via[l->router])
-				    : !run_own_site_ok(t, l->router, doors[d], via[l->router]))
-				return 0;
-		}
+		if (!run_bgp_door_ready(t, rundir, doors[d], prefix, &x, now))
+			return 0;
+		if (t->ip != TOPO_IP_DUAL || doors[d].s_addr != t->service.s_addr)
+			continue;
+		inet_ntop(AF_INET6, &t->service6, svc, sizeof(svc));
+		strfmt(prefix, sizeof(prefix), "%s/128", svc);
+		if (!run_bgp_door_ready(t, rundir, doors[d], prefix, &x, now))
+			return 0;
 	}
 	return 1;
 }
@@ -351,7 +402,7 @@ static int run_anycast_bgp_ready(const struct topology *t, const char *rundir, i
 			continue;
 		strfmt(path, sizeof(path), "%s/%s.collector.events.jsonl", rundir,
 		       t->nodes[r].name);
-		if (!run_fib_via(path, prefix, &via, &last))
+		if (!run_fib_via(t, path, prefix, &via, &last))
 			return run_not_yet(why, len, "router %s has no route to %s",
 					   t->nodes[r].name, prefix);
 	}

@@ -336,8 +336,6 @@ static void topo_check_family(struct topo_parse *p, int i)
 		without = "resolve = libcurl";
 	else if (node->addresses != TOPO_ADDRESSES_FIRST)
 		without = "addresses other than first";
-	else if (t->routing == TOPO_ROUTING_BGP)
-		without = "routing = bgp";
 	else if (t->ecmp == TOPO_ECMP_RESILIENT)
 		without = "ecmp = resilient (its nexthop groups are IPv4 only here)";
 	for (int k = 0; without == NULL && k < t->nnodes; k++)
@@ -348,7 +346,7 @@ static void topo_check_family(struct topo_parse *p, int i)
 	if (without)
 		topo_error(p, where ? where : node->line,
 			   "[client %s] family = %s: not yet with %s; IPv6 clients are one "
-			   "client each, on static routing, of authd",
+			   "client each, of authd",
 			   node->name, family, without);
 }
 

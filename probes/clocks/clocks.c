@@ -342,6 +342,7 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->rcaptures);
 	free(in->addrs);
 	free(in->twins);
+	free(in->routes6);
 	free(in->health);
 	free(in->answers);
 	free(in->dead);

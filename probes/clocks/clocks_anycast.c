@@ -83,13 +83,16 @@ int64_t clocks_route_left_at(const struct clocks_input *in, const struct clocks_
 {
 	const struct clocks_failure *f = &in->failure;
 	int64_t at = CLOCKS_NONE;
+	/* the lab taking itself down withdraws every route: no steer */
+	int64_t end = in->lab_stopping_ns != CLOCKS_NONE ? in->lab_stopping_ns : INT64_MAX;
 
 	for (size_t i = 0; i < in->nroutes; i++) {
 		const struct clocks_route *rt = &in->routes[i];
 		int gone = rt->deleted && rt->has_via && rt->via.s_addr == f->via.s_addr;
 
-		if (gone && rt->t_ns >= f->t0_ns && rt->prefixlen == f->prefixlen &&
-		    rt->prefix.s_addr == f->prefix.s_addr && (at == CLOCKS_NONE || rt->t_ns < at))
+		if (gone && rt->t_ns >= f->t0_ns && rt->t_ns < end &&
+		    rt->prefixlen == f->prefixlen && rt->prefix.s_addr == f->prefix.s_addr &&
+		    (at == CLOCKS_NONE || rt->t_ns < at))
 			at = rt->t_ns;
 	}
 	/* or replaced by a route not via it (a routing daemon's way) */
@@ -118,6 +121,28 @@ static void clocks_steer(const struct clocks_input *in, struct clocks_result *r)
 	}
 }
 
+/* clocks_fib6: a dual lab's FIB clocks of the service's IPv6 address, its
+ * routes (each read as its IPv4 twin's) replayed as the IPv4 ones are */
+static void clocks_fib6(const struct clocks_input *in, struct clocks_result *r)
+{
+	struct clocks_input *in6;
+
+	if (in->nroutes6 == 0)
+		return;
+	/* the same input with the IPv6 routes in the place of the IPv4 ones
+	 * (a shallow copy, freed without what it points to) */
+	if ((in6 = malloc(sizeof(*in6))) == NULL || (r->fib6 = malloc(sizeof(*r->fib6))) == NULL) {
+		free(in6);
+		clocks_warn(&r->notes, "limit", "anycast: no IPv6 FIB clocks: out of memory");
+		return;
+	}
+	*in6 = *in;
+	in6->routes = in->routes6;
+	in6->nroutes = in->nroutes6;
+	clocks_fib(in6, r->fib6);
+	free(in6);
+}
+
 void clocks_anycast(const struct clocks_input *in, struct clocks_result *r)
 {
 	clocks_scheme_init(in, &clocks_anycast_flows, r);
@@ -138,6 +163,7 @@ void clocks_anycast(const struct clocks_input *in, struct clocks_result *r)
 		r->catchments = NULL;
 		clocks_warn(&r->notes, "limit", "anycast: no FIB clocks: out of memory");
 	}
+	clocks_fib6(in, r);
 	if (!in->steady) { /* a steady-state run has no failover clocks */
 		clocks_detect(in, r);
 		clocks_steer(in, r);

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "addr.h"
 #include "clocks_events_int.h"
 #include "clocks_int.h"
 #include "events.h"
@@ -62,13 +63,21 @@ static int clocks_route_op(const struct clocks_line *l, struct clocks_route *r)
 	    "op");
 }
 
-/* clocks_nexthop: {via, dev} (via and dev strings or null) into *nh */
-static int clocks_nexthop(const struct clocks_line *l, json_t *o, struct clocks_nexthop *nh)
+/* clocks_nexthop: {via, dev} (via and dev strings or null) into *nh; an
+ * IPv6 route's (v6) via as its IPv4 twin (none if it has no twin: a
+ * link-local next hop, which names no site) */
+static int clocks_nexthop(const struct clocks_input *in, const struct clocks_line *l, json_t *o,
+			  int v6, struct clocks_nexthop *nh)
 {
 	json_t *via = json_object_get(o, "via"), *dev = json_object_get(o, "dev");
+	struct in6_addr a6;
 
 	memset(nh, 0, sizeof(*nh));
-	if (via != NULL && !json_is_null(via)) {
+	if (via != NULL && !json_is_null(via) && v6) {
+		if (!json_is_string(via) || inet_pton(AF_INET6, json_string_value(via), &a6) != 1)
+			return clocks_line_fail(l, "has no IPv6 address in", "via");
+		nh->has_via = clocks_twin_of(in, &a6, &nh->via) == 0;
+	} else if (via != NULL && !json_is_null(via)) {
 		if (!json_is_string(via) ||
 		    inet_pton(AF_INET, json_string_value(via), &nh->via) != 1)
 			return clocks_line_fail(l, "has no IPv4 address in", "via");
@@ -82,17 +91,44 @@ static int clocks_nexthop(const struct clocks_line *l, json_t *o, struct clocks_
 	return 0;
 }
 
+/* clocks_route_prefix: the route's "prefix" into r; an IPv6 one (a dual
+ * lab's service) as its IPv4 twin's, *v6 set. 0 or -1 (said). */
+static int clocks_route_prefix(const struct clocks_input *in, const struct clocks_line *l,
+			       struct clocks_route *r, int *v6)
+{
+	json_t *v = json_object_get(l->obj, "prefix");
+	struct addr_prefix p;
+
+	*v6 = 0;
+	if (!json_is_string(v) || addr_parse_prefix(json_string_value(v), &p) == -1)
+		return clocks_line_fail(l, "has no prefix in", "prefix");
+	if (p.family == AF_INET)
+		return clocks_get_prefix(l, "prefix", &r->prefix, &r->prefixlen);
+	*v6 = 1;
+	if (p.len != 128 || clocks_twin_of(in, (const struct in6_addr *)p.addr, &r->prefix) == -1)
+		return clocks_line_fail(
+		    l, "has an IPv6 prefix that is no address of lab_up's twins in", "prefix");
+	r->prefixlen = 32;
+	return 0;
+}
+
 static int clocks_route_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	json_t *metric, *proto, *nhs, *o;
-	struct clocks_route *r;
+	struct clocks_route *r, one;
 	size_t i;
+	int v6;
 
-	if (clocks_grow((void **)&in->routes, &in->caproutes, in->nroutes, sizeof(*in->routes)) ==
-	    -1)
+	/* IPv6 routes apart (routes6), the IPv4 ones' clocks unchanged */
+	memset(&one, 0, sizeof(one));
+	if (clocks_route_prefix(in, l, &one, &v6) == -1)
+		return -1;
+	if (clocks_grow(v6 ? (void **)&in->routes6 : (void **)&in->routes,
+			v6 ? &in->caproutes6 : &in->caproutes, v6 ? in->nroutes6 : in->nroutes,
+			sizeof(*in->routes)) == -1)
 		return clocks_line_fail(l, "cannot be stored:", "out of memory");
-	r = &in->routes[in->nroutes];
-	memset(r, 0, sizeof(*r));
+	r = v6 ? &in->routes6[in->nroutes6] : &in->routes[in->nroutes];
+	*r = one;
 	r->t_ns = l->t;
 	r->deleted = strcmp(l->event, EVENTS_ROUTE_DELETED) == 0;
 	snprintf(r->node, sizeof(r->node), "%s", l->node);
@@ -103,11 +139,10 @@ static int clocks_route_event(struct clocks_input *in, const struct clocks_line 
 	}
 	proto = json_object_get(l->obj, "protocol");
 	r->protocol = json_is_integer(proto) ? (int)json_integer_value(proto) : -1;
-	if (clocks_get_prefix(l, "prefix", &r->prefix, &r->prefixlen) == -1 ||
-	    clocks_route_op(l, r) == -1)
+	if (clocks_route_op(l, r) == -1)
 		return -1;
 	/* a route without a gateway has "via": null */
-	if (clocks_nexthop(l, l->obj, &r->nh[0]) == -1)
+	if (clocks_nexthop(in, l, l->obj, v6, &r->nh[0]) == -1)
 		return -1;
 	r->nnh = 1;
 	/* a multipath route: every next hop (the first is also via, dev) */
@@ -123,7 +158,7 @@ static int clocks_route_event(struct clocks_input *in, const struct clocks_line 
 			if (!json_is_object(o))
 				return clocks_line_fail(l, "has a next hop that is no object in",
 							"nexthops");
-			if (clocks_nexthop(l, o, &r->nh[r->nnh++]) == -1)
+			if (clocks_nexthop(in, l, o, v6, &r->nh[r->nnh++]) == -1)
 				return -1;
 		}
 	}
@@ -135,7 +170,10 @@ static int clocks_route_event(struct clocks_input *in, const struct clocks_line 
 		return -1;
 	if (!has || r->stalled_ns < 0)
 		r->stalled_ns = 0;
-	in->nroutes++;
+	if (v6)
+		in->nroutes6++;
+	else
+		in->nroutes++;
 	return 0;
 }
 

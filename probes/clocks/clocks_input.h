@@ -104,6 +104,10 @@ struct clocks_input {
 	size_t nhits, caphits;
 	struct clocks_route *routes;
 	size_t nroutes, caproutes;
+	/* a dual lab's routes to the service's IPv6 address, each as its
+	 * IPv4 twin's (prefix and next hops): the IPv6 FIB clocks */
+	struct clocks_route *routes6;
+	size_t nroutes6, caproutes6;
 	struct clocks_addr_node *addrs; /* lab_up's addresses; none before them */
 	size_t naddrs, capaddrs;
 	struct clocks_twin *twins; /* lab_up's twins (a dual lab): IPv6 to IPv4 */

@@ -98,6 +98,7 @@ struct clocks_result {
 	size_t nresolvers;
 	/* anycast only (NULL for dns): the FIB clocks and the catchments */
 	struct clocks_fib *fib;
+	struct clocks_fib *fib6; /* a dual lab's: the service's IPv6 routes (NULL: none) */
 	struct clocks_catchments *catchments;
 	int noflows; /* the run has no flows of this scheme: it is absent from
 		      * every table, plot and JSON object */

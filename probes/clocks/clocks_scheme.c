@@ -550,6 +550,8 @@ void clocks_result_free(struct clocks_result *r)
 	r->resolvers = NULL;
 	clocks_fib_free(r->fib);
 	r->fib = NULL;
+	clocks_fib_free(r->fib6);
+	r->fib6 = NULL;
 	free(r->catchments);
 	r->catchments = NULL;
 	free(r->by_client);

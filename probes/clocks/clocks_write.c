@@ -341,6 +341,8 @@ static json_t *clocks_json_scheme_all(const struct clocks_input *in, const struc
 		json_object_set_new(o, "model", clocks_model_json(in, r, i));
 	if (r->fib)
 		json_object_set_new(o, "fib", clocks_json_fib(in, r->fib));
+	if (r->fib6)
+		json_object_set_new(o, "fib6", clocks_json_fib(in, r->fib6));
 	if (r->catchments)
 		json_object_set_new(o, "catchments", clocks_json_catchments(r->catchments));
 	if (r->catchments && r->catchments->npops > 0)

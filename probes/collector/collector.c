@@ -48,8 +48,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "addrplan.h"
-#include "announce.h"
 #include "capring.h"
 #include "capture.h"
 #include "event.h"
@@ -108,8 +108,8 @@ struct collector {
 	struct collector_link links[COLLECTOR_MAX_LINKS];
 	int nlinks;
 	int nprefix; /* -P: route events only for these (0: every route) */
-	struct in_addr prefix[COLLECTOR_MAX_PREFIXES];
-	int prefixlen[COLLECTOR_MAX_PREFIXES];
+	struct addr_prefix prefix[COLLECTOR_MAX_PREFIXES]; /* an IPv6 one: IPv6 routes too */
+	int ipv6;
 	const char *filter, *bgp_filter; /* of the -c captures, of the -b ones */
 	int draining;
 	struct loop_handler sig, rtmon_h, drain_timer, flush_timer, progress_timer, watch_timer;
@@ -141,6 +141,7 @@ static void collector_usage(FILE *fp)
 		"  -s SNAPLEN      bytes kept of each packet (default %d)\n"
 		"  -P PREFIX       route events only for this prefix, e.g. " ADDRPLAN_SERVICE_TEXT
 		"/32\n"
+		"                  or 2001:2:0:ff00::1/128 (an IPv6 one: the IPv6 routes too)\n"
 		"                  (repeatable, at most 8); with -P, no capture is needed:\n"
 		"                  a route monitor alone\n"
 		"  -n NODE         lab node, written into every event (default: collector)\n"
@@ -252,9 +253,12 @@ static json_t *collector_nexthops(const struct rtmon_route *r)
 	json_t *a = json_array();
 
 	for (int i = 0; a && i < r->nnh; i++) {
-		char via[INET_ADDRSTRLEN], dev[IF_NAMESIZE];
+		char via[INET6_ADDRSTRLEN], dev[IF_NAMESIZE];
 
-		inet_ntop(AF_INET, &r->nh[i].gateway, via, sizeof(via));
+		inet_ntop(r->family,
+			  r->family == AF_INET6 ? (const void *)&r->nh[i].gateway6
+						: (const void *)&r->nh[i].gateway,
+			  via, sizeof(via));
 		if (r->nh[i].oif == 0 || if_indextoname((unsigned)r->nh[i].oif, dev) == NULL)
 			dev[0] = '\0';
 		json_array_append_new(a, json_pack("{s:s?, s:s?}", "via",
@@ -264,27 +268,34 @@ static json_t *collector_nexthops(const struct rtmon_route *r)
 	return a;
 }
 
+/* collector_wanted: route r is one of the -P prefixes (any without -P) */
+static int collector_wanted(const struct collector *col, const struct rtmon_route *r)
+{
+	const void *dst = r->family == AF_INET6 ? (const void *)&r->dst6 : (const void *)&r->dst;
+	size_t len = r->family == AF_INET6 ? sizeof(r->dst6) : sizeof(r->dst);
+
+	if (col->nprefix == 0)
+		return r->family == AF_INET;
+	for (int k = 0; k < col->nprefix; k++)
+		if (col->prefix[k].family == r->family && col->prefix[k].len == r->dst_len &&
+		    memcmp(col->prefix[k].addr, dst, len) == 0)
+			return 1;
+	return 0;
+}
+
 static void collector_route(const struct rtmon_route *r, void *arg)
 {
 	struct collector *col = arg;
-	char prefix[INET_ADDRSTRLEN + 4], via[INET_ADDRSTRLEN], dev[IF_NAMESIZE];
+	char prefix[INET6_ADDRSTRLEN + 4], via[INET6_ADDRSTRLEN], dev[IF_NAMESIZE];
 	const char *name = r->deleted ? EVENTS_ROUTE_DELETED : EVENTS_ROUTE_ADDED;
+	int v6 = r->family == AF_INET6;
 
-	if (r->table != RT_TABLE_MAIN)
+	if (r->table != RT_TABLE_MAIN || !collector_wanted(col, r))
 		return;
-	if (col->nprefix) {
-		int k;
-
-		for (k = 0; k < col->nprefix; k++)
-			if (r->dst.s_addr == col->prefix[k].s_addr &&
-			    r->dst_len == col->prefixlen[k])
-				break;
-		if (k == col->nprefix)
-			return;
-	}
-	inet_ntop(AF_INET, &r->dst, via, sizeof(via));
+	inet_ntop(r->family, v6 ? (const void *)&r->dst6 : (const void *)&r->dst, via, sizeof(via));
 	snprintf(prefix, sizeof(prefix), "%s/%d", via, r->dst_len);
-	inet_ntop(AF_INET, &r->gateway, via, sizeof(via));
+	inet_ntop(r->family, v6 ? (const void *)&r->gateway6 : (const void *)&r->gateway, via,
+		  sizeof(via));
 	if (r->oif == 0 || if_indextoname((unsigned)r->oif, dev) == NULL)
 		dev[0] = '\0';
 	/* via and dev: the (first) next hop; nexthops: all of a multipath
@@ -515,7 +526,7 @@ static int collector_start(struct collector *col, struct capture_config *cfg)
 {
 	const int snaplen = cfg->snaplen, buffer = cfg->buffer_bytes;
 
-	col->rtmon = rtmon_open(collector_route, col);
+	col->rtmon = rtmon_open(collector_route, col, col->ipv6);
 	if (col->rtmon == NULL || loop_add(col->loop, &col->rtmon_h, rtmon_fd(col->rtmon), EPOLLIN,
 					   collector_rtmon_cb, col) == -1) {
 		log_warnx("cannot start the route monitor");
@@ -664,8 +675,10 @@ static int collector_opt_prefix(const char *arg, void *dst, const char **what)
 		*what = "at most 8 prefixes";
 		return -1;
 	}
-	if (parse_prefix(arg, &col->prefix[col->nprefix], &col->prefixlen[col->nprefix]) == -1)
+	if (addr_parse_prefix(arg, &col->prefix[col->nprefix]) == -1)
 		return -1;
+	if (col->prefix[col->nprefix].family == AF_INET6)
+		col->ipv6 = 1;
 	col->nprefix++;
 	return 0;
 }
@@ -697,7 +710,7 @@ int main(int argc, char *argv[])
 	    {OPT_CALL('B', collector_opt_size, &cfg.buffer_bytes, "a size such as 64M")},
 	    {OPT_INT('s', &cfg.snaplen, 1, 262144, "a snaplen of 1 to 262144")},
 	    {OPT_CALL('P', collector_opt_prefix, &col,
-		      "an IPv4 prefix such as " ADDRPLAN_SERVICE_TEXT "/32")},
+		      "a prefix such as " ADDRPLAN_SERVICE_TEXT "/32 or 2001:2:0:ff00::1/128")},
 	    {OPT_COUNT('v', &verbose)},
 	    {0},
 	};

@@ -1,4 +1,4 @@
-/* IPv4 route notifications over NETLINK_ROUTE; see rtmon.h. */
+/* Route notifications over NETLINK_ROUTE; see rtmon.h. */
 #include "rtmon.h"
 
 #include <errno.h>
@@ -22,6 +22,7 @@
 struct rtmon {
 	int fd;
 	uint32_t portid; /* our netlink address, for telling our dump's replies */
+	int ipv6;	 /* the IPv6 routes too */
 	rtmon_cb cb;
 	void *arg;
 	/* netlink messages are 4-byte aligned; keep the buffer so */
@@ -67,9 +68,10 @@ const char *rtmon_op_name(enum rtmon_op op)
 	return "other";
 }
 
-struct rtmon *rtmon_open(rtmon_cb cb, void *arg)
+struct rtmon *rtmon_open(rtmon_cb cb, void *arg, int ipv6)
 {
-	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = RTMGRP_IPV4_ROUTE};
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK,
+				 .nl_groups = RTMGRP_IPV4_ROUTE | (ipv6 ? RTMGRP_IPV6_ROUTE : 0)};
 	int size = RTMON_SOCKBUF;
 	struct rtmon *m;
 
@@ -78,6 +80,7 @@ struct rtmon *rtmon_open(rtmon_cb cb, void *arg)
 		return NULL;
 	m->cb = cb;
 	m->arg = arg;
+	m->ipv6 = ipv6;
 	m->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (m->fd == -1) {
 		log_warn("%s: netlink socket", __func__);
@@ -135,7 +138,8 @@ int rtmon_dump(struct rtmon *m)
 	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	req.nlh.nlmsg_seq = RTMON_DUMP_SEQ;
 	req.nlh.nlmsg_pid = m->portid;
-	req.rtm.rtm_family = AF_INET;
+	/* one dump at a time per socket: both families in one (AF_UNSPEC) */
+	req.rtm.rtm_family = m->ipv6 ? AF_UNSPEC : AF_INET;
 	if (sendto(m->fd, &req, req.nlh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
 		log_warn("%s: netlink route dump", __func__);
 		return -1;
@@ -143,12 +147,17 @@ int rtmon_dump(struct rtmon *m)
 	return 0;
 }
 
-/* rtmon_addr: a 4-byte address attribute; anything else is ignored. */
-static int rtmon_addr(const struct rtattr *rta, struct in_addr *addr)
+/* rtmon_addr: an address attribute of the route's family (4 or 16 bytes,
+ * into addr or addr6); anything else is ignored. */
+static int rtmon_addr(const struct rtattr *rta, int family, struct in_addr *addr,
+		      struct in6_addr *addr6)
 {
-	if (RTA_PAYLOAD(rta) != sizeof(*addr))
+	if (family == AF_INET && RTA_PAYLOAD(rta) == sizeof(*addr))
+		memcpy(addr, RTA_DATA(rta), sizeof(*addr));
+	else if (family == AF_INET6 && RTA_PAYLOAD(rta) == sizeof(*addr6))
+		memcpy(addr6, RTA_DATA(rta), sizeof(*addr6));
+	else
 		return -1;
-	memcpy(addr, RTA_DATA(rta), sizeof(*addr));
 	return 0;
 }
 
@@ -181,7 +190,7 @@ static void rtmon_multipath(struct rtmon_route *r, const struct rtattr *mp)
 			h->has_gateway = 0;
 			for (; RTA_OK(rta, alen); rta = RTA_NEXT(rta, alen))
 				if (rta->rta_type == RTA_GATEWAY &&
-				    rtmon_addr(rta, &h->gateway) == 0)
+				    rtmon_addr(rta, r->family, &h->gateway, &h->gateway6) == 0)
 					h->has_gateway = 1;
 		}
 		r->nnh_total++;
@@ -192,6 +201,7 @@ static void rtmon_multipath(struct rtmon_route *r, const struct rtattr *mp)
 	if (r->nnh > 0) {
 		r->has_gateway = r->nh[0].has_gateway;
 		r->gateway = r->nh[0].gateway;
+		r->gateway6 = r->nh[0].gateway6;
 		r->oif = r->nh[0].oif;
 	}
 }
@@ -206,9 +216,11 @@ static void rtmon_route(struct rtmon *m, const struct nlmsghdr *nlh, int64_t t_n
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
 		return;
 	len = (int)(nlh->nlmsg_len - NLMSG_LENGTH(sizeof(*rtm)));
-	if (rtm->rtm_family != AF_INET || (rtm->rtm_flags & RTM_F_CLONED))
+	if ((rtm->rtm_family != AF_INET && (rtm->rtm_family != AF_INET6 || !m->ipv6)) ||
+	    (rtm->rtm_flags & RTM_F_CLONED))
 		return;
 	memset(&r, 0, sizeof(r));
+	r.family = rtm->rtm_family;
 	r.t_ns = t_ns;
 	r.deleted = nlh->nlmsg_type == RTM_DELROUTE;
 	if (r.deleted)
@@ -229,10 +241,10 @@ static void rtmon_route(struct rtmon *m, const struct nlmsghdr *nlh, int64_t t_n
 	for (rta = RTM_RTA(rtm); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
 		switch (rta->rta_type) {
 		case RTA_DST:
-			rtmon_addr(rta, &r.dst);
+			rtmon_addr(rta, r.family, &r.dst, &r.dst6);
 			break;
 		case RTA_GATEWAY:
-			if (rtmon_addr(rta, &r.gateway) == 0)
+			if (rtmon_addr(rta, r.family, &r.gateway, &r.gateway6) == 0)
 				r.has_gateway = 1;
 			break;
 		case RTA_OIF:
@@ -258,6 +270,7 @@ static void rtmon_route(struct rtmon *m, const struct nlmsghdr *nlh, int64_t t_n
 		r.nnh = r.nnh_total = 1;
 		r.nh[0].has_gateway = r.has_gateway;
 		r.nh[0].gateway = r.gateway;
+		r.nh[0].gateway6 = r.gateway6;
 		r.nh[0].oif = r.oif;
 	}
 	m->cb(&r, m->arg);

@@ -1,7 +1,7 @@
 /*
- * The route monitor: IPv4 route notifications from the kernel of the
- * current network namespace, read from a plain NETLINK_ROUTE socket joined
- * to RTNLGRP_IPV4_ROUTE.
+ * The route monitor: route notifications from the kernel of the current
+ * network namespace, read from a plain NETLINK_ROUTE socket joined to
+ * RTNLGRP_IPV4_ROUTE, and RTNLGRP_IPV6_ROUTE if asked (a dual-stack lab).
  *
  * Each RTM_NEWROUTE / RTM_DELROUTE becomes one struct rtmon_route handed to
  * a callback, with every next hop of a multipath route (ECMP). What the
@@ -41,7 +41,8 @@ enum rtmon_op {
 
 struct rtmon_nexthop {
 	int has_gateway;
-	struct in_addr gateway;
+	struct in_addr gateway;	  /* family AF_INET */
+	struct in6_addr gateway6; /* family AF_INET6 */
 	int oif;
 };
 
@@ -49,12 +50,15 @@ struct rtmon_route {
 	int64_t t_ns; /* CLOCK_REALTIME when the notification was read */
 	int deleted;  /* RTM_DELROUTE */
 	enum rtmon_op op;
+	int family; /* AF_INET: dst and gateway; AF_INET6: dst6 and gateway6 */
 	struct in_addr dst;
+	struct in6_addr dst6;
 	int dst_len;
 	int has_gateway;
 	struct in_addr gateway; /* the next hop ("via") */
-	int oif;		/* output interface index, 0 if none */
-	uint32_t metric;	/* RTA_PRIORITY */
+	struct in6_addr gateway6;
+	int oif;	 /* output interface index, 0 if none */
+	uint32_t metric; /* RTA_PRIORITY */
 	uint32_t table;
 	uint8_t protocol; /* RTPROT_*; KROUTE_PROTO (252) for routed's */
 	uint8_t type;	  /* RTN_* */
@@ -69,13 +73,14 @@ struct rtmon_route {
 typedef void (*rtmon_cb)(const struct rtmon_route *route, void *arg);
 
 /* rtmon_open: the socket, non-blocking, with a receive buffer large enough
- * for bursts of route changes. Returns NULL (and logs) on failure. */
-struct rtmon *rtmon_open(rtmon_cb cb, void *arg);
+ * for bursts of route changes; the IPv6 routes too if ipv6. Returns NULL
+ * (and logs) on failure. */
+struct rtmon *rtmon_open(rtmon_cb cb, void *arg, int ipv6);
 void rtmon_close(struct rtmon *m);
 
 int rtmon_fd(const struct rtmon *m);
 
-/* rtmon_dump: ask the kernel for every IPv4 route; they come back through
+/* rtmon_dump: ask the kernel for every route (of the families opened); they come back through
  * rtmon_read() as op RTMON_PRESENT, so a monitor started after a route was
  * installed still knows it. 0, or -1 (logged). */
 int rtmon_dump(struct rtmon *m);

@@ -153,6 +153,14 @@ static void report_summary(const struct report *r, FILE *out)
 		texttable_print(&t, out, 0);
 		texttable_free(&t);
 		report_fib_summary(r, out);
+		if (report_has_fib6(r)) {
+			fprintf(out, "\nFIB (IPv6): each router's route to the service's IPv6 "
+				     "address after t0 (next hops as their IPv4 twins)\n");
+			report_fib6_table(r, &t);
+			texttable_print(&t, out, 0);
+			texttable_free(&t);
+			report_fib6_summary(r, out);
+		}
 		fprintf(out, "\ncatchments: the site that answered each anycast client (a "
 			     "population's: N of BASE+, by pair)\n");
 		report_catch_table(r, &t);

@@ -72,9 +72,9 @@ static void report_fib_rows(const struct report *r, struct texttable *t,
 	}
 }
 
-void report_fib_table(const struct report *r, struct texttable *t)
+/* report_fib_of: one FIB's table (the IPv4 service's, or IPv6's) */
+static void report_fib_of(const struct report *r, struct texttable *t, const struct clocks_fib *fib)
 {
-	const struct clocks_fib *fib = r->res[0].fib;
 	int two = fib && fib->failback, c = two;
 
 	/* a recovered site: each router's failure and fail-back, a row each */
@@ -101,6 +101,21 @@ void report_fib_table(const struct report *r, struct texttable *t)
 	report_fib_rows(r, t, fib->failback, "fail-back");
 }
 
+void report_fib_table(const struct report *r, struct texttable *t)
+{
+	report_fib_of(r, t, r->res[0].fib);
+}
+
+int report_has_fib6(const struct report *r)
+{
+	return r->res[0].fib6 && r->res[0].fib6->nrouters > 0;
+}
+
+void report_fib6_table(const struct report *r, struct texttable *t)
+{
+	report_fib_of(r, t, r->res[0].fib6);
+}
+
 /* report_fib_line: one episode's lab-wide FIB clocks; convergence from
  * since_ns */
 static void report_fib_line(const struct report *r, FILE *out, const struct clocks_fib *fib,
@@ -117,10 +132,9 @@ static void report_fib_line(const struct report *r, FILE *out, const struct cloc
 		fib->nrouters, fib->nrouters == 1 ? "" : "s", fib->exploring);
 }
 
-/* report_fib_summary: the lab-wide FIB clocks, a line per episode */
-void report_fib_summary(const struct report *r, FILE *out)
+/* report_fib_summary_of: a FIB's lab-wide clocks, a line per episode */
+static void report_fib_summary_of(const struct report *r, FILE *out, const struct clocks_fib *fib)
 {
-	const struct clocks_fib *fib = r->res[0].fib;
 	char rec[32];
 
 	if (fib->failback == NULL) {
@@ -145,6 +159,16 @@ void report_fib_summary(const struct report *r, FILE *out)
 	else
 		report_fib_line(r, out, fib->failback, fib->failback->from_ns,
 				" after the recovery");
+}
+
+void report_fib_summary(const struct report *r, FILE *out)
+{
+	report_fib_summary_of(r, out, r->res[0].fib);
+}
+
+void report_fib6_summary(const struct report *r, FILE *out)
+{
+	report_fib_summary_of(r, out, r->res[0].fib6);
 }
 
 /* report_catch_cell: "a (20 of 20)", "-" if unknown */

@@ -64,6 +64,11 @@ void report_upstream_table(const struct report *r, struct texttable *t);
 int report_has_fib(const struct report *r);
 void report_fib_table(const struct report *r, struct texttable *t);
 void report_fib_summary(const struct report *r, FILE *out);
+/* the same of a dual lab's IPv6 service address (its next hops as their
+ * IPv4 twins) */
+int report_has_fib6(const struct report *r);
+void report_fib6_table(const struct report *r, struct texttable *t);
+void report_fib6_summary(const struct report *r, FILE *out);
 void report_catch_table(const struct report *r, struct texttable *t);
 /* The timeline and the flaps (report_timeline.c): every step of the
  * timeline as applied; per flap and router, its route changes and the ups

@@ -204,6 +204,13 @@ static void report_md_routing(const struct report *r, FILE *fp)
 		    "to (docs/clocks.md, \"FIB clocks\").\n");
 	report_md_table(fp, report_fib_table, r);
 	report_fib_summary(r, fp);
+	if (report_has_fib6(r)) {
+		fprintf(fp, "\n### IPv6\n\n"
+			    "The same of the service's IPv6 address (a dual-stack lab), each next "
+			    "hop as its IPv4 twin.\n");
+		report_md_table(fp, report_fib6_table, r);
+		report_fib6_summary(r, fp);
+	}
 	fprintf(fp,
 		"\n### Catchments\n\n"
 		"The site that answered most of each anycast client's last %d requests sent "

@@ -564,6 +564,71 @@ static void test_replace_same_and_left(void **state)
 	clocks_result_free(&r);
 }
 
+/* a dual lab: the routes to the service's IPv6 address, each (prefix and
+ * next hops) read as its IPv4 twin's (lab_up's twins), are FIB clocks of
+ * their own (fib6, clocks.json's "fib6") beside the IPv4 ones, which they
+ * leave as they were; a link-local next hop names no site; an IPv6
+ * prefix that is no twin is an error */
+static void test_ipv6_routes(void **state)
+{
+	struct fixture *f = *state;
+	static struct clocks_result r;
+	char line[1024];
+	json_t *j;
+
+	assert_int_equal(feed(f, "lab", "steerlab",
+			      "{\"t\":1,\"event\":\"lab_up\",\"lab\":\"fib\",\"port\":7000,"
+			      "\"addresses\":{\"198.18.0.2\":{\"node\":\"a\",\"kind\":\"site\"},"
+			      "\"198.18.32.2\":{\"node\":\"r2\",\"kind\":\"router\"}},"
+			      "\"twins\":{\"2001:2:0:ff00::1\":\"198.19.0.1\","
+			      "\"2001:2::2\":\"198.18.0.2\",\"2001:2:0:1000::2\":\"198.18.32.2\"}}"
+			      "\n" SITE_FAILED),
+			 0);
+	feed_route(f, "r1", T0 - 100 * MS, "present", "198.18.0.2", 20, 186, NULL);
+	feed_route(f, "r1", T0 + 80 * MS, "replace", "198.18.32.2", 20, 186, NULL);
+	snprintf(line, sizeof(line),
+		 "{\"t\":%lld,\"event\":\"route_added\",\"prefix\":\"2001:2:0:ff00::1/128\","
+		 "\"op\":\"present\",\"via\":\"2001:2::2\",\"metric\":20,\"protocol\":186}\n"
+		 "{\"t\":%lld,\"event\":\"route_deleted\",\"prefix\":\"2001:2:0:ff00::1/128\","
+		 "\"op\":\"del\",\"via\":\"2001:2::2\",\"metric\":20,\"protocol\":186}\n"
+		 "{\"t\":%lld,\"event\":\"route_added\",\"prefix\":\"2001:2:0:ff00::1/128\","
+		 "\"op\":\"add\",\"via\":\"2001:2:0:1000::2\",\"metric\":20,\"protocol\":186}\n",
+		 (long long)(T0 - 100 * MS), (long long)(T0 + 81 * MS), (long long)(T0 + 82 * MS));
+	assert_int_equal(feed(f, "r1", "collector", line), 0);
+	assert_int_equal(f->in.nroutes, 2);
+	assert_int_equal(f->in.nroutes6, 3);
+	clocks_anycast(&f->in, &r);
+	assert_int_equal(router_of(r.fib, "r1")->changes, 1);
+	assert_non_null(r.fib6);
+	assert_int_equal(router_of(r.fib6, "r1")->changes, 2);
+	assert_int_equal(router_of(r.fib6, "r1")->final_at_ns, T0 + 82 * MS);
+	assert_string_equal(router_of(r.fib6, "r1")->before.site, "a");
+	/* towards r2 (198.18.32.2, the twin of 2001:2:0:1000::2) */
+	assert_int_equal(router_of(r.fib6, "r1")->after.nh[0].has_via, 1);
+	assert_int_equal(router_of(r.fib6, "r1")->after.nh[0].via.s_addr,
+			 router_of(r.fib, "r1")->after.nh[0].via.s_addr);
+	assert_int_equal(r.fib6->left_at_ns, T0 + 81 * MS);
+	/* steer is the IPv4 route's */
+	assert_int_equal(r.steer_at_ns, T0 + 80 * MS);
+	j = clocks_json_fib(&f->in, r.fib6);
+	assert_int_equal(json_integer_value(json_object_get(j, "routers_changed")), 1);
+	json_decref(j);
+	clocks_result_free(&r);
+	/* a link-local next hop: no site; a prefix without a twin: an error */
+	assert_int_equal(feed(f, "r1", "collector",
+			      "{\"t\":1700000000090000000,\"event\":\"route_added\",\"prefix\":"
+			      "\"2001:2:0:ff00::1/128\",\"op\":\"replace\",\"via\":\"fe80::1\"}\n"),
+			 0);
+	assert_int_equal(f->in.routes6[3].has_via, 0);
+	assert_int_equal(
+	    feed(f, "r1", "collector",
+		 "{\"t\":1,\"event\":\"route_added\",\"prefix\":\"2001:2:0:fe00::1/128\","
+		 "\"op\":\"add\"}\n"),
+	    -1);
+	assert_non_null(strstr(f->err, "has an IPv6 prefix that is no address of lab_up's twins in "
+				       "\"prefix\""));
+}
+
 /* malformed route events are errors naming the file and the line */
 static void test_bad_route_events(void **state)
 {
@@ -592,6 +657,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_static_two_routers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ipv6_routes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_path_exploration, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_window_of_changes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_multipath, setup, teardown),

@@ -5,8 +5,9 @@
  * (a nexthop object through `ip`) come back as the events the collector
  * writes, prefix, via, device, metric, op and deleted exactly; a dump gives
  * the routes already there as "present"; a multipath route its next hops,
- * the first RTMON_MAX_NEXTHOPS of them; IPv6 routes and messages that are
- * not the kernel's are left out; a receive buffer too small for a burst is
+ * the first RTMON_MAX_NEXTHOPS of them; IPv6 routes (unless asked for:
+ * then their prefix and next hop in IPv6, a dump with both families) and
+ * messages that are not the kernel's are left out; a receive buffer too small for a burst is
  * reported as an overrun (1), a socket error as -1, with the message.
  * Nothing is waited for by a guess: each read follows a poll, bounded, for
  * the events that must come; an IPv4 route added after what must not be
@@ -42,6 +43,7 @@ struct fixture {
 	struct rtmon *m;
 	int n;		    /* routes seen */
 	int main_only;	    /* leave out routes of other tables (a dump's local ones) */
+	int ipv6;	    /* lab(): the monitor opened for IPv6 routes too */
 	int64_t t_min;	    /* every route's t_ns at or after this */
 	char text[1 << 15]; /* one line a route seen */
 	size_t at;
@@ -50,22 +52,25 @@ struct fixture {
 static void on_route(const struct rtmon_route *r, void *arg)
 {
 	struct fixture *f = arg;
-	char dst[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN], dev[IF_NAMESIZE] = "-";
+	char dst[INET6_ADDRSTRLEN], gw[INET6_ADDRSTRLEN], dev[IF_NAMESIZE] = "-";
 	size_t room = sizeof(f->text) - f->at;
+	int v6 = r->family == AF_INET6;
 
 	assert_true(r->t_ns >= f->t_min && r->t_ns <= now_real_ns());
 	assert_int_equal(r->deleted, r->op == RTMON_DEL);
 	if (f->main_only && r->table != RT_TABLE_MAIN)
 		return;
 	f->n++;
-	inet_ntop(AF_INET, &r->dst, dst, sizeof(dst));
+	assert_true(r->family == AF_INET || r->family == AF_INET6);
+	inet_ntop(r->family, v6 ? (const void *)&r->dst6 : (const void *)&r->dst, dst, sizeof(dst));
 	if (r->oif)
 		assert_non_null(if_indextoname((unsigned)r->oif, dev));
 	f->at += (size_t)snprintf(f->text + f->at, room, "%s %s/%d", rtmon_op_name(r->op), dst,
 				  r->dst_len);
 	room = sizeof(f->text) - f->at;
 	if (r->has_gateway) {
-		inet_ntop(AF_INET, &r->gateway, gw, sizeof(gw));
+		inet_ntop(r->family, v6 ? (const void *)&r->gateway6 : (const void *)&r->gateway,
+			  gw, sizeof(gw));
 		f->at += (size_t)snprintf(f->text + f->at, room, " via %s", gw);
 		room = sizeof(f->text) - f->at;
 	}
@@ -154,7 +159,7 @@ static void lab(struct fixture *f)
 	nl_addr_put(local);
 	rtnl_addr_put(a);
 	f->t_min = now_real_ns();
-	assert_non_null(f->m = rtmon_open(on_route, f));
+	assert_non_null(f->m = rtmon_open(on_route, f, f->ipv6));
 }
 
 static int teardown(void **state)
@@ -379,6 +384,46 @@ static void test_left_out(void **state)
 				     "proto 4 unicast\n");
 }
 
+/* asked for (a dual-stack lab's collector), the IPv6 routes come too,
+ * in IPv6, beside the IPv4 ones; a dump gives both families */
+static void test_ipv6(void **state)
+{
+	struct fixture *f = *state;
+
+	f->ipv6 = 1;
+	lab(f);
+	/* no duplicate address detection: the gateway is usable at once */
+	assert_int_equal(system("sysctl -qw net.ipv6.conf.t0.accept_dad=0 && "
+				"ip -6 addr add 2001:2::1/64 dev t0 nodad"),
+			 0);
+	assert_int_equal(system("ip -6 route add 2001:2:0:ff00::1/128 via 2001:2::2 dev t0 "
+				"metric 20 proto static"),
+			 0);
+	route(f, ADD, "198.19.5.0/24", 0, GWS("198.18.0.2"));
+	f->main_only = 1;
+	/* the IPv6 ones first: the address's own routes, then the route */
+	for (int i = 0; i < 10 && !strstr(f->text, "198.19.5.0/24"); i++)
+		wait_routes(f, f->n + 1);
+	assert_non_null(strstr(f->text, "add 2001:2:0:ff00::1/128 via 2001:2::2 dev t0 metric 20 "
+					"table 254 proto 4 unicast\n"));
+	assert_non_null(strstr(f->text, "add 198.19.5.0/24 via 198.18.0.2 dev t0 metric 0 table "
+					"254 proto 4 unicast\n"));
+	seen(f);
+	assert_int_equal(rtmon_dump(f->m), 0);
+	for (int i = 0; i < 20 && !(strstr(f->text, "present 198.19.5.0/24") &&
+				    strstr(f->text, "present 2001:2:0:ff00::1/128"));
+	     i++)
+		wait_routes(f, f->n + 1);
+	assert_non_null(strstr(f->text, "present 2001:2:0:ff00::1/128 via 2001:2::2 dev t0 metric "
+					"20 table 254 proto 4 unicast\n"));
+	assert_non_null(strstr(f->text, "present 198.19.5.0/24 via 198.18.0.2"));
+	seen(f);
+	assert_int_equal(system("ip -6 route del 2001:2:0:ff00::1/128 via 2001:2::2 dev t0"), 0);
+	assert_int_equal(wait_routes(f, 1), 0);
+	assert_string_equal(seen(f), "del 2001:2:0:ff00::1/128 via 2001:2::2 dev t0 metric 20 "
+				     "table 254 proto 4 unicast deleted\n");
+}
+
 /* a burst the receive buffer cannot hold: the kernel drops notifications
  * and says so once; rtmon_read reports it (1) and still gives what was
  * kept, in order */
@@ -443,7 +488,7 @@ static void open_no_fd(void *arg)
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
 	none.rlim_max = was.rlim_max;
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
-	m = rtmon_open(on_route, NULL);
+	m = rtmon_open(on_route, NULL, 0);
 	/* back, for what the exit does (the sanitizers' report) */
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
 	if (m != NULL)
@@ -476,6 +521,7 @@ int main(void)
 	    cmocka_unit_test_prestate_setup_teardown(test_multipath, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_nexthop_object, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_left_out, NULL, teardown, &fx),
+	    cmocka_unit_test_prestate_setup_teardown(test_ipv6, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_overrun, NULL, teardown, &fx),
 	    cmocka_unit_test_prestate_setup_teardown(test_errors, NULL, teardown, &fx),
 	    cmocka_unit_test(test_open_fails),

@@ -504,6 +504,54 @@ static void test_policy_dry_run(void **state)
 	free(t);
 }
 
+/* ip = dual: a session over IPv6 beside each IPv4 one, carrying IPv6
+ * unicast alone (the IPv4 family does not activate it), the same policy
+ * (prepend out; local preference in, with the peer's global address as
+ * the next hop); a site announces the service's IPv6 address with its
+ * MED; FRR's dry run takes it */
+static void test_dual(void **state)
+{
+	struct topology *t = new_topology();
+	char *sets[] = {"ip=dual"}, *c, *errs = NULL;
+	size_t len = 0;
+	FILE *err;
+
+	(void)state;
+	load_ok(t, POLICY, sets, 1);
+	c = conf(t, "t1", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, "\n neighbor 2001:2:0:1000::2 remote-as "));
+	assert_non_null(strstr(c, " address-family ipv4 unicast\n"));
+	assert_non_null(strstr(c, "  no neighbor 2001:2:0:1000::2 activate\n"));
+	assert_non_null(strstr(c, " address-family ipv6 unicast\n"
+				  "  neighbor 2001:2:0:1000::2 activate\n"
+				  "  neighbor 2001:2:0:1000::2 route-map STEERLAB-TO-t2 out\n"
+				  "  neighbor 2001:2:0:1000::2 route-map STEERLAB-FROM6-t2 in\n"));
+	assert_non_null(strstr(c, "\nroute-map STEERLAB-FROM6-t2 permit 10\n"
+				  " set ipv6 next-hop prefer-global\n"
+				  " set local-preference 200\nexit\n"));
+	free(c);
+	c = conf(t, "a", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, "\nipv6 prefix-list STEERLAB-SERVICE6 seq 5 permit "
+				  "2001:2:0:ff00::1/128\n"
+				  "route-map STEERLAB-ANNOUNCE permit 30\n"
+				  " match ipv6 address prefix-list STEERLAB-SERVICE6\n"
+				  " set metric "));
+	assert_non_null(strstr(c, " address-family ipv6 unicast\n"
+				  "  redistribute connected route-map STEERLAB-ANNOUNCE\n"));
+	free(c);
+	if (access(FRR_VTYSH, X_OK) != 0 || access(FRR_BGPD, X_OK) != 0) {
+		free(t);
+		fail_msg("FRR is not installed (%s, %s): make deps installs it", FRR_VTYSH,
+			 FRR_BGPD);
+	}
+	err = open_memstream(&errs, &len);
+	assert_int_equal(frrconf_check(t, err), 0);
+	fclose(err);
+	assert_string_equal(errs, "");
+	free(errs);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -520,6 +568,7 @@ int main(void)
 	    cmocka_unit_test(test_node_link_timers),
 	    cmocka_unit_test(test_policy_errors),
 	    cmocka_unit_test(test_policy_dry_run),
+	    cmocka_unit_test(test_dual),
 	};
 
 	return cmocka_run_group_tests_name("frrconf", tests, NULL, NULL);

@@ -80,9 +80,9 @@ static inline int test_netns_veth(struct nl_sock *sk, const char *a, const char 
 	return (int)if_nametoindex(a);
 }
 
-/* test_netns_addrs: the IPv4 addresses on ifindex, "ADDR/LEN ..." in the
- * kernel's order */
-static inline const char *test_netns_addrs(struct nl_sock *sk, int ifindex)
+/* test_netns_addrs_of: the addresses of family on ifindex, "ADDR/LEN ..."
+ * in the kernel's order */
+static inline const char *test_netns_addrs_of(struct nl_sock *sk, int ifindex, int family)
 {
 	static char out[512];
 	struct nl_cache *cache;
@@ -94,13 +94,19 @@ static inline const char *test_netns_addrs(struct nl_sock *sk, int ifindex)
 		struct rtnl_addr *a = (struct rtnl_addr *)o;
 		char buf[64];
 
-		if (rtnl_addr_get_ifindex(a) != ifindex || rtnl_addr_get_family(a) != AF_INET)
+		if (rtnl_addr_get_ifindex(a) != ifindex || rtnl_addr_get_family(a) != family)
 			continue;
 		nl_addr2str(rtnl_addr_get_local(a), buf, sizeof(buf));
 		at += (size_t)snprintf(out + at, sizeof(out) - at, "%s%s", at ? " " : "", buf);
 	}
 	nl_cache_free(cache);
 	return out;
+}
+
+/* test_netns_addrs: the IPv4 addresses on ifindex */
+static inline const char *test_netns_addrs(struct nl_sock *sk, int ifindex)
+{
+	return test_netns_addrs_of(sk, ifindex, AF_INET);
 }
 
 #endif
