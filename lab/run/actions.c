@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <nftables/libnftables.h>
@@ -124,6 +125,13 @@ static int action_site(const struct topology *t, const struct topo_event *e)
 	return -1;
 }
 
+/* action_family: the one address family e takes out (a freeze or a
+ * link-down of family = 6 or 4), 0 if both */
+static int action_family(const struct topo_event *e)
+{
+	return e->family == TOPO_EV_FAMILY_6 ? 6 : e->family == TOPO_EV_FAMILY_4 ? 4 : 0;
+}
+
 /* action_effective: what a step does: a flap's down is its target's kill
  * or link-down, its up the recover; a recover or *-up undoes its event */
 static int action_effective(const struct topology *t, const struct action_step *s, int *undoing)
@@ -177,6 +185,9 @@ const char *action_describe(const struct topology *t, const struct action_step *
 	else if (e->action == TOPO_A_RESOLVER_DOWN && e->instance)
 		strfmt(buf, len, "%s %s %s (cache %u)", topo_action_name(e->action), kind, tg,
 		       e->instance);
+	else if (action_family(e))
+		strfmt(buf, len, "%s %s %s, IPv%d only", topo_action_name(e->action), kind, tg,
+		       action_family(e));
 	else
 		strfmt(buf, len, "%s %s %s", topo_action_name(e->action), kind, tg);
 	return buf;
@@ -396,9 +407,41 @@ static int action_unblock(struct lab *lab, int n, int action, char *said, size_t
 	return action_ops->nft(lab, n, script, said, len);
 }
 
+/* action_link_family: one family's packets through interface ifname of
+ * node n dropped (up = 0: an nftables table of the interface's own, on
+ * prerouting and postrouting, so forwarded packets too) or let through
+ * again (up = 1: the table deleted) */
+static int action_link_family(struct lab *lab, int n, const char *ifname, int family, int up,
+			      char *said, size_t len)
+{
+	char table[64], script[768];
+	size_t k = strfmt(table, sizeof(table), "steerlab_link_%s", ifname);
+
+	/* a table's name: letters, digits and '_' */
+	for (size_t i = 0; i < k && table[i]; i++)
+		if (!isalnum((unsigned char)table[i]))
+			table[i] = '_';
+	if (up) {
+		strfmt(script, sizeof(script), "delete table inet %s\n", table);
+		return action_ops->nft(lab, n, script, said, len);
+	}
+	strfmt(script, sizeof(script),
+	       "table inet %s {\n"
+	       "  chain pre { type filter hook prerouting priority -300; policy accept; "
+	       "iifname \"%s\" meta nfproto %s drop; }\n"
+	       "  chain post { type filter hook postrouting priority -300; policy accept; "
+	       "oifname \"%s\" meta nfproto %s drop; }\n"
+	       "}\n",
+	       table, ifname, family == 6 ? "ipv6" : "ipv4", ifname, family == 6 ? "ipv6" : "ipv4");
+	return action_ops->nft(lab, n, script, said, len);
+}
+
 /* action_link: both ends of e's link down or up; up, both ends' addresses
- * and routes are added back (the kernel dropped the routes through it) */
-static int action_link(struct lab *lab, const struct topo_event *e, int up, char *said, size_t len)
+ * and routes are added back (the kernel dropped the routes through it).
+ * family 6 or 4 (a link-down of one family, or its undoing): the links
+ * stay up, that family's packets on them dropped, or let through again */
+static int action_link(struct lab *lab, const struct topo_event *e, int up, int family, char *said,
+		       size_t len)
 {
 	const struct topology *t = lab->t;
 	int node[2];
@@ -415,6 +458,11 @@ static int action_link(struct lab *lab, const struct topo_event *e, int up, char
 		node[1] = t->rlinks[e->rlink].b;
 		ifname[1] = t->rlinks[e->rlink].b_ifname;
 	}
+	for (int i = 0; family && i < 2; i++)
+		if (action_link_family(lab, node[i], ifname[i], family, up, said, len) == -1)
+			return -1;
+	if (family)
+		return 0;
 	for (int i = 0; i < 2; i++) {
 		if (action_ops->link_set(lab, node[i], ifname[i], up) == -1) {
 			strfmt(said, len, "link %s of %s %s: failed (above)", ifname[i],
@@ -496,7 +544,9 @@ static int action_undo(struct lab *lab, const struct topo_event *e, int undoing,
 	case TOPO_A_SLOW:
 		return action_slow_sited(lab, n, 0, pid, said, len);
 	case TOPO_A_LINK_DOWN:
-		return action_link(lab, e, 1, said, len);
+		return action_link(lab, e, 1,
+				   action_family(e->undoes >= 0 ? &lab->t->events[e->undoes] : e),
+				   said, len);
 	case TOPO_A_FREEZE:
 	case TOPO_A_DNS_DOWN:
 	case TOPO_A_RESOLVER_DOWN:
@@ -557,7 +607,7 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		how = "slow";
 		break;
 	case TOPO_A_LINK_DOWN:
-		rc = action_link(lab, e, 0, said, len);
+		rc = action_link(lab, e, 0, action_family(e), said, len);
 		how = "link-down";
 		break;
 	case TOPO_A_IMPAIR:
@@ -584,10 +634,9 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		return -1;
 	int64_t done = now_real_ns();
 	if (how && site >= 0)
-		action_site_failed(lab, site, how, pid, t0, done, e->name, by, s,
-				   action == TOPO_A_FREEZE && e->family == TOPO_EV_FAMILY_6   ? 6
-				   : action == TOPO_A_FREEZE && e->family == TOPO_EV_FAMILY_4 ? 4
-											      : 0);
+		action_site_failed(
+		    lab, site, how, pid, t0, done, e->name, by, s,
+		    action == TOPO_A_FREEZE || action == TOPO_A_LINK_DOWN ? action_family(e) : 0);
 	event_emit_at(lab->ev, t0, EVENTS_EVENT_APPLIED,
 		      "{s:s, s:s, s:s, s:s, s:s?, s:s?, s:i, s:o, s:I, s:s, s:I, s:I, s:s?, s:o?}",
 		      "name", e->name, "action", topo_action_name(e->action), "target",

@@ -577,10 +577,11 @@ static int topo_event_params(struct topo_parse *p, int ev)
 		rc = -1;
 	}
 	if (m->where[TOPO_EV_FAMILY] && e->family != TOPO_EV_FAMILY_BOTH &&
-	    (e->action != TOPO_A_FREEZE || t->ip != TOPO_IP_DUAL)) {
+	    ((e->action != TOPO_A_FREEZE && e->action != TOPO_A_LINK_DOWN) ||
+	     t->ip != TOPO_IP_DUAL)) {
 		topo_error(p, m->where[TOPO_EV_FAMILY],
-			   "[event %s] family: a freeze of one address family, in a lab of ip = "
-			   "dual (action is %s%s)",
+			   "[event %s] family: a freeze or a link-down of one address family, in a "
+			   "lab of ip = dual (action is %s%s)",
 			   e->name, topo_action_name(e->action),
 			   t->ip != TOPO_IP_DUAL ? ", the lab's ip is not dual" : "");
 		rc = -1;

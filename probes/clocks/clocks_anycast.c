@@ -101,12 +101,18 @@ int64_t clocks_route_left_at(const struct clocks_input *in, const struct clocks_
 	return at;
 }
 
-static void clocks_steer(const struct clocks_input *in, struct clocks_result *r)
+/* clocks_steer: the failed site's route left a FIB (in6: a dual lab's
+ * IPv6 routes; a failure of IPv6 alone is steered by those) */
+static void clocks_steer(const struct clocks_input *in, const struct clocks_input *in6,
+			 struct clocks_result *r)
 {
 	const struct clocks_failure *f = &in->failure;
 	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN];
 
-	r->steer_at_ns = clocks_route_left_at(in, r->fib);
+	if (f->family == 6 && in6 && r->fib6)
+		r->steer_at_ns = clocks_route_left_at(in6, r->fib6);
+	else
+		r->steer_at_ns = clocks_route_left_at(in, r->fib);
 	if (r->steer_at_ns == CLOCKS_NONE && r->undetected) {
 		/* said once, by detect */
 	} else if (r->steer_at_ns == CLOCKS_NONE) {
@@ -121,30 +127,38 @@ static void clocks_steer(const struct clocks_input *in, struct clocks_result *r)
 	}
 }
 
-/* clocks_fib6: a dual lab's FIB clocks of the service's IPv6 address, its
- * routes (each read as its IPv4 twin's) replayed as the IPv4 ones are */
-static void clocks_fib6(const struct clocks_input *in, struct clocks_result *r)
+/* clocks_input6: a dual lab's input with the IPv6 routes (each as its
+ * IPv4 twin's) in the place of the IPv4 ones: a shallow copy, freed
+ * without what it points to; NULL if there are none (or out of memory) */
+static struct clocks_input *clocks_input6(const struct clocks_input *in)
 {
 	struct clocks_input *in6;
 
-	if (in->nroutes6 == 0)
-		return;
-	/* the same input with the IPv6 routes in the place of the IPv4 ones
-	 * (a shallow copy, freed without what it points to) */
-	if ((in6 = malloc(sizeof(*in6))) == NULL || (r->fib6 = malloc(sizeof(*r->fib6))) == NULL) {
-		free(in6);
-		clocks_warn(&r->notes, "limit", "anycast: no IPv6 FIB clocks: out of memory");
-		return;
-	}
+	if (in->nroutes6 == 0 || (in6 = malloc(sizeof(*in6))) == NULL)
+		return NULL;
 	*in6 = *in;
 	in6->routes = in->routes6;
 	in6->nroutes = in->nroutes6;
+	return in6;
+}
+
+/* clocks_fib6: the FIB clocks of the service's IPv6 address, its routes
+ * replayed as the IPv4 ones are */
+static void clocks_fib6(const struct clocks_input *in6, struct clocks_result *r)
+{
+	if (in6 == NULL)
+		return;
+	if ((r->fib6 = malloc(sizeof(*r->fib6))) == NULL) {
+		clocks_warn(&r->notes, "limit", "anycast: no IPv6 FIB clocks: out of memory");
+		return;
+	}
 	clocks_fib(in6, r->fib6);
-	free(in6);
 }
 
 void clocks_anycast(const struct clocks_input *in, struct clocks_result *r)
 {
+	struct clocks_input *in6;
+
 	clocks_scheme_init(in, &clocks_anycast_flows, r);
 	r->fib = malloc(sizeof(*r->fib));
 	r->catchments = malloc(sizeof(*r->catchments));
@@ -163,10 +177,12 @@ void clocks_anycast(const struct clocks_input *in, struct clocks_result *r)
 		r->catchments = NULL;
 		clocks_warn(&r->notes, "limit", "anycast: no FIB clocks: out of memory");
 	}
-	clocks_fib6(in, r);
+	in6 = clocks_input6(in);
+	clocks_fib6(in6, r);
 	if (!in->steady) { /* a steady-state run has no failover clocks */
 		clocks_detect(in, r);
-		clocks_steer(in, r);
+		clocks_steer(in, in6, r);
 	}
+	free(in6);
 	clocks_scheme_measure(in, &clocks_anycast_flows, r);
 }

@@ -32,10 +32,11 @@ void clocks_gray_undetected(struct clocks_result *r, const struct clocks_failure
 	if (f->family)
 		clocks_warn(&r->notes, "gray_undetected",
 			    "%s: site %s: not detected within the run: IPv%d alone was taken out "
-			    "(a freeze of one family) and the site answered IPv%d all along, so "
-			    "the probers (over IPv4) %s, and neither detect nor steer came "
-			    "(docs/clocks.md, \"IPv6\")",
-			    r->scheme, f->site, f->family, f->family == 6 ? 4 : 6,
+			    "(a %s of one family) and the site answered IPv%d all along, so "
+			    "the probers (over IPv4) %s: no detect, and no steer but what the "
+			    "routing did on its own (BGP over a broken IPv6 path; "
+			    "docs/clocks.md, \"IPv6\")",
+			    r->scheme, f->site, f->family, f->how, f->family == 6 ? 4 : 6,
 			    f->family == 6 ? "never saw it" : "declared nothing");
 	else
 		clocks_warn(&r->notes, "gray_undetected",

@@ -573,8 +573,8 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 			 "and the site's link down are)",
 			 topo_action_name(t->events[e].action),
 			 t->events[e].family != TOPO_EV_FAMILY_BOTH
-			     ? " of one address family (the probes are IPv4: nothing in the lab "
-			       "detects it)"
+			     ? " of one address family (the probes are IPv4: no prober detects "
+			       "it)"
 			 : t->events[e].action == TOPO_A_LINK_DOWN ? " of a link beyond the site's"
 								   : "");
 		snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", in->anycast_limit);

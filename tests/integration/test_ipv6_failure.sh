@@ -20,7 +20,7 @@ out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 trap 'lab_cleanup '$lab'; rm -rf "$out"' EXIT
 r=$out/run
 
-check_refused "family on a kill" "\[event a-ipv6\] family: a freeze of one address family" topology/dual-stack.ini --set a-ipv6.action=kill
+check_refused "family on a kill" "\[event a-ipv6\] family: a freeze or a link-down of one address family" topology/dual-stack.ini --set a-ipv6.action=kill
 check_refused "family in an IPv4 lab" "the lab's ip is not dual" topology/dual-stack.ini --set ip=4 --set family=4 --set c6.family=4 --set cd.family=4
 
 run_valid "$out/run.txt" topology/dual-stack.ini --set name=$lab -q --out "$r" || fail "the run: $(tail -20 "$out/run.txt")"

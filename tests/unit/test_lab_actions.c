@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
+#include <ctype.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -232,6 +233,10 @@ static const struct action_ops fake_ops = {
     .dns_change = fake_dns_change,
 };
 
+/* --set lines of the next lab_of (setup clears them) */
+static char **lab_sets;
+static int lab_nsets;
+
 /* lab_of: base with events loaded into topo, and a lab of it whose agents
  * are those up starts: a's sited and prober pids 101 and 102, b's 103 and
  * 104; the routers' routed and collector, authd, resolverd and the client
@@ -244,7 +249,7 @@ static void lab_of(const char *events)
 	assert_true(n > 0);
 	write_temp(path, text, (size_t)n);
 	free(text);
-	load_ok(topo, path, NULL, 0);
+	load_ok(topo, path, lab_sets, lab_nsets);
 	unlink(path);
 
 	memset(&lab, 0, sizeof(lab));
@@ -283,6 +288,8 @@ static int setup(void **state)
 {
 	(void)state;
 	memset(&fk, 0, sizeof(fk));
+	lab_sets = NULL;
+	lab_nsets = 0;
 	fk.ended = -1;
 	fk.next_pid = 201;
 	topo = new_topology();
@@ -676,6 +683,54 @@ static void test_link(void **state)
 	json_decref(evs);
 }
 
+/* a link-down of family = 6 (a dual lab): the links stay up, an nftables
+ * table of the interface's own in each end drops IPv6 through it (the
+ * prerouting and postrouting hooks: forwarded packets too); its link-up
+ * deletes both; site_failed says family 6 */
+static void test_link_family(void **state)
+{
+	static char *dual[] = {"ip=dual"};
+	char said[256], want[2048];
+	const char *ni, *ri;
+	json_t *evs;
+
+	(void)state;
+	lab_sets = dual;
+	lab_nsets = 1;
+	lab_of("[event cut6]\nat = 2s\naction = link-down\ntarget = a\nfamily = 6\n"
+	       "[event mend]\nat = 3s\naction = link-up\ntarget = core a\n");
+	ni = topo->links[topo->nodes[topo_find(topo, "a")].link].node_ifname;
+	ri = topo->links[topo->nodes[topo_find(topo, "a")].link].router_ifname;
+	assert_int_equal(apply(0, said, sizeof(said)), 0);
+	assert_string_equal(said, "link-down link a core, IPv6 only");
+	assert_int_equal(apply(1, said, sizeof(said)), 0);
+	snprintf(want, sizeof(want),
+		 "nft a\ntable inet steerlab_link_%s {\n"
+		 "  chain pre { type filter hook prerouting priority -300; policy accept; "
+		 "iifname \"%s\" meta nfproto ipv6 drop; }\n"
+		 "  chain post { type filter hook postrouting priority -300; policy accept; "
+		 "oifname \"%s\" meta nfproto ipv6 drop; }\n}\n\n"
+		 "nft core\ntable inet steerlab_link_%s {\n"
+		 "  chain pre { type filter hook prerouting priority -300; policy accept; "
+		 "iifname \"%s\" meta nfproto ipv6 drop; }\n"
+		 "  chain post { type filter hook postrouting priority -300; policy accept; "
+		 "oifname \"%s\" meta nfproto ipv6 drop; }\n}\n\n"
+		 "nft a\ndelete table inet steerlab_link_%s\n\n"
+		 "nft core\ndelete table inet steerlab_link_%s\n\n",
+		 ni, ni, ni, ri, ri, ri, ni, ri);
+	/* interface names of letters and digits: the table's name as is */
+	for (const char *c = ni; *c; c++)
+		assert_true(isalnum((unsigned char)*c));
+	for (const char *c = ri; *c; c++)
+		assert_true(isalnum((unsigned char)*c));
+	assert_string_equal(fk.log, want);
+	evs = events();
+	assert_string_equal(names(evs), "site_failed,event_applied cut6,event_applied mend");
+	assert_string_equal(str(json_array_get(evs, 0), "how"), "link-down");
+	assert_int_equal(num(json_array_get(evs, 0), "family"), 6);
+	json_decref(evs);
+}
+
 /* recover after a kill starts sited again (a new pid); after a crash,
  * every agent of the node; a site fails once: a second kill after the
  * recover writes no second site_failed, until action_reset */
@@ -995,6 +1050,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_drain, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_degrade, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_link, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_link_family, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recover, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_flap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_one_instant, setup, teardown),
