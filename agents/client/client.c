@@ -333,7 +333,10 @@ static int client_steer_first(struct client_dns *d)
 			usleep(1000);
 		}
 	}
-	log_warnx("no answer for %s from %s in 5 tries", d->name, inet_ntoa(d->resolver.sin_addr));
+	char a[INET6_ADDRSTRLEN];
+
+	log_warnx("no answer for %s from %s in 5 tries", d->name,
+		  client_dns_resolver_text(d, a, sizeof(a)));
 	return -1;
 }
 
@@ -487,18 +490,20 @@ int main(int argc, char **argv)
 	} else if (o.resolver) {
 		/* IPv6 (and dual): the AAAA; dual: the A too, apart, each
 		 * asked again as its own TTL says, as the resolver caches them */
-		if (client_dns_init_family(&st.dns, &o.resolver_sin, o.name, o.sticky_ns, o.pick,
-					   o.family == 6 || o.family == CLIENT_FAMILY_DUAL
-					       ? AF_INET6
-					       : AF_INET) == -1 ||
+		if (client_dns_init_family(
+			&st.dns, &o.resolver_addr.sa, client_addr_len(&o.resolver_addr), o.name,
+			o.sticky_ns, o.pick,
+			o.family == 6 || o.family == CLIENT_FAMILY_DUAL ? AF_INET6 : AF_INET) ==
+			-1 ||
 		    client_steer_first(&st.dns) == -1)
 			goto out;
 		client_steer_target(&st.dns, &o.cfg.target, first, sizeof(first));
 		/* the port sits at one offset in both families' sockaddr */
 		o.cfg.target.sin.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
 		if (o.family == CLIENT_FAMILY_DUAL) {
-			if (client_dns_init_family(&st4.dns, &o.resolver_sin, o.name, o.sticky_ns,
-						   o.pick, AF_INET) == -1 ||
+			if (client_dns_init_family(&st4.dns, &o.resolver_addr.sa,
+						   client_addr_len(&o.resolver_addr), o.name,
+						   o.sticky_ns, o.pick, AF_INET) == -1 ||
 			    client_steer_first(&st4.dns) == -1)
 				goto out;
 			client_steer_target(&st4.dns, &o.cfg.fallback, first4, sizeof(first4));

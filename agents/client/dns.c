@@ -219,6 +219,11 @@ static struct in_addr client_dns_source(struct in_addr to)
 
 int client_dns_open(const char *name, char *namebuf, uint8_t *qname)
 {
+	return client_dns_open_family(name, namebuf, qname, AF_INET);
+}
+
+int client_dns_open_family(const char *name, char *namebuf, uint8_t *qname, int family)
+{
 	int fd;
 
 	if (strlen(name) > CLIENT_DNS_NAME_MAX ||
@@ -228,7 +233,7 @@ int client_dns_open(const char *name, char *namebuf, uint8_t *qname)
 	}
 	strcpy(namebuf, name);
 	knot_dname_to_lower(qname);
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1)
 		log_warn("%s: socket", __func__);
 	return fd;
@@ -237,21 +242,35 @@ int client_dns_open(const char *name, char *namebuf, uint8_t *qname)
 int client_dns_init(struct client_dns *d, const struct sockaddr_in *resolver, const char *name,
 		    int64_t sticky_ns, enum client_pick pick)
 {
-	return client_dns_init_family(d, resolver, name, sticky_ns, pick, AF_INET);
+	return client_dns_init_family(d, (const struct sockaddr *)resolver, sizeof(*resolver), name,
+				      sticky_ns, pick, AF_INET);
 }
 
-int client_dns_init_family(struct client_dns *d, const struct sockaddr_in *resolver,
+int client_dns_init_family(struct client_dns *d, const struct sockaddr *resolver, socklen_t len,
 			   const char *name, int64_t sticky_ns, enum client_pick pick, int family)
 {
 	memset(d, 0, sizeof(*d));
 	d->qtype = family == AF_INET6 ? KNOT_RRTYPE_AAAA : KNOT_RRTYPE_A;
 	d->fd = -1;
-	d->resolver = *resolver;
+	if (len > sizeof(d->resolver))
+		len = sizeof(d->resolver);
+	memcpy(&d->resolver, resolver, len);
+	d->resolver_len = len;
 	d->sticky_ns = sticky_ns;
 	d->pick = pick;
-	if ((d->fd = client_dns_open(name, d->name, d->qname)) == -1)
+	if ((d->fd = client_dns_open_family(name, d->name, d->qname, resolver->sa_family)) == -1)
 		return -1;
 	return 0;
+}
+
+const char *client_dns_resolver_text(const struct client_dns *d, char *buf, size_t len)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&d->resolver;
+
+	if (sa->sa_family == AF_INET6)
+		return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf,
+				 (socklen_t)len);
+	return inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, (socklen_t)len);
 }
 
 int client_dns_query(struct client_dns *d, int64_t now)
@@ -272,8 +291,10 @@ int client_dns_query(struct client_dns *d, int64_t now)
 	d->sent_ns = now;
 	d->queries++;
 	if (sendto(d->fd, buf, (size_t)n, 0, (const struct sockaddr *)&d->resolver,
-		   sizeof(d->resolver)) == -1) {
-		log_warn("%s: query to %s", __func__, inet_ntoa(d->resolver.sin_addr));
+		   d->resolver_len) == -1) {
+		char a[INET6_ADDRSTRLEN];
+
+		log_warn("%s: query to %s", __func__, client_dns_resolver_text(d, a, sizeof(a)));
 		return -1;
 	}
 	return 0;

@@ -77,7 +77,8 @@ void client_dns_order(const struct in_addr *in, unsigned n, enum client_pick pic
 		      struct in_addr src, uint32_t draw, struct in_addr *out);
 
 struct client_dns {
-	struct sockaddr_in resolver;
+	struct sockaddr_storage resolver; /* IPv4, or IPv6 (a dual lab's resolver) */
+	socklen_t resolver_len;
 	char name[CLIENT_DNS_NAME_MAX + 1];
 	uint8_t qname[CLIENT_DNS_NAME_MAX + 1]; /* wire form */
 	int64_t sticky_ns; /* > 0: keep each address this long, whatever the TTL */
@@ -106,6 +107,9 @@ struct client_dns {
  * qname[CLIENT_DNS_NAME_MAX + 1], and a non-blocking UDP socket to ask for
  * it: the socket, or -1 (logged). client_dns_init's and popdns_open's. */
 int client_dns_open(const char *name, char *namebuf, uint8_t *qname);
+/* client_dns_open_family: the same with a socket of family (AF_INET6: a
+ * resolver asked over IPv6) */
+int client_dns_open_family(const char *name, char *namebuf, uint8_t *qname, int family);
 
 /* client_dns_build_query: an A query for qname (wire form) with id into
  * buf. Returns its length, or -1. */
@@ -137,9 +141,14 @@ int client_dns_init(struct client_dns *d, const struct sockaddr_in *resolver, co
 
 /* client_dns_init_family: the same for the addresses of family
  * (AF_INET: A records, AF_INET6: AAAA records into addr6; pick must be
- * first then) */
-int client_dns_init_family(struct client_dns *d, const struct sockaddr_in *resolver,
+ * first then), of a resolver of either family (len bytes: a sockaddr_in
+ * or a sockaddr_in6) */
+int client_dns_init_family(struct client_dns *d, const struct sockaddr *resolver, socklen_t len,
 			   const char *name, int64_t sticky_ns, enum client_pick pick, int family);
+
+/* client_dns_resolver_text: the resolver's address (INET6_ADDRSTRLEN
+ * bytes are enough); returns buf */
+const char *client_dns_resolver_text(const struct client_dns *d, char *buf, size_t len);
 
 /* client_dns_query: send a query now. 0 or -1. */
 int client_dns_query(struct client_dns *d, int64_t now);

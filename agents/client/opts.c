@@ -184,8 +184,20 @@ static int client_opt_resolver(const char *arg, void *dst, const char **what)
 {
 	struct client_opts *o = dst;
 
+	struct sockaddr_storage ss;
+
+	/* an IPv6 resolver (a dual lab's, for -F 6 or dual): one client's */
+	if (strchr(arg, ':') != strrchr(arg, ':') || arg[0] == '[') {
+		if (addr_parse_sockaddr(arg, 53, &ss) == -1 || ss.ss_family != AF_INET6)
+			return -1;
+		memcpy(&o->resolver_addr.sin6, &ss, sizeof(o->resolver_addr.sin6));
+		o->resolver = arg;
+		o->resolver6 = arg;
+		return 0;
+	}
 	if (parse_addr_port(arg, 53, &o->resolver_sin) == -1)
 		return -1;
+	o->resolver_addr.sin = o->resolver_sin;
 	if (o->nresolvers == POP_MAX_RESOLVERS) {
 		*what = "at most 250 resolvers";
 		return -1;
@@ -254,7 +266,7 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	    {OPT_INT('i', &o->cfg.id, 0, UINT32_MAX, "a client id (0-4294967295)"),
 	     .seen = &o->has_id},
 	    {OPT_CALL('t', client_opt_target, o, "ADDR:PORT or [IPV6]:PORT")},
-	    {OPT_CALL('R', client_opt_resolver, o, "an IPv4 RESOLVER[:PORT]")},
+	    {OPT_CALL('R', client_opt_resolver, o, "a RESOLVER[:PORT], [IPV6]:PORT or IPV6")},
 	    {OPT_INT('P', &o->population, 1, POP_MAX, "a number of logical clients (1-131072)")},
 	    {OPT_CALL('k', client_opt_skew, &o->rates,
 		      "equal, harmonic, zipf:S (0 < S <= 10) or list:W1,W2,...")},
@@ -311,6 +323,11 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "several -R, -k, -a, -Q and -s go with -P (a population)");
 	if (o->has_pick && (o->resolver == NULL || o->population))
 		opt_refuse(&cmd, "-m goes with -R (DNS mode) of one client (not -P)");
+	if (o->resolver6 && (o->population || o->curl_dns || o->nresolvers))
+		opt_refuse(&cmd,
+			   "-R %s: an IPv6 resolver goes with one client (not -P or -L), and "
+			   "alone",
+			   o->resolver6);
 	if ((o->family == 6 || o->family == CLIENT_FAMILY_DUAL) &&
 	    (o->population || o->curl_dns || (o->has_pick && o->pick != CLIENT_PICK_FIRST)))
 		opt_refuse(&cmd,

@@ -37,6 +37,8 @@ struct client_opts {
 	const char *resolver;
 	const char *name;
 	struct sockaddr_in resolver_sin;
+	union client_addr resolver_addr; /* the last -R, of either family */
+	const char *resolver6;		 /* an IPv6 -R, as given */
 	struct sockaddr_in resolvers[POP_MAX_RESOLVERS];
 	int nresolvers;
 	uint32_t population; /* 0: one client */

@@ -768,6 +768,7 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns, 
 	const char *label = dns ? "client-dns" : "client";
 	struct lab_argv a;
 	char buf[INET_ADDRSTRLEN];
+	struct in6_addr res6;
 
 	agents_argv_start(&a, lab, n, "client", label);
 	agents_argv_add(&a, "-i");
@@ -792,6 +793,12 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns, 
 				agents_argv_add(&a, "-W");
 				agents_argv_add(&a, "%s", node->resolver_weights);
 			}
+		} else if (topo_client_resolver6(t, n, &res6)) {
+			/* an IPv6 client asks over IPv6 (Happy Eyeballs' too) */
+			char buf6[INET6_ADDRSTRLEN];
+
+			agents_argv_add(&a, "-R");
+			agents_argv_add(&a, "%s", inet_ntop(AF_INET6, &res6, buf6, sizeof(buf6)));
 		} else {
 			agents_argv_add(&a, "-R");
 			agents_argv_add(&a, "%s", agents_ip(topo_client_resolver(t, n), buf));

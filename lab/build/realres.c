@@ -45,6 +45,11 @@ int realres_inputs(const struct topology *t, int node, const char *dir, struct r
 		return -1;
 	strcpy(in->dir, dir);
 	in->addr = topo_resolver_addr(t, node, 1);
+	/* a dual lab's IPv6 clients ask it over IPv6; it asks over IPv4 */
+	if (t->ip == TOPO_IP_DUAL) {
+		in->has6 = 1;
+		in->addr6 = topo_resolver_addr6(t, node, 1);
+	}
 	/* iterate from the lab's root servers, or forward to the [dns]
 	 * nodes that answer, as resolverd does (lab/build/resolvconf.c) */
 	if (t->nodes[node].rsv_mode == TOPO_RSV_ITERATE) {
@@ -196,6 +201,11 @@ static int realres_knobs(const struct topology *t, int node, struct realres_knob
 	return rc;
 }
 
+static const char *realres_ip6(const struct in6_addr *a, char *buf)
+{
+	return inet_ntop(AF_INET6, a, buf, INET6_ADDRSTRLEN);
+}
+
 static const char *realres_ip(struct in_addr a, char *buf)
 {
 	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
@@ -204,7 +214,7 @@ static const char *realres_ip(struct in_addr a, char *buf)
 static void realres_unbound(const struct topology *t, int node, const struct realres_in *in,
 			    const struct realres_knobs *k, FILE *out)
 {
-	char a[INET_ADDRSTRLEN];
+	char a[INET_ADDRSTRLEN], a6[INET6_ADDRSTRLEN];
 
 	fprintf(out,
 		"# unbound's configuration of [resolver %s] (%s), written by steerlab\n"
@@ -224,13 +234,24 @@ static void realres_unbound(const struct topology *t, int node, const struct rea
 	fprintf(out,
 		"\tinterface: %s@53\n"
 		"\toutgoing-interface: %s\n"
-		"\tip-freebind: yes\n"
-		"\tdo-ip6: no\n"
-		"\taccess-control: 0.0.0.0/0 refuse\n"
-		"\taccess-control: " ADDRPLAN_NET_TEXT " allow\n"
-		"\tdo-not-query-localhost: yes\n"
-		"\tede: yes\n",
+		"\tip-freebind: yes\n",
 		realres_ip(in->addr, a), a);
+	/* a dual lab: its IPv6 clients' too; upstream stays IPv4 (the
+	 * lab's servers and glue are IPv4: prefer-ip4) */
+	if (in->has6)
+		fprintf(out,
+			"\tinterface: %s@53\n"
+			"\tdo-ip6: yes\n"
+			"\tprefer-ip4: yes\n"
+			"\taccess-control: ::/0 refuse\n"
+			"\taccess-control: " ADDRPLAN6_NET_TEXT " allow\n",
+			realres_ip6(&in->addr6, a6));
+	else
+		fprintf(out, "\tdo-ip6: no\n");
+	fprintf(out, "\taccess-control: 0.0.0.0/0 refuse\n"
+		     "\taccess-control: " ADDRPLAN_NET_TEXT " allow\n"
+		     "\tdo-not-query-localhost: yes\n"
+		     "\tede: yes\n");
 	/* no validator: the lab's zones are unsigned */
 	fprintf(out, "\tmodule-config: \"%s\"\n", k->ecs ? "subnetcache iterator" : "iterator");
 	if (k->ecs)
@@ -274,17 +295,22 @@ static void realres_unbound(const struct topology *t, int node, const struct rea
 static void realres_kresd(const struct topology *t, int node, const struct realres_in *in,
 			  const struct realres_knobs *k, FILE *out)
 {
-	char a[INET_ADDRSTRLEN];
+	char a[INET_ADDRSTRLEN], a6[INET6_ADDRSTRLEN];
 
 	fprintf(out,
 		"-- kresd's configuration of [resolver %s] (%s), written by steerlab\n"
 		"-- (docs/resolvers.md)\n"
 		"net.ipv6 = false\n"
 		"net.listen('%s', 53, { kind = 'dns', freebind = true })\n"
-		"net.outgoing_v4('%s')\n"
-		"-- bound: from here on as knot-resolver\n"
-		"user('knot-resolver', 'knot-resolver')\n",
+		"net.outgoing_v4('%s')\n",
 		t->nodes[node].name, t->path, realres_ip(in->addr, a), a);
+	/* a dual lab: its IPv6 clients' too (net.ipv6 = false: upstream
+	 * stays IPv4, as the lab's servers and glue are) */
+	if (in->has6)
+		fprintf(out, "net.listen('%s', 53, { kind = 'dns', freebind = true })\n",
+			realres_ip6(&in->addr6, a6));
+	fprintf(out, "-- bound: from here on as knot-resolver\n"
+		     "user('knot-resolver', 'knot-resolver')\n");
 	/* nothing that asks the real root or validates (unsigned zones) */
 	fprintf(out, "modules.unload('priming')\n"
 		     "modules.unload('detect_time_skew')\n"
@@ -295,6 +321,9 @@ static void realres_kresd(const struct topology *t, int node, const struct realr
 		     "modules.load('view')\n"
 		     "view:addr('" ADDRPLAN_NET_TEXT "', policy.all(policy.PASS))\n"
 		     "view:addr('0.0.0.0/0', policy.all(policy.REFUSE))\n");
+	if (in->has6)
+		fprintf(out, "view:addr('" ADDRPLAN6_NET_TEXT "', policy.all(policy.PASS))\n"
+			     "view:addr('::/0', policy.all(policy.REFUSE))\n");
 	fprintf(out,
 		"cache.open(64 * MB, 'lmdb://%s')\n"
 		"cache.min_ttl(%u)\n"
@@ -329,7 +358,7 @@ static void realres_kresd(const struct topology *t, int node, const struct realr
 static void realres_bind(const struct topology *t, int node, const struct realres_in *in,
 			 const struct realres_knobs *k, FILE *out)
 {
-	char a[INET_ADDRSTRLEN];
+	char a[INET_ADDRSTRLEN], a6[INET6_ADDRSTRLEN];
 
 	fprintf(out,
 		"// named's configuration of [resolver %s] (%s), written by steerlab\n"
@@ -338,17 +367,23 @@ static void realres_bind(const struct topology *t, int node, const struct realre
 		"\tdirectory \"%s\";\n"
 		"\tpid-file \"%s/named.pid\";\n"
 		"\tsession-keyfile \"%s/session.key\";\n"
-		"\tlisten-on port 53 { %s; };\n"
-		"\tlisten-on-v6 { none; };\n"
-		"\tquery-source address %s;\n",
-		t->nodes[node].name, t->path, in->dir, in->dir, in->dir, realres_ip(in->addr, a),
-		a);
-	fprintf(out, "\trecursion yes;\n"
-		     "\tallow-query { " ADDRPLAN_NET_TEXT "; };\n"
-		     "\tallow-recursion { " ADDRPLAN_NET_TEXT "; };\n"
-		     "\tdnssec-validation no;\n"
-		     "\tnotify no;\n"
-		     "\tmax-cache-size 64m;\n");
+		"\tlisten-on port 53 { %s; };\n",
+		t->nodes[node].name, t->path, in->dir, in->dir, in->dir, realres_ip(in->addr, a));
+	/* a dual lab: its IPv6 clients' too (upstream stays IPv4) */
+	if (in->has6)
+		fprintf(out, "\tlisten-on-v6 port 53 { %s; };\n", realres_ip6(&in->addr6, a6));
+	else
+		fprintf(out, "\tlisten-on-v6 { none; };\n");
+	fprintf(out,
+		"\tquery-source address %s;\n"
+		"\trecursion yes;\n"
+		"\tallow-query { " ADDRPLAN_NET_TEXT ";%s };\n"
+		"\tallow-recursion { " ADDRPLAN_NET_TEXT ";%s };\n"
+		"\tdnssec-validation no;\n"
+		"\tnotify no;\n",
+		a, in->has6 ? " " ADDRPLAN6_NET_TEXT ";" : "",
+		in->has6 ? " " ADDRPLAN6_NET_TEXT ";" : "");
+	fprintf(out, "\tmax-cache-size 64m;\n");
 	if (!in->iterate) {
 		fprintf(out, "\tforward only;\n\tforwarders {");
 		for (int i = 0; i < in->nservers; i++)

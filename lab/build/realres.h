@@ -43,7 +43,9 @@ struct realres_in {
 	struct in_addr servers[REALRES_SERVERS_MAX];
 	int nservers;
 	struct in_addr addr; /* the cache's address */
-	char dir[PATH_MAX];  /* its files: pid, control socket, cache, root hints */
+	int has6;	     /* ip = dual: it answers on addr6 too */
+	struct in6_addr addr6;
+	char dir[PATH_MAX]; /* its files: pid, control socket, cache, root hints */
 };
 
 /* realres_prog: the program of impl (/usr/sbin/unbound, ...), NULL for

@@ -148,7 +148,10 @@ int lab_realres_start(struct lab *lab, int n)
 		argv[k++] = dir;
 	} else {
 		argv[k++] = "-g"; /* in the foreground, every log line on standard error */
-		argv[k++] = "-4";
+		/* IPv4 alone, but in a dual lab: its IPv6 clients' listener
+		 * (its upstream stays IPv4: the lab's servers and glue are) */
+		if (t->ip != TOPO_IP_DUAL)
+			argv[k++] = "-4";
 		argv[k++] = "-n";
 		argv[k++] = "1";
 		argv[k++] = "-u";

@@ -187,6 +187,25 @@ void topo_print_proximity(const struct topology *t, FILE *out)
 		fprintf(out, "#   and %d more, not measured (at most 63)\n", more);
 }
 
+int topo_client_resolver6(const struct topology *t, int node, struct in6_addr *a)
+{
+	const struct topo_node *c = &t->nodes[node];
+	const struct topo_node *r = c->resolver >= 0 ? &t->nodes[c->resolver] : NULL;
+
+	if (t->ip != TOPO_IP_DUAL || c->family == TOPO_FAMILY_4 || c->population || r == NULL)
+		return 0;
+	if (r->kind == TOPO_RESOLVER && r->impl != TOPO_IMPL_RESOLVERD) {
+		*a = topo_resolver_addr6(t, c->resolver, c->resolver_instance);
+		return 1;
+	}
+	if (r->kind == TOPO_RESOLVER)
+		return 0;
+	if (r->kind != TOPO_DNS || r->anycast.s_addr || r->dns_impl != TOPO_DNS_AUTHD)
+		return 0;
+	*a = t->links[r->link].node_addr6;
+	return 1;
+}
+
 struct in_addr topo_client_resolver(const struct topology *t, int node)
 {
 	const struct topo_node *c = &t->nodes[node];

@@ -209,6 +209,9 @@ case_ client -i 1 -t 198.18.0.1 -k harmonic
 case_ client -i 1 -t 198.18.0.1 -a poisson
 case_ client -i 1 -t 198.18.0.1 -s 5
 case_ client -i 1 -R 198.18.0.2 -R 198.18.0.3 -q n
+case_ client -i 1 -R 2001:2:0:8000::1 -q n -P 2
+case_ client -i 1 -R [2001:2:0:8000::1]:53 -R 198.18.0.3 -q n
+case_ client -i 1 -R [2001:2:0:8000::1 -q n
 case_ client -i 1 -R 198.18.0.2 -q n -P 2 -Q 0.5
 case_ client -i 1 -R 198.18.0.2 -R 198.18.0.3 -q n -P 2 -W 1
 case_ client -i 1 -R 198.18.0.2 -q n -P 2 -W 1,2

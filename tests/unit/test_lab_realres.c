@@ -189,18 +189,25 @@ static void test_check_missing(void **state)
 	free(errs);
 }
 
-/* conf_of: what realres_write makes for node n with its files in dir */
-static char *conf_of(int n, const char *dir)
+/* conf_of_t: what realres_write makes for node n of t with its files in
+ * dir (caller frees) */
+static char *conf_of_t(const struct topology *t, int n, const char *dir)
 {
-	struct realres_in in;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
+	struct realres_in in;
 
-	assert_int_equal(realres_inputs(topo, n, dir, &in), 0);
-	assert_int_equal(realres_write(topo, n, &in, out, stderr), 0);
+	assert_int_equal(realres_inputs(t, n, dir, &in), 0);
+	assert_int_equal(realres_write(t, n, &in, out, stderr), 0);
 	fclose(out);
 	return text;
+}
+
+/* conf_of: what realres_write makes for node n with its files in dir */
+static char *conf_of(int n, const char *dir)
+{
+	return conf_of_t(topo, n, dir);
 }
 
 static char *hints_of(int n, const char *dir)
@@ -510,13 +517,53 @@ static void test_remove(void **state)
 	assert_int_equal(access("/run/t20/rs/resolvers/ru/a/b", F_OK), 0);
 }
 
+/* ip = dual: each listens on its cache's IPv6 address too and answers
+ * 2001:2::/48 there, asking upstream over IPv4 alone; each tool takes it */
+static void test_dual(void **state)
+{
+	struct topology *t = new_topology();
+	char *sets[] = {"ip=dual"}, *c, *errs = NULL;
+	size_t len = 0;
+	FILE *err;
+
+	(void)state;
+	SANDBOX_REQUIRE();
+	load_ok(t, LDATA "realres.ini", sets, 1);
+	c = conf_of_t(t, topo_find(t, "ru"), "/run/x");
+	assert_non_null(strstr(c, "\tinterface: 2001:2:0:8000::1@53\n\tdo-ip6: yes\n"
+				  "\tprefer-ip4: yes\n\taccess-control: ::/0 refuse\n"
+				  "\taccess-control: 2001:2::/48 allow\n"));
+	free(c);
+	c = conf_of_t(t, topo_find(t, "rk"), "/run/x");
+	assert_non_null(strstr(c, "net.ipv6 = false\n"));
+	assert_non_null(strstr(c, "net.listen('2001:2:0:8001::1', 53, { kind = 'dns', freebind = "
+				  "true })\n"));
+	assert_non_null(strstr(c, "view:addr('2001:2::/48', policy.all(policy.PASS))\n"));
+	free(c);
+	c = conf_of_t(t, topo_find(t, "rb"), "/run/x");
+	assert_non_null(strstr(c, "\tlisten-on-v6 port 53 { 2001:2:0:8002::1; };\n"));
+	assert_non_null(strstr(c, "\tallow-query { 198.18.0.0/15; 2001:2::/48; };\n"));
+	free(c);
+	err = open_memstream(&errs, &len);
+	assert_int_equal(realres_check(t, err), 0);
+	fclose(err);
+	assert_string_equal(errs, "");
+	free(errs);
+	free(t);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_check_passes),     cmocka_unit_test(test_check_rejects),
-	    cmocka_unit_test(test_check_missing),    cmocka_unit_test(test_print),
-	    cmocka_unit_test(test_prepare),	     cmocka_unit_test(test_prepare_none),
-	    cmocka_unit_test(test_start_ready_down), cmocka_unit_test(test_remove),
+	    cmocka_unit_test(test_check_passes),
+	    cmocka_unit_test(test_check_rejects),
+	    cmocka_unit_test(test_check_missing),
+	    cmocka_unit_test(test_print),
+	    cmocka_unit_test(test_prepare),
+	    cmocka_unit_test(test_prepare_none),
+	    cmocka_unit_test(test_start_ready_down),
+	    cmocka_unit_test(test_remove),
+	    cmocka_unit_test(test_dual),
 	};
 
 	SANDBOX_MAIN(argc, argv);
