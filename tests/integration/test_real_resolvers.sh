@@ -2,9 +2,10 @@
 # Real resolvers on [resolver] nodes (docs/resolvers.md), with
 # topology/real-resolvers.ini: unbound, knot-resolver and bind9, one node
 # each, a client each.
-#   1. up: each answers the lab's name through the lab (dig from its client's
-#      node), runs as its own user, logs in the run directory; down leaves
-#      nothing.
+#   1. up, the lab dual-stack (ip = dual): each answers the lab's name
+#      through the lab (dig from its client's node), over IPv4 and over
+#      IPv6 at its cache's IPv6 address (the AAAA), runs as its own user,
+#      logs in the run directory; down leaves nothing.
 #   2. run, site a killed at 2 s and named's node dropping DNS at 5.5 s
 #      (resolver-down): each client moves to site b within steer + TTL
 #      (2 s) + 1.5 s (clocks.json; unbound keeps an entry up to 1 s past its TTL), each resolver's upstream queries are
@@ -32,8 +33,8 @@ ini=topology/real-resolvers.ini
 # node, its impl's agent label and user, its client, its cache address
 resolvers="ru:unbound:unbound:cu:198.18.128.1 rk:kresd:knot-resolver:ck:198.18.129.1 rb:named:bind:cb:198.18.130.1"
 
-# --- 1. up: each answers through the lab
-$STEERLAB up $ini --set name=$lab --out "$out/up" >"$out/up.log" 2>&1 ||
+# --- 1. up, dual-stack: each answers through the lab, over both families
+$STEERLAB up $ini --set name=$lab --set ip=dual --out "$out/up" >"$out/up.log" 2>&1 ||
 	{ cat "$out/up.log"; fail "steerlab up failed"; }
 for r in $resolvers; do
 	IFS=: read -r node label user client addr <<<"$r"
@@ -41,6 +42,13 @@ for r in $resolvers; do
 	got=$(wait_until 10 answer >/dev/null && answer) || fail "$label on $node did not answer $client within 10 s"
 	[ "$got" = 198.19.1.1 ] || fail "$label on $node answered '$got' for www.lab.example, expected site a's 198.19.1.1"
 	echo "ok: $label on $node ($addr) answers $client: $got"
+	# its cache's IPv6 address: 2001:2:0:8000+k::1 for 198.18.(128+k).1
+	k=${addr#198.18.}
+	addr6=2001:2:0:$(printf %x $((0x8000 + ${k%.1} - 128)))::1
+	got6=$($STEERLAB exec $lab "$client" -- dig +short +tries=1 +time=2 -6 AAAA @"$addr6" www.lab.example) ||
+		fail "$label on $node: dig over IPv6 at $addr6 failed"
+	[ "$got6" = 2001:2:0:ff01::1 ] || fail "$label on $node answered '$got6' for the AAAA over IPv6, expected site a's 2001:2:0:ff01::1"
+	echo "ok: $label on $node answers over IPv6 at $addr6: $got6"
 	pid=$(awk -v n="$node" -v l="$label" '$3 == n && $4 == l { print $1 }' "$out/up/agents.tsv")
 	[ -n "$pid" ] || fail "no $label of $node in agents.tsv"
 	[ "$(ps -o user= -p "$pid")" = "$user" ] || fail "$label of $node runs as $(ps -o user= -p "$pid"), expected $user"
