@@ -124,6 +124,7 @@ static void rsv_conf_process_defaults(struct rsv_conf *c)
 	c->tcp = 1;
 	c->stats_ns = NSEC_PER_SEC;
 	c->max_pending = 10000;
+	c->transport = 4;
 	rsv_conf_defaults(&c->defaults);
 }
 

@@ -82,11 +82,37 @@ static void rsv_check_ttls(struct rsv_parse *p, const struct rsv_sect *s,
 		       rsv_conf_sect_label(s, label, sizeof(label)), cfg->min_ttl, cfg->max_ttl);
 }
 
+/* rsv_check_transport: with mode = iterate, every root hint is of the
+ * family the walk asks over (transport). */
+static void rsv_check_transport(struct rsv_parse *p, const struct rsv_sect *main)
+{
+	const struct rsv_conf *c = p->c;
+	int line = main ? main->where[rsv_key_index("root")] : 0;
+	char sa[RSV_SA_STRLEN];
+
+	for (int i = 0; i < c->nroot; i++) {
+		socklen_t len;
+
+		rsv_sa_str(rsv_sa(&c->root[i], &c->root6[i], &len), sa, sizeof(sa));
+		if (c->transport == 6 && !rsv_sa_is6(&c->root[i]))
+			rsv_conf_error(p, line,
+				       "[resolverd]: root %s is IPv4, but transport = 6 asks every "
+				       "server at its IPv6 address",
+				       sa);
+		else if (c->transport != 6 && rsv_sa_is6(&c->root[i]))
+			rsv_conf_error(p, line,
+				       "[resolverd]: root %s is IPv6, but the walk asks over IPv4 "
+				       "(transport = 4): set transport = 6",
+				       sa);
+	}
+}
+
 /* rsv_check_mode: the keys of the mode are there, those of the other mode
  * are not (main: the [resolverd] section, or NULL). */
 static void rsv_check_mode(struct rsv_parse *p, const struct rsv_sect *main)
 {
-	static const char *const iterate_only[] = {"root", "qname_minimisation", "ecs"};
+	static const char *const iterate_only[] = {"root", "qname_minimisation", "ecs",
+						   "transport"};
 	const char *mode = p->c->mode == RSV_MODE_ITERATE ? "iterate" : "forward";
 	int line = main ? main->line : 0, k;
 
@@ -111,11 +137,14 @@ static void rsv_check_mode(struct rsv_parse *p, const struct rsv_sect *main)
 		rsv_conf_error(p, line,
 			       "[resolverd]: 'root' is required with mode = iterate: the lab's "
 			       "root server(s), ADDR[:PORT] ...");
+	rsv_check_transport(p, main);
 }
 
-/* rsv_add: one resolver from section s. 0, or -1 (reported). */
+/* rsv_add: one resolver from section s, with addr6 if not NULL. 0, or -1
+ * (reported). */
 static int rsv_add(struct rsv_parse *p, const struct rsv_sect *s, const char *name,
-		   struct in_addr addr, const struct rsv_cache_cfg *cfg)
+		   struct in_addr addr, const struct in6_addr *addr6,
+		   const struct rsv_cache_cfg *cfg)
 {
 	struct rsv_conf *c = p->c;
 	struct rsv_inst_conf *in;
@@ -131,17 +160,37 @@ static int rsv_add(struct rsv_parse *p, const struct rsv_sect *s, const char *na
 	in = &c->inst[c->ninst++];
 	snprintf(in->name, sizeof(in->name), "%s", name);
 	in->addr = addr;
+	if (addr6) {
+		in->addr6 = *addr6;
+		in->has_addr6 = 1;
+	}
 	in->cache = *cfg;
 	in->line = s->line;
 	return 0;
+}
+
+/* rsv_addr6_add: a + n, 128 bits big-endian, in out; -1 if it wraps. */
+static int rsv_addr6_add(const struct in6_addr *a, unsigned n, struct in6_addr *out)
+{
+	unsigned carry = n;
+
+	*out = *a;
+	for (int i = 15; i >= 0 && carry; i--) {
+		carry += out->s6_addr[i];
+		out->s6_addr[i] = (uint8_t)carry;
+		carry >>= 8;
+	}
+	return carry ? -1 : 0;
 }
 
 static int rsv_expand_group(struct rsv_parse *p, const struct rsv_sect *s,
 			    const struct rsv_cache_cfg *cfg)
 {
 	int kcount = rsv_key_index("count"), kfirst = rsv_key_index("first_address");
-	char label[RSV_NAME_MAX + 32], name[64];
+	int kfirst6 = rsv_key_index("first_address6");
+	char label[RSV_NAME_MAX + 32], name[64], a6[INET6_ADDRSTRLEN];
 	uint32_t first = ntohl(s->addr.s_addr);
+	struct in6_addr addr6;
 
 	rsv_conf_sect_label(s, label, sizeof(label));
 	if (!s->where[kcount] || !s->where[kfirst]) {
@@ -163,7 +212,16 @@ static int rsv_expand_group(struct rsv_parse *p, const struct rsv_sect *s,
 				       label, name, RSV_NAME_MAX);
 			return -1;
 		}
-		if (rsv_add(p, s, name, a, cfg) == -1)
+		if (s->where[kfirst6] &&
+		    (rsv_addr6_add(&s->addr6, i, &addr6) == -1 || !rsv_conf_addr6_ok(&addr6))) {
+			rsv_conf_error(p, s->where[kcount],
+				       "%s: %u addresses from first_address6 run into %s, not a "
+				       "unicast address",
+				       label, s->count,
+				       inet_ntop(AF_INET6, &addr6, a6, sizeof(a6)));
+			return -1;
+		}
+		if (rsv_add(p, s, name, a, s->where[kfirst6] ? &addr6 : NULL, cfg) == -1)
 			return -1;
 	}
 	return 0;
@@ -189,6 +247,58 @@ static int rsv_by_addr(const void *a, const void *b)
 	if (ax != ay)
 		return ax < ay ? -1 : 1;
 	return *(const int *)a - *(const int *)b;
+}
+
+static int rsv_by_addr6(const void *a, const void *b)
+{
+	const struct rsv_inst_conf *x = &rsv_sort_base[*(const int *)a];
+	const struct rsv_inst_conf *y = &rsv_sort_base[*(const int *)b];
+	int r = memcmp(&x->addr6, &y->addr6, sizeof(x->addr6));
+
+	return r ? r : *(const int *)a - *(const int *)b;
+}
+
+/* rsv_check_listen6: no resolver listens on an IPv6 server's address and
+ * port (list/list6, n: the upstreams or the root hints). */
+static void rsv_check_listen6(struct rsv_parse *p, const struct sockaddr_in *list,
+			      const struct sockaddr_in6 *list6, int n, const char *what)
+{
+	const struct rsv_conf *c = p->c;
+	char a[INET6_ADDRSTRLEN];
+
+	for (int i = 0; i < c->ninst; i++)
+		for (int u = 0; c->inst[i].has_addr6 && u < n; u++)
+			if (rsv_sa_is6(&list[u]) && ntohs(list6[u].sin6_port) == c->port &&
+			    memcmp(&c->inst[i].addr6, &list6[u].sin6_addr,
+				   sizeof(struct in6_addr)) == 0)
+				rsv_conf_error(p, c->inst[i].line,
+					       "%s: listens on %s address and port [%s]:%u",
+					       c->inst[i].name, what,
+					       inet_ntop(AF_INET6, &c->inst[i].addr6, a, sizeof(a)),
+					       c->port);
+}
+
+/* rsv_check_unique6: the IPv6 addresses are each used once, and none is
+ * an IPv6 server's on the same port; idx: room for ninst indices. */
+static void rsv_check_unique6(struct rsv_parse *p, int *idx)
+{
+	struct rsv_conf *c = p->c;
+	char a[INET6_ADDRSTRLEN];
+	int n = 0;
+
+	for (int i = 0; i < c->ninst; i++)
+		if (c->inst[i].has_addr6)
+			idx[n++] = i;
+	qsort(idx, (size_t)n, sizeof(int), rsv_by_addr6);
+	for (int i = 1; i < n; i++) {
+		const struct rsv_inst_conf *x = &c->inst[idx[i - 1]], *y = &c->inst[idx[i]];
+		if (memcmp(&x->addr6, &y->addr6, sizeof(x->addr6)) == 0)
+			rsv_conf_error(p, y->line, "%s: address6 %s already used by %s (line %d)",
+				       y->name, inet_ntop(AF_INET6, &y->addr6, a, sizeof(a)),
+				       x->name, x->line);
+	}
+	rsv_check_listen6(p, c->root, c->root6, c->nroot, "a root server's");
+	rsv_check_listen6(p, c->upstream, c->upstream6, c->nupstream, "the upstream's");
 }
 
 /* rsv_check_unique: names and addresses are each used once; an address
@@ -221,10 +331,12 @@ static void rsv_check_unique(struct rsv_parse *p)
 				       y->name, inet_ntop(AF_INET, &y->addr, a, sizeof(a)), x->name,
 				       x->line);
 	}
+	rsv_check_unique6(p, idx);
 	free(idx);
 	for (int i = 0; i < c->ninst; i++) {
 		for (int u = 0; u < c->nroot; u++)
-			if (c->inst[i].addr.s_addr == c->root[u].sin_addr.s_addr &&
+			if (!rsv_sa_is6(&c->root[u]) &&
+			    c->inst[i].addr.s_addr == c->root[u].sin_addr.s_addr &&
 			    ntohs(c->root[u].sin_port) == c->port)
 				rsv_conf_error(
 				    p, c->inst[i].line,
@@ -232,7 +344,8 @@ static void rsv_check_unique(struct rsv_parse *p)
 				    c->inst[i].name,
 				    inet_ntop(AF_INET, &c->inst[i].addr, a, sizeof(a)), c->port);
 		for (int u = 0; u < c->nupstream; u++)
-			if (c->inst[i].addr.s_addr == c->upstream[u].sin_addr.s_addr &&
+			if (!rsv_sa_is6(&c->upstream[u]) &&
+			    c->inst[i].addr.s_addr == c->upstream[u].sin_addr.s_addr &&
 			    ntohs(c->upstream[u].sin_port) == c->port)
 				rsv_conf_error(
 				    p, c->inst[i].line,
@@ -260,11 +373,47 @@ static void rsv_spread(struct rsv_conf *c)
 	}
 }
 
+/* rsv_check_addr6: when IPv6 servers are asked (an IPv6 upstream, or
+ * transport = 6), every resolver has an IPv6 address to ask from. */
+static void rsv_check_addr6(struct rsv_parse *p)
+{
+	const struct rsv_conf *c = p->c;
+	int kaddr6 = rsv_key_index("address6"), kfirst6 = rsv_key_index("first_address6");
+	char why[RSV_SA_STRLEN + 64] = "", sa[RSV_SA_STRLEN], label[RSV_NAME_MAX + 32];
+
+	if (!rsv_conf_up6(c))
+		return;
+	if (c->mode == RSV_MODE_ITERATE) {
+		snprintf(why, sizeof(why), "transport = 6 asks every server from it");
+	} else {
+		for (int i = 0; i < c->nupstream; i++) {
+			socklen_t len;
+
+			if (!rsv_sa_is6(&c->upstream[i]))
+				continue;
+			snprintf(why, sizeof(why), "the upstream %s is asked from it",
+				 rsv_sa_str(rsv_sa(&c->upstream[i], &c->upstream6[i], &len), sa,
+					    sizeof(sa)));
+			break;
+		}
+	}
+	for (int i = 0; i < p->nsects; i++) {
+		const struct rsv_sect *s = &p->sects[i];
+
+		if (s->kind == RSV_SECT_ONE && !s->where[kaddr6])
+			rsv_conf_error(p, s->line, "%s: 'address6' is required: %s",
+				       rsv_conf_sect_label(s, label, sizeof(label)), why);
+		else if (s->kind == RSV_SECT_GROUP && !s->where[kfirst6])
+			rsv_conf_error(p, s->line, "%s: 'first_address6' is required: %s",
+				       rsv_conf_sect_label(s, label, sizeof(label)), why);
+	}
+}
+
 void rsv_conf_finish(struct rsv_parse *p)
 {
 	struct rsv_conf *c = p->c;
 	struct rsv_cache_cfg builtin, cfg;
-	int kaddr = rsv_key_index("address"), any = 0;
+	int kaddr = rsv_key_index("address"), kaddr6 = rsv_key_index("address6"), any = 0;
 	const struct rsv_sect *main = NULL;
 	char label[RSV_NAME_MAX + 32];
 
@@ -292,10 +441,12 @@ void rsv_conf_finish(struct rsv_parse *p)
 		} else if (!s->where[kaddr]) {
 			rsv_conf_error(p, s->line, "%s: 'address' is required",
 				       rsv_conf_sect_label(s, label, sizeof(label)));
-		} else if (rsv_add(p, s, s->name, s->addr, &cfg) == -1) {
+		} else if (rsv_add(p, s, s->name, s->addr, s->where[kaddr6] ? &s->addr6 : NULL,
+				   &cfg) == -1) {
 			break;
 		}
 	}
+	rsv_check_addr6(p);
 	if (!any)
 		rsv_conf_error(p, 0,
 			       "no resolvers: add [resolver NAME] with an address, or [resolvers "

@@ -33,6 +33,8 @@ enum rsv_ktype {
 	RSV_K_MODE,	 /* enum rsv_mode */
 	RSV_K_PORT,	 /* uint16_t */
 	RSV_K_ADDR,	 /* struct in_addr */
+	RSV_K_ADDR6,	 /* struct in6_addr */
+	RSV_K_TRANSPORT, /* int, 4 or 6 */
 };
 
 enum rsv_kscope {
@@ -62,6 +64,7 @@ struct rsv_sect {
 	int line;
 	struct rsv_cache_cfg cache;
 	struct in_addr addr;
+	struct in6_addr addr6;
 	unsigned count;
 	int *where; /* per key of rsv_conf_keys: the line it was set at, or 0 */
 };
@@ -90,6 +93,10 @@ void rsv_conf_set(struct rsv_parse *p, struct rsv_sect *s, const char *name, con
 
 /* rsv_conf_sect_label: "[resolver r1]" etc. in buf. */
 const char *rsv_conf_sect_label(const struct rsv_sect *s, char *buf, size_t len);
+
+/* rsv_conf_addr6_ok: is a an IPv6 address a resolver may listen on (not
+ * ::, link-local, multicast or IPv4-mapped)? */
+int rsv_conf_addr6_ok(const struct in6_addr *a);
 
 /* rsv_conf_format_duration: ns as the largest unit it is a whole number of
  * ("1d", "30s", "250ms", "0"). */

@@ -21,6 +21,7 @@ static const struct rsv_ckey rsv_keys[] = {
     {"root", RSV_K_ROOTS, RSV_KS_PROCESS, 0, 0, 0},
     {"qname_minimisation", RSV_K_BOOL, RSV_KS_PROCESS, PK(qname_minimisation), 0, 1},
     {"ecs", RSV_K_BOOL, RSV_KS_PROCESS, PK(ecs), 0, 1},
+    {"transport", RSV_K_TRANSPORT, RSV_KS_PROCESS, PK(transport), 0, 0},
     {"timeout", RSV_K_DURATION, RSV_KS_PROCESS, PK(timeout_ns), NSEC_PER_MSEC, 0},
     {"retries", RSV_K_UINT, RSV_KS_PROCESS, PK(retries), 0, 10},
     {"port", RSV_K_PORT, RSV_KS_PROCESS, PK(port), 1, 65535},
@@ -28,8 +29,10 @@ static const struct rsv_ckey rsv_keys[] = {
     {"stats_interval", RSV_K_DURATION, RSV_KS_PROCESS, PK(stats_ns), 10 * NSEC_PER_MSEC, 0},
     {"max_pending", RSV_K_UINT, RSV_KS_PROCESS, PK(max_pending), 1, 1000000},
     {"address", RSV_K_ADDR, RSV_KS_ONE, SK(addr), 0, 0},
+    {"address6", RSV_K_ADDR6, RSV_KS_ONE, SK(addr6), 0, 0},
     {"count", RSV_K_UINT, RSV_KS_GROUP, SK(count), 1, RSV_INST_MAX},
     {"first_address", RSV_K_ADDR, RSV_KS_GROUP, SK(addr), 0, 0},
+    {"first_address6", RSV_K_ADDR6, RSV_KS_GROUP, SK(addr6), 0, 0},
     {"min_ttl", RSV_K_TTL, RSV_KS_CACHE, CK(min_ttl), 0, 0},
     {"max_ttl", RSV_K_TTL, RSV_KS_CACHE, CK(max_ttl), 0, 0},
     {"neg_max_ttl", RSV_K_TTL, RSV_KS_CACHE, CK(neg_max_ttl), 0, 0},
@@ -158,18 +161,24 @@ static int rsv_parse_prefetch(const char *s, unsigned *pct)
 	return 0;
 }
 
-/* rsv_parse_addrs: 1 to RSV_UPSTREAM_MAX ADDR[:PORT] into list, *n. */
-static int rsv_parse_addrs(const char *s, struct sockaddr_in *list, int *n)
+/* rsv_parse_addrs: 1 to RSV_UPSTREAM_MAX servers, each ADDR[:PORT], IPV6
+ * or [IPV6]:PORT, into the pairs of list and list6 (config.h), *n. */
+static int rsv_parse_addrs(const char *s, struct sockaddr_in *list, struct sockaddr_in6 *list6,
+			   int *n)
 {
 	char buf[512], *save, *tok;
+	struct sockaddr_storage ss;
 
 	if (strlen(s) >= sizeof(buf))
 		return -1;
 	strcpy(buf, s);
 	*n = 0;
 	for (tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
-		if (*n == RSV_UPSTREAM_MAX || parse_addr_port(tok, 53, &list[*n]) == -1)
+		if (*n == RSV_UPSTREAM_MAX || addr_parse_sockaddr(tok, 53, &ss) == -1 ||
+		    (tok[0] == '[' && ss.ss_family != AF_INET6))
 			return -1;
+		memset(&list6[*n], 0, sizeof(list6[*n]));
+		rsv_sa_set(&list[*n], &list6[*n], (const struct sockaddr *)&ss);
 		(*n)++;
 	}
 	return *n ? 0 : -1;
@@ -195,6 +204,27 @@ static int rsv_parse_addr(const char *s, struct in_addr *a)
 	h = ntohl(a->s_addr);
 	if (h == 0 || h == 0xffffffffu || IN_MULTICAST(h))
 		return -1;
+	return 0;
+}
+
+int rsv_conf_addr6_ok(const struct in6_addr *a)
+{
+	return !IN6_IS_ADDR_UNSPECIFIED(a) && !IN6_IS_ADDR_MULTICAST(a) &&
+	       !IN6_IS_ADDR_LINKLOCAL(a) && !IN6_IS_ADDR_V4MAPPED(a);
+}
+
+static int rsv_parse_addr6(const char *s, struct in6_addr *a)
+{
+	if (inet_pton(AF_INET6, s, a) != 1 || !rsv_conf_addr6_ok(a))
+		return -1;
+	return 0;
+}
+
+static int rsv_parse_transport(const char *s, int *t)
+{
+	if (strcmp(s, "4") != 0 && strcmp(s, "6") != 0)
+		return -1;
+	*t = s[0] - '0';
 	return 0;
 }
 
@@ -224,7 +254,9 @@ static const char *rsv_expected(const struct rsv_ckey *k, char *buf, size_t len)
 		       "or a duration with its unit such as 7s";
 	case RSV_K_UPSTREAMS:
 	case RSV_K_ROOTS:
-		snprintf(buf, len, "1 to %d IPv4 ADDR[:PORT] separated by spaces",
+		snprintf(buf, len,
+			 "1 to %d servers separated by spaces, each ADDR[:PORT], IPV6 or "
+			 "[IPV6]:PORT",
 			 RSV_UPSTREAM_MAX);
 		return buf;
 	case RSV_K_MODE:
@@ -233,6 +265,11 @@ static const char *rsv_expected(const struct rsv_ckey *k, char *buf, size_t len)
 		return "a port from 1 to 65535";
 	case RSV_K_ADDR:
 		return "a unicast IPv4 address (a.b.c.d)";
+	case RSV_K_ADDR6:
+		return "a unicast IPv6 address such as 2001:2::1 (not ::, link-local, multicast "
+		       "or IPv4-mapped)";
+	case RSV_K_TRANSPORT:
+		return "4 or 6";
 	}
 	return "?";
 }
@@ -265,9 +302,9 @@ static int rsv_parse_value(struct rsv_conf *c, struct rsv_sect *s, const struct 
 	case RSV_K_PHASE:
 		return rsv_parse_phase(v, &s->cache);
 	case RSV_K_UPSTREAMS:
-		return rsv_parse_addrs(v, c->upstream, &c->nupstream);
+		return rsv_parse_addrs(v, c->upstream, c->upstream6, &c->nupstream);
 	case RSV_K_ROOTS:
-		return rsv_parse_addrs(v, c->root, &c->nroot);
+		return rsv_parse_addrs(v, c->root, c->root6, &c->nroot);
 	case RSV_K_MODE:
 		return rsv_parse_mode(v, dst);
 	case RSV_K_PORT:
@@ -277,6 +314,10 @@ static int rsv_parse_value(struct rsv_conf *c, struct rsv_sect *s, const struct 
 		return 0;
 	case RSV_K_ADDR:
 		return rsv_parse_addr(v, dst);
+	case RSV_K_ADDR6:
+		return rsv_parse_addr6(v, dst);
+	case RSV_K_TRANSPORT:
+		return rsv_parse_transport(v, dst);
 	}
 	return -1;
 }
@@ -397,20 +438,24 @@ static void rsv_conf_print_cache(const struct rsv_cache_cfg *cfg, FILE *out)
 
 void rsv_conf_print(const struct rsv_conf *c, FILE *out)
 {
-	char d1[32], d2[32], addr[INET_ADDRSTRLEN];
+	char d1[32], d2[32], addr[INET6_ADDRSTRLEN], sa[RSV_SA_STRLEN];
+	int iter = c->mode == RSV_MODE_ITERATE;
+	const struct sockaddr_in *list = iter ? c->root : c->upstream;
+	const struct sockaddr_in6 *list6 = iter ? c->root6 : c->upstream6;
+	int n = iter ? c->nroot : c->nupstream;
 
-	const struct sockaddr_in *list = c->mode == RSV_MODE_ITERATE ? c->root : c->upstream;
-	int n = c->mode == RSV_MODE_ITERATE ? c->nroot : c->nupstream;
+	fprintf(out, "[resolverd]\nmode = %s\n%s =", iter ? "iterate" : "forward",
+		iter ? "root" : "upstream");
+	for (int i = 0; i < n; i++) {
+		socklen_t len;
 
-	fprintf(out,
-		"[resolverd]\nmode = %s\n%s =", c->mode == RSV_MODE_ITERATE ? "iterate" : "forward",
-		c->mode == RSV_MODE_ITERATE ? "root" : "upstream");
-	for (int i = 0; i < n; i++)
-		fprintf(out, " %s:%u", inet_ntop(AF_INET, &list[i].sin_addr, addr, sizeof(addr)),
-			ntohs(list[i].sin_port));
-	if (c->mode == RSV_MODE_ITERATE)
+		fprintf(out, " %s", rsv_sa_str(rsv_sa(&list[i], &list6[i], &len), sa, sizeof(sa)));
+	}
+	if (iter)
 		fprintf(out, "\nqname_minimisation = %s\necs = %s",
 			c->qname_minimisation ? "yes" : "no", c->ecs ? "yes" : "no");
+	if (iter && c->transport == 6) /* printed when not the default: as before without */
+		fprintf(out, "\ntransport = 6");
 	fprintf(out,
 		"\ntimeout = %s\nretries = %u\nport = %u\ntcp = %s\nstats_interval = %s\n"
 		"max_pending = %u\n",
@@ -421,6 +466,9 @@ void rsv_conf_print(const struct rsv_conf *c, FILE *out)
 	for (int i = 0; i < c->ninst; i++) {
 		fprintf(out, "\n[resolver %s]\naddress = %s\n", c->inst[i].name,
 			inet_ntop(AF_INET, &c->inst[i].addr, addr, sizeof(addr)));
+		if (c->inst[i].has_addr6)
+			fprintf(out, "address6 = %s\n",
+				inet_ntop(AF_INET6, &c->inst[i].addr6, addr, sizeof(addr)));
 		rsv_conf_print_cache(&c->inst[i].cache, out);
 	}
 }

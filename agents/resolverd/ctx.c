@@ -22,10 +22,10 @@ static void rsv_ctx_dispatch(struct loop *loop, int fd, uint32_t events, void *a
 	f->ctx->now = rsv_ctx_now(f->ctx);
 	switch (f->kind) {
 	case RSV_FD_UDP:
-		rsv_srv_udp_readable(f->ptr);
+		rsv_srv_udp_readable(f->ptr, f->fd);
 		break;
 	case RSV_FD_UPSTREAM:
-		rsv_up_readable(f->ptr);
+		rsv_up_readable(f->ptr, f->fd);
 		break;
 	case RSV_FD_UPSTREAM_TCP:
 		rsv_up_tcp_event(f->ptr, events);
@@ -60,6 +60,7 @@ int rsv_ctx_open(struct rsv_ctx *ctx, const struct rsv_conf *conf, int nfd, stru
 		in->index = i;
 		in->conf = &conf->inst[i];
 		in->udp.fd = in->tcp.fd = in->up.fd = -1;
+		in->udp6.fd = in->tcp6.fd = in->up6.fd = -1;
 		ctx->ninst = i + 1;
 		rsv_deleg_cfg(&dcfg, &in->conf->cache);
 		if (rsv_cache_init(&in->cache, &in->conf->cache) == -1 ||
@@ -86,6 +87,12 @@ void rsv_ctx_close(struct rsv_ctx *ctx)
 			close(in->tcp.fd);
 		if (in->up.fd != -1)
 			close(in->up.fd);
+		if (in->udp6.fd != -1)
+			close(in->udp6.fd);
+		if (in->tcp6.fd != -1)
+			close(in->tcp6.fd);
+		if (in->up6.fd != -1)
+			close(in->up6.fd);
 		rsv_cache_free(&in->cache);
 		rsv_cache_free(&in->deleg);
 	}

@@ -68,11 +68,11 @@ int rsv_deleg_store(struct rsv_cache *c, const uint8_t *msg, size_t len, int64_t
 		const knot_rrset_t *a = knot_pkt_rr(ad, i);
 		int seen = 0;
 
-		/* one entry per name, with all its addresses */
+		/* one entry per name and type, with all its addresses */
 		for (uint16_t j = 0; j < i && !seen; j++)
-			seen = knot_pkt_rr(ad, j)->type == KNOT_RRTYPE_A &&
+			seen = knot_pkt_rr(ad, j)->type == a->type &&
 			       knot_dname_is_case_equal(knot_pkt_rr(ad, j)->owner, a->owner);
-		if (a->type == KNOT_RRTYPE_A && !seen &&
+		if ((a->type == KNOT_RRTYPE_A || a->type == KNOT_RRTYPE_AAAA) && !seen &&
 		    rsv_deleg_store_addr(c, m, KNOT_ADDITIONAL, a, now) == -1)
 			rc = -1;
 	}
@@ -94,11 +94,13 @@ static struct rsv_entry *rsv_deleg_fresh(struct rsv_cache *c, const knot_dname_t
 	return l.result == RSV_HIT ? l.entry : NULL;
 }
 
-/* rsv_deleg_addrs: the fresh addresses of ns into s; 0 if there are none */
-static int rsv_deleg_addrs(struct rsv_cache *c, const knot_dname_t *ns, int64_t now,
+/* rsv_deleg_addrs: the fresh addresses of type (A or AAAA) of ns into s;
+ * 0 if there are none */
+static int rsv_deleg_addrs(struct rsv_cache *c, const knot_dname_t *ns, uint16_t type, int64_t now,
 			   struct rsv_deleg_servers *s)
 {
-	struct rsv_entry *e = rsv_deleg_fresh(c, ns, KNOT_RRTYPE_A, now);
+	struct rsv_entry *e = rsv_deleg_fresh(c, ns, type, now);
+	size_t alen = type == KNOT_RRTYPE_AAAA ? 16 : 4;
 	const knot_pktsection_t *an;
 	knot_pkt_t *m;
 	int found = 0;
@@ -109,14 +111,17 @@ static int rsv_deleg_addrs(struct rsv_cache *c, const knot_dname_t *ns, int64_t 
 	for (uint16_t i = 0; i < an->count; i++) {
 		const knot_rrset_t *rr = knot_pkt_rr(an, i);
 
-		if (rr->type != KNOT_RRTYPE_A)
+		if (rr->type != type)
 			continue;
 		for (uint16_t j = 0; j < rr->rrs.count && s->naddr < RSV_ITER_NS_MAX; j++) {
 			const knot_rdata_t *rd = knot_rdataset_at(&rr->rrs, j);
 
-			if (rd->len != 4)
+			if (rd->len != alen)
 				continue;
-			memcpy(&s->addr[s->naddr++], rd->data, 4);
+			if (type == KNOT_RRTYPE_AAAA)
+				memcpy(&s->addr6[s->naddr++], rd->data, 16);
+			else
+				memcpy(&s->addr[s->naddr++], rd->data, 4);
 			found = 1;
 		}
 	}
@@ -126,6 +131,12 @@ static int rsv_deleg_addrs(struct rsv_cache *c, const knot_dname_t *ns, int64_t 
 
 int rsv_deleg_closest(struct rsv_cache *c, const knot_dname_t *name, int64_t now,
 		      struct rsv_deleg_servers *s)
+{
+	return rsv_deleg_closest_type(c, name, KNOT_RRTYPE_A, now, s);
+}
+
+int rsv_deleg_closest_type(struct rsv_cache *c, const knot_dname_t *name, uint16_t type,
+			   int64_t now, struct rsv_deleg_servers *s)
 {
 	const knot_dname_t *cut;
 
@@ -149,7 +160,7 @@ int rsv_deleg_closest(struct rsv_cache *c, const knot_dname_t *name, int64_t now
 			for (uint16_t j = 0; ns->type == KNOT_RRTYPE_NS && j < ns->rrs.count; j++) {
 				const knot_dname_t *n = knot_ns_name(knot_rdataset_at(&ns->rrs, j));
 
-				if (!rsv_deleg_addrs(c, n, now, s) &&
+				if (!rsv_deleg_addrs(c, n, type, now, s) &&
 				    s->nmissing < RSV_ITER_NS_MAX &&
 				    knot_dname_store(s->missing[s->nmissing], n) > 0)
 					knot_dname_to_lower(s->missing[s->nmissing++]);

@@ -10,6 +10,8 @@
  *   (NSNAME, A)    each server's addresses: the referral's glue, or what
  *                  the walk resolved for an NS name without glue, each
  *                  stored for its own TTL
+ *   (NSNAME, AAAA) the same for a walk over IPv6 (transport = 6), whose
+ *                  referrals keep the AAAA glue instead of the A glue
  *
  * The walk asks the closest cut it knows fresh: rsv_deleg_closest() looks
  * up (name, NS), then the parent's, up to the root (which is not stored:
@@ -27,8 +29,9 @@
 #include "iter_msg.h"
 
 struct rsv_deleg_servers {
-	knot_dname_storage_t cut;	      /* lower case; the root if none is known */
-	struct in_addr addr[RSV_ITER_NS_MAX]; /* the fresh addresses of its servers */
+	knot_dname_storage_t cut;		/* lower case; the root if none is known */
+	struct in_addr addr[RSV_ITER_NS_MAX];	/* the fresh addresses of its servers */
+	struct in6_addr addr6[RSV_ITER_NS_MAX]; /* rsv_deleg_closest_type AAAA: instead */
 	int naddr;
 	knot_dname_storage_t missing[RSV_ITER_NS_MAX]; /* NS names without one */
 	int nmissing;
@@ -39,13 +42,14 @@ struct rsv_deleg_servers {
 void rsv_deleg_cfg(struct rsv_cache_cfg *out, const struct rsv_cache_cfg *in);
 
 /* rsv_deleg_store: stores a referral as rsv_iter_synth() wrote it (msg,
- * len): the cut's NS RRset and each glue RRset with its own TTL. 0, or -1
- * (not a referral message, or out of memory). */
+ * len): the cut's NS RRset and each glue RRset (A or AAAA) with its own
+ * TTL. 0, or -1 (not a referral message, or out of memory). */
 int rsv_deleg_store(struct rsv_cache *c, const uint8_t *msg, size_t len, int64_t now);
 
-/* rsv_deleg_store_addr: the addresses of an NS name, a's owner: every A
- * record of r's section sec at that owner (the glue of a referral, or what
- * the walk resolved), for their smallest TTL. 0, or -1. */
+/* rsv_deleg_store_addr: the addresses of an NS name, a's owner: every
+ * record of a's type (A or AAAA) of r's section sec at that owner (the glue
+ * of a referral, or what the walk resolved), for their smallest TTL. 0, or
+ * -1. */
 int rsv_deleg_store_addr(struct rsv_cache *c, const knot_pkt_t *r, knot_section_t sec,
 			 const knot_rrset_t *a, int64_t now);
 
@@ -55,5 +59,11 @@ int rsv_deleg_store_addr(struct rsv_cache *c, const knot_pkt_t *r, knot_section_
  * and s holds nothing else). */
 int rsv_deleg_closest(struct rsv_cache *c, const knot_dname_t *name, int64_t now,
 		      struct rsv_deleg_servers *s);
+
+/* rsv_deleg_closest_type: rsv_deleg_closest with the servers' addresses
+ * of type (A: in s->addr, as rsv_deleg_closest; AAAA: in s->addr6); an NS
+ * name is missing when it has none of that type. */
+int rsv_deleg_closest_type(struct rsv_cache *c, const knot_dname_t *name, uint16_t type,
+			   int64_t now, struct rsv_deleg_servers *s);
 
 #endif

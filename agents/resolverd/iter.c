@@ -13,15 +13,16 @@
 #include "upstream_int.h"
 
 struct rsv_walk {
-	struct rsv_key client;		     /* the client's question, unscoped */
-	struct rsv_ecs ecs;		     /* the client's subnet, */
-	int has_ecs;			     /* if passed on */
-	uint8_t scope;			     /* the answer's: its most specific link's */
-	struct rsv_key goal[RSV_ITER_DEPTH]; /* [0] the client's (then CNAME targets) */
-	int depth;			     /* the goal being resolved */
-	struct rsv_key ask;		     /* the question of the current query */
-	knot_dname_storage_t zone;	     /* the cut asked */
-	struct sockaddr_in srv[RSV_ITER_NS_MAX];
+	struct rsv_key client;			 /* the client's question, unscoped */
+	struct rsv_ecs ecs;			 /* the client's subnet, */
+	int has_ecs;				 /* if passed on */
+	uint8_t scope;				 /* the answer's: its most specific link's */
+	struct rsv_key goal[RSV_ITER_DEPTH];	 /* [0] the client's (then CNAME targets) */
+	int depth;				 /* the goal being resolved */
+	struct rsv_key ask;			 /* the question of the current query */
+	knot_dname_storage_t zone;		 /* the cut asked */
+	struct sockaddr_in srv[RSV_ITER_NS_MAX]; /* its servers (IPv6: srv6, config.h) */
+	struct sockaddr_in6 srv6[RSV_ITER_NS_MAX];
 	int nsrv, first;
 	unsigned qlabels; /* minimising: the labels asked; 0: the full name */
 	unsigned queries;
@@ -168,8 +169,10 @@ static int rsv_iter_fail(struct rsv_pending *p)
 static void rsv_iter_send(struct rsv_pending *p)
 {
 	struct rsv_walk *w = p->walk;
+	int i = (w->first + (int)p->attempt - 1) % w->nsrv;
 
-	p->to = w->srv[(w->first + (int)p->attempt - 1) % w->nsrv];
+	p->to = w->srv[i];
+	p->to6 = w->srv6[i];
 	w->queries++;
 	rsv_up_send(p);
 }
@@ -185,6 +188,13 @@ static int rsv_iter_is_bad(const struct rsv_walk *w, const knot_dname_t *name)
 	return 0;
 }
 
+/* rsv_iter_addr_type: the type of the server addresses the walk follows:
+ * AAAA with transport = 6, else A. */
+static uint16_t rsv_iter_addr_type(const struct rsv_conf *conf)
+{
+	return conf->transport == 6 ? KNOT_RRTYPE_AAAA : KNOT_RRTYPE_A;
+}
+
 /* rsv_iter_servers: the cut to ask for the current goal, and its servers;
  * an NS name without an address becomes the goal first. A cut none of
  * whose servers can be reached (glue expired, or their names inside it
@@ -195,6 +205,7 @@ static int rsv_iter_servers(struct rsv_pending *p)
 	struct rsv_walk *w = p->walk;
 	struct rsv_inst *in = p->inst;
 	const struct rsv_conf *conf = in->ctx->conf;
+	uint16_t type = rsv_iter_addr_type(conf);
 	struct rsv_deleg_servers s;
 	knot_dname_storage_t from;
 
@@ -202,15 +213,24 @@ static int rsv_iter_servers(struct rsv_pending *p)
 	for (;;) {
 		int pushed = 0;
 
-		if (!rsv_deleg_closest(&in->deleg, from, in->ctx->now, &s))
+		if (!rsv_deleg_closest_type(&in->deleg, from, type, in->ctx->now, &s))
 			break;
 		if (s.naddr > 0) {
 			memcpy(w->zone, s.cut, knot_dname_size(s.cut));
 			w->nsrv = s.naddr;
-			for (int i = 0; i < s.naddr; i++)
-				w->srv[i] = (struct sockaddr_in){.sin_family = AF_INET,
-								 .sin_port = htons(53),
-								 .sin_addr = s.addr[i]};
+			for (int i = 0; i < s.naddr; i++) {
+				struct sockaddr_in6 sin6 = {.sin6_family = AF_INET6,
+							    .sin6_port = htons(53),
+							    .sin6_addr = s.addr6[i]};
+
+				if (type == KNOT_RRTYPE_AAAA)
+					rsv_sa_set(&w->srv[i], &w->srv6[i],
+						   (const struct sockaddr *)&sin6);
+				else
+					w->srv[i] = (struct sockaddr_in){.sin_family = AF_INET,
+									 .sin_port = htons(53),
+									 .sin_addr = s.addr[i]};
+			}
 			return 0;
 		}
 		/* no glue: resolve a server's name, unless it is inside the
@@ -221,7 +241,7 @@ static int rsv_iter_servers(struct rsv_pending *p)
 				continue;
 			w->depth++;
 			rsv_cache_key(&w->goal[w->depth], s.missing[i],
-				      knot_dname_size(s.missing[i]), KNOT_RRTYPE_A, KNOT_CLASS_IN);
+				      knot_dname_size(s.missing[i]), type, KNOT_CLASS_IN);
 			memcpy(from, s.missing[i], knot_dname_size(s.missing[i]));
 			pushed = 1;
 		}
@@ -238,6 +258,7 @@ static int rsv_iter_servers(struct rsv_pending *p)
 	w->zone[0] = 0;
 	w->nsrv = conf->nroot;
 	memcpy(w->srv, conf->root, (size_t)conf->nroot * sizeof(conf->root[0]));
+	memcpy(w->srv6, conf->root6, (size_t)conf->nroot * sizeof(conf->root6[0]));
 	return 0;
 }
 
@@ -290,20 +311,8 @@ int rsv_iter_start(struct rsv_pending *p)
 	p->walk = w;
 	p->ask = &w->ask;
 	w->client = p->key;
-	if ((p->key.cls & 0xff00) == RSV_ITER_ECS_CLASS) {
-		/* a scoped key: the subnet in its first label */
-		char hex[9];
-		unsigned long a;
-
-		memcpy(hex, p->key.name + 1, 8);
-		hex[8] = 0;
-		a = strtoul(hex, NULL, 16);
-		w->ecs.addr.s_addr = htonl((uint32_t)a);
-		w->ecs.source = (uint8_t)(p->key.cls & 0xff);
-		w->has_ecs = 1;
-		rsv_cache_key(&w->client, p->key.name + 9, (size_t)p->key.len - 9, p->key.type,
-			      KNOT_CLASS_IN);
-	}
+	/* a scoped key: the subnet in its first label */
+	w->has_ecs = rsv_iter_key_ecs(&p->key, &w->client, &w->ecs);
 	w->goal[0] = w->client;
 	/* the links of the chain still fresh are not asked again; a
 	 * prefetch refreshes the first one */
@@ -334,6 +343,16 @@ int rsv_iter_start(struct rsv_pending *p)
 	return 0;
 }
 
+/* rsv_iter_echoes: does a server's option got echo the subnet e asked
+ * (family, source and address)? */
+static int rsv_iter_echoes(const struct rsv_msg_ecs *got, const struct rsv_ecs *e)
+{
+	if (got->v6 != e->v6 || got->source != e->source)
+		return 0;
+	return got->v6 ? memcmp(&got->addr6, &e->addr6, sizeof(got->addr6)) == 0
+		       : got->addr.s_addr == e->addr.s_addr;
+}
+
 /* rsv_iter_store: the link the verdict v makes of r, stored under the
  * goal's key and added to the chain. 0, or -1. */
 static int rsv_iter_store(struct rsv_pending *p, const knot_pkt_t *r,
@@ -351,8 +370,8 @@ static int rsv_iter_store(struct rsv_pending *p, const knot_pkt_t *r,
 	uint8_t buf[KNOT_WIRE_MAX_PKTSIZE];
 	struct rsv_entry *e = NULL;
 	struct rsv_key key = *g;
-	struct in_addr addr;
-	uint8_t source, scope;
+	struct rsv_msg_ecs got;
+	uint8_t scope;
 	uint32_t ttl = 0;
 	int n = rsv_iter_synth(r, w->zone, g, v, buf, sizeof(buf));
 
@@ -360,12 +379,16 @@ static int rsv_iter_store(struct rsv_pending *p, const knot_pkt_t *r,
 		return -1;
 	/* RFC 7871 7.3.1: cached for the scope the server gave, at most the
 	 * source sent */
-	if (w->has_ecs && rsv_iter_ecs(r, &addr, &source, &scope) && scope > 0 &&
-	    source == w->ecs.source && addr.s_addr == w->ecs.addr.s_addr &&
-	    rsv_iter_scoped_key(g, w->ecs.addr, scope < source ? scope : source, &key) == 0) {
-		in->ecs_scopes |= 1u << key.cls % 256;
-		if (key.cls % 256 > w->scope)
-			w->scope = (uint8_t)(key.cls % 256);
+	scope = w->has_ecs && rsv_iter_ecs_opt(r, &got) && rsv_iter_echoes(&got, &w->ecs)
+		    ? (got.scope < got.source ? got.scope : got.source)
+		    : 0;
+	if (scope > 0 && rsv_iter_ecs_key(g, &w->ecs, scope, &key) == 0) {
+		if (w->ecs.v6)
+			in->ecs_scopes6 |= 1ull << scope;
+		else
+			in->ecs_scopes |= 1u << scope;
+		if (scope > w->scope)
+			w->scope = scope;
 	}
 	if (v->kind != RSV_ITER_NOSOA) {
 		if (rsv_cache_store(&in->cache, &key, kinds[v->kind], v->ttl, buf, (size_t)n,
@@ -389,7 +412,8 @@ static int rsv_iter_ns_resolved(struct rsv_pending *p, const knot_pkt_t *r,
 	for (uint16_t i = 0; v->kind == RSV_ITER_ANSWER && v->links == 0 && i < an->count; i++) {
 		const knot_rrset_t *rr = knot_pkt_rr(an, i);
 
-		if (rr->type == KNOT_RRTYPE_A && knot_dname_is_case_equal(rr->owner, g->name) &&
+		/* the type asked: A, or AAAA with transport = 6 */
+		if (rr->type == g->type && knot_dname_is_case_equal(rr->owner, g->name) &&
 		    rsv_deleg_store_addr(&p->inst->deleg, r, KNOT_ANSWER, rr, p->inst->ctx->now) ==
 			0)
 			stored = 1;
@@ -444,7 +468,8 @@ int rsv_iter_answer(struct rsv_pending *p, const knot_pkt_t *r, const uint8_t *w
 	case RSV_ITER_LAME:
 		return rsv_iter_attempt_failed(p);
 	case RSV_ITER_REFERRAL:
-		n = rsv_iter_synth(r, w->zone, &w->ask, &v, buf, sizeof(buf));
+		n = rsv_iter_synth_glue(r, w->zone, &w->ask, &v, rsv_iter_addr_type(in->ctx->conf),
+					buf, sizeof(buf));
 		if (n <= 0 || rsv_deleg_store(&in->deleg, buf, (size_t)n, in->ctx->now) == -1)
 			return rsv_iter_attempt_failed(p);
 		return rsv_iter_step(p);
@@ -490,7 +515,15 @@ int rsv_iter_wire(const struct rsv_pending *p, uint8_t *out, size_t max)
 {
 	const struct rsv_walk *w = p->walk;
 	int full = w->depth == 0 && w->qlabels == 0;
+	struct rsv_msg_ecs e = {0};
 
+	if (w->has_ecs && full && w->ecs.v6) {
+		e.v6 = 1;
+		e.addr6 = w->ecs.addr6;
+		e.source = w->ecs.source;
+		rsv_iter_mask6(&e.addr6, e.source);
+		return rsv_msg_query(&w->ask, p->id, &e, out, max);
+	}
 	if (w->has_ecs && full)
 		return rsv_iter_query(&w->ask, p->id, &w->ecs.addr, w->ecs.source, out, max);
 	return rsv_iter_query(&w->ask, p->id, NULL, 0, out, max);

@@ -200,16 +200,17 @@ static int rsv_iter_is_ns(const knot_pkt_t *r, const knot_dname_t *cut, const kn
 	return 0;
 }
 
-/* rsv_iter_put_glue: the A records of ns's NS names, at or below zone. */
+/* rsv_iter_put_glue: the records of type glue (A or AAAA) of ns's NS
+ * names, at or below zone. */
 static int rsv_iter_put_glue(knot_pkt_t *m, const knot_pkt_t *r, const knot_rrset_t *ns,
-			     const knot_dname_t *zone)
+			     const knot_dname_t *zone, uint16_t glue)
 {
 	const knot_pktsection_t *s = knot_pkt_section(r, KNOT_ADDITIONAL);
 
 	for (uint16_t i = 0; i < s->count; i++) {
 		const knot_rrset_t *rr = knot_pkt_rr(s, i);
 
-		if (rr->type != KNOT_RRTYPE_A || rr->rclass != KNOT_CLASS_IN ||
+		if (rr->type != glue || rr->rclass != KNOT_CLASS_IN ||
 		    !rsv_iter_under(rr->owner, zone) || !rsv_iter_is_ns(r, ns->owner, rr->owner))
 			continue;
 		if (knot_pkt_put(m, KNOT_COMPR_HINT_NONE, rr, 0) != KNOT_EOK)
@@ -220,6 +221,12 @@ static int rsv_iter_put_glue(knot_pkt_t *m, const knot_pkt_t *r, const knot_rrse
 
 int rsv_iter_synth(const knot_pkt_t *r, const knot_dname_t *zone, const struct rsv_key *ask,
 		   const struct rsv_iter_verdict *v, uint8_t *out, size_t max)
+{
+	return rsv_iter_synth_glue(r, zone, ask, v, KNOT_RRTYPE_A, out, max);
+}
+
+int rsv_iter_synth_glue(const knot_pkt_t *r, const knot_dname_t *zone, const struct rsv_key *ask,
+			const struct rsv_iter_verdict *v, uint16_t glue, uint8_t *out, size_t max)
 {
 	knot_dname_storage_t cur;
 	const knot_rrset_t *rr, *soa;
@@ -234,7 +241,7 @@ int rsv_iter_synth(const knot_pkt_t *r, const knot_dname_t *zone, const struct r
 			return -1;
 		if (rsv_iter_put(m, r, KNOT_AUTHORITY, rr) == 0 &&
 		    knot_pkt_begin(m, KNOT_ADDITIONAL) == KNOT_EOK &&
-		    rsv_iter_put_glue(m, r, rr, zone) == 0)
+		    rsv_iter_put_glue(m, r, rr, zone, glue) == 0)
 			rc = (int)m->size;
 		knot_pkt_free(m);
 		return rc;
@@ -340,26 +347,60 @@ int rsv_iter_query(const struct rsv_key *ask, uint16_t id, const struct in_addr 
 	return rsv_msg_query(ask, id, &e, out, max);
 }
 
-int rsv_iter_ecs(const knot_pkt_t *p, struct in_addr *addr, uint8_t *source, uint8_t *scope)
+void rsv_iter_mask6(struct in6_addr *a, unsigned bits)
+{
+	for (unsigned i = 0; i < 16; i++) {
+		unsigned b = i * 8;
+
+		if (bits <= b)
+			a->s6_addr[i] = 0;
+		else if (bits < b + 8)
+			a->s6_addr[i] &= (uint8_t)(0xff << (b + 8 - bits));
+	}
+}
+
+int rsv_iter_ecs_opt(const knot_pkt_t *p, struct rsv_msg_ecs *e)
 {
 	uint8_t *opt;
-	knot_edns_client_subnet_t e;
+	knot_edns_client_subnet_t o;
 	uint32_t a = 0, mask;
 
 	if (!knot_pkt_has_edns(p) ||
 	    (opt = knot_pkt_edns_option(p, KNOT_EDNS_OPTION_CLIENT_SUBNET)) == NULL)
 		return 0;
-	if (knot_edns_client_subnet_parse(&e, knot_edns_opt_get_data(opt),
-					  knot_edns_opt_get_length(opt)) != KNOT_EOK ||
-	    e.family != KNOT_ADDR_FAMILY_IPV4 || e.source_len > 32 || e.scope_len > 32)
+	if (knot_edns_client_subnet_parse(&o, knot_edns_opt_get_data(opt),
+					  knot_edns_opt_get_length(opt)) != KNOT_EOK)
+		return 0;
+	memset(e, 0, sizeof(*e));
+	e->source = o.source_len;
+	e->scope = o.scope_len;
+	if (o.family == KNOT_ADDR_FAMILY_IPV6) {
+		if (o.source_len > 128 || o.scope_len > 128)
+			return 0;
+		e->v6 = 1;
+		memcpy(&e->addr6, o.address, 16);
+		rsv_iter_mask6(&e->addr6, o.source_len);
+		return 1;
+	}
+	if (o.family != KNOT_ADDR_FAMILY_IPV4 || o.source_len > 32 || o.scope_len > 32)
 		return 0;
 	for (int i = 0; i < 4; i++)
-		a = a << 8 | e.address[i];
-	mask = e.source_len == 0    ? 0
-	       : e.source_len >= 32 ? 0xffffffffu
-				    : ~(0xffffffffu >> e.source_len);
-	addr->s_addr = htonl(a & mask);
-	*source = e.source_len;
-	*scope = e.scope_len;
+		a = a << 8 | o.address[i];
+	mask = o.source_len == 0    ? 0
+	       : o.source_len >= 32 ? 0xffffffffu
+				    : ~(0xffffffffu >> o.source_len);
+	e->addr.s_addr = htonl(a & mask);
+	return 1;
+}
+
+int rsv_iter_ecs(const knot_pkt_t *p, struct in_addr *addr, uint8_t *source, uint8_t *scope)
+{
+	struct rsv_msg_ecs e;
+
+	if (!rsv_iter_ecs_opt(p, &e) || e.v6)
+		return 0;
+	*addr = e.addr;
+	*source = e.source;
+	*scope = e.scope;
 	return 1;
 }

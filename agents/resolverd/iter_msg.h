@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "cache.h"
+#include "msg.h"
 
 #define RSV_ITER_CHAIN_MAX 8 /* CNAME links followed for one client query */
 #define RSV_ITER_NS_MAX 8    /* servers of one zone cut tried */
@@ -72,6 +73,11 @@ enum rsv_iter_kind rsv_iter_judge(const knot_pkt_t *r, const knot_dname_t *zone,
 int rsv_iter_synth(const knot_pkt_t *r, const knot_dname_t *zone, const struct rsv_key *ask,
 		   const struct rsv_iter_verdict *v, uint8_t *out, size_t max);
 
+/* rsv_iter_synth_glue: rsv_iter_synth with the glue of type glue (A, or
+ * AAAA for a walk over IPv6) in a referral; the other type is left out. */
+int rsv_iter_synth_glue(const knot_pkt_t *r, const knot_dname_t *zone, const struct rsv_key *ask,
+			const struct rsv_iter_verdict *v, uint16_t glue, uint8_t *out, size_t max);
+
 /* rsv_iter_rrset_msg: a message answering (rr's owner, rr's type) with
  * every such record of r's section sec (libknot parses one RRset per
  * record), their smallest TTL in *ttl: a server's addresses, stored on
@@ -97,5 +103,14 @@ int rsv_iter_query(const struct rsv_key *ask, uint16_t id, const struct in_addr 
  * address (masked to its source prefix), source and scope prefix lengths;
  * 0 without one or with another family. */
 int rsv_iter_ecs(const knot_pkt_t *p, struct in_addr *addr, uint8_t *source, uint8_t *scope);
+
+/* rsv_iter_ecs_opt: the ECS option of a parsed packet, IPv4 (FAMILY 1) or
+ * IPv6 (2): 1 and e (the address masked to its source prefix, e->v6 for
+ * IPv6); 0 without one, with another family or a prefix longer than the
+ * address. */
+int rsv_iter_ecs_opt(const knot_pkt_t *p, struct rsv_msg_ecs *e);
+
+/* rsv_iter_mask6: a cut to its first bits bits (the rest zero). */
+void rsv_iter_mask6(struct in6_addr *a, unsigned bits);
 
 #endif

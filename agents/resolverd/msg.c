@@ -133,13 +133,21 @@ static int rsv_msg_end(knot_pkt_t *r, knot_rrset_t *opt, int has_opt)
 /* rsv_msg_opt_ecs: the ECS option e added to opt */
 static int rsv_msg_opt_ecs(knot_rrset_t *opt, const struct rsv_msg_ecs *e)
 {
-	uint8_t o[8];
-	uint32_t a = ntohl(e->addr.s_addr);
+	uint8_t o[4 + 16];
 	uint16_t len = (uint16_t)(4 + (e->source + 7) / 8);
 
-	o[0] = 0, o[1] = 1, o[2] = e->source, o[3] = e->scope; /* FAMILY 1: IPv4 */
-	for (int i = 0; i < 4; i++)
-		o[4 + i] = (uint8_t)(a >> (24 - 8 * i));
+	/* FAMILY 1: IPv4, 2: IPv6 */
+	o[0] = 0, o[1] = e->v6 ? 2 : 1, o[2] = e->source, o[3] = e->scope;
+	if (e->v6) {
+		memcpy(o + 4, &e->addr6, 16);
+	} else {
+		uint32_t a = ntohl(e->addr.s_addr);
+
+		for (int i = 0; i < 4; i++)
+			o[4 + i] = (uint8_t)(a >> (24 - 8 * i));
+	}
+	if (len > 4 + (e->v6 ? 16 : 4))
+		return -1;
 	return knot_edns_add_option(opt, KNOT_EDNS_OPTION_CLIENT_SUBNET, len, o, NULL) == KNOT_EOK
 		   ? 0
 		   : -1;

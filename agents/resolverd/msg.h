@@ -68,11 +68,14 @@ size_t rsv_msg_max_size(const knot_pkt_t *q, int tcp);
 int rsv_msg_answer(const knot_pkt_t *q, const knot_pkt_t *src, uint32_t ttl, int stale,
 		   uint8_t *out, size_t max);
 
-/* an EDNS Client Subnet option to echo (RFC 7871 7.2.2): the client's
- * address and source prefix, the answer's scope */
+/* an EDNS Client Subnet option (RFC 7871): an address and its source
+ * prefix, and a scope (to echo, 7.2.2: the client's address and source,
+ * the answer's scope); FAMILY 1 (addr) or 2 (v6: addr6) */
 struct rsv_msg_ecs {
 	struct in_addr addr;
 	uint8_t source, scope;
+	uint8_t v6;
+	struct in6_addr addr6;
 };
 
 /* rsv_msg_answer_chain: the answer to q from the n links of a CNAME chain

@@ -113,7 +113,7 @@ size_t rsv_client_query(struct rsv_inst *in, const uint8_t *wire, size_t len,
 		if (in->ctx->conf->ecs && rsv_iter_client_ecs(q, who, &ecs))
 			e = &ecs;
 		rsv_iter_lookup(in, &k, e, &l, &lk);
-		if (e == NULL || rsv_iter_scoped_key(&k, e->addr, e->source, &pk) == -1)
+		if (e == NULL || rsv_iter_ecs_key(&k, e, e->source, &pk) == -1)
 			pk = k;
 		kp = &pk;
 		hk = &lk;

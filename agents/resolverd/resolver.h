@@ -4,7 +4,10 @@
  * Each resolver (struct rsv_inst) has its own cache, its own address, a
  * UDP and a TCP socket on ADDR:port for clients (server.c) and one UDP
  * socket on ADDR:random-port for its upstream queries (upstream.c), so the
- * authoritative server sees every resolver as a different source.
+ * authoritative server sees every resolver as a different source. With an
+ * IPv6 address (address6) it has the same again on [ADDR6]:port for
+ * clients over IPv6, one cache for both families, and, when it asks IPv6
+ * servers, an upstream socket on [ADDR6]:random-port.
  *
  * A client's query is answered from the cache when it can be (a hit, or a
  * stale answer during the failure recheck); otherwise it waits on an
@@ -15,8 +18,8 @@
  * waiter gets the stale entry if the cache allows it, else SERVFAIL.
  *
  * Everything runs in one thread on the process's lib/loop loop: three
- * sockets per resolver, hundreds of resolvers and any number of TCP
- * connections, each socket's handler in its struct rsv_fd.
+ * sockets per resolver (up to six with IPv6), hundreds of resolvers and any
+ * number of TCP connections, each socket's handler in its struct rsv_fd.
  */
 #ifndef STEERLAB_RESOLVERD_RESOLVER_H
 #define STEERLAB_RESOLVERD_RESOLVER_H
@@ -34,8 +37,8 @@ struct rsv_ctx;
 struct rsv_pending;
 
 enum rsv_fd_kind {
-	RSV_FD_UDP,	    /* a resolver's client socket */
-	RSV_FD_UPSTREAM,    /* a resolver's upstream socket */
+	RSV_FD_UDP,	    /* a resolver's client socket (either family) */
+	RSV_FD_UPSTREAM,    /* a resolver's upstream socket (either family) */
 	RSV_FD_UPSTREAM_TCP /* an upstream query over TCP */
 };
 
@@ -66,8 +69,9 @@ struct rsv_counts {
 /* where an answer goes */
 struct rsv_client {
 	int tcp;
-	struct sockaddr_in addr; /* UDP: the client */
-	struct dnstcp_ref conn;	 /* TCP: the connection, if still open */
+	struct sockaddr_in addr;   /* UDP: the client (over IPv6: AF_INET6, and addr6) */
+	struct sockaddr_in6 addr6; /* UDP over IPv6: the client (config.h, rsv_sa) */
+	struct dnstcp_ref conn;	   /* TCP: the connection, if still open */
 };
 
 struct rsv_inst {
@@ -77,10 +81,14 @@ struct rsv_inst {
 	struct rsv_cache cache;
 	struct rsv_cache deleg; /* mode = iterate: the zone cuts (deleg.h) */
 	uint32_t ecs_scopes;	/* ecs = yes: bit s set once a /s answer was stored */
+	uint64_t ecs_scopes6;	/* the same for IPv6 subnets */
 	struct rsv_fd udp, up;
 	struct dnstcp_listener tcp; /* in ctx->srv.tcp */
 	char src[32];		    /* "ADDR:PORT" of the upstream socket */
-	int up_pref;		    /* the upstream to try first: the last that answered */
+	struct rsv_fd udp6, up6;    /* address6: the same over IPv6 (fd -1 if none) */
+	struct dnstcp_listener tcp6;
+	char src6[RSV_SA_STRLEN]; /* "[ADDR6]:PORT" of up6 */
+	int up_pref;		  /* the upstream to try first: the last that answered */
 	unsigned pending;
 	struct rsv_counts n, last; /* now; at the last resolver_stats */
 };

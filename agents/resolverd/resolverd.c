@@ -78,6 +78,10 @@ static int resolverd_fds(const struct rsv_conf *c)
 	rlim_t need = (rlim_t)c->ninst * (c->tcp ? 3 : 2) + RSV_TCP_CONNS + 1024 + 64;
 	struct rlimit rl;
 
+	for (int i = 0; i < c->ninst; i++) /* the IPv6 sockets */
+		if (c->inst[i].has_addr6)
+			need += (rlim_t)(c->tcp ? 2 : 1) + (rsv_conf_up6(c) ? 1 : 0);
+
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
 		log_warn("%s: getrlimit", __func__);
 		return -1;
@@ -114,17 +118,10 @@ static void resolverd_on_stats(struct loop *loop, int fd, uint32_t events, void 
 static void resolverd_ready(struct rsv_ctx *ctx)
 {
 	const struct rsv_conf *c = ctx->conf;
-	char ups[RSV_UPSTREAM_MAX * 24] = "", a[INET_ADDRSTRLEN];
-	size_t o = 0;
-
-	const struct sockaddr_in *list = c->mode == RSV_MODE_ITERATE ? c->root : c->upstream;
-	int n = c->mode == RSV_MODE_ITERATE ? c->nroot : c->nupstream;
+	char ups[RSV_UPSTREAM_MAX * RSV_SA_STRLEN];
 	const char *mode = c->mode == RSV_MODE_ITERATE ? "iterate" : "forward";
 
-	for (int i = 0; i < n && o < sizeof(ups); i++)
-		o += (size_t)snprintf(ups + o, sizeof(ups) - o, "%s%s:%u", i ? " " : "",
-				      inet_ntop(AF_INET, &list[i].sin_addr, a, sizeof(a)),
-				      ntohs(list[i].sin_port));
+	rsv_stats_servers(c, ups, sizeof(ups));
 	log_info("%d resolvers on port %u (%s), %s %s", ctx->ninst, c->port,
 		 c->tcp ? "UDP and TCP" : "UDP",
 		 c->mode == RSV_MODE_ITERATE ? "iterating from the root hints" : "upstream", ups);

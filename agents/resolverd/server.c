@@ -60,56 +60,79 @@ uint8_t *rsv_srv_scratch(struct rsv_ctx *ctx)
 	return ctx->srv.scratch;
 }
 
-static int rsv_srv_socket(struct rsv_inst *in, int type)
+/* rsv_srv_socket: a client socket of in of type on ADDR:port, or on
+ * [ADDR6]:port (IPv6 only) if v6. */
+static int rsv_srv_socket(struct rsv_inst *in, int type, int v6)
 {
 	struct sockaddr_in sin = {.sin_family = AF_INET,
 				  .sin_addr = in->conf->addr,
 				  .sin_port = htons(in->ctx->conf->port)};
+	struct sockaddr_in6 sin6 = {.sin6_family = AF_INET6,
+				    .sin6_addr = in->conf->addr6,
+				    .sin6_port = htons(in->ctx->conf->port)};
+	const struct sockaddr *sa = v6 ? (struct sockaddr *)&sin6 : (struct sockaddr *)&sin;
+	socklen_t salen = v6 ? sizeof(sin6) : sizeof(sin);
 	int fd, on = 1, rcvbuf = 1 << 20;
-	char a[INET_ADDRSTRLEN];
+	char a[RSV_SA_STRLEN];
 
-	fd = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(sa->sa_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1) {
 		log_warn("%s: %s: socket", __func__, in->conf->name);
 		return -1;
 	}
 	/* the address may not be up yet; it is the lab's to add */
-	(void)setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on, sizeof(on));
+	if (!v6 || setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &on, sizeof(on)) == -1)
+		(void)setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on, sizeof(on));
+	if (v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) == -1) {
+		log_warn("%s: %s: IPV6_V6ONLY", __func__, in->conf->name);
+		close(fd);
+		return -1;
+	}
 	if (type == SOCK_STREAM)
 		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	else if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) == -1)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
-	    (type == SOCK_STREAM && listen(fd, 128) == -1)) {
-		log_warn("%s: %s: %s %s:%u", __func__, in->conf->name,
-			 type == SOCK_STREAM ? "TCP" : "UDP",
-			 inet_ntop(AF_INET, &sin.sin_addr, a, sizeof(a)), in->ctx->conf->port);
+	if (bind(fd, sa, salen) == -1 || (type == SOCK_STREAM && listen(fd, 128) == -1)) {
+		log_warn("%s: %s: %s %s", __func__, in->conf->name,
+			 type == SOCK_STREAM ? "TCP" : "UDP", rsv_sa_str(sa, a, sizeof(a)));
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
-int rsv_srv_open(struct rsv_inst *in)
+/* rsv_srv_open_family: in's UDP and TCP client sockets of one family,
+ * into udp and tcp. 0, or -1 (logged). */
+static int rsv_srv_open_family(struct rsv_inst *in, int v6, struct rsv_fd *udp,
+			       struct dnstcp_listener *tcp)
 {
 	int fd;
 
-	if ((fd = rsv_srv_socket(in, SOCK_DGRAM)) == -1)
+	if ((fd = rsv_srv_socket(in, SOCK_DGRAM, v6)) == -1)
 		return -1;
-	in->udp = (struct rsv_fd){.kind = RSV_FD_UDP, .fd = fd, .ptr = in};
-	if (rsv_watch(in->ctx, &in->udp, EPOLLIN) == -1) {
+	*udp = (struct rsv_fd){.kind = RSV_FD_UDP, .fd = fd, .ptr = in};
+	if (rsv_watch(in->ctx, udp, EPOLLIN) == -1) {
 		log_warn("%s: epoll_ctl", __func__);
 		return -1;
 	}
 	if (!in->ctx->conf->tcp)
 		return 0;
-	if ((fd = rsv_srv_socket(in, SOCK_STREAM)) == -1)
+	if ((fd = rsv_srv_socket(in, SOCK_STREAM, v6)) == -1)
 		return -1;
-	in->tcp.fd = fd;
-	if (dnstcp_listen(&in->ctx->srv.tcp, &in->tcp, fd, in) == -1) {
+	tcp->fd = fd;
+	if (dnstcp_listen(&in->ctx->srv.tcp, tcp, fd, in) == -1) {
 		log_warn("%s: epoll_ctl", __func__);
 		return -1;
 	}
+	return 0;
+}
+
+int rsv_srv_open(struct rsv_inst *in)
+{
+	if (rsv_srv_open_family(in, 0, &in->udp, &in->tcp) == -1)
+		return -1;
+	if (in->conf->has_addr6 && rsv_srv_open_family(in, 1, &in->udp6, &in->tcp6) == -1)
+		return -1;
 	return 0;
 }
 
@@ -122,12 +145,14 @@ static void rsv_srv_refused(void *arg, unsigned index)
 	log_debug("%s: answer refused: %s", in->conf->name, strerror(errno));
 }
 
-void rsv_srv_udp_readable(struct rsv_inst *in)
+void rsv_srv_udp_readable(struct rsv_inst *in, int fd)
 {
 	struct udp_batch *b = in->ctx->srv.batch;
+	int v6 = fd == in->udp6.fd;
+	socklen_t fromlen = v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
 
 	for (int round = 0; round < RSV_SRV_ROUNDS; round++) {
-		int r = udp_recv(in->udp.fd, b);
+		int r = udp_recv(fd, b);
 
 		if (r == -1)
 			log_warn("%s: %s: recvmmsg", __func__, in->conf->name);
@@ -138,11 +163,11 @@ void rsv_srv_udp_readable(struct rsv_inst *in)
 			size_t len;
 
 			if (udp_rx_truncated(b, (unsigned)i) ||
-			    udp_rx_fromlen(b, (unsigned)i) != sizeof(struct sockaddr_in)) {
+			    udp_rx_fromlen(b, (unsigned)i) != fromlen) {
 				in->n.bad++;
 				continue;
 			}
-			memcpy(&who.addr, udp_rx_from(b, (unsigned)i), sizeof(who.addr));
+			rsv_sa_set(&who.addr, &who.addr6, udp_rx_from(b, (unsigned)i));
 			len = rsv_client_query(in, udp_rx_data(b, (unsigned)i),
 					       udp_rx_len(b, (unsigned)i), &who, udp_tx_buf(b),
 					       RSV_UDP_MAX);
@@ -150,7 +175,7 @@ void rsv_srv_udp_readable(struct rsv_inst *in)
 				continue;
 			udp_tx_reply(b, (unsigned)i, len);
 		}
-		udp_send(in->udp.fd, b, rsv_srv_refused, in);
+		udp_send(fd, b, rsv_srv_refused, in);
 		if (r < RSV_SRV_BATCH)
 			return;
 	}
@@ -162,8 +187,11 @@ void rsv_srv_reply(struct rsv_inst *in, const struct rsv_client *who, const uint
 	struct dnstcp_conn *c;
 
 	if (!who->tcp) {
-		if (sendto(in->udp.fd, buf, len, 0, (const struct sockaddr *)&who->addr,
-			   sizeof(who->addr)) == -1)
+		socklen_t slen;
+		const struct sockaddr *to = rsv_sa(&who->addr, &who->addr6, &slen);
+
+		if (sendto(rsv_sa_is6(&who->addr) ? in->udp6.fd : in->udp.fd, buf, len, 0, to,
+			   slen) == -1)
 			log_debug("%s: sendto: %s", in->conf->name, strerror(errno));
 		return;
 	}

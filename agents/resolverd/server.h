@@ -1,7 +1,9 @@
 /*
  * The client side of the resolvers: one UDP and (with tcp = yes) one TCP
- * socket per resolver on ADDR:port, bound with IP_FREEBIND so a resolver
- * can start before its address is up.
+ * socket per resolver on ADDR:port, and with address6 the same on
+ * [ADDR6]:port (IPV6_V6ONLY), all bound with IP_FREEBIND (IPV6_FREEBIND) so
+ * a resolver can start before its address is up. An answer leaves from the
+ * socket its query came in on: from the address the client asked.
  *
  * UDP queries are read in batches and the answers ready at once (hits,
  * stale answers, errors) go back in one batch (lib/udpbatch.h); answers that
@@ -34,10 +36,12 @@ struct rsv_server {
 /* rsv_srv_init: buffers, the TCP connections (lib/dnstcp.h) for fds below
  * nfd. 0 or -1. */
 int rsv_srv_init(struct rsv_ctx *ctx, int nfd);
-/* rsv_srv_open: in's client sockets, in ctx->loop. 0, or -1 (logged). */
+/* rsv_srv_open: in's client sockets (IPv6 ones too with address6), in
+ * ctx->loop. 0, or -1 (logged). */
 int rsv_srv_open(struct rsv_inst *in);
 
-void rsv_srv_udp_readable(struct rsv_inst *in);
+/* rsv_srv_udp_readable: queries on fd, one of in's UDP client sockets. */
+void rsv_srv_udp_readable(struct rsv_inst *in, int fd);
 
 /* rsv_srv_reply: sends an answer that waited to who. */
 void rsv_srv_reply(struct rsv_inst *in, const struct rsv_client *who, const uint8_t *buf,

@@ -106,9 +106,10 @@ void rsv_stats_summary(struct rsv_ctx *ctx)
 void rsv_stats_attempt(struct rsv_ctx *ctx, const struct rsv_pending *p, const char *result,
 		       int rcode, int64_t rtt_ns)
 {
-	const struct sockaddr_in *up = &p->to;
-	char name[4 * RSV_DNAME_MAX + 8], type[32], rc[32] = "", addr[INET_ADDRSTRLEN];
+	char name[4 * RSV_DNAME_MAX + 8], type[32], rc[32] = "", up[RSV_SA_STRLEN];
 	char ask[4 * RSV_DNAME_MAX + 8], atype[32], zone[4 * RSV_DNAME_MAX + 8] = "";
+	const char *src = p->tcp ? p->tcp_src : rsv_sa_is6(&p->to) ? p->inst->src6 : p->inst->src;
+	socklen_t len;
 
 	if (ctx->stats.csv == NULL)
 		return;
@@ -128,12 +129,29 @@ void rsv_stats_attempt(struct rsv_ctx *ctx, const struct rsv_pending *p, const c
 	}
 	if (rcode >= 0)
 		rsv_msg_rcode_name(rcode, rc, sizeof(rc));
-	fprintf(ctx->stats.csv, "%lld,%s,%s,%s:%u,%s,%u,%s,%s,%s,%u,%s,%s,%lld,%s,%s,%s\n",
-		(long long)p->sent_real, p->inst->conf->name, p->tcp ? p->tcp_src : p->inst->src,
-		inet_ntop(AF_INET, &up->sin_addr, addr, sizeof(addr)), ntohs(up->sin_port),
-		p->tcp ? "tcp" : "udp", p->id, name, type,
-		p->reason == RSV_REASON_PREFETCH ? "prefetch" : "miss", p->attempt, result, rc,
-		(long long)rtt_ns, zone, ask, atype);
+	rsv_sa_str(rsv_sa(&p->to, &p->to6, &len), up, sizeof(up));
+	fprintf(ctx->stats.csv, "%lld,%s,%s,%s,%s,%u,%s,%s,%s,%u,%s,%s,%lld,%s,%s,%s\n",
+		(long long)p->sent_real, p->inst->conf->name, src, up, p->tcp ? "tcp" : "udp",
+		p->id, name, type, p->reason == RSV_REASON_PREFETCH ? "prefetch" : "miss",
+		p->attempt, result, rc, (long long)rtt_ns, zone, ask, atype);
+}
+
+const char *rsv_stats_servers(const struct rsv_conf *c, char *buf, size_t len)
+{
+	int iter = c->mode == RSV_MODE_ITERATE, n = iter ? c->nroot : c->nupstream;
+	const struct sockaddr_in *list = iter ? c->root : c->upstream;
+	const struct sockaddr_in6 *list6 = iter ? c->root6 : c->upstream6;
+	char sa[RSV_SA_STRLEN];
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && o < len; i++) {
+		socklen_t slen;
+
+		rsv_sa_str(rsv_sa(&list[i], &list6[i], &slen), sa, sizeof(sa));
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? " " : "", sa);
+	}
+	return buf;
 }
 
 int rsv_stats_flush(struct rsv_ctx *ctx)

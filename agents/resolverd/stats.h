@@ -49,6 +49,12 @@ void rsv_stats_summary(struct rsv_ctx *ctx);
 void rsv_stats_attempt(struct rsv_ctx *ctx, const struct rsv_pending *p, const char *result,
 		       int rcode, int64_t rtt_ns);
 
+/* rsv_stats_servers: c's upstreams (forward) or root hints (iterate) as
+ * "ADDR:PORT [IPV6]:PORT ..." in buf (RSV_UPSTREAM_MAX * RSV_SA_STRLEN
+ * bytes hold them all; less cuts the list), for resolverd_ready and the
+ * log. Returns buf. */
+const char *rsv_stats_servers(const struct rsv_conf *c, char *buf, size_t len);
+
 /* rsv_stats_flush: pushes the CSV out (each period, and at exit). -1 if
  * it could not be written. */
 int rsv_stats_flush(struct rsv_ctx *ctx);

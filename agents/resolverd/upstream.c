@@ -65,33 +65,60 @@ int rsv_up_init(struct rsv_ctx *ctx)
 	return 0;
 }
 
-int rsv_up_open(struct rsv_inst *in)
+/* rsv_up_socket: an upstream socket of in bound to ADDR:0, or to
+ * [ADDR6]:0 (IPv6 only) if v6, watched as f; its "ADDR:PORT" in src. 0, or
+ * -1 (logged). */
+static int rsv_up_socket(struct rsv_inst *in, int v6, struct rsv_fd *f, char *src, size_t srclen)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr = in->conf->addr};
-	socklen_t slen = sizeof(sin);
+	struct sockaddr_storage ss = {0};
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	socklen_t slen = v6 ? sizeof(*sin6) : sizeof(*sin);
 	int fd, on = 1, rcvbuf = 1 << 20;
-	char a[INET_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN];
 
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (v6) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_addr = in->conf->addr6;
+	} else {
+		sin->sin_family = AF_INET;
+		sin->sin_addr = in->conf->addr;
+	}
+	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1) {
 		log_warn("%s: %s: upstream socket", __func__, in->conf->name);
 		return -1;
 	}
-	in->up = (struct rsv_fd){.kind = RSV_FD_UPSTREAM, .fd = fd, .ptr = in};
-	(void)setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on, sizeof(on));
+	*f = (struct rsv_fd){.kind = RSV_FD_UPSTREAM, .fd = fd, .ptr = in};
+	if (!v6 || setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &on, sizeof(on)) == -1)
+		(void)setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on, sizeof(on));
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
-	    getsockname(fd, (struct sockaddr *)&sin, &slen) == -1) {
-		log_warn("%s: %s: upstream socket on %s", __func__, in->conf->name,
-			 inet_ntop(AF_INET, &in->conf->addr, a, sizeof(a)));
+	if ((v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) == -1) ||
+	    bind(fd, (struct sockaddr *)&ss, slen) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &slen) == -1) {
+		if (v6)
+			log_warn("%s: %s: upstream socket on %s", __func__, in->conf->name,
+				 inet_ntop(AF_INET6, &in->conf->addr6, a, sizeof(a)));
+		else
+			log_warn("%s: %s: upstream socket on %s", __func__, in->conf->name,
+				 inet_ntop(AF_INET, &in->conf->addr, a, sizeof(a)));
 		return -1;
 	}
-	snprintf(in->src, sizeof(in->src), "%s:%u", inet_ntop(AF_INET, &sin.sin_addr, a, sizeof(a)),
-		 ntohs(sin.sin_port));
-	if (rsv_watch(in->ctx, &in->up, EPOLLIN) == -1) {
+	rsv_sa_str((struct sockaddr *)&ss, src, srclen);
+	if (rsv_watch(in->ctx, f, EPOLLIN) == -1) {
 		log_warn("%s: epoll_ctl", __func__);
 		return -1;
 	}
+	return 0;
+}
+
+int rsv_up_open(struct rsv_inst *in)
+{
+	if (rsv_up_socket(in, 0, &in->up, in->src, sizeof(in->src)) == -1)
+		return -1;
+	if (in->conf->has_addr6 && rsv_conf_up6(in->ctx->conf) &&
+	    rsv_up_socket(in, 1, &in->up6, in->src6, sizeof(in->src6)) == -1)
+		return -1;
 	return 0;
 }
 
@@ -203,12 +230,17 @@ void rsv_up_send(struct rsv_pending *p)
 	struct rsv_ctx *ctx = in->ctx;
 	const struct rsv_conf *conf = ctx->conf;
 	uint8_t *q = ctx->up.batch->query;
-	int n, rc;
+	const struct sockaddr *to;
+	socklen_t tolen;
+	int n, rc, fd;
 
 	if (p->walk == NULL) {
 		p->upstream = (in->up_pref + (int)p->attempt - 1) % conf->nupstream;
 		p->to = conf->upstream[p->upstream];
+		p->to6 = conf->upstream6[p->upstream];
 	}
+	to = rsv_sa(&p->to, &p->to6, &tolen);
+	fd = rsv_sa_is6(&p->to) ? in->up6.fd : in->up.fd;
 	p->sent_mono = ctx->now;
 	p->sent_real = now_real_ns();
 	p->deadline = ctx->now + conf->timeout_ns;
@@ -221,11 +253,11 @@ void rsv_up_send(struct rsv_pending *p)
 		rc = -1;
 	} else if (p->tcp) {
 		rc = rsv_up_tcp_start(p, q, (size_t)n);
+	} else if (rsv_sa_is6(&p->to) && fd == -1) {
+		errno = EAFNOSUPPORT; /* no IPv6 address to ask from */
+		rc = -1;
 	} else {
-		rc = sendto(in->up.fd, q, (size_t)n, 0, (const struct sockaddr *)&p->to,
-			    sizeof(p->to)) == n
-			 ? 0
-			 : -1;
+		rc = sendto(fd, q, (size_t)n, 0, to, tolen) == n ? 0 : -1;
 	}
 	if (rc == -1) {
 		/* counted and written now; the attempt still times out, so a
@@ -384,20 +416,25 @@ void rsv_up_answer(struct rsv_pending *p, const knot_pkt_t *r, const uint8_t *wi
 	rsv_up_release(p);
 }
 
-static int rsv_up_known(const struct rsv_conf *conf, const struct sockaddr_in *from)
+static int rsv_up_known(const struct rsv_conf *conf, const struct sockaddr *from)
 {
-	for (int i = 0; i < conf->nupstream; i++)
-		if (conf->upstream[i].sin_addr.s_addr == from->sin_addr.s_addr &&
-		    conf->upstream[i].sin_port == from->sin_port)
+	for (int i = 0; i < conf->nupstream; i++) {
+		socklen_t len;
+
+		if (rsv_sa_equal(rsv_sa(&conf->upstream[i], &conf->upstream6[i], &len), from))
 			return 1;
+	}
 	return 0;
 }
 
-void rsv_up_received(struct rsv_inst *in, const struct sockaddr_in *from, const uint8_t *wire,
-		     size_t len, int cut)
+/* rsv_up_got: one datagram from `from` on one of in's upstream sockets;
+ * see rsv_up_received. */
+static void rsv_up_got(struct rsv_inst *in, const struct sockaddr *from, const uint8_t *wire,
+		       size_t len, int cut)
 {
 	struct rsv_pending *p;
 	knot_pkt_t *pkt;
+	socklen_t tolen;
 
 	if (len < KNOT_WIRE_HEADER_SIZE ||
 	    (in->ctx->conf->mode == RSV_MODE_FORWARD && !rsv_up_known(in->ctx->conf, from)))
@@ -405,8 +442,7 @@ void rsv_up_received(struct rsv_inst *in, const struct sockaddr_in *from, const 
 	p = rsv_up_by_id(in, knot_wire_get_id(wire));
 	if (p == NULL || p->tcp) /* late, or already asked over TCP */
 		return;
-	if (p->walk &&
-	    (from->sin_addr.s_addr != p->to.sin_addr.s_addr || from->sin_port != p->to.sin_port))
+	if (p->walk && !rsv_sa_equal(from, rsv_sa(&p->to, &p->to6, &tolen)))
 		return; /* not from the server asked */
 	if (cut) {
 		/* larger than our buffer (and than the EDNS size we asked
@@ -421,22 +457,35 @@ void rsv_up_received(struct rsv_inst *in, const struct sockaddr_in *from, const 
 	knot_pkt_free(pkt);
 }
 
-void rsv_up_readable(struct rsv_inst *in)
+void rsv_up_received(struct rsv_inst *in, const struct sockaddr_in *from, const uint8_t *wire,
+		     size_t len, int cut)
+{
+	rsv_up_got(in, (const struct sockaddr *)from, wire, len, cut);
+}
+
+void rsv_up_received6(struct rsv_inst *in, const struct sockaddr_in6 *from, const uint8_t *wire,
+		      size_t len, int cut)
+{
+	rsv_up_got(in, (const struct sockaddr *)from, wire, len, cut);
+}
+
+void rsv_up_readable(struct rsv_inst *in, int fd)
 {
 	struct udp_batch *b = in->ctx->up.batch->rx;
+	int v6 = fd == in->up6.fd;
+	socklen_t fromlen = v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
 
 	for (int round = 0; round < RSV_UP_ROUNDS; round++) {
-		int r = udp_recv(in->up.fd, b);
+		int r = udp_recv(fd, b);
 
 		if (r == -1)
 			log_debug("%s: upstream recvmmsg: %s", in->conf->name, strerror(errno));
 		if (r <= 0)
 			return;
 		for (unsigned i = 0; i < (unsigned)r; i++)
-			if (udp_rx_fromlen(b, i) == sizeof(struct sockaddr_in))
-				rsv_up_received(in, (const struct sockaddr_in *)udp_rx_from(b, i),
-						udp_rx_data(b, i), udp_rx_len(b, i),
-						udp_rx_truncated(b, i));
+			if (udp_rx_fromlen(b, i) == fromlen)
+				rsv_up_got(in, udp_rx_from(b, i), udp_rx_data(b, i),
+					   udp_rx_len(b, i), udp_rx_truncated(b, i));
 		if (r < RSV_UP_BATCH)
 			return;
 	}

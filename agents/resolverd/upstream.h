@@ -2,7 +2,8 @@
  * Upstream queries: what a resolver asks the authoritative server(s).
  *
  * Each resolver has one UDP socket bound to its own address on a port the
- * kernel picks at random when it starts; each query gets a random ID (a
+ * kernel picks at random when it starts (and one bound to its IPv6 address
+ * for the IPv6 servers, if it asks any); each query gets a random ID (a
  * fresh one per query, kept over its retries) and an answer is taken only
  * from a configured upstream, with that ID and the same question. An
  * attempt unanswered after `timeout` is retried, `retries` times, each
@@ -46,8 +47,9 @@ struct rsv_pending {
 	struct rsv_inst *inst;
 	struct rsv_key key;	   /* the client's question */
 	const struct rsv_key *ask; /* the one asked now: key, or the walk's */
-	struct sockaddr_in to;	   /* the server asked now */
-	struct rsv_walk *walk;	   /* mode = iterate (iter.h); NULL when forwarding */
+	struct sockaddr_in to;	   /* the server asked now (IPv6: to6, config.h) */
+	struct sockaddr_in6 to6;
+	struct rsv_walk *walk; /* mode = iterate (iter.h); NULL when forwarding */
 	uint16_t id;
 	enum rsv_reason reason;
 	unsigned attempt; /* 1 = the first */
@@ -60,7 +62,7 @@ struct rsv_pending {
 	uint8_t *tcp_buf;     /* the query to write, then the answer read */
 	size_t tcp_len, tcp_done;
 	int tcp_reading;
-	char tcp_src[32]; /* "ADDR:PORT" of the TCP attempt */
+	char tcp_src[RSV_SA_STRLEN]; /* "ADDR:PORT" of the TCP attempt */
 	struct rsv_waiter *waiters, **wtail;
 	unsigned nwait;
 };
@@ -77,7 +79,8 @@ struct rsv_upstream {
 
 /* rsv_up_init: tables for max pending queries. 0, or -1 (logged). */
 int rsv_up_init(struct rsv_ctx *ctx);
-/* rsv_up_open: in's upstream socket, in ctx->loop. 0, or -1 (logged). */
+/* rsv_up_open: in's upstream socket, and its IPv6 one if it has an IPv6
+ * address and IPv6 servers are asked, in ctx->loop. 0, or -1 (logged). */
 int rsv_up_open(struct rsv_inst *in);
 
 /* rsv_up_find: the query in flight for in and k, or NULL. */
@@ -92,8 +95,8 @@ struct rsv_pending *rsv_up_start(struct rsv_inst *in, const struct rsv_key *k,
 int rsv_up_wait(struct rsv_pending *p, const struct rsv_client *who, const uint8_t *query,
 		size_t len);
 
-/* rsv_up_readable: answers on in's upstream socket. */
-void rsv_up_readable(struct rsv_inst *in);
+/* rsv_up_readable: answers on fd, one of in's upstream sockets. */
+void rsv_up_readable(struct rsv_inst *in, int fd);
 /* rsv_up_tcp_event: an upstream TCP socket is ready. */
 void rsv_up_tcp_event(struct rsv_pending *p, uint32_t events);
 /* rsv_up_tick: attempts past their deadline at ctx->now. */

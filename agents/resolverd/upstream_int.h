@@ -30,8 +30,14 @@ void rsv_up_attempt_failed(struct rsv_pending *p);
 void rsv_up_received(struct rsv_inst *in, const struct sockaddr_in *from, const uint8_t *wire,
 		     size_t len, int cut);
 
-/* rsv_up_send: the next attempt of p, to p->to when iterating, to the
- * next upstream when forwarding. */
+/* rsv_up_received6: the same from an IPv6 server, on in's IPv6 upstream
+ * socket. */
+void rsv_up_received6(struct rsv_inst *in, const struct sockaddr_in6 *from, const uint8_t *wire,
+		      size_t len, int cut);
+
+/* rsv_up_send: the next attempt of p, to p->to (p->to6) when iterating,
+ * to the next upstream when forwarding; from in's socket of the server's
+ * family. */
 void rsv_up_send(struct rsv_pending *p);
 
 /* rsv_up_new_id: a fresh random ID for p's next query (a new step of a

@@ -1,7 +1,8 @@
 /*
  * Upstream queries over TCP (upstream.h): after a truncated answer, the
- * query is asked again on a TCP connection from the resolver's address,
- * one connection per query, closed when its answer is read.
+ * query is asked again on a TCP connection from the resolver's address (its
+ * IPv6 one for an IPv6 server), one connection per query, closed when its
+ * answer is read.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,11 +30,18 @@ void rsv_up_tcp_close(struct rsv_pending *p)
 
 int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen)
 {
-	struct sockaddr_in src = {.sin_family = AF_INET, .sin_addr = p->inst->conf->addr};
-	socklen_t slen = sizeof(src);
-	char a[INET_ADDRSTRLEN];
-	int fd, on = 1, err;
+	int v6 = rsv_sa_is6(&p->to), fd, on = 1, err;
+	struct sockaddr_storage src = {0};
+	socklen_t slen = v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in), tolen;
+	const struct sockaddr *to = rsv_sa(&p->to, &p->to6, &tolen);
 
+	if (v6) {
+		((struct sockaddr_in6 *)&src)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)&src)->sin6_addr = p->inst->conf->addr6;
+	} else {
+		((struct sockaddr_in *)&src)->sin_family = AF_INET;
+		((struct sockaddr_in *)&src)->sin_addr = p->inst->conf->addr;
+	}
 	if (p->tcp_buf == NULL && (p->tcp_buf = malloc(2 + RSV_TCP_MAX)) == NULL)
 		return -1;
 	dnstcp_put_len(p->tcp_buf, qlen);
@@ -41,19 +49,27 @@ int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen)
 	p->tcp_len = 2 + qlen;
 	p->tcp_done = 0;
 	p->tcp_reading = 0;
-	snprintf(p->tcp_src, sizeof(p->tcp_src), "%s",
-		 inet_ntop(AF_INET, &src.sin_addr, a, sizeof(a)));
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	/* the address alone until the port is known */
+	if (v6)
+		inet_ntop(AF_INET6, &p->inst->conf->addr6, p->tcp_src, sizeof(p->tcp_src));
+	else
+		inet_ntop(AF_INET, &p->inst->conf->addr, p->tcp_src, sizeof(p->tcp_src));
+	if (v6 && !p->inst->conf->has_addr6) {
+		errno = EAFNOSUPPORT;
+		return -1;
+	}
+	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1)
 		return -1;
-	(void)setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on, sizeof(on));
-	if (bind(fd, (struct sockaddr *)&src, sizeof(src)) == -1)
+	if (!v6 || setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &on, sizeof(on)) == -1)
+		(void)setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on, sizeof(on));
+	if (v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) == -1)
+		goto fail;
+	if (bind(fd, (struct sockaddr *)&src, slen) == -1)
 		goto fail;
 	if (getsockname(fd, (struct sockaddr *)&src, &slen) == 0)
-		snprintf(p->tcp_src, sizeof(p->tcp_src), "%s:%u",
-			 inet_ntop(AF_INET, &src.sin_addr, a, sizeof(a)), ntohs(src.sin_port));
-	if (connect(fd, (const struct sockaddr *)&p->to, sizeof(p->to)) == -1 &&
-	    errno != EINPROGRESS)
+		rsv_sa_str((struct sockaddr *)&src, p->tcp_src, sizeof(p->tcp_src));
+	if (connect(fd, to, tolen) == -1 && errno != EINPROGRESS)
 		goto fail;
 	p->tcp_fd = (struct rsv_fd){.kind = RSV_FD_UPSTREAM_TCP, .fd = fd, .ptr = p};
 	if (rsv_watch(p->inst->ctx, &p->tcp_fd, EPOLLOUT) == -1) {

@@ -65,6 +65,15 @@ int resolvconf_write(const struct topology *t, int node, FILE *out)
 	fprintf(out,
 		"\n#line %d\n[resolvers %s]\n#line %d\ncount = %u\n#line %d\nfirst_address = %s\n",
 		r->line, r->name, r->line, r->count, r->line, addr);
+	/* a dual lab: each cache answers its IPv6 clients at its IPv6 address
+	 * too (it asks upstream over IPv4: the tree's glue is IPv4) */
+	if (t->ip == TOPO_IP_DUAL) {
+		struct in6_addr first6 = topo_resolver_addr6(t, node, 1);
+		char addr6[INET6_ADDRSTRLEN];
+
+		fprintf(out, "#line %d\nfirst_address6 = %s\n", r->line,
+			inet_ntop(AF_INET6, &first6, addr6, sizeof(addr6)));
+	}
 	return ferror(out) || nup == 0 ? -1 : 0;
 }
 

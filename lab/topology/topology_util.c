@@ -194,12 +194,10 @@ int topo_client_resolver6(const struct topology *t, int node, struct in6_addr *a
 
 	if (t->ip != TOPO_IP_DUAL || c->family == TOPO_FAMILY_4 || c->population || r == NULL)
 		return 0;
-	if (r->kind == TOPO_RESOLVER && r->impl != TOPO_IMPL_RESOLVERD) {
+	if (r->kind == TOPO_RESOLVER) {
 		*a = topo_resolver_addr6(t, c->resolver, c->resolver_instance);
 		return 1;
 	}
-	if (r->kind == TOPO_RESOLVER)
-		return 0;
 	if (r->kind != TOPO_DNS || r->anycast.s_addr || r->dns_impl != TOPO_DNS_AUTHD)
 		return 0;
 	*a = t->links[r->link].node_addr6;

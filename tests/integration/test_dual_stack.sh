@@ -8,7 +8,9 @@
 # every resolver cache and every router across the router link (ping -6);
 # every global IPv6 address of the lab's namespaces is in 2001:2::/48;
 # `steerlab nodes --json` lists them (family 6); authd answers over IPv6,
-# www.lab.example's AAAA a's own IPv6 address until a fails, then b's; a
+# www.lab.example's AAAA a's own IPv6 address until a fails, then b's;
+# resolverd (walking the lab's tree, ecs = yes) answers over IPv6 at its
+# cache's IPv6 address and passes c1's /56 on to authd (RFC 7871); a
 # run of the same lab (the traffic IPv4) is valid; nothing remains after
 # `down`.
 # about 20 s
@@ -29,7 +31,11 @@ done
 echo "ok: check prints the IPv6 plan"
 check_refused "ip = 6" "\[lab\] ip = 6: not yet" topology/anycast.ini --set ip=6
 
-$STEERLAB up topology/two-routers.ini --set name=$lab --set ip=dual --out "$out/up" >"$out/up.txt" 2>&1 ||
+# the lab's DNS tree, the resolver passing its clients' subnets on (ecs:
+# resolverd's key, written in the file)
+sed -e 's/^\[resolver r\]$/[resolver r]\necs = yes/' -e 's/^\[lab\]$/[lab]\ndns_tree = yes/' \
+	topology/two-routers.ini >"$out/dual.ini"
+$STEERLAB up "$out/dual.ini" --set name=$lab --set ip=dual --out "$out/up" >"$out/up.txt" 2>&1 ||
 	fail "up: $(tail -5 "$out/up.txt")"
 nodes=$(ip netns list | awk -v p="$lab-" 'index($1, p) == 1 { print substr($1, length(p) + 1) }' | sort)
 [ -n "$nodes" ] || fail "no namespace of $lab"
@@ -61,7 +67,18 @@ $STEERLAB fail $lab a >/dev/null
 aaaa_is() { [ "$(aaaa)" = "$1" ]; }
 wait_until 5 aaaa_is 2001:2:0:ff01::2 || fail "AAAA still '$(aaaa)' 5 s after a failed"
 echo "ok: authd answers AAAA over IPv6: a's 2001:2:0:ff01::1, then b's once a failed"
+# resolverd answers over IPv6 at its cache's IPv6 address, walking the tree,
+# and passes an IPv6 client's /56 on (RFC 7871), an IPv4 one's /24
+rsv() { ip netns exec "$lab-c1" dig +short +time=2 +tries=1 "$@" www.lab.example; }
+[ "$(rsv -6 AAAA @2001:2:0:8000::1)" = 2001:2:0:ff01::2 ] || fail "resolverd over IPv6: AAAA '$(rsv -6 AAAA @2001:2:0:8000::1)'"
+[ "$(rsv A @198.18.128.1)" = 198.19.1.2 ] || fail "resolverd over IPv4: A '$(rsv A @198.18.128.1)'"
 $STEERLAB down $lab >/dev/null
+ecs=$(tshark -r "$out/up/capture-dns-ns.pcap" -Y 'dns.flags.response == 0 && dns.opt.client.family' \
+	-T fields -e dns.qry.type -e dns.opt.client.family -e dns.opt.client.netmask \
+	-e dns.opt.client.addr4 -e dns.opt.client.addr6 2>/dev/null | sort -u | tr '\t' ' ' | tr '\n' ',')
+[ "$ecs" = "1 1 24 198.18.0.0 ,28 2 56  2001:2::," ] || fail "ECS of the queries that reached authd: '$ecs'"
+echo "ok: resolverd answers over IPv6 too; authd got c1's 2001:2::/56 with the AAAA, 198.18.0.0/24 with the A"
+
 assert_no_leftovers $lab "$out/up"
 
 # the traffic is still IPv4: a run of the dual lab is valid

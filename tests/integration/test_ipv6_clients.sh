@@ -12,7 +12,8 @@
 # 250 ms again over IPv4: its records say so (family, fallback), and of
 # each flow the requests sent in the last 250 ms of its window are rescued
 # (clocks.json's rescued; the model's losses agree); the model counts the
-# resolver's AAAA entry apart (upstream queries agree); family = 6 without
+# resolver's AAAA entry apart (upstream queries agree); c6 and cd ask the
+# resolver over IPv6, at its cache's IPv6 address; family = 6 without
 # ip = dual, in a population, and dual with a timeout of 250 ms are refused.
 # about 14 s
 set -euo pipefail
@@ -30,6 +31,13 @@ check_refused "family = 6 in a population" "family = 6: not yet with a populatio
 check_refused "family = dual within the attempt delay" "family = dual: its timeout (250 ms) must be longer" topology/dual-stack.ini --set cd.timeout=250ms
 
 run_model_agrees "$out/run.txt" "$r" topology/dual-stack.ini --set name=$lab --set a-ipv6.family=both
+
+# c6 and cd ask their cache over IPv6, c4 over IPv4
+for c in c4:198.18.128.1 c6:2001:2:0:8000::1 cd:2001:2:0:8000::1; do
+	got=$(json "$r/${c%%:*}.client-dns.events.jsonl" 'select(.event == "client_started") | .resolver')
+	[ "$got" = "${c#*:}" ] || fail "${c%%:*} asks its resolver at '$got', expected ${c#*:}"
+done
+echo "ok: c6 and cd ask resolverd over IPv6 (2001:2:0:8000::1), c4 over IPv4"
 
 # c6's requests on a's link, over IPv6 (tcpdump reads the collector's pcap)
 v6() { tcpdump -r "$r/capture-a.pcap" -n "ip6 and udp dst port 7000 and dst host $1" 2>/dev/null | wc -l; }

@@ -240,7 +240,8 @@ static void test_structure_errors(void **state)
 	    "r.ini:2: expected ']' to close the section header '[resolverd'\n"
 	    "r.ini:3: unexpected 'x' after the section header\n"
 	    "r.ini:6: [resolverd]: unknown key 'address' (expected one of: mode, upstream, "
-	    "root, qname_minimisation, ecs, timeout, retries, port, tcp, stats_interval, "
+	    "root, qname_minimisation, ecs, transport, timeout, retries, port, tcp, "
+	    "stats_interval, "
 	    "max_pending, min_ttl, max_ttl, "
 	    "neg_max_ttl, serve_stale, stale_ttl, max_stale, stale_recheck, prefetch, "
 	    "phase, max_entries)\n"
@@ -254,10 +255,10 @@ static void test_structure_errors(void **state)
 	    "r.ini:13: [resolver bad/name]: expected a name of 1 to 32 letters, digits, "
 	    "'.', '_' or '-'\n"
 	    "r.ini:15: [resolver r1]: unknown key 'count' (expected one of: address, "
-	    "min_ttl, max_ttl, neg_max_ttl, serve_stale, stale_ttl, max_stale, "
+	    "address6, min_ttl, max_ttl, neg_max_ttl, serve_stale, stale_ttl, max_stale, "
 	    "stale_recheck, prefetch, phase, max_entries)\n"
 	    "r.ini:18: [resolvers g]: unknown key 'address' (expected one of: count, "
-	    "first_address, min_ttl, max_ttl, neg_max_ttl, serve_stale, stale_ttl, "
+	    "first_address, first_address6, min_ttl, max_ttl, neg_max_ttl, serve_stale, stale_ttl, "
 	    "max_stale, stale_recheck, prefetch, phase, max_entries)\n"
 	    "r.ini:17: [resolvers g]: 'count' and 'first_address' are required\n");
 }
@@ -394,7 +395,8 @@ static void test_mode_errors(void **state)
 	    "[resolver r1]\n"
 	    "address = 198.18.64.1\n",
 	    "r.ini:2: mode: expected forward or iterate, got 'recursive'\n"
-	    "r.ini:3: root: expected 1 to 8 IPv4 ADDR[:PORT] separated by spaces, got "
+	    "r.ini:3: root: expected 1 to 8 servers separated by spaces, each ADDR[:PORT], IPV6 "
+	    "or [IPV6]:PORT, got "
 	    "'198.18.201.1 1.2.3.4 1.2.3.5 1.2.3.6 1.2.3.7 1.2.3.8 1.2.3.9 1.2.3.10 "
 	    "1.2.3.11'\n"
 	    "r.ini:4: ecs: expected yes or no, got 'maybe'\n"
@@ -483,6 +485,231 @@ static void test_print_reads_back(void **state)
 	rsv_conf_free(&b);
 }
 
+static const char *addr6_str(const struct in6_addr *a)
+{
+	static char buf[INET6_ADDRSTRLEN];
+
+	return inet_ntop(AF_INET6, a, buf, sizeof(buf));
+}
+
+/* print: c as rsv_conf_print writes it (malloc'd) */
+static char *print(const struct rsv_conf *c)
+{
+	char *text;
+	size_t len;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	rsv_conf_print(c, out);
+	fclose(out);
+	return text;
+}
+
+/* IPv6: address6 and first_address6 beside the IPv4 addresses, IPv6
+ * upstreams with and without a port, -p reading back */
+static void test_ipv6(void **state)
+{
+	struct rsv_conf a, b;
+	char *text;
+
+	(void)state;
+	load_ok(&a, "[resolverd]\n"
+		    "upstream = 198.18.0.53:5300 2001:2::53, [2001:2::54]:5300\n"
+		    "[resolver r1]\n"
+		    "address = 198.18.64.1\n"
+		    "address6 = 2001:2:0:8000::1\n"
+		    "[resolvers e]\n"
+		    "count = 3\n"
+		    "first_address = 198.18.65.1\n"
+		    "first_address6 = 2001:2:0:8000::ff\n");
+	assert_int_equal(a.nupstream, 3);
+	assert_false(rsv_sa_is6(&a.upstream[0]));
+	assert_string_equal(addr_str(a.upstream[0].sin_addr), "198.18.0.53");
+	assert_int_equal(ntohs(a.upstream[0].sin_port), 5300);
+	assert_true(rsv_sa_is6(&a.upstream[1]));
+	assert_string_equal(addr6_str(&a.upstream6[1].sin6_addr), "2001:2::53");
+	assert_int_equal(ntohs(a.upstream6[1].sin6_port), 53);
+	assert_int_equal(ntohs(a.upstream[1].sin_port), 53);
+	assert_string_equal(addr6_str(&a.upstream6[2].sin6_addr), "2001:2::54");
+	assert_int_equal(ntohs(a.upstream6[2].sin6_port), 5300);
+	assert_true(rsv_conf_up6(&a));
+	assert_int_equal(a.ninst, 4);
+	assert_true(a.inst[0].has_addr6);
+	assert_string_equal(addr6_str(&a.inst[0].addr6), "2001:2:0:8000::1");
+	/* consecutive, as first_address: e1 ::ff, e2 ::100 (a carry), e3 ::101 */
+	assert_string_equal(addr6_str(&a.inst[1].addr6), "2001:2:0:8000::ff");
+	assert_string_equal(addr6_str(&a.inst[2].addr6), "2001:2:0:8000::100");
+	assert_string_equal(addr6_str(&a.inst[3].addr6), "2001:2:0:8000::101");
+	assert_string_equal(addr_str(a.inst[3].addr), "198.18.65.3");
+	text = print(&a);
+	assert_non_null(strstr(text, "upstream = 198.18.0.53:5300 [2001:2::53]:53 "
+				     "[2001:2::54]:5300\n"));
+	assert_non_null(
+	    strstr(text, "[resolver r1]\naddress = 198.18.64.1\naddress6 = 2001:2:0:8000::1\n"));
+	assert_non_null(
+	    strstr(text, "[resolver e2]\naddress = 198.18.65.2\naddress6 = 2001:2:0:8000::100\n"));
+	assert_null(strstr(text, "transport"));
+	load_ok(&b, text);
+	assert_int_equal(b.nupstream, 3);
+	assert_memory_equal(a.upstream, b.upstream, sizeof(a.upstream));
+	assert_memory_equal(a.upstream6, b.upstream6, sizeof(a.upstream6));
+	assert_int_equal(b.ninst, 4);
+	for (int i = 0; i < a.ninst; i++) {
+		assert_int_equal(a.inst[i].has_addr6, b.inst[i].has_addr6);
+		assert_memory_equal(&a.inst[i].addr6, &b.inst[i].addr6, sizeof(a.inst[i].addr6));
+	}
+	free(text);
+	rsv_conf_free(&a);
+	rsv_conf_free(&b);
+
+	/* iterating over IPv6: transport = 6, IPv6 root hints; -p says so */
+	load_ok(&a, "[resolverd]\n"
+		    "mode = iterate\n"
+		    "root = 2001:2::1 [2001:2::2]:5300\n"
+		    "transport = 6\n"
+		    "ecs = yes\n"
+		    "[resolver r1]\n"
+		    "address = 198.18.64.1\n"
+		    "address6 = 2001:2:0:8000::1\n");
+	assert_int_equal(a.transport, 6);
+	assert_int_equal(a.nroot, 2);
+	assert_true(rsv_sa_is6(&a.root[0]) && rsv_sa_is6(&a.root[1]));
+	assert_string_equal(addr6_str(&a.root6[1].sin6_addr), "2001:2::2");
+	assert_true(rsv_conf_up6(&a));
+	text = print(&a);
+	assert_non_null(strstr(text,
+			       "root = [2001:2::1]:53 [2001:2::2]:5300\n"
+			       "qname_minimisation = no\necs = yes\ntransport = 6\ntimeout = "));
+	load_ok(&b, text);
+	assert_int_equal(b.transport, 6);
+	assert_memory_equal(a.root6, b.root6, sizeof(a.root6));
+	free(text);
+	rsv_conf_free(&a);
+	rsv_conf_free(&b);
+
+	/* transport = 4 is the default, said or not: no IPv6 server, so a
+	 * resolver without an IPv6 address beside one with */
+	load_ok(&a, "[resolverd]\n"
+		    "mode = iterate\n"
+		    "root = 198.18.201.1\n"
+		    "transport = 4\n"
+		    "[resolver r1]\n"
+		    "address = 198.18.64.1\n"
+		    "address6 = 2001:2:0:8000::1\n"
+		    "[resolver v4]\n"
+		    "address = 198.18.64.2\n");
+	assert_int_equal(a.transport, 4);
+	assert_false(rsv_conf_up6(&a));
+	assert_false(a.inst[1].has_addr6);
+	text = print(&a);
+	assert_null(strstr(text, "transport"));
+	assert_non_null(strstr(text, "[resolver v4]\naddress = 198.18.64.2\nmin_ttl = "));
+	free(text);
+	rsv_conf_free(&a);
+}
+
+static void test_ipv6_errors(void **state)
+{
+	(void)state;
+	/* values */
+	expect_errors("[resolverd]\n"
+		      "upstream = [198.18.0.53]:53\n"
+		      "[resolver r1]\n"
+		      "address = 198.18.64.1\n"
+		      "address6 = fe80::1\n"
+		      "[resolver r2]\n"
+		      "address = 198.18.64.2\n"
+		      "address6 = ::\n"
+		      "[resolver r3]\n"
+		      "address = 198.18.64.3\n"
+		      "address6 = ff02::1\n"
+		      "[resolver r4]\n"
+		      "address = 198.18.64.4\n"
+		      "address6 = ::ffff:198.18.64.4\n"
+		      "[resolver r5]\n"
+		      "address = 198.18.64.5\n"
+		      "address6 = 2001:2::5/64\n"
+		      "[resolvers g]\n"
+		      "count = 2\n"
+		      "first_address = 198.18.65.1\n"
+		      "first_address6 = 198.18.65.1\n",
+		      "r.ini:2: upstream: expected 1 to 8 servers separated by spaces, each "
+		      "ADDR[:PORT], IPV6 or [IPV6]:PORT, got '[198.18.0.53]:53'\n"
+		      "r.ini:5: address6: expected a unicast IPv6 address such as 2001:2::1 (not "
+		      "::, link-local, multicast or IPv4-mapped), got 'fe80::1'\n"
+		      "r.ini:8: address6: expected a unicast IPv6 address such as 2001:2::1 (not "
+		      "::, link-local, multicast or IPv4-mapped), got '::'\n"
+		      "r.ini:11: address6: expected a unicast IPv6 address such as 2001:2::1 (not "
+		      "::, link-local, multicast or IPv4-mapped), got 'ff02::1'\n"
+		      "r.ini:14: address6: expected a unicast IPv6 address such as 2001:2::1 (not "
+		      "::, link-local, multicast or IPv4-mapped), got '::ffff:198.18.64.4'\n"
+		      "r.ini:17: address6: expected a unicast IPv6 address such as 2001:2::1 (not "
+		      "::, link-local, multicast or IPv4-mapped), got '2001:2::5/64'\n"
+		      "r.ini:21: first_address6: expected a unicast IPv6 address such as 2001:2::1 "
+		      "(not ::, link-local, multicast or IPv4-mapped), got '198.18.65.1'\n"
+		      "r.ini:1: [resolverd]: 'upstream' is required: the authoritative server(s), "
+		      "ADDR[:PORT] ...\n");
+	/* an IPv6 upstream: every resolver needs an IPv6 address to ask it
+	 * from, named at its section; addresses unique; none on the upstream */
+	expect_errors("[resolverd]\n"
+		      "upstream = 198.18.0.53 2001:2::53\n"
+		      "transport = 6\n"
+		      "[resolver r1]\n"
+		      "address = 198.18.64.1\n"
+		      "[resolver r2]\n"
+		      "address = 198.18.64.2\n"
+		      "address6 = 2001:2::53\n"
+		      "[resolver r3]\n"
+		      "address = 198.18.64.3\n"
+		      "address6 = 2001:2:0:8000::3\n"
+		      "[resolver r4]\n"
+		      "address = 198.18.64.4\n"
+		      "address6 = 2001:2:0:8000::3\n"
+		      "[resolvers g]\n"
+		      "count = 2\n"
+		      "first_address = 198.18.65.1\n",
+		      "r.ini:3: [resolverd]: 'transport' applies only with mode = iterate\n"
+		      "r.ini:4: [resolver r1]: 'address6' is required: the upstream "
+		      "[2001:2::53]:53 is asked from it\n"
+		      "r.ini:15: [resolvers g]: 'first_address6' is required: the upstream "
+		      "[2001:2::53]:53 is asked from it\n"
+		      "r.ini:12: r4: address6 2001:2:0:8000::3 already used by r3 (line 9)\n"
+		      "r.ini:6: r2: listens on the upstream's address and port [2001:2::53]:53\n");
+	/* a group running into multicast */
+	expect_errors("[resolverd]\n"
+		      "upstream = 198.18.0.53\n"
+		      "[resolvers g]\n"
+		      "count = 2\n"
+		      "first_address = 198.18.65.1\n"
+		      "first_address6 = feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff\n",
+		      "r.ini:4: [resolvers g]: 2 addresses from first_address6 run into ff00::, "
+		      "not a unicast address\n");
+	/* iterating: the root hints of the transport's family */
+	expect_errors("[resolverd]\n"
+		      "mode = iterate\n"
+		      "root = 198.18.201.1 2001:2::1\n"
+		      "transport = 5\n"
+		      "[resolver r1]\n"
+		      "address = 198.18.64.1\n",
+		      "r.ini:4: transport: expected 4 or 6, got '5'\n"
+		      "r.ini:3: [resolverd]: root [2001:2::1]:53 is IPv6, but the walk asks over "
+		      "IPv4 (transport = 4): set transport = 6\n");
+	expect_errors("[resolverd]\n"
+		      "mode = iterate\n"
+		      "root = 198.18.201.1 2001:2::1\n"
+		      "transport = 6\n"
+		      "[resolver r1]\n"
+		      "address = 198.18.64.1\n"
+		      "[resolver r2]\n"
+		      "address = 198.18.64.2\n"
+		      "address6 = 2001:2::1\n",
+		      "r.ini:3: [resolverd]: root 198.18.201.1:53 is IPv4, but transport = 6 asks "
+		      "every server at its IPv6 address\n"
+		      "r.ini:5: [resolver r1]: 'address6' is required: transport = 6 asks every "
+		      "server from it\n"
+		      "r.ini:7: r2: listens on a root server's address and port [2001:2::1]:53\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +722,8 @@ int main(void)
 	    cmocka_unit_test(test_print_reads_back),
 	    cmocka_unit_test(test_iterate),
 	    cmocka_unit_test(test_mode_errors),
+	    cmocka_unit_test(test_ipv6),
+	    cmocka_unit_test(test_ipv6_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

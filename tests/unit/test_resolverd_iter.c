@@ -3,9 +3,10 @@
  * to the walk (agents/resolverd/iter_msg.h: referrals, bailiwick, CNAME
  * chains, negative answers, qname minimisation, the ECS option), the
  * delegation cache (deleg.h: TTLs, the closest cut, glue with its own
- * TTL), and the resolver's cache seen through the walk (iter.h: a chain
- * answered with each link's own TTL, an NXDOMAIN from the TLD cached,
- * answers cached per ECS scope), on a fake clock.
+ * TTL, AAAA glue for a walk over IPv6), and the resolver's cache seen
+ * through the walk (iter.h: a chain answered with each link's own TTL, an
+ * NXDOMAIN from the TLD cached, answers cached per ECS scope, the keys of
+ * IPv6 subnets), on a fake clock.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -652,6 +653,153 @@ static void test_client_ecs(void **state)
 	drop(&q);
 }
 
+/* a walk over IPv6 (transport = 6) keeps a referral's AAAA glue, not its
+ * A glue, and the delegation cache gives the servers' IPv6 addresses */
+static void test_aaaa_glue(void **state)
+{
+	struct rsv_cache_cfg cfg, dcfg;
+	struct rsv_cache c;
+	struct built b, m;
+	struct rsv_iter_verdict v;
+	struct rsv_key ask;
+	struct rsv_deleg_servers s;
+	knot_dname_storage_t zone, name;
+	const knot_pktsection_t *ad;
+	uint8_t a6[16] = {0x20, 0x01, 0, 2, [15] = 3};
+	char t[INET6_ADDRSTRLEN];
+
+	(void)state;
+	begin(&b, "x.lab.example.", KNOT_RRTYPE_A, KNOT_RCODE_NOERROR, 0);
+	section(&b, KNOT_AUTHORITY);
+	put_name(&b, "lab.example.", KNOT_RRTYPE_NS, 300, "ns1.lab.example.");
+	put_name(&b, "lab.example.", KNOT_RRTYPE_NS, 300, "ns2.lab.example.");
+	section(&b, KNOT_ADDITIONAL);
+	put_a(&b, "ns1.lab.example.", 300, 3);
+	put(&b, "ns1.lab.example.", KNOT_RRTYPE_AAAA, 300, a6, 16);
+	put_a(&b, "ns2.lab.example.", 300, 4);
+	end(&b);
+	dname(zone, "example.");
+	key(&ask, "x.lab.example.", KNOT_RRTYPE_A);
+	assert_int_equal(rsv_iter_judge(b.pkt, zone, &ask, &v), RSV_ITER_REFERRAL);
+	/* over IPv4 as ever: the A glue alone */
+	m.len = (size_t)rsv_iter_synth(b.pkt, zone, &ask, &v, m.wire, sizeof(m.wire));
+	m.pkt = rsv_msg_parse(m.wire, m.len);
+	assert_non_null(m.pkt);
+	ad = knot_pkt_section(m.pkt, KNOT_ADDITIONAL);
+	assert_int_equal(ad->count, 2);
+	for (uint16_t i = 0; i < ad->count; i++)
+		assert_int_equal(knot_pkt_rr(ad, i)->type, KNOT_RRTYPE_A);
+	drop(&m);
+	/* over IPv6: the AAAA glue alone */
+	m.len = (size_t)rsv_iter_synth_glue(b.pkt, zone, &ask, &v, KNOT_RRTYPE_AAAA, m.wire,
+					    sizeof(m.wire));
+	m.pkt = rsv_msg_parse(m.wire, m.len);
+	assert_non_null(m.pkt);
+	ad = knot_pkt_section(m.pkt, KNOT_ADDITIONAL);
+	assert_int_equal(ad->count, 1);
+	assert_int_equal(knot_pkt_rr(ad, 0)->type, KNOT_RRTYPE_AAAA);
+	drop(&m);
+	/* stored: ns1 has an IPv6 address, ns2 none (to be resolved) */
+	rsv_conf_defaults(&cfg);
+	rsv_deleg_cfg(&dcfg, &cfg);
+	assert_int_equal(rsv_cache_init(&c, &dcfg), 0);
+	m.len = (size_t)rsv_iter_synth_glue(b.pkt, zone, &ask, &v, KNOT_RRTYPE_AAAA, m.wire,
+					    sizeof(m.wire));
+	assert_int_equal(rsv_deleg_store(&c, m.wire, m.len, T0), 0);
+	dname(name, "a.lab.example.");
+	assert_int_equal(rsv_deleg_closest_type(&c, name, KNOT_RRTYPE_AAAA, T0, &s), 1);
+	assert_int_equal(s.naddr, 1);
+	assert_string_equal(inet_ntop(AF_INET6, &s.addr6[0], t, sizeof(t)), "2001:2::3");
+	assert_int_equal(s.nmissing, 1);
+	dname(name, "ns2.lab.example.");
+	assert_true(knot_dname_is_equal(s.missing[0], name));
+	/* and no IPv4 address for either */
+	dname(name, "a.lab.example.");
+	assert_int_equal(rsv_deleg_closest(&c, name, T0, &s), 1);
+	assert_int_equal(s.naddr, 0);
+	assert_int_equal(s.nmissing, 2);
+	rsv_cache_free(&c);
+	drop(&b);
+}
+
+/* ECS keys for IPv6 subnets: the /56's first 64 bits in hex, class 0xFF80
+ * + the length; clients of one /56 share one, of two /56 not, and an IPv4
+ * key never equals an IPv6 one */
+static void test_ecs6_keys(void **state)
+{
+	struct inst_fixture *f = *state;
+	struct rsv_key k, k1, k2, k3, k4, plain, lk;
+	struct rsv_ecs e1 = {.v6 = 1, .source = 56}, e2 = e1, e3 = e1, e4 = {.source = 24}, d;
+	struct rsv_lookup l;
+	const uint8_t msg[KNOT_WIRE_HEADER_SIZE] = {0};
+	int v6;
+
+	inet_pton(AF_INET6, "2001:2:0:9000::", &e1.addr6);
+	inet_pton(AF_INET6, "2001:2:0:90ff::2", &e2.addr6); /* not masked: the key masks */
+	inet_pton(AF_INET6, "2001:2:0:9100::", &e3.addr6);
+	inet_pton(AF_INET, "32.1.0.0", &e4.addr); /* 2001:0... as IPv4 */
+	key(&k, "geo.cdn.example.", KNOT_RRTYPE_A);
+	assert_int_equal(rsv_iter_ecs_key(&k, &e1, 56, &k1), 0);
+	assert_int_equal(k1.len, k.len + 17);
+	assert_memory_equal(k1.name, "\0202001000200009000", 17);
+	assert_memory_equal(k1.name + 17, k.name, k.len);
+	assert_int_equal(k1.cls, 0xff80 + 56);
+	assert_int_equal(rsv_iter_ecs_key(&k, &e2, 56, &k2), 0);
+	assert_int_equal(k2.len, k1.len);
+	assert_memory_equal(k2.name, k1.name, k1.len);
+	assert_int_equal(rsv_iter_ecs_key(&k, &e3, 56, &k3), 0);
+	assert_memory_not_equal(k3.name, k1.name, k1.len);
+	assert_int_equal(rsv_iter_ecs_key(&k, &e4, 24, &k4), 0);
+	assert_int_equal(k4.cls, 0xff00 + 24);
+	assert_int_not_equal(k4.len, k1.len);
+	/* back from a key: the family, the subnet, the plain key */
+	assert_int_equal(rsv_iter_key_scope(&k1, &v6), 56);
+	assert_int_equal(v6, 1);
+	assert_int_equal(rsv_iter_key_scope(&k4, &v6), 24);
+	assert_int_equal(v6, 0);
+	assert_int_equal(rsv_iter_key_scope(&k, NULL), 0);
+	assert_int_equal(rsv_iter_key_ecs(&k2, &plain, &d), 1);
+	assert_int_equal(d.v6, 1);
+	assert_int_equal(d.source, 56);
+	assert_memory_equal(&d.addr6, &e1.addr6, 16);
+	assert_int_equal(plain.len, k.len);
+	assert_memory_equal(plain.name, k.name, k.len);
+	assert_int_equal(plain.cls, KNOT_CLASS_IN);
+	assert_int_equal(rsv_iter_key_ecs(&k, &plain, &d), 0);
+	/* a /56 answer for e1's subnet: found for e2, not e3, nor the IPv4
+	 * client of the same bits */
+	assert_int_equal(
+	    rsv_cache_store(&f->in.cache, &k1, RSV_POSITIVE, 60, msg, sizeof(msg), T0, NULL), 0);
+	f->in.ecs_scopes6 |= 1ull << 56;
+	rsv_iter_lookup(&f->in, &k, &e2, &l, &lk);
+	assert_int_equal(l.result, RSV_HIT);
+	assert_memory_equal(lk.name, k1.name, k1.len);
+	rsv_iter_lookup(&f->in, &k, &e3, &l, &lk);
+	assert_int_equal(l.result, RSV_MISS);
+	rsv_iter_lookup(&f->in, &k, &e4, &l, &lk);
+	assert_int_equal(l.result, RSV_MISS);
+}
+
+static void test_client_ecs6(void **state)
+{
+	struct rsv_client udp = {.tcp = 0};
+	struct built q;
+	struct rsv_ecs e;
+	char a[INET6_ADDRSTRLEN];
+
+	(void)state;
+	udp.addr.sin_family = AF_INET6;
+	udp.addr6.sin6_family = AF_INET6;
+	inet_pton(AF_INET6, "2001:2:0:90ff:1:2:3:4", &udp.addr6.sin6_addr);
+	client(&q, "geo.cdn.example.", KNOT_RRTYPE_A);
+	/* no ECS in the query: the IPv6 source address's /56 */
+	assert_int_equal(rsv_iter_client_ecs(q.pkt, &udp, &e), 1);
+	assert_int_equal(e.v6, 1);
+	assert_int_equal(e.source, 56);
+	assert_string_equal(inet_ntop(AF_INET6, &e.addr6, a, sizeof(a)), "2001:2:0:9000::");
+	drop(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,6 +814,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ecs_scopes, inst_setup, inst_teardown),
 	    cmocka_unit_test_setup_teardown(test_ecs_echo, inst_setup, inst_teardown),
 	    cmocka_unit_test(test_client_ecs),
+	    cmocka_unit_test(test_aaaa_glue),
+	    cmocka_unit_test_setup_teardown(test_ecs6_keys, inst_setup, inst_teardown),
+	    cmocka_unit_test(test_client_ecs6),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
