@@ -80,22 +80,27 @@ int addr_parse_sockaddr(const char *s, uint16_t default_port, struct sockaddr_st
 	return -1;
 }
 
-const char *addr_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+const char *addr_sa_str(const struct sockaddr *sa, char *buf, size_t len)
 {
 	char addr[INET6_ADDRSTRLEN];
 
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)(const void *)sa;
 
 		inet_ntop(AF_INET6, &s6->sin6_addr, addr, sizeof(addr));
 		snprintf(buf, len, "[%s]:%u", addr, ntohs(s6->sin6_port));
 	} else {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)(const void *)sa;
 
 		inet_ntop(AF_INET, &s4->sin_addr, addr, sizeof(addr));
 		snprintf(buf, len, "%s:%u", addr, ntohs(s4->sin_port));
 	}
 	return buf;
+}
+
+const char *addr_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	return addr_sa_str((const struct sockaddr *)ss, buf, len);
 }
 
 int addr_parse_prefix(const char *s, struct addr_prefix *p)

@@ -38,7 +38,10 @@ int addr_parse_sockaddr(const char *s, uint16_t default_port, struct sockaddr_st
  * ("198.18.0.1/24" is probably a mistake). */
 int addr_parse_prefix(const char *s, struct addr_prefix *p);
 
-/* addr_sockaddr_str: "ADDR:PORT" or "[IPV6]:PORT" in buf; returns buf. */
+/* addr_sockaddr_str: "ADDR:PORT" or "[IPV6]:PORT" in buf; returns buf.
+ * addr_sa_str: the same of a sockaddr_in or sockaddr_in6 (sa_family says
+ * which) */
 const char *addr_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
+const char *addr_sa_str(const struct sockaddr *sa, char *buf, size_t len);
 
 #endif

@@ -168,8 +168,7 @@ static inline int rsv_sa_equal(const struct sockaddr *x, const struct sockaddr *
  * bytes will do); returns buf. */
 static inline const char *rsv_sa_str(const struct sockaddr *sa, char *buf, size_t len)
 {
-	/* only the bytes of sa's own family are read */
-	return addr_sockaddr_str((const struct sockaddr_storage *)(const void *)sa, buf, len);
+	return addr_sa_str(sa, buf, len);
 }
 
 #endif
