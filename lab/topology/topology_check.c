@@ -970,10 +970,10 @@ void topo_check(struct topo_parse *p)
 	topo_check_front_doors(p);
 	if (t->ip == TOPO_IP_6 && !p->lab_bad[TOPO_K_IP])
 		topo_error(p, p->lab_where[TOPO_K_IP],
-			   "[lab] ip = 6: not yet: the probes, the announcements and the DNS "
-			   "between the resolvers and authd are IPv4; expected 4, or dual (every "
-			   "node, link and route in both families, the clients of family = 6 or "
-			   "dual sending over IPv6)");
+			   "[lab] ip = 6: not yet: the probes, authd's health reports, routed's "
+			   "announcements and the DNS between the resolvers and authd are IPv4; "
+			   "expected 4, or dual (every node, link and route in both families, the "
+			   "clients of family = 6 or dual sending over IPv6)");
 	topo_dns_checks(p);
 	topo_settle(p);
 	topo_sticky(p);
