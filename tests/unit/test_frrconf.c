@@ -38,6 +38,31 @@ static char *conf(const struct topology *t, const char *name, enum frrconf_daemo
 	return buf;
 }
 
+/* require_frr: FRR's programs are there (make deps), else the test fails
+ * (t freed) */
+static void require_frr(struct topology *t)
+{
+	if (access(FRR_VTYSH, X_OK) != 0 || access(FRR_BGPD, X_OK) != 0) {
+		free(t);
+		fail_msg("FRR is not installed (%s, %s): make deps installs it", FRR_VTYSH,
+			 FRR_BGPD);
+	}
+}
+
+/* dry_run_ok: FRR's dry run takes every configuration of t, saying nothing */
+static void dry_run_ok(const struct topology *t)
+{
+	char *errs = NULL;
+	size_t len = 0;
+	FILE *err = open_memstream(&errs, &len);
+
+	assert_non_null(err);
+	assert_int_equal(frrconf_check(t, err), 0);
+	fclose(err);
+	assert_string_equal(errs, "");
+	free(errs);
+}
+
 static void test_golden(void **state)
 {
 	struct topology *t = new_topology();
@@ -205,17 +230,9 @@ static void test_dry_run(void **state)
 	FILE *err;
 
 	(void)state;
-	if (access(FRR_VTYSH, X_OK) != 0 || access(FRR_BGPD, X_OK) != 0) {
-		free(t);
-		fail_msg("FRR is not installed (%s, %s): make deps installs it", FRR_VTYSH,
-			 FRR_BGPD);
-	}
+	require_frr(t);
 	load_ok(t, BGP, good, 2);
-	err = open_memstream(&errs, &len);
-	assert_int_equal(frrconf_check(t, err), 0);
-	fclose(err);
-	assert_string_equal(errs, "");
-	free(errs);
+	dry_run_ok(t);
 
 	load_ok(t, BGP, bad, 1);
 	err = open_memstream(&errs, &len);
@@ -300,11 +317,7 @@ static void test_static_dry_run(void **state)
 	FILE *err;
 
 	(void)state;
-	if (access(FRR_VTYSH, X_OK) != 0 || access(FRR_BGPD, X_OK) != 0) {
-		free(t);
-		fail_msg("FRR is not installed (%s, %s): make deps installs it", FRR_VTYSH,
-			 FRR_BGPD);
-	}
+	require_frr(t);
 	load_ok(t, "tests/unit/data/topology/routers.ini", NULL, 0);
 	err = open_memstream(&errs, &len);
 	for (int n = 0; n < t->nnodes; n++)
@@ -485,22 +498,11 @@ static void test_policy_errors(void **state)
 static void test_policy_dry_run(void **state)
 {
 	struct topology *t = new_topology();
-	char *errs = NULL;
-	size_t len = 0;
-	FILE *err;
 
 	(void)state;
-	if (access(FRR_VTYSH, X_OK) != 0 || access(FRR_BGPD, X_OK) != 0) {
-		free(t);
-		fail_msg("FRR is not installed (%s, %s): make deps installs it", FRR_VTYSH,
-			 FRR_BGPD);
-	}
+	require_frr(t);
 	load_ok(t, POLICY, NULL, 0);
-	err = open_memstream(&errs, &len);
-	assert_int_equal(frrconf_check(t, err), 0);
-	fclose(err);
-	assert_string_equal(errs, "");
-	free(errs);
+	dry_run_ok(t);
 	free(t);
 }
 
@@ -512,9 +514,7 @@ static void test_policy_dry_run(void **state)
 static void test_dual(void **state)
 {
 	struct topology *t = new_topology();
-	char *sets[] = {"ip=dual"}, *c, *errs = NULL;
-	size_t len = 0;
-	FILE *err;
+	char *sets[] = {"ip=dual"}, *c;
 
 	(void)state;
 	load_ok(t, POLICY, sets, 1);
@@ -539,16 +539,8 @@ static void test_dual(void **state)
 	assert_non_null(strstr(c, " address-family ipv6 unicast\n"
 				  "  redistribute connected route-map STEERLAB-ANNOUNCE\n"));
 	free(c);
-	if (access(FRR_VTYSH, X_OK) != 0 || access(FRR_BGPD, X_OK) != 0) {
-		free(t);
-		fail_msg("FRR is not installed (%s, %s): make deps installs it", FRR_VTYSH,
-			 FRR_BGPD);
-	}
-	err = open_memstream(&errs, &len);
-	assert_int_equal(frrconf_check(t, err), 0);
-	fclose(err);
-	assert_string_equal(errs, "");
-	free(errs);
+	require_frr(t);
+	dry_run_ok(t);
 	free(t);
 }
 
