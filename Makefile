@@ -250,6 +250,11 @@ $(OUTBIN)/steerlab: $(call obj,$(LAB_MAIN)) $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) 
 # .SECONDARY: without names would also let a deleted object go unrebuilt.)
 .SECONDARY: $(call obj,$(UNIT_SRC) $(wildcard tests/tools/*.c))
 
+# The suites' own code at -O0 -g1 (what they test, lib/, agents/, lab/ and
+# probes/, stays at CFLAGS): their 130 files took 18 s of the gate's build
+# on two cores at -O2 -g, 9.6 s so
+$(call obj,$(UNIT_SRC)): ALL_CFLAGS += -O0 -g1
+
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBLAB) $(LIBREPORT) $(LIBCLOCKS) $(LIBMODEL) $(LIBLAB) $(AGENT_LIBS) $(LIBCOLLECTOR) $(LIBSTEER)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $+ $(LDLIBS) $(LDLIBS_sited) $(LDLIBS_client) $(LDLIBS_lab) -lcmocka
