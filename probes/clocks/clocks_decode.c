@@ -10,6 +10,25 @@
 #include "clocks_int.h"
 #include "ipframe.h"
 
+/* clocks_frame_addrs: u's source and destination as IPv4 addresses: an
+ * IPv6 frame's by lab_up's twins (docs/clocks.md, "IPv6"), so a query, a
+ * response or a connection over IPv6 is one between the same nodes as its
+ * IPv4 twin. 0, or -1 for an IPv6 frame with an address of no twin (or no
+ * in: the twins unknown) */
+static int clocks_frame_addrs(const struct clocks_input *in, const struct ipframe *u,
+			      struct in_addr *src, struct in_addr *dst)
+{
+	if (u->family == AF_INET) {
+		*src = u->src;
+		*dst = u->dst;
+		return 0;
+	}
+	if (in == NULL || clocks_twin_of(in, &u->src6, src) == -1 ||
+	    clocks_twin_of(in, &u->dst6, dst) == -1)
+		return -1;
+	return 0;
+}
+
 int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
 			  struct wire_msg *msg, struct in_addr *dst)
 {
@@ -31,23 +50,24 @@ int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t por
 	return ipframe_request(dlt, frame, caplen, port, client, seq, u);
 }
 
-int clocks_decode_tcpseg(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
-			 struct clocks_tcpseg *seg)
+int clocks_decode_tcpseg(const struct clocks_input *in, int dlt, const uint8_t *frame,
+			 size_t caplen, uint16_t port, struct clocks_tcpseg *seg)
 {
+	struct in_addr src, dst;
 	struct ipframe u;
 
-	/* IPv4 only for now: what it fills keeps IPv4 addresses */
-	if (ipframe_decode_any(dlt, frame, caplen, &u) == -1 || u.family != AF_INET ||
-	    u.proto != IPFRAME_TCP || !(u.tcpflags & (IPFRAME_SYN | IPFRAME_FIN | IPFRAME_RST)))
+	if (ipframe_decode_any(dlt, frame, caplen, &u) == -1 || u.proto != IPFRAME_TCP ||
+	    !(u.tcpflags & (IPFRAME_SYN | IPFRAME_FIN | IPFRAME_RST)) ||
+	    clocks_frame_addrs(in, &u, &src, &dst) == -1)
 		return -1;
 	if (u.dport == port) {
-		seg->client = u.src;
-		seg->server = u.dst;
+		seg->client = src;
+		seg->server = dst;
 		seg->cport = u.sport;
 		seg->from_server = 0;
 	} else if (u.sport == port) {
-		seg->client = u.dst;
-		seg->server = u.src;
+		seg->client = dst;
+		seg->server = src;
 		seg->cport = u.dport;
 		seg->from_server = 1;
 	} else {
@@ -60,41 +80,40 @@ int clocks_decode_tcpseg(int dlt, const uint8_t *frame, size_t caplen, uint16_t 
 #define CLOCKS_DNS_PORT 53
 #define CLOCKS_DNS_HEADER 12
 
-int clocks_decode_query_name(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src,
-			     const uint8_t **qname, size_t *qlen)
+int clocks_decode_query_name(const struct clocks_input *in, int dlt, const uint8_t *frame,
+			     size_t caplen, struct in_addr *src, const uint8_t **qname,
+			     size_t *qlen)
 {
+	struct in_addr dst;
 	struct ipframe u;
 
-	/* IPv4 only for now: what it fills keeps IPv4 addresses */
-	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.family != AF_INET ||
-	    u.dport != CLOCKS_DNS_PORT || u.have < CLOCKS_DNS_HEADER ||
-	    (u.payload[2] & 0x80) /* QR: a response */)
+	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.dport != CLOCKS_DNS_PORT ||
+	    u.have < CLOCKS_DNS_HEADER || (u.payload[2] & 0x80) /* QR: a response */ ||
+	    clocks_frame_addrs(in, &u, src, &dst) == -1)
 		return -1;
-	*src = u.src;
 	*qname = u.payload + CLOCKS_DNS_HEADER;
 	*qlen = u.have - CLOCKS_DNS_HEADER;
 	return 0;
 }
 
-int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src)
+int clocks_decode_query(const struct clocks_input *in, int dlt, const uint8_t *frame, size_t caplen,
+			struct in_addr *src)
 {
 	const uint8_t *qname;
 	size_t qlen;
 
-	return clocks_decode_query_name(dlt, frame, caplen, src, &qname, &qlen);
+	return clocks_decode_query_name(in, dlt, frame, caplen, src, &qname, &qlen);
 }
 
-int clocks_decode_dnsmsg(int dlt, const uint8_t *frame, size_t caplen, struct clocks_dnsmsg *m)
+int clocks_decode_dnsmsg(const struct clocks_input *in, int dlt, const uint8_t *frame,
+			 size_t caplen, struct clocks_dnsmsg *m)
 {
 	struct ipframe u;
 
-	/* IPv4 only for now: what it fills keeps IPv4 addresses */
-	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.family != AF_INET ||
+	if (ipframe_decode(dlt, frame, caplen, &u) == -1 ||
 	    (u.dport != CLOCKS_DNS_PORT && u.sport != CLOCKS_DNS_PORT) ||
-	    u.have < CLOCKS_DNS_HEADER)
+	    u.have < CLOCKS_DNS_HEADER || clocks_frame_addrs(in, &u, &m->src, &m->dst) == -1)
 		return -1;
-	m->src = u.src;
-	m->dst = u.dst;
 	m->sport = u.sport;
 	m->dport = u.dport;
 	m->id = (uint16_t)(u.payload[0] << 8 | u.payload[1]);
@@ -103,23 +122,25 @@ int clocks_decode_dnsmsg(int dlt, const uint8_t *frame, size_t caplen, struct cl
 	return 0;
 }
 
-int clocks_decode_response(int dlt, const uint8_t *frame, size_t caplen, struct clocks_response *r,
-			   const uint8_t **qname, size_t *qlen)
+int clocks_decode_response(const struct clocks_input *in, int dlt, const uint8_t *frame,
+			   size_t caplen, struct clocks_response *r, const uint8_t **qname,
+			   size_t *qlen)
 {
+	struct in_addr src, dst;
 	struct ipframe u;
 	knot_pkt_t *pkt;
 	int rc = -1;
 
-	/* IPv4 only for now: what it fills keeps IPv4 addresses */
-	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.family != AF_INET ||
-	    u.sport != CLOCKS_DNS_PORT || u.have < CLOCKS_DNS_HEADER || !(u.payload[2] & 0x80))
+	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.sport != CLOCKS_DNS_PORT ||
+	    u.have < CLOCKS_DNS_HEADER || !(u.payload[2] & 0x80) ||
+	    clocks_frame_addrs(in, &u, &src, &dst) == -1)
 		return -1;
 	/* parsed in place: the packet only points into the frame */
 	if ((pkt = knot_pkt_new((void *)u.payload, u.have, NULL)) == NULL)
 		return -1;
 	if (knot_pkt_parse(pkt, 0) != KNOT_EOK || knot_pkt_qname(pkt) == NULL)
 		goto out;
-	r->src = u.src;
+	r->src = src;
 	r->naddr = 0;
 	*qname = u.payload + CLOCKS_DNS_HEADER;
 	*qlen = u.have - CLOCKS_DNS_HEADER;
@@ -130,11 +151,18 @@ int clocks_decode_response(int dlt, const uint8_t *frame, size_t caplen, struct 
 			const knot_rrset_t *rr = knot_pkt_rr(an, i);
 			knot_rdata_t *rd = rr->rrs.rdata;
 
-			if (rr->type != KNOT_RRTYPE_A)
+			if (rr->type != KNOT_RRTYPE_A && rr->type != KNOT_RRTYPE_AAAA)
 				continue;
+			/* an AAAA's address as its IPv4 twin: the site it names */
 			for (uint16_t k = 0; k < rr->rrs.count; k++, rd = knot_rdataset_next(rd))
-				if (rd->len == 4 && r->naddr < CLOCKS_RESPONSE_ADDRS)
+				if (r->naddr == CLOCKS_RESPONSE_ADDRS)
+					break;
+				else if (rr->type == KNOT_RRTYPE_A && rd->len == 4)
 					memcpy(&r->addr[r->naddr++], rd->data, 4);
+				else if (rr->type == KNOT_RRTYPE_AAAA && rd->len == 16 && in &&
+					 clocks_twin_of(in, (const struct in6_addr *)rd->data,
+							&r->addr[r->naddr]) == 0)
+					r->naddr++;
 		}
 	}
 	rc = 0;

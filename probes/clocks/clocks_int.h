@@ -79,22 +79,27 @@ int clocks_read_requests_bin(const char *path, struct clocks_input *in, char *er
 int clocks_decode_request(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
 			  struct wire_msg *msg, struct in_addr *dst);
 
-/* clocks_decode_tcpseg: if the frame is an IPv4 TCP segment from or to
- * port with SYN, FIN or RST set, fill *seg (but t_ns) and return 0;
- * otherwise -1 */
-int clocks_decode_tcpseg(int dlt, const uint8_t *frame, size_t caplen, uint16_t port,
-			 struct clocks_tcpseg *seg);
+/* The DNS and TCP decoders below take IPv4 frames, and IPv6 ones whose
+ * addresses have IPv4 twins in in (lab_up's twins: clocks_twin_of), which
+ * they fill in instead; in may be NULL (IPv4 alone). */
 
-/* clocks_decode_query: if the frame is an IPv4 UDP datagram to port 53
- * holding at least a DNS header with QR = 0 (a query), fill *src (its
- * source address) and return 0; otherwise -1. */
-int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src);
+/* clocks_decode_tcpseg: if the frame is a TCP segment from or to port with
+ * SYN, FIN or RST set, fill *seg (but t_ns) and return 0; otherwise -1 */
+int clocks_decode_tcpseg(const struct clocks_input *in, int dlt, const uint8_t *frame,
+			 size_t caplen, uint16_t port, struct clocks_tcpseg *seg);
+
+/* clocks_decode_query: if the frame is a UDP datagram to port 53 holding
+ * at least a DNS header with QR = 0 (a query), fill *src (its source
+ * address) and return 0; otherwise -1. */
+int clocks_decode_query(const struct clocks_input *in, int dlt, const uint8_t *frame, size_t caplen,
+			struct in_addr *src);
 
 /* clocks_decode_query_name: clocks_decode_query, and the captured bytes
  * from its question's name on in *qname and *qlen (the name is not
  * checked: knot_dname_wire_check before reading it) */
-int clocks_decode_query_name(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src,
-			     const uint8_t **qname, size_t *qlen);
+int clocks_decode_query_name(const struct clocks_input *in, int dlt, const uint8_t *frame,
+			     size_t caplen, struct in_addr *src, const uint8_t **qname,
+			     size_t *qlen);
 
 /* clocks_twin_of: the IPv4 twin of a dual lab's IPv6 address v6 (lab_up's
  * twins) into *v4: 0, or -1 if it has none */
@@ -108,17 +113,19 @@ int clocks_twin_of(const struct clocks_input *in, const struct in6_addr *v6, str
 int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t port, uint32_t *client,
 		      uint64_t *seq, struct ipframe *u);
 
-/* clocks_decode_dnsmsg: if the frame is an IPv4 UDP datagram from or to
- * port 53 holding at least a DNS header, fill *m (but t_ns) and return 0;
+/* clocks_decode_dnsmsg: if the frame is a UDP datagram from or to port 53
+ * holding at least a DNS header, fill *m (but t_ns) and return 0;
  * otherwise -1 (clocks_decode.c) */
-int clocks_decode_dnsmsg(int dlt, const uint8_t *frame, size_t caplen, struct clocks_dnsmsg *m);
+int clocks_decode_dnsmsg(const struct clocks_input *in, int dlt, const uint8_t *frame,
+			 size_t caplen, struct clocks_dnsmsg *m);
 
-/* clocks_decode_response: if the frame is an IPv4 UDP DNS response from
- * port 53, its source, its question's name (wire form, in the frame) and
- * the A records of its answer section into r (naddr, addr; the rest
- * untouched). 0, or -1 if it is not one. */
-int clocks_decode_response(int dlt, const uint8_t *frame, size_t caplen, struct clocks_response *r,
-			   const uint8_t **qname, size_t *qlen);
+/* clocks_decode_response: if the frame is a UDP DNS response from port
+ * 53, its source, its question's name (wire form, in the frame) and the A
+ * records of its answer section, and the AAAA ones' IPv4 twins, into r
+ * (naddr, addr; the rest untouched). 0, or -1 if it is not one. */
+int clocks_decode_response(const struct clocks_input *in, int dlt, const uint8_t *frame,
+			   size_t caplen, struct clocks_response *r, const uint8_t **qname,
+			   size_t *qlen);
 
 /* clocks_packet_fn: one packet of a capture, at t_ns, caplen bytes of
  * data of link type dlt: keep it (0), skip it (1), or fail (-1: out of

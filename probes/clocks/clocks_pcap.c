@@ -84,7 +84,7 @@ static int clocks_keep_request(struct clocks_input *in, void *capture, int dlt, 
 
 		c->other++;
 		/* not a request: a connection's SYN, FIN or RST is kept */
-		if (clocks_decode_tcpseg(dlt, data, caplen, in->port, &seg) == -1)
+		if (clocks_decode_tcpseg(in, dlt, data, caplen, in->port, &seg) == -1)
 			return 1;
 		if (clocks_grow((void **)&c->tcp, &c->captcp, c->ntcp, sizeof(*c->tcp)) == -1)
 			return -1;
@@ -129,14 +129,14 @@ static int clocks_keep_query(struct clocks_input *in, void *capture, int dlt, in
 	struct in_addr src;
 	size_t qlen;
 
-	if (clocks_decode_query_name(dlt, data, caplen, &src, &qname, &qlen) == -1) {
+	if (clocks_decode_query_name(in, dlt, data, caplen, &src, &qname, &qlen) == -1) {
 		struct clocks_response r;
 
 		c->other++;
 		/* a response to a [name] of a server that checks the sites
 		 * itself: kept (clocks_authority.c); authd's are its events */
 		if (in->dnstopo.nown == 0 || in->dnstopo.nnames == 0 ||
-		    clocks_decode_response(dlt, data, caplen, &r, &qname, &qlen) == -1 ||
+		    clocks_decode_response(in, dlt, data, caplen, &r, &qname, &qlen) == -1 ||
 		    (r.name = clocks_topo_name_of(&in->dnstopo, qname, qlen)) == 0)
 			return 1;
 		if (clocks_grow((void **)&c->responses, &c->capresp, c->nresp,
@@ -159,8 +159,7 @@ static int clocks_keep_dnsmsg(struct clocks_input *in, void *capture, int dlt, i
 	struct clocks_rsv_capture *c = capture;
 	struct clocks_dnsmsg m;
 
-	(void)in;
-	if (clocks_decode_dnsmsg(dlt, data, caplen, &m) == -1) {
+	if (clocks_decode_dnsmsg(in, dlt, data, caplen, &m) == -1) {
 		c->other++;
 		return 1;
 	}

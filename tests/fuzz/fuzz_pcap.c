@@ -88,7 +88,6 @@ static int own_packet(struct clocks_input *in, void *capture, int dlt, int64_t t
 	uint64_t seq;
 	int a, b;
 
-	(void)in;
 	add(capture, dlt, t_ns, data, caplen);
 	a = clocks_decode_request(dlt, data, caplen, 7000, &m, &d1);
 	b = clocks_request_of(dlt, data, caplen, 7000, &client, &seq, &u);
@@ -100,8 +99,8 @@ static int own_packet(struct clocks_input *in, void *capture, int dlt, int64_t t
 	}
 	/* a query the query reader keeps is a message the resolver reader
 	 * keeps, a query to port 53 from the same source */
-	if (clocks_decode_query(dlt, data, caplen, &src) == 0 &&
-	    (clocks_decode_dnsmsg(dlt, data, caplen, &dm) == -1 || dm.qr || dm.dport != 53 ||
+	if (clocks_decode_query(in, dlt, data, caplen, &src) == 0 &&
+	    (clocks_decode_dnsmsg(in, dlt, data, caplen, &dm) == -1 || dm.qr || dm.dport != 53 ||
 	     dm.src.s_addr != src.s_addr)) {
 		fprintf(stderr, "clocks_decode_query and clocks_decode_dnsmsg differ\n");
 		abort();

@@ -50,11 +50,17 @@ answers=$(jq -r 'select(.event == "dns_answer") | .address' "$r/c6.client-dns.ev
 echo "ok: c6's AAAA answers: $answers"
 
 lost() { awk -F, 'NR > 1 && $4 == "timeout"' "$r/requests-$1.csv" | wc -l; }
+# within 50 requests (50 ms of 1000/s), or 100 for the DNS flows: the
+# resolver caches the A and the AAAA apart, each fetched when its first
+# client asked, and each client holds its answer from when it came, so the
+# two windows end up to some tens of ms apart (a loaded machine: c4 998,
+# c6 943)
 for flow in "" -dns; do
-	l4=$(lost c4$flow) l6=$(lost c6$flow)
+	l4=$(lost c4$flow) l6=$(lost c6$flow) slack=50
+	[ -z "$flow" ] || slack=100
 	assert_gt "$l4" 100 "c4$flow's lost requests"
-	assert_ge "$l6" $((l4 - 50)) "c6$flow's lost requests against c4$flow's ($l4)"
-	assert_le "$l6" $((l4 + 50)) "c6$flow's lost requests against c4$flow's ($l4)"
+	assert_ge "$l6" $((l4 - slack)) "c6$flow's lost requests against c4$flow's ($l4)"
+	assert_le "$l6" $((l4 + slack)) "c6$flow's lost requests against c4$flow's ($l4)"
 	echo "ok: c6$flow lost $l6 requests, c4$flow $l4"
 done
 # cd, Happy Eyeballs: what its records and summary say, what it rescued

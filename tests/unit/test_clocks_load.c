@@ -159,21 +159,21 @@ static void test_decode_query(void **state)
 
 	(void)state;
 	inet_pton(AF_INET, "198.18.0.26", &want);
-	assert_int_equal(clocks_decode_query(DLT_EN10MB, f, n, &src), 0);
+	assert_int_equal(clocks_decode_query(NULL, DLT_EN10MB, f, n, &src), 0);
 	assert_int_equal(src.s_addr, want.s_addr);
 	/* not a request */
 	assert_int_equal(clocks_decode_request(DLT_EN10MB, f, n, 53, &m, NULL), -1);
 	/* cut short of the DNS header: refused, never read past */
 	for (size_t len = 0; len < 14 + 20 + 8 + 12; len++)
-		assert_int_equal(clocks_decode_query(DLT_EN10MB, f, len, &src), -1);
-	assert_int_equal(clocks_decode_query(DLT_EN10MB, f, 14 + 20 + 8 + 12, &src), 0);
+		assert_int_equal(clocks_decode_query(NULL, DLT_EN10MB, f, len, &src), -1);
+	assert_int_equal(clocks_decode_query(NULL, DLT_EN10MB, f, 14 + 20 + 8 + 12, &src), 0);
 	q.response = 1;
 	n = qframe(f, &q);
-	assert_int_equal(clocks_decode_query(DLT_EN10MB, f, n, &src), -1);
+	assert_int_equal(clocks_decode_query(NULL, DLT_EN10MB, f, n, &src), -1);
 	q.response = 0;
 	q.port = 5353;
 	n = qframe(f, &q);
-	assert_int_equal(clocks_decode_query(DLT_EN10MB, f, n, &src), -1);
+	assert_int_equal(clocks_decode_query(NULL, DLT_EN10MB, f, n, &src), -1);
 }
 
 /* malformed DNS-side events are errors naming the file and the line */

@@ -214,7 +214,7 @@ static void test_decode_dnsmsg(void **state)
 	/* udp_frame sends from port 40000 to 53: make it an answer from 53 */
 	f[14 + 20] = 0, f[14 + 20 + 1] = 53;
 	f[14 + 20 + 2] = 0x9c, f[14 + 20 + 3] = 0x41; /* 40001 */
-	assert_int_equal(clocks_decode_dnsmsg(DLT_EN10MB, f, len, &m), 0);
+	assert_int_equal(clocks_decode_dnsmsg(NULL, DLT_EN10MB, f, len, &m), 0);
 	assert_int_equal(m.sport, 53);
 	assert_int_equal(m.dport, 40001);
 	assert_int_equal(m.id, 0xabcd);
@@ -223,10 +223,71 @@ static void test_decode_dnsmsg(void **state)
 	assert_string_equal(inet_ntop(AF_INET, &m.src, s, sizeof(s)), RSV1);
 	/* not DNS: neither port is 53 */
 	f[14 + 20 + 1] = 54;
-	assert_int_equal(clocks_decode_dnsmsg(DLT_EN10MB, f, len, &m), -1);
+	assert_int_equal(clocks_decode_dnsmsg(NULL, DLT_EN10MB, f, len, &m), -1);
 	/* too short for a header */
 	len = udp_frame(f, RSV1, CLIENT, 53, answer, 8);
-	assert_int_equal(clocks_decode_dnsmsg(DLT_EN10MB, f, len, &m), -1);
+	assert_int_equal(clocks_decode_dnsmsg(NULL, DLT_EN10MB, f, len, &m), -1);
+}
+
+/* over IPv6 (a dual lab's resolvers asked over IPv6): a query, an answer
+ * and its AAAA read as their IPv4 twins' (lab_up's twins); an address of
+ * no twin, or no twins at all, is no DNS message of the lab's */
+static void test_decode_ipv6(void **state)
+{
+	static const uint8_t query[] = "\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00"
+				       "\x03www\x03lab\x07example\x00\x00\x1c\x00\x01";
+	/* the answer: two AAAA, a's own and one of no twin */
+	static const uint8_t answer[] =
+	    "\x12\x34\x81\x80\x00\x01\x00\x02\x00\x00\x00\x00"
+	    "\x03www\x03lab\x07example\x00\x00\x1c\x00\x01"
+	    "\xc0\x0c\x00\x1c\x00\x01\x00\x00\x00\x02\x00\x10"
+	    "\x20\x01\x00\x02\x00\x00\xff\x01\x00\x00\x00\x00\x00\x00\x00\x01"
+	    "\xc0\x0c\x00\x1c\x00\x01\x00\x00\x00\x02\x00\x10"
+	    "\x20\x01\x00\x02\x00\x00\xff\x09\x00\x00\x00\x00\x00\x00\x00\x09";
+	static const char *const twins[][2] = {
+	    {"2001:2:0:8000::1", RSV1}, {"2001:2::2", CLIENT}, {"2001:2:0:ff01::1", "198.19.1.1"}};
+	uint8_t f[FRAME_MAX];
+	struct clocks_input in;
+	struct clocks_dnsmsg m;
+	struct clocks_response r;
+	struct in_addr src;
+	const uint8_t *qname;
+	size_t len, qlen;
+	char s[INET_ADDRSTRLEN];
+
+	(void)state;
+	clocks_input_init(&in);
+	in.twins = calloc(3, sizeof(*in.twins));
+	assert_non_null(in.twins);
+	in.ntwins = in.captwins = 3;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(inet_pton(AF_INET6, twins[i][0], &in.twins[i].v6), 1);
+		assert_int_equal(inet_pton(AF_INET, twins[i][1], &in.twins[i].v4), 1);
+	}
+	len = udp_frame(f, "2001:2::2", "2001:2:0:8000::1", 53, query, sizeof(query) - 1);
+	assert_int_equal(clocks_decode_query(&in, DLT_EN10MB, f, len, &src), 0);
+	assert_string_equal(inet_ntop(AF_INET, &src, s, sizeof(s)), CLIENT);
+	assert_int_equal(clocks_decode_dnsmsg(&in, DLT_EN10MB, f, len, &m), 0);
+	assert_string_equal(inet_ntop(AF_INET, &m.src, s, sizeof(s)), CLIENT);
+	assert_string_equal(inet_ntop(AF_INET, &m.dst, s, sizeof(s)), RSV1);
+	assert_int_equal(m.qr, 0);
+	/* no twins: IPv4 alone */
+	assert_int_equal(clocks_decode_query(NULL, DLT_EN10MB, f, len, &src), -1);
+	assert_int_equal(clocks_decode_dnsmsg(NULL, DLT_EN10MB, f, len, &m), -1);
+	/* from an address of no twin */
+	len = udp_frame(f, "2001:2::99", "2001:2:0:8000::1", 53, query, sizeof(query) - 1);
+	assert_int_equal(clocks_decode_query(&in, DLT_EN10MB, f, len, &src), -1);
+	/* the answer from 53: its AAAA of a twin is a's, the other left out */
+	len = udp_frame(f, "2001:2:0:8000::1", "2001:2::2", 40001, answer, sizeof(answer) - 1);
+	f[14 + 40] = 0, f[14 + 40 + 1] = 53;
+	assert_int_equal(clocks_decode_response(&in, DLT_EN10MB, f, len, &r, &qname, &qlen), 0);
+	assert_string_equal(inet_ntop(AF_INET, &r.src, s, sizeof(s)), RSV1);
+	assert_int_equal(r.naddr, 1);
+	assert_string_equal(inet_ntop(AF_INET, &r.addr[0], s, sizeof(s)), "198.19.1.1");
+	assert_int_equal(clocks_decode_dnsmsg(&in, DLT_EN10MB, f, len, &m), 0);
+	assert_int_equal(m.qr, 1);
+	assert_int_equal(m.sport, 53);
+	clocks_input_free(&in);
 }
 
 /* a hand-built run: two [resolver] nodes, root/tld/zone [dns] nodes,
@@ -490,11 +551,11 @@ static void test_resolver_drops(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dns_level),	       cmocka_unit_test(test_topology),
-	    cmocka_unit_test(test_topology_dns_tree),  cmocka_unit_test(test_cache_classify),
-	    cmocka_unit_test(test_decode_dnsmsg),      cmocka_unit_test(test_upstream_levels),
-	    cmocka_unit_test(test_per_node_decay),     cmocka_unit_test(test_resolver_drops),
-	    cmocka_unit_test(test_no_failover_unused),
+	    cmocka_unit_test(test_dns_level),	      cmocka_unit_test(test_topology),
+	    cmocka_unit_test(test_topology_dns_tree), cmocka_unit_test(test_cache_classify),
+	    cmocka_unit_test(test_decode_dnsmsg),     cmocka_unit_test(test_decode_ipv6),
+	    cmocka_unit_test(test_upstream_levels),   cmocka_unit_test(test_per_node_decay),
+	    cmocka_unit_test(test_resolver_drops),    cmocka_unit_test(test_no_failover_unused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

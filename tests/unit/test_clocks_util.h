@@ -87,12 +87,37 @@ static inline void put16(uint8_t *p, unsigned v)
 	p[1] = (uint8_t)v;
 }
 
-/* udp_frame: Ethernet, IPv4 from src to dst, UDP to port, the payload. */
+/* udp6_frame: Ethernet, IPv6 from src to dst, UDP to port, the payload. */
+static inline size_t udp6_frame(uint8_t *f, const char *src, const char *dst, uint16_t port,
+				const uint8_t *payload, size_t len)
+{
+	uint8_t *ip = f + 14, *udp = ip + 40;
+
+	assert_true(14 + 40 + 8 + len <= FRAME_MAX);
+	memset(f, 0, FRAME_MAX);
+	put16(f + 12, 0x86dd);
+	ip[0] = 0x60;
+	put16(ip + 4, (unsigned)(8 + len));
+	ip[6] = 17;
+	ip[7] = 64;
+	assert_int_equal(inet_pton(AF_INET6, src, ip + 8), 1);
+	assert_int_equal(inet_pton(AF_INET6, dst, ip + 24), 1);
+	put16(udp, 40000);
+	put16(udp + 2, port);
+	put16(udp + 4, (unsigned)(8 + len));
+	memcpy(udp + 8, payload, len);
+	return 14 + 40 + 8 + len;
+}
+
+/* udp_frame: Ethernet, IPv4 from src to dst, UDP to port, the payload;
+ * IPv6 (udp6_frame) if src is an IPv6 address. */
 static inline size_t udp_frame(uint8_t *f, const char *src, const char *dst, uint16_t port,
 			       const uint8_t *payload, size_t len)
 {
 	uint8_t *ip = f + 14, *udp = ip + 20;
 
+	if (strchr(src, ':'))
+		return udp6_frame(f, src, dst, port, payload, len);
 	assert_true(14 + 20 + 8 + len <= FRAME_MAX);
 	memset(f, 0, FRAME_MAX);
 	put16(f + 12, 0x0800);
