@@ -98,6 +98,11 @@ const char *addr_sa_str(const struct sockaddr *sa, char *buf, size_t len)
 	return buf;
 }
 
+socklen_t addr_sa_len(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+}
+
 const char *addr_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
 {
 	return addr_sa_str((const struct sockaddr *)ss, buf, len);

@@ -44,4 +44,7 @@ int addr_parse_prefix(const char *s, struct addr_prefix *p);
 const char *addr_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 const char *addr_sa_str(const struct sockaddr *sa, char *buf, size_t len);
 
+/* addr_sa_len: the length of a sockaddr_in or sockaddr_in6, by its family */
+socklen_t addr_sa_len(const struct sockaddr *sa);
+
 #endif

@@ -53,9 +53,15 @@ static socklen_t authd_socklen(const struct sockaddr_storage *ss)
 	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
 }
 
-/* authd_bind: a socket of type bound to ss. The fd, or -1 (logged). */
-static int authd_bind(const struct sockaddr_storage *ss, int type, int pktinfo)
+/* authd_bind: a socket of type bound to ss. An IPv6 one takes IPv6 alone,
+ * but the control socket's on [::], which takes both families (a dual
+ * lab's probers report over either; IPv4 senders come as ::ffff:a.b.c.d,
+ * which allow.c reads as their IPv4 address). The fd, or -1 (logged). */
+static int authd_bind(const struct sockaddr_storage *ss, int type, int pktinfo, int control)
 {
+	int v6only =
+	    ss->ss_family == AF_INET6 &&
+	    !(control && IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)ss)->sin6_addr));
 	char name[INET6_ADDRSTRLEN + 8];
 	int on = 1, rcvbuf = 4 << 20;
 	int fd = socket(ss->ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -67,7 +73,7 @@ static int authd_bind(const struct sockaddr_storage *ss, int type, int pktinfo)
 	}
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	if (ss->ss_family == AF_INET6 &&
-	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) == -1)
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only)) == -1)
 		log_warn("%s: IPV6_V6ONLY on %s", __func__, name);
 	if (pktinfo && udp_pktinfo_on(fd, ss->ss_family) == -1) {
 		log_warn("%s: pktinfo on %s", __func__, name);
@@ -254,7 +260,7 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 			s->net = n;
 			s->tcp = tcp;
 			s->family = sv->listen[i].ss_family;
-			s->fd = authd_bind(&sv->listen[i], tcp ? SOCK_STREAM : SOCK_DGRAM, !tcp);
+			s->fd = authd_bind(&sv->listen[i], tcp ? SOCK_STREAM : SOCK_DGRAM, !tcp, 0);
 			if (s->fd == -1)
 				goto fail;
 			n->nsocks++;
@@ -266,7 +272,7 @@ struct authd_net *authd_net_open(struct loop *loop, const struct authd_server_co
 		}
 	if (sv->has_control) {
 		n->control.net = n;
-		n->control.fd = authd_bind(&sv->control, SOCK_DGRAM, 0);
+		n->control.fd = authd_bind(&sv->control, SOCK_DGRAM, 0, 1);
 		if (n->control.fd == -1 || loop_add(loop, &n->control.h, n->control.fd, EPOLLIN,
 						    authd_sock_event, &n->control) == -1)
 			goto fail;

@@ -8,34 +8,40 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "log.h"
 
-int prober_authds_add(struct prober_authds *a, const struct sockaddr_in *sin)
+int prober_authds_add(struct prober_authds *a, const struct sockaddr_storage *ss)
 {
-	char addr[INET_ADDRSTRLEN];
-
 	if (a->n == PROBER_MAX_AUTHDS)
 		return -1;
-	a->addr[a->n] = *sin;
-	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
-	snprintf(a->name[a->n], sizeof(a->name[a->n]), "%s:%u", addr, ntohs(sin->sin_port));
+	a->addr[a->n] = *ss;
+	addr_sockaddr_str(ss, a->name[a->n], sizeof(a->name[a->n]));
 	a->n++;
 	return 0;
 }
 
 int prober_authds_open(struct prober_authds *a)
 {
-	a->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (a->fd == -1) {
-		log_warn("%s: socket", __func__);
-		return -1;
+	for (int i = 0; i < a->n; i++) {
+		int *fd = a->addr[i].ss_family == AF_INET6 ? &a->fd6 : &a->fd;
+
+		if (*fd != -1)
+			continue;
+		*fd = socket(a->addr[i].ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (*fd == -1) {
+			log_warn("%s: socket", __func__);
+			return -1;
+		}
 	}
 	return 0;
 }
 
 int prober_authds_send(struct prober_authds *a, int i, const char *line, size_t len)
 {
-	if (sendto(a->fd, line, len, 0, (const struct sockaddr *)&a->addr[i], sizeof(a->addr[i])) !=
+	const struct sockaddr *sa = (const struct sockaddr *)&a->addr[i];
+
+	if (sendto(sa->sa_family == AF_INET6 ? a->fd6 : a->fd, line, len, 0, sa, addr_sa_len(sa)) !=
 	    (ssize_t)len) {
 		if (a->errors[i]++ == 0)
 			log_warn("%s: send to authd %s", __func__, a->name[i]);
@@ -55,5 +61,7 @@ void prober_authds_close(struct prober_authds *a)
 {
 	if (a->fd != -1)
 		close(a->fd);
-	a->fd = -1;
+	if (a->fd6 != -1)
+		close(a->fd6);
+	a->fd = a->fd6 = -1;
 }

@@ -12,6 +12,7 @@
 #define STEERLAB_PROBER_AUTHDS_H
 
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,17 +24,18 @@
 #define PROBER_REPORT_MAX HEALTH_REPORT_MAX
 
 struct prober_authds {
-	int fd;
+	int fd, fd6; /* the sending sockets, IPv4's and IPv6's (-1: none) */
 	int n;
-	struct sockaddr_in addr[PROBER_MAX_AUTHDS];
-	char name[PROBER_MAX_AUTHDS][INET_ADDRSTRLEN + 6]; /* "ADDR:PORT" */
-	unsigned long errors[PROBER_MAX_AUTHDS];	   /* consecutive send errors */
+	struct sockaddr_storage addr[PROBER_MAX_AUTHDS];    /* IPv4 or IPv6 */
+	char name[PROBER_MAX_AUTHDS][INET6_ADDRSTRLEN + 8]; /* "ADDR:PORT", "[IPV6]:PORT" */
+	unsigned long errors[PROBER_MAX_AUTHDS];	    /* consecutive send errors */
 };
 
 /* prober_authds_add: one more authd. 0, or -1 if the table is full. */
-int prober_authds_add(struct prober_authds *a, const struct sockaddr_in *sin);
+int prober_authds_add(struct prober_authds *a, const struct sockaddr_storage *ss);
 
-/* prober_authds_open: the sending socket. 0, or -1 (logged). */
+/* prober_authds_open: the sending sockets, one of each family the authds
+ * have. 0, or -1 (logged). */
 int prober_authds_open(struct prober_authds *a);
 
 /* prober_authds_send: the line to authd i. 0, or -1 (logged once per run

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -25,11 +26,12 @@ enum prober_reply prober_reply_check(const uint8_t *buf, size_t len, uint64_t se
 	return PROBER_REPLY_OK;
 }
 
-int prober_probe_init(struct prober_probe *p, const struct sockaddr_in *target, const char *site)
+int prober_probe_init(struct prober_probe *p, const struct sockaddr *target, const char *site)
 {
 	memset(p, 0, sizeof(*p));
 	p->fd = p->conn = -1;
-	p->target = *target;
+	p->target_len = addr_sa_len(target);
+	memcpy(&p->target, target, p->target_len);
 	if (strlen(site) > WIRE_SITE_LEN) {
 		log_warnx("site name '%s' longer than %d characters", site, WIRE_SITE_LEN);
 		return -1;
@@ -38,16 +40,16 @@ int prober_probe_init(struct prober_probe *p, const struct sockaddr_in *target, 
 	return 0;
 }
 
-int prober_probe_open(struct prober_probe *p, const struct sockaddr_in *target, const char *site)
+int prober_probe_open(struct prober_probe *p, const struct sockaddr *target, const char *site)
 {
 	if (prober_probe_init(p, target, site) == -1)
 		return -1;
-	p->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	p->fd = socket(target->sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (p->fd == -1) {
 		log_warn("%s: socket", __func__);
 		return -1;
 	}
-	if (connect(p->fd, (const struct sockaddr *)target, sizeof(*target)) == -1) {
+	if (connect(p->fd, target, p->target_len) == -1) {
 		log_warn("%s: connect", __func__);
 		close(p->fd);
 		p->fd = -1;

@@ -67,7 +67,8 @@ enum prober_reply {
 struct prober_probe {
 	int fd;	  /* what the caller watches for EPOLLIN: the socket, or tcp's epoll */
 	int conn; /* tcp: the connection in flight, -1 if none */
-	struct sockaddr_in target;
+	struct sockaddr_storage target; /* IPv4 or IPv6 */
+	socklen_t target_len;
 	char site[WIRE_SITE_LEN + 1];
 	uint64_t seq; /* the probe in flight, or the last one sent */
 	int in_flight;
@@ -96,12 +97,15 @@ struct prober_probe {
 enum prober_reply prober_reply_check(const uint8_t *buf, size_t len, uint64_t seq,
 				     const char *site);
 
+/* The checks take a target of either family (a sockaddr_in or a
+ * sockaddr_in6): the socket is of its family, ICMPv6 for icmp. */
+
 /* prober_probe_init: p zeroed, for site at target, without descriptors.
  * 0, or -1 (logged: a site name longer than WIRE_SITE_LEN). */
-int prober_probe_init(struct prober_probe *p, const struct sockaddr_in *target, const char *site);
+int prober_probe_init(struct prober_probe *p, const struct sockaddr *target, const char *site);
 
 /* prober_probe_open: a socket connected to target. 0, or -1 (logged). */
-int prober_probe_open(struct prober_probe *p, const struct sockaddr_in *target, const char *site);
+int prober_probe_open(struct prober_probe *p, const struct sockaddr *target, const char *site);
 
 /* prober_probe_send: sends the next probe, in flight until timeout_ns from
  * now. 0, or -1 with errno set (e.g. ECONNREFUSED). */
@@ -120,7 +124,7 @@ void prober_probe_close(struct prober_probe *p);
  * returns PROBER_REPLY_OK once the connection is established, or -1 with
  * errno: EAGAIN while it is not, else why it failed (ECONNREFUSED,
  * EHOSTUNREACH, ...); either way the connection is closed. */
-int prober_tcp_open(struct prober_probe *p, const struct sockaddr_in *target, const char *site);
+int prober_tcp_open(struct prober_probe *p, const struct sockaddr *target, const char *site);
 int prober_tcp_send(struct prober_probe *p, int64_t timeout_ns);
 int prober_tcp_read(struct prober_probe *p);
 void prober_tcp_close(struct prober_probe *p);
@@ -128,7 +132,7 @@ void prober_tcp_close(struct prober_probe *p);
 /* one kind of check: its name, as -C and the events say it, and its calls */
 struct prober_check {
 	const char *name;
-	int (*open)(struct prober_probe *p, const struct sockaddr_in *target, const char *site);
+	int (*open)(struct prober_probe *p, const struct sockaddr *target, const char *site);
 	int (*send)(struct prober_probe *p, int64_t timeout_ns);
 	int (*read)(struct prober_probe *p);
 	void (*close)(struct prober_probe *p);
@@ -158,18 +162,21 @@ enum prober_reply prober_http_match(const uint8_t *resp, size_t len, int status,
 /* prober_icmp_open, _send, _read, _close: the icmp check's. _read returns
  * PROBER_REPLY_OK for the echo reply to the probe in flight, _STALE for an
  * earlier one's, or -1 with errno (EAGAIN: nothing of ours left). */
-int prober_icmp_open(struct prober_probe *p, const struct sockaddr_in *target, const char *site);
+int prober_icmp_open(struct prober_probe *p, const struct sockaddr *target, const char *site);
 int prober_icmp_send(struct prober_probe *p, int64_t timeout_ns);
 int prober_icmp_read(struct prober_probe *p);
 void prober_icmp_close(struct prober_probe *p);
 
 /* prober_icmp_echo: an echo request of id carrying seq into buf (its
- * checksum set); its length, or 0 if len is too small.
+ * checksum set; ICMPv6's, v6, with no checksum: the kernel sets it on a
+ * raw ICMPv6 socket, RFC 3542); its length, or 0 if len is too small.
  * prober_icmp_check: classifies a received IPv4 packet (its header first)
- * against the echo reply of id and seq expected. prober_icmp_sum: the
- * Internet checksum (RFC 1071) of len bytes. */
-size_t prober_icmp_echo(uint8_t *buf, size_t len, uint16_t id, uint64_t seq);
+ * against the echo reply of id and seq expected; prober_icmp6_check the
+ * same of an ICMPv6 message (a raw ICMPv6 socket gives no IPv6 header).
+ * prober_icmp_sum: the Internet checksum (RFC 1071) of len bytes. */
+size_t prober_icmp_echo(uint8_t *buf, size_t len, uint16_t id, uint64_t seq, int v6);
 enum prober_reply prober_icmp_check(const uint8_t *pkt, size_t len, uint16_t id, uint64_t seq);
+enum prober_reply prober_icmp6_check(const uint8_t *msg, size_t len, uint16_t id, uint64_t seq);
 uint16_t prober_icmp_sum(const uint8_t *buf, size_t len);
 
 /* prober_dns_send, _read: the dns check's (its open and close are udp's).

@@ -133,13 +133,13 @@ int prober_http_send(struct prober_probe *p, int64_t timeout_ns)
 	p->response_timeout_ns = timeout_ns;
 	p->http_sent = 0;
 	p->http_len = 0;
-	p->conn = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	p->conn = socket(p->target.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (p->conn == -1)
 		return -1;
 	if (setsockopt(p->conn, SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof(abort_on_close)) ==
 		-1 ||
 	    setsockopt(p->conn, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == -1 ||
-	    (connect(p->conn, (const struct sockaddr *)&p->target, sizeof(p->target)) == -1 &&
+	    (connect(p->conn, (const struct sockaddr *)&p->target, p->target_len) == -1 &&
 	     errno != EINPROGRESS) ||
 	    epoll_ctl(p->fd, EPOLL_CTL_ADD, p->conn, &ev) == -1) {
 		err = errno;

@@ -10,7 +10,7 @@
 #include "log.h"
 #include "timeutil.h"
 
-int prober_tcp_open(struct prober_probe *p, const struct sockaddr_in *target, const char *site)
+int prober_tcp_open(struct prober_probe *p, const struct sockaddr *target, const char *site)
 {
 	if (prober_probe_init(p, target, site) == -1)
 		return -1;
@@ -42,12 +42,12 @@ int prober_tcp_send(struct prober_probe *p, int64_t timeout_ns)
 	p->in_flight = 1;
 	p->sent = now_mono_ns();
 	p->deadline = p->sent + (p->connect_timeout_ns > 0 ? p->connect_timeout_ns : timeout_ns);
-	p->conn = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	p->conn = socket(p->target.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (p->conn == -1)
 		return -1;
 	if (setsockopt(p->conn, SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof(abort_on_close)) ==
 		-1 ||
-	    (connect(p->conn, (const struct sockaddr *)&p->target, sizeof(p->target)) == -1 &&
+	    (connect(p->conn, (const struct sockaddr *)&p->target, p->target_len) == -1 &&
 	     errno != EINPROGRESS) ||
 	    epoll_ctl(p->fd, EPOLL_CTL_ADD, p->conn, &ev) == -1) {
 		err = errno;

@@ -68,7 +68,7 @@ struct prober_opts {
 	const char *events;
 	const char *site;
 	struct opt_prefix prefix;
-	struct sockaddr_in target;
+	struct sockaddr_storage target;
 	int has_prefix, has_target, has_metric;
 	int lo; /* -L: the prefix on lo while alive, not announcements */
 	int has_addr6;
@@ -91,14 +91,14 @@ struct prober_opts {
 	struct prober_authds authds;
 	int nremote;
 	char remote_site[PROBER_MAX_TARGETS][WIRE_SITE_LEN + 1];
-	struct sockaddr_in remote_addr[PROBER_MAX_TARGETS];
+	struct sockaddr_storage remote_addr[PROBER_MAX_TARGETS];
 };
 
 /* one site probed: the local one (announced to routers), or a remote one */
 struct prober_target {
 	struct prober *p;
 	const char *site;
-	struct sockaddr_in addr;
+	struct sockaddr_storage addr; /* IPv4 or IPv6 */
 	int local;
 	struct prober_fsm fsm;
 	struct prober_probe probe;
@@ -122,7 +122,7 @@ static void prober_usage(FILE *fp)
 	fprintf(fp,
 		PROBER_USAGE
 		"  -s SITE          the site probed and announced\n"
-		"  -t ADDR:PORT     its service, usually 127.0.0.1:%d\n"
+		"  -t ADDR:PORT     its service, usually 127.0.0.1:%d ([IPV6]:PORT for IPv6)\n"
 		"  -P PREFIX        the prefix announced, e.g. " ADDRPLAN_SERVICE_TEXT "/32\n"
 		"  -m METRIC        route priority of the announcement (lower wins)\n"
 		"  -R ROUTER[:PORT] a router's routed (port default %d); repeatable\n"
@@ -151,8 +151,10 @@ static void prober_usage(FILE *fp)
 		"                   STATUS (-X, default 200) and, with -b, BODY in the first\n"
 		"                   5,120 bytes of the body (Route 53's string matching)\n"
 		"  -I ID            remote mode: this prober's id in health reports\n"
-		"  -A AUTHD[:PORT]  an authd's control socket (port default %d); repeatable\n"
-		"  -T SITE=ADDR[:PORT] a site's service address (port default %d); repeatable\n"
+		"  -A AUTHD[:PORT]  an authd's control socket (port default %d); repeatable;\n"
+		"                   IPv6 as [IPV6]:PORT or a bare IPV6\n"
+		"  -T SITE=ADDR[:PORT] a site's service address (port default %d); repeatable;\n"
+		"                   IPv6 as SITE=[IPV6]:PORT (probed over IPv6, icmp by ICMPv6)\n"
 		"  -Y SITE          proximity: this prober stands at SITE and each -T is a\n"
 		"                   querier of authd's (NAME=ADDR); it reports the RTT from\n"
 		"                   SITE to each (PROXIMITY lines, 0 while unanswered)\n"
@@ -183,11 +185,11 @@ static int prober_opt_router(const char *arg, void *dst, const char **what)
 
 static int prober_opt_authd(const char *arg, void *dst, const char **what)
 {
-	struct sockaddr_in sin;
+	struct sockaddr_storage ss;
 
-	if (parse_addr_port(arg, PROBER_AUTHD_PORT, &sin) == -1)
+	if (addr_parse_sockaddr(arg, PROBER_AUTHD_PORT, &ss) == -1)
 		return -1;
-	if (prober_authds_add(dst, &sin) == -1) {
+	if (prober_authds_add(dst, &ss) == -1) {
 		*what = "at most 16 authds";
 		return -1;
 	}
@@ -206,6 +208,12 @@ static int prober_opt_remote(const char *arg, void *dst, const char **what)
 		return -1;
 	o->nremote++;
 	return 0;
+}
+
+static int prober_opt_target(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	return addr_parse_sockaddr(arg, WIRE_PORT_DEFAULT, dst);
 }
 
 static int prober_opt_addr6(const char *arg, void *dst, const char **what)
@@ -231,7 +239,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	    {OPT_STR('e', &o->events)},
 	    {OPT_NAME('s', &o->site, WIRE_SITE_LEN,
 		      "a site name of 1 to 16 letters, digits, '.', '_' or '-'")},
-	    {OPT_ADDR('t', &o->target, WIRE_PORT_DEFAULT, "an IPv4 ADDR:PORT"),
+	    {OPT_CALL('t', prober_opt_target, &o->target, "ADDR:PORT or [IPV6]:PORT"),
 	     .seen = &o->has_target},
 	    {OPT_PREFIX('P', &o->prefix, "an IPv4 prefix such as " ADDRPLAN_SERVICE_TEXT "/32"),
 	     .seen = &o->has_prefix},
@@ -249,10 +257,10 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	    {OPT_CALL('C', prober_opt_check, &o->check, "a check, udp, tcp, http, icmp or dns")},
 	    {OPT_NAME('I', &o->id, HEALTH_ID_LEN,
 		      "a prober id of 1 to 32 letters, digits, '.', '_' or '-'")},
-	    {OPT_CALL('A', prober_opt_authd, &o->authds, "an authd's IPv4 ADDR[:PORT]")},
+	    {OPT_CALL('A', prober_opt_authd, &o->authds, "an authd's ADDR[:PORT] or [IPV6]:PORT")},
 	    {OPT_CALL('T', prober_opt_remote, o,
-		      "SITE=ADDR[:PORT], a site name of 1 to 16 letters, digits, '.', '_' or '-' "
-		      "and an IPv4 address")},
+		      "SITE=ADDR[:PORT] or SITE=[IPV6]:PORT, a site name of 1 to 16 letters, "
+		      "digits, '.', '_' or '-' and an address")},
 	    {OPT_NAME('Y', &o->prox_site, WIRE_SITE_LEN,
 		      "a site name of 1 to 16 letters, digits, '.', '_' or '-'")},
 	    {OPT_STR('U', &o->http_path)},
@@ -268,7 +276,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->node = "prober";
 	o->routers.fd = -1;
-	o->authds.fd = -1;
+	o->authds.fd = o->authds.fd6 = -1;
 	o->interval_ns = 100 * NSEC_PER_MSEC;
 	o->timeout_ns = 50 * NSEC_PER_MSEC;
 	o->refresh_ns = NSEC_PER_SEC;
@@ -315,6 +323,10 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 		opt_refuse(&cmd, "remote mode needs -I ID and at least one -A AUTHD");
 	if (o->prox_site && (o->site || !o->nremote))
 		opt_refuse(&cmd, "-Y goes with remote mode (-I, -A, -T), without -s");
+	for (int i = 0; o->prox_site && i < o->nremote; i++)
+		if (o->remote_addr[i].ss_family != AF_INET)
+			opt_refuse(&cmd, "-Y: the queriers (-T) are IPv4 addresses (authd's "
+					 "proximity table is IPv4's)");
 }
 
 /* prober_announce: sends the local verdict to every router; on a change
@@ -379,7 +391,7 @@ static void prober_report(struct prober *p, struct prober_target *t, int change)
 	strfmt(r.site, sizeof(r.site), "%s", o->prox_site ? o->prox_site : t->site);
 	if (o->prox_site) { /* the RTT from our site to querier t */
 		r.proximity = 1;
-		r.querier = t->addr.sin_addr;
+		r.querier = ((const struct sockaddr_in *)&t->addr)->sin_addr;
 		r.rtt_us = up ? (t->srtt_us ? t->srtt_us : 1) : 0;
 	}
 	n = health_report_format(&r, line, sizeof(line));
@@ -526,10 +538,9 @@ static void prober_on_reply(struct loop *loop, int fd, uint32_t events, void *ar
 /* prober_started: the event saying how target t is probed */
 static void prober_started(struct prober *p, struct prober_target *t)
 {
-	char target[INET_ADDRSTRLEN + 6], addr[INET_ADDRSTRLEN];
+	char target[INET6_ADDRSTRLEN + 8];
 
-	inet_ntop(AF_INET, &t->addr.sin_addr, addr, sizeof(addr));
-	snprintf(target, sizeof(target), "%s:%u", addr, ntohs(t->addr.sin_port));
+	addr_sockaddr_str(&t->addr, target, sizeof(target));
 	event_emit(p->ev, EVENTS_PROBER_STARTED, "{s:s, s:s, s:s, s:I, s:I}", "site", t->site,
 		   "check", p->o->check->name, "target", target, "interval_ns",
 		   (json_int_t)p->o->interval_ns, "timeout_ns", (json_int_t)p->o->timeout_ns);
@@ -641,7 +652,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < p.ntargets; i++) {
 		struct prober_target *t = &p.t[i];
 
-		if (o.check->open(&t->probe, &t->addr, t->site) == -1)
+		if (o.check->open(&t->probe, (const struct sockaddr *)&t->addr, t->site) == -1)
 			goto out;
 		t->probe.http_path = o.http_path;
 		t->probe.dns_zone = o.dns_zone;
@@ -672,10 +683,13 @@ int main(int argc, char **argv)
 		log_warn("%s: timerfd", __func__);
 		goto out;
 	}
-	if (o.site)
+	if (o.site) {
+		char target[INET6_ADDRSTRLEN + 8];
+
 		log_info("probing %s over %s for site %s every %lldms, %d router(s)",
-			 inet_ntoa(o.target.sin_addr), o.check->name, o.site,
-			 (long long)(o.interval_ns / NSEC_PER_MSEC), o.routers.n);
+			 addr_sockaddr_str(&o.target, target, sizeof(target)), o.check->name,
+			 o.site, (long long)(o.interval_ns / NSEC_PER_MSEC), o.routers.n);
+	}
 	if (o.nremote)
 		log_info("prober %s: probing %d remote site(s) over %s every %lldms, %d authd(s)",
 			 o.id, o.nremote, o.check->name, (long long)(o.interval_ns / NSEC_PER_MSEC),

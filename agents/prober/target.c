@@ -5,7 +5,8 @@
 
 #include "addr.h"
 
-int prober_target_parse(const char *spec, char site[WIRE_SITE_LEN + 1], struct sockaddr_in *addr)
+int prober_target_parse(const char *spec, char site[WIRE_SITE_LEN + 1],
+			struct sockaddr_storage *addr)
 {
 	const char *eq = strchr(spec, '=');
 	size_t n;
@@ -16,7 +17,7 @@ int prober_target_parse(const char *spec, char site[WIRE_SITE_LEN + 1], struct s
 	if (n == 0 || n > WIRE_SITE_LEN ||
 	    strspn(spec, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
 		return -1;
-	if (parse_addr_port(eq + 1, WIRE_PORT_DEFAULT, addr) == -1)
+	if (addr_parse_sockaddr(eq + 1, WIRE_PORT_DEFAULT, addr) == -1)
 		return -1;
 	memcpy(site, spec, n);
 	site[n] = '\0';

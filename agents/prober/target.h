@@ -10,13 +10,16 @@
 #define STEERLAB_PROBER_TARGET_H
 
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdint.h>
 
 #include "wire.h"
 
-/* prober_target_parse: "SITE=ADDR[:PORT]" (port default WIRE_PORT_DEFAULT);
- * site is 1 to WIRE_SITE_LEN of [A-Za-z0-9._-]. 0 or -1. */
-int prober_target_parse(const char *spec, char site[WIRE_SITE_LEN + 1], struct sockaddr_in *addr);
+/* prober_target_parse: "SITE=ADDR[:PORT]" or "SITE=[IPV6]:PORT" (port
+ * default WIRE_PORT_DEFAULT); site is 1 to WIRE_SITE_LEN of
+ * [A-Za-z0-9._-]. 0 or -1. */
+int prober_target_parse(const char *spec, char site[WIRE_SITE_LEN + 1],
+			struct sockaddr_storage *addr);
 
 /* prober_srtt_feed: folds one RTT sample (ns) into a smoothed RTT in µs,
  * as TCP's SRTT (RFC 6298: 7/8 old + 1/8 new); the first sample is taken

@@ -522,6 +522,35 @@ static void test_control_reports(void **state)
 	close(c);
 }
 
+/* a control socket on [::] takes both families: a report to 127.0.0.1
+ * comes as ::ffff:127.0.0.1 and is allowed by its IPv4 address, one from
+ * ::1 by its IPv6 one */
+static void test_control_both_families(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in6 any6 = {.sin6_family = AF_INET6, .sin6_port = f->control.sin_port},
+			    to6 = {.sin6_family = AF_INET6,
+				   .sin6_port = f->control.sin_port,
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	const char *text = "HEALTH p6 b down 0\n";
+	int fd6;
+
+	authd_net_close(f->net);
+	memset(&f->db->server.control, 0, sizeof(f->db->server.control));
+	memcpy(&f->db->server.control, &any6, sizeof(any6));
+	assert_non_null(f->net = authd_net_open(f->loop, &f->db->server, &f->rc, on_report, f));
+	assert_int_equal(authd_allow_add(&f->allow, "p6=::1"), 0);
+	send_report(f, "127.0.0.1", "HEALTH p1 a down 0\n");
+	fd6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(fd6 >= 0);
+	assert_int_equal(sendto(fd6, text, strlen(text), 0, (struct sockaddr *)&to6, sizeof(to6)),
+			 (ssize_t)strlen(text));
+	close(fd6);
+	wait_reports(f, 2);
+	assert_string_equal(f->reports, "accepted from 127.0.0.1: p1 a down\n"
+					"accepted from ::1: p6 b down\n");
+}
+
 /* open_taken: authd_net_open on a UDP port another socket holds */
 static void open_taken(void *arg)
 {
@@ -574,6 +603,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tcp_beyond_max_closed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tcp_idle_closed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_control_reports, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_control_both_families, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_open_refused, setup, teardown),
 	};
 

@@ -121,7 +121,7 @@ static void test_live(void **state)
 	assert_int_equal(bind(s, (struct sockaddr *)&at, sizeof(at)), 0);
 	assert_int_equal(getsockname(s, (struct sockaddr *)&at, &len), 0);
 	assert_ptr_equal(prober_check_find("dns"), &prober_check_dns);
-	assert_int_equal(prober_check_dns.open(&p, &at, "ns"), 0);
+	assert_int_equal(prober_check_dns.open(&p, (const struct sockaddr *)&at, "ns"), 0);
 	p.dns_zone = "lab.example";
 	probe(&p);
 	serve(s, 1, 0, 1);

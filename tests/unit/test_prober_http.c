@@ -89,8 +89,8 @@ static void test_against_sited(void **state)
 	assert_non_null(loop);
 	assert_int_equal(sited_http_open(&s, loop, &srv, &addr, 16), 0);
 	addr.sin_port = htons(sited_http_port(&s));
-	assert_int_equal(prober_check_http.open(&h, &addr, "a"), 0);
-	assert_int_equal(prober_check_tcp.open(&t, &addr, "a"), 0);
+	assert_int_equal(prober_check_http.open(&h, (const struct sockaddr *)&addr, "a"), 0);
+	assert_int_equal(prober_check_tcp.open(&t, (const struct sockaddr *)&addr, "a"), 0);
 	for (int state_ = 0; state_ < 3; state_++) {
 		static const int want_http[] = {PROBER_REPLY_OK, PROBER_REPLY_UNAVAILABLE,
 						PROBER_REPLY_DRAINING};
@@ -167,7 +167,7 @@ static void test_path_against_sited(void **state)
 	assert_non_null(loop);
 	assert_int_equal(sited_http_open(&s, loop, &srv, &addr, 16), 0);
 	addr.sin_port = htons(sited_http_port(&s));
-	assert_int_equal(prober_check_http.open(&h, &addr, "a"), 0);
+	assert_int_equal(prober_check_http.open(&h, (const struct sockaddr *)&addr, "a"), 0);
 	h.http_path = "/health";
 	h.http_status = 200;
 	h.http_body = "ok";

@@ -79,7 +79,7 @@ static void test_probe_answered(void **state)
 	int64_t before = now_mono_ns();
 
 	(void)state;
-	assert_int_equal(prober_probe_open(&p, &at, "a"), 0);
+	assert_int_equal(prober_probe_open(&p, (const struct sockaddr *)&at, "a"), 0);
 	/* nothing sent, nothing to read */
 	assert_int_equal(prober_probe_read(&p), -1);
 	assert_int_equal(errno, EAGAIN);
@@ -116,6 +116,43 @@ static void test_probe_answered(void **state)
 	sited_server_close(&s);
 }
 
+/* over IPv6: sited on ::1 answers the udp check, and the tcp check
+ * connects to a listener there */
+static void test_probe_ipv6(void **state)
+{
+	struct sockaddr_in6 any = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT}, at;
+	socklen_t len = sizeof(at);
+	struct sited_server s;
+	struct prober_probe p;
+	int l;
+
+	(void)state;
+	assert_int_equal(sited_server_open(&s, &any, "a"), 0);
+	assert_int_equal(getsockname(s.fd, (struct sockaddr *)&at, &len), 0);
+	assert_int_equal(at.sin6_family, AF_INET6);
+	assert_int_equal(prober_probe_open(&p, (const struct sockaddr *)&at, "a"), 0);
+	assert_int_equal(p.target_len, sizeof(struct sockaddr_in6));
+	assert_int_equal(prober_probe_send(&p, NSEC_PER_SEC), 0);
+	serve(&s, 1);
+	wait_in(p.fd);
+	assert_int_equal(prober_probe_read(&p), PROBER_REPLY_OK);
+	prober_probe_close(&p);
+	sited_server_close(&s);
+
+	l = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(l >= 0);
+	len = sizeof(at);
+	assert_int_equal(bind(l, (struct sockaddr *)&any, sizeof(any)), 0);
+	assert_int_equal(getsockname(l, (struct sockaddr *)&at, &len), 0);
+	assert_int_equal(listen(l, 4), 0);
+	assert_int_equal(prober_check_tcp.open(&p, (const struct sockaddr *)&at, "a"), 0);
+	assert_int_equal(prober_check_tcp.send(&p, NSEC_PER_SEC), 0);
+	wait_in(p.fd);
+	assert_int_equal(prober_check_tcp.read(&p), PROBER_REPLY_OK);
+	prober_check_tcp.close(&p);
+	close(l);
+}
+
 static void test_probe_wrong_site(void **state)
 {
 	struct sited_server s;
@@ -123,7 +160,7 @@ static void test_probe_wrong_site(void **state)
 	struct prober_probe p;
 
 	(void)state;
-	assert_int_equal(prober_probe_open(&p, &at, "a"), 0);
+	assert_int_equal(prober_probe_open(&p, (const struct sockaddr *)&at, "a"), 0);
 	assert_int_equal(prober_probe_send(&p, NSEC_PER_SEC), 0);
 	serve(&s, 1);
 	wait_in(p.fd);
@@ -139,7 +176,7 @@ static void test_probe_refused(void **state)
 	struct prober_probe p;
 
 	(void)state;
-	assert_int_equal(prober_probe_open(&p, &at, "a"), 0);
+	assert_int_equal(prober_probe_open(&p, (const struct sockaddr *)&at, "a"), 0);
 	/* the service gone: its port closed */
 	sited_server_close(&s);
 	assert_int_equal(prober_probe_send(&p, NSEC_PER_SEC), 0);
@@ -161,10 +198,12 @@ static void long_name(void *arg)
 
 	(void)arg;
 	log_init("prober", 0);
-	fprintf(stderr, "open: %d\n", prober_probe_open(&p, &at, "a-site-name-of-17"));
+	fprintf(stderr, "open: %d\n",
+		prober_probe_open(&p, (const struct sockaddr *)&at, "a-site-name-of-17"));
 	fprintf(stderr, "fd: %d\n", p.fd);
 	/* 16 characters fit */
-	fprintf(stderr, "open: %d\n", prober_probe_open(&p, &at, "site-name-of-16c"));
+	fprintf(stderr, "open: %d\n",
+		prober_probe_open(&p, (const struct sockaddr *)&at, "site-name-of-16c"));
 	prober_probe_close(&p);
 }
 
@@ -223,7 +262,7 @@ static void test_tcp_connected(void **state)
 	assert_ptr_equal(prober_check_find("udp"), &prober_check_udp);
 	assert_ptr_equal(prober_check_find("icmp"), &prober_check_icmp);
 	assert_null(prober_check_find("arp"));
-	assert_int_equal(prober_check_tcp.open(&p, &at, "a"), 0);
+	assert_int_equal(prober_check_tcp.open(&p, (const struct sockaddr *)&at, "a"), 0);
 	assert_int_equal(prober_check_tcp.read(&p), -1);
 	assert_int_equal(errno, EAGAIN);
 	for (uint64_t i = 1; i <= 2; i++) {
@@ -258,7 +297,7 @@ static void test_tcp_refused(void **state)
 	struct prober_probe p;
 
 	(void)state;
-	assert_int_equal(prober_check_tcp.open(&p, &at, "a"), 0);
+	assert_int_equal(prober_check_tcp.open(&p, (const struct sockaddr *)&at, "a"), 0);
 	assert_int_equal(prober_check_tcp.send(&p, NSEC_PER_SEC), 0);
 	assert_int_equal(tcp_verdict(&p), -1);
 	assert_int_equal(errno, ECONNREFUSED);
@@ -288,7 +327,7 @@ static void test_tcp_not_connected(void **state)
 		full = poll(&pf, 1, 200) == 0;
 	}
 	assert_true(full);
-	assert_int_equal(prober_check_tcp.open(&p, &at, "a"), 0);
+	assert_int_equal(prober_check_tcp.open(&p, (const struct sockaddr *)&at, "a"), 0);
 	assert_int_equal(prober_check_tcp.send(&p, 200 * NSEC_PER_MSEC), 0);
 	pf = (struct pollfd){.fd = p.fd, .events = POLLIN};
 	assert_int_equal(poll(&pf, 1, 300), 0);
@@ -415,6 +454,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_probe_answered),
+	    cmocka_unit_test(test_probe_ipv6),
 	    cmocka_unit_test(test_probe_wrong_site),
 	    cmocka_unit_test(test_probe_refused),
 	    cmocka_unit_test(test_probe_site_name_too_long),

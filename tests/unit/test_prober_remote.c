@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "agents/authd/health.h"
 #include "agents/prober/fsm.h"
 #include "agents/prober/authds.h"
@@ -20,17 +21,30 @@
 static void test_target_parse(void **state)
 {
 	char site[WIRE_SITE_LEN + 1];
-	struct sockaddr_in sin;
+	struct sockaddr_storage ss;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)&ss;
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)&ss;
+	char buf[INET6_ADDRSTRLEN];
 
 	(void)state;
-	assert_int_equal(prober_target_parse("a=198.19.1.1", site, &sin), 0);
+	assert_int_equal(prober_target_parse("a=198.19.1.1", site, &ss), 0);
 	assert_string_equal(site, "a");
-	assert_int_equal(ntohs(sin.sin_port), WIRE_PORT_DEFAULT);
-	assert_int_equal(ntohl(sin.sin_addr.s_addr), 0xc6130101);
-	assert_int_equal(prober_target_parse("site_b.x-1=198.19.2.1:7001", site, &sin), 0);
+	assert_int_equal(ss.ss_family, AF_INET);
+	assert_int_equal(ntohs(sin->sin_port), WIRE_PORT_DEFAULT);
+	assert_int_equal(ntohl(sin->sin_addr.s_addr), 0xc6130101);
+	assert_int_equal(prober_target_parse("site_b.x-1=198.19.2.1:7001", site, &ss), 0);
 	assert_string_equal(site, "site_b.x-1");
-	assert_int_equal(ntohs(sin.sin_port), 7001);
-	assert_int_equal(prober_target_parse("1234567890123456=198.19.2.1", site, &sin), 0);
+	assert_int_equal(ntohs(sin->sin_port), 7001);
+	assert_int_equal(prober_target_parse("1234567890123456=198.19.2.1", site, &ss), 0);
+	/* IPv6: bare, or bracketed with a port */
+	assert_int_equal(prober_target_parse("a=2001:2:0:ff01::1", site, &ss), 0);
+	assert_int_equal(ss.ss_family, AF_INET6);
+	assert_int_equal(ntohs(sin6->sin6_port), WIRE_PORT_DEFAULT);
+	assert_string_equal(inet_ntop(AF_INET6, &sin6->sin6_addr, buf, sizeof(buf)),
+			    "2001:2:0:ff01::1");
+	assert_int_equal(prober_target_parse("b=[2001:2:0:ff01::2]:7001", site, &ss), 0);
+	assert_string_equal(site, "b");
+	assert_int_equal(ntohs(sin6->sin6_port), 7001);
 
 	static const char *bad[] = {
 	    "a",
@@ -42,9 +56,12 @@ static void test_target_parse(void **state)
 	    "a/b=198.19.1.1",
 	    "12345678901234567=198.19.1.1",
 	    "a=198.19.1.1=x",
+	    "a=[2001:2::1",
+	    "a=[2001:2::1]:0",
+	    "a=2001:2::1:7001:x",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (prober_target_parse(bad[i], site, &sin) != -1)
+		if (prober_target_parse(bad[i], site, &ss) != -1)
 			fail_msg("accepted '%s'", bad[i]);
 }
 
@@ -121,36 +138,49 @@ static void test_id(void **state)
 
 static void test_authds_add(void **state)
 {
-	struct prober_authds a = {.fd = -1};
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(5353)};
+	struct prober_authds a = {.fd = -1, .fd6 = -1};
+	struct sockaddr_storage ss = {0};
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
 
 	(void)state;
-	inet_pton(AF_INET, "198.18.0.53", &sin.sin_addr);
-	for (int i = 0; i < PROBER_MAX_AUTHDS; i++)
-		assert_int_equal(prober_authds_add(&a, &sin), 0);
-	assert_int_equal(prober_authds_add(&a, &sin), -1);
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(5353);
+	inet_pton(AF_INET, "198.18.0.53", &sin->sin_addr);
+	for (int i = 0; i < PROBER_MAX_AUTHDS - 1; i++)
+		assert_int_equal(prober_authds_add(&a, &ss), 0);
+	memset(&ss, 0, sizeof(ss));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(5353);
+	inet_pton(AF_INET6, "2001:2::a", &sin6->sin6_addr);
+	assert_int_equal(prober_authds_add(&a, &ss), 0);
+	assert_int_equal(prober_authds_add(&a, &ss), -1);
 	assert_string_equal(a.name[0], "198.18.0.53:5353");
+	assert_string_equal(a.name[PROBER_MAX_AUTHDS - 1], "[2001:2::a]:5353");
 }
 
 /* test_reports_on_the_wire: a site that dies and comes back, probed from
  * afar: the reports sent on the verdict changes, read by a socket
  * standing for authd and fed to authd's health state. */
-static void test_reports_on_the_wire(void **state)
+static void reports_on_the_wire(int family)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET};
+	struct sockaddr_storage sin = {.ss_family = (sa_family_t)family};
 	socklen_t len = sizeof(sin);
-	struct prober_authds a = {.fd = -1};
+	struct prober_authds a = {.fd = -1, .fd6 = -1};
 	struct prober_fsm fsm;
 	uint32_t srtt = 0;
 	int rx;
 	const char *results = "+++---+++";
 	char got[512] = "";
 
-	(void)state;
-	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	rx = socket(family, SOCK_DGRAM, 0);
 	assert_true(rx >= 0);
-	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
-	assert_int_equal(bind(rx, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	if (family == AF_INET6)
+		((struct sockaddr_in6 *)&sin)->sin6_addr = in6addr_loopback;
+	else
+		inet_pton(AF_INET, "127.0.0.1", &((struct sockaddr_in *)&sin)->sin_addr);
+	assert_int_equal(bind(rx, (struct sockaddr *)&sin, addr_sa_len((struct sockaddr *)&sin)),
+			 0);
 	assert_int_equal(getsockname(rx, (struct sockaddr *)&sin, &len), 0);
 	assert_int_equal(prober_authds_add(&a, &sin), 0);
 	assert_int_equal(prober_authds_open(&a), 0);
@@ -179,8 +209,17 @@ static void test_reports_on_the_wire(void **state)
 		assert_int_equal(health_report_parse(buf, (size_t)n, &rep), 0);
 	}
 	assert_string_equal(got, "HEALTH p1 a up 500\nHEALTH p1 a down 0\nHEALTH p1 a up 500\n");
+	assert_int_equal(family == AF_INET6 ? a.fd == -1 : a.fd6 == -1, 1);
 	prober_authds_close(&a);
 	close(rx);
+}
+
+/* ... to an authd on IPv4, and on IPv6 (its socket the IPv6 one alone) */
+static void test_reports_on_the_wire(void **state)
+{
+	(void)state;
+	reports_on_the_wire(AF_INET);
+	reports_on_the_wire(AF_INET6);
 }
 
 int main(void)

@@ -164,7 +164,7 @@ static int deg_check(struct deg_fix *f, const struct prober_check *check)
 	int64_t end;
 	int r = 0;
 
-	assert_int_equal(check->open(&p, &f->at, "deg"), 0);
+	assert_int_equal(check->open(&p, (const struct sockaddr *)&f->at, "deg"), 0);
 	assert_int_equal(check->send(&p, 200 * NSEC_PER_MSEC), 0);
 	for (end = p.deadline; now_mono_ns() < end;) {
 		assert_true(loop_once(f->loop, 5) >= 0);
