@@ -98,18 +98,35 @@ static const char *agents_ip(struct in_addr a, char *buf)
 }
 
 /* agents_authds: -A for every authd's control socket, where a prober's
- * reports go (PowerDNS and gdnsd check the sites themselves: none) */
-static void agents_authds(struct lab_argv *a, const struct topology *t)
+ * reports go (PowerDNS and gdnsd check the sites themselves: none); at its
+ * link's IPv6 address for a prober of family 6 */
+static void agents_authds(struct lab_argv *a, const struct topology *t, int v6)
 {
-	char buf[INET_ADDRSTRLEN];
+	char buf[INET6_ADDRSTRLEN];
 
-	for (int i = 0; i < t->nnodes; i++)
-		if (t->nodes[i].kind == TOPO_DNS && t->nodes[i].dns_impl == TOPO_DNS_AUTHD) {
-			agents_argv_add(a, "-A");
-			agents_argv_add(a, "%s:%d",
-					agents_ip(t->links[t->nodes[i].link].node_addr, buf),
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_link *l = &t->links[t->nodes[i].link];
+
+		if (t->nodes[i].kind != TOPO_DNS || t->nodes[i].dns_impl != TOPO_DNS_AUTHD)
+			continue;
+		agents_argv_add(a, "-A");
+		if (v6)
+			agents_argv_add(a, "[%s]:%d",
+					inet_ntop(AF_INET6, &l->node_addr6, buf, sizeof(buf)),
 					DNSCONF_CONTROL_PORT);
-		}
+		else
+			agents_argv_add(a, "%s:%d", agents_ip(l->node_addr, buf),
+					DNSCONF_CONTROL_PORT);
+	}
+}
+
+/* agents_probers6: whether a [prober] reports over IPv6 (family = 6) */
+static int agents_probers6(const struct topology *t)
+{
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].kind == TOPO_PROBER && t->nodes[i].family == TOPO_FAMILY_6)
+			return 1;
+	return 0;
 }
 
 /* agents_service_prefixes: -P ADDRESS/32 for every anycast address the
@@ -466,7 +483,7 @@ static int lab_start_prox_prober(struct lab *lab, int n)
 	agents_argv_add(&a, "px-%s", node->name);
 	agents_argv_add(&a, "-Y");
 	agents_argv_add(&a, "%s", node->name);
-	agents_authds(&a, t);
+	agents_authds(&a, t, 0);
 	for (int i = 0; i < nq; i++) {
 		agents_argv_add(&a, "-T");
 		agents_argv_add(&a, "%s=%s", label[i], agents_ip(q[i], buf));
@@ -544,14 +561,27 @@ static int lab_start_dns(struct lab *lab, int n)
 	agents_argv_add(&a, "-c");
 	agents_argv_add(&a, "%s", conf);
 	/* health reports only from the [prober] nodes, each under its own id
-	 * from its link address (agents/authd/allow.h) */
+	 * from its link address (agents/authd/allow.h), its IPv6 one for a
+	 * prober of family 6, whose reports come to the control socket on
+	 * [::], which takes both families (agents/authd/net.c) */
 	for (int i = 0; i < lab->t->nnodes; i++) {
+		const struct topo_link *l = &lab->t->links[lab->t->nodes[i].link];
+		char addr6[INET6_ADDRSTRLEN];
+
 		if (lab->t->nodes[i].kind != TOPO_PROBER)
 			continue;
 		agents_argv_add(&a, "-a");
-		agents_argv_add(&a, "%s=%s", lab->t->nodes[i].name,
-				agents_ip(lab->t->links[lab->t->nodes[i].link].node_addr, addr));
+		if (lab->t->nodes[i].family == TOPO_FAMILY_6)
+			agents_argv_add(&a, "%s=%s", lab->t->nodes[i].name,
+					inet_ntop(AF_INET6, &l->node_addr6, addr6, sizeof(addr6)));
+		else
+			agents_argv_add(&a, "%s=%s", lab->t->nodes[i].name,
+					agents_ip(l->node_addr, addr));
 		nprobers++;
+	}
+	if (agents_probers6(lab->t)) {
+		agents_argv_add(&a, "-C");
+		agents_argv_add(&a, "[::]:%d", DNSCONF_CONTROL_PORT);
 	}
 	/* and the sites' proximity probers (lab_start_prox_prober) */
 	for (int i = 0; topo_has_proximity(lab->t) && i < lab->t->nnodes; i++) {
@@ -608,19 +638,26 @@ static int lab_start_remote_prober(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
 	const struct topo_node *node = &t->nodes[n];
+	int v6 = node->family == TOPO_FAMILY_6;
 	struct lab_argv a;
-	char buf[INET_ADDRSTRLEN];
+	char buf[INET6_ADDRSTRLEN];
 
 	agents_argv_start(&a, lab, n, "prober", "prober");
 	agents_argv_add(&a, "-I");
 	agents_argv_add(&a, "%s", node->name);
-	agents_authds(&a, t);
-	for (int i = 0; i < t->nnodes; i++)
-		if (t->nodes[i].kind == TOPO_SITE) {
-			agents_argv_add(&a, "-T");
+	agents_authds(&a, t, v6);
+	for (int i = 0; i < t->nnodes; i++) {
+		if (t->nodes[i].kind != TOPO_SITE)
+			continue;
+		agents_argv_add(&a, "-T");
+		if (v6) /* its own IPv6 address */
+			agents_argv_add(
+			    &a, "%s=[%s]:%u", t->nodes[i].name,
+			    inet_ntop(AF_INET6, &t->nodes[i].address6, buf, sizeof(buf)), t->port);
+		else
 			agents_argv_add(&a, "%s=%s:%u", t->nodes[i].name,
 					agents_ip(t->nodes[i].address, buf), t->port);
-		}
+	}
 	agents_probe_timing(&a, t, node);
 	return agents_argv_run(lab, n, "prober", "prober", &a);
 }

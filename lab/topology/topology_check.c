@@ -350,6 +350,28 @@ static void topo_check_family(struct topo_parse *p, int i)
 			   node->name, family, without);
 }
 
+/* topo_check_prober_family: a [prober] of family = 6 probes the sites'
+ * own IPv6 addresses and reports to authd over IPv6: the lab's IPv6 (ip =
+ * dual); one family a prober */
+static void topo_check_prober_family(struct topo_parse *p, int i)
+{
+	const struct topo_node *node = &p->t->nodes[i];
+	int where = p->meta[i].where[TOPO_K_PROBER_FAMILY];
+
+	if (node->family == TOPO_FAMILY_4 || p->lab_bad[TOPO_K_IP])
+		return;
+	if (node->family == TOPO_FAMILY_DUAL)
+		topo_error(p, where,
+			   "[prober %s] family = dual: a prober probes over one family; expected "
+			   "4 or 6 (two [prober] nodes probe both)",
+			   node->name);
+	else if (p->t->ip != TOPO_IP_DUAL)
+		topo_error(p, where,
+			   "[prober %s] family = 6: the lab's network has no IPv6; set [lab] ip "
+			   "= dual",
+			   node->name);
+}
+
 /* topo_check_population: the population keys go with population, the
  * exponent with skew = zipf; a node's id fits the id scheme (lib/wire.h) */
 static void topo_check_population(struct topo_parse *p, int i)
@@ -924,6 +946,7 @@ void topo_check(struct topo_parse *p)
 			/* inherited values were checked as the lab's */
 			topo_check_before(p, i, TOPO_K_PROBER_PROBE_TIMEOUT, node->probe_timeout_ns,
 					  TOPO_K_PROBER_PROBE_INTERVAL, node->probe_interval_ns);
+			topo_check_prober_family(p, i);
 			break;
 		case TOPO_SITE:
 			sites++;

@@ -111,6 +111,7 @@ enum {
 
 	TOPO_K_PROBER_PROBE_INTERVAL = 1, /* [prober] */
 	TOPO_K_PROBER_PROBE_TIMEOUT = 2,
+	TOPO_K_PROBER_FAMILY = 8,
 
 	TOPO_K_COUNT = 1, /* [resolver] */
 	TOPO_K_IMPL = 2,

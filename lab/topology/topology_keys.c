@@ -234,6 +234,9 @@ static const struct topo_key topo_prober_keys[] = {
     /* its cycle, the [lab]'s unless set; printed when random */
     {"probe_phase", TOPO_T_CHOICE, NODE(probe_phase), 0, 0, LAB(probe_phase),
      topo_probe_phase_words},
+    /* the family it probes the sites and reports over (not the [lab]'s:
+     * that is the clients'); printed when 6 */
+    {"family", TOPO_T_CHOICE, NODE(family), 0, 0, -1, topo_family_words},
 };
 
 static const struct topo_key topo_resolver_keys[] = {

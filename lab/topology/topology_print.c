@@ -191,7 +191,8 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 			continue;
 		if (node == NULL && t->ip == TOPO_IP_4 && strcmp(keys[k].name, "ip") == 0)
 			continue;
-		if (t->family == TOPO_FAMILY_4 && (node == NULL || node->family == TOPO_FAMILY_4) &&
+		if ((t->family == TOPO_FAMILY_4 || (node && node->kind == TOPO_PROBER)) &&
+		    (node == NULL || node->family == TOPO_FAMILY_4) &&
 		    strcmp(keys[k].name, "family") == 0)
 			continue;
 		/* printed when on: both routings read them */

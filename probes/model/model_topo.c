@@ -167,6 +167,15 @@ static int topo_how(int a)
 /* topo_failure: the timeline's k-th failure: its site, how, when; the
  * sites of the failures before it, not recovered by then, out
  * (model_topo_set_dead) */
+/* topo_probers6: whether a [prober] probes over IPv6 (family = 6) */
+static int topo_probers6(const struct topology *t)
+{
+	for (int n = 0; n < t->nnodes; n++)
+		if (t->nodes[n].kind == TOPO_PROBER && t->nodes[n].family == TOPO_FAMILY_6)
+			return 1;
+	return 0;
+}
+
 static int topo_failure(const struct topology *t, int k, struct model_input *in, int *site,
 			int *action)
 {
@@ -572,11 +581,14 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 			 "a failure by %s%s is not modelled (kill, crash, freeze, drain, degrade "
 			 "and the site's link down are)",
 			 topo_action_name(t->events[e].action),
-			 t->events[e].family != TOPO_EV_FAMILY_BOTH
-			     ? " of one address family (the probes are IPv4: no prober detects "
-			       "it)"
-			 : t->events[e].action == TOPO_A_LINK_DOWN ? " of a link beyond the site's"
-								   : "");
+			 t->events[e].family == TOPO_EV_FAMILY_BOTH
+			     ? (t->events[e].action == TOPO_A_LINK_DOWN
+				    ? " of a link beyond the site's"
+				    : "")
+			 : topo_probers6(t) ? " of one address family (only the probers of "
+					      "family 6 see it)"
+					    : " of one address family (the probes are IPv4: no "
+					      "prober detects it)");
 		snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", in->anycast_limit);
 		action = -1; /* detect left unknown below */
 	}

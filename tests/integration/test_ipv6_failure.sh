@@ -62,3 +62,28 @@ for f in c4 cd; do
 	assert_le "$(awk -F, 'NR > 1 && $4 == "timeout"' "$r/requests-$f.csv" | wc -l)" 0 "$f's lost requests"
 done
 assert_no_leftovers $lab "$r"
+
+# --- a prober over IPv6
+r=$out/run6
+run_valid "$out/run6.txt" topology/dual-stack.ini --set name=$lab --set p1.family=6 -q --out "$r" || fail "the run: $(tail -20 "$out/run6.txt")"
+targets=$(json "$r/p1.prober.events.jsonl" 'select(.event == "prober_started") | .target' | tr '\n' ' ')
+[ "$targets" = "[2001:2:0:ff01::1]:7000 [2001:2:0:ff01::2]:7000 " ] || fail "p1's targets: $targets"
+[ "$(json "$r/ns.authd.events.jsonl" 'select(.event == "authd_ready") | .control')" = "[::]:5353" ] ||
+	fail "authd's control socket is not on [::]"
+probes6=$(tshark -r "$r/capture-a.pcap" -Y 'ipv6.src == 2001:2:0:3::2 && udp.dstport == 7000' 2>/dev/null | wc -l)
+assert_ge "$probes6" 20 "p1's probes to a over IPv6 captured on a's link"
+grep -q "warning (gray_undetected): anycast: site a" "$out/run6.txt" || fail "no gray_undetected of anycast"
+if grep -q "warning (gray_undetected): dns" "$out/run6.txt"; then fail "dns: gray_undetected with p1 over IPv6"; fi
+detect=$(json "$r/clocks.json" '.schemes.dns.detect_s')
+assert_ge "$detect" 0.2 "the DNS detect (3 probes of 100 ms)"
+assert_le "$detect" 0.6 "the DNS detect (3 probes of 100 ms)"
+done_ns=$(json "$r/lab.events.jsonl" 'select(.event == "site_failed") | .killed_ns')
+lost6() { awk -F, -v d="$done_ns" 'NR > 1 && $3 > d && $4 == "timeout"' "$r/requests-c6$1.csv" | wc -l; }
+# DNS: until the steer and c6's answer's TTL (1 s), at 1000/s
+assert_ge "$(lost6 -dns)" 200 "c6's DNS-steered requests lost after the freeze"
+assert_le "$(lost6 -dns)" 1800 "c6's DNS-steered requests lost after the freeze"
+assert_ge "$(lost6 "")" 3000 "c6's anycast requests lost after the freeze"
+answers=$(json "$r/c6.client-dns.events.jsonl" 'select(.event == "dns_answer") | .address' | uniq | tr '\n' ' ')
+[ "$answers" = "2001:2:0:ff01::1 2001:2:0:ff01::2 " ] || fail "c6's AAAA answers: $answers"
+echo "ok: p1 over IPv6 ($probes6 probes to a): dns detected the IPv6 failure at $detect s; c6 lost $(lost6 -dns) DNS-steered requests, $(lost6 "") anycast ones"
+assert_no_leftovers $lab "$r"

@@ -34,7 +34,7 @@
 #define T0 1700000000123456789LL
 #define MS 1000000LL
 #define FRAME_LEN (14 + 20 + 8 + WIRE_LEN)
-#define FRAME_MAX 128
+#define FRAME_MAX 192
 
 /* the anycast address, site a's and site b's own addresses */
 #define ANY "198.19.0.1"

@@ -878,6 +878,37 @@ static void test_family(void **state)
 	free(t);
 }
 
+/* a [prober] of family = 6 (probing the sites and reporting over IPv6):
+ * in a dual lab, one family; the [lab]'s family is not its */
+static void test_prober_family(void **state)
+{
+	struct topology *t = new_topology();
+	char *v4[] = {"p1.family=6"};
+	char *dual[] = {"ip=dual", "p1.family=dual"};
+	char *lab[] = {"ip=dual", "family=6"};
+	char *ok[] = {"ip=dual", "p1.family=6"};
+
+	(void)state;
+	expect_errors(DATA "dns.ini", v4, 1,
+		      "--set p1.family=6: [prober p1] family = 6: the lab's network has no "
+		      "IPv6; set [lab] ip = dual\n");
+	expect_errors(DATA "dns.ini", dual, 2,
+		      "--set p1.family=dual: [prober p1] family = dual: a prober probes over one "
+		      "family; expected 4 or 6 (two [prober] nodes probe both)\n");
+	load_ok(t, DATA "dns.ini", lab, 2);
+	assert_int_equal(t->nodes[topo_find(t, "p1")].family, TOPO_FAMILY_4);
+	load_ok(t, DATA "dns.ini", ok, 2);
+	assert_int_equal(t->nodes[topo_find(t, "p1")].family, TOPO_FAMILY_6);
+	{
+		char *text = print_to_string(t), *p = strstr(text, "[prober p1]");
+
+		assert_non_null(p);
+		assert_non_null(strstr(p, "family = 6"));
+		free(text);
+	}
+	free(t);
+}
+
 static void test_error_sets(void **state)
 {
 	char *sets[] = {
@@ -1036,6 +1067,7 @@ int main(void)
 	    cmocka_unit_test(test_error_paths),
 	    cmocka_unit_test(test_error_missing_file),
 	    cmocka_unit_test(test_family),
+	    cmocka_unit_test(test_prober_family),
 	    cmocka_unit_test(test_error_sets),
 	    cmocka_unit_test(test_error_set_checks),
 	    cmocka_unit_test(test_error_limits),
