@@ -53,12 +53,15 @@ static int prober_lo_said(int err, int present, const char *text)
 int prober_lo_set(struct prober_lo *l, int present)
 {
 	char a[INET6_ADDRSTRLEN], text[INET6_ADDRSTRLEN + 8];
-	int rc4, rc6 = 0;
+	int rc4 = 0, rc6 = 0;
 
-	inet_ntop(AF_INET, &l->addr, a, sizeof(a));
-	snprintf(text, sizeof(text), "%s/%d", a, l->prefixlen);
-	rc4 = prober_lo_said(nladdr_change(l->sk, LO_IFINDEX, l->addr, l->prefixlen, present),
-			     present, text);
+	if (l->prefixlen > 0) {
+		inet_ntop(AF_INET, &l->addr, a, sizeof(a));
+		snprintf(text, sizeof(text), "%s/%d", a, l->prefixlen);
+		rc4 =
+		    prober_lo_said(nladdr_change(l->sk, LO_IFINDEX, l->addr, l->prefixlen, present),
+				   present, text);
+	}
 	if (l->has6) {
 		inet_ntop(AF_INET6, &l->addr6, a, sizeof(a));
 		snprintf(text, sizeof(text), "%s/128", a);

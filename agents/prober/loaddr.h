@@ -13,13 +13,14 @@
 struct prober_lo {
 	struct nl_sock *sk;
 	struct in_addr addr;
-	int prefixlen;
+	int prefixlen; /* 0: no IPv4 address (an IPv6-only lab's) */
 	int has6;
 	struct in6_addr addr6; /* with has6: kept beside addr, a /128 */
 };
 
 /* prober_lo_open: the netlink socket of this namespace, for addr/prefixlen
- * and, if addr6 is not NULL, addr6/128. 0, or -1 (logged). */
+ * (none if prefixlen is 0) and, if addr6 is not NULL, addr6/128. 0, or -1
+ * (logged). */
 int prober_lo_open(struct prober_lo *l, struct in_addr addr, int prefixlen,
 		   const struct in6_addr *addr6);
 

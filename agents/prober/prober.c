@@ -310,11 +310,13 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 		o->http_status = 200;
 	if (o->site || o->has_target || o->has_prefix || o->has_metric || o->routers.n || o->lo ||
 	    !o->nremote) {
-		if (!o->site || !o->has_target || !o->has_prefix ||
+		/* -L -6 alone: an IPv6-only lab's service (no IPv4 prefix) */
+		if (!o->site || !o->has_target || (!o->has_prefix && !(o->lo && o->has_addr6)) ||
 		    (!o->lo && (!o->has_metric || !o->routers.n)))
 			opt_refuse(&cmd,
 				   "-s, -t, -P, and -m with at least one -R or -L, are required "
-				   "(or, in remote mode, -I, -A and -T)");
+				   "(-L -6 ADDRESS6 may go without -P; in remote mode, -I, -A "
+				   "and -T)");
 		strcpy(o->msg.site, o->site);
 		o->msg.prefix = o->prefix.addr;
 		o->msg.prefixlen = o->prefix.len;

@@ -22,7 +22,7 @@ int lab_router_link6(struct lab *lab, struct kern *k, const struct topo_link *l,
 	const struct topology *t = lab->t;
 	const struct topo_node *node = &t->nodes[l->node];
 
-	if (t->ip != TOPO_IP_DUAL)
+	if (!topo_v6(t))
 		return 0;
 	if (kern_addr6_add(k, ifindex, &l->router_addr6, 64) == -1)
 		return -1;
@@ -39,7 +39,7 @@ int lab_namespace6(struct lab *lab, int n)
 	 * usable at once: a router whose link-local address is still
 	 * tentative sends no neighbour solicitation, and the first packets
 	 * through it were lost */
-	if (lab->t->ip != TOPO_IP_DUAL)
+	if (!topo_v6(lab->t))
 		return 0;
 	if (kern_sysctl(lab->nsfd[n], "net/ipv6/conf/default/accept_dad", "0", 0) == -1 ||
 	    kern_sysctl(lab->nsfd[n], "net/ipv6/conf/all/accept_dad", "0", 0) == -1)
@@ -59,7 +59,7 @@ int lab_configure_node6(struct lab *lab, struct kern *k, int n)
 	int ifindex;
 
 	/* a router's: lab_router_link6 and build.c's routes, by path */
-	if (t->ip != TOPO_IP_DUAL || node->kind == TOPO_ROUTER)
+	if (!topo_v6(t) || node->kind == TOPO_ROUTER)
 		return 0;
 	l = &t->links[node->link];
 	if ((ifindex = kern_ifindex(k, l->node_ifname)) == -1 ||
@@ -92,7 +92,7 @@ int lab_wait_ipv6(struct lab *lab)
 	int64_t deadline = now_mono_ns() + LAB_IPV6_WAIT_NS;
 	int missing;
 
-	if (t->ip != TOPO_IP_DUAL)
+	if (!topo_v6(t))
 		return 0;
 	/* a node sends no neighbour solicitation before its link has a
 	 * link-local address, which the kernel makes once it has seen the

@@ -189,10 +189,11 @@ static int lab_start_collectors(struct lab *lab, int n)
 				t->port, t->port);
 	else
 		agents_argv_add(&a, "udp port %u", t->port);
-	agents_service_prefixes(&a, t);
+	if (topo_v4(t))
+		agents_service_prefixes(&a, t);
 	/* and the service's IPv6 address: its routes (routed's twins, or
 	 * BGP's) are in the same FIB (the IPv6 FIB clocks) */
-	if (t->ip == TOPO_IP_DUAL) {
+	if (topo_v6(t)) {
 		char buf6[INET6_ADDRSTRLEN];
 
 		agents_argv_add(&a, "-P");
@@ -438,13 +439,15 @@ static int lab_start_site_prober(struct lab *lab, int n)
 	agents_argv_add(&a, "%s", node->name);
 	agents_argv_add(&a, "-t");
 	agents_argv_add(&a, "127.0.0.1:%u", t->port);
-	agents_argv_add(&a, "-P"); /* the service, or its front door */
-	agents_argv_add(&a, "%s/32", agents_ip(topo_site_service(t, n), buf));
+	if (topo_v4(t)) {
+		agents_argv_add(&a, "-P"); /* the service, or its front door */
+		agents_argv_add(&a, "%s/32", agents_ip(topo_site_service(t, n), buf));
+	}
 	if (t->routing == TOPO_ROUTING_BGP) {
 		/* the address on lo while healthy; bgpd announces it (and
-		 * the service's IPv6 address beside it) */
+		 * the service's IPv6 address beside it, or alone: ip = 6) */
 		agents_argv_add(&a, "-L");
-		if (t->ip == TOPO_IP_DUAL && node->front_door.s_addr == 0) {
+		if (topo_v6(t) && node->front_door.s_addr == 0) {
 			char buf6[INET6_ADDRSTRLEN];
 
 			agents_argv_add(&a, "-6");
@@ -870,9 +873,9 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns, 
 			agents_argv_add(&a, "%s:%u", agents_ip(t->service, buf), t->port);
 		}
 	}
-	/* a dual lab: each client told its family (its records say which
+	/* a lab of IPv6: each client told its family (its records say which
 	 * family each request used) */
-	if (t->ip == TOPO_IP_DUAL) {
+	if (topo_v6(t)) {
 		agents_argv_add(&a, "-F");
 		agents_argv_add(&a, "%s",
 				node->family == TOPO_FAMILY_DUAL ? "dual"

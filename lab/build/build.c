@@ -207,8 +207,9 @@ static struct in_addr lab_net(struct in_addr a, int prefixlen)
 	return n;
 }
 
-/* lab_route_via: dst/prefixlen via the next hop toward node `to`, and
- * (ip = dual, dst6 not NULL) dst6/prefixlen6 via its IPv6 twin */
+/* lab_route_via: dst/prefixlen via the next hop toward node `to` (a lab of
+ * IPv4), and (a lab of IPv6, dst6 not NULL) dst6/prefixlen6 via its IPv6
+ * twin */
 static int lab_route_via(struct kern *k, const struct topology *t, int r,
 			 const struct topo_path *path, int to, struct in_addr dst, int prefixlen,
 			 const struct in6_addr *dst6, int prefixlen6)
@@ -221,9 +222,9 @@ static int lab_route_via(struct kern *k, const struct topology *t, int r,
 	if (topo_route_to(t, r, path, to, &via, &ifname) <= 0)
 		return 0; /* its own, or itself: connected */
 	if ((ifindex = kern_ifindex(k, ifname)) == -1 ||
-	    kern_route_add(k, dst, prefixlen, via, ifindex, 0) == -1)
+	    (topo_v4(t) && kern_route_add(k, dst, prefixlen, via, ifindex, 0) == -1))
 		return -1;
-	if (dst6 == NULL || t->ip != TOPO_IP_DUAL)
+	if (dst6 == NULL || !topo_v6(t))
 		return 0;
 	topo_route_to6(t, r, path, to, &via6);
 	net6 = *dst6; /* the prefix: the host bits off */
@@ -246,8 +247,8 @@ static int lab_configure_router_links(struct kern *k, const struct topology *t, 
 	const char *ifname;
 	int ifindex;
 
-	if (kern_addr_add(k, 1, t->nodes[r].router_id, 32) == -1 ||
-	    (t->ip == TOPO_IP_DUAL && kern_addr6_add(k, 1, &t->nodes[r].address6, 128) == -1))
+	if ((topo_v4(t) && kern_addr_add(k, 1, t->nodes[r].router_id, 32) == -1) ||
+	    (topo_v6(t) && kern_addr6_add(k, 1, &t->nodes[r].address6, 128) == -1))
 		return -1;
 	for (int j = 0; j < t->nrlinks; j++) {
 		const struct topo_rlink *rl = &t->rlinks[j];
@@ -256,8 +257,8 @@ static int lab_configure_router_links(struct kern *k, const struct topology *t, 
 		topo_rlink_end(t, j, r, &local, NULL, &ifname);
 		if ((ifindex = kern_ifindex(k, ifname)) == -1 || kern_link_up(k, ifindex) == -1 ||
 		    kern_link_forwarding(k, ifindex) == -1 ||
-		    kern_addr_add(k, ifindex, local, rl->prefixlen) == -1 ||
-		    (t->ip == TOPO_IP_DUAL &&
+		    (topo_v4(t) && kern_addr_add(k, ifindex, local, rl->prefixlen) == -1) ||
+		    (topo_v6(t) &&
 		     kern_addr6_add(k, ifindex, rl->a == r ? &rl->a_addr6 : &rl->b_addr6, 64) ==
 			 -1))
 			return -1;
@@ -337,7 +338,7 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 	const struct topo_node *node = &t->nodes[n];
 	struct in_addr any = {0};
 	struct kern *k;
-	int rc = -1, ifindex;
+	int rc = -1, ifindex, v4 = topo_v4(t);
 
 	if (node->kind == TOPO_ROUTER && t->ecmp != TOPO_ECMP_NO && lab_router_ecmp(lab, n) == -1)
 		return -1;
@@ -355,9 +356,11 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 			if ((ifindex = kern_ifindex(k, l->router_ifname)) == -1 ||
 			    kern_link_up(k, ifindex) == -1 ||
 			    kern_link_forwarding(k, ifindex) == -1 ||
-			    kern_addr_add(k, ifindex, l->router_addr, l->prefixlen) == -1 ||
+			    (v4 && kern_addr_add(k, ifindex, l->router_addr, l->prefixlen) == -1) ||
 			    lab_router_link6(lab, k, l, ifindex) == -1)
 				goto out;
+			if (!v4) /* ip = 6: the rest is IPv4's */
+				continue;
 			/* a site's unicast address is routed statically: only the
 			 * anycast address is steered by routing */
 			if (t->nodes[l->node].kind == TOPO_SITE &&
@@ -382,8 +385,12 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 	} else {
 		const struct topo_link *l = &t->links[node->link];
 		if ((ifindex = kern_ifindex(k, l->node_ifname)) == -1 ||
-		    kern_link_up(k, ifindex) == -1 ||
-		    kern_addr_add(k, ifindex, l->node_addr, l->prefixlen) == -1 ||
+		    kern_link_up(k, ifindex) == -1)
+			goto out;
+		/* ip = 6: the node's addresses and routes are lab_configure_node6's */
+		if (!v4)
+			goto v6;
+		if (kern_addr_add(k, ifindex, l->node_addr, l->prefixlen) == -1 ||
 		    kern_route_add(k, any, 0, l->router_addr, ifindex, 0) == -1)
 			goto out;
 		/* a population's source_block, on lo: the whole prefix is local
@@ -420,7 +427,8 @@ static int lab_configure_node(struct lab *lab, int n, int again)
 			if (kern_addr_add(k, 1, topo_resolver_addr(t, n, (int)i), 32) == -1)
 				goto out;
 	}
-	/* ip = dual: the same in IPv6 */
+v6:
+	/* ip = 6 or dual: the same in IPv6 */
 	rc = lab_configure_node6(lab, k, n);
 out:
 	kern_close(k);
@@ -488,19 +496,30 @@ static void lab_twin(json_t *o, const struct in6_addr *a6, struct in_addr a4)
 	json_object_set_new(o, v6, json_string(inet_ntop(AF_INET, &a4, v4, sizeof(v4))));
 }
 
-/* lab_twins: a dual lab's {IPV6: IPV4}: the service's and each site's own
- * IPv6 address, every link address (a FIB's next hops), and its IPv4
- * twin, for the clocks; NULL in another lab */
+/* lab_twins: a lab of IPv6's {IPV6: IPV4}: the service's and each site's
+ * own IPv6 address, each router's, each resolver cache's, every link
+ * address (a FIB's next hops, the DNS between the nodes), and its IPv4
+ * twin, for the clocks (in a lab of ip = 6 the IPv4 plan's address names
+ * the node, on no interface); NULL in an IPv4 lab */
 static json_t *lab_twins(const struct topology *t)
 {
 	json_t *o;
 
-	if (t->ip != TOPO_IP_DUAL || (o = json_object()) == NULL)
+	if (!topo_v6(t) || (o = json_object()) == NULL)
 		return NULL;
 	lab_twin(o, &t->service6, t->service);
-	for (int n = 0; n < t->nnodes; n++)
+	for (int n = 0; n < t->nnodes; n++) {
 		if (t->nodes[n].kind == TOPO_SITE)
 			lab_twin(o, &t->nodes[n].address6, t->nodes[n].address);
+		if (t->nodes[n].kind == TOPO_ROUTER)
+			lab_twin(o, &t->nodes[n].address6, t->nodes[n].router_id);
+		for (unsigned i = 1; t->nodes[n].kind == TOPO_RESOLVER && i <= t->nodes[n].count;
+		     i++) {
+			struct in6_addr cache = topo_resolver_addr6(t, n, (int)i);
+
+			lab_twin(o, &cache, topo_resolver_addr(t, n, (int)i));
+		}
+	}
 	for (int i = 0; i < t->nlinks; i++) {
 		lab_twin(o, &t->links[i].router_addr6, t->links[i].router_addr);
 		lab_twin(o, &t->links[i].node_addr6, t->links[i].node_addr);

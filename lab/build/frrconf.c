@@ -192,7 +192,7 @@ static void frrconf_policy(struct frrconf_out *o, const struct topology *t, int 
 		/* IPv6: the peer's global address as the next hop, not its
 		 * link-local one, so that the FIB names the IPv4 next hop's
 		 * twin (run_bgp_ready, the clocks) */
-		if (t->ip == TOPO_IP_DUAL) {
+		if (topo_v6(t)) {
 			frrconf_put(o, "route-map %s-FROM6-%s permit 10", FRRCONF_PREFIX,
 				    t->nodes[nb[i].node].name);
 			frrconf_put(o, " set ipv6 next-hop prefer-global");
@@ -262,7 +262,7 @@ static void frrconf_family(struct frrconf_out *o, const struct topology *t, int 
 				    name);
 	}
 	/* the IPv6 sessions carry IPv6 alone */
-	for (int i = 0; !v6 && t->ip == TOPO_IP_DUAL && i < nn; i++)
+	for (int i = 0; !v6 && topo_v6(t) && i < nn; i++)
 		frrconf_put(o, "  no neighbor %s activate", frrconf_ip6(&nb[i].addr6, a));
 	frrconf_put(o, "  maximum-paths %d", t->ecmp ? 64 : 1);
 	if (t->damping)
@@ -274,7 +274,8 @@ static void frrconf_family(struct frrconf_out *o, const struct topology *t, int 
 
 /* frrconf_bgp: router bgp, its neighbours and the IPv4 unicast family; in
  * a lab of ip = dual, a session over IPv6 beside each, for IPv6 unicast
- * (the service's IPv6 address) */
+ * (the service's IPv6 address); of ip = 6, those alone (the router id is
+ * the IPv4 plan's, a number on no interface) */
 static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n,
 			const struct frrconf_neighbor *nb, int nn)
 {
@@ -291,12 +292,17 @@ static void frrconf_bgp(struct frrconf_out *o, const struct topology *t, int n,
 		frrconf_put(o, " bgp bestpath as-path multipath-relax");
 	frrconf_put(o, " timers bgp %lld %lld", frrconf_secs(node->bgp_keepalive_ns),
 		    frrconf_secs(node->bgp_hold_ns));
-	for (int i = 0; i < nn; i++)
+	/* ip = 6: no IPv4 unicast, which bgpd activates each neighbour in by
+	 * default (said before the neighbours) */
+	if (!topo_v4(t))
+		frrconf_put(o, " no bgp default ipv4-unicast");
+	for (int i = 0; topo_v4(t) && i < nn; i++)
 		frrconf_session(o, t, n, &nb[i], frrconf_ip(nb[i].addr, a));
-	for (int i = 0; t->ip == TOPO_IP_DUAL && i < nn; i++)
+	for (int i = 0; topo_v6(t) && i < nn; i++)
 		frrconf_session(o, t, n, &nb[i], frrconf_ip6(&nb[i].addr6, a));
-	frrconf_family(o, t, n, nb, nn, 0);
-	if (t->ip == TOPO_IP_DUAL)
+	if (topo_v4(t))
+		frrconf_family(o, t, n, nb, nn, 0);
+	if (topo_v6(t))
 		frrconf_family(o, t, n, nb, nn, 1);
 	frrconf_put(o, "exit");
 }
@@ -328,15 +334,17 @@ static void frrconf_announce(struct frrconf_out *o, const struct topology *t, in
 		frrconf_permit(o, 10, "STEERLAB-ANYCAST-NS", node->metric);
 		return;
 	}
-	frrconf_put(o, "ip prefix-list STEERLAB-SERVICE seq 5 permit %s/32",
-		    frrconf_ip(topo_site_service(t, n), a)); /* or its front door */
-	frrconf_put(o, "ip prefix-list STEERLAB-UNICAST seq 5 permit %s/32",
-		    frrconf_ip(node->address, a));
-	frrconf_permit(o, 10, "STEERLAB-SERVICE", node->metric);
-	frrconf_permit(o, 20, "STEERLAB-UNICAST", -1);
+	if (topo_v4(t)) {
+		frrconf_put(o, "ip prefix-list STEERLAB-SERVICE seq 5 permit %s/32",
+			    frrconf_ip(topo_site_service(t, n), a)); /* or its front door */
+		frrconf_put(o, "ip prefix-list STEERLAB-UNICAST seq 5 permit %s/32",
+			    frrconf_ip(node->address, a));
+		frrconf_permit(o, 10, "STEERLAB-SERVICE", node->metric);
+		frrconf_permit(o, 20, "STEERLAB-UNICAST", -1);
+	}
 	/* the service's IPv6 address while the prober keeps it on lo (its own
 	 * IPv6 address is routed statically, by path) */
-	if (t->ip == TOPO_IP_DUAL && node->front_door.s_addr == 0) {
+	if (topo_v6(t) && node->front_door.s_addr == 0) {
 		char a6[INET6_ADDRSTRLEN];
 
 		frrconf_put(o, "ipv6 prefix-list STEERLAB-SERVICE6 seq 5 permit %s/128",

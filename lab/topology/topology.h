@@ -286,7 +286,8 @@ enum topo_ecmp_hash {
 /* [lab] ip (docs/topology.md, "Addresses") */
 enum topo_ip {
 	TOPO_IP_4,    /* IPv4 only */
-	TOPO_IP_6,    /* IPv6 only: not yet (check refuses it) */
+	TOPO_IP_6,    /* IPv6 only: the IPv4 plan's addresses are the nodes'
+		       * names to the clocks (lab_up's twins), on no interface */
 	TOPO_IP_DUAL, /* both: every node, link and route in both families */
 };
 
@@ -1078,5 +1079,16 @@ const char *topo_path_text(const struct topology *t, int from, int to, char *buf
  * configured RTT of every client-to-site and prober-to-site path. Nothing
  * if no link is impaired. */
 void topo_print_impair(const struct topology *t, const char *mech, FILE *out);
+
+/* topo_v4, topo_v6: whether the lab's network has IPv4, IPv6 ([lab] ip) */
+static inline int topo_v4(const struct topology *t)
+{
+	return t->ip != TOPO_IP_6;
+}
+
+static inline int topo_v6(const struct topology *t)
+{
+	return t->ip != TOPO_IP_4;
+}
 
 #endif

@@ -317,7 +317,7 @@ static void topo_check_family(struct topo_parse *p, int i)
 
 	if (node->family == TOPO_FAMILY_4 || p->lab_bad[TOPO_K_IP])
 		return;
-	if (t->ip != TOPO_IP_DUAL) {
+	if (!topo_v6(t)) {
 		topo_error(p, where,
 			   "[client %s] family = %s: the lab's network has no IPv6; set [lab] ip "
 			   "= dual",
@@ -365,7 +365,7 @@ static void topo_check_prober_family(struct topo_parse *p, int i)
 			   "[prober %s] family = dual: a prober probes over one family; expected "
 			   "4 or 6 (two [prober] nodes probe both)",
 			   node->name);
-	else if (p->t->ip != TOPO_IP_DUAL)
+	else if (!topo_v6(p->t))
 		topo_error(p, where,
 			   "[prober %s] family = 6: the lab's network has no IPv6; set [lab] ip "
 			   "= dual",
@@ -927,6 +927,7 @@ void topo_check(struct topo_parse *p)
 				  TOPO_K_STATIC_HOLD, t->static_hold_ns);
 
 	t->nlinks = 0;
+	topo_ip6_defaults(p);
 	for (int i = 0; i < t->nnodes; i++) {
 		struct topo_node *node = &t->nodes[i];
 		struct topo_meta *m = &p->meta[i];
@@ -991,12 +992,7 @@ void topo_check(struct topo_parse *p)
 	topo_tree_zones(p);
 	topo_check_anycast(p);
 	topo_check_front_doors(p);
-	if (t->ip == TOPO_IP_6 && !p->lab_bad[TOPO_K_IP])
-		topo_error(p, p->lab_where[TOPO_K_IP],
-			   "[lab] ip = 6: not yet: the probes, authd's health reports, routed's "
-			   "announcements and the DNS between the resolvers and authd are IPv4; "
-			   "expected 4, or dual (every node, link and route in both families, the "
-			   "clients of family = 6 or dual sending over IPv6)");
+	topo_check_ip6(p);
 	topo_dns_checks(p);
 	topo_settle(p);
 	topo_sticky(p);

@@ -133,6 +133,12 @@ struct topo_resolver_ref {
 struct topo_parse;
 void topo_check_anycast(struct topo_parse *p);
 
+/* topo_ip6_defaults: ip = 6: the [lab]'s family and every [prober]'s 6
+ * unless written; topo_check_ip6: what ip = 6 cannot have yet refused by
+ * name, and a client or prober of another family (topology_ip6.c) */
+void topo_ip6_defaults(struct topo_parse *p);
+void topo_check_ip6(struct topo_parse *p);
+
 /* topo_check_front_doors: each [site]'s front_door: not
  * the service's, a site's or an anycast name server's address, authd
  * beside it, at most 8 anycast prefixes, no anycast client left without

@@ -31,7 +31,7 @@ static void topo_print_link(const struct topology *t, int i, FILE *out)
 	fprintf(out, "# link %d: %s:%s %s/%d <-> %s:%s %s/%d\n", i, t->nodes[l->router].name,
 		l->router_ifname, ra, l->prefixlen, t->nodes[l->node].name, l->node_ifname, na,
 		l->prefixlen);
-	if (t->ip == TOPO_IP_DUAL) {
+	if (topo_v6(t)) {
 		char ra6[INET6_ADDRSTRLEN], na6[INET6_ADDRSTRLEN];
 
 		inet_ntop(AF_INET6, &l->router_addr6, ra6, sizeof(ra6));
@@ -275,7 +275,7 @@ static void topo_print_rlink(const struct topology *t, int j, FILE *out)
 	fprintf(out, "# router link %d: %s:%s %s/%d <-> %s:%s %s/%d\n", j, t->nodes[rl->a].name,
 		rl->a_ifname, aa, rl->prefixlen, t->nodes[rl->b].name, rl->b_ifname, ba,
 		rl->prefixlen);
-	if (t->ip == TOPO_IP_DUAL) {
+	if (topo_v6(t)) {
 		char aa6[INET6_ADDRSTRLEN], ba6[INET6_ADDRSTRLEN];
 
 		inet_ntop(AF_INET6, &rl->a_addr6, aa6, sizeof(aa6));
@@ -380,7 +380,7 @@ static void topo_print_router(const struct topology *t, int i, FILE *out)
 
 	inet_ntop(AF_INET, &t->nodes[i].router_id, id, sizeof(id));
 	fprintf(out, "# router %d, id %s/32 on lo\n", t->nodes[i].router_index, id);
-	if (t->ip == TOPO_IP_DUAL) {
+	if (topo_v6(t)) {
 		char id6[INET6_ADDRSTRLEN];
 
 		inet_ntop(AF_INET6, &t->nodes[i].address6, id6, sizeof(id6));
@@ -488,14 +488,19 @@ void topo_print(const struct topology *t, FILE *out)
 		fprintf(out, "# The k-th [resolver] (from 0) has " ADDRPLAN_RESOLVER_RULE_TEXT
 			     ": cache i "
 			     "at .i.\n");
-	if (t->ip == TOPO_IP_DUAL)
+	if (t->ip == TOPO_IP_6)
+		fprintf(out, "# ip = 6: the IPv4 addresses below are on no interface: they name "
+			     "the nodes\n# to the clocks (each IPv6 address's twin); only the "
+			     "IPv6 ones are configured.\n");
+	if (topo_v6(t))
 		fprintf(out,
-			"# IPv6 (ip = dual): the same plan in " ADDRPLAN6_NET_TEXT
+			"# IPv6 (ip = %s): the same plan in " ADDRPLAN6_NET_TEXT
 			", a /64 each: link i 2001:2:0:i::/64 (hex),\n"
 			"# router link j 2001:2:0:1000+j::/64, router k 2001:2:0:2000::(k + 1), "
 			"the k-th [resolver]\n# 2001:2:0:8000+k::/64, site N 2001:2:0:ff01::N, "
 			"the service " ADDRPLAN6_SERVICE_TEXT "\n# (docs/topology.md, "
-			"\"Addresses\").\n");
+			"\"Addresses\").\n",
+			t->ip == TOPO_IP_6 ? "6" : "dual");
 	topo_print_capture_total(t, out);
 	fprintf(out, "\n[lab]\n");
 	keys = topo_keys(-1, &n);
@@ -510,8 +515,7 @@ void topo_print(const struct topology *t, FILE *out)
 		fprintf(out, "\n[%s %s]\n", topo_kind_name(node->kind), node->name);
 		if (node->kind == TOPO_CLIENT)
 			fprintf(out, "# client_id %u\n", node->client_id);
-		if (t->ip == TOPO_IP_DUAL &&
-		    (node->kind == TOPO_SITE || node->kind == TOPO_RESOLVER)) {
+		if (topo_v6(t) && (node->kind == TOPO_SITE || node->kind == TOPO_RESOLVER)) {
 			char a6[INET6_ADDRSTRLEN];
 
 			inet_ntop(AF_INET6, &node->address6, a6, sizeof(a6));
