@@ -512,8 +512,8 @@ int main(int argc, char **argv)
 		o.target = o.name;
 	}
 	if (!o.population && o.tcp) {
-		if (client_start_tcp(&c, loop, &o.cfg, csvfile.fp, ev,
-				     o.resolver ? &st.dns : NULL) == -1)
+		if (client_start_tcp(&c, loop, &o.cfg, csvfile.fp, ev, o.resolver ? &st.dns : NULL,
+				     st4.dns.fd != -1 ? &st4.dns : NULL) == -1)
 			goto out;
 	} else if (!o.population && o.http) {
 		if (client_start_http(&c, loop, &o.cfg, csvfile.fp, o.resolver ? o.name : NULL,
