@@ -255,9 +255,9 @@ static void client_on_popdns(struct loop *loop, int fd, uint32_t events, void *a
  * (what `ip netns exec` does with /etc/netns/NAME/resolv.conf), the file
  * bound over /etc/resolv.conf, then unlinked (the mount keeps it). 0, or
  * -1 (logged). */
-static int client_private_resolv(const struct sockaddr_in *resolver)
+static int client_private_resolv(const union client_addr *resolver)
 {
-	char path[] = "/tmp/steerlab-resolv.XXXXXX";
+	char path[] = "/tmp/steerlab-resolv.XXXXXX", addr[INET6_ADDRSTRLEN];
 	int fd = mkstemp(path), rc = -1;
 	FILE *fp;
 
@@ -270,7 +270,7 @@ static int client_private_resolv(const struct sockaddr_in *resolver)
 	fprintf(fp,
 		"# steerlab client -L: libcurl's resolver asks the lab's\n"
 		"nameserver %s\noptions timeout:1 attempts:1\n",
-		inet_ntoa(resolver->sin_addr));
+		client_addr_text(resolver, addr, sizeof(addr)));
 	if (fclose(fp) != 0)
 		log_warn("%s: %s", __func__, path);
 	else if (unshare(CLONE_NEWNS) == -1 ||
@@ -481,10 +481,16 @@ int main(int argc, char **argv)
 		if (client_pop_start(&o, &c, loop, csvfile.fp, ev, &pop, &pd, &pd_h) == -1)
 			goto out;
 	} else if (o.curl_dns) {
-		/* libcurl resolves: the name through the lab's resolver */
-		if (client_private_resolv(&o.resolver_sin) == -1)
+		/* libcurl resolves: the name through the lab's resolver (an
+		 * IPv6 client's at its IPv6 address); the target's family
+		 * (and a dual-stack client's fallback's) is what the records
+		 * say when no reply names another */
+		if (client_private_resolv(&o.resolver_addr) == -1)
 			goto out;
-		o.cfg.target.sin.sin_family = AF_INET;
+		o.cfg.target.sa.sa_family =
+		    o.family == 6 || o.family == CLIENT_FAMILY_DUAL ? AF_INET6 : AF_INET;
+		if (o.family == CLIENT_FAMILY_DUAL)
+			o.cfg.fallback.sa.sa_family = AF_INET;
 		o.cfg.target.sin.sin_port = htons(o.port ? o.port : WIRE_PORT_DEFAULT);
 		o.target = o.name;
 	} else if (o.resolver) {
@@ -512,8 +518,8 @@ int main(int argc, char **argv)
 		o.target = o.name;
 	}
 	if (!o.population && o.tcp) {
-		if (client_start_tcp(&c, loop, &o.cfg, csvfile.fp, ev,
-				     o.resolver ? &st.dns : NULL) == -1)
+		if (client_start_tcp(&c, loop, &o.cfg, csvfile.fp, ev, o.resolver ? &st.dns : NULL,
+				     st4.dns.fd != -1 ? &st4.dns : NULL) == -1)
 			goto out;
 	} else if (!o.population && o.http) {
 		if (client_start_http(&c, loop, &o.cfg, csvfile.fp, o.resolver ? o.name : NULL,

@@ -169,52 +169,107 @@ const char *client_pick_name(enum client_pick pick)
 	return client_pick_words[pick];
 }
 
-/* client_dns_shared: the leading bits a and b have in common (0-32) */
-static unsigned client_dns_shared(struct in_addr a, struct in_addr b)
+/* client_dns_shared: the leading bits the size bytes at a and b have in
+ * common, at most max */
+static unsigned client_dns_shared(const uint8_t *a, const uint8_t *b, size_t size, unsigned max)
 {
-	uint32_t x = ntohl(a.s_addr) ^ ntohl(b.s_addr);
+	unsigned bits = 0;
 
-	return x == 0 ? 32 : (unsigned)__builtin_clz(x);
+	for (size_t i = 0; i < size && bits < max; i++) {
+		uint8_t x = a[i] ^ b[i];
+
+		if (x != 0) {
+			bits += (unsigned)__builtin_clz((unsigned)x) - 24;
+			break;
+		}
+		bits += 8;
+	}
+	return bits < max ? bits : max;
+}
+
+/* client_dns_order_bytes: client_dns_order over n addresses of size bytes
+ * (network order), the shared prefix counted up to max bits */
+static void client_dns_order_bytes(const uint8_t *in, size_t size, unsigned n,
+				   enum client_pick pick, const uint8_t *src, unsigned max,
+				   uint32_t draw, uint8_t *out)
+{
+	unsigned first = pick == CLIENT_PICK_RANDOM ? draw % n : 0, k = 0;
+	uint8_t a[16];
+
+	if (size > sizeof(a))
+		return;
+	memcpy(out + size * k++, in + size * first, size);
+	for (unsigned i = 0; i < n; i++)
+		if (i != first)
+			memcpy(out + size * k++, in + size * i, size);
+	if (pick != CLIENT_PICK_SORTED)
+		return;
+	/* insertion sort, stable: the longest shared prefix first */
+	for (unsigned i = 1; i < n; i++) {
+		unsigned bits, j = i;
+
+		memcpy(a, out + size * i, size);
+		bits = client_dns_shared(a, src, size, max);
+		for (; j > 0 && client_dns_shared(out + size * (j - 1), src, size, max) < bits; j--)
+			memcpy(out + size * j, out + size * (j - 1), size);
+		memcpy(out + size * j, a, size);
+	}
 }
 
 void client_dns_order(const struct in_addr *in, unsigned n, enum client_pick pick,
 		      struct in_addr src, uint32_t draw, struct in_addr *out)
 {
-	unsigned first = pick == CLIENT_PICK_RANDOM ? draw % n : 0, k = 0;
-
-	out[k++] = in[first];
-	for (unsigned i = 0; i < n; i++)
-		if (i != first)
-			out[k++] = in[i];
-	if (pick != CLIENT_PICK_SORTED)
-		return;
-	/* insertion sort, stable: the longest shared prefix first */
-	for (unsigned i = 1; i < n; i++) {
-		struct in_addr a = out[i];
-		unsigned bits = client_dns_shared(a, src), j = i;
-
-		for (; j > 0 && client_dns_shared(out[j - 1], src) < bits; j--)
-			out[j] = out[j - 1];
-		out[j] = a;
-	}
+	client_dns_order_bytes((const uint8_t *)in, sizeof(*in), n, pick,
+			       (const uint8_t *)&src.s_addr, 32, draw, (uint8_t *)out);
 }
 
-/* client_dns_source: the address the client sends from towards to (a
- * connected UDP socket's, no packet sent), or 0.0.0.0 */
-static struct in_addr client_dns_source(struct in_addr to)
+void client_dns_order6(const struct in6_addr *in, unsigned n, enum client_pick pick,
+		       const struct in6_addr *src, uint32_t draw, struct in6_addr *out)
 {
-	struct sockaddr_in peer = {.sin_family = AF_INET, .sin_port = htons(9), .sin_addr = to};
-	struct sockaddr_in local = {0};
-	socklen_t len = sizeof(local);
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	client_dns_order_bytes((const uint8_t *)in, sizeof(*in), n, pick, src->s6_addr, 64, draw,
+			       (uint8_t *)out);
+}
 
-	if (fd != -1) {
-		if (connect(fd, (const struct sockaddr *)&peer, sizeof(peer)) == -1 ||
-		    getsockname(fd, (struct sockaddr *)&local, &len) == -1)
-			local.sin_addr.s_addr = 0;
-		close(fd);
-	}
-	return local.sin_addr;
+/* client_dns_source: the address the client sends from towards to (to's
+ * family: a connected UDP socket's, no packet sent) into *local (left as
+ * it is when the kernel has no route) */
+static void client_dns_source(const struct sockaddr *to, socklen_t len,
+			      struct sockaddr_storage *local)
+{
+	struct sockaddr_storage peer;
+	socklen_t llen = sizeof(*local);
+	int fd = socket(to->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd == -1)
+		return;
+	memcpy(&peer, to, len);
+	/* the port sits at one offset in both families' sockaddr */
+	((struct sockaddr_in *)&peer)->sin_port = htons(9);
+	if (connect(fd, (const struct sockaddr *)&peer, len) == 0)
+		(void)getsockname(fd, (struct sockaddr *)local, &llen);
+	close(fd);
+}
+
+/* client_dns_source4, client_dns_source6: the same for an address of each
+ * family: 0.0.0.0 or :: when not known */
+static struct in_addr client_dns_source4(struct in_addr to)
+{
+	struct sockaddr_in peer = {.sin_family = AF_INET, .sin_addr = to};
+	struct sockaddr_storage local = {0};
+
+	client_dns_source((const struct sockaddr *)&peer, sizeof(peer), &local);
+	return local.ss_family == AF_INET ? ((struct sockaddr_in *)&local)->sin_addr
+					  : (struct in_addr){0};
+}
+
+static struct in6_addr client_dns_source6(const struct in6_addr *to)
+{
+	struct sockaddr_in6 peer = {.sin6_family = AF_INET6, .sin6_addr = *to};
+	struct sockaddr_storage local = {0};
+
+	client_dns_source((const struct sockaddr *)&peer, sizeof(peer), &local);
+	return local.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&local)->sin6_addr
+					   : in6addr_any;
 }
 
 int client_dns_open(const char *name, char *namebuf, uint8_t *qname)
@@ -336,19 +391,22 @@ int client_dns_receive(struct client_dns *d, int64_t now)
 	}
 	d->pending = 0;
 	d->answers++;
+	if (d->pick == CLIENT_PICK_RANDOM && getrandom(&draw, sizeof(draw), 0) != sizeof(draw))
+		draw = (uint32_t)now;
 	if (d->qtype == KNOT_RRTYPE_AAAA) {
-		/* IPv6: the first address (check allows no other pick) */
-		if (d->have && memcmp(&r.addr6, &d->addr6, sizeof(d->addr6)) != 0)
+		/* IPv6: the AAAA records, ordered as the A's are */
+		if (d->pick == CLIENT_PICK_SORTED && IN6_IS_ADDR_UNSPECIFIED(&d->src6))
+			d->src6 = client_dns_source6(&r.addrs6[0]);
+		client_dns_order6(r.addrs6, r.naddrs6, d->pick, &d->src6, draw, d->addrs6);
+		d->naddrs = r.naddrs6;
+		if (d->have && memcmp(&d->addrs6[0], &d->addr6, sizeof(d->addr6)) != 0)
 			d->changes++;
 		d->have = 1;
-		d->addr6 = r.addr6;
-		d->naddrs = 0;
+		d->addr6 = d->addrs6[0];
 		return client_dns_hold(d, r.ttl, now);
 	}
 	if (d->pick == CLIENT_PICK_SORTED && d->src.s_addr == 0)
-		d->src = client_dns_source(r.addr);
-	if (d->pick == CLIENT_PICK_RANDOM && getrandom(&draw, sizeof(draw), 0) != sizeof(draw))
-		draw = (uint32_t)now;
+		d->src = client_dns_source4(r.addr);
 	client_dns_order(r.addrs, r.naddrs, d->pick, d->src, draw, d->addrs);
 	d->naddrs = r.naddrs;
 	if (d->have && d->addrs[0].s_addr != d->addr.s_addr)

@@ -11,9 +11,11 @@
  *
  * An answer may hold several addresses (authd's multivalue policy, a
  * resolver's RRset): the client keeps up to CLIENT_DNS_ADDRS_MAX of them in
- * the order it will use them (enum client_pick, client_dns_order) and sends
- * to the first; a TCP client that tries the next address on failure walks
- * the rest (tcp.h).
+ * the order it will use them (enum client_pick, client_dns_order, and
+ * client_dns_order6 for an AAAA answer) and sends to the first; a TCP
+ * client that tries the next address on failure walks the rest (tcp.h).
+ * A dual-stack client has two of these, the AAAA's and the A's, each
+ * ordered apart.
  *
  * The packet work (client_dns_build_query, client_dns_parse_answer) and the
  * ordering are pure, through libknot, and unit-tested; client_dns_* with a
@@ -40,8 +42,8 @@ enum client_pick {
 	CLIENT_PICK_FIRST,  /* the first, in the answer's order */
 	CLIENT_PICK_RANDOM, /* one at random, drawn again at each answer */
 	CLIENT_PICK_SORTED, /* RFC 6724 rule 9: the longest prefix shared with
-			     * the client's own address first, ties in the
-			     * answer's order */
+			     * the client's own address first (IPv6: up to
+			     * its /64), ties in the answer's order */
 	CLIENT_PICK_NEXT,   /* the first, and over TCP the next one when a
 			     * connection to it fails (try-next) */
 };
@@ -76,6 +78,12 @@ struct client_dns_response {
 void client_dns_order(const struct in_addr *in, unsigned n, enum client_pick pick,
 		      struct in_addr src, uint32_t draw, struct in_addr *out);
 
+/* client_dns_order6: the same for the IPv6 addresses of an AAAA answer;
+ * sorted compares the prefix shared with src up to its /64 (RFC 6724's
+ * CommonPrefixLen stops at the source's prefix: the lab's are /64s) */
+void client_dns_order6(const struct in6_addr *in, unsigned n, enum client_pick pick,
+		       const struct in6_addr *src, uint32_t draw, struct in6_addr *out);
+
 struct client_dns {
 	struct sockaddr_storage resolver; /* IPv4, or IPv6 (a dual lab's resolver) */
 	socklen_t resolver_len;
@@ -88,14 +96,16 @@ struct client_dns {
 	int64_t sent_ns;   /* CLOCK_MONOTONIC when it left */
 	enum client_pick pick;
 	uint16_t qtype;	       /* A, or AAAA (client_dns_init_family AF_INET6) */
-	struct in6_addr addr6; /* AAAA: the address requests go to */
-	struct in_addr src;    /* the client's own address, for sorted (0: not known yet) */
-	int have;	       /* addr is known */
-	struct in_addr addr;   /* the address requests go to: addrs[0] */
+	struct in6_addr addr6; /* AAAA: the address requests go to: addrs6[0] */
+	struct in6_addr addrs6[CLIENT_DNS_ADDRS_MAX]; /* AAAA: the answer's, in pick's order */
+	struct in_addr src;   /* the client's own address, for sorted (0: not known yet) */
+	struct in6_addr src6; /* AAAA: the same (::, not known yet) */
+	int have;	      /* addr (AAAA: addr6) is known */
+	struct in_addr addr;  /* the address requests go to: addrs[0] */
 	struct in_addr addrs[CLIENT_DNS_ADDRS_MAX]; /* the answer's, in pick's order */
-	unsigned naddrs;
-	uint32_t ttl;	    /* TTL of the last answer, seconds */
-	int64_t refresh_ns; /* CLOCK_MONOTONIC when to ask again */
+	unsigned naddrs;			    /* in addrs, or for an AAAA in addrs6 */
+	uint32_t ttl;				    /* TTL of the last answer, seconds */
+	int64_t refresh_ns;			    /* CLOCK_MONOTONIC when to ask again */
 	uint64_t queries, answers, failures, changes;
 	int responded;			 /* the pending query had a response without an address */
 	struct client_dns_response last; /* the last response to a query */
@@ -140,9 +150,8 @@ int client_dns_init(struct client_dns *d, const struct sockaddr_in *resolver, co
 		    int64_t sticky_ns, enum client_pick pick);
 
 /* client_dns_init_family: the same for the addresses of family
- * (AF_INET: A records, AF_INET6: AAAA records into addr6; pick must be
- * first then), of a resolver of either family (len bytes: a sockaddr_in
- * or a sockaddr_in6) */
+ * (AF_INET: A records, AF_INET6: AAAA records into addrs6 and addr6), of a
+ * resolver of either family (len bytes: a sockaddr_in or a sockaddr_in6) */
 int client_dns_init_family(struct client_dns *d, const struct sockaddr *resolver, socklen_t len,
 			   const char *name, int64_t sticky_ns, enum client_pick pick, int family);
 

@@ -466,6 +466,16 @@ static struct client_http_xfer *client_http_xfer_get(struct client_http *t)
 	return x;
 }
 
+/* client_http_ipresolve: the families libcurl resolving may use: a
+ * dual-stack client's both (the target IPv6, a fallback), else the
+ * target's */
+static long client_http_ipresolve(const struct client *c)
+{
+	if (c->cfg.fallback.sa.sa_family)
+		return CURL_IPRESOLVE_WHATEVER;
+	return c->cfg.target.sa.sa_family == AF_INET6 ? CURL_IPRESOLVE_V6 : CURL_IPRESOLVE_V4;
+}
+
 /* client_http_start: request s as a transfer to the address the client has
  * now. 0 or -1 (logged). */
 static int client_http_start(struct client_http *t, const struct client_slot *s)
@@ -498,7 +508,7 @@ static int client_http_start(struct client_http *t, const struct client_slot *s)
 	 * name of the client's, given both addresses (CURLOPT_RESOLVE, the
 	 * IPv6 one first), and libcurl races the families, IPv4 once the
 	 * attempt delay has passed (CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS) */
-	if (c->cfg.fallback.sa.sa_family) {
+	if (c->cfg.fallback.sa.sa_family && t->dns_cache_s < 0) {
 		inet_ntop(AF_INET, &c->cfg.fallback.sin.sin_addr, addr4, sizeof(addr4));
 		if (strfmt(race, sizeof(race), "-" CLIENT_HTTP_RACE ":%u", port) == -1 ||
 		    (x->resolve = curl_slist_append(NULL, race)) == NULL ||
@@ -520,12 +530,18 @@ static int client_http_start(struct client_http *t, const struct client_slot *s)
 		log_warnx("%s: a transfer could not be set up", __func__);
 		goto fail;
 	}
-	/* libcurl resolving: its own DNS cache; else the client's address pinned */
+	/* libcurl resolving: its own DNS cache, the client's family (dual:
+	 * both, and libcurl's Happy Eyeballs between them); else the client's
+	 * address pinned */
 	if (t->dns_cache_s >= 0
 		? curl_easy_setopt(x->easy, CURLOPT_DNS_CACHE_TIMEOUT, t->dns_cache_s) !=
 			  CURLE_OK ||
-		      curl_easy_setopt(x->easy, CURLOPT_IPRESOLVE, (long)CURL_IPRESOLVE_V4) !=
-			  CURLE_OK
+		      curl_easy_setopt(x->easy, CURLOPT_IPRESOLVE, client_http_ipresolve(c)) !=
+			  CURLE_OK ||
+		      (c->cfg.fallback.sa.sa_family &&
+		       curl_easy_setopt(x->easy, CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS,
+					(long)(c->cfg.attempt_delay_ns / NSEC_PER_MSEC)) !=
+			   CURLE_OK)
 		: strfmt(pin, sizeof(pin), "::%s:%u", addr, port) == -1 ||
 		      (x->connect_to = curl_slist_append(NULL, pin)) == NULL ||
 		      curl_easy_setopt(x->easy, CURLOPT_CONNECT_TO, x->connect_to) != CURLE_OK) {

@@ -75,8 +75,10 @@ struct client_http *client_http_open(struct client *c, const char *host, struct 
  * (through the system's resolver: client.c gives the client a resolv.conf
  * of its own), keeping each answer cache_s seconds in its DNS cache,
  * whatever the TTL (CURLOPT_DNS_CACHE_TIMEOUT; libcurl's default is 60),
- * instead of connecting to the address the client pins; each change of
- * the address it connects to is an http_address event. */
+ * instead of connecting to the address the client pins; it connects over
+ * the target's family, or with a fallback (family dual) over both, racing
+ * them itself (CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS, the attempt delay). Each
+ * change of the address it connects to is an http_address event. */
 void client_http_resolve(struct client_http *t, long cache_s);
 
 /* client_http_send: the next n requests (seq c->ring.head on), each a

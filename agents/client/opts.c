@@ -38,7 +38,8 @@ static void client_usage(FILE *fp)
 		"  -m PICK      DNS mode, an answer of several addresses: first (default),\n"
 		"               random, sorted (longest prefix shared with this client's\n"
 		"               address first), next (first; with -T the next one when a\n"
-		"               connection fails)\n"
+		"               connection fails); -F 6: of the AAAA, -F dual: of each\n"
+		"               answer apart, a connection's attempts walking both\n"
 		"  -P N         a population of N logical clients (1-%d), ids ID to ID+N-1\n"
 		"  -k SKEW      their shares of RATE: equal (default), harmonic, zipf:S,\n"
 		"               list:W1,W2,... (client j weighs W[j mod k])\n"
@@ -73,7 +74,8 @@ static void client_usage(FILE *fp)
 		"  -L CACHE     with -H in DNS mode: libcurl resolves NAME itself, through\n"
 		"               RESOLVER (port 53, a resolv.conf of the client's own), and\n"
 		"               keeps each answer CACHE whatever its TTL (libcurl's own\n"
-		"               default: 60s)\n"
+		"               default: 60s); -F 6: the AAAA alone, -F dual: both and\n"
+		"               libcurl's Happy Eyeballs (-Y)\n"
 		"  -z START     begin (the first resolution, the first request, the\n"
 		"               schedule) at this CLOCK_MONOTONIC instant, in ns, not at\n"
 		"               once: the lab starts every client at one instant\n"
@@ -323,16 +325,11 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "several -R, -k, -a, -Q and -s go with -P (a population)");
 	if (o->has_pick && (o->resolver == NULL || o->population))
 		opt_refuse(&cmd, "-m goes with -R (DNS mode) of one client (not -P)");
-	if (o->resolver6 && (o->population || o->curl_dns || o->nresolvers))
-		opt_refuse(&cmd,
-			   "-R %s: an IPv6 resolver goes with one client (not -P or -L), and "
-			   "alone",
+	if (o->resolver6 && (o->population || o->nresolvers))
+		opt_refuse(&cmd, "-R %s: an IPv6 resolver goes with one client (not -P), and alone",
 			   o->resolver6);
-	if ((o->family == 6 || o->family == CLIENT_FAMILY_DUAL) &&
-	    (o->population || o->curl_dns || (o->has_pick && o->pick != CLIENT_PICK_FIRST)))
-		opt_refuse(&cmd,
-			   "-F %s goes with one client that takes the first address (not -P, -L "
-			   "or -m)",
+	if ((o->family == 6 || o->family == CLIENT_FAMILY_DUAL) && o->population)
+		opt_refuse(&cmd, "-F %s goes with one client (not -P)",
 			   o->family == 6 ? "6" : "dual");
 	if (o->ntargets > 2 || (o->ntargets == 2) != (o->target && o->family == CLIENT_FAMILY_DUAL))
 		opt_refuse(&cmd, "-t twice, one IPv6 and one IPv4 target, goes with -F dual (and "
@@ -379,7 +376,8 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "-L: libcurl picks and keeps the address; not with -S or -m");
 	if (o->start_ns && o->go_base_ns)
 		opt_refuse(&cmd, "-z and -Z: one start, given or waited for");
-	if (o->curl_dns && ntohs(o->resolver_sin.sin_port) != 53)
+	/* the port sits at one offset in both families' sockaddr */
+	if (o->curl_dns && ntohs(o->resolver_addr.sin.sin_port) != 53)
 		opt_refuse(&cmd, "-L: the system's resolver asks port 53; -R %s is another",
 			   o->resolver);
 	if (o->nweights && o->nweights != o->nresolvers)

@@ -69,6 +69,7 @@ struct client_tcp {
 	int fd4;
 	struct loop_handler conn4;
 	int64_t race_ns;
+	union client_addr addr4; /* its peer: the fallback, or a try-next's step */
 };
 
 static const struct {
@@ -154,6 +155,8 @@ int client_tcp_rx_take(struct client_tcp_rx *rx, client_tcp_msg_fn fn, void *arg
 
 static void client_tcp_on_conn(struct loop *loop, int fd, uint32_t events, void *arg);
 static void client_tcp_connected(struct client_tcp *t);
+static unsigned client_tcp_walk(const struct client_tcp *t);
+static void client_tcp_step(const struct client_dns *d, unsigned k, union client_addr *a);
 static void client_tcp_fail(struct client_tcp *t, enum client_tcp_cause cause);
 
 /* client_tcp_race_end: the IPv4 attempt of a race closed, if any */
@@ -181,7 +184,7 @@ static void client_tcp_race_won(struct client_tcp *t)
 	t->fd4 = -1;
 	t->race_ns = 0;
 	t->watched = 0;
-	t->addr = t->c->cfg.fallback;
+	t->addr = t->addr4;
 	client_tcp_connected(t);
 }
 
@@ -200,10 +203,13 @@ static void client_tcp_on_conn4(struct loop *loop, int fd, uint32_t events, void
 	}
 	if (err == 0 && !(events & (EPOLLERR | EPOLLHUP)))
 		return;
-	/* the IPv4 attempt failed: the IPv6 one, if still under way, goes on */
+	/* the IPv4 attempt failed: the IPv6 one, if still under way, goes on;
+	 * else the race is lost, the IPv4 attempt the last (tcp_failed's) */
 	client_tcp_race_end(t);
-	if (t->fd == -1)
+	if (t->fd == -1) {
+		t->addr = t->addr4;
 		client_tcp_fail(t, err ? client_tcp_cause_of(err) : CLIENT_TCP_OTHER);
+	}
 }
 
 /* client_tcp_race: Happy Eyeballs' IPv4 attempt, beside the IPv6 one
@@ -214,12 +220,15 @@ static int client_tcp_race(struct client_tcp *t)
 	int one = 1;
 
 	t->race_ns = 0;
+	t->addr4 = t->c->cfg.fallback;
+	if (client_tcp_walk(t) > 0)
+		client_tcp_step(t->c->dns4, t->tried, &t->addr4);
 	t->fd4 = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (t->fd4 == -1)
 		return -1;
 	(void)setsockopt(t->fd4, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	(void)setsockopt(t->fd4, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
-	if ((connect(t->fd4, &t->c->cfg.fallback.sa, client_addr_len(&t->c->cfg.fallback)) == -1 &&
+	if ((connect(t->fd4, &t->addr4.sa, client_addr_len(&t->addr4)) == -1 &&
 	     errno != EINPROGRESS) ||
 	    loop_add(t->c->loop, &t->conn4, t->fd4, EPOLLOUT, client_tcp_on_conn4, t) == -1) {
 		close(t->fd4);
@@ -250,12 +259,35 @@ static int client_tcp_watch(struct client_tcp *t, uint32_t events)
 }
 
 /* client_tcp_walk: how many addresses a try-next client walks (its DNS
- * answer's), or 0: it connects to the target alone */
+ * answer's; a dual-stack client's the longer of its AAAA and A answers:
+ * each step a pair, RFC 8305's interleaving), or 0: it connects to the
+ * target alone */
 static unsigned client_tcp_walk(const struct client_tcp *t)
 {
-	const struct client_dns *d = t->c->dns;
+	const struct client_dns *d = t->c->dns, *d4 = t->c->dns4;
+	unsigned n;
 
-	return d && d->pick == CLIENT_PICK_NEXT && d->have ? d->naddrs : 0;
+	if (d == NULL || d->pick != CLIENT_PICK_NEXT || !d->have)
+		return 0;
+	n = d->naddrs;
+	if (d4 && d4->have && d4->naddrs > n)
+		n = d4->naddrs;
+	return n;
+}
+
+/* client_tcp_step: the walk's address at step k of d's answer into a
+ * (its family's: an AAAA answer's IPv6 one), the answer's last once it has
+ * no more (a dual-stack client's shorter list) */
+static void client_tcp_step(const struct client_dns *d, unsigned k, union client_addr *a)
+{
+	if (d == NULL || !d->have || d->naddrs == 0)
+		return;
+	if (k >= d->naddrs)
+		k = d->naddrs - 1;
+	if (a->sa.sa_family == AF_INET6)
+		a->sin6.sin6_addr = d->addrs6[k];
+	else
+		a->sin.sin_addr = d->addrs[k];
 }
 
 /* client_tcp_retry: the next attempt at due_ns. */
@@ -415,6 +447,7 @@ static void client_tcp_on_msg(const struct wire_msg *m, void *arg)
 }
 
 static void client_tcp_connect(struct client_tcp *t);
+static void client_tcp_first_wait(struct client_tcp *t);
 
 /* client_tcp_done_with: the connection closed on purpose (reason "requests"
  * or "idle"), nothing outstanding on it: a FIN, not an RST */
@@ -741,7 +774,7 @@ static void client_tcp_connect(struct client_tcp *t)
 		log_warn("%s: setsockopt SO_TIMESTAMPNS", __func__);
 	t->watched = 0;
 	if (client_tcp_walk(t) > 0)
-		t->addr.sin.sin_addr = c->dns->addrs[t->tried % client_tcp_walk(t)];
+		client_tcp_step(c->dns, t->tried, &t->addr);
 	if (connect(t->fd, &t->addr.sa, client_addr_len(&t->addr)) == 0) {
 		client_tcp_connected(t);
 		return;
@@ -775,12 +808,24 @@ static void client_tcp_connect(struct client_tcp *t)
 }
 
 /* client_tcp_first: waits up to the timeout for the first attempt's
- * outcome, so that the first request finds the connection up */
+ * outcome, so that the first request finds the connection up (a try-next
+ * client's for each of its answer's addresses it walks) */
 static void client_tcp_first(struct client_tcp *t)
+{
+	client_tcp_connect(t);
+	client_tcp_first_wait(t);
+	while (t->state == CLIENT_TCP_WAITING && t->tried > 0) {
+		client_tcp_connect(t);
+		client_tcp_first_wait(t);
+	}
+}
+
+/* client_tcp_first_wait: the attempt under way's outcome, up to its
+ * connect timeout */
+static void client_tcp_first_wait(struct client_tcp *t)
 {
 	int64_t left;
 
-	client_tcp_connect(t);
 	while (t->state == CLIENT_TCP_CONNECTING && (left = t->due_ns - now_mono_ns()) > 0) {
 		/* the attempt, and Happy Eyeballs' IPv4 one racing it (poll
 		 * skips a -1) */

@@ -19,7 +19,11 @@
  * connects to its answer's addresses in turn, as getaddrinfo's callers
  * do: each new connection starts at the first, and an attempt that fails
  * (refused, unreachable, the connect timeout) goes on to the next at once;
- * only when every address failed does it back off.
+ * only when every address failed does it back off. An IPv6 client walks
+ * its AAAA answer; a dual-stack one both, each step a Happy Eyeballs race
+ * of the AAAA answer's address and the A answer's at that place (RFC
+ * 8305's interleaving, a pair at a time). The first connection's walk is
+ * waited for before the first request.
  *
  * The stream's decoding, the backoff and the causes are pure functions,
  * unit-tested without a socket (tests/unit/test_client_tcp.c).

@@ -648,11 +648,13 @@ static int client_begin(struct client *c)
 }
 
 int client_start_tcp(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
-		     struct event_log *ev, const struct client_dns *dns)
+		     struct event_log *ev, const struct client_dns *dns,
+		     const struct client_dns *dns4)
 {
 	if (client_prepare(c, loop, cfg, csv) == -1)
 		return -1;
 	c->dns = dns;
+	c->dns4 = dns4;
 	if ((c->tcp = client_tcp_open(c, ev)) == NULL)
 		return -1;
 	return client_begin(c);

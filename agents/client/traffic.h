@@ -136,13 +136,14 @@ struct client {
 	struct client_stats stats;
 	FILE *csv;
 	struct udp_batch *io;
-	struct client_recbin *bin;    /* binary records (record.h), or NULL */
-	struct pop *pop;	      /* a population (pop.h), or NULL: one client */
-	struct popdns *popdns;	      /* its DNS steering, or NULL: anycast */
-	struct client_tcp *tcp;	      /* the TCP transport (tcp.h), or NULL: UDP */
-	const struct client_dns *dns; /* one client's DNS steering (dns.h), or NULL */
-	struct client_http *http;     /* the HTTP transport (http.h), or NULL */
-	struct poptcp *poptcp;	      /* a population's connections (poptcp.h), or NULL */
+	struct client_recbin *bin;     /* binary records (record.h), or NULL */
+	struct pop *pop;	       /* a population (pop.h), or NULL: one client */
+	struct popdns *popdns;	       /* its DNS steering, or NULL: anycast */
+	struct client_tcp *tcp;	       /* the TCP transport (tcp.h), or NULL: UDP */
+	const struct client_dns *dns;  /* one client's DNS steering (dns.h), or NULL */
+	const struct client_dns *dns4; /* family dual: its A lookup's, or NULL */
+	struct client_http *http;      /* the HTTP transport (http.h), or NULL */
+	struct poptcp *poptcp;	       /* a population's connections (poptcp.h), or NULL */
 };
 
 /* client_start: opens the socket and timers and schedules request 0 now.
@@ -162,9 +163,12 @@ int client_start_pop(struct client *c, struct loop *loop, const struct client_cf
 
 /* client_start_tcp: the same for one client over TCP (tcp.h), its
  * connection's events to ev; dns: its DNS steering, whose answer's
- * addresses a try-next client walks (NULL: anycast). */
+ * addresses a try-next client walks (NULL: anycast); dns4: a dual-stack
+ * client's A lookup, whose addresses its IPv4 attempts walk beside (NULL:
+ * none). */
 int client_start_tcp(struct client *c, struct loop *loop, const struct client_cfg *cfg, FILE *csv,
-		     struct event_log *ev, const struct client_dns *dns);
+		     struct event_log *ev, const struct client_dns *dns,
+		     const struct client_dns *dns4);
 
 /* client_start_http: the same for one client over HTTP (http.h), its URLs
  * naming host (NULL: the target's address), its events to ev. */

@@ -332,10 +332,6 @@ static void topo_check_family(struct topo_parse *p, int i)
 			   node->name, (long long)(node->timeout_ns / 1000000));
 	if (node->population > 0)
 		without = "a population (population = N)";
-	else if (node->resolve == TOPO_RESOLVE_LIBCURL)
-		without = "resolve = libcurl";
-	else if (node->addresses != TOPO_ADDRESSES_FIRST)
-		without = "addresses other than first";
 	else if (t->ecmp == TOPO_ECMP_RESILIENT)
 		without = "ecmp = resilient (its nexthop groups are IPv4 only here)";
 	for (int k = 0; without == NULL && k < t->nnodes; k++)

@@ -225,6 +225,8 @@ case_ client -i 1 -t 198.18.0.1 -c 1s
 case_ client -i 1 -t 198.18.0.1 -T -H
 case_ client -i 1 -t 198.18.0.1 -H -L 60s
 case_ client -i 1 -R 198.18.0.2:5353 -q n -H -L 60s
+case_ client -i 1 -R [2001:2:0:8000::1]:5353 -q n -H -L 60s -F 6
+case_ client -i 1 -R 198.18.0.2 -q n -F dual -P 2
 compare client
 
 case_ collector

@@ -405,7 +405,7 @@ static void break_run(int reset, const char *cause)
 	site_open(&s, loop, 1);
 	cfg.target.sin = s.addr;
 	/* the first connection is up before the first request falls due */
-	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, NULL), 0);
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, NULL, NULL), 0);
 	w.last = now_mono_ns();
 	assert_int_equal(loop_timer_add(loop, &w.h, w.last + 10 * MS, 10 * MS, stall_on_tick, &w),
 			 0);
@@ -499,7 +499,7 @@ static void test_stalled(void **state)
 	assert_non_null(ev = event_open(path, "c1", "client"));
 	site_open(&s, loop, 1);
 	cfg.target.sin = s.addr;
-	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, NULL), 0);
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, NULL, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(&c);
 	event_close(ev);
@@ -546,7 +546,7 @@ static void test_refused_backoff(void **state)
 	assert_non_null(loop);
 	site_open(&s, loop, 0);
 	cfg.target.sin = s.addr;
-	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, NULL, NULL), 0);
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, NULL, NULL, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(&c);
 	assert_int_equal(c.stats.sent, 5);
@@ -585,7 +585,7 @@ static json_t *try_next_run(enum client_pick pick, struct client_stats *st, cons
 	d.addr = d.addrs[0];
 	cfg.target.sin = s.addr;
 	cfg.target.sin.sin_addr = d.addr;
-	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, &d), 0);
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, &d, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(&c);
 	event_close(ev);
@@ -617,7 +617,7 @@ static void test_try_next(void **state)
 	assert_true((fd = mkstemp(path)) != -1);
 	close(fd);
 	counts = try_next_run(CLIENT_PICK_NEXT, &st, path);
-	assert_true(st.ok >= 9);
+	assert_int_equal(st.ok, 10);
 	assert_int_equal(count_of(counts, "connects"), 1);
 	assert_int_equal(count_of(counts, "refused"), 1);
 	json_decref(counts);
@@ -652,6 +652,138 @@ static void test_try_next(void **state)
 	unlink(path);
 }
 
+/* try-next over IPv6: the AAAA answer's addresses walked as the A's are
+ * (IPv4-mapped ones, so that 127.0.0.2 refuses and the site answers
+ * without a second IPv6 address on lo): the refused first, then the
+ * second at once */
+static void test_try_next6(void **state)
+{
+	struct loop *loop = loop_new();
+	struct site s = {.silent_from = UINT64_MAX, .break_at = UINT64_MAX};
+	struct client_cfg cfg = {.id = 3,
+				 .rate = 20,
+				 .timeout_ns = 400 * MS,
+				 .connect_timeout_ns = 100 * MS,
+				 .duration_ns = 500 * MS,
+				 .family_column = 1};
+	struct client_dns d = {.pick = CLIENT_PICK_NEXT, .have = 1, .naddrs = 2};
+	char path[] = "/tmp/test_client_tcpXXXXXX";
+	struct event_log *ev;
+	struct client c;
+	json_t *failed, *connected;
+	int fd;
+
+	(void)state;
+	assert_non_null(loop);
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	assert_non_null(ev = event_open(path, "c1", "client"));
+	site_open(&s, loop, 1);
+	assert_int_equal(inet_pton(AF_INET6, "::ffff:127.0.0.2", &d.addrs6[0]), 1);
+	assert_int_equal(inet_pton(AF_INET6, "::ffff:127.0.0.1", &d.addrs6[1]), 1);
+	d.addr6 = d.addrs6[0];
+	cfg.target.sin6.sin6_family = AF_INET6;
+	cfg.target.sin6.sin6_port = s.addr.sin_port;
+	cfg.target.sin6.sin6_addr = d.addr6;
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, &d, NULL), 0);
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(&c);
+	event_close(ev);
+	assert_int_equal(c.stats.sent, 10);
+	assert_int_equal(c.stats.ok, 10);
+	assert_int_equal(c.stats.ok6, c.stats.ok);
+	assert_int_equal(tcp_count(&c, "connects"), 1);
+	assert_int_equal(tcp_count(&c, "refused"), 1);
+	failed = events_of(path, "tcp_failed");
+	assert_int_equal(json_array_size(failed), 1);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(failed, 0), "address")),
+	    "::ffff:127.0.0.2");
+	assert_true(json_is_true(json_object_get(json_array_get(failed, 0), "next")));
+	connected = events_of(path, "tcp_connected");
+	assert_int_equal(json_array_size(connected), 1);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(connected, 0), "address")),
+	    "::ffff:127.0.0.1");
+	json_decref(failed);
+	json_decref(connected);
+	unlink(path);
+	client_close(&c);
+	site_close(&s);
+	loop_free(loop);
+}
+
+/* try-next, family dual: each step of the walk a Happy Eyeballs race of
+ * the AAAA answer's address and the A answer's at the same place (RFC
+ * 8305's interleaving, a pair at a time). Step 0: [::1] refuses, the IPv4
+ * attempt starts at once, 127.0.0.2 refuses: the race lost, the next step
+ * at once; step 1: [::1] refuses again, 127.0.0.1 (the site) connects and
+ * carries every request, each recorded as fallen back to IPv4 */
+static void test_try_next_dual(void **state)
+{
+	struct site s = {.silent_from = UINT64_MAX, .break_at = UINT64_MAX};
+	struct client_cfg cfg = {.id = 1,
+				 .rate = 20,
+				 .timeout_ns = 2000 * MS,
+				 .duration_ns = 200 * MS,
+				 .attempt_delay_ns = 1000 * MS,
+				 .family_column = 1};
+	struct client_dns d6 = {.pick = CLIENT_PICK_NEXT, .have = 1, .naddrs = 2},
+			  d4 = {.pick = CLIENT_PICK_NEXT, .have = 1, .naddrs = 2};
+	struct loop *loop = loop_new();
+	char path[] = "/tmp/test_client_tcpXXXXXX";
+	struct sockaddr_in6 dead = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	socklen_t len = sizeof(dead);
+	struct event_log *ev;
+	struct client c;
+	json_t *failed, *connected;
+	int fd, probe;
+
+	(void)state;
+	assert_non_null(loop);
+	/* a free port on ::1: bound, then closed */
+	assert_true((probe = socket(AF_INET6, SOCK_STREAM, 0)) != -1);
+	assert_int_equal(bind(probe, (struct sockaddr *)&dead, sizeof(dead)), 0);
+	assert_int_equal(getsockname(probe, (struct sockaddr *)&dead, &len), 0);
+	close(probe);
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	assert_non_null(ev = event_open(path, "c1", "client"));
+	site_open(&s, loop, 1);
+	d6.addrs6[0] = d6.addrs6[1] = d6.addr6 = in6addr_loopback;
+	d4.addrs[0].s_addr = htonl(INADDR_LOOPBACK + 1);
+	d4.addrs[1] = s.addr.sin_addr;
+	d4.addr = d4.addrs[0];
+	cfg.target.sin6 = dead;
+	cfg.fallback.sin = s.addr;
+	cfg.fallback.sin.sin_addr = d4.addr;
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, &d6, &d4), 0);
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(&c);
+	event_close(ev);
+	assert_int_equal(c.stats.sent, 4);
+	assert_int_equal(c.stats.ok, 4);
+	assert_int_equal(c.stats.ok4, 4);
+	assert_int_equal(c.stats.fell_back, 4);
+	assert_int_equal(s.accepted, 1);
+	failed = events_of(path, "tcp_failed");
+	assert_int_equal(json_array_size(failed), 1);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(failed, 0), "address")), "127.0.0.2");
+	assert_true(json_is_true(json_object_get(json_array_get(failed, 0), "next")));
+	connected = events_of(path, "tcp_connected");
+	assert_int_equal(json_array_size(connected), 1);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(connected, 0), "address")),
+	    "127.0.0.1");
+	json_decref(failed);
+	json_decref(connected);
+	unlink(path);
+	client_close(&c);
+	site_close(&s);
+	loop_free(loop);
+}
+
 /* knobs_run: requests at rate for duration to a site s (opened here),
  * the client configured by cfg (target set here); the event file at path */
 static void knobs_run(struct site *s, struct client *c, struct client_cfg *cfg, const char *path)
@@ -663,7 +795,7 @@ static void knobs_run(struct site *s, struct client *c, struct client_cfg *cfg, 
 	assert_non_null(ev = event_open(path, "c1", "client"));
 	site_open(s, loop, 1);
 	cfg->target.sin = s->addr;
-	assert_int_equal(client_start_tcp(c, loop, cfg, NULL, ev, NULL), 0);
+	assert_int_equal(client_start_tcp(c, loop, cfg, NULL, ev, NULL, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(c);
 	event_close(ev);
@@ -715,7 +847,7 @@ static void test_happy_eyeballs(void **state)
 	site_open(&s, loop, 1);
 	cfg.target.sin6 = dead;
 	cfg.fallback.sin = s.addr;
-	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, NULL), 0);
+	assert_int_equal(client_start_tcp(&c, loop, &cfg, NULL, ev, NULL, NULL), 0);
 	assert_int_equal(loop_run(loop), 0);
 	client_finish(&c);
 	event_close(ev);
@@ -855,6 +987,7 @@ int main(void)
 	    cmocka_unit_test(test_causes),	   cmocka_unit_test(test_reset_mid_run),
 	    cmocka_unit_test(test_eof_mid_run),	   cmocka_unit_test(test_refused_backoff),
 	    cmocka_unit_test(test_try_next),	   cmocka_unit_test(test_stalled),
+	    cmocka_unit_test(test_try_next6),	   cmocka_unit_test(test_try_next_dual),
 	    cmocka_unit_test(test_happy_eyeballs), cmocka_unit_test(test_requests_per_conn),
 	    cmocka_unit_test(test_idle_timeout),   cmocka_unit_test(test_pipeline),
 	};

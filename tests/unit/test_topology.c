@@ -841,7 +841,17 @@ static void test_family(void **state)
 	struct topology *t = new_topology();
 	char *v4[] = {"family=6"};
 	char *pop[] = {"ip=dual", "family=6", "c1.population=10"};
-	char *lib[] = {"ip=dual", "family=6", "proto=http", "c1.resolve=libcurl", "c1.mode=dns"};
+	/* several addresses and libcurl's resolution are an IPv6 client's too
+	 * (docs/topology.md, "Several addresses", "libcurl's DNS cache") */
+	char *next[] = {"ip=dual", "c1.family=6", "c2.family=dual", "proto=tcp", "addresses=next"};
+	char *lib[] = {"ip=dual", "family=dual", "proto=http", "c1.resolve=libcurl",
+		       "c2.addresses=first"};
+	char *libpick[] = {"ip=dual",
+			   "family=6",
+			   "proto=http",
+			   "c1.resolve=libcurl",
+			   "c1.addresses=sorted",
+			   "c2.addresses=random"};
 	char *bgp[] = {"ip=dual", "c1.family=6", "routing=bgp"};
 	char *ok[] = {"ip=dual", "c1.family=6"};
 
@@ -852,12 +862,17 @@ static void test_family(void **state)
 	expect_errors(DATA "minimal.ini", pop, 3,
 		      "--set family=6: [client c1] family = 6: not yet with a population "
 		      "(population = N); IPv6 clients are one client each, of authd\n");
-	expect_errors(
-	    DATA "minimal.ini", lib, 5,
-	    "--set c1.mode=dns: [client c1] mode = dns needs resolver = NAME of a [dns] or "
-	    "[resolver] node\n"
-	    "--set family=6: [client c1] family = 6: not yet with resolve = libcurl; IPv6 "
-	    "clients are one client each, of authd\n");
+	load_ok(t, "topology/tcp-addresses.ini", next, 5);
+	assert_int_equal(t->nodes[topo_find(t, "c2")].family, TOPO_FAMILY_DUAL);
+	assert_int_equal(t->nodes[topo_find(t, "c2")].addresses, TOPO_ADDRESSES_NEXT);
+	load_ok(t, "topology/tcp-addresses.ini", lib, 5);
+	assert_int_equal(t->nodes[topo_find(t, "c1")].resolve, TOPO_RESOLVE_LIBCURL);
+	/* libcurl keeps its own order, whatever the family */
+	expect_errors("topology/tcp-addresses.ini", libpick, 6,
+		      "--set c1.resolve=libcurl: [client c1] resolve = libcurl: libcurl "
+		      "resolves the name of an HTTP client's DNS flow (proto = http, mode = dns "
+		      "or both), one client (no population), keeping its answer as its DNS "
+		      "cache says (no sticky, addresses = first)\n");
 	/* routing = bgp carries IPv6 unicast too */
 	load_ok(t, DATA "minimal.ini", bgp, 3);
 	char *dual[] = {"ip=dual", "c1.family=dual", "timeout=250ms"};
