@@ -841,6 +841,9 @@ static void test_family(void **state)
 	struct topology *t = new_topology();
 	char *v4[] = {"family=6"};
 	char *pop[] = {"ip=dual", "family=6", "c1.population=10"};
+	char *poptcp[] = {"ip=dual", "family=dual", "c1.population=10", "proto=tcp"};
+	char *popblock[] = {"ip=dual", "family=6", "c1.population=10",
+			    "c1.source_block=198.18.64.0/24"};
 	char *lib[] = {"ip=dual", "family=6", "proto=http", "c1.resolve=libcurl", "c1.mode=dns"};
 	char *bgp[] = {"ip=dual", "c1.family=6", "routing=bgp"};
 	char *ok[] = {"ip=dual", "c1.family=6"};
@@ -849,15 +852,23 @@ static void test_family(void **state)
 	expect_errors(DATA "minimal.ini", v4, 1,
 		      "--set family=6: [client c1] family = 6: the lab's network has no IPv6; "
 		      "set [lab] ip = dual\n");
-	expect_errors(DATA "minimal.ini", pop, 3,
-		      "--set family=6: [client c1] family = 6: not yet with a population "
-		      "(population = N); IPv6 clients are one client each, of authd\n");
+	/* a population of IPv6 clients: over UDP, without a source block */
+	load_ok(t, DATA "minimal.ini", pop, 3);
+	assert_int_equal(t->nodes[topo_find(t, "c1")].population, 10);
+	expect_errors(DATA "minimal.ini", poptcp, 4,
+		      "--set family=dual: [client c1] family = dual: not yet with a population "
+		      "over TCP or HTTP (proto = tcp or http with population = N); IPv6 clients "
+		      "send over UDP or, one client, TCP and HTTP, and ask authd\n");
+	expect_errors(DATA "minimal.ini", popblock, 4,
+		      "--set family=6: [client c1] family = 6: not yet with a population's "
+		      "source_block (its block is IPv4); IPv6 clients send over UDP or, one "
+		      "client, TCP and HTTP, and ask authd\n");
 	expect_errors(
 	    DATA "minimal.ini", lib, 5,
 	    "--set c1.mode=dns: [client c1] mode = dns needs resolver = NAME of a [dns] or "
 	    "[resolver] node\n"
 	    "--set family=6: [client c1] family = 6: not yet with resolve = libcurl; IPv6 "
-	    "clients are one client each, of authd\n");
+	    "clients send over UDP or, one client, TCP and HTTP, and ask authd\n");
 	/* routing = bgp carries IPv6 unicast too */
 	load_ok(t, DATA "minimal.ini", bgp, 3);
 	char *dual[] = {"ip=dual", "c1.family=dual", "timeout=250ms"};
