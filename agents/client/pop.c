@@ -284,9 +284,7 @@ int pop_dns_init(struct pop *p, int nresolvers, const double *weights, double q,
 
 int pop_dns_set(struct pop *p, uint32_t j, int lookup, const void *addr)
 {
-	void *at = pop_lookup_family(p, lookup) == AF_INET6
-		       ? (void *)&p->addr6[j]
-		       : (void *)&pop_lookup(p, j, lookup)->addr;
+	void *at = pop_dns_addr(p, j, lookup);
 	size_t len = pop_lookup_family(p, lookup) == AF_INET6 ? sizeof(struct in6_addr)
 							      : sizeof(struct in_addr);
 

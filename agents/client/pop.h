@@ -182,8 +182,16 @@ static inline int pop_lookup_family(const struct pop *p, int lookup)
 	return lookup == POP_LOOKUP && p->addr6 ? AF_INET6 : AF_INET;
 }
 
-/* pop_dns_set: client j's address of lookup, a struct in_addr or a struct
- * in6_addr by pop_lookup_family; 1 if it changed, else 0 */
+/* pop_dns_addr: client j's address of lookup, a struct in_addr or a
+ * struct in6_addr by pop_lookup_family */
+static inline void *pop_dns_addr(const struct pop *p, uint32_t j, int lookup)
+{
+	return pop_lookup_family(p, lookup) == AF_INET6 ? (void *)&p->addr6[j]
+							: (void *)&pop_lookup(p, j, lookup)->addr;
+}
+
+/* pop_dns_set: client j's address of lookup (as pop_dns_addr has it) is
+ * addr; 1 if it changed, else 0 */
 int pop_dns_set(struct pop *p, uint32_t j, int lookup, const void *addr);
 
 /* pop_dns_first: the first answer of resolver k to lookup (addr as

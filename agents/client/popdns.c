@@ -58,6 +58,12 @@ static int popdns_lookups(const struct popdns *d)
 	return d->pop->c4 ? 2 : 1;
 }
 
+/* popdns_qtype: what a lookup asks for: AAAA or A */
+static uint16_t popdns_qtype(const struct popdns *d, int lookup)
+{
+	return pop_lookup_family(d->pop, lookup) == AF_INET6 ? KNOT_RRTYPE_AAAA : KNOT_RRTYPE_A;
+}
+
 /* popdns_addr_text: a lookup's address in text (INET6_ADDRSTRLEN bytes) */
 static const char *popdns_addr_text(const struct popdns *d, int lookup, const void *addr, char *buf)
 {
@@ -169,8 +175,7 @@ static void popdns_ask(struct popdns *d, uint32_t j, int lookup, int64_t now)
 	struct pop_client *c = pop_lookup(d->pop, j, lookup);
 	const union client_addr *res = &d->res[c->resolver];
 	struct in_addr from = pop_source(d->pop, j);
-	uint16_t qtype =
-	    pop_lookup_family(d->pop, lookup) == AF_INET6 ? KNOT_RRTYPE_AAAA : KNOT_RRTYPE_A;
+	uint16_t qtype = popdns_qtype(d, lookup);
 	uint8_t *buf;
 	uint16_t hint;
 	int n, qid;
@@ -222,7 +227,7 @@ static void popdns_answer(struct popdns *d, const uint8_t *buf, size_t n, int64_
 	char was[INET6_ADDRSTRLEN], is[INET6_ADDRSTRLEN];
 	struct client_dns_response r;
 	struct pop_client *c;
-	const void *addr, *held;
+	const void *addr;
 	int64_t j;
 	int lookup;
 
@@ -231,8 +236,7 @@ static void popdns_answer(struct popdns *d, const uint8_t *buf, size_t n, int64_
 		return;
 	c = pop_lookup(d->pop, (uint32_t)j, lookup);
 	if (client_dns_parse_response(buf, n, c->qid, d->qname, &r) != 0 ||
-	    r.qtype !=
-		(pop_lookup_family(d->pop, lookup) == AF_INET6 ? KNOT_RRTYPE_AAAA : KNOT_RRTYPE_A))
+	    r.qtype != popdns_qtype(d, lookup))
 		return;
 	addr = r.qtype == KNOT_RRTYPE_AAAA ? (const void *)&r.addr6 : (const void *)&r.addr;
 	pop_dns_done(d->pop, (uint32_t)j, lookup);
@@ -244,9 +248,7 @@ static void popdns_answer(struct popdns *d, const uint8_t *buf, size_t n, int64_
 	 * docs/model.md "Populations", counts the same way) */
 	(void)now;
 	c->refresh_ns = c->asked_ns + popdns_hold(d, (uint32_t)j, r.ttl);
-	held = pop_lookup_family(d->pop, lookup) == AF_INET6 ? (const void *)&d->pop->addr6[j]
-							     : (const void *)&c->addr;
-	popdns_addr_text(d, lookup, held, was);
+	popdns_addr_text(d, lookup, pop_dns_addr(d->pop, (uint32_t)j, lookup), was);
 	if (!pop_dns_set(d->pop, (uint32_t)j, lookup, addr))
 		return;
 	d->changes++;

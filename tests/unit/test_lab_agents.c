@@ -263,10 +263,8 @@ static void test_start_fails(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_command_lines),
-	    cmocka_unit_test(test_small_lab),
-	    cmocka_unit_test(test_dual_populations),
-	    cmocka_unit_test(test_start_again),
+	    cmocka_unit_test(test_command_lines),    cmocka_unit_test(test_small_lab),
+	    cmocka_unit_test(test_dual_populations), cmocka_unit_test(test_start_again),
 	    cmocka_unit_test(test_start_fails),
 	};
 
