@@ -284,6 +284,12 @@ static int client_private_resolv(const union client_addr *resolver)
 	return rc;
 }
 
+/* client_family_name: client_started's family: what -F said, or NULL */
+static const char *client_family_name(int family)
+{
+	return family == CLIENT_FAMILY_DUAL ? "dual" : family == 6 ? "6" : family == 4 ? "4" : NULL;
+}
+
 /* client_pop_start: a population's start-up: its rates, its DNS state and
  * first answers, its traffic. 0 or -1 (logged). */
 static int client_pop_start(struct client_opts *o, struct client *c, struct loop *loop, FILE *csv,
@@ -298,8 +304,15 @@ static int client_pop_start(struct client_opts *o, struct client *c, struct loop
 	pop->src_net = o->src_net;
 	pop->src_size = o->src_size;
 	if (o->resolver) {
+		/* IPv6 (and dual): the AAAA; dual: the A too, apart, as one
+		 * client's */
+		int v6 = o->family == 6 || o->family == CLIENT_FAMILY_DUAL;
+
 		if (pop_dns_init(pop, o->nresolvers, o->nweights ? o->weights : NULL,
-				 o->sticky_share) == -1) {
+				 o->sticky_share,
+				 o->family == CLIENT_FAMILY_DUAL ? AF_UNSPEC
+				 : v6				 ? AF_INET6
+								 : AF_INET) == -1) {
 			log_warnx("out of memory for %u logical clients", o->population);
 			return -1;
 		}
@@ -307,8 +320,14 @@ static int client_pop_start(struct client_opts *o, struct client *c, struct loop
 			-1 ||
 		    popdns_first(pd) == -1)
 			return -1;
-		o->cfg.target.sin.sin_family = AF_INET;
+		/* each logical client's address is its own; the port sits at
+		 * one offset in both families' sockaddr */
+		o->cfg.target.sa.sa_family = v6 ? AF_INET6 : AF_INET;
 		o->cfg.target.sin.sin_port = htons(o->port ? o->port : WIRE_PORT_DEFAULT);
+		if (o->family == CLIENT_FAMILY_DUAL) {
+			o->cfg.fallback.sin.sin_family = AF_INET;
+			o->cfg.fallback.sin.sin_port = o->cfg.target.sin.sin_port;
+		}
 		o->target = o->name;
 		if (loop_add(loop, pd_h, pd->fd, EPOLLIN, client_on_popdns, pd) == -1) {
 			log_warn("%s: dns loop", __func__);
@@ -582,7 +601,7 @@ int main(int argc, char **argv)
 			 o.poisson ? "poisson" : "paced", o.nresolvers,
 			 o.nresolvers == 1 ? "" : "s", o.nweights ? "weighted" : "in turn");
 		event_emit(ev, EVENTS_CLIENT_STARTED,
-			   "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:s, s:I, s:s, s:f}", "client",
+			   "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:s, s:I, s:s, s:f, s:s?}", "client",
 			   (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate, "resolver",
 			   o.resolver, "mode", o.resolver ? "dns" : "anycast", "sticky_ns",
 			   (json_int_t)o.sticky_ns, "proto",
@@ -590,7 +609,8 @@ int main(int argc, char **argv)
 			   : o.http ? "http"
 				    : "udp",
 			   "population", (json_int_t)o.population, "arrivals",
-			   o.poisson ? "poisson" : "paced", "sticky_share", o.sticky_share);
+			   o.poisson ? "poisson" : "paced", "sticky_share", o.sticky_share,
+			   "family", client_family_name(o.family));
 	} else {
 		event_emit(ev, EVENTS_CLIENT_STARTED, "{s:I, s:s, s:f, s:s?, s:s?, s:I, s:s, s:s?}",
 			   "client", (json_int_t)o.cfg.id, "target", o.target, "rate", o.cfg.rate,
@@ -599,11 +619,7 @@ int main(int argc, char **argv)
 			   o.tcp    ? "tcp"
 			   : o.http ? "http"
 				    : "udp",
-			   "family",
-			   o.family == CLIENT_FAMILY_DUAL ? "dual"
-			   : o.family == 6		  ? "6"
-			   : o.family == 4		  ? "4"
-							  : NULL);
+			   "family", client_family_name(o.family));
 	}
 	if (o.resolver && !o.population && !o.curl_dns) {
 		event_emit(ev, EVENTS_DNS_ANSWER, "{s:I, s:s, s:s, s:n, s:I, s:b}", "client",

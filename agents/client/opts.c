@@ -30,8 +30,8 @@ static void client_usage(FILE *fp)
 		"               [IPV6]:PORT; DNS mode: to the name's AAAA), or dual: over\n"
 		"               IPv6, each sent again over IPv4 when unanswered after -Y\n"
 		"               (Happy Eyeballs; anycast: -t of each family; DNS mode: the\n"
-		"               AAAA and the A; over -T and -H the connections race);\n"
-		"               one client (not -P)\n"
+		"               AAAA and the A; over -T and -H the connections race;\n"
+		"               with -P: UDP, without -A)\n"
 		"  -Y DELAY     -F dual: the attempt delay (default 250ms, RFC 8305)\n"
 		"  -p PORT      DNS mode: the requests' port (default %d)\n"
 		"  -S STICKY    DNS mode: keep each address this long whatever the TTL\n"
@@ -188,23 +188,23 @@ static int client_opt_resolver(const char *arg, void *dst, const char **what)
 
 	struct sockaddr_storage ss;
 
-	/* an IPv6 resolver (a dual lab's, for -F 6 or dual): one client's */
-	if (strchr(arg, ':') != strrchr(arg, ':') || arg[0] == '[') {
-		if (addr_parse_sockaddr(arg, 53, &ss) == -1 || ss.ss_family != AF_INET6)
-			return -1;
-		memcpy(&o->resolver_addr.sin6, &ss, sizeof(o->resolver_addr.sin6));
-		o->resolver = arg;
-		o->resolver6 = arg;
-		return 0;
-	}
-	if (parse_addr_port(arg, 53, &o->resolver_sin) == -1)
-		return -1;
-	o->resolver_addr.sin = o->resolver_sin;
 	if (o->nresolvers == POP_MAX_RESOLVERS) {
 		*what = "at most 250 resolvers";
 		return -1;
 	}
-	o->resolvers[o->nresolvers++] = o->resolver_sin;
+	/* an IPv6 resolver (a dual lab's, for -F 6 or dual) */
+	if (strchr(arg, ':') != strrchr(arg, ':') || arg[0] == '[') {
+		if (addr_parse_sockaddr(arg, 53, &ss) == -1 || ss.ss_family != AF_INET6)
+			return -1;
+		memcpy(&o->resolver_addr.sin6, &ss, sizeof(o->resolver_addr.sin6));
+		o->resolver6 = arg;
+	} else {
+		if (parse_addr_port(arg, 53, &o->resolver_sin) == -1)
+			return -1;
+		o->resolver_addr.sin = o->resolver_sin;
+		o->resolver4 = arg;
+	}
+	o->resolvers[o->nresolvers++] = o->resolver_addr;
 	o->resolver = arg;
 	return 0;
 }
@@ -325,11 +325,15 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 		opt_refuse(&cmd, "several -R, -k, -a, -Q and -s go with -P (a population)");
 	if (o->has_pick && (o->resolver == NULL || o->population))
 		opt_refuse(&cmd, "-m goes with -R (DNS mode) of one client (not -P)");
-	if (o->resolver6 && (o->population || o->nresolvers))
-		opt_refuse(&cmd, "-R %s: an IPv6 resolver goes with one client (not -P), and alone",
+	if (o->resolver6 && o->resolver4)
+		opt_refuse(&cmd,
+			   "-R %s: an IPv6 resolver goes with the others of its family (not an "
+			   "IPv4 one)",
 			   o->resolver6);
-	if ((o->family == 6 || o->family == CLIENT_FAMILY_DUAL) && o->population)
-		opt_refuse(&cmd, "-F %s goes with one client (not -P)",
+	if ((o->family == 6 || o->family == CLIENT_FAMILY_DUAL) && o->population &&
+	    (o->tcp || o->http || o->src_size))
+		opt_refuse(&cmd,
+			   "-F %s with -P: not yet over -T or -H, nor with -A (an IPv4 block)",
 			   o->family == 6 ? "6" : "dual");
 	if (o->ntargets > 2 || (o->ntargets == 2) != (o->target && o->family == CLIENT_FAMILY_DUAL))
 		opt_refuse(&cmd, "-t twice, one IPv6 and one IPv4 target, goes with -F dual (and "

@@ -37,9 +37,10 @@ struct client_opts {
 	const char *resolver;
 	const char *name;
 	struct sockaddr_in resolver_sin;
-	union client_addr resolver_addr; /* the last -R, of either family */
-	const char *resolver6;		 /* an IPv6 -R, as given */
-	struct sockaddr_in resolvers[POP_MAX_RESOLVERS];
+	union client_addr resolver_addr;		/* the last -R, of either family */
+	const char *resolver6;				/* an IPv6 -R, as given */
+	const char *resolver4;				/* an IPv4 -R, as given */
+	union client_addr resolvers[POP_MAX_RESOLVERS]; /* every -R, in order */
 	int nresolvers;
 	uint32_t population; /* 0: one client */
 	struct pop_rates rates;

@@ -219,9 +219,12 @@ void pop_free(struct pop *p)
 	free(p->c);
 	free(p->heap_mem);
 	free(p->byqid);
-	p->c = NULL;
+	free(p->addr6);
+	free(p->c4);
+	p->c = p->c4 = NULL;
 	p->heap = p->heap_mem = NULL;
 	p->byqid = NULL;
+	p->addr6 = NULL;
 	p->n = p->nheap = p->head = p->ring = 0;
 }
 
@@ -261,58 +264,83 @@ int64_t pop_due(struct pop *p, int64_t now)
 
 /* ---- DNS ---- */
 
-int pop_dns_init(struct pop *p, int nresolvers, const double *weights, double q)
+int pop_dns_init(struct pop *p, int nresolvers, const double *weights, double q, int family)
 {
 	if ((p->byqid = calloc(POP_QIDS, sizeof(*p->byqid))) == NULL)
+		return -1;
+	if (family != AF_INET && (p->addr6 = calloc(p->n, sizeof(*p->addr6))) == NULL)
+		return -1;
+	if (family == AF_UNSPEC && (p->c4 = calloc(p->n, sizeof(*p->c4))) == NULL)
 		return -1;
 	for (uint32_t j = 0; j < p->n; j++) {
 		p->c[j].resolver = (uint8_t)pop_resolver_of(weights, nresolvers, j);
 		if (pop_sticky(j, q))
 			p->c[j].flags |= POP_F_STICKY;
+		if (p->c4)
+			p->c4[j].resolver = p->c[j].resolver;
 	}
 	return 0;
 }
 
-void pop_dns_first(struct pop *p, int k, struct in_addr addr, int64_t ttl_ns, int64_t sticky_ns,
-		   int64_t now)
+int pop_dns_set(struct pop *p, uint32_t j, int lookup, const void *addr)
+{
+	void *at = pop_dns_addr(p, j, lookup);
+	size_t len = pop_lookup_family(p, lookup) == AF_INET6 ? sizeof(struct in6_addr)
+							      : sizeof(struct in_addr);
+
+	if (memcmp(at, addr, len) == 0)
+		return 0;
+	memcpy(at, addr, len);
+	return 1;
+}
+
+void pop_dns_first(struct pop *p, int k, int lookup, const void *addr, int64_t ttl_ns,
+		   int64_t sticky_ns, int64_t now)
 {
 	for (uint32_t j = 0; j < p->n; j++) {
-		struct pop_client *c = &p->c[j];
-		int64_t hold = c->flags & POP_F_STICKY ? sticky_ns : ttl_ns;
+		struct pop_client *c = pop_lookup(p, j, lookup);
+		int64_t hold = p->c[j].flags & POP_F_STICKY ? sticky_ns : ttl_ns;
 
 		if (c->resolver != k)
 			continue;
-		c->addr = addr;
+		pop_dns_set(p, j, lookup, addr);
 		/* a phase in (0, 1]: never due at once */
 		c->refresh_ns = now + (int64_t)((1 - pop_hold_phase(j)) * (double)hold);
 	}
 }
 
-int pop_dns_take_qid(struct pop *p, uint32_t j, uint16_t hint, int64_t now)
+int pop_dns_take_qid(struct pop *p, uint32_t j, int lookup, uint16_t hint, int64_t now)
 {
+	struct pop_client *c = pop_lookup(p, j, lookup);
+
 	for (uint32_t i = 0; i < POP_QIDS; i++) {
 		uint16_t qid = (uint16_t)(hint + i);
 
 		if (p->byqid[qid])
 			continue;
-		p->byqid[qid] = j + 1;
-		p->c[j].qid = qid;
-		p->c[j].flags |= POP_F_ASKING;
-		p->c[j].asked_ns = now;
+		p->byqid[qid] = j + 1 + (lookup == POP_LOOKUP_A ? POP_MAX : 0);
+		c->qid = qid;
+		c->flags |= POP_F_ASKING;
+		c->asked_ns = now;
 		p->asking++;
 		return qid;
 	}
 	return -1;
 }
 
-int64_t pop_dns_client(const struct pop *p, uint16_t qid)
+int64_t pop_dns_client(const struct pop *p, uint16_t qid, int *lookup)
 {
-	return p->byqid && p->byqid[qid] ? (int64_t)p->byqid[qid] - 1 : -1;
+	uint32_t v;
+
+	if (p->byqid == NULL || (v = p->byqid[qid]) == 0)
+		return -1;
+	*lookup = v > POP_MAX ? POP_LOOKUP_A : POP_LOOKUP;
+	return (int64_t)(v > POP_MAX ? v - POP_MAX : v) - 1;
 }
 
-void pop_dns_done(struct pop *p, uint32_t j)
+void pop_dns_done(struct pop *p, uint32_t j, int lookup)
 {
-	struct pop_client *c = &p->c[j];
+	struct pop_client *c = pop_lookup(p, j, lookup);
 
 	if (!(c->flags & POP_F_ASKING))
 		return;

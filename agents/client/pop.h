@@ -35,6 +35,12 @@
  * start instead of all falling due together. A client re-asks when it is
  * due to send and its hold has run out (its stub cache is empty); its
  * requests keep going to the address it holds until the answer comes.
+ *
+ * Families (pop_dns_init): a population of family 6 asks for AAAA records
+ * instead, and holds an IPv6 address (addr6); one of both families (dual,
+ * Happy Eyeballs) looks the A up beside, apart, each as its own TTL says,
+ * as one dual client does: its second lookup's state is c4[j], of the same
+ * shape, whose address is the IPv4 fallback of client j's requests.
  */
 #ifndef STEERLAB_CLIENT_POP_H
 #define STEERLAB_CLIENT_POP_H
@@ -43,6 +49,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "popseq.h"
 
@@ -97,6 +104,11 @@ struct pop_entry {
 #define POP_F_STICKY 0x01
 #define POP_F_ASKING 0x02 /* a query is outstanding */
 
+/* a logical client's lookups: its own (A; AAAA for family 6 and dual), and
+ * a dual one's A beside it */
+#define POP_LOOKUP 0
+#define POP_LOOKUP_A 1
+
 struct pop {
 	uint32_t n, base; /* clients, and client j's id is base + j */
 	int poisson;
@@ -109,7 +121,9 @@ struct pop {
 	int64_t ring_gap_ns;	    /* ring: every client's interval */
 	int64_t end_ns;		    /* no request is due at or after it; INT64_MAX: no end */
 	int64_t due_ns;		    /* when the request pop_due last gave was due */
-	uint32_t *byqid;	    /* DNS: qid -> client + 1 of the outstanding queries */
+	uint32_t *byqid;	    /* DNS: qid -> client + 1 (+ POP_MAX: its A lookup) */
+	struct in6_addr *addr6;	    /* family 6 and dual: client j's AAAA address */
+	struct pop_client *c4;	    /* dual: client j's A lookup (its addr, hold, query) */
 	uint32_t src_net, src_size; /* source_block (host order); size 0: none */
 	uint32_t asking;	    /* outstanding queries */
 };
@@ -150,20 +164,49 @@ static inline struct in_addr pop_source(const struct pop *p, uint32_t j)
 /* pop_dns_init: DNS state: client j asks resolver j mod nresolvers, or
  * with weights (NULL: in turn) resolver k with probability w[k] / sum: the
  * one whose share of [0, 1) holds pop_resolver_point(j); and is sticky by
- * q. 0, or -1 if out of memory. */
-int pop_dns_init(struct pop *p, int nresolvers, const double *weights, double q);
+ * q. family: AF_INET (A records), AF_INET6 (AAAA) or AF_UNSPEC (both: the
+ * AAAA, and the A apart, POP_LOOKUP_A). 0, or -1 if out of memory. */
+int pop_dns_init(struct pop *p, int nresolvers, const double *weights, double q, int family);
 
-/* pop_dns_first: the first answer of resolver k (addr, hold_ns: the TTL's or
- * the stickiness') to its clients, each holding it a phase of hold_ns from
- * now: expiries spread over one hold. sticky_ns applies to sticky ones. */
-void pop_dns_first(struct pop *p, int k, struct in_addr addr, int64_t ttl_ns, int64_t sticky_ns,
-		   int64_t now);
+/* pop_lookup: client j's lookup (POP_LOOKUP, or a dual one's POP_LOOKUP_A):
+ * its hold, its outstanding query (its flags' POP_F_ASKING) */
+static inline struct pop_client *pop_lookup(const struct pop *p, uint32_t j, int lookup)
+{
+	return lookup == POP_LOOKUP_A ? &p->c4[j] : &p->c[j];
+}
 
-/* pop_dns_take_qid: a free query id for client j (marked asking); -1 if
- * 65536 queries are outstanding. pop_dns_client: the client asking qid, or
- * -1. pop_dns_done: its query is over. */
-int pop_dns_take_qid(struct pop *p, uint32_t j, uint16_t hint, int64_t now);
-int64_t pop_dns_client(const struct pop *p, uint16_t qid);
-void pop_dns_done(struct pop *p, uint32_t j);
+/* pop_lookup_family: the family of a lookup's addresses (AF_INET: an A's,
+ * AF_INET6: an AAAA's) */
+static inline int pop_lookup_family(const struct pop *p, int lookup)
+{
+	return lookup == POP_LOOKUP && p->addr6 ? AF_INET6 : AF_INET;
+}
+
+/* pop_dns_addr: client j's address of lookup, a struct in_addr or a
+ * struct in6_addr by pop_lookup_family */
+static inline void *pop_dns_addr(const struct pop *p, uint32_t j, int lookup)
+{
+	return pop_lookup_family(p, lookup) == AF_INET6 ? (void *)&p->addr6[j]
+							: (void *)&pop_lookup(p, j, lookup)->addr;
+}
+
+/* pop_dns_set: client j's address of lookup (as pop_dns_addr has it) is
+ * addr; 1 if it changed, else 0 */
+int pop_dns_set(struct pop *p, uint32_t j, int lookup, const void *addr);
+
+/* pop_dns_first: the first answer of resolver k to lookup (addr as
+ * pop_dns_set takes it; hold_ns: the TTL's or the stickiness') to its
+ * clients, each holding it a phase of hold_ns from now: expiries spread
+ * over one hold. sticky_ns applies to sticky ones. */
+void pop_dns_first(struct pop *p, int k, int lookup, const void *addr, int64_t ttl_ns,
+		   int64_t sticky_ns, int64_t now);
+
+/* pop_dns_take_qid: a free query id for client j's lookup (marked asking);
+ * -1 if 65536 queries are outstanding. pop_dns_client: the client asking
+ * qid (and in *lookup which of its lookups), or -1. pop_dns_done: its
+ * query is over. */
+int pop_dns_take_qid(struct pop *p, uint32_t j, int lookup, uint16_t hint, int64_t now);
+int64_t pop_dns_client(const struct pop *p, uint16_t qid, int *lookup);
+void pop_dns_done(struct pop *p, uint32_t j, int lookup);
 
 #endif

@@ -167,29 +167,52 @@ static void client_fallback_arm(struct client *c, const struct client_slot *s)
 		c->fallback_armed = 1;
 }
 
+/* client_fallback_start: the attempt delay's timer for the batch just
+ * queued from seq base, unless it waits for an older request already */
+static void client_fallback_start(struct client *c, uint64_t base)
+{
+	if (c->cfg.fallback.sa.sa_family && !c->fallback_armed)
+		client_fallback_arm(c, client_ring_find(&c->ring, base));
+}
+
+/* client_fallback_to: where request s goes again over IPv4, written as the
+ * dual-stack socket takes an IPv4 address (v4-mapped): the IPv4 target, or
+ * a DNS population's logical client's own A */
+static void client_fallback_to(const struct client *c, const struct client_slot *s,
+			       struct sockaddr_in6 *to)
+{
+	struct in_addr a = c->cfg.fallback.sin.sin_addr;
+
+	if (c->popdns)
+		a = c->pop->c4[s->client - c->pop->base].addr;
+	memset(to, 0, sizeof(*to));
+	to->sin6_family = AF_INET6;
+	to->sin6_port = c->cfg.fallback.sin.sin_port;
+	to->sin6_addr.s6_addr[10] = 0xff;
+	to->sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&to->sin6_addr.s6_addr[12], &a, 4);
+}
+
 /* client_fallback: Happy Eyeballs (RFC 8305, its connection attempt delay
  * for a datagram): each request still unanswered attempt_delay_ns after it
- * left over IPv6 is sent again, the same request, to the IPv4 address; the
- * timer is armed again for the next one. The replies waiting are read
- * first: one that came in time is no reason to fall back. */
+ * left over IPv6 is sent again, the same request (a population's: its
+ * logical client's), to the IPv4 address; the timer is armed again for the
+ * next one. The replies waiting are read first: one that came in time is
+ * no reason to fall back. */
 static void client_fallback(struct client *c, int64_t now)
 {
 	struct udp_batch *io = c->io;
 	struct client_sending snd = {.c = c, .base = 0};
-	/* the IPv4 address as the dual-stack socket writes it: v4-mapped */
-	struct sockaddr_in6 to = {.sin6_family = AF_INET6,
-				  .sin6_port = c->cfg.fallback.sin.sin_port,
-				  .sin6_addr.s6_addr = {[10] = 0xff, [11] = 0xff}};
+	struct sockaddr_in6 to;
 	uint64_t seq;
 
-	memcpy(&to.sin6_addr.s6_addr[12], &c->cfg.fallback.sin.sin_addr, 4);
 	c->fallback_armed = 0;
 	client_read_replies(c, INT_MAX);
 	if (c->fallback_seq < c->ring.tail)
 		c->fallback_seq = c->ring.tail;
 	for (seq = c->fallback_seq; seq < c->ring.head; seq++) {
 		struct client_slot *s = client_ring_find(&c->ring, seq);
-		struct wire_msg m = {.type = WIRE_REQUEST, .client_id = c->cfg.id};
+		struct wire_msg m = {.type = WIRE_REQUEST};
 
 		if (s == NULL || s->fell_back)
 			continue;
@@ -199,9 +222,11 @@ static void client_fallback(struct client *c, int64_t now)
 		}
 		if (io->ntx == CLIENT_BATCH)
 			udp_send(c->fd, io, client_refused_copy, &snd);
+		m.client_id = s->client;
 		m.seq = seq;
 		m.sent_ns = (uint64_t)s->sent_real_ns;
 		wire_encode(&m, udp_tx_buf(io), WIRE_LEN);
+		client_fallback_to(c, s, &to);
 		udp_tx_to(io, (const struct sockaddr *)&to, sizeof(to), WIRE_LEN);
 		s->fell_back = 1;
 		c->stats.fell_back++;
@@ -243,8 +268,7 @@ static int client_send_batch(struct client *c, unsigned n)
 		s->client = c->cfg.id;
 		udp_tx_to(io, &c->cfg.target.sa, client_addr_len(&c->cfg.target), WIRE_LEN);
 	}
-	if (c->cfg.fallback.sa.sa_family && !c->fallback_armed)
-		client_fallback_arm(c, client_ring_find(&c->ring, snd.base));
+	client_fallback_start(c, snd.base);
 	c->stats.sent += n;
 	udp_send(c->fd, io, client_refused, &snd);
 	return 0;
@@ -255,7 +279,9 @@ static int client_send_batch(struct client *c, unsigned n)
 static int client_send_pop(struct client *c, int64_t now, unsigned budget)
 {
 	struct udp_batch *io = c->io;
-	struct sockaddr_in to = c->cfg.target.sin;
+	/* the anycast target, or a DNS population's logical client's
+	 * answer (its A, or its AAAA) */
+	union client_addr to = c->cfg.target;
 	unsigned sent = 0;
 	int64_t j;
 
@@ -308,16 +334,22 @@ static int client_send_pop(struct client *c, int64_t now, unsigned budget)
 			s->client = m.client_id;
 			if (c->popdns) {
 				popdns_check(c->popdns, (uint32_t)j, c->pop->due_ns);
-				to.sin_addr = c->pop->c[j].addr;
+				if (to.sa.sa_family == AF_INET6)
+					to.sin6.sin6_addr = c->pop->addr6[j];
+				else
+					to.sin.sin_addr = c->pop->c[j].addr;
 			}
+			/* a source block is IPv4's (opts refuses one with -F 6) */
 			if (c->pop->src_size)
-				udp_tx_to_from(io, &to, pop_source(c->pop, (uint32_t)j), WIRE_LEN);
+				udp_tx_to_from(io, &to.sin, pop_source(c->pop, (uint32_t)j),
+					       WIRE_LEN);
 			else
-				udp_tx_to(io, (const struct sockaddr *)&to, sizeof(to), WIRE_LEN);
+				udp_tx_to(io, &to.sa, client_addr_len(&to), WIRE_LEN);
 			n++;
 		}
 		if (n == 0)
 			break;
+		client_fallback_start(c, snd.base);
 		c->stats.sent += n;
 		sent += n;
 		if (c->popdns)

@@ -15,7 +15,8 @@
  * than the timeout. Every request ends as one record.
  *
  * A population (pop.h) sends the same way, but each request is the due
- * logical client's: its id, its DNS answer's address; the ring's slot
+ * logical client's: its id, its DNS answer's address (its A, or its AAAA;
+ * a dual one's copy after the attempt delay to its A); the ring's slot
  * keeps the id, and a reply must echo it.
  *
  * With client_start_tcp the requests go over one TCP connection instead
@@ -66,10 +67,12 @@ const char *client_addr_text(const union client_addr *a, char *buf, size_t len);
 struct client_cfg {
 	uint32_t id;
 	union client_addr target;
-	/* Happy Eyeballs (RFC 8305; one UDP client of family dual): target is
-	 * IPv6, and a request still unanswered attempt_delay_ns after it left
-	 * is sent again, the same request, to fallback's IPv4 address; the
-	 * first reply counts. fallback's family 0: none */
+	/* Happy Eyeballs (RFC 8305; a UDP client or population of family
+	 * dual): target is IPv6, and a request still unanswered
+	 * attempt_delay_ns after it left is sent again, the same request, to
+	 * fallback's IPv4 address (a DNS population's: its logical client's
+	 * A, fallback giving the port); the first reply counts. fallback's
+	 * family 0: none */
 	union client_addr fallback;
 	int64_t attempt_delay_ns;
 	/* the records' family column (record.h): a client told its family */

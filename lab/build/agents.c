@@ -823,11 +823,19 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns, 
 		/* the [dns] node itself, or its cache of a [resolver] node; a
 		 * population's clients every cache of it in turn */
 		if (node->resolver_all) {
+			/* of family 6 or dual: at the caches' IPv6 addresses */
+			int v6 = topo_client_resolver6(t, n, &res6);
+
 			for (unsigned k = 1; k <= t->nodes[node->resolver].count; k++) {
+				char buf6[INET6_ADDRSTRLEN];
+
+				res6 = topo_resolver_addr6(t, node->resolver, (int)k);
 				agents_argv_add(&a, "-R");
 				agents_argv_add(
 				    &a, "%s",
-				    agents_ip(topo_resolver_addr(t, node->resolver, (int)k), buf));
+				    v6 ? inet_ntop(AF_INET6, &res6, buf6, sizeof(buf6))
+				       : agents_ip(topo_resolver_addr(t, node->resolver, (int)k),
+						   buf));
 			}
 			if (node->resolver_weights[0]) {
 				agents_argv_add(&a, "-W");

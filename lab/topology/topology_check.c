@@ -304,7 +304,8 @@ static void topo_resolve(struct topo_parse *p, int i)
 
 /* topo_check_family: a client of family = 6 or dual needs the lab's IPv6
  * (ip = dual), dual a timeout past the attempt delay; what it does not do
- * over IPv6 yet is refused by name */
+ * over IPv6 yet is refused by name (a population: over UDP, without a
+ * source_block) */
 static void topo_check_family(struct topo_parse *p, int i)
 {
 	const struct topology *t = p->t;
@@ -330,8 +331,11 @@ static void topo_check_family(struct topo_parse *p, int i)
 			   "Happy Eyeballs' attempt delay, 250 ms: a request is sent again over "
 			   "IPv4 that long after it left over IPv6",
 			   node->name, (long long)(node->timeout_ns / 1000000));
-	if (node->population > 0)
-		without = "a population (population = N)";
+	if (node->population > 0 && node->proto != TOPO_PROTO_UDP)
+		without = "a population over TCP or HTTP (proto = tcp or http with population = "
+			  "N)";
+	else if (node->population > 0 && node->source_block.len > 0)
+		without = "a population's source_block (its block is IPv4)";
 	else if (t->ecmp == TOPO_ECMP_RESILIENT)
 		without = "ecmp = resilient (its nexthop groups are IPv4 only here)";
 	for (int k = 0; without == NULL && k < t->nnodes; k++)
@@ -341,8 +345,8 @@ static void topo_check_family(struct topo_parse *p, int i)
 			without = "PowerDNS or gdnsd (they answer no AAAA here)";
 	if (without)
 		topo_error(p, where ? where : node->line,
-			   "[client %s] family = %s: not yet with %s; IPv6 clients are one "
-			   "client each, of authd",
+			   "[client %s] family = %s: not yet with %s; IPv6 clients send over "
+			   "UDP or, one client, TCP and HTTP, and ask authd",
 			   node->name, family, without);
 }
 

@@ -7,6 +7,7 @@
 
 #include "clocks_int.h"
 #include "timeutil.h"
+#include "wire.h"
 
 static const char *const clocks_family_names[CLOCKS_FAMILIES] = {"4", "6", "dual"};
 
@@ -19,16 +20,27 @@ static int clocks_family_of(const struct clocks_client *c)
 	return -1;
 }
 
-/* clocks_client_index: the index in in->clients of client id, or -1; *last
- * the previous answer (a file's records are one client's: asked once) */
+/* clocks_client_index: the index in in->clients of the agent that sent
+ * client id's requests (a population's logical clients are its), or -1;
+ * *last the previous answer (a file's records are one agent's: asked
+ * once) */
 static ssize_t clocks_client_index(const struct clocks_input *in, uint32_t id, ssize_t *last)
 {
-	if (*last >= 0 && in->clients[*last].id == id)
+	uint32_t agent = wire_agent_of(id);
+
+	if (*last >= 0 && in->clients[*last].id == agent)
 		return *last;
 	for (size_t i = 0; i < in->nclients; i++)
-		if (in->clients[i].id == id)
+		if (in->clients[i].id == agent)
 			return *last = (ssize_t)i;
 	return -1;
+}
+
+/* clocks_family_users: the clients (users) agent i is: a population's
+ * logical clients, else 1 */
+static int64_t clocks_family_users(const struct clocks_input *in, size_t i)
+{
+	return in->clients[i].population > 0 ? in->clients[i].population : 1;
 }
 
 static int clocks_cmp_i64(const void *a, const void *b)
@@ -41,9 +53,10 @@ static int clocks_cmp_i64(const void *a, const void *b)
 int clocks_family(const struct clocks_input *in, struct clocks_family *f)
 {
 	int64_t t0 = in->failure.t0_ns, back = in->failure.recovered_ns, *rtt[CLOCKS_FAMILIES];
-	size_t nrtt[CLOCKS_FAMILIES] = {0}, caprtt[CLOCKS_FAMILIES] = {0};
+	size_t nrtt[CLOCKS_FAMILIES] = {0}, caprtt[CLOCKS_FAMILIES] = {0}, users = 0, *first;
 	ssize_t last = -1, ci;
-	int rc = 0, *noticed;
+	int rc = 0;
+	uint8_t *noticed;
 
 	memset(f, 0, sizeof(*f));
 	memset(rtt, 0, sizeof(rtt));
@@ -53,27 +66,39 @@ int clocks_family(const struct clocks_input *in, struct clocks_family *f)
 		if (k < 0)
 			continue;
 		f->present = 1;
-		f->row[k].clients++;
+		f->row[k].clients += (int)clocks_family_users(in, i);
 		/* less those that lose a request after t0, below */
-		f->row[k].unnoticed++;
+		f->row[k].unnoticed += (int)clocks_family_users(in, i);
 	}
 	if (!f->present || in->steady)
 		return 0;
-	if ((noticed = calloc(in->nclients, sizeof(*noticed))) == NULL)
+	/* a mark a user: agent i's from first[i] on */
+	if ((first = calloc(in->nclients + 1, sizeof(*first))) == NULL)
 		return -1;
+	for (size_t i = 0; i < in->nclients; i++)
+		first[i + 1] = users += (size_t)clocks_family_users(in, i);
+	if ((noticed = calloc(users, sizeof(*noticed))) == NULL) {
+		free(first);
+		return -1;
+	}
 	for (size_t i = 0; i < in->nrequests; i++) {
 		const struct clocks_request *q = &in->requests[i];
+		size_t user;
 		int k;
 
 		if (q->sent_ns <= t0 || (back && q->sent_ns >= back) ||
 		    (ci = clocks_client_index(in, q->client, &last)) < 0 ||
 		    (k = clocks_family_of(&in->clients[ci])) < 0)
 			continue;
+		user = first[ci] +
+		       (in->clients[ci].population > 0 ? (q->client & WIRE_POP_INDEX_MASK) : 0);
 		f->row[k].sent++;
 		if (q->status != CLOCKS_OK) {
 			f->row[k].lost++;
-			if (!noticed[ci]++)
+			if (user < first[ci + 1] && !noticed[user]) {
+				noticed[user] = 1;
 				f->row[k].unnoticed--;
+			}
 		} else if (q->fell_back) {
 			f->row[k].rescued++;
 			if (clocks_grow((void **)&rtt[k], &caprtt[k], nrtt[k], sizeof(**rtt)) == -1)
@@ -83,6 +108,7 @@ int clocks_family(const struct clocks_input *in, struct clocks_family *f)
 		}
 	}
 	free(noticed);
+	free(first);
 	for (int k = 0; k < CLOCKS_FAMILIES; k++) {
 		f->row[k].rescued_rtt_p50_ns = -1;
 		if (nrtt[k] > 0) {

@@ -6,7 +6,8 @@
  * sent after t0 (until the site came back), those lost, those a dual
  * client sent again over IPv4 and had answered (rescued, and how late:
  * the median round trip of them), and the clients that lost none: the
- * share of a family's clients that never noticed the failure.
+ * share of a family's clients that never noticed the failure. A
+ * population's logical clients are clients of its family, each its own.
  */
 #ifndef STEERLAB_CLOCKS_FAMILY_H
 #define STEERLAB_CLOCKS_FAMILY_H
@@ -20,7 +21,7 @@
 enum clocks_family_kind { CLOCKS_FAMILY_4, CLOCKS_FAMILY_6, CLOCKS_FAMILY_DUAL, CLOCKS_FAMILIES };
 
 struct clocks_family_row {
-	int clients;		    /* client flows of the family */
+	int clients;		    /* client flows of the family (a population's: each user) */
 	int unnoticed;		    /* of them, those that lost nothing after t0 */
 	int64_t sent, lost;	    /* their requests after t0, and of them lost */
 	int64_t rescued;	    /* answered after going again over IPv4 */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "clocks_int.h"
+#include "wire.h"
 
 void clocks_missing(struct clocks_result *r, const char *fmt, ...)
 {
@@ -333,11 +334,14 @@ static void clocks_summarise(const struct clocks_input *in, struct clocks_result
 }
 
 /* clocks_fell_back: whether client id sent requests again over IPv4 (a
- * dual lab's Happy Eyeballs: client_summary's fell_back) */
+ * dual lab's Happy Eyeballs: client_summary's fell_back, a population's
+ * for all of its logical clients) */
 static int clocks_fell_back(const struct clocks_input *in, uint32_t id)
 {
+	uint32_t agent = wire_agent_of(id);
+
 	for (size_t i = 0; i < in->nclients; i++)
-		if (in->clients[i].id == id && in->clients[i].fell_back > 0)
+		if (in->clients[i].id == agent && in->clients[i].fell_back > 0)
 			return 1;
 	return 0;
 }

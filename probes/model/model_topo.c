@@ -211,6 +211,8 @@ double model_topo_owd(const struct topology *t, int a, int b)
 	return ns > 0 ? (double)ns / NS : 0;
 }
 
+static int topo_aaaa_cache(struct model_input *in, int c);
+
 /* topo_pop: client node n's population into in->pops (its caches from
  * base), as the client agent lays it out (docs/agents.md, "Populations");
  * -1 if there is no room (the node is left out, said) */
@@ -253,6 +255,10 @@ static int topo_pop(const struct topology *t, struct model_input *in, int n, con
 			p->cache[k] = rn->kind == TOPO_RESOLVER && base[r] >= 0
 					  ? base[r] + (all ? k : k0)
 					  : -1;
+			/* of family 6 or dual: its requests follow the AAAA, an
+			 * entry of its own in the cache */
+			if (c->family != TOPO_FAMILY_4 && p->cache[k] >= 0)
+				p->cache[k] = topo_aaaa_cache(in, p->cache[k]);
 			p->off[k] = model_topo_pop_off(n, k);
 		}
 		snprintf(buf, sizeof(buf), "%s", c->resolver_weights);
@@ -275,6 +281,12 @@ static int topo_pop(const struct topology *t, struct model_input *in, int n, con
 		    "cache has left (whole seconds, at least 0.1 s)%s",
 		    c->name, c->population,
 		    p->sticky_share > 0 || p->all_sticky ? ", or sticky's" : "");
+		if (c->family == TOPO_FAMILY_DUAL)
+			model_note(notes, 0,
+				   "dns: population %s (family dual): its clients followed through "
+				   "their caches' AAAA entries, which their requests use; the A "
+				   "lookups of Happy Eyeballs' fallback are not counted upstream",
+				   c->name);
 	}
 	/* its requests are due from the start of the traffic (those due
 	 * before its first answers came go when they come) */

@@ -14,7 +14,9 @@
 # (clocks.json's rescued; the model's losses agree); the model counts the
 # resolver's AAAA entry apart (upstream queries agree); c6 and cd ask the
 # resolver over IPv6, at its cache's IPv6 address; family = 6 without
-# ip = dual, in a population, and dual with a timeout of 250 ms are refused.
+# ip = dual, in a population over TCP or with a source_block (a population
+# of family 6 over UDP is test_ipv6_failure.sh's), and dual with a timeout
+# of 250 ms are refused.
 # about 14 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,7 +29,8 @@ trap 'lab_cleanup '$lab'; rm -rf "$out"' EXIT
 r=$out/run
 
 check_refused "family = 6 in an IPv4 lab" "family = 6: the lab's network has no IPv6" topology/dual-stack.ini --set ip=4
-check_refused "family = 6 in a population" "family = 6: not yet with a population" topology/dual-stack.ini --set c6.population=10
+check_refused "family = 6 in a population over TCP" "family = 6: not yet with a population over TCP" topology/dual-stack.ini --set c6.population=10 --set c6.proto=tcp
+check_refused "family = 6 in a population with a source_block" "family = 6: not yet with a population's source_block" topology/dual-stack.ini --set c6.population=10 --set c6.source_block=198.18.64.0/24
 check_refused "family = dual within the attempt delay" "family = dual: its timeout (250 ms) must be longer" topology/dual-stack.ini --set cd.timeout=250ms
 
 run_model_agrees "$out/run.txt" "$r" topology/dual-stack.ini --set name=$lab --set a-ipv6.family=both

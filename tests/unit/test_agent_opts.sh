@@ -209,9 +209,11 @@ case_ client -i 1 -t 198.18.0.1 -k harmonic
 case_ client -i 1 -t 198.18.0.1 -a poisson
 case_ client -i 1 -t 198.18.0.1 -s 5
 case_ client -i 1 -R 198.18.0.2 -R 198.18.0.3 -q n
-case_ client -i 1 -R 2001:2:0:8000::1 -q n -P 2
+case_ client -i 1 -R 2001:2:0:8000::1 -R 198.18.0.3 -q n -P 2
 case_ client -i 1 -R [2001:2:0:8000::1]:53 -R 198.18.0.3 -q n
 case_ client -i 1 -R [2001:2:0:8000::1 -q n
+case_ client -i 1 -R 2001:2:0:8000::1 -R 2001:2:0:8000::2 -q n -P 2 -F 6 -T
+case_ client -i 1 -t [2001:2:0:ff00::1]:7000 -F 6 -P 2 -A 198.18.64.0/24
 case_ client -i 1 -R 198.18.0.2 -q n -P 2 -Q 0.5
 case_ client -i 1 -R 198.18.0.2 -R 198.18.0.3 -q n -P 2 -W 1
 case_ client -i 1 -R 198.18.0.2 -q n -P 2 -W 1,2
@@ -226,7 +228,6 @@ case_ client -i 1 -t 198.18.0.1 -T -H
 case_ client -i 1 -t 198.18.0.1 -H -L 60s
 case_ client -i 1 -R 198.18.0.2:5353 -q n -H -L 60s
 case_ client -i 1 -R [2001:2:0:8000::1]:5353 -q n -H -L 60s -F 6
-case_ client -i 1 -R 198.18.0.2 -q n -F dual -P 2
 compare client
 
 case_ collector

@@ -18,6 +18,8 @@
 #include <sys/epoll.h>
 #include <sys/stat.h>
 
+#include "agents/client/pop.h"
+#include "agents/client/popdns.h"
 #include "agents/client/record.h"
 #include "agents/client/traffic.h"
 #include "loop.h"
@@ -486,6 +488,105 @@ static void test_happy_eyeballs_prefers_ipv6(void **state)
 	assert_int_equal(c.stats.lost, 0);
 }
 
+/* the ids a site saw, and how many requests */
+struct he_seen {
+	int n;
+	uint32_t ids[64];
+};
+
+/* he_answer_ids: he_answer, noting each request's client id (arg: a
+ * struct he_seen) */
+static void he_answer_ids(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	uint8_t buf[WIRE_LEN];
+	struct sockaddr_storage from;
+	socklen_t len = sizeof(from);
+	struct he_seen *seen = arg;
+	struct wire_msg m;
+
+	(void)loop;
+	(void)events;
+	while (recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &len) ==
+	       WIRE_LEN) {
+		assert_int_equal(wire_decode(buf, WIRE_LEN, &m), 0);
+		if (seen->n < 64)
+			seen->ids[seen->n] = m.client_id;
+		seen->n++;
+		m.type = WIRE_REPLY;
+		strcpy(m.site, "a");
+		wire_encode(&m, buf, sizeof(buf));
+		assert_int_equal(sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, len),
+				 WIRE_LEN);
+		len = sizeof(from);
+	}
+}
+
+/* a dual population in DNS mode (docs/agents.md, "Populations"): each
+ * logical client's request goes to its own AAAA (::1), and, the IPv6 site
+ * silent, again after the attempt delay to its own A (127.0.0.1), with its
+ * own id; every reply over IPv4 counts */
+static void test_happy_eyeballs_population(void **state)
+{
+	int p6, p4, fd6 = he_site(AF_INET6, &p6), fd4 = he_site(AF_INET, &p4), got6 = 0;
+	struct in_addr lo4 = {.s_addr = htonl(INADDR_LOOPBACK)};
+	struct loop *loop = loop_new();
+	struct loop_handler h6, h4;
+	struct he_seen seen = {0};
+	struct pop_rates rates;
+	struct pop pop;
+	struct popdns pd = {.fd = -1, .pop = &pop};
+	struct client c;
+	struct client_cfg cfg = {.id = 1000,
+				 .rate = 100,
+				 .timeout_ns = 100 * NSEC_PER_MSEC,
+				 .duration_ns = 55 * NSEC_PER_MSEC,
+				 .attempt_delay_ns = 20 * NSEC_PER_MSEC,
+				 .family_column = 1};
+	int by[3] = {0};
+
+	(void)state;
+	assert_non_null(loop);
+	assert_int_equal(pop_rates_parse("equal", &rates), 0);
+	assert_int_equal(pop_init(&pop, 3, cfg.id, &rates, cfg.rate, 0, 1), 0);
+	assert_int_equal(pop_dns_init(&pop, 1, NULL, 0, AF_UNSPEC), 0);
+	/* their answers held past the run: no query */
+	pop_dns_first(&pop, 0, POP_LOOKUP, &in6addr_loopback, INT64_MAX / 4, 0, 0);
+	pop_dns_first(&pop, 0, POP_LOOKUP_A, &lo4, INT64_MAX / 4, 0, 0);
+	/* the address is each client's; the ports the sites' */
+	cfg.target.sin6 =
+	    (struct sockaddr_in6){.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)p6)};
+	cfg.fallback.sin =
+	    (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons((uint16_t)p4)};
+	assert_int_equal(loop_add(loop, &h6, fd6, EPOLLIN, he_drop, &got6), 0);
+	assert_int_equal(loop_add(loop, &h4, fd4, EPOLLIN, he_answer_ids, &seen), 0);
+	assert_int_equal(client_start_pop(&c, loop, &cfg, NULL, &pop, &pd, 0, 0, NULL), 0);
+	assert_int_equal(loop_run(loop), 0);
+	client_finish(&c);
+	client_close(&c);
+	assert_int_equal(c.stats.sent, 6); /* 3 clients, 55 ms at 100/s */
+	assert_int_equal(got6, 6);
+	assert_int_equal(seen.n, 6);
+	assert_int_equal(c.stats.fell_back, 6);
+	assert_int_equal(c.stats.ok4, 6);
+	assert_int_equal(c.stats.ok6, 0);
+	assert_int_equal(c.stats.lost, 0);
+	assert_int_equal(c.stats.stray, 0);
+	/* each copy its logical client's, twice each */
+	for (int i = 0; i < seen.n; i++) {
+		assert_in_range(seen.ids[i], cfg.id, cfg.id + 2);
+		by[seen.ids[i] - cfg.id]++;
+	}
+	assert_int_equal(by[0], 2);
+	assert_int_equal(by[1], 2);
+	assert_int_equal(by[2], 2);
+	loop_del(loop, &h6);
+	loop_del(loop, &h4);
+	loop_free(loop);
+	pop_free(&pop);
+	close(fd6);
+	close(fd4);
+}
+
 /* ---- replies read late ---- */
 
 /* a site on loopback in the client's own loop: it answers each request at
@@ -688,6 +789,7 @@ int main(void)
 	    cmocka_unit_test(test_replies_read_late),
 	    cmocka_unit_test(test_happy_eyeballs_falls_back),
 	    cmocka_unit_test(test_happy_eyeballs_prefers_ipv6),
+	    cmocka_unit_test(test_happy_eyeballs_population),
 	    cmocka_unit_test(test_replies_read_by_tick),
 	    cmocka_unit_test(test_ticks_back_to_back),
 	};

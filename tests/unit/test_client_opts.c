@@ -106,9 +106,9 @@ static void test_population(void **state)
 	      "-a", "poisson", "-W", "3,1", "-A", "198.18.64.0/18", "-s", "42", NULL);
 	assert_int_equal(o.population, 10000);
 	assert_int_equal(o.nresolvers, 2);
-	assert_string_equal(inet_ntop(AF_INET, &o.resolvers[1].sin_addr, addr, sizeof(addr)),
+	assert_string_equal(inet_ntop(AF_INET, &o.resolvers[1].sin.sin_addr, addr, sizeof(addr)),
 			    "198.18.128.2");
-	assert_int_equal(ntohs(o.resolvers[1].sin_port), 5353);
+	assert_int_equal(ntohs(o.resolvers[1].sin.sin_port), 5353);
 	assert_string_equal(o.name, "www.lab.example");
 	assert_int_equal(o.port, 7000);
 	assert_int_equal(o.sticky_ns, 30 * NSEC_PER_SEC);

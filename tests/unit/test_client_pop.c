@@ -331,13 +331,15 @@ static void test_dns_state(void **state)
 	struct in_addr a = {.s_addr = htonl(0xC6120001)};
 	int64_t now = 50 * NSEC_PER_SEC, ttl = 30 * NSEC_PER_SEC, sticky = 600 * NSEC_PER_SEC;
 	int64_t lo = INT64_MAX, hi = 0;
-	int nsticky = 0;
+	int nsticky = 0, lookup;
 
 	(void)state;
 	pop_rates_parse("equal", &r);
 	assert_int_equal(pop_init(&p, 1000, 0, &r, 1000, 0, 1), 0);
-	assert_int_equal(pop_dns_init(&p, 3, NULL, 0.02), 0);
-	pop_dns_first(&p, 1, a, ttl, sticky, now);
+	assert_int_equal(pop_dns_init(&p, 3, NULL, 0.02, AF_INET), 0);
+	assert_null(p.addr6);
+	assert_null(p.c4);
+	pop_dns_first(&p, 1, POP_LOOKUP, &a, ttl, sticky, now);
 	for (uint32_t j = 0; j < 1000; j++) {
 		const struct pop_client *c = &p.c[j];
 
@@ -364,17 +366,92 @@ static void test_dns_state(void **state)
 	assert_true(now + ttl - hi < ttl / 50);
 	assert_true(nsticky >= 6 && nsticky <= 7); /* 20 of 1000, a third of them */
 	/* query ids: taken, found, freed */
-	assert_int_equal(pop_dns_take_qid(&p, 7, 100, now), 100);
-	assert_int_equal(pop_dns_take_qid(&p, 8, 100, now), 101); /* 100 is taken */
-	assert_int_equal(pop_dns_client(&p, 100), 7);
-	assert_int_equal(pop_dns_client(&p, 101), 8);
-	assert_int_equal(pop_dns_client(&p, 102), -1);
+	assert_int_equal(pop_dns_take_qid(&p, 7, POP_LOOKUP, 100, now), 100);
+	/* 100 is taken */
+	assert_int_equal(pop_dns_take_qid(&p, 8, POP_LOOKUP, 100, now), 101);
+	assert_int_equal(pop_dns_client(&p, 100, &lookup), 7);
+	assert_int_equal(lookup, POP_LOOKUP);
+	assert_int_equal(pop_dns_client(&p, 101, &lookup), 8);
+	assert_int_equal(pop_dns_client(&p, 102, &lookup), -1);
 	assert_int_equal(p.asking, 2);
-	pop_dns_done(&p, 7);
-	assert_int_equal(pop_dns_client(&p, 100), -1);
+	pop_dns_done(&p, 7, POP_LOOKUP);
+	assert_int_equal(pop_dns_client(&p, 100, &lookup), -1);
 	assert_false(p.c[7].flags & POP_F_ASKING);
 	assert_int_equal(p.asking, 1);
 	pop_free(&p);
+}
+
+/* the families: a population of family 6 holds each client's AAAA (its
+ * own lookup, now of IPv6 addresses); a dual one the A beside it, a lookup
+ * of its own (its hold, its query id), at the same resolver, both phases
+ * spread alike; the query ids of the two lookups of one client told apart */
+static void test_dns_families(void **state)
+{
+	struct pop p6, pd;
+	struct pop_rates r;
+	struct in6_addr a6, b6;
+	struct in_addr a4 = {.s_addr = htonl(0xC6130101)}, b4 = {.s_addr = htonl(0xC6130102)};
+	int64_t now = 50 * NSEC_PER_SEC, ttl = 30 * NSEC_PER_SEC;
+	int lookup;
+
+	(void)state;
+	assert_int_equal(inet_pton(AF_INET6, "2001:2:0:ff01::1", &a6), 1);
+	assert_int_equal(inet_pton(AF_INET6, "2001:2:0:ff01::2", &b6), 1);
+	pop_rates_parse("equal", &r);
+	assert_int_equal(pop_init(&p6, 100, 0, &r, 1000, 0, 1), 0);
+	assert_int_equal(pop_dns_init(&p6, 2, NULL, 0, AF_INET6), 0);
+	assert_non_null(p6.addr6);
+	assert_null(p6.c4);
+	assert_int_equal(pop_lookup_family(&p6, POP_LOOKUP), AF_INET6);
+	pop_dns_first(&p6, 0, POP_LOOKUP, &a6, ttl, 0, now);
+	for (uint32_t j = 0; j < 100; j++) {
+		assert_memory_equal(&p6.addr6[j], j % 2 == 0 ? &a6 : &in6addr_any, 16);
+		assert_int_equal(p6.c[j].addr.s_addr, 0); /* no A held */
+		if (j % 2 == 0)
+			assert_true(p6.c[j].refresh_ns > now && p6.c[j].refresh_ns <= now + ttl);
+	}
+	/* a change is told, the same address is not */
+	assert_int_equal(pop_dns_set(&p6, 4, POP_LOOKUP, &a6), 0);
+	assert_int_equal(pop_dns_set(&p6, 4, POP_LOOKUP, &b6), 1);
+	assert_memory_equal(&p6.addr6[4], &b6, 16);
+	assert_memory_equal(&p6.addr6[6], &a6, 16);
+	pop_free(&p6);
+	assert_null(p6.addr6);
+
+	assert_int_equal(pop_init(&pd, 100, 0, &r, 1000, 0, 1), 0);
+	assert_int_equal(pop_dns_init(&pd, 2, NULL, 0, AF_UNSPEC), 0);
+	assert_non_null(pd.addr6);
+	assert_non_null(pd.c4);
+	assert_int_equal(pop_lookup_family(&pd, POP_LOOKUP), AF_INET6);
+	assert_int_equal(pop_lookup_family(&pd, POP_LOOKUP_A), AF_INET);
+	pop_dns_first(&pd, 1, POP_LOOKUP, &a6, ttl, 0, now);
+	pop_dns_first(&pd, 1, POP_LOOKUP_A, &a4, ttl, 0, now);
+	for (uint32_t j = 1; j < 100; j += 2) {
+		assert_int_equal(pd.c4[j].resolver, pd.c[j].resolver);
+		assert_memory_equal(&pd.addr6[j], &a6, 16);
+		assert_int_equal(pd.c4[j].addr.s_addr, a4.s_addr);
+		assert_int_equal(pd.c4[j].refresh_ns, pd.c[j].refresh_ns);
+	}
+	assert_int_equal(pop_dns_set(&pd, 3, POP_LOOKUP_A, &b4), 1);
+	assert_int_equal(pd.c4[3].addr.s_addr, b4.s_addr);
+	assert_memory_equal(&pd.addr6[3], &a6, 16); /* the AAAA's untouched */
+	/* client 99 asks both at once: two ids, each found as its lookup */
+	assert_int_equal(pop_dns_take_qid(&pd, 99, POP_LOOKUP, 7, now), 7);
+	assert_int_equal(pop_dns_take_qid(&pd, 99, POP_LOOKUP_A, 7, now), 8);
+	assert_true(pd.c[99].flags & POP_F_ASKING);
+	assert_true(pd.c4[99].flags & POP_F_ASKING);
+	assert_int_equal(pop_dns_client(&pd, 7, &lookup), 99);
+	assert_int_equal(lookup, POP_LOOKUP);
+	assert_int_equal(pop_dns_client(&pd, 8, &lookup), 99);
+	assert_int_equal(lookup, POP_LOOKUP_A);
+	assert_int_equal(pd.asking, 2);
+	pop_dns_done(&pd, 99, POP_LOOKUP_A);
+	assert_int_equal(pop_dns_client(&pd, 8, &lookup), -1);
+	assert_false(pd.c4[99].flags & POP_F_ASKING);
+	assert_true(pd.c[99].flags & POP_F_ASKING);
+	assert_int_equal(pd.asking, 1);
+	pop_free(&pd);
+	assert_null(pd.c4);
 }
 
 /* weighted resolvers: the shares of any first k clients near the weights */
@@ -388,7 +465,7 @@ static void test_dns_weighted(void **state)
 	(void)state;
 	pop_rates_parse("equal", &r);
 	assert_int_equal(pop_init(&p, 10000, 0, &r, 1000, 0, 1), 0);
-	assert_int_equal(pop_dns_init(&p, 4, w, 0), 0);
+	assert_int_equal(pop_dns_init(&p, 4, w, 0, AF_INET), 0);
 	for (uint32_t j = 0; j < 10000; j++) {
 		count[p.c[j].resolver]++;
 		if (j == 99) { /* the first 100 already within 3 of their share */
@@ -437,6 +514,7 @@ int main(void)
 	    cmocka_unit_test(test_schedule_ring_and_heap),
 	    cmocka_unit_test(test_schedule_as_scan),
 	    cmocka_unit_test(test_dns_state),
+	    cmocka_unit_test(test_dns_families),
 	    cmocka_unit_test(test_dns_weighted),
 	    cmocka_unit_test(test_id_scheme),
 	};

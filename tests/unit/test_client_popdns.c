@@ -40,14 +40,16 @@
 
 struct fixture {
 	int fd[2]; /* the fake resolvers */
-	struct sockaddr_in res[2];
+	union client_addr res[2];
 	struct pop pop;
 	struct popdns d;
 	struct event_log *ev;
 	char events[64];
 };
 
-static int setup(void **state)
+/* setup_family: the fake resolvers on loopback of family (AF_INET, or
+ * AF_INET6: ::1), and a population of lookups pop_family (pop_dns_init's) */
+static int setup_family(void **state, int family, int pop_family)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct pop_rates rates;
@@ -55,20 +57,23 @@ static int setup(void **state)
 
 	assert_non_null(f);
 	for (int k = 0; k < 2; k++) {
-		struct sockaddr_in s = {.sin_family = AF_INET};
-		socklen_t len = sizeof(s);
+		union client_addr s = {.sa.sa_family = (sa_family_t)family};
+		socklen_t len = sizeof(f->res[k]);
 
-		s.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		f->fd[k] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (family == AF_INET6)
+			s.sin6.sin6_addr = in6addr_loopback;
+		else
+			s.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		f->fd[k] = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		assert_true(f->fd[k] >= 0);
-		assert_int_equal(bind(f->fd[k], (struct sockaddr *)&s, sizeof(s)), 0);
-		assert_int_equal(getsockname(f->fd[k], (struct sockaddr *)&f->res[k], &len), 0);
+		assert_int_equal(bind(f->fd[k], &s.sa, client_addr_len(&s)), 0);
+		assert_int_equal(getsockname(f->fd[k], &f->res[k].sa, &len), 0);
 	}
 	/* 4 clients from id 100, client j asking resolver j mod 2; at a
 	 * sticky share of 1/4, client 3 is the sticky one */
 	assert_int_equal(pop_rates_parse("equal", &rates), 0);
 	assert_int_equal(pop_init(&f->pop, 4, 100, &rates, 40, 0, 1), 0);
-	assert_int_equal(pop_dns_init(&f->pop, 2, NULL, 0.25), 0);
+	assert_int_equal(pop_dns_init(&f->pop, 2, NULL, 0.25, pop_family), 0);
 	assert_int_equal(f->pop.c[3].flags & POP_F_STICKY, POP_F_STICKY);
 	snprintf(f->events, sizeof(f->events), "/tmp/test_client_popdns.XXXXXX");
 	assert_true((efd = mkstemp(f->events)) >= 0);
@@ -78,6 +83,17 @@ static int setup(void **state)
 	log_init("client", 0);
 	*state = f;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_family(state, AF_INET, AF_INET);
+}
+
+/* a dual population asking over IPv6, as a dual lab's does */
+static int setup_dual(void **state)
+{
+	return setup_family(state, AF_INET6, AF_UNSPEC);
 }
 
 static int teardown(void **state)
@@ -104,31 +120,36 @@ static void wait_in(int fd)
 		fail_msg("nothing to read on fd %d within %d ms", fd, WAIT_MS);
 }
 
-/* respond: the answer to query q (qlen bytes): A addr with ttl, into r;
- * its length, or 0 if q is not an A query */
+/* respond: the answer to query q (qlen bytes), an A or an AAAA query: addr
+ * (of the question's type) with ttl, into r; its length, or 0 if q is
+ * neither or addr not of its type */
 static size_t respond(const uint8_t *q, size_t qlen, const char *addr, uint32_t ttl, uint8_t *r,
 		      size_t rlen)
 {
 	knot_pkt_t *query = knot_pkt_new((void *)q, qlen, NULL);
 	knot_pkt_t *pkt = knot_pkt_new(r, (uint16_t)rlen, NULL);
-	uint8_t rdata[4];
+	uint8_t rdata[16];
 	knot_rrset_t *rr;
 	size_t size = 0;
+	uint16_t qtype;
+	int v6;
 
-	if (query == NULL || pkt == NULL || knot_pkt_parse(query, 0) != KNOT_EOK ||
-	    knot_pkt_qtype(query) != KNOT_RRTYPE_A)
+	if (query == NULL || pkt == NULL || knot_pkt_parse(query, 0) != KNOT_EOK)
+		goto out;
+	qtype = knot_pkt_qtype(query);
+	v6 = qtype == KNOT_RRTYPE_AAAA;
+	if (qtype != KNOT_RRTYPE_A && !v6)
 		goto out;
 	knot_pkt_clear(pkt);
 	knot_wire_set_id(pkt->wire, knot_wire_get_id(q));
 	knot_wire_set_qr(pkt->wire);
 	knot_wire_set_ra(pkt->wire);
-	if (knot_pkt_put_question(pkt, knot_pkt_qname(query), KNOT_CLASS_IN, KNOT_RRTYPE_A) !=
-		KNOT_EOK ||
+	if (knot_pkt_put_question(pkt, knot_pkt_qname(query), KNOT_CLASS_IN, qtype) != KNOT_EOK ||
 	    knot_pkt_begin(pkt, KNOT_ANSWER) != KNOT_EOK)
 		goto out;
-	rr = knot_rrset_new(knot_pkt_qname(query), KNOT_RRTYPE_A, KNOT_CLASS_IN, ttl, NULL);
-	if (rr == NULL || inet_pton(AF_INET, addr, rdata) != 1 ||
-	    knot_rrset_add_rdata(rr, rdata, 4, NULL) != KNOT_EOK ||
+	rr = knot_rrset_new(knot_pkt_qname(query), qtype, KNOT_CLASS_IN, ttl, NULL);
+	if (rr == NULL || inet_pton(v6 ? AF_INET6 : AF_INET, addr, rdata) != 1 ||
+	    knot_rrset_add_rdata(rr, rdata, v6 ? 16 : 4, NULL) != KNOT_EOK ||
 	    knot_pkt_put(pkt, 0, rr, KNOT_PF_FREE) != KNOT_EOK)
 		goto out;
 	free(rr);
@@ -139,13 +160,25 @@ out:
 	return size;
 }
 
+/* qtype_of: query q's question type */
+static uint16_t qtype_of(const uint8_t *q, size_t qlen)
+{
+	knot_pkt_t *query = knot_pkt_new((void *)q, qlen, NULL);
+	uint16_t t = 0;
+
+	if (query && knot_pkt_parse(query, 0) == KNOT_EOK)
+		t = knot_pkt_qtype(query);
+	knot_pkt_free(query);
+	return t;
+}
+
 /* serve: resolver k reads the next query and, unless addr is NULL, answers
  * it (times copies); the query's source and id */
 static struct in_addr serve(struct fixture *f, int k, const char *addr, uint32_t ttl, int times,
 			    uint16_t *id)
 {
 	uint8_t q[512], r[512];
-	struct sockaddr_in from;
+	union client_addr from;
 	socklen_t len = sizeof(from);
 	ssize_t n;
 	size_t rn;
@@ -161,7 +194,7 @@ static struct in_addr serve(struct fixture *f, int k, const char *addr, uint32_t
 			assert_int_equal(sendto(f->fd[k], r, rn, 0, (struct sockaddr *)&from, len),
 					 (ssize_t)rn);
 	}
-	return from.sin_addr;
+	return from.sa.sa_family == AF_INET ? from.sin.sin_addr : (struct in_addr){0};
 }
 
 /* receive: the client reads the answers waiting at now */
@@ -180,8 +213,10 @@ static void nothing_waiting(int fd)
 }
 
 /* first: popdns_first, each resolver answered by a child standing in for
- * it, which answers the one query it gets: resolver 0 198.19.1.1 for 30 s,
- * resolver 1 198.19.2.1 for 5 s; what it logged (caller frees) */
+ * it, which answers the one query it gets (a dual population's two: the
+ * AAAA and the A): resolver 0 198.19.1.1 (2001:2:0:ff01::1) for 30 s,
+ * resolver 1 198.19.2.1 (2001:2:0:ff01::2) for 5 s; what it logged (caller
+ * frees) */
 static char *first(struct fixture *f)
 {
 	pid_t pid;
@@ -192,11 +227,13 @@ static char *first(struct fixture *f)
 	assert_true((pid = fork()) != -1);
 	if (pid == 0) {
 		const char *addr[2] = {"198.19.1.1", "198.19.2.1"};
+		const char *addr6[2] = {"2001:2:0:ff01::1", "2001:2:0:ff01::2"};
 		uint32_t ttl[2] = {30, 5};
 
-		for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < 2 * (f->pop.c4 ? 2 : 1); i++) {
+			int k = i % 2;
 			uint8_t q[512], r[512];
-			struct sockaddr_in from;
+			union client_addr from;
 			socklen_t len = sizeof(from);
 			struct pollfd p = {.fd = f->fd[k], .events = POLLIN};
 			ssize_t n;
@@ -205,7 +242,10 @@ static char *first(struct fixture *f)
 			if (poll(&p, 1, WAIT_MS) != 1 ||
 			    (n = recvfrom(f->fd[k], q, sizeof(q), 0, (struct sockaddr *)&from,
 					  &len)) < 0 ||
-			    (rn = respond(q, (size_t)n, addr[k], ttl[k], r, sizeof(r))) == 0 ||
+			    (rn = respond(q, (size_t)n,
+					  qtype_of(q, (size_t)n) == KNOT_RRTYPE_AAAA ? addr6[k]
+										     : addr[k],
+					  ttl[k], r, sizeof(r))) == 0 ||
 			    sendto(f->fd[k], r, rn, 0, (struct sockaddr *)&from, len) !=
 				(ssize_t)rn)
 				_exit(1);
@@ -226,6 +266,21 @@ static const char *addr_of(const struct fixture *f, uint32_t j)
 	static char buf[INET_ADDRSTRLEN];
 
 	return inet_ntop(AF_INET, &f->pop.c[j].addr, buf, sizeof(buf));
+}
+
+/* addr6_of: client j's AAAA address; a4_of: a dual one's A */
+static const char *addr6_of(const struct fixture *f, uint32_t j)
+{
+	static char buf[INET6_ADDRSTRLEN];
+
+	return inet_ntop(AF_INET6, &f->pop.addr6[j], buf, sizeof(buf));
+}
+
+static const char *a4_of(const struct fixture *f, uint32_t j)
+{
+	static char buf[INET_ADDRSTRLEN];
+
+	return inet_ntop(AF_INET, &f->pop.c4[j].addr, buf, sizeof(buf));
 }
 
 /* events: the events written, one a line, without their time, sorted keys */
@@ -407,6 +462,86 @@ static void test_own_source_addresses(void **state)
 	assert_int_equal(f->d.changes, 4);
 }
 
+/* a dual population asking over IPv6: the first answers of both lookups
+ * (the AAAA its requests go to, the A their fallback), each held apart; a
+ * client due asks both, each as its own hold says, and takes each answer
+ * into its own lookup; a changed AAAA is a dns_answer with IPv6 addresses */
+static void test_dual_lookups(void **state)
+{
+	struct fixture *f = *state;
+	char *err = first(f), *ev;
+	int64_t t;
+	uint16_t qt;
+	uint8_t q[512], r[512];
+	union client_addr from;
+	socklen_t len;
+	ssize_t n;
+	size_t rn;
+
+	assert_non_null(strstr(err, "www.lab.example is 2001:2:0:ff01::1 (ttl 30s) from resolver "
+				    "::1\n"));
+	assert_non_null(strstr(err, "www.lab.example is 198.19.2.1 (ttl 5s) from resolver ::1\n"));
+	free(err);
+	assert_int_equal(f->d.queries, 4);
+	assert_int_equal(f->d.answers, 4);
+	for (uint32_t j = 0; j < 4; j++) {
+		assert_string_equal(addr6_of(f, j),
+				    j % 2 ? "2001:2:0:ff01::2" : "2001:2:0:ff01::1");
+		assert_string_equal(a4_of(f, j), j % 2 ? "198.19.2.1" : "198.19.1.1");
+		assert_string_equal(addr_of(f, j), "0.0.0.0"); /* no A in its own lookup */
+	}
+	/* the A's hold ends later than the AAAA's: at the AAAA's, one query */
+	f->pop.c4[0].refresh_ns = f->pop.c[0].refresh_ns + S;
+	t = f->pop.c[0].refresh_ns;
+	popdns_check(&f->d, 0, t);
+	popdns_flush(&f->d);
+	assert_int_equal(f->d.queries, 5);
+	assert_true(f->pop.c[0].flags & POP_F_ASKING);
+	assert_false(f->pop.c4[0].flags & POP_F_ASKING);
+	wait_in(f->fd[0]);
+	len = sizeof(from);
+	n = recvfrom(f->fd[0], q, sizeof(q), 0, &from.sa, &len);
+	assert_true(n > 0);
+	assert_int_equal(qtype_of(q, (size_t)n), KNOT_RRTYPE_AAAA);
+	assert_int_equal(from.sa.sa_family, AF_INET6); /* asked over IPv6 */
+	assert_true((rn = respond(q, (size_t)n, "2001:2:0:ff01::9", 20, r, sizeof(r))) > 0);
+	assert_int_equal(sendto(f->fd[0], r, rn, 0, &from.sa, len), (ssize_t)rn);
+	receive(f, t);
+	assert_string_equal(addr6_of(f, 0), "2001:2:0:ff01::9");
+	assert_int_equal(f->pop.c[0].refresh_ns, t + 20 * S);
+	assert_string_equal(a4_of(f, 0), "198.19.1.1");
+	/* then the A's: an A query, its answer into the A lookup alone */
+	t = f->pop.c4[0].refresh_ns;
+	popdns_check(&f->d, 0, t);
+	popdns_flush(&f->d);
+	assert_true(f->pop.c4[0].flags & POP_F_ASKING);
+	assert_false(f->pop.c[0].flags & POP_F_ASKING);
+	wait_in(f->fd[0]);
+	len = sizeof(from);
+	n = recvfrom(f->fd[0], q, sizeof(q), 0, &from.sa, &len);
+	assert_true(n > 0);
+	qt = qtype_of(q, (size_t)n);
+	assert_int_equal(qt, KNOT_RRTYPE_A);
+	assert_true((rn = respond(q, (size_t)n, "198.19.1.9", 20, r, sizeof(r))) > 0);
+	assert_int_equal(sendto(f->fd[0], r, rn, 0, &from.sa, len), (ssize_t)rn);
+	receive(f, t);
+	assert_string_equal(a4_of(f, 0), "198.19.1.9");
+	assert_string_equal(addr6_of(f, 0), "2001:2:0:ff01::9");
+	assert_int_equal(f->pop.c4[0].refresh_ns, t + 20 * S);
+	assert_int_equal(f->pop.asking, 0);
+	assert_int_equal(f->d.changes, 2);
+	ev = events(f);
+	assert_string_equal(ev,
+			    "{\"address\":\"2001:2:0:ff01::9\",\"agent\":\"client\",\"changed\":"
+			    "true,\"client\":100,\"event\":\"dns_answer\",\"name\":\"www.lab."
+			    "example\",\"node\":\"c1\",\"previous\":\"2001:2:0:ff01::1\",\"ttl\":"
+			    "20}\n"
+			    "{\"address\":\"198.19.1.9\",\"agent\":\"client\",\"changed\":true,"
+			    "\"client\":100,\"event\":\"dns_answer\",\"name\":\"www.lab.example\","
+			    "\"node\":\"c1\",\"previous\":\"198.19.1.1\",\"ttl\":20}\n");
+	free(ev);
+}
+
 static char longname[300]; /* 299 characters: more than a name may have */
 
 static void bad_name(void *arg)
@@ -446,6 +581,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_unanswered_asked_again, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_own_source_addresses, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_a_name, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_dual_lookups, setup_dual, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -268,6 +268,42 @@ static void test_families(void **state)
 	json_decref(root);
 }
 
+/* a population of family dual (docs/clocks.md, "IPv6"): its records carry
+ * its logical clients' ids, each a client of its family: 3 users, user 1
+ * lost a request after t0, user 0 was rescued over IPv4, user 2 sent
+ * nothing after t0: 2 of 3 never noticed */
+static void test_families_population(void **state)
+{
+	const char *dir = *state;
+	uint32_t base = WIRE_POP_ID(2, 1, 0);
+	json_t *root, *fam, *row;
+	char extra[128];
+
+	lab(dir);
+	put(dir, "requests-p.csv",
+	    "client,seq,sent_ns,status,site,rtt_ns,family,fallback\n"
+	    "%u,0,%lld,ok,a,100000,6,0\n%u,1,%lld,ok,a,250000000,4,1\n"
+	    "%u,2,%lld,timeout,,0,4,1\n%u,3,%lld,ok,a,100000,6,0\n",
+	    base + 2, (long long)(T0 - 10 * MS), base, (long long)(T0 + 10 * MS), base + 1,
+	    (long long)(T0 + 20 * MS), base + 1, (long long)(T0 + 30 * MS));
+	snprintf(extra, sizeof(extra),
+		 ",\"client\":%u,\"rate\":100,\"family\":\"dual\",\"population\":3", base);
+	ev(dir, "p.client-dns.events.jsonl", T0 - 100 * MS, "client_started", extra);
+	root = analyse(dir, NULL);
+	fam = json_object_get(root, "families");
+	assert_true(json_is_array(fam));
+	assert_int_equal(json_array_size(fam), 1);
+	row = json_array_get(fam, 0);
+	assert_string_equal(json_string_value(json_object_get(row, "family")), "dual");
+	assert_count(row, "clients", 3);
+	assert_count(row, "sent_after_t0", 3);
+	assert_count(row, "lost_after_t0", 1);
+	assert_count(row, "rescued", 1);
+	assert_seconds(row, "rescued_rtt_p50_s", 0.25);
+	assert_count(row, "unnoticed_clients", 2);
+	json_decref(root);
+}
+
 static void test_zone_changed(void **state)
 {
 	const char *dir = *state, *authd = "ns.authd.events.jsonl";
@@ -309,6 +345,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_dns_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_zone_changed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_families, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_families_population, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("clocks load", tests, NULL, NULL);

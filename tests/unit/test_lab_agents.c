@@ -164,6 +164,25 @@ static void test_small_lab(void **state)
 	down();
 }
 
+/* populations of IPv6 clients in a dual lab: every cache asked at its IPv6
+ * address, the anycast flow to the service's IPv6 address (and a dual
+ * one's IPv4 one beside it), -F said */
+static void test_dual_populations(void **state)
+{
+	char *text;
+
+	(void)state;
+	SANDBOX_REQUIRE();
+	up(LDATA "agents-dualpop.ini");
+	assert_int_equal(lab_start_infra(&lab), 0);
+	assert_int_equal(lab_start_clients(&lab, 0, 0), 0);
+	text = command_lines(0, lab.nagents);
+	test_assert_golden(LDATA "agents-dualpop.golden", text);
+	assert_non_null(strstr(text, "-R 2001:2:0:8000::1 -R 2001:2:0:8000::2 -q www.lab.example"));
+	free(text);
+	down();
+}
+
 /* node_lines: the lines of golden for node's agents but its clients */
 static char *node_lines(const char *golden, const char *node)
 {
@@ -244,9 +263,8 @@ static void test_start_fails(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_command_lines),
-	    cmocka_unit_test(test_small_lab),
-	    cmocka_unit_test(test_start_again),
+	    cmocka_unit_test(test_command_lines),    cmocka_unit_test(test_small_lab),
+	    cmocka_unit_test(test_dual_populations), cmocka_unit_test(test_start_again),
 	    cmocka_unit_test(test_start_fails),
 	};
 

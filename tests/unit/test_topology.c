@@ -852,6 +852,9 @@ static void test_family(void **state)
 			   "c1.resolve=libcurl",
 			   "c1.addresses=sorted",
 			   "c2.addresses=random"};
+	char *poptcp[] = {"ip=dual", "family=dual", "c1.population=10", "proto=tcp"};
+	char *popblock[] = {"ip=dual", "family=6", "c1.population=10",
+			    "c1.source_block=198.18.64.0/24"};
 	char *bgp[] = {"ip=dual", "c1.family=6", "routing=bgp"};
 	char *ok[] = {"ip=dual", "c1.family=6"};
 
@@ -859,9 +862,17 @@ static void test_family(void **state)
 	expect_errors(DATA "minimal.ini", v4, 1,
 		      "--set family=6: [client c1] family = 6: the lab's network has no IPv6; "
 		      "set [lab] ip = dual\n");
-	expect_errors(DATA "minimal.ini", pop, 3,
-		      "--set family=6: [client c1] family = 6: not yet with a population "
-		      "(population = N); IPv6 clients are one client each, of authd\n");
+	/* a population of IPv6 clients: over UDP, without a source block */
+	load_ok(t, DATA "minimal.ini", pop, 3);
+	assert_int_equal(t->nodes[topo_find(t, "c1")].population, 10);
+	expect_errors(DATA "minimal.ini", poptcp, 4,
+		      "--set family=dual: [client c1] family = dual: not yet with a population "
+		      "over TCP or HTTP (proto = tcp or http with population = N); IPv6 clients "
+		      "send over UDP or, one client, TCP and HTTP, and ask authd\n");
+	expect_errors(DATA "minimal.ini", popblock, 4,
+		      "--set family=6: [client c1] family = 6: not yet with a population's "
+		      "source_block (its block is IPv4); IPv6 clients send over UDP or, one "
+		      "client, TCP and HTTP, and ask authd\n");
 	load_ok(t, "topology/tcp-addresses.ini", next, 5);
 	assert_int_equal(t->nodes[topo_find(t, "c2")].family, TOPO_FAMILY_DUAL);
 	assert_int_equal(t->nodes[topo_find(t, "c2")].addresses, TOPO_ADDRESSES_NEXT);
