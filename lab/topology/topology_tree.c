@@ -152,7 +152,7 @@ static int topo_anycast_twin(const struct topology *t, const struct topo_raw_sec
 static void topo_zone_servers(const struct topology *t, const struct topo_raw_section *sec, int ns,
 			      void (*emit)(void *arg, const char *record, int line), void *arg)
 {
-	char name[TOPO_DNS_NAME_MAX + 24], rec[2 * TOPO_DNS_NAME_MAX + 64], a[INET_ADDRSTRLEN];
+	char name[TOPO_DNS_NAME_MAX + 24], rec[2 * TOPO_DNS_NAME_MAX + 64], a[INET6_ADDRSTRLEN];
 
 	for (int s = 0; s < sec->nservers && ns; s++) {
 		if (topo_anycast_twin(t, sec, s))
@@ -169,10 +169,20 @@ static void topo_zone_servers(const struct topology *t, const struct topo_raw_se
 		topo_ns_name(t, sec->servers[s], sec->apex, name, sizeof(name));
 		/* an anycast server by its anycast address (docs/topology.md,
 		 * "Anycast name servers") */
-		inet_ntop(AF_INET, d->anycast.s_addr ? &d->anycast : &t->links[d->link].node_addr,
-			  a, sizeof(a));
-		snprintf(rec, sizeof(rec), "%s A %s", name, a);
-		emit(arg, rec, sec->line);
+		if (topo_v4(t)) {
+			inet_ntop(AF_INET,
+				  d->anycast.s_addr ? &d->anycast : &t->links[d->link].node_addr, a,
+				  sizeof(a));
+			snprintf(rec, sizeof(rec), "%s A %s", name, a);
+			emit(arg, rec, sec->line);
+		}
+		/* ip = 6: its link's IPv6 address (an anycast server is
+		 * refused there) */
+		if (t->ip == TOPO_IP_6) {
+			inet_ntop(AF_INET6, &t->links[d->link].node_addr6, a, sizeof(a));
+			snprintf(rec, sizeof(rec), "%s AAAA %s", name, a);
+			emit(arg, rec, sec->line);
+		}
 	}
 }
 
