@@ -563,9 +563,13 @@ int lab_up(struct lab *lab)
 	kern_close(root);
 	lab_state_unlock(lab->lockfd);
 	lab->lockfd = -1;
-	event_emit(lab->ev, EVENTS_LAB_UP, "{s:s, s:s, s:i, s:i, s:i, s:o?, s:o*}", "lab", t->name,
-		   "topology", t->path, "nodes", t->nnodes, "links", t->nlinks, "port",
-		   (int)t->port, "addresses", lab_addresses(t), "twins", lab_twins(t));
+	event_emit(lab->ev, EVENTS_LAB_UP, "{s:s, s:s, s:i, s:i, s:i, s:s, s:o?, s:o*}", "lab",
+		   t->name, "topology", t->path, "nodes", t->nnodes, "links", t->nlinks, "port",
+		   (int)t->port, "ip",
+		   t->ip == TOPO_IP_6	   ? "6"
+		   : t->ip == TOPO_IP_DUAL ? "dual"
+					   : "4",
+		   "addresses", lab_addresses(t), "twins", lab_twins(t));
 	return 0;
 fail:
 	kern_close(root);

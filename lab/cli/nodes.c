@@ -28,6 +28,8 @@ static int nodes_addrs(const struct topology *t, int n, struct nodes_addr *out)
 	const struct topo_node *node = &t->nodes[n];
 	int k = 0;
 
+	if (!topo_v4(t)) /* ip = 6: none on an interface */
+		return 0;
 	if (node->kind == TOPO_ROUTER) {
 		for (int i = 0; i < t->nlinks; i++)
 			if (t->links[i].router == n)
@@ -72,14 +74,14 @@ struct nodes_addr6 {
 	const char *role; /* link, rlink, id, service, site, cache */
 };
 
-/* nodes_addrs6: node n's IPv6 addresses (ip = dual; none else), in the
- * order lab/build/addr6.c configures them */
+/* nodes_addrs6: node n's IPv6 addresses (ip = dual or 6; none else), in
+ * the order lab/build/addr6.c configures them */
 static int nodes_addrs6(const struct topology *t, int n, struct nodes_addr6 *out)
 {
 	const struct topo_node *node = &t->nodes[n];
 	int k = 0;
 
-	if (t->ip != TOPO_IP_DUAL)
+	if (!topo_v6(t))
 		return 0;
 	if (node->kind == TOPO_ROUTER) {
 		out[k++] = (struct nodes_addr6){"lo", node->address6, 128, "id"};

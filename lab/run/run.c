@@ -277,9 +277,10 @@ static int run_bgp_ready(const struct topology *t, const char *rundir)
 		strfmt(prefix, sizeof(prefix), "%s/32", svc);
 		if (bgpx_compute_door(t, -1, doors[d], &x) == -1)
 			x.known = 0;
-		if (!run_bgp_door_ready(t, rundir, doors[d], prefix, &x, now))
+		/* ip = 6: the IPv6 routes alone */
+		if (topo_v4(t) && !run_bgp_door_ready(t, rundir, doors[d], prefix, &x, now))
 			return 0;
-		if (t->ip != TOPO_IP_DUAL || doors[d].s_addr != t->service.s_addr)
+		if (!topo_v6(t) || doors[d].s_addr != t->service.s_addr)
 			continue;
 		inet_ntop(AF_INET6, &t->service6, svc, sizeof(svc));
 		strfmt(prefix, sizeof(prefix), "%s/128", svc);

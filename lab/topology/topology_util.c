@@ -192,7 +192,7 @@ int topo_client_resolver6(const struct topology *t, int node, struct in6_addr *a
 	const struct topo_node *c = &t->nodes[node];
 	const struct topo_node *r = c->resolver >= 0 ? &t->nodes[c->resolver] : NULL;
 
-	if (t->ip != TOPO_IP_DUAL || c->family == TOPO_FAMILY_4 || r == NULL)
+	if (!topo_v6(t) || c->family == TOPO_FAMILY_4 || r == NULL)
 		return 0;
 	if (r->kind == TOPO_RESOLVER) {
 		*a = topo_resolver_addr6(t, c->resolver, c->resolver_instance);

@@ -305,6 +305,17 @@ int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t e
 	clocks_input_init(in);
 	if (clocks_read_events(rundir, in, err, errlen) == -1)
 		return -1;
+	/* a lab of IPv6 alone ([lab] ip = 6): its IPv6 routes are the
+	 * service's routes, every anycast clock read on them (each as its
+	 * IPv4 twin's: lab_up's twins); a dual lab has both, apart */
+	if (in->nroutes == 0 && in->nroutes6 > 0) {
+		free(in->routes);
+		in->routes = in->routes6;
+		in->nroutes = in->nroutes6;
+		in->caproutes = in->caproutes6;
+		in->routes6 = NULL;
+		in->nroutes6 = in->caproutes6 = 0;
+	}
 	/* the failed site's recovery, if the timeline brought it back */
 	for (size_t i = 0; i < in->nhits && in->failure.recovered_ns == 0; i++)
 		if (in->hits[i].up && in->hits[i].t_ns > in->failure.t0_ns &&

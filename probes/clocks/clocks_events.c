@@ -76,12 +76,16 @@ int clocks_get_prefix(const struct clocks_line *l, const char *key, struct in_ad
 }
 
 /* clocks_get_addrs: a list of address strings; the IPv4 ones go to addrs
- * (at most CLOCKS_MAX_ADDRS), the IPv6 ones are skipped. */
-int clocks_get_addrs(const struct clocks_line *l, const char *key, struct in_addr *addrs, int *n)
+ * (at most CLOCKS_MAX_ADDRS), the IPv6 ones are skipped, but in a list of
+ * IPv6 addresses alone (a lab of ip = 6) each with a twin goes there as
+ * its IPv4 twin (lab_up's twins, read first: in may be NULL). */
+int clocks_get_addrs(const struct clocks_input *in, const struct clocks_line *l, const char *key,
+		     struct in_addr *addrs, int *n)
 {
 	json_t *v = json_object_get(l->obj, key), *a;
 	struct in6_addr a6;
 	size_t i;
+	int nv6 = 0;
 
 	if (!json_is_array(v))
 		return clocks_line_fail(l, "has no address list in", key);
@@ -92,13 +96,25 @@ int clocks_get_addrs(const struct clocks_line *l, const char *key, struct in_add
 
 		if (s == NULL)
 			return clocks_line_fail(l, "has a non-string address in", key);
-		if (inet_pton(AF_INET6, s, &a6) == 1)
+		if (inet_pton(AF_INET6, s, &a6) == 1) {
+			nv6++;
 			continue;
+		}
 		if (*n == CLOCKS_MAX_ADDRS)
 			return clocks_line_fail(l, "has too many IPv4 addresses in", key);
 		if (inet_pton(AF_INET, s, &addrs[*n]) != 1)
 			return clocks_line_fail(l, "has a bad address in", key);
 		(*n)++;
+	}
+	if (*n > 0 || nv6 == 0 || in == NULL)
+		return 0;
+	json_array_foreach(v, i, a)
+	{
+		if (*n == CLOCKS_MAX_ADDRS)
+			return clocks_line_fail(l, "has too many addresses in", key);
+		if (inet_pton(AF_INET6, json_string_value(a), &a6) == 1 &&
+		    clocks_twin_of(in, &a6, &addrs[*n]) == 0)
+			(*n)++;
 	}
 	return 0;
 }

@@ -245,8 +245,8 @@ int clocks_authd_event(struct clocks_input *in, const struct clocks_line *l)
 		a->t_ns = l->t;
 		snprintf(a->node, sizeof(a->node), "%s", l->node ? l->node : "");
 		if (clocks_get_string(l, "name", a->name, sizeof(a->name)) == -1 ||
-		    clocks_get_addrs(l, "before", a->before, &a->nbefore) == -1 ||
-		    clocks_get_addrs(l, "after", a->after, &a->nafter) == -1)
+		    clocks_get_addrs(in, l, "before", a->before, &a->nbefore) == -1 ||
+		    clocks_get_addrs(in, l, "after", a->after, &a->nafter) == -1)
 			return -1;
 		in->nanswers++;
 	}

@@ -44,7 +44,8 @@ int clocks_get_addr(const struct clocks_line *l, const char *key, struct in_addr
 int clocks_get_prefix(const struct clocks_line *l, const char *key, struct in_addr *addr,
 		      int *prefixlen);
 /* a list of address strings: the IPv4 ones in addrs[CLOCKS_MAX_ADDRS] */
-int clocks_get_addrs(const struct clocks_line *l, const char *key, struct in_addr *addrs, int *n);
+int clocks_get_addrs(const struct clocks_input *in, const struct clocks_line *l, const char *key,
+		     struct in_addr *addrs, int *n);
 /* a non-negative integer, or null (*known = 0) */
 int clocks_get_count(const struct clocks_line *l, const char *key, int64_t *out, int *known);
 /* an integer that may be absent or null (*has = 0) */

@@ -54,7 +54,7 @@ static int clocks_hit_event(struct clocks_input *in, const struct clocks_line *l
 	h->t_ns = l->t;
 	if (clocks_get_name(l, "name", h->name) == -1 ||
 	    clocks_get_name(l, "action", h->action) == -1 ||
-	    clocks_get_addrs(l, "vias", h->vias, &h->nvias) == -1)
+	    clocks_get_addrs(in, l, "vias", h->vias, &h->nvias) == -1)
 		return -1;
 	const char *step = json_string_value(json_object_get(l->obj, "step"));
 	const char *kind = json_string_value(json_object_get(l->obj, "kind"));
@@ -149,6 +149,15 @@ static int clocks_lab_twins(struct clocks_input *in, const struct clocks_line *l
 		in->ntwins++;
 	}
 	return 0;
+}
+
+const char *clocks_addr_name(const struct clocks_input *in, struct in_addr v4, char *buf,
+			     size_t len)
+{
+	for (size_t i = 0; in->ip6 && i < in->ntwins; i++)
+		if (in->twins[i].v4.s_addr == v4.s_addr)
+			return inet_ntop(AF_INET6, &in->twins[i].v6, buf, (socklen_t)len);
+	return inet_ntop(AF_INET, &v4, buf, (socklen_t)len);
 }
 
 int clocks_twin_of(const struct clocks_input *in, const struct in6_addr *v6, struct in_addr *v4)
@@ -273,6 +282,9 @@ int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 		if (clocks_get_name(l, "lab", in->lab) == -1 || clocks_lab_addresses(in, l) == -1 ||
 		    clocks_lab_twins(in, l) == -1)
 			return -1;
+		/* "ip" came with ip = 6: older runs were of IPv4 (or dual) */
+		in->ip6 = json_is_string(json_object_get(l->obj, "ip")) &&
+			  strcmp(json_string_value(json_object_get(l->obj, "ip")), "6") == 0;
 		port = json_object_get(l->obj, "port");
 		if (port == NULL)
 			return 0;

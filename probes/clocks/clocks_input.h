@@ -111,6 +111,7 @@ struct clocks_input {
 	struct clocks_addr_node *addrs; /* lab_up's addresses; none before them */
 	size_t naddrs, capaddrs;
 	struct clocks_twin *twins; /* lab_up's twins (a dual lab): IPv6 to IPv4 */
+	int ip6;		   /* lab_up's ip = 6: its addresses are the twins' IPv6 */
 	size_t ntwins, captwins;
 	struct clocks_link_stats *stats;
 	size_t nstats, capstats;

@@ -162,12 +162,12 @@ static void clocks_legend(FILE *out, const struct clocks_input *in, const struct
 			  int nres)
 {
 	const struct clocks_failure *f = &in->failure;
-	char via[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN];
+	char via[INET6_ADDRSTRLEN], addr[INET6_ADDRSTRLEN];
 	int lb = 0;
 
-	inet_ntop(AF_INET, &f->via, via, sizeof(via));
+	clocks_addr_name(in, f->via, via, sizeof(via));
 	if (f->has_address)
-		inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
+		clocks_addr_name(in, f->address, addr, sizeof(addr));
 	else
 		snprintf(addr, sizeof(addr), "its address");
 	fputc('\n', out);
@@ -331,14 +331,14 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 			int nres, const struct clocks_notes *v, int flags)
 {
 	const struct clocks_failure *f = &in->failure;
-	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], when[32];
+	char via[INET6_ADDRSTRLEN], prefix[INET6_ADDRSTRLEN], addr[INET6_ADDRSTRLEN], when[32];
 	time_t sec = (time_t)(f->t0_ns / 1000000000);
 	struct tm tm;
 
-	inet_ntop(AF_INET, &f->via, via, sizeof(via));
-	inet_ntop(AF_INET, &f->prefix, prefix, sizeof(prefix));
+	clocks_addr_name(in, f->via, via, sizeof(via));
+	clocks_addr_name(in, f->prefix, prefix, sizeof(prefix));
 	if (f->has_address)
-		inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
+		clocks_addr_name(in, f->address, addr, sizeof(addr));
 	else
 		snprintf(addr, sizeof(addr), "unknown");
 	if (in->steady) {
@@ -352,7 +352,7 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 	fprintf(out,
 		"(site link %s, site address %s, service %s/%d, request port %u; clocks in "
 		"seconds after t0)\n",
-		via, addr, prefix, f->prefixlen, in->port);
+		via, addr, prefix, in->ip6 ? 128 : f->prefixlen, in->port);
 	if (f->family) {
 		int n = 0;
 
