@@ -690,9 +690,9 @@ struct in_addr topo_client_resolver(const struct topology *t, int node);
 
 /* topo_client_resolver6: the same over IPv6, for a client of family = 6
  * or dual in a dual lab (one client, not a population): the cache's IPv6
- * address, or the [dns] node's on its link (authd's; not an anycast name
- * server, whose address is IPv4 alone). 1 and *a, or 0 (it asks over
- * IPv4). */
+ * address, or the [dns] node's on its link (authd's, PowerDNS's, gdnsd's;
+ * not an anycast name server, whose address is IPv4 alone). 1 and *a, or
+ * 0 (it asks over IPv4). */
 int topo_client_resolver6(const struct topology *t, int node, struct in6_addr *a);
 
 /* topo_has_proximity: whether a [name] of the lab has policy = proximity

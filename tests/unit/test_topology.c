@@ -844,20 +844,25 @@ static void test_family(void **state)
 	char *lib[] = {"ip=dual", "family=6", "proto=http", "c1.resolve=libcurl", "c1.mode=dns"};
 	char *bgp[] = {"ip=dual", "c1.family=6", "routing=bgp"};
 	char *ok[] = {"ip=dual", "c1.family=6"};
+	char *pdns[] = {"ip=dual", "family=6"};
+	char *gdnsd[] = {"ip=dual", "family=dual"};
 
 	(void)state;
+	/* PowerDNS and gdnsd answer AAAA too (docs/authorities.md, "IPv6") */
+	load_ok(t, "topology/pdns.ini", pdns, 2);
+	load_ok(t, "topology/gdnsd.ini", gdnsd, 2);
 	expect_errors(DATA "minimal.ini", v4, 1,
 		      "--set family=6: [client c1] family = 6: the lab's network has no IPv6; "
 		      "set [lab] ip = dual\n");
 	expect_errors(DATA "minimal.ini", pop, 3,
 		      "--set family=6: [client c1] family = 6: not yet with a population "
-		      "(population = N); IPv6 clients are one client each, of authd\n");
+		      "(population = N); IPv6 clients are one client each\n");
 	expect_errors(
 	    DATA "minimal.ini", lib, 5,
 	    "--set c1.mode=dns: [client c1] mode = dns needs resolver = NAME of a [dns] or "
 	    "[resolver] node\n"
 	    "--set family=6: [client c1] family = 6: not yet with resolve = libcurl; IPv6 "
-	    "clients are one client each, of authd\n");
+	    "clients are one client each\n");
 	/* routing = bgp carries IPv6 unicast too */
 	load_ok(t, DATA "minimal.ini", bgp, 3);
 	char *dual[] = {"ip=dual", "c1.family=dual", "timeout=250ms"};
