@@ -73,7 +73,8 @@ struct clocks_query {
 
 /* a response of a [dns] node (its capture): its question's [name] and
  * the IPv4 addresses it answers (A records of the answer section, at most
- * CLOCKS_RESPONSE_ADDRS) */
+ * CLOCKS_RESPONSE_ADDRS; in a dual lab an IPv6 response's source and its
+ * AAAA records as their IPv4 twins) */
 #define CLOCKS_RESPONSE_ADDRS 16
 struct clocks_response {
 	int64_t t_ns;
@@ -81,6 +82,11 @@ struct clocks_response {
 	int name;	    /* as clocks_query's */
 	int naddr;
 	struct in_addr addr[CLOCKS_RESPONSE_ADDRS];
+	/* as decoded, before the twins: an IPv6 response's source (src
+	 * 0.0.0.0), its AAAA records */
+	struct in6_addr src6;
+	int naddr6;
+	struct in6_addr addr6[CLOCKS_RESPONSE_ADDRS];
 };
 
 /* the queries of capture-dns-NODE.pcap (label dns-NODE), in file order,

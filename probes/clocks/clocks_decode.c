@@ -61,16 +61,17 @@ int clocks_decode_tcpseg(int dlt, const uint8_t *frame, size_t caplen, uint16_t 
 #define CLOCKS_DNS_HEADER 12
 
 int clocks_decode_query_name(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src,
-			     const uint8_t **qname, size_t *qlen)
+			     struct in6_addr *src6, const uint8_t **qname, size_t *qlen)
 {
 	struct ipframe u;
 
-	/* IPv4 only for now: what it fills keeps IPv4 addresses */
-	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.family != AF_INET ||
+	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || (u.family != AF_INET && src6 == NULL) ||
 	    u.dport != CLOCKS_DNS_PORT || u.have < CLOCKS_DNS_HEADER ||
 	    (u.payload[2] & 0x80) /* QR: a response */)
 		return -1;
 	*src = u.src;
+	if (src6)
+		*src6 = u.src6;
 	*qname = u.payload + CLOCKS_DNS_HEADER;
 	*qlen = u.have - CLOCKS_DNS_HEADER;
 	return 0;
@@ -81,7 +82,8 @@ int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_
 	const uint8_t *qname;
 	size_t qlen;
 
-	return clocks_decode_query_name(dlt, frame, caplen, src, &qname, &qlen);
+	/* IPv4 only: what it fills keeps IPv4 addresses */
+	return clocks_decode_query_name(dlt, frame, caplen, src, NULL, &qname, &qlen);
 }
 
 int clocks_decode_dnsmsg(int dlt, const uint8_t *frame, size_t caplen, struct clocks_dnsmsg *m)
@@ -108,19 +110,34 @@ int clocks_decode_response(int dlt, const uint8_t *frame, size_t caplen, struct 
 {
 	struct ipframe u;
 	knot_pkt_t *pkt;
-	int rc = -1;
+	uint8_t cut[512];
+	const uint8_t *payload;
+	int rc = -1, ret;
 
-	/* IPv4 only for now: what it fills keeps IPv4 addresses */
-	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.family != AF_INET ||
-	    u.sport != CLOCKS_DNS_PORT || u.have < CLOCKS_DNS_HEADER || !(u.payload[2] & 0x80))
+	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.sport != CLOCKS_DNS_PORT ||
+	    u.have < CLOCKS_DNS_HEADER || !(u.payload[2] & 0x80))
 		return -1;
+	payload = u.payload;
+	/* a response cut by the capture's snaplen (128 bytes: an IPv6
+	 * AAAA's, 134, loses its OPT record) is read up to its answers: a
+	 * copy without its authority and additional sections */
+	if (u.have < u.ulen && u.have <= sizeof(cut)) {
+		memcpy(cut, u.payload, u.have);
+		memset(cut + 8, 0, 4); /* NSCOUNT, ARCOUNT */
+		payload = cut;
+	}
 	/* parsed in place: the packet only points into the frame */
-	if ((pkt = knot_pkt_new((void *)u.payload, u.have, NULL)) == NULL)
+	if ((pkt = knot_pkt_new((void *)payload, u.have, NULL)) == NULL)
 		return -1;
-	if (knot_pkt_parse(pkt, 0) != KNOT_EOK || knot_pkt_qname(pkt) == NULL)
+	/* (the cut copy keeps the cut record's bytes after its answers) */
+	if ((ret = knot_pkt_parse(pkt, 0)) != KNOT_EOK && !(ret == KNOT_ETRAIL && payload == cut))
+		goto out;
+	if (knot_pkt_qname(pkt) == NULL)
 		goto out;
 	r->src = u.src;
+	r->src6 = u.src6;
 	r->naddr = 0;
+	r->naddr6 = 0;
 	*qname = u.payload + CLOCKS_DNS_HEADER;
 	*qlen = u.have - CLOCKS_DNS_HEADER;
 	{
@@ -130,11 +147,13 @@ int clocks_decode_response(int dlt, const uint8_t *frame, size_t caplen, struct 
 			const knot_rrset_t *rr = knot_pkt_rr(an, i);
 			knot_rdata_t *rd = rr->rrs.rdata;
 
-			if (rr->type != KNOT_RRTYPE_A)
-				continue;
 			for (uint16_t k = 0; k < rr->rrs.count; k++, rd = knot_rdataset_next(rd))
-				if (rd->len == 4 && r->naddr < CLOCKS_RESPONSE_ADDRS)
+				if (rr->type == KNOT_RRTYPE_A && rd->len == 4 &&
+				    r->naddr < CLOCKS_RESPONSE_ADDRS)
 					memcpy(&r->addr[r->naddr++], rd->data, 4);
+				else if (rr->type == KNOT_RRTYPE_AAAA && rd->len == 16 &&
+					 r->naddr6 < CLOCKS_RESPONSE_ADDRS)
+					memcpy(&r->addr6[r->naddr6++], rd->data, 16);
 		}
 	}
 	rc = 0;

@@ -92,9 +92,10 @@ int clocks_decode_query(int dlt, const uint8_t *frame, size_t caplen, struct in_
 
 /* clocks_decode_query_name: clocks_decode_query, and the captured bytes
  * from its question's name on in *qname and *qlen (the name is not
- * checked: knot_dname_wire_check before reading it) */
+ * checked: knot_dname_wire_check before reading it); with src6 not NULL
+ * an IPv6 query too, its source into *src6 (*src 0.0.0.0) */
 int clocks_decode_query_name(int dlt, const uint8_t *frame, size_t caplen, struct in_addr *src,
-			     const uint8_t **qname, size_t *qlen);
+			     struct in6_addr *src6, const uint8_t **qname, size_t *qlen);
 
 /* clocks_twin_of: the IPv4 twin of a dual lab's IPv6 address v6 (lab_up's
  * twins) into *v4: 0, or -1 if it has none */
@@ -113,10 +114,11 @@ int clocks_request_of(int dlt, const uint8_t *frame, size_t caplen, uint16_t por
  * otherwise -1 (clocks_decode.c) */
 int clocks_decode_dnsmsg(int dlt, const uint8_t *frame, size_t caplen, struct clocks_dnsmsg *m);
 
-/* clocks_decode_response: if the frame is an IPv4 UDP DNS response from
- * port 53, its source, its question's name (wire form, in the frame) and
- * the A records of its answer section into r (naddr, addr; the rest
- * untouched). 0, or -1 if it is not one. */
+/* clocks_decode_response: if the frame is a UDP DNS response from port
+ * 53, its source (src, or an IPv6 one's src6), its question's name (wire
+ * form, in the frame), the A records of its answer section (naddr, addr)
+ * and the AAAA (naddr6, addr6) into r (the rest untouched). 0, or -1 if
+ * it is not one. */
 int clocks_decode_response(int dlt, const uint8_t *frame, size_t caplen, struct clocks_response *r,
 			   const uint8_t **qname, size_t *qlen);
 

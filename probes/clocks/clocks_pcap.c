@@ -127,9 +127,10 @@ static int clocks_keep_query(struct clocks_input *in, void *capture, int dlt, in
 	struct clocks_query_capture *c = capture;
 	const uint8_t *qname;
 	struct in_addr src;
+	struct in6_addr src6;
 	size_t qlen;
 
-	if (clocks_decode_query_name(dlt, data, caplen, &src, &qname, &qlen) == -1) {
+	if (clocks_decode_query_name(dlt, data, caplen, &src, &src6, &qname, &qlen) == -1) {
 		struct clocks_response r;
 
 		c->other++;
@@ -139,11 +140,24 @@ static int clocks_keep_query(struct clocks_input *in, void *capture, int dlt, in
 		    clocks_decode_response(dlt, data, caplen, &r, &qname, &qlen) == -1 ||
 		    (r.name = clocks_topo_name_of(&in->dnstopo, qname, qlen)) == 0)
 			return 1;
+		/* over IPv6, an AAAA: as their IPv4 twins (the server's link
+		 * address, the sites' own), as the clocks count a request */
+		if (r.src.s_addr == 0 && clocks_twin_of(in, &r.src6, &r.src) == -1)
+			return 1;
+		for (int k = 0; k < r.naddr6 && r.naddr < CLOCKS_RESPONSE_ADDRS; k++)
+			if (clocks_twin_of(in, &r.addr6[k], &r.addr[r.naddr]) == 0)
+				r.naddr++;
 		if (clocks_grow((void **)&c->responses, &c->capresp, c->nresp,
 				sizeof(*c->responses)) == -1)
 			return -1;
 		r.t_ns = t_ns;
 		c->responses[c->nresp++] = r;
+		return 1;
+	}
+	/* one over IPv6 from its source's IPv4 twin (a client's link
+	 * address), as its requests count */
+	if (src.s_addr == 0 && clocks_twin_of(in, &src6, &src) == -1) {
+		c->other++;
 		return 1;
 	}
 	if (clocks_grow((void **)&c->queries, &c->cap, c->n, sizeof(*c->queries)) == -1)
