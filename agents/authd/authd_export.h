@@ -36,7 +36,8 @@ struct authd_export_site {
 	uint32_t weight; /* weighted: its weight, else 0 */
 	int naddr;	 /* its IPv4 addresses */
 	struct in_addr addr[AUTHD_EXPORT_ADDRS];
-	int naddr6; /* and IPv6: none of the exports carry them yet */
+	int naddr6; /* and its IPv6 ones (the lab's ip = dual) */
+	struct in6_addr addr6[AUTHD_EXPORT_ADDRS];
 };
 
 /* a steered name */
@@ -51,17 +52,18 @@ struct authd_export_name {
 	int pattern; /* weighted: an explicit rotation (`pattern`) */
 	int nsites;
 	struct authd_export_site sites[AUTHD_EXPORT_SITES];
-	/* geolocation: its IPv4 `geo` entries in configuration order (ngeo4
-	 * of geo), each a network and the slot (index in sites) it maps to;
-	 * its `default` (a slot, -1: none); its `fallback` map (slot + 1 of
-	 * the site taking a dead slot's users, 0: none). sites is its
-	 * fallback order. */
-	int ngeo4;
+	/* geolocation: its `geo` entries of both families in configuration
+	 * order (ngeo of geo), each a network (AF_INET: net's first 4 bytes)
+	 * and the slot (index in sites) it maps to; its `default` (a slot,
+	 * -1: none); its `fallback` map (slot + 1 of the site taking a dead
+	 * slot's users, 0: none). sites is its fallback order. */
+	int ngeo;
 	struct authd_export_geo {
-		struct in_addr net;
+		int family;
+		uint8_t net[16];
 		int len;
 		int site;
-	} geo4[AUTHD_EXPORT_GEO];
+	} geo[AUTHD_EXPORT_GEO];
 	int default_site;
 	int fallback[AUTHD_EXPORT_SITES];
 };

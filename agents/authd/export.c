@@ -82,14 +82,14 @@ static void export_name(const struct authd_db *db, const struct authd_name *nm,
 	x->weighted_random = nm->weighted_random;
 	x->pattern = nm->npattern;
 	x->default_site = nm->default_site;
-	for (int i = 0; i < nm->ngeo && x->ngeo4 < AUTHD_EXPORT_GEO; i++)
-		if (nm->geo[i].net.family == AF_INET) {
-			struct authd_export_geo *g = &x->geo4[x->ngeo4++];
+	for (int i = 0; i < nm->ngeo && x->ngeo < AUTHD_EXPORT_GEO; i++) {
+		struct authd_export_geo *g = &x->geo[x->ngeo++];
 
-			memcpy(&g->net, nm->geo[i].net.addr, 4);
-			g->len = nm->geo[i].net.len;
-			g->site = nm->geo[i].site;
-		}
+		g->family = nm->geo[i].net.family;
+		memcpy(g->net, nm->geo[i].net.addr, g->family == AF_INET6 ? 16 : 4);
+		g->len = nm->geo[i].net.len;
+		g->site = nm->geo[i].site;
+	}
 	x->nsites = nm->nsites;
 	for (int i = 0; i < nm->nsites && i < AUTHD_EXPORT_SITES; i++) {
 		const struct authd_site *s = &db->sites[nm->sites[i]];
@@ -102,6 +102,8 @@ static void export_name(const struct authd_db *db, const struct authd_name *nm,
 		e->naddr6 = s->naddr[AUTHD_V6];
 		for (int k = 0; k < e->naddr; k++)
 			memcpy(&e->addr[k], s->addr[AUTHD_V4][k], 4);
+		for (int k = 0; k < e->naddr6; k++)
+			memcpy(&e->addr6[k], s->addr[AUTHD_V6][k], 16);
 	}
 }
 

@@ -47,26 +47,52 @@ void authority_refuse(struct authority_ctx *c, const struct authd_export_name *x
 	c->bad = 1;
 }
 
-/* authority_addrs: Lua's list of the addresses of sites [from, to) of x:
- * {'a1', 'a2'} */
-static void authority_addrs(FILE *out, const struct authd_export_name *x, int from, int to)
+int authority_has6(const struct authd_export_name *x)
 {
-	char buf[INET_ADDRSTRLEN];
+	/* a site without one (a front door: refused with pdns and gdnsd) and
+	 * a name of none are answered in A alone */
+	for (int i = 0; i < x->nsites; i++)
+		if (x->sites[i].naddr6 == 0)
+			return 0;
+	return x->nsites > 0;
+}
+
+int authority_naddr(const struct authd_export_site *s, int family)
+{
+	return family == AF_INET6 ? s->naddr6 : s->naddr;
+}
+
+const char *authority_addr(const struct authd_export_site *s, int family, int k,
+			   char buf[INET6_ADDRSTRLEN])
+{
+	if (family == AF_INET6)
+		return inet_ntop(AF_INET6, &s->addr6[k], buf, INET6_ADDRSTRLEN);
+	return inet_ntop(AF_INET, &s->addr[k], buf, INET6_ADDRSTRLEN);
+}
+
+/* authority_addrs: Lua's list of the addresses of family of sites [from,
+ * to) of x: {'a1', 'a2'} */
+static void authority_addrs(FILE *out, const struct authd_export_name *x, int family, int from,
+			    int to)
+{
+	char buf[INET6_ADDRSTRLEN];
 	int first = 1;
 
 	fputc('{', out);
 	for (int i = from; i < to; i++)
-		for (int k = 0; k < x->sites[i].naddr; k++) {
+		for (int k = 0; k < authority_naddr(&x->sites[i], family); k++) {
 			fprintf(out, "%s'%s'", first ? "" : ", ",
-				inet_ntop(AF_INET, &x->sites[i].addr[k], buf, sizeof(buf)));
+				authority_addr(&x->sites[i], family, k, buf));
 			first = 0;
 		}
 	fputc('}', out);
 }
 
-/* authority_lua: the LUA code of x's policy into out; -1 if pdns cannot
- * express it (said) */
-static int authority_lua(struct authority_ctx *c, const struct authd_export_name *x, FILE *out)
+/* authority_lua: the LUA code of x's policy over its addresses of family
+ * (the A record's or the AAAA's) into out; -1 if pdns cannot express it
+ * (said) */
+static int authority_lua(struct authority_ctx *c, const struct authd_export_name *x, int family,
+			 FILE *out)
 {
 	const struct topo_node *node = &c->t->nodes[c->node];
 
@@ -101,7 +127,7 @@ static int authority_lua(struct authority_ctx *c, const struct authd_export_name
 	/* the sites' addresses that answer: ifportup() with every one, all
 	 * when none does (backupSelector), as authd's fail-open */
 	fprintf(out, ";local up = ifportup(%u, ", (unsigned)c->t->port);
-	authority_addrs(out, x, 0, x->nsites);
+	authority_addrs(out, x, family, 0, x->nsites);
 	fprintf(out,
 		", {selector='all', backupSelector='all', timeout='%lld'}) local has = {} for _, a "
 		"in ipairs(up) do has[a] = true end ",
@@ -112,21 +138,21 @@ static int authority_lua(struct authority_ctx *c, const struct authd_export_name
 		fputs("for _, s in ipairs({", out);
 		for (int i = 0; i < x->nsites; i++) {
 			fputs(i ? ", " : "", out);
-			authority_addrs(out, x, i, i + 1);
+			authority_addrs(out, x, family, i, i + 1);
 		}
 		fputs("}) do local r = {} for _, a in ipairs(s) do if has[a] then table.insert(r, "
 		      "a) end end if #r > 0 then return r end end return up",
 		      out);
 		break;
 	case AUTHD_EXPORT_WEIGHTED: {
-		char buf[INET_ADDRSTRLEN];
+		char buf[INET6_ADDRSTRLEN];
 		int first = 1;
 
 		fputs("local w = {} for _, e in ipairs({", out);
 		for (int i = 0; i < x->nsites; i++)
-			for (int k = 0; k < x->sites[i].naddr; k++) {
+			for (int k = 0; k < authority_naddr(&x->sites[i], family); k++) {
 				fprintf(out, "%s{%u, '%s'}", first ? "" : ", ", x->sites[i].weight,
-					inet_ntop(AF_INET, &x->sites[i].addr[k], buf, sizeof(buf)));
+					authority_addr(&x->sites[i], family, k, buf));
 				first = 0;
 			}
 		fputs("}) do if has[e[2]] and e[1] > 0 then table.insert(w, e) end end if #w == 0 "
@@ -135,7 +161,7 @@ static int authority_lua(struct authority_ctx *c, const struct authd_export_name
 		break;
 	}
 	case AUTHD_EXPORT_GEOLOCATION:
-		authority_geo_lua(x, out);
+		authority_geo_lua(x, family, out);
 		break;
 	default: /* multivalue: every site up */
 		fputs("return up", out);
@@ -144,32 +170,25 @@ static int authority_lua(struct authority_ctx *c, const struct authd_export_name
 	return 0;
 }
 
-/* authority_name: x as a record line of its zone file */
-static int authority_name(struct authority_ctx *c, const struct authd_export_name *x, FILE *zone)
+/* authority_lua_record: x's LUA record of type (A, AAAA) over its
+ * addresses of family into zone; 0, or -1 if memory fails or pdns cannot
+ * express x (said, counted in c->bad) */
+static int authority_lua_record(struct authority_ctx *c, const struct authd_export_name *x,
+				int family, FILE *zone)
 {
-	char *code = NULL, buf[INET_ADDRSTRLEN];
+	char *code = NULL;
 	size_t len = 0, at = 0;
 	FILE *out;
 	int rc;
 
-	if (x->policy != AUTHD_EXPORT_SIMPLE && c->t->nodes[c->node].dns_impl == TOPO_DNS_GDNSD)
-		return authority_gdnsd_name(c, x, zone);
-	if (x->policy == AUTHD_EXPORT_SIMPLE) {
-		/* its sites, unchecked, as authd hands them out */
-		for (int i = 0; i < x->nsites; i++)
-			for (int k = 0; k < x->sites[i].naddr; k++)
-				fprintf(zone, "%s %u IN A %s\n", x->owner, x->ttl,
-					inet_ntop(AF_INET, &x->sites[i].addr[k], buf, sizeof(buf)));
-		return 0;
-	}
 	if ((out = open_memstream(&code, &len)) == NULL)
 		return -1;
-	rc = authority_lua(c, x, out);
+	rc = authority_lua(c, x, family, out);
 	if (fclose(out) == EOF || rc == -1) {
 		free(code);
-		return rc == -1 ? 0 : -1; /* a refusal is counted in c->bad */
+		return -1;
 	}
-	fprintf(zone, "%s %u IN LUA A (", x->owner, x->ttl);
+	fprintf(zone, "%s %u IN LUA %s (", x->owner, x->ttl, family == AF_INET6 ? "AAAA" : "A");
 	while (at < len) {
 		size_t n = len - at;
 
@@ -184,6 +203,34 @@ static int authority_name(struct authority_ctx *c, const struct authd_export_nam
 	}
 	fputs(" )\n", zone);
 	free(code);
+	return 0;
+}
+
+/* authority_name: x as the record lines of its zone file: A, and AAAA
+ * when its sites have IPv6 addresses, by the same policy */
+static int authority_name(struct authority_ctx *c, const struct authd_export_name *x, FILE *zone)
+{
+	char buf[INET6_ADDRSTRLEN];
+	int v6 = authority_has6(x), bad = c->bad;
+
+	if (x->policy != AUTHD_EXPORT_SIMPLE && c->t->nodes[c->node].dns_impl == TOPO_DNS_GDNSD)
+		return authority_gdnsd_name(c, x, zone);
+	if (x->policy == AUTHD_EXPORT_SIMPLE) {
+		/* its sites, unchecked, as authd hands them out */
+		for (int f = 0; f < (v6 ? 2 : 1); f++) {
+			int family = f ? AF_INET6 : AF_INET;
+
+			for (int i = 0; i < x->nsites; i++)
+				for (int k = 0; k < authority_naddr(&x->sites[i], family); k++)
+					fprintf(zone, "%s %u IN %s %s\n", x->owner, x->ttl,
+						f ? "AAAA" : "A",
+						authority_addr(&x->sites[i], family, k, buf));
+		}
+		return 0;
+	}
+	if (authority_lua_record(c, x, AF_INET, zone) == -1 ||
+	    (v6 && authority_lua_record(c, x, AF_INET6, zone) == -1))
+		return c->bad > bad ? 0 : -1; /* a refusal is counted in c->bad */
 	return 0;
 }
 
@@ -230,7 +277,7 @@ FILE *authority_conf_open(const struct authority_ctx *c, const char *file,
 {
 	const struct topo_node *node = &c->t->nodes[c->node];
 	FILE *fp = lab_fopen_write(c->dir, file);
-	char any[INET_ADDRSTRLEN];
+	char any[INET_ADDRSTRLEN], any6[INET6_ADDRSTRLEN];
 
 	if (fp == NULL) {
 		log_warn("%s: %s/%s", __func__, c->dir, file);
@@ -241,6 +288,11 @@ FILE *authority_conf_open(const struct authority_ctx *c, const char *file,
 	if (node->anycast.s_addr != 0)
 		snprintf(addr + strlen(addr), AUTHORITY_LISTEN_LEN - strlen(addr), ", %s",
 			 inet_ntop(AF_INET, &node->anycast, any, sizeof(any)));
+	/* ip = dual: on its link's IPv6 address too, as authd */
+	if (c->t->ip == TOPO_IP_DUAL)
+		snprintf(
+		    addr + strlen(addr), AUTHORITY_LISTEN_LEN - strlen(addr), ", %s",
+		    inet_ntop(AF_INET6, &c->t->links[node->link].node_addr6, any6, sizeof(any6)));
 	return fp;
 }
 

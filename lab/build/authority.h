@@ -10,7 +10,9 @@
  * ifportup() checks the sites itself, every check_interval (PowerDNS's
  * lua-health-checks-interval) with a timeout of check_timeout, from the
  * node, on the sites' request port over TCP (a connection established,
- * no request sent); geolocation by netmask() (authority_geo.c). A policy
+ * no request sent); geolocation by netmask() (authority_geo.c). In a dual
+ * lab each name's AAAA by the same policy over the sites' IPv6 addresses,
+ * checked over IPv6, and the server listens on its IPv6 address. A policy
  * PowerDNS cannot express is an error at its line ("topology/x.ini:31: [name www.lab.example]
  * policy: pdns cannot express this (...)"). The mapping table is docs/authorities.md's.
  *

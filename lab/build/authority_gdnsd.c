@@ -5,6 +5,8 @@
  * check the sites: failover as metafo's datacenters in order, multivalue as
  * multifo, weighted as weighted, geolocation as geoip with a nets map. A DYNA TTL is MAX/MIN and
  * gdnsd moves it with its monitors' state; the lab writes the name's TTL as both, fixed as authd's.
+ * In a dual lab a DYNA record answers AAAA too: each datacenter and resource has its sites' IPv6
+ * addresses beside the IPv4 ones (addrs_v4, addrs_v6), each monitored.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -29,23 +31,66 @@ static void gdnsd_resource(const char *owner, char *buf, size_t len)
 	buf[i] = '\0';
 }
 
-/* gdnsd_addrs: a vscf list of site i's addresses: [ a1, a2 ] */
-static void gdnsd_addrs(FILE *out, const struct authd_export_site *s)
+/* gdnsd_addrs: a vscf list of site s's addresses of family: [ a1, a2 ] */
+static void gdnsd_addrs(FILE *out, const struct authd_export_site *s, int family)
 {
-	char buf[INET_ADDRSTRLEN];
+	char buf[INET6_ADDRSTRLEN];
 
 	fputs("[ ", out);
-	for (int k = 0; k < s->naddr; k++)
-		fprintf(out, "%s%s", k ? ", " : "",
-			inet_ntop(AF_INET, &s->addr[k], buf, sizeof(buf)));
+	for (int k = 0; k < authority_naddr(s, family); k++)
+		fprintf(out, "%s%s", k ? ", " : "", authority_addr(s, family, k, buf));
 	fputs(" ]", out);
+}
+
+void authority_gdnsd_dc(FILE *out, const struct authd_export_site *s, int v6)
+{
+	/* a list holds one family: both as multifo's addrs_v4 and addrs_v6,
+	 * whose states gdnsd joins (either down: the datacenter down) */
+	if (!v6) {
+		gdnsd_addrs(out, s, AF_INET);
+		return;
+	}
+	fputs("{ addrs_v4 => ", out);
+	gdnsd_addrs(out, s, AF_INET);
+	fputs(", addrs_v6 => ", out);
+	gdnsd_addrs(out, s, AF_INET6);
+	fputs(" }", out);
+}
+
+/* gdnsd_family: a resource's addresses of one family as labelled entries
+ * (multifo's; weighted's with each site's weight, those above 0), in a
+ * stanza of its own (addrs_v4, addrs_v6) when v6; how many weighted */
+static int gdnsd_family(FILE *out, const struct authd_export_name *x, int family, int v6,
+			int weighted)
+{
+	const char *pad = v6 ? "        " : "      ";
+	char buf[INET6_ADDRSTRLEN];
+	int n = 0;
+
+	if (v6)
+		fprintf(out, "      %s => {\n", family == AF_INET6 ? "addrs_v6" : "addrs_v4");
+	for (int i = 0; i < x->nsites; i++)
+		for (int k = 0; k < authority_naddr(&x->sites[i], family); k++) {
+			if (!weighted) {
+				fprintf(out, "%s%s_%d => %s\n", pad, x->sites[i].name, k + 1,
+					authority_addr(&x->sites[i], family, k, buf));
+			} else if (x->sites[i].weight > 0) {
+				fprintf(out, "%s%s_%d => [ %s, %u ]\n", pad, x->sites[i].name,
+					k + 1, authority_addr(&x->sites[i], family, k, buf),
+					x->sites[i].weight);
+				n++;
+			}
+		}
+	if (v6)
+		fputs("      }\n", out);
+	return n;
 }
 
 int authority_gdnsd_name(struct authority_ctx *c, const struct authd_export_name *x, FILE *zone)
 {
-	char res[256], buf[INET_ADDRSTRLEN];
+	char res[256];
 	const char *plugin;
-	int weighted = 0;
+	int weighted = 0, v6 = authority_has6(x);
 
 	if (x->fail_closed) {
 		authority_refuse(c, x,
@@ -64,7 +109,7 @@ int authority_gdnsd_name(struct authority_ctx *c, const struct authd_export_name
 		fputs(" ]\n        dcmap => {\n", c->metafo);
 		for (int i = 0; i < x->nsites; i++) {
 			fprintf(c->metafo, "          %s => ", x->sites[i].name);
-			gdnsd_addrs(c->metafo, &x->sites[i]);
+			authority_gdnsd_dc(c->metafo, &x->sites[i], v6);
 			fputc('\n', c->metafo);
 		}
 		fputs("        }\n      }\n", c->metafo);
@@ -73,10 +118,9 @@ int authority_gdnsd_name(struct authority_ctx *c, const struct authd_export_name
 		/* every address up; none: all (up_thresh as low as it goes) */
 		plugin = "multifo";
 		fprintf(c->multifo, "    %s => {\n      up_thresh => 0.01\n", res);
-		for (int i = 0; i < x->nsites; i++)
-			for (int k = 0; k < x->sites[i].naddr; k++)
-				fprintf(c->multifo, "      %s_%d => %s\n", x->sites[i].name, k + 1,
-					inet_ntop(AF_INET, &x->sites[i].addr[k], buf, sizeof(buf)));
+		gdnsd_family(c->multifo, x, AF_INET, v6, 0);
+		if (v6)
+			gdnsd_family(c->multifo, x, AF_INET6, v6, 0);
 		fputs("    }\n", c->multifo);
 		break;
 	case AUTHD_EXPORT_WEIGHTED:
@@ -88,15 +132,11 @@ int authority_gdnsd_name(struct authority_ctx *c, const struct authd_export_name
 			return 0;
 		}
 		plugin = "weighted";
+		/* each family drawn apart, by the same weights */
 		fprintf(c->weighted, "    %s => {\n      up_thresh => 0.01\n", res);
-		for (int i = 0; i < x->nsites; i++)
-			for (int k = 0; k < x->sites[i].naddr && x->sites[i].weight > 0; k++) {
-				fprintf(c->weighted, "      %s_%d => [ %s, %u ]\n",
-					x->sites[i].name, k + 1,
-					inet_ntop(AF_INET, &x->sites[i].addr[k], buf, sizeof(buf)),
-					x->sites[i].weight);
-				weighted++;
-			}
+		weighted = gdnsd_family(c->weighted, x, AF_INET, v6, 1);
+		if (v6)
+			gdnsd_family(c->weighted, x, AF_INET6, v6, 1);
 		fputs("    }\n", c->weighted);
 		if (weighted == 0) {
 			authority_refuse(c, x, "every weight 0: its weighted plugin needs one");

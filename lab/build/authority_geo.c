@@ -16,6 +16,7 @@
  * queriers' the map's datacenters in order.
  */
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "authority.h"
@@ -23,22 +24,21 @@
 
 /* a class of queriers and its order of slots (indices in x->sites) */
 struct geo_class {
-	struct in_addr net;
+	int family;
+	uint8_t net[16];
 	int len; /* -1: every other querier */
 	int n;
 	int order[AUTHD_EXPORT_SITES];
 };
 
-static uint32_t geo_mask(int len)
+/* geo_holds: network g holds network (family, net, len) */
+static int geo_holds(const struct authd_export_geo *g, int family, const uint8_t *net, int len)
 {
-	return len <= 0 ? 0 : len >= 32 ? 0xffffffffu : ~((1u << (32 - len)) - 1);
-}
+	int bytes = g->len / 8, bits = g->len % 8;
 
-/* geo_holds: network g holds network (net, len) */
-static int geo_holds(const struct authd_export_geo *g, struct in_addr net, int len)
-{
-	return g->len <= len &&
-	       (ntohl(net.s_addr) & geo_mask(g->len)) == (ntohl(g->net.s_addr) & geo_mask(g->len));
+	if (g->family != family || g->len > len || memcmp(g->net, net, (size_t)bytes) != 0)
+		return 0;
+	return bits == 0 || ((g->net[bytes] ^ net[bytes]) & (0xff00 >> bits)) == 0;
 }
 
 /* geo_add: slot s to c's order, and the chain of its fallbacks, each once */
@@ -62,36 +62,41 @@ static void geo_rest(const struct authd_export_name *x, struct geo_class *c)
 }
 
 /* geo_classes: x's classes into cls (at most AUTHD_EXPORT_GEO + 1), the
- * networks longest first (configuration order among equals), the other
- * queriers' last; how many */
+ * IPv4 networks longest first (configuration order among equals), then
+ * the IPv6 ones so, the other queriers' last; how many. A querier's
+ * network is of its own family only, as authd matches it. */
 static int geo_classes(const struct authd_export_name *x, struct geo_class *cls)
 {
+	static const int families[] = {AF_INET, AF_INET6};
 	int n = 0;
 
-	for (int len = 32; len >= 0; len--)
-		for (int i = 0; i < x->ngeo4; i++) {
-			const struct authd_export_geo *e = &x->geo4[i];
-			struct geo_class *c = &cls[n];
-			int dup = 0;
+	for (int f = 0; f < 2; f++)
+		for (int len = families[f] == AF_INET ? 32 : 128; len >= 0; len--)
+			for (int i = 0; i < x->ngeo; i++) {
+				const struct authd_export_geo *e = &x->geo[i];
+				struct geo_class *c = &cls[n];
+				int dup = 0;
 
-			if (e->len != len)
-				continue;
-			for (int k = 0; k < n; k++)
-				dup |= cls[k].len == len && cls[k].net.s_addr == e->net.s_addr;
-			if (dup)
-				continue;
-			memset(c, 0, sizeof(*c));
-			c->net = e->net;
-			c->len = len;
-			/* the networks that hold it, most specific first */
-			for (int l = len; l >= 0; l--)
-				for (int k = 0; k < x->ngeo4; k++)
-					if (x->geo4[k].len == l &&
-					    geo_holds(&x->geo4[k], e->net, len))
-						geo_add(x, c, x->geo4[k].site);
-			geo_rest(x, c);
-			n++;
-		}
+				if (e->family != families[f] || e->len != len)
+					continue;
+				for (int k = 0; k < n; k++)
+					dup |= cls[k].family == e->family && cls[k].len == len &&
+					       memcmp(cls[k].net, e->net, 16) == 0;
+				if (dup)
+					continue;
+				memset(c, 0, sizeof(*c));
+				c->family = e->family;
+				memcpy(c->net, e->net, 16);
+				c->len = len;
+				/* the networks that hold it, most specific first */
+				for (int l = len; l >= 0; l--)
+					for (int k = 0; k < x->ngeo; k++)
+						if (x->geo[k].len == l &&
+						    geo_holds(&x->geo[k], e->family, e->net, len))
+							geo_add(x, c, x->geo[k].site);
+				geo_rest(x, c);
+				n++;
+			}
 	if (x->default_site >= 0) {
 		memset(&cls[n], 0, sizeof(cls[n]));
 		cls[n].len = -1;
@@ -101,40 +106,50 @@ static int geo_classes(const struct authd_export_name *x, struct geo_class *cls)
 	return n;
 }
 
-/* geo_lua_sites: Lua's list of the order's sites, each its addresses */
-static void geo_lua_sites(FILE *out, const struct authd_export_name *x, const struct geo_class *c)
+/* geo_net: class c's network as text, "NET/LEN" */
+static const char *geo_net(const struct geo_class *c, char *buf, size_t len)
 {
-	char buf[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
+
+	inet_ntop(c->family, c->net, addr, sizeof(addr));
+	snprintf(buf, len, "%s/%d", addr, c->len);
+	return buf;
+}
+
+/* geo_lua_sites: Lua's list of the order's sites, each its addresses of
+ * family */
+static void geo_lua_sites(FILE *out, const struct authd_export_name *x, const struct geo_class *c,
+			  int family)
+{
+	char buf[INET6_ADDRSTRLEN];
 
 	fputc('{', out);
 	for (int i = 0; i < c->n; i++) {
 		const struct authd_export_site *s = &x->sites[c->order[i]];
 
 		fputs(i ? ", {" : "{", out);
-		for (int k = 0; k < s->naddr; k++)
-			fprintf(out, "%s'%s'", k ? ", " : "",
-				inet_ntop(AF_INET, &s->addr[k], buf, sizeof(buf)));
+		for (int k = 0; k < authority_naddr(s, family); k++)
+			fprintf(out, "%s'%s'", k ? ", " : "", authority_addr(s, family, k, buf));
 		fputc('}', out);
 	}
 	fputc('}', out);
 }
 
-void authority_geo_lua(const struct authd_export_name *x, FILE *out)
+void authority_geo_lua(const struct authd_export_name *x, int family, FILE *out)
 {
 	static struct geo_class cls[AUTHD_EXPORT_GEO + 1];
 	int n = geo_classes(x, cls);
-	char buf[INET_ADDRSTRLEN];
+	char buf[INET6_ADDRSTRLEN + 4];
 
 	/* after ifportup()'s `has`: the class's order, its first site up */
 	fputs("local o = {} ", out);
 	for (int i = 0; i < n; i++) {
-		if (cls[i].len < 0) {
+		if (cls[i].len < 0)
 			fputs(i ? "else o = " : "o = ", out);
-		} else {
-			fprintf(out, "%sif netmask({'%s/%d'}) then o = ", i ? "else" : "",
-				inet_ntop(AF_INET, &cls[i].net, buf, sizeof(buf)), cls[i].len);
-		}
-		geo_lua_sites(out, x, &cls[i]);
+		else
+			fprintf(out, "%sif netmask({'%s'}) then o = ", i ? "else" : "",
+				geo_net(&cls[i], buf, sizeof(buf)));
+		geo_lua_sites(out, x, &cls[i], family);
 		fputc(' ', out);
 	}
 	if (n > 0 && cls[0].len >= 0)
@@ -147,8 +162,8 @@ void authority_geo_lua(const struct authd_export_name *x, FILE *out)
 int authority_geo_gdnsd(struct authority_ctx *c, const struct authd_export_name *x, const char *res)
 {
 	static struct geo_class cls[AUTHD_EXPORT_GEO + 1];
-	int n = geo_classes(x, cls);
-	char buf[INET_ADDRSTRLEN];
+	int n = geo_classes(x, cls), v6 = authority_has6(x);
+	char buf[INET6_ADDRSTRLEN + 4];
 
 	if (x->default_site < 0) {
 		authority_refuse(c, x,
@@ -161,8 +176,7 @@ int authority_geo_gdnsd(struct authority_ctx *c, const struct authd_export_name 
 		fprintf(c->geoip_maps, "%s %s", i ? "," : "", x->sites[cls[n - 1].order[i]].name);
 	fputs(" ]\n        nets => {\n", c->geoip_maps);
 	for (int i = 0; i < n - 1; i++) {
-		fprintf(c->geoip_maps, "          %s/%d => [",
-			inet_ntop(AF_INET, &cls[i].net, buf, sizeof(buf)), cls[i].len);
+		fprintf(c->geoip_maps, "          %s => [", geo_net(&cls[i], buf, sizeof(buf)));
 		for (int k = 0; k < cls[i].n; k++)
 			fprintf(c->geoip_maps, "%s %s", k ? "," : "",
 				x->sites[cls[i].order[k]].name);
@@ -174,11 +188,9 @@ int authority_geo_gdnsd(struct authority_ctx *c, const struct authd_export_name 
 		"        dcmap => {\n",
 		res, res);
 	for (int i = 0; i < x->nsites; i++) {
-		fprintf(c->geoip_res, "          %s => [", x->sites[i].name);
-		for (int k = 0; k < x->sites[i].naddr; k++)
-			fprintf(c->geoip_res, "%s %s", k ? "," : "",
-				inet_ntop(AF_INET, &x->sites[i].addr[k], buf, sizeof(buf)));
-		fputs(" ]\n", c->geoip_res);
+		fprintf(c->geoip_res, "          %s => ", x->sites[i].name);
+		authority_gdnsd_dc(c->geoip_res, &x->sites[i], v6);
+		fputc('\n', c->geoip_res);
 	}
 	fputs("        }\n      }\n", c->geoip_res);
 	return 0;

@@ -180,9 +180,10 @@ int lab_authority_replace(struct lab *lab, int n, char *said, size_t len)
 }
 
 /* authority_answers: 1 if node n's server answers every [name] in the
- * zones it serves (A), or without any the SOA of its first zone: each name
- * asked once so that its checks have begun before the traffic (ifportup()
- * starts checking an address when an answer first needs it) */
+ * zones it serves (A, and in a dual lab AAAA), or without any the SOA of
+ * its first zone: each name asked once so that its checks have begun
+ * before the traffic (ifportup() starts checking an address when an answer
+ * first needs it, the IPv6 ones when an AAAA does) */
 static int authority_answers(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
@@ -196,7 +197,9 @@ static int authority_answers(struct lab *lab, int n)
 		if (strcmp(r->kind, "name") != 0 || (z = topo_name_zone(t, r->name)) < 0 ||
 		    !(t->nodes[n].zone_set >> z & 1))
 			continue;
-		if (!lab_dns_answers(lab, n, addr, r->name, KNOT_RRTYPE_A, 0))
+		if (!lab_dns_answers(lab, n, addr, r->name, KNOT_RRTYPE_A, 0) ||
+		    (t->ip == TOPO_IP_DUAL &&
+		     !lab_dns_answers(lab, n, addr, r->name, KNOT_RRTYPE_AAAA, 0)))
 			return 0;
 		asked = 1;
 	}

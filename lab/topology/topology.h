@@ -690,11 +690,11 @@ const char *topo_dns_impl_name(int impl);
 struct in_addr topo_client_resolver(const struct topology *t, int node);
 
 /* topo_client_resolver6: the same over IPv6, for a client of family = 6
- * or dual in a dual lab: the cache's IPv6 address, or the [dns] node's on
- * its link (authd's; not an anycast name server, whose address is IPv4
- * alone). 1 and *a, or 0 (it asks over IPv4). A population asking every
- * cache of a [resolver] node (resolver_all) asks each at
- * topo_resolver_addr6 when this says 1. */
+ * or dual in a lab of IPv6: the cache's IPv6 address, or the [dns] node's
+ * on its link (authd's, PowerDNS's, gdnsd's; not an anycast name server,
+ * whose address is IPv4 alone). 1 and *a, or 0 (it asks over IPv4). A
+ * population asking every cache of a [resolver] node (resolver_all) asks
+ * each at topo_resolver_addr6 when this says 1. */
 int topo_client_resolver6(const struct topology *t, int node, struct in6_addr *a);
 
 /* topo_has_proximity: whether a [name] of the lab has policy = proximity

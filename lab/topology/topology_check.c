@@ -341,12 +341,10 @@ static void topo_check_family(struct topo_parse *p, int i)
 	for (int k = 0; without == NULL && k < t->nnodes; k++)
 		if (t->nodes[k].kind == TOPO_SITE && t->nodes[k].front_door.s_addr)
 			without = "front doors";
-		else if (t->nodes[k].kind == TOPO_DNS && t->nodes[k].dns_impl != TOPO_DNS_AUTHD)
-			without = "PowerDNS or gdnsd (they answer no AAAA here)";
 	if (without)
 		topo_error(p, where ? where : node->line,
 			   "[client %s] family = %s: not yet with %s; IPv6 clients send over "
-			   "UDP or, one client, TCP and HTTP, and ask authd",
+			   "UDP or, one client, TCP and HTTP",
 			   node->name, family, without);
 }
 

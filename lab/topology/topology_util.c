@@ -198,7 +198,7 @@ int topo_client_resolver6(const struct topology *t, int node, struct in6_addr *a
 		*a = topo_resolver_addr6(t, c->resolver, c->resolver_instance);
 		return 1;
 	}
-	if (r->kind != TOPO_DNS || r->anycast.s_addr || r->dns_impl != TOPO_DNS_AUTHD)
+	if (r->kind != TOPO_DNS || r->anycast.s_addr)
 		return 0;
 	*a = t->links[r->link].node_addr6;
 	return 1;

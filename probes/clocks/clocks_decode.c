@@ -129,16 +129,30 @@ int clocks_decode_response(const struct clocks_input *in, int dlt, const uint8_t
 	struct in_addr src, dst;
 	struct ipframe u;
 	knot_pkt_t *pkt;
-	int rc = -1;
+	uint8_t cut[512];
+	const uint8_t *payload;
+	int rc = -1, ret;
 
 	if (ipframe_decode(dlt, frame, caplen, &u) == -1 || u.sport != CLOCKS_DNS_PORT ||
 	    u.have < CLOCKS_DNS_HEADER || !(u.payload[2] & 0x80) ||
 	    clocks_frame_addrs(in, &u, &src, &dst) == -1)
 		return -1;
+	payload = u.payload;
+	/* a response cut by the capture's snaplen (128 bytes: an IPv6
+	 * AAAA's, 134, loses its OPT record) is read up to its answers: a
+	 * copy without its authority and additional sections */
+	if (u.have < u.ulen && u.have <= sizeof(cut)) {
+		memcpy(cut, u.payload, u.have);
+		memset(cut + 8, 0, 4); /* NSCOUNT, ARCOUNT */
+		payload = cut;
+	}
 	/* parsed in place: the packet only points into the frame */
-	if ((pkt = knot_pkt_new((void *)u.payload, u.have, NULL)) == NULL)
+	if ((pkt = knot_pkt_new((void *)payload, u.have, NULL)) == NULL)
 		return -1;
-	if (knot_pkt_parse(pkt, 0) != KNOT_EOK || knot_pkt_qname(pkt) == NULL)
+	/* (the cut copy keeps the cut record's bytes after its answers) */
+	if ((ret = knot_pkt_parse(pkt, 0)) != KNOT_EOK && !(ret == KNOT_ETRAIL && payload == cut))
+		goto out;
+	if (knot_pkt_qname(pkt) == NULL)
 		goto out;
 	r->src = src;
 	r->naddr = 0;

@@ -3,13 +3,16 @@
 # topology/pdns.ini (ns runs pdns_server, www.lab.example a LUA record
 # whose ifportup() checks the sites itself every second) and
 # topology/gdnsd.ini (gdnsd, a metafo DYNA record, tcp_connect every 2 s).
-#   1. pdns.ini, site a killed at 3 s: valid, every clock within the model's
-#      interval (run_model_agrees); detect is a failed check of PowerDNS's
-#      own on a's capture (its SYN answered by an RST) within one
-#      check_interval of t0, steer its first answer without a after detect
-#      (on ns's capture), both clients end on b; the configuration it ran
-#      with in the run directory (ns.pdns/, the LUA record), its log there,
-#      and nothing left (namespace, state directory, process).
+#   1. pdns.ini dual-stack (ip = dual, c2 of family 6), site a killed at
+#      3 s: valid, every clock within the model's interval
+#      (run_model_agrees); detect is a failed check of PowerDNS's own on
+#      a's capture (its SYN answered by an RST) within one check_interval
+#      of t0, steer its first answer without a after detect (on ns's
+#      capture), both clients end on b; c2's AAAA queries, over IPv6 to ns,
+#      answered a's IPv6 address and then b's, never a's again; the
+#      configuration it ran with in the run directory (ns.pdns/, the LUA
+#      records A and AAAA), its log there, and nothing left (namespace,
+#      state directory, process).
 #   2. authorities.ini: authd, PowerDNS and gdnsd side by side, each with
 #      its own zone, resolver and client: valid, within the model (each
 #      authority's detect and steer beside its own, gdnsd's answers a
@@ -17,12 +20,13 @@
 #      has the three, each detecting within its interval (authd: its
 #      prober's three failures), steering after it, its client ending on
 #      b; gdnsd run as its user (started by `up` once the sites' routes
-#      are in), its files and log kept.
+#      are in), its files and log kept. Dual-stack, cg of family 6: nsg
+#      answered rg's AAAA queries with a's IPv6 address, then b's.
 #   3. what they cannot express is refused at check, naming the line: a
 #      weighted pattern, a check_interval of 1.5 s, a [prober] node with
 #      no authd to report to, a gdnsd timeout not below its interval, a
 #      pdns check_down of 3; no temporary directory left.
-# about 30 s
+# about 34 s (27.5 s before its two labs were dual-stack)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -51,13 +55,32 @@ steered() {
 	echo "ok: $who: both clients ended on b"
 }
 
-# --- 1. PowerDNS
-run_model_agrees "$out/run.txt" "$r" topology/pdns.ini --set name=$lab
+# aaaa_moved WHO PCAP FILTER: the AAAA answers on PCAP (a tshark display
+# FILTER's) held a's IPv6 address 2001:2:0:ff01::1, then b's ::2, and none
+# held a's again once b's came
+aaaa_moved() {
+	local who=$1 pcap=$2 filter=$3 seq
+	seq=$(tshark -r "$pcap" -Y "dns.flags.response == 1 && dns.qry.type == 28 && $filter" \
+		-T fields -e dns.aaaa 2>/dev/null | tr '\n' ' ')
+	case "$seq" in
+	2001:2:0:ff01::1\ *2001:2:0:ff01::2\ ) ;;
+	*) fail "$who: AAAA answers not a's IPv6 address then b's: '$seq'" ;;
+	esac
+	case "${seq#*2001:2:0:ff01::2 }" in
+	*ff01::1*) fail "$who: a's IPv6 address answered after b's: '$seq'" ;;
+	esac
+	echo "ok: $who: AAAA a's then b's ($(wc -w <<<"$seq") answers)"
+}
+
+# --- 1. PowerDNS (dual-stack: c2 asks ns over IPv6)
+run_model_agrees "$out/run.txt" "$r" topology/pdns.ini --set name=$lab --set ip=dual --set c2.family=6
 steered PowerDNS "$r" 1
+aaaa_moved "PowerDNS to c2 over IPv6" "$r/capture-dns-ns.pcap" "ipv6.dst == 2001:2:0:5::2"
 # the failed check on the packets: ns's SYN to a, answered RST
 rsts=$(tcpdump -nn -r "$r/capture-a.pcap" 'tcp[tcpflags] & tcp-rst != 0 and dst host 198.18.0.10' 2>/dev/null | wc -l)
 assert_ge "$rsts" 1 "RSTs from a to ns's checks on a's capture"
-grep -q "LUA A" "$r/ns.pdns/lab.example.zone" || fail "no LUA record in ns.pdns/lab.example.zone"
+grep -q "LUA A " "$r/ns.pdns/lab.example.zone" || fail "no LUA record in ns.pdns/lab.example.zone"
+grep -q "LUA AAAA .*" "$r/ns.pdns/lab.example.zone" || fail "no LUA AAAA record in ns.pdns/lab.example.zone"
 grep -q "ifportup(7000" "$r/ns.pdns/lab.example.zone" || fail "the LUA record checks no site"
 grep -q "declaring TCP/IP 198.19.1.1:7000 DOWN" "$r/ns.pdns.log" ||
 	fail "PowerDNS's log says nothing of a going down: $(tail -5 "$r/ns.pdns.log")"
@@ -66,7 +89,8 @@ assert_no_leftovers $lab "$r"
 
 # --- 2. authd, PowerDNS and gdnsd side by side
 g=$out/grun
-run_model_agrees "$out/grun.txt" "$g" topology/authorities.ini --set name=$lab
+run_model_agrees "$out/grun.txt" "$g" topology/authorities.ini --set name=$lab --set ip=dual \
+	--set cg.family=6
 sed -n '/^authorities:/,/^$/p' "$out/grun.txt"
 # side NODE IMPL LO HI CLIENT: authorities[] has NODE of IMPL, its detect
 # within LO-HI s of t0, its steer after it, and its client CLIENT ended on b
@@ -89,6 +113,8 @@ side nsp pdns 0 1.05 cp
 side nsg gdnsd 0 2.05 cg
 grep -q "DYNA metafo!www_gdnsd_example" "$g/nsg.gdnsd/zones/gdnsd.example" || fail "no DYNA record in nsg.gdnsd/zones/gdnsd.example"
 grep -q "plugin => tcp_connect" "$g/nsg.gdnsd/config" || fail "no tcp_connect monitor in nsg.gdnsd/config"
+grep -q "addrs_v6 => \[ 2001:2:0:ff01::1 \]" "$g/nsg.gdnsd/config" || fail "no IPv6 address in nsg.gdnsd/config"
+aaaa_moved "gdnsd to rg" "$g/capture-dns-nsg.pcap" "dns.qry.name == \"www.gdnsd.example\""
 grep -q "198.19.1.1/steerlab' changed from UP" "$g/nsg.gdnsd.log" ||
 	fail "gdnsd's log says nothing of a going down: $(tail -5 "$g/nsg.gdnsd.log")"
 echo "ok: gdnsd's files and log in the run directory"

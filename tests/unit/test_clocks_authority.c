@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pcap/dlt.h>
 
 #include "clocks_auths.h"
 #include "clocks_int.h"
@@ -309,6 +310,70 @@ static void test_side_by_side(void **state)
 	assert_int_equal(out.n, 0);
 }
 
+/* a response over IPv6 with an AAAA (a dual lab's PowerDNS or gdnsd
+ * answering an IPv6 client): its source and its AAAA read as their IPv4
+ * twins (lab_up's), also when the
+ * capture's 128 bytes cut its OPT record (the frame is 134); cut inside
+ * the answer, it is no response */
+static void test_decode_response6(void **state)
+{
+	static const uint8_t dns[] =
+	    {
+		0x12, 0x34, 0x84, 0x00, 0,    1,   0,	 1,    0, 0,   0,   1, /* QR AA, 1 1 0 1 */
+		3,    'w',  'w',  'w',	3,    'l', 'a',	 'b',  7, 'e', 'x', 'a',
+		'm',  'p',  'l',  'e',	0,    0,   28,	 0,    1,		/* AAAA IN */
+		0xc0, 12,   0,	  28,	0,    1,   0,	 0,    0, 2,   0,   16, /* TTL 2 */
+		0x20, 0x01, 0,	  2,	0,    0,   0xff, 0x01, 0, 0,   0,   0,
+		0,    0,    0,	  1,					  /* 2001:2:0:ff01::1 */
+		0,    0,    41,	  0x04, 0xd0, 0,   0,	 0,    0, 0,   0, /* OPT */
+	    };
+	uint8_t f[14 + 40 + 8 + sizeof(dns)];
+	static const char *const twins[][2] = {{"2001:2:0:2::2", "198.18.0.10"},
+					       {"2001:2:0:5::2", "198.18.0.22"},
+					       {"2001:2:0:ff01::1", "198.19.1.1"}};
+	struct in6_addr src;
+	struct clocks_input in;
+	struct clocks_response r;
+	const uint8_t *qname;
+	size_t qlen;
+	char s[INET_ADDRSTRLEN];
+
+	(void)state;
+	clocks_input_init(&in);
+	in.twins = calloc(3, sizeof(*in.twins));
+	assert_non_null(in.twins);
+	in.ntwins = in.captwins = 3;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(inet_pton(AF_INET6, twins[i][0], &in.twins[i].v6), 1);
+		assert_int_equal(inet_pton(AF_INET, twins[i][1], &in.twins[i].v4), 1);
+	}
+	memset(f, 0, sizeof(f));
+	f[12] = 0x86, f[13] = 0xdd;
+	f[14] = 0x60;
+	f[14 + 4] = 0, f[14 + 5] = 8 + sizeof(dns);
+	f[14 + 6] = 17, f[14 + 7] = 64;
+	inet_pton(AF_INET6, "2001:2:0:2::2", &src);
+	memcpy(f + 14 + 8, &src, 16);
+	inet_pton(AF_INET6, "2001:2:0:5::2", f + 14 + 24);
+	f[54] = 0, f[55] = 53, f[56] = 0x9c, f[57] = 0x40;
+	f[58] = 0, f[59] = 8 + sizeof(dns);
+	memcpy(f + 62, dns, sizeof(dns));
+	assert_int_equal(sizeof(f), 134);
+	for (size_t len = sizeof(f); len >= 128; len -= sizeof(f) - 128) {
+		memset(&r, 0, sizeof(r));
+		assert_int_equal(clocks_decode_response(&in, DLT_EN10MB, f, len, &r, &qname, &qlen),
+				 0);
+		assert_string_equal(inet_ntop(AF_INET, &r.src, s, sizeof(s)), "198.18.0.10");
+		assert_int_equal(r.naddr, 1);
+		assert_string_equal(inet_ntop(AF_INET, &r.addr[0], s, sizeof(s)), "198.19.1.1");
+	}
+	assert_int_equal(clocks_decode_response(&in, DLT_EN10MB, f, 120, &r, &qname, &qlen), -1);
+	/* without the twins, no response of the lab's */
+	assert_int_equal(clocks_decode_response(NULL, DLT_EN10MB, f, sizeof(f), &r, &qname, &qlen),
+			 -1);
+	clocks_input_free(&in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +381,7 @@ int main(void)
 	    cmocka_unit_test(test_gdnsd_thresholds_and_lag),
 	    cmocka_unit_test(test_side_by_side),
 	    cmocka_unit_test(test_timeout),
+	    cmocka_unit_test(test_decode_response6),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

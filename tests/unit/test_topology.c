@@ -857,8 +857,13 @@ static void test_family(void **state)
 			    "c1.source_block=198.18.64.0/24"};
 	char *bgp[] = {"ip=dual", "c1.family=6", "routing=bgp"};
 	char *ok[] = {"ip=dual", "c1.family=6"};
+	char *pdns[] = {"ip=dual", "family=6"};
+	char *gdnsd[] = {"ip=dual", "family=dual"};
 
 	(void)state;
+	/* PowerDNS and gdnsd answer AAAA too (docs/authorities.md, "IPv6") */
+	load_ok(t, "topology/pdns.ini", pdns, 2);
+	load_ok(t, "topology/gdnsd.ini", gdnsd, 2);
 	expect_errors(DATA "minimal.ini", v4, 1,
 		      "--set family=6: [client c1] family = 6: the lab's network has no IPv6; "
 		      "set [lab] ip = dual\n");
@@ -868,11 +873,11 @@ static void test_family(void **state)
 	expect_errors(DATA "minimal.ini", poptcp, 4,
 		      "--set family=dual: [client c1] family = dual: not yet with a population "
 		      "over TCP or HTTP (proto = tcp or http with population = N); IPv6 clients "
-		      "send over UDP or, one client, TCP and HTTP, and ask authd\n");
+		      "send over UDP or, one client, TCP and HTTP\n");
 	expect_errors(DATA "minimal.ini", popblock, 4,
 		      "--set family=6: [client c1] family = 6: not yet with a population's "
 		      "source_block (its block is IPv4); IPv6 clients send over UDP or, one "
-		      "client, TCP and HTTP, and ask authd\n");
+		      "client, TCP and HTTP\n");
 	load_ok(t, "topology/tcp-addresses.ini", next, 5);
 	assert_int_equal(t->nodes[topo_find(t, "c2")].family, TOPO_FAMILY_DUAL);
 	assert_int_equal(t->nodes[topo_find(t, "c2")].addresses, TOPO_ADDRESSES_NEXT);
