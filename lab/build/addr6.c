@@ -1,5 +1,6 @@
 /*
- * The lab's IPv6 network ([lab] ip = dual; docs/topology.md, "Addresses"):
+ * The lab's IPv6 network ([lab] ip = dual, or 6: then alone, build.c adding
+ * no IPv4 address; docs/topology.md, "Addresses"):
  * every link, node and route of the IPv4 plan again in 2001:2::/48
  * (lib/addrplan.h). The routers forward IPv6; each node has its link's ::2
  * and a default route to the router's ::1; a site's own address and a

@@ -544,6 +544,33 @@ static void test_dual(void **state)
 	free(t);
 }
 
+/* ip = 6: the IPv6 sessions alone, without IPv4 unicast (said before the
+ * neighbours, or bgpd activates each in it), a site announcing the
+ * service's IPv6 address alone; FRR's dry run takes it */
+static void test_ip6(void **state)
+{
+	struct topology *t = new_topology();
+	char *sets[] = {"ip=6", "family=6"}, *c;
+
+	(void)state;
+	load_ok(t, POLICY, sets, 2);
+	c = conf(t, "t1", FRRCONF_BGPD, NULL);
+	assert_non_null(strstr(c, " no bgp default ipv4-unicast\n neighbor 2001:2:0:"));
+	assert_null(strstr(c, "address-family ipv4"));
+	assert_null(strstr(c, "neighbor 198."));
+	assert_non_null(strstr(c, " address-family ipv6 unicast\n"
+				  "  neighbor 2001:2:0:1000::2 activate\n"));
+	free(c);
+	c = conf(t, "a", FRRCONF_BGPD, NULL);
+	assert_null(strstr(c, "ip prefix-list"));
+	assert_non_null(strstr(c, "\nipv6 prefix-list STEERLAB-SERVICE6 seq 5 permit "
+				  "2001:2:0:ff00::1/128\n"));
+	free(c);
+	require_frr(t);
+	dry_run_ok(t);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +584,7 @@ int main(void)
 	    cmocka_unit_test(test_square),
 	    cmocka_unit_test(test_static_dry_run),
 	    cmocka_unit_test(test_policy),
+	    cmocka_unit_test(test_ip6),
 	    cmocka_unit_test(test_node_link_timers),
 	    cmocka_unit_test(test_policy_errors),
 	    cmocka_unit_test(test_policy_dry_run),

@@ -81,6 +81,27 @@ static void test_dual(void **state)
 	nl_socket_free(sk);
 }
 
+/* -6 without -P (ip = 6): the IPv6 address alone, no IPv4 one */
+static void test_ipv6_alone(void **state)
+{
+	struct prober_lo l;
+	struct in6_addr a6;
+	struct nl_sock *sk;
+
+	(void)state;
+	TEST_NETNS_ENTER();
+	sk = test_netns_sock();
+	assert_int_equal(inet_pton(AF_INET6, "2001:2:0:ff00::1", &a6), 1);
+	assert_int_equal(prober_lo_open(&l, (struct in_addr){0}, 0, &a6), 0);
+	assert_int_equal(prober_lo_set(&l, 1), PROBER_LO_CHANGED6);
+	assert_string_equal(test_netns_addrs(sk, 1), "127.0.0.1/8");
+	assert_non_null(strstr(test_netns_addrs_of(sk, 1, AF_INET6), "2001:2:0:ff00::1"));
+	assert_int_equal(prober_lo_set(&l, 0), PROBER_LO_CHANGED6);
+	assert_null(strstr(test_netns_addrs_of(sk, 1, AF_INET6), "2001:2:0:ff00::1"));
+	prober_lo_close(&l);
+	nl_socket_free(sk);
+}
+
 static void bad_prefix(void *arg)
 {
 	struct prober_lo l;
@@ -114,6 +135,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_on_and_off),
 	    cmocka_unit_test(test_dual),
+	    cmocka_unit_test(test_ipv6_alone),
 	    cmocka_unit_test(test_failure_logged),
 	};
 

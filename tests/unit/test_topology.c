@@ -940,6 +940,38 @@ static void test_prober_family(void **state)
 	free(t);
 }
 
+/* ip = 6: every client and prober of family 6 unless said, which is
+ * refused; what it cannot have yet refused by name */
+static void test_ip6(void **state)
+{
+	struct topology *t = new_topology();
+	char *ok[] = {"ip=6", "routing=bgp"};
+	char *stat[] = {"ip=6"};
+	char *four[] = {"ip=6", "routing=bgp", "c1.family=4"};
+
+	(void)state;
+	load_ok(t, DATA "dns.ini", ok, 2);
+	assert_int_equal(t->ip, TOPO_IP_6);
+	assert_int_equal(t->nodes[topo_find(t, "p1")].family, TOPO_FAMILY_6);
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].kind == TOPO_CLIENT)
+			assert_int_equal(t->nodes[i].family, TOPO_FAMILY_6);
+	{
+		char *text = print_to_string(t);
+
+		assert_non_null(strstr(text, "# ip = 6: the IPv4 addresses below are on no "
+					     "interface"));
+		free(text);
+	}
+	expect_errors(DATA "dns.ini", stat, 1,
+		      "--set ip=6: [lab] ip = 6: not yet with routing = static (routed's "
+		      "announcements and routes are IPv4); set routing = bgp\n");
+	expect_errors(DATA "dns.ini", four, 3,
+		      "--set c1.family=4: [client c1] family = 4: the lab's network has no IPv4 "
+		      "(ip = 6); expected 6\n");
+	free(t);
+}
+
 static void test_error_sets(void **state)
 {
 	char *sets[] = {
@@ -1099,6 +1131,7 @@ int main(void)
 	    cmocka_unit_test(test_error_missing_file),
 	    cmocka_unit_test(test_family),
 	    cmocka_unit_test(test_prober_family),
+	    cmocka_unit_test(test_ip6),
 	    cmocka_unit_test(test_error_sets),
 	    cmocka_unit_test(test_error_set_checks),
 	    cmocka_unit_test(test_error_limits),

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# [lab] ip = 6 (docs/topology.md, "IPv6 alone"; topology/ipv6-only.ini;
+# issue 28): the network in IPv6 alone. check prints the plan saying its
+# IPv4 addresses are on no interface, FRR's sessions over IPv6 without
+# IPv4 unicast, and refuses what ip = 6 cannot have yet (routing =
+# static) and a client of family 4; `up` configures no global IPv4
+# address in any namespace and every global IPv6 one in 2001:2::/48, the
+# router's route to the service is BGP's over IPv6 via a, and `steerlab
+# nodes` lists IPv6 addresses alone; a run is valid with both schemes'
+# clocks: anycast steered when a's IPv6 route left the router's FIB, DNS
+# when authd stopped handing out a's AAAA, the report naming the IPv6
+# addresses; a's capture holds IPv6 requests and no IPv4 packet.
+# about 20 s
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+lab=it-ipv6only
+lab_guard $lab
+command -v tshark >/dev/null || fail "no tshark (sudo make deps)"
+out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
+trap 'lab_cleanup '$lab'; rm -rf "$out"' EXIT
+ini=topology/ipv6-only.ini
+
+$STEERLAB check $ini --set name=$lab >"$out/check.out"
+for want in 'ip = 6' '# ip = 6: the IPv4 addresses below are on no interface: they name the nodes' \
+	'#    no bgp default ipv4-unicast' '#   IPv6: 2001:2::1/64 <-> 2001:2::2/64'; do
+	grep -qxF -- "$want" "$out/check.out" || fail "check does not print '$want'"
+done
+if grep -q '^#    address-family ipv4 unicast' "$out/check.out"; then fail "FRR has IPv4 unicast"; fi
+echo "ok: check prints the IPv6 plan and FRR's IPv6 sessions alone"
+check_refused "ip = 6 with routing = static" "\[lab\] ip = 6: not yet with routing = static" $ini --set routing=static
+check_refused "a client of family 4" "\[client c1\] family = 4: the lab's network has no IPv4 (ip = 6)" $ini --set c1.family=4
+
+$STEERLAB up $ini --set name=$lab --out "$out/up" >"$out/up.txt" 2>&1 || fail "up: $(tail -5 "$out/up.txt")"
+nodes=$(ip netns list | awk -v p="$lab-" 'index($1, p) == 1 { print substr($1, length(p) + 1) }' | sort)
+[ -n "$nodes" ] || fail "no namespace of $lab"
+v4=$(for n in $nodes; do ip -n "$lab-$n" -4 -o addr show scope global; done)
+[ -z "$v4" ] || fail "IPv4 addresses in an IPv6-only lab: $v4"
+addrs=$(for n in $nodes; do ip -n "$lab-$n" -6 -o addr show scope global | awk '{ print $4 }'; done | sort)
+assert_ge "$(echo "$addrs" | wc -l)" 12 "the lab's global IPv6 addresses"
+stray=$(echo "$addrs" | grep -v '^2001:2:' || true)
+[ -z "$stray" ] || fail "IPv6 addresses outside 2001:2::/48: $stray"
+echo "ok: no global IPv4 address in $(echo "$nodes" | wc -l) namespaces; $(echo "$addrs" | wc -l) IPv6 ones, all in 2001:2::/48"
+route=""
+for _ in $(seq 50); do
+	route=$(ip -n "$lab-core" -6 route show 2001:2:0:ff00::1/128)
+	[ -n "$route" ] && break
+	sleep 0.2
+done
+case $route in *"via 2001:2::2 "*"proto bgp"*) ;; *) fail "core's route to the service: '$route'" ;; esac
+echo "ok: core routes 2001:2:0:ff00::1 by BGP via a (2001:2::2)"
+fams=$($STEERLAB nodes $lab --json | jq -r '[.nodes[].addresses[]?.family] | unique | map(tostring) | join(",")')
+[ "$fams" = 6 ] || fail "steerlab nodes lists families $fams"
+$STEERLAB down $lab >/dev/null
+echo "ok: steerlab nodes lists IPv6 addresses alone"
+
+r=$out/run
+run_valid "$out/run.txt" $ini --set name=$lab -q --out "$r" || fail "the run: $(tail -20 "$out/run.txt")"
+grep -qF "(site link 2001:2::2, site address 2001:2:0:ff01::1, service 2001:2:0:ff00::1/128," "$out/run.txt" ||
+	fail "the report does not name the IPv6 addresses: $(grep 'site link' "$out/run.txt")"
+[ "$(json "$r/lab.events.jsonl" 'select(.event == "lab_up") | .ip')" = 6 ] || fail "lab_up has no ip 6"
+for s in anycast dns; do
+	steer=$(jq -r ".schemes.$s.steer_s" "$r/clocks.json")
+	assert_ge "$steer" 0 "$s's steer"
+	assert_le "$steer" 1.5 "$s's steer"
+done
+# anycast: a's bgpd withdraws once its prober takes the address off lo
+# (probe_down 3 of 100 ms); DNS: TTL 1 s after authd's steer
+assert_le "$(jq -r '.schemes.anycast.window_s' "$r/clocks.json")" 1.5 "anycast's window"
+assert_le "$(jq -r '.schemes.dns.window_s' "$r/clocks.json")" 2.5 "dns's window"
+v6=$(tshark -r "$r/capture-a.pcap" -Y 'ipv6 && udp.dstport == 7000' 2>/dev/null | wc -l)
+v4=$(tshark -r "$r/capture-a.pcap" -Y 'ip' 2>/dev/null | wc -l)
+assert_ge "$v6" 1000 "IPv6 requests captured at a"
+assert_eq "$v4" 0 "IPv4 packets captured at a"
+echo "ok: valid; anycast steer $(jq -r .schemes.anycast.steer_s "$r/clocks.json") s, dns steer $(jq -r .schemes.dns.steer_s "$r/clocks.json") s; a's capture: $v6 IPv6 requests, no IPv4"
+assert_no_leftovers $lab "$r"
+echo "PASS: test_ipv6_only"
