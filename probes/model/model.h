@@ -286,6 +286,9 @@ struct model_client {
 	 * to the dead site is lost only if its copy also goes there: those
 	 * sent up to attempt_s before its last request to it (0: none) */
 	double attempt_s;
+	/* a failure of the other address family (fail_family): its requests
+	 * to the failed site still answered, none lost */
+	int unharmed;
 	/* a dual client's second entry of its cache (the A beside its cache's
 	 * AAAA, model_topo.c), fetched apart as its own clients ask it: its
 	 * index + 1; 0 none (a zeroed client asks one entry) */
@@ -351,6 +354,7 @@ struct model_input {
 	char site[MODEL_NAME_MAX];  /* the failed site */
 	char event[MODEL_NAME_MAX]; /* the [event] that fails it */
 	int how;		    /* enum model_how */
+	int fail_family;	    /* 4 or 6: a failure of that family alone (0: both) */
 	double fail_at_s;	    /* from the start of the traffic */
 	double fail_jitter_s;	    /* t0 uniform in [fail_at, fail_at + jitter) */
 	double effect_s;	    /* the failure in effect uniformly within [t0, t0 +

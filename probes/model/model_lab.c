@@ -227,6 +227,10 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 			sr->tcp |= in->clients[i].proto != MODEL_UDP;
 		}
 	sr->clients = nc;
+	/* a failure of one family: the site's own prober and the routes see
+	 * neither (anycast_limit says why) */
+	if (s == MODEL_ANYCAST && in->fail_family)
+		detect_known = 0;
 	/* a population's logical clients each count as one (the measured
 	 * last packets are per logical client) */
 	for (int j = 0; j < nc; j++) {
@@ -310,10 +314,15 @@ static int lab_scheme(const struct model_input *in, int s, struct model_scheme_r
 				/* Happy Eyeballs: the last attempt_s of them rescued
 				 * over IPv4 (not counted at the site either) */
 				xl = m->attempt_s > 0 ? fmax(0, x - m->attempt_s) : x;
-				site += m->rate_per_s * xl;
-				/* and while its packets reach no site after that */
-				lost += m->rate_per_s *
-					(xl + fmin(model_client_lost_extra(m, dr.u_tie), end - x));
+				/* a failure of the other family loses it none: its
+				 * requests are answered, at the site too */
+				if (!m->unharmed) {
+					site += m->rate_per_s * xl;
+					/* and while its packets reach no site after that */
+					lost += m->rate_per_s *
+						(xl + fmin(model_client_lost_extra(m, dr.u_tie),
+							   end - x));
+				}
 				if (x > 0)
 					x += effect;
 				last[users++] = x;

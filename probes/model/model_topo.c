@@ -167,11 +167,12 @@ static int topo_how(int a)
 /* topo_failure: the timeline's k-th failure: its site, how, when; the
  * sites of the failures before it, not recovered by then, out
  * (model_topo_set_dead) */
-/* topo_probers6: whether a [prober] probes over IPv6 (family = 6) */
-static int topo_probers6(const struct topology *t)
+/* topo_probers_of: whether a [prober] probes over family (4 or 6) */
+static int topo_probers_of(const struct topology *t, int family)
 {
 	for (int n = 0; n < t->nnodes; n++)
-		if (t->nodes[n].kind == TOPO_PROBER && t->nodes[n].family == TOPO_FAMILY_6)
+		if (t->nodes[n].kind == TOPO_PROBER &&
+		    (t->nodes[n].family == TOPO_FAMILY_6 ? 6 : 4) == family)
 			return 1;
 	return 0;
 }
@@ -190,12 +191,21 @@ static int topo_failure(const struct topology *t, int k, struct model_input *in,
 	*action = topo_event_failing(t->events[e].action) ? t->events[e].action : -1;
 	snprintf(in->event, sizeof(in->event), "%s", t->events[e].name);
 	/* the site's own link to its router, not another */
-	/* a freeze of one family: not followed (its detection never comes) */
-	in->how = (*action == TOPO_A_LINK_DOWN &&
-		   (t->events[e].link < 0 || t->links[t->events[e].link].node != *site)) ||
-			  t->events[e].family != TOPO_EV_FAMILY_BOTH
+	in->how = *action == TOPO_A_LINK_DOWN &&
+			  (t->events[e].link < 0 || t->links[t->events[e].link].node != *site)
 		      ? MODEL_HOW_OTHER
 		      : topo_how(*action);
+	/* a freeze or link-down of one family: to the probers of that family
+	 * a freeze (their probes unanswered), the others never see it; the
+	 * clients of the other family (and dual ones, which go on over it)
+	 * lose nothing. Not followed without such a prober: no detection
+	 * ever comes */
+	if (t->events[e].family != TOPO_EV_FAMILY_BOTH) {
+		in->fail_family = t->events[e].family == TOPO_EV_FAMILY_6 ? 6 : 4;
+		in->how = in->how != MODEL_HOW_OTHER && topo_probers_of(t, in->fail_family)
+			      ? MODEL_FREEZE
+			      : MODEL_HOW_OTHER;
+	}
 	in->fail_at_s = (double)at / NS;
 	snprintf(in->site, sizeof(in->site), "%s", t->nodes[*site].name);
 	return 0;
@@ -352,6 +362,16 @@ static int topo_aaaa_cache(struct model_input *in, int c)
 	return in->ncaches++;
 }
 
+/* topo_unharmed: whether client c loses nothing to a failure of one
+ * family (in->fail_family): it sends over the other one, or, dual, goes on
+ * over it (Happy Eyeballs) */
+static int topo_unharmed(const struct model_input *in, const struct topo_node *c)
+{
+	int fam = c->family == TOPO_FAMILY_6 ? 6 : c->family == TOPO_FAMILY_4 ? 4 : 0;
+
+	return in->fail_family && fam != in->fail_family;
+}
+
 /* topo_clients: each client node's flows */
 static void topo_clients(const struct topology *t, struct model_input *in, int site,
 			 const int base[], const int dns_on_failed[],
@@ -362,6 +382,10 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 
 		if (c->kind != TOPO_CLIENT)
 			continue;
+		if (c->population > 0 && in->fail_family && !in->dns_limit[0])
+			snprintf(in->dns_limit, sizeof(in->dns_limit),
+				 "a population through a failure of one address family is not "
+				 "modelled");
 		if (c->population > 0 && topo_pop(t, in, n, base, notes) == -1)
 			continue;
 		/* their detect and steer are any client's */
@@ -441,6 +465,7 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 			m->tcp_now = t->reconnect == 1;
 			m->attempt_s =
 			    c->family == TOPO_FAMILY_DUAL ? TOPO_ATTEMPT_DELAY_NS / NS : 0;
+			m->unharmed = topo_unharmed(in, c);
 			m->rate_per_s = c->rate;
 			m->to_failed = dns_on_failed[n];
 			m->sticky_s = (double)c->sticky_ns / NS;
@@ -586,6 +611,11 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 	in->routing = t->routing == TOPO_ROUTING_BGP ? MODEL_BGP : MODEL_STATIC;
 	in->static_refresh_s = (double)t->static_refresh_ns / NS;
 	in->static_hold_s = (double)t->static_hold_ns / NS;
+	if (in->fail_family && in->how != MODEL_HOW_OTHER)
+		snprintf(in->anycast_limit, sizeof(in->anycast_limit),
+			 "a failure of IPv%d alone is not modelled for anycast (the sites' own "
+			 "probers and the routes that follow them see both families at once)",
+			 in->fail_family);
 	if (in->how == MODEL_HOW_OTHER) {
 		int e = model_topo_nth_failure(t, k);
 
@@ -597,10 +627,8 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 			     ? (t->events[e].action == TOPO_A_LINK_DOWN
 				    ? " of a link beyond the site's"
 				    : "")
-			 : topo_probers6(t) ? " of one address family (only the probers of "
-					      "family 6 see it)"
-					    : " of one address family (the probes are IPv4: no "
-					      "prober detects it)");
+			     : " of one address family (no [prober] probes over it: none "
+			       "detects it)");
 		snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", in->anycast_limit);
 		action = -1; /* detect left unknown below */
 	}

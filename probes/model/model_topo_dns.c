@@ -436,7 +436,16 @@ static void topo_probers(const struct topology *t, struct model_input *in, int s
 
 		if (t->nodes[n].kind != TOPO_PROBER)
 			continue;
-		if (model_topo_probe(t, n, site, in->how, &p) == -1) {
+		if (in->fail_family &&
+		    (t->nodes[n].family == TOPO_FAMILY_6 ? 6 : 4) != in->fail_family) {
+			/* a failure of the other family: its probes answered */
+			model_topo_probe(t, n, site, in->how, &p);
+			p.interval_s = INFINITY;
+			model_note(notes, 0,
+				   "dns: prober %s probes over IPv%d: it never sees the failure of "
+				   "IPv%d alone",
+				   t->nodes[n].name, in->fail_family == 6 ? 4 : 6, in->fail_family);
+		} else if (model_topo_probe(t, n, site, in->how, &p) == -1) {
 			/* its verdict never comes: last of all */
 			p.interval_s = INFINITY;
 			model_note(notes, 0,

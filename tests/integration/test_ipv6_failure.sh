@@ -23,7 +23,9 @@
 # failure (probe_down 3 of 100 ms) and steers c6's AAAA and c4's A to b,
 # so c6's DNS flow loses only until its cached answer (TTL 1 s) runs out,
 # its anycast flow everything still (the routers' announcements come from
-# a's own prober, over IPv4).
+# a's own prober, over IPv4); the model's DNS clocks agree (a failure of
+# one family: only the probers of that family see it, the clients of the
+# other family and dual ones lose nothing).
 # about 25 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -137,7 +139,9 @@ assert_no_leftovers $lab "$r"
 
 # --- a prober over IPv6
 r=$out/run6
-run_valid "$out/run6.txt" topology/dual-stack.ini --set name=$lab --set p1.family=6 -q --out "$r" || fail "the run: $(tail -20 "$out/run6.txt")"
+# the model follows it too: detect by p1 alone, c4 and cd losing nothing
+run_model_agrees "$out/run6.txt" "$r" topology/dual-stack.ini --set name=$lab --set p1.family=6
+grep -Eq '^dns +window \(s\) .* yes *$' "$out/run6.txt" || fail "no model of the DNS window: $(grep -A12 '^model:' "$out/run6.txt")"
 targets=$(json "$r/p1.prober.events.jsonl" 'select(.event == "prober_started") | .target' | tr '\n' ' ')
 [ "$targets" = "[2001:2:0:ff01::1]:7000 [2001:2:0:ff01::2]:7000 " ] || fail "p1's targets: $targets"
 [ "$(json "$r/ns.authd.events.jsonl" 'select(.event == "authd_ready") | .control')" = "[::]:5353" ] ||
