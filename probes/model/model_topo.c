@@ -403,6 +403,7 @@ static void topo_clients(const struct topology *t, struct model_input *in, int s
 			m->tcp_now = t->reconnect == 1;
 			m->attempt_s =
 			    c->family == TOPO_FAMILY_DUAL ? TOPO_ATTEMPT_DELAY_NS / NS : 0;
+			m->unharmed = topo_unharmed(in, c);
 			m->rate_per_s = c->rate;
 			m->to_failed = to == 1;
 			m->ask_s = model_topo_owd(t, n, topo_node_router(t, site));

@@ -186,12 +186,44 @@ static void test_other(void **state)
 	assert_false(res.s[MODEL_ANYCAST].window.known);
 }
 
+/* a freeze of IPv6 alone (topology/dual-stack.ini): with p1 over IPv6, a
+ * freeze to it, the DNS window its detect plus the TTL (1 s), c6 alone
+ * losing (c4 over IPv4, cd dual, lose nothing); anycast not modelled;
+ * without a prober over IPv6 neither scheme is */
+static void test_one_family(void **state)
+{
+	char err[512];
+	char *sets[] = {"p1.family=6"};
+
+	(void)state;
+	assert_int_equal(topo_load(&topo, "topology/dual-stack.ini", sets, 1, stderr), 0);
+	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
+	assert_int_equal(model_lab(&in, &res), 0);
+	assert_int_equal(in.how, MODEL_FREEZE);
+	assert_int_equal(in.fail_family, 6);
+	for (int i = 0; i < in.nclients; i++)
+		assert_int_equal(in.clients[i].unharmed, strcmp(in.clients[i].name, "c6") != 0);
+	near(&res.s[MODEL_DNS].detect, 0.3);
+	near(&res.s[MODEL_DNS].window, 1.3 - 0.3);
+	/* c6's 1,000 requests a second for the window, give or take its phase */
+	assert_true(res.s[MODEL_DNS].lost.p50 > 950 && res.s[MODEL_DNS].lost.p50 <= 1000);
+	assert_false(res.s[MODEL_ANYCAST].detect.known);
+	assert_non_null(strstr(res.s[MODEL_ANYCAST].detect.why, "IPv6 alone"));
+	/* p1 over IPv4: nothing sees it */
+	assert_int_equal(topo_load(&topo, "topology/dual-stack.ini", NULL, 0, stderr), 0);
+	assert_int_equal(model_from_topology(&topo, &in, &notes, err, sizeof(err)), 0);
+	assert_int_equal(model_lab(&in, &res), 0);
+	assert_int_equal(in.how, MODEL_HOW_OTHER);
+	assert_false(res.s[MODEL_DNS].detect.known);
+	assert_non_null(strstr(res.s[MODEL_DNS].detect.why, "no [prober] probes over it"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_drain),     cmocka_unit_test(test_degrade),
 	    cmocka_unit_test(test_link_down), cmocka_unit_test(test_connections),
-	    cmocka_unit_test(test_other),
+	    cmocka_unit_test(test_other),     cmocka_unit_test(test_one_family),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
