@@ -97,7 +97,7 @@ stage build "$make" -j"$jobs" --no-print-directory all tools unit-build || { sum
 # the sanitizers' build starts beside the unit tests, at a lower priority
 asan_built=0 fuzz_built=0
 step build-asan nice -n 10 "$make" -j"$jobs" --no-print-directory SAN=1 BUILD=build/asan \
-	unit-build &
+	unit-bins &
 asan=$!
 trap 'kill -TERM $asan 2>/dev/null' INT TERM HUP
 stage unit env UNIT_JOBS="$jobs" "$make" --no-print-directory unit-run
