@@ -45,6 +45,7 @@ const struct events_def events_table[] = {
     {EVENTS_HEALTH_SENT, "prober", "site state rtt_us authd"},
     {EVENTS_PROBER_SUMMARY, "prober", "site check probes failed"},
     {EVENTS_PROBER_PHASED, "prober", "interval_ns refresh_ns"},
+    {EVENTS_PROBER_WITHHELD, "prober", "site family"},
     {EVENTS_ROUTE_APPLIED, "routed", "site prefix via metric"},
     {EVENTS_ROUTE_WITHDRAWN, "routed", "site prefix via"},
     {EVENTS_ROUTE_EXPIRED, "routed", "site prefix via metric last_t silent_s deleted"},

@@ -42,6 +42,7 @@
 #define EVENTS_HEALTH_SENT "health_sent"
 #define EVENTS_PROBER_SUMMARY "prober_summary"
 #define EVENTS_PROBER_PHASED "prober_phased"
+#define EVENTS_PROBER_WITHHELD "prober_withheld"
 #define EVENTS_ROUTE_APPLIED "route_applied"
 #define EVENTS_ROUTE_WITHDRAWN "route_withdrawn"
 #define EVENTS_ROUTE_EXPIRED "route_expired"

@@ -54,19 +54,20 @@ int prober_lo_set(struct prober_lo *l, int present)
 {
 	char a[INET6_ADDRSTRLEN], text[INET6_ADDRSTRLEN + 8];
 	int rc4 = 0, rc6 = 0;
+	int present4 = present && l->withheld != 4, present6 = present && l->withheld != 6;
 
 	if (l->prefixlen > 0) {
 		inet_ntop(AF_INET, &l->addr, a, sizeof(a));
 		snprintf(text, sizeof(text), "%s/%d", a, l->prefixlen);
-		rc4 =
-		    prober_lo_said(nladdr_change(l->sk, LO_IFINDEX, l->addr, l->prefixlen, present),
-				   present, text);
+		rc4 = prober_lo_said(
+		    nladdr_change(l->sk, LO_IFINDEX, l->addr, l->prefixlen, present4), present4,
+		    text);
 	}
 	if (l->has6) {
 		inet_ntop(AF_INET6, &l->addr6, a, sizeof(a));
 		snprintf(text, sizeof(text), "%s/128", a);
-		rc6 = prober_lo_said(nladdr_change6(l->sk, LO_IFINDEX, &l->addr6, 128, present),
-				     present, text);
+		rc6 = prober_lo_said(nladdr_change6(l->sk, LO_IFINDEX, &l->addr6, 128, present6),
+				     present6, text);
 	}
 	if (rc4 == -1 || rc6 == -1)
 		return -1;

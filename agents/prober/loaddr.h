@@ -16,6 +16,7 @@ struct prober_lo {
 	int prefixlen; /* 0: no IPv4 address (an IPv6-only lab's) */
 	int has6;
 	struct in6_addr addr6; /* with has6: kept beside addr, a /128 */
+	int withheld;	       /* 4 or 6: that family's address kept off lo; 0 none */
 };
 
 /* prober_lo_open: the netlink socket of this namespace, for addr/prefixlen
@@ -28,7 +29,8 @@ int prober_lo_open(struct prober_lo *l, struct in_addr addr, int prefixlen,
 #define PROBER_LO_CHANGED4 1
 #define PROBER_LO_CHANGED6 2
 
-/* prober_lo_set: the addresses on lo (present = 1) or not. Which of them
+/* prober_lo_set: the addresses on lo (present = 1: but the withheld
+ * family's) or not. Which of them
  * that changed (PROBER_LO_CHANGED4 | 6; 0 if they already were so), -1 on
  * error (logged). */
 int prober_lo_set(struct prober_lo *l, int present);

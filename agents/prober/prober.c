@@ -48,6 +48,7 @@
 #include "loaddr.h"
 #include "loop.h"
 #include "probe.h"
+#include "prober_signals.h"
 #include "authds.h"
 #include "routers.h"
 #include "target.h"
@@ -113,7 +114,7 @@ struct prober {
 	struct event_log *ev;
 	int ntargets;
 	struct prober_target t[PROBER_MAX_TARGETS];
-	struct loop_handler sig, phase_sig, timeout_timer, probe_timer, refresh_timer;
+	struct loop_handler sig, phase_sig, withhold_sig, timeout_timer, probe_timer, refresh_timer;
 	int64_t timeout_at; /* when timeout_timer fires (0: not armed) */
 };
 
@@ -166,7 +167,10 @@ static void prober_usage(FILE *fp)
 		"every interval; the next refresh half a refresh later (the lab sends it\n"
 		"when its traffic starts, so that probes come at a known phase of it;\n"
 		"sigqueue'd with a value, the phase counts from the CLOCK_MONOTONIC\n"
-		"microseconds it gives, modulo 2^31, not from when it is read).\n",
+		"microseconds it gives, modulo 2^31, not from when it is read).\n"
+		"SIGUSR2, sigqueue'd with 6 or 4 (-L): that family's address kept off lo\n"
+		"whatever the verdict, so bgpd withdraws its announcement alone; 0: both\n"
+		"as the verdict says again.\n",
 		WIRE_PORT_DEFAULT, ANNOUNCE_PORT, PROBER_AUTHD_PORT, WIRE_PORT_DEFAULT);
 }
 
@@ -364,6 +368,9 @@ static void prober_lo(struct prober *p, struct prober_target *t)
 	if (changed <= 0)
 		return;
 	for (int f = 0; f < 2; f++) {
+		/* the family withheld (SIGUSR2) goes off lo, whatever the verdict */
+		int on = alive && o->loaddr.withheld != (f ? 6 : 4);
+
 		if (!(changed & (f ? PROBER_LO_CHANGED6 : PROBER_LO_CHANGED4)))
 			continue;
 		if (f) {
@@ -373,8 +380,8 @@ static void prober_lo(struct prober *p, struct prober_target *t)
 			inet_ntop(AF_INET, &o->msg.prefix, addr, sizeof(addr));
 			snprintf(prefix, sizeof(prefix), "%s/%d", addr, o->msg.prefixlen);
 		}
-		log_info("%s %s %s lo", alive ? "added" : "removed", prefix, alive ? "to" : "from");
-		event_emit(p->ev, alive ? EVENTS_ADDRESS_ADDED : EVENTS_ADDRESS_REMOVED,
+		log_info("%s %s %s lo", on ? "added" : "removed", prefix, on ? "to" : "from");
+		event_emit(p->ev, on ? EVENTS_ADDRESS_ADDED : EVENTS_ADDRESS_REMOVED,
 			   "{s:s, s:s, s:s}", "site", o->site, "prefix", prefix, "dev", "lo");
 	}
 }
@@ -587,6 +594,38 @@ static void prober_on_phase(struct loop *loop, int fd, uint32_t events, void *ar
 		  (long long)(p->o->interval_ns / NSEC_PER_MSEC));
 }
 
+/* prober_on_withhold: SIGUSR2 (lib/prober_signals.h), sigqueue'd with 4
+ * or 6: that family's address kept off lo, whatever the verdict, so that
+ * bgpd withdraws its announcement alone (the timeline's drain of one
+ * family); 0: both as the verdict says again. At once, not at the next
+ * verdict or refresh. */
+static void prober_on_withhold(struct loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct prober *p = arg;
+	int value = 0;
+
+	(void)loop;
+	(void)events;
+	if (loop_signal_read_value(fd, &value) == 0)
+		return;
+	if (value != 0 && value != 4 && value != 6) {
+		log_warnx("SIGUSR2 with %d: expected 4, 6 or 0", value);
+		return;
+	}
+	if (!p->o->lo) {
+		log_warnx("SIGUSR2: nothing to withhold without -L");
+		return;
+	}
+	p->o->loaddr.withheld = value;
+	log_info("%s", value ? (value == 6 ? "IPv6 address withheld" : "IPv4 address withheld")
+			     : "both addresses as the verdict says");
+	event_emit(p->ev, EVENTS_PROBER_WITHHELD, "{s:s, s:o}", "site", p->o->site, "family",
+		   value ? json_integer(value) : json_null());
+	for (int i = 0; i < p->ntargets; i++)
+		if (p->t[i].local && p->t[i].fsm.state != PROBER_UNKNOWN)
+			prober_lo(p, &p->t[i]);
+}
+
 static void prober_on_refresh(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	struct prober *p = arg;
@@ -644,9 +683,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	{
-		static const int phase[] = {SIGUSR1, 0};
+		static const int phase[] = {PROBER_SIG_PHASE, 0};
+		static const int withhold[] = {PROBER_SIG_WITHHOLD, 0};
 
-		if (loop_add_signals(p.loop, &p.phase_sig, phase, prober_on_phase, &p) == -1) {
+		if (loop_add_signals(p.loop, &p.phase_sig, phase, prober_on_phase, &p) == -1 ||
+		    loop_add_signals(p.loop, &p.withhold_sig, withhold, prober_on_withhold, &p) ==
+			-1) {
 			log_warn("%s: signals", __func__);
 			goto out;
 		}

@@ -49,6 +49,14 @@ int lab_namespace6(struct lab *lab, int n)
 	if (lab->t->nodes[n].kind == TOPO_ROUTER &&
 	    kern_sysctl(lab->nsfd[n], "net/ipv6/conf/all/forwarding", "1", 0) == -1)
 		return -1;
+	/* routing = bgp: a site answers from the service's IPv6 address after
+	 * its prober took it off lo (its local route, lab_configure_node6): an
+	 * IPv6 reply from an address the node does not have needs it (IPv4's
+	 * AnyIP needs nothing), or the requests the withdrawal still brought
+	 * were lost (measured: a drain of IPv6, 123 of them) */
+	if (lab->t->nodes[n].kind == TOPO_SITE && lab->t->routing == TOPO_ROUTING_BGP &&
+	    kern_sysctl(lab->nsfd[n], "net/ipv6/ip_nonlocal_bind", "1", 0) == -1)
+		return -1;
 	return 0;
 }
 
@@ -71,6 +79,13 @@ int lab_configure_node6(struct lab *lab, struct kern *k, int n)
 	 * the IPv4 ones (routing = static; a front door has none) */
 	if (node->kind == TOPO_SITE && t->routing != TOPO_ROUTING_BGP &&
 	    node->front_door.s_addr == 0 && kern_addr6_add(k, 1, &t->service6, 128) == -1)
+		return -1;
+	/* routing = bgp: the prober puts it on lo while healthy; what still
+	 * reaches the site after it took it off (the withdrawal travelling)
+	 * is delivered by a local route of its own, as the IPv4 one's
+	 * (build.c): a drain loses none */
+	if (node->kind == TOPO_SITE && t->routing == TOPO_ROUTING_BGP &&
+	    node->front_door.s_addr == 0 && kern_local6_add(k, &t->service6, 1) == -1)
 		return -1;
 	if (node->kind == TOPO_SITE && kern_addr6_add(k, 1, &node->address6, 128) == -1)
 		return -1;

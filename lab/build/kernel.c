@@ -299,6 +299,11 @@ int kern_local_add(struct kern *k, struct in_addr dst, unsigned metric)
 	return kern_route_put(k, __func__, 1, AF_INET, &dst, 32, NULL, 1 /* lo */, metric);
 }
 
+int kern_local6_add(struct kern *k, const struct in6_addr *dst, unsigned metric)
+{
+	return kern_route_put(k, __func__, 1, AF_INET6, dst, 128, NULL, 1 /* lo */, metric);
+}
+
 int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,
 		   int ifindex, unsigned metric)
 {

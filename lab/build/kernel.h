@@ -76,6 +76,8 @@ int kern_addr_add(struct kern *k, int ifindex, struct in_addr addr, int prefixle
  * the local table, at metric, with no address: AnyIP), so that it keeps
  * being answered whatever addresses come and go. */
 int kern_local_add(struct kern *k, struct in_addr dst, unsigned metric);
+/* kern_local6_add: the same of an IPv6 dst/128 */
+int kern_local6_add(struct kern *k, const struct in6_addr *dst, unsigned metric);
 
 /* kern_route_add: dst/prefixlen via gw (gw.s_addr 0: directly on ifindex)
  * with the given priority (metric). */

@@ -17,6 +17,7 @@
 #include "topology.h"
 #include "log.h"
 #include "lab.h"
+#include "prober_signals.h"
 #include "sited_signals.h"
 #include "strfmt.h"
 #include "subproc.h"
@@ -513,6 +514,24 @@ static int action_slow_sited(struct lab *lab, int n, int64_t slow_ns, int *pid, 
 	return 0;
 }
 
+/* action_withhold: site n's prober told to keep family's service address
+ * off lo (6 or 4; 0: both as its verdict says again), so that bgpd
+ * withdraws that family's announcement alone (a drain of one family) */
+static int action_withhold(struct lab *lab, int n, int family, int *pid, char *said, size_t len)
+{
+	int i = action_agent(lab, n, "prober");
+
+	if (i == -1 || action_ops->signal_agent_value == NULL ||
+	    action_ops->signal_agent_value(lab, i, PROBER_SIG_WITHHOLD, family) == -1) {
+		strfmt(said, len, "the prober of %s is not running: its IPv%d address cannot be %s",
+		       lab->t->nodes[n].name, family ? family : 6,
+		       family ? "withheld" : "restored");
+		return -1;
+	}
+	*pid = (int)lab->agents[i].pid;
+	return 0;
+}
+
 /* action_undo: what a recover (or an *-up, or a flap's way back) does for
  * the earlier action `undoing` on e's target */
 static int action_undo(struct lab *lab, const struct topo_event *e, int undoing, int *pid,
@@ -538,6 +557,8 @@ static int action_undo(struct lab *lab, const struct topo_event *e, int undoing,
 		}
 		return 0;
 	case TOPO_A_DRAIN:
+		if (action_family(e->undoes >= 0 ? &lab->t->events[e->undoes] : e))
+			return action_withhold(lab, n, 0, pid, said, len);
 		return action_signal_sited(lab, n, SITED_SIG_UNDRAIN, "undrained", pid, said, len);
 	case TOPO_A_DEGRADE:
 		return action_signal_sited(lab, n, SITED_SIG_RESTORE, "restored", pid, said, len);
@@ -591,7 +612,11 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		rc = action_block(lab, e, action, said, len);
 		break;
 	case TOPO_A_DRAIN:
-		rc = action_signal_sited(lab, e->node, SITED_SIG_DRAIN, "drained", &pid, said, len);
+		/* of one family: its announcement withdrawn, the site answering */
+		rc = action_family(e)
+			 ? action_withhold(lab, e->node, action_family(e), &pid, said, len)
+			 : action_signal_sited(lab, e->node, SITED_SIG_DRAIN, "drained", &pid, said,
+					       len);
 		how = "drain";
 		break;
 	case TOPO_A_DEGRADE:
@@ -634,9 +659,11 @@ int action_apply(struct lab *lab, const struct action_step *s, const char *by, c
 		return -1;
 	int64_t done = now_real_ns();
 	if (how && site >= 0)
-		action_site_failed(
-		    lab, site, how, pid, t0, done, e->name, by, s,
-		    action == TOPO_A_FREEZE || action == TOPO_A_LINK_DOWN ? action_family(e) : 0);
+		action_site_failed(lab, site, how, pid, t0, done, e->name, by, s,
+				   action == TOPO_A_FREEZE || action == TOPO_A_LINK_DOWN ||
+					   action == TOPO_A_DRAIN
+				       ? action_family(e)
+				       : 0);
 	event_emit_at(lab->ev, t0, EVENTS_EVENT_APPLIED,
 		      "{s:s, s:s, s:s, s:s, s:s?, s:s?, s:i, s:o, s:I, s:s, s:I, s:I, s:s?, s:o?}",
 		      "name", e->name, "action", topo_action_name(e->action), "target",

@@ -577,13 +577,25 @@ static int topo_event_params(struct topo_parse *p, int ev)
 		rc = -1;
 	}
 	if (m->where[TOPO_EV_FAMILY] && e->family != TOPO_EV_FAMILY_BOTH &&
-	    ((e->action != TOPO_A_FREEZE && e->action != TOPO_A_LINK_DOWN) ||
+	    ((e->action != TOPO_A_FREEZE && e->action != TOPO_A_LINK_DOWN &&
+	      e->action != TOPO_A_DRAIN) ||
 	     t->ip != TOPO_IP_DUAL)) {
 		topo_error(p, m->where[TOPO_EV_FAMILY],
-			   "[event %s] family: a freeze or a link-down of one address family, in a "
-			   "lab of ip = dual (action is %s%s)",
+			   "[event %s] family: a freeze, a link-down or a drain of one address "
+			   "family, in a lab of ip = dual (action is %s%s)",
 			   e->name, topo_action_name(e->action),
 			   t->ip != TOPO_IP_DUAL ? ", the lab's ip is not dual" : "");
+		rc = -1;
+	} else if (m->where[TOPO_EV_FAMILY] && e->family != TOPO_EV_FAMILY_BOTH &&
+		   e->action == TOPO_A_DRAIN && t->routing != TOPO_ROUTING_BGP) {
+		/* the site's prober takes that family's service address off
+		 * its lo, which bgpd announces; routed's routes follow one
+		 * announcement for both families */
+		topo_error(p, m->where[TOPO_EV_FAMILY],
+			   "[event %s] family: a drain of one address family withdraws that "
+			   "family's announcement: routing = bgp (routed's routes follow one "
+			   "announcement for both)",
+			   e->name);
 		rc = -1;
 	}
 	if (m->where[TOPO_EV_INSTANCE] && e->action != TOPO_A_RESOLVER_DOWN) {

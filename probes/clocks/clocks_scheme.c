@@ -30,7 +30,14 @@ void clocks_gray_undetected(struct clocks_result *r, const struct clocks_failure
 	if (r->noflows)
 		return;
 	r->undetected = 1;
-	if (f->family)
+	if (f->family && strcmp(f->how, "drain") == 0)
+		clocks_warn(&r->notes, "gray_undetected",
+			    "%s: site %s: not detected within the run: its IPv%d announcement was "
+			    "withdrawn (a drain of one family) while it answered both families: "
+			    "nothing for a prober to declare, no detect; anycast's steer is the "
+			    "IPv%d route's leaving, DNS's never comes (docs/clocks.md, \"IPv6\")",
+			    r->scheme, f->site, f->family, f->family);
+	else if (f->family)
 		clocks_warn(&r->notes, "gray_undetected",
 			    "%s: site %s: not detected within the run: IPv%d alone was taken out "
 			    "(a %s of one family) and the site answered IPv%d all along, so "

@@ -202,7 +202,8 @@ static int topo_failure(const struct topology *t, int k, struct model_input *in,
 	 * ever comes */
 	if (t->events[e].family != TOPO_EV_FAMILY_BOTH) {
 		in->fail_family = t->events[e].family == TOPO_EV_FAMILY_6 ? 6 : 4;
-		in->how = in->how != MODEL_HOW_OTHER && topo_probers_of(t, in->fail_family)
+		in->how = (in->how == MODEL_FREEZE || in->how == MODEL_LINK_DOWN) &&
+				  topo_probers_of(t, in->fail_family)
 			      ? MODEL_FREEZE
 			      : MODEL_HOW_OTHER;
 	}
@@ -628,6 +629,8 @@ int model_topo_input(const struct topology *t, int k, struct model_input *in,
 			     ? (t->events[e].action == TOPO_A_LINK_DOWN
 				    ? " of a link beyond the site's"
 				    : "")
+			 : t->events[e].action == TOPO_A_DRAIN
+			     ? " of one address family (that family's announcement withdrawn)"
 			     : " of one address family (no [prober] probes over it: none "
 			       "detects it)");
 		snprintf(in->dns_limit, sizeof(in->dns_limit), "%s", in->anycast_limit);

@@ -13,7 +13,12 @@
 # detection time; r1's IPv4 route never changes; c4 loses nothing, c6's
 # anycast flow loses what it sent until the IPv6 route left, and cd
 # (Happy Eyeballs) loses nothing, its IPv6 requests answered over IPv4.
-# about 12 s
+# Then a drain of IPv6 alone (a's IPv6 announcement withdrawn: its prober
+# keeps the service's IPv6 address off lo, SIGUSR2): r1's IPv6 route moves
+# to r2 within a BGP round, its IPv4 route stays, and nothing is lost (a
+# keeps answering what still comes its way, from the address it no longer
+# has); with routing = static it is refused (one announcement for both).
+# about 20 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -24,8 +29,8 @@ out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 trap 'lab_cleanup '$lab'; rm -rf "$out"' EXIT
 r=$out/run
 
-check_refused "family on a drain" "\[event a-ipv6\] family: a freeze or a link-down of one address family" \
-	topology/dual-stack.ini --set routing=bgp --set a-ipv6.action=drain
+check_refused "family on a drain with routing = static" "\[event a-ipv6\] family: a drain of one address family withdraws that family's announcement: routing = bgp" \
+	topology/dual-stack.ini --set a-ipv6.action=drain
 run_valid "$out/run.txt" topology/dual-stack.ini --set name=$lab --set routing=bgp --set bfd=yes \
 	--set a-ipv6.action=link-down --set duration=6s -q --out "$r" ||
 	fail "the run: $(tail -20 "$out/run.txt")"
@@ -82,4 +87,22 @@ assert_le "$l6" "$((sent + 60))" "c6's anycast losses ($sent sent between the dr
 # none of c6's before t0: the warm-up waited for BGP's IPv6 routes
 assert_eq "$(awk -F, -v t="$t0" 'NR > 1 && $3 < t - 600000000 && $4 == "timeout"' "$r/requests-c6.csv" | wc -l)" 0 "c6's losses before t0"
 echo "ok: families: IPv4 lost 0, c6 (anycast) $l6, dual 0 with $(fam dual rescued) rescued over IPv4"
+assert_no_leftovers $lab "$r"
+
+# --- a drain of IPv6: a's IPv6 announcement withdrawn, nothing lost
+r=$out/drain
+run_valid "$out/drain.txt" topology/dual-stack.ini --set name=$lab --set routing=bgp \
+	--set a-ipv6.action=drain --set duration=5s -q --out "$r" || fail "the run: $(tail -20 "$out/drain.txt")"
+[ "$(json "$r/a.prober.events.jsonl" 'select(.event == "prober_withheld") | .family')" = 6 ] ||
+	fail "a's prober took no SIGUSR2 with 6"
+[ "$(json "$r/a.prober.events.jsonl" 'select(.event == "address_removed") | .prefix')" = "2001:2:0:ff00::1/128" ] ||
+	fail "a's prober did not take the IPv6 address (alone) off lo"
+steer=$(jq -r '.schemes.anycast.steer_s' "$r/clocks.json")
+assert_le "$steer" 1 "anycast steer (s): r1's IPv6 route leaving a"
+assert_eq "$(jq -r '.schemes.anycast.fib.routers_changed' "$r/clocks.json")" 0 "routers whose IPv4 route changed"
+assert_eq "$(jq -r '.schemes.anycast.fib6.routers_changed' "$r/clocks.json")" 1 "routers whose IPv6 route changed"
+for c in c4 c6 cd; do
+	assert_eq "$(lost $c)" 0 "$c's anycast losses"
+done
+echo "ok: a drain of IPv6: r1's IPv6 route left a at $steer s, its IPv4 route stayed, nothing lost"
 assert_no_leftovers $lab "$r"

@@ -37,7 +37,7 @@ out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 trap 'lab_cleanup '$lab'; rm -rf "$out"' EXIT
 r=$out/run
 
-check_refused "family on a kill" "\[event a-ipv6\] family: a freeze or a link-down of one address family" topology/dual-stack.ini --set a-ipv6.action=kill
+check_refused "family on a kill" "\[event a-ipv6\] family: a freeze, a link-down or a drain of one address family" topology/dual-stack.ini --set a-ipv6.action=kill
 check_refused "family in an IPv4 lab" "the lab's ip is not dual" topology/dual-stack.ini --set ip=4 --set family=4 --set c6.family=4 --set cd.family=4
 
 # the populations, before the file's [event]

@@ -249,6 +249,14 @@ int kern_local_add(struct kern *k, struct in_addr dst, unsigned metric)
 	return fake_change(k, "local %s/32 on lo metric %u", ip(dst, a), metric);
 }
 
+int kern_local6_add(struct kern *k, const struct in6_addr *dst, unsigned metric)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, dst, a, sizeof(a));
+	return fake_change(k, "local %s/128 on lo metric %u", a, metric);
+}
+
 int kern_route_add(struct kern *k, struct in_addr dst, int prefixlen, struct in_addr gw,
 		   int ifindex, unsigned metric)
 {
