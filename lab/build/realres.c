@@ -45,21 +45,28 @@ int realres_inputs(const struct topology *t, int node, const char *dir, struct r
 		return -1;
 	strcpy(in->dir, dir);
 	in->addr = topo_resolver_addr(t, node, 1);
-	/* a dual lab's IPv6 clients ask it over IPv6; it asks over IPv4 */
-	if (t->ip == TOPO_IP_DUAL) {
+	/* a dual lab's IPv6 clients ask it over IPv6; it asks over IPv4 (ip =
+	 * 6: over IPv6 alone, below) */
+	if (topo_v6(t)) {
 		in->has6 = 1;
 		in->addr6 = topo_resolver_addr6(t, node, 1);
+		in->v6only = !topo_v4(t);
 	}
 	/* iterate from the lab's root servers, or forward to the [dns]
 	 * nodes that answer, as resolverd does (lab/build/resolvconf.c) */
 	if (t->nodes[node].rsv_mode == TOPO_RSV_ITERATE) {
 		in->iterate = 1;
 		in->nservers = topo_dns_roots(t, in->servers, REALRES_SERVERS_MAX);
-		return in->nservers > 0 ? 0 : -1;
+	} else {
+		for (int n = 0; n < t->nnodes && in->nservers < REALRES_SERVERS_MAX; n++)
+			if (t->nodes[n].kind == TOPO_DNS && topo_rsv_upstream(t, n))
+				in->servers[in->nservers++] = t->links[t->nodes[n].link].node_addr;
 	}
-	for (int n = 0; n < t->nnodes && in->nservers < REALRES_SERVERS_MAX; n++)
-		if (t->nodes[n].kind == TOPO_DNS && topo_rsv_upstream(t, n))
-			in->servers[in->nservers++] = t->links[t->nodes[n].link].node_addr;
+	/* each server's IPv6 twin: its link's */
+	for (int i = 0; in->v6only && i < in->nservers; i++)
+		for (int l = 0; l < t->nlinks; l++)
+			if (t->links[l].node_addr.s_addr == in->servers[i].s_addr)
+				in->servers6[i] = t->links[l].node_addr6;
 	return in->nservers > 0 ? 0 : -1;
 }
 
@@ -211,10 +218,17 @@ static const char *realres_ip(struct in_addr a, char *buf)
 	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
 }
 
+/* realres_server: server i as it is asked: its IPv6 address in a lab of
+ * ip = 6, else its IPv4 one; into buf (INET6_ADDRSTRLEN) */
+static const char *realres_server(const struct realres_in *in, int i, char *buf)
+{
+	return in->v6only ? realres_ip6(&in->servers6[i], buf) : realres_ip(in->servers[i], buf);
+}
+
 static void realres_unbound(const struct topology *t, int node, const struct realres_in *in,
 			    const struct realres_knobs *k, FILE *out)
 {
-	char a[INET_ADDRSTRLEN], a6[INET6_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN], a6[INET6_ADDRSTRLEN];
 
 	fprintf(out,
 		"# unbound's configuration of [resolver %s] (%s), written by steerlab\n"
@@ -231,14 +245,28 @@ static void realres_unbound(const struct topology *t, int node, const struct rea
 		"\tlog-time-ascii: yes\n"
 		"\tdo-daemonize: no\n",
 		t->nodes[node].name, t->path, in->dir, in->dir);
-	fprintf(out,
-		"\tinterface: %s@53\n"
-		"\toutgoing-interface: %s\n"
-		"\tip-freebind: yes\n",
-		realres_ip(in->addr, a), a);
+	/* ip = 6: on its IPv6 address alone, asking over IPv6 */
+	if (in->v6only)
+		fprintf(out,
+			"\tinterface: %s@53\n"
+			"\toutgoing-interface: %s\n"
+			"\tip-freebind: yes\n"
+			"\tdo-ip4: no\n"
+			"\tdo-ip6: yes\n"
+			"\taccess-control: ::/0 refuse\n"
+			"\taccess-control: " ADDRPLAN6_NET_TEXT " allow\n",
+			realres_ip6(&in->addr6, a6), a6);
+	else
+		fprintf(out,
+			"\tinterface: %s@53\n"
+			"\toutgoing-interface: %s\n"
+			"\tip-freebind: yes\n",
+			realres_ip(in->addr, a), a);
 	/* a dual lab: its IPv6 clients' too; upstream stays IPv4 (the
 	 * lab's servers and glue are IPv4: prefer-ip4) */
-	if (in->has6)
+	if (in->v6only)
+		;
+	else if (in->has6)
 		fprintf(out,
 			"\tinterface: %s@53\n"
 			"\tdo-ip6: yes\n"
@@ -248,15 +276,17 @@ static void realres_unbound(const struct topology *t, int node, const struct rea
 			realres_ip6(&in->addr6, a6));
 	else
 		fprintf(out, "\tdo-ip6: no\n");
-	fprintf(out, "\taccess-control: 0.0.0.0/0 refuse\n"
-		     "\taccess-control: " ADDRPLAN_NET_TEXT " allow\n"
-		     "\tdo-not-query-localhost: yes\n"
+	if (!in->v6only)
+		fprintf(out, "\taccess-control: 0.0.0.0/0 refuse\n"
+			     "\taccess-control: " ADDRPLAN_NET_TEXT " allow\n");
+	fprintf(out, "\tdo-not-query-localhost: yes\n"
 		     "\tede: yes\n");
 	/* no validator: the lab's zones are unsigned */
 	fprintf(out, "\tmodule-config: \"%s\"\n", k->ecs ? "subnetcache iterator" : "iterator");
 	if (k->ecs)
 		fprintf(out, "\tclient-subnet-always-forward: yes\n"
-			     "\tmax-client-subnet-ipv4: 24\n");
+			     "\tmax-client-subnet-ipv4: 24\n"
+			     "\tmax-client-subnet-ipv6: 56\n");
 	fprintf(out,
 		"\troot-hints: \"%s/root.hints\"\n"
 		"\tcache-min-ttl: %u\n"
@@ -278,7 +308,7 @@ static void realres_unbound(const struct topology *t, int node, const struct rea
 		"\tnum-queries-per-thread: %u\n",
 		k->r.prefetch_pct ? "yes" : "no", k->qname_min ? "yes" : "no", k->r.max_pending);
 	for (int i = 0; k->ecs && i < in->nservers; i++)
-		fprintf(out, "\tsend-client-subnet: %s\n", realres_ip(in->servers[i], a));
+		fprintf(out, "\tsend-client-subnet: %s\n", realres_server(in, i, a));
 	fprintf(out,
 		"remote-control:\n"
 		"\tcontrol-enable: yes\n"
@@ -288,25 +318,35 @@ static void realres_unbound(const struct topology *t, int node, const struct rea
 	if (!in->iterate) {
 		fprintf(out, "forward-zone:\n\tname: \".\"\n");
 		for (int i = 0; i < in->nservers; i++)
-			fprintf(out, "\tforward-addr: %s\n", realres_ip(in->servers[i], a));
+			fprintf(out, "\tforward-addr: %s\n", realres_server(in, i, a));
 	}
 }
 
 static void realres_kresd(const struct topology *t, int node, const struct realres_in *in,
 			  const struct realres_knobs *k, FILE *out)
 {
-	char a[INET_ADDRSTRLEN], a6[INET6_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN], a6[INET6_ADDRSTRLEN];
 
 	fprintf(out,
 		"-- kresd's configuration of [resolver %s] (%s), written by steerlab\n"
-		"-- (docs/resolvers.md)\n"
-		"net.ipv6 = false\n"
-		"net.listen('%s', 53, { kind = 'dns', freebind = true })\n"
-		"net.outgoing_v4('%s')\n",
-		t->nodes[node].name, t->path, realres_ip(in->addr, a), a);
+		"-- (docs/resolvers.md)\n",
+		t->nodes[node].name, t->path);
+	/* ip = 6: on its IPv6 address alone, asking over IPv6 */
+	if (in->v6only)
+		fprintf(out,
+			"net.ipv4 = false\n"
+			"net.listen('%s', 53, { kind = 'dns', freebind = true })\n"
+			"net.outgoing_v6('%s')\n",
+			realres_ip6(&in->addr6, a6), a6);
+	else
+		fprintf(out,
+			"net.ipv6 = false\n"
+			"net.listen('%s', 53, { kind = 'dns', freebind = true })\n"
+			"net.outgoing_v4('%s')\n",
+			realres_ip(in->addr, a), a);
 	/* a dual lab: its IPv6 clients' too (net.ipv6 = false: upstream
 	 * stays IPv4, as the lab's servers and glue are) */
-	if (in->has6)
+	if (in->has6 && !in->v6only)
 		fprintf(out, "net.listen('%s', 53, { kind = 'dns', freebind = true })\n",
 			realres_ip6(&in->addr6, a6));
 	fprintf(out, "-- bound: from here on as knot-resolver\n"
@@ -318,9 +358,10 @@ static void realres_kresd(const struct topology *t, int node, const struct realr
 		     "modules.unload('ta_signal_query')\n"
 		     "modules.unload('ta_sentinel')\n"
 		     "trust_anchors.remove('.')\n"
-		     "modules.load('view')\n"
-		     "view:addr('" ADDRPLAN_NET_TEXT "', policy.all(policy.PASS))\n"
-		     "view:addr('0.0.0.0/0', policy.all(policy.REFUSE))\n");
+		     "modules.load('view')\n");
+	if (!in->v6only)
+		fprintf(out, "view:addr('" ADDRPLAN_NET_TEXT "', policy.all(policy.PASS))\n"
+			     "view:addr('0.0.0.0/0', policy.all(policy.REFUSE))\n");
 	if (in->has6)
 		fprintf(out, "view:addr('" ADDRPLAN6_NET_TEXT "', policy.all(policy.PASS))\n"
 			     "view:addr('::/0', policy.all(policy.REFUSE))\n");
@@ -333,7 +374,7 @@ static void realres_kresd(const struct topology *t, int node, const struct realr
 	fprintf(out, "modules.load('hints > iterate')\nhints.root({");
 	for (int i = 0; i < in->nservers; i++)
 		fprintf(out, "%s['r%d.lab-roots.'] = { '%s' }", i ? ", " : " ", i + 1,
-			realres_ip(in->servers[i], a));
+			realres_server(in, i, a));
 	fprintf(out, " })\n");
 	if (k->r.serve_stale)
 		/* serve_stale's callback refuses (-1) an entry expired
@@ -350,7 +391,7 @@ static void realres_kresd(const struct topology *t, int node, const struct realr
 	if (!in->iterate) {
 		fprintf(out, "policy.add(policy.all(policy.STUB({");
 		for (int i = 0; i < in->nservers; i++)
-			fprintf(out, "%s'%s'", i ? ", " : " ", realres_ip(in->servers[i], a));
+			fprintf(out, "%s'%s'", i ? ", " : " ", realres_server(in, i, a));
 		fprintf(out, " })))\n");
 	}
 }
@@ -358,7 +399,7 @@ static void realres_kresd(const struct topology *t, int node, const struct realr
 static void realres_bind(const struct topology *t, int node, const struct realres_in *in,
 			 const struct realres_knobs *k, FILE *out)
 {
-	char a[INET_ADDRSTRLEN], a6[INET6_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN], a6[INET6_ADDRSTRLEN];
 
 	fprintf(out,
 		"// named's configuration of [resolver %s] (%s), written by steerlab\n"
@@ -366,28 +407,40 @@ static void realres_bind(const struct topology *t, int node, const struct realre
 		"options {\n"
 		"\tdirectory \"%s\";\n"
 		"\tpid-file \"%s/named.pid\";\n"
-		"\tsession-keyfile \"%s/session.key\";\n"
-		"\tlisten-on port 53 { %s; };\n",
-		t->nodes[node].name, t->path, in->dir, in->dir, in->dir, realres_ip(in->addr, a));
-	/* a dual lab: its IPv6 clients' too (upstream stays IPv4) */
-	if (in->has6)
-		fprintf(out, "\tlisten-on-v6 port 53 { %s; };\n", realres_ip6(&in->addr6, a6));
-	else
-		fprintf(out, "\tlisten-on-v6 { none; };\n");
-	fprintf(out,
-		"\tquery-source address %s;\n"
-		"\trecursion yes;\n"
-		"\tallow-query { " ADDRPLAN_NET_TEXT ";%s };\n"
-		"\tallow-recursion { " ADDRPLAN_NET_TEXT ";%s };\n"
-		"\tdnssec-validation no;\n"
-		"\tnotify no;\n",
-		a, in->has6 ? " " ADDRPLAN6_NET_TEXT ";" : "",
-		in->has6 ? " " ADDRPLAN6_NET_TEXT ";" : "");
+		"\tsession-keyfile \"%s/session.key\";\n",
+		t->nodes[node].name, t->path, in->dir, in->dir, in->dir);
+	if (in->v6only) /* ip = 6: its IPv6 address alone, asking over IPv6 */
+		fprintf(out,
+			"\tlisten-on { none; };\n"
+			"\tlisten-on-v6 port 53 { %s; };\n"
+			"\tquery-source-v6 address %s;\n"
+			"\trecursion yes;\n"
+			"\tallow-query { " ADDRPLAN6_NET_TEXT "; };\n"
+			"\tallow-recursion { " ADDRPLAN6_NET_TEXT "; };\n",
+			realres_ip6(&in->addr6, a6), a6);
+	else {
+		fprintf(out, "\tlisten-on port 53 { %s; };\n", realres_ip(in->addr, a));
+		/* a dual lab: its IPv6 clients' too (upstream stays IPv4) */
+		if (in->has6)
+			fprintf(out, "\tlisten-on-v6 port 53 { %s; };\n",
+				realres_ip6(&in->addr6, a6));
+		else
+			fprintf(out, "\tlisten-on-v6 { none; };\n");
+		fprintf(out,
+			"\tquery-source address %s;\n"
+			"\trecursion yes;\n"
+			"\tallow-query { " ADDRPLAN_NET_TEXT ";%s };\n"
+			"\tallow-recursion { " ADDRPLAN_NET_TEXT ";%s };\n",
+			a, in->has6 ? " " ADDRPLAN6_NET_TEXT ";" : "",
+			in->has6 ? " " ADDRPLAN6_NET_TEXT ";" : "");
+	}
+	fprintf(out, "\tdnssec-validation no;\n"
+		     "\tnotify no;\n");
 	fprintf(out, "\tmax-cache-size 64m;\n");
 	if (!in->iterate) {
 		fprintf(out, "\tforward only;\n\tforwarders {");
 		for (int i = 0; i < in->nservers; i++)
-			fprintf(out, " %s;", realres_ip(in->servers[i], a));
+			fprintf(out, " %s;", realres_server(in, i, a));
 		fprintf(out, " };\n");
 	}
 	fprintf(out,
@@ -441,13 +494,13 @@ int realres_write(const struct topology *t, int node, const struct realres_in *i
 
 int realres_write_hints(const struct realres_in *in, FILE *out)
 {
-	char a[INET_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN];
 
 	fprintf(out, "; the lab's root servers (steerlab, docs/resolvers.md)\n");
 	for (int i = 0; i < in->nservers; i++)
 		fprintf(out, ".\t3600000\tNS\tr%d.lab-roots.\n", i + 1);
 	for (int i = 0; i < in->nservers; i++)
-		fprintf(out, "r%d.lab-roots.\t3600000\tA\t%s\n", i + 1,
-			realres_ip(in->servers[i], a));
+		fprintf(out, "r%d.lab-roots.\t3600000\t%s\t%s\n", i + 1, in->v6only ? "AAAA" : "A",
+			realres_server(in, i, a));
 	return ferror(out) ? -1 : 0;
 }

@@ -45,6 +45,10 @@ struct realres_in {
 	struct in_addr addr; /* the cache's address */
 	int has6;	     /* ip = dual: it answers on addr6 too */
 	struct in6_addr addr6;
+	/* ip = 6: it has addr6 alone, and asks servers6 (the servers' IPv6
+	 * link addresses) over IPv6 */
+	int v6only;
+	struct in6_addr servers6[REALRES_SERVERS_MAX];
 	char dir[PATH_MAX]; /* its files: pid, control socket, cache, root hints */
 };
 

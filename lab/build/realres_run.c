@@ -150,8 +150,10 @@ int lab_realres_start(struct lab *lab, int n)
 		argv[k++] = "-g"; /* in the foreground, every log line on standard error */
 		/* IPv4 alone, but in a dual lab: its IPv6 clients' listener
 		 * (its upstream stays IPv4: the lab's servers and glue are) */
-		if (t->ip != TOPO_IP_DUAL)
+		if (t->ip == TOPO_IP_4)
 			argv[k++] = "-4";
+		else if (t->ip == TOPO_IP_6) /* IPv6 alone */
+			argv[k++] = "-6";
 		argv[k++] = "-n";
 		argv[k++] = "1";
 		argv[k++] = "-u";
@@ -164,10 +166,10 @@ int lab_realres_start(struct lab *lab, int n)
 											       : 0;
 }
 
-int lab_dns_answers(struct lab *lab, int n, struct in_addr addr, const char *name, uint16_t type,
-		    int rd)
+/* lab_dns_ask: lab_dns_answers of a server at to, of either family */
+static int lab_dns_ask(struct lab *lab, int n, const struct sockaddr *to, socklen_t tolen,
+		       const char *name, uint16_t type, int rd)
 {
-	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(53), .sin_addr = addr};
 	uint8_t buf[1232], qname[KNOT_DNAME_MAXLEN];
 	knot_pkt_t *q = NULL;
 	uint16_t id = (uint16_t)(random() & 0xFFFF);
@@ -177,7 +179,7 @@ int lab_dns_answers(struct lab *lab, int n, struct in_addr addr, const char *nam
 
 	if (netns_enter(lab->nsfd[n]) == -1)
 		return 0;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(to->sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (netns_enter_root() == -1)
 		fatal("%s: back to the root namespace", __func__);
 	if (fd == -1)
@@ -189,7 +191,7 @@ int lab_dns_answers(struct lab *lab, int n, struct in_addr addr, const char *nam
 	knot_wire_set_id(q->wire, id);
 	if (rd)
 		knot_wire_set_rd(q->wire);
-	if (sendto(fd, q->wire, q->size, 0, (struct sockaddr *)&to, sizeof(to)) == -1)
+	if (sendto(fd, q->wire, q->size, 0, to, tolen) == -1)
 		goto out;
 	p = (struct pollfd){.fd = fd, .events = POLLIN};
 	while (poll(&p, 1, REALRES_READY_WAIT_MS) == 1 &&
@@ -207,6 +209,14 @@ out:
 	return ok;
 }
 
+int lab_dns_answers(struct lab *lab, int n, struct in_addr addr, const char *name, uint16_t type,
+		    int rd)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(53), .sin_addr = addr};
+
+	return lab_dns_ask(lab, n, (const struct sockaddr *)&to, sizeof(to), name, type, rd);
+}
+
 /* realres_answers: 1 if node n's resolver answers the SOA of the lab's
  * name's zone (NOERROR, an answer) within REALRES_READY_WAIT_MS, asked from
  * its own namespace: the tree walked down to the zone's server, the name
@@ -218,10 +228,17 @@ static int realres_answers(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
 	int z = topo_name_zone(t, t->dns_name);
+	const char *name = z >= 0 ? t->raw_sections[z].name : t->dns_name;
+	uint16_t type = z >= 0 ? KNOT_RRTYPE_SOA : topo_v4(t) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
+	struct sockaddr_in6 to6 = {.sin6_family = AF_INET6,
+				   .sin6_port = htons(53),
+				   .sin6_addr = topo_resolver_addr6(t, n, 1)};
 
-	return lab_dns_answers(lab, n, topo_resolver_addr(t, n, 1),
-			       z >= 0 ? t->raw_sections[z].name : t->dns_name,
-			       z >= 0 ? KNOT_RRTYPE_SOA : KNOT_RRTYPE_A, 1);
+	/* ip = 6: at its IPv6 address, the one it has */
+	if (!topo_v4(t))
+		return lab_dns_ask(lab, n, (const struct sockaddr *)&to6, sizeof(to6), name, type,
+				   1);
+	return lab_dns_answers(lab, n, topo_resolver_addr(t, n, 1), name, type, 1);
 }
 
 int lab_realres_ready(struct lab *lab, char *why, size_t len)

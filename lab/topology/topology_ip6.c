@@ -41,10 +41,8 @@ static const char *topo_ip6_without(const struct topology *t)
 			return "PowerDNS or gdnsd (their sites' checks are IPv4)";
 		if (n->kind == TOPO_DNS && n->anycast.s_addr)
 			return "an anycast [dns] node (its address is IPv4)";
-		if (n->kind == TOPO_RESOLVER && n->impl != TOPO_IMPL_RESOLVERD)
-			return "unbound, Knot Resolver or BIND (their upstream is IPv4)";
-		if (n->kind == TOPO_RESOLVER)
-			return "[resolver] nodes (resolverd's caches have IPv4 addresses)";
+		if (n->kind == TOPO_RESOLVER && n->impl == TOPO_IMPL_RESOLVERD)
+			return "resolverd's [resolver] nodes (its caches have IPv4 addresses)";
 		if (n->kind == TOPO_CLIENT && n->source_block.len > 0)
 			return "a population's source_block (an IPv4 block)";
 	}

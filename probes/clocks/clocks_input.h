@@ -190,6 +190,12 @@ struct clocks_input {
 int clocks_load(const char *rundir, struct clocks_input *in, char *err, size_t errlen);
 void clocks_input_free(struct clocks_input *in);
 
+/* clocks_addr_name: the address v4 as the lab has it: in a lab of ip = 6
+ * (lab_up's "ip"), its IPv6 twin, the one on an interface; else itself.
+ * Into buf (INET6_ADDRSTRLEN), which it returns (clocks_events_lab.c). */
+const char *clocks_addr_name(const struct clocks_input *in, struct in_addr v4, char *buf,
+			     size_t len);
+
 /* clocks_input_init: an empty input (what clocks_load starts from), for
  * building one by hand. */
 void clocks_input_init(struct clocks_input *in);

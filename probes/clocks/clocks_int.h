@@ -105,12 +105,6 @@ int clocks_decode_query_name(const struct clocks_input *in, int dlt, const uint8
  * twins) into *v4: 0, or -1 if it has none */
 int clocks_twin_of(const struct clocks_input *in, const struct in6_addr *v6, struct in_addr *v4);
 
-/* clocks_addr_name: the address v4 as the lab has it: in a lab of ip = 6
- * (lab_up's "ip"), its IPv6 twin, the one on an interface; else itself.
- * Into buf (INET6_ADDRSTRLEN), which it returns. */
-const char *clocks_addr_name(const struct clocks_input *in, struct in_addr v4, char *buf,
-			     size_t len);
-
 /* clocks_request_of: clocks_decode_request for the capture reader, which
  * wants only the client id, sequence number and destination of each of
  * millions of requests: the same test (the unit tests compare the two), no

@@ -73,10 +73,10 @@ static json_t *clocks_json_dist(const struct clocks_dist *d, const char *clients
 }
 
 /* clocks_json_dns: the fields only the DNS scheme has */
-static void clocks_json_dns(json_t *o, const struct clocks_result *r)
+static void clocks_json_dns(json_t *o, const struct clocks_input *in, const struct clocks_result *r)
 {
 	json_t *res = json_object();
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
 	double per_s = clocks_per_s(r);
 
 	json_object_set_new(o, "remote_dead_s", clocks_json_s(r->remote_dead_ns));
@@ -88,7 +88,7 @@ static void clocks_json_dns(json_t *o, const struct clocks_result *r)
 	json_object_set_new(o, "upstream_queries_per_s",
 			    per_s < 0 ? json_null() : json_real(per_s));
 	for (size_t i = 0; i < r->nresolvers; i++) {
-		inet_ntop(AF_INET, &r->resolvers[i].addr, addr, sizeof(addr));
+		clocks_addr_name(in, r->resolvers[i].addr, addr, sizeof(addr));
 		json_object_set_new(res, addr, json_integer(r->resolvers[i].n));
 	}
 	json_object_set_new(o, "upstream_resolvers",
@@ -300,7 +300,7 @@ static json_t *clocks_json_scheme_all(const struct clocks_input *in, const struc
 	json_object_set_new(o, "detect_at_ns", clocks_json_n(r->detect_at_ns));
 	json_object_set_new(o, "steer_at_ns", clocks_json_n(r->steer_at_ns));
 	if (dns)
-		clocks_json_dns(o, r);
+		clocks_json_dns(o, in, r);
 	json_object_set_new(o, "last_packet_s",
 			    clocks_json_dist(&r->last_packet, "clients", CLOCKS_NA));
 	/* a process client by its id; a population's logical clients in its
@@ -495,14 +495,15 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 	const struct clocks_failure *f = &in->failure;
 	json_t *root = json_object(), *failed = json_object(), *schemes = json_object();
 	json_t *warnings = json_array(), *absent = json_array();
-	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN + 4], addr[INET_ADDRSTRLEN];
+	char via[INET6_ADDRSTRLEN], prefix[INET6_ADDRSTRLEN + 5], addr[INET6_ADDRSTRLEN];
 	const struct clocks_warning *list[CLOCKS_MAX_LIST];
 	int n, lost;
 
-	inet_ntop(AF_INET, &f->via, via, sizeof(via));
-	inet_ntop(AF_INET, &f->prefix, prefix, INET_ADDRSTRLEN);
-	snprintf(prefix + strlen(prefix), 4, "/%d", f->prefixlen);
-	inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
+	/* a lab of ip = 6: each as its IPv6 address (clocks_addr_name) */
+	clocks_addr_name(in, f->via, via, sizeof(via));
+	clocks_addr_name(in, f->prefix, prefix, INET6_ADDRSTRLEN);
+	snprintf(prefix + strlen(prefix), 5, "/%d", in->ip6 ? 128 : f->prefixlen);
+	clocks_addr_name(in, f->address, addr, sizeof(addr));
 	json_object_set_new(root, "lab", json_string(in->lab));
 	json_object_set_new(root, "valid", json_boolean(clocks_valid(in, res, nres, v)));
 	if (in->steady) {

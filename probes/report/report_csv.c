@@ -111,7 +111,7 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 int report_write_upstream_csv(const struct report *r, char *err, size_t errlen)
 {
 	const struct report_upstream_series *u = &r->up;
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
 	struct atomicfile af;
 	FILE *fp;
 
@@ -122,7 +122,7 @@ int report_write_upstream_csv(const struct report *r, char *err, size_t errlen)
 	fp = af.fp;
 	fprintf(fp, "t_s,t_end_s,queries");
 	for (size_t j = 0; j < u->nsrc; j++)
-		fprintf(fp, ",%s", inet_ntop(AF_INET, &u->src[j], addr, sizeof(addr)));
+		fprintf(fp, ",%s", clocks_addr_name(&r->in, u->src[j], addr, sizeof(addr)));
 	/* then per [resolver] node, its queries to each level the lab has */
 	for (int k = 0; k < u->nrsv; k++)
 		for (int l = 0; l < CLOCKS_LEVELS; l++)

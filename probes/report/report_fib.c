@@ -20,7 +20,8 @@ static const char *report_fib_s(char *buf, size_t len, const struct report *r, i
 
 /* report_fib_hop: "198.18.0.2 (a) -> a", the route's next hops and site
  * ("... -> ECMP (first: a)" for a multipath route) */
-static const char *report_fib_hop(char *buf, size_t len, const struct clocks_fib_route *rt)
+static const char *report_fib_hop(char *buf, size_t len, const struct report *r,
+				  const struct clocks_fib_route *rt)
 {
 	size_t at = 0;
 
@@ -28,10 +29,10 @@ static const char *report_fib_hop(char *buf, size_t len, const struct clocks_fib
 		return "none";
 	buf[0] = '\0';
 	for (int i = 0; i < rt->nnh && at < len; i++) {
-		char a[INET_ADDRSTRLEN];
+		char a[INET6_ADDRSTRLEN];
 
 		if (rt->nh[i].has_via)
-			inet_ntop(AF_INET, &rt->nh[i].via, a, sizeof(a));
+			clocks_addr_name(&r->in, rt->nh[i].via, a, sizeof(a));
 		else
 			snprintf(a, sizeof(a), "direct");
 		at += (size_t)snprintf(buf + at, len - at, "%s%s%s%s%s", i ? ", " : "", a,
@@ -67,8 +68,8 @@ static void report_fib_rows(const struct report *r, struct texttable *t,
 		texttable_cell(t, "%lld", (long long)rf->path_changes);
 		texttable_cell(t, "%s", report_fib_s(a, sizeof(a), r, rf->first_at_ns));
 		texttable_cell(t, "%s", report_fib_s(b, sizeof(b), r, rf->final_at_ns));
-		texttable_cell(t, "%s", report_fib_hop(hb, sizeof(hb), &rf->before));
-		texttable_cell(t, "%s", report_fib_hop(ha, sizeof(ha), &rf->after));
+		texttable_cell(t, "%s", report_fib_hop(hb, sizeof(hb), r, &rf->before));
+		texttable_cell(t, "%s", report_fib_hop(ha, sizeof(ha), r, &rf->after));
 	}
 }
 

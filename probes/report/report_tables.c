@@ -339,7 +339,7 @@ void report_upstream_table(const struct report *r, struct texttable *t)
 {
 	const struct report_upstream_series *u = &r->up;
 	int64_t traffic = clocks_traffic_ns(&r->in), before = 0, after = 0;
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
 
 	texttable_init(t, 5);
 	/* a steady-state run's t0 is the traffic's end */
@@ -352,7 +352,8 @@ void report_upstream_table(const struct report *r, struct texttable *t)
 
 		texttable_row(t);
 		if (k < u->nsrc)
-			texttable_cell(t, "%s", inet_ntop(AF_INET, &u->src[k], addr, sizeof(addr)));
+			texttable_cell(t, "%s",
+				       clocks_addr_name(&r->in, u->src[k], addr, sizeof(addr)));
 		else
 			texttable_cell(t, "all");
 		texttable_cell(t, "%lld", (long long)(a + b));

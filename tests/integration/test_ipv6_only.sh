@@ -3,10 +3,12 @@
 # issue 28): the network in IPv6 alone. check prints the plan saying its
 # IPv4 addresses are on no interface, FRR's sessions over IPv6 without
 # IPv4 unicast, and refuses what ip = 6 cannot have yet (routing =
-# static) and a client of family 4; `up` configures no global IPv4
-# address in any namespace and every global IPv6 one in 2001:2::/48, the
-# router's route to the service is BGP's over IPv6 via a, and `steerlab
-# nodes` lists IPv6 addresses alone; a run is valid with both schemes'
+# static) and a client of family 4; `up` (topology/real-resolvers.ini with
+# ip = 6) configures no global IPv4 address in any namespace and every
+# global IPv6 one in 2001:2::/48, the router's route to the service is
+# BGP's over IPv6 via a, `steerlab nodes` lists IPv6 addresses alone, and
+# unbound, Knot Resolver and BIND, walking the lab's tree over IPv6, answer
+# the name's AAAA over IPv6 and no A; a run of topology/ipv6-only.ini is valid with both schemes'
 # clocks: anycast steered when a's IPv6 route left the router's FIB, DNS
 # when authd stopped handing out a's AAAA, the report naming the IPv6
 # addresses; a's capture holds IPv6 requests and no IPv4 packet.
@@ -32,7 +34,10 @@ echo "ok: check prints the IPv6 plan and FRR's IPv6 sessions alone"
 check_refused "ip = 6 with routing = static" "\[lab\] ip = 6: not yet with routing = static" $ini --set routing=static
 check_refused "a client of family 4" "\[client c1\] family = 4: the lab's network has no IPv4 (ip = 6)" $ini --set c1.family=4
 
-$STEERLAB up $ini --set name=$lab --out "$out/up" >"$out/up.txt" 2>&1 || fail "up: $(tail -5 "$out/up.txt")"
+# up: topology/real-resolvers.ini in IPv6 alone, its three real resolvers
+# walking the lab's tree over IPv6 (AAAA root hints and glue)
+$STEERLAB up topology/real-resolvers.ini --set name=$lab --set ip=6 --set routing=bgp --out "$out/up" >"$out/up.txt" 2>&1 ||
+	fail "up: $(tail -5 "$out/up.txt")"
 nodes=$(ip netns list | awk -v p="$lab-" 'index($1, p) == 1 { print substr($1, length(p) + 1) }' | sort)
 [ -n "$nodes" ] || fail "no namespace of $lab"
 v4=$(for n in $nodes; do ip -n "$lab-$n" -4 -o addr show scope global; done)
@@ -52,8 +57,15 @@ case $route in *"via 2001:2::2 "*"proto bgp"*) ;; *) fail "core's route to the s
 echo "ok: core routes 2001:2:0:ff00::1 by BGP via a (2001:2::2)"
 fams=$($STEERLAB nodes $lab --json | jq -r '[.nodes[].addresses[]?.family] | unique | map(tostring) | join(",")')
 [ "$fams" = 6 ] || fail "steerlab nodes lists families $fams"
-$STEERLAB down $lab >/dev/null
 echo "ok: steerlab nodes lists IPv6 addresses alone"
+for rsv in ru=2001:2:0:8000::1 rk=2001:2:0:8001::1 rb=2001:2:0:8002::1; do
+	got=$(ip netns exec "$lab-cu" dig +short +tries=2 +time=2 AAAA www.lab.example "@${rsv#*=}")
+	[ "$got" = 2001:2:0:ff01::1 ] || fail "${rsv%%=*} at ${rsv#*=}: AAAA www.lab.example: '$got'"
+	got=$(ip netns exec "$lab-cu" dig +short +tries=2 +time=2 A www.lab.example "@${rsv#*=}")
+	[ -z "$got" ] || fail "${rsv%%=*}: an A answer in an IPv6-only lab: '$got'"
+done
+$STEERLAB down $lab >/dev/null
+echo "ok: unbound, Knot Resolver and BIND answer www.lab.example's AAAA (a's) over IPv6, no A"
 
 r=$out/run
 run_valid "$out/run.txt" $ini --set name=$lab -q --out "$r" || fail "the run: $(tail -20 "$out/run.txt")"

@@ -552,6 +552,58 @@ static void test_dual(void **state)
 	free(t);
 }
 
+/* ip = 6: each on its IPv6 address alone, asking over IPv6 (AAAA root
+ * hints, IPv6 forwarders); each one's own tool takes it */
+static void test_ip6(void **state)
+{
+	struct topology *t = new_topology();
+	char *sets[] = {"ip=6", "routing=bgp"}, *c, *errs = NULL;
+	struct realres_in in;
+	size_t len = 0;
+	FILE *err;
+
+	(void)state;
+	SANDBOX_REQUIRE();
+	load_ok(t, LDATA "realres.ini", sets, 2);
+	c = conf_of_t(t, topo_find(t, "ru"), "/run/x");
+	assert_non_null(strstr(c, "\tinterface: 2001:2:0:8000::1@53\n"
+				  "\toutgoing-interface: 2001:2:0:8000::1\n"
+				  "\tip-freebind: yes\n\tdo-ip4: no\n\tdo-ip6: yes\n"));
+	assert_null(strstr(c, "198.18."));
+	free(c);
+	c = conf_of_t(t, topo_find(t, "rk"), "/run/x");
+	assert_non_null(strstr(c, "net.ipv4 = false\nnet.listen('2001:2:0:8001::1', 53"));
+	assert_non_null(strstr(c, "net.outgoing_v6('2001:2:0:8001::1')\n"));
+	assert_null(strstr(c, "198.18."));
+	free(c);
+	c = conf_of_t(t, topo_find(t, "rb"), "/run/x");
+	assert_non_null(strstr(c, "\tlisten-on { none; };\n"
+				  "\tlisten-on-v6 port 53 { 2001:2:0:8002::1; };\n"
+				  "\tquery-source-v6 address 2001:2:0:8002::1;\n"));
+	assert_null(strstr(c, "198.18."));
+	free(c);
+	/* the servers it asks, by their IPv6 link addresses */
+	assert_int_equal(realres_inputs(t, topo_find(t, "ru"), "/run/x", &in), 0);
+	assert_true(in.v6only);
+	{
+		char *h = NULL;
+		size_t hl = 0;
+		FILE *fp = open_memstream(&h, &hl);
+
+		assert_int_equal(realres_write_hints(&in, fp), 0);
+		fclose(fp);
+		if (in.iterate)
+			assert_non_null(strstr(h, "\tAAAA\t2001:2:"));
+		free(h);
+	}
+	err = open_memstream(&errs, &len);
+	assert_int_equal(realres_check(t, err), 0);
+	fclose(err);
+	assert_string_equal(errs, "");
+	free(errs);
+	free(t);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +616,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_start_ready_down),
 	    cmocka_unit_test(test_remove),
 	    cmocka_unit_test(test_dual),
+	    cmocka_unit_test(test_ip6),
 	};
 
 	SANDBOX_MAIN(argc, argv);
