@@ -160,11 +160,18 @@ void clocks_anycast(const struct clocks_input *in, struct clocks_result *r)
 	struct clocks_input *in6;
 
 	clocks_scheme_init(in, &clocks_anycast_flows, r);
+	in6 = clocks_input6(in);
+	clocks_fib6(in6, r);
 	r->fib = malloc(sizeof(*r->fib));
 	r->catchments = malloc(sizeof(*r->catchments));
 	if (r->fib && r->catchments) {
 		clocks_fib(in, r->fib);
-		clocks_catchments(in, r->fib, r->catchments);
+		/* a failure of IPv6 alone moved the IPv6 routes alone: the
+		 * catchments after theirs */
+		if (in->failure.family == 6 && in6 && r->fib6)
+			clocks_catchments(in6, r->fib6, r->catchments);
+		else
+			clocks_catchments(in, r->fib, r->catchments);
 		if (r->catchments->lost_pops)
 			clocks_warn(&r->notes, "limit",
 				    "anycast: catchments: more than %d populations, more than %d "
@@ -177,8 +184,6 @@ void clocks_anycast(const struct clocks_input *in, struct clocks_result *r)
 		r->catchments = NULL;
 		clocks_warn(&r->notes, "limit", "anycast: no FIB clocks: out of memory");
 	}
-	in6 = clocks_input6(in);
-	clocks_fib6(in6, r);
 	if (!in->steady) { /* a steady-state run has no failover clocks */
 		clocks_detect(in, r);
 		clocks_steer(in, in6, r);

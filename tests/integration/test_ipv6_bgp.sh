@@ -104,5 +104,13 @@ assert_eq "$(jq -r '.schemes.anycast.fib6.routers_changed' "$r/clocks.json")" 1 
 for c in c4 c6 cd; do
 	assert_eq "$(lost $c)" 0 "$c's anycast losses"
 done
+# the catchments after the IPv6 routes' change: c6 (and cd, IPv6 first) on
+# b, c4 still on a
+catch() { jq -r ".schemes.anycast.catchments[] | select(.node == \"$1\") | \"\(.after.site) \(.moved)\"" "$r/clocks.json"; }
+for want in "c4 a false" "c6 b true" "cd b true"; do
+	got=$(catch "${want%% *}")
+	[ "$got" = "${want#* }" ] || fail "${want%% *}'s catchment after the drain: '$got', expected '${want#* }'"
+done
+echo "ok: catchments after the IPv6 routes' change: c4 on a, c6 and cd moved to b"
 echo "ok: a drain of IPv6: r1's IPv6 route left a at $steer s, its IPv4 route stayed, nothing lost"
 assert_no_leftovers $lab "$r"
