@@ -182,6 +182,10 @@ static int lab_start_collectors(struct lab *lab, int n)
 		agents_argv_add(&a, "udp port %u or tcp port %u or icmp", t->port, t->port);
 	else if (topo_has_tcp(t))
 		agents_argv_add(&a, "udp port %u or tcp port %u", t->port, t->port);
+	else if (authority_any(t) && !topo_v4(t))
+		/* ip = 6: their checks' segments all (BPF reads no TCP flags
+		 * behind an IPv6 header) */
+		agents_argv_add(&a, "udp port %u or (ip6 and tcp port %u)", t->port, t->port);
 	else if (authority_any(t))
 		agents_argv_add(&a,
 				"udp port %u or (tcp port %u and "

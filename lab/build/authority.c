@@ -47,6 +47,15 @@ void authority_refuse(struct authority_ctx *c, const struct authd_export_name *x
 	c->bad = 1;
 }
 
+int authority_has4(const struct authd_export_name *x)
+{
+	/* ip = 6: the sites have IPv6 addresses alone */
+	for (int i = 0; i < x->nsites; i++)
+		if (x->sites[i].naddr == 0)
+			return 0;
+	return x->nsites > 0;
+}
+
 int authority_has6(const struct authd_export_name *x)
 {
 	/* a site without one (a front door: refused with pdns and gdnsd) and
@@ -217,7 +226,7 @@ static int authority_name(struct authority_ctx *c, const struct authd_export_nam
 		return authority_gdnsd_name(c, x, zone);
 	if (x->policy == AUTHD_EXPORT_SIMPLE) {
 		/* its sites, unchecked, as authd hands them out */
-		for (int f = 0; f < (v6 ? 2 : 1); f++) {
+		for (int f = authority_has4(x) ? 0 : 1; f < (v6 ? 2 : 1); f++) {
 			int family = f ? AF_INET6 : AF_INET;
 
 			for (int i = 0; i < x->nsites; i++)
@@ -228,7 +237,8 @@ static int authority_name(struct authority_ctx *c, const struct authd_export_nam
 		}
 		return 0;
 	}
-	if (authority_lua_record(c, x, AF_INET, zone) == -1 ||
+	/* ip = 6: AAAA alone */
+	if ((authority_has4(x) && authority_lua_record(c, x, AF_INET, zone) == -1) ||
 	    (v6 && authority_lua_record(c, x, AF_INET6, zone) == -1))
 		return c->bad > bad ? 0 : -1; /* a refusal is counted in c->bad */
 	return 0;
@@ -283,15 +293,19 @@ FILE *authority_conf_open(const struct authority_ctx *c, const char *file,
 		log_warn("%s: %s/%s", __func__, c->dir, file);
 		return NULL;
 	}
-	inet_ntop(AF_INET, &c->t->links[node->link].node_addr, addr, INET_ADDRSTRLEN);
+	addr[0] = '\0';
+	if (topo_v4(c->t))
+		inet_ntop(AF_INET, &c->t->links[node->link].node_addr, addr, INET_ADDRSTRLEN);
 	/* an anycast name server listens on its anycast address too */
 	if (node->anycast.s_addr != 0)
 		snprintf(addr + strlen(addr), AUTHORITY_LISTEN_LEN - strlen(addr), ", %s",
 			 inet_ntop(AF_INET, &node->anycast, any, sizeof(any)));
-	/* ip = dual: on its link's IPv6 address too, as authd */
-	if (c->t->ip == TOPO_IP_DUAL)
+	/* ip = dual: on its link's IPv6 address too, as authd (ip = 6: that
+	 * alone) */
+	if (topo_v6(c->t))
 		snprintf(
-		    addr + strlen(addr), AUTHORITY_LISTEN_LEN - strlen(addr), ", %s",
+		    addr + strlen(addr), AUTHORITY_LISTEN_LEN - strlen(addr), "%s%s",
+		    addr[0] ? ", " : "",
 		    inet_ntop(AF_INET6, &c->t->links[node->link].node_addr6, any6, sizeof(any6)));
 	return fp;
 }

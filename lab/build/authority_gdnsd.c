@@ -50,6 +50,13 @@ void authority_gdnsd_dc(FILE *out, const struct authd_export_site *s, int v6)
 		gdnsd_addrs(out, s, AF_INET);
 		return;
 	}
+	/* ip = 6: IPv6 alone */
+	if (authority_naddr(s, AF_INET) == 0) {
+		fputs("{ addrs_v6 => ", out);
+		gdnsd_addrs(out, s, AF_INET6);
+		fputs(" }", out);
+		return;
+	}
 	fputs("{ addrs_v4 => ", out);
 	gdnsd_addrs(out, s, AF_INET);
 	fputs(", addrs_v6 => ", out);
@@ -65,8 +72,13 @@ static int gdnsd_family(FILE *out, const struct authd_export_name *x, int family
 {
 	const char *pad = v6 ? "        " : "      ";
 	char buf[INET6_ADDRSTRLEN];
-	int n = 0;
+	int n = 0, any = 0;
 
+	/* a family no site has (IPv4 in a lab of ip = 6): no stanza */
+	for (int i = 0; i < x->nsites; i++)
+		any += authority_naddr(&x->sites[i], family);
+	if (any == 0)
+		return 0;
 	if (v6)
 		fprintf(out, "      %s => {\n", family == AF_INET6 ? "addrs_v6" : "addrs_v4");
 	for (int i = 0; i < x->nsites; i++)
@@ -135,8 +147,11 @@ int authority_gdnsd_name(struct authority_ctx *c, const struct authd_export_name
 		/* each family drawn apart, by the same weights */
 		fprintf(c->weighted, "    %s => {\n      up_thresh => 0.01\n", res);
 		weighted = gdnsd_family(c->weighted, x, AF_INET, v6, 1);
-		if (v6)
-			gdnsd_family(c->weighted, x, AF_INET6, v6, 1);
+		if (v6) {
+			int w6 = gdnsd_family(c->weighted, x, AF_INET6, v6, 1);
+
+			weighted = weighted ? weighted : w6; /* ip = 6: IPv6's alone */
+		}
 		fputs("    }\n", c->weighted);
 		if (weighted == 0) {
 			authority_refuse(c, x, "every weight 0: its weighted plugin needs one");

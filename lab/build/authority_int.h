@@ -31,6 +31,9 @@ struct authority_ctx {
  * addresses of family (AF_INET, AF_INET6); authority_addr: its k-th as
  * text in buf */
 int authority_has6(const struct authd_export_name *x);
+/* authority_has4: every site of x has an IPv4 address (not so in a lab of
+ * ip = 6: its names are AAAA alone) */
+int authority_has4(const struct authd_export_name *x);
 int authority_naddr(const struct authd_export_site *s, int family);
 const char *authority_addr(const struct authd_export_site *s, int family, int k,
 			   char buf[INET6_ADDRSTRLEN]);

@@ -188,7 +188,26 @@ static int authority_answers(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
 	struct in_addr addr = t->links[t->nodes[n].link].node_addr;
+	struct sockaddr_in6 to6 = {.sin6_family = AF_INET6,
+				   .sin6_port = htons(53),
+				   .sin6_addr = t->links[t->nodes[n].link].node_addr6};
 	int asked = 0;
+
+	/* ip = 6: at its IPv6 address, its names' AAAA */
+	if (!topo_v4(t)) {
+		for (int i = 0; i < t->nraw_sections; i++) {
+			const struct topo_raw_section *r = &t->raw_sections[i];
+			int z;
+
+			if (strcmp(r->kind, "name") != 0 || (z = topo_name_zone(t, r->name)) < 0 ||
+			    !(t->nodes[n].zone_set >> z & 1))
+				continue;
+			if (!lab_dns_ask(lab, n, (const struct sockaddr *)&to6, sizeof(to6),
+					 r->name, KNOT_RRTYPE_AAAA, 0))
+				return 0;
+		}
+		return 1;
+	}
 
 	for (int i = 0; i < t->nraw_sections; i++) {
 		const struct topo_raw_section *r = &t->raw_sections[i];
@@ -198,8 +217,7 @@ static int authority_answers(struct lab *lab, int n)
 		    !(t->nodes[n].zone_set >> z & 1))
 			continue;
 		if (!lab_dns_answers(lab, n, addr, r->name, KNOT_RRTYPE_A, 0) ||
-		    (t->ip == TOPO_IP_DUAL &&
-		     !lab_dns_answers(lab, n, addr, r->name, KNOT_RRTYPE_AAAA, 0)))
+		    (topo_v6(t) && !lab_dns_answers(lab, n, addr, r->name, KNOT_RRTYPE_AAAA, 0)))
 			return 0;
 		asked = 1;
 	}

@@ -425,6 +425,10 @@ const char *lab_authority_prog(const char *label);
  * desired) */
 int lab_dns_answers(struct lab *lab, int n, struct in_addr addr, const char *name, uint16_t type,
 		    int rd);
+/* lab_dns_ask: lab_dns_answers of a server at to, of either family (an
+ * IPv6-only lab's) */
+int lab_dns_ask(struct lab *lab, int n, const struct sockaddr *to, socklen_t tolen,
+		const char *name, uint16_t type, int rd);
 int lab_realres_start(struct lab *lab, int n);
 int lab_realres_ready(struct lab *lab, char *why, size_t len);
 int lab_realres_remove(const char *statedir);

@@ -166,9 +166,8 @@ int lab_realres_start(struct lab *lab, int n)
 											       : 0;
 }
 
-/* lab_dns_ask: lab_dns_answers of a server at to, of either family */
-static int lab_dns_ask(struct lab *lab, int n, const struct sockaddr *to, socklen_t tolen,
-		       const char *name, uint16_t type, int rd)
+int lab_dns_ask(struct lab *lab, int n, const struct sockaddr *to, socklen_t tolen,
+		const char *name, uint16_t type, int rd)
 {
 	uint8_t buf[1232], qname[KNOT_DNAME_MAXLEN];
 	knot_pkt_t *q = NULL;

@@ -37,8 +37,6 @@ static const char *topo_ip6_without(const struct topology *t)
 
 		if (n->kind == TOPO_SITE && n->front_door.s_addr)
 			return "front doors (an address of IPv4)";
-		if (n->kind == TOPO_DNS && n->dns_impl != TOPO_DNS_AUTHD)
-			return "PowerDNS or gdnsd (their sites' checks are IPv4)";
 		if (n->kind == TOPO_DNS && n->anycast.s_addr)
 			return "an anycast [dns] node (its address is IPv4)";
 		if (n->kind == TOPO_RESOLVER && n->impl == TOPO_IMPL_RESOLVERD)

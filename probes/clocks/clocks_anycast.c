@@ -107,7 +107,7 @@ static void clocks_steer(const struct clocks_input *in, const struct clocks_inpu
 			 struct clocks_result *r)
 {
 	const struct clocks_failure *f = &in->failure;
-	char via[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN];
+	char via[INET6_ADDRSTRLEN], prefix[INET6_ADDRSTRLEN];
 
 	if (f->family == 6 && in6 && r->fib6)
 		r->steer_at_ns = clocks_route_left_at(in6, r->fib6);
@@ -116,12 +116,12 @@ static void clocks_steer(const struct clocks_input *in, const struct clocks_inpu
 	if (r->steer_at_ns == CLOCKS_NONE && r->undetected) {
 		/* said once, by detect */
 	} else if (r->steer_at_ns == CLOCKS_NONE) {
-		inet_ntop(AF_INET, &f->via, via, sizeof(via));
-		inet_ntop(AF_INET, &f->prefix, prefix, sizeof(prefix));
+		clocks_addr_name(in, f->via, via, sizeof(via));
+		clocks_addr_name(in, f->prefix, prefix, sizeof(prefix));
 		clocks_missing(r,
 			       "steer: no route of %s/%d via %s left a FIB at or after t0 "
 			       "(*.collector.events.jsonl)",
-			       prefix, f->prefixlen, via);
+			       prefix, in->ip6 ? 128 : f->prefixlen, via);
 	} else {
 		r->steer_ns = r->steer_at_ns - f->t0_ns;
 	}

@@ -140,10 +140,10 @@ static void clocks_dns_kept(const struct clocks_input *in, struct clocks_result 
 {
 	const struct clocks_failure *f = &in->failure;
 	struct clocks_fib *fib = malloc(sizeof(*fib));
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
 
 	snprintf(r->kept_by, sizeof(r->kept_by), "%s", by);
-	inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
+	clocks_addr_name(in, f->address, addr, sizeof(addr));
 	if (fib == NULL) {
 		clocks_warn(&r->notes, "limit", "dns: no FIB clocks: out of memory");
 		return;
@@ -170,7 +170,7 @@ static void clocks_dns_steer(const struct clocks_input *in, struct clocks_result
 {
 	const struct clocks_failure *f = &in->failure;
 	const struct clocks_answer *first = NULL, *before = NULL;
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
 
 	for (size_t i = 0; i < in->nanswers; i++) {
 		const struct clocks_answer *a = &in->answers[i];
@@ -184,7 +184,7 @@ static void clocks_dns_steer(const struct clocks_input *in, struct clocks_result
 			before = a;
 	}
 	if (first == NULL) {
-		inet_ntop(AF_INET, &f->address, addr, sizeof(addr));
+		clocks_addr_name(in, f->address, addr, sizeof(addr));
 		if (in->nauthd_files + in->nauthority > 0 && !r->undetected && before)
 			clocks_missing(r,
 				       "steer: no answer_changed at or after t0 that stops handing "

@@ -22,7 +22,8 @@ static json_t *clocks_fib_str(const char *s)
 
 /* clocks_fib_route_json: {via: [..], dev: [..], metric, protocol, site}, or
  * null when the router had no route */
-static json_t *clocks_fib_route_json(const struct clocks_fib_route *r)
+static json_t *clocks_fib_route_json(const struct clocks_input *in,
+				     const struct clocks_fib_route *r)
 {
 	json_t *o, *via, *dev;
 
@@ -31,9 +32,9 @@ static json_t *clocks_fib_route_json(const struct clocks_fib_route *r)
 	via = json_array();
 	dev = json_array();
 	for (int i = 0; i < r->nnh; i++) {
-		char a[INET_ADDRSTRLEN];
+		char a[INET6_ADDRSTRLEN];
 
-		inet_ntop(AF_INET, &r->nh[i].via, a, sizeof(a));
+		clocks_addr_name(in, r->nh[i].via, a, sizeof(a));
 		json_array_append_new(via, r->nh[i].has_via ? json_string(a) : json_null());
 		json_array_append_new(dev, clocks_fib_str(r->nh[i].dev));
 	}
@@ -75,8 +76,8 @@ static json_t *clocks_json_fib_episode(const struct clocks_input *in, const stru
 		json_object_set_new(ro, "path_changes", json_integer(r->path_changes));
 		json_object_set_new(ro, "first_s", clocks_fib_s(in, r->first_at_ns));
 		json_object_set_new(ro, "final_s", clocks_fib_s(in, r->final_at_ns));
-		json_object_set_new(ro, "before", clocks_fib_route_json(&r->before));
-		json_object_set_new(ro, "after", clocks_fib_route_json(&r->after));
+		json_object_set_new(ro, "before", clocks_fib_route_json(in, &r->before));
+		json_object_set_new(ro, "after", clocks_fib_route_json(in, &r->after));
 		json_object_set_new(routers, r->router, ro);
 	}
 	json_object_set_new(o, "path_exploration", exploring);

@@ -80,7 +80,7 @@ static json_t *clocks_rsv_json_by_cache(const struct clocks_input *in, int k)
 	struct clocks_cache_counts all, *by = calloc(CLOCKS_RSV_CACHES, sizeof(*by));
 	const struct clocks_rsv_node *node = &in->dnstopo.rsv[k];
 	json_t *o = json_object();
-	char label[CLOCKS_NAME_MAX + 16], addr[INET_ADDRSTRLEN];
+	char label[CLOCKS_NAME_MAX + 16], addr[INET6_ADDRSTRLEN];
 
 	snprintf(label, sizeof(label), "resolver-%s", node->name);
 	for (size_t i = 0; by && i < in->nrcaptures; i++) {
@@ -95,7 +95,7 @@ static json_t *clocks_rsv_json_by_cache(const struct clocks_input *in, int k)
 
 			if (by[j].queries == 0)
 				continue;
-			inet_ntop(AF_INET, &a, addr, sizeof(addr));
+			clocks_addr_name(in, a, addr, sizeof(addr));
 			json_object_set_new(o, addr, clocks_rsv_json_cache_counts(&by[j]));
 		}
 	}

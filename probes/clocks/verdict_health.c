@@ -91,7 +91,7 @@ static void clocks_verdict_route_left(const struct clocks_input *in, const struc
 {
 	const struct clocks_failure *f = &in->failure;
 	struct clocks_verdict_gone *g = arg;
-	char via[INET_ADDRSTRLEN] = "no gateway";
+	char via[INET6_ADDRSTRLEN] = "no gateway";
 
 	/* a multipath route (ECMP) replaced by another: each next hop that is
 	 * not in the new one left, and is judged as a route of its own */
@@ -120,7 +120,7 @@ static void clocks_verdict_route_left(const struct clocks_input *in, const struc
 	    (by && clocks_verdict_failback_route(f, by)) || clocks_verdict_failed_route(in, rt))
 		return;
 	if (rt->has_via)
-		inet_ntop(AF_INET, &rt->via, via, sizeof(via));
+		clocks_addr_name(in, rt->via, via, sizeof(via));
 	clocks_verdict_find(g->gone, g->n, via, rt->t_ns);
 }
 
@@ -190,8 +190,8 @@ void clocks_verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 	    sick[CLOCKS_VERDICT_MAX_FINDINGS], gone[CLOCKS_VERDICT_MAX_FINDINGS];
 	int ndead = 0, nsick = 0, ngone = 0;
 	struct clocks_verdict_gone gone_arg;
-	char who[2 * CLOCKS_NAME_MAX + 2], at[48], times[32], prefix[INET_ADDRSTRLEN],
-	    fvia[INET_ADDRSTRLEN];
+	char who[2 * CLOCKS_NAME_MAX + 2], at[48], times[32], prefix[INET6_ADDRSTRLEN],
+	    fvia[INET6_ADDRSTRLEN];
 
 	for (size_t i = 0; i < in->ndead; i++) {
 		const struct clocks_dead *d = &in->dead[i];
@@ -234,13 +234,13 @@ void clocks_verdict_healthy(const struct clocks_input *in, struct clocks_notes *
 		    clocks_verdict_at(at, sizeof(at), in, sick[i].first),
 		    strcmp(sick[i].who, f->site) == 0 ? "before it failed"
 						      : "though it is not the failing site");
-	inet_ntop(AF_INET, &f->prefix, prefix, sizeof(prefix));
-	inet_ntop(AF_INET, &f->via, fvia, sizeof(fvia));
+	clocks_addr_name(in, f->prefix, prefix, sizeof(prefix));
+	clocks_addr_name(in, f->via, fvia, sizeof(fvia));
 	for (int i = 0; i < ngone; i++)
 		clocks_invalid(
 		    v, "healthy_route_withdrawn",
 		    "the route to %s/%d via %s left the router's FIB %s, first at %s, %s", prefix,
-		    f->prefixlen, gone[i].who,
+		    in->ip6 ? 128 : f->prefixlen, gone[i].who,
 		    clocks_verdict_times(times, sizeof(times), gone[i].count),
 		    clocks_verdict_at(at, sizeof(at), in, gone[i].first),
 		    strcmp(gone[i].who, fvia) == 0 ? "before the site failed"

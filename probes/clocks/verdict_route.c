@@ -67,7 +67,7 @@ static void clocks_verdict_mlosses(const struct clocks_input *in, struct clocks_
 static void clocks_verdict_stalls(const struct clocks_input *in, struct clocks_notes *v)
 {
 	const struct clocks_failure *f = &in->failure;
-	char at[48], prefix[INET_ADDRSTRLEN], via[INET_ADDRSTRLEN];
+	char at[48], prefix[INET6_ADDRSTRLEN], via[INET6_ADDRSTRLEN];
 
 	for (size_t i = 0; i < in->nroutes; i++) {
 		const struct clocks_route *r = &in->routes[i], *worst = r;
@@ -92,15 +92,15 @@ static void clocks_verdict_stalls(const struct clocks_input *in, struct clocks_n
 			    clocks_verdict_measured(in, o->t_ns))
 				worst = o;
 		}
-		inet_ntop(AF_INET, &worst->prefix, prefix, sizeof(prefix));
-		inet_ntop(AF_INET, &worst->via, via, sizeof(via));
+		clocks_addr_name(in, worst->prefix, prefix, sizeof(prefix));
+		clocks_addr_name(in, worst->via, via, sizeof(via));
 		clocks_invalid(v, "route_monitor_stalled",
 			       "the collector on %s read a change of its route to %s/%d (%s%s%s) "
 			       "at %s only after its loop had not run for %.3f s (stopped, or "
 			       "starved of CPU): it may have happened that much earlier, so "
 			       "steer and the FIB clocks from it are not measured (more than "
 			       "%.3f s invalidates)",
-			       worst->node, prefix, worst->prefixlen,
+			       worst->node, prefix, in->ip6 ? 128 : worst->prefixlen,
 			       worst->deleted ? "deleted" : "added", worst->has_via ? " via " : "",
 			       worst->has_via ? via : "",
 			       clocks_verdict_at(at, sizeof(at), in, worst->t_ns),

@@ -11,8 +11,10 @@
 # the name's AAAA over IPv6 and no A; a run of topology/ipv6-only.ini is valid with both schemes'
 # clocks: anycast steered when a's IPv6 route left the router's FIB, DNS
 # when authd stopped handing out a's AAAA, the report naming the IPv6
-# addresses; a's capture holds IPv6 requests and no IPv4 packet.
-# about 20 s
+# addresses; a's capture holds IPv6 requests and no IPv4 packet; the same
+# with PowerDNS in place of authd (its checks over IPv6, its answers AAAA
+# alone) is valid and steers.
+# about 35 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -86,5 +88,22 @@ v4=$(tshark -r "$r/capture-a.pcap" -Y 'ip' 2>/dev/null | wc -l)
 assert_ge "$v6" 1000 "IPv6 requests captured at a"
 assert_eq "$v4" 0 "IPv4 packets captured at a"
 echo "ok: valid; anycast steer $(jq -r .schemes.anycast.steer_s "$r/clocks.json") s, dns steer $(jq -r .schemes.dns.steer_s "$r/clocks.json") s; a's capture: $v6 IPv6 requests, no IPv4"
+assert_no_leftovers $lab "$r"
+
+# PowerDNS in IPv6 alone: ns of impl = pdns (its own checks: no prober),
+# on its link's IPv6 address alone, a LUA AAAA record and no A
+sed -e '/^\[prober p1\]/,/^$/d' -e 's/^\[dns ns\]$/[dns ns]\nimpl = pdns\ncheck_interval = 1s\ncheck_timeout = 1s/' \
+	$ini >"$out/pdns.ini"
+r=$out/pdns
+run_valid "$out/pdns.txt" "$out/pdns.ini" --set name=$lab --set duration=5s -q --out "$r" ||
+	fail "the run: $(tail -20 "$out/pdns.txt")"
+[ "$(sed -n 's/^local-address=//p' "$r/ns.pdns/pdns.conf")" = 2001:2:0:2::2 ] ||
+	fail "pdns.conf: $(grep local-address "$r/ns.pdns/pdns.conf")"
+grep -q 'IN LUA AAAA' "$r/ns.pdns/lab.example.zone" || fail "no LUA AAAA record"
+if grep -q 'IN LUA A ' "$r/ns.pdns/lab.example.zone"; then fail "a LUA A record in an IPv6-only lab"; fi
+steer=$(jq -r '.schemes.dns.steer_s' "$r/clocks.json")
+assert_ge "$steer" 0 "PowerDNS's steer"
+assert_le "$steer" 2.5 "PowerDNS's steer (its checks every second)"
+echo "ok: PowerDNS on 2001:2:0:2::2 alone, AAAA by LUA, steered at $steer s"
 assert_no_leftovers $lab "$r"
 echo "PASS: test_ipv6_only"
