@@ -186,13 +186,48 @@ static void test_ipv4_only(void **state)
 	}
 }
 
+/* ip = 6: AAAA alone (no LUA A, no IPv4 site address), listening on the
+ * link's IPv6 address alone; each product's own check takes it */
+static void test_ip6(void **state)
+{
+	static const char *const impls[] = {"ns.impl=pdns", "ns.impl=gdnsd"};
+	char dir[PATH_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct topology *t = new_topology();
+		char *sets[] = {"ip=6", "routing=bgp", (char *)impls[i]};
+		char *zone, *conf;
+
+		load_ok(t, DUAL, sets, 3);
+		written(t, NULL, dir, sizeof(dir));
+		zone = file(dir, i == 0 ? "lab.example.zone" : "zones/lab.example");
+		conf = file(dir, i == 0 ? "pdns.conf" : "config");
+		assert_null(strstr(zone, "198.19."));
+		assert_null(strstr(conf, "198.19."));
+		assert_non_null(strstr(zone, "2001:2:0:ff01::"));
+		if (i == 0) {
+			assert_null(strstr(zone, "LUA A "));
+			assert_non_null(strstr(zone, "LUA AAAA"));
+			assert_non_null(strstr(conf, "local-address=2001:2:0:3::2\n"));
+		} else {
+			assert_null(strstr(conf, "addrs_v4"));
+			assert_non_null(strstr(conf, "listen => [ 2001:2:0:3::2 ]"));
+		}
+		free(zone);
+		free(conf);
+		rmtree_at(AT_FDCWD, dir, 1);
+		tool_ok(t, i == 0 ? "/usr/bin/pdnsutil" : AUTHORITY_GDNSD_PROG);
+		free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_pdns_dual),
-	    cmocka_unit_test(test_gdnsd_dual),
-	    cmocka_unit_test(test_changes_dual),
-	    cmocka_unit_test(test_ipv4_only),
+	    cmocka_unit_test(test_pdns_dual),	 cmocka_unit_test(test_gdnsd_dual),
+	    cmocka_unit_test(test_changes_dual), cmocka_unit_test(test_ipv4_only),
+	    cmocka_unit_test(test_ip6),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
