@@ -111,10 +111,11 @@ static void agents_authds(struct lab_argv *a, const struct topology *t, int v6)
 	char buf[INET6_ADDRSTRLEN];
 
 	for (int i = 0; i < t->nnodes; i++) {
-		const struct topo_link *l = &t->links[t->nodes[i].link];
+		const struct topo_link *l;
 
 		if (t->nodes[i].kind != TOPO_DNS || t->nodes[i].dns_impl != TOPO_DNS_AUTHD)
 			continue;
+		l = &t->links[t->nodes[i].link]; /* a router's link is -1 */
 		agents_argv_add(a, "-A");
 		if (v6)
 			agents_argv_add(a, "[%s]:%d",
@@ -617,11 +618,12 @@ static int lab_start_dns(struct lab *lab, int n)
 	 * prober of family 6, whose reports come to the control socket on
 	 * [::], which takes both families (agents/authd/net.c) */
 	for (int i = 0; i < lab->t->nnodes; i++) {
-		const struct topo_link *l = &lab->t->links[lab->t->nodes[i].link];
+		const struct topo_link *l;
 		char addr6[INET6_ADDRSTRLEN];
 
 		if (lab->t->nodes[i].kind != TOPO_PROBER)
 			continue;
+		l = &lab->t->links[lab->t->nodes[i].link]; /* a router's link is -1 */
 		agents_argv_add(&a, "-a");
 		if (lab->t->nodes[i].family == TOPO_FAMILY_6)
 			agents_argv_add(&a, "%s=%s", lab->t->nodes[i].name,
