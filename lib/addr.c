@@ -132,6 +132,10 @@ int addr_parse_prefix(const char *s, struct addr_prefix *p)
 	if (slash) {
 		unsigned long max = len;
 
+		/* digits only: strtonum alone would take a sign or a space */
+		if (slash[1] < '0' || slash[1] > '9')
+			return -1;
+
 		len = (unsigned long)strtonum(slash + 1, 0, (long long)max, &errstr);
 		if (errstr)
 			return -1;
@@ -144,4 +148,47 @@ int addr_parse_prefix(const char *s, struct addr_prefix *p)
 	if (p->len % 8)
 		copy.addr[p->len / 8] = p->addr[p->len / 8] & (uint8_t)(0xff << (8 - p->len % 8));
 	return memcmp(copy.addr, p->addr, sizeof(p->addr)) == 0 ? 0 : -1;
+}
+
+int addr_ip_parse(const char *s, struct in6_addr *a)
+{
+	struct in_addr a4;
+
+	if (inet_pton(AF_INET, s, &a4) == 1) {
+		*a = addr_map4(a4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, a) != 1 || addr_is4(a))
+		return -1;
+	return 0;
+}
+
+struct in6_addr addr_map4(struct in_addr a)
+{
+	struct in6_addr m;
+
+	memset(&m, 0, sizeof(m));
+	m.s6_addr[10] = m.s6_addr[11] = 0xff;
+	memcpy(&m.s6_addr[12], &a, 4);
+	return m;
+}
+
+int addr_is4(const struct in6_addr *a)
+{
+	return IN6_IS_ADDR_V4MAPPED(a);
+}
+
+struct in_addr addr_unmap4(const struct in6_addr *a)
+{
+	struct in_addr v4;
+
+	memcpy(&v4, &a->s6_addr[12], 4);
+	return v4;
+}
+
+const char *addr_ip_str(const struct in6_addr *a, char *buf, size_t len)
+{
+	if (addr_is4(a))
+		return inet_ntop(AF_INET, &a->s6_addr[12], buf, (socklen_t)len) ? buf : "?";
+	return inet_ntop(AF_INET6, a, buf, (socklen_t)len) ? buf : "?";
 }

@@ -6,6 +6,11 @@
  *   addr_parse_sockaddr  "ADDR", "ADDR:PORT", "IPV6" or "[IPV6]:PORT"
  *   addr_parse_prefix    "198.18.0.0/24", "2001:db8::/32", or an address
  *   addr_sockaddr_str    "ADDR:PORT" or "[IPV6]:PORT"
+ *   addr_ip_parse        an address of either family in one struct in6_addr
+ *
+ * One struct in6_addr holds an address of either family where a table
+ * keeps both (routed's): an IPv4 address as its IPv4-mapped form
+ * ::ffff:A.B.C.D (RFC 4291 2.5.5.2), which no IPv6 node uses on the wire.
  *
  * IPv4 prefixes of the announcements (struct in_addr and a length) are
  * lib/announce.h's parse_prefix.
@@ -46,5 +51,20 @@ const char *addr_sa_str(const struct sockaddr *sa, char *buf, size_t len);
 
 /* addr_sa_len: the length of a sockaddr_in or sockaddr_in6, by its family */
 socklen_t addr_sa_len(const struct sockaddr *sa);
+
+/* addr_ip_parse: "198.18.0.2" (as ::ffff:198.18.0.2) or "2001:2::1" into
+ * *a. 0, or -1 if malformed or an IPv4-mapped IPv6 address (written so, it
+ * would pass for IPv4). */
+int addr_ip_parse(const char *s, struct in6_addr *a);
+
+/* addr_map4: a's IPv4-mapped form. addr_is4: whether a is one.
+ * addr_unmap4: the IPv4 address of a mapped one. */
+struct in6_addr addr_map4(struct in_addr a);
+int addr_is4(const struct in6_addr *a);
+struct in_addr addr_unmap4(const struct in6_addr *a);
+
+/* addr_ip_str: a as "198.18.0.2" (a mapped one) or "2001:2::1" in buf (at
+ * least INET6_ADDRSTRLEN); returns buf. */
+const char *addr_ip_str(const struct in6_addr *a, char *buf, size_t len);
 
 #endif

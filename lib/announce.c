@@ -35,17 +35,44 @@ int parse_prefix(const char *s, struct in_addr *addr, int *prefixlen)
 	return 0;
 }
 
+int announce_prefix_parse(const char *s, struct in6_addr *prefix, int *len)
+{
+	struct addr_prefix p;
+
+	if (addr_parse_prefix(s, &p) == -1)
+		return -1;
+	if (p.family == AF_INET) {
+		struct in_addr a4;
+
+		memcpy(&a4, p.addr, sizeof(a4));
+		*prefix = addr_map4(a4);
+	} else {
+		memcpy(prefix, p.addr, sizeof(*prefix));
+		if (addr_is4(prefix))
+			return -1;
+	}
+	*len = p.len;
+	return 0;
+}
+
+const char *announce_prefix_str(const struct in6_addr *prefix, int len, char *buf, size_t buflen)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	snprintf(buf, buflen, "%s/%d", addr_ip_str(prefix, addr, sizeof(addr)), len);
+	return buf;
+}
+
 int announce_format(const struct announce_msg *m, char *buf, size_t len)
 {
-	char addr[INET_ADDRSTRLEN];
+	char prefix[ANNOUNCE_PREFIX_STRLEN];
 	int n;
 
-	inet_ntop(AF_INET, &m->prefix, addr, sizeof(addr));
+	announce_prefix_str(&m->prefix, m->prefixlen, prefix, sizeof(prefix));
 	if (m->withdraw)
-		n = snprintf(buf, len, "WITHDRAW %s %s/%d\n", m->site, addr, m->prefixlen);
+		n = snprintf(buf, len, "WITHDRAW %s %s\n", m->site, prefix);
 	else
-		n = snprintf(buf, len, "ANNOUNCE %s %s/%d %u\n", m->site, addr, m->prefixlen,
-			     m->metric);
+		n = snprintf(buf, len, "ANNOUNCE %s %s %u\n", m->site, prefix, m->metric);
 	if (n < 0 || (size_t)n >= len)
 		return -1;
 	return n;
@@ -53,7 +80,7 @@ int announce_format(const struct announce_msg *m, char *buf, size_t len)
 
 int announce_parse(const char *buf, size_t len, struct announce_msg *m)
 {
-	char line[ANNOUNCE_MAX], verb[16], prefix[32];
+	char line[ANNOUNCE_MAX], verb[16], prefix[ANNOUNCE_PREFIX_STRLEN];
 	unsigned metric = 0;
 	int n, site_end = 0, consumed = 0;
 
@@ -63,7 +90,7 @@ int announce_parse(const char *buf, size_t len, struct announce_msg *m)
 	line[len] = '\0';
 	line[strcspn(line, "\r\n")] = '\0';
 	memset(m, 0, sizeof(*m));
-	n = sscanf(line, "%15s %31s%n %31s %n", verb, m->site, &site_end, prefix, &consumed);
+	n = sscanf(line, "%15s %31s%n %49s %n", verb, m->site, &site_end, prefix, &consumed);
 	/* a site name longer than the field must not run on into the prefix */
 	if (n != 3 || (line[site_end] != ' ' && line[site_end] != '\t'))
 		return -1;
@@ -83,5 +110,5 @@ int announce_parse(const char *buf, size_t len, struct announce_msg *m)
 		return -1;
 	}
 	m->metric = metric;
-	return parse_prefix(prefix, &m->prefix, &m->prefixlen);
+	return announce_prefix_parse(prefix, &m->prefix, &m->prefixlen);
 }

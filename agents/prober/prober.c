@@ -68,7 +68,6 @@ struct prober_opts {
 	const char *node;
 	const char *events;
 	const char *site;
-	struct opt_prefix prefix;
 	struct sockaddr_storage target;
 	int has_prefix, has_target, has_metric;
 	int lo; /* -L: the prefix on lo while alive, not announcements */
@@ -124,9 +123,12 @@ static void prober_usage(FILE *fp)
 		PROBER_USAGE
 		"  -s SITE          the site probed and announced\n"
 		"  -t ADDR:PORT     its service, usually 127.0.0.1:%d ([IPV6]:PORT for IPv6)\n"
-		"  -P PREFIX        the prefix announced, e.g. " ADDRPLAN_SERVICE_TEXT "/32\n"
+		"  -P PREFIX        the prefix announced, e.g. " ADDRPLAN_SERVICE_TEXT "/32, or\n"
+		"                   with -R an IPv6 one (2001:2:0:ff00::1/128) to routers of\n"
+		"                   IPv6 alone (every -R of PREFIX's family)\n"
 		"  -m METRIC        route priority of the announcement (lower wins)\n"
-		"  -R ROUTER[:PORT] a router's routed (port default %d); repeatable\n"
+		"  -R ROUTER[:PORT] a router's routed (port default %d), [IPV6]:PORT over\n"
+		"                   IPv6; repeatable\n"
 		"  -L               instead of -m and -R: keep PREFIX on lo while the site is\n"
 		"                   alive, remove it when it is dead (routing = bgp: bgpd\n"
 		"                   announces what is there)\n"
@@ -176,11 +178,11 @@ static void prober_usage(FILE *fp)
 
 static int prober_opt_router(const char *arg, void *dst, const char **what)
 {
-	struct sockaddr_in sin;
+	struct sockaddr_storage ss;
 
-	if (parse_addr_port(arg, ANNOUNCE_PORT, &sin) == -1)
+	if (addr_parse_sockaddr(arg, ANNOUNCE_PORT, &ss) == -1)
 		return -1;
-	if (prober_routers_add(dst, &sin) == -1) {
+	if (prober_routers_add(dst, &ss) == -1) {
 		*what = "at most 256 routers";
 		return -1;
 	}
@@ -220,6 +222,14 @@ static int prober_opt_target(const char *arg, void *dst, const char **what)
 	return addr_parse_sockaddr(arg, WIRE_PORT_DEFAULT, dst);
 }
 
+static int prober_opt_prefix(const char *arg, void *dst, const char **what)
+{
+	struct announce_msg *m = dst;
+
+	(void)what;
+	return announce_prefix_parse(arg, &m->prefix, &m->prefixlen);
+}
+
 static int prober_opt_addr6(const char *arg, void *dst, const char **what)
 {
 	(void)what;
@@ -245,11 +255,13 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 		      "a site name of 1 to 16 letters, digits, '.', '_' or '-'")},
 	    {OPT_CALL('t', prober_opt_target, &o->target, "ADDR:PORT or [IPV6]:PORT"),
 	     .seen = &o->has_target},
-	    {OPT_PREFIX('P', &o->prefix, "an IPv4 prefix such as " ADDRPLAN_SERVICE_TEXT "/32"),
+	    {OPT_CALL('P', prober_opt_prefix, &o->msg,
+		      "a prefix such as " ADDRPLAN_SERVICE_TEXT "/32 or 2001:2:0:ff00::1/128"),
 	     .seen = &o->has_prefix},
 	    {OPT_INT('m', &o->msg.metric, 0, UINT32_MAX, "a metric (0-4294967295)"),
 	     .seen = &o->has_metric},
-	    {OPT_CALL('R', prober_opt_router, &o->routers, "a router's IPv4 ADDR[:PORT]")},
+	    {OPT_CALL('R', prober_opt_router, &o->routers,
+		      "a router's ADDR[:PORT] or [IPV6]:PORT (at most 256)")},
 	    {OPT_FLAG('L', &o->lo)},
 	    {OPT_CALL('6', prober_opt_addr6, &o->addr6, "an IPv6 address such as 2001:2:0:ff00::1"),
 	     .seen = &o->has_addr6},
@@ -279,7 +291,7 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->node = "prober";
-	o->routers.fd = -1;
+	o->routers.fd = o->routers.fd6 = -1;
 	o->authds.fd = o->authds.fd6 = -1;
 	o->interval_ns = 100 * NSEC_PER_MSEC;
 	o->timeout_ns = 50 * NSEC_PER_MSEC;
@@ -322,9 +334,15 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 				   "(-L -6 ADDRESS6 may go without -P; in remote mode, -I, -A "
 				   "and -T)");
 		strcpy(o->msg.site, o->site);
-		o->msg.prefix = o->prefix.addr;
-		o->msg.prefixlen = o->prefix.len;
 	}
+	if (o->lo && o->has_prefix && !addr_is4(&o->msg.prefix))
+		opt_refuse(&cmd, "-L: PREFIX is IPv4 (the IPv6 address on lo is -6 ADDRESS6)");
+	for (int i = 0; o->has_prefix && i < o->routers.n; i++)
+		if ((o->routers.addr[i].ss_family == AF_INET6) == addr_is4(&o->msg.prefix))
+			opt_refuse(&cmd,
+				   "-R %s: a router of PREFIX's family (an announcement's next hop "
+				   "is its sender, of the prefix's family)",
+				   o->routers.name[i]);
 	if ((o->nremote || o->authds.n || o->id) && (!o->id || !o->authds.n))
 		opt_refuse(&cmd, "remote mode needs -I ID and at least one -A AUTHD");
 	if (o->prox_site && (o->site || !o->nremote))
@@ -340,11 +358,10 @@ static void prober_parse(int argc, char **argv, struct prober_opts *o)
 static void prober_announce(struct prober *p, struct prober_target *t, int change)
 {
 	struct prober_opts *o = p->o;
-	char prefix[INET_ADDRSTRLEN + 4], addr[INET_ADDRSTRLEN];
+	char prefix[ANNOUNCE_PREFIX_STRLEN];
 
 	o->msg.withdraw = t->fsm.state == PROBER_DEAD;
-	inet_ntop(AF_INET, &o->msg.prefix, addr, sizeof(addr));
-	snprintf(prefix, sizeof(prefix), "%s/%d", addr, o->msg.prefixlen);
+	announce_prefix_str(&o->msg.prefix, o->msg.prefixlen, prefix, sizeof(prefix));
 	for (int i = 0; i < o->routers.n; i++) {
 		if (prober_routers_send(&o->routers, i, &o->msg) == -1 || !change)
 			continue;
@@ -377,8 +394,8 @@ static void prober_lo(struct prober *p, struct prober_target *t)
 			inet_ntop(AF_INET6, &o->loaddr.addr6, addr, sizeof(addr));
 			snprintf(prefix, sizeof(prefix), "%s/128", addr);
 		} else {
-			inet_ntop(AF_INET, &o->msg.prefix, addr, sizeof(addr));
-			snprintf(prefix, sizeof(prefix), "%s/%d", addr, o->msg.prefixlen);
+			announce_prefix_str(&o->msg.prefix, o->msg.prefixlen, prefix,
+					    sizeof(prefix));
 		}
 		log_info("%s %s %s lo", on ? "added" : "removed", prefix, on ? "to" : "from");
 		event_emit(p->ev, on ? EVENTS_ADDRESS_ADDED : EVENTS_ADDRESS_REMOVED,
@@ -709,7 +726,8 @@ int main(int argc, char **argv)
 		}
 	}
 	/* -L: nothing is announced before the first verdict */
-	if (o.lo && (prober_lo_open(&o.loaddr, o.msg.prefix, o.msg.prefixlen,
+	if (o.lo && (prober_lo_open(&o.loaddr, addr_unmap4(&o.msg.prefix),
+				    o.has_prefix ? o.msg.prefixlen : 0,
 				    o.has_addr6 ? &o.addr6 : NULL) == -1 ||
 		     prober_lo_set(&o.loaddr, 0) == -1))
 		goto out;

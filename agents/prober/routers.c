@@ -9,33 +9,38 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "log.h"
 
-int prober_routers_add(struct prober_routers *r, const struct sockaddr_in *sin)
+int prober_routers_add(struct prober_routers *r, const struct sockaddr_storage *ss)
 {
-	char addr[INET_ADDRSTRLEN];
-
 	if (r->n == PROBER_MAX_ROUTERS)
 		return -1;
-	r->addr[r->n] = *sin;
-	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
-	snprintf(r->name[r->n], sizeof(r->name[r->n]), "%s:%u", addr, ntohs(sin->sin_port));
+	r->addr[r->n] = *ss;
+	addr_sockaddr_str(ss, r->name[r->n], sizeof(r->name[r->n]));
 	r->n++;
 	return 0;
 }
 
 int prober_routers_open(struct prober_routers *r)
 {
-	r->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (r->fd == -1) {
-		log_warn("%s: socket", __func__);
-		return -1;
+	for (int i = 0; i < r->n; i++) {
+		int *fd = r->addr[i].ss_family == AF_INET6 ? &r->fd6 : &r->fd;
+
+		if (*fd != -1)
+			continue;
+		*fd = socket(r->addr[i].ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (*fd == -1) {
+			log_warn("%s: socket", __func__);
+			return -1;
+		}
 	}
 	return 0;
 }
 
 int prober_routers_send(struct prober_routers *r, int i, const struct announce_msg *m)
 {
+	const struct sockaddr *sa = (const struct sockaddr *)&r->addr[i];
 	char buf[ANNOUNCE_MAX];
 	int n = announce_format(m, buf, sizeof(buf));
 
@@ -43,8 +48,9 @@ int prober_routers_send(struct prober_routers *r, int i, const struct announce_m
 		log_warnx("announcement for %s does not fit in %d bytes", m->site, ANNOUNCE_MAX);
 		return -1;
 	}
-	if (sendto(r->fd, buf, (size_t)n, 0, (const struct sockaddr *)&r->addr[i],
-		   sizeof(r->addr[i])) != n) {
+
+	if (sendto(sa->sa_family == AF_INET6 ? r->fd6 : r->fd, buf, (size_t)n, 0, sa,
+		   addr_sa_len(sa)) != n) {
 		if (r->errors[i]++ == 0)
 			log_warn("%s: send to router %s", __func__, r->name[i]);
 		else
@@ -63,5 +69,7 @@ void prober_routers_close(struct prober_routers *r)
 {
 	if (r->fd != -1)
 		close(r->fd);
-	r->fd = -1;
+	if (r->fd6 != -1)
+		close(r->fd6);
+	r->fd = r->fd6 = -1;
 }

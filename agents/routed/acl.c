@@ -1,6 +1,7 @@
 /* Who may announce what to routed; see acl.h. */
 #include "acl.h"
 
+#include "addr.h"
 #include "strtonum.h"
 
 #include <arpa/inet.h>
@@ -13,7 +14,7 @@
 /* routed_acl_route_opts: "ADDR[,via=NEXTHOP][,hops=N]" into s */
 static int routed_acl_route_opts(struct routed_sender *s, const char *arg)
 {
-	char buf[96], *save, *w;
+	char buf[160], *save, *w;
 	int first = 1, seen_via = 0, seen_hops = 0;
 
 	if (strlen(arg) >= sizeof(buf))
@@ -23,11 +24,15 @@ static int routed_acl_route_opts(struct routed_sender *s, const char *arg)
 		return -1;
 	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save), first = 0) {
 		if (first) {
-			if (inet_pton(AF_INET, w, &s->addr) != 1)
+			if (addr_ip_parse(w, &s->addr) == -1)
 				return -1;
 		} else if (strncmp(w, "via=", 4) == 0 && !seen_via++) {
-			if (inet_pton(AF_INET, w + 4, &s->via) != 1 || s->via.s_addr == 0)
+			if (addr_ip_parse(w + 4, &s->via) == -1 ||
+			    addr_is4(&s->via) != addr_is4(&s->addr) ||
+			    (addr_is4(&s->via) ? addr_unmap4(&s->via).s_addr == 0
+					       : IN6_IS_ADDR_UNSPECIFIED(&s->via)))
 				return -1;
+			s->has_via = 1;
 		} else if (strncmp(w, "hops=", 5) == 0 && !seen_hops++) {
 			const char *errstr;
 			long long v = strtonum(w + 5, 0, 255, &errstr);
@@ -59,7 +64,7 @@ int routed_acl_add_sender(struct routed_acl *acl, const char *arg)
 		return -1;
 	if (eq && routed_acl_route_opts(s, a) == -1)
 		return -1;
-	if (!eq && inet_pton(AF_INET, a, &s->addr) != 1)
+	if (!eq && addr_ip_parse(a, &s->addr) == -1)
 		return -1;
 	memcpy(s->site, arg, slen);
 	acl->nsenders++;
@@ -73,15 +78,15 @@ int routed_acl_add_prefix(struct routed_acl *acl, const char *arg)
 	if (acl->nprefixes == ROUTED_ACL_MAX)
 		return -1;
 	p = &acl->prefixes[acl->nprefixes];
-	if (parse_prefix(arg, &p->prefix, &p->prefixlen) == -1)
+	if (announce_prefix_parse(arg, &p->prefix, &p->prefixlen) == -1)
 		return -1;
 	acl->nprefixes++;
 	return 0;
 }
 
 /* routed_acl_sender_ok: whether src may speak for site */
-static int routed_acl_sender_ok(const struct routed_acl *acl, const char *site, struct in_addr src,
-				char *reason, size_t len)
+static int routed_acl_sender_ok(const struct routed_acl *acl, const char *site,
+				const struct in6_addr *src, char *reason, size_t len)
 {
 	int known = 0;
 
@@ -90,7 +95,7 @@ static int routed_acl_sender_ok(const struct routed_acl *acl, const char *site, 
 	for (int i = 0; i < acl->nsenders; i++) {
 		const struct routed_sender *s = &acl->senders[i];
 
-		if (s->addr.s_addr != src.s_addr)
+		if (!IN6_ARE_ADDR_EQUAL(&s->addr, src))
 			continue;
 		if (s->site[0] == '\0' || strcmp(s->site, site) == 0)
 			return 1;
@@ -103,34 +108,35 @@ static int routed_acl_sender_ok(const struct routed_acl *acl, const char *site, 
 	return 0;
 }
 
-int routed_acl_check(const struct routed_acl *acl, const struct announce_msg *m, struct in_addr src,
-		     char *reason, size_t len)
+int routed_acl_check(const struct routed_acl *acl, const struct announce_msg *m,
+		     const struct in6_addr *src, char *reason, size_t len)
 {
-	char addr[INET_ADDRSTRLEN];
+	char prefix[ANNOUNCE_PREFIX_STRLEN];
 
 	if (!routed_acl_sender_ok(acl, m->site, src, reason, len))
 		return -1;
 	if (acl->nprefixes == 0)
 		return 0;
 	for (int i = 0; i < acl->nprefixes; i++)
-		if (acl->prefixes[i].prefix.s_addr == m->prefix.s_addr &&
+		if (IN6_ARE_ADDR_EQUAL(&acl->prefixes[i].prefix, &m->prefix) &&
 		    acl->prefixes[i].prefixlen == m->prefixlen)
 			return 0;
-	inet_ntop(AF_INET, &m->prefix, addr, sizeof(addr));
-	snprintf(reason, len, "prefix %s/%d not allowed", addr, m->prefixlen);
+	snprintf(reason, len, "prefix %s not allowed",
+		 announce_prefix_str(&m->prefix, m->prefixlen, prefix, sizeof(prefix)));
 	return -1;
 }
 
-int routed_acl_route(const struct routed_acl *acl, const char *site, struct in_addr src,
-		     unsigned metric, struct in_addr *via, unsigned *out, char *reason, size_t len)
+int routed_acl_route(const struct routed_acl *acl, const char *site, const struct in6_addr *src,
+		     unsigned metric, struct in6_addr *via, unsigned *out, char *reason, size_t len)
 {
-	*via = src;
+	*via = *src;
 	*out = metric;
 	for (int i = 0; i < acl->nsenders; i++) {
 		const struct routed_sender *s = &acl->senders[i];
 		unsigned long long m;
 
-		if (s->addr.s_addr != src.s_addr || (s->site[0] && strcmp(s->site, site) != 0))
+		if (!IN6_ARE_ADDR_EQUAL(&s->addr, src) ||
+		    (s->site[0] && strcmp(s->site, site) != 0))
 			continue;
 		m = (unsigned long long)s->hops * ROUTED_HOPS_METRIC + metric;
 		if (m > 0xFFFFFFFFull) {
@@ -139,7 +145,7 @@ int routed_acl_route(const struct routed_acl *acl, const char *site, struct in_a
 				 metric, site, s->hops, ROUTED_HOPS_METRIC - 1);
 			return -1;
 		}
-		if (s->via.s_addr)
+		if (s->has_via)
 			*via = s->via;
 		*out = (unsigned)m;
 		return 0;

@@ -12,6 +12,10 @@
  * Without -a every sender is allowed, without -P every prefix (a routed
  * started by hand; it says so in its log). `-a none` allows no sender at
  * all (a router with no site).
+ *
+ * Addresses and prefixes are of either family (a lab of ip = 6 gives
+ * -a a=2001:2:0:3::2 -P 2001:2:0:ff00::1/128), kept as lib/addr.h's one
+ * struct in6_addr for both; a sender matches only in its own family.
  */
 #ifndef STEERLAB_ROUTED_ACL_H
 #define STEERLAB_ROUTED_ACL_H
@@ -27,14 +31,15 @@
 #define ROUTED_HOPS_METRIC 16777216u
 
 struct routed_sender {
-	struct in_addr addr;
+	struct in6_addr addr;				     /* addr_map4 for IPv4 */
 	char site[sizeof(((struct announce_msg *)0)->site)]; /* "": any site */
-	struct in_addr via; /* the route's next hop; 0.0.0.0: addr itself */
-	unsigned hops;	    /* routers between us and the site */
+	struct in6_addr via; /* the route's next hop (addr's family); :: addr itself */
+	int has_via;
+	unsigned hops; /* routers between us and the site */
 };
 
 struct routed_prefix {
-	struct in_addr prefix;
+	struct in6_addr prefix; /* announce_msg's form */
 	int prefixlen;
 };
 
@@ -50,22 +55,24 @@ struct routed_acl {
  * SITE=ADDR may go on with ",via=NEXTHOP" (the route goes there instead of
  * to ADDR: a site behind another router) and ",hops=N" (0 to 255: the
  * route's metric is N * 2^24 + the announced one). 0, or -1 if malformed
- * or the list is full. */
+ * or the list is full; NEXTHOP in ADDR's family. */
 int routed_acl_add_sender(struct routed_acl *acl, const char *arg);
 
-/* routed_acl_add_prefix: one -P argument, "ADDR/LEN" or "ADDR" (a /32). */
+/* routed_acl_add_prefix: one -P argument, "ADDR/LEN" or "ADDR" (a host
+ * prefix), of either family. */
 int routed_acl_add_prefix(struct routed_acl *acl, const char *arg);
 
 /* routed_acl_check: 0 if m, received from src, may be applied; -1 if not,
  * with the reason in reason ("sender not allowed", "site b not allowed from
  * this sender", "prefix 0.0.0.0/0 not allowed"). */
-int routed_acl_check(const struct routed_acl *acl, const struct announce_msg *m, struct in_addr src,
-		     char *reason, size_t len);
+int routed_acl_check(const struct routed_acl *acl, const struct announce_msg *m,
+		     const struct in6_addr *src, char *reason, size_t len);
 
 /* routed_acl_route: where an accepted announcement of site from src goes:
  * *via (src, or the sender's via=) and *metric (hops * 2^24 + metric).
  * -1, reason said, if that metric does not fit in 32 bits. */
-int routed_acl_route(const struct routed_acl *acl, const char *site, struct in_addr src,
-		     unsigned metric, struct in_addr *via, unsigned *out, char *reason, size_t len);
+int routed_acl_route(const struct routed_acl *acl, const char *site, const struct in6_addr *src,
+		     unsigned metric, struct in6_addr *via, unsigned *out, char *reason,
+		     size_t len);
 
 #endif

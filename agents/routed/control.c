@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "addr.h"
 #include "events.h"
 #include "log.h"
 #include "timeutil.h"
@@ -21,15 +22,19 @@ void routed_control_init(struct routed *rd, const struct rib_kernel *kernel, str
 }
 
 void routed_control_handle(struct routed *rd, const char *buf, size_t len,
-			   const struct sockaddr_in *from, int64_t now_ns)
+			   const struct sockaddr *from, int64_t now_ns)
 {
 	struct announce_msg m;
 	struct rib_result res;
-	struct in_addr nexthop;
-	char src[INET_ADDRSTRLEN], via[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN];
-	char prefix[INET_ADDRSTRLEN + 4], reason[128];
+	struct in6_addr sender, nexthop;
+	char src[INET6_ADDRSTRLEN], via[INET6_ADDRSTRLEN];
+	char prefix[ANNOUNCE_PREFIX_STRLEN], reason[128];
 
-	inet_ntop(AF_INET, &from->sin_addr, src, sizeof(src));
+	if (from->sa_family == AF_INET6)
+		sender = ((const struct sockaddr_in6 *)from)->sin6_addr;
+	else
+		sender = addr_map4(((const struct sockaddr_in *)from)->sin_addr);
+	addr_ip_str(&sender, src, sizeof(src));
 	if (announce_parse(buf, len, &m) == -1) {
 		if (rd->bad++ == 0)
 			log_warnx("malformed announcement from %s (more at debug level)", src);
@@ -38,23 +43,22 @@ void routed_control_handle(struct routed *rd, const char *buf, size_t len,
 		return;
 	}
 	/* before anything touches the table or the kernel */
-	if (routed_acl_check(&rd->acl, &m, from->sin_addr, reason, sizeof(reason)) == -1) {
+	if (routed_acl_check(&rd->acl, &m, &sender, reason, sizeof(reason)) == -1) {
 		rd->rejected++;
 		ctl_reject_drop(&rd->rejects, now_ns, src, reason);
 		return;
 	}
 	/* a site behind another router: via its next hop, hops first */
-	if (routed_acl_route(&rd->acl, m.site, from->sin_addr, m.metric, &nexthop, &m.metric,
-			     reason, sizeof(reason)) == -1) {
+	if (routed_acl_route(&rd->acl, m.site, &sender, m.metric, &nexthop, &m.metric, reason,
+			     sizeof(reason)) == -1) {
 		rd->rejected++;
 		ctl_reject_drop(&rd->rejects, now_ns, src, reason);
 		return;
 	}
 	rd->messages++;
-	inet_ntop(AF_INET, &m.prefix, addr, sizeof(addr));
-	snprintf(prefix, sizeof(prefix), "%s/%d", addr, m.prefixlen);
-	rib_apply(&rd->rib, &rd->kernel, &m, nexthop, now_ns, &res);
-	inet_ntop(AF_INET, &res.via, via, sizeof(via));
+	announce_prefix_str(&m.prefix, m.prefixlen, prefix, sizeof(prefix));
+	rib_apply(&rd->rib, &rd->kernel, &m, &nexthop, now_ns, &res);
+	addr_ip_str(&res.via, via, sizeof(via));
 	switch (res.outcome) {
 	case RIB_UNCHANGED:
 		log_debug("%s %s %s from %s: no change", m.withdraw ? "withdraw" : "announce",
@@ -91,12 +95,11 @@ static void routed_on_expired(void *arg, const struct rib_entry *e, const struct
 {
 	struct routed_expiry *x = arg;
 	struct routed *rd = x->rd;
-	char via[INET_ADDRSTRLEN], addr[INET_ADDRSTRLEN], prefix[INET_ADDRSTRLEN + 4];
+	char via[INET6_ADDRSTRLEN], prefix[ANNOUNCE_PREFIX_STRLEN];
 	int64_t silent_ns = x->now_ns - e->last_ns;
 
-	inet_ntop(AF_INET, &e->via, via, sizeof(via));
-	inet_ntop(AF_INET, &e->prefix, addr, sizeof(addr));
-	snprintf(prefix, sizeof(prefix), "%s/%d", addr, e->prefixlen);
+	addr_ip_str(&e->via, via, sizeof(via));
+	announce_prefix_str(&e->prefix, e->prefixlen, prefix, sizeof(prefix));
 	if (res->outcome == RIB_ERROR) {
 		rd->errors++;
 		log_warnx("expire %s %s via %s: %s", e->site, prefix, via, res->error);

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "acl.h"
 #include "ctlreject.h"
@@ -36,11 +37,12 @@ struct routed {
 void routed_control_init(struct routed *rd, const struct rib_kernel *kernel, struct event_log *ev,
 			 struct loop *loop);
 
-/* routed_control_handle: one datagram of len bytes from `from`, at now_ns
+/* routed_control_handle: one datagram of len bytes from `from` (a
+ * sockaddr_in or sockaddr_in6; an IPv4-mapped one is IPv4's), at now_ns
  * (CLOCK_MONOTONIC). Malformed ones count in bad, refused ones in
  * rejected; the others count in messages. */
 void routed_control_handle(struct routed *rd, const char *buf, size_t len,
-			   const struct sockaddr_in *from, int64_t now_ns);
+			   const struct sockaddr *from, int64_t now_ns);
 
 /* routed_control_expire: deletes the routes of sites silent for more than
  * rd->hold_ns at now_ns (CLOCK_MONOTONIC), each with a route_expired event

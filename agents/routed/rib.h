@@ -18,6 +18,12 @@
  * An announcement from a loopback or unspecified source is refused: it is
  * not a next hop (the kernel would accept it and loop the traffic).
  *
+ * Prefixes and next hops are of either family, as lib/addr.h's one struct
+ * in6_addr (IPv4 ones mapped): an IPv4 prefix's route is installed as an
+ * IPv4 kroute, an IPv6 prefix's as an IPv6 one (kroute.family AF_INET6,
+ * its prefix6 and via6/vias6), each via next hops of its own family only
+ * (a next hop of the other family is refused: the lab has no RFC 5549).
+ *
  * Every entry keeps the time of its last announcement the kernel took.
  * rib_expire() is the hold timer (BGP's, RFC 4271 6.5, for a protocol
  * without sessions): an entry not announced again within the hold time is
@@ -54,9 +60,9 @@ struct rib_kernel {
 
 struct rib_entry {
 	char site[sizeof(((struct announce_msg *)0)->site)];
-	struct in_addr prefix;
+	struct in6_addr prefix; /* announce_msg's form */
 	int prefixlen;
-	struct in_addr via;
+	struct in6_addr via;
 	unsigned metric;
 	int64_t last_ns; /* the last announcement taken, CLOCK_MONOTONIC */
 };
@@ -76,7 +82,7 @@ enum rib_outcome {
 
 struct rib_result {
 	enum rib_outcome outcome;
-	struct in_addr via; /* the route's next hop */
+	struct in6_addr via; /* the route's next hop */
 	unsigned metric;
 	char error[128];
 };
@@ -84,12 +90,13 @@ struct rib_result {
 void rib_init(struct rib *rib);
 
 /* rib_find: the entry of (site, prefix), or NULL. */
-struct rib_entry *rib_find(struct rib *rib, const char *site, struct in_addr prefix, int prefixlen);
+struct rib_entry *rib_find(struct rib *rib, const char *site, const struct in6_addr *prefix,
+			   int prefixlen);
 
 /* rib_apply: applies m, received from src at now_ns, to the kernel and the
  * table. */
 void rib_apply(struct rib *rib, const struct rib_kernel *k, const struct announce_msg *m,
-	       struct in_addr src, int64_t now_ns, struct rib_result *res);
+	       const struct in6_addr *src, int64_t now_ns, struct rib_result *res);
 
 /* rib_expire_cb: entry e (a copy: it has left the table unless res says
  * RIB_ERROR) was silent longer than the hold time; res is the deletion's

@@ -50,7 +50,7 @@
 struct routed_opts {
 	const char *node;
 	const char *events;
-	struct sockaddr_in listen;
+	struct sockaddr_storage listen;
 	uint32_t table;
 	int64_t hold_ns;
 	enum kroute_ecmp ecmp;
@@ -63,25 +63,29 @@ static void routed_usage(FILE *fp)
 {
 	fprintf(fp,
 		ROUTED_USAGE
-		"  -l ADDR[:PORT]  where to listen for announcements (default 0.0.0.0:%d)\n"
+		"  -l ADDR[:PORT]  where to listen for announcements (default 0.0.0.0:%d);\n"
+		"                  [IPV6]:PORT over IPv6 ([::]:PORT: both families)\n"
 		"  -T TABLE        routing table number, or main (default main)\n"
 		"  -H HOLD         delete a route its site has not announced again for HOLD,\n"
 		"                  e.g. 3s (default 3s: three of the prober's default 1 s\n"
 		"                  refreshes); 0: never\n"
-		"  -a [SITE=]ADDR  accept announcements only from ADDR (for SITE only, if\n"
-		"                  given); repeatable; none: from nobody. Without -a: from\n"
-		"                  any sender (the lab always gives -a)\n"
+		"  -a [SITE=]ADDR  accept announcements only from ADDR, IPv4 or IPv6 (for\n"
+		"                  SITE only, if given); repeatable; none: from nobody.\n"
+		"                  Without -a: from any sender (the lab always gives -a)\n"
 		"  -a SITE=ADDR,via=NEXTHOP,hops=N\n"
 		"                  the same, for a site behind other routers: its route goes\n"
-		"                  via NEXTHOP at metric N * 16777216 + the announced one\n"
+		"                  via NEXTHOP (ADDR's family) at metric N * 16777216 + the\n"
+		"                  announced one\n"
 		"  -E ECMP         sites announcing a prefix at one metric share its route:\n"
 		"                  hash (one multipath route: the kernel's hash-threshold)\n"
 		"                  or resilient (a resilient nexthop group: a next hop's\n"
 		"                  removal moves only its own flows). Default: the latest\n"
 		"                  announcement's site alone\n"
 		"  -P PREFIX       accept announcements only of PREFIX, e.g. " ADDRPLAN_SERVICE_TEXT
-		"/32;\n"
-		"                  repeatable. Without -P: any prefix (the lab always gives -P)\n"
+		"/32\n"
+		"                  or 2001:2:0:ff00::1/128; repeatable. Without -P: any prefix\n"
+		"                  (the lab always gives -P). An IPv6 prefix's route is an\n"
+		"                  IPv6 one, via its IPv6 sender\n"
 		"  -6 V4=V6        an IPv4 prefix's (V4/LEN=V6/LEN) or next hop's IPv6 twin:\n"
 		"                  each route to a prefix with a twin is installed and\n"
 		"                  deleted in IPv6 too, via its next hops' twins (a dual lab)\n"
@@ -135,6 +139,12 @@ static int routed_opt_prefix(const char *arg, void *dst, const char **what)
 	return routed_acl_add_prefix(dst, arg);
 }
 
+static int routed_opt_listen(const char *arg, void *dst, const char **what)
+{
+	(void)what;
+	return addr_parse_sockaddr(arg, ANNOUNCE_PORT, dst);
+}
+
 static int routed_opt_twin(const char *arg, void *dst, const char **what)
 {
 	(void)what;
@@ -147,7 +157,7 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 	const struct opt opts[] = {
 	    {OPT_STR('n', &o->node)},
 	    {OPT_STR('e', &o->events)},
-	    {OPT_ADDR('l', &o->listen, ANNOUNCE_PORT, "an IPv4 ADDR[:PORT]")},
+	    {OPT_CALL('l', routed_opt_listen, &o->listen, "ADDR[:PORT] or [IPV6]:PORT")},
 	    {OPT_CALL('T', routed_opt_table, &o->table,
 		      "a routing table number (1-252, 254, 256-) or main")},
 	    {OPT_DURATION('H', &o->hold_ns, 0, ROUTED_HOLD_MAX,
@@ -156,7 +166,8 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 		      "ADDR, SITE=ADDR[,via=NEXTHOP][,hops=0-255] or none (at most 256)")},
 	    {OPT_CALL('E', routed_opt_ecmp, &o->ecmp, "hash or resilient")},
 	    {OPT_CALL('P', routed_opt_prefix, &o->acl,
-		      "an IPv4 PREFIX such as " ADDRPLAN_SERVICE_TEXT "/32 (at most 256)")},
+		      "a PREFIX such as " ADDRPLAN_SERVICE_TEXT
+		      "/32 or 2001:2:0:ff00::1/128 (at most 256)")},
 	    {OPT_CALL('6', routed_opt_twin, &o->twins,
 		      "an IPv4 prefix's or next hop's IPv6 twin, V4/LEN=V6/LEN or V4=V6 (at most "
 		      "256)")},
@@ -166,8 +177,8 @@ static void routed_parse(int argc, char **argv, struct routed_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->node = "routed";
-	o->listen.sin_family = AF_INET;
-	o->listen.sin_port = htons(ANNOUNCE_PORT);
+	((struct sockaddr_in *)&o->listen)->sin_family = AF_INET;
+	((struct sockaddr_in *)&o->listen)->sin_port = htons(ANNOUNCE_PORT);
 	o->table = RT_TABLE_MAIN;
 	o->hold_ns = ROUTED_HOLD_DEFAULT;
 	opt_parse(&cmd, opts, argc, argv);
@@ -186,8 +197,11 @@ static int routed_twin(struct routed_fib *f, const struct kroute *r, int del, ch
 {
 	struct kroute r6;
 	char why[96];
-	int rc = twin_route(f->twins, r, &r6);
+	int rc;
 
+	if (r->family == AF_INET6) /* an IPv6 announcement's own route */
+		return 0;
+	rc = twin_route(f->twins, r, &r6);
 	if (rc == 0)
 		return 0;
 	if (rc == -1) {
@@ -260,7 +274,7 @@ static void routed_on_message(struct loop *loop, int fd, uint32_t events, void *
 	(void)events;
 	for (int i = 0; i < 64; i++) {
 		char buf[ANNOUNCE_MAX + 1];
-		struct sockaddr_in from;
+		struct sockaddr_storage from;
 		socklen_t fromlen = sizeof(from);
 		ssize_t n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fromlen);
 
@@ -269,23 +283,26 @@ static void routed_on_message(struct loop *loop, int fd, uint32_t events, void *
 				log_warn("%s: recvfrom", __func__);
 			return;
 		}
-		if (fromlen != sizeof(from) || from.sin_family != AF_INET)
+		if ((from.ss_family != AF_INET && from.ss_family != AF_INET6) ||
+		    fromlen != addr_sa_len((const struct sockaddr *)&from))
 			continue;
-		routed_control_handle(rd, buf, (size_t)n, &from, now_mono_ns());
+		routed_control_handle(rd, buf, (size_t)n, (const struct sockaddr *)&from,
+				      now_mono_ns());
 	}
 }
 
-static int routed_socket(const struct sockaddr_in *sin)
+static int routed_socket(const struct sockaddr_storage *ss)
 {
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	const struct sockaddr *sa = (const struct sockaddr *)ss;
+	int fd = socket(sa->sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	char name[INET6_ADDRSTRLEN + 8];
 
 	if (fd == -1) {
 		log_warn("%s: socket", __func__);
 		return -1;
 	}
-	if (bind(fd, (const struct sockaddr *)sin, sizeof(*sin)) == -1) {
-		log_warn("%s: bind %s:%u", __func__, inet_ntoa(sin->sin_addr),
-			 ntohs(sin->sin_port));
+	if (bind(fd, sa, addr_sa_len(sa)) == -1) {
+		log_warn("%s: bind %s", __func__, addr_sockaddr_str(ss, name, sizeof(name)));
 		close(fd);
 		return -1;
 	}
@@ -302,22 +319,26 @@ static void routed_log_acl(const struct routed_acl *acl)
 		log_info("-a none: accepting announcements from nobody");
 	for (int i = 0; i < acl->nsenders; i++) {
 		const struct routed_sender *s = &acl->senders[i];
-		char via[INET_ADDRSTRLEN];
+		char via[INET6_ADDRSTRLEN], a[INET6_ADDRSTRLEN];
 
-		inet_ntop(AF_INET, &s->via, via, sizeof(via));
-		if (s->via.s_addr)
+		addr_ip_str(&s->addr, a, sizeof(a));
+		if (s->has_via)
 			log_info("accepting announcements from %s for site %s, routed via %s, %u "
 				 "hops away",
-				 inet_ntoa(s->addr), s->site, via, s->hops);
+				 a, s->site, addr_ip_str(&s->via, via, sizeof(via)), s->hops);
 		else
-			log_info("accepting announcements from %s%s%s", inet_ntoa(s->addr),
+			log_info("accepting announcements from %s%s%s", a,
 				 s->site[0] ? " for site " : "", s->site);
 	}
 	if (acl->nprefixes == 0)
 		log_warnx("no -P: accepting announcements of any prefix (the lab always gives -P)");
-	for (int i = 0; i < acl->nprefixes; i++)
-		log_info("accepting announcements of %s/%d", inet_ntoa(acl->prefixes[i].prefix),
-			 acl->prefixes[i].prefixlen);
+	for (int i = 0; i < acl->nprefixes; i++) {
+		char p[ANNOUNCE_PREFIX_STRLEN];
+
+		log_info("accepting announcements of %s",
+			 announce_prefix_str(&acl->prefixes[i].prefix, acl->prefixes[i].prefixlen,
+					     p, sizeof(p)));
+	}
 }
 
 int main(int argc, char **argv)
@@ -381,8 +402,12 @@ int main(int argc, char **argv)
 		log_warn("%s: loop_add", __func__);
 		goto out;
 	}
-	log_info("listening on %s:%u, table %u", inet_ntoa(o.listen.sin_addr),
-		 ntohs(o.listen.sin_port), o.table);
+	{
+		char name[INET6_ADDRSTRLEN + 8];
+
+		log_info("listening on %s, table %u",
+			 addr_sockaddr_str(&o.listen, name, sizeof(name)), o.table);
+	}
 	if (loop_run(loop) == -1)
 		goto out;
 	rc = 0;

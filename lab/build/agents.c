@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "announce.h"
 #include "authority.h"
 #include "dnsconf.h"
 #include "log.h"
@@ -97,6 +98,11 @@ static const char *agents_ip(struct in_addr a, char *buf)
 	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
 }
 
+static const char *agents_ip6(const struct in6_addr *a, char *buf)
+{
+	return inet_ntop(AF_INET6, a, buf, INET6_ADDRSTRLEN);
+}
+
 /* agents_authds: -A for every authd's control socket, where a prober's
  * reports go (PowerDNS and gdnsd check the sites themselves: none); at its
  * link's IPv6 address for a prober of family 6 */
@@ -105,10 +111,11 @@ static void agents_authds(struct lab_argv *a, const struct topology *t, int v6)
 	char buf[INET6_ADDRSTRLEN];
 
 	for (int i = 0; i < t->nnodes; i++) {
-		const struct topo_link *l = &t->links[t->nodes[i].link];
+		const struct topo_link *l;
 
 		if (t->nodes[i].kind != TOPO_DNS || t->nodes[i].dns_impl != TOPO_DNS_AUTHD)
 			continue;
+		l = &t->links[t->nodes[i].link]; /* a router's link is -1 */
 		agents_argv_add(a, "-A");
 		if (v6)
 			agents_argv_add(a, "[%s]:%d",
@@ -287,9 +294,20 @@ static int lab_start_routed(struct lab *lab, int n)
 	 * via the next hop toward it, hops * 2^24 above its metric:
 	 * routing = static, every router told at once */
 	agents_argv_start(&a, lab, n, "routed", "routed");
-	agents_service_prefixes(&a, t);
-	/* and every anycast name server's address */
-	agents_anycast_prefixes(&a, t);
+	if (topo_v4(t)) {
+		agents_service_prefixes(&a, t);
+		/* and every anycast name server's address */
+		agents_anycast_prefixes(&a, t);
+	} else {
+		/* ip = 6: the service's IPv6 address, from the sites' IPv6
+		 * link addresses, on every IPv6 address of the router */
+		char buf6[INET6_ADDRSTRLEN];
+
+		agents_argv_add(&a, "-l");
+		agents_argv_add(&a, "[::]:%u", ANNOUNCE_PORT);
+		agents_argv_add(&a, "-P");
+		agents_argv_add(&a, "%s/128", agents_ip6(&t->service6, buf6));
+	}
 	topo_paths(t, n, path);
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct topo_link *l = &t->links[i];
@@ -301,6 +319,22 @@ static int lab_start_routed(struct lab *lab, int n)
 		hops = topo_route_to(t, n, path, l->node, &via, &ifname);
 		if (hops < 0)
 			continue;
+		if (!topo_v4(t)) {
+			struct in6_addr via6;
+			char a6[INET6_ADDRSTRLEN], nh6[INET6_ADDRSTRLEN];
+
+			topo_route_to6(t, n, path, l->node, &via6);
+			agents_argv_add(&a, "-a");
+			if (hops == 0)
+				agents_argv_add(&a, "%s=%s", t->nodes[l->node].name,
+						agents_ip6(&l->node_addr6, a6));
+			else
+				agents_argv_add(&a, "%s=%s,via=%s,hops=%d", t->nodes[l->node].name,
+						agents_ip6(&l->node_addr6, a6),
+						agents_ip6(&via6, nh6), hops);
+			nsites++;
+			continue;
+		}
 		agents_argv_add(&a, "-a");
 		if (hops == 0)
 			agents_argv_add(&a, "%s=%s", t->nodes[l->node].name,
@@ -416,15 +450,25 @@ int lab_start_sited(struct lab *lab, int n)
 static void agents_prober_routers(struct lab_argv *a, const struct topology *t,
 				  const struct topo_node *node)
 {
-	char buf[INET_ADDRSTRLEN];
+	char buf[INET6_ADDRSTRLEN];
+	int v4 = topo_v4(t);
 
+	/* ip = 6: over IPv6, to the link's and the loopbacks' IPv6 addresses */
 	agents_argv_add(a, "-R");
-	agents_argv_add(a, "%s", agents_ip(t->links[node->link].router_addr, buf));
+	if (v4)
+		agents_argv_add(a, "%s", agents_ip(t->links[node->link].router_addr, buf));
+	else
+		agents_argv_add(a, "[%s]:%u", agents_ip6(&t->links[node->link].router_addr6, buf),
+				ANNOUNCE_PORT);
 	for (int r = 0; r < t->nnodes; r++) {
 		if (t->nodes[r].kind != TOPO_ROUTER || r == t->links[node->link].router)
 			continue;
 		agents_argv_add(a, "-R");
-		agents_argv_add(a, "%s", agents_ip(t->nodes[r].router_id, buf));
+		if (v4)
+			agents_argv_add(a, "%s", agents_ip(t->nodes[r].router_id, buf));
+		else
+			agents_argv_add(a, "[%s]:%u", agents_ip6(&t->nodes[r].address6, buf),
+					ANNOUNCE_PORT);
 	}
 	agents_argv_add(a, "-k");
 	agents_argv_add(a, "%lldus", (long long)t->static_refresh_ns / 1000);
@@ -459,6 +503,12 @@ static int lab_start_site_prober(struct lab *lab, int n)
 					inet_ntop(AF_INET6, &t->service6, buf6, sizeof(buf6)));
 		}
 	} else {
+		if (!topo_v4(t)) { /* ip = 6: the service's IPv6 address, over IPv6 */
+			char buf6[INET6_ADDRSTRLEN];
+
+			agents_argv_add(&a, "-P");
+			agents_argv_add(&a, "%s/128", agents_ip6(&t->service6, buf6));
+		}
 		agents_argv_add(&a, "-m");
 		agents_argv_add(&a, "%u", node->metric);
 		agents_prober_routers(&a, t, node);
@@ -572,11 +622,12 @@ static int lab_start_dns(struct lab *lab, int n)
 	 * prober of family 6, whose reports come to the control socket on
 	 * [::], which takes both families (agents/authd/net.c) */
 	for (int i = 0; i < lab->t->nnodes; i++) {
-		const struct topo_link *l = &lab->t->links[lab->t->nodes[i].link];
+		const struct topo_link *l;
 		char addr6[INET6_ADDRSTRLEN];
 
 		if (lab->t->nodes[i].kind != TOPO_PROBER)
 			continue;
+		l = &lab->t->links[lab->t->nodes[i].link]; /* a router's link is -1 */
 		agents_argv_add(&a, "-a");
 		if (lab->t->nodes[i].family == TOPO_FAMILY_6)
 			agents_argv_add(&a, "%s=%s", lab->t->nodes[i].name,

@@ -25,9 +25,6 @@ void topo_ip6_defaults(struct topo_parse *p)
 /* topo_ip6_without: what a lab of ip = 6 cannot have yet, or NULL */
 static const char *topo_ip6_without(const struct topology *t)
 {
-	if (t->routing != TOPO_ROUTING_BGP)
-		return "routing = static (routed's announcements and routes are IPv4); set "
-		       "routing = bgp";
 	if (t->ecmp == TOPO_ECMP_RESILIENT)
 		return "ecmp = resilient (its nexthop groups are IPv4)";
 	if (topo_has_proximity(t))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # [lab] ip = dual (docs/topology.md, "Addresses: IPv4 and dual stack";
 # issue 28, item 1): the network in both families. check prints each IPv6
-# address beside its IPv4 twin and refuses ip = 6 (not yet); `up` of
+# address beside its IPv4 twin and refuses ip = 6 with what it cannot
+# have yet (ecmp = resilient); `up` of
 # topology/two-routers.ini gives every node its link's ::2, every router
 # its ::1s, its loopback and a route by the IPv4 path to every node, site
 # and resolver cache; every node reaches every site's own IPv6 address,
@@ -29,7 +30,7 @@ for want in 'ip = dual' '#   IPv6: 2001:2:0:1000::1/64 <-> 2001:2:0:1000::2/64' 
 	grep -qxF -- "$want" "$out/check.out" || fail "check does not print '$want'"
 done
 echo "ok: check prints the IPv6 plan"
-check_refused "ip = 6" "\[lab\] ip = 6: not yet" topology/anycast.ini --set ip=6
+check_refused "ip = 6 with ecmp = resilient" "\[lab\] ip = 6: not yet with ecmp = resilient" topology/anycast.ini --set ip=6 --set ecmp=resilient
 
 # the lab's DNS tree, the resolver passing its clients' subnets on (ecs:
 # resolverd's key, written in the file)

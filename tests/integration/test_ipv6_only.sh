@@ -2,19 +2,24 @@
 # [lab] ip = 6 (docs/topology.md, "IPv6 alone"; topology/ipv6-only.ini;
 # issue 28): the network in IPv6 alone. check prints the plan saying its
 # IPv4 addresses are on no interface, FRR's sessions over IPv6 without
-# IPv4 unicast, and refuses what ip = 6 cannot have yet (routing =
-# static) and a client of family 4; `up` (topology/real-resolvers.ini with
-# ip = 6) configures no global IPv4 address in any namespace and every
-# global IPv6 one in 2001:2::/48, the router's route to the service is
-# BGP's over IPv6 via a, `steerlab nodes` lists IPv6 addresses alone, and
-# unbound, Knot Resolver and BIND, walking the lab's tree over IPv6, answer
-# the name's AAAA over IPv6 and no A; a run of topology/ipv6-only.ini is valid with both schemes'
-# clocks: anycast steered when a's IPv6 route left the router's FIB, DNS
-# when authd stopped handing out a's AAAA, the report naming the IPv6
-# addresses; a's capture holds IPv6 requests and no IPv4 packet; the same
-# with PowerDNS in place of authd (its checks over IPv6, its answers AAAA
-# alone) is valid and steers.
-# about 35 s
+# IPv4 unicast, and refuses a client of family 4; `up` (topology/real-
+# resolvers.ini with ip = 6) configures no global IPv4 address in any
+# namespace and every global IPv6 one in 2001:2::/48, the router's route
+# to the service is BGP's over IPv6 via a, `steerlab nodes` lists IPv6
+# addresses alone, and unbound, Knot Resolver and BIND, walking the lab's
+# tree over IPv6, answer the name's AAAA over IPv6 and no A; a run of
+# topology/ipv6-only.ini is valid with both schemes' clocks: anycast
+# steered when a's IPv6 route left the router's FIB, DNS when authd
+# stopped handing out a's AAAA, the report naming the IPv6 addresses; a's
+# capture holds IPv6 requests and no IPv4 packet. The same lab with
+# routing = static: the site probers announce the service's IPv6 address
+# over IPv6 to routed on [::]:7179, which installs it via each prober's
+# IPv6 link address (the datagram's source) and deletes a's on its
+# withdrawal; valid with both schemes' clocks, anycast steered when that
+# IPv6 route left the FIB, no IPv4 packet on a's link; that run has
+# PowerDNS in place of authd (its checks over IPv6, its answers AAAA
+# alone), which steers too.
+# about 32 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -33,7 +38,6 @@ for want in 'ip = 6' '# ip = 6: the IPv4 addresses below are on no interface: th
 done
 if grep -q '^#    address-family ipv4 unicast' "$out/check.out"; then fail "FRR has IPv4 unicast"; fi
 echo "ok: check prints the IPv6 plan and FRR's IPv6 sessions alone"
-check_refused "ip = 6 with routing = static" "\[lab\] ip = 6: not yet with routing = static" $ini --set routing=static
 check_refused "a client of family 4" "\[client c1\] family = 4: the lab's network has no IPv4 (ip = 6)" $ini --set c1.family=4
 
 # up: topology/real-resolvers.ini in IPv6 alone, its three real resolvers
@@ -90,13 +94,29 @@ assert_eq "$v4" 0 "IPv4 packets captured at a"
 echo "ok: valid; anycast steer $(jq -r .schemes.anycast.steer_s "$r/clocks.json") s, dns steer $(jq -r .schemes.dns.steer_s "$r/clocks.json") s; a's capture: $v6 IPv6 requests, no IPv4"
 assert_no_leftovers $lab "$r"
 
-# PowerDNS in IPv6 alone: ns of impl = pdns (its own checks: no prober),
-# on its link's IPv6 address alone, a LUA AAAA record and no A
+# routing = static, with PowerDNS in place of authd (its own checks: no
+# prober): routed's announcements and routes in IPv6 alone, PowerDNS on its
+# link's IPv6 address alone, a LUA AAAA record and no A
 sed -e '/^\[prober p1\]/,/^$/d' -e 's/^\[dns ns\]$/[dns ns]\nimpl = pdns\ncheck_interval = 1s\ncheck_timeout = 1s/' \
 	$ini >"$out/pdns.ini"
-r=$out/pdns
-run_valid "$out/pdns.txt" "$out/pdns.ini" --set name=$lab --set duration=5s -q --out "$r" ||
-	fail "the run: $(tail -20 "$out/pdns.txt")"
+r=$out/static
+run_valid "$out/static.txt" "$out/pdns.ini" --set name=$lab --set routing=static --set duration=5s -q --out "$r" ||
+	fail "the static run: $(tail -20 "$out/static.txt")"
+sent=$(json "$r/a.prober.events.jsonl" 'select(.event == "announce_sent") | .router + " " + .prefix' | sort -u)
+[ "$sent" = "[2001:2::1]:7179 2001:2:0:ff00::1/128" ] || fail "a's prober announced '$sent'"
+# via: the announcement's source address, so it crossed a's link in IPv6
+applied=$(json "$r/core.routed.events.jsonl" 'select(.event == "route_applied" and .site == "a") | .prefix + " via " + .via' | sort -u)
+[ "$applied" = "2001:2:0:ff00::1/128 via 2001:2::2" ] || fail "core's routed applied '$applied'"
+[ "$(json "$r/core.routed.events.jsonl" 'select(.event == "route_withdrawn" and .site == "a") | .via')" = 2001:2::2 ] ||
+	fail "core's routed did not withdraw a's IPv6 route"
+grep -qF "steer = the route via 2001:2::2 leaves the FIB" "$out/static.txt" ||
+	fail "anycast's steer is not a's IPv6 route leaving the FIB"
+steer=$(jq -r ".schemes.anycast.steer_s" "$r/clocks.json")
+assert_ge "$steer" 0 "anycast's steer (static)"
+assert_le "$steer" 1.5 "anycast's steer (static)"
+v4=$(tshark -r "$r/capture-a.pcap" -Y 'ip' 2>/dev/null | wc -l)
+assert_eq "$v4" 0 "IPv4 packets captured at a (static)"
+echo "ok: routing = static valid; a announced 2001:2:0:ff00::1/128 to [2001:2::1]:7179, core routed it via 2001:2::2; anycast steer $steer s; no IPv4 at a"
 [ "$(sed -n 's/^local-address=//p' "$r/ns.pdns/pdns.conf")" = 2001:2:0:2::2 ] ||
 	fail "pdns.conf: $(grep local-address "$r/ns.pdns/pdns.conf")"
 grep -q 'IN LUA AAAA' "$r/ns.pdns/lab.example.zone" || fail "no LUA AAAA record"

@@ -74,6 +74,10 @@ case_ prober -P 198.19.0.1/33
 case_ prober -m -1
 case_ prober -m 4294967296
 case_ prober -R 198.18.0.1:x
+# an IPv6 prefix goes to IPv6 routers only, and never on lo (-L's is IPv4)
+case_ prober -s a -t 127.0.0.1:9 -P 2001:2:0:ff00::1/128 -m 1 -R '[2001:2:0:3::1]:7179' -R 198.18.0.1
+case_ prober -s a -t 127.0.0.1:9 -P 2001:2:0:ff00::1/128 -L
+case_ prober -R '[2001:2:0:3::1]:x'
 case_ prober "${r257[@]}"
 case_ prober -i 0
 case_ prober -i soon
@@ -139,6 +143,9 @@ case_ routed -x
 case_ routed -l
 case_ routed -v extra
 case_ routed -l 198.18.0.1:0
+case_ routed -l '[2001:2::1]:0'
+case_ routed -a a=2001:2:0:3::2,via=198.18.0.1
+case_ routed -P 2001:2:0:ff00::1/64
 case_ routed -T 0
 case_ routed -T 253
 case_ routed -T 255

@@ -183,6 +183,25 @@ static void test_dual_populations(void **state)
 	down();
 }
 
+/* routing = static in a lab of ip = 6: routed and the probers over IPv6
+ * alone, of the service's IPv6 address */
+static void test_ip6_static(void **state)
+{
+	char *text;
+
+	(void)state;
+	SANDBOX_REQUIRE();
+	up(LDATA "agents-ip6static.ini");
+	assert_int_equal(lab_start_infra(&lab), 0);
+	assert_int_equal(lab_start_clients(&lab, 0, 0), 0);
+	text = command_lines(0, lab.nagents);
+	test_assert_golden(LDATA "agents-ip6static.golden", text);
+	assert_non_null(strstr(text, "-l [::]:7179 -P 2001:2:0:ff00::1/128 -a a=2001:2::2"));
+	assert_null(strstr(text, "198.19.0.1"));
+	free(text);
+	down();
+}
+
 /* node_lines: the lines of golden for node's agents but its clients */
 static char *node_lines(const char *golden, const char *node)
 {
@@ -265,7 +284,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_command_lines),    cmocka_unit_test(test_small_lab),
 	    cmocka_unit_test(test_dual_populations), cmocka_unit_test(test_start_again),
-	    cmocka_unit_test(test_start_fails),
+	    cmocka_unit_test(test_start_fails),	     cmocka_unit_test(test_ip6_static),
 	};
 
 	SANDBOX_MAIN(argc, argv);

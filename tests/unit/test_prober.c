@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include <arpa/inet.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "addr.h"
@@ -147,15 +149,78 @@ static void test_router_parse(void **state)
 
 static void test_routers_add(void **state)
 {
-	struct prober_routers r = {.fd = -1};
-	struct sockaddr_in sin;
+	struct prober_routers r = {.fd = -1, .fd6 = -1};
+	struct sockaddr_storage ss, ss6;
 
 	(void)state;
-	parse_addr_port("198.18.0.1", ANNOUNCE_PORT, &sin);
-	for (int i = 0; i < PROBER_MAX_ROUTERS; i++)
-		assert_int_equal(prober_routers_add(&r, &sin), 0);
-	assert_int_equal(prober_routers_add(&r, &sin), -1);
-	assert_string_equal(r.name[0], "198.18.0.1:7179");
+	assert_int_equal(addr_parse_sockaddr("198.18.0.1", ANNOUNCE_PORT, &ss), 0);
+	assert_int_equal(addr_parse_sockaddr("[2001:2:0:3::1]:7179", ANNOUNCE_PORT, &ss6), 0);
+	assert_int_equal(prober_routers_add(&r, &ss6), 0);
+	for (int i = 1; i < PROBER_MAX_ROUTERS; i++)
+		assert_int_equal(prober_routers_add(&r, &ss), 0);
+	assert_int_equal(prober_routers_add(&r, &ss), -1);
+	assert_string_equal(r.name[0], "[2001:2:0:3::1]:7179");
+	assert_string_equal(r.name[1], "198.18.0.1:7179");
+}
+
+/* routers_listener: a UDP socket on ADDR (127.0.0.1 or ::1), its address
+ * in *ss */
+static int routers_listener(int family, struct sockaddr_storage *ss)
+{
+	socklen_t len = sizeof(*ss);
+	int fd = socket(family, SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	memset(ss, 0, sizeof(*ss));
+	ss->ss_family = (sa_family_t)family;
+	if (family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_addr = in6addr_loopback;
+	if (bind(fd, (struct sockaddr *)ss,
+		 family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6)) != 0)
+		return -1;
+	assert_int_equal(getsockname(fd, (struct sockaddr *)ss, &len), 0);
+	return fd;
+}
+
+/* a prober's routers of both families: one socket each, every datagram
+ * over its router's family, from an address of that family */
+static void test_routers_send_both_families(void **state)
+{
+	struct prober_routers r = {.fd = -1, .fd6 = -1};
+	struct sockaddr_storage l4, l6, from;
+	struct announce_msg m = {.metric = 10, .prefixlen = 128};
+	char buf[ANNOUNCE_MAX];
+	int fd4 = routers_listener(AF_INET, &l4), fd6 = routers_listener(AF_INET6, &l6);
+	socklen_t flen = sizeof(from);
+	ssize_t n;
+
+	(void)state;
+	if (fd6 == -1)
+		skip(); /* no IPv6 on this host's loopback */
+	strcpy(m.site, "a");
+	inet_pton(AF_INET6, "2001:2:0:ff00::1", &m.prefix);
+	assert_int_equal(prober_routers_add(&r, &l6), 0);
+	assert_int_equal(prober_routers_add(&r, &l4), 0);
+	assert_int_equal(prober_routers_open(&r), 0);
+	assert_true(r.fd >= 0 && r.fd6 >= 0 && r.fd != r.fd6);
+	assert_int_equal(prober_routers_send(&r, 0, &m), 0);
+	n = recvfrom(fd6, buf, sizeof(buf) - 1, 0, (struct sockaddr *)&from, &flen);
+	assert_int_equal(n, 35);
+	buf[n] = '\0';
+	assert_string_equal(buf, "ANNOUNCE a 2001:2:0:ff00::1/128 10\n");
+	assert_int_equal(from.ss_family, AF_INET6);
+	assert_int_equal(prober_routers_send(&r, 1, &m), 0);
+	flen = sizeof(from);
+	n = recvfrom(fd4, buf, sizeof(buf) - 1, 0, (struct sockaddr *)&from, &flen);
+	assert_int_equal(n, 35); /* the socket does not care; prober -R refuses */
+	assert_int_equal(from.ss_family, AF_INET);
+	prober_routers_close(&r);
+	assert_int_equal(r.fd, -1);
+	assert_int_equal(r.fd6, -1);
+	close(fd4);
+	close(fd6);
 }
 
 int main(void)
@@ -170,6 +235,7 @@ int main(void)
 	    cmocka_unit_test(test_reply_check),
 	    cmocka_unit_test(test_router_parse),
 	    cmocka_unit_test(test_routers_add),
+	    cmocka_unit_test(test_routers_send_both_families),
 	};
 
 	return cmocka_run_group_tests_name("prober", tests, NULL, NULL);

@@ -370,9 +370,19 @@ static const char *received(int fd, struct sockaddr_in *from)
 	return buf;
 }
 
+/* storage: sin as the routers' struct sockaddr_storage */
+static const struct sockaddr_storage *storage(const struct sockaddr_in *sin)
+{
+	static struct sockaddr_storage ss;
+
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, sin, sizeof(*sin));
+	return &ss;
+}
+
 static void test_routers_told(void **state)
 {
-	struct prober_routers r = {.fd = -1};
+	struct prober_routers r = {.fd = -1, .fd6 = -1};
 	struct sockaddr_in at[2], from;
 	struct announce_msg m = {.site = "a", .prefixlen = 32, .metric = 10};
 	int fd[2];
@@ -380,10 +390,10 @@ static void test_routers_told(void **state)
 	(void)state;
 	for (int i = 0; i < 2; i++) {
 		fd[i] = router(&at[i]);
-		assert_int_equal(prober_routers_add(&r, &at[i]), 0);
+		assert_int_equal(prober_routers_add(&r, storage(&at[i])), 0);
 	}
 	assert_int_equal(prober_routers_open(&r), 0);
-	inet_pton(AF_INET, "198.19.0.1", &m.prefix);
+	assert_int_equal(announce_prefix_parse("198.19.0.1", &m.prefix, &m.prefixlen), 0);
 	assert_int_equal(prober_routers_send(&r, 0, &m), 0);
 	m.withdraw = 1;
 	assert_int_equal(prober_routers_send(&r, 1, &m), 0);
@@ -407,8 +417,8 @@ static void unreachable(void *arg)
 	struct sockaddr_in zero = loopback(0);
 
 	log_init("prober", 1);
-	inet_pton(AF_INET, "198.19.0.1", &m.prefix);
-	prober_routers_add(r, &zero);
+	assert_int_equal(announce_prefix_parse("198.19.0.1", &m.prefix, &m.prefixlen), 0);
+	prober_routers_add(r, storage(&zero));
 	if (prober_routers_open(r) == -1)
 		return;
 	for (int i = 0; i < 3; i++)
@@ -421,13 +431,13 @@ static void unreachable(void *arg)
 
 static void test_router_errors_logged(void **state)
 {
-	struct prober_routers r = {.fd = -1};
+	struct prober_routers r = {.fd = -1, .fd6 = -1};
 	struct sockaddr_in at, from;
 	int fd = router(&at), status;
 	char *err, *text, want[1024];
 
 	(void)state;
-	assert_int_equal(prober_routers_add(&r, &at), 0);
+	assert_int_equal(prober_routers_add(&r, storage(&at)), 0);
 	err = test_child_stderr(unreachable, &r, &status);
 	test_assert_exit(status, 0);
 	text = test_strip_stamps(err);

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
+#include "addr.h"
 #include "agents/routed/acl.h"
 #include "agents/routed/control.h"
 #include "agents/routed/rib.h"
@@ -27,25 +28,27 @@ struct fake {
 
 static void fake_log(struct fake *f, const char *op, const struct kroute *r)
 {
-	char p[INET_ADDRSTRLEN], v[KROUTE_VIAS_MAX * INET_ADDRSTRLEN];
+	char p[INET6_ADDRSTRLEN], v[KROUTE_VIAS_MAX * INET6_ADDRSTRLEN];
 	size_t n = strlen(f->log);
+	int v6 = r->family == AF_INET6, af = v6 ? AF_INET6 : AF_INET;
 
-	inet_ntop(AF_INET, &r->prefix, p, sizeof(p));
-	inet_ntop(AF_INET, &r->via, v, sizeof(v));
+	inet_ntop(af, v6 ? (const void *)&r->prefix6 : (const void *)&r->prefix, p, sizeof(p));
+	inet_ntop(af, v6 ? (const void *)&r->via6 : (const void *)&r->via, v, sizeof(v));
 	/* ECMP: every next hop, comma-separated */
 	for (int i = 0; i < r->nvia; i++) {
 		size_t m = i ? strlen(v) : 0;
 
 		if (i)
 			v[m++] = ',';
-		inet_ntop(AF_INET, &r->vias[i], v + m, sizeof(v) - m);
+		inet_ntop(af, v6 ? (const void *)&r->vias6[i] : (const void *)&r->vias[i], v + m,
+			  sizeof(v) - m);
 	}
 	if (r->any_metric)
-		snprintf(f->log + n, sizeof(f->log) - n, "%s %s/%d via %s any;", op, p,
-			 r->prefixlen, v);
+		snprintf(f->log + n, sizeof(f->log) - n, "%s%s %s/%d via %s any;", op,
+			 v6 ? "6" : "", p, r->prefixlen, v);
 	else
-		snprintf(f->log + n, sizeof(f->log) - n, "%s %s/%d via %s metric %u;", op, p,
-			 r->prefixlen, v, r->metric);
+		snprintf(f->log + n, sizeof(f->log) - n, "%s%s %s/%d via %s metric %u;", op,
+			 v6 ? "6" : "", p, r->prefixlen, v, r->metric);
 }
 
 static int fake_change(void *ctx, const struct kroute *r, char *err, size_t errlen)
@@ -82,21 +85,25 @@ static int setup(void **state)
 	return 0;
 }
 
+/* addr: an address of either family in the table's form (IPv4 mapped),
+ * from a ring of 8 */
+static const struct in6_addr *addr(const char *s)
+{
+	static struct in6_addr ring[8];
+	static int next;
+	struct in6_addr *a = &ring[next++ % 8];
+
+	assert_int_equal(addr_ip_parse(s, a), 0);
+	return a;
+}
+
 static struct announce_msg msg(int withdraw, const char *site, unsigned metric)
 {
 	struct announce_msg m = {.withdraw = withdraw, .prefixlen = 32, .metric = metric};
 
 	strcpy(m.site, site);
-	inet_pton(AF_INET, "198.19.200.1", &m.prefix);
+	m.prefix = *addr("198.19.200.1");
 	return m;
-}
-
-static struct in_addr addr(const char *s)
-{
-	struct in_addr a;
-
-	inet_pton(AF_INET, s, &a);
-	return a;
 }
 
 /* apply: one message from src; returns the outcome, and clears the log first */
@@ -115,7 +122,7 @@ static void test_announce_installs(void **state)
 	assert_int_equal(apply(msg(0, "a", 10), "198.18.200.2", &res), RIB_APPLIED);
 	assert_string_equal(fk.log, "change 198.19.200.1/32 via 198.18.200.2 metric 10;");
 	assert_int_equal(res.metric, 10);
-	assert_int_equal(res.via.s_addr, addr("198.18.200.2").s_addr);
+	assert_memory_equal(&res.via, addr("198.18.200.2"), sizeof(struct in6_addr));
 	assert_non_null(rib_find(&rib, "a", addr("198.19.200.1"), 32));
 	assert_null(rib_find(&rib, "b", addr("198.19.200.1"), 32));
 }
@@ -164,7 +171,7 @@ static void test_withdraw_deletes_what_was_installed(void **state)
 	apply(msg(0, "b", 20), "198.18.200.6", &res);
 	assert_int_equal(apply(msg(1, "a", 0), "198.18.200.2", &res), RIB_WITHDRAWN);
 	assert_string_equal(fk.log, "delete 198.19.200.1/32 via 198.18.200.2 metric 10;");
-	assert_int_equal(res.via.s_addr, addr("198.18.200.2").s_addr);
+	assert_memory_equal(&res.via, addr("198.18.200.2"), sizeof(struct in6_addr));
 	assert_null(rib_find(&rib, "a", addr("198.19.200.1"), 32));
 	assert_non_null(rib_find(&rib, "b", addr("198.19.200.1"), 32)); /* b untouched */
 }
@@ -322,7 +329,7 @@ static void test_hold_silence_deletes_once(void **state)
 	assert_int_equal(x.n, 1);
 	assert_string_equal(x.e[0].site, "a");
 	assert_int_equal(x.e[0].last_ns, t);
-	assert_int_equal(x.e[0].via.s_addr, addr("198.18.200.2").s_addr);
+	assert_memory_equal(&x.e[0].via, addr("198.18.200.2"), sizeof(struct in6_addr));
 	assert_int_equal(x.res[0].outcome, RIB_WITHDRAWN);
 	assert_null(rib_find(&rib, "a", addr("198.19.200.1"), 32));
 	assert_non_null(rib_find(&rib, "b", addr("198.19.200.1"), 32));
@@ -431,15 +438,28 @@ static void test_acl_parse(void **state)
 				    "a/b=1.2.3.4",
 				    "toolongsitename17=1.2.3.4",
 				    "a=198.18.0.2:7179",
-				    "::1"};
+				    "::ffff:198.18.0.2",	       /* IPv4-mapped: IPv4's */
+				    "a=2001:2:0:3::2,via=198.18.32.1", /* a via of another family */
+				    "a=198.18.0.2,via=2001:2:0:3::2",
+				    "a=2001:2:0:3::2,via=::",
+				    "a=[2001:2:0:3::2]"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (routed_acl_add_sender(&acl, bad[i]) != -1)
 			fail_msg("-a '%s' accepted", bad[i]);
 	assert_int_equal(acl.nsenders, 2);
+	/* IPv6 senders, next hops and prefixes (ip = 6) */
+	assert_int_equal(routed_acl_add_sender(&acl, "a=2001:2:0:3::2,via=2001:2:0:1::2,hops=1"),
+			 0);
+	assert_memory_equal(&acl.senders[2].addr, addr("2001:2:0:3::2"), sizeof(struct in6_addr));
+	assert_memory_equal(&acl.senders[2].via, addr("2001:2:0:1::2"), sizeof(struct in6_addr));
+	assert_true(acl.senders[2].has_via);
 	assert_int_equal(routed_acl_add_prefix(&acl, "198.19.0.1"), 0);
 	assert_int_equal(acl.prefixes[0].prefixlen, 32);
+	assert_int_equal(routed_acl_add_prefix(&acl, "2001:2:0:ff00::1"), 0);
+	assert_int_equal(acl.prefixes[1].prefixlen, 128);
 	assert_int_equal(routed_acl_add_prefix(&acl, "x/32"), -1);
 	assert_int_equal(routed_acl_add_prefix(&acl, "198.19.0.1/33"), -1);
+	assert_int_equal(routed_acl_add_prefix(&acl, "2001:2:0:ff00::1/129"), -1);
 }
 
 static void test_acl_check(void **state)
@@ -470,10 +490,55 @@ static void test_acl_check(void **state)
 	assert_int_equal(routed_acl_check(&acl, &m, addr("198.18.0.2"), reason, sizeof(reason)),
 			 -1);
 	assert_string_equal(reason, "prefix 198.19.0.0/24 not allowed");
-	/* the service address with another length is another prefix */
-	m = line("ANNOUNCE a 198.19.0.1/31 1");
+	/* another length is another prefix */
+	m = line("ANNOUNCE a 198.19.0.0/31 1");
 	assert_int_equal(routed_acl_check(&acl, &m, addr("198.18.0.2"), reason, sizeof(reason)),
 			 -1);
+	/* the service address with host bits past a length: malformed (lib/addr) */
+	assert_int_equal(announce_parse("ANNOUNCE a 198.19.0.1/31 1", 26, &m), -1);
+	/* an IPv4 sender's address written as IPv6 is not that sender */
+	m = line("ANNOUNCE a 198.19.0.1/32 10");
+	assert_int_equal(routed_acl_check(&acl, &m, addr("2001:2::c612:2"), reason, sizeof(reason)),
+			 -1);
+	assert_string_equal(reason, "sender not allowed");
+}
+
+/* ip = 6: the lab's ACL in IPv6 alone */
+static void lab_acl6(struct routed_acl *acl)
+{
+	memset(acl, 0, sizeof(*acl));
+	assert_int_equal(routed_acl_add_sender(acl, "a=2001:2:0:3::2"), 0);
+	assert_int_equal(routed_acl_add_sender(acl, "b=2001:2:0:4::2,via=2001:2:0:100::2,hops=1"),
+			 0);
+	assert_int_equal(routed_acl_add_prefix(acl, "2001:2:0:ff00::1/128"), 0);
+}
+
+static void test_acl_check6(void **state)
+{
+	struct routed_acl acl;
+	struct announce_msg m;
+	char reason[128];
+
+	(void)state;
+	lab_acl6(&acl);
+	m = line("ANNOUNCE a 2001:2:0:ff00::1/128 10");
+	assert_int_equal(routed_acl_check(&acl, &m, addr("2001:2:0:3::2"), reason, sizeof(reason)),
+			 0);
+	assert_int_equal(routed_acl_check(&acl, &m, addr("2001:2:0:4::2"), reason, sizeof(reason)),
+			 -1);
+	assert_string_equal(reason, "site a not allowed from this sender");
+	assert_int_equal(routed_acl_check(&acl, &m, addr("2001:2:0:3::3"), reason, sizeof(reason)),
+			 -1);
+	assert_string_equal(reason, "sender not allowed");
+	m = line("ANNOUNCE a ::/0 1");
+	assert_int_equal(routed_acl_check(&acl, &m, addr("2001:2:0:3::2"), reason, sizeof(reason)),
+			 -1);
+	assert_string_equal(reason, "prefix ::/0 not allowed");
+	/* the IPv4 service is not allowed where only the IPv6 one is */
+	m = line("ANNOUNCE a 198.19.0.1/32 1");
+	assert_int_equal(routed_acl_check(&acl, &m, addr("2001:2:0:3::2"), reason, sizeof(reason)),
+			 -1);
+	assert_string_equal(reason, "prefix 198.19.0.1/32 not allowed");
 }
 
 static void test_acl_open_and_none(void **state)
@@ -498,20 +563,32 @@ static void test_acl_open_and_none(void **state)
 	assert_string_equal(reason, "sender not allowed");
 }
 
-static struct sockaddr_in from(const char *a)
+/* from: a datagram's source, a sockaddr_in or (an IPv6 address) a
+ * sockaddr_in6 */
+static struct sockaddr_storage from(const char *a)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(40000)};
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
 
-	sin.sin_addr = addr(a);
-	return sin;
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, a, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(40000);
+	} else {
+		assert_int_equal(inet_pton(AF_INET6, a, &sin6->sin6_addr), 1);
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(40000);
+	}
+	return ss;
 }
 
 static void send_line(struct routed *rd, const char *text, const char *src, int64_t now)
 {
-	struct sockaddr_in sin = from(src);
+	struct sockaddr_storage ss = from(src);
 
 	fk.log[0] = '\0';
-	routed_control_handle(rd, text, strlen(text), &sin, now);
+	routed_control_handle(rd, text, strlen(text), (const struct sockaddr *)&ss, now);
 }
 
 /* read_all: the whole of a file (caller frees) */
@@ -620,11 +697,11 @@ static void test_acl_via_hops_parse(void **state)
 	memset(&acl, 0, sizeof(acl));
 	assert_int_equal(routed_acl_add_sender(&acl, "a=198.18.0.2,via=198.18.32.1,hops=2"), 0);
 	assert_string_equal(acl.senders[0].site, "a");
-	assert_int_equal(acl.senders[0].addr.s_addr, addr("198.18.0.2").s_addr);
-	assert_int_equal(acl.senders[0].via.s_addr, addr("198.18.32.1").s_addr);
+	assert_memory_equal(&acl.senders[0].addr, addr("198.18.0.2"), sizeof(struct in6_addr));
+	assert_memory_equal(&acl.senders[0].via, addr("198.18.32.1"), sizeof(struct in6_addr));
 	assert_int_equal(acl.senders[0].hops, 2);
 	assert_int_equal(routed_acl_add_sender(&acl, "b=198.18.0.6,hops=0"), 0);
-	assert_int_equal(acl.senders[1].via.s_addr, 0);
+	assert_false(acl.senders[1].has_via);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (routed_acl_add_sender(&acl, bad[i]) != -1)
 			fail_msg("-a '%s' accepted", bad[i]);
@@ -761,6 +838,136 @@ static void test_ecmp_group(void **state)
 	rib.ecmp = 0;
 }
 
+static struct announce_msg msg6(int withdraw, const char *site, unsigned metric)
+{
+	struct announce_msg m = msg(withdraw, site, metric);
+
+	m.prefix = *addr("2001:2:0:ff00::1");
+	m.prefixlen = 128;
+	return m;
+}
+
+/* an IPv6 prefix: an IPv6 route via the IPv6 sender, withdrawn and expired
+ * as an IPv4 one; a next hop of the other family or loopback refused */
+static void test_ipv6_route(void **state)
+{
+	struct rib_result res;
+	char v[INET6_ADDRSTRLEN];
+
+	(void)state;
+	assert_int_equal(apply(msg6(0, "a", 10), "2001:2:0:3::2", &res), RIB_APPLIED);
+	assert_string_equal(fk.log, "change6 2001:2:0:ff00::1/128 via 2001:2:0:3::2 metric 10;");
+	assert_string_equal(addr_ip_str(&res.via, v, sizeof(v)), "2001:2:0:3::2");
+	assert_non_null(rib_find(&rib, "a", addr("2001:2:0:ff00::1"), 128));
+	/* the IPv4 service of the same site is another entry */
+	assert_null(rib_find(&rib, "a", addr("198.19.200.1"), 32));
+	assert_int_equal(apply(msg6(0, "a", 10), "2001:2:0:3::2", &res), RIB_UNCHANGED);
+	assert_int_equal(apply(msg6(0, "a", 20), "2001:2:0:3::2", &res), RIB_APPLIED);
+	assert_string_equal(fk.log, "change6 2001:2:0:ff00::1/128 via 2001:2:0:3::2 metric 20;"
+				    "delete6 2001:2:0:ff00::1/128 via 2001:2:0:3::2 metric 10;");
+	assert_int_equal(apply(msg6(1, "a", 0), "2001:2:0:3::2", &res), RIB_WITHDRAWN);
+	assert_string_equal(fk.log, "delete6 2001:2:0:ff00::1/128 via 2001:2:0:3::2 metric 20;");
+	/* a stale route of an earlier routed: any metric (the kernel has none) */
+	fk.remove_rc = 1;
+	assert_int_equal(apply(msg6(1, "a", 0), "2001:2:0:3::2", &res), RIB_UNCHANGED);
+	assert_string_equal(fk.log, "delete6 2001:2:0:ff00::1/128 via 2001:2:0:3::2 any;");
+	fk.remove_rc = 0;
+	/* no next hop of the other family (no RFC 5549 here), nor loopback */
+	assert_int_equal(apply(msg6(0, "a", 10), "198.18.200.2", &res), RIB_ERROR);
+	assert_string_equal(res.error, "next hop 198.18.200.2 is not of the prefix's family");
+	assert_int_equal(apply(msg(0, "a", 10), "2001:2:0:3::2", &res), RIB_ERROR);
+	assert_int_equal(apply(msg6(0, "a", 10), "::1", &res), RIB_ERROR);
+	assert_string_equal(res.error, "next hop ::1 is not usable");
+	assert_int_equal(apply(msg6(0, "a", 10), "::", &res), RIB_ERROR);
+	assert_string_equal(fk.log, "");
+	assert_int_equal(apply(msg6(1, "a", 0), "198.18.200.2", &res), RIB_UNCHANGED);
+	assert_string_equal(fk.log, "");
+	/* the hold timer */
+	assert_int_equal(apply(msg6(0, "b", 10), "2001:2:0:4::2", &res), RIB_APPLIED);
+	fk.log[0] = '\0';
+	assert_int_equal(
+	    rib_expire(&rib, &kernel, fake_now + 4 * NSEC_PER_SEC, 3 * NSEC_PER_SEC, NULL, NULL),
+	    1);
+	assert_string_equal(fk.log, "delete6 2001:2:0:ff00::1/128 via 2001:2:0:4::2 metric 10;");
+	assert_int_equal(rib.n, 0);
+}
+
+/* ECMP in IPv6: one multipath IPv6 route, next hops in address order */
+static void test_ipv6_ecmp(void **state)
+{
+	struct rib_result res;
+
+	(void)state;
+	rib.ecmp = 1;
+	assert_int_equal(apply(msg6(0, "b", 10), "2001:2:0:4::2", &res), RIB_APPLIED);
+	assert_int_equal(apply(msg6(0, "a", 10), "2001:2:0:3::2", &res), RIB_APPLIED);
+	assert_string_equal(
+	    fk.log, "change6 2001:2:0:ff00::1/128 via 2001:2:0:3::2,2001:2:0:4::2 metric 10;");
+	assert_int_equal(apply(msg6(1, "a", 10), "2001:2:0:3::2", &res), RIB_WITHDRAWN);
+	assert_string_equal(fk.log, "change6 2001:2:0:ff00::1/128 via 2001:2:0:4::2 metric 10;");
+	assert_int_equal(apply(msg6(1, "b", 10), "2001:2:0:4::2", &res), RIB_WITHDRAWN);
+	assert_string_equal(fk.log, "delete6 2001:2:0:ff00::1/128 via :: metric 10;");
+	rib.ecmp = 0;
+}
+
+/* ip = 6 through the control channel: IPv6 senders, a site behind another
+ * router via its IPv6 next hop, and events and rejections naming IPv6
+ * addresses */
+static void test_control_ipv6(void **state)
+{
+	char path[] = "/tmp/test_routed.XXXXXX";
+	int fd = mkstemp(path);
+	struct event_log *ev;
+	struct routed rd;
+	FILE *fp;
+	char *text;
+	const int64_t t = 1000 * NSEC_PER_SEC;
+
+	(void)state;
+	assert_true(fd != -1);
+	ev = event_open(path, "r1", "routed");
+	assert_non_null(ev);
+	routed_control_init(&rd, &kernel, ev, NULL);
+	lab_acl6(&rd.acl);
+	rd.hold_ns = 3 * NSEC_PER_SEC;
+	send_line(&rd, "ANNOUNCE a 2001:2:0:ff00::1/128 10\n", "2001:2:0:3::2", t);
+	assert_string_equal(fk.log, "change6 2001:2:0:ff00::1/128 via 2001:2:0:3::2 metric 10;");
+	send_line(&rd, "ANNOUNCE b 2001:2:0:ff00::1/128 20\n", "2001:2:0:4::2", t);
+	assert_string_equal(fk.log,
+			    "change6 2001:2:0:ff00::1/128 via 2001:2:0:100::2 metric 16777236;");
+	/* a client, and an entitled sender over IPv4 */
+	send_line(&rd, "WITHDRAW a 2001:2:0:ff00::1/128\n", "2001:2:0:5::2", t);
+	send_line(&rd, "WITHDRAW a 2001:2:0:ff00::1/128\n", "198.18.0.2", t);
+	assert_string_equal(fk.log, "");
+	assert_int_equal(rd.rejected, 2);
+	send_line(&rd, "WITHDRAW a 2001:2:0:ff00::1/128\n", "2001:2:0:3::2", t + 1);
+	assert_string_equal(fk.log, "delete6 2001:2:0:ff00::1/128 via 2001:2:0:3::2 metric 10;");
+	fk.log[0] = '\0';
+	routed_control_expire(&rd, t + 3500 * NSEC_PER_MSEC);
+	assert_string_equal(fk.log,
+			    "delete6 2001:2:0:ff00::1/128 via 2001:2:0:100::2 metric 16777236;");
+	assert_int_equal(rd.applied, 2);
+	assert_int_equal(rd.withdrawn, 1);
+	assert_int_equal(rd.expired, 1);
+	routed_control_close(&rd);
+	event_close(ev);
+	fp = fdopen(fd, "r");
+	text = read_all(fp);
+	assert_non_null(
+	    strstr(text, "\"event\":\"route_applied\",\"site\":\"a\",\"prefix\":"
+			 "\"2001:2:0:ff00::1/128\",\"via\":\"2001:2:0:3::2\",\"metric\":10}"));
+	assert_non_null(strstr(text, "\"event\":\"route_applied\",\"site\":\"b\",\"prefix\":"
+				     "\"2001:2:0:ff00::1/128\",\"via\":\"2001:2:0:100::2\""));
+	assert_non_null(strstr(text, "\"event\":\"route_withdrawn\",\"site\":\"a\",\"prefix\":"
+				     "\"2001:2:0:ff00::1/128\",\"via\":\"2001:2:0:3::2\"}"));
+	assert_non_null(strstr(text, "\"event\":\"route_expired\",\"site\":\"b\",\"prefix\":"
+				     "\"2001:2:0:ff00::1/128\",\"via\":\"2001:2:0:100::2\""));
+	assert_non_null(strstr(text, "\"from\":\"2001:2:0:5::2\""));
+	free(text);
+	fclose(fp);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -783,6 +990,10 @@ int main(void)
 	    cmocka_unit_test_setup(test_hold_zero_never_expires, setup),
 	    cmocka_unit_test(test_acl_parse),
 	    cmocka_unit_test(test_acl_check),
+	    cmocka_unit_test(test_acl_check6),
+	    cmocka_unit_test_setup(test_ipv6_route, setup),
+	    cmocka_unit_test_setup(test_ipv6_ecmp, setup),
+	    cmocka_unit_test_setup(test_control_ipv6, setup),
 	    cmocka_unit_test(test_acl_open_and_none),
 	    cmocka_unit_test_setup(test_control_rejects_change_nothing, setup),
 	    cmocka_unit_test_setup(test_control_malformed_is_bad_not_rejected, setup),

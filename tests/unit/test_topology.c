@@ -947,6 +947,7 @@ static void test_ip6(void **state)
 	struct topology *t = new_topology();
 	char *ok[] = {"ip=6", "routing=bgp"};
 	char *stat[] = {"ip=6"};
+	char *res[] = {"ip=6", "ecmp=resilient"};
 	char *four[] = {"ip=6", "routing=bgp", "c1.family=4"};
 
 	(void)state;
@@ -963,9 +964,18 @@ static void test_ip6(void **state)
 					     "interface"));
 		free(text);
 	}
-	expect_errors(DATA "dns.ini", stat, 1,
-		      "--set ip=6: [lab] ip = 6: not yet with routing = static (routed's "
-		      "announcements and routes are IPv4); set routing = bgp\n");
+	/* routing = static too: routed's announcements and routes in IPv6 */
+	load_ok(t, DATA "dns.ini", stat, 1);
+	assert_int_equal(t->routing, TOPO_ROUTING_STATIC);
+	expect_errors(DATA "dns.ini", res, 2,
+		      DATA "dns.ini:25: [client c1] family = 6: not yet with ecmp = resilient (its "
+			   "nexthop groups are IPv4 only here); IPv6 clients send over UDP or, one "
+			   "client, TCP and HTTP\n" DATA
+			   "dns.ini:30: [client c2] family = 6: not yet with ecmp = resilient (its "
+			   "nexthop groups are IPv4 only here); IPv6 clients send over UDP or, one "
+			   "client, TCP and HTTP\n"
+			   "--set ip=6: [lab] ip = 6: not yet with ecmp = resilient (its nexthop "
+			   "groups are IPv4)\n");
 	expect_errors(DATA "dns.ini", four, 3,
 		      "--set c1.family=4: [client c1] family = 4: the lab's network has no IPv4 "
 		      "(ip = 6); expected 6\n");
