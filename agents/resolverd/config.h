@@ -6,10 +6,14 @@
  *                          qname_minimisation, ecs and transport (iterate),
  *                          timeout, retries, port, tcp, stats_interval,
  *                          max_pending; and the default of every cache key
- *   [resolver NAME]        one cache: address, address6, and any cache key
+ *   [resolver NAME]        one cache: address, address6 (either or both),
+ *                          and any cache key
  *   [resolvers PREFIX]     count caches PREFIX1..PREFIXcount at
- *                          first_address and the addresses after it (and
- *                          first_address6 and the IPv6 addresses after it)
+ *                          first_address and the addresses after it, and/or
+ *                          first_address6 and the IPv6 addresses after it
+ *
+ * A cache with an IPv6 address alone (v6only) listens, and asks every
+ * server, on it alone: its servers must all be IPv6 (transport = 6).
  *
  * Cache keys: min_ttl, max_ttl, neg_max_ttl, serve_stale, stale_ttl,
  * max_stale, stale_recheck, prefetch, phase, max_entries. A key set in a
@@ -50,9 +54,10 @@
 
 struct rsv_inst_conf {
 	char name[RSV_NAME_MAX + 1];
-	struct in_addr addr;
+	struct in_addr addr;	    /* address: unless v6only */
 	struct in6_addr addr6;	    /* address6: if has_addr6, */
 	int has_addr6;		    /* it listens there too, and asks IPv6 servers from it */
+	int v6only;		    /* no address: addr6 alone (addr is 0.0.0.0) */
 	struct rsv_cache_cfg cache; /* phase spread already resolved */
 	int line;		    /* its section header */
 };
@@ -117,6 +122,15 @@ static inline int rsv_conf_up6(const struct rsv_conf *c)
 		if (rsv_sa_is6(&c->upstream[i]))
 			return 1;
 	return 0;
+}
+
+/* rsv_inst_addr_str: in's address as text, as log lines, events and the
+ * CSV name it: its IPv4 address, or its IPv6 one if it has none. */
+static inline const char *rsv_inst_addr_str(const struct rsv_inst_conf *in, char *buf, size_t len)
+{
+	if (in->v6only)
+		return inet_ntop(AF_INET6, &in->addr6, buf, (socklen_t)len);
+	return inet_ntop(AF_INET, &in->addr, buf, (socklen_t)len);
 }
 
 /* rsv_sa: the socket address the pair (a, a6) stands for: a, or a6 when a

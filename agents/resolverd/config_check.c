@@ -140,10 +140,10 @@ static void rsv_check_mode(struct rsv_parse *p, const struct rsv_sect *main)
 	rsv_check_transport(p, main);
 }
 
-/* rsv_add: one resolver from section s, with addr6 if not NULL. 0, or -1
- * (reported). */
+/* rsv_add: one resolver from section s, with addr if not NULL and addr6
+ * if not NULL (one of them at least). 0, or -1 (reported). */
 static int rsv_add(struct rsv_parse *p, const struct rsv_sect *s, const char *name,
-		   struct in_addr addr, const struct in6_addr *addr6,
+		   const struct in_addr *addr, const struct in6_addr *addr6,
 		   const struct rsv_cache_cfg *cfg)
 {
 	struct rsv_conf *c = p->c;
@@ -159,7 +159,10 @@ static int rsv_add(struct rsv_parse *p, const struct rsv_sect *s, const char *na
 	}
 	in = &c->inst[c->ninst++];
 	snprintf(in->name, sizeof(in->name), "%s", name);
-	in->addr = addr;
+	if (addr)
+		in->addr = *addr;
+	else
+		in->v6only = 1;
 	if (addr6) {
 		in->addr6 = *addr6;
 		in->has_addr6 = 1;
@@ -193,11 +196,14 @@ static int rsv_expand_group(struct rsv_parse *p, const struct rsv_sect *s,
 	struct in6_addr addr6;
 
 	rsv_conf_sect_label(s, label, sizeof(label));
-	if (!s->where[kcount] || !s->where[kfirst]) {
-		rsv_conf_error(p, s->line, "%s: 'count' and 'first_address' are required", label);
+	if (!s->where[kcount] || (!s->where[kfirst] && !s->where[kfirst6])) {
+		rsv_conf_error(p, s->line,
+			       "%s: 'count' and 'first_address' (or 'first_address6', or both) "
+			       "are required",
+			       label);
 		return -1;
 	}
-	if ((uint64_t)first + s->count - 1 >= 0xffffffffu) {
+	if (s->where[kfirst] && (uint64_t)first + s->count - 1 >= 0xffffffffu) {
 		rsv_conf_error(p, s->where[kcount],
 			       "%s: %u addresses from first_address run past 255.255.255.254",
 			       label, s->count);
@@ -221,7 +227,8 @@ static int rsv_expand_group(struct rsv_parse *p, const struct rsv_sect *s,
 				       inet_ntop(AF_INET6, &addr6, a6, sizeof(a6)));
 			return -1;
 		}
-		if (rsv_add(p, s, name, a, s->where[kfirst6] ? &addr6 : NULL, cfg) == -1)
+		if (rsv_add(p, s, name, s->where[kfirst] ? &a : NULL,
+			    s->where[kfirst6] ? &addr6 : NULL, cfg) == -1)
 			return -1;
 	}
 	return 0;
@@ -244,6 +251,8 @@ static int rsv_by_addr(const void *a, const void *b)
 	const struct rsv_inst_conf *y = &rsv_sort_base[*(const int *)b];
 	uint32_t ax = ntohl(x->addr.s_addr), ay = ntohl(y->addr.s_addr);
 
+	if (x->v6only != y->v6only) /* those without an IPv4 address first */
+		return x->v6only ? -1 : 1;
 	if (ax != ay)
 		return ax < ay ? -1 : 1;
 	return *(const int *)a - *(const int *)b;
@@ -326,7 +335,7 @@ static void rsv_check_unique(struct rsv_parse *p)
 	qsort(idx, (size_t)c->ninst, sizeof(int), rsv_by_addr);
 	for (int i = 1; i < c->ninst; i++) {
 		const struct rsv_inst_conf *x = &c->inst[idx[i - 1]], *y = &c->inst[idx[i]];
-		if (x->addr.s_addr == y->addr.s_addr)
+		if (!x->v6only && x->addr.s_addr == y->addr.s_addr)
 			rsv_conf_error(p, y->line, "%s: address %s already used by %s (line %d)",
 				       y->name, inet_ntop(AF_INET, &y->addr, a, sizeof(a)), x->name,
 				       x->line);
@@ -334,6 +343,8 @@ static void rsv_check_unique(struct rsv_parse *p)
 	rsv_check_unique6(p, idx);
 	free(idx);
 	for (int i = 0; i < c->ninst; i++) {
+		if (c->inst[i].v6only)
+			continue;
 		for (int u = 0; u < c->nroot; u++)
 			if (!rsv_sa_is6(&c->root[u]) &&
 			    c->inst[i].addr.s_addr == c->root[u].sin_addr.s_addr &&
@@ -409,6 +420,51 @@ static void rsv_check_addr6(struct rsv_parse *p)
 	}
 }
 
+/* rsv_check_addr4: a resolver with an IPv6 address alone asks nothing
+ * over IPv4: every upstream is IPv6 (forward), transport = 6 (iterate).
+ * Named at its section, with the line of what it could not ask. */
+static void rsv_check_addr4(struct rsv_parse *p, const struct rsv_sect *main)
+{
+	const struct rsv_conf *c = p->c;
+	int kaddr = rsv_key_index("address"), kfirst = rsv_key_index("first_address");
+	int kaddr6 = rsv_key_index("address6"), kfirst6 = rsv_key_index("first_address6");
+	int kup = rsv_key_index("upstream"), ktr = rsv_key_index("transport");
+	char sa[RSV_SA_STRLEN], label[RSV_NAME_MAX + 32];
+
+	for (int i = 0; i < p->nsects; i++) {
+		const struct rsv_sect *s = &p->sects[i];
+		const char *key = s->kind == RSV_SECT_ONE ? "address" : "first_address";
+		socklen_t len;
+
+		if (s->kind == RSV_SECT_MAIN ||
+		    s->where[s->kind == RSV_SECT_ONE ? kaddr : kfirst] ||
+		    !s->where[s->kind == RSV_SECT_ONE ? kaddr6 : kfirst6])
+			continue; /* an IPv4 address, or none at all (reported) */
+		rsv_conf_sect_label(s, label, sizeof(label));
+		if (c->mode == RSV_MODE_ITERATE && c->transport != 6) {
+			rsv_conf_error(p, s->line,
+				       "%s: no '%s': transport = 4%s asks every server from the "
+				       "IPv4 address: set transport = 6, or add '%s'",
+				       label, key, main && main->where[ktr] ? "" : " (the default)",
+				       key);
+			continue;
+		}
+		for (int u = 0; c->mode == RSV_MODE_FORWARD && u < c->nupstream; u++) {
+			if (rsv_sa_is6(&c->upstream[u]))
+				continue;
+			rsv_conf_error(
+			    p, s->line,
+			    "%s: no '%s': the upstream %s (line %d) is IPv4, and it has only an "
+			    "IPv6 address to ask from",
+			    label, key,
+			    rsv_sa_str(rsv_sa(&c->upstream[u], &c->upstream6[u], &len), sa,
+				       sizeof(sa)),
+			    main ? main->where[kup] : 0);
+			break;
+		}
+	}
+}
+
 void rsv_conf_finish(struct rsv_parse *p)
 {
 	struct rsv_conf *c = p->c;
@@ -438,19 +494,22 @@ void rsv_conf_finish(struct rsv_parse *p)
 		if (s->kind == RSV_SECT_GROUP) {
 			if (rsv_expand_group(p, s, &cfg) == -1)
 				break;
-		} else if (!s->where[kaddr]) {
-			rsv_conf_error(p, s->line, "%s: 'address' is required",
+		} else if (!s->where[kaddr] && !s->where[kaddr6]) {
+			rsv_conf_error(p, s->line,
+				       "%s: 'address' (or 'address6', or both) is required",
 				       rsv_conf_sect_label(s, label, sizeof(label)));
-		} else if (rsv_add(p, s, s->name, s->addr, s->where[kaddr6] ? &s->addr6 : NULL,
-				   &cfg) == -1) {
+		} else if (rsv_add(p, s, s->name, s->where[kaddr] ? &s->addr : NULL,
+				   s->where[kaddr6] ? &s->addr6 : NULL, &cfg) == -1) {
 			break;
 		}
 	}
 	rsv_check_addr6(p);
+	rsv_check_addr4(p, main);
 	if (!any)
 		rsv_conf_error(p, 0,
 			       "no resolvers: add [resolver NAME] with an address, or [resolvers "
-			       "PREFIX] with count and first_address");
+			       "PREFIX] with count and first_address (or address6, "
+			       "first_address6)");
 	if (c->ninst > 1)
 		rsv_check_unique(p);
 	rsv_spread(c);

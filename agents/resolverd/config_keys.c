@@ -464,8 +464,10 @@ void rsv_conf_print(const struct rsv_conf *c, FILE *out)
 		c->max_pending);
 	rsv_conf_print_cache(&c->defaults, out);
 	for (int i = 0; i < c->ninst; i++) {
-		fprintf(out, "\n[resolver %s]\naddress = %s\n", c->inst[i].name,
-			inet_ntop(AF_INET, &c->inst[i].addr, addr, sizeof(addr)));
+		fprintf(out, "\n[resolver %s]\n", c->inst[i].name);
+		if (!c->inst[i].v6only)
+			fprintf(out, "address = %s\n",
+				inet_ntop(AF_INET, &c->inst[i].addr, addr, sizeof(addr)));
 		if (c->inst[i].has_addr6)
 			fprintf(out, "address6 = %s\n",
 				inet_ntop(AF_INET6, &c->inst[i].addr6, addr, sizeof(addr)));

@@ -79,10 +79,10 @@ struct rsv_inst {
 	int index;
 	const struct rsv_inst_conf *conf;
 	struct rsv_cache cache;
-	struct rsv_cache deleg; /* mode = iterate: the zone cuts (deleg.h) */
-	uint32_t ecs_scopes;	/* ecs = yes: bit s set once a /s answer was stored */
-	uint64_t ecs_scopes6;	/* the same for IPv6 subnets */
-	struct rsv_fd udp, up;
+	struct rsv_cache deleg;	    /* mode = iterate: the zone cuts (deleg.h) */
+	uint32_t ecs_scopes;	    /* ecs = yes: bit s set once a /s answer was stored */
+	uint64_t ecs_scopes6;	    /* the same for IPv6 subnets */
+	struct rsv_fd udp, up;	    /* IPv4 (fd -1 if conf->v6only) */
 	struct dnstcp_listener tcp; /* in ctx->srv.tcp */
 	char src[32];		    /* "ADDR:PORT" of the upstream socket */
 	struct rsv_fd udp6, up6;    /* address6: the same over IPv6 (fd -1 if none) */

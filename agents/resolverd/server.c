@@ -129,7 +129,7 @@ static int rsv_srv_open_family(struct rsv_inst *in, int v6, struct rsv_fd *udp,
 
 int rsv_srv_open(struct rsv_inst *in)
 {
-	if (rsv_srv_open_family(in, 0, &in->udp, &in->tcp) == -1)
+	if (!in->conf->v6only && rsv_srv_open_family(in, 0, &in->udp, &in->tcp) == -1)
 		return -1;
 	if (in->conf->has_addr6 && rsv_srv_open_family(in, 1, &in->udp6, &in->tcp6) == -1)
 		return -1;

@@ -45,12 +45,12 @@ static json_t *rsv_counts_json(json_t *o, const struct rsv_counts *a, const stru
 static void rsv_stats_one(struct rsv_ctx *ctx, struct rsv_inst *in, const char *event,
 			  const struct rsv_counts *since)
 {
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
 	json_t *o = json_object();
 
 	if (o == NULL)
 		return;
-	inet_ntop(AF_INET, &in->conf->addr, addr, sizeof(addr));
+	rsv_inst_addr_str(in->conf, addr, sizeof(addr));
 	json_object_set_new(o, "resolver", json_string(in->conf->name));
 	json_object_set_new(o, "address", json_string(addr));
 	rsv_counts_json(o, &in->n, since);

@@ -114,7 +114,7 @@ static int rsv_up_socket(struct rsv_inst *in, int v6, struct rsv_fd *f, char *sr
 
 int rsv_up_open(struct rsv_inst *in)
 {
-	if (rsv_up_socket(in, 0, &in->up, in->src, sizeof(in->src)) == -1)
+	if (!in->conf->v6only && rsv_up_socket(in, 0, &in->up, in->src, sizeof(in->src)) == -1)
 		return -1;
 	if (in->conf->has_addr6 && rsv_conf_up6(in->ctx->conf) &&
 	    rsv_up_socket(in, 1, &in->up6, in->src6, sizeof(in->src6)) == -1)

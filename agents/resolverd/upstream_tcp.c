@@ -54,7 +54,7 @@ int rsv_up_tcp_start(struct rsv_pending *p, const uint8_t *q, size_t qlen)
 		inet_ntop(AF_INET6, &p->inst->conf->addr6, p->tcp_src, sizeof(p->tcp_src));
 	else
 		inet_ntop(AF_INET, &p->inst->conf->addr, p->tcp_src, sizeof(p->tcp_src));
-	if (v6 && !p->inst->conf->has_addr6) {
+	if ((v6 && !p->inst->conf->has_addr6) || (!v6 && p->inst->conf->v6only)) {
 		errno = EAFNOSUPPORT;
 		return -1;
 	}

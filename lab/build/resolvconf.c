@@ -11,7 +11,7 @@
 int resolvconf_write(const struct topology *t, int node, FILE *out)
 {
 	const struct topo_node *r = &t->nodes[node];
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
 	struct in_addr first;
 	int line = 1, nup = 0;
 
@@ -40,39 +40,53 @@ int resolvconf_write(const struct topology *t, int node, FILE *out)
 		"below its [resolver %s]'s\n#line %d\n",
 		t->path, r->name, r->line);
 	if (r->rsv_mode == TOPO_RSV_ITERATE) {
-		/* the walk starts at the lab's root: its servers are the hints */
+		/* the walk starts at the lab's root: its servers are the hints
+		 * (ip = 6: at their IPv6 addresses, the tree's glue AAAA) */
 		struct in_addr roots[8];
-		int nroots = topo_dns_roots(t, roots, 8);
+		struct in6_addr roots6[8];
+		int nroots =
+		    topo_v4(t) ? topo_dns_roots(t, roots, 8) : topo_dns_roots6(t, roots6, 8);
 
 		fprintf(out, "mode = iterate\n#line %d\nroot =", r->line);
 		for (int k = 0; k < nroots; k++)
-			fprintf(out, " %s", inet_ntop(AF_INET, &roots[k], addr, sizeof(addr)));
+			fprintf(out, " %s",
+				topo_v4(t) ? inet_ntop(AF_INET, &roots[k], addr, sizeof(addr))
+					   : inet_ntop(AF_INET6, &roots6[k], addr, sizeof(addr)));
+		if (!topo_v4(t))
+			fprintf(out, "\n#line %d\ntransport = 6", r->line);
 		nup = nroots;
 	} else {
 		/* the servers of the zones below the root, which answer */
 		fprintf(out, "upstream =");
 		for (int n = 0; n < t->nnodes; n++) {
+			const struct topo_link *l;
+
 			if (!topo_rsv_upstream(t, n))
 				continue;
-			inet_ntop(AF_INET, &t->links[t->nodes[n].link].node_addr, addr,
-				  sizeof(addr));
+			l = &t->links[t->nodes[n].link];
+			if (topo_v4(t))
+				inet_ntop(AF_INET, &l->node_addr, addr, sizeof(addr));
+			else
+				inet_ntop(AF_INET6, &l->node_addr6, addr, sizeof(addr));
 			fprintf(out, " %s", addr);
 			nup++;
 		}
 	}
-	first = topo_resolver_addr(t, node, 1);
-	inet_ntop(AF_INET, &first, addr, sizeof(addr));
-	fprintf(out,
-		"\n#line %d\n[resolvers %s]\n#line %d\ncount = %u\n#line %d\nfirst_address = %s\n",
-		r->line, r->name, r->line, r->count, r->line, addr);
+	fprintf(out, "\n#line %d\n[resolvers %s]\n#line %d\ncount = %u\n", r->line, r->name,
+		r->line, r->count);
+	if (topo_v4(t)) {
+		first = topo_resolver_addr(t, node, 1);
+		fprintf(out, "#line %d\nfirst_address = %s\n", r->line,
+			inet_ntop(AF_INET, &first, addr, sizeof(addr)));
+	}
 	/* a dual lab: each cache answers its IPv6 clients at its IPv6 address
-	 * too (it asks upstream over IPv4: the tree's glue is IPv4) */
-	if (t->ip == TOPO_IP_DUAL) {
+	 * too (it asks upstream over IPv4: the tree's glue is IPv4); ip = 6:
+	 * at its IPv6 address alone, asking over IPv6 */
+	if (topo_v6(t)) {
 		struct in6_addr first6 = topo_resolver_addr6(t, node, 1);
-		char addr6[INET6_ADDRSTRLEN];
 
 		fprintf(out, "#line %d\nfirst_address6 = %s\n", r->line,
-			inet_ntop(AF_INET6, &first6, addr6, sizeof(addr6)));
+			inet_ntop(AF_INET6, &first6, addr, sizeof(addr)));
 	}
 	return ferror(out) || nup == 0 ? -1 : 0;
 }

@@ -11,7 +11,10 @@
  * root's and those [lab] dns_tree adds: topo_rsv_upstream); in mode
  * iterate, `mode = iterate` and `root`, the root zone's servers
  * (topo_dns_roots); then a `[resolvers NAME]` group of `count` caches from
- * the node's first address (docs/man/steerlab.ini.5, ADDRESSES).
+ * the node's first address (docs/man/steerlab.ini.5, ADDRESSES), and in a
+ * lab of ip = dual `first_address6`. A lab of ip = 6 has IPv6 alone: no
+ * `first_address`, `first_address6`, the servers' IPv6 link addresses as
+ * upstream or root (topo_dns_roots6), and in mode iterate `transport = 6`.
  */
 #ifndef STEERLAB_RESOLVCONF_H
 #define STEERLAB_RESOLVCONF_H

@@ -738,6 +738,10 @@ void topo_print_proximity(const struct topology *t, FILE *out);
  * hints of a resolver that walks the lab's tree. */
 int topo_dns_roots(const struct topology *t, struct in_addr *out, int max);
 
+/* topo_dns_roots6: the same servers' IPv6 link addresses (a lab of
+ * ip = 6 walks its tree over IPv6). */
+int topo_dns_roots6(const struct topology *t, struct in6_addr *out, int max);
+
 /* topo_dns_serves: whether [dns] node n serves zone z (an index in
  * raw_sections). */
 int topo_dns_serves(const struct topology *t, int n, int z);

@@ -98,6 +98,16 @@ int topo_dns_roots(const struct topology *t, struct in_addr *out, int max)
 	return k;
 }
 
+int topo_dns_roots6(const struct topology *t, struct in6_addr *out, int max)
+{
+	int root = topo_zone_find(t, "."), k = 0;
+
+	for (int n = 0; root >= 0 && n < t->nnodes && k < max; n++)
+		if (topo_dns_serves(t, n, root) && t->nodes[n].link >= 0)
+			out[k++] = t->links[t->nodes[n].link].node_addr6;
+	return k;
+}
+
 /* topo_rsv_answers: [dns] node n is neither the root's nor one dns_tree
  * adds: it answers rather than refers */
 static int topo_rsv_answers(const struct topology *t, int n)

@@ -210,7 +210,7 @@ static void test_value_errors(void **state)
 	    "r.ini:16: phase: expected none, spread, a percentage of the TTL below 100% "
 	    "such as 25%, or a duration with its unit such as 7s, got '100%'\n"
 	    "r.ini:17: max_entries: expected a whole number from 1 to 10000000, got '0'\n"
-	    "r.ini:9: [resolver r1]: 'address' is required\n");
+	    "r.ini:9: [resolver r1]: 'address' (or 'address6', or both) is required\n");
 }
 
 static void test_structure_errors(void **state)
@@ -260,7 +260,8 @@ static void test_structure_errors(void **state)
 	    "r.ini:18: [resolvers g]: unknown key 'address' (expected one of: count, "
 	    "first_address, first_address6, min_ttl, max_ttl, neg_max_ttl, serve_stale, stale_ttl, "
 	    "max_stale, stale_recheck, prefetch, phase, max_entries)\n"
-	    "r.ini:17: [resolvers g]: 'count' and 'first_address' are required\n");
+	    "r.ini:17: [resolvers g]: 'count' and 'first_address' (or 'first_address6', or "
+	    "both) are required\n");
 }
 
 static void test_whole_file_checks(void **state)
@@ -270,7 +271,8 @@ static void test_whole_file_checks(void **state)
 	expect_errors("# empty\n", "r.ini: [resolverd]: 'upstream' is required: the authoritative "
 				   "server(s), ADDR[:PORT] ...\n"
 				   "r.ini: no resolvers: add [resolver NAME] with an address, or "
-				   "[resolvers PREFIX] with count and first_address\n");
+				   "[resolvers PREFIX] with count and first_address (or "
+				   "address6, first_address6)\n");
 	expect_errors("[resolverd]\n"
 		      "upstream = 198.18.0.10\n"
 		      "min_ttl = 600\n"
@@ -710,6 +712,124 @@ static void test_ipv6_errors(void **state)
 		      "r.ini:7: r2: listens on a root server's address and port [2001:2::1]:53\n");
 }
 
+/* IPv6 alone: a group with first_address6 and no first_address, a
+ * resolver with address6 and no address, forwarding to IPv6 upstreams or
+ * iterating with transport = 6; -p writes no address and reads back */
+static void test_ipv6_only(void **state)
+{
+	struct rsv_conf a, b;
+	char *text;
+
+	(void)state;
+	load_ok(&a, "[resolverd]\n"
+		    "upstream = 2001:2::53 [2001:2::54]:5300\n"
+		    "[resolver r1]\n"
+		    "address6 = 2001:2:0:8000::1\n"
+		    "[resolvers e]\n"
+		    "count = 2\n"
+		    "first_address6 = 2001:2:0:8001::1\n"
+		    "[resolver d]\n"
+		    "address = 198.18.64.9\n"
+		    "address6 = 2001:2:0:8000::9\n");
+	assert_int_equal(a.ninst, 4);
+	assert_true(a.inst[0].v6only && a.inst[0].has_addr6);
+	assert_int_equal(a.inst[0].addr.s_addr, 0);
+	assert_string_equal(addr6_str(&a.inst[0].addr6), "2001:2:0:8000::1");
+	assert_true(a.inst[1].v6only && a.inst[2].v6only);
+	assert_string_equal(a.inst[2].name, "e2");
+	assert_string_equal(addr6_str(&a.inst[2].addr6), "2001:2:0:8001::2");
+	assert_false(a.inst[3].v6only);
+	text = print(&a);
+	assert_non_null(strstr(text, "[resolver r1]\naddress6 = 2001:2:0:8000::1\nmin_ttl = "));
+	assert_non_null(strstr(text, "[resolver e2]\naddress6 = 2001:2:0:8001::2\nmin_ttl = "));
+	load_ok(&b, text);
+	assert_int_equal(b.ninst, 4);
+	for (int i = 0; i < a.ninst; i++) {
+		assert_int_equal(a.inst[i].v6only, b.inst[i].v6only);
+		assert_memory_equal(&a.inst[i].addr6, &b.inst[i].addr6, sizeof(a.inst[i].addr6));
+	}
+	free(text);
+	rsv_conf_free(&a);
+	rsv_conf_free(&b);
+
+	/* iterating over IPv6 */
+	load_ok(&a, "[resolverd]\n"
+		    "mode = iterate\n"
+		    "root = 2001:2::1\n"
+		    "transport = 6\n"
+		    "[resolvers r]\n"
+		    "count = 3\n"
+		    "first_address6 = 2001:2:0:8000::1\n");
+	assert_int_equal(a.ninst, 3);
+	assert_true(a.inst[2].v6only);
+	assert_true(rsv_conf_up6(&a));
+	rsv_conf_free(&a);
+}
+
+/* IPv6 alone, refused: nothing to ask an IPv4 server from */
+static void test_ipv6_only_errors(void **state)
+{
+	(void)state;
+	/* an IPv4 upstream, named with its line, at each section without an
+	 * IPv4 address; one with neither address */
+	expect_errors("[resolverd]\n"
+		      "upstream = 2001:2::53 198.18.0.53\n"
+		      "[resolver r1]\n"
+		      "address6 = 2001:2:0:8000::1\n"
+		      "[resolvers g]\n"
+		      "count = 2\n"
+		      "first_address6 = 2001:2:0:8001::1\n"
+		      "[resolver ok]\n"
+		      "address = 198.18.64.1\n"
+		      "address6 = 2001:2:0:8000::2\n"
+		      "[resolver none]\n"
+		      "min_ttl = 5\n"
+		      "[resolvers nog]\n"
+		      "count = 2\n",
+		      "r.ini:11: [resolver none]: 'address' (or 'address6', or both) is required\n"
+		      "r.ini:13: [resolvers nog]: 'count' and 'first_address' (or "
+		      "'first_address6', or both) are required\n"
+		      "r.ini:11: [resolver none]: 'address6' is required: the upstream "
+		      "[2001:2::53]:53 is asked from it\n"
+		      "r.ini:13: [resolvers nog]: 'first_address6' is required: the upstream "
+		      "[2001:2::53]:53 is asked from it\n"
+		      "r.ini:3: [resolver r1]: no 'address': the upstream 198.18.0.53:53 (line 2) "
+		      "is IPv4, and it has only an IPv6 address to ask from\n"
+		      "r.ini:5: [resolvers g]: no 'first_address': the upstream 198.18.0.53:53 "
+		      "(line 2) is IPv4, and it has only an IPv6 address to ask from\n");
+	/* iterating over IPv4 (transport = 4, said or not) */
+	expect_errors("[resolverd]\n"
+		      "mode = iterate\n"
+		      "root = 198.18.201.1\n"
+		      "[resolvers g]\n"
+		      "count = 2\n"
+		      "first_address6 = 2001:2:0:8001::1\n",
+		      "r.ini:4: [resolvers g]: no 'first_address': transport = 4 (the default) "
+		      "asks every server from the IPv4 address: set transport = 6, or add "
+		      "'first_address'\n");
+	expect_errors("[resolverd]\n"
+		      "mode = iterate\n"
+		      "root = 198.18.201.1\n"
+		      "transport = 4\n"
+		      "[resolver r1]\n"
+		      "address6 = 2001:2:0:8000::1\n",
+		      "r.ini:5: [resolver r1]: no 'address': transport = 4 asks every server from "
+		      "the IPv4 address: set transport = 6, or add 'address'\n");
+	/* the IPv6 addresses still unique, and not a server's */
+	expect_errors("[resolverd]\n"
+		      "mode = iterate\n"
+		      "root = 2001:2::1\n"
+		      "transport = 6\n"
+		      "[resolver r1]\n"
+		      "address6 = 2001:2::1\n"
+		      "[resolver r2]\n"
+		      "address6 = 2001:2:0:8000::2\n"
+		      "[resolver r3]\n"
+		      "address6 = 2001:2:0:8000::2\n",
+		      "r.ini:9: r3: address6 2001:2:0:8000::2 already used by r2 (line 7)\n"
+		      "r.ini:5: r1: listens on a root server's address and port [2001:2::1]:53\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -724,6 +844,8 @@ int main(void)
 	    cmocka_unit_test(test_mode_errors),
 	    cmocka_unit_test(test_ipv6),
 	    cmocka_unit_test(test_ipv6_errors),
+	    cmocka_unit_test(test_ipv6_only),
+	    cmocka_unit_test(test_ipv6_only_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,11 @@
  * on as FAMILY 2 /56 (the option decoded from the query the server gets),
  * the answer cached for its /56 (a client of the same /56 hits, one of
  * another /56 misses), a client's own IPv6 option honoured and echoed, an
- * IPv4 client's /24 kept apart.
+ * IPv4 client's /24 kept apart. IPv6 alone (no address): no IPv4 socket
+ * (port 53 of 0.0.0.0 free), two caches each at its IPv6 address asking
+ * from it, over UDP and after TC over TCP, a TCP client, the CSV and
+ * resolver_stats naming them by their IPv6 addresses; and the same cache
+ * walking the tree over IPv6.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -814,6 +818,135 @@ static void test_iterate_aaaa_glue(void **state)
 	assert_null(strstr(csv(), ",198.18.0."));
 }
 
+/* events: what rsv_stats_period writes, as text */
+static char *stats_events(void)
+{
+	char path[] = "/tmp/hs-rsv-events-XXXXXX", *text = NULL;
+	int fd = mkstemp(path);
+	size_t len = 0;
+	FILE *f;
+
+	assert_true(fd >= 0);
+	close(fd);
+	event_close(L.ctx.stats.ev);
+	L.ctx.stats.ev = event_open(path, "test", "resolverd");
+	assert_non_null(L.ctx.stats.ev);
+	rsv_stats_period(&L.ctx);
+	event_close(L.ctx.stats.ev);
+	L.ctx.stats.ev = event_open("/dev/null", "test", "resolverd");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_true(getdelim(&text, &len, '\0', f) > 0);
+	fclose(f);
+	unlink(path);
+	return text;
+}
+
+static const char forward6_conf[] = "[resolverd]\n"
+				    "upstream = [2001:2::53]:53\n"
+				    "[resolvers r]\n"
+				    "count = 2\n"
+				    "first_address6 = 2001:2:0:8000::11\n";
+
+/* IPv6 alone: caches with no IPv4 address, forwarding to an IPv6 upstream */
+static void test_ipv6_only(void **state)
+{
+	struct sockaddr_storage to, src;
+	struct fsrv *up;
+	socklen_t tl, sl;
+	int c6, tcp;
+	char *ev;
+
+	(void)state;
+	TEST_NETNS_ENTER();
+	lab_up(forward6_conf);
+	up = server("2001:2::53", lab_test_answer);
+	c6 = client("2001:2:0:9000::1");
+	/* no IPv4 socket at all: port 53 of every IPv4 address is free */
+	for (int i = 0; i < 2; i++)
+		assert_true(L.ctx.inst[i].udp.fd == -1 && L.ctx.inst[i].tcp.fd == -1 &&
+			    L.ctx.inst[i].up.fd == -1);
+	close(bound(SOCK_DGRAM, "0.0.0.0", 53));
+	close(bound(SOCK_STREAM, "0.0.0.0", 53));
+
+	/* r1 and r2 each at its IPv6 address, asking from it, its own cache */
+	ask(c6, "2001:2:0:8000::11", "www.lab.test.", 1);
+	assert_string_equal(reply(c6, 1), "NOERROR an: www.lab.test. 60 A 198.19.0.1 "
+					  "from [2001:2:0:8000::11]:53");
+	fake_now += 10 * S;
+	ask(c6, "2001:2:0:8000::11", "www.lab.test.", 2);
+	assert_string_equal(reply(c6, 2), "NOERROR an: www.lab.test. 50 A 198.19.0.1 "
+					  "from [2001:2:0:8000::11]:53");
+	ask(c6, "2001:2:0:8000::12", "www.lab.test.", 3);
+	assert_string_equal(reply(c6, 3), "NOERROR an: www.lab.test. 60 A 198.19.0.1 "
+					  "from [2001:2:0:8000::12]:53");
+	settle();
+	assert_string_equal(up->log, "www.lab.test. A from 2001:2:0:8000::11; "
+				     "www.lab.test. A from 2001:2:0:8000::12; ");
+	assert_int_equal(L.ctx.inst[0].n.hits, 1);
+
+	/* TC: again over TCP from r2's IPv6 address; and a TCP client */
+	up->log[0] = 0;
+	up->tc = 1;
+	ask(c6, "2001:2:0:8000::12", "big.lab.test.", 4);
+	assert_string_equal(reply(c6, 4), "NOERROR an: big.lab.test. 60 A 198.19.0.1 "
+					  "from [2001:2:0:8000::12]:53");
+	assert_string_equal(up->log, "big.lab.test. A from 2001:2:0:8000::12; "
+				     "big.lab.test. A from 2001:2:0:8000::12 tcp; ");
+	tcp = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(tcp >= 0);
+	L.fds[L.nfd++] = tcp;
+	sl = sa_of("2001:2:0:9000::1", 0, &src);
+	assert_int_equal(bind(tcp, (struct sockaddr *)&src, sl), 0);
+	tl = sa_of("2001:2:0:8000::11", 53, &to);
+	assert_int_equal(connect(tcp, (struct sockaddr *)&to, tl), 0);
+	assert_string_equal(tcp_ask(tcp, "www.lab.test.", 5),
+			    "NOERROR an: www.lab.test. 50 A 198.19.0.1");
+
+	/* the CSV and resolver_stats name each cache by its IPv6 address */
+	assert_non_null(strstr(csv(), ",r1,[2001:2:0:8000::11]:"));
+	assert_non_null(strstr(csv(), ",r2,[2001:2:0:8000::12]:"));
+	assert_non_null(strstr(csv(), ",[2001:2::53]:53,tcp,"));
+	assert_null(strstr(csv(), "0.0.0.0"));
+	ev = stats_events();
+	assert_non_null(strstr(ev, "\"resolver\":\"r1\",\"address\":\"2001:2:0:8000::11\""));
+	assert_non_null(strstr(ev, "\"resolver\":\"r2\",\"address\":\"2001:2:0:8000::12\""));
+	free(ev);
+}
+
+static const char iterate6_conf[] = "[resolverd]\n"
+				    "mode = iterate\n"
+				    "root = 2001:2::1\n"
+				    "transport = 6\n"
+				    "[resolver r1]\n"
+				    "address6 = 2001:2:0:8000::11\n";
+
+/* IPv6 alone, iterating: the walk over IPv6 from the cache's address */
+static void test_ipv6_only_iterate(void **state)
+{
+	struct fsrv *root, *ex, *other;
+	int c;
+
+	(void)state;
+	TEST_NETNS_ENTER();
+	lab_up(iterate6_conf);
+	root = server("2001:2::1", root_answer);
+	ex = server("2001:2::2", example_answer);
+	other = server("2001:2::3", other_answer);
+	c = client("2001:2:0:9000::1");
+	assert_true(L.ctx.inst[0].udp.fd == -1 && L.ctx.inst[0].up.fd == -1);
+	ask(c, "2001:2:0:8000::11", "host.other.", 1);
+	assert_string_equal(reply(c, 1), "NOERROR an: host.other. 300 A 198.19.0.3 "
+					 "from [2001:2:0:8000::11]:53");
+	/* other.'s server has no glue: its AAAA from the root, then
+	 * example.'s server; every query from r1's IPv6 address */
+	assert_string_equal(root->log, "host.other. A from 2001:2:0:8000::11; "
+				       "ns.example. AAAA from 2001:2:0:8000::11; ");
+	assert_string_equal(ex->log, "ns.example. AAAA from 2001:2:0:8000::11; ");
+	assert_string_equal(other->log, "host.other. A from 2001:2:0:8000::11; ");
+	assert_non_null(strstr(csv(), ",r1,[2001:2:0:8000::11]:"));
+}
+
 static const char ecs_conf[] = "[resolverd]\n"
 			       "mode = iterate\n"
 			       "root = 2001:2::1\n"
@@ -911,6 +1044,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_tcp_client, lab_teardown),
 	    cmocka_unit_test_teardown(test_iterate_aaaa_glue, lab_teardown),
 	    cmocka_unit_test_teardown(test_ecs, lab_teardown),
+	    cmocka_unit_test_teardown(test_ipv6_only, lab_teardown),
+	    cmocka_unit_test_teardown(test_ipv6_only_iterate, lab_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

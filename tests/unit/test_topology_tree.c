@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "agents/authd/authd_check.h"
+#include "agents/resolverd/config.h"
 #include "lab/build/dnsconf.h"
 #include "lab/build/resolvconf.h"
 #include "lab/topology/topology.h"
@@ -408,6 +409,62 @@ static void test_tree_resolvconf(void **state)
 	free(t);
 }
 
+/* ip = 6: the caches at their IPv6 addresses alone; r walks from the
+ * root's IPv6 address over IPv6, f forwards to the IPv6 addresses of the
+ * servers of the steered name's zone; resolverd reads both */
+static void test_tree_resolvconf_ip6(void **state)
+{
+	struct topology *t = new_topology();
+	char *sets[] = {"ip=6", "routing=bgp"}, *conf, a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	char want[512];
+	struct in6_addr first6;
+	struct rsv_conf c;
+	FILE *in;
+	int n;
+
+	(void)state;
+	load_ok(t, TREE, sets, 2);
+	n = node_index(t, "root");
+	conf = write_to_string(t, "r", 1);
+	snprintf(want, sizeof(want),
+		 "\n#line 32\nmode = iterate\n#line 32\nroot = %s\n#line 32\ntransport = 6\n",
+		 inet_ntop(AF_INET6, &t->links[t->nodes[n].link].node_addr6, a, sizeof(a)));
+	assert_non_null(strstr(conf, want));
+	n = node_index(t, "r");
+	first6 = topo_resolver_addr6(t, n, 1);
+	snprintf(want, sizeof(want),
+		 "\n[resolvers r]\n#line 32\ncount = 1\n#line 32\nfirst_address6 = %s\n",
+		 inet_ntop(AF_INET6, &first6, a, sizeof(a)));
+	assert_non_null(strstr(conf, want));
+	assert_null(strstr(conf, "first_address ="));
+	/* resolverd: one cache at r's first IPv6 address, none of IPv4 */
+	in = fmemopen(conf, strlen(conf), "r");
+	assert_non_null(in);
+	assert_int_equal(rsv_conf_load_stream(&c, in, "r.ini", stderr), 0);
+	fclose(in);
+	assert_int_equal(c.transport, 6);
+	assert_int_equal(c.ninst, 1);
+	assert_true(c.inst[0].v6only && c.inst[0].has_addr6);
+	assert_memory_equal(&c.inst[0].addr6, &first6, sizeof(first6));
+	rsv_conf_free(&c);
+	free(conf);
+
+	/* f: the IPv6 link addresses of cdn and ns2 */
+	conf = write_to_string(t, "f", 1);
+	n = node_index(t, "cdn");
+	inet_ntop(AF_INET6, &t->links[t->nodes[n].link].node_addr6, a, sizeof(a));
+	n = node_index(t, "ns2");
+	inet_ntop(AF_INET6, &t->links[t->nodes[n].link].node_addr6, b, sizeof(b));
+	snprintf(want, sizeof(want), "\n#line 36\nupstream = %s %s\n", a, b);
+	assert_non_null(strstr(conf, want));
+	assert_null(strstr(conf, "transport"));
+	assert_null(strstr(conf, "first_address ="));
+	assert_non_null(strstr(conf, "first_address6 = 2001:2:0:8001::1\n"));
+	free(conf);
+	assert_int_equal(resolvconf_check(t, stderr), 0);
+	free(t);
+}
+
 static void test_tree_golden(void **state)
 {
 	struct topology *t = new_topology(), *back = new_topology();
@@ -515,8 +572,8 @@ int main(void)
 	    cmocka_unit_test(test_tree_nodes),		cmocka_unit_test(test_tree_records),
 	    cmocka_unit_test(test_tree_written),	cmocka_unit_test(test_tree_dnsconf),
 	    cmocka_unit_test(test_tree_dnsconf_errors), cmocka_unit_test(test_tree_dnsconf_changes),
-	    cmocka_unit_test(test_tree_resolvconf),	cmocka_unit_test(test_tree_golden),
-	    cmocka_unit_test(test_tree_errors),
+	    cmocka_unit_test(test_tree_resolvconf),	cmocka_unit_test(test_tree_resolvconf_ip6),
+	    cmocka_unit_test(test_tree_golden),		cmocka_unit_test(test_tree_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
