@@ -36,8 +36,6 @@ static const char *topo_ip6_without(const struct topology *t)
 			return "front doors (an address of IPv4)";
 		if (n->kind == TOPO_DNS && n->anycast.s_addr)
 			return "an anycast [dns] node (its address is IPv4)";
-		if (n->kind == TOPO_RESOLVER && n->impl == TOPO_IMPL_RESOLVERD)
-			return "resolverd's [resolver] nodes (its caches have IPv4 addresses)";
 		if (n->kind == TOPO_CLIENT && n->source_block.len > 0)
 			return "a population's source_block (an IPv4 block)";
 	}
