@@ -388,6 +388,7 @@ void client_tcp_stalled(struct client_tcp *t)
 }
 
 static void client_tcp_pump(struct client_tcp *t);
+static void client_tcp_idle_check(struct client_tcp *t);
 
 static void client_tcp_connected(struct client_tcp *t)
 {
@@ -657,6 +658,7 @@ int client_tcp_send(struct client_tcp *t, unsigned n)
 	struct client *c = t->c;
 	int64_t real = now_real_ns(), mono = now_mono_ns();
 
+	client_tcp_idle_check(t);
 	for (unsigned i = 0; i < n; i++) {
 		struct client_slot *s = client_ring_push(&c->ring, real, mono);
 
@@ -719,6 +721,21 @@ static void client_tcp_on_conn(struct loop *loop, int fd, uint32_t events, void 
 	client_maybe_done(t->c);
 }
 
+/* client_tcp_idle_check: a connection idle for idle_timeout closed
+ * (client_tcp_answered set due_ns); asked by the timer and by a new
+ * request, so a request falling due in the same turn as a late timer
+ * never rides a connection past its idle timeout */
+static void client_tcp_idle_check(struct client_tcp *t)
+{
+	if (t->state != CLIENT_TCP_CONNECTED || t->c->cfg.idle_timeout_ns <= 0 ||
+	    t->answered < t->written || t->next_seq < t->c->ring.head || now_mono_ns() < t->due_ns)
+		return;
+	client_tcp_done_with(t, "idle");
+	t->idled++;
+	t->state = CLIENT_TCP_IDLE;
+	t->due_ns = INT64_MAX;
+}
+
 static void client_tcp_on_timer(struct loop *loop, int fd, uint32_t events, void *arg)
 {
 	struct client_tcp *t = arg;
@@ -740,13 +757,8 @@ static void client_tcp_on_timer(struct loop *loop, int fd, uint32_t events, void
 		client_tcp_fail(t, CLIENT_TCP_TIMEOUT);
 	} else if (t->state == CLIENT_TCP_WAITING && !t->c->draining) {
 		client_tcp_connect(t);
-	} else if (t->state == CLIENT_TCP_CONNECTED && t->answered >= t->written &&
-		   t->next_seq >= t->c->ring.head) {
-		/* idle for idle_timeout (client_tcp_answered set due_ns) */
-		client_tcp_done_with(t, "idle");
-		t->idled++;
-		t->state = CLIENT_TCP_IDLE;
-		t->due_ns = INT64_MAX;
+	} else {
+		client_tcp_idle_check(t);
 	}
 }
 
