@@ -242,6 +242,9 @@ enum topo_records {
 /* how a prober judges a site (docs/topology.md, "Shallow and deep checks") */
 /* [lab] settle's default with routing = bgp (5 s otherwise) */
 #define TOPO_SETTLE_BGP_NS (10 * 1000000000LL)
+/* and at least bgp_connect_retry and this: a session closed at bring-up
+ * comes back at its connect retry */
+#define TOPO_SETTLE_BGP_MARGIN_NS (5 * 1000000000LL)
 
 /* a prober's cycle (docs/topology.md, "Probe phases"): its first probe
  * half an interval after the traffic's start (start), or at a phase of its

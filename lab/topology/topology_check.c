@@ -908,10 +908,17 @@ void topo_check(struct topo_parse *p)
 				  t->duration_ns);
 	topo_check_jitter(p);
 	/* BGP's convergence is the warm-up's longest wait: a loaded 2-core
-	 * machine took several labs past 5 s; the wait ends as soon as it has
-	 * converged, so a longer bound costs nothing when it is quick */
+	 * machine took several labs past 5 s, and a session closed at
+	 * bring-up (a connection collision, RFC 4271 6.8, then BFD not yet
+	 * up: FRR sends Cease/BFD Down) comes back only when the connect
+	 * retry fires, so the bound is that timer and a margin; the wait ends
+	 * as soon as BGP has converged, so a longer bound costs nothing when
+	 * it is quick */
 	if (t->routing == TOPO_ROUTING_BGP && p->lab_where[TOPO_K_SETTLE] == 0)
-		p->t->settle_ns = TOPO_SETTLE_BGP_NS;
+		p->t->settle_ns =
+		    t->bgp_connect_retry_ns + TOPO_SETTLE_BGP_MARGIN_NS > TOPO_SETTLE_BGP_NS
+			? t->bgp_connect_retry_ns + TOPO_SETTLE_BGP_MARGIN_NS
+			: TOPO_SETTLE_BGP_NS;
 	topo_check_ecmp(p);
 	topo_check_before(p, TOPO_SECT_LAB, TOPO_K_LAB_PROBE_TIMEOUT, t->probe_timeout_ns,
 			  TOPO_K_LAB_PROBE_INTERVAL, t->probe_interval_ns);

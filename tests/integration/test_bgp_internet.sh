@@ -9,8 +9,8 @@
 # user would write them: the prepend moved to [link t1 t2] sends c1 to c
 # instead; a site's prepend (a.prepend = 2) makes a a backup that c1 does
 # not reach even before it fails; a local preference on [link t3 t1] at t1
-# sends c1 to c, beating the shorter path to a. Each run may take 10 s
-# (settle) to converge: a loaded gate took more than the default 5 s once.
+# sends c1 to c, beating the shorter path to a. Each run may take up to
+# the default settle of a BGP lab, 15 s, to converge.
 # about 40 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -46,7 +46,7 @@ short="--set duration=5s --set fail_at=2s"
 # the run, in the background: while its traffic flows, before t0, t1's BGP
 # table as vtysh shows it
 start=$(date +%s%N)
-$STEERLAB run "$topo" --quiet --set settle=10s --out "$out/run" >"$out/run.txt" 2>&1 &
+$STEERLAB run "$topo" --quiet --out "$out/run" >"$out/run.txt" 2>&1 &
 run_pid=$!
 wait_until 40 has_event "$out/run/lab.events.jsonl" traffic_started ||
 	{ cat "$out/run.txt"; fail "no traffic_started within 40 s"; }
@@ -107,7 +107,7 @@ echo "ok: t1's FIB moved from a to t2 (b) by BGP; t2's and t3's did not change; 
 # c1 goes to c instead, the others stay
 sed -e "/^prepend = t3:1\$/d" -e "/^\[link t1 t2\]\$/a prepend = t2:1" "$topo" >"$out/flip.ini"
 rc=0
-run_valid "$out/flip.txt" "$out/flip.ini" --quiet --set settle=10s $short --out "$out/flip" || rc=$?
+run_valid "$out/flip.txt" "$out/flip.ini" --quiet $short --out "$out/flip" || rc=$?
 [ $rc = 0 ] || { cat "$out/flip.txt"; fail "prepend on [link t1 t2]: run exited with status $rc"; }
 [ "$(json "$out/flip/clocks.json" .valid)" = true ] || fail "prepend on [link t1 t2]: not valid"
 t0=$(jq -r 'select(.event == "site_failed") | .t' "$out/flip/lab.events.jsonl")
@@ -119,7 +119,7 @@ only "$out/flip" c3 0 $end c "prepend t2:1, throughout"
 # a site's prepend: a announces itself three times over; t1 prefers b
 # through t2 (two ASes) from the start: c1 never reaches a
 rc=0
-run_valid "$out/backup.txt" "$topo" --quiet --set settle=10s $short --set a.prepend=2 --out "$out/backup" || rc=$?
+run_valid "$out/backup.txt" "$topo" --quiet $short --set a.prepend=2 --out "$out/backup" || rc=$?
 [ $rc = 0 ] || { cat "$out/backup.txt"; fail "a.prepend=2: run exited with status $rc"; }
 [ "$(json "$out/backup/clocks.json" .valid)" = true ] || fail "a.prepend=2: the run is not valid"
 # (the warm-up waits for t1's route via t2: lab/build/bgpexpect.c)
@@ -130,7 +130,7 @@ only "$out/backup" c2 0 $end b "a.prepend=2, throughout"
 # (local_pref = t1:200 on [link t3 t1]) sends c1 to c while a is alive
 sed -e "/^prepend = t3:1\$/a local_pref = t1:200" "$topo" >"$out/lp.ini"
 rc=0
-run_valid "$out/lp.txt" "$out/lp.ini" --quiet --set settle=10s $short --out "$out/lp" || rc=$?
+run_valid "$out/lp.txt" "$out/lp.ini" --quiet $short --out "$out/lp" || rc=$?
 [ $rc = 0 ] || { cat "$out/lp.txt"; fail "local_pref = t1:200: run exited with status $rc"; }
 [ "$(json "$out/lp/clocks.json" .valid)" = true ] || fail "local_pref = t1:200: the run is not valid"
 only "$out/lp" c1 0 $end c "local_pref t1:200 from t3, throughout"

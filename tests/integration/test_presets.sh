@@ -78,8 +78,8 @@ for jitter in 0s 1s; do
 	assert_no_leftovers $lab "$d"
 done
 
-# ---- ebgp with BFD 300 ms x 3 (settle 10 s: a loaded gate once took BGP past 5 s) ----
-bgp=(--set name=$lab --set bfd=yes --set duration=5s --set e1.at=2s --set settle=10s)
+# ---- ebgp with BFD 300 ms x 3 (the default settle, 15 s: a session closed at bring-up comes back at the 10 s connect retry) ----
+bgp=(--set name=$lab --set bfd=yes --set duration=5s --set e1.at=2s)
 $STEERLAB model topology/presets/ebgp.ini "${bgp[@]}" --json >"$out/bgp.model.json"
 rc=0
 run_valid "$out/bgp.log" topology/presets/ebgp.ini "${bgp[@]}" --out "$out/bgp" -q || rc=$?

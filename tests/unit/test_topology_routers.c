@@ -248,6 +248,21 @@ static void test_routing_and_asn_values(void **state)
 	(void)state;
 	load_ok(t, ROUTERS, bgp, 1);
 	assert_int_equal(t->routing, TOPO_ROUTING_BGP);
+	/* settle outlasts the connect retry (10 s) that brings back a
+	 * session closed at bring-up, by 5 s */
+	assert_int_equal(t->settle_ns, 15 * NSEC_PER_SEC);
+	{
+		char *retry[] = {"routing=bgp", "bgp_connect_retry=30s"};
+		char *quick[] = {"routing=bgp", "bgp_connect_retry=1s"};
+		char *said[] = {"routing=bgp", "settle=7s"};
+
+		load_ok(t, ROUTERS, retry, 2);
+		assert_int_equal(t->settle_ns, 35 * NSEC_PER_SEC);
+		load_ok(t, ROUTERS, quick, 2);
+		assert_int_equal(t->settle_ns, 10 * NSEC_PER_SEC);
+		load_ok(t, ROUTERS, said, 2);
+		assert_int_equal(t->settle_ns, 7 * NSEC_PER_SEC);
+	}
 	expect_errors(ROUTERS, ospf, 1, "--set routing=ospf: expected static or bgp\n");
 	expect_errors(ROUTERS, asn0, 1,
 		      "--set r1.asn=0: expected a whole number from 1 to 4294967294\n");
