@@ -108,6 +108,18 @@ int subproc_run_fds(const char *dir, char *const argv[], const int *fds, int nfd
 	return subproc_spawn(dir, argv, fds, nfds, environ, &pid);
 }
 
+int subproc_start_bg(char *const argv[], int out, pid_t *pidp)
+{
+	int fds[] = {-1, out, out};
+
+	return subproc_start(NULL, argv, fds, 3, environ, pidp);
+}
+
+int subproc_wait(pid_t pid)
+{
+	return subproc_status(pid);
+}
+
 /* the environment of a program whose output is read */
 static char *const subproc_capture_env[] = {"PATH=/usr/bin:/bin", NULL};
 
@@ -152,7 +164,8 @@ static int capture_begin(struct subproc_job *job, int *out)
 	}
 	fds[0] = job->in;
 	fds[1] = fds[2] = *out;
-	job->status = subproc_start(NULL, job->argv, fds, 3, subproc_capture_env, &job->pid);
+	job->status = subproc_start(NULL, job->argv, fds, 3,
+				    job->keep_env ? environ : subproc_capture_env, &job->pid);
 	job->errnum = job->status == -1 ? errno : 0;
 	if (job->status == 0)
 		return 0;

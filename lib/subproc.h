@@ -46,6 +46,8 @@ int subproc_capture(char *const argv[], int in, char **text, pid_t *pidp);
 struct subproc_job {
 	char *const *argv;
 	int in;
+	int keep_env; /* 1: the caller's environment (a Slurm client's SLURM_CONF), not PATH alone
+		       */
 	int status;
 	int errnum;
 	char *text;
@@ -59,6 +61,17 @@ struct subproc_job {
  * caller frees each text). Waits for its own children only (pidfds), never
  * for another of the caller's. 0. */
 int subproc_capture_all(struct subproc_job *jobs, int n, int parallel);
+
+/* subproc_start_bg: start argv[0] (searched in PATH) with argv in the
+ * caller's environment, its input from /dev/null, its output and error to
+ * out, without waiting: a run of a sweep's point beside others. Its pid in
+ * *pidp; returns as subproc_run does before it waits (0 once it runs). The
+ * caller waits with subproc_wait. */
+int subproc_start_bg(char *const argv[], int out, pid_t *pidp);
+
+/* subproc_wait: wait for pid, a child subproc_start_bg started; returns as
+ * subproc_run. */
+int subproc_wait(pid_t pid);
 
 /* subproc_memfd: a memory file named name holding what fill(fp, arg) writes,
  * rewound, to pass to subproc_run as in. The descriptor, or -1 (errno set). */

@@ -38,6 +38,8 @@ struct cmd_args {
 	const char *frr;	  /* check: where to write FRR's configuration */
 	const char *repeat;	  /* run: --repeat N */
 	int check;		  /* sweep: check every point, run nothing */
+	/* sweep, run --repeat: where the points run (lab/run/sweep_via.c) */
+	const char *via, *partition, *jobs;
 	/* model: inverse design (lab/cli/cmd_design.c) */
 	const char *targets[8]; /* --target, as given */
 	int ntargets;

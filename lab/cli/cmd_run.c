@@ -12,11 +12,53 @@
 /* sweep_go: run a parsed sweep or repeat of the command cmd to the end;
  * the exit status (3: a point, or a repetition, is invalid: docs/clocks.md,
  * "Verdict") */
+/* sweep_via_opts: --via, --partition and --jobs into o; 0, or -1 (said:
+ * a usage error) */
+static int sweep_via_opts(const struct cmd_args *a, const char *cmd, struct sweep_opts *o)
+{
+	const char *errstr;
+
+	o->via = SWEEP_VIA_SELF;
+	if (a->via && strcmp(a->via, "slurm") == 0) {
+		o->via = SWEEP_VIA_SLURM;
+	} else if (a->via && strcmp(a->via, "local") != 0) {
+		fprintf(stderr, "steerlab: %s: --via %s: expected slurm or local\n", cmd, a->via);
+		return -1;
+	}
+	if (a->partition && o->via != SWEEP_VIA_SLURM) {
+		fprintf(stderr, "steerlab: %s: --partition is Slurm's: with --via slurm\n", cmd);
+		return -1;
+	}
+	if (a->jobs) {
+		o->jobs = (int)strtonum(a->jobs, 1, SWEEP_MAX_POINTS, &errstr);
+		if (errstr) {
+			fprintf(stderr,
+				"steerlab: %s: --jobs %s: expected a number of runs at once from 1 "
+				"to %d\n",
+				cmd, a->jobs, SWEEP_MAX_POINTS);
+			return -1;
+		}
+		if (o->via == SWEEP_VIA_SLURM) {
+			fprintf(stderr,
+				"steerlab: %s: --jobs is for this machine; with --via slurm, Slurm "
+				"runs the points (one exclusive node each)\n",
+				cmd);
+			return -1;
+		}
+		if (o->jobs > 1)
+			o->via = SWEEP_VIA_LOCAL;
+	}
+	o->partition = a->partition;
+	return 0;
+}
+
 static int sweep_go(struct sweep *sw, const char *cmd, const struct cmd_args *a, const char *bindir)
 {
 	struct sweep_opts o = {.out = a->out, .bindir = bindir, .quiet = a->quiet};
 	char lab[TOPO_NAME_MAX + 1];
 
+	if (sweep_via_opts(a, cmd, &o) == -1)
+		return 2;
 	if (sweep_check(sw, lab, bindir) == -1)
 		return 1;
 	if (a->check) {
@@ -66,6 +108,12 @@ int cmd_run(const struct cmd_args *a, const char *bindir)
 
 	if (a->repeat)
 		return cmd_repeat(a, bindir);
+	if (a->via || a->partition || a->jobs) {
+		fprintf(stderr,
+			"steerlab: run: --via, --partition and --jobs are for several runs: "
+			"with --repeat N (or steerlab sweep)\n");
+		return 2;
+	}
 	if (cli_load(a, "run") == -1 || cli_need_root("run") == -1)
 		return 1;
 	cli_catch_signals();

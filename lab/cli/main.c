@@ -58,14 +58,25 @@ static void main_bad_option(int argc, char **argv, int opt)
 static int main_parse_args(int argc, char **argv, struct cmd_args *a)
 {
 	static const struct option opts[] = {
-	    {"out", required_argument, NULL, 'o'},    {"set", required_argument, NULL, 's'},
-	    {"quiet", no_argument, NULL, 'q'},	      {"no-agents", no_argument, NULL, 'N'},
-	    {"traffic", no_argument, NULL, 'T'},      {"bucket", required_argument, NULL, 'B'},
-	    {"slo", required_argument, NULL, 'S'},    {"json", no_argument, NULL, 'J'},
-	    {"frr", required_argument, NULL, 'F'},    {"repeat", required_argument, NULL, 'R'},
-	    {"check", no_argument, NULL, 'C'},	      {"times", no_argument, NULL, 'M'},
-	    {"target", required_argument, NULL, 'G'}, {"vary", required_argument, NULL, 'V'},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	    {"out", required_argument, NULL, 'o'},
+	    {"set", required_argument, NULL, 's'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"no-agents", no_argument, NULL, 'N'},
+	    {"traffic", no_argument, NULL, 'T'},
+	    {"bucket", required_argument, NULL, 'B'},
+	    {"slo", required_argument, NULL, 'S'},
+	    {"json", no_argument, NULL, 'J'},
+	    {"frr", required_argument, NULL, 'F'},
+	    {"repeat", required_argument, NULL, 'R'},
+	    {"check", no_argument, NULL, 'C'},
+	    {"times", no_argument, NULL, 'M'},
+	    {"target", required_argument, NULL, 'G'},
+	    {"vary", required_argument, NULL, 'V'},
+	    {"via", required_argument, NULL, 'Y'},
+	    {"partition", required_argument, NULL, 'P'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -111,6 +122,15 @@ static int main_parse_args(int argc, char **argv, struct cmd_args *a)
 			break;
 		case 'C':
 			a->check = 1;
+			break;
+		case 'Y':
+			a->via = optarg;
+			break;
+		case 'P':
+			a->partition = optarg;
+			break;
+		case 'j':
+			a->jobs = optarg;
 			break;
 		case 'M':
 			a->times = 1;
@@ -213,6 +233,7 @@ enum {
 	TAKES_REPORT = 1 << 6, /* --bucket, --slo, --times */
 	TAKES_CHECK = 1 << 7,
 	TAKES_DESIGN = 1 << 8, /* --target, --vary */
+	TAKES_VIA = 1 << 9,    /* --via, --partition, --jobs */
 };
 
 static const struct command {
@@ -227,8 +248,8 @@ static const struct command {
     {"nodes", cmd_nodes, TAKES_JSON},
     {"fail", cmd_fail, TAKES_ARG2},
     {"recover", cmd_recover, TAKES_ARG2},
-    {"run", cmd_run, TAKES_TOPOLOGY | TAKES_REPEAT},
-    {"sweep", cmd_sweep, TAKES_TOPOLOGY | TAKES_CHECK},
+    {"run", cmd_run, TAKES_TOPOLOGY | TAKES_REPEAT | TAKES_VIA},
+    {"sweep", cmd_sweep, TAKES_TOPOLOGY | TAKES_CHECK | TAKES_VIA},
     {"report", cmd_report, TAKES_REPORT},
     {"model", cmd_model, TAKES_TOPOLOGY | TAKES_JSON | TAKES_DESIGN},
 };
@@ -312,7 +333,10 @@ int main(int argc, char **argv)
 	    (rc = main_refuse_option(c, a.slo != NULL, TAKES_REPORT, "--slo")) ||
 	    (rc = main_refuse_option(c, a.times, TAKES_REPORT, "--times")) ||
 	    (rc = main_refuse_option(c, a.ntargets, TAKES_DESIGN, "--target")) ||
-	    (rc = main_refuse_option(c, a.nvaries, TAKES_DESIGN, "--vary")))
+	    (rc = main_refuse_option(c, a.nvaries, TAKES_DESIGN, "--vary")) ||
+	    (rc = main_refuse_option(c, a.via != NULL, TAKES_VIA, "--via")) ||
+	    (rc = main_refuse_option(c, a.partition != NULL, TAKES_VIA, "--partition")) ||
+	    (rc = main_refuse_option(c, a.jobs != NULL, TAKES_VIA, "--jobs")))
 		return rc;
 	if (a.traffic && a.no_agents) {
 		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");

@@ -293,9 +293,10 @@ const char *action_describe(const struct topology *t, const struct action_step *
 #define SWEEP_POINT_NAME_MAX 96
 
 struct sweep {
-	const char *file;	 /* the topology file */
-	char key[SWEEP_KEY_MAX]; /* the swept parameter: ttl, rate, c1.rate */
-	const char *swept;	 /* its --set, as given */
+	const char *file;	     /* the topology file */
+	char key[SWEEP_KEY_MAX];     /* the swept parameter: ttl, rate, c1.rate */
+	const char *swept;	     /* its --set, as given */
+	char lab[TOPO_NAME_MAX + 1]; /* the lab's name (sweep_check), "" before */
 	int nvalues;
 	char *values[SWEEP_MAX_POINTS];			    /* each value, trimmed (into store) */
 	char names[SWEEP_MAX_POINTS][SWEEP_POINT_NAME_MAX]; /* point directories: KEY-VALUE */
@@ -493,11 +494,41 @@ int sweep_output_write(const struct sweep *sw, const char *dir, const struct swe
 int sweep_gnuplot(int dirfd, const char *dir, const char *png, void (*fill)(FILE *, const void *),
 		  const void *arg);
 
+/* How a sweep's (or a repeat's) points run (docs/sweeps.md, "Many points
+ * at once"): one after another in this process (the default); --jobs N of
+ * them at once, each a `steerlab run` of its own lab name; or --via slurm,
+ * one task of a Slurm job array per point, on a shared filesystem. */
+enum sweep_via {
+	SWEEP_VIA_SELF,
+	SWEEP_VIA_LOCAL,
+	SWEEP_VIA_SLURM,
+};
+
 struct sweep_opts {
 	const char *out; /* DIR; NULL: runs/sweep-LAB-KEY-YYYYmmdd-HHMMSS */
 	const char *bindir;
 	int quiet;
+	enum sweep_via via;
+	int jobs;	       /* SWEEP_VIA_LOCAL: at most this many at once (> 1) */
+	const char *partition; /* SWEEP_VIA_SLURM: sbatch --partition, or NULL */
 };
+
+/* sweep_point_done: the point's run directory holds a finished run: its
+ * clocks.json, and traffic that was not interrupted (sweep.c) */
+int sweep_point_done(const char *rundir);
+
+/* sweep_point_lab: the lab name of point i of a sweep of lab's run beside
+ * others: LAB-N (N = i + 1), LAB cut so that it fits TOPO_NAME_MAX */
+void sweep_point_lab(const char *lab, int i, char *buf, size_t len);
+
+/* sweep_via_run: the points todo[0..ntodo) of sw, each a `steerlab run`
+ * into dir/NAME with its own lab name (sweep_point_lab), as o->via says:
+ * o->jobs at once here, or as a Slurm job array (progress from squeue).
+ * Returns once every one has ended, or at an interruption (the Slurm job
+ * cancelled, the children told). 0, or -1 (said) if they could not be
+ * started: which ones finished is for the caller to read (sweep_point_done). */
+int sweep_via_run(const struct sweep *sw, const char *lab, const char *dir, const int *todo,
+		  int ntodo, const struct sweep_opts *o);
 
 /* sweep_check: load the topology of every point (errors to stderr), check
  * that its lab can come up (run_preflight_lab: not up already, the agent

@@ -279,6 +279,7 @@ int sweep_check(struct sweep *sw, char *lab, const char *bindir)
 	if (rc == 0) {
 		sweep_axis(sw, t);
 		strfmt(lab, TOPO_NAME_MAX + 1, "%s", t->name);
+		strfmt(sw->lab, sizeof(sw->lab), "%s", t->name);
 	}
 	free(t);
 	return rc;
@@ -400,7 +401,7 @@ static void sweep_point_stopped(json_t *obj, const char *event, void *arg)
 
 /* sweep_point_done: the point's clocks.json exists and its run was not
  * interrupted (a run stopped by Ctrl-C still analyses what it has) */
-static int sweep_point_done(const char *rundir)
+int sweep_point_done(const char *rundir)
 {
 	char path[PATH_MAX];
 	int done = 0;
@@ -605,7 +606,7 @@ int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 	char dir[PATH_MAX], rundir[PATH_MAX], cmd[8192], label[160], buf[512], what[160];
 	const char *points = sw->repeat ? "repetitions" : "points";
 	char *sets[TOPO_MAX_SETS + 1];
-	int rc = 0, done = 0, n;
+	int rc = 0, done = 0, n, todo[SWEEP_MAX_POINTS], ntodo = 0;
 
 	if (t == NULL) {
 		log_warn("%s: sweep", __func__);
@@ -620,6 +621,12 @@ int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 		return -1;
 	}
 	sweep_command(sw, dir, cmd, sizeof(cmd));
+	n = (int)strlen(cmd);
+	if (o->via == SWEEP_VIA_SLURM)
+		strfmt(cmd + n, sizeof(cmd) - (size_t)n, " --via slurm%s%s",
+		       o->partition ? " --partition " : "", o->partition ? o->partition : "");
+	else if (o->via == SWEEP_VIA_LOCAL)
+		strfmt(cmd + n, sizeof(cmd) - (size_t)n, " --jobs %d", o->jobs);
 	if (sw->repeat)
 		printf("steerlab: %d runs of %s (seed %lu) in %s\n"
 		       "steerlab: if it is interrupted, resume it with: %s\n",
@@ -644,6 +651,10 @@ int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 				break;
 			}
 		}
+		if (o->via != SWEEP_VIA_SELF) {
+			todo[ntodo++] = i; /* run below, beside the others */
+			continue;
+		}
 		printf("steerlab: %s (%d of %d): %s\n", what, i + 1, sw->nvalues, rundir);
 		fflush(stdout);
 		if (sw->repeat)
@@ -666,6 +677,20 @@ int sweep_run(struct sweep *sw, const char *lab, const struct sweep_opts *o)
 			log_warnx("%s failed: see %s", what, rundir);
 			rc = -1;
 		}
+	}
+	if (ntodo > 0 && rc == 0) {
+		if (sweep_via_run(sw, lab, dir, todo, ntodo, o) == -1)
+			rc = -1;
+		for (int t = 0; t < ntodo; t++) {
+			strfmt(rundir, sizeof(rundir), "%s/%s", dir, sw->names[todo[t]]);
+			if (!sweep_point_done(rundir))
+				continue;
+			done++;
+			if (sw->repeat)
+				sw->hooks->progress(sw, dir, todo[t]);
+		}
+		if (done < sw->nvalues && !run_interrupted)
+			rc = -1; /* each said by sweep_via_run */
 	}
 	if (run_interrupted) {
 		printf("steerlab: %s interrupted: %d of %d %s done; resume with: %s\n",

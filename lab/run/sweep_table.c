@@ -86,6 +86,8 @@ int sweep_table_load(const struct sweep *sw, const char *dir, struct sweep_table
 	int ndone = 0, nsteady = 0;
 
 	memset(tb, 0, sizeof(*tb));
+	/* the sweep's lab, not LAB-N of a point run beside others */
+	strfmt(tb->lab, sizeof(tb->lab), "%s", sw->lab);
 	for (int i = 0; i < sw->nvalues; i++) {
 		json_t *root, *schemes, *o;
 		const char *name;
