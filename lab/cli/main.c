@@ -58,14 +58,25 @@ static void main_bad_option(int argc, char **argv, int opt)
 static int main_parse_args(int argc, char **argv, struct cmd_args *a)
 {
 	static const struct option opts[] = {
-	    {"out", required_argument, NULL, 'o'},    {"set", required_argument, NULL, 's'},
-	    {"quiet", no_argument, NULL, 'q'},	      {"no-agents", no_argument, NULL, 'N'},
-	    {"traffic", no_argument, NULL, 'T'},      {"bucket", required_argument, NULL, 'B'},
-	    {"slo", required_argument, NULL, 'S'},    {"json", no_argument, NULL, 'J'},
-	    {"frr", required_argument, NULL, 'F'},    {"repeat", required_argument, NULL, 'R'},
-	    {"check", no_argument, NULL, 'C'},	      {"times", no_argument, NULL, 'M'},
-	    {"target", required_argument, NULL, 'G'}, {"vary", required_argument, NULL, 'V'},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	    {"out", required_argument, NULL, 'o'},
+	    {"set", required_argument, NULL, 's'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"no-agents", no_argument, NULL, 'N'},
+	    {"traffic", no_argument, NULL, 'T'},
+	    {"bucket", required_argument, NULL, 'B'},
+	    {"slo", required_argument, NULL, 'S'},
+	    {"json", no_argument, NULL, 'J'},
+	    {"frr", required_argument, NULL, 'F'},
+	    {"repeat", required_argument, NULL, 'R'},
+	    {"check", no_argument, NULL, 'C'},
+	    {"times", no_argument, NULL, 'M'},
+	    {"target", required_argument, NULL, 'G'},
+	    {"vary", required_argument, NULL, 'V'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"run", required_argument, NULL, 'r'},
+	    {"merge", no_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -114,6 +125,15 @@ static int main_parse_args(int argc, char **argv, struct cmd_args *a)
 			break;
 		case 'M':
 			a->times = 1;
+			break;
+		case 'f':
+			a->format = optarg;
+			break;
+		case 'r':
+			a->run = optarg;
+			break;
+		case 'm':
+			a->merge = 1;
 			break;
 		case 'G':
 		case 'V':
@@ -213,6 +233,8 @@ enum {
 	TAKES_REPORT = 1 << 6, /* --bucket, --slo, --times */
 	TAKES_CHECK = 1 << 7,
 	TAKES_DESIGN = 1 << 8, /* --target, --vary */
+	TAKES_GRAPH = 1 << 9,  /* --format, --run */
+	TAKES_MERGE = 1 << 10, /* --merge */
 };
 
 static const struct command {
@@ -227,10 +249,12 @@ static const struct command {
     {"nodes", cmd_nodes, TAKES_JSON},
     {"fail", cmd_fail, TAKES_ARG2},
     {"recover", cmd_recover, TAKES_ARG2},
-    {"run", cmd_run, TAKES_TOPOLOGY | TAKES_REPEAT},
+    {"run", cmd_run, TAKES_TOPOLOGY | TAKES_REPEAT | TAKES_MERGE},
     {"sweep", cmd_sweep, TAKES_TOPOLOGY | TAKES_CHECK},
     {"report", cmd_report, TAKES_REPORT},
     {"model", cmd_model, TAKES_TOPOLOGY | TAKES_JSON | TAKES_DESIGN},
+    {"graph", cmd_graph, TAKES_TOPOLOGY | TAKES_GRAPH},
+    {"merge", cmd_merge, 0},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -312,7 +336,10 @@ int main(int argc, char **argv)
 	    (rc = main_refuse_option(c, a.slo != NULL, TAKES_REPORT, "--slo")) ||
 	    (rc = main_refuse_option(c, a.times, TAKES_REPORT, "--times")) ||
 	    (rc = main_refuse_option(c, a.ntargets, TAKES_DESIGN, "--target")) ||
-	    (rc = main_refuse_option(c, a.nvaries, TAKES_DESIGN, "--vary")))
+	    (rc = main_refuse_option(c, a.nvaries, TAKES_DESIGN, "--vary")) ||
+	    (rc = main_refuse_option(c, a.format != NULL, TAKES_GRAPH, "--format")) ||
+	    (rc = main_refuse_option(c, a.run != NULL, TAKES_GRAPH, "--run")) ||
+	    (rc = main_refuse_option(c, a.merge, TAKES_MERGE, "--merge")))
 		return rc;
 	if (a.traffic && a.no_agents) {
 		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");
