@@ -106,7 +106,7 @@ static int merge_open(struct merge_state *m, const char *rundir, struct pcapng_w
 {
 	struct dirent **ents = NULL;
 	char path[4096], ebuf[PCAP_ERRBUF_SIZE];
-	int n = scandir(rundir, &ents, merge_capture_name, alphasort), rc = 0;
+	int n = scandir(rundir, &ents, merge_capture_name, alphasort), rc = 0, snaplen = 0;
 
 	if (n < 0) {
 		snprintf(err, errlen, "%s: %s", rundir, strerror(errno));
@@ -133,9 +133,17 @@ static int merge_open(struct merge_state *m, const char *rundir, struct pcapng_w
 		}
 		c->dlt = pcap_datalink(c->p);
 		c->site = merge_is_site(&m->plan, c->label);
-		c->ifid = pcapng_interface(w, c->label, merge_linktype(c->dlt),
-					   (uint32_t)pcap_snapshot(c->p), 9);
+		if (pcap_snapshot(c->p) > snaplen)
+			snaplen = pcap_snapshot(c->p);
 		m->ncaps++;
+	}
+	/* one snaplen for every interface, the largest: libpcap refuses a
+	 * pcapng whose interfaces differ in it */
+	for (int i = 0; i < m->ncaps && rc == 0; i++) {
+		struct merge_cap *c = &m->caps[i];
+
+		c->ifid =
+		    pcapng_interface(w, c->label, merge_linktype(c->dlt), (uint32_t)snaplen, 9);
 		if (c->ifid < 0) {
 			snprintf(err, errlen, "%s/run.pcapng: %s", rundir, strerror(errno));
 			rc = -1;
