@@ -45,6 +45,9 @@ struct cmd_args {
 	int ntargets;
 	const char *varies[8]; /* --vary, as given */
 	int nvaries;
+	const char *format; /* graph: dot, mermaid, json or svg */
+	const char *run;    /* graph: a run directory's catchments and FIB changes */
+	int merge;	    /* run: steerlab merge at its end */
 };
 
 /* The topology a command loaded (cli_load), and the usage text. */
@@ -84,6 +87,9 @@ int cmd_run(const struct cmd_args *a, const char *bindir);
 int cmd_sweep(const struct cmd_args *a, const char *bindir);
 int cmd_report(const struct cmd_args *a, const char *bindir);
 int cmd_model(const struct cmd_args *a, const char *bindir);
+/* cmd_graph, cmd_merge: steerlab graph FILE, steerlab merge RUN (cmd_graph.c) */
+int cmd_graph(const struct cmd_args *a, const char *bindir);
+int cmd_merge(const struct cmd_args *a, const char *bindir);
 
 /* cmd_design: steerlab model --target ... [--vary ...]: the settings of a
  * grid that meet the targets, cheapest first (docs/model.md, "Inverse

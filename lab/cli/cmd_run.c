@@ -104,8 +104,14 @@ static int cmd_repeat(const struct cmd_args *a, const char *bindir)
 
 int cmd_run(const struct cmd_args *a, const char *bindir)
 {
-	struct run_opts o = {.rundir = a->out, .bindir = bindir, .quiet = a->quiet};
+	struct run_opts o = {
+	    .rundir = a->out, .bindir = bindir, .quiet = a->quiet, .merge = a->merge};
 
+	if (a->repeat && a->merge) {
+		fprintf(stderr, "steerlab: run: --merge is for one run: steerlab merge DIR/rep-N "
+				"merges a repetition\n");
+		return 2;
+	}
 	if (a->repeat)
 		return cmd_repeat(a, bindir);
 	if (a->via || a->partition || a->jobs) {

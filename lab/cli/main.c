@@ -75,6 +75,9 @@ static int main_parse_args(int argc, char **argv, struct cmd_args *a)
 	    {"via", required_argument, NULL, 'Y'},
 	    {"partition", required_argument, NULL, 'P'},
 	    {"jobs", required_argument, NULL, 'j'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"run", required_argument, NULL, 'r'},
+	    {"merge", no_argument, NULL, 'm'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -134,6 +137,15 @@ static int main_parse_args(int argc, char **argv, struct cmd_args *a)
 			break;
 		case 'M':
 			a->times = 1;
+			break;
+		case 'f':
+			a->format = optarg;
+			break;
+		case 'r':
+			a->run = optarg;
+			break;
+		case 'm':
+			a->merge = 1;
 			break;
 		case 'G':
 		case 'V':
@@ -233,7 +245,9 @@ enum {
 	TAKES_REPORT = 1 << 6, /* --bucket, --slo, --times */
 	TAKES_CHECK = 1 << 7,
 	TAKES_DESIGN = 1 << 8, /* --target, --vary */
-	TAKES_VIA = 1 << 9,    /* --via, --partition, --jobs */
+	TAKES_VIA = 1 << 11,   /* --via, --partition, --jobs */
+	TAKES_GRAPH = 1 << 9,  /* --format, --run */
+	TAKES_MERGE = 1 << 10, /* --merge */
 };
 
 static const struct command {
@@ -248,10 +262,12 @@ static const struct command {
     {"nodes", cmd_nodes, TAKES_JSON},
     {"fail", cmd_fail, TAKES_ARG2},
     {"recover", cmd_recover, TAKES_ARG2},
-    {"run", cmd_run, TAKES_TOPOLOGY | TAKES_REPEAT | TAKES_VIA},
+    {"run", cmd_run, TAKES_TOPOLOGY | TAKES_REPEAT | TAKES_MERGE | TAKES_VIA},
     {"sweep", cmd_sweep, TAKES_TOPOLOGY | TAKES_CHECK | TAKES_VIA},
     {"report", cmd_report, TAKES_REPORT},
     {"model", cmd_model, TAKES_TOPOLOGY | TAKES_JSON | TAKES_DESIGN},
+    {"graph", cmd_graph, TAKES_TOPOLOGY | TAKES_GRAPH},
+    {"merge", cmd_merge, 0},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -336,7 +352,10 @@ int main(int argc, char **argv)
 	    (rc = main_refuse_option(c, a.nvaries, TAKES_DESIGN, "--vary")) ||
 	    (rc = main_refuse_option(c, a.via != NULL, TAKES_VIA, "--via")) ||
 	    (rc = main_refuse_option(c, a.partition != NULL, TAKES_VIA, "--partition")) ||
-	    (rc = main_refuse_option(c, a.jobs != NULL, TAKES_VIA, "--jobs")))
+	    (rc = main_refuse_option(c, a.jobs != NULL, TAKES_VIA, "--jobs")) ||
+	    (rc = main_refuse_option(c, a.format != NULL, TAKES_GRAPH, "--format")) ||
+	    (rc = main_refuse_option(c, a.run != NULL, TAKES_GRAPH, "--run")) ||
+	    (rc = main_refuse_option(c, a.merge, TAKES_MERGE, "--merge")))
 		return rc;
 	if (a.traffic && a.no_agents) {
 		fprintf(stderr, "steerlab: up: --traffic needs the agents: not with --no-agents\n");

@@ -765,6 +765,26 @@ int run_seed(struct topology *t)
 	return 0;
 }
 
+/* run_merge: run --merge: every capture into RUN/run.pcapng with the lab's
+ * events as comments (report_merge); a failure to write it makes a valid
+ * run's *rc RUN_UNSAVED, as any file of the analysis not written */
+static void run_merge(const struct topology *t, const struct run_opts *o, const char *rundir,
+		      int *rc)
+{
+	struct report_merge_stats st;
+	char err[4200] = "";
+
+	if (report_merge(rundir, t->port, &st, stderr, err, sizeof(err)) == -1) {
+		fprintf(stderr, "steerlab: merge: %s\n", err);
+		if (*rc == 0)
+			*rc = RUN_UNSAVED;
+		return;
+	}
+	run_say(o, "merged %d captures into %s/%s: %llu packets, %d events as comments",
+		st.captures, rundir, REPORT_MERGE_FILE, (unsigned long long)st.packets,
+		st.comments);
+}
+
 int run_scenario(struct topology *t, const struct run_opts *o)
 {
 	struct lab *lab = &run_lab;
@@ -930,6 +950,8 @@ down:
 			rc = RUN_INVALID;
 		else
 			rc = 0;
+		if (r != -1 && o->merge)
+			run_merge(t, o, rundir, &rc);
 		if (lab->unexpected)
 			fprintf(
 			    stderr,

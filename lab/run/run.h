@@ -24,6 +24,7 @@ struct run_opts {
 	const char *bindir;
 	int quiet;
 	const char *label; /* before the progress line: a sweep's point */
+	int merge;	   /* run --merge: report_merge (run.pcapng) after the analysis */
 };
 
 /* run_scenario returns RUN_INVALID for a run that was analysed but cannot

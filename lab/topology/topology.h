@@ -1099,4 +1099,21 @@ static inline int topo_v6(const struct topology *t)
 	return t->ip != TOPO_IP_4;
 }
 
+/*
+ * The topology as a graph (lab/topology/graph*.c; docs/topology.md, "The
+ * graph"): what `steerlab graph` writes, nothing built. topo_graph_write:
+ * t's nodes by kind, its links with their impairments, its BGP sessions
+ * with their ASNs, in format fmt to out; with rundir (not NULL), what that
+ * run measured on them, from its clocks.json: each anycast client's
+ * catchment before and after the failure, each router's FIB changes, the
+ * nodes coloured by site. 0, or -1 with err ("RUN/clocks.json: ...").
+ */
+enum topo_graph_format {
+	TOPO_GRAPH_DOT,
+	TOPO_GRAPH_MERMAID,
+	TOPO_GRAPH_JSON,
+};
+int topo_graph_write(const struct topology *t, const char *rundir, enum topo_graph_format fmt,
+		     FILE *out, char *err, size_t errlen);
+
 #endif

@@ -104,4 +104,29 @@ enum report_stage {
 	REPORT_NSTAGES
 };
 
+/*
+ * report_merge: `steerlab merge RUN` (probes/report/merge.c, docs/clocks.md,
+ * "One capture per run"): every capture-*.pcap of rundir read with libpcap
+ * and written, in time order (a k-way merge on a heap, one packet of each
+ * capture in memory), into rundir/run.pcapng (lib/pcapng.h), each capture
+ * an interface named by its label ("a", "link-core-a", "dns-ns"), with the
+ * lab's events as packet comments: the timeline's steps (t0 first), each
+ * prober's declaration of the failed site, each router's first and final
+ * FIB change, authd's first answer without the failed site, each scheme's
+ * last request to it and each client's first request at its new site,
+ * taken from clocks.json (what the clocks computed), plan.json and the
+ * probers' events. port: the request port (0: clocks.json's, else 7000). The counts into *st;
+ * a damaged capture is merged up to its damage and said on log (may be
+ * NULL). 0, or -1 with err naming the file.
+ */
+#define REPORT_MERGE_FILE "run.pcapng"
+struct report_merge_stats {
+	int captures;
+	uint64_t packets;
+	int comments;
+	int unplaced; /* events no packet came after */
+};
+int report_merge(const char *rundir, uint16_t port, struct report_merge_stats *st, FILE *log,
+		 char *err, size_t errlen);
+
 #endif

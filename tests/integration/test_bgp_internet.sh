@@ -103,6 +103,10 @@ done
 echo "ok: t1's FIB moved from a to t2 (b) by BGP; t2's and t3's did not change; window" \
 	"$(json "$r/clocks.json" .schemes.anycast.window_s) s"
 
+# steerlab graph and steerlab merge on this run (tests/integration/graph_merge.sh)
+. tests/integration/graph_merge.sh
+graph_merge_check "$r"
+
 # the prepend moved to [link t1 t2] (t2 announces to t1 with its AS twice):
 # c1 goes to c instead, the others stay
 sed -e "/^prepend = t3:1\$/d" -e "/^\[link t1 t2\]\$/a prepend = t2:1" "$topo" >"$out/flip.ini"
