@@ -140,14 +140,17 @@ static const struct {
  * the browser test compares with clocks.json) */
 static void report_html_value(FILE *fp, const char *scheme, const char *key, json_t *v)
 {
-	char *text = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)) : NULL;
+	char *text;
 
+	if (v == NULL) { /* a clock this scheme does not have */
+		fputs("<td></td>", fp);
+		return;
+	}
+	text = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
 	fprintf(fp, "<td data-scheme=\"%s\" data-key=\"%s\" data-value=\"", scheme, key);
 	html_escape(fp, text ? text : "");
 	fputs("\">", fp);
-	if (v == NULL)
-		fputs("", fp);
-	else if (json_is_null(v))
+	if (json_is_null(v))
 		fputs("-", fp);
 	else if (json_is_real(v))
 		fprintf(fp, "%.3f", json_real_value(v));
