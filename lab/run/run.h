@@ -487,6 +487,11 @@ struct sweep_plot_arg {
  * once a point is measured and valid (else an older plot removed). 0,
  * SWEEP_INVALID if a point is invalid, or -1 (logged). */
 int sweep_output_write(const struct sweep *sw, const char *dir, const struct sweep_output *out);
+/* sweep_write_html: dir/report.html (dirfd: dir opened), out's table as
+ * the terminal shows it and its CSV's clocks plotted as SVG (sweep_html.c).
+ * 0, or -1 (logged). */
+int sweep_write_html(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
+		     const char *dir, const struct sweep_output *out);
 
 /* sweep_gnuplot: gnuplot in dir, the script from fill(fp, arg) on its
  * standard input, its PNG on its standard output into DIR/png through a

@@ -534,6 +534,9 @@ int sweep_output_write(const struct sweep *sw, const char *dir, const struct swe
 			strfmt(listed + strlen(listed), sizeof(listed) - strlen(listed), "%s%s",
 			       f ? ", " : "", o->files[f]);
 	}
+	if (sweep_write_html(sw, tb, dirfd, dir, o) == -1)
+		goto out;
+	strfmt(listed + strlen(listed), sizeof(listed) - strlen(listed), ", report.html");
 	rc = 0;
 	printf("\n");
 	o->shown(sw, tb, stdout);

@@ -241,7 +241,7 @@ upstream:
 		fprintf(out, "\nreport: not saved in %s (below)\n", r->rundir);
 		goto verdict;
 	}
-	fprintf(out, "\nreport: %s/report.md", r->rundir);
+	fprintf(out, "\nreport: %s/report.md, %s/report.html", r->rundir, r->rundir);
 	if (r->drawn)
 		fprintf(out, " (plots: %s%s%s%s%s%s)", r->plot_decay ? "decay.png" : "",
 			r->plot_causes ? ", decay-causes.png" : "",
@@ -390,7 +390,8 @@ int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
 	if (!r->unsaved && report_plot(r, err, sizeof(err)) == -1)
 		r->unsaved = 1;
 	report_stage_end(r, REPORT_STAGE_PLOTS);
-	if (!r->unsaved && report_write_md(r, err, sizeof(err)) == -1)
+	if (!r->unsaved && (report_write_md(r, err, sizeof(err)) == -1 ||
+			    report_write_html(r, err, sizeof(err)) == -1))
 		r->unsaved = 1;
 	fwrite(r->clocks_text, 1, r->clocks_len, out);
 	report_summary(r, out);

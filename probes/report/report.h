@@ -16,6 +16,10 @@
  *   report_plot.c      the gnuplot scripts, kept in the run directory, and
  *                      gnuplot run on them (lib/subproc.h)
  *   report_md.c        report.md
+ *   report_html.c      report.html: report.md's page for a browser, one
+ *                      file fetching nothing, the decay plot drawn by its
+ *                      inline script (report_html_js.c) from decay.csv's
+ *                      numbers; report_svg.c its topology graph
  *   report_env.c       the versions, the kernel and sch_netem, for report.md
  *
  * The decay curve and the error budget are computed by the clocks module
@@ -74,7 +78,7 @@ int report_parse_slo(const char *s, double *pct);
 /*
  * report_run: read the run directory rundir and write into it clocks.json,
  * decay.csv, upstream.csv, decay.gp and upstream.gp with their PNGs (when
- * gnuplot runs) and report.md; print the clocks and a summary to out.
+ * gnuplot runs), report.md and report.html; print the clocks and a summary to out.
  * Nothing is rerun: only the recorded files are read, and the verdict
  * (clocks_verdict) is computed again from them. Returns 0 for a valid run,
  * REPORT_INVALID for a run the verdict invalidates (every file is written

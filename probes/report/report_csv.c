@@ -15,15 +15,34 @@
 #include "report_int.h"
 #include "timeutil.h"
 
+const char *report_decay_share(char *buf, size_t len, const struct clocks_decay_series *s,
+			       const int64_t *count, size_t k)
+{
+	if (!s->known || count == NULL || s->all[k] == 0)
+		return NULL;
+	snprintf(buf, len, "%.6g", (double)count[k] / (double)s->all[k]);
+	return buf;
+}
+
+const char *report_model_share(char *buf, size_t len, const struct report *r, int i, size_t k)
+{
+	if (r->model_share[i] == NULL || r->model_share[i][k] < 0)
+		return NULL;
+	snprintf(buf, len, "%.6g", r->model_share[i][k]);
+	return buf;
+}
+
 /* report_decay_csv_cells: a curve's share, dead and all of bucket k */
 static void report_decay_csv_cells(FILE *fp, const struct clocks_decay_series *s, size_t k)
 {
+	char v[32];
+
 	if (!s->known)
 		fprintf(fp, ",,,");
 	else if (s->all[k] == 0)
 		fprintf(fp, ",,0,0");
 	else
-		fprintf(fp, ",%.6g,%lld,%lld", (double)s->dead[k] / (double)s->all[k],
+		fprintf(fp, ",%s,%lld,%lld", report_decay_share(v, sizeof(v), s, s->dead, k),
 			(long long)s->dead[k], (long long)s->all[k]);
 }
 
@@ -31,7 +50,7 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 {
 	const struct clocks_decay *d = &r->decay;
 	struct atomicfile af;
-	char a[48], b[48];
+	char a[48], b[48], v[32];
 	FILE *fp;
 
 	if (report_file_open(r, &af, "decay.csv", err, errlen) == -1)
@@ -79,7 +98,8 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 			else if (s->all[k] == 0)
 				fprintf(fp, ",,%lld", (long long)s->back[k]);
 			else
-				fprintf(fp, ",%.6g,%lld", (double)s->back[k] / (double)s->all[k],
+				fprintf(fp, ",%s,%lld",
+					report_decay_share(v, sizeof(v), s, s->back, k),
 					(long long)s->back[k]);
 		}
 		for (int i = 0; i < d->nrsv; i++)
@@ -98,10 +118,9 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 		for (int i = 0; i < REPORT_NSCHEMES; i++) {
 			if (!report_present(r, i) || r->model_share[i] == NULL)
 				continue;
-			if (r->model_share[i][k] < 0)
-				fprintf(fp, ",");
-			else
-				fprintf(fp, ",%.6g", r->model_share[i][k]);
+			const char *m = report_model_share(v, sizeof(v), r, i, k);
+
+			fprintf(fp, ",%s", m ? m : "");
 		}
 		fputc('\n', fp);
 	}

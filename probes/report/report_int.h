@@ -159,7 +159,17 @@ static inline int report_present(const struct report *r, int i)
 	return !r->res[i].noflows;
 }
 
-/* The files (report_csv.c, report_plot.c, report_md.c). 0, or -1 with err. */
+/* report_decay_share: series s's share of bucket k, count (its dead or
+ * its back) of all, as decay.csv writes it ("%.6g") into buf; NULL when
+ * decay.csv leaves it empty (unknown, or no request in the bucket).
+ * report_model_share: the same of scheme i's model curve. decay.csv and
+ * report.html's plot both write these, so their numbers are the same. */
+const char *report_decay_share(char *buf, size_t len, const struct clocks_decay_series *s,
+			       const int64_t *count, size_t k);
+const char *report_model_share(char *buf, size_t len, const struct report *r, int i, size_t k);
+
+/* The files (report_csv.c, report_plot.c, report_md.c, report_html.c). 0,
+ * or -1 with err. */
 int report_write_decay_csv(const struct report *r, char *err, size_t errlen);
 /* decay-causes.csv: per bucket, each scheme's share still sent to the dead
  * site by cause */
@@ -175,6 +185,17 @@ void report_md_shares(const struct report *r, FILE *fp);
  * missing or fails is not an error (r->plot_note says what happened) */
 int report_plot(struct report *r, char *err, size_t errlen);
 int report_write_md(const struct report *r, char *err, size_t errlen);
+/* report.html: report.md's page for a browser, with the decay plot drawn
+ * from the same numbers as decay.csv and the topology as a graph; written
+ * after clocks.json, which it embeds (report_html.c) */
+int report_write_html(const struct report *r, char *err, size_t errlen);
+/* report_html_topology: the run's topology (plan.json) as an SVG graph,
+ * each client coloured by its catchment before and after the failure,
+ * each router with its FIB's change (report_svg.c); nothing when the run
+ * directory has no plan.json */
+void report_html_topology(const struct report *r, FILE *fp);
+/* report_html_script: the page's script (report_html_js.c) */
+extern const char report_html_script[];
 
 /* report_env: the "Machine" lines of report.md: steerlab's, the libraries'
  * and gnuplot's versions, the kernel, link delays and sch_netem */

@@ -188,7 +188,7 @@ static void test_sweep_resume(void **state)
 		  "steerlab: point ttl=2 (2 of 3): D/ttl-2\n"
 		  "steerlab: point ttl=5 (3 of 3): D/ttl-5\n"
 		  "\n"
-		  "# Sweep of ttl\n"
+		  "# Sweep of ttl, lab tswr\n"
 		  "\n"
 		  "    steerlab sweep " TOPO " --set name=tswr --set ttl=1,2,5\n"
 		  "\n"
@@ -199,7 +199,7 @@ static void test_sweep_resume(void **state)
 		  "Not measured (no clocks.json): ttl=1 (ttl-1/), ttl=2 (ttl-2/), ttl=5 "
 		  "(ttl-5/).\n"
 		  "\n"
-		  "steerlab: sweep results in D/: sweep.csv, sweep.md\n"
+		  "steerlab: sweep results in D/: sweep.csv, sweep.md, report.html\n"
 		  "steerlab: 3 of 3 points failed; rerun the same command to run them again\n"));
 	snprintf(want, sizeof(want), "%s", refused("ttl=1", "ttl-1"));
 	snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s", refused("ttl=2", "ttl-2"));
@@ -226,7 +226,7 @@ static void test_sweep_resume(void **state)
 					      "steerlab: point ttl=2 (2 of 3): D/ttl-2\n"
 					      "steerlab: point ttl=5: done, skipped\n")));
 	assert_non_null(strstr(cap.out, subst("steerlab: sweep results in D/: sweep.csv, "
-					      "sweep.md, sweep.png\n"
+					      "sweep.md, report.html, sweep.png\n"
 					      "steerlab: 1 of 3 points failed; rerun the same "
 					      "command to run them again\n")));
 	assert_false(exists("ttl-2"));
@@ -241,12 +241,12 @@ static void test_sweep_resume(void **state)
 					"steerlab: point ttl=2: done, skipped\n"
 					"steerlab: point ttl=5: done, skipped\n"));
 	assert_non_null(strstr(cap.out, subst("steerlab: sweep results in D/: sweep.csv, "
-					      "sweep.md, sweep.png\n"
+					      "sweep.md, report.html, sweep.png\n"
 					      "steerlab: sweep: 1 point is INVALID (see sweep.md "
 					      "and each point's report.md): their clocks must not "
 					      "be quoted\n")));
 	assert_true(exists("sweep.csv") && exists("sweep.md") && exists("sweep.gp") &&
-		    exists("sweep.png"));
+		    exists("sweep.png") && exists("report.html"));
 	/* what it printed is sweep.md */
 	snprintf(path, sizeof(path), "%s/sweep.md", sdir);
 	args = test_read_file(path);
@@ -389,7 +389,7 @@ static void test_repeat_resume(void **state)
 		 values[0], values[1]);
 	assert_non_null(strstr(cap.out, want));
 	assert_non_null(strstr(cap.out, subst("steerlab: repeat results in D/: repeat.csv, "
-					      "stats.csv, stats.md, spread.png\n"
+					      "stats.csv, stats.md, report.html, spread.png\n"
 					      "steerlab: repeat: 1 of 2 runs INVALID, left out of "
 					      "the statistics (see stats.md and each run's "
 					      "report.md)\n")));
