@@ -374,9 +374,9 @@ static int via_slurm(const struct sweep *sw, const char *self, const char *file,
 	}
 	strfmt(job, sizeof(job), "%.*s", (int)strspn(text, "0123456789"), text);
 	free(text);
-	printf("steerlab: Slurm job %s: %d %s as an array (%s), one exclusive node each; output "
-	       "in %s/logs\n",
-	       job, ntodo, sw->repeat ? "repetitions" : "points", script, dir);
+	printf("steerlab: Slurm job %s: %d %s%s as an array (%s), one exclusive node each; "
+	       "output in %s/logs\n",
+	       job, ntodo, sw->repeat ? "repetition" : "point", ntodo == 1 ? "" : "s", script, dir);
 	fflush(stdout);
 	if ((ended = calloc((size_t)ntodo, sizeof(*ended))) == NULL) {
 		log_warn("sweep");
