@@ -105,7 +105,7 @@ DEB_PKGS := gcc make pkg-config libc6-dev libpcap-dev libnl-3-dev libnl-route-3-
 	clang libclang-rt-14-dev bind9-dnsutils knot-dnsutils unbound gnuplot-nox tshark mandoc \
 	frr nftables clang-format knot-resolver bind9 libnetfilter-queue-dev libmnl-dev libnftnl-dev \
 	libmicrohttpd-dev libcurl4-openssl-dev nginx libnftables-dev pdns-server pdns-backend-bind \
-	gdnsd
+	gdnsd python3
 # what the benchmarks compare against, installed by `make bench`
 BENCH_PKGS := nsd knot dnsperf
 
