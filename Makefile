@@ -37,7 +37,8 @@ ALL_LDFLAGS := $(FUSE_LD) $(LDFLAGS)
 LDLIBS := $(PKG_LIBS) -lm
 
 # steerlab's version for the run report (git describe at build time). The
-# stamp file changes only when the version does, and only report_env.o uses it
+# stamp file changes only when the version does, and only report_env.o and
+# lib/csvmeta.o (the CSV files' '# steerlab VERSION' line) use it
 # (its rule is below the first target, all).
 STEERLAB_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 VERSION_STAMP := $(BUILD)/version
@@ -179,6 +180,8 @@ $(BUILD)/obj/%.o: %.c | $(EXPORTS)
 
 $(BUILD)/obj/probes/report/report_env.o: $(VERSION_STAMP)
 $(BUILD)/obj/probes/report/report_env.o: ALL_CFLAGS += -DSTEERLAB_VERSION='"$(STEERLAB_VERSION)"'
+$(BUILD)/obj/lib/csvmeta.o: $(VERSION_STAMP)
+$(BUILD)/obj/lib/csvmeta.o: ALL_CFLAGS += -DSTEERLAB_VERSION='"$(STEERLAB_VERSION)"'
 
 $(BUILD)/obj/lab/build/agentdir.o: $(PATHS_STAMP)
 $(BUILD)/obj/lab/build/agentdir.o: ALL_CFLAGS += -DSTEERLAB_LIBEXECDIR='"$(LIBEXECDIR)"'

@@ -462,6 +462,7 @@ int main(int argc, char **argv)
 			log_warn("%s: %s", __func__, o.csv);
 			goto out;
 		}
+		client_record_meta(csvfile.fp, o.csv, o.topology);
 		fputs(o.family ? CLIENT_CSV_HEADER_FAMILY : CLIENT_CSV_HEADER, csvfile.fp);
 	}
 	if (o.bin) {

@@ -53,6 +53,7 @@ static void client_usage(FILE *fp)
 		"  -w TIMEOUT   a request unanswered this long is lost (default 500ms)\n"
 		"  -d DURATION  stop sending after this long (default: at SIGTERM)\n"
 		"  -o CSV       per-request records (default requests-NODE.csv, unless -B)\n"
+		"  -M TOPOLOGY  the topology file named in the CSV's '#' lines\n"
 		"  -B BIN       the same as binary records (docs/agents.md); with -o, both\n"
 		"  -T           over one long-lived TCP connection, not UDP (with -P: one\n"
 		"               a logical client)\n"
@@ -284,6 +285,7 @@ void client_parse(int argc, char **argv, struct client_opts *o)
 	    {OPT_DURATION('w', &o->cfg.timeout_ns, 1, INT64_MAX, "a timeout such as 500ms")},
 	    {OPT_DURATION('d', &o->cfg.duration_ns, 1, INT64_MAX, "a duration such as 10s")},
 	    {OPT_STR('o', &o->csv)},
+	    {OPT_STR('M', &o->topology)},
 	    {OPT_STR('B', &o->bin)},
 	    {OPT_CALL('F', client_opt_family, &o->family, "4, 6 or dual")},
 	    {OPT_DURATION('Y', &o->attempt_delay_ns, 1, 2 * NSEC_PER_SEC,

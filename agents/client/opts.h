@@ -31,6 +31,7 @@ struct client_opts {
 	const char *node;
 	const char *events;
 	const char *csv;
+	const char *topology; /* -M: the CSV's '# topology' line */
 	const char *bin;
 	const char *target;
 	int ntargets; /* -t given: twice with -F dual */

@@ -2,9 +2,13 @@
 #include "record.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "csvmeta.h"
 
 static const char *const client_status_names[] = {
     [CLIENT_OK] = "ok",
@@ -88,6 +92,19 @@ int client_record_format(char *buf, size_t len, uint32_t client, uint64_t seq, i
 	buf[n++] = '\n';
 	buf[n] = '\0';
 	return (int)n;
+}
+
+void client_record_meta(FILE *fp, const char *path, const char *topology)
+{
+	char dir[PATH_MAX], run[256];
+	const char *slash = strrchr(path, '/');
+
+	/* the run directory holds the file; a bare name: the working directory */
+	if (slash != NULL)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else if (getcwd(dir, sizeof(dir)) == NULL)
+		snprintf(dir, sizeof(dir), "-");
+	csvmeta_write(fp, csvmeta_run_id(dir, run, sizeof(run)), topology, CLIENT_CSV_UNITS);
 }
 
 int client_record_open(struct client_recfile *f, const char *path)

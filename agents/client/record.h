@@ -28,6 +28,10 @@
  * whether it was sent again over IPv4 (Happy Eyeballs: 1) */
 #define CLIENT_CSV_HEADER_FAMILY "client,seq,sent_ns,status,site,rtt_ns,family,fallback\n"
 #define CLIENT_MAX_SITES 64
+/* the units of the CSV's columns, in its '#' lines (lib/csvmeta.h) */
+#define CLIENT_CSV_UNITS                                                                           \
+	"sent_ns=ns since the epoch (CLOCK_REALTIME), rtt_ns=ns, status=ok|timeout|error, "        \
+	"site=the site that answered (empty: none), family=4|6, fallback=0|1"
 
 enum client_status {
 	CLIENT_OK,
@@ -69,6 +73,11 @@ struct client_recfile {
 	FILE *fp; /* NULL: not open */
 	char *buf;
 };
+
+/* client_record_meta: the '#' lines that open the CSV file at path
+ * (lib/csvmeta.h): the run (the name of the directory that holds it),
+ * topology (NULL: "-") and the columns' units. */
+void client_record_meta(FILE *fp, const char *path, const char *topology);
 
 /* client_record_open: f->fp, path opened for writing (truncated) with a
  * buffer of CLIENT_RECORD_BUF. 0, or -1 (errno set). */

@@ -986,6 +986,8 @@ static int lab_start_flow(struct lab *lab, int n, int dns, int64_t duration_ns, 
 		agents_argv_add(&a, "-o");
 		agents_argv_add(&a, "%s/requests-%s%s.csv", lab->rundir, node->name,
 				dns ? "-dns" : "");
+		agents_argv_add(&a, "-M");
+		agents_argv_add(&a, "%s", t->path);
 	}
 	if (t->records != TOPO_RECORDS_CSV) {
 		agents_argv_add(&a, "-B");

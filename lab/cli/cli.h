@@ -32,7 +32,7 @@ struct cmd_args {
 	int quiet;
 	int no_agents;
 	int traffic;		  /* up: start the clients */
-	int json;		  /* nodes, status, model */
+	int json;		  /* check, status, nodes, run, sweep, report, model */
 	const char *bucket, *slo; /* report's options */
 	int times;		  /* report: --times */
 	const char *frr;	  /* check: where to write FRR's configuration */

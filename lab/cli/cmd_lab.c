@@ -24,7 +24,7 @@
  * site's, with routing = bgp), each dry-run by FRR when it is installed.
  * With routing = static a router's has its [link]s only: a preview. 0, or
  * -1 (said). */
-static int cmd_check_frr(const char *dir)
+static int cmd_check_frr(const char *dir, FILE *out)
 {
 	char file[TOPO_NAME_MAX + 16], path[PATH_MAX];
 	int have = access(FRR_BGPD, X_OK) == 0 && access(FRR_VTYSH, X_OK) == 0, rc = 0;
@@ -47,11 +47,12 @@ static int cmd_check_frr(const char *dir)
 			return -1;
 		}
 		if (!have)
-			printf("# frr: %s (not checked: no %s; sudo make deps)\n", path, FRR_BGPD);
+			fprintf(out, "# frr: %s (not checked: no %s; sudo make deps)\n", path,
+				FRR_BGPD);
 		else if (frrconf_check_node(&cli_topo, n, stderr) == -1)
 			rc = -1;
 		else
-			printf("# frr: %s (FRR's dry run: OK)\n", path);
+			fprintf(out, "# frr: %s (FRR's dry run: OK)\n", path);
 	}
 	return rc;
 }
@@ -59,7 +60,7 @@ static int cmd_check_frr(const char *dir)
 /* check_impair: the impaired links and the paths' RTT, with the mechanism
  * that will apply them (not known without root: said). 0, or -1 (said) if
  * one cannot be applied by it. */
-static int check_impair(void)
+static int check_impair(FILE *out)
 {
 	enum impair_mech mech;
 	char why[256], text[320];
@@ -67,33 +68,66 @@ static int check_impair(void)
 
 	if (!topo_impaired(&cli_topo) && !topo_impair_events(&cli_topo))
 		return 0;
-	fflush(stdout);
+	fflush(out);
 	rc = lab_impair_mech(&cli_topo, &mech, why, sizeof(why), stderr);
 	if (rc == -2) {
 		strfmt(text, sizeof(text), "netem or delayline (linkd), not known here (%s)", why);
-		topo_print_impair(&cli_topo, text, stdout);
+		topo_print_impair(&cli_topo, text, out);
 		return 0;
 	}
-	topo_print_impair(&cli_topo, lab_impair_mech_text(mech), stdout);
+	topo_print_impair(&cli_topo, lab_impair_mech_text(mech), out);
 	if (mech == IMPAIR_MECH_DELAYLINE && why[0])
-		printf("# (no netem: %s)\n", why);
+		fprintf(out, "# (no netem: %s)\n", why);
+	return rc;
+}
+
+/* cmd_check_json: the topology as checked on stdout (topo_json), after
+ * the same checks as the text's, their text to null; the exit status */
+static int cmd_check_json(const struct cmd_args *a, FILE *null)
+{
+	json_t *j;
+	int rc = 1;
+
+	if (check_impair(null) == -1 || (a->frr && cmd_check_frr(a->frr, null) == -1))
+		return 1;
+	if ((j = topo_json(&cli_topo)) == NULL) {
+		fprintf(stderr, "steerlab: check: out of memory\n");
+		return 1;
+	}
+	json_object_set_new(j, "ok", json_true());
+	if (json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 &&
+	    fputc('\n', stdout) != EOF)
+		rc = 0;
+	json_decref(j);
 	return rc;
 }
 
 int cmd_check(const struct cmd_args *a, const char *bindir)
 {
+	FILE *null;
+	int rc;
+
 	(void)bindir;
 	if (cli_load(a, "check") == -1)
 		return 1;
+	if (a->json) {
+		if ((null = fopen("/dev/null", "w")) == NULL) {
+			fprintf(stderr, "steerlab: check: /dev/null: %s\n", strerror(errno));
+			return 1;
+		}
+		rc = cmd_check_json(a, null);
+		fclose(null);
+		return rc;
+	}
 	topo_print(&cli_topo, stdout);
 	printf("\n");
 	topo_print_timeline(&cli_topo, stdout);
 	topo_print_proximity(&cli_topo, stdout);
-	if (check_impair() == -1)
+	if (check_impair(stdout) == -1)
 		return 1;
 	frrconf_print(&cli_topo, stdout);
 	realres_print(&cli_topo, stdout);
-	if (a->frr && cmd_check_frr(a->frr) == -1)
+	if (a->frr && cmd_check_frr(a->frr, stdout) == -1)
 		return 1;
 	printf("# configuration OK\n");
 	return 0;

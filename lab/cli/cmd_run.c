@@ -1,13 +1,58 @@
 /* The commands of experiments and their analysis; see cli.h. */
 #include "cli.h"
 
+#include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "run.h"
 #include "strtonum.h"
 #include "timeutil.h"
+
+/* sweep_json_print: j (NULL: out of memory) on out, and freed. 0 or -1
+ * (said). */
+static int sweep_json_print(json_t *j, FILE *out)
+{
+	int rc = -1;
+
+	if (j && json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 &&
+	    fputc('\n', out) != EOF && fflush(out) == 0)
+		rc = 0;
+	if (rc == -1)
+		fprintf(stderr, "steerlab: the points as JSON: cannot write them\n");
+	json_decref(j);
+	return rc;
+}
+
+/* sweep_json_stdout: with --json, everything the points' runs print goes
+ * to stderr, and stdout holds the table's JSON alone (sw->json_out, a
+ * stream on the original stdout); sweep_json_restore puts stdout back.
+ * 0, or -1 (said). */
+static int sweep_json_saved = -1;
+
+static int sweep_json_stdout(struct sweep *sw)
+{
+	fflush(stdout);
+	if ((sweep_json_saved = dup(STDOUT_FILENO)) == -1 ||
+	    (sw->json_out = fdopen(sweep_json_saved, "w")) == NULL ||
+	    dup2(STDERR_FILENO, STDOUT_FILENO) == -1) {
+		fprintf(stderr, "steerlab: --json: stdout: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void sweep_json_restore(struct sweep *sw)
+{
+	fflush(stdout);
+	fflush(sw->json_out);
+	dup2(sweep_json_saved, STDOUT_FILENO);
+	fclose(sw->json_out);
+	sw->json_out = NULL;
+}
 
 /* sweep_go: run a parsed sweep or repeat of the command cmd to the end;
  * the exit status (3: a point, or a repetition, is invalid: docs/clocks.md,
@@ -56,11 +101,14 @@ static int sweep_go(struct sweep *sw, const char *cmd, const struct cmd_args *a,
 {
 	struct sweep_opts o = {.out = a->out, .bindir = bindir, .quiet = a->quiet};
 	char lab[TOPO_NAME_MAX + 1];
+	int rc;
 
 	if (sweep_via_opts(a, cmd, &o) == -1)
 		return 2;
 	if (sweep_check(sw, lab, bindir) == -1)
 		return 1;
+	if (a->check && a->json)
+		return sweep_json_print(sweep_check_json(sw), stdout) == -1 ? 1 : 0;
 	if (a->check) {
 		printf("steerlab: %s: the %d points of %s load and check (", cmd, sw->nvalues,
 		       sw->key);
@@ -72,7 +120,12 @@ static int sweep_go(struct sweep *sw, const char *cmd, const struct cmd_args *a,
 	if (cli_need_root(cmd) == -1)
 		return 1;
 	cli_catch_signals();
-	switch (sweep_run(sw, lab, &o)) {
+	if (a->json && sweep_json_stdout(sw) == -1)
+		return 1;
+	rc = sweep_run(sw, lab, &o);
+	if (a->json)
+		sweep_json_restore(sw);
+	switch (rc) {
 	case 0:
 		return 0;
 	case SWEEP_INVALID:
@@ -104,8 +157,11 @@ static int cmd_repeat(const struct cmd_args *a, const char *bindir)
 
 int cmd_run(const struct cmd_args *a, const char *bindir)
 {
-	struct run_opts o = {
-	    .rundir = a->out, .bindir = bindir, .quiet = a->quiet, .merge = a->merge};
+	struct run_opts o = {.rundir = a->out,
+			     .bindir = bindir,
+			     .quiet = a->quiet,
+			     .merge = a->merge,
+			     .json = a->json};
 
 	if (a->repeat && a->merge) {
 		fprintf(stderr, "steerlab: run: --merge is for one run: steerlab merge DIR/rep-N "
@@ -172,6 +228,7 @@ int cmd_report(const struct cmd_args *a, const char *bindir)
 	}
 	if (a->times)
 		o.times = stderr;
+	o.json = a->json;
 	rc = report_run(a->file, &o, stdout);
 	/* what root wrote in the user's run directory stays the user's */
 	run_chown(a->file);

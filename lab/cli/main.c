@@ -244,16 +244,16 @@ static const struct command {
 	int (*run)(const struct cmd_args *, const char *bindir);
 	unsigned takes;
 } commands[] = {
-    {"check", cmd_check, TAKES_TOPOLOGY | TAKES_FRR},
+    {"check", cmd_check, TAKES_TOPOLOGY | TAKES_FRR | TAKES_JSON},
     {"up", cmd_up, TAKES_TOPOLOGY | TAKES_TRAFFIC},
     {"down", cmd_down, 0},
     {"status", cmd_status, TAKES_JSON},
     {"nodes", cmd_nodes, TAKES_JSON},
     {"fail", cmd_fail, TAKES_ARG2},
     {"recover", cmd_recover, TAKES_ARG2},
-    {"run", cmd_run, TAKES_TOPOLOGY | TAKES_REPEAT | TAKES_MERGE | TAKES_VIA},
-    {"sweep", cmd_sweep, TAKES_TOPOLOGY | TAKES_CHECK | TAKES_VIA},
-    {"report", cmd_report, TAKES_REPORT},
+    {"run", cmd_run, TAKES_TOPOLOGY | TAKES_REPEAT | TAKES_MERGE | TAKES_VIA | TAKES_JSON},
+    {"sweep", cmd_sweep, TAKES_TOPOLOGY | TAKES_CHECK | TAKES_VIA | TAKES_JSON},
+    {"report", cmd_report, TAKES_REPORT | TAKES_JSON},
     {"model", cmd_model, TAKES_TOPOLOGY | TAKES_JSON | TAKES_DESIGN},
     {"graph", cmd_graph, TAKES_TOPOLOGY | TAKES_GRAPH},
     {"merge", cmd_merge, 0},

@@ -195,6 +195,10 @@ int repeat_results(const struct sweep *sw, const char *dir)
 	    .nfiles = 4,
 	    .files = {"repeat.csv", "stats.csv", "stats.md", "spread.gp"},
 	    .writers = {repeat_write_csv, repeat_write_stats_csv, repeat_write_md, repeat_write_gp},
+	    .units = {"jitter_offset_s=s, *_s=s, *_lost_client=requests, "
+		      "*_lost_capture=requests, *_upstream_queries=queries",
+		      "min, median, p95, max, model_*: the clock's unit (its name's "
+		      "suffix: _s=s, else a count)"},
 	    .shown = repeat_write_md,
 	    .png = "spread.png",
 	    .fill = repeat_plot_fill,

@@ -568,6 +568,13 @@ int run_wait_ready(struct lab *lab)
 	return run_warm_up(lab);
 }
 
+/* run_say_out: where the progress goes: stdout, but stderr with --json
+ * (stdout holds clocks.json's document alone) */
+static FILE *run_say_out(const struct run_opts *o)
+{
+	return o->json ? stderr : stdout;
+}
+
 static void run_say(const struct run_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void run_say(const struct run_opts *o, const char *fmt, ...)
@@ -578,10 +585,10 @@ static void run_say(const struct run_opts *o, const char *fmt, ...)
 		return;
 	progress_clear(&run_progress);
 	va_start(ap, fmt);
-	printf("steerlab: ");
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
+	fprintf(run_say_out(o), "steerlab: ");
+	vfprintf(run_say_out(o), fmt, ap);
+	fprintf(run_say_out(o), "\n");
+	fflush(run_say_out(o));
 	va_end(ap);
 }
 
@@ -819,7 +826,8 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 		log_warnx("%s", err);
 	run_reserve(rundir);
 	run_say(o, "run directory %s", rundir);
-	progress_init(&run_progress, t, progress_mode_for(stdout, o->quiet), stdout, o->label);
+	progress_init(&run_progress, t, progress_mode_for(run_say_out(o), o->quiet), run_say_out(o),
+		      o->label);
 
 	start = now_mono_ns();
 	run_progress.fail_at_ns = steady ? -1 : fail_at;
@@ -938,7 +946,7 @@ down:
 	/* a steady-state run is analysed once its traffic ran (stopped) */
 	if (failed || (steady && stopped != 0)) {
 		run_say(o, "analysing the captures, events and records");
-		r = report_run(rundir, NULL, stdout);
+		r = report_run(rundir, &(struct report_opts){.json = o->json}, stdout);
 		if (r != -1 && !(r & REPORT_UNSAVED))
 			run_say(o, "results in %s (report.md, clocks.json)", rundir);
 		fflush(stdout);

@@ -25,6 +25,7 @@ struct run_opts {
 	int quiet;
 	const char *label; /* before the progress line: a sweep's point */
 	int merge;	   /* run --merge: report_merge (run.pcapng) after the analysis */
+	int json;	   /* stdout: clocks.json's document alone; the progress on stderr */
 };
 
 /* run_scenario returns RUN_INVALID for a run that was analysed but cannot
@@ -320,6 +321,9 @@ struct sweep {
 	/* a repeat's own steps (repeat_parse sets them; NULL for a sweep), so
 	 * that the sweep calls them without depending on the repeat */
 	const struct sweep_hooks *hooks;
+	/* --json: the table's rows as JSON there (sweep_table_json), not the
+	 * table on stdout; NULL: the table */
+	FILE *json_out;
 };
 
 /* What a repeat does differently in sweep_run (lab/run/repeat.c): its
@@ -440,6 +444,14 @@ void sweep_write_csv(const struct sweep *sw, const struct sweep_table *tb, FILE 
  * (",valid,invalid_codes,run"), for the sweep's CSV and the repeat's */
 void sweep_csv_point_end(const struct sweep *sw, const struct sweep_table *tb, int i, FILE *out);
 
+/* sweep_table_json: the table as JSON, a row per point (steerlab sweep
+ * --json; docs/analysis.md, "JSON output"), dir the sweep's directory;
+ * sweep_check_json: the points of sweep --check --json. NULL: out of
+ * memory. */
+#define SWEEP_JSON_VERSION 1
+json_t *sweep_table_json(const struct sweep *sw, const struct sweep_table *tb, const char *dir);
+json_t *sweep_check_json(const struct sweep *sw);
+
 /* sweep_write_md: one Markdown table per scheme, a row per point. */
 void sweep_write_md(const struct sweep *sw, const struct sweep_table *tb, FILE *out);
 
@@ -456,9 +468,11 @@ void sweep_gp_text(const struct sweep *sw, const struct sweep_table *tb, FILE *o
 int sweep_invalid(const struct sweep *sw, const struct sweep_table *tb);
 
 /* sweep_write_file: DIR/NAME (dirfd: DIR's, lib/atomicfile.h) through a
- * temporary file renamed into place, its text from fn. 0, or -1 logged. */
+ * temporary file renamed into place, its text from fn; a CSV file (units
+ * not NULL: "COLUMN=UNIT, ...") opens with lib/csvmeta.h's '#' lines (the
+ * run: DIR's name; the topology: sw->file). 0, or -1 logged. */
 int sweep_write_file(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
-		     const char *dir, const char *name,
+		     const char *dir, const char *name, const char *units,
 		     void (*fn)(const struct sweep *, const struct sweep_table *, FILE *));
 
 /* What a sweep or a repeat writes once its points are done: its files (in
@@ -472,7 +486,8 @@ struct sweep_output {
 	int nfiles;
 	const char *files[SWEEP_OUTPUT_FILES];
 	sweep_writer writers[SWEEP_OUTPUT_FILES];
-	sweep_writer shown; /* printed on stdout */
+	const char *units[SWEEP_OUTPUT_FILES]; /* a CSV file's units; NULL: not a CSV */
+	sweep_writer shown;		       /* printed on stdout */
 	const char *png;
 	void (*fill)(FILE *, const void *);
 	void (*invalid)(const struct sweep *sw, int invalid);

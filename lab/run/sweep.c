@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "csvmeta.h"
 #include "events.h"
 #include "topology.h"
 #include "log.h"
@@ -495,16 +496,18 @@ int sweep_gnuplot(int dirfd, const char *dir, const char *png, void (*fill)(FILE
 }
 
 int sweep_write_file(const struct sweep *sw, const struct sweep_table *tb, int dirfd,
-		     const char *dir, const char *name,
+		     const char *dir, const char *name, const char *units,
 		     void (*fn)(const struct sweep *, const struct sweep_table *, FILE *))
 {
-	char err[PATH_MAX + 128];
+	char err[PATH_MAX + 128], run[256];
 	struct atomicfile af;
 
 	if (atomicfile_open(&af, dirfd, dir, name, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
 		return -1;
 	}
+	if (units)
+		csvmeta_write(af.fp, csvmeta_run_id(dir, run, sizeof(run)), sw->file, units);
 	fn(sw, tb, af.fp);
 	if (atomicfile_commit(&af, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
@@ -528,7 +531,8 @@ int sweep_output_write(const struct sweep *sw, const char *dir, const struct swe
 		goto out;
 	}
 	for (int f = 0; f < o->nfiles; f++) {
-		if (sweep_write_file(sw, tb, dirfd, dir, o->files[f], o->writers[f]) == -1)
+		if (sweep_write_file(sw, tb, dirfd, dir, o->files[f], o->units[f], o->writers[f]) ==
+		    -1)
 			goto out;
 		if (f < o->nfiles - 1) /* the files a person reads: not the script */
 			strfmt(listed + strlen(listed), sizeof(listed) - strlen(listed), "%s%s",
@@ -538,9 +542,23 @@ int sweep_output_write(const struct sweep *sw, const char *dir, const struct swe
 		goto out;
 	strfmt(listed + strlen(listed), sizeof(listed) - strlen(listed), ", report.html");
 	rc = 0;
-	printf("\n");
-	o->shown(sw, tb, stdout);
-	printf("\n");
+	if (sw->json_out) {
+		json_t *j = sweep_table_json(sw, tb, dir);
+
+		if (j == NULL ||
+		    json_dumpf(j, sw->json_out,
+			       JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) ==
+			-1 ||
+		    fputc('\n', sw->json_out) == EOF || fflush(sw->json_out) == EOF) {
+			log_warnx("%s: the table as JSON: cannot write it", o->what);
+			rc = -1;
+		}
+		json_decref(j);
+	} else {
+		printf("\n");
+		o->shown(sw, tb, stdout);
+		printf("\n");
+	}
 	/* a plot of no point is gnuplot's error (and an older one, of other
 	 * points, would mislead): plotted once a point is measured and valid */
 	for (int i = 0; i < sw->nvalues; i++)
@@ -588,6 +606,9 @@ static const struct sweep_output sweep_out = {
     .nfiles = 3,
     .files = {"sweep.csv", "sweep.md", "sweep.gp"},
     .writers = {sweep_write_csv, sweep_write_md, sweep_write_gp},
+    .units = {"*_s=s, *_lost_client=requests, *_lost_capture=requests, "
+	      "*_upstream_queries=queries, *_deviation=fraction (0 to 1), *_model_CLOCK_Q: "
+	      "CLOCK's unit"},
     .shown = sweep_write_md,
     .png = "sweep.png",
     .fill = sweep_plot_fill,

@@ -974,6 +974,12 @@ int jitter_random_seed(uint32_t *seed);
 /* planjson_build: plan.json's object for t, or NULL (out of memory). */
 json_t *planjson_build(const struct topology *t);
 
+/* topo_json: the topology as checked (steerlab check --json;
+ * docs/analysis.md, "JSON output"): plan.json's object, with "file" (the
+ * path given), "lab_keys" (every [lab] key and its value as check prints
+ * it) and, in each node, "keys" (its own likewise). NULL: out of memory. */
+json_t *topo_json(const struct topology *t);
+
 /* planjson_write: write rundir/plan.json for t through lib/atomicfile.h.
  * 0, or -1 with err set ("DIR/plan.json: what: why"). */
 int planjson_write(const struct topology *t, const char *rundir, char *err, size_t errlen);

@@ -1,6 +1,7 @@
 /*
  * Reading the clients' per-request records, requests-NODE.csv
- * (docs/agents.md, client): a header line, then one line per request,
+ * (docs/agents.md, client): '#' lines (lib/csvmeta.h; files from before
+ * them have none), a header line, then one line per request,
  *
  *   client,seq,sent_ns,status,site,rtt_ns
  *
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "clocks_int.h"
+#include "csvmeta.h"
 #include "recbin.h"
 
 #define CLOCKS_CSV_HEADER "client,seq,sent_ns,status,site,rtt_ns"
@@ -121,20 +123,24 @@ int clocks_read_requests_stream(FILE *fp, const char *path, struct clocks_input 
 {
 	char *line = NULL, why[128];
 	size_t cap = 0;
-	int lineno = 0, complete, rc = -1, nfields = CLOCKS_CSV_FIELDS;
+	int lineno = 0, header = 0, complete, rc = -1, nfields = CLOCKS_CSV_FIELDS;
 	ssize_t len;
 
 	while ((len = clocks_read_line(fp, &line, &cap, &complete)) != -1) {
 		struct clocks_request r;
 
-		if (++lineno == 1) {
+		++lineno;
+		if (!header && csvmeta_is_meta(line))
+			continue; /* the '#' lines before the header (lib/csvmeta.h) */
+		if (!header) {
 			if (strcmp(line, CLOCKS_CSV_HEADER_FAMILY) == 0) {
 				nfields = CLOCKS_CSV_FIELDS_MAX;
 			} else if (strcmp(line, CLOCKS_CSV_HEADER) != 0) {
-				snprintf(err, errlen, "%s:1: expected the header %s (or %s)", path,
-					 CLOCKS_CSV_HEADER, CLOCKS_CSV_HEADER_FAMILY);
+				snprintf(err, errlen, "%s:%d: expected the header %s (or %s)", path,
+					 lineno, CLOCKS_CSV_HEADER, CLOCKS_CSV_HEADER_FAMILY);
 				goto out;
 			}
+			header = 1;
 			in->have_requests = 1;
 			continue;
 		}
@@ -158,7 +164,7 @@ int clocks_read_requests_stream(FILE *fp, const char *path, struct clocks_input 
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (lineno == 0)
+	if (!header)
 		clocks_warn(&in->notes, "records_empty",
 			    "%s: empty (not even a header): no records", path);
 	rc = 0;

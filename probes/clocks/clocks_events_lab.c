@@ -282,6 +282,9 @@ int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 		if (clocks_get_name(l, "lab", in->lab) == -1 || clocks_lab_addresses(in, l) == -1 ||
 		    clocks_lab_twins(in, l) == -1)
 			return -1;
+		if (json_is_string(json_object_get(l->obj, "topology")))
+			snprintf(in->topology, sizeof(in->topology), "%s",
+				 json_string_value(json_object_get(l->obj, "topology")));
 		/* "ip" came with ip = 6: older runs were of IPv4 (or dual) */
 		in->ip6 = json_is_string(json_object_get(l->obj, "ip")) &&
 			  strcmp(json_string_value(json_object_get(l->obj, "ip")), "6") == 0;

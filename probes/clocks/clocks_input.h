@@ -66,6 +66,9 @@ struct clocks_impair_path {
 
 struct clocks_input {
 	char lab[CLOCKS_NAME_MAX];
+	/* lab_up's topology: the file the run was given ("" in a run from
+	 * before lab_up said it), for the CSV files' metadata (lib/csvmeta.h) */
+	char topology[256];
 	uint16_t port; /* the request port, for telling requests in captures */
 	struct clocks_failure failure;
 	/* no site_failed: a steady-state run (docs/clocks.md, "Steady state"):

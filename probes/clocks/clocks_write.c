@@ -610,6 +610,21 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 	return root;
 }
 
+int clocks_print_json(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+		      int nres, const struct clocks_notes *v, const struct clocks_explain *ex)
+{
+	json_t *root = clocks_json(in, res, nres, v, ex);
+	int rc;
+
+	if (root == NULL)
+		return -1;
+	rc = json_dumpf(root, out, CLOCKS_JSON_FLAGS);
+	if (rc == 0 && fputc('\n', out) == EOF)
+		rc = -1;
+	json_decref(root);
+	return rc;
+}
+
 int clocks_write_json(int dirfd, const char *dir, const char *name, const struct clocks_input *in,
 		      const struct clocks_result *res, int nres, const struct clocks_notes *v,
 		      const struct clocks_explain *ex, char *err, size_t errlen)

@@ -23,6 +23,12 @@ int clocks_write_json(int dirfd, const char *dir, const char *name, const struct
 		      const struct clocks_result *res, int nres, const struct clocks_notes *v,
 		      const struct clocks_explain *ex, char *err, size_t errlen);
 
+/* clocks_print_json: the same document as clocks_write_json's, to out
+ * (steerlab report --json). 0, or -1 (out of memory, or a write error: out's
+ * error indicator says which). */
+int clocks_print_json(FILE *out, const struct clocks_input *in, const struct clocks_result *res,
+		      int nres, const struct clocks_notes *v, const struct clocks_explain *ex);
+
 /* clocks_print: the readable table, one column per scheme present: its
  * title (the failure), the warnings (clocks_print_warnings), the table and
  * its legend, the model beside it (clocks_model_print), then the verdict

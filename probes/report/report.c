@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "csvmeta.h"
 #include "log.h"
 #include "report_int.h"
 #include "timeutil.h"
@@ -89,6 +90,17 @@ int report_file_open(const struct report *r, struct atomicfile *af, const char *
 		     size_t errlen)
 {
 	return atomicfile_open(af, r->dirfd, r->rundir, name, err, errlen);
+}
+
+int report_csv_open(const struct report *r, struct atomicfile *af, const char *name,
+		    const char *units, char *err, size_t errlen)
+{
+	char run[256];
+
+	if (report_file_open(r, af, name, err, errlen) == -1)
+		return -1;
+	csvmeta_write(af->fp, csvmeta_run_id(r->rundir, run, sizeof(run)), r->in.topology, units);
+	return 0;
 }
 
 int report_file_close(struct atomicfile *af, char *err, size_t errlen)
@@ -393,8 +405,16 @@ int report_run(const char *rundir, const struct report_opts *opts, FILE *out)
 	if (!r->unsaved && (report_write_md(r, err, sizeof(err)) == -1 ||
 			    report_write_html(r, err, sizeof(err)) == -1))
 		r->unsaved = 1;
-	fwrite(r->clocks_text, 1, r->clocks_len, out);
-	report_summary(r, out);
+	if (opts && opts->json) {
+		if (clocks_print_json(out, &r->in, r->res, REPORT_NSCHEMES, &r->verdict, &r->ex) ==
+		    -1) {
+			snprintf(err, sizeof(err), "the clocks as JSON: cannot write them");
+			goto fail;
+		}
+	} else {
+		fwrite(r->clocks_text, 1, r->clocks_len, out);
+		report_summary(r, out);
+	}
 	fflush(out);
 	report_stage_end(r, REPORT_STAGE_WRITERS);
 	if (opts && opts->times)

@@ -70,6 +70,7 @@ struct report_opts {
 	double slo_pct;	     /* 0: CLOCKS_SLO_DEFAULT */
 	const char *gnuplot; /* the program that draws the plots; NULL: "gnuplot" */
 	FILE *times;	     /* not NULL: the time each stage took, written there */
+	int json;	     /* print clocks.json's document instead of the tables (--json) */
 };
 
 /* report_parse_slo: "99.9" or "99.9%" into *pct (0 < pct < 100). 0 or -1. */
@@ -78,7 +79,8 @@ int report_parse_slo(const char *s, double *pct);
 /*
  * report_run: read the run directory rundir and write into it clocks.json,
  * decay.csv, upstream.csv, decay.gp and upstream.gp with their PNGs (when
- * gnuplot runs), report.md and report.html; print the clocks and a summary to out.
+ * gnuplot runs), report.md and report.html; print the clocks and a summary
+ * to out (with opts->json, clocks.json's document instead: docs/analysis.md).
  * Nothing is rerun: only the recorded files are read, and the verdict
  * (clocks_verdict) is computed again from them. Returns 0 for a valid run,
  * REPORT_INVALID for a run the verdict invalidates (every file is written

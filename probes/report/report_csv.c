@@ -53,7 +53,10 @@ int report_write_decay_csv(const struct report *r, char *err, size_t errlen)
 	char a[48], b[48], v[32];
 	FILE *fp;
 
-	if (report_file_open(r, &af, "decay.csv", err, errlen) == -1)
+	if (report_csv_open(r, &af, "decay.csv",
+			    "t_s=s after t0, t_end_s=s after t0, *_share=fraction (0 to 1), "
+			    "*_dead=requests, *_all=requests, *_syn_dead=SYNs, *_syn_all=SYNs",
+			    err, errlen) == -1)
 		return -1;
 	fp = af.fp;
 	fprintf(fp, "t_s,t_end_s");
@@ -136,7 +139,9 @@ int report_write_upstream_csv(const struct report *r, char *err, size_t errlen)
 
 	if (!u->known)
 		return 0; /* no query capture: report.md says so */
-	if (report_file_open(r, &af, "upstream.csv", err, errlen) == -1)
+	if (report_csv_open(r, &af, "upstream.csv",
+			    "t_s=s after t0, t_end_s=s after t0, other columns=queries", err,
+			    errlen) == -1)
 		return -1;
 	fp = af.fp;
 	fprintf(fp, "t_s,t_end_s,queries");
@@ -204,7 +209,10 @@ int report_write_causes_csv(const struct report *r, char *err, size_t errlen)
 	for (int i = 0; i < REPORT_NSCHEMES; i++)
 		for (int x = 0; x < CLOCKS_CAUSES; x++)
 			used[i][x] = report_cause_used(r, i, x);
-	if (report_file_open(r, &af, "decay-causes.csv", err, errlen) == -1)
+	if (report_csv_open(r, &af, "decay-causes.csv",
+			    "t_s=s after t0, t_end_s=s after t0, *_share=fraction (0 to 1), "
+			    "other columns=requests",
+			    err, errlen) == -1)
 		return -1;
 	fp = af.fp;
 	/* per scheme, each cause it has: its share of the scheme's requests,

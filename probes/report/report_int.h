@@ -151,6 +151,10 @@ const char *report_fmt_duration(char *buf, size_t len, int64_t ns);
 int report_file_open(const struct report *r, struct atomicfile *af, const char *name, char *err,
 		     size_t errlen);
 int report_file_close(struct atomicfile *af, char *err, size_t errlen);
+/* report_csv_open: report_file_open of a CSV file, its '#' lines written
+ * (lib/csvmeta.h: the run, lab_up's topology, units "COLUMN=UNIT, ...") */
+int report_csv_open(const struct report *r, struct atomicfile *af, const char *name,
+		    const char *units, char *err, size_t errlen);
 
 /* report_present: is scheme i in the run (it has flows)? The others are
  * absent from every table, file and plot. */

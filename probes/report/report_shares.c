@@ -53,7 +53,11 @@ int report_write_shares_csv(const struct report *r, char *err, size_t errlen)
 
 	if (!report_has_shares(r))
 		return 0;
-	if (report_file_open(r, &af, "shares.csv", err, errlen) == -1)
+	if (report_csv_open(r, &af, "shares.csv",
+			    "t_s=s after the traffic started, t_end_s=s after the traffic "
+			    "started, *_share=fraction (0 to 1), *_weight=fraction (0 to 1), "
+			    "other columns=requests",
+			    err, errlen) == -1)
 		return -1;
 	fp = af.fp;
 	fprintf(fp, "t_s,t_end_s");

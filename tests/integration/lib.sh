@@ -134,6 +134,12 @@ nap() {
 	read -r -t "$1" -u "$nap_fd" _ || true
 }
 
+# csv_header FILE: the header line of a CSV file steerlab wrote, after
+# its '#' lines (lib/csvmeta.h; docs/analysis.md, "CSV files")
+csv_header() {
+	grep -m 1 -v '^#' "$1"
+}
+
 # sched_slack RUNDIR FROM_NS TO_NS: how late this machine ran the lab's
 # processes between FROM_NS and TO_NS (absolute, ns), in seconds, as the
 # clients' own records show it: each client sends on a fixed schedule, so
@@ -146,7 +152,7 @@ sched_slack() {
 	local f
 	for f in "$1"/requests-*.csv; do
 		[ -s "$f" ] || continue
-		awk -F, -v from="$2" -v to="$3" 'NR > 1 && $3 >= from && $3 <= to { print $1, $3 }' "$f" |
+		awk -F, -v from="$2" -v to="$3" '/^[0-9]/ && $3 >= from && $3 <= to { print $1, $3 }' "$f" |
 			sort -k1,1n -k2,2n | awk '$1 == c { print $2 - t } { c = $1; t = $2 }' | sort -n |
 			awk '{ g[NR] = $1 } END { if (NR > 0) print (g[NR] - g[int((NR + 1) / 2)]) / 1e9 }'
 	done | awk 'BEGIN { s = 0.005 } $1 > s { s = $1 } END { printf "%.6f\n", s }'

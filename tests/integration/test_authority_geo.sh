@@ -21,7 +21,7 @@ ini=tests/integration/data/authority-geo.ini
 # sites WHO DIR CLIENT: CLIENT's answered requests' sites, in order, each
 # once a run ("a c")
 sites() {
-	awk -F, 'NR > 1 && $4 == "ok" && $5 != last { printf "%s%s", sep, $5; sep = " "; last = $5 }' \
+	awk -F, '/^[0-9]/ && $4 == "ok" && $5 != last { printf "%s%s", sep, $5; sep = " "; last = $5 }' \
 		"$2/requests-$3-dns.csv"
 }
 

@@ -31,7 +31,7 @@ grep -q "^name = $lab\$" "$topo" || fail "topology/bgp.ini has no 'name = bgp' l
 # from FROM to TO (ns since the epoch, as requests-*.csv and t0 have them),
 # "site=count" sorted by name, comma-separated
 sites() {
-	awk -F, -v from="$3" -v to="$4" 'NR > 1 && $4 == "ok" && $3 >= from && $3 < to { n[$5]++ }
+	awk -F, -v from="$3" -v to="$4" '/^[0-9]/ && $4 == "ok" && $3 >= from && $3 < to { n[$5]++ }
 		END { for (s in n) print s "=" n[s] }' "$1/requests-$2.csv" | sort | paste -sd, -
 }
 # only DIR CLIENT FROM TO SITE WHAT: every reply in the window came from SITE

@@ -64,7 +64,7 @@ assert_ge "$(json "$r/clocks.json" .schemes.anycast.window_s)" 3.5 \
 detect=$(json "$r/clocks.json" .schemes.dns.detect_s)
 is_number "$detect" || fail "dns: no detect"
 assert_le "$detect" 0.5 "dns: p1's deep check declared a dead (s after t0)"
-last=$(awk -F, 'NR > 1 && $4 == "ok" { s = $5 } END { print s }' "$r/requests-c1-dns.csv")
+last=$(awk -F, '/^[0-9]/ && $4 == "ok" { s = $5 } END { print s }' "$r/requests-c1-dns.csv")
 [ "$last" = b ] || fail "the DNS flow's last reply came from '$last', not b"
 echo "ok: deep check detected a in $detect s; the DNS flow ends on b"
 
@@ -94,7 +94,7 @@ reasons=$(jq -r --argjson t0 "$t0" 'select(.event == "probe_failed" and .site ==
 detect=$(json "$h/clocks.json" .schemes.dns.detect_s)
 is_number "$detect" || fail "http: dns: no detect"
 assert_le "$detect" 0.5 "http: dns: p1's HTTP check declared a dead (s after t0)"
-last=$(awk -F, 'NR > 1 && $4 == "ok" { s = $5 } END { print s }' "$h/requests-c1-dns.csv")
+last=$(awk -F, '/^[0-9]/ && $4 == "ok" { s = $5 } END { print s }' "$h/requests-c1-dns.csv")
 [ "$last" = b ] || fail "http: the DNS flow's last reply came from '$last', not b"
 unavailable=$(jq -r 'select(.event == "sited_summary") | .http.unavailable' "$h/a.sited.events.jsonl")
 assert_gt "$unavailable" 0 "http: a's sited answered 503 while degraded"
@@ -116,7 +116,7 @@ dead=$(jq -s '[.[] | select(.event == "declared_dead" and .site == "a")] | lengt
 	"$i/p1.prober.events.jsonl")
 assert_eq "$dead" 0 "icmp: p1 declared a dead after its sited was killed"
 [ "$(json "$i/clocks.json" .schemes.dns.detect_s)" = null ] || fail "icmp: DNS detected a killed sited by ICMP"
-last=$(awk -F, 'NR > 1 && $4 == "ok" { s = $5 } END { print s }' "$i/requests-c1-dns.csv")
+last=$(awk -F, '/^[0-9]/ && $4 == "ok" { s = $5 } END { print s }' "$i/requests-c1-dns.csv")
 [ "$last" = a ] || fail "icmp: the DNS flow's last reply came from '$last', expected a (before the kill)"
 # a's own shallow tcp check sees the kill (an RST to its SYN): anycast moves
 detect=$(json "$i/clocks.json" .schemes.anycast.detect_s)
@@ -145,7 +145,7 @@ for f in requests-c1.csv requests-c1-dns.csv; do
 	# the DNS flow's up to a second before its answer changed: the requests
 	# due just before it may wait for the next connection, made to b
 	end=$([ $f = requests-c1.csv ] && echo 9e18 || echo "$moved")
-	read -r ok other fastest < <(awk -F, -v t0="$slowed" -v end="$end" 'NR > 1 && $3 > t0 &&
+	read -r ok other fastest < <(awk -F, -v t0="$slowed" -v end="$end" '/^[0-9]/ && $3 > t0 &&
 		$3 < end - 1e9 { if ($4 == "ok" && $5 == "a") { ok++; if (min == "" || $6 < min) min = $6 }
 		else other++ } END { printf "%d %d %s\n", ok, other, min == "" ? 0 : min / 1e9 }' "$s/$f")
 	assert_gt "$ok" 100 "slow: $f: requests after the slowing answered by a"
@@ -157,7 +157,7 @@ done
 # after the change on (a rotation takes 0.4 s here) answered by b
 rotated=$(jq -r 'select(.event == "client_summary") | .tcp.rotated' "$s/c1.client-dns.events.jsonl")
 assert_gt "$rotated" 10 "slow: the DNS flow's connections closed after their 40 requests"
-read -r on_b other < <(awk -F, -v from="$moved" 'NR > 1 && $3 > from + 1e9 {
+read -r on_b other < <(awk -F, -v from="$moved" '/^[0-9]/ && $3 > from + 1e9 {
 	if ($4 == "ok" && $5 == "b") b++; else other++ } END { printf "%d %d\n", b, other }' \
 	"$s/requests-c1-dns.csv")
 assert_gt "$on_b" 100 "slow: the DNS flow's requests answered by b a second after its answer changed"

@@ -65,7 +65,7 @@ echo "ok: capture_drops = 0"
 disagree=$(jq -r '.warnings[] | select(.code == "model_disagrees") | .message' "$clocks")
 [ -z "$disagree" ] || fail "model_disagrees: $disagree"
 echo "ok: every clock the model predicts within its bounds (no model_disagrees)"
-sed -n 1p "$rundir/decay.csv" | grep -F ',anycast_model_share,dns_model_share' >/dev/null ||
+csv_header "$rundir/decay.csv" | grep -F ',anycast_model_share,dns_model_share' >/dev/null ||
 	fail "decay.csv has no model columns"
 echo "ok: decay.csv has the model's curves"
 # every client began at the traffic's start, not one after the other:

@@ -91,9 +91,9 @@ run_valid "$out/run.log" $topo --set name=$lab --out "$rundir"
 clocks=$rundir/clocks.json
 [ "$(json "$clocks" .valid)" = true ] || fail "the run is not valid: $(run_codes "$rundir")"
 t0=$(jq -r 'select(.event == "site_failed") | .t' "$rundir/lab.events.jsonl")
-p50=$(awk -F, -v t0="$t0" 'NR > 1 && $4 == "ok" && $3 < t0 { print $6 }' "$rundir/requests-c1.csv" |
+p50=$(awk -F, -v t0="$t0" '/^[0-9]/ && $4 == "ok" && $3 < t0 { print $6 }' "$rundir/requests-c1.csv" |
 	sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%.6f\n", v[int((NR + 1) / 2)] / 1e9 }')
-n=$(awk -F, -v t0="$t0" 'NR > 1 && $4 == "ok" && $3 < t0' "$rundir/requests-c1.csv" | wc -l)
+n=$(awk -F, -v t0="$t0" '/^[0-9]/ && $4 == "ok" && $3 < t0' "$rundir/requests-c1.csv" | wc -l)
 echo "c1: $n requests answered before t0, RTT p50 $p50 s"
 assert_ge "$n" 300 "c1's requests answered before t0 (200/s for 3 s)"
 assert_ge "$p50" 0.0285 "c1's RTT p50 in its records >= 30 ms - 5 %"

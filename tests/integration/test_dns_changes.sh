@@ -80,8 +80,8 @@ assert_eq "$(awk '$2 != 10' "$out/wrong" | wc -l)" 0 "wrong's answers keep the T
 assert_ge "$(wc -l <"$out/wrong")" 8 "wrong's answers"
 
 # the maintenance: right loses nothing, wrong loses requests, all to a
-lost() { awk -F, 'NR > 1 && $4 != "ok"' "$rundir/requests-$1-dns.csv" | wc -l; }
-sent() { awk -F, 'NR > 1' "$rundir/requests-$1-dns.csv" | wc -l; }
+lost() { awk -F, '/^[0-9]/ && $4 != "ok"' "$rundir/requests-$1-dns.csv" | wc -l; }
+sent() { awk -F, '/^[0-9]/' "$rundir/requests-$1-dns.csv" | wc -l; }
 right_lost=$(lost cright)
 wrong_lost=$(lost cwrong)
 echo "right: $right_lost lost of $(sent cright); wrong: $wrong_lost lost of $(sent cwrong)"
@@ -103,14 +103,14 @@ assert_le "$window" 6.5 "wrong's stale answers ran out 10 s after the drain, 6 s
 # after the drain (a new TTL, and a client's rounding of it), long before
 # the kill; wrong's still sending to a after it
 [ -s "$rundir/shares.csv" ] || fail "no shares.csv"
-col() { head -n 1 "$rundir/shares.csv" | tr , '\n' | grep -nx "$1" | cut -d: -f1; }
+col() { csv_header "$rundir/shares.csv" | tr , '\n' | grep -nx "$1" | cut -d: -f1; }
 ra=$(col right.lab.example_a)
 wa=$(col wrong.lab.example_a)
 [ -n "$ra" ] && [ -n "$wa" ] || fail "shares.csv has no column of a's requests for right or wrong"
-assert_eq "$(awk -F, -v c="$ra" 'NR > 1 && $1 >= 15 { n += $c } END { print n + 0 }' "$rundir/shares.csv")" 0 \
+assert_eq "$(awk -F, -v c="$ra" '/^[0-9]/ && $1 >= 15 { n += $c } END { print n + 0 }' "$rundir/shares.csv")" 0 \
 	"right's requests to a from 2 s after the drain on (shares.csv)"
 # [17 s, end) holds every request after t0, stamped a little after 17 s
-assert_ge "$(awk -F, -v c="$wa" 'NR > 1 && $1 >= 17 { n += $c } END { print n + 0 }' "$rundir/shares.csv")" \
+assert_ge "$(awk -F, -v c="$wa" '/^[0-9]/ && $1 >= 17 { n += $c } END { print n + 0 }' "$rundir/shares.csv")" \
 	"$wrong_dead" "wrong's requests to a from the kill on (shares.csv)"
 # the weights table: wrong's share of a after the drain, right's smaller
 share() {

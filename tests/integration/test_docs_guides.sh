@@ -10,5 +10,7 @@ cd "$(dirname "$0")/../.."
 
 docs=()
 for f in docs/*.md; do [ "$f" = docs/sweeps.md ] || docs+=("$f"); done
-docs_run "${docs[@]}"
+# docs/analysis.md's Python is the system's, as on a fresh Debian 12 (make
+# deps installs python3), not a shim earlier in the PATH
+PATH=/usr/bin:$PATH docs_run "${docs[@]}"
 docs_no_lab_left compare anycast bgp ck2

@@ -111,8 +111,8 @@ held=$(json "$c" '.explain.schemes.dns.held_by | "\(.cause) \(.who)"')
 grep -q '^dns: its window, .* s, was held by the sticky client c3 ' "$r.txt" ||
 	fail "$cmp: the terminal does not name c3: $(grep '^dns: its window' "$r.txt")"
 grep -q '^anycast left a first: ' "$r.txt" || fail "$cmp: no verdict in words"
-[ -s "$r/decay-causes.csv" ] && head -1 "$r/decay-causes.csv" | grep ',dns_sticky_share,dns_sticky' >/dev/null ||
-	fail "$cmp: decay-causes.csv has no sticky column: $(head -1 "$r/decay-causes.csv")"
+[ -s "$r/decay-causes.csv" ] && csv_header "$r/decay-causes.csv" | grep ',dns_sticky_share,dns_sticky' >/dev/null ||
+	fail "$cmp: decay-causes.csv has no sticky column: $(csv_header "$r/decay-causes.csv")"
 [ -s "$r/decay-causes.png" ] || fail "$cmp: no decay-causes.png"
 grep -q '^## Who left first, and why$' "$r/report.md" || fail "$cmp: report.md has no explanation"
 echo "ok: $cmp: the DNS window is held by the sticky client c3, by name"

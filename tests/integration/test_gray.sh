@@ -20,7 +20,7 @@ rundir=$out/run
 # p50 of the RTT (s) of c1's requests a answered, sent in [FROM, TO) and
 # answered before TO
 p50() {
-	awk -F, -v from="$1" -v to="$2" 'NR > 1 && $4 == "ok" && $5 == "a" && $3 >= from &&
+	awk -F, -v from="$1" -v to="$2" '/^[0-9]/ && $4 == "ok" && $5 == "a" && $3 >= from &&
 		$3 + $6 < to { print $6 }' "$rundir/requests-c1-dns.csv" | sort -n |
 		awk '{ v[NR] = $1 } END { if (NR) printf "%.6f %d\n", v[int((NR + 1) / 2)] / 1e9, NR }'
 }

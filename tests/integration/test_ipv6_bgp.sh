@@ -72,20 +72,20 @@ fam() { json "$r/clocks.json" ".families[] | select(.family == \"$1\") | .$2"; }
 assert_eq "$(fam 4 lost_after_t0)" 0 "IPv4 clients' losses after t0"
 assert_eq "$(fam dual lost_after_t0)" 0 "dual clients' losses after t0"
 assert_gt "$(fam dual rescued)" 0 "dual clients' requests rescued over IPv4"
-lost() { awk -F, 'NR > 1 && $4 == "timeout"' "$r/requests-$1.csv" | wc -l; }
+lost() { awk -F, '/^[0-9]/ && $4 == "timeout"' "$r/requests-$1.csv" | wc -l; }
 # c6's anycast flow: what it sent from the drop until the IPv6 route left
 # (from its records: a client the loaded gate held sends fewer), give or
 # take the requests in flight at either end
 t0=$(json "$r/lab.events.jsonl" 'select(.event == "site_failed") | .t')
 done_ns=$(json "$r/lab.events.jsonl" 'select(.event == "site_failed") | .killed_ns')
 gone_ns=$(awk -v t="$t0" -v s="$steer" 'BEGIN { printf "%.0f", t + s * 1e9 }')
-sent=$(awk -F, -v a="$done_ns" -v b="$gone_ns" 'NR > 1 && $3 >= a && $3 < b' "$r/requests-c6.csv" | wc -l)
+sent=$(awk -F, -v a="$done_ns" -v b="$gone_ns" '/^[0-9]/ && $3 >= a && $3 < b' "$r/requests-c6.csv" | wc -l)
 assert_gt "$sent" 300 "c6's anycast requests sent between the drop and the IPv6 route's leaving"
 l6=$(lost c6)
 assert_ge "$l6" "$((sent - 5))" "c6's anycast losses ($sent sent between the drop and the route's leaving)"
 assert_le "$l6" "$((sent + 60))" "c6's anycast losses ($sent sent between the drop and the route's leaving)"
 # none of c6's before t0: the warm-up waited for BGP's IPv6 routes
-assert_eq "$(awk -F, -v t="$t0" 'NR > 1 && $3 < t - 600000000 && $4 == "timeout"' "$r/requests-c6.csv" | wc -l)" 0 "c6's losses before t0"
+assert_eq "$(awk -F, -v t="$t0" '/^[0-9]/ && $3 < t - 600000000 && $4 == "timeout"' "$r/requests-c6.csv" | wc -l)" 0 "c6's losses before t0"
 echo "ok: families: IPv4 lost 0, c6 (anycast) $l6, dual 0 with $(fam dual rescued) rescued over IPv4"
 assert_no_leftovers $lab "$r"
 

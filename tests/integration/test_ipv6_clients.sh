@@ -52,7 +52,7 @@ answers=$(jq -r 'select(.event == "dns_answer") | .address' "$r/c6.client-dns.ev
 [ "$answers" = "2001:2:0:ff01::1 2001:2:0:ff01::2 " ] || fail "c6's AAAA answers: $answers"
 echo "ok: c6's AAAA answers: $answers"
 
-lost() { awk -F, 'NR > 1 && $4 == "timeout"' "$r/requests-$1.csv" | wc -l; }
+lost() { awk -F, '/^[0-9]/ && $4 == "timeout"' "$r/requests-$1.csv" | wc -l; }
 # within 50 requests (50 ms of 1000/s), or 100 for the DNS flows: the
 # resolver caches the A and the AAAA apart, each fetched when its first
 # client asked, and each client holds its answer from when it came, so the
@@ -68,8 +68,8 @@ for flow in "" -dns; do
 done
 # cd, Happy Eyeballs: what its records and summary say, what it rescued
 for flow in "" -dns; do
-	read -r lost fb ok4 < <(awk -F, 'NR == 1 { if ($7 != "family" || $8 != "fallback") exit 1 }
-		NR > 1 { l += $4 == "timeout"; f += $8 == 1; o += $4 == "ok" && $7 == 4 }
+	read -r lost fb ok4 < <(awk -F, '/^client,/ { if ($7 != "family" || $8 != "fallback") exit 1 }
+		/^[0-9]/ { l += $4 == "timeout"; f += $8 == 1; o += $4 == "ok" && $7 == 4 }
 		END { print l + 0, f + 0, o + 0 }' "$r/requests-cd$flow.csv") || fail "requests-cd$flow.csv: no family,fallback columns"
 	l6=$(lost c6$flow)
 	# the requests of the last 250 ms (of 1000/s) of its window rescued

@@ -36,7 +36,7 @@ echo "ok: the run is valid"
 # is stamped before the action, which a loaded machine took 200 ms to apply)
 t0=$(json "$r/lab.events.jsonl" 'select(.event == "site_failed") | .killed_ns')
 # after it: sent, lost, answered over IPv4 having fallen back, of one flow
-after() { awk -F, -v t0="$t0" -v from="${2:-0}" 'NR > 1 && $3 > t0 + from * 1e9 { n++; l += $4 != "ok"; f += $4 == "ok" && $7 == 4 && $8 == 1 }
+after() { awk -F, -v t0="$t0" -v from="${2:-0}" '/^[0-9]/ && $3 > t0 + from * 1e9 { n++; l += $4 != "ok"; f += $4 == "ok" && $7 == 4 && $8 == 1 }
 	END { print n + 0, l + 0, f + 0 }' "$r/requests-$1.csv"; }
 for flow in "" -dns; do
 	read -r n4 l4 _ < <(after c4$flow)

@@ -69,8 +69,8 @@ assert_ge "$(fam dual rescued)" "$(($(fam dual sent_after_t0) * 9 / 10))" "dual 
 # request and cd had every one answered over IPv4 after falling back
 done_ns=$(json "$r/lab.events.jsonl" 'select(.event == "site_failed") | .killed_ns')
 for flow in "" -dns; do
-	read -r n6 ok6 < <(awk -F, -v d="$done_ns" 'NR > 1 && $3 > d { n++; o += $4 == "ok" } END { print n + 0, o + 0 }' "$r/requests-c6$flow.csv")
-	read -r nd fbd < <(awk -F, -v d="$done_ns" 'NR > 1 && $3 > d { n++; f += $4 == "ok" && $7 == 4 && $8 == 1 } END { print n + 0, f + 0 }' "$r/requests-cd$flow.csv")
+	read -r n6 ok6 < <(awk -F, -v d="$done_ns" '/^[0-9]/ && $3 > d { n++; o += $4 == "ok" } END { print n + 0, o + 0 }' "$r/requests-c6$flow.csv")
+	read -r nd fbd < <(awk -F, -v d="$done_ns" '/^[0-9]/ && $3 > d { n++; f += $4 == "ok" && $7 == 4 && $8 == 1 } END { print n + 0, f + 0 }' "$r/requests-cd$flow.csv")
 	assert_gt "$n6" 3000 "c6$flow's requests sent after the freeze"
 	assert_eq "$ok6" 0 "c6$flow's requests answered after the freeze (of $n6)"
 	assert_eq "$fbd" "$nd" "cd$flow's requests answered over IPv4 after falling back, after the freeze"
@@ -83,7 +83,7 @@ grep -q '^families: ' "$out/run.txt" || fail "run does not print the families ta
 echo "ok: families: IPv4 lost 0, IPv6 $(fam 6 lost_after_t0) of $(fam 6 sent_after_t0), dual rescued $(fam dual rescued) of $(fam dual sent_after_t0) at $p50 s"
 # the records: c4 and cd lost nothing, c6 everything after t0
 for f in c4 cd pd pd-dns; do
-	assert_le "$(awk -F, 'NR > 1 && $4 == "timeout"' "$r/requests-$f.csv" | wc -l)" 0 "$f's lost requests"
+	assert_le "$(awk -F, '/^[0-9]/ && $4 == "timeout"' "$r/requests-$f.csv" | wc -l)" 0 "$f's lost requests"
 done
 
 # the populations: each says its family and asks the resolver over IPv6
@@ -112,9 +112,9 @@ echo "ok: a's capture: the populations' IPv6 requests, $s6b + $s6a to the servic
 # answered over IPv4 after falling back; each of the 100 logical clients
 # of each flow recorded under its own id
 for flow in "" -dns; do
-	read -r n6 ok6 ids6 < <(awk -F, -v d="$done_ns" 'NR > 1 { id[$1] = 1 } NR > 1 && $3 > d { n++; o += $4 == "ok" }
+	read -r n6 ok6 ids6 < <(awk -F, -v d="$done_ns" '/^[0-9]/ { id[$1] = 1 } /^[0-9]/ && $3 > d { n++; o += $4 == "ok" }
 		END { for (i in id) k++; print n + 0, o + 0, k + 0 }' "$r/requests-p6$flow.csv")
-	read -r nd fbd idsd < <(awk -F, -v d="$done_ns" 'NR > 1 { id[$1] = 1 } NR > 1 && $3 > d { n++; f += $4 == "ok" && $7 == 4 && $8 == 1 }
+	read -r nd fbd idsd < <(awk -F, -v d="$done_ns" '/^[0-9]/ { id[$1] = 1 } /^[0-9]/ && $3 > d { n++; f += $4 == "ok" && $7 == 4 && $8 == 1 }
 		END { for (i in id) k++; print n + 0, f + 0, k + 0 }' "$r/requests-pd$flow.csv")
 	assert_gt "$n6" 1000 "p6$flow's requests sent after the freeze"
 	assert_eq "$ok6" 0 "p6$flow's requests answered after the freeze (of $n6)"
@@ -154,7 +154,7 @@ detect=$(json "$r/clocks.json" '.schemes.dns.detect_s')
 assert_ge "$detect" 0.2 "the DNS detect (3 probes of 100 ms)"
 assert_le "$detect" 0.6 "the DNS detect (3 probes of 100 ms)"
 done_ns=$(json "$r/lab.events.jsonl" 'select(.event == "site_failed") | .killed_ns')
-lost6() { awk -F, -v d="$done_ns" 'NR > 1 && $3 > d && $4 == "timeout"' "$r/requests-c6$1.csv" | wc -l; }
+lost6() { awk -F, -v d="$done_ns" '/^[0-9]/ && $3 > d && $4 == "timeout"' "$r/requests-c6$1.csv" | wc -l; }
 # DNS: until the steer and c6's answer's TTL (1 s), at 1000/s
 assert_ge "$(lost6 -dns)" 200 "c6's DNS-steered requests lost after the freeze"
 assert_le "$(lost6 -dns)" 1800 "c6's DNS-steered requests lost after the freeze"

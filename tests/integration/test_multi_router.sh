@@ -80,7 +80,7 @@ has_event "$rundir/r2.routed.events.jsonl" route_withdrawn || fail "r2's routed 
 
 # client side: the site of each reply, before t0 and from t0 + 1 s
 sites() { # FILE FROM_NS TO_NS: "a=N b=M" of the replies of requests sent in [FROM, TO)
-	awk -F, -v from="$2" -v to="$3" 'NR > 1 && $4 == "ok" && $3 >= from && $3 < to { n[$5]++ }
+	awk -F, -v from="$2" -v to="$3" '/^[0-9]/ && $4 == "ok" && $3 >= from && $3 < to { n[$5]++ }
 		END { printf "a=%d b=%d", n["a"], n["b"] }' "$1"
 }
 t1=$(awk -v t="$t0" 'BEGIN { printf "%.0f", t + 1e9 }')

@@ -75,7 +75,7 @@ counts_agree "$rundir"
 
 # ids: 10,000 distinct, from LAB_POP_ID(1, dns) = 2^31 + 2^30 + 1 * 2^17
 base=$((2147483648 + 1073741824 + 131072))
-read -r n lo hi < <(awk -F, 'NR > 1 { if (!($1 in s)) { s[$1]; n++ } if (lo == "" || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }
+read -r n lo hi < <(awk -F, '/^[0-9]/ { if (!($1 in s)) { s[$1]; n++ } if (lo == "" || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }
 	END { print n, lo, hi }' "$rundir/requests-users-dns.csv")
 echo "client ids: $n distinct, $lo to $hi"
 [ "$n" = 10000 ] && [ "$lo" = $base ] && [ "$hi" = $((base + 9999)) ] ||
@@ -127,11 +127,11 @@ assert_le "$(awk -v l="$last_ns" -v s="$(echo "$pop" | jq '.slowest[0].last_s')"
 	"the slowest client's last request to a after t0, the summary's and tcpdump's"
 echo "ok: the population's clocks summarised, no limit warning, consistent with the capture"
 
-awk -F, 'NR > 2 && p != "" && p - $3 > m { m = p - $3 } NR > 1 { p = $3 }
+awk -F, '/^[0-9]/ { if (p != "" && p - $3 > m) m = p - $3; p = $3 }
 	END { printf "largest drop between 100 ms buckets: %.2f points\n", m * 100; exit !(m <= 0.10) }' \
 	"$rundir/decay.csv" || fail "the decay has a step of more than 10 points"
 # 1 s buckets of the tail
-awk -F, 'NR > 1 { s = int($1 + 1e-9); d[s] += $4; a[s] += $5; if (s > last) last = s }
+awk -F, '/^[0-9]/ { s = int($1 + 1e-9); d[s] += $4; a[s] += $5; if (s > last) last = s }
 	END {
 		for (s = 0; s <= last; s++) {
 			if (a[s] == 0) continue

@@ -94,7 +94,7 @@ echo "authd to re after its steer: $got"
 # measurement to the crash; cw on b from a TTL (1 s) and a half after its answer came back (the
 # client's hold, its timers under the gate's load)
 sites() {
-	awk -F, -v f="$2" -v t="$3" 'NR > 1 && $3 >= f && $3 < t { n[$5]++ } END { for (s in n) printf "%s:%d ", s, n[s]; print "" }' \
+	awk -F, -v f="$2" -v t="$3" '/^[0-9]/ && $3 >= f && $3 < t { n[$5]++ } END { for (s in n) printf "%s:%d ", s, n[s]; print "" }' \
 		"$rundir/requests-$1-dns.csv"
 }
 got=$(sites ce "$((t_re + 1500000000))" "$t_crash")

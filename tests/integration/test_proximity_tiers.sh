@@ -57,9 +57,9 @@ echo "nsus to re after its steer: $got"
 
 # the clients with them (each resolver measured a second into the traffic)
 t_start=$(jq -r 'select(.event == "traffic_started") | .t' "$rundir/lab.events.jsonl" | sed -n 1p)
-[ -n "$t_start" ] || t_start=$(awk -F, 'NR == 2 { print $3 }' "$rundir/requests-ce-dns.csv")
+[ -n "$t_start" ] || t_start=$(awk -F, '/^[0-9]/ { print $3; exit }' "$rundir/requests-ce-dns.csv")
 sites() {
-	awk -F, -v f="$2" -v t="$3" 'NR > 1 && $4 == "ok" && $3 >= f && $3 < t { n[$5]++ } END { for (s in n) printf "%s:%d ", s, n[s]; print "" }' \
+	awk -F, -v f="$2" -v t="$3" '/^[0-9]/ && $4 == "ok" && $3 >= f && $3 < t { n[$5]++ } END { for (s in n) printf "%s:%d ", s, n[s]; print "" }' \
 		"$rundir/requests-$1-dns.csv"
 }
 window=$(jq -r '.schemes.dns.window_s' "$rundir/clocks.json")

@@ -47,8 +47,8 @@ echo "ok: the table printed; repeat.csv, stats.csv, stats.md and spread.png writ
 # each repetition: its seed, and the offset that seed gives, in its events
 # and its clocks.json, within [0, 100 ms)
 csv=$dir/repeat.csv
-[ "$(tail -n +2 "$csv" | wc -l)" = 5 ] || { cat "$csv"; fail "repeat.csv has not 5 rows"; }
-col() { head -1 "$csv" | tr , '\n' | grep -n "^$1\$" | cut -d: -f1; }
+[ "$(grep -c "^[0-9]" "$csv")" = 5 ] || { cat "$csv"; fail "repeat.csv has not 5 rows"; }
+col() { csv_header "$csv" | tr , '\n' | grep -n "^$1\$" | cut -d: -f1; }
 cdetect=$(col anycast_detect_s)
 [ -n "$cdetect" ] || fail "repeat.csv: no anycast_detect_s column"
 detects=() offsets=() slacks=()
@@ -125,7 +125,7 @@ assert_eq "$(echo "$line" | cut -d, -f7)" "$(printf '%s\n' "${detects[@]}" | sor
 grep -Eq '^\| clock +\| n \| +min \| +median \| +p95 \| +max \| +model \| +within \|$' \
 	"$out/repeat.log" || { cat "$out/repeat.log"; fail "no model and within columns in the table"; }
 stats=$dir/stats.csv
-scol() { head -1 "$stats" | tr , '\n' | grep -n "^$1\$" | cut -d: -f1; }
+scol() { csv_header "$stats" | tr , '\n' | grep -n "^$1\$" | cut -d: -f1; }
 for c in model_p50 model_p5 model_p95 model_min model_max model_tolerance model_same model_within \
 	model_runs_outside; do
 	[ -n "$(scol $c)" ] || fail "stats.csv: no $c column"

@@ -83,12 +83,12 @@ assert_eq "$(json "$cj" .schemes.dns.upstream_queries)" \
 
 # a decay curve per node in decay.csv: each starts on the dead site and
 # ends off it
-header=$(head -1 "$rundir/decay.csv")
+header=$(csv_header "$rundir/decay.csv")
 for n in r1 r2 r3 r4; do
 	col=$(echo "$header" | tr , '\n' | grep -nx "resolver_${n}_share" | cut -d: -f1)
 	[ -n "$col" ] || fail "decay.csv has no resolver_${n}_share column: $header"
-	first=$(awk -F, -v c="$col" 'NR > 1 && $c != "" { print $c; exit }' "$rundir/decay.csv")
-	last=$(awk -F, -v c="$col" 'NR > 1 && $c != "" { v = $c } END { print v }' "$rundir/decay.csv")
+	first=$(awk -F, -v c="$col" '/^[0-9]/ && $c != "" { print $c; exit }' "$rundir/decay.csv")
+	last=$(awk -F, -v c="$col" '/^[0-9]/ && $c != "" { v = $c } END { print v }' "$rundir/decay.csv")
 	assert_eq "$first" 1 "$n: its clients all on the dead site just after t0"
 	assert_eq "$last" 0 "$n: none of its clients on it at the end"
 done
@@ -102,8 +102,8 @@ assert_le "$(w r2)" "$(awk -v a="$(w r1)" 'BEGIN { print a + 0.1 }')" "r2 (max_t
 assert_le "$(awk -v a="$(w r1)" 'BEGIN { print a + 1 }')" "$(w r4)" "r4 (min_ttl 4) leaves at least 1 s after r1"
 
 grep -q '^## Resolvers' "$rundir/report.md" || fail "report.md has no Resolvers section"
-head -1 "$rundir/upstream.csv" | grep ',r1_zone,r2_zone,r3_zone,r4_zone$' >/dev/null ||
-	fail "upstream.csv has no per-node level columns: $(head -1 "$rundir/upstream.csv")"
+csv_header "$rundir/upstream.csv" | grep ',r1_zone,r2_zone,r3_zone,r4_zone$' >/dev/null ||
+	fail "upstream.csv has no per-node level columns: $(csv_header "$rundir/upstream.csv")"
 
 assert_no_leftovers $lab "$rundir"
 
@@ -130,7 +130,7 @@ for pair in r1:null r2:unbound r3:knot-resolver r4:bind9; do
 	[ "$(json "$cj" ".resolvers.nodes.$n.dead_after_t0")" -gt 0 ] ||
 		fail "resolvers.ini: $n's clients sent nothing to the dead site after t0 (no failover seen)"
 done
-[ "$(head -1 "$rundir/decay.csv" | tr , '\n' | grep -c '^resolver_.*_share$')" = 4 ] ||
+[ "$(csv_header "$rundir/decay.csv" | tr , '\n' | grep -c '^resolver_.*_share$')" = 4 ] ||
 	fail "resolvers.ini: decay.csv should have four resolver curves"
 echo "ok: resolvers.ini, windows $(for n in r1 r2 r3 r4; do printf '%s %s s  ' $n "$(json "$cj" ".resolvers.nodes.$n.window_s")"; done)"
 assert_no_leftovers $lab "$rundir"

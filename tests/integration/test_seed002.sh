@@ -80,7 +80,8 @@ function lo3(a, k) { return min3(a[k - 1], a[k], a[k + 1]) }
 function hi3(a, k) { return max3(a[k - 1], a[k], a[k + 1]) }
 function min3(x, y, z,   m) { m = x; if (y < m) m = y; if (z < m) m = z; return m }
 function max3(x, y, z,   m) { m = x; if (y > m) m = y; if (z > m) m = z; return m }
-NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+/^#/ { next }
+!ncol++ { for (i = 1; i <= NF; i++) col[$i] = i; next }
 $col["dns_share"] == "" || $col["dns_model_share"] == "" { next }
 {
 	n++

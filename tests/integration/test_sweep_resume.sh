@@ -63,9 +63,9 @@ grep -q '"interrupted":false' "$dir/ttl-2/lab.events.jsonl" ||
 echo "ok: the interrupted point ttl=2 ran again from an empty directory, and ttl=3 ran"
 
 csv=$dir/sweep.csv
-[ "$(head -1 "$csv" | cut -d, -f1)" = ttl ] || fail "sweep.csv: no ttl column"
-[ "$(tail -n +2 "$csv" | wc -l)" = 3 ] || { cat "$csv"; fail "sweep.csv has not 3 rows"; }
-col=$(head -1 "$csv" | tr , '\n' | grep -n '^dns_window_s$' | cut -d: -f1)
+[ "$(csv_header "$csv" | cut -d, -f1)" = ttl ] || fail "sweep.csv: no ttl column"
+[ "$(grep -c "^[0-9]" "$csv")" = 3 ] || { cat "$csv"; fail "sweep.csv has not 3 rows"; }
+col=$(csv_header "$csv" | tr , '\n' | grep -n '^dns_window_s$' | cut -d: -f1)
 [ -n "$col" ] || fail "sweep.csv: no dns_window_s column"
 for n in 1 2 3; do
 	row=$(grep ",ttl-$n\$" "$csv") || fail "sweep.csv: no row for ttl-$n"
@@ -80,14 +80,14 @@ echo "ok: sweep.csv has the three points, each with its DNS window"
 for name in anycast_model_detect_s_p50 anycast_model_window_s_p5 anycast_model_lost_client_p95 \
 	dns_model_detect_s_p50 dns_model_window_s_p50 dns_model_window_s_p95 \
 	dns_model_last_p50_s_p50 dns_model_lost_client_p50 dns_model_upstream_queries_p50; do
-	c=$(head -1 "$csv" | tr , '\n' | grep -n "^$name\$" | cut -d: -f1)
+	c=$(csv_header "$csv" | tr , '\n' | grep -n "^$name\$" | cut -d: -f1)
 	[ -n "$c" ] || fail "sweep.csv: no $name column"
 	for n in 1 2 3; do
 		v=$(grep ",ttl-$n\$" "$csv" | cut -d, -f"$c")
 		is_number "$v" || fail "sweep.csv: $name at ttl=$n is '$v', not a number"
 	done
 done
-c=$(head -1 "$csv" | tr , '\n' | grep -n '^dns_model_window_s_p50$' | cut -d: -f1)
+c=$(csv_header "$csv" | tr , '\n' | grep -n '^dns_model_window_s_p50$' | cut -d: -f1)
 for n in 1 2 3; do
 	assert_near "$(grep ",ttl-$n\$" "$csv" | cut -d, -f"$c")" \
 		"$(json "$dir/ttl-$n/clocks.json" .schemes.dns.model.window_s.p50)" \

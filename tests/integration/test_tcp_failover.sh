@@ -48,7 +48,7 @@ conn() { json "$r/clocks.json" ".connections.$1.$2"; }
 
 # sites FILE FROM TO: the sites that answered, "site=count" by name
 sites() {
-	awk -F, -v from="$2" -v to="$3" 'NR > 1 && $4 == "ok" && $3 >= from && $3 < to { n[$5]++ }
+	awk -F, -v from="$2" -v to="$3" '/^[0-9]/ && $4 == "ok" && $3 >= from && $3 < to { n[$5]++ }
 		END { for (s in n) print s "=" n[s] }' "$1" | sort | paste -sd, -
 }
 for f in requests-c1.csv requests-c1-dns.csv; do
@@ -126,7 +126,7 @@ t0=$(jq -r 'select(.event == "site_failed") | .t' "$h/lab.events.jsonl")
 for f in requests-c1.csv requests-c1-dns.csv; do
 	got=$(sites "$h/$f" 0 "$t0")
 	[[ $got =~ ^a=[0-9]+$ ]] || fail "http: $f before t0: replies from '$got', expected a only"
-	last=$(awk -F, 'NR > 1 && $4 == "ok" { s = $5 } END { print s }' "$h/$f")
+	last=$(awk -F, '/^[0-9]/ && $4 == "ok" { s = $5 } END { print s }' "$h/$f")
 	[ "$last" = b ] || fail "http: $f: the last reply from '$last', expected b"
 	echo "ok: http: $f before t0: $got; the last reply from b"
 done
@@ -145,7 +145,7 @@ assert_eq "$timeouts" "$lost" "http: dns: http_failed timeouts, as the client's 
 # every reply recorded was captured as a request on the answering site's link
 "$capdump" "$h" | awk '{ print $1, $2, $3 }' | sort -u >"$out/captured"
 for f in requests-c1.csv requests-c1-dns.csv; do
-	awk -F, 'NR > 1 && $4 == "ok" { print $5, $1, $2 }' "$h/$f" | sort -u >"$out/ok"
+	awk -F, '/^[0-9]/ && $4 == "ok" { print $5, $1, $2 }' "$h/$f" | sort -u >"$out/ok"
 	n=$(wc -l <"$out/ok")
 	missing=$(comm -23 "$out/ok" "$out/captured" | wc -l)
 	assert_ge "$n" 100 "http: $f: replies recorded"
@@ -180,7 +180,7 @@ steer=$(json "$l/clocks.json" .schemes.dns.steer_s)
 is_number "$steer" || fail "libcurl: authd never stopped handing out a"
 # every request sent once the TTL (2 s) ran out after authd's change went unanswered
 after=$(awk -v t0="$t0" -v s="$steer" 'BEGIN { printf "%.0f", t0 + (s + 2.5) * 1e9 }')
-read -r ok failed < <(awk -F, -v from="$after" 'NR > 1 && $3 > from { if ($4 == "ok") ok++; else failed++ }
+read -r ok failed < <(awk -F, -v from="$after" '/^[0-9]/ && $3 > from { if ($4 == "ok") ok++; else failed++ }
 	END { printf "%d %d\n", ok, failed }' "$l/requests-c1-dns.csv")
 assert_eq "$ok" 0 "libcurl: requests answered after authd's change + the TTL"
 assert_gt "$failed" 100 "libcurl: requests after authd's change + the TTL, every one lost on a"
@@ -205,7 +205,7 @@ t0=$(jq -r 'select(.event == "site_failed") | .t' "$n/lab.events.jsonl")
 for f in requests-c1.csv requests-c1-dns.csv; do
 	got=$(sites "$n/$f" 0 "$t0")
 	[[ $got =~ ^a=[0-9]+$ ]] || fail "nginx: $f before t0: replies from '$got', expected a only"
-	last=$(awk -F, 'NR > 1 && $4 == "ok" { s = $5 } END { print s }' "$n/$f")
+	last=$(awk -F, '/^[0-9]/ && $4 == "ok" { s = $5 } END { print s }' "$n/$f")
 	[ "$last" = b ] || fail "nginx: $f: the last reply from '$last', expected b"
 done
 assert_ge "$(json "$n/clocks.json" .connections.anycast.resets_from_failed)" 1 \

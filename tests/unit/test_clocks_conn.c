@@ -102,7 +102,10 @@ static void syn_sums(const char *dir, long long sum[4])
 
 	snprintf(path, sizeof(path), "%s/decay.csv", dir);
 	assert_non_null(fp = fopen(path, "r"));
-	assert_non_null(fgets(line, sizeof(line), fp));
+	/* the header, after the '#' lines (lib/csvmeta.h) */
+	do
+		assert_non_null(fgets(line, sizeof(line), fp));
+	while (line[0] == '#');
 	assert_non_null(
 	    strstr(line, ",anycast_syn_dead,anycast_syn_all,dns_syn_dead,dns_syn_all\n"));
 	memset(sum, 0, 4 * sizeof(sum[0]));

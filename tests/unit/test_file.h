@@ -57,6 +57,36 @@ static inline void test_temp_file(char *path, size_t len, const char *text)
 	assert_int_equal(fclose(fp), 0);
 }
 
+/* test_mask_line: the rest of the line that starts with tag replaced by
+ * word, in place (word no longer than what it replaces) */
+static inline void test_mask_line(char *text, const char *tag, const char *word)
+{
+	char *p = strstr(text, tag), *end;
+	size_t n = strlen(word);
+
+	while (p != NULL && p != text && p[-1] != '\n')
+		p = strstr(p + 1, tag);
+	if (p == NULL)
+		return;
+	p += strlen(tag);
+	end = p + strcspn(p, "\n");
+	if ((size_t)(end - p) < n)
+		return;
+	memcpy(p, word, n);
+	memmove(p + n, end, strlen(end) + 1);
+}
+
+/* test_mask_csvmeta: a CSV file's text (lib/csvmeta.h) with the values of
+ * its "# steerlab VERSION" (git describe's, changing from commit to commit)
+ * and "# run RUNID" (a test's temporary directory) lines masked, for a
+ * golden file */
+static inline char *test_mask_csvmeta(char *text)
+{
+	test_mask_line(text, "# steerlab ", "VERSION");
+	test_mask_line(text, "# run ", "RUN");
+	return text;
+}
+
 /* test_assert_golden: text is what the golden file at path holds. With
  * UPDATE_GOLDEN set in the environment, a text that differs is written to
  * PATH.new and the test still fails: a person compares the two and copies

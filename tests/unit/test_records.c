@@ -69,6 +69,8 @@ static void write_traffic(FILE *csv, struct client_recbin *bin)
 	static const char *const sites[] = {"a", "b", "site-c"};
 	uint32_t dns = LAB_POP_ID(1, 1), any = 2;
 
+	/* the '#' lines first, as the client writes them (lib/csvmeta.h) */
+	client_record_meta(csv, "runs/x-1/requests-x.csv", "topology/compare.ini");
 	fputs(CLIENT_CSV_HEADER, csv);
 	for (uint64_t i = 0; i < 5000; i++) {
 		uint32_t client = i % 3 == 2 ? any : dns + (uint32_t)(i % 1000);
@@ -101,6 +103,9 @@ static void test_csv_and_binary_agree(void **state)
 	write_traffic(csv, &bin);
 	fclose(csv);
 	fclose(bfp);
+	assert_true(strncmp(cbuf, "# steerlab ", 11) == 0);
+	assert_non_null(strstr(cbuf, "\n# run x-1\n# topology topology/compare.ini\n# units: "
+				     "sent_ns=ns since the epoch (CLOCK_REALTIME), rtt_ns=ns"));
 	/* 32 bytes a record and three site names: about 60 % of the CSV */
 	assert_int_equal(blen, RECBIN_HDR_LEN + (5000 + 3) * RECBIN_LEN);
 	assert_true(blen < clen);
