@@ -310,7 +310,7 @@ unit-sh: $(PROGRAMS) $(BUILD)/tools/capdump
 # (our pages are not in it until installed), so it is left out, and each
 # .Xr is checked instead: to a page of docs/man, or to one of MAN_EXTERNAL.
 MAN_PAGES := $(wildcard docs/man/*.[1-9])
-MAN_EXTERNAL := dig.1 gnuplot.1 tshark.1 getrandom.2 sigqueue.3 recvmmsg.2 sendmmsg.2 pcap-filter.7 ip-netns.8 ip-route.8 nft.8 sudo.8 tc-netem.8 tcpdump.8
+MAN_EXTERNAL := dig.1 squeue.1 gnuplot.1 tshark.1 getrandom.2 sigqueue.3 recvmmsg.2 sendmmsg.2 pcap-filter.7 ip-netns.8 ip-route.8 nft.8 sudo.8 tc-netem.8 tcpdump.8
 man-lint:
 	@command -v mandoc >/dev/null || { echo "man-lint: no mandoc (sudo make deps)" >&2; exit 1; }
 	@out=$$(mandoc -Tlint -Wstyle $(MAN_PAGES) 2>&1 | \
