@@ -135,6 +135,10 @@ int lab_hosts_link(struct lab *lab, unsigned vni, int a, const char *a_ifname, i
 int lab_host_nsname(char *buf, size_t len, const struct topology *t, int h);
 int lab_host_capdir(const struct lab *lab, int node, char *buf, size_t len);
 int lab_hosts_fetch(const char *statedir, const char *rundir, int *files, int *hosts);
+/* lab_hosts_clocks: each host's clock measured against the first host's
+ * over the underlay (lab/build/hostclock.c), one host_clock event each;
+ * 0, or -1 if one could not be (said, its event's offset null) */
+int lab_hosts_clocks(struct lab *lab);
 
 /* lab_init: bind a lab to a parsed topology and a run directory (created
  * if missing). bindir is where the agent programs are. */

@@ -5,7 +5,8 @@
 # MTU, its underlay in the host's namespace), a ping crosses it over the
 # underlay, and `down` leaves no namespace; then a short run is valid, its
 # clocks there, c1's catchment moving to b on the other host, the captures
-# of edge's collector (host h2) fetched into the run directory, and nothing
+# of edge's collector (host h2) fetched into the run directory, h2's clock
+# measured against local's (about 0, within its uncertainty), and nothing
 # of the lab remains.
 # about 10 s
 set -euo pipefail
@@ -80,6 +81,15 @@ done
 grep -q '^1 *c1 *a (.*) *b (.*) *yes$' "$out/run.log" || fail "c1's catchment did not move to b"
 grep -q '^2 *c2 *b (.*) *b (.*) *no$' "$out/run.log" || fail "c2's catchment was not b throughout"
 echo "ok: c1's catchment moved from a to b on the other host, c2's stayed b"
+# h2's clock against local's, at warm-up: one kernel clock, so about 0,
+# within an uncertainty of half the underlay's round trip
+ev=$(jq -c 'select(.event == "host_clock")' "$rundir/lab.events.jsonl")
+[ "$(jq -r .host <<<"$ev")" = h2 ] && [ "$(jq -r .reference <<<"$ev")" = local ] ||
+	fail "no host_clock event of h2 against local: $ev"
+off=$(jq -r '.offset_ns | if . < 0 then -. else . end' <<<"$ev")
+unc=$(jq -r .uncertainty_ns <<<"$ev")
+assert_le "$off" "$unc" "h2's measured offset within its uncertainty (ns)"
+assert_lt "$unc" 1000000 "h2's clock uncertainty under 1 ms (ns)"
 # edge's captures, written on h2, fetched into the run
 for f in capture-b.pcap capture-link-edge-b.pcap; do
 	[ -s "$rundir/$f" ] || fail "$f was not fetched into the run directory"
