@@ -26,6 +26,11 @@ struct in_addr addrplan_router_id(unsigned k)
 	return addrplan_addr(ADDRPLAN_ROUTER_IDS + k + 1u);
 }
 
+struct in_addr addrplan_host(unsigned k)
+{
+	return addrplan_addr(ADDRPLAN_HOSTS + k + 1u);
+}
+
 struct in_addr addrplan_resolver_block(unsigned k)
 {
 	return addrplan_addr(ADDRPLAN_RESOLVERS + 256u * k);

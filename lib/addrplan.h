@@ -10,7 +10,8 @@
  *   198.18.32.0/20    the routers': router link j ([link] sections in file
  *                     order) is the /30 198.18.32.0 + 4 j (.1 the first
  *                     router written, .2 the second), the k-th router's id
- *                     198.18.40.(k + 1)
+ *                     198.18.40.(k + 1); the k-th host's underlay
+ *                     address ([host] sections) 198.18.44.(k + 1)
  *   198.18.128.0/17   the k-th [resolver] node's block 198.18.(128 + k).0/24,
  *                     cache i on .i
  *   198.19.0.1        the default service address; the N-th site's own
@@ -39,6 +40,7 @@
 #define ADDRPLAN_ROUTERS_TEXT "198.18.32.0/20"
 #define ADDRPLAN_RLINKS_TEXT "198.18.32.0/21" /* the router links' half of it */
 #define ADDRPLAN_ROUTER_IDS 0xC6122800u	      /* 198.18.40.0: router k has + k + 1 */
+#define ADDRPLAN_HOSTS 0xC6122C00u	      /* 198.18.44.0: host k's underlay + k + 1 */
 #define ADDRPLAN_RESOLVERS 0xC6128000u	      /* [resolver] blocks, /24 each */
 #define ADDRPLAN_RESOLVERS_MASK 0xFFFF8000u
 #define ADDRPLAN_RESOLVERS_TEXT "198.18.128.0/17"
@@ -51,6 +53,7 @@
 #define ADDRPLAN_LINK_RULE_TEXT "198.18.0.0/30 + 4 i"
 #define ADDRPLAN_RLINK_RULE_TEXT "198.18.32.0/30 + 4 j"
 #define ADDRPLAN_ROUTER_ID_RULE_TEXT "198.18.40.(k + 1)"
+#define ADDRPLAN_HOST_RULE_TEXT "198.18.44.(k + 1)"
 #define ADDRPLAN_RESOLVER_RULE_TEXT "198.18.(128 + k).0/24"
 #define ADDRPLAN_RESOLVER_RANGE_TEXT "198.18.128.0/24 to 198.18.255.0/24"
 #define ADDRPLAN_FREE_EXAMPLE_TEXT "198.18.64.0/18" /* a block outside the plan's */
@@ -62,6 +65,8 @@ struct in_addr addrplan_link(unsigned i, int node_end);
 struct in_addr addrplan_rlink(unsigned j, int second);
 /* addrplan_router_id: the k-th router's id */
 struct in_addr addrplan_router_id(unsigned k);
+/* addrplan_host: the k-th host's underlay address ([host] sections) */
+struct in_addr addrplan_host(unsigned k);
 /* addrplan_resolver_block: the k-th [resolver] node's /24 (cache i is
  * its .i: addrplan_resolver_cache) */
 struct in_addr addrplan_resolver_block(unsigned k);

@@ -20,6 +20,7 @@ const struct events_def events_table[] = {
     {EVENTS_LAB_STOPPING, "steerlab", ""},
     {EVENTS_LAB_DOWN, "steerlab", ""},
     {EVENTS_IMPAIRMENTS, "steerlab", "mechanism why paths"},
+    {EVENTS_HOST_CLOCK, "steerlab", "host reference offset_ns uncertainty_ns probes"},
     {EVENTS_AUTHORITY_CHANGED, "steerlab", "server impl name what site after serial id"},
     {EVENTS_LINK_IMPAIRED, "steerlab",
      "name link from to interface impairment delay_ns jitter_ns loss_pct rate_bps mechanism by "

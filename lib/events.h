@@ -16,6 +16,7 @@
 
 #define EVENTS_LAB_UP "lab_up"
 #define EVENTS_IMPAIRMENTS "impairments"
+#define EVENTS_HOST_CLOCK "host_clock"
 #define EVENTS_TRAFFIC_STARTED "traffic_started"
 #define EVENTS_SITE_FAILED "site_failed"
 #define EVENTS_EVENT_APPLIED "event_applied"

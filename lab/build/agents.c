@@ -175,12 +175,15 @@ static void agents_anycast_prefixes(struct lab_argv *a, const struct topology *t
 static int lab_start_collectors(struct lab *lab, int n)
 {
 	const struct topology *t = lab->t;
+	char capdir[PATH_MAX];
 	struct lab_argv a;
 	int ncap = 0;
 
+	if (lab_host_capdir(lab, n, capdir, sizeof(capdir)) == -1)
+		return -1;
 	agents_argv_start(&a, lab, n, "collector", "collector");
 	agents_argv_add(&a, "-o");
-	agents_argv_add(&a, "%s", lab->rundir);
+	agents_argv_add(&a, "%s", capdir);
 	agents_argv_add(&a, "-f");
 	/* a client of proto = tcp or http: its connections' segments too;
 	 * PowerDNS's checks: their SYN, SYN-ACK, RST and FIN
@@ -250,7 +253,7 @@ static int lab_start_collectors(struct lab *lab, int n)
 	ncap = 0;
 	agents_argv_start(&a, lab, n, "collector", "collector-dns");
 	agents_argv_add(&a, "-o");
-	agents_argv_add(&a, "%s", lab->rundir);
+	agents_argv_add(&a, "%s", capdir);
 	agents_argv_add(&a, "-f");
 	agents_argv_add(&a, "udp port 53");
 	for (int i = 0; i < t->nlinks; i++) {

@@ -29,6 +29,8 @@ int lab_init(struct lab *lab, const struct topology *t, const char *rundir, cons
 	lab->lockfd = -1;
 	for (int i = 0; i < TOPO_MAX_NODES; i++)
 		lab->nsfd[i] = -1;
+	for (int h = 0; h < TOPO_MAX_HOSTS; h++)
+		lab->hostfd[h] = -1;
 	lab->phase = LAB_BRINGUP;
 	if (strfmt(lab->rundir, sizeof(lab->rundir), "%s", rundir) == -1 ||
 	    strfmt(lab->bindir, sizeof(lab->bindir), "%s", bindir) == -1 ||
@@ -107,8 +109,11 @@ static int lab_claim(struct lab *lab)
 		log_warn("%s: lock %s", __func__, lab->statedir);
 		goto out_rmdir;
 	}
-	for (int i = 0; i < t->nnodes; i++) {
-		lab_nsname(ns, sizeof(ns), t, i);
+	for (int i = 0; i < t->nnodes + t->nhosts; i++) {
+		if (i < t->nnodes)
+			lab_nsname(ns, sizeof(ns), t, i);
+		else
+			lab_host_nsname(ns, sizeof(ns), t, i - t->nnodes);
 		if (netns_exists(ns)) {
 			log_warnx("namespace %s already exists and is not this lab's; "
 				  "remove it or rename the lab",
@@ -184,16 +189,26 @@ static int lab_make_links(struct lab *lab, struct kern *root)
 {
 	const struct topology *t = lab->t;
 
-	for (int i = 0; i < t->nlinks; i++) {
+	if (lab_hosts_up(lab, root) == -1)
+		return -1;
+	/* a link between two hosts is a VXLAN tunnel (lab/build/hosts.c) */
+	for (int i = 0; i < t->nlinks && !lab_interrupted(lab); i++) {
 		const struct topo_link *l = &t->links[i];
-		if (kern_veth(root, l->router_ifname, lab->nsfd[l->router], l->node_ifname,
-			      lab->nsfd[l->node]) == -1)
+		unsigned vni = topo_link_vni(t, i);
+
+		if (vni ? lab_hosts_link(lab, vni, l->router, l->router_ifname, l->node,
+					 l->node_ifname)
+			: kern_veth(root, l->router_ifname, lab->nsfd[l->router], l->node_ifname,
+				    lab->nsfd[l->node]))
 			return -1;
 	}
-	for (int j = 0; j < t->nrlinks; j++) {
+	for (int j = 0; j < t->nrlinks && !lab_interrupted(lab); j++) {
 		const struct topo_rlink *rl = &t->rlinks[j];
-		if (kern_veth(root, rl->a_ifname, lab->nsfd[rl->a], rl->b_ifname,
-			      lab->nsfd[rl->b]) == -1)
+		unsigned vni = topo_rlink_vni(t, j);
+
+		if (vni ? lab_hosts_link(lab, vni, rl->a, rl->a_ifname, rl->b, rl->b_ifname)
+			: kern_veth(root, rl->a_ifname, lab->nsfd[rl->a], rl->b_ifname,
+				    lab->nsfd[rl->b]))
 			return -1;
 	}
 	return 0;
@@ -546,7 +561,8 @@ int lab_up(struct lab *lab)
 	}
 	if (lab_make_namespaces(lab) == -1 || lab_interrupted(lab))
 		goto fail;
-	if ((root = kern_open(-1)) == NULL || lab_make_links(lab, root) == -1)
+	if ((root = kern_open(-1)) == NULL || lab_make_links(lab, root) == -1 ||
+	    lab_interrupted(lab))
 		goto fail;
 	for (int n = 0; n < t->nnodes; n++)
 		if (lab_interrupted(lab) || lab_configure_node(lab, n, 0) == -1)

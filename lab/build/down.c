@@ -373,8 +373,9 @@ int lab_down_state_locked(const char *statedir, FILE *out)
 {
 	static struct lab_agent agents[LAB_MAX_AGENTS];
 	const char *lab = strrchr(statedir, '/') ? strrchr(statedir, '/') + 1 : statedir;
-	char bindir[PATH_MAX], path[PATH_MAX], strays[512];
+	char bindir[PATH_MAX], path[PATH_MAX], strays[512], rundir[PATH_MAX];
 	int nagents, stopped = 0, left = 0, removed = 0, refused = 0, rc = 0, nstrays, sleft;
+	int fetched = 0, hosts = 0;
 
 	if (lab_state_check(statedir) == -1)
 		return -1;
@@ -394,6 +395,10 @@ int lab_down_state_locked(const char *statedir, FILE *out)
 	 * can name any more */
 	nstrays = state_stop_strays(statedir, lab, &sleft, strays, sizeof(strays));
 	left += sleft;
+	/* the collectors have ended: their hosts' captures into the run */
+	lab_state_line(statedir, "rundir", rundir, sizeof(rundir));
+	if (lab_hosts_fetch(statedir, rundir, &fetched, &hosts) == -1)
+		rc = -1;
 	if (state_remove_namespaces(statedir, lab, &removed, &refused) == -1)
 		rc = -1;
 	if (rc == 0 && left == 0)
@@ -401,6 +406,9 @@ int lab_down_state_locked(const char *statedir, FILE *out)
 	if (out) {
 		fprintf(out, "steerlab: %s down: %d agent%s stopped, %d namespace%s removed", lab,
 			stopped, stopped == 1 ? "" : "s", removed, removed == 1 ? "" : "s");
+		if (hosts)
+			fprintf(out, "; %d capture%s fetched from %d host%s", fetched,
+				fetched == 1 ? "" : "s", hosts, hosts == 1 ? "" : "s");
 		if (nstrays)
 			fprintf(out, "; %d process%s it had not recorded stopped (%s)", nstrays,
 				nstrays == 1 ? "" : "es", strays);
@@ -454,6 +462,11 @@ int lab_down(struct lab *lab)
 		if (lab->nsfd[i] != -1)
 			close(lab->nsfd[i]);
 		lab->nsfd[i] = -1;
+	}
+	for (int h = 0; h < TOPO_MAX_HOSTS; h++) {
+		if (lab->hostfd[h] != -1)
+			close(lab->hostfd[h]);
+		lab->hostfd[h] = -1;
 	}
 	/* lab_up holds the state's lock until the lab is up */
 	if (lab->lockfd >= 0) {

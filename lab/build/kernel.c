@@ -12,7 +12,9 @@
 #include <linux/ip.h>
 #include <netlink/route/link.h>
 #include <netlink/route/link/inet.h>
+#include <netlink/route/link/bridge.h>
 #include <netlink/route/link/veth.h>
+#include <netlink/route/link/vxlan.h>
 #include <netlink/route/route.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +102,59 @@ int kern_veth(struct kern *k, const char *name_a, int nsfd_a, const char *name_b
 	rtnl_link_put(peer);
 	rtnl_link_put(link);
 	return rc;
+}
+
+int kern_vxlan(struct kern *k, const char *name, int nsfd, unsigned vni, struct in_addr local,
+	       struct in_addr remote, int mtu)
+{
+	struct rtnl_link *link = rtnl_link_vxlan_alloc();
+	struct nl_addr *lo = nl_addr_build(AF_INET, &local, sizeof(local)),
+		       *re = nl_addr_build(AF_INET, &remote, sizeof(remote));
+	int err = -NLE_NOMEM;
+
+	if (link && lo && re) {
+		rtnl_link_set_name(link, name);
+		rtnl_link_set_ns_fd(link, nsfd);
+		rtnl_link_set_mtu(link, (unsigned)mtu);
+		rtnl_link_vxlan_set_id(link, vni);
+		rtnl_link_vxlan_set_local(link, lo);
+		rtnl_link_vxlan_set_group(link, re); /* a unicast group: the remote */
+		rtnl_link_vxlan_set_port(link, TOPO_VXLAN_PORT);
+		/* the kernel's socket is opened in k's namespace, where the
+		 * device is made, and stays there when it moves */
+		err = rtnl_link_add(k->sk, link, NLM_F_CREATE | NLM_F_EXCL);
+	}
+	if (err < 0)
+		log_warnx("%s: vxlan %s (id %u): %s", __func__, name, vni, nl_geterror(err));
+	nl_addr_put(lo);
+	nl_addr_put(re);
+	rtnl_link_put(link);
+	return err < 0 ? -1 : 0;
+}
+
+int kern_bridge(struct kern *k, const char *name)
+{
+	struct rtnl_link *link = rtnl_link_bridge_alloc();
+	int err = -NLE_NOMEM;
+
+	if (link) {
+		rtnl_link_set_name(link, name);
+		err = rtnl_link_add(k->sk, link, NLM_F_CREATE | NLM_F_EXCL);
+	}
+	if (err < 0)
+		log_warnx("%s: bridge %s: %s", __func__, name, nl_geterror(err));
+	rtnl_link_put(link);
+	return err < 0 ? -1 : 0;
+}
+
+int kern_enslave(struct kern *k, int master, int ifindex)
+{
+	int err = rtnl_link_enslave_ifindex(k->sk, master, ifindex);
+
+	if (err < 0)
+		log_warnx("%s: link %d into bridge %d: %s", __func__, ifindex, master,
+			  nl_geterror(err));
+	return err < 0 ? -1 : 0;
 }
 
 int kern_ifindex(struct kern *k, const char *name)

@@ -28,6 +28,19 @@ void kern_close(struct kern *k);
  * another namespace). k is any socket (the kernel places the ends). */
 int kern_veth(struct kern *k, const char *name_a, int nsfd_a, const char *name_b, int nsfd_b);
 
+/* kern_vxlan: a VXLAN device called name (VXLAN id vni, UDP port
+ * TOPO_VXLAN_PORT, from local to remote, MTU mtu) made in k's namespace,
+ * whose underlay it uses for ever, and placed down in namespace nsfd:
+ * a link between two hosts (lab/build/hosts.c). 0 or -1 (logged). */
+int kern_vxlan(struct kern *k, const char *name, int nsfd, unsigned vni, struct in_addr local,
+	       struct in_addr remote, int mtu);
+
+/* kern_bridge: a bridge called name in k's namespace (down). 0 or -1. */
+int kern_bridge(struct kern *k, const char *name);
+
+/* kern_enslave: the link ifindex a port of the bridge master. 0 or -1. */
+int kern_enslave(struct kern *k, int master, int ifindex);
+
 /* kern_ifindex: index of the link called name in k's namespace, or -1. */
 int kern_ifindex(struct kern *k, const char *name);
 

@@ -81,6 +81,7 @@ struct lab {
 	char statedir[PATH_MAX];
 	char bindir[PATH_MAX];
 	int nsfd[TOPO_MAX_NODES];
+	int hostfd[TOPO_MAX_HOSTS]; /* each [host]'s namespace (lab/build/hosts.c), or -1 */
 	struct lab_agent agents[LAB_MAX_AGENTS];
 	int nagents;
 	struct event_log *ev; /* lab.events.jsonl */
@@ -115,6 +116,29 @@ struct lab {
 		int failed;    /* an agent of it could not be started */
 	} batch;
 };
+
+/*
+ * One lab over several hosts (lab/build/hosts.c; topology.h, "[host]"):
+ * lab_hosts_up: each host's namespace (recorded first), the underlay and
+ * the hosts' capture directories; lab_hosts_link: the VXLAN devices of a
+ * link between nodes a and b on two hosts, vni its id, named as its veth
+ * ends would be; lab_host_nsname: host h's namespace; lab_host_capdir:
+ * where node's collector writes its captures (its host's directory, or the
+ * run directory of a lab on one host); lab_hosts_fetch: every host's
+ * captures under statedir moved into rundir, each copy's size checked,
+ * how many files and hosts in *files and *hosts. Each 0 or -1 (said).
+ */
+struct kern;
+int lab_hosts_up(struct lab *lab, struct kern *root);
+int lab_hosts_link(struct lab *lab, unsigned vni, int a, const char *a_ifname, int b,
+		   const char *b_ifname);
+int lab_host_nsname(char *buf, size_t len, const struct topology *t, int h);
+int lab_host_capdir(const struct lab *lab, int node, char *buf, size_t len);
+int lab_hosts_fetch(const char *statedir, const char *rundir, int *files, int *hosts);
+/* lab_hosts_clocks: each host's clock measured against the first host's
+ * over the underlay (lab/build/hostclock.c), one host_clock event each;
+ * 0, or -1 if one could not be (said, its event's offset null) */
+int lab_hosts_clocks(struct lab *lab);
 
 /* lab_init: bind a lab to a parsed topology and a run directory (created
  * if missing). bindir is where the agent programs are. */

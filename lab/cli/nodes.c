@@ -208,8 +208,12 @@ void lab_nodes_print(const struct lab_state *s, FILE *out)
 		int nagents = 0;
 
 		lab_nsname(ns, sizeof(ns), t, n);
-		fprintf(out, "%s (%s), namespace %s\n", t->nodes[n].name,
+		fprintf(out, "%s (%s), namespace %s", t->nodes[n].name,
 			topo_kind_name(t->nodes[n].kind), ns);
+		/* its agents run, and are supervised, where it lives */
+		if (t->nhosts)
+			fprintf(out, ", host %s", t->hosts[t->nodes[n].host].name);
+		fprintf(out, "\n");
 		nodes_print_addrs(t, n, out);
 		for (int i = 0; i < s->nagents; i++) {
 			const struct lab_agent *a = &s->agents[i];
@@ -240,6 +244,8 @@ static json_t *nodes_json_node(const struct lab_state *s, int n)
 	node = json_pack("{s:s, s:s, s:s, s:o*, s:o*, s:o*}", "name", t->nodes[n].name, "kind",
 			 topo_kind_name(t->nodes[n].kind), "namespace", ns, "addresses", addrj,
 			 "links", links, "agents", agents);
+	if (node && t->nhosts)
+		json_object_set_new(node, "host", json_string(t->hosts[t->nodes[n].host].name));
 	if (node == NULL || addrj == NULL || links == NULL || agents == NULL) {
 		json_decref(node);
 		return NULL;

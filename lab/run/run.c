@@ -840,6 +840,11 @@ int run_scenario(struct topology *t, const struct run_opts *o)
 		(double)t->settle_ns / NSEC_PER_SEC);
 	if (run_warm_up(lab) == -1)
 		goto down;
+	/* one kernel clock no longer holds: each host's against the first's
+	 * (docs/topology.md, "Hosts") */
+	if (t->nhosts > 1 && lab_hosts_clocks(lab) == 0)
+		run_say(o, "hosts' clocks measured against %s's (host_clock events)",
+			t->hosts[0].name);
 
 	/* from here an agent that ends invalidates the run; clients may end
 	 * once their duration is over */

@@ -26,7 +26,7 @@
 
 static const char *topo_section_kinds =
     "expected [lab], [router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
-    "[resolver NAME], [link ROUTER ROUTER], [event NAME], [zone NAME] or [name NAME]";
+    "[resolver NAME], [link ROUTER ROUTER], [event NAME], [host NAME], [zone NAME] or [name NAME]";
 
 static void topo_node_header(struct topo_parse *p, enum topo_kind kind, const char *name)
 {
@@ -61,6 +61,7 @@ static void topo_node_header(struct topo_parse *p, enum topo_kind kind, const ch
 	snprintf(node->name, sizeof(node->name), "%s", name);
 	node->line = p->in.lineno;
 	node->link = -1;
+	node->host = -1;
 	node->resolver = -1;
 	node->zipf_exponent = 1;
 	node->quorum = 0.5;
@@ -199,6 +200,10 @@ static void topo_header(struct topo_parse *p, const char *kind, const char *name
 		topo_event_header(p, name, extra);
 		return;
 	}
+	if (strcmp(kind, "host") == 0) {
+		topo_host_header(p, name, extra);
+		return;
+	}
 	if (strcmp(kind, "zone") == 0 || strcmp(kind, "name") == 0) {
 		if (strcmp(kind, "zone") == 0)
 			p->zone_headers++;
@@ -229,6 +234,8 @@ static void topo_pair(void *arg, const char *name, const char *value)
 		topo_event_set(p, p->event, name, value, p->in.lineno);
 	else if (p->sect == TOPO_SECT_LINK)
 		topo_rlink_key(p, name, value);
+	else if (p->sect == TOPO_SECT_HOST)
+		topo_host_key(p, name, value);
 	else
 		topo_set(p, p->sect, name, value, p->in.lineno);
 }

@@ -380,6 +380,10 @@ struct topo_node {
 	char name[TOPO_NAME_MAX + 1];
 	int line; /* line of the [kind name] header */
 	int link; /* index into topology.links, -1 for routers */
+	/* `host = NAME` as written ("": the machine steerlab runs on), and its
+	 * index in topology.hosts (-1: a lab without [host] sections) */
+	char host_name[TOPO_NAME_MAX + 1];
+	int host;
 	struct topo_location location;
 
 	/* router (and, with routing = bgp, site) */
@@ -520,6 +524,36 @@ struct topo_rlink {
 	double distance_km;
 };
 
+/*
+ * One lab over several hosts (docs/topology.md, "Hosts"): [host NAME]
+ * sections, `host = NAME` on the nodes. Each host has an underlay address;
+ * a link whose ends are on two hosts is a VXLAN tunnel between them (VNI
+ * topo_link_vni, topo_rlink_vni; MTU TOPO_VXLAN_MTU), every other link a
+ * veth as on one host. Only simulated hosts are implemented: each a
+ * namespace LAB-NAME of this machine, joined to the others by an
+ * underlay of veths and a bridge (lab/build/hosts.c). The nodes without
+ * `host` are on the host TOPO_HOST_LOCAL, the machine steerlab runs on,
+ * which topo_load adds when a [host] section exists and it has nodes.
+ */
+#define TOPO_MAX_HOSTS 16
+#define TOPO_HOST_LOCAL "local"
+#define TOPO_UNDERLAY_MTU 1500
+#define TOPO_VXLAN_OVERHEAD 50 /* outer Ethernet, IPv4, UDP and VXLAN headers */
+#define TOPO_VXLAN_MTU (TOPO_UNDERLAY_MTU - TOPO_VXLAN_OVERHEAD)
+#define TOPO_VXLAN_PORT 4789
+#define TOPO_VNI_LINKS 4096u  /* node link i: VNI 4096 + i */
+#define TOPO_VNI_RLINKS 8192u /* router link j: VNI 8192 + j */
+#define TOPO_SSH_LEN 128
+
+struct topo_host {
+	char name[TOPO_NAME_MAX + 1];
+	int line;		/* of its [host] header; 0: added (TOPO_HOST_LOCAL) */
+	struct in_addr address; /* its underlay address (addrplan_host by default) */
+	int address_line;	/* where address was written; 0: the plan's */
+	char ssh[TOPO_SSH_LEN]; /* how it is reached; "simulated" */
+	int ssh_line;
+};
+
 struct topology {
 	char path[4096];
 	char name[TOPO_NAME_MAX + 1];
@@ -626,7 +660,20 @@ struct topology {
 
 	int nevents; /* the timeline, sorted by at (then file order) */
 	struct topo_event events[TOPO_MAX_EVENTS];
+
+	int nhosts; /* 0: one host, the machine steerlab runs on */
+	struct topo_host hosts[TOPO_MAX_HOSTS];
 };
+
+/* topo_link_vni: node link l's VXLAN id if its ends are on two hosts, else
+ * 0 (a veth); topo_rlink_vni: the same of router link j. */
+uint32_t topo_link_vni(const struct topology *t, int l);
+uint32_t topo_rlink_vni(const struct topology *t, int j);
+/* topo_find_host: the index of the host called name, or -1 */
+int topo_find_host(const struct topology *t, const char *name);
+/* topo_print_hosts: the [host] sections as topo_load reads them back, and
+ * what they make (namespaces, underlay, VXLAN links), for topo_print */
+void topo_print_hosts(const struct topology *t, FILE *out);
 
 /*
  * topo_load: parse path into *t, then apply the overrides in sets[0..nsets)

@@ -1013,4 +1013,5 @@ void topo_check(struct topo_parse *p)
 	topo_check_events(p);
 	topo_check_policy(p);
 	topo_check_impair(p);
+	topo_check_hosts(p);
 }

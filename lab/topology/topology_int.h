@@ -182,6 +182,7 @@ enum {
 	TOPO_SECT_RAW = -4,
 	TOPO_SECT_LINK = -5,  /* [link R1 R2]: no keys yet */
 	TOPO_SECT_EVENT = -6, /* [event NAME]: p->event is its index */
+	TOPO_SECT_HOST = -7,  /* [host NAME]: p->host is its index */
 			      /* >= 0: index of the node; TOPO_SECT_RAW: [zone] or [name] p->raw */
 };
 
@@ -254,6 +255,7 @@ struct topo_parse {
 		int rlink; /* its index in t->rlinks once resolved, else -1 */
 	} rl[TOPO_MAX_RLINKS];
 	int event; /* the [event] section being read */
+	int host;  /* the [host] section being read */
 	struct topo_ev_meta evm[TOPO_MAX_EVENTS];
 	/* their keys as written, resolved with them (topology_policy.c) */
 	int nrlkeys;
@@ -340,6 +342,15 @@ void topo_zone_norm(const char *name, char *out);
 void topo_rlink_key(struct topo_parse *p, const char *name, const char *value);
 void topo_check_policy(struct topo_parse *p);
 void topo_print_rlink_keys(const struct topology *t, int j, FILE *out);
+
+/* topology_hosts.c: one lab over several hosts. topo_host_header: a [host
+ * NAME] header; topo_host_key: one of its keys (address, ssh);
+ * topo_check_hosts: once the nodes are read, each node's `host` resolved,
+ * the host TOPO_HOST_LOCAL added if a node has none, the addresses, and
+ * what only simulated hosts allow. */
+void topo_host_header(struct topo_parse *p, const char *name, const char *extra);
+void topo_host_key(struct topo_parse *p, const char *name, const char *value);
+void topo_check_hosts(struct topo_parse *p);
 
 /* topology_impair.c: the impairment keys of [link] sections.
  * topo_impair_key: 1 if a [link]'s key as written ("delay",

@@ -132,6 +132,8 @@ static const struct topo_key topo_router_keys[] = {
     {"bfd", TOPO_T_BOOL, NODE(bfd), 0, 0, LAB(bfd), NULL},
     /* where it is: [link] delay = auto (topology_impair.c); printed when set */
     {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
+    /* the host it runs on ([host] sections, topology_hosts.c); printed when set */
+    {"host", TOPO_T_NAME, NODE(host_name), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_site_keys[] = {
@@ -163,6 +165,8 @@ static const struct topo_key topo_site_keys[] = {
      topo_probe_phase_words},
     /* its region's anycast front door (topology_anycast.c); printed when set */
     {"front_door", TOPO_T_SERVICE, NODE(front_door), 0, 0, -1, NULL},
+    /* the host it runs on ([host] sections, topology_hosts.c); printed when set */
+    {"host", TOPO_T_NAME, NODE(host_name), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_client_keys[] = {
@@ -200,6 +204,8 @@ static const struct topo_key topo_client_keys[] = {
     {"pipeline", TOPO_T_UINT, NODE(pipeline), 1, 65536, -1, NULL},
     /* its requests' address family, the [lab]'s unless set; printed when not 4 */
     {"family", TOPO_T_CHOICE, NODE(family), 0, 0, LAB(family), topo_family_words},
+    /* the host it runs on ([host] sections, topology_hosts.c); printed when set */
+    {"host", TOPO_T_NAME, NODE(host_name), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_dns_keys[] = {
@@ -218,6 +224,8 @@ static const struct topo_key topo_dns_keys[] = {
     {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
     /* an anycast address it serves on too (topology_anycast.c) */
     {"anycast", TOPO_T_SERVICE, NODE(anycast), 0, 0, -1, NULL},
+    /* the host it runs on ([host] sections, topology_hosts.c); printed when set */
+    {"host", TOPO_T_NAME, NODE(host_name), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_prober_keys[] = {
@@ -237,6 +245,8 @@ static const struct topo_key topo_prober_keys[] = {
     /* the family it probes the sites and reports over (not the [lab]'s:
      * that is the clients'); printed when 6 */
     {"family", TOPO_T_CHOICE, NODE(family), 0, 0, -1, topo_family_words},
+    /* the host it runs on ([host] sections, topology_hosts.c); printed when set */
+    {"host", TOPO_T_NAME, NODE(host_name), 0, 0, -1, NULL},
 };
 
 static const struct topo_key topo_resolver_keys[] = {
@@ -247,6 +257,8 @@ static const struct topo_key topo_resolver_keys[] = {
     {"mode", TOPO_T_CHOICE, NODE(rsv_mode), 0, 0, -1, topo_rsv_mode_words},
     /* where it is: [link] delay = auto (topology_impair.c); printed when set */
     {"location", TOPO_T_LOCATION, NODE(location), 0, 0, -1, NULL},
+    /* the host it runs on ([host] sections, topology_hosts.c); printed when set */
+    {"host", TOPO_T_NAME, NODE(host_name), 0, 0, -1, NULL},
 };
 
 /* resolverd's keys (docs/resolverd.md) a [resolver] node passes on as

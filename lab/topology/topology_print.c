@@ -216,6 +216,8 @@ static void topo_print_keys(const struct topology *t, const struct topo_node *no
 		    (strcmp(keys[k].name, "resolve") == 0 ||
 		     strcmp(keys[k].name, "dns_cache") == 0))
 			continue;
+		if (node && node->host_name[0] == '\0' && strcmp(keys[k].name, "host") == 0)
+			continue;
 		/* what only distance uses: printed when it is */
 		if (keys[k].type == TOPO_T_LOCATION && !node->location.set)
 			continue;
@@ -505,6 +507,7 @@ void topo_print(const struct topology *t, FILE *out)
 	fprintf(out, "\n[lab]\n");
 	keys = topo_keys(-1, &n);
 	topo_print_keys(t, NULL, keys, n, out);
+	topo_print_hosts(t, out);
 	for (int i = 0; i < t->nnodes; i++) {
 		const struct topo_node *node = &t->nodes[i];
 

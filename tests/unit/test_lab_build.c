@@ -171,6 +171,34 @@ int kern_veth(struct kern *k, const char *name_a, int nsfd_a, const char *name_b
 	return 0;
 }
 
+int kern_vxlan(struct kern *k, const char *name, int nsfd, unsigned vni, struct in_addr local,
+	       struct in_addr remote, int mtu)
+{
+	char l[INET_ADDRSTRLEN], r[INET_ADDRSTRLEN];
+	int n = ns_of_fd(nsfd);
+
+	if (n < 0 || k->ns < 0)
+		fail_msg("kern_vxlan %s: in no namespace of the lab", name);
+	if (fake_change(k, "vxlan %s id %u local %s remote %s mtu %d, in %s", name, vni,
+			ip(local, l), ip(remote, r), mtu, fns[n].name))
+		return -1;
+	snprintf(fns[n].links[fns[n].nlinks++], sizeof(fns[n].links[0]), "%s", name);
+	return 0;
+}
+
+int kern_bridge(struct kern *k, const char *name)
+{
+	if (fake_change(k, "bridge %s", name))
+		return -1;
+	snprintf(fns[k->ns].links[fns[k->ns].nlinks++], sizeof(fns[k->ns].links[0]), "%s", name);
+	return 0;
+}
+
+int kern_enslave(struct kern *k, int master, int ifindex)
+{
+	return fake_change(k, "%s into bridge %s", ifname(k, ifindex), ifname(k, master));
+}
+
 int kern_ifindex(struct kern *k, const char *name)
 {
 	for (int i = 0; k->ns >= 0 && i < fns[k->ns].nlinks; i++)
@@ -442,6 +470,8 @@ static void up_and_down(const char *ini, const char *golden)
 	nsf = open_memstream(&ns, &nslen);
 	for (int i = 0; i < topo->nnodes; i++)
 		fprintf(nsf, "%s-%s\n", topo->name, topo->nodes[i].name);
+	for (int h = 0; h < topo->nhosts; h++)
+		fprintf(nsf, "%s-%s\n", topo->name, topo->hosts[h].name);
 	fclose(nsf);
 	assert_file(statedir, "namespaces", ns);
 	free(ns);
@@ -572,6 +602,65 @@ static void assert_all_deleted(int made)
 	assert_int_equal(nfns, made);
 	for (int i = 0; i < nfns; i++)
 		assert_int_equal(fns[i].alive, 0);
+}
+
+/* two hosts: their namespaces and underlay, the links between them VXLAN
+ * tunnels made in the hosts' namespaces and placed in the nodes' */
+static void test_hosts_lab(void **state)
+{
+	char path[PATH_MAX];
+
+	(void)state;
+	SANDBOX_REQUIRE();
+	up_and_down(LDATA "hosts.ini", LDATA "hosts.kernel.golden");
+	/* the hosts' capture directories went with the state */
+	snprintf(path, sizeof(path), "%s/hosts", statedir);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+/* every namespace made was deleted */
+static void assert_all_deleted(int made);
+
+/* a bring-up that fails at a host's tunnel takes down the hosts too, and
+ * the host's captures written meanwhile are fetched into the run */
+static void test_hosts_failure(void **state)
+{
+	char *log, *err, path[PATH_MAX];
+	FILE *fp;
+
+	(void)state;
+	SANDBOX_REQUIRE();
+	lab_of(LDATA "hosts.ini");
+	fail_call = 11; /* the second end of the first tunnel */
+	capture_begin();
+	assert_int_equal(lab_up(&lab), -1);
+	err = capture_end();
+	assert_string_equal(err,
+			    "steerlab: lab t20hosts: bring-up failed; taking down what was made\n");
+	free(err);
+	log = fake_log();
+	assert_non_null(strstr(log, "t20hosts-h2: vxlan eth0 id 4097 local 198.18.44.2 remote "
+				    "198.18.44.1 mtu 1450, in t20hosts-b (fails)\n"));
+	assert_non_null(strstr(log, "netns delete t20hosts-h2\n"));
+	assert_non_null(strstr(log, "netns delete t20hosts-local\n"));
+	free(log);
+	assert_all_deleted(topo->nnodes + topo->nhosts);
+	assert_int_equal(access(statedir, F_OK), -1);
+	lab_done();
+
+	/* a lab whose collectors wrote into its hosts' directories: down
+	 * moves each file into the run directory */
+	lab_of(LDATA "hosts.ini");
+	assert_int_equal(lab_up(&lab), 0);
+	snprintf(path, sizeof(path), "%s/hosts/h2/capture-b.pcap", statedir);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs("not really a pcap\n", fp);
+	fclose(fp);
+	assert_int_equal(lab_down(&lab), 0);
+	free(fake_log());
+	assert_file(run, "capture-b.pcap", "not really a pcap\n");
+	assert_int_equal(access(statedir, F_OK), -1);
+	lab_done();
 }
 
 static void test_failure_takes_down(void **state)
@@ -788,6 +877,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_bgp_lab),
 	    cmocka_unit_test(test_dual_lab),
 	    cmocka_unit_test(test_reconfigure),
+	    cmocka_unit_test(test_hosts_lab),
+	    cmocka_unit_test(test_hosts_failure),
 	    cmocka_unit_test(test_failure_takes_down),
 	    cmocka_unit_test(test_interrupted),
 	    cmocka_unit_test(test_name_in_use),

@@ -771,6 +771,7 @@ static void test_error_files(void **state)
 	    "err_population",	/* population keys without one, out of range */
 	    "err_target_share", /* [lab] target_share's sites: unknown, not a site, twice */
 	    "err_target_value", /* [lab] target_share's value */
+	    "err_hosts",	/* [host] sections and nodes' host */
 	};
 	char ini[128], exp[128], *expected;
 
@@ -791,12 +792,11 @@ static void test_error_forms(void **state)
 	expect_errors(DATA "err_metric.ini", NULL, 0,
 		      DATA "err_metric.ini:8: [site a] metric: expected a whole number from 0 to "
 			   "4294967295, got 'abc'\n");
-	expect_errors(
-	    DATA "err_unknown_kind.ini", NULL, 0,
-	    DATA
-	    "err_unknown_kind.ini:3: unknown section kind 'switch' (expected [lab], "
-	    "[router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
-	    "[resolver NAME], [link ROUTER ROUTER], [event NAME], [zone NAME] or [name NAME])\n");
+	expect_errors(DATA "err_unknown_kind.ini", NULL, 0,
+		      DATA "err_unknown_kind.ini:3: unknown section kind 'switch' (expected [lab], "
+			   "[router NAME], [site NAME], [client NAME], [dns NAME], [prober NAME], "
+			   "[resolver NAME], [link ROUTER ROUTER], [event NAME], [host NAME], "
+			   "[zone NAME] or [name NAME])\n");
 	expect_errors(DATA "err_no_site.ini", NULL, 0,
 		      DATA "err_no_site.ini: no [site] section: a lab needs at least one site\n");
 }
@@ -997,9 +997,10 @@ static void test_error_sets(void **state)
 	    "--set s1.colour=1: unknown key 'colour' in [site s1] (expected: link, address, "
 	    "metric, fail, probe_interval, probe_timeout, probe_down, probe_up, check, asn, "
 	    "prepend, "
-	    "bgp_keepalive, bgp_hold, bgp_mrai, bfd, location, impl, probe_phase, front_door)\n"
+	    "bgp_keepalive, bgp_hold, bgp_mrai, bfd, location, impl, probe_phase, front_door, "
+	    "host)\n"
 	    "--set r1.x=1: unknown key 'x' in [router r1] (expected: asn, bgp_keepalive, "
-	    "bgp_hold, bgp_mrai, bfd, location)\n"
+	    "bgp_hold, bgp_mrai, bfd, location, host)\n"
 	    "--set c1.rate=0: expected requests per second from 0.001 to 1000000, such as "
 	    "1000 or 0.5\n"
 	    "--set name=: expected a name of 1 to 12 characters from a-z, 0-9 and '-', "
@@ -1087,7 +1088,8 @@ static void test_error_limits(void **state)
 		    p,
 		    "%s:%d: unknown section kind 'switch' (expected [lab], [router NAME], "
 		    "[site NAME], [client NAME], [dns NAME], [prober NAME], [resolver NAME], "
-		    "[link ROUTER ROUTER], [event NAME], [zone NAME] or [name NAME])\n",
+		    "[link ROUTER ROUTER], [event NAME], [host NAME], [zone NAME] or [name "
+		    "NAME])\n",
 		    path, i + 1);
 	sprintf(p, "%s: too many errors, stopping\n", path);
 	expect_errors(path, NULL, 0, text);

@@ -315,19 +315,19 @@ static void test_dns_sticky_errors(void **state)
 	char *share[] = {"sticky_share=0.25", "sticky=0s"};
 
 	(void)state;
-	expect_errors(DATA "err_sticky.ini", NULL, 0,
-		      DATA
-		      "err_sticky.ini:3: [lab] sticky_share: expected a share from 0 to 1, "
-		      "such as 0.25, got '1.5'\n" DATA
-		      "err_sticky.ini:4: [lab] sticky: expected a duration greater than "
-		      "zero, got '0s'\n" DATA
-		      "err_sticky.ini:14: unknown key 'sticky_share' in [client c1] "
-		      "(expected: link, rate, timeout, mode, resolver, name, sticky, "
-		      "population, skew, zipf_exponent, arrivals, source_block, "
-		      "resolver_weights, proto, location, addresses, connect_timeout, resolve, "
-		      "dns_cache, requests_per_connection, idle_timeout, pipeline, family)\n" DATA
-		      "err_sticky.ini:17: [client c2] sticky: expected a duration of at most "
-		      "24h, got '25h'\n");
+	expect_errors(
+	    DATA "err_sticky.ini", NULL, 0,
+	    DATA "err_sticky.ini:3: [lab] sticky_share: expected a share from 0 to 1, "
+		 "such as 0.25, got '1.5'\n" DATA
+		 "err_sticky.ini:4: [lab] sticky: expected a duration greater than "
+		 "zero, got '0s'\n" DATA
+		 "err_sticky.ini:14: unknown key 'sticky_share' in [client c1] "
+		 "(expected: link, rate, timeout, mode, resolver, name, sticky, "
+		 "population, skew, zipf_exponent, arrivals, source_block, "
+		 "resolver_weights, proto, location, addresses, connect_timeout, resolve, "
+		 "dns_cache, requests_per_connection, idle_timeout, pipeline, family, host)\n" DATA
+		 "err_sticky.ini:17: [client c2] sticky: expected a duration of at most "
+		 "24h, got '25h'\n");
 	expect_errors(
 	    DATA "sticky.ini", sets, 5,
 	    "--set sticky_share=1.01: expected a share from 0 to 1, such as 0.25\n"
@@ -338,7 +338,7 @@ static void test_dns_sticky_errors(void **state)
 	    "(expected: link, rate, timeout, mode, resolver, name, sticky, population, "
 	    "skew, zipf_exponent, arrivals, source_block, resolver_weights, proto, location, "
 	    "addresses, connect_timeout, resolve, dns_cache, requests_per_connection, "
-	    "idle_timeout, pipeline, family)\n");
+	    "idle_timeout, pipeline, family, host)\n");
 	expect_errors(DATA "sticky.ini", share, 2,
 		      "--set sticky=0s: expected a duration greater than zero\n");
 }
