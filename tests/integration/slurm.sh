@@ -9,7 +9,7 @@ slurm_start() {
 	local d=$1 host p
 	host=$(hostname -s)
 	for p in 16817 16818; do
-		ss -Hltn "sport = :$p" | grep -q . && fail "port $p is in use: another Slurm?"
+		ss -Hltn "sport = :$p" | grep . >/dev/null && fail "port $p is in use: another Slurm?"
 	done
 	mkdir -p "$d/state" "$d/spool"
 	chmod 700 "$d"

@@ -49,7 +49,7 @@ for end in core:edge:local edge:core:h2; do
 	echo "ok: $node's $ifname is VXLAN id 8192, MTU 1450, its underlay in $lab-$host"
 done
 # a link within a host stays a veth
-ip -n $lab-edge -d link show b | grep -q "veth" || fail "edge's link to b is not a veth"
+ip -n $lab-edge -d link show b | grep "veth" >/dev/null || fail "edge's link to b is not a veth"
 # c2 (h2) to a (local): over the tunnel, on the underlay
 tx() { ip -n $lab-h2 -s -j link show ul | jq '.[0].stats64.tx.packets'; }
 before=$(tx)
@@ -60,7 +60,7 @@ ip netns exec $lab-c2 ping -c 1 -W 1 -M do -s 1422 -q 198.18.0.2 >/dev/null ||
 after=$(tx)
 assert_ge $((after - before)) 4 "h2's underlay carried the pings (tx packets)"
 $STEERLAB down $lab >"$out/down.txt" || fail "steerlab down failed"
-if ip netns list | awk '{print $1}' | grep -q "^$lab-"; then
+if ip netns list | awk '{print $1}' | grep "^$lab-" >/dev/null; then
 	fail "namespaces remain: $(ip netns list | grep "^$lab-" | tr '\n' ' ')"
 fi
 [ -e /run/steerlab/$lab ] && fail "state remains"

@@ -507,9 +507,12 @@ static void test_stalled(void **state)
 	/* 3 lost; 4 and 5 (sent 100 and 200 ms after it) outstanding on the
 	 * connection given up, errors (4 alone if 5 was not sent yet), and one
 	 * falling due while the client connects again, if the expiry came late
-	 * (6 unconnected); the rest answered on the second connection */
-	assert_int_equal(c.stats.lost, 1);
-	assert_true(c.stats.errors >= 1 && c.stats.errors <= 3);
+	 * (6 unconnected); the rest answered on the second connection. An
+	 * expiry more than 100 ms late (the sanitizers' build beside four
+	 * labs) finds 4 past its timeout too: lost with 3, as a user would
+	 * count it, and one error fewer */
+	assert_true(c.stats.lost >= 1 && c.stats.lost <= 2);
+	assert_true(c.stats.errors + c.stats.lost >= 2 && c.stats.errors + c.stats.lost <= 4);
 	assert_true(c.stats.ok >= 1);
 	assert_int_equal(c.stats.ok + c.stats.errors + c.stats.lost, 10);
 	assert_int_equal(s.accepted, 2);
