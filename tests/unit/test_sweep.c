@@ -819,6 +819,30 @@ static void test_table_bad_json(void **state)
 	free(errs);
 }
 
+/* the lab of a point run beside others (--jobs, --via slurm): LAB-N, cut
+ * to fit 12 characters, never ending the cut on a '-' */
+static void test_point_lab(void **state)
+{
+	char buf[TOPO_NAME_MAX + 1];
+
+	(void)state;
+	sweep_point_lab("compare", 0, buf, sizeof(buf));
+	assert_string_equal(buf, "compare-1");
+	sweep_point_lab("compare", 11, buf, sizeof(buf));
+	assert_string_equal(buf, "compare-12");
+	sweep_point_lab("abcdefghijkl", 2, buf, sizeof(buf));
+	assert_string_equal(buf, "abcdefghij-3");
+	sweep_point_lab("abcdefghijkl", 63, buf, sizeof(buf));
+	assert_string_equal(buf, "abcdefghi-64");
+	sweep_point_lab("it-slm", 0, buf, sizeof(buf));
+	assert_string_equal(buf, "it-slm-1");
+	sweep_point_lab("abcdefghi-kl", 9, buf, sizeof(buf));
+	assert_string_equal(buf, "abcdefghi-10");
+	sweep_point_lab("abcdefgh-jkl", 9, buf, sizeof(buf));
+	assert_string_equal(buf, "abcdefgh-10");
+	assert_true(strlen(buf) <= TOPO_NAME_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -837,6 +861,7 @@ int main(void)
 	    cmocka_unit_test(test_table_model),
 	    cmocka_unit_test(test_table_absent_scheme),
 	    cmocka_unit_test(test_table_bad_json),
+	    cmocka_unit_test(test_point_lab),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
