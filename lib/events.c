@@ -5,7 +5,7 @@
 #include <string.h>
 
 const struct events_def events_table[] = {
-    {EVENTS_LAB_UP, "steerlab", "lab topology nodes links port ip addresses twins"},
+    {EVENTS_LAB_UP, "steerlab", "lab topology nodes links port ip addresses twins hosts"},
     {EVENTS_TRAFFIC_STARTED, "steerlab",
      "duration_ns fail_at_ns nominal_fail_at_ns fail_jitter_ns seed events"},
     {EVENTS_SITE_FAILED, "steerlab",

@@ -546,6 +546,23 @@ static json_t *lab_twins(const struct topology *t)
 	return o;
 }
 
+/* lab_node_hosts: a lab over several hosts' {NODE: HOST}, the host each
+ * node is on (the clocks put each node's stamps on the reference's clock
+ * by it); NULL, absent, in a lab of one host */
+static json_t *lab_node_hosts(const struct topology *t)
+{
+	json_t *o;
+
+	if (t->nhosts == 0 || (o = json_object()) == NULL)
+		return NULL;
+	for (int n = 0; n < t->nnodes; n++) {
+		int h = t->nodes[n].host >= 0 ? t->nodes[n].host : 0;
+
+		json_object_set_new(o, t->nodes[n].name, json_string(t->hosts[h].name));
+	}
+	return o;
+}
+
 int lab_up(struct lab *lab)
 {
 	const struct topology *t = lab->t;
@@ -579,13 +596,14 @@ int lab_up(struct lab *lab)
 	kern_close(root);
 	lab_state_unlock(lab->lockfd);
 	lab->lockfd = -1;
-	event_emit(lab->ev, EVENTS_LAB_UP, "{s:s, s:s, s:i, s:i, s:i, s:s, s:o?, s:o*}", "lab",
-		   t->name, "topology", t->path, "nodes", t->nnodes, "links", t->nlinks, "port",
-		   (int)t->port, "ip",
+	event_emit(lab->ev, EVENTS_LAB_UP, "{s:s, s:s, s:i, s:i, s:i, s:s, s:o?, s:o*, s:o*}",
+		   "lab", t->name, "topology", t->path, "nodes", t->nnodes, "links", t->nlinks,
+		   "port", (int)t->port, "ip",
 		   t->ip == TOPO_IP_6	   ? "6"
 		   : t->ip == TOPO_IP_DUAL ? "dual"
 					   : "4",
-		   "addresses", lab_addresses(t), "twins", lab_twins(t));
+		   "addresses", lab_addresses(t), "twins", lab_twins(t), "hosts",
+		   lab_node_hosts(t));
 	return 0;
 fail:
 	kern_close(root);

@@ -365,6 +365,9 @@ void clocks_input_free(struct clocks_input *in)
 	free(in->stats);
 	free(in->requests);
 	free(in->impair);
+	free(in->hosts);
+	free(in->node_hosts);
+	free(in->label_nodes);
 	free(in->exits);
 	free(in->cerrors);
 	free(in->mlosses);

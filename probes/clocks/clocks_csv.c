@@ -221,6 +221,25 @@ static void clocks_requests_reserve(const char *rundir, struct clocks_input *in,
 	clocks_reserve((void **)&in->requests, &in->caprequests, want, sizeof(*in->requests));
 }
 
+/* clocks_requests_shift: in a lab over several hosts, the records of
+ * requests-NODE.EXT read from index from on: their sent_ns on the
+ * reference's clock, less the offset of NODE's host (clocks_hosts.h) */
+static void clocks_requests_shift(struct clocks_input *in, const char *name, size_t from)
+{
+	char node[CLOCKS_NAME_MAX];
+	const char *stem = name + strlen("requests-"), *dot = strrchr(stem, '.');
+	int64_t offset;
+
+	if (!clocks_multi_host(in) || dot == NULL || (size_t)(dot - stem) >= sizeof(node))
+		return;
+	memcpy(node, stem, (size_t)(dot - stem));
+	node[dot - stem] = '\0';
+	if ((offset = clocks_node_offset(in, node)) == 0)
+		return;
+	for (size_t i = from; i < in->nrequests; i++)
+		in->requests[i].sent_ns -= offset;
+}
+
 /* clocks_read_requests: every requests-NODE.bin, and every requests-NODE.csv
  * but those with a .bin beside them (records = both: the same requests) */
 int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err, size_t errlen)
@@ -237,14 +256,20 @@ int clocks_read_requests(const char *rundir, struct clocks_input *in, char *err,
 	}
 	clocks_requests_reserve(rundir, in, bins, nbins, names, n);
 	for (size_t i = 0; i < nbins && rc == 0; i++) {
+		size_t from = in->nrequests;
+
 		snprintf(path, sizeof(path), "%s/%s", rundir, bins[i]);
 		rc = clocks_read_requests_bin(path, in, err, errlen);
+		clocks_requests_shift(in, bins[i], from);
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (clocks_has_bin(bins, nbins, names[i]))
 			continue;
+		size_t from = in->nrequests;
+
 		snprintf(path, sizeof(path), "%s/%s", rundir, names[i]);
 		rc = clocks_read_csv(path, in, err, errlen);
+		clocks_requests_shift(in, names[i], from);
 	}
 	clocks_free_names(names, n);
 	clocks_free_names(bins, nbins);

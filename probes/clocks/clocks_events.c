@@ -166,7 +166,10 @@ int clocks_get_opt_string(const struct clocks_line *l, const char *key, char *ou
 	return 0;
 }
 
-/* clocks_read_jsonl_fp: call fn for every event of fp, read as path. */
+/* clocks_read_jsonl_fp: call fn for every event of fp, read as path; in a
+ * lab over several hosts each "t" less the offset of node's host, on the
+ * reference's clock (clocks_hosts.h: the lab's own file, read first, is
+ * the reference's) */
 static int clocks_read_jsonl_fp(FILE *fp, const char *path, const char *node, const char *agent,
 				clocks_event_fn fn, struct clocks_input *in, char *err,
 				size_t errlen)
@@ -177,6 +180,7 @@ static int clocks_read_jsonl_fp(FILE *fp, const char *path, const char *node, co
 	size_t cap = 0;
 	ssize_t len;
 	int complete, rc = -1;
+	int64_t offset = strcmp(agent, "steerlab") == 0 ? 0 : clocks_node_offset(in, node);
 
 	while ((len = clocks_read_line(fp, &line, &cap, &complete)) != -1) {
 		json_error_t jerr;
@@ -206,7 +210,7 @@ static int clocks_read_jsonl_fp(FILE *fp, const char *path, const char *node, co
 				 path, l.line);
 			goto out;
 		}
-		l.t = json_integer_value(t);
+		l.t = json_integer_value(t) - offset;
 		l.event = json_string_value(ev);
 		if (fn(in, &l) == -1)
 			goto out;

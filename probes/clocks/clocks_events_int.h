@@ -66,6 +66,11 @@ int clocks_authd_event(struct clocks_input *in, const struct clocks_line *l);
 /* clocks_zone_change_event: authd's zone_changed, or the lab's
  * authority_changed (PowerDNS's and gdnsd's), into in->zchanges */
 int clocks_zone_change_event(struct clocks_input *in, const struct clocks_line *l);
+/* A lab over several hosts (clocks_hosts.c): lab_up's "hosts" {NODE:
+ * HOST}; a host_clock; a capture_ready's label, captured by l's node */
+int clocks_hosts_lab_up(struct clocks_input *in, const struct clocks_line *l);
+int clocks_host_clock_event(struct clocks_input *in, const struct clocks_line *l);
+int clocks_hosts_capture_ready(struct clocks_input *in, const struct clocks_line *l);
 /* clocks_rejected_event: control_rejected {from, reason, count} of agent
  * (routed or authd) */
 int clocks_rejected_event(struct clocks_input *in, const struct clocks_line *l, const char *agent);

@@ -1,5 +1,6 @@
 /* The lab's events (lab.events.jsonl): lab_up, site_failed, the timeline's
- * steps, traffic, lab_stopping, agent_exited; see clocks_events_int.h. */
+ * steps, traffic, lab_stopping, agent_exited, host_clock; see
+ * clocks_events_int.h. */
 #include "clocks_events.h"
 
 #include <arpa/inet.h>
@@ -268,6 +269,8 @@ int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 
 	if (strcmp(l->event, EVENTS_IMPAIRMENTS) == 0)
 		return clocks_lab_impairments(in, l);
+	if (strcmp(l->event, EVENTS_HOST_CLOCK) == 0)
+		return clocks_host_clock_event(in, l);
 	/* a DNS change PowerDNS or gdnsd took, as the lab applied it: as
 	 * authd's zone_changed */
 	if (strcmp(l->event, EVENTS_AUTHORITY_CHANGED) == 0)
@@ -280,7 +283,7 @@ int clocks_lab_event(struct clocks_input *in, const struct clocks_line *l)
 		if (in->lab[0] != '\0')
 			return 0;
 		if (clocks_get_name(l, "lab", in->lab) == -1 || clocks_lab_addresses(in, l) == -1 ||
-		    clocks_lab_twins(in, l) == -1)
+		    clocks_lab_twins(in, l) == -1 || clocks_hosts_lab_up(in, l) == -1)
 			return -1;
 		if (json_is_string(json_object_get(l->obj, "topology")))
 			snprintf(in->topology, sizeof(in->topology), "%s",

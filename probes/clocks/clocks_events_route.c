@@ -250,13 +250,16 @@ static int clocks_cerror_event(struct clocks_input *in, const struct clocks_line
 }
 
 /* clocks_ready_event: capture_ready {label, buffer}: what each capture's
- * ring takes of the kernel's memory */
+ * ring takes of the kernel's memory, and (several hosts) which node's
+ * collector captured the label */
 static int clocks_ready_event(struct clocks_input *in, const struct clocks_line *l)
 {
 	int64_t bytes;
 	int has;
 
 	if (clocks_get_opt_int(l, "buffer", &bytes, &has) == -1)
+		return -1;
+	if (clocks_hosts_capture_ready(in, l) == -1)
 		return -1;
 	in->ncaptures_ready++;
 	if (!has || bytes < 0)

@@ -14,6 +14,7 @@
 #include "clocks_base.h"
 #include "clocks_captures.h"
 #include "clocks_events.h"
+#include "clocks_hosts.h"
 #include "clocks_topo.h"
 #include "wire.h"
 
@@ -164,6 +165,16 @@ struct clocks_input {
 	char impair_mech[CLOCKS_NAME_MAX];
 	struct clocks_impair_path *impair;
 	size_t nimpair, capimpair;
+
+	/* a lab over several hosts (clocks_hosts.h): lab_up's hosts and
+	 * each one's host_clock, each node's host, and the node of each
+	 * capture label's collector (capture_ready); none in a lab of one */
+	struct clocks_host *hosts;
+	size_t nhosts, caphosts;
+	struct clocks_node_host *node_hosts;
+	size_t nnode_hosts, capnode_hosts;
+	struct clocks_label_node *label_nodes;
+	size_t nlabel_nodes, caplabel_nodes;
 
 	struct clocks_notes notes; /* from loading: truncated files, ... */
 	/* every failure's clocks when there are several, computed once for

@@ -138,6 +138,9 @@ typedef int (*clocks_packet_fn)(struct clocks_input *in, void *capture, int dlt,
 struct clocks_file_marks {
 	size_t *records;
 	int *truncated;
+	/* subtracted from every packet's time: the offset of the capturing
+	 * node's host (clocks_hosts.h), 0 on one host */
+	int64_t offset_ns;
 };
 
 /* clocks_read_pcap: every packet of the capture at path given to fn with

@@ -280,7 +280,8 @@ static int clocks_read_libpcap(const char *path, struct clocks_input *in, clocks
 			rc = 0;
 			break;
 		}
-		t_ns = sec * NSEC_PER_SEC + (int64_t)frac * (usec ? NSEC_PER_USEC : 1);
+		t_ns =
+		    sec * NSEC_PER_SEC + (int64_t)frac * (usec ? NSEC_PER_USEC : 1) - mk->offset_ns;
 		npkt++;
 		(*mk->records)++;
 		if (fn(in, capture, dlt, t_ns, data, h->caplen) == -1) {
@@ -475,7 +476,7 @@ static int clocks_pcap_records(struct clocks_pcap_reader *rd, const uint8_t *buf
 		 * 1.10 reads them signed; its path above takes them unsigned) */
 		if (rd->fn(rd->in, rd->capture, f->dlt,
 			   (int64_t)clocks_pcap_u32(r, f->swapped) * NSEC_PER_SEC +
-			       (int64_t)frac * f->frac_ns,
+			       (int64_t)frac * f->frac_ns - rd->mk->offset_ns,
 			   r + CLOCKS_PCAP_REC_HDR,
 			   caplen < f->snaplen ? caplen : f->snaplen) == -1)
 			return -1;
@@ -574,8 +575,9 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 	size_t len = strlen(label) - strlen(CLOCKS_CAPTURE_SUFFIX);
 	int query = strncmp(name, CLOCKS_QUERY_PREFIX, strlen(CLOCKS_QUERY_PREFIX)) == 0;
 	struct clocks_file_marks mk;
-	char path[PATH_MAX];
+	char path[PATH_MAX], lname[CLOCKS_NAME_MAX];
 	struct stat st;
+	int64_t offset;
 	void *capture;
 	char *dest;
 
@@ -583,6 +585,10 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		clocks_warn(&in->notes, "capture_skipped", "%s: label too long, skipped", name);
 		return 0;
 	}
+	/* on the reference's clock: less its collector's host's offset */
+	memcpy(lname, label, len);
+	lname[len] = '\0';
+	offset = clocks_label_offset(in, lname);
 	snprintf(path, sizeof(path), "%s/%s", rundir, name);
 	if (strncmp(name, CLOCKS_LINK_PREFIX, strlen(CLOCKS_LINK_PREFIX)) == 0) {
 		struct clocks_link_capture *lc;
@@ -594,7 +600,7 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		memset(lc, 0, sizeof(*lc));
 		memcpy(lc->label, label, len);
 		lc->label[len] = '\0';
-		mk = (struct clocks_file_marks){&lc->records, &lc->truncated};
+		mk = (struct clocks_file_marks){&lc->records, &lc->truncated, offset};
 		return clocks_read_pcap(path, in, clocks_keep_none, lc, &mk, err, errlen);
 	}
 	if (strncmp(name, CLOCKS_RSV_PREFIX, strlen(CLOCKS_RSV_PREFIX)) == 0) {
@@ -607,7 +613,7 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		memset(rc, 0, sizeof(*rc));
 		memcpy(rc->label, label, len);
 		rc->label[len] = '\0';
-		mk = (struct clocks_file_marks){&rc->records, &rc->truncated};
+		mk = (struct clocks_file_marks){&rc->records, &rc->truncated, offset};
 		return clocks_read_pcap(path, in, clocks_keep_dnsmsg, rc, &mk, err, errlen);
 	}
 	if (query) {
@@ -620,7 +626,7 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 		memset(q, 0, sizeof(*q));
 		capture = q;
 		dest = q->label;
-		mk = (struct clocks_file_marks){&q->records, &q->truncated};
+		mk = (struct clocks_file_marks){&q->records, &q->truncated, offset};
 	} else {
 		struct clocks_capture *c;
 
@@ -636,7 +642,7 @@ static int clocks_read_capture(const char *rundir, const char *name, struct cloc
 				       sizeof(*c->packets));
 		capture = c;
 		dest = c->label;
-		mk = (struct clocks_file_marks){&c->records, &c->truncated};
+		mk = (struct clocks_file_marks){&c->records, &c->truncated, offset};
 	}
 	memcpy(dest, label, len);
 	dest[len] = '\0';

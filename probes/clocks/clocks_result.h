@@ -121,6 +121,10 @@ struct clocks_result {
 		int64_t healthy_ns, steer_ns, first_ns, last_ns;
 		int64_t back, clients;
 	} failback;
+	/* a lab over several hosts (clocks_hosts.c): each main clock's
+	 * uncertainty, its stamp's host's (0: the reference's); CLOCKS_NONE
+	 * in a lab of one host or for a clock not measured */
+	int64_t u_detect_ns, u_steer_ns, u_window_ns, u_last_packet_ns;
 	struct clocks_notes notes;
 };
 

@@ -129,6 +129,7 @@ void clocks_scheme_init(const struct clocks_input *in, const struct clocks_flows
 	r->last_per_client.max_ns = CLOCKS_NONE;
 	r->remote_dead_ns = r->remote_dead_at_ns = r->upstream_queries = CLOCKS_NA;
 	r->traffic_ns = CLOCKS_NA;
+	r->u_detect_ns = r->u_steer_ns = r->u_window_ns = r->u_last_packet_ns = CLOCKS_NONE;
 	/* without the clients' records, missing data is not a missing scheme */
 	if (!in->have_requests)
 		return;
@@ -554,6 +555,7 @@ void clocks_scheme_measure(const struct clocks_input *in, const struct clocks_fl
 	clocks_drops(in, r);
 	if (!in->steady)
 		clocks_failback(in, fl, r);
+	clocks_hosts_uncertainty(in, r);
 }
 
 void clocks_result_free(struct clocks_result *r)

@@ -303,6 +303,10 @@ static json_t *clocks_json_scheme_all(const struct clocks_input *in, const struc
 		clocks_json_dns(o, in, r);
 	json_object_set_new(o, "last_packet_s",
 			    clocks_json_dist(&r->last_packet, "clients", CLOCKS_NA));
+	/* a lab over several hosts: each main clock's uncertainty */
+	json_t *u = clocks_hosts_json_u(r);
+	if (u)
+		json_object_set_new(o, "uncertainty_s", u);
 	/* a process client by its id; a population's logical clients in its
 	 * summary (docs/clocks.md, "Populations") */
 	json_t *by = json_object();
@@ -597,6 +601,8 @@ static json_t *clocks_json(const struct clocks_input *in, const struct clocks_re
 	}
 	if (in->nimpair)
 		json_object_set_new(root, "impairments", clocks_json_impairments(in));
+	if (clocks_multi_host(in))
+		json_object_set_new(root, "hosts", clocks_hosts_json(in));
 	if (ex && !in->steady) /* no failure to explain */
 		json_object_set_new(root, "explain", clocks_json_explain(in, res, nres, ex));
 	n = clocks_warnings(in, res, nres, v, list, CLOCKS_MAX_LIST, &lost);

@@ -20,7 +20,13 @@
 
 #define CLOCKS_LABEL_W 26
 #define CLOCKS_CELL_W 14
-#define CLOCKS_GE "\u2265 " /* a lower bound: ≥, then a space */
+#define CLOCKS_GE "\u2265 "  /* a lower bound: ≥, then a space */
+#define CLOCKS_PM " \u00b1 " /* a clock's uncertainty (several hosts): ±, two bytes */
+#define CLOCKS_CELL_W_U 26   /* a cell "≥ 0.450000 ± 0.005 ms" */
+
+/* the width of the schemes' cells: CLOCKS_CELL_W_U in a table of a lab over
+ * several hosts with a clock of some uncertainty (clocks_print_table) */
+static int clocks_cell_w = CLOCKS_CELL_W;
 
 enum clocks_cell_kind {
 	CLOCKS_CELL_SECONDS,
@@ -42,12 +48,35 @@ static const char *clocks_cell(char *buf, size_t len, int64_t v, enum clocks_cel
 	return buf;
 }
 
-/* clocks_put_cell: a right-aligned cell; "≥" is one column of three bytes */
+/* clocks_cell_u: cell (seconds) with its uncertainty u_ns (several
+ * hosts: "0.450000 ± 0.005 ms"), into buf; cell as it is if u_ns is none
+ * or 0 (the reference's stamp) */
+static const char *clocks_cell_u(char *buf, size_t len, const char *cell, int64_t u_ns)
+{
+	if (u_ns == CLOCKS_NONE || u_ns <= 0 || cell[0] == '-' || cell[0] == 'n')
+		return cell;
+	snprintf(buf, len, "%s" CLOCKS_PM "%.3f ms", cell, (double)u_ns / 1e6);
+	return buf;
+}
+
+/* clocks_put_cell: a right-aligned cell; "≥" is one column of three bytes,
+ * "±" one of two */
 static void clocks_put_cell(FILE *out, const char *cell)
 {
 	int extra = strncmp(cell, CLOCKS_GE, strlen(CLOCKS_GE)) == 0 ? 2 : 0;
 
-	fprintf(out, " %*s", CLOCKS_CELL_W + extra, cell);
+	extra += strstr(cell, CLOCKS_PM) ? 1 : 0;
+	fprintf(out, " %*s", clocks_cell_w + extra, cell);
+}
+
+/* clocks_any_u: a present scheme has a clock of some uncertainty */
+static int clocks_any_u(const struct clocks_result *res, int nres)
+{
+	for (int i = 0; i < nres; i++)
+		if (!res[i].noflows && (res[i].u_detect_ns > 0 || res[i].u_steer_ns > 0 ||
+					res[i].u_window_ns > 0 || res[i].u_last_packet_ns > 0))
+			return 1;
+	return 0;
 }
 
 /* clocks_any_failback: a present scheme has fail-back clocks */
@@ -69,19 +98,24 @@ static int clocks_any_rescued(const struct clocks_result *res, int nres)
 }
 
 /* clocks_row: a row of the int64_t at field of each present scheme; the
- * int at lbfield (if not -1) says it is a lower bound */
+ * int at lbfield (if not -1) says it is a lower bound, the int64_t at
+ * ufield (if not -1) its uncertainty */
 static void clocks_row(FILE *out, const char *name, const struct clocks_result *res, int nres,
-		       size_t field, long lbfield, enum clocks_cell_kind kind)
+		       size_t field, long lbfield, long ufield, enum clocks_cell_kind kind)
 {
-	char buf[48];
+	char buf[48], ubuf[80];
 
 	fprintf(out, "%-*s", CLOCKS_LABEL_W, name);
 	for (int i = 0; i < nres; i++) {
 		int64_t v = *(const int64_t *)((const char *)&res[i] + field);
 		int lb = lbfield < 0 ? 0 : *(const int *)((const char *)&res[i] + lbfield);
+		int64_t u =
+		    ufield < 0 ? CLOCKS_NONE : *(const int64_t *)((const char *)&res[i] + ufield);
 
 		if (!res[i].noflows)
-			clocks_put_cell(out, clocks_cell(buf, sizeof(buf), v, kind, lb));
+			clocks_put_cell(
+			    out, clocks_cell_u(ubuf, sizeof(ubuf),
+					       clocks_cell(buf, sizeof(buf), v, kind, lb), u));
 	}
 	fputc('\n', out);
 }
@@ -307,10 +341,10 @@ static void clocks_print_steady(FILE *out, const struct clocks_input *in,
 	fprintf(out, "%-*s", CLOCKS_LABEL_W, "");
 	for (int i = 0; i < nres; i++)
 		if (!res[i].noflows)
-			fprintf(out, " %*s", CLOCKS_CELL_W, res[i].scheme);
+			fprintf(out, " %*s", clocks_cell_w, res[i].scheme);
 	fputc('\n', out);
 #define ROW(name, member, kind)                                                                    \
-	clocks_row(out, name, res, nres, offsetof(struct clocks_result, member), -1, kind)
+	clocks_row(out, name, res, nres, offsetof(struct clocks_result, member), -1, -1, kind)
 	ROW("requests sent", sent, CLOCKS_CELL_COUNT);
 	ROW("ok", ok, CLOCKS_CELL_COUNT);
 	ROW("lost (client)", lost_client, CLOCKS_CELL_COUNT);
@@ -341,10 +375,13 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 		clocks_addr_name(in, f->address, addr, sizeof(addr));
 	else
 		snprintf(addr, sizeof(addr), "unknown");
+	clocks_cell_w = CLOCKS_CELL_W;
 	if (in->steady) {
 		clocks_print_steady(out, in, res, nres, v, flags);
 		return;
 	}
+	if (clocks_any_u(res, nres))
+		clocks_cell_w = CLOCKS_CELL_W_U;
 	gmtime_r(&sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	fprintf(out, "lab %s: site %s failed at t0 = %s.%09lld UTC\n", in->lab, f->site, when,
@@ -380,22 +417,29 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 	fprintf(out, "%-*s", CLOCKS_LABEL_W, "");
 	for (int i = 0; i < nres; i++)
 		if (!res[i].noflows)
-			fprintf(out, " %*s", CLOCKS_CELL_W, res[i].scheme);
+			fprintf(out, " %*s", clocks_cell_w, res[i].scheme);
 	fputc('\n', out);
 #define ROW(name, member, kind)                                                                    \
-	clocks_row(out, name, res, nres, offsetof(struct clocks_result, member), -1, kind)
-#define LBROW(name, member, lb)                                                                    \
+	clocks_row(out, name, res, nres, offsetof(struct clocks_result, member), -1, -1, kind)
+#define UROW(name, member, u)                                                                      \
+	clocks_row(out, name, res, nres, offsetof(struct clocks_result, member), -1,               \
+		   (long)offsetof(struct clocks_result, u), CLOCKS_CELL_SECONDS)
+#define LBROW(name, member, lb, u)                                                                 \
 	clocks_row(out, name, res, nres, offsetof(struct clocks_result, member),                   \
-		   (long)offsetof(struct clocks_result, lb), CLOCKS_CELL_SECONDS)
+		   (long)offsetof(struct clocks_result, lb),                                       \
+		   (long)offsetof(struct clocks_result, u), CLOCKS_CELL_SECONDS)
 #define S CLOCKS_CELL_SECONDS
 #define N CLOCKS_CELL_COUNT
-	ROW("detect (s)", detect_ns, S);
+	UROW("detect (s)", detect_ns, u_detect_ns);
 	ROW("remote prober dead (s)", remote_dead_ns, S);
-	ROW("steer (s)", steer_ns, S);
-	LBROW("window (s)", window_ns, window_lb);
-	LBROW("last packet p50 (s)", last_per_client.p50_ns, last_per_client.lb_p50);
-	LBROW("last packet p99 (s)", last_per_client.p99_ns, last_per_client.lb_p99);
-	LBROW("last packet max (s)", last_per_client.max_ns, last_per_client.lb_max);
+	UROW("steer (s)", steer_ns, u_steer_ns);
+	LBROW("window (s)", window_ns, window_lb, u_window_ns);
+	LBROW("last packet p50 (s)", last_per_client.p50_ns, last_per_client.lb_p50,
+	      u_last_packet_ns);
+	LBROW("last packet p99 (s)", last_per_client.p99_ns, last_per_client.lb_p99,
+	      u_last_packet_ns);
+	LBROW("last packet max (s)", last_per_client.max_ns, last_per_client.lb_max,
+	      u_last_packet_ns);
 	ROW("clients", last_per_client.n, N);
 	ROW("clients sending after t0", last_packet.n, N);
 	ROW("requests sent", sent, N);
@@ -419,6 +463,7 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 #undef N
 #undef LBROW
 #undef ROW
+#undef UROW
 	clocks_rate_row(out, "upstream queries per s", res, nres);
 	clocks_count_rows(out, "replies from", res, nres, 0);
 	clocks_count_rows(out, "captured after t0 at", res, nres, 1);

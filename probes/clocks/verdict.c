@@ -603,6 +603,7 @@ void clocks_verdict(const struct clocks_input *in, const struct clocks_result *r
 		free(rs);
 	}
 	clocks_model_verdict(in, res, nres, v);
+	clocks_hosts_verdict(in, res, nres, v);
 }
 
 int clocks_valid(const struct clocks_input *in, const struct clocks_result *res, int nres,

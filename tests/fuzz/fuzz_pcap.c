@@ -113,7 +113,7 @@ static void read_own(void)
 	struct clocks_input in;
 	size_t records = 0;
 	int truncated = 0;
-	struct clocks_file_marks mk = {&records, &truncated};
+	struct clocks_file_marks mk = {&records, &truncated, 0};
 
 	clocks_input_init(&in);
 	clocks_pcap_via = CLOCKS_PCAP_VIA_OWN;

@@ -3,11 +3,12 @@
 # "Hosts"): `check` names the hosts and the VXLAN link; `up` makes the link
 # between the hosts a VXLAN device in each router's namespace (its id, its
 # MTU, its underlay in the host's namespace), a ping crosses it over the
-# underlay, and `down` leaves no namespace; then a short run is valid, its
-# clocks there, c1's catchment moving to b on the other host, the captures
-# of edge's collector (host h2) fetched into the run directory, h2's clock
-# measured against local's (about 0, within its uncertainty), and nothing
-# of the lab remains.
+# underlay, and `down` leaves no namespace; then a short run (site b, on
+# h2, killed) is valid, its clocks there, c2's catchment moving to a on the
+# other host, the captures of edge's collector (host h2) fetched into the
+# run directory, h2's clock measured against local's (about 0, within its
+# uncertainty), clocks.json's hosts and the uncertainty of each clock whose
+# stamp is h2's (report.md's ± cells), and nothing of the lab remains.
 # about 10 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -77,10 +78,10 @@ for s in anycast dns; do
 	w=$(json "$clocks" .schemes.$s.window_s)
 	assert_gt "$w" 0 "$s window"
 done
-# c1 (local) left a for b (h2) through the tunnel; c2, beside b, stayed
-grep -q '^1 *c1 *a (.*) *b (.*) *yes$' "$out/run.log" || fail "c1's catchment did not move to b"
-grep -q '^2 *c2 *b (.*) *b (.*) *no$' "$out/run.log" || fail "c2's catchment was not b throughout"
-echo "ok: c1's catchment moved from a to b on the other host, c2's stayed b"
+# c2 (h2) left b for a (local) through the tunnel; c1, beside a, stayed
+grep -q '^2 *c2 *b (.*) *a (.*) *yes$' "$out/run.log" || fail "c2's catchment did not move to a"
+grep -q '^1 *c1 *a (.*) *a (.*) *no$' "$out/run.log" || fail "c1's catchment was not a throughout"
+echo "ok: c2's catchment moved from b to a on the other host, c1's stayed a"
 # h2's clock against local's, at warm-up: one kernel clock, so about 0,
 # within an uncertainty of half the underlay's round trip
 ev=$(jq -c 'select(.event == "host_clock")' "$rundir/lab.events.jsonl")
@@ -90,6 +91,30 @@ off=$(jq -r '.offset_ns | if . < 0 then -. else . end' <<<"$ev")
 unc=$(jq -r .uncertainty_ns <<<"$ev")
 assert_le "$off" "$unc" "h2's measured offset within its uncertainty (ns)"
 assert_lt "$unc" 1000000 "h2's clock uncertainty under 1 ms (ns)"
+# the clocks: h2's offset and uncertainty, and each clock's: anycast's
+# detect (b's prober), steer (edge's FIB), window and last packet (edge's
+# capture of b) are h2's stamps, DNS's detect and steer authd's (local, 0),
+# its window edge's capture's
+hu=$(json "$clocks" .hosts.h2.uncertainty_s)
+ho=$(json "$clocks" '.hosts.h2.offset_s | if . < 0 then -. else . end')
+assert_le "$ho" "$hu" "clocks.json: h2's offset within its uncertainty (s)"
+assert_gt "$hu" 0 "clocks.json: h2's uncertainty (s)"
+[ "$(json "$clocks" .hosts.local.reference)" = true ] || fail "clocks.json: local is not the reference"
+for c in anycast.detect anycast.steer anycast.window anycast.last_packet dns.window; do
+	u=$(json "$clocks" ".schemes.${c%.*}.uncertainty_s.${c#*.}")
+	[ "$u" = "$hu" ] || fail "clocks.json: $c's uncertainty is $u, not h2's $hu"
+done
+for c in dns.detect dns.steer; do
+	u=$(json "$clocks" ".schemes.${c%.*}.uncertainty_s.${c#*.}")
+	[ "$u" = 0 ] || fail "clocks.json: $c's uncertainty is $u, not 0 (authd is local's)"
+done
+echo "ok: clocks.json: h2's clock, and the uncertainty of each clock whose stamp is h2's"
+hms=$(awk -v u="$hu" 'BEGIN { printf "%.3f", u * 1000 }')
+for row in "detect (s)" "steer (s)" "window (s)"; do
+	grep -q "^$row .* ± $hms ms" "$rundir/report.md" ||
+		fail "report.md: no ± $hms ms on the $row row: $(grep "^$row" "$rundir/report.md")"
+done
+echo "ok: report.md: detect, steer and window ± $hms ms"
 # edge's captures, written on h2, fetched into the run
 for f in capture-b.pcap capture-link-edge-b.pcap; do
 	[ -s "$rundir/$f" ] || fail "$f was not fetched into the run directory"

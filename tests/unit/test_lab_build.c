@@ -531,6 +531,8 @@ static void test_static_lab(void **state)
 	assert_string_equal(
 	    json_string_value(json_object_get(json_object_get(addrs, "198.18.0.6"), "kind")),
 	    "site");
+	/* a lab of one host: no hosts */
+	assert_null(json_object_get(ev, "hosts"));
 	json_decref(evs);
 	evs = sandbox_events(path, "lab_down");
 	assert_int_equal(json_array_size(evs), 1);
@@ -609,6 +611,7 @@ static void assert_all_deleted(int made)
 static void test_hosts_lab(void **state)
 {
 	char path[PATH_MAX];
+	json_t *evs, *hosts;
 
 	(void)state;
 	SANDBOX_REQUIRE();
@@ -616,6 +619,18 @@ static void test_hosts_lab(void **state)
 	/* the hosts' capture directories went with the state */
 	snprintf(path, sizeof(path), "%s/hosts", statedir);
 	assert_int_equal(access(path, F_OK), -1);
+	/* lab_up says which host each node is on (the clocks' offsets) */
+	snprintf(path, sizeof(path), "%s/lab.events.jsonl", run);
+	evs = sandbox_events(path, "lab_up");
+	assert_int_equal(json_array_size(evs), 1);
+	hosts = json_object_get(json_array_get(evs, 0), "hosts");
+	assert_int_equal(json_object_size(hosts), 5);
+	assert_string_equal(json_string_value(json_object_get(hosts, "core")), "local");
+	assert_string_equal(json_string_value(json_object_get(hosts, "a")), "local");
+	assert_string_equal(json_string_value(json_object_get(hosts, "c1")), "local");
+	assert_string_equal(json_string_value(json_object_get(hosts, "b")), "h2");
+	assert_string_equal(json_string_value(json_object_get(hosts, "c2")), "h2");
+	json_decref(evs);
 }
 
 /* every namespace made was deleted */
