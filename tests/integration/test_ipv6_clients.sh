@@ -76,7 +76,12 @@ for flow in "" -dns; do
 	# (give or take 60: the fallback timer late on a loaded machine)
 	assert_ge "$lost" $((l6 - 250 - 60)) "cd$flow's lost requests against c6$flow's ($l6) less 250"
 	assert_le "$lost" $((l6 - 250 + 60)) "cd$flow's lost requests against c6$flow's ($l6) less 250"
-	assert_ge "$ok4" 180 "cd$flow's requests answered over IPv4"
+	# over IPv4 only those whose fallback found the A answer moved off a:
+	# for the DNS flow the A is cached apart from the AAAA (above), up to
+	# 100 ms later (a loaded gate: 169)
+	min4=180
+	[ -z "$flow" ] || min4=80
+	assert_ge "$ok4" $min4 "cd$flow's requests answered over IPv4"
 	assert_ge "$fb" "$((ok4 + lost))" "cd$flow's requests sent again over IPv4"
 	fbsum=$(jq -r 'select(.event == "client_summary") | .family.fell_back' "$r/cd.client$flow.events.jsonl")
 	assert_eq "$fbsum" "$fb" "client_summary's fell_back against the records'"
