@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sweeps beyond one run at a time (docs/sweeps.md, "Many points at once"):
-#   1. --jobs 2: a 3-point sweep of the TTL on tests/integration/data/
-#      compare.ini (3 s of traffic each), two points at once on this
-#      machine, each a `steerlab run` of its own lab (it-slm-1 .. 3);
+#   1. --jobs 2: a 2-point sweep of the TTL on tests/integration/data/
+#      compare.ini (3 s of traffic each), both at once on this machine,
+#      each a `steerlab run` of its own lab (it-slm-1, it-slm-2);
 #   2. --via slurm: the same sweep against a one-machine Slurm of Debian's
 #      packages (tests/integration/slurm.sh: munged, slurmctld, slurmd,
 #      started and stopped here), one array task per point, progress from
@@ -11,25 +11,25 @@
 #      point remains;
 #   3. resumed: one point's run removed, the same command submits that
 #      point alone and rewrites the table.
-# about 45 s
+# about 30 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 . tests/integration/slurm.sh
 
 lab=it-slm
-for n in 1 2 3; do
+for n in 1 2; do
 	[ -e "/run/steerlab/$lab-$n" ] && fail "lab $lab-$n already exists"
 done
 out=$(mktemp -d /tmp/steerlab-it.XXXXXX)
 cleanup() {
 	slurm_stop "$out/slurm"
-	for n in 1 2 3; do lab_cleanup $lab-$n; done
+	for n in 1 2; do lab_cleanup $lab-$n; done
 	rm -rf "$out"
 }
 trap cleanup EXIT
 args=(tests/integration/data/compare.ini --set name=$lab --set duration=3s --set fail_at=1s
-	--set ttl=1,2,3 --quiet)
+	--set ttl=1,2 --quiet)
 
 # shape FILE: sweep.md's headings and, for each table row, its first cell
 # (numbers blanked) and its number of cells: not the values, nor a cell's
@@ -44,19 +44,19 @@ shape() {
 rc=0
 $STEERLAB sweep "${args[@]}" --jobs 2 --out "$out/local" >"$out/local.log" 2>&1 || rc=$?
 [ $rc = 0 ] || [ $rc = 3 ] || { cat "$out/local.log"; fail "sweep --jobs 2 exited with $rc"; }
-assert_eq "$(grep -c ': started, 2 at once' "$out/local.log")" 3 "points started by --jobs 2"
-assert_eq "$(grep -c '^steerlab: point ttl=[123]: finished' "$out/local.log")" 3 \
+assert_eq "$(grep -c ': started, 2 at once' "$out/local.log")" 2 "points started by --jobs 2"
+assert_eq "$(grep -c '^steerlab: point ttl=[12]: finished' "$out/local.log")" 2 \
 	"points finished by --jobs 2"
 # two at once: the second point started before the first finished
 first_end=$(grep -n ': finished' "$out/local.log" | sed -n '1s/:.*//p')
-second_start=$(grep -n 'point ttl=2 (2 of 3): started' "$out/local.log" | cut -d: -f1)
+second_start=$(grep -n 'point ttl=2 (2 of 2): started' "$out/local.log" | cut -d: -f1)
 assert_lt "$second_start" "$first_end" "--jobs 2: the second point starts before the first ends"
-for n in 1 2 3; do
+for n in 1 2; do
 	[ "$(json "$out/local/ttl-$n/clocks.json" .lab)" = "$lab-$n" ] || fail "ttl=$n's lab is not $lab-$n"
 	assert_no_leftovers $lab-$n "$out/local/ttl-$n"
 done
 grep -q "^# Sweep of ttl, lab $lab$" "$out/local/sweep.md" || fail "sweep.md does not name the lab $lab"
-echo "ok: --jobs 2 ran the 3 points two at once, each its own lab"
+echo "ok: --jobs 2 ran the 2 points at once, each its own lab"
 
 # ---- 2. --via slurm ----
 slurm_start "$out/slurm"
@@ -66,13 +66,13 @@ $STEERLAB sweep "${args[@]}" --via slurm --out "$out/slurm-sweep" >"$out/slurm.l
 	cat "$out/slurm.log" "$out"/slurm-sweep/logs/* 2>/dev/null
 	fail "sweep --via slurm exited with $rc"
 }
-grep -q '^steerlab: Slurm job [0-9]*: 3 points as an array' "$out/slurm.log" ||
+grep -q '^steerlab: Slurm job [0-9]*: 2 points as an array' "$out/slurm.log" ||
 	{ cat "$out/slurm.log"; fail "no Slurm job said"; }
-grep -Eq '^steerlab: Slurm job [0-9]+: [0-9] pending, 1 running, [0-9] of 3 finished' "$out/slurm.log" ||
+grep -Eq '^steerlab: Slurm job [0-9]+: [0-9] pending, 1 running, [0-9] of 2 finished' "$out/slurm.log" ||
 	{ cat "$out/slurm.log"; fail "no progress from squeue"; }
-assert_eq "$(grep -c '^steerlab: point ttl=[123]: finished' "$out/slurm.log")" 3 \
+assert_eq "$(grep -c '^steerlab: point ttl=[12]: finished' "$out/slurm.log")" 2 \
 	"points finished on Slurm"
-for n in 1 2 3; do
+for n in 1 2; do
 	[ -s "$out/slurm-sweep/ttl-$n/clocks.json" ] || fail "no clocks.json of ttl=$n"
 	assert_no_leftovers $lab-$n "$out/slurm-sweep/ttl-$n"
 done
@@ -81,7 +81,7 @@ diff <(shape "$out/local/sweep.md") <(shape "$out/slurm-sweep/sweep.md") ||
 for f in sweep.csv report.html; do
 	[ -s "$out/slurm-sweep/$f" ] || fail "no $f in the Slurm sweep's directory"
 done
-echo "ok: --via slurm ran the 3 points as one job array; sweep.md has the local one's shape"
+echo "ok: --via slurm ran the 2 points as one job array; sweep.md has the local one's shape"
 
 # ---- 3. resumed ----
 rm "$out/slurm-sweep/ttl-2/clocks.json"
