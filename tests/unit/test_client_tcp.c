@@ -911,21 +911,25 @@ static void test_requests_per_conn(void **state)
 	knobs_done(&s, &c, path);
 }
 
-/* -I 40ms at 10 requests/s: each connection closed idle after its reply,
+/* -I 40ms at 5 requests/s: each connection closed idle after its reply,
  * the next request opening a new one and waiting for it: five requests,
- * five connections, every one answered */
+ * a connection each, every one answered. A stall of the test's process
+ * past the 160 ms between a reply's idle close and the next request (the
+ * sanitizers' build beside four labs stalled it 120 ms at 10 requests/s)
+ * sends two requests on one new connection: one connection fewer, each
+ * still closed idle */
 static void test_idle_timeout(void **state)
 {
 	struct site s = {.silent_from = UINT64_MAX, .break_at = UINT64_MAX, .replace = 1};
 	struct client_cfg cfg = {.id = 1,
-				 .rate = 10,
+				 .rate = 5,
 				 .timeout_ns = 2000 * MS,
-				 .duration_ns = 500 * MS,
+				 .duration_ns = 1000 * MS,
 				 .idle_timeout_ns = 40 * MS};
 	char path[] = "/tmp/test_client_tcpXXXXXX";
 	struct client c;
 	json_t *closed;
-	int fd;
+	int fd, conns;
 
 	(void)state;
 	assert_true((fd = mkstemp(path)) != -1);
@@ -933,13 +937,14 @@ static void test_idle_timeout(void **state)
 	knobs_run(&s, &c, &cfg, path);
 	assert_int_equal(c.stats.sent, 5);
 	assert_int_equal(c.stats.ok, 5);
-	assert_int_equal(s.accepted, 5);
-	assert_int_equal(tcp_count(&c, "connects"), 5);
+	conns = tcp_count(&c, "connects");
+	assert_true(conns >= 4 && conns <= 5);
+	assert_int_equal(s.accepted, conns);
 	/* the last connection may outlive the run */
-	assert_true(tcp_count(&c, "idled") >= 4);
+	assert_true(tcp_count(&c, "idled") >= conns - 1);
 	assert_int_equal(tcp_count(&c, "rotated"), 0);
 	closed = events_of(path, "tcp_closed");
-	assert_true(json_array_size(closed) >= 4);
+	assert_true((int)json_array_size(closed) >= conns - 1);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(closed, 0), "reason")),
 			    "idle");
 	json_decref(closed);
