@@ -45,8 +45,11 @@ grep -q '"interrupted":true' "$dir/ttl-2/lab.events.jsonl" || fail "ttl-2 was no
 echo "ok: the interrupted point ttl=2 has a clocks.json of its interrupted run"
 first=$(stat -c %y "$dir/ttl-1/clocks.json")
 
-$STEERLAB "${args[@]}" >"$out/second.log" 2>&1 ||
-	{ cat "$out/second.log"; fail "the resumed sweep failed"; }
+# exit 3, a point measured but invalid, is the points' own verdict, not
+# the resume's (a loaded gate once had ttl=1 fall behind: client_behind)
+rc=0
+$STEERLAB "${args[@]}" >"$out/second.log" 2>&1 || rc=$?
+[ $rc = 0 ] || [ $rc = 3 ] || { cat "$out/second.log"; fail "the resumed sweep failed ($rc)"; }
 grep -q "^steerlab: point ttl=1: done, skipped$" "$out/second.log" ||
 	{ cat "$out/second.log"; fail "the first point was not skipped"; }
 [ "$(stat -c %y "$dir/ttl-1/clocks.json")" = "$first" ] || fail "the first point was run again"
