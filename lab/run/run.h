@@ -538,6 +538,9 @@ struct sweep_opts {
  * clocks.json, and traffic that was not interrupted (sweep.c) */
 int sweep_point_done(const char *rundir);
 
+/* sweep_point_label: "point ttl=30", or a repeat's "repetition 2 (seed N)" */
+void sweep_point_label(const struct sweep *sw, int i, char *buf, size_t len);
+
 /* sweep_point_lab: the lab name of point i of a sweep of lab's run beside
  * others: LAB-N (N = i + 1), LAB cut so that it fits TOPO_NAME_MAX */
 void sweep_point_lab(const char *lab, int i, char *buf, size_t len);

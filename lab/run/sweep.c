@@ -615,8 +615,7 @@ static const struct sweep_output sweep_out = {
     .invalid = sweep_say_invalid,
 };
 
-/* sweep_point_label: "point ttl=30", or a repeat's "repetition 2 (seed N)" */
-static void sweep_point_label(const struct sweep *sw, int i, char *buf, size_t len)
+void sweep_point_label(const struct sweep *sw, int i, char *buf, size_t len)
 {
 	if (sw->repeat)
 		strfmt(buf, len, "repetition %d (seed %s)", i + 1, sw->values[i]);

@@ -98,22 +98,13 @@ long_:
 	return -1;
 }
 
-/* via_label: "point ttl=30", or "repetition 2" */
-static void via_label(const struct sweep *sw, int i, char *buf, size_t len)
-{
-	if (sw->repeat)
-		strfmt(buf, len, "repetition %d", i + 1);
-	else
-		strfmt(buf, len, "point %s=%s", sw->key, sw->values[i]);
-}
-
 /* via_said_end: the end of point i's run, with the exit status st of
  * `steerlab run` (-1: not known, as from Slurm) and where its output is */
 static void via_said_end(const struct sweep *sw, const char *dir, int i, int st, const char *log)
 {
 	char rundir[PATH_MAX], what[160];
 
-	via_label(sw, i, what, sizeof(what));
+	sweep_point_label(sw, i, what, sizeof(what));
 	strfmt(rundir, sizeof(rundir), "%s/%s", dir, sw->names[i]);
 	if (sweep_point_done(rundir))
 		printf("steerlab: %s: finished%s (%s)\n", what,
@@ -182,7 +173,7 @@ static int via_local(const struct sweep *sw, const char *self, const char *file,
 
 			if (ch[j].pid != 0)
 				continue;
-			via_label(sw, todo[next], what, sizeof(what));
+			sweep_point_label(sw, todo[next], what, sizeof(what));
 			if (via_local_start(sw, self, file, lab, dir, todo[next], &ch[j]) == -1) {
 				rc = -1;
 				break;
