@@ -65,8 +65,12 @@ graph_merge_check() {
 		order="$order $n"
 	done
 	set -- $order
-	[ "$1" -lt "$2" ] && [ "$2" -lt "$3" ] ||
-		fail "run.pcapng: expected a's declaration, then t1's FIB change, then c1's first request at b: $(cat "$r/comments.txt")"
+	# the FIB change is stamped by the route monitor when netlink tells it,
+	# after the kernel already forwards by it: c1's first packet at b may
+	# come a fraction of a ms before that stamp (a loaded gate: 0.2 ms), so
+	# both come after the declaration, in either order
+	[ "$1" -lt "$2" ] && [ "$1" -lt "$3" ] ||
+		fail "run.pcapng: expected a's declaration before t1's FIB change and c1's first request at b: $(cat "$r/comments.txt")"
 	echo "ok: steerlab merge: $got packets of $(ls "$r"/capture-*.pcap | wc -l) captures," \
 		"$(wc -l <"$r/comments.txt") comments in order"
 }
