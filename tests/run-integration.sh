@@ -50,6 +50,9 @@ done | sort -k1,1nr -k2 | awk '{print $2}')
 isolated() {
 	local t=$1 log=$2 nsfile=$3 prio=0
 	[ -n "${heavy[$t]:-}" ] && prio=-10
+	# its CPU counted apart, where cgroup v1's cpuacct lets us (cputime)
+	[ -n "$cgroot" ] && mkdir -p "$cgroot/$(basename "$t" .sh)" 2>/dev/null &&
+		echo "$BASHPID" >"$cgroot/$(basename "$t" .sh)/cgroup.procs" 2>/dev/null
 	timeout --kill-after=10 "$limit" nice -n "$prio" unshare --mount --propagation private -- bash -c '
 		mount -t tmpfs -o mode=0755 steerlab-it /run/netns &&
 		mount -t tmpfs -o mode=0711 steerlab-it /run/steerlab || exit 1
@@ -58,6 +61,29 @@ isolated() {
 		exec bash "$1"' isolated "$t" "$nsfile" >"$log" 2>&1 &
 	echo $! >"$nsfile.timeout"
 	wait $!
+}
+
+# The CPU each test took (its agents, daemons and tools, all it started),
+# said beside its wall time: what loads the gate's two cores is CPU, not
+# wall time. Counted in a cpuacct cgroup (v1) per test when there is one to
+# make; otherwise not said.
+cgroot=
+if [ -w /sys/fs/cgroup/cpuacct ] && [ -f /sys/fs/cgroup/cpuacct/cpuacct.usage ]; then
+	cgroot=/sys/fs/cgroup/cpuacct/steerlab-it.$$
+	mkdir "$cgroot" 2>/dev/null || cgroot=
+fi
+# cputime NAME: the CPU seconds test NAME took, "" if not counted
+cputime() {
+	local u
+	[ -n "$cgroot" ] && u=$(cat "$cgroot/$1/cpuacct.usage" 2>/dev/null) && [ -n "$u" ] &&
+		awk -v u="$u" 'BEGIN { printf "%.0f", u / 1e9 }'
+}
+cgroups_remove() {
+	[ -n "$cgroot" ] || return 0
+	local d
+	for d in "$cgroot"/*/; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
+	rmdir "$cgroot" 2>/dev/null
+	return 0
 }
 
 # leftovers NSFILE: the PIDs still in the test's mount namespace but its
@@ -82,9 +108,9 @@ release() {
 }
 
 declare -A pid_of start_of
-passed=0 failed=0 failures=() times=()
+passed=0 failed=0 failures=() times=() cpus=()
 finish() { # finish T RC
-	local t=$1 rc=$2 name secs left p
+	local t=$1 rc=$2 name secs left p cpu
 	name=$(basename "$t" .sh)
 	secs=$(($(date +%s) - start_of[$t]))
 	left=$(leftovers "$logs/$name.ns")
@@ -98,11 +124,17 @@ finish() { # finish T RC
 	release "$logs/$name.ns"
 	[ "$rc" = 124 ] && echo "stopped after ${limit} s (INTEGRATION_TIMEOUT)" >>"$logs/$name.log"
 	times+=("$secs $name")
+	cpu=$(cputime "$name")
+	[ -n "$cpu" ] && cpus+=("$cpu $name") && cpu=", cpu $cpu s"
 	if [ "$rc" = 0 ]; then
-		echo "PASS $t ($secs s)"
+		echo "PASS $t ($secs s$cpu)"
 		passed=$((passed + 1))
 	else
-		echo "FAIL $t ($secs s): its output:"
+		# its last lines first (what failed: a log cut to its first
+		# lines shows that), then all of it
+		echo "FAIL $t ($secs s): its last lines:"
+		tail -n 12 "$logs/$name.log" | sed 's/^/  > /'
+		echo "FAIL $t: its output:"
 		sed 's/^/  | /' "$logs/$name.log"
 		echo "FAIL $t ($secs s)"
 		failed=$((failed + 1))
@@ -121,6 +153,7 @@ stop_all() {
 	done
 	wait
 	for f in "$logs"/*.ns; do release "$f"; done
+	cgroups_remove
 	echo "integration: logs in $logs" >&2
 	exit 130
 }
@@ -176,6 +209,9 @@ wall=$(($(date +%s) - begin))
 
 echo "integration: the slowest: $(printf '%s\n' "${times[@]}" | sort -nr | head -n 5 |
 	awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1 }')"
+[ ${#cpus[@]} -gt 0 ] && echo "integration: CPU $(printf '%s\n' "${cpus[@]}" | awk '{ s += $1 } END { print s }') s in all; the hungriest: $(printf '%s\n' "${cpus[@]}" | sort -nr | head -n 5 |
+	awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1 }')"
+cgroups_remove
 [ ${#failures[@]} -gt 0 ] && printf 'FAILED: %s\n' "${failures[@]}"
 echo "integration: $passed passed, $failed failed in $wall s ($jobs at a time; logs in $logs)"
 [ "$failed" -eq 0 ] && rm -rf "$logs"
