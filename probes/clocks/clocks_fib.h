@@ -33,6 +33,9 @@ struct clocks_router_fib {
 	int64_t path_changes;		  /* of those, the ones that changed the route used */
 	int64_t first_at_ns, final_at_ns; /* CLOCKS_NONE: no change */
 	struct clocks_fib_route before, after; /* at the episode's start; at its end */
+	/* a lab over several hosts: its stamps' uncertainty, its host's
+	 * (clocks_hosts_u.c); CLOCKS_NONE in a lab of one host */
+	int64_t u_ns;
 };
 
 struct clocks_fib {
@@ -46,6 +49,9 @@ struct clocks_fib {
 	char first_router[CLOCKS_NAME_MAX], last_router[CLOCKS_NAME_MAX];
 	int routers_changed, exploring; /* routers with a change, with more than one */
 	int64_t left_at_ns;		/* a route via the failed site's link left a FIB (steer) */
+	/* the uncertainty of first_at_ns and last_at_ns (the convergence),
+	 * their routers' hosts'; CLOCKS_NONE in a lab of one host */
+	int64_t u_first_ns, u_last_ns;
 	/* the fail-back's, when the timeline recovered the site (else NULL):
 	 * the same from the recovery to the end of the run */
 	struct clocks_fib *failback;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clocks_hosts.h"
 #include "clocks_int.h"
 
 static json_t *clocks_fib_s(const struct clocks_input *in, int64_t at_ns)
@@ -53,7 +54,7 @@ static json_t *clocks_fib_route_json(const struct clocks_input *in,
 static json_t *clocks_json_fib_episode(const struct clocks_input *in, const struct clocks_fib *fib,
 				       int64_t since_ns)
 {
-	json_t *o = json_object(), *routers = json_object(), *exploring = json_array();
+	json_t *o = json_object(), *routers = json_object(), *exploring = json_array(), *u;
 
 	json_object_set_new(o, "first_s", clocks_fib_s(in, fib->first_at_ns));
 	json_object_set_new(o, "first_router", clocks_fib_str(fib->first_router));
@@ -66,6 +67,8 @@ static json_t *clocks_json_fib_episode(const struct clocks_input *in, const stru
 				? json_null()
 				: json_real((double)(fib->last_at_ns - since_ns) / 1e9));
 	json_object_set_new(o, "routers_changed", json_integer(fib->routers_changed));
+	if ((u = clocks_hosts_json_fib_u(fib)))
+		json_object_set_new(o, "uncertainty_s", u);
 	for (int i = 0; i < fib->nrouters; i++) {
 		const struct clocks_router_fib *r = &fib->routers[i];
 		json_t *ro = json_object();
@@ -78,6 +81,9 @@ static json_t *clocks_json_fib_episode(const struct clocks_input *in, const stru
 		json_object_set_new(ro, "final_s", clocks_fib_s(in, r->final_at_ns));
 		json_object_set_new(ro, "before", clocks_fib_route_json(in, &r->before));
 		json_object_set_new(ro, "after", clocks_fib_route_json(in, &r->after));
+		/* a lab over several hosts: its stamps' uncertainty, its host's */
+		if (r->u_ns != CLOCKS_NONE && r->first_at_ns != CLOCKS_NONE)
+			json_object_set_new(ro, "uncertainty_s", json_real((double)r->u_ns / 1e9));
 		json_object_set_new(routers, r->router, ro);
 	}
 	json_object_set_new(o, "path_exploration", exploring);

@@ -63,25 +63,51 @@ const struct clocks_host *clocks_node_host(const struct clocks_input *in, const 
 int64_t clocks_node_offset(const struct clocks_input *in, const char *node);
 int64_t clocks_label_offset(const struct clocks_input *in, const char *label);
 
+/* clocks_label_node: the node whose collector captured label, or NULL */
+const char *clocks_label_node(const struct clocks_input *in, const char *label);
+
 /* clocks_hosts_max_uncertainty: the largest uncertainty of the lab's hosts
  * (the bound of a clock whose stamp's host is not known) */
 int64_t clocks_hosts_max_uncertainty(const struct clocks_input *in);
 
-/* clocks_hosts_uncertainty: r's uncertainties (detect, steer, window,
- * last packet: r->u_*_ns), each its stamp's host's: CLOCKS_NONE in a lab
- * of one host or for a clock not measured */
+/* clocks_node_uncertainty: the uncertainty of node's stamps, its host's
+ * (0: the reference's, or a node of no host); CLOCKS_NONE in a lab of one
+ * host */
+int64_t clocks_node_uncertainty(const struct clocks_input *in, const char *node);
+
+/* clocks_hosts_uncertainty (clocks_hosts_u.c): every uncertainty of r, each
+ * its stamp's host's: the main clocks' (r->u_*_ns: detect, steer, the
+ * remote prober's dead, window, last packet), the fail-back's
+ * (r->failback.u_*_ns) and the FIB's (each router's, the first and the
+ * last change: r->fib, r->fib6 and their fail-back episodes). CLOCKS_NONE
+ * in a lab of one host or for a clock not measured. */
 void clocks_hosts_uncertainty(const struct clocks_input *in, struct clocks_result *r);
+
+/* clocks_hosts_any_u: r has a clock of some uncertainty (above 0) */
+int clocks_hosts_any_u(const struct clocks_result *r);
 
 /* clocks_hosts_json: clocks.json's "hosts", {NAME: {reference, offset_s,
  * uncertainty_s, probes}}; clocks_hosts_json_u: a scheme's
- * "uncertainty_s", {CLOCK: U} of the clocks that have one (NULL: none) */
+ * "uncertainty_s", {CLOCK: U} of the clocks that have one (detect, steer,
+ * window, last_packet, remote_dead, fib_convergence,
+ * failback_fib_convergence, failback_healthy, failback_steer,
+ * failback_first_client, failback_last_client; NULL: none);
+ * clocks_hosts_json_fib_u: an episode's FIB "uncertainty_s", {first,
+ * last, convergence} (NULL: none) */
 json_t *clocks_hosts_json(const struct clocks_input *in);
 json_t *clocks_hosts_json_u(const struct clocks_result *r);
+struct clocks_fib;
+json_t *clocks_hosts_json_fib_u(const struct clocks_fib *fib);
 
 /* clocks_hosts_verdict: a host not measured (clock_sync_unmeasured), a
- * clock whose uncertainty is more than CLOCKS_SYNC_SHARE of it
- * (clock_sync_uncertain); both invalidate the run */
+ * clock of res whose uncertainty is more than CLOCKS_SYNC_SHARE of it
+ * (clock_sync_uncertain); both invalidate the run.
+ * clocks_hosts_verdict_failure: the same for the clocks of a later failure
+ * (res, its schemes'), named by name in the message */
 void clocks_hosts_verdict(const struct clocks_input *in, const struct clocks_result *res, int nres,
 			  struct clocks_notes *v);
+void clocks_hosts_verdict_failure(const struct clocks_input *in, const char *name,
+				  const struct clocks_result *res, int nres,
+				  struct clocks_notes *v);
 
 #endif

@@ -299,6 +299,10 @@ struct json_t *clocks_json_failures(const struct clocks_input *in);
 /* clocks_multi_print_all: the table of every failure, when there are
  * several (clocks_multi.c) */
 void clocks_multi_print_all(FILE *out, const struct clocks_input *in);
+/* clocks_multi_verdict_hosts: a lab over several hosts: the clocks of every
+ * failure after the first whose uncertainty is too large a share of them
+ * (clock_sync_uncertain, clocks_hosts.h) */
+void clocks_multi_verdict_hosts(const struct clocks_input *in, struct clocks_notes *v);
 
 /* clocks_failures_find: in->failures from the site_failed events read (in
  * file order) and the timeline's steps, each with its recovery; in->failure

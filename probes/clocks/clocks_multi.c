@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clocks_hosts.h"
 #include "clocks_int.h"
 
 /* a step that takes a site out: the actions that write site_failed */
@@ -192,6 +193,20 @@ void clocks_multi_prepare(struct clocks_input *in)
 	in->multi = m;
 }
 
+void clocks_multi_verdict_hosts(const struct clocks_input *in, struct clocks_notes *v)
+{
+	struct clocks_multi *own;
+	const struct clocks_multi *m;
+
+	if (in->nfailures < 2 || !clocks_multi_host(in) || (m = clocks_multi_get(in, &own)) == NULL)
+		return;
+	for (int i = 1; i < m->n; i++)
+		clocks_hosts_verdict_failure(
+		    in, m->fc[i].f->name[0] ? m->fc[i].f->name : m->fc[i].f->site, m->fc[i].res, 2,
+		    v);
+	clocks_multi_put(own);
+}
+
 void clocks_multi_print_all(FILE *out, const struct clocks_input *in)
 {
 	struct clocks_multi *own;
@@ -253,7 +268,7 @@ static json_t *clocks_multi_n(int64_t v)
 
 static json_t *clocks_multi_scheme(const struct clocks_result *r)
 {
-	json_t *o = json_object(), *w = json_array();
+	json_t *o = json_object(), *w = json_array(), *u;
 
 	json_object_set_new(o, "detect_s", clocks_multi_s(r->detect_ns));
 	json_object_set_new(o, "steer_s", clocks_multi_s(r->steer_ns));
@@ -267,6 +282,9 @@ static json_t *clocks_multi_scheme(const struct clocks_result *r)
 	json_object_set_new(o, "clients_sending_after_t0", json_integer(r->last_packet.n));
 	json_object_set_new(o, "detect_at_ns", clocks_multi_n(r->detect_at_ns));
 	json_object_set_new(o, "steer_at_ns", clocks_multi_n(r->steer_at_ns));
+	/* a lab over several hosts: this failure's clocks' uncertainties */
+	if ((u = clocks_hosts_json_u(r)))
+		json_object_set_new(o, "uncertainty_s", u);
 	if (r->has_failback) {
 		json_t *b = json_object();
 
@@ -341,6 +359,35 @@ static void clocks_multi_cell(FILE *out, int64_t v, int seconds, int lb)
 	fprintf(out, " %9s", buf);
 }
 
+/* clocks_multi_u_cell: a clock's uncertainty in ms ("±0.412"), blank
+ * without one or of 0 (a stamp of the reference's), as in the table
+ * above */
+static void clocks_multi_u_cell(FILE *out, int64_t v, int64_t u)
+{
+	char buf[32] = "";
+
+	if (u != CLOCKS_NONE && u > 0 && v != CLOCKS_NONE && v != CLOCKS_NA)
+		snprintf(buf, sizeof(buf), "\u00b1%.3f", (double)u / 1e6);
+	/* "±" is two bytes and one column */
+	fprintf(out, " %*s", buf[0] ? 10 : 9, buf);
+}
+
+/* clocks_multi_u_row: a lab over several hosts: under a failure's row, the
+ * uncertainty of its clocks, in ms (docs/clocks.md, "Several hosts") */
+static void clocks_multi_u_row(FILE *out, const struct clocks_result *r)
+{
+	if (!clocks_hosts_any_u(r))
+		return;
+	/* "±" is two bytes and one column: %-9s pads it to 8 */
+	fprintf(out, "%-10s %-8s %-9s %-8s %-9s", "", "", "", "", "\u00b1 ms");
+	clocks_multi_u_cell(out, r->detect_ns, r->u_detect_ns);
+	clocks_multi_u_cell(out, r->steer_ns, r->u_steer_ns);
+	clocks_multi_u_cell(out, r->window_ns, r->u_window_ns);
+	clocks_multi_u_cell(out, r->last_packet.n > 0 ? r->last_packet.max_ns : CLOCKS_NONE,
+			    r->u_last_packet_ns);
+	fputc('\n', out);
+}
+
 void clocks_multi_print(FILE *out, const struct clocks_input *in, const struct clocks_multi *m)
 {
 	if (m->n < 2)
@@ -373,6 +420,7 @@ void clocks_multi_print(FILE *out, const struct clocks_input *in, const struct c
 			clocks_multi_cell(
 			    out, f->recovered_ns ? f->recovered_ns - f->t0_ns : CLOCKS_NONE, 1, 0);
 			fputc('\n', out);
+			clocks_multi_u_row(out, r);
 			clocks_model_failure_row(out, in, i, k, r);
 		}
 	}

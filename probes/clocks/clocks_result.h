@@ -120,11 +120,15 @@ struct clocks_result {
 		int64_t recovered_ns; /* after t0 */
 		int64_t healthy_ns, steer_ns, first_ns, last_ns;
 		int64_t back, clients;
+		/* a lab over several hosts: each clock's uncertainty
+		 * (clocks_hosts_u.c; CLOCKS_NONE: one host, or not measured) */
+		int64_t u_healthy_ns, u_steer_ns, u_first_ns, u_last_ns;
 	} failback;
 	/* a lab over several hosts (clocks_hosts.c): each main clock's
 	 * uncertainty, its stamp's host's (0: the reference's); CLOCKS_NONE
 	 * in a lab of one host or for a clock not measured */
 	int64_t u_detect_ns, u_steer_ns, u_window_ns, u_last_packet_ns;
+	int64_t u_remote_dead_ns; /* dns: the remote prober's node's host's */
 	struct clocks_notes notes;
 };
 

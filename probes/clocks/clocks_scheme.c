@@ -130,6 +130,9 @@ void clocks_scheme_init(const struct clocks_input *in, const struct clocks_flows
 	r->remote_dead_ns = r->remote_dead_at_ns = r->upstream_queries = CLOCKS_NA;
 	r->traffic_ns = CLOCKS_NA;
 	r->u_detect_ns = r->u_steer_ns = r->u_window_ns = r->u_last_packet_ns = CLOCKS_NONE;
+	r->u_remote_dead_ns = CLOCKS_NONE;
+	r->failback.u_healthy_ns = r->failback.u_steer_ns = CLOCKS_NONE;
+	r->failback.u_first_ns = r->failback.u_last_ns = CLOCKS_NONE;
 	/* without the clients' records, missing data is not a missing scheme */
 	if (!in->have_requests)
 		return;

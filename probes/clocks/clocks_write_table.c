@@ -73,8 +73,7 @@ static void clocks_put_cell(FILE *out, const char *cell)
 static int clocks_any_u(const struct clocks_result *res, int nres)
 {
 	for (int i = 0; i < nres; i++)
-		if (!res[i].noflows && (res[i].u_detect_ns > 0 || res[i].u_steer_ns > 0 ||
-					res[i].u_window_ns > 0 || res[i].u_last_packet_ns > 0))
+		if (!res[i].noflows && clocks_hosts_any_u(&res[i]))
 			return 1;
 	return 0;
 }
@@ -431,7 +430,7 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 #define S CLOCKS_CELL_SECONDS
 #define N CLOCKS_CELL_COUNT
 	UROW("detect (s)", detect_ns, u_detect_ns);
-	ROW("remote prober dead (s)", remote_dead_ns, S);
+	UROW("remote prober dead (s)", remote_dead_ns, u_remote_dead_ns);
 	UROW("steer (s)", steer_ns, u_steer_ns);
 	LBROW("window (s)", window_ns, window_lb, u_window_ns);
 	LBROW("last packet p50 (s)", last_per_client.p50_ns, last_per_client.lb_p50,
@@ -453,10 +452,10 @@ void clocks_print_table(FILE *out, const struct clocks_input *in, const struct c
 	ROW("upstream DNS queries", upstream_queries, N);
 	if (clocks_any_failback(res, nres)) {
 		ROW("recovered (s)", failback.recovered_ns, S);
-		ROW("fail-back healthy (s)", failback.healthy_ns, S);
-		ROW("fail-back steer (s)", failback.steer_ns, S);
-		ROW("fail-back first (s)", failback.first_ns, S);
-		ROW("fail-back last (s)", failback.last_ns, S);
+		UROW("fail-back healthy (s)", failback.healthy_ns, failback.u_healthy_ns);
+		UROW("fail-back steer (s)", failback.steer_ns, failback.u_steer_ns);
+		UROW("fail-back first (s)", failback.first_ns, failback.u_first_ns);
+		UROW("fail-back last (s)", failback.last_ns, failback.u_last_ns);
 		ROW("clients back", failback.back, N);
 	}
 #undef S

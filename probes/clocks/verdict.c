@@ -604,6 +604,7 @@ void clocks_verdict(const struct clocks_input *in, const struct clocks_result *r
 	}
 	clocks_model_verdict(in, res, nres, v);
 	clocks_hosts_verdict(in, res, nres, v);
+	clocks_multi_verdict_hosts(in, v);
 }
 
 int clocks_valid(const struct clocks_input *in, const struct clocks_result *res, int nres,

@@ -108,7 +108,20 @@ for c in dns.detect dns.steer; do
 	u=$(json "$clocks" ".schemes.${c%.*}.uncertainty_s.${c#*.}")
 	[ "$u" = 0 ] || fail "clocks.json: $c's uncertainty is $u, not 0 (authd is local's)"
 done
-echo "ok: clocks.json: h2's clock, and the uncertainty of each clock whose stamp is h2's"
+# the FIB clocks: each router that changed its route carries its own
+# host's (edge h2's, core local's 0), the convergence its last router's
+for r in $(json "$clocks" '.schemes.anycast.fib.routers | to_entries[] | select(.value.first_s != null) | .key'); do
+	want=$([ "$r" = edge ] && echo "$hu" || echo 0)
+	u=$(json "$clocks" ".schemes.anycast.fib.routers.$r.uncertainty_s")
+	[ "$u" = "$want" ] || fail "clocks.json: router $r's FIB uncertainty is $u, not $want"
+done
+last=$(json "$clocks" .schemes.anycast.fib.last_router)
+want=$([ "$last" = edge ] && echo "$hu" || echo 0)
+for u in "$(json "$clocks" .schemes.anycast.fib.uncertainty_s.convergence)" \
+	"$(json "$clocks" .schemes.anycast.uncertainty_s.fib_convergence)"; do
+	[ "$u" = "$want" ] || fail "clocks.json: the FIB's convergence (last: $last) has uncertainty $u, not $want"
+done
+echo "ok: clocks.json: h2's clock, and the uncertainty of each clock whose stamp is h2's (the FIB's too)"
 hms=$(awk -v u="$hu" 'BEGIN { printf "%.3f", u * 1000 }')
 for row in "detect (s)" "steer (s)" "window (s)"; do
 	grep -q "^$row .* ± $hms ms" "$rundir/report.md" ||

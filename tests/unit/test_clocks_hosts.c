@@ -188,6 +188,137 @@ static void test_bad_host_clock(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 }
 
+/* every_clock: the run of two_hosts, and b recovered at +3 s (the lab's
+ * event, on local): b's prober declares it alive at +3.2 s and edge's FIB
+ * takes its route back at +3.3 s (both on h2); before that edge, on h2,
+ * had changed its route at +0.6 s, after core (local) at +0.4 s; client 2
+ * sends to b again at +3.4 s (edge's capture, h2) */
+static void every_clock(const char *dir, int64_t off, const char *clock)
+{
+	const struct tpkt b[] = {
+	    {T0 - 800 * MS + off, 7000, WIRE_REQUEST, 2, ANY},
+	    {T0 + 200 * MS + off, 7000, WIRE_REQUEST, 1, ANY},
+	    {T0 + 450 * MS + off, 7000, WIRE_REQUEST, 2, ANY},
+	    {T0 + 3400 * MS + off, 7000, WIRE_REQUEST, 2, ANY},
+	};
+	const char *edge = "edge.collector.events.jsonl";
+
+	two_hosts(dir, off, clock);
+	ev(dir, "lab.events.jsonl", T0 + 3000 * MS, "event_applied",
+	   ",\"name\":\"e2\",\"action\":\"recover\",\"target\":\"b\",\"kind\":\"site\","
+	   "\"site\":\"b\",\"cycle\":0,\"vias\":[],\"by\":\"timeline\","
+	   "\"nominal_at_ns\":3000000000,\"at_ns\":3000000000");
+	ev(dir, "b.prober.events.jsonl", T0 + 3200 * MS + off, "declared_alive",
+	   ",\"site\":\"b\",\"successes\":2");
+	ev(dir, edge, T0 - 4400 * MS + off, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"op\":\"present\",\"via\":\"198.18.0.6\","
+	   "\"metric\":20");
+	ev(dir, edge, T0 + 600 * MS + off, "route_deleted",
+	   ",\"prefix\":\"198.19.0.1/32\",\"op\":\"del\",\"via\":\"198.18.0.6\","
+	   "\"metric\":20");
+	ev(dir, edge, T0 + 3300 * MS + off, "route_added",
+	   ",\"prefix\":\"198.19.0.1/32\",\"op\":\"add\",\"via\":\"198.18.0.6\","
+	   "\"metric\":20");
+	write_pcap(dir, "capture-b.pcap", b, 4, PCAP_TSTAMP_PRECISION_NANO);
+}
+
+/* every clock that compares a stamp of h2 with an instant of local carries
+ * h2's uncertainty: the FIB's (edge's changes, the convergence), the
+ * fail-back's; core's FIB change, on local, none */
+static void test_every_clock(void **state)
+{
+	const char *dir = *state;
+	char *table, *same = rundir_new("test_clocks_hosts");
+	json_t *off, *ref, *o, *u, *fib, *b;
+
+	assert_non_null(same);
+	every_clock(dir, OFF, CLOCK_H2(2000000000, 5000));
+	every_clock(same, 0, CLOCK_H2(0, 5000));
+	off = analyse(dir, &table);
+	ref = analyse(same, NULL);
+	o = anycast(off);
+	assert_true(json_equal(o, anycast(ref)));
+	fib = json_object_get(o, "fib");
+	assert_non_null(fib);
+	assert_string_equal(json_string_value(json_object_get(fib, "last_router")), "edge");
+	assert_seconds(fib, "convergence_s", 0.6);
+	u = json_object_get(fib, "uncertainty_s");
+	assert_seconds(u, "first", 0);
+	assert_seconds(u, "convergence", 5e-6);
+	assert_seconds(json_object_get(json_object_get(fib, "routers"), "core"), "uncertainty_s",
+		       0);
+	assert_seconds(json_object_get(json_object_get(fib, "routers"), "edge"), "uncertainty_s",
+		       5e-6);
+	b = json_object_get(o, "failback");
+	assert_seconds(b, "healthy_s", 0.2);
+	assert_seconds(b, "steer_s", 0.3);
+	assert_seconds(b, "first_client_s", 0.4);
+	u = json_object_get(o, "uncertainty_s");
+	assert_seconds(u, "fib_convergence", 5e-6);
+	assert_seconds(u, "failback_fib_convergence", 5e-6);
+	assert_seconds(u, "failback_healthy", 5e-6);
+	assert_seconds(u, "failback_steer", 5e-6);
+	assert_seconds(u, "failback_first_client", 5e-6);
+	assert_seconds(u, "failback_last_client", 5e-6);
+	/* the table: ± on the fail-back's clocks */
+	assert_non_null(strstr(table, "0.200000 \u00b1 0.005 ms"));
+	assert_non_null(strstr(table, "0.400000 \u00b1 0.005 ms"));
+	assert_no_code(off, "clock_sync_uncertain");
+	free(table);
+	json_decref(off);
+	json_decref(ref);
+	rundir_free(same);
+}
+
+/* h2 known to 25 ms: within 10 % of detect (0.3 s: 8.3 %), the window, the
+ * FIB's convergence (0.6 s) and the fail-back's (0.3 s), not of the
+ * fail-back's healthy (0.2 s: 12.5 %) */
+static void test_failback_too_uncertain(void **state)
+{
+	const char *dir = *state;
+	json_t *root;
+
+	every_clock(dir, OFF, CLOCK_H2(2000000000, 25000000));
+	root = analyse(dir, NULL);
+	assert_false(is_valid(root));
+	assert_code(root, "clock_sync_uncertain",
+		    "anycast: failback_healthy 0.200000 s \u00b1 25.000 ms", 1);
+	assert_int_equal(count_code(root, "clock_sync_uncertain"), 1);
+	json_decref(root);
+}
+
+/* b killed again at +4 s, after its recovery: a later failure, whose
+ * clocks from its own t0 carry h2's uncertainty too (b's prober declares it
+ * dead at +4.3 s, 0.3 s after), in clocks.json's failures and in the
+ * table of every failure */
+static void test_later_failure(void **state)
+{
+	const char *dir = *state;
+	char *table;
+	json_t *root, *f, *u;
+
+	every_clock(dir, OFF, CLOCK_H2(2000000000, 5000));
+	ev(dir, "lab.events.jsonl", T0 + 4000 * MS, "event_applied",
+	   ",\"name\":\"e3\",\"action\":\"kill\",\"target\":\"b\",\"kind\":\"site\","
+	   "\"site\":\"b\",\"cycle\":0,\"vias\":[],\"by\":\"timeline\","
+	   "\"nominal_at_ns\":4000000000,\"at_ns\":4000000000");
+	ev(dir, "b.prober.events.jsonl", T0 + 4300 * MS + OFF, "declared_dead",
+	   ",\"site\":\"b\",\"failures\":3");
+	root = analyse(dir, &table);
+	f = json_array_get(json_object_get(root, "failures"), 0);
+	assert_non_null(f);
+	assert_string_equal(json_string_value(json_object_get(f, "name")), "e3");
+	f = json_object_get(json_object_get(f, "schemes"), "anycast");
+	assert_seconds(f, "detect_s", 0.3);
+	u = json_object_get(f, "uncertainty_s");
+	assert_non_null(u);
+	assert_seconds(u, "detect", 5e-6);
+	/* the table of every failure: a row of ± in ms under e3's */
+	assert_non_null(strstr(table, "\u00b10.005"));
+	free(table);
+	json_decref(root);
+}
+
 /* a lab of one host: no hosts, no uncertainty, no ± */
 static void test_one_host(void **state)
 {
@@ -215,6 +346,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_too_uncertain, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unmeasured, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_host_clock, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_every_clock, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failback_too_uncertain, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_later_failure, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_one_host, setup, teardown),
 	};
 
