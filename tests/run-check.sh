@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # make check (README.md): the gate, every stage, in under 10 minutes on two
 # cores. In order: the formatting; the release build (with the unit tests
-# and the tools); its unit tests (as many suites at once as CPUs), with the
-# build under AddressSanitizer and UndefinedBehaviorSanitizer beside them
-# at a lower priority, then that build to its end; the man pages; then the
-# integration tests (root: namespaces), four at a time
+# and the tools); its unit tests (as many suites at once as CPUs); the man
+# pages; then the integration tests (root: namespaces), four at a time
 # (tests/run-integration.sh), and beside them, at a lower priority, what
-# only needs CPU: the shell unit tests, the sanitizers' unit tests, and the
-# fuzzers' build (nice 19, idle CPU alone) then the fuzzers (all at once,
-# each for FUZZ_SECONDS of wall time, 5 here:
-# libFuzzer's budget is the clock's, so nine at once take 5 s and what CPU
-# there is). The labs mostly wait on their clocks and leave CPU idle, which
-# those fill; the builds beside the labs instead made every lab slower and
-# longer (its agents run for the lab's wall time), and the gate's two cores
-# ran out: 662 s, of which the labs 442 against 363 alone. The release
-# unit tests run in the foreground: beside four labs a suite whose loop
-# serves itself lost answers to timeouts of 200 ms. At the end, the wall
-# time of every stage, and the result.
+# only needs CPU: the shell unit tests (nice 10); the sanitizers' build
+# (AddressSanitizer and UndefinedBehaviorSanitizer, nice 19) then their unit
+# tests (nice 5); the fuzzers' build (nice 19) then the fuzzers (all at
+# once, each for FUZZ_SECONDS of wall time, 5 here: libFuzzer's budget is
+# the clock's, so nine at once take 5 s and what CPU there is). The labs
+# mostly wait on their clocks (their CPU is about a core's of the gate's
+# two, tests/run-integration.sh says it per test) and leave the rest idle,
+# which those fill; at nice 19 a build takes idle CPU alone. The
+# sanitizers' build ran in the foreground before the labs until 2026-12
+# (36 s of the gate's wall on a quiet machine). The release unit tests
+# run in the foreground: beside four labs a suite whose loop serves itself
+# lost answers to timeouts of 200 ms. At the end, the wall time of every
+# stage, the result, and what the machine did meanwhile (its CPUs' busy,
+# iowait and steal shares, /proc/stat; CPU and I/O pressure, /proc/pressure):
+# a gate slower than here says whether it lacked CPU or disk.
 #
 # Without root the integration tests cannot run, and make check fails at
 # once, unless STEERLAB_SKIP_ROOT=1 asks for the rest without them (their
@@ -29,6 +31,15 @@ fuzz_seconds=${FUZZ_SECONDS:-5}
 fuzz_targets=$(ls tests/fuzz/fuzz_*.c | wc -l)
 logs=$(mktemp -d /tmp/steerlab-check.XXXXXX)
 begin=$(date +%s)
+# machine_now: the CPUs' times (/proc/stat's cpu line, in ticks) and the
+# pressure stall totals (us), for machine_said
+machine_now() {
+	local cpu io
+	cpu=$(sed -n 's/^some .*total=\([0-9]*\)$/\1/p' /proc/pressure/cpu 2>/dev/null)
+	io=$(sed -n 's/^some .*total=\([0-9]*\)$/\1/p' /proc/pressure/io 2>/dev/null)
+	echo "$(head -n 1 /proc/stat) ${cpu:--} ${io:--}"
+}
+machine_begin=$(machine_now)
 names=() secs=() results=()
 failed=0
 
@@ -67,14 +78,17 @@ step() {
 	return "$rc"
 }
 
-# beside: the shell unit tests (nice 10), then the sanitizers' unit tests
-# (nice 5), and at the same time the fuzzers' build then the fuzzers (nice
-# 19: they only ever take idle CPU); a build that failed is not run
+# beside: the shell unit tests (nice 10); the sanitizers' build (nice 19)
+# then their unit tests (nice 5); and at the same time the fuzzers' build
+# then the fuzzers (nice 19: they only ever take idle CPU); a build that
+# failed is not run
 beside() {
+	step unit-sh nice -n 10 "$make" --no-print-directory unit-sh &
 	{
-		step unit-sh nice -n 10 "$make" --no-print-directory unit-sh
-		[ "$asan_built" = 1 ] && step unit-asan nice -n 5 env UNIT_JOBS="$jobs" "$make" \
-			--no-print-directory SAN=1 BUILD=build/asan unit-run
+		step build-asan nice -n 19 "$make" -j"$jobs" --no-print-directory SAN=1 \
+			BUILD=build/asan unit-bins &&
+			step unit-asan nice -n 5 env UNIT_JOBS="$jobs" "$make" \
+				--no-print-directory SAN=1 BUILD=build/asan unit-run
 	} &
 	# the fuzzers' build too, at nice 19 (idle CPU only: beside the labs,
 	# which mostly wait on their clocks, it took 23 s off the gate's wall)
@@ -93,28 +107,35 @@ summary() {
 	done
 	printf 'check: %-26s %7s  %s\n' "all (wall)" $(($(date +%s) - begin)) \
 		"$([ "$failed" = 0 ] && echo ok || echo FAILED)"
+	machine_said
+}
+
+# machine_said: what the machine's CPUs did over the check (shares of their
+# time: busy, waiting on I/O, stolen by the hypervisor) and the time some
+# task waited for a CPU or for I/O (pressure; "-" where the kernel has none)
+machine_said() {
+	local end
+	end=$(machine_now)
+	awk -v a="$machine_begin" -v b="$end" -v secs=$(($(date +%s) - begin)) -v ncpu="$(nproc)" 'BEGIN {
+		n = split(a, x, " "); split(b, y, " ")
+		# cpu user nice system idle iowait irq softirq steal: fields 2-9
+		for (i = 2; i <= 9; i++) { d[i] = y[i] - x[i]; all += d[i] }
+		if (all <= 0) exit
+		busy = d[2] + d[3] + d[4] + d[7] + d[8]
+		cpu = (x[n - 1] == "-" || secs <= 0) ? "-" : sprintf("%.0f %%", (y[n - 1] - x[n - 1]) / 1e4 / secs)
+		io = (x[n] == "-" || secs <= 0) ? "-" : sprintf("%.0f %%", (y[n] - x[n]) / 1e4 / secs)
+		printf "check: machine: %d CPUs, over the check busy %.0f %%, iowait %.0f %%, steal %.0f %%; " \
+			"some task waiting for a CPU %s of the time, for I/O %s\n", ncpu, 100 * busy / all,
+			100 * d[6] / all, 100 * d[9] / all, cpu, io
+	}'
 }
 
 stage format-check "$make" --no-print-directory format-check || { summary; exit 1; }
 stage build "$make" -j"$jobs" --no-print-directory all tools unit-build || { summary; exit 1; }
 
-# the sanitizers' build starts beside the unit tests, at a lower priority
-asan_built=0
-step build-asan nice -n 10 "$make" -j"$jobs" --no-print-directory SAN=1 BUILD=build/asan \
-	unit-bins &
-asan=$!
-trap 'kill -TERM $asan 2>/dev/null' INT TERM HUP
 stage unit env UNIT_JOBS="$jobs" "$make" --no-print-directory unit-run
 stage man-lint "$make" --no-print-directory man-lint
-echo "== check: build-asan (begun beside the unit tests)"
-wait "$asan"
-took=0 rc=1
-read -r _ took rc < <(grep '^build-asan ' "$logs/bg.times")
-took=${took:-0} rc=${rc:-1}
-tail -n "$([ "$rc" = 0 ] && echo 1 || echo 80)" "$logs/build-asan.log"
-record build-asan "$took" "$rc"
-[ "$rc" = 0 ] && asan_built=1
-echo "== check: the shell unit tests, the sanitizers' unit tests and the fuzzers' build and runs, beside"
+echo "== check: the shell unit tests, the sanitizers' build and unit tests and the fuzzers' build and runs, beside"
 beside &
 bg=$!
 trap 'kill -TERM -- -$bg 2>/dev/null; kill -TERM $bg 2>/dev/null' INT TERM HUP
@@ -129,8 +150,8 @@ fi
 
 echo "== check: waiting for the shell unit tests, the sanitizers' unit tests and the fuzzers beside"
 wait "$bg"
-want=(unit-sh build-fuzz)
-[ "$asan_built" = 1 ] && want+=(unit-asan)
+want=(unit-sh build-asan build-fuzz)
+grep -q '^build-asan [0-9]* 0$' "$logs/bg.times" 2>/dev/null && want+=(unit-asan)
 grep -q '^build-fuzz [0-9]* 0$' "$logs/bg.times" 2>/dev/null && want+=(fuzz-run)
 for w in "${want[@]}"; do
 	line=$(grep "^$w " "$logs/bg.times" 2>/dev/null)
@@ -143,7 +164,7 @@ for w in "${want[@]}"; do
 	echo "== check: $name (beside): $([ "$rc" = 0 ] && echo "its last lines (all of it in $logs/$name.log)" || echo "its output")":
 	if [ "$rc" = 0 ]; then
 		tail -n 3 "$logs/$name.log"
-	elif [ "$name" = fuzz-run ]; then
+	elif [ "$name" = fuzz-run ] || [ "$name" = build-asan ]; then
 		tail -n 80 "$logs/$name.log"
 	else
 		cat "$logs/$name.log"
