@@ -6,7 +6,8 @@
 # predicts each one's last packet: ca 1.75 s (its cache's entry to 4 s),
 # cc 0.75 s (to 3 s), cb none. The run's every clock lies within the
 # model's interval (no model_disagrees), each client's last packet within
-# 20 ms below and 100 ms above the model's, and cb sent nothing to a.
+# 20 ms below and 100 ms above the model's (and the scheduling slack the
+# run's clients show), and cb sent nothing to a.
 # about 10 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,11 +29,17 @@ echo "ok: the model has ca and cc on a at t0, cb never"
 
 r=$out/run
 run_model_agrees "$out/run.txt" "$r" topology/regions.ini --set name=$lab
+# the upper bound: 100 ms, and how late this machine ran the clients
+# around the failure (sched_slack, docs/style.md): a loaded gate's clients
+# sent their last packet to a 104 ms after the model's instant once
+t0=$(json "$r/clocks.json" .t0_ns)
+slack=$(sched_slack "$r" "$t0" $((t0 + 2000000000)))
 for k in ca:100001 cb:100002 cc:100003; do
 	got=$(json "$r/clocks.json" ".schemes.dns.last_by_client_s[\"${k#*:}\"]")
 	want=$(json "$out/model.json" ".schemes.dns.last_by_client_s.${k%:*}.p50")
 	assert_ge "$got" "$(awk -v x="$want" 'BEGIN { print x - 0.02 }')" "${k%:*}'s last packet at a (s after t0), the model's $want"
-	assert_le "$got" "$(awk -v x="$want" 'BEGIN { print x + 0.1 }')" "${k%:*}'s last packet at a (s after t0), the model's $want"
+	assert_le "$got" "$(awk -v x="$want" -v s="$slack" 'BEGIN { print x + 0.1 + s }')" \
+		"${k%:*}'s last packet at a (s after t0), the model's $want, 100 ms and the clients' slack $slack s later"
 done
 assert_no_leftovers $lab "$r"
 passed=1
