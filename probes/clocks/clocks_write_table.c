@@ -111,6 +111,11 @@ static void clocks_row(FILE *out, const char *name, const struct clocks_result *
 		int64_t u =
 		    ufield < 0 ? CLOCKS_NONE : *(const int64_t *)((const char *)&res[i] + ufield);
 
+		/* a clock of 0 is 0 by absence (a client that sent nothing to
+		 * the dead site after t0), of no stamp: no ± */
+		if (v == 0)
+			u = CLOCKS_NONE;
+
 		if (!res[i].noflows)
 			clocks_put_cell(
 			    out, clocks_cell_u(ubuf, sizeof(ubuf),
