@@ -111,7 +111,9 @@ summary() {
 }
 
 # machine_said: what the machine's CPUs did over the check (shares of their
-# time: busy, waiting on I/O, stolen by the hypervisor) and the time some
+# time: busy, and of it in the kernel (the labs' packets and timers are
+# mostly the kernel's work, a build's the user's), waiting on I/O, stolen
+# by the hypervisor) and the time some
 # task waited for a CPU or for I/O (pressure; "-" where the kernel has none)
 machine_said() {
 	local end
@@ -124,9 +126,10 @@ machine_said() {
 		busy = d[2] + d[3] + d[4] + d[7] + d[8]
 		cpu = (x[n - 1] == "-" || secs <= 0) ? "-" : sprintf("%.0f %%", (y[n - 1] - x[n - 1]) / 1e4 / secs)
 		io = (x[n] == "-" || secs <= 0) ? "-" : sprintf("%.0f %%", (y[n] - x[n]) / 1e4 / secs)
-		printf "check: machine: %d CPUs, over the check busy %.0f %%, iowait %.0f %%, steal %.0f %%; " \
-			"some task waiting for a CPU %s of the time, for I/O %s\n", ncpu, 100 * busy / all,
-			100 * d[6] / all, 100 * d[9] / all, cpu, io
+		printf "check: machine: %d CPUs, over the check busy %.0f %% (kernel %.0f %%), iowait %.0f %%, " \
+			"steal %.0f %%; some task waiting for a CPU %s of the time, for I/O %s\n", ncpu,
+			100 * busy / all, 100 * (d[4] + d[7] + d[8]) / all, 100 * d[6] / all, 100 * d[9] / all,
+			cpu, io
 	}'
 }
 
