@@ -136,9 +136,25 @@ static const struct {
     {"upstream_queries", "upstream queries"},
 };
 
+/* report_html_u: a lab over several hosts: the uncertainty of the clock
+ * key (detect_s: "detect") of scheme s, its uncertainty_s's, or NULL */
+static json_t *report_html_u(json_t *s, const char *key)
+{
+	char name[32];
+	size_t n = strlen(key);
+
+	if (n < 3 || n >= sizeof(name) || strcmp(key + n - 2, "_s") != 0)
+		return NULL;
+	memcpy(name, key, n - 2);
+	name[n - 2] = '\0';
+	return json_object_get(json_object_get(s, "uncertainty_s"), name);
+}
+
 /* report_html_value: a clock's cell, its JSON text in data-value (what
- * the browser test compares with clocks.json) */
-static void report_html_value(FILE *fp, const char *scheme, const char *key, json_t *v)
+ * the browser test compares with clocks.json), and in a lab over several
+ * hosts its uncertainty u (NULL: none) in data-u and shown "± U ms" after
+ * it, as the terminal's table does */
+static void report_html_value(FILE *fp, const char *scheme, const char *key, json_t *v, json_t *u)
 {
 	char *text;
 
@@ -149,6 +165,8 @@ static void report_html_value(FILE *fp, const char *scheme, const char *key, jso
 	text = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
 	fprintf(fp, "<td data-scheme=\"%s\" data-key=\"%s\" data-value=\"", scheme, key);
 	html_escape(fp, text ? text : "");
+	if (json_is_number(u) && json_is_real(v))
+		fprintf(fp, "\" data-u=\"%.9g", json_number_value(u));
 	fputs("\">", fp);
 	if (json_is_null(v))
 		fputs("-", fp);
@@ -158,6 +176,8 @@ static void report_html_value(FILE *fp, const char *scheme, const char *key, jso
 		fprintf(fp, "%lld", (long long)json_integer_value(v));
 	else
 		html_escape(fp, text ? text : "");
+	if (json_is_number(u) && json_is_real(v) && json_number_value(u) > 0)
+		fprintf(fp, " \u00b1 %.3f ms", json_number_value(u) * 1e3);
 	fputs("</td>", fp);
 	free(text);
 }
@@ -194,7 +214,8 @@ static void report_html_clocks(const struct report *r, FILE *fp, json_t *clocks)
 			fprintf(fp, "<tr><td class=\"l\">%s</td>", report_html_keys[k].label);
 			json_object_foreach(schemes, name, s)
 			    report_html_value(fp, name, report_html_keys[k].key,
-					      json_object_get(s, report_html_keys[k].key));
+					      json_object_get(s, report_html_keys[k].key),
+					      report_html_u(s, report_html_keys[k].key));
 			fputs("</tr>\n", fp);
 		}
 		fputs("</table>\n", fp);

@@ -4,7 +4,8 @@ the points the page's script plotted (its <pre id="plotted">, "curve t_end
 share" a line) are decay.csv's, each curve's every non-empty share, no
 more; the verdict is clocks.json's (valid, and the warnings' codes); each
 clock of the clocks table is clocks.json's value (data-value) and shows it
-(rounded to 3 decimals). With --png FILE: the screenshot is not blank (more
+(rounded to 3 decimals), with its uncertainty in a lab over several hosts
+(data-u, and "± U ms" after it). With --png FILE: the screenshot is not blank (more
 than 16 colours), decoded with zlib alone. Exit 1 with the reason."""
 import csv
 import html.parser
@@ -28,7 +29,7 @@ class Dom(html.parser.HTMLParser):
         self.in_plotted = False
         self.verdict = None
         self.warnings = []
-        self.cells = []  # (scheme, key, data-value, shown text)
+        self.cells = []  # (scheme, key, data-value, shown text, data-u or None)
         self.cell = None
 
     def handle_starttag(self, tag, attrs):
@@ -41,7 +42,7 @@ class Dom(html.parser.HTMLParser):
         if tag == "li" and "data-code" in a:
             self.warnings.append(a["data-code"])
         if tag == "td" and "data-key" in a:
-            self.cell = [a["data-scheme"], a["data-key"], a["data-value"], ""]
+            self.cell = [a["data-scheme"], a["data-key"], a["data-value"], "", a.get("data-u")]
 
     def handle_endtag(self, tag):
         if tag == "pre":
@@ -147,11 +148,19 @@ def main():
     # the clocks
     if not dom.cells and clocks.get("schemes"):
         fail("no clocks table")
-    for scheme, key, value, shown in dom.cells:
+    for scheme, key, value, shown, u in dom.cells:
         got = clocks["schemes"][scheme].get(key)
         if json.loads(value) != got:
             fail("%s %s: %s, clocks.json's %s" % (scheme, key, value, got))
         text = "-" if got is None else ("%.3f" % got if isinstance(got, float) else str(got))
+        # a lab over several hosts: the clock's uncertainty, clocks.json's
+        # uncertainty_s, shown after it in ms when above 0
+        want = clocks["schemes"][scheme].get("uncertainty_s", {}).get(key[:-2]) \
+            if key.endswith("_s") and isinstance(got, float) else None
+        if (u is None) != (want is None) or (u is not None and abs(float(u) - want) > 1e-12):
+            fail("%s %s: uncertainty %s, clocks.json's %s" % (scheme, key, u, want))
+        if want:
+            text += " \u00b1 %.3f ms" % (want * 1e3)
         if shown.strip() != text:
             fail("%s %s shows %r, clocks.json's %s" % (scheme, key, shown, got))
     print("ok: the verdict (valid %s, %d warnings) and %d clocks shown are clocks.json's" %

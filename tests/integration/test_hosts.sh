@@ -8,7 +8,8 @@
 # other host, the captures of edge's collector (host h2) fetched into the
 # run directory, h2's clock measured against local's (about 0, within its
 # uncertainty), clocks.json's hosts and the uncertainty of each clock whose
-# stamp is h2's (report.md's ± cells), and nothing of the lab remains.
+# stamp is h2's (report.md's and report.html's ± cells), and nothing of the
+# lab remains.
 # about 10 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -128,6 +129,13 @@ for row in "detect (s)" "steer (s)" "window (s)"; do
 		fail "report.md: no ± $hms ms on the $row row: $(grep "^$row" "$rundir/report.md")"
 done
 echo "ok: report.md: detect, steer and window ± $hms ms"
+# report.html's clocks table: anycast's window with h2's uncertainty
+# (data-u, and shown after it; the browser test, test_compare_failover's,
+# checks each against clocks.json)
+w=$(json "$clocks" .schemes.anycast.window_s)
+grep -q "data-scheme=\"anycast\" data-key=\"window_s\" data-value=\"[0-9.e-]*\" data-u=\"[0-9.e-]*\">[0-9.]* ± $hms ms</td>" \
+	"$rundir/report.html" || fail "report.html: no ± $hms ms on anycast's window ($w s)"
+echo "ok: report.html: anycast's window ± $hms ms"
 # edge's captures, written on h2, fetched into the run
 for f in capture-b.pcap capture-link-edge-b.pcap; do
 	[ -s "$rundir/$f" ] || fail "$f was not fetched into the run directory"
