@@ -162,6 +162,34 @@ static void test_check_frr(void **state)
 					 "directory\n"));
 }
 
+/* check --json: the topology as checked, one JSON document on stdout with
+ * "ok": true and the lab's nodes, nothing on stderr; a topology that does
+ * not load: its error on stderr, nothing on stdout, exit 1 */
+static void test_check_json(void **state)
+{
+	struct cmd_args a = {.file = NULL};
+	json_error_t jerr;
+	json_t *j;
+
+	(void)state;
+	a.file = topo_path;
+	a.json = 1;
+	assert_int_equal(cmd(cmd_check(&a, bindir)), 0);
+	assert_string_equal(cap.err, "");
+	j = json_loads(cap.out, 0, &jerr);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "ok")));
+	assert_non_null(strstr(cap.out, "\"tcmd\""));
+	assert_non_null(strstr(cap.out, "\"core\""));
+	json_decref(j);
+	test_write_file(tmp, "bad.ini", "[lab]\nname = tcmd\n[site a]\nlink = nowhere\n");
+	snprintf(topo_path, sizeof(topo_path), "%s/bad.ini", tmp);
+	assert_int_equal(cmd(cmd_check(&a, bindir)), 1);
+	assert_string_equal(cap.out, "");
+	assert_non_null(strstr(cap.err, "bad.ini"));
+	snprintf(topo_path, sizeof(topo_path), "%s/tcmd.ini", tmp);
+}
+
 /* up: which file?; needs root; what lab_up would refuse, refused first:
  * the agents missing, the lab up already, a namespace of its name, a run
  * directory refused */
@@ -535,6 +563,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_check, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_check_frr, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_check_json, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_up, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lab_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lab_up, setup, teardown),

@@ -294,6 +294,33 @@ static void test_ready_bgp(void **state)
 	assert_int_equal(run_ready(topo, dir), 0);
 }
 
+/* an anycast name server (topology/dns-anycast.ini) under routing = bgp:
+ * ready once its prober has put the anycast address on its lo and every
+ * router's FIB routes that address; what is missing said in why */
+static void test_anycast_ns_ready(void **state)
+{
+	char why[256] = "", line[256];
+
+	(void)state;
+	load_text("[lab]\nname = tn\nrouting = bgp\ndns_name = www.any.example\n"
+		  "[router core]\n[site a]\nlink = core\n[site b]\nlink = core\n"
+		  "[dns ns1]\nlink = core\nzones = any.example\nanycast = 198.19.53.1\n"
+		  "[client c1]\nlink = core\nmode = dns\nresolver = ns1\n"
+		  "[zone any.example]\nsoa = ns.any.example. h.any.example. 1 3600 600 86400 5\n"
+		  "[name www.any.example]\npolicy = failover\nsites = a b\n");
+	assert_int_equal(run_anycast_ns_ready(topo, dir, why, sizeof(why)), 0);
+	assert_string_equal(why, "ns1 has not put its anycast address on lo");
+	append("ns1.prober.events.jsonl", "{\"event\":\"address_added\",\"site\":\"ns1\"}");
+	assert_int_equal(run_anycast_ns_ready(topo, dir, why, sizeof(why)), 0);
+	assert_string_equal(why, "router core has no route to 198.19.53.1/32");
+	snprintf(line, sizeof(line),
+		 "{\"t\":%lld,\"event\":\"route_added\",\"prefix\":\"198.19.53.1/32\","
+		 "\"via\":\"198.18.0.10\"}",
+		 (long long)now_real_ns());
+	append("core.collector.events.jsonl", line);
+	assert_int_equal(run_anycast_ns_ready(topo, dir, why, sizeof(why)), 1);
+}
+
 /* two routers of one AS (iBGP), which bgpexpect does not model: each
  * router's route via its own site of the lowest metric, any route for a
  * router without a site of its own */
@@ -565,6 +592,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_count_events, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ready_bgp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ready_ibgp, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_anycast_ns_ready, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_wait_ready, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_wait_ready_bgp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_preflight, setup, teardown),
