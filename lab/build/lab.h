@@ -77,6 +77,9 @@ enum lab_phase {
 
 struct lab {
 	const struct topology *t;
+	/* SCHED_FIFO here (lab_rt_permitted): 0 not asked yet, 1 permitted,
+	 * -1 refused (bfdd and linkd then run at the default policy, said) */
+	int rt;
 	char rundir[PATH_MAX];
 	char statedir[PATH_MAX];
 	char bindir[PATH_MAX];
@@ -208,9 +211,18 @@ int lab_start_agent_as(struct lab *lab, int node, const char *prog, const char *
 
 /* lab_start_agent_rt: lab_start_agent_as at SCHED_FIFO priority rtprio
  * (0: the default policy), set in the child before exec: an agent whose
- * timing is what the lab measures (bfdd) */
+ * timing is what the lab measures (bfdd); at the default policy where
+ * SCHED_FIFO is refused (lab_rt_permitted) */
 int lab_start_agent_rt(struct lab *lab, int node, const char *prog, const char *label,
 		       char *const argv[], int rtprio);
+
+/* lab_rt_permitted: whether agents may run at SCHED_FIFO here, asked once
+ * a lab (a child of ours tries it: a cgroup with no real-time budget, as
+ * in many containers, refuses it even to root). Refused: said once, and 0:
+ * the agents that want it (bfdd, linkd) run at the default policy, and a
+ * busy machine may make them late, which the verdict sees on the packets
+ * (docs/topology.md, "Real-time priority"). */
+int lab_rt_permitted(struct lab *lab);
 
 /* lab_start_agent_user: lab_start_agent_as, run as uid and gid (its
  * supplementary groups none), set in the child before exec: a program that

@@ -166,9 +166,12 @@ static int linkimpair_linkd(struct lab *lab, int n, const struct topo_egress *e,
 	LINKIMPAIR_ARG("%s", lab->t->nodes[n].name);
 	LINKIMPAIR_ARG("-e");
 	LINKIMPAIR_ARG("%s/%s.linkd.events.jsonl", lab->rundir, lab->t->nodes[n].name);
-	/* the delay line is a clock: a busy machine makes it late */
-	LINKIMPAIR_ARG("-p");
-	LINKIMPAIR_ARG("%d", LAB_LINKD_PRIO);
+	/* the delay line is a clock: a busy machine makes it late (SCHED_FIFO
+	 * where it is permitted: lab_rt_permitted) */
+	if (lab_rt_permitted(lab)) {
+		LINKIMPAIR_ARG("-p");
+		LINKIMPAIR_ARG("%d", LAB_LINKD_PRIO);
+	}
 	/* the impairments `steerlab impair` and the timeline change, read
 	 * again on SIGHUP (and at start: a linkd started again keeps them) */
 	LINKIMPAIR_ARG("-c");

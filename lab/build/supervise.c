@@ -351,9 +351,41 @@ fail:
 	return -1;
 }
 
+int lab_rt_permitted(struct lab *lab)
+{
+	pid_t pid;
+	int status = 0;
+
+	if (lab->rt != 0)
+		return lab->rt == 1;
+	lab->rt = 1;
+	if ((pid = fork()) == -1) {
+		log_warn("SCHED_FIFO: fork");
+		return 1; /* not known: each agent's own start says */
+	}
+	if (pid == 0)
+		_exit(sched_setscheduler(0, SCHED_FIFO,
+					 &(struct sched_param){.sched_priority = 1}) == -1
+			  ? errno == EPERM ? 1 : 2
+			  : 0);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+		lab->rt = -1;
+		log_warnx("SCHED_FIFO is refused here (%s): bfdd and linkd run at the default "
+			  "policy, and a busy machine may make BFD and the delay line late (the "
+			  "verdict checks both on the packets); a cgroup with no real-time budget "
+			  "(cpu.rt_runtime_us), as in many containers, refuses it",
+			  WEXITSTATUS(status) == 1 ? "EPERM" : "an error");
+	}
+	return lab->rt == 1;
+}
+
 int lab_start_agent_rt(struct lab *lab, int node, const char *prog_name, const char *name,
 		       char *const argv[], int rtprio)
 {
+	if (rtprio > 0 && !lab_rt_permitted(lab))
+		rtprio = 0;
 	return agent_start(lab, node, prog_name, name, argv,
 			   &(struct agent_spawn){.rtprio = rtprio});
 }

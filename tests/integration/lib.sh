@@ -164,7 +164,9 @@ sched_slack() {
 # too slow for its own prober, BGP still settling) is said, with its codes,
 # and run once more, the first kept as DIR.invalid (and LOG.invalid). The
 # exit status of the last; the caller fails on it, and the second run's
-# output names its codes.
+# output names its codes. A run that failed says so with the last lines of
+# LOG on stderr (a caller under set -e ends there, and its own output would
+# otherwise stop at its last "ok").
 run_valid() {
 	local log=$1 dir="" prev="" a rc=0
 	shift
@@ -174,7 +176,7 @@ run_valid() {
 	done
 	[ -n "$dir" ] || fail "run_valid: no --out DIR in: $*"
 	if [ "$log" = - ]; then $STEERLAB run "$@" || rc=$?; else $STEERLAB run "$@" >"$log" 2>&1 || rc=$?; fi
-	[ "$rc" = 3 ] || return "$rc"
+	[ "$rc" = 3 ] || { run_valid_said "$rc" "$log"; return "$rc"; }
 	echo "note: an invalid run ($(run_codes "$dir")); running it once more, the first kept in $dir.invalid" >&2
 	rm -rf "$dir.invalid"
 	mv "$dir" "$dir.invalid"
@@ -182,7 +184,17 @@ run_valid() {
 	rc=0
 	if [ "$log" = - ]; then $STEERLAB run "$@" || rc=$?; else $STEERLAB run "$@" >"$log" 2>&1 || rc=$?; fi
 	[ "$rc" = 3 ] && echo "note: invalid again: $(run_codes "$dir")" >&2
+	run_valid_said "$rc" "$log"
 	return "$rc"
+}
+
+# run_valid_said RC LOG: a run that exited RC (not 0) said, with LOG's last
+# lines (LOG "-": they are above already)
+run_valid_said() {
+	[ "$1" = 0 ] && return 0
+	echo "run_valid: steerlab run exited with status $1" >&2
+	[ "$2" = - ] || tail -n 15 "$2" | sed 's/^/  | /' >&2
+	return 0
 }
 
 # run_model_agrees LOG DIR ARGS...: `steerlab run ARGS -q --out DIR`
