@@ -329,6 +329,53 @@ static int run_routes_applied(const struct topology *t, const char *rundir, cons
  * converged, run_bgp_ready), and every authd and resolverd answers (the
  * real resolvers are asked by run_warm_up, lab_realres_ready). What it
  * still waits for goes in why. */
+/* run_latency_ready: every name of policy = latency has its answer by its
+ * RTTs: each of its vantage probers has told authd its verdict on each of
+ * its sites (health_sent, with the smoothed RTT). Until then authd answers
+ * the first site listed, and a run that began so would start from that
+ * answer for a TTL, which is not the steady state (docs/topology.md,
+ * "Latency steering on measured RTTs"); else why */
+static int run_latency_ready(const struct topology *t, const char *rundir, char *why, size_t len)
+{
+	char path[PATH_MAX], prober[64], sites[512], *save, *site;
+
+	for (int s = 0; s < t->nraw_sections; s++) {
+		const char *policy = NULL, *list = NULL;
+
+		if (strcmp(t->raw_sections[s].kind, "name") != 0)
+			continue;
+		for (int i = 0; i < t->nraw_pairs; i++)
+			if (t->raw_pairs[i].section == s &&
+			    strcmp(t->raw_pairs[i].key, "policy") == 0)
+				policy = t->raw_pairs[i].value;
+			else if (t->raw_pairs[i].section == s &&
+				 strcmp(t->raw_pairs[i].key, "sites") == 0)
+				list = t->raw_pairs[i].value;
+		if (policy == NULL || strcmp(policy, "latency") != 0 || list == NULL)
+			continue;
+		for (int i = 0; i < t->nraw_pairs; i++) {
+			int p;
+
+			if (t->raw_pairs[i].section != s ||
+			    strcmp(t->raw_pairs[i].key, "vantage") != 0 ||
+			    sscanf(t->raw_pairs[i].value, "%*s %63s", prober) != 1 ||
+			    (p = topo_find(t, prober)) < 0 || t->nodes[p].kind != TOPO_PROBER)
+				continue;
+			strfmt(path, sizeof(path), "%s/%s.prober.events.jsonl", rundir, prober);
+			strfmt(sites, sizeof(sites), "%s", list);
+			for (site = strtok_r(sites, " \t", &save); site;
+			     site = strtok_r(NULL, " \t", &save))
+				if (run_count_events(path, EVENTS_HEALTH_SENT, "site", site) == 0)
+					return run_not_yet(
+					    why, len,
+					    "prober %s has not told authd its RTT to %s "
+					    "(name %s, policy latency)",
+					    prober, site, t->raw_sections[s].name);
+		}
+	}
+	return 1;
+}
+
 int run_ready_why(const struct topology *t, const char *rundir, char *why, size_t len)
 {
 	char path[PATH_MAX];
@@ -379,7 +426,7 @@ int run_ready_why(const struct topology *t, const char *rundir, char *why, size_
 		if (!run_routes_applied(t, rundir, site, why, len))
 			return 0;
 	}
-	return 1;
+	return run_latency_ready(t, rundir, why, len);
 }
 
 /* run_anycast_bgp_ready: routing = bgp: anycast name server n's prober has

@@ -6,7 +6,8 @@
 # packets, c1's requests to a took 20 ms there and back and those to b 60 ms
 # (each within max(0.5 ms, 5 %)); authd's answer turned from b (listed first, no
 # RTT yet) to a, the lowest RTT, on p1's reports ("rtt from prober p1"),
-# and c1 sent to a; after the timeline's impair made a's link 60 ms each
+# before the traffic's start (the warm-up waits for them), and c1 sent to
+# a, with no model_disagrees; after the timeline's impair made a's link 60 ms each
 # way, authd turned to b on p1's RTTs alone (a never declared dead: its
 # 120 ms is under p1's 150 ms probe_timeout) and c1 followed within its TTL
 # plus one refresh.
@@ -51,6 +52,14 @@ t_to_b=$(awk -v te="$te" -v b="$first" '$1 > te && $2 == b && $0 ~ / rtt from pr
 grep -q '"event":"declared_dead"' "$rundir/p1.prober.events.jsonl" &&
 	fail "p1 declared a site dead: the answer moved on health, not on RTTs"
 echo "ok: authd answered $first, then $a_addr on p1's RTTs, then $first again $(awk -v a="$t_to_b" -v te="$te" 'BEGIN { printf "%.3f", (a - te) / 1e9 }') s after the impair"
+# the warm-up waited for p1's RTTs (docs/topology.md, "Latency steering on
+# measured RTTs"): authd answered by them before the traffic began, so the
+# run starts in the steady state the model takes (no model_disagrees on the
+# steering shares: c1 on b for its first TTL had been one)
+ts=$(jq -r 'select(.event == "traffic_started") | .t' "$rundir/lab.events.jsonl")
+assert_lt "$t_to_a" "$ts" "authd's turn to a on p1's RTTs, before the traffic's start (ns)"
+assert_eq "$(json "$rundir/clocks.json" '[.warnings[] | select(.code == "model_disagrees")] | length')" 0 \
+	"model_disagrees warnings"
 
 # on the packets: the RTTs the answers followed, and c1 with them
 read -r ra na < <(p50 a "$t_to_a" "$te")
