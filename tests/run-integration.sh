@@ -78,11 +78,18 @@ cputime() {
 	[ -n "$cgroot" ] && u=$(cat "$cgroot/$1/cpuacct.usage" 2>/dev/null) && [ -n "$u" ] &&
 		awk -v u="$u" 'BEGIN { printf "%.0f", u / 1e9 }'
 }
+# cgroups_remove: each test's cgroup, then ours; a cgroup with a process
+# still exiting in it (a sentinel just killed) is tried again for up to 2 s
 cgroups_remove() {
 	[ -n "$cgroot" ] || return 0
-	local d
-	for d in "$cgroot"/*/; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
-	rmdir "$cgroot" 2>/dev/null
+	local d i
+	for d in "$cgroot"/*/ "$cgroot"; do
+		[ -d "$d" ] || continue
+		for i in $(seq 1 40); do
+			rmdir "$d" 2>/dev/null && break
+			sleep 0.05
+		done
+	done
 	return 0
 }
 
