@@ -324,11 +324,6 @@ static int run_routes_applied(const struct topology *t, const char *rundir, cons
 	return 1;
 }
 
-/* The lab is ready when every site link is being captured, every site's
- * route has been applied by every router (routing = bgp: BGP has
- * converged, run_bgp_ready), and every authd and resolverd answers (the
- * real resolvers are asked by run_warm_up, lab_realres_ready). What it
- * still waits for goes in why. */
 /* run_latency_ready: every name of policy = latency has its answer by its
  * RTTs: each of its vantage probers has told authd its verdict on each of
  * its sites (health_sent, with the smoothed RTT). Until then authd answers
@@ -340,18 +335,10 @@ static int run_latency_ready(const struct topology *t, const char *rundir, char 
 	char path[PATH_MAX], prober[64], sites[512], *save, *site;
 
 	for (int s = 0; s < t->nraw_sections; s++) {
-		const char *policy = NULL, *list = NULL;
+		const char *policy = topo_raw(t, s, "policy"), *list = topo_raw(t, s, "sites");
 
-		if (strcmp(t->raw_sections[s].kind, "name") != 0)
-			continue;
-		for (int i = 0; i < t->nraw_pairs; i++)
-			if (t->raw_pairs[i].section == s &&
-			    strcmp(t->raw_pairs[i].key, "policy") == 0)
-				policy = t->raw_pairs[i].value;
-			else if (t->raw_pairs[i].section == s &&
-				 strcmp(t->raw_pairs[i].key, "sites") == 0)
-				list = t->raw_pairs[i].value;
-		if (policy == NULL || strcmp(policy, "latency") != 0 || list == NULL)
+		if (strcmp(t->raw_sections[s].kind, "name") != 0 || policy == NULL ||
+		    strcmp(policy, "latency") != 0 || list == NULL)
 			continue;
 		for (int i = 0; i < t->nraw_pairs; i++) {
 			int p;
@@ -376,6 +363,12 @@ static int run_latency_ready(const struct topology *t, const char *rundir, char 
 	return 1;
 }
 
+/* The lab is ready when every site link is being captured, every site's
+ * route has been applied by every router (routing = bgp: BGP has
+ * converged, run_bgp_ready), and every authd and resolverd answers (the
+ * real resolvers are asked by run_warm_up, lab_realres_ready), and every
+ * latency name has its answer by its RTTs (run_latency_ready). What it
+ * still waits for goes in why. */
 int run_ready_why(const struct topology *t, const char *rundir, char *why, size_t len)
 {
 	char path[PATH_MAX];

@@ -747,6 +747,10 @@ struct in_addr topo_client_resolver(const struct topology *t, int node);
  * each at topo_resolver_addr6 when this says 1. */
 int topo_client_resolver6(const struct topology *t, int node, struct in6_addr *a);
 
+/* topo_raw: the value of key in raw section s ([zone] or [name], an index
+ * in raw_sections; the last one set), or NULL */
+const char *topo_raw(const struct topology *t, int s, const char *key);
+
 /* topo_has_proximity: whether a [name] of the lab has policy = proximity
  * (every site then measures its round trips to the queriers). */
 int topo_has_proximity(const struct topology *t);

@@ -102,6 +102,16 @@ struct in6_addr topo_resolver_addr6(const struct topology *t, int node, int inst
 	return a;
 }
 
+const char *topo_raw(const struct topology *t, int s, const char *key)
+{
+	const char *v = NULL;
+
+	for (int i = 0; i < t->nraw_pairs; i++)
+		if (t->raw_pairs[i].section == s && strcmp(t->raw_pairs[i].key, key) == 0)
+			v = t->raw_pairs[i].value;
+	return v;
+}
+
 int topo_has_proximity(const struct topology *t)
 {
 	for (int i = 0; i < t->nraw_pairs; i++) {

@@ -281,7 +281,7 @@ static struct clocks_router_fib *clocks_fib_router(struct clocks_fib *fib, const
 	r = &fib->routers[fib->nrouters++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->router, sizeof(r->router), "%s", router);
-	r->first_at_ns = r->final_at_ns = CLOCKS_NONE;
+	r->first_at_ns = r->final_at_ns = r->u_ns = CLOCKS_NONE;
 	return r;
 }
 
@@ -339,6 +339,7 @@ static void clocks_fib_replay(const struct clocks_input *in, struct clocks_fib *
 static void clocks_fib_episode(const struct clocks_input *in, struct clocks_fib *fib, int fail)
 {
 	fib->first_at_ns = fib->last_at_ns = fib->left_at_ns = CLOCKS_NONE;
+	fib->u_first_ns = fib->u_last_ns = CLOCKS_NONE;
 	/* every router with a route event of the service prefix, in order */
 	for (size_t i = 0; i < in->nroutes; i++)
 		if (clocks_fib_event(in, &in->routes[i], NULL))

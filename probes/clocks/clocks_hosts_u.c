@@ -152,15 +152,11 @@ void clocks_hosts_uncertainty(const struct clocks_input *in, struct clocks_resul
 {
 	int64_t u;
 
-	r->u_detect_ns = r->u_steer_ns = r->u_window_ns = r->u_last_packet_ns = CLOCKS_NONE;
-	r->u_remote_dead_ns = CLOCKS_NONE;
-	r->failback.u_healthy_ns = r->failback.u_steer_ns = CLOCKS_NONE;
-	r->failback.u_first_ns = r->failback.u_last_ns = CLOCKS_NONE;
-	/* the FIB's: CLOCKS_NONE in a lab of one host */
-	clocks_u_fib(in, r->fib);
-	clocks_u_fib(in, r->fib6);
+	/* CLOCKS_NONE until here (clocks_scheme_init, clocks_fib) */
 	if (!clocks_multi_host(in) || in->steady)
 		return;
+	clocks_u_fib(in, r->fib);
+	clocks_u_fib(in, r->fib6);
 	if (r->detect_ns != CLOCKS_NONE && r->detect_ns != CLOCKS_NA &&
 	    r->detect_at_ns != CLOCKS_NONE)
 		r->u_detect_ns = clocks_u_detect(in, r->detect_at_ns);

@@ -79,7 +79,7 @@ static void steer_name_read(struct steer_build *b, int n, int sec)
 	const struct topology *t = b->t;
 	struct model_steer_name *nm = &b->in->names[n];
 	struct steer_spec *sp = &b->spec[n];
-	const char *v = model_topo_raw(t, sec, "policy");
+	const char *v = topo_raw(t, sec, "policy");
 	int z = topo_name_zone(t, nm->name);
 	char site[64];
 	double w;
@@ -88,9 +88,9 @@ static void steer_name_read(struct steer_build *b, int n, int sec)
 	for (int p = 0; p < 7; p++)
 		if (v && strcmp(v, model_policy_name[p]) == 0)
 			nm->policy = p;
-	if ((v = model_topo_raw(t, sec, "weighted_mode")) && strcmp(v, "random") == 0)
+	if ((v = topo_raw(t, sec, "weighted_mode")) && strcmp(v, "random") == 0)
 		nm->random = 1;
-	if (model_topo_raw(t, sec, "tier")) {
+	if (topo_raw(t, sec, "tier")) {
 		steer_why(nm, "a tiered proximity name: a CNAME to a level-2 zone's name, whose "
 			      "servers choose the site");
 		snprintf(nm->upstream_why, sizeof(nm->upstream_why),
@@ -145,8 +145,8 @@ static void steer_name_read(struct steer_build *b, int n, int sec)
 		nm->order[0] = sp->primary;
 		nm->norder += nm->norder < MODEL_STEER_SITES;
 	}
-	if ((v = model_topo_raw(t, sec, "ttl")) == NULL && z >= 0)
-		v = model_topo_raw(t, z, "ttl");
+	if ((v = topo_raw(t, sec, "ttl")) == NULL && z >= 0)
+		v = topo_raw(t, z, "ttl");
 	sp->ttl_s = v && model_topo_seconds(v) >= 0 ? model_topo_seconds(v) : 30;
 	for (int d = 0; d < t->nnodes; d++)
 		if (t->nodes[d].kind == TOPO_DNS && z >= 0 && topo_dns_serves(t, d, z)) {

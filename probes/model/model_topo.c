@@ -37,16 +37,6 @@ double model_topo_seconds(const char *v)
 	return -1;
 }
 
-const char *model_topo_raw(const struct topology *t, int s, const char *key)
-{
-	const char *v = NULL;
-
-	for (int i = 0; i < t->nraw_pairs; i++)
-		if (t->raw_pairs[i].section == s && strcmp(t->raw_pairs[i].key, key) == 0)
-			v = t->raw_pairs[i].value;
-	return v;
-}
-
 const char *model_topo_rsv(const struct topology *t, int n, const char *key)
 {
 	const char *v = NULL;

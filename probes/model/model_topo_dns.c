@@ -338,13 +338,13 @@ static void topo_dns_name(const struct topology *t, struct model_input *in, int 
 			  const char *name, int on_failed[], struct model_notes *notes)
 {
 	int s = model_topo_name_section(t, name), z = topo_name_zone(t, name);
-	const char *policy = s >= 0 ? model_topo_raw(t, s, "policy") : NULL;
-	const char *ttl = s >= 0 ? model_topo_raw(t, s, "ttl") : NULL;
-	const char *primary = s >= 0 ? model_topo_raw(t, s, "primary") : NULL;
-	const char *secondary = s >= 0 ? model_topo_raw(t, s, "secondary") : NULL;
+	const char *policy = s >= 0 ? topo_raw(t, s, "policy") : NULL;
+	const char *ttl = s >= 0 ? topo_raw(t, s, "ttl") : NULL;
+	const char *primary = s >= 0 ? topo_raw(t, s, "primary") : NULL;
+	const char *secondary = s >= 0 ? topo_raw(t, s, "secondary") : NULL;
 
 	if (ttl == NULL && z >= 0)
-		ttl = model_topo_raw(t, z, "ttl");
+		ttl = topo_raw(t, z, "ttl");
 	in->ttl_s = ttl && model_topo_seconds(ttl) >= 0 ? model_topo_seconds(ttl) : 30;
 	in->quorum = 0.5;
 	dns_server = -1;

@@ -16,9 +16,8 @@ struct topology;
  * if not one of those */
 double model_topo_seconds(const char *v);
 
-/* model_topo_raw: the value of key in raw section s (the last one set), or
- * NULL; model_topo_rsv: of [resolver] node n's key */
-const char *model_topo_raw(const struct topology *t, int s, const char *key);
+/* model_topo_rsv: the value of [resolver] node n's key (the last one set),
+ * or NULL (a raw section's: topo_raw) */
 const char *model_topo_rsv(const struct topology *t, int n, const char *key);
 
 /* model_topo_same_name: DNS names equal, case and a final dot aside */
