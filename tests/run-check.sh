@@ -167,7 +167,7 @@ for w in "${want[@]}"; do
 	echo "== check: $name (beside): $([ "$rc" = 0 ] && echo "its last lines (all of it in $logs/$name.log)" || echo "its output")":
 	if [ "$rc" = 0 ]; then
 		tail -n 3 "$logs/$name.log"
-	elif [ "$name" = fuzz-run ] || [ "$name" = build-asan ]; then
+	elif [ "$name" = fuzz-run ] || [ "${name#build-}" != "$name" ]; then
 		tail -n 80 "$logs/$name.log"
 	else
 		cat "$logs/$name.log"

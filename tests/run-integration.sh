@@ -214,10 +214,13 @@ while [ ${#queue[@]} -gt 0 ] || [ ${#pid_of[@]} -gt 0 ]; do
 done
 wall=$(($(date +%s) - begin))
 
-echo "integration: the slowest: $(printf '%s\n' "${times[@]}" | sort -nr | head -n 5 |
-	awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1 }')"
-[ ${#cpus[@]} -gt 0 ] && echo "integration: CPU $(printf '%s\n' "${cpus[@]}" | awk '{ s += $1 } END { print s }') s in all; the hungriest: $(printf '%s\n' "${cpus[@]}" | sort -nr | head -n 5 |
-	awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1 }')"
+# top5 "SECONDS NAME"...: the five largest, "NAME S s, ..."
+top5() {
+	printf '%s\n' "$@" | sort -nr | head -n 5 | awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1 }'
+}
+echo "integration: the slowest: $(top5 "${times[@]}")"
+[ ${#cpus[@]} -gt 0 ] && echo "integration: CPU $(printf '%s\n' "${cpus[@]}" |
+	awk '{ s += $1 } END { print s }') s in all; the hungriest: $(top5 "${cpus[@]}")"
 cgroups_remove
 [ ${#failures[@]} -gt 0 ] && printf 'FAILED: %s\n' "${failures[@]}"
 echo "integration: $passed passed, $failed failed in $wall s ($jobs at a time; logs in $logs)"

@@ -188,6 +188,20 @@ static void test_bad_host_clock(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 }
 
+/* step: the timeline's step name (action) on site b at ms after t0, as the
+ * lab writes it (event_applied, on the reference's clock) */
+static void step(const char *dir, int64_t ms, const char *name, const char *action)
+{
+	char fields[512];
+
+	snprintf(fields, sizeof(fields),
+		 ",\"name\":\"%s\",\"action\":\"%s\",\"target\":\"b\",\"kind\":\"site\","
+		 "\"site\":\"b\",\"cycle\":0,\"vias\":[],\"by\":\"timeline\","
+		 "\"nominal_at_ns\":%lld,\"at_ns\":%lld",
+		 name, action, (long long)(ms * MS), (long long)(ms * MS));
+	ev(dir, "lab.events.jsonl", T0 + ms * MS, "event_applied", fields);
+}
+
 /* every_clock: the run of two_hosts, and b recovered at +3 s (the lab's
  * event, on local): b's prober declares it alive at +3.2 s and edge's FIB
  * takes its route back at +3.3 s (both on h2); before that edge, on h2,
@@ -204,10 +218,7 @@ static void every_clock(const char *dir, int64_t off, const char *clock)
 	const char *edge = "edge.collector.events.jsonl";
 
 	two_hosts(dir, off, clock);
-	ev(dir, "lab.events.jsonl", T0 + 3000 * MS, "event_applied",
-	   ",\"name\":\"e2\",\"action\":\"recover\",\"target\":\"b\",\"kind\":\"site\","
-	   "\"site\":\"b\",\"cycle\":0,\"vias\":[],\"by\":\"timeline\","
-	   "\"nominal_at_ns\":3000000000,\"at_ns\":3000000000");
+	step(dir, 3000, "e2", "recover");
 	ev(dir, "b.prober.events.jsonl", T0 + 3200 * MS + off, "declared_alive",
 	   ",\"site\":\"b\",\"successes\":2");
 	ev(dir, edge, T0 - 4400 * MS + off, "route_added",
@@ -298,10 +309,7 @@ static void test_later_failure(void **state)
 	json_t *root, *f, *u;
 
 	every_clock(dir, OFF, CLOCK_H2(2000000000, 5000));
-	ev(dir, "lab.events.jsonl", T0 + 4000 * MS, "event_applied",
-	   ",\"name\":\"e3\",\"action\":\"kill\",\"target\":\"b\",\"kind\":\"site\","
-	   "\"site\":\"b\",\"cycle\":0,\"vias\":[],\"by\":\"timeline\","
-	   "\"nominal_at_ns\":4000000000,\"at_ns\":4000000000");
+	step(dir, 4000, "e3", "kill");
 	ev(dir, "b.prober.events.jsonl", T0 + 4300 * MS + OFF, "declared_dead",
 	   ",\"site\":\"b\",\"failures\":3");
 	root = analyse(dir, &table);
